@@ -1,0 +1,162 @@
+/* dl-random.c — xoshiro256** as a GSL generator type, and the derivation of
+ * per-(seed, name, node) stream keys.
+ *
+ * Seeding: key = mix(mix(mix(seed) ^ fnv1a(name)) ^ node); the four state
+ * words are successive splitmix64 outputs from the key, as the xoshiro
+ * authors recommend.  GSL's own seeding (an unsigned long) is not used. */
+#include "config.h"
+
+#include "base/dl-random.h"
+
+#include <gsl/gsl_randist.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  uint64_t s[4];
+} Xoshiro;
+
+static inline uint64_t
+rotl (uint64_t x, int k)
+{
+  return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t
+xoshiro_next (Xoshiro *x)
+{
+  uint64_t *s = x->s;
+  const uint64_t result = rotl (s[1] * 5, 7) * 9;
+  const uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl (s[3], 45);
+  return result;
+}
+
+uint64_t
+dl_mix64 (uint64_t z)
+{
+  z = (z ^ (z >> 30)) * UINT64_C (0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C (0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+static void
+xoshiro_seed_key (Xoshiro *x, uint64_t key)
+{
+  uint64_t z = key;
+  for (int i = 0; i < 4; i++)
+    {
+      z += UINT64_C (0x9e3779b97f4a7c15);
+      x->s[i] = dl_mix64 (z);
+    }
+  if ((x->s[0] | x->s[1] | x->s[2] | x->s[3]) == 0)
+    x->s[0] = 1;
+}
+
+static void
+gsl_xoshiro_set (void *state, unsigned long seed)
+{
+  xoshiro_seed_key (state, (uint64_t) seed);
+}
+
+static unsigned long
+gsl_xoshiro_get (void *state)
+{
+  return (unsigned long) xoshiro_next (state);
+}
+
+static double
+gsl_xoshiro_get_double (void *state)
+{
+  return (double) (xoshiro_next (state) >> 11) * 0x1.0p-53;
+}
+
+static const gsl_rng_type xoshiro_type = {
+  "xoshiro256**",
+  ULONG_MAX,
+  0,
+  sizeof (Xoshiro),
+  gsl_xoshiro_set,
+  gsl_xoshiro_get,
+  gsl_xoshiro_get_double,
+};
+
+uint64_t
+dl_random_stream_key (uint64_t seed, const char *stream, int64_t node)
+{
+  /* FNV-1a over the stream name. */
+  uint64_t h = UINT64_C (0xcbf29ce484222325);
+  for (const unsigned char *p = (const unsigned char *) (stream ? stream : ""); *p; p++)
+    {
+      h ^= *p;
+      h *= UINT64_C (0x100000001b3);
+    }
+  uint64_t k = dl_mix64 (seed ^ UINT64_C (0x6a09e667f3bcc909));
+  k = dl_mix64 (k ^ h);
+  k = dl_mix64 (k ^ (uint64_t) node);
+  return k;
+}
+
+DlRandom *
+dl_random_new (uint64_t seed, const char *stream, int64_t node)
+{
+  gsl_rng *r = gsl_rng_alloc (&xoshiro_type);
+  g_assert (r != NULL);
+  xoshiro_seed_key (r->state, dl_random_stream_key (seed, stream, node));
+  return r;
+}
+
+void
+dl_random_free (DlRandom *r)
+{
+  if (r)
+    gsl_rng_free (r);
+}
+
+uint64_t
+dl_random_u64 (DlRandom *r)
+{
+  return xoshiro_next (r->state);
+}
+
+double
+dl_random_uniform (DlRandom *r)
+{
+  return gsl_xoshiro_get_double (r->state);
+}
+
+uint64_t
+dl_random_below (DlRandom *r, uint64_t n)
+{
+  g_return_val_if_fail (n > 0, 0);
+  /* Rejection on the top multiple of n: unbiased. */
+  uint64_t limit = UINT64_MAX - (UINT64_MAX % n);
+  uint64_t x;
+  do
+    x = xoshiro_next (r->state);
+  while (x >= limit);
+  return x % n;
+}
+
+gboolean
+dl_random_bernoulli (DlRandom *r, double p)
+{
+  if (p <= 0)
+    return FALSE;
+  if (p >= 1)
+    return TRUE;
+  return dl_random_uniform (r) < p;
+}
+
+double
+dl_random_exponential (DlRandom *r, double mean)
+{
+  /* -mean * log(1 - U), U in [0,1): never log(0). */
+  return -mean * log1p (-dl_random_uniform (r));
+}

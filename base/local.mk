@@ -1,0 +1,14 @@
+# base/ — the vocabulary: time, units, random streams, errors.
+noinst_LIBRARIES += base/libdlbase.a
+base_libdlbase_a_SOURCES = \
+	base/dl-error.c \
+	base/dl-error.h \
+	base/dl-time.c \
+	base/dl-time.h \
+	base/dl-units.c \
+	base/dl-units.h \
+	base/dl-random.c \
+	base/dl-random.h \
+	base/dl-dist.c \
+	base/dl-dist.h \
+	$(NULL)

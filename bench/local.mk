@@ -1,0 +1,8 @@
+# bench/ — benchmark models and their reference loops (linked into dlsim bench).
+noinst_LIBRARIES += bench/libdlbench.a
+bench_libdlbench_a_SOURCES = \
+	bench/phold.c \
+	bench/phold.h \
+	bench/phold-ref.c \
+	$(NULL)
+dist_noinst_SCRIPTS += bench/phold-compare.sh

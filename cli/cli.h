@@ -1,0 +1,23 @@
+/* cli.h — subcommands of the dlsim command and their shared conventions.
+ *
+ * Exit codes: 0 success; 1 the work failed (a run error, a failed
+ * expectation, a benchmark cross-check); 2 usage error or a subcommand that
+ * this build does not implement yet. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+enum {
+  CLI_EXIT_OK = 0,
+  CLI_EXIT_FAILURE = 1,
+  CLI_EXIT_USAGE = 2,
+};
+
+int cli_cmd_bench (int argc, char **argv);
+
+/* Prints "dlsim CMD: message" to stderr. */
+void cli_error (const char *cmd, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+G_END_DECLS

@@ -1,0 +1,13 @@
+# cli/ — the dlsim command.
+bin_PROGRAMS += dlsim
+dlsim_SOURCES = \
+	cli/main.c \
+	cli/cli.h \
+	cli/cmd-bench.c \
+	$(NULL)
+dlsim_LDADD = \
+	bench/libdlbench.a \
+	sim/libdlsim.a \
+	base/libdlbase.a \
+	$(DL_CORE_LIBS) \
+	$(NULL)

@@ -1,0 +1,105 @@
+/* main.c — the dlsim command: dispatches to subcommands and prints the
+ * top-level help.  Subcommands that are not built yet say so and exit 2. */
+#include "config.h"
+
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  const char *name;
+  int (*run) (int argc, char **argv);
+  const char *synopsis;
+  const char *summary;
+} Command;
+
+static const Command commands[] = {
+  { "run", NULL, "run FILE... [-o DB] [-j N] [--set section.key=value]... [--seed N] [-q]",
+    "run scenario files into a results database" },
+  { "check", NULL, "check [FILE|DIR]...",
+    "run scenarios with an [expect] section; PASS/FAIL per run" },
+  { "report", NULL, "report DB [--run ID]", "summary table of the runs in a results database" },
+  { "trace", NULL, "trace DB --run ID [--peer NAME]", "readable protocol timeline of one run" },
+  { "plot", NULL, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
+  { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold)" },
+};
+
+void
+cli_error (const char *cmd, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  fprintf (stderr, "dlsim %s: %s\n", cmd, msg);
+}
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: dlsim COMMAND [OPTIONS]\n"
+           "\n"
+           "dlsim %s: a discrete-event simulator for decentralized-learning round\n"
+           "protocols (DISCO's coordinator/peer protocol).\n"
+           "\n"
+           "Commands:\n", PACKAGE_VERSION);
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
+             commands[i].run ? "" : " (not implemented yet)");
+  fprintf (out,
+           "\n"
+           "Options:\n"
+           "  -h, --help     show this help (dlsim COMMAND --help for a command)\n"
+           "  --version      print the version\n"
+           "\n"
+           "Exit status: 0 success; 1 the work failed (run error, failed expectation,\n"
+           "benchmark cross-check); 2 usage error or command not implemented yet.\n");
+}
+
+static int
+not_implemented (const Command *c, int argc, char **argv)
+{
+  gboolean help = FALSE;
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
+      help = TRUE;
+  FILE *out = help ? stdout : stderr;
+  fprintf (out, "Usage: dlsim %s\n\n%s.\n\n", c->synopsis, c->summary);
+  fprintf (out, "Not implemented yet in dlsim %s: this command exits with status 2.\n",
+           PACKAGE_VERSION);
+  return CLI_EXIT_USAGE;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return CLI_EXIT_USAGE;
+    }
+  const char *cmd = argv[1];
+  if (strcmp (cmd, "--help") == 0 || strcmp (cmd, "-h") == 0 || strcmp (cmd, "help") == 0)
+    {
+      print_usage (stdout);
+      return CLI_EXIT_OK;
+    }
+  if (strcmp (cmd, "--version") == 0)
+    {
+      printf ("dlsim %s\n", PACKAGE_VERSION);
+      return CLI_EXIT_OK;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (cmd, commands[i].name) == 0)
+      {
+        if (commands[i].run == NULL)
+          return not_implemented (&commands[i], argc - 1, argv + 1);
+        return commands[i].run (argc - 1, argv + 1);
+      }
+  fprintf (stderr, "dlsim: unknown command '%s' (try 'dlsim --help')\n", cmd);
+  return CLI_EXIT_USAGE;
+}

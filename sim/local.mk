@@ -1,0 +1,6 @@
+# sim/ — the event engine (and later the simulated world).
+noinst_LIBRARIES += sim/libdlsim.a
+sim_libdlsim_a_SOURCES = \
+	sim/sim-engine.c \
+	sim/sim-engine.h \
+	$(NULL)

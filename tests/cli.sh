@@ -1,0 +1,49 @@
+#!/bin/sh
+# tests/cli.sh — the dlsim command as a user runs it: help, version, exit
+# codes, usage errors, and the PHOLD benchmark's cross-check.
+set -u
+DLSIM=${DLSIM:-./dlsim}
+pass=0
+fail=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# expect STATUS PATTERN -- COMMAND...: exit status and a grep pattern over stdout+stderr
+expect () {
+  want=$1 pattern=$2
+  shift 3
+  "$@" >"$out" 2>&1
+  got=$?
+  if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $* (exit $got, wanted $want; pattern '$pattern')"
+    sed 's/^/  | /' "$out"
+  fi
+}
+
+expect 0 "^dlsim [0-9]" -- "$DLSIM" --version
+expect 0 "Commands:" -- "$DLSIM" --help
+expect 2 "Usage: dlsim COMMAND" -- "$DLSIM"
+expect 2 "unknown command 'frobnicate'" -- "$DLSIM" frobnicate
+expect 2 "Not implemented yet" -- "$DLSIM" run scenarios/demo.ini
+expect 2 "Not implemented yet" -- "$DLSIM" plot x.db convergence
+expect 2 "Not implemented yet" -- "$DLSIM" check --help
+expect 0 "Models:" -- "$DLSIM" bench --help
+expect 2 "unknown benchmark 'nope'" -- "$DLSIM" bench nope
+expect 0 "lookahead" -- "$DLSIM" bench phold --help
+expect 2 "end: '5x': unknown duration unit 'x'" -- "$DLSIM" bench phold --end 5x
+expect 2 "must be positive" -- "$DLSIM" bench phold --lps 0
+expect 2 "probability" -- "$DLSIM" bench phold --remote 1.5
+expect 2 "unexpected argument 'extra'" -- "$DLSIM" bench phold extra
+expect 0 "[0-9] events/s" -- "$DLSIM" bench phold --lps 100 --events-per-lp 4 --end 10s
+expect 0 "ratio engine/reference" -- "$DLSIM" bench phold --lps 100 --events-per-lp 4 --end 10s --compare --repeat 1
+
+# Same seed, same checksum; engine and reference agree (also checked by --compare).
+a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
+b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
+if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: checksums '$a' vs '$b'"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,12 @@
+# tests/ — one Check program per module folder, plus command-line tests.
+check_PROGRAMS += tests/test-base tests/test-sim
+TESTS += tests/test-base tests/test-sim tests/cli.sh
+EXTRA_DIST += tests/cli.sh
+
+tests_test_base_SOURCES = tests/test-base.c
+tests_test_base_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_base_LDADD = base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+tests_test_sim_SOURCES = tests/test-sim.c
+tests_test_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_sim_LDADD = bench/libdlbench.a sim/libdlsim.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

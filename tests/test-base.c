@@ -1,0 +1,359 @@
+/* test-base.c — base/: unit parsing (good and bad inputs), random stream
+ * reproducibility and independence, distribution moments against theory. */
+#include "config.h"
+
+#include "base/dl-dist.h"
+#include "base/dl-error.h"
+#include "base/dl-random.h"
+#include "base/dl-units.h"
+
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- durations ---- */
+
+static const struct { const char *text; DlTime ns; } good_durations[] = {
+  { "250ms", 250 * DL_MS }, { "1.5s", 1500 * DL_MS }, { "2min", 2 * DL_MIN },
+  { "1h", DL_H }, { "1m30s", 90 * DL_S }, { "9min30s", 570 * DL_S },
+  { "0", 0 }, { "10us", 10 * DL_US }, { "5ns", 5 }, { "  3s ", 3 * DL_S },
+  { "0.001s", DL_MS }, { "1h 2min 3.5s", DL_H + 2 * DL_MIN + 3500 * DL_MS },
+  { "0.25h", 15 * DL_MIN }, { "30min", 30 * DL_MIN },
+};
+
+START_TEST (test_duration_good)
+{
+  DlTime t = -1;
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (dl_parse_duration (good_durations[_i].text, &t, &error),
+                 "'%s' rejected: %s", good_durations[_i].text, error ? error->message : "");
+  ck_assert_int_eq (t, good_durations[_i].ns);
+}
+END_TEST
+
+static const struct { const char *text; const char *needle; } bad_durations[] = {
+  { "", "empty" }, { "5", "without a unit" }, { "5x", "unknown duration unit 'x'" },
+  { "-1s", "negative" }, { "s", "not a duration" }, { "1.5", "without a unit" },
+  { "1s2", "without a unit" }, { "abc", "not a duration" }, { "99999999999h", "too large" },
+  { "2 days", "unknown duration unit 'days'" },
+};
+
+START_TEST (test_duration_bad)
+{
+  DlTime t = 12345;
+  g_autoptr (GError) error = NULL;
+  ck_assert (!dl_parse_duration (bad_durations[_i].text, &t, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert (error->domain == DL_ERROR);
+  ck_assert_msg (strstr (error->message, bad_durations[_i].needle) != NULL,
+                 "message '%s' lacks '%s'", error->message, bad_durations[_i].needle);
+  ck_assert_int_eq (t, 12345); /* out parameter untouched on error */
+}
+END_TEST
+
+/* ---- rates, sizes, counts per time ---- */
+
+START_TEST (test_rate_size_per_time)
+{
+  uint64_t v;
+  double d;
+  ck_assert (dl_parse_rate ("20Mbps", &v, NULL));
+  ck_assert_uint_eq (v, 20000000);
+  ck_assert (dl_parse_rate ("1Gbps", &v, NULL));
+  ck_assert_uint_eq (v, 1000000000);
+  ck_assert (dl_parse_rate ("500kbps", &v, NULL));
+  ck_assert_uint_eq (v, 500000);
+  ck_assert (dl_parse_rate ("1.5 Mbps", &v, NULL));
+  ck_assert_uint_eq (v, 1500000);
+  ck_assert (dl_parse_size ("4KiB", &v, NULL));
+  ck_assert_uint_eq (v, 4096);
+  ck_assert (dl_parse_size ("10MB", &v, NULL));
+  ck_assert_uint_eq (v, 10000000);
+  ck_assert (dl_parse_size ("512", &v, NULL));
+  ck_assert_uint_eq (v, 512);
+  ck_assert (dl_parse_size ("2GiB", &v, NULL));
+  ck_assert_uint_eq (v, UINT64_C (2147483648));
+  ck_assert (dl_parse_per_time ("2/min", &d, NULL));
+  ck_assert_double_eq_tol (d, 2.0 / 60, 1e-12);
+  ck_assert (dl_parse_per_time ("0.5/s", &d, NULL));
+  ck_assert_double_eq_tol (d, 0.5, 1e-12);
+  ck_assert (dl_parse_per_time ("3/h", &d, NULL));
+  ck_assert_double_eq_tol (d, 3.0 / 3600, 1e-12);
+  ck_assert (dl_parse_per_time ("0", &d, NULL));
+  ck_assert_double_eq (d, 0);
+}
+END_TEST
+
+static const struct { DlUnitKind kind; const char *text; const char *needle; } bad_quantities[] = {
+  { DL_UNIT_RATE, "20", "rate without a unit" },
+  { DL_UNIT_RATE, "20MBps", "unknown rate unit 'MBps'" },
+  { DL_UNIT_RATE, "-1Mbps", "negative" },
+  { DL_UNIT_SIZE, "4KiBx", "unknown size unit 'KiBx'" },
+  { DL_UNIT_SIZE, "", "empty" },
+  { DL_UNIT_PER_TIME, "2", "without a unit" },
+  { DL_UNIT_PER_TIME, "2/day", "unknown count per time unit '/day'" },
+  { DL_UNIT_NUMBER, "1.5x", "not a number" },
+  { DL_UNIT_NUMBER, "nan", "not a finite number" },
+};
+
+START_TEST (test_quantity_bad)
+{
+  double d = 0;
+  g_autoptr (GError) error = NULL;
+  ck_assert (!dl_parse_quantity (bad_quantities[_i].kind, bad_quantities[_i].text, &d, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_msg (strstr (error->message, bad_quantities[_i].needle) != NULL,
+                 "message '%s' lacks '%s'", error->message, bad_quantities[_i].needle);
+}
+END_TEST
+
+/* ---- distributions: parsing ---- */
+
+START_TEST (test_dist_parse_good)
+{
+  DlDist d;
+  ck_assert (dl_dist_parse ("40ms", DL_UNIT_DURATION, &d, NULL));
+  ck_assert_int_eq (d.kind, DL_DIST_CONSTANT);
+  ck_assert_double_eq (d.a, 40e6);
+  ck_assert (dl_dist_parse ("exponential(30min)", DL_UNIT_DURATION, &d, NULL));
+  ck_assert_int_eq (d.kind, DL_DIST_EXPONENTIAL);
+  ck_assert_double_eq (d.a, 1800e9);
+  ck_assert (dl_dist_parse ("lognormal(40ms, 0.5)", DL_UNIT_DURATION, &d, NULL));
+  ck_assert_int_eq (d.kind, DL_DIST_LOGNORMAL);
+  ck_assert_double_eq (d.a, 40e6);
+  ck_assert_double_eq (d.b, 0.5);
+  ck_assert (dl_dist_parse ("uniform( 1 , 2 )", DL_UNIT_NUMBER, &d, NULL));
+  ck_assert_int_eq (d.kind, DL_DIST_UNIFORM);
+  ck_assert (dl_dist_parse ("pareto(1s, 2.5)", DL_UNIT_DURATION, &d, NULL));
+  ck_assert_double_eq (d.b, 2.5);
+  ck_assert (dl_dist_parse ("gamma(2, 10Mbps)", DL_UNIT_RATE, &d, NULL));
+  ck_assert_double_eq (d.a, 2);
+  ck_assert_double_eq (d.b, 1e7);
+  ck_assert (dl_dist_parse ("constant(3)", DL_UNIT_NUMBER, &d, NULL));
+  ck_assert_double_eq (d.a, 3);
+}
+END_TEST
+
+static const struct { const char *text; DlUnitKind unit; const char *needle; } bad_dists[] = {
+  { "uniform(2, 1)", DL_UNIT_NUMBER, "needs a <= b" },
+  { "normal(1s)", DL_UNIT_DURATION, "expected normal(mean, sd)" },
+  { "foo(1)", DL_UNIT_NUMBER, "unknown distribution 'foo'" },
+  { "exponential(0s)", DL_UNIT_DURATION, "needs mean > 0" },
+  { "lognormal(1s, 2s)", DL_UNIT_DURATION, "argument 2 of lognormal(median, sigma)" },
+  { "uniform(1s, 2s", DL_UNIT_DURATION, "missing ')'" },
+  { "normal(1s, 5)", DL_UNIT_DURATION, "without a unit" },
+  { "pareto(1s, 0)", DL_UNIT_DURATION, "needs scale > 0 and shape > 0" },
+  { "normal(0, -1)", DL_UNIT_NUMBER, "needs sd >= 0" },
+};
+
+START_TEST (test_dist_parse_bad)
+{
+  DlDist d;
+  g_autoptr (GError) error = NULL;
+  ck_assert (!dl_dist_parse (bad_dists[_i].text, bad_dists[_i].unit, &d, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_msg (strstr (error->message, bad_dists[_i].needle) != NULL,
+                 "message '%s' lacks '%s'", error->message, bad_dists[_i].needle);
+}
+END_TEST
+
+/* ---- random streams ---- */
+
+START_TEST (test_stream_reproducible)
+{
+  g_autoptr (DlRandom) a = dl_random_new (42, "latency", 3);
+  g_autoptr (DlRandom) b = dl_random_new (42, "latency", 3);
+  for (int i = 0; i < 1000; i++)
+    ck_assert_uint_eq (dl_random_u64 (a), dl_random_u64 (b));
+}
+END_TEST
+
+START_TEST (test_stream_distinct)
+{
+  /* Changing any of seed, name or node changes the stream. */
+  g_autoptr (DlRandom) base = dl_random_new (42, "latency", 3);
+  g_autoptr (DlRandom) s = dl_random_new (43, "latency", 3);
+  g_autoptr (DlRandom) n = dl_random_new (42, "latencz", 3);
+  g_autoptr (DlRandom) d = dl_random_new (42, "latency", 4);
+  g_autoptr (DlRandom) w = dl_random_new (42, "latency", DL_RANDOM_NO_NODE);
+  uint64_t x = dl_random_u64 (base);
+  ck_assert_uint_ne (x, dl_random_u64 (s));
+  ck_assert_uint_ne (x, dl_random_u64 (n));
+  ck_assert_uint_ne (x, dl_random_u64 (d));
+  ck_assert_uint_ne (x, dl_random_u64 (w));
+  ck_assert_uint_ne (dl_random_stream_key (1, "a", 0), dl_random_stream_key (1, "b", 0));
+}
+END_TEST
+
+START_TEST (test_stream_independent_of_other_draws)
+{
+  /* Drawing from stream A never shifts stream B. */
+  uint64_t first[16], second[16];
+  {
+    g_autoptr (DlRandom) b = dl_random_new (7, "compute", 1);
+    for (int i = 0; i < 16; i++)
+      first[i] = dl_random_u64 (b);
+  }
+  {
+    g_autoptr (DlRandom) a = dl_random_new (7, "churn", DL_RANDOM_NO_NODE);
+    g_autoptr (DlRandom) b = dl_random_new (7, "compute", 1);
+    for (int i = 0; i < 16; i++)
+      {
+        for (int k = 0; k < 37; k++)
+          (void) dl_random_exponential (a, 3.0);
+        second[i] = dl_random_u64 (b);
+      }
+  }
+  ck_assert_mem_eq (first, second, sizeof first);
+}
+END_TEST
+
+START_TEST (test_stream_uncorrelated)
+{
+  /* Neighbouring node streams are uncorrelated: |pearson r| small. */
+  g_autoptr (DlRandom) a = dl_random_new (1, "x", 0);
+  g_autoptr (DlRandom) b = dl_random_new (1, "x", 1);
+  const int n = 200000;
+  double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+  for (int i = 0; i < n; i++)
+    {
+      double x = dl_random_uniform (a), y = dl_random_uniform (b);
+      ck_assert (x >= 0 && x < 1);
+      sa += x; sb += y; saa += x * x; sbb += y * y; sab += x * y;
+    }
+  double cov = sab / n - (sa / n) * (sb / n);
+  double r = cov / sqrt ((saa / n - (sa / n) * (sa / n)) * (sbb / n - (sb / n) * (sb / n)));
+  ck_assert_msg (fabs (r) < 0.01, "correlation %g", r);
+  ck_assert_double_eq_tol (sa / n, 0.5, 0.005);
+}
+END_TEST
+
+START_TEST (test_random_below_unbiased)
+{
+  g_autoptr (DlRandom) r = dl_random_new (9, "below", 0);
+  int counts[7] = { 0 };
+  const int n = 70000;
+  for (int i = 0; i < n; i++)
+    {
+      uint64_t v = dl_random_below (r, 7);
+      ck_assert_uint_lt (v, 7);
+      counts[v]++;
+    }
+  /* chi-square with 6 dof: 99.9% quantile is 22.46 */
+  double chi = 0;
+  for (int i = 0; i < 7; i++)
+    chi += (counts[i] - n / 7.0) * (counts[i] - n / 7.0) / (n / 7.0);
+  ck_assert_msg (chi < 22.46, "chi-square %g", chi);
+}
+END_TEST
+
+/* ---- distributions: sample moments against theory ---- */
+
+static const struct { const char *text; double var_tol; } moment_cases[] = {
+  { "constant(3)", 0 },
+  { "uniform(2, 5)", 0.02 },
+  { "normal(10, 3)", 0.02 },
+  { "lognormal(2, 0.5)", 0.03 },
+  { "exponential(4)", 0.03 },
+  { "pareto(1, 8)", 0.06 },
+  { "gamma(2, 3)", 0.03 },
+  { "gamma(0.3, 1)", 0.04 },
+};
+
+START_TEST (test_dist_moments)
+{
+  DlDist d;
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (dl_dist_parse (moment_cases[_i].text, DL_UNIT_NUMBER, &d, &error), "%s",
+                 error ? error->message : "");
+  g_autoptr (DlRandom) r = dl_random_new (2024, moment_cases[_i].text, 0);
+  const int n = 400000;
+  double sum = 0, sum2 = 0;
+  for (int i = 0; i < n; i++)
+    {
+      double x = dl_dist_sample (&d, r);
+      sum += x;
+      sum2 += x * x;
+    }
+  double mean = sum / n, var = sum2 / n - mean * mean;
+  double mu = dl_dist_mean (&d), sigma2 = dl_dist_variance (&d);
+  /* mean within 5 standard errors */
+  double se = sqrt (sigma2 / n);
+  ck_assert_msg (fabs (mean - mu) <= 5 * se + 1e-12, "%s: mean %g, expected %g (se %g)",
+                 moment_cases[_i].text, mean, mu, se);
+  if (sigma2 == 0)
+    ck_assert_double_eq_tol (var, 0, 1e-9);
+  else
+    ck_assert_msg (fabs (var - sigma2) <= moment_cases[_i].var_tol * sigma2,
+                   "%s: variance %g, expected %g", moment_cases[_i].text, var, sigma2);
+}
+END_TEST
+
+START_TEST (test_dist_sample_time_clamps)
+{
+  DlDist d;
+  ck_assert (dl_dist_parse ("normal(1ms, 10ms)", DL_UNIT_DURATION, &d, NULL));
+  g_autoptr (DlRandom) r = dl_random_new (1, "t", 0);
+  int zeros = 0;
+  for (int i = 0; i < 1000; i++)
+    {
+      DlTime t = dl_dist_sample_time (&d, r);
+      ck_assert_int_ge (t, 0);
+      zeros += t == 0;
+    }
+  ck_assert_int_gt (zeros, 300); /* about 46% of normal(1, 10) is negative */
+}
+END_TEST
+
+START_TEST (test_time_add_saturates)
+{
+  ck_assert_int_eq (dl_time_add (DL_TIME_NEVER, 5), DL_TIME_NEVER);
+  ck_assert_int_eq (dl_time_add (5, DL_TIME_NEVER), DL_TIME_NEVER);
+  ck_assert_int_eq (dl_time_add (DL_TIME_NEVER - 10, 100), DL_TIME_NEVER);
+  ck_assert_int_eq (dl_time_add (3 * DL_S, 2 * DL_MS), 3002 * DL_MS);
+  char buf[DL_TIME_STR_LEN];
+  ck_assert_str_eq (dl_time_format (1500 * DL_MS, buf), "1.500000s");
+  ck_assert_str_eq (dl_time_format (DL_TIME_NEVER, buf), "never");
+}
+END_TEST
+
+static Suite *
+base_suite (void)
+{
+  Suite *s = suite_create ("base");
+  TCase *tc = tcase_create ("units");
+  tcase_add_loop_test (tc, test_duration_good, 0, G_N_ELEMENTS (good_durations));
+  tcase_add_loop_test (tc, test_duration_bad, 0, G_N_ELEMENTS (bad_durations));
+  tcase_add_test (tc, test_rate_size_per_time);
+  tcase_add_loop_test (tc, test_quantity_bad, 0, G_N_ELEMENTS (bad_quantities));
+  tcase_add_test (tc, test_time_add_saturates);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("random");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_stream_reproducible);
+  tcase_add_test (tc, test_stream_distinct);
+  tcase_add_test (tc, test_stream_independent_of_other_draws);
+  tcase_add_test (tc, test_stream_uncorrelated);
+  tcase_add_test (tc, test_random_below_unbiased);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("dist");
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_dist_parse_good);
+  tcase_add_loop_test (tc, test_dist_parse_bad, 0, G_N_ELEMENTS (bad_dists));
+  tcase_add_loop_test (tc, test_dist_moments, 0, G_N_ELEMENTS (moment_cases));
+  tcase_add_test (tc, test_dist_sample_time_clamps);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (base_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}

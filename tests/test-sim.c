@@ -1,0 +1,325 @@
+/* test-sim.c — sim/: the event engine's ordering, cancel and time
+ * properties, and the PHOLD model agreeing with its reference loop. */
+#include "config.h"
+
+#include "sim/sim-engine.h"
+#include "base/dl-random.h"
+#include "bench/phold.h"
+
+#include <check.h>
+
+typedef struct {
+  DlTime time;
+  uint64_t order;  /* index in scheduling order */
+} Ran;
+
+typedef struct {
+  GArray *ran;      /* of Ran */
+  uint64_t count;
+} Log;
+
+static void
+log_event (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Log *log = ctx;
+  Ran r = { sim_engine_now (e), arg };
+  g_array_append_val (log->ran, r);
+  log->count++;
+}
+
+START_TEST (test_ties_in_scheduling_order)
+{
+  /* Shuffled times with many ties: events come out in (time, seq) order, all
+   * of them, exactly once. */
+  const int n = 20000;
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (DlRandom) r = dl_random_new ((uint64_t) _i, "shuffle", 0);
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  GArray *times = g_array_new (FALSE, FALSE, sizeof (DlTime));
+  for (int i = 0; i < n; i++)
+    {
+      DlTime t = (DlTime) dl_random_below (r, 50) * DL_MS;  /* ~400 events per instant */
+      g_array_append_val (times, t);
+      ck_assert_uint_ne (sim_engine_schedule_at (e, t, log_event, &log, (uint64_t) i), SIM_EVENT_NONE);
+    }
+  ck_assert_uint_eq (sim_engine_pending (e), n);
+  ck_assert_int_eq (sim_engine_run_until (e, DL_TIME_NEVER), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (log.count, n);
+  ck_assert_uint_eq (sim_engine_events_run (e), n);
+  gboolean *seen = g_new0 (gboolean, n);
+  for (int i = 0; i < n; i++)
+    {
+      Ran *cur = &g_array_index (log.ran, Ran, i);
+      ck_assert_int_eq (cur->time, g_array_index (times, DlTime, cur->order));
+      ck_assert (!seen[cur->order]);
+      seen[cur->order] = TRUE;
+      if (i > 0)
+        {
+          Ran *prev = &g_array_index (log.ran, Ran, i - 1);
+          ck_assert (prev->time < cur->time || (prev->time == cur->time && prev->order < cur->order));
+        }
+    }
+  g_free (seen);
+  g_array_unref (times);
+  g_array_unref (log.ran);
+}
+END_TEST
+
+typedef struct {
+  Log *log;
+  uint64_t next_order;
+} Chain;
+
+static void
+schedule_zero_delay (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Chain *c = ctx;
+  log_event (e, c->log, arg);
+  if (arg == 0)
+    sim_engine_schedule_in (e, 0, log_event, c->log, 100);
+}
+
+START_TEST (test_zero_delay_runs_after_existing_ties)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  Chain c = { &log, 0 };
+  sim_engine_schedule_at (e, DL_S, schedule_zero_delay, &c, 0);
+  sim_engine_schedule_at (e, DL_S, log_event, &log, 1);
+  sim_engine_schedule_at (e, DL_S, log_event, &log, 2);
+  sim_engine_run_until (e, DL_TIME_NEVER);
+  ck_assert_uint_eq (log.count, 4);
+  uint64_t expect[] = { 0, 1, 2, 100 };
+  for (int i = 0; i < 4; i++)
+    {
+      ck_assert_uint_eq (g_array_index (log.ran, Ran, i).order, expect[i]);
+      ck_assert_int_eq (g_array_index (log.ran, Ran, i).time, DL_S);
+    }
+  g_array_unref (log.ran);
+}
+END_TEST
+
+START_TEST (test_cancel)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  SimEventId ids[300];
+  for (int i = 0; i < 300; i++)
+    ids[i] = sim_engine_schedule_at (e, (DlTime) ((i * 7919) % 300) * DL_MS, log_event, &log, (uint64_t) i);
+  int cancelled = 0;
+  for (int i = 0; i < 300; i += 3)
+    {
+      ck_assert (sim_engine_cancel (e, ids[i]));
+      ck_assert (!sim_engine_cancel (e, ids[i]));   /* twice: refused */
+      ck_assert (!sim_engine_is_pending (e, ids[i]));
+      cancelled++;
+    }
+  ck_assert_uint_eq (sim_engine_pending (e), 300 - cancelled);
+  sim_engine_run_until (e, DL_TIME_NEVER);
+  ck_assert_uint_eq (log.count, 300 - cancelled);
+  for (guint i = 0; i < log.ran->len; i++)
+    ck_assert_uint_ne (g_array_index (log.ran, Ran, i).order % 3, 0);
+  /* after it ran, an id cannot cancel */
+  ck_assert (!sim_engine_cancel (e, ids[1]));
+  ck_assert (!sim_engine_cancel (e, SIM_EVENT_NONE));
+  g_array_unref (log.ran);
+}
+END_TEST
+
+START_TEST (test_cancel_next_event)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  SimEventId first = sim_engine_schedule_at (e, 1 * DL_S, log_event, &log, 1);
+  sim_engine_schedule_at (e, 2 * DL_S, log_event, &log, 2);
+  sim_engine_schedule_at (e, 3 * DL_S, log_event, &log, 3);
+  ck_assert_int_eq (sim_engine_next_time (e), DL_S);
+  ck_assert_int_eq (sim_engine_event_time (e, first), DL_S);
+  ck_assert (sim_engine_cancel (e, first));
+  ck_assert_int_eq (sim_engine_next_time (e), 2 * DL_S);
+  ck_assert_int_eq (sim_engine_event_time (e, first), DL_TIME_NEVER);
+  ck_assert (sim_engine_step (e));
+  ck_assert_uint_eq (g_array_index (log.ran, Ran, 0).order, 2);
+  ck_assert_int_eq (sim_engine_now (e), 2 * DL_S);
+  g_array_unref (log.ran);
+}
+END_TEST
+
+typedef struct {
+  SimEventId victim;
+  gboolean cancelled;
+  Log *log;
+} Canceller;
+
+static void
+cancel_other (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Canceller *c = ctx;
+  c->cancelled = sim_engine_cancel (e, c->victim);
+  log_event (e, c->log, arg);
+}
+
+START_TEST (test_cancel_from_handler_same_instant)
+{
+  /* A handler cancels the event that would run next, at the same time. */
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  Canceller c = { .log = &log };
+  sim_engine_schedule_at (e, DL_S, cancel_other, &c, 0);
+  c.victim = sim_engine_schedule_at (e, DL_S, log_event, &log, 1);
+  sim_engine_schedule_at (e, DL_S, log_event, &log, 2);
+  sim_engine_run_until (e, DL_TIME_NEVER);
+  ck_assert (c.cancelled);
+  ck_assert_uint_eq (log.count, 2);
+  ck_assert_uint_eq (g_array_index (log.ran, Ran, 1).order, 2);
+  g_array_unref (log.ran);
+}
+END_TEST
+
+START_TEST (test_stale_id_after_reuse)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  SimEventId old = sim_engine_schedule_in (e, DL_S, log_event, &log, 1);
+  ck_assert (sim_engine_cancel (e, old));
+  SimEventId fresh = sim_engine_schedule_in (e, DL_S, log_event, &log, 2);
+  ck_assert_uint_ne (old, fresh);
+  ck_assert (!sim_engine_cancel (e, old));
+  ck_assert (sim_engine_is_pending (e, fresh));
+  sim_engine_run_until (e, DL_TIME_NEVER);
+  ck_assert_uint_eq (log.count, 1);
+  g_array_unref (log.ran);
+}
+END_TEST
+
+static void
+try_past (SimEngine *e, void *ctx, uint64_t arg)
+{
+  int *refusals = ctx;
+  if (sim_engine_schedule_at (e, sim_engine_now (e) - 1, log_event, NULL, 0) == SIM_EVENT_NONE)
+    (*refusals)++;
+  if (sim_engine_schedule_in (e, -DL_MS, log_event, NULL, 0) == SIM_EVENT_NONE)
+    (*refusals)++;
+}
+
+START_TEST (test_past_refused)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  int refusals = 0;
+  sim_engine_schedule_at (e, 10 * DL_S, try_past, &refusals, 0);
+  sim_engine_run_until (e, DL_TIME_NEVER);
+  ck_assert_int_eq (refusals, 2);
+  ck_assert_uint_eq (sim_engine_pending (e), 0);
+  ck_assert_uint_eq (sim_engine_schedule_at (e, 5 * DL_S, try_past, &refusals, 0), SIM_EVENT_NONE);
+  ck_assert_uint_eq (sim_engine_schedule_at (e, DL_TIME_NEVER, try_past, &refusals, 0), SIM_EVENT_NONE);
+  ck_assert_uint_eq (sim_engine_schedule_in (e, DL_TIME_NEVER, try_past, &refusals, 0), SIM_EVENT_NONE);
+  ck_assert_uint_eq (sim_engine_pending (e), 0);
+}
+END_TEST
+
+static void
+stopper (SimEngine *e, void *ctx, uint64_t arg)
+{
+  log_event (e, ctx, arg);
+  sim_engine_stop (e);
+}
+
+START_TEST (test_run_until_and_stop)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  for (int i = 1; i <= 10; i++)
+    sim_engine_schedule_at (e, i * DL_S, i == 7 ? stopper : log_event, &log, (uint64_t) i);
+  ck_assert_int_eq (sim_engine_run_until (e, 4500 * DL_MS), SIM_RUN_TIME_REACHED);
+  ck_assert_uint_eq (log.count, 4);
+  ck_assert_int_eq (sim_engine_now (e), 4500 * DL_MS);
+  ck_assert_int_eq (sim_engine_run_until (e, 5 * DL_S), SIM_RUN_TIME_REACHED);
+  ck_assert_uint_eq (log.count, 5);   /* events at exactly `end` run */
+  ck_assert_int_eq (sim_engine_run_until (e, DL_TIME_NEVER), SIM_RUN_STOPPED);
+  ck_assert_uint_eq (log.count, 7);
+  ck_assert_int_eq (sim_engine_now (e), 7 * DL_S);
+  ck_assert_int_eq (sim_engine_run_until (e, DL_TIME_NEVER), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (log.count, 10);
+  g_array_unref (log.ran);
+}
+END_TEST
+
+START_TEST (test_many_pending_with_cancels)
+{
+  /* 300 000 pending events, a third cancelled at random: order holds. */
+  const int n = 300000;
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (DlRandom) r = dl_random_new (5, "big", 0);
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  SimEventId *ids = g_new (SimEventId, n);
+  for (int i = 0; i < n; i++)
+    ids[i] = sim_engine_schedule_at (e, (DlTime) dl_random_below (r, 1000000), log_event, &log, (uint64_t) i);
+  int cancelled = 0;
+  for (int i = 0; i < n; i++)
+    if (dl_random_below (r, 3) == 0)
+      {
+        ck_assert (sim_engine_cancel (e, ids[i]));
+        cancelled++;
+      }
+  sim_engine_run_until (e, DL_TIME_NEVER);
+  ck_assert_uint_eq (log.count, (uint64_t) (n - cancelled));
+  for (guint i = 1; i < log.ran->len; i++)
+    {
+      Ran *p = &g_array_index (log.ran, Ran, i - 1), *c = &g_array_index (log.ran, Ran, i);
+      ck_assert (p->time < c->time || (p->time == c->time && p->order < c->order));
+    }
+  g_free (ids);
+  g_array_unref (log.ran);
+}
+END_TEST
+
+START_TEST (test_phold_matches_reference)
+{
+  BenchPholdParams p;
+  bench_phold_params_init (&p);
+  p.n_lps = 50;
+  p.events_per_lp = 4;
+  p.end = 20 * DL_S;
+  p.seed = (uint64_t) _i + 1;
+  BenchPholdResult a = bench_phold_run_engine (&p);
+  BenchPholdResult b = bench_phold_run_reference (&p);
+  ck_assert_uint_gt (a.events, 50 * 4 * 10);
+  ck_assert_uint_eq (a.events, b.events);
+  ck_assert_uint_eq (a.checksum, b.checksum);
+  BenchPholdResult again = bench_phold_run_engine (&p);
+  ck_assert_uint_eq (again.checksum, a.checksum);
+  /* another seed gives another run */
+  p.seed += 1000;
+  ck_assert_uint_ne (bench_phold_run_engine (&p).checksum, a.checksum);
+}
+END_TEST
+
+static Suite *
+sim_suite (void)
+{
+  Suite *s = suite_create ("sim");
+  TCase *tc = tcase_create ("engine");
+  tcase_set_timeout (tc, 120);
+  tcase_add_loop_test (tc, test_ties_in_scheduling_order, 0, 4);
+  tcase_add_test (tc, test_zero_delay_runs_after_existing_ties);
+  tcase_add_test (tc, test_cancel);
+  tcase_add_test (tc, test_cancel_next_event);
+  tcase_add_test (tc, test_cancel_from_handler_same_instant);
+  tcase_add_test (tc, test_stale_id_after_reuse);
+  tcase_add_test (tc, test_past_refused);
+  tcase_add_test (tc, test_run_until_and_stop);
+  tcase_add_test (tc, test_many_pending_with_cancels);
+  tcase_add_loop_test (tc, test_phold_matches_reference, 0, 3);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (sim_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
