@@ -8,6 +8,8 @@ dlsim_SOURCES = \
 dlsim_LDADD = \
 	bench/libdlbench.a \
 	sim/libdlsim.a \
+	protocol/libdlproto.a \
+	learn/libdllearn.a \
 	base/libdlbase.a \
 	$(DL_CORE_LIBS) \
 	$(NULL)

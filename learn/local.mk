@@ -1,0 +1,6 @@
+# learn/ — weight vectors (and later models, data, training).
+noinst_LIBRARIES += learn/libdllearn.a
+learn_libdllearn_a_SOURCES = \
+	learn/learn-weights.c \
+	learn/learn-weights.h \
+	$(NULL)

@@ -1,0 +1,16 @@
+# protocol/ — sans-IO DISCO coordinator and peer machines, messages.
+noinst_LIBRARIES += protocol/libdlproto.a
+protocol_libdlproto_a_SOURCES = \
+	protocol/proto-config.c \
+	protocol/proto-config.h \
+	protocol/proto-coord.c \
+	protocol/proto-coord.h \
+	protocol/proto-input.h \
+	protocol/proto-message.c \
+	protocol/proto-message.h \
+	protocol/proto-omap.h \
+	protocol/proto-outbox.c \
+	protocol/proto-outbox.h \
+	protocol/proto-peer.c \
+	protocol/proto-peer.h \
+	$(NULL)

@@ -1,0 +1,74 @@
+/* proto-config.c — defaults and version switches. */
+#include "config.h"
+
+#include "protocol/proto-config.h"
+#include "protocol/proto-message.h"
+
+#include <string.h>
+
+static const char *const version_names[] = {
+  [PROTO_VERSION_DISCO_1110] = "disco-1110",
+  [PROTO_VERSION_DISCO_1110_DRAFT] = "disco-1110-draft",
+  [PROTO_VERSION_DISCO_775] = "disco-775",
+};
+
+const char *
+proto_version_name (ProtoVersion version)
+{
+  return (unsigned) version < G_N_ELEMENTS (version_names) ? version_names[version] : "?";
+}
+
+gboolean
+proto_version_from_name (const char *name, ProtoVersion *out, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (version_names); i++)
+    if (g_strcmp0 (name, version_names[i]) == 0)
+      {
+        *out = (ProtoVersion) i;
+        return TRUE;
+      }
+  if (g_strcmp0 (name, "robust") == 0)
+    g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
+                 "protocol version 'robust' is not implemented yet");
+  else
+    g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
+                 "unknown protocol version '%s' (expected disco-1110, disco-1110-draft or disco-775)",
+                 name ? name : "");
+  return FALSE;
+}
+
+void
+proto_config_init (ProtoConfig *c, ProtoVersion version)
+{
+  *c = (ProtoConfig) {
+    .version = version,
+    .min_participants = 3,
+    .max_connection_retry = 3,
+    .peer_connection_timeout = 60 * DL_S,
+    .model_sync_timeout = 30 * DL_S,
+    .aggregation_wait = 15 * DL_S,
+    .payload_timeout = 60 * DL_S,
+    .aggregation = PROTO_AGG_MEAN,
+    .max_share_value = 100,
+    .rounds = 1,
+    .leave_after_training = FALSE,
+  };
+  switch (version)
+    {
+    case PROTO_VERSION_DISCO_1110:
+      c->connect_barrier = TRUE;
+      c->model_sync = TRUE;
+      c->pause_before_training = TRUE;
+      break;
+    case PROTO_VERSION_DISCO_1110_DRAFT:
+      c->connect_barrier = TRUE;
+      c->model_sync = TRUE;
+      c->pause_before_training = TRUE;
+      c->exclude_when_retry_ge = TRUE;
+      c->provider_first_entry = TRUE;
+      break;
+    case PROTO_VERSION_DISCO_775:
+      c->collect_over_joined = TRUE;
+      break;
+    }
+}

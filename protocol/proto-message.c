@@ -1,0 +1,322 @@
+/* proto-message.c — message names, copies, and the GVariant wire form. */
+#include "config.h"
+
+#include "protocol/proto-message.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (proto-error-quark, proto_error)
+
+static const char *const type_names[PROTO_MSG_N_TYPES] = {
+  [PROTO_MSG_CLIENT_CONNECTED] = "ClientConnected",
+  [PROTO_MSG_NEW_NODE_INFO] = "NewNodeInfo",
+  [PROTO_MSG_JOIN_ROUND] = "JoinRound",
+  [PROTO_MSG_PEER_IS_READY] = "PeerIsReady",
+  [PROTO_MSG_PEERS_FOR_ROUND] = "PeersForRound",
+  [PROTO_MSG_CONNECTIONS_READY] = "ConnectionsReady",
+  [PROTO_MSG_START_WEIGHT_SHARING] = "StartWeightSharing",
+  [PROTO_MSG_RETRY_PEER_CONNECTIONS] = "RetryPeerConnections",
+  [PROTO_MSG_CONNECTION_FAIL] = "ConnectionFail",
+  [PROTO_MSG_WAITING_FOR_MORE] = "WaitingForMoreParticipants",
+  [PROTO_MSG_ENOUGH_PARTICIPANTS] = "EnoughParticipants",
+  [PROTO_MSG_SIGNAL_FOR_PEER] = "SignalForPeer",
+  [PROTO_MSG_MODEL_SYNC_REQUEST] = "ModelSyncRequest",
+  [PROTO_MSG_SIGNAL_MODEL_PROVIDER] = "SignalModelProvider",
+  [PROTO_MSG_SIGNAL_NEW_PEER] = "SignalNewPeer",
+  [PROTO_MSG_SHARED_MODEL] = "SharedModel",
+  [PROTO_MSG_PAYLOAD] = "Payload",
+};
+
+/* Inner GVariant type per message type; the first member is the type byte. */
+static const char *const wire_types[PROTO_MSG_N_TYPES] = {
+  [PROTO_MSG_CLIENT_CONNECTED] = "(y)",
+  [PROTO_MSG_NEW_NODE_INFO] = "(yubub)",
+  [PROTO_MSG_JOIN_ROUND] = "(y)",
+  [PROTO_MSG_PEER_IS_READY] = "(y)",
+  [PROTO_MSG_PEERS_FOR_ROUND] = "(yauu)",
+  [PROTO_MSG_CONNECTIONS_READY] = "(y)",
+  [PROTO_MSG_START_WEIGHT_SHARING] = "(y)",
+  [PROTO_MSG_RETRY_PEER_CONNECTIONS] = "(y)",
+  [PROTO_MSG_CONNECTION_FAIL] = "(y)",
+  [PROTO_MSG_WAITING_FOR_MORE] = "(yu)",
+  [PROTO_MSG_ENOUGH_PARTICIPANTS] = "(yu)",
+  [PROTO_MSG_SIGNAL_FOR_PEER] = "(yuy)",
+  [PROTO_MSG_MODEL_SYNC_REQUEST] = "(y)",
+  [PROTO_MSG_SIGNAL_MODEL_PROVIDER] = "(yu)",
+  [PROTO_MSG_SIGNAL_NEW_PEER] = "(yu)",
+  [PROTO_MSG_SHARED_MODEL] = "(yay)",
+  [PROTO_MSG_PAYLOAD] = "(yuuuay)",
+};
+
+const char *
+proto_msg_type_name (ProtoMsgType type)
+{
+  if ((unsigned) type >= PROTO_MSG_N_TYPES)
+    return "?";
+  return type_names[type];
+}
+
+gboolean
+proto_msg_type_from_name (const char *name, ProtoMsgType *out)
+{
+  for (int i = 0; i < PROTO_MSG_N_TYPES; i++)
+    if (g_ascii_strcasecmp (name, type_names[i]) == 0)
+      {
+        *out = (ProtoMsgType) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+proto_msg_init (ProtoMsg *msg, ProtoMsgType type)
+{
+  memset (msg, 0, sizeof *msg);
+  msg->type = type;
+  msg->node = PROTO_NO_NODE;
+}
+
+void
+proto_msg_set_weights (ProtoMsg *msg, LearnWeights *weights)
+{
+  if (weights)
+    learn_weights_ref (weights);
+  learn_weights_unref (msg->weights);
+  msg->weights = weights;
+}
+
+void
+proto_msg_set_peers (ProtoMsg *msg, const ProtoNodeId *peers, uint32_t n)
+{
+  g_free (msg->peers);
+  msg->peers = n ? g_memdup2 (peers, n * sizeof *peers) : NULL;
+  msg->n_peers = n;
+}
+
+void
+proto_msg_copy (ProtoMsg *dst, const ProtoMsg *src)
+{
+  *dst = *src;
+  dst->peers = src->n_peers ? g_memdup2 (src->peers, src->n_peers * sizeof *src->peers) : NULL;
+  if (dst->weights)
+    learn_weights_ref (dst->weights);
+}
+
+void
+proto_msg_clear (ProtoMsg *msg)
+{
+  g_clear_pointer (&msg->peers, g_free);
+  msg->n_peers = 0;
+  g_clear_pointer (&msg->weights, learn_weights_unref);
+}
+
+/* The weights as an "ay" variant.  With copy = FALSE the variant references
+ * the weights' memory (kept alive by a reference) instead of copying it. */
+static GVariant *
+weights_variant (const ProtoMsg *msg, gboolean copy)
+{
+  if (msg->weights == NULL)
+    return g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, NULL, 0, 1);
+  gsize len = learn_weights_byte_size (msg->weights);
+  const void *data = learn_weights_data (msg->weights);
+  if (copy)
+    return g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, data, len, 1);
+  g_autoptr (GBytes) bytes = g_bytes_new_with_free_func (data, len, (GDestroyNotify) learn_weights_unref,
+                                                         learn_weights_ref (msg->weights));
+  return g_variant_new_from_bytes (G_VARIANT_TYPE_BYTESTRING, bytes, TRUE);
+}
+
+static GVariant *
+build (const ProtoMsg *msg, gboolean copy)
+{
+  guchar t = (guchar) msg->type;
+  GVariant *inner = NULL;
+  switch (msg->type)
+    {
+    case PROTO_MSG_CLIENT_CONNECTED:
+    case PROTO_MSG_JOIN_ROUND:
+    case PROTO_MSG_PEER_IS_READY:
+    case PROTO_MSG_CONNECTIONS_READY:
+    case PROTO_MSG_START_WEIGHT_SHARING:
+    case PROTO_MSG_RETRY_PEER_CONNECTIONS:
+    case PROTO_MSG_CONNECTION_FAIL:
+    case PROTO_MSG_MODEL_SYNC_REQUEST:
+      inner = g_variant_new ("(y)", t);
+      break;
+    case PROTO_MSG_NEW_NODE_INFO:
+      inner = g_variant_new ("(yubub)", t, msg->node, msg->wait_for_more, msg->nb_participants,
+                             msg->joined_mid_training);
+      break;
+    case PROTO_MSG_PEERS_FOR_ROUND:
+      inner = g_variant_new ("(y@auu)", t,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers,
+                                                        msg->n_peers, sizeof (uint32_t)),
+                             msg->round);
+      break;
+    case PROTO_MSG_WAITING_FOR_MORE:
+    case PROTO_MSG_ENOUGH_PARTICIPANTS:
+      inner = g_variant_new ("(yu)", t, msg->nb_participants);
+      break;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      inner = g_variant_new ("(yuy)", t, msg->node, (guchar) msg->signal);
+      break;
+    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+    case PROTO_MSG_SIGNAL_NEW_PEER:
+      inner = g_variant_new ("(yu)", t, msg->node);
+      break;
+    case PROTO_MSG_SHARED_MODEL:
+      inner = g_variant_new ("(y@ay)", t, weights_variant (msg, copy));
+      break;
+    case PROTO_MSG_PAYLOAD:
+      inner = g_variant_new ("(yuuu@ay)", t, msg->node, msg->round, msg->comm_round,
+                             weights_variant (msg, copy));
+      break;
+    }
+  g_assert (inner != NULL);
+  return g_variant_ref_sink (g_variant_new_variant (inner));
+}
+
+GBytes *
+proto_msg_encode (const ProtoMsg *msg)
+{
+  g_return_val_if_fail ((unsigned) msg->type < PROTO_MSG_N_TYPES, NULL);
+  g_autoptr (GVariant) v = build (msg, TRUE);
+  return g_variant_get_data_as_bytes (v);
+}
+
+gsize
+proto_msg_wire_size (const ProtoMsg *msg)
+{
+  g_return_val_if_fail ((unsigned) msg->type < PROTO_MSG_N_TYPES, 0);
+  g_autoptr (GVariant) v = build (msg, FALSE);
+  return g_variant_get_size (v);
+}
+
+static gboolean
+malformed (GError **error, const char *what)
+{
+  g_set_error_literal (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, what);
+  return FALSE;
+}
+
+static LearnWeights *
+weights_from_variant (GVariant *ay)
+{
+  gsize len = 0;
+  const guchar *data = g_variant_get_fixed_array (ay, &len, 1);
+  if (len % sizeof (float) != 0)
+    return NULL;
+  LearnWeights *w = learn_weights_new (len / sizeof (float));
+  if (len)
+    memcpy (learn_weights_data_mut (w), data, len);
+  return w;
+}
+
+gboolean
+proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
+{
+  gsize size = g_bytes_get_size (bytes);
+  if (size == 0)
+    return malformed (error, "empty message");
+  if (size > PROTO_MAX_WIRE_BYTES)
+    return malformed (error, "message too large");
+  g_autoptr (GVariant) outer = g_variant_ref_sink (
+      g_variant_new_from_bytes (G_VARIANT_TYPE_VARIANT, bytes, FALSE));
+  if (!g_variant_is_normal_form (outer))
+    return malformed (error, "message is not a well-formed GVariant");
+  g_autoptr (GVariant) inner = g_variant_get_variant (outer);
+  const char *tstr = g_variant_get_type_string (inner);
+  if (!g_variant_is_of_type (inner, G_VARIANT_TYPE_TUPLE) || g_variant_n_children (inner) < 1)
+    return malformed (error, "message is not a tuple starting with a type byte");
+  g_autoptr (GVariant) tv = g_variant_get_child_value (inner, 0);
+  if (!g_variant_is_of_type (tv, G_VARIANT_TYPE_BYTE))
+    return malformed (error, "message is not a tuple starting with a type byte");
+  guchar t = g_variant_get_byte (tv);
+  if (t >= PROTO_MSG_N_TYPES)
+    {
+      g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "unknown message type %u", t);
+      return FALSE;
+    }
+  if (strcmp (tstr, wire_types[t]) != 0)
+    {
+      g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
+                   "%s message has fields '%s', expected '%s'", type_names[t], tstr, wire_types[t]);
+      return FALSE;
+    }
+
+  ProtoMsg m;
+  proto_msg_init (&m, (ProtoMsgType) t);
+  switch (m.type)
+    {
+    case PROTO_MSG_CLIENT_CONNECTED:
+    case PROTO_MSG_JOIN_ROUND:
+    case PROTO_MSG_PEER_IS_READY:
+    case PROTO_MSG_CONNECTIONS_READY:
+    case PROTO_MSG_START_WEIGHT_SHARING:
+    case PROTO_MSG_RETRY_PEER_CONNECTIONS:
+    case PROTO_MSG_CONNECTION_FAIL:
+    case PROTO_MSG_MODEL_SYNC_REQUEST:
+      break;
+    case PROTO_MSG_NEW_NODE_INFO:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yubub)", &ty, &m.node, &m.wait_for_more, &m.nb_participants,
+                       &m.joined_mid_training);
+        break;
+      }
+    case PROTO_MSG_PEERS_FOR_ROUND:
+      {
+        g_autoptr (GVariant) arr = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) rv = g_variant_get_child_value (inner, 2);
+        gsize n = 0;
+        const uint32_t *p = g_variant_get_fixed_array (arr, &n, sizeof (uint32_t));
+        proto_msg_set_peers (&m, p, (uint32_t) n);
+        m.round = g_variant_get_uint32 (rv);
+        break;
+      }
+    case PROTO_MSG_WAITING_FOR_MORE:
+    case PROTO_MSG_ENOUGH_PARTICIPANTS:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yu)", &ty, &m.nb_participants);
+        break;
+      }
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      {
+        guchar ty, sig;
+        g_variant_get (inner, "(yuy)", &ty, &m.node, &sig);
+        if (sig > PROTO_SIGNAL_ANSWER)
+          return malformed (error, "SignalForPeer with an unknown signal");
+        m.signal = (ProtoSignal) sig;
+        break;
+      }
+    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+    case PROTO_MSG_SIGNAL_NEW_PEER:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yu)", &ty, &m.node);
+        break;
+      }
+    case PROTO_MSG_SHARED_MODEL:
+    case PROTO_MSG_PAYLOAD:
+      {
+        gsize idx = m.type == PROTO_MSG_PAYLOAD ? 4 : 1;
+        if (m.type == PROTO_MSG_PAYLOAD)
+          {
+            g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+            g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
+            g_autoptr (GVariant) c = g_variant_get_child_value (inner, 3);
+            m.node = g_variant_get_uint32 (a);
+            m.round = g_variant_get_uint32 (b);
+            m.comm_round = g_variant_get_uint32 (c);
+          }
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, idx);
+        m.weights = weights_from_variant (ay);
+        if (m.weights == NULL)
+          return malformed (error, "weights are not a whole number of float32 values");
+        break;
+      }
+    }
+  *out = m;
+  return TRUE;
+}

@@ -1,0 +1,104 @@
+/* proto-message.h — the messages of DISCO's decentralized protocol (#1110),
+ * and their wire form.
+ *
+ * Wire form: a GVariant of type "v" whose inner tuple type depends on the
+ * message type (its first member is the type byte).  Weights travel as "ay"
+ * of little-endian float32, so a Payload costs its real size.  Decoding
+ * accepts untrusted bytes: anything truncated, oversized, not in normal form,
+ * or of the wrong inner type is rejected with a PROTO_ERROR.
+ *
+ * Shape: ProtoMsg is a value type: proto_msg_init_* on caller memory,
+ * proto_msg_clear to release what it owns (the peer list, a weights ref). */
+#pragma once
+
+#include "learn/learn-weights.h"
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+typedef uint32_t ProtoNodeId;
+/* The coordinator's id; peers are 1, 2, ... Of two peers the larger id
+ * initiates their link (DISCO: the lexicographically larger UUID). */
+#define PROTO_SERVER ((ProtoNodeId) 0)
+#define PROTO_NO_NODE ((ProtoNodeId) UINT32_MAX)
+
+typedef enum {
+  PROTO_MSG_CLIENT_CONNECTED,
+  PROTO_MSG_NEW_NODE_INFO,
+  PROTO_MSG_JOIN_ROUND,
+  PROTO_MSG_PEER_IS_READY,
+  PROTO_MSG_PEERS_FOR_ROUND,
+  PROTO_MSG_CONNECTIONS_READY,
+  PROTO_MSG_START_WEIGHT_SHARING,
+  PROTO_MSG_RETRY_PEER_CONNECTIONS,
+  PROTO_MSG_CONNECTION_FAIL,
+  PROTO_MSG_WAITING_FOR_MORE,
+  PROTO_MSG_ENOUGH_PARTICIPANTS,
+  PROTO_MSG_SIGNAL_FOR_PEER,
+  PROTO_MSG_MODEL_SYNC_REQUEST,
+  PROTO_MSG_SIGNAL_MODEL_PROVIDER,
+  PROTO_MSG_SIGNAL_NEW_PEER,
+  PROTO_MSG_SHARED_MODEL,
+  PROTO_MSG_PAYLOAD,
+} ProtoMsgType;
+#define PROTO_MSG_N_TYPES (PROTO_MSG_PAYLOAD + 1)
+
+/* How a message travels. */
+typedef enum {
+  PROTO_VIA_SERVER,   /* the peer<->coordinator stream */
+  PROTO_VIA_LINK,     /* a peer<->peer link */
+} ProtoVia;
+
+/* The link-setup signal a SignalForPeer carries. */
+typedef enum {
+  PROTO_SIGNAL_OFFER,
+  PROTO_SIGNAL_ANSWER,
+} ProtoSignal;
+
+typedef struct {
+  ProtoMsgType type;
+  /* NewNodeInfo: the recipient's id.  SignalForPeer: destination (to S) or
+   * source (from S).  SignalModelProvider: the provider.  SignalNewPeer: the
+   * newcomer.  Payload: the recipient.  Otherwise PROTO_NO_NODE. */
+  ProtoNodeId node;
+  gboolean wait_for_more;        /* NewNodeInfo */
+  gboolean joined_mid_training;  /* NewNodeInfo */
+  uint32_t nb_participants;      /* NewNodeInfo, Waiting, Enough */
+  uint32_t round;                /* PeersForRound, Payload: aggregation round */
+  uint32_t comm_round;           /* Payload */
+  ProtoSignal signal;            /* SignalForPeer */
+  ProtoNodeId *peers;            /* PeersForRound (owned) */
+  uint32_t n_peers;
+  LearnWeights *weights;         /* SharedModel, Payload (a reference) */
+} ProtoMsg;
+
+const char *proto_msg_type_name (ProtoMsgType type);
+/* Looks a type up by its name ("PeersForRound"); FALSE if unknown. */
+gboolean proto_msg_type_from_name (const char *name, ProtoMsgType *out);
+
+/* Any message type with no fields, or fields filled in after. */
+void proto_msg_init (ProtoMsg *msg, ProtoMsgType type);
+/* (transfer none) for weights: the message takes its own reference. */
+void proto_msg_set_weights (ProtoMsg *msg, LearnWeights *weights);
+void proto_msg_set_peers (ProtoMsg *msg, const ProtoNodeId *peers, uint32_t n);
+void proto_msg_copy (ProtoMsg *dst, const ProtoMsg *src);
+void proto_msg_clear (ProtoMsg *msg);
+
+#define PROTO_ERROR (proto_error_quark ())
+GQuark proto_error_quark (void);
+typedef enum {
+  PROTO_ERROR_MALFORMED,
+} ProtoErrorCode;
+
+/* Upper bound on an encoded message (a 256 Mi-float model and framing). */
+#define PROTO_MAX_WIRE_BYTES ((gsize) 1 << 30)
+
+/* (transfer full) the wire bytes of msg. */
+GBytes *proto_msg_encode (const ProtoMsg *msg);
+/* Exact length of proto_msg_encode(msg), without copying the weights. */
+gsize proto_msg_wire_size (const ProtoMsg *msg);
+gboolean proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,176 @@
+/* proto-outbox.c — the action list machines append to. */
+#include "config.h"
+
+#include "protocol/proto-outbox.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const obs_names[PROTO_OBS_N_KINDS] = {
+  [PROTO_OBS_SENT] = "sent",
+  [PROTO_OBS_RECEIVED] = "received",
+  [PROTO_OBS_DROPPED] = "dropped",
+  [PROTO_OBS_REJECTED] = "rejected",
+  [PROTO_OBS_PHASE] = "phase",
+  [PROTO_OBS_TIMER_SET] = "timer-set",
+  [PROTO_OBS_TIMER_FIRED] = "timer-fired",
+  [PROTO_OBS_TIMER_CLEARED] = "timer-cleared",
+  [PROTO_OBS_RETRY] = "retry",
+  [PROTO_OBS_EXCLUDED] = "excluded",
+  [PROTO_OBS_PROVIDER_CHOSEN] = "provider-chosen",
+  [PROTO_OBS_PROVIDER_REPLACED] = "provider-replaced",
+  [PROTO_OBS_SYNC_STARTED] = "sync-started",
+  [PROTO_OBS_SYNC_SERVED] = "sync-served",
+  [PROTO_OBS_SYNC_DONE] = "sync-done",
+  [PROTO_OBS_SYNC_FAILED] = "sync-failed",
+  [PROTO_OBS_ROUND_LIST] = "round-list",
+  [PROTO_OBS_ROUND_START] = "round-start",
+  [PROTO_OBS_ROUND_END] = "round-end",
+  [PROTO_OBS_LINK] = "link",
+  [PROTO_OBS_PAUSE] = "pause",
+  [PROTO_OBS_ERROR] = "error",
+  [PROTO_OBS_FINISHED] = "finished",
+  [PROTO_OBS_RESET] = "reset",
+  [PROTO_OBS_NOTE] = "note",
+};
+
+const char *
+proto_obs_kind_name (ProtoObsKind kind)
+{
+  return (unsigned) kind < PROTO_OBS_N_KINDS ? obs_names[kind] : "?";
+}
+
+void
+proto_outbox_init (ProtoOutbox *out)
+{
+  out->actions = g_array_sized_new (FALSE, FALSE, sizeof (ProtoAction), 16);
+}
+
+void
+proto_outbox_reset (ProtoOutbox *out)
+{
+  for (guint i = 0; i < out->actions->len; i++)
+    {
+      ProtoAction *a = &g_array_index (out->actions, ProtoAction, i);
+      proto_msg_clear (&a->msg);
+      g_clear_pointer (&a->weights, learn_weights_unref);
+    }
+  g_array_set_size (out->actions, 0);
+}
+
+void
+proto_outbox_clear (ProtoOutbox *out)
+{
+  if (!out->actions)
+    return;
+  proto_outbox_reset (out);
+  g_array_unref (out->actions);
+  out->actions = NULL;
+}
+
+guint
+proto_outbox_len (const ProtoOutbox *out)
+{
+  return out->actions->len;
+}
+
+ProtoAction *
+proto_outbox_get (const ProtoOutbox *out, guint i)
+{
+  g_return_val_if_fail (i < out->actions->len, NULL);
+  return &g_array_index (out->actions, ProtoAction, i);
+}
+
+static ProtoAction *
+append (ProtoOutbox *out, ProtoActionKind kind, ProtoNodeId to)
+{
+  g_array_set_size (out->actions, out->actions->len + 1);
+  ProtoAction *a = &g_array_index (out->actions, ProtoAction, out->actions->len - 1);
+  memset (a, 0, sizeof *a);
+  a->kind = kind;
+  a->to = to;
+  a->msg.node = PROTO_NO_NODE;
+  return a;
+}
+
+void
+proto_outbox_send (ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
+{
+  ProtoAction *a = append (out, PROTO_ACT_SEND, to);
+  a->via = via;
+  a->msg = *msg;
+  proto_msg_init (msg, msg->type);
+}
+
+void
+proto_outbox_simple (ProtoOutbox *out, ProtoActionKind kind, ProtoNodeId to)
+{
+  append (out, kind, to);
+}
+
+void
+proto_outbox_observe (ProtoOutbox *out, ProtoObsKind kind, const char *state, int32_t round,
+                      ProtoNodeId other, int32_t msg_type, int64_t value, const char *fmt, ...)
+{
+  ProtoAction *a = append (out, PROTO_ACT_OBSERVE, PROTO_NO_NODE);
+  ProtoObservation *o = &a->obs;
+  o->kind = kind;
+  o->state = state;
+  o->round = round;
+  o->other = other;
+  o->msg_type = msg_type;
+  o->value = value;
+  if (fmt)
+    {
+      va_list ap;
+      va_start (ap, fmt);
+      g_vsnprintf (o->detail, sizeof o->detail, fmt, ap);
+      va_end (ap);
+    }
+}
+
+guint
+proto_outbox_count_sends (const ProtoOutbox *out, ProtoMsgType type, ProtoNodeId to)
+{
+  guint n = 0;
+  for (guint i = 0; i < out->actions->len; i++)
+    {
+      const ProtoAction *a = &g_array_index (out->actions, ProtoAction, i);
+      if (a->kind == PROTO_ACT_SEND && a->msg.type == type && (to == PROTO_NO_NODE || a->to == to))
+        n++;
+    }
+  return n;
+}
+
+guint
+proto_outbox_count_obs (const ProtoOutbox *out, ProtoObsKind kind)
+{
+  guint n = 0;
+  for (guint i = 0; i < out->actions->len; i++)
+    {
+      const ProtoAction *a = &g_array_index (out->actions, ProtoAction, i);
+      if (a->kind == PROTO_ACT_OBSERVE && a->obs.kind == kind)
+        n++;
+    }
+  return n;
+}
+
+char *
+proto_observation_to_string (const ProtoObservation *o)
+{
+  GString *s = g_string_new (proto_obs_kind_name (o->kind));
+  if (o->msg_type >= 0)
+    g_string_append_printf (s, " %s", proto_msg_type_name ((ProtoMsgType) o->msg_type));
+  if (o->other != PROTO_NO_NODE)
+    g_string_append_printf (s, " node=%u", o->other);
+  if (o->round >= 0)
+    g_string_append_printf (s, " round=%d", o->round);
+  if (o->value >= 0)
+    g_string_append_printf (s, " value=%" G_GINT64_FORMAT, o->value);
+  if (o->state)
+    g_string_append_printf (s, " [%s]", o->state);
+  if (o->detail[0])
+    g_string_append_printf (s, ": %s", o->detail);
+  return g_string_free (s, FALSE);
+}

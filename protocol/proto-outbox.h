@@ -1,0 +1,105 @@
+/* proto-outbox.h — what a protocol machine asks its driver to do, and what
+ * it reports having seen.  Machines append; the driver reads the actions in
+ * order, carries them out, then resets the outbox.
+ *
+ * Shape: proto_outbox_init / proto_outbox_clear on caller memory. */
+#pragma once
+
+#include "protocol/proto-message.h"
+#include "base/dl-time.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  PROTO_ACT_SEND,           /* msg to `to`, over the coordinator stream or a peer link */
+  PROTO_ACT_OPEN_LINK,      /* a link object to `to` was created (initiator: we offer) */
+  PROTO_ACT_CONNECT_LINK,   /* signalling with `to` is complete: the transport may come up */
+  PROTO_ACT_CLOSE_LINK,     /* the link to `to` was destroyed */
+  PROTO_ACT_START_TRAINING, /* train locally from `weights` for round `round` */
+  PROTO_ACT_DISCONNECT,     /* close the coordinator stream and every link */
+  PROTO_ACT_SET_DEADLINE,   /* the machine's next deadline is now `deadline` (NEVER: none) */
+  PROTO_ACT_OBSERVE,        /* an observation for the record */
+} ProtoActionKind;
+
+typedef enum {
+  PROTO_OBS_SENT,
+  PROTO_OBS_RECEIVED,
+  PROTO_OBS_DROPPED,          /* drop rule: nobody listening in this state */
+  PROTO_OBS_REJECTED,         /* listened for, but refused (invalid, unknown peer, ...) */
+  PROTO_OBS_PHASE,            /* state change; detail = new state */
+  PROTO_OBS_TIMER_SET,
+  PROTO_OBS_TIMER_FIRED,
+  PROTO_OBS_TIMER_CLEARED,
+  PROTO_OBS_RETRY,            /* value = retry counter after the increment */
+  PROTO_OBS_EXCLUDED,         /* other = the excluded peer */
+  PROTO_OBS_PROVIDER_CHOSEN,
+  PROTO_OBS_PROVIDER_REPLACED,
+  PROTO_OBS_SYNC_STARTED,
+  PROTO_OBS_SYNC_SERVED,
+  PROTO_OBS_SYNC_DONE,
+  PROTO_OBS_SYNC_FAILED,
+  PROTO_OBS_ROUND_LIST,       /* coordinator sent PeersForRound; value = participants */
+  PROTO_OBS_ROUND_START,      /* coordinator sent StartWeightSharing; value = participants */
+  PROTO_OBS_ROUND_END,        /* peer finished aggregation; value = nodes aggregated */
+  PROTO_OBS_LINK,             /* link up / failed / closed */
+  PROTO_OBS_PAUSE,            /* paused or resumed for participants */
+  PROTO_OBS_ERROR,            /* training failed, an exception DISCO would throw */
+  PROTO_OBS_FINISHED,         /* peer finished all its rounds */
+  PROTO_OBS_RESET,            /* coordinator reset: everybody left */
+  PROTO_OBS_NOTE,             /* something DISCO only logs */
+} ProtoObsKind;
+#define PROTO_OBS_N_KINDS (PROTO_OBS_NOTE + 1)
+
+const char *proto_obs_kind_name (ProtoObsKind kind);
+
+#define PROTO_OBS_DETAIL_LEN 112
+
+typedef struct {
+  ProtoObsKind kind;
+  const char *state;       /* static name of the machine state it happened in */
+  int32_t round;           /* aggregation round, -1 if none */
+  ProtoNodeId other;       /* the other node, PROTO_NO_NODE if none */
+  int32_t msg_type;        /* a ProtoMsgType, -1 if none */
+  int64_t value;           /* a counter, -1 if none */
+  char detail[PROTO_OBS_DETAIL_LEN];
+} ProtoObservation;
+
+typedef struct {
+  ProtoActionKind kind;
+  ProtoNodeId to;
+  ProtoVia via;
+  gboolean initiator;      /* OPEN_LINK */
+  ProtoMsg msg;            /* SEND (owned by the outbox) */
+  LearnWeights *weights;   /* START_TRAINING (a reference owned by the outbox) */
+  uint32_t round;          /* START_TRAINING */
+  DlTime deadline;         /* SET_DEADLINE */
+  ProtoObservation obs;    /* OBSERVE */
+} ProtoAction;
+
+typedef struct {
+  GArray *actions;  /* of ProtoAction */
+} ProtoOutbox;
+
+void proto_outbox_init (ProtoOutbox *out);
+void proto_outbox_clear (ProtoOutbox *out);
+/* Releases the actions (and what they own); keeps the storage. */
+void proto_outbox_reset (ProtoOutbox *out);
+guint proto_outbox_len (const ProtoOutbox *out);
+ProtoAction *proto_outbox_get (const ProtoOutbox *out, guint i);
+
+/* Appends a SEND; takes ownership of *msg (it is left empty). */
+void proto_outbox_send (ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
+void proto_outbox_simple (ProtoOutbox *out, ProtoActionKind kind, ProtoNodeId to);
+void proto_outbox_observe (ProtoOutbox *out, ProtoObsKind kind, const char *state, int32_t round,
+                           ProtoNodeId other, int32_t msg_type, int64_t value,
+                           const char *fmt, ...) G_GNUC_PRINTF (8, 9);
+
+/* Counting helpers for drivers and tests. */
+guint proto_outbox_count_sends (const ProtoOutbox *out, ProtoMsgType type, ProtoNodeId to);
+guint proto_outbox_count_obs (const ProtoOutbox *out, ProtoObsKind kind);
+/* Formats one observation as a line (for traces and test failures). */
+char *proto_observation_to_string (const ProtoObservation *obs);
+
+G_END_DECLS

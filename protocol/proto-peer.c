@@ -1,0 +1,1069 @@
+/* proto-peer.c — DISCO's decentralized client at dcf4b31e (DISCO-NOTES.md
+ * §1.2, §1.3, §3), with the version switches of proto-config.h.
+ *
+ * One round: [sync if joined mid-training] -> JoinRound -> [pause] -> train
+ * -> loop { [pause] -> PeerIsReady -> PeersForRound -> open new links ->
+ * ConnectionsReady -> Start | Retry (drop all links, loop) | Fail } ->
+ * exchange (mean: 1 communication round; secure: 2) -> finishRound.
+ *
+ * Link pool: persists across rounds, dead links included; replaced only on
+ * Retry or disconnect.  getPeers creates links only for unknown ids, starts
+ * receive loops for the whole pool, and waits (no timeout) for the new links.
+ * Receive loops: per pool link, `communication rounds` receptions, each with
+ * a 60 s wait that only logs; a Payload from a peer with no active loop is
+ * dropped (S4).  Aggregation sums contributions in node-id order, so every
+ * peer of a round computes bit-identical weights.
+ *
+ * Not modelled: the 1 s cap of pool shutdown (shutdown is instantaneous),
+ * ICE candidates (one offer and one answer per link), message chunking,
+ * listener accumulation (S16, memory only), DP/Byzantine clipping. */
+#include "config.h"
+
+#include "protocol/proto-peer.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  guint remaining;   /* receptions left */
+  DlTime deadline;   /* end of the current 60 s wait */
+} RecvLoop;
+
+typedef struct {
+  ProtoNodeId peer;
+  ProtoLinkState state;
+  gboolean initiator;
+  GArray *loops;     /* RecvLoop */
+} Link;
+
+typedef struct {
+  ProtoNodeId newcomer;
+  gboolean wait_round;   /* #roundFinishedPromise was defined at SignalNewPeer */
+  gboolean link_ready;
+} Serve;
+
+typedef struct {
+  ProtoNodeId node;
+  LearnWeights *w;
+} Contribution;
+
+typedef enum { PAUSE_NONE, PAUSE_PENDING, PAUSE_RESOLVED } Pause;
+
+struct ProtoPeer {
+  ProtoConfig cfg;
+  DlRandom *rng;
+  ProtoPeerState state;
+  ProtoNodeId id;
+  gboolean connected;
+  gboolean sync_needed;
+  gboolean synced;
+  Pause pause;
+  gboolean enough_before_info;
+  LearnWeights *model;
+  LearnWeights *latest_model;
+  guint rounds_done;
+  guint received[PROTO_MSG_N_TYPES];
+  char error[PROTO_OBS_DETAIL_LEN];
+
+  GArray *pool;          /* Link */
+  GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
+  ProtoNodeId provider;  /* while syncing */
+  DlTime sync_deadline;
+
+  /* aggregator */
+  GArray *nodes;         /* ProtoNodeId, peers then self */
+  uint32_t agg_round;
+  guint comm_round;
+  guint n_comm_rounds;
+  GArray *contrib[2];    /* Contribution, per communication round */
+  gboolean round_finished_pending;
+  DlTime agg_wait_deadline;
+  gboolean agg_wait_expired;
+
+  GArray *serves;        /* Serve */
+};
+
+static const char *const state_names[PROTO_PEER_N_STATES] = {
+  [PROTO_PEER_IDLE] = "idle",
+  [PROTO_PEER_CONNECTING] = "connecting",
+  [PROTO_PEER_SYNC_WAIT_PROVIDER] = "sync-wait-provider",
+  [PROTO_PEER_SYNC_LINKING] = "sync-linking",
+  [PROTO_PEER_SYNC_WAIT_MODEL] = "sync-wait-model",
+  [PROTO_PEER_PAUSED_BEGIN] = "paused-before-training",
+  [PROTO_PEER_TRAINING] = "training",
+  [PROTO_PEER_PAUSED_END] = "paused-before-ready",
+  [PROTO_PEER_WAIT_PEERS] = "wait-peers-for-round",
+  [PROTO_PEER_LINKING] = "linking",
+  [PROTO_PEER_WAIT_DECISION] = "wait-start-retry-fail",
+  [PROTO_PEER_EXCHANGING] = "exchanging",
+  [PROTO_PEER_DONE] = "done",
+  [PROTO_PEER_FAILED] = "failed",
+  [PROTO_PEER_LEFT] = "left",
+};
+
+const char *
+proto_peer_state_name (ProtoPeerState s)
+{
+  return (unsigned) s < PROTO_PEER_N_STATES ? state_names[s] : "?";
+}
+
+/* ---- the drop rule ----
+ *
+ * One-shot listeners, by state (DISCO-NOTES.md §1.3):
+ *
+ *   state                   listens for
+ *   connecting              NewNodeInfo
+ *   sync-wait-provider      SignalModelProvider
+ *   sync-wait-model         SharedModel (from the provider's link)
+ *   wait-peers-for-round    PeersForRound
+ *   wait-start-retry-fail   StartWeightSharing, RetryPeerConnections, ConnectionFail
+ *   every other state       none
+ *
+ * Persistent, while connected: SignalForPeer, SignalNewPeer,
+ * WaitingForMoreParticipants.  Conditional: EnoughParticipants while a pause
+ * is pending (or before NewNodeInfo: DISCO's inversion flag); Payload from a
+ * pool peer whose receive loop is active.  Nothing once disconnected. */
+#define BIT(t) (1u << (t))
+static const guint32 one_shot[PROTO_PEER_N_STATES] = {
+  [PROTO_PEER_CONNECTING] = BIT (PROTO_MSG_NEW_NODE_INFO),
+  [PROTO_PEER_SYNC_WAIT_PROVIDER] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
+  [PROTO_PEER_SYNC_WAIT_MODEL] = BIT (PROTO_MSG_SHARED_MODEL),
+  [PROTO_PEER_WAIT_PEERS] = BIT (PROTO_MSG_PEERS_FOR_ROUND),
+  [PROTO_PEER_WAIT_DECISION] = BIT (PROTO_MSG_START_WEIGHT_SHARING)
+                               | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
+                               | BIT (PROTO_MSG_CONNECTION_FAIL),
+};
+static const guint32 persistent = BIT (PROTO_MSG_SIGNAL_FOR_PEER) | BIT (PROTO_MSG_SIGNAL_NEW_PEER)
+                                  | BIT (PROTO_MSG_WAITING_FOR_MORE);
+
+static Link *
+find_link (const ProtoPeer *p, ProtoNodeId other)
+{
+  for (guint i = 0; i < p->pool->len; i++)
+    {
+      Link *l = &g_array_index (p->pool, Link, i);
+      if (l->peer == other)
+        return l;
+    }
+  return NULL;
+}
+
+static gboolean
+loop_active (const Link *l)
+{
+  for (guint i = 0; i < l->loops->len; i++)
+    if (g_array_index (l->loops, RecvLoop, i).remaining > 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
+{
+  if (!p->connected || (unsigned) type >= PROTO_MSG_N_TYPES)
+    return FALSE;
+  if (one_shot[p->state] & BIT (type))
+    return type != PROTO_MSG_SHARED_MODEL || from == p->provider;
+  if (persistent & BIT (type))
+    return TRUE;
+  if (type == PROTO_MSG_ENOUGH_PARTICIPANTS)
+    return p->pause == PAUSE_PENDING || p->state == PROTO_PEER_CONNECTING;
+  if (type == PROTO_MSG_PAYLOAD)
+    {
+      Link *l = find_link (p, from);
+      return l != NULL && loop_active (l);
+    }
+  return FALSE;
+}
+
+/* ---- helpers ---- */
+
+static void
+observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+         int64_t value, const char *detail)
+{
+  proto_outbox_observe (out, kind, state_names[p->state], (int32_t) p->agg_round, other, type,
+                        value, "%s", detail ? detail : "");
+}
+
+static void
+set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
+{
+  if (p->state == s)
+    return;
+  p->state = s;
+  observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
+}
+
+static void
+send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
+{
+  observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  proto_outbox_send (out, to, via, m);
+}
+
+static void
+send_server (ProtoPeer *p, ProtoOutbox *out, ProtoMsgType type)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, type);
+  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+}
+
+static void
+fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
+{
+  g_strlcpy (p->error, why, sizeof p->error);
+  observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
+  if (disconnect && p->connected)
+    {
+      for (guint i = 0; i < p->pool->len; i++)
+        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (p->pool, Link, i).peer);
+      proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+      p->connected = FALSE;
+    }
+  set_state (p, out, PROTO_PEER_FAILED);
+}
+
+static void
+link_free_loops (Link *l)
+{
+  g_clear_pointer (&l->loops, g_array_unref);
+}
+
+/* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
+static void
+shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
+{
+  for (guint i = 0; i < p->pool->len; i++)
+    {
+      Link *l = &g_array_index (p->pool, Link, i);
+      proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, l->peer);
+      link_free_loops (l);
+    }
+  g_array_set_size (p->pool, 0);
+  g_array_set_size (p->pending, 0);
+}
+
+static void
+set_nodes_self_only (ProtoPeer *p)
+{
+  g_array_set_size (p->nodes, 0);
+  g_array_append_val (p->nodes, p->id);
+}
+
+static gboolean
+is_node (const ProtoPeer *p, ProtoNodeId id)
+{
+  for (guint i = 0; i < p->nodes->len; i++)
+    if (g_array_index (p->nodes, ProtoNodeId, i) == id)
+      return TRUE;
+  return FALSE;
+}
+
+/* Creates links for the ids not in the pool (they become pending), as
+ * PeerPool.getPeers does.  With loops, starts receive loops for the whole
+ * pool (the handle gets every pool peer, not only `ids`). */
+static void
+get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
+{
+  g_array_set_size (p->pending, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      if (find_link (p, ids[i]))
+        continue;
+      Link l = { .peer = ids[i], .initiator = p->id > ids[i],
+                 .loops = g_array_new (FALSE, FALSE, sizeof (RecvLoop)) };
+      l.state = l.initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
+      g_array_append_val (p->pool, l);
+      g_array_append_val (p->pending, ids[i]);
+      proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l.initiator;
+      if (l.initiator)
+        {
+          ProtoMsg m;
+          proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+          m.node = ids[i];
+          m.signal = PROTO_SIGNAL_OFFER;
+          send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+        }
+    }
+  if (loops)
+    for (guint i = 0; i < p->pool->len; i++)
+      {
+        RecvLoop rl = { .remaining = p->n_comm_rounds,
+                        .deadline = dl_time_add (now, p->cfg.payload_timeout) };
+        g_array_append_val (g_array_index (p->pool, Link, i).loops, rl);
+      }
+}
+
+/* ---- aggregation ---- */
+
+static void
+contrib_clear (GArray *a)
+{
+  for (guint i = 0; i < a->len; i++)
+    learn_weights_unref (g_array_index (a, Contribution, i).w);
+  g_array_set_size (a, 0);
+}
+
+static void
+contrib_put (GArray *a, ProtoNodeId node, LearnWeights *w)
+{
+  for (guint i = 0; i < a->len; i++)
+    {
+      Contribution *c = &g_array_index (a, Contribution, i);
+      if (c->node == node)
+        {
+          learn_weights_unref (c->w);
+          c->w = learn_weights_ref (w);   /* re-adding overwrites (DISCO logs UPDATE) */
+          return;
+        }
+    }
+  Contribution c = { node, learn_weights_ref (w) };
+  g_array_append_val (a, c);
+}
+
+static gint
+cmp_contrib (gconstpointer a, gconstpointer b)
+{
+  ProtoNodeId x = ((const Contribution *) a)->node, y = ((const Contribution *) b)->node;
+  return x < y ? -1 : x > y;
+}
+
+/* Sum or mean over the contributions of the round's nodes, in id order. */
+static LearnWeights *
+combine (GArray *a, gboolean mean)
+{
+  g_array_sort (a, cmp_contrib);
+  g_autofree LearnWeights **ws = g_new (LearnWeights *, a->len);
+  for (guint i = 0; i < a->len; i++)
+    ws[i] = g_array_index (a, Contribution, i).w;
+  return mean ? learn_weights_mean (ws, a->len) : learn_weights_sum (ws, a->len);
+}
+
+static void send_payloads (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+static void begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+static void try_serve (ProtoPeer *p, ProtoOutbox *out);
+
+static void
+finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result)
+{
+  learn_weights_unref (p->model);
+  p->model = learn_weights_ref (result);
+  learn_weights_unref (p->latest_model);
+  p->latest_model = learn_weights_ref (result);
+  observe (p, out, PROTO_OBS_ROUND_END, PROTO_NO_NODE, -1, p->nodes->len, NULL);
+  p->rounds_done++;
+  p->agg_wait_deadline = DL_TIME_NEVER;
+  /* resolve #roundFinishedPromise: providers waiting for this round serve now */
+  p->round_finished_pending = FALSE;
+  for (guint i = 0; i < p->serves->len; i++)
+    g_array_index (p->serves, Serve, i).wait_round = FALSE;
+  try_serve (p, out);
+  if (p->rounds_done >= p->cfg.rounds)
+    {
+      observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+      set_state (p, out, PROTO_PEER_DONE);
+      if (p->cfg.leave_after_training)
+        {
+          shutdown_pool (p, out);
+          proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+          p->connected = FALSE;
+          set_state (p, out, PROTO_PEER_LEFT);
+        }
+      return;
+    }
+  begin_round (p, now, out);
+}
+
+/* Aggregates every communication round that is full, in order. */
+static void
+try_aggregate (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  while (p->state == PROTO_PEER_EXCHANGING)
+    {
+      GArray *a = p->contrib[p->comm_round];
+      guint have = 0;
+      for (guint i = 0; i < a->len; i++)
+        have += is_node (p, g_array_index (a, Contribution, i).node);
+      if (have < p->nodes->len)
+        return;
+      gboolean last = p->comm_round + 1 == p->n_comm_rounds;
+      /* mean: the mean; secure round 0: the partial sum; secure round 1: the mean */
+      g_autoptr (LearnWeights) r = combine (a, p->cfg.aggregation == PROTO_AGG_MEAN || last);
+      if (!last)
+        {
+          contrib_clear (a);
+          p->comm_round++;
+          /* the partial sum is what this node shares next */
+          g_autoptr (LearnWeights) partial = learn_weights_ref (r);
+          if (!p->agg_wait_expired)
+            p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+          GArray *next = p->contrib[p->comm_round];
+          for (guint i = 0; i < p->nodes->len; i++)
+            {
+              ProtoNodeId to = g_array_index (p->nodes, ProtoNodeId, i);
+              if (to == p->id)
+                contrib_put (next, p->id, partial);
+              else
+                {
+                  Link *l = find_link (p, to);
+                  if (!l)
+                    continue;
+                  ProtoMsg m;
+                  proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+                  m.node = to;
+                  m.round = p->agg_round;
+                  m.comm_round = p->comm_round;
+                  proto_msg_set_weights (&m, partial);
+                  send_msg (p, out, to, PROTO_VIA_LINK, &m);
+                }
+            }
+          continue;
+        }
+      contrib_clear (p->contrib[0]);
+      contrib_clear (p->contrib[1]);
+      p->comm_round = 0;
+      p->agg_round++;
+      finish_round (p, now, out, r);
+      return;
+    }
+}
+
+/* makePayloads for communication round 0 and send them. */
+static void
+send_payloads (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  guint n = p->nodes->len;
+  GArray *mine = p->contrib[0];
+  g_autofree LearnWeights **shares = g_new0 (LearnWeights *, n);
+  if (p->cfg.aggregation == PROTO_AGG_SECURE && n > 1)
+    {
+      /* n-1 uniform shares in (-max, max); the last is the secret minus their sum */
+      gsize len = learn_weights_len (p->model);
+      LearnWeights *sum = learn_weights_new (len);
+      double mx = p->cfg.max_share_value;
+      for (guint i = 0; i + 1 < n; i++)
+        {
+          shares[i] = learn_weights_new (len);
+          float *d = learn_weights_data_mut (shares[i]);
+          for (gsize k = 0; k < len; k++)
+            d[k] = (float) ((dl_random_uniform (p->rng) * 2 - 1) * mx);
+          learn_weights_axpy (sum, 1.0f, shares[i]);
+        }
+      shares[n - 1] = learn_weights_copy (p->model);
+      learn_weights_axpy (shares[n - 1], -1.0f, sum);
+      learn_weights_unref (sum);
+    }
+  else
+    for (guint i = 0; i < n; i++)
+      shares[i] = learn_weights_ref (p->model);
+
+  for (guint i = 0; i < n; i++)
+    {
+      ProtoNodeId to = g_array_index (p->nodes, ProtoNodeId, i);
+      if (to == p->id)
+        contrib_put (mine, p->id, shares[i]);
+      else
+        {
+          Link *l = find_link (p, to);
+          if (l == NULL)
+            observe (p, out, PROTO_OBS_NOTE, to, PROTO_MSG_PAYLOAD, -1, "no link: payload skipped");
+          else
+            {
+              ProtoMsg m;
+              proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+              m.node = to;
+              m.round = p->agg_round;
+              m.comm_round = 0;
+              proto_msg_set_weights (&m, shares[i]);
+              send_msg (p, out, to, PROTO_VIA_LINK, &m);
+            }
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    learn_weights_unref (shares[i]);
+  (void) now;
+}
+
+static void
+begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  set_state (p, out, PROTO_PEER_EXCHANGING);
+  p->comm_round = 0;
+  p->agg_wait_expired = FALSE;
+  p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+  send_payloads (p, now, out);
+  try_aggregate (p, now, out);
+}
+
+/* ---- the round ---- */
+
+static void
+start_training (ProtoPeer *p, ProtoOutbox *out)
+{
+  set_state (p, out, PROTO_PEER_TRAINING);
+  proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
+  ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
+  a->weights = learn_weights_ref (p->model);
+  a->round = p->rounds_done;
+}
+
+/* waitForParticipantsIfNeeded: TRUE if the peer may go on now. */
+static gboolean
+pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
+{
+  if (p->pause == PAUSE_PENDING)
+    {
+      set_state (p, out, paused_state);
+      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
+      return FALSE;
+    }
+  p->pause = PAUSE_NONE;
+  return TRUE;
+}
+
+static void
+after_sync (ProtoPeer *p, ProtoOutbox *out)
+{
+  send_server (p, out, PROTO_MSG_JOIN_ROUND);
+  if (p->cfg.pause_before_training && !pass_pause_point (p, out, PROTO_PEER_PAUSED_BEGIN))
+    return;
+  start_training (p, out);
+}
+
+static void
+begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  if (p->sync_needed && p->cfg.model_sync)
+    {
+      send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
+      set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
+      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+      observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
+      return;
+    }
+  after_sync (p, out);
+}
+
+static void
+send_ready (ProtoPeer *p, ProtoOutbox *out)
+{
+  send_server (p, out, PROTO_MSG_PEER_IS_READY);
+  set_state (p, out, PROTO_PEER_WAIT_PEERS);
+}
+
+/* onRoundEndCommunication's loop head: pause point, then PeerIsReady. */
+static void
+end_round_loop (ProtoPeer *p, ProtoOutbox *out)
+{
+  if (!pass_pause_point (p, out, PROTO_PEER_PAUSED_END))
+    return;
+  send_ready (p, out);
+}
+
+static void
+links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  if (p->cfg.connect_barrier)
+    {
+      send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
+      set_state (p, out, PROTO_PEER_WAIT_DECISION);
+    }
+  else
+    begin_exchange (p, now, out);
+}
+
+static void
+handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  for (guint i = 0; i < msg->n_peers; i++)
+    if (msg->peers[i] == p->id)
+      {
+        /* getPeers throws "peer list contains own id": nodes = {self}, no ConnectionsReady */
+        set_nodes_self_only (p);
+        observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
+        set_state (p, out, p->cfg.connect_barrier ? PROTO_PEER_WAIT_DECISION : PROTO_PEER_WAIT_PEERS);
+        return;
+      }
+  g_array_set_size (p->nodes, 0);
+  g_array_append_vals (p->nodes, msg->peers, msg->n_peers);
+  g_array_append_val (p->nodes, p->id);
+  if (msg->round > p->agg_round)
+    p->agg_round = msg->round;   /* setRound only raises */
+  get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
+  if (p->pending->len == 0)
+    links_ready (p, now, out);
+  else
+    set_state (p, out, PROTO_PEER_LINKING);
+}
+
+static void
+try_serve (ProtoPeer *p, ProtoOutbox *out)
+{
+  for (guint i = 0; i < p->serves->len;)
+    {
+      Serve *s = &g_array_index (p->serves, Serve, i);
+      if (!s->link_ready || s->wait_round)
+        {
+          i++;
+          continue;
+        }
+      ProtoNodeId n = s->newcomer;
+      g_array_remove_index (p->serves, i);
+      Link *l = find_link (p, n);
+      if (p->latest_model == NULL)
+        observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "Failed to get the latest model: nothing sent");
+      else if (l == NULL)
+        observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "link to the newcomer destroyed: SharedModel not sent");
+      else
+        {
+          ProtoMsg m;
+          proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
+          proto_msg_set_weights (&m, p->latest_model);
+          send_msg (p, out, n, PROTO_VIA_LINK, &m);
+          observe (p, out, PROTO_OBS_SYNC_SERVED, n, -1, -1, NULL);
+        }
+    }
+}
+
+static gboolean
+pending_remove (ProtoPeer *p, ProtoNodeId id)
+{
+  for (guint i = 0; i < p->pending->len; i++)
+    if (g_array_index (p->pending, ProtoNodeId, i) == id)
+      {
+        g_array_remove_index (p->pending, i);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static void
+handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
+{
+  Link *l = find_link (p, other);
+  if (l == NULL)
+    {
+      observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
+      return;
+    }
+  l->state = PROTO_LINK_UP;
+  observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
+  for (guint i = 0; i < p->serves->len; i++)
+    if (g_array_index (p->serves, Serve, i).newcomer == other)
+      g_array_index (p->serves, Serve, i).link_ready = TRUE;
+  try_serve (p, out);
+  if (!pending_remove (p, other) || p->pending->len > 0)
+    return;
+  if (p->state == PROTO_PEER_LINKING)
+    links_ready (p, now, out);
+  else if (p->state == PROTO_PEER_SYNC_LINKING)
+    {
+      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+    }
+}
+
+static void
+handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  Link *l = find_link (p, msg->node);
+  if (l == NULL)
+    {
+      observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+               "received signal for unknown peer");
+      return;
+    }
+  if (msg->signal == PROTO_SIGNAL_OFFER && l->state == PROTO_LINK_WAIT_OFFER)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+      m.node = msg->node;
+      m.signal = PROTO_SIGNAL_ANSWER;
+      send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      l->state = PROTO_LINK_CONNECTING;
+    }
+  else if (msg->signal == PROTO_SIGNAL_ANSWER && l->state == PROTO_LINK_WAIT_ANSWER)
+    {
+      l->state = PROTO_LINK_CONNECTING;
+      proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, msg->node);
+    }
+  else
+    observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+             "unexpected offer/answer (buffer size set twice)");
+}
+
+static void
+handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  Link *l = find_link (p, from);
+  for (guint i = 0; i < l->loops->len; i++)
+    {
+      RecvLoop *rl = &g_array_index (l->loops, RecvLoop, i);
+      if (rl->remaining == 0)
+        continue;
+      rl->remaining--;
+      rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
+    }
+  /* isValidContribution: sender in nodes and round - msgRound <= 0 (S27) */
+  if (!is_node (p, from) || (int64_t) p->agg_round - (int64_t) msg->round > 0
+      || msg->comm_round >= 2 || msg->weights == NULL)
+    {
+      char why[80];
+      g_snprintf (why, sizeof why, "invalid contribution (payload round %u, comm %u)",
+                  msg->round, msg->comm_round);
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round, why);
+      return;
+    }
+  if (learn_weights_len (msg->weights) != learn_weights_len (p->model))
+    {
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round,
+               "weights of the wrong size");
+      return;
+    }
+  contrib_put (p->contrib[msg->comm_round], from, msg->weights);
+  try_aggregate (p, now, out);
+}
+
+static void
+handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
+{
+  if (newcomer == p->id)
+    {
+      observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
+               "peers to connect contains our id (provider side)");
+      return;
+    }
+  Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
+  gboolean known = find_link (p, newcomer) != NULL;
+  GArray *saved = g_array_copy (p->pending);  /* a sync getPeers does not disturb the round's */
+  get_peers (p, now, out, &newcomer, 1, FALSE);
+  g_array_unref (p->pending);
+  p->pending = saved;
+  s.link_ready = known;
+  g_array_append_val (p->serves, s);
+  try_serve (p, out);
+}
+
+static void
+handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  const ProtoMsg *msg = in->msg;
+  if ((unsigned) msg->type >= PROTO_MSG_N_TYPES)
+    return;
+  p->received[msg->type]++;
+  if (!proto_peer_listens (p, msg->type, in->from))
+    {
+      observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      return;
+    }
+  observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+  switch (msg->type)
+    {
+    case PROTO_MSG_NEW_NODE_INFO:
+      p->id = msg->node;
+      p->sync_needed = msg->joined_mid_training && p->cfg.model_sync;
+      if (msg->wait_for_more && !p->enough_before_info)
+        p->pause = PAUSE_PENDING;
+      begin_round (p, now, out);
+      return;
+    case PROTO_MSG_ENOUGH_PARTICIPANTS:
+      if (p->state == PROTO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
+        {
+          p->enough_before_info = TRUE;
+          return;
+        }
+      p->pause = PAUSE_RESOLVED;
+      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
+      if (p->state == PROTO_PEER_PAUSED_BEGIN)
+        {
+          p->pause = PAUSE_NONE;
+          start_training (p, out);
+        }
+      else if (p->state == PROTO_PEER_PAUSED_END)
+        {
+          p->pause = PAUSE_NONE;
+          send_ready (p, out);
+        }
+      return;
+    case PROTO_MSG_WAITING_FOR_MORE:
+      if (p->pause != PAUSE_NONE)
+        {
+          observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
+                   "Server sent multiple WaitingForMoreParticipants messages");
+          return;
+        }
+      p->pause = PAUSE_PENDING;
+      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, msg->nb_participants, "not enough participants");
+      return;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      handle_signal (p, msg, out);
+      return;
+    case PROTO_MSG_SIGNAL_NEW_PEER:
+      handle_signal_new_peer (p, now, msg->node, out);
+      return;
+    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+      p->provider = msg->node;
+      observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
+      if (msg->node == p->id)
+        {
+          observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
+          fail (p, out, FALSE, "training failed: peers to connect contains our id (provider is self)");
+          return;
+        }
+      get_peers (p, now, out, &msg->node, 1, FALSE);
+      if (p->pending->len > 0)
+        {
+          set_state (p, out, PROTO_PEER_SYNC_LINKING);
+          p->sync_deadline = DL_TIME_NEVER;
+        }
+      else
+        {
+          set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+          p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+        }
+      return;
+    case PROTO_MSG_SHARED_MODEL:
+      if (msg->weights == NULL || learn_weights_len (msg->weights) != learn_weights_len (p->model))
+        {
+          observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, -1, "model of the wrong size");
+          return;
+        }
+      learn_weights_unref (p->model);
+      p->model = learn_weights_ref (msg->weights);
+      learn_weights_unref (p->latest_model);
+      p->latest_model = learn_weights_ref (msg->weights);
+      p->sync_needed = FALSE;
+      p->synced = TRUE;
+      p->sync_deadline = DL_TIME_NEVER;
+      observe (p, out, PROTO_OBS_SYNC_DONE, in->from, -1, -1, NULL);
+      after_sync (p, out);
+      return;
+    case PROTO_MSG_PEERS_FOR_ROUND:
+      handle_peers_for_round (p, now, msg, out);
+      return;
+    case PROTO_MSG_START_WEIGHT_SHARING:
+      p->round_finished_pending = TRUE;
+      begin_exchange (p, now, out);
+      return;
+    case PROTO_MSG_RETRY_PEER_CONNECTIONS:
+      shutdown_pool (p, out);
+      set_nodes_self_only (p);
+      end_round_loop (p, out);
+      return;
+    case PROTO_MSG_CONNECTION_FAIL:
+      fail (p, out, TRUE, "training failed: ConnectionFail (client disconnected after connection failure)");
+      return;
+    case PROTO_MSG_PAYLOAD:
+      handle_payload (p, now, in->from, msg, out);
+      return;
+    case PROTO_MSG_CLIENT_CONNECTED:
+    case PROTO_MSG_JOIN_ROUND:
+    case PROTO_MSG_PEER_IS_READY:
+    case PROTO_MSG_CONNECTIONS_READY:
+    case PROTO_MSG_MODEL_SYNC_REQUEST:
+      break;  /* never listened for: proto_peer_listens said no */
+    }
+  g_assert_not_reached ();
+}
+
+static void
+handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  if ((p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL)
+      && p->sync_deadline <= now)
+    {
+      p->sync_deadline = DL_TIME_NEVER;
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
+      observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
+      fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
+                               ? "training failed: timed out waiting for SignalModelProvider"
+                               : "training failed: timed out waiting for SharedModel");
+      return;
+    }
+  if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
+    {
+      p->agg_wait_deadline = DL_TIME_NEVER;
+      p->agg_wait_expired = TRUE;
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->comm_round,
+               "aggregation wait expired: waiting with no limit");
+    }
+  for (guint i = 0; i < p->pool->len; i++)
+    {
+      Link *l = &g_array_index (p->pool, Link, i);
+      for (guint k = 0; k < l->loops->len; k++)
+        {
+          RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
+          if (rl->remaining == 0 || rl->deadline > now)
+            continue;
+          rl->remaining--;
+          rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
+          observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
+                   "payload receive timeout (logs only)");
+        }
+    }
+}
+
+DlTime
+proto_peer_next_deadline (const ProtoPeer *p)
+{
+  if (!p->connected)
+    return DL_TIME_NEVER;
+  DlTime t = DL_TIME_NEVER;
+  if (p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL)
+    t = MIN (t, p->sync_deadline);
+  if (p->state == PROTO_PEER_EXCHANGING)
+    t = MIN (t, p->agg_wait_deadline);
+  for (guint i = 0; i < p->pool->len; i++)
+    {
+      const Link *l = &g_array_index (p->pool, Link, i);
+      for (guint k = 0; k < l->loops->len; k++)
+        {
+          const RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
+          if (rl->remaining)
+            t = MIN (t, rl->deadline);
+        }
+    }
+  return t;
+}
+
+void
+proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  DlTime before = proto_peer_next_deadline (p);
+  switch (in->kind)
+    {
+    case PROTO_IN_START:
+      if (p->state != PROTO_PEER_IDLE)
+        break;
+      p->connected = TRUE;
+      send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
+      set_state (p, out, PROTO_PEER_CONNECTING);
+      break;
+    case PROTO_IN_MESSAGE:
+      g_return_if_fail (in->msg != NULL);
+      handle_message (p, now, in, out);
+      break;
+    case PROTO_IN_DEADLINE:
+      if (p->connected)
+        handle_deadline (p, now, out);
+      break;
+    case PROTO_IN_TRAINING_DONE:
+      if (p->state != PROTO_PEER_TRAINING || in->weights == NULL)
+        {
+          observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
+          break;
+        }
+      learn_weights_unref (p->model);
+      p->model = learn_weights_ref (in->weights);
+      end_round_loop (p, out);
+      break;
+    case PROTO_IN_LINK_UP:
+      if (p->connected)
+        handle_link_up (p, now, in->from, out);
+      break;
+    case PROTO_IN_LINK_FAILED:
+    case PROTO_IN_LINK_CLOSED:
+      {
+        Link *l = find_link (p, in->from);
+        if (l && p->connected)
+          {
+            gboolean failed = in->kind == PROTO_IN_LINK_FAILED;
+            l->state = failed ? PROTO_LINK_FAILED : PROTO_LINK_CLOSED;
+            observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
+                     failed ? "failed: never comes up (DISCO does not notice)"
+                            : "closed (kept in the pool)");
+          }
+        break;
+      }
+    case PROTO_IN_STREAM_CLOSED:
+    case PROTO_IN_LEAVE:
+      if (!p->connected)
+        break;
+      shutdown_pool (p, out);
+      if (in->kind == PROTO_IN_LEAVE)
+        proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+      p->connected = FALSE;
+      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+               in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
+      set_state (p, out, PROTO_PEER_LEFT);
+      break;
+    }
+  DlTime after = proto_peer_next_deadline (p);
+  if (after != before)
+    {
+      proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
+    }
+}
+
+ProtoPeer *
+proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
+{
+  g_return_val_if_fail (initial != NULL, NULL);
+  ProtoPeer *p = g_new0 (ProtoPeer, 1);
+  p->cfg = *config;
+  p->rng = rng;
+  p->state = PROTO_PEER_IDLE;
+  p->id = PROTO_NO_NODE;
+  p->provider = PROTO_NO_NODE;
+  p->model = learn_weights_ref (initial);
+  p->pool = g_array_new (FALSE, FALSE, sizeof (Link));
+  p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->nodes = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->contrib[0] = g_array_new (FALSE, FALSE, sizeof (Contribution));
+  p->contrib[1] = g_array_new (FALSE, FALSE, sizeof (Contribution));
+  p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
+  p->n_comm_rounds = config->aggregation == PROTO_AGG_SECURE ? 2 : 1;
+  p->sync_deadline = DL_TIME_NEVER;
+  p->agg_wait_deadline = DL_TIME_NEVER;
+  g_return_val_if_fail (config->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
+  return p;
+}
+
+void
+proto_peer_free (ProtoPeer *p)
+{
+  if (!p)
+    return;
+  for (guint i = 0; i < p->pool->len; i++)
+    link_free_loops (&g_array_index (p->pool, Link, i));
+  g_array_unref (p->pool);
+  g_array_unref (p->pending);
+  g_array_unref (p->nodes);
+  contrib_clear (p->contrib[0]);
+  contrib_clear (p->contrib[1]);
+  g_array_unref (p->contrib[0]);
+  g_array_unref (p->contrib[1]);
+  g_array_unref (p->serves);
+  learn_weights_unref (p->model);
+  learn_weights_unref (p->latest_model);
+  g_free (p);
+}
+
+ProtoPeerState proto_peer_state (const ProtoPeer *p) { return p->state; }
+ProtoNodeId proto_peer_id (const ProtoPeer *p) { return p->id; }
+gboolean proto_peer_connected (const ProtoPeer *p) { return p->connected; }
+guint proto_peer_rounds_done (const ProtoPeer *p) { return p->rounds_done; }
+uint32_t proto_peer_agg_round (const ProtoPeer *p) { return p->agg_round; }
+LearnWeights *proto_peer_model (const ProtoPeer *p) { return p->model; }
+LearnWeights *proto_peer_latest_model (const ProtoPeer *p) { return p->latest_model; }
+gboolean proto_peer_synced (const ProtoPeer *p) { return p->synced; }
+gboolean proto_peer_paused (const ProtoPeer *p) { return p->pause == PAUSE_PENDING; }
+guint proto_peer_pool_size (const ProtoPeer *p) { return p->pool->len; }
+const char *proto_peer_error (const ProtoPeer *p) { return p->error; }
+
+guint
+proto_peer_received_count (const ProtoPeer *p, ProtoMsgType type)
+{
+  return (unsigned) type < PROTO_MSG_N_TYPES ? p->received[type] : 0;
+}
+
+int
+proto_peer_link_state (const ProtoPeer *p, ProtoNodeId other)
+{
+  Link *l = find_link (p, other);
+  return l ? (int) l->state : -1;
+}

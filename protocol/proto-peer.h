@@ -1,0 +1,81 @@
+/* proto-peer.h — a DISCO decentralized client (DecentralizedClient driven by
+ * its Trainer) as a sans-IO state machine.
+ *
+ * proto_peer_handle (peer, now, &input, &outbox); proto_peer_next_deadline
+ * tells the driver when to feed PROTO_IN_DEADLINE.  The drop rule is one
+ * table (see proto-peer.c): a message reaches the peer only if its state
+ * listens for that type; otherwise it is dropped and observed as such.
+ *
+ * Shape: proto_peer_new / proto_peer_free (g_autoptr). */
+#pragma once
+
+#include "base/dl-random.h"
+#include "protocol/proto-config.h"
+#include "protocol/proto-input.h"
+#include "protocol/proto-outbox.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  PROTO_PEER_IDLE,               /* not started */
+  PROTO_PEER_CONNECTING,         /* ClientConnected sent, awaiting NewNodeInfo */
+  PROTO_PEER_SYNC_WAIT_PROVIDER, /* ModelSyncRequest sent, awaiting SignalModelProvider */
+  PROTO_PEER_SYNC_LINKING,       /* opening the link to the provider (no timeout) */
+  PROTO_PEER_SYNC_WAIT_MODEL,    /* awaiting SharedModel */
+  PROTO_PEER_PAUSED_BEGIN,       /* not enough participants, before local training */
+  PROTO_PEER_TRAINING,           /* local training */
+  PROTO_PEER_PAUSED_END,         /* not enough participants, before PeerIsReady */
+  PROTO_PEER_WAIT_PEERS,         /* PeerIsReady sent, awaiting PeersForRound (no timeout) */
+  PROTO_PEER_LINKING,            /* opening links to new round peers (no timeout) */
+  PROTO_PEER_WAIT_DECISION,      /* ConnectionsReady sent: Start / Retry / Fail */
+  PROTO_PEER_EXCHANGING,         /* weight exchange and aggregation */
+  PROTO_PEER_DONE,               /* all rounds trained, still connected */
+  PROTO_PEER_FAILED,             /* training failed (an exception in DISCO) */
+  PROTO_PEER_LEFT,               /* disconnected */
+} ProtoPeerState;
+#define PROTO_PEER_N_STATES (PROTO_PEER_LEFT + 1)
+
+const char *proto_peer_state_name (ProtoPeerState state);
+
+typedef enum {
+  PROTO_LINK_WAIT_OFFER,   /* we answer: waiting for the initiator's offer */
+  PROTO_LINK_WAIT_ANSWER,  /* we initiated: offer sent */
+  PROTO_LINK_CONNECTING,   /* signalling done, transport not up yet */
+  PROTO_LINK_UP,
+  PROTO_LINK_FAILED,       /* will never come up; DISCO does not notice */
+  PROTO_LINK_CLOSED,       /* was up, died; DISCO keeps it in the pool */
+} ProtoLinkState;
+
+typedef struct ProtoPeer ProtoPeer;
+
+/* initial: the model every peer starts from (a reference is taken).
+ * rng: the stream for secure-aggregation shares (borrowed; outlives peer). */
+ProtoPeer *proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng);
+void proto_peer_free (ProtoPeer *peer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoPeer, proto_peer_free)
+
+void proto_peer_handle (ProtoPeer *peer, DlTime now, const ProtoInput *input, ProtoOutbox *out);
+DlTime proto_peer_next_deadline (const ProtoPeer *peer);
+
+/* The drop rule: does the peer, as it is now, listen for `type` from `from`? */
+gboolean proto_peer_listens (const ProtoPeer *peer, ProtoMsgType type, ProtoNodeId from);
+
+ProtoPeerState proto_peer_state (const ProtoPeer *peer);
+ProtoNodeId proto_peer_id (const ProtoPeer *peer);
+gboolean proto_peer_connected (const ProtoPeer *peer);
+guint proto_peer_rounds_done (const ProtoPeer *peer);
+uint32_t proto_peer_agg_round (const ProtoPeer *peer);
+/* (transfer none) the trainer's current weights */
+LearnWeights *proto_peer_model (const ProtoPeer *peer);
+/* (transfer none) #latestModel, NULL before a round finished or a sync */
+LearnWeights *proto_peer_latest_model (const ProtoPeer *peer);
+gboolean proto_peer_synced (const ProtoPeer *peer);
+gboolean proto_peer_paused (const ProtoPeer *peer);
+guint proto_peer_received_count (const ProtoPeer *peer, ProtoMsgType type);
+guint proto_peer_pool_size (const ProtoPeer *peer);
+/* PROTO_LINK_* of the pool entry for `other`, or -1 if none. */
+int proto_peer_link_state (const ProtoPeer *peer, ProtoNodeId other);
+/* Why the peer failed ("" if it did not). */
+const char *proto_peer_error (const ProtoPeer *peer);
+
+G_END_DECLS
