@@ -10,3 +10,9 @@ tests_test_base_LDADD = base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 tests_test_sim_SOURCES = tests/test-sim.c
 tests_test_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_sim_LDADD = bench/libdlbench.a sim/libdlsim.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-protocol
+TESTS += tests/test-protocol
+tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h
+tests_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_protocol_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

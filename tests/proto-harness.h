@@ -1,0 +1,72 @@
+/* proto-harness.h — a hand-held world for protocol tests: one coordinator,
+ * peers 1..n, a FIFO of messages in flight that the test delivers (all, or
+ * selectively), links that come up when the test says, training that ends
+ * when the test says (or at once), and time that moves only by hand.
+ * No simulator, no network model: just explicit orderings. */
+#pragma once
+
+#include "protocol/proto-coord.h"
+#include "protocol/proto-peer.h"
+
+typedef struct {
+  ProtoNodeId from;
+  ProtoNodeId to;
+  ProtoVia via;
+  ProtoMsg msg;
+} HMsg;
+
+typedef struct {
+  DlTime now;
+  ProtoConfig cfg;
+  ProtoCoord *coord;
+  guint n;
+  ProtoPeer **peers;        /* [1..n] */
+  DlRandom **rngs;
+  GArray *queue;            /* HMsg in flight */
+  GArray *links_pending;    /* pairs (a<<32|b) signalled, not up yet */
+  GArray *links_up;         /* pairs up */
+  gboolean auto_links;      /* bring links up as soon as signalled */
+  gboolean auto_train;      /* finish training at once */
+  gboolean *training;       /* [1..n] a START_TRAINING is outstanding */
+  float train_step;         /* auto training adds train_step * peer id to every weight */
+  guint64 fail_pairs[16];   /* link pairs that never come up */
+  guint n_fail_pairs;
+  int hold_type[4];         /* messages of these types from hold_from stay queued (-1: none) */
+  ProtoNodeId hold_from[4];
+  GPtrArray *log;           /* observations and actions, as text */
+  gboolean verbose;
+} Harness;
+
+Harness *h_new (const ProtoConfig *cfg, guint n_peers, gsize model_len);
+void h_free (Harness *h);
+/* Peer i connects (PROTO_IN_START). */
+void h_start (Harness *h, guint i);
+/* Delivers queued messages (and auto links/training) until nothing moves. */
+void h_settle (Harness *h);
+/* Delivers only the first queued message matching (type, to); FALSE if none. */
+gboolean h_deliver_one (Harness *h, ProtoMsgType type, ProtoNodeId to);
+/* Removes queued messages matching (type, to; PROTO_NO_NODE = any). */
+guint h_drop (Harness *h, ProtoMsgType type, ProtoNodeId to);
+guint h_queued (Harness *h, ProtoMsgType type, ProtoNodeId to);
+/* Moves time to t, feeding deadlines in time order (coordinator first at ties). */
+void h_advance_to (Harness *h, DlTime t);
+void h_advance (Harness *h, DlTime dt);
+/* Ends peer i's training with its model + step. */
+void h_finish_training (Harness *h, guint i);
+/* Brings all signalled links up (except failing pairs). */
+void h_links_up (Harness *h);
+void h_fail_link (Harness *h, ProtoNodeId a, ProtoNodeId b);
+/* Peer i leaves gracefully: the coordinator sees the close at once. */
+void h_leave (Harness *h, guint i);
+/* Sends a message from a node into the coordinator directly. */
+void h_to_coord (Harness *h, ProtoNodeId from, ProtoMsgType type);
+/* Feeds a message to peer i directly (from: server or a peer). */
+void h_to_peer (Harness *h, guint i, ProtoNodeId from, const ProtoMsg *msg);
+/* How many observations of a kind (and message type, -1 any) node has logged. */
+guint h_count_log (Harness *h, const char *needle);
+void h_dump (Harness *h);
+/* Keeps messages of `type` from `from` (PROTO_NO_NODE: anyone) in transit:
+ * h_settle passes them over until h_unhold (which releases every rule).
+ * Up to four rules at once. */
+void h_hold (Harness *h, ProtoMsgType type, ProtoNodeId from);
+void h_unhold (Harness *h);

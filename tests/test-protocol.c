@@ -1,0 +1,1141 @@
+/* test-protocol.c — protocol/: messages and their wire form, the drop rule,
+ * the coordinator (DISCO's controller cases), the collect condition, model
+ * sync, aggregation, stream closes, and DISCO's failures S4, S5, S7, S8, S9,
+ * S10, S17 as scripted input sequences that end in the stuck state.  Time is
+ * hand-held (tests/proto-harness.c); there is no simulator here. */
+#include "config.h"
+
+#include "tests/proto-harness.h"
+#include "learn/learn-weights.h"
+
+#include <check.h>
+#include <string.h>
+
+#define T60 (60 * DL_S)
+
+static ProtoConfig
+cfg (ProtoVersion v, guint min, guint rounds)
+{
+  ProtoConfig c;
+  proto_config_init (&c, v);
+  c.min_participants = min;
+  c.rounds = rounds;
+  return c;
+}
+
+static void
+assert_state (Harness *h, guint i, ProtoPeerState s)
+{
+  if (proto_peer_state (h->peers[i]) != s)
+    h_dump (h);
+  ck_assert_msg (proto_peer_state (h->peers[i]) == s, "p%u is %s, expected %s", i,
+                 proto_peer_state_name (proto_peer_state (h->peers[i])), proto_peer_state_name (s));
+}
+
+/* ---------------------------------------------------------------- messages */
+
+static void
+fill_msg (ProtoMsg *m, ProtoMsgType t)
+{
+  proto_msg_init (m, t);
+  static const ProtoNodeId peers[] = { 4, 9, 2 };
+  static const float w[] = { 1.5f, -2.25f, 3.0f, 0.0f, 1e-3f };
+  switch (t)
+    {
+    case PROTO_MSG_NEW_NODE_INFO:
+      m->node = 7; m->wait_for_more = TRUE; m->nb_participants = 3; m->joined_mid_training = TRUE;
+      break;
+    case PROTO_MSG_PEERS_FOR_ROUND:
+      proto_msg_set_peers (m, peers, 3); m->round = 12;
+      break;
+    case PROTO_MSG_WAITING_FOR_MORE:
+    case PROTO_MSG_ENOUGH_PARTICIPANTS:
+      m->nb_participants = 5;
+      break;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      m->node = 3; m->signal = PROTO_SIGNAL_ANSWER;
+      break;
+    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+    case PROTO_MSG_SIGNAL_NEW_PEER:
+      m->node = 11;
+      break;
+    case PROTO_MSG_PAYLOAD:
+      m->node = 2; m->round = 4; m->comm_round = 1;
+      /* fall through */
+    case PROTO_MSG_SHARED_MODEL:
+      {
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
+        proto_msg_set_weights (m, lw);
+        break;
+      }
+    default:
+      break;
+    }
+}
+
+START_TEST (test_message_roundtrip)
+{
+  ProtoMsgType t = (ProtoMsgType) _i;
+  ProtoMsg m, back;
+  fill_msg (&m, t);
+  g_autoptr (GBytes) b = proto_msg_encode (&m);
+  ck_assert_uint_eq (g_bytes_get_size (b), proto_msg_wire_size (&m));
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (proto_msg_decode (b, &back, &error), "%s", error ? error->message : "");
+  ck_assert_int_eq (back.type, t);
+  ck_assert_uint_eq (back.node, m.node);
+  ck_assert_int_eq (back.wait_for_more, m.wait_for_more);
+  ck_assert_int_eq (back.joined_mid_training, m.joined_mid_training);
+  ck_assert_uint_eq (back.nb_participants, m.nb_participants);
+  ck_assert_uint_eq (back.round, m.round);
+  ck_assert_uint_eq (back.comm_round, m.comm_round);
+  ck_assert_int_eq (back.signal, m.signal);
+  ck_assert_uint_eq (back.n_peers, m.n_peers);
+  if (m.n_peers)
+    ck_assert_mem_eq (back.peers, m.peers, m.n_peers * sizeof (ProtoNodeId));
+  ck_assert_int_eq (back.weights != NULL, m.weights != NULL);
+  if (m.weights)
+    ck_assert (learn_weights_equal (back.weights, m.weights));
+  ck_assert_str_ne (proto_msg_type_name (t), "?");
+  ProtoMsgType again;
+  ck_assert (proto_msg_type_from_name (proto_msg_type_name (t), &again) && again == t);
+  proto_msg_clear (&m);
+  proto_msg_clear (&back);
+}
+END_TEST
+
+START_TEST (test_payload_charges_real_size)
+{
+  g_autoptr (LearnWeights) w = learn_weights_new (100000);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+  proto_msg_set_weights (&m, w);
+  gsize size = proto_msg_wire_size (&m);
+  ck_assert_uint_ge (size, 400000);
+  ck_assert_uint_lt (size, 400000 + 64);
+  proto_msg_clear (&m);
+}
+END_TEST
+
+static gboolean
+decode_fails (const void *data, gsize len)
+{
+  g_autoptr (GBytes) b = g_bytes_new (data, len);
+  ProtoMsg m;
+  g_autoptr (GError) error = NULL;
+  if (proto_msg_decode (b, &m, &error))
+    {
+      proto_msg_clear (&m);
+      return FALSE;
+    }
+  ck_assert (error != NULL && error->domain == PROTO_ERROR);
+  return TRUE;
+}
+
+START_TEST (test_decode_untrusted)
+{
+  ck_assert (decode_fails ("", 0));
+  /* every truncation of a valid Payload and PeersForRound is rejected or
+   * decodes to something sane, never a crash */
+  for (int t = 0; t < 2; t++)
+    {
+      ProtoMsg m;
+      fill_msg (&m, t ? PROTO_MSG_PAYLOAD : PROTO_MSG_PEERS_FOR_ROUND);
+      g_autoptr (GBytes) b = proto_msg_encode (&m);
+      gsize n;
+      const guchar *d = g_bytes_get_data (b, &n);
+      for (gsize len = 0; len < n; len++)
+        {
+          g_autoptr (GBytes) part = g_bytes_new (d, len);
+          ProtoMsg back;
+          if (proto_msg_decode (part, &back, NULL))
+            proto_msg_clear (&back);
+        }
+      proto_msg_clear (&m);
+    }
+  /* random garbage */
+  g_autoptr (DlRandom) r = dl_random_new (1, "garbage", 0);
+  guchar buf[256];
+  for (int i = 0; i < 5000; i++)
+    {
+      gsize len = dl_random_below (r, sizeof buf) + 1;
+      for (gsize k = 0; k < len; k++)
+        buf[k] = (guchar) dl_random_below (r, 256);
+      g_autoptr (GBytes) b = g_bytes_new (buf, len);
+      ProtoMsg back;
+      if (proto_msg_decode (b, &back, NULL))
+        proto_msg_clear (&back);
+    }
+  /* a well-formed variant with the wrong fields for its type byte */
+  {
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new ("(yu)", (guchar) PROTO_MSG_PAYLOAD, 5u)));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+  /* an unknown type byte */
+  {
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new ("(y)", (guchar) 200)));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+  /* weights that are not whole float32s */
+  {
+    guchar three[3] = { 1, 2, 3 };
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new (
+        "(y@ay)", (guchar) PROTO_MSG_SHARED_MODEL,
+        g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, three, 3, 1))));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+  /* not a variant at all: a bare tuple */
+  {
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new ("(y)", (guchar) 1));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- drop rule */
+
+/* The listening sets, written out independently of proto-peer.c's table. */
+static guint32
+expected_listens (ProtoPeerState s, gboolean pause_pending)
+{
+  guint32 b = 0;
+#define L(t) (1u << (t))
+  switch (s)
+    {
+    case PROTO_PEER_IDLE:
+    case PROTO_PEER_FAILED:   /* tested only after a disconnecting failure */
+    case PROTO_PEER_LEFT:
+      return 0;
+    case PROTO_PEER_CONNECTING:
+      b = L (PROTO_MSG_NEW_NODE_INFO) | L (PROTO_MSG_ENOUGH_PARTICIPANTS);
+      break;
+    case PROTO_PEER_SYNC_WAIT_PROVIDER:
+      b = L (PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+      break;
+    case PROTO_PEER_SYNC_WAIT_MODEL:
+      /* SharedModel only on the provider's link: from the server it is dropped */
+      break;
+    case PROTO_PEER_WAIT_PEERS:
+      b = L (PROTO_MSG_PEERS_FOR_ROUND);
+      break;
+    case PROTO_PEER_WAIT_DECISION:
+      b = L (PROTO_MSG_START_WEIGHT_SHARING) | L (PROTO_MSG_RETRY_PEER_CONNECTIONS)
+          | L (PROTO_MSG_CONNECTION_FAIL);
+      break;
+    case PROTO_PEER_SYNC_LINKING:
+    case PROTO_PEER_PAUSED_BEGIN:
+    case PROTO_PEER_TRAINING:
+    case PROTO_PEER_PAUSED_END:
+    case PROTO_PEER_LINKING:
+    case PROTO_PEER_EXCHANGING:
+    case PROTO_PEER_DONE:
+      break;
+    }
+  b |= L (PROTO_MSG_SIGNAL_FOR_PEER) | L (PROTO_MSG_SIGNAL_NEW_PEER) | L (PROTO_MSG_WAITING_FOR_MORE);
+  if (pause_pending)
+    b |= L (PROTO_MSG_ENOUGH_PARTICIPANTS);
+#undef L
+  return b;
+}
+
+/* Checks proto_peer_listens against the table for every type, then feeds
+ * every non-listened type and checks it is dropped without effect. */
+static void
+check_drop_rule (Harness *h, guint i)
+{
+  ProtoPeer *p = h->peers[i];
+  ProtoPeerState s = proto_peer_state (p);
+  guint32 want = expected_listens (s, proto_peer_paused (p));
+  for (int t = 0; t < PROTO_MSG_N_TYPES; t++)
+    {
+      if (t == PROTO_MSG_PAYLOAD)
+        continue;  /* conditional on receive loops: tested in S4 */
+      gboolean listens = proto_peer_listens (p, (ProtoMsgType) t, PROTO_SERVER);
+      ck_assert_msg ((guint32) listens == ((want >> t) & 1), "state %s, %s: listens=%d",
+                     proto_peer_state_name (s), proto_msg_type_name ((ProtoMsgType) t), listens);
+      if (listens)
+        continue;
+      guint before_drops = h_count_log (h, "dropped");
+      guint queued = h->queue->len;
+      ProtoMsg m;
+      fill_msg (&m, (ProtoMsgType) t);
+      h_to_peer (h, i, PROTO_SERVER, &m);
+      proto_msg_clear (&m);
+      ck_assert_int_eq (proto_peer_state (p), s);
+      ck_assert_uint_eq (h->queue->len, queued);   /* no reaction */
+      if (proto_peer_connected (p))
+        ck_assert_uint_eq (h_count_log (h, "dropped"), before_drops + 1);
+    }
+}
+
+START_TEST (test_drop_rule_every_state)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 2);
+  Harness *h = h_new (&c, 3, 4);
+  h->auto_train = FALSE;
+  check_drop_rule (h, 1);                          /* idle */
+  h_start (h, 1);
+  check_drop_rule (h, 1);                          /* connecting */
+  h_start (h, 2);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_TRAINING);
+  check_drop_rule (h, 1);                          /* training */
+  h->auto_links = FALSE;
+  h_finish_training (h, 1);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+  check_drop_rule (h, 1);                          /* wait-peers-for-round */
+  h_finish_training (h, 2);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_LINKING);
+  check_drop_rule (h, 1);                          /* linking */
+  h_links_up (h);
+  h->auto_links = TRUE;
+  h_hold (h, PROTO_MSG_CONNECTIONS_READY, 2);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_WAIT_DECISION);
+  check_drop_rule (h, 1);                          /* wait-start-retry-fail */
+  h_unhold (h);
+  h_hold (h, PROTO_MSG_PAYLOAD, 2);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_EXCHANGING);
+  check_drop_rule (h, 1);                          /* exchanging */
+  h_unhold (h);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_TRAINING);
+  /* a late joiner: syncing states */
+  h_hold (h, PROTO_MSG_SIGNAL_MODEL_PROVIDER, PROTO_SERVER);
+  h_start (h, 3);
+  h_settle (h);
+  assert_state (h, 3, PROTO_PEER_SYNC_WAIT_PROVIDER);
+  check_drop_rule (h, 3);
+  h_unhold (h);
+  h_hold (h, PROTO_MSG_SHARED_MODEL, PROTO_NO_NODE);
+  h_settle (h);
+  assert_state (h, 3, PROTO_PEER_SYNC_WAIT_MODEL);
+  check_drop_rule (h, 3);
+  {
+    ProtoNodeId prov = proto_coord_provider (h->coord);
+    ck_assert (proto_peer_listens (h->peers[3], PROTO_MSG_SHARED_MODEL, prov));
+    ck_assert (!proto_peer_listens (h->peers[3], PROTO_MSG_SHARED_MODEL, prov == 1 ? 2 : 1));
+  }
+  h_unhold (h);
+  h_settle (h);
+  ck_assert (proto_peer_synced (h->peers[3]));
+  /* finish: done, then left */
+  for (int k = 0; k < 6; k++)
+    {
+      for (guint i = 1; i <= 3; i++)
+        if (h->training[i])
+          h_finish_training (h, i);
+      h_settle (h);
+    }
+  assert_state (h, 1, PROTO_PEER_DONE);
+  check_drop_rule (h, 1);
+  h_leave (h, 1);
+  assert_state (h, 1, PROTO_PEER_LEFT);
+  check_drop_rule (h, 1);
+  h_free (h);
+}
+END_TEST
+
+/* ------------------------------------------------- coordinator: controller */
+
+/* Two peers joined and ready: PeersForRound went out, the timer runs. */
+static Harness *
+two_ready (ProtoVersion v, guint M)
+{
+  ProtoConfig c = cfg (v, 2, 1);
+  c.max_connection_retry = M;
+  Harness *h = h_new (&c, 2, 4);
+  for (ProtoNodeId id = 1; id <= 2; id++)
+    h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
+  for (ProtoNodeId id = 1; id <= 2; id++)
+    {
+      h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
+      h_to_coord (h, id, PROTO_MSG_PEER_IS_READY);
+    }
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 1), 1);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 2), 1);
+  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  return h;
+}
+
+START_TEST (test_controller_one_retry)
+{
+  /* DISCO: only ws1 sends ConnectionsReady; after T both get exactly one
+   * Retry and no Fail. */
+  Harness *h = two_ready (PROTO_VERSION_DISCO_1110, 3);
+  h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
+  h_advance (h, T60 - 1);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, PROTO_NO_NODE), 0);
+  h_advance (h, 1);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, 1), 1);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, 2), 1);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_CONNECTION_FAIL, PROTO_NO_NODE), 0);
+  ck_assert_uint_eq (proto_coord_retry_counter (h->coord), 1);
+  h_free (h);
+}
+END_TEST
+
+/* DISCO: M = 3: three Retry cycles, then at the 4th timeout B gets one Fail,
+ * A none, and A has received 4 Retries.  disco-1110-draft: B's Fail comes at
+ * the 3rd timeout (S5). */
+static void
+exclusion_script (ProtoVersion v, guint fail_at)
+{
+  Harness *h = two_ready (v, 3);
+  guint retries_a = 0;
+  for (guint timeout = 1; timeout <= fail_at; timeout++)
+    {
+      h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
+      h_advance (h, T60);
+      retries_a += h_queued (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, 1);
+      guint fails_b = h_queued (h, PROTO_MSG_CONNECTION_FAIL, 2);
+      ck_assert_uint_eq (h_queued (h, PROTO_MSG_CONNECTION_FAIL, 1), 0);
+      if (timeout < fail_at)
+        {
+          ck_assert_msg (fails_b == 0, "Fail at timeout %u", timeout);
+          ck_assert_uint_eq (h_queued (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, 2), 1);
+          ck_assert_uint_eq (retries_a, timeout);
+          h_drop (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, PROTO_NO_NODE);
+          for (ProtoNodeId id = 1; id <= 2; id++)
+            h_to_coord (h, id, PROTO_MSG_PEER_IS_READY);
+          h_drop (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE);
+        }
+      else
+        {
+          ck_assert_uint_eq (fails_b, 1);
+          ck_assert_uint_eq (h_queued (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, 2), 0);
+          ck_assert_uint_eq (retries_a, fail_at);
+          ck_assert (!proto_coord_in_round (h->coord, 2));
+          ck_assert (proto_coord_in_round (h->coord, 1));
+          ck_assert_uint_eq (proto_coord_retry_counter (h->coord), 0);
+          ck_assert_uint_eq (h_count_log (h, "excluded node=2"), 1);
+        }
+    }
+  h_free (h);
+}
+
+START_TEST (test_controller_exclusion_after_m_retries)
+{
+  exclusion_script (PROTO_VERSION_DISCO_1110, 4);
+}
+END_TEST
+
+START_TEST (test_s05_draft_excludes_at_third_timeout)
+{
+  exclusion_script (PROTO_VERSION_DISCO_1110_DRAFT, 3);
+}
+END_TEST
+
+/* ------------------------------------------------------- collect condition */
+
+START_TEST (test_collect_condition)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  Harness *h = h_new (&c, 4, 4);
+  h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 2, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 3, PROTO_MSG_CLIENT_CONNECTED);
+  for (ProtoNodeId id = 1; id <= 3; id++)
+    h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
+  h_to_coord (h, 1, PROTO_MSG_PEER_IS_READY);
+  h_to_coord (h, 2, PROTO_MSG_PEER_IS_READY);
+  /* 3 joined before the list: it is in the round, the list waits for it */
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);
+  h_to_coord (h, 3, PROTO_MSG_PEER_IS_READY);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 3);
+  /* 4 connects and joins after the list: lands in the map of the round in
+   * flight (S19), is wiped at Start, so it is in the next round */
+  h_to_coord (h, 4, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 4, PROTO_MSG_JOIN_ROUND);
+  for (ProtoNodeId id = 1; id <= 3; id++)
+    h_to_coord (h, id, PROTO_MSG_CONNECTIONS_READY);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_START_WEIGHT_SHARING, PROTO_NO_NODE), 4);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  ck_assert (!proto_coord_in_round (h->coord, 4));
+  h_drop (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE);
+  for (ProtoNodeId id = 1; id <= 4; id++)
+    {
+      h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
+      h_to_coord (h, id, PROTO_MSG_PEER_IS_READY);
+    }
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 4);
+  /* a syncing newcomer (round > 0) does not block the next list */
+  for (ProtoNodeId id = 1; id <= 4; id++)
+    h_to_coord (h, id, PROTO_MSG_CONNECTIONS_READY);
+  h_drop (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE);
+  ProtoConfig c5 = c;
+  (void) c5;
+  h_to_coord (h, 5, PROTO_MSG_CLIENT_CONNECTED);
+  ck_assert (proto_coord_is_syncing (h->coord, 5));
+  for (ProtoNodeId id = 1; id <= 4; id++)
+    {
+      h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
+      h_to_coord (h, id, PROTO_MSG_PEER_IS_READY);
+    }
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 4);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 5), 0);
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_collect_condition_775_over_joined)
+{
+  /* disco-775: ready == |joined|: a connected peer that has not joined does
+   * not block (with disco-1110 it would). */
+  for (int v = 0; v < 2; v++)
+    {
+      ProtoConfig c = cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 1);
+      Harness *h = h_new (&c, 3, 4);
+      for (ProtoNodeId id = 1; id <= 3; id++)
+        h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
+      for (ProtoNodeId id = 1; id <= 2; id++)
+        {
+          h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
+          h_to_coord (h, id, PROTO_MSG_PEER_IS_READY);
+        }
+      ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), v ? 2 : 0);
+      if (v)
+        ck_assert_uint_eq (proto_coord_round (h->coord), 1);  /* 775: round advances with the list */
+      h_free (h);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ stream close */
+
+START_TEST (test_close_in_each_phase)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  Harness *h = h_new (&c, 3, 4);
+  for (ProtoNodeId id = 1; id <= 3; id++)
+    {
+      h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
+      h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
+    }
+  /* collect: 3 leaves while 1 and 2 are ready -> the list goes out without it */
+  h_to_coord (h, 1, PROTO_MSG_PEER_IS_READY);
+  h_to_coord (h, 2, PROTO_MSG_PEER_IS_READY);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);
+  ProtoInput close = { .kind = PROTO_IN_STREAM_CLOSED, .from = 3 };
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  proto_coord_handle (h->coord, h->now, &close, &out);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 2);
+  proto_outbox_reset (&out);
+  /* connect: 1 is ready, 2 leaves -> no Start (S18), connections < min ->
+   * WaitingForMoreParticipants */
+  ProtoInput cr = { .kind = PROTO_IN_MESSAGE, .from = 1 };
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_CONNECTIONS_READY);
+  cr.msg = &m;
+  proto_coord_handle (h->coord, h->now, &cr, &out);
+  proto_outbox_reset (&out);
+  close.from = 2;
+  proto_coord_handle (h->coord, h->now, &close, &out);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_START_WEIGHT_SHARING, PROTO_NO_NODE), 0);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_WAITING_FOR_MORE, 1), 1);
+  ck_assert (proto_coord_waiting_for_more (h->coord));
+  ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);  /* the timer keeps running */
+  proto_outbox_reset (&out);
+  /* the last one leaves: reset */
+  close.from = 1;
+  proto_coord_handle (h->coord, h->now, &close, &out);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_RESET), 1);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 0);
+  ck_assert_uint_eq (proto_coord_provider (h->coord), PROTO_NO_NODE);
+  ck_assert_uint_eq (proto_coord_connections (h->coord), 0);
+  ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 0);
+  proto_outbox_clear (&out);
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_unexpected_messages_to_coordinator)
+{
+  Harness *h = two_ready (PROTO_VERSION_DISCO_1110, 3);
+  guint round = proto_coord_round (h->coord), q = h->queue->len;
+  const ProtoMsgType bad[] = { PROTO_MSG_NEW_NODE_INFO, PROTO_MSG_PEERS_FOR_ROUND, PROTO_MSG_PAYLOAD,
+                               PROTO_MSG_SHARED_MODEL, PROTO_MSG_START_WEIGHT_SHARING };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      ProtoMsg m;
+      fill_msg (&m, bad[i]);
+      ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m };
+      ProtoOutbox out;
+      proto_outbox_init (&out);
+      proto_coord_handle (h->coord, h->now, &in, &out);
+      ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_DROPPED), 1);
+      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_N_TYPES, PROTO_NO_NODE), 0);
+      proto_outbox_clear (&out);
+      proto_msg_clear (&m);
+    }
+  ck_assert_uint_eq (proto_coord_round (h->coord), round);
+  ck_assert_uint_eq (h->queue->len, q);
+  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  /* a signal to an unknown peer is silently dropped (S26) */
+  ProtoMsg s;
+  fill_msg (&s, PROTO_MSG_SIGNAL_FOR_PEER);
+  s.node = 42;
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &s };
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  proto_coord_handle (h->coord, h->now, &in, &out);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_SIGNAL_FOR_PEER, PROTO_NO_NODE), 0);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_REJECTED), 1);
+  proto_outbox_clear (&out);
+  h_free (h);
+}
+END_TEST
+
+/* ------------------------------------------------------------- aggregation */
+
+/* Runs n peers for `rounds` rounds with no faults and checks that after the
+ * last round every peer holds the same weights, equal to the expected mean. */
+static void
+consensus (ProtoAggregation agg, guint n, guint rounds)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, n, rounds);
+  c.aggregation = agg;
+  const gsize len = 6;
+  Harness *h = h_new (&c, n, len);
+  for (guint i = 1; i <= n; i++)
+    h_start (h, i);
+  h_settle (h);
+  /* expected: each round adds mean(i) * (k + 1) to every peer's weights */
+  double mean_id = (n + 1) / 2.0;
+  for (guint i = 1; i <= n; i++)
+    {
+      assert_state (h, i, PROTO_PEER_DONE);
+      ck_assert_uint_eq (proto_peer_rounds_done (h->peers[i]), rounds);
+      LearnWeights *w = proto_peer_model (h->peers[i]);
+      ck_assert (learn_weights_equal (w, proto_peer_model (h->peers[1])));  /* bit-identical */
+      for (gsize k = 0; k < len; k++)
+        {
+          double want = rounds * mean_id * (double) (k + 1);
+          double tol = agg == PROTO_AGG_SECURE ? 1e-3 : 1e-5;
+          ck_assert_msg (fabs (learn_weights_data (w)[k] - want) <= tol * MAX (1.0, want),
+                         "peer %u weight %zu = %g, want %g", i, k, learn_weights_data (w)[k], want);
+        }
+    }
+  ck_assert_uint_eq (proto_coord_round (h->coord), rounds);
+  h_free (h);
+}
+
+START_TEST (test_consensus_mean_3) { consensus (PROTO_AGG_MEAN, 3, 1); consensus (PROTO_AGG_MEAN, 3, 3); }
+END_TEST
+START_TEST (test_consensus_secure_3) { consensus (PROTO_AGG_SECURE, 3, 1); consensus (PROTO_AGG_SECURE, 3, 3); }
+END_TEST
+START_TEST (test_consensus_10) { consensus (PROTO_AGG_MEAN, 10, 3); consensus (PROTO_AGG_SECURE, 10, 3); }
+END_TEST
+
+START_TEST (test_secure_shares_hide_inputs)
+{
+  /* With secure aggregation no Payload of communication round 0 carries a
+   * peer's own weights. */
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, 1);
+  c.aggregation = PROTO_AGG_SECURE;
+  Harness *h = h_new (&c, 3, 4);
+  for (guint i = 1; i <= 3; i++)
+    h_start (h, i);
+  h->auto_train = FALSE;
+  h_settle (h);
+  for (guint i = 1; i <= 3; i++)
+    h_finish_training (h, i);
+  h_hold (h, PROTO_MSG_PAYLOAD, PROTO_NO_NODE);
+  h_settle (h);
+  guint seen = 0;
+  for (guint k = 0; k < h->queue->len; k++)
+    {
+      HMsg *m = &g_array_index (h->queue, HMsg, k);
+      if (m->msg.type != PROTO_MSG_PAYLOAD)
+        continue;
+      seen++;
+      ck_assert (!learn_weights_equal (m->msg.weights, proto_peer_model (h->peers[m->from])));
+      ck_assert_uint_eq (m->msg.comm_round, 0);
+    }
+  ck_assert_uint_eq (seen, 6);
+  h_unhold (h);
+  h_settle (h);
+  for (guint i = 1; i <= 3; i++)
+    assert_state (h, i, PROTO_PEER_DONE);
+  h_free (h);
+}
+END_TEST
+
+/* -------------------------------------------------------------- model sync */
+
+/* p1, p2 (min 2) train round 0; returns with both training round 1. */
+static Harness *
+two_after_round0 (ProtoVersion v, guint n_peers)
+{
+  ProtoConfig c = cfg (v, 2, 5);
+  Harness *h = h_new (&c, n_peers, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  h_finish_training (h, 1);
+  h_finish_training (h, 2);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_TRAINING);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  return h;
+}
+
+START_TEST (test_sync_late_joiner_gets_latest_model)
+{
+  Harness *h = two_after_round0 (PROTO_VERSION_DISCO_1110, 3);
+  ProtoNodeId provider = proto_coord_provider (h->coord);
+  ck_assert (provider == 1 || provider == 2);
+  /* the provider is the first ConnectionsReady sender */
+  ck_assert_uint_eq (h_count_log (h, "provider-chosen"), 1);
+  h_start (h, 3);
+  h_settle (h);
+  ck_assert (proto_peer_synced (h->peers[3]));
+  assert_state (h, 3, PROTO_PEER_TRAINING);
+  ck_assert (learn_weights_equal (proto_peer_model (h->peers[3]),
+                                  proto_peer_latest_model (h->peers[provider])));
+  ck_assert_uint_eq (h_count_log (h, "sync-served"), 1);
+  ck_assert (!proto_coord_is_syncing (h->coord, 3));
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_sync_provider_waits_for_round_aggregate)
+{
+  /* SignalNewPeer reaches the provider between Start and the end of its round:
+   * it serves that round's aggregate, not the previous one. */
+  Harness *h = two_after_round0 (PROTO_VERSION_DISCO_1110, 3);
+  g_autoptr (LearnWeights) round0 = learn_weights_ref (proto_peer_latest_model (h->peers[1]));
+  h_finish_training (h, 1);
+  h_finish_training (h, 2);
+  h_hold (h, PROTO_MSG_START_WEIGHT_SHARING, PROTO_SERVER);
+  h_settle (h);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_START_WEIGHT_SHARING, PROTO_NO_NODE), 2);
+  ProtoNodeId p = proto_coord_provider (h->coord), other = p == 1 ? 2 : 1;
+  ck_assert (h_deliver_one (h, PROTO_MSG_START_WEIGHT_SHARING, p));
+  assert_state (h, p, PROTO_PEER_EXCHANGING);
+  h_hold (h, PROTO_MSG_PAYLOAD, p);   /* keep the round open */
+  h_start (h, 3);
+  h_settle (h);
+  ck_assert (!proto_peer_synced (h->peers[3]));
+  assert_state (h, 3, PROTO_PEER_SYNC_WAIT_MODEL);
+  ck_assert_uint_eq (h_count_log (h, "sync-served"), 0);   /* waiting for the round */
+  h_unhold (h);
+  ck_assert (h_deliver_one (h, PROTO_MSG_START_WEIGHT_SHARING, other));
+  h_settle (h);
+  ck_assert (proto_peer_synced (h->peers[3]));
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[p]), 2);
+  ck_assert (learn_weights_equal (proto_peer_model (h->peers[3]), proto_peer_latest_model (h->peers[p])));
+  ck_assert (!learn_weights_equal (proto_peer_model (h->peers[3]), round0));
+  h_free (h);
+}
+END_TEST
+
+/* Provider leaves while a newcomer is syncing: disco-1110 picks the first
+ * connected non-syncing node; disco-1110-draft the first map entry, which
+ * after the delete is the syncing newcomer itself (S10). */
+static Harness *
+provider_leaves (ProtoVersion v)
+{
+  Harness *h = two_after_round0 (v, 3);
+  /* make p1 the provider and the first connection */
+  ck_assert_uint_eq (proto_coord_provider (h->coord), 1);
+  h_hold (h, PROTO_MSG_MODEL_SYNC_REQUEST, 3);
+  h_start (h, 3);
+  h_settle (h);
+  assert_state (h, 3, PROTO_PEER_SYNC_WAIT_PROVIDER);
+  h_leave (h, 1);
+  h_unhold (h);
+  h_settle (h);
+  return h;
+}
+
+START_TEST (test_sync_provider_replaced_1110)
+{
+  Harness *h = provider_leaves (PROTO_VERSION_DISCO_1110);
+  ck_assert_uint_eq (proto_coord_provider (h->coord), 2);
+  ck_assert (proto_peer_synced (h->peers[3]));
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_s10_draft_replacement_is_the_syncing_newcomer)
+{
+  Harness *h = provider_leaves (PROTO_VERSION_DISCO_1110_DRAFT);
+  ck_assert_uint_eq (proto_coord_provider (h->coord), 3);
+  assert_state (h, 3, PROTO_PEER_FAILED);
+  ck_assert (strstr (proto_peer_error (h->peers[3]), "contains our id") != NULL);
+  ck_assert_uint_eq (h_count_log (h, "provider-replaced node=3"), 1);
+  ck_assert (!proto_peer_synced (h->peers[3]));
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_sync_no_provider_times_out)
+{
+  /* S11: all non-syncing peers leave while a newcomer syncs: no provider;
+   * the request is ignored and the newcomer fails after model_sync_timeout. */
+  Harness *h = two_after_round0 (PROTO_VERSION_DISCO_1110, 3);
+  h_hold (h, PROTO_MSG_MODEL_SYNC_REQUEST, 3);
+  h_start (h, 3);
+  h_settle (h);
+  h_leave (h, 2);
+  h_leave (h, 1);
+  ck_assert_uint_eq (proto_coord_provider (h->coord), PROTO_NO_NODE);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);   /* no reset: 3 is still connected */
+  h_unhold (h);
+  h_settle (h);
+  ck_assert_uint_eq (h_count_log (h, "There is no provider node"), 1);
+  assert_state (h, 3, PROTO_PEER_SYNC_WAIT_PROVIDER);
+  h_advance (h, h->cfg.model_sync_timeout - 1);
+  assert_state (h, 3, PROTO_PEER_SYNC_WAIT_PROVIDER);
+  h_advance (h, 1);
+  assert_state (h, 3, PROTO_PEER_FAILED);
+  ck_assert (strstr (proto_peer_error (h->peers[3]), "SignalModelProvider") != NULL);
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_reset_after_everyone_leaves)
+{
+  /* S25 / DISCO's e2e: after everyone left, two new peers train with no sync. */
+  Harness *h = two_after_round0 (PROTO_VERSION_DISCO_1110, 4);
+  h_leave (h, 1);
+  h_leave (h, 2);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 0);
+  h->auto_train = TRUE;
+  h_start (h, 3);
+  h_start (h, 4);
+  h_settle (h);
+  for (guint i = 3; i <= 4; i++)
+    {
+      assert_state (h, i, PROTO_PEER_DONE);
+      ck_assert (!proto_peer_synced (h->peers[i]));
+    }
+  ck_assert (learn_weights_equal (proto_peer_model (h->peers[3]), proto_peer_model (h->peers[4])));
+  ck_assert_uint_eq (h_count_log (h, "sync-started"), 0);
+  h_free (h);
+}
+END_TEST
+
+/* -------------------------------------------------------- DISCO's failures */
+
+START_TEST (test_s04_fast_peer_payload_dropped_775)
+{
+  /* disco-775: round 1 reuses the round-0 link.  The fast peer gets its
+   * PeersForRound first and sends its Payload at once; the slow peer has no
+   * receive loop (its round-0 loop is done) and drops it: it waits forever. */
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_775, 2, 2);
+  Harness *h = h_new (&c, 2, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  h_finish_training (h, 1);
+  h_finish_training (h, 2);
+  h_settle (h);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  h_finish_training (h, 1);
+  h_finish_training (h, 2);
+  h_hold (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_SERVER);
+  h_settle (h);
+  ck_assert (h_deliver_one (h, PROTO_MSG_PEERS_FOR_ROUND, 2));   /* the fast peer */
+  assert_state (h, 2, PROTO_PEER_EXCHANGING);
+  ck_assert (h_deliver_one (h, PROTO_MSG_PAYLOAD, 1));            /* overtakes 1's list */
+  ck_assert_uint_eq (h_count_log (h, "p1 dropped Payload node=2"), 1);
+  h_unhold (h);
+  h_settle (h);
+  h_advance (h, 2 * DL_H);
+  assert_state (h, 1, PROTO_PEER_EXCHANGING);     /* hung */
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  assert_state (h, 2, PROTO_PEER_DONE);           /* it got 1's payload */
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_s04_fixed_by_barrier_1110)
+{
+  /* The same ordering under disco-1110: the fast peer only sends
+   * ConnectionsReady; payloads wait for StartWeightSharing. */
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 2);
+  Harness *h = h_new (&c, 2, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  for (int r = 0; r < 2; r++)
+    {
+      h_finish_training (h, 1);
+      h_finish_training (h, 2);
+      h_hold (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_SERVER);
+      h_settle (h);
+      ck_assert (h_deliver_one (h, PROTO_MSG_PEERS_FOR_ROUND, 2));
+      ck_assert_uint_eq (h_queued (h, PROTO_MSG_PAYLOAD, PROTO_NO_NODE), 0);
+      h_unhold (h);
+      h_settle (h);
+    }
+  assert_state (h, 1, PROTO_PEER_DONE);
+  assert_state (h, 2, PROTO_PEER_DONE);
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_s07_orphan_timer_deadlock)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 3);
+  Harness *h = h_new (&c, 2, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  h_finish_training (h, 1);
+  h_finish_training (h, 2);
+  /* 2's ConnectionsReady is slow: the timer fires at 60 s */
+  h_hold (h, PROTO_MSG_CONNECTIONS_READY, 2);
+  h_settle (h);
+  h_advance (h, T60);                                 /* Retry, timer T1 until 120 s */
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_RETRY_PEER_CONNECTIONS, PROTO_NO_NODE), 2);
+  h_unhold (h);
+  h_advance (h, 5 * DL_S);
+  h_settle (h);                                       /* re-ready at 65 s: T2 until 125 s */
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);   /* T1, orphaned */
+  /* next round: 1 is ready first */
+  h_finish_training (h, 1);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+  ck_assert (proto_coord_is_ready (h->coord, 1));
+  h_advance_to (h, 120 * DL_S);                       /* the orphan fires */
+  ck_assert_uint_eq (h_count_log (h, "orphan timer"), 1);
+  ck_assert (!proto_coord_is_ready (h->coord, 1));    /* 1's ready flag wiped */
+  h_settle (h);                                       /* 1 drops the Retry */
+  ck_assert_uint_ge (h_count_log (h, "p1 dropped RetryPeerConnections"), 1);
+  h_finish_training (h, 2);
+  h_settle (h);
+  h_advance (h, DL_H);
+  h_settle (h);
+  /* deadlock: 1 waits for a list that never comes; 2 too */
+  assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+  assert_state (h, 2, PROTO_PEER_WAIT_PEERS);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_s08_stuck_linking_cannot_be_excluded)
+{
+  /* The 1-2 link never comes up: both stay in getPeers, drop every Retry and
+   * the Fail; the coordinator's timer cycles forever; no error is raised. */
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  Harness *h = h_new (&c, 2, 4);
+  h_fail_link (h, 1, 2);
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_LINKING);
+  for (int k = 0; k < 10; k++)
+    {
+      h_advance (h, T60);
+      h_settle (h);
+    }
+  assert_state (h, 1, PROTO_PEER_LINKING);
+  assert_state (h, 2, PROTO_PEER_LINKING);
+  ck_assert_uint_eq (proto_peer_received_count (h->peers[1], PROTO_MSG_RETRY_PEER_CONNECTIONS), 3);
+  ck_assert_uint_eq (proto_peer_received_count (h->peers[1], PROTO_MSG_CONNECTION_FAIL), 1);
+  ck_assert_uint_eq (h_count_log (h, "p1 dropped ConnectionFail"), 1);
+  ck_assert_uint_eq (h_count_log (h, "error"), 0);
+  ck_assert (proto_peer_connected (h->peers[1]));
+  ck_assert (!proto_coord_in_round (h->coord, 1));
+  ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);   /* still cycling */
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_s09_retry_wipes_ready_flag)
+{
+  /* Three peers; the 1-3 link fails.  2 processes the first Retry and re-sends
+   * PeerIsReady; the second timeout wipes its flag and its Retry is dropped
+   * (2 waits for PeersForRound): 2 never re-sends PeerIsReady. */
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  Harness *h = h_new (&c, 3, 4);
+  h_fail_link (h, 1, 3);
+  for (guint i = 1; i <= 3; i++)
+    h_start (h, i);
+  h_settle (h);
+  assert_state (h, 2, PROTO_PEER_WAIT_DECISION);
+  h_advance (h, T60);
+  h_settle (h);
+  assert_state (h, 2, PROTO_PEER_WAIT_PEERS);
+  ck_assert (proto_coord_is_ready (h->coord, 2));
+  h_advance (h, T60);
+  h_settle (h);
+  ck_assert (!proto_coord_is_ready (h->coord, 2));
+  ck_assert_uint_eq (h_count_log (h, "p2 dropped RetryPeerConnections"), 1);
+  h_advance (h, DL_H);
+  h_settle (h);
+  assert_state (h, 2, PROTO_PEER_WAIT_PEERS);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 0);
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_s17_leave_during_exchange)
+{
+  /* Start reached everyone; 3 leaves before its Payloads arrive: 1 and 2 wait
+   * 15 s, then forever. */
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, 1);
+  Harness *h = h_new (&c, 3, 4);
+  for (guint i = 1; i <= 3; i++)
+    h_start (h, i);
+  h_hold (h, PROTO_MSG_PAYLOAD, 3);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_EXCHANGING);
+  h_leave (h, 3);
+  h_drop (h, PROTO_MSG_PAYLOAD, PROTO_NO_NODE);   /* in flight on links that closed */
+  h_unhold (h);
+  h_settle (h);
+  h_advance (h, 15 * DL_S);
+  ck_assert_uint_eq (h_count_log (h, "aggregation wait expired"), 2);
+  h_advance (h, 2 * DL_H);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_EXCHANGING);
+  assert_state (h, 2, PROTO_PEER_EXCHANGING);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 0);
+  h_free (h);
+}
+END_TEST
+
+/* Two peers (min 2) with p1 exchanging round 0 and p2's Payload held. */
+static Harness *
+exchanging_pair (void)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 2);
+  Harness *h = h_new (&c, 3, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  h_finish_training (h, 1);
+  h_finish_training (h, 2);
+  h_hold (h, PROTO_MSG_PAYLOAD, 2);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_EXCHANGING);
+  return h;
+}
+
+START_TEST (test_payload_validation)
+{
+  /* A Payload of the wrong size, of an older round, or from a non-member is
+   * rejected, and like any reception it uses up the receive loop's one wait
+   * (mean: one communication round), so a correct Payload after it is dropped.
+   * A future round passes validation (S27). */
+  for (int variant = 0; variant < 4; variant++)
+    {
+      Harness *h = exchanging_pair ();
+      g_autoptr (LearnWeights) w = learn_weights_new (variant == 0 ? 5 : 4);
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+      m.node = 1;
+      m.round = variant == 3 ? 7 : 0;
+      proto_msg_set_weights (&m, w);
+      ProtoNodeId from = variant == 2 ? 3 : 2;
+      if (variant == 1)
+        {
+          /* an older round: raise p1's round first with a later list */
+          m.round = 0;
+          h_to_peer (h, 1, from, &m);   /* valid: completes round 0 */
+          ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+          proto_msg_clear (&m);
+          h_free (h);
+          continue;
+        }
+      guint rej = h_count_log (h, "p1 rejected Payload");
+      guint drop = h_count_log (h, "p1 dropped Payload");
+      h_to_peer (h, 1, from, &m);
+      if (variant == 3)
+        ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);   /* future round accepted */
+      else if (variant == 0)
+        {
+          ck_assert_uint_eq (h_count_log (h, "p1 rejected Payload"), rej + 1);
+          assert_state (h, 1, PROTO_PEER_EXCHANGING);
+          h_unhold (h);
+          h_settle (h);   /* the real Payload comes after the loop is used up */
+          ck_assert_uint_eq (h_count_log (h, "p1 dropped Payload"), drop + 1);
+          assert_state (h, 1, PROTO_PEER_EXCHANGING);
+        }
+      else
+        {
+          /* from p3: no link, no loop: dropped by the drop rule */
+          ck_assert_uint_eq (h_count_log (h, "p1 dropped Payload"), drop + 1);
+          assert_state (h, 1, PROTO_PEER_EXCHANGING);
+        }
+      proto_msg_clear (&m);
+      h_free (h);
+    }
+}
+END_TEST
+
+static Suite *
+protocol_suite (void)
+{
+  Suite *s = suite_create ("protocol");
+  TCase *tc = tcase_create ("messages");
+  tcase_add_loop_test (tc, test_message_roundtrip, 0, PROTO_MSG_N_TYPES);
+  tcase_add_test (tc, test_payload_charges_real_size);
+  tcase_add_test (tc, test_decode_untrusted);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("coordinator");
+  tcase_add_test (tc, test_controller_one_retry);
+  tcase_add_test (tc, test_controller_exclusion_after_m_retries);
+  tcase_add_test (tc, test_s05_draft_excludes_at_third_timeout);
+  tcase_add_test (tc, test_collect_condition);
+  tcase_add_test (tc, test_collect_condition_775_over_joined);
+  tcase_add_test (tc, test_close_in_each_phase);
+  tcase_add_test (tc, test_unexpected_messages_to_coordinator);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("peers");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_drop_rule_every_state);
+  tcase_add_test (tc, test_consensus_mean_3);
+  tcase_add_test (tc, test_consensus_secure_3);
+  tcase_add_test (tc, test_consensus_10);
+  tcase_add_test (tc, test_secure_shares_hide_inputs);
+  tcase_add_test (tc, test_sync_late_joiner_gets_latest_model);
+  tcase_add_test (tc, test_sync_provider_waits_for_round_aggregate);
+  tcase_add_test (tc, test_sync_provider_replaced_1110);
+  tcase_add_test (tc, test_sync_no_provider_times_out);
+  tcase_add_test (tc, test_reset_after_everyone_leaves);
+  tcase_add_test (tc, test_payload_validation);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("failures");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_s04_fast_peer_payload_dropped_775);
+  tcase_add_test (tc, test_s04_fixed_by_barrier_1110);
+  tcase_add_test (tc, test_s07_orphan_timer_deadlock);
+  tcase_add_test (tc, test_s08_stuck_linking_cannot_be_excluded);
+  tcase_add_test (tc, test_s09_retry_wipes_ready_flag);
+  tcase_add_test (tc, test_s10_draft_replacement_is_the_syncing_newcomer);
+  tcase_add_test (tc, test_s17_leave_during_exchange);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (protocol_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
