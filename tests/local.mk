@@ -16,3 +16,9 @@ TESTS += tests/test-protocol
 tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h
 tests_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_protocol_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-learn
+TESTS += tests/test-learn
+tests_test_learn_SOURCES = tests/test-learn.c
+tests_test_learn_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_learn_LDADD = learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

@@ -276,12 +276,32 @@ START_TEST (test_drop_rule_every_state)
   check_drop_rule (h, 1);                          /* idle */
   h_start (h, 1);
   check_drop_rule (h, 1);                          /* connecting */
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_PAUSED_BEGIN);    /* alone, min 2: told to wait */
+  ck_assert (proto_peer_paused (h->peers[1]));
+  check_drop_rule (h, 1);                          /* paused-before-training */
   h_start (h, 2);
   h_settle (h);
   assert_state (h, 1, PROTO_PEER_TRAINING);
   check_drop_rule (h, 1);                          /* training */
+  /* WaitingForMoreParticipants while training: paused at the end of the round;
+   * a second one before the pause point is rejected (S21) */
+  {
+    ProtoMsg w;
+    fill_msg (&w, PROTO_MSG_WAITING_FOR_MORE);
+    h_to_peer (h, 1, PROTO_SERVER, &w);
+    ck_assert (proto_peer_paused (h->peers[1]));
+    h_to_peer (h, 1, PROTO_SERVER, &w);
+    ck_assert_uint_eq (h_count_log (h, "multiple WaitingForMoreParticipants"), 1);
+    h_finish_training (h, 1);
+    assert_state (h, 1, PROTO_PEER_PAUSED_END);
+    check_drop_rule (h, 1);                        /* paused-before-ready */
+    fill_msg (&w, PROTO_MSG_ENOUGH_PARTICIPANTS);
+    h_to_peer (h, 1, PROTO_SERVER, &w);
+    ck_assert (!proto_peer_paused (h->peers[1]));
+    assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+  }
   h->auto_links = FALSE;
-  h_finish_training (h, 1);
   h_settle (h);
   assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
   check_drop_rule (h, 1);                          /* wait-peers-for-round */
@@ -801,6 +821,24 @@ START_TEST (test_sync_no_provider_times_out)
 }
 END_TEST
 
+START_TEST (test_775_late_joiner_trains_from_initial_model)
+{
+  /* disco-775 has no model sync: a late joiner starts from the initial model
+   * (S3 at the protocol level). */
+  Harness *h = two_after_round0 (PROTO_VERSION_DISCO_775, 3);
+  h_start (h, 3);
+  h_settle (h);
+  assert_state (h, 3, PROTO_PEER_TRAINING);
+  ck_assert (!proto_peer_synced (h->peers[3]));
+  ck_assert_uint_eq (h_count_log (h, "ModelSyncRequest"), 0);
+  const float *w = learn_weights_data (proto_peer_model (h->peers[3]));
+  for (int k = 0; k < 4; k++)
+    ck_assert_float_eq (w[k], 0.0f);
+  ck_assert (!learn_weights_equal (proto_peer_model (h->peers[3]), proto_peer_latest_model (h->peers[1])));
+  h_free (h);
+}
+END_TEST
+
 START_TEST (test_reset_after_everyone_leaves)
 {
   /* S25 / DISCO's e2e: after everyone left, two new peers train with no sync. */
@@ -1114,6 +1152,7 @@ protocol_suite (void)
   tcase_add_test (tc, test_sync_provider_replaced_1110);
   tcase_add_test (tc, test_sync_no_provider_times_out);
   tcase_add_test (tc, test_reset_after_everyone_leaves);
+  tcase_add_test (tc, test_775_late_joiner_trains_from_initial_model);
   tcase_add_test (tc, test_payload_validation);
   suite_add_tcase (s, tc);
 
