@@ -330,6 +330,11 @@ START_TEST (test_drop_rule_every_state)
   assert_state (h, 3, PROTO_PEER_SYNC_WAIT_PROVIDER);
   check_drop_rule (h, 3);
   h_unhold (h);
+  h->auto_links = FALSE;
+  h_settle (h);
+  assert_state (h, 3, PROTO_PEER_SYNC_LINKING);
+  check_drop_rule (h, 3);                          /* sync-linking */
+  h->auto_links = TRUE;
   h_hold (h, PROTO_MSG_SHARED_MODEL, PROTO_NO_NODE);
   h_settle (h);
   assert_state (h, 3, PROTO_PEER_SYNC_WAIT_MODEL);
