@@ -3,8 +3,15 @@
 #include "config.h"
 
 #include "learn/learn-weights.h"
+#include "learn/learn-data.h"
+#include "learn/learn-model.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
 
 #include <check.h>
+#include <stdio.h>
 
 START_TEST (test_weights_ref_shares_memory)
 {
@@ -68,6 +75,230 @@ START_TEST (test_weights_large)
 }
 END_TEST
 
+
+/* ---- models ---- */
+
+static void
+gradient_check (LearnModelKind kind)
+{
+  g_autoptr (DlRandom) r = dl_random_new (3, "gradcheck", 0);
+  g_autoptr (LearnDataset) d = learn_dataset_synthetic (12, 5, 3, 1.5, r);
+  LearnModel m = { .kind = kind, .features = 5, .classes = 3, .hidden = 4, .learning_rate = 0.1f, .batch_size = 4 };
+  g_autoptr (LearnWeights) w0 = learn_model_initial_weights (&m, r);
+  g_autoptr (LearnWeights) w = learn_weights_copy (w0);
+  float *wd = learn_weights_data_mut (w);
+  gsize np = learn_model_n_params (&m);
+  /* random weights so that the softmax is not at its symmetric point */
+  for (gsize i = 0; i < np; i++)
+    wd[i] += (float) (dl_random_uniform (r) - 0.5);
+  g_autofree float *grad = g_new (float, np);
+  gsize idx[12];
+  for (gsize i = 0; i < 12; i++)
+    idx[i] = i;
+  learn_model_loss_grad (&m, wd, d, idx, 12, grad);
+  const float eps = 1e-3f;   /* small enough not to cross a ReLU kink here */
+  int bad = 0;
+  for (gsize i = 0; i < np; i++)
+    {
+      float keep = wd[i];
+      wd[i] = keep + eps;
+      double lp = learn_model_loss_grad (&m, wd, d, idx, 12, NULL);
+      wd[i] = keep - eps;
+      double lm = learn_model_loss_grad (&m, wd, d, idx, 12, NULL);
+      wd[i] = keep;
+      double num = (lp - lm) / (2 * eps);
+      if (fabs (num - grad[i]) > 2e-3 + 0.02 * fabs (num))
+        {
+          bad++;
+          fprintf (stderr, "param %zu: numeric %g analytic %g\n", i, num, grad[i]);
+        }
+    }
+  ck_assert_int_eq (bad, 0);
+}
+
+START_TEST (test_gradient_softmax) { gradient_check (LEARN_MODEL_SOFTMAX); }
+END_TEST
+START_TEST (test_gradient_mlp) { gradient_check (LEARN_MODEL_MLP); }
+END_TEST
+
+START_TEST (test_softmax_matches_long_trained_reference)
+{
+  g_autoptr (DlRandom) r = dl_random_new (11, "data", 0);
+  g_autoptr (LearnDataset) all = learn_dataset_synthetic (2000, 10, 4, 3.0, r);
+  LearnDataset *train = NULL, *test = NULL;
+  learn_dataset_split (all, 0.25, r, &train, &test);
+  ck_assert_uint_eq (test->n, 500);
+  ck_assert_uint_eq (train->n, 1500);
+  LearnModel m = { .kind = LEARN_MODEL_SOFTMAX, .features = 10, .classes = 4, .learning_rate = 0.1f, .batch_size = 32 };
+  g_autoptr (LearnWeights) w0 = learn_model_initial_weights (&m, r);
+  double acc0, loss0, acc, loss, acc_ref, loss_ref;
+  learn_model_evaluate (&m, w0, test, &acc0, &loss0);
+  g_autoptr (DlRandom) order = dl_random_new (11, "order", 0);
+  g_autoptr (LearnWeights) w = learn_model_train (&m, w0, train, 3, order);
+  learn_model_evaluate (&m, w, test, &acc, &loss);
+  LearnModel slow = m;
+  slow.learning_rate = 0.05f;
+  g_autoptr (LearnWeights) wref = learn_model_train (&slow, w0, train, 100, order);
+  learn_model_evaluate (&m, wref, test, &acc_ref, &loss_ref);
+  ck_assert_double_lt (loss, loss0);
+  ck_assert_double_ge (acc_ref, 0.85);
+  ck_assert_msg (acc >= acc_ref - 0.03, "3 epochs: %g, reference: %g", acc, acc_ref);
+  ck_assert_double_lt (fabs (acc0 - 0.25), 0.1);   /* zero weights: chance */
+  /* the MLP learns it too */
+  LearnModel mlp = m;
+  mlp.kind = LEARN_MODEL_MLP;
+  mlp.hidden = 16;
+  g_autoptr (LearnWeights) v0 = learn_model_initial_weights (&mlp, r);
+  g_autoptr (LearnWeights) v = learn_model_train (&mlp, v0, train, 10, order);
+  double acc_mlp, loss_mlp;
+  learn_model_evaluate (&mlp, v, test, &acc_mlp, &loss_mlp);
+  ck_assert_msg (acc_mlp >= acc_ref - 0.05, "mlp %g vs %g", acc_mlp, acc_ref);
+  learn_dataset_free (train);
+  learn_dataset_free (test);
+}
+END_TEST
+
+START_TEST (test_train_is_reproducible_and_none_is_free)
+{
+  g_autoptr (DlRandom) r = dl_random_new (1, "data", 0);
+  g_autoptr (LearnDataset) d = learn_dataset_synthetic (300, 4, 3, 2.0, r);
+  LearnModel m = { .kind = LEARN_MODEL_SOFTMAX, .features = 4, .classes = 3, .learning_rate = 0.1f, .batch_size = 16 };
+  g_autoptr (LearnWeights) w0 = learn_model_initial_weights (&m, r);
+  g_autoptr (DlRandom) o1 = dl_random_new (5, "order", 1);
+  g_autoptr (DlRandom) o2 = dl_random_new (5, "order", 1);
+  g_autoptr (LearnWeights) a = learn_model_train (&m, w0, d, 2, o1);
+  g_autoptr (LearnWeights) b = learn_model_train (&m, w0, d, 2, o2);
+  ck_assert (learn_weights_equal (a, b));
+  LearnModel none = { .kind = LEARN_MODEL_NONE, .size = 1000 };
+  g_autoptr (LearnWeights) n0 = learn_model_initial_weights (&none, r);
+  ck_assert_uint_eq (learn_weights_len (n0), 1000);
+  g_autoptr (LearnWeights) n1 = learn_model_train (&none, n0, d, 3, o1);
+  ck_assert_ptr_eq (n1, n0);   /* no copy */
+  double acc, loss;
+  learn_model_evaluate (&none, n1, d, &acc, &loss);
+  ck_assert (isnan (acc) && isnan (loss));
+}
+END_TEST
+
+/* ---- data ---- */
+
+START_TEST (test_csv_roundtrip_and_errors)
+{
+  g_autoptr (DlRandom) r = dl_random_new (2, "csv", 0);
+  g_autoptr (LearnDataset) d = learn_dataset_synthetic (50, 3, 5, 2.0, r);
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-csv-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "data.csv", NULL);
+  ck_assert (learn_dataset_save_csv (d, path, NULL));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LearnDataset) back = learn_dataset_load_csv (path, &error);
+  ck_assert_msg (back != NULL, "%s", error ? error->message : "");
+  ck_assert_uint_eq (back->n, 50);
+  ck_assert_uint_eq (back->features, 3);
+  ck_assert_uint_eq (back->classes, 5);
+  ck_assert_mem_eq (back->x, d->x, 50 * 3 * sizeof (float));
+  ck_assert_mem_eq (back->y, d->y, 50 * sizeof (int32_t));
+
+  struct { const char *text; const char *needle; } bad[] = {
+    { "a,b,label\n1,2,0\n3,x,1\n", "data.csv:3: not a row of numbers" },
+    { "1,2,0\n3,4\n", "data.csv:2: 2 columns, expected 3" },
+    { "1,2,0\n3,4,1.5\n", "data.csv:2: the label" },
+    { "1,2,-1\n", "data.csv:1: the label" },
+    { "h1,h2\n", "no data rows" },
+    { "5\n", "data.csv:1: a row needs at least one feature" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      ck_assert (g_file_set_contents (path, bad[i].text, -1, NULL));
+      g_autoptr (GError) e = NULL;
+      ck_assert (learn_dataset_load_csv (path, &e) == NULL);
+      ck_assert_msg (strstr (e->message, bad[i].needle) != NULL, "'%s' lacks '%s'", e->message, bad[i].needle);
+    }
+  g_autoptr (GError) e = NULL;
+  ck_assert (learn_dataset_load_csv ("/nonexistent/x.csv", &e) == NULL);
+  ck_assert (strstr (e->message, "/nonexistent/x.csv") != NULL);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
+static double
+mean_max_class_share (const LearnDataset *d, const LearnPartition *p)
+{
+  double total = 0;
+  guint counted = 0;
+  for (guint k = 0; k < p->parts; k++)
+    {
+      GArray *a = p->idx[k];
+      if (a->len == 0)
+        continue;
+      guint counts[64] = { 0 }, mx = 0;
+      for (guint i = 0; i < a->len; i++)
+        counts[d->y[g_array_index (a, gsize, i)]]++;
+      for (guint c = 0; c < d->classes; c++)
+        mx = MAX (mx, counts[c]);
+      total += (double) mx / a->len;
+      counted++;
+    }
+  return total / counted;
+}
+
+static void
+assert_exact_cover (const LearnDataset *d, const LearnPartition *p)
+{
+  g_autofree guint *seen = g_new0 (guint, d->n);
+  for (guint k = 0; k < p->parts; k++)
+    for (guint i = 0; i < p->idx[k]->len; i++)
+      seen[g_array_index (p->idx[k], gsize, i)]++;
+  for (gsize i = 0; i < d->n; i++)
+    ck_assert_uint_eq (seen[i], 1);
+}
+
+START_TEST (test_partitions)
+{
+  g_autoptr (DlRandom) r = dl_random_new (4, "part", 0);
+  g_autoptr (LearnDataset) d = learn_dataset_synthetic (2000, 2, 10, 1.0, r);
+  LearnPartitionSpec spec;
+  ck_assert (learn_partition_spec_parse ("iid", &spec, NULL));
+  g_autoptr (LearnPartition) iid = learn_partition_new (d, &spec, 10, r);
+  assert_exact_cover (d, iid);
+  for (guint k = 0; k < 10; k++)
+    ck_assert_uint_eq (iid->idx[k]->len, 200);
+  double s_iid = mean_max_class_share (d, iid);
+
+  ck_assert (learn_partition_spec_parse ("dirichlet(0.05)", &spec, NULL));
+  g_autoptr (LearnPartition) skew = learn_partition_new (d, &spec, 10, r);
+  assert_exact_cover (d, skew);
+  double s_skew = mean_max_class_share (d, skew);
+  ck_assert (learn_partition_spec_parse ("dirichlet(100)", &spec, NULL));
+  g_autoptr (LearnPartition) flat = learn_partition_new (d, &spec, 10, r);
+  assert_exact_cover (d, flat);
+  double s_flat = mean_max_class_share (d, flat);
+  ck_assert_msg (s_skew > 0.6, "alpha 0.05: mean max-class share %g", s_skew);
+  ck_assert_msg (s_flat < 0.2 && s_iid < 0.2, "alpha 100: %g, iid: %g", s_flat, s_iid);
+
+  ck_assert (learn_partition_spec_parse ("shards(2)", &spec, NULL));
+  g_autoptr (LearnPartition) sh = learn_partition_new (d, &spec, 10, r);
+  assert_exact_cover (d, sh);
+  for (guint k = 0; k < 10; k++)
+    {
+      guint labels[10] = { 0 }, distinct = 0;
+      for (guint i = 0; i < sh->idx[k]->len; i++)
+        labels[d->y[g_array_index (sh->idx[k], gsize, i)]] = 1;
+      for (int c = 0; c < 10; c++)
+        distinct += labels[c];
+      ck_assert_uint_le (distinct, 2);
+    }
+
+  const char *bad[] = { "dirichlet(0)", "dirichlet(x)", "shards(0)", "random", "" };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      ck_assert (!learn_partition_spec_parse (bad[i], &spec, &e));
+      ck_assert (strstr (e->message, "expected iid") != NULL);
+    }
+}
+END_TEST
+
 static Suite *
 learn_suite (void)
 {
@@ -76,6 +307,17 @@ learn_suite (void)
   tcase_add_test (tc, test_weights_ref_shares_memory);
   tcase_add_test (tc, test_weights_arithmetic);
   tcase_add_test (tc, test_weights_large);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("models");
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_gradient_softmax);
+  tcase_add_test (tc, test_gradient_mlp);
+  tcase_add_test (tc, test_softmax_matches_long_trained_reference);
+  tcase_add_test (tc, test_train_is_reproducible_and_none_is_free);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("data");
+  tcase_add_test (tc, test_csv_roundtrip_and_errors);
+  tcase_add_test (tc, test_partitions);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -1,0 +1,368 @@
+/* learn-data.c — synthetic and CSV datasets, split, partition.
+ *
+ * Dirichlet partition: for each class, proportions over the parts are drawn
+ * from Dir(alpha) (GSL) and that class's shuffled rows are cut accordingly.
+ * Shards: rows sorted by label are cut into parts * k contiguous shards and
+ * each part gets k shards drawn without replacement. */
+#include "config.h"
+
+#include "learn/learn-data.h"
+
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+G_DEFINE_QUARK (learn-error-quark, learn_error)
+
+static LearnDataset *
+dataset_new (gsize n, gsize features, guint classes)
+{
+  LearnDataset *d = g_new0 (LearnDataset, 1);
+  d->n = n;
+  d->features = features;
+  d->classes = classes;
+  d->x = g_new0 (float, MAX (n * features, 1));
+  d->y = g_new0 (int32_t, MAX (n, 1));
+  return d;
+}
+
+void
+learn_dataset_free (LearnDataset *d)
+{
+  if (!d)
+    return;
+  g_free (d->x);
+  g_free (d->y);
+  g_free (d);
+}
+
+LearnDataset *
+learn_dataset_synthetic (gsize samples, gsize features, guint classes, double separation,
+                         DlRandom *rng)
+{
+  g_return_val_if_fail (features > 0 && classes > 0, NULL);
+  LearnDataset *d = dataset_new (samples, features, classes);
+  g_autofree double *centres = g_new (double, classes * features);
+  for (guint c = 0; c < classes; c++)
+    {
+      double norm = 0;
+      for (gsize f = 0; f < features; f++)
+        {
+          centres[c * features + f] = gsl_ran_gaussian_ziggurat (rng, 1.0);
+          norm += centres[c * features + f] * centres[c * features + f];
+        }
+      norm = sqrt (norm);
+      for (gsize f = 0; f < features; f++)
+        centres[c * features + f] *= separation / (norm > 0 ? norm : 1);
+    }
+  for (gsize i = 0; i < samples; i++)
+    {
+      guint c = (guint) (i % classes);
+      d->y[i] = (int32_t) c;
+      for (gsize f = 0; f < features; f++)
+        d->x[i * features + f] = (float) (centres[c * features + f] + gsl_ran_gaussian_ziggurat (rng, 1.0));
+    }
+  return d;
+}
+
+/* Splits one CSV line into numbers; FALSE if a field is not a number. */
+static gboolean
+parse_row (char *line, GArray *vals)
+{
+  g_array_set_size (vals, 0);
+  char *save = NULL;
+  for (char *tok = strtok_r (line, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
+    {
+      char *s = g_strstrip (tok), *end = NULL;
+      double v = g_ascii_strtod (s, &end);
+      if (*s == '\0' || end == s || *end != '\0' || !isfinite (v))
+        return FALSE;
+      g_array_append_val (vals, v);
+    }
+  return vals->len > 0;
+}
+
+LearnDataset *
+learn_dataset_load_csv (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local))
+    {
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_IO, "%s: %s", path, local->message);
+      return NULL;
+    }
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GArray *vals = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *xs = g_array_new (FALSE, FALSE, sizeof (float));
+  GArray *ys = g_array_new (FALSE, FALSE, sizeof (int32_t));
+  gsize width = 0;
+  int32_t max_label = -1;
+  gboolean ok = TRUE;
+  for (gsize ln = 0; lines[ln] && ok; ln++)
+    {
+      char *line = g_strstrip (lines[ln]);
+      if (*line == '\0' || *line == '#')
+        continue;
+      g_autofree char *copy = g_strdup (line);
+      if (!parse_row (line, vals))
+        {
+          if (width == 0 && xs->len == 0 && ys->len == 0)
+            continue;  /* the header */
+          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                       "%s:%zu: not a row of numbers: '%s'", path, ln + 1, copy);
+          ok = FALSE;
+          break;
+        }
+      if (vals->len < 2)
+        {
+          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                       "%s:%zu: a row needs at least one feature and a label", path, ln + 1);
+          ok = FALSE;
+          break;
+        }
+      if (width == 0)
+        width = vals->len;
+      else if (vals->len != width)
+        {
+          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                       "%s:%zu: %u columns, expected %zu like the first row", path, ln + 1,
+                       vals->len, width);
+          ok = FALSE;
+          break;
+        }
+      double label = g_array_index (vals, double, width - 1);
+      if (label < 0 || label != floor (label) || label > 1e6)
+        {
+          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                       "%s:%zu: the label (last column) must be an integer >= 0, got %g", path,
+                       ln + 1, label);
+          ok = FALSE;
+          break;
+        }
+      for (gsize f = 0; f + 1 < width; f++)
+        {
+          float v = (float) g_array_index (vals, double, f);
+          g_array_append_val (xs, v);
+        }
+      int32_t y = (int32_t) label;
+      g_array_append_val (ys, y);
+      max_label = MAX (max_label, y);
+    }
+  g_array_unref (vals);
+  if (ok && ys->len == 0)
+    {
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s: no data rows", path);
+      ok = FALSE;
+    }
+  LearnDataset *d = NULL;
+  if (ok)
+    {
+      d = g_new0 (LearnDataset, 1);
+      d->n = ys->len;
+      d->features = width - 1;
+      d->classes = (guint) max_label + 1;
+      d->x = (float *) g_array_free (xs, FALSE);
+      d->y = (int32_t *) g_array_free (ys, FALSE);
+    }
+  else
+    {
+      g_array_unref (xs);
+      g_array_unref (ys);
+    }
+  return d;
+}
+
+gboolean
+learn_dataset_save_csv (const LearnDataset *d, const char *path, GError **error)
+{
+  GString *s = g_string_new (NULL);
+  for (gsize f = 0; f < d->features; f++)
+    g_string_append_printf (s, "x%zu,", f);
+  g_string_append (s, "label\n");
+  for (gsize i = 0; i < d->n; i++)
+    {
+      for (gsize f = 0; f < d->features; f++)
+        {
+          char buf[G_ASCII_DTOSTR_BUF_SIZE];
+          g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.9g", d->x[i * d->features + f]));
+          g_string_append_c (s, ',');
+        }
+      g_string_append_printf (s, "%d\n", d->y[i]);
+    }
+  g_autoptr (GError) local = NULL;
+  gboolean ok = g_file_set_contents (path, s->str, (gssize) s->len, &local);
+  g_string_free (s, TRUE);
+  if (!ok)
+    g_set_error (error, LEARN_ERROR, LEARN_ERROR_IO, "%s: %s", path, local->message);
+  return ok;
+}
+
+LearnDataset *
+learn_dataset_subset (const LearnDataset *d, const gsize *idx, gsize n)
+{
+  LearnDataset *s = dataset_new (n, d->features, d->classes);
+  for (gsize i = 0; i < n; i++)
+    {
+      memcpy (s->x + i * d->features, d->x + idx[i] * d->features, d->features * sizeof (float));
+      s->y[i] = d->y[idx[i]];
+    }
+  return s;
+}
+
+static void
+shuffle (gsize *a, gsize n, DlRandom *rng)
+{
+  for (gsize i = n; i > 1; i--)
+    {
+      gsize j = (gsize) dl_random_below (rng, i);
+      gsize t = a[i - 1];
+      a[i - 1] = a[j];
+      a[j] = t;
+    }
+}
+
+void
+learn_dataset_split (const LearnDataset *d, double test_fraction, DlRandom *rng,
+                     LearnDataset **out_train, LearnDataset **out_test)
+{
+  g_autofree gsize *idx = g_new (gsize, MAX (d->n, 1));
+  for (gsize i = 0; i < d->n; i++)
+    idx[i] = i;
+  shuffle (idx, d->n, rng);
+  gsize n_test = (gsize) llround (CLAMP (test_fraction, 0.0, 1.0) * (double) d->n);
+  *out_test = learn_dataset_subset (d, idx, n_test);
+  *out_train = learn_dataset_subset (d, idx + n_test, d->n - n_test);
+}
+
+gboolean
+learn_partition_spec_parse (const char *text, LearnPartitionSpec *out, GError **error)
+{
+  g_autofree char *s = g_strstrip (g_strdup (text ? text : ""));
+  LearnPartitionSpec p = { .kind = LEARN_PARTITION_IID };
+  double v = 0;
+  if (strcmp (s, "iid") == 0)
+    {
+      *out = p;
+      return TRUE;
+    }
+  if (g_str_has_prefix (s, "dirichlet(") && g_str_has_suffix (s, ")"))
+    {
+      g_autofree char *num = g_strndup (s + 10, strlen (s) - 11);
+      char *end = NULL;
+      v = g_ascii_strtod (num, &end);
+      if (end != num && *end == '\0' && v > 0 && isfinite (v))
+        {
+          p.kind = LEARN_PARTITION_DIRICHLET;
+          p.alpha = v;
+          *out = p;
+          return TRUE;
+        }
+    }
+  if (g_str_has_prefix (s, "shards(") && g_str_has_suffix (s, ")"))
+    {
+      g_autofree char *num = g_strndup (s + 7, strlen (s) - 8);
+      guint64 k = 0;
+      if (g_ascii_string_to_unsigned (num, 10, 1, 1000, &k, NULL))
+        {
+          p.kind = LEARN_PARTITION_SHARDS;
+          p.shards = (guint) k;
+          *out = p;
+          return TRUE;
+        }
+    }
+  g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+               "'%s' is not a partition (expected iid, dirichlet(ALPHA > 0) or shards(K >= 1))", s);
+  return FALSE;
+}
+
+LearnPartition *
+learn_partition_new (const LearnDataset *d, const LearnPartitionSpec *spec, guint parts, DlRandom *rng)
+{
+  g_return_val_if_fail (parts > 0, NULL);
+  LearnPartition *p = g_new0 (LearnPartition, 1);
+  p->parts = parts;
+  p->idx = g_new (GArray *, parts);
+  for (guint k = 0; k < parts; k++)
+    p->idx[k] = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autofree gsize *all = g_new (gsize, MAX (d->n, 1));
+  for (gsize i = 0; i < d->n; i++)
+    all[i] = i;
+
+  switch (spec->kind)
+    {
+    case LEARN_PARTITION_IID:
+      shuffle (all, d->n, rng);
+      for (gsize i = 0; i < d->n; i++)
+        g_array_append_val (p->idx[i % parts], all[i]);
+      break;
+    case LEARN_PARTITION_DIRICHLET:
+      {
+        g_autofree double *alpha = g_new (double, parts);
+        g_autofree double *theta = g_new (double, parts);
+        for (guint k = 0; k < parts; k++)
+          alpha[k] = spec->alpha;
+        for (guint c = 0; c < d->classes; c++)
+          {
+            GArray *rows = g_array_new (FALSE, FALSE, sizeof (gsize));
+            for (gsize i = 0; i < d->n; i++)
+              if (d->y[i] == (int32_t) c)
+                g_array_append_val (rows, i);
+            shuffle ((gsize *) (void *) rows->data, rows->len, rng);
+            gsl_ran_dirichlet (rng, parts, alpha, theta);
+            /* cumulative cut points, rounded so every row is assigned once */
+            double cum = 0;
+            gsize start = 0;
+            for (guint k = 0; k < parts; k++)
+              {
+                cum += theta[k];
+                gsize end = k + 1 == parts ? rows->len : (gsize) llround (cum * rows->len);
+                end = MIN (MAX (end, start), rows->len);
+                for (gsize r = start; r < end; r++)
+                  g_array_append_val (p->idx[k], g_array_index (rows, gsize, r));
+                start = end;
+              }
+            g_array_unref (rows);
+          }
+        break;
+      }
+    case LEARN_PARTITION_SHARDS:
+      {
+        /* stable sort by label (counting sort) */
+        g_autofree gsize *sorted = g_new (gsize, MAX (d->n, 1));
+        gsize k = 0;
+        for (guint c = 0; c < d->classes; c++)
+          for (gsize i = 0; i < d->n; i++)
+            if (d->y[i] == (int32_t) c)
+              sorted[k++] = i;
+        guint n_shards = parts * spec->shards;
+        g_autofree gsize *order = g_new (gsize, n_shards);
+        for (guint s = 0; s < n_shards; s++)
+          order[s] = s;
+        shuffle (order, n_shards, rng);
+        for (guint s = 0; s < n_shards; s++)
+          {
+            gsize shard = order[s];
+            gsize a = shard * d->n / n_shards, b = (shard + 1) * d->n / n_shards;
+            for (gsize r = a; r < b; r++)
+              g_array_append_val (p->idx[s / spec->shards], sorted[r]);
+          }
+        break;
+      }
+    }
+  return p;
+}
+
+void
+learn_partition_free (LearnPartition *p)
+{
+  if (!p)
+    return;
+  for (guint k = 0; k < p->parts; k++)
+    g_array_unref (p->idx[k]);
+  g_free (p->idx);
+  g_free (p);
+}
