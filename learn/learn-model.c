@@ -52,6 +52,8 @@ learn_model_n_params (const LearnModel *m)
 LearnWeights *
 learn_model_initial_weights (const LearnModel *m, DlRandom *rng)
 {
+  if (m->kind == LEARN_MODEL_NONE)
+    return learn_weights_new_symbolic (m->size);
   LearnWeights *w = learn_weights_new (learn_model_n_params (m));
   if (m->kind != LEARN_MODEL_MLP)
     return w;

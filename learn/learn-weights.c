@@ -10,6 +10,7 @@
 struct LearnWeights {
   gatomicrefcount ref;
   gsize n;
+  gboolean symbolic;
   float data[];
 };
 
@@ -24,6 +25,20 @@ learn_weights_new (gsize n)
 }
 
 LearnWeights *
+learn_weights_new_symbolic (gsize n)
+{
+  LearnWeights *w = learn_weights_new (n);
+  w->symbolic = TRUE;
+  return w;
+}
+
+gboolean
+learn_weights_is_symbolic (const LearnWeights *w)
+{
+  return w->symbolic;
+}
+
+LearnWeights *
 learn_weights_new_from (const float *data, gsize n)
 {
   LearnWeights *w = learn_weights_new (n);
@@ -35,6 +50,8 @@ learn_weights_new_from (const float *data, gsize n)
 LearnWeights *
 learn_weights_copy (const LearnWeights *w)
 {
+  if (w->symbolic)
+    return learn_weights_new_symbolic (w->n);
   return learn_weights_new_from (w->data, w->n);
 }
 
@@ -91,6 +108,8 @@ void
 learn_weights_axpy (LearnWeights *y, float alpha, const LearnWeights *x)
 {
   g_return_if_fail (x->n == y->n);
+  if (y->symbolic)
+    return;
   float *yd = learn_weights_data_mut (y);
   for (gsize off = 0; off < y->n; off += CHUNK)
     {
@@ -102,6 +121,8 @@ learn_weights_axpy (LearnWeights *y, float alpha, const LearnWeights *x)
 void
 learn_weights_scal (LearnWeights *y, float alpha)
 {
+  if (y->symbolic)
+    return;
   float *yd = learn_weights_data_mut (y);
   for (gsize off = 0; off < y->n; off += CHUNK)
     {
@@ -114,6 +135,8 @@ LearnWeights *
 learn_weights_sum (LearnWeights *const *ws, gsize n)
 {
   g_return_val_if_fail (n > 0, NULL);
+  if (ws[0]->symbolic)
+    return learn_weights_ref (ws[0]);
   LearnWeights *acc = learn_weights_copy (ws[0]);
   for (gsize i = 1; i < n; i++)
     learn_weights_axpy (acc, 1.0f, ws[i]);
@@ -123,6 +146,8 @@ learn_weights_sum (LearnWeights *const *ws, gsize n)
 LearnWeights *
 learn_weights_mean (LearnWeights *const *ws, gsize n)
 {
+  if (n > 0 && ws[0]->symbolic)
+    return learn_weights_ref (ws[0]);
   LearnWeights *acc = learn_weights_sum (ws, n);
   if (n > 1)
     learn_weights_scal (acc, 1.0f / (float) n);

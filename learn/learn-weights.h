@@ -20,6 +20,11 @@ typedef struct LearnWeights LearnWeights;
 LearnWeights *learn_weights_new (gsize n);
 /* (transfer full) a copy of data[0..n) */
 LearnWeights *learn_weights_new_from (const float *data, gsize n);
+/* (transfer full) n floats that are only a size (model `none`): the data
+ * reads as zeros, arithmetic on symbolic vectors is skipped, and the mean or
+ * sum of symbolic vectors is a reference to the first one. */
+LearnWeights *learn_weights_new_symbolic (gsize n);
+gboolean learn_weights_is_symbolic (const LearnWeights *w);
 /* (transfer full) a mutable copy of w */
 LearnWeights *learn_weights_copy (const LearnWeights *w);
 LearnWeights *learn_weights_ref (LearnWeights *w);

@@ -65,17 +65,19 @@ struct ProtoPeer {
   guint received[PROTO_MSG_N_TYPES];
   char error[PROTO_OBS_DETAIL_LEN];
 
-  GArray *pool;          /* Link */
+  GPtrArray *pool;       /* Link*, in creation order */
+  GHashTable *pool_index; /* id -> Link* */
   GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
 
   /* aggregator */
   GArray *nodes;         /* ProtoNodeId, peers then self */
+  GHashTable *node_set;   /* the same ids, for lookups */
   uint32_t agg_round;
   guint comm_round;
   guint n_comm_rounds;
-  GArray *contrib[2];    /* Contribution, per communication round */
+  GHashTable *contrib[2]; /* id -> LearnWeights*, per communication round */
   gboolean round_finished_pending;
   DlTime agg_wait_deadline;
   gboolean agg_wait_expired;
@@ -139,13 +141,13 @@ static const guint32 persistent = BIT (PROTO_MSG_SIGNAL_FOR_PEER) | BIT (PROTO_M
 static Link *
 find_link (const ProtoPeer *p, ProtoNodeId other)
 {
-  for (guint i = 0; i < p->pool->len; i++)
-    {
-      Link *l = &g_array_index (p->pool, Link, i);
-      if (l->peer == other)
-        return l;
-    }
-  return NULL;
+  return g_hash_table_lookup (p->pool_index, GUINT_TO_POINTER (other + 1));
+}
+
+static Link *
+pool_at (const ProtoPeer *p, guint i)
+{
+  return g_ptr_array_index (p->pool, i);
 }
 
 static gboolean
@@ -218,7 +220,7 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
   if (disconnect && p->connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
-        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (p->pool, Link, i).peer);
+        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pool_at (p, i)->peer);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
     }
@@ -226,9 +228,11 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 }
 
 static void
-link_free_loops (Link *l)
+link_free (gpointer data)
 {
+  Link *l = data;
   g_clear_pointer (&l->loops, g_array_unref);
+  g_free (l);
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
@@ -236,29 +240,33 @@ static void
 shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool->len; i++)
-    {
-      Link *l = &g_array_index (p->pool, Link, i);
-      proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, l->peer);
-      link_free_loops (l);
-    }
-  g_array_set_size (p->pool, 0);
+    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pool_at (p, i)->peer);
+  g_hash_table_remove_all (p->pool_index);
+  g_ptr_array_set_size (p->pool, 0);
   g_array_set_size (p->pending, 0);
+}
+
+static void
+set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
+{
+  g_array_set_size (p->nodes, 0);
+  g_hash_table_remove_all (p->node_set);
+  g_array_append_vals (p->nodes, peers, n);
+  g_array_append_val (p->nodes, p->id);
+  for (guint i = 0; i < p->nodes->len; i++)
+    g_hash_table_add (p->node_set, GUINT_TO_POINTER (g_array_index (p->nodes, ProtoNodeId, i) + 1));
 }
 
 static void
 set_nodes_self_only (ProtoPeer *p)
 {
-  g_array_set_size (p->nodes, 0);
-  g_array_append_val (p->nodes, p->id);
+  set_nodes (p, NULL, 0);
 }
 
 static gboolean
 is_node (const ProtoPeer *p, ProtoNodeId id)
 {
-  for (guint i = 0; i < p->nodes->len; i++)
-    if (g_array_index (p->nodes, ProtoNodeId, i) == id)
-      return TRUE;
-  return FALSE;
+  return g_hash_table_contains (p->node_set, GUINT_TO_POINTER (id + 1));
 }
 
 /* Creates links for the ids not in the pool (they become pending), as
@@ -272,14 +280,17 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
     {
       if (find_link (p, ids[i]))
         continue;
-      Link l = { .peer = ids[i], .initiator = p->id > ids[i],
-                 .loops = g_array_new (FALSE, FALSE, sizeof (RecvLoop)) };
-      l.state = l.initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
-      g_array_append_val (p->pool, l);
+      Link *l = g_new0 (Link, 1);
+      l->peer = ids[i];
+      l->initiator = p->id > ids[i];
+      l->loops = g_array_new (FALSE, FALSE, sizeof (RecvLoop));
+      l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
+      g_ptr_array_add (p->pool, l);
+      g_hash_table_insert (p->pool_index, GUINT_TO_POINTER (ids[i] + 1), l);
       g_array_append_val (p->pending, ids[i]);
       proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l.initiator;
-      if (l.initiator)
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
+      if (l->initiator)
         {
           ProtoMsg m;
           proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
@@ -293,35 +304,23 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
       {
         RecvLoop rl = { .remaining = p->n_comm_rounds,
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
-        g_array_append_val (g_array_index (p->pool, Link, i).loops, rl);
+        g_array_append_val (pool_at (p, i)->loops, rl);
       }
 }
 
 /* ---- aggregation ---- */
 
 static void
-contrib_clear (GArray *a)
+contrib_clear (GHashTable *a)
 {
-  for (guint i = 0; i < a->len; i++)
-    learn_weights_unref (g_array_index (a, Contribution, i).w);
-  g_array_set_size (a, 0);
+  g_hash_table_remove_all (a);
 }
 
+/* Re-adding a node overwrites its contribution (DISCO logs UPDATE). */
 static void
-contrib_put (GArray *a, ProtoNodeId node, LearnWeights *w)
+contrib_put (GHashTable *a, ProtoNodeId node, LearnWeights *w)
 {
-  for (guint i = 0; i < a->len; i++)
-    {
-      Contribution *c = &g_array_index (a, Contribution, i);
-      if (c->node == node)
-        {
-          learn_weights_unref (c->w);
-          c->w = learn_weights_ref (w);   /* re-adding overwrites (DISCO logs UPDATE) */
-          return;
-        }
-    }
-  Contribution c = { node, learn_weights_ref (w) };
-  g_array_append_val (a, c);
+  g_hash_table_insert (a, GUINT_TO_POINTER (node + 1), learn_weights_ref (w));
 }
 
 static gint
@@ -331,15 +330,43 @@ cmp_contrib (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Sum or mean over the contributions of the round's nodes, in id order. */
+/* Sum or mean over the contributions of the round's nodes, in id order (so
+ * the float result does not depend on arrival or hash order). */
 static LearnWeights *
-combine (GArray *a, gboolean mean)
+combine (const ProtoPeer *p, GHashTable *a, gboolean mean)
 {
-  g_array_sort (a, cmp_contrib);
-  g_autofree LearnWeights **ws = g_new (LearnWeights *, a->len);
-  for (guint i = 0; i < a->len; i++)
-    ws[i] = g_array_index (a, Contribution, i).w;
-  return mean ? learn_weights_mean (ws, a->len) : learn_weights_sum (ws, a->len);
+  GArray *c = g_array_sized_new (FALSE, FALSE, sizeof (Contribution), g_hash_table_size (a));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, a);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      Contribution e = { GPOINTER_TO_UINT (k) - 1, v };
+      if (is_node (p, e.node))
+        g_array_append_val (c, e);
+    }
+  g_array_sort (c, cmp_contrib);
+  g_autofree LearnWeights **ws = g_new (LearnWeights *, MAX (c->len, 1));
+  for (guint i = 0; i < c->len; i++)
+    ws[i] = g_array_index (c, Contribution, i).w;
+  LearnWeights *r = mean ? learn_weights_mean (ws, c->len) : learn_weights_sum (ws, c->len);
+  g_array_unref (c);
+  return r;
+}
+
+/* Number of contributions in a from current round nodes. */
+static guint
+contrib_count (const ProtoPeer *p, GHashTable *a)
+{
+  if (g_hash_table_size (a) < p->nodes->len)
+    return g_hash_table_size (a);   /* cannot be full: skip the scan */
+  guint have = 0;
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, a);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    have += is_node (p, GPOINTER_TO_UINT (k) - 1);
+  return have;
 }
 
 static void send_payloads (ProtoPeer *p, DlTime now, ProtoOutbox *out);
@@ -383,15 +410,12 @@ try_aggregate (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   while (p->state == PROTO_PEER_EXCHANGING)
     {
-      GArray *a = p->contrib[p->comm_round];
-      guint have = 0;
-      for (guint i = 0; i < a->len; i++)
-        have += is_node (p, g_array_index (a, Contribution, i).node);
-      if (have < p->nodes->len)
+      GHashTable *a = p->contrib[p->comm_round];
+      if (contrib_count (p, a) < p->nodes->len)
         return;
       gboolean last = p->comm_round + 1 == p->n_comm_rounds;
       /* mean: the mean; secure round 0: the partial sum; secure round 1: the mean */
-      g_autoptr (LearnWeights) r = combine (a, p->cfg.aggregation == PROTO_AGG_MEAN || last);
+      g_autoptr (LearnWeights) r = combine (p, a, p->cfg.aggregation == PROTO_AGG_MEAN || last);
       if (!last)
         {
           contrib_clear (a);
@@ -400,7 +424,7 @@ try_aggregate (ProtoPeer *p, DlTime now, ProtoOutbox *out)
           g_autoptr (LearnWeights) partial = learn_weights_ref (r);
           if (!p->agg_wait_expired)
             p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
-          GArray *next = p->contrib[p->comm_round];
+          GHashTable *next = p->contrib[p->comm_round];
           for (guint i = 0; i < p->nodes->len; i++)
             {
               ProtoNodeId to = g_array_index (p->nodes, ProtoNodeId, i);
@@ -436,9 +460,9 @@ static void
 send_payloads (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   guint n = p->nodes->len;
-  GArray *mine = p->contrib[0];
+  GHashTable *mine = p->contrib[0];
   g_autofree LearnWeights **shares = g_new0 (LearnWeights *, n);
-  if (p->cfg.aggregation == PROTO_AGG_SECURE && n > 1)
+  if (p->cfg.aggregation == PROTO_AGG_SECURE && n > 1 && !learn_weights_is_symbolic (p->model))
     {
       /* n-1 uniform shares in (-max, max); the last is the secret minus their sum */
       gsize len = learn_weights_len (p->model);
@@ -587,9 +611,7 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
         set_state (p, out, p->cfg.connect_barrier ? PROTO_PEER_WAIT_DECISION : PROTO_PEER_WAIT_PEERS);
         return;
       }
-  g_array_set_size (p->nodes, 0);
-  g_array_append_vals (p->nodes, msg->peers, msg->n_peers);
-  g_array_append_val (p->nodes, p->id);
+  set_nodes (p, msg->peers, msg->n_peers);
   if (msg->round > p->agg_round)
     p->agg_round = msg->round;   /* setRound only raises */
   get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
@@ -892,7 +914,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     }
   for (guint i = 0; i < p->pool->len; i++)
     {
-      Link *l = &g_array_index (p->pool, Link, i);
+      Link *l = pool_at (p, i);
       for (guint k = 0; k < l->loops->len; k++)
         {
           RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
@@ -918,7 +940,7 @@ proto_peer_next_deadline (const ProtoPeer *p)
     t = MIN (t, p->agg_wait_deadline);
   for (guint i = 0; i < p->pool->len; i++)
     {
-      const Link *l = &g_array_index (p->pool, Link, i);
+      const Link *l = pool_at (p, i);
       for (guint k = 0; k < l->loops->len; k++)
         {
           const RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
@@ -1010,11 +1032,14 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->id = PROTO_NO_NODE;
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
-  p->pool = g_array_new (FALSE, FALSE, sizeof (Link));
+  p->pool = g_ptr_array_new_with_free_func (link_free);
+  p->pool_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->nodes = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  p->contrib[0] = g_array_new (FALSE, FALSE, sizeof (Contribution));
-  p->contrib[1] = g_array_new (FALSE, FALSE, sizeof (Contribution));
+  p->node_set = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (int c = 0; c < 2; c++)
+    p->contrib[c] = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                           (GDestroyNotify) learn_weights_unref);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
   p->n_comm_rounds = config->aggregation == PROTO_AGG_SECURE ? 2 : 1;
   p->sync_deadline = DL_TIME_NEVER;
@@ -1028,15 +1053,13 @@ proto_peer_free (ProtoPeer *p)
 {
   if (!p)
     return;
-  for (guint i = 0; i < p->pool->len; i++)
-    link_free_loops (&g_array_index (p->pool, Link, i));
-  g_array_unref (p->pool);
+  g_hash_table_unref (p->pool_index);
+  g_ptr_array_unref (p->pool);
   g_array_unref (p->pending);
   g_array_unref (p->nodes);
-  contrib_clear (p->contrib[0]);
-  contrib_clear (p->contrib[1]);
-  g_array_unref (p->contrib[0]);
-  g_array_unref (p->contrib[1]);
+  g_hash_table_unref (p->node_set);
+  g_hash_table_unref (p->contrib[0]);
+  g_hash_table_unref (p->contrib[1]);
   g_array_unref (p->serves);
   learn_weights_unref (p->model);
   learn_weights_unref (p->latest_model);
