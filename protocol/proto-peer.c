@@ -380,7 +380,9 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result)
   p->model = learn_weights_ref (result);
   learn_weights_unref (p->latest_model);
   p->latest_model = learn_weights_ref (result);
-  observe (p, out, PROTO_OBS_ROUND_END, PROTO_NO_NODE, -1, p->nodes->len, NULL);
+  /* the aggregator has already moved to the next round: report the one that ended */
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], (int32_t) p->agg_round - 1,
+                        PROTO_NO_NODE, -1, p->nodes->len, "%s", "");
   p->rounds_done++;
   p->agg_wait_deadline = DL_TIME_NEVER;
   /* resolve #roundFinishedPromise: providers waiting for this round serve now */

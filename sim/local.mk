@@ -4,3 +4,4 @@ sim_libdlsim_a_SOURCES = \
 	sim/sim-engine.c \
 	sim/sim-engine.h \
 	$(NULL)
+sim_libdlsim_a_SOURCES += sim/sim-world.c sim/sim-world.h

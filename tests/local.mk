@@ -22,3 +22,9 @@ TESTS += tests/test-learn
 tests_test_learn_SOURCES = tests/test-learn.c
 tests_test_learn_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_learn_LDADD = learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-world
+TESTS += tests/test-world
+tests_test_world_SOURCES = tests/test-world.c
+tests_test_world_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_world_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

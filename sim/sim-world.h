@@ -1,0 +1,165 @@
+/* sim-world.h — the simulated world that drives the protocol machines:
+ * hosts for the coordinator and each peer, a network (uplink/downlink FIFO
+ * serialization, latency, reliable ordered delivery per link), peer links
+ * that come up after signalling or never, compute time for local training
+ * (the arithmetic runs for real; its wall time never leaks), timeline
+ * actions, churn, and the run's outcome with a hang detector.
+ *
+ * Worlds are built from a SimWorldConfig (the scenario loader fills one).
+ * Shape: sim_world_new / sim_world_free (g_autoptr). */
+#pragma once
+
+#include "base/dl-dist.h"
+#include "learn/learn-data.h"
+#include "learn/learn-model.h"
+#include "protocol/proto-config.h"
+#include "protocol/proto-outbox.h"
+#include "sim/sim-engine.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_ACT_JOIN,       /* a = peer; value = speed (0: from [peers] speed) */
+  SIM_ACT_LEAVE,      /* a = peer: graceful, the coordinator sees it at once */
+  SIM_ACT_CRASH,      /* a = peer: silent, seen after crash_detection */
+  SIM_ACT_LINK_FAIL,  /* a, b: a link between them that is not up never comes up */
+  SIM_ACT_LINK_DOWN,  /* a, b: an open link dies silently */
+  SIM_ACT_PARTITION,  /* groups: node -> group (node 0 = server); across groups nothing passes */
+  SIM_ACT_HEAL,
+  SIM_ACT_DROP,       /* drop the next `count` messages of msg_type to a */
+  SIM_ACT_DELAY,      /* delay the next `count` messages of msg_type from a by `delay` */
+  SIM_ACT_SLOW,       /* a's speed divided by value from now on */
+} SimActionKind;
+
+typedef struct {
+  SimActionKind kind;
+  DlTime at;            /* absolute time, when round == 0 */
+  guint round;          /* > 0: at the coordinator's start of weight sharing for round N (from 1) */
+  DlTime after;         /* ... plus this */
+  guint a, b;
+  double value;
+  int msg_type;         /* a ProtoMsgType */
+  guint count;
+  DlTime delay;
+  GArray *groups;       /* PARTITION: guint group per node index; owned by the config */
+} SimAction;
+
+typedef struct {
+  guint peer;
+  DlTime join;
+  DlTime leave;         /* DL_TIME_NEVER: stays */
+} SimTraceEntry;
+
+typedef struct {
+  uint64_t seed;
+  DlTime time_limit;
+  ProtoConfig proto;
+
+  guint n_peers;                /* p1..pN connect at time 0 */
+  DlDist speed;                 /* relative speed */
+  double straggler_share;
+  double straggler_slowdown;
+  double nat_symmetric_share;
+
+  DlTime sample_cost;           /* per sample per epoch at speed 1 */
+  guint epochs_per_round;
+
+  DlDist latency;               /* peer <-> peer, one way */
+  DlDist server_latency;        /* peer <-> coordinator, one way */
+  uint64_t uplink_bps;
+  uint64_t downlink_bps;
+  DlTime link_setup;
+  double connect_failure;
+  DlTime crash_detection;
+
+  double arrival_rate_per_s;    /* churn: Poisson arrivals */
+  DlDist session;
+  double crash_fraction;
+  guint max_peers;              /* total peers ever (initial, timeline, churn, trace) */
+  GArray *trace;                /* SimTraceEntry, or NULL */
+
+  LearnModel model;             /* kind none: weights are only a size */
+  LearnDataset *train;          /* borrowed; NULL with model none */
+  LearnDataset *test;           /* borrowed */
+  LearnPartitionSpec partition;
+  gsize none_samples;           /* samples per peer for compute time with model none */
+
+  GArray *actions;              /* SimAction */
+} SimWorldConfig;
+
+/* Sensible defaults (DISCO's protocol defaults, 3 peers, 20 Mbit/s up). */
+void sim_world_config_init (SimWorldConfig *cfg);
+/* Frees what the config owns (actions' groups, the arrays). */
+void sim_world_config_clear (SimWorldConfig *cfg);
+
+/* Where observations and facts go.  Every callback may be NULL. */
+typedef struct {
+  void (*observation) (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *obs);
+  void (*fact) (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind,
+                const char *detail);
+  void (*metric) (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double value);
+  void (*traffic) (gpointer ud, ProtoMsgType type, gsize bytes);
+  gpointer user_data;
+} SimRecorder;
+
+typedef enum {
+  SIM_OUTCOME_COMPLETED,   /* no live peer is stuck: everyone finished, failed or left */
+  SIM_OUTCOME_STALLED,     /* some live peer made no progress for the rest of the run */
+  SIM_OUTCOME_TIME_LIMIT,
+} SimOutcome;
+const char *sim_outcome_name (SimOutcome o);
+
+typedef enum {
+  SIM_PEER_FINISHED,
+  SIM_PEER_FAILED,
+  SIM_PEER_EXCLUDED,
+  SIM_PEER_HUNG,
+  SIM_PEER_LEFT,
+  SIM_PEER_CRASHED,
+  SIM_PEER_RUNNING,        /* time limit reached while it still made progress */
+  SIM_PEER_ABSENT,         /* never joined */
+} SimPeerOutcome;
+const char *sim_peer_outcome_name (SimPeerOutcome o);
+
+typedef struct {
+  SimPeerOutcome outcome;
+  DlTime joined;
+  DlTime left;             /* DL_TIME_NEVER if still there */
+  guint rounds;
+  double speed;
+  gboolean synced;
+  guint retries_received;
+  guint fails_received;
+  double accuracy;         /* last evaluation, NAN if none */
+  double loss;
+} SimPeerResult;
+
+typedef struct {
+  SimOutcome outcome;
+  DlTime end;
+  guint rounds_completed;
+  guint peers_finished, peers_failed, peers_hung;
+  guint retries, exclusions, model_syncs, messages_dropped;
+  guint64 messages, bytes;
+  double final_accuracy, final_loss, consensus_distance;
+  uint64_t events;
+} SimResult;
+
+typedef struct SimWorld SimWorld;
+
+SimWorld *sim_world_new (const SimWorldConfig *cfg, const SimRecorder *recorder, GError **error);
+void sim_world_free (SimWorld *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimWorld, sim_world_free)
+
+/* Runs to the end (completed, stalled or the time limit). */
+const SimResult *sim_world_run (SimWorld *w);
+guint sim_world_n_nodes (const SimWorld *w);            /* peers are 1..n */
+const SimPeerResult *sim_world_peer (const SimWorld *w, guint i);
+/* (transfer none) peer i's current model weights, NULL if it never joined */
+LearnWeights *sim_world_peer_model (const SimWorld *w, guint i);
+
+#define SIM_ERROR (sim_error_quark ())
+GQuark sim_error_quark (void);
+typedef enum { SIM_ERROR_CONFIG } SimErrorCode;
+
+G_END_DECLS

@@ -1,0 +1,514 @@
+/* test-world.c — whole runs of the simulated world (sim/sim-world.c) with
+ * the real protocol machines and models: a fault-free run that converges,
+ * determinism, bandwidth, ordered delivery under jitter, crashes, stall
+ * detection, churn and stragglers.  No SQLite. */
+#include "config.h"
+
+#include "sim/sim-world.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  SimWorld *world;
+  GChecksum *sum;             /* of every observation and fact, with time */
+  guint observations, facts;
+  GPtrArray *round_models;    /* per round: GPtrArray of LearnWeights refs */
+  GArray *round_acc;          /* mean accuracy per round (sum) */
+  GArray *round_acc_n;
+  GArray *round_loss;         /* summed loss per round */
+  guint dropped;
+} Rec;
+
+static void
+rec_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  Rec *r = ud;
+  r->observations++;
+  if (g_getenv ("WORLD_VERBOSE"))
+    {
+      g_autofree char *line = proto_observation_to_string (o);
+      char b[DL_TIME_STR_LEN];
+      fprintf (stderr, "%s %s%u %s\n", dl_time_format (t, b), node ? "p" : "S", node, line);
+    }
+  g_checksum_update (r->sum, (const guchar *) &t, sizeof t);
+  g_checksum_update (r->sum, (const guchar *) &node, sizeof node);
+  g_autofree char *s = proto_observation_to_string (o);
+  g_checksum_update (r->sum, (const guchar *) s, -1);
+  if (o->kind == PROTO_OBS_DROPPED)
+    r->dropped++;
+  if (o->kind == PROTO_OBS_ROUND_END && node != PROTO_SERVER && r->world)
+    {
+      guint round = (guint) o->round;
+      while (r->round_models->len <= round)
+        g_ptr_array_add (r->round_models, g_ptr_array_new_with_free_func ((GDestroyNotify) learn_weights_unref));
+      g_ptr_array_add (g_ptr_array_index (r->round_models, round),
+                       learn_weights_ref (sim_world_peer_model (r->world, node)));
+    }
+}
+
+static void
+rec_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+{
+  Rec *r = ud;
+  r->facts++;
+  if (g_getenv ("WORLD_VERBOSE"))
+    {
+      char b[DL_TIME_STR_LEN];
+      fprintf (stderr, "%s fact node=%u other=%u %s %s\n", dl_time_format (t, b), node, other, kind, detail);
+    }
+  g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT " %u %u %s %s", t, node, other, kind, detail);
+  g_checksum_update (r->sum, (const guchar *) s, -1);
+}
+
+static void
+rec_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double v)
+{
+  Rec *r = ud;
+  if (round < 0)
+    return;
+  if (strcmp (name, "loss") == 0)
+    {
+      if ((guint) round >= r->round_loss->len)
+        g_array_set_size (r->round_loss, round + 1);
+      g_array_index (r->round_loss, double, round) += v;
+      return;
+    }
+  if (strcmp (name, "accuracy") != 0)
+    return;
+  if ((guint) round >= r->round_acc->len)
+    {
+      g_array_set_size (r->round_acc, round + 1);
+      g_array_set_size (r->round_acc_n, round + 1);
+    }
+  g_array_index (r->round_acc, double, round) += v;
+  g_array_index (r->round_acc_n, guint, round) += 1;
+}
+
+static void
+rec_init (Rec *r)
+{
+  memset (r, 0, sizeof *r);
+  r->sum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->round_models = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  r->round_acc = g_array_new (FALSE, TRUE, sizeof (double));
+  r->round_acc_n = g_array_new (FALSE, TRUE, sizeof (guint));
+  r->round_loss = g_array_new (FALSE, TRUE, sizeof (double));
+}
+
+static void
+rec_clear (Rec *r)
+{
+  g_checksum_free (r->sum);
+  g_ptr_array_unref (r->round_models);
+  g_array_unref (r->round_acc);
+  g_array_unref (r->round_acc_n);
+  g_array_unref (r->round_loss);
+}
+
+static SimRecorder
+recorder (Rec *r)
+{
+  return (SimRecorder) { rec_obs, rec_fact, rec_metric, NULL, r };
+}
+
+typedef struct {
+  SimWorldConfig cfg;
+  LearnDataset *all, *train, *test;
+} Setup;
+
+static void
+setup_softmax (Setup *s, guint peers, guint rounds, uint64_t seed)
+{
+  sim_world_config_init (&s->cfg);
+  s->cfg.seed = seed;
+  s->cfg.n_peers = peers;
+  s->cfg.max_peers = peers;
+  s->cfg.proto.min_participants = peers;
+  s->cfg.proto.rounds = rounds;
+  g_autoptr (DlRandom) r = dl_random_new (seed, "data", DL_RANDOM_NO_NODE);
+  s->all = learn_dataset_synthetic (1200, 8, 4, 3.0, r);
+  learn_dataset_split (s->all, 0.25, r, &s->train, &s->test);
+  s->cfg.train = s->train;
+  s->cfg.test = s->test;
+  s->cfg.model = (LearnModel) { .kind = LEARN_MODEL_SOFTMAX, .features = 8, .classes = 4,
+                                .learning_rate = 0.01f, .batch_size = 16 };
+}
+
+static void
+setup_none (Setup *s, guint peers, guint rounds, gsize size)
+{
+  memset (s, 0, sizeof *s);
+  sim_world_config_init (&s->cfg);
+  s->cfg.n_peers = peers;
+  s->cfg.max_peers = MAX (peers, 10);
+  s->cfg.proto.min_participants = peers;
+  s->cfg.proto.rounds = rounds;
+  s->cfg.model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = size };
+}
+
+static void
+setup_clear (Setup *s)
+{
+  sim_world_config_clear (&s->cfg);
+  learn_dataset_free (s->all);
+  learn_dataset_free (s->train);
+  learn_dataset_free (s->test);
+}
+
+static const SimResult *
+run (Setup *s, Rec *rec, SimWorld **out_world)
+{
+  SimRecorder sr = recorder (rec);
+  g_autoptr (GError) error = NULL;
+  SimWorld *w = sim_world_new (&s->cfg, &sr, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  rec->world = w;
+  const SimResult *res = sim_world_run (w);
+  *out_world = w;
+  return res;
+}
+
+START_TEST (test_three_peers_converge)
+{
+  Setup s;
+  setup_softmax (&s, 3, 6, 42);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+  ck_assert_uint_eq (res->rounds_completed, 6);
+  ck_assert_uint_eq (res->peers_finished, 3);
+  ck_assert_uint_eq (res->retries, 0);
+  for (guint i = 1; i <= 3; i++)
+    {
+      ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, i)->outcome), "finished");
+      ck_assert_uint_eq (sim_world_peer (w, i)->rounds, 6);
+    }
+  /* peers agree after every round */
+  ck_assert_uint_eq (rec.round_models->len, 6);
+  for (guint r = 0; r < 6; r++)
+    {
+      GPtrArray *ms = g_ptr_array_index (rec.round_models, r);
+      ck_assert_uint_eq (ms->len, 3);
+      for (guint i = 1; i < 3; i++)
+        ck_assert (learn_weights_equal (ms->pdata[0], ms->pdata[i]));
+    }
+  /* accuracy rises from the initial model's (chance) and the loss falls every round */
+  g_autoptr (DlRandom) ir = dl_random_new (42, "initial-model", DL_RANDOM_NO_NODE);
+  g_autoptr (LearnWeights) w0 = learn_model_initial_weights (&s.cfg.model, ir);
+  double acc0, loss0;
+  learn_model_evaluate (&s.cfg.model, w0, s.test, &acc0, &loss0);
+  double last = g_array_index (rec.round_acc, double, 5) / 3;
+  ck_assert_msg (acc0 < 0.4 && last >= 0.85, "accuracy %g -> %g", acc0, last);
+  double prev = loss0;
+  for (guint r = 0; r < 6; r++)
+    {
+      double l = g_array_index (rec.round_loss, double, r) / 3;
+      ck_assert_msg (l < prev, "round %u loss %g, before %g", r, l, prev);
+      prev = l;
+    }
+  ck_assert_double_eq_tol (res->final_accuracy, last, 1e-12);
+  ck_assert_double_eq_tol (res->consensus_distance, 0, 1e-12);
+  /* time: 300 samples x 1 ms per round at least */
+  ck_assert_int_ge (res->end, 6 * 300 * DL_MS);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+static char *
+run_digest (uint64_t seed, guint *obs)
+{
+  Setup s;
+  setup_softmax (&s, 4, 3, seed);
+  s.cfg.latency = (DlDist) { .kind = DL_DIST_LOGNORMAL, .unit = DL_UNIT_DURATION, .a = 40e6, .b = 0.5 };
+  s.cfg.speed = (DlDist) { .kind = DL_DIST_UNIFORM, .unit = DL_UNIT_NUMBER, .a = 0.5, .b = 2 };
+  s.cfg.proto.min_participants = 2;
+  SimAction a = { .kind = SIM_ACT_CRASH, .round = 2, .after = DL_S, .a = 4 };
+  g_array_append_val (s.cfg.actions, a);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  run (&s, &rec, &w);
+  *obs = rec.observations;
+  char *d = g_strdup (g_checksum_get_string (rec.sum));
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+  return d;
+}
+
+START_TEST (test_same_seed_same_observations)
+{
+  guint n1, n2, n3;
+  g_autofree char *a = run_digest (7, &n1);
+  g_autofree char *b = run_digest (7, &n2);
+  g_autofree char *c = run_digest (8, &n3);
+  ck_assert_uint_gt (n1, 100);
+  ck_assert_uint_eq (n1, n2);
+  ck_assert_str_eq (a, b);
+  ck_assert_str_ne (a, c);
+}
+END_TEST
+
+static DlTime
+round_time (uint64_t uplink_bps, gsize floats)
+{
+  Setup s;
+  setup_none (&s, 3, 1, floats);
+  s.cfg.uplink_bps = uplink_bps;
+  s.cfg.downlink_bps = 1000000000;
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+  DlTime end = res->end;
+  ck_assert_uint_ge (res->bytes, 6 * floats * 4);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+  return end;
+}
+
+START_TEST (test_bandwidth_charges_weights)
+{
+  /* 1M floats = 4 MB; each peer sends 2 payloads = 64 Mbit: 8 s at 8 Mbit/s */
+  DlTime thin = round_time (8000000, 1000000);
+  DlTime thick = round_time (800000000, 1000000);
+  ck_assert_int_ge (thin, 8 * DL_S);
+  ck_assert_int_lt (thick, 2 * DL_S);
+  ck_assert_int_ge (thin - thick, 7 * DL_S);
+}
+END_TEST
+
+START_TEST (test_ordered_delivery_under_jitter)
+{
+  /* Heavy jitter on every channel: if a later message could overtake an
+   * earlier one (Start before PeersForRound), peers would drop it and hang. */
+  for (uint64_t seed = 1; seed <= 10; seed++)
+    {
+      Setup s;
+      setup_none (&s, 4, 3, 1000);
+      s.cfg.seed = seed;
+      s.cfg.latency = (DlDist) { .kind = DL_DIST_UNIFORM, .unit = DL_UNIT_DURATION, .a = 1e6, .b = 2e9 };
+      s.cfg.server_latency = s.cfg.latency;
+      Rec rec;
+      rec_init (&rec);
+      SimWorld *w;
+      const SimResult *res = run (&s, &rec, &w);
+      ck_assert_msg (res->outcome == SIM_OUTCOME_COMPLETED, "seed %" G_GUINT64_FORMAT ": %s", seed,
+                     sim_outcome_name (res->outcome));
+      ck_assert_uint_eq (res->peers_finished, 4);
+      sim_world_free (w);
+      rec_clear (&rec);
+      setup_clear (&s);
+    }
+}
+END_TEST
+
+START_TEST (test_crash_is_detected_late)
+{
+  /* p3 crashes while training after round 2's exchange; the coordinator sees
+   * it only after crash_detection, then p1 and p2 go on without it. */
+  Setup s;
+  setup_none (&s, 3, 4, 1000);
+  s.cfg.none_samples = 5000;              /* 5 s of training per round */
+  s.cfg.proto.min_participants = 2;
+  s.cfg.crash_detection = 30 * DL_S;
+  SimAction a = { .kind = SIM_ACT_CRASH, .round = 2, .after = 500 * DL_MS, .a = 3 };
+  g_array_append_val (s.cfg.actions, a);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "crashed");
+  ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 4);
+  ck_assert_int_ge (res->end, 30 * DL_S);   /* waited for the detection */
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+START_TEST (test_crash_during_exchange_hangs_s17)
+{
+  /* p3 crashes 10 ms after the coordinator starts round 2's weight sharing,
+   * before its Start arrives: p1 and p2 wait for its Payload forever. */
+  Setup s;
+  setup_none (&s, 3, 4, 1000);
+  s.cfg.proto.min_participants = 2;
+  SimAction a = { .kind = SIM_ACT_CRASH, .round = 2, .after = 10 * DL_MS, .a = 3 };
+  g_array_append_val (s.cfg.actions, a);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 1)->outcome), "hung");
+  ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 1);
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "crashed");
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+START_TEST (test_stall_detected_s08)
+{
+  /* The only link never comes up: both peers hang in getPeers; the
+   * coordinator's timer keeps cycling; the run is stalled, not time_limit. */
+  Setup s;
+  setup_none (&s, 2, 2, 1000);
+  s.cfg.time_limit = 10 * DL_H;
+  SimAction a = { .kind = SIM_ACT_LINK_FAIL, .at = 0, .a = 1, .b = 2 };
+  g_array_append_val (s.cfg.actions, a);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 1)->outcome), "hung");
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 2)->outcome), "hung");
+  ck_assert_int_lt (res->end, DL_H);
+  ck_assert_uint_ge (res->retries, 3);
+  ck_assert_uint_ge (rec.dropped, 3);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+START_TEST (test_connect_failure_recovers_by_retry)
+{
+  /* Links fail half the time: Retry rebuilds them; with enough retries runs
+   * usually complete, and never end in time_limit. */
+  guint completed = 0;
+  for (uint64_t seed = 1; seed <= 8; seed++)
+    {
+      Setup s;
+      setup_none (&s, 3, 2, 1000);
+      s.cfg.seed = seed;
+      s.cfg.connect_failure = 0.3;
+      s.cfg.proto.max_connection_retry = 10;
+      Rec rec;
+      rec_init (&rec);
+      SimWorld *w;
+      const SimResult *res = run (&s, &rec, &w);
+      ck_assert (res->outcome != SIM_OUTCOME_TIME_LIMIT);
+      completed += res->outcome == SIM_OUTCOME_COMPLETED;
+      sim_world_free (w);
+      rec_clear (&rec);
+      setup_clear (&s);
+    }
+  ck_assert_uint_ge (completed, 1);
+}
+END_TEST
+
+START_TEST (test_churn_arrivals)
+{
+  /* Poisson arrivals up to max_peers; sessions end by leave or crash. */
+  Setup s;
+  setup_none (&s, 2, 3, 1000);
+  s.cfg.proto.min_participants = 2;
+  s.cfg.max_peers = 6;
+  s.cfg.arrival_rate_per_s = 1.0 / 20;
+  s.cfg.session = (DlDist) { .kind = DL_DIST_EXPONENTIAL, .unit = DL_UNIT_DURATION, .a = 60e9 };
+  s.cfg.time_limit = DL_H;
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_uint_eq (sim_world_n_nodes (w), 6);
+  guint gone = 0;
+  for (guint i = 3; i <= 6; i++)
+    {
+      SimPeerOutcome o = sim_world_peer (w, i)->outcome;
+      ck_assert (o != SIM_PEER_ABSENT);
+      gone += o == SIM_PEER_LEFT || o == SIM_PEER_CRASHED;
+    }
+  ck_assert_uint_ge (gone, 1);
+  ck_assert (res->outcome != SIM_OUTCOME_TIME_LIMIT || res->end == DL_H);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+START_TEST (test_straggler_slows_rounds)
+{
+  Setup s;
+  setup_none (&s, 3, 2, 1000);
+  s.cfg.none_samples = 1000;          /* 1 s of training per round at speed 1 */
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  DlTime fast = run (&s, &rec, &w)->end;
+  sim_world_free (w);
+  rec_clear (&rec);
+  SimAction a = { .kind = SIM_ACT_SLOW, .at = 0, .a = 2, .value = 50 };
+  g_array_append_val (s.cfg.actions, a);
+  rec_init (&rec);
+  DlTime slow = run (&s, &rec, &w)->end;
+  ck_assert_msg (slow >= fast + 2 * 49 * DL_S, "fast %" G_GINT64_FORMAT " slow %" G_GINT64_FORMAT, fast, slow);
+  ck_assert_double_eq_tol (sim_world_peer (w, 2)->speed, 1.0 / 50, 1e-12);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+START_TEST (test_bad_config_is_an_error)
+{
+  Setup s;
+  setup_none (&s, 3, 1, 10);
+  s.cfg.proto.min_participants = 0;
+  g_autoptr (GError) e = NULL;
+  ck_assert (sim_world_new (&s.cfg, NULL, &e) == NULL);
+  ck_assert (strstr (e->message, "min_participants") != NULL);
+  s.cfg.proto.min_participants = 2;
+  SimAction a = { .kind = SIM_ACT_CRASH, .at = 0, .a = 99 };
+  g_array_append_val (s.cfg.actions, a);
+  g_clear_error (&e);
+  ck_assert (sim_world_new (&s.cfg, NULL, &e) == NULL);
+  ck_assert (strstr (e->message, "p99") != NULL);
+  setup_clear (&s);
+}
+END_TEST
+
+static Suite *
+world_suite (void)
+{
+  Suite *s = suite_create ("world");
+  TCase *tc = tcase_create ("runs");
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_three_peers_converge);
+  tcase_add_test (tc, test_same_seed_same_observations);
+  tcase_add_test (tc, test_bandwidth_charges_weights);
+  tcase_add_test (tc, test_ordered_delivery_under_jitter);
+  tcase_add_test (tc, test_crash_is_detected_late);
+  tcase_add_test (tc, test_stall_detected_s08);
+  tcase_add_test (tc, test_crash_during_exchange_hangs_s17);
+  tcase_add_test (tc, test_connect_failure_recovers_by_retry);
+  tcase_add_test (tc, test_churn_arrivals);
+  tcase_add_test (tc, test_straggler_slows_rounds);
+  tcase_add_test (tc, test_bad_config_is_an_error);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (world_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
