@@ -5,6 +5,9 @@
 #include "cli/cli.h"
 #include "bench/phold.h"
 #include "base/dl-units.h"
+#include "sim/sim-world.h"
+
+#include <sys/resource.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -140,6 +143,94 @@ bench_phold (int argc, char **argv)
   return CLI_EXIT_OK;
 }
 
+static int
+bench_scale (int argc, char **argv)
+{
+  int peers = 100, rounds = 3;
+  gint64 size = 100000, seed = 1;
+  g_autofree char *uplink = NULL, *downlink = NULL;
+  gboolean secure = FALSE;
+  GOptionEntry entries[] = {
+    { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
+    { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 3)", "R" },
+    { "model-size", 0, 0, G_OPTION_ARG_INT64, &size, "floats in the model (default 100000)", "S" },
+    { "uplink", 0, 0, G_OPTION_ARG_STRING, &uplink, "per-peer uplink (default 20Mbps)", "RATE" },
+    { "downlink", 0, 0, G_OPTION_ARG_STRING, &downlink, "per-peer downlink (default 100Mbps)", "RATE" },
+    { "secure", 0, 0, G_OPTION_ARG_NONE, &secure, "secure aggregation instead of mean", NULL },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "scenario seed (default 1)", "N" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- protocol scale benchmark");
+  g_option_context_set_summary (ctx,
+      "dlsim bench scale --peers N --rounds R --model-size S\n\n"
+      "Runs DISCO (disco-1110) with N peers that all take part in every round\n"
+      "(min_participants = N), all-to-all mean aggregation, model `none` (weights\n"
+      "are only a size, shared and never copied), default network. Prints the\n"
+      "run's outcome, simulated time, events, messages and bytes, wall seconds\n"
+      "and the process's peak resident memory.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("bench scale", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (argc > 1)
+    {
+      cli_error ("bench scale", "unexpected argument '%s'", argv[1]);
+      return CLI_EXIT_USAGE;
+    }
+  if (peers < 1 || rounds < 1 || size < 1)
+    {
+      cli_error ("bench scale", "--peers, --rounds and --model-size must be positive");
+      return CLI_EXIT_USAGE;
+    }
+  SimWorldConfig cfg;
+  sim_world_config_init (&cfg);
+  cfg.seed = (uint64_t) seed;
+  cfg.n_peers = (guint) peers;
+  cfg.max_peers = (guint) peers;
+  cfg.proto.min_participants = (guint) peers;
+  cfg.proto.rounds = (guint) rounds;
+  cfg.proto.aggregation = secure ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
+  cfg.time_limit = 1000 * DL_H;
+  cfg.model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = (gsize) size };
+  struct { const char *opt, *text; uint64_t *dst; } rates[] = {
+    { "--uplink", uplink, &cfg.uplink_bps }, { "--downlink", downlink, &cfg.downlink_bps },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (rates); i++)
+    if (rates[i].text && !dl_parse_rate (rates[i].text, rates[i].dst, &error))
+      {
+        cli_error ("bench scale", "%s: %s", rates[i].opt, error->message);
+        sim_world_config_clear (&cfg);
+        return CLI_EXIT_USAGE;
+      }
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (SimWorld) w = sim_world_new (&cfg, NULL, &error);
+  if (!w)
+    {
+      cli_error ("bench scale", "%s", error->message);
+      sim_world_config_clear (&cfg);
+      return CLI_EXIT_FAILURE;
+    }
+  const SimResult *r = sim_world_run (w);
+  double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  char b[DL_TIME_STR_LEN];
+  printf ("scale: peers=%d rounds=%d model_size=%" G_GINT64_FORMAT " floats aggregation=%s\n",
+          peers, rounds, size, secure ? "secure" : "mean");
+  printf ("outcome %s, rounds completed %u, peers finished %u, sim time %s\n",
+          sim_outcome_name (r->outcome), r->rounds_completed, r->peers_finished, dl_time_format (r->end, b));
+  printf ("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " messages, %.3f GB on the wire, "
+          "%u dropped by the drop rule\n",
+          r->events, r->messages, (double) r->bytes / 1e9, r->messages_dropped);
+  printf ("wall %.2f s, %.0f events/s, peak memory %.1f MiB\n", wall,
+          wall > 0 ? (double) r->events / wall : 0, (double) ru.ru_maxrss / 1024.0);
+  sim_world_config_clear (&cfg);
+  return r->outcome == SIM_OUTCOME_COMPLETED ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
 int
 cli_cmd_bench (int argc, char **argv)
 {
@@ -149,11 +240,14 @@ cli_cmd_bench (int argc, char **argv)
       fprintf (out,
                "Usage: dlsim bench MODEL [OPTIONS]\n\n"
                "Models:\n"
-               "  phold    PHOLD on the event engine (dlsim bench phold --help)\n");
+               "  phold    PHOLD on the event engine (dlsim bench phold --help)\n"
+               "  scale    DISCO with N peers, all-to-all mean (dlsim bench scale --help)\n");
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
   if (strcmp (argv[1], "phold") == 0)
     return bench_phold (argc - 1, argv + 1);
-  cli_error ("bench", "unknown benchmark '%s' (available: phold)", argv[1]);
+  if (strcmp (argv[1], "scale") == 0)
+    return bench_scale (argc - 1, argv + 1);
+  cli_error ("bench", "unknown benchmark '%s' (available: phold, scale)", argv[1]);
   return CLI_EXIT_USAGE;
 }

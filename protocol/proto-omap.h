@@ -4,7 +4,7 @@
  * the freed slot.  That order decides, e.g., which node disco-1110-draft picks
  * as the replacement provider (S10).  Beyond 8 entries Immutable.js switches
  * to hash order over UUIDs, which dlsim does not reproduce: it keeps this
- * order (documented).  Linear time; rounds have at most a few hundred peers. */
+ * order (documented).  Lookups go through a hash index; counting is linear. */
 #pragma once
 
 #include "protocol/proto-message.h"
@@ -18,18 +18,21 @@ typedef struct {
 
 typedef struct {
   GArray *entries;
+  GHashTable *index;   /* id + 1 -> position + 1 */
 } ProtoOMap;
 
 static inline void
 proto_omap_init (ProtoOMap *m)
 {
   m->entries = g_array_new (FALSE, FALSE, sizeof (ProtoOMapEntry));
+  m->index = g_hash_table_new (g_direct_hash, g_direct_equal);
 }
 
 static inline void
 proto_omap_clear (ProtoOMap *m)
 {
   g_clear_pointer (&m->entries, g_array_unref);
+  g_clear_pointer (&m->index, g_hash_table_unref);
 }
 
 static inline guint
@@ -47,10 +50,7 @@ proto_omap_at (const ProtoOMap *m, guint i)
 static inline int
 proto_omap_find (const ProtoOMap *m, ProtoNodeId id)
 {
-  for (guint i = 0; i < m->entries->len; i++)
-    if (proto_omap_at (m, i)->id == id)
-      return (int) i;
-  return -1;
+  return (int) GPOINTER_TO_UINT (g_hash_table_lookup (m->index, GUINT_TO_POINTER (id + 1))) - 1;
 }
 
 static inline gboolean
@@ -69,6 +69,7 @@ proto_omap_set (ProtoOMap *m, ProtoNodeId id, gboolean flag)
     {
       ProtoOMapEntry e = { id, flag };
       g_array_append_val (m->entries, e);
+      g_hash_table_insert (m->index, GUINT_TO_POINTER (id + 1), GUINT_TO_POINTER (m->entries->len));
     }
 }
 
@@ -80,8 +81,13 @@ proto_omap_delete (ProtoOMap *m, ProtoNodeId id)
   if (i < 0)
     return FALSE;
   guint last = m->entries->len - 1;
+  g_hash_table_remove (m->index, GUINT_TO_POINTER (id + 1));
   if ((guint) i != last)
-    *proto_omap_at (m, (guint) i) = *proto_omap_at (m, last);
+    {
+      *proto_omap_at (m, (guint) i) = *proto_omap_at (m, last);
+      g_hash_table_insert (m->index, GUINT_TO_POINTER (proto_omap_at (m, (guint) i)->id + 1),
+                           GUINT_TO_POINTER ((guint) i + 1));
+    }
   g_array_set_size (m->entries, last);
   return TRUE;
 }
@@ -90,6 +96,7 @@ static inline void
 proto_omap_remove_all (ProtoOMap *m)
 {
   g_array_set_size (m->entries, 0);
+  g_hash_table_remove_all (m->index);
 }
 
 static inline void

@@ -83,6 +83,7 @@ struct ProtoPeer {
   gboolean agg_wait_expired;
 
   GArray *serves;        /* Serve */
+  DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
 
 static const char *const state_names[PROTO_PEER_N_STATES] = {
@@ -302,9 +303,14 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
   if (loops)
     for (guint i = 0; i < p->pool->len; i++)
       {
+        GArray *ls = pool_at (p, i)->loops;
+        for (guint k = ls->len; k > 0; k--)   /* exhausted loops are gone */
+          if (g_array_index (ls, RecvLoop, k - 1).remaining == 0)
+            g_array_remove_index_fast (ls, k - 1);
         RecvLoop rl = { .remaining = p->n_comm_rounds,
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
-        g_array_append_val (pool_at (p, i)->loops, rl);
+        g_array_append_val (ls, rl);
+        p->loops_deadline = MIN (p->loops_deadline, rl.deadline);
       }
 }
 
@@ -914,20 +920,27 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->comm_round,
                "aggregation wait expired: waiting with no limit");
     }
+  if (p->loops_deadline > now)
+    return;
+  DlTime next = DL_TIME_NEVER;
   for (guint i = 0; i < p->pool->len; i++)
     {
       Link *l = pool_at (p, i);
       for (guint k = 0; k < l->loops->len; k++)
         {
           RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
-          if (rl->remaining == 0 || rl->deadline > now)
-            continue;
-          rl->remaining--;
-          rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
-          observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
-                   "payload receive timeout (logs only)");
+          if (rl->remaining > 0 && rl->deadline <= now)
+            {
+              rl->remaining--;
+              rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
+              observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
+                       "payload receive timeout (logs only)");
+            }
+          if (rl->remaining > 0)
+            next = MIN (next, rl->deadline);
         }
     }
+  p->loops_deadline = next;   /* exact again */
 }
 
 DlTime
@@ -940,16 +953,10 @@ proto_peer_next_deadline (const ProtoPeer *p)
     t = MIN (t, p->sync_deadline);
   if (p->state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->agg_wait_deadline);
-  for (guint i = 0; i < p->pool->len; i++)
-    {
-      const Link *l = pool_at (p, i);
-      for (guint k = 0; k < l->loops->len; k++)
-        {
-          const RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
-          if (rl->remaining)
-            t = MIN (t, rl->deadline);
-        }
-    }
+  /* a lower bound: a wake-up with nothing due is harmless (the loops are
+   * rescanned only then) */
+  if (p->pool->len > 0)
+    t = MIN (t, p->loops_deadline);
   return t;
 }
 
@@ -1046,6 +1053,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->n_comm_rounds = config->aggregation == PROTO_AGG_SECURE ? 2 : 1;
   p->sync_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
+  p->loops_deadline = DL_TIME_NEVER;
   g_return_val_if_fail (config->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
   return p;
 }

@@ -107,6 +107,9 @@ struct SimWorld {
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
   Msg *flight;                        /* messages in flight (freed with the world) */
+  GHashTable *wire_sizes;             /* (type, weight bytes) -> wire size of weight messages */
+  DlTime last_arrival;                /* last message delivery */
+  DlTime completed_at;                /* DL_TIME_NEVER unless completed */
 };
 
 static Node *
@@ -185,6 +188,13 @@ sim_world_config_clear (SimWorldConfig *c)
 }
 
 /* ---------------------------------------------------------------- helpers */
+
+/* g_int64_hash keeps only the low 32 bits; our keys put ids in both halves. */
+static guint
+hash64 (gconstpointer k)
+{
+  return (guint) dl_mix64 (*(const guint64 *) k);
+}
 
 static guint64
 pair_key (ProtoNodeId a, ProtoNodeId b)
@@ -286,7 +296,25 @@ send_msg (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg 
   m->via = via;
   m->msg = *msg;
   proto_msg_init (msg, msg->type);
-  m->bytes = proto_msg_wire_size (&m->msg);
+  if (m->msg.weights && (m->msg.type == PROTO_MSG_PAYLOAD || m->msg.type == PROTO_MSG_SHARED_MODEL))
+    {
+      /* these carry fixed-size fields besides the weights: the size depends
+       * only on the type and the weights' length */
+      gint64 key = ((gint64) m->msg.type << 48) | (gint64) learn_weights_byte_size (m->msg.weights);
+      gpointer v = g_hash_table_lookup (w->wire_sizes, &key);
+      if (v)
+        m->bytes = (gsize) *(gint64 *) v;
+      else
+        {
+          m->bytes = proto_msg_wire_size (&m->msg);
+          gint64 *k = g_new (gint64, 1), *val = g_new (gint64, 1);
+          *k = key;
+          *val = (gint64) m->bytes;
+          g_hash_table_insert (w->wire_sizes, k, val);
+        }
+    }
+  else
+    m->bytes = proto_msg_wire_size (&m->msg);
   w->result.messages++;
   w->result.bytes += m->bytes;
   if (w->rec.traffic)
@@ -369,6 +397,7 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
   SimWorld *w = ctx;
   Msg *m = (Msg *) (uintptr_t) arg;
   w->in_flight--;
+  w->last_arrival = sim_engine_now (e);
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via, .msg = &m->msg };
   if (m->to == PROTO_SERVER)
     {
@@ -1044,6 +1073,8 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
   gboolean external = w->timed_pending > 0 || w->churn_pending > 0;
   if (all_settled && !external && w->in_flight == 0 && w->training == 0)
     {
+      /* the run ended with the last progress, not at this periodic check */
+      w->completed_at = MAX (w->progress, w->last_arrival);
       w->result.outcome = SIM_OUTCOME_COMPLETED;
       w->finished = TRUE;
       sim_engine_stop (e);
@@ -1104,8 +1135,9 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->coord = proto_coord_new (&cfg->proto);
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
-  w->links = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  w->channels = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  w->links = g_hash_table_new_full (hash64, g_int64_equal, g_free, g_free);
+  w->channels = g_hash_table_new_full (hash64, g_int64_equal, g_free, g_free);
+  w->wire_sizes = g_hash_table_new_full (hash64, g_int64_equal, g_free, g_free);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);
   w->rng_churn = dl_random_new (cfg->seed, "churn", DL_RANDOM_NO_NODE);
   w->rng_peers = dl_random_new (cfg->seed, "peers", DL_RANDOM_NO_NODE);
@@ -1121,6 +1153,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   g_autoptr (DlRandom) init = dl_random_new (cfg->seed, "initial-model", DL_RANDOM_NO_NODE);
   w->initial = learn_model_initial_weights (&cfg->model, init);
   w->next_id = cfg->n_peers + 1;
+  w->completed_at = DL_TIME_NEVER;
   return w;
 }
 
@@ -1149,6 +1182,7 @@ sim_world_free (SimWorld *w)
     msg_free (w, w->flight);
   g_hash_table_unref (w->links);
   g_hash_table_unref (w->channels);
+  g_hash_table_unref (w->wire_sizes);
   dl_random_free (w->rng_links);
   dl_random_free (w->rng_churn);
   dl_random_free (w->rng_peers);
@@ -1187,7 +1221,7 @@ finish_results (SimWorld *w)
 {
   DlTime now = sim_engine_now (w->engine);
   SimResult *r = &w->result;
-  r->end = now;
+  r->end = w->completed_at != DL_TIME_NEVER ? w->completed_at : now;
   r->events = sim_engine_events_run (w->engine);
   for (guint k = 0; k < w->round_done->len; k++)
     r->rounds_completed += g_array_index (w->round_done, gboolean, k);

@@ -40,6 +40,11 @@ expect 2 "unexpected argument 'extra'" -- "$DLSIM" bench phold extra
 expect 0 "[0-9] events/s" -- "$DLSIM" bench phold --lps 100 --events-per-lp 4 --end 10s
 expect 0 "ratio engine/reference" -- "$DLSIM" bench phold --lps 100 --events-per-lp 4 --end 10s --compare --repeat 1
 
+expect 0 "outcome completed, rounds completed 2, peers finished 20" -- "$DLSIM" bench scale --peers 20 --rounds 2 --model-size 1000
+expect 2 "must be positive" -- "$DLSIM" bench scale --peers 0
+expect 2 "uplink: '5x'" -- "$DLSIM" bench scale --uplink 5x
+expect 0 "peak memory" -- "$DLSIM" bench scale --peers 5 --rounds 1 --model-size 10 --secure
+
 # Same seed, same checksum; engine and reference agree (also checked by --compare).
 a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
 b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
