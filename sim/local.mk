@@ -5,3 +5,4 @@ sim_libdlsim_a_SOURCES = \
 	sim/sim-engine.h \
 	$(NULL)
 sim_libdlsim_a_SOURCES += sim/sim-world.c sim/sim-world.h
+sim_libdlsim_a_SOURCES += sim/sim-trace.c sim/sim-trace.h

@@ -1298,8 +1298,8 @@ const SimResult *
 sim_world_run (SimWorld *w)
 {
   g_return_val_if_fail (!w->finished, &w->result);
-  for (ProtoNodeId id = 1; id <= w->cfg.n_peers; id++)
-    join (w, id, 0);
+  /* timed actions first: those at time 0 take effect before the initial
+   * peers connect (same instant, earlier sequence numbers) */
   for (guint i = 0; i < w->cfg.actions->len; i++)
     {
       const SimAction *a = &g_array_index (w->cfg.actions, SimAction, i);
@@ -1308,6 +1308,11 @@ sim_world_run (SimWorld *w)
           w->timed_pending++;
           sim_engine_schedule_at (w->engine, a->at, ev_action, w, i);
         }
+    }
+  for (ProtoNodeId id = 1; id <= w->cfg.n_peers; id++)
+    {
+      w->churn_pending++;
+      sim_engine_schedule_at (w->engine, 0, ev_trace_join, w, id);
     }
   if (w->cfg.trace)
     for (guint i = 0; i < w->cfg.trace->len; i++)

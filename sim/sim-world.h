@@ -55,7 +55,7 @@ typedef struct {
   DlTime time_limit;
   ProtoConfig proto;
 
-  guint n_peers;                /* p1..pN connect at time 0 */
+  guint n_peers;                /* p1..pN connect at time 0, after the actions at time 0 */
   DlDist speed;                 /* relative speed */
   double straggler_share;
   double straggler_slowdown;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "sim/sim-world.h"
+#include "sim/sim-trace.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -482,6 +483,123 @@ START_TEST (test_bad_config_is_an_error)
 }
 END_TEST
 
+
+START_TEST (test_trace_parse_and_replay)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GArray) t = sim_trace_parse ("peer,join,leave\np2,0,100\n1,0,\n# late\np3,30.5,never\n",
+                                          "avail.csv", &e);
+  ck_assert_msg (t != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (t->len, 3);
+  ck_assert_uint_eq (g_array_index (t, SimTraceEntry, 0).peer, 1);
+  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 0).leave, DL_TIME_NEVER);
+  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 1).leave, 100 * DL_S);
+  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 2).join, 30500 * DL_MS);
+
+  struct { const char *text, *needle; } bad[] = {
+    { "p1,0,10\np2,x,10\n", "avail.csv:2: 'p2,x,10': join must be" },
+    { "p1,0\np0,1,2\n", "avail.csv:2: 'p0,1,2': the peer must be" },
+    { "p1,5,3\n", "avail.csv:1: 'p1,5,3': leave must come after join" },
+    { "p1,0,1,2\n", "avail.csv:1: 'p1,0,1,2': expected peer,join,leave" },
+    { "p1,0,-4\n", "leave must be a number" },
+    { "p1,0\np1,3\n", "avail.csv:2: peer p1 appears twice" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) be = NULL;
+      ck_assert (sim_trace_parse (bad[i].text, "avail.csv", &be) == NULL);
+      ck_assert_msg (strstr (be->message, bad[i].needle) != NULL, "'%s' lacks '%s'", be->message, bad[i].needle);
+    }
+  g_autoptr (GError) fe = NULL;
+  ck_assert (sim_trace_load ("/nonexistent/avail.csv", &fe) == NULL);
+  ck_assert (strstr (fe->message, "/nonexistent/avail.csv") != NULL);
+
+  /* replay: p1, p2 from the start, p3 at 30.5 s; p2 leaves at 100 s */
+  Setup s;
+  setup_none (&s, 0, 3, 100);
+  s.cfg.none_samples = 20000;           /* 20 s of training per round */
+  s.cfg.proto.min_participants = 2;
+  s.cfg.trace = g_steal_pointer (&t);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_uint_eq (sim_world_n_nodes (w), 3);
+  ck_assert_int_eq (sim_world_peer (w, 3)->joined, 30500 * DL_MS);
+  ck_assert_int_eq (sim_world_peer (w, 2)->left, 100 * DL_S);
+  ck_assert (sim_world_peer (w, 3)->synced);   /* joined mid-training */
+  ck_assert (res->outcome != SIM_OUTCOME_TIME_LIMIT);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+START_TEST (test_partition_isolates_a_peer)
+{
+  /* p1 is cut off from the coordinator before it connects: its
+   * ClientConnected is lost and DISCO never retries it; p2 and p3 train. */
+  Setup s;
+  setup_none (&s, 3, 2, 100);
+  s.cfg.proto.min_participants = 2;
+  SimAction a = { .kind = SIM_ACT_PARTITION, .at = 0, .groups = g_array_new (FALSE, TRUE, sizeof (guint)) };
+  g_array_set_size (a.groups, 4);
+  g_array_index (a.groups, guint, 1) = 1;   /* p1 alone; server, p2, p3 in group 0 */
+  g_array_append_val (s.cfg.actions, a);
+  SimAction h = { .kind = SIM_ACT_HEAL, .at = 10 * DL_S };
+  g_array_append_val (s.cfg.actions, h);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 1)->outcome), "hung");
+  ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 0);
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 2)->outcome), "finished");
+  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "finished");
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
+START_TEST (test_drop_and_delay_actions)
+{
+  /* drop StartWeightSharing to p2 once: p2 waits in the race, the others
+   * wait for its Payload: stalled. */
+  Setup s;
+  setup_none (&s, 3, 2, 100);
+  SimAction d = { .kind = SIM_ACT_DROP, .at = 0, .a = 2, .msg_type = PROTO_MSG_START_WEIGHT_SHARING, .count = 1 };
+  g_array_append_val (s.cfg.actions, d);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+  ck_assert_uint_eq (sim_world_peer (w, 2)->rounds, 0);
+  ck_assert_uint_eq (res->retries, 0);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+
+  /* delay p1's first ConnectionsReady past T: one timeout, a Retry cycle,
+   * then the round completes */
+  setup_none (&s, 3, 2, 100);
+  SimAction y = { .kind = SIM_ACT_DELAY, .at = 0, .a = 1, .msg_type = PROTO_MSG_CONNECTIONS_READY,
+                  .count = 1, .delay = 70 * DL_S };
+  g_array_append_val (s.cfg.actions, y);
+  rec_init (&rec);
+  res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+  ck_assert_uint_eq (res->retries, 1);
+  ck_assert_int_ge (res->end, 60 * DL_S);
+  ck_assert_uint_eq (sim_world_peer (w, 1)->retries_received, 1);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
 static Suite *
 world_suite (void)
 {
@@ -499,6 +617,9 @@ world_suite (void)
   tcase_add_test (tc, test_churn_arrivals);
   tcase_add_test (tc, test_straggler_slows_rounds);
   tcase_add_test (tc, test_bad_config_is_an_error);
+  tcase_add_test (tc, test_trace_parse_and_replay);
+  tcase_add_test (tc, test_partition_isolates_a_peer);
+  tcase_add_test (tc, test_drop_and_delay_actions);
   suite_add_tcase (s, tc);
   return s;
 }

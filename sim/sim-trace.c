@@ -1,0 +1,107 @@
+/* sim-trace.c — parsing availability traces (see sim-trace.h). */
+#include "config.h"
+
+#include "sim/sim-trace.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean
+parse_seconds (const char *s, DlTime *out)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (s, &end);
+  if (*s == '\0' || end == s || *end != '\0' || !isfinite (v) || v < 0 || v > 9e9)
+    return FALSE;
+  *out = (DlTime) llround (v * 1e9);
+  return TRUE;
+}
+
+static gboolean
+parse_peer (const char *s, guint *out)
+{
+  guint64 v = 0;
+  if (s[0] == 'p')
+    s++;
+  if (!g_ascii_string_to_unsigned (s, 10, 1, G_MAXUINT32 - 1, &v, NULL))
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+static gint
+cmp_join (gconstpointer a, gconstpointer b)
+{
+  const SimTraceEntry *x = a, *y = b;
+  if (x->join != y->join)
+    return x->join < y->join ? -1 : 1;
+  return x->peer < y->peer ? -1 : x->peer > y->peer;
+}
+
+GArray *
+sim_trace_parse (const char *text, const char *name, GError **error)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (SimTraceEntry));
+  gboolean first = TRUE;
+  for (gsize ln = 0; lines[ln]; ln++)
+    {
+      char *line = g_strstrip (lines[ln]);
+      if (*line == '\0' || *line == '#')
+        continue;
+      g_auto (GStrv) f = g_strsplit (line, ",", -1);
+      guint n = g_strv_length (f);
+      for (guint i = 0; i < n; i++)
+        g_strstrip (f[i]);
+      SimTraceEntry e = { .leave = DL_TIME_NEVER };
+      gboolean peer_ok = n >= 1 && parse_peer (f[0], &e.peer);
+      if (first && !peer_ok)
+        {
+          first = FALSE;
+          continue;   /* a header */
+        }
+      first = FALSE;
+      const char *why = NULL;
+      if (n < 2 || n > 3)
+        why = "expected peer,join,leave";
+      else if (!peer_ok)
+        why = "the peer must be pN or N with N >= 1";
+      else if (!parse_seconds (f[1], &e.join))
+        why = "join must be a number of seconds >= 0";
+      else if (n == 3 && *f[2] && g_ascii_strcasecmp (f[2], "never") != 0
+               && g_ascii_strcasecmp (f[2], "inf") != 0 && !parse_seconds (f[2], &e.leave))
+        why = "leave must be a number of seconds >= 0, empty, or never";
+      else if (e.leave != DL_TIME_NEVER && e.leave <= e.join)
+        why = "leave must come after join";
+      if (why)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: '%s': %s", name, ln + 1, line, why);
+          g_array_unref (out);
+          return NULL;
+        }
+      for (guint i = 0; i < out->len; i++)
+        if (g_array_index (out, SimTraceEntry, i).peer == e.peer)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                         "%s:%zu: peer p%u appears twice (a peer joins once)", name, ln + 1, e.peer);
+            g_array_unref (out);
+            return NULL;
+          }
+      g_array_append_val (out, e);
+    }
+  g_array_sort (out, cmp_join);
+  return out;
+}
+
+GArray *
+sim_trace_load (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &local))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
+      return NULL;
+    }
+  return sim_trace_parse (text, path, error);
+}

@@ -1,0 +1,18 @@
+/* sim-trace.h — availability traces: CSV rows `peer,join,leave`.
+ *
+ * peer is `pN` or `N` (N >= 1); join and leave are seconds (decimals
+ * allowed) from the start of the run; an empty leave, `never` or `inf` means
+ * the peer stays.  An optional header line (not starting with a peer) is
+ * skipped; blank lines and `#` comments are ignored.  A bad row is an error
+ * naming the file and the line. */
+#pragma once
+
+#include "sim/sim-world.h"
+
+G_BEGIN_DECLS
+
+/* (transfer full) a GArray of SimTraceEntry, sorted by join time */
+GArray *sim_trace_load (const char *path, GError **error);
+GArray *sim_trace_parse (const char *text, const char *name, GError **error);
+
+G_END_DECLS
