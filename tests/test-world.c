@@ -465,6 +465,37 @@ START_TEST (test_straggler_slows_rounds)
 }
 END_TEST
 
+START_TEST (test_stragglers_and_nat)
+{
+  /* every peer a straggler 10x slower: speeds are 0.1 */
+  Setup s;
+  setup_none (&s, 3, 1, 100);
+  s.cfg.straggler_share = 1.0;
+  s.cfg.straggler_slowdown = 10;
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+  for (guint i = 1; i <= 3; i++)
+    ck_assert_double_eq_tol (sim_world_peer (w, i)->speed, 0.1, 1e-12);
+  ck_assert_int_ge (res->end, 1000 * DL_MS);   /* 100 samples x 1 ms x 10 */
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+  /* everyone behind symmetric NAT: no link ever comes up */
+  setup_none (&s, 3, 1, 100);
+  s.cfg.nat_symmetric_share = 1.0;
+  rec_init (&rec);
+  res = run (&s, &rec, &w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+  ck_assert_uint_eq (res->peers_hung, 3);
+  sim_world_free (w);
+  rec_clear (&rec);
+  setup_clear (&s);
+}
+END_TEST
+
 START_TEST (test_bad_config_is_an_error)
 {
   Setup s;
@@ -617,6 +648,7 @@ world_suite (void)
   tcase_add_test (tc, test_churn_arrivals);
   tcase_add_test (tc, test_straggler_slows_rounds);
   tcase_add_test (tc, test_bad_config_is_an_error);
+  tcase_add_test (tc, test_stragglers_and_nat);
   tcase_add_test (tc, test_trace_parse_and_replay);
   tcase_add_test (tc, test_partition_isolates_a_peer);
   tcase_add_test (tc, test_drop_and_delay_actions);
