@@ -6,3 +6,4 @@ sim_libdlsim_a_SOURCES = \
 	$(NULL)
 sim_libdlsim_a_SOURCES += sim/sim-world.c sim/sim-world.h
 sim_libdlsim_a_SOURCES += sim/sim-trace.c sim/sim-trace.h
+sim_libdlsim_a_SOURCES += sim/sim-scenario.c sim/sim-scenario.h

@@ -1,0 +1,1136 @@
+/* sim-scenario.c — loading scenario files, expanding sweeps, building world
+ * configurations (see sim-scenario.h).  One table lists every key with its
+ * default and documentation; the loader, `params` rows and the user guide
+ * all come from it. */
+#include "config.h"
+
+#include "sim/sim-scenario.h"
+#include "sim/sim-trace.h"
+#include "base/dl-units.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef enum {
+  K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_RATE, K_PER_TIME,
+  K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_PATH,
+} Kind;
+
+typedef struct {
+  const char *section;
+  const char *key;
+  const char *def;
+  Kind kind;
+  const char *doc;
+} KeySpec;
+
+static const KeySpec keys[] = {
+  { "scenario", "name", "", K_STR, "name of the scenario (default: the file name)" },
+  { "scenario", "description", "", K_STR, "one line on what it shows" },
+  { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
+  { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
+  { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
+  { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775" },
+  { "protocol", "min_participants", "3", K_UINT, "minNbOfParticipants" },
+  { "protocol", "max_connection_retry", "3", K_UINT, "maxConnectionRetry (M)" },
+  { "protocol", "peer_connection_timeout", "60s", K_DUR, "maxPeerConnectionTime (T)" },
+  { "protocol", "model_sync_timeout", "30s", K_DUR, "maxModelSyncTime" },
+  { "protocol", "aggregation", "mean", K_AGG, "mean | secure" },
+  { "protocol", "max_share_value", "100", K_NUM, "secure aggregation share range" },
+  { "protocol", "aggregation_wait", "15s", K_DUR, "wait before the unbounded wait for contributions (logs only)" },
+  { "protocol", "payload_timeout", "60s", K_DUR, "per-peer Payload receive wait (logs only)" },
+  { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
+  { "training", "epochs_per_round", "1", K_UINT, "local epochs per round" },
+  { "training", "after_training", "stay", K_AFTER, "leave | stay (DISCO's Disco.train stays connected)" },
+  { "model", "kind", "none", K_MODEL, "none | softmax | mlp" },
+  { "model", "size", "10000", K_UINT, "floats in the model with kind = none" },
+  { "model", "hidden", "32", K_UINT, "hidden units (mlp)" },
+  { "model", "learning_rate", "0.1", K_NUM, "SGD learning rate" },
+  { "model", "batch_size", "32", K_UINT, "SGD minibatch size" },
+  { "data", "source", "synthetic", K_SOURCE, "synthetic | csv:PATH (last column the integer label)" },
+  { "data", "features", "20", K_UINT, "synthetic: features" },
+  { "data", "classes", "4", K_UINT, "synthetic: classes" },
+  { "data", "samples", "4000", K_UINT, "synthetic: samples" },
+  { "data", "separation", "2.0", K_NUM, "synthetic: distance of class centres" },
+  { "data", "partition", "iid", K_PARTITION, "iid | dirichlet(ALPHA) | shards(K)" },
+  { "data", "test_fraction", "0.2", K_PROB, "held-out share of the data" },
+  { "peers", "count", "3", K_UINT, "peers p1..pN connecting at time 0" },
+  { "peers", "speed", "1", K_DIST_NUM, "relative speed: a number or a distribution" },
+  { "peers", "stragglers", "0", K_STRAGGLERS, "SHARE xFACTOR, e.g. 0.1 x8: 10% of peers 8x slower" },
+  { "peers", "nat", "none", K_NAT, "none | symmetric(SHARE): links between two such peers never come up" },
+  { "compute", "sample_cost", "1ms", K_DUR, "simulated time per sample per epoch at speed 1" },
+  { "compute", "none_samples", "100", K_UINT, "samples per peer for compute time with model none" },
+  { "network", "latency", "40ms", K_DIST_DUR, "peer <-> peer one-way latency" },
+  { "network", "server_latency", "20ms", K_DIST_DUR, "peer <-> coordinator one-way latency" },
+  { "network", "uplink", "20Mbps", K_RATE, "per-peer uplink" },
+  { "network", "downlink", "100Mbps", K_RATE, "per-peer downlink" },
+  { "network", "link_setup", "200ms", K_DUR, "time to bring a peer link up after signalling" },
+  { "network", "connect_failure", "0", K_PROB, "probability that a peer link never comes up" },
+  { "network", "crash_detection", "30s", K_DUR, "the coordinator notices a crash after this" },
+  { "churn", "arrival_rate", "0", K_PER_TIME, "new peers per time (Poisson), e.g. 2/min" },
+  { "churn", "session", "exponential(30min)", K_DIST_DUR, "lifetime of peers arriving by churn" },
+  { "churn", "crash_fraction", "0.5", K_PROB, "share of churn departures that are crashes" },
+  { "churn", "max_peers", "100", K_UINT, "most peers ever with churn arrivals" },
+  { "churn", "trace", "", K_PATH, "CSV peer,join,leave (seconds) to replay instead" },
+};
+
+static const char *const summary_keys[] = {
+  "outcome", "rounds_completed", "peers_finished", "peers_failed", "peers_hung", "retries",
+  "exclusions", "model_syncs", "messages_dropped", "final_accuracy", "final_loss",
+  "consensus_distance", "messages", "bytes", "sim_time_s", NULL
+};
+static const char *const peer_keys[] = {
+  "outcome", "rounds", "synced", "retries_received", "fails_received", NULL
+};
+
+const char *const *
+sim_scenario_key_table (void)
+{
+  static const char *table[G_N_ELEMENTS (keys) * 3 + 1];
+  static char names[G_N_ELEMENTS (keys)][64];
+  if (table[0] == NULL)
+    for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+      {
+        g_snprintf (names[i], sizeof names[i], "%s.%s", keys[i].section, keys[i].key);
+        table[3 * i] = names[i];
+        table[3 * i + 1] = keys[i].def;
+        table[3 * i + 2] = keys[i].doc;
+      }
+  return table;
+}
+
+static const KeySpec *
+find_key (const char *section, const char *key)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strcmp (keys[i].section, section) == 0 && strcmp (keys[i].key, key) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+static gboolean
+known_section (const char *s)
+{
+  if (strcmp (s, "timeline") == 0 || strcmp (s, "expect") == 0)
+    return TRUE;
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strcmp (keys[i].section, s) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+const char *
+sim_op_name (SimOp op)
+{
+  static const char *const n[] = { "=", "!=", "<", "<=", ">", ">=" };
+  return n[op];
+}
+
+/* ---------------------------------------------------------------- entries */
+
+typedef struct {
+  char *section;
+  char *key;
+  char *value;
+} Entry;
+
+static void
+entry_free (gpointer p)
+{
+  Entry *e = p;
+  g_free (e->section);
+  g_free (e->key);
+  g_free (e->value);
+  g_free (e);
+}
+
+static Entry *
+entry_new (const char *section, const char *key, const char *value)
+{
+  Entry *e = g_new0 (Entry, 1);
+  e->section = g_strdup (section);
+  e->key = g_strdup (key);
+  e->value = g_strdup (value);
+  return e;
+}
+
+/* "value   # comment" -> "value" */
+static char *
+strip_comment (const char *raw)
+{
+  char *v = g_strdup (raw);
+  for (char *p = v; *p; p++)
+    if (*p == '#' && (p == v || p[-1] == ' ' || p[-1] == '\t'))
+      {
+        *p = '\0';
+        break;
+      }
+  return g_strstrip (v);
+}
+
+/* Splits at commas that are not inside parentheses. */
+static GPtrArray *
+split_top (const char *s, char sep)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  int depth = 0;
+  const char *start = s;
+  for (const char *p = s;; p++)
+    {
+      if (*p == '(')
+        depth++;
+      else if (*p == ')')
+        depth--;
+      if (*p == '\0' || (*p == sep && depth == 0))
+        {
+          g_ptr_array_add (out, g_strstrip (g_strndup (start, (gsize) (p - start))));
+          if (*p == '\0')
+            break;
+          start = p + 1;
+        }
+    }
+  return out;
+}
+
+static gboolean
+fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
+  G_GNUC_PRINTF (5, 6);
+
+static gboolean
+fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (key)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: [%s] %s: %s", file, section, key, msg);
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: [%s]: %s", file, section, msg);
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------- values */
+
+static gboolean
+parse_uint (const char *v, guint *out)
+{
+  guint64 x;
+  if (!g_ascii_string_to_unsigned (v, 10, 0, G_MAXUINT32, &x, NULL))
+    return FALSE;
+  *out = (guint) x;
+  return TRUE;
+}
+
+static gboolean
+parse_prob (const char *v, double *out, GError **error)
+{
+  if (!dl_parse_number (v, out, error))
+    return FALSE;
+  if (*out < 0 || *out > 1)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not a probability in [0, 1]", v);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Checks one value against its kind (used at load time for every key). */
+static gboolean
+check_value (const KeySpec *k, const char *v, GError **error)
+{
+  DlTime t;
+  DlDist d;
+  double x;
+  uint64_t u;
+  guint n;
+  switch (k->kind)
+    {
+    case K_STR:
+    case K_PATH:
+      return TRUE;
+    case K_UINT:
+      if (parse_uint (v, &n))
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not a whole number >= 0", v);
+      return FALSE;
+    case K_SEED:
+      {
+        guint64 s;
+        if (g_ascii_string_to_unsigned (v, 10, 0, G_MAXUINT64, &s, NULL))
+          return TRUE;
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not a whole number >= 0", v);
+        return FALSE;
+      }
+    case K_NUM:
+      return dl_parse_number (v, &x, error);
+    case K_PROB:
+      return parse_prob (v, &x, error);
+    case K_DUR:
+      return dl_parse_duration (v, &t, error);
+    case K_DIST_DUR:
+      return dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
+    case K_DIST_NUM:
+      return dl_dist_parse (v, DL_UNIT_NUMBER, &d, error);
+    case K_RATE:
+      return dl_parse_rate (v, &u, error);
+    case K_PER_TIME:
+      return dl_parse_per_time (v, &x, error);
+    case K_VERSION:
+      {
+        ProtoVersion pv;
+        return proto_version_from_name (v, &pv, error);
+      }
+    case K_AGG:
+      if (strcmp (v, "mean") == 0 || strcmp (v, "secure") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not an aggregation (expected mean or secure)", v);
+      return FALSE;
+    case K_AFTER:
+      if (strcmp (v, "leave") == 0 || strcmp (v, "stay") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected leave or stay", v);
+      return FALSE;
+    case K_MODEL:
+      {
+        LearnModelKind mk;
+        return learn_model_kind_from_name (v, &mk, error);
+      }
+    case K_SOURCE:
+      if (strcmp (v, "synthetic") == 0 || (g_str_has_prefix (v, "csv:") && v[4]))
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected synthetic or csv:PATH", v);
+      return FALSE;
+    case K_PARTITION:
+      {
+        LearnPartitionSpec ps;
+        return learn_partition_spec_parse (v, &ps, error);
+      }
+    case K_STRAGGLERS:
+      {
+        double share, factor;
+        g_auto (GStrv) f = g_strsplit_set (v, " \t", -1);
+        guint m = 0;
+        const char *parts[2] = { NULL, NULL };
+        for (guint i = 0; f[i]; i++)
+          if (*f[i] && m < 2)
+            parts[m++] = f[i];
+        if (strcmp (v, "0") == 0)
+          return TRUE;
+        if (m == 2 && parts[1][0] == 'x' && dl_parse_number (parts[0], &share, NULL) && share >= 0
+            && share <= 1 && dl_parse_number (parts[1] + 1, &factor, NULL) && factor >= 1)
+          return TRUE;
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                     "'%s': expected SHARE xFACTOR with SHARE in [0, 1] and FACTOR >= 1, e.g. 0.1 x8", v);
+        return FALSE;
+      }
+    case K_NAT:
+      {
+        if (strcmp (v, "none") == 0)
+          return TRUE;
+        double share;
+        if (g_str_has_prefix (v, "symmetric(") && g_str_has_suffix (v, ")"))
+          {
+            g_autofree char *num = g_strndup (v + 10, strlen (v) - 11);
+            if (dl_parse_number (num, &share, NULL) && share >= 0 && share <= 1)
+              return TRUE;
+          }
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected none or symmetric(SHARE in [0, 1])", v);
+        return FALSE;
+      }
+    }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- points */
+
+static void
+point_free (gpointer data)
+{
+  SimPoint *p = data;
+  g_free (p->label);
+  g_ptr_array_unref (p->keys);
+  g_ptr_array_unref (p->values);
+  for (guint i = 0; i < p->expects->len; i++)
+    {
+      SimExpect *e = &g_array_index (p->expects, SimExpect, i);
+      g_free (e->key);
+      g_free (e->value);
+    }
+  g_array_unref (p->expects);
+  g_free (p);
+}
+
+void
+sim_scenario_free (SimScenario *s)
+{
+  if (!s)
+    return;
+  g_free (s->path);
+  g_free (s->name);
+  g_free (s->description);
+  g_free (s->version);
+  g_ptr_array_unref (s->points);
+  g_free (s);
+}
+
+static const char *
+point_value (const SimPoint *p, const char *section, const char *key)
+{
+  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
+  for (guint i = 0; i < p->keys->len; i++)
+    if (strcmp (p->keys->pdata[i], full) == 0)
+      return p->values->pdata[i];
+  return NULL;
+}
+
+static gboolean
+parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error)
+{
+  gboolean ok = FALSE;
+  for (guint i = 0; summary_keys[i]; i++)
+    ok |= strcmp (key, summary_keys[i]) == 0;
+  if (!ok && g_str_has_prefix (key, "peer."))
+    {
+      const char *dot = strrchr (key, '.');
+      const char *name = key + 5;
+      if (dot > name && name[0] == 'p')
+        for (guint i = 0; peer_keys[i]; i++)
+          ok |= strcmp (dot + 1, peer_keys[i]) == 0;
+    }
+  if (!ok)
+    return fail_at (error, file, "expect", key,
+                    "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
+                    "final_accuracy, or peer.pN.outcome|rounds|synced|retries_received|fails_received)");
+  const char *v = value;
+  SimOp op = SIM_OP_EQ;
+  static const struct { const char *s; SimOp op; } ops[] = {
+    { ">=", SIM_OP_GE }, { "<=", SIM_OP_LE }, { "!=", SIM_OP_NE }, { "=", SIM_OP_EQ },
+    { ">", SIM_OP_GT }, { "<", SIM_OP_LT },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (g_str_has_prefix (v, ops[i].s))
+      {
+        op = ops[i].op;
+        v += strlen (ops[i].s);
+        break;
+      }
+  g_autofree char *val = g_strstrip (g_strdup (v));
+  if (*val == '\0')
+    return fail_at (error, file, "expect", key, "missing value (expected [OP] VALUE, e.g. >= 8)");
+  double num;
+  if (op != SIM_OP_EQ && op != SIM_OP_NE && !dl_parse_number (val, &num, NULL))
+    return fail_at (error, file, "expect", key, "'%s': %s needs a number", val, sim_op_name (op));
+  out->key = g_strdup (key);
+  out->op = op;
+  out->value = g_steal_pointer (&val);
+  return TRUE;
+}
+
+gboolean
+sim_expect_check (const SimExpect *e, const char *actual)
+{
+  double a, b;
+  if (actual == NULL)
+    return FALSE;
+  gboolean numeric = dl_parse_number (actual, &a, NULL) && dl_parse_number (e->value, &b, NULL);
+  if (!numeric)
+    {
+      int c = strcmp (actual, e->value);
+      return e->op == SIM_OP_EQ ? c == 0 : e->op == SIM_OP_NE ? c != 0 : FALSE;
+    }
+  if (isnan (a))
+    return FALSE;
+  switch (e->op)
+    {
+    case SIM_OP_EQ: return fabs (a - b) <= 1e-9 * MAX (1.0, fabs (b));
+    case SIM_OP_NE: return fabs (a - b) > 1e-9 * MAX (1.0, fabs (b));
+    case SIM_OP_LT: return a < b;
+    case SIM_OP_LE: return a <= b;
+    case SIM_OP_GT: return a > b;
+    case SIM_OP_GE: return a >= b;
+    }
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------- timeline */
+
+static gboolean
+parse_peer_name (const char *s, guint *out)
+{
+  guint64 v;
+  if (s[0] != 'p' || !g_ascii_string_to_unsigned (s + 1, 10, 1, G_MAXUINT32 - 1, &v, NULL))
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+/* Parses WHEN: "5min", "round 2", "round 3 + 10s". */
+static gboolean
+parse_when (const char *when, SimAction *a, GError **error)
+{
+  g_autofree char *w = g_strstrip (g_strdup (when));
+  if (g_str_has_prefix (w, "round"))
+    {
+      g_auto (GStrv) parts = g_strsplit (w + 5, "+", 2);
+      guint r;
+      if (!parse_uint (g_strstrip (parts[0]), &r) || r == 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "expected 'round N' or 'round N + DURATION' with N >= 1");
+          return FALSE;
+        }
+      a->round = r;
+      if (parts[1] && !dl_parse_duration (g_strstrip (parts[1]), &a->after, error))
+        return FALSE;
+      return TRUE;
+    }
+  return dl_parse_duration (w, &a->at, error);
+}
+
+static gboolean
+parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error)
+{
+  g_auto (GStrv) w = g_strsplit_set (text, " \t", -1);
+  GPtrArray *t = g_ptr_array_new ();
+  for (guint i = 0; w[i]; i++)
+    if (*w[i])
+      g_ptr_array_add (t, w[i]);
+  gboolean ok = FALSE;
+  const char *verb = t->len ? t->pdata[0] : "";
+  const char *usage = NULL;
+#define PEER(i, dst) (t->len > (i) && parse_peer_name (t->pdata[i], (dst)) \
+                      && (g_ptr_array_add (peer_refs, GUINT_TO_POINTER (*(dst))), TRUE))
+  if (strcmp (verb, "join") == 0)
+    {
+      a->kind = SIM_ACT_JOIN;
+      ok = PEER (1, &a->a) && (t->len == 2 || (t->len == 3 && g_str_has_prefix (t->pdata[2], "speed=")
+                                                && dl_parse_number ((char *) t->pdata[2] + 6, &a->value, NULL)
+                                                && a->value > 0));
+      usage = "join pN [speed=X]";
+    }
+  else if (strcmp (verb, "leave") == 0 || strcmp (verb, "crash") == 0)
+    {
+      a->kind = verb[0] == 'l' ? SIM_ACT_LEAVE : SIM_ACT_CRASH;
+      ok = t->len == 2 && PEER (1, &a->a);
+      usage = verb[0] == 'l' ? "leave pN" : "crash pN";
+    }
+  else if (strcmp (verb, "link-fail") == 0 || strcmp (verb, "link-down") == 0)
+    {
+      a->kind = verb[5] == 'f' ? SIM_ACT_LINK_FAIL : SIM_ACT_LINK_DOWN;
+      ok = t->len == 3 && PEER (1, &a->a) && PEER (2, &a->b) && a->a != a->b;
+      usage = "link-fail pA pB / link-down pA pB";
+    }
+  else if (strcmp (verb, "heal") == 0)
+    {
+      a->kind = SIM_ACT_HEAL;
+      ok = t->len == 1;
+      usage = "heal";
+    }
+  else if (strcmp (verb, "slow") == 0)
+    {
+      a->kind = SIM_ACT_SLOW;
+      ok = t->len == 3 && PEER (1, &a->a) && ((char *) t->pdata[2])[0] == 'x'
+           && dl_parse_number ((char *) t->pdata[2] + 1, &a->value, NULL) && a->value > 0;
+      usage = "slow pN xFACTOR";
+    }
+  else if (strcmp (verb, "drop") == 0 || strcmp (verb, "delay") == 0)
+    {
+      gboolean drop = verb[1] == 'r';
+      a->kind = drop ? SIM_ACT_DROP : SIM_ACT_DELAY;
+      ProtoMsgType mt;
+      a->count = 1;
+      guint next = drop ? 4 : 6;
+      ok = t->len >= 4 && proto_msg_type_from_name (t->pdata[1], &mt)
+           && strcmp (t->pdata[2], drop ? "to" : "from") == 0 && PEER (3, &a->a);
+      a->msg_type = (int) mt;
+      if (ok && !drop)
+        ok = t->len >= 6 && strcmp (t->pdata[4], "by") == 0 && dl_parse_duration (t->pdata[5], &a->delay, NULL);
+      if (ok && t->len > next)
+        ok = t->len == next + 2 && strcmp (t->pdata[next], "count") == 0 && parse_uint (t->pdata[next + 1], &a->count)
+             && a->count > 0;
+      else if (ok)
+        ok = t->len == next;
+      usage = drop ? "drop TYPE to pN [count K]" : "delay TYPE from pN by DURATION [count K]";
+    }
+  else if (strcmp (verb, "partition") == 0)
+    {
+      a->kind = SIM_ACT_PARTITION;
+      usage = "partition pA,pB | server,pC,... (unnamed peers stay with the server)";
+      const char *rest = strstr (text, "partition") + 9;
+      g_auto (GStrv) groups = g_strsplit (rest, "|", -1);
+      a->groups = g_array_new (FALSE, TRUE, sizeof (guint));
+      ok = g_strv_length (groups) >= 2;
+      guint server_group = 0;
+      GArray *members = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
+      for (guint gi = 0; ok && groups[gi]; gi++)
+        {
+          g_auto (GStrv) names = g_strsplit (groups[gi], ",", -1);
+          for (guint k = 0; ok && names[k]; k++)
+            {
+              char *nm = g_strstrip (names[k]);
+              guint id;
+              if (strcmp (nm, "server") == 0)
+                server_group = gi + 1;
+              else if (parse_peer_name (nm, &id))
+                {
+                  guint pair[2] = { id, gi + 1 };
+                  g_array_append_val (members, pair);
+                  g_ptr_array_add (peer_refs, GUINT_TO_POINTER (id));
+                }
+              else
+                ok = FALSE;
+            }
+        }
+      /* group numbers: the server's group is 0 */
+      for (guint i = 0; ok && i < members->len; i++)
+        {
+          guint *pair = &g_array_index (members, guint, 2 * i);
+          if (pair[0] >= a->groups->len)
+            g_array_set_size (a->groups, pair[0] + 1);
+          g_array_index (a->groups, guint, pair[0]) = pair[1] == server_group ? 0 : pair[1];
+        }
+      g_array_unref (members);
+    }
+#undef PEER
+  g_ptr_array_unref (t);
+  if (!ok)
+    {
+      if (usage)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected %s", text, usage);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                     "'%s': unknown action (expected join, leave, crash, link-fail, link-down, "
+                     "partition, heal, drop, delay or slow)", text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- building */
+
+void
+sim_built_clear (SimBuilt *b)
+{
+  sim_world_config_clear (&b->cfg);
+  g_clear_pointer (&b->train, learn_dataset_free);
+  g_clear_pointer (&b->test, learn_dataset_free);
+}
+
+static char *
+resolve_path (const SimScenario *s, const char *rel)
+{
+  if (g_path_is_absolute (rel))
+    return g_strdup (rel);
+  g_autofree char *dir = g_path_get_dirname (s->path);
+  return g_build_filename (dir, rel, NULL);
+}
+
+#define V(sec, key) point_value (p, sec, key)
+#define BAD(sec, key, ...) (fail_at (error, s->path, sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
+
+/* Parses a value with `fn`, prefixing errors with file, section and key. */
+#define PARSE(sec, key, call)                                                     \
+  do {                                                                            \
+    g_autoptr (GError) _e = NULL;                                                 \
+    GError **error_ = &_e;                                                        \
+    (void) error_;                                                                \
+    if (!(call))                                                                  \
+      return BAD (sec, key, "%s", _e ? _e->message : "invalid value");            \
+  } while (0)
+
+static guint
+uint_of (const char *v)
+{
+  guint n = 0;
+  parse_uint (v, &n);
+  return n;
+}
+
+gboolean
+sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  SimWorldConfig *c = &out->cfg;
+  sim_world_config_init (c);
+  c->seed = seed;
+
+  /* every key is checked against its kind first */
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    PARSE (keys[i].section, keys[i].key, check_value (&keys[i], V (keys[i].section, keys[i].key), &_e));
+
+  PARSE ("scenario", "time_limit", dl_parse_duration (V ("scenario", "time_limit"), &c->time_limit, &_e));
+  if (c->time_limit <= 0)
+    return BAD ("scenario", "time_limit", "must be more than 0");
+
+  ProtoVersion ver;
+  PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
+  proto_config_init (&c->proto, ver);
+  ProtoConfig *pc = &c->proto;
+  pc->min_participants = uint_of (V ("protocol", "min_participants"));
+  if (pc->min_participants == 0)
+    return BAD ("protocol", "min_participants", "must be at least 1");
+  pc->max_connection_retry = uint_of (V ("protocol", "max_connection_retry"));
+  dl_parse_duration (V ("protocol", "peer_connection_timeout"), &pc->peer_connection_timeout, NULL);
+  dl_parse_duration (V ("protocol", "model_sync_timeout"), &pc->model_sync_timeout, NULL);
+  dl_parse_duration (V ("protocol", "aggregation_wait"), &pc->aggregation_wait, NULL);
+  dl_parse_duration (V ("protocol", "payload_timeout"), &pc->payload_timeout, NULL);
+  if (pc->peer_connection_timeout <= 0)
+    return BAD ("protocol", "peer_connection_timeout", "must be more than 0");
+  pc->aggregation = strcmp (V ("protocol", "aggregation"), "secure") == 0 ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
+  dl_parse_number (V ("protocol", "max_share_value"), &pc->max_share_value, NULL);
+  if (!(pc->max_share_value > 0))
+    return BAD ("protocol", "max_share_value", "must be more than 0");
+  pc->rounds = uint_of (V ("training", "rounds"));
+  if (pc->rounds == 0)
+    return BAD ("training", "rounds", "must be at least 1");
+  c->epochs_per_round = uint_of (V ("training", "epochs_per_round"));
+  if (c->epochs_per_round == 0)
+    return BAD ("training", "epochs_per_round", "must be at least 1");
+  pc->leave_after_training = strcmp (V ("training", "after_training"), "leave") == 0;
+
+  /* peers, compute, network, churn */
+  c->n_peers = uint_of (V ("peers", "count"));
+  dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
+  if (dl_dist_mean (&c->speed) <= 0 && c->speed.kind == DL_DIST_CONSTANT)
+    return BAD ("peers", "speed", "must be more than 0");
+  const char *strag = V ("peers", "stragglers");
+  if (strcmp (strag, "0") != 0)
+    {
+      g_auto (GStrv) f = g_strsplit_set (strag, " \t", -1);
+      guint m = 0;
+      for (guint i = 0; f[i]; i++)
+        if (*f[i])
+          {
+            if (m == 0)
+              dl_parse_number (f[i], &c->straggler_share, NULL);
+            else if (m == 1)
+              dl_parse_number (f[i] + 1, &c->straggler_slowdown, NULL);
+            m++;
+          }
+    }
+  const char *nat = V ("peers", "nat");
+  if (g_str_has_prefix (nat, "symmetric("))
+    {
+      g_autofree char *num = g_strndup (nat + 10, strlen (nat) - 11);
+      dl_parse_number (num, &c->nat_symmetric_share, NULL);
+    }
+  dl_parse_duration (V ("compute", "sample_cost"), &c->sample_cost, NULL);
+  c->none_samples = uint_of (V ("compute", "none_samples"));
+  dl_dist_parse (V ("network", "latency"), DL_UNIT_DURATION, &c->latency, NULL);
+  dl_dist_parse (V ("network", "server_latency"), DL_UNIT_DURATION, &c->server_latency, NULL);
+  dl_parse_rate (V ("network", "uplink"), &c->uplink_bps, NULL);
+  dl_parse_rate (V ("network", "downlink"), &c->downlink_bps, NULL);
+  if (c->uplink_bps == 0)
+    return BAD ("network", "uplink", "must be more than 0");
+  if (c->downlink_bps == 0)
+    return BAD ("network", "downlink", "must be more than 0");
+  dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
+  parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
+  dl_parse_duration (V ("network", "crash_detection"), &c->crash_detection, NULL);
+  dl_parse_per_time (V ("churn", "arrival_rate"), &c->arrival_rate_per_s, NULL);
+  dl_dist_parse (V ("churn", "session"), DL_UNIT_DURATION, &c->session, NULL);
+  parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);
+  guint churn_max = uint_of (V ("churn", "max_peers"));
+  const char *trace = V ("churn", "trace");
+  if (*trace)
+    {
+      g_autofree char *tp = resolve_path (s, trace);
+      PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
+    }
+
+  /* timeline */
+  guint max_join = 0;
+  g_autoptr (GPtrArray) refs = g_ptr_array_new ();
+  GArray *joined = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < p->keys->len; i++)
+    {
+      const char *full = p->keys->pdata[i];
+      if (!g_str_has_prefix (full, "timeline."))
+        continue;
+      const char *when = full + 9;
+      SimAction base = { 0 };
+      g_autoptr (GError) e = NULL;
+      if (!parse_when (when, &base, &e))
+        {
+          g_array_unref (joined);
+          return BAD ("timeline", when, "'%s' is not a time: %s", when, e->message);
+        }
+      g_autoptr (GPtrArray) acts = split_top (p->values->pdata[i], ';');
+      for (guint k = 0; k < acts->len; k++)
+        {
+          SimAction a = base;
+          guint before = refs->len;
+          if (!parse_action (acts->pdata[k], &a, refs, &e))
+            {
+              if (a.groups)
+                g_array_unref (a.groups);
+              g_array_unref (joined);
+              return BAD ("timeline", when, "%s", e->message);
+            }
+          if (a.kind == SIM_ACT_JOIN)
+            {
+              g_array_append_val (joined, a.a);
+              max_join = MAX (max_join, a.a);
+              g_ptr_array_remove_range (refs, before, refs->len - before);
+            }
+          g_array_append_val (c->actions, a);
+        }
+    }
+  guint max_trace = 0;
+  for (guint i = 0; c->trace && i < c->trace->len; i++)
+    max_trace = MAX (max_trace, g_array_index (c->trace, SimTraceEntry, i).peer);
+  guint known = MAX (MAX (c->n_peers, max_join), max_trace);
+  if (c->arrival_rate_per_s > 0)
+    {
+      if (churn_max < c->n_peers)
+        {
+          g_array_unref (joined);
+          return BAD ("churn", "max_peers", "%u is less than peers.count (%u)", churn_max, c->n_peers);
+        }
+      known = MAX (known, churn_max);
+    }
+  for (guint i = 0; i < refs->len; i++)
+    {
+      guint id = GPOINTER_TO_UINT (refs->pdata[i]);
+      if (id > known)
+        {
+          /* find the timeline time that names it, for the message */
+          for (guint k = 0; k < p->keys->len; k++)
+            if (g_str_has_prefix (p->keys->pdata[k], "timeline."))
+              {
+                g_autofree char *needle = g_strdup_printf ("p%u", id);
+                g_autoptr (GPtrArray) words = split_top (p->values->pdata[k], ' ');
+                for (guint w2 = 0; w2 < words->len; w2++)
+                  if (strstr (words->pdata[w2], needle))
+                    {
+                      g_array_unref (joined);
+                      return BAD ("timeline", (char *) p->keys->pdata[k] + 9,
+                                  "'%s': unknown peer p%u (peers.count is %u; add a 'join p%u' first)",
+                                  (char *) p->values->pdata[k], id, c->n_peers, id);
+                    }
+              }
+          g_array_unref (joined);
+          return BAD ("timeline", "?", "unknown peer p%u", id);
+        }
+    }
+  g_array_unref (joined);
+  if (known == 0)
+    return BAD ("peers", "count", "no peer ever joins (count is 0, no join, trace or churn)");
+  c->max_peers = known;
+
+  /* model and data */
+  LearnModelKind mk;
+  learn_model_kind_from_name (V ("model", "kind"), &mk, NULL);
+  c->model = (LearnModel) { .kind = mk, .size = uint_of (V ("model", "size")),
+                            .hidden = uint_of (V ("model", "hidden")),
+                            .batch_size = uint_of (V ("model", "batch_size")) };
+  double lr;
+  dl_parse_number (V ("model", "learning_rate"), &lr, NULL);
+  c->model.learning_rate = (float) lr;
+  if (mk == LEARN_MODEL_NONE && c->model.size == 0)
+    return BAD ("model", "size", "must be at least 1");
+  if (mk == LEARN_MODEL_MLP && c->model.hidden == 0)
+    return BAD ("model", "hidden", "must be at least 1 for an mlp");
+  if (mk != LEARN_MODEL_NONE)
+    {
+      if (c->model.batch_size == 0)
+        return BAD ("model", "batch_size", "must be at least 1");
+      if (!(lr > 0))
+        return BAD ("model", "learning_rate", "must be more than 0");
+      learn_partition_spec_parse (V ("data", "partition"), &c->partition, NULL);
+      double tf;
+      dl_parse_number (V ("data", "test_fraction"), &tf, NULL);
+      if (tf >= 1)
+        return BAD ("data", "test_fraction", "must be less than 1");
+      g_autoptr (LearnDataset) all = NULL;
+      const char *src = V ("data", "source");
+      if (g_str_has_prefix (src, "csv:"))
+        {
+          g_autofree char *path = resolve_path (s, src + 4);
+          PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
+        }
+      else
+        {
+          guint features = uint_of (V ("data", "features")), classes = uint_of (V ("data", "classes"));
+          guint samples = uint_of (V ("data", "samples"));
+          double sep;
+          dl_parse_number (V ("data", "separation"), &sep, NULL);
+          if (features == 0)
+            return BAD ("data", "features", "must be at least 1");
+          if (classes < 2)
+            return BAD ("data", "classes", "must be at least 2");
+          if (samples < classes)
+            return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
+          /* the data set depends on the scenario seed only, not the repeat */
+          g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
+          all = learn_dataset_synthetic (samples, features, classes, sep, dr);
+        }
+      if (all->classes < 2)
+        return BAD ("data", "source", "the data has fewer than 2 classes");
+      g_autoptr (DlRandom) sr = dl_random_new (s->seed, "data-split", DL_RANDOM_NO_NODE);
+      learn_dataset_split (all, tf, sr, &out->train, &out->test);
+      if (out->train->n == 0)
+        return BAD ("data", "test_fraction", "leaves no training data");
+      c->train = out->train;
+      c->test = out->test->n ? out->test : NULL;
+      c->model.features = all->features;
+      c->model.classes = all->classes;
+    }
+  return TRUE;
+}
+
+#undef V
+#undef BAD
+#undef PARSE
+
+/* ---------------------------------------------------------------- loading */
+
+static gboolean
+find_sweep (const char *v, gsize *start, gsize *end)
+{
+  const char *a = strstr (v, "${");
+  if (!a)
+    return FALSE;
+  const char *b = strchr (a, '}');
+  if (!b)
+    return FALSE;
+  *start = (gsize) (a - v);
+  *end = (gsize) (b - v) + 1;
+  return TRUE;
+}
+
+SimScenario *
+sim_scenario_load (const char *path, const char *const *overrides, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &local))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
+      return NULL;
+    }
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: not a valid scenario file: %s", path, local->message);
+      return NULL;
+    }
+  g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func (entry_free);
+  gsize n_groups = 0;
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, &n_groups);
+  for (gsize g = 0; g < n_groups; g++)
+    {
+      if (!known_section (groups[g]))
+        {
+          fail_at (error, path, groups[g], NULL,
+                   "unknown section (expected scenario, protocol, training, model, data, peers, "
+                   "compute, network, churn, timeline or expect)");
+          return NULL;
+        }
+      gsize n_keys = 0;
+      g_auto (GStrv) ks = g_key_file_get_keys (kf, groups[g], &n_keys, NULL);
+      for (gsize k = 0; k < n_keys; k++)
+        {
+          for (gsize j = 0; j < k; j++)
+            if (strcmp (ks[j], ks[k]) == 0)
+              {
+                fail_at (error, path, groups[g], ks[k],
+                         "appears twice (several timeline actions at one instant go on one line, "
+                         "separated by ;)");
+                return NULL;
+              }
+          gboolean free_keys = strcmp (groups[g], "timeline") == 0 || strcmp (groups[g], "expect") == 0;
+          if (!free_keys && !find_key (groups[g], ks[k]))
+            {
+              GString *known = g_string_new (NULL);
+              for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+                if (strcmp (keys[i].section, groups[g]) == 0)
+                  g_string_append_printf (known, "%s%s", known->len ? ", " : "", keys[i].key);
+              fail_at (error, path, groups[g], ks[k], "unknown key (keys of [%s]: %s)", groups[g], known->str);
+              g_string_free (known, TRUE);
+              return NULL;
+            }
+          g_autofree char *raw = g_key_file_get_value (kf, groups[g], ks[k], NULL);
+          g_autofree char *v = strip_comment (raw ? raw : "");
+          g_ptr_array_add (entries, entry_new (groups[g], ks[k], v));
+        }
+    }
+  /* --set section.key=value */
+  for (guint i = 0; overrides && overrides[i]; i++)
+    {
+      const char *o = overrides[i];
+      const char *eq = strchr (o, '='), *dot = strchr (o, '.');
+      if (!eq || !dot || dot > eq)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "--set '%s': expected section.key=value", o);
+          return NULL;
+        }
+      g_autofree char *sec = g_strndup (o, (gsize) (dot - o));
+      g_autofree char *key = g_strstrip (g_strndup (dot + 1, (gsize) (eq - dot - 1)));
+      g_autofree char *val = g_strstrip (g_strdup (eq + 1));
+      gboolean free_keys = strcmp (sec, "timeline") == 0 || strcmp (sec, "expect") == 0;
+      if (!known_section (sec) || (!free_keys && !find_key (sec, key)))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "--set '%s': unknown key %s.%s", o, sec, key);
+          return NULL;
+        }
+      gboolean replaced = FALSE;
+      for (guint k = 0; k < entries->len; k++)
+        {
+          Entry *e = entries->pdata[k];
+          if (strcmp (e->section, sec) == 0 && strcmp (e->key, key) == 0)
+            {
+              g_free (e->value);
+              e->value = g_strdup (val);
+              replaced = TRUE;
+            }
+        }
+      if (!replaced)
+        g_ptr_array_add (entries, entry_new (sec, key, val));
+    }
+
+  /* sweeps */
+  g_autoptr (GPtrArray) sweep_entries = g_ptr_array_new ();
+  g_autoptr (GPtrArray) sweep_alts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  guint n_points = 1;
+  for (guint k = 0; k < entries->len; k++)
+    {
+      Entry *e = entries->pdata[k];
+      gsize a = 0, b = 0;
+      if (!find_sweep (e->value, &a, &b))
+        {
+          if (strstr (e->value, "${"))
+            {
+              fail_at (error, path, e->section, e->key, "'%s': a sweep list ${...} is missing its '}'", e->value);
+              return NULL;
+            }
+          continue;
+        }
+      g_autofree char *inner = g_strndup (e->value + a + 2, b - a - 3);
+      GPtrArray *alts = split_top (inner, ',');
+      for (guint i = 0; i < alts->len; i++)
+        if (*(char *) alts->pdata[i] == '\0')
+          {
+            g_ptr_array_unref (alts);
+            fail_at (error, path, e->section, e->key, "'%s': empty entry in a sweep list", e->value);
+            return NULL;
+          }
+      if (n_points > 100000 / MAX (alts->len, 1))
+        {
+          g_ptr_array_unref (alts);
+          fail_at (error, path, e->section, e->key, "the sweep has more than 100000 points");
+          return NULL;
+        }
+      n_points *= alts->len;
+      g_ptr_array_add (sweep_entries, e);
+      g_ptr_array_add (sweep_alts, alts);
+    }
+
+  SimScenario *s = g_new0 (SimScenario, 1);
+  s->path = g_strdup (path);
+  s->points = g_ptr_array_new_with_free_func (point_free);
+  for (guint pi = 0; pi < n_points; pi++)
+    {
+      SimPoint *p = g_new0 (SimPoint, 1);
+      p->index = pi;
+      p->keys = g_ptr_array_new_with_free_func (g_free);
+      p->values = g_ptr_array_new_with_free_func (g_free);
+      p->expects = g_array_new (FALSE, TRUE, sizeof (SimExpect));
+      g_ptr_array_add (s->points, p);
+      /* choose the alternative of each sweep: the last varies fastest */
+      g_autoptr (GHashTable) chosen = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+      GString *label = g_string_new (NULL);
+      guint rest = pi;
+      for (guint si = sweep_entries->len; si > 0; si--)
+        {
+          Entry *e = sweep_entries->pdata[si - 1];
+          GPtrArray *alts = sweep_alts->pdata[si - 1];
+          const char *alt = alts->pdata[rest % alts->len];
+          rest /= alts->len;
+          gsize a = 0, b = 0;
+          find_sweep (e->value, &a, &b);
+          char *v = g_strdup_printf ("%.*s%s%s", (int) a, e->value, alt, e->value + b);
+          g_hash_table_insert (chosen, e, v);
+        }
+      for (guint si = 0; si < sweep_entries->len; si++)
+        {
+          Entry *e = sweep_entries->pdata[si];
+          g_string_append_printf (label, "%s%s.%s=%s", label->len ? ", " : "", e->section, e->key,
+                                  (char *) g_hash_table_lookup (chosen, e));
+        }
+      p->label = g_string_free (label, FALSE);
+      for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+        {
+          const char *v = keys[i].def;
+          for (guint k = 0; k < entries->len; k++)
+            {
+              Entry *e = entries->pdata[k];
+              if (strcmp (e->section, keys[i].section) == 0 && strcmp (e->key, keys[i].key) == 0)
+                v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
+            }
+          g_ptr_array_add (p->keys, g_strdup_printf ("%s.%s", keys[i].section, keys[i].key));
+          g_ptr_array_add (p->values, g_strdup (v));
+        }
+      for (guint k = 0; k < entries->len; k++)
+        {
+          Entry *e = entries->pdata[k];
+          const char *v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
+          if (strcmp (e->section, "timeline") == 0)
+            {
+              g_ptr_array_add (p->keys, g_strdup_printf ("timeline.%s", e->key));
+              g_ptr_array_add (p->values, g_strdup (v));
+            }
+          else if (strcmp (e->section, "expect") == 0)
+            {
+              SimExpect x;
+              if (!parse_expect_line (path, e->key, v, &x, error))
+                {
+                  sim_scenario_free (s);
+                  return NULL;
+                }
+              g_array_append_val (p->expects, x);
+            }
+        }
+    }
+  SimPoint *p0 = s->points->pdata[0];
+  const char *name = point_value (p0, "scenario", "name");
+  if (*name)
+    s->name = g_strdup (name);
+  else
+    {
+      g_autofree char *base = g_path_get_basename (path);
+      char *dot = strrchr (base, '.');
+      if (dot)
+        *dot = '\0';
+      s->name = g_strdup (base);
+    }
+  s->description = g_strdup (point_value (p0, "scenario", "description"));
+  g_ascii_string_to_unsigned (point_value (p0, "scenario", "seed"), 10, 0, G_MAXUINT64, &s->seed, NULL);
+  s->repeat = 1;
+  parse_uint (point_value (p0, "scenario", "repeat"), &s->repeat);
+  s->version = g_strdup (point_value (p0, "protocol", "version"));
+  if (s->repeat == 0)
+    {
+      fail_at (error, path, "scenario", "repeat", "must be at least 1");
+      sim_scenario_free (s);
+      return NULL;
+    }
+  /* everything is checked before anything runs */
+  for (guint pi = 0; pi < s->points->len; pi++)
+    {
+      SimBuilt b;
+      g_autoptr (GError) e = NULL;
+      if (!sim_scenario_build (s, s->points->pdata[pi], s->seed, &b, &e))
+        {
+          SimPoint *p = s->points->pdata[pi];
+          if (*p->label)
+            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s (sweep point %s)", e->message, p->label);
+          else
+            g_propagate_error (error, g_steal_pointer (&e));
+          sim_scenario_free (s);
+          return NULL;
+        }
+      sim_built_clear (&b);
+    }
+  return s;
+}

@@ -1,0 +1,71 @@
+/* sim-scenario.h — scenario files (SCENARIO-FORMAT.md §1): GLib key files
+ * with sections [scenario] [protocol] [training] [model] [data] [peers]
+ * [compute] [network] [churn] [timeline] [expect].
+ *
+ * Loading checks everything before anything runs: unknown sections or keys,
+ * malformed values, timeline actions on unknown peers, impossible
+ * combinations.  Errors name the file, the section, the key (or the timeline
+ * time) and what was expected.  Sweep lists `${a, b}` in any value expand to
+ * the Cartesian product of all lists; each point runs `repeat` times with
+ * seeds seed, seed + 1, ...
+ *
+ * Shape: sim_scenario_load / sim_scenario_free (g_autoptr). */
+#pragma once
+
+#include "sim/sim-world.h"
+
+G_BEGIN_DECLS
+
+typedef enum { SIM_OP_EQ, SIM_OP_NE, SIM_OP_LT, SIM_OP_LE, SIM_OP_GT, SIM_OP_GE } SimOp;
+
+typedef struct {
+  char *key;      /* summary key, e.g. "outcome", "peer.p4.synced" */
+  SimOp op;
+  char *value;    /* as written: a number or a word */
+} SimExpect;
+
+typedef struct {
+  guint index;          /* 0-based point number */
+  char *label;          /* "section.key=value, ..." for the swept keys; "" without sweeps */
+  GPtrArray *keys;      /* resolved "section.key" (every known key, in table order) */
+  GPtrArray *values;    /* their values as text */
+  GArray *expects;      /* SimExpect */
+} SimPoint;
+
+typedef struct {
+  char *path;
+  char *name;
+  char *description;
+  guint64 seed;
+  guint repeat;
+  char *version;        /* protocol version of the first point */
+  GPtrArray *points;    /* SimPoint* */
+} SimScenario;
+
+void sim_scenario_free (SimScenario *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimScenario, sim_scenario_free)
+
+/* overrides: NULL or "section.key=value" strings (--set) */
+SimScenario *sim_scenario_load (const char *path, const char *const *overrides, GError **error);
+
+/* Builds the world configuration of a point for one seed.  The datasets it
+ * creates are returned to the caller to free after the run. */
+typedef struct {
+  SimWorldConfig cfg;
+  LearnDataset *train, *test;
+} SimBuilt;
+
+gboolean sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed,
+                             SimBuilt *out, GError **error);
+void sim_built_clear (SimBuilt *b);
+
+/* The scenario keys, their defaults and documentation, for `dlsim` help and
+ * the user guide: NULL-terminated triples (key, default, description). */
+const char *const *sim_scenario_key_table (void);
+
+const char *sim_op_name (SimOp op);
+/* Does `actual` satisfy the expectation?  Numbers compare numerically,
+ * words as text (only = and != apply to words). */
+gboolean sim_expect_check (const SimExpect *e, const char *actual);
+
+G_END_DECLS
