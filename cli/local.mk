@@ -4,8 +4,11 @@ dlsim_SOURCES = \
 	cli/main.c \
 	cli/cli.h \
 	cli/cmd-bench.c \
+	cli/cmd-run.c \
+	cli/cmd-report.c \
 	$(NULL)
 dlsim_LDADD = \
+	results/libdlres.a \
 	bench/libdlbench.a \
 	sim/libdlsim.a \
 	protocol/libdlproto.a \

@@ -16,12 +16,12 @@ typedef struct {
 } Command;
 
 static const Command commands[] = {
-  { "run", NULL, "run FILE... [-o DB] [-j N] [--set section.key=value]... [--seed N] [-q]",
+  { "run", cli_cmd_run, "run FILE... [-o DB] [-j N] [--set section.key=value]... [--seed N] [-q]",
     "run scenario files into a results database" },
-  { "check", NULL, "check [FILE|DIR]...",
+  { "check", cli_cmd_check, "check [FILE|DIR]...",
     "run scenarios with an [expect] section; PASS/FAIL per run" },
-  { "report", NULL, "report DB [--run ID]", "summary table of the runs in a results database" },
-  { "trace", NULL, "trace DB --run ID [--peer NAME]", "readable protocol timeline of one run" },
+  { "report", cli_cmd_report, "report DB [--run ID]", "summary table of the runs in a results database" },
+  { "trace", cli_cmd_trace, "trace DB --run ID [--peer NAME]", "readable protocol timeline of one run" },
   { "plot", NULL, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
   { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold)" },
 };

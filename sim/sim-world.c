@@ -110,7 +110,14 @@ struct SimWorld {
   GHashTable *wire_sizes;             /* (type, weight bytes) -> wire size of weight messages */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
+  const volatile int *interrupt;
 };
+
+void
+sim_world_set_interrupt (SimWorld *w, const volatile int *flag)
+{
+  w->interrupt = flag;
+}
 
 static Node *
 node_at (const SimWorld *w, ProtoNodeId id)
@@ -126,6 +133,7 @@ sim_outcome_name (SimOutcome o)
     case SIM_OUTCOME_COMPLETED: return "completed";
     case SIM_OUTCOME_STALLED: return "stalled";
     case SIM_OUTCOME_TIME_LIMIT: return "time_limit";
+    case SIM_OUTCOME_INTERRUPTED: return "interrupted";
     }
   return "?";
 }
@@ -1061,6 +1069,13 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   DlTime now = sim_engine_now (e);
+  if (w->interrupt && *w->interrupt)
+    {
+      w->result.outcome = SIM_OUTCOME_INTERRUPTED;
+      w->finished = TRUE;
+      sim_engine_stop (e);
+      return;
+    }
   gboolean all_settled = TRUE, any_sync_wait = FALSE;
   for (guint i = 1; i < w->nodes->len; i++)
     {

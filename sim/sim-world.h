@@ -106,6 +106,7 @@ typedef enum {
   SIM_OUTCOME_COMPLETED,   /* no live peer is stuck: everyone finished, failed or left */
   SIM_OUTCOME_STALLED,     /* some live peer made no progress for the rest of the run */
   SIM_OUTCOME_TIME_LIMIT,
+  SIM_OUTCOME_INTERRUPTED, /* the interrupt flag was raised (Ctrl-C) */
 } SimOutcome;
 const char *sim_outcome_name (SimOutcome o);
 
@@ -151,6 +152,9 @@ SimWorld *sim_world_new (const SimWorldConfig *cfg, const SimRecorder *recorder,
 void sim_world_free (SimWorld *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimWorld, sim_world_free)
 
+/* A flag (set by a signal handler) that stops the run within a second of
+ * simulated time, with outcome `interrupted`. */
+void sim_world_set_interrupt (SimWorld *w, const volatile int *flag);
 /* Runs to the end (completed, stalled or the time limit). */
 const SimResult *sim_world_run (SimWorld *w);
 guint sim_world_n_nodes (const SimWorld *w);            /* peers are 1..n */

@@ -1,0 +1,234 @@
+/* cmd-report.c — `dlsim report` (a table of the runs in a results database)
+ * and `dlsim trace` (the readable protocol timeline of one run). */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "results/res-db.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Opens an existing results database read-only. */
+static sqlite3 *
+open_existing (const char *cmd, const char *path)
+{
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      cli_error (cmd, "%s: no such results database", path);
+      return NULL;
+    }
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    {
+      cli_error (cmd, "%s: %s", path, sqlite3_errmsg (db));
+      sqlite3_close (db);
+      return NULL;
+    }
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (db, "SELECT COUNT(*) FROM runs", -1, &st, NULL) != SQLITE_OK)
+    {
+      cli_error (cmd, "%s: not a dlsim results database (%s)", path, sqlite3_errmsg (db));
+      sqlite3_finalize (st);
+      sqlite3_close (db);
+      return NULL;
+    }
+  sqlite3_finalize (st);
+  return db;
+}
+
+static gboolean
+run_exists (const char *cmd, sqlite3 *db, const char *path, gint64 id)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT COUNT(*), (SELECT MIN(run_id) FROM runs), (SELECT MAX(run_id) FROM runs)"
+                          " FROM runs WHERE run_id = ?", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, id);
+  gboolean ok = sqlite3_step (st) == SQLITE_ROW && sqlite3_column_int (st, 0) > 0;
+  if (!ok)
+    {
+      if (sqlite3_column_type (st, 1) == SQLITE_NULL)
+        cli_error (cmd, "%s has no runs", path);
+      else
+        cli_error (cmd, "run %" G_GINT64_FORMAT " is not in %s (runs %lld..%lld)", id, path,
+                   sqlite3_column_int64 (st, 1), sqlite3_column_int64 (st, 2));
+    }
+  sqlite3_finalize (st);
+  return ok;
+}
+
+static const char *
+text_or (sqlite3_stmt *st, int col, const char *dflt)
+{
+  const char *t = (const char *) sqlite3_column_text (st, col);
+  return t && *t ? t : dflt;
+}
+
+int
+cli_cmd_report (int argc, char **argv)
+{
+  gint64 run = 0;
+  g_auto (GStrv) rest = NULL;
+  GOptionEntry entries[] = {
+    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "details of one run: summary and peers", "ID" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "DB" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB - summary table of runs");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+      "Prints one line per run: id, scenario, sweep point, seed, outcome, rounds\n"
+      "completed, final accuracy, simulated time and wall time. With --run ID,\n"
+      "the run's summary keys and its peers.");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("report", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (!rest || !rest[0] || rest[1])
+    {
+      cli_error ("report", "expected one results database (dlsim report --help)");
+      return CLI_EXIT_USAGE;
+    }
+  sqlite3 *db = open_existing ("report", rest[0]);
+  if (!db)
+    return CLI_EXIT_FAILURE;
+  sqlite3_stmt *st = NULL;
+  int rc = CLI_EXIT_OK;
+  if (run == 0)
+    {
+      sqlite3_prepare_v2 (db,
+          "SELECT r.run_id, r.scenario, r.point_label, r.seed, COALESCE(r.outcome, 'unfinished'),"
+          " (SELECT value FROM summary s WHERE s.run_id = r.run_id AND key = 'rounds_completed'),"
+          " (SELECT value FROM summary s WHERE s.run_id = r.run_id AND key = 'final_accuracy'),"
+          " r.sim_end_s, r.wall_seconds FROM runs r ORDER BY r.run_id", -1, &st, NULL);
+      printf ("%5s  %-28s %-11s %6s  %-11s %6s %8s %12s %9s  %s\n", "run", "scenario", "outcome", "seed",
+              "", "rounds", "accuracy", "sim time", "wall", "point");
+      guint n = 0;
+      while (sqlite3_step (st) == SQLITE_ROW)
+        {
+          printf ("%5lld  %-28.28s %-11s %6lld  %-11s %6s %8s %11.3fs %8.3fs  %s\n",
+                  sqlite3_column_int64 (st, 0), text_or (st, 1, "?"), text_or (st, 4, "?"),
+                  sqlite3_column_int64 (st, 3), "", text_or (st, 5, "-"), text_or (st, 6, "-"),
+                  sqlite3_column_double (st, 7), sqlite3_column_double (st, 8), text_or (st, 2, ""));
+          n++;
+        }
+      if (n == 0)
+        printf ("(no runs)\n");
+    }
+  else if (run_exists ("report", db, rest[0], run))
+    {
+      sqlite3_prepare_v2 (db, "SELECT key, value FROM summary WHERE run_id = ? AND key NOT LIKE 'peer.%'"
+                              " ORDER BY rowid", -1, &st, NULL);
+      sqlite3_bind_int64 (st, 1, run);
+      printf ("run %" G_GINT64_FORMAT "\n", run);
+      while (sqlite3_step (st) == SQLITE_ROW)
+        printf ("  %-20s %s\n", text_or (st, 0, "?"), text_or (st, 1, "-"));
+      sqlite3_finalize (st);
+      sqlite3_prepare_v2 (db, "SELECT peer, joined_s, left_s, outcome, rounds, speed, synced,"
+                              " retries_received, fails_received FROM peers WHERE run_id = ?"
+                              " ORDER BY CAST(SUBSTR(peer, 2) AS INTEGER)", -1, &st, NULL);
+      sqlite3_bind_int64 (st, 1, run);
+      printf ("\n  %-6s %10s %10s %-10s %6s %6s %6s %7s %5s\n", "peer", "joined", "left", "outcome",
+              "rounds", "speed", "synced", "retries", "fails");
+      while (sqlite3_step (st) == SQLITE_ROW)
+        {
+          char left[32] = "-";
+          if (sqlite3_column_type (st, 2) != SQLITE_NULL)
+            g_snprintf (left, sizeof left, "%.3fs", sqlite3_column_double (st, 2));
+          printf ("  %-6s %9.3fs %10s %-10s %6d %6.3g %6s %7d %5d\n", text_or (st, 0, "?"),
+                  sqlite3_column_double (st, 1), left, text_or (st, 3, "?"), sqlite3_column_int (st, 4),
+                  sqlite3_column_double (st, 5), sqlite3_column_int (st, 6) ? "yes" : "no",
+                  sqlite3_column_int (st, 7), sqlite3_column_int (st, 8));
+        }
+    }
+  else
+    rc = CLI_EXIT_FAILURE;
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return rc;
+}
+
+int
+cli_cmd_trace (int argc, char **argv)
+{
+  gint64 run = 0;
+  g_autofree char *peer = NULL;
+  gboolean brief = FALSE;
+  g_auto (GStrv) rest = NULL;
+  GOptionEntry entries[] = {
+    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the run to show (required)", "ID" },
+    { "peer", 0, 0, G_OPTION_ARG_STRING, &peer, "only what happened at or with this node (pN or S)", "NAME" },
+    { "brief", 0, 0, G_OPTION_ARG_NONE, &brief, "leave out messages sent and received (keep drops, phases, timers...)", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "DB" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB --run ID - protocol timeline of one run");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+      "Prints the run's timeline, one line per event: simulated time, node, the\n"
+      "state it was in, and what happened: messages sent, received or dropped by\n"
+      "the drop rule, phase changes, timers, retries, exclusions, syncs, errors,\n"
+      "and world facts (joins, crashes, links up or failed, lost messages).");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("trace", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (!rest || !rest[0] || rest[1] || run <= 0)
+    {
+      cli_error ("trace", "expected a results database and --run ID (dlsim trace --help)");
+      return CLI_EXIT_USAGE;
+    }
+  sqlite3 *db = open_existing ("trace", rest[0]);
+  if (!db)
+    return CLI_EXIT_FAILURE;
+  if (!run_exists ("trace", db, rest[0], run))
+    {
+      sqlite3_close (db);
+      return CLI_EXIT_FAILURE;
+    }
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db,
+      "SELECT t_s, node, kind, round, other, detail, state, msg, value FROM events WHERE run_id = ?1"
+      " AND (?2 IS NULL OR node = ?2 OR other = ?2) AND (?3 = 0 OR kind NOT IN ('sent', 'received'))"
+      " ORDER BY rowid", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  if (peer)
+    sqlite3_bind_text (st, 2, peer, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, 2);
+  sqlite3_bind_int (st, 3, brief);
+  guint n = 0;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      const char *kind = text_or (st, 2, "?"), *other = text_or (st, 4, NULL), *msg = text_or (st, 7, NULL);
+      const char *detail = text_or (st, 5, NULL);
+      GString *what = g_string_new (kind);
+      if (msg)
+        g_string_append_printf (what, " %s", msg);
+      if (other)
+        {
+          const char *prep = strcmp (kind, "sent") == 0 ? "to" : strcmp (kind, "received") == 0
+                             || strcmp (kind, "dropped") == 0 ? "from" : "with";
+          g_string_append_printf (what, " %s %s", prep, other);
+        }
+      if (sqlite3_column_type (st, 3) != SQLITE_NULL)
+        g_string_append_printf (what, " (round %d)", sqlite3_column_int (st, 3));
+      if (sqlite3_column_type (st, 8) != SQLITE_NULL && strcmp (kind, "retry") == 0)
+        g_string_append_printf (what, " counter=%lld", sqlite3_column_int64 (st, 8));
+      if (detail)
+        g_string_append_printf (what, ": %s", detail);
+      printf ("%12.6fs  %-5s %-22s %s\n", sqlite3_column_double (st, 0), text_or (st, 1, "?"),
+              text_or (st, 6, ""), what->str);
+      g_string_free (what, TRUE);
+      n++;
+    }
+  if (n == 0)
+    printf ("(no events%s%s)\n", peer ? " for " : "", peer ? peer : "");
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return CLI_EXIT_OK;
+}

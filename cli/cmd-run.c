@@ -1,0 +1,569 @@
+/* cmd-run.c — `dlsim run` and `dlsim check`: load every scenario first
+ * (nothing runs after a load error), then run each sweep point and repeat
+ * into one results database.  -j N forks N workers, each writing its own
+ * database file with run ids assigned up front; the parent merges them.
+ * Ctrl-C stops the runs in progress (outcome `interrupted`) and keeps every
+ * finished run.  Wall-clock time is measured here, never in the simulator. */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "results/res-db.h"
+#include "sim/sim-scenario.h"
+
+#include <sqlite3.h>
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile int interrupted;
+
+static void
+on_sigint (int sig)
+{
+  interrupted = 1;
+  (void) sig;
+}
+
+typedef struct {
+  SimScenario *scenario;
+  SimPoint *point;
+  guint64 seed;
+  gint64 run_id;
+} Job;
+
+typedef struct {
+  const char *cmd;
+  GPtrArray *scenarios;   /* SimScenario* */
+  GArray *jobs;           /* Job */
+  gboolean quiet;
+  gboolean progress;      /* a terminal: show the progress line */
+  gboolean check;         /* print PASS/FAIL lines */
+  guint passed, failed;
+  GHashTable *outcomes;   /* outcome -> count */
+} Plan;
+
+static void
+print_progress (Plan *plan, guint done, gint64 t0)
+{
+  if (!plan->progress)
+    return;
+  double el = (double) (g_get_monotonic_time () - t0) / 1e6;
+  double eta = done ? el / done * (plan->jobs->len - done) : 0;
+  fprintf (stdout, "\r[%u/%u] %.0fs elapsed, ETA %.0fs   ", done, plan->jobs->len, el, eta);
+  if (done == plan->jobs->len)
+    fputc ('\n', stdout);
+  fflush (stdout);
+}
+
+/* Runs one job into db.  Returns FALSE on a database error (fatal). */
+static gboolean
+run_job (Plan *plan, ResDb *db, const Job *job, GString *report, GError **error)
+{
+  SimBuilt built;
+  if (!sim_scenario_build (job->scenario, job->point, job->seed, &built, error))
+    return FALSE;
+  ResRun *run = res_run_begin (db, job->run_id, job->scenario, job->point, job->seed, error);
+  if (!run)
+    {
+      sim_built_clear (&built);
+      return FALSE;
+    }
+  SimRecorder rec = res_run_recorder (run);
+  gint64 t0 = g_get_monotonic_time ();
+  SimWorld *w = sim_world_new (&built.cfg, &rec, error);
+  if (!w)
+    {
+      res_run_abort (run, "error");
+      sim_built_clear (&built);
+      return FALSE;
+    }
+  res_run_set_world (run, w);
+  sim_world_set_interrupt (w, &interrupted);
+  const SimResult *res = sim_world_run (w);
+  double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
+  g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
+  guint checked = 0;
+  gboolean ok = TRUE;
+  if (res->outcome == SIM_OUTCOME_INTERRUPTED)
+    res_run_abort (run, "interrupted");
+  else
+    ok = res_run_finish (run, res, wall, failed, &checked, error);
+  if (ok && report)
+    {
+      const char *label = *job->point->label ? job->point->label : NULL;
+      if (res->outcome == SIM_OUTCOME_INTERRUPTED)
+        g_string_append_printf (report, "INTERRUPTED %s (seed %" G_GUINT64_FORMAT ")\n", job->scenario->path, job->seed);
+      else if (failed->len == 0)
+        g_string_append_printf (report, "PASS %s%s%s%s seed %" G_GUINT64_FORMAT ": %s, %u expectations\n",
+                                job->scenario->path, label ? " [" : "", label ? label : "", label ? "]" : "",
+                                job->seed, sim_outcome_name (res->outcome), checked);
+      else
+        {
+          g_string_append_printf (report, "FAIL %s%s%s%s seed %" G_GUINT64_FORMAT " (run %" G_GINT64_FORMAT "): %s\n",
+                                  job->scenario->path, label ? " [" : "", label ? label : "", label ? "]" : "",
+                                  job->seed, job->run_id, sim_outcome_name (res->outcome));
+          for (guint i = 0; i < failed->len; i++)
+            g_string_append_printf (report, "    %s\n", (char *) failed->pdata[i]);
+        }
+    }
+  if (ok && plan->check && res->outcome != SIM_OUTCOME_INTERRUPTED)
+    {
+      if (failed->len == 0)
+        plan->passed++;
+      else
+        plan->failed++;
+    }
+  if (ok)
+    {
+      const char *o = sim_outcome_name (res->outcome);
+      g_hash_table_insert (plan->outcomes, (gpointer) o,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
+    }
+  sim_world_free (w);
+  sim_built_clear (&built);
+  return ok;
+}
+
+static void
+remove_db_files (const char *path)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_unlink (path);
+  g_unlink (wal);
+  g_unlink (shm);
+}
+
+/* Runs the plan into db (and db_path for workers' merge). */
+static int
+execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  struct sigaction sa = { 0 };
+  sa.sa_handler = on_sigint;
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  gint64 next_id = res_db_max_run_id (db) + 1;
+  for (guint i = 0; i < plan->jobs->len; i++)
+    g_array_index (plan->jobs, Job, i).run_id = next_id + i;
+  g_autoptr (GString) report = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  guint done = 0;
+
+  if (workers <= 1 || plan->jobs->len <= 1)
+    {
+      print_progress (plan, 0, t0);
+      for (guint i = 0; i < plan->jobs->len && !interrupted; i++)
+        {
+          g_string_truncate (report, 0);
+          if (!run_job (plan, db, &g_array_index (plan->jobs, Job, i), report, &error))
+            {
+              cli_error (plan->cmd, "%s", error->message);
+              return CLI_EXIT_FAILURE;
+            }
+          if (plan->check && report->len)
+            {
+              if (plan->progress)
+                fputs ("\r\033[K", stdout);
+              fputs (report->str, stdout);
+            }
+          print_progress (plan, ++done, t0);
+        }
+    }
+  else
+    {
+      workers = MIN (workers, plan->jobs->len);
+      int pipefd[2];
+      if (pipe (pipefd) != 0)
+        {
+          cli_error (plan->cmd, "pipe: %s", g_strerror (errno));
+          return CLI_EXIT_FAILURE;
+        }
+      fflush (NULL);
+      GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+      g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+      for (guint k = 0; k < workers; k++)
+        {
+          char *wpath = g_strdup_printf ("%s.worker%u-%d", db_path, k, (int) getpid ());
+          remove_db_files (wpath);
+          g_ptr_array_add (paths, wpath);
+          pid_t pid = fork ();
+          if (pid == 0)
+            {
+              close (pipefd[0]);
+              g_autoptr (GError) werr = NULL;
+              ResDb *wdb = res_db_open (wpath, &werr);
+              int rc = 0;
+              for (guint i = k; wdb && i < plan->jobs->len && !interrupted; i += workers)
+                {
+                  GString *rep = g_string_new (NULL);
+                  if (!run_job (plan, wdb, &g_array_index (plan->jobs, Job, i), rep, &werr))
+                    {
+                      rc = 1;
+                      g_string_free (rep, TRUE);
+                      break;
+                    }
+                  /* one record per finished run: "i\tPASS/FAIL lines" */
+                  g_autofree char *rec = g_strdup_printf ("%u\t%u\t%u\t%s%c", i, plan->passed, plan->failed,
+                                                          rep->str, '\0');
+                  plan->passed = plan->failed = 0;
+                  if (write (pipefd[1], rec, strlen (rec) + 1) < 0)
+                    rc = 1;
+                  g_string_free (rep, TRUE);
+                }
+              if (werr)
+                fprintf (stderr, "dlsim %s: %s\n", plan->cmd, werr->message);
+              res_db_close (wdb);
+              _exit (wdb ? rc : 1);
+            }
+          if (pid < 0)
+            {
+              cli_error (plan->cmd, "fork: %s", g_strerror (errno));
+              return CLI_EXIT_FAILURE;
+            }
+          g_array_append_val (pids, pid);
+        }
+      close (pipefd[1]);
+      print_progress (plan, 0, t0);
+      GString *buf = g_string_new (NULL);
+      char chunk[4096];
+      for (;;)
+        {
+          ssize_t n = read (pipefd[0], chunk, sizeof chunk);
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            break;
+          g_string_append_len (buf, chunk, n);
+          gsize start = 0;
+          for (gsize i = 0; i < buf->len; i++)
+            if (buf->str[i] == '\0')
+              {
+                char **f = g_strsplit (buf->str + start, "\t", 4);
+                if (g_strv_length (f) == 4)
+                  {
+                    plan->passed += (guint) g_ascii_strtoull (f[1], NULL, 10);
+                    plan->failed += (guint) g_ascii_strtoull (f[2], NULL, 10);
+                    if (plan->check && *f[3])
+                      {
+                        if (plan->progress)
+                          fputs ("\r\033[K", stdout);
+                        fputs (f[3], stdout);
+                      }
+                  }
+                g_strfreev (f);
+                start = i + 1;
+                print_progress (plan, ++done, t0);
+              }
+          g_string_erase (buf, 0, start);
+        }
+      g_string_free (buf, TRUE);
+      close (pipefd[0]);
+      int worst = 0;
+      for (guint k = 0; k < pids->len; k++)
+        {
+          int status = 0;
+          while (waitpid (g_array_index (pids, pid_t, k), &status, 0) < 0 && errno == EINTR)
+            ;
+          if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+            worst = 1;
+        }
+      g_array_unref (pids);
+      for (guint k = 0; k < paths->len; k++)
+        {
+          if (!res_db_merge (db, paths->pdata[k], &error))
+            {
+              cli_error (plan->cmd, "merging %s: %s", (char *) paths->pdata[k], error->message);
+              return CLI_EXIT_FAILURE;
+            }
+          remove_db_files (paths->pdata[k]);
+        }
+      /* outcome counts come from the merged database */
+      sqlite3_stmt *st = NULL;
+      g_hash_table_remove_all (plan->outcomes);
+      g_autofree char *q = g_strdup_printf ("SELECT COALESCE(outcome, 'interrupted'), COUNT(*) FROM runs"
+                                            " WHERE run_id >= %" G_GINT64_FORMAT " GROUP BY 1", next_id);
+      if (sqlite3_prepare_v2 (res_db_handle (db), q, -1, &st, NULL) == SQLITE_OK)
+        while (sqlite3_step (st) == SQLITE_ROW)
+          g_hash_table_insert (plan->outcomes, g_strdup ((const char *) sqlite3_column_text (st, 0)),
+                               GUINT_TO_POINTER ((guint) sqlite3_column_int (st, 1)));
+      sqlite3_finalize (st);
+      if (worst && !interrupted)
+        {
+          cli_error (plan->cmd, "a worker failed");
+          return CLI_EXIT_FAILURE;
+        }
+    }
+  if (interrupted)
+    {
+      fprintf (stderr, "dlsim %s: interrupted; finished runs are in %s\n", plan->cmd, db_path);
+      return 130;
+    }
+  return CLI_EXIT_OK;
+}
+
+static gint
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* A file as given, or every *.ini below a folder (sorted, recursively). */
+static gboolean
+collect_files (const char *path, GPtrArray *out, GError **error)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, error);
+      if (!dir)
+        return FALSE;
+      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      const char *n;
+      while ((n = g_dir_read_name (dir)))
+        g_ptr_array_add (names, g_build_filename (path, n, NULL));
+      g_ptr_array_sort (names, cmp_str);
+      for (guint i = 0; i < names->len; i++)
+        {
+          const char *f = names->pdata[i];
+          if (g_file_test (f, G_FILE_TEST_IS_DIR))
+            {
+              if (!collect_files (f, out, error))
+                return FALSE;
+            }
+          else if (g_str_has_suffix (f, ".ini"))
+            g_ptr_array_add (out, g_strdup (f));
+        }
+      return TRUE;
+    }
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such file or directory", path);
+      return FALSE;
+    }
+  g_ptr_array_add (out, g_strdup (path));
+  return TRUE;
+}
+
+static void
+plan_clear (Plan *plan)
+{
+  g_ptr_array_unref (plan->scenarios);
+  g_array_unref (plan->jobs);
+  g_hash_table_unref (plan->outcomes);
+}
+
+/* Loads every file (an error in any stops everything) and lists the jobs. */
+static int
+plan_load (Plan *plan, GPtrArray *files, const char *const *sets, gboolean has_seed, gint64 seed,
+           gboolean only_expect)
+{
+  plan->scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
+  plan->jobs = g_array_new (FALSE, TRUE, sizeof (Job));
+  plan->outcomes = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint f = 0; f < files->len; f++)
+    {
+      g_autoptr (GError) error = NULL;
+      SimScenario *s = sim_scenario_load (files->pdata[f], sets, &error);
+      if (!s)
+        {
+          cli_error (plan->cmd, "%s", error->message);
+          return CLI_EXIT_USAGE;
+        }
+      gboolean has_expect = FALSE;
+      for (guint p = 0; p < s->points->len; p++)
+        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
+      if (only_expect && !has_expect)
+        {
+          sim_scenario_free (s);
+          continue;
+        }
+      g_ptr_array_add (plan->scenarios, s);
+      guint64 base = has_seed ? (guint64) seed : s->seed;
+      for (guint p = 0; p < s->points->len; p++)
+        for (guint r = 0; r < s->repeat; r++)
+          {
+            Job j = { .scenario = s, .point = s->points->pdata[p], .seed = base + r };
+            g_array_append_val (plan->jobs, j);
+          }
+    }
+  return CLI_EXIT_OK;
+}
+
+static void
+print_outcomes (Plan *plan, const char *db_path)
+{
+  if (plan->quiet)
+    return;
+  GString *s = g_string_new (NULL);
+  static const char *const order[] = { "completed", "stalled", "time_limit", "interrupted", NULL };
+  for (guint i = 0; order[i]; i++)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, order[i]));
+      if (n)
+        g_string_append_printf (s, "%s%u %s", s->len ? ", " : "", n, order[i]);
+    }
+  printf ("%u run%s into %s (%s)\n", plan->jobs->len, plan->jobs->len == 1 ? "" : "s", db_path,
+          s->len ? s->str : "none finished");
+  g_string_free (s, TRUE);
+}
+
+typedef struct {
+  char *output;
+  int jobs;
+  char **sets;
+  gint64 seed;
+  gboolean seed_given;
+  gboolean quiet;
+  char **files;
+} RunOpts;
+
+static gboolean
+parse_seed (const char *name, const char *value, gpointer data, GError **error)
+{
+  RunOpts *o = data;
+  guint64 v;
+  if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXINT64, &v, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--seed: '%s' is not a whole number >= 0", value);
+      return FALSE;
+    }
+  o->seed = (gint64) v;
+  o->seed_given = TRUE;
+  return TRUE;
+}
+
+static int
+run_or_check (int argc, char **argv, gboolean check)
+{
+  const char *cmd = check ? "check" : "run";
+  RunOpts o = { .jobs = 1 };
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+      check ? "also keep the results in DB (default: a temporary database)" : "results database (default NAME.db)", "DB" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, "run in N worker processes (default 1)", "N" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)", "SECTION.KEY=VALUE" },
+    { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress line, no summary line", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, check ? "[FILE|DIR]..." : "FILE..." },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (check ? "[FILE|DIR]... - check expectations" : "FILE... - run scenarios");
+  GOptionGroup *group = g_option_group_new ("main", "", "", &o, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_context_set_main_group (ctx, group);
+  g_option_context_set_summary (ctx, check
+      ? "Runs every scenario file that has an [expect] section (folders are searched\n"
+        "for *.ini files) and checks its expectations on every run. Prints PASS or\n"
+        "FAIL per run, each failure with key, expected and actual, then a last line\n"
+        "'N passed, N failed'. Exit status 1 if any run failed, 2 on a bad file."
+      : "Runs every sweep point and repeat of the scenario files into one results\n"
+        "database. Every file is checked before anything runs. On a terminal a\n"
+        "progress line shows done/total, elapsed time and ETA. Ctrl-C stops: the\n"
+        "finished runs stay in the database, the interrupted one is marked so.");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *db_path = NULL;
+  int rc = CLI_EXIT_OK;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error (cmd, "%s", error->message);
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (o.jobs < 1)
+    {
+      cli_error (cmd, "-j must be at least 1");
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (!o.files || !o.files[0])
+    {
+      if (!check)
+        {
+          cli_error (cmd, "no scenario file given (dlsim run --help)");
+          rc = CLI_EXIT_USAGE;
+          goto out;
+        }
+      collect_files ("scenarios", files, NULL);
+    }
+  for (guint i = 0; o.files && o.files[i]; i++)
+    if (!collect_files (o.files[i], files, &error))
+      {
+        cli_error (cmd, "%s", error->message);
+        rc = CLI_EXIT_USAGE;
+        goto out;
+      }
+  Plan plan = { .cmd = cmd, .quiet = o.quiet, .check = check,
+                .progress = !o.quiet && isatty (STDOUT_FILENO) };
+  rc = plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, o.seed, check);
+  if (rc != CLI_EXIT_OK)
+    {
+      plan_clear (&plan);
+      goto out;
+    }
+  gboolean temp = FALSE;
+  if (o.output)
+    db_path = g_strdup (o.output);
+  else if (check)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
+      if (!dir)
+        {
+          cli_error (cmd, "%s", error->message);
+          plan_clear (&plan);
+          rc = CLI_EXIT_FAILURE;
+          goto out;
+        }
+      db_path = g_build_filename (dir, "check.db", NULL);
+      temp = TRUE;
+    }
+  else
+    db_path = g_strdup_printf ("%s.db", ((SimScenario *) plan.scenarios->pdata[0])->name);
+  ResDb *db = res_db_open (db_path, &error);
+  if (!db)
+    {
+      cli_error (cmd, "%s", error->message);
+      plan_clear (&plan);
+      rc = CLI_EXIT_FAILURE;
+      goto out;
+    }
+  rc = execute (&plan, db, db_path, (guint) o.jobs);
+  res_db_close (db);
+  if (check)
+    {
+      printf ("%u passed, %u failed\n", plan.passed, plan.failed);
+      if (rc == CLI_EXIT_OK && plan.failed > 0)
+        rc = CLI_EXIT_FAILURE;
+    }
+  else if (rc == CLI_EXIT_OK)
+    print_outcomes (&plan, db_path);
+  if (temp)
+    {
+      g_autofree char *dir = g_path_get_dirname (db_path);
+      remove_db_files (db_path);
+      g_rmdir (dir);
+    }
+  plan_clear (&plan);
+out:
+  g_free (o.output);
+  g_strfreev (o.sets);
+  g_strfreev (o.files);
+  return rc;
+}
+
+int
+cli_cmd_run (int argc, char **argv)
+{
+  return run_or_check (argc, argv, FALSE);
+}
+
+int
+cli_cmd_check (int argc, char **argv)
+{
+  return run_or_check (argc, argv, TRUE);
+}

@@ -1,0 +1,6 @@
+# results/ — the SQLite results database and the recorder.
+noinst_LIBRARIES += results/libdlres.a
+results_libdlres_a_SOURCES = \
+	results/res-db.c \
+	results/res-db.h \
+	$(NULL)

@@ -1,0 +1,629 @@
+/* res-db.c — SQLite schema, the streaming recorder, summaries and
+ * expectations. */
+#include "config.h"
+
+#include "results/res-db.h"
+#include "protocol/proto-peer.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+
+G_DEFINE_QUARK (res-error-quark, res_error)
+
+struct ResDb {
+  sqlite3 *db;
+  char *path;
+};
+
+static const char schema[] =
+  "CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, scenario TEXT, point INTEGER,"
+  " point_label TEXT, seed INTEGER, dlsim_version TEXT, protocol_version TEXT, started_at TEXT,"
+  " wall_seconds REAL, sim_end_s REAL, outcome TEXT, file TEXT);"
+  "CREATE TABLE IF NOT EXISTS params (run_id INTEGER, key TEXT, value TEXT);"
+  "CREATE TABLE IF NOT EXISTS peers (run_id INTEGER, peer TEXT, joined_s REAL, left_s REAL,"
+  " outcome TEXT, rounds INTEGER, speed REAL, synced INTEGER, retries_received INTEGER,"
+  " fails_received INTEGER, accuracy REAL, loss REAL);"
+  "CREATE TABLE IF NOT EXISTS rounds (run_id INTEGER, round INTEGER, list_s REAL, start_s REAL,"
+  " end_s REAL, participants INTEGER, retries INTEGER, excluded INTEGER);"
+  "CREATE TABLE IF NOT EXISTS events (run_id INTEGER, t_s REAL, node TEXT, kind TEXT, round INTEGER,"
+  " other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER);"
+  "CREATE TABLE IF NOT EXISTS metrics (run_id INTEGER, t_s REAL, round INTEGER, peer TEXT, name TEXT,"
+  " value REAL);"
+  "CREATE TABLE IF NOT EXISTS traffic (run_id INTEGER, type TEXT, messages INTEGER, bytes INTEGER);"
+  "CREATE TABLE IF NOT EXISTS summary (run_id INTEGER, key TEXT, value TEXT);"
+  "CREATE TABLE IF NOT EXISTS expectations (run_id INTEGER, key TEXT, expected TEXT, actual TEXT,"
+  " passed INTEGER);"
+  "CREATE INDEX IF NOT EXISTS events_run ON events (run_id, t_s);"
+  "CREATE INDEX IF NOT EXISTS metrics_run ON metrics (run_id, name, round);"
+  "CREATE INDEX IF NOT EXISTS params_run ON params (run_id, key);"
+  "CREATE INDEX IF NOT EXISTS summary_run ON summary (run_id, key);"
+  "CREATE INDEX IF NOT EXISTS peers_run ON peers (run_id);"
+  "CREATE INDEX IF NOT EXISTS rounds_run ON rounds (run_id, round);";
+
+static const char *const tables[] = {
+  "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations", NULL
+};
+
+static gboolean
+exec (ResDb *db, const char *sql, GError **error)
+{
+  char *msg = NULL;
+  if (sqlite3_exec (db->db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, msg ? msg : "?");
+      sqlite3_free (msg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+ResDb *
+res_db_open (const char *path, GError **error)
+{
+  ResDb *db = g_new0 (ResDb, 1);
+  db->path = g_strdup (path);
+  if (sqlite3_open (path, &db->db) != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path, sqlite3_errmsg (db->db));
+      res_db_close (db);
+      return NULL;
+    }
+  sqlite3_busy_timeout (db->db, 60000);
+  sqlite3_stmt *st = NULL;
+  int version = 0;
+  if (sqlite3_prepare_v2 (db->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: not a results database: %s", path,
+                   sqlite3_errmsg (db->db));
+      res_db_close (db);
+      return NULL;
+    }
+  if (sqlite3_step (st) == SQLITE_ROW)
+    version = sqlite3_column_int (st, 0);
+  sqlite3_finalize (st);
+  if (version != 0 && version != RES_SCHEMA_VERSION)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
+                   "%s: results schema version %d, this dlsim writes version %d", path, version,
+                   RES_SCHEMA_VERSION);
+      res_db_close (db);
+      return NULL;
+    }
+  g_autofree char *pragma = g_strdup_printf ("PRAGMA user_version = %d;", RES_SCHEMA_VERSION);
+  if (!exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", error)
+      || !exec (db, schema, error) || !exec (db, pragma, error))
+    {
+      res_db_close (db);
+      return NULL;
+    }
+  return db;
+}
+
+void
+res_db_close (ResDb *db)
+{
+  if (!db)
+    return;
+  if (db->db)
+    sqlite3_close (db->db);
+  g_free (db->path);
+  g_free (db);
+}
+
+sqlite3 *
+res_db_handle (ResDb *db)
+{
+  return db->db;
+}
+
+gint64
+res_db_max_run_id (ResDb *db)
+{
+  sqlite3_stmt *st = NULL;
+  gint64 id = 0;
+  if (sqlite3_prepare_v2 (db->db, "SELECT COALESCE(MAX(run_id), 0) FROM runs", -1, &st, NULL) == SQLITE_OK
+      && sqlite3_step (st) == SQLITE_ROW)
+    id = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  return id;
+}
+
+gboolean
+res_db_merge (ResDb *db, const char *other, GError **error)
+{
+  g_autofree char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
+  if (!exec (db, q, error))
+    return FALSE;
+  gboolean ok = exec (db, "BEGIN", error);
+  for (guint i = 0; ok && tables[i]; i++)
+    {
+      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s", tables[i], tables[i]);
+      ok = exec (db, ins, error);
+    }
+  ok = ok && exec (db, "COMMIT", error);
+  if (!ok)
+    exec (db, "ROLLBACK", NULL);
+  exec (db, "DETACH DATABASE w", NULL);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+typedef struct {
+  double list_s, start_s, end_s;
+  gint64 participants, retries, excluded;
+  gboolean seen;
+} RoundRow;
+
+struct ResRun {
+  ResDb *db;
+  gint64 id;
+  SimWorld *world;
+  sqlite3_stmt *ins_event, *ins_metric;
+  guint pending;          /* rows since the last commit */
+  GArray *rounds;         /* RoundRow, index = round (0-based) */
+  guint64 traffic_msgs[PROTO_MSG_N_TYPES];
+  guint64 traffic_bytes[PROTO_MSG_N_TYPES];
+  const SimPoint *point;
+};
+
+static void
+node_name (char buf[24], ProtoNodeId id)
+{
+  if (id == PROTO_SERVER)
+    g_strlcpy (buf, "S", 24);
+  else if (id == PROTO_NO_NODE)
+    buf[0] = '\0';
+  else
+    g_snprintf (buf, 24, "p%u", id);
+}
+
+static void
+maybe_commit (ResRun *r)
+{
+  if (++r->pending < 20000)
+    return;
+  sqlite3_exec (r->db->db, "COMMIT; BEGIN", NULL, NULL, NULL);
+  r->pending = 0;
+}
+
+static RoundRow *
+round_row (ResRun *r, int round)
+{
+  if (round < 0)
+    return NULL;
+  if ((guint) round >= r->rounds->len)
+    g_array_set_size (r->rounds, round + 1);
+  RoundRow *row = &g_array_index (r->rounds, RoundRow, round);
+  if (!row->seen)
+    {
+      row->seen = TRUE;
+      row->list_s = row->start_s = row->end_s = NAN;
+      row->participants = -1;
+    }
+  return row;
+}
+
+static void
+bind_text_or_null (sqlite3_stmt *st, int i, const char *s)
+{
+  if (s && *s)
+    sqlite3_bind_text (st, i, s, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, i);
+}
+
+static void
+rec_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  ResRun *r = ud;
+  double ts = dl_time_to_s (t);
+  if (node == PROTO_SERVER)
+    {
+      RoundRow *row;
+      switch (o->kind)
+        {
+        case PROTO_OBS_ROUND_LIST:
+          row = round_row (r, o->round);
+          if (isnan (row->list_s))
+            row->list_s = ts;
+          row->participants = o->value;
+          break;
+        case PROTO_OBS_ROUND_START:
+          row = round_row (r, o->round);
+          row->start_s = ts;
+          row->participants = o->value;
+          break;
+        case PROTO_OBS_RETRY:
+          if ((row = round_row (r, o->round)))
+            row->retries++;
+          break;
+        case PROTO_OBS_EXCLUDED:
+          if ((row = round_row (r, o->round)))
+            row->excluded++;
+          break;
+        default:
+          break;
+        }
+    }
+  else if (o->kind == PROTO_OBS_ROUND_END)
+    {
+      RoundRow *row = round_row (r, o->round);
+      if (row && (isnan (row->end_s) || ts > row->end_s))
+        row->end_s = ts;
+    }
+  /* every observation becomes an event row; sent/received are the bulk */
+  char nb[24], ob[24];
+  node_name (nb, node);
+  node_name (ob, o->other);
+  sqlite3_stmt *st = r->ins_event;
+  sqlite3_bind_int64 (st, 1, r->id);
+  sqlite3_bind_double (st, 2, ts);
+  sqlite3_bind_text (st, 3, nb, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 4, proto_obs_kind_name (o->kind), -1, SQLITE_STATIC);
+  if (o->round >= 0)
+    sqlite3_bind_int (st, 5, o->round + 1);
+  else
+    sqlite3_bind_null (st, 5);
+  bind_text_or_null (st, 6, ob);
+  bind_text_or_null (st, 7, o->detail);
+  bind_text_or_null (st, 8, o->state);
+  bind_text_or_null (st, 9, o->msg_type >= 0 ? proto_msg_type_name ((ProtoMsgType) o->msg_type) : NULL);
+  if (o->value >= 0)
+    sqlite3_bind_int64 (st, 10, o->value);
+  else
+    sqlite3_bind_null (st, 10);
+  sqlite3_step (st);
+  sqlite3_reset (st);
+  maybe_commit (r);
+}
+
+static void
+rec_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+{
+  ResRun *r = ud;
+  char nb[24], ob[24];
+  node_name (nb, node == PROTO_NO_NODE ? PROTO_NO_NODE : node);
+  node_name (ob, other);
+  sqlite3_stmt *st = r->ins_event;
+  sqlite3_bind_int64 (st, 1, r->id);
+  sqlite3_bind_double (st, 2, dl_time_to_s (t));
+  bind_text_or_null (st, 3, *nb ? nb : "world");
+  sqlite3_bind_text (st, 4, kind, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_null (st, 5);
+  bind_text_or_null (st, 6, ob);
+  bind_text_or_null (st, 7, detail);
+  bind_text_or_null (st, 8, "world");
+  sqlite3_bind_null (st, 9);
+  sqlite3_bind_null (st, 10);
+  sqlite3_step (st);
+  sqlite3_reset (st);
+  maybe_commit (r);
+}
+
+static void
+rec_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double v)
+{
+  ResRun *r = ud;
+  char pb[24];
+  node_name (pb, peer);
+  sqlite3_stmt *st = r->ins_metric;
+  sqlite3_bind_int64 (st, 1, r->id);
+  sqlite3_bind_double (st, 2, dl_time_to_s (t));
+  sqlite3_bind_int (st, 3, round + 1);
+  bind_text_or_null (st, 4, pb);
+  sqlite3_bind_text (st, 5, name, -1, SQLITE_TRANSIENT);
+  if (isnan (v))
+    sqlite3_bind_null (st, 6);
+  else
+    sqlite3_bind_double (st, 6, v);
+  sqlite3_step (st);
+  sqlite3_reset (st);
+  maybe_commit (r);
+}
+
+static void
+rec_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
+{
+  ResRun *r = ud;
+  if ((unsigned) type < PROTO_MSG_N_TYPES)
+    {
+      r->traffic_msgs[type]++;
+      r->traffic_bytes[type] += bytes;
+    }
+}
+
+SimRecorder
+res_run_recorder (ResRun *run)
+{
+  return (SimRecorder) { rec_observation, rec_fact, rec_metric, rec_traffic, run };
+}
+
+void
+res_run_set_world (ResRun *run, SimWorld *world)
+{
+  run->world = world;
+}
+
+gint64
+res_run_id (const ResRun *run)
+{
+  return run->id;
+}
+
+static gboolean
+step_done (ResDb *db, sqlite3_stmt *st, GError **error)
+{
+  int rc = sqlite3_step (st);
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, sqlite3_errmsg (db->db));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+ResRun *
+res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
+               GError **error)
+{
+  if (run_id <= 0)
+    run_id = res_db_max_run_id (db) + 1;
+  if (!exec (db, "BEGIN", error))
+    return NULL;
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db->db,
+                      "INSERT INTO runs (run_id, scenario, point, point_label, seed, dlsim_version,"
+                      " protocol_version, started_at, file) VALUES (?,?,?,?,?,?,?,datetime('now'),?)",
+                      -1, &st, NULL);
+  const char *version = "";
+  for (guint i = 0; i < p->keys->len; i++)
+    if (strcmp (p->keys->pdata[i], "protocol.version") == 0)
+      version = p->values->pdata[i];
+  sqlite3_bind_int64 (st, 1, run_id);
+  sqlite3_bind_text (st, 2, s->name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (st, 3, (int) p->index);
+  sqlite3_bind_text (st, 4, p->label, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, 5, (sqlite3_int64) seed);
+  sqlite3_bind_text (st, 6, PACKAGE_VERSION, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 7, version, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 8, s->path, -1, SQLITE_TRANSIENT);
+  gboolean ok = step_done (db, st, error);
+  sqlite3_finalize (st);
+  if (ok)
+    {
+      sqlite3_prepare_v2 (db->db, "INSERT INTO params VALUES (?,?,?)", -1, &st, NULL);
+      for (guint i = 0; ok && i < p->keys->len; i++)
+        {
+          sqlite3_bind_int64 (st, 1, run_id);
+          sqlite3_bind_text (st, 2, p->keys->pdata[i], -1, SQLITE_TRANSIENT);
+          sqlite3_bind_text (st, 3, p->values->pdata[i], -1, SQLITE_TRANSIENT);
+          ok = step_done (db, st, error);
+        }
+      sqlite3_bind_int64 (st, 1, run_id);
+      sqlite3_bind_text (st, 2, "scenario.seed_used", -1, SQLITE_STATIC);
+      g_autofree char *sd = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
+      sqlite3_bind_text (st, 3, sd, -1, SQLITE_TRANSIENT);
+      ok = ok && step_done (db, st, error);
+      sqlite3_finalize (st);
+    }
+  /* the runs row is committed before the run starts */
+  if (!ok || !exec (db, "COMMIT; BEGIN", error))
+    {
+      exec (db, "ROLLBACK", NULL);
+      return NULL;
+    }
+  ResRun *r = g_new0 (ResRun, 1);
+  r->db = db;
+  r->id = run_id;
+  r->point = p;
+  r->rounds = g_array_new (FALSE, TRUE, sizeof (RoundRow));
+  sqlite3_prepare_v2 (db->db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &r->ins_event, NULL);
+  sqlite3_prepare_v2 (db->db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)", -1, &r->ins_metric, NULL);
+  return r;
+}
+
+static void
+run_free (ResRun *r)
+{
+  sqlite3_finalize (r->ins_event);
+  sqlite3_finalize (r->ins_metric);
+  g_array_unref (r->rounds);
+  g_free (r);
+}
+
+void
+res_run_abort (ResRun *r, const char *outcome)
+{
+  if (outcome)
+    {
+      sqlite3_stmt *st = NULL;
+      sqlite3_prepare_v2 (r->db->db, "UPDATE runs SET outcome = ? WHERE run_id = ?", -1, &st, NULL);
+      sqlite3_bind_text (st, 1, outcome, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64 (st, 2, r->id);
+      sqlite3_step (st);
+      sqlite3_finalize (st);
+    }
+  exec (r->db, "COMMIT", NULL);
+  run_free (r);
+}
+
+static void
+add_summary (GHashTable *sum, GPtrArray *order, const char *key, char *value)
+{
+  g_ptr_array_add (order, g_strdup (key));
+  g_hash_table_replace (sum, g_strdup (key), value);
+}
+
+static char *
+fmt_double (double v)
+{
+  if (isnan (v))
+    return g_strdup ("");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.6g", v));
+}
+
+gboolean
+res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_failed, guint *out_checked,
+                GError **error)
+{
+  ResDb *db = r->db;
+  gboolean ok = TRUE;
+  sqlite3_stmt *st = NULL;
+  g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
+
+  /* peers */
+  sqlite3_prepare_v2 (db->db, "INSERT INTO peers VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+  guint n = r->world ? sim_world_n_nodes (r->world) : 0;
+  for (guint i = 1; ok && i <= n; i++)
+    {
+      const SimPeerResult *pr = sim_world_peer (r->world, i);
+      if (pr->outcome == SIM_PEER_ABSENT)
+        continue;
+      char name[24];
+      node_name (name, i);
+      sqlite3_bind_int64 (st, 1, r->id);
+      sqlite3_bind_text (st, 2, name, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_double (st, 3, dl_time_to_s (pr->joined));
+      if (pr->left == DL_TIME_NEVER)
+        sqlite3_bind_null (st, 4);
+      else
+        sqlite3_bind_double (st, 4, dl_time_to_s (pr->left));
+      sqlite3_bind_text (st, 5, sim_peer_outcome_name (pr->outcome), -1, SQLITE_STATIC);
+      sqlite3_bind_int (st, 6, (int) pr->rounds);
+      sqlite3_bind_double (st, 7, pr->speed);
+      sqlite3_bind_int (st, 8, pr->synced);
+      sqlite3_bind_int (st, 9, (int) pr->retries_received);
+      sqlite3_bind_int (st, 10, (int) pr->fails_received);
+      if (isnan (pr->accuracy))
+        {
+          sqlite3_bind_null (st, 11);
+          sqlite3_bind_null (st, 12);
+        }
+      else
+        {
+          sqlite3_bind_double (st, 11, pr->accuracy);
+          sqlite3_bind_double (st, 12, pr->loss);
+        }
+      ok = step_done (db, st, error);
+      g_autofree char *k1 = g_strdup_printf ("peer.%s.outcome", name);
+      g_autofree char *k2 = g_strdup_printf ("peer.%s.rounds", name);
+      g_autofree char *k3 = g_strdup_printf ("peer.%s.synced", name);
+      g_autofree char *k4 = g_strdup_printf ("peer.%s.retries_received", name);
+      g_autofree char *k5 = g_strdup_printf ("peer.%s.fails_received", name);
+      add_summary (sum, order, k1, g_strdup (sim_peer_outcome_name (pr->outcome)));
+      add_summary (sum, order, k2, g_strdup_printf ("%u", pr->rounds));
+      add_summary (sum, order, k3, g_strdup (pr->synced ? "yes" : "no"));
+      add_summary (sum, order, k4, g_strdup_printf ("%u", pr->retries_received));
+      add_summary (sum, order, k5, g_strdup_printf ("%u", pr->fails_received));
+    }
+  sqlite3_finalize (st);
+
+  /* rounds */
+  sqlite3_prepare_v2 (db->db, "INSERT INTO rounds VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL);
+  for (guint k = 0; ok && k < r->rounds->len; k++)
+    {
+      RoundRow *row = &g_array_index (r->rounds, RoundRow, k);
+      if (!row->seen)
+        continue;
+      sqlite3_bind_int64 (st, 1, r->id);
+      sqlite3_bind_int (st, 2, (int) k + 1);
+      double v[3] = { row->list_s, row->start_s, row->end_s };
+      for (int c = 0; c < 3; c++)
+        if (isnan (v[c]))
+          sqlite3_bind_null (st, 3 + c);
+        else
+          sqlite3_bind_double (st, 3 + c, v[c]);
+      if (row->participants >= 0)
+        sqlite3_bind_int64 (st, 6, row->participants);
+      else
+        sqlite3_bind_null (st, 6);
+      sqlite3_bind_int64 (st, 7, row->retries);
+      sqlite3_bind_int64 (st, 8, row->excluded);
+      ok = step_done (db, st, error);
+    }
+  sqlite3_finalize (st);
+
+  /* traffic */
+  sqlite3_prepare_v2 (db->db, "INSERT INTO traffic VALUES (?,?,?,?)", -1, &st, NULL);
+  for (int t = 0; ok && t < PROTO_MSG_N_TYPES; t++)
+    {
+      if (!r->traffic_msgs[t])
+        continue;
+      sqlite3_bind_int64 (st, 1, r->id);
+      sqlite3_bind_text (st, 2, proto_msg_type_name ((ProtoMsgType) t), -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (st, 3, (sqlite3_int64) r->traffic_msgs[t]);
+      sqlite3_bind_int64 (st, 4, (sqlite3_int64) r->traffic_bytes[t]);
+      ok = step_done (db, st, error);
+    }
+  sqlite3_finalize (st);
+
+  /* summary */
+  add_summary (sum, order, "outcome", g_strdup (sim_outcome_name (res->outcome)));
+  add_summary (sum, order, "rounds_completed", g_strdup_printf ("%u", res->rounds_completed));
+  add_summary (sum, order, "peers_finished", g_strdup_printf ("%u", res->peers_finished));
+  add_summary (sum, order, "peers_failed", g_strdup_printf ("%u", res->peers_failed));
+  add_summary (sum, order, "peers_hung", g_strdup_printf ("%u", res->peers_hung));
+  add_summary (sum, order, "retries", g_strdup_printf ("%u", res->retries));
+  add_summary (sum, order, "exclusions", g_strdup_printf ("%u", res->exclusions));
+  add_summary (sum, order, "model_syncs", g_strdup_printf ("%u", res->model_syncs));
+  add_summary (sum, order, "messages_dropped", g_strdup_printf ("%u", res->messages_dropped));
+  add_summary (sum, order, "final_accuracy", fmt_double (res->final_accuracy));
+  add_summary (sum, order, "final_loss", fmt_double (res->final_loss));
+  add_summary (sum, order, "consensus_distance", fmt_double (res->consensus_distance));
+  add_summary (sum, order, "messages", g_strdup_printf ("%" G_GUINT64_FORMAT, res->messages));
+  add_summary (sum, order, "bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->bytes));
+  add_summary (sum, order, "sim_time_s", fmt_double (dl_time_to_s (res->end)));
+  sqlite3_prepare_v2 (db->db, "INSERT INTO summary VALUES (?,?,?)", -1, &st, NULL);
+  for (guint i = 0; ok && i < order->len; i++)
+    {
+      sqlite3_bind_int64 (st, 1, r->id);
+      sqlite3_bind_text (st, 2, order->pdata[i], -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text (st, 3, g_hash_table_lookup (sum, order->pdata[i]), -1, SQLITE_TRANSIENT);
+      ok = step_done (db, st, error);
+    }
+  sqlite3_finalize (st);
+
+  /* expectations */
+  guint checked = 0;
+  sqlite3_prepare_v2 (db->db, "INSERT INTO expectations VALUES (?,?,?,?,?)", -1, &st, NULL);
+  for (guint i = 0; ok && i < r->point->expects->len; i++)
+    {
+      const SimExpect *e = &g_array_index (r->point->expects, SimExpect, i);
+      const char *actual = g_hash_table_lookup (sum, e->key);
+      gboolean passed = sim_expect_check (e, actual);
+      g_autofree char *expected = g_strdup_printf ("%s %s", sim_op_name (e->op), e->value);
+      sqlite3_bind_int64 (st, 1, r->id);
+      sqlite3_bind_text (st, 2, e->key, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text (st, 3, expected, -1, SQLITE_TRANSIENT);
+      bind_text_or_null (st, 4, actual ? actual : NULL);
+      sqlite3_bind_int (st, 5, passed);
+      ok = step_done (db, st, error);
+      checked++;
+      if (!passed && out_failed)
+        g_ptr_array_add (out_failed, g_strdup_printf ("%s: expected %s, actual %s", e->key, expected,
+                                                      actual ? (*actual ? actual : "(none)") : "(no such peer)"));
+    }
+  sqlite3_finalize (st);
+  if (out_checked)
+    *out_checked = checked;
+
+  /* the outcome last */
+  sqlite3_prepare_v2 (db->db, "UPDATE runs SET outcome = ?, wall_seconds = ?, sim_end_s = ? WHERE run_id = ?",
+                      -1, &st, NULL);
+  sqlite3_bind_text (st, 1, sim_outcome_name (res->outcome), -1, SQLITE_STATIC);
+  sqlite3_bind_double (st, 2, wall);
+  sqlite3_bind_double (st, 3, dl_time_to_s (res->end));
+  sqlite3_bind_int64 (st, 4, r->id);
+  ok = ok && step_done (db, st, error);
+  sqlite3_finalize (st);
+  ok = ok && exec (db, "COMMIT", error);
+  if (!ok)
+    exec (db, "ROLLBACK", NULL);
+  run_free (r);
+  return ok;
+}

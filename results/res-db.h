@@ -1,0 +1,55 @@
+/* res-db.h — the results database (SCENARIO-FORMAT.md §3): one SQLite file
+ * for a run or a sweep.  A run's `runs` row is written first (outcome NULL)
+ * and its outcome last, so an interrupted run is visible as such.  Events
+ * and metrics stream in through prepared statements in batched
+ * transactions; nothing reads the database during a run.
+ *
+ * Shape: res_db_open / res_db_close; res_run_begin / res_run_finish. */
+#pragma once
+
+#include "sim/sim-scenario.h"
+#include "sim/sim-world.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define RES_SCHEMA_VERSION 1
+
+#define RES_ERROR (res_error_quark ())
+GQuark res_error_quark (void);
+typedef enum { RES_ERROR_SQLITE, RES_ERROR_SCHEMA, RES_ERROR_NOT_FOUND } ResErrorCode;
+
+typedef struct ResDb ResDb;
+
+/* Opens (creating the schema if the file is new) a results database. */
+ResDb *res_db_open (const char *path, GError **error);
+void res_db_close (ResDb *db);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResDb, res_db_close)
+/* The underlying sqlite3 handle, for report queries (transfer none). */
+struct sqlite3 *res_db_handle (ResDb *db);
+gint64 res_db_max_run_id (ResDb *db);
+
+typedef struct ResRun ResRun;
+
+/* Writes the runs row (outcome NULL) and the params rows.  run_id 0: the
+ * next free id. */
+ResRun *res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p,
+                       guint64 seed, GError **error);
+/* The recorder that streams this run's observations into the database. */
+SimRecorder res_run_recorder (ResRun *run);
+void res_run_set_world (ResRun *run, SimWorld *world);
+gint64 res_run_id (const ResRun *run);
+/* Writes peers, rounds, traffic, summary and expectations, then the outcome.
+ * out_failed: expectations that failed (array of char* lines), may be NULL. */
+gboolean res_run_finish (ResRun *run, const SimResult *result, double wall_seconds,
+                         GPtrArray *out_failed, guint *out_checked, GError **error);
+/* Abandons a run (e.g. interrupted): commits what was recorded; the outcome
+ * stays NULL unless `outcome` is given. */
+void res_run_abort (ResRun *run, const char *outcome);
+
+/* Copies every row of another results database into db (for parallel
+ * workers: their run ids were assigned up front, so they do not collide). */
+gboolean res_db_merge (ResDb *db, const char *other_path, GError **error);
+
+G_END_DECLS
