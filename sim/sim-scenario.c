@@ -541,7 +541,9 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
       a->count = 1;
       guint next = drop ? 4 : 6;
       ok = t->len >= 4 && proto_msg_type_from_name (t->pdata[1], &mt)
-           && strcmp (t->pdata[2], drop ? "to" : "from") == 0 && PEER (3, &a->a);
+           && (strcmp (t->pdata[2], drop ? "to" : "from") == 0
+               || (drop && strcmp (t->pdata[2], "from") == 0 && (a->value = 1)))
+           && PEER (3, &a->a);
       a->msg_type = (int) mt;
       if (ok && !drop)
         ok = t->len >= 6 && strcmp (t->pdata[4], "by") == 0 && dl_parse_duration (t->pdata[5], &a->delay, NULL);
@@ -550,7 +552,7 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
              && a->count > 0;
       else if (ok)
         ok = t->len == next;
-      usage = drop ? "drop TYPE to pN [count K]" : "delay TYPE from pN by DURATION [count K]";
+      usage = drop ? "drop TYPE to|from pN [count K]" : "delay TYPE from pN by DURATION [count K]";
     }
   else if (strcmp (verb, "partition") == 0)
     {

@@ -80,6 +80,7 @@ struct Msg {
 typedef struct {
   int msg_type;
   ProtoNodeId node;
+  gboolean from;      /* drop rules: match the sender instead of the receiver */
   guint count;
   DlTime delay;
 } Rule;
@@ -328,6 +329,17 @@ send_msg (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg 
   if (w->rec.traffic)
     w->rec.traffic (w->rec.user_data, m->msg.type, m->bytes);
 
+  if (via == PROTO_VIA_LINK)
+    {
+      Link *l = link_get (w, from, to, FALSE);
+      if (!l || !l->up || l->dead)
+        {
+          fact (w, from, to, "lost", l && l->dead ? "link died (link-down)" : "link not open");
+          proto_msg_clear (&m->msg);
+          g_free (m);
+          return;
+        }
+    }
   if (partitioned (w, from, to))
     {
       fact (w, from, to, "lost", "partition");
@@ -385,12 +397,12 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
 }
 
 static gboolean
-take_drop_rule (SimWorld *w, ProtoNodeId to, ProtoMsgType type)
+take_drop_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type)
 {
   for (guint i = 0; i < w->drop_rules->len; i++)
     {
       Rule *r = &g_array_index (w->drop_rules, Rule, i);
-      if (r->count > 0 && r->node == to && r->msg_type == (int) type)
+      if (r->count > 0 && r->node == (r->from ? from : to) && r->msg_type == (int) type)
         {
           r->count--;
           return TRUE;
@@ -410,7 +422,9 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
   if (m->to == PROTO_SERVER)
     {
       Node *src = node_at (w, m->from);
-      if (src && !src->coord_closed)
+      if (take_drop_rule (w, m->from, m->to, m->msg.type))
+        fact (w, m->from, PROTO_SERVER, "drop", proto_msg_type_name (m->msg.type));
+      else if (src && !src->coord_closed)
         dispatch_coord (w, &in);
     }
   else
@@ -418,13 +432,15 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
       Node *dst = node_at (w, m->to);
       if (!dst || dst->status != NODE_ONLINE)
         ;  /* to a gone node: vanishes */
-      else if (take_drop_rule (w, m->to, m->msg.type))
+      else if (take_drop_rule (w, m->from, m->to, m->msg.type))
         fact (w, m->to, m->from, "drop", proto_msg_type_name (m->msg.type));
       else if (m->via == PROTO_VIA_LINK)
         {
+          /* what was sent on an open link arrives unless the receiver has
+           * destroyed its end meanwhile (a close flushes what was sent) */
           Link *l = link_get (w, m->from, m->to, FALSE);
-          if (!l || !l->up || l->dead || !l->obj[side (m->to, m->from)])
-            fact (w, m->from, m->to, "lost", "link not open");
+          if (!l || !l->obj[side (m->to, m->from)])
+            fact (w, m->from, m->to, "lost", "the receiver closed the link");
           else
             dispatch_peer (w, dst, &in);
         }
@@ -942,7 +958,7 @@ run_action (SimWorld *w, const SimAction *a)
     case SIM_ACT_DELAY:
       {
         Rule r = { .msg_type = a->msg_type, .node = a->a, .count = a->count ? a->count : 1,
-                   .delay = a->delay };
+                   .delay = a->delay, .from = a->kind == SIM_ACT_DROP && a->value == 1 };
         g_array_append_val (a->kind == SIM_ACT_DROP ? w->drop_rules : w->delay_rules, r);
         g_snprintf (buf, sizeof buf, "%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type), r.count);
         fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);

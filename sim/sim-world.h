@@ -26,7 +26,7 @@ typedef enum {
   SIM_ACT_LINK_DOWN,  /* a, b: an open link dies silently */
   SIM_ACT_PARTITION,  /* groups: node -> group (node 0 = server); across groups nothing passes */
   SIM_ACT_HEAL,
-  SIM_ACT_DROP,       /* drop the next `count` messages of msg_type to a */
+  SIM_ACT_DROP,       /* drop the next `count` messages of msg_type to a (value 1: from a) */
   SIM_ACT_DELAY,      /* delay the next `count` messages of msg_type from a by `delay` */
   SIM_ACT_SLOW,       /* a's speed divided by value from now on */
 } SimActionKind;
