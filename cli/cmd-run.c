@@ -121,7 +121,7 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, GError **error)
   if (ok)
     {
       const char *o = sim_outcome_name (res->outcome);
-      g_hash_table_insert (plan->outcomes, (gpointer) o,
+      g_hash_table_insert (plan->outcomes, g_strdup (o),
                            GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
     }
   sim_world_free (w);
@@ -364,7 +364,7 @@ plan_load (Plan *plan, GPtrArray *files, const char *const *sets, gboolean has_s
 {
   plan->scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
   plan->jobs = g_array_new (FALSE, TRUE, sizeof (Job));
-  plan->outcomes = g_hash_table_new (g_str_hash, g_str_equal);
+  plan->outcomes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint f = 0; f < files->len; f++)
     {
       g_autoptr (GError) error = NULL;

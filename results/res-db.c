@@ -132,8 +132,10 @@ res_db_max_run_id (ResDb *db)
 gboolean
 res_db_merge (ResDb *db, const char *other, GError **error)
 {
-  g_autofree char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
-  if (!exec (db, q, error))
+  char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
+  gboolean attached = exec (db, q, error);
+  sqlite3_free (q);
+  if (!attached)
     return FALSE;
   gboolean ok = exec (db, "BEGIN", error);
   for (guint i = 0; ok && tables[i]; i++)

@@ -1,0 +1,129 @@
+#!/bin/sh
+# tests/run.sh — dlsim run / check / report / trace as a user runs them:
+# errors that name file, section and key; nothing runs after a bad file;
+# determinism across two runs; -j merging; report and trace output.
+set -u
+DLSIM=${DLSIM:-./dlsim}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
+
+expect () {
+  want=$1 pattern=$2
+  shift 3
+  "$@" >"$out" 2>&1
+  got=$?
+  if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $* (exit $got, wanted $want; pattern '$pattern')"
+    sed 's/^/  | /' "$out"
+  fi
+}
+check () {  # check DESCRIPTION COMMAND...: the command must succeed
+  desc=$1
+  shift
+  if "$@" >"$out" 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $desc"; sed 's/^/  | /' "$out"; fi
+}
+
+cat > "$tmp/ok.ini" <<'INI'
+[scenario]
+name = ok
+seed = 5
+repeat = 2
+[protocol]
+min_participants = 2
+[training]
+rounds = ${2, 3}
+[compute]
+none_samples = 5000
+[peers]
+count = 3
+[timeline]
+round 1 + 1s = crash p3
+[expect]
+peer.p3.outcome = crashed
+INI
+
+# bad input: file, section, key and what was expected
+bad () {  # bad PATTERN SECTION-LINES...
+  pattern=$1
+  shift
+  printf '%s\n' "$@" > "$tmp/bad.ini"
+  expect 2 "$pattern" -- "$DLSIM" run "$tmp/bad.ini" -o "$tmp/bad.db"
+}
+bad "bad.ini: \[network\] uplink: '20MBps': unknown rate unit 'MBps'" "[network]" "uplink = 20MBps"
+bad "bad.ini: \[nework\]: unknown section" "[nework]" "uplink = 20Mbps"
+bad "bad.ini: \[network\] uplnk: unknown key (keys of \[network\]: latency" "[network]" "uplnk = 1Mbps"
+bad "bad.ini: \[protocol\] min_participants: must be at least 1" "[protocol]" "min_participants = 0"
+bad "bad.ini: \[training\] rounds: must be at least 1" "[training]" "rounds = 0"
+bad "bad.ini: \[network\] latency: 'normal(1s)': expected normal(mean, sd)" "[network]" "latency = normal(1s)"
+bad "bad.ini: \[timeline\] 5min: 'crash p9': unknown peer p9" "[peers]" "count = 3" "[timeline]" "5min = crash p9"
+bad "bad.ini: \[timeline\] 5min: 'explode p1': unknown action" "[timeline]" "5min = explode p1"
+bad "bad.ini: \[timeline\] soon: 'soon' is not a time" "[timeline]" "soon = crash p1"
+bad "bad.ini: \[expect\] happiness: unknown key" "[expect]" "happiness = 1"
+bad "bad.ini: \[expect\] rounds_completed: 'many': >= needs a number" "[expect]" "rounds_completed = >= many"
+bad "bad.ini: \[protocol\] version: unknown protocol version 'disco-9'" "[protocol]" "version = disco-9"
+bad "bad.ini: \[timeline\] 5min: appears twice" "[timeline]" "5min = crash p1" "5min = crash p2"
+bad "bad.ini: \[churn\] trace: .*nope.csv" "[churn]" "trace = nope.csv"
+bad "bad.ini: \[data\] source: .*missing.csv" "[model]" "kind = softmax" "[data]" "source = csv:missing.csv"
+bad "(sweep point peers.count=0)" "[peers]" "count = \${3, 0}"
+expect 2 "no such file" -- "$DLSIM" run "$tmp/none.ini"
+# nothing runs after a bad file: the good file before it leaves no database
+printf '[network]\nuplink = 1x\n' > "$tmp/bad.ini"
+expect 2 "unknown rate unit" -- "$DLSIM" run "$tmp/ok.ini" "$tmp/bad.ini" -o "$tmp/never.db"
+if [ -e "$tmp/never.db" ]; then fail=$((fail + 1)); echo "FAIL: a database was written after a load error"; else pass=$((pass + 1)); fi
+expect 2 "unknown key protocol.nope" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.nope=1
+
+# a sweep: 2 points x 2 repeats, into one database
+expect 0 "4 runs into" -- "$DLSIM" run "$tmp/ok.ini" -o "$tmp/a.db"
+n=$(sqlite3 "$tmp/a.db" "SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL")
+[ "$n" = 4 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: expected 4 finished runs, got $n"; }
+seeds=$(sqlite3 "$tmp/a.db" "SELECT group_concat(seed) FROM (SELECT seed FROM runs ORDER BY run_id)")
+[ "$seeds" = "5,6,5,6" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: seeds $seeds"; }
+labels=$(sqlite3 "$tmp/a.db" "SELECT COUNT(DISTINCT point_label) FROM runs")
+[ "$labels" = 2 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: point labels $labels"; }
+
+# determinism: same scenario and seed, identical rows except wall-clock columns
+check "second run" "$DLSIM" run "$tmp/ok.ini" -o "$tmp/b.db" -q
+dump () {
+  sqlite3 "$1" "SELECT run_id, scenario, point, point_label, seed, protocol_version, sim_end_s, outcome FROM runs ORDER BY run_id;
+    SELECT * FROM params ORDER BY run_id, rowid; SELECT * FROM peers ORDER BY run_id, rowid; SELECT * FROM rounds ORDER BY run_id, rowid;
+    SELECT * FROM events ORDER BY run_id, rowid; SELECT * FROM metrics ORDER BY run_id, rowid; SELECT * FROM traffic ORDER BY run_id, rowid;
+    SELECT * FROM summary ORDER BY run_id, rowid; SELECT * FROM expectations ORDER BY run_id, rowid;"
+}
+dump "$tmp/a.db" > "$tmp/a.txt"
+dump "$tmp/b.db" > "$tmp/b.txt"
+if cmp -s "$tmp/a.txt" "$tmp/b.txt" && [ "$(wc -l < "$tmp/a.txt")" -gt 500 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: two runs with one seed differ"; diff "$tmp/a.txt" "$tmp/b.txt" | head; fi
+# -j 2 gives the same rows (workers' files merged)
+check "parallel run" "$DLSIM" run "$tmp/ok.ini" -o "$tmp/c.db" -q -j 2
+dump "$tmp/c.db" > "$tmp/c.txt"
+if cmp -s "$tmp/a.txt" "$tmp/c.txt"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: -j 2 differs from -j 1"; diff "$tmp/a.txt" "$tmp/c.txt" | head; fi
+ls "$tmp" | grep -q worker && { fail=$((fail + 1)); echo "FAIL: worker files left behind"; } || pass=$((pass + 1))
+# appending to an existing database continues the run ids
+check "append" "$DLSIM" run "$tmp/ok.ini" -o "$tmp/a.db" -q --seed 100
+n=$(sqlite3 "$tmp/a.db" "SELECT COUNT(*) || ',' || MAX(run_id) || ',' || MAX(seed) FROM runs")
+[ "$n" = "8,8,101" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: appended runs $n"; }
+
+# report, trace
+expect 0 "completed" -- "$DLSIM" report "$tmp/a.db"
+expect 0 "rounds_completed" -- "$DLSIM" report "$tmp/a.db" --run 2
+expect 0 "p3 .*crash" -- "$DLSIM" trace "$tmp/a.db" --run 1 --peer p3
+expect 0 "received PeersForRound from S" -- "$DLSIM" trace "$tmp/a.db" --run 1
+expect 1 "run 99 is not in" -- "$DLSIM" trace "$tmp/a.db" --run 99
+expect 1 "no such results database" -- "$DLSIM" report "$tmp/nope.db"
+echo junk > "$tmp/junk.db"
+expect 1 "not a dlsim results database" -- "$DLSIM" report "$tmp/junk.db"
+expect 2 "expected a results database and --run ID" -- "$DLSIM" trace "$tmp/a.db"
+
+# check: PASS/FAIL with expected vs actual, last line, exit status
+expect 0 "4 passed, 0 failed" -- "$DLSIM" check "$tmp/ok.ini"
+sed 's/peer.p3.outcome = crashed/peer.p3.outcome = finished/' "$tmp/ok.ini" > "$tmp/wrong.ini"
+expect 1 "peer.p3.outcome: expected = finished, actual crashed" -- "$DLSIM" check "$tmp/wrong.ini"
+expect 1 "0 passed, 4 failed" -- "$DLSIM" check "$tmp/wrong.ini"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
