@@ -71,7 +71,7 @@ cli_cmd_report (int argc, char **argv)
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
     { "run", 0, 0, G_OPTION_ARG_INT64, &run, "details of one run: summary and peers", "ID" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "DB" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("DB - summary table of runs");
@@ -161,7 +161,7 @@ cli_cmd_trace (int argc, char **argv)
     { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the run to show (required)", "ID" },
     { "peer", 0, 0, G_OPTION_ARG_STRING, &peer, "only what happened at or with this node (pN or S)", "NAME" },
     { "brief", 0, 0, G_OPTION_ARG_NONE, &brief, "leave out messages sent and received (keep drops, phases, timers...)", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "DB" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("DB --run ID - protocol timeline of one run");

@@ -449,7 +449,7 @@ run_or_check (int argc, char **argv, gboolean check)
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)", "SECTION.KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress line, no summary line", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, check ? "[FILE|DIR]..." : "FILE..." },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (check ? "[FILE|DIR]... - check expectations" : "FILE... - run scenarios");

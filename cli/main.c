@@ -98,6 +98,8 @@ main (int argc, char **argv)
       {
         if (commands[i].run == NULL)
           return not_implemented (&commands[i], argc - 1, argv + 1);
+        g_autofree char *prg = g_strdup_printf ("dlsim %s", cmd);
+        g_set_prgname (prg);
         return commands[i].run (argc - 1, argv + 1);
       }
   fprintf (stderr, "dlsim: unknown command '%s' (try 'dlsim --help')\n", cmd);

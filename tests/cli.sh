@@ -27,9 +27,13 @@ expect 0 "^dlsim [0-9]" -- "$DLSIM" --version
 expect 0 "Commands:" -- "$DLSIM" --help
 expect 2 "Usage: dlsim COMMAND" -- "$DLSIM"
 expect 2 "unknown command 'frobnicate'" -- "$DLSIM" frobnicate
-expect 2 "Not implemented yet" -- "$DLSIM" run scenarios/demo.ini
+expect 2 "nope.ini: no such file or directory" -- "$DLSIM" run nope.ini
+expect 2 "no scenario file given" -- "$DLSIM" run
 expect 2 "Not implemented yet" -- "$DLSIM" plot x.db convergence
-expect 2 "Not implemented yet" -- "$DLSIM" check --help
+expect 0 "^  dlsim check \[OPTION" -- "$DLSIM" check --help
+expect 0 "^  dlsim run \[OPTION" -- "$DLSIM" run --help
+expect 0 "^  dlsim trace \[OPTION" -- "$DLSIM" trace --help
+expect 0 "^  dlsim report \[OPTION" -- "$DLSIM" report --help
 expect 0 "Models:" -- "$DLSIM" bench --help
 expect 2 "unknown benchmark 'nope'" -- "$DLSIM" bench nope
 expect 0 "lookahead" -- "$DLSIM" bench phold --help
