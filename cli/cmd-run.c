@@ -43,6 +43,7 @@ typedef struct {
   gboolean quiet;
   gboolean progress;      /* a terminal: show the progress line */
   gboolean check;         /* print PASS/FAIL lines */
+  gboolean no_events;
   guint passed, failed;
   GHashTable *outcomes;   /* outcome -> count */
 } Plan;
@@ -73,6 +74,7 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, GError **error)
       sim_built_clear (&built);
       return FALSE;
     }
+  res_run_set_events (run, !plan->no_events);
   SimRecorder rec = res_run_recorder (run);
   gint64 t0 = g_get_monotonic_time ();
   SimWorld *w = sim_world_new (&built.cfg, &rec, error);
@@ -419,6 +421,8 @@ typedef struct {
   gint64 seed;
   gboolean seed_given;
   gboolean quiet;
+  gboolean no_events;
+  gboolean keys;
   char **files;
 } RunOpts;
 
@@ -449,6 +453,8 @@ run_or_check (int argc, char **argv, gboolean check)
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)", "SECTION.KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress line, no summary line", NULL },
+    { "no-events", 0, 0, G_OPTION_ARG_NONE, &o.no_events, "do not record events and metrics rows (summaries only)", NULL },
+    { "keys", 0, 0, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, NULL },
     { NULL }
   };
@@ -475,6 +481,13 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_USAGE;
       goto out;
     }
+  if (o.keys)
+    {
+      const char *const *t = sim_scenario_key_table ();
+      for (guint i = 0; t[i]; i += 3)
+        printf ("%-32s %-20s %s\n", t[i], *t[i + 1] ? t[i + 1] : "\"\"", t[i + 2]);
+      goto out;
+    }
   if (o.jobs < 1)
     {
       cli_error (cmd, "-j must be at least 1");
@@ -498,7 +511,7 @@ run_or_check (int argc, char **argv, gboolean check)
         rc = CLI_EXIT_USAGE;
         goto out;
       }
-  Plan plan = { .cmd = cmd, .quiet = o.quiet, .check = check,
+  Plan plan = { .cmd = cmd, .quiet = o.quiet, .check = check, .no_events = o.no_events,
                 .progress = !o.quiet && isatty (STDOUT_FILENO) };
   rc = plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, o.seed, check);
   if (rc != CLI_EXIT_OK)

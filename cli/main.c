@@ -4,6 +4,8 @@
 
 #include "cli/cli.h"
 
+#include <cblas.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,6 +79,12 @@ not_implemented (const Command *c, int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  /* Single-threaded BLAS: results do not depend on the thread count, and
+   * idle OpenBLAS threads do not spin beside the simulation.  Parallelism
+   * comes from worker processes (-j). */
+  openblas_set_num_threads (1);
+  /* each process uses its databases from one thread */
+  sqlite3_config (SQLITE_CONFIG_SINGLETHREAD);
   if (argc < 2)
     {
       print_usage (stderr);

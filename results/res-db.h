@@ -38,6 +38,9 @@ ResRun *res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const Sim
                        guint64 seed, GError **error);
 /* The recorder that streams this run's observations into the database. */
 SimRecorder res_run_recorder (ResRun *run);
+/* Without events, only runs, params, peers, rounds, traffic, summary and
+ * expectations are written (no events or metrics rows). */
+void res_run_set_events (ResRun *run, gboolean events);
 void res_run_set_world (ResRun *run, SimWorld *world);
 gint64 res_run_id (const ResRun *run);
 /* Writes peers, rounds, traffic, summary and expectations, then the outcome.
