@@ -206,6 +206,13 @@ cli_cmd_trace (int argc, char **argv)
     {
       const char *kind = text_or (st, 2, "?"), *other = text_or (st, 4, NULL), *msg = text_or (st, 7, NULL);
       const char *detail = text_or (st, 5, NULL);
+      if (strcmp (kind, "phase") == 0 && detail)
+        {
+          printf ("%12.6fs  %-5s %-22s enters %s\n", sqlite3_column_double (st, 0), text_or (st, 1, "?"),
+                  text_or (st, 6, ""), detail);
+          n++;
+          continue;
+        }
       GString *what = g_string_new (kind);
       if (msg)
         g_string_append_printf (what, " %s", msg);

@@ -125,5 +125,10 @@ sed 's/peer.p3.outcome = crashed/peer.p3.outcome = finished/' "$tmp/ok.ini" > "$
 expect 1 "peer.p3.outcome: expected = finished, actual crashed" -- "$DLSIM" check "$tmp/wrong.ini"
 expect 1 "0 passed, 4 failed" -- "$DLSIM" check "$tmp/wrong.ini"
 
+# the user guide documents every scenario key
+guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
+missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
+[ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
