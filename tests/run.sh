@@ -125,6 +125,48 @@ sed 's/peer.p3.outcome = crashed/peer.p3.outcome = finished/' "$tmp/ok.ini" > "$
 expect 1 "peer.p3.outcome: expected = finished, actual crashed" -- "$DLSIM" check "$tmp/wrong.ini"
 expect 1 "0 passed, 4 failed" -- "$DLSIM" check "$tmp/wrong.ini"
 
+# Ctrl-C: exit 130, a valid database, the finished runs kept and the one in
+# progress marked interrupted
+cat > "$tmp/long.ini" <<'INI'
+[scenario]
+repeat = 50
+time_limit = 100h
+[protocol]
+min_participants = 150
+[training]
+rounds = 20
+[peers]
+count = 150
+[network]
+uplink = 1Gbps
+INI
+"$DLSIM" run "$tmp/long.ini" -o "$tmp/int.db" -q > "$out" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 100 ] && [ "$(sqlite3 "$tmp/int.db" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL' 2>/dev/null || echo 0)" -lt 1 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+if [ "$rc" -eq 130 ] && grep -q "interrupted; finished runs are in" "$out" \
+   && [ "$(sqlite3 "$tmp/int.db" 'PRAGMA integrity_check')" = ok ] \
+   && [ "$(sqlite3 "$tmp/int.db" "SELECT COUNT(*) FROM runs WHERE outcome = 'interrupted'")" = 1 ] \
+   && [ "$(sqlite3 "$tmp/int.db" "SELECT COUNT(*) FROM runs WHERE outcome = 'completed'")" -ge 1 ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL: Ctrl-C (exit $rc)"; sed 's/^/  | /' "$out"
+  sqlite3 "$tmp/int.db" 'SELECT run_id, outcome FROM runs' | head
+fi
+
+# a progress line on a terminal (script gives the command a pseudo-terminal)
+if command -v script >/dev/null 2>&1; then
+  script -qec "$DLSIM run $tmp/ok.ini -o $tmp/tty.db" /dev/null > "$out" 2>&1
+  if grep -q "\[4/4\] .*elapsed, ETA" "$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no progress line on a terminal"; cat "$out"; fi
+fi
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/notty.db" > "$out" 2>&1
+grep -q "ETA" "$out" && { fail=$((fail + 1)); echo "FAIL: progress line without a terminal"; } || pass=$((pass + 1))
+
 # the user guide documents every scenario key
 guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
