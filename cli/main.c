@@ -83,8 +83,9 @@ main (int argc, char **argv)
    * idle OpenBLAS threads do not spin beside the simulation.  Parallelism
    * comes from worker processes (-j). */
   openblas_set_num_threads (1);
-  /* each process uses its databases from one thread */
-  sqlite3_config (SQLITE_CONFIG_SINGLETHREAD);
+  /* a connection is used by one thread at a time (the run's writer thread,
+   * then the main thread): SQLite's per-connection mutexes are not needed */
+  sqlite3_config (SQLITE_CONFIG_MULTITHREAD);
   if (argc < 2)
     {
       print_usage (stderr);

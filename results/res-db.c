@@ -26,15 +26,18 @@ static const char schema[] =
   " fails_received INTEGER, accuracy REAL, loss REAL);"
   "CREATE TABLE IF NOT EXISTS rounds (run_id INTEGER, round INTEGER, list_s REAL, start_s REAL,"
   " end_s REAL, participants INTEGER, retries INTEGER, excluded INTEGER);"
-  "CREATE TABLE IF NOT EXISTS events (run_id INTEGER, t_s REAL, node TEXT, kind TEXT, round INTEGER,"
-  " other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER);"
+  /* clustered by (run_id, seq): rows arrive in key order, so inserting is
+   * an append and a run's events are one range, with no extra index */
+  "CREATE TABLE IF NOT EXISTS events (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT,"
+  " round INTEGER, other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER,"
+  " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
   "CREATE TABLE IF NOT EXISTS metrics (run_id INTEGER, t_s REAL, round INTEGER, peer TEXT, name TEXT,"
   " value REAL);"
   "CREATE TABLE IF NOT EXISTS traffic (run_id INTEGER, type TEXT, messages INTEGER, bytes INTEGER);"
   "CREATE TABLE IF NOT EXISTS summary (run_id INTEGER, key TEXT, value TEXT);"
   "CREATE TABLE IF NOT EXISTS expectations (run_id INTEGER, key TEXT, expected TEXT, actual TEXT,"
   " passed INTEGER);"
-  "CREATE INDEX IF NOT EXISTS events_run ON events (run_id, t_s);"
+
   "CREATE INDEX IF NOT EXISTS metrics_run ON metrics (run_id, name, round);"
   "CREATE INDEX IF NOT EXISTS params_run ON params (run_id, key);"
   "CREATE INDEX IF NOT EXISTS summary_run ON summary (run_id, key);"
@@ -155,6 +158,40 @@ res_db_merge (ResDb *db, const char *other, GError **error)
 
 /* ---------------------------------------------------------------- runs */
 
+/* An event row waiting for the next multi-row INSERT.  Strings that come
+ * from static tables (kind, state, message names) are kept as pointers. */
+typedef struct {
+  gint64 seq;
+  double t_s;
+  char node[24];
+  const char *kind;
+  int round;           /* -1: NULL */
+  char other[24];
+  char detail[PROTO_OBS_DETAIL_LEN];
+  const char *state;
+  const char *msg;
+  gint64 value;        /* -1: NULL */
+  gboolean kind_owned; /* kind points into detail2 */
+  char kind_buf[32];
+} EventRow;
+
+#define EVENT_BATCH 64
+
+/* What the simulation hands the writer thread. */
+typedef enum { ITEM_EVENTS, ITEM_METRIC, ITEM_SYNC, ITEM_STOP } ItemKind;
+
+typedef struct {
+  ItemKind kind;
+  guint n;                    /* ITEM_EVENTS: rows used */
+  EventRow rows[EVENT_BATCH];
+  /* ITEM_METRIC */
+  double t_s;
+  int round;
+  char peer[24];
+  char name[32];
+  double value;
+} Item;
+
 typedef struct {
   double list_s, start_s, end_s;
   gint64 participants, retries, excluded;
@@ -166,6 +203,13 @@ struct ResRun {
   gint64 id;
   SimWorld *world;
   sqlite3_stmt *ins_event, *ins_metric;
+  sqlite3_stmt *ins_events_batch;   /* EVENT_BATCH rows per statement */
+  Item *cur;                        /* the batch being filled (simulation side) */
+  gint64 seq;                       /* events.seq of the last row */
+  GAsyncQueue *to_writer;           /* Item* for the writer thread */
+  GAsyncQueue *free_items;          /* Item* to reuse */
+  GAsyncQueue *acks;                /* the writer's answers to ITEM_SYNC */
+  GThread *writer;
   guint pending;          /* rows since the last commit */
   GArray *rounds;         /* RoundRow, index = round (0-based) */
   guint64 traffic_msgs[PROTO_MSG_N_TYPES];
@@ -203,12 +247,177 @@ node_name (char buf[24], ProtoNodeId id)
 }
 
 static void
-maybe_commit (ResRun *r)
+bind_row (sqlite3_stmt *st, int base, gint64 run_id, const EventRow *e)
 {
-  if (++r->pending < 20000)
-    return;
-  sqlite3_exec (r->db->db, "COMMIT; BEGIN", NULL, NULL, NULL);
-  r->pending = 0;
+  sqlite3_bind_int64 (st, base + 1, run_id);
+  sqlite3_bind_int64 (st, base + 2, e->seq);
+  base++;
+  sqlite3_bind_double (st, base + 2, e->t_s);
+  if (e->node[0])
+    sqlite3_bind_text (st, base + 3, e->node, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (st, base + 3);
+  sqlite3_bind_text (st, base + 4, e->kind_owned ? e->kind_buf : e->kind, -1, SQLITE_STATIC);
+  if (e->round >= 0)
+    sqlite3_bind_int (st, base + 5, e->round);
+  else
+    sqlite3_bind_null (st, base + 5);
+  if (e->other[0])
+    sqlite3_bind_text (st, base + 6, e->other, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (st, base + 6);
+  if (e->detail[0])
+    sqlite3_bind_text (st, base + 7, e->detail, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (st, base + 7);
+  if (e->state && *e->state)
+    sqlite3_bind_text (st, base + 8, e->state, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (st, base + 8);
+  if (e->msg)
+    sqlite3_bind_text (st, base + 9, e->msg, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (st, base + 9);
+  if (e->value >= 0)
+    sqlite3_bind_int64 (st, base + 10, e->value);
+  else
+    sqlite3_bind_null (st, base + 10);
+}
+
+/* Writer thread: the only user of the connection while a run records. */
+static void
+write_events (ResRun *r, Item *it)
+{
+  if (it->n == EVENT_BATCH)
+    {
+      for (guint i = 0; i < EVENT_BATCH; i++)
+        bind_row (r->ins_events_batch, (int) i * 11, r->id, &it->rows[i]);
+      sqlite3_step (r->ins_events_batch);
+      sqlite3_reset (r->ins_events_batch);
+    }
+  else
+    for (guint i = 0; i < it->n; i++)
+      {
+        bind_row (r->ins_event, 0, r->id, &it->rows[i]);
+        sqlite3_step (r->ins_event);
+        sqlite3_reset (r->ins_event);
+      }
+}
+
+static void
+write_metric (ResRun *r, Item *it)
+{
+  sqlite3_stmt *st = r->ins_metric;
+  sqlite3_bind_int64 (st, 1, r->id);
+  sqlite3_bind_double (st, 2, it->t_s);
+  sqlite3_bind_int (st, 3, it->round);
+  if (it->peer[0])
+    sqlite3_bind_text (st, 4, it->peer, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (st, 4);
+  sqlite3_bind_text (st, 5, it->name, -1, SQLITE_STATIC);
+  if (isnan (it->value))
+    sqlite3_bind_null (st, 6);
+  else
+    sqlite3_bind_double (st, 6, it->value);
+  sqlite3_step (st);
+  sqlite3_reset (st);
+}
+
+static gpointer
+writer_main (gpointer data)
+{
+  ResRun *r = data;
+  guint pending = 0;
+  for (;;)
+    {
+      Item *it = g_async_queue_pop (r->to_writer);
+      switch (it->kind)
+        {
+        case ITEM_EVENTS:
+          write_events (r, it);
+          pending += it->n;
+          break;
+        case ITEM_METRIC:
+          write_metric (r, it);
+          pending++;
+          break;
+        case ITEM_SYNC:
+        case ITEM_STOP:
+          {
+            gboolean stop = it->kind == ITEM_STOP;
+            g_async_queue_push (r->acks, it);
+            if (stop)
+              return NULL;
+            continue;
+          }
+        }
+      /* batched transactions */
+      if (pending >= 20000)
+        {
+          sqlite3_exec (r->db->db, "COMMIT; BEGIN", NULL, NULL, NULL);
+          pending = 0;
+        }
+      it->n = 0;
+      g_async_queue_push (r->free_items, it);
+    }
+}
+
+static Item *
+take_item (ResRun *r, ItemKind kind)
+{
+  Item *it = g_async_queue_try_pop (r->free_items);
+  if (!it)
+    it = g_new (Item, 1);
+  it->kind = kind;
+  it->n = 0;
+  return it;
+}
+
+/* Hands the batch being filled to the writer. */
+static void
+flush_events (ResRun *r)
+{
+  if (r->cur && r->cur->n > 0)
+    {
+      g_async_queue_push (r->to_writer, r->cur);
+      r->cur = NULL;
+    }
+}
+
+/* Waits until the writer has written everything handed to it; the calling
+ * thread may then use the connection (the writer waits for the next item). */
+static void
+sync_writer (ResRun *r, gboolean stop)
+{
+  flush_events (r);
+  g_async_queue_push (r->to_writer, take_item (r, stop ? ITEM_STOP : ITEM_SYNC));
+  Item *ack = g_async_queue_pop (r->acks);
+  g_free (ack);
+  if (stop)
+    {
+      g_thread_join (r->writer);
+      r->writer = NULL;
+    }
+}
+
+void
+res_run_drain (ResRun *r)
+{
+  if (r->writer)
+    sync_writer (r, FALSE);
+}
+
+static EventRow *
+next_row (ResRun *r)
+{
+  if (r->cur && r->cur->n == EVENT_BATCH)
+    flush_events (r);
+  if (!r->cur)
+    r->cur = take_item (r, ITEM_EVENTS);
+  EventRow *e = &r->cur->rows[r->cur->n++];
+  e->seq = ++r->seq;
+  return e;
 }
 
 static RoundRow *
@@ -279,29 +488,17 @@ rec_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
   /* every observation becomes an event row; sent/received are the bulk */
   if (r->no_events)
     return;
-  char nb[24], ob[24];
-  node_name (nb, node);
-  node_name (ob, o->other);
-  sqlite3_stmt *st = r->ins_event;
-  sqlite3_bind_int64 (st, 1, r->id);
-  sqlite3_bind_double (st, 2, ts);
-  sqlite3_bind_text (st, 3, nb, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (st, 4, proto_obs_kind_name (o->kind), -1, SQLITE_STATIC);
-  if (o->round >= 0)
-    sqlite3_bind_int (st, 5, o->round + 1);
-  else
-    sqlite3_bind_null (st, 5);
-  bind_text_or_null (st, 6, ob);
-  bind_text_or_null (st, 7, o->detail);
-  bind_text_or_null (st, 8, o->state);
-  bind_text_or_null (st, 9, o->msg_type >= 0 ? proto_msg_type_name ((ProtoMsgType) o->msg_type) : NULL);
-  if (o->value >= 0)
-    sqlite3_bind_int64 (st, 10, o->value);
-  else
-    sqlite3_bind_null (st, 10);
-  sqlite3_step (st);
-  sqlite3_reset (st);
-  maybe_commit (r);
+  EventRow *e = next_row (r);
+  e->t_s = ts;
+  node_name (e->node, node);
+  e->kind = proto_obs_kind_name (o->kind);
+  e->kind_owned = FALSE;
+  e->round = o->round >= 0 ? o->round + 1 : -1;
+  node_name (e->other, o->other);
+  memcpy (e->detail, o->detail, sizeof e->detail);
+  e->state = o->state;
+  e->msg = o->msg_type >= 0 ? proto_msg_type_name ((ProtoMsgType) o->msg_type) : NULL;
+  e->value = o->value;
 }
 
 static void
@@ -310,23 +507,19 @@ rec_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char
   ResRun *r = ud;
   if (r->no_events)
     return;
-  char nb[24], ob[24];
-  node_name (nb, node == PROTO_NO_NODE ? PROTO_NO_NODE : node);
-  node_name (ob, other);
-  sqlite3_stmt *st = r->ins_event;
-  sqlite3_bind_int64 (st, 1, r->id);
-  sqlite3_bind_double (st, 2, dl_time_to_s (t));
-  bind_text_or_null (st, 3, *nb ? nb : "world");
-  sqlite3_bind_text (st, 4, kind, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_null (st, 5);
-  bind_text_or_null (st, 6, ob);
-  bind_text_or_null (st, 7, detail);
-  bind_text_or_null (st, 8, "world");
-  sqlite3_bind_null (st, 9);
-  sqlite3_bind_null (st, 10);
-  sqlite3_step (st);
-  sqlite3_reset (st);
-  maybe_commit (r);
+  EventRow *e = next_row (r);
+  e->t_s = dl_time_to_s (t);
+  node_name (e->node, node);
+  if (!e->node[0])
+    g_strlcpy (e->node, "world", sizeof e->node);
+  g_strlcpy (e->kind_buf, kind, sizeof e->kind_buf);
+  e->kind_owned = TRUE;
+  e->round = -1;
+  node_name (e->other, other);
+  g_strlcpy (e->detail, detail ? detail : "", sizeof e->detail);
+  e->state = "world";
+  e->msg = NULL;
+  e->value = -1;
 }
 
 static void
@@ -335,21 +528,14 @@ rec_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name
   ResRun *r = ud;
   if (r->no_events)
     return;
-  char pb[24];
-  node_name (pb, peer);
-  sqlite3_stmt *st = r->ins_metric;
-  sqlite3_bind_int64 (st, 1, r->id);
-  sqlite3_bind_double (st, 2, dl_time_to_s (t));
-  sqlite3_bind_int (st, 3, round + 1);
-  bind_text_or_null (st, 4, pb);
-  sqlite3_bind_text (st, 5, name, -1, SQLITE_TRANSIENT);
-  if (isnan (v))
-    sqlite3_bind_null (st, 6);
-  else
-    sqlite3_bind_double (st, 6, v);
-  sqlite3_step (st);
-  sqlite3_reset (st);
-  maybe_commit (r);
+  flush_events (r);   /* keeps rows in the order they were observed */
+  Item *it = take_item (r, ITEM_METRIC);
+  it->t_s = dl_time_to_s (t);
+  it->round = round + 1;
+  node_name (it->peer, peer);
+  g_strlcpy (it->name, name, sizeof it->name);
+  it->value = v;
+  g_async_queue_push (r->to_writer, it);
 }
 
 static void
@@ -449,7 +635,16 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   r->id = run_id;
   r->point = p;
   r->rounds = g_array_new (FALSE, TRUE, sizeof (RoundRow));
-  sqlite3_prepare_v2 (db->db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &r->ins_event, NULL);
+  sqlite3_prepare_v2 (db->db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?)", -1, &r->ins_event, NULL);
+  GString *sql = g_string_new ("INSERT INTO events VALUES ");
+  for (guint i = 0; i < EVENT_BATCH; i++)
+    g_string_append (sql, i ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_prepare_v2 (db->db, sql->str, -1, &r->ins_events_batch, NULL);
+  g_string_free (sql, TRUE);
+  r->to_writer = g_async_queue_new ();
+  r->free_items = g_async_queue_new_full (g_free);
+  r->acks = g_async_queue_new ();
+  r->writer = g_thread_new ("dlsim-writer", writer_main, r);
   sqlite3_prepare_v2 (db->db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)", -1, &r->ins_metric, NULL);
   return r;
 }
@@ -457,6 +652,12 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
 static void
 run_free (ResRun *r)
 {
+  if (r->writer)
+    sync_writer (r, TRUE);
+  g_async_queue_unref (r->to_writer);
+  g_async_queue_unref (r->free_items);
+  g_async_queue_unref (r->acks);
+  sqlite3_finalize (r->ins_events_batch);
   sqlite3_finalize (r->ins_event);
   sqlite3_finalize (r->ins_metric);
   g_array_unref (r->rounds);
@@ -466,6 +667,7 @@ run_free (ResRun *r)
 void
 res_run_abort (ResRun *r, const char *outcome)
 {
+  sync_writer (r, TRUE);
   if (outcome)
     {
       sqlite3_stmt *st = NULL;
@@ -502,6 +704,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   ResDb *db = r->db;
   gboolean ok = TRUE;
   sqlite3_stmt *st = NULL;
+  sync_writer (r, TRUE);
   g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
 

@@ -43,6 +43,8 @@ SimRecorder res_run_recorder (ResRun *run);
 void res_run_set_events (ResRun *run, gboolean events);
 void res_run_set_world (ResRun *run, SimWorld *world);
 gint64 res_run_id (const ResRun *run);
+/* Waits until every recorded row is written (the writer thread is idle). */
+void res_run_drain (ResRun *run);
 /* Writes peers, rounds, traffic, summary and expectations, then the outcome.
  * out_failed: expectations that failed (array of char* lines), may be NULL. */
 gboolean res_run_finish (ResRun *run, const SimResult *result, double wall_seconds,

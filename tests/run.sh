@@ -92,7 +92,7 @@ check "second run" "$DLSIM" run "$tmp/ok.ini" -o "$tmp/b.db" -q
 dump () {
   sqlite3 "$1" "SELECT run_id, scenario, point, point_label, seed, protocol_version, sim_end_s, outcome FROM runs ORDER BY run_id;
     SELECT * FROM params ORDER BY run_id, rowid; SELECT * FROM peers ORDER BY run_id, rowid; SELECT * FROM rounds ORDER BY run_id, rowid;
-    SELECT * FROM events ORDER BY run_id, rowid; SELECT * FROM metrics ORDER BY run_id, rowid; SELECT * FROM traffic ORDER BY run_id, rowid;
+    SELECT * FROM events ORDER BY run_id, seq; SELECT * FROM metrics ORDER BY run_id, rowid; SELECT * FROM traffic ORDER BY run_id, rowid;
     SELECT * FROM summary ORDER BY run_id, rowid; SELECT * FROM expectations ORDER BY run_id, rowid;"
 }
 dump "$tmp/a.db" > "$tmp/a.txt"
