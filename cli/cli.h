@@ -20,6 +20,7 @@ int cli_cmd_run (int argc, char **argv);
 int cli_cmd_check (int argc, char **argv);
 int cli_cmd_report (int argc, char **argv);
 int cli_cmd_trace (int argc, char **argv);
+int cli_cmd_plot (int argc, char **argv);
 
 /* Prints "dlsim CMD: message" to stderr. */
 void cli_error (const char *cmd, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -6,8 +6,10 @@ dlsim_SOURCES = \
 	cli/cmd-bench.c \
 	cli/cmd-run.c \
 	cli/cmd-report.c \
+	cli/cmd-plot.c \
 	$(NULL)
 dlsim_LDADD = \
+	plots/libdlplot.a \
 	results/libdlres.a \
 	bench/libdlbench.a \
 	sim/libdlsim.a \

@@ -24,7 +24,7 @@ static const Command commands[] = {
     "run scenarios with an [expect] section; PASS/FAIL per run" },
   { "report", cli_cmd_report, "report DB [--run ID]", "summary table of the runs in a results database" },
   { "trace", cli_cmd_trace, "trace DB --run ID [--peer NAME]", "readable protocol timeline of one run" },
-  { "plot", NULL, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
+  { "plot", cli_cmd_plot, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
   { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold)" },
 };
 

@@ -29,7 +29,7 @@ expect 2 "Usage: dlsim COMMAND" -- "$DLSIM"
 expect 2 "unknown command 'frobnicate'" -- "$DLSIM" frobnicate
 expect 2 "nope.ini: no such file or directory" -- "$DLSIM" run nope.ini
 expect 2 "no scenario file given" -- "$DLSIM" run
-expect 2 "Not implemented yet" -- "$DLSIM" plot x.db convergence
+expect 1 "x.db: no such results database" -- "$DLSIM" plot x.db convergence
 expect 0 "^  dlsim check \[OPTION" -- "$DLSIM" check --help
 expect 0 "^  dlsim run \[OPTION" -- "$DLSIM" run --help
 expect 0 "^  dlsim trace \[OPTION" -- "$DLSIM" trace --help

@@ -1,0 +1,91 @@
+/* cmd-plot.c — `dlsim plot DB KIND`: a figure from a results database. */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "plots/plot.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int
+cli_cmd_plot (int argc, char **argv)
+{
+  g_autofree char *by = NULL, *x = NULL, *output = NULL;
+  gint64 run = 0;
+  gboolean script_only = FALSE;
+  g_auto (GStrv) rest = NULL;
+  GOptionEntry entries[] = {
+    { "by", 0, 0, G_OPTION_ARG_STRING, &by, "convergence: one line per value of this parameter (default: the swept key)", "KEY" },
+    { "x", 0, 0, G_OPTION_ARG_STRING, &x, "convergence: x axis, time or round (default round)", "AXIS" },
+    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "timeline, rounds, participants, traffic: the run (default: the only run)", "ID" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "FILE.png or FILE.svg (default DB-KIND.png)", "FILE" },
+    { "script", 0, 0, G_OPTION_ARG_NONE, &script_only, "print the gnuplot script instead of running gnuplot", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB KIND - draw a figure with gnuplot");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+      "KIND is one of:\n"
+      "  convergence   test accuracy and loss by round or time, one line per value of\n"
+      "                --by KEY, mean over seeds with a 95% confidence band\n"
+      "  timeline      one run: a row per peer, a bar per protocol phase, markers for\n"
+      "                join, leave, crash, Retry, Fail and dropped messages\n"
+      "  rounds        one run: connect and exchange time per round, retries\n"
+      "  participants  one run: participants per round, peers online over time\n"
+      "  traffic       one run: messages and bytes per round and message type\n"
+      "The format follows the output's extension (.png or .svg). gnuplot runs\n"
+      "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("plot", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (!rest || !rest[0] || !rest[1] || rest[2])
+    {
+      cli_error ("plot", "expected a results database and a kind (dlsim plot --help)");
+      return CLI_EXIT_USAGE;
+    }
+  const char *db_path = rest[0], *kind = rest[1];
+  if (!g_file_test (db_path, G_FILE_TEST_IS_REGULAR))
+    {
+      cli_error ("plot", "%s: no such results database", db_path);
+      return CLI_EXIT_FAILURE;
+    }
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK
+      || sqlite3_exec (db, "SELECT COUNT(*) FROM runs", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      cli_error ("plot", "%s: not a dlsim results database", db_path);
+      sqlite3_close (db);
+      return CLI_EXIT_FAILURE;
+    }
+  if (!output)
+    {
+      g_autofree char *base = g_path_get_basename (db_path);
+      if (g_str_has_suffix (base, ".db"))
+        base[strlen (base) - 3] = '\0';
+      output = g_strdup_printf ("%s-%s.png", base, kind);
+    }
+  PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output };
+  g_autofree char *script = plot_script (db, db_path, &o, &error);
+  sqlite3_close (db);
+  if (!script)
+    {
+      cli_error ("plot", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  if (script_only)
+    {
+      fputs (script, stdout);
+      return CLI_EXIT_OK;
+    }
+  if (!plot_render (script, &error))
+    {
+      cli_error ("plot", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  printf ("%s\n", output);
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,6 @@
+# plots/ — gnuplot figures from a results database.
+noinst_LIBRARIES += plots/libdlplot.a
+plots_libdlplot_a_SOURCES = \
+	plots/plot.c \
+	plots/plot.h \
+	$(NULL)

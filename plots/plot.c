@@ -1,0 +1,789 @@
+/* plot.c — gnuplot scripts for the five figure kinds, data inline.
+ *
+ * convergence: per group (a params key), the mean over runs of the peers'
+ * test accuracy (top) and loss (bottom) by round or by simulated time, with
+ * a 95% Student-t confidence band over the runs (seeds).
+ * timeline: one run, one row per peer, a bar per protocol phase, markers for
+ * join, leave, crash, Retry, Fail and dropped messages.
+ * rounds: per round, the connect phase (list -> start) and the exchange
+ * (start -> end) stacked, retries on the right axis.
+ * participants: participants per round; peers online over time.
+ * traffic: messages per round per type; bytes per round per type (messages
+ * times the type's mean size in the run). */
+#include "config.h"
+
+#include "plots/plot.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+G_DEFINE_QUARK (plot-error-quark, plot_error)
+
+const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "participants", "traffic", NULL };
+
+/* ---------------------------------------------------------------- helpers */
+
+static void
+terminal (GString *s, const char *output, int w, int h)
+{
+  if (g_str_has_suffix (output, ".svg"))
+    g_string_append_printf (s, "set terminal svg size %d,%d dynamic enhanced font 'Sans,11' background rgb 'white'\n", w, h);
+  else
+    g_string_append_printf (s, "set terminal pngcairo size %d,%d enhanced font 'Sans,10'\n", w, h);
+  /* a single-quoted gnuplot string: double any quote */
+  GString *q = g_string_new (NULL);
+  for (const char *p = output; *p; p++)
+    {
+      if (*p == '\'')
+        g_string_append_c (q, '\'');
+      g_string_append_c (q, *p);
+    }
+  g_string_append_printf (s, "set output '%s'\n", q->str);
+  g_string_free (q, TRUE);
+  g_string_append (s, "set grid lc rgb '#dddddd'\nset key outside right top box opaque\n");
+}
+
+/* Escapes text for a double-quoted gnuplot string (enhanced mode off for it). */
+static char *
+quote (const char *t)
+{
+  GString *s = g_string_new (NULL);
+  for (const char *p = t; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append (s, "\\\"");
+      else if (*p == '\\')
+        g_string_append (s, "\\\\\\\\");
+      else if (*p == '_' || *p == '^' || *p == '{' || *p == '}' || *p == '@' || *p == '&' || *p == '~')
+        {
+          /* enhanced text: "\\_" in a double-quoted string is a literal _ */
+          g_string_append (s, "\\\\");
+          g_string_append_c (s, *p);
+        }
+      else
+        g_string_append_c (s, *p);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+fail (GError **error, PlotErrorCode code, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+static gboolean
+fail (GError **error, PlotErrorCode code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *m = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, PLOT_ERROR, code, m);
+  return FALSE;
+}
+
+typedef struct {
+  gint64 id;
+  char *scenario;
+  char *label;
+  guint64 seed;
+  char *outcome;
+  double sim_end;
+} RunInfo;
+
+static void
+run_info_clear (gpointer p)
+{
+  RunInfo *r = p;
+  g_free (r->scenario);
+  g_free (r->label);
+  g_free (r->outcome);
+}
+
+static GArray *
+load_runs (sqlite3 *db)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (RunInfo));
+  g_array_set_clear_func (a, run_info_clear);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT run_id, scenario, COALESCE(point_label, ''), seed, COALESCE(outcome, 'unfinished'),"
+                          " COALESCE(sim_end_s, 0) FROM runs ORDER BY run_id", -1, &st, NULL);
+  while (st && sqlite3_step (st) == SQLITE_ROW)
+    {
+      RunInfo r = { sqlite3_column_int64 (st, 0), g_strdup ((const char *) sqlite3_column_text (st, 1)),
+                    g_strdup ((const char *) sqlite3_column_text (st, 2)), (guint64) sqlite3_column_int64 (st, 3),
+                    g_strdup ((const char *) sqlite3_column_text (st, 4)), sqlite3_column_double (st, 5) };
+      g_array_append_val (a, r);
+    }
+  sqlite3_finalize (st);
+  return a;
+}
+
+static const RunInfo *
+pick_run (GArray *runs, gint64 id, const char *db_name, GError **error)
+{
+  if (runs->len == 0)
+    {
+      fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+      return NULL;
+    }
+  if (id == 0)
+    {
+      if (runs->len == 1)
+        return &g_array_index (runs, RunInfo, 0);
+      fail (error, PLOT_ERROR_USAGE, "%s has %u runs: choose one with --run ID (dlsim report %s)", db_name,
+            runs->len, db_name);
+      return NULL;
+    }
+  for (guint i = 0; i < runs->len; i++)
+    if (g_array_index (runs, RunInfo, i).id == id)
+      return &g_array_index (runs, RunInfo, i);
+  fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " is not in %s (runs %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT ")",
+        id, db_name, g_array_index (runs, RunInfo, 0).id, g_array_index (runs, RunInfo, runs->len - 1).id);
+  return NULL;
+}
+
+static char *
+param (sqlite3 *db, gint64 run, const char *key)
+{
+  sqlite3_stmt *st = NULL;
+  char *v = NULL;
+  sqlite3_prepare_v2 (db, "SELECT value FROM params WHERE run_id = ? AND key = ?", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  sqlite3_bind_text (st, 2, key, -1, SQLITE_TRANSIENT);
+  if (sqlite3_step (st) == SQLITE_ROW)
+    v = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  sqlite3_finalize (st);
+  return v;
+}
+
+/* ---------------------------------------------------------------- convergence */
+
+typedef struct {
+  char *value;          /* the group's value of the key */
+  GArray *runs;         /* gint64 */
+} Group;
+
+static void
+group_clear (gpointer p)
+{
+  Group *g = p;
+  g_free (g->value);
+  g_array_unref (g->runs);
+}
+
+/* Per run: the mean over peers of a metric at each round (x = round), or the
+ * mean over peers of their latest value at each grid time (x = time). */
+static GArray *
+run_curve (sqlite3 *db, gint64 run, const char *metric, gboolean by_time, const double *grid, guint n_grid)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (double));
+  sqlite3_stmt *st = NULL;
+  if (!by_time)
+    {
+      sqlite3_prepare_v2 (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
+                              " AND value IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
+      sqlite3_bind_int64 (st, 1, run);
+      sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
+      while (sqlite3_step (st) == SQLITE_ROW)
+        {
+          int r = sqlite3_column_int (st, 0);
+          if (r < 1 || r > 100000)
+            continue;
+          while (out->len < (guint) r)
+            {
+              double nan = NAN;
+              g_array_append_val (out, nan);
+            }
+          g_array_index (out, double, r - 1) = sqlite3_column_double (st, 1);
+        }
+      sqlite3_finalize (st);
+      return out;
+    }
+  g_array_set_size (out, n_grid);
+  g_autoptr (GHashTable) latest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  sqlite3_prepare_v2 (db, "SELECT t_s, peer, value FROM metrics WHERE run_id = ? AND name = ?"
+                          " AND value IS NOT NULL ORDER BY t_s, rowid", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
+  gboolean more = sqlite3_step (st) == SQLITE_ROW;
+  for (guint g = 0; g < n_grid; g++)
+    {
+      while (more && sqlite3_column_double (st, 0) <= grid[g])
+        {
+          double *v = g_new (double, 1);
+          *v = sqlite3_column_double (st, 2);
+          g_hash_table_replace (latest, g_strdup ((const char *) sqlite3_column_text (st, 1)), v);
+          more = sqlite3_step (st) == SQLITE_ROW;
+        }
+      double sum = 0;
+      guint n = 0;
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, latest);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        {
+          sum += *(double *) v;
+          n++;
+        }
+      g_array_index (out, double, g) = n ? sum / n : NAN;
+    }
+  sqlite3_finalize (st);
+  return out;
+}
+
+/* Appends a datablock "x mean lo hi" over the runs' curves. */
+static guint
+mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs, guint n)
+{
+  guint rows = 0;
+  g_string_append_printf (s, "$%s << EOD\n", name);
+  for (guint i = 0; i < n; i++)
+    {
+      double sum = 0, sum2 = 0;
+      guint k = 0;
+      for (guint c = 0; c < curves->len; c++)
+        {
+          GArray *cv = curves->pdata[c];
+          if (i < cv->len && !isnan (g_array_index (cv, double, i)))
+            {
+              double v = g_array_index (cv, double, i);
+              sum += v;
+              sum2 += v * v;
+              k++;
+            }
+        }
+      if (k == 0)
+        continue;
+      double mean = sum / k, half = 0;
+      if (k > 1)
+        {
+          double var = MAX (0.0, (sum2 - k * mean * mean) / (k - 1));
+          half = gsl_cdf_tdist_Pinv (0.975, (double) (k - 1)) * sqrt (var / k);
+        }
+      g_string_append_printf (s, "%.9g %.9g %.9g %.9g %u\n", xs[i], mean, mean - half, mean + half, k);
+      rows++;
+    }
+  g_string_append (s, "EOD\n");
+  return rows;
+}
+
+static gboolean
+convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
+{
+  g_autoptr (GArray) runs = load_runs (db);
+  if (runs->len == 0)
+    return fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+  gboolean by_time = g_strcmp0 (o->x, "time") == 0;
+  if (o->x && !by_time && g_strcmp0 (o->x, "round") != 0)
+    return fail (error, PLOT_ERROR_USAGE, "--x must be time or round, not '%s'", o->x);
+  /* the grouping key: --by, else the single swept key, else the scenario */
+  g_autofree char *key = g_strdup (o->by);
+  if (!key)
+    {
+      g_autofree char *first = NULL;
+      gboolean single = TRUE;
+      for (guint i = 0; i < runs->len; i++)
+        {
+          const char *l = g_array_index (runs, RunInfo, i).label;
+          if (!*l || strchr (l, ','))
+            {
+              single = FALSE;
+              break;
+            }
+          g_autofree char *k = g_strndup (l, (gsize) (strchr (l, '=') ? strchr (l, '=') - l : (long) strlen (l)));
+          if (!first)
+            first = g_strdup (k);
+          else if (strcmp (first, k) != 0)
+            single = FALSE;
+        }
+      key = single && first ? g_strdup (first) : g_strdup ("scenario.name");
+    }
+  GPtrArray *groups = g_ptr_array_new_with_free_func (g_free);
+  GArray *gs = g_array_new (FALSE, TRUE, sizeof (Group));
+  g_array_set_clear_func (gs, group_clear);
+  double max_t = 0;
+  guint max_round = 0;
+  gboolean any_key = FALSE;
+  for (guint i = 0; i < runs->len; i++)
+    {
+      RunInfo *r = &g_array_index (runs, RunInfo, i);
+      g_autofree char *v = param (db, r->id, key);
+      if (strcmp (key, "scenario.name") == 0 && (!v || !*v))
+        {
+          g_free (v);
+          v = g_strdup (r->scenario);
+        }
+      if (!v)
+        continue;
+      any_key = TRUE;
+      Group *g = NULL;
+      for (guint k = 0; k < gs->len; k++)
+        if (strcmp (g_array_index (gs, Group, k).value, v) == 0)
+          g = &g_array_index (gs, Group, k);
+      if (!g)
+        {
+          Group ng = { g_strdup (v), g_array_new (FALSE, FALSE, sizeof (gint64)) };
+          g_array_append_val (gs, ng);
+          g = &g_array_index (gs, Group, gs->len - 1);
+        }
+      g_array_append_val (g->runs, r->id);
+      max_t = MAX (max_t, r->sim_end);
+    }
+  g_ptr_array_unref (groups);
+  if (!any_key)
+    {
+      g_array_unref (gs);
+      return fail (error, PLOT_ERROR_USAGE, "no run in %s has the parameter '%s' (see dlsim report)", db_name, key);
+    }
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT COUNT(*), COALESCE(MAX(round), 0) FROM metrics WHERE name = 'accuracy'"
+                          " AND value IS NOT NULL", -1, &st, NULL);
+  guint n_metrics = 0;
+  if (sqlite3_step (st) == SQLITE_ROW)
+    {
+      n_metrics = (guint) sqlite3_column_int (st, 0);
+      max_round = (guint) sqlite3_column_int (st, 1);
+    }
+  sqlite3_finalize (st);
+  if (n_metrics == 0)
+    {
+      g_array_unref (gs);
+      return fail (error, PLOT_ERROR_DATA,
+                   "%s has no accuracy metrics: runs with model kind none train nothing (and runs "
+                   "with --no-events record none)", db_name);
+    }
+  guint n = by_time ? 120 : max_round;
+  g_autofree double *xs = g_new (double, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    xs[i] = by_time ? max_t * (i + 1) / n : (double) (i + 1);
+
+  const RunInfo *r0 = &g_array_index (runs, RunInfo, 0);
+  g_autofree char *title_scn = quote (r0->scenario);
+  g_autofree char *title_key = quote (key);
+  terminal (s, o->output, 1200, 900);
+  GString *plots[2] = { g_string_new (NULL), g_string_new (NULL) };
+  const char *metrics[2] = { "accuracy", "loss" };
+  guint max_repeats = 0;
+  for (guint gi = 0; gi < gs->len; gi++)
+    {
+      Group *g = &g_array_index (gs, Group, gi);
+      max_repeats = MAX (max_repeats, g->runs->len);
+      for (int m = 0; m < 2; m++)
+        {
+          GPtrArray *curves = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+          for (guint k = 0; k < g->runs->len; k++)
+            g_ptr_array_add (curves, run_curve (db, g_array_index (g->runs, gint64, k), metrics[m], by_time, xs, n));
+          char name[32];
+          g_snprintf (name, sizeof name, "%s%u", metrics[m], gi);
+          guint rows = mean_ci_block (s, name, curves, xs, n);
+          g_ptr_array_unref (curves);
+          if (rows == 0)
+            continue;
+          g_autofree char *label = quote (g->value);
+          g_string_append_printf (plots[m], "%s$%s using 1:3:4 with filledcurves fs transparent solid 0.18 noborder"
+                                  " lc %u notitle, $%s using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc %u title \"%s = %s\"",
+                                  plots[m]->len ? ", " : "", name, gi + 1, name, gi + 1, title_key, label);
+        }
+    }
+  g_string_append_printf (s, "set multiplot layout 2,1 title \"%s: test accuracy and loss by %s, one line per %s"
+                          " (mean over %s%u seed%s, 95%% confidence band)\" font ',12'\n",
+                          title_scn, by_time ? "simulated time" : "round", title_key,
+                          max_repeats > 1 ? "up to " : "", max_repeats, max_repeats > 1 ? "s" : "");
+  g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? "simulated time (s)" : "round");
+  g_string_append (s, "set ylabel 'test accuracy (fraction correct)'\nset yrange [*:1]\n");
+  g_string_append_printf (s, "plot %s\n", plots[0]->str);
+  g_string_append (s, "set ylabel 'test loss (cross-entropy, nats)'\nset yrange [*:*]\n");
+  g_string_append_printf (s, "plot %s\n", plots[1]->len ? plots[1]->str : "NaN notitle");
+  g_string_append (s, "unset multiplot\n");
+  g_string_free (plots[0], TRUE);
+  g_string_free (plots[1], TRUE);
+  g_array_unref (gs);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- timeline */
+
+static const struct { const char *state; int cat; } state_cats[] = {
+  { "training", 0 }, { "wait-peers-for-round", 1 }, { "linking", 2 }, { "sync-linking", 2 },
+  { "wait-start-retry-fail", 3 }, { "exchanging", 4 }, { "sync-wait-provider", 5 },
+  { "sync-wait-model", 5 }, { "paused-before-training", 6 }, { "paused-before-ready", 6 },
+  { "connecting", 7 },
+};
+static const char *const cat_names[] = {
+  "training", "waiting for list", "linking", "waiting for start", "exchanging", "syncing", "paused", "connecting",
+};
+static const char *const cat_colours[] = {
+  "#4e79a7", "#f28e2b", "#e15759", "#b07aa1", "#59a14f", "#76b7b2", "#bab0ac", "#edc948",
+};
+
+static int
+state_cat (const char *st)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (state_cats); i++)
+    if (strcmp (st, state_cats[i].state) == 0)
+      return state_cats[i].cat;
+  return -1;
+}
+
+static int
+peer_row (GPtrArray *peers, const char *name)
+{
+  for (guint i = 0; i < peers->len; i++)
+    if (strcmp (peers->pdata[i], name) == 0)
+      return (int) i + 1;
+  return 0;
+}
+
+static gint
+cmp_peer (gconstpointer a, gconstpointer b)
+{
+  const char *x = *(char *const *) a, *y = *(char *const *) b;
+  return (int) g_ascii_strtoll (x + 1, NULL, 10) - (int) g_ascii_strtoll (y + 1, NULL, 10);
+}
+
+static GPtrArray *
+load_peers (sqlite3 *db, gint64 run)
+{
+  GPtrArray *p = g_ptr_array_new_with_free_func (g_free);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT DISTINCT node FROM events WHERE run_id = ? AND node GLOB 'p[0-9]*'", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    g_ptr_array_add (p, g_strdup ((const char *) sqlite3_column_text (st, 0)));
+  sqlite3_finalize (st);
+  g_ptr_array_sort (p, cmp_peer);
+  return p;
+}
+
+static void
+title_line (GString *s, const RunInfo *r, const char *what)
+{
+  g_autofree char *scn = quote (r->scenario);
+  g_autofree char *lbl = quote (r->label);
+  g_string_append_printf (s, "set title \"%s%s%s%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT ", %s): %s\" font ',12'\n",
+                          scn, *r->label ? " [" : "", lbl, *r->label ? "]" : "", r->id, r->seed, r->outcome, what);
+}
+
+static gboolean
+timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
+{
+  g_autoptr (GPtrArray) peers = load_peers (db, r->id);
+  if (peers->len == 0)
+    return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no recorded events (recorded with --no-events?)", r->id);
+  GString *blocks[G_N_ELEMENTS (cat_names)];
+  for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
+    blocks[c] = g_string_new (NULL);
+  GString *marks[6];
+  static const char *const mark_names[6] = { "join", "leave", "crash", "Retry", "Fail", "dropped message" };
+  static const char *const mark_style[6] = {
+    "pt 9 ps 1.6 lc rgb '#2ca02c'", "pt 11 ps 1.6 lc rgb '#555555'", "pt 2 ps 2 lw 2 lc rgb '#d62728'",
+    "pt 6 ps 1.3 lw 2 lc rgb '#ff7f0e'", "pt 5 ps 1.4 lc rgb '#8b0000'", "pt 7 ps 0.45 lc rgb 'black'",
+  };
+  for (int m = 0; m < 6; m++)
+    marks[m] = g_string_new (NULL);
+  /* open phase per peer */
+  g_autofree double *since = g_new (double, peers->len + 1);
+  g_autofree int *cat = g_new (int, peers->len + 1);
+  for (guint i = 0; i <= peers->len; i++)
+    cat[i] = -1;
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT t_s, node, kind, COALESCE(detail, ''), COALESCE(msg, '') FROM events"
+                          " WHERE run_id = ? ORDER BY seq", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, r->id);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      double t = sqlite3_column_double (st, 0);
+      const char *node = (const char *) sqlite3_column_text (st, 1);
+      const char *kind = (const char *) sqlite3_column_text (st, 2);
+      const char *detail = (const char *) sqlite3_column_text (st, 3);
+      const char *msg = (const char *) sqlite3_column_text (st, 4);
+      int row = node ? peer_row (peers, node) : 0;
+      if (row == 0)
+        continue;
+      int mk = -1;
+      if (strcmp (kind, "phase") == 0 || strcmp (kind, "leave") == 0 || strcmp (kind, "crash") == 0
+          || strcmp (kind, "disconnect") == 0)
+        {
+          if (cat[row] >= 0 && t > since[row])
+            g_string_append_printf (blocks[cat[row]], "%.9g %d %.9g 0.35\n", (since[row] + t) / 2, row,
+                                    (t - since[row]) / 2);
+          cat[row] = strcmp (kind, "phase") == 0 ? state_cat (detail) : -1;
+          since[row] = t;
+        }
+      if (strcmp (kind, "join") == 0)
+        mk = 0;
+      else if (strcmp (kind, "leave") == 0 || strcmp (kind, "disconnect") == 0)
+        mk = 1;
+      else if (strcmp (kind, "crash") == 0)
+        mk = 2;
+      else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
+               && strcmp (msg, "RetryPeerConnections") == 0)
+        mk = 3;
+      else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
+               && strcmp (msg, "ConnectionFail") == 0)
+        mk = 4;
+      else if (strcmp (kind, "dropped") == 0)
+        mk = 5;
+      if (mk >= 0)
+        g_string_append_printf (marks[mk], "%.9g %d\n", t, row);
+    }
+  sqlite3_finalize (st);
+  for (guint row = 1; row <= peers->len; row++)
+    if (cat[row] >= 0 && r->sim_end > since[row])
+      g_string_append_printf (blocks[cat[row]], "%.9g %u %.9g 0.35\n", (since[row] + r->sim_end) / 2, row,
+                              (r->sim_end - since[row]) / 2);
+
+  int height = 260 + 28 * (int) peers->len;
+  terminal (s, o->output, 1400, MIN (height, 4000));
+  title_line (s, r, "peer phases");
+  g_string_append (s, "set xlabel 'simulated time (s)'\nset ylabel 'peer'\nset yrange [0.3:*] reverse\n"
+                      "set offsets 0, 0, 0.5, 0.5\nset ytics (");
+  for (guint i = 0; i < peers->len; i++)
+    g_string_append_printf (s, "%s\"%s\" %u", i ? ", " : "", (char *) peers->pdata[i], i + 1);
+  g_string_append (s, ")\nset grid noytics\n");
+  GString *plot = g_string_new (NULL);
+  for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
+    {
+      g_string_append_printf (s, "$phase%zu << EOD\n%sEOD\n", c, blocks[c]->str);
+      if (blocks[c]->len)
+        g_string_append_printf (plot, "%s$phase%zu using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '%s' title '%s'",
+                                plot->len ? ", " : "", c, cat_colours[c], cat_names[c]);
+      g_string_free (blocks[c], TRUE);
+    }
+  for (int m = 0; m < 6; m++)
+    {
+      g_string_append_printf (s, "$mark%d << EOD\n%sEOD\n", m, marks[m]->str);
+      if (marks[m]->len)
+        g_string_append_printf (plot, "%s$mark%d using 1:2 with points %s title '%s'", plot->len ? ", " : "", m,
+                                mark_style[m], mark_names[m]);
+      g_string_free (marks[m], TRUE);
+    }
+  g_string_append_printf (s, "plot %s\n", plot->len ? plot->str : "NaN notitle");
+  g_string_free (plot, TRUE);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- rounds */
+
+static gboolean
+rounds (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT round, list_s, start_s, end_s, retries, excluded FROM rounds WHERE run_id = ?"
+                          " ORDER BY round", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, r->id);
+  GString *data = g_string_new (NULL);
+  guint n = 0;
+  int max_y2 = 0;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      max_y2 = MAX (max_y2, MAX (sqlite3_column_int (st, 4), sqlite3_column_int (st, 5)));
+      double list = sqlite3_column_type (st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 1);
+      double start = sqlite3_column_type (st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 2);
+      double end = sqlite3_column_type (st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 3);
+      double connect = !isnan (start) ? start - list : (!isnan (end) ? 0 : (isnan (list) ? 0 : r->sim_end - list));
+      double exchange = !isnan (end) ? end - (isnan (start) ? list : start) : 0;
+      g_string_append_printf (data, "%d %.9g %.9g %d %d\n", sqlite3_column_int (st, 0), connect, exchange,
+                              sqlite3_column_int (st, 4), sqlite3_column_int (st, 5));
+      n++;
+    }
+  sqlite3_finalize (st);
+  if (n == 0)
+    {
+      g_string_free (data, TRUE);
+      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds (no PeersForRound was ever sent)", r->id);
+    }
+  terminal (s, o->output, 1200, 700);
+  title_line (s, r, "round durations");
+  g_string_append_printf (s, "$rounds << EOD\n%sEOD\n", data->str);
+  g_string_free (data, TRUE);
+  g_string_append (s, "set xlabel 'round'\nset ylabel 'duration (s)'\nset y2label 'retries and exclusions'\n"
+                      "set y2tics\nset ytics nomirror\nset boxwidth 0.7\nset style fill solid 0.8 noborder\n"
+                      "set xrange [0.3:*]\nset yrange [0:*]\n");
+  g_string_append_printf (s, "set y2range [0:%d]\n", max_y2 + 1);
+  g_string_append (s, "plot $rounds using 1:($2+$3) with boxes lc rgb '#59a14f' title 'exchange (start to end)', "
+                      "$rounds using 1:2 with boxes lc rgb '#b07aa1' title 'connect (list to start)', "
+                      "$rounds using 1:($4 > 0 ? $4 : NaN) axes x1y2 with points pt 6 ps 1.5 lw 2 lc rgb '#ff7f0e' title 'retries', "
+                      "$rounds using 1:($5 > 0 ? $5 : NaN) axes x1y2 with points pt 2 ps 1.5 lw 2 lc rgb '#d62728' title 'exclusions'\n");
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- participants */
+
+static gboolean
+participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  GString *per_round = g_string_new (NULL), *online = g_string_new (NULL);
+  sqlite3_prepare_v2 (db, "SELECT round, participants FROM rounds WHERE run_id = ? AND participants IS NOT NULL"
+                          " ORDER BY round", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, r->id);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    g_string_append_printf (per_round, "%d %d\n", sqlite3_column_int (st, 0), sqlite3_column_int (st, 1));
+  sqlite3_finalize (st);
+  sqlite3_prepare_v2 (db, "SELECT t_s, kind FROM events WHERE run_id = ? AND state = 'world'"
+                          " AND kind IN ('join', 'leave', 'crash', 'disconnect') ORDER BY seq", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, r->id);
+  int count = 0;
+  g_string_append (online, "0 0\n");
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      count += strcmp ((const char *) sqlite3_column_text (st, 1), "join") == 0 ? 1 : -1;
+      g_string_append_printf (online, "%.9g %d\n", sqlite3_column_double (st, 0), count);
+    }
+  sqlite3_finalize (st);
+  g_string_append_printf (online, "%.9g %d\n", r->sim_end, count);
+  if (per_round->len == 0 && count == 0 && online->len < 12)
+    {
+      g_string_free (per_round, TRUE);
+      g_string_free (online, TRUE);
+      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds and no peer events", r->id);
+    }
+  terminal (s, o->output, 1200, 900);
+  g_string_append_printf (s, "$rounds << EOD\n%sEOD\n$online << EOD\n%sEOD\n", per_round->str, online->str);
+  gboolean have_rounds = per_round->len > 0;
+  g_string_free (per_round, TRUE);
+  g_string_free (online, TRUE);
+  g_autofree char *scn = quote (r->scenario);
+  g_string_append_printf (s, "set multiplot layout 2,1 title \"%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT
+                          ", %s): participants\" font ',12'\n", scn, r->id, r->seed, r->outcome);
+  g_string_append (s, "set xlabel 'round'\nset ylabel 'peers in the round'\nset yrange [0:*]\n");
+  g_string_append_printf (s, "plot %s\n", have_rounds ? "$rounds using 1:2 with linespoints pt 7 lw 2 lc rgb '#4e79a7' title 'participants'"
+                                                      : "NaN title 'no round started'");
+  g_string_append (s, "set xlabel 'simulated time (s)'\nset ylabel 'peers online'\n"
+                      "plot $online using 1:2 with steps lw 2 lc rgb '#59a14f' title 'online peers'\n"
+                      "unset multiplot\n");
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- traffic */
+
+static gboolean
+traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autoptr (GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (double));
+  sqlite3_prepare_v2 (db, "SELECT type, CAST(bytes AS REAL) / messages FROM traffic WHERE run_id = ? AND messages > 0"
+                          " ORDER BY bytes DESC", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, r->id);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      g_ptr_array_add (types, g_strdup ((const char *) sqlite3_column_text (st, 0)));
+      double sz = sqlite3_column_double (st, 1);
+      g_array_append_val (sizes, sz);
+    }
+  sqlite3_finalize (st);
+  if (types->len == 0)
+    {
+      g_array_unref (sizes);
+      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no traffic", r->id);
+    }
+  terminal (s, o->output, 1300, 900);
+  GString *p1 = g_string_new (NULL), *p2 = g_string_new (NULL);
+  for (guint t = 0; t < types->len; t++)
+    {
+      sqlite3_prepare_v2 (db, "SELECT round, COUNT(*) FROM events WHERE run_id = ? AND kind = 'sent' AND msg = ?"
+                              " AND round IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
+      sqlite3_bind_int64 (st, 1, r->id);
+      sqlite3_bind_text (st, 2, types->pdata[t], -1, SQLITE_STATIC);
+      g_string_append_printf (s, "$t%u << EOD\n", t);
+      gboolean any = FALSE;
+      while (sqlite3_step (st) == SQLITE_ROW)
+        {
+          double n = sqlite3_column_double (st, 1);
+          g_string_append_printf (s, "%d %.0f %.9g\n", sqlite3_column_int (st, 0), n, n * g_array_index (sizes, double, t));
+          any = TRUE;
+        }
+      sqlite3_finalize (st);
+      g_string_append (s, "EOD\n");
+      if (!any)
+        continue;
+      /* colours repeat after 8: vary dash and point type too */
+      g_string_append_printf (p1, "%s$t%u using 1:2 with linespoints pt %u ps 0.8 lw 2 dt %u lc %u title '%s'",
+                              p1->len ? ", " : "", t, t % 13 + 1, t / 8 + 1, t + 1, (char *) types->pdata[t]);
+      g_string_append_printf (p2, "%s$t%u using 1:3 with linespoints pt %u ps 0.8 lw 2 dt %u lc %u title '%s'",
+                              p2->len ? ", " : "", t, t % 13 + 1, t / 8 + 1, t + 1, (char *) types->pdata[t]);
+    }
+  g_array_unref (sizes);
+  g_autofree char *scn = quote (r->scenario);
+  g_string_append_printf (s, "set multiplot layout 2,1 title \"%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT
+                          ", %s): traffic per round\" font ',12'\n", scn, r->id, r->seed, r->outcome);
+  g_string_append (s, "set xlabel 'round'\nset ylabel 'messages sent'\nset logscale y\n");
+  g_string_append_printf (s, "plot %s\n", p1->len ? p1->str : "NaN notitle");
+  g_string_append (s, "set ylabel 'bytes sent (messages x mean size)'\nset format y '%.0s%cB'\n");
+  g_string_append_printf (s, "plot %s\nunset multiplot\n", p2->len ? p2->str : "NaN notitle");
+  g_string_free (p1, TRUE);
+  g_string_free (p2, TRUE);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+char *
+plot_script (sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
+{
+  gboolean known = FALSE;
+  for (guint i = 0; plot_kinds[i]; i++)
+    known |= g_strcmp0 (o->kind, plot_kinds[i]) == 0;
+  if (!known)
+    {
+      fail (error, PLOT_ERROR_USAGE, "unknown plot kind '%s' (expected convergence, timeline, rounds, "
+            "participants or traffic)", o->kind ? o->kind : "");
+      return NULL;
+    }
+  if (!g_str_has_suffix (o->output, ".png") && !g_str_has_suffix (o->output, ".svg"))
+    {
+      fail (error, PLOT_ERROR_USAGE, "-o %s: the output must end in .png or .svg", o->output);
+      return NULL;
+    }
+  GString *s = g_string_new ("# dlsim plot: generated gnuplot script\n");
+  gboolean ok;
+  if (strcmp (o->kind, "convergence") == 0)
+    ok = convergence (s, db, db_name, o, error);
+  else
+    {
+      g_autoptr (GArray) runs = load_runs (db);
+      const RunInfo *r = pick_run (runs, o->run, db_name, error);
+      if (!r)
+        ok = FALSE;
+      else if (strcmp (o->kind, "timeline") == 0)
+        ok = timeline (s, db, r, o, error);
+      else if (strcmp (o->kind, "rounds") == 0)
+        ok = rounds (s, db, r, o, error);
+      else if (strcmp (o->kind, "participants") == 0)
+        ok = participants (s, db, r, o, error);
+      else
+        ok = traffic (s, db, r, o, error);
+    }
+  if (!ok)
+    {
+      g_string_free (s, TRUE);
+      return NULL;
+    }
+  g_string_append (s, "set output\n");
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+plot_render (const char *script, GError **error)
+{
+  const char *prog = g_getenv ("DLSIM_GNUPLOT");
+  if (!prog || !*prog)
+    prog = DL_GNUPLOT;
+  g_autofree char *path = g_find_program_in_path (prog);
+  if (!path)
+    return fail (error, PLOT_ERROR_GNUPLOT, "gnuplot not found ('%s'): install it (apt-get install gnuplot-nox)"
+                 " or set DLSIM_GNUPLOT", prog);
+  g_autofree char *cmd = g_shell_quote (path);
+  FILE *pipe = popen (cmd, "w");
+  if (!pipe)
+    return fail (error, PLOT_ERROR_GNUPLOT, "could not start %s", path);
+  gboolean written = fputs (script, pipe) >= 0;
+  int status = pclose (pipe);
+  if (!written || status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return fail (error, PLOT_ERROR_GNUPLOT, "gnuplot failed (exit status %d); its messages are above",
+                 WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+  return TRUE;
+}

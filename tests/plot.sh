@@ -1,0 +1,107 @@
+#!/bin/sh
+# tests/plot.sh — dlsim plot from a small results database: every kind to
+# PNG and SVG (file signatures), the generated script's series, error paths.
+set -u
+DLSIM=${DLSIM:-./dlsim}
+case "$DLSIM" in /*) ;; *) DLSIM="$(pwd)/$DLSIM" ;; esac
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
+
+expect () {
+  want=$1 pattern=$2
+  shift 3
+  "$@" >"$out" 2>&1
+  got=$?
+  if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $* (exit $got, wanted $want; pattern '$pattern')"
+    sed 's/^/  | /' "$out" | head -20
+  fi
+}
+
+cat > "$tmp/sweep.ini" <<'INI'
+[scenario]
+name = small_sweep
+seed = 3
+repeat = 2
+[protocol]
+min_participants = 2
+[training]
+rounds = 3
+[model]
+kind = softmax
+[data]
+features = 6
+classes = 3
+samples = 600
+separation = 3
+[peers]
+count = 3
+[network]
+uplink = ${5Mbps, 50Mbps}
+[timeline]
+round 2 = crash p3
+INI
+"$DLSIM" run "$tmp/sweep.ini" -o "$tmp/s.db" -q || { echo "FAIL: could not make the test database"; exit 1; }
+
+png () {  # png FILE: the PNG signature
+  [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
+}
+svg () {  # svg FILE: an XML file whose root element is svg, closed at the end
+  [ -s "$1" ] && head -c 200 "$1" | grep -q '<?xml' && grep -q '<svg' "$1" && tail -c 20 "$1" | grep -q '</svg>'
+}
+for kind in convergence timeline rounds participants traffic; do
+  run=""
+  [ "$kind" = convergence ] || run="--run 2"
+  for ext in png svg; do
+    f="$tmp/$kind.$ext"
+    if "$DLSIM" plot "$tmp/s.db" "$kind" $run -o "$f" > "$out" 2>&1 && $ext "$f"; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1)); echo "FAIL: $kind -> $ext"; sed 's/^/  | /' "$out" | head -10
+    fi
+  done
+done
+expect 0 "" -- "$DLSIM" plot "$tmp/s.db" convergence --x time -o "$tmp/ct.png"
+png "$tmp/ct.png" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: convergence by time"; }
+# the default output name
+( cd "$tmp" && "$DLSIM" plot s.db rounds --run 1 > "$out" 2>&1 ) && png "$tmp/s-rounds.png" && pass=$((pass + 1)) \
+  || { fail=$((fail + 1)); echo "FAIL: default output name"; cat "$out"; }
+
+# the script for this database: one series per swept value, both panels
+expect 0 'title "network.uplink = 5Mbps"' -- "$DLSIM" plot "$tmp/s.db" convergence --script
+expect 0 'title "network.uplink = 50Mbps"' -- "$DLSIM" plot "$tmp/s.db" convergence --script
+expect 0 "set ylabel 'test loss" -- "$DLSIM" plot "$tmp/s.db" convergence --script
+expect 0 'mean over up to 2 seeds' -- "$DLSIM" plot "$tmp/s.db" convergence --script
+expect 0 'title "scenario.name = small\\\\_sweep"' -- "$DLSIM" plot "$tmp/s.db" convergence --by scenario.name --script
+expect 0 "title 'crash'" -- "$DLSIM" plot "$tmp/s.db" timeline --run 1 --script
+expect 0 "title 'training'" -- "$DLSIM" plot "$tmp/s.db" timeline --run 1 --script
+expect 0 "title 'Payload'" -- "$DLSIM" plot "$tmp/s.db" traffic --run 1 --script
+expect 0 "title 'exchange (start to end)'" -- "$DLSIM" plot "$tmp/s.db" rounds --run 1 --script
+expect 0 "set terminal svg" -- "$DLSIM" plot "$tmp/s.db" participants --run 1 -o x.svg --script
+# no temporary files: the script goes through the pipe
+ls "$tmp" | grep -qv -e '\.png$' -e '\.svg$' -e '\.db' -e '\.ini$' -e '^out$' && { fail=$((fail + 1)); echo "FAIL: stray files"; ls "$tmp"; } || pass=$((pass + 1))
+
+# errors: each a clear message, exit 1
+expect 1 "unknown plot kind 'pie'" -- "$DLSIM" plot "$tmp/s.db" pie
+expect 1 "run 42 is not in" -- "$DLSIM" plot "$tmp/s.db" timeline --run 42
+expect 1 "has 4 runs: choose one with --run" -- "$DLSIM" plot "$tmp/s.db" rounds
+expect 1 "no such results database" -- "$DLSIM" plot "$tmp/none.db" convergence
+expect 1 "must end in .png or .svg" -- "$DLSIM" plot "$tmp/s.db" convergence -o x.pdf
+expect 1 "no run in .* has the parameter 'churn.nope'" -- "$DLSIM" plot "$tmp/s.db" convergence --by churn.nope
+expect 1 "gnuplot not found" -- env DLSIM_GNUPLOT=/nonexistent/gnuplot "$DLSIM" plot "$tmp/s.db" convergence -o "$tmp/x.png"
+cp "$tmp/s.db" "$tmp/empty.db"
+sqlite3 "$tmp/empty.db" "DELETE FROM runs"
+expect 1 "has no runs" -- "$DLSIM" plot "$tmp/empty.db" convergence
+printf '[protocol]\nmin_participants = 2\n[training]\nrounds = 1\n' > "$tmp/none.ini"
+"$DLSIM" run "$tmp/none.ini" -o "$tmp/none-model.db" -q
+expect 1 "no accuracy metrics" -- "$DLSIM" plot "$tmp/none-model.db" convergence
+expect 2 "expected a results database and a kind" -- "$DLSIM" plot "$tmp/s.db"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
