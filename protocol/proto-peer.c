@@ -653,7 +653,12 @@ try_serve (ProtoPeer *p, ProtoOutbox *out)
           proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
           proto_msg_set_weights (&m, p->latest_model);
           send_msg (p, out, n, PROTO_VIA_LINK, &m);
-          observe (p, out, PROTO_OBS_SYNC_SERVED, n, -1, -1, NULL);
+          /* between PeersForRound and Start the round in flight is about to
+           * finish, but #roundFinishedPromise is not set yet: the previous
+           * round's model goes out (S13a) */
+          gboolean stale = p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION;
+          observe (p, out, PROTO_OBS_SYNC_SERVED, n, -1, stale ? 1 : 0,
+                   stale ? "the previous round's model: a round is in its connect phase" : NULL);
         }
     }
 }

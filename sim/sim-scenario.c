@@ -76,7 +76,7 @@ static const KeySpec keys[] = {
 
 static const char *const summary_keys[] = {
   "outcome", "rounds_completed", "peers_finished", "peers_failed", "peers_hung", "retries",
-  "exclusions", "model_syncs", "messages_dropped", "final_accuracy", "final_loss",
+  "exclusions", "model_syncs", "stale_model_syncs", "messages_dropped", "final_accuracy", "final_loss",
   "consensus_distance", "messages", "bytes", "sim_time_s", NULL
 };
 static const char *const peer_keys[] = {
@@ -542,7 +542,8 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
       guint next = drop ? 4 : 6;
       ok = t->len >= 4 && proto_msg_type_from_name (t->pdata[1], &mt)
            && (strcmp (t->pdata[2], drop ? "to" : "from") == 0
-               || (drop && strcmp (t->pdata[2], "from") == 0 && (a->value = 1)))
+               || (drop && strcmp (t->pdata[2], "from") == 0 && (a->value = 1))
+               || (!drop && strcmp (t->pdata[2], "to") == 0 && (a->value = 1)))
            && PEER (3, &a->a);
       a->msg_type = (int) mt;
       if (ok && !drop)
@@ -552,7 +553,7 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
              && a->count > 0;
       else if (ok)
         ok = t->len == next;
-      usage = drop ? "drop TYPE to|from pN [count K]" : "delay TYPE from pN by DURATION [count K]";
+      usage = drop ? "drop TYPE to|from pN [count K]" : "delay TYPE from|to pN by DURATION [count K]";
     }
   else if (strcmp (verb, "partition") == 0)
     {

@@ -281,12 +281,13 @@ msg_free (SimWorld *w, Msg *m)
 }
 
 static DlTime
-take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoMsgType type)
+take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type)
 {
   for (guint i = 0; i < w->delay_rules->len; i++)
     {
       Rule *r = &g_array_index (w->delay_rules, Rule, i);
-      if (r->count > 0 && r->node == from && r->msg_type == (int) type)
+      /* delay rules: `from` FALSE matches the sender, TRUE the receiver */
+      if (r->count > 0 && r->node == (r->from ? to : from) && r->msg_type == (int) type)
         {
           r->count--;
           return r->delay;
@@ -358,7 +359,7 @@ send_msg (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg 
   DlRandom *r = src ? src->rng_net : w->rng_links;
   const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency : &w->cfg.server_latency;
   t = dl_time_add (t, dl_dist_sample_time (lat, r));
-  t = dl_time_add (t, take_delay_rule (w, from, m->msg.type));
+  t = dl_time_add (t, take_delay_rule (w, from, to, m->msg.type));
   /* reliable, ordered per channel: never before the previous arrival */
   guint64 ckey = ((guint64) from << 33) | ((guint64) to << 1) | (via == PROTO_VIA_LINK);
   DlTime *last = g_hash_table_lookup (w->channels, &ckey);
@@ -634,6 +635,10 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
       break;
     case PROTO_OBS_SYNC_DONE:
       w->result.model_syncs++;
+      break;
+    case PROTO_OBS_SYNC_SERVED:
+      if (o->value == 1)
+        w->result.stale_model_syncs++;
       break;
     case PROTO_OBS_DROPPED:
       w->result.messages_dropped++;
@@ -958,7 +963,7 @@ run_action (SimWorld *w, const SimAction *a)
     case SIM_ACT_DELAY:
       {
         Rule r = { .msg_type = a->msg_type, .node = a->a, .count = a->count ? a->count : 1,
-                   .delay = a->delay, .from = a->kind == SIM_ACT_DROP && a->value == 1 };
+                   .delay = a->delay, .from = a->value == 1 };
         g_array_append_val (a->kind == SIM_ACT_DROP ? w->drop_rules : w->delay_rules, r);
         g_snprintf (buf, sizeof buf, "%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type), r.count);
         fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);

@@ -27,7 +27,7 @@ typedef enum {
   SIM_ACT_PARTITION,  /* groups: node -> group (node 0 = server); across groups nothing passes */
   SIM_ACT_HEAL,
   SIM_ACT_DROP,       /* drop the next `count` messages of msg_type to a (value 1: from a) */
-  SIM_ACT_DELAY,      /* delay the next `count` messages of msg_type from a by `delay` */
+  SIM_ACT_DELAY,      /* delay the next `count` messages of msg_type from a (value 1: to a) by `delay` */
   SIM_ACT_SLOW,       /* a's speed divided by value from now on */
 } SimActionKind;
 
@@ -141,6 +141,7 @@ typedef struct {
   guint rounds_completed;
   guint peers_finished, peers_failed, peers_hung;
   guint retries, exclusions, model_syncs, messages_dropped;
+  guint stale_model_syncs;   /* SharedModel served between PeersForRound and Start (S13) */
   guint64 messages, bytes;
   double final_accuracy, final_loss, consensus_distance;
   uint64_t events;
