@@ -76,7 +76,7 @@ static const KeySpec keys[] = {
 
 static const char *const summary_keys[] = {
   "outcome", "rounds_completed", "peers_finished", "peers_failed", "peers_hung", "retries",
-  "exclusions", "model_syncs", "stale_model_syncs", "messages_dropped", "final_accuracy", "final_loss",
+  "exclusions", "model_syncs", "stale_model_syncs", "empty_rounds_started", "messages_dropped", "final_accuracy", "final_loss",
   "consensus_distance", "messages", "bytes", "sim_time_s", NULL
 };
 static const char *const peer_keys[] = {
@@ -520,6 +520,13 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
       ok = t->len == 3 && PEER (1, &a->a) && PEER (2, &a->b) && a->a != a->b;
       usage = "link-fail pA pB / link-down pA pB";
     }
+  else if (strcmp (verb, "link-slow") == 0)
+    {
+      a->kind = SIM_ACT_LINK_SLOW;
+      ok = t->len == 5 && PEER (1, &a->a) && PEER (2, &a->b) && a->a != a->b && strcmp (t->pdata[3], "by") == 0
+           && dl_parse_duration (t->pdata[4], &a->delay, NULL);
+      usage = "link-slow pA pB by DURATION";
+    }
   else if (strcmp (verb, "heal") == 0)
     {
       a->kind = SIM_ACT_HEAL;
@@ -603,7 +610,7 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
       else
         g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
                      "'%s': unknown action (expected join, leave, crash, link-fail, link-down, "
-                     "partition, heal, drop, delay or slow)", text);
+                     "link-slow, partition, heal, drop, delay or slow)", text);
       return FALSE;
     }
   return TRUE;

@@ -65,6 +65,7 @@ typedef struct {
 typedef struct {
   gboolean obj[2];        /* each side holds a link object */
   gboolean up, dead, never, pending, failed;
+  DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
 } Link;
 
@@ -520,7 +521,7 @@ connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
     }
   l->pending = TRUE;
   w->link_setups++;
-  l->setup_ev = sim_engine_schedule_in (w->engine, w->cfg.link_setup, ev_link_up, w,
+  l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, l->extra_setup), ev_link_up, w,
                                         ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
 }
 
@@ -652,6 +653,8 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
         break;
       }
     case PROTO_OBS_ROUND_START:
+      if (node == PROTO_SERVER && o->value == 0)
+        w->result.empty_rounds_started++;
       if (node == PROTO_SERVER && w->cfg.proto.connect_barrier)
         on_coord_round_start (w, (guint) o->round + 1);
       break;
@@ -967,6 +970,13 @@ run_action (SimWorld *w, const SimAction *a)
         g_array_append_val (a->kind == SIM_ACT_DROP ? w->drop_rules : w->delay_rules, r);
         g_snprintf (buf, sizeof buf, "%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type), r.count);
         fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);
+        break;
+      }
+    case SIM_ACT_LINK_SLOW:
+      {
+        Link *l = link_get (w, a->a, a->b, TRUE);
+        l->extra_setup = a->delay;
+        fact (w, a->a, a->b, "link-slow", NULL);
         break;
       }
     case SIM_ACT_SLOW:

@@ -29,6 +29,7 @@ typedef enum {
   SIM_ACT_DROP,       /* drop the next `count` messages of msg_type to a (value 1: from a) */
   SIM_ACT_DELAY,      /* delay the next `count` messages of msg_type from a (value 1: to a) by `delay` */
   SIM_ACT_SLOW,       /* a's speed divided by value from now on */
+  SIM_ACT_LINK_SLOW,  /* a, b: their links take `delay` longer to come up */
 } SimActionKind;
 
 typedef struct {
@@ -142,6 +143,7 @@ typedef struct {
   guint peers_finished, peers_failed, peers_hung;
   guint retries, exclusions, model_syncs, messages_dropped;
   guint stale_model_syncs;   /* SharedModel served between PeersForRound and Start (S13) */
+  guint empty_rounds_started; /* StartWeightSharing with no round peers (S31) */
   guint64 messages, bytes;
   double final_accuracy, final_loss, consensus_distance;
   uint64_t events;
