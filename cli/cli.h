@@ -22,6 +22,11 @@ int cli_cmd_report (int argc, char **argv);
 int cli_cmd_trace (int argc, char **argv);
 int cli_cmd_plot (int argc, char **argv);
 
+/* Opens an existing results database read-only; on failure prints why
+ * ("no such results database", "not a dlsim results database") and returns
+ * NULL. */
+struct sqlite3 *cli_open_results (const char *cmd, const char *path);
+
 /* Prints "dlsim CMD: message" to stderr. */
 void cli_error (const char *cmd, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 

@@ -48,19 +48,9 @@ cli_cmd_plot (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   const char *db_path = rest[0], *kind = rest[1];
-  if (!g_file_test (db_path, G_FILE_TEST_IS_REGULAR))
-    {
-      cli_error ("plot", "%s: no such results database", db_path);
-      return CLI_EXIT_FAILURE;
-    }
-  sqlite3 *db = NULL;
-  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK
-      || sqlite3_exec (db, "SELECT COUNT(*) FROM runs", NULL, NULL, NULL) != SQLITE_OK)
-    {
-      cli_error ("plot", "%s: not a dlsim results database", db_path);
-      sqlite3_close (db);
-      return CLI_EXIT_FAILURE;
-    }
+  sqlite3 *db = cli_open_results ("plot", db_path);
+  if (!db)
+    return CLI_EXIT_FAILURE;
   if (!output)
     {
       g_autofree char *base = g_path_get_basename (db_path);

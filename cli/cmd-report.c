@@ -9,9 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Opens an existing results database read-only. */
-static sqlite3 *
-open_existing (const char *cmd, const char *path)
+sqlite3 *
+cli_open_results (const char *cmd, const char *path)
 {
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
     {
@@ -91,7 +90,7 @@ cli_cmd_report (int argc, char **argv)
       cli_error ("report", "expected one results database (dlsim report --help)");
       return CLI_EXIT_USAGE;
     }
-  sqlite3 *db = open_existing ("report", rest[0]);
+  sqlite3 *db = cli_open_results ("report", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
   sqlite3_stmt *st = NULL;
@@ -182,7 +181,7 @@ cli_cmd_trace (int argc, char **argv)
       cli_error ("trace", "expected a results database and --run ID (dlsim trace --help)");
       return CLI_EXIT_USAGE;
     }
-  sqlite3 *db = open_existing ("trace", rest[0]);
+  sqlite3 *db = cli_open_results ("trace", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
   if (!run_exists ("trace", db, rest[0], run))

@@ -2,26 +2,7 @@
 # tests/cli.sh — the dlsim command as a user runs it: help, version, exit
 # codes, usage errors, and the PHOLD benchmark's cross-check.
 set -u
-DLSIM=${DLSIM:-./dlsim}
-pass=0
-fail=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-
-# expect STATUS PATTERN -- COMMAND...: exit status and a grep pattern over stdout+stderr
-expect () {
-  want=$1 pattern=$2
-  shift 3
-  "$@" >"$out" 2>&1
-  got=$?
-  if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL: $* (exit $got, wanted $want; pattern '$pattern')"
-    sed 's/^/  | /' "$out"
-  fi
-}
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 
 expect 0 "^dlsim [0-9]" -- "$DLSIM" --version
 expect 0 "Commands:" -- "$DLSIM" --help
@@ -54,5 +35,4 @@ a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum
 b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: checksums '$a' vs '$b'"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -2,27 +2,7 @@
 # tests/plot.sh — dlsim plot from a small results database: every kind to
 # PNG and SVG (file signatures), the generated script's series, error paths.
 set -u
-DLSIM=${DLSIM:-./dlsim}
-case "$DLSIM" in /*) ;; *) DLSIM="$(pwd)/$DLSIM" ;; esac
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out
-
-expect () {
-  want=$1 pattern=$2
-  shift 3
-  "$@" >"$out" 2>&1
-  got=$?
-  if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL: $* (exit $got, wanted $want; pattern '$pattern')"
-    sed 's/^/  | /' "$out" | head -20
-  fi
-}
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 
 cat > "$tmp/sweep.ini" <<'INI'
 [scenario]
@@ -103,5 +83,4 @@ printf '[protocol]\nmin_participants = 2\n[training]\nrounds = 1\n' > "$tmp/none
 expect 1 "no accuracy metrics" -- "$DLSIM" plot "$tmp/none-model.db" convergence
 expect 2 "expected a results database and a kind" -- "$DLSIM" plot "$tmp/s.db"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

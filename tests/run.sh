@@ -3,26 +3,7 @@
 # errors that name file, section and key; nothing runs after a bad file;
 # determinism across two runs; -j merging; report and trace output.
 set -u
-DLSIM=${DLSIM:-./dlsim}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out
-
-expect () {
-  want=$1 pattern=$2
-  shift 3
-  "$@" >"$out" 2>&1
-  got=$?
-  if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL: $* (exit $got, wanted $want; pattern '$pattern')"
-    sed 's/^/  | /' "$out"
-  fi
-}
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 check () {  # check DESCRIPTION COMMAND...: the command must succeed
   desc=$1
   shift
@@ -172,5 +153,4 @@ guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
 [ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
