@@ -667,7 +667,8 @@ run_free (ResRun *r)
 void
 res_run_abort (ResRun *r, const char *outcome)
 {
-  sync_writer (r, TRUE);
+  if (r->writer)
+    sync_writer (r, TRUE);
   if (outcome)
     {
       sqlite3_stmt *st = NULL;
@@ -704,7 +705,8 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   ResDb *db = r->db;
   gboolean ok = TRUE;
   sqlite3_stmt *st = NULL;
-  sync_writer (r, TRUE);
+  if (r->writer)
+    sync_writer (r, TRUE);
   g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
 
