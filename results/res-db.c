@@ -6,6 +6,7 @@
 #include "protocol/proto-peer.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -177,6 +178,59 @@ typedef struct {
 
 #define EVENT_BATCH 64
 
+/* A blocking FIFO on a pthread mutex and condition variable (rather than
+ * GAsyncQueue, whose futex-based locking ThreadSanitizer cannot follow). */
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t ready;
+  GQueue items;
+} WQueue;
+
+static void
+wq_init (WQueue *q)
+{
+  pthread_mutex_init (&q->lock, NULL);
+  pthread_cond_init (&q->ready, NULL);
+  g_queue_init (&q->items);
+}
+
+static void
+wq_clear (WQueue *q, GDestroyNotify free_item)
+{
+  g_queue_clear_full (&q->items, free_item);
+  pthread_cond_destroy (&q->ready);
+  pthread_mutex_destroy (&q->lock);
+}
+
+static void
+wq_push (WQueue *q, gpointer item)
+{
+  pthread_mutex_lock (&q->lock);
+  g_queue_push_tail (&q->items, item);
+  pthread_cond_signal (&q->ready);
+  pthread_mutex_unlock (&q->lock);
+}
+
+static gpointer
+wq_pop (WQueue *q)
+{
+  pthread_mutex_lock (&q->lock);
+  while (g_queue_is_empty (&q->items))
+    pthread_cond_wait (&q->ready, &q->lock);
+  gpointer item = g_queue_pop_head (&q->items);
+  pthread_mutex_unlock (&q->lock);
+  return item;
+}
+
+static gpointer
+wq_try_pop (WQueue *q)
+{
+  pthread_mutex_lock (&q->lock);
+  gpointer item = g_queue_pop_head (&q->items);
+  pthread_mutex_unlock (&q->lock);
+  return item;
+}
+
 /* What the simulation hands the writer thread. */
 typedef enum { ITEM_EVENTS, ITEM_METRIC, ITEM_SYNC, ITEM_STOP } ItemKind;
 
@@ -206,10 +260,11 @@ struct ResRun {
   sqlite3_stmt *ins_events_batch;   /* EVENT_BATCH rows per statement */
   Item *cur;                        /* the batch being filled (simulation side) */
   gint64 seq;                       /* events.seq of the last row */
-  GAsyncQueue *to_writer;           /* Item* for the writer thread */
-  GAsyncQueue *free_items;          /* Item* to reuse */
-  GAsyncQueue *acks;                /* the writer's answers to ITEM_SYNC */
-  GThread *writer;
+  WQueue to_writer;                 /* Item* for the writer thread */
+  WQueue free_items;                /* Item* to reuse */
+  WQueue acks;                      /* the writer's answers to ITEM_SYNC */
+  pthread_t writer;
+  gboolean writer_running;
   guint pending;          /* rows since the last commit */
   GArray *rounds;         /* RoundRow, index = round (0-based) */
   guint64 traffic_msgs[PROTO_MSG_N_TYPES];
@@ -331,7 +386,7 @@ writer_main (gpointer data)
   guint pending = 0;
   for (;;)
     {
-      Item *it = g_async_queue_pop (r->to_writer);
+      Item *it = wq_pop (&r->to_writer);
       switch (it->kind)
         {
         case ITEM_EVENTS:
@@ -346,7 +401,7 @@ writer_main (gpointer data)
         case ITEM_STOP:
           {
             gboolean stop = it->kind == ITEM_STOP;
-            g_async_queue_push (r->acks, it);
+            wq_push (&r->acks, it);
             if (stop)
               return NULL;
             continue;
@@ -359,14 +414,14 @@ writer_main (gpointer data)
           pending = 0;
         }
       it->n = 0;
-      g_async_queue_push (r->free_items, it);
+      wq_push (&r->free_items, it);
     }
 }
 
 static Item *
 take_item (ResRun *r, ItemKind kind)
 {
-  Item *it = g_async_queue_try_pop (r->free_items);
+  Item *it = wq_try_pop (&r->free_items);
   if (!it)
     it = g_new (Item, 1);
   it->kind = kind;
@@ -380,7 +435,7 @@ flush_events (ResRun *r)
 {
   if (r->cur && r->cur->n > 0)
     {
-      g_async_queue_push (r->to_writer, r->cur);
+      wq_push (&r->to_writer, r->cur);
       r->cur = NULL;
     }
 }
@@ -391,20 +446,20 @@ static void
 sync_writer (ResRun *r, gboolean stop)
 {
   flush_events (r);
-  g_async_queue_push (r->to_writer, take_item (r, stop ? ITEM_STOP : ITEM_SYNC));
-  Item *ack = g_async_queue_pop (r->acks);
+  wq_push (&r->to_writer, take_item (r, stop ? ITEM_STOP : ITEM_SYNC));
+  Item *ack = wq_pop (&r->acks);
   g_free (ack);
   if (stop)
     {
-      g_thread_join (r->writer);
-      r->writer = NULL;
+      pthread_join (r->writer, NULL);
+      r->writer_running = FALSE;
     }
 }
 
 void
 res_run_drain (ResRun *r)
 {
-  if (r->writer)
+  if (r->writer_running)
     sync_writer (r, FALSE);
 }
 
@@ -535,7 +590,7 @@ rec_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name
   node_name (it->peer, peer);
   g_strlcpy (it->name, name, sizeof it->name);
   it->value = v;
-  g_async_queue_push (r->to_writer, it);
+  wq_push (&r->to_writer, it);
 }
 
 static void
@@ -641,10 +696,11 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
     g_string_append (sql, i ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)");
   sqlite3_prepare_v2 (db->db, sql->str, -1, &r->ins_events_batch, NULL);
   g_string_free (sql, TRUE);
-  r->to_writer = g_async_queue_new ();
-  r->free_items = g_async_queue_new_full (g_free);
-  r->acks = g_async_queue_new ();
-  r->writer = g_thread_new ("dlsim-writer", writer_main, r);
+  wq_init (&r->to_writer);
+  wq_init (&r->free_items);
+  wq_init (&r->acks);
+  r->writer_running = pthread_create (&r->writer, NULL, writer_main, r) == 0;
+  g_assert (r->writer_running);
   sqlite3_prepare_v2 (db->db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)", -1, &r->ins_metric, NULL);
   return r;
 }
@@ -652,11 +708,11 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
 static void
 run_free (ResRun *r)
 {
-  if (r->writer)
+  if (r->writer_running)
     sync_writer (r, TRUE);
-  g_async_queue_unref (r->to_writer);
-  g_async_queue_unref (r->free_items);
-  g_async_queue_unref (r->acks);
+  wq_clear (&r->to_writer, g_free);
+  wq_clear (&r->free_items, g_free);
+  wq_clear (&r->acks, g_free);
   sqlite3_finalize (r->ins_events_batch);
   sqlite3_finalize (r->ins_event);
   sqlite3_finalize (r->ins_metric);
@@ -667,7 +723,7 @@ run_free (ResRun *r)
 void
 res_run_abort (ResRun *r, const char *outcome)
 {
-  if (r->writer)
+  if (r->writer_running)
     sync_writer (r, TRUE);
   if (outcome)
     {
@@ -705,7 +761,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   ResDb *db = r->db;
   gboolean ok = TRUE;
   sqlite3_stmt *st = NULL;
-  if (r->writer)
+  if (r->writer_running)
     sync_writer (r, TRUE);
   g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
