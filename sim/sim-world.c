@@ -95,7 +95,7 @@ struct SimWorld {
   GPtrArray *nodes;         /* Node*, index = id; [0] unused */
   GHashTable *links;        /* pair -> Link* */
   GHashTable *channels;     /* (from, to, via) -> last arrival time (boxed) */
-  DlRandom *rng_links, *rng_churn, *rng_peers;
+  DlRandom *rng_links, *rng_churn;
   LearnPartition *partition;
   LearnWeights *initial;
   GArray *drop_rules, *delay_rules;   /* Rule */
@@ -455,10 +455,6 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
 
 /* ---------------------------------------------------------------- links */
 
-typedef struct {
-  ProtoNodeId a, b;
-} Pair;
-
 static void
 ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -799,7 +795,7 @@ ensure_node (SimWorld *w, ProtoNodeId id)
   n->rng_net = dl_random_new (w->cfg.seed, "latency", id);
   n->rng_train = dl_random_new (w->cfg.seed, "minibatch", id);
   n->rng_shares = dl_random_new (w->cfg.seed, "shares", id);
-  /* per-peer attributes come from the node's own draws of the "peers" stream */
+  /* per-peer attributes come from the node's own stream */
   g_autoptr (DlRandom) attrs = dl_random_new (w->cfg.seed, "peer-attributes", id);
   n->speed = MAX (dl_dist_sample (&w->cfg.speed, attrs), 1e-9);
   n->straggler = dl_random_bernoulli (attrs, w->cfg.straggler_share);
@@ -1186,7 +1182,6 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->wire_sizes = g_hash_table_new_full (hash64, g_int64_equal, g_free, g_free);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);
   w->rng_churn = dl_random_new (cfg->seed, "churn", DL_RANDOM_NO_NODE);
-  w->rng_peers = dl_random_new (cfg->seed, "peers", DL_RANDOM_NO_NODE);
   w->drop_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   w->round_done = g_array_new (FALSE, TRUE, sizeof (gboolean));
@@ -1231,7 +1226,6 @@ sim_world_free (SimWorld *w)
   g_hash_table_unref (w->wire_sizes);
   dl_random_free (w->rng_links);
   dl_random_free (w->rng_churn);
-  dl_random_free (w->rng_peers);
   learn_partition_free (w->partition);
   learn_weights_unref (w->initial);
   g_array_unref (w->drop_rules);
