@@ -28,3 +28,9 @@ TESTS += tests/test-world
 tests_test_world_SOURCES = tests/test-world.c
 tests_test_world_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_world_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-scenario
+TESTS += tests/test-scenario
+tests_test_scenario_SOURCES = tests/test-scenario.c
+tests_test_scenario_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_scenario_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

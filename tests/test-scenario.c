@@ -1,0 +1,192 @@
+/* test-scenario.c — sim/sim-scenario: sweep expansion, expectation
+ * comparison, and robustness: 2000 seeded mutations of the shipped scenario
+ * files must load or fail with an error, never crash (ASan in CI). */
+#include "config.h"
+
+#include "sim/sim-scenario.h"
+#include "base/dl-random.h"
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+static char *
+write_tmp (const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-scn-XXXXXX", NULL);
+  char *path = g_build_filename (dir, "s.ini", NULL);
+  g_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static void
+remove_tmp (char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+}
+
+START_TEST (test_sweep_product)
+{
+  char *path = write_tmp ("[scenario]\nrepeat = 3\n[network]\nuplink = ${1Mbps, 2Mbps}\n"
+                          "latency = exponential(${10ms, 20ms, 30ms})\n[peers]\ncount = 2\n");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (s->points->len, 6);
+  ck_assert_uint_eq (s->repeat, 3);
+  SimPoint *p = s->points->pdata[5];
+  ck_assert_str_eq (p->label, "network.uplink=2Mbps, network.latency=exponential(30ms)");
+  SimPoint *q = s->points->pdata[1];
+  ck_assert_str_eq (q->label, "network.uplink=1Mbps, network.latency=exponential(20ms)");
+  SimBuilt b;
+  ck_assert (sim_scenario_build (s, p, 9, &b, NULL));
+  ck_assert_uint_eq (b.cfg.uplink_bps, 2000000);
+  ck_assert_double_eq (b.cfg.latency.a, 30e6);
+  ck_assert_uint_eq (b.cfg.seed, 9);
+  sim_built_clear (&b);
+  /* --set overrides, sweeps included */
+  const char *sets[] = { "peers.count=${2, 3}", NULL };
+  g_autoptr (SimScenario) t = sim_scenario_load (path, sets, &e);
+  ck_assert_uint_eq (t->points->len, 12);
+  remove_tmp (path);
+}
+END_TEST
+
+START_TEST (test_expect_compare)
+{
+  SimExpect e = { .key = (char *) "x", .op = SIM_OP_GE, .value = (char *) "8" };
+  ck_assert (sim_expect_check (&e, "8"));
+  ck_assert (sim_expect_check (&e, "9.5"));
+  ck_assert (!sim_expect_check (&e, "7"));
+  ck_assert (!sim_expect_check (&e, ""));
+  ck_assert (!sim_expect_check (&e, NULL));
+  e.op = SIM_OP_EQ;
+  e.value = (char *) "completed";
+  ck_assert (sim_expect_check (&e, "completed"));
+  ck_assert (!sim_expect_check (&e, "stalled"));
+  e.op = SIM_OP_NE;
+  ck_assert (sim_expect_check (&e, "stalled"));
+  e.op = SIM_OP_LT;   /* order on words is never true */
+  ck_assert (!sim_expect_check (&e, "a"));
+  e.op = SIM_OP_EQ;
+  e.value = (char *) "0.1";
+  ck_assert (sim_expect_check (&e, "0.10000000001"));
+}
+END_TEST
+
+static gint
+cmp_text (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static GPtrArray *
+shipped (void)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const char *src = g_getenv ("DLSIM_SRCDIR");
+  const char *dirs[] = { "scenarios", "scenarios/regression", "scenarios/failures", "scenarios/edge",
+                         "scenarios/examples" };
+  for (gsize d = 0; d < G_N_ELEMENTS (dirs); d++)
+    {
+      g_autofree char *dir = g_build_filename (src ? src : ".", dirs[d], NULL);
+      g_autoptr (GDir) gd = g_dir_open (dir, 0, NULL);
+      const char *n;
+      while (gd && (n = g_dir_read_name (gd)))
+        if (g_str_has_suffix (n, ".ini"))
+          {
+            char *text = NULL;
+            g_autofree char *p = g_build_filename (dir, n, NULL);
+            if (g_file_get_contents (p, &text, NULL, NULL))
+              g_ptr_array_add (out, text);
+          }
+    }
+  g_ptr_array_sort (out, cmp_text);
+  return out;
+}
+
+static const char *const fragments[] = {
+  "${", "}", "${1,", "(", ")", ",", "=", "[", "]", "#", ";", "|", "round", "+", "-1", "0",
+  "1e308", "nan", "inf", "99999999999h", "p0", "p99999", "server", "by", "count", "\t",
+  "uniform(", "exponential(0s)", "normal(1s, -1s)", "dirichlet(0)", "shards(0)", "1/ms",
+  "0bps", "symmetric(2)", "1 x0", "join p3 speed=0", "link-slow p1 p2 by 1h",
+  "partition p1 | server", "drop Payload to p1 count 3", "\xff\xfe", "=${}", "[expect]\nx = >=",
+};
+
+START_TEST (test_mutations_never_crash)
+{
+  g_autoptr (GPtrArray) files = shipped ();
+  ck_assert_uint_ge (files->len, 20);
+  g_autoptr (DlRandom) r = dl_random_new (2026, "scenario-fuzz", 0);
+  guint loaded = 0, refused = 0;
+  for (int it = 0; it < 2000; it++)
+    {
+      const char *base = files->pdata[dl_random_below (r, files->len)];
+      GString *s = g_string_new (base);
+      int edits = 1 + (int) dl_random_below (r, 4);
+      for (int k = 0; k < edits && s->len > 0; k++)
+        {
+          gsize at = (gsize) dl_random_below (r, s->len);
+          switch (dl_random_below (r, 3))
+            {
+            case 0:
+              g_string_insert (s, (gssize) at, fragments[dl_random_below (r, G_N_ELEMENTS (fragments))]);
+              break;
+            case 1:
+              {
+                gsize n = 1 + (gsize) dl_random_below (r, 20);   /* drawn once: MIN evaluates twice */
+                g_string_erase (s, (gssize) at, (gssize) MIN (s->len - at, n));
+                break;
+              }
+            default:
+              g_string_truncate (s, at);
+              break;
+            }
+        }
+      char *path = write_tmp (s->str);
+      g_autoptr (GError) e = NULL;
+      SimScenario *sc = sim_scenario_load (path, NULL, &e);
+      if (sc)
+        loaded++;
+      else
+        {
+          ck_assert (e != NULL && e->message[0]);
+          refused++;
+        }
+      sim_scenario_free (sc);
+      remove_tmp (path);
+      g_string_free (s, TRUE);
+    }
+  /* both outcomes happen: the mutations are neither all harmless nor all fatal */
+  ck_assert_uint_gt (loaded, 100);
+  ck_assert_uint_gt (refused, 100);
+}
+END_TEST
+
+static Suite *
+scenario_suite (void)
+{
+  Suite *s = suite_create ("scenario");
+  TCase *tc = tcase_create ("loader");
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_sweep_product);
+  tcase_add_test (tc, test_expect_compare);
+  tcase_add_test (tc, test_mutations_never_crash);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  /* a GLib warning or critical from the loader is a failure */
+  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  SRunner *sr = srunner_create (scenario_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
