@@ -23,6 +23,20 @@ cfg (ProtoVersion v, guint min, guint rounds)
   return c;
 }
 
+/* Two peers (min 2) connected and training their first round, with training
+ * ended by hand (h_finish_training). */
+static Harness *
+two_training (ProtoVersion v, guint rounds)
+{
+  ProtoConfig c = cfg (v, 2, rounds);
+  Harness *h = h_new (&c, 2, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  return h;
+}
+
 static void
 assert_state (Harness *h, guint i, ProtoPeerState s)
 {
@@ -873,12 +887,7 @@ START_TEST (test_s04_fast_peer_payload_dropped_775)
   /* disco-775: round 1 reuses the round-0 link.  The fast peer gets its
    * PeersForRound first and sends its Payload at once; the slow peer has no
    * receive loop (its round-0 loop is done) and drops it: it waits forever. */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_775, 2, 2);
-  Harness *h = h_new (&c, 2, 4);
-  h->auto_train = FALSE;
-  h_start (h, 1);
-  h_start (h, 2);
-  h_settle (h);
+  Harness *h = two_training (PROTO_VERSION_DISCO_775, 2);
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   h_settle (h);
@@ -905,12 +914,7 @@ START_TEST (test_s04_fixed_by_barrier_1110)
 {
   /* The same ordering under disco-1110: the fast peer only sends
    * ConnectionsReady; payloads wait for StartWeightSharing. */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 2);
-  Harness *h = h_new (&c, 2, 4);
-  h->auto_train = FALSE;
-  h_start (h, 1);
-  h_start (h, 2);
-  h_settle (h);
+  Harness *h = two_training (PROTO_VERSION_DISCO_1110, 2);
   for (int r = 0; r < 2; r++)
     {
       h_finish_training (h, 1);
@@ -930,12 +934,7 @@ END_TEST
 
 START_TEST (test_s07_orphan_timer_deadlock)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 3);
-  Harness *h = h_new (&c, 2, 4);
-  h->auto_train = FALSE;
-  h_start (h, 1);
-  h_start (h, 2);
-  h_settle (h);
+  Harness *h = two_training (PROTO_VERSION_DISCO_1110, 3);
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   /* 2's ConnectionsReady is slow: the timer fires at 60 s */

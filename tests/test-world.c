@@ -159,6 +159,14 @@ setup_clear (Setup *s)
   learn_dataset_free (s->test);
 }
 
+static void
+teardown (SimWorld *w, Rec *rec, Setup *s)
+{
+  sim_world_free (w);
+  rec_clear (rec);
+  setup_clear (s);
+}
+
 static const SimResult *
 run (Setup *s, Rec *rec, SimWorld **out_world)
 {
@@ -216,9 +224,7 @@ START_TEST (test_three_peers_converge)
   ck_assert_double_eq_tol (res->consensus_distance, 0, 1e-12);
   /* time: 300 samples x 1 ms per round at least */
   ck_assert_int_ge (res->end, 6 * 300 * DL_MS);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -238,9 +244,7 @@ run_digest (uint64_t seed, guint *obs)
   run (&s, &rec, &w);
   *obs = rec.observations;
   char *d = g_strdup (g_checksum_get_string (rec.sum));
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
   return d;
 }
 
@@ -271,9 +275,7 @@ round_time (uint64_t uplink_bps, gsize floats)
   ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
   DlTime end = res->end;
   ck_assert_uint_ge (res->bytes, 6 * floats * 4);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
   return end;
 }
 
@@ -332,9 +334,7 @@ START_TEST (test_crash_is_detected_late)
   ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "crashed");
   ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 4);
   ck_assert_int_ge (res->end, 30 * DL_S);   /* waited for the detection */
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -355,9 +355,7 @@ START_TEST (test_crash_during_exchange_hangs_s17)
   ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 1)->outcome), "hung");
   ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 1);
   ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "crashed");
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -380,9 +378,7 @@ START_TEST (test_stall_detected_s08)
   ck_assert_int_lt (res->end, DL_H);
   ck_assert_uint_ge (res->retries, 3);
   ck_assert_uint_ge (rec.dropped, 3);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -436,9 +432,7 @@ START_TEST (test_churn_arrivals)
     }
   ck_assert_uint_ge (gone, 1);
   ck_assert (res->outcome != SIM_OUTCOME_TIME_LIMIT || res->end == DL_H);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -459,9 +453,7 @@ START_TEST (test_straggler_slows_rounds)
   DlTime slow = run (&s, &rec, &w)->end;
   ck_assert_msg (slow >= fast + 2 * 48 * DL_S && slow <= fast + 2 * 50 * DL_S, "fast %" G_GINT64_FORMAT " slow %" G_GINT64_FORMAT, fast, slow);
   ck_assert_double_eq_tol (sim_world_peer (w, 2)->speed, 1.0 / 50, 1e-12);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -480,9 +472,7 @@ START_TEST (test_stragglers_and_nat)
   for (guint i = 1; i <= 3; i++)
     ck_assert_double_eq_tol (sim_world_peer (w, i)->speed, 0.1, 1e-12);
   ck_assert_int_ge (res->end, 1000 * DL_MS);   /* 100 samples x 1 ms x 10 */
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
   /* everyone behind symmetric NAT: no link ever comes up */
   setup_none (&s, 3, 1, 100);
   s.cfg.nat_symmetric_share = 1.0;
@@ -490,9 +480,7 @@ START_TEST (test_stragglers_and_nat)
   res = run (&s, &rec, &w);
   ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
   ck_assert_uint_eq (res->peers_hung, 3);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -560,9 +548,7 @@ START_TEST (test_trace_parse_and_replay)
   ck_assert_int_eq (sim_world_peer (w, 2)->left, 100 * DL_S);
   ck_assert (sim_world_peer (w, 3)->synced);   /* joined mid-training */
   ck_assert (res->outcome != SIM_OUTCOME_TIME_LIMIT);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -588,9 +574,7 @@ START_TEST (test_partition_isolates_a_peer)
   ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 0);
   ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 2)->outcome), "finished");
   ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "finished");
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
@@ -609,9 +593,7 @@ START_TEST (test_drop_and_delay_actions)
   ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
   ck_assert_uint_eq (sim_world_peer (w, 2)->rounds, 0);
   ck_assert_uint_eq (res->retries, 0);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 
   /* delay p1's first ConnectionsReady past T: one timeout, a Retry cycle,
    * then the round completes */
@@ -625,9 +607,7 @@ START_TEST (test_drop_and_delay_actions)
   ck_assert_uint_eq (res->retries, 1);
   ck_assert_int_ge (res->end, 60 * DL_S);
   ck_assert_uint_eq (sim_world_peer (w, 1)->retries_received, 1);
-  sim_world_free (w);
-  rec_clear (&rec);
-  setup_clear (&s);
+  teardown (w, &rec, &s);
 }
 END_TEST
 
