@@ -159,6 +159,14 @@ setup_clear (Setup *s)
   learn_dataset_free (s->test);
 }
 
+/* Peer i's outcome, by name ("finished", "hung", ...). */
+static void
+assert_peer (SimWorld *w, guint i, const char *outcome)
+{
+  const char *got = sim_peer_outcome_name (sim_world_peer (w, i)->outcome);
+  ck_assert_msg (strcmp (got, outcome) == 0, "p%u is %s, expected %s", i, got, outcome);
+}
+
 static void
 teardown (SimWorld *w, Rec *rec, Setup *s)
 {
@@ -194,7 +202,7 @@ START_TEST (test_three_peers_converge)
   ck_assert_uint_eq (res->retries, 0);
   for (guint i = 1; i <= 3; i++)
     {
-      ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, i)->outcome), "finished");
+      assert_peer (w, i, "finished");
       ck_assert_uint_eq (sim_world_peer (w, i)->rounds, 6);
     }
   /* peers agree after every round */
@@ -331,7 +339,7 @@ START_TEST (test_crash_is_detected_late)
   SimWorld *w;
   const SimResult *res = run (&s, &rec, &w);
   ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "crashed");
+  assert_peer (w, 3, "crashed");
   ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 4);
   ck_assert_int_ge (res->end, 30 * DL_S);   /* waited for the detection */
   teardown (w, &rec, &s);
@@ -352,9 +360,9 @@ START_TEST (test_crash_during_exchange_hangs_s17)
   SimWorld *w;
   const SimResult *res = run (&s, &rec, &w);
   ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 1)->outcome), "hung");
+  assert_peer (w, 1, "hung");
   ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 1);
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "crashed");
+  assert_peer (w, 3, "crashed");
   teardown (w, &rec, &s);
 }
 END_TEST
@@ -373,8 +381,8 @@ START_TEST (test_stall_detected_s08)
   SimWorld *w;
   const SimResult *res = run (&s, &rec, &w);
   ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 1)->outcome), "hung");
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 2)->outcome), "hung");
+  assert_peer (w, 1, "hung");
+  assert_peer (w, 2, "hung");
   ck_assert_int_lt (res->end, DL_H);
   ck_assert_uint_ge (res->retries, 3);
   ck_assert_uint_ge (rec.dropped, 3);
@@ -570,10 +578,10 @@ START_TEST (test_partition_isolates_a_peer)
   SimWorld *w;
   const SimResult *res = run (&s, &rec, &w);
   ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 1)->outcome), "hung");
+  assert_peer (w, 1, "hung");
   ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 0);
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 2)->outcome), "finished");
-  ck_assert_str_eq (sim_peer_outcome_name (sim_world_peer (w, 3)->outcome), "finished");
+  assert_peer (w, 2, "finished");
+  assert_peer (w, 3, "finished");
   teardown (w, &rec, &s);
 }
 END_TEST
