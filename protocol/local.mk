@@ -1,6 +1,8 @@
 # protocol/ — sans-IO DISCO coordinator and peer machines, messages.
 noinst_LIBRARIES += protocol/libdlproto.a
 protocol_libdlproto_a_SOURCES = \
+	protocol/proto-aggregator.c \
+	protocol/proto-aggregator.h \
 	protocol/proto-config.c \
 	protocol/proto-config.h \
 	protocol/proto-coord.c \

@@ -38,8 +38,10 @@ typedef struct {
   guint max_connection_retry;      /* maxConnectionRetry (M) */
   DlTime peer_connection_timeout;  /* maxPeerConnectionTime (T) */
   DlTime model_sync_timeout;       /* maxModelSyncTime */
-  DlTime aggregation_wait;         /* 15 s, then unbounded (logs only) */
-  DlTime payload_timeout;          /* per receive-loop wait, logs only */
+  DlTime aggregation_wait;         /* exchangeWeightUpdates' race per communication round (15 s);
+                                      on expiry: break, then await that round's result unbounded */
+  DlTime payload_timeout;          /* receivePayloads' wait per reception (60 s); on expiry the
+                                      loop moves on to its next reception */
   ProtoAggregation aggregation;
   double max_share_value;
   guint rounds;                    /* rounds each peer trains */

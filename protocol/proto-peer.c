@@ -9,10 +9,11 @@
  * Link pool: persists across rounds, dead links included; replaced only on
  * Retry or disconnect.  getPeers creates links only for unknown ids, starts
  * receive loops for the whole pool, and waits (no timeout) for the new links.
- * Receive loops: per pool link, `communication rounds` receptions, each with
- * a 60 s wait that only logs; a Payload from a peer with no active loop is
- * dropped (S4).  Aggregation sums contributions in node-id order, so every
- * peer of a round computes bit-identical weights.
+ * Receive loops (receivePayloads): per pool link, `communication rounds`
+ * receptions, each a 60 s wait whose expiry uses up that reception; a
+ * Payload from a peer with no active loop is dropped (S4).  The aggregator
+ * is DISCO's (proto-aggregator.c) and the exchange is exchangeWeightUpdates
+ * with its aggregationResult promise: see the block comment at the exchange.
  *
  * Not modelled: the 1 s cap of pool shutdown (shutdown is instantaneous),
  * ICE candidates (one offer and one answer per link), message chunking,
@@ -20,6 +21,7 @@
 #include "config.h"
 
 #include "protocol/proto-peer.h"
+#include "protocol/proto-aggregator.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,16 +44,13 @@ typedef struct {
   gboolean link_ready;
 } Serve;
 
-typedef struct {
-  ProtoNodeId node;
-  LearnWeights *w;
-} Contribution;
-
 typedef enum { PAUSE_NONE, PAUSE_PENDING, PAUSE_RESOLVED } Pause;
+
+/* A promise for the aggregator's next 'aggregation' event (getPromiseForAggregation). */
+typedef enum { PROMISE_NONE, PROMISE_PENDING, PROMISE_RESOLVED } Promise;
 
 struct ProtoPeer {
   ProtoConfig cfg;
-  DlRandom *rng;
   ProtoPeerState state;
   ProtoNodeId id;
   gboolean connected;
@@ -71,16 +70,17 @@ struct ProtoPeer {
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
 
-  /* aggregator */
-  GArray *nodes;         /* ProtoNodeId, peers then self */
-  GHashTable *node_set;   /* the same ids, for lookups */
-  uint32_t agg_round;
-  guint comm_round;
-  guint n_comm_rounds;
-  GHashTable *contrib[2]; /* id -> LearnWeights*, per communication round */
+  /* the aggregator and the client's side of the exchange
+   * (decentralized_client.ts: exchangeWeightUpdates) */
+  ProtoAggregator *agg;
+  Promise promise;        /* this.aggregationResult */
+  LearnWeights *promised; /* its value once resolved */
+  guint xchg_c;           /* exchangeWeightUpdates' communicationRound */
+  gboolean xchg_broke;    /* its 15 s race expired: `break`, then await with no limit */
+  uint32_t xchg_round;    /* the aggregation round the exchange began in */
+  LearnWeights *xchg_result; /* `result`: what the next communication round sends */
   gboolean round_finished_pending;
   DlTime agg_wait_deadline;
-  gboolean agg_wait_expired;
 
   GArray *serves;        /* Serve */
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
@@ -185,7 +185,7 @@ static void
 observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
          int64_t value, const char *detail)
 {
-  proto_outbox_observe (out, kind, state_names[p->state], (int32_t) p->agg_round, other, type,
+  proto_outbox_observe (out, kind, state_names[p->state], (int32_t) proto_aggregator_round (p->agg), other, type,
                         value, "%s", detail ? detail : "");
 }
 
@@ -247,27 +247,21 @@ shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
   g_array_set_size (p->pending, 0);
 }
 
+/* setAggregatorNodes(peers + self): the list's order, then self. */
 static void
 set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
 {
-  g_array_set_size (p->nodes, 0);
-  g_hash_table_remove_all (p->node_set);
-  g_array_append_vals (p->nodes, peers, n);
-  g_array_append_val (p->nodes, p->id);
-  for (guint i = 0; i < p->nodes->len; i++)
-    g_hash_table_add (p->node_set, GUINT_TO_POINTER (g_array_index (p->nodes, ProtoNodeId, i) + 1));
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n + 1);
+  if (n)
+    memcpy (ids, peers, n * sizeof *ids);
+  ids[n] = p->id;
+  proto_aggregator_set_nodes (p->agg, ids, n + 1);
 }
 
 static void
 set_nodes_self_only (ProtoPeer *p)
 {
   set_nodes (p, NULL, 0);
-}
-
-static gboolean
-is_node (const ProtoPeer *p, ProtoNodeId id)
-{
-  return g_hash_table_contains (p->node_set, GUINT_TO_POINTER (id + 1));
 }
 
 /* Creates links for the ids not in the pool (they become pending), as
@@ -307,91 +301,107 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
         for (guint k = ls->len; k > 0; k--)   /* exhausted loops are gone */
           if (g_array_index (ls, RecvLoop, k - 1).remaining == 0)
             g_array_remove_index_fast (ls, k - 1);
-        RecvLoop rl = { .remaining = p->n_comm_rounds,
+        RecvLoop rl = { .remaining = proto_aggregator_n_comm_rounds (p->agg),
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
         g_array_append_val (ls, rl);
         p->loops_deadline = MIN (p->loops_deadline, rl.deadline);
       }
 }
 
-/* ---- aggregation ---- */
+/* ---- the exchange: exchangeWeightUpdates (decentralized_client.ts) ----
+ *
+ * for c in 0 .. communicationRounds-1:
+ *   payloads = aggregator.makePayloads(result); our own goes to
+ *   aggregator.add at once, the others out as Payload{round, c} to every
+ *   node we have a connection to;
+ *   result = await race(aggregationResult, 15 s timeout)
+ *     expired: break (and `return await aggregationResult`: whatever the
+ *     pending promise resolves to, with no limit);
+ *   if c is not the last: aggregationResult = a new promise.
+ * return await aggregationResult
+ *
+ * aggregationResult is created at the start of each round (after JoinRound)
+ * and resolves at the aggregator's next 'aggregation' event, whenever that
+ * comes.  So with secure aggregation, a wait that expires in communication
+ * round 0 ends the round with round 0's result: the partial sum, which the
+ * peer takes as its model and never sends; its peers wait in communication
+ * round 1, and its aggregator stays in communication round 1. */
 
-static void
-contrib_clear (GHashTable *a)
-{
-  g_hash_table_remove_all (a);
-}
-
-/* Re-adding a node overwrites its contribution (DISCO logs UPDATE). */
-static void
-contrib_put (GHashTable *a, ProtoNodeId node, LearnWeights *w)
-{
-  g_hash_table_insert (a, GUINT_TO_POINTER (node + 1), learn_weights_ref (w));
-}
-
-static gint
-cmp_contrib (gconstpointer a, gconstpointer b)
-{
-  ProtoNodeId x = ((const Contribution *) a)->node, y = ((const Contribution *) b)->node;
-  return x < y ? -1 : x > y;
-}
-
-/* Sum or mean over the contributions of the round's nodes, in id order (so
- * the float result does not depend on arrival or hash order). */
-static LearnWeights *
-combine (const ProtoPeer *p, GHashTable *a, gboolean mean)
-{
-  GArray *c = g_array_sized_new (FALSE, FALSE, sizeof (Contribution), g_hash_table_size (a));
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, a);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    {
-      Contribution e = { GPOINTER_TO_UINT (k) - 1, v };
-      if (is_node (p, e.node))
-        g_array_append_val (c, e);
-    }
-  g_array_sort (c, cmp_contrib);
-  g_autofree LearnWeights **ws = g_new (LearnWeights *, MAX (c->len, 1));
-  for (guint i = 0; i < c->len; i++)
-    ws[i] = g_array_index (c, Contribution, i).w;
-  LearnWeights *r = mean ? learn_weights_mean (ws, c->len) : learn_weights_sum (ws, c->len);
-  g_array_unref (c);
-  return r;
-}
-
-/* Number of contributions in a from current round nodes. */
-static guint
-contrib_count (const ProtoPeer *p, GHashTable *a)
-{
-  if (g_hash_table_size (a) < p->nodes->len)
-    return g_hash_table_size (a);   /* cannot be full: skip the scan */
-  guint have = 0;
-  GHashTableIter it;
-  gpointer k;
-  g_hash_table_iter_init (&it, a);
-  while (g_hash_table_iter_next (&it, &k, NULL))
-    have += is_node (p, GPOINTER_TO_UINT (k) - 1);
-  return have;
-}
-
-static void send_payloads (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 static void begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 static void try_serve (ProtoPeer *p, ProtoOutbox *out);
 
+/* The aggregator emitted 'aggregation' (takes the reference). */
 static void
-finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result)
+resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted)
+{
+  if (p->promise != PROMISE_PENDING)
+    {
+      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, proto_aggregator_comm_round (p->agg),
+               "aggregation event with no pending aggregationResult: nobody awaits it");
+      learn_weights_unref (emitted);
+      return;
+    }
+  p->promise = PROMISE_RESOLVED;
+  p->promised = emitted;
+}
+
+/* One communication round: our own contribution, then the Payloads. */
+static void
+send_round (ProtoPeer *p, ProtoOutbox *out)
+{
+  guint n = proto_aggregator_n_nodes (p->agg);
+  LearnWeights **payloads = proto_aggregator_make_payloads (p->agg, p->xchg_result);
+  /* the own contribution is added synchronously inside the forEach; the
+   * Payloads are built after an `await encode`, so they carry the
+   * aggregator's round as it is after that add */
+  for (guint i = 0; i < n; i++)
+    if (proto_aggregator_node (p->agg, i) == p->id)
+      {
+        gboolean refused;
+        LearnWeights *emitted = proto_aggregator_add (p->agg, p->id, payloads[i], proto_aggregator_round (p->agg),
+                                                      p->xchg_c, &refused);
+        if (refused)
+          observe (p, out, PROTO_OBS_ERROR, p->id, PROTO_MSG_PAYLOAD, -1,
+                   "own contribution refused by the aggregator");
+        else if (emitted)
+          resolve (p, out, emitted);
+      }
+  for (guint i = 0; i < n; i++)
+    {
+      ProtoNodeId to = proto_aggregator_node (p->agg, i);
+      if (to == p->id)
+        continue;
+      if (find_link (p, to) == NULL)
+        {
+          observe (p, out, PROTO_OBS_NOTE, to, PROTO_MSG_PAYLOAD, -1, "no connection: payload skipped");
+          continue;
+        }
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+      m.node = to;
+      m.round = proto_aggregator_round (p->agg);
+      m.comm_round = p->xchg_c;
+      proto_msg_set_weights (&m, payloads[i]);
+      send_msg (p, out, to, PROTO_VIA_LINK, &m);
+    }
+  proto_aggregator_payloads_free (payloads, n);
+}
+
+static void
+finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, gboolean partial)
 {
   learn_weights_unref (p->model);
   p->model = learn_weights_ref (result);
   learn_weights_unref (p->latest_model);
   p->latest_model = learn_weights_ref (result);
-  /* the aggregator has already moved to the next round: report the one that ended */
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], (int32_t) p->agg_round - 1,
-                        PROTO_NO_NODE, -1, p->nodes->len, "%s", "");
+  g_clear_pointer (&p->xchg_result, learn_weights_unref);
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], (int32_t) p->xchg_round,
+                        PROTO_NO_NODE, -1, proto_aggregator_n_nodes (p->agg), "%s",
+                        partial ? "the result of communication round 0 (a partial sum, never sent) "
+                                  "becomes the model" : "");
   p->rounds_done++;
   p->agg_wait_deadline = DL_TIME_NEVER;
-  /* resolve #roundFinishedPromise: providers waiting for this round serve now */
+  /* finishRound: resolve #roundFinishedPromise: providers waiting for this round serve now */
   p->round_finished_pending = FALSE;
   for (guint i = 0; i < p->serves->len; i++)
     g_array_index (p->serves, Serve, i).wait_round = FALSE;
@@ -412,122 +422,41 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result)
   begin_round (p, now, out);
 }
 
-/* Aggregates every communication round that is full, in order. */
+/* The exchange loop, as far as resolved promises let it run. */
 static void
-try_aggregate (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  while (p->state == PROTO_PEER_EXCHANGING)
+  while (p->state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
     {
-      GHashTable *a = p->contrib[p->comm_round];
-      if (contrib_count (p, a) < p->nodes->len)
-        return;
-      gboolean last = p->comm_round + 1 == p->n_comm_rounds;
-      /* mean: the mean; secure round 0: the partial sum; secure round 1: the mean */
-      g_autoptr (LearnWeights) r = combine (p, a, p->cfg.aggregation == PROTO_AGG_MEAN || last);
-      if (!last)
+      g_autoptr (LearnWeights) r = g_steal_pointer (&p->promised);
+      p->promise = PROMISE_NONE;
+      guint n_comm = proto_aggregator_n_comm_rounds (p->agg);
+      if (p->xchg_broke || p->xchg_c + 1 >= n_comm)
         {
-          contrib_clear (a);
-          p->comm_round++;
-          /* the partial sum is what this node shares next */
-          g_autoptr (LearnWeights) partial = learn_weights_ref (r);
-          if (!p->agg_wait_expired)
-            p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
-          GHashTable *next = p->contrib[p->comm_round];
-          for (guint i = 0; i < p->nodes->len; i++)
-            {
-              ProtoNodeId to = g_array_index (p->nodes, ProtoNodeId, i);
-              if (to == p->id)
-                contrib_put (next, p->id, partial);
-              else
-                {
-                  Link *l = find_link (p, to);
-                  if (!l)
-                    continue;
-                  ProtoMsg m;
-                  proto_msg_init (&m, PROTO_MSG_PAYLOAD);
-                  m.node = to;
-                  m.round = p->agg_round;
-                  m.comm_round = p->comm_round;
-                  proto_msg_set_weights (&m, partial);
-                  send_msg (p, out, to, PROTO_VIA_LINK, &m);
-                }
-            }
-          continue;
+          finish_round (p, now, out, r, p->xchg_broke && p->xchg_c + 1 < n_comm);
+          return;
         }
-      contrib_clear (p->contrib[0]);
-      contrib_clear (p->contrib[1]);
-      p->comm_round = 0;
-      p->agg_round++;
-      finish_round (p, now, out, r);
-      return;
+      learn_weights_unref (p->xchg_result);
+      p->xchg_result = g_steal_pointer (&r);
+      p->promise = PROMISE_PENDING;
+      p->xchg_c++;
+      p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+      send_round (p, out);
     }
-}
-
-/* makePayloads for communication round 0 and send them. */
-static void
-send_payloads (ProtoPeer *p, DlTime now, ProtoOutbox *out)
-{
-  guint n = p->nodes->len;
-  GHashTable *mine = p->contrib[0];
-  g_autofree LearnWeights **shares = g_new0 (LearnWeights *, n);
-  if (p->cfg.aggregation == PROTO_AGG_SECURE && n > 1 && !learn_weights_is_symbolic (p->model))
-    {
-      /* n-1 uniform shares in (-max, max); the last is the secret minus their sum */
-      gsize len = learn_weights_len (p->model);
-      LearnWeights *sum = learn_weights_new (len);
-      double mx = p->cfg.max_share_value;
-      for (guint i = 0; i + 1 < n; i++)
-        {
-          shares[i] = learn_weights_new (len);
-          float *d = learn_weights_data_mut (shares[i]);
-          for (gsize k = 0; k < len; k++)
-            d[k] = (float) ((dl_random_uniform (p->rng) * 2 - 1) * mx);
-          learn_weights_axpy (sum, 1.0f, shares[i]);
-        }
-      shares[n - 1] = learn_weights_copy (p->model);
-      learn_weights_axpy (shares[n - 1], -1.0f, sum);
-      learn_weights_unref (sum);
-    }
-  else
-    for (guint i = 0; i < n; i++)
-      shares[i] = learn_weights_ref (p->model);
-
-  for (guint i = 0; i < n; i++)
-    {
-      ProtoNodeId to = g_array_index (p->nodes, ProtoNodeId, i);
-      if (to == p->id)
-        contrib_put (mine, p->id, shares[i]);
-      else
-        {
-          Link *l = find_link (p, to);
-          if (l == NULL)
-            observe (p, out, PROTO_OBS_NOTE, to, PROTO_MSG_PAYLOAD, -1, "no link: payload skipped");
-          else
-            {
-              ProtoMsg m;
-              proto_msg_init (&m, PROTO_MSG_PAYLOAD);
-              m.node = to;
-              m.round = p->agg_round;
-              m.comm_round = 0;
-              proto_msg_set_weights (&m, shares[i]);
-              send_msg (p, out, to, PROTO_VIA_LINK, &m);
-            }
-        }
-    }
-  for (guint i = 0; i < n; i++)
-    learn_weights_unref (shares[i]);
-  (void) now;
 }
 
 static void
 begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   set_state (p, out, PROTO_PEER_EXCHANGING);
-  p->comm_round = 0;
-  p->agg_wait_expired = FALSE;
+  p->xchg_c = 0;
+  p->xchg_broke = FALSE;
+  p->xchg_round = proto_aggregator_round (p->agg);
+  g_clear_pointer (&p->xchg_result, learn_weights_unref);
+  p->xchg_result = learn_weights_ref (p->model);
   p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
-  send_payloads (p, now, out);
-  try_aggregate (p, now, out);
+  send_round (p, out);
+  exchange_continue (p, now, out);
 }
 
 /* ---- the round ---- */
@@ -560,6 +489,9 @@ static void
 after_sync (ProtoPeer *p, ProtoOutbox *out)
 {
   send_server (p, out, PROTO_MSG_JOIN_ROUND);
+  /* this.aggregationResult = aggregator.getPromiseForAggregation() */
+  g_clear_pointer (&p->promised, learn_weights_unref);
+  p->promise = PROMISE_PENDING;
   if (p->cfg.pause_before_training && !pass_pause_point (p, out, PROTO_PEER_PAUSED_BEGIN))
     return;
   start_training (p, out);
@@ -620,8 +552,7 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
         return;
       }
   set_nodes (p, msg->peers, msg->n_peers);
-  if (msg->round > p->agg_round)
-    p->agg_round = msg->round;   /* setRound only raises */
+  proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
   get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
   if (p->pending->len == 0)
     links_ready (p, now, out);
@@ -742,9 +673,11 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
       rl->remaining--;
       rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
     }
-  /* isValidContribution: sender in nodes and round - msgRound <= 0 (S27) */
-  if (!is_node (p, from) || (int64_t) p->agg_round - (int64_t) msg->round > 0
-      || msg->comm_round >= 2 || msg->weights == NULL)
+  /* receivePayloads: isValidContribution (sender in nodes and round -
+   * msgRound <= 0: a future round passes, S27), then aggregator.add, which
+   * throws (caught and logged by the loop) for a secure comm round > 1 */
+  if (msg->weights == NULL || !proto_aggregator_is_valid (p->agg, from, msg->round)
+      || (proto_aggregator_n_comm_rounds (p->agg) == 2 && msg->comm_round >= 2))
     {
       char why[80];
       g_snprintf (why, sizeof why, "invalid contribution (payload round %u, comm %u)",
@@ -758,8 +691,13 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
                "weights of the wrong size");
       return;
     }
-  contrib_put (p->contrib[msg->comm_round], from, msg->weights);
-  try_aggregate (p, now, out);
+  gboolean refused;
+  LearnWeights *emitted = proto_aggregator_add (p->agg, from, msg->weights, msg->round, msg->comm_round, &refused);
+  if (emitted)
+    {
+      resolve (p, out, emitted);
+      exchange_continue (p, now, out);
+    }
 }
 
 static void
@@ -921,9 +859,11 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
     {
       p->agg_wait_deadline = DL_TIME_NEVER;
-      p->agg_wait_expired = TRUE;
-      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->comm_round,
-               "aggregation wait expired: waiting with no limit");
+      p->xchg_broke = TRUE;
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->xchg_c,
+               p->xchg_c + 1 < proto_aggregator_n_comm_rounds (p->agg)
+               ? "aggregation wait expired in comm round 0: break; round 0's result (never sent) ends the round"
+               : "aggregation wait expired: break; the result is awaited with no limit");
     }
   if (p->loops_deadline > now)
     return;
@@ -939,7 +879,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
               rl->remaining--;
               rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
               observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
-                       "payload receive timeout (logs only)");
+                       "payload receive timeout: one reception used up");
             }
           if (rl->remaining > 0)
             next = MIN (next, rl->deadline);
@@ -1041,7 +981,6 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   g_return_val_if_fail (initial != NULL, NULL);
   ProtoPeer *p = g_new0 (ProtoPeer, 1);
   p->cfg = *config;
-  p->rng = rng;
   p->state = PROTO_PEER_IDLE;
   p->id = PROTO_NO_NODE;
   p->provider = PROTO_NO_NODE;
@@ -1049,13 +988,8 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->pool = g_ptr_array_new_with_free_func (link_free);
   p->pool_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  p->nodes = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  p->node_set = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (int c = 0; c < 2; c++)
-    p->contrib[c] = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                           (GDestroyNotify) learn_weights_unref);
+  p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
-  p->n_comm_rounds = config->aggregation == PROTO_AGG_SECURE ? 2 : 1;
   p->sync_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
   p->loops_deadline = DL_TIME_NEVER;
@@ -1071,10 +1005,9 @@ proto_peer_free (ProtoPeer *p)
   g_hash_table_unref (p->pool_index);
   g_ptr_array_unref (p->pool);
   g_array_unref (p->pending);
-  g_array_unref (p->nodes);
-  g_hash_table_unref (p->node_set);
-  g_hash_table_unref (p->contrib[0]);
-  g_hash_table_unref (p->contrib[1]);
+  proto_aggregator_free (p->agg);
+  g_clear_pointer (&p->promised, learn_weights_unref);
+  g_clear_pointer (&p->xchg_result, learn_weights_unref);
   g_array_unref (p->serves);
   learn_weights_unref (p->model);
   learn_weights_unref (p->latest_model);
@@ -1085,7 +1018,8 @@ ProtoPeerState proto_peer_state (const ProtoPeer *p) { return p->state; }
 ProtoNodeId proto_peer_id (const ProtoPeer *p) { return p->id; }
 gboolean proto_peer_connected (const ProtoPeer *p) { return p->connected; }
 guint proto_peer_rounds_done (const ProtoPeer *p) { return p->rounds_done; }
-uint32_t proto_peer_agg_round (const ProtoPeer *p) { return p->agg_round; }
+uint32_t proto_peer_agg_round (const ProtoPeer *p) { return proto_aggregator_round (p->agg); }
+guint proto_peer_agg_comm_round (const ProtoPeer *p) { return proto_aggregator_comm_round (p->agg); }
 LearnWeights *proto_peer_model (const ProtoPeer *p) { return p->model; }
 LearnWeights *proto_peer_latest_model (const ProtoPeer *p) { return p->latest_model; }
 gboolean proto_peer_synced (const ProtoPeer *p) { return p->synced; }

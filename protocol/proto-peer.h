@@ -65,6 +65,9 @@ ProtoNodeId proto_peer_id (const ProtoPeer *peer);
 gboolean proto_peer_connected (const ProtoPeer *peer);
 guint proto_peer_rounds_done (const ProtoPeer *peer);
 uint32_t proto_peer_agg_round (const ProtoPeer *peer);
+/* The aggregator's communication round (0 between rounds, unless a secure
+ * exchange stopped after communication round 0). */
+guint proto_peer_agg_comm_round (const ProtoPeer *peer);
 /* (transfer none) the trainer's current weights */
 LearnWeights *proto_peer_model (const ProtoPeer *peer);
 /* (transfer none) #latestModel, NULL before a round finished or a sync */

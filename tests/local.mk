@@ -34,3 +34,9 @@ TESTS += tests/test-scenario
 tests_test_scenario_SOURCES = tests/test-scenario.c
 tests_test_scenario_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_scenario_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-fidelity
+TESTS += tests/test-fidelity
+tests_test_fidelity_SOURCES = tests/test-fidelity.c tests/proto-harness.c tests/proto-harness.h
+tests_test_fidelity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_fidelity_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

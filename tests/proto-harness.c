@@ -215,22 +215,36 @@ held (const Harness *h, const HMsg *m)
 {
   for (int k = 0; k < 4; k++)
     if (h->hold_type[k] >= 0 && (int) m->msg.type == h->hold_type[k]
-        && (h->hold_from[k] == PROTO_NO_NODE || m->from == h->hold_from[k]))
+        && (h->hold_from[k] == PROTO_NO_NODE || m->from == h->hold_from[k])
+        && (h->hold_to[k] == PROTO_NO_NODE || m->to == h->hold_to[k]))
       return TRUE;
   return FALSE;
 }
 
-void
-h_hold (Harness *h, ProtoMsgType type, ProtoNodeId from)
+static void
+hold (Harness *h, ProtoMsgType type, ProtoNodeId from, ProtoNodeId to)
 {
   for (int k = 0; k < 4; k++)
     if (h->hold_type[k] < 0)
       {
         h->hold_type[k] = (int) type;
         h->hold_from[k] = from;
+        h->hold_to[k] = to;
         return;
       }
   g_error ("h_hold: more than four rules");
+}
+
+void
+h_hold (Harness *h, ProtoMsgType type, ProtoNodeId from)
+{
+  hold (h, type, from, PROTO_NO_NODE);
+}
+
+void
+h_hold_to (Harness *h, ProtoMsgType type, ProtoNodeId to)
+{
+  hold (h, type, PROTO_NO_NODE, to);
 }
 
 void

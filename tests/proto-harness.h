@@ -33,6 +33,7 @@ typedef struct {
   guint n_fail_pairs;
   int hold_type[4];         /* messages of these types from hold_from stay queued (-1: none) */
   ProtoNodeId hold_from[4];
+  ProtoNodeId hold_to[4];
   GPtrArray *log;           /* observations and actions, as text */
   gboolean verbose;
 } Harness;
@@ -69,4 +70,6 @@ void h_dump (Harness *h);
  * h_settle passes them over until h_unhold (which releases every rule).
  * Up to four rules at once. */
 void h_hold (Harness *h, ProtoMsgType type, ProtoNodeId from);
+/* The same, for messages of `type` to `to`. */
+void h_hold_to (Harness *h, ProtoMsgType type, ProtoNodeId to);
 void h_unhold (Harness *h);

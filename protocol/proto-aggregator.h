@@ -1,0 +1,69 @@
+/* proto-aggregator.h — DISCO's decentralized aggregators as plain state:
+ * `Aggregator` (discojs/src/aggregator/aggregator.ts) with its two
+ * decentralized subclasses, `MeanAggregator` (mean.ts, threshold 1 relative,
+ * round cutoff 0, as getAggregator (get.ts) builds it for decentralized
+ * tasks) and `SecureAggregator` (secure.ts).
+ *
+ * Its state outlives a round: the aggregation round (raised by setRound,
+ * incremented when the last communication round aggregates), the
+ * communication round (incremented at each aggregation, back to 0 after the
+ * last), and the stored contributions per communication round (cleared only
+ * after the last communication round).  A peer that stops part-way (secure
+ * aggregation whose wait expired in communication round 0) leaves it in
+ * communication round 1 for later rounds, as DISCO's does.
+ *
+ * Shape: proto_aggregator_new / proto_aggregator_free (g_autoptr). */
+#pragma once
+
+#include "base/dl-random.h"
+#include "learn/learn-weights.h"
+#include "protocol/proto-config.h"
+#include "protocol/proto-message.h"
+
+G_BEGIN_DECLS
+
+typedef struct ProtoAggregator ProtoAggregator;
+
+/* rng: the stream for secure shares (borrowed; needed for secure only). */
+ProtoAggregator *proto_aggregator_new (ProtoAggregation kind, double max_share_value, DlRandom *rng);
+void proto_aggregator_free (ProtoAggregator *a);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoAggregator, proto_aggregator_free)
+
+/* setNodes: the round's node set, in this order (DISCO: the PeersForRound
+ * list, then self). */
+void proto_aggregator_set_nodes (ProtoAggregator *a, const ProtoNodeId *ids, guint n);
+guint proto_aggregator_n_nodes (const ProtoAggregator *a);
+ProtoNodeId proto_aggregator_node (const ProtoAggregator *a, guint i);
+gboolean proto_aggregator_has_node (const ProtoAggregator *a, ProtoNodeId id);
+
+/* setRound: only ever raises the round. */
+void proto_aggregator_set_round (ProtoAggregator *a, uint32_t round);
+uint32_t proto_aggregator_round (const ProtoAggregator *a);
+guint proto_aggregator_comm_round (const ProtoAggregator *a);
+guint proto_aggregator_n_comm_rounds (const ProtoAggregator *a);
+/* Contributions stored under a communication round (any node, any round). */
+guint proto_aggregator_stored (const ProtoAggregator *a, guint comm_round);
+
+/* isValidContribution: node is in the set and round - msg_round <= 0 (a
+ * future round passes: S27). */
+gboolean proto_aggregator_is_valid (const ProtoAggregator *a, ProtoNodeId node, uint32_t round);
+
+/* add(): stores the contribution (mean: always under communication round 0;
+ * secure: under comm_round, which must be 0 or 1) and, if the aggregator is
+ * then full, aggregates, advances, and returns the result: the 'aggregation'
+ * event.  (transfer full) the emitted weights, or NULL when nothing was
+ * emitted.  An invalid contribution or comm round is refused (NULL) and
+ * *refused is set: DISCO throws there. */
+LearnWeights *proto_aggregator_add (ProtoAggregator *a, ProtoNodeId node, LearnWeights *w,
+                                    uint32_t round, guint comm_round, gboolean *refused);
+
+/* makePayloads(base) for the aggregator's current communication round: one
+ * vector per node, in node order.  Mean, or secure in communication round 1:
+ * base for every node.  Secure in round 0: n-1 uniform shares in
+ * (-max_share_value, max_share_value), then base minus their sum.
+ * (transfer full) an array of n_nodes references; free with
+ * proto_aggregator_payloads_free. */
+LearnWeights **proto_aggregator_make_payloads (ProtoAggregator *a, LearnWeights *base);
+void proto_aggregator_payloads_free (LearnWeights **payloads, guint n);
+
+G_END_DECLS
