@@ -37,6 +37,12 @@ proto_version_from_name (const char *name, ProtoVersion *out, GError **error)
   return FALSE;
 }
 
+DlTime
+proto_config_connection_timer (const ProtoConfig *c)
+{
+  return c->timer_fixed_60s ? 60 * DL_S : c->peer_connection_timeout;
+}
+
 void
 proto_config_init (ProtoConfig *c, ProtoVersion version)
 {
@@ -59,6 +65,8 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
       c->connect_barrier = TRUE;
       c->model_sync = TRUE;
       c->pause_before_training = TRUE;
+      c->reset_when_empty = TRUE;
+      c->participant_counts = TRUE;
       break;
     case PROTO_VERSION_DISCO_1110_DRAFT:
       c->connect_barrier = TRUE;
@@ -66,6 +74,11 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
       c->pause_before_training = TRUE;
       c->exclude_when_retry_ge = TRUE;
       c->provider_first_entry = TRUE;
+      /* decentralized_controller.ts at 3bfce91d: startTimeout(maxTime =
+       * 60_000) is always called without an argument */
+      c->timer_fixed_60s = TRUE;
+      c->reset_when_empty = TRUE;
+      c->participant_counts = TRUE;
       break;
     case PROTO_VERSION_DISCO_775:
       c->collect_over_joined = TRUE;

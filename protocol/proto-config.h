@@ -11,6 +11,11 @@
  *   collect_over_joined      no           no               yes    ready == |round peers| (else
  *                                                                  ready == |connections - syncing|)
  *   pause_before_training    yes          yes              no     pause point at round begin
+ *   timer_fixed_60s          no           yes              -      startTimeout() with its 60 s default,
+ *                                                                  not maxPeerConnectionTime
+ *   reset_when_empty         yes          yes              no     the last close resets the session
+ *   participant_counts       yes          yes              no     nbOfParticipants in NewNodeInfo,
+ *                                                                  Waiting and Enough
  *
  * `robust` is not built yet (PROTOCOL.md §6: "built later"). */
 #pragma once
@@ -54,7 +59,14 @@ typedef struct {
   gboolean model_sync;
   gboolean collect_over_joined;
   gboolean pause_before_training;
+  gboolean timer_fixed_60s;
+  gboolean reset_when_empty;
+  gboolean participant_counts;
 } ProtoConfig;
+
+/* The coordinator's connection timer as the version runs it: 60 s in
+ * disco-1110-draft whatever peer_connection_timeout says. */
+DlTime proto_config_connection_timer (const ProtoConfig *config);
 
 /* DISCO's defaults for the version: min 3, M 3, T 60 s, sync 30 s, mean. */
 void proto_config_init (ProtoConfig *config, ProtoVersion version);

@@ -97,7 +97,8 @@ send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
   ProtoMsg m;
   proto_msg_init (&m, type);
-  m.nb_participants = proto_omap_len (&c->connections);
+  /* disco-775's Waiting and Enough carry no nbOfParticipants */
+  m.nb_participants = c->cfg.participant_counts ? proto_omap_len (&c->connections) : 0;
   send (c, out, to, &m);
 }
 
@@ -106,7 +107,7 @@ send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 static void
 start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
-  CoordTimer t = { .at = dl_time_add (now, c->cfg.peer_connection_timeout), .handle = ++c->next_handle };
+  CoordTimer t = { .at = dl_time_add (now, proto_config_connection_timer (&c->cfg)), .handle = ++c->next_handle };
   g_array_append_val (c->timers, t);
   char detail[64];
   g_snprintf (detail, sizeof detail, "connection timer #%" G_GUINT64_FORMAT "%s", t.handle,
@@ -220,6 +221,18 @@ signal_weight_sharing (ProtoCoord *c, ProtoOutbox *out)
   observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
 }
 
+/* Both branches of handleTimeout (decentralized_controller.ts) end with
+ * #roundPeers = #roundPeers.map(() => false) and #connectFinishedNodes =
+ * #roundPeers.map(() => false). */
+static void
+reset_flags_from_round_peers (ProtoCoord *c)
+{
+  proto_omap_set_all (&c->round_peers, FALSE);
+  proto_omap_remove_all (&c->connect_flags);
+  for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
+    proto_omap_set (&c->connect_flags, proto_omap_at (&c->round_peers, i)->id, FALSE);
+}
+
 static void
 handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, ProtoOutbox *out)
 {
@@ -249,16 +262,15 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, ProtoOutbox *out)
       g_array_unref (failed);
       for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
         send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-      proto_omap_set_all (&c->round_peers, FALSE);
-      proto_omap_set_all (&c->connect_flags, FALSE);
+      /* #roundPeers.map(() => false); #connectFinishedNodes = #roundPeers.map(() => false):
+       * the flags are rebuilt from the round peers, so a stray flag goes
+       * (S31) and a peer whose JoinRound came in the connect phase is in (S19) */
+      reset_flags_from_round_peers (c);
       c->retry = 0;
       start_timer (c, now, out);
       return;
     }
-  proto_omap_remove_all (&c->connect_flags);
-  for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-    proto_omap_set (&c->connect_flags, proto_omap_at (&c->round_peers, i)->id, FALSE);
-  proto_omap_set_all (&c->round_peers, FALSE);
+  reset_flags_from_round_peers (c);
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
     send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
   start_timer (c, now, out);
@@ -287,7 +299,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   proto_omap_delete (&c->round_peers, id);
   proto_omap_delete (&c->connect_flags, id);  /* not from syncing */
   observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
-  if (proto_omap_len (&c->connections) == 0)
+  if (proto_omap_len (&c->connections) == 0 && c->cfg.reset_when_empty)
     {
       reset (c, out);
       return;
@@ -337,7 +349,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
         m.node = from;
         m.wait_for_more = proto_omap_len (&c->connections) < c->cfg.min_participants;
-        m.nb_participants = proto_omap_len (&c->connections);
+        m.nb_participants = c->cfg.participant_counts ? proto_omap_len (&c->connections) : 0;
         m.joined_mid_training = joined;
         send (c, out, from, &m);
         if (c->waiting && proto_omap_len (&c->connections) >= c->cfg.min_participants)
@@ -479,6 +491,12 @@ guint proto_coord_pending_timers (const ProtoCoord *c) { return c->timers->len; 
 gboolean proto_coord_in_round (const ProtoCoord *c, ProtoNodeId id) { return proto_omap_has (&c->round_peers, id); }
 gboolean proto_coord_is_syncing (const ProtoCoord *c, ProtoNodeId id) { return proto_omap_has (&c->syncing, id); }
 gboolean proto_coord_waiting_for_more (const ProtoCoord *c) { return c->waiting; }
+
+gboolean
+proto_coord_has_connect_flag (const ProtoCoord *c, ProtoNodeId id)
+{
+  return proto_omap_has (&c->connect_flags, id);
+}
 
 gboolean
 proto_coord_is_ready (const ProtoCoord *c, ProtoNodeId id)

@@ -33,6 +33,8 @@ guint proto_coord_connections (const ProtoCoord *coord);
 guint proto_coord_pending_timers (const ProtoCoord *coord);
 gboolean proto_coord_in_round (const ProtoCoord *coord, ProtoNodeId id);
 gboolean proto_coord_is_ready (const ProtoCoord *coord, ProtoNodeId id);
+/* Is id a key of #connectFinishedNodes (the connect phase's flags)? */
+gboolean proto_coord_has_connect_flag (const ProtoCoord *coord, ProtoNodeId id);
 gboolean proto_coord_is_syncing (const ProtoCoord *coord, ProtoNodeId id);
 gboolean proto_coord_waiting_for_more (const ProtoCoord *coord);
 /* "collect" or "connect" */

@@ -545,10 +545,17 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
   for (guint i = 0; i < msg->n_peers; i++)
     if (msg->peers[i] == p->id)
       {
-        /* getPeers throws "peer list contains own id": nodes = {self}, no ConnectionsReady */
+        /* establishPeerConnections catches "received peer list contains our
+         * own id": nodes = {self}, #connections empty, no ConnectionsReady.
+         * disco-1110 then waits in the race for Start/Retry/Fail; disco-775
+         * goes straight on to exchangeWeightUpdates and aggregates alone
+         * (decentralized_client.ts at b95004b4, onRoundEndCommunication). */
         set_nodes_self_only (p);
         observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
-        set_state (p, out, p->cfg.connect_barrier ? PROTO_PEER_WAIT_DECISION : PROTO_PEER_WAIT_PEERS);
+        if (p->cfg.connect_barrier)
+          set_state (p, out, PROTO_PEER_WAIT_DECISION);
+        else
+          begin_exchange (p, now, out);
         return;
       }
   set_nodes (p, msg->peers, msg->n_peers);
@@ -769,7 +776,8 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
           return;
         }
       p->pause = PAUSE_PENDING;
-      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, msg->nb_participants, "not enough participants");
+      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
+               p->cfg.participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       handle_signal (p, msg, out);

@@ -1078,7 +1078,7 @@ static DlTime
 stall_window (const SimWorld *w)
 {
   const ProtoConfig *p = &w->cfg.proto;
-  DlTime t = (DlTime) (p->max_connection_retry + 2) * p->peer_connection_timeout;
+  DlTime t = (DlTime) (p->max_connection_retry + 2) * proto_config_connection_timer (p);
   return dl_time_add (dl_time_add (t, p->model_sync_timeout), p->payload_timeout);
 }
 

@@ -230,6 +230,166 @@ START_TEST (test_aggregator_sum_order_is_rounding_only)
 }
 END_TEST
 
+/* ------------------------------ 3. the exclusion branch rebuilds the flags */
+
+START_TEST (test_exclusion_rebuilds_flags_from_round_peers)
+{
+  /* handleTimeout (decentralized_controller.ts), exclusion branch:
+   * #connectFinishedNodes = #roundPeers.map(() => false).  A peer whose
+   * JoinRound came in the connect phase gets a flag (S19); a stray flag
+   * from a peer outside the round goes (S31).  M = 0: the first timeout
+   * excludes. */
+  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  c.max_connection_retry = 0;
+  Harness *h = h_new (&c, 3, 4);
+  h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 2, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 1, PROTO_MSG_JOIN_ROUND);
+  h_to_coord (h, 2, PROTO_MSG_JOIN_ROUND);
+  h_to_coord (h, 1, PROTO_MSG_PEER_IS_READY);
+  h_to_coord (h, 2, PROTO_MSG_PEER_IS_READY);
+  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
+  /* p3 connects (round 0: not syncing) and joins while the round connects */
+  h_to_coord (h, 3, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 3, PROTO_MSG_JOIN_ROUND);
+  ck_assert (proto_coord_in_round (h->coord, 3));
+  ck_assert (!proto_coord_has_connect_flag (h->coord, 3));
+  h_advance (h, 60 * DL_S);
+  ck_assert_uint_eq (h_count_log (h, "S excluded"), 1);           /* p2: no ConnectionsReady */
+  ck_assert (!proto_coord_in_round (h->coord, 2));
+  ck_assert (proto_coord_has_connect_flag (h->coord, 3));         /* S19: p3 is waited for */
+  ck_assert (proto_coord_has_connect_flag (h->coord, 1));
+  /* p2, excluded, sends a stray ConnectionsReady: a flag outside the round */
+  h_to_coord (h, 2, PROTO_MSG_CONNECTIONS_READY);
+  ck_assert (proto_coord_has_connect_flag (h->coord, 2));
+  h_advance (h, 60 * DL_S);                                       /* exclusion again: p1, p3 */
+  ck_assert (!proto_coord_has_connect_flag (h->coord, 2));        /* S31: the stray flag is gone */
+  h_free (h);
+}
+END_TEST
+
+/* ------------------------------------ 4. the draft head's connection timer */
+
+static guint
+retries_after (ProtoVersion v, DlTime timeout, DlTime wait)
+{
+  ProtoConfig c = cfg (v, 2, 1);
+  c.peer_connection_timeout = timeout;
+  Harness *h = h_new (&c, 2, 4);
+  h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 2, PROTO_MSG_CLIENT_CONNECTED);
+  h_to_coord (h, 1, PROTO_MSG_PEER_IS_READY);
+  h_to_coord (h, 2, PROTO_MSG_PEER_IS_READY);
+  h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
+  h_advance (h, wait);
+  guint n = h_count_log (h, "S retry");
+  h_free (h);
+  return n;
+}
+
+START_TEST (test_draft_timer_is_60s)
+{
+  /* 3bfce91d's controller calls startTimeout() without an argument: its
+   * default, 60 s, whatever maxPeerConnectionTime says; dcf4b31e passes
+   * maxPeerConnectionTime */
+  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110, 10 * DL_S, 10 * DL_S), 1);
+  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110_DRAFT, 10 * DL_S, 59 * DL_S), 0);
+  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110_DRAFT, 10 * DL_S, 60 * DL_S), 1);
+  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110_DRAFT, 120 * DL_S, 60 * DL_S), 1);
+}
+END_TEST
+
+/* -------------------------------------------------- 8. disco-775 details */
+
+START_TEST (test_775_own_id_in_list_exchanges_alone)
+{
+  /* establishPeerConnections at b95004b4 catches the own-id error (nodes =
+   * {self}, no connections) and onRoundEndCommunication goes on to
+   * exchangeWeightUpdates: the peer aggregates its own weights alone.
+   * disco-1110 waits in the race instead. */
+  for (int v = 0; v < 2; v++)
+    {
+      ProtoConfig c = cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 1);
+      Harness *h = h_new (&c, 2, 4);
+      h->auto_train = FALSE;
+      h_start (h, 1);
+      h_start (h, 2);
+      h_settle (h);
+      h_finish_training (h, 1);
+      h_drop (h, PROTO_MSG_PEER_IS_READY, PROTO_NO_NODE);
+      assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+      const ProtoNodeId ids[] = { 1, 2 };
+      proto_msg_set_peers (&m, ids, 2);
+      h_to_peer (h, 1, PROTO_SERVER, &m);
+      proto_msg_clear (&m);
+      if (v)
+        {
+          assert_state (h, 1, PROTO_PEER_DONE);
+          ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+        }
+      else
+        assert_state (h, 1, PROTO_PEER_WAIT_DECISION);
+      h_free (h);
+    }
+}
+END_TEST
+
+START_TEST (test_775_no_reset_no_counts)
+{
+  /* b95004b4's controller: no reset() when the last connection closes (the
+   * round number survives), and NewNodeInfo / Waiting / Enough carry no
+   * nbOfParticipants */
+  for (int v = 0; v < 2; v++)
+    {
+      ProtoConfig c = cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 2);
+      Harness *h = h_new (&c, 2, 4);
+      h_start (h, 1);
+      h_start (h, 2);
+      h_settle (h);
+      ck_assert_uint_eq (proto_coord_round (h->coord), 2);
+      h_leave (h, 1);
+      h_leave (h, 2);
+      h_settle (h);
+      ck_assert_uint_eq (proto_coord_round (h->coord), v ? 2 : 0);
+      ck_assert_uint_eq (h_count_log (h, "S reset"), v ? 0 : 1);
+      h_free (h);
+      /* the NewNodeInfo a fresh coordinator answers a second connection with */
+      g_autoptr (ProtoCoord) co = proto_coord_new (&c);
+      ProtoOutbox out;
+      proto_outbox_init (&out);
+      ProtoMsg cc;
+      proto_msg_init (&cc, PROTO_MSG_CLIENT_CONNECTED);
+      ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &cc };
+      proto_coord_handle (co, 0, &in, &out);
+      in.from = 2;
+      proto_coord_handle (co, 0, &in, &out);
+      guint infos = 0, enoughs = 0;
+      for (guint k = 0; k < proto_outbox_len (&out); k++)
+        {
+          ProtoAction *a = proto_outbox_get (&out, k);
+          if (a->kind != PROTO_ACT_SEND)
+            continue;
+          if (a->msg.type == PROTO_MSG_NEW_NODE_INFO && a->to == 2)
+            {
+              infos++;
+              ck_assert_uint_eq (a->msg.nb_participants, v ? 0 : 2);
+            }
+          if (a->msg.type == PROTO_MSG_ENOUGH_PARTICIPANTS)
+            {
+              enoughs++;
+              ck_assert_uint_eq (a->msg.nb_participants, v ? 0 : 2);
+            }
+        }
+      ck_assert_uint_eq (infos, 1);
+      ck_assert_uint_eq (enoughs, 1);
+      proto_outbox_clear (&out);
+    }
+}
+END_TEST
+
 static Suite *
 fidelity_suite (void)
 {
@@ -242,6 +402,12 @@ fidelity_suite (void)
   tcase_add_test (tc, test_receive_timeout_uses_a_reception);
   tcase_add_test (tc, test_aggregator_counts_every_stored_contribution);
   tcase_add_test (tc, test_aggregator_sum_order_is_rounding_only);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("coordinator");
+  tcase_add_test (tc, test_exclusion_rebuilds_flags_from_round_peers);
+  tcase_add_test (tc, test_draft_timer_is_60s);
+  tcase_add_test (tc, test_775_own_id_in_list_exchanges_alone);
+  tcase_add_test (tc, test_775_no_reset_no_counts);
   suite_add_tcase (s, tc);
   return s;
 }
