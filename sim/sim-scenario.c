@@ -12,7 +12,7 @@
 #include <string.h>
 
 typedef enum {
-  K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_RATE, K_PER_TIME,
+  K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_PATH,
 } Kind;
 
@@ -66,7 +66,7 @@ static const KeySpec keys[] = {
   { "network", "downlink", "100Mbps", K_RATE, "per-peer downlink" },
   { "network", "link_setup", "200ms", K_DUR, "time to bring a peer link up after signalling" },
   { "network", "connect_failure", "0", K_PROB, "probability that a peer link never comes up" },
-  { "network", "crash_detection", "30s", K_DUR, "the coordinator notices a crash after this" },
+  { "network", "crash_detection", "30s", K_DETECT, "the coordinator notices a crash after this: a duration, a distribution, or never (DISCO has no heartbeat: TCP gives up after minutes, or never)" },
   { "churn", "arrival_rate", "0", K_PER_TIME, "new peers per time (Poisson), e.g. 2/min" },
   { "churn", "session", "exponential(30min)", K_DIST_DUR, "lifetime of peers arriving by churn" },
   { "churn", "crash_fraction", "0.5", K_PROB, "share of churn departures that are crashes" },
@@ -272,6 +272,14 @@ check_value (const KeySpec *k, const char *v, GError **error)
       return dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
     case K_DIST_NUM:
       return dl_dist_parse (v, DL_UNIT_NUMBER, &d, error);
+    case K_DETECT:
+      if (strcmp (v, "never") == 0)
+        return TRUE;
+      if (dl_dist_parse (v, DL_UNIT_DURATION, &d, NULL))
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                   "'%s' is neither a duration, a distribution of durations, nor never", v);
+      return FALSE;
     case K_RATE:
       return dl_parse_rate (v, &u, error);
     case K_PER_TIME:
@@ -474,7 +482,7 @@ parse_when (const char *when, SimAction *a, GError **error)
     {
       g_auto (GStrv) parts = g_strsplit (w + 5, "+", 2);
       guint r;
-      if (!parse_uint (g_strstrip (parts[0]), &r) || r == 0)
+      if (!parts[0] || !parse_uint (g_strstrip (parts[0]), &r) || r == 0)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "expected 'round N' or 'round N + DURATION' with N >= 1");
           return FALSE;
@@ -736,7 +744,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     return BAD ("network", "downlink", "must be more than 0");
   dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
   parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
-  dl_parse_duration (V ("network", "crash_detection"), &c->crash_detection, NULL);
+  c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;
+  if (!c->crash_never_detected)
+    dl_dist_parse (V ("network", "crash_detection"), DL_UNIT_DURATION, &c->crash_detection, NULL);
   dl_parse_per_time (V ("churn", "arrival_rate"), &c->arrival_rate_per_s, NULL);
   dl_dist_parse (V ("churn", "session"), DL_UNIT_DURATION, &c->session, NULL);
   parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);

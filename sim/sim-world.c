@@ -17,6 +17,11 @@
  * their factor; `slow` divides the speed.  The model really trains; the wall
  * time it takes is not simulated time.
  *
+ * Departures: a graceful close reaches the coordinator as a close frame
+ * behind what the peer already sent (same stream, its latency); a crash
+ * loses what had not fully left the uplink, and the coordinator sees it
+ * after a sampled crash_detection, or never.  docs/world.md has the table.
+ *
  * Hang detector: the world is quiet when no message is in flight, nobody
  * trains, no link is being set up, no timed action or churn event is
  * pending and no peer waits on a sync timeout.  Coordinator timers may
@@ -75,6 +80,8 @@ struct Msg {
   ProtoVia via;
   ProtoMsg msg;
   gsize bytes;
+  DlTime wire_done;   /* its last byte left the sender's uplink */
+  gboolean close;     /* not a message: the stream's close frame (graceful close) */
   Msg *prev, *next;   /* the world's list of messages in flight */
 };
 
@@ -175,7 +182,7 @@ sim_world_config_init (SimWorldConfig *c)
   c->uplink_bps = 20000000;
   c->downlink_bps = 100000000;
   c->link_setup = 200 * DL_MS;
-  c->crash_detection = 30 * DL_S;
+  c->crash_detection = dl_dist_constant (DL_UNIT_DURATION, 30.0 * DL_S);
   c->session = dl_dist_constant (DL_UNIT_DURATION, 30 * 60e9);
   c->crash_fraction = 0.5;
   c->max_peers = 100;
@@ -297,10 +304,11 @@ take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType typ
   return 0;
 }
 
+static void schedule_msg (SimWorld *w, Msg *m, DlTime extra);
+
 static void
 send_msg (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
-  DlTime now = sim_engine_now (w->engine);
   Msg *m = g_new0 (Msg, 1);
   m->from = from;
   m->to = to;
@@ -349,6 +357,17 @@ send_msg (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg 
       g_free (m);
       return;
     }
+  schedule_msg (w, m, take_delay_rule (w, from, to, m->msg.type));
+}
+
+/* Puts m on the wire: the sender's uplink (FIFO), the latency, the extra
+ * delay of a delay rule, and the channel's order. */
+static void
+schedule_msg (SimWorld *w, Msg *m, DlTime extra)
+{
+  DlTime now = sim_engine_now (w->engine);
+  ProtoNodeId from = m->from, to = m->to;
+  ProtoVia via = m->via;
   Node *src = node_at (w, from);
   DlTime t = now;
   if (src)
@@ -357,10 +376,11 @@ send_msg (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg 
       src->up_free = dl_time_add (start, tx_time (m->bytes, w->cfg.uplink_bps));
       t = src->up_free;
     }
+  m->wire_done = t;
   DlRandom *r = src ? src->rng_net : w->rng_links;
   const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency : &w->cfg.server_latency;
   t = dl_time_add (t, dl_dist_sample_time (lat, r));
-  t = dl_time_add (t, take_delay_rule (w, from, to, m->msg.type));
+  t = dl_time_add (t, extra);
   /* reliable, ordered per channel: never before the previous arrival */
   guint64 ckey = ((guint64) from << 33) | ((guint64) to << 1) | (via == PROTO_VIA_LINK);
   DlTime *last = g_hash_table_lookup (w->channels, &ckey);
@@ -380,6 +400,23 @@ send_msg (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg 
     w->flight->prev = m;
   w->flight = m;
   sim_engine_schedule_at (w->engine, t, ev_arrive, w, (uint64_t) (uintptr_t) m);
+}
+
+/* A WebSocket close frame: the coordinator sees a graceful close only after
+ * everything the peer sent before it, in order, with the stream's latency
+ * (RFC 6455 §1.4: the close frame follows the data on the same stream). */
+#define CLOSE_FRAME_BYTES 8
+static void
+close_stream (SimWorld *w, Node *n)
+{
+  Msg *m = g_new0 (Msg, 1);
+  m->from = n->id;
+  m->to = PROTO_SERVER;
+  m->via = PROTO_VIA_SERVER;
+  m->close = TRUE;
+  proto_msg_init (&m->msg, PROTO_MSG_CLIENT_CONNECTED);  /* unused */
+  m->bytes = CLOSE_FRAME_BYTES;
+  schedule_msg (w, m, 0);
 }
 
 static void
@@ -421,9 +458,19 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
   w->in_flight--;
   w->last_arrival = sim_engine_now (e);
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via, .msg = &m->msg };
-  if (m->to == PROTO_SERVER)
+  Node *src = node_at (w, m->from);
+  if (m->close)
     {
-      Node *src = node_at (w, m->from);
+      src->coord_closed = TRUE;
+      fact (w, m->from, PROTO_SERVER, "stream-closed", "close frame delivered");
+      ProtoInput ci = { .kind = PROTO_IN_STREAM_CLOSED, .from = m->from };
+      dispatch_coord (w, &ci);
+    }
+  else if (src && src->status == NODE_CRASHED && m->wire_done > src->left)
+    /* a crash loses what had not fully left the sender's uplink */
+    fact (w, m->from, m->to, "lost", "the sender crashed before it was sent");
+  else if (m->to == PROTO_SERVER)
+    {
       if (take_drop_rule (w, m->from, m->to, m->msg.type))
         fact (w, m->from, PROTO_SERVER, "drop", proto_msg_type_name (m->msg.type));
       else if (src && !src->coord_closed)
@@ -700,9 +747,7 @@ carry_out (SimWorld *w, ProtoNodeId node, ProtoOutbox *out)
                 n->status = NODE_LEFT;
                 n->left = sim_engine_now (w->engine);
                 fact (w, node, PROTO_NO_NODE, "disconnect", NULL);
-                ProtoInput in = { .kind = PROTO_IN_STREAM_CLOSED, .from = node };
-                n->coord_closed = TRUE;
-                dispatch_coord (w, &in);
+                close_stream (w, n);
               }
             break;
           }
@@ -894,15 +939,18 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   g_array_unref (others);
   if (crash)
     {
-      w->timed_pending++;
-      sim_engine_schedule_in (w->engine, w->cfg.crash_detection, ev_crash_detected, w, id);
+      if (w->cfg.crash_never_detected)
+        fact (w, id, PROTO_NO_NODE, "crash-undetected", "crash_detection = never: the stream stays open");
+      else
+        {
+          g_autoptr (DlRandom) r = dl_random_new (w->cfg.seed, "crash-detection", id);
+          w->timed_pending++;
+          sim_engine_schedule_in (w->engine, dl_dist_sample_time (&w->cfg.crash_detection, r),
+                                  ev_crash_detected, w, id);
+        }
     }
   else
-    {
-      n->coord_closed = TRUE;
-      ProtoInput in = { .kind = PROTO_IN_STREAM_CLOSED, .from = id };
-      dispatch_coord (w, &in);
-    }
+    close_stream (w, n);
 }
 
 /* ---------------------------------------------------------------- timeline */

@@ -71,7 +71,8 @@ typedef struct {
   uint64_t downlink_bps;
   DlTime link_setup;
   double connect_failure;
-  DlTime crash_detection;
+  DlDist crash_detection;       /* sampled per crash from the node's "crash-detection" stream */
+  gboolean crash_never_detected; /* crash_detection = never: the stream never closes */
 
   double arrival_rate_per_s;    /* churn: Poisson arrivals */
   DlDist session;

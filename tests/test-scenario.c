@@ -55,6 +55,45 @@ START_TEST (test_sweep_product)
 }
 END_TEST
 
+START_TEST (test_crash_detection_values)
+{
+  /* network.crash_detection: a duration, a distribution, or never; anything
+   * else names the file, the section and the key */
+  const char *good[] = { "45s", "uniform(1min, 15min)", "never" };
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("[peers]\ncount = 2\n[network]\ncrash_detection = %s\n", good[i]);
+      char *path = write_tmp (text);
+      g_autoptr (GError) e = NULL;
+      g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+      ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+      SimBuilt b;
+      ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, &b, NULL));
+      ck_assert (b.cfg.crash_never_detected == (i == 2));
+      if (i == 0)
+        ck_assert_double_eq (b.cfg.crash_detection.a, 45e9);
+      if (i == 1)
+        ck_assert_int_eq (b.cfg.crash_detection.kind, DL_DIST_UNIFORM);
+      sim_built_clear (&b);
+      remove_tmp (path);
+    }
+  char *path = write_tmp ("[peers]\ncount = 2\n[network]\ncrash_detection = sometimes\n");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert (s == NULL);
+  ck_assert_msg (strstr (e->message, "s.ini") && strstr (e->message, "[network]")
+                 && strstr (e->message, "crash_detection") && strstr (e->message, "never"),
+                 "%s", e->message);
+  /* "round" alone in the timeline is an error, not a crash */
+  char *p2 = write_tmp ("[peers]\ncount = 2\n[timeline]\nround = leave p1\n");
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (SimScenario) s2 = sim_scenario_load (p2, NULL, &e2);
+  ck_assert (s2 == NULL && strstr (e2->message, "round N"));
+  remove_tmp (p2);
+  remove_tmp (path);
+}
+END_TEST
+
 START_TEST (test_expect_compare)
 {
   SimExpect e = { .key = (char *) "x", .op = SIM_OP_GE, .value = (char *) "8" };
@@ -174,6 +213,7 @@ scenario_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_sweep_product);
   tcase_add_test (tc, test_expect_compare);
+  tcase_add_test (tc, test_crash_detection_values);
   tcase_add_test (tc, test_mutations_never_crash);
   suite_add_tcase (s, tc);
   return s;

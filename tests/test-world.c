@@ -21,6 +21,7 @@ typedef struct {
   GArray *round_acc_n;
   GArray *round_loss;         /* summed loss per round */
   guint dropped;
+  DlTime first_close;         /* the coordinator's first "stream closed" */
 } Rec;
 
 static void
@@ -40,6 +41,9 @@ rec_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
   g_checksum_update (r->sum, (const guchar *) s, -1);
   if (o->kind == PROTO_OBS_DROPPED)
     r->dropped++;
+  if (node == PROTO_SERVER && o->kind == PROTO_OBS_NOTE && strstr (o->detail, "stream closed")
+      && r->first_close == 0)
+    r->first_close = t;
   if (o->kind == PROTO_OBS_ROUND_END && node != PROTO_SERVER && r->world)
     {
       guint round = (guint) o->round;
@@ -331,7 +335,7 @@ START_TEST (test_crash_is_detected_late)
   setup_none (&s, 3, 4, 1000);
   s.cfg.none_samples = 5000;              /* 5 s of training per round */
   s.cfg.proto.min_participants = 2;
-  s.cfg.crash_detection = 30 * DL_S;
+  s.cfg.crash_detection = dl_dist_constant (DL_UNIT_DURATION, 30.0 * DL_S);
   SimAction a = { .kind = SIM_ACT_CRASH, .round = 2, .after = 500 * DL_MS, .a = 3 };
   g_array_append_val (s.cfg.actions, a);
   Rec rec;
@@ -619,6 +623,105 @@ START_TEST (test_drop_and_delay_actions)
 }
 END_TEST
 
+START_TEST (test_graceful_close_after_what_was_sent)
+{
+  /* A WebSocket delivers what was sent before the close frame first: p3's
+   * ConnectionsReady, delayed 5 s, still reaches the coordinator before the
+   * close of its leave at 2 s, completes the barrier, and the round starts
+   * with p3 in it (then S17: p1 and p2 wait for its Payload).  The close is
+   * seen after it, with the stream's latency. */
+  Setup s;
+  setup_none (&s, 3, 1, 100);
+  s.cfg.proto.min_participants = 2;
+  SimAction y = { .kind = SIM_ACT_DELAY, .at = 0, .a = 3, .msg_type = PROTO_MSG_CONNECTIONS_READY,
+                  .count = 1, .delay = 5 * DL_S };
+  SimAction l = { .kind = SIM_ACT_LEAVE, .at = 2 * DL_S, .a = 3 };
+  g_array_append_val (s.cfg.actions, y);
+  g_array_append_val (s.cfg.actions, l);
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  const SimResult *res = run (&s, &rec, &w);
+  ck_assert_uint_eq (res->retries, 0);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+  assert_peer (w, 1, "hung");
+  assert_peer (w, 3, "left");
+  ck_assert_int_ge (rec.first_close, 5 * DL_S);   /* after the delayed ConnectionsReady */
+  teardown (w, &rec, &s);
+}
+END_TEST
+
+static const SimResult *
+exchange_then_depart (Setup *s, Rec *rec, SimWorld **w, SimActionKind kind)
+{
+  /* 4 MB weights on 8 Mbit/s uplinks: each of p3's two Payloads takes 4 s
+   * to leave its uplink; p3 departs 1 s after Start reached it */
+  setup_none (s, 3, 1, 1000000);
+  s->cfg.proto.min_participants = 2;
+  s->cfg.uplink_bps = 8000000;
+  SimAction a = { .kind = kind, .round = 1, .after = 1 * DL_S, .a = 3 };
+  g_array_append_val (s->cfg.actions, a);
+  rec_init (rec);
+  return run (s, rec, w);
+}
+
+START_TEST (test_crash_loses_unsent_leave_does_not)
+{
+  Setup s;
+  Rec rec;
+  SimWorld *w;
+  /* a graceful leave: the Payloads already handed to the transport go out */
+  const SimResult *res = exchange_then_depart (&s, &rec, &w, SIM_ACT_LEAVE);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+  assert_peer (w, 1, "finished");
+  teardown (w, &rec, &s);
+  /* a crash: what had not fully left p3's uplink is lost; p1 and p2 hang */
+  res = exchange_then_depart (&s, &rec, &w, SIM_ACT_CRASH);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+  assert_peer (w, 1, "hung");
+  assert_peer (w, 2, "hung");
+  teardown (w, &rec, &s);
+}
+END_TEST
+
+START_TEST (test_crash_detection_distribution_and_never)
+{
+  /* p3 crashes while training (5 s per round); uniform(10s, 20s) detection:
+   * the close is seen 10 to 20 s later and the others go on; never: the
+   * stream stays open, p3 counts as a participant forever, nobody gets a
+   * list (S20) */
+  for (int never = 0; never < 2; never++)
+    {
+      Setup s;
+      setup_none (&s, 3, 3, 1000);
+      s.cfg.none_samples = 5000;
+      s.cfg.proto.min_participants = 2;
+      s.cfg.crash_never_detected = never;
+      ck_assert (dl_dist_parse ("uniform(10s, 20s)", DL_UNIT_DURATION, &s.cfg.crash_detection, NULL));
+      SimAction a = { .kind = SIM_ACT_CRASH, .at = 2 * DL_S, .a = 3 };
+      g_array_append_val (s.cfg.actions, a);
+      Rec rec;
+      rec_init (&rec);
+      SimWorld *w;
+      const SimResult *res = run (&s, &rec, &w);
+      if (never)
+        {
+          ck_assert_str_eq (sim_outcome_name (res->outcome), "stalled");
+          ck_assert_int_eq (rec.first_close, 0);
+          ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 0);
+        }
+      else
+        {
+          ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+          ck_assert_int_ge (rec.first_close, 12 * DL_S);
+          ck_assert_int_le (rec.first_close, 22 * DL_S);
+          ck_assert_uint_eq (sim_world_peer (w, 1)->rounds, 3);
+        }
+      teardown (w, &rec, &s);
+    }
+}
+END_TEST
+
 static Suite *
 world_suite (void)
 {
@@ -640,6 +743,9 @@ world_suite (void)
   tcase_add_test (tc, test_trace_parse_and_replay);
   tcase_add_test (tc, test_partition_isolates_a_peer);
   tcase_add_test (tc, test_drop_and_delay_actions);
+  tcase_add_test (tc, test_graceful_close_after_what_was_sent);
+  tcase_add_test (tc, test_crash_loses_unsent_leave_does_not);
+  tcase_add_test (tc, test_crash_detection_distribution_and_never);
   suite_add_tcase (s, tc);
   return s;
 }
