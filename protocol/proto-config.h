@@ -51,6 +51,8 @@ typedef struct {
   double max_share_value;
   guint rounds;                    /* rounds each peer trains */
   gboolean leave_after_training;   /* after_training = leave */
+  gboolean node_runtime;           /* [peers] runtime = node: an uncaught exception or
+                                      unhandled rejection ends the client's process */
 
   /* version switches (set by proto_config_init) */
   gboolean connect_barrier;

@@ -228,6 +228,22 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
   set_state (p, out, PROTO_PEER_FAILED);
 }
 
+/* runtime = node: Node.js ends the process on an uncaught exception or an
+ * unhandled rejection (a browser tab only logs it), so the client's sockets
+ * close and the coordinator sees a close.  One client per process, as in a
+ * deployment; DISCO's own CLI runs every client and the server in one
+ * process, where the first such error ends them all. */
+static gboolean
+node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
+{
+  if (!p->cfg.node_runtime)
+    return FALSE;
+  char why[PROTO_OBS_DETAIL_LEN];
+  g_snprintf (why, sizeof why, "process exited (Node.js): %s", what);
+  fail (p, out, TRUE, why);
+  return TRUE;
+}
+
 static void
 link_free (gpointer data)
 {
@@ -645,8 +661,10 @@ handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   Link *l = find_link (p, msg->node);
   if (l == NULL)
     {
+      /* PeerPool.signal throws inside the SignalForPeer listener */
       observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
                "received signal for unknown peer");
+      node_exits (p, out, "uncaught 'received signal for unknown peer'");
       return;
     }
   if (msg->signal == PROTO_SIGNAL_OFFER && l->state == PROTO_LINK_WAIT_OFFER)
@@ -664,8 +682,12 @@ handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, msg->node);
     }
   else
-    observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
-             "unexpected offer/answer (buffer size set twice)");
+    {
+      /* Peer.signal (peer.ts) throws inside the same listener */
+      observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+               "unexpected offer/answer (buffer size set twice)");
+      node_exits (p, out, "uncaught 'buffer size set twice'");
+    }
 }
 
 static void
@@ -712,8 +734,10 @@ handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOut
 {
   if (newcomer == p->id)
     {
+      /* `void this.handleSignalNewPeer(event)`: getPeers rejects, unhandled */
       observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
                "peers to connect contains our id (provider side)");
+      node_exits (p, out, "unhandled rejection 'peers to connect contains our id'");
       return;
     }
   Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
@@ -771,8 +795,10 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_WAITING_FOR_MORE:
       if (p->pause != PAUSE_NONE)
         {
+          /* setupServerCallbacks (client.ts): the listener throws */
           observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
                    "Server sent multiple WaitingForMoreParticipants messages");
+          node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
           return;
         }
       p->pause = PAUSE_PENDING;
@@ -959,6 +985,9 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
             observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
                      failed ? "failed: never comes up (DISCO does not notice)"
                             : "closed (kept in the pool)");
+            /* ICE failure: simple-peer emits `error` with no listener (S28) */
+            if (failed)
+              node_exits (p, out, "uncaught simple-peer error 'Connection failed.'");
           }
         break;
       }

@@ -805,11 +805,13 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       g_autofree char *k3 = g_strdup_printf ("peer.%s.synced", name);
       g_autofree char *k4 = g_strdup_printf ("peer.%s.retries_received", name);
       g_autofree char *k5 = g_strdup_printf ("peer.%s.fails_received", name);
+      g_autofree char *k6 = g_strdup_printf ("peer.%s.state", name);
       add_summary (sum, order, k1, g_strdup (sim_peer_outcome_name (pr->outcome)));
       add_summary (sum, order, k2, g_strdup_printf ("%u", pr->rounds));
       add_summary (sum, order, k3, g_strdup (pr->synced ? "yes" : "no"));
       add_summary (sum, order, k4, g_strdup_printf ("%u", pr->retries_received));
       add_summary (sum, order, k5, g_strdup_printf ("%u", pr->fails_received));
+      add_summary (sum, order, k6, g_strdup (pr->state ? pr->state : ""));
     }
   sqlite3_finalize (st);
 

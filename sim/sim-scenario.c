@@ -13,7 +13,7 @@
 
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
-  K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_PATH,
+  K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
 } Kind;
 
 typedef struct {
@@ -58,6 +58,7 @@ static const KeySpec keys[] = {
   { "peers", "speed", "1", K_DIST_NUM, "relative speed: a number or a distribution" },
   { "peers", "stragglers", "0", K_STRAGGLERS, "SHARE xFACTOR, e.g. 0.1 x8: 10% of peers 8x slower" },
   { "peers", "nat", "none", K_NAT, "none | symmetric(SHARE): links between two such peers never come up" },
+  { "peers", "runtime", "browser", K_RUNTIME, "browser | node: in node, an uncaught exception or unhandled rejection ends the client's process (its sockets close)" },
   { "compute", "sample_cost", "1ms", K_DUR, "simulated time per sample per epoch at speed 1" },
   { "compute", "none_samples", "100", K_UINT, "samples per peer for compute time with model none" },
   { "network", "latency", "40ms", K_DIST_DUR, "peer <-> peer one-way latency" },
@@ -80,7 +81,7 @@ static const char *const summary_keys[] = {
   "consensus_distance", "messages", "bytes", "sim_time_s", NULL
 };
 static const char *const peer_keys[] = {
-  "outcome", "rounds", "synced", "retries_received", "fails_received", NULL
+  "outcome", "rounds", "synced", "retries_received", "fails_received", "state", NULL
 };
 
 const char *const *
@@ -332,6 +333,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
                      "'%s': expected SHARE xFACTOR with SHARE in [0, 1] and FACTOR >= 1, e.g. 0.1 x8", v);
         return FALSE;
       }
+    case K_RUNTIME:
+      if (strcmp (v, "browser") == 0 || strcmp (v, "node") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected browser or node", v);
+      return FALSE;
     case K_NAT:
       {
         if (strcmp (v, "none") == 0)
@@ -409,7 +415,7 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
   if (!ok)
     return fail_at (error, file, "expect", key,
                     "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
-                    "final_accuracy, or peer.pN.outcome|rounds|synced|retries_received|fails_received)");
+                    "final_accuracy, or peer.pN.outcome|rounds|synced|retries_received|fails_received|state)");
   const char *v = value;
   SimOp op = SIM_OP_EQ;
   static const struct { const char *s; SimOp op; } ops[] = {
@@ -705,6 +711,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->epochs_per_round == 0)
     return BAD ("training", "epochs_per_round", "must be at least 1");
   pc->leave_after_training = strcmp (V ("training", "after_training"), "leave") == 0;
+  pc->node_runtime = strcmp (V ("peers", "runtime"), "node") == 0;
 
   /* peers, compute, network, churn */
   c->n_peers = uint_of (V ("peers", "count"));

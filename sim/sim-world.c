@@ -1333,6 +1333,7 @@ finish_results (SimWorld *w)
       pr->synced = proto_peer_synced (n->peer);
       pr->retries_received = proto_peer_received_count (n->peer, PROTO_MSG_RETRY_PEER_CONNECTIONS);
       pr->fails_received = proto_peer_received_count (n->peer, PROTO_MSG_CONNECTION_FAIL);
+      pr->state = proto_peer_state_name (proto_peer_state (n->peer));
       pr->accuracy = n->accuracy;
       pr->loss = n->loss;
       ProtoPeerState s = proto_peer_state (n->peer);

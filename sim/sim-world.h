@@ -133,6 +133,7 @@ typedef struct {
   gboolean synced;
   guint retries_received;
   guint fails_received;
+  const char *state;       /* the machine's last state (static), "" if it never joined */
   double accuracy;         /* last evaluation, NAN if none */
   double loss;
 } SimPeerResult;

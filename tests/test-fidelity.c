@@ -390,6 +390,78 @@ START_TEST (test_775_no_reset_no_counts)
 }
 END_TEST
 
+/* ------------------------------------------ 5. runtime = browser | node */
+
+START_TEST (test_node_runtime_exits_on_uncaught_errors)
+{
+  /* Each input makes DISCO's client throw where nothing catches it; a
+   * browser logs it, Node.js ends the process (the peer disconnects). */
+  for (int k = 0; k < 4; k++)
+    for (int node = 0; node < 2; node++)
+      {
+        ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+        c.node_runtime = node;
+        Harness *h = h_new (&c, 2, 4);
+        h->auto_train = FALSE;
+        h_start (h, 1);
+        h_start (h, 2);
+        h_settle (h);
+        assert_state (h, 1, PROTO_PEER_TRAINING);
+        ProtoMsg m;
+        if (k == 0)
+          {
+            /* PeerPool.signal for a peer not in the pool */
+            proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+            m.node = 2;
+            m.signal = PROTO_SIGNAL_OFFER;
+            h_to_peer (h, 1, PROTO_SERVER, &m);
+          }
+        else if (k == 1)
+          {
+            /* handleSignalNewPeer naming ourselves: getPeers rejects */
+            proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+            m.node = 1;
+            h_to_peer (h, 1, PROTO_SERVER, &m);
+          }
+        else if (k == 2)
+          {
+            /* a second WaitingForMoreParticipants (S21) */
+            proto_msg_init (&m, PROTO_MSG_WAITING_FOR_MORE);
+            h_to_peer (h, 1, PROTO_SERVER, &m);
+            ck_assert (proto_peer_connected (h->peers[1]));
+            h_to_peer (h, 1, PROTO_SERVER, &m);
+          }
+        else
+          {
+            /* simple-peer's unhandled `error`: a link whose ICE fails */
+            proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+            h_finish_training (h, 1);
+            h_finish_training (h, 2);
+            h->auto_links = FALSE;
+            h_fail_link (h, 1, 2);
+            h_settle (h);
+            ProtoInput in = { .kind = PROTO_IN_LINK_FAILED, .from = 2 };
+            ProtoOutbox out;
+            proto_outbox_init (&out);
+            proto_peer_handle (h->peers[1], h->now, &in, &out);
+            guint disconnects = 0;
+            for (guint i = 0; i < proto_outbox_len (&out); i++)
+              disconnects += proto_outbox_get (&out, i)->kind == PROTO_ACT_DISCONNECT;
+            ck_assert_uint_eq (disconnects, node ? 1 : 0);
+            proto_outbox_clear (&out);
+          }
+        proto_msg_clear (&m);
+        ck_assert_msg (proto_peer_connected (h->peers[1]) == !node, "case %d node %d", k, node);
+        if (node)
+          {
+            assert_state (h, 1, PROTO_PEER_FAILED);
+            ck_assert_str_ne (proto_peer_error (h->peers[1]), "");
+          }
+        h_free (h);
+      }
+}
+END_TEST
+
 static Suite *
 fidelity_suite (void)
 {
@@ -408,6 +480,7 @@ fidelity_suite (void)
   tcase_add_test (tc, test_draft_timer_is_60s);
   tcase_add_test (tc, test_775_own_id_in_list_exchanges_alone);
   tcase_add_test (tc, test_775_no_reset_no_counts);
+  tcase_add_test (tc, test_node_runtime_exits_on_uncaught_errors);
   suite_add_tcase (s, tc);
   return s;
 }
