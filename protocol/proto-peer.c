@@ -15,8 +15,10 @@
  * is DISCO's (proto-aggregator.c) and the exchange is exchangeWeightUpdates
  * with its aggregationResult promise: see the block comment at the exchange.
  *
- * Not modelled: the 1 s cap of pool shutdown (shutdown is instantaneous),
- * ICE candidates (one offer and one answer per link), message chunking,
+ * Pool shutdown (Retry, ConnectionFail) takes its 1 s cap when a link in the
+ * pool was already destroyed, else no time (begin_pool_shutdown).
+ *
+ * Not modelled: ICE candidates (one offer and one answer per link), message chunking,
  * listener accumulation (S16, memory only), DP/Byzantine clipping. */
 #include "config.h"
 
@@ -82,6 +84,8 @@ struct ProtoPeer {
   gboolean round_finished_pending;
   DlTime agg_wait_deadline;
 
+  DlTime shutdown_deadline;  /* PeerPool.shutdown's 1 s race */
+  gboolean shutdown_then_fail; /* ConnectionFail's disconnect() (else Retry's loop) */
   GArray *serves;        /* Serve */
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
@@ -98,6 +102,7 @@ static const char *const state_names[PROTO_PEER_N_STATES] = {
   [PROTO_PEER_WAIT_PEERS] = "wait-peers-for-round",
   [PROTO_PEER_LINKING] = "linking",
   [PROTO_PEER_WAIT_DECISION] = "wait-start-retry-fail",
+  [PROTO_PEER_POOL_SHUTDOWN] = "pool-shutdown",
   [PROTO_PEER_EXCHANGING] = "exchanging",
   [PROTO_PEER_DONE] = "done",
   [PROTO_PEER_FAILED] = "failed",
@@ -751,6 +756,31 @@ handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOut
   try_serve (p, out);
 }
 
+#define CONNECTION_FAIL_ERROR "training failed: ConnectionFail (client disconnected after connection failure)"
+
+/* `await pool.shutdown()` (peer_pool.ts): race(all peers' destroy(), 1 s).
+ * Peer.destroy (peer.ts) resolves on simple-peer's 'close', which a peer
+ * already destroyed (its link closed by the other side, or failed) never
+ * emits again: then the race takes the full second.  Links are destroyed at
+ * once either way.  TRUE if the peer now waits out that second. */
+static gboolean
+begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
+{
+  gboolean slow = FALSE;
+  for (guint i = 0; i < p->pool->len; i++)
+    slow |= pool_at (p, i)->state == PROTO_LINK_CLOSED || pool_at (p, i)->state == PROTO_LINK_FAILED;
+  shutdown_pool (p, out);
+  if (!slow)
+    return FALSE;
+  set_nodes_self_only (p);
+  p->shutdown_then_fail = then_fail;
+  p->shutdown_deadline = dl_time_add (now, DL_S);
+  set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
+  observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+           "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
+  return TRUE;
+}
+
 static void
 handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -856,12 +886,15 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       begin_exchange (p, now, out);
       return;
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:
-      shutdown_pool (p, out);
+      if (begin_pool_shutdown (p, now, out, FALSE))
+        return;
       set_nodes_self_only (p);
       end_round_loop (p, out);
       return;
     case PROTO_MSG_CONNECTION_FAIL:
-      fail (p, out, TRUE, "training failed: ConnectionFail (client disconnected after connection failure)");
+      if (begin_pool_shutdown (p, now, out, TRUE))
+        return;
+      fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       return;
     case PROTO_MSG_PAYLOAD:
       handle_payload (p, now, in->from, msg, out);
@@ -888,6 +921,15 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
                                ? "training failed: timed out waiting for SignalModelProvider"
                                : "training failed: timed out waiting for SharedModel");
+      return;
+    }
+  if (p->state == PROTO_PEER_POOL_SHUTDOWN && p->shutdown_deadline <= now)
+    {
+      p->shutdown_deadline = DL_TIME_NEVER;
+      if (p->shutdown_then_fail)
+        fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+      else
+        end_round_loop (p, out);
       return;
     }
   if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
@@ -932,6 +974,8 @@ proto_peer_next_deadline (const ProtoPeer *p)
     t = MIN (t, p->sync_deadline);
   if (p->state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->agg_wait_deadline);
+  if (p->state == PROTO_PEER_POOL_SHUTDOWN)
+    t = MIN (t, p->shutdown_deadline);
   /* a lower bound: a wake-up with nothing due is harmless (the loops are
    * rescanned only then) */
   if (p->pool->len > 0)
@@ -1029,6 +1073,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
   p->sync_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
+  p->shutdown_deadline = DL_TIME_NEVER;
   p->loops_deadline = DL_TIME_NEVER;
   g_return_val_if_fail (config->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
   return p;

@@ -28,6 +28,7 @@ typedef enum {
   PROTO_PEER_WAIT_PEERS,         /* PeerIsReady sent, awaiting PeersForRound (no timeout) */
   PROTO_PEER_LINKING,            /* opening links to new round peers (no timeout) */
   PROTO_PEER_WAIT_DECISION,      /* ConnectionsReady sent: Start / Retry / Fail */
+  PROTO_PEER_POOL_SHUTDOWN,      /* after Retry or ConnectionFail: PeerPool.shutdown (<= 1 s) */
   PROTO_PEER_EXCHANGING,         /* weight exchange and aggregation */
   PROTO_PEER_DONE,               /* all rounds trained, still connected */
   PROTO_PEER_FAILED,             /* training failed (an exception in DISCO) */

@@ -462,6 +462,63 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
 }
 END_TEST
 
+/* ------------------------------------------------ 8. pool shutdown's 1 s */
+
+START_TEST (test_pool_shutdown_waits_for_destroyed_links)
+{
+  /* PeerPool.shutdown races the peers' destroy() against 1 s; a link that
+   * was already destroyed never emits 'close' again, so the race takes the
+   * full second: the Retry's PeerIsReady (and ConnectionFail's disconnect)
+   * come 1 s later; with only live links, at once. */
+  for (int closed = 0; closed < 2; closed++)
+    for (int fail = 0; fail < 2; fail++)
+      {
+        ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+        Harness *h = h_new (&c, 2, 4);
+        h_start (h, 1);
+        h_start (h, 2);
+        h_hold (h, PROTO_MSG_CONNECTIONS_READY, PROTO_NO_NODE);
+        h_settle (h);
+        assert_state (h, 1, PROTO_PEER_WAIT_DECISION);
+        if (closed)
+          {
+            ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = 2 };
+            ProtoOutbox out;
+            proto_outbox_init (&out);
+            proto_peer_handle (h->peers[1], h->now, &in, &out);
+            proto_outbox_clear (&out);
+          }
+        ProtoMsg m;
+        proto_msg_init (&m, fail ? PROTO_MSG_CONNECTION_FAIL : PROTO_MSG_RETRY_PEER_CONNECTIONS);
+        h_to_peer (h, 1, PROTO_SERVER, &m);
+        guint ready_before = h_queued (h, PROTO_MSG_PEER_IS_READY, PROTO_SERVER);
+        if (closed)
+          {
+            assert_state (h, 1, PROTO_PEER_POOL_SHUTDOWN);
+            ck_assert (proto_peer_connected (h->peers[1]));
+            ck_assert_int_eq (proto_peer_next_deadline (h->peers[1]), h->now + DL_S);
+            /* the race is over: Start is not listened for any more */
+            ck_assert (!proto_peer_listens (h->peers[1], PROTO_MSG_START_WEIGHT_SHARING, PROTO_SERVER));
+            h_advance (h, DL_S - 1);
+            assert_state (h, 1, PROTO_PEER_POOL_SHUTDOWN);
+            h_advance (h, 1);
+          }
+        if (fail)
+          {
+            assert_state (h, 1, PROTO_PEER_FAILED);
+            ck_assert (!proto_peer_connected (h->peers[1]));
+          }
+        else
+          {
+            assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+            ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEER_IS_READY, PROTO_SERVER), ready_before + closed);
+          }
+        proto_msg_clear (&m);
+        h_free (h);
+      }
+}
+END_TEST
+
 static Suite *
 fidelity_suite (void)
 {
@@ -481,6 +538,7 @@ fidelity_suite (void)
   tcase_add_test (tc, test_775_own_id_in_list_exchanges_alone);
   tcase_add_test (tc, test_775_no_reset_no_counts);
   tcase_add_test (tc, test_node_runtime_exits_on_uncaught_errors);
+  tcase_add_test (tc, test_pool_shutdown_waits_for_destroyed_links);
   suite_add_tcase (s, tc);
   return s;
 }

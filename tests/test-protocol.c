@@ -242,6 +242,7 @@ expected_listens (ProtoPeerState s, gboolean pause_pending)
     case PROTO_PEER_PAUSED_END:
     case PROTO_PEER_LINKING:
     case PROTO_PEER_EXCHANGING:
+    case PROTO_PEER_POOL_SHUTDOWN:
     case PROTO_PEER_DONE:
       break;
     }
