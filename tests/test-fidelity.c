@@ -38,16 +38,24 @@ assert_state (Harness *h, guint i, ProtoPeerState s)
  * races each communication round against a 15 s timeout; on expiry it
  * breaks and returns `await this.aggregationResult`, the promise of the
  * communication round it broke in. */
+/* Three peers, min 3, StartWeightSharing to p3 held back. */
 static Harness *
-secure_late_start (DlTime late, guint rounds)
+three_start_held (ProtoAggregation agg, guint rounds)
 {
   ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, rounds);
-  c.aggregation = PROTO_AGG_SECURE;
+  c.aggregation = agg;
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
   h_hold_to (h, PROTO_MSG_START_WEIGHT_SHARING, 3);
   h_settle (h);
+  return h;
+}
+
+static Harness *
+secure_late_start (DlTime late, guint rounds)
+{
+  Harness *h = three_start_held (PROTO_AGG_SECURE, rounds);
   assert_state (h, 1, PROTO_PEER_EXCHANGING);
   assert_state (h, 3, PROTO_PEER_WAIT_DECISION);
   h_advance (h, late);
@@ -103,12 +111,7 @@ START_TEST (test_mean_wait_expiry_only_waits)
   /* mean has one communication round: the expiry breaks the loop and the
    * same promise is awaited with no limit; when the Payload comes, the round
    * ends with the mean, as without the expiry */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, 1);
-  Harness *h = h_new (&c, 3, 4);
-  for (guint i = 1; i <= 3; i++)
-    h_start (h, i);
-  h_hold_to (h, PROTO_MSG_START_WEIGHT_SHARING, 3);
-  h_settle (h);
+  Harness *h = three_start_held (PROTO_AGG_MEAN, 1);
   h_advance (h, 40 * DL_S);
   ck_assert_uint_eq (h_count_log (h, "the result is awaited with no limit"), 2);
   h_unhold (h);
@@ -127,12 +130,7 @@ START_TEST (test_receive_timeout_uses_a_reception)
   /* receivePayloads: a 60 s waitMessageWithTimeout that expires moves the
    * loop on to its next reception; after the last one the peer has no
    * Payload listener for that link (not "logs only") */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, 1);
-  Harness *h = h_new (&c, 3, 4);
-  for (guint i = 1; i <= 3; i++)
-    h_start (h, i);
-  h_hold_to (h, PROTO_MSG_START_WEIGHT_SHARING, 3);
-  h_settle (h);
+  Harness *h = three_start_held (PROTO_AGG_MEAN, 1);
   h_advance (h, 61 * DL_S);
   ck_assert_uint_ge (h_count_log (h, "p1 timer-fired Payload node=3"), 1);
   ck_assert (!proto_peer_listens (h->peers[1], PROTO_MSG_PAYLOAD, 3));
