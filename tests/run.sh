@@ -107,7 +107,8 @@ expect 1 "peer.p3.outcome: expected = finished, actual crashed" -- "$DLSIM" chec
 expect 1 "0 passed, 4 failed" -- "$DLSIM" check "$tmp/wrong.ini"
 
 # Ctrl-C: exit 130, a valid database, the finished runs kept and the one in
-# progress marked interrupted
+# progress marked interrupted (waits up to 60 s for the first finished run:
+# a sanitizer build on a busy machine needs more than 10 s)
 cat > "$tmp/long.ini" <<'INI'
 [scenario]
 repeat = 50
@@ -124,7 +125,7 @@ INI
 "$DLSIM" run "$tmp/long.ini" -o "$tmp/int.db" -q > "$out" 2>&1 &
 pid=$!
 i=0
-while [ $i -lt 100 ] && [ "$(sqlite3 "$tmp/int.db" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL' 2>/dev/null || echo 0)" -lt 1 ]; do
+while [ $i -lt 600 ] && [ "$(sqlite3 "$tmp/int.db" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL' 2>/dev/null || echo 0)" -lt 1 ]; do
   sleep 0.1; i=$((i + 1))
 done
 kill -INT $pid
