@@ -34,6 +34,7 @@
 #include "config.h"
 
 #include "sim/sim-world.h"
+#include "sim/sim-host.h"
 #include "protocol/proto-coord.h"
 #include "protocol/proto-peer.h"
 
@@ -111,7 +112,7 @@ struct SimWorld {
   guint64 in_flight, training, link_setups, timed_pending, churn_pending;
   DlTime progress;
   guint round_started;                /* coordinator rounds started (1-based count) */
-  GArray *round_done;                 /* gboolean per aggregation round completed by someone */
+  SimTally tally;                     /* counters from the observations */
   gboolean finished;
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
@@ -662,6 +663,7 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
   DlTime now = sim_engine_now (w->engine);
   if (w->rec.observation)
     w->rec.observation (w->rec.user_data, now, node, o);
+  sim_tally_observe (&w->tally, node, o);
   switch (o->kind)
     {
     case PROTO_OBS_PHASE:
@@ -671,33 +673,7 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
           node_at (w, node)->progress = now;
         }
       break;
-    case PROTO_OBS_RETRY:
-      w->result.retries++;
-      break;
-    case PROTO_OBS_EXCLUDED:
-      w->result.exclusions++;
-      break;
-    case PROTO_OBS_SYNC_DONE:
-      w->result.model_syncs++;
-      break;
-    case PROTO_OBS_SYNC_SERVED:
-      if (o->value == 1)
-        w->result.stale_model_syncs++;
-      break;
-    case PROTO_OBS_DROPPED:
-      w->result.messages_dropped++;
-      break;
-    case PROTO_OBS_ROUND_END:
-      {
-        guint r = (guint) MAX (o->round, 0);
-        if (r >= w->round_done->len)
-          g_array_set_size (w->round_done, r + 1);
-        g_array_index (w->round_done, gboolean, r) = TRUE;
-        break;
-      }
     case PROTO_OBS_ROUND_START:
-      if (node == PROTO_SERVER && o->value == 0)
-        w->result.empty_rounds_started++;
       if (node == PROTO_SERVER && w->cfg.proto.connect_barrier)
         on_coord_round_start (w, (guint) o->round + 1);
       break;
@@ -710,81 +686,99 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
     }
 }
 
-/* Carries out the outbox of `node` (PROTO_SERVER for the coordinator).  The
- * outbox is copied out first: carrying out actions can dispatch to other
- * machines. */
+/* ---- the simulated network as the host layer's transport ---- */
+
 static void
-carry_out (SimWorld *w, ProtoNodeId node, ProtoOutbox *out)
+tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
-  for (guint i = 0; i < proto_outbox_len (out); i++)
-    {
-      ProtoAction *a = proto_outbox_get (out, i);
-      switch (a->kind)
-        {
-        case PROTO_ACT_SEND:
-          send_msg (w, node, a->to, a->via, &a->msg);
-          break;
-        case PROTO_ACT_OPEN_LINK:
-          {
-            Link *l = link_get (w, node, a->to, TRUE);
-            l->obj[side (node, a->to)] = TRUE;
-            break;
-          }
-        case PROTO_ACT_CONNECT_LINK:
-          connect_link (w, node, a->to);
-          break;
-        case PROTO_ACT_CLOSE_LINK:
-          close_link (w, node, a->to, TRUE);
-          break;
-        case PROTO_ACT_START_TRAINING:
-          start_training (w, node_at (w, node), a->weights);
-          break;
-        case PROTO_ACT_DISCONNECT:
-          {
-            Node *n = node_at (w, node);
-            if (n->status == NODE_ONLINE)
-              {
-                n->status = NODE_LEFT;
-                n->left = sim_engine_now (w->engine);
-                fact (w, node, PROTO_NO_NODE, "disconnect", NULL);
-                close_stream (w, n);
-              }
-            break;
-          }
-        case PROTO_ACT_SET_DEADLINE:
-          break;
-        case PROTO_ACT_OBSERVE:
-          note_observation (w, node, &a->obs);
-          if (a->obs.kind == PROTO_OBS_ROUND_END && node != PROTO_SERVER)
-            evaluate (w, node_at (w, node), a->obs.round);
-          break;
-        }
-    }
+  send_msg (ud, from, to, via, msg);
 }
+
+static void
+tr_open_link (gpointer ud, ProtoNodeId self, ProtoNodeId other, gboolean initiator)
+{
+  SimWorld *w = ud;
+  Link *l = link_get (w, self, other, TRUE);
+  l->obj[side (self, other)] = TRUE;
+  (void) initiator;
+}
+
+static void
+tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
+{
+  connect_link (ud, self, other);
+}
+
+static void
+tr_close_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
+{
+  close_link (ud, self, other, TRUE);
+}
+
+static void
+tr_start_training (gpointer ud, ProtoNodeId self, LearnWeights *weights, guint round)
+{
+  SimWorld *w = ud;
+  start_training (w, node_at (w, self), weights);
+  (void) round;
+}
+
+static void
+tr_disconnect (gpointer ud, ProtoNodeId self)
+{
+  SimWorld *w = ud;
+  Node *n = node_at (w, self);
+  if (n->status != NODE_ONLINE)
+    return;
+  n->status = NODE_LEFT;
+  n->left = sim_engine_now (w->engine);
+  fact (w, self, PROTO_NO_NODE, "disconnect", NULL);
+  close_stream (w, n);
+}
+
+static void
+tr_observed (gpointer ud, ProtoNodeId self, const ProtoObservation *obs)
+{
+  SimWorld *w = ud;
+  note_observation (w, self, obs);
+  if (obs->kind == PROTO_OBS_ROUND_END && self != PROTO_SERVER)
+    evaluate (w, node_at (w, self), obs->round);
+}
+
+static void
+tr_arm (gpointer ud, ProtoNodeId self, DlTime deadline)
+{
+  SimWorld *w = ud;
+  if (self == PROTO_SERVER)
+    rearm (w, &w->coord_deadline_ev, deadline, ev_coord_deadline, 0);
+  else
+    rearm (w, &node_at (w, self)->deadline_ev, deadline, ev_peer_deadline, self);
+}
+
+static const SimTransport sim_network = {
+  .send = tr_send,
+  .open_link = tr_open_link,
+  .connect_link = tr_connect_link,
+  .close_link = tr_close_link,
+  .start_training = tr_start_training,
+  .disconnect = tr_disconnect,
+  .observed = tr_observed,
+  .arm = tr_arm,
+};
 
 static void
 dispatch_coord (SimWorld *w, const ProtoInput *in)
 {
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  proto_coord_handle (w->coord, sim_engine_now (w->engine), in, &out);
-  carry_out (w, PROTO_SERVER, &out);
-  proto_outbox_clear (&out);
-  rearm (w, &w->coord_deadline_ev, proto_coord_next_deadline (w->coord), ev_coord_deadline, 0);
+  sim_host_feed_coord (w->coord, sim_engine_now (w->engine), in, &sim_network, w);
 }
 
 static void
 dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in)
 {
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  proto_peer_handle (n->peer, sim_engine_now (w->engine), in, &out);
-  carry_out (w, n->id, &out);
-  proto_outbox_clear (&out);
+  sim_host_feed_peer (n->peer, n->id, sim_engine_now (w->engine), in, &sim_network, w);
   ProtoPeerState s = proto_peer_state (n->peer);
   n->in_sync_wait = proto_peer_connected (n->peer)
                     && (s == PROTO_PEER_SYNC_WAIT_PROVIDER || s == PROTO_PEER_SYNC_WAIT_MODEL);
-  rearm (w, &n->deadline_ev, proto_peer_next_deadline (n->peer), ev_peer_deadline, n->id);
 }
 
 static void
@@ -1232,7 +1226,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->rng_churn = dl_random_new (cfg->seed, "churn", DL_RANDOM_NO_NODE);
   w->drop_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
-  w->round_done = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  sim_tally_init (&w->tally);
   w->peer_results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   if (cfg->model.kind != LEARN_MODEL_NONE)
     {
@@ -1279,7 +1273,7 @@ sim_world_free (SimWorld *w)
   g_array_unref (w->drop_rules);
   g_array_unref (w->delay_rules);
   g_clear_pointer (&w->groups, g_array_unref);
-  g_array_unref (w->round_done);
+  sim_tally_clear (&w->tally);
   g_array_unref (w->peer_results);
   g_free (w);
 }
@@ -1311,8 +1305,13 @@ finish_results (SimWorld *w)
   SimResult *r = &w->result;
   r->end = w->completed_at != DL_TIME_NEVER ? w->completed_at : now;
   r->events = sim_engine_events_run (w->engine);
-  for (guint k = 0; k < w->round_done->len; k++)
-    r->rounds_completed += g_array_index (w->round_done, gboolean, k);
+  r->rounds_completed = sim_tally_rounds_completed (&w->tally);
+  r->retries = w->tally.retries;
+  r->exclusions = w->tally.exclusions;
+  r->model_syncs = w->tally.model_syncs;
+  r->stale_model_syncs = w->tally.stale_model_syncs;
+  r->messages_dropped = w->tally.messages_dropped;
+  r->empty_rounds_started = w->tally.empty_rounds_started;
   g_array_set_size (w->peer_results, w->nodes->len);
   double acc = 0, loss = 0;
   guint evaluated = 0;

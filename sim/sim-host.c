@@ -1,0 +1,129 @@
+/* sim-host.c — the host layer shared by the simulator and the testbed: feed
+ * an input, carry out the outbox, re-arm the deadline; and the tally of
+ * observations.  It knows no network, no clock and no socket: the transport
+ * does. */
+#include "config.h"
+
+#include "sim/sim-host.h"
+
+#include <string.h>
+
+static void
+carry_out (ProtoNodeId self, ProtoOutbox *out, const SimTransport *tr, gpointer ud)
+{
+  for (guint i = 0; i < proto_outbox_len (out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (out, i);
+      switch (a->kind)
+        {
+        case PROTO_ACT_SEND:
+          tr->send (ud, self, a->to, a->via, &a->msg);
+          break;
+        case PROTO_ACT_OPEN_LINK:
+          tr->open_link (ud, self, a->to, a->initiator);
+          break;
+        case PROTO_ACT_CONNECT_LINK:
+          tr->connect_link (ud, self, a->to);
+          break;
+        case PROTO_ACT_CLOSE_LINK:
+          tr->close_link (ud, self, a->to);
+          break;
+        case PROTO_ACT_START_TRAINING:
+          tr->start_training (ud, self, a->weights, a->round);
+          break;
+        case PROTO_ACT_DISCONNECT:
+          tr->disconnect (ud, self);
+          break;
+        case PROTO_ACT_SET_DEADLINE:
+          break;   /* re-armed once, after the outbox */
+        case PROTO_ACT_OBSERVE:
+          tr->observed (ud, self, &a->obs);
+          break;
+        }
+    }
+}
+
+void
+sim_host_feed_coord (ProtoCoord *coord, DlTime now, const ProtoInput *in, const SimTransport *tr, gpointer ud)
+{
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  proto_coord_handle (coord, now, in, &out);
+  carry_out (PROTO_SERVER, &out, tr, ud);
+  proto_outbox_clear (&out);
+  tr->arm (ud, PROTO_SERVER, proto_coord_next_deadline (coord));
+}
+
+void
+sim_host_feed_peer (ProtoPeer *peer, ProtoNodeId self, DlTime now, const ProtoInput *in,
+                    const SimTransport *tr, gpointer ud)
+{
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  proto_peer_handle (peer, now, in, &out);
+  carry_out (self, &out, tr, ud);
+  proto_outbox_clear (&out);
+  tr->arm (ud, self, proto_peer_next_deadline (peer));
+}
+
+/* ---- the tally ---- */
+
+void
+sim_tally_init (SimTally *t)
+{
+  memset (t, 0, sizeof *t);
+  t->round_done = g_array_new (FALSE, TRUE, sizeof (gboolean));
+}
+
+void
+sim_tally_clear (SimTally *t)
+{
+  g_clear_pointer (&t->round_done, g_array_unref);
+}
+
+void
+sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *o)
+{
+  switch (o->kind)
+    {
+    case PROTO_OBS_RETRY:
+      t->retries++;
+      break;
+    case PROTO_OBS_EXCLUDED:
+      t->exclusions++;
+      break;
+    case PROTO_OBS_SYNC_DONE:
+      t->model_syncs++;
+      break;
+    case PROTO_OBS_SYNC_SERVED:
+      if (o->value == 1)
+        t->stale_model_syncs++;
+      break;
+    case PROTO_OBS_DROPPED:
+      t->messages_dropped++;
+      break;
+    case PROTO_OBS_ROUND_END:
+      {
+        guint r = (guint) MAX (o->round, 0);
+        if (r >= t->round_done->len)
+          g_array_set_size (t->round_done, r + 1);
+        g_array_index (t->round_done, gboolean, r) = TRUE;
+        break;
+      }
+    case PROTO_OBS_ROUND_START:
+      if (node == PROTO_SERVER && o->value == 0)
+        t->empty_rounds_started++;
+      break;
+    default:
+      break;
+    }
+}
+
+guint
+sim_tally_rounds_completed (const SimTally *t)
+{
+  guint n = 0;
+  for (guint k = 0; k < t->round_done->len; k++)
+    n += g_array_index (t->round_done, gboolean, k);
+  return n;
+}

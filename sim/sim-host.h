@@ -1,0 +1,50 @@
+/* sim-host.h — the host layer: the one place that calls a protocol machine.
+ *
+ * sim_host_feed_* hands a machine one input at `now`, carries out its
+ * outbox through a transport, and re-arms its deadline.  A transport is a
+ * table of callbacks over a world: the simulated network (sim-world.c) and
+ * the testbed's GIO sockets (sim-testbed.c) are the two implementations.
+ * SimTally turns the observations a host reports into the counters every
+ * run records (retries, exclusions, syncs, rounds completed, ...), the same
+ * way for both.
+ *
+ * Shape: SimTransport is a const table; SimTally is sim_tally_init /
+ * sim_tally_clear on caller memory. */
+#pragma once
+
+#include "protocol/proto-coord.h"
+#include "protocol/proto-peer.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  /* msg's contents move to the transport (it is left empty) */
+  void (*send) (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
+  void (*open_link) (gpointer ud, ProtoNodeId self, ProtoNodeId other, gboolean initiator);
+  void (*connect_link) (gpointer ud, ProtoNodeId self, ProtoNodeId other);
+  void (*close_link) (gpointer ud, ProtoNodeId self, ProtoNodeId other);
+  /* weights: borrowed for the call */
+  void (*start_training) (gpointer ud, ProtoNodeId self, LearnWeights *weights, guint round);
+  void (*disconnect) (gpointer ud, ProtoNodeId self);
+  void (*observed) (gpointer ud, ProtoNodeId self, const ProtoObservation *obs);
+  /* the machine's next deadline after the input (DL_TIME_NEVER: none) */
+  void (*arm) (gpointer ud, ProtoNodeId self, DlTime deadline);
+} SimTransport;
+
+void sim_host_feed_coord (ProtoCoord *coord, DlTime now, const ProtoInput *in,
+                          const SimTransport *tr, gpointer ud);
+void sim_host_feed_peer (ProtoPeer *peer, ProtoNodeId self, DlTime now, const ProtoInput *in,
+                         const SimTransport *tr, gpointer ud);
+
+typedef struct {
+  guint retries, exclusions, model_syncs, stale_model_syncs, messages_dropped;
+  guint empty_rounds_started;
+  GArray *round_done;     /* gboolean per aggregation round some peer completed */
+} SimTally;
+
+void sim_tally_init (SimTally *t);
+void sim_tally_clear (SimTally *t);
+void sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *obs);
+guint sim_tally_rounds_completed (const SimTally *t);
+
+G_END_DECLS
