@@ -1,0 +1,347 @@
+/* sim-churn.c — who is in the world when: the initial peers, timeline
+ * actions (at a time or at a round's Start), Poisson churn, availability
+ * traces; joining, leaving and crashing. */
+#include "config.h"
+
+#include "sim/sim-world-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- membership */
+
+Node *
+sim_ensure_node (SimWorld *w, ProtoNodeId id)
+{
+  while (w->nodes->len <= id)
+    g_ptr_array_add (w->nodes, NULL);
+  Node *n = g_ptr_array_index (w->nodes, id);
+  if (n)
+    return n;
+  n = g_new0 (Node, 1);
+  n->id = id;
+  n->status = NODE_ABSENT;
+  n->slow = 1;
+  n->joined = DL_TIME_NEVER;
+  n->left = DL_TIME_NEVER;
+  n->accuracy = NAN;
+  n->loss = NAN;
+  n->rng_net = dl_random_new (w->cfg.seed, "latency", id);
+  n->rng_train = dl_random_new (w->cfg.seed, "minibatch", id);
+  n->rng_shares = dl_random_new (w->cfg.seed, "shares", id);
+  /* per-peer attributes come from the node's own stream */
+  g_autoptr (DlRandom) attrs = dl_random_new (w->cfg.seed, "peer-attributes", id);
+  n->speed = MAX (dl_dist_sample (&w->cfg.speed, attrs), 1e-9);
+  n->straggler = dl_random_bernoulli (attrs, w->cfg.straggler_share);
+  n->nat_symmetric = dl_random_bernoulli (attrs, w->cfg.nat_symmetric_share);
+  if (w->partition)
+    {
+      GArray *idx = w->partition->idx[(id - 1) % w->partition->parts];
+      n->shard = learn_dataset_subset (w->cfg.train, (const gsize *) (const void *) idx->data, idx->len);
+    }
+  g_ptr_array_index (w->nodes, id) = n;
+  return n;
+}
+
+static void
+join (SimWorld *w, ProtoNodeId id, double speed)
+{
+  Node *n = sim_ensure_node (w, id);
+  if (n->status != NODE_ABSENT)
+    {
+      sim_fact (w, id, PROTO_NO_NODE, "ignored", "join: the peer already joined once");
+      return;
+    }
+  if (speed > 0)
+    n->speed = speed;
+  w->next_id = MAX (w->next_id, id + 1);
+  n->status = NODE_ONLINE;
+  n->joined = sim_engine_now (w->engine);
+  n->progress = n->joined;
+  n->peer = proto_peer_new (&w->cfg.proto, w->initial, n->rng_shares);
+  w->progress = sim_engine_now (w->engine);
+  sim_fact (w, id, PROTO_NO_NODE, "join", NULL);
+  /* ClientConnected goes out on the new stream */
+  ProtoInput in = { .kind = PROTO_IN_START };
+  sim_dispatch_peer (w, n, &in);
+}
+
+static void
+ev_crash_detected (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  Node *n = sim_node_at (w, (ProtoNodeId) arg);
+  w->timed_pending--;
+  n->coord_closed = TRUE;
+  ProtoInput in = { .kind = PROTO_IN_STREAM_CLOSED, .from = n->id };
+  sim_dispatch_coord (w, &in);
+  (void) e;
+}
+
+static gint
+cmp_id (gconstpointer a, gconstpointer b)
+{
+  ProtoNodeId x = *(const ProtoNodeId *) a, y = *(const ProtoNodeId *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+depart (SimWorld *w, ProtoNodeId id, gboolean crash)
+{
+  Node *n = sim_node_at (w, id);
+  if (!n || n->status != NODE_ONLINE)
+    {
+      sim_fact (w, id, PROTO_NO_NODE, "ignored", crash ? "crash: not online" : "leave: not online");
+      return;
+    }
+  w->progress = sim_engine_now (w->engine);
+  if (n->train_ev != SIM_EVENT_NONE)
+    {
+      sim_engine_cancel (w->engine, n->train_ev);
+      n->train_ev = SIM_EVENT_NONE;
+      w->training--;
+      g_clear_pointer (&n->train_result, learn_weights_unref);
+    }
+  sim_rearm (w, &n->deadline_ev, DL_TIME_NEVER, sim_ev_peer_deadline, id);
+  n->status = crash ? NODE_CRASHED : NODE_LEFT;
+  n->left = sim_engine_now (w->engine);
+  sim_fact (w, id, PROTO_NO_NODE, crash ? "crash" : "leave", NULL);
+  /* its links close: the other sides notice a graceful close, not a crash */
+  GHashTableIter it;
+  gpointer k, v;
+  GArray *others = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  g_hash_table_iter_init (&it, w->links);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      guint64 key = *(guint64 *) k;
+      ProtoNodeId a = (ProtoNodeId) (key >> 32), b = (ProtoNodeId) (key & 0xffffffffu);
+      if (a == id || b == id)
+        {
+          ProtoNodeId o = a == id ? b : a;
+          g_array_append_val (others, o);
+        }
+    }
+  /* hash order must not reach the machines: sort */
+  g_array_sort (others, cmp_id);
+  for (guint i = 0; i < others->len; i++)
+    sim_net_close_link (w, id, g_array_index (others, ProtoNodeId, i), !crash);
+  g_array_unref (others);
+  if (crash)
+    {
+      if (w->cfg.crash_never_detected)
+        sim_fact (w, id, PROTO_NO_NODE, "crash-undetected", "crash_detection = never: the stream stays open");
+      else
+        {
+          g_autoptr (DlRandom) r = dl_random_new (w->cfg.seed, "crash-detection", id);
+          w->timed_pending++;
+          sim_engine_schedule_in (w->engine, dl_dist_sample_time (&w->cfg.crash_detection, r),
+                                  ev_crash_detected, w, id);
+        }
+    }
+  else
+    sim_net_close_stream (w, n);
+}
+
+/* ---------------------------------------------------------------- timeline */
+
+static void
+run_action (SimWorld *w, const SimAction *a)
+{
+  char buf[64];
+  w->progress = sim_engine_now (w->engine);
+  switch (a->kind)
+    {
+    case SIM_ACT_JOIN:
+      join (w, a->a, a->value);
+      break;
+    case SIM_ACT_LEAVE:
+      depart (w, a->a, FALSE);
+      break;
+    case SIM_ACT_CRASH:
+      depart (w, a->a, TRUE);
+      break;
+    case SIM_ACT_LINK_FAIL:
+      {
+        Link *l = sim_link_get (w, a->a, a->b, TRUE);
+        l->never = TRUE;
+        sim_fact (w, a->a, a->b, "link-fail", NULL);
+        if (l->pending)
+          {
+            sim_engine_cancel (w->engine, l->setup_ev);
+            l->pending = FALSE;
+            w->link_setups--;
+            sim_net_link_failed (w, MIN (a->a, a->b), MAX (a->a, a->b), "link-fail action");
+          }
+        break;
+      }
+    case SIM_ACT_LINK_DOWN:
+      {
+        Link *l = sim_link_get (w, a->a, a->b, FALSE);
+        if (l && l->up)
+          {
+            l->dead = TRUE;
+            sim_fact (w, a->a, a->b, "link-down", "silent");
+          }
+        else
+          sim_fact (w, a->a, a->b, "ignored", "link-down: the link is not up");
+        break;
+      }
+    case SIM_ACT_PARTITION:
+      g_clear_pointer (&w->groups, g_array_unref);
+      w->groups = g_array_copy (a->groups);
+      sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "partition", NULL);
+      break;
+    case SIM_ACT_HEAL:
+      g_clear_pointer (&w->groups, g_array_unref);
+      sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "heal", NULL);
+      break;
+    case SIM_ACT_DROP:
+    case SIM_ACT_DELAY:
+      {
+        Rule r = { .msg_type = a->msg_type, .node = a->a, .count = a->count ? a->count : 1,
+                   .delay = a->delay, .from = a->value == 1 };
+        g_array_append_val (a->kind == SIM_ACT_DROP ? w->drop_rules : w->delay_rules, r);
+        g_snprintf (buf, sizeof buf, "%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type), r.count);
+        sim_fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);
+        break;
+      }
+    case SIM_ACT_LINK_SLOW:
+      {
+        Link *l = sim_link_get (w, a->a, a->b, TRUE);
+        l->extra_setup = a->delay;
+        sim_fact (w, a->a, a->b, "link-slow", NULL);
+        break;
+      }
+    case SIM_ACT_SLOW:
+      {
+        Node *n = sim_ensure_node (w, a->a);
+        n->slow *= a->value > 0 ? a->value : 1;
+        g_snprintf (buf, sizeof buf, "x%g", a->value);
+        sim_fact (w, a->a, PROTO_NO_NODE, "slow", buf);
+        break;
+      }
+    }
+}
+
+static void
+ev_action (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  const SimAction *a = &g_array_index (w->cfg.actions, SimAction, (guint) arg);
+  if (a->round == 0)
+    w->timed_pending--;
+  run_action (w, a);
+  (void) e;
+}
+
+void
+sim_churn_round_started (SimWorld *w, guint round)
+{
+  if (round <= w->round_started)
+    return;
+  w->round_started = round;
+  for (guint i = 0; i < w->cfg.actions->len; i++)
+    {
+      const SimAction *a = &g_array_index (w->cfg.actions, SimAction, i);
+      if (a->round == round)
+        sim_engine_schedule_in (w->engine, a->after, ev_action, w, i);
+    }
+}
+
+/* ---------------------------------------------------------------- churn */
+
+static void ev_arrival (SimEngine *e, void *ctx, uint64_t arg);
+
+static void
+ev_session_end (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  w->churn_pending--;
+  gboolean crash = (arg >> 32) != 0;
+  depart (w, (ProtoNodeId) (arg & 0xffffffffu), crash);
+  (void) e;
+}
+
+static void
+schedule_arrival (SimWorld *w)
+{
+  if (w->cfg.arrival_rate_per_s <= 0 || w->next_id > w->cfg.max_peers)
+    return;
+  double mean_ns = 1e9 / w->cfg.arrival_rate_per_s;
+  DlTime dt = (DlTime) llround (dl_random_exponential (w->rng_churn, mean_ns));
+  w->churn_pending++;
+  sim_engine_schedule_in (w->engine, dt, ev_arrival, w, 0);
+}
+
+static void
+ev_arrival (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  w->churn_pending--;
+  if (w->next_id <= w->cfg.max_peers)
+    {
+      ProtoNodeId id = w->next_id++;
+      join (w, id, 0);
+      DlTime session = dl_dist_sample_time (&w->cfg.session, w->rng_churn);
+      gboolean crash = dl_random_bernoulli (w->rng_churn, w->cfg.crash_fraction);
+      w->churn_pending++;
+      sim_engine_schedule_in (e, session, ev_session_end, w, ((uint64_t) crash << 32) | id);
+    }
+  schedule_arrival (w);
+  (void) arg;
+}
+
+static void
+ev_trace_join (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  w->churn_pending--;
+  join (w, (ProtoNodeId) arg, 0);
+  (void) e;
+}
+
+static void
+ev_trace_leave (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  w->churn_pending--;
+  depart (w, (ProtoNodeId) arg, FALSE);
+  (void) e;
+}
+
+/* Schedules what brings peers and actions into a run: timed actions, the
+ * initial peers, the availability trace, the first churn arrival. */
+void
+sim_churn_start (SimWorld *w)
+{
+  /* timed actions first: those at time 0 take effect before the initial
+   * peers connect (same instant, earlier sequence numbers) */
+  for (guint i = 0; i < w->cfg.actions->len; i++)
+    {
+      const SimAction *a = &g_array_index (w->cfg.actions, SimAction, i);
+      if (a->round == 0)
+        {
+          w->timed_pending++;
+          sim_engine_schedule_at (w->engine, a->at, ev_action, w, i);
+        }
+    }
+  for (ProtoNodeId id = 1; id <= w->cfg.n_peers; id++)
+    {
+      w->churn_pending++;
+      sim_engine_schedule_at (w->engine, 0, ev_trace_join, w, id);
+    }
+  if (w->cfg.trace)
+    for (guint i = 0; i < w->cfg.trace->len; i++)
+      {
+        const SimTraceEntry *t = &g_array_index (w->cfg.trace, SimTraceEntry, i);
+        w->churn_pending++;
+        sim_engine_schedule_at (w->engine, t->join, ev_trace_join, w, t->peer);
+        if (t->leave != DL_TIME_NEVER)
+          {
+            w->churn_pending++;
+            sim_engine_schedule_at (w->engine, t->leave, ev_trace_leave, w, t->peer);
+          }
+        w->next_id = MAX (w->next_id, t->peer + 1);
+      }
+  schedule_arrival (w);
+}

@@ -1,0 +1,407 @@
+/* sim-net.c — the simulated network: messages and streams, peer links.
+ *
+ * A message occupies the sender's uplink (FIFO, at its rate), then
+ * propagation latency (sampled per message), then the receiver's downlink
+ * (FIFO, at its rate).  Per (sender, receiver, channel) delivery is ordered:
+ * a later message never arrives before an earlier one, whatever the jitter.
+ * The coordinator's own links are not rate-limited.  Weight messages are
+ * charged their real wire size.  A graceful close is a close frame behind
+ * what the peer sent; a crash loses what had not left its uplink.
+ *
+ * Links: after the initiator has the answer, a link comes up after
+ * link_setup, or never (connect_failure, both ends behind symmetric NAT, a
+ * partition, a link-fail action): the machines are told LINK_FAILED.  A
+ * link a side closes is closed for the other side too; an open link hit by
+ * link-down dies silently (what is sent on it is lost). */
+#include "config.h"
+
+#include "sim/sim-world-private.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+/* g_int64_hash keeps only the low 32 bits; our keys put ids in both halves. */
+guint
+sim_hash64 (gconstpointer k)
+{
+  return (guint) dl_mix64 (*(const guint64 *) k);
+}
+
+static guint64
+pair_key (ProtoNodeId a, ProtoNodeId b)
+{
+  return ((guint64) MIN (a, b) << 32) | MAX (a, b);
+}
+
+Link *
+sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create)
+{
+  guint64 k = pair_key (a, b);
+  Link *l = g_hash_table_lookup (w->links, &k);
+  if (!l && create)
+    {
+      guint64 *key = g_new (guint64, 1);
+      *key = k;
+      l = g_new0 (Link, 1);
+      g_hash_table_insert (w->links, key, l);
+    }
+  return l;
+}
+
+int
+sim_link_side (ProtoNodeId self, ProtoNodeId other)
+{
+  return self < other ? 0 : 1;
+}
+
+void
+sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+{
+  if (w->rec.fact)
+    w->rec.fact (w->rec.user_data, sim_engine_now (w->engine), node, other, kind, detail ? detail : "");
+}
+
+gboolean
+sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b)
+{
+  if (!w->groups)
+    return FALSE;
+  guint ga = a < w->groups->len ? g_array_index (w->groups, guint, a) : 0;
+  guint gb = b < w->groups->len ? g_array_index (w->groups, guint, b) : 0;
+  return ga != gb;
+}
+
+static DlTime
+tx_time (gsize bytes, uint64_t bps)
+{
+  if (bps == 0)
+    return 0;
+  /* ceil(bytes * 8 * 1e9 / bps) in integer ns */
+  __uint128_t num = (__uint128_t) bytes * 8u * 1000000000u;
+  return (DlTime) ((num + bps - 1) / bps);
+}
+
+
+/* ---------------------------------------------------------------- network */
+
+static void ev_arrive (SimEngine *e, void *ctx, uint64_t arg);
+static void ev_deliver (SimEngine *e, void *ctx, uint64_t arg);
+
+void
+sim_net_msg_free (SimWorld *w, Msg *m)
+{
+  if (m->prev)
+    m->prev->next = m->next;
+  else if (w->flight == m)
+    w->flight = m->next;
+  if (m->next)
+    m->next->prev = m->prev;
+  proto_msg_clear (&m->msg);
+  g_free (m);
+}
+
+static DlTime
+take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type)
+{
+  for (guint i = 0; i < w->delay_rules->len; i++)
+    {
+      Rule *r = &g_array_index (w->delay_rules, Rule, i);
+      /* delay rules: `from` FALSE matches the sender, TRUE the receiver */
+      if (r->count > 0 && r->node == (r->from ? to : from) && r->msg_type == (int) type)
+        {
+          r->count--;
+          return r->delay;
+        }
+    }
+  return 0;
+}
+
+static void schedule_msg (SimWorld *w, Msg *m, DlTime extra);
+
+void
+sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
+{
+  Msg *m = g_new0 (Msg, 1);
+  m->from = from;
+  m->to = to;
+  m->via = via;
+  m->msg = *msg;
+  proto_msg_init (msg, msg->type);
+  if (m->msg.weights && (m->msg.type == PROTO_MSG_PAYLOAD || m->msg.type == PROTO_MSG_SHARED_MODEL))
+    {
+      /* these carry fixed-size fields besides the weights: the size depends
+       * only on the type and the weights' length */
+      gint64 key = ((gint64) m->msg.type << 48) | (gint64) learn_weights_byte_size (m->msg.weights);
+      gpointer v = g_hash_table_lookup (w->wire_sizes, &key);
+      if (v)
+        m->bytes = (gsize) *(gint64 *) v;
+      else
+        {
+          m->bytes = proto_msg_wire_size (&m->msg);
+          gint64 *k = g_new (gint64, 1), *val = g_new (gint64, 1);
+          *k = key;
+          *val = (gint64) m->bytes;
+          g_hash_table_insert (w->wire_sizes, k, val);
+        }
+    }
+  else
+    m->bytes = proto_msg_wire_size (&m->msg);
+  w->result.messages++;
+  w->result.bytes += m->bytes;
+  if (w->rec.traffic)
+    w->rec.traffic (w->rec.user_data, m->msg.type, m->bytes);
+
+  if (via == PROTO_VIA_LINK)
+    {
+      Link *l = sim_link_get (w, from, to, FALSE);
+      if (!l || !l->up || l->dead)
+        {
+          sim_fact (w, from, to, "lost", l && l->dead ? "link died (link-down)" : "link not open");
+          proto_msg_clear (&m->msg);
+          g_free (m);
+          return;
+        }
+    }
+  if (sim_partitioned (w, from, to))
+    {
+      sim_fact (w, from, to, "lost", "partition");
+      proto_msg_clear (&m->msg);
+      g_free (m);
+      return;
+    }
+  schedule_msg (w, m, take_delay_rule (w, from, to, m->msg.type));
+}
+
+/* Puts m on the wire: the sender's uplink (FIFO), the latency, the extra
+ * delay of a delay rule, and the channel's order. */
+static void
+schedule_msg (SimWorld *w, Msg *m, DlTime extra)
+{
+  DlTime now = sim_engine_now (w->engine);
+  ProtoNodeId from = m->from, to = m->to;
+  ProtoVia via = m->via;
+  Node *src = sim_node_at (w, from);
+  DlTime t = now;
+  if (src)
+    {
+      DlTime start = MAX (now, src->up_free);
+      src->up_free = dl_time_add (start, tx_time (m->bytes, w->cfg.uplink_bps));
+      t = src->up_free;
+    }
+  m->wire_done = t;
+  DlRandom *r = src ? src->rng_net : w->rng_links;
+  const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency : &w->cfg.server_latency;
+  t = dl_time_add (t, dl_dist_sample_time (lat, r));
+  t = dl_time_add (t, extra);
+  /* reliable, ordered per channel: never before the previous arrival */
+  guint64 ckey = ((guint64) from << 33) | ((guint64) to << 1) | (via == PROTO_VIA_LINK);
+  DlTime *last = g_hash_table_lookup (w->channels, &ckey);
+  if (!last)
+    {
+      guint64 *k = g_new (guint64, 1);
+      *k = ckey;
+      last = g_new (DlTime, 1);
+      *last = 0;
+      g_hash_table_insert (w->channels, k, last);
+    }
+  t = MAX (t, *last);
+  *last = t;
+  w->in_flight++;
+  m->next = w->flight;
+  if (w->flight)
+    w->flight->prev = m;
+  w->flight = m;
+  sim_engine_schedule_at (w->engine, t, ev_arrive, w, (uint64_t) (uintptr_t) m);
+}
+
+/* A WebSocket close frame: the coordinator sees a graceful close only after
+ * everything the peer sent before it, in order, with the stream's latency
+ * (RFC 6455 §1.4: the close frame follows the data on the same stream). */
+#define CLOSE_FRAME_BYTES 8
+void
+sim_net_close_stream (SimWorld *w, Node *n)
+{
+  Msg *m = g_new0 (Msg, 1);
+  m->from = n->id;
+  m->to = PROTO_SERVER;
+  m->via = PROTO_VIA_SERVER;
+  m->close = TRUE;
+  proto_msg_init (&m->msg, PROTO_MSG_CLIENT_CONNECTED);  /* unused */
+  m->bytes = CLOSE_FRAME_BYTES;
+  schedule_msg (w, m, 0);
+}
+
+static void
+ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  Msg *m = (Msg *) (uintptr_t) arg;
+  Node *dst = sim_node_at (w, m->to);
+  DlTime t = sim_engine_now (e);
+  if (dst)
+    {
+      DlTime start = MAX (t, dst->down_free);
+      dst->down_free = dl_time_add (start, tx_time (m->bytes, w->cfg.downlink_bps));
+      t = dst->down_free;
+    }
+  sim_engine_schedule_at (e, t, ev_deliver, w, arg);
+}
+
+static gboolean
+take_drop_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type)
+{
+  for (guint i = 0; i < w->drop_rules->len; i++)
+    {
+      Rule *r = &g_array_index (w->drop_rules, Rule, i);
+      if (r->count > 0 && r->node == (r->from ? from : to) && r->msg_type == (int) type)
+        {
+          r->count--;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  Msg *m = (Msg *) (uintptr_t) arg;
+  w->in_flight--;
+  w->last_arrival = sim_engine_now (e);
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via, .msg = &m->msg };
+  Node *src = sim_node_at (w, m->from);
+  if (m->close)
+    {
+      src->coord_closed = TRUE;
+      sim_fact (w, m->from, PROTO_SERVER, "stream-closed", "close frame delivered");
+      ProtoInput ci = { .kind = PROTO_IN_STREAM_CLOSED, .from = m->from };
+      sim_dispatch_coord (w, &ci);
+    }
+  else if (src && src->status == NODE_CRASHED && m->wire_done > src->left)
+    /* a crash loses what had not fully left the sender's uplink */
+    sim_fact (w, m->from, m->to, "lost", "the sender crashed before it was sent");
+  else if (m->to == PROTO_SERVER)
+    {
+      if (take_drop_rule (w, m->from, m->to, m->msg.type))
+        sim_fact (w, m->from, PROTO_SERVER, "drop", proto_msg_type_name (m->msg.type));
+      else if (src && !src->coord_closed)
+        sim_dispatch_coord (w, &in);
+    }
+  else
+    {
+      Node *dst = sim_node_at (w, m->to);
+      if (!dst || dst->status != NODE_ONLINE)
+        ;  /* to a gone node: vanishes */
+      else if (take_drop_rule (w, m->from, m->to, m->msg.type))
+        sim_fact (w, m->to, m->from, "drop", proto_msg_type_name (m->msg.type));
+      else if (m->via == PROTO_VIA_LINK)
+        {
+          /* what was sent on an open link arrives unless the receiver has
+           * destroyed its end meanwhile (a close flushes what was sent) */
+          Link *l = sim_link_get (w, m->from, m->to, FALSE);
+          if (!l || !l->obj[sim_link_side (m->to, m->from)])
+            sim_fact (w, m->from, m->to, "lost", "the receiver closed the link");
+          else
+            sim_dispatch_peer (w, dst, &in);
+        }
+      else
+        sim_dispatch_peer (w, dst, &in);
+    }
+  sim_net_msg_free (w, m);
+  (void) e;
+}
+
+/* ---------------------------------------------------------------- links */
+
+static void
+ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  ProtoNodeId a = (ProtoNodeId) (arg >> 32), b = (ProtoNodeId) (arg & 0xffffffffu);
+  Link *l = sim_link_get (w, a, b, FALSE);
+  w->link_setups--;
+  if (!l)
+    return;
+  l->pending = FALSE;
+  l->setup_ev = SIM_EVENT_NONE;
+  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
+  if (!l->obj[0] || !l->obj[1] || na->status != NODE_ONLINE || nb->status != NODE_ONLINE)
+    return;
+  l->up = TRUE;
+  sim_fact (w, a, b, "link-up", NULL);
+  ProtoInput in = { .kind = PROTO_IN_LINK_UP, .from = b };
+  sim_dispatch_peer (w, na, &in);
+  if (nb->status == NODE_ONLINE)
+    {
+      in.from = a;
+      sim_dispatch_peer (w, nb, &in);
+    }
+  (void) e;
+}
+
+void
+sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why)
+{
+  Link *l = sim_link_get (w, a, b, TRUE);
+  l->failed = TRUE;
+  sim_fact (w, a, b, "link-failed", why);
+  ProtoInput in = { .kind = PROTO_IN_LINK_FAILED, .from = b };
+  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
+  if (na && na->status == NODE_ONLINE && l->obj[sim_link_side (a, b)])
+    sim_dispatch_peer (w, na, &in);
+  in.from = a;
+  if (nb && nb->status == NODE_ONLINE && l->obj[sim_link_side (b, a)])
+    sim_dispatch_peer (w, nb, &in);
+}
+
+void
+sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
+{
+  Link *l = sim_link_get (w, a, b, TRUE);
+  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
+  const char *why = NULL;
+  if (l->never)
+    why = "link-fail action";
+  else if (sim_partitioned (w, a, b))
+    why = "partition";
+  else if (na->nat_symmetric && nb->nat_symmetric)
+    why = "both behind symmetric NAT";
+  else if (dl_random_bernoulli (w->rng_links, w->cfg.connect_failure))
+    why = "connect_failure";
+  if (why)
+    {
+      sim_net_link_failed (w, a, b, why);
+      return;
+    }
+  l->pending = TRUE;
+  w->link_setups++;
+  l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, l->extra_setup), ev_link_up, w,
+                                        ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
+}
+
+void
+sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify)
+{
+  Link *l = sim_link_get (w, self, other, FALSE);
+  if (!l)
+    return;
+  l->obj[sim_link_side (self, other)] = FALSE;
+  gboolean was_up = l->up && !l->dead;
+  l->up = FALSE;
+  l->dead = FALSE;
+  l->failed = FALSE;
+  if (l->pending)
+    {
+      sim_engine_cancel (w->engine, l->setup_ev);
+      l->pending = FALSE;
+      w->link_setups--;
+    }
+  Node *o = sim_node_at (w, other);
+  if (was_up && notify && o && o->status == NODE_ONLINE && l->obj[sim_link_side (other, self)])
+    {
+      ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = self };
+      sim_dispatch_peer (w, o, &in);
+    }
+}

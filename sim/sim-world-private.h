@@ -1,0 +1,121 @@
+/* sim-world-private.h — the simulated world's state, shared by the files
+ * that make it up: sim-world.c (hosts, compute, the watch, results),
+ * sim-net.c (messages, streams, links) and sim-churn.c (membership, the
+ * timeline, churn, traces).  Nothing outside sim/ includes it. */
+#pragma once
+
+#include "sim/sim-world.h"
+#include "sim/sim-engine.h"
+#include "sim/sim-host.h"
+#include "protocol/proto-coord.h"
+#include "protocol/proto-peer.h"
+
+typedef enum { NODE_ABSENT, NODE_ONLINE, NODE_LEFT, NODE_CRASHED } NodeStatus;
+
+typedef struct {
+  ProtoNodeId id;
+  NodeStatus status;
+  ProtoPeer *peer;
+  DlRandom *rng_net;      /* latency samples of messages it sends */
+  DlRandom *rng_train;    /* minibatch order */
+  DlRandom *rng_shares;   /* secure aggregation shares */
+  double speed;
+  double slow;            /* divisor from `slow` actions */
+  gboolean straggler;
+  gboolean nat_symmetric;
+  DlTime up_free, down_free;
+  SimEventId deadline_ev;
+  SimEventId train_ev;
+  LearnWeights *train_result;
+  LearnDataset *shard;
+  gboolean coord_closed;  /* the coordinator has processed its stream close */
+  DlTime joined, left;
+  DlTime progress;        /* last phase change */
+  double accuracy, loss;
+  gboolean in_sync_wait;
+} Node;
+
+typedef struct {
+  gboolean obj[2];        /* each side holds a link object */
+  gboolean up, dead, never, pending, failed;
+  DlTime extra_setup;     /* link-slow */
+  SimEventId setup_ev;
+} Link;
+
+typedef struct Msg Msg;
+struct Msg {
+  ProtoNodeId from, to;
+  ProtoVia via;
+  ProtoMsg msg;
+  gsize bytes;
+  DlTime wire_done;   /* its last byte left the sender's uplink */
+  gboolean close;     /* not a message: the stream's close frame (graceful close) */
+  Msg *prev, *next;   /* the world's list of messages in flight */
+};
+
+typedef struct {
+  int msg_type;
+  ProtoNodeId node;
+  gboolean from;      /* drop rules: match the sender instead of the receiver */
+  guint count;
+  DlTime delay;
+} Rule;
+
+struct SimWorld {
+  SimWorldConfig cfg;
+  SimRecorder rec;
+  SimEngine *engine;
+  ProtoCoord *coord;
+  SimEventId coord_deadline_ev;
+  GPtrArray *nodes;         /* Node*, index = id; [0] unused */
+  GHashTable *links;        /* pair -> Link* */
+  GHashTable *channels;     /* (from, to, via) -> last arrival time (boxed) */
+  DlRandom *rng_links, *rng_churn;
+  LearnPartition *partition;
+  LearnWeights *initial;
+  GArray *drop_rules, *delay_rules;   /* Rule */
+  GArray *groups;                     /* current partition, NULL when healed */
+  guint next_id;
+  guint64 in_flight, training, link_setups, timed_pending, churn_pending;
+  DlTime progress;
+  guint round_started;                /* coordinator rounds started (1-based count) */
+  SimTally tally;                     /* counters from the observations */
+  gboolean finished;
+  SimResult result;
+  GArray *peer_results;               /* SimPeerResult */
+  Msg *flight;                        /* messages in flight (freed with the world) */
+  GHashTable *wire_sizes;             /* (type, weight bytes) -> wire size of weight messages */
+  DlTime last_arrival;                /* last message delivery */
+  DlTime completed_at;                /* DL_TIME_NEVER unless completed */
+  const volatile int *interrupt;
+};
+
+static inline Node *
+sim_node_at (const SimWorld *w, ProtoNodeId id)
+{
+  return id < w->nodes->len ? g_ptr_array_index (w->nodes, id) : NULL;
+}
+
+/* sim-net.c */
+guint sim_hash64 (gconstpointer k);
+Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
+int sim_link_side (ProtoNodeId self, ProtoNodeId other);
+void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
+gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
+void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
+void sim_net_close_stream (SimWorld *w, Node *n);
+void sim_net_msg_free (SimWorld *w, Msg *m);
+void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
+void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
+void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);
+
+/* sim-world.c */
+void sim_dispatch_coord (SimWorld *w, const ProtoInput *in);
+void sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in);
+void sim_rearm (SimWorld *w, SimEventId *ev, DlTime when, SimHandler h, uint64_t arg);
+void sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg);
+
+/* sim-churn.c */
+Node *sim_ensure_node (SimWorld *w, ProtoNodeId id);
+void sim_churn_round_started (SimWorld *w, guint round);
+void sim_churn_start (SimWorld *w);
