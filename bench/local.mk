@@ -4,5 +4,7 @@ bench_libdlbench_a_SOURCES = \
 	bench/phold.c \
 	bench/phold.h \
 	bench/phold-ref.c \
+	bench/fuzz-frames.c \
+	bench/fuzz-frames.h \
 	$(NULL)
 dist_noinst_SCRIPTS += bench/phold-compare.sh

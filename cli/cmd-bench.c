@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "bench/phold.h"
+#include "bench/fuzz-frames.h"
 #include "base/dl-units.h"
 #include "sim/sim-world.h"
 
@@ -231,6 +232,33 @@ bench_scale (int argc, char **argv)
   return r->outcome == SIM_OUTCOME_COMPLETED ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
+static int
+bench_fuzz (int argc, char **argv)
+{
+  gint64 inputs = 1000000, seed = 1;
+  GOptionEntry entries[] = {
+    { "inputs", 0, 0, G_OPTION_ARG_INT64, &inputs, "inputs to feed (default 1000000)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the input stream (default 1)", "N" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- fuzz the testbed's frame reader and message decoder");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error) || inputs < 0)
+    {
+      cli_error ("bench fuzz-frames", "%s", error ? error->message : "--inputs must be >= 0");
+      return CLI_EXIT_USAGE;
+    }
+  BenchFuzzStats st;
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean ok = bench_fuzz_frames ((guint64) inputs, (uint64_t) seed, &st);
+  double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
+  printf ("%" G_GUINT64_FORMAT " inputs in %.2f s: %" G_GUINT64_FORMAT " frames accepted, %" G_GUINT64_FORMAT
+          " refused, %" G_GUINT64_FORMAT " valid round trips%s\n",
+          st.inputs, wall, st.frames_ok, st.frames_bad, st.roundtrips, ok ? "" : "; A ROUND TRIP FAILED");
+  return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
 int
 cli_cmd_bench (int argc, char **argv)
 {
@@ -241,13 +269,16 @@ cli_cmd_bench (int argc, char **argv)
                "Usage: dlsim bench MODEL [OPTIONS]\n\n"
                "Models:\n"
                "  phold    PHOLD on the event engine (dlsim bench phold --help)\n"
-               "  scale    DISCO with N peers, all-to-all mean (dlsim bench scale --help)\n");
+               "  scale    DISCO with N peers, all-to-all mean (dlsim bench scale --help)\n"
+               "  fuzz-frames  fuzz the testbed's frame reader (dlsim bench fuzz-frames --help)\n");
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
   if (strcmp (argv[1], "phold") == 0)
     return bench_phold (argc - 1, argv + 1);
   if (strcmp (argv[1], "scale") == 0)
     return bench_scale (argc - 1, argv + 1);
-  cli_error ("bench", "unknown benchmark '%s' (available: phold, scale)", argv[1]);
+  if (strcmp (argv[1], "fuzz-frames") == 0)
+    return bench_fuzz (argc - 1, argv + 1);
+  cli_error ("bench", "unknown benchmark '%s' (available: phold, scale, fuzz-frames)", argv[1]);
   return CLI_EXIT_USAGE;
 }

@@ -40,3 +40,9 @@ TESTS += tests/test-fidelity
 tests_test_fidelity_SOURCES = tests/test-fidelity.c tests/proto-harness.c tests/proto-harness.h
 tests_test_fidelity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_fidelity_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-frame
+TESTS += tests/test-frame
+tests_test_frame_SOURCES = tests/test-frame.c
+tests_test_frame_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_frame_LDADD = bench/libdlbench.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
