@@ -414,6 +414,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
         m.node = from;
         m.signal = msg->signal;
+        m.signal_data = g_strdup (msg->signal_data);   /* relayed verbatim, as DISCO relays the SDP */
         send (c, out, msg->node, &m);
       }
       return;

@@ -98,6 +98,7 @@ proto_msg_copy (ProtoMsg *dst, const ProtoMsg *src)
 {
   *dst = *src;
   dst->peers = src->n_peers ? g_memdup2 (src->peers, src->n_peers * sizeof *src->peers) : NULL;
+  dst->signal_data = g_strdup (src->signal_data);
   if (dst->weights)
     learn_weights_ref (dst->weights);
 }
@@ -106,6 +107,7 @@ void
 proto_msg_clear (ProtoMsg *msg)
 {
   g_clear_pointer (&msg->peers, g_free);
+  g_clear_pointer (&msg->signal_data, g_free);
   msg->n_peers = 0;
   g_clear_pointer (&msg->weights, learn_weights_unref);
 }
@@ -158,7 +160,9 @@ build (const ProtoMsg *msg, gboolean copy)
       inner = g_variant_new ("(yu)", t, msg->nb_participants);
       break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      inner = g_variant_new ("(yuy)", t, msg->node, (guchar) msg->signal);
+      inner = msg->signal_data
+              ? g_variant_new ("(yuys)", t, msg->node, (guchar) msg->signal, msg->signal_data)
+              : g_variant_new ("(yuy)", t, msg->node, (guchar) msg->signal);
       break;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
     case PROTO_MSG_SIGNAL_NEW_PEER:
@@ -237,7 +241,8 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
       g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "unknown message type %u", t);
       return FALSE;
     }
-  if (strcmp (tstr, wire_types[t]) != 0)
+  gboolean with_data = t == PROTO_MSG_SIGNAL_FOR_PEER && strcmp (tstr, "(yuys)") == 0;
+  if (strcmp (tstr, wire_types[t]) != 0 && !with_data)
     {
       g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
                    "%s message has fields '%s', expected '%s'", type_names[t], tstr, wire_types[t]);
@@ -284,9 +289,15 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
     case PROTO_MSG_SIGNAL_FOR_PEER:
       {
         guchar ty, sig;
-        g_variant_get (inner, "(yuy)", &ty, &m.node, &sig);
+        if (with_data)
+          g_variant_get (inner, "(yuys)", &ty, &m.node, &sig, &m.signal_data);
+        else
+          g_variant_get (inner, "(yuy)", &ty, &m.node, &sig);
         if (sig > PROTO_SIGNAL_ANSWER)
-          return malformed (error, "SignalForPeer with an unknown signal");
+          {
+            proto_msg_clear (&m);
+            return malformed (error, "SignalForPeer with an unknown signal");
+          }
         m.signal = (ProtoSignal) sig;
         break;
       }

@@ -69,6 +69,9 @@ typedef struct {
   uint32_t round;                /* PeersForRound, Payload: aggregation round */
   uint32_t comm_round;           /* Payload */
   ProtoSignal signal;            /* SignalForPeer */
+  char *signal_data;             /* SignalForPeer: what the signal carries (DISCO: the SDP;
+                                    the testbed: the sender's link address), owned; NULL in
+                                    the simulator, where it costs no wire bytes */
   ProtoNodeId *peers;            /* PeersForRound (owned) */
   uint32_t n_peers;
   LearnWeights *weights;         /* SharedModel, Payload (a reference) */
