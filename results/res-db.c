@@ -20,7 +20,7 @@ struct ResDb {
 static const char schema[] =
   "CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, scenario TEXT, point INTEGER,"
   " point_label TEXT, seed INTEGER, dlsim_version TEXT, protocol_version TEXT, started_at TEXT,"
-  " wall_seconds REAL, sim_end_s REAL, outcome TEXT, file TEXT);"
+  " wall_seconds REAL, sim_end_s REAL, outcome TEXT, file TEXT, mode TEXT DEFAULT 'sim');"
   "CREATE TABLE IF NOT EXISTS params (run_id INTEGER, key TEXT, value TEXT);"
   "CREATE TABLE IF NOT EXISTS peers (run_id INTEGER, peer TEXT, joined_s REAL, left_s REAL,"
   " outcome TEXT, rounds INTEGER, speed REAL, synced INTEGER, retries_received INTEGER,"
@@ -88,6 +88,16 @@ res_db_open (const char *path, GError **error)
   if (sqlite3_step (st) == SQLITE_ROW)
     version = sqlite3_column_int (st, 0);
   sqlite3_finalize (st);
+  if (version == 1)
+    {
+      /* version 1 had no runs.mode: every run in it was simulated */
+      if (!exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
+        {
+          res_db_close (db);
+          return NULL;
+        }
+      version = RES_SCHEMA_VERSION;
+    }
   if (version != 0 && version != RES_SCHEMA_VERSION)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
@@ -271,6 +281,8 @@ struct ResRun {
   guint64 traffic_bytes[PROTO_MSG_N_TYPES];
   const SimPoint *point;
   gboolean no_events;
+  const SimPeerResult *peers;   /* without a world: [1..n_peers] */
+  guint n_peers;
 };
 
 void
@@ -616,6 +628,25 @@ res_run_set_world (ResRun *run, SimWorld *world)
   run->world = world;
 }
 
+static gboolean step_done (ResDb *db, sqlite3_stmt *st, GError **error);
+
+void
+res_run_set_peers (ResRun *run, const SimPeerResult *peers, guint n)
+{
+  run->peers = peers;
+  run->n_peers = n;
+}
+
+gboolean
+res_run_set_mode (ResRun *run, const char *mode, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (run->db->db, "UPDATE runs SET mode = ? WHERE run_id = ?", -1, &st, NULL);
+  sqlite3_bind_text (st, 1, mode, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, 2, run->id);
+  return step_done (run->db, st, error);
+}
+
 gint64
 res_run_id (const ResRun *run)
 {
@@ -768,10 +799,10 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
 
   /* peers */
   sqlite3_prepare_v2 (db->db, "INSERT INTO peers VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
-  guint n = r->world ? sim_world_n_nodes (r->world) : 0;
+  guint n = r->world ? sim_world_n_nodes (r->world) : r->n_peers;
   for (guint i = 1; ok && i <= n; i++)
     {
-      const SimPeerResult *pr = sim_world_peer (r->world, i);
+      const SimPeerResult *pr = r->world ? sim_world_peer (r->world, i) : &r->peers[i];
       if (pr->outcome == SIM_PEER_ABSENT)
         continue;
       char name[24];

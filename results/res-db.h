@@ -14,7 +14,7 @@
 
 G_BEGIN_DECLS
 
-#define RES_SCHEMA_VERSION 1
+#define RES_SCHEMA_VERSION 2   /* 2: runs.mode (sim | testbed); version 1 files are upgraded */
 
 #define RES_ERROR (res_error_quark ())
 GQuark res_error_quark (void);
@@ -42,6 +42,11 @@ SimRecorder res_run_recorder (ResRun *run);
  * expectations are written (no events or metrics rows). */
 void res_run_set_events (ResRun *run, gboolean events);
 void res_run_set_world (ResRun *run, SimWorld *world);
+/* Without a world (the testbed): the peers' results, [1..n] (borrowed until
+ * res_run_finish). */
+void res_run_set_peers (ResRun *run, const SimPeerResult *peers, guint n);
+/* runs.mode: "sim" (the default) or "testbed". */
+gboolean res_run_set_mode (ResRun *run, const char *mode, GError **error);
 gint64 res_run_id (const ResRun *run);
 /* Waits until every recorded row is written (the writer thread is idle). */
 void res_run_drain (ResRun *run);

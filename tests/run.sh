@@ -89,6 +89,13 @@ check "append" "$DLSIM" run "$tmp/ok.ini" -o "$tmp/a.db" -q --seed 100
 n=$(sqlite3 "$tmp/a.db" "SELECT COUNT(*) || ',' || MAX(run_id) || ',' || MAX(seed) FROM runs")
 [ "$n" = "8,8,101" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: appended runs $n"; }
 
+# a version-1 database (no runs.mode) is upgraded in place: its runs are 'sim'
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/v1.db" -q
+sqlite3 "$tmp/v1.db" "ALTER TABLE runs DROP COLUMN mode; PRAGMA user_version = 1;"
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/v1.db" -q
+m=$(sqlite3 "$tmp/v1.db" "SELECT group_concat(mode) FROM runs; PRAGMA user_version;" | tr '\n' ' ')
+[ "$m" = "sim,sim,sim,sim,sim,sim,sim,sim 2 " ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: v1 upgrade: $m"; }
+
 # report, trace
 expect 0 "completed" -- "$DLSIM" report "$tmp/a.db"
 expect 0 "rounds_completed" -- "$DLSIM" report "$tmp/a.db" --run 2
