@@ -10,6 +10,16 @@
 
 /* ---------------------------------------------------------------- membership */
 
+void
+sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out)
+{
+  /* per-peer attributes come from the node's own stream */
+  g_autoptr (DlRandom) attrs = dl_random_new (cfg->seed, "peer-attributes", id);
+  out->speed = MAX (dl_dist_sample (&cfg->speed, attrs), 1e-9);
+  out->straggler = dl_random_bernoulli (attrs, cfg->straggler_share);
+  out->nat_symmetric = dl_random_bernoulli (attrs, cfg->nat_symmetric_share);
+}
+
 Node *
 sim_ensure_node (SimWorld *w, ProtoNodeId id)
 {
@@ -29,11 +39,11 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   n->rng_net = dl_random_new (w->cfg.seed, "latency", id);
   n->rng_train = dl_random_new (w->cfg.seed, "minibatch", id);
   n->rng_shares = dl_random_new (w->cfg.seed, "shares", id);
-  /* per-peer attributes come from the node's own stream */
-  g_autoptr (DlRandom) attrs = dl_random_new (w->cfg.seed, "peer-attributes", id);
-  n->speed = MAX (dl_dist_sample (&w->cfg.speed, attrs), 1e-9);
-  n->straggler = dl_random_bernoulli (attrs, w->cfg.straggler_share);
-  n->nat_symmetric = dl_random_bernoulli (attrs, w->cfg.nat_symmetric_share);
+  SimPeerAttrs attrs;
+  sim_peer_attributes (&w->cfg, id, &attrs);
+  n->speed = attrs.speed;
+  n->straggler = attrs.straggler;
+  n->nat_symmetric = attrs.nat_symmetric;
   if (w->partition)
     {
       GArray *idx = w->partition->idx[(id - 1) % w->partition->parts];

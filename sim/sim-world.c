@@ -128,14 +128,20 @@ ev_train_done (SimEngine *e, void *ctx, uint64_t arg)
   (void) e;
 }
 
+DlTime
+sim_training_time (const SimWorldConfig *cfg, gsize samples, double speed)
+{
+  double work = (double) samples * cfg->epochs_per_round * (double) cfg->sample_cost;
+  return speed > 0 ? (DlTime) llround (work / speed) : DL_TIME_NEVER - 1;
+}
+
 static void
 start_training (SimWorld *w, Node *n, LearnWeights *weights)
 {
   gsize samples = w->cfg.model.kind == LEARN_MODEL_NONE ? w->cfg.none_samples
                                                           : (n->shard ? n->shard->n : 0);
   double speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
-  double work = (double) samples * w->cfg.epochs_per_round * (double) w->cfg.sample_cost;
-  DlTime dur = speed > 0 ? (DlTime) llround (work / speed) : DL_TIME_NEVER - 1;
+  DlTime dur = sim_training_time (&w->cfg, samples, speed);
   g_clear_pointer (&n->train_result, learn_weights_unref);
   n->train_result = learn_model_train (&w->cfg.model, weights, n->shard, w->cfg.epochs_per_round,
                                        n->rng_train);

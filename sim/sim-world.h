@@ -151,6 +151,18 @@ typedef struct {
   uint64_t events;
 } SimResult;
 
+/* A peer's drawn attributes, from its own "peer-attributes" stream: the
+ * same in the simulator and the testbed. */
+typedef struct {
+  double speed;
+  gboolean straggler;
+  gboolean nat_symmetric;
+} SimPeerAttrs;
+void sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out);
+/* The modelled duration of one round of local training on `samples`
+ * samples at relative `speed` (slow and straggler factors applied). */
+DlTime sim_training_time (const SimWorldConfig *cfg, gsize samples, double speed);
+
 typedef struct SimWorld SimWorld;
 
 SimWorld *sim_world_new (const SimWorldConfig *cfg, const SimRecorder *recorder, GError **error);
