@@ -7,6 +7,10 @@ dlsim_SOURCES = \
 	cli/cmd-run.c \
 	cli/cmd-report.c \
 	cli/cmd-plot.c \
+	cli/cmd-testbed.c \
+	cli/cmd-node.c \
+	cli/tb-records.c \
+	cli/tb-records.h \
 	$(NULL)
 dlsim_LDADD = \
 	plots/libdlplot.a \

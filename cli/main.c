@@ -25,6 +25,10 @@ static const Command commands[] = {
   { "report", cli_cmd_report, "report DB [--run ID]", "summary table of the runs in a results database" },
   { "trace", cli_cmd_trace, "trace DB --run ID [--peer NAME]", "readable protocol timeline of one run" },
   { "plot", cli_cmd_plot, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
+  { "testbed", cli_cmd_testbed, "testbed FILE [-o DB] [--set section.key=value]... [--seed N]",
+    "run a scenario on real sockets and processes (loopback; see --help)" },
+  { "node", cli_cmd_node, "node coordinator|peer --scenario FILE ...",
+    "one testbed process (dlsim node --help)" },
   { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold)" },
 };
 

@@ -1,0 +1,227 @@
+/* cmd-node.c — `dlsim node coordinator|peer`: one testbed process running
+ * one protocol machine on real sockets (sim/sim-testbed.c).  `dlsim
+ * testbed` starts its peers this way; on several machines a user starts
+ * them by hand.
+ *
+ * With --report the process writes what it records (observations, facts,
+ * metrics, traffic) to stdout as tab-separated lines, which `dlsim
+ * testbed` reads back (cli/tb-records.c); it reads control lines on stdin
+ * ("leave", "rule ...").  stdin closing means the orchestrator is gone: the
+ * peer leaves and exits, so no process outlives its testbed. */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "cli/tb-records.h"
+#include "sim/sim-scenario.h"
+#include "sim/sim-testbed.h"
+
+#include <gio/gio.h>
+#include <gio/gunixinputstream.h>
+#include <glib-unix.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  SimTbNode *node;
+  GMainLoop *loop;
+  GDataInputStream *control;
+  gboolean leaving;
+} NodeRun;
+
+static gboolean
+on_term (gpointer data)
+{
+  NodeRun *r = data;
+  if (!r->leaving)
+    {
+      r->leaving = TRUE;
+      sim_tb_node_leave (r->node);
+    }
+  if (!sim_tb_node_peer (r->node))
+    g_main_loop_quit (r->loop);   /* the coordinator just stops */
+  return G_SOURCE_CONTINUE;
+}
+
+static void read_control (NodeRun *r);
+
+static void
+on_control (GObject *src, GAsyncResult *res, gpointer data)
+{
+  NodeRun *r = data;
+  gsize len;
+  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (src), res, &len, NULL);
+  if (!line)
+    {
+      /* the orchestrator went away */
+      on_term (r);
+      return;
+    }
+  SimAction a;
+  if (strcmp (line, "leave") == 0)
+    on_term (r);
+  else if (tb_rule_parse (line, &a))
+    sim_tb_node_add_rule (r->node, &a);
+  else
+    fprintf (stderr, "dlsim node: ignoring control line '%s'\n", line);
+  read_control (r);
+}
+
+static void
+read_control (NodeRun *r)
+{
+  g_data_input_stream_read_line_async (r->control, G_PRIORITY_DEFAULT, NULL, on_control, r);
+}
+
+static gboolean
+check_gone (gpointer data)
+{
+  NodeRun *r = data;
+  if (sim_tb_node_peer (r->node) && sim_tb_node_gone (r->node))
+    g_main_loop_quit (r->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+split_hostport (const char *s, char **host, guint16 *port)
+{
+  const char *colon = s ? strrchr (s, ':') : NULL;
+  guint64 p;
+  if (!colon || colon == s || !g_ascii_string_to_unsigned (colon + 1, 10, 0, 65535, &p, NULL))
+    return FALSE;
+  *host = g_strndup (s, (gsize) (colon - s));
+  *port = (guint16) p;
+  return TRUE;
+}
+
+int
+cli_cmd_node (int argc, char **argv)
+{
+  g_autofree char *coordinator = NULL, *name = NULL, *scenario = NULL, *listen = NULL, *out = NULL;
+  g_auto (GStrv) sets = NULL;
+  gint64 seed = -1, t0 = 0;
+  gint point = 0;
+  gboolean report = FALSE;
+  GOptionEntry entries[] = {
+    { "coordinator", 0, 0, G_OPTION_ARG_STRING, &coordinator, "peer: the coordinator's address", "HOST:PORT" },
+    { "name", 0, 0, G_OPTION_ARG_STRING, &name, "peer: its name in the scenario (p1, p2, ...)", "pN" },
+    { "listen", 0, 0, G_OPTION_ARG_STRING, &listen,
+      "coordinator: HOST:PORT to listen on; peer: the HOST its links listen on (default 127.0.0.1)", "ADDR" },
+    { "scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario, "the scenario file (required)", "FILE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value", "section.key=value" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "the run's seed (default: the scenario's)", "N" },
+    { "point", 0, 0, G_OPTION_ARG_INT, &point, "the sweep point to run (default 0)", "K" },
+    { "t0", 0, 0, G_OPTION_ARG_INT64, &t0, "the run's start on this machine's monotonic clock, in us", "US" },
+    { "report", 0, 0, G_OPTION_ARG_NONE, &report, "write records to stdout and read control lines on stdin", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "a results database of this node (not implemented yet)", "DB" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("coordinator|peer - one testbed process");
+  g_option_context_set_summary (ctx, "Runs one protocol machine over real sockets.  Examples:\n"
+                                     "  dlsim node coordinator --listen 0.0.0.0:7000 --scenario S.ini --report\n"
+                                     "  dlsim node peer --coordinator HOST:7000 --name p1 --listen MYIP --scenario S.ini --report");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("node", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (argc != 2 || (strcmp (argv[1], "coordinator") != 0 && strcmp (argv[1], "peer") != 0))
+    {
+      cli_error ("node", "expected 'coordinator' or 'peer' (dlsim node --help)");
+      return CLI_EXIT_USAGE;
+    }
+  gboolean is_peer = strcmp (argv[1], "peer") == 0;
+  if (out)
+    {
+      cli_error ("node", "-o (a results database per node, merged with dlsim merge) is not implemented yet; use --report");
+      return CLI_EXIT_USAGE;
+    }
+  if (!scenario)
+    {
+      cli_error ("node", "--scenario FILE is required");
+      return CLI_EXIT_USAGE;
+    }
+  guint64 id = 0;
+  if (is_peer && (!coordinator || !name || name[0] != 'p'
+                  || !g_ascii_string_to_unsigned (name + 1, 10, 1, G_MAXUINT32 - 1, &id, NULL)))
+    {
+      cli_error ("node", "a peer needs --coordinator HOST:PORT and --name pN");
+      return CLI_EXIT_USAGE;
+    }
+  g_autofree char *host = NULL;
+  guint16 port = 0;
+  if (!is_peer && (!listen || !split_hostport (listen, &host, &port)))
+    {
+      cli_error ("node", "a coordinator needs --listen HOST:PORT");
+      return CLI_EXIT_USAGE;
+    }
+  g_autoptr (SimScenario) s = sim_scenario_load (scenario, (const char *const *) sets, &error);
+  if (!s)
+    {
+      cli_error ("node", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (point < 0 || (guint) point >= s->points->len)
+    {
+      cli_error ("node", "--point %d: the scenario has %u points", point, s->points->len);
+      return CLI_EXIT_USAGE;
+    }
+  SimBuilt built;
+  if (!sim_scenario_build (s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed, &built, &error))
+    {
+      cli_error ("node", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  signal (SIGPIPE, SIG_IGN);
+  TbRecordSink sink;
+  tb_record_sink_init (&sink, stdout);
+  SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
+                    .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
+                    .coordinator = coordinator, .t0_us = t0 > 0 ? t0 : g_get_monotonic_time (),
+                    .rec = tb_record_sink_recorder (&sink) };
+  int rc = CLI_EXIT_OK;
+  NodeRun r = { 0 };
+  r.node = sim_tb_node_new (&p, &error);
+  if (!r.node)
+    {
+      cli_error ("node", "%s", error->message);
+      sim_built_clear (&built);
+      return CLI_EXIT_FAILURE;
+    }
+  if (!is_peer)
+    fprintf (stderr, "dlsim node: coordinator listening on %s:%u\n", host, sim_tb_node_port (r.node));
+  r.loop = g_main_loop_new (NULL, FALSE);
+  if (is_peer && !sim_tb_node_start (r.node, &error))
+    {
+      cli_error ("node", "%s", error->message);
+      rc = CLI_EXIT_FAILURE;
+    }
+  else
+    {
+      guint t1 = g_unix_signal_add (SIGTERM, on_term, &r);
+      guint t2 = g_unix_signal_add (SIGINT, on_term, &r);
+      if (report)
+        {
+          g_autoptr (GInputStream) in = g_unix_input_stream_new (0, FALSE);
+          r.control = g_data_input_stream_new (in);
+          read_control (&r);
+        }
+      guint w = g_timeout_add (50, check_gone, &r);
+      g_main_loop_run (r.loop);
+      g_source_remove (w);
+      g_source_remove (t1);
+      g_source_remove (t2);
+      /* let the last writes (a close's queued frames) go out */
+      gint64 until = g_get_monotonic_time () + 200000;
+      while (g_get_monotonic_time () < until && g_main_context_iteration (NULL, FALSE))
+        ;
+      g_clear_object (&r.control);
+    }
+  fflush (stdout);
+  sim_tb_node_free (r.node);
+  g_main_loop_unref (r.loop);
+  sim_built_clear (&built);
+  return rc;
+}

@@ -1,0 +1,35 @@
+/* tb-records.h — how a testbed process hands its records to `dlsim
+ * testbed`: one tab-separated line per record on its stdout.
+ *
+ *   O  t_ns  node  kind  state  round  other  msg_type  value  detail
+ *   F  t_ns  node  other  kind  detail
+ *   M  t_ns  round  peer  name  value
+ *   T  msg_type  bytes
+ *
+ * and the control lines the orchestrator writes to a peer's stdin:
+ * "leave", and "rule drop|delay MSG_TYPE NODE FROM COUNT DELAY_NS".
+ * Lines that do not parse are refused (the reader counts them). */
+#pragma once
+
+#include "sim/sim-world.h"
+
+#include <stdio.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  FILE *out;
+} TbRecordSink;
+
+void tb_record_sink_init (TbRecordSink *sink, FILE *out);
+/* A recorder that writes lines to sink->out (flushed per line). */
+SimRecorder tb_record_sink_recorder (TbRecordSink *sink);
+
+/* Parses one record line and hands it to rec.  FALSE if malformed. */
+gboolean tb_record_parse (const char *line, const SimRecorder *rec);
+
+/* (transfer full) the control line of a drop or delay rule. */
+char *tb_rule_line (const SimAction *a);
+gboolean tb_rule_parse (const char *line, SimAction *out);
+
+G_END_DECLS

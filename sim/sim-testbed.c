@@ -1,0 +1,789 @@
+/* sim-testbed.c — the testbed's transport: one node (the coordinator or a
+ * peer) on GIO sockets and the wall clock, under the host layer.  See
+ * sim-testbed.h for what it does and does not do.
+ *
+ * The wall clock rules here, and only here: now = monotonic time since the
+ * run's t0.  Writes are asynchronous and ordered per stream (a queue per
+ * connection); a graceful close waits for the queue, as a WebSocket's close
+ * frame follows the data. */
+#include "config.h"
+
+#include "sim/sim-testbed.h"
+#include "sim/sim-frame.h"
+#include "sim/sim-host.h"
+#include "protocol/proto-coord.h"
+#include "protocol/proto-peer.h"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct Conn Conn;
+
+typedef struct {
+  GBytes *frame;
+  gint64 not_before_us;   /* a delay rule holds the stream until then */
+} Pending;
+
+struct Conn {
+  gint ref;
+  SimTbNode *node;
+  GSocketConnection *sc;
+  GInputStream *in;
+  GOutputStream *out;
+  SimFrameReader *reader;
+  ProtoNodeId other;      /* PROTO_NO_NODE until its HELLO (accepted streams) */
+  gboolean is_link;       /* a peer link (else a coordinator stream) */
+  GQueue queue;           /* Pending* */
+  gboolean writing, closing, closed;
+  GSource *wait;          /* a held write */
+  guint8 buf[64 * 1024];
+};
+
+typedef struct {
+  int msg_type;
+  ProtoNodeId node;
+  gboolean from;
+  guint count;
+  DlTime delay;
+  gboolean drop;
+} Rule;
+
+struct SimTbNode {
+  SimTbParams p;
+  const SimWorldConfig *cfg;
+  ProtoCoord *coord;
+  ProtoPeer *peer;
+  GSocketService *service;
+  guint16 port;
+  GHashTable *conns;      /* id -> Conn*: the coordinator's peer streams, or a peer's links */
+  Conn *server;           /* a peer's stream to the coordinator */
+  GHashTable *addrs;      /* a peer: id -> link address from its signals */
+  char *my_addr;          /* a peer: its link address */
+  GSocketClient *client;
+  GCancellable *cancel;
+  GSource *deadline;
+  GArray *rules;          /* Rule */
+  gboolean gone;
+  /* training */
+  LearnPartition *partition;
+  LearnDataset *shard;
+  LearnWeights *initial;
+  DlRandom *rng_train, *rng_shares;
+  SimPeerAttrs attrs;
+  GSource *train_src;
+  LearnWeights *train_result;
+};
+
+static const SimTransport tb_transport;
+
+DlTime
+sim_tb_now (const SimTbNode *n)
+{
+  return (g_get_monotonic_time () - n->p.t0_us) * 1000;
+}
+
+static void
+fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
+{
+  if (n->p.rec.fact)
+    n->p.rec.fact (n->p.rec.user_data, sim_tb_now (n), n->p.id, other, kind, detail ? detail : "");
+}
+
+static void
+feed (SimTbNode *n, const ProtoInput *in)
+{
+  if (n->coord)
+    sim_host_feed_coord (n->coord, sim_tb_now (n), in, &tb_transport, n);
+  else
+    sim_host_feed_peer (n->peer, n->p.id, sim_tb_now (n), in, &tb_transport, n);
+}
+
+static void
+feed_simple (SimTbNode *n, ProtoInputKind kind, ProtoNodeId from)
+{
+  ProtoInput in = { .kind = kind, .from = from };
+  feed (n, &in);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+static Conn *
+conn_ref (Conn *c)
+{
+  c->ref++;
+  return c;
+}
+
+static void
+conn_unref (Conn *c)
+{
+  if (--c->ref > 0)
+    return;
+  Pending *pd;
+  while ((pd = g_queue_pop_head (&c->queue)))
+    {
+      g_bytes_unref (pd->frame);
+      g_free (pd);
+    }
+  if (c->wait)
+    {
+      g_source_destroy (c->wait);
+      g_source_unref (c->wait);
+    }
+  g_clear_object (&c->sc);
+  sim_frame_reader_free (c->reader);
+  g_free (c);
+}
+
+static Conn *
+conn_new (SimTbNode *n, GSocketConnection *sc, ProtoNodeId other, gboolean is_link)
+{
+  Conn *c = g_new0 (Conn, 1);
+  c->ref = 1;
+  c->node = n;
+  c->sc = g_object_ref (sc);
+  c->in = g_io_stream_get_input_stream (G_IO_STREAM (sc));
+  c->out = g_io_stream_get_output_stream (G_IO_STREAM (sc));
+  c->reader = sim_frame_reader_new ();
+  c->other = other;
+  c->is_link = is_link;
+  g_queue_init (&c->queue);
+  return c;
+}
+
+static void
+conn_really_close (Conn *c)
+{
+  if (c->closed)
+    return;
+  c->closed = TRUE;
+  g_io_stream_close (G_IO_STREAM (c->sc), NULL, NULL);
+}
+
+static void conn_read (Conn *c);
+
+/* The stream ended (EOF, an error, a bad frame, or we closed it). */
+static void
+conn_ended (Conn *c, const char *why)
+{
+  SimTbNode *n = c->node;
+  gboolean was_open = !c->closed;
+  conn_really_close (c);
+  if (!was_open && !why)
+    return;
+  if (c->is_link)
+    {
+      if (c->other != PROTO_NO_NODE && g_hash_table_lookup (n->conns, GUINT_TO_POINTER (c->other)) == c)
+        {
+          g_hash_table_remove (n->conns, GUINT_TO_POINTER (c->other));
+          fact (n, c->other, "link-closed", why);
+          if (n->peer && proto_peer_connected (n->peer))
+            feed_simple (n, PROTO_IN_LINK_CLOSED, c->other);
+        }
+    }
+  else if (n->coord)
+    {
+      if (c->other != PROTO_NO_NODE && g_hash_table_lookup (n->conns, GUINT_TO_POINTER (c->other)) == c)
+        {
+          g_hash_table_remove (n->conns, GUINT_TO_POINTER (c->other));
+          fact (n, c->other, "stream-closed", why);
+          feed_simple (n, PROTO_IN_STREAM_CLOSED, c->other);
+        }
+    }
+  else if (c == n->server)
+    {
+      n->server = NULL;
+      n->gone = TRUE;
+      fact (n, PROTO_SERVER, "stream-closed", why);
+      if (proto_peer_connected (n->peer))
+        feed_simple (n, PROTO_IN_STREAM_CLOSED, PROTO_SERVER);
+      conn_unref (c);
+    }
+}
+
+static gboolean write_next (gpointer data);
+
+static void
+on_written (GObject *src, GAsyncResult *res, gpointer data)
+{
+  Conn *c = data;
+  g_autoptr (GError) e = NULL;
+  gboolean ok = g_output_stream_write_all_finish (G_OUTPUT_STREAM (src), res, NULL, &e);
+  Pending *pd = g_queue_pop_head (&c->queue);
+  g_bytes_unref (pd->frame);
+  g_free (pd);
+  c->writing = FALSE;
+  if (!ok)
+    conn_ended (c, e->message);
+  else
+    write_next (c);
+  conn_unref (c);
+}
+
+static gboolean
+write_next (gpointer data)
+{
+  Conn *c = data;
+  if (c->wait)
+    {
+      g_source_unref (c->wait);
+      c->wait = NULL;
+    }
+  if (c->closed || c->writing)
+    return G_SOURCE_REMOVE;
+  Pending *pd = g_queue_peek_head (&c->queue);
+  if (!pd)
+    {
+      if (c->closing)
+        conn_ended (c, NULL);
+      return G_SOURCE_REMOVE;
+    }
+  gint64 now = g_get_monotonic_time ();
+  if (pd->not_before_us > now)
+    {
+      c->wait = g_timeout_source_new ((guint) ((pd->not_before_us - now + 999) / 1000));
+      g_source_set_callback (c->wait, write_next, c, NULL);
+      g_source_attach (c->wait, NULL);
+      return G_SOURCE_REMOVE;
+    }
+  c->writing = TRUE;
+  gsize len;
+  const void *d = g_bytes_get_data (pd->frame, &len);
+  g_output_stream_write_all_async (c->out, d, len, G_PRIORITY_DEFAULT, NULL, on_written, conn_ref (c));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+conn_send (Conn *c, GBytes *frame, gint64 not_before_us)
+{
+  if (c->closed || c->closing)
+    return;
+  Pending *pd = g_new0 (Pending, 1);
+  pd->frame = g_bytes_ref (frame);
+  pd->not_before_us = not_before_us;
+  g_queue_push_tail (&c->queue, pd);
+  if (!c->wait)
+    write_next (c);
+}
+
+/* Closes after what is queued has gone out. */
+static void
+conn_close_gracefully (Conn *c)
+{
+  c->closing = TRUE;
+  if (!c->writing && !c->wait)
+    write_next (c);
+}
+
+/* ---------------------------------------------------------------- frames in */
+
+static void
+on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, ProtoNodeId hello)
+{
+  SimTbNode *n = c->node;
+  if (kind == SIM_FRAME_HELLO)
+    {
+      if (c->other != PROTO_NO_NODE || hello == PROTO_SERVER || hello == PROTO_NO_NODE
+          || g_hash_table_contains (n->conns, GUINT_TO_POINTER (hello)))
+        {
+          fact (n, hello, "protocol-error", "unexpected HELLO: stream closed");
+          conn_ended (c, NULL);
+          return;
+        }
+      c->other = hello;
+      g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello), conn_ref (c));
+      if (c->is_link)
+        {
+          fact (n, hello, "link-up", "accepted");
+          feed_simple (n, PROTO_IN_LINK_UP, hello);
+        }
+      return;
+    }
+  ProtoNodeId from = c->is_link || n->coord ? c->other : PROTO_SERVER;
+  if (from == PROTO_NO_NODE)
+    {
+      fact (n, PROTO_NO_NODE, "protocol-error", "message before HELLO: stream closed");
+      conn_ended (c, NULL);
+      return;
+    }
+  if (n->peer && !c->is_link && msg->type == PROTO_MSG_SIGNAL_FOR_PEER && msg->signal_data)
+    g_hash_table_insert (n->addrs, GUINT_TO_POINTER (msg->node), g_strdup (msg->signal_data));
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = from,
+                    .via = c->is_link ? PROTO_VIA_LINK : PROTO_VIA_SERVER, .msg = msg };
+  feed (n, &in);
+}
+
+static void
+on_read (GObject *src, GAsyncResult *res, gpointer data)
+{
+  Conn *c = data;
+  g_autoptr (GError) e = NULL;
+  gssize got = g_input_stream_read_finish (G_INPUT_STREAM (src), res, &e);
+  if (c->closed)
+    {
+      conn_unref (c);
+      return;
+    }
+  if (got <= 0)
+    {
+      conn_ended (c, got == 0 ? "end of stream" : e->message);
+      conn_unref (c);
+      return;
+    }
+  sim_frame_reader_push (c->reader, c->buf, (gsize) got);
+  for (;;)
+    {
+      SimFrameKind kind;
+      ProtoMsg msg;
+      ProtoNodeId hello = PROTO_NO_NODE;
+      g_autoptr (GError) fe = NULL;
+      SimFrameResult r = sim_frame_reader_next (c->reader, &kind, &msg, &hello, &fe);
+      if (r == SIM_FRAME_NEED_MORE)
+        break;
+      if (r == SIM_FRAME_BAD)
+        {
+          g_autofree char *why = g_strdup_printf ("protocol error: %s: stream closed", fe->message);
+          fact (c->node, c->other, "protocol-error", why);
+          conn_ended (c, why);
+          conn_unref (c);
+          return;
+        }
+      on_frame (c, kind, &msg, hello);
+      if (kind == SIM_FRAME_MSG)
+        proto_msg_clear (&msg);
+      if (c->closed)
+        {
+          conn_unref (c);
+          return;
+        }
+    }
+  conn_read (c);
+  conn_unref (c);
+}
+
+static void
+conn_read (Conn *c)
+{
+  g_input_stream_read_async (c->in, c->buf, sizeof c->buf, G_PRIORITY_DEFAULT, NULL, on_read, conn_ref (c));
+}
+
+static gboolean
+on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gpointer data)
+{
+  SimTbNode *n = data;
+  Conn *c = conn_new (n, sc, PROTO_NO_NODE, n->peer != NULL);
+  conn_read (c);
+  conn_unref (c);   /* the read holds it; the map too once HELLO came */
+  (void) service;
+  (void) source;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- the transport */
+
+static gboolean
+take_rule (SimTbNode *n, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type, gboolean drop, DlTime *delay)
+{
+  for (guint i = 0; i < n->rules->len; i++)
+    {
+      Rule *r = &g_array_index (n->rules, Rule, i);
+      if (r->drop != drop || r->count == 0 || r->msg_type != (int) type)
+        continue;
+      /* as in the simulator: drop rules match the receiver unless `from`;
+       * delay rules match the sender unless `from` (then the receiver) */
+      ProtoNodeId who = drop ? (r->from ? from : to) : (r->from ? to : from);
+      if (r->node != who)
+        continue;
+      r->count--;
+      if (delay)
+        *delay = r->delay;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
+{
+  SimTbNode *n = ud;
+  if (msg->type == PROTO_MSG_SIGNAL_FOR_PEER && n->peer && !msg->signal_data)
+    msg->signal_data = g_strdup (n->my_addr);   /* the offer/answer carries our link address */
+  if (take_rule (n, from, to, msg->type, TRUE, NULL))
+    {
+      fact (n, to, "drop", proto_msg_type_name (msg->type));
+      proto_msg_clear (msg);
+      return;
+    }
+  DlTime delay = 0;
+  take_rule (n, from, to, msg->type, FALSE, &delay);
+  Conn *c = n->coord || via == PROTO_VIA_LINK ? g_hash_table_lookup (n->conns, GUINT_TO_POINTER (to))
+                                             : n->server;
+  if (!c || c->closed || c->closing)
+    {
+      fact (n, to, "lost", via == PROTO_VIA_LINK ? "link not open" : "stream not open");
+      proto_msg_clear (msg);
+      return;
+    }
+  g_autoptr (GBytes) f = sim_frame_encode_msg (msg);
+  if (n->p.rec.traffic)
+    n->p.rec.traffic (n->p.rec.user_data, msg->type, g_bytes_get_size (f));
+  conn_send (c, f, g_get_monotonic_time () + delay / 1000);
+  proto_msg_clear (msg);
+}
+
+static void
+tr_open_link (gpointer ud, ProtoNodeId self, ProtoNodeId other, gboolean initiator)
+{
+  (void) ud;
+  (void) self;
+  (void) other;
+  (void) initiator;   /* the socket comes with CONNECT_LINK or an incoming HELLO */
+}
+
+typedef struct {
+  SimTbNode *node;
+  ProtoNodeId other;
+} Dial;
+
+static void
+on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
+{
+  Dial *d = data;
+  SimTbNode *n = d->node;
+  ProtoNodeId other = d->other;
+  g_free (d);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GSocketConnection) sc = g_socket_client_connect_to_host_finish (G_SOCKET_CLIENT (src), res, &e);
+  if (g_error_matches (e, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (!sc)
+    {
+      fact (n, other, "link-failed", e->message);
+      if (proto_peer_connected (n->peer))
+        feed_simple (n, PROTO_IN_LINK_FAILED, other);
+      return;
+    }
+  if (!proto_peer_connected (n->peer) || g_hash_table_contains (n->conns, GUINT_TO_POINTER (other)))
+    {
+      g_io_stream_close (G_IO_STREAM (sc), NULL, NULL);
+      return;
+    }
+  Conn *c = conn_new (n, sc, other, TRUE);
+  g_hash_table_insert (n->conns, GUINT_TO_POINTER (other), conn_ref (c));
+  g_autoptr (GBytes) hello = sim_frame_encode_hello (n->p.id);
+  conn_send (c, hello, 0);
+  conn_read (c);
+  conn_unref (c);
+  fact (n, other, "link-up", "connected");
+  feed_simple (n, PROTO_IN_LINK_UP, other);
+}
+
+static gboolean
+link_failed_later (gpointer data)
+{
+  Dial *d = data;
+  if (proto_peer_connected (d->node->peer))
+    feed_simple (d->node, PROTO_IN_LINK_FAILED, d->other);
+  g_free (d);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
+{
+  SimTbNode *n = ud;
+  const char *addr = g_hash_table_lookup (n->addrs, GUINT_TO_POINTER (other));
+  Dial *d = g_new0 (Dial, 1);
+  d->node = n;
+  d->other = other;
+  if (!addr)
+    {
+      fact (n, other, "link-failed", "no address in the answer");
+      g_idle_add (link_failed_later, d);
+      return;
+    }
+  g_socket_client_connect_to_host_async (n->client, addr, 0, n->cancel, on_link_connected, d);
+  (void) self;
+}
+
+static void
+tr_close_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
+{
+  SimTbNode *n = ud;
+  Conn *c = g_hash_table_lookup (n->conns, GUINT_TO_POINTER (other));
+  if (c)
+    {
+      g_hash_table_steal (n->conns, GUINT_TO_POINTER (other));
+      conn_close_gracefully (c);
+      conn_unref (c);   /* the map's reference; pending writes hold their own */
+    }
+  (void) self;
+}
+
+static gboolean
+on_trained (gpointer data)
+{
+  SimTbNode *n = data;
+  g_source_unref (n->train_src);
+  n->train_src = NULL;
+  g_autoptr (LearnWeights) w = g_steal_pointer (&n->train_result);
+  ProtoInput in = { .kind = PROTO_IN_TRAINING_DONE, .weights = w };
+  if (proto_peer_connected (n->peer))
+    feed (n, &in);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+tr_start_training (gpointer ud, ProtoNodeId self, LearnWeights *weights, guint round)
+{
+  SimTbNode *n = ud;
+  const SimWorldConfig *cfg = n->cfg;
+  gint64 t0 = g_get_monotonic_time ();
+  g_clear_pointer (&n->train_result, learn_weights_unref);
+  n->train_result = learn_model_train (&cfg->model, weights, n->shard, cfg->epochs_per_round, n->rng_train);
+  gsize samples = cfg->model.kind == LEARN_MODEL_NONE ? cfg->none_samples : (n->shard ? n->shard->n : 0);
+  double speed = n->attrs.speed / (n->attrs.straggler ? cfg->straggler_slowdown : 1.0);
+  /* the modelled compute time, less what the real training took */
+  gint64 left_us = sim_training_time (cfg, samples, speed) / 1000 - (g_get_monotonic_time () - t0);
+  if (n->train_src)
+    {
+      g_source_destroy (n->train_src);
+      g_source_unref (n->train_src);
+    }
+  n->train_src = g_timeout_source_new ((guint) MAX (left_us / 1000, 0));
+  g_source_set_callback (n->train_src, on_trained, n, NULL);
+  g_source_attach (n->train_src, NULL);
+  (void) self;
+  (void) round;
+}
+
+static void
+tr_disconnect (gpointer ud, ProtoNodeId self)
+{
+  SimTbNode *n = ud;
+  fact (n, PROTO_NO_NODE, "disconnect", NULL);
+  if (n->server)
+    conn_close_gracefully (n->server);
+  (void) self;
+}
+
+static void
+tr_observed (gpointer ud, ProtoNodeId self, const ProtoObservation *obs)
+{
+  SimTbNode *n = ud;
+  DlTime now = sim_tb_now (n);
+  if (n->p.rec.observation)
+    n->p.rec.observation (n->p.rec.user_data, now, self, obs);
+  if (obs->kind == PROTO_OBS_ROUND_END && n->peer && n->cfg->model.kind != LEARN_MODEL_NONE && n->cfg->test
+      && n->p.rec.metric)
+    {
+      double acc, loss;
+      learn_model_evaluate (&n->cfg->model, proto_peer_model (n->peer), n->cfg->test, &acc, &loss);
+      n->p.rec.metric (n->p.rec.user_data, now, obs->round, self, "accuracy", acc);
+      n->p.rec.metric (n->p.rec.user_data, now, obs->round, self, "loss", loss);
+    }
+}
+
+static gboolean
+on_deadline (gpointer data)
+{
+  SimTbNode *n = data;
+  g_source_unref (n->deadline);
+  n->deadline = NULL;
+  feed_simple (n, PROTO_IN_DEADLINE, PROTO_NO_NODE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+tr_arm (gpointer ud, ProtoNodeId self, DlTime deadline)
+{
+  SimTbNode *n = ud;
+  if (n->deadline)
+    {
+      g_source_destroy (n->deadline);
+      g_source_unref (n->deadline);
+      n->deadline = NULL;
+    }
+  if (deadline == DL_TIME_NEVER)
+    return;
+  DlTime in_ns = deadline - sim_tb_now (n);
+  n->deadline = g_timeout_source_new ((guint) MAX ((in_ns + 999999) / 1000000, 0));
+  g_source_set_callback (n->deadline, on_deadline, n, NULL);
+  g_source_attach (n->deadline, NULL);
+  (void) self;
+}
+
+static const SimTransport tb_transport = {
+  .send = tr_send,
+  .open_link = tr_open_link,
+  .connect_link = tr_connect_link,
+  .close_link = tr_close_link,
+  .start_training = tr_start_training,
+  .disconnect = tr_disconnect,
+  .observed = tr_observed,
+  .arm = tr_arm,
+};
+
+/* ---------------------------------------------------------------- the node */
+
+static void
+conn_value_free (gpointer data)
+{
+  Conn *c = data;
+  conn_really_close (c);
+  conn_unref (c);
+}
+
+SimTbNode *
+sim_tb_node_new (const SimTbParams *p, GError **error)
+{
+  SimTbNode *n = g_new0 (SimTbNode, 1);
+  n->p = *p;
+  n->cfg = p->cfg;
+  n->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_value_free);
+  n->addrs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  n->rules = g_array_new (FALSE, FALSE, sizeof (Rule));
+  n->client = g_socket_client_new ();
+  g_socket_client_set_timeout (n->client, 10);
+  n->cancel = g_cancellable_new ();
+  const SimWorldConfig *cfg = p->cfg;
+  g_autoptr (DlRandom) init = dl_random_new (cfg->seed, "initial-model", DL_RANDOM_NO_NODE);
+  n->initial = learn_model_initial_weights (&cfg->model, init);
+  if (p->id == PROTO_SERVER)
+    n->coord = proto_coord_new (&cfg->proto);
+  else
+    {
+      n->rng_train = dl_random_new (cfg->seed, "minibatch", p->id);
+      n->rng_shares = dl_random_new (cfg->seed, "shares", p->id);
+      sim_peer_attributes (cfg, p->id, &n->attrs);
+      if (cfg->model.kind != LEARN_MODEL_NONE)
+        {
+          g_autoptr (DlRandom) r = dl_random_new (cfg->seed, "partition", DL_RANDOM_NO_NODE);
+          n->partition = learn_partition_new (cfg->train, &cfg->partition, MAX (cfg->max_peers, 1), r);
+          GArray *idx = n->partition->idx[(p->id - 1) % n->partition->parts];
+          n->shard = learn_dataset_subset (cfg->train, (const gsize *) (const void *) idx->data, idx->len);
+        }
+      n->peer = proto_peer_new (&cfg->proto, n->initial, n->rng_shares);
+    }
+  n->service = g_socket_service_new ();
+  g_autoptr (GInetAddress) ia = g_inet_address_new_from_string (p->listen_host ? p->listen_host : "127.0.0.1");
+  if (!ia)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "'%s' is not an IP address", p->listen_host);
+      sim_tb_node_free (n);
+      return NULL;
+    }
+  g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (ia, n->coord ? p->listen_port : 0);
+  g_autoptr (GSocketAddress) bound = NULL;
+  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (n->service), sa, G_SOCKET_TYPE_STREAM,
+                                      G_SOCKET_PROTOCOL_TCP, NULL, &bound, error))
+    {
+      g_prefix_error (error, "cannot listen on %s:%u: ", p->listen_host ? p->listen_host : "127.0.0.1",
+                      n->coord ? p->listen_port : 0);
+      sim_tb_node_free (n);
+      return NULL;
+    }
+  n->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  if (n->peer)
+    n->my_addr = g_strdup_printf ("%s:%u", p->listen_host ? p->listen_host : "127.0.0.1", n->port);
+  g_signal_connect (n->service, "incoming", G_CALLBACK (on_incoming), n);
+  g_socket_service_start (n->service);
+  return n;
+}
+
+guint16
+sim_tb_node_port (const SimTbNode *n)
+{
+  return n->port;
+}
+
+gboolean
+sim_tb_node_start (SimTbNode *n, GError **error)
+{
+  g_return_val_if_fail (n->peer != NULL, FALSE);
+  g_autoptr (GSocketConnection) sc = g_socket_client_connect_to_host (n->client, n->p.coordinator, 0, NULL, error);
+  if (!sc)
+    {
+      g_prefix_error (error, "cannot reach the coordinator at %s: ", n->p.coordinator);
+      return FALSE;
+    }
+  n->server = conn_new (n, sc, PROTO_SERVER, FALSE);
+  g_autoptr (GBytes) hello = sim_frame_encode_hello (n->p.id);
+  conn_send (n->server, hello, 0);
+  conn_read (n->server);
+  fact (n, PROTO_SERVER, "join", n->p.coordinator);
+  feed_simple (n, PROTO_IN_START, PROTO_NO_NODE);
+  return TRUE;
+}
+
+void
+sim_tb_node_leave (SimTbNode *n)
+{
+  if (!n->peer || !proto_peer_connected (n->peer))
+    return;
+  fact (n, PROTO_NO_NODE, "leave", NULL);
+  feed_simple (n, PROTO_IN_LEAVE, PROTO_NO_NODE);
+}
+
+void
+sim_tb_node_add_rule (SimTbNode *n, const SimAction *a)
+{
+  g_return_if_fail (a->kind == SIM_ACT_DROP || a->kind == SIM_ACT_DELAY);
+  Rule r = { .msg_type = a->msg_type, .node = a->a, .from = a->value == 1, .count = a->count ? a->count : 1,
+             .delay = a->delay, .drop = a->kind == SIM_ACT_DROP };
+  g_array_append_val (n->rules, r);
+}
+
+gboolean
+sim_tb_node_gone (const SimTbNode *n)
+{
+  return n->gone || (n->peer && !proto_peer_connected (n->peer) && (!n->server || n->server->closed));
+}
+
+ProtoCoord *sim_tb_node_coord (SimTbNode *n) { return n->coord; }
+ProtoPeer *sim_tb_node_peer (SimTbNode *n) { return n->peer; }
+
+void
+sim_tb_node_free (SimTbNode *n)
+{
+  if (!n)
+    return;
+  g_cancellable_cancel (n->cancel);
+  if (n->service)
+    {
+      g_socket_service_stop (n->service);
+      g_socket_listener_close (G_SOCKET_LISTENER (n->service));
+      g_object_unref (n->service);
+    }
+  g_hash_table_unref (n->conns);
+  if (n->server)
+    {
+      conn_really_close (n->server);
+      conn_unref (n->server);
+    }
+  g_hash_table_unref (n->addrs);
+  g_array_unref (n->rules);
+  if (n->deadline)
+    {
+      g_source_destroy (n->deadline);
+      g_source_unref (n->deadline);
+    }
+  if (n->train_src)
+    {
+      g_source_destroy (n->train_src);
+      g_source_unref (n->train_src);
+    }
+  g_clear_pointer (&n->train_result, learn_weights_unref);
+  proto_coord_free (n->coord);
+  proto_peer_free (n->peer);
+  learn_weights_unref (n->initial);
+  learn_dataset_free (n->shard);
+  learn_partition_free (n->partition);
+  dl_random_free (n->rng_train);
+  dl_random_free (n->rng_shares);
+  g_object_unref (n->client);
+  g_object_unref (n->cancel);
+  g_free (n->my_addr);
+  g_free (n);
+}

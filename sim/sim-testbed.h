@@ -1,0 +1,67 @@
+/* sim-testbed.h — one testbed process's node: the coordinator or one peer,
+ * driven through the host layer (sim-host.c) by real sockets and the wall
+ * clock.  This is the second SimTransport: GIO streams on the process's
+ * GMainContext, length-prefixed frames (sim-frame.c).
+ *
+ * - The coordinator listens; a peer's stream opens with a HELLO frame
+ *   naming its node id, then carries MSG frames both ways.  The stream's
+ *   end (EOF, an error, a malformed frame) is the peer's close.
+ * - A peer listens for links on its own address, which its SignalForPeer
+ *   offers and answers carry (ProtoMsg.signal_data).  The initiator (the
+ *   larger id) connects to the answerer's address when the machine says
+ *   CONNECT_LINK and opens the link with a HELLO; both sides then get
+ *   LINK_UP.  A refused connection is LINK_FAILED; a link stream's end is
+ *   LINK_CLOSED.
+ * - Time is the monotonic clock since the run's t0 (shared by the
+ *   processes of one machine); deadlines are GLib timeouts.
+ * - Training is real (learn/, the same shards and seeds as the simulator)
+ *   and then waits out the scenario's modelled compute time, so a round
+ *   takes as long as in the simulator on an idle machine.
+ * - Drop and delay rules apply to what this process sends.
+ *
+ * Not done here: network conditions (loopback only; netem is the
+ * orchestrator's), churn and traces, link-fail / link-down / partitions.
+ *
+ * Shape: sim_tb_node_new / sim_tb_node_free. */
+#pragma once
+
+#include "sim/sim-world.h"
+#include "protocol/proto-coord.h"
+#include "protocol/proto-peer.h"
+
+G_BEGIN_DECLS
+
+typedef struct SimTbNode SimTbNode;
+
+typedef struct {
+  const SimWorldConfig *cfg;   /* borrowed for the node's life */
+  ProtoNodeId id;              /* PROTO_SERVER or the peer's id */
+  const char *listen_host;     /* coordinator: address to listen on; peer: its link address */
+  guint16 listen_port;         /* coordinator: 0 picks one */
+  const char *coordinator;     /* peer: HOST:PORT */
+  gint64 t0_us;                /* g_get_monotonic_time () at the run's start */
+  SimRecorder rec;             /* observations, facts, metrics, traffic */
+} SimTbParams;
+
+SimTbNode *sim_tb_node_new (const SimTbParams *p, GError **error);
+void sim_tb_node_free (SimTbNode *n);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTbNode, sim_tb_node_free)
+
+/* The port the coordinator listens on. */
+guint16 sim_tb_node_port (const SimTbNode *n);
+/* Peer: connects to the coordinator (within 10 s) and starts the machine. */
+gboolean sim_tb_node_start (SimTbNode *n, GError **error);
+/* Peer: leaves gracefully (the machine's LEAVE: links and stream close). */
+void sim_tb_node_leave (SimTbNode *n);
+/* Installs a drop or delay rule (SIM_ACT_DROP / SIM_ACT_DELAY) for what
+ * this process sends. */
+void sim_tb_node_add_rule (SimTbNode *n, const SimAction *a);
+/* Peer: its stream to the coordinator is gone (it left, failed, was
+ * excluded, or the coordinator went away): the process may exit. */
+gboolean sim_tb_node_gone (const SimTbNode *n);
+/* Milliseconds of wall time since t0, as DlTime. */
+DlTime sim_tb_now (const SimTbNode *n);
+ProtoCoord *sim_tb_node_coord (SimTbNode *n);
+ProtoPeer *sim_tb_node_peer (SimTbNode *n);
+
+G_END_DECLS
