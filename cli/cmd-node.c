@@ -53,8 +53,10 @@ on_control (GObject *src, GAsyncResult *res, gpointer data)
   g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (src), res, &len, NULL);
   if (!line)
     {
-      /* the orchestrator went away */
-      on_term (r);
+      /* the orchestrator went away: a peer leaves; a coordinator stops
+       * reading control lines and runs until SIGTERM or SIGINT */
+      if (sim_tb_node_peer (r->node))
+        on_term (r);
       return;
     }
   SimAction a;
@@ -184,6 +186,8 @@ cli_cmd_node (int argc, char **argv)
   int rc = CLI_EXIT_OK;
   NodeRun r = { 0 };
   r.node = sim_tb_node_new (&p, &error);
+  if (r.node)
+    sink.peer = sim_tb_node_peer (r.node);
   if (!r.node)
     {
       cli_error ("node", "%s", error->message);

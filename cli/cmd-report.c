@@ -193,7 +193,7 @@ cli_cmd_trace (int argc, char **argv)
   sqlite3_prepare_v2 (db,
       "SELECT t_s, node, kind, round, other, detail, state, msg, value FROM events WHERE run_id = ?1"
       " AND (?2 IS NULL OR node = ?2 OR other = ?2) AND (?3 = 0 OR kind NOT IN ('sent', 'received'))"
-      " ORDER BY seq", -1, &st, NULL);
+      " ORDER BY t_s, seq", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, run);
   if (peer)
     sqlite3_bind_text (st, 2, peer, -1, SQLITE_TRANSIENT);

@@ -53,6 +53,7 @@ typedef struct {
   gboolean synced, excluded, failed_err;
   const char *state;
   double accuracy, loss;
+  LearnWeights *model;      /* after its last round (W records) */
 } TbPeer;
 
 struct Tb {
@@ -198,7 +199,20 @@ on_record (GObject *src, GAsyncResult *res, gpointer data)
       p->eof = TRUE;
       return;
     }
-  if (!tb_record_parse (line, &p->tb->rec))
+  ProtoNodeId node;
+  LearnWeights *w = NULL;
+  if (line[0] == 'W' && tb_record_parse_model (line, &node, &w))
+    {
+      TbPeer *q = node == p->id ? p : NULL;
+      if (q)
+        {
+          g_clear_pointer (&q->model, learn_weights_unref);
+          q->model = w;
+        }
+      else
+        learn_weights_unref (w);
+    }
+  else if (!tb_record_parse (line, &p->tb->rec))
     p->tb->bad_lines++;
   read_records (p);
 }
@@ -499,7 +513,7 @@ finish (Tb *tb, SimResult *r, GArray *results)
   r->empty_rounds_started = tb->tally.empty_rounds_started;
   r->messages = tb->messages;
   r->bytes = tb->bytes;
-  r->consensus_distance = NAN;   /* the models stay in the peers' processes */
+  g_autoptr (GPtrArray) models = g_ptr_array_new ();
   g_array_set_size (results, tb->peers->len);
   double acc = 0, loss = 0;
   guint evaluated = 0;
@@ -538,8 +552,11 @@ finish (Tb *tb, SimResult *r, GArray *results)
       r->peers_finished += pr->outcome == SIM_PEER_FINISHED;
       r->peers_failed += pr->outcome == SIM_PEER_FAILED || pr->outcome == SIM_PEER_EXCLUDED;
       r->peers_hung += pr->outcome == SIM_PEER_HUNG;
-      if (!isnan (p->accuracy) && (pr->outcome == SIM_PEER_FINISHED || pr->outcome == SIM_PEER_HUNG
-                                   || pr->outcome == SIM_PEER_RUNNING))
+      gboolean present = pr->outcome == SIM_PEER_FINISHED || pr->outcome == SIM_PEER_HUNG
+                         || pr->outcome == SIM_PEER_RUNNING;
+      if (present && p->model)
+        g_ptr_array_add (models, p->model);
+      if (!isnan (p->accuracy) && present)
         {
           acc += p->accuracy;
           loss += p->loss;
@@ -550,6 +567,10 @@ finish (Tb *tb, SimResult *r, GArray *results)
     r->outcome = SIM_OUTCOME_STALLED;
   r->final_accuracy = evaluated ? acc / evaluated : NAN;
   r->final_loss = evaluated ? loss / evaluated : NAN;
+  /* as the simulator: the models of the peers that finished or are still there */
+  r->consensus_distance = models->len > 0 ? learn_weights_consensus_distance ((LearnWeights **) models->pdata,
+                                                                             models->len)
+                                          : NAN;
 }
 
 /* ---------------------------------------------------------------- the command */
@@ -660,10 +681,12 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
     }
   guint w = g_timeout_add (100, on_watch, &tb);
   guint sig = g_unix_signal_add (SIGINT, on_sigint, &tb);
+  guint sig2 = g_unix_signal_add (SIGTERM, on_sigint, &tb);
   g_main_loop_run (tb.loop);
   if (!tb.done)
     g_source_remove (w);
   g_source_remove (sig);
+  g_source_remove (sig2);
   SimResult res;
   g_autoptr (GArray) results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   finish (&tb, &res, results);   /* before the children are stopped: their state at the end */
@@ -704,6 +727,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
       g_clear_object (&p->proc);
       g_clear_object (&p->control);
       g_clear_object (&p->records);
+      g_clear_pointer (&p->model, learn_weights_unref);
       g_free (p);
     }
   g_ptr_array_unref (tb.peers);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli/tb-records.h"
+#include "protocol/proto-peer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,12 @@ sink_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservatio
   clean (detail);
   fprintf (k->out, "O\t%" G_GINT64_FORMAT "\t%u\t%d\t%s\t%d\t%u\t%d\t%" G_GINT64_FORMAT "\t%s\n", t, node,
            (int) o->kind, o->state ? o->state : "", o->round, o->other, o->msg_type, o->value, detail);
+  if (o->kind == PROTO_OBS_ROUND_END && k->peer && !learn_weights_is_symbolic (proto_peer_model (k->peer)))
+    {
+      LearnWeights *w = proto_peer_model (k->peer);
+      g_autofree char *b64 = g_base64_encode ((const guchar *) learn_weights_data (w), learn_weights_byte_size (w));
+      fprintf (k->out, "W\t%u\t%s\n", node, b64);
+    }
   fflush (k->out);
 }
 
@@ -123,6 +130,22 @@ tb_record_parse (const char *line, const SimRecorder *rec)
       return TRUE;
     }
   return FALSE;
+}
+
+gboolean
+tb_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **out_weights)
+{
+  g_auto (GStrv) f = g_strsplit (line, "\t", 4);
+  gint64 node;
+  if (g_strv_length (f) != 3 || strcmp (f[0], "W") != 0 || !int64_of (f[1], 1, G_MAXUINT32, &node))
+    return FALSE;
+  gsize len = 0;
+  g_autofree guchar *raw = g_base64_decode (f[2], &len);
+  if (len % sizeof (float) != 0)
+    return FALSE;
+  *out_node = (ProtoNodeId) node;
+  *out_weights = learn_weights_new_from ((const float *) (const void *) raw, len / sizeof (float));
+  return TRUE;
 }
 
 char *

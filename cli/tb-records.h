@@ -5,6 +5,7 @@
  *   F  t_ns  node  other  kind  detail
  *   M  t_ns  round  peer  name  value
  *   T  msg_type  bytes
+ *   W  node  base64 of the model's little-endian float32s (after each round)
  *
  * and the control lines the orchestrator writes to a peer's stdin:
  * "leave", and "rule drop|delay MSG_TYPE NODE FROM COUNT DELAY_NS".
@@ -19,6 +20,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   FILE *out;
+  struct ProtoPeer *peer;   /* if set: its model goes out (W) after each round */
 } TbRecordSink;
 
 void tb_record_sink_init (TbRecordSink *sink, FILE *out);
@@ -27,6 +29,8 @@ SimRecorder tb_record_sink_recorder (TbRecordSink *sink);
 
 /* Parses one record line and hands it to rec.  FALSE if malformed. */
 gboolean tb_record_parse (const char *line, const SimRecorder *rec);
+/* A W line: (transfer full) *out_weights. */
+gboolean tb_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **out_weights);
 
 /* (transfer full) the control line of a drop or delay rule. */
 char *tb_rule_line (const SimAction *a);

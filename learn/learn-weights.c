@@ -169,3 +169,21 @@ learn_weights_equal (const LearnWeights *a, const LearnWeights *b)
 {
   return a->n == b->n && memcmp (a->data, b->data, a->n * sizeof (float)) == 0;
 }
+
+double
+learn_weights_consensus_distance (LearnWeights *const *ws, gsize n)
+{
+  if (n == 0)
+    return NAN;
+  g_autoptr (LearnWeights) avg = learn_weights_mean (ws, n);
+  double d = 0;
+  gsize len = learn_weights_len (avg);
+  const float *y = learn_weights_data (avg);
+  for (gsize m = 0; m < n; m++)
+    {
+      const float *x = learn_weights_data (ws[m]);
+      for (gsize k = 0; k < len; k++)
+        d += ((double) x[k] - y[k]) * ((double) x[k] - y[k]);
+    }
+  return d / (double) n;
+}

@@ -49,5 +49,8 @@ LearnWeights *learn_weights_sum (LearnWeights *const *ws, gsize n);
 /* Largest absolute element-wise difference. */
 double learn_weights_max_abs_diff (const LearnWeights *a, const LearnWeights *b);
 gboolean learn_weights_equal (const LearnWeights *a, const LearnWeights *b);
+/* Mean over ws[0..n) of the squared distance to their element-wise mean
+ * (the consensus distance); NAN for n = 0. */
+double learn_weights_consensus_distance (LearnWeights *const *ws, gsize n);
 
 G_END_DECLS

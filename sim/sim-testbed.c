@@ -139,6 +139,9 @@ conn_unref (Conn *c)
 static Conn *
 conn_new (SimTbNode *n, GSocketConnection *sc, ProtoNodeId other, gboolean is_link)
 {
+  /* the client's 10 s timeout is for connecting: an open stream may be
+   * quiet for as long as the protocol likes */
+  g_socket_set_timeout (g_socket_connection_get_socket (sc), 0);
   Conn *c = g_new0 (Conn, 1);
   c->ref = 1;
   c->node = n;

@@ -588,16 +588,7 @@ finish_results (SimWorld *w)
   r->consensus_distance = NAN;
   if (models->len > 0 && w->cfg.model.kind != LEARN_MODEL_NONE)
     {
-      g_autoptr (LearnWeights) avg = learn_weights_mean ((LearnWeights **) models->pdata, models->len);
-      double d = 0;
-      gsize len = learn_weights_len (avg);
-      for (guint m = 0; m < models->len; m++)
-        {
-          const float *x = learn_weights_data (models->pdata[m]), *y = learn_weights_data (avg);
-          for (gsize k = 0; k < len; k++)
-            d += ((double) x[k] - y[k]) * ((double) x[k] - y[k]);
-        }
-      r->consensus_distance = d / models->len;
+      r->consensus_distance = learn_weights_consensus_distance ((LearnWeights **) models->pdata, models->len);
     }
   g_ptr_array_unref (models);
 }

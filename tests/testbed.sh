@@ -1,0 +1,97 @@
+#!/bin/bash
+# tests/testbed.sh — the loopback testbed as a user runs it: a consensus run
+# recorded as mode 'testbed' that report and trace read; S17 with a peer
+# killed by SIGKILL; unsupported keys refused by name; a coordinator that
+# cannot be reached; a port already in use; junk bytes to a coordinator;
+# Ctrl-C.  After every exit path no `dlsim node` process is left.
+set -u
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
+SRC=${DLSIM_SRCDIR:-.}
+
+no_children () {   # no_children WHAT: no dlsim node process of ours remains
+  sleep 0.3
+  if pgrep -f "$DLSIM node" >/dev/null 2>&1; then ko "$1: dlsim node processes left"; pgrep -af "$DLSIM node" | head -5
+  else ok "$1"; fi
+}
+
+# 1. consensus, mean, 3 peers
+expect 0 "PASS .*consensus-mean-3.ini seed 1: completed, 3 rounds, 6 expectations" -- \
+  "$DLSIM" testbed "$SRC/scenarios/regression/consensus-mean-3.ini" -o "$tmp/tb.db"
+[ "$(sqlite3 "$tmp/tb.db" 'SELECT mode FROM runs')" = testbed ] && ok "mode" || ko "runs.mode is not testbed"
+expect 0 "completed" -- "$DLSIM" report "$tmp/tb.db"
+expect 0 "received PeersForRound from S" -- "$DLSIM" trace "$tmp/tb.db" --run 1
+no_children "consensus"
+
+# 2. S17 by SIGKILL: p3's Start is held 1 s, it is killed 300 ms after the
+# coordinator's Start: p1 and p2 wait for its Payloads (short timeouts keep
+# the stall window at 8 s)
+cat > "$tmp/s17.ini" <<'INI'
+[scenario]
+name = s17-kill
+seed = 1
+[protocol]
+min_participants = 2
+peer_connection_timeout = 1s
+payload_timeout = 2s
+model_sync_timeout = 1s
+[training]
+rounds = 3
+[peers]
+count = 3
+[timeline]
+0s = delay StartWeightSharing to p3 by 1s count 3
+round 2 + 300ms = crash p3
+[expect]
+outcome = stalled
+peer.p1.outcome = hung
+peer.p2.outcome = hung
+peer.p3.outcome = crashed
+peer.p1.rounds = 1
+INI
+expect 0 "PASS .*s17.ini seed 1: stalled" -- "$DLSIM" testbed "$tmp/s17.ini" -o "$tmp/s17.db"
+no_children "S17 by SIGKILL"
+
+# 3. what the testbed cannot express is refused, by name
+sed 's/round 2 + 300ms = crash p3/2s = link-fail p1 p2/' "$tmp/s17.ini" > "$tmp/lf.ini"
+expect 2 "s\?.*lf.ini: \[timeline\] link-fail: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" -o "$tmp/lf.db"
+expect 2 "netem is not implemented yet" -- "$DLSIM" testbed "$tmp/lf.ini" --netem
+
+# 4. a coordinator that cannot be reached: a clear error, exit 1, within the connect timeout
+start=$(date +%s)
+expect 1 "cannot reach the coordinator at 127.0.0.1:1" -- \
+  "$DLSIM" node peer --coordinator 127.0.0.1:1 --name p1 --scenario "$tmp/s17.ini"
+[ $(( $(date +%s) - start )) -le 11 ] && ok "connect timeout" || ko "unreachable coordinator took too long"
+
+# 5. junk bytes to a coordinator: that stream is closed, the process goes on;
+#    a port already in use is an error
+"$DLSIM" node coordinator --listen 127.0.0.1:0 --scenario "$tmp/s17.ini" --report > "$tmp/co.out" 2> "$tmp/co.err" &
+co=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q "listening on" "$tmp/co.err"; do sleep 0.1; i=$((i + 1)); done
+port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/co.err")
+if [ -n "$port" ]; then
+  ( exec 3<>"/dev/tcp/127.0.0.1/$port" && printf '\377\377\377\377\001junk' >&3 && sleep 0.2 ) 2>/dev/null
+  sleep 0.5
+  kill -0 $co 2>/dev/null && ok "coordinator survives junk" || ko "coordinator died on junk bytes"
+  expect 1 "cannot listen on 127.0.0.1:$port" -- \
+    "$DLSIM" node coordinator --listen "127.0.0.1:$port" --scenario "$tmp/s17.ini"
+else
+  ko "coordinator did not start"; cat "$tmp/co.err"
+fi
+kill -TERM $co 2>/dev/null
+wait $co 2>/dev/null
+grep -q "protocol-error" "$tmp/co.out" && ok "junk logged" || ko "no protocol-error record for the junk"
+
+# 6. Ctrl-C: exit 130, the run marked interrupted, no child left
+sed 's/^rounds = 3/rounds = 1000/; s/^0s = delay.*//; s/^round 2 + 300ms = crash p3//' "$tmp/s17.ini" > "$tmp/long.ini"
+"$DLSIM" testbed "$tmp/long.ini" -o "$tmp/int.db" > "$tmp/int.out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+[ "$rc" -eq 130 ] && [ "$(sqlite3 "$tmp/int.db" 'SELECT outcome FROM runs')" = interrupted ] && ok "Ctrl-C" \
+  || { ko "Ctrl-C (exit $rc)"; cat "$tmp/int.out"; }
+no_children "Ctrl-C"
+
+finish
