@@ -55,7 +55,8 @@ feed (DlRandom *r, const guint8 *data, gsize len, const ProtoMsg *expect, BenchF
   gboolean matched = expect == NULL;
   while (at < len)
     {
-      gsize chunk = MIN (len - at, 1 + (gsize) dl_random_below (r, 64));
+      gsize want = 1 + (gsize) dl_random_below (r, 64);   /* drawn once: MIN evaluates twice */
+      gsize chunk = MIN (len - at, want);
       sim_frame_reader_push (rd, data + at, chunk);
       at += chunk;
       for (;;)

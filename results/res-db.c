@@ -644,7 +644,9 @@ res_run_set_mode (ResRun *run, const char *mode, GError **error)
   sqlite3_prepare_v2 (run->db->db, "UPDATE runs SET mode = ? WHERE run_id = ?", -1, &st, NULL);
   sqlite3_bind_text (st, 1, mode, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64 (st, 2, run->id);
-  return step_done (run->db, st, error);
+  gboolean ok = step_done (run->db, st, error);
+  sqlite3_finalize (st);
+  return ok;
 }
 
 gint64
