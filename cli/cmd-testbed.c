@@ -403,14 +403,6 @@ schedule_round_actions (Tb *tb, guint round)
 
 /* ---------------------------------------------------------------- the watch */
 
-static DlTime
-stall_window (const SimWorldConfig *cfg)
-{
-  const ProtoConfig *p = &cfg->proto;
-  DlTime t = (DlTime) (p->max_connection_retry + 2) * proto_config_connection_timer (p);
-  return dl_time_add (dl_time_add (t, p->model_sync_timeout), p->payload_timeout);
-}
-
 static gboolean
 settled (const TbPeer *p)
 {
@@ -438,7 +430,7 @@ on_watch (gpointer data)
         }
       if (all && tb->pending_actions == 0)
         tb->outcome = SIM_OUTCOME_COMPLETED;
-      else if (tb->pending_actions == 0 && now - tb->progress >= stall_window (tb->cfg))
+      else if (tb->pending_actions == 0 && now - tb->progress >= sim_stall_window (tb->cfg))
         tb->outcome = SIM_OUTCOME_STALLED;
       else
         return G_SOURCE_CONTINUE;
@@ -504,13 +496,7 @@ finish (Tb *tb, SimResult *r, GArray *results)
   memset (r, 0, sizeof *r);
   r->outcome = tb->outcome;
   r->end = now;
-  r->rounds_completed = sim_tally_rounds_completed (&tb->tally);
-  r->retries = tb->tally.retries;
-  r->exclusions = tb->tally.exclusions;
-  r->model_syncs = tb->tally.model_syncs;
-  r->stale_model_syncs = tb->tally.stale_model_syncs;
-  r->messages_dropped = tb->tally.messages_dropped;
-  r->empty_rounds_started = tb->tally.empty_rounds_started;
+  sim_tally_fill (&tb->tally, r);
   r->messages = tb->messages;
   r->bytes = tb->bytes;
   g_autoptr (GPtrArray) models = g_ptr_array_new ();
@@ -537,18 +523,15 @@ finish (Tb *tb, SimResult *r, GArray *results)
       pr->state = p->state;
       pr->accuracy = p->accuracy;
       pr->loss = p->loss;
-      if (p->rounds >= tb->cfg->proto.rounds)
-        pr->outcome = SIM_PEER_FINISHED;
-      else if (strcmp (p->state, "failed") == 0)
-        pr->outcome = p->excluded ? SIM_PEER_EXCLUDED : SIM_PEER_FAILED;
-      else if (p->status == TB_CRASHED)
-        pr->outcome = SIM_PEER_CRASHED;
-      else if (p->status == TB_LEFT || p->leave_asked || strcmp (p->state, "left") == 0)
-        pr->outcome = SIM_PEER_LEFT;
-      else if (r->outcome == SIM_OUTCOME_STALLED || now - p->progress >= stall_window (tb->cfg))
-        pr->outcome = SIM_PEER_HUNG;
-      else
-        pr->outcome = SIM_PEER_RUNNING;
+      SimPeerEnd end = {
+        .rounds = p->rounds,
+        .failed = strcmp (p->state, "failed") == 0,
+        .excluded = p->excluded,
+        .crashed = p->status == TB_CRASHED,
+        .left = p->status == TB_LEFT || p->leave_asked || strcmp (p->state, "left") == 0,
+        .stalled = r->outcome == SIM_OUTCOME_STALLED || now - p->progress >= sim_stall_window (tb->cfg),
+      };
+      pr->outcome = sim_peer_outcome_of (tb->cfg, &end);
       r->peers_finished += pr->outcome == SIM_PEER_FINISHED;
       r->peers_failed += pr->outcome == SIM_PEER_FAILED || pr->outcome == SIM_PEER_EXCLUDED;
       r->peers_hung += pr->outcome == SIM_PEER_HUNG;

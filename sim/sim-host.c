@@ -127,3 +127,15 @@ sim_tally_rounds_completed (const SimTally *t)
     n += g_array_index (t->round_done, gboolean, k);
   return n;
 }
+
+void
+sim_tally_fill (const SimTally *t, SimResult *r)
+{
+  r->rounds_completed = sim_tally_rounds_completed (t);
+  r->retries = t->retries;
+  r->exclusions = t->exclusions;
+  r->model_syncs = t->model_syncs;
+  r->stale_model_syncs = t->stale_model_syncs;
+  r->messages_dropped = t->messages_dropped;
+  r->empty_rounds_started = t->empty_rounds_started;
+}

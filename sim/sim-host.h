@@ -14,6 +14,7 @@
 
 #include "protocol/proto-coord.h"
 #include "protocol/proto-peer.h"
+#include "sim/sim-world.h"
 
 G_BEGIN_DECLS
 
@@ -46,5 +47,7 @@ void sim_tally_init (SimTally *t);
 void sim_tally_clear (SimTally *t);
 void sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *obs);
 guint sim_tally_rounds_completed (const SimTally *t);
+/* Copies the counters and rounds completed into a run's result. */
+void sim_tally_fill (const SimTally *t, SimResult *r);
 
 G_END_DECLS

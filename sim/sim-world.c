@@ -336,12 +336,26 @@ ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg)
 
 /* ---------------------------------------------------------------- watchdog */
 
-static DlTime
-stall_window (const SimWorld *w)
+DlTime
+sim_stall_window (const SimWorldConfig *cfg)
 {
-  const ProtoConfig *p = &w->cfg.proto;
+  const ProtoConfig *p = &cfg->proto;
   DlTime t = (DlTime) (p->max_connection_retry + 2) * proto_config_connection_timer (p);
   return dl_time_add (dl_time_add (t, p->model_sync_timeout), p->payload_timeout);
+}
+
+SimPeerOutcome
+sim_peer_outcome_of (const SimWorldConfig *cfg, const SimPeerEnd *e)
+{
+  if (e->rounds >= cfg->proto.rounds)
+    return SIM_PEER_FINISHED;
+  if (e->failed)
+    return e->excluded ? SIM_PEER_EXCLUDED : SIM_PEER_FAILED;
+  if (e->crashed)
+    return SIM_PEER_CRASHED;
+  if (e->left)
+    return SIM_PEER_LEFT;
+  return e->stalled ? SIM_PEER_HUNG : SIM_PEER_RUNNING;
 }
 
 static gboolean
@@ -386,7 +400,7 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
     }
   gboolean quiet = !external && w->in_flight == 0 && w->training == 0 && w->link_setups == 0
                    && !any_sync_wait;
-  if (quiet && now - w->progress >= stall_window (w))
+  if (quiet && now - w->progress >= sim_stall_window (&w->cfg))
     {
       w->result.outcome = SIM_OUTCOME_STALLED;
       w->finished = TRUE;
@@ -525,13 +539,7 @@ finish_results (SimWorld *w)
   SimResult *r = &w->result;
   r->end = w->completed_at != DL_TIME_NEVER ? w->completed_at : now;
   r->events = sim_engine_events_run (w->engine);
-  r->rounds_completed = sim_tally_rounds_completed (&w->tally);
-  r->retries = w->tally.retries;
-  r->exclusions = w->tally.exclusions;
-  r->model_syncs = w->tally.model_syncs;
-  r->stale_model_syncs = w->tally.stale_model_syncs;
-  r->messages_dropped = w->tally.messages_dropped;
-  r->empty_rounds_started = w->tally.empty_rounds_started;
+  sim_tally_fill (&w->tally, r);
   g_array_set_size (w->peer_results, w->nodes->len);
   double acc = 0, loss = 0;
   guint evaluated = 0;
@@ -555,20 +563,15 @@ finish_results (SimWorld *w)
       pr->state = proto_peer_state_name (proto_peer_state (n->peer));
       pr->accuracy = n->accuracy;
       pr->loss = n->loss;
-      ProtoPeerState s = proto_peer_state (n->peer);
-      if (pr->rounds >= w->cfg.proto.rounds)
-        pr->outcome = SIM_PEER_FINISHED;
-      else if (s == PROTO_PEER_FAILED)
-        pr->outcome = strstr (proto_peer_error (n->peer), "ConnectionFail") ? SIM_PEER_EXCLUDED
-                                                                              : SIM_PEER_FAILED;
-      else if (n->status == NODE_CRASHED)
-        pr->outcome = SIM_PEER_CRASHED;
-      else if (n->status == NODE_LEFT)
-        pr->outcome = SIM_PEER_LEFT;
-      else if (r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= stall_window (w))
-        pr->outcome = SIM_PEER_HUNG;
-      else
-        pr->outcome = SIM_PEER_RUNNING;
+      SimPeerEnd end = {
+        .rounds = pr->rounds,
+        .failed = proto_peer_state (n->peer) == PROTO_PEER_FAILED,
+        .excluded = strstr (proto_peer_error (n->peer), "ConnectionFail") != NULL,
+        .crashed = n->status == NODE_CRASHED,
+        .left = n->status == NODE_LEFT,
+        .stalled = r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg),
+      };
+      pr->outcome = sim_peer_outcome_of (&w->cfg, &end);
       r->peers_finished += pr->outcome == SIM_PEER_FINISHED;
       r->peers_failed += pr->outcome == SIM_PEER_FAILED || pr->outcome == SIM_PEER_EXCLUDED;
       r->peers_hung += pr->outcome == SIM_PEER_HUNG;

@@ -159,6 +159,20 @@ typedef struct {
   gboolean nat_symmetric;
 } SimPeerAttrs;
 void sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out);
+/* The hang detector's window: (M + 2) x T + model_sync_timeout +
+ * payload_timeout, long enough for every retry and exclusion cycle. */
+DlTime sim_stall_window (const SimWorldConfig *cfg);
+
+/* How a peer ended, from what is known of it at the end of a run (the
+ * simulator and the testbed apply the same rule). */
+typedef struct {
+  guint rounds;
+  gboolean failed, excluded;   /* its machine failed; ConnectionFail did it */
+  gboolean crashed, left;
+  gboolean stalled;            /* the run stalled, or it made no progress for the window */
+} SimPeerEnd;
+SimPeerOutcome sim_peer_outcome_of (const SimWorldConfig *cfg, const SimPeerEnd *end);
+
 /* The modelled duration of one round of local training on `samples`
  * samples at relative `speed` (slow and straggler factors applied). */
 DlTime sim_training_time (const SimWorldConfig *cfg, gsize samples, double speed);
