@@ -29,7 +29,7 @@ static const Command commands[] = {
     "run a scenario on real sockets and processes (loopback; see --help)" },
   { "node", cli_cmd_node, "node coordinator|peer --scenario FILE ...",
     "one testbed process (dlsim node --help)" },
-  { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold)" },
+  { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold, scale, fuzz-frames)" },
 };
 
 void
