@@ -9,6 +9,7 @@ dlsim_SOURCES = \
 	cli/cmd-plot.c \
 	cli/cmd-testbed.c \
 	cli/cmd-node.c \
+	cli/cmd-compare.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	$(NULL)

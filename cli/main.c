@@ -27,6 +27,8 @@ static const Command commands[] = {
   { "plot", cli_cmd_plot, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
   { "testbed", cli_cmd_testbed, "testbed FILE [-o DB] [--set section.key=value]... [--seed N]",
     "run a scenario on real sockets and processes (loopback; see --help)" },
+  { "compare", cli_cmd_compare, "compare A.db B.db [--run-a ID] [--run-b ID]",
+    "two runs side by side (simulator vs testbed); exit 1 if discrete facts differ" },
   { "node", cli_cmd_node, "node coordinator|peer --scenario FILE ...",
     "one testbed process (dlsim node --help)" },
   { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold, scale, fuzz-frames)" },

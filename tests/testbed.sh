@@ -21,6 +21,10 @@ expect 0 "PASS .*consensus-mean-3.ini seed 1: completed, 3 rounds, 6 expectation
 expect 0 "completed" -- "$DLSIM" report "$tmp/tb.db"
 expect 0 "received PeersForRound from S" -- "$DLSIM" trace "$tmp/tb.db" --run 1
 no_children "consensus"
+# the simulator's run of the same file agrees on the discrete facts
+"$DLSIM" run "$SRC/scenarios/regression/consensus-mean-3.ini" -o "$tmp/sim.db" -q >/dev/null 2>&1
+expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/tb.db"
+grep -q "A: sim run 1 *B: testbed run 1" "$out" && ok "compare header" || ko "compare: no 'A: sim run 1  B: testbed run 1' header"
 
 # 2. S17 by SIGKILL: p3's Start is held 1 s, it is killed 300 ms after the
 # coordinator's Start: p1 and p2 wait for its Payloads (short timeouts keep
@@ -50,6 +54,11 @@ peer.p1.rounds = 1
 INI
 expect 0 "PASS .*s17.ini seed 1: stalled" -- "$DLSIM" testbed "$tmp/s17.ini" -o "$tmp/s17.db"
 no_children "S17 by SIGKILL"
+# a stalled run against a completed one: the outcome and p3 differ, exit 1
+expect 1 "outcome  *completed  *stalled  *DIFFERS" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/s17.db"
+grep -q "p3  *finished 3 0 0  *crashed .*DIFFERS" "$out" && ok "compare p3" || ko "compare: p3's row is not marked DIFFERS"
+expect 2 "expected two results databases" -- "$DLSIM" compare "$tmp/sim.db"
+expect 1 "nope.db: no such results database" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/nope.db"
 
 # 3. what the testbed cannot express is refused, by name
 sed 's/round 2 + 300ms = crash p3/2s = link-fail p1 p2/' "$tmp/s17.ini" > "$tmp/lf.ini"
