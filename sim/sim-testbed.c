@@ -13,32 +13,13 @@
 #include "sim/sim-host.h"
 #include "protocol/proto-coord.h"
 #include "protocol/proto-peer.h"
+#include "sim/sim-tb-conn.h"
 
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
 
-typedef struct Conn Conn;
-
-typedef struct {
-  GBytes *frame;
-  gint64 not_before_us;   /* a delay rule holds the stream until then */
-} Pending;
-
-struct Conn {
-  gint ref;
-  SimTbNode *node;
-  GSocketConnection *sc;
-  GInputStream *in;
-  GOutputStream *out;
-  SimFrameReader *reader;
-  ProtoNodeId other;      /* PROTO_NO_NODE until its HELLO (accepted streams) */
-  gboolean is_link;       /* a peer link (else a coordinator stream) */
-  GQueue queue;           /* Pending* */
-  gboolean writing, closing, closed;
-  GSource *wait;          /* a held write */
-  guint8 buf[64 * 1024];
-};
+typedef SimTbConn Conn;
 
 typedef struct {
   int msg_type;
@@ -64,12 +45,14 @@ struct SimTbNode {
   GCancellable *cancel;
   GSource *deadline;
   GArray *rules;          /* Rule */
+  GPtrArray *dials;       /* Dial*: dials held for link_setup */
   gboolean gone;
   /* training */
   LearnPartition *partition;
   LearnDataset *shard;
   LearnWeights *initial;
   DlRandom *rng_train, *rng_shares;
+  DlRandom *rng_latency;  /* emulate_latency: the sender's "latency" stream */
   SimPeerAttrs attrs;
   GSource *train_src;
   LearnWeights *train_result;
@@ -108,71 +91,13 @@ feed_simple (SimTbNode *n, ProtoInputKind kind, ProtoNodeId from)
 
 /* ---------------------------------------------------------------- streams */
 
-static Conn *
-conn_ref (Conn *c)
-{
-  c->ref++;
-  return c;
-}
-
-static void
-conn_unref (Conn *c)
-{
-  if (--c->ref > 0)
-    return;
-  Pending *pd;
-  while ((pd = g_queue_pop_head (&c->queue)))
-    {
-      g_bytes_unref (pd->frame);
-      g_free (pd);
-    }
-  if (c->wait)
-    {
-      g_source_destroy (c->wait);
-      g_source_unref (c->wait);
-    }
-  g_clear_object (&c->sc);
-  sim_frame_reader_free (c->reader);
-  g_free (c);
-}
-
-static Conn *
-conn_new (SimTbNode *n, GSocketConnection *sc, ProtoNodeId other, gboolean is_link)
-{
-  /* the client's 10 s timeout is for connecting: an open stream may be
-   * quiet for as long as the protocol likes */
-  g_socket_set_timeout (g_socket_connection_get_socket (sc), 0);
-  Conn *c = g_new0 (Conn, 1);
-  c->ref = 1;
-  c->node = n;
-  c->sc = g_object_ref (sc);
-  c->in = g_io_stream_get_input_stream (G_IO_STREAM (sc));
-  c->out = g_io_stream_get_output_stream (G_IO_STREAM (sc));
-  c->reader = sim_frame_reader_new ();
-  c->other = other;
-  c->is_link = is_link;
-  g_queue_init (&c->queue);
-  return c;
-}
-
-static void
-conn_really_close (Conn *c)
-{
-  if (c->closed)
-    return;
-  c->closed = TRUE;
-  g_io_stream_close (G_IO_STREAM (c->sc), NULL, NULL);
-}
-
-static void conn_read (Conn *c);
-
 /* The stream ended (EOF, an error, a bad frame, or we closed it). */
 static void
 conn_ended (Conn *c, const char *why)
 {
-  SimTbNode *n = c->node;
+  SimTbNode *n = c->ud;
   gboolean was_open = !c->closed;
-  conn_really_close (c);
+  sim_tb_conn_close_now (c);
   if (!was_open && !why)
     return;
   if (c->is_link)
@@ -201,90 +126,16 @@ conn_ended (Conn *c, const char *why)
       fact (n, PROTO_SERVER, "stream-closed", why);
       if (proto_peer_connected (n->peer))
         feed_simple (n, PROTO_IN_STREAM_CLOSED, PROTO_SERVER);
-      conn_unref (c);
+      sim_tb_conn_unref (c);
     }
-}
-
-static gboolean write_next (gpointer data);
-
-static void
-on_written (GObject *src, GAsyncResult *res, gpointer data)
-{
-  Conn *c = data;
-  g_autoptr (GError) e = NULL;
-  gboolean ok = g_output_stream_write_all_finish (G_OUTPUT_STREAM (src), res, NULL, &e);
-  Pending *pd = g_queue_pop_head (&c->queue);
-  g_bytes_unref (pd->frame);
-  g_free (pd);
-  c->writing = FALSE;
-  if (!ok)
-    conn_ended (c, e->message);
-  else
-    write_next (c);
-  conn_unref (c);
-}
-
-static gboolean
-write_next (gpointer data)
-{
-  Conn *c = data;
-  if (c->wait)
-    {
-      g_source_unref (c->wait);
-      c->wait = NULL;
-    }
-  if (c->closed || c->writing)
-    return G_SOURCE_REMOVE;
-  Pending *pd = g_queue_peek_head (&c->queue);
-  if (!pd)
-    {
-      if (c->closing)
-        conn_ended (c, NULL);
-      return G_SOURCE_REMOVE;
-    }
-  gint64 now = g_get_monotonic_time ();
-  if (pd->not_before_us > now)
-    {
-      c->wait = g_timeout_source_new ((guint) ((pd->not_before_us - now + 999) / 1000));
-      g_source_set_callback (c->wait, write_next, c, NULL);
-      g_source_attach (c->wait, NULL);
-      return G_SOURCE_REMOVE;
-    }
-  c->writing = TRUE;
-  gsize len;
-  const void *d = g_bytes_get_data (pd->frame, &len);
-  g_output_stream_write_all_async (c->out, d, len, G_PRIORITY_DEFAULT, NULL, on_written, conn_ref (c));
-  return G_SOURCE_REMOVE;
-}
-
-static void
-conn_send (Conn *c, GBytes *frame, gint64 not_before_us)
-{
-  if (c->closed || c->closing)
-    return;
-  Pending *pd = g_new0 (Pending, 1);
-  pd->frame = g_bytes_ref (frame);
-  pd->not_before_us = not_before_us;
-  g_queue_push_tail (&c->queue, pd);
-  if (!c->wait)
-    write_next (c);
-}
-
-/* Closes after what is queued has gone out. */
-static void
-conn_close_gracefully (Conn *c)
-{
-  c->closing = TRUE;
-  if (!c->writing && !c->wait)
-    write_next (c);
 }
 
 /* ---------------------------------------------------------------- frames in */
 
 static void
-on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, ProtoNodeId hello)
+on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, ProtoNodeId hello, gpointer ud)
 {
-  SimTbNode *n = c->node;
+  SimTbNode *n = ud;
   if (kind == SIM_FRAME_HELLO)
     {
       if (c->other != PROTO_NO_NODE || hello == PROTO_SERVER || hello == PROTO_NO_NODE
@@ -295,7 +146,7 @@ on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, ProtoNodeId hello)
           return;
         }
       c->other = hello;
-      g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello), conn_ref (c));
+      g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello), sim_tb_conn_ref (c));
       if (c->is_link)
         {
           fact (n, hello, "link-up", "accepted");
@@ -318,57 +169,19 @@ on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, ProtoNodeId hello)
 }
 
 static void
-on_read (GObject *src, GAsyncResult *res, gpointer data)
+on_ended (Conn *c, const char *why, gboolean protocol_error, gpointer ud)
 {
-  Conn *c = data;
-  g_autoptr (GError) e = NULL;
-  gssize got = g_input_stream_read_finish (G_INPUT_STREAM (src), res, &e);
-  if (c->closed)
-    {
-      conn_unref (c);
-      return;
-    }
-  if (got <= 0)
-    {
-      conn_ended (c, got == 0 ? "end of stream" : e->message);
-      conn_unref (c);
-      return;
-    }
-  sim_frame_reader_push (c->reader, c->buf, (gsize) got);
-  for (;;)
-    {
-      SimFrameKind kind;
-      ProtoMsg msg;
-      ProtoNodeId hello = PROTO_NO_NODE;
-      g_autoptr (GError) fe = NULL;
-      SimFrameResult r = sim_frame_reader_next (c->reader, &kind, &msg, &hello, &fe);
-      if (r == SIM_FRAME_NEED_MORE)
-        break;
-      if (r == SIM_FRAME_BAD)
-        {
-          g_autofree char *why = g_strdup_printf ("protocol error: %s: stream closed", fe->message);
-          fact (c->node, c->other, "protocol-error", why);
-          conn_ended (c, why);
-          conn_unref (c);
-          return;
-        }
-      on_frame (c, kind, &msg, hello);
-      if (kind == SIM_FRAME_MSG)
-        proto_msg_clear (&msg);
-      if (c->closed)
-        {
-          conn_unref (c);
-          return;
-        }
-    }
-  conn_read (c);
-  conn_unref (c);
+  if (protocol_error)
+    fact (ud, c->other, "protocol-error", why);
+  conn_ended (c, why);
 }
 
-static void
-conn_read (Conn *c)
+static const SimTbConnEvents conn_events = { on_frame, on_ended };
+
+static Conn *
+conn_new (SimTbNode *n, GSocketConnection *sc, ProtoNodeId other, gboolean is_link)
 {
-  g_input_stream_read_async (c->in, c->buf, sizeof c->buf, G_PRIORITY_DEFAULT, NULL, on_read, conn_ref (c));
+  return sim_tb_conn_new (sc, other, is_link, &conn_events, n);
 }
 
 static gboolean
@@ -376,8 +189,8 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
 {
   SimTbNode *n = data;
   Conn *c = conn_new (n, sc, PROTO_NO_NODE, n->peer != NULL);
-  conn_read (c);
-  conn_unref (c);   /* the read holds it; the map too once HELLO came */
+  sim_tb_conn_read (c);
+  sim_tb_conn_unref (c);   /* the read holds it; the map too once HELLO came */
   (void) service;
   (void) source;
   return TRUE;
@@ -420,6 +233,10 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
     }
   DlTime delay = 0;
   take_rule (n, from, to, msg->type, FALSE, &delay);
+  if (n->p.emulate_latency)
+    delay = dl_time_add (delay, dl_dist_sample_time (via == PROTO_VIA_LINK ? &n->cfg->latency
+                                                                          : &n->cfg->server_latency,
+                                                     n->rng_latency));
   Conn *c = n->coord || via == PROTO_VIA_LINK ? g_hash_table_lookup (n->conns, GUINT_TO_POINTER (to))
                                              : n->server;
   if (!c || c->closed || c->closing)
@@ -431,7 +248,7 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
   g_autoptr (GBytes) f = sim_frame_encode_msg (msg);
   if (n->p.rec.traffic)
     n->p.rec.traffic (n->p.rec.user_data, msg->type, g_bytes_get_size (f));
-  conn_send (c, f, g_get_monotonic_time () + delay / 1000);
+  sim_tb_conn_send (c, f, g_get_monotonic_time () + delay / 1000);
   proto_msg_clear (msg);
 }
 
@@ -447,7 +264,27 @@ tr_open_link (gpointer ud, ProtoNodeId self, ProtoNodeId other, gboolean initiat
 typedef struct {
   SimTbNode *node;
   ProtoNodeId other;
+  char *addr;      /* a dial held for link_setup ... */
+  GSource *held;   /* ... by this timeout */
 } Dial;
+
+static void on_link_connected (GObject *src, GAsyncResult *res, gpointer data);
+
+static gboolean
+dial_later (gpointer data)
+{
+  Dial *d = data;
+  SimTbNode *n = d->node;
+  g_ptr_array_remove_fast (n->dials, d);
+  g_clear_pointer (&d->held, g_source_unref);   /* the source lives until we return */
+  char *addr = g_steal_pointer (&d->addr);
+  if (proto_peer_connected (n->peer))
+    g_socket_client_connect_to_host_async (n->client, addr, 0, n->cancel, on_link_connected, d);
+  else
+    g_free (d);
+  g_free (addr);
+  return G_SOURCE_REMOVE;
+}
 
 static void
 on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
@@ -473,11 +310,11 @@ on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
       return;
     }
   Conn *c = conn_new (n, sc, other, TRUE);
-  g_hash_table_insert (n->conns, GUINT_TO_POINTER (other), conn_ref (c));
+  g_hash_table_insert (n->conns, GUINT_TO_POINTER (other), sim_tb_conn_ref (c));
   g_autoptr (GBytes) hello = sim_frame_encode_hello (n->p.id);
-  conn_send (c, hello, 0);
-  conn_read (c);
-  conn_unref (c);
+  sim_tb_conn_send (c, hello, 0);
+  sim_tb_conn_read (c);
+  sim_tb_conn_unref (c);
   fact (n, other, "link-up", "connected");
   feed_simple (n, PROTO_IN_LINK_UP, other);
 }
@@ -506,6 +343,16 @@ tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
       g_idle_add (link_failed_later, d);
       return;
     }
+  if (n->p.emulate_latency && n->cfg->link_setup > 0)
+    {
+      /* the scenario's link setup (WebRTC's ICE and DTLS in DISCO) before the dial */
+      d->addr = g_strdup (addr);
+      d->held = g_timeout_source_new ((guint) (n->cfg->link_setup / DL_MS));
+      g_source_set_callback (d->held, dial_later, d, NULL);
+      g_source_attach (d->held, NULL);
+      g_ptr_array_add (n->dials, d);
+      return;
+    }
   g_socket_client_connect_to_host_async (n->client, addr, 0, n->cancel, on_link_connected, d);
   (void) self;
 }
@@ -518,8 +365,8 @@ tr_close_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
   if (c)
     {
       g_hash_table_steal (n->conns, GUINT_TO_POINTER (other));
-      conn_close_gracefully (c);
-      conn_unref (c);   /* the map's reference; pending writes hold their own */
+      sim_tb_conn_close_gracefully (c);
+      sim_tb_conn_unref (c);   /* the map's reference; pending writes hold their own */
     }
   (void) self;
 }
@@ -567,7 +414,7 @@ tr_disconnect (gpointer ud, ProtoNodeId self)
   SimTbNode *n = ud;
   fact (n, PROTO_NO_NODE, "disconnect", NULL);
   if (n->server)
-    conn_close_gracefully (n->server);
+    sim_tb_conn_close_gracefully (n->server);
   (void) self;
 }
 
@@ -634,8 +481,8 @@ static void
 conn_value_free (gpointer data)
 {
   Conn *c = data;
-  conn_really_close (c);
-  conn_unref (c);
+  sim_tb_conn_close_now (c);
+  sim_tb_conn_unref (c);
 }
 
 SimTbNode *
@@ -647,10 +494,12 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
   n->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_value_free);
   n->addrs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   n->rules = g_array_new (FALSE, FALSE, sizeof (Rule));
+  n->dials = g_ptr_array_new ();
   n->client = g_socket_client_new ();
   g_socket_client_set_timeout (n->client, 10);
   n->cancel = g_cancellable_new ();
   const SimWorldConfig *cfg = p->cfg;
+  n->rng_latency = dl_random_new (cfg->seed, "latency", p->id);
   g_autoptr (DlRandom) init = dl_random_new (cfg->seed, "initial-model", DL_RANDOM_NO_NODE);
   n->initial = learn_model_initial_weights (&cfg->model, init);
   if (p->id == PROTO_SERVER)
@@ -713,8 +562,8 @@ sim_tb_node_start (SimTbNode *n, GError **error)
     }
   n->server = conn_new (n, sc, PROTO_SERVER, FALSE);
   g_autoptr (GBytes) hello = sim_frame_encode_hello (n->p.id);
-  conn_send (n->server, hello, 0);
-  conn_read (n->server);
+  sim_tb_conn_send (n->server, hello, 0);
+  sim_tb_conn_read (n->server);
   fact (n, PROTO_SERVER, "join", n->p.coordinator);
   feed_simple (n, PROTO_IN_START, PROTO_NO_NODE);
   return TRUE;
@@ -762,11 +611,20 @@ sim_tb_node_free (SimTbNode *n)
   g_hash_table_unref (n->conns);
   if (n->server)
     {
-      conn_really_close (n->server);
-      conn_unref (n->server);
+      sim_tb_conn_close_now (n->server);
+      sim_tb_conn_unref (n->server);
     }
   g_hash_table_unref (n->addrs);
   g_array_unref (n->rules);
+  for (guint i = 0; i < n->dials->len; i++)
+    {
+      Dial *d = n->dials->pdata[i];
+      g_source_destroy (d->held);
+      g_source_unref (d->held);
+      g_free (d->addr);
+      g_free (d);
+    }
+  g_ptr_array_unref (n->dials);
   if (n->deadline)
     {
       g_source_destroy (n->deadline);
@@ -784,6 +642,7 @@ sim_tb_node_free (SimTbNode *n)
   learn_dataset_free (n->shard);
   learn_partition_free (n->partition);
   dl_random_free (n->rng_train);
+  dl_random_free (n->rng_latency);
   dl_random_free (n->rng_shares);
   g_object_unref (n->client);
   g_object_unref (n->cancel);

@@ -18,9 +18,15 @@
  *   and then waits out the scenario's modelled compute time, so a round
  *   takes as long as in the simulator on an idle machine.
  * - Drop and delay rules apply to what this process sends.
+ * - With emulate_latency, what this process sends waits the scenario's
+ *   one-way latency first (server_latency on a coordinator stream, latency
+ *   on a link, sampled per message from the sender's "latency" stream as in
+ *   sim-net.c), behind what it sent before (the order of a TCP stream), and
+ *   an initiator waits link_setup before it dials.  Bandwidth is not
+ *   emulated here: `dlsim testbed --netem` shapes it in the kernel (tbf).
  *
- * Not done here: network conditions (loopback only; netem is the
- * orchestrator's), churn and traces, link-fail / link-down / partitions.
+ * Not done here: bandwidth (the kernel's, with --netem), churn and traces,
+ * link-fail / link-down / partitions.
  *
  * Shape: sim_tb_node_new / sim_tb_node_free. */
 #pragma once
@@ -41,6 +47,8 @@ typedef struct {
   const char *coordinator;     /* peer: HOST:PORT */
   gint64 t0_us;                /* g_get_monotonic_time () at the run's start */
   SimRecorder rec;             /* observations, facts, metrics, traffic */
+  gboolean emulate_latency;    /* add [network] latency / server_latency to what this
+                                  process sends, and link_setup before a link is dialled */
 } SimTbParams;
 
 SimTbNode *sim_tb_node_new (const SimTbParams *p, GError **error);
