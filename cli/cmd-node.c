@@ -103,7 +103,7 @@ cli_cmd_node (int argc, char **argv)
   g_auto (GStrv) sets = NULL;
   gint64 seed = -1, t0 = 0;
   gint point = 0;
-  gboolean report = FALSE;
+  gboolean report = FALSE, emulate_latency = FALSE;
   GOptionEntry entries[] = {
     { "coordinator", 0, 0, G_OPTION_ARG_STRING, &coordinator, "peer: the coordinator's address", "HOST:PORT" },
     { "name", 0, 0, G_OPTION_ARG_STRING, &name, "peer: its name in the scenario (p1, p2, ...)", "pN" },
@@ -114,6 +114,8 @@ cli_cmd_node (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "the run's seed (default: the scenario's)", "N" },
     { "point", 0, 0, G_OPTION_ARG_INT, &point, "the sweep point to run (default 0)", "K" },
     { "t0", 0, 0, G_OPTION_ARG_INT64, &t0, "the run's start on this machine's monotonic clock, in us", "US" },
+    { "emulate-latency", 0, 0, G_OPTION_ARG_NONE, &emulate_latency,
+      "add the scenario's latency to what this process sends, and link_setup before a dial", NULL },
     { "report", 0, 0, G_OPTION_ARG_NONE, &report, "write records to stdout and read control lines on stdin", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "a results database of this node (not implemented yet)", "DB" },
     { NULL }
@@ -182,7 +184,7 @@ cli_cmd_node (int argc, char **argv)
   SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
                     .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
                     .coordinator = coordinator, .t0_us = t0 > 0 ? t0 : g_get_monotonic_time (),
-                    .rec = tb_record_sink_recorder (&sink) };
+                    .rec = tb_record_sink_recorder (&sink), .emulate_latency = emulate_latency };
   int rc = CLI_EXIT_OK;
   NodeRun r = { 0 };
   r.node = sim_tb_node_new (&p, &error);

@@ -16,9 +16,11 @@
  * stragglers) and compute sections; timeline join, leave, crash, drop and
  * delay (at a time or at `round N`).  Refused with an error naming the key:
  * churn arrivals, traces, NAT, link-fail, link-down, link-slow, partition,
- * heal, slow.  Network conditions are loopback only: latency, bandwidth and
- * link setup are not applied (--netem is not implemented yet), which the
- * run's params say. */
+ * heal, slow.  Network conditions: without --netem, loopback only (latency,
+ * bandwidth and link setup not applied); with --netem (root), a network
+ * namespace per peer (cli/tb-netns.c) with the bandwidth shaped by tc tbf,
+ * and the latency and link setup added by the sending process, since this
+ * kernel has no sch_netem.  The run's params (testbed.network) say which. */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -36,59 +38,16 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef enum { TB_ABSENT, TB_ONLINE, TB_LEFT, TB_CRASHED } TbStatus;
+#include "cli/tb-run.h"
 
-typedef struct Tb Tb;
-
-typedef struct {
-  Tb *tb;
-  ProtoNodeId id;
-  TbStatus status;
-  GSubprocess *proc;
-  GOutputStream *control;
-  GDataInputStream *records;
-  gboolean exited, eof, leave_asked;
-  DlTime joined, left, progress;
-  guint rounds, retries_received, fails_received;
-  gboolean synced, excluded, failed_err;
-  const char *state;
-  double accuracy, loss;
-  LearnWeights *model;      /* after its last round (W records) */
-} TbPeer;
-
-struct Tb {
-  const SimScenario *scenario;
-  const SimPoint *point;
-  guint64 seed;
-  char **sets;
-  const SimWorldConfig *cfg;
-  char *self_exe;
-  SimRecorder db_rec;
-  SimRecorder rec;          /* tracks, then forwards to db_rec */
-  SimTally tally;
-  SimTbNode *coord;
-  gint64 t0_us;
-  GPtrArray *peers;         /* TbPeer*, index = id */
-  GArray *rules;            /* SimAction: drop/delay rules installed so far */
-  guint pending_actions;
-  GPtrArray *timers;        /* GSource* of scheduled actions (refs) */
-  guint round_started;
-  DlTime progress;
-  guint64 messages, bytes;
-  guint bad_lines;
-  gboolean done, interrupted;
-  SimOutcome outcome;
-  GMainLoop *loop;
-};
-
-static DlTime
-now_of (Tb *tb)
+DlTime
+tb_now (Tb *tb)
 {
   return (g_get_monotonic_time () - tb->t0_us) * 1000;
 }
 
-static TbPeer *
-peer_at (Tb *tb, ProtoNodeId id, gboolean create)
+TbPeer *
+tb_peer_at (Tb *tb, ProtoNodeId id, gboolean create)
 {
   while (tb->peers->len <= id)
     g_ptr_array_add (tb->peers, NULL);
@@ -108,7 +67,6 @@ peer_at (Tb *tb, ProtoNodeId id, gboolean create)
 
 /* ---------------------------------------------------------------- records */
 
-static void schedule_round_actions (Tb *tb, guint round);
 
 static void
 track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
@@ -119,11 +77,11 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
     {
       if ((o->kind == PROTO_OBS_ROUND_START && tb->cfg->proto.connect_barrier)
           || (o->kind == PROTO_OBS_ROUND_LIST && !tb->cfg->proto.connect_barrier))
-        schedule_round_actions (tb, (guint) o->round + 1);
+        tb_schedule_round_actions (tb, (guint) o->round + 1);
     }
   else
     {
-      TbPeer *p = peer_at (tb, node, TRUE);
+      TbPeer *p = tb_peer_at (tb, node, TRUE);
       switch (o->kind)
         {
         case PROTO_OBS_PHASE:
@@ -153,8 +111,8 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
     tb->db_rec.observation (tb->db_rec.user_data, t, node, o);
 }
 
-static void
-track_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+void
+tb_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
 {
   Tb *tb = ud;
   if (tb->db_rec.fact)
@@ -165,7 +123,7 @@ static void
 track_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double v)
 {
   Tb *tb = ud;
-  TbPeer *p = peer_at (tb, peer, TRUE);
+  TbPeer *p = tb_peer_at (tb, peer, TRUE);
   if (strcmp (name, "accuracy") == 0)
     p->accuracy = v;
   else if (strcmp (name, "loss") == 0)
@@ -184,223 +142,6 @@ track_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
     tb->db_rec.traffic (tb->db_rec.user_data, type, bytes);
 }
 
-/* ---------------------------------------------------------------- children */
-
-static void read_records (TbPeer *p);
-
-static void
-on_record (GObject *src, GAsyncResult *res, gpointer data)
-{
-  TbPeer *p = data;
-  gsize len;
-  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (src), res, &len, NULL);
-  if (!line)
-    {
-      p->eof = TRUE;
-      return;
-    }
-  ProtoNodeId node;
-  LearnWeights *w = NULL;
-  if (line[0] == 'W' && tb_record_parse_model (line, &node, &w))
-    {
-      TbPeer *q = node == p->id ? p : NULL;
-      if (q)
-        {
-          g_clear_pointer (&q->model, learn_weights_unref);
-          q->model = w;
-        }
-      else
-        learn_weights_unref (w);
-    }
-  else if (!tb_record_parse (line, &p->tb->rec))
-    p->tb->bad_lines++;
-  read_records (p);
-}
-
-static void
-read_records (TbPeer *p)
-{
-  g_data_input_stream_read_line_async (p->records, G_PRIORITY_DEFAULT, NULL, on_record, p);
-}
-
-static void
-on_exited (GObject *src, GAsyncResult *res, gpointer data)
-{
-  TbPeer *p = data;
-  g_subprocess_wait_finish (G_SUBPROCESS (src), res, NULL);
-  p->exited = TRUE;
-  if (p->status == TB_ONLINE)
-    {
-      p->status = TB_LEFT;
-      p->left = now_of (p->tb);
-    }
-}
-
-static void
-send_control (TbPeer *p, const char *line)
-{
-  if (!p->control || p->exited)
-    return;
-  g_autofree char *l = g_strdup_printf ("%s\n", line);
-  g_output_stream_write_all (p->control, l, strlen (l), NULL, NULL, NULL);
-}
-
-static void
-spawn (Tb *tb, ProtoNodeId id)
-{
-  TbPeer *p = peer_at (tb, id, TRUE);
-  if (p->status != TB_ABSENT)
-    {
-      track_fact (tb, now_of (tb), id, PROTO_NO_NODE, "ignored", "join: the peer already joined once");
-      return;
-    }
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_strdup (tb->self_exe));
-  g_ptr_array_add (argv, g_strdup ("node"));
-  g_ptr_array_add (argv, g_strdup ("peer"));
-  g_ptr_array_add (argv, g_strdup_printf ("--coordinator=127.0.0.1:%u", sim_tb_node_port (tb->coord)));
-  g_ptr_array_add (argv, g_strdup_printf ("--name=p%u", id));
-  g_ptr_array_add (argv, g_strdup_printf ("--scenario=%s", tb->scenario->path));
-  g_ptr_array_add (argv, g_strdup_printf ("--seed=%" G_GUINT64_FORMAT, tb->seed));
-  g_ptr_array_add (argv, g_strdup_printf ("--point=%u", tb->point->index));
-  g_ptr_array_add (argv, g_strdup_printf ("--t0=%" G_GINT64_FORMAT, tb->t0_us));
-  g_ptr_array_add (argv, g_strdup ("--report"));
-  for (char **s = tb->sets; s && *s; s++)
-    g_ptr_array_add (argv, g_strdup_printf ("--set=%s", *s));
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GError) e = NULL;
-  p->proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                               G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &e);
-  p->joined = now_of (tb);
-  p->progress = p->joined;
-  tb->progress = MAX (tb->progress, p->joined);
-  if (!p->proc)
-    {
-      track_fact (tb, now_of (tb), id, PROTO_NO_NODE, "spawn-failed", e->message);
-      p->status = TB_LEFT;
-      p->exited = p->eof = TRUE;
-      return;
-    }
-  p->status = TB_ONLINE;
-  p->control = g_object_ref (g_subprocess_get_stdin_pipe (p->proc));
-  p->records = g_data_input_stream_new (g_subprocess_get_stdout_pipe (p->proc));
-  read_records (p);
-  g_subprocess_wait_async (p->proc, NULL, on_exited, p);
-  track_fact (tb, now_of (tb), id, PROTO_NO_NODE, "join", "process started");
-  for (guint i = 0; i < tb->rules->len; i++)
-    {
-      g_autofree char *l = tb_rule_line (&g_array_index (tb->rules, SimAction, i));
-      send_control (p, l);
-    }
-}
-
-static void
-depart (Tb *tb, ProtoNodeId id, gboolean crash)
-{
-  TbPeer *p = peer_at (tb, id, FALSE);
-  if (!p || p->status != TB_ONLINE)
-    {
-      track_fact (tb, now_of (tb), id, PROTO_NO_NODE, "ignored", crash ? "crash: not online" : "leave: not online");
-      return;
-    }
-  track_fact (tb, now_of (tb), id, PROTO_NO_NODE, crash ? "crash" : "leave",
-              crash ? "SIGKILL" : "asked to leave");
-  if (crash)
-    {
-      p->status = TB_CRASHED;
-      p->left = now_of (tb);
-      g_subprocess_force_exit (p->proc);
-    }
-  else
-    {
-      p->leave_asked = TRUE;
-      send_control (p, "leave");
-    }
-}
-
-/* ---------------------------------------------------------------- timeline */
-
-typedef struct {
-  Tb *tb;
-  const SimAction *a;
-} Due;
-
-static void
-run_action (Tb *tb, const SimAction *a)
-{
-  switch (a->kind)
-    {
-    case SIM_ACT_JOIN:
-      spawn (tb, a->a);
-      break;
-    case SIM_ACT_LEAVE:
-      depart (tb, a->a, FALSE);
-      break;
-    case SIM_ACT_CRASH:
-      depart (tb, a->a, TRUE);
-      break;
-    case SIM_ACT_DROP:
-    case SIM_ACT_DELAY:
-      {
-        g_array_append_val (tb->rules, *a);
-        sim_tb_node_add_rule (tb->coord, a);
-        g_autofree char *l = tb_rule_line (a);
-        for (guint i = 1; i < tb->peers->len; i++)
-          {
-            TbPeer *p = g_ptr_array_index (tb->peers, i);
-            if (p && p->status == TB_ONLINE)
-              send_control (p, l);
-          }
-        track_fact (tb, now_of (tb), a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule",
-                    proto_msg_type_name ((ProtoMsgType) a->msg_type));
-        break;
-      }
-    case SIM_ACT_LINK_FAIL:
-    case SIM_ACT_LINK_DOWN:
-    case SIM_ACT_PARTITION:
-    case SIM_ACT_HEAL:
-    case SIM_ACT_SLOW:
-    case SIM_ACT_LINK_SLOW:
-      g_assert_not_reached ();   /* refused before the run */
-    }
-}
-
-static gboolean
-on_due (gpointer data)
-{
-  Due *d = data;
-  d->tb->pending_actions--;
-  run_action (d->tb, d->a);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-schedule (Tb *tb, const SimAction *a, DlTime in_ns)
-{
-  Due *d = g_new0 (Due, 1);
-  d->tb = tb;
-  d->a = a;
-  tb->pending_actions++;
-  GSource *src = g_timeout_source_new ((guint) MAX ((in_ns + 999999) / 1000000, 0));
-  g_source_set_callback (src, on_due, d, g_free);
-  g_source_attach (src, NULL);
-  g_ptr_array_add (tb->timers, src);
-}
-
-static void
-schedule_round_actions (Tb *tb, guint round)
-{
-  if (round <= tb->round_started)
-    return;
-  tb->round_started = round;
-  for (guint i = 0; i < tb->cfg->actions->len; i++)
-    {
-      const SimAction *a = &g_array_index (tb->cfg->actions, SimAction, i);
-      if (a->round == round)
-        schedule (tb, a, a->after);
-    }
-}
-
 /* ---------------------------------------------------------------- the watch */
 
 static gboolean
@@ -415,7 +156,7 @@ static gboolean
 on_watch (gpointer data)
 {
   Tb *tb = data;
-  DlTime now = now_of (tb);
+  DlTime now = tb_now (tb);
   if (tb->interrupted)
     tb->outcome = SIM_OUTCOME_INTERRUPTED;
   else if (now >= tb->cfg->time_limit)
@@ -450,49 +191,12 @@ on_sigint (gpointer data)
 }
 
 /* Asks every live child to leave, kills it after `grace`, and reaps all. */
-static void
-stop_children (Tb *tb, gint64 grace_us)
-{
-  for (guint i = 1; i < tb->peers->len; i++)
-    {
-      TbPeer *p = g_ptr_array_index (tb->peers, i);
-      if (p && p->proc && !p->exited)
-        {
-          send_control (p, "leave");
-          g_clear_object (&p->control);   /* EOF on its stdin: leave and exit */
-        }
-    }
-  gint64 until = g_get_monotonic_time () + grace_us;
-  for (;;)
-    {
-      gboolean live = FALSE;
-      for (guint i = 1; i < tb->peers->len; i++)
-        {
-          TbPeer *p = g_ptr_array_index (tb->peers, i);
-          live |= p && p->proc && (!p->exited || !p->eof);
-        }
-      if (!live)
-        break;
-      if (g_get_monotonic_time () >= until)
-        {
-          for (guint i = 1; i < tb->peers->len; i++)
-            {
-              TbPeer *p = g_ptr_array_index (tb->peers, i);
-              if (p && p->proc && !p->exited)
-                g_subprocess_force_exit (p->proc);
-            }
-          until = G_MAXINT64;   /* now wait for the kills to be reaped */
-        }
-      g_main_context_iteration (NULL, TRUE);
-    }
-}
-
 /* ---------------------------------------------------------------- results */
 
 static void
 finish (Tb *tb, SimResult *r, GArray *results)
 {
-  DlTime now = now_of (tb);
+  DlTime now = tb_now (tb);
   memset (r, 0, sizeof *r);
   r->outcome = tb->outcome;
   r->end = now;
@@ -558,47 +262,9 @@ finish (Tb *tb, SimResult *r, GArray *results)
 
 /* ---------------------------------------------------------------- the command */
 
-/* Refuses what the testbed cannot express, naming the key. */
-static gboolean
-supported (const SimBuilt *b, const char *path, GError **error)
-{
-  const SimWorldConfig *c = &b->cfg;
-  const char *bad = NULL;
-  if (c->arrival_rate_per_s > 0)
-    bad = "[churn] arrival_rate";
-  else if (c->trace)
-    bad = "[churn] trace";
-  else if (c->nat_symmetric_share > 0)
-    bad = "[peers] nat";
-  else if (c->connect_failure > 0)
-    bad = "[network] connect_failure";
-  for (guint i = 0; !bad && i < c->actions->len; i++)
-    {
-      const SimAction *a = &g_array_index (c->actions, SimAction, i);
-      switch (a->kind)
-        {
-        case SIM_ACT_JOIN:
-        case SIM_ACT_LEAVE:
-        case SIM_ACT_CRASH:
-        case SIM_ACT_DROP:
-        case SIM_ACT_DELAY:
-          break;
-        case SIM_ACT_LINK_FAIL: bad = "[timeline] link-fail"; break;
-        case SIM_ACT_LINK_DOWN: bad = "[timeline] link-down"; break;
-        case SIM_ACT_PARTITION: bad = "[timeline] partition"; break;
-        case SIM_ACT_HEAL: bad = "[timeline] heal"; break;
-        case SIM_ACT_SLOW: bad = "[timeline] slow"; break;
-        case SIM_ACT_LINK_SLOW: bad = "[timeline] link-slow"; break;
-        }
-    }
-  if (bad)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s: not supported in the testbed", path, bad);
-  return bad == NULL;
-}
-
 static int
 run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db, const char *self_exe,
-         gboolean *any_failed)
+         gboolean netem, gboolean *any_failed)
 {
   g_autoptr (GError) error = NULL;
   SimBuilt built;
@@ -607,7 +273,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  if (!supported (&built, s->path, &error))
+  if (!tb_supported (&built, s->path, &error))
     {
       cli_error ("testbed", "%s", error->message);
       sim_built_clear (&built);
@@ -628,23 +294,45 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   tb.cfg = &built.cfg;
   tb.self_exe = (char *) self_exe;
   tb.db_rec = res_run_recorder (run);
-  tb.rec = (SimRecorder) { track_observation, track_fact, track_metric, track_traffic, &tb };
+  tb.rec = (SimRecorder) { track_observation, tb_fact, track_metric, track_traffic, &tb };
   sim_tally_init (&tb.tally);
   tb.peers = g_ptr_array_new ();
   g_ptr_array_add (tb.peers, NULL);
   tb.rules = g_array_new (FALSE, FALSE, sizeof (SimAction));
   tb.timers = g_ptr_array_new_with_free_func ((GDestroyNotify) g_source_unref);
+  if (netem)
+    {
+      /* every peer that may join gets its namespace before the clock starts */
+      tb.net = tb_netns_new (built.cfg.uplink_bps, built.cfg.downlink_bps, &error);
+      for (guint id = 1; tb.net && id <= MAX (built.cfg.max_peers, built.cfg.n_peers); id++)
+        if (!tb_netns_add_peer (tb.net, id, &error))
+          g_clear_pointer (&tb.net, tb_netns_free);
+      if (!tb.net)
+        {
+          cli_error ("testbed", "%s", error->message);
+          res_run_abort (run, "error");
+          sim_built_clear (&built);
+          return CLI_EXIT_FAILURE;
+        }
+    }
+  const char *network = netem ? "netem: a network namespace per peer; bandwidth by tc tbf; latency and link setup "
+                                "added by the sender (this kernel has no sch_netem)"
+                              : "loopback: latency, bandwidth and link setup of [network] not applied";
+  res_run_add_param (run, "testbed.network", netem ? "netem" : "loopback", NULL);
+  res_run_add_param (run, "testbed.network_detail", network, NULL);
   tb.t0_us = g_get_monotonic_time ();
   tb.loop = g_main_loop_new (NULL, FALSE);
-  track_fact (&tb, 0, PROTO_NO_NODE, PROTO_NO_NODE, "testbed",
-              "loopback TCP; latency, bandwidth and link setup of [network] not applied (no --netem)");
-  SimTbParams cp = { .cfg = &built.cfg, .id = PROTO_SERVER, .listen_host = "127.0.0.1", .listen_port = 0,
-                     .t0_us = tb.t0_us, .rec = tb.rec };
+  tb_fact (&tb, 0, PROTO_NO_NODE, PROTO_NO_NODE, "testbed", network);
+  SimTbParams cp = { .cfg = &built.cfg, .id = PROTO_SERVER,
+                     .listen_host = tb.net ? tb_netns_coordinator_host (tb.net) : "127.0.0.1", .listen_port = 0,
+                     .t0_us = tb.t0_us, .rec = tb.rec, .emulate_latency = netem };
   tb.coord = sim_tb_node_new (&cp, &error);
   if (!tb.coord)
     {
       cli_error ("testbed", "%s", error->message);
       res_run_abort (run, "error");
+      tb_netns_free (tb.net);
+      g_main_loop_unref (tb.loop);
       sim_built_clear (&built);
       return CLI_EXIT_FAILURE;
     }
@@ -653,14 +341,14 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
     {
       const SimAction *a = &g_array_index (built.cfg.actions, SimAction, i);
       if (a->round == 0)
-        schedule (&tb, a, a->at);
+        tb_schedule (&tb, a, a->at);
     }
   SimAction *joins = g_new0 (SimAction, built.cfg.n_peers + 1);
   for (guint id = 1; id <= built.cfg.n_peers; id++)
     {
       joins[id].kind = SIM_ACT_JOIN;
       joins[id].a = id;
-      schedule (&tb, &joins[id], 0);
+      tb_schedule (&tb, &joins[id], 0);
     }
   guint w = g_timeout_add (100, on_watch, &tb);
   guint sig = g_unix_signal_add (SIGINT, on_sigint, &tb);
@@ -673,7 +361,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   SimResult res;
   g_autoptr (GArray) results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   finish (&tb, &res, results);   /* before the children are stopped: their state at the end */
-  stop_children (&tb, 3 * G_USEC_PER_SEC);
+  tb_stop_children (&tb, 3 * G_USEC_PER_SEC);
   double wall = (double) (g_get_monotonic_time () - tb.t0_us) / 1e6;
   int rc = CLI_EXIT_OK;
   g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
@@ -717,6 +405,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   g_array_unref (tb.rules);
   sim_tally_clear (&tb.tally);
   sim_tb_node_free (tb.coord);
+  tb_netns_free (tb.net);
   g_main_loop_unref (tb.loop);
   g_free (joins);
   sim_built_clear (&built);
@@ -734,18 +423,23 @@ cli_cmd_testbed (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results database (default NAME.db)", "DB" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value", "section.key=value" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the first run (default: the scenario's)", "N" },
-    { "netem", 0, 0, G_OPTION_ARG_NONE, &netem, "network namespaces with tc netem/tbf (not implemented yet)", NULL },
+    { "netem", 0, 0, G_OPTION_ARG_NONE, &netem,
+      "a network namespace per peer with the scenario's bandwidth (tc tbf) and latency (root)", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - run a scenario on real sockets and processes");
   g_option_context_set_summary (ctx,
     "The coordinator runs in this process, each peer in a `dlsim node peer` process,\n"
-    "over loopback TCP; the run is recorded with runs.mode = 'testbed'.\n"
+    "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
     "Supported: join, leave (graceful), crash (SIGKILL), drop and delay rules, at a\n"
     "time or at `round N`.  Refused with an error: churn arrivals, traces, NAT,\n"
     "connect_failure, link-fail, link-down, link-slow, partition, heal, slow.\n"
-    "Not applied (loopback only): [network] latency, bandwidth and link setup.\n"
-    "Not implemented yet: --netem, multi-machine merge and compare.");
+    "Network: without --netem, loopback, and [network] latency, bandwidth and link\n"
+    "setup are not applied.  With --netem (root): a network namespace per peer on a\n"
+    "bridge, uplink and downlink shaped by tc tbf, latency and link setup added by\n"
+    "the sending process (this kernel has no sch_netem).  Namespaces left by a dlsim\n"
+    "that was killed are removed at the next --netem run.\n"
+    "Compare with the simulator: dlsim compare SIM.db TESTBED.db.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -756,11 +450,6 @@ cli_cmd_testbed (int argc, char **argv)
   if (argc != 2)
     {
       cli_error ("testbed", "expected one scenario FILE (dlsim testbed --help)");
-      return CLI_EXIT_USAGE;
-    }
-  if (netem)
-    {
-      cli_error ("testbed", "--netem is not implemented yet");
       return CLI_EXIT_USAGE;
     }
   g_autoptr (SimScenario) s = sim_scenario_load (argv[1], (const char *const *) sets, &error);
@@ -780,12 +469,18 @@ cli_cmd_testbed (int argc, char **argv)
       return CLI_EXIT_FAILURE;
     }
   signal (SIGPIPE, SIG_IGN);
+  if (netem)
+    {
+      g_autofree char *swept = NULL;
+      if (tb_netns_sweep_stale (&swept))
+        fprintf (stderr, "dlsim testbed: removed what a dlsim that no longer runs left: %s\n", swept);
+    }
   gboolean any_failed = FALSE;
   for (guint pi = 0; pi < s->points->len; pi++)
     for (guint k = 0; k < s->repeat; k++)
       {
         guint64 sd = (seed >= 0 ? (guint64) seed : s->seed) + k;
-        int rc = run_one (s, s->points->pdata[pi], sd, sets, db, self_exe, &any_failed);
+        int rc = run_one (s, s->points->pdata[pi], sd, sets, db, self_exe, netem, &any_failed);
         if (rc != CLI_EXIT_OK)
           return rc;
       }

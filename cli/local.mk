@@ -12,6 +12,10 @@ dlsim_SOURCES = \
 	cli/cmd-compare.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
+	cli/tb-run.h \
+	cli/tb-procs.c \
+	cli/tb-netns.c \
+	cli/tb-netns.h \
 	$(NULL)
 dlsim_LDADD = \
 	plots/libdlplot.a \

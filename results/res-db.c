@@ -649,6 +649,19 @@ res_run_set_mode (ResRun *run, const char *mode, GError **error)
   return ok;
 }
 
+gboolean
+res_run_add_param (ResRun *run, const char *key, const char *value, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (run->db->db, "INSERT INTO params VALUES (?,?,?)", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run->id);
+  sqlite3_bind_text (st, 2, key, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 3, value, -1, SQLITE_TRANSIENT);
+  gboolean ok = step_done (run->db, st, error);
+  sqlite3_finalize (st);
+  return ok;
+}
+
 gint64
 res_run_id (const ResRun *run)
 {

@@ -47,6 +47,9 @@ void res_run_set_world (ResRun *run, SimWorld *world);
 void res_run_set_peers (ResRun *run, const SimPeerResult *peers, guint n);
 /* runs.mode: "sim" (the default) or "testbed". */
 gboolean res_run_set_mode (ResRun *run, const char *mode, GError **error);
+/* One more params row (before any event is recorded), e.g. how the
+ * testbed's network was made. */
+gboolean res_run_add_param (ResRun *run, const char *key, const char *value, GError **error);
 gint64 res_run_id (const ResRun *run);
 /* Waits until every recorded row is written (the writer thread is idle). */
 void res_run_drain (ResRun *run);

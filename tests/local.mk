@@ -46,3 +46,10 @@ TESTS += tests/test-frame
 tests_test_frame_SOURCES = tests/test-frame.c
 tests_test_frame_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_frame_LDADD = bench/libdlbench.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+# `make check-netem` (root): the testbed with a network namespace per peer.
+EXTRA_DIST += tests/netem.sh
+check-netem: dlsim
+	DLSIM=$(abs_builddir)/dlsim DLSIM_SRCDIR=$(srcdir) bash $(srcdir)/tests/netem.sh >tests/netem.log 2>&1; \
+	  st=$$?; cat tests/netem.log; test $$st -eq 0
+.PHONY: check-netem

@@ -1,0 +1,275 @@
+/* tb-netns.c — the namespaces, bridge, veths and tbf qdiscs of `dlsim
+ * testbed --netem` (tb-netns.h), made with iproute2's `ip` and `tc`. */
+#include "config.h"
+
+#include "cli/tb-netns.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define MAX_PEER_ID 9999u   /* dlhPID-N must fit IFNAMSIZ - 1 = 15 characters */
+
+struct TbNetns {
+  guint pid;
+  guint subnet;           /* 10.SUBNET.0.0/16 */
+  guint64 up_bps, down_bps;
+  char *bridge;
+  char *coord_host;
+  GArray *peers;          /* guint: ids whose namespace exists */
+};
+
+/* Runs a command given as one string of space-separated words (none of ours
+ * has spaces inside a word).  On failure: the command and what it said. */
+static gboolean
+run (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+run (GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *cmd = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_auto (GStrv) argv = g_strsplit (cmd, " ", -1);
+  g_autofree char *err = NULL;
+  gint status = 0;
+  g_autoptr (GError) e = NULL;
+  if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                     &status, &e))
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "%s: %s", cmd, e->message);
+      return FALSE;
+    }
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      g_strstrip (err);
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "%s: %s", cmd, *err ? err : "failed");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+output_of (const char *cmd)
+{
+  g_auto (GStrv) argv = g_strsplit (cmd, " ", -1);
+  char *out = NULL;
+  gint status = 0;
+  if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                     &status, NULL)
+      || !g_spawn_check_wait_status (status, NULL))
+    {
+      g_free (out);
+      return g_strdup ("");
+    }
+  return out;
+}
+
+static gboolean
+pid_alive (guint64 pid)
+{
+  return pid > 0 && (kill ((pid_t) pid, 0) == 0 || errno == EPERM);
+}
+
+/* "PREFIXpid..." -> pid, or 0 */
+static guint64
+pid_of (const char *name, const char *prefix)
+{
+  if (!g_str_has_prefix (name, prefix))
+    return 0;
+  return g_ascii_strtoull (name + strlen (prefix), NULL, 10);
+}
+
+guint
+tb_netns_sweep_stale (char **report)
+{
+  g_autoptr (GString) done = g_string_new (NULL);
+  guint n = 0;
+  g_autofree char *ns = output_of ("ip netns list");
+  g_auto (GStrv) lines = g_strsplit (ns, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      g_auto (GStrv) w = g_strsplit (*l, " ", 2);
+      if (!w[0] || !*w[0])
+        continue;
+      guint64 pid = pid_of (w[0], "dlsim-");
+      if (pid && !pid_alive (pid) && run (NULL, "ip netns del %s", w[0]))
+        {
+          g_string_append_printf (done, "%snamespace %s", n++ ? ", " : "", w[0]);
+        }
+    }
+  /* "12: dlb123: <...>" or "13: dlh123-4@if2: <...>" */
+  g_autofree char *links = output_of ("ip -o link show");
+  g_auto (GStrv) ll = g_strsplit (links, "\n", -1);
+  for (char **l = ll; *l; l++)
+    {
+      g_auto (GStrv) f = g_strsplit (*l, ": ", 3);
+      if (!f[0] || !f[1])
+        continue;
+      char *at = strchr (f[1], '@');
+      if (at)
+        *at = '\0';
+      guint64 pid = pid_of (f[1], "dlb");
+      if (!pid)
+        pid = pid_of (f[1], "dlh");
+      if (pid && !pid_alive (pid) && run (NULL, "ip link del %s", f[1]))
+        g_string_append_printf (done, "%slink %s", n++ ? ", " : "", f[1]);
+    }
+  if (report)
+    *report = g_string_free (g_steal_pointer (&done), FALSE);
+  return n;
+}
+
+/* a /16 in 10.0.0.0/8 that no interface of this namespace uses */
+static guint
+free_subnet (guint pid)
+{
+  g_autofree char *addrs = output_of ("ip -o -4 addr show");
+  for (guint k = 0; k < 150; k++)
+    {
+      guint x = 100 + (pid + k) % 150;
+      g_autofree char *needle = g_strdup_printf (" 10.%u.", x);
+      if (!strstr (addrs, needle))
+        return x;
+    }
+  return 0;
+}
+
+static char *
+rate_arg (guint64 bps)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "bit", bps);
+}
+
+/* tbf on dev (run inside ns if ns): a queue long enough that TCP is never
+ * dropped at the shaper (the simulator's uplink is an unbounded FIFO) */
+static gboolean
+shape (const char *ns, const char *dev, guint64 bps, GError **error)
+{
+  if (bps == 0)
+    return TRUE;
+  guint64 bytes_s = bps / 8;
+  guint64 burst = MAX (bytes_s / 250, 16 * 1024);       /* one tick at HZ 250, at least 16 KiB */
+  guint64 limit = CLAMP (bytes_s * 10, 1 << 20, 1u << 30); /* 10 s of queue */
+  g_autofree char *rate = rate_arg (bps);
+  if (ns)
+    return run (error, "ip netns exec %s tc qdisc add dev %s root tbf rate %s burst %" G_GUINT64_FORMAT
+                       " limit %" G_GUINT64_FORMAT, ns, dev, rate, burst, limit);
+  return run (error, "tc qdisc add dev %s root tbf rate %s burst %" G_GUINT64_FORMAT " limit %" G_GUINT64_FORMAT,
+              dev, rate, burst, limit);
+}
+
+TbNetns *
+tb_netns_new (guint64 uplink_bps, guint64 downlink_bps, GError **error)
+{
+  if (geteuid () != 0)
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_PERM,
+                   "--netem needs root (it creates network namespaces with ip netns)");
+      return NULL;
+    }
+  g_autofree char *ip = g_find_program_in_path ("ip");
+  g_autofree char *tc = g_find_program_in_path ("tc");
+  if (!ip || !tc)
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
+                   "--netem needs iproute2's ip and tc (apt install iproute2)");
+      return NULL;
+    }
+  TbNetns *t = g_new0 (TbNetns, 1);
+  t->pid = (guint) getpid ();
+  t->up_bps = uplink_bps;
+  t->down_bps = downlink_bps;
+  t->peers = g_array_new (FALSE, FALSE, sizeof (guint));
+  t->subnet = free_subnet (t->pid);
+  t->bridge = g_strdup_printf ("dlb%u", t->pid);
+  t->coord_host = g_strdup_printf ("10.%u.0.1", t->subnet);
+  if (t->subnet == 0)
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "--netem: no free 10.x.0.0/16 subnet");
+      tb_netns_free (t);
+      return NULL;
+    }
+  if (!run (error, "ip link add %s type bridge", t->bridge)
+      || !run (error, "ip addr add %s/16 dev %s", t->coord_host, t->bridge)
+      || !run (error, "ip link set %s up", t->bridge))
+    {
+      g_prefix_error (error, "--netem: ");
+      tb_netns_free (t);
+      return NULL;
+    }
+  return t;
+}
+
+char *
+tb_netns_peer_ns (const TbNetns *t, guint id)
+{
+  return g_strdup_printf ("dlsim-%u-p%u", t->pid, id);
+}
+
+char *
+tb_netns_peer_host (const TbNetns *t, guint id)
+{
+  guint k = id + 1;   /* .0.1 is the bridge */
+  return g_strdup_printf ("10.%u.%u.%u", t->subnet, k >> 8, k & 255);
+}
+
+const char *
+tb_netns_coordinator_host (const TbNetns *t)
+{
+  return t->coord_host;
+}
+
+gboolean
+tb_netns_add_peer (TbNetns *t, guint id, GError **error)
+{
+  if (id == 0 || id > MAX_PEER_ID)
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "--netem: peer ids go up to p%u (p%u)",
+                   MAX_PEER_ID, id);
+      return FALSE;
+    }
+  g_autofree char *ns = tb_netns_peer_ns (t, id);
+  g_autofree char *host = tb_netns_peer_host (t, id);
+  g_autofree char *veth = g_strdup_printf ("dlh%u-%u", t->pid, id);
+  if (!run (error, "ip netns add %s", ns))
+    goto fail;
+  g_array_append_val (t->peers, id);
+  if (!run (error, "ip link add %s type veth peer name eth0 netns %s", veth, ns)
+      || !run (error, "ip link set %s master %s up", veth, t->bridge)
+      || !run (error, "ip netns exec %s ip addr add %s/16 dev eth0", ns, host)
+      || !run (error, "ip netns exec %s ip link set eth0 up", ns)
+      || !run (error, "ip netns exec %s ip link set lo up", ns)
+      || !shape (ns, "eth0", t->up_bps, error)     /* the peer's uplink */
+      || !shape (NULL, veth, t->down_bps, error))  /* its downlink */
+    goto fail;
+  return TRUE;
+fail:
+  g_prefix_error (error, "--netem: p%u: ", id);
+  return FALSE;
+}
+
+void
+tb_netns_free (TbNetns *t)
+{
+  if (!t)
+    return;
+  for (guint i = 0; i < t->peers->len; i++)
+    {
+      guint id = g_array_index (t->peers, guint, i);
+      g_autofree char *ns = tb_netns_peer_ns (t, id);
+      /* the kernel frees a namespace's devices later: delete the pair now */
+      run (NULL, "ip link del dlh%u-%u", t->pid, id);
+      run (NULL, "ip netns del %s", ns);
+    }
+  if (t->subnet)
+    run (NULL, "ip link del %s", t->bridge);
+  g_array_unref (t->peers);
+  g_free (t->bridge);
+  g_free (t->coord_host);
+  g_free (t);
+}

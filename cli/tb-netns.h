@@ -1,0 +1,43 @@
+/* tb-netns.h — the network of `dlsim testbed --netem`: one Linux network
+ * namespace per peer, joined to a bridge in the orchestrator's namespace by
+ * a veth pair, with the scenario's bandwidth applied by tc tbf (uplink on
+ * the peer's side of its veth, downlink on the bridge's side).  The
+ * coordinator listens on the bridge's address.
+ *
+ * Names carry the orchestrator's pid, so that what a killed dlsim left
+ * behind can be told from what a running one owns:
+ *   namespace  dlsim-PID-pN      bridge  dlbPID      veth (bridge side)  dlhPID-N
+ * tb_netns_sweep_stale removes everything whose pid is no longer alive.
+ *
+ * Latency is not applied here: this machine's kernel has no sch_netem
+ * (the qdisc kind is unknown), so the sending process adds it
+ * (SimTbParams.emulate_latency).  Needs root, iproute2's `ip` and `tc`. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct TbNetns TbNetns;
+
+/* Removes the namespaces, bridges and veths named for a dlsim process that
+ * no longer runs.  Returns how many it removed; names what it removed in
+ * *report (transfer full, may be NULL). */
+guint tb_netns_sweep_stale (char **report);
+
+/* A bridge and its subnet.  uplink/downlink in bit/s, 0 = not shaped.
+ * Fails (not root, no `ip`, no tbf) with a message that says why. */
+TbNetns *tb_netns_new (guint64 uplink_bps, guint64 downlink_bps, GError **error);
+/* Removes every namespace, veth and qdisc of this run, and the bridge. */
+void tb_netns_free (TbNetns *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbNetns, tb_netns_free)
+
+/* The address the coordinator listens on (the bridge's). */
+const char *tb_netns_coordinator_host (const TbNetns *t);
+/* Creates peer id's namespace, veth and qdiscs. */
+gboolean tb_netns_add_peer (TbNetns *t, guint id, GError **error);
+/* (transfer full) the namespace's name and the peer's address in it. */
+char *tb_netns_peer_ns (const TbNetns *t, guint id);
+char *tb_netns_peer_host (const TbNetns *t, guint id);
+
+G_END_DECLS

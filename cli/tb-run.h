@@ -1,0 +1,77 @@
+/* tb-run.h — private to `dlsim testbed` (cmd-testbed.c, tb-procs.c): one
+ * testbed run, its peers' processes and what it has tallied so far. */
+#pragma once
+
+#include "cli/tb-netns.h"
+#include "sim/sim-host.h"
+#include "sim/sim-scenario.h"
+#include "sim/sim-testbed.h"
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef enum { TB_ABSENT, TB_ONLINE, TB_LEFT, TB_CRASHED } TbStatus;
+
+typedef struct Tb Tb;
+
+typedef struct {
+  Tb *tb;
+  ProtoNodeId id;
+  TbStatus status;
+  GSubprocess *proc;
+  GOutputStream *control;
+  GDataInputStream *records;
+  gboolean exited, eof, leave_asked;
+  DlTime joined, left, progress;
+  guint rounds, retries_received, fails_received;
+  gboolean synced, excluded, failed_err;
+  const char *state;
+  double accuracy, loss;
+  LearnWeights *model;      /* after its last round (W records) */
+} TbPeer;
+
+struct Tb {
+  const SimScenario *scenario;
+  const SimPoint *point;
+  guint64 seed;
+  char **sets;
+  const SimWorldConfig *cfg;
+  char *self_exe;
+  SimRecorder db_rec;
+  SimRecorder rec;          /* tracks, then forwards to db_rec */
+  SimTally tally;
+  SimTbNode *coord;
+  TbNetns *net;             /* --netem: the namespaces, or NULL (loopback) */
+  gint64 t0_us;
+  GPtrArray *peers;         /* TbPeer*, index = id */
+  GArray *rules;            /* SimAction: drop/delay rules installed so far */
+  guint pending_actions;
+  GPtrArray *timers;        /* GSource* of scheduled actions (refs) */
+  guint round_started;
+  DlTime progress;
+  guint64 messages, bytes;
+  guint bad_lines;
+  gboolean done, interrupted;
+  SimOutcome outcome;
+  GMainLoop *loop;
+};
+
+/* Nanoseconds of wall time since the run's start. */
+DlTime tb_now (Tb *tb);
+TbPeer *tb_peer_at (Tb *tb, ProtoNodeId id, gboolean create);
+/* Records a fact of the orchestrator (the run's DB and the tally). */
+void tb_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
+
+/* tb-procs.c: the peers' processes and the timeline that drives them */
+void tb_spawn (Tb *tb, ProtoNodeId id);
+void tb_depart (Tb *tb, ProtoNodeId id, gboolean crash);
+void tb_send_control (TbPeer *p, const char *line);
+void tb_schedule (Tb *tb, const SimAction *a, DlTime in_ns);
+void tb_schedule_round_actions (Tb *tb, guint round);
+/* Asks every live child to leave, kills it after grace_us, reaps them all. */
+void tb_stop_children (Tb *tb, gint64 grace_us);
+/* Refuses what the testbed cannot express, naming the key. */
+gboolean tb_supported (const SimBuilt *b, const char *path, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,108 @@
+#!/bin/bash
+# tests/netem.sh — `dlsim testbed --netem` (root only: `make check-netem`,
+# and .ci/run): each peer in its own network namespace, bandwidth shaped by
+# tc tbf, latency added by the sender.  Round durations agree with the
+# simulator's within 25 % on a latency-bound and on a bandwidth-bound
+# scenario (and do not without --netem, so the shaping is what makes them
+# agree); nothing is left behind after a run, after Ctrl-C, or after
+# dlsim itself was killed (the next run sweeps it); without root, a clear
+# error.
+set -u
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
+SRC=${DLSIM_SRCDIR:-.}
+
+if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+  echo "SKIP: needs root, ip and tc"; exit 77
+fi
+
+leftovers () {   # namespaces, bridges or veths of a dlsim testbed
+  { ip netns list | grep '^dlsim-'; ip -o link show | grep -E ': dl[bh][0-9]+'; } 2>/dev/null
+}
+clean () {   # clean WHAT: nothing of ours is left
+  sleep 0.2
+  if [ -n "$(leftovers)" ]; then ko "$1: left behind: $(leftovers | cut -c1-60 | tr '\n' ' ')"; else ok "$1"; fi
+}
+ratio_ok () {   # ratio_ok WHAT: the "round period median" ratio of the last compare is within 25 %
+  r=$(sed -n 's/.*round period median.*ratio \([0-9.]*\).*/\1/p' "$out")
+  if [ -n "$r" ] && awk -v r="$r" 'BEGIN { exit !(r >= 0.75 && r <= 1.25) }'; then ok "$1"
+  else ko "$1: round period median ratio '$r' (wanted 0.75..1.25)"; sed 's/^/  | /' "$out" | tail -6; fi
+}
+
+# 1. latency-bound: consensus, 3 peers, 40 ms / 20 ms one way
+f=$SRC/scenarios/regression/consensus-mean-3.ini
+expect 0 "PASS .*consensus-mean-3.ini seed 1: completed" -- "$DLSIM" testbed "$f" --netem -o "$tmp/tb.db"
+[ "$(sqlite3 "$tmp/tb.db" "SELECT value FROM params WHERE key = 'testbed.network'")" = netem ] \
+  && ok "params say netem" || ko "params: testbed.network is not netem"
+"$DLSIM" run "$f" -o "$tmp/sim.db" -q >/dev/null 2>&1
+expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/tb.db"
+ratio_ok "latency-bound round period within 25 %"
+clean "after a run"
+
+# 2. bandwidth-bound: 4 MB updates on 20 Mbit/s uplinks
+cat > "$tmp/bw.ini" <<'INI'
+[scenario]
+name = bw
+[protocol]
+min_participants = 3
+[training]
+rounds = 3
+[model]
+kind = none
+size = 1000000
+[peers]
+count = 3
+[network]
+uplink = 20Mbps
+downlink = 100Mbps
+INI
+"$DLSIM" run "$tmp/bw.ini" -o "$tmp/bws.db" -q >/dev/null 2>&1
+expect 0 "PASS" -- "$DLSIM" testbed "$tmp/bw.ini" --netem -o "$tmp/bwn.db"
+expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/bws.db" "$tmp/bwn.db"
+ratio_ok "bandwidth-bound round period within 25 %"
+# without --netem the same file runs at loopback speed: far from the simulator
+"$DLSIM" testbed "$tmp/bw.ini" -o "$tmp/bwl.db" >/dev/null 2>&1
+"$DLSIM" compare "$tmp/bws.db" "$tmp/bwl.db" >"$out" 2>&1
+r=$(sed -n 's/.*round period median.*ratio \([0-9.]*\).*/\1/p' "$out")
+awk -v r="${r:-1}" 'BEGIN { exit !(r < 0.5) }' && ok "loopback is not shaped" || ko "loopback ratio '$r': shaping not visible"
+clean "after the bandwidth runs"
+
+# 3. Ctrl-C during a run: exit 130, the run recorded as interrupted, nothing left
+cat > "$tmp/long.ini" <<'INI'
+[scenario]
+name = long
+[training]
+rounds = 1000
+[peers]
+count = 3
+INI
+"$DLSIM" testbed "$tmp/long.ini" --netem -o "$tmp/long.db" >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"; st=$?
+[ "$st" -eq 130 ] && ok "Ctrl-C exit 130" || ko "Ctrl-C: exit $st, wanted 130"
+[ "$(sqlite3 "$tmp/long.db" 'SELECT outcome FROM runs')" = interrupted ] && ok "interrupted run recorded" \
+  || ko "Ctrl-C: the run is not recorded as interrupted"
+clean "after Ctrl-C"
+
+# 4. dlsim itself killed: its peers exit (their stdin closes), its namespaces
+# stay, and the next --netem run removes them
+"$DLSIM" testbed "$tmp/long.ini" --netem -o "$tmp/killed.db" >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+sleep 1
+ip netns list | grep -q "^dlsim-$pid-p1" && ok "stale namespaces exist" || ko "no stale namespace of pid $pid"
+expect 0 "removed what a dlsim that no longer runs left: .*namespace dlsim-$pid-p1" -- \
+  "$DLSIM" testbed "$f" --netem -o "$tmp/after.db"
+clean "after the stale sweep"
+pgrep -f "$DLSIM node" >/dev/null && ko "dlsim node processes left" || ok "no dlsim node left"
+
+# 5. without root: a clear error
+if command -v setpriv >/dev/null; then
+  cp "$f" "$tmp/c.ini"; chmod 755 "$tmp"; chmod 644 "$tmp/c.ini"
+  expect 1 "needs root" -- setpriv --reuid=65534 --regid=65534 --clear-groups "$DLSIM" testbed "$tmp/c.ini" --netem -o /tmp/dlsim-nobody-$$.db
+  rm -f /tmp/dlsim-nobody-$$.db
+fi
+finish
