@@ -96,6 +96,9 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
           p->synced = TRUE;
           break;
         case PROTO_OBS_RECEIVED:
+        case PROTO_OBS_DROPPED:
+          /* as proto_peer_received_count, which the simulator reads: every
+           * delivered message, listened for or dropped */
           p->retries_received += o->msg_type == PROTO_MSG_RETRY_PEER_CONNECTIONS;
           p->fails_received += o->msg_type == PROTO_MSG_CONNECTION_FAIL;
           break;
@@ -168,6 +171,9 @@ on_watch (gpointer data)
         {
           TbPeer *p = g_ptr_array_index (tb->peers, i);
           all &= !p || settled (p);
+          /* as the simulator's stall detector, which waits while anyone trains */
+          if (p && p->status == TB_ONLINE && !p->exited && strcmp (p->state, "training") == 0)
+            tb->progress = now;
         }
       if (all && tb->pending_actions == 0)
         tb->outcome = SIM_OUTCOME_COMPLETED;

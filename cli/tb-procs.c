@@ -183,7 +183,11 @@ run_action (Tb *tb, const SimAction *a)
       break;
     case SIM_ACT_DROP:
     case SIM_ACT_DELAY:
+    case SIM_ACT_SLOW:
+    case SIM_ACT_LINK_FAIL:
       {
+        /* rules go to every process (each keeps what names it), and to
+         * those that join later */
         g_array_append_val (tb->rules, *a);
         sim_tb_node_add_rule (tb->coord, a);
         g_autofree char *l = tb_rule_line (a);
@@ -193,15 +197,18 @@ run_action (Tb *tb, const SimAction *a)
             if (p && p->status == TB_ONLINE)
               tb_send_control (p, l);
           }
-        tb_fact (tb, tb_now (tb), a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule",
-                    proto_msg_type_name ((ProtoMsgType) a->msg_type));
+        if (a->kind == SIM_ACT_SLOW)
+          tb_fact (tb, tb_now (tb), a->a, PROTO_NO_NODE, "slow", l);
+        else if (a->kind == SIM_ACT_LINK_FAIL)
+          tb_fact (tb, tb_now (tb), a->a, a->b, "link-fail", NULL);
+        else
+          tb_fact (tb, tb_now (tb), a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule",
+                   proto_msg_type_name ((ProtoMsgType) a->msg_type));
         break;
       }
-    case SIM_ACT_LINK_FAIL:
     case SIM_ACT_LINK_DOWN:
     case SIM_ACT_PARTITION:
     case SIM_ACT_HEAL:
-    case SIM_ACT_SLOW:
     case SIM_ACT_LINK_SLOW:
       g_assert_not_reached ();   /* refused before the run */
     }
@@ -306,12 +313,12 @@ tb_supported (const SimBuilt *b, const char *path, GError **error)
         case SIM_ACT_CRASH:
         case SIM_ACT_DROP:
         case SIM_ACT_DELAY:
+        case SIM_ACT_SLOW:
+        case SIM_ACT_LINK_FAIL:
           break;
-        case SIM_ACT_LINK_FAIL: bad = "[timeline] link-fail"; break;
         case SIM_ACT_LINK_DOWN: bad = "[timeline] link-down"; break;
         case SIM_ACT_PARTITION: bad = "[timeline] partition"; break;
         case SIM_ACT_HEAL: bad = "[timeline] heal"; break;
-        case SIM_ACT_SLOW: bad = "[timeline] slow"; break;
         case SIM_ACT_LINK_SLOW: bad = "[timeline] link-slow"; break;
         }
     }

@@ -4,6 +4,7 @@
 #include "cli/tb-records.h"
 #include "protocol/proto-peer.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,10 @@ tb_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **o
 char *
 tb_rule_line (const SimAction *a)
 {
+  if (a->kind == SIM_ACT_SLOW)
+    return g_strdup_printf ("rule slow %u %.17g", a->a, a->value);
+  if (a->kind == SIM_ACT_LINK_FAIL)
+    return g_strdup_printf ("rule link-fail %u %u", a->a, a->b);
   return g_strdup_printf ("rule %s %d %u %d %u %" G_GINT64_FORMAT, a->kind == SIM_ACT_DROP ? "drop" : "delay",
                           a->msg_type, a->a, a->value == 1, a->count, a->delay);
 }
@@ -159,7 +164,30 @@ gboolean
 tb_rule_parse (const char *line, SimAction *out)
 {
   g_auto (GStrv) f = g_strsplit (line, " ", 0);
-  gint64 type, node, from, count, delay;
+  gint64 type, node, from, count, delay, other;
+  guint nf = g_strv_length (f);
+  if (nf == 4 && strcmp (f[0], "rule") == 0 && strcmp (f[1], "slow") == 0)
+    {
+      char *end = NULL;
+      double v = g_ascii_strtod (f[3], &end);
+      if (!int64_of (f[2], 1, G_MAXUINT32, &node) || !end || *end || !(v > 0) || !isfinite (v))
+        return FALSE;
+      memset (out, 0, sizeof *out);
+      out->kind = SIM_ACT_SLOW;
+      out->a = (ProtoNodeId) node;
+      out->value = v;
+      return TRUE;
+    }
+  if (nf == 4 && strcmp (f[0], "rule") == 0 && strcmp (f[1], "link-fail") == 0)
+    {
+      if (!int64_of (f[2], 1, G_MAXUINT32, &node) || !int64_of (f[3], 1, G_MAXUINT32, &other))
+        return FALSE;
+      memset (out, 0, sizeof *out);
+      out->kind = SIM_ACT_LINK_FAIL;
+      out->a = (ProtoNodeId) node;
+      out->b = (ProtoNodeId) other;
+      return TRUE;
+    }
   if (g_strv_length (f) != 7 || strcmp (f[0], "rule") != 0
       || (strcmp (f[1], "drop") != 0 && strcmp (f[1], "delay") != 0)
       || !int64_of (f[2], 0, PROTO_MSG_N_TYPES - 1, &type) || !int64_of (f[3], 0, G_MAXUINT32, &node)

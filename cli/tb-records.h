@@ -8,7 +8,8 @@
  *   W  node  base64 of the model's little-endian float32s (after each round)
  *
  * and the control lines the orchestrator writes to a peer's stdin:
- * "leave", and "rule drop|delay MSG_TYPE NODE FROM COUNT DELAY_NS".
+ * "leave", "rule drop|delay MSG_TYPE NODE FROM COUNT DELAY_NS",
+ * "rule slow NODE FACTOR" and "rule link-fail A B".
  * Lines that do not parse are refused (the reader counts them). */
 #pragma once
 

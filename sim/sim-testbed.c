@@ -46,6 +46,8 @@ struct SimTbNode {
   GSource *deadline;
   GArray *rules;          /* Rule */
   GPtrArray *dials;       /* Dial*: dials held for link_setup */
+  GHashTable *never;      /* ids a link-fail rule says this peer never links with */
+  double slow;            /* divisor of the speed from slow rules */
   gboolean gone;
   /* training */
   LearnPartition *partition;
@@ -219,6 +221,23 @@ take_rule (SimTbNode *n, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type, gb
   return FALSE;
 }
 
+typedef struct {
+  SimTbNode *node;
+  ProtoNodeId other;
+  char *addr;      /* a dial held for link_setup ... */
+  GSource *held;   /* ... by this timeout */
+} Dial;
+
+static gboolean
+link_failed_later (gpointer data)
+{
+  Dial *d = data;
+  if (proto_peer_connected (d->node->peer))
+    feed_simple (d->node, PROTO_IN_LINK_FAILED, d->other);
+  g_free (d);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
@@ -245,6 +264,18 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
       proto_msg_clear (msg);
       return;
     }
+  if (n->peer && msg->type == PROTO_MSG_SIGNAL_FOR_PEER && msg->node > n->p.id
+      && g_hash_table_contains (n->never, GUINT_TO_POINTER (msg->node)))
+    {
+      /* the answerer of a link-fail'd pair: the simulator fails both ends
+       * when the initiator dials, which follows this answer; here the
+       * answerer fails once its answer is out (a server round trip early) */
+      Dial *d = g_new0 (Dial, 1);
+      d->node = n;
+      d->other = msg->node;
+      fact (n, msg->node, "link-failed", "link-fail action");
+      g_idle_add (link_failed_later, d);
+    }
   g_autoptr (GBytes) f = sim_frame_encode_msg (msg);
   if (n->p.rec.traffic)
     n->p.rec.traffic (n->p.rec.user_data, msg->type, g_bytes_get_size (f));
@@ -260,13 +291,6 @@ tr_open_link (gpointer ud, ProtoNodeId self, ProtoNodeId other, gboolean initiat
   (void) other;
   (void) initiator;   /* the socket comes with CONNECT_LINK or an incoming HELLO */
 }
-
-typedef struct {
-  SimTbNode *node;
-  ProtoNodeId other;
-  char *addr;      /* a dial held for link_setup ... */
-  GSource *held;   /* ... by this timeout */
-} Dial;
 
 static void on_link_connected (GObject *src, GAsyncResult *res, gpointer data);
 
@@ -319,15 +343,6 @@ on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
   feed_simple (n, PROTO_IN_LINK_UP, other);
 }
 
-static gboolean
-link_failed_later (gpointer data)
-{
-  Dial *d = data;
-  if (proto_peer_connected (d->node->peer))
-    feed_simple (d->node, PROTO_IN_LINK_FAILED, d->other);
-  g_free (d);
-  return G_SOURCE_REMOVE;
-}
 
 static void
 tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
@@ -337,6 +352,13 @@ tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
   Dial *d = g_new0 (Dial, 1);
   d->node = n;
   d->other = other;
+  if (g_hash_table_contains (n->never, GUINT_TO_POINTER (other)))
+    {
+      /* as sim-net.c's sim_net_connect_link: a link-fail'd pair fails at the dial */
+      fact (n, other, "link-failed", "link-fail action");
+      g_idle_add (link_failed_later, d);
+      return;
+    }
   if (!addr)
     {
       fact (n, other, "link-failed", "no address in the answer");
@@ -393,7 +415,7 @@ tr_start_training (gpointer ud, ProtoNodeId self, LearnWeights *weights, guint r
   g_clear_pointer (&n->train_result, learn_weights_unref);
   n->train_result = learn_model_train (&cfg->model, weights, n->shard, cfg->epochs_per_round, n->rng_train);
   gsize samples = cfg->model.kind == LEARN_MODEL_NONE ? cfg->none_samples : (n->shard ? n->shard->n : 0);
-  double speed = n->attrs.speed / (n->attrs.straggler ? cfg->straggler_slowdown : 1.0);
+  double speed = n->attrs.speed / n->slow / (n->attrs.straggler ? cfg->straggler_slowdown : 1.0);
   /* the modelled compute time, less what the real training took */
   gint64 left_us = sim_training_time (cfg, samples, speed) / 1000 - (g_get_monotonic_time () - t0);
   if (n->train_src)
@@ -495,6 +517,8 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
   n->addrs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   n->rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   n->dials = g_ptr_array_new ();
+  n->never = g_hash_table_new (g_direct_hash, g_direct_equal);
+  n->slow = 1;
   n->client = g_socket_client_new ();
   g_socket_client_set_timeout (n->client, 10);
   n->cancel = g_cancellable_new ();
@@ -581,6 +605,18 @@ sim_tb_node_leave (SimTbNode *n)
 void
 sim_tb_node_add_rule (SimTbNode *n, const SimAction *a)
 {
+  if (a->kind == SIM_ACT_SLOW)
+    {
+      if (n->peer && a->a == n->p.id)
+        n->slow *= a->value > 0 ? a->value : 1;   /* as sim-churn.c: from the next training on */
+      return;
+    }
+  if (a->kind == SIM_ACT_LINK_FAIL)
+    {
+      if (n->peer && (a->a == n->p.id || a->b == n->p.id))
+        g_hash_table_add (n->never, GUINT_TO_POINTER (a->a == n->p.id ? a->b : a->a));
+      return;
+    }
   g_return_if_fail (a->kind == SIM_ACT_DROP || a->kind == SIM_ACT_DELAY);
   Rule r = { .msg_type = a->msg_type, .node = a->a, .from = a->value == 1, .count = a->count ? a->count : 1,
              .delay = a->delay, .drop = a->kind == SIM_ACT_DROP };
@@ -625,6 +661,7 @@ sim_tb_node_free (SimTbNode *n)
       g_free (d);
     }
   g_ptr_array_unref (n->dials);
+  g_hash_table_unref (n->never);
   if (n->deadline)
     {
       g_source_destroy (n->deadline);
