@@ -61,9 +61,9 @@ expect 2 "expected two results databases" -- "$DLSIM" compare "$tmp/sim.db"
 expect 1 "nope.db: no such results database" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/nope.db"
 
 # 3. what the testbed cannot express is refused, by name
-sed 's/round 2 + 300ms = crash p3/2s = link-fail p1 p2/' "$tmp/s17.ini" > "$tmp/lf.ini"
-expect 2 "s\?.*lf.ini: \[timeline\] link-fail: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" -o "$tmp/lf.db"
-expect 2 "lf.ini: \[timeline\] link-fail: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" --netem
+sed 's/round 2 + 300ms = crash p3/2s = link-down p1 p2/' "$tmp/s17.ini" > "$tmp/lf.ini"
+expect 2 "s\?.*lf.ini: \[timeline\] link-down: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" -o "$tmp/lf.db"
+expect 2 "lf.ini: \[timeline\] link-down: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" --netem
 
 # 4. a coordinator that cannot be reached: a clear error, exit 1, within the connect timeout
 start=$(date +%s)
