@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/tb-records.h"
+#include "results/res-node.h"
 #include "sim/sim-scenario.h"
 #include "sim/sim-testbed.h"
 
@@ -85,6 +86,13 @@ check_gone (gpointer data)
 }
 
 static gboolean
+commit_records (gpointer data)
+{
+  res_node_commit (data);   /* a node that is killed loses at most a second */
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
 split_hostport (const char *s, char **host, guint16 *port)
 {
   const char *colon = s ? strrchr (s, ':') : NULL;
@@ -117,7 +125,8 @@ cli_cmd_node (int argc, char **argv)
     { "emulate-latency", 0, 0, G_OPTION_ARG_NONE, &emulate_latency,
       "add the scenario's latency to what this process sends, and link_setup before a dial", NULL },
     { "report", 0, 0, G_OPTION_ARG_NONE, &report, "write records to stdout and read control lines on stdin", NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "a results database of this node (not implemented yet)", "DB" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+      "record this node's records in DB (merge the nodes' databases with dlsim merge)", "DB" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("coordinator|peer - one testbed process");
@@ -137,11 +146,6 @@ cli_cmd_node (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   gboolean is_peer = strcmp (argv[1], "peer") == 0;
-  if (out)
-    {
-      cli_error ("node", "-o (a results database per node, merged with dlsim merge) is not implemented yet; use --report");
-      return CLI_EXIT_USAGE;
-    }
   if (!scenario)
     {
       cli_error ("node", "--scenario FILE is required");
@@ -179,11 +183,35 @@ cli_cmd_node (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   signal (SIGPIPE, SIG_IGN);
+  gint64 t0_us = t0 > 0 ? t0 : g_get_monotonic_time ();
   TbRecordSink sink;
-  tb_record_sink_init (&sink, stdout);
+  tb_record_sink_init (&sink, report || !out ? stdout : NULL);
+  g_autoptr (ResDb) db = NULL;
+  ResNode *rn = NULL;
+  if (out)
+    {
+      /* the node's clock: its t0 on the wall clock, for dlsim merge */
+      g_autofree char *t0_unix = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                                  g_get_real_time () - (g_get_monotonic_time () - t0_us));
+      g_autofree char *all_sets = sets ? g_strjoinv ("\n", sets) : g_strdup ("");
+      const char *extra[] = { "node.name", is_peer ? name : "coordinator", "node.host", g_get_host_name (),
+                              "node.t0_unix_us", t0_unix, "node.sets", all_sets, "node.scenario_path", scenario,
+                              NULL };
+      db = res_db_open (out, &error);
+      if (db)
+        rn = res_node_begin (db, s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed, extra, &error);
+      if (!rn)
+        {
+          cli_error ("node", "%s", error->message);
+          sim_built_clear (&built);
+          return CLI_EXIT_FAILURE;
+        }
+      sink.line = (void (*) (gpointer, const char *)) res_node_add_line;
+      sink.line_ud = rn;
+    }
   SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
                     .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
-                    .coordinator = coordinator, .t0_us = t0 > 0 ? t0 : g_get_monotonic_time (),
+                    .coordinator = coordinator, .t0_us = t0_us,
                     .rec = tb_record_sink_recorder (&sink), .emulate_latency = emulate_latency };
   int rc = CLI_EXIT_OK;
   NodeRun r = { 0 };
@@ -193,6 +221,8 @@ cli_cmd_node (int argc, char **argv)
   if (!r.node)
     {
       cli_error ("node", "%s", error->message);
+      if (rn)
+        res_node_finish (rn, "error");
       sim_built_clear (&built);
       return CLI_EXIT_FAILURE;
     }
@@ -215,8 +245,11 @@ cli_cmd_node (int argc, char **argv)
           read_control (&r);
         }
       guint w = g_timeout_add (50, check_gone, &r);
+      guint c = rn ? g_timeout_add_seconds (1, commit_records, rn) : 0;
       g_main_loop_run (r.loop);
       g_source_remove (w);
+      if (c)
+        g_source_remove (c);
       g_source_remove (t1);
       g_source_remove (t2);
       /* let the last writes (a close's queued frames) go out */
@@ -227,6 +260,8 @@ cli_cmd_node (int argc, char **argv)
     }
   fflush (stdout);
   sim_tb_node_free (r.node);
+  if (rn)
+    res_node_finish (rn, rc == CLI_EXIT_OK ? "recorded" : "error");
   g_main_loop_unref (r.loop);
   sim_built_clear (&built);
   return rc;

@@ -43,6 +43,8 @@
 DlTime
 tb_now (Tb *tb)
 {
+  if (tb->replaying)
+    return tb->replay_now;
   return (g_get_monotonic_time () - tb->t0_us) * 1000;
 }
 
@@ -147,8 +149,8 @@ track_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
 
 /* ---------------------------------------------------------------- the watch */
 
-static gboolean
-settled (const TbPeer *p)
+gboolean
+tb_settled (const TbPeer *p)
 {
   if (p->status != TB_ONLINE || p->exited)
     return TRUE;
@@ -170,7 +172,7 @@ on_watch (gpointer data)
       for (guint i = 1; i < tb->peers->len; i++)
         {
           TbPeer *p = g_ptr_array_index (tb->peers, i);
-          all &= !p || settled (p);
+          all &= !p || tb_settled (p);
           /* as the simulator's stall detector, which waits while anyone trains */
           if (p && p->status == TB_ONLINE && !p->exited && strcmp (p->state, "training") == 0)
             tb->progress = now;
@@ -199,8 +201,8 @@ on_sigint (gpointer data)
 /* Asks every live child to leave, kills it after `grace`, and reaps all. */
 /* ---------------------------------------------------------------- results */
 
-static void
-finish (Tb *tb, SimResult *r, GArray *results)
+void
+tb_finish (Tb *tb, SimResult *r, GArray *results)
 {
   DlTime now = tb_now (tb);
   memset (r, 0, sizeof *r);
@@ -268,6 +270,69 @@ finish (Tb *tb, SimResult *r, GArray *results)
 
 /* ---------------------------------------------------------------- the command */
 
+void
+tb_setup (Tb *tb, const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, const SimWorldConfig *cfg,
+          ResRun *run)
+{
+  memset (tb, 0, sizeof *tb);
+  tb->scenario = s;
+  tb->point = pt;
+  tb->seed = seed;
+  tb->sets = sets;
+  tb->cfg = cfg;
+  tb->db_rec = res_run_recorder (run);
+  tb->rec = (SimRecorder) { track_observation, tb_fact, track_metric, track_traffic, tb };
+  sim_tally_init (&tb->tally);
+  tb->peers = g_ptr_array_new ();
+  g_ptr_array_add (tb->peers, NULL);
+  tb->rules = g_array_new (FALSE, FALSE, sizeof (SimAction));
+  tb->timers = g_ptr_array_new_with_free_func ((GDestroyNotify) g_source_unref);
+}
+
+void
+tb_teardown (Tb *tb)
+{
+  /* actions still pending point at tb: destroy them */
+  for (guint i = 0; i < tb->timers->len; i++)
+    g_source_destroy (tb->timers->pdata[i]);
+  g_ptr_array_unref (tb->timers);
+  for (guint i = 1; i < tb->peers->len; i++)
+    {
+      TbPeer *p = g_ptr_array_index (tb->peers, i);
+      if (!p)
+        continue;
+      g_clear_object (&p->proc);
+      g_clear_object (&p->control);
+      g_clear_object (&p->records);
+      g_clear_pointer (&p->model, learn_weights_unref);
+      g_free (p);
+    }
+  g_ptr_array_unref (tb->peers);
+  g_array_unref (tb->rules);
+  sim_tally_clear (&tb->tally);
+}
+
+void
+tb_ingest (Tb *tb, ProtoNodeId from, const char *line)
+{
+  ProtoNodeId node;
+  LearnWeights *w = NULL;
+  if (line[0] == 'W' && tb_record_parse_model (line, &node, &w))
+    {
+      /* a process sends only its own model */
+      TbPeer *q = node == from && node != PROTO_SERVER ? tb_peer_at (tb, node, TRUE) : NULL;
+      if (q)
+        {
+          g_clear_pointer (&q->model, learn_weights_unref);
+          q->model = w;
+        }
+      else
+        learn_weights_unref (w);
+    }
+  else if (!tb_record_parse (line, &tb->rec))
+    tb->bad_lines++;
+}
+
 static int
 run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db, const char *self_exe,
          gboolean netem, gboolean *any_failed)
@@ -292,20 +357,9 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
       sim_built_clear (&built);
       return CLI_EXIT_FAILURE;
     }
-  Tb tb = { 0 };
-  tb.scenario = s;
-  tb.point = pt;
-  tb.seed = seed;
-  tb.sets = sets;
-  tb.cfg = &built.cfg;
+  Tb tb;
+  tb_setup (&tb, s, pt, seed, sets, &built.cfg, run);
   tb.self_exe = (char *) self_exe;
-  tb.db_rec = res_run_recorder (run);
-  tb.rec = (SimRecorder) { track_observation, tb_fact, track_metric, track_traffic, &tb };
-  sim_tally_init (&tb.tally);
-  tb.peers = g_ptr_array_new ();
-  g_ptr_array_add (tb.peers, NULL);
-  tb.rules = g_array_new (FALSE, FALSE, sizeof (SimAction));
-  tb.timers = g_ptr_array_new_with_free_func ((GDestroyNotify) g_source_unref);
   if (netem)
     {
       /* every peer that may join gets its namespace before the clock starts */
@@ -366,7 +420,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   g_source_remove (sig2);
   SimResult res;
   g_autoptr (GArray) results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
-  finish (&tb, &res, results);   /* before the children are stopped: their state at the end */
+  tb_finish (&tb, &res, results);   /* before the children are stopped: their state at the end */
   tb_stop_children (&tb, 3 * G_USEC_PER_SEC);
   double wall = (double) (g_get_monotonic_time () - tb.t0_us) / 1e6;
   int rc = CLI_EXIT_OK;
@@ -392,24 +446,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
         printf ("    %s\n", (char *) failed->pdata[i]);
       *any_failed |= failed->len > 0;
     }
-  /* actions still pending point at tb: destroy them */
-  for (guint i = 0; i < tb.timers->len; i++)
-    g_source_destroy (tb.timers->pdata[i]);
-  g_ptr_array_unref (tb.timers);
-  for (guint i = 1; i < tb.peers->len; i++)
-    {
-      TbPeer *p = g_ptr_array_index (tb.peers, i);
-      if (!p)
-        continue;
-      g_clear_object (&p->proc);
-      g_clear_object (&p->control);
-      g_clear_object (&p->records);
-      g_clear_pointer (&p->model, learn_weights_unref);
-      g_free (p);
-    }
-  g_ptr_array_unref (tb.peers);
-  g_array_unref (tb.rules);
-  sim_tally_clear (&tb.tally);
+  tb_teardown (&tb);
   sim_tb_node_free (tb.coord);
   tb_netns_free (tb.net);
   g_main_loop_unref (tb.loop);

@@ -25,21 +25,7 @@ on_record (GObject *src, GAsyncResult *res, gpointer data)
       p->eof = TRUE;
       return;
     }
-  ProtoNodeId node;
-  LearnWeights *w = NULL;
-  if (line[0] == 'W' && tb_record_parse_model (line, &node, &w))
-    {
-      TbPeer *q = node == p->id ? p : NULL;
-      if (q)
-        {
-          g_clear_pointer (&q->model, learn_weights_unref);
-          q->model = w;
-        }
-      else
-        learn_weights_unref (w);
-    }
-  else if (!tb_record_parse (line, &p->tb->rec))
-    p->tb->bad_lines++;
+  tb_ingest (p->tb, p->id, line);
   read_records (p);
 }
 

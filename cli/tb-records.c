@@ -16,6 +16,23 @@ clean (char *s)
       *s = ' ';
 }
 
+/* A record line (with its newline) to stdout and/or the line callback. */
+static void
+emit (TbRecordSink *k, char *line)
+{
+  if (k->out)
+    {
+      fputs (line, k->out);
+      fflush (k->out);
+    }
+  if (k->line)
+    {
+      line[strcspn (line, "\n")] = '\0';
+      k->line (k->line_ud, line);
+    }
+  g_free (line);
+}
+
 static void
 sink_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
 {
@@ -23,15 +40,14 @@ sink_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservatio
   char detail[PROTO_OBS_DETAIL_LEN];
   g_strlcpy (detail, o->detail, sizeof detail);
   clean (detail);
-  fprintf (k->out, "O\t%" G_GINT64_FORMAT "\t%u\t%d\t%s\t%d\t%u\t%d\t%" G_GINT64_FORMAT "\t%s\n", t, node,
-           (int) o->kind, o->state ? o->state : "", o->round, o->other, o->msg_type, o->value, detail);
+  emit (k, g_strdup_printf ("O\t%" G_GINT64_FORMAT "\t%u\t%d\t%s\t%d\t%u\t%d\t%" G_GINT64_FORMAT "\t%s\n", t, node,
+           (int) o->kind, o->state ? o->state : "", o->round, o->other, o->msg_type, o->value, detail));
   if (o->kind == PROTO_OBS_ROUND_END && k->peer && !learn_weights_is_symbolic (proto_peer_model (k->peer)))
     {
       LearnWeights *w = proto_peer_model (k->peer);
       g_autofree char *b64 = g_base64_encode ((const guchar *) learn_weights_data (w), learn_weights_byte_size (w));
-      fprintf (k->out, "W\t%u\t%s\n", node, b64);
+      emit (k, g_strdup_printf ("W\t%u\t%s\n", node, b64));
     }
-  fflush (k->out);
 }
 
 static void
@@ -42,29 +58,27 @@ sink_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const cha
   g_autofree char *kd = g_strdup (kind ? kind : "");
   clean (d);
   clean (kd);
-  fprintf (k->out, "F\t%" G_GINT64_FORMAT "\t%u\t%u\t%s\t%s\n", t, node, other, kd, d);
-  fflush (k->out);
+  emit (k, g_strdup_printf ("F\t%" G_GINT64_FORMAT "\t%u\t%u\t%s\t%s\n", t, node, other, kd, d));
 }
 
 static void
 sink_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double value)
 {
   TbRecordSink *k = ud;
-  fprintf (k->out, "M\t%" G_GINT64_FORMAT "\t%d\t%u\t%s\t%.17g\n", t, round, peer, name, value);
-  fflush (k->out);
+  emit (k, g_strdup_printf ("M\t%" G_GINT64_FORMAT "\t%d\t%u\t%s\t%.17g\n", t, round, peer, name, value));
 }
 
 static void
 sink_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
 {
   TbRecordSink *k = ud;
-  fprintf (k->out, "T\t%d\t%zu\n", (int) type, bytes);
-  fflush (k->out);
+  emit (k, g_strdup_printf ("T\t%d\t%zu\n", (int) type, bytes));
 }
 
 void
 tb_record_sink_init (TbRecordSink *sink, FILE *out)
 {
+  memset (sink, 0, sizeof *sink);
   sink->out = out;
 }
 

@@ -20,7 +20,9 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  FILE *out;
+  FILE *out;                /* may be NULL */
+  void (*line) (gpointer ud, const char *line);   /* each line, without its newline; may be NULL */
+  gpointer line_ud;
   struct ProtoPeer *peer;   /* if set: its model goes out (W) after each round */
 } TbRecordSink;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cli/tb-netns.h"
+#include "results/res-db.h"
 #include "sim/sim-host.h"
 #include "sim/sim-scenario.h"
 #include "sim/sim-testbed.h"
@@ -55,6 +56,8 @@ struct Tb {
   gboolean done, interrupted;
   SimOutcome outcome;
   GMainLoop *loop;
+  gboolean replaying;       /* dlsim merge: time is replay_now, not the clock */
+  DlTime replay_now;
 };
 
 /* Nanoseconds of wall time since the run's start. */
@@ -62,6 +65,17 @@ DlTime tb_now (Tb *tb);
 TbPeer *tb_peer_at (Tb *tb, ProtoNodeId id, gboolean create);
 /* Records a fact of the orchestrator (the run's DB and the tally). */
 void tb_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
+
+/* Initialises a run's state: records go to run (through the tally). */
+void tb_setup (Tb *tb, const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets,
+               const SimWorldConfig *cfg, ResRun *run);
+void tb_teardown (Tb *tb);
+/* One record line written by process `from` (cli/tb-records.h). */
+void tb_ingest (Tb *tb, ProtoNodeId from, const char *line);
+/* The peer has finished, failed, left or exited. */
+gboolean tb_settled (const TbPeer *p);
+/* The run's result and each peer's ([1..]), from what was tallied. */
+void tb_finish (Tb *tb, SimResult *r, GArray *results);
 
 /* tb-procs.c: the peers' processes and the timeline that drives them */
 void tb_spawn (Tb *tb, ProtoNodeId id);

@@ -3,4 +3,6 @@ noinst_LIBRARIES += results/libdlres.a
 results_libdlres_a_SOURCES = \
 	results/res-db.c \
 	results/res-db.h \
+	results/res-node.c \
+	results/res-node.h \
 	$(NULL)

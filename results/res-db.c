@@ -38,6 +38,9 @@ static const char schema[] =
   "CREATE TABLE IF NOT EXISTS summary (run_id INTEGER, key TEXT, value TEXT);"
   "CREATE TABLE IF NOT EXISTS expectations (run_id INTEGER, key TEXT, expected TEXT, actual TEXT,"
   " passed INTEGER);"
+  /* a testbed node's own records (`dlsim node -o`), merged by `dlsim merge` */
+  "CREATE TABLE IF NOT EXISTS node_records (run_id INTEGER, seq INTEGER, line TEXT,"
+  " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
 
   "CREATE INDEX IF NOT EXISTS metrics_run ON metrics (run_id, name, round);"
   "CREATE INDEX IF NOT EXISTS params_run ON params (run_id, key);"
@@ -46,7 +49,8 @@ static const char schema[] =
   "CREATE INDEX IF NOT EXISTS rounds_run ON rounds (run_id, round);";
 
 static const char *const tables[] = {
-  "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations", NULL
+  "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations",
+  "node_records", NULL
 };
 
 static gboolean
@@ -96,8 +100,10 @@ res_db_open (const char *path, GError **error)
           res_db_close (db);
           return NULL;
         }
-      version = RES_SCHEMA_VERSION;
+      version = 2;
     }
+  if (version == 2)
+    version = 3;   /* 3 adds the node_records table, created below */
   if (version != 0 && version != RES_SCHEMA_VERSION)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,

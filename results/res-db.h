@@ -14,7 +14,7 @@
 
 G_BEGIN_DECLS
 
-#define RES_SCHEMA_VERSION 2   /* 2: runs.mode (sim | testbed); version 1 files are upgraded */
+#define RES_SCHEMA_VERSION 3   /* 2: runs.mode (sim | testbed | node); 3: node_records.  Older files are upgraded */
 
 #define RES_ERROR (res_error_quark ())
 GQuark res_error_quark (void);
