@@ -24,6 +24,7 @@ int cli_cmd_plot (int argc, char **argv);
 int cli_cmd_testbed (int argc, char **argv);
 int cli_cmd_node (int argc, char **argv);
 int cli_cmd_compare (int argc, char **argv);
+int cli_cmd_merge (int argc, char **argv);
 
 /* Opens an existing results database read-only; on failure prints why
  * ("no such results database", "not a dlsim results database") and returns

@@ -10,6 +10,7 @@ dlsim_SOURCES = \
 	cli/cmd-testbed.c \
 	cli/cmd-node.c \
 	cli/cmd-compare.c \
+	cli/cmd-merge.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	cli/tb-run.h \

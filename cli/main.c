@@ -29,6 +29,8 @@ static const Command commands[] = {
     "run a scenario on real sockets and processes (loopback; see --help)" },
   { "compare", cli_cmd_compare, "compare A.db B.db [--run-a ID] [--run-b ID]",
     "two runs side by side (simulator vs testbed); exit 1 if discrete facts differ" },
+  { "merge", cli_cmd_merge, "merge OUT.db IN.db... [--renumber] [--scenario FILE]",
+    "combine results databases; node databases become one testbed run" },
   { "node", cli_cmd_node, "node coordinator|peer --scenario FILE ...",
     "one testbed process (dlsim node --help)" },
   { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold, scale, fuzz-frames)" },

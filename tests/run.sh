@@ -161,6 +161,29 @@ fi
 grep -q "ETA" "$out" && { fail=$((fail + 1)); echo "FAIL: progress line without a terminal"; } || pass=$((pass + 1))
 
 # the user guide documents every scenario key
+# dlsim merge: parts merge into one database; merging again changes nothing;
+# a different run under a taken id is refused (nothing merged) unless --renumber
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/part1.db" -q >/dev/null 2>&1
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/part2.db" -q --seed 50 >/dev/null 2>&1
+check "merge one part" "$DLSIM" merge "$tmp/merged.db" "$tmp/part1.db"
+rows () { sqlite3 "$1" "SELECT (SELECT COUNT(*) FROM runs) || '/' || (SELECT COUNT(*) FROM events) || '/' || (SELECT COUNT(*) FROM summary)"; }
+[ "$(rows "$tmp/merged.db")" = "$(rows "$tmp/part1.db")" ] && pass=$((pass + 1)) \
+  || { fail=$((fail + 1)); echo "FAIL: merged rows $(rows "$tmp/merged.db") != part $(rows "$tmp/part1.db")"; }
+expect 0 "0 runs merged .*, 4 already there" -- "$DLSIM" merge "$tmp/merged.db" "$tmp/part1.db"
+[ "$(rows "$tmp/merged.db")" = "$(rows "$tmp/part1.db")" ] && pass=$((pass + 1)) \
+  || { fail=$((fail + 1)); echo "FAIL: merging twice changed the rows: $(rows "$tmp/merged.db")"; }
+expect 1 "part2.db: runs 1, 2, 3, 4 already in the output as different runs" -- \
+  "$DLSIM" merge "$tmp/merged.db" "$tmp/part2.db"
+[ "$(sqlite3 "$tmp/merged.db" 'SELECT COUNT(*) FROM runs')" = 4 ] && pass=$((pass + 1)) \
+  || { fail=$((fail + 1)); echo "FAIL: a refused merge changed the output"; }
+expect 0 "part2.db: run 1 is run 5 in the output" -- "$DLSIM" merge --renumber "$tmp/merged.db" "$tmp/part2.db"
+n=$(sqlite3 "$tmp/merged.db" "SELECT COUNT(*) || ',' || MAX(run_id) || ',' || COUNT(DISTINCT seed) FROM runs; SELECT COUNT(DISTINCT run_id) FROM summary")
+[ "$n" = "8,8,4
+8" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: renumbered merge: $n"; }
+expect 0 "completed" -- "$DLSIM" report "$tmp/merged.db"
+expect 2 "expected OUT.db and at least one IN.db" -- "$DLSIM" merge "$tmp/merged.db"
+expect 1 "nope.db: no such results database" -- "$DLSIM" merge "$tmp/merged.db" "$tmp/nope.db"
+
 guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
 [ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }

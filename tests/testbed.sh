@@ -103,4 +103,29 @@ rc=$?
   || { ko "Ctrl-C (exit $rc)"; cat "$tmp/int.out"; }
 no_children "Ctrl-C"
 
+# 8. the multi-machine form on one machine: a coordinator and three peers
+# started by hand, each recording its own database, merged into one run
+f=$SRC/scenarios/regression/consensus-mean-3.ini
+port=$((20000 + $$ % 20000))
+"$DLSIM" node coordinator --listen 127.0.0.1:$port --scenario "$f" -o "$tmp/n-coord.db" 2>"$tmp/coord.err" &
+cpid=$!
+sleep 0.3
+for i in 1 2 3; do
+  "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p$i --scenario "$f" -o "$tmp/n-p$i.db" </dev/null >/dev/null 2>&1 &
+done
+# each peer records its model after every round: wait for the third, then
+# stop the coordinator as an operator would; its peers then exit by themselves
+models () { for i in 1 2 3; do sqlite3 "$tmp/n-p$i.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE 'W%'" 2>/dev/null; done | tr '\n' ' '; }
+for i in $(seq 1 150); do [ "$(models)" = "3 3 3 " ] && break; sleep 0.1; done
+kill -TERM $cpid; wait $cpid
+for i in $(seq 1 50); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
+expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
+  "$DLSIM" merge "$tmp/nodes.db" "$tmp/n-coord.db" "$tmp/n-p1.db" "$tmp/n-p2.db" "$tmp/n-p3.db"
+c=$(sqlite3 "$tmp/nodes.db" "SELECT COUNT(*) FROM params WHERE key LIKE 'merge.clock.p%' AND value LIKE '%NewNodeInfo offset%'")
+[ "$c" = 3 ] && ok "clock offsets in params" || ko "merge.clock.pN params: $c of 3"
+expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/nodes.db"
+expect 0 "already merged as run 1" -- "$DLSIM" merge "$tmp/nodes.db" "$tmp/n-coord.db" "$tmp/n-p1.db" "$tmp/n-p2.db" "$tmp/n-p3.db"
+expect 1 "without the coordinator's" -- "$DLSIM" merge "$tmp/nodes2.db" "$tmp/n-p1.db" "$tmp/n-p2.db"
+no_children "dlsim node by hand"
+
 finish
