@@ -5,6 +5,9 @@
  * this build does not implement yet. */
 #pragma once
 
+#include "results/res-db.h"
+#include "sim/sim-scenario.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -25,6 +28,13 @@ int cli_cmd_testbed (int argc, char **argv);
 int cli_cmd_node (int argc, char **argv);
 int cli_cmd_compare (int argc, char **argv);
 int cli_cmd_merge (int argc, char **argv);
+
+/* The testbed (cmd-testbed.c) for dlsim check --testbed: runs every point
+ * and repeat of s, counting runs whose expectations passed or failed. */
+int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboolean netem, ResDb *db,
+                          guint *passed, guint *failed);
+/* Can the testbed run every point of s?  If not, the error names the key. */
+gboolean cli_testbed_supported (const SimScenario *s, GError **error);
 
 /* Opens an existing results database read-only; on failure prints why
  * ("no such results database", "not a dlsim results database") and returns

@@ -424,8 +424,64 @@ typedef struct {
   gboolean quiet;
   gboolean no_events;
   gboolean keys;
+  gboolean testbed, netem;
   char **files;
 } RunOpts;
+
+/* dlsim check --testbed: every file with an [expect] in the testbed, one
+ * after the other (they share this machine's wall clock); a file the
+ * testbed cannot express is skipped, with the key that stops it. */
+static int
+check_testbed (GPtrArray *files, RunOpts *o)
+{
+  g_autoptr (GPtrArray) scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
+  guint skipped = 0;
+  for (guint f = 0; f < files->len; f++)
+    {
+      g_autoptr (GError) error = NULL;
+      SimScenario *s = sim_scenario_load (files->pdata[f], (const char *const *) o->sets, &error);
+      if (!s)
+        {
+          cli_error ("check", "%s", error->message);
+          return CLI_EXIT_USAGE;
+        }
+      gboolean has_expect = FALSE;
+      for (guint p = 0; p < s->points->len; p++)
+        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
+      if (has_expect && !cli_testbed_supported (s, &error))
+        {
+          printf ("SKIP %s\n", error->message);
+          skipped++;
+          has_expect = FALSE;
+        }
+      if (has_expect)
+        g_ptr_array_add (scenarios, s);
+      else
+        sim_scenario_free (s);
+    }
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = o->output ? NULL : g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
+  g_autofree char *db_path = o->output ? g_strdup (o->output) : dir ? g_build_filename (dir, "check.db", NULL) : NULL;
+  ResDb *db = db_path ? res_db_open (db_path, &error) : NULL;
+  if (!db)
+    {
+      cli_error ("check", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  guint passed = 0, failed = 0;
+  int rc = CLI_EXIT_OK;
+  for (guint i = 0; i < scenarios->len && rc == CLI_EXIT_OK; i++)
+    rc = cli_testbed_scenario (scenarios->pdata[i], o->sets, o->seed_given ? o->seed : -1, o->netem, db,
+                               &passed, &failed);
+  res_db_close (db);
+  if (dir)
+    {
+      remove_db_files (db_path);
+      g_rmdir (dir);
+    }
+  printf ("%u passed, %u failed, %u skipped (not supported in the testbed)\n", passed, failed, skipped);
+  return rc != CLI_EXIT_OK ? rc : failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
 
 static gboolean
 parse_seed (const char *name, const char *value, gpointer data, GError **error)
@@ -456,6 +512,9 @@ run_or_check (int argc, char **argv, gboolean check)
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress line, no summary line", NULL },
     { "no-events", 0, 0, G_OPTION_ARG_NONE, &o.no_events, "do not record events and metrics rows (summaries only)", NULL },
     { "keys", 0, 0, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
+    { "testbed", 0, 0, G_OPTION_ARG_NONE, &o.testbed,
+      "check: run the files in the testbed (real processes and sockets) instead", NULL },
+    { "netem", 0, 0, G_OPTION_ARG_NONE, &o.netem, "check --testbed: with network namespaces (root)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, NULL },
     { NULL }
   };
@@ -467,7 +526,9 @@ run_or_check (int argc, char **argv, gboolean check)
       ? "Runs every scenario file that has an [expect] section (folders are searched\n"
         "for *.ini files) and checks its expectations on every run. Prints PASS or\n"
         "FAIL per run, each failure with key, expected and actual, then a last line\n"
-        "'N passed, N failed'. Exit status 1 if any run failed, 2 on a bad file."
+        "'N passed, N failed'. Exit status 1 if any run failed, 2 on a bad file.\n"
+        "With --testbed the files run in the testbed (dlsim testbed), one at a time\n"
+        "in wall-clock time; files it cannot express are skipped, naming the key."
       : "Runs every sweep point and repeat of the scenario files into one results\n"
         "database. Every file is checked before anything runs. On a terminal a\n"
         "progress line shows done/total, elapsed time and ETA. Ctrl-C stops: the\n"
@@ -495,6 +556,18 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_USAGE;
       goto out;
     }
+  if (!check && (o.testbed || o.netem))
+    {
+      cli_error (cmd, "--testbed and --netem belong to dlsim check (or use dlsim testbed FILE)");
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (o.netem && !o.testbed)
+    {
+      cli_error (cmd, "--netem needs --testbed");
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
   if (!o.files || !o.files[0])
     {
       if (!check)
@@ -512,6 +585,11 @@ run_or_check (int argc, char **argv, gboolean check)
         rc = CLI_EXIT_USAGE;
         goto out;
       }
+  if (o.testbed)
+    {
+      rc = check_testbed (files, &o);
+      goto out;
+    }
   Plan plan = { .cmd = cmd, .quiet = o.quiet, .check = check, .no_events = o.no_events,
                 .progress = !o.quiet && isatty (STDOUT_FILENO) };
   rc = plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, o.seed, check);

@@ -335,7 +335,7 @@ tb_ingest (Tb *tb, ProtoNodeId from, const char *line)
 
 static int
 run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db, const char *self_exe,
-         gboolean netem, gboolean *any_failed)
+         gboolean netem, guint *passed, guint *failed_runs)
 {
   g_autoptr (GError) error = NULL;
   SimBuilt built;
@@ -444,7 +444,10 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
               checked, tb.bad_lines ? " (malformed record lines refused)" : "");
       for (guint i = 0; i < failed->len; i++)
         printf ("    %s\n", (char *) failed->pdata[i]);
-      *any_failed |= failed->len > 0;
+      if (failed->len > 0)
+        (*failed_runs)++;
+      else
+        (*passed)++;
     }
   tb_teardown (&tb);
   sim_tb_node_free (tb.coord);
@@ -453,6 +456,47 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   g_free (joins);
   sim_built_clear (&built);
   return rc;
+}
+
+gboolean
+cli_testbed_supported (const SimScenario *s, GError **error)
+{
+  for (guint pi = 0; pi < s->points->len; pi++)
+    {
+      SimBuilt built;
+      if (!sim_scenario_build (s, s->points->pdata[pi], s->seed, &built, error))
+        return FALSE;
+      gboolean ok = tb_supported (&built, s->path, error);
+      sim_built_clear (&built);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+int
+cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboolean netem, ResDb *db, guint *passed,
+                      guint *failed)
+{
+  g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (!self_exe)
+    self_exe = g_strdup ("dlsim");
+  signal (SIGPIPE, SIG_IGN);
+  if (netem)
+    {
+      g_autofree char *swept = NULL;
+      if (tb_netns_sweep_stale (&swept))
+        fprintf (stderr, "dlsim testbed: removed what a dlsim that no longer runs left: %s\n", swept);
+    }
+  for (guint pi = 0; pi < s->points->len; pi++)
+    for (guint k = 0; k < s->repeat; k++)
+      {
+        guint64 sd = (seed >= 0 ? (guint64) seed : s->seed) + k;
+        int rc = run_one (s, s->points->pdata[pi], sd, sets, db, self_exe, netem, passed, failed);
+        if (rc != CLI_EXIT_OK)
+          return rc;
+      }
+  return CLI_EXIT_OK;
 }
 
 int
@@ -501,9 +545,6 @@ cli_cmd_testbed (int argc, char **argv)
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
-  if (!self_exe)
-    self_exe = g_strdup (argv[0]);
   g_autofree char *db_path = out ? g_strdup (out) : g_strdup_printf ("%s.db", s->name);
   g_autoptr (ResDb) db = res_db_open (db_path, &error);
   if (!db)
@@ -511,22 +552,9 @@ cli_cmd_testbed (int argc, char **argv)
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }
-  signal (SIGPIPE, SIG_IGN);
-  if (netem)
-    {
-      g_autofree char *swept = NULL;
-      if (tb_netns_sweep_stale (&swept))
-        fprintf (stderr, "dlsim testbed: removed what a dlsim that no longer runs left: %s\n", swept);
-    }
-  gboolean any_failed = FALSE;
-  for (guint pi = 0; pi < s->points->len; pi++)
-    for (guint k = 0; k < s->repeat; k++)
-      {
-        guint64 sd = (seed >= 0 ? (guint64) seed : s->seed) + k;
-        int rc = run_one (s, s->points->pdata[pi], sd, sets, db, self_exe, netem, &any_failed);
-        if (rc != CLI_EXIT_OK)
-          return rc;
-      }
-  (void) any_failed;
-  return CLI_EXIT_OK;
+  guint passed = 0, failed = 0;
+  int rc = cli_testbed_scenario (s, sets, seed, netem, db, &passed, &failed);
+  if (rc == CLI_EXIT_OK && failed > 0)
+    rc = CLI_EXIT_FAILURE;   /* an expectation failed */
+  return rc;
 }

@@ -128,4 +128,15 @@ expect 0 "already merged as run 1" -- "$DLSIM" merge "$tmp/nodes.db" "$tmp/n-coo
 expect 1 "without the coordinator's" -- "$DLSIM" merge "$tmp/nodes2.db" "$tmp/n-p1.db" "$tmp/n-p2.db"
 no_children "dlsim node by hand"
 
+# 9. dlsim check --testbed: the files the testbed can express run there, the
+# others are skipped by name; a failed expectation fails the check
+expect 0 "1 passed, 0 failed, 1 skipped" -- "$DLSIM" check --testbed "$SRC/scenarios/regression/consensus-mean-3.ini" \
+  "$SRC/scenarios/failures/s15-dead-link-reused.ini"
+grep -q "SKIP .*s15-dead-link-reused.ini: \[timeline\] link-down: not supported in the testbed" "$out" && ok "skip named" \
+  || ko "check --testbed: no SKIP line naming link-down"
+sed 's/^rounds_completed = 3/rounds_completed = 4/' "$SRC/scenarios/regression/consensus-mean-3.ini" > "$tmp/wrong.ini"
+expect 1 "0 passed, 1 failed" -- "$DLSIM" check --testbed "$tmp/wrong.ini"
+expect 2 "belong to dlsim check" -- "$DLSIM" run --testbed "$tmp/wrong.ini"
+expect 1 "FAIL .*wrong.ini" -- "$DLSIM" testbed "$tmp/wrong.ini" -o "$tmp/wrong.db"
+
 finish
