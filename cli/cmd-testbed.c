@@ -179,7 +179,10 @@ on_watch (gpointer data)
         }
       if (all && tb->pending_actions == 0)
         tb->outcome = SIM_OUTCOME_COMPLETED;
-      else if (tb->pending_actions == 0 && now - tb->progress >= sim_stall_window (tb->cfg))
+      /* the simulator looks once a second, on whole seconds: stop where it
+       * would, so that counts of an endless retry loop end at the same tick */
+      else if (tb->pending_actions == 0
+               && now >= (tb->progress + sim_stall_window (tb->cfg) + DL_S - 1) / DL_S * DL_S)
         tb->outcome = SIM_OUTCOME_STALLED;
       else
         return G_SOURCE_CONTINUE;
