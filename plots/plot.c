@@ -474,13 +474,16 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
   GString *blocks[G_N_ELEMENTS (cat_names)];
   for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
     blocks[c] = g_string_new (NULL);
-  GString *marks[6];
-  static const char *const mark_names[6] = { "join", "leave", "crash", "Retry", "Fail", "dropped message" };
-  static const char *const mark_style[6] = {
+  enum { N_MARKS = 7 };
+  GString *marks[N_MARKS];
+  static const char *const mark_names[N_MARKS] = { "join", "leave", "crash", "Retry", "Fail", "dropped message",
+                                                   "property violated" };
+  static const char *const mark_style[N_MARKS] = {
     "pt 9 ps 1.6 lc rgb '#2ca02c'", "pt 11 ps 1.6 lc rgb '#555555'", "pt 2 ps 2 lw 2 lc rgb '#d62728'",
     "pt 6 ps 1.3 lw 2 lc rgb '#ff7f0e'", "pt 5 ps 1.4 lc rgb '#8b0000'", "pt 7 ps 0.45 lc rgb 'black'",
+    "pt 3 ps 2.2 lw 2 lc rgb '#9400d3'",
   };
-  for (int m = 0; m < 6; m++)
+  for (int m = 0; m < N_MARKS; m++)
     marks[m] = g_string_new (NULL);
   /* open phase per peer */
   g_autofree double *since = g_new (double, peers->len + 1);
@@ -525,6 +528,8 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
         mk = 4;
       else if (strcmp (kind, "dropped") == 0)
         mk = 5;
+      else if (strcmp (kind, "violation") == 0)
+        mk = 6;
       if (mk >= 0)
         g_string_append_printf (marks[mk], "%.9g %d\n", t, row);
     }
@@ -551,7 +556,7 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
                                 plot->len ? ", " : "", c, cat_colours[c], cat_names[c]);
       g_string_free (blocks[c], TRUE);
     }
-  for (int m = 0; m < 6; m++)
+  for (int m = 0; m < N_MARKS; m++)
     {
       g_string_append_printf (s, "$mark%d << EOD\n%sEOD\n", m, marks[m]->str);
       if (marks[m]->len)

@@ -33,6 +33,7 @@ static const char *const obs_names[PROTO_OBS_N_KINDS] = {
   [PROTO_OBS_FINISHED] = "finished",
   [PROTO_OBS_RESET] = "reset",
   [PROTO_OBS_NOTE] = "note",
+  [PROTO_OBS_FOREIGN_ROUND] = "foreign-round",
 };
 
 const char *

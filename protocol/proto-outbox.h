@@ -49,8 +49,10 @@ typedef enum {
   PROTO_OBS_FINISHED,         /* peer finished all its rounds */
   PROTO_OBS_RESET,            /* coordinator reset: everybody left */
   PROTO_OBS_NOTE,             /* something DISCO only logs */
+  PROTO_OBS_FOREIGN_ROUND,    /* a contribution tagged with another round was aggregated;
+                                 round = the aggregator's, value = the contribution's */
 } ProtoObsKind;
-#define PROTO_OBS_N_KINDS (PROTO_OBS_NOTE + 1)
+#define PROTO_OBS_N_KINDS (PROTO_OBS_FOREIGN_ROUND + 1)
 
 const char *proto_obs_kind_name (ProtoObsKind kind);
 

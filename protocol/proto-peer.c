@@ -726,7 +726,15 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
       return;
     }
   gboolean refused;
+  uint32_t agg_round = proto_aggregator_round (p->agg);
   LearnWeights *emitted = proto_aggregator_add (p->agg, from, msg->weights, msg->round, msg->comm_round, &refused);
+  if (!refused && msg->round != agg_round)
+    {
+      /* S27: isValidContribution lets a future round's contribution in */
+      char why[80];
+      g_snprintf (why, sizeof why, "a contribution of round %u aggregated in round %u", msg->round, agg_round);
+      observe (p, out, PROTO_OBS_FOREIGN_ROUND, from, PROTO_MSG_PAYLOAD, msg->round, why);
+    }
   if (emitted)
     {
       resolve (p, out, emitted);

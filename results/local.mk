@@ -5,4 +5,6 @@ results_libdlres_a_SOURCES = \
 	results/res-db.h \
 	results/res-node.c \
 	results/res-node.h \
+	results/res-violations.c \
+	results/res-violations.h \
 	$(NULL)

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "results/res-db.h"
+#include "results/res-violations.h"
 #include "protocol/proto-peer.h"
 
 #include <math.h>
@@ -39,6 +40,9 @@ static const char schema[] =
   "CREATE TABLE IF NOT EXISTS expectations (run_id INTEGER, key TEXT, expected TEXT, actual TEXT,"
   " passed INTEGER);"
   /* a testbed node's own records (`dlsim node -o`), merged by `dlsim merge` */
+  /* properties broken while the run executed (sim-props.h) */
+  "CREATE TABLE IF NOT EXISTS violations (run_id INTEGER, t_s REAL, property TEXT, node TEXT,"
+  " explanation TEXT);"
   "CREATE TABLE IF NOT EXISTS node_records (run_id INTEGER, seq INTEGER, line TEXT,"
   " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
 
@@ -50,7 +54,7 @@ static const char schema[] =
 
 static const char *const tables[] = {
   "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations",
-  "node_records", NULL
+  "violations", "node_records", NULL
 };
 
 static gboolean
@@ -289,6 +293,7 @@ struct ResRun {
   gboolean no_events;
   const SimPeerResult *peers;   /* without a world: [1..n_peers] */
   guint n_peers;
+  ResViolations *violations;
 };
 
 void
@@ -596,6 +601,17 @@ rec_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char
 }
 
 static void
+rec_violation (gpointer ud, DlTime t, const char *property, ProtoNodeId node, const char *explanation)
+{
+  ResRun *r = ud;
+  char name[24];
+  node_name (name, node);
+  res_violations_add (r->violations, t, property, name, explanation);
+  g_autofree char *detail = g_strdup_printf ("%s: %s", property, explanation);
+  rec_fact (ud, t, node, PROTO_NO_NODE, "violation", detail);   /* in the timeline, for trace and plots */
+}
+
+static void
 rec_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double v)
 {
   ResRun *r = ud;
@@ -625,7 +641,7 @@ rec_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
 SimRecorder
 res_run_recorder (ResRun *run)
 {
-  return (SimRecorder) { rec_observation, rec_fact, rec_metric, rec_traffic, run };
+  return (SimRecorder) { rec_observation, rec_fact, rec_metric, rec_traffic, run, rec_violation };
 }
 
 void
@@ -742,6 +758,7 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   r->id = run_id;
   r->point = p;
   r->rounds = g_array_new (FALSE, TRUE, sizeof (RoundRow));
+  r->violations = res_violations_new ();
   sqlite3_prepare_v2 (db->db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?)", -1, &r->ins_event, NULL);
   GString *sql = g_string_new ("INSERT INTO events VALUES ");
   for (guint i = 0; i < EVENT_BATCH; i++)
@@ -769,6 +786,7 @@ run_free (ResRun *r)
   sqlite3_finalize (r->ins_event);
   sqlite3_finalize (r->ins_metric);
   g_array_unref (r->rounds);
+  res_violations_free (r->violations);
   g_free (r);
 }
 
@@ -924,6 +942,13 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   add_summary (sum, order, "messages", g_strdup_printf ("%" G_GUINT64_FORMAT, res->messages));
   add_summary (sum, order, "bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->bytes));
   add_summary (sum, order, "sim_time_s", fmt_double (dl_time_to_s (res->end)));
+  {
+    g_autoptr (GPtrArray) vk = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GPtrArray) vv = g_ptr_array_new ();
+    res_violations_summary (res, vk, vv);
+    for (guint i = 0; i < vk->len; i++)
+      add_summary (sum, order, vk->pdata[i], vv->pdata[i]);
+  }
   sqlite3_prepare_v2 (db->db, "INSERT INTO summary VALUES (?,?,?)", -1, &st, NULL);
   for (guint i = 0; ok && i < order->len; i++)
     {
@@ -955,6 +980,10 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
                                                       actual ? (*actual ? actual : "(none)") : "(no such peer)"));
     }
   sqlite3_finalize (st);
+  ok = ok && res_violations_write (r->violations, db->db, r->id)
+       && res_violations_check (r->violations, res, r->point, db->db, r->id, out_failed, &checked);
+  if (!ok && error && !*error)
+    g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, sqlite3_errmsg (db->db));
   if (out_checked)
     *out_checked = checked;
 

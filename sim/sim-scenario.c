@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "sim/sim-scenario.h"
+#include "sim/sim-props.h"
 #include "sim/sim-trace.h"
 #include "base/dl-units.h"
 
@@ -404,6 +405,12 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
   gboolean ok = FALSE;
   for (guint i = 0; summary_keys[i]; i++)
     ok |= strcmp (key, summary_keys[i]) == 0;
+  if (!ok && g_str_has_prefix (key, "violations."))
+    {
+      static const char *const props[] = { SIM_PROP_NAMES, NULL };
+      for (guint i = 0; props[i]; i++)
+        ok |= strcmp (key + 11, props[i]) == 0;
+    }
   if (!ok && g_str_has_prefix (key, "peer."))
     {
       const char *dot = strrchr (key, '.');
@@ -415,7 +422,8 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
   if (!ok)
     return fail_at (error, file, "expect", key,
                     "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
-                    "final_accuracy, or peer.pN.outcome|rounds|synced|retries_received|fails_received|state)");
+                    "final_accuracy, peer.pN.outcome|rounds|synced|retries_received|fails_received|state, or "
+                    "violations.agreement|own-round-only|monotone-rounds|progress|excluded-was-told)");
   const char *v = value;
   SimOp op = SIM_OP_EQ;
   static const struct { const char *s; SimOp op; } ops[] = {

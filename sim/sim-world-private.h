@@ -80,6 +80,7 @@ struct SimWorld {
   DlTime progress;
   guint round_started;                /* coordinator rounds started (1-based count) */
   SimTally tally;                     /* counters from the observations */
+  struct SimProps *props;             /* properties checked as the run goes (sim-props.h) */
   gboolean finished;
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */

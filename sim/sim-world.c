@@ -25,6 +25,7 @@
 #include "config.h"
 
 #include "sim/sim-world-private.h"
+#include "sim/sim-props.h"
 #include "protocol/proto-coord.h"
 #include "protocol/proto-peer.h"
 
@@ -185,8 +186,13 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
   if (w->rec.observation)
     w->rec.observation (w->rec.user_data, now, node, o);
   sim_tally_observe (&w->tally, node, o);
+  sim_props_observe (w->props, now, node, o);
   switch (o->kind)
     {
+    case PROTO_OBS_ROUND_END:
+      if (node != PROTO_SERVER)
+        sim_props_round_model (w->props, now, node, (guint) o->round, sim_world_peer_model (w, node));
+      break;
     case PROTO_OBS_PHASE:
       if (node != PROTO_SERVER)
         {
@@ -461,6 +467,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->drop_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   sim_tally_init (&w->tally);
+  w->props = sim_props_new (&w->rec);
   w->peer_results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   if (cfg->model.kind != LEARN_MODEL_NONE)
     {
@@ -508,6 +515,7 @@ sim_world_free (SimWorld *w)
   g_array_unref (w->delay_rules);
   g_clear_pointer (&w->groups, g_array_unref);
   sim_tally_clear (&w->tally);
+  sim_props_free (w->props);
   g_array_unref (w->peer_results);
   g_free (w);
 }
@@ -594,6 +602,12 @@ finish_results (SimWorld *w)
       r->consensus_distance = learn_weights_consensus_distance ((LearnWeights **) models->pdata, models->len);
     }
   g_ptr_array_unref (models);
+  sim_props_end (w->props, r->end, (const SimPeerResult *) (const void *) w->peer_results->data,
+                 w->peer_results->len - 1);
+  static const char *const prop_names[] = { SIM_PROP_NAMES };
+  for (guint i = 0; i < SIM_N_PROPS; i++)
+    r->violations[i] = sim_props_count (w->props, prop_names[i]);
+  r->props_checked = TRUE;
 }
 
 const SimResult *

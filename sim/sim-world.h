@@ -102,7 +102,11 @@ typedef struct {
   void (*metric) (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double value);
   void (*traffic) (gpointer ud, ProtoMsgType type, gsize bytes);
   gpointer user_data;
+  /* a property broke (sim-props.h); last, so that older initialisers leave it NULL */
+  void (*violation) (gpointer ud, DlTime t, const char *property, ProtoNodeId node, const char *explanation);
 } SimRecorder;
+
+#define SIM_N_PROPS 5   /* the properties of sim-props.h */
 
 typedef enum {
   SIM_OUTCOME_COMPLETED,   /* no live peer is stuck: everyone finished, failed or left */
@@ -148,6 +152,8 @@ typedef struct {
   guint empty_rounds_started; /* StartWeightSharing with no round peers (S31) */
   guint64 messages, bytes;
   double final_accuracy, final_loss, consensus_distance;
+  guint violations[SIM_N_PROPS];   /* per property, in the order of SIM_PROP_NAMES (sim-props.h) */
+  gboolean props_checked;          /* the run checked properties (the simulator does; the testbed not yet) */
   uint64_t events;
 } SimResult;
 

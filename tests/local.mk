@@ -53,3 +53,9 @@ check-netem: dlsim
 	DLSIM=$(abs_builddir)/dlsim DLSIM_SRCDIR=$(srcdir) bash $(srcdir)/tests/netem.sh >tests/netem.log 2>&1; \
 	  st=$$?; cat tests/netem.log; test $$st -eq 0
 .PHONY: check-netem
+
+check_PROGRAMS += tests/test-props
+TESTS += tests/test-props
+tests_test_props_SOURCES = tests/test-props.c
+tests_test_props_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_props_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

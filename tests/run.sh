@@ -184,6 +184,19 @@ expect 0 "completed" -- "$DLSIM" report "$tmp/merged.db"
 expect 2 "expected OUT.db and at least one IN.db" -- "$DLSIM" merge "$tmp/merged.db"
 expect 1 "nope.db: no such results database" -- "$DLSIM" merge "$tmp/merged.db" "$tmp/nope.db"
 
+# properties: a hang is a `progress` violation, recorded in its own table and
+# in the timeline; a scenario with [expect] that does not declare it fails
+grep -v '^violations\.' "${DLSIM_SRCDIR:-.}/scenarios/failures/s17-leave-during-exchange.ini" > "$tmp/s17.ini"
+expect 1 "violations.progress: 2, not expected (first at .*p1 is connected but made no progress" -- \
+  "$DLSIM" check "$tmp/s17.ini" -o "$tmp/v.db"
+[ "$(sqlite3 "$tmp/v.db" "SELECT COUNT(*) || ',' || group_concat(DISTINCT property) FROM violations")" = "2,progress" ] \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: violations table"; }
+expect 0 "violation: progress: p1 is connected" -- "$DLSIM" trace "$tmp/v.db" --run 1
+expect 0 "title 'property violated'" -- "$DLSIM" plot "$tmp/v.db" timeline --script
+expect 0 "PASS .*s17-leave-during-exchange.ini" -- "$DLSIM" check "${DLSIM_SRCDIR:-.}/scenarios/failures/s17-leave-during-exchange.ini"
+printf '[expect]\nviolations.nope = 1\n' > "$tmp/badv.ini"
+expect 2 "violations.nope: unknown key" -- "$DLSIM" check "$tmp/badv.ini"
+
 guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
 [ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }

@@ -1,0 +1,48 @@
+/* sim-props.h — properties checked while a run executes.  Each has a
+ * stable name; a violation is reported once per (property, node, round)
+ * with a one-line explanation, through SimRecorder.violation.
+ *
+ *   agreement          after a round, every peer that finished it holds the
+ *                      same weights (max |difference| <= 1e-4 x (1 + max
+ *                      |weight|)); the first peer to finish a round sets
+ *                      the reference.  Partial sums left by a secure
+ *                      expiry break it, as they should.
+ *   own-round-only     no peer aggregates a contribution tagged with another
+ *                      aggregation round (PROTO_OBS_FOREIGN_ROUND, S27).
+ *   monotone-rounds    the coordinator's round and each peer's finished
+ *                      round never go back, except through a session reset
+ *                      (the coordinator's reset, a peer's new session).
+ *   progress           liveness: a peer still connected at the end that made
+ *                      no progress for the stall window W = (M + 2) x T +
+ *                      model_sync_timeout + payload_timeout (hung) violates
+ *                      it.  Checked at the end of the run.
+ *   excluded-was-told  a peer the coordinator excluded processes a
+ *                      ConnectionFail (receives it in a state that listens
+ *                      for it) unless it left or crashed.  Checked at the end.
+ *
+ * The checker sees observations, the models at round ends and the peers'
+ * outcomes; it names no protocol family's internals beyond the observation
+ * kinds.  Shape: sim_props_new / sim_props_free. */
+#pragma once
+
+#include "sim/sim-world.h"
+
+G_BEGIN_DECLS
+
+typedef struct SimProps SimProps;
+
+/* SIM_N_PROPS (sim-world.h) names */
+#define SIM_PROP_NAMES "agreement", "own-round-only", "monotone-rounds", "progress", "excluded-was-told"
+
+SimProps *sim_props_new (const SimRecorder *rec);
+void sim_props_free (SimProps *p);
+void sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o);
+/* A peer finished a round with this model (borrowed; NULL or symbolic: not compared). */
+void sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, LearnWeights *model);
+/* The end of the run: progress and excluded-was-told, from the peers'
+ * results [1..n] (entries with outcome SIM_PEER_ABSENT are skipped). */
+void sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n);
+/* Violations of one property so far. */
+guint sim_props_count (const SimProps *p, const char *property);
+
+G_END_DECLS
