@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cli/tb-run.h"
+#include "sim/sim-props.h"
 
 DlTime
 tb_now (Tb *tb)
@@ -75,6 +76,7 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
 {
   Tb *tb = ud;
   sim_tally_observe (&tb->tally, node, o);
+  sim_props_observe (tb->props, t, node, o);
   if (node == PROTO_SERVER)
     {
       if ((o->kind == PROTO_OBS_ROUND_START && tb->cfg->proto.connect_barrier)
@@ -93,6 +95,7 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
           break;
         case PROTO_OBS_ROUND_END:
           p->rounds++;
+          p->last_round_end = o->round;
           break;
         case PROTO_OBS_SYNC_DONE:
           p->synced = TRUE;
@@ -266,6 +269,11 @@ tb_finish (Tb *tb, SimResult *r, GArray *results)
   r->final_accuracy = evaluated ? acc / evaluated : NAN;
   r->final_loss = evaluated ? loss / evaluated : NAN;
   /* as the simulator: the models of the peers that finished or are still there */
+  sim_props_end (tb->props, now, (const SimPeerResult *) (const void *) results->data, results->len - 1);
+  static const char *const prop_names[] = { SIM_PROP_NAMES };
+  for (guint i = 0; i < SIM_N_PROPS; i++)
+    r->violations[i] = sim_props_count (tb->props, prop_names[i]);
+  r->props_checked = TRUE;
   r->consensus_distance = models->len > 0 ? learn_weights_consensus_distance ((LearnWeights **) models->pdata,
                                                                              models->len)
                                           : NAN;
@@ -285,6 +293,7 @@ tb_setup (Tb *tb, const SimScenario *s, const SimPoint *pt, guint64 seed, char *
   tb->cfg = cfg;
   tb->db_rec = res_run_recorder (run);
   tb->rec = (SimRecorder) { track_observation, tb_fact, track_metric, track_traffic, tb };
+  tb->props = sim_props_new (&tb->db_rec);
   sim_tally_init (&tb->tally);
   tb->peers = g_ptr_array_new ();
   g_ptr_array_add (tb->peers, NULL);
@@ -313,6 +322,7 @@ tb_teardown (Tb *tb)
   g_ptr_array_unref (tb->peers);
   g_array_unref (tb->rules);
   sim_tally_clear (&tb->tally);
+  sim_props_free (tb->props);
 }
 
 void
@@ -328,6 +338,8 @@ tb_ingest (Tb *tb, ProtoNodeId from, const char *line)
         {
           g_clear_pointer (&q->model, learn_weights_unref);
           q->model = w;
+          /* a process sends its model right after its round-end */
+          sim_props_round_model (tb->props, tb_now (tb), node, (guint) q->last_round_end, w);
         }
       else
         learn_weights_unref (w);

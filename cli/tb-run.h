@@ -30,6 +30,7 @@ typedef struct {
   const char *state;
   double accuracy, loss;
   LearnWeights *model;      /* after its last round (W records) */
+  int last_round_end;       /* the round of its last round-end observation */
 } TbPeer;
 
 struct Tb {
@@ -56,6 +57,7 @@ struct Tb {
   gboolean done, interrupted;
   SimOutcome outcome;
   GMainLoop *loop;
+  struct SimProps *props;   /* the same properties as the simulator's (sim-props.h) */
   gboolean replaying;       /* dlsim merge: time is replay_now, not the clock */
   DlTime replay_now;
 };

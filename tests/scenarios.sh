@@ -5,7 +5,7 @@ set -u
 DLSIM=${DLSIM:-./dlsim}
 SRC=${DLSIM_SRCDIR:-.}
 dirs=""
-for d in regression failures edge; do
+for d in regression failures edge found; do
   [ -d "$SRC/scenarios/$d" ] && dirs="$dirs $SRC/scenarios/$d"
 done
 exec "$DLSIM" check -j 2 $dirs

@@ -14,15 +14,21 @@ no_children () {   # no_children WHAT: no dlsim node process of ours remains
   else ok "$1"; fi
 }
 
-# 1. consensus, mean, 3 peers
-expect 0 "PASS .*consensus-mean-3.ini seed 1: completed, 3 rounds, 6 expectations" -- \
-  "$DLSIM" testbed "$SRC/scenarios/regression/consensus-mean-3.ini" -o "$tmp/tb.db"
+# 1. consensus, mean, 3 peers.  On loopback a peer can get every other
+# peer's Payload before its own StartWeightSharing, finish the round early
+# and tag its own Payload with the next round, which the others aggregate
+# (DISCO's future-round check, S27): own-round-only, timing-dependent, found
+# by the testbed (docs/found.md).  The copy declares it allowed.
+cm3=$tmp/consensus-mean-3.ini
+{ cat "$SRC/scenarios/regression/consensus-mean-3.ini"; echo "violations.own-round-only = >= 0"; } > "$cm3"
+expect 0 "PASS .*consensus-mean-3.ini seed 1: completed, 3 rounds, 7 expectations" -- \
+  "$DLSIM" testbed "$cm3" -o "$tmp/tb.db"
 [ "$(sqlite3 "$tmp/tb.db" 'SELECT mode FROM runs')" = testbed ] && ok "mode" || ko "runs.mode is not testbed"
 expect 0 "completed" -- "$DLSIM" report "$tmp/tb.db"
 expect 0 "received PeersForRound from S" -- "$DLSIM" trace "$tmp/tb.db" --run 1
 no_children "consensus"
 # the simulator's run of the same file agrees on the discrete facts
-"$DLSIM" run "$SRC/scenarios/regression/consensus-mean-3.ini" -o "$tmp/sim.db" -q >/dev/null 2>&1
+"$DLSIM" run "$cm3" -o "$tmp/sim.db" -q >/dev/null 2>&1
 expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/tb.db"
 grep -q "A: sim run 1 *B: testbed run 1" "$out" && ok "compare header" || ko "compare: no 'A: sim run 1  B: testbed run 1' header"
 
@@ -51,6 +57,8 @@ peer.p1.outcome = hung
 peer.p2.outcome = hung
 peer.p3.outcome = crashed
 peer.p1.rounds = 1
+violations.progress = 2
+violations.own-round-only = >= 0
 INI
 expect 0 "PASS .*s17.ini seed 1: stalled" -- "$DLSIM" testbed "$tmp/s17.ini" -o "$tmp/s17.db"
 no_children "S17 by SIGKILL"
@@ -105,7 +113,7 @@ no_children "Ctrl-C"
 
 # 8. the multi-machine form on one machine: a coordinator and three peers
 # started by hand, each recording its own database, merged into one run
-f=$SRC/scenarios/regression/consensus-mean-3.ini
+f=$cm3
 port=$((20000 + $$ % 20000))
 "$DLSIM" node coordinator --listen 127.0.0.1:$port --scenario "$f" -o "$tmp/n-coord.db" 2>"$tmp/coord.err" &
 cpid=$!
@@ -119,7 +127,7 @@ models () { for i in 1 2 3; do sqlite3 "$tmp/n-p$i.db" "SELECT COUNT(*) FROM nod
 for i in $(seq 1 150); do [ "$(models)" = "3 3 3 " ] && break; sleep 0.1; done
 kill -TERM $cpid; wait $cpid
 for i in $(seq 1 50); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
-expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
+expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 7 expectations" -- \
   "$DLSIM" merge "$tmp/nodes.db" "$tmp/n-coord.db" "$tmp/n-p1.db" "$tmp/n-p2.db" "$tmp/n-p3.db"
 c=$(sqlite3 "$tmp/nodes.db" "SELECT COUNT(*) FROM params WHERE key LIKE 'merge.clock.p%' AND value LIKE '%NewNodeInfo offset%'")
 [ "$c" = 3 ] && ok "clock offsets in params" || ko "merge.clock.pN params: $c of 3"
@@ -130,7 +138,7 @@ no_children "dlsim node by hand"
 
 # 9. dlsim check --testbed: the files the testbed can express run there, the
 # others are skipped by name; a failed expectation fails the check
-expect 0 "1 passed, 0 failed, 1 skipped" -- "$DLSIM" check --testbed "$SRC/scenarios/regression/consensus-mean-3.ini" \
+expect 0 "1 passed, 0 failed, 1 skipped" -- "$DLSIM" check --testbed "$cm3" \
   "$SRC/scenarios/failures/s15-dead-link-reused.ini"
 grep -q "SKIP .*s15-dead-link-reused.ini: \[timeline\] link-down: not supported in the testbed" "$out" && ok "skip named" \
   || ko "check --testbed: no SKIP line naming link-down"
