@@ -745,6 +745,16 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
       g_autofree char *sd = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
       sqlite3_bind_text (st, 3, sd, -1, SQLITE_TRANSIENT);
       ok = ok && step_done (db, st, error);
+      /* provenance: the build and the scenario text this run came from */
+      const char *prov[][2] = { { "provenance.build", DL_BUILD },
+                                { "provenance.scenario_sha256", s->sha256 ? s->sha256 : "" } };
+      for (gsize i = 0; ok && i < G_N_ELEMENTS (prov); i++)
+        {
+          sqlite3_bind_int64 (st, 1, run_id);
+          sqlite3_bind_text (st, 2, prov[i][0], -1, SQLITE_STATIC);
+          sqlite3_bind_text (st, 3, prov[i][1], -1, SQLITE_TRANSIENT);
+          ok = step_done (db, st, error);
+        }
       sqlite3_finalize (st);
     }
   /* the runs row is committed before the run starts */

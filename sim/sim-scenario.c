@@ -385,6 +385,7 @@ sim_scenario_free (SimScenario *s)
   g_free (s->name);
   g_free (s->description);
   g_free (s->version);
+  g_free (s->sha256);
   g_ptr_array_unref (s->points);
   g_free (s);
 }
@@ -1063,6 +1064,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
 
   SimScenario *s = g_new0 (SimScenario, 1);
   s->path = g_strdup (path);
+  s->sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
   s->points = g_ptr_array_new_with_free_func (point_free);
   for (guint pi = 0; pi < n_points; pi++)
     {

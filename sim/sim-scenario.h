@@ -40,6 +40,7 @@ typedef struct {
   guint repeat;
   char *version;        /* protocol version of the first point */
   GPtrArray *points;    /* SimPoint* */
+  char *sha256;         /* of the file's text, as read (provenance) */
 } SimScenario;
 
 void sim_scenario_free (SimScenario *s);

@@ -197,6 +197,14 @@ expect 0 "PASS .*s17-leave-during-exchange.ini" -- "$DLSIM" check "${DLSIM_SRCDI
 printf '[expect]\nviolations.nope = 1\n' > "$tmp/badv.ini"
 expect 2 "violations.nope: unknown key" -- "$DLSIM" check "$tmp/badv.ini"
 
+# provenance: the build and the SHA-256 of the scenario text
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/prov.db" -q >/dev/null 2>&1
+want=$(sha256sum "$tmp/ok.ini" | cut -d' ' -f1)
+got=$(sqlite3 "$tmp/prov.db" "SELECT DISTINCT value FROM params WHERE key = 'provenance.scenario_sha256'")
+[ "$got" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: scenario sha256 '$got' != '$want'"; }
+b=$(sqlite3 "$tmp/prov.db" "SELECT COUNT(DISTINCT value) || ',' || MIN(length(value)) FROM params WHERE key = 'provenance.build'")
+case "$b" in 1,[1-9]*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: provenance.build: $b" ;; esac
+
 guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
 [ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }
