@@ -36,6 +36,10 @@ int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboole
 /* Can the testbed run every point of s?  If not, the error names the key. */
 gboolean cli_testbed_supported (const SimScenario *s, GError **error);
 
+/* check-report.c: the checked runs of db_path as JUnit XML and/or TAP
+ * (either path may be NULL). */
+gboolean cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);
+
 /* Opens an existing results database read-only; on failure prints why
  * ("no such results database", "not a dlsim results database") and returns
  * NULL. */

@@ -425,6 +425,7 @@ typedef struct {
   gboolean no_events;
   gboolean keys;
   gboolean testbed, netem;
+  char *junit, *tap;
   char **files;
 } RunOpts;
 
@@ -474,6 +475,12 @@ check_testbed (GPtrArray *files, RunOpts *o)
     rc = cli_testbed_scenario (scenarios->pdata[i], o->sets, o->seed_given ? o->seed : -1, o->netem, db,
                                &passed, &failed);
   res_db_close (db);
+  g_autoptr (GError) rerr = NULL;
+  if (!cli_write_check_reports (db_path, o->junit, o->tap, &rerr))
+    {
+      cli_error ("check", "%s", rerr->message);
+      rc = CLI_EXIT_FAILURE;
+    }
   if (dir)
     {
       remove_db_files (db_path);
@@ -515,6 +522,9 @@ run_or_check (int argc, char **argv, gboolean check)
     { "testbed", 0, 0, G_OPTION_ARG_NONE, &o.testbed,
       "check: run the files in the testbed (real processes and sockets) instead", NULL },
     { "netem", 0, 0, G_OPTION_ARG_NONE, &o.netem, "check --testbed: with network namespaces (root)", NULL },
+    { "junit", 0, 0, G_OPTION_ARG_FILENAME, &o.junit, "check: also write a JUnit XML report (one test case per run)",
+      "FILE.xml" },
+    { "tap", 0, 0, G_OPTION_ARG_FILENAME, &o.tap, "check: also write a TAP report", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, NULL },
     { NULL }
   };
@@ -556,9 +566,9 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_USAGE;
       goto out;
     }
-  if (!check && (o.testbed || o.netem))
+  if (!check && (o.testbed || o.netem || o.junit || o.tap))
     {
-      cli_error (cmd, "--testbed and --netem belong to dlsim check (or use dlsim testbed FILE)");
+      cli_error (cmd, "--testbed, --netem, --junit and --tap belong to dlsim check (or use dlsim testbed FILE)");
       rc = CLI_EXIT_USAGE;
       goto out;
     }
@@ -626,6 +636,11 @@ run_or_check (int argc, char **argv, gboolean check)
     }
   rc = execute (&plan, db, db_path, (guint) o.jobs);
   res_db_close (db);
+  if (check && !cli_write_check_reports (db_path, o.junit, o.tap, &error))
+    {
+      cli_error (cmd, "%s", error->message);
+      rc = CLI_EXIT_FAILURE;
+    }
   if (check)
     {
       printf ("%u passed, %u failed\n", plan.passed, plan.failed);
@@ -643,6 +658,8 @@ run_or_check (int argc, char **argv, gboolean check)
   plan_clear (&plan);
 out:
   g_free (o.output);
+  g_free (o.junit);
+  g_free (o.tap);
   g_strfreev (o.sets);
   g_strfreev (o.files);
   return rc;

@@ -11,6 +11,7 @@ dlsim_SOURCES = \
 	cli/cmd-node.c \
 	cli/cmd-compare.c \
 	cli/cmd-merge.c \
+	cli/check-report.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	cli/tb-run.h \

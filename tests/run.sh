@@ -205,6 +205,23 @@ got=$(sqlite3 "$tmp/prov.db" "SELECT DISTINCT value FROM params WHERE key = 'pro
 b=$(sqlite3 "$tmp/prov.db" "SELECT COUNT(DISTINCT value) || ',' || MIN(length(value)) FROM params WHERE key = 'provenance.build'")
 case "$b" in 1,[1-9]*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: provenance.build: $b" ;; esac
 
+# --junit and --tap: one test case per run, failures with key, expected, actual
+expect 1 "2 passed, 1 failed" -- "$DLSIM" check "${DLSIM_SRCDIR:-.}/scenarios/failures/s17-leave-during-exchange.ini" \
+  "$tmp/s17.ini" "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-3.ini" --junit "$tmp/r.xml" --tap "$tmp/r.tap"
+if command -v xmllint >/dev/null; then
+  j=$(xmllint --noout "$tmp/r.xml" 2>&1 && xmllint --xpath 'concat(/testsuites/@tests, ",", /testsuites/@failures, ",", count(//testsuite[@name and @tests and @failures and @time]), ",", count(//testcase[@classname and @name and @time]), ",", count(//testcase/failure[@message and @type]))' "$tmp/r.xml")
+  [ "$j" = "3,1,3,3,1" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: JUnit shape: $j"; }
+  grep -q 'message="violations.progress: expected = 0 (implicit: not declared), actual 2' "$tmp/r.xml" \
+    && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: JUnit failure message"; }
+else
+  fail=$((fail + 1)); echo "FAIL: xmllint missing (tools/install-deps installs libxml2-utils)"
+fi
+t=$(sed -n '1p;2p' "$tmp/r.tap" | tr '\n' '|'; grep -c '^ok ' "$tmp/r.tap"; grep -c '^not ok 2 - ' "$tmp/r.tap"; grep -c '^    - key: "violations.progress"' "$tmp/r.tap")
+[ "$t" = "TAP version 13|1..3|2
+1
+1" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: TAP: $t"; }
+expect 2 "belong to dlsim check" -- "$DLSIM" run "$tmp/ok.ini" --junit "$tmp/x.xml"
+
 guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
 [ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }

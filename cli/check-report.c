@@ -1,0 +1,221 @@
+/* check-report.c — `dlsim check --junit FILE.xml` and `--tap FILE`: the
+ * checked runs of a results database as CI systems read them.  One test case
+ * per run (file, sweep point, seed); its failures are the expectations that
+ * did not hold (explicit ones and the implicit "no undeclared property
+ * violation"), each with key, expected and actual.
+ *
+ * JUnit: the shape Jenkins' JUnit plugin and GitLab's test reports read:
+ * <testsuites tests failures> / <testsuite name tests failures time> per
+ * scenario file / <testcase classname name time> / <failure message type>.
+ * TAP: version 13, a plan line, "ok N - ..." / "not ok N - ...", and a YAML
+ * block with the failures. */
+#include "config.h"
+
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  gint64 run;
+  char *file, *label, *outcome;
+  gint64 seed;
+  double wall;
+  GPtrArray *failures;   /* char*[3] key, expected, actual (flattened, 3 per failure) */
+} Case;
+
+static void
+case_free (gpointer data)
+{
+  Case *c = data;
+  g_free (c->file);
+  g_free (c->label);
+  g_free (c->outcome);
+  g_ptr_array_unref (c->failures);
+  g_free (c);
+}
+
+static const char *
+col (sqlite3_stmt *st, int i)
+{
+  const char *t = (const char *) sqlite3_column_text (st, i);
+  return t ? t : "";
+}
+
+/* The checked runs (those with expectation rows), in run order. */
+static GPtrArray *
+load_cases (sqlite3 *db)
+{
+  GPtrArray *cases = g_ptr_array_new_with_free_func (case_free);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT run_id, COALESCE(file, scenario), COALESCE(point_label, ''), seed,"
+                          " COALESCE(outcome, 'unfinished'), COALESCE(wall_seconds, 0) FROM runs"
+                          " WHERE run_id IN (SELECT run_id FROM expectations) ORDER BY run_id", -1, &st, NULL);
+  sqlite3_stmt *ex = NULL;
+  sqlite3_prepare_v2 (db, "SELECT key, expected, COALESCE(actual, '(none)') FROM expectations"
+                          " WHERE run_id = ? AND passed = 0", -1, &ex, NULL);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      Case *c = g_new0 (Case, 1);
+      c->run = sqlite3_column_int64 (st, 0);
+      c->file = g_strdup (col (st, 1));
+      c->label = g_strdup (col (st, 2));
+      c->seed = sqlite3_column_int64 (st, 3);
+      c->outcome = g_strdup (col (st, 4));
+      c->wall = sqlite3_column_double (st, 5);
+      c->failures = g_ptr_array_new_with_free_func (g_free);
+      sqlite3_bind_int64 (ex, 1, c->run);
+      while (sqlite3_step (ex) == SQLITE_ROW)
+        for (int k = 0; k < 3; k++)
+          g_ptr_array_add (c->failures, g_strdup (col (ex, k)));
+      sqlite3_reset (ex);
+      g_ptr_array_add (cases, c);
+    }
+  sqlite3_finalize (ex);
+  sqlite3_finalize (st);
+  return cases;
+}
+
+static char *
+case_name (const Case *c)
+{
+  return *c->label ? g_strdup_printf ("[%s] seed %" G_GINT64_FORMAT, c->label, c->seed)
+                   : g_strdup_printf ("seed %" G_GINT64_FORMAT, c->seed);
+}
+
+static gboolean
+write_junit (GPtrArray *cases, FILE *f)
+{
+  guint failures = 0;
+  for (guint i = 0; i < cases->len; i++)
+    failures += ((Case *) cases->pdata[i])->failures->len > 0;
+  fprintf (f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+              "<testsuites name=\"dlsim check\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n", cases->len, failures);
+  for (guint i = 0; i < cases->len;)
+    {
+      /* one testsuite per scenario file (consecutive runs of a file) */
+      guint j = i, fails = 0;
+      double time = 0;
+      const char *file = ((Case *) cases->pdata[i])->file;
+      for (; j < cases->len && strcmp (((Case *) cases->pdata[j])->file, file) == 0; j++)
+        {
+          fails += ((Case *) cases->pdata[j])->failures->len > 0;
+          time += ((Case *) cases->pdata[j])->wall;
+        }
+      g_autofree char *efile = g_markup_escape_text (file, -1);
+      g_autofree char *base = g_path_get_basename (file);
+      char *dot = strrchr (base, '.');
+      if (dot)
+        *dot = '\0';
+      g_autofree char *ebase = g_markup_escape_text (base, -1);
+      fprintf (f, "  <testsuite name=\"%s\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
+               efile, j - i, fails, time);
+      for (; i < j; i++)
+        {
+          Case *c = cases->pdata[i];
+          g_autofree char *name = case_name (c);
+          g_autofree char *ename = g_markup_escape_text (name, -1);
+          fprintf (f, "    <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\"", ebase, ename, c->wall);
+          if (c->failures->len == 0)
+            {
+              fprintf (f, "/>\n");
+              continue;
+            }
+          fprintf (f, ">\n");
+          g_autoptr (GString) body = g_string_new (NULL);
+          for (guint k = 0; k < c->failures->len; k += 3)
+            g_string_append_printf (body, "%s: expected %s, actual %s\n", (char *) c->failures->pdata[k],
+                                    (char *) c->failures->pdata[k + 1], (char *) c->failures->pdata[k + 2]);
+          g_autofree char *first = g_strdup_printf ("%s: expected %s, actual %s (outcome %s, run %" G_GINT64_FORMAT
+                                                    ")", (char *) c->failures->pdata[0],
+                                                    (char *) c->failures->pdata[1], (char *) c->failures->pdata[2],
+                                                    c->outcome, c->run);
+          g_autofree char *emsg = g_markup_escape_text (first, -1);
+          g_autofree char *ebody = g_markup_escape_text (body->str, -1);
+          fprintf (f, "      <failure message=\"%s\" type=\"expectation\">%s</failure>\n    </testcase>\n", emsg,
+                   ebody);
+        }
+      fprintf (f, "  </testsuite>\n");
+    }
+  fprintf (f, "</testsuites>\n");
+  return !ferror (f);
+}
+
+/* A YAML double-quoted scalar. */
+static char *
+yq (const char *s)
+{
+  GString *o = g_string_new ("\"");
+  for (; *s; s++)
+    {
+      if (*s == '"' || *s == '\\')
+        g_string_append_c (o, '\\');
+      g_string_append_c (o, *s == '\n' ? ' ' : *s);
+    }
+  g_string_append_c (o, '"');
+  return g_string_free (o, FALSE);
+}
+
+static gboolean
+write_tap (GPtrArray *cases, FILE *f)
+{
+  fprintf (f, "TAP version 13\n1..%u\n", cases->len);
+  for (guint i = 0; i < cases->len; i++)
+    {
+      Case *c = cases->pdata[i];
+      g_autofree char *name = case_name (c);
+      gboolean ok = c->failures->len == 0;
+      /* '#' would start a TAP directive */
+      g_autofree char *desc = g_strdelimit (g_strdup_printf ("%s %s (%s)", c->file, name, c->outcome), "#", '_');
+      fprintf (f, "%s %u - %s\n", ok ? "ok" : "not ok", i + 1, desc);
+      if (ok)
+        continue;
+      fprintf (f, "  ---\n  run: %" G_GINT64_FORMAT "\n  failures:\n", c->run);
+      for (guint k = 0; k < c->failures->len; k += 3)
+        {
+          g_autofree char *key = yq (c->failures->pdata[k]);
+          g_autofree char *exp = yq (c->failures->pdata[k + 1]);
+          g_autofree char *act = yq (c->failures->pdata[k + 2]);
+          fprintf (f, "    - key: %s\n      expected: %s\n      actual: %s\n", key, exp, act);
+        }
+      fprintf (f, "  ...\n");
+    }
+  return !ferror (f);
+}
+
+gboolean
+cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error)
+{
+  if (!junit && !tap)
+    return TRUE;
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s", db_path, sqlite3_errmsg (db));
+      sqlite3_close (db);
+      return FALSE;
+    }
+  g_autoptr (GPtrArray) cases = load_cases (db);
+  sqlite3_close (db);
+  const char *paths[2] = { junit, tap };
+  for (int k = 0; k < 2; k++)
+    {
+      if (!paths[k])
+        continue;
+      FILE *f = fopen (paths[k], "w");
+      if (!f)
+        {
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s: %s", paths[k], g_strerror (errno));
+          return FALSE;
+        }
+      gboolean ok = k == 0 ? write_junit (cases, f) : write_tap (cases, f);
+      if (fclose (f) != 0 || !ok)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: write failed", paths[k]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
