@@ -560,6 +560,12 @@ cli_cmd_testbed (int argc, char **argv)
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (!cli_testbed_supported (s, &error))
+    {
+      /* before the database is created: bad input leaves no file behind */
+      cli_error ("testbed", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
   g_autofree char *db_path = out ? g_strdup (out) : g_strdup_printf ("%s.db", s->name);
   g_autoptr (ResDb) db = res_db_open (db_path, &error);
   if (!db)

@@ -72,6 +72,7 @@ expect 1 "nope.db: no such results database" -- "$DLSIM" compare "$tmp/sim.db" "
 sed 's/round 2 + 300ms = crash p3/2s = link-down p1 p2/' "$tmp/s17.ini" > "$tmp/lf.ini"
 expect 2 "s\?.*lf.ini: \[timeline\] link-down: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" -o "$tmp/lf.db"
 expect 2 "lf.ini: \[timeline\] link-down: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" --netem
+[ -e s17-kill.db ] && ko "a refused file left s17-kill.db behind" || ok "no database for a refused file"
 
 # 4. a coordinator that cannot be reached: a clear error, exit 1, within the connect timeout
 start=$(date +%s)
