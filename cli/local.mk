@@ -12,6 +12,7 @@ dlsim_SOURCES = \
 	cli/cmd-compare.c \
 	cli/cmd-merge.c \
 	cli/check-report.c \
+	cli/cmd-explore.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	cli/tb-run.h \

@@ -27,6 +27,8 @@ static const Command commands[] = {
   { "plot", cli_cmd_plot, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
   { "testbed", cli_cmd_testbed, "testbed FILE [-o DB] [--set section.key=value]... [--seed N]",
     "run a scenario on real sockets and processes (loopback; see --help)" },
+  { "explore", cli_cmd_explore, "explore FILE --runs N [--faults KIND,...] [--version V] [--found DIR]",
+    "randomized fault search: failures by property, shrunk to scenario files" },
   { "compare", cli_cmd_compare, "compare A.db B.db [--run-a ID] [--run-b ID]",
     "two runs side by side (simulator vs testbed); exit 1 if discrete facts differ" },
   { "merge", cli_cmd_merge, "merge OUT.db IN.db... [--renumber] [--scenario FILE]",

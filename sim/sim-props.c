@@ -10,6 +10,7 @@ static const char *const names[] = { SIM_PROP_NAMES, NULL };
 
 struct SimProps {
   SimRecorder rec;
+  guint min_participants;
   guint counts[G_N_ELEMENTS (names)];
   GHashTable *reference;    /* round -> LearnWeights* (the first finisher's model) */
   GHashTable *ref_node;     /* round -> the node that set it */
@@ -43,9 +44,10 @@ violated (SimProps *p, DlTime t, const char *property, ProtoNodeId node, const c
 }
 
 SimProps *
-sim_props_new (const SimRecorder *rec)
+sim_props_new (const SimRecorder *rec, guint min_participants)
 {
   SimProps *p = g_new0 (SimProps, 1);
+  p->min_participants = min_participants;
   if (rec)
     p->rec = *rec;
   p->reference = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
@@ -152,12 +154,18 @@ sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, Lea
 void
 sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
 {
+  /* progress is owed only while at least min_participants peers stay
+   * connected (finished peers that stay count: S20) */
+  guint connected = 0;
+  for (guint i = 1; i <= n; i++)
+    connected += peers[i].outcome == SIM_PEER_FINISHED || peers[i].outcome == SIM_PEER_HUNG
+                 || peers[i].outcome == SIM_PEER_RUNNING;
   for (guint i = 1; i <= n; i++)
     {
       const SimPeerResult *r = &peers[i];
       if (r->outcome == SIM_PEER_ABSENT)
         continue;
-      if (r->outcome == SIM_PEER_HUNG)
+      if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants)
         violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s)",
                   i, r->state ? r->state : "?");
       if (g_hash_table_contains (p->excluded, GUINT_TO_POINTER (i)) && r->outcome != SIM_PEER_LEFT

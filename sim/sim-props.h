@@ -12,10 +12,12 @@
  *   monotone-rounds    the coordinator's round and each peer's finished
  *                      round never go back, except through a session reset
  *                      (the coordinator's reset, a peer's new session).
- *   progress           liveness: a peer still connected at the end that made
- *                      no progress for the stall window W = (M + 2) x T +
- *                      model_sync_timeout + payload_timeout (hung) violates
- *                      it.  Checked at the end of the run.
+ *   progress           liveness: while at least min_participants peers stay
+ *                      connected (finished peers that stay count), a peer
+ *                      still connected at the end that made no progress for
+ *                      the stall window W = (M + 2) x T + model_sync_timeout
+ *                      + payload_timeout (hung) violates it.  Checked at the
+ *                      end of the run; partitions are not considered.
  *   excluded-was-told  a peer the coordinator excluded processes a
  *                      ConnectionFail (receives it in a state that listens
  *                      for it) unless it left or crashed.  Checked at the end.
@@ -34,7 +36,7 @@ typedef struct SimProps SimProps;
 /* SIM_N_PROPS (sim-world.h) names */
 #define SIM_PROP_NAMES "agreement", "own-round-only", "monotone-rounds", "progress", "excluded-was-told"
 
-SimProps *sim_props_new (const SimRecorder *rec);
+SimProps *sim_props_new (const SimRecorder *rec, guint min_participants);
 void sim_props_free (SimProps *p);
 void sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o);
 /* A peer finished a round with this model (borrowed; NULL or symbolic: not compared). */

@@ -467,7 +467,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->drop_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   sim_tally_init (&w->tally);
-  w->props = sim_props_new (&w->rec);
+  w->props = sim_props_new (&w->rec, cfg->proto.min_participants);
   w->peer_results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   if (cfg->model.kind != LEARN_MODEL_NONE)
     {

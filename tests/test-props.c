@@ -32,7 +32,7 @@ props (Seen *s)
   SimRecorder rec = { 0 };
   rec.violation = on_violation;
   rec.user_data = s;
-  return sim_props_new (&rec);
+  return sim_props_new (&rec, 2);
 }
 
 static ProtoObservation
@@ -135,10 +135,18 @@ START_TEST (progress_and_excluded)
   peers[2].outcome = SIM_PEER_EXCLUDED;
   peers[3].outcome = SIM_PEER_LEFT;     /* excluded, then left: not a violation */
   peers[4].outcome = SIM_PEER_FINISHED;
-  sim_props_end (p, 10, peers, 4);
+  sim_props_end (p, 10, peers, 4);   /* p1 and p4 connected: 2 >= min_participants */
   ck_assert_uint_eq (sim_props_count (p, "progress"), 1);
   ck_assert_uint_eq (sim_props_count (p, "excluded-was-told"), 1);
   ck_assert_uint_eq (s.n, 2);
+  sim_props_free (p);
+  /* one peer left connected, below min_participants: no progress is owed */
+  p = props (&s);
+  SimPeerResult alone[3] = { 0 };
+  alone[1].outcome = SIM_PEER_HUNG;
+  alone[2].outcome = SIM_PEER_LEFT;
+  sim_props_end (p, 10, alone, 2);
+  ck_assert_uint_eq (sim_props_count (p, "progress"), 0);
   sim_props_free (p);
 }
 END_TEST
