@@ -148,4 +148,18 @@ expect 1 "0 passed, 1 failed" -- "$DLSIM" check --testbed "$tmp/wrong.ini"
 expect 2 "belong to dlsim check" -- "$DLSIM" run --testbed "$tmp/wrong.ini"
 expect 1 "FAIL .*wrong.ini" -- "$DLSIM" testbed "$tmp/wrong.ini" -o "$tmp/wrong.db"
 
+# 10. a coordinator that crashes (SIGKILL): its peers see their stream end
+# and exit by themselves, leaving no process behind
+port2=$((port + 1))
+"$DLSIM" node coordinator --listen 127.0.0.1:$port2 --scenario "$f" 2>/dev/null >/dev/null &
+cpid=$!
+sleep 0.3
+for i in 1 2; do
+  "$DLSIM" node peer --coordinator 127.0.0.1:$port2 --name p$i --scenario "$f" </dev/null >/dev/null 2>&1 &
+done
+sleep 0.5
+kill -KILL $cpid; wait $cpid 2>/dev/null
+for i in $(seq 1 30); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
+pgrep -f "$DLSIM node peer" >/dev/null && ko "peers outlived their crashed coordinator" || ok "peers exit after a coordinator crash"
+
 finish
