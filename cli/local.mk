@@ -13,6 +13,7 @@ dlsim_SOURCES = \
 	cli/cmd-merge.c \
 	cli/check-report.c \
 	cli/cmd-explore.c \
+	cli/cmd-export-scenario.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	cli/tb-run.h \

@@ -29,6 +29,8 @@ static const Command commands[] = {
     "run a scenario on real sockets and processes (loopback; see --help)" },
   { "explore", cli_cmd_explore, "explore FILE --runs N [--faults KIND,...] [--version V] [--found DIR]",
     "randomized fault search: failures by property, shrunk to scenario files" },
+  { "export-scenario", cli_cmd_export_scenario, "export-scenario DB --run ID [-o FILE.ini]",
+    "a scenario file that reproduces a recorded run" },
   { "compare", cli_cmd_compare, "compare A.db B.db [--run-a ID] [--run-b ID]",
     "two runs side by side (simulator vs testbed); exit 1 if discrete facts differ" },
   { "merge", cli_cmd_merge, "merge OUT.db IN.db... [--renumber] [--scenario FILE]",
@@ -60,7 +62,7 @@ print_usage (FILE *out)
            "\n"
            "Commands:\n", PACKAGE_VERSION);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
+    fprintf (out, "  %-16s %s%s\n", commands[i].name, commands[i].summary,
              commands[i].run ? "" : " (not implemented yet)");
   fprintf (out,
            "\n"
