@@ -30,6 +30,7 @@ int cli_cmd_compare (int argc, char **argv);
 int cli_cmd_merge (int argc, char **argv);
 int cli_cmd_explore (int argc, char **argv);
 int cli_cmd_export_scenario (int argc, char **argv);
+int cli_cmd_shrink (int argc, char **argv);
 
 /* The testbed (cmd-testbed.c) for dlsim check --testbed: runs every point
  * and repeat of s, counting runs whose expectations passed or failed. */
@@ -41,6 +42,12 @@ gboolean cli_testbed_supported (const SimScenario *s, GError **error);
 /* check-report.c: the checked runs of db_path as JUnit XML and/or TAP
  * (either path may be NULL). */
 gboolean cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);
+
+/* cmd-export-scenario.c: the text of a scenario file that reproduces run
+ * `run` of db_path (NULL after printing why).  With timeline non-NULL the
+ * timeline lines go there as "timeline.WHEN=ACTION" instead of into the
+ * text; without with_expect no [expect] section is written. */
+char *cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, gboolean with_expect);
 
 /* Opens an existing results database read-only; on failure prints why
  * ("no such results database", "not a dlsim results database") and returns

@@ -36,48 +36,22 @@ absolute (const char *file_dir, const char *p)
   return g_build_filename (file_dir, p, NULL);
 }
 
-int
-cli_cmd_export_scenario (int argc, char **argv)
+char *
+cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, gboolean with_expect)
 {
-  gint64 run = 0;
-  g_autofree char *out = NULL;
-  g_auto (GStrv) rest = NULL;
-  GOptionEntry entries[] = {
-    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the run (required)", "ID" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the scenario file to write (default: stdout)", "FILE.ini" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
-    { NULL }
-  };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB --run ID - a scenario file that reproduces a run");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-      "Writes a scenario file rebuilt from the run's params: every resolved value,\n"
-      "the timeline, the seed the run used and its [expect].  On the same build it\n"
-      "reproduces the run: the same summary and the same events.");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("export-scenario", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  if (!rest || g_strv_length (rest) != 1 || run <= 0)
-    {
-      cli_error ("export-scenario", "expected DB and --run ID (dlsim export-scenario --help)");
-      return CLI_EXIT_USAGE;
-    }
-  sqlite3 *db = cli_open_results ("export-scenario", rest[0]);
+  sqlite3 *db = cli_open_results ("export-scenario", db_path);
   if (!db)
-    return CLI_EXIT_FAILURE;
+    return NULL;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db, "SELECT COALESCE(file, ''), COALESCE(mode, 'sim'), seed, COALESCE(scenario, '') FROM runs"
                           " WHERE run_id = ?", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, run);
   if (sqlite3_step (st) != SQLITE_ROW)
     {
-      cli_error ("export-scenario", "%s: no run %" G_GINT64_FORMAT, rest[0], run);
+      cli_error ("export-scenario", "%s: no run %" G_GINT64_FORMAT, db_path, run);
       sqlite3_finalize (st);
       sqlite3_close (db);
-      return CLI_EXIT_FAILURE;
+      return NULL;
     }
   g_autofree char *file = g_strdup ((const char *) sqlite3_column_text (st, 0));
   g_autofree char *mode = g_strdup ((const char *) sqlite3_column_text (st, 1));
@@ -108,7 +82,7 @@ cli_cmd_export_scenario (int argc, char **argv)
   sqlite3_finalize (st);
   g_string_append_printf (o, "# Exported by `dlsim export-scenario %s --run %" G_GINT64_FORMAT "` (a %s run of %s).\n"
                           "# Original text sha256 %s; recorded by build %s.\n",
-                          rest[0], run, mode, *file ? file : "?", sha ? sha : "?", build ? build : "?");
+                          db_path, run, mode, *file ? file : "?", sha ? sha : "?", build ? build : "?");
   if (build && strcmp (build, DL_BUILD) != 0)
     {
       g_string_append_printf (o, "# This file was written by build %s: the results may differ.\n", DL_BUILD);
@@ -125,6 +99,11 @@ cli_cmd_export_scenario (int argc, char **argv)
       const char *dot = strchr (k, '.');
       if (!dot || skipped (k))
         continue;
+      if (timeline && g_str_has_prefix (k, "timeline."))
+        {
+          g_ptr_array_add (timeline, g_strdup_printf ("%s=%s", k, v));
+          continue;
+        }
       g_autofree char *sec = g_strndup (k, (gsize) (dot - k));
       if (!section || strcmp (section, sec) != 0)
         {
@@ -149,6 +128,11 @@ cli_cmd_export_scenario (int argc, char **argv)
       g_string_append_printf (o, "%s = %s\n", dot + 1, value);
     }
   sqlite3_finalize (st);
+  if (!with_expect)
+    {
+      sqlite3_close (db);
+      return g_string_free (o, FALSE);
+    }
   sqlite3_prepare_v2 (db, "SELECT key, expected FROM expectations WHERE run_id = ? AND expected NOT LIKE '%implicit%'"
                           " ORDER BY rowid", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, run);
@@ -170,17 +154,51 @@ cli_cmd_export_scenario (int argc, char **argv)
     }
   sqlite3_finalize (st);
   sqlite3_close (db);
+  return g_string_free (o, FALSE);
+}
+
+int
+cli_cmd_export_scenario (int argc, char **argv)
+{
+  gint64 run = 0;
+  g_autofree char *out = NULL;
+  g_auto (GStrv) rest = NULL;
+  GOptionEntry entries[] = {
+    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the run (required)", "ID" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the scenario file to write (default: stdout)", "FILE.ini" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB --run ID - a scenario file that reproduces a run");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+      "Writes a scenario file rebuilt from the run's params: every resolved value,\n"
+      "the timeline, the seed the run used and its [expect].  On the same build it\n"
+      "reproduces the run: the same summary and the same events.");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("export-scenario", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (!rest || g_strv_length (rest) != 1 || run <= 0)
+    {
+      cli_error ("export-scenario", "expected DB and --run ID (dlsim export-scenario --help)");
+      return CLI_EXIT_USAGE;
+    }
+  g_autofree char *text = cli_export_scenario_text (rest[0], run, NULL, TRUE);
+  if (!text)
+    return CLI_EXIT_FAILURE;
   int rc = CLI_EXIT_OK;
   if (out)
     {
-      if (!g_file_set_contents (out, o->str, (gssize) o->len, &error))
+      if (!g_file_set_contents (out, text, -1, &error))
         {
           cli_error ("export-scenario", "%s", error->message);
           rc = CLI_EXIT_FAILURE;
         }
     }
   else
-    fputs (o->str, stdout);
-  g_string_free (o, TRUE);
+    fputs (text, stdout);
   return rc;
 }

@@ -29,6 +29,8 @@ static const Command commands[] = {
     "run a scenario on real sockets and processes (loopback; see --help)" },
   { "explore", cli_cmd_explore, "explore FILE --runs N [--faults KIND,...] [--version V] [--found DIR]",
     "randomized fault search: failures by property, shrunk to scenario files" },
+  { "shrink", cli_cmd_shrink, "shrink DB --run ID -o FILE.ini",
+    "shrink a recorded failing run to a minimal scenario file" },
   { "export-scenario", cli_cmd_export_scenario, "export-scenario DB --run ID [-o FILE.ini]",
     "a scenario file that reproduces a recorded run" },
   { "compare", cli_cmd_compare, "compare A.db B.db [--run-a ID] [--run-b ID]",
