@@ -37,7 +37,7 @@ int cli_cmd_shrink (int argc, char **argv);
 int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboolean netem, ResDb *db,
                           guint *passed, guint *failed);
 /* Can the testbed run every point of s?  If not, the error names the key. */
-gboolean cli_testbed_supported (const SimScenario *s, GError **error);
+gboolean cli_testbed_supported (const SimScenario *s, gboolean netem, GError **error);
 
 /* check-report.c: the checked runs of db_path as JUnit XML and/or TAP
  * (either path may be NULL). */

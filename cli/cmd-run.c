@@ -449,7 +449,7 @@ check_testbed (GPtrArray *files, RunOpts *o)
       gboolean has_expect = FALSE;
       for (guint p = 0; p < s->points->len; p++)
         has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
-      if (has_expect && !cli_testbed_supported (s, &error))
+      if (has_expect && !cli_testbed_supported (s, o->netem, &error))
         {
           printf ("SKIP %s\n", error->message);
           skipped++;

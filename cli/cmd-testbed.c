@@ -13,10 +13,10 @@
  * leave, killed after 3 s if it has not, and reaped: no orphan, no zombie.
  *
  * Supported: the protocol, training, model, data, peers (count, speed,
- * stragglers) and compute sections; timeline join, leave, crash, drop and
- * delay (at a time or at `round N`).  Refused with an error naming the key:
- * churn arrivals, traces, NAT, link-fail, link-down, link-slow, partition,
- * heal, slow.  Network conditions: without --netem, loopback only (latency,
+ * stragglers) and compute sections; timeline join, leave, crash, drop,
+ * delay, slow and link-fail (at a time or at `round N`), and with --netem
+ * partition and heal.  Refused with an error naming the key: churn
+ * arrivals, traces, NAT, connect_failure, link-down, link-slow.  Network conditions: without --netem, loopback only (latency,
  * bandwidth and link setup not applied); with --netem (root), a network
  * namespace per peer (cli/tb-netns.c) with the bandwidth shaped by tc tbf,
  * and the latency and link setup added by the sending process, since this
@@ -359,7 +359,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  if (!tb_supported (&built, s->path, &error))
+  if (!tb_supported (&built, s->path, netem, &error))
     {
       cli_error ("testbed", "%s", error->message);
       sim_built_clear (&built);
@@ -474,14 +474,14 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
 }
 
 gboolean
-cli_testbed_supported (const SimScenario *s, GError **error)
+cli_testbed_supported (const SimScenario *s, gboolean netem, GError **error)
 {
   for (guint pi = 0; pi < s->points->len; pi++)
     {
       SimBuilt built;
       if (!sim_scenario_build (s, s->points->pdata[pi], s->seed, &built, error))
         return FALSE;
-      gboolean ok = tb_supported (&built, s->path, error);
+      gboolean ok = tb_supported (&built, s->path, netem, error);
       sim_built_clear (&built);
       if (!ok)
         return FALSE;
@@ -533,9 +533,9 @@ cli_cmd_testbed (int argc, char **argv)
   g_option_context_set_summary (ctx,
     "The coordinator runs in this process, each peer in a `dlsim node peer` process,\n"
     "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
-    "Supported: join, leave (graceful), crash (SIGKILL), drop and delay rules, at a\n"
-    "time or at `round N`.  Refused with an error: churn arrivals, traces, NAT,\n"
-    "connect_failure, link-fail, link-down, link-slow, partition, heal, slow.\n"
+    "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
+    "at a time or at `round N`.  Refused with an error: churn arrivals, traces, NAT,\n"
+    "connect_failure, link-down, link-slow; partition and heal need --netem.\n"
     "Network: without --netem, loopback, and [network] latency, bandwidth and link\n"
     "setup are not applied.  With --netem (root): a network namespace per peer on a\n"
     "bridge, uplink and downlink shaped by tc tbf, latency and link setup added by\n"
@@ -560,7 +560,7 @@ cli_cmd_testbed (int argc, char **argv)
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  if (!cli_testbed_supported (s, &error))
+  if (!cli_testbed_supported (s, netem, &error))
     {
       /* before the database is created: bad input leaves no file behind */
       cli_error ("testbed", "%s", error->message);

@@ -20,6 +20,7 @@ struct TbNetns {
   char *bridge;
   char *coord_host;
   GArray *peers;          /* guint: ids whose namespace exists */
+  GPtrArray *routes;      /* "NS|IP" of the partition's blackhole routes (NS "" = ours) */
 };
 
 /* Runs a command given as one string of space-separated words (none of ours
@@ -185,6 +186,7 @@ tb_netns_new (guint64 uplink_bps, guint64 downlink_bps, GError **error)
   t->up_bps = uplink_bps;
   t->down_bps = downlink_bps;
   t->peers = g_array_new (FALSE, FALSE, sizeof (guint));
+  t->routes = g_ptr_array_new_with_free_func (g_free);
   t->subnet = free_subnet (t->pid);
   t->bridge = g_strdup_printf ("dlb%u", t->pid);
   t->coord_host = g_strdup_printf ("10.%u.0.1", t->subnet);
@@ -266,10 +268,71 @@ tb_netns_free (TbNetns *t)
       run (NULL, "ip link del dlh%u-%u", t->pid, id);
       run (NULL, "ip netns del %s", ns);
     }
+  tb_netns_heal (t);
   if (t->subnet)
     run (NULL, "ip link del %s", t->bridge);
   g_array_unref (t->peers);
+  g_ptr_array_unref (t->routes);
   g_free (t->bridge);
   g_free (t->coord_host);
   g_free (t);
+}
+
+static gboolean
+has_peer (const TbNetns *t, guint id)
+{
+  for (guint i = 0; i < t->peers->len; i++)
+    if (g_array_index (t->peers, guint, i) == id)
+      return TRUE;
+  return FALSE;
+}
+
+/* a blackhole route to ip in node's namespace (node 0: ours) */
+static gboolean
+blackhole (TbNetns *t, guint node, const char *ip, GError **error)
+{
+  g_autofree char *ns = node ? tb_netns_peer_ns (t, node) : g_strdup ("");
+  gboolean ok = node ? run (error, "ip -n %s route add blackhole %s/32", ns, ip)
+                     : run (error, "ip route add blackhole %s/32", ip);
+  if (ok)
+    g_ptr_array_add (t->routes, g_strdup_printf ("%s|%s", ns, ip));
+  return ok;
+}
+
+gboolean
+tb_netns_partition (TbNetns *t, const GArray *groups, guint n_peers, GError **error)
+{
+  tb_netns_heal (t);
+  guint server = groups && groups->len ? g_array_index (groups, guint, 0) : 0;
+  for (guint a = 0; a <= n_peers; a++)
+    for (guint b = 0; b <= n_peers; b++)
+      {
+        if (a == b || (a && !has_peer (t, a)) || (b && !has_peer (t, b)))
+          continue;
+        guint ga = a < (groups ? groups->len : 0) ? g_array_index (groups, guint, a) : server;
+        guint gb = b < (groups ? groups->len : 0) ? g_array_index (groups, guint, b) : server;
+        if (ga == gb)
+          continue;
+        g_autofree char *ip = b ? tb_netns_peer_host (t, b) : g_strdup (t->coord_host);
+        if (!blackhole (t, a, ip, error))
+          {
+            g_prefix_error (error, "--netem partition: ");
+            return FALSE;
+          }
+      }
+  return TRUE;
+}
+
+void
+tb_netns_heal (TbNetns *t)
+{
+  for (guint i = 0; i < t->routes->len; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (t->routes->pdata[i], "|", 2);
+      if (*f[0])
+        run (NULL, "ip -n %s route del blackhole %s/32", f[0], f[1]);
+      else
+        run (NULL, "ip route del blackhole %s/32", f[1]);
+    }
+  g_ptr_array_set_size (t->routes, 0);
 }

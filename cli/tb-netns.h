@@ -36,6 +36,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbNetns, tb_netns_free)
 const char *tb_netns_coordinator_host (const TbNetns *t);
 /* Creates peer id's namespace, veth and qdiscs. */
 gboolean tb_netns_add_peer (TbNetns *t, guint id, GError **error);
+/* A partition (groups: a group per node index, node 0 the coordinator;
+ * beyond the array, the coordinator's group): for every pair of nodes in
+ * different groups, a blackhole route each way (in the peer's namespace,
+ * and in this one for the coordinator), so that nothing passes between
+ * them.  Replaces the previous partition.  Unlike the simulator, which
+ * loses what is sent across, TCP holds it and delivers it after the heal. */
+gboolean tb_netns_partition (TbNetns *t, const GArray *groups, guint n_peers, GError **error);
+/* Removes the partition's routes. */
+void tb_netns_heal (TbNetns *t);
+
 /* (transfer full) the namespace's name and the peer's address in it. */
 char *tb_netns_peer_ns (const TbNetns *t, guint id);
 char *tb_netns_peer_host (const TbNetns *t, guint id);

@@ -192,9 +192,21 @@ run_action (Tb *tb, const SimAction *a)
                    proto_msg_type_name ((ProtoMsgType) a->msg_type));
         break;
       }
-    case SIM_ACT_LINK_DOWN:
     case SIM_ACT_PARTITION:
+      {
+        g_autoptr (GError) e = NULL;
+        if (tb->net && tb_netns_partition (tb->net, a->groups, MAX (tb->cfg->max_peers, tb->cfg->n_peers), &e))
+          tb_fact (tb, tb_now (tb), PROTO_NO_NODE, PROTO_NO_NODE, "partition", "blackhole routes between the groups");
+        else
+          tb_fact (tb, tb_now (tb), PROTO_NO_NODE, PROTO_NO_NODE, "ignored", e ? e->message : "partition: no --netem");
+        break;
+      }
     case SIM_ACT_HEAL:
+      if (tb->net)
+        tb_netns_heal (tb->net);
+      tb_fact (tb, tb_now (tb), PROTO_NO_NODE, PROTO_NO_NODE, "heal", NULL);
+      break;
+    case SIM_ACT_LINK_DOWN:
     case SIM_ACT_LINK_SLOW:
       g_assert_not_reached ();   /* refused before the run */
     }
@@ -277,7 +289,7 @@ tb_stop_children (Tb *tb, gint64 grace_us)
 
 /* Refuses what the testbed cannot express, naming the key. */
 gboolean
-tb_supported (const SimBuilt *b, const char *path, GError **error)
+tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **error)
 {
   const SimWorldConfig *c = &b->cfg;
   const char *bad = NULL;
@@ -303,8 +315,12 @@ tb_supported (const SimBuilt *b, const char *path, GError **error)
         case SIM_ACT_LINK_FAIL:
           break;
         case SIM_ACT_LINK_DOWN: bad = "[timeline] link-down"; break;
-        case SIM_ACT_PARTITION: bad = "[timeline] partition"; break;
-        case SIM_ACT_HEAL: bad = "[timeline] heal"; break;
+        case SIM_ACT_PARTITION:
+        case SIM_ACT_HEAL:
+          if (!netem)
+            bad = a->kind == SIM_ACT_PARTITION ? "[timeline] partition (without --netem)"
+                                               : "[timeline] heal (without --netem)";
+          break;
         case SIM_ACT_LINK_SLOW: bad = "[timeline] link-slow"; break;
         }
     }

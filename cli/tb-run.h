@@ -88,6 +88,6 @@ void tb_schedule_round_actions (Tb *tb, guint round);
 /* Asks every live child to leave, kills it after grace_us, reaps them all. */
 void tb_stop_children (Tb *tb, gint64 grace_us);
 /* Refuses what the testbed cannot express, naming the key. */
-gboolean tb_supported (const SimBuilt *b, const char *path, GError **error);
+gboolean tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **error);
 
 G_END_DECLS
