@@ -17,6 +17,7 @@ struct SimProps {
   GHashTable *peer_round;   /* node -> last finished round + 1 (0: none this session) */
   int coord_round;          /* -1: none since the start or the last reset */
   GHashTable *excluded;     /* node -> TRUE: excluded, ConnectionFail not processed yet */
+  GHashTable *trained;      /* node -> TRUE: has trained in this session */
 };
 
 static guint
@@ -54,6 +55,7 @@ sim_props_new (const SimRecorder *rec, guint min_participants)
   p->ref_node = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->peer_round = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->excluded = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->trained = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->coord_round = -1;
   return p;
 }
@@ -67,6 +69,7 @@ sim_props_free (SimProps *p)
   g_hash_table_unref (p->ref_node);
   g_hash_table_unref (p->peer_round);
   g_hash_table_unref (p->excluded);
+  g_hash_table_unref (p->trained);
   g_free (p);
 }
 
@@ -101,7 +104,11 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
     {
     case PROTO_OBS_SENT:
       if (o->msg_type == PROTO_MSG_CLIENT_CONNECTED)
-        g_hash_table_remove (p->peer_round, GUINT_TO_POINTER (node));   /* a new session */
+        {
+          /* a new session */
+          g_hash_table_remove (p->peer_round, GUINT_TO_POINTER (node));
+          g_hash_table_remove (p->trained, GUINT_TO_POINTER (node));
+        }
       break;
     case PROTO_OBS_RECEIVED:
       if (o->msg_type == PROTO_MSG_CONNECTION_FAIL)
@@ -124,6 +131,72 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
     }
 }
 
+static gboolean
+same_weights (LearnWeights *a, LearnWeights *b, double *diff_out)
+{
+  gsize n = learn_weights_len (a);
+  if (n != learn_weights_len (b))
+    return FALSE;
+  const float *x = learn_weights_data (a), *y = learn_weights_data (b);
+  double diff = 0, scale = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      diff = MAX (diff, fabs ((double) x[i] - (double) y[i]));
+      scale = MAX (scale, fabs ((double) y[i]));
+    }
+  if (diff_out)
+    *diff_out = diff;
+  return diff <= 1e-4 * (1 + scale);
+}
+
+/* Is the model one of the completed rounds' (or is there none yet)?  *latest: the latest round. */
+static gboolean
+is_trained_model (SimProps *p, LearnWeights *model, guint *latest)
+{
+  GHashTableIter it;
+  gpointer k, v;
+  *latest = 0;
+  gboolean found = g_hash_table_size (p->reference) == 0;
+  g_hash_table_iter_init (&it, p->reference);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      found |= same_weights (model, v, NULL);
+      *latest = MAX (*latest, GPOINTER_TO_UINT (k));
+    }
+  return found;
+}
+
+void
+sim_props_training_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights *model)
+{
+  if (!model || learn_weights_is_symbolic (model) || !g_hash_table_add (p->trained, GUINT_TO_POINTER (node)))
+    return;   /* only a session's first training: later ones start from the peer's own aggregation */
+  guint latest;
+  if (!is_trained_model (p, model, &latest))
+    violated (p, t, "no-lost-model", node,
+              "p%u starts training from a model that is no completed round's (the latest is round %u)", node,
+              latest);
+}
+
+void
+sim_props_synced_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights *model)
+{
+  if (!model || learn_weights_is_symbolic (model) || g_hash_table_size (p->reference) == 0)
+    return;
+  GHashTableIter it;
+  gpointer k, v;
+  guint latest = 0;
+  g_hash_table_iter_init (&it, p->reference);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      if (same_weights (model, v, NULL))
+        return;
+      latest = MAX (latest, GPOINTER_TO_UINT (k));
+    }
+  violated (p, t, "no-lost-model", node, "p%u synced a model that is no completed round's (the latest is round %u)",
+            node, latest);
+}
+
 void
 sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, LearnWeights *model)
 {
@@ -136,17 +209,10 @@ sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, Lea
       g_hash_table_insert (p->ref_node, GUINT_TO_POINTER (round), GUINT_TO_POINTER (node));
       return;
     }
-  gsize n = learn_weights_len (model);
-  if (n != learn_weights_len (ref))
+  if (learn_weights_len (model) != learn_weights_len (ref))
     return;
-  const float *a = learn_weights_data (model), *b = learn_weights_data (ref);
-  double diff = 0, scale = 0;
-  for (gsize i = 0; i < n; i++)
-    {
-      diff = MAX (diff, fabs ((double) a[i] - (double) b[i]));
-      scale = MAX (scale, fabs ((double) b[i]));
-    }
-  if (diff > 1e-4 * (1 + scale))
+  double diff = 0;
+  if (!same_weights (model, ref, &diff))
     violated (p, t, "agreement", node, "p%u's model after round %u differs from p%u's by %.3g (max |difference|)",
               node, round, GPOINTER_TO_UINT (g_hash_table_lookup (p->ref_node, GUINT_TO_POINTER (round))), diff);
 }

@@ -18,6 +18,12 @@
  *                      the stall window W = (M + 2) x T + model_sync_timeout
  *                      + payload_timeout (hung) violates it.  Checked at the
  *                      end of the run; partitions are not considered.
+ *   no-lost-model      once a round has completed, a peer that syncs gets, and
+ *                      a peer's first training of a session starts from, one
+ *                      of the trained models: some completed round's weights
+ *                      (S3: a late joiner training from the initial model
+ *                      breaks it; S13's previous-round model does not).
+ *                      With a real model only.
  *   excluded-was-told  a peer the coordinator excluded processes a
  *                      ConnectionFail (receives it in a state that listens
  *                      for it) unless it left or crashed.  Checked at the end.
@@ -34,13 +40,18 @@ G_BEGIN_DECLS
 typedef struct SimProps SimProps;
 
 /* SIM_N_PROPS (sim-world.h) names */
-#define SIM_PROP_NAMES "agreement", "own-round-only", "monotone-rounds", "progress", "excluded-was-told"
+#define SIM_PROP_NAMES "agreement", "own-round-only", "monotone-rounds", "progress", "excluded-was-told", \
+                       "no-lost-model"
 
 SimProps *sim_props_new (const SimRecorder *rec, guint min_participants);
 void sim_props_free (SimProps *p);
 void sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o);
 /* A peer finished a round with this model (borrowed; NULL or symbolic: not compared). */
 void sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, LearnWeights *model);
+/* A peer starts training from this model (borrowed). */
+void sim_props_training_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights *model);
+/* A peer finished a model sync with this model (borrowed). */
+void sim_props_synced_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights *model);
 /* The end of the run: progress and excluded-was-told, from the peers'
  * results [1..n] (entries with outcome SIM_PEER_ABSENT are skipped). */
 void sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n);

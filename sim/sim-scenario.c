@@ -424,7 +424,7 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
     return fail_at (error, file, "expect", key,
                     "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
                     "final_accuracy, peer.pN.outcome|rounds|synced|retries_received|fails_received|state, or "
-                    "violations.agreement|own-round-only|monotone-rounds|progress|excluded-was-told)");
+                    "violations.agreement|own-round-only|monotone-rounds|progress|excluded-was-told|no-lost-model)");
   const char *v = value;
   SimOp op = SIM_OP_EQ;
   static const struct { const char *s; SimOp op; } ops[] = {

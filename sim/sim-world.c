@@ -143,6 +143,7 @@ start_training (SimWorld *w, Node *n, LearnWeights *weights)
                                                           : (n->shard ? n->shard->n : 0);
   double speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
   DlTime dur = sim_training_time (&w->cfg, samples, speed);
+  sim_props_training_model (w->props, sim_engine_now (w->engine), n->id, weights);
   g_clear_pointer (&n->train_result, learn_weights_unref);
   n->train_result = learn_model_train (&w->cfg.model, weights, n->shard, w->cfg.epochs_per_round,
                                        n->rng_train);
@@ -192,6 +193,10 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
     case PROTO_OBS_ROUND_END:
       if (node != PROTO_SERVER)
         sim_props_round_model (w->props, now, node, (guint) o->round, sim_world_peer_model (w, node));
+      break;
+    case PROTO_OBS_SYNC_DONE:
+      if (node != PROTO_SERVER)
+        sim_props_synced_model (w->props, now, node, sim_world_peer_model (w, node));
       break;
     case PROTO_OBS_PHASE:
       if (node != PROTO_SERVER)

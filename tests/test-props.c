@@ -151,6 +151,27 @@ START_TEST (progress_and_excluded)
 }
 END_TEST
 
+START_TEST (no_lost_model)
+{
+  Seen s;
+  SimProps *p = props (&s);
+  g_autoptr (LearnWeights) initial = weights (0, 0), r1 = weights (1, 2), r2 = weights (3, 4);
+  sim_props_training_model (p, 1, 1, initial);   /* no round yet: the initial model is right */
+  sim_props_round_model (p, 2, 1, 1, r1);
+  sim_props_round_model (p, 3, 1, 2, r2);
+  sim_props_training_model (p, 4, 2, r1);        /* a previous round's model (S13): not lost */
+  sim_props_synced_model (p, 4, 3, r2);
+  ck_assert_uint_eq (sim_props_count (p, "no-lost-model"), 0);
+  sim_props_training_model (p, 5, 4, initial);   /* a late joiner from the initial model: S3 */
+  ck_assert_uint_eq (sim_props_count (p, "no-lost-model"), 1);
+  sim_props_training_model (p, 6, 4, initial);   /* only a session's first training counts */
+  ck_assert_uint_eq (sim_props_count (p, "no-lost-model"), 1);
+  sim_props_synced_model (p, 7, 5, initial);
+  ck_assert_uint_eq (sim_props_count (p, "no-lost-model"), 2);
+  sim_props_free (p);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -160,6 +181,7 @@ main (void)
   tcase_add_test (tc, monotone_rounds);
   tcase_add_test (tc, own_round_only);
   tcase_add_test (tc, progress_and_excluded);
+  tcase_add_test (tc, no_lost_model);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
   srunner_run_all (r, CK_NORMAL);
