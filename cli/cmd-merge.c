@@ -47,14 +47,11 @@ table_columns (sqlite3 *db, const char *table, GString *cols, GString *select_co
   return cols->len > 0;
 }
 
-static const char *const tables[] = {
-  "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations", "node_records", NULL
-};
-
 /* Copies run `from` of src as run `to` of main. */
 static gboolean
 copy_run (sqlite3 *db, gint64 from, gint64 to)
 {
+  const char *const *tables = res_db_table_names ();
   for (int i = 0; tables[i]; i++)
     {
       g_autoptr (GString) cols = g_string_new (NULL), sel = g_string_new (NULL);

@@ -46,6 +46,7 @@ typedef struct {
   gboolean no_events;
   guint passed, failed;
   GHashTable *outcomes;   /* outcome -> count */
+  gboolean ids_fixed;     /* --shard / --resume: run i of the full expansion is run i + 1 */
 } Plan;
 
 static void
@@ -152,8 +153,11 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
   gint64 next_id = res_db_max_run_id (db) + 1;
-  for (guint i = 0; i < plan->jobs->len; i++)
-    g_array_index (plan->jobs, Job, i).run_id = next_id + i;
+  if (plan->ids_fixed)
+    next_id = plan->jobs->len ? g_array_index (plan->jobs, Job, 0).run_id : next_id;
+  else
+    for (guint i = 0; i < plan->jobs->len; i++)
+      g_array_index (plan->jobs, Job, i).run_id = next_id + i;
   g_autoptr (GString) report = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
   guint done = 0;
@@ -291,6 +295,7 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
       g_hash_table_remove_all (plan->outcomes);
       g_autofree char *q = g_strdup_printf ("SELECT COALESCE(outcome, 'interrupted'), COUNT(*) FROM runs"
                                             " WHERE run_id >= %" G_GINT64_FORMAT " GROUP BY 1", next_id);
+      /* (with --shard the ids are not contiguous; the count covers the ids from the first) */
       if (sqlite3_prepare_v2 (res_db_handle (db), q, -1, &st, NULL) == SQLITE_OK)
         while (sqlite3_step (st) == SQLITE_ROW)
           g_hash_table_insert (plan->outcomes, g_strdup ((const char *) sqlite3_column_text (st, 0)),
@@ -426,6 +431,8 @@ typedef struct {
   gboolean keys;
   gboolean testbed, netem;
   char *junit, *tap;
+  char *shard;
+  gboolean resume;
   char **files;
 } RunOpts;
 
@@ -505,6 +512,80 @@ parse_seed (const char *name, const char *value, gpointer data, GError **error)
   return TRUE;
 }
 
+/* --shard K/N and --resume: run i of the full expansion (every file, point
+ * and repeat, in order) is run i + 1 in every shard, so shards merge into
+ * exactly the database of one unsharded run.  Keeps the jobs of shard K
+ * (i mod N == K) that db lacks; with resume, an interrupted or unfinished
+ * run is removed and done again.  A different run under one of the ids is
+ * an error. */
+static gboolean
+select_jobs (Plan *plan, ResDb *db, guint k, guint n, gboolean resume, GError **error)
+{
+  sqlite3 *h = res_db_handle (db);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (h, "SELECT scenario, point, seed, outcome FROM runs WHERE run_id = ?", -1, &st, NULL);
+  GArray *keep = g_array_new (FALSE, FALSE, sizeof (Job));
+  guint skipped = 0, redone = 0;
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < plan->jobs->len; i++)
+    {
+      Job j = g_array_index (plan->jobs, Job, i);
+      j.run_id = i + 1;
+      if (i % n != k)
+        continue;
+      sqlite3_bind_int64 (st, 1, j.run_id);
+      if (sqlite3_step (st) == SQLITE_ROW)
+        {
+          const char *name = (const char *) sqlite3_column_text (st, 0);
+          gboolean same = g_strcmp0 (name, j.scenario->name) == 0
+                          && sqlite3_column_int64 (st, 1) == (gint64) j.point->index
+                          && (guint64) sqlite3_column_int64 (st, 2) == j.seed;
+          const char *outcome = (const char *) sqlite3_column_text (st, 3);
+          gboolean finished = outcome && strcmp (outcome, "interrupted") != 0 && strcmp (outcome, "error") != 0;
+          if (!same)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                           "run %" G_GINT64_FORMAT " of the database is another run (%s, point %lld, seed %lld): "
+                           "--shard and --resume need this sweep's database or a new one", j.run_id,
+                           name ? name : "?", sqlite3_column_int64 (st, 1), sqlite3_column_int64 (st, 2));
+              ok = FALSE;
+            }
+          else if (!resume)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                           "run %" G_GINT64_FORMAT " is already in the database: --resume runs what is missing",
+                           j.run_id);
+              ok = FALSE;
+            }
+          else if (finished)
+            skipped++;
+          else
+            {
+              sqlite3_reset (st);
+              ok = res_db_delete_run (db, j.run_id, error);
+              redone++;
+              if (ok)
+                g_array_append_val (keep, j);
+            }
+        }
+      else
+        g_array_append_val (keep, j);
+      sqlite3_reset (st);
+    }
+  sqlite3_finalize (st);
+  if (!ok)
+    {
+      g_array_unref (keep);
+      return FALSE;
+    }
+  if (resume && !plan->quiet)
+    printf ("resume: %u runs already done, %u interrupted runs redone, %u to run\n", skipped, redone, keep->len);
+  g_array_unref (plan->jobs);
+  plan->jobs = keep;
+  plan->ids_fixed = TRUE;
+  return TRUE;
+}
+
 static int
 run_or_check (int argc, char **argv, gboolean check)
 {
@@ -519,6 +600,10 @@ run_or_check (int argc, char **argv, gboolean check)
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress line, no summary line", NULL },
     { "no-events", 0, 0, G_OPTION_ARG_NONE, &o.no_events, "do not record events and metrics rows (summaries only)", NULL },
     { "keys", 0, 0, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
+    { "shard", 0, 0, G_OPTION_ARG_STRING, &o.shard,
+      "run only runs i with i mod N = K of the full expansion; run ids as in the unsharded run", "K/N" },
+    { "resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
+      "run only what DB (-o) lacks or has unfinished (run ids as in the unsharded run)", NULL },
     { "testbed", 0, 0, G_OPTION_ARG_NONE, &o.testbed,
       "check: run the files in the testbed (real processes and sockets) instead", NULL },
     { "netem", 0, 0, G_OPTION_ARG_NONE, &o.netem, "check --testbed: with network namespaces (root)", NULL },
@@ -600,6 +685,24 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = check_testbed (files, &o);
       goto out;
     }
+  guint64 shard_k = 0, shard_n = 1;
+  if (o.shard)
+    {
+      g_auto (GStrv) kn = g_strsplit (o.shard, "/", 2);
+      if (!kn[0] || !kn[1] || !g_ascii_string_to_unsigned (kn[1], 10, 1, G_MAXUINT32, &shard_n, NULL)
+          || !g_ascii_string_to_unsigned (kn[0], 10, 0, shard_n - 1, &shard_k, NULL))
+        {
+          cli_error (cmd, "--shard %s: expected K/N with 0 <= K < N", o.shard);
+          rc = CLI_EXIT_USAGE;
+          goto out;
+        }
+    }
+  if (o.resume && !o.output)
+    {
+      cli_error (cmd, "--resume needs -o DB (the database to finish)");
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
   Plan plan = { .cmd = cmd, .quiet = o.quiet, .check = check, .no_events = o.no_events,
                 .progress = !o.quiet && isatty (STDOUT_FILENO) };
   rc = plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, o.seed, check);
@@ -634,6 +737,14 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_FAILURE;
       goto out;
     }
+  if ((o.shard || o.resume) && !select_jobs (&plan, db, shard_k, shard_n, o.resume, &error))
+    {
+      cli_error (cmd, "%s", error->message);
+      res_db_close (db);
+      plan_clear (&plan);
+      rc = CLI_EXIT_FAILURE;
+      goto out;
+    }
   rc = execute (&plan, db, db_path, (guint) o.jobs);
   res_db_close (db);
   if (check && !cli_write_check_reports (db_path, o.junit, o.tap, &error))
@@ -660,6 +771,7 @@ out:
   g_free (o.output);
   g_free (o.junit);
   g_free (o.tap);
+  g_free (o.shard);
   g_strfreev (o.sets);
   g_strfreev (o.files);
   return rc;

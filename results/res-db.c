@@ -156,6 +156,24 @@ res_db_max_run_id (ResDb *db)
   return id;
 }
 
+const char *const *
+res_db_table_names (void)
+{
+  return tables;
+}
+
+gboolean
+res_db_delete_run (ResDb *db, gint64 run_id, GError **error)
+{
+  for (int i = 0; tables[i]; i++)
+    {
+      g_autofree char *sql = g_strdup_printf ("DELETE FROM %s WHERE run_id = %" G_GINT64_FORMAT, tables[i], run_id);
+      if (!exec (db, sql, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 res_db_merge (ResDb *db, const char *other, GError **error)
 {

@@ -61,6 +61,12 @@ gboolean res_run_finish (ResRun *run, const SimResult *result, double wall_secon
  * stays NULL unless `outcome` is given. */
 void res_run_abort (ResRun *run, const char *outcome);
 
+/* Every table with a run_id column, NULL-terminated. */
+const char *const *res_db_table_names (void);
+
+/* Removes every row of a run (an interrupted run that --resume redoes). */
+gboolean res_db_delete_run (ResDb *db, gint64 run_id, GError **error);
+
 /* Copies every row of another results database into db (for parallel
  * workers: their run ids were assigned up front, so they do not collide). */
 gboolean res_db_merge (ResDb *db, const char *other_path, GError **error);
