@@ -31,6 +31,7 @@ int cli_cmd_merge (int argc, char **argv);
 int cli_cmd_explore (int argc, char **argv);
 int cli_cmd_export_scenario (int argc, char **argv);
 int cli_cmd_shrink (int argc, char **argv);
+int cli_cmd_export (int argc, char **argv);
 
 /* The testbed (cmd-testbed.c) for dlsim check --testbed: runs every point
  * and repeat of s, counting runs whose expectations passed or failed. */

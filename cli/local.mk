@@ -14,6 +14,7 @@ dlsim_SOURCES = \
 	cli/check-report.c \
 	cli/cmd-explore.c \
 	cli/cmd-export-scenario.c \
+	cli/cmd-export.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	cli/tb-run.h \
@@ -30,4 +31,6 @@ dlsim_LDADD = \
 	learn/libdllearn.a \
 	base/libdlbase.a \
 	$(DL_CORE_LIBS) \
+	$(JSON_LIBS) $(CSV_LIBS) \
 	$(NULL)
+dlsim_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)

@@ -31,6 +31,8 @@ static const Command commands[] = {
     "randomized fault search: failures by property, shrunk to scenario files" },
   { "shrink", cli_cmd_shrink, "shrink DB --run ID -o FILE.ini",
     "shrink a recorded failing run to a minimal scenario file" },
+  { "export", cli_cmd_export, "export DB --format csv|jsonl [--table T] [-o DIR]",
+    "tables as CSV or JSON lines for pandas, R and spreadsheets" },
   { "export-scenario", cli_cmd_export_scenario, "export-scenario DB --run ID [-o FILE.ini]",
     "a scenario file that reproduces a recorded run" },
   { "compare", cli_cmd_compare, "compare A.db B.db [--run-a ID] [--run-b ID]",
