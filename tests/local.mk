@@ -65,3 +65,11 @@ tests_test_props_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a
 check-fuzz: dlsim
 	./dlsim$(EXEEXT) bench fuzz-frames --inputs 1000000
 .PHONY: check-fuzz
+
+# `make check-slurm` (root, with slurm-wlm, munge and parallel installed): a
+# real single-node Slurm runs a sharded sweep (tests/slurm.sh)
+EXTRA_DIST += tests/slurm.sh tools/slurm-sweep tools/testbed-agreement
+check-slurm: dlsim
+	DLSIM=$(abs_builddir)/dlsim DLSIM_SRCDIR=$(srcdir) bash $(srcdir)/tests/slurm.sh >tests/slurm.log 2>&1; \
+	  st=$$?; cat tests/slurm.log; test $$st -eq 0
+.PHONY: check-slurm
