@@ -50,6 +50,9 @@ gboolean cli_write_check_reports (const char *db_path, const char *junit, const 
  * text; without with_expect no [expect] section is written. */
 char *cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, gboolean with_expect);
 
+/* trace-perfetto.c: run `run` of db as Chrome trace-event JSON in path. */
+gboolean cli_trace_perfetto (struct sqlite3 *db, gint64 run, const char *path, GError **error);
+
 /* Opens an existing results database read-only; on failure prints why
  * ("no such results database", "not a dlsim results database") and returns
  * NULL. */

@@ -155,9 +155,13 @@ cli_cmd_trace (int argc, char **argv)
   gint64 run = 0;
   g_autofree char *peer = NULL;
   gboolean brief = FALSE;
+  g_autofree char *format = NULL, *out = NULL;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
     { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the run to show (required)", "ID" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "text (default) or perfetto: Chrome trace-event JSON for ui.perfetto.dev (needs -o)", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "with --format perfetto: the JSON file", "FILE" },
     { "peer", 0, 0, G_OPTION_ARG_STRING, &peer, "only what happened at or with this node (pN or S)", "NAME" },
     { "brief", 0, 0, G_OPTION_ARG_NONE, &brief, "leave out messages sent and received (keep drops, phases, timers...)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -181,6 +185,11 @@ cli_cmd_trace (int argc, char **argv)
       cli_error ("trace", "expected a results database and --run ID (dlsim trace --help)");
       return CLI_EXIT_USAGE;
     }
+  if (format && strcmp (format, "text") != 0 && (strcmp (format, "perfetto") != 0 || !out))
+    {
+      cli_error ("trace", "--format text, or --format perfetto -o FILE.json");
+      return CLI_EXIT_USAGE;
+    }
   sqlite3 *db = cli_open_results ("trace", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
@@ -188,6 +197,17 @@ cli_cmd_trace (int argc, char **argv)
     {
       sqlite3_close (db);
       return CLI_EXIT_FAILURE;
+    }
+  if (format && strcmp (format, "perfetto") == 0)
+    {
+      int rc = CLI_EXIT_OK;
+      if (!cli_trace_perfetto (db, run, out, &error))
+        {
+          cli_error ("trace", "%s", error->message);
+          rc = CLI_EXIT_FAILURE;
+        }
+      sqlite3_close (db);
+      return rc;
     }
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db,

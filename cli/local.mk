@@ -15,6 +15,7 @@ dlsim_SOURCES = \
 	cli/cmd-explore.c \
 	cli/cmd-export-scenario.c \
 	cli/cmd-export.c \
+	cli/trace-perfetto.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	cli/tb-run.h \

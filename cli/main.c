@@ -115,7 +115,7 @@ main (int argc, char **argv)
     }
   if (strcmp (cmd, "--version") == 0)
     {
-      printf ("dlsim %s\n", PACKAGE_VERSION);
+      printf ("dlsim %s (build %s)\n", PACKAGE_VERSION, DL_BUILD);
       return CLI_EXIT_OK;
     }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)

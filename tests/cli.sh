@@ -4,7 +4,7 @@
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 
-expect 0 "^dlsim [0-9]" -- "$DLSIM" --version
+expect 0 "^dlsim [0-9][0-9.]* (build [0-9a-f.]*" -- "$DLSIM" --version
 expect 0 "Commands:" -- "$DLSIM" --help
 expect 2 "Usage: dlsim COMMAND" -- "$DLSIM"
 expect 2 "unknown command 'frobnicate'" -- "$DLSIM" frobnicate

@@ -276,6 +276,25 @@ print('%d|%d' % (sum(int(r['rounds']) for r in rows), sum(1 for j in js if j['le
 expect 2 "expected DB and --format csv|jsonl" -- "$DLSIM" export "$tmp/full.db" --format xml
 expect 2 "no table 'nope'" -- "$DLSIM" export "$tmp/full.db" --format csv --table nope -o "$tmp/ex2"
 
+# dlsim trace --format perfetto: Chrome trace-event JSON that parses, whose
+# spans all close, whose flows all have both ends, and whose tracks are named
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-10.ini" -o "$tmp/pf.db" -q >/dev/null 2>&1
+check "perfetto" "$DLSIM" trace "$tmp/pf.db" --run 1 --format perfetto -o "$tmp/trace.json"
+r=$(python3 -c "
+import json, collections
+ev = json.load(open('$tmp/trace.json'))['traceEvents']
+spans = [e for e in ev if e['ph'] == 'X']
+flows = collections.defaultdict(list)
+for e in ev:
+    if e['ph'] in 'sf': flows[e['id']].append(e['ph'])
+named = {e['tid'] for e in ev if e['ph'] == 'M'}
+used = {e['tid'] for e in ev if e['ph'] != 'M'}
+ok = spans and all(e['dur'] >= 0 for e in spans) and flows and all(sorted(v) == ['f', 's'] for v in flows.values()) and used <= named and len(named) == 11
+print('ok' if ok else 'bad %d spans %d flows %d named' % (len(spans), len(flows), len(named)))
+" 2>&1)
+[ "$r" = ok ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: perfetto JSON: $r"; }
+expect 2 "--format perfetto -o FILE.json" -- "$DLSIM" trace "$tmp/pf.db" --run 1 --format perfetto
+
 guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
 [ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }
