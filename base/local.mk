@@ -11,4 +11,6 @@ base_libdlbase_a_SOURCES = \
 	base/dl-random.h \
 	base/dl-dist.c \
 	base/dl-dist.h \
+	base/dl-csv.c \
+	base/dl-csv.h \
 	$(NULL)

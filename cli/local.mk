@@ -32,6 +32,6 @@ dlsim_LDADD = \
 	learn/libdllearn.a \
 	base/libdlbase.a \
 	$(DL_CORE_LIBS) \
-	$(JSON_LIBS) $(CSV_LIBS) \
+	$(JSON_LIBS) \
 	$(NULL)
 dlsim_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)

@@ -6,6 +6,8 @@
  * each part gets k shards drawn without replacement. */
 #include "config.h"
 
+#include "base/dl-csv.h"
+
 #include "learn/learn-data.h"
 
 #include <errno.h>
@@ -67,21 +69,75 @@ learn_dataset_synthetic (gsize samples, gsize features, guint classes, double se
   return d;
 }
 
-/* Splits one CSV line into numbers; FALSE if a field is not a number. */
+/* The fields of a record as numbers; FALSE if one is not a number. */
 static gboolean
-parse_row (char *line, GArray *vals)
+parse_row (char **fields, guint n, GArray *vals)
 {
   g_array_set_size (vals, 0);
-  char *save = NULL;
-  for (char *tok = strtok_r (line, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
+  for (guint i = 0; i < n; i++)
     {
-      char *s = g_strstrip (tok), *end = NULL;
+      const char *s = fields[i];
+      char *end = NULL;
       double v = g_ascii_strtod (s, &end);
       if (*s == '\0' || end == s || *end != '\0' || !isfinite (v))
         return FALSE;
       g_array_append_val (vals, v);
     }
   return vals->len > 0;
+}
+
+typedef struct {
+  const char *path;
+  GArray *vals, *xs, *ys;
+  gsize width;
+  int32_t max_label;
+  guint records;
+} CsvLoad;
+
+static gboolean
+load_record (gpointer ud, char **fields, guint n, gsize line, GError **error)
+{
+  CsvLoad *c = ud;
+  gboolean first = c->records++ == 0;
+  if (!parse_row (fields, n, c->vals))
+    {
+      if (first)
+        return TRUE;   /* the header: only the first record may be one */
+      g_autofree char *joined = g_strjoinv (",", fields);
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: not a row of numbers: '%s'", c->path, line,
+                   joined);
+      return FALSE;
+    }
+  if (c->vals->len < 2)
+    {
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: a row needs at least one feature and a label",
+                   c->path, line);
+      return FALSE;
+    }
+  if (c->width == 0)
+    c->width = c->vals->len;
+  else if (c->vals->len != c->width)
+    {
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: %u columns, expected %zu like the first row",
+                   c->path, line, c->vals->len, c->width);
+      return FALSE;
+    }
+  double label = g_array_index (c->vals, double, c->width - 1);
+  if (label < 0 || label != floor (label) || label > 1e6)
+    {
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                   "%s:%zu: the label (last column) must be an integer >= 0, got %g", c->path, line, label);
+      return FALSE;
+    }
+  for (gsize f = 0; f + 1 < c->width; f++)
+    {
+      float v = (float) g_array_index (c->vals, double, f);
+      g_array_append_val (c->xs, v);
+    }
+  int32_t y = (int32_t) label;
+  g_array_append_val (c->ys, y);
+  c->max_label = MAX (c->max_label, y);
+  return TRUE;
 }
 
 LearnDataset *
@@ -95,65 +151,18 @@ learn_dataset_load_csv (const char *path, GError **error)
       g_set_error (error, LEARN_ERROR, LEARN_ERROR_IO, "%s: %s", path, local->message);
       return NULL;
     }
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  GArray *vals = g_array_new (FALSE, FALSE, sizeof (double));
-  GArray *xs = g_array_new (FALSE, FALSE, sizeof (float));
-  GArray *ys = g_array_new (FALSE, FALSE, sizeof (int32_t));
-  gsize width = 0;
-  int32_t max_label = -1;
-  gboolean ok = TRUE;
-  for (gsize ln = 0; lines[ln] && ok; ln++)
+  CsvLoad c = { path, g_array_new (FALSE, FALSE, sizeof (double)), g_array_new (FALSE, FALSE, sizeof (float)),
+                g_array_new (FALSE, FALSE, sizeof (int32_t)), 0, -1, 0 };
+  gboolean ok = dl_csv_parse (text, len, path, load_record, &c, &local);
+  if (!ok)
     {
-      char *line = g_strstrip (lines[ln]);
-      if (*line == '\0' || *line == '#')
-        continue;
-      g_autofree char *copy = g_strdup (line);
-      if (!parse_row (line, vals))
-        {
-          if (width == 0 && xs->len == 0 && ys->len == 0)
-            continue;  /* the header */
-          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                       "%s:%zu: not a row of numbers: '%s'", path, ln + 1, copy);
-          ok = FALSE;
-          break;
-        }
-      if (vals->len < 2)
-        {
-          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                       "%s:%zu: a row needs at least one feature and a label", path, ln + 1);
-          ok = FALSE;
-          break;
-        }
-      if (width == 0)
-        width = vals->len;
-      else if (vals->len != width)
-        {
-          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                       "%s:%zu: %u columns, expected %zu like the first row", path, ln + 1,
-                       vals->len, width);
-          ok = FALSE;
-          break;
-        }
-      double label = g_array_index (vals, double, width - 1);
-      if (label < 0 || label != floor (label) || label > 1e6)
-        {
-          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                       "%s:%zu: the label (last column) must be an integer >= 0, got %g", path,
-                       ln + 1, label);
-          ok = FALSE;
-          break;
-        }
-      for (gsize f = 0; f + 1 < width; f++)
-        {
-          float v = (float) g_array_index (vals, double, f);
-          g_array_append_val (xs, v);
-        }
-      int32_t y = (int32_t) label;
-      g_array_append_val (ys, y);
-      max_label = MAX (max_label, y);
+      if (local->domain == LEARN_ERROR)
+        g_propagate_error (error, g_steal_pointer (&local));
+      else
+        g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s", local->message);
     }
-  g_array_unref (vals);
-  if (ok && ys->len == 0)
+  g_array_unref (c.vals);
+  if (ok && c.ys->len == 0)
     {
       g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s: no data rows", path);
       ok = FALSE;
@@ -162,16 +171,16 @@ learn_dataset_load_csv (const char *path, GError **error)
   if (ok)
     {
       d = g_new0 (LearnDataset, 1);
-      d->n = ys->len;
-      d->features = width - 1;
-      d->classes = (guint) max_label + 1;
-      d->x = (float *) g_array_free (xs, FALSE);
-      d->y = (int32_t *) g_array_free (ys, FALSE);
+      d->n = c.ys->len;
+      d->features = c.width - 1;
+      d->classes = (guint) c.max_label + 1;
+      d->x = (float *) g_array_free (c.xs, FALSE);
+      d->y = (int32_t *) g_array_free (c.ys, FALSE);
     }
   else
     {
-      g_array_unref (xs);
-      g_array_unref (ys);
+      g_array_unref (c.xs);
+      g_array_unref (c.ys);
     }
   return d;
 }

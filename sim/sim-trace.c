@@ -1,6 +1,8 @@
 /* sim-trace.c — parsing availability traces (see sim-trace.h). */
 #include "config.h"
 
+#include "base/dl-csv.h"
+
 #include "sim/sim-trace.h"
 
 #include <math.h>
@@ -38,59 +40,66 @@ cmp_join (gconstpointer a, gconstpointer b)
   return x->peer < y->peer ? -1 : x->peer > y->peer;
 }
 
+typedef struct {
+  const char *name;
+  GArray *out;
+  guint records;
+} TraceLoad;
+
+static gboolean
+trace_record (gpointer ud, char **f, guint n, gsize line, GError **error)
+{
+  TraceLoad *t = ud;
+  gboolean first = t->records++ == 0;
+  SimTraceEntry e = { .leave = DL_TIME_NEVER };
+  gboolean peer_ok = n >= 1 && parse_peer (f[0], &e.peer);
+  if (first && !peer_ok)
+    return TRUE;   /* a header: only the first record may be one */
+  const char *why = NULL;
+  if (n < 2 || n > 3)
+    why = "expected peer,join,leave";
+  else if (!peer_ok)
+    why = "the peer must be pN or N with N >= 1";
+  else if (!parse_seconds (f[1], &e.join))
+    why = "join must be a number of seconds >= 0";
+  else if (n == 3 && *f[2] && g_ascii_strcasecmp (f[2], "never") != 0 && g_ascii_strcasecmp (f[2], "inf") != 0
+           && !parse_seconds (f[2], &e.leave))
+    why = "leave must be a number of seconds >= 0, empty, or never";
+  else if (e.leave != DL_TIME_NEVER && e.leave <= e.join)
+    why = "leave must come after join";
+  if (why)
+    {
+      g_autofree char *joined = g_strjoinv (",", f);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: '%s': %s", t->name, line, joined, why);
+      return FALSE;
+    }
+  for (guint i = 0; i < t->out->len; i++)
+    if (g_array_index (t->out, SimTraceEntry, i).peer == e.peer)
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: peer p%u appears twice (a peer joins once)",
+                     t->name, line, e.peer);
+        return FALSE;
+      }
+  g_array_append_val (t->out, e);
+  return TRUE;
+}
+
 GArray *
 sim_trace_parse (const char *text, const char *name, GError **error)
 {
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (SimTraceEntry));
-  gboolean first = TRUE;
-  for (gsize ln = 0; lines[ln]; ln++)
+  TraceLoad t = { name, g_array_new (FALSE, FALSE, sizeof (SimTraceEntry)), 0 };
+  g_autoptr (GError) local = NULL;
+  if (!dl_csv_parse (text, strlen (text), name, trace_record, &t, &local))
     {
-      char *line = g_strstrip (lines[ln]);
-      if (*line == '\0' || *line == '#')
-        continue;
-      g_auto (GStrv) f = g_strsplit (line, ",", -1);
-      guint n = g_strv_length (f);
-      for (guint i = 0; i < n; i++)
-        g_strstrip (f[i]);
-      SimTraceEntry e = { .leave = DL_TIME_NEVER };
-      gboolean peer_ok = n >= 1 && parse_peer (f[0], &e.peer);
-      if (first && !peer_ok)
-        {
-          first = FALSE;
-          continue;   /* a header */
-        }
-      first = FALSE;
-      const char *why = NULL;
-      if (n < 2 || n > 3)
-        why = "expected peer,join,leave";
-      else if (!peer_ok)
-        why = "the peer must be pN or N with N >= 1";
-      else if (!parse_seconds (f[1], &e.join))
-        why = "join must be a number of seconds >= 0";
-      else if (n == 3 && *f[2] && g_ascii_strcasecmp (f[2], "never") != 0
-               && g_ascii_strcasecmp (f[2], "inf") != 0 && !parse_seconds (f[2], &e.leave))
-        why = "leave must be a number of seconds >= 0, empty, or never";
-      else if (e.leave != DL_TIME_NEVER && e.leave <= e.join)
-        why = "leave must come after join";
-      if (why)
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: '%s': %s", name, ln + 1, line, why);
-          g_array_unref (out);
-          return NULL;
-        }
-      for (guint i = 0; i < out->len; i++)
-        if (g_array_index (out, SimTraceEntry, i).peer == e.peer)
-          {
-            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
-                         "%s:%zu: peer p%u appears twice (a peer joins once)", name, ln + 1, e.peer);
-            g_array_unref (out);
-            return NULL;
-          }
-      g_array_append_val (out, e);
+      if (local->domain == SIM_ERROR)
+        g_propagate_error (error, g_steal_pointer (&local));
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s", local->message);
+      g_array_unref (t.out);
+      return NULL;
     }
-  g_array_sort (out, cmp_join);
-  return out;
+  g_array_sort (t.out, cmp_join);
+  return t.out;
 }
 
 GArray *

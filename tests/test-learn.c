@@ -221,6 +221,35 @@ START_TEST (test_csv_roundtrip_and_errors)
 }
 END_TEST
 
+/* CSV through libcsv: a BOM, CRLF, quoted fields, a comment, and a quoted
+ * first data row right after the header (once dropped as a second header) */
+START_TEST (test_csv_quoting)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-csvq-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "q.csv", NULL);
+  const char *text = "\xEF\xBB\xBF\"x 1\",\"x, 2\",label\r\n"
+                     "\"1.5\",2,0\r\n"
+                     "# a comment\r\n"
+                     "\r\n"
+                     " 3 , \"4\" ,1\r\n";
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LearnDataset) d = learn_dataset_load_csv (path, &error);
+  ck_assert_msg (d != NULL, "%s", error ? error->message : "");
+  ck_assert_uint_eq (d->n, 2);
+  ck_assert_uint_eq (d->features, 2);
+  ck_assert (d->x[0] == 1.5f && d->x[1] == 2.0f && d->x[2] == 3.0f && d->x[3] == 4.0f);
+  ck_assert (d->y[0] == 0 && d->y[1] == 1);
+  /* an unclosed quote is an error that names the file and line */
+  ck_assert (g_file_set_contents (path, "1,2,0\n\"3,4,1\n", -1, NULL));
+  g_autoptr (GError) e = NULL;
+  ck_assert (learn_dataset_load_csv (path, &e) == NULL);
+  ck_assert_msg (strstr (e->message, "q.csv:") != NULL, "%s", e->message);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
 static double
 mean_max_class_share (const LearnDataset *d, const LearnPartition *p)
 {
@@ -317,6 +346,7 @@ learn_suite (void)
   suite_add_tcase (s, tc);
   tc = tcase_create ("data");
   tcase_add_test (tc, test_csv_roundtrip_and_errors);
+  tcase_add_test (tc, test_csv_quoting);
   tcase_add_test (tc, test_partitions);
   suite_add_tcase (s, tc);
   return s;

@@ -518,6 +518,16 @@ END_TEST
 START_TEST (test_trace_parse_and_replay)
 {
   g_autoptr (GError) e = NULL;
+  {
+    /* libcsv: BOM, CRLF, quoted fields, a quoted first record after the header */
+    g_autoptr (GError) qe = NULL;
+    g_autoptr (GArray) q = sim_trace_parse ("\xEF\xBB\xBF\"peer\",join,leave\r\n\"p1\",\"0\",\r\n\"p2\", 5 ,\"never\"\r\n",
+                                            "q.csv", &qe);
+    ck_assert_msg (q != NULL, "%s", qe ? qe->message : "");
+    ck_assert_uint_eq (q->len, 2);
+    ck_assert_uint_eq (g_array_index (q, SimTraceEntry, 0).peer, 1);
+    ck_assert (g_array_index (q, SimTraceEntry, 1).join == 5 * DL_S);
+  }
   g_autoptr (GArray) t = sim_trace_parse ("peer,join,leave\np2,0,100\n1,0,\n# late\np3,30.5,never\n",
                                           "avail.csv", &e);
   ck_assert_msg (t != NULL, "%s", e ? e->message : "");
