@@ -26,7 +26,7 @@ static const Command commands[] = {
   { "trace", cli_cmd_trace, "trace DB --run ID [--peer NAME]", "readable protocol timeline of one run" },
   { "plot", cli_cmd_plot, "plot DB KIND [--by KEY] [-o FILE.png|.svg]", "draw a figure with gnuplot" },
   { "testbed", cli_cmd_testbed, "testbed FILE [-o DB] [--set section.key=value]... [--seed N]",
-    "run a scenario on real sockets and processes (loopback; see --help)" },
+    "run a scenario on real sockets and processes (loopback, or --netem namespaces)" },
   { "explore", cli_cmd_explore, "explore FILE --runs N [--faults KIND,...] [--version V] [--found DIR]",
     "randomized fault search: failures by property, shrunk to scenario files" },
   { "shrink", cli_cmd_shrink, "shrink DB --run ID -o FILE.ini",
@@ -61,8 +61,8 @@ print_usage (FILE *out)
   fprintf (out,
            "Usage: dlsim COMMAND [OPTIONS]\n"
            "\n"
-           "dlsim %s: a discrete-event simulator for decentralized-learning round\n"
-           "protocols (DISCO's coordinator/peer protocol).\n"
+           "dlsim %s: a discrete-event simulator and testbed for decentralized-learning\n"
+           "round protocols (DISCO's coordinator/peer protocol).\n"
            "\n"
            "Commands:\n", PACKAGE_VERSION);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)

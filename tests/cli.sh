@@ -35,4 +35,18 @@ a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum
 b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: checksums '$a' vs '$b'"; fi
 
+# install: every shipped scenario is in scenarios/local.mk (make install
+# copies that list), the man page and the completion know every command
+SRC=${DLSIM_SRCDIR:-.}
+missing=$(cd "$SRC" && find scenarios -name '*.ini' | sort | while read -r f; do grep -q "	$f " scenarios/local.mk || echo "$f"; done)
+[ -z "$missing" ] && ok "scenarios listed" || ko "not in scenarios/local.mk (make install would miss them): $missing"
+cmds=$("$DLSIM" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
+[ "$(echo "$cmds" | wc -l)" -ge 14 ] && ok "help lists the commands" || ko "dlsim --help lists only: $cmds"
+nm=$(for c in $cmds; do grep -q "^\.B $c\b" "$SRC/docs/dlsim.1.in" || echo "$c"; done)
+[ -z "$nm" ] && ok "man page" || ko "commands missing from docs/dlsim.1.in: $nm"
+comp=$(bash -c ". '$SRC/tools/completion/dlsim'; PATH='$(dirname "$DLSIM")':\$PATH; COMP_WORDS=(dlsim ex); COMP_CWORD=1; _dlsim; echo \${COMPREPLY[*]}")
+[ "$comp" = "explore export export-scenario" ] && ok "completion of commands" || ko "completion of 'ex': '$comp'"
+comp=$(bash -c ". '$SRC/tools/completion/dlsim'; PATH='$(dirname "$DLSIM")':\$PATH; COMP_WORDS=(dlsim run --sh); COMP_CWORD=2; _dlsim; echo \${COMPREPLY[*]}")
+[ "$comp" = "--shard" ] && ok "completion of options" || ko "completion of 'run --sh': '$comp'"
+
 finish
