@@ -82,9 +82,33 @@ copy_run (sqlite3 *db, gint64 from, gint64 to)
                  " COALESCE(mode,'sim')"
 
 /* Merges the runs of `path` (attached as src) that are not node runs. */
-static gboolean
-merge_plain (sqlite3 *db, const char *path, gboolean renumber, guint *merged, guint *skipped)
+/* The builds (provenance.build) of the runs of one side, comma-separated. */
+static char *
+builds_of (sqlite3 *db, const char *schema)
 {
+  g_autofree char *sql = g_strdup_printf ("SELECT group_concat(DISTINCT p.value) FROM %s.params p JOIN %s.runs r"
+                                          " ON r.run_id = p.run_id WHERE p.key = 'provenance.build'"
+                                          " AND COALESCE(r.mode, 'sim') != 'node'", schema, schema);
+  sqlite3_stmt *st = NULL;
+  char *v = NULL;
+  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW
+      && sqlite3_column_text (st, 0))
+    v = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  sqlite3_finalize (st);
+  return v;
+}
+
+static gboolean
+merge_plain (sqlite3 *db, const char *path, gboolean renumber, gboolean any_build, guint *merged, guint *skipped)
+{
+  /* results of different builds do not mix silently */
+  g_autofree char *in_build = builds_of (db, "src"), *out_build = builds_of (db, "main");
+  if (!any_build && in_build && out_build && strcmp (in_build, out_build) != 0)
+    {
+      cli_error ("merge", "%s comes from build %s, the output from %s: results of different builds do not mix "
+                 "(--any-build merges them anyway)", path, in_build, out_build);
+      return FALSE;
+    }
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db, "SELECT s.run_id, " IDENTITY ", (SELECT " IDENTITY " FROM main.runs m"
                           " WHERE m.run_id = s.run_id) FROM src.runs s WHERE COALESCE(s.mode, 'sim') != 'node'"
@@ -500,12 +524,14 @@ merge_nodes (ResDb *out, GPtrArray *nodes, const char *scenario_opt)
 int
 cli_cmd_merge (int argc, char **argv)
 {
-  gboolean renumber = FALSE;
+  gboolean renumber = FALSE, any_build = FALSE;
   g_autofree char *scenario = NULL;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
     { "renumber", 0, 0, G_OPTION_ARG_NONE, &renumber,
       "append runs whose ids are taken by other runs under new ids (printed)", NULL },
+    { "any-build", 0, 0, G_OPTION_ARG_NONE, &any_build,
+      "merge runs recorded by different builds (provenance.build)", NULL },
     { "scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario,
       "node databases: the scenario file (default: the path the coordinator recorded)", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -518,7 +544,8 @@ cli_cmd_merge (int argc, char **argv)
       "A run id already in OUT with the same identity (scenario, point, seed, build,\n"
       "start, file, mode) is the same run and is skipped: merging twice changes\n"
       "nothing.  A different run under a taken id is a conflict: nothing of that\n"
-      "file is merged unless --renumber gives it new ids.\n"
+      "file is merged unless --renumber gives it new ids.  Runs recorded by another\n"
+      "build (provenance.build) than those in OUT are refused unless --any-build.\n"
       "\n"
       "Node databases (dlsim node ... -o DB) of one deployment, the coordinator's\n"
       "and its peers', become one testbed run: each node's times are moved onto the\n"
@@ -580,7 +607,7 @@ cli_cmd_merge (int argc, char **argv)
           break;
         }
       sqlite3_exec (db, "SAVEPOINT merge_file", NULL, NULL, NULL);
-      if (merge_plain (db, rest[i], renumber, &merged, &skipped))
+      if (merge_plain (db, rest[i], renumber, any_build, &merged, &skipped))
         sqlite3_exec (db, "RELEASE merge_file", NULL, NULL, NULL);
       else
         {

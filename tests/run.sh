@@ -181,6 +181,11 @@ n=$(sqlite3 "$tmp/merged.db" "SELECT COUNT(*) || ',' || MAX(run_id) || ',' || CO
 [ "$n" = "8,8,4
 8" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: renumbered merge: $n"; }
 expect 0 "completed" -- "$DLSIM" report "$tmp/merged.db"
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/other-build.db" -q >/dev/null 2>&1
+sqlite3 "$tmp/other-build.db" "UPDATE params SET value = 'another-commit' WHERE key = 'provenance.build'; UPDATE runs SET started_at = '2000-01-01 00:00:00'"
+expect 1 "comes from build another-commit, the output from .*--any-build" -- \
+  "$DLSIM" merge --renumber "$tmp/merged.db" "$tmp/other-build.db"
+expect 0 "run 1 is run 9" -- "$DLSIM" merge --renumber --any-build "$tmp/merged.db" "$tmp/other-build.db"
 expect 2 "expected OUT.db and at least one IN.db" -- "$DLSIM" merge "$tmp/merged.db"
 expect 1 "nope.db: no such results database" -- "$DLSIM" merge "$tmp/merged.db" "$tmp/nope.db"
 
