@@ -76,6 +76,8 @@ F=$(cd "$SRC" && pwd)/scenarios/examples/convergence-vs-churn.ini
 # 1. a Slurm job array of 2 shards and a merge job after it
 expect 0 "array job [0-9]* (2 shards), merge job [0-9]*" -- \
   "$SRC/tools/slurm-sweep" --shards 2 --jobs 1 --out "$tmp/sweep.db" --dlsim "$DLSIM" --wait "$F"
+sed 's/^/  slurm-sweep: /' "$out"
+for f in "$tmp/sweep.db.logs/"*.out; do sed "s|^|  $(basename "$f"): |" "$f"; done
 [ -f "$tmp/sweep.db.part-0.db" ] && [ -f "$tmp/sweep.db.part-1.db" ] && ok "both shards ran" || ko "a shard's database is missing"
 [ "$(rowdump "$tmp/sweep.db")" = "$(rowdump "$tmp/full.db")" ] && ok "Slurm sweep = unsharded run" \
   || { ko "the merged Slurm sweep differs from the unsharded run"; cat "$tmp/sweep.db.logs/"*.out | head; }
