@@ -355,7 +355,31 @@ ddmin (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char 
   return cur;
 }
 
+/* After ddmin: fewer peers, then fewer rounds, keeping the signature (the
+ * smallest that still fails, as overrides added to the plan). */
+static void
+shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint n_peers,
+             guint rounds, guint *runs)
+{
+  const char *keys[2] = { "peers.count", "training.rounds" };
+  guint from[2] = { 2, 1 }, to[2] = { n_peers, rounds };
+  for (int k = 0; k < 2; k++)
+    for (guint v = from[k]; v < to[k]; v++)
+      {
+        g_ptr_array_add (plan, g_strdup_printf ("%s=%u", keys[k], v));
+        if (still_fails (path, sets, plan, seed, want, runs))
+          break;
+        g_ptr_array_remove_index (plan, plan->len - 1);
+      }
+}
+
 /* ---------------------------------------------------------------- files */
+
+static void
+gstring_free (gpointer s)
+{
+  g_string_free (s, TRUE);
+}
 
 /* The key of a "key = value" line, or NULL. */
 static char *
@@ -378,29 +402,38 @@ scenario_text (const char *path, const char *origin, const char *name, GPtrArray
   g_autofree char *text = NULL;
   g_file_get_contents (path, &text, NULL, NULL);
   g_auto (GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
-  g_autoptr (GString) timeline = g_string_new (NULL);
-  g_autoptr (GString) network = g_string_new (NULL);
-  g_autoptr (GHashTable) net_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* the plan's overrides by section: "[timeline]" -> "WHEN = ACTION\n"..., and
+   * the keys they replace ("[network]" -> {latency}) */
+  g_autoptr (GHashTable) add = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, gstring_free);
+  g_autoptr (GHashTable) replaced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < plan->len; i++)
     {
       const char *l = plan->pdata[i];
-      const char *eq = strchr (l, '=');
-      if (g_str_has_prefix (l, "timeline."))
-        g_string_append_printf (timeline, "%.*s = %s\n", (int) (eq - l - 9), l + 9, eq + 1);
-      else if (g_str_has_prefix (l, "network."))
+      const char *dot = strchr (l, '.'), *eq = strchr (l, '=');
+      if (!dot || !eq || eq < dot)
+        continue;
+      g_autofree char *sec = g_strdup_printf ("[%.*s]", (int) (dot - l), l);
+      g_autofree char *key = g_strndup (dot + 1, (gsize) (eq - dot - 1));
+      GString *body = g_hash_table_lookup (add, sec);
+      if (!body)
         {
-          g_string_append_printf (network, "%.*s = %s\n", (int) (eq - l - 8), l + 8, eq + 1);
-          g_hash_table_add (net_keys, g_strndup (l + 8, (gsize) (eq - l - 8)));
+          g_hash_table_insert (add, g_strdup (sec), body = g_string_new (NULL));
+          g_ptr_array_add (order, g_strdup (sec));
         }
+      g_string_append_printf (body, "%s = %s\n", key, eq + 1);
+      if (strcmp (sec, "[timeline]") != 0)
+        g_hash_table_add (replaced, g_strdup_printf ("%s%s", sec, key));
     }
   GString *o = g_string_new (NULL);
   g_string_append_printf (o, "# Found by `%s`: %u failing runs with the signature\n"
                           "#   %s\n# first violation: %s\n"
-                          "# Shrunk by ddmin over the plan's timeline lines: %u -> %u.  The seed is the\n"
-                          "# run's.\n",
+                          "# Shrunk by ddmin over the plan's lines (%u -> %u), then peers and rounds.\n"
+                          "# The seed is the run's.\n",
                           origin, found_in, signature, explanation, shrunk_from, plan->len);
   const char *section = "";
-  gboolean seen_scenario = FALSE, seen_timeline = FALSE, seen_network = FALSE;
+  gboolean seen_scenario = FALSE;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   for (char **l = lines; *l; l++)
     {
       g_autofree char *t = g_strstrip (g_strdup (*l));
@@ -415,15 +448,11 @@ scenario_text (const char *path, const char *origin, const char *name, GPtrArray
               seen_scenario = TRUE;
               g_string_append_printf (o, "name = %s\nseed = %" G_GUINT64_FORMAT "\n", name, seed);
             }
-          else if (strcmp (t, "[timeline]") == 0)
+          GString *body = g_hash_table_lookup (add, section);
+          if (body)
             {
-              seen_timeline = TRUE;
-              g_string_append (o, timeline->str);
-            }
-          else if (strcmp (t, "[network]") == 0)
-            {
-              seen_network = TRUE;
-              g_string_append (o, network->str);
+              g_string_append (o, body->str);
+              g_hash_table_add (seen, (gpointer) section);
             }
           continue;
         }
@@ -432,7 +461,8 @@ scenario_text (const char *path, const char *origin, const char *name, GPtrArray
       g_autofree char *key = line_key (t);
       if (key && strcmp (section, "[scenario]") == 0 && (strcmp (key, "seed") == 0 || strcmp (key, "name") == 0))
         continue;
-      if (key && strcmp (section, "[network]") == 0 && g_hash_table_contains (net_keys, key))
+      g_autofree char *sk = key ? g_strdup_printf ("%s%s", section, key) : NULL;
+      if (sk && g_hash_table_contains (replaced, sk))
         continue;
       g_string_append_printf (o, "%s\n", *l);
     }
@@ -440,10 +470,10 @@ scenario_text (const char *path, const char *origin, const char *name, GPtrArray
     g_string_truncate (o, o->len - 1);
   if (!seen_scenario)
     g_string_append_printf (o, "\n[scenario]\nname = %s\nseed = %" G_GUINT64_FORMAT "\n", name, seed);
-  if (!seen_network && network->len)
-    g_string_append_printf (o, "\n[network]\n%s", network->str);
-  if (!seen_timeline && timeline->len)
-    g_string_append_printf (o, "\n[timeline]\n%s", timeline->str);
+  for (guint i = 0; i < order->len; i++)
+    if (!g_hash_table_contains (seen, g_intern_string (order->pdata[i])))
+      g_string_append_printf (o, "\n%s\n%s", (char *) order->pdata[i],
+                              ((GString *) g_hash_table_lookup (add, order->pdata[i]))->str);
   g_string_append (o, "\n[expect]\n");
   static const char *const props[] = { SIM_PROP_NAMES };
   for (guint i = 0; i < SIM_N_PROPS; i++)
@@ -512,7 +542,7 @@ cli_cmd_explore (int argc, char **argv)
   gint runs = 100;
   gint64 seed = -1;
   gboolean no_shrink = FALSE;
-  g_autofree char *faults = NULL, *version = NULL, *found = NULL;
+  g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL;
   g_auto (GStrv) sets = NULL;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
@@ -525,6 +555,8 @@ cli_cmd_explore (int argc, char **argv)
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },
     { "no-shrink", 0, 0, G_OPTION_ARG_NONE, &no_shrink, "do not shrink the failures", NULL },
+    { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
+      "stop starting runs after this much wall time (the table then depends on the machine)", "D" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
     { NULL }
   };
@@ -541,7 +573,7 @@ cli_cmd_explore (int argc, char **argv)
       "shrunk by ddmin over its plan's lines; --found DIR writes it as a scenario file\n"
       "whose [expect] pins the violation, checked to reproduce.\n"
       "\n"
-      "Not yet: -j (one process), shrinking peers and rounds, --time-budget, a\n"
+      "Shrinking also tries fewer peers and rounds.  Not yet: -j (one process) and a\n"
       "results database of the search (-o).\n"
       "\n"
       "Exit status: 0 the search ran (failures found or not); 1 a file could not be\n"
@@ -558,6 +590,12 @@ cli_cmd_explore (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   const char *path = rest[0];
+  DlTime budget_ns = 0;
+  if (budget && !dl_parse_duration (budget, &budget_ns, &error))
+    {
+      cli_error ("explore", "--time-budget %s: %s", budget, error->message);
+      return CLI_EXIT_USAGE;
+    }
   Space sp = { 0 };
   if (!parse_faults (faults, &sp, &error))
     {
@@ -597,8 +635,12 @@ cli_cmd_explore (int argc, char **argv)
   g_autoptr (GHashTable) by_sig = g_hash_table_new (g_str_hash, g_str_equal);
   guint failing = 0, invalid = 0;
   gint64 t0 = g_get_monotonic_time ();
+  guint done_runs = 0;
   for (guint i = 0; i < (guint) runs; i++)
     {
+      if (budget_ns > 0 && (g_get_monotonic_time () - t0) * 1000 >= budget_ns)
+        break;   /* the wall clock decides here, and only here */
+      done_runs++;
       g_autoptr (GString) kinds = g_string_new (NULL);
       g_autoptr (GPtrArray) plan = make_plan (&sp, base, i, kinds);
       Obs o;
@@ -635,8 +677,8 @@ cli_cmd_explore (int argc, char **argv)
   if (isatty (1))
     fputc ('\n', stdout);
   double secs = (double) (g_get_monotonic_time () - t0) / 1e6;
-  printf ("%s: %d runs in %.1f s, %u failing, %u distinct failures%s\n\n", path, runs, secs, failing, failures->len,
-          invalid ? "" : "");
+  printf ("%s: %u runs in %.1f s, %u failing, %u distinct failures%s\n\n", path, done_runs, secs, failing,
+          failures->len, done_runs < (guint) runs ? " (time budget reached)" : "");
   if (invalid)
     printf ("(%u plans refused by the scenario and not run)\n", invalid);
   printf ("%-44s %6s  %s\n", "signature", "runs", "seeds");
@@ -685,6 +727,7 @@ cli_cmd_explore (int argc, char **argv)
       guint64 sd = g_array_index (f->seeds, guint64, 0);
       guint tries = 0;
       g_autoptr (GPtrArray) min = ddmin (path, bsets, f->plan, sd, f->signature, &tries);
+      shrink_size (path, bsets, min, sd, f->signature, sp.n_peers, sp.rounds, &tries);
       printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", f->signature, sd, f->plan->len,
               min->len, tries);
       for (guint k = 0; k < min->len; k++)

@@ -24,6 +24,9 @@ expect 0 "$files passed, 0 failed" -- "$DLSIM" check "$tmp/found"
 big=$(for f in "$tmp/found"/*.ini; do sed -n '/^\[timeline\]/,/^\[/p' "$f" | grep -c ' = '; done | awk '$1 > 6' | wc -l)
 [ "$big" -eq 0 ] && ok "small" || ko "$big found files with more than 6 timeline actions"
 
+grep -l "^count = [23]$" "$tmp/found"/*.ini >/dev/null && ok "peers shrunk" || ko "no found file with fewer peers than the base's 4"
+expect 0 "runs in .* (time budget reached)" -- "$DLSIM" explore "$base" --runs 1000000 --time-budget 300ms --no-shrink
+expect 2 "--time-budget nope: 'nope' is not a duration" -- "$DLSIM" explore "$base" --runs 5 --time-budget nope
 expect 2 "--faults: unknown kind 'nope'" -- "$DLSIM" explore "$base" --runs 5 --faults crash,nope
 expect 0 "5 runs" -- "$DLSIM" explore "$base" --runs 5 --faults crash --no-shrink
 expect 2 "expected one scenario FILE" -- "$DLSIM" explore
