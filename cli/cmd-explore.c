@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "protocol/proto-peer.h"
+#include "results/res-db.h"
 #include "sim/sim-props.h"
 
 #include <errno.h>
@@ -373,6 +374,50 @@ shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const
       }
 }
 
+/* ---------------------------------------------------------------- -o DB */
+
+/* Runs the plan again (runs are deterministic: the same run) into db, with
+ * its events; the plan is in the run's params as timeline.* and the
+ * overridden keys, and the violations in its violations rows. */
+static gboolean
+record_run (const char *path, char **sets, GPtrArray *plan, guint64 seed, ResDb *db, GError **error)
+{
+  g_autoptr (GPtrArray) over = g_ptr_array_new ();
+  for (char **s = sets; s && *s; s++)
+    g_ptr_array_add (over, *s);
+  for (guint i = 0; i < plan->len; i++)
+    g_ptr_array_add (over, plan->pdata[i]);
+  g_ptr_array_add (over, NULL);
+  g_autoptr (SimScenario) s = sim_scenario_load (path, (const char *const *) over->pdata, error);
+  if (!s)
+    return FALSE;
+  SimBuilt built;
+  if (!sim_scenario_build (s, s->points->pdata[0], seed, &built, error))
+    return FALSE;
+  ResRun *run = res_run_begin (db, 0, s, s->points->pdata[0], seed, error);
+  if (!run)
+    {
+      sim_built_clear (&built);
+      return FALSE;
+    }
+  SimRecorder rec = res_run_recorder (run);
+  gint64 t0 = g_get_monotonic_time ();
+  SimWorld *w = sim_world_new (&built.cfg, &rec, error);
+  gboolean ok = w != NULL;
+  if (w)
+    {
+      res_run_set_world (run, w);
+      const SimResult *res = sim_world_run (w);
+      res_run_drain (run);
+      ok = res_run_finish (run, res, (double) (g_get_monotonic_time () - t0) / 1e6, NULL, NULL, error);
+      sim_world_free (w);
+    }
+  else
+    res_run_abort (run, "error");
+  sim_built_clear (&built);
+  return ok;
+}
+
 /* ---------------------------------------------------------------- files */
 
 static void
@@ -486,6 +531,7 @@ typedef struct {
   char *signature, *property, *explanation;
   GArray *seeds;          /* guint64 */
   GPtrArray *plan;        /* the first failing run's */
+  GPtrArray *plans;       /* every failing run's (GPtrArray*), for -o */
 } Failure;
 
 static void
@@ -497,6 +543,7 @@ failure_free (gpointer data)
   g_free (f->explanation);
   g_array_unref (f->seeds);
   g_ptr_array_unref (f->plan);
+  g_ptr_array_unref (f->plans);
   g_free (f);
 }
 
@@ -542,7 +589,7 @@ cli_cmd_explore (int argc, char **argv)
   gint runs = 100;
   gint64 seed = -1;
   gboolean no_shrink = FALSE;
-  g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL;
+  g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL;
   g_auto (GStrv) sets = NULL;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
@@ -555,6 +602,8 @@ cli_cmd_explore (int argc, char **argv)
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },
     { "no-shrink", 0, 0, G_OPTION_ARG_NONE, &no_shrink, "do not shrink the failures", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+      "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
       "stop starting runs after this much wall time (the table then depends on the machine)", "D" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -573,8 +622,8 @@ cli_cmd_explore (int argc, char **argv)
       "shrunk by ddmin over its plan's lines; --found DIR writes it as a scenario file\n"
       "whose [expect] pins the violation, checked to reproduce.\n"
       "\n"
-      "Shrinking also tries fewer peers and rounds.  Not yet: -j (one process) and a\n"
-      "results database of the search (-o).\n"
+      "Shrinking also tries fewer peers and rounds.  -o DB records every failing run\n"
+      "(its fault plan as timeline params, its violations, its events).  Not yet: -j.\n"
       "\n"
       "Exit status: 0 the search ran (failures found or not); 1 a file could not be\n"
       "written or a shrunk file did not reproduce; 2 usage error.");
@@ -661,11 +710,14 @@ cli_cmd_explore (int argc, char **argv)
               f->explanation = g_strdup (o.first_explanation);
               f->seeds = g_array_new (FALSE, FALSE, sizeof (guint64));
               f->plan = g_ptr_array_ref (plan);
+              f->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
               g_ptr_array_add (failures, f);
               g_hash_table_insert (by_sig, f->signature, f);
             }
           guint64 sd = base + i;
           g_array_append_val (f->seeds, sd);
+          if (out)
+            g_ptr_array_add (f->plans, g_ptr_array_ref (plan));
         }
       obs_clear (&o);
       if (isatty (1) && (i + 1) % 50 == 0)
@@ -712,6 +764,31 @@ cli_cmd_explore (int argc, char **argv)
   printf ("messages never dropped for want of a listener: %s\n", nd->len ? nd->str : "-");
   printf ("drop rules that never fired: %s\n", nr->len ? nr->str : "-");
 
+  if (out)
+    {
+      g_autoptr (ResDb) db = res_db_open (out, &error);
+      if (!db)
+        {
+          cli_error ("explore", "%s", error->message);
+          return CLI_EXIT_FAILURE;
+        }
+      guint recorded = 0;
+      for (guint i = 0; i < failures->len; i++)
+        {
+          Failure *f = failures->pdata[i];
+          for (guint k = 0; k < f->plans->len; k++)
+            {
+              if (!record_run (path, bsets, f->plans->pdata[k], g_array_index (f->seeds, guint64, k), db, &error))
+                {
+                  cli_error ("explore", "%s", error->message);
+                  return CLI_EXIT_FAILURE;
+                }
+              recorded++;
+            }
+        }
+      printf ("\n%u failing runs recorded in %s (plans in params timeline.*, violations in violations)\n", recorded,
+              out);
+    }
   if (no_shrink || failures->len == 0)
     return CLI_EXIT_OK;
   if (found && g_mkdir_with_parents (found, 0755) != 0)

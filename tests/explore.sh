@@ -27,6 +27,12 @@ big=$(for f in "$tmp/found"/*.ini; do sed -n '/^\[timeline\]/,/^\[/p' "$f" | gre
 grep -l "^count = [23]$" "$tmp/found"/*.ini >/dev/null && ok "peers shrunk" || ko "no found file with fewer peers than the base's 4"
 expect 0 "runs in .* (time budget reached)" -- "$DLSIM" explore "$base" --runs 1000000 --time-budget 300ms --no-shrink
 expect 2 "--time-budget nope: 'nope' is not a duration" -- "$DLSIM" explore "$base" --runs 5 --time-budget nope
+# -o DB: every failing run recorded, with its plan, its violations and its events; shrink reads it back
+expect 0 "failing runs recorded in" -- "$DLSIM" explore "$base" --runs 100 --no-shrink -o "$tmp/search.db"
+nf=$(sed -n 's/.* \([0-9]*\) failing, .*/\1/p' "$out")
+[ "$(sqlite3 "$tmp/search.db" 'SELECT COUNT(*) FROM runs')" = "$nf" ] && ok "all failing runs recorded" || ko "recorded runs != $nf failing"
+[ "$(sqlite3 "$tmp/search.db" 'SELECT COUNT(DISTINCT run_id) FROM violations')" = "$nf" ] && ok "each with its violations" || ko "violations missing"
+expect 0 "reproduces" -- "$DLSIM" shrink "$tmp/search.db" --run 1 -o "$tmp/from-db.ini"
 expect 2 "--faults: unknown kind 'nope'" -- "$DLSIM" explore "$base" --runs 5 --faults crash,nope
 expect 0 "5 runs" -- "$DLSIM" explore "$base" --runs 5 --faults crash --no-shrink
 expect 2 "expected one scenario FILE" -- "$DLSIM" explore
