@@ -13,6 +13,9 @@ dlsim_SOURCES = \
 	cli/cmd-merge.c \
 	cli/check-report.c \
 	cli/cmd-explore.c \
+	cli/explore.h \
+	cli/explore-plan.c \
+	cli/explore-shrink.c \
 	cli/cmd-export-scenario.c \
 	cli/cmd-export.c \
 	cli/trace-perfetto.c \

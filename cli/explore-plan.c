@@ -1,0 +1,179 @@
+/* explore-plan.c — the fault space of `dlsim explore` and the plan a run
+ * derives from its seed (cli/explore.h). */
+#include "config.h"
+
+#include "cli/explore.h"
+
+#include <string.h>
+
+const char *const explore_fault_names[F_N] = {
+  "drop", "delay", "crash", "leave", "join", "partition", "link-fail", "link-down", "link-slow", "slow", "jitter",
+};
+
+/* the messages a drop or delay picks from, and their direction */
+const ExploreMsg explore_msgs[] = {
+  { "PeersForRound", "to" },        { "StartWeightSharing", "to" }, { "RetryPeerConnections", "to" },
+  { "ConnectionFail", "to" },       { "Payload", "to" },            { "Payload", "from" },
+  { "PeerIsReady", "from" },        { "ConnectionsReady", "from" }, { "SignalForPeer", "to" },
+  { "EnoughParticipants", "to" },   { "WaitingForMoreParticipants", "to" }, { "JoinRound", "from" },
+  { "NewNodeInfo", "to" },          { "SharedModel", "to" },        { "SignalModelProvider", "to" },
+};
+const guint explore_n_msgs = G_N_ELEMENTS (explore_msgs);
+
+
+/* uniform in [lo, hi] */
+static guint64
+uniform_int (DlRandom *r, guint64 lo, guint64 hi)
+{
+  return lo + dl_random_below (r, hi - lo + 1);
+}
+
+/* A timeline WHEN: `round R + D` (R > 0) or an absolute time (R = 0). */
+typedef struct {
+  guint round, ms;
+} When;
+
+static When
+when (DlRandom *r, const Space *sp)
+{
+  When w = { 0, 0 };
+  if (dl_random_bernoulli (r, 0.2))
+    w.ms = (guint) uniform_int (r, 0, 3000);
+  else
+    {
+      w.round = (guint) uniform_int (r, 1, MAX (sp->rounds, 1));
+      w.ms = (guint) uniform_int (r, 0, 1500);
+    }
+  return w;
+}
+
+static char *
+when_text (When w)
+{
+  if (w.round == 0)
+    return g_strdup_printf ("%ums", w.ms);
+  return w.ms ? g_strdup_printf ("round %u + %ums", w.round, w.ms) : g_strdup_printf ("round %u", w.round);
+}
+
+static guint
+peer (DlRandom *r, const Space *sp)
+{
+  return (guint) uniform_int (r, 1, sp->n_peers);
+}
+
+static const char *const delays[] = { "200ms", "2s", "20s", "70s" };
+
+/* The plan of one run: "WHEN=ACTION" lines (one action each, distinct WHENs). */
+GPtrArray *
+make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
+{
+  g_autoptr (DlRandom) r = dl_random_new (seed, "explore", index);
+  GPtrArray *plan = g_ptr_array_new_with_free_func (g_free);
+  gboolean on[F_N] = { 0 };
+  guint n_on = 0;
+  for (int k = 0; k < F_N; k++)
+    if (sp->kinds[k] && dl_random_bernoulli (r, 0.5))
+      on[k] = TRUE, n_on++;
+  if (n_on == 0)
+    {
+      guint pick = (guint) uniform_int (r, 0, F_N - 1);
+      for (guint k = 0; k < F_N; k++)
+        if (sp->kinds[(pick + k) % F_N])
+          {
+            on[(pick + k) % F_N] = TRUE;
+            break;
+          }
+    }
+  GHashTable *used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint next_join = sp->n_peers + 1;
+  for (int k = 0; k < F_N; k++)
+    {
+      if (!on[k])
+        continue;
+      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[k]);
+      guint n = (guint) uniform_int (r, 1, k == F_JITTER ? 1 : 2);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *action = NULL;
+          guint a = peer (r, sp), b = peer (r, sp);
+          if (b == a)
+            b = a % sp->n_peers + 1;
+          switch (k)
+            {
+            case F_DROP:
+              {
+                guint m = (guint) uniform_int (r, 0, explore_n_msgs - 1);
+                action = g_strdup_printf ("drop %s %s p%u", explore_msgs[m].type, explore_msgs[m].dir, a);
+                break;
+              }
+            case F_DELAY:
+              {
+                guint m = (guint) uniform_int (r, 0, explore_n_msgs - 1);
+                action = g_strdup_printf ("delay %s %s p%u by %s", explore_msgs[m].type, explore_msgs[m].dir, a,
+                                          delays[uniform_int (r, 0, G_N_ELEMENTS (delays) - 1)]);
+                break;
+              }
+            case F_CRASH: action = g_strdup_printf ("crash p%u", a); break;
+            case F_LEAVE: action = g_strdup_printf ("leave p%u", a); break;
+            case F_JOIN: action = g_strdup_printf ("join p%u", next_join++); break;
+            case F_PARTITION: action = g_strdup_printf ("partition p%u | server", a); break;
+            case F_LINK_FAIL: action = g_strdup_printf ("link-fail p%u p%u", a, b); break;
+            case F_LINK_DOWN: action = g_strdup_printf ("link-down p%u p%u", a, b); break;
+            case F_LINK_SLOW:
+              action = g_strdup_printf ("link-slow p%u p%u by %s", a, b,
+                                        delays[uniform_int (r, 0, G_N_ELEMENTS (delays) - 1)]);
+              break;
+            case F_SLOW: action = g_strdup_printf ("slow p%u x%u", a, (guint) uniform_int (r, 2, 50)); break;
+            case F_JITTER:
+              g_ptr_array_add (plan, g_strdup_printf ("network.latency=uniform(%ums, %ums)",
+                                                      (guint) uniform_int (r, 1, 20),
+                                                      (guint) uniform_int (r, 50, 400)));
+              continue;
+            }
+          When at = when (r, sp);
+          if (k == F_JOIN)
+            at = (When) { 0, (guint) uniform_int (r, 0, 5000) };
+          g_autofree char *w = when_text (at);
+          if (!g_hash_table_add (used, g_strdup (w)))
+            continue;   /* one action per WHEN */
+          g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=%s", w, action));
+          if (k == F_PARTITION)
+            {
+              /* healed 30 s later */
+              g_autofree char *h = when_text ((When) { at.round, at.ms + 30000 });
+              if (g_hash_table_add (used, g_strdup (h)))
+                g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=heal", h));
+            }
+        }
+    }
+  g_hash_table_unref (used);
+  return plan;
+}
+
+gboolean
+parse_faults (const char *list, Space *sp, GError **error)
+{
+  if (!list)
+    {
+      for (int k = 0; k < F_N; k++)
+        sp->kinds[k] = TRUE;
+      return TRUE;
+    }
+  g_auto (GStrv) parts = g_strsplit (list, ",", -1);
+  for (char **p = parts; *p; p++)
+    {
+      gboolean known = FALSE;
+      for (int k = 0; k < F_N; k++)
+        if (strcmp (g_strstrip (*p), explore_fault_names[k]) == 0)
+          sp->kinds[k] = known = TRUE;
+      if (!known)
+        {
+          g_autofree char *all = g_strjoinv (", ", (char **) explore_fault_names);
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--faults: unknown kind '%s' (known: %s)",
+                       *p, all);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+

@@ -1,0 +1,426 @@
+/* explore-shrink.c — one run of a plan and its failure signature, ddmin
+ * and size shrinking, the scenario file a failure is written as, and
+ * `dlsim shrink` (cli/explore.h). */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "cli/explore.h"
+#include "sim/sim-props.h"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- one run */
+
+
+static void
+obs_violation (gpointer ud, DlTime t, const char *property, ProtoNodeId node, const char *explanation)
+{
+  Obs *o = ud;
+  static const char *const props[] = { SIM_PROP_NAMES };
+  for (guint i = 0; i < SIM_N_PROPS; i++)
+    if (strcmp (props[i], property) == 0)
+      o->counts[i]++;
+  if (o->first_property)
+    return;
+  o->first_property = g_strdup (property);
+  o->first_explanation = g_strdup (explanation);
+  o->first_t = t;
+  (void) node;
+}
+
+static void
+obs_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *obs)
+{
+  Obs *o = ud;
+  if (node != PROTO_SERVER && obs->kind == PROTO_OBS_PHASE)
+    g_hash_table_add (o->states, (gpointer) g_intern_string (obs->detail));
+  else if (obs->kind == PROTO_OBS_DROPPED && obs->msg_type >= 0)
+    g_hash_table_add (o->dropped, (gpointer) proto_msg_type_name ((ProtoMsgType) obs->msg_type));
+  (void) t;
+}
+
+static void
+obs_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+{
+  Obs *o = ud;
+  if (g_strcmp0 (kind, "drop") == 0 && detail)
+    g_hash_table_add (o->rules, (gpointer) g_intern_string (detail));
+  (void) t;
+  (void) node;
+  (void) other;
+}
+
+/* The signature of a failure: the property and the state its first
+ * violation names ("waits in X" / "(in X)"), if any. */
+char *
+signature_of (const Obs *o)
+{
+  const char *e = o->first_explanation;
+  const char *in = e ? strstr (e, "waits in ") : NULL;
+  gsize skip = 9;
+  if (!in && e && (in = strstr (e, "(in ")))
+    skip = 4;
+  if (in)
+    {
+      g_autofree char *state = g_strndup (in + skip, strcspn (in + skip, ")"));
+      return g_strdup_printf ("%s in %s", o->first_property, state);
+    }
+  return g_strdup (o->first_property);
+}
+
+/* Runs the base file with the plan; *sig: the failure's signature or NULL. */
+gboolean
+run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, char **sig, GError **error)
+{
+  g_autoptr (GPtrArray) over = g_ptr_array_new ();
+  for (char **s = sets; s && *s; s++)
+    g_ptr_array_add (over, *s);
+  for (guint i = 0; i < plan->len; i++)
+    g_ptr_array_add (over, plan->pdata[i]);
+  g_ptr_array_add (over, NULL);
+  g_autoptr (SimScenario) s = sim_scenario_load (path, (const char *const *) over->pdata, error);
+  if (!s)
+    return FALSE;
+  SimBuilt built;
+  if (!sim_scenario_build (s, s->points->pdata[0], seed, &built, error))
+    return FALSE;
+  SimRecorder rec = { obs_observation, obs_fact, NULL, NULL, o, obs_violation };
+  SimWorld *w = sim_world_new (&built.cfg, &rec, error);
+  if (!w)
+    {
+      sim_built_clear (&built);
+      return FALSE;
+    }
+  sim_world_run (w);
+  *sig = o->first_property ? signature_of (o) : NULL;
+  sim_world_free (w);
+  sim_built_clear (&built);
+  return TRUE;
+}
+
+void
+obs_init (Obs *o, GHashTable *states, GHashTable *dropped, GHashTable *rules)
+{
+  memset (o, 0, sizeof *o);
+  o->states = states;
+  o->dropped = dropped;
+  o->rules = rules;
+}
+
+void
+obs_clear (Obs *o)
+{
+  g_free (o->first_property);
+  g_free (o->first_explanation);
+}
+
+/* Does the plan (a subset) still fail with this signature? */
+gboolean
+still_fails (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
+{
+  g_autoptr (GHashTable) scratch = g_hash_table_new (g_direct_hash, g_direct_equal);
+  Obs o;
+  obs_init (&o, scratch, scratch, scratch);
+  g_autofree char *sig = NULL;
+  (*runs)++;
+  gboolean ok = run_plan (path, sets, plan, seed, &o, &sig, NULL) && g_strcmp0 (sig, want) == 0;
+  obs_clear (&o);
+  return ok;
+}
+
+/* ddmin (Zeller and Hildebrandt) over the plan's lines. */
+GPtrArray *
+ddmin (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
+{
+  GPtrArray *cur = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < plan->len; i++)
+    g_ptr_array_add (cur, g_strdup (plan->pdata[i]));
+  guint n = 2;
+  while (cur->len >= 2)
+    {
+      guint chunk = (cur->len + n - 1) / n;
+      gboolean reduced = FALSE;
+      for (guint start = 0; start < cur->len && !reduced; start += chunk)
+        {
+          /* try the complement of [start, start + chunk) */
+          g_autoptr (GPtrArray) comp = g_ptr_array_new ();
+          for (guint i = 0; i < cur->len; i++)
+            if (i < start || i >= start + chunk)
+              g_ptr_array_add (comp, cur->pdata[i]);
+          if (comp->len && still_fails (path, sets, comp, seed, want, runs))
+            {
+              GPtrArray *next = g_ptr_array_new_with_free_func (g_free);
+              for (guint i = 0; i < comp->len; i++)
+                g_ptr_array_add (next, g_strdup (comp->pdata[i]));
+              g_ptr_array_unref (cur);
+              cur = next;
+              n = MAX (n - 1, 2);
+              reduced = TRUE;
+            }
+        }
+      if (!reduced)
+        {
+          if (n >= cur->len)
+            break;
+          n = MIN (n * 2, cur->len);
+        }
+    }
+  /* a single line may not be needed at all */
+  if (cur->len == 1)
+    {
+      g_autoptr (GPtrArray) none = g_ptr_array_new ();
+      if (still_fails (path, sets, none, seed, want, runs))
+        g_ptr_array_set_size (cur, 0);
+    }
+  return cur;
+}
+
+/* After ddmin: fewer peers, then fewer rounds, keeping the signature (the
+ * smallest that still fails, as overrides added to the plan). */
+void
+shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint n_peers,
+             guint rounds, guint *runs)
+{
+  const char *keys[2] = { "peers.count", "training.rounds" };
+  guint from[2] = { 2, 1 }, to[2] = { n_peers, rounds };
+  for (int k = 0; k < 2; k++)
+    for (guint v = from[k]; v < to[k]; v++)
+      {
+        g_ptr_array_add (plan, g_strdup_printf ("%s=%u", keys[k], v));
+        if (still_fails (path, sets, plan, seed, want, runs))
+          break;
+        g_ptr_array_remove_index (plan, plan->len - 1);
+      }
+}
+
+/* ---------------------------------------------------------------- files */
+
+static void
+gstring_free (gpointer s)
+{
+  g_string_free (s, TRUE);
+}
+
+/* The key of a "key = value" line, or NULL. */
+static char *
+line_key (const char *l)
+{
+  const char *eq = strchr (l, '=');
+  if (!eq || *l == '#' || *l == ';')
+    return NULL;
+  return g_strstrip (g_strndup (l, (gsize) (eq - l)));
+}
+
+/* The base file's text with: its [expect] replaced by one that pins the
+ * violations counted (counts), [scenario] seed set to the seed found, the
+ * plan's timeline lines in [timeline] and its network overrides in
+ * [network].  A header says what was found and how it was shrunk. */
+char *
+scenario_text (const char *path, const char *origin, const char *name, GPtrArray *plan, const guint *counts,
+               const char *signature, guint64 seed, guint found_in, guint shrunk_from, const char *explanation)
+{
+  g_autofree char *text = NULL;
+  g_file_get_contents (path, &text, NULL, NULL);
+  g_auto (GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  /* the plan's overrides by section: "[timeline]" -> "WHEN = ACTION\n"..., and
+   * the keys they replace ("[network]" -> {latency}) */
+  g_autoptr (GHashTable) add = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, gstring_free);
+  g_autoptr (GHashTable) replaced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < plan->len; i++)
+    {
+      const char *l = plan->pdata[i];
+      const char *dot = strchr (l, '.'), *eq = strchr (l, '=');
+      if (!dot || !eq || eq < dot)
+        continue;
+      g_autofree char *sec = g_strdup_printf ("[%.*s]", (int) (dot - l), l);
+      g_autofree char *key = g_strndup (dot + 1, (gsize) (eq - dot - 1));
+      GString *body = g_hash_table_lookup (add, sec);
+      if (!body)
+        {
+          g_hash_table_insert (add, g_strdup (sec), body = g_string_new (NULL));
+          g_ptr_array_add (order, g_strdup (sec));
+        }
+      g_string_append_printf (body, "%s = %s\n", key, eq + 1);
+      if (strcmp (sec, "[timeline]") != 0)
+        g_hash_table_add (replaced, g_strdup_printf ("%s%s", sec, key));
+    }
+  GString *o = g_string_new (NULL);
+  g_string_append_printf (o, "# Found by `%s`: %u failing runs with the signature\n"
+                          "#   %s\n# first violation: %s\n"
+                          "# Shrunk by ddmin over the plan's lines (%u -> %u), then peers and rounds.\n"
+                          "# The seed is the run's.\n",
+                          origin, found_in, signature, explanation, shrunk_from, plan->len);
+  const char *section = "";
+  gboolean seen_scenario = FALSE;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (char **l = lines; *l; l++)
+    {
+      g_autofree char *t = g_strstrip (g_strdup (*l));
+      if (*t == '[')
+        {
+          section = g_intern_string (t);
+          if (strcmp (t, "[expect]") == 0)
+            continue;
+          g_string_append_printf (o, "%s\n", *l);
+          if (strcmp (t, "[scenario]") == 0)
+            {
+              seen_scenario = TRUE;
+              g_string_append_printf (o, "name = %s\nseed = %" G_GUINT64_FORMAT "\n", name, seed);
+            }
+          GString *body = g_hash_table_lookup (add, section);
+          if (body)
+            {
+              g_string_append (o, body->str);
+              g_hash_table_add (seen, (gpointer) section);
+            }
+          continue;
+        }
+      if (strcmp (section, "[expect]") == 0)
+        continue;
+      g_autofree char *key = line_key (t);
+      if (key && strcmp (section, "[scenario]") == 0 && (strcmp (key, "seed") == 0 || strcmp (key, "name") == 0))
+        continue;
+      g_autofree char *sk = key ? g_strdup_printf ("%s%s", section, key) : NULL;
+      if (sk && g_hash_table_contains (replaced, sk))
+        continue;
+      g_string_append_printf (o, "%s\n", *l);
+    }
+  while (o->len >= 2 && o->str[o->len - 1] == '\n' && o->str[o->len - 2] == '\n')
+    g_string_truncate (o, o->len - 1);
+  if (!seen_scenario)
+    g_string_append_printf (o, "\n[scenario]\nname = %s\nseed = %" G_GUINT64_FORMAT "\n", name, seed);
+  for (guint i = 0; i < order->len; i++)
+    if (!g_hash_table_contains (seen, g_intern_string (order->pdata[i])))
+      g_string_append_printf (o, "\n%s\n%s", (char *) order->pdata[i],
+                              ((GString *) g_hash_table_lookup (add, order->pdata[i]))->str);
+  g_string_append (o, "\n[expect]\n");
+  static const char *const props[] = { SIM_PROP_NAMES };
+  for (guint i = 0; i < SIM_N_PROPS; i++)
+    if (counts[i])
+      g_string_append_printf (o, "violations.%s = %u\n", props[i], counts[i]);
+  return g_string_free (o, FALSE);
+}
+
+/* ---------------------------------------------------------------- dlsim shrink */
+
+/* Shrinks the failing run whose scenario (without its timeline) is in
+ * base, its timeline lines in timeline. */
+static int
+shrink_run (const char *db, gint64 run, const char *out, const char *base, GPtrArray *timeline)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (base, NULL, &error);
+  if (!s)
+    {
+      cli_error ("shrink", "the run's scenario: %s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  guint64 seed = s->seed;
+  g_autoptr (GHashTable) sc = g_hash_table_new (g_direct_hash, g_direct_equal);
+  Obs o;
+  obs_init (&o, sc, sc, sc);
+  g_autofree char *sig = NULL;
+  if (!run_plan (base, NULL, timeline, seed, &o, &sig, &error))
+    {
+      cli_error ("shrink", "%s", error->message);
+      obs_clear (&o);
+      return CLI_EXIT_FAILURE;
+    }
+  if (!sig)
+    {
+      cli_error ("shrink", "%s: run %" G_GINT64_FORMAT " breaks no property: nothing to shrink", db, run);
+      obs_clear (&o);
+      return CLI_EXIT_FAILURE;
+    }
+  obs_clear (&o);
+  guint tries = 0;
+  g_autoptr (GPtrArray) min = ddmin (base, NULL, timeline, seed, sig, &tries);
+  Obs m;
+  obs_init (&m, sc, sc, sc);
+  g_autofree char *msig = NULL;
+  run_plan (base, NULL, min, seed, &m, &msig, NULL);
+  g_autofree char *origin = g_strdup_printf ("dlsim shrink %s --run %" G_GINT64_FORMAT, db, run);
+  g_autofree char *stem = g_path_get_basename (out);
+  char *dot = strrchr (stem, '.');
+  if (dot)
+    *dot = '\0';
+  g_autofree char *shrunk = scenario_text (base, origin, stem, min, m.counts, sig, seed, 1, timeline->len,
+                                           m.first_explanation ? m.first_explanation : "?");
+  obs_clear (&m);
+  if (!g_file_set_contents (out, shrunk, -1, &error))
+    {
+      cli_error ("shrink", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  Obs v;
+  obs_init (&v, sc, sc, sc);
+  g_autofree char *vsig = NULL;
+  g_autoptr (GPtrArray) none = g_ptr_array_new ();
+  gboolean ok = run_plan (out, NULL, none, seed, &v, &vsig, NULL) && g_strcmp0 (vsig, sig) == 0;
+  obs_clear (&v);
+  printf ("%s: %s: %u timeline lines -> %u in %u runs; %s\n", out, sig, timeline->len, min->len, tries,
+          ok ? "reproduces" : "DOES NOT reproduce");
+  return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+
+int
+cli_cmd_shrink (int argc, char **argv)
+{
+  gint64 run = 0;
+  g_autofree char *out = NULL;
+  g_auto (GStrv) rest = NULL;
+  GOptionEntry entries[] = {
+    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the failing run (required)", "ID" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the shrunk scenario file (required)", "FILE.ini" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB --run ID -o FILE.ini - shrink a recorded failing run");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+      "Rebuilds the run's scenario (as dlsim export-scenario), runs it to find its\n"
+      "first property violation, shrinks its timeline with ddmin keeping that\n"
+      "signature (property and state), and writes the result with an [expect]\n"
+      "that pins the violations; the file is run again to check it reproduces.\n"
+      "Not yet: shrinking peers, rounds, sizes and times.\n"
+      "\n"
+      "Exit status: 0 written and reproduced; 1 the run broke no property, or the\n"
+      "file does not reproduce; 2 usage error.");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("shrink", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (!rest || g_strv_length (rest) != 1 || run <= 0 || !out)
+    {
+      cli_error ("shrink", "expected DB, --run ID and -o FILE.ini (dlsim shrink --help)");
+      return CLI_EXIT_USAGE;
+    }
+  g_autoptr (GPtrArray) timeline = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = cli_export_scenario_text (rest[0], run, timeline, FALSE);
+  if (!text)
+    return CLI_EXIT_FAILURE;
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-shrink-XXXXXX", &error);
+  if (!dir)
+    {
+      cli_error ("shrink", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  g_autofree char *base = g_build_filename (dir, "base.ini", NULL);
+  int rc = CLI_EXIT_FAILURE;
+  if (!g_file_set_contents (base, text, -1, &error))
+    {
+      cli_error ("shrink", "%s", error->message);
+      goto done;
+    }
+  rc = shrink_run (rest[0], run, out, base, timeline);
+done:
+  g_remove (base);
+  g_rmdir (dir);
+  return rc;
+}
