@@ -3,6 +3,10 @@ noinst_LIBRARIES += results/libdlres.a
 results_libdlres_a_SOURCES = \
 	results/res-db.c \
 	results/res-db.h \
+	results/res-db-private.h \
+	results/res-file.c \
+	results/res-run-private.h \
+	results/res-writer.c \
 	results/res-node.c \
 	results/res-node.h \
 	results/res-violations.c \

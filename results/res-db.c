@@ -1,8 +1,12 @@
-/* res-db.c — SQLite schema, the streaming recorder, summaries and
- * expectations. */
+/* res-db.c — a run's recording: the streaming recorder (a writer thread),
+ * the runs and params rows, and at the end peers, rounds, traffic, summary
+ * and expectations.  The file itself (schema, opening, merging) is
+ * res-file.c. */
 #include "config.h"
 
 #include "results/res-db.h"
+#include "results/res-db-private.h"
+#include "results/res-run-private.h"
 #include "results/res-violations.h"
 #include "protocol/proto-peer.h"
 
@@ -11,309 +15,10 @@
 #include <sqlite3.h>
 #include <string.h>
 
-G_DEFINE_QUARK (res-error-quark, res_error)
-
-struct ResDb {
-  sqlite3 *db;
-  char *path;
-};
-
-static const char schema[] =
-  "CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, scenario TEXT, point INTEGER,"
-  " point_label TEXT, seed INTEGER, dlsim_version TEXT, protocol_version TEXT, started_at TEXT,"
-  " wall_seconds REAL, sim_end_s REAL, outcome TEXT, file TEXT, mode TEXT DEFAULT 'sim');"
-  "CREATE TABLE IF NOT EXISTS params (run_id INTEGER, key TEXT, value TEXT);"
-  "CREATE TABLE IF NOT EXISTS peers (run_id INTEGER, peer TEXT, joined_s REAL, left_s REAL,"
-  " outcome TEXT, rounds INTEGER, speed REAL, synced INTEGER, retries_received INTEGER,"
-  " fails_received INTEGER, accuracy REAL, loss REAL);"
-  "CREATE TABLE IF NOT EXISTS rounds (run_id INTEGER, round INTEGER, list_s REAL, start_s REAL,"
-  " end_s REAL, participants INTEGER, retries INTEGER, excluded INTEGER);"
-  /* clustered by (run_id, seq): rows arrive in key order, so inserting is
-   * an append and a run's events are one range, with no extra index */
-  "CREATE TABLE IF NOT EXISTS events (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT,"
-  " round INTEGER, other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER,"
-  " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
-  "CREATE TABLE IF NOT EXISTS metrics (run_id INTEGER, t_s REAL, round INTEGER, peer TEXT, name TEXT,"
-  " value REAL);"
-  "CREATE TABLE IF NOT EXISTS traffic (run_id INTEGER, type TEXT, messages INTEGER, bytes INTEGER);"
-  "CREATE TABLE IF NOT EXISTS summary (run_id INTEGER, key TEXT, value TEXT);"
-  "CREATE TABLE IF NOT EXISTS expectations (run_id INTEGER, key TEXT, expected TEXT, actual TEXT,"
-  " passed INTEGER);"
-  /* a testbed node's own records (`dlsim node -o`), merged by `dlsim merge` */
-  /* properties broken while the run executed (sim-props.h) */
-  "CREATE TABLE IF NOT EXISTS violations (run_id INTEGER, t_s REAL, property TEXT, node TEXT,"
-  " explanation TEXT);"
-  "CREATE TABLE IF NOT EXISTS node_records (run_id INTEGER, seq INTEGER, line TEXT,"
-  " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
-
-  "CREATE INDEX IF NOT EXISTS metrics_run ON metrics (run_id, name, round);"
-  "CREATE INDEX IF NOT EXISTS params_run ON params (run_id, key);"
-  "CREATE INDEX IF NOT EXISTS summary_run ON summary (run_id, key);"
-  "CREATE INDEX IF NOT EXISTS peers_run ON peers (run_id);"
-  "CREATE INDEX IF NOT EXISTS rounds_run ON rounds (run_id, round);";
-
-static const char *const tables[] = {
-  "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations",
-  "violations", "node_records", NULL
-};
-
-static gboolean
-exec (ResDb *db, const char *sql, GError **error)
-{
-  char *msg = NULL;
-  if (sqlite3_exec (db->db, sql, NULL, NULL, &msg) != SQLITE_OK)
-    {
-      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, msg ? msg : "?");
-      sqlite3_free (msg);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-ResDb *
-res_db_open (const char *path, GError **error)
-{
-  ResDb *db = g_new0 (ResDb, 1);
-  db->path = g_strdup (path);
-  /* one connection per process, used by one thread: no SQLite mutexes */
-  if (sqlite3_open_v2 (path, &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                       NULL) != SQLITE_OK)
-    {
-      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path, sqlite3_errmsg (db->db));
-      res_db_close (db);
-      return NULL;
-    }
-  sqlite3_busy_timeout (db->db, 60000);
-  sqlite3_stmt *st = NULL;
-  int version = 0;
-  if (sqlite3_prepare_v2 (db->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-    {
-      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: not a results database: %s", path,
-                   sqlite3_errmsg (db->db));
-      res_db_close (db);
-      return NULL;
-    }
-  if (sqlite3_step (st) == SQLITE_ROW)
-    version = sqlite3_column_int (st, 0);
-  sqlite3_finalize (st);
-  if (version == 1)
-    {
-      /* version 1 had no runs.mode: every run in it was simulated */
-      if (!exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
-        {
-          res_db_close (db);
-          return NULL;
-        }
-      version = 2;
-    }
-  if (version == 2)
-    version = 3;   /* 3 adds the node_records table, created below */
-  if (version != 0 && version != RES_SCHEMA_VERSION)
-    {
-      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
-                   "%s: results schema version %d, this dlsim writes version %d", path, version,
-                   RES_SCHEMA_VERSION);
-      res_db_close (db);
-      return NULL;
-    }
-  g_autofree char *pragma = g_strdup_printf ("PRAGMA user_version = %d;", RES_SCHEMA_VERSION);
-  if (!exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;"
-                 " PRAGMA temp_store = MEMORY;", error)
-      || !exec (db, schema, error) || !exec (db, pragma, error))
-    {
-      res_db_close (db);
-      return NULL;
-    }
-  return db;
-}
-
-void
-res_db_close (ResDb *db)
-{
-  if (!db)
-    return;
-  if (db->db)
-    sqlite3_close (db->db);
-  g_free (db->path);
-  g_free (db);
-}
-
-sqlite3 *
-res_db_handle (ResDb *db)
-{
-  return db->db;
-}
-
-gint64
-res_db_max_run_id (ResDb *db)
-{
-  sqlite3_stmt *st = NULL;
-  gint64 id = 0;
-  if (sqlite3_prepare_v2 (db->db, "SELECT COALESCE(MAX(run_id), 0) FROM runs", -1, &st, NULL) == SQLITE_OK
-      && sqlite3_step (st) == SQLITE_ROW)
-    id = sqlite3_column_int64 (st, 0);
-  sqlite3_finalize (st);
-  return id;
-}
-
-const char *const *
-res_db_table_names (void)
-{
-  return tables;
-}
-
-gboolean
-res_db_delete_run (ResDb *db, gint64 run_id, GError **error)
-{
-  for (int i = 0; tables[i]; i++)
-    {
-      g_autofree char *sql = g_strdup_printf ("DELETE FROM %s WHERE run_id = %" G_GINT64_FORMAT, tables[i], run_id);
-      if (!exec (db, sql, error))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
-res_db_merge (ResDb *db, const char *other, GError **error)
-{
-  char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
-  gboolean attached = exec (db, q, error);
-  sqlite3_free (q);
-  if (!attached)
-    return FALSE;
-  gboolean ok = exec (db, "BEGIN", error);
-  for (guint i = 0; ok && tables[i]; i++)
-    {
-      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s", tables[i], tables[i]);
-      ok = exec (db, ins, error);
-    }
-  ok = ok && exec (db, "COMMIT", error);
-  if (!ok)
-    exec (db, "ROLLBACK", NULL);
-  exec (db, "DETACH DATABASE w", NULL);
-  return ok;
-}
-
 /* ---------------------------------------------------------------- runs */
 
 /* An event row waiting for the next multi-row INSERT.  Strings that come
  * from static tables (kind, state, message names) are kept as pointers. */
-typedef struct {
-  gint64 seq;
-  double t_s;
-  char node[24];
-  const char *kind;
-  int round;           /* -1: NULL */
-  char other[24];
-  char detail[PROTO_OBS_DETAIL_LEN];
-  const char *state;
-  const char *msg;
-  gint64 value;        /* -1: NULL */
-  gboolean kind_owned; /* kind points into detail2 */
-  char kind_buf[32];
-} EventRow;
-
-#define EVENT_BATCH 64
-
-/* A blocking FIFO on a pthread mutex and condition variable (rather than
- * GAsyncQueue, whose futex-based locking ThreadSanitizer cannot follow). */
-typedef struct {
-  pthread_mutex_t lock;
-  pthread_cond_t ready;
-  GQueue items;
-} WQueue;
-
-static void
-wq_init (WQueue *q)
-{
-  pthread_mutex_init (&q->lock, NULL);
-  pthread_cond_init (&q->ready, NULL);
-  g_queue_init (&q->items);
-}
-
-static void
-wq_clear (WQueue *q, GDestroyNotify free_item)
-{
-  g_queue_clear_full (&q->items, free_item);
-  pthread_cond_destroy (&q->ready);
-  pthread_mutex_destroy (&q->lock);
-}
-
-static void
-wq_push (WQueue *q, gpointer item)
-{
-  pthread_mutex_lock (&q->lock);
-  g_queue_push_tail (&q->items, item);
-  pthread_cond_signal (&q->ready);
-  pthread_mutex_unlock (&q->lock);
-}
-
-static gpointer
-wq_pop (WQueue *q)
-{
-  pthread_mutex_lock (&q->lock);
-  while (g_queue_is_empty (&q->items))
-    pthread_cond_wait (&q->ready, &q->lock);
-  gpointer item = g_queue_pop_head (&q->items);
-  pthread_mutex_unlock (&q->lock);
-  return item;
-}
-
-static gpointer
-wq_try_pop (WQueue *q)
-{
-  pthread_mutex_lock (&q->lock);
-  gpointer item = g_queue_pop_head (&q->items);
-  pthread_mutex_unlock (&q->lock);
-  return item;
-}
-
-/* What the simulation hands the writer thread. */
-typedef enum { ITEM_EVENTS, ITEM_METRIC, ITEM_SYNC, ITEM_STOP } ItemKind;
-
-typedef struct {
-  ItemKind kind;
-  guint n;                    /* ITEM_EVENTS: rows used */
-  EventRow rows[EVENT_BATCH];
-  /* ITEM_METRIC */
-  double t_s;
-  int round;
-  char peer[24];
-  char name[32];
-  double value;
-} Item;
-
-typedef struct {
-  double list_s, start_s, end_s;
-  gint64 participants, retries, excluded;
-  gboolean seen;
-} RoundRow;
-
-struct ResRun {
-  ResDb *db;
-  gint64 id;
-  SimWorld *world;
-  sqlite3_stmt *ins_event, *ins_metric;
-  sqlite3_stmt *ins_events_batch;   /* EVENT_BATCH rows per statement */
-  Item *cur;                        /* the batch being filled (simulation side) */
-  gint64 seq;                       /* events.seq of the last row */
-  WQueue to_writer;                 /* Item* for the writer thread */
-  WQueue free_items;                /* Item* to reuse */
-  WQueue acks;                      /* the writer's answers to ITEM_SYNC */
-  pthread_t writer;
-  gboolean writer_running;
-  guint pending;          /* rows since the last commit */
-  GArray *rounds;         /* RoundRow, index = round (0-based) */
-  guint64 traffic_msgs[PROTO_MSG_N_TYPES];
-  guint64 traffic_bytes[PROTO_MSG_N_TYPES];
-  const SimPoint *point;
-  gboolean no_events;
-  const SimPeerResult *peers;   /* without a world: [1..n_peers] */
-  guint n_peers;
-  ResViolations *violations;
-};
-
 void
 res_run_set_events (ResRun *run, gboolean events)
 {
@@ -339,161 +44,6 @@ node_name (char buf[24], ProtoNodeId id)
       for (int i = 0; i < n; i++)
         buf[1 + i] = tmp[n - 1 - i];
       buf[1 + n] = '\0';
-    }
-}
-
-static void
-bind_row (sqlite3_stmt *st, int base, gint64 run_id, const EventRow *e)
-{
-  sqlite3_bind_int64 (st, base + 1, run_id);
-  sqlite3_bind_int64 (st, base + 2, e->seq);
-  base++;
-  sqlite3_bind_double (st, base + 2, e->t_s);
-  if (e->node[0])
-    sqlite3_bind_text (st, base + 3, e->node, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 3);
-  sqlite3_bind_text (st, base + 4, e->kind_owned ? e->kind_buf : e->kind, -1, SQLITE_STATIC);
-  if (e->round >= 0)
-    sqlite3_bind_int (st, base + 5, e->round);
-  else
-    sqlite3_bind_null (st, base + 5);
-  if (e->other[0])
-    sqlite3_bind_text (st, base + 6, e->other, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 6);
-  if (e->detail[0])
-    sqlite3_bind_text (st, base + 7, e->detail, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 7);
-  if (e->state && *e->state)
-    sqlite3_bind_text (st, base + 8, e->state, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 8);
-  if (e->msg)
-    sqlite3_bind_text (st, base + 9, e->msg, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 9);
-  if (e->value >= 0)
-    sqlite3_bind_int64 (st, base + 10, e->value);
-  else
-    sqlite3_bind_null (st, base + 10);
-}
-
-/* Writer thread: the only user of the connection while a run records. */
-static void
-write_events (ResRun *r, Item *it)
-{
-  if (it->n == EVENT_BATCH)
-    {
-      for (guint i = 0; i < EVENT_BATCH; i++)
-        bind_row (r->ins_events_batch, (int) i * 11, r->id, &it->rows[i]);
-      sqlite3_step (r->ins_events_batch);
-      sqlite3_reset (r->ins_events_batch);
-    }
-  else
-    for (guint i = 0; i < it->n; i++)
-      {
-        bind_row (r->ins_event, 0, r->id, &it->rows[i]);
-        sqlite3_step (r->ins_event);
-        sqlite3_reset (r->ins_event);
-      }
-}
-
-static void
-write_metric (ResRun *r, Item *it)
-{
-  sqlite3_stmt *st = r->ins_metric;
-  sqlite3_bind_int64 (st, 1, r->id);
-  sqlite3_bind_double (st, 2, it->t_s);
-  sqlite3_bind_int (st, 3, it->round);
-  if (it->peer[0])
-    sqlite3_bind_text (st, 4, it->peer, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, 4);
-  sqlite3_bind_text (st, 5, it->name, -1, SQLITE_STATIC);
-  if (isnan (it->value))
-    sqlite3_bind_null (st, 6);
-  else
-    sqlite3_bind_double (st, 6, it->value);
-  sqlite3_step (st);
-  sqlite3_reset (st);
-}
-
-static gpointer
-writer_main (gpointer data)
-{
-  ResRun *r = data;
-  guint pending = 0;
-  for (;;)
-    {
-      Item *it = wq_pop (&r->to_writer);
-      switch (it->kind)
-        {
-        case ITEM_EVENTS:
-          write_events (r, it);
-          pending += it->n;
-          break;
-        case ITEM_METRIC:
-          write_metric (r, it);
-          pending++;
-          break;
-        case ITEM_SYNC:
-        case ITEM_STOP:
-          {
-            gboolean stop = it->kind == ITEM_STOP;
-            wq_push (&r->acks, it);
-            if (stop)
-              return NULL;
-            continue;
-          }
-        }
-      /* batched transactions */
-      if (pending >= 20000)
-        {
-          sqlite3_exec (r->db->db, "COMMIT; BEGIN", NULL, NULL, NULL);
-          pending = 0;
-        }
-      it->n = 0;
-      wq_push (&r->free_items, it);
-    }
-}
-
-static Item *
-take_item (ResRun *r, ItemKind kind)
-{
-  Item *it = wq_try_pop (&r->free_items);
-  if (!it)
-    it = g_new (Item, 1);
-  it->kind = kind;
-  it->n = 0;
-  return it;
-}
-
-/* Hands the batch being filled to the writer. */
-static void
-flush_events (ResRun *r)
-{
-  if (r->cur && r->cur->n > 0)
-    {
-      wq_push (&r->to_writer, r->cur);
-      r->cur = NULL;
-    }
-}
-
-/* Waits until the writer has written everything handed to it; the calling
- * thread may then use the connection (the writer waits for the next item). */
-static void
-sync_writer (ResRun *r, gboolean stop)
-{
-  flush_events (r);
-  wq_push (&r->to_writer, take_item (r, stop ? ITEM_STOP : ITEM_SYNC));
-  Item *ack = wq_pop (&r->acks);
-  g_free (ack);
-  if (stop)
-    {
-      pthread_join (r->writer, NULL);
-      r->writer_running = FALSE;
     }
 }
 
@@ -727,7 +277,7 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
 {
   if (run_id <= 0)
     run_id = res_db_max_run_id (db) + 1;
-  if (!exec (db, "BEGIN", error))
+  if (!res_db_exec (db, "BEGIN", error))
     return NULL;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db->db,
@@ -776,9 +326,9 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
       sqlite3_finalize (st);
     }
   /* the runs row is committed before the run starts */
-  if (!ok || !exec (db, "COMMIT; BEGIN", error))
+  if (!ok || !res_db_exec (db, "COMMIT; BEGIN", error))
     {
-      exec (db, "ROLLBACK", NULL);
+      res_db_exec (db, "ROLLBACK", NULL);
       return NULL;
     }
   ResRun *r = g_new0 (ResRun, 1);
@@ -832,7 +382,7 @@ res_run_abort (ResRun *r, const char *outcome)
       sqlite3_step (st);
       sqlite3_finalize (st);
     }
-  exec (r->db, "COMMIT", NULL);
+  res_db_exec (r->db, "COMMIT", NULL);
   run_free (r);
 }
 
@@ -1024,9 +574,9 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   sqlite3_bind_int64 (st, 4, r->id);
   ok = ok && step_done (db, st, error);
   sqlite3_finalize (st);
-  ok = ok && exec (db, "COMMIT", error);
+  ok = ok && res_db_exec (db, "COMMIT", error);
   if (!ok)
-    exec (db, "ROLLBACK", NULL);
+    res_db_exec (db, "ROLLBACK", NULL);
   run_free (r);
   return ok;
 }

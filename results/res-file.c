@@ -1,0 +1,191 @@
+/* res-file.c — the results database file: the schema and its upgrades,
+ * opening and closing, the list of tables, deleting and merging runs
+ * (res-db.h). */
+#include "config.h"
+
+#include "results/res-db.h"
+#include "results/res-db-private.h"
+
+#include <sqlite3.h>
+#include <string.h>
+
+G_DEFINE_QUARK (res-error-quark, res_error)
+
+
+static const char schema[] =
+  "CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, scenario TEXT, point INTEGER,"
+  " point_label TEXT, seed INTEGER, dlsim_version TEXT, protocol_version TEXT, started_at TEXT,"
+  " wall_seconds REAL, sim_end_s REAL, outcome TEXT, file TEXT, mode TEXT DEFAULT 'sim');"
+  "CREATE TABLE IF NOT EXISTS params (run_id INTEGER, key TEXT, value TEXT);"
+  "CREATE TABLE IF NOT EXISTS peers (run_id INTEGER, peer TEXT, joined_s REAL, left_s REAL,"
+  " outcome TEXT, rounds INTEGER, speed REAL, synced INTEGER, retries_received INTEGER,"
+  " fails_received INTEGER, accuracy REAL, loss REAL);"
+  "CREATE TABLE IF NOT EXISTS rounds (run_id INTEGER, round INTEGER, list_s REAL, start_s REAL,"
+  " end_s REAL, participants INTEGER, retries INTEGER, excluded INTEGER);"
+  /* clustered by (run_id, seq): rows arrive in key order, so inserting is
+   * an append and a run's events are one range, with no extra index */
+  "CREATE TABLE IF NOT EXISTS events (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT,"
+  " round INTEGER, other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER,"
+  " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+  "CREATE TABLE IF NOT EXISTS metrics (run_id INTEGER, t_s REAL, round INTEGER, peer TEXT, name TEXT,"
+  " value REAL);"
+  "CREATE TABLE IF NOT EXISTS traffic (run_id INTEGER, type TEXT, messages INTEGER, bytes INTEGER);"
+  "CREATE TABLE IF NOT EXISTS summary (run_id INTEGER, key TEXT, value TEXT);"
+  "CREATE TABLE IF NOT EXISTS expectations (run_id INTEGER, key TEXT, expected TEXT, actual TEXT,"
+  " passed INTEGER);"
+  /* a testbed node's own records (`dlsim node -o`), merged by `dlsim merge` */
+  /* properties broken while the run executed (sim-props.h) */
+  "CREATE TABLE IF NOT EXISTS violations (run_id INTEGER, t_s REAL, property TEXT, node TEXT,"
+  " explanation TEXT);"
+  "CREATE TABLE IF NOT EXISTS node_records (run_id INTEGER, seq INTEGER, line TEXT,"
+  " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+
+  "CREATE INDEX IF NOT EXISTS metrics_run ON metrics (run_id, name, round);"
+  "CREATE INDEX IF NOT EXISTS params_run ON params (run_id, key);"
+  "CREATE INDEX IF NOT EXISTS summary_run ON summary (run_id, key);"
+  "CREATE INDEX IF NOT EXISTS peers_run ON peers (run_id);"
+  "CREATE INDEX IF NOT EXISTS rounds_run ON rounds (run_id, round);";
+
+static const char *const tables[] = {
+  "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations",
+  "violations", "node_records", NULL
+};
+
+gboolean
+res_db_exec (ResDb *db, const char *sql, GError **error)
+{
+  char *msg = NULL;
+  if (sqlite3_exec (db->db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, msg ? msg : "?");
+      sqlite3_free (msg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+ResDb *
+res_db_open (const char *path, GError **error)
+{
+  ResDb *db = g_new0 (ResDb, 1);
+  db->path = g_strdup (path);
+  /* one connection per process, used by one thread: no SQLite mutexes */
+  if (sqlite3_open_v2 (path, &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                       NULL) != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path, sqlite3_errmsg (db->db));
+      res_db_close (db);
+      return NULL;
+    }
+  sqlite3_busy_timeout (db->db, 60000);
+  sqlite3_stmt *st = NULL;
+  int version = 0;
+  if (sqlite3_prepare_v2 (db->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: not a results database: %s", path,
+                   sqlite3_errmsg (db->db));
+      res_db_close (db);
+      return NULL;
+    }
+  if (sqlite3_step (st) == SQLITE_ROW)
+    version = sqlite3_column_int (st, 0);
+  sqlite3_finalize (st);
+  if (version == 1)
+    {
+      /* version 1 had no runs.mode: every run in it was simulated */
+      if (!res_db_exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
+        {
+          res_db_close (db);
+          return NULL;
+        }
+      version = 2;
+    }
+  if (version == 2)
+    version = 3;   /* 3 adds the node_records table, created below */
+  if (version != 0 && version != RES_SCHEMA_VERSION)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
+                   "%s: results schema version %d, this dlsim writes version %d", path, version,
+                   RES_SCHEMA_VERSION);
+      res_db_close (db);
+      return NULL;
+    }
+  g_autofree char *pragma = g_strdup_printf ("PRAGMA user_version = %d;", RES_SCHEMA_VERSION);
+  if (!res_db_exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;"
+                 " PRAGMA temp_store = MEMORY;", error)
+      || !res_db_exec (db, schema, error) || !res_db_exec (db, pragma, error))
+    {
+      res_db_close (db);
+      return NULL;
+    }
+  return db;
+}
+
+void
+res_db_close (ResDb *db)
+{
+  if (!db)
+    return;
+  if (db->db)
+    sqlite3_close (db->db);
+  g_free (db->path);
+  g_free (db);
+}
+
+sqlite3 *
+res_db_handle (ResDb *db)
+{
+  return db->db;
+}
+
+gint64
+res_db_max_run_id (ResDb *db)
+{
+  sqlite3_stmt *st = NULL;
+  gint64 id = 0;
+  if (sqlite3_prepare_v2 (db->db, "SELECT COALESCE(MAX(run_id), 0) FROM runs", -1, &st, NULL) == SQLITE_OK
+      && sqlite3_step (st) == SQLITE_ROW)
+    id = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  return id;
+}
+
+const char *const *
+res_db_table_names (void)
+{
+  return tables;
+}
+
+gboolean
+res_db_delete_run (ResDb *db, gint64 run_id, GError **error)
+{
+  for (int i = 0; tables[i]; i++)
+    {
+      g_autofree char *sql = g_strdup_printf ("DELETE FROM %s WHERE run_id = %" G_GINT64_FORMAT, tables[i], run_id);
+      if (!res_db_exec (db, sql, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+res_db_merge (ResDb *db, const char *other, GError **error)
+{
+  char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
+  gboolean attached = res_db_exec (db, q, error);
+  sqlite3_free (q);
+  if (!attached)
+    return FALSE;
+  gboolean ok = res_db_exec (db, "BEGIN", error);
+  for (guint i = 0; ok && tables[i]; i++)
+    {
+      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s", tables[i], tables[i]);
+      ok = res_db_exec (db, ins, error);
+    }
+  ok = ok && res_db_exec (db, "COMMIT", error);
+  if (!ok)
+    res_db_exec (db, "ROLLBACK", NULL);
+  res_db_exec (db, "DETACH DATABASE w", NULL);
+  return ok;
+}
+

@@ -1,0 +1,93 @@
+/* res-run-private.h — a run's recording state, shared by res-db.c (the
+ * recorder and the rows) and res-writer.c (the writer thread). */
+#pragma once
+
+#include "results/res-db-private.h"
+#include "results/res-violations.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+typedef struct {
+  gint64 seq;
+  double t_s;
+  char node[24];
+  const char *kind;
+  int round;           /* -1: NULL */
+  char other[24];
+  char detail[PROTO_OBS_DETAIL_LEN];
+  const char *state;
+  const char *msg;
+  gint64 value;        /* -1: NULL */
+  gboolean kind_owned; /* kind points into detail2 */
+  char kind_buf[32];
+} EventRow;
+
+#define EVENT_BATCH 64
+
+/* A blocking FIFO on a pthread mutex and condition variable (rather than
+ * GAsyncQueue, whose futex-based locking ThreadSanitizer cannot follow). */
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t ready;
+  GQueue items;
+} WQueue;
+
+typedef enum { ITEM_EVENTS, ITEM_METRIC, ITEM_SYNC, ITEM_STOP } ItemKind;
+
+typedef struct {
+  ItemKind kind;
+  guint n;                    /* ITEM_EVENTS: rows used */
+  EventRow rows[EVENT_BATCH];
+  /* ITEM_METRIC */
+  double t_s;
+  int round;
+  char peer[24];
+  char name[32];
+  double value;
+} Item;
+
+typedef struct {
+  double list_s, start_s, end_s;
+  gint64 participants, retries, excluded;
+  gboolean seen;
+} RoundRow;
+
+struct ResRun {
+  ResDb *db;
+  gint64 id;
+  SimWorld *world;
+  sqlite3_stmt *ins_event, *ins_metric;
+  sqlite3_stmt *ins_events_batch;   /* EVENT_BATCH rows per statement */
+  Item *cur;                        /* the batch being filled (simulation side) */
+  gint64 seq;                       /* events.seq of the last row */
+  WQueue to_writer;                 /* Item* for the writer thread */
+  WQueue free_items;                /* Item* to reuse */
+  WQueue acks;                      /* the writer's answers to ITEM_SYNC */
+  pthread_t writer;
+  gboolean writer_running;
+  guint pending;          /* rows since the last commit */
+  GArray *rounds;         /* RoundRow, index = round (0-based) */
+  guint64 traffic_msgs[PROTO_MSG_N_TYPES];
+  guint64 traffic_bytes[PROTO_MSG_N_TYPES];
+  const SimPoint *point;
+  gboolean no_events;
+  const SimPeerResult *peers;   /* without a world: [1..n_peers] */
+  guint n_peers;
+  ResViolations *violations;
+};
+
+
+void wq_init (WQueue *q);
+void wq_clear (WQueue *q, GDestroyNotify free_item);
+void wq_push (WQueue *q, gpointer item);
+gpointer wq_pop (WQueue *q);
+gpointer wq_try_pop (WQueue *q);
+/* the writer thread's loop */
+gpointer writer_main (gpointer data);
+/* an item to fill and hand to the writer */
+Item *take_item (ResRun *r, ItemKind kind);
+/* hands the events batch being filled to the writer */
+void flush_events (ResRun *r);
+/* waits until the writer is idle (and stops it with stop) */
+void sync_writer (ResRun *r, gboolean stop);
