@@ -68,17 +68,9 @@ file_name (const char *signature)
 static gboolean
 record_run (const char *path, char **sets, GPtrArray *plan, guint64 seed, ResDb *db, GError **error)
 {
-  g_autoptr (GPtrArray) over = g_ptr_array_new ();
-  for (char **s = sets; s && *s; s++)
-    g_ptr_array_add (over, *s);
-  for (guint i = 0; i < plan->len; i++)
-    g_ptr_array_add (over, plan->pdata[i]);
-  g_ptr_array_add (over, NULL);
-  g_autoptr (SimScenario) s = sim_scenario_load (path, (const char *const *) over->pdata, error);
-  if (!s)
-    return FALSE;
   SimBuilt built;
-  if (!sim_scenario_build (s, s->points->pdata[0], seed, &built, error))
+  g_autoptr (SimScenario) s = explore_build (path, sets, plan, seed, &built, error);
+  if (!s)
     return FALSE;
   ResRun *run = res_run_begin (db, 0, s, s->points->pdata[0], seed, error);
   if (!run)

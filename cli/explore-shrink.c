@@ -70,9 +70,8 @@ signature_of (const Obs *o)
   return g_strdup (o->first_property);
 }
 
-/* Runs the base file with the plan; *sig: the failure's signature or NULL. */
-gboolean
-run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, char **sig, GError **error)
+SimScenario *
+explore_build (const char *path, char **sets, GPtrArray *plan, guint64 seed, SimBuilt *built, GError **error)
 {
   g_autoptr (GPtrArray) over = g_ptr_array_new ();
   for (char **s = sets; s && *s; s++)
@@ -80,11 +79,19 @@ run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, 
   for (guint i = 0; i < plan->len; i++)
     g_ptr_array_add (over, plan->pdata[i]);
   g_ptr_array_add (over, NULL);
-  g_autoptr (SimScenario) s = sim_scenario_load (path, (const char *const *) over->pdata, error);
-  if (!s)
-    return FALSE;
+  SimScenario *s = sim_scenario_load (path, (const char *const *) over->pdata, error);
+  if (s && !sim_scenario_build (s, s->points->pdata[0], seed, built, error))
+    g_clear_pointer (&s, sim_scenario_free);
+  return s;
+}
+
+/* Runs the base file with the plan; *sig: the failure's signature or NULL. */
+gboolean
+run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, char **sig, GError **error)
+{
   SimBuilt built;
-  if (!sim_scenario_build (s, s->points->pdata[0], seed, &built, error))
+  g_autoptr (SimScenario) s = explore_build (path, sets, plan, seed, &built, error);
+  if (!s)
     return FALSE;
   SimRecorder rec = { obs_observation, obs_fact, NULL, NULL, o, obs_violation };
   SimWorld *w = sim_world_new (&built.cfg, &rec, error);
