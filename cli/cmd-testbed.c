@@ -15,8 +15,8 @@
  * Supported: the protocol, training, model, data, peers (count, speed,
  * stragglers) and compute sections; timeline join, leave, crash, drop,
  * delay, slow and link-fail (at a time or at `round N`), and with --netem
- * partition and heal.  Refused with an error naming the key: churn
- * arrivals, traces, NAT, connect_failure, link-down, link-slow.  Network conditions: without --netem, loopback only (latency,
+ * partition and heal; [churn] traces.  Refused with an error naming the
+ * key: churn arrivals, NAT, connect_failure, link-down, link-slow.  Network conditions: without --netem, loopback only (latency,
  * bandwidth and link setup not applied); with --netem (root), a network
  * namespace per peer (cli/tb-netns.c) with the bandwidth shaped by tc tbf,
  * and the latency and link setup added by the sending process, since this
@@ -425,6 +425,21 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
       joins[id].a = id;
       tb_schedule (&tb, &joins[id], 0);
     }
+  /* an availability trace ([churn] trace): its joins and graceful leaves at
+   * their times, as sim-churn.c schedules them */
+  guint n_trace = built.cfg.trace ? built.cfg.trace->len : 0;
+  SimAction *trace = g_new0 (SimAction, 2 * n_trace + 1);
+  for (guint i = 0; i < n_trace; i++)
+    {
+      const SimTraceEntry *t = &g_array_index (built.cfg.trace, SimTraceEntry, i);
+      trace[2 * i] = (SimAction) { .kind = SIM_ACT_JOIN, .a = t->peer };
+      tb_schedule (&tb, &trace[2 * i], t->join);
+      if (t->leave != DL_TIME_NEVER)
+        {
+          trace[2 * i + 1] = (SimAction) { .kind = SIM_ACT_LEAVE, .a = t->peer };
+          tb_schedule (&tb, &trace[2 * i + 1], t->leave);
+        }
+    }
   guint w = g_timeout_add (100, on_watch, &tb);
   guint sig = g_unix_signal_add (SIGINT, on_sigint, &tb);
   guint sig2 = g_unix_signal_add (SIGTERM, on_sigint, &tb);
@@ -469,6 +484,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   tb_netns_free (tb.net);
   g_main_loop_unref (tb.loop);
   g_free (joins);
+  g_free (trace);
   sim_built_clear (&built);
   return rc;
 }
@@ -534,7 +550,7 @@ cli_cmd_testbed (int argc, char **argv)
     "The coordinator runs in this process, each peer in a `dlsim node peer` process,\n"
     "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
     "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
-    "at a time or at `round N`.  Refused with an error: churn arrivals, traces, NAT,\n"
+    "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
     "connect_failure, link-down, link-slow; partition and heal need --netem.\n"
     "Network: without --netem, loopback, and [network] latency, bandwidth and link\n"
     "setup are not applied.  With --netem (root): a network namespace per peer on a\n"

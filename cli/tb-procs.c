@@ -295,8 +295,6 @@ tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **erro
   const char *bad = NULL;
   if (c->arrival_rate_per_s > 0)
     bad = "[churn] arrival_rate";
-  else if (c->trace)
-    bad = "[churn] trace";
   else if (c->nat_symmetric_share > 0)
     bad = "[peers] nat";
   else if (c->connect_failure > 0)

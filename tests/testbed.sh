@@ -162,4 +162,27 @@ kill -KILL $cpid; wait $cpid 2>/dev/null
 for i in $(seq 1 30); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
 pgrep -f "$DLSIM node peer" >/dev/null && ko "peers outlived their crashed coordinator" || ok "peers exit after a coordinator crash"
 
+# 11. an availability trace: its joins and leaves happen at their times, and
+# the discrete facts agree with the simulator's (short timeouts: p4 joins
+# after the others finished and hangs, S20)
+printf 'peer,join,leave\np4,1.5,\np2,0,4\n' > "$tmp/avail.csv"
+cat > "$tmp/tr.ini" <<INI
+[scenario]
+name = tr
+[protocol]
+min_participants = 2
+peer_connection_timeout = 1s
+payload_timeout = 2s
+model_sync_timeout = 1s
+[training]
+rounds = 4
+[peers]
+count = 2
+[churn]
+trace = $tmp/avail.csv
+INI
+"$DLSIM" run "$tmp/tr.ini" -o "$tmp/trs.db" -q >/dev/null 2>&1
+expect 0 "PASS .*tr.ini seed 1: stalled" -- "$DLSIM" testbed "$tmp/tr.ini" -o "$tmp/trt.db"
+expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/trs.db" "$tmp/trt.db"
+
 finish
