@@ -324,12 +324,6 @@ cli_cmd_explore (int argc, char **argv)
         printf ("      %s\n", (char *) min->pdata[k]);
       if (!found)
         continue;
-      /* the counts of the shrunk plan's run, which the file pins */
-      g_autoptr (GHashTable) sc = g_hash_table_new (g_direct_hash, g_direct_equal);
-      Obs m;
-      obs_init (&m, sc, sc, sc);
-      g_autofree char *msig = NULL;
-      run_plan (path, bsets, min, sd, &m, &msig, NULL);
       g_autofree char *stem = g_path_get_basename (path);
       char *dot = strrchr (stem, '.');
       if (dot)
@@ -338,22 +332,13 @@ cli_cmd_explore (int argc, char **argv)
       g_autofree char *sname = g_strdup_printf ("%s-%s", stem, base_name);
       g_autofree char *fname = g_strdup_printf ("%s/%s.ini", found, sname);
       g_autofree char *origin = g_strdup_printf ("dlsim explore %s", path);
-      g_autofree char *text = scenario_text (path, origin, sname, min, m.counts, f->signature, sd, f->seeds->len,
-                                             f->plan->len, m.first_explanation ? m.first_explanation : f->explanation);
-      obs_clear (&m);
-      if (!g_file_set_contents (fname, text, -1, &error))
+      gboolean ok = FALSE;
+      if (!explore_write_found (path, bsets, min, sd, f->signature, origin, sname, f->seeds->len, f->plan->len,
+                                fname, &ok, &error))
         {
           cli_error ("explore", "%s", error->message);
           return CLI_EXIT_FAILURE;
         }
-      /* it must reproduce on its own, at the seed it was found with */
-      g_autoptr (GHashTable) scratch = g_hash_table_new (g_direct_hash, g_direct_equal);
-      Obs o;
-      obs_init (&o, scratch, scratch, scratch);
-      g_autofree char *sig = NULL;
-      g_autoptr (GPtrArray) none = g_ptr_array_new ();
-      gboolean ok = run_plan (fname, NULL, none, sd, &o, &sig, &error) && g_strcmp0 (sig, f->signature) == 0;
-      obs_clear (&o);
       printf ("    -> %s: %s\n", fname, ok ? "reproduces" : "DOES NOT reproduce");
       if (!ok)
         rc = CLI_EXIT_FAILURE;

@@ -311,6 +311,40 @@ scenario_text (const char *path, const char *origin, const char *name, GPtrArray
   return g_string_free (o, FALSE);
 }
 
+/* Writes the shrunk failure as a scenario file: the base's text with the
+ * base overrides (sets) and the shrunk plan, an [expect] that pins the
+ * violations counted on that plan's run, then runs the file on its own.
+ * FALSE with error if it cannot be written; *reproduces: the file's run has
+ * the same signature. */
+gboolean
+explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed, const char *sig,
+                     const char *origin, const char *name, guint found_in, guint shrunk_from, const char *fname,
+                     gboolean *reproduces, GError **error)
+{
+  g_autoptr (GHashTable) sc = g_hash_table_new (g_direct_hash, g_direct_equal);
+  Obs m;
+  obs_init (&m, sc, sc, sc);
+  g_autofree char *msig = NULL;
+  run_plan (base, sets, min, seed, &m, &msig, NULL);
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  for (char **s = sets; s && *s; s++)
+    g_ptr_array_add (all, *s);
+  for (guint i = 0; i < min->len; i++)
+    g_ptr_array_add (all, min->pdata[i]);
+  g_autofree char *text = scenario_text (base, origin, name, all, m.counts, sig, seed, found_in, shrunk_from,
+                                         m.first_explanation ? m.first_explanation : "?");
+  obs_clear (&m);
+  if (!g_file_set_contents (fname, text, -1, error))
+    return FALSE;
+  Obs v;
+  obs_init (&v, sc, sc, sc);
+  g_autofree char *vsig = NULL;
+  g_autoptr (GPtrArray) none = g_ptr_array_new ();
+  *reproduces = run_plan (fname, NULL, none, seed, &v, &vsig, NULL) && g_strcmp0 (vsig, sig) == 0;
+  obs_clear (&v);
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------- dlsim shrink */
 
 /* Shrinks the failing run whose scenario (without its timeline) is in
@@ -345,29 +379,17 @@ shrink_run (const char *db, gint64 run, const char *out, const char *base, GPtrA
   obs_clear (&o);
   guint tries = 0;
   g_autoptr (GPtrArray) min = ddmin (base, NULL, timeline, seed, sig, &tries);
-  Obs m;
-  obs_init (&m, sc, sc, sc);
-  g_autofree char *msig = NULL;
-  run_plan (base, NULL, min, seed, &m, &msig, NULL);
   g_autofree char *origin = g_strdup_printf ("dlsim shrink %s --run %" G_GINT64_FORMAT, db, run);
   g_autofree char *stem = g_path_get_basename (out);
   char *dot = strrchr (stem, '.');
   if (dot)
     *dot = '\0';
-  g_autofree char *shrunk = scenario_text (base, origin, stem, min, m.counts, sig, seed, 1, timeline->len,
-                                           m.first_explanation ? m.first_explanation : "?");
-  obs_clear (&m);
-  if (!g_file_set_contents (out, shrunk, -1, &error))
+  gboolean ok = FALSE;
+  if (!explore_write_found (base, NULL, min, seed, sig, origin, stem, 1, timeline->len, out, &ok, &error))
     {
       cli_error ("shrink", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }
-  Obs v;
-  obs_init (&v, sc, sc, sc);
-  g_autofree char *vsig = NULL;
-  g_autoptr (GPtrArray) none = g_ptr_array_new ();
-  gboolean ok = run_plan (out, NULL, none, seed, &v, &vsig, NULL) && g_strcmp0 (vsig, sig) == 0;
-  obs_clear (&v);
   printf ("%s: %s: %u timeline lines -> %u in %u runs; %s\n", out, sig, timeline->len, min->len, tries,
           ok ? "reproduces" : "DOES NOT reproduce");
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;

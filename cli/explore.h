@@ -58,4 +58,8 @@ void shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, 
 char *scenario_text (const char *path, const char *origin, const char *name, GPtrArray *plan, const guint *counts,
                      const char *signature, guint64 seed, guint found_in, guint shrunk_from, const char *explanation);
 
+gboolean explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed, const char *sig,
+                              const char *origin, const char *name, guint found_in, guint shrunk_from,
+                              const char *fname, gboolean *reproduces, GError **error);
+
 G_END_DECLS

@@ -33,6 +33,10 @@ nf=$(sed -n 's/.* \([0-9]*\) failing, .*/\1/p' "$out")
 [ "$(sqlite3 "$tmp/search.db" 'SELECT COUNT(*) FROM runs')" = "$nf" ] && ok "all failing runs recorded" || ko "recorded runs != $nf failing"
 [ "$(sqlite3 "$tmp/search.db" 'SELECT COUNT(DISTINCT run_id) FROM violations')" = "$nf" ] && ok "each with its violations" || ko "violations missing"
 expect 0 "reproduces" -- "$DLSIM" shrink "$tmp/search.db" --run 1 -o "$tmp/from-db.ini"
+# the base overrides (--version, --set) go into the written files too
+expect 0 "reproduces" -- "$DLSIM" explore "$base" --runs 100 --version disco-775 --found "$tmp/found775"
+grep -q "DOES NOT reproduce" "$out" && ko "a --version disco-775 file does not reproduce" || ok "775 files reproduce"
+[ "$(grep -L '^version = disco-775$' "$tmp/found775"/*.ini | wc -l)" -eq 0 ] && ok "version kept" || ko "a found file lost --version"
 expect 2 "--faults: unknown kind 'nope'" -- "$DLSIM" explore "$base" --runs 5 --faults crash,nope
 expect 0 "5 runs" -- "$DLSIM" explore "$base" --runs 5 --faults crash --no-shrink
 expect 2 "expected one scenario FILE" -- "$DLSIM" explore

@@ -34,3 +34,13 @@ finish () {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]
 }
+
+# rowdump DB: a digest of every run's rows (wall times left out), in any order
+rowdump () {
+  for t in runs params peers rounds events metrics traffic summary expectations violations; do
+    case $t in
+      runs) sqlite3 "$1" "SELECT run_id, scenario, point, point_label, seed, dlsim_version, protocol_version, sim_end_s, outcome, file, mode FROM runs" ;;
+      *) sqlite3 "$1" "SELECT * FROM $t" ;;
+    esac | sort
+  done | md5sum
+}

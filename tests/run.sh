@@ -230,14 +230,6 @@ expect 2 "belong to dlsim check" -- "$DLSIM" run "$tmp/ok.ini" --junit "$tmp/x.x
 # --shard K/N: shards merged give the unsharded run's rows (apart from wall
 # times); --resume finishes a partial or interrupted sweep the same way
 F=${DLSIM_SRCDIR:-.}/scenarios/examples/convergence-vs-churn.ini
-rowdump () {
-  for t in runs params peers rounds events metrics traffic summary expectations violations; do
-    case $t in
-      runs) sqlite3 "$1" "SELECT run_id, scenario, point, point_label, seed, dlsim_version, protocol_version, sim_end_s, outcome, file, mode FROM runs" ;;
-      *) sqlite3 "$1" "SELECT * FROM $t" ;;
-    esac | sort
-  done | md5sum
-}
 "$DLSIM" run "$F" -o "$tmp/full.db" -q >/dev/null 2>&1
 check "shard 0/2" "$DLSIM" run "$F" --shard 0/2 -o "$tmp/s0.db" -q
 check "shard 1/2" "$DLSIM" run "$F" --shard 1/2 -o "$tmp/s1.db" -q -j 2

@@ -62,14 +62,6 @@ slurmctld -i && slurmd
 for i in $(seq 1 50); do sinfo -h -o %T 2>/dev/null | grep -q idle && break; sleep 0.2; done
 sinfo -h -o %T | grep -q idle && ok "single-node Slurm up" || { ko "Slurm did not come up"; tail -5 "$d/slurmctld.log" "$d/slurmd.log"; finish; exit 1; }
 
-rowdump () {
-  for t in runs params peers rounds events metrics traffic summary expectations violations; do
-    case $t in
-      runs) sqlite3 "$1" "SELECT run_id, scenario, point, point_label, seed, dlsim_version, protocol_version, sim_end_s, outcome, file, mode FROM runs" ;;
-      *) sqlite3 "$1" "SELECT * FROM $t" ;;
-    esac | sort
-  done | md5sum
-}
 F=$(cd "$SRC" && pwd)/scenarios/examples/convergence-vs-churn.ini
 "$DLSIM" run "$F" -o "$tmp/full.db" -q >/dev/null 2>&1
 
