@@ -1,11 +1,12 @@
-/* sim-scenario.c — loading scenario files, expanding sweeps, building world
- * configurations (see sim-scenario.h).  One table lists every key with its
+/* sim-scenario.c — the key table, values, loading scenario files and
+ * expanding sweeps (see sim-scenario.h).  Building a world configuration is
+ * sim-build.c, the timeline sim-timeline.c, the expectations sim-expect.c.  One table lists every key with its
  * default and documentation; the loader, `params` rows and the user guide
  * all come from it. */
 #include "config.h"
 
 #include "sim/sim-scenario.h"
-#include "sim/sim-props.h"
+#include "sim/sim-scenario-private.h"
 #include "sim/sim-trace.h"
 #include "base/dl-units.h"
 
@@ -76,15 +77,6 @@ static const KeySpec keys[] = {
   { "churn", "trace", "", K_PATH, "CSV peer,join,leave (seconds) to replay instead" },
 };
 
-static const char *const summary_keys[] = {
-  "outcome", "rounds_completed", "peers_finished", "peers_failed", "peers_hung", "retries",
-  "exclusions", "model_syncs", "stale_model_syncs", "empty_rounds_started", "messages_dropped", "final_accuracy", "final_loss",
-  "consensus_distance", "messages", "bytes", "sim_time_s", NULL
-};
-static const char *const peer_keys[] = {
-  "outcome", "rounds", "synced", "retries_received", "fails_received", "state", NULL
-};
-
 const char *const *
 sim_scenario_key_table (void)
 {
@@ -121,12 +113,6 @@ known_section (const char *s)
   return FALSE;
 }
 
-const char *
-sim_op_name (SimOp op)
-{
-  static const char *const n[] = { "=", "!=", "<", "<=", ">", ">=" };
-  return n[op];
-}
 
 /* ---------------------------------------------------------------- entries */
 
@@ -171,7 +157,7 @@ strip_comment (const char *raw)
 }
 
 /* Splits at commas that are not inside parentheses. */
-static GPtrArray *
+GPtrArray *
 split_top (const char *s, char sep)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
@@ -194,11 +180,8 @@ split_top (const char *s, char sep)
   return out;
 }
 
-static gboolean
-fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
-  G_GNUC_PRINTF (5, 6);
 
-static gboolean
+gboolean
 fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
 {
   va_list ap;
@@ -214,7 +197,7 @@ fail_at (GError **error, const char *file, const char *section, const char *key,
 
 /* ---------------------------------------------------------------- values */
 
-static gboolean
+gboolean
 parse_uint (const char *v, guint *out)
 {
   guint64 x;
@@ -224,7 +207,7 @@ parse_uint (const char *v, guint *out)
   return TRUE;
 }
 
-static gboolean
+gboolean
 parse_prob (const char *v, double *out, GError **error)
 {
   if (!dl_parse_number (v, out, error))
@@ -357,6 +340,18 @@ check_value (const KeySpec *k, const char *v, GError **error)
   return TRUE;
 }
 
+gboolean
+check_point_values (const SimScenario *s, const SimPoint *p, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      if (!check_value (&keys[i], point_value (p, keys[i].section, keys[i].key), &e))
+        return fail_at (error, s->path, keys[i].section, keys[i].key, "%s", e->message);
+    }
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------- points */
 
 static void
@@ -390,7 +385,7 @@ sim_scenario_free (SimScenario *s)
   g_free (s);
 }
 
-static const char *
+const char *
 point_value (const SimPoint *p, const char *section, const char *key)
 {
   g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
@@ -400,524 +395,6 @@ point_value (const SimPoint *p, const char *section, const char *key)
   return NULL;
 }
 
-static gboolean
-parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error)
-{
-  gboolean ok = FALSE;
-  for (guint i = 0; summary_keys[i]; i++)
-    ok |= strcmp (key, summary_keys[i]) == 0;
-  if (!ok && g_str_has_prefix (key, "violations."))
-    {
-      static const char *const props[] = { SIM_PROP_NAMES, NULL };
-      for (guint i = 0; props[i]; i++)
-        ok |= strcmp (key + 11, props[i]) == 0;
-    }
-  if (!ok && g_str_has_prefix (key, "peer."))
-    {
-      const char *dot = strrchr (key, '.');
-      const char *name = key + 5;
-      if (dot > name && name[0] == 'p')
-        for (guint i = 0; peer_keys[i]; i++)
-          ok |= strcmp (dot + 1, peer_keys[i]) == 0;
-    }
-  if (!ok)
-    return fail_at (error, file, "expect", key,
-                    "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
-                    "final_accuracy, peer.pN.outcome|rounds|synced|retries_received|fails_received|state, or "
-                    "violations.agreement|own-round-only|monotone-rounds|progress|excluded-was-told|no-lost-model)");
-  const char *v = value;
-  SimOp op = SIM_OP_EQ;
-  static const struct { const char *s; SimOp op; } ops[] = {
-    { ">=", SIM_OP_GE }, { "<=", SIM_OP_LE }, { "!=", SIM_OP_NE }, { "=", SIM_OP_EQ },
-    { ">", SIM_OP_GT }, { "<", SIM_OP_LT },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (ops); i++)
-    if (g_str_has_prefix (v, ops[i].s))
-      {
-        op = ops[i].op;
-        v += strlen (ops[i].s);
-        break;
-      }
-  g_autofree char *val = g_strstrip (g_strdup (v));
-  if (*val == '\0')
-    return fail_at (error, file, "expect", key, "missing value (expected [OP] VALUE, e.g. >= 8)");
-  double num;
-  if (op != SIM_OP_EQ && op != SIM_OP_NE && !dl_parse_number (val, &num, NULL))
-    return fail_at (error, file, "expect", key, "'%s': %s needs a number", val, sim_op_name (op));
-  out->key = g_strdup (key);
-  out->op = op;
-  out->value = g_steal_pointer (&val);
-  return TRUE;
-}
-
-gboolean
-sim_expect_check (const SimExpect *e, const char *actual)
-{
-  double a, b;
-  if (actual == NULL)
-    return FALSE;
-  gboolean numeric = dl_parse_number (actual, &a, NULL) && dl_parse_number (e->value, &b, NULL);
-  if (!numeric)
-    {
-      int c = strcmp (actual, e->value);
-      return e->op == SIM_OP_EQ ? c == 0 : e->op == SIM_OP_NE ? c != 0 : FALSE;
-    }
-  if (isnan (a))
-    return FALSE;
-  switch (e->op)
-    {
-    case SIM_OP_EQ: return fabs (a - b) <= 1e-9 * MAX (1.0, fabs (b));
-    case SIM_OP_NE: return fabs (a - b) > 1e-9 * MAX (1.0, fabs (b));
-    case SIM_OP_LT: return a < b;
-    case SIM_OP_LE: return a <= b;
-    case SIM_OP_GT: return a > b;
-    case SIM_OP_GE: return a >= b;
-    }
-  return FALSE;
-}
-
-/* ---------------------------------------------------------------- timeline */
-
-static gboolean
-parse_peer_name (const char *s, guint *out)
-{
-  guint64 v;
-  if (s[0] != 'p' || !g_ascii_string_to_unsigned (s + 1, 10, 1, G_MAXUINT32 - 1, &v, NULL))
-    return FALSE;
-  *out = (guint) v;
-  return TRUE;
-}
-
-/* Parses WHEN: "5min", "round 2", "round 3 + 10s". */
-static gboolean
-parse_when (const char *when, SimAction *a, GError **error)
-{
-  g_autofree char *w = g_strstrip (g_strdup (when));
-  if (g_str_has_prefix (w, "round"))
-    {
-      g_auto (GStrv) parts = g_strsplit (w + 5, "+", 2);
-      guint r;
-      if (!parts[0] || !parse_uint (g_strstrip (parts[0]), &r) || r == 0)
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "expected 'round N' or 'round N + DURATION' with N >= 1");
-          return FALSE;
-        }
-      a->round = r;
-      if (parts[1] && !dl_parse_duration (g_strstrip (parts[1]), &a->after, error))
-        return FALSE;
-      return TRUE;
-    }
-  return dl_parse_duration (w, &a->at, error);
-}
-
-static gboolean
-parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error)
-{
-  g_auto (GStrv) w = g_strsplit_set (text, " \t", -1);
-  GPtrArray *t = g_ptr_array_new ();
-  for (guint i = 0; w[i]; i++)
-    if (*w[i])
-      g_ptr_array_add (t, w[i]);
-  gboolean ok = FALSE;
-  const char *verb = t->len ? t->pdata[0] : "";
-  const char *usage = NULL;
-#define PEER(i, dst) (t->len > (i) && parse_peer_name (t->pdata[i], (dst)) \
-                      && (g_ptr_array_add (peer_refs, GUINT_TO_POINTER (*(dst))), TRUE))
-  if (strcmp (verb, "join") == 0)
-    {
-      a->kind = SIM_ACT_JOIN;
-      ok = PEER (1, &a->a) && (t->len == 2 || (t->len == 3 && g_str_has_prefix (t->pdata[2], "speed=")
-                                                && dl_parse_number ((char *) t->pdata[2] + 6, &a->value, NULL)
-                                                && a->value > 0));
-      usage = "join pN [speed=X]";
-    }
-  else if (strcmp (verb, "leave") == 0 || strcmp (verb, "crash") == 0)
-    {
-      a->kind = verb[0] == 'l' ? SIM_ACT_LEAVE : SIM_ACT_CRASH;
-      ok = t->len == 2 && PEER (1, &a->a);
-      usage = verb[0] == 'l' ? "leave pN" : "crash pN";
-    }
-  else if (strcmp (verb, "link-fail") == 0 || strcmp (verb, "link-down") == 0)
-    {
-      a->kind = verb[5] == 'f' ? SIM_ACT_LINK_FAIL : SIM_ACT_LINK_DOWN;
-      ok = t->len == 3 && PEER (1, &a->a) && PEER (2, &a->b) && a->a != a->b;
-      usage = "link-fail pA pB / link-down pA pB";
-    }
-  else if (strcmp (verb, "link-slow") == 0)
-    {
-      a->kind = SIM_ACT_LINK_SLOW;
-      ok = t->len == 5 && PEER (1, &a->a) && PEER (2, &a->b) && a->a != a->b && strcmp (t->pdata[3], "by") == 0
-           && dl_parse_duration (t->pdata[4], &a->delay, NULL);
-      usage = "link-slow pA pB by DURATION";
-    }
-  else if (strcmp (verb, "heal") == 0)
-    {
-      a->kind = SIM_ACT_HEAL;
-      ok = t->len == 1;
-      usage = "heal";
-    }
-  else if (strcmp (verb, "slow") == 0)
-    {
-      a->kind = SIM_ACT_SLOW;
-      ok = t->len == 3 && PEER (1, &a->a) && ((char *) t->pdata[2])[0] == 'x'
-           && dl_parse_number ((char *) t->pdata[2] + 1, &a->value, NULL) && a->value > 0;
-      usage = "slow pN xFACTOR";
-    }
-  else if (strcmp (verb, "drop") == 0 || strcmp (verb, "delay") == 0)
-    {
-      gboolean drop = verb[1] == 'r';
-      a->kind = drop ? SIM_ACT_DROP : SIM_ACT_DELAY;
-      ProtoMsgType mt;
-      a->count = 1;
-      guint next = drop ? 4 : 6;
-      ok = t->len >= 4 && proto_msg_type_from_name (t->pdata[1], &mt)
-           && (strcmp (t->pdata[2], drop ? "to" : "from") == 0
-               || (drop && strcmp (t->pdata[2], "from") == 0 && (a->value = 1))
-               || (!drop && strcmp (t->pdata[2], "to") == 0 && (a->value = 1)))
-           && PEER (3, &a->a);
-      a->msg_type = (int) mt;
-      if (ok && !drop)
-        ok = t->len >= 6 && strcmp (t->pdata[4], "by") == 0 && dl_parse_duration (t->pdata[5], &a->delay, NULL);
-      if (ok && t->len > next)
-        ok = t->len == next + 2 && strcmp (t->pdata[next], "count") == 0 && parse_uint (t->pdata[next + 1], &a->count)
-             && a->count > 0;
-      else if (ok)
-        ok = t->len == next;
-      usage = drop ? "drop TYPE to|from pN [count K]" : "delay TYPE from|to pN by DURATION [count K]";
-    }
-  else if (strcmp (verb, "partition") == 0)
-    {
-      a->kind = SIM_ACT_PARTITION;
-      usage = "partition pA,pB | server,pC,... (unnamed peers stay with the server)";
-      const char *rest = strstr (text, "partition") + 9;
-      g_auto (GStrv) groups = g_strsplit (rest, "|", -1);
-      a->groups = g_array_new (FALSE, TRUE, sizeof (guint));
-      ok = g_strv_length (groups) >= 2;
-      guint server_group = 0;
-      GArray *members = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
-      for (guint gi = 0; ok && groups[gi]; gi++)
-        {
-          g_auto (GStrv) names = g_strsplit (groups[gi], ",", -1);
-          for (guint k = 0; ok && names[k]; k++)
-            {
-              char *nm = g_strstrip (names[k]);
-              guint id;
-              if (strcmp (nm, "server") == 0)
-                server_group = gi + 1;
-              else if (parse_peer_name (nm, &id))
-                {
-                  guint pair[2] = { id, gi + 1 };
-                  g_array_append_val (members, pair);
-                  g_ptr_array_add (peer_refs, GUINT_TO_POINTER (id));
-                }
-              else
-                ok = FALSE;
-            }
-        }
-      /* group numbers: the server's group is 0 */
-      for (guint i = 0; ok && i < members->len; i++)
-        {
-          guint *pair = &g_array_index (members, guint, 2 * i);
-          if (pair[0] >= a->groups->len)
-            g_array_set_size (a->groups, pair[0] + 1);
-          g_array_index (a->groups, guint, pair[0]) = pair[1] == server_group ? 0 : pair[1];
-        }
-      g_array_unref (members);
-    }
-#undef PEER
-  g_ptr_array_unref (t);
-  if (!ok)
-    {
-      if (usage)
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected %s", text, usage);
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
-                     "'%s': unknown action (expected join, leave, crash, link-fail, link-down, "
-                     "link-slow, partition, heal, drop, delay or slow)", text);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* ---------------------------------------------------------------- building */
-
-void
-sim_built_clear (SimBuilt *b)
-{
-  sim_world_config_clear (&b->cfg);
-  g_clear_pointer (&b->train, learn_dataset_free);
-  g_clear_pointer (&b->test, learn_dataset_free);
-}
-
-static char *
-resolve_path (const SimScenario *s, const char *rel)
-{
-  if (g_path_is_absolute (rel))
-    return g_strdup (rel);
-  g_autofree char *dir = g_path_get_dirname (s->path);
-  return g_build_filename (dir, rel, NULL);
-}
-
-#define V(sec, key) point_value (p, sec, key)
-#define BAD(sec, key, ...) (fail_at (error, s->path, sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
-
-/* Parses a value with `fn`, prefixing errors with file, section and key. */
-#define PARSE(sec, key, call)                                                     \
-  do {                                                                            \
-    g_autoptr (GError) _e = NULL;                                                 \
-    GError **error_ = &_e;                                                        \
-    (void) error_;                                                                \
-    if (!(call))                                                                  \
-      return BAD (sec, key, "%s", _e ? _e->message : "invalid value");            \
-  } while (0)
-
-static guint
-uint_of (const char *v)
-{
-  guint n = 0;
-  parse_uint (v, &n);
-  return n;
-}
-
-gboolean
-sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
-{
-  memset (out, 0, sizeof *out);
-  SimWorldConfig *c = &out->cfg;
-  sim_world_config_init (c);
-  c->seed = seed;
-
-  /* every key is checked against its kind first */
-  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
-    PARSE (keys[i].section, keys[i].key, check_value (&keys[i], V (keys[i].section, keys[i].key), &_e));
-
-  PARSE ("scenario", "time_limit", dl_parse_duration (V ("scenario", "time_limit"), &c->time_limit, &_e));
-  if (c->time_limit <= 0)
-    return BAD ("scenario", "time_limit", "must be more than 0");
-
-  ProtoVersion ver;
-  PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
-  proto_config_init (&c->proto, ver);
-  ProtoConfig *pc = &c->proto;
-  pc->min_participants = uint_of (V ("protocol", "min_participants"));
-  if (pc->min_participants == 0)
-    return BAD ("protocol", "min_participants", "must be at least 1");
-  pc->max_connection_retry = uint_of (V ("protocol", "max_connection_retry"));
-  dl_parse_duration (V ("protocol", "peer_connection_timeout"), &pc->peer_connection_timeout, NULL);
-  dl_parse_duration (V ("protocol", "model_sync_timeout"), &pc->model_sync_timeout, NULL);
-  dl_parse_duration (V ("protocol", "aggregation_wait"), &pc->aggregation_wait, NULL);
-  dl_parse_duration (V ("protocol", "payload_timeout"), &pc->payload_timeout, NULL);
-  if (pc->peer_connection_timeout <= 0)
-    return BAD ("protocol", "peer_connection_timeout", "must be more than 0");
-  pc->aggregation = strcmp (V ("protocol", "aggregation"), "secure") == 0 ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
-  dl_parse_number (V ("protocol", "max_share_value"), &pc->max_share_value, NULL);
-  if (!(pc->max_share_value > 0))
-    return BAD ("protocol", "max_share_value", "must be more than 0");
-  pc->rounds = uint_of (V ("training", "rounds"));
-  if (pc->rounds == 0)
-    return BAD ("training", "rounds", "must be at least 1");
-  c->epochs_per_round = uint_of (V ("training", "epochs_per_round"));
-  if (c->epochs_per_round == 0)
-    return BAD ("training", "epochs_per_round", "must be at least 1");
-  pc->leave_after_training = strcmp (V ("training", "after_training"), "leave") == 0;
-  pc->node_runtime = strcmp (V ("peers", "runtime"), "node") == 0;
-
-  /* peers, compute, network, churn */
-  c->n_peers = uint_of (V ("peers", "count"));
-  dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
-  if (dl_dist_mean (&c->speed) <= 0 && c->speed.kind == DL_DIST_CONSTANT)
-    return BAD ("peers", "speed", "must be more than 0");
-  const char *strag = V ("peers", "stragglers");
-  if (strcmp (strag, "0") != 0)
-    {
-      g_auto (GStrv) f = g_strsplit_set (strag, " \t", -1);
-      guint m = 0;
-      for (guint i = 0; f[i]; i++)
-        if (*f[i])
-          {
-            if (m == 0)
-              dl_parse_number (f[i], &c->straggler_share, NULL);
-            else if (m == 1)
-              dl_parse_number (f[i] + 1, &c->straggler_slowdown, NULL);
-            m++;
-          }
-    }
-  const char *nat = V ("peers", "nat");
-  if (g_str_has_prefix (nat, "symmetric("))
-    {
-      g_autofree char *num = g_strndup (nat + 10, strlen (nat) - 11);
-      dl_parse_number (num, &c->nat_symmetric_share, NULL);
-    }
-  dl_parse_duration (V ("compute", "sample_cost"), &c->sample_cost, NULL);
-  c->none_samples = uint_of (V ("compute", "none_samples"));
-  dl_dist_parse (V ("network", "latency"), DL_UNIT_DURATION, &c->latency, NULL);
-  dl_dist_parse (V ("network", "server_latency"), DL_UNIT_DURATION, &c->server_latency, NULL);
-  dl_parse_rate (V ("network", "uplink"), &c->uplink_bps, NULL);
-  dl_parse_rate (V ("network", "downlink"), &c->downlink_bps, NULL);
-  if (c->uplink_bps == 0)
-    return BAD ("network", "uplink", "must be more than 0");
-  if (c->downlink_bps == 0)
-    return BAD ("network", "downlink", "must be more than 0");
-  dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
-  parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
-  c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;
-  if (!c->crash_never_detected)
-    dl_dist_parse (V ("network", "crash_detection"), DL_UNIT_DURATION, &c->crash_detection, NULL);
-  dl_parse_per_time (V ("churn", "arrival_rate"), &c->arrival_rate_per_s, NULL);
-  dl_dist_parse (V ("churn", "session"), DL_UNIT_DURATION, &c->session, NULL);
-  parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);
-  guint churn_max = uint_of (V ("churn", "max_peers"));
-  const char *trace = V ("churn", "trace");
-  if (*trace)
-    {
-      g_autofree char *tp = resolve_path (s, trace);
-      PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
-    }
-
-  /* timeline */
-  guint max_join = 0;
-  g_autoptr (GPtrArray) refs = g_ptr_array_new ();
-  GArray *joined = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < p->keys->len; i++)
-    {
-      const char *full = p->keys->pdata[i];
-      if (!g_str_has_prefix (full, "timeline."))
-        continue;
-      const char *when = full + 9;
-      SimAction base = { 0 };
-      g_autoptr (GError) e = NULL;
-      if (!parse_when (when, &base, &e))
-        {
-          g_array_unref (joined);
-          return BAD ("timeline", when, "'%s' is not a time: %s", when, e->message);
-        }
-      g_autoptr (GPtrArray) acts = split_top (p->values->pdata[i], ';');
-      for (guint k = 0; k < acts->len; k++)
-        {
-          SimAction a = base;
-          guint before = refs->len;
-          if (!parse_action (acts->pdata[k], &a, refs, &e))
-            {
-              if (a.groups)
-                g_array_unref (a.groups);
-              g_array_unref (joined);
-              return BAD ("timeline", when, "%s", e->message);
-            }
-          if (a.kind == SIM_ACT_JOIN)
-            {
-              g_array_append_val (joined, a.a);
-              max_join = MAX (max_join, a.a);
-              g_ptr_array_remove_range (refs, before, refs->len - before);
-            }
-          g_array_append_val (c->actions, a);
-        }
-    }
-  guint max_trace = 0;
-  for (guint i = 0; c->trace && i < c->trace->len; i++)
-    max_trace = MAX (max_trace, g_array_index (c->trace, SimTraceEntry, i).peer);
-  guint known = MAX (MAX (c->n_peers, max_join), max_trace);
-  if (c->arrival_rate_per_s > 0)
-    {
-      if (churn_max < c->n_peers)
-        {
-          g_array_unref (joined);
-          return BAD ("churn", "max_peers", "%u is less than peers.count (%u)", churn_max, c->n_peers);
-        }
-      known = MAX (known, churn_max);
-    }
-  for (guint i = 0; i < refs->len; i++)
-    {
-      guint id = GPOINTER_TO_UINT (refs->pdata[i]);
-      if (id > known)
-        {
-          /* find the timeline time that names it, for the message */
-          for (guint k = 0; k < p->keys->len; k++)
-            if (g_str_has_prefix (p->keys->pdata[k], "timeline."))
-              {
-                g_autofree char *needle = g_strdup_printf ("p%u", id);
-                g_autoptr (GPtrArray) words = split_top (p->values->pdata[k], ' ');
-                for (guint w2 = 0; w2 < words->len; w2++)
-                  if (strstr (words->pdata[w2], needle))
-                    {
-                      g_array_unref (joined);
-                      return BAD ("timeline", (char *) p->keys->pdata[k] + 9,
-                                  "'%s': unknown peer p%u (peers.count is %u; add a 'join p%u' first)",
-                                  (char *) p->values->pdata[k], id, c->n_peers, id);
-                    }
-              }
-          g_array_unref (joined);
-          return BAD ("timeline", "?", "unknown peer p%u", id);
-        }
-    }
-  g_array_unref (joined);
-  if (known == 0)
-    return BAD ("peers", "count", "no peer ever joins (count is 0, no join, trace or churn)");
-  c->max_peers = known;
-
-  /* model and data */
-  LearnModelKind mk;
-  learn_model_kind_from_name (V ("model", "kind"), &mk, NULL);
-  c->model = (LearnModel) { .kind = mk, .size = uint_of (V ("model", "size")),
-                            .hidden = uint_of (V ("model", "hidden")),
-                            .batch_size = uint_of (V ("model", "batch_size")) };
-  double lr;
-  dl_parse_number (V ("model", "learning_rate"), &lr, NULL);
-  c->model.learning_rate = (float) lr;
-  if (mk == LEARN_MODEL_NONE && c->model.size == 0)
-    return BAD ("model", "size", "must be at least 1");
-  if (mk == LEARN_MODEL_MLP && c->model.hidden == 0)
-    return BAD ("model", "hidden", "must be at least 1 for an mlp");
-  if (mk != LEARN_MODEL_NONE)
-    {
-      if (c->model.batch_size == 0)
-        return BAD ("model", "batch_size", "must be at least 1");
-      if (!(lr > 0))
-        return BAD ("model", "learning_rate", "must be more than 0");
-      learn_partition_spec_parse (V ("data", "partition"), &c->partition, NULL);
-      double tf;
-      dl_parse_number (V ("data", "test_fraction"), &tf, NULL);
-      if (tf >= 1)
-        return BAD ("data", "test_fraction", "must be less than 1");
-      g_autoptr (LearnDataset) all = NULL;
-      const char *src = V ("data", "source");
-      if (g_str_has_prefix (src, "csv:"))
-        {
-          g_autofree char *path = resolve_path (s, src + 4);
-          PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
-        }
-      else
-        {
-          guint features = uint_of (V ("data", "features")), classes = uint_of (V ("data", "classes"));
-          guint samples = uint_of (V ("data", "samples"));
-          double sep;
-          dl_parse_number (V ("data", "separation"), &sep, NULL);
-          if (features == 0)
-            return BAD ("data", "features", "must be at least 1");
-          if (classes < 2)
-            return BAD ("data", "classes", "must be at least 2");
-          if (samples < classes)
-            return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
-          /* the data set depends on the scenario seed only, not the repeat */
-          g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
-          all = learn_dataset_synthetic (samples, features, classes, sep, dr);
-        }
-      if (all->classes < 2)
-        return BAD ("data", "source", "the data has fewer than 2 classes");
-      g_autoptr (DlRandom) sr = dl_random_new (s->seed, "data-split", DL_RANDOM_NO_NODE);
-      learn_dataset_split (all, tf, sr, &out->train, &out->test);
-      if (out->train->n == 0)
-        return BAD ("data", "test_fraction", "leaves no training data");
-      c->train = out->train;
-      c->test = out->test->n ? out->test : NULL;
-      c->model.features = all->features;
-      c->model.classes = all->classes;
-    }
-  return TRUE;
-}
-
-#undef V
-#undef BAD
-#undef PARSE
 
 /* ---------------------------------------------------------------- loading */
 

@@ -1,0 +1,296 @@
+/* sim-build.c — building a world configuration from a scenario's sweep
+ * point and a seed: every resolved value parsed into SimWorldConfig, the
+ * timeline's actions, the data set and the availability trace
+ * (sim_scenario_build in sim-scenario.h). */
+#include "config.h"
+
+#include "sim/sim-scenario-private.h"
+#include "sim/sim-trace.h"
+#include "base/dl-units.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- building */
+
+void
+sim_built_clear (SimBuilt *b)
+{
+  sim_world_config_clear (&b->cfg);
+  g_clear_pointer (&b->train, learn_dataset_free);
+  g_clear_pointer (&b->test, learn_dataset_free);
+}
+
+static char *
+resolve_path (const SimScenario *s, const char *rel)
+{
+  if (g_path_is_absolute (rel))
+    return g_strdup (rel);
+  g_autofree char *dir = g_path_get_dirname (s->path);
+  return g_build_filename (dir, rel, NULL);
+}
+
+#define V(sec, key) point_value (p, sec, key)
+#define BAD(sec, key, ...) (fail_at (error, s->path, sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
+
+/* Parses a value with `fn`, prefixing errors with file, section and key. */
+#define PARSE(sec, key, call)                                                     \
+  do {                                                                            \
+    g_autoptr (GError) _e = NULL;                                                 \
+    GError **error_ = &_e;                                                        \
+    (void) error_;                                                                \
+    if (!(call))                                                                  \
+      return BAD (sec, key, "%s", _e ? _e->message : "invalid value");            \
+  } while (0)
+
+static guint
+uint_of (const char *v)
+{
+  guint n = 0;
+  parse_uint (v, &n);
+  return n;
+}
+
+gboolean
+sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  SimWorldConfig *c = &out->cfg;
+  sim_world_config_init (c);
+  c->seed = seed;
+
+  /* every key is checked against its kind first */
+  if (!check_point_values (s, p, error))
+    {
+      sim_built_clear (out);
+      return FALSE;
+    }
+
+  PARSE ("scenario", "time_limit", dl_parse_duration (V ("scenario", "time_limit"), &c->time_limit, &_e));
+  if (c->time_limit <= 0)
+    return BAD ("scenario", "time_limit", "must be more than 0");
+
+  ProtoVersion ver;
+  PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
+  proto_config_init (&c->proto, ver);
+  ProtoConfig *pc = &c->proto;
+  pc->min_participants = uint_of (V ("protocol", "min_participants"));
+  if (pc->min_participants == 0)
+    return BAD ("protocol", "min_participants", "must be at least 1");
+  pc->max_connection_retry = uint_of (V ("protocol", "max_connection_retry"));
+  dl_parse_duration (V ("protocol", "peer_connection_timeout"), &pc->peer_connection_timeout, NULL);
+  dl_parse_duration (V ("protocol", "model_sync_timeout"), &pc->model_sync_timeout, NULL);
+  dl_parse_duration (V ("protocol", "aggregation_wait"), &pc->aggregation_wait, NULL);
+  dl_parse_duration (V ("protocol", "payload_timeout"), &pc->payload_timeout, NULL);
+  if (pc->peer_connection_timeout <= 0)
+    return BAD ("protocol", "peer_connection_timeout", "must be more than 0");
+  pc->aggregation = strcmp (V ("protocol", "aggregation"), "secure") == 0 ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
+  dl_parse_number (V ("protocol", "max_share_value"), &pc->max_share_value, NULL);
+  if (!(pc->max_share_value > 0))
+    return BAD ("protocol", "max_share_value", "must be more than 0");
+  pc->rounds = uint_of (V ("training", "rounds"));
+  if (pc->rounds == 0)
+    return BAD ("training", "rounds", "must be at least 1");
+  c->epochs_per_round = uint_of (V ("training", "epochs_per_round"));
+  if (c->epochs_per_round == 0)
+    return BAD ("training", "epochs_per_round", "must be at least 1");
+  pc->leave_after_training = strcmp (V ("training", "after_training"), "leave") == 0;
+  pc->node_runtime = strcmp (V ("peers", "runtime"), "node") == 0;
+
+  /* peers, compute, network, churn */
+  c->n_peers = uint_of (V ("peers", "count"));
+  dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
+  if (dl_dist_mean (&c->speed) <= 0 && c->speed.kind == DL_DIST_CONSTANT)
+    return BAD ("peers", "speed", "must be more than 0");
+  const char *strag = V ("peers", "stragglers");
+  if (strcmp (strag, "0") != 0)
+    {
+      g_auto (GStrv) f = g_strsplit_set (strag, " \t", -1);
+      guint m = 0;
+      for (guint i = 0; f[i]; i++)
+        if (*f[i])
+          {
+            if (m == 0)
+              dl_parse_number (f[i], &c->straggler_share, NULL);
+            else if (m == 1)
+              dl_parse_number (f[i] + 1, &c->straggler_slowdown, NULL);
+            m++;
+          }
+    }
+  const char *nat = V ("peers", "nat");
+  if (g_str_has_prefix (nat, "symmetric("))
+    {
+      g_autofree char *num = g_strndup (nat + 10, strlen (nat) - 11);
+      dl_parse_number (num, &c->nat_symmetric_share, NULL);
+    }
+  dl_parse_duration (V ("compute", "sample_cost"), &c->sample_cost, NULL);
+  c->none_samples = uint_of (V ("compute", "none_samples"));
+  dl_dist_parse (V ("network", "latency"), DL_UNIT_DURATION, &c->latency, NULL);
+  dl_dist_parse (V ("network", "server_latency"), DL_UNIT_DURATION, &c->server_latency, NULL);
+  dl_parse_rate (V ("network", "uplink"), &c->uplink_bps, NULL);
+  dl_parse_rate (V ("network", "downlink"), &c->downlink_bps, NULL);
+  if (c->uplink_bps == 0)
+    return BAD ("network", "uplink", "must be more than 0");
+  if (c->downlink_bps == 0)
+    return BAD ("network", "downlink", "must be more than 0");
+  dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
+  parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
+  c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;
+  if (!c->crash_never_detected)
+    dl_dist_parse (V ("network", "crash_detection"), DL_UNIT_DURATION, &c->crash_detection, NULL);
+  dl_parse_per_time (V ("churn", "arrival_rate"), &c->arrival_rate_per_s, NULL);
+  dl_dist_parse (V ("churn", "session"), DL_UNIT_DURATION, &c->session, NULL);
+  parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);
+  guint churn_max = uint_of (V ("churn", "max_peers"));
+  const char *trace = V ("churn", "trace");
+  if (*trace)
+    {
+      g_autofree char *tp = resolve_path (s, trace);
+      PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
+    }
+
+  /* timeline */
+  guint max_join = 0;
+  g_autoptr (GPtrArray) refs = g_ptr_array_new ();
+  GArray *joined = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < p->keys->len; i++)
+    {
+      const char *full = p->keys->pdata[i];
+      if (!g_str_has_prefix (full, "timeline."))
+        continue;
+      const char *when = full + 9;
+      SimAction base = { 0 };
+      g_autoptr (GError) e = NULL;
+      if (!parse_when (when, &base, &e))
+        {
+          g_array_unref (joined);
+          return BAD ("timeline", when, "'%s' is not a time: %s", when, e->message);
+        }
+      g_autoptr (GPtrArray) acts = split_top (p->values->pdata[i], ';');
+      for (guint k = 0; k < acts->len; k++)
+        {
+          SimAction a = base;
+          guint before = refs->len;
+          if (!parse_action (acts->pdata[k], &a, refs, &e))
+            {
+              if (a.groups)
+                g_array_unref (a.groups);
+              g_array_unref (joined);
+              return BAD ("timeline", when, "%s", e->message);
+            }
+          if (a.kind == SIM_ACT_JOIN)
+            {
+              g_array_append_val (joined, a.a);
+              max_join = MAX (max_join, a.a);
+              g_ptr_array_remove_range (refs, before, refs->len - before);
+            }
+          g_array_append_val (c->actions, a);
+        }
+    }
+  guint max_trace = 0;
+  for (guint i = 0; c->trace && i < c->trace->len; i++)
+    max_trace = MAX (max_trace, g_array_index (c->trace, SimTraceEntry, i).peer);
+  guint known = MAX (MAX (c->n_peers, max_join), max_trace);
+  if (c->arrival_rate_per_s > 0)
+    {
+      if (churn_max < c->n_peers)
+        {
+          g_array_unref (joined);
+          return BAD ("churn", "max_peers", "%u is less than peers.count (%u)", churn_max, c->n_peers);
+        }
+      known = MAX (known, churn_max);
+    }
+  for (guint i = 0; i < refs->len; i++)
+    {
+      guint id = GPOINTER_TO_UINT (refs->pdata[i]);
+      if (id > known)
+        {
+          /* find the timeline time that names it, for the message */
+          for (guint k = 0; k < p->keys->len; k++)
+            if (g_str_has_prefix (p->keys->pdata[k], "timeline."))
+              {
+                g_autofree char *needle = g_strdup_printf ("p%u", id);
+                g_autoptr (GPtrArray) words = split_top (p->values->pdata[k], ' ');
+                for (guint w2 = 0; w2 < words->len; w2++)
+                  if (strstr (words->pdata[w2], needle))
+                    {
+                      g_array_unref (joined);
+                      return BAD ("timeline", (char *) p->keys->pdata[k] + 9,
+                                  "'%s': unknown peer p%u (peers.count is %u; add a 'join p%u' first)",
+                                  (char *) p->values->pdata[k], id, c->n_peers, id);
+                    }
+              }
+          g_array_unref (joined);
+          return BAD ("timeline", "?", "unknown peer p%u", id);
+        }
+    }
+  g_array_unref (joined);
+  if (known == 0)
+    return BAD ("peers", "count", "no peer ever joins (count is 0, no join, trace or churn)");
+  c->max_peers = known;
+
+  /* model and data */
+  LearnModelKind mk;
+  learn_model_kind_from_name (V ("model", "kind"), &mk, NULL);
+  c->model = (LearnModel) { .kind = mk, .size = uint_of (V ("model", "size")),
+                            .hidden = uint_of (V ("model", "hidden")),
+                            .batch_size = uint_of (V ("model", "batch_size")) };
+  double lr;
+  dl_parse_number (V ("model", "learning_rate"), &lr, NULL);
+  c->model.learning_rate = (float) lr;
+  if (mk == LEARN_MODEL_NONE && c->model.size == 0)
+    return BAD ("model", "size", "must be at least 1");
+  if (mk == LEARN_MODEL_MLP && c->model.hidden == 0)
+    return BAD ("model", "hidden", "must be at least 1 for an mlp");
+  if (mk != LEARN_MODEL_NONE)
+    {
+      if (c->model.batch_size == 0)
+        return BAD ("model", "batch_size", "must be at least 1");
+      if (!(lr > 0))
+        return BAD ("model", "learning_rate", "must be more than 0");
+      learn_partition_spec_parse (V ("data", "partition"), &c->partition, NULL);
+      double tf;
+      dl_parse_number (V ("data", "test_fraction"), &tf, NULL);
+      if (tf >= 1)
+        return BAD ("data", "test_fraction", "must be less than 1");
+      g_autoptr (LearnDataset) all = NULL;
+      const char *src = V ("data", "source");
+      if (g_str_has_prefix (src, "csv:"))
+        {
+          g_autofree char *path = resolve_path (s, src + 4);
+          PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
+        }
+      else
+        {
+          guint features = uint_of (V ("data", "features")), classes = uint_of (V ("data", "classes"));
+          guint samples = uint_of (V ("data", "samples"));
+          double sep;
+          dl_parse_number (V ("data", "separation"), &sep, NULL);
+          if (features == 0)
+            return BAD ("data", "features", "must be at least 1");
+          if (classes < 2)
+            return BAD ("data", "classes", "must be at least 2");
+          if (samples < classes)
+            return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
+          /* the data set depends on the scenario seed only, not the repeat */
+          g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
+          all = learn_dataset_synthetic (samples, features, classes, sep, dr);
+        }
+      if (all->classes < 2)
+        return BAD ("data", "source", "the data has fewer than 2 classes");
+      g_autoptr (DlRandom) sr = dl_random_new (s->seed, "data-split", DL_RANDOM_NO_NODE);
+      learn_dataset_split (all, tf, sr, &out->train, &out->test);
+      if (out->train->n == 0)
+        return BAD ("data", "test_fraction", "leaves no training data");
+      c->train = out->train;
+      c->test = out->test->n ? out->test : NULL;
+      c->model.features = all->features;
+      c->model.classes = all->classes;
+    }
+  return TRUE;
+}
+
+#undef V
+#undef BAD
+#undef PARSE
+

@@ -1,0 +1,28 @@
+/* sim-scenario-private.h — shared by the scenario loader (sim-scenario.c),
+ * the timeline parser (sim-timeline.c) and the expectations (sim-expect.c). */
+#pragma once
+
+#include "sim/sim-scenario.h"
+
+G_BEGIN_DECLS
+
+/* Sets error to "FILE: [SECTION] KEY: message" and returns FALSE. */
+gboolean fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
+  G_GNUC_PRINTF (5, 6);
+gboolean parse_uint (const char *v, guint *out);
+/* WHEN: "5min", "round 2", "round 3 + 10s" (into a->at, or a->round and a->after). */
+gboolean parse_when (const char *when, SimAction *a, GError **error);
+/* One timeline action; peers it names go to peer_refs (guint*). */
+gboolean parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error);
+/* One [expect] line. */
+gboolean parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error);
+
+/* Every value of the point checked against its key's kind. */
+gboolean check_point_values (const SimScenario *s, const SimPoint *p, GError **error);
+/* A point's resolved value of section.key. */
+const char *point_value (const SimPoint *p, const char *section, const char *key);
+gboolean parse_prob (const char *v, double *out, GError **error);
+/* s split at sep outside parentheses and quotes (char*, transfer full). */
+GPtrArray *split_top (const char *s, char sep);
+
+G_END_DECLS
