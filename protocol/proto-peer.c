@@ -24,71 +24,11 @@
 
 #include "protocol/proto-peer.h"
 #include "protocol/proto-aggregator.h"
+#include "protocol/proto-peer-private.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef struct {
-  guint remaining;   /* receptions left */
-  DlTime deadline;   /* end of the current 60 s wait */
-} RecvLoop;
-
-typedef struct {
-  ProtoNodeId peer;
-  ProtoLinkState state;
-  gboolean initiator;
-  GArray *loops;     /* RecvLoop */
-} Link;
-
-typedef struct {
-  ProtoNodeId newcomer;
-  gboolean wait_round;   /* #roundFinishedPromise was defined at SignalNewPeer */
-  gboolean link_ready;
-} Serve;
-
-typedef enum { PAUSE_NONE, PAUSE_PENDING, PAUSE_RESOLVED } Pause;
-
-/* A promise for the aggregator's next 'aggregation' event (getPromiseForAggregation). */
-typedef enum { PROMISE_NONE, PROMISE_PENDING, PROMISE_RESOLVED } Promise;
-
-struct ProtoPeer {
-  ProtoConfig cfg;
-  ProtoPeerState state;
-  ProtoNodeId id;
-  gboolean connected;
-  gboolean sync_needed;
-  gboolean synced;
-  Pause pause;
-  gboolean enough_before_info;
-  LearnWeights *model;
-  LearnWeights *latest_model;
-  guint rounds_done;
-  guint received[PROTO_MSG_N_TYPES];
-  char error[PROTO_OBS_DETAIL_LEN];
-
-  GPtrArray *pool;       /* Link*, in creation order */
-  GHashTable *pool_index; /* id -> Link* */
-  GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
-  ProtoNodeId provider;  /* while syncing */
-  DlTime sync_deadline;
-
-  /* the aggregator and the client's side of the exchange
-   * (decentralized_client.ts: exchangeWeightUpdates) */
-  ProtoAggregator *agg;
-  Promise promise;        /* this.aggregationResult */
-  LearnWeights *promised; /* its value once resolved */
-  guint xchg_c;           /* exchangeWeightUpdates' communicationRound */
-  gboolean xchg_broke;    /* its 15 s race expired: `break`, then await with no limit */
-  uint32_t xchg_round;    /* the aggregation round the exchange began in */
-  LearnWeights *xchg_result; /* `result`: what the next communication round sends */
-  gboolean round_finished_pending;
-  DlTime agg_wait_deadline;
-
-  DlTime shutdown_deadline;  /* PeerPool.shutdown's 1 s race */
-  gboolean shutdown_then_fail; /* ConnectionFail's disconnect() (else Retry's loop) */
-  GArray *serves;        /* Serve */
-  DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
-};
 
 static const char *const state_names[PROTO_PEER_N_STATES] = {
   [PROTO_PEER_IDLE] = "idle",
@@ -144,8 +84,8 @@ static const guint32 one_shot[PROTO_PEER_N_STATES] = {
 static const guint32 persistent = BIT (PROTO_MSG_SIGNAL_FOR_PEER) | BIT (PROTO_MSG_SIGNAL_NEW_PEER)
                                   | BIT (PROTO_MSG_WAITING_FOR_MORE);
 
-static Link *
-find_link (const ProtoPeer *p, ProtoNodeId other)
+Link *
+pp_find_link (const ProtoPeer *p, ProtoNodeId other)
 {
   return g_hash_table_lookup (p->pool_index, GUINT_TO_POINTER (other + 1));
 }
@@ -178,7 +118,7 @@ proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
     return p->pause == PAUSE_PENDING || p->state == PROTO_PEER_CONNECTING;
   if (type == PROTO_MSG_PAYLOAD)
     {
-      Link *l = find_link (p, from);
+      Link *l = pp_find_link (p, from);
       return l != NULL && loop_active (l);
     }
   return FALSE;
@@ -186,27 +126,27 @@ proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
 
 /* ---- helpers ---- */
 
-static void
-observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+void
+pp_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
          int64_t value, const char *detail)
 {
   proto_outbox_observe (out, kind, state_names[p->state], (int32_t) proto_aggregator_round (p->agg), other, type,
                         value, "%s", detail ? detail : "");
 }
 
-static void
-set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
+void
+pp_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
 {
   if (p->state == s)
     return;
   p->state = s;
-  observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
+  pp_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
-static void
-send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
+void
+pp_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
 {
-  observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  pp_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
   proto_outbox_send (out, to, via, m);
 }
 
@@ -215,14 +155,14 @@ send_server (ProtoPeer *p, ProtoOutbox *out, ProtoMsgType type)
 {
   ProtoMsg m;
   proto_msg_init (&m, type);
-  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
 }
 
 static void
 fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 {
   g_strlcpy (p->error, why, sizeof p->error);
-  observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
+  pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
   if (disconnect && p->connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
@@ -230,7 +170,7 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
     }
-  set_state (p, out, PROTO_PEER_FAILED);
+  pp_set_state (p, out, PROTO_PEER_FAILED);
 }
 
 /* runtime = node: Node.js ends the process on an uncaught exception or an
@@ -258,8 +198,8 @@ link_free (gpointer data)
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
-static void
-shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
+void
+pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pool_at (p, i)->peer);
@@ -294,7 +234,7 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
   g_array_set_size (p->pending, 0);
   for (guint i = 0; i < n; i++)
     {
-      if (find_link (p, ids[i]))
+      if (pp_find_link (p, ids[i]))
         continue;
       Link *l = g_new0 (Link, 1);
       l->peer = ids[i];
@@ -312,7 +252,7 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
           proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
           m.node = ids[i];
           m.signal = PROTO_SIGNAL_OFFER;
-          send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+          pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
         }
     }
   if (loops)
@@ -329,163 +269,12 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
       }
 }
 
-/* ---- the exchange: exchangeWeightUpdates (decentralized_client.ts) ----
- *
- * for c in 0 .. communicationRounds-1:
- *   payloads = aggregator.makePayloads(result); our own goes to
- *   aggregator.add at once, the others out as Payload{round, c} to every
- *   node we have a connection to;
- *   result = await race(aggregationResult, 15 s timeout)
- *     expired: break (and `return await aggregationResult`: whatever the
- *     pending promise resolves to, with no limit);
- *   if c is not the last: aggregationResult = a new promise.
- * return await aggregationResult
- *
- * aggregationResult is created at the start of each round (after JoinRound)
- * and resolves at the aggregator's next 'aggregation' event, whenever that
- * comes.  So with secure aggregation, a wait that expires in communication
- * round 0 ends the round with round 0's result: the partial sum, which the
- * peer takes as its model and never sends; its peers wait in communication
- * round 1, and its aggregator stays in communication round 1. */
-
-static void begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-static void try_serve (ProtoPeer *p, ProtoOutbox *out);
-
-/* The aggregator emitted 'aggregation' (takes the reference). */
-static void
-resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted)
-{
-  if (p->promise != PROMISE_PENDING)
-    {
-      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, proto_aggregator_comm_round (p->agg),
-               "aggregation event with no pending aggregationResult: nobody awaits it");
-      learn_weights_unref (emitted);
-      return;
-    }
-  p->promise = PROMISE_RESOLVED;
-  p->promised = emitted;
-}
-
-/* One communication round: our own contribution, then the Payloads. */
-static void
-send_round (ProtoPeer *p, ProtoOutbox *out)
-{
-  guint n = proto_aggregator_n_nodes (p->agg);
-  LearnWeights **payloads = proto_aggregator_make_payloads (p->agg, p->xchg_result);
-  /* the own contribution is added synchronously inside the forEach; the
-   * Payloads are built after an `await encode`, so they carry the
-   * aggregator's round as it is after that add */
-  for (guint i = 0; i < n; i++)
-    if (proto_aggregator_node (p->agg, i) == p->id)
-      {
-        gboolean refused;
-        LearnWeights *emitted = proto_aggregator_add (p->agg, p->id, payloads[i], proto_aggregator_round (p->agg),
-                                                      p->xchg_c, &refused);
-        if (refused)
-          observe (p, out, PROTO_OBS_ERROR, p->id, PROTO_MSG_PAYLOAD, -1,
-                   "own contribution refused by the aggregator");
-        else if (emitted)
-          resolve (p, out, emitted);
-      }
-  for (guint i = 0; i < n; i++)
-    {
-      ProtoNodeId to = proto_aggregator_node (p->agg, i);
-      if (to == p->id)
-        continue;
-      if (find_link (p, to) == NULL)
-        {
-          observe (p, out, PROTO_OBS_NOTE, to, PROTO_MSG_PAYLOAD, -1, "no connection: payload skipped");
-          continue;
-        }
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_PAYLOAD);
-      m.node = to;
-      m.round = proto_aggregator_round (p->agg);
-      m.comm_round = p->xchg_c;
-      proto_msg_set_weights (&m, payloads[i]);
-      send_msg (p, out, to, PROTO_VIA_LINK, &m);
-    }
-  proto_aggregator_payloads_free (payloads, n);
-}
-
-static void
-finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, gboolean partial)
-{
-  learn_weights_unref (p->model);
-  p->model = learn_weights_ref (result);
-  learn_weights_unref (p->latest_model);
-  p->latest_model = learn_weights_ref (result);
-  g_clear_pointer (&p->xchg_result, learn_weights_unref);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], (int32_t) p->xchg_round,
-                        PROTO_NO_NODE, -1, proto_aggregator_n_nodes (p->agg), "%s",
-                        partial ? "the result of communication round 0 (a partial sum, never sent) "
-                                  "becomes the model" : "");
-  p->rounds_done++;
-  p->agg_wait_deadline = DL_TIME_NEVER;
-  /* finishRound: resolve #roundFinishedPromise: providers waiting for this round serve now */
-  p->round_finished_pending = FALSE;
-  for (guint i = 0; i < p->serves->len; i++)
-    g_array_index (p->serves, Serve, i).wait_round = FALSE;
-  try_serve (p, out);
-  if (p->rounds_done >= p->cfg.rounds)
-    {
-      observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
-      set_state (p, out, PROTO_PEER_DONE);
-      if (p->cfg.leave_after_training)
-        {
-          shutdown_pool (p, out);
-          proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-          p->connected = FALSE;
-          set_state (p, out, PROTO_PEER_LEFT);
-        }
-      return;
-    }
-  begin_round (p, now, out);
-}
-
-/* The exchange loop, as far as resolved promises let it run. */
-static void
-exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
-{
-  while (p->state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
-    {
-      g_autoptr (LearnWeights) r = g_steal_pointer (&p->promised);
-      p->promise = PROMISE_NONE;
-      guint n_comm = proto_aggregator_n_comm_rounds (p->agg);
-      if (p->xchg_broke || p->xchg_c + 1 >= n_comm)
-        {
-          finish_round (p, now, out, r, p->xchg_broke && p->xchg_c + 1 < n_comm);
-          return;
-        }
-      learn_weights_unref (p->xchg_result);
-      p->xchg_result = g_steal_pointer (&r);
-      p->promise = PROMISE_PENDING;
-      p->xchg_c++;
-      p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
-      send_round (p, out);
-    }
-}
-
-static void
-begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
-{
-  set_state (p, out, PROTO_PEER_EXCHANGING);
-  p->xchg_c = 0;
-  p->xchg_broke = FALSE;
-  p->xchg_round = proto_aggregator_round (p->agg);
-  g_clear_pointer (&p->xchg_result, learn_weights_unref);
-  p->xchg_result = learn_weights_ref (p->model);
-  p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
-  send_round (p, out);
-  exchange_continue (p, now, out);
-}
-
 /* ---- the round ---- */
 
 static void
 start_training (ProtoPeer *p, ProtoOutbox *out)
 {
-  set_state (p, out, PROTO_PEER_TRAINING);
+  pp_set_state (p, out, PROTO_PEER_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
@@ -498,8 +287,8 @@ pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
 {
   if (p->pause == PAUSE_PENDING)
     {
-      set_state (p, out, paused_state);
-      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
+      pp_set_state (p, out, paused_state);
+      pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
       return FALSE;
     }
   p->pause = PAUSE_NONE;
@@ -518,15 +307,15 @@ after_sync (ProtoPeer *p, ProtoOutbox *out)
   start_training (p, out);
 }
 
-static void
-begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+void
+pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->sync_needed && p->cfg.model_sync)
     {
       send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
-      set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
+      pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-      observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
+      pp_observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
       return;
     }
   after_sync (p, out);
@@ -536,7 +325,7 @@ static void
 send_ready (ProtoPeer *p, ProtoOutbox *out)
 {
   send_server (p, out, PROTO_MSG_PEER_IS_READY);
-  set_state (p, out, PROTO_PEER_WAIT_PEERS);
+  pp_set_state (p, out, PROTO_PEER_WAIT_PEERS);
 }
 
 /* onRoundEndCommunication's loop head: pause point, then PeerIsReady. */
@@ -554,10 +343,10 @@ links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   if (p->cfg.connect_barrier)
     {
       send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
-      set_state (p, out, PROTO_PEER_WAIT_DECISION);
+      pp_set_state (p, out, PROTO_PEER_WAIT_DECISION);
     }
   else
-    begin_exchange (p, now, out);
+    pp_begin_exchange (p, now, out);
 }
 
 static void
@@ -572,11 +361,11 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
          * goes straight on to exchangeWeightUpdates and aggregates alone
          * (decentralized_client.ts at b95004b4, onRoundEndCommunication). */
         set_nodes_self_only (p);
-        observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
+        pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
         if (p->cfg.connect_barrier)
-          set_state (p, out, PROTO_PEER_WAIT_DECISION);
+          pp_set_state (p, out, PROTO_PEER_WAIT_DECISION);
         else
-          begin_exchange (p, now, out);
+          pp_begin_exchange (p, now, out);
         return;
       }
   set_nodes (p, msg->peers, msg->n_peers);
@@ -585,11 +374,11 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
   if (p->pending->len == 0)
     links_ready (p, now, out);
   else
-    set_state (p, out, PROTO_PEER_LINKING);
+    pp_set_state (p, out, PROTO_PEER_LINKING);
 }
 
-static void
-try_serve (ProtoPeer *p, ProtoOutbox *out)
+void
+pp_try_serve (ProtoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->serves->len;)
     {
@@ -601,22 +390,22 @@ try_serve (ProtoPeer *p, ProtoOutbox *out)
         }
       ProtoNodeId n = s->newcomer;
       g_array_remove_index (p->serves, i);
-      Link *l = find_link (p, n);
+      Link *l = pp_find_link (p, n);
       if (p->latest_model == NULL)
-        observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "Failed to get the latest model: nothing sent");
+        pp_observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "Failed to get the latest model: nothing sent");
       else if (l == NULL)
-        observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "link to the newcomer destroyed: SharedModel not sent");
+        pp_observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "link to the newcomer destroyed: SharedModel not sent");
       else
         {
           ProtoMsg m;
           proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
           proto_msg_set_weights (&m, p->latest_model);
-          send_msg (p, out, n, PROTO_VIA_LINK, &m);
+          pp_send_msg (p, out, n, PROTO_VIA_LINK, &m);
           /* between PeersForRound and Start the round in flight is about to
            * finish, but #roundFinishedPromise is not set yet: the previous
            * round's model goes out (S13a) */
           gboolean stale = p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION;
-          observe (p, out, PROTO_OBS_SYNC_SERVED, n, -1, stale ? 1 : 0,
+          pp_observe (p, out, PROTO_OBS_SYNC_SERVED, n, -1, stale ? 1 : 0,
                    stale ? "the previous round's model: a round is in its connect phase" : NULL);
         }
     }
@@ -637,25 +426,25 @@ pending_remove (ProtoPeer *p, ProtoNodeId id)
 static void
 handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
 {
-  Link *l = find_link (p, other);
+  Link *l = pp_find_link (p, other);
   if (l == NULL)
     {
-      observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
+      pp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
       return;
     }
   l->state = PROTO_LINK_UP;
-  observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
+  pp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
   for (guint i = 0; i < p->serves->len; i++)
     if (g_array_index (p->serves, Serve, i).newcomer == other)
       g_array_index (p->serves, Serve, i).link_ready = TRUE;
-  try_serve (p, out);
+  pp_try_serve (p, out);
   if (!pending_remove (p, other) || p->pending->len > 0)
     return;
   if (p->state == PROTO_PEER_LINKING)
     links_ready (p, now, out);
   else if (p->state == PROTO_PEER_SYNC_LINKING)
     {
-      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
     }
 }
@@ -663,11 +452,11 @@ handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
 static void
 handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  Link *l = find_link (p, msg->node);
+  Link *l = pp_find_link (p, msg->node);
   if (l == NULL)
     {
       /* PeerPool.signal throws inside the SignalForPeer listener */
-      observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
                "received signal for unknown peer");
       node_exits (p, out, "uncaught 'received signal for unknown peer'");
       return;
@@ -678,7 +467,7 @@ handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
       m.node = msg->node;
       m.signal = PROTO_SIGNAL_ANSWER;
-      send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
       l->state = PROTO_LINK_CONNECTING;
     }
   else if (msg->signal == PROTO_SIGNAL_ANSWER && l->state == PROTO_LINK_WAIT_ANSWER)
@@ -689,7 +478,7 @@ handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   else
     {
       /* Peer.signal (peer.ts) throws inside the same listener */
-      observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
                "unexpected offer/answer (buffer size set twice)");
       node_exits (p, out, "uncaught 'buffer size set twice'");
     }
@@ -698,7 +487,7 @@ handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 static void
 handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  Link *l = find_link (p, from);
+  Link *l = pp_find_link (p, from);
   for (guint i = 0; i < l->loops->len; i++)
     {
       RecvLoop *rl = &g_array_index (l->loops, RecvLoop, i);
@@ -716,12 +505,12 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
       char why[80];
       g_snprintf (why, sizeof why, "invalid contribution (payload round %u, comm %u)",
                   msg->round, msg->comm_round);
-      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round, why);
+      pp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round, why);
       return;
     }
   if (learn_weights_len (msg->weights) != learn_weights_len (p->model))
     {
-      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round,
+      pp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round,
                "weights of the wrong size");
       return;
     }
@@ -733,12 +522,12 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
       /* S27: isValidContribution lets a future round's contribution in */
       char why[80];
       g_snprintf (why, sizeof why, "a contribution of round %u aggregated in round %u", msg->round, agg_round);
-      observe (p, out, PROTO_OBS_FOREIGN_ROUND, from, PROTO_MSG_PAYLOAD, msg->round, why);
+      pp_observe (p, out, PROTO_OBS_FOREIGN_ROUND, from, PROTO_MSG_PAYLOAD, msg->round, why);
     }
   if (emitted)
     {
-      resolve (p, out, emitted);
-      exchange_continue (p, now, out);
+      pp_resolve (p, out, emitted);
+      pp_exchange_continue (p, now, out);
     }
 }
 
@@ -748,20 +537,20 @@ handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOut
   if (newcomer == p->id)
     {
       /* `void this.handleSignalNewPeer(event)`: getPeers rejects, unhandled */
-      observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
+      pp_observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
                "peers to connect contains our id (provider side)");
       node_exits (p, out, "unhandled rejection 'peers to connect contains our id'");
       return;
     }
   Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
-  gboolean known = find_link (p, newcomer) != NULL;
+  gboolean known = pp_find_link (p, newcomer) != NULL;
   GArray *saved = g_array_copy (p->pending);  /* a sync getPeers does not disturb the round's */
   get_peers (p, now, out, &newcomer, 1, FALSE);
   g_array_unref (p->pending);
   p->pending = saved;
   s.link_ready = known;
   g_array_append_val (p->serves, s);
-  try_serve (p, out);
+  pp_try_serve (p, out);
 }
 
 #define CONNECTION_FAIL_ERROR "training failed: ConnectionFail (client disconnected after connection failure)"
@@ -777,14 +566,14 @@ begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_f
   gboolean slow = FALSE;
   for (guint i = 0; i < p->pool->len; i++)
     slow |= pool_at (p, i)->state == PROTO_LINK_CLOSED || pool_at (p, i)->state == PROTO_LINK_FAILED;
-  shutdown_pool (p, out);
+  pp_shutdown_pool (p, out);
   if (!slow)
     return FALSE;
   set_nodes_self_only (p);
   p->shutdown_then_fail = then_fail;
   p->shutdown_deadline = dl_time_add (now, DL_S);
-  set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
-  observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+  pp_set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
+  pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
            "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
   return TRUE;
 }
@@ -798,10 +587,10 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
   p->received[msg->type]++;
   if (!proto_peer_listens (p, msg->type, in->from))
     {
-      observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      pp_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
     }
-  observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+  pp_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
   switch (msg->type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
@@ -809,7 +598,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       p->sync_needed = msg->joined_mid_training && p->cfg.model_sync;
       if (msg->wait_for_more && !p->enough_before_info)
         p->pause = PAUSE_PENDING;
-      begin_round (p, now, out);
+      pp_begin_round (p, now, out);
       return;
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
       if (p->state == PROTO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
@@ -818,7 +607,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
           return;
         }
       p->pause = PAUSE_RESOLVED;
-      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
+      pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
       if (p->state == PROTO_PEER_PAUSED_BEGIN)
         {
           p->pause = PAUSE_NONE;
@@ -834,13 +623,13 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       if (p->pause != PAUSE_NONE)
         {
           /* setupServerCallbacks (client.ts): the listener throws */
-          observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
+          pp_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
                    "Server sent multiple WaitingForMoreParticipants messages");
           node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
           return;
         }
       p->pause = PAUSE_PENDING;
-      observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
+      pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
                p->cfg.participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
@@ -851,29 +640,29 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       return;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
       p->provider = msg->node;
-      observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
+      pp_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
       if (msg->node == p->id)
         {
-          observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
+          pp_observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
           fail (p, out, FALSE, "training failed: peers to connect contains our id (provider is self)");
           return;
         }
       get_peers (p, now, out, &msg->node, 1, FALSE);
       if (p->pending->len > 0)
         {
-          set_state (p, out, PROTO_PEER_SYNC_LINKING);
+          pp_set_state (p, out, PROTO_PEER_SYNC_LINKING);
           p->sync_deadline = DL_TIME_NEVER;
         }
       else
         {
-          set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+          pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
           p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
         }
       return;
     case PROTO_MSG_SHARED_MODEL:
       if (msg->weights == NULL || learn_weights_len (msg->weights) != learn_weights_len (p->model))
         {
-          observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, -1, "model of the wrong size");
+          pp_observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, -1, "model of the wrong size");
           return;
         }
       learn_weights_unref (p->model);
@@ -883,7 +672,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       p->sync_needed = FALSE;
       p->synced = TRUE;
       p->sync_deadline = DL_TIME_NEVER;
-      observe (p, out, PROTO_OBS_SYNC_DONE, in->from, -1, -1, NULL);
+      pp_observe (p, out, PROTO_OBS_SYNC_DONE, in->from, -1, -1, NULL);
       after_sync (p, out);
       return;
     case PROTO_MSG_PEERS_FOR_ROUND:
@@ -891,7 +680,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       return;
     case PROTO_MSG_START_WEIGHT_SHARING:
       p->round_finished_pending = TRUE;
-      begin_exchange (p, now, out);
+      pp_begin_exchange (p, now, out);
       return;
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:
       if (begin_pool_shutdown (p, now, out, FALSE))
@@ -924,8 +713,8 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       && p->sync_deadline <= now)
     {
       p->sync_deadline = DL_TIME_NEVER;
-      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
-      observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
+      pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
+      pp_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
       fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
                                ? "training failed: timed out waiting for SignalModelProvider"
                                : "training failed: timed out waiting for SharedModel");
@@ -944,7 +733,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     {
       p->agg_wait_deadline = DL_TIME_NEVER;
       p->xchg_broke = TRUE;
-      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->xchg_c,
+      pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->xchg_c,
                p->xchg_c + 1 < proto_aggregator_n_comm_rounds (p->agg)
                ? "aggregation wait expired in comm round 0: break; round 0's result (never sent) ends the round"
                : "aggregation wait expired: break; the result is awaited with no limit");
@@ -962,7 +751,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
             {
               rl->remaining--;
               rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
-              observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
+              pp_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
                        "payload receive timeout: one reception used up");
             }
           if (rl->remaining > 0)
@@ -1002,7 +791,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
         break;
       p->connected = TRUE;
       send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
-      set_state (p, out, PROTO_PEER_CONNECTING);
+      pp_set_state (p, out, PROTO_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
@@ -1015,7 +804,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
     case PROTO_IN_TRAINING_DONE:
       if (p->state != PROTO_PEER_TRAINING || in->weights == NULL)
         {
-          observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
+          pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
           break;
         }
       learn_weights_unref (p->model);
@@ -1029,12 +818,12 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
       {
-        Link *l = find_link (p, in->from);
+        Link *l = pp_find_link (p, in->from);
         if (l && p->connected)
           {
             gboolean failed = in->kind == PROTO_IN_LINK_FAILED;
             l->state = failed ? PROTO_LINK_FAILED : PROTO_LINK_CLOSED;
-            observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
+            pp_observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
                      failed ? "failed: never comes up (DISCO does not notice)"
                             : "closed (kept in the pool)");
             /* ICE failure: simple-peer emits `error` with no listener (S28) */
@@ -1047,13 +836,13 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
     case PROTO_IN_LEAVE:
       if (!p->connected)
         break;
-      shutdown_pool (p, out);
+      pp_shutdown_pool (p, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
-      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+      pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      set_state (p, out, PROTO_PEER_LEFT);
+      pp_set_state (p, out, PROTO_PEER_LEFT);
       break;
     }
   DlTime after = proto_peer_next_deadline (p);
@@ -1126,6 +915,6 @@ proto_peer_received_count (const ProtoPeer *p, ProtoMsgType type)
 int
 proto_peer_link_state (const ProtoPeer *p, ProtoNodeId other)
 {
-  Link *l = find_link (p, other);
+  Link *l = pp_find_link (p, other);
   return l ? (int) l->state : -1;
 }

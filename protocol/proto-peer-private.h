@@ -1,0 +1,84 @@
+/* proto-peer-private.h — the peer machine's state, shared by proto-peer.c
+ * (membership, linking, the round, sync) and proto-peer-exchange.c (the
+ * exchange of weight updates). */
+#pragma once
+
+#include "protocol/proto-peer.h"
+#include "protocol/proto-aggregator.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint remaining;   /* receptions left */
+  DlTime deadline;   /* end of the current 60 s wait */
+} RecvLoop;
+
+typedef struct {
+  ProtoNodeId peer;
+  ProtoLinkState state;
+  gboolean initiator;
+  GArray *loops;     /* RecvLoop */
+} Link;
+
+typedef struct {
+  ProtoNodeId newcomer;
+  gboolean wait_round;   /* #roundFinishedPromise was defined at SignalNewPeer */
+  gboolean link_ready;
+} Serve;
+
+typedef enum { PAUSE_NONE, PAUSE_PENDING, PAUSE_RESOLVED } Pause;
+
+/* A promise for the aggregator's next 'aggregation' event (getPromiseForAggregation). */
+typedef enum { PROMISE_NONE, PROMISE_PENDING, PROMISE_RESOLVED } Promise;
+
+struct ProtoPeer {
+  ProtoConfig cfg;
+  ProtoPeerState state;
+  ProtoNodeId id;
+  gboolean connected;
+  gboolean sync_needed;
+  gboolean synced;
+  Pause pause;
+  gboolean enough_before_info;
+  LearnWeights *model;
+  LearnWeights *latest_model;
+  guint rounds_done;
+  guint received[PROTO_MSG_N_TYPES];
+  char error[PROTO_OBS_DETAIL_LEN];
+
+  GPtrArray *pool;       /* Link*, in creation order */
+  GHashTable *pool_index; /* id -> Link* */
+  GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
+  ProtoNodeId provider;  /* while syncing */
+  DlTime sync_deadline;
+
+  /* the aggregator and the client's side of the exchange
+   * (decentralized_client.ts: exchangeWeightUpdates) */
+  ProtoAggregator *agg;
+  Promise promise;        /* this.aggregationResult */
+  LearnWeights *promised; /* its value once resolved */
+  guint xchg_c;           /* exchangeWeightUpdates' communicationRound */
+  gboolean xchg_broke;    /* its 15 s race expired: `break`, then await with no limit */
+  uint32_t xchg_round;    /* the aggregation round the exchange began in */
+  LearnWeights *xchg_result; /* `result`: what the next communication round sends */
+  gboolean round_finished_pending;
+  DlTime agg_wait_deadline;
+
+  DlTime shutdown_deadline;  /* PeerPool.shutdown's 1 s race */
+  gboolean shutdown_then_fail; /* ConnectionFail's disconnect() (else Retry's loop) */
+  GArray *serves;        /* Serve */
+  DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
+};
+
+void pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+Link * pp_find_link (const ProtoPeer *p, ProtoNodeId other);
+void pp_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value, const char *detail);
+void pp_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
+void pp_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s);
+void pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out);
+void pp_try_serve (ProtoPeer *p, ProtoOutbox *out);
+void pp_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void pp_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void pp_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
+
+G_END_DECLS
