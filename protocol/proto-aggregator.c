@@ -258,3 +258,18 @@ proto_aggregator_payloads_free (LearnWeights **payloads, guint n)
       learn_weights_unref (payloads[i]);
   g_free (payloads);
 }
+
+void
+proto_aggregator_abort (ProtoAggregator *a)
+{
+  a->comm_round = 0;
+  store_clear (&a->store[0]);
+  store_clear (&a->store[1]);
+}
+
+gboolean
+proto_aggregator_has_contribution (const ProtoAggregator *a, ProtoNodeId node)
+{
+  guint c = a->kind == PROTO_AGG_MEAN ? 0 : a->comm_round;
+  return c < 2 && g_hash_table_contains (a->store[c].index, GUINT_TO_POINTER (node + 1));
+}

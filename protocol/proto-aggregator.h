@@ -66,4 +66,11 @@ LearnWeights *proto_aggregator_add (ProtoAggregator *a, ProtoNodeId node, LearnW
 LearnWeights **proto_aggregator_make_payloads (ProtoAggregator *a, LearnWeights *base);
 void proto_aggregator_payloads_free (LearnWeights **payloads, guint n);
 
+/* robust: the round's exchange is given up: contributions dropped, back to
+ * communication round 0, the aggregation round unchanged (the next
+ * PeersForRound raises it). */
+void proto_aggregator_abort (ProtoAggregator *a);
+/* Has node's contribution for the current communication round arrived? */
+gboolean proto_aggregator_has_contribution (const ProtoAggregator *a, ProtoNodeId node);
+
 G_END_DECLS

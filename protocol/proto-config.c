@@ -10,6 +10,8 @@ static const char *const version_names[] = {
   [PROTO_VERSION_DISCO_1110] = "disco-1110",
   [PROTO_VERSION_DISCO_1110_DRAFT] = "disco-1110-draft",
   [PROTO_VERSION_DISCO_775] = "disco-775",
+  [PROTO_VERSION_ROBUST] = "robust",
+  [PROTO_VERSION_DISCO_PRE775] = "disco-pre775",
 };
 
 const char *
@@ -27,13 +29,9 @@ proto_version_from_name (const char *name, ProtoVersion *out, GError **error)
         *out = (ProtoVersion) i;
         return TRUE;
       }
-  if (g_strcmp0 (name, "robust") == 0)
-    g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
-                 "protocol version 'robust' is not implemented yet");
-  else
-    g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
-                 "unknown protocol version '%s' (expected disco-1110, disco-1110-draft or disco-775)",
-                 name ? name : "");
+  g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
+               "unknown protocol version '%s' (expected disco-1110, disco-1110-draft, disco-775, "
+               "disco-pre775 or robust)", name ? name : "");
   return FALSE;
 }
 
@@ -58,6 +56,7 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
     .max_share_value = 100,
     .rounds = 1,
     .leave_after_training = FALSE,
+    .straggler_timeout = DL_TIME_NEVER,
   };
   switch (version)
     {
@@ -82,6 +81,31 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
       break;
     case PROTO_VERSION_DISCO_775:
       c->collect_over_joined = TRUE;
+      break;
+    case PROTO_VERSION_DISCO_PRE775:
+      c->collect_over_joined = TRUE;
+      c->ready_at_round_start = TRUE;
+      c->list_first_min = TRUE;
+      break;
+    case PROTO_VERSION_ROBUST:
+      c->connect_barrier = TRUE;
+      c->model_sync = TRUE;
+      c->pause_before_training = TRUE;
+      c->reset_when_empty = TRUE;
+      c->participant_counts = TRUE;
+      c->robust_retry_per_round = TRUE;
+      c->robust_single_timer = TRUE;
+      c->robust_members_only = TRUE;
+      c->robust_close_restarts = TRUE;
+      c->straggler_timeout = 60 * DL_S;
+      c->robust_count_synced = TRUE;
+      c->robust_checkpoint = TRUE;
+      c->robust_listen = TRUE;
+      c->robust_links = TRUE;
+      c->robust_exchange_deadline = TRUE;
+      c->robust_sync_retry = TRUE;
+      c->robust_serve_after_round = TRUE;
+      c->robust_exact_round = TRUE;
       break;
     }
 }

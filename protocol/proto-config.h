@@ -17,7 +17,14 @@
  *   participant_counts       yes          yes              no     nbOfParticipants in NewNodeInfo,
  *                                                                  Waiting and Enough
  *
- * `robust` is not built yet (PROTOCOL.md §6: "built later"). */
+ * disco-pre775 is DISCO before #775 (DISCO-NOTES.md S1/S2): PeerIsReady at the
+ * start of a round, no JoinRound, PeersForRound to the first
+ * min_participants ready peers (switch ready_at_round_start, list_first_min).
+ *
+ * `robust` is dlsim's own fix of every open hazard of PROTOCOL.md §7 on top
+ * of disco-1110 (docs/protocol.md "robust: what changed and why"); its
+ * switches are the `robust_*` fields, one per mechanism, each naming the
+ * S-cases it closes. */
 #pragma once
 
 #include "base/dl-time.h"
@@ -30,6 +37,8 @@ typedef enum {
   PROTO_VERSION_DISCO_1110,
   PROTO_VERSION_DISCO_1110_DRAFT,
   PROTO_VERSION_DISCO_775,
+  PROTO_VERSION_ROBUST,
+  PROTO_VERSION_DISCO_PRE775,
 } ProtoVersion;
 
 typedef enum {
@@ -64,6 +73,34 @@ typedef struct {
   gboolean timer_fixed_60s;
   gboolean reset_when_empty;
   gboolean participant_counts;
+  gboolean ready_at_round_start;   /* pre-775: PeerIsReady at the round's start, no JoinRound */
+  gboolean list_first_min;         /* pre-775: PeersForRound to the first min ready, set emptied */
+
+  /* robust (all FALSE in DISCO's versions) */
+  gboolean robust_retry_per_round;   /* S6: the retry counter restarts at every Start */
+  gboolean robust_single_timer;      /* S7, S9, S24: one timer, cleared before it is re-armed; it runs
+                                        only in the connect phase; a Retry returns to the collect phase */
+  gboolean robust_members_only;      /* S19, S31: the connect phase is the listed peers' alone; a
+                                        JoinRound/PeerIsReady from anyone else waits for the next collect */
+  gboolean robust_close_restarts;    /* S18, S26: a listed peer's close in the connect phase sends the
+                                        rest a Retry at once (not counted); S17: a close during the
+                                        exchange sends the round's other members a Retry (abort) */
+  DlTime straggler_timeout;          /* S20: with >= min ready, a list goes out to the ready peers when
+                                        this has passed since the min-th PeerIsReady */
+  gboolean robust_count_synced;      /* S23: Waiting/Enough count connections - syncing, as the barrier */
+  gboolean robust_checkpoint;        /* S11, S12, S25: the coordinator keeps the last round's model
+                                        (SignalNewPeer(new_node = coordinator) to the round's provider)
+                                        and serves it when no provider is left, reset included */
+  gboolean robust_listen;            /* S8, S9, S21: Retry and Fail heard while linking and waiting for
+                                        the list; a second WaitingForMore is a no-op */
+  gboolean robust_links;             /* S15: a link that closed or failed leaves the pool */
+  gboolean robust_exchange_deadline; /* S15, S17: no contribution for payload_timeout, or a Retry,
+                                        aborts the exchange (the model stays the local one) */
+  gboolean robust_sync_retry;        /* S11, S12: a sync times out (linking included) into a new
+                                        ModelSyncRequest, up to max_connection_retry times; a new
+                                        SignalModelProvider re-targets */
+  gboolean robust_serve_after_round; /* S13: a provider in a connect phase serves after that round */
+  gboolean robust_exact_round;       /* S27: a Payload of another round than the current is refused */
 } ProtoConfig;
 
 /* The coordinator's connection timer as the version runs it: 60 s in

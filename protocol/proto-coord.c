@@ -15,9 +15,15 @@
 #include "protocol/proto-coord.h"
 #include "protocol/proto-omap.h"
 
+typedef enum {
+  TIMER_CONNECT,    /* the connection timer (T) */
+  TIMER_STRAGGLER,  /* robust: the collect phase's straggler timeout */
+} TimerKind;
+
 typedef struct {
   DlTime at;
   uint64_t handle;  /* increasing: also the tie-break between equal times */
+  TimerKind kind;
 } CoordTimer;
 
 struct ProtoCoord {
@@ -33,6 +39,13 @@ struct ProtoCoord {
   GArray *timers;           /* pending CoordTimer, live and orphaned */
   uint64_t current_timer;   /* `#timeout`: 0 when none */
   uint64_t next_handle;
+
+  /* robust only (proto-config.h) */
+  ProtoOMap helpers;        /* id -> ready: finished peers that stay to help (S20) */
+  ProtoOMap exchanging;     /* members of the last Start not heard from since (S17) */
+  ProtoOMap sync_wait;      /* newcomers that asked for a sync and have not joined yet (S12) */
+  gboolean straggler_due;   /* the straggler timeout passed: list the ready peers (S20) */
+  LearnWeights *checkpoint; /* the last round's model, from its provider (S11, S25) */
 };
 
 ProtoCoord *
@@ -47,6 +60,9 @@ proto_coord_new (const ProtoConfig *config)
   c->provider = PROTO_NO_NODE;
   c->waiting = TRUE;
   c->timers = g_array_new (FALSE, FALSE, sizeof (CoordTimer));
+  proto_omap_init (&c->helpers);
+  proto_omap_init (&c->exchanging);
+  proto_omap_init (&c->sync_wait);
   return c;
 }
 
@@ -60,6 +76,10 @@ proto_coord_free (ProtoCoord *c)
   proto_omap_clear (&c->round_peers);
   proto_omap_clear (&c->connect_flags);
   g_array_unref (c->timers);
+  proto_omap_clear (&c->helpers);
+  proto_omap_clear (&c->exchanging);
+  proto_omap_clear (&c->sync_wait);
+  g_clear_pointer (&c->checkpoint, learn_weights_unref);
   g_free (c);
 }
 
@@ -92,28 +112,63 @@ send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
   send (c, out, to, &m);
 }
 
+/* The participants that Waiting/Enough and NewNodeInfo count: every
+ * connection in DISCO (syncing ones included: S23); robust counts those that
+ * are not syncing, as the ready barrier does. */
+static guint
+active_count (const ProtoCoord *c)
+{
+  if (!c->cfg.robust_count_synced)
+    return proto_omap_len (&c->connections);
+  guint n = 0;
+  for (guint i = 0; i < proto_omap_len (&c->connections); i++)
+    n += !proto_omap_has (&c->syncing, proto_omap_at (&c->connections, i)->id);
+  return n;
+}
+
 static void
 send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
   ProtoMsg m;
   proto_msg_init (&m, type);
   /* disco-775's Waiting and Enough carry no nbOfParticipants */
-  m.nb_participants = c->cfg.participant_counts ? proto_omap_len (&c->connections) : 0;
+  m.nb_participants = c->cfg.participant_counts ? active_count (c) : 0;
   send (c, out, to, &m);
 }
 
 /* ---- timers ---- */
 
+static void clear_timer (ProtoCoord *c, ProtoOutbox *out);
+
 static void
-start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
 {
-  CoordTimer t = { .at = dl_time_add (now, proto_config_connection_timer (&c->cfg)), .handle = ++c->next_handle };
+  if (c->cfg.robust_single_timer)
+    clear_timer (c, out);   /* robust: one timer; a new one replaces the old (S7) */
+  DlTime d = kind == TIMER_STRAGGLER ? c->cfg.straggler_timeout : proto_config_connection_timer (&c->cfg);
+  CoordTimer t = { .at = dl_time_add (now, d), .handle = ++c->next_handle, .kind = kind };
   g_array_append_val (c->timers, t);
   char detail[64];
-  g_snprintf (detail, sizeof detail, "connection timer #%" G_GUINT64_FORMAT "%s", t.handle,
+  g_snprintf (detail, sizeof detail, "%s timer #%" G_GUINT64_FORMAT "%s",
+              kind == TIMER_STRAGGLER ? "straggler" : "connection", t.handle,
               c->current_timer ? " (previous timer not cleared)" : "");
   c->current_timer = t.handle;
   observe (c, out, PROTO_OBS_TIMER_SET, PROTO_NO_NODE, -1, (int64_t) t.handle, detail);
+}
+
+static void
+start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+{
+  start_timer_kind (c, now, out, TIMER_CONNECT);
+}
+
+static gboolean
+straggler_timer_running (const ProtoCoord *c)
+{
+  for (guint i = 0; i < c->timers->len; i++)
+    if (g_array_index (c->timers, CoordTimer, i).kind == TIMER_STRAGGLER)
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean
@@ -150,6 +205,12 @@ proto_coord_next_deadline (const ProtoCoord *c)
 
 /* ---- collect and connect ---- */
 
+static gboolean
+in_connect_phase (const ProtoCoord *c)
+{
+  return proto_omap_len (&c->connect_flags) > 0;
+}
+
 static guint
 participating (const ProtoCoord *c)
 {
@@ -157,22 +218,17 @@ participating (const ProtoCoord *c)
     return proto_omap_len (&c->round_peers);
   guint n = 0;
   for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-    n += !proto_omap_has (&c->syncing, proto_omap_at (&c->connections, i)->id);
+    {
+      ProtoNodeId id = proto_omap_at (&c->connections, i)->id;
+      n += !proto_omap_has (&c->syncing, id) && !proto_omap_has (&c->helpers, id);
+    }
   return n;
 }
 
+/* PeersForRound to each of ids[0..n) (the others of the list, and the round). */
 static void
-send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
 {
-  guint ready = proto_omap_count (&c->round_peers, TRUE);
-  guint part = participating (c);
-  if (ready == 0 || ready < c->cfg.min_participants || ready != part)
-    return;
-
-  guint n = proto_omap_len (&c->round_peers);
-  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
-  for (guint i = 0; i < n; i++)
-    ids[i] = proto_omap_at (&c->round_peers, i)->id;
   g_autofree ProtoNodeId *others = g_new (ProtoNodeId, MAX (n, 1));
   for (guint i = 0; i < n; i++)
     {
@@ -187,6 +243,93 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       send (c, out, ids[i], &m);
     }
   observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
+}
+
+/* robust: the ready peers (trainers, then helpers) go into the connect
+ * phase; a trainer that is not ready stays in #roundPeers for the next
+ * collect.  With ready >= min but fewer than the participants, the straggler
+ * timeout decides (S20); helpers alone never start a round. */
+static void
+robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+{
+  if (in_connect_phase (c))
+    return;
+  guint ready = proto_omap_count (&c->round_peers, TRUE);
+  guint helpers = proto_omap_count (&c->helpers, TRUE);
+  if (ready == 0 || ready + helpers < c->cfg.min_participants)
+    return;
+  if (ready < participating (c) && !c->straggler_due)
+    {
+      if (c->cfg.straggler_timeout != DL_TIME_NEVER && !straggler_timer_running (c))
+        start_timer_kind (c, now, out, TIMER_STRAGGLER);
+      return;
+    }
+  c->straggler_due = FALSE;
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
+    if (proto_omap_at (&c->round_peers, i)->flag)
+      g_array_append_val (ids, proto_omap_at (&c->round_peers, i)->id);
+  for (guint i = 0; i < proto_omap_len (&c->helpers); i++)
+    if (proto_omap_at (&c->helpers, i)->flag)
+      g_array_append_val (ids, proto_omap_at (&c->helpers, i)->id);
+  send_lists (c, out, (ProtoNodeId *) ids->data, ids->len);
+  if (ready < participating (c))
+    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, participating (c) - ready,
+             "straggler timeout: the round goes on without the peers that are not ready");
+  for (guint i = 0; i < ids->len; i++)
+    {
+      ProtoNodeId id = g_array_index (ids, ProtoNodeId, i);
+      proto_omap_set (&c->connect_flags, id, FALSE);
+      if (proto_omap_has (&c->helpers, id))
+        proto_omap_set (&c->helpers, id, FALSE);
+      else
+        proto_omap_set (&c->round_peers, id, FALSE);
+    }
+  g_array_unref (ids);
+  observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
+  start_timer (c, now, out);
+}
+
+/* disco-pre775 (server at b95004b4^1, PeerIsReady): as soon as min peers are
+ * ready, they are the round and the ready set starts empty again (S1).  No
+ * round number, no barrier. */
+static void
+pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out)
+{
+  guint n = proto_omap_len (&c->round_peers);
+  if (n == 0 || n < c->cfg.min_participants)
+    return;
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
+  for (guint i = 0; i < n; i++)
+    ids[i] = proto_omap_at (&c->round_peers, i)->id;
+  send_lists (c, out, ids, n);
+  proto_omap_remove_all (&c->round_peers);
+  c->round++;
+}
+
+static void
+send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+{
+  if (c->cfg.robust_members_only)
+    {
+      robust_list_if_needed (c, now, out);
+      return;
+    }
+  if (c->cfg.list_first_min)
+    {
+      pre775_list_if_needed (c, out);
+      return;
+    }
+  guint ready = proto_omap_count (&c->round_peers, TRUE);
+  guint part = participating (c);
+  if (ready == 0 || ready < c->cfg.min_participants || ready != part)
+    return;
+
+  guint n = proto_omap_len (&c->round_peers);
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
+  for (guint i = 0; i < n; i++)
+    ids[i] = proto_omap_at (&c->round_peers, i)->id;
+  send_lists (c, out, ids, n);
 
   if (c->cfg.connect_barrier)
     {
@@ -205,12 +348,50 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
     }
 }
 
+/* robust: the coordinator asks the round's provider for the model the round
+ * ends with: SignalNewPeer naming the coordinator itself (PROTO_SERVER); the
+ * provider answers with SharedModel over its stream once its round is over
+ * (S11, S25). */
 static void
-signal_weight_sharing (ProtoCoord *c, ProtoOutbox *out)
+request_checkpoint (ProtoCoord *c, ProtoOutbox *out)
+{
+  if (!c->cfg.robust_checkpoint || c->provider == PROTO_NO_NODE)
+    return;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+  m.node = PROTO_SERVER;
+  send (c, out, c->provider, &m);
+}
+
+static void
+signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (proto_omap_count (&c->connect_flags, FALSE) > 0)
     return;
   clear_timer (c, out);
+  if (c->cfg.robust_members_only)
+    {
+      /* the connect phase's members are the round: the others keep their
+       * place (and readiness) for the next collect (S19) */
+      guint n = proto_omap_len (&c->connect_flags);
+      proto_omap_remove_all (&c->exchanging);
+      for (guint i = 0; i < n; i++)
+        {
+          ProtoNodeId id = proto_omap_at (&c->connect_flags, i)->id;
+          send_simple (c, out, id, PROTO_MSG_START_WEIGHT_SHARING);
+          proto_omap_delete (&c->round_peers, id);
+          proto_omap_set (&c->exchanging, id, TRUE);
+        }
+      observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
+      proto_omap_remove_all (&c->connect_flags);
+      c->round++;
+      if (c->cfg.robust_retry_per_round)
+        c->retry = 0;   /* S6 */
+      request_checkpoint (c, out);
+      observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+      send_peers_for_round_if_needed (c, now, out);
+      return;
+    }
   guint n = proto_omap_len (&c->round_peers);
   for (guint i = 0; i < n; i++)
     send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_START_WEIGHT_SHARING);
@@ -219,6 +400,21 @@ signal_weight_sharing (ProtoCoord *c, ProtoOutbox *out)
   proto_omap_remove_all (&c->connect_flags);
   c->round++;
   observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+}
+
+/* robust: a Retry sends the connect phase's members back to the collect
+ * phase; the timer stops until the next list (S7, S9, S24). */
+static void
+robust_back_to_collect (ProtoCoord *c, DlTime now, ProtoOutbox *out, const char *why)
+{
+  for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
+    send_simple (c, out, proto_omap_at (&c->connect_flags, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+  proto_omap_remove_all (&c->connect_flags);
+  clear_timer (c, out);
+  observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+  if (why)
+    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, why);
+  send_peers_for_round_if_needed (c, now, out);
 }
 
 /* Both branches of handleTimeout (decentralized_controller.ts) end with
@@ -234,8 +430,18 @@ reset_flags_from_round_peers (ProtoCoord *c)
 }
 
 static void
-handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, ProtoOutbox *out)
+handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, ProtoOutbox *out)
 {
+  if (kind == TIMER_STRAGGLER)
+    {
+      observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
+      if (handle == c->current_timer)
+        c->current_timer = 0;
+      c->straggler_due = TRUE;
+      send_peers_for_round_if_needed (c, now, out);
+      c->straggler_due = FALSE;
+      return;
+    }
   gboolean orphan = handle != c->current_timer;
   observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle,
            orphan ? "orphan timer (not #timeout)" : NULL);
@@ -256,10 +462,17 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, ProtoOutbox *out)
           ProtoNodeId id = g_array_index (failed, ProtoNodeId, i);
           proto_omap_delete (&c->round_peers, id);
           proto_omap_delete (&c->connect_flags, id);
+          proto_omap_delete (&c->helpers, id);
           send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
           observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
         }
       g_array_unref (failed);
+      if (c->cfg.robust_single_timer)
+        {
+          c->retry = 0;
+          robust_back_to_collect (c, now, out, NULL);
+          return;
+        }
       for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
         send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
       /* #roundPeers.map(() => false); #connectFinishedNodes = #roundPeers.map(() => false):
@@ -268,6 +481,11 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, ProtoOutbox *out)
       reset_flags_from_round_peers (c);
       c->retry = 0;
       start_timer (c, now, out);
+      return;
+    }
+  if (c->cfg.robust_single_timer)
+    {
+      robust_back_to_collect (c, now, out, NULL);
       return;
     }
   reset_flags_from_round_peers (c);
@@ -284,11 +502,51 @@ reset (ProtoCoord *c, ProtoOutbox *out)
   proto_omap_remove_all (&c->round_peers);
   proto_omap_remove_all (&c->connect_flags);
   proto_omap_remove_all (&c->syncing);
-  c->round = 0;
+  proto_omap_remove_all (&c->helpers);
+  proto_omap_remove_all (&c->exchanging);
+  proto_omap_remove_all (&c->sync_wait);
   c->retry = 0;
   c->provider = PROTO_NO_NODE;
   clear_timer (c, out);  /* #timeout only: an orphan timer survives */
+  if (c->checkpoint)
+    {
+      /* robust: the round and its model stay; the next joiners sync (S25) */
+      observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, c->round,
+               "no connection left: session reset, the coordinator keeps the last round's model");
+      return;
+    }
+  c->round = 0;
   observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, -1, "no connection left: session reset, model lost");
+}
+
+/* robust: (re)assign a provider to a newcomer that asked for a sync: the
+ * provider, or the coordinator itself with its checkpoint (S11, S12). */
+static gboolean
+assign_provider (ProtoCoord *c, ProtoNodeId newcomer, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  if (c->provider != PROTO_NO_NODE && c->provider != newcomer)
+    {
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+      m.node = c->provider;
+      send (c, out, newcomer, &m);
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+      m.node = newcomer;
+      send (c, out, c->provider, &m);
+      observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, c->provider, "provider assigned");
+      return TRUE;
+    }
+  if (!c->cfg.robust_checkpoint || c->checkpoint == NULL)
+    return FALSE;
+  proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+  m.node = PROTO_SERVER;
+  send (c, out, newcomer, &m);
+  proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
+  proto_msg_set_weights (&m, c->checkpoint);
+  send (c, out, newcomer, &m);
+  proto_msg_clear (&m);
+  observe (c, out, PROTO_OBS_SYNC_SERVED, newcomer, -1, 0, "the coordinator's checkpoint");
+  return TRUE;
 }
 
 static void
@@ -297,12 +555,27 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   if (!proto_omap_delete (&c->connections, id))
     return;
   proto_omap_delete (&c->round_peers, id);
-  proto_omap_delete (&c->connect_flags, id);  /* not from syncing */
+  gboolean member = proto_omap_delete (&c->connect_flags, id);  /* not from syncing */
+  gboolean exchanging = proto_omap_delete (&c->exchanging, id);
+  proto_omap_delete (&c->helpers, id);
+  proto_omap_delete (&c->sync_wait, id);
   observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
   if (proto_omap_len (&c->connections) == 0 && c->cfg.reset_when_empty)
     {
       reset (c, out);
       return;
+    }
+  if (c->cfg.robust_close_restarts && member && in_connect_phase (c))
+    /* S18, S26: the others may be linking to it; they start over at once */
+    robust_back_to_collect (c, now, out, "a listed peer left in the connect phase: Retry (not counted)");
+  else if (c->cfg.robust_close_restarts && exchanging && proto_omap_len (&c->exchanging) > 0)
+    {
+      /* S17: its Payload may never come; the round's other members abort */
+      for (guint i = 0; i < proto_omap_len (&c->exchanging); i++)
+        send_simple (c, out, proto_omap_at (&c->exchanging, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+      observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->exchanging),
+               "a member left during the exchange: Retry aborts it for the others");
+      proto_omap_remove_all (&c->exchanging);
     }
   if (c->cfg.model_sync && id == c->provider)
     {
@@ -320,10 +593,13 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
       observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
                next == PROTO_NO_NODE ? "no provider left" :
                proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
+      if (c->cfg.robust_sync_retry)
+        for (guint i = 0; i < proto_omap_len (&c->sync_wait); i++)
+          assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, out);   /* S12 */
     }
   if (c->waiting)
     return;
-  if (proto_omap_len (&c->connections) >= c->cfg.min_participants)
+  if (active_count (c) >= c->cfg.min_participants)
     send_peers_for_round_if_needed (c, now, out);
   else
     {
@@ -348,11 +624,11 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
         m.node = from;
-        m.wait_for_more = proto_omap_len (&c->connections) < c->cfg.min_participants;
-        m.nb_participants = c->cfg.participant_counts ? proto_omap_len (&c->connections) : 0;
+        m.wait_for_more = active_count (c) < c->cfg.min_participants;
+        m.nb_participants = c->cfg.participant_counts ? active_count (c) : 0;
         m.joined_mid_training = joined;
         send (c, out, from, &m);
-        if (c->waiting && proto_omap_len (&c->connections) >= c->cfg.min_participants)
+        if (c->waiting && active_count (c) >= c->cfg.min_participants)
           {
             for (guint i = 0; i < proto_omap_len (&c->connections); i++)
               if (proto_omap_at (&c->connections, i)->id != from)
@@ -363,16 +639,60 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         return;
       }
     case PROTO_MSG_JOIN_ROUND:
+      if (c->cfg.ready_at_round_start)
+        break;   /* pre-775 has no JoinRound */
       proto_omap_delete (&c->syncing, from);
+      if (c->cfg.robust_members_only)
+        {
+          proto_omap_delete (&c->sync_wait, from);
+          proto_omap_delete (&c->exchanging, from);
+          if (proto_omap_has (&c->connect_flags, from))
+            return;   /* a member: its JoinRound cannot be of a later round */
+          proto_omap_set (&c->round_peers, from, FALSE);
+          if (c->cfg.robust_count_synced && c->waiting && active_count (c) >= c->cfg.min_participants)
+            {
+              /* S23: a synced newcomer is the participant that makes min */
+              for (guint i = 0; i < proto_omap_len (&c->connections); i++)
+                send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_ENOUGH_PARTICIPANTS);
+              c->waiting = FALSE;
+            }
+          return;
+        }
       proto_omap_set (&c->round_peers, from, FALSE);
       return;
     case PROTO_MSG_PEER_IS_READY:
+      if (c->cfg.robust_members_only)
+        {
+          proto_omap_delete (&c->exchanging, from);
+          if (proto_omap_has (&c->connect_flags, from))
+            {
+              observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                       "PeerIsReady from a member of the connect phase: ignored");
+              return;
+            }
+          if (msg->helper)
+            {
+              proto_omap_delete (&c->round_peers, from);
+              proto_omap_set (&c->helpers, from, TRUE);
+            }
+          else
+            proto_omap_set (&c->round_peers, from, TRUE);
+          send_peers_for_round_if_needed (c, now, out);
+          return;
+        }
       proto_omap_set (&c->round_peers, from, TRUE);
       send_peers_for_round_if_needed (c, now, out);
       return;
     case PROTO_MSG_CONNECTIONS_READY:
       if (!c->cfg.connect_barrier)
         break;
+      if (c->cfg.robust_members_only && !proto_omap_has (&c->connect_flags, from))
+        {
+          /* S31: a stray ConnectionsReady (of an attempt that is over) */
+          observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                   "ConnectionsReady from a peer that is not in the connect phase: ignored");
+          return;
+        }
       if (proto_omap_count (&c->connect_flags, TRUE) == 0)
         {
           c->provider = from;
@@ -380,11 +700,19 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
                    proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
         }
       proto_omap_set (&c->connect_flags, from, TRUE);
-      signal_weight_sharing (c, out);
+      signal_weight_sharing (c, now, out);
       return;
     case PROTO_MSG_MODEL_SYNC_REQUEST:
       if (!c->cfg.model_sync)
         break;
+      if (c->cfg.robust_sync_retry)
+        {
+          proto_omap_set (&c->sync_wait, from, TRUE);
+          if (!assign_provider (c, from, out))
+            observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                     "no provider and no checkpoint yet: the newcomer asks again");
+          return;
+        }
       if (c->provider == PROTO_NO_NODE)
         {
           observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
@@ -418,6 +746,13 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         send (c, out, msg->node, &m);
       }
       return;
+    case PROTO_MSG_SHARED_MODEL:
+      if (!c->cfg.robust_checkpoint || msg->weights == NULL)
+        break;
+      g_clear_pointer (&c->checkpoint, learn_weights_unref);
+      c->checkpoint = learn_weights_ref (msg->weights);
+      observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
+      return;
     case PROTO_MSG_NEW_NODE_INFO:
     case PROTO_MSG_PEERS_FOR_ROUND:
     case PROTO_MSG_START_WEIGHT_SHARING:
@@ -427,7 +762,6 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
     case PROTO_MSG_SIGNAL_NEW_PEER:
-    case PROTO_MSG_SHARED_MODEL:
     case PROTO_MSG_PAYLOAD:
       break;
     }
@@ -463,8 +797,9 @@ proto_coord_handle (ProtoCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox
           if (best == G_MAXUINT)
             break;
           uint64_t handle = g_array_index (c->timers, CoordTimer, best).handle;
+          TimerKind kind = g_array_index (c->timers, CoordTimer, best).kind;
           g_array_remove_index (c->timers, best);
-          handle_timeout (c, now, handle, out);
+          handle_timeout (c, now, handle, kind, out);
         }
       break;
     case PROTO_IN_START:

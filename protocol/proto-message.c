@@ -135,9 +135,12 @@ build (const ProtoMsg *msg, gboolean copy)
   GVariant *inner = NULL;
   switch (msg->type)
     {
+    case PROTO_MSG_PEER_IS_READY:
+      /* robust's helper flag; DISCO's PeerIsReady has no field */
+      inner = msg->helper ? g_variant_new ("(yb)", t, TRUE) : g_variant_new ("(y)", t);
+      break;
     case PROTO_MSG_CLIENT_CONNECTED:
     case PROTO_MSG_JOIN_ROUND:
-    case PROTO_MSG_PEER_IS_READY:
     case PROTO_MSG_CONNECTIONS_READY:
     case PROTO_MSG_START_WEIGHT_SHARING:
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:
@@ -242,7 +245,8 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
       return FALSE;
     }
   gboolean with_data = t == PROTO_MSG_SIGNAL_FOR_PEER && strcmp (tstr, "(yuys)") == 0;
-  if (strcmp (tstr, wire_types[t]) != 0 && !with_data)
+  gboolean helper = t == PROTO_MSG_PEER_IS_READY && strcmp (tstr, "(yb)") == 0;
+  if (strcmp (tstr, wire_types[t]) != 0 && !with_data && !helper)
     {
       g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
                    "%s message has fields '%s', expected '%s'", type_names[t], tstr, wire_types[t]);
@@ -253,9 +257,15 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
   proto_msg_init (&m, (ProtoMsgType) t);
   switch (m.type)
     {
+    case PROTO_MSG_PEER_IS_READY:
+      if (helper)
+        {
+          guchar ty;
+          g_variant_get (inner, "(yb)", &ty, &m.helper);
+        }
+      break;
     case PROTO_MSG_CLIENT_CONNECTED:
     case PROTO_MSG_JOIN_ROUND:
-    case PROTO_MSG_PEER_IS_READY:
     case PROTO_MSG_CONNECTIONS_READY:
     case PROTO_MSG_START_WEIGHT_SHARING:
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:

@@ -65,6 +65,8 @@ typedef struct {
   ProtoNodeId node;
   gboolean wait_for_more;        /* NewNodeInfo */
   gboolean joined_mid_training;  /* NewNodeInfo */
+  gboolean helper;               /* PeerIsReady (robust only): the sender finished its rounds and
+                                    stays to help others' rounds; on the wire only when set */
   uint32_t nb_participants;      /* NewNodeInfo, Waiting, Enough */
   uint32_t round;                /* PeersForRound, Payload: aggregation round */
   uint32_t comm_round;           /* Payload */

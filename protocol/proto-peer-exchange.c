@@ -107,10 +107,25 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
   for (guint i = 0; i < p->serves->len; i++)
     g_array_index (p->serves, Serve, i).wait_round = FALSE;
   pp_try_serve (p, out);
+  if (p->helper)
+    {
+      /* robust: a helper's round does not count as one of its own */
+      p->rounds_done--;
+      pp_send_ready (p, out);
+      return;
+    }
   if (p->rounds_done >= p->cfg.rounds)
     {
       pp_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
       pp_set_state (p, out, PROTO_PEER_DONE);
+      if (!p->cfg.leave_after_training && p->cfg.robust_members_only)
+        {
+          /* S20: a finished peer that stays helps the others' rounds
+           * (PeerIsReady with the helper flag; it never starts one alone) */
+          p->helper = TRUE;
+          pp_send_ready (p, out);
+          return;
+        }
       if (p->cfg.leave_after_training)
         {
           pp_shutdown_pool (p, out);
@@ -156,7 +171,41 @@ pp_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
   p->xchg_result = learn_weights_ref (p->model);
   p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+  p->xchg_cut = FALSE;
+  if (p->cfg.robust_exchange_deadline)
+    p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
   send_round (p, out);
   pp_exchange_continue (p, now, out);
+}
+
+/* robust: the exchange is given up (S15, S17).  The model stays the one
+ * local training made; what arrived is dropped, and so are the links to the
+ * nodes whose contribution is missing (one may be dead: S15).  The peer
+ * goes back to PeerIsReady, as after a Retry.  Those that did complete the
+ * round hold the same model (they had every contribution). */
+void
+pp_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why)
+{
+  (void) now;
+  pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->xchg_c, why);
+  guint n = proto_aggregator_n_nodes (p->agg);
+  g_autofree ProtoNodeId *missing = g_new (ProtoNodeId, MAX (n, 1));
+  guint k = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      ProtoNodeId id = proto_aggregator_node (p->agg, i);
+      if (id != p->id && !proto_aggregator_has_contribution (p->agg, id))
+        missing[k++] = id;
+    }
+  for (guint i = 0; i < k; i++)
+    pp_drop_link (p, out, missing[i]);
+  proto_aggregator_abort (p->agg);
+  g_clear_pointer (&p->promised, learn_weights_unref);
+  g_clear_pointer (&p->xchg_result, learn_weights_unref);
+  p->promise = PROMISE_PENDING;   /* a fresh aggregationResult for the round to come */
+  p->xchg_deadline = DL_TIME_NEVER;
+  p->agg_wait_deadline = DL_TIME_NEVER;
+  p->round_finished_pending = FALSE;
+  pp_end_round_loop (p, out);
 }
 

@@ -67,6 +67,12 @@ struct ProtoPeer {
   DlTime shutdown_deadline;  /* PeerPool.shutdown's 1 s race */
   gboolean shutdown_then_fail; /* ConnectionFail's disconnect() (else Retry's loop) */
   GArray *serves;        /* Serve */
+
+  /* robust (proto-config.h) */
+  gboolean helper;        /* finished its rounds, stays and helps others' (S20) */
+  DlTime xchg_deadline;   /* no contribution since payload_timeout: abort (S15, S17) */
+  gboolean xchg_cut;      /* a member left: the deadline no longer moves */
+  guint sync_attempts;    /* ModelSyncRequests sent this round (S11, S12) */
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
 
@@ -76,9 +82,13 @@ void pp_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId 
 void pp_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
 void pp_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s);
 void pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out);
+void pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other);
 void pp_try_serve (ProtoPeer *p, ProtoOutbox *out);
 void pp_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 void pp_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 void pp_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
+void pp_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why);
+void pp_send_ready (ProtoPeer *p, ProtoOutbox *out);
+void pp_end_round_loop (ProtoPeer *p, ProtoOutbox *out);
 
 G_END_DECLS

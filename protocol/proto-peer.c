@@ -84,6 +84,20 @@ static const guint32 one_shot[PROTO_PEER_N_STATES] = {
 static const guint32 persistent = BIT (PROTO_MSG_SIGNAL_FOR_PEER) | BIT (PROTO_MSG_SIGNAL_NEW_PEER)
                                   | BIT (PROTO_MSG_WAITING_FOR_MORE);
 
+/* robust adds (proto-config.h): Retry and Fail while linking and while
+ * waiting for the list (S8, S9, S24); Retry during the exchange (S17: a
+ * member left); a new provider while syncing (S12); and a finished peer
+ * that stays is a helper, waiting in `done` for lists (S20). */
+static const guint32 robust_extra[PROTO_PEER_N_STATES] = {
+  [PROTO_PEER_SYNC_LINKING] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
+  [PROTO_PEER_SYNC_WAIT_MODEL] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
+  [PROTO_PEER_WAIT_PEERS] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS) | BIT (PROTO_MSG_CONNECTION_FAIL),
+  [PROTO_PEER_LINKING] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS) | BIT (PROTO_MSG_CONNECTION_FAIL),
+  [PROTO_PEER_EXCHANGING] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS),
+  [PROTO_PEER_DONE] = BIT (PROTO_MSG_PEERS_FOR_ROUND) | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
+                      | BIT (PROTO_MSG_CONNECTION_FAIL),
+};
+
 Link *
 pp_find_link (const ProtoPeer *p, ProtoNodeId other)
 {
@@ -112,6 +126,8 @@ proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
     return FALSE;
   if (one_shot[p->state] & BIT (type))
     return type != PROTO_MSG_SHARED_MODEL || from == p->provider;
+  if (p->cfg.robust_listen && (robust_extra[p->state] & BIT (type)))
+    return p->state != PROTO_PEER_DONE || p->helper;
   if (persistent & BIT (type))
     return TRUE;
   if (type == PROTO_MSG_ENOUGH_PARTICIPANTS)
@@ -208,6 +224,24 @@ pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
   g_array_set_size (p->pending, 0);
 }
 
+/* robust: one link leaves the pool (closed), pending included. */
+void
+pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
+{
+  Link *l = pp_find_link (p, other);
+  if (l == NULL)
+    return;
+  proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+  g_hash_table_remove (p->pool_index, GUINT_TO_POINTER (other + 1));
+  g_ptr_array_remove (p->pool, l);
+  for (guint i = 0; i < p->pending->len; i++)
+    if (g_array_index (p->pending, ProtoNodeId, i) == other)
+      {
+        g_array_remove_index (p->pending, i);
+        break;
+      }
+}
+
 /* setAggregatorNodes(peers + self): the list's order, then self. */
 static void
 set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
@@ -234,7 +268,16 @@ get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, g
   g_array_set_size (p->pending, 0);
   for (guint i = 0; i < n; i++)
     {
-      if (pp_find_link (p, ids[i]))
+      Link *known = pp_find_link (p, ids[i]);
+      if (known && p->cfg.robust_links
+          && (known->state == PROTO_LINK_CLOSED || known->state == PROTO_LINK_FAILED))
+        {
+          /* S15: robust opens a new link in place of one that closed or failed */
+          pp_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
+          pp_drop_link (p, out, ids[i]);
+          known = NULL;
+        }
+      if (known)
         continue;
       Link *l = g_new0 (Link, 1);
       l->peer = ids[i];
@@ -312,6 +355,7 @@ pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->sync_needed && p->cfg.model_sync)
     {
+      p->sync_attempts++;
       send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
       pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
@@ -321,20 +365,23 @@ pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   after_sync (p, out);
 }
 
-static void
-send_ready (ProtoPeer *p, ProtoOutbox *out)
+void
+pp_send_ready (ProtoPeer *p, ProtoOutbox *out)
 {
-  send_server (p, out, PROTO_MSG_PEER_IS_READY);
-  pp_set_state (p, out, PROTO_PEER_WAIT_PEERS);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  m.helper = p->helper;
+  pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  pp_set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
 }
 
 /* onRoundEndCommunication's loop head: pause point, then PeerIsReady. */
-static void
-end_round_loop (ProtoPeer *p, ProtoOutbox *out)
+void
+pp_end_round_loop (ProtoPeer *p, ProtoOutbox *out)
 {
-  if (!pass_pause_point (p, out, PROTO_PEER_PAUSED_END))
+  if (!p->helper && !pass_pause_point (p, out, PROTO_PEER_PAUSED_END))
     return;
-  send_ready (p, out);
+  pp_send_ready (p, out);
 }
 
 static void
@@ -391,6 +438,15 @@ pp_try_serve (ProtoPeer *p, ProtoOutbox *out)
       ProtoNodeId n = s->newcomer;
       g_array_remove_index (p->serves, i);
       Link *l = pp_find_link (p, n);
+      if (n == PROTO_SERVER && p->latest_model != NULL)
+        {
+          /* robust: the coordinator's checkpoint, over the stream */
+          ProtoMsg m;
+          proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
+          proto_msg_set_weights (&m, p->latest_model);
+          pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+          continue;
+        }
       if (p->latest_model == NULL)
         pp_observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "Failed to get the latest model: nothing sent");
       else if (l == NULL)
@@ -500,6 +556,7 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
    * msgRound <= 0: a future round passes, S27), then aggregator.add, which
    * throws (caught and logged by the loop) for a secure comm round > 1 */
   if (msg->weights == NULL || !proto_aggregator_is_valid (p->agg, from, msg->round)
+      || (p->cfg.robust_exact_round && msg->round != proto_aggregator_round (p->agg))
       || (proto_aggregator_n_comm_rounds (p->agg) == 2 && msg->comm_round >= 2))
     {
       char why[80];
@@ -514,6 +571,8 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
                "weights of the wrong size");
       return;
     }
+  if (p->cfg.robust_exchange_deadline && p->state == PROTO_PEER_EXCHANGING && !p->xchg_cut)
+    p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
   gboolean refused;
   uint32_t agg_round = proto_aggregator_round (p->agg);
   LearnWeights *emitted = proto_aggregator_add (p->agg, from, msg->weights, msg->round, msg->comm_round, &refused);
@@ -543,6 +602,20 @@ handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOut
       return;
     }
   Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
+  if (p->cfg.robust_serve_after_round
+      && (p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION))
+    s.wait_round = TRUE;   /* S13: the round in its connect phase ends first */
+  if (newcomer == PROTO_SERVER && p->cfg.robust_checkpoint)
+    {
+      s.link_ready = TRUE;
+      g_array_append_val (p->serves, s);
+      pp_try_serve (p, out);
+      return;
+    }
+  if (p->cfg.robust_sync_retry)
+    for (guint i = 0; i < p->serves->len; i++)
+      if (g_array_index (p->serves, Serve, i).newcomer == newcomer)
+        return;   /* a repeated request: one SharedModel is enough */
   gboolean known = pp_find_link (p, newcomer) != NULL;
   GArray *saved = g_array_copy (p->pending);  /* a sync getPeers does not disturb the round's */
   get_peers (p, now, out, &newcomer, 1, FALSE);
@@ -616,10 +689,18 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       else if (p->state == PROTO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;
-          send_ready (p, out);
+          pp_send_ready (p, out);
         }
       return;
     case PROTO_MSG_WAITING_FOR_MORE:
+      if (p->pause != PAUSE_NONE && p->cfg.robust_listen)
+        {
+          /* S21: robust takes a second Waiting as what it says */
+          p->pause = PAUSE_PENDING;
+          pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, (int64_t) msg->nb_participants,
+                      "not enough participants (again)");
+          return;
+        }
       if (p->pause != PAUSE_NONE)
         {
           /* setupServerCallbacks (client.ts): the listener throws */
@@ -639,7 +720,23 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       handle_signal_new_peer (p, now, msg->node, out);
       return;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+      if (p->cfg.robust_sync_retry && p->provider != PROTO_NO_NODE && p->provider != msg->node)
+        {
+          /* S12: re-targeted; a link to the old provider that is not up goes */
+          Link *old = pp_find_link (p, p->provider);
+          if (old && old->state != PROTO_LINK_UP)
+            pp_drop_link (p, out, p->provider);
+          g_array_set_size (p->pending, 0);
+        }
       p->provider = msg->node;
+      if (msg->node == PROTO_SERVER && p->cfg.robust_checkpoint)
+        {
+          /* robust: the coordinator serves its checkpoint over the stream */
+          pp_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "the coordinator's checkpoint");
+          pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+          p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+          return;
+        }
       pp_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
       if (msg->node == p->id)
         {
@@ -651,7 +748,8 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       if (p->pending->len > 0)
         {
           pp_set_state (p, out, PROTO_PEER_SYNC_LINKING);
-          p->sync_deadline = DL_TIME_NEVER;
+          /* getPeers has no timeout; robust bounds it (S12) */
+          p->sync_deadline = p->cfg.robust_sync_retry ? dl_time_add (now, p->cfg.model_sync_timeout) : DL_TIME_NEVER;
         }
       else
         {
@@ -683,10 +781,26 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       pp_begin_exchange (p, now, out);
       return;
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:
+      if (p->state == PROTO_PEER_WAIT_PEERS || p->state == PROTO_PEER_DONE)
+        {
+          /* robust: a PeerIsReady again is harmless (S9) */
+          pp_send_ready (p, out);
+          return;
+        }
+      if (p->state == PROTO_PEER_EXCHANGING)
+        {
+          /* robust (S17): a member left; what it sent may still arrive, so
+           * the exchange gets aggregation_wait more, then is aborted */
+          p->xchg_deadline = MIN (p->xchg_deadline, dl_time_add (now, p->cfg.aggregation_wait));
+          p->xchg_cut = TRUE;
+          pp_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_RETRY_PEER_CONNECTIONS, -1,
+                      "a member left: the exchange ends within aggregation_wait");
+          return;
+        }
       if (begin_pool_shutdown (p, now, out, FALSE))
         return;
       set_nodes_self_only (p);
-      end_round_loop (p, out);
+      pp_end_round_loop (p, out);
       return;
     case PROTO_MSG_CONNECTION_FAIL:
       if (begin_pool_shutdown (p, now, out, TRUE))
@@ -709,11 +823,26 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
 static void
 handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  if ((p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL)
+  if ((p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL
+       || p->state == PROTO_PEER_SYNC_LINKING)
       && p->sync_deadline <= now)
     {
       p->sync_deadline = DL_TIME_NEVER;
       pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
+      if (p->cfg.robust_sync_retry && p->sync_attempts <= p->cfg.max_connection_retry)
+        {
+          /* S11, S12: ask again; the coordinator may name another provider */
+          if (p->provider != PROTO_NO_NODE && p->provider != PROTO_SERVER)
+            {
+              Link *old = pp_find_link (p, p->provider);
+              if (old && old->state != PROTO_LINK_UP)
+                pp_drop_link (p, out, p->provider);
+            }
+          g_array_set_size (p->pending, 0);
+          p->provider = PROTO_NO_NODE;
+          pp_begin_round (p, now, out);
+          return;
+        }
       pp_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
       fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
                                ? "training failed: timed out waiting for SignalModelProvider"
@@ -726,9 +855,16 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       if (p->shutdown_then_fail)
         fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       else
-        end_round_loop (p, out);
+        pp_end_round_loop (p, out);
       return;
     }
+  if (p->state == PROTO_PEER_EXCHANGING && p->xchg_deadline <= now)
+    {
+      pp_abort_exchange (p, now, out, "no contribution for payload_timeout: the exchange is aborted");
+      return;
+    }
+  if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && p->cfg.robust_exchange_deadline)
+    p->agg_wait_deadline = DL_TIME_NEVER;   /* robust does not break: a partial sum is no model */
   if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
     {
       p->agg_wait_deadline = DL_TIME_NEVER;
@@ -767,8 +903,11 @@ proto_peer_next_deadline (const ProtoPeer *p)
   if (!p->connected)
     return DL_TIME_NEVER;
   DlTime t = DL_TIME_NEVER;
-  if (p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL)
+  if (p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL
+      || p->state == PROTO_PEER_SYNC_LINKING)
     t = MIN (t, p->sync_deadline);
+  if (p->state == PROTO_PEER_EXCHANGING)
+    t = MIN (t, p->xchg_deadline);
   if (p->state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->agg_wait_deadline);
   if (p->state == PROTO_PEER_POOL_SHUTDOWN)
@@ -809,7 +948,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
         }
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
-      end_round_loop (p, out);
+      pp_end_round_loop (p, out);
       break;
     case PROTO_IN_LINK_UP:
       if (p->connected)
@@ -872,6 +1011,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->agg_wait_deadline = DL_TIME_NEVER;
   p->shutdown_deadline = DL_TIME_NEVER;
   p->loops_deadline = DL_TIME_NEVER;
+  p->xchg_deadline = DL_TIME_NEVER;
   g_return_val_if_fail (config->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
   return p;
 }

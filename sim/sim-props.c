@@ -221,11 +221,11 @@ void
 sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
 {
   /* progress is owed only while at least min_participants peers stay
-   * connected (finished peers that stay count: S20) */
+   * connected (finished peers that stay count: S20; those that left do not) */
   guint connected = 0;
   for (guint i = 1; i <= n; i++)
-    connected += peers[i].outcome == SIM_PEER_FINISHED || peers[i].outcome == SIM_PEER_HUNG
-                 || peers[i].outcome == SIM_PEER_RUNNING;
+    connected += (peers[i].outcome == SIM_PEER_FINISHED && peers[i].left == DL_TIME_NEVER)
+                 || peers[i].outcome == SIM_PEER_HUNG || peers[i].outcome == SIM_PEER_RUNNING;
   for (guint i = 1; i <= n; i++)
     {
       const SimPeerResult *r = &peers[i];
