@@ -552,6 +552,13 @@ assign_provider (ProtoCoord *c, ProtoNodeId newcomer, ProtoOutbox *out)
 static void
 stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
 {
+  if (c->cfg.list_first_min)
+    {
+      /* the pre-775 controller has no close handler: the node stays in
+       * `connections` and in the ready set (S2) */
+      observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed (pre-775: not handled)");
+      return;
+    }
   if (!proto_omap_delete (&c->connections, id))
     return;
   proto_omap_delete (&c->round_peers, id);
@@ -628,7 +635,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         m.nb_participants = c->cfg.participant_counts ? active_count (c) : 0;
         m.joined_mid_training = joined;
         send (c, out, from, &m);
-        if (c->waiting && active_count (c) >= c->cfg.min_participants)
+        if (c->waiting && active_count (c) >= c->cfg.min_participants && !c->cfg.list_first_min)
           {
             for (guint i = 0; i < proto_omap_len (&c->connections); i++)
               if (proto_omap_at (&c->connections, i)->id != from)

@@ -80,7 +80,9 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
       ProtoMsg m;
       proto_msg_init (&m, PROTO_MSG_PAYLOAD);
       m.node = to;
-      m.round = proto_aggregator_round (p->agg);
+      /* robust tags with the round the exchange began in: the own add above
+       * may already have completed that round (F1, docs/found.md) */
+      m.round = p->cfg.robust_exact_round ? p->xchg_round : proto_aggregator_round (p->agg);
       m.comm_round = p->xchg_c;
       proto_msg_set_weights (&m, payloads[i]);
       pp_send_msg (p, out, to, PROTO_VIA_LINK, &m);

@@ -350,9 +350,35 @@ after_sync (ProtoPeer *p, ProtoOutbox *out)
   start_training (p, out);
 }
 
+/* disco-pre775's onRoundBeginCommunication (decentralized_client.ts at
+ * b95004b4^1): PeerIsReady, then PeersForRound raced against 15 s (the
+ * utils.ts timeout, aggregation_wait here); on expiry the round's nodes are
+ * the peer alone.  Training comes after the links (S1). */
+static void
+pre775_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  send_server (p, out, PROTO_MSG_PEER_IS_READY);
+  pp_set_state (p, out, PROTO_PEER_WAIT_PEERS);
+  p->sync_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+}
+
+static void
+pre775_train (ProtoPeer *p, ProtoOutbox *out)
+{
+  p->sync_deadline = DL_TIME_NEVER;
+  g_clear_pointer (&p->promised, learn_weights_unref);
+  p->promise = PROMISE_PENDING;
+  start_training (p, out);
+}
+
 void
 pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
+  if (p->cfg.ready_at_round_start)
+    {
+      pre775_begin_round (p, now, out);
+      return;
+    }
   if (p->sync_needed && p->cfg.model_sync)
     {
       p->sync_attempts++;
@@ -392,6 +418,8 @@ links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
       pp_set_state (p, out, PROTO_PEER_WAIT_DECISION);
     }
+  else if (p->cfg.ready_at_round_start)
+    pre775_train (p, out);
   else
     pp_begin_exchange (p, now, out);
 }
@@ -409,14 +437,17 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
          * (decentralized_client.ts at b95004b4, onRoundEndCommunication). */
         set_nodes_self_only (p);
         pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
-        if (p->cfg.connect_barrier)
+        if (p->cfg.ready_at_round_start)
+          pre775_train (p, out);
+        else if (p->cfg.connect_barrier)
           pp_set_state (p, out, PROTO_PEER_WAIT_DECISION);
         else
           pp_begin_exchange (p, now, out);
         return;
       }
   set_nodes (p, msg->peers, msg->n_peers);
-  proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
+  if (!p->cfg.ready_at_round_start)   /* pre-775's list has no round */
+    proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
   get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
   if (p->pending->len == 0)
     links_ready (p, now, out);
@@ -555,7 +586,10 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
   /* receivePayloads: isValidContribution (sender in nodes and round -
    * msgRound <= 0: a future round passes, S27), then aggregator.add, which
    * throws (caught and logged by the loop) for a secure comm round > 1 */
-  if (msg->weights == NULL || !proto_aggregator_is_valid (p->agg, from, msg->round)
+  /* pre-775's Payload carries no aggregation round: receivePayloads passes
+   * the receiver's own (always within the cutoff) */
+  uint32_t msg_round = p->cfg.ready_at_round_start ? proto_aggregator_round (p->agg) : msg->round;
+  if (msg->weights == NULL || !proto_aggregator_is_valid (p->agg, from, msg_round)
       || (p->cfg.robust_exact_round && msg->round != proto_aggregator_round (p->agg))
       || (proto_aggregator_n_comm_rounds (p->agg) == 2 && msg->comm_round >= 2))
     {
@@ -575,8 +609,8 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
     p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
   gboolean refused;
   uint32_t agg_round = proto_aggregator_round (p->agg);
-  LearnWeights *emitted = proto_aggregator_add (p->agg, from, msg->weights, msg->round, msg->comm_round, &refused);
-  if (!refused && msg->round != agg_round)
+  LearnWeights *emitted = proto_aggregator_add (p->agg, from, msg->weights, msg_round, msg->comm_round, &refused);
+  if (!refused && msg_round != agg_round)
     {
       /* S27: isValidContribution lets a future round's contribution in */
       char why[80];
@@ -669,8 +703,8 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_NEW_NODE_INFO:
       p->id = msg->node;
       p->sync_needed = msg->joined_mid_training && p->cfg.model_sync;
-      if (msg->wait_for_more && !p->enough_before_info)
-        p->pause = PAUSE_PENDING;
+      if (msg->wait_for_more && !p->enough_before_info && !p->cfg.ready_at_round_start)
+        p->pause = PAUSE_PENDING;   /* pre-775's client does not read it */
       pp_begin_round (p, now, out);
       return;
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
@@ -849,6 +883,14 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
                                : "training failed: timed out waiting for SharedModel");
       return;
     }
+  if (p->cfg.ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
+    {
+      pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
+                  "Timeout waiting for the round's peer list: the round's nodes are this peer alone");
+      set_nodes_self_only (p);
+      pre775_train (p, out);
+      return;
+    }
   if (p->state == PROTO_PEER_POOL_SHUTDOWN && p->shutdown_deadline <= now)
     {
       p->shutdown_deadline = DL_TIME_NEVER;
@@ -904,7 +946,8 @@ proto_peer_next_deadline (const ProtoPeer *p)
     return DL_TIME_NEVER;
   DlTime t = DL_TIME_NEVER;
   if (p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL
-      || p->state == PROTO_PEER_SYNC_LINKING)
+      || p->state == PROTO_PEER_SYNC_LINKING
+      || (p->cfg.ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS))
     t = MIN (t, p->sync_deadline);
   if (p->state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->xchg_deadline);
@@ -948,7 +991,10 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
         }
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
-      pp_end_round_loop (p, out);
+      if (p->cfg.ready_at_round_start)
+        pp_begin_exchange (p, now, out);   /* pre-775: no barrier after training */
+      else
+        pp_end_round_loop (p, out);
       break;
     case PROTO_IN_LINK_UP:
       if (p->connected)

@@ -513,6 +513,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   add_summary (sum, order, "model_syncs", g_strdup_printf ("%u", res->model_syncs));
   add_summary (sum, order, "stale_model_syncs", g_strdup_printf ("%u", res->stale_model_syncs));
   add_summary (sum, order, "empty_rounds_started", g_strdup_printf ("%u", res->empty_rounds_started));
+  add_summary (sum, order, "smallest_round_list", g_strdup_printf ("%u", res->smallest_round_list));
   add_summary (sum, order, "messages_dropped", g_strdup_printf ("%u", res->messages_dropped));
   add_summary (sum, order, "final_accuracy", fmt_double (res->final_accuracy));
   add_summary (sum, order, "final_loss", fmt_double (res->final_loss));

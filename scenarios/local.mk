@@ -14,34 +14,67 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/examples/explore-base.ini \
+	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
+	scenarios/failures/s01-ready-after-min-left-out.ini \
+	scenarios/failures/s02-leave-breaks-round-fixed.ini \
+	scenarios/failures/s02-leave-breaks-round.ini \
 	scenarios/failures/s03-late-joiner-initial-model-fixed.ini \
+	scenarios/failures/s03-late-joiner-initial-model-robust.ini \
 	scenarios/failures/s03-late-joiner-initial-model.ini \
 	scenarios/failures/s04-fast-peer-payload-dropped-fixed.ini \
+	scenarios/failures/s04-fast-peer-payload-dropped-robust.ini \
 	scenarios/failures/s04-fast-peer-payload-dropped.ini \
 	scenarios/failures/s05-retry-off-by-one-fixed.ini \
+	scenarios/failures/s05-retry-off-by-one-robust.ini \
 	scenarios/failures/s05-retry-off-by-one.ini \
+	scenarios/failures/s06-retry-counter-session-wide-robust.ini \
 	scenarios/failures/s06-retry-counter-session-wide.ini \
+	scenarios/failures/s07-orphan-timer-robust.ini \
 	scenarios/failures/s07-orphan-timer.ini \
+	scenarios/failures/s08-stuck-linking-node-robust.ini \
 	scenarios/failures/s08-stuck-linking-node.ini \
+	scenarios/failures/s08-stuck-linking-robust.ini \
 	scenarios/failures/s08-stuck-linking.ini \
+	scenarios/failures/s09-retry-wipes-ready-flag-robust.ini \
 	scenarios/failures/s09-retry-wipes-ready-flag.ini \
 	scenarios/failures/s10-provider-replaced-by-syncing-peer-fixed.ini \
+	scenarios/failures/s10-provider-replaced-by-syncing-peer-node-robust.ini \
 	scenarios/failures/s10-provider-replaced-by-syncing-peer-node.ini \
+	scenarios/failures/s10-provider-replaced-by-syncing-peer-robust.ini \
 	scenarios/failures/s10-provider-replaced-by-syncing-peer.ini \
+	scenarios/failures/s11-no-provider-left-robust.ini \
 	scenarios/failures/s11-no-provider-left.ini \
+	scenarios/failures/s12-provider-leaves-during-sync-robust.ini \
 	scenarios/failures/s12-provider-leaves-during-sync.ini \
+	scenarios/failures/s13-stale-model-served-robust.ini \
 	scenarios/failures/s13-stale-model-served.ini \
+	scenarios/failures/s15-dead-link-reused-robust.ini \
 	scenarios/failures/s15-dead-link-reused.ini \
+	scenarios/failures/s17-leave-during-exchange-robust.ini \
 	scenarios/failures/s17-leave-during-exchange.ini \
+	scenarios/failures/s18-leave-in-connect-phase-robust.ini \
 	scenarios/failures/s18-leave-in-connect-phase.ini \
+	scenarios/failures/s19-join-in-connect-phase-robust.ini \
 	scenarios/failures/s19-join-in-connect-phase.ini \
+	scenarios/failures/s19-ready-in-connect-phase-deadlock-robust.ini \
 	scenarios/failures/s19-ready-in-connect-phase-deadlock.ini \
+	scenarios/failures/s20-finished-peers-block-late-joiner-robust.ini \
 	scenarios/failures/s20-finished-peers-block-late-joiner.ini \
+	scenarios/failures/s21-second-waiting-node-robust.ini \
 	scenarios/failures/s21-second-waiting-node.ini \
+	scenarios/failures/s21-second-waiting-robust.ini \
 	scenarios/failures/s21-second-waiting.ini \
+	scenarios/failures/s23-syncing-counts-for-min-robust.ini \
+	scenarios/failures/s23-syncing-counts-for-min.ini \
+	scenarios/failures/s24-exclusion-below-min-robust.ini \
 	scenarios/failures/s24-exclusion-below-min.ini \
+	scenarios/failures/s25-everyone-leaves-model-lost-robust.ini \
 	scenarios/failures/s25-everyone-leaves-model-lost.ini \
+	scenarios/failures/s26-signal-to-departed-peer-robust.ini \
 	scenarios/failures/s26-signal-to-departed-peer.ini \
+	scenarios/failures/s27-future-round-payload-robust.ini \
+	scenarios/failures/s27-future-round-payload.ini \
+	scenarios/failures/s31-stray-connections-ready-robust.ini \
 	scenarios/failures/s31-stray-connections-ready.ini \
 	scenarios/found/explore-base-excluded-was-told-in-paused-before-ready.ini \
 	scenarios/found/explore-base-own-round-only.ini \

@@ -12,7 +12,7 @@
 
 static const char *const summary_keys[] = {
   "outcome", "rounds_completed", "peers_finished", "peers_failed", "peers_hung", "retries",
-  "exclusions", "model_syncs", "stale_model_syncs", "empty_rounds_started", "messages_dropped", "final_accuracy", "final_loss",
+  "exclusions", "model_syncs", "stale_model_syncs", "empty_rounds_started", "smallest_round_list", "messages_dropped", "final_accuracy", "final_loss",
   "consensus_distance", "messages", "bytes", "sim_time_s", NULL
 };
 static const char *const peer_keys[] = {

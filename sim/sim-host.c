@@ -110,6 +110,11 @@ sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *o)
         g_array_index (t->round_done, gboolean, r) = TRUE;
         break;
       }
+    case PROTO_OBS_ROUND_LIST:
+      if (node == PROTO_SERVER && o->value > 0
+          && (t->smallest_round_list == 0 || (guint) o->value < t->smallest_round_list))
+        t->smallest_round_list = (guint) o->value;
+      break;
     case PROTO_OBS_ROUND_START:
       if (node == PROTO_SERVER && o->value == 0)
         t->empty_rounds_started++;
@@ -138,4 +143,5 @@ sim_tally_fill (const SimTally *t, SimResult *r)
   r->stale_model_syncs = t->stale_model_syncs;
   r->messages_dropped = t->messages_dropped;
   r->empty_rounds_started = t->empty_rounds_started;
+  r->smallest_round_list = t->smallest_round_list;
 }

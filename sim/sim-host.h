@@ -40,6 +40,7 @@ void sim_host_feed_peer (ProtoPeer *peer, ProtoNodeId self, DlTime now, const Pr
 typedef struct {
   guint retries, exclusions, model_syncs, stale_model_syncs, messages_dropped;
   guint empty_rounds_started;
+  guint smallest_round_list;   /* fewest peers in one PeersForRound batch (0: none) */
   GArray *round_done;     /* gboolean per aggregation round some peer completed */
 } SimTally;
 

@@ -150,6 +150,7 @@ typedef struct {
   guint retries, exclusions, model_syncs, messages_dropped;
   guint stale_model_syncs;   /* SharedModel served between PeersForRound and Start (S13) */
   guint empty_rounds_started; /* StartWeightSharing with no round peers (S31) */
+  guint smallest_round_list;  /* fewest peers one PeersForRound batch named (S1); 0: none */
   guint64 messages, bytes;
   double final_accuracy, final_loss, consensus_distance;
   guint violations[SIM_N_PROPS];   /* per property, in the order of SIM_PROP_NAMES (sim-props.h) */

@@ -135,10 +135,19 @@ START_TEST (progress_and_excluded)
   peers[2].outcome = SIM_PEER_EXCLUDED;
   peers[3].outcome = SIM_PEER_LEFT;     /* excluded, then left: not a violation */
   peers[4].outcome = SIM_PEER_FINISHED;
+  for (guint i = 0; i < 5; i++)
+    peers[i].left = DL_TIME_NEVER;
+  peers[3].left = 5;
   sim_props_end (p, 10, peers, 4);   /* p1 and p4 connected: 2 >= min_participants */
   ck_assert_uint_eq (sim_props_count (p, "progress"), 1);
   ck_assert_uint_eq (sim_props_count (p, "excluded-was-told"), 1);
   ck_assert_uint_eq (s.n, 2);
+  sim_props_free (p);
+  /* a finished peer that left does not count as connected */
+  p = props (&s);
+  peers[4].left = 8;
+  sim_props_end (p, 10, peers, 4);   /* p1 alone connected: below min_participants */
+  ck_assert_uint_eq (sim_props_count (p, "progress"), 0);
   sim_props_free (p);
   /* one peer left connected, below min_participants: no progress is owed */
   p = props (&s);
