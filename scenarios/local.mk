@@ -82,7 +82,6 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/found/explore-base-progress-in-linking.ini \
 	scenarios/found/explore-base-progress-in-sync-linking.ini \
 	scenarios/found/explore-base-progress-in-wait-peers-for-round.ini \
-	scenarios/found/explore-base-progress-in-wait-start-retry-fail.ini \
 	scenarios/found/f1-early-payloads-next-round-tag.ini \
 	scenarios/regression/consensus-mean-10.ini \
 	scenarios/regression/consensus-mean-3.ini \

@@ -221,17 +221,21 @@ void
 sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
 {
   /* progress is owed only while at least min_participants peers stay
-   * connected (finished peers that stay count: S20; those that left do not) */
+   * connected and can reach the coordinator (finished peers that stay count:
+   * S20; those that left do not, nor those a partition cut off) */
   guint connected = 0;
   for (guint i = 1; i <= n; i++)
-    connected += (peers[i].outcome == SIM_PEER_FINISHED && peers[i].left == DL_TIME_NEVER)
-                 || peers[i].outcome == SIM_PEER_HUNG || peers[i].outcome == SIM_PEER_RUNNING;
+    connected += !peers[i].cut_off
+                 && ((peers[i].outcome == SIM_PEER_FINISHED && peers[i].left == DL_TIME_NEVER)
+                     || peers[i].outcome == SIM_PEER_HUNG || peers[i].outcome == SIM_PEER_RUNNING);
   for (guint i = 1; i <= n; i++)
     {
       const SimPeerResult *r = &peers[i];
       if (r->outcome == SIM_PEER_ABSENT)
         continue;
-      if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants)
+      /* a peer cut off from the coordinator by a partition that never
+       * healed cannot be owed progress (the property's "can reach") */
+      if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants && !r->cut_off)
         violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s)",
                   i, r->state ? r->state : "?");
       if (g_hash_table_contains (p->excluded, GUINT_TO_POINTER (i)) && r->outcome != SIM_PEER_LEFT

@@ -607,6 +607,8 @@ finish_results (SimWorld *w)
       r->consensus_distance = learn_weights_consensus_distance ((LearnWeights **) models->pdata, models->len);
     }
   g_ptr_array_unref (models);
+  for (guint i = 1; i < w->peer_results->len; i++)
+    g_array_index (w->peer_results, SimPeerResult, i).cut_off = sim_partitioned (w, (ProtoNodeId) i, PROTO_SERVER);
   sim_props_end (w->props, r->end, (const SimPeerResult *) (const void *) w->peer_results->data,
                  w->peer_results->len - 1);
   static const char *const prop_names[] = { SIM_PROP_NAMES };

@@ -140,6 +140,7 @@ typedef struct {
   const char *state;       /* the machine's last state (static), "" if it never joined */
   double accuracy;         /* last evaluation, NAN if none */
   double loss;
+  gboolean cut_off;        /* partitioned from the coordinator when the run ended */
 } SimPeerResult;
 
 typedef struct {
