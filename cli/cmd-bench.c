@@ -151,7 +151,9 @@ bench_scale (int argc, char **argv)
   gint64 size = 100000, seed = 1;
   g_autofree char *uplink = NULL, *downlink = NULL;
   gboolean secure = FALSE;
+  g_autofree char *version = NULL;
   GOptionEntry entries[] = {
+    { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (default disco-1110)", "V" },
     { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 3)", "R" },
     { "model-size", 0, 0, G_OPTION_ARG_INT64, &size, "floats in the model (default 100000)", "S" },
@@ -164,7 +166,7 @@ bench_scale (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- protocol scale benchmark");
   g_option_context_set_summary (ctx,
       "dlsim bench scale --peers N --rounds R --model-size S\n\n"
-      "Runs DISCO (disco-1110) with N peers that all take part in every round\n"
+      "Runs DISCO (disco-1110, or --version) with N peers that all take part in every round\n"
       "(min_participants = N), all-to-all mean aggregation, model `none` (weights\n"
       "are only a size, shared and never copied), default network. Prints the\n"
       "run's outcome, simulated time, events, messages and bytes, wall seconds\n"
@@ -186,8 +188,15 @@ bench_scale (int argc, char **argv)
       cli_error ("bench scale", "--peers, --rounds and --model-size must be positive");
       return CLI_EXIT_USAGE;
     }
+  ProtoVersion pv = PROTO_VERSION_DISCO_1110;
+  if (version && !proto_version_from_name (version, &pv, &error))
+    {
+      cli_error ("bench scale", "--version: %s", error->message);
+      return CLI_EXIT_USAGE;
+    }
   SimWorldConfig cfg;
   sim_world_config_init (&cfg);
+  proto_config_init (&cfg.proto, pv);
   cfg.seed = (uint64_t) seed;
   cfg.n_peers = (guint) peers;
   cfg.max_peers = (guint) peers;
@@ -219,8 +228,8 @@ bench_scale (int argc, char **argv)
   struct rusage ru;
   getrusage (RUSAGE_SELF, &ru);
   char b[DL_TIME_STR_LEN];
-  printf ("scale: peers=%d rounds=%d model_size=%" G_GINT64_FORMAT " floats aggregation=%s\n",
-          peers, rounds, size, secure ? "secure" : "mean");
+  printf ("scale: version=%s peers=%d rounds=%d model_size=%" G_GINT64_FORMAT " floats aggregation=%s\n",
+          proto_version_name (pv), peers, rounds, size, secure ? "secure" : "mean");
   printf ("outcome %s, rounds completed %u, peers finished %u, sim time %s\n",
           sim_outcome_name (r->outcome), r->rounds_completed, r->peers_finished, dl_time_format (r->end, b));
   printf ("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " messages, %.3f GB on the wire, "

@@ -41,6 +41,12 @@ proto_config_connection_timer (const ProtoConfig *c)
   return c->timer_fixed_60s ? 60 * DL_S : c->peer_connection_timeout;
 }
 
+DlTime
+proto_config_wait_timeout (const ProtoConfig *c)
+{
+  return c->robust_wait_timeout ? 2 * proto_config_connection_timer (c) : DL_TIME_NEVER;
+}
+
 void
 proto_config_init (ProtoConfig *c, ProtoVersion version)
 {
@@ -106,6 +112,7 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
       c->robust_sync_retry = TRUE;
       c->robust_serve_after_round = TRUE;
       c->robust_exact_round = TRUE;
+      c->robust_wait_timeout = TRUE;
       break;
     }
 }

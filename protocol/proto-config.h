@@ -101,11 +101,19 @@ typedef struct {
                                         SignalModelProvider re-targets */
   gboolean robust_serve_after_round; /* S13: a provider in a connect phase serves after that round */
   gboolean robust_exact_round;       /* S27: a Payload of another round than the current is refused */
+  gboolean robust_wait_timeout;      /* a lost message on the coordinator's stream: every wait for the
+                                        coordinator ends after proto_config_wait_timeout, and the peer
+                                        says again where it is (ClientConnected, PeerIsReady) */
 } ProtoConfig;
 
 /* The coordinator's connection timer as the version runs it: 60 s in
  * disco-1110-draft whatever peer_connection_timeout says. */
 DlTime proto_config_connection_timer (const ProtoConfig *config);
+
+/* robust: how long a peer waits for the coordinator before it says again
+ * where it is: twice the connection timer (so the coordinator's own timer
+ * acts first); DL_TIME_NEVER in DISCO's versions. */
+DlTime proto_config_wait_timeout (const ProtoConfig *config);
 
 /* DISCO's defaults for the version: min 3, M 3, T 60 s, sync 30 s, mean. */
 void proto_config_init (ProtoConfig *config, ProtoVersion version);

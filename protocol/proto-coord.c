@@ -46,6 +46,7 @@ struct ProtoCoord {
   ProtoOMap sync_wait;      /* newcomers that asked for a sync and have not joined yet (S12) */
   gboolean straggler_due;   /* the straggler timeout passed: list the ready peers (S20) */
   LearnWeights *checkpoint; /* the last round's model, from its provider (S11, S25) */
+  ProtoOMap excluded;       /* excluded and still connected: told again if heard from */
 };
 
 ProtoCoord *
@@ -63,6 +64,7 @@ proto_coord_new (const ProtoConfig *config)
   proto_omap_init (&c->helpers);
   proto_omap_init (&c->exchanging);
   proto_omap_init (&c->sync_wait);
+  proto_omap_init (&c->excluded);
   return c;
 }
 
@@ -79,6 +81,7 @@ proto_coord_free (ProtoCoord *c)
   proto_omap_clear (&c->helpers);
   proto_omap_clear (&c->exchanging);
   proto_omap_clear (&c->sync_wait);
+  proto_omap_clear (&c->excluded);
   g_clear_pointer (&c->checkpoint, learn_weights_unref);
   g_free (c);
 }
@@ -463,6 +466,8 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
           proto_omap_delete (&c->round_peers, id);
           proto_omap_delete (&c->connect_flags, id);
           proto_omap_delete (&c->helpers, id);
+          if (c->cfg.robust_wait_timeout)
+            proto_omap_set (&c->excluded, id, TRUE);
           send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
           observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
         }
@@ -505,6 +510,7 @@ reset (ProtoCoord *c, ProtoOutbox *out)
   proto_omap_remove_all (&c->helpers);
   proto_omap_remove_all (&c->exchanging);
   proto_omap_remove_all (&c->sync_wait);
+  proto_omap_remove_all (&c->excluded);
   c->retry = 0;
   c->provider = PROTO_NO_NODE;
   clear_timer (c, out);  /* #timeout only: an orphan timer survives */
@@ -566,6 +572,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   gboolean exchanging = proto_omap_delete (&c->exchanging, id);
   proto_omap_delete (&c->helpers, id);
   proto_omap_delete (&c->sync_wait, id);
+  proto_omap_delete (&c->excluded, id);
   observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
   if (proto_omap_len (&c->connections) == 0 && c->cfg.reset_when_empty)
     {
@@ -620,6 +627,15 @@ static void
 handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  if (proto_omap_has (&c->excluded, from)
+      && (msg->type == PROTO_MSG_JOIN_ROUND || msg->type == PROTO_MSG_PEER_IS_READY
+          || msg->type == PROTO_MSG_CONNECTIONS_READY))
+    {
+      /* robust: its ConnectionFail was lost; it is told again */
+      send_simple (c, out, from, PROTO_MSG_CONNECTION_FAIL);
+      observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
+      return;
+    }
   switch (msg->type)
     {
     case PROTO_MSG_CLIENT_CONNECTED:
@@ -673,9 +689,15 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           proto_omap_delete (&c->exchanging, from);
           if (proto_omap_has (&c->connect_flags, from))
             {
-              observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                       "PeerIsReady from a member of the connect phase: ignored");
-              return;
+              if (!c->cfg.robust_wait_timeout)
+                {
+                  observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                           "PeerIsReady from a member of the connect phase: ignored");
+                  return;
+                }
+              /* its list or the decision was lost: this attempt is over */
+              robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
+                                      "Retry (not counted)");
             }
           if (msg->helper)
             {

@@ -73,6 +73,8 @@ struct ProtoPeer {
   DlTime xchg_deadline;   /* no contribution since payload_timeout: abort (S15, S17) */
   gboolean xchg_cut;      /* a member left: the deadline no longer moves */
   guint sync_attempts;    /* ModelSyncRequests sent this round (S11, S12) */
+  DlTime wait_deadline;   /* a wait for the coordinator ends (robust_wait_timeout) */
+  DlTime now;             /* the time of the input being handled */
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
 

@@ -94,6 +94,8 @@ static const guint32 robust_extra[PROTO_PEER_N_STATES] = {
   [PROTO_PEER_WAIT_PEERS] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS) | BIT (PROTO_MSG_CONNECTION_FAIL),
   [PROTO_PEER_LINKING] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS) | BIT (PROTO_MSG_CONNECTION_FAIL),
   [PROTO_PEER_EXCHANGING] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS),
+  [PROTO_PEER_PAUSED_END] = BIT (PROTO_MSG_PEERS_FOR_ROUND) | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
+                            | BIT (PROTO_MSG_CONNECTION_FAIL),
   [PROTO_PEER_DONE] = BIT (PROTO_MSG_PEERS_FOR_ROUND) | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
                       | BIT (PROTO_MSG_CONNECTION_FAIL),
 };
@@ -150,12 +152,41 @@ pp_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other
                         value, "%s", detail ? detail : "");
 }
 
+/* robust: the states in which the peer waits for the coordinator, and for
+ * which a lost message would otherwise be a silent hang */
+static gboolean
+waits_for_coordinator (const ProtoPeer *p)
+{
+  switch (p->state)
+    {
+    case PROTO_PEER_CONNECTING:
+    case PROTO_PEER_PAUSED_BEGIN:
+    case PROTO_PEER_PAUSED_END:
+    case PROTO_PEER_WAIT_PEERS:
+    case PROTO_PEER_LINKING:
+    case PROTO_PEER_WAIT_DECISION:
+      return TRUE;
+    case PROTO_PEER_DONE:
+      return p->helper;
+    default:
+      return FALSE;
+    }
+}
+
+static void
+arm_wait (ProtoPeer *p)
+{
+  p->wait_deadline = p->cfg.robust_wait_timeout && waits_for_coordinator (p)
+                     ? dl_time_add (p->now, proto_config_wait_timeout (&p->cfg)) : DL_TIME_NEVER;
+}
+
 void
 pp_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
 {
   if (p->state == s)
     return;
   p->state = s;
+  arm_wait (p);
   pp_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
@@ -391,6 +422,18 @@ pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   after_sync (p, out);
 }
 
+/* robust: a paused peer whose wait timed out says it is ready and stays
+ * paused; the coordinator, which enforces min, decides (a lost
+ * EnoughParticipants cannot hold it forever). */
+static void
+send_ready_paused (ProtoPeer *p, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  arm_wait (p);
+}
+
 void
 pp_send_ready (ProtoPeer *p, ProtoOutbox *out)
 {
@@ -399,6 +442,7 @@ pp_send_ready (ProtoPeer *p, ProtoOutbox *out)
   m.helper = p->helper;
   pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
   pp_set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
+  arm_wait (p);
 }
 
 /* onRoundEndCommunication's loop head: pause point, then PeerIsReady. */
@@ -808,6 +852,11 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       after_sync (p, out);
       return;
     case PROTO_MSG_PEERS_FOR_ROUND:
+      if (p->state == PROTO_PEER_PAUSED_END)
+        {
+          p->pause = PAUSE_NONE;   /* robust: the coordinator found enough */
+          pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
+        }
       handle_peers_for_round (p, now, msg, out);
       return;
     case PROTO_MSG_START_WEIGHT_SHARING:
@@ -819,6 +868,11 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
         {
           /* robust: a PeerIsReady again is harmless (S9) */
           pp_send_ready (p, out);
+          return;
+        }
+      if (p->state == PROTO_PEER_PAUSED_END)
+        {
+          send_ready_paused (p, out);
           return;
         }
       if (p->state == PROTO_PEER_EXCHANGING)
@@ -854,9 +908,51 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
   g_assert_not_reached ();
 }
 
+/* robust: the coordinator has been silent for the wait timeout; a message
+ * on its stream may be lost.  The peer says again where it is. */
+static void
+wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
+              "no word from the coordinator for the wait timeout: said again");
+  switch (p->state)
+    {
+    case PROTO_PEER_CONNECTING:
+      send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
+      arm_wait (p);
+      return;
+    case PROTO_PEER_PAUSED_BEGIN:
+      start_training (p, out);   /* still paused: it waits again before PeerIsReady */
+      return;
+    case PROTO_PEER_PAUSED_END:
+      send_ready_paused (p, out);
+      return;
+    case PROTO_PEER_WAIT_PEERS:
+    case PROTO_PEER_DONE:
+      pp_send_ready (p, out);
+      return;
+    case PROTO_PEER_LINKING:
+    case PROTO_PEER_WAIT_DECISION:
+      /* as a Retry would */
+      if (begin_pool_shutdown (p, now, out, FALSE))
+        return;
+      set_nodes_self_only (p);
+      pp_end_round_loop (p, out);
+      return;
+    default:
+      p->wait_deadline = DL_TIME_NEVER;
+      return;
+    }
+}
+
 static void
 handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
+  if (p->wait_deadline <= now && waits_for_coordinator (p))
+    {
+      wait_expired (p, now, out);
+      return;
+    }
   if ((p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL
        || p->state == PROTO_PEER_SYNC_LINKING)
       && p->sync_deadline <= now)
@@ -951,6 +1047,8 @@ proto_peer_next_deadline (const ProtoPeer *p)
     t = MIN (t, p->sync_deadline);
   if (p->state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->xchg_deadline);
+  if (waits_for_coordinator (p))
+    t = MIN (t, p->wait_deadline);
   if (p->state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->agg_wait_deadline);
   if (p->state == PROTO_PEER_POOL_SHUTDOWN)
@@ -966,6 +1064,7 @@ void
 proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   DlTime before = proto_peer_next_deadline (p);
+  p->now = now;
   switch (in->kind)
     {
     case PROTO_IN_START:
@@ -1058,6 +1157,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->shutdown_deadline = DL_TIME_NEVER;
   p->loops_deadline = DL_TIME_NEVER;
   p->xchg_deadline = DL_TIME_NEVER;
+  p->wait_deadline = DL_TIME_NEVER;
   g_return_val_if_fail (config->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
   return p;
 }
