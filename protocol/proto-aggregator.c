@@ -47,6 +47,7 @@ struct ProtoAggregator {
   guint comm_round;
   guint n_comm_rounds;
   Store store[2];
+  gboolean strict;      /* robust: full = one contribution of this round from each node */
 };
 
 static void
@@ -142,7 +143,16 @@ void
 proto_aggregator_set_round (ProtoAggregator *a, uint32_t round)
 {
   if (round > a->round)
-    a->round = round;
+    {
+      a->round = round;
+      if (a->strict)
+        {
+          /* robust: what is stored belongs to an older round */
+          a->comm_round = 0;
+          store_clear (&a->store[0]);
+          store_clear (&a->store[1]);
+        }
+    }
 }
 
 guint
@@ -161,6 +171,14 @@ proto_aggregator_is_valid (const ProtoAggregator *a, ProtoNodeId node, uint32_t 
 static gboolean
 is_full (const ProtoAggregator *a)
 {
+  if (a->strict)
+    {
+      const Store *s = &a->store[a->kind == PROTO_AGG_MEAN ? 0 : a->comm_round];
+      for (guint i = 0; i < a->nodes->len; i++)
+        if (!g_hash_table_contains (s->index, GUINT_TO_POINTER (g_array_index (a->nodes, ProtoNodeId, i) + 1)))
+          return FALSE;
+      return TRUE;
+    }
   switch (a->kind)
     {
     case PROTO_AGG_MEAN:
@@ -181,9 +199,13 @@ cmp_contribution (gconstpointer x, gconstpointer y)
 /* aggregation.sum / aggregation.avg over every stored contribution, in
  * node-id order (see the file comment). */
 static LearnWeights *
-combine (const Store *s, gboolean mean)
+combine (const ProtoAggregator *a, const Store *s, gboolean mean)
 {
   g_autoptr (GArray) c = g_array_copy (s->items);
+  if (a->strict)   /* robust: only the current nodes' contributions */
+    for (guint i = c->len; i > 0; i--)
+      if (!proto_aggregator_has_node (a, g_array_index (c, Contribution, i - 1).node))
+        g_array_remove_index (c, i - 1);
   g_array_sort (c, cmp_contribution);
   g_autofree LearnWeights **ws = g_new (LearnWeights *, MAX (c->len, 1));
   for (guint i = 0; i < c->len; i++)
@@ -207,9 +229,9 @@ proto_aggregator_add (ProtoAggregator *a, ProtoNodeId node, LearnWeights *w, uin
     return NULL;
   LearnWeights *r;
   if (a->kind == PROTO_AGG_MEAN)
-    r = combine (&a->store[0], TRUE);
+    r = combine (a, &a->store[0], TRUE);
   else
-    r = combine (&a->store[a->comm_round], a->comm_round == 1);
+    r = combine (a, &a->store[a->comm_round], a->comm_round == 1);
   a->comm_round++;
   if (a->comm_round == a->n_comm_rounds)
     {
@@ -272,4 +294,10 @@ proto_aggregator_has_contribution (const ProtoAggregator *a, ProtoNodeId node)
 {
   guint c = a->kind == PROTO_AGG_MEAN ? 0 : a->comm_round;
   return c < 2 && g_hash_table_contains (a->store[c].index, GUINT_TO_POINTER (node + 1));
+}
+
+void
+proto_aggregator_set_strict (ProtoAggregator *a, gboolean strict)
+{
+  a->strict = strict;
 }

@@ -70,6 +70,11 @@ void proto_aggregator_payloads_free (LearnWeights **payloads, guint n);
  * communication round 0, the aggregation round unchanged (the next
  * PeersForRound raises it). */
 void proto_aggregator_abort (ProtoAggregator *a);
+/* robust: full only with one contribution from each current node (self
+ * included), aggregating those alone; a higher round drops what is stored.
+ * DISCO's mean counts every stored contribution (mean.ts), which lets early
+ * Payloads complete a round before the peer's own (F1). */
+void proto_aggregator_set_strict (ProtoAggregator *a, gboolean strict);
 /* Has node's contribution for the current communication round arrived? */
 gboolean proto_aggregator_has_contribution (const ProtoAggregator *a, ProtoNodeId node);
 

@@ -1151,6 +1151,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->pool_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);
+  proto_aggregator_set_strict (p->agg, config->robust_exact_round);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
   p->sync_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
