@@ -440,6 +440,12 @@ pp_send_ready (ProtoPeer *p, ProtoOutbox *out)
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
   m.helper = p->helper;
+  if (p->helper)
+    {
+      /* a helper has no JoinRound: its aggregationResult starts here */
+      g_clear_pointer (&p->promised, learn_weights_unref);
+      p->promise = PROMISE_PENDING;
+    }
   pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
   pp_set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
   arm_wait (p);

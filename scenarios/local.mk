@@ -10,6 +10,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/leave-delivers-sent.ini \
 	scenarios/edge/secure-late-start.ini \
 	scenarios/edge/secure-with-churn.ini \
+	scenarios/edge/straggler-50x-robust.ini \
 	scenarios/edge/straggler-50x.ini \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/examples/convergence-vs-churn.ini \

@@ -84,6 +84,15 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   dl_parse_duration (V ("protocol", "payload_timeout"), &pc->payload_timeout, NULL);
   if (pc->peer_connection_timeout <= 0)
     return BAD ("protocol", "peer_connection_timeout", "must be more than 0");
+  const char *strag_to = V ("protocol", "straggler_timeout");
+  if (*strag_to && ver != PROTO_VERSION_ROBUST)
+    return BAD ("protocol", "straggler_timeout", "applies to version = robust only (DISCO has no straggler timeout: S20)");
+  if (*strag_to)
+    {
+      dl_parse_duration (strag_to, &pc->straggler_timeout, NULL);
+      if (pc->straggler_timeout <= 0)
+        return BAD ("protocol", "straggler_timeout", "must be more than 0");
+    }
   pc->aggregation = strcmp (V ("protocol", "aggregation"), "secure") == 0 ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
   dl_parse_number (V ("protocol", "max_share_value"), &pc->max_share_value, NULL);
   if (!(pc->max_share_value > 0))

@@ -16,6 +16,7 @@
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
+  K_DUR_ROBUST,
 } Kind;
 
 typedef struct {
@@ -32,7 +33,7 @@ static const KeySpec keys[] = {
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
-  { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775" },
+  { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775 | disco-pre775 | robust" },
   { "protocol", "min_participants", "3", K_UINT, "minNbOfParticipants" },
   { "protocol", "max_connection_retry", "3", K_UINT, "maxConnectionRetry (M)" },
   { "protocol", "peer_connection_timeout", "60s", K_DUR, "maxPeerConnectionTime (T)" },
@@ -41,6 +42,7 @@ static const KeySpec keys[] = {
   { "protocol", "max_share_value", "100", K_NUM, "secure aggregation share range" },
   { "protocol", "aggregation_wait", "15s", K_DUR, "race per communication round; on expiry the loop breaks and that round's result (secure round 0: the partial sum) ends the round, awaited with no limit" },
   { "protocol", "payload_timeout", "60s", K_DUR, "per-peer Payload receive wait; on expiry that reception is used up" },
+  { "protocol", "straggler_timeout", "", K_DUR_ROBUST, "robust only (default 60s): with min ready, the list goes out without the others after this" },
   { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
   { "training", "epochs_per_round", "1", K_UINT, "local epochs per round" },
   { "training", "after_training", "stay", K_AFTER, "leave | stay (DISCO's Disco.train stays connected)" },
@@ -253,6 +255,8 @@ check_value (const KeySpec *k, const char *v, GError **error)
       return parse_prob (v, &x, error);
     case K_DUR:
       return dl_parse_duration (v, &t, error);
+    case K_DUR_ROBUST:
+      return *v == '\0' || dl_parse_duration (v, &t, error);
     case K_DIST_DUR:
       return dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
     case K_DIST_NUM:
