@@ -17,6 +17,10 @@
  *   participant_counts       yes          yes              no     nbOfParticipants in NewNodeInfo,
  *                                                                  Waiting and Enough
  *
+ * robust has disco-1110's switches plus every robust_* one; disco-pre775 has
+ * disco-775's plus ready_at_round_start and list_first_min (no barrier, no
+ * sync, no pause, no close handler).
+ *
  * disco-pre775 is DISCO before #775 (DISCO-NOTES.md S1/S2): PeerIsReady at the
  * start of a round, no JoinRound, PeersForRound to the first
  * min_participants ready peers (switch ready_at_round_start, list_first_min).

@@ -1,0 +1,375 @@
+/* test-robust.c — the robust version's fixes on the machines themselves,
+ * each against the DISCO behaviour it replaces (docs/protocol.md, "robust:
+ * what changed and why"), with the harness of tests/proto-harness.h.  The
+ * -robust twins in scenarios/failures/ test the same in the world. */
+#include "config.h"
+
+#include "tests/proto-harness.h"
+#include "learn/learn-weights.h"
+#include "protocol/proto-aggregator.h"
+
+#include <check.h>
+#include <string.h>
+
+#define T60 (60 * DL_S)
+
+static ProtoConfig
+cfg (ProtoVersion v, guint min, guint rounds)
+{
+  ProtoConfig c;
+  proto_config_init (&c, v);
+  c.min_participants = min;
+  c.rounds = rounds;
+  return c;
+}
+
+static void
+assert_state (Harness *h, guint i, ProtoPeerState s)
+{
+  if (proto_peer_state (h->peers[i]) != s)
+    h_dump (h);
+  ck_assert_msg (proto_peer_state (h->peers[i]) == s, "p%u is %s, expected %s", i,
+                 proto_peer_state_name (proto_peer_state (h->peers[i])), proto_peer_state_name (s));
+}
+
+START_TEST (test_helper_flag_on_the_wire)
+{
+  /* DISCO's PeerIsReady has no field and keeps its size; robust's helper
+   * flag travels, and a decoder reads both forms */
+  ProtoMsg m, back;
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  gsize plain = proto_msg_wire_size (&m);
+  m.helper = TRUE;
+  g_autoptr (GBytes) b = proto_msg_encode (&m);
+  ck_assert_uint_gt (g_bytes_get_size (b), plain);
+  ck_assert (proto_msg_decode (b, &back, NULL));
+  ck_assert (back.helper);
+  m.helper = FALSE;
+  g_autoptr (GBytes) b2 = proto_msg_encode (&m);
+  ck_assert_uint_eq (g_bytes_get_size (b2), plain);
+  ck_assert (proto_msg_decode (b2, &back, NULL));
+  ck_assert (!back.helper);
+}
+END_TEST
+
+START_TEST (test_versions_by_name)
+{
+  ProtoVersion v;
+  ck_assert (proto_version_from_name ("robust", &v, NULL) && v == PROTO_VERSION_ROBUST);
+  ck_assert (proto_version_from_name ("disco-pre775", &v, NULL) && v == PROTO_VERSION_DISCO_PRE775);
+  g_autoptr (GError) e = NULL;
+  ck_assert (!proto_version_from_name ("robust2", &v, &e));
+  ck_assert (strstr (e->message, "robust") != NULL);
+  ProtoConfig c;
+  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
+  ck_assert (proto_config_wait_timeout (&c) == DL_TIME_NEVER);
+  ck_assert (!c.robust_single_timer && !c.robust_checkpoint);
+  proto_config_init (&c, PROTO_VERSION_ROBUST);
+  ck_assert (proto_config_wait_timeout (&c) == 2 * T60);
+  ck_assert (c.connect_barrier && c.model_sync);
+}
+END_TEST
+
+/* S7 and S9: the same script as test-protocol's S9 (the 1-3 link fails).
+ * DISCO wipes 2's ready flag and 2 drops the Retry; robust has no timer in
+ * the collect phase and excludes the two ends, who are told. */
+START_TEST (test_s09_no_retry_while_collecting)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  Harness *h = h_new (&c, 3, 4);
+  h_fail_link (h, 1, 3);
+  for (guint i = 1; i <= 3; i++)
+    h_start (h, i);
+  h_settle (h);
+  assert_state (h, 2, PROTO_PEER_WAIT_DECISION);
+  h_advance (h, T60);
+  h_settle (h);
+  /* the Retry sent everyone back to collect; a new list, a new timer */
+  ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);
+  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  for (guint k = 0; k < 4; k++)
+    {
+      h_advance (h, T60);
+      h_settle (h);
+    }
+  ck_assert_uint_eq (h_count_log (h, "dropped RetryPeerConnections"), 0);
+  ck_assert_uint_eq (h_count_log (h, "dropped ConnectionFail"), 0);
+  ck_assert (!proto_peer_connected (h->peers[1]));
+  ck_assert (!proto_peer_connected (h->peers[3]));
+  ck_assert (proto_peer_connected (h->peers[2]));
+  ck_assert_uint_le (proto_coord_pending_timers (h->coord), 1);
+  h_free (h);
+}
+END_TEST
+
+/* S6: one timeout per round never adds up. */
+START_TEST (test_s06_retry_counter_per_round)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 6);
+  c.max_connection_retry = 1;
+  Harness *h = h_new (&c, 2, 4);
+  for (guint i = 1; i <= 2; i++)
+    h_start (h, i);
+  for (guint round = 0; round < 5; round++)
+    {
+      h_settle (h);
+      /* p2's ConnectionsReady of this attempt is lost: one timeout */
+      ck_assert_uint_ge (h_drop (h, PROTO_MSG_CONNECTIONS_READY, PROTO_SERVER), 0);
+      h_advance (h, T60);
+      h_settle (h);
+    }
+  ck_assert_uint_eq (h_count_log (h, "excluded"), 0);
+  ck_assert_uint_ge (proto_peer_rounds_done (h->peers[1]), 4);
+  h_free (h);
+}
+END_TEST
+
+/* S19 and S31 on the coordinator: a newcomer's PeerIsReady in the connect
+ * phase is kept for the next collect, a stray ConnectionsReady ignored. */
+START_TEST (test_s19_s31_connect_phase_is_the_members)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  Harness *h = h_new (&c, 3, 4);
+  for (ProtoNodeId id = 1; id <= 3; id++)
+    h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
+  for (ProtoNodeId id = 1; id <= 2; id++)
+    {
+      h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
+      h_to_coord (h, id, PROTO_MSG_PEER_IS_READY);
+    }
+  /* 3 is not ready: the straggler timer, then a list of 1 and 2 */
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);
+  h_advance (h, T60);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 1), 1);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 3), 0);
+  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  h_to_coord (h, 3, PROTO_MSG_JOIN_ROUND);
+  h_to_coord (h, 3, PROTO_MSG_PEER_IS_READY);
+  h_to_coord (h, 3, PROTO_MSG_CONNECTIONS_READY);        /* stray */
+  ck_assert_uint_eq (h_count_log (h, "not in the connect phase: ignored"), 1);
+  ck_assert (!proto_coord_has_connect_flag (h->coord, 3));
+  h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
+  h_to_coord (h, 2, PROTO_MSG_CONNECTIONS_READY);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_START_WEIGHT_SHARING, 3), 0);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_START_WEIGHT_SHARING, 1), 1);
+  /* 3 kept its readiness through the Start */
+  ck_assert (proto_coord_is_ready (h->coord, 3));
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  h_free (h);
+}
+END_TEST
+
+/* S17: a member leaves during the exchange.  DISCO waits forever
+ * (test-protocol's S17).  robust: if the coordinator still counts it as
+ * exchanging, its close sends the others a Retry and they abort within
+ * aggregation_wait; if it had finished (its Payloads were lost all the
+ * same), the progress deadline (payload_timeout) ends the exchange. */
+static Harness *
+s17_start (gboolean leaver_finishes)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 2);
+  Harness *h = h_new (&c, 3, 4);
+  for (guint i = 1; i <= 3; i++)
+    h_start (h, i);
+  h_hold (h, PROTO_MSG_PAYLOAD, 3);
+  if (!leaver_finishes)
+    h_hold_to (h, PROTO_MSG_PAYLOAD, 3);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_EXCHANGING);
+  h_leave (h, 3);
+  h_drop (h, PROTO_MSG_PAYLOAD, PROTO_NO_NODE);   /* in flight on links that closed */
+  h_unhold (h);
+  h_settle (h);
+  return h;
+}
+
+START_TEST (test_s17_close_during_exchange_retry)
+{
+  Harness *h = s17_start (FALSE);
+  ck_assert_uint_eq (h_count_log (h, "a member left during the exchange"), 1);
+  ck_assert_uint_eq (h_count_log (h, "a member left: the exchange ends within aggregation_wait"), 2);
+  h_advance (h, 15 * DL_S);
+  h_settle (h);
+  ck_assert_uint_eq (h_count_log (h, "the exchange is aborted"), 2);
+  h_advance (h, T60);
+  h_settle (h);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 2);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 2);
+  h_free (h);
+}
+END_TEST
+
+START_TEST (test_s17_lost_payloads_deadline)
+{
+  Harness *h = s17_start (TRUE);
+  ck_assert_uint_eq (h_count_log (h, "a member left during the exchange"), 0);   /* 3 had finished */
+  h_advance (h, T60 - 1);
+  h_settle (h);
+  ck_assert_uint_eq (h_count_log (h, "the exchange is aborted"), 0);
+  h_advance (h, 1);
+  h_settle (h);
+  ck_assert_uint_eq (h_count_log (h, "no contribution for payload_timeout: the exchange is aborted"), 2);
+  h_advance (h, T60);
+  h_settle (h);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 2);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 2);
+  h_free (h);
+}
+END_TEST
+
+/* S27: a Payload of another round is refused; the strict aggregator. */
+START_TEST (test_s27_exact_round)
+{
+  g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
+  proto_aggregator_set_strict (a, TRUE);
+  ProtoNodeId ids[] = { 1, 2, 3 };
+  proto_aggregator_set_nodes (a, ids, 3);
+  float w1[] = { 1 }, w2[] = { 2 }, w9[] = { 9 };
+  g_autoptr (LearnWeights) l1 = learn_weights_new_from (w1, 1);
+  g_autoptr (LearnWeights) l2 = learn_weights_new_from (w2, 1);
+  g_autoptr (LearnWeights) l9 = learn_weights_new_from (w9, 1);
+  gboolean refused;
+  ck_assert (proto_aggregator_add (a, 1, l1, 0, 0, &refused) == NULL && !refused);
+  ck_assert (proto_aggregator_add (a, 2, l2, 0, 0, &refused) == NULL && !refused);
+  /* a fourth node's contribution does not fill a strict aggregator (DISCO's
+   * mean counts it: mean.ts) */
+  ProtoNodeId four[] = { 1, 2, 3, 4 };
+  proto_aggregator_set_nodes (a, four, 4);
+  ck_assert (proto_aggregator_add (a, 4, l9, 0, 0, &refused) == NULL);
+  proto_aggregator_set_nodes (a, ids, 3);
+  ck_assert (!proto_aggregator_has_contribution (a, 3));
+  g_autoptr (LearnWeights) r = proto_aggregator_add (a, 3, l2, 0, 0, &refused);
+  ck_assert (r != NULL);
+  /* (1 + 2 + 2) / 3: node 4's 9 is not averaged in */
+  ck_assert_double_eq_tol (learn_weights_data (r)[0], 5.0 / 3, 1e-6);
+  ck_assert_uint_eq (proto_aggregator_round (a), 1);
+}
+END_TEST
+
+/* S20: a finished peer that stays is a helper: it never starts a round
+ * alone, and a late joiner trains with it. */
+START_TEST (test_s20_helpers_help_only)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  Harness *h = h_new (&c, 3, 4);
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  assert_state (h, 1, PROTO_PEER_DONE);
+  assert_state (h, 2, PROTO_PEER_DONE);
+  ck_assert_uint_ge (h_count_log (h, "PeerIsReady"), 4);
+  h_advance (h, 10 * T60);
+  h_settle (h);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);   /* helpers alone: no round */
+  h_start (h, 3);                                        /* joins mid-training, syncs */
+  h_settle (h);
+  h_advance (h, T60);
+  h_settle (h);
+  ck_assert (proto_peer_synced (h->peers[3]));
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[3]), 1);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);   /* a helper's round is not its own */
+  ck_assert_uint_eq (proto_coord_round (h->coord), 2);
+  h_free (h);
+}
+END_TEST
+
+/* S25: everyone leaves; the coordinator kept the model and the round, and
+ * the next joiner syncs from it. */
+START_TEST (test_s25_checkpoint_survives_reset)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  Harness *h = h_new (&c, 4, 4);
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 1);
+  h_leave (h, 1);
+  h_leave (h, 2);
+  h_settle (h);
+  ck_assert_uint_ge (h_count_log (h, "checkpoint of the last round kept"), 1);
+  ck_assert_uint_eq (proto_coord_connections (h->coord), 0);
+  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  h_start (h, 3);
+  h_start (h, 4);
+  h_settle (h);
+  h_advance (h, T60);
+  h_settle (h);
+  ck_assert (proto_peer_synced (h->peers[3]));
+  ck_assert (proto_peer_synced (h->peers[4]));
+  ck_assert (learn_weights_equal (proto_peer_latest_model (h->peers[3]), proto_peer_latest_model (h->peers[4])));
+  h_free (h);
+}
+END_TEST
+
+/* A lost PeersForRound: DISCO waits forever; robust says PeerIsReady again
+ * after 2T and the attempt starts over. */
+START_TEST (test_lost_list_said_again)
+{
+  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  Harness *h = h_new (&c, 2, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  h_finish_training (h, 1);
+  h_finish_training (h, 2);
+  h_settle (h);
+  ck_assert_uint_ge (h_count_log (h, "PeersForRound"), 1);
+  h_free (h);
+
+  for (int v = 0; v < 2; v++)
+    {
+      c = cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
+      h = h_new (&c, 2, 4);
+      h->auto_train = FALSE;
+      h_start (h, 1);
+      h_start (h, 2);
+      h_settle (h);
+      h_finish_training (h, 1);
+      h_hold_to (h, PROTO_MSG_PEERS_FOR_ROUND, 2);
+      h_finish_training (h, 2);
+      h_settle (h);
+      ck_assert_uint_eq (h_drop (h, PROTO_MSG_PEERS_FOR_ROUND, 2), 1);
+      h_unhold (h);
+      for (guint k = 0; k < 6; k++)
+        {
+          h_advance (h, T60);
+          h_settle (h);
+        }
+      ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), v ? 1 : 0);
+      h_free (h);
+    }
+}
+END_TEST
+
+static Suite *
+suite (void)
+{
+  Suite *s = suite_create ("robust");
+  TCase *t = tcase_create ("fixes");
+  tcase_add_test (t, test_helper_flag_on_the_wire);
+  tcase_add_test (t, test_versions_by_name);
+  tcase_add_test (t, test_s09_no_retry_while_collecting);
+  tcase_add_test (t, test_s06_retry_counter_per_round);
+  tcase_add_test (t, test_s19_s31_connect_phase_is_the_members);
+  tcase_add_test (t, test_s17_close_during_exchange_retry);
+  tcase_add_test (t, test_s17_lost_payloads_deadline);
+  tcase_add_test (t, test_s27_exact_round);
+  tcase_add_test (t, test_s20_helpers_help_only);
+  tcase_add_test (t, test_s25_checkpoint_survives_reset);
+  tcase_add_test (t, test_lost_list_said_again);
+  suite_add_tcase (s, t);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *r = srunner_create (suite ());
+  srunner_run_all (r, CK_NORMAL);
+  int failed = srunner_ntests_failed (r);
+  srunner_free (r);
+  return failed == 0 ? 0 : 1;
+}
