@@ -699,7 +699,13 @@ handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOut
   if (p->cfg.robust_sync_retry)
     for (guint i = 0; i < p->serves->len; i++)
       if (g_array_index (p->serves, Serve, i).newcomer == newcomer)
-        return;   /* a repeated request: one SharedModel is enough */
+        {
+          if (pp_find_link (p, newcomer))
+            return;   /* a repeated request: one SharedModel is enough */
+          /* S14a: a Retry's pool shutdown destroyed the link: start over */
+          g_array_remove_index (p->serves, i);
+          break;
+        }
   gboolean known = pp_find_link (p, newcomer) != NULL;
   GArray *saved = g_array_copy (p->pending);  /* a sync getPeers does not disturb the round's */
   get_peers (p, now, out, &newcomer, 1, FALSE);

@@ -49,6 +49,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/failures/s12-provider-leaves-during-sync.ini \
 	scenarios/failures/s13-stale-model-served-robust.ini \
 	scenarios/failures/s13-stale-model-served.ini \
+	scenarios/failures/s14-retry-destroys-sync-link-robust.ini \
+	scenarios/failures/s14-retry-destroys-sync-link.ini \
 	scenarios/failures/s15-dead-link-reused-robust.ini \
 	scenarios/failures/s15-dead-link-reused.ini \
 	scenarios/failures/s17-leave-during-exchange-robust.ini \

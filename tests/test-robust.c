@@ -344,6 +344,32 @@ START_TEST (test_lost_list_said_again)
 }
 END_TEST
 
+/* S22 (every version, robust included): EnoughParticipants overtaking
+ * NewNodeInfo, which only separate channels could do (the world keeps the
+ * coordinator's stream FIFO), does not leave the peer paused: the client's
+ * inversion flag (setupServerCallbacks, client.ts). */
+START_TEST (test_s22_enough_before_info)
+{
+  for (int v = 0; v < 2; v++)
+    {
+      ProtoConfig c = cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
+      Harness *h = h_new (&c, 2, 4);
+      h->auto_train = FALSE;
+      h_hold_to (h, PROTO_MSG_NEW_NODE_INFO, 1);
+      h_start (h, 1);
+      h_settle (h);
+      h_start (h, 2);
+      h_settle (h);   /* Enough reaches p1 first */
+      ck_assert_uint_eq (h_queued (h, PROTO_MSG_NEW_NODE_INFO, 1), 1);
+      h_unhold (h);
+      h_settle (h);
+      assert_state (h, 1, PROTO_PEER_TRAINING);
+      ck_assert (!proto_peer_paused (h->peers[1]));
+      h_free (h);
+    }
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -360,6 +386,7 @@ suite (void)
   tcase_add_test (t, test_s20_helpers_help_only);
   tcase_add_test (t, test_s25_checkpoint_survives_reset);
   tcase_add_test (t, test_lost_list_said_again);
+  tcase_add_test (t, test_s22_enough_before_info);
   suite_add_tcase (s, t);
   return s;
 }
