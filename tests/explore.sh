@@ -15,6 +15,9 @@ n=$(sed -n 's/.* \([0-9]*\) distinct failures$/\1/p' "$tmp/a.txt")
 grep -q "^progress in linking " "$tmp/a.txt" && ok "S8's hang found" || ko "no 'progress in linking' (S8) in 300 runs"
 grep -q "^coverage: [0-9]* of [0-9]* peer states reached; never: " "$tmp/a.txt" && ok "coverage" || ko "no coverage line"
 
+# robust survives what the search throws at disco-1110 (the full 3 x 10,000
+# runs are `make check-robust-search`)
+expect 0 "2000 runs in .* s, 0 failing, 0 distinct failures" -- "$DLSIM" explore "$base" --runs 2000 --version robust --no-shrink
 expect 0 "reproduces" -- "$DLSIM" explore "$base" --runs 300 --found "$tmp/found"
 grep -q "DOES NOT reproduce" "$out" && ko "a shrunk file does not reproduce" || ok "all reproduce"
 files=$(ls "$tmp/found"/*.ini 2>/dev/null | wc -l)
