@@ -56,7 +56,12 @@ file_name (const char *signature)
 {
   GString *s = g_string_new (NULL);
   for (const char *c = signature; *c; c++)
-    g_string_append_c (s, g_ascii_isalnum (*c) ? *c : '-');
+    if (g_ascii_isalnum (*c))
+      g_string_append_c (s, *c);
+    else if (s->len > 0 && s->str[s->len - 1] != '-')
+      g_string_append_c (s, '-');
+  while (s->len > 0 && s->str[s->len - 1] == '-')
+    g_string_truncate (s, s->len - 1);
   return g_string_free (s, FALSE);
 }
 

@@ -294,6 +294,8 @@ tb_setup (Tb *tb, const SimScenario *s, const SimPoint *pt, guint64 seed, char *
   tb->db_rec = res_run_recorder (run);
   tb->rec = (SimRecorder) { track_observation, tb_fact, track_metric, track_traffic, tb };
   tb->props = sim_props_new (&tb->db_rec, cfg->proto.min_participants);
+  if (cfg->proto.connect_barrier)
+    sim_props_set_max_connection_retry (tb->props, cfg->proto.max_connection_retry);
   sim_tally_init (&tb->tally);
   tb->peers = g_ptr_array_new ();
   g_ptr_array_add (tb->peers, NULL);

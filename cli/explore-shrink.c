@@ -52,8 +52,10 @@ obs_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char
   (void) other;
 }
 
-/* The signature of a failure: the property and the state its first
- * violation names ("waits in X" / "(in X)"), if any. */
+/* The signature of a failure: the property, the state its first violation
+ * names ("waits in X" / "(in X"), and the message the peer dropped last
+ * there ("; dropped M"), if any: "progress in linking (dropped
+ * ConnectionFail)". */
 char *
 signature_of (const Obs *o)
 {
@@ -64,7 +66,13 @@ signature_of (const Obs *o)
     skip = 4;
   if (in)
     {
-      g_autofree char *state = g_strndup (in + skip, strcspn (in + skip, ")"));
+      g_autofree char *state = g_strndup (in + skip, strcspn (in + skip, ";)"));
+      const char *d = strstr (in, "; dropped ");
+      if (d)
+        {
+          g_autofree char *msg = g_strndup (d + 10, strcspn (d + 10, ")"));
+          return g_strdup_printf ("%s in %s (dropped %s)", o->first_property, state, msg);
+        }
       return g_strdup_printf ("%s in %s", o->first_property, state);
     }
   return g_strdup (o->first_property);

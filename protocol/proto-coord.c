@@ -47,6 +47,7 @@ struct ProtoCoord {
   gboolean straggler_due;   /* the straggler timeout passed: list the ready peers (S20) */
   LearnWeights *checkpoint; /* the last round's model, from its provider (S11, S25) */
   ProtoOMap excluded;       /* excluded and still connected: told again if heard from */
+  GHashTable *tries;        /* id -> Retries it was sent since the last Start (robust) */
 };
 
 ProtoCoord *
@@ -65,6 +66,7 @@ proto_coord_new (const ProtoConfig *config)
   proto_omap_init (&c->exchanging);
   proto_omap_init (&c->sync_wait);
   proto_omap_init (&c->excluded);
+  c->tries = g_hash_table_new (g_direct_hash, g_direct_equal);
   return c;
 }
 
@@ -82,6 +84,7 @@ proto_coord_free (ProtoCoord *c)
   proto_omap_clear (&c->exchanging);
   proto_omap_clear (&c->sync_wait);
   proto_omap_clear (&c->excluded);
+  g_hash_table_unref (c->tries);
   g_clear_pointer (&c->checkpoint, learn_weights_unref);
   g_free (c);
 }
@@ -110,6 +113,9 @@ send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg)
 static void
 send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
+  if (type == PROTO_MSG_RETRY_PEER_CONNECTIONS && c->cfg.robust_retry_per_round)
+    g_hash_table_insert (c->tries, GUINT_TO_POINTER (to),
+                         GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (to))) + 1));
   ProtoMsg m;
   proto_msg_init (&m, type);
   send (c, out, to, &m);
@@ -389,7 +395,10 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       proto_omap_remove_all (&c->connect_flags);
       c->round++;
       if (c->cfg.robust_retry_per_round)
-        c->retry = 0;   /* S6 */
+        {
+          c->retry = 0;   /* S6 */
+          g_hash_table_remove_all (c->tries);
+        }
       request_checkpoint (c, out);
       observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
       send_peers_for_round_if_needed (c, now, out);
@@ -452,14 +461,31 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
   c->retry++;
   observe (c, out, PROTO_OBS_RETRY, PROTO_NO_NODE, -1, c->retry, NULL);
 
-  gboolean exclude = c->cfg.exclude_when_retry_ge ? c->retry >= c->cfg.max_connection_retry
-                                                  : c->retry > c->cfg.max_connection_retry;
+  /* robust decides per peer (below): any member without ConnectionsReady
+   * that was itself sent M Retries this round */
+  gboolean exclude = c->cfg.robust_retry_per_round
+                     || (c->cfg.exclude_when_retry_ge ? c->retry >= c->cfg.max_connection_retry
+                                                      : c->retry > c->cfg.max_connection_retry);
   if (exclude)
     {
       GArray *failed = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
       for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
-        if (!proto_omap_at (&c->connect_flags, i)->flag)
-          g_array_append_val (failed, proto_omap_at (&c->connect_flags, i)->id);
+        {
+          ProtoNodeId id = proto_omap_at (&c->connect_flags, i)->id;
+          /* robust: only a peer that was itself sent M Retries this round
+           * (one listed in a later attempt gets its own M) */
+          if (!proto_omap_at (&c->connect_flags, i)->flag
+              && (!c->cfg.robust_retry_per_round
+                  || GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (id)))
+                     >= c->cfg.max_connection_retry))
+            g_array_append_val (failed, id);
+        }
+      if (c->cfg.robust_retry_per_round && failed->len == 0)
+        {
+          g_array_unref (failed);
+          robust_back_to_collect (c, now, out, NULL);
+          return;
+        }
       for (guint i = 0; i < failed->len; i++)
         {
           ProtoNodeId id = g_array_index (failed, ProtoNodeId, i);

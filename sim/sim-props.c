@@ -18,6 +18,9 @@ struct SimProps {
   int coord_round;          /* -1: none since the start or the last reset */
   GHashTable *excluded;     /* node -> TRUE: excluded, ConnectionFail not processed yet */
   GHashTable *trained;      /* node -> TRUE: has trained in this session */
+  GHashTable *dropped;      /* node -> message type + 1 it dropped last in its current state */
+  GHashTable *retries;      /* node -> Retries the coordinator sent it since the last Start */
+  guint max_connection_retry;
 };
 
 static guint
@@ -56,6 +59,9 @@ sim_props_new (const SimRecorder *rec, guint min_participants)
   p->peer_round = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->excluded = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->trained = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->retries = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->max_connection_retry = 0;   /* retries-before-exclusion off until set */
   p->coord_round = -1;
   return p;
 }
@@ -70,7 +76,15 @@ sim_props_free (SimProps *p)
   g_hash_table_unref (p->peer_round);
   g_hash_table_unref (p->excluded);
   g_hash_table_unref (p->trained);
+  g_hash_table_unref (p->dropped);
+  g_hash_table_unref (p->retries);
   g_free (p);
+}
+
+void
+sim_props_set_max_connection_retry (SimProps *p, guint m)
+{
+  p->max_connection_retry = m;
 }
 
 void
@@ -80,21 +94,38 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
     {
       switch (o->kind)
         {
+        case PROTO_OBS_SENT:
+          if (o->msg_type == PROTO_MSG_RETRY_PEER_CONNECTIONS)
+            {
+              guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
+              g_hash_table_insert (p->retries, GUINT_TO_POINTER (o->other), GUINT_TO_POINTER (n + 1));
+            }
+          break;
         case PROTO_OBS_RESET:
+          g_hash_table_remove_all (p->retries);
           p->coord_round = -1;
           g_hash_table_remove_all (p->reference);
           g_hash_table_remove_all (p->ref_node);
           break;
         case PROTO_OBS_ROUND_LIST:
         case PROTO_OBS_ROUND_START:
+          if (o->kind == PROTO_OBS_ROUND_START)
+            g_hash_table_remove_all (p->retries);
           if (o->round < p->coord_round)
             violated (p, t, "monotone-rounds", PROTO_SERVER, "the coordinator's round went from %d back to %d",
                       p->coord_round, o->round);
           p->coord_round = MAX (p->coord_round, o->round);
           break;
         case PROTO_OBS_EXCLUDED:
-          g_hash_table_insert (p->excluded, GUINT_TO_POINTER (o->other), GINT_TO_POINTER (TRUE));
-          break;
+          {
+            g_hash_table_insert (p->excluded, GUINT_TO_POINTER (o->other), GINT_TO_POINTER (TRUE));
+            guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
+            if (n < p->max_connection_retry)
+              violated (p, t, "retries-before-exclusion", o->other,
+                        "p%u excluded after %u Retries in this round (max_connection_retry %u)", o->other, n,
+                        p->max_connection_retry);
+            break;
+          }
         default:
           break;
         }
@@ -102,6 +133,13 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
     }
   switch (o->kind)
     {
+    case PROTO_OBS_PHASE:
+      g_hash_table_remove (p->dropped, GUINT_TO_POINTER (node));
+      break;
+    case PROTO_OBS_DROPPED:
+      if (o->msg_type >= 0)
+        g_hash_table_insert (p->dropped, GUINT_TO_POINTER (node), GINT_TO_POINTER (o->msg_type + 1));
+      break;
     case PROTO_OBS_SENT:
       if (o->msg_type == PROTO_MSG_CLIENT_CONNECTED)
         {
@@ -235,13 +273,18 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
         continue;
       /* a peer cut off from the coordinator by a partition that never
        * healed cannot be owed progress (the property's "can reach") */
+      /* what it dropped while in its last state, if anything: the
+       * message it may be waiting for (explore's signatures use it) */
+      gint d = GPOINTER_TO_INT (g_hash_table_lookup (p->dropped, GUINT_TO_POINTER (i)));
+      g_autofree char *drop = d > 0 ? g_strdup_printf ("; dropped %s", proto_msg_type_name ((ProtoMsgType) (d - 1)))
+                                    : g_strdup ("");
       if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants && !r->cut_off)
-        violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s)",
-                  i, r->state ? r->state : "?");
+        violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s%s)",
+                  i, r->state ? r->state : "?", drop);
       if (g_hash_table_contains (p->excluded, GUINT_TO_POINTER (i)) && r->outcome != SIM_PEER_LEFT
           && r->outcome != SIM_PEER_CRASHED)
-        violated (p, t, "excluded-was-told", i, "p%u was excluded but never processed a ConnectionFail (in %s)",
-                  i, r->state ? r->state : "?");
+        violated (p, t, "excluded-was-told", i, "p%u was excluded but never processed a ConnectionFail (in %s%s)",
+                  i, r->state ? r->state : "?", drop);
     }
 }
 

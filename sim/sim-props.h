@@ -17,13 +17,21 @@
  *                      still connected at the end that made no progress for
  *                      the stall window W = (M + 2) x T + model_sync_timeout
  *                      + payload_timeout (hung) violates it.  Checked at the
- *                      end of the run; partitions are not considered.
+ *                      end of the run; a peer that a partition still cuts
+ *                      off from the coordinator is neither owed progress nor
+ *                      counted.  The explanation names the message the peer
+ *                      dropped last in its final state, if any.
  *   no-lost-model      once a round has completed, a peer that syncs gets, and
  *                      a peer's first training of a session starts from, one
  *                      of the trained models: some completed round's weights
  *                      (S3: a late joiner training from the initial model
  *                      breaks it; S13's previous-round model does not).
  *                      With a real model only.
+ *   retries-before-exclusion
+ *                      a peer is excluded only after the coordinator sent it
+ *                      max_connection_retry Retries since the round's last
+ *                      StartWeightSharing (DISCO's rule, its controller test;
+ *                      S5 excludes after M - 1, S6 at once in a later round).
  *   excluded-was-told  a peer the coordinator excluded processes a
  *                      ConnectionFail (receives it in a state that listens
  *                      for it) unless it left or crashed.  Checked at the end.
@@ -41,10 +49,12 @@ typedef struct SimProps SimProps;
 
 /* SIM_N_PROPS (sim-world.h) names */
 #define SIM_PROP_NAMES "agreement", "own-round-only", "monotone-rounds", "progress", "excluded-was-told", \
-                       "no-lost-model"
+                       "no-lost-model", "retries-before-exclusion"
 
 SimProps *sim_props_new (const SimRecorder *rec, guint min_participants);
 void sim_props_free (SimProps *p);
+/* Turns retries-before-exclusion on, with this M. */
+void sim_props_set_max_connection_retry (SimProps *p, guint m);
 void sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o);
 /* A peer finished a round with this model (borrowed; NULL or symbolic: not compared). */
 void sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, LearnWeights *model);

@@ -473,6 +473,8 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   sim_tally_init (&w->tally);
   w->props = sim_props_new (&w->rec, cfg->proto.min_participants);
+  if (cfg->proto.connect_barrier)
+    sim_props_set_max_connection_retry (w->props, cfg->proto.max_connection_retry);
   w->peer_results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   if (cfg->model.kind != LEARN_MODEL_NONE)
     {

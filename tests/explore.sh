@@ -45,7 +45,8 @@ expect 0 "5 runs" -- "$DLSIM" explore "$base" --runs 5 --faults crash --no-shrin
 expect 2 "expected one scenario FILE" -- "$DLSIM" explore
 expect 0 "ddmin" -- "$DLSIM" explore --help
 # dlsim shrink: a recorded failing run with six timeline lines shrinks to the
-# one that matters, and the file reproduces under dlsim check
+# one that matters (the lost list: p3 waits for it, drops the others'
+# ConnectionFail and hangs), and the file reproduces under dlsim check
 cat > "$tmp/sh.ini" <<'INI'
 [scenario]
 name = shrinkme
@@ -65,9 +66,9 @@ round 2 + 50ms = crash p1
 round 3 = leave p4
 INI
 "$DLSIM" run "$tmp/sh.ini" -o "$tmp/sh.db" -q >/dev/null 2>&1
-expect 0 "progress in wait-peers-for-round: 6 timeline lines -> 1 in [0-9]* runs; reproduces" -- \
+expect 0 "progress in wait-peers-for-round (dropped ConnectionFail): 6 timeline lines -> 1 in [0-9]* runs; reproduces" -- \
   "$DLSIM" shrink "$tmp/sh.db" --run 1 -o "$tmp/shrunk.ini"
-grep -q "^round 2 + 50ms = crash p1$" "$tmp/shrunk.ini" && ok "the crash is what matters" || ko "shrunk timeline: $(sed -n '/^\[timeline\]/,$p' "$tmp/shrunk.ini")"
+grep -q "^round 1 + 100ms = drop PeersForRound to p3$" "$tmp/shrunk.ini" && ok "the lost list is what matters" || ko "shrunk timeline: $(sed -n '/^\[timeline\]/,$p' "$tmp/shrunk.ini")"
 expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/shrunk.ini"
 "$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-3.ini" -o "$tmp/ok.db" -q >/dev/null 2>&1
 expect 1 "breaks no property: nothing to shrink" -- "$DLSIM" shrink "$tmp/ok.db" --run 1 -o "$tmp/x.ini"
