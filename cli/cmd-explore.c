@@ -101,10 +101,66 @@ record_run (const char *path, char **sets, GPtrArray *plan, guint64 seed, ResDb 
   return ok;
 }
 
+/* ---------------------------------------------------------------- -j N */
+
+/* One run of the search, made by a worker: its plan, its failure signature
+ * and what it reached, in tables of its own (merged in run order after). */
+typedef struct {
+  guint index;
+  GPtrArray *plan;
+  gboolean ok;
+  char *sig, *property, *explanation;
+  GHashTable *states, *dropped, *rules;
+} Job;
+
+typedef struct {
+  const char *path;
+  char **sets;
+  const Space *sp;
+  guint64 base;
+} JobCtx;
+
+static void
+job_run (gpointer data, gpointer user_data)
+{
+  Job *j = data;
+  const JobCtx *c = user_data;
+  g_autoptr (GString) kinds = g_string_new (NULL);
+  j->plan = make_plan (c->sp, c->base, j->index, kinds);
+  Obs o;
+  obs_init (&o, j->states, j->dropped, j->rules);
+  j->ok = run_plan (c->path, c->sets, j->plan, c->base + j->index, &o, &j->sig, NULL);
+  j->property = g_strdup (o.first_property);
+  j->explanation = g_strdup (o.first_explanation);
+  obs_clear (&o);
+}
+
+static void
+job_clear (Job *j)
+{
+  g_clear_pointer (&j->plan, g_ptr_array_unref);
+  g_free (j->sig);
+  g_free (j->property);
+  g_free (j->explanation);
+  g_hash_table_unref (j->states);
+  g_hash_table_unref (j->dropped);
+  g_hash_table_unref (j->rules);
+}
+
+static void
+merge_set (GHashTable *into, GHashTable *from)
+{
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, from);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    g_hash_table_add (into, k);
+}
+
 int
 cli_cmd_explore (int argc, char **argv)
 {
-  gint runs = 100;
+  gint runs = 100, jobs = 1;
   gint64 seed = -1;
   gboolean no_shrink = FALSE;
   g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL;
@@ -112,6 +168,7 @@ cli_cmd_explore (int argc, char **argv)
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
     { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "runs to make (default 100)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "runs at once, in threads (default 1); the table does not change", "N" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "base seed (default the scenario's); run i uses seed + i", "S" },
     { "faults", 0, 0, G_OPTION_ARG_STRING, &faults,
       "fault kinds the search may turn on (default all): drop, delay, crash, leave, join, partition, link-fail, "
@@ -134,14 +191,16 @@ cli_cmd_explore (int argc, char **argv)
       "its seed: a random subset of the fault kinds, with targets, times (absolute or\n"
       "`round R + D`) and sizes drawn at random, added as timeline lines.  Every run\n"
       "checks the properties (agreement, own-round-only, monotone-rounds, progress,\n"
-      "excluded-was-told).  Prints the distinct failures (signature: the first\n"
-      "violation's property and the state it names) with their seeds, and the peer\n"
+      "excluded-was-told, no-lost-model with a real model, retries-before-exclusion).\n"
+      "Prints the distinct failures (signature: the first violation's property, the\n"
+      "state it names and the message dropped there) with their seeds, and the peer\n"
       "states, dropped messages and drop rules no run reached.  Each failure is\n"
       "shrunk by ddmin over its plan's lines; --found DIR writes it as a scenario file\n"
       "whose [expect] pins the violation, checked to reproduce.\n"
       "\n"
-      "Shrinking also tries fewer peers and rounds.  -o DB records every failing run\n"
-      "(its fault plan as timeline params, its violations, its events).  Not yet: -j.\n"
+      "Shrinking also tries fewer peers and rounds, and rounder times and sizes.\n"
+      "-o DB records every failing run (its fault plan as timeline params, its\n"
+      "violations, its events).  -j N makes N runs at once; the output is the same.\n"
       "\n"
       "Exit status: 0 the search ran (failures found or not); 1 a file could not be\n"
       "written or a shrunk file did not reproduce; 2 usage error.");
@@ -149,6 +208,11 @@ cli_cmd_explore (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       cli_error ("explore", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (jobs < 1 || jobs > 256)
+    {
+      cli_error ("explore", "-j %d: expected 1 to 256", jobs);
       return CLI_EXIT_USAGE;
     }
   if (!rest || g_strv_length (rest) != 1 || runs < 1)
@@ -203,45 +267,70 @@ cli_cmd_explore (int argc, char **argv)
   guint failing = 0, invalid = 0;
   gint64 t0 = g_get_monotonic_time ();
   guint done_runs = 0;
-  for (guint i = 0; i < (guint) runs; i++)
+  /* batches of runs, each made by up to `jobs` threads and then taken in run
+   * order, so that -j changes nothing but the wall time; the time budget is
+   * checked between batches (with -j 1, between runs) */
+  JobCtx jc = { path, bsets, &sp, base };
+  guint batch = jobs == 1 ? 1 : 16 * (guint) jobs;
+  for (guint i0 = 0; i0 < (guint) runs; i0 += batch)
     {
       if (budget_ns > 0 && (g_get_monotonic_time () - t0) * 1000 >= budget_ns)
         break;   /* the wall clock decides here, and only here */
-      done_runs++;
-      g_autoptr (GString) kinds = g_string_new (NULL);
-      g_autoptr (GPtrArray) plan = make_plan (&sp, base, i, kinds);
-      Obs o;
-      obs_init (&o, states, dropped, rules);
-      g_autofree char *sig = NULL;
-      g_autoptr (GError) e = NULL;
-      if (!run_plan (path, bsets, plan, base + i, &o, &sig, &e))
-        invalid++;   /* a plan the scenario refuses (e.g. a peer beyond max_peers) */
-      else if (sig)
+      guint n = MIN (batch, (guint) runs - i0);
+      g_autofree Job *js = g_new0 (Job, n);
+      for (guint k = 0; k < n; k++)
         {
-          failing++;
-          Failure *f = g_hash_table_lookup (by_sig, sig);
-          if (!f)
-            {
-              f = g_new0 (Failure, 1);
-              f->signature = g_strdup (sig);
-              f->property = g_strdup (o.first_property);
-              f->explanation = g_strdup (o.first_explanation);
-              f->seeds = g_array_new (FALSE, FALSE, sizeof (guint64));
-              f->plan = g_ptr_array_ref (plan);
-              f->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-              g_ptr_array_add (failures, f);
-              g_hash_table_insert (by_sig, f->signature, f);
-            }
-          guint64 sd = base + i;
-          g_array_append_val (f->seeds, sd);
-          if (out)
-            g_ptr_array_add (f->plans, g_ptr_array_ref (plan));
+          js[k].index = i0 + k;
+          js[k].states = g_hash_table_new (g_direct_hash, g_direct_equal);
+          js[k].dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+          js[k].rules = g_hash_table_new (g_direct_hash, g_direct_equal);
         }
-      obs_clear (&o);
-      if (isatty (1) && (i + 1) % 50 == 0)
+      if (jobs == 1)
+        job_run (&js[0], &jc);
+      else
         {
-          fprintf (stdout, "\r[%u/%d] %u failing, %u distinct", i + 1, runs, failing, failures->len);
-          fflush (stdout);
+          GThreadPool *pool = g_thread_pool_new (job_run, &jc, jobs, TRUE, NULL);
+          for (guint k = 0; k < n; k++)
+            g_thread_pool_push (pool, &js[k], NULL);
+          g_thread_pool_free (pool, FALSE, TRUE);
+        }
+      for (guint k = 0; k < n; k++)
+        {
+          Job *j = &js[k];
+          guint i = j->index;
+          done_runs++;
+          merge_set (states, j->states);
+          merge_set (dropped, j->dropped);
+          merge_set (rules, j->rules);
+          if (!j->ok)
+            invalid++;   /* a plan the scenario refuses (e.g. a peer beyond max_peers) */
+          else if (j->sig)
+            {
+              failing++;
+              Failure *f = g_hash_table_lookup (by_sig, j->sig);
+              if (!f)
+                {
+                  f = g_new0 (Failure, 1);
+                  f->signature = g_strdup (j->sig);
+                  f->property = g_strdup (j->property);
+                  f->explanation = g_strdup (j->explanation);
+                  f->seeds = g_array_new (FALSE, FALSE, sizeof (guint64));
+                  f->plan = g_ptr_array_ref (j->plan);
+                  f->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+                  g_ptr_array_add (failures, f);
+                  g_hash_table_insert (by_sig, f->signature, f);
+                }
+              guint64 sd = base + i;
+              g_array_append_val (f->seeds, sd);
+              if (out)
+                g_ptr_array_add (f->plans, g_ptr_array_ref (j->plan));
+            }
+          job_clear (j);
+          if (isatty (1) && (i + 1) % 50 == 0)
+            {
+              fprintf (stdout, "\r[%u/%d] %u failing, %u distinct", i + 1, runs, failing, failures->len);
+              fflush (stdout);
+            }
         }
     }
   if (isatty (1))
@@ -251,7 +340,7 @@ cli_cmd_explore (int argc, char **argv)
           failures->len, done_runs < (guint) runs ? " (time budget reached)" : "");
   if (invalid)
     printf ("(%u plans refused by the scenario and not run)\n", invalid);
-  printf ("%-44s %6s  %s\n", "signature", "runs", "seeds");
+  printf ("%-60s %6s  %s\n", "signature", "runs", "seeds");
   for (guint i = 0; i < failures->len; i++)
     {
       Failure *f = failures->pdata[i];
@@ -260,7 +349,7 @@ cli_cmd_explore (int argc, char **argv)
         g_string_append_printf (sd, "%s%" G_GUINT64_FORMAT, k ? " " : "", g_array_index (f->seeds, guint64, k));
       if (f->seeds->len > 6)
         g_string_append (sd, " ...");
-      printf ("%-44s %6u  %s\n", f->signature, f->seeds->len, sd->str);
+      printf ("%-60s %6u  %s\n", f->signature, f->seeds->len, sd->str);
     }
   /* coverage: what the batch never reached */
   g_autoptr (GString) never = g_string_new (NULL);

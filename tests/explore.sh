@@ -10,6 +10,10 @@ base=${DLSIM_SRCDIR:-.}/scenarios/examples/explore-base.ini
 "$DLSIM" explore "$base" --runs 300 --no-shrink 2>&1 | sed 's/ in [0-9.]* s,/,/' > "$tmp/a.txt"
 "$DLSIM" explore "$base" --runs 300 --no-shrink 2>&1 | sed 's/ in [0-9.]* s,/,/' > "$tmp/b.txt"
 cmp -s "$tmp/a.txt" "$tmp/b.txt" && ok "deterministic" || { ko "two searches differ"; diff "$tmp/a.txt" "$tmp/b.txt" | head; }
+# -j 2: the same table
+"$DLSIM" explore "$base" --runs 300 --no-shrink -j 2 2>&1 | sed 's/ in [0-9.]* s,/,/' > "$tmp/j.txt"
+cmp -s "$tmp/a.txt" "$tmp/j.txt" && ok "-j 2 gives the same table" || { ko "-j 2 differs"; diff "$tmp/a.txt" "$tmp/j.txt" | head; }
+expect 2 "-j 0: expected 1 to 256" -- "$DLSIM" explore "$base" --runs 5 -j 0
 n=$(sed -n 's/.* \([0-9]*\) distinct failures$/\1/p' "$tmp/a.txt")
 [ "${n:-0}" -ge 4 ] && ok "distinct failures" || ko "only '$n' distinct failures in 300 runs"
 grep -q "^progress in linking " "$tmp/a.txt" && ok "S8's hang found" || ko "no 'progress in linking' (S8) in 300 runs"
