@@ -412,6 +412,7 @@ cli_cmd_explore (int argc, char **argv)
       guint tries = 0;
       g_autoptr (GPtrArray) min = ddmin (path, bsets, f->plan, sd, f->signature, &tries);
       shrink_size (path, bsets, min, sd, f->signature, sp.n_peers, sp.rounds, &tries);
+      shrink_values (path, bsets, min, sd, f->signature, &tries);
       printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", f->signature, sd, f->plan->len,
               min->len, tries);
       for (guint k = 0; k < min->len; k++)

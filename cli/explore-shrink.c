@@ -210,6 +210,109 @@ shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const
       }
 }
 
+/* A duration as a scenario writes it: whole seconds, else milliseconds. */
+static char *
+fmt_dur (DlTime t)
+{
+  if (t % DL_S == 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT "s", t / DL_S);
+  return g_strdup_printf ("%" G_GINT64_FORMAT "ms", t / DL_MS);
+}
+
+/* Rounder versions of a duration, simplest first: 0 (if zero_ok), whole
+ * seconds down and up, tenths of a second down.  Only those that differ. */
+static GPtrArray *
+rounder (DlTime t, gboolean zero_ok)
+{
+  GPtrArray *c = g_ptr_array_new_with_free_func (g_free);
+  DlTime v[4] = { 0, t / DL_S * DL_S, (t + DL_S - 1) / DL_S * DL_S, t / (100 * DL_MS) * (100 * DL_MS) };
+  for (int i = zero_ok ? 0 : 1; i < 4; i++)
+    {
+      if (v[i] == t || (v[i] == 0 && !zero_ok))
+        continue;
+      gboolean dup = FALSE;
+      for (int k = zero_ok ? 0 : 1; k < i; k++)
+        dup |= v[k] == v[i];
+      if (!dup)
+        g_ptr_array_add (c, fmt_dur (v[i]));
+    }
+  return c;
+}
+
+/* The candidates for one plan line, simplest first: its time (`round R +
+ * D` without D, or D rounder; an absolute time rounder) and an action's
+ * `by D` rounder. */
+static GPtrArray *
+line_candidates (const char *line)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  if (!g_str_has_prefix (line, "timeline."))
+    return out;
+  const char *eq = strchr (line, '=');
+  if (!eq)
+    return out;
+  g_autofree char *when = g_strndup (line + 9, (gsize) (eq - line - 9));
+  const char *action = eq + 1;
+  const char *plus = strstr (when, " + ");
+  DlTime t;
+  if (plus)
+    {
+      g_autofree char *head = g_strndup (when, (gsize) (plus - when));
+      g_ptr_array_add (out, g_strdup_printf ("timeline.%s=%s", head, action));
+      if (dl_parse_duration (plus + 3, &t, NULL))
+        {
+          g_autoptr (GPtrArray) r = rounder (t, FALSE);
+          for (guint i = 0; i < r->len; i++)
+            g_ptr_array_add (out, g_strdup_printf ("timeline.%s + %s=%s", head, (char *) r->pdata[i], action));
+        }
+    }
+  else if (dl_parse_duration (when, &t, NULL))
+    {
+      g_autoptr (GPtrArray) r = rounder (t, TRUE);
+      for (guint i = 0; i < r->len; i++)
+        g_ptr_array_add (out, g_strdup_printf ("timeline.%s=%s", (char *) r->pdata[i], action));
+    }
+  const char *by = strstr (action, " by ");
+  if (by)
+    {
+      gsize dlen = strcspn (by + 4, " ");
+      g_autofree char *d = g_strndup (by + 4, dlen);
+      if (dl_parse_duration (d, &t, NULL))
+        {
+          g_autoptr (GPtrArray) r = rounder (t, FALSE);
+          for (guint i = 0; i < r->len; i++)
+            g_ptr_array_add (out, g_strdup_printf ("timeline.%s=%.*s by %s%s", when, (int) (by - action), action,
+                                                   (char *) r->pdata[i], by + 4 + dlen));
+        }
+    }
+  return out;
+}
+
+/* After the sizes: each line's times and sizes made rounder (towards 0 or
+ * whole seconds), one line at a time, keeping the signature. */
+void
+shrink_values (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
+{
+  for (guint i = 0; i < plan->len; i++)
+    for (gboolean again = TRUE; again;)
+      {
+        again = FALSE;
+        g_autoptr (GPtrArray) cands = line_candidates (plan->pdata[i]);
+        for (guint k = 0; k < cands->len; k++)
+          {
+            char *old = plan->pdata[i];
+            plan->pdata[i] = cands->pdata[k];
+            if (still_fails (path, sets, plan, seed, want, runs))
+              {
+                cands->pdata[k] = old;   /* freed with cands */
+                again = TRUE;             /* the new line may get rounder still */
+                break;
+              }
+            plan->pdata[i] = old;
+          }
+      }
+}
+
 /* ---------------------------------------------------------------- files */
 
 static void
@@ -387,6 +490,7 @@ shrink_run (const char *db, gint64 run, const char *out, const char *base, GPtrA
   obs_clear (&o);
   guint tries = 0;
   g_autoptr (GPtrArray) min = ddmin (base, NULL, timeline, seed, sig, &tries);
+  shrink_values (base, NULL, min, seed, sig, &tries);
   g_autofree char *origin = g_strdup_printf ("dlsim shrink %s --run %" G_GINT64_FORMAT, db, run);
   g_autofree char *stem = g_path_get_basename (out);
   char *dot = strrchr (stem, '.');

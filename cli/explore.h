@@ -55,6 +55,7 @@ gboolean still_fails (const char *path, char **sets, GPtrArray *plan, guint64 se
 GPtrArray *ddmin (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs);
 void shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint n_peers,
                   guint rounds, guint *runs);
+void shrink_values (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs);
 char *scenario_text (const char *path, const char *origin, const char *name, GPtrArray *plan, const guint *counts,
                      const char *signature, guint64 seed, guint found_in, guint shrunk_from, const char *explanation);
 
