@@ -101,8 +101,9 @@ typedef struct {
   gboolean robust_exchange_deadline; /* S15, S17: no contribution for payload_timeout, or a Retry,
                                         aborts the exchange (the model stays the local one) */
   gboolean robust_sync_retry;        /* S11, S12: a sync times out (linking included) into a new
-                                        ModelSyncRequest, up to max_connection_retry times; a new
-                                        SignalModelProvider re-targets */
+                                        ModelSyncRequest, as long as the peer stays; the coordinator
+                                        answers a repeat with its checkpoint, or else the next
+                                        candidate provider; a new SignalModelProvider re-targets */
   gboolean robust_serve_after_round; /* S13: a provider in a connect phase serves after that round */
   gboolean robust_exact_round;       /* S27: a Payload of another round than the current is refused */
   gboolean robust_wait_timeout;      /* a lost message on the coordinator's stream: every wait for the

@@ -48,6 +48,7 @@ struct ProtoCoord {
   LearnWeights *checkpoint; /* the last round's model, from its provider (S11, S25) */
   ProtoOMap excluded;       /* excluded and still connected: told again if heard from */
   GHashTable *tries;        /* id -> Retries it was sent since the last Start (robust) */
+  GHashTable *sync_asks;    /* id -> ModelSyncRequests from that newcomer (robust) */
 };
 
 ProtoCoord *
@@ -67,6 +68,7 @@ proto_coord_new (const ProtoConfig *config)
   proto_omap_init (&c->sync_wait);
   proto_omap_init (&c->excluded);
   c->tries = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c->sync_asks = g_hash_table_new (g_direct_hash, g_direct_equal);
   return c;
 }
 
@@ -85,6 +87,7 @@ proto_coord_free (ProtoCoord *c)
   proto_omap_clear (&c->sync_wait);
   proto_omap_clear (&c->excluded);
   g_hash_table_unref (c->tries);
+  g_hash_table_unref (c->sync_asks);
   g_clear_pointer (&c->checkpoint, learn_weights_unref);
   g_free (c);
 }
@@ -537,6 +540,7 @@ reset (ProtoCoord *c, ProtoOutbox *out)
   proto_omap_remove_all (&c->exchanging);
   proto_omap_remove_all (&c->sync_wait);
   proto_omap_remove_all (&c->excluded);
+  g_hash_table_remove_all (c->sync_asks);
   c->retry = 0;
   c->provider = PROTO_NO_NODE;
   clear_timer (c, out);  /* #timeout only: an orphan timer survives */
@@ -552,20 +556,56 @@ reset (ProtoCoord *c, ProtoOutbox *out)
 }
 
 /* robust: (re)assign a provider to a newcomer that asked for a sync: the
- * provider, or the coordinator itself with its checkpoint (S11, S12). */
+ * provider, or the coordinator itself with its checkpoint (S11, S12; and
+ * for a repeated request when it has one: the link to the provider may
+ * never come up). */
 static gboolean
-assign_provider (ProtoCoord *c, ProtoNodeId newcomer, ProtoOutbox *out)
+assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutbox *out)
 {
   ProtoMsg m;
-  if (c->provider != PROTO_NO_NODE && c->provider != newcomer)
+  ProtoNodeId provider = c->provider;
+  if (repeat && !c->checkpoint)
+    {
+      /* the provider may hold no model yet (S13b) or be out of reach: the
+       * k-th request goes to the k-th candidate, the provider first, then
+       * every other connected node that is not syncing */
+      GArray *cand = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+      if (provider != PROTO_NO_NODE && provider != newcomer)
+        g_array_append_val (cand, provider);
+      for (guint i = 0; i < proto_omap_len (&c->connections); i++)
+        {
+          ProtoNodeId id = proto_omap_at (&c->connections, i)->id;
+          if (id != newcomer && id != provider && !proto_omap_has (&c->syncing, id))
+            g_array_append_val (cand, id);
+        }
+      guint a = GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks, GUINT_TO_POINTER (newcomer))) - 1;
+      gboolean none = a >= cand->len;
+      if (!none)
+        provider = g_array_index (cand, ProtoNodeId, a);
+      g_array_unref (cand);
+      if (none)
+        {
+          /* every candidate was asked and none had a model, and no round's
+           * model reached the coordinator: no trained model exists to sync.
+           * SignalModelProvider naming the newcomer itself tells it to
+           * start from its own (DISCO would fail it: S10) */
+          proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+          m.node = newcomer;
+          send (c, out, newcomer, &m);
+          proto_omap_delete (&c->syncing, newcomer);
+          observe (c, out, PROTO_OBS_NOTE, newcomer, -1, -1, "no trained model to sync: the newcomer starts from its own");
+          return TRUE;
+        }
+    }
+  if (provider != PROTO_NO_NODE && provider != newcomer && !(repeat && c->checkpoint))
     {
       proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
-      m.node = c->provider;
+      m.node = provider;
       send (c, out, newcomer, &m);
       proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
       m.node = newcomer;
-      send (c, out, c->provider, &m);
-      observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, c->provider, "provider assigned");
+      send (c, out, provider, &m);
+      observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, provider, "provider assigned");
       return TRUE;
     }
   if (!c->cfg.robust_checkpoint || c->checkpoint == NULL)
@@ -598,6 +638,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   gboolean exchanging = proto_omap_delete (&c->exchanging, id);
   proto_omap_delete (&c->helpers, id);
   proto_omap_delete (&c->sync_wait, id);
+  g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (id));
   proto_omap_delete (&c->excluded, id);
   observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
   if (proto_omap_len (&c->connections) == 0 && c->cfg.reset_when_empty)
@@ -635,7 +676,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
                proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
       if (c->cfg.robust_sync_retry)
         for (guint i = 0; i < proto_omap_len (&c->sync_wait); i++)
-          assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, out);   /* S12 */
+          assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, FALSE, out);   /* S12 */
     }
   if (c->waiting)
     return;
@@ -694,6 +735,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       if (c->cfg.robust_members_only)
         {
           proto_omap_delete (&c->sync_wait, from);
+          g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (from));
           proto_omap_delete (&c->exchanging, from);
           if (proto_omap_has (&c->connect_flags, from))
             return;   /* a member: its JoinRound cannot be of a later round */
@@ -762,8 +804,12 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         break;
       if (c->cfg.robust_sync_retry)
         {
+          gboolean repeat = proto_omap_has (&c->sync_wait, from);
           proto_omap_set (&c->sync_wait, from, TRUE);
-          if (!assign_provider (c, from, out))
+          g_hash_table_insert (c->sync_asks, GUINT_TO_POINTER (from),
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks,
+                                                                                        GUINT_TO_POINTER (from))) + 1));
+          if (!assign_provider (c, from, repeat, out))
             observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                      "no provider and no checkpoint yet: the newcomer asks again");
           return;

@@ -828,6 +828,17 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
           return;
         }
       pp_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
+      if (msg->node == p->id && p->cfg.robust_sync_retry)
+        {
+          /* robust: no trained model exists anywhere; start from our own */
+          pp_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_SIGNAL_MODEL_PROVIDER, -1,
+                      "no trained model to sync: starts from its own");
+          p->provider = PROTO_NO_NODE;
+          p->sync_needed = FALSE;
+          p->sync_deadline = DL_TIME_NEVER;
+          after_sync (p, out);
+          return;
+        }
       if (msg->node == p->id)
         {
           pp_observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
@@ -971,9 +982,10 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     {
       p->sync_deadline = DL_TIME_NEVER;
       pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
-      if (p->cfg.robust_sync_retry && p->sync_attempts <= p->cfg.max_connection_retry)
+      if (p->cfg.robust_sync_retry)
         {
-          /* S11, S12: ask again; the coordinator may name another provider */
+          /* S11, S12: ask again, for as long as the peer stays; the
+           * coordinator names another provider or serves its checkpoint */
           if (p->provider != PROTO_NO_NODE && p->provider != PROTO_SERVER)
             {
               Link *old = pp_find_link (p, p->provider);

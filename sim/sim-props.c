@@ -21,6 +21,9 @@ struct SimProps {
   GHashTable *dropped;      /* node -> message type + 1 it dropped last in its current state */
   GHashTable *retries;      /* node -> Retries the coordinator sent it since the last Start */
   guint max_connection_retry;
+  GHashTable *holds_since;  /* node -> 1 + time it first held a trained model (a round's end, a sync) */
+  GHashTable *sync_tried;   /* node -> 1 + time of its last sync failure (SYNC_FAILED) */
+  GHashTable *sync_failed;  /* node -> 1 + time its training failed on a sync */
 };
 
 static guint
@@ -62,6 +65,9 @@ sim_props_new (const SimRecorder *rec, guint min_participants)
   p->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->retries = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->max_connection_retry = 0;   /* retries-before-exclusion off until set */
+  p->holds_since = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->sync_tried = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->sync_failed = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->coord_round = -1;
   return p;
 }
@@ -78,6 +84,9 @@ sim_props_free (SimProps *p)
   g_hash_table_unref (p->trained);
   g_hash_table_unref (p->dropped);
   g_hash_table_unref (p->retries);
+  g_hash_table_unref (p->holds_since);
+  g_hash_table_unref (p->sync_tried);
+  g_hash_table_unref (p->sync_failed);
   g_free (p);
 }
 
@@ -135,6 +144,22 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
     {
     case PROTO_OBS_PHASE:
       g_hash_table_remove (p->dropped, GUINT_TO_POINTER (node));
+      if (g_strcmp0 (o->detail, "failed") == 0)
+        {
+          /* a training that fails right at a sync failure failed on the sync */
+          gpointer at = g_hash_table_lookup (p->sync_tried, GUINT_TO_POINTER (node));
+          if (at && GPOINTER_TO_SIZE (at) - 1 == (gsize) t)
+            g_hash_table_insert (p->sync_failed, GUINT_TO_POINTER (node), at);
+        }
+      else if (g_strcmp0 (o->detail, "left") == 0)
+        g_hash_table_remove (p->holds_since, GUINT_TO_POINTER (node));
+      break;
+    case PROTO_OBS_SYNC_FAILED:
+      g_hash_table_insert (p->sync_tried, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
+      break;
+    case PROTO_OBS_SYNC_DONE:
+      if (!g_hash_table_contains (p->holds_since, GUINT_TO_POINTER (node)))
+        g_hash_table_insert (p->holds_since, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
       break;
     case PROTO_OBS_DROPPED:
       if (o->msg_type >= 0)
@@ -154,6 +179,8 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
       break;
     case PROTO_OBS_ROUND_END:
       {
+        if (!g_hash_table_contains (p->holds_since, GUINT_TO_POINTER (node)))
+          g_hash_table_insert (p->holds_since, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
         guint last = GPOINTER_TO_UINT (g_hash_table_lookup (p->peer_round, GUINT_TO_POINTER (node)));
         if (last > 0 && (guint) o->round + 1 <= last)
           violated (p, t, "monotone-rounds", node, "p%u finished round %d after round %u", node, o->round,
@@ -281,6 +308,21 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
       if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants && !r->cut_off)
         violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s%s)",
                   i, r->state ? r->state : "?", drop);
+      gpointer failed_at = g_hash_table_lookup (p->sync_failed, GUINT_TO_POINTER (i));
+      if (failed_at)
+        for (guint h = 1; h <= n; h++)
+          {
+            gpointer since = g_hash_table_lookup (p->holds_since, GUINT_TO_POINTER (h));
+            gboolean there = (peers[h].outcome == SIM_PEER_FINISHED && peers[h].left == DL_TIME_NEVER)
+                             || peers[h].outcome == SIM_PEER_HUNG || peers[h].outcome == SIM_PEER_RUNNING;
+            if (h != i && since && GPOINTER_TO_SIZE (since) < GPOINTER_TO_SIZE (failed_at) && there
+                && !peers[h].cut_off)
+              {
+                violated (p, t, "sync-served", i,
+                          "p%u's model sync failed while p%u, which held a trained model, stayed connected", i, h);
+                break;
+              }
+          }
       if (g_hash_table_contains (p->excluded, GUINT_TO_POINTER (i)) && r->outcome != SIM_PEER_LEFT
           && r->outcome != SIM_PEER_CRASHED)
         violated (p, t, "excluded-was-told", i, "p%u was excluded but never processed a ConnectionFail (in %s%s)",

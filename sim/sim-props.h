@@ -32,6 +32,10 @@
  *                      max_connection_retry Retries since the round's last
  *                      StartWeightSharing (DISCO's rule, its controller test;
  *                      S5 excludes after M - 1, S6 at once in a later round).
+ *   sync-served        a late joiner's training does not fail on its model
+ *                      sync while a peer that held a trained model before
+ *                      that failure stays connected to the end (S10: told to
+ *                      sync from itself; S12's timeout).  Checked at the end.
  *   excluded-was-told  a peer the coordinator excluded processes a
  *                      ConnectionFail (receives it in a state that listens
  *                      for it) unless it left or crashed.  Checked at the end.
@@ -49,7 +53,7 @@ typedef struct SimProps SimProps;
 
 /* SIM_N_PROPS (sim-world.h) names */
 #define SIM_PROP_NAMES "agreement", "own-round-only", "monotone-rounds", "progress", "excluded-was-told", \
-                       "no-lost-model", "retries-before-exclusion"
+                       "no-lost-model", "retries-before-exclusion", "sync-served"
 
 SimProps *sim_props_new (const SimRecorder *rec, guint min_participants);
 void sim_props_free (SimProps *p);

@@ -106,7 +106,7 @@ typedef struct {
   void (*violation) (gpointer ud, DlTime t, const char *property, ProtoNodeId node, const char *explanation);
 } SimRecorder;
 
-#define SIM_N_PROPS 7   /* the properties of sim-props.h */
+#define SIM_N_PROPS 8   /* the properties of sim-props.h */
 
 typedef enum {
   SIM_OUTCOME_COMPLETED,   /* no live peer is stuck: everyone finished, failed or left */

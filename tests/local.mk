@@ -79,7 +79,7 @@ check-robust-search: dlsim
 	@set -e; for conf in "--seed 1" "--seed 100000 --set protocol.aggregation=secure" \
 	  "--seed 200000 --set peers.count=6 --set protocol.min_participants=3"; do \
 	  out=$$(./dlsim$(EXEEXT) explore $(srcdir)/scenarios/examples/explore-base.ini --runs 10000 \
-	         --version robust --no-shrink $$conf | head -1); echo "$$conf: $$out"; \
+	         --version robust --no-shrink -j 2 $$conf | head -1); echo "$$conf: $$out"; \
 	  case "$$out" in *" 0 failing, "*) ;; *) echo "check-robust-search: failures under robust"; exit 1;; esac; \
 	done
 .PHONY: check-robust-search
