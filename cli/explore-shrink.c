@@ -75,6 +75,13 @@ signature_of (const Obs *o)
         }
       return g_strdup_printf ("%s in %s", o->first_property, state);
     }
+  /* sync-served: why the sync failed ("p5's model sync failed (WHY) ...") */
+  const char *why = e ? strstr (e, "sync failed (") : NULL;
+  if (why)
+    {
+      g_autofree char *w = g_strndup (why + 13, strcspn (why + 13, ")"));
+      return g_strdup_printf ("%s (%s)", o->first_property, w);
+    }
   return g_strdup (o->first_property);
 }
 

@@ -79,12 +79,40 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/failures/s27-future-round-payload.ini \
 	scenarios/failures/s31-stray-connections-ready-robust.ini \
 	scenarios/failures/s31-stray-connections-ready.ini \
-	scenarios/found/explore-base-excluded-was-told-in-paused-before-ready.ini \
+	scenarios/found/775/explore-base-no-lost-model.ini \
+	scenarios/found/775/explore-base-progress-in-exchanging-dropped-Payload.ini \
+	scenarios/found/775/explore-base-progress-in-exchanging.ini \
+	scenarios/found/775/explore-base-progress-in-linking-dropped-Payload.ini \
+	scenarios/found/775/explore-base-progress-in-linking.ini \
+	scenarios/found/775/explore-base-progress-in-wait-peers-for-round-dropped-Payload.ini \
+	scenarios/found/775/explore-base-progress-in-wait-peers-for-round.ini \
+	scenarios/found/draft/explore-base-own-round-only.ini \
+	scenarios/found/draft/explore-base-progress-in-exchanging-dropped-Payload.ini \
+	scenarios/found/draft/explore-base-progress-in-exchanging.ini \
+	scenarios/found/draft/explore-base-progress-in-sync-linking.ini \
+	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round-dropped-ConnectionFail.ini \
+	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round-dropped-StartWeightSharing.ini \
+	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round.ini \
+	scenarios/found/draft/explore-base-progress-in-wait-start-retry-fail.ini \
+	scenarios/found/draft/explore-base-retries-before-exclusion.ini \
+	scenarios/found/draft/explore-base-sync-served-model-sync-timed-out.ini \
+	scenarios/found/draft/explore-base-sync-served-told-to-sync-from-itself.ini \
+	scenarios/found/explore-base-excluded-was-told-in-linking-dropped-ConnectionFail.ini \
+	scenarios/found/explore-base-excluded-was-told-in-paused-before-ready-dropped-ConnectionFail.ini \
+	scenarios/found/explore-base-excluded-was-told-in-paused-before-ready-dropped-RetryPeerConnections.ini \
 	scenarios/found/explore-base-own-round-only.ini \
+	scenarios/found/explore-base-progress-in-exchanging-dropped-Payload.ini \
 	scenarios/found/explore-base-progress-in-exchanging.ini \
-	scenarios/found/explore-base-progress-in-linking.ini \
+	scenarios/found/explore-base-progress-in-linking-dropped-ConnectionFail.ini \
+	scenarios/found/explore-base-progress-in-linking-dropped-RetryPeerConnections.ini \
 	scenarios/found/explore-base-progress-in-sync-linking.ini \
+	scenarios/found/explore-base-progress-in-wait-peers-for-round-dropped-ConnectionFail.ini \
+	scenarios/found/explore-base-progress-in-wait-peers-for-round-dropped-RetryPeerConnections.ini \
+	scenarios/found/explore-base-progress-in-wait-peers-for-round-dropped-StartWeightSharing.ini \
 	scenarios/found/explore-base-progress-in-wait-peers-for-round.ini \
+	scenarios/found/explore-base-progress-in-wait-start-retry-fail.ini \
+	scenarios/found/explore-base-retries-before-exclusion.ini \
+	scenarios/found/explore-base-sync-served-model-sync-timed-out.ini \
 	scenarios/found/f1-early-payloads-next-round-tag.ini \
 	scenarios/regression/consensus-mean-10.ini \
 	scenarios/regression/consensus-mean-3.ini \

@@ -24,6 +24,7 @@ struct SimProps {
   GHashTable *holds_since;  /* node -> 1 + time it first held a trained model (a round's end, a sync) */
   GHashTable *sync_tried;   /* node -> 1 + time of its last sync failure (SYNC_FAILED) */
   GHashTable *sync_failed;  /* node -> 1 + time its training failed on a sync */
+  GHashTable *sync_why;     /* node -> why its last sync failed (owned) */
 };
 
 static guint
@@ -68,6 +69,7 @@ sim_props_new (const SimRecorder *rec, guint min_participants)
   p->holds_since = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->sync_tried = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->sync_failed = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->sync_why = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   p->coord_round = -1;
   return p;
 }
@@ -87,6 +89,7 @@ sim_props_free (SimProps *p)
   g_hash_table_unref (p->holds_since);
   g_hash_table_unref (p->sync_tried);
   g_hash_table_unref (p->sync_failed);
+  g_hash_table_unref (p->sync_why);
   g_free (p);
 }
 
@@ -156,6 +159,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
       break;
     case PROTO_OBS_SYNC_FAILED:
       g_hash_table_insert (p->sync_tried, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
+      g_hash_table_insert (p->sync_why, GUINT_TO_POINTER (node), g_strdup (o->detail));
       break;
     case PROTO_OBS_SYNC_DONE:
       if (!g_hash_table_contains (p->holds_since, GUINT_TO_POINTER (node)))
@@ -319,7 +323,8 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
                 && !peers[h].cut_off)
               {
                 violated (p, t, "sync-served", i,
-                          "p%u's model sync failed while p%u, which held a trained model, stayed connected", i, h);
+                          "p%u's model sync failed (%s) while p%u, which held a trained model, stayed connected", i,
+                          (const char *) g_hash_table_lookup (p->sync_why, GUINT_TO_POINTER (i)), h);
                 break;
               }
           }
