@@ -172,7 +172,7 @@ cli_cmd_explore (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "base seed (default the scenario's); run i uses seed + i", "S" },
     { "faults", 0, 0, G_OPTION_ARG_STRING, &faults,
       "fault kinds the search may turn on (default all): drop, delay, crash, leave, join, partition, link-fail, "
-      "link-down, link-slow, slow, jitter", "KIND,..." },
+      "link-down, link-slow, slow, jitter, rejoin", "KIND,..." },
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (protocol.version)", "V" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },

@@ -8,6 +8,7 @@
 
 const char *const explore_fault_names[F_N] = {
   "drop", "delay", "crash", "leave", "join", "partition", "link-fail", "link-down", "link-slow", "slow", "jitter",
+  "rejoin",
 };
 
 /* the messages a drop or delay picks from, and their direction */
@@ -71,22 +72,22 @@ make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
   GPtrArray *plan = g_ptr_array_new_with_free_func (g_free);
   gboolean on[F_N] = { 0 };
   guint n_on = 0;
-  for (int k = 0; k < F_N; k++)
+  for (int k = 0; k < F_N_MAIN; k++)
     if (sp->kinds[k] && dl_random_bernoulli (r, 0.5))
       on[k] = TRUE, n_on++;
   if (n_on == 0)
     {
-      guint pick = (guint) uniform_int (r, 0, F_N - 1);
-      for (guint k = 0; k < F_N; k++)
-        if (sp->kinds[(pick + k) % F_N])
+      guint pick = (guint) uniform_int (r, 0, F_N_MAIN - 1);
+      for (guint k = 0; k < F_N_MAIN; k++)
+        if (sp->kinds[(pick + k) % F_N_MAIN])
           {
-            on[(pick + k) % F_N] = TRUE;
+            on[(pick + k) % F_N_MAIN] = TRUE;
             break;
           }
     }
   GHashTable *used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint next_join = sp->n_peers + 1;
-  for (int k = 0; k < F_N; k++)
+  for (int k = 0; k < F_N_MAIN; k++)
     {
       if (!on[k])
         continue;
@@ -144,6 +145,23 @@ make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
               if (g_hash_table_add (used, g_strdup (h)))
                 g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=heal", h));
             }
+        }
+    }
+  /* rejoin: a peer leaves and comes back.  DISCO gives a client that
+   * reconnects a new id, so the world has it as a leave and a new peer's
+   * join (its own shard), 2 to 30 s later */
+  g_autoptr (DlRandom) rr = dl_random_new (seed, "explore-rejoin", index);
+  if (sp->kinds[F_REJOIN] && (dl_random_bernoulli (rr, 0.5) || plan->len == 0))
+    {
+      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[F_REJOIN]);
+      guint a = peer (rr, sp);
+      When at = when (rr, sp);
+      When back = (When) { at.round, at.ms + (guint) uniform_int (rr, 2000, 30000) };
+      g_autofree char *w = when_text (at), *wb = when_text (back);
+      if (g_hash_table_add (used, g_strdup (w)) && g_hash_table_add (used, g_strdup (wb)))
+        {
+          g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=leave p%u", w, a));
+          g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=join p%u", wb, next_join++));
         }
     }
   g_hash_table_unref (used);

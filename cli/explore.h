@@ -9,8 +9,10 @@ G_BEGIN_DECLS
 
 enum {
   F_DROP, F_DELAY, F_CRASH, F_LEAVE, F_JOIN, F_PARTITION, F_LINK_FAIL, F_LINK_DOWN, F_LINK_SLOW, F_SLOW, F_JITTER,
+  F_REJOIN,   /* drawn from a stream of its own, so the kinds before it draw as before */
   F_N
 };
+#define F_N_MAIN F_REJOIN
 extern const char *const explore_fault_names[F_N];
 
 /* the messages a drop or delay picks from, and their direction */

@@ -90,7 +90,6 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/found/draft/explore-base-progress-in-exchanging-dropped-Payload.ini \
 	scenarios/found/draft/explore-base-progress-in-exchanging.ini \
 	scenarios/found/draft/explore-base-progress-in-sync-linking.ini \
-	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round-dropped-ConnectionFail.ini \
 	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round-dropped-StartWeightSharing.ini \
 	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round.ini \
 	scenarios/found/draft/explore-base-progress-in-wait-start-retry-fail.ini \
