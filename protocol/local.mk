@@ -14,7 +14,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
 	protocol/proto-peer.c \
-	protocol/proto-peer-exchange.c \
+	protocol/proto-peer-exchange.c protocol/proto-peer-pool.c protocol/proto-peer-sync.c \
 	protocol/proto-peer-private.h \
 	protocol/proto-peer.h \
 	$(NULL)

@@ -78,6 +78,28 @@ struct ProtoPeer {
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
 
+/* proto-peer-pool.c: the link pool */
+Link *pp_pool_at (const ProtoPeer *p, guint i);
+gboolean pp_loop_active (const Link *l);
+void pp_link_free (gpointer data);
+void pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);
+void pp_set_nodes_self_only (ProtoPeer *p);
+void pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops);
+void pp_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out);
+void pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+gboolean pp_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail);
+
+/* proto-peer-sync.c: model sync */
+void pp_handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
+void pp_handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out);
+void pp_handle_shared_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+void pp_sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+
+/* proto-peer.c */
+gboolean pp_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what);
+void pp_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why);
+void pp_after_sync (ProtoPeer *p, ProtoOutbox *out);
+void pp_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 void pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 Link * pp_find_link (const ProtoPeer *p, ProtoNodeId other);
 void pp_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value, const char *detail);

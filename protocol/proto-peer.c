@@ -16,7 +16,7 @@
  * with its aggregationResult promise: see the block comment at the exchange.
  *
  * Pool shutdown (Retry, ConnectionFail) takes its 1 s cap when a link in the
- * pool was already destroyed, else no time (begin_pool_shutdown).
+ * pool was already destroyed, else no time (pp_begin_pool_shutdown).
  *
  * Not modelled: ICE candidates (one offer and one answer per link), message chunking,
  * listener accumulation (S16, memory only), DP/Byzantine clipping. */
@@ -28,7 +28,6 @@
 
 #include <math.h>
 #include <string.h>
-
 
 static const char *const state_names[PROTO_PEER_N_STATES] = {
   [PROTO_PEER_IDLE] = "idle",
@@ -100,27 +99,6 @@ static const guint32 robust_extra[PROTO_PEER_N_STATES] = {
                       | BIT (PROTO_MSG_CONNECTION_FAIL),
 };
 
-Link *
-pp_find_link (const ProtoPeer *p, ProtoNodeId other)
-{
-  return g_hash_table_lookup (p->pool_index, GUINT_TO_POINTER (other + 1));
-}
-
-static Link *
-pool_at (const ProtoPeer *p, guint i)
-{
-  return g_ptr_array_index (p->pool, i);
-}
-
-static gboolean
-loop_active (const Link *l)
-{
-  for (guint i = 0; i < l->loops->len; i++)
-    if (g_array_index (l->loops, RecvLoop, i).remaining > 0)
-      return TRUE;
-  return FALSE;
-}
-
 gboolean
 proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
 {
@@ -137,7 +115,7 @@ proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
   if (type == PROTO_MSG_PAYLOAD)
     {
       Link *l = pp_find_link (p, from);
-      return l != NULL && loop_active (l);
+      return l != NULL && pp_loop_active (l);
     }
   return FALSE;
 }
@@ -205,15 +183,15 @@ send_server (ProtoPeer *p, ProtoOutbox *out, ProtoMsgType type)
   pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
 }
 
-static void
-fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
+void
+pp_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 {
   g_strlcpy (p->error, why, sizeof p->error);
   pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
   if (disconnect && p->connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
-        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pool_at (p, i)->peer);
+        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
     }
@@ -225,122 +203,15 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
  * close and the coordinator sees a close.  One client per process, as in a
  * deployment; DISCO's own CLI runs every client and the server in one
  * process, where the first such error ends them all. */
-static gboolean
-node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
+gboolean
+pp_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
 {
   if (!p->cfg.node_runtime)
     return FALSE;
   char why[PROTO_OBS_DETAIL_LEN];
   g_snprintf (why, sizeof why, "process exited (Node.js): %s", what);
-  fail (p, out, TRUE, why);
+  pp_fail (p, out, TRUE, why);
   return TRUE;
-}
-
-static void
-link_free (gpointer data)
-{
-  Link *l = data;
-  g_clear_pointer (&l->loops, g_array_unref);
-  g_free (l);
-}
-
-/* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
-void
-pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
-{
-  for (guint i = 0; i < p->pool->len; i++)
-    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pool_at (p, i)->peer);
-  g_hash_table_remove_all (p->pool_index);
-  g_ptr_array_set_size (p->pool, 0);
-  g_array_set_size (p->pending, 0);
-}
-
-/* robust: one link leaves the pool (closed), pending included. */
-void
-pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
-{
-  Link *l = pp_find_link (p, other);
-  if (l == NULL)
-    return;
-  proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
-  g_hash_table_remove (p->pool_index, GUINT_TO_POINTER (other + 1));
-  g_ptr_array_remove (p->pool, l);
-  for (guint i = 0; i < p->pending->len; i++)
-    if (g_array_index (p->pending, ProtoNodeId, i) == other)
-      {
-        g_array_remove_index (p->pending, i);
-        break;
-      }
-}
-
-/* setAggregatorNodes(peers + self): the list's order, then self. */
-static void
-set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
-{
-  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n + 1);
-  if (n)
-    memcpy (ids, peers, n * sizeof *ids);
-  ids[n] = p->id;
-  proto_aggregator_set_nodes (p->agg, ids, n + 1);
-}
-
-static void
-set_nodes_self_only (ProtoPeer *p)
-{
-  set_nodes (p, NULL, 0);
-}
-
-/* Creates links for the ids not in the pool (they become pending), as
- * PeerPool.getPeers does.  With loops, starts receive loops for the whole
- * pool (the handle gets every pool peer, not only `ids`). */
-static void
-get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
-{
-  g_array_set_size (p->pending, 0);
-  for (guint i = 0; i < n; i++)
-    {
-      Link *known = pp_find_link (p, ids[i]);
-      if (known && p->cfg.robust_links
-          && (known->state == PROTO_LINK_CLOSED || known->state == PROTO_LINK_FAILED))
-        {
-          /* S15: robust opens a new link in place of one that closed or failed */
-          pp_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
-          pp_drop_link (p, out, ids[i]);
-          known = NULL;
-        }
-      if (known)
-        continue;
-      Link *l = g_new0 (Link, 1);
-      l->peer = ids[i];
-      l->initiator = p->id > ids[i];
-      l->loops = g_array_new (FALSE, FALSE, sizeof (RecvLoop));
-      l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
-      g_ptr_array_add (p->pool, l);
-      g_hash_table_insert (p->pool_index, GUINT_TO_POINTER (ids[i] + 1), l);
-      g_array_append_val (p->pending, ids[i]);
-      proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
-      if (l->initiator)
-        {
-          ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
-          m.node = ids[i];
-          m.signal = PROTO_SIGNAL_OFFER;
-          pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-        }
-    }
-  if (loops)
-    for (guint i = 0; i < p->pool->len; i++)
-      {
-        GArray *ls = pool_at (p, i)->loops;
-        for (guint k = ls->len; k > 0; k--)   /* exhausted loops are gone */
-          if (g_array_index (ls, RecvLoop, k - 1).remaining == 0)
-            g_array_remove_index_fast (ls, k - 1);
-        RecvLoop rl = { .remaining = proto_aggregator_n_comm_rounds (p->agg),
-                        .deadline = dl_time_add (now, p->cfg.payload_timeout) };
-        g_array_append_val (ls, rl);
-        p->loops_deadline = MIN (p->loops_deadline, rl.deadline);
-      }
 }
 
 /* ---- the round ---- */
@@ -369,8 +240,8 @@ pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
   return TRUE;
 }
 
-static void
-after_sync (ProtoPeer *p, ProtoOutbox *out)
+void
+pp_after_sync (ProtoPeer *p, ProtoOutbox *out)
 {
   send_server (p, out, PROTO_MSG_JOIN_ROUND);
   /* this.aggregationResult = aggregator.getPromiseForAggregation() */
@@ -419,7 +290,7 @@ pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       pp_observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
       return;
     }
-  after_sync (p, out);
+  pp_after_sync (p, out);
 }
 
 /* robust: a paused peer whose wait timed out says it is ready and stays
@@ -460,8 +331,8 @@ pp_end_round_loop (ProtoPeer *p, ProtoOutbox *out)
   pp_send_ready (p, out);
 }
 
-static void
-links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+void
+pp_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->cfg.connect_barrier)
     {
@@ -485,7 +356,7 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
          * disco-1110 then waits in the race for Start/Retry/Fail; disco-775
          * goes straight on to exchangeWeightUpdates and aggregates alone
          * (decentralized_client.ts at b95004b4, onRoundEndCommunication). */
-        set_nodes_self_only (p);
+        pp_set_nodes_self_only (p);
         pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
         if (p->cfg.ready_at_round_start)
           pre775_train (p, out);
@@ -495,130 +366,14 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
           pp_begin_exchange (p, now, out);
         return;
       }
-  set_nodes (p, msg->peers, msg->n_peers);
+  pp_set_nodes (p, msg->peers, msg->n_peers);
   if (!p->cfg.ready_at_round_start)   /* pre-775's list has no round */
     proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
-  get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
+  pp_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
   if (p->pending->len == 0)
-    links_ready (p, now, out);
+    pp_links_ready (p, now, out);
   else
     pp_set_state (p, out, PROTO_PEER_LINKING);
-}
-
-void
-pp_try_serve (ProtoPeer *p, ProtoOutbox *out)
-{
-  for (guint i = 0; i < p->serves->len;)
-    {
-      Serve *s = &g_array_index (p->serves, Serve, i);
-      if (!s->link_ready || s->wait_round)
-        {
-          i++;
-          continue;
-        }
-      ProtoNodeId n = s->newcomer;
-      g_array_remove_index (p->serves, i);
-      Link *l = pp_find_link (p, n);
-      if (n == PROTO_SERVER && p->latest_model != NULL)
-        {
-          /* robust: the coordinator's checkpoint, over the stream */
-          ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
-          proto_msg_set_weights (&m, p->latest_model);
-          pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-          continue;
-        }
-      if (p->latest_model == NULL)
-        pp_observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "Failed to get the latest model: nothing sent");
-      else if (l == NULL)
-        pp_observe (p, out, PROTO_OBS_SYNC_FAILED, n, -1, -1, "link to the newcomer destroyed: SharedModel not sent");
-      else
-        {
-          ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
-          proto_msg_set_weights (&m, p->latest_model);
-          pp_send_msg (p, out, n, PROTO_VIA_LINK, &m);
-          /* between PeersForRound and Start the round in flight is about to
-           * finish, but #roundFinishedPromise is not set yet: the previous
-           * round's model goes out (S13a) */
-          gboolean stale = p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION;
-          pp_observe (p, out, PROTO_OBS_SYNC_SERVED, n, -1, stale ? 1 : 0,
-                   stale ? "the previous round's model: a round is in its connect phase" : NULL);
-        }
-    }
-}
-
-static gboolean
-pending_remove (ProtoPeer *p, ProtoNodeId id)
-{
-  for (guint i = 0; i < p->pending->len; i++)
-    if (g_array_index (p->pending, ProtoNodeId, i) == id)
-      {
-        g_array_remove_index (p->pending, i);
-        return TRUE;
-      }
-  return FALSE;
-}
-
-static void
-handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
-{
-  Link *l = pp_find_link (p, other);
-  if (l == NULL)
-    {
-      pp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
-      return;
-    }
-  l->state = PROTO_LINK_UP;
-  pp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
-  for (guint i = 0; i < p->serves->len; i++)
-    if (g_array_index (p->serves, Serve, i).newcomer == other)
-      g_array_index (p->serves, Serve, i).link_ready = TRUE;
-  pp_try_serve (p, out);
-  if (!pending_remove (p, other) || p->pending->len > 0)
-    return;
-  if (p->state == PROTO_PEER_LINKING)
-    links_ready (p, now, out);
-  else if (p->state == PROTO_PEER_SYNC_LINKING)
-    {
-      pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
-      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-    }
-}
-
-static void
-handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
-{
-  Link *l = pp_find_link (p, msg->node);
-  if (l == NULL)
-    {
-      /* PeerPool.signal throws inside the SignalForPeer listener */
-      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
-               "received signal for unknown peer");
-      node_exits (p, out, "uncaught 'received signal for unknown peer'");
-      return;
-    }
-  if (msg->signal == PROTO_SIGNAL_OFFER && l->state == PROTO_LINK_WAIT_OFFER)
-    {
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
-      m.node = msg->node;
-      m.signal = PROTO_SIGNAL_ANSWER;
-      pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-      l->state = PROTO_LINK_CONNECTING;
-    }
-  else if (msg->signal == PROTO_SIGNAL_ANSWER && l->state == PROTO_LINK_WAIT_ANSWER)
-    {
-      l->state = PROTO_LINK_CONNECTING;
-      proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, msg->node);
-    }
-  else
-    {
-      /* Peer.signal (peer.ts) throws inside the same listener */
-      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
-               "unexpected offer/answer (buffer size set twice)");
-      node_exits (p, out, "uncaught 'buffer size set twice'");
-    }
 }
 
 static void
@@ -674,72 +429,7 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
     }
 }
 
-static void
-handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
-{
-  if (newcomer == p->id)
-    {
-      /* `void this.handleSignalNewPeer(event)`: getPeers rejects, unhandled */
-      pp_observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
-               "peers to connect contains our id (provider side)");
-      node_exits (p, out, "unhandled rejection 'peers to connect contains our id'");
-      return;
-    }
-  Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
-  if (p->cfg.robust_serve_after_round
-      && (p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION))
-    s.wait_round = TRUE;   /* S13: the round in its connect phase ends first */
-  if (newcomer == PROTO_SERVER && p->cfg.robust_checkpoint)
-    {
-      s.link_ready = TRUE;
-      g_array_append_val (p->serves, s);
-      pp_try_serve (p, out);
-      return;
-    }
-  if (p->cfg.robust_sync_retry)
-    for (guint i = 0; i < p->serves->len; i++)
-      if (g_array_index (p->serves, Serve, i).newcomer == newcomer)
-        {
-          if (pp_find_link (p, newcomer))
-            return;   /* a repeated request: one SharedModel is enough */
-          /* S14a: a Retry's pool shutdown destroyed the link: start over */
-          g_array_remove_index (p->serves, i);
-          break;
-        }
-  gboolean known = pp_find_link (p, newcomer) != NULL;
-  GArray *saved = g_array_copy (p->pending);  /* a sync getPeers does not disturb the round's */
-  get_peers (p, now, out, &newcomer, 1, FALSE);
-  g_array_unref (p->pending);
-  p->pending = saved;
-  s.link_ready = known;
-  g_array_append_val (p->serves, s);
-  pp_try_serve (p, out);
-}
-
 #define CONNECTION_FAIL_ERROR "training failed: ConnectionFail (client disconnected after connection failure)"
-
-/* `await pool.shutdown()` (peer_pool.ts): race(all peers' destroy(), 1 s).
- * Peer.destroy (peer.ts) resolves on simple-peer's 'close', which a peer
- * already destroyed (its link closed by the other side, or failed) never
- * emits again: then the race takes the full second.  Links are destroyed at
- * once either way.  TRUE if the peer now waits out that second. */
-static gboolean
-begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
-{
-  gboolean slow = FALSE;
-  for (guint i = 0; i < p->pool->len; i++)
-    slow |= pool_at (p, i)->state == PROTO_LINK_CLOSED || pool_at (p, i)->state == PROTO_LINK_FAILED;
-  pp_shutdown_pool (p, out);
-  if (!slow)
-    return FALSE;
-  set_nodes_self_only (p);
-  p->shutdown_then_fail = then_fail;
-  p->shutdown_deadline = dl_time_add (now, DL_S);
-  pp_set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
-  pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
-           "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
-  return TRUE;
-}
 
 static void
 handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
@@ -796,7 +486,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
           /* setupServerCallbacks (client.ts): the listener throws */
           pp_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
                    "Server sent multiple WaitingForMoreParticipants messages");
-          node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
+          pp_node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
           return;
         }
       p->pause = PAUSE_PENDING;
@@ -804,75 +494,16 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
                p->cfg.participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      handle_signal (p, msg, out);
+      pp_handle_signal (p, msg, out);
       return;
     case PROTO_MSG_SIGNAL_NEW_PEER:
-      handle_signal_new_peer (p, now, msg->node, out);
+      pp_handle_signal_new_peer (p, now, msg->node, out);
       return;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
-      if (p->cfg.robust_sync_retry && p->provider != PROTO_NO_NODE && p->provider != msg->node)
-        {
-          /* S12: re-targeted; a link to the old provider that is not up goes */
-          Link *old = pp_find_link (p, p->provider);
-          if (old && old->state != PROTO_LINK_UP)
-            pp_drop_link (p, out, p->provider);
-          g_array_set_size (p->pending, 0);
-        }
-      p->provider = msg->node;
-      if (msg->node == PROTO_SERVER && p->cfg.robust_checkpoint)
-        {
-          /* robust: the coordinator serves its checkpoint over the stream */
-          pp_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "the coordinator's checkpoint");
-          pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
-          p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-          return;
-        }
-      pp_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
-      if (msg->node == p->id && p->cfg.robust_sync_retry)
-        {
-          /* robust: no trained model exists anywhere; start from our own */
-          pp_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_SIGNAL_MODEL_PROVIDER, -1,
-                      "no trained model to sync: starts from its own");
-          p->provider = PROTO_NO_NODE;
-          p->sync_needed = FALSE;
-          p->sync_deadline = DL_TIME_NEVER;
-          after_sync (p, out);
-          return;
-        }
-      if (msg->node == p->id)
-        {
-          pp_observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
-          fail (p, out, FALSE, "training failed: peers to connect contains our id (provider is self)");
-          return;
-        }
-      get_peers (p, now, out, &msg->node, 1, FALSE);
-      if (p->pending->len > 0)
-        {
-          pp_set_state (p, out, PROTO_PEER_SYNC_LINKING);
-          /* getPeers has no timeout; robust bounds it (S12) */
-          p->sync_deadline = p->cfg.robust_sync_retry ? dl_time_add (now, p->cfg.model_sync_timeout) : DL_TIME_NEVER;
-        }
-      else
-        {
-          pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
-          p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-        }
+      pp_handle_signal_model_provider (p, now, msg, out);
       return;
     case PROTO_MSG_SHARED_MODEL:
-      if (msg->weights == NULL || learn_weights_len (msg->weights) != learn_weights_len (p->model))
-        {
-          pp_observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, -1, "model of the wrong size");
-          return;
-        }
-      learn_weights_unref (p->model);
-      p->model = learn_weights_ref (msg->weights);
-      learn_weights_unref (p->latest_model);
-      p->latest_model = learn_weights_ref (msg->weights);
-      p->sync_needed = FALSE;
-      p->synced = TRUE;
-      p->sync_deadline = DL_TIME_NEVER;
-      pp_observe (p, out, PROTO_OBS_SYNC_DONE, in->from, -1, -1, NULL);
-      after_sync (p, out);
+      pp_handle_shared_model (p, in->from, msg, out);
       return;
     case PROTO_MSG_PEERS_FOR_ROUND:
       if (p->state == PROTO_PEER_PAUSED_END)
@@ -908,15 +539,15 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
                       "a member left: the exchange ends within aggregation_wait");
           return;
         }
-      if (begin_pool_shutdown (p, now, out, FALSE))
+      if (pp_begin_pool_shutdown (p, now, out, FALSE))
         return;
-      set_nodes_self_only (p);
+      pp_set_nodes_self_only (p);
       pp_end_round_loop (p, out);
       return;
     case PROTO_MSG_CONNECTION_FAIL:
-      if (begin_pool_shutdown (p, now, out, TRUE))
+      if (pp_begin_pool_shutdown (p, now, out, TRUE))
         return;
-      fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+      pp_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       return;
     case PROTO_MSG_PAYLOAD:
       handle_payload (p, now, in->from, msg, out);
@@ -957,9 +588,9 @@ wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     case PROTO_PEER_LINKING:
     case PROTO_PEER_WAIT_DECISION:
       /* as a Retry would */
-      if (begin_pool_shutdown (p, now, out, FALSE))
+      if (pp_begin_pool_shutdown (p, now, out, FALSE))
         return;
-      set_nodes_self_only (p);
+      pp_set_nodes_self_only (p);
       pp_end_round_loop (p, out);
       return;
     default:
@@ -980,34 +611,14 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
        || p->state == PROTO_PEER_SYNC_LINKING)
       && p->sync_deadline <= now)
     {
-      p->sync_deadline = DL_TIME_NEVER;
-      pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
-      if (p->cfg.robust_sync_retry)
-        {
-          /* S11, S12: ask again, for as long as the peer stays; the
-           * coordinator names another provider or serves its checkpoint */
-          if (p->provider != PROTO_NO_NODE && p->provider != PROTO_SERVER)
-            {
-              Link *old = pp_find_link (p, p->provider);
-              if (old && old->state != PROTO_LINK_UP)
-                pp_drop_link (p, out, p->provider);
-            }
-          g_array_set_size (p->pending, 0);
-          p->provider = PROTO_NO_NODE;
-          pp_begin_round (p, now, out);
-          return;
-        }
-      pp_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
-      fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
-                               ? "training failed: timed out waiting for SignalModelProvider"
-                               : "training failed: timed out waiting for SharedModel");
+      pp_sync_expired (p, now, out);
       return;
     }
   if (p->cfg.ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
     {
       pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
                   "Timeout waiting for the round's peer list: the round's nodes are this peer alone");
-      set_nodes_self_only (p);
+      pp_set_nodes_self_only (p);
       pre775_train (p, out);
       return;
     }
@@ -1015,7 +626,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     {
       p->shutdown_deadline = DL_TIME_NEVER;
       if (p->shutdown_then_fail)
-        fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+        pp_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       else
         pp_end_round_loop (p, out);
       return;
@@ -1041,7 +652,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   DlTime next = DL_TIME_NEVER;
   for (guint i = 0; i < p->pool->len; i++)
     {
-      Link *l = pool_at (p, i);
+      Link *l = pp_pool_at (p, i);
       for (guint k = 0; k < l->loops->len; k++)
         {
           RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
@@ -1121,7 +732,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
       break;
     case PROTO_IN_LINK_UP:
       if (p->connected)
-        handle_link_up (p, now, in->from, out);
+        pp_handle_link_up (p, now, in->from, out);
       break;
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
@@ -1136,7 +747,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
                             : "closed (kept in the pool)");
             /* ICE failure: simple-peer emits `error` with no listener (S28) */
             if (failed)
-              node_exits (p, out, "uncaught simple-peer error 'Connection failed.'");
+              pp_node_exits (p, out, "uncaught simple-peer error 'Connection failed.'");
           }
         break;
       }
@@ -1171,7 +782,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->id = PROTO_NO_NODE;
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
-  p->pool = g_ptr_array_new_with_free_func (link_free);
+  p->pool = g_ptr_array_new_with_free_func (pp_link_free);
   p->pool_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);

@@ -1,0 +1,237 @@
+/* proto-peer-pool.c — the peer's link pool: PeerPool (discojs/src/client/
+ * decentralized/peer_pool.ts) and the per-link receive loops.  getPeers
+ * creates links only for unknown ids and waits (no timeout) for the new ones;
+ * shutdown destroys them all (with its 1 s cap when a link was already
+ * destroyed); signals are applied to the pool's peers (peer.ts).  robust
+ * replaces closed or failed links and drops single links (proto-config.h). */
+#include "config.h"
+
+#include "protocol/proto-peer.h"
+#include "protocol/proto-aggregator.h"
+#include "protocol/proto-peer-private.h"
+
+#include <string.h>
+
+Link *
+pp_find_link (const ProtoPeer *p, ProtoNodeId other)
+{
+  return g_hash_table_lookup (p->pool_index, GUINT_TO_POINTER (other + 1));
+}
+
+Link *
+pp_pool_at (const ProtoPeer *p, guint i)
+{
+  return g_ptr_array_index (p->pool, i);
+}
+
+gboolean
+pp_loop_active (const Link *l)
+{
+  for (guint i = 0; i < l->loops->len; i++)
+    if (g_array_index (l->loops, RecvLoop, i).remaining > 0)
+      return TRUE;
+  return FALSE;
+}
+
+void
+pp_link_free (gpointer data)
+{
+  Link *l = data;
+  g_clear_pointer (&l->loops, g_array_unref);
+  g_free (l);
+}
+
+/* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
+void
+pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
+{
+  for (guint i = 0; i < p->pool->len; i++)
+    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
+  g_hash_table_remove_all (p->pool_index);
+  g_ptr_array_set_size (p->pool, 0);
+  g_array_set_size (p->pending, 0);
+}
+
+/* robust: one link leaves the pool (closed), pending included. */
+void
+pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
+{
+  Link *l = pp_find_link (p, other);
+  if (l == NULL)
+    return;
+  proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+  g_hash_table_remove (p->pool_index, GUINT_TO_POINTER (other + 1));
+  g_ptr_array_remove (p->pool, l);
+  for (guint i = 0; i < p->pending->len; i++)
+    if (g_array_index (p->pending, ProtoNodeId, i) == other)
+      {
+        g_array_remove_index (p->pending, i);
+        break;
+      }
+}
+
+/* setAggregatorNodes(peers + self): the list's order, then self. */
+void
+pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
+{
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n + 1);
+  if (n)
+    memcpy (ids, peers, n * sizeof *ids);
+  ids[n] = p->id;
+  proto_aggregator_set_nodes (p->agg, ids, n + 1);
+}
+
+void
+pp_set_nodes_self_only (ProtoPeer *p)
+{
+  pp_set_nodes (p, NULL, 0);
+}
+
+/* Creates links for the ids not in the pool (they become pending), as
+ * PeerPool.getPeers does.  With loops, starts receive loops for the whole
+ * pool (the handle gets every pool peer, not only `ids`). */
+void
+pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
+{
+  g_array_set_size (p->pending, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      Link *known = pp_find_link (p, ids[i]);
+      if (known && p->cfg.robust_links
+          && (known->state == PROTO_LINK_CLOSED || known->state == PROTO_LINK_FAILED))
+        {
+          /* S15: robust opens a new link in place of one that closed or failed */
+          pp_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
+          pp_drop_link (p, out, ids[i]);
+          known = NULL;
+        }
+      if (known)
+        continue;
+      Link *l = g_new0 (Link, 1);
+      l->peer = ids[i];
+      l->initiator = p->id > ids[i];
+      l->loops = g_array_new (FALSE, FALSE, sizeof (RecvLoop));
+      l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
+      g_ptr_array_add (p->pool, l);
+      g_hash_table_insert (p->pool_index, GUINT_TO_POINTER (ids[i] + 1), l);
+      g_array_append_val (p->pending, ids[i]);
+      proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
+      if (l->initiator)
+        {
+          ProtoMsg m;
+          proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+          m.node = ids[i];
+          m.signal = PROTO_SIGNAL_OFFER;
+          pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+        }
+    }
+  if (loops)
+    for (guint i = 0; i < p->pool->len; i++)
+      {
+        GArray *ls = pp_pool_at (p, i)->loops;
+        for (guint k = ls->len; k > 0; k--)   /* exhausted loops are gone */
+          if (g_array_index (ls, RecvLoop, k - 1).remaining == 0)
+            g_array_remove_index_fast (ls, k - 1);
+        RecvLoop rl = { .remaining = proto_aggregator_n_comm_rounds (p->agg),
+                        .deadline = dl_time_add (now, p->cfg.payload_timeout) };
+        g_array_append_val (ls, rl);
+        p->loops_deadline = MIN (p->loops_deadline, rl.deadline);
+      }
+}
+
+static gboolean
+pending_remove (ProtoPeer *p, ProtoNodeId id)
+{
+  for (guint i = 0; i < p->pending->len; i++)
+    if (g_array_index (p->pending, ProtoNodeId, i) == id)
+      {
+        g_array_remove_index (p->pending, i);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+pp_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
+{
+  Link *l = pp_find_link (p, other);
+  if (l == NULL)
+    {
+      pp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
+      return;
+    }
+  l->state = PROTO_LINK_UP;
+  pp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
+  for (guint i = 0; i < p->serves->len; i++)
+    if (g_array_index (p->serves, Serve, i).newcomer == other)
+      g_array_index (p->serves, Serve, i).link_ready = TRUE;
+  pp_try_serve (p, out);
+  if (!pending_remove (p, other) || p->pending->len > 0)
+    return;
+  if (p->state == PROTO_PEER_LINKING)
+    pp_links_ready (p, now, out);
+  else if (p->state == PROTO_PEER_SYNC_LINKING)
+    {
+      pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+    }
+}
+
+void
+pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  Link *l = pp_find_link (p, msg->node);
+  if (l == NULL)
+    {
+      /* PeerPool.signal throws inside the SignalForPeer listener */
+      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+               "received signal for unknown peer");
+      pp_node_exits (p, out, "uncaught 'received signal for unknown peer'");
+      return;
+    }
+  if (msg->signal == PROTO_SIGNAL_OFFER && l->state == PROTO_LINK_WAIT_OFFER)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+      m.node = msg->node;
+      m.signal = PROTO_SIGNAL_ANSWER;
+      pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      l->state = PROTO_LINK_CONNECTING;
+    }
+  else if (msg->signal == PROTO_SIGNAL_ANSWER && l->state == PROTO_LINK_WAIT_ANSWER)
+    {
+      l->state = PROTO_LINK_CONNECTING;
+      proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, msg->node);
+    }
+  else
+    {
+      /* Peer.signal (peer.ts) throws inside the same listener */
+      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+               "unexpected offer/answer (buffer size set twice)");
+      pp_node_exits (p, out, "uncaught 'buffer size set twice'");
+    }
+}
+
+/* `await pool.shutdown()` (peer_pool.ts): race(all peers' destroy(), 1 s).
+ * Peer.destroy (peer.ts) resolves on simple-peer's 'close', which a peer
+ * already destroyed (its link closed by the other side, or failed) never
+ * emits again: then the race takes the full second.  Links are destroyed at
+ * once either way.  TRUE if the peer now waits out that second. */
+gboolean
+pp_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
+{
+  gboolean slow = FALSE;
+  for (guint i = 0; i < p->pool->len; i++)
+    slow |= pp_pool_at (p, i)->state == PROTO_LINK_CLOSED || pp_pool_at (p, i)->state == PROTO_LINK_FAILED;
+  pp_shutdown_pool (p, out);
+  if (!slow)
+    return FALSE;
+  pp_set_nodes_self_only (p);
+  p->shutdown_then_fail = then_fail;
+  p->shutdown_deadline = dl_time_add (now, DL_S);
+  pp_set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
+  pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+           "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
+  return TRUE;
+}
