@@ -5,7 +5,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-aggregator.h \
 	protocol/proto-config.c \
 	protocol/proto-config.h \
-	protocol/proto-coord.c \
+	protocol/proto-coord.c protocol/proto-coord-robust.c protocol/proto-coord-private.h \
 	protocol/proto-coord.h \
 	protocol/proto-input.h \
 	protocol/proto-message.c \

@@ -9,47 +9,15 @@
  *
  * Not modelled: node id assignment (the driver's ids are used), the HTTP
  * model download, message encoding (drivers do that), later DISCO messages
- * (ParticipantsUpdate, CrashClient). */
+ * (ParticipantsUpdate, CrashClient).
+ *
+ * robust's and disco-pre775's own parts are in proto-coord-robust.c; the
+ * state is in proto-coord-private.h. */
 #include "config.h"
 
 #include "protocol/proto-coord.h"
 #include "protocol/proto-omap.h"
-
-typedef enum {
-  TIMER_CONNECT,    /* the connection timer (T) */
-  TIMER_STRAGGLER,  /* robust: the collect phase's straggler timeout */
-} TimerKind;
-
-typedef struct {
-  DlTime at;
-  uint64_t handle;  /* increasing: also the tie-break between equal times */
-  TimerKind kind;
-} CoordTimer;
-
-struct ProtoCoord {
-  ProtoConfig cfg;
-  ProtoOMap connections;
-  ProtoOMap syncing;
-  ProtoOMap round_peers;    /* id -> ready */
-  ProtoOMap connect_flags;  /* id -> ConnectionsReady received */
-  uint32_t round;           /* aggregation round */
-  guint retry;              /* session-wide (S6) */
-  ProtoNodeId provider;
-  gboolean waiting;         /* waitingForMoreParticipants */
-  GArray *timers;           /* pending CoordTimer, live and orphaned */
-  uint64_t current_timer;   /* `#timeout`: 0 when none */
-  uint64_t next_handle;
-
-  /* robust only (proto-config.h) */
-  ProtoOMap helpers;        /* id -> ready: finished peers that stay to help (S20) */
-  ProtoOMap exchanging;     /* members of the last Start not heard from since (S17) */
-  ProtoOMap sync_wait;      /* newcomers that asked for a sync and have not joined yet (S12) */
-  gboolean straggler_due;   /* the straggler timeout passed: list the ready peers (S20) */
-  LearnWeights *checkpoint; /* the last round's model, from its provider (S11, S25) */
-  ProtoOMap excluded;       /* excluded and still connected: told again if heard from */
-  GHashTable *tries;        /* id -> Retries it was sent since the last Start (robust) */
-  GHashTable *sync_asks;    /* id -> ModelSyncRequests from that newcomer (robust) */
-};
+#include "protocol/proto-coord-private.h"
 
 ProtoCoord *
 proto_coord_new (const ProtoConfig *config)
@@ -98,37 +66,37 @@ proto_coord_phase (const ProtoCoord *c)
   return proto_omap_len (&c->connect_flags) > 0 ? "connect" : "collect";
 }
 
-static void
-observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+void
+pc_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
          int64_t value, const char *detail)
 {
   proto_outbox_observe (out, kind, proto_coord_phase (c), (int32_t) c->round, other, type, value,
                         "%s", detail ? detail : "");
 }
 
-static void
-send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg)
+void
+pc_send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg)
 {
-  observe (c, out, PROTO_OBS_SENT, to, (int32_t) msg->type, -1, NULL);
+  pc_observe (c, out, PROTO_OBS_SENT, to, (int32_t) msg->type, -1, NULL);
   proto_outbox_send (out, to, PROTO_VIA_SERVER, msg);
 }
 
-static void
-send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
+void
+pc_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
   if (type == PROTO_MSG_RETRY_PEER_CONNECTIONS && c->cfg.robust_retry_per_round)
     g_hash_table_insert (c->tries, GUINT_TO_POINTER (to),
                          GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (to))) + 1));
   ProtoMsg m;
   proto_msg_init (&m, type);
-  send (c, out, to, &m);
+  pc_send (c, out, to, &m);
 }
 
 /* The participants that Waiting/Enough and NewNodeInfo count: every
  * connection in DISCO (syncing ones included: S23); robust counts those that
  * are not syncing, as the ready barrier does. */
-static guint
-active_count (const ProtoCoord *c)
+guint
+pc_active_count (const ProtoCoord *c)
 {
   if (!c->cfg.robust_count_synced)
     return proto_omap_len (&c->connections);
@@ -138,25 +106,23 @@ active_count (const ProtoCoord *c)
   return n;
 }
 
-static void
-send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
+void
+pc_send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
   ProtoMsg m;
   proto_msg_init (&m, type);
   /* disco-775's Waiting and Enough carry no nbOfParticipants */
-  m.nb_participants = c->cfg.participant_counts ? active_count (c) : 0;
-  send (c, out, to, &m);
+  m.nb_participants = c->cfg.participant_counts ? pc_active_count (c) : 0;
+  pc_send (c, out, to, &m);
 }
 
 /* ---- timers ---- */
 
-static void clear_timer (ProtoCoord *c, ProtoOutbox *out);
-
-static void
-start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
+void
+pc_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
 {
   if (c->cfg.robust_single_timer)
-    clear_timer (c, out);   /* robust: one timer; a new one replaces the old (S7) */
+    pc_clear_timer (c, out);   /* robust: one timer; a new one replaces the old (S7) */
   DlTime d = kind == TIMER_STRAGGLER ? c->cfg.straggler_timeout : proto_config_connection_timer (&c->cfg);
   CoordTimer t = { .at = dl_time_add (now, d), .handle = ++c->next_handle, .kind = kind };
   g_array_append_val (c->timers, t);
@@ -165,17 +131,17 @@ start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
               kind == TIMER_STRAGGLER ? "straggler" : "connection", t.handle,
               c->current_timer ? " (previous timer not cleared)" : "");
   c->current_timer = t.handle;
-  observe (c, out, PROTO_OBS_TIMER_SET, PROTO_NO_NODE, -1, (int64_t) t.handle, detail);
+  pc_observe (c, out, PROTO_OBS_TIMER_SET, PROTO_NO_NODE, -1, (int64_t) t.handle, detail);
 }
 
-static void
-start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+void
+pc_start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
-  start_timer_kind (c, now, out, TIMER_CONNECT);
+  pc_start_timer_kind (c, now, out, TIMER_CONNECT);
 }
 
-static gboolean
-straggler_timer_running (const ProtoCoord *c)
+gboolean
+pc_straggler_timer_running (const ProtoCoord *c)
 {
   for (guint i = 0; i < c->timers->len; i++)
     if (g_array_index (c->timers, CoordTimer, i).kind == TIMER_STRAGGLER)
@@ -196,13 +162,13 @@ remove_timer (ProtoCoord *c, uint64_t handle)
 }
 
 /* clearTimeout(#timeout): whichever timer it points to now. */
-static void
-clear_timer (ProtoCoord *c, ProtoOutbox *out)
+void
+pc_clear_timer (ProtoCoord *c, ProtoOutbox *out)
 {
   if (c->current_timer == 0)
     return;
   if (remove_timer (c, c->current_timer))
-    observe (c, out, PROTO_OBS_TIMER_CLEARED, PROTO_NO_NODE, -1, (int64_t) c->current_timer, NULL);
+    pc_observe (c, out, PROTO_OBS_TIMER_CLEARED, PROTO_NO_NODE, -1, (int64_t) c->current_timer, NULL);
   c->current_timer = 0;
 }
 
@@ -217,14 +183,14 @@ proto_coord_next_deadline (const ProtoCoord *c)
 
 /* ---- collect and connect ---- */
 
-static gboolean
-in_connect_phase (const ProtoCoord *c)
+gboolean
+pc_in_connect_phase (const ProtoCoord *c)
 {
   return proto_omap_len (&c->connect_flags) > 0;
 }
 
-static guint
-participating (const ProtoCoord *c)
+guint
+pc_participating (const ProtoCoord *c)
 {
   if (c->cfg.collect_over_joined)
     return proto_omap_len (&c->round_peers);
@@ -238,8 +204,8 @@ participating (const ProtoCoord *c)
 }
 
 /* PeersForRound to each of ids[0..n) (the others of the list, and the round). */
-static void
-send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
+void
+pc_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
 {
   g_autofree ProtoNodeId *others = g_new (ProtoNodeId, MAX (n, 1));
   for (guint i = 0; i < n; i++)
@@ -252,88 +218,26 @@ send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
       proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
       proto_msg_set_peers (&m, others, k);
       m.round = c->round;
-      send (c, out, ids[i], &m);
+      pc_send (c, out, ids[i], &m);
     }
-  observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
+  pc_observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
 }
 
-/* robust: the ready peers (trainers, then helpers) go into the connect
- * phase; a trainer that is not ready stays in #roundPeers for the next
- * collect.  With ready >= min but fewer than the participants, the straggler
- * timeout decides (S20); helpers alone never start a round. */
-static void
-robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
-{
-  if (in_connect_phase (c))
-    return;
-  guint ready = proto_omap_count (&c->round_peers, TRUE);
-  guint helpers = proto_omap_count (&c->helpers, TRUE);
-  if (ready == 0 || ready + helpers < c->cfg.min_participants)
-    return;
-  if (ready < participating (c) && !c->straggler_due)
-    {
-      if (c->cfg.straggler_timeout != DL_TIME_NEVER && !straggler_timer_running (c))
-        start_timer_kind (c, now, out, TIMER_STRAGGLER);
-      return;
-    }
-  c->straggler_due = FALSE;
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-    if (proto_omap_at (&c->round_peers, i)->flag)
-      g_array_append_val (ids, proto_omap_at (&c->round_peers, i)->id);
-  for (guint i = 0; i < proto_omap_len (&c->helpers); i++)
-    if (proto_omap_at (&c->helpers, i)->flag)
-      g_array_append_val (ids, proto_omap_at (&c->helpers, i)->id);
-  send_lists (c, out, (ProtoNodeId *) ids->data, ids->len);
-  if (ready < participating (c))
-    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, participating (c) - ready,
-             "straggler timeout: the round goes on without the peers that are not ready");
-  for (guint i = 0; i < ids->len; i++)
-    {
-      ProtoNodeId id = g_array_index (ids, ProtoNodeId, i);
-      proto_omap_set (&c->connect_flags, id, FALSE);
-      if (proto_omap_has (&c->helpers, id))
-        proto_omap_set (&c->helpers, id, FALSE);
-      else
-        proto_omap_set (&c->round_peers, id, FALSE);
-    }
-  g_array_unref (ids);
-  observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
-  start_timer (c, now, out);
-}
-
-/* disco-pre775 (server at b95004b4^1, PeerIsReady): as soon as min peers are
- * ready, they are the round and the ready set starts empty again (S1).  No
- * round number, no barrier. */
-static void
-pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out)
-{
-  guint n = proto_omap_len (&c->round_peers);
-  if (n == 0 || n < c->cfg.min_participants)
-    return;
-  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
-  for (guint i = 0; i < n; i++)
-    ids[i] = proto_omap_at (&c->round_peers, i)->id;
-  send_lists (c, out, ids, n);
-  proto_omap_remove_all (&c->round_peers);
-  c->round++;
-}
-
-static void
-send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+void
+pc_send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (c->cfg.robust_members_only)
     {
-      robust_list_if_needed (c, now, out);
+      pc_robust_list_if_needed (c, now, out);
       return;
     }
   if (c->cfg.list_first_min)
     {
-      pre775_list_if_needed (c, out);
+      pc_pre775_list_if_needed (c, out);
       return;
     }
   guint ready = proto_omap_count (&c->round_peers, TRUE);
-  guint part = participating (c);
+  guint part = pc_participating (c);
   if (ready == 0 || ready < c->cfg.min_participants || ready != part)
     return;
 
@@ -341,7 +245,7 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
   for (guint i = 0; i < n; i++)
     ids[i] = proto_omap_at (&c->round_peers, i)->id;
-  send_lists (c, out, ids, n);
+  pc_send_lists (c, out, ids, n);
 
   if (c->cfg.connect_barrier)
     {
@@ -349,8 +253,8 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       for (guint i = 0; i < n; i++)
         proto_omap_set (&c->connect_flags, ids[i], FALSE);
       proto_omap_set_all (&c->round_peers, FALSE);
-      observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
-      start_timer (c, now, out);  /* without clearing a running one (S7) */
+      pc_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
+      pc_start_timer (c, now, out);  /* without clearing a running one (S7) */
     }
   else
     {
@@ -360,27 +264,12 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
     }
 }
 
-/* robust: the coordinator asks the round's provider for the model the round
- * ends with: SignalNewPeer naming the coordinator itself (PROTO_SERVER); the
- * provider answers with SharedModel over its stream once its round is over
- * (S11, S25). */
-static void
-request_checkpoint (ProtoCoord *c, ProtoOutbox *out)
-{
-  if (!c->cfg.robust_checkpoint || c->provider == PROTO_NO_NODE)
-    return;
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
-  m.node = PROTO_SERVER;
-  send (c, out, c->provider, &m);
-}
-
 static void
 signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (proto_omap_count (&c->connect_flags, FALSE) > 0)
     return;
-  clear_timer (c, out);
+  pc_clear_timer (c, out);
   if (c->cfg.robust_members_only)
     {
       /* the connect phase's members are the round: the others keep their
@@ -390,11 +279,11 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       for (guint i = 0; i < n; i++)
         {
           ProtoNodeId id = proto_omap_at (&c->connect_flags, i)->id;
-          send_simple (c, out, id, PROTO_MSG_START_WEIGHT_SHARING);
+          pc_send_simple (c, out, id, PROTO_MSG_START_WEIGHT_SHARING);
           proto_omap_delete (&c->round_peers, id);
           proto_omap_set (&c->exchanging, id, TRUE);
         }
-      observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
+      pc_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
       proto_omap_remove_all (&c->connect_flags);
       c->round++;
       if (c->cfg.robust_retry_per_round)
@@ -402,34 +291,19 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
           c->retry = 0;   /* S6 */
           g_hash_table_remove_all (c->tries);
         }
-      request_checkpoint (c, out);
-      observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
-      send_peers_for_round_if_needed (c, now, out);
+      pc_request_checkpoint (c, out);
+      pc_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+      pc_send_peers_for_round_if_needed (c, now, out);
       return;
     }
   guint n = proto_omap_len (&c->round_peers);
   for (guint i = 0; i < n; i++)
-    send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_START_WEIGHT_SHARING);
-  observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
+    pc_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_START_WEIGHT_SHARING);
+  pc_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
   proto_omap_remove_all (&c->round_peers);
   proto_omap_remove_all (&c->connect_flags);
   c->round++;
-  observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
-}
-
-/* robust: a Retry sends the connect phase's members back to the collect
- * phase; the timer stops until the next list (S7, S9, S24). */
-static void
-robust_back_to_collect (ProtoCoord *c, DlTime now, ProtoOutbox *out, const char *why)
-{
-  for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
-    send_simple (c, out, proto_omap_at (&c->connect_flags, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-  proto_omap_remove_all (&c->connect_flags);
-  clear_timer (c, out);
-  observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
-  if (why)
-    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, why);
-  send_peers_for_round_if_needed (c, now, out);
+  pc_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
 }
 
 /* Both branches of handleTimeout (decentralized_controller.ts) end with
@@ -449,20 +323,20 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
 {
   if (kind == TIMER_STRAGGLER)
     {
-      observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
+      pc_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
       if (handle == c->current_timer)
         c->current_timer = 0;
       c->straggler_due = TRUE;
-      send_peers_for_round_if_needed (c, now, out);
+      pc_send_peers_for_round_if_needed (c, now, out);
       c->straggler_due = FALSE;
       return;
     }
   gboolean orphan = handle != c->current_timer;
-  observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle,
+  pc_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle,
            orphan ? "orphan timer (not #timeout)" : NULL);
-  clear_timer (c, out);
+  pc_clear_timer (c, out);
   c->retry++;
-  observe (c, out, PROTO_OBS_RETRY, PROTO_NO_NODE, -1, c->retry, NULL);
+  pc_observe (c, out, PROTO_OBS_RETRY, PROTO_NO_NODE, -1, c->retry, NULL);
 
   /* robust decides per peer (below): any member without ConnectionsReady
    * that was itself sent M Retries this round */
@@ -486,7 +360,7 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
       if (c->cfg.robust_retry_per_round && failed->len == 0)
         {
           g_array_unref (failed);
-          robust_back_to_collect (c, now, out, NULL);
+          pc_robust_back_to_collect (c, now, out, NULL);
           return;
         }
       for (guint i = 0; i < failed->len; i++)
@@ -497,35 +371,35 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
           proto_omap_delete (&c->helpers, id);
           if (c->cfg.robust_wait_timeout)
             proto_omap_set (&c->excluded, id, TRUE);
-          send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
-          observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
+          pc_send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
+          pc_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
         }
       g_array_unref (failed);
       if (c->cfg.robust_single_timer)
         {
           c->retry = 0;
-          robust_back_to_collect (c, now, out, NULL);
+          pc_robust_back_to_collect (c, now, out, NULL);
           return;
         }
       for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-        send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+        pc_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
       /* #roundPeers.map(() => false); #connectFinishedNodes = #roundPeers.map(() => false):
        * the flags are rebuilt from the round peers, so a stray flag goes
        * (S31) and a peer whose JoinRound came in the connect phase is in (S19) */
       reset_flags_from_round_peers (c);
       c->retry = 0;
-      start_timer (c, now, out);
+      pc_start_timer (c, now, out);
       return;
     }
   if (c->cfg.robust_single_timer)
     {
-      robust_back_to_collect (c, now, out, NULL);
+      pc_robust_back_to_collect (c, now, out, NULL);
       return;
     }
   reset_flags_from_round_peers (c);
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-    send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-  start_timer (c, now, out);
+    pc_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+  pc_start_timer (c, now, out);
 }
 
 static void
@@ -543,82 +417,16 @@ reset (ProtoCoord *c, ProtoOutbox *out)
   g_hash_table_remove_all (c->sync_asks);
   c->retry = 0;
   c->provider = PROTO_NO_NODE;
-  clear_timer (c, out);  /* #timeout only: an orphan timer survives */
+  pc_clear_timer (c, out);  /* #timeout only: an orphan timer survives */
   if (c->checkpoint)
     {
       /* robust: the round and its model stay; the next joiners sync (S25) */
-      observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, c->round,
+      pc_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, c->round,
                "no connection left: session reset, the coordinator keeps the last round's model");
       return;
     }
   c->round = 0;
-  observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, -1, "no connection left: session reset, model lost");
-}
-
-/* robust: (re)assign a provider to a newcomer that asked for a sync: the
- * provider, or the coordinator itself with its checkpoint (S11, S12; and
- * for a repeated request when it has one: the link to the provider may
- * never come up). */
-static gboolean
-assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutbox *out)
-{
-  ProtoMsg m;
-  ProtoNodeId provider = c->provider;
-  if (repeat && !c->checkpoint)
-    {
-      /* the provider may hold no model yet (S13b) or be out of reach: the
-       * k-th request goes to the k-th candidate, the provider first, then
-       * every other connected node that is not syncing */
-      GArray *cand = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-      if (provider != PROTO_NO_NODE && provider != newcomer)
-        g_array_append_val (cand, provider);
-      for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-        {
-          ProtoNodeId id = proto_omap_at (&c->connections, i)->id;
-          if (id != newcomer && id != provider && !proto_omap_has (&c->syncing, id))
-            g_array_append_val (cand, id);
-        }
-      guint a = GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks, GUINT_TO_POINTER (newcomer))) - 1;
-      gboolean none = a >= cand->len;
-      if (!none)
-        provider = g_array_index (cand, ProtoNodeId, a);
-      g_array_unref (cand);
-      if (none)
-        {
-          /* every candidate was asked and none had a model, and no round's
-           * model reached the coordinator: no trained model exists to sync.
-           * SignalModelProvider naming the newcomer itself tells it to
-           * start from its own (DISCO would fail it: S10) */
-          proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
-          m.node = newcomer;
-          send (c, out, newcomer, &m);
-          proto_omap_delete (&c->syncing, newcomer);
-          observe (c, out, PROTO_OBS_NOTE, newcomer, -1, -1, "no trained model to sync: the newcomer starts from its own");
-          return TRUE;
-        }
-    }
-  if (provider != PROTO_NO_NODE && provider != newcomer && !(repeat && c->checkpoint))
-    {
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
-      m.node = provider;
-      send (c, out, newcomer, &m);
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
-      m.node = newcomer;
-      send (c, out, provider, &m);
-      observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, provider, "provider assigned");
-      return TRUE;
-    }
-  if (!c->cfg.robust_checkpoint || c->checkpoint == NULL)
-    return FALSE;
-  proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
-  m.node = PROTO_SERVER;
-  send (c, out, newcomer, &m);
-  proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
-  proto_msg_set_weights (&m, c->checkpoint);
-  send (c, out, newcomer, &m);
-  proto_msg_clear (&m);
-  observe (c, out, PROTO_OBS_SYNC_SERVED, newcomer, -1, 0, "the coordinator's checkpoint");
-  return TRUE;
+  pc_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, -1, "no connection left: session reset, model lost");
 }
 
 static void
@@ -628,7 +436,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
     {
       /* the pre-775 controller has no close handler: the node stays in
        * `connections` and in the ready set (S2) */
-      observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed (pre-775: not handled)");
+      pc_observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed (pre-775: not handled)");
       return;
     }
   if (!proto_omap_delete (&c->connections, id))
@@ -640,21 +448,21 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   proto_omap_delete (&c->sync_wait, id);
   g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (id));
   proto_omap_delete (&c->excluded, id);
-  observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
+  pc_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
   if (proto_omap_len (&c->connections) == 0 && c->cfg.reset_when_empty)
     {
       reset (c, out);
       return;
     }
-  if (c->cfg.robust_close_restarts && member && in_connect_phase (c))
+  if (c->cfg.robust_close_restarts && member && pc_in_connect_phase (c))
     /* S18, S26: the others may be linking to it; they start over at once */
-    robust_back_to_collect (c, now, out, "a listed peer left in the connect phase: Retry (not counted)");
+    pc_robust_back_to_collect (c, now, out, "a listed peer left in the connect phase: Retry (not counted)");
   else if (c->cfg.robust_close_restarts && exchanging && proto_omap_len (&c->exchanging) > 0)
     {
       /* S17: its Payload may never come; the round's other members abort */
       for (guint i = 0; i < proto_omap_len (&c->exchanging); i++)
-        send_simple (c, out, proto_omap_at (&c->exchanging, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-      observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->exchanging),
+        pc_send_simple (c, out, proto_omap_at (&c->exchanging, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+      pc_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->exchanging),
                "a member left during the exchange: Retry aborts it for the others");
       proto_omap_remove_all (&c->exchanging);
     }
@@ -671,36 +479,36 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
               break;
             }
       c->provider = next;
-      observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
+      pc_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
                next == PROTO_NO_NODE ? "no provider left" :
                proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
       if (c->cfg.robust_sync_retry)
         for (guint i = 0; i < proto_omap_len (&c->sync_wait); i++)
-          assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, FALSE, out);   /* S12 */
+          pc_assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, FALSE, out);   /* S12 */
     }
   if (c->waiting)
     return;
-  if (active_count (c) >= c->cfg.min_participants)
-    send_peers_for_round_if_needed (c, now, out);
+  if (pc_active_count (c) >= c->cfg.min_participants)
+    pc_send_peers_for_round_if_needed (c, now, out);
   else
     {
       c->waiting = TRUE;
       for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-        send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_WAITING_FOR_MORE);
+        pc_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_WAITING_FOR_MORE);
     }
 }
 
 static void
 handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  pc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   if (proto_omap_has (&c->excluded, from)
       && (msg->type == PROTO_MSG_JOIN_ROUND || msg->type == PROTO_MSG_PEER_IS_READY
           || msg->type == PROTO_MSG_CONNECTIONS_READY))
     {
       /* robust: its ConnectionFail was lost; it is told again */
-      send_simple (c, out, from, PROTO_MSG_CONNECTION_FAIL);
-      observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
+      pc_send_simple (c, out, from, PROTO_MSG_CONNECTION_FAIL);
+      pc_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
       return;
     }
   switch (msg->type)
@@ -714,15 +522,15 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
         m.node = from;
-        m.wait_for_more = active_count (c) < c->cfg.min_participants;
-        m.nb_participants = c->cfg.participant_counts ? active_count (c) : 0;
+        m.wait_for_more = pc_active_count (c) < c->cfg.min_participants;
+        m.nb_participants = c->cfg.participant_counts ? pc_active_count (c) : 0;
         m.joined_mid_training = joined;
-        send (c, out, from, &m);
-        if (c->waiting && active_count (c) >= c->cfg.min_participants && !c->cfg.list_first_min)
+        pc_send (c, out, from, &m);
+        if (c->waiting && pc_active_count (c) >= c->cfg.min_participants && !c->cfg.list_first_min)
           {
             for (guint i = 0; i < proto_omap_len (&c->connections); i++)
               if (proto_omap_at (&c->connections, i)->id != from)
-                send_count (c, out, proto_omap_at (&c->connections, i)->id,
+                pc_send_count (c, out, proto_omap_at (&c->connections, i)->id,
                             PROTO_MSG_ENOUGH_PARTICIPANTS);
             c->waiting = FALSE;
           }
@@ -740,11 +548,11 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           if (proto_omap_has (&c->connect_flags, from))
             return;   /* a member: its JoinRound cannot be of a later round */
           proto_omap_set (&c->round_peers, from, FALSE);
-          if (c->cfg.robust_count_synced && c->waiting && active_count (c) >= c->cfg.min_participants)
+          if (c->cfg.robust_count_synced && c->waiting && pc_active_count (c) >= c->cfg.min_participants)
             {
               /* S23: a synced newcomer is the participant that makes min */
               for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-                send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_ENOUGH_PARTICIPANTS);
+                pc_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_ENOUGH_PARTICIPANTS);
               c->waiting = FALSE;
             }
           return;
@@ -759,12 +567,12 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
             {
               if (!c->cfg.robust_wait_timeout)
                 {
-                  observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                  pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                            "PeerIsReady from a member of the connect phase: ignored");
                   return;
                 }
               /* its list or the decision was lost: this attempt is over */
-              robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
+              pc_robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
                                       "Retry (not counted)");
             }
           if (msg->helper)
@@ -774,11 +582,11 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
             }
           else
             proto_omap_set (&c->round_peers, from, TRUE);
-          send_peers_for_round_if_needed (c, now, out);
+          pc_send_peers_for_round_if_needed (c, now, out);
           return;
         }
       proto_omap_set (&c->round_peers, from, TRUE);
-      send_peers_for_round_if_needed (c, now, out);
+      pc_send_peers_for_round_if_needed (c, now, out);
       return;
     case PROTO_MSG_CONNECTIONS_READY:
       if (!c->cfg.connect_barrier)
@@ -786,14 +594,14 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       if (c->cfg.robust_members_only && !proto_omap_has (&c->connect_flags, from))
         {
           /* S31: a stray ConnectionsReady (of an attempt that is over) */
-          observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+          pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                    "ConnectionsReady from a peer that is not in the connect phase: ignored");
           return;
         }
       if (proto_omap_count (&c->connect_flags, TRUE) == 0)
         {
           c->provider = from;
-          observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
+          pc_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
                    proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
         }
       proto_omap_set (&c->connect_flags, from, TRUE);
@@ -809,14 +617,14 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           g_hash_table_insert (c->sync_asks, GUINT_TO_POINTER (from),
                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks,
                                                                                         GUINT_TO_POINTER (from))) + 1));
-          if (!assign_provider (c, from, repeat, out))
-            observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+          if (!pc_assign_provider (c, from, repeat, out))
+            pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                      "no provider and no checkpoint yet: the newcomer asks again");
           return;
         }
       if (c->provider == PROTO_NO_NODE)
         {
-          observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+          pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                    "There is no provider node: request ignored");
           return;
         }
@@ -824,17 +632,17 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
         m.node = c->provider;
-        send (c, out, from, &m);
+        pc_send (c, out, from, &m);
         proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
         m.node = from;
-        send (c, out, c->provider, &m);
-        observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
+        pc_send (c, out, c->provider, &m);
+        pc_observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
       }
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       if (!proto_omap_has (&c->connections, msg->node))
         {
-          observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
+          pc_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
                    "signal to an unknown peer: silently dropped");
           return;
         }
@@ -844,7 +652,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         m.node = from;
         m.signal = msg->signal;
         m.signal_data = g_strdup (msg->signal_data);   /* relayed verbatim, as DISCO relays the SDP */
-        send (c, out, msg->node, &m);
+        pc_send (c, out, msg->node, &m);
       }
       return;
     case PROTO_MSG_SHARED_MODEL:
@@ -852,7 +660,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         break;
       g_clear_pointer (&c->checkpoint, learn_weights_unref);
       c->checkpoint = learn_weights_ref (msg->weights);
-      observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
+      pc_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
       return;
     case PROTO_MSG_NEW_NODE_INFO:
     case PROTO_MSG_PEERS_FOR_ROUND:
@@ -866,7 +674,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_PAYLOAD:
       break;
     }
-  observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
+  pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
 }
 
 void
