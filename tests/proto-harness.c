@@ -460,3 +460,22 @@ h_dump (Harness *h)
   for (guint i = 0; i < h->log->len; i++)
     fprintf (stderr, "  %s\n", (char *) g_ptr_array_index (h->log, i));
 }
+
+ProtoConfig
+h_cfg (ProtoVersion v, guint min, guint rounds)
+{
+  ProtoConfig c;
+  proto_config_init (&c, v);
+  c.min_participants = min;
+  c.rounds = rounds;
+  return c;
+}
+
+gboolean
+h_state_is (Harness *h, guint i, ProtoPeerState s)
+{
+  if (proto_peer_state (h->peers[i]) == s)
+    return TRUE;
+  h_dump (h);
+  return FALSE;
+}

@@ -66,6 +66,15 @@ void h_to_peer (Harness *h, guint i, ProtoNodeId from, const ProtoMsg *msg);
 /* How many observations of a kind (and message type, -1 any) node has logged. */
 guint h_count_log (Harness *h, const char *needle);
 void h_dump (Harness *h);
+
+/* DISCO's defaults for the version, with min_participants and rounds. */
+ProtoConfig h_cfg (ProtoVersion v, guint min, guint rounds);
+/* Is peer i in state s?  Dumps the log when it is not. */
+gboolean h_state_is (Harness *h, guint i, ProtoPeerState s);
+/* For Check tests (check.h): peer i must be in state s. */
+#define assert_state(h, i, s) \
+  ck_assert_msg (h_state_is ((h), (i), (s)), "p%u is %s, expected %s", (guint) (i), \
+                 proto_peer_state_name (proto_peer_state ((h)->peers[(i)])), proto_peer_state_name (s))
 /* Keeps messages of `type` from `from` (PROTO_NO_NODE: anyone) in transit:
  * h_settle passes them over until h_unhold (which releases every rule).
  * Up to four rules at once. */

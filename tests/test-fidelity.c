@@ -12,25 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-static ProtoConfig
-cfg (ProtoVersion v, guint min, guint rounds)
-{
-  ProtoConfig c;
-  proto_config_init (&c, v);
-  c.min_participants = min;
-  c.rounds = rounds;
-  return c;
-}
-
-static void
-assert_state (Harness *h, guint i, ProtoPeerState s)
-{
-  if (proto_peer_state (h->peers[i]) != s)
-    h_dump (h);
-  ck_assert_msg (proto_peer_state (h->peers[i]) == s, "p%u is %s, expected %s", i,
-                 proto_peer_state_name (proto_peer_state (h->peers[i])), proto_peer_state_name (s));
-}
-
 /* ------------------------------------------------- 1. the aggregation wait */
 
 /* Secure aggregation, 3 peers, min 3; StartWeightSharing to p3 arrives
@@ -42,7 +23,7 @@ assert_state (Harness *h, guint i, ProtoPeerState s)
 static Harness *
 three_start_held (ProtoAggregation agg, guint rounds)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, rounds);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 3, rounds);
   c.aggregation = agg;
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
@@ -237,7 +218,7 @@ START_TEST (test_exclusion_rebuilds_flags_from_round_peers)
    * JoinRound came in the connect phase gets a flag (S19); a stray flag
    * from a peer outside the round goes (S31).  M = 0: the first timeout
    * excludes. */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
   c.max_connection_retry = 0;
   Harness *h = h_new (&c, 3, 4);
   h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
@@ -272,7 +253,7 @@ END_TEST
 static guint
 retries_after (ProtoVersion v, DlTime timeout, DlTime wait)
 {
-  ProtoConfig c = cfg (v, 2, 1);
+  ProtoConfig c = h_cfg (v, 2, 1);
   c.peer_connection_timeout = timeout;
   Harness *h = h_new (&c, 2, 4);
   h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
@@ -308,7 +289,7 @@ START_TEST (test_775_own_id_in_list_exchanges_alone)
    * disco-1110 waits in the race instead. */
   for (int v = 0; v < 2; v++)
     {
-      ProtoConfig c = cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 1);
+      ProtoConfig c = h_cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 1);
       Harness *h = h_new (&c, 2, 4);
       h->auto_train = FALSE;
       h_start (h, 1);
@@ -342,7 +323,7 @@ START_TEST (test_775_no_reset_no_counts)
    * nbOfParticipants */
   for (int v = 0; v < 2; v++)
     {
-      ProtoConfig c = cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 2);
+      ProtoConfig c = h_cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 2);
       Harness *h = h_new (&c, 2, 4);
       h_start (h, 1);
       h_start (h, 2);
@@ -397,7 +378,7 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
   for (int k = 0; k < 4; k++)
     for (int node = 0; node < 2; node++)
       {
-        ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+        ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
         c.node_runtime = node;
         Harness *h = h_new (&c, 2, 4);
         h->auto_train = FALSE;
@@ -471,7 +452,7 @@ START_TEST (test_pool_shutdown_waits_for_destroyed_links)
   for (int closed = 0; closed < 2; closed++)
     for (int fail = 0; fail < 2; fail++)
       {
-        ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+        ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
         Harness *h = h_new (&c, 2, 4);
         h_start (h, 1);
         h_start (h, 2);

@@ -13,37 +13,18 @@
 
 #define T60 (60 * DL_S)
 
-static ProtoConfig
-cfg (ProtoVersion v, guint min, guint rounds)
-{
-  ProtoConfig c;
-  proto_config_init (&c, v);
-  c.min_participants = min;
-  c.rounds = rounds;
-  return c;
-}
-
 /* Two peers (min 2) connected and training their first round, with training
  * ended by hand (h_finish_training). */
 static Harness *
 two_training (ProtoVersion v, guint rounds)
 {
-  ProtoConfig c = cfg (v, 2, rounds);
+  ProtoConfig c = h_cfg (v, 2, rounds);
   Harness *h = h_new (&c, 2, 4);
   h->auto_train = FALSE;
   h_start (h, 1);
   h_start (h, 2);
   h_settle (h);
   return h;
-}
-
-static void
-assert_state (Harness *h, guint i, ProtoPeerState s)
-{
-  if (proto_peer_state (h->peers[i]) != s)
-    h_dump (h);
-  ck_assert_msg (proto_peer_state (h->peers[i]) == s, "p%u is %s, expected %s", i,
-                 proto_peer_state_name (proto_peer_state (h->peers[i])), proto_peer_state_name (s));
 }
 
 /* ---------------------------------------------------------------- messages */
@@ -285,7 +266,7 @@ check_drop_rule (Harness *h, guint i)
 
 START_TEST (test_drop_rule_every_state)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 2);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 2);
   Harness *h = h_new (&c, 3, 4);
   h->auto_train = FALSE;
   check_drop_rule (h, 1);                          /* idle */
@@ -385,7 +366,7 @@ END_TEST
 static Harness *
 two_ready (ProtoVersion v, guint M)
 {
-  ProtoConfig c = cfg (v, 2, 1);
+  ProtoConfig c = h_cfg (v, 2, 1);
   c.max_connection_retry = M;
   Harness *h = h_new (&c, 2, 4);
   for (ProtoNodeId id = 1; id <= 2; id++)
@@ -473,7 +454,7 @@ END_TEST
 
 START_TEST (test_collect_condition)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
   Harness *h = h_new (&c, 4, 4);
   h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
   h_to_coord (h, 2, PROTO_MSG_CLIENT_CONNECTED);
@@ -527,7 +508,7 @@ START_TEST (test_collect_condition_775_over_joined)
    * not block (with disco-1110 it would). */
   for (int v = 0; v < 2; v++)
     {
-      ProtoConfig c = cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 1);
+      ProtoConfig c = h_cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 1);
       Harness *h = h_new (&c, 3, 4);
       for (ProtoNodeId id = 1; id <= 3; id++)
         h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
@@ -548,7 +529,7 @@ END_TEST
 
 START_TEST (test_close_in_each_phase)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   for (ProtoNodeId id = 1; id <= 3; id++)
     {
@@ -637,7 +618,7 @@ END_TEST
 static void
 consensus (ProtoAggregation agg, guint n, guint rounds)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, n, rounds);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, n, rounds);
   c.aggregation = agg;
   const gsize len = 6;
   Harness *h = h_new (&c, n, len);
@@ -675,7 +656,7 @@ START_TEST (test_secure_shares_hide_inputs)
 {
   /* With secure aggregation no Payload of communication round 0 carries a
    * peer's own weights. */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 3, 1);
   c.aggregation = PROTO_AGG_SECURE;
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
@@ -711,7 +692,7 @@ END_TEST
 static Harness *
 two_after_round0 (ProtoVersion v, guint n_peers)
 {
-  ProtoConfig c = cfg (v, 2, 5);
+  ProtoConfig c = h_cfg (v, 2, 5);
   Harness *h = h_new (&c, n_peers, 4);
   h->auto_train = FALSE;
   h_start (h, 1);
@@ -976,7 +957,7 @@ START_TEST (test_s08_stuck_linking_cannot_be_excluded)
 {
   /* The 1-2 link never comes up: both stay in getPeers, drop every Retry and
    * the Fail; the coordinator's timer cycles forever; no error is raised. */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
   Harness *h = h_new (&c, 2, 4);
   h_fail_link (h, 1, 2);
   h_start (h, 1);
@@ -1006,7 +987,7 @@ START_TEST (test_s09_retry_wipes_ready_flag)
   /* Three peers; the 1-3 link fails.  2 processes the first Retry and re-sends
    * PeerIsReady; the second timeout wipes its flag and its Retry is dropped
    * (2 waits for PeersForRound): 2 never re-sends PeerIsReady. */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   h_fail_link (h, 1, 3);
   for (guint i = 1; i <= 3; i++)
@@ -1033,7 +1014,7 @@ START_TEST (test_s17_leave_during_exchange)
 {
   /* Start reached everyone; 3 leaves before its Payloads arrive: 1 and 2 wait
    * 15 s, then forever. */
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 3, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 3, 1);
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
@@ -1059,7 +1040,7 @@ END_TEST
 static Harness *
 exchanging_pair (void)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_DISCO_1110, 2, 2);
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 2);
   Harness *h = h_new (&c, 3, 4);
   h->auto_train = FALSE;
   h_start (h, 1);

@@ -13,25 +13,6 @@
 
 #define T60 (60 * DL_S)
 
-static ProtoConfig
-cfg (ProtoVersion v, guint min, guint rounds)
-{
-  ProtoConfig c;
-  proto_config_init (&c, v);
-  c.min_participants = min;
-  c.rounds = rounds;
-  return c;
-}
-
-static void
-assert_state (Harness *h, guint i, ProtoPeerState s)
-{
-  if (proto_peer_state (h->peers[i]) != s)
-    h_dump (h);
-  ck_assert_msg (proto_peer_state (h->peers[i]) == s, "p%u is %s, expected %s", i,
-                 proto_peer_state_name (proto_peer_state (h->peers[i])), proto_peer_state_name (s));
-}
-
 START_TEST (test_helper_flag_on_the_wire)
 {
   /* DISCO's PeerIsReady has no field and keeps its size; robust's helper
@@ -75,7 +56,7 @@ END_TEST
  * the collect phase and excludes the two ends, who are told. */
 START_TEST (test_s09_no_retry_while_collecting)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   h_fail_link (h, 1, 3);
   for (guint i = 1; i <= 3; i++)
@@ -105,7 +86,7 @@ END_TEST
 /* S6: one timeout per round never adds up. */
 START_TEST (test_s06_retry_counter_per_round)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 6);
+  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 6);
   c.max_connection_retry = 1;
   Harness *h = h_new (&c, 2, 4);
   for (guint i = 1; i <= 2; i++)
@@ -128,7 +109,7 @@ END_TEST
  * phase is kept for the next collect, a stray ConnectionsReady ignored. */
 START_TEST (test_s19_s31_connect_phase_is_the_members)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   for (ProtoNodeId id = 1; id <= 3; id++)
     h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
@@ -167,7 +148,7 @@ END_TEST
 static Harness *
 s17_start (gboolean leaver_finishes)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 2);
+  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 2);
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
@@ -250,7 +231,7 @@ END_TEST
  * alone, and a late joiner trains with it. */
 START_TEST (test_s20_helpers_help_only)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   h_start (h, 1);
   h_start (h, 2);
@@ -278,7 +259,7 @@ END_TEST
  * the next joiner syncs from it. */
 START_TEST (test_s25_checkpoint_survives_reset)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 4, 4);
   h_start (h, 1);
   h_start (h, 2);
@@ -307,7 +288,7 @@ END_TEST
  * after 2T and the attempt starts over. */
 START_TEST (test_lost_list_said_again)
 {
-  ProtoConfig c = cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 2, 4);
   h->auto_train = FALSE;
   h_start (h, 1);
@@ -321,7 +302,7 @@ START_TEST (test_lost_list_said_again)
 
   for (int v = 0; v < 2; v++)
     {
-      c = cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
+      c = h_cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
       h = h_new (&c, 2, 4);
       h->auto_train = FALSE;
       h_start (h, 1);
@@ -352,7 +333,7 @@ START_TEST (test_s22_enough_before_info)
 {
   for (int v = 0; v < 2; v++)
     {
-      ProtoConfig c = cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
+      ProtoConfig c = h_cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
       Harness *h = h_new (&c, 2, 4);
       h->auto_train = FALSE;
       h_hold_to (h, PROTO_MSG_NEW_NODE_INFO, 1);
