@@ -1,9 +1,11 @@
 /* cmd-run.c — `dlsim run` and `dlsim check`: load every scenario first
  * (nothing runs after a load error), then run each sweep point and repeat
- * into one results database.  -j N forks N workers, each writing its own
- * database file with run ids assigned up front; the parent merges them.
+ * into one results database.  -j N forks N workers that take the next run
+ * from a shared counter (a work queue), each writing its own database file
+ * with run ids assigned up front; the parent merges them.
  * Ctrl-C stops the runs in progress (outcome `interrupted`) and keeps every
  * finished run.  Wall-clock time is measured here, never in the simulator. */
+#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -17,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,6 +194,16 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
           cli_error (plan->cmd, "pipe: %s", g_strerror (errno));
           return CLI_EXIT_FAILURE;
         }
+      /* a work queue: the next job index, shared by the forked workers; each
+       * takes the next job when it is free (run ids are fixed in advance,
+       * so which worker runs a job changes nothing in the results) */
+      guint *next_job = mmap (NULL, sizeof (guint), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (next_job == MAP_FAILED)
+        {
+          cli_error (plan->cmd, "mmap: %s", g_strerror (errno));
+          return CLI_EXIT_FAILURE;
+        }
+      *next_job = 0;
       fflush (NULL);
       GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
       g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
@@ -206,7 +219,9 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
               g_autoptr (GError) werr = NULL;
               ResDb *wdb = res_db_open (wpath, &werr);
               int rc = 0;
-              for (guint i = k; wdb && i < plan->jobs->len && !interrupted; i += workers)
+              for (guint i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST);
+                   wdb && i < plan->jobs->len && !interrupted;
+                   i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST))
                 {
                   GString *rep = g_string_new (NULL);
                   if (!run_job (plan, wdb, &g_array_index (plan->jobs, Job, i), rep, &werr))
@@ -281,6 +296,7 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
             worst = 1;
         }
       g_array_unref (pids);
+      munmap (next_job, sizeof (guint));
       for (guint k = 0; k < paths->len; k++)
         {
           if (!res_db_merge (db, paths->pdata[k], &error))
