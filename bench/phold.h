@@ -36,6 +36,10 @@ typedef struct {
 void bench_phold_params_init (BenchPholdParams *p);
 BenchPholdResult bench_phold_run_engine (const BenchPholdParams *p);
 BenchPholdResult bench_phold_run_reference (const BenchPholdParams *p);
+/* A floor, not a check: a binary heap of 16-byte (time, lp) entries, one
+ * generator for all LPs, no tie-break counter.  Same parameters, other
+ * draws, so its events and checksum differ; only its rate is compared. */
+BenchPholdResult bench_phold_run_plain (const BenchPholdParams *p);
 
 /* Shared by both runners: the draws of one event at LP `lp`. */
 typedef struct PholdLps PholdLps;

@@ -3,7 +3,8 @@
  * Events are ordered by (time, seq); seq is a counter taken when the event is
  * scheduled, so events at the same instant run in scheduling order, on every
  * run.  Events are only scheduled relative to now (or at an absolute time not
- * before now): the past is refused.  Event records live in an engine-owned
+ * before now): the past is refused.  The queue is a radix heap (the past
+ * being refused makes it monotone); event records live in an engine-owned
  * pool with a free list, so a steady-state simulation allocates nothing per
  * event.  An event id stays valid for cancel until the event runs or is
  * cancelled; a stale id is harmless (cancel returns FALSE).
@@ -63,5 +64,13 @@ void sim_engine_stop (SimEngine *engine);
 DlTime sim_engine_next_time (const SimEngine *engine);
 uint64_t sim_engine_pending (const SimEngine *engine);
 uint64_t sim_engine_events_run (const SimEngine *engine);
+
+/* For tests of the tie-break counter's wrap: jumps the next sequence number
+ * forward (at most to its limit, 2^36).  Event order is unchanged by it. */
+void sim_engine_debug_set_next_seq (SimEngine *engine, uint64_t seq);
+/* For tests: checks the queue's invariants (every key in its bucket, none
+ * below the last key run, the counts) and aborts with a message if one
+ * fails.  O(pending). */
+void sim_engine_debug_check (const SimEngine *engine);
 
 G_END_DECLS

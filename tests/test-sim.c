@@ -273,6 +273,110 @@ START_TEST (test_many_pending_with_cancels)
 }
 END_TEST
 
+
+/* The engine against a naive model: a list of live events popped by
+ * smallest (time, scheduling order).  Random schedules (many ties, delay 0),
+ * cancels (the next event's too), mass cancels that trigger the sweep, and
+ * steps; after each action the next time and the pending count agree, and
+ * each step runs the model's next event. */
+typedef struct {
+  DlTime time;
+  uint64_t order;
+  SimEventId id;
+} ModelEv;
+
+static int
+model_min (GArray *m)
+{
+  int best = -1;
+  for (guint i = 0; i < m->len; i++)
+    {
+      ModelEv *x = &g_array_index (m, ModelEv, i);
+      ModelEv *b = best < 0 ? NULL : &g_array_index (m, ModelEv, best);
+      if (!b || x->time < b->time || (x->time == b->time && x->order < b->order))
+        best = (int) i;
+    }
+  return best;
+}
+
+static void
+model_check_run (uint64_t seed, uint64_t start_seq)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  if (start_seq)
+    sim_engine_debug_set_next_seq (e, start_seq);
+  g_autoptr (DlRandom) r = dl_random_new (seed, "engine-model", 0);
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  GArray *model = g_array_new (FALSE, FALSE, sizeof (ModelEv));
+  uint64_t order = 0;
+  for (int step = 0; step < 20000; step++)
+    {
+      uint64_t action = dl_random_below (r, 10);
+      if (action < 4)
+        {
+          DlTime d = dl_random_below (r, 4) == 0 ? 0 : (DlTime) dl_random_below (r, 20) * DL_MS;
+          ModelEv ev = { sim_engine_now (e) + d, order, SIM_EVENT_NONE };
+          ev.id = sim_engine_schedule_in (e, d, log_event, &log, order++);
+          ck_assert_uint_ne (ev.id, SIM_EVENT_NONE);
+          g_array_append_val (model, ev);
+        }
+      else if (action < 6 && model->len > 0)
+        {
+          int i = dl_random_below (r, 2) ? model_min (model) : (int) dl_random_below (r, model->len);
+          ck_assert (sim_engine_cancel (e, g_array_index (model, ModelEv, i).id));
+          ck_assert (!sim_engine_is_pending (e, g_array_index (model, ModelEv, i).id));
+          g_array_remove_index_fast (model, (guint) i);
+        }
+      else if (action == 6 && dl_random_below (r, 200) == 0)
+        {
+          /* mass cancel: all but a few */
+          while (model->len > 3)
+            {
+              ck_assert (sim_engine_cancel (e, g_array_index (model, ModelEv, model->len - 1).id));
+              g_array_set_size (model, model->len - 1);
+            }
+        }
+      else
+        {
+          int i = model_min (model);
+          guint before = log.ran->len;
+          ck_assert_int_eq (sim_engine_step (e), i >= 0);
+          if (i >= 0)
+            {
+              ModelEv *want = &g_array_index (model, ModelEv, i);
+              Ran *got = &g_array_index (log.ran, Ran, before);
+              ck_assert_uint_eq (got->order, want->order);
+              ck_assert_int_eq (got->time, want->time);
+              ck_assert (!sim_engine_is_pending (e, want->id));
+              g_array_remove_index_fast (model, (guint) i);
+            }
+        }
+      sim_engine_debug_check (e);
+      int i = model_min (model);
+      ck_assert_int_eq (sim_engine_next_time (e), i >= 0 ? g_array_index (model, ModelEv, i).time : DL_TIME_NEVER);
+      ck_assert_uint_eq (sim_engine_pending (e), model->len);
+      for (guint k = 0; k < model->len && k < 3; k++)
+        ck_assert_int_eq (sim_engine_event_time (e, g_array_index (model, ModelEv, k).id),
+                          g_array_index (model, ModelEv, k).time);
+    }
+  g_array_unref (model);
+  g_array_unref (log.ran);
+}
+
+START_TEST (test_against_naive_model)
+{
+  model_check_run ((uint64_t) _i + 1, 0);
+}
+END_TEST
+
+START_TEST (test_tie_counter_wrap_keeps_order)
+{
+  /* 2^36 - 5000: the counter runs out within the run and the pending events
+   * are renumbered; ties, ids and cancels keep working. */
+  model_check_run (77, (UINT64_C (1) << 36) - 5000);
+}
+END_TEST
+
 START_TEST (test_phold_matches_reference)
 {
   BenchPholdParams p;
@@ -310,6 +414,8 @@ sim_suite (void)
   tcase_add_test (tc, test_run_until_and_stop);
   tcase_add_test (tc, test_many_pending_with_cancels);
   tcase_add_loop_test (tc, test_phold_matches_reference, 0, 3);
+  tcase_add_loop_test (tc, test_against_naive_model, 0, 3);
+  tcase_add_test (tc, test_tie_counter_wrap_keeps_order);
   suite_add_tcase (s, tc);
   return s;
 }
