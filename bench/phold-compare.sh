@@ -1,6 +1,6 @@
 #!/bin/sh
-# bench/phold-compare.sh — PHOLD on the dlsim engine against the bare
-# two reference loops (same-draws and plain), side by side in one process, at 1 000 and
+# bench/phold-compare.sh — PHOLD on the dlsim engine against its two
+# reference loops (same-draws and plain), side by side in one process, at 1 000 and
 # 100 000 LPs (K = 16 events per LP).  The 100 000-LP run uses a 10x shorter
 # end time so both points process about the same number of events per LP
 # per second of wall time budget (16 M events instead of 160 M).
