@@ -123,7 +123,7 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   g_hash_table_iter_init (&it, w->links);
   while (g_hash_table_iter_next (&it, &k, &v))
     {
-      guint64 key = *(guint64 *) k;
+      guint64 key = (guint64) (uintptr_t) k;
       ProtoNodeId a = (ProtoNodeId) (key >> 32), b = (ProtoNodeId) (key & 0xffffffffu);
       if (a == id || b == id)
         {

@@ -21,12 +21,17 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-/* g_int64_hash keeps only the low 32 bits; our keys put ids in both halves. */
+/* Tables keyed by a 64-bit value stored in the pointer itself (no boxed
+ * key, and GLib compares the keys inline when the equal function is NULL).
+ * g_direct_hash keeps only the low 32 bits; our keys put ids in both
+ * halves. */
 guint
-sim_hash64 (gconstpointer k)
+sim_hash_word (gconstpointer k)
 {
-  return (guint) dl_mix64 (*(const guint64 *) k);
+  return (guint) dl_mix64 ((guint64) (uintptr_t) k);
 }
+
+G_STATIC_ASSERT (sizeof (gpointer) >= sizeof (guint64));
 
 static guint64
 pair_key (ProtoNodeId a, ProtoNodeId b)
@@ -37,14 +42,12 @@ pair_key (ProtoNodeId a, ProtoNodeId b)
 Link *
 sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create)
 {
-  guint64 k = pair_key (a, b);
-  Link *l = g_hash_table_lookup (w->links, &k);
+  gpointer k = (gpointer) (uintptr_t) pair_key (a, b);
+  Link *l = g_hash_table_lookup (w->links, k);
   if (!l && create)
     {
-      guint64 *key = g_new (guint64, 1);
-      *key = k;
       l = g_new0 (Link, 1);
-      g_hash_table_insert (w->links, key, l);
+      g_hash_table_insert (w->links, k, l);
     }
   return l;
 }
@@ -117,7 +120,7 @@ take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType typ
   return 0;
 }
 
-static void schedule_msg (SimWorld *w, Msg *m, DlTime extra);
+static void schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra);
 
 void
 sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
@@ -132,17 +135,15 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
     {
       /* these carry fixed-size fields besides the weights: the size depends
        * only on the type and the weights' length */
-      gint64 key = ((gint64) m->msg.type << 48) | (gint64) learn_weights_byte_size (m->msg.weights);
-      gpointer v = g_hash_table_lookup (w->wire_sizes, &key);
+      guint64 key = ((guint64) m->msg.type << 48) | (guint64) learn_weights_byte_size (m->msg.weights);
+      gpointer v = g_hash_table_lookup (w->wire_sizes, (gpointer) (uintptr_t) key);
       if (v)
-        m->bytes = (gsize) *(gint64 *) v;
+        m->bytes = (gsize) (uintptr_t) v;
       else
         {
           m->bytes = proto_msg_wire_size (&m->msg);
-          gint64 *k = g_new (gint64, 1), *val = g_new (gint64, 1);
-          *k = key;
-          *val = (gint64) m->bytes;
-          g_hash_table_insert (w->wire_sizes, k, val);
+          g_assert (m->bytes > 0);
+          g_hash_table_insert (w->wire_sizes, (gpointer) (uintptr_t) key, (gpointer) (uintptr_t) m->bytes);
         }
     }
   else
@@ -152,9 +153,10 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   if (w->rec.traffic)
     w->rec.traffic (w->rec.user_data, m->msg.type, m->bytes);
 
+  Link *l = NULL;
   if (via == PROTO_VIA_LINK)
     {
-      Link *l = sim_link_get (w, from, to, FALSE);
+      l = sim_link_get (w, from, to, FALSE);
       if (!l || !l->up || l->dead)
         {
           sim_fact (w, from, to, "lost", l && l->dead ? "link died (link-down)" : "link not open");
@@ -170,16 +172,41 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       g_free (m);
       return;
     }
-  schedule_msg (w, m, take_delay_rule (w, from, to, m->msg.type));
+  schedule_msg (w, m, l, take_delay_rule (w, from, to, m->msg.type));
+}
+
+/* The last arrival time on m's channel (from, to, via): kept in the link
+ * for a link, in the peer's node for its coordinator stream, in the world's
+ * table otherwise (a node that does not exist). */
+static DlTime *
+channel_last (SimWorld *w, const Msg *m, Link *l)
+{
+  if (m->via == PROTO_VIA_LINK && l)
+    return &l->last_arrival[sim_link_side (m->from, m->to)];
+  if (m->via != PROTO_VIA_LINK)
+    {
+      Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
+      if (n)
+        return m->to == PROTO_SERVER ? &n->last_to_server : &n->last_from_server;
+    }
+  gpointer ckey = (gpointer) (uintptr_t) (((guint64) m->from << 33) | ((guint64) m->to << 1) | (m->via == PROTO_VIA_LINK));
+  DlTime *last = g_hash_table_lookup (w->channels, ckey);
+  if (!last)
+    {
+      last = g_new0 (DlTime, 1);
+      g_hash_table_insert (w->channels, ckey, last);
+    }
+  return last;
 }
 
 /* Puts m on the wire: the sender's uplink (FIFO), the latency, the extra
- * delay of a delay rule, and the channel's order. */
+ * delay of a delay rule, and the channel's order.  l is m's link when it
+ * goes on one. */
 static void
-schedule_msg (SimWorld *w, Msg *m, DlTime extra)
+schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
 {
   DlTime now = sim_engine_now (w->engine);
-  ProtoNodeId from = m->from, to = m->to;
+  ProtoNodeId from = m->from;
   ProtoVia via = m->via;
   Node *src = sim_node_at (w, from);
   DlTime t = now;
@@ -195,16 +222,7 @@ schedule_msg (SimWorld *w, Msg *m, DlTime extra)
   t = dl_time_add (t, dl_dist_sample_time (lat, r));
   t = dl_time_add (t, extra);
   /* reliable, ordered per channel: never before the previous arrival */
-  guint64 ckey = ((guint64) from << 33) | ((guint64) to << 1) | (via == PROTO_VIA_LINK);
-  DlTime *last = g_hash_table_lookup (w->channels, &ckey);
-  if (!last)
-    {
-      guint64 *k = g_new (guint64, 1);
-      *k = ckey;
-      last = g_new (DlTime, 1);
-      *last = 0;
-      g_hash_table_insert (w->channels, k, last);
-    }
+  DlTime *last = channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
   w->in_flight++;
@@ -229,7 +247,7 @@ sim_net_close_stream (SimWorld *w, Node *n)
   m->close = TRUE;
   proto_msg_init (&m->msg, PROTO_MSG_CLIENT_CONNECTED);  /* unused */
   m->bytes = CLOSE_FRAME_BYTES;
-  schedule_msg (w, m, 0);
+  schedule_msg (w, m, NULL, 0);
 }
 
 static void

@@ -33,6 +33,7 @@ typedef struct {
   DlTime progress;        /* last phase change */
   double accuracy, loss;
   gboolean in_sync_wait;
+  DlTime last_to_server, last_from_server;  /* its coordinator stream's channels: last arrival */
 } Node;
 
 typedef struct {
@@ -40,6 +41,7 @@ typedef struct {
   gboolean up, dead, never, pending, failed;
   DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
+  DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
 } Link;
 
 typedef struct Msg Msg;
@@ -68,8 +70,9 @@ struct SimWorld {
   ProtoCoord *coord;
   SimEventId coord_deadline_ev;
   GPtrArray *nodes;         /* Node*, index = id; [0] unused */
-  GHashTable *links;        /* pair -> Link* */
-  GHashTable *channels;     /* (from, to, via) -> last arrival time (boxed) */
+  GHashTable *links;        /* pair (in the key word) -> Link* */
+  GHashTable *channels;     /* (from, to, via) (in the key word) -> last arrival time (boxed), for channels
+                               without a link or node to keep it in */
   DlRandom *rng_links, *rng_churn;
   LearnPartition *partition;
   LearnWeights *initial;
@@ -85,7 +88,7 @@ struct SimWorld {
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
   Msg *flight;                        /* messages in flight (freed with the world) */
-  GHashTable *wire_sizes;             /* (type, weight bytes) -> wire size of weight messages */
+  GHashTable *wire_sizes;             /* (type, weight bytes) -> wire size of weight messages, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
   const volatile int *interrupt;
@@ -98,7 +101,7 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
 }
 
 /* sim-net.c */
-guint sim_hash64 (gconstpointer k);
+guint sim_hash_word (gconstpointer k);
 Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
 int sim_link_side (ProtoNodeId self, ProtoNodeId other);
 void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);

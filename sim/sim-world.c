@@ -464,9 +464,9 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->coord = proto_coord_new (&cfg->proto);
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
-  w->links = g_hash_table_new_full (sim_hash64, g_int64_equal, g_free, g_free);
-  w->channels = g_hash_table_new_full (sim_hash64, g_int64_equal, g_free, g_free);
-  w->wire_sizes = g_hash_table_new_full (sim_hash64, g_int64_equal, g_free, g_free);
+  w->links = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
+  w->channels = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
+  w->wire_sizes = g_hash_table_new (sim_hash_word, NULL);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);
   w->rng_churn = dl_random_new (cfg->seed, "churn", DL_RANDOM_NO_NODE);
   w->drop_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
