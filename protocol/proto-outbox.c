@@ -126,7 +126,15 @@ proto_outbox_observe (ProtoOutbox *out, ProtoObsKind kind, const char *state, in
     {
       va_list ap;
       va_start (ap, fmt);
-      g_vsnprintf (o->detail, sizeof o->detail, fmt, ap);
+      if (strcmp (fmt, "%s") == 0)
+        {
+          /* the common case, a ready string: what g_vsnprintf would write,
+           * without its format parser (3 % of a 1 000-peer run) */
+          const char *str = va_arg (ap, const char *);
+          g_strlcpy (o->detail, str ? str : "(null)", sizeof o->detail);
+        }
+      else
+        g_vsnprintf (o->detail, sizeof o->detail, fmt, ap);
       va_end (ap);
     }
 }

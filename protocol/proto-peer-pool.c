@@ -27,10 +27,7 @@ pp_pool_at (const ProtoPeer *p, guint i)
 gboolean
 pp_loop_active (const Link *l)
 {
-  for (guint i = 0; i < l->loops->len; i++)
-    if (g_array_index (l->loops, RecvLoop, i).remaining > 0)
-      return TRUE;
-  return FALSE;
+  return l->active > 0;
 }
 
 void
@@ -136,6 +133,8 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
         RecvLoop rl = { .remaining = proto_aggregator_n_comm_rounds (p->agg),
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
         g_array_append_val (ls, rl);
+        if (rl.remaining > 0)
+          pp_pool_at (p, i)->active++;
         p->loops_deadline = MIN (p->loops_deadline, rl.deadline);
       }
 }

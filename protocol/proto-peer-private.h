@@ -18,6 +18,7 @@ typedef struct {
   ProtoLinkState state;
   gboolean initiator;
   GArray *loops;     /* RecvLoop */
+  guint active;      /* loops with receptions left (proto_peer_listens asks per Payload) */
 } Link;
 
 typedef struct {

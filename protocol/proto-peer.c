@@ -387,6 +387,8 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
         continue;
       rl->remaining--;
       rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
+      if (rl->remaining == 0)
+        l->active--;
     }
   /* receivePayloads: isValidContribution (sender in nodes and round -
    * msgRound <= 0: a future round passes, S27), then aggregator.add, which
@@ -660,6 +662,8 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
             {
               rl->remaining--;
               rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
+              if (rl->remaining == 0)
+                l->active--;
               pp_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
                        "payload receive timeout: one reception used up");
             }

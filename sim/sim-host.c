@@ -43,14 +43,51 @@ carry_out (ProtoNodeId self, ProtoOutbox *out, const SimTransport *tr, gpointer 
     }
 }
 
+/* Outboxes are reused: allocating one per input was 5 % of a 1 000-peer
+ * run (docs/performance.md).  A transport may feed another machine from
+ * inside carry_out, so each nesting depth has its own; and explore runs
+ * worlds on several threads, so they are per thread.  What is left in them
+ * at thread exit is the storage of empty arrays (released at process exit). */
+#define OUTBOX_DEPTH 8
+static _Thread_local ProtoOutbox outboxes[OUTBOX_DEPTH];
+static _Thread_local guint outbox_depth;
+
+static ProtoOutbox *
+outbox_take (void)
+{
+  if (outbox_depth >= OUTBOX_DEPTH)
+    {
+      ProtoOutbox *o = g_new (ProtoOutbox, 1);
+      proto_outbox_init (o);
+      outbox_depth++;
+      return o;
+    }
+  ProtoOutbox *o = &outboxes[outbox_depth++];
+  if (!o->actions)
+    proto_outbox_init (o);
+  return o;
+}
+
+static void
+outbox_give (ProtoOutbox *o)
+{
+  outbox_depth--;
+  if (outbox_depth >= OUTBOX_DEPTH)
+    {
+      proto_outbox_clear (o);
+      g_free (o);
+    }
+  else
+    proto_outbox_reset (o);
+}
+
 void
 sim_host_feed_coord (ProtoCoord *coord, DlTime now, const ProtoInput *in, const SimTransport *tr, gpointer ud)
 {
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  proto_coord_handle (coord, now, in, &out);
-  carry_out (PROTO_SERVER, &out, tr, ud);
-  proto_outbox_clear (&out);
+  ProtoOutbox *out = outbox_take ();
+  proto_coord_handle (coord, now, in, out);
+  carry_out (PROTO_SERVER, out, tr, ud);
+  outbox_give (out);
   tr->arm (ud, PROTO_SERVER, proto_coord_next_deadline (coord));
 }
 
@@ -58,11 +95,10 @@ void
 sim_host_feed_peer (ProtoPeer *peer, ProtoNodeId self, DlTime now, const ProtoInput *in,
                     const SimTransport *tr, gpointer ud)
 {
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  proto_peer_handle (peer, now, in, &out);
-  carry_out (self, &out, tr, ud);
-  proto_outbox_clear (&out);
+  ProtoOutbox *out = outbox_take ();
+  proto_peer_handle (peer, now, in, out);
+  carry_out (self, out, tr, ud);
+  outbox_give (out);
   tr->arm (ud, self, proto_peer_next_deadline (peer));
 }
 
