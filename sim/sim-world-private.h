@@ -52,7 +52,8 @@ struct Msg {
   gsize bytes;
   DlTime wire_done;   /* its last byte left the sender's uplink */
   gboolean close;     /* not a message: the stream's close frame (graceful close) */
-  Msg *prev, *next;   /* the world's list of messages in flight */
+  Link *link;         /* the link it goes on (via a link), else NULL */
+  Msg *prev, *next;   /* the world's list of messages in flight; next links the free list */
 };
 
 typedef struct {
@@ -88,6 +89,7 @@ struct SimWorld {
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
   Msg *flight;                        /* messages in flight (freed with the world) */
+  Msg *msg_free;                      /* recycled message records */
   GHashTable *wire_sizes;             /* (type, weight bytes) -> wire size of weight messages, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
@@ -109,6 +111,7 @@ gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
 void sim_net_close_stream (SimWorld *w, Node *n);
 void sim_net_msg_free (SimWorld *w, Msg *m);
+void sim_net_msg_pool_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);

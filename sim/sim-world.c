@@ -511,6 +511,7 @@ sim_world_free (SimWorld *w)
   sim_engine_free (w->engine);
   while (w->flight)
     sim_net_msg_free (w, w->flight);
+  sim_net_msg_pool_free (w);
   g_hash_table_unref (w->links);
   g_hash_table_unref (w->channels);
   g_hash_table_unref (w->wire_sizes);
