@@ -90,7 +90,7 @@ struct SimWorld {
   GArray *peer_results;               /* SimPeerResult */
   Msg *flight;                        /* messages in flight (freed with the world) */
   Msg *msg_free;                      /* recycled message records */
-  GHashTable *wire_sizes;             /* (type, weight bytes) -> wire size of weight messages, both in the word */
+  GHashTable *wire_sizes;             /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
   const volatile int *interrupt;
