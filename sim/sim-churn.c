@@ -112,7 +112,7 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
       w->training--;
       g_clear_pointer (&n->train_result, learn_weights_unref);
     }
-  sim_rearm (w, &n->deadline_ev, DL_TIME_NEVER, sim_ev_peer_deadline, id);
+  sim_rearm (w, &n->deadline, DL_TIME_NEVER, sim_ev_peer_deadline, id);
   n->status = crash ? NODE_CRASHED : NODE_LEFT;
   n->left = sim_engine_now (w->engine);
   sim_fact (w, id, PROTO_NO_NODE, crash ? "crash" : "leave", NULL);

@@ -156,14 +156,18 @@ start_training (SimWorld *w, Node *n, LearnWeights *weights)
 static void ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg);
 
 void
-sim_rearm (SimWorld *w, SimEventId *ev, DlTime when, SimHandler h, uint64_t arg)
+sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg)
 {
-  if (*ev != SIM_EVENT_NONE && sim_engine_event_time (w->engine, *ev) == when)
+  if (timer->ev != SIM_EVENT_NONE && timer->at == when)
     return;
-  sim_engine_cancel (w->engine, *ev);
-  *ev = SIM_EVENT_NONE;
+  sim_engine_cancel (w->engine, timer->ev);
+  timer->ev = SIM_EVENT_NONE;
   if (when != DL_TIME_NEVER)
-    *ev = sim_engine_schedule_at (w->engine, MAX (when, sim_engine_now (w->engine)), h, w, arg);
+    {
+      /* the event's own time, as sim_engine_event_time would give it */
+      timer->at = MAX (when, sim_engine_now (w->engine));
+      timer->ev = sim_engine_schedule_at (w->engine, timer->at, h, w, arg);
+    }
 }
 
 static void
@@ -282,9 +286,9 @@ tr_arm (gpointer ud, ProtoNodeId self, DlTime deadline)
 {
   SimWorld *w = ud;
   if (self == PROTO_SERVER)
-    sim_rearm (w, &w->coord_deadline_ev, deadline, ev_coord_deadline, 0);
+    sim_rearm (w, &w->coord_deadline, deadline, ev_coord_deadline, 0);
   else
-    sim_rearm (w, &sim_node_at (w, self)->deadline_ev, deadline, sim_ev_peer_deadline, self);
+    sim_rearm (w, &sim_node_at (w, self)->deadline, deadline, sim_ev_peer_deadline, self);
 }
 
 static const SimTransport sim_network = {
@@ -318,12 +322,12 @@ sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   Node *n = sim_node_at (w, (ProtoNodeId) arg);
-  n->deadline_ev = SIM_EVENT_NONE;
+  n->deadline.ev = SIM_EVENT_NONE;
   if (n->status != NODE_ONLINE)
     return;
   if (proto_peer_next_deadline (n->peer) > sim_engine_now (e))
     {
-      sim_rearm (w, &n->deadline_ev, proto_peer_next_deadline (n->peer), sim_ev_peer_deadline, n->id);
+      sim_rearm (w, &n->deadline, proto_peer_next_deadline (n->peer), sim_ev_peer_deadline, n->id);
       return;  /* stale wake-up */
     }
   ProtoInput in = { .kind = PROTO_IN_DEADLINE };
@@ -334,10 +338,10 @@ static void
 ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
-  w->coord_deadline_ev = SIM_EVENT_NONE;
+  w->coord_deadline.ev = SIM_EVENT_NONE;
   if (proto_coord_next_deadline (w->coord) > sim_engine_now (e))
     {
-      sim_rearm (w, &w->coord_deadline_ev, proto_coord_next_deadline (w->coord), ev_coord_deadline, 0);
+      sim_rearm (w, &w->coord_deadline, proto_coord_next_deadline (w->coord), ev_coord_deadline, 0);
       return;
     }
   ProtoInput in = { .kind = PROTO_IN_DEADLINE };
