@@ -316,6 +316,8 @@ renumber (SimEngine *e)
   for (uint32_t b = 0; b < N_BUCKETS; b++)
     {
       Bucket *bk = &e->buckets[b];
+      if (bk->len == 0)
+        continue;   /* keys may be NULL: memcpy from NULL is undefined */
       memcpy (all + n, bk->keys, bk->len * sizeof (Key));
       n += bk->len;
       bk->len = 0;
