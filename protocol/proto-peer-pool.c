@@ -30,6 +30,54 @@ pp_loop_active (const Link *l)
   return l->active > 0;
 }
 
+/* One reception of a receive loop is used up, by a Payload or by its 60 s
+ * wait running out: the next wait starts now. */
+static void
+loop_use (ProtoPeer *p, Link *l, RecvLoop *rl, DlTime now)
+{
+  rl->remaining--;
+  rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
+  if (rl->remaining == 0)
+    l->active--;
+}
+
+/* A Payload from l's peer: each of l's loops with receptions left takes it. */
+void
+pp_loops_received (ProtoPeer *p, Link *l, DlTime now)
+{
+  for (guint i = 0; i < l->loops->len; i++)
+    {
+      RecvLoop *rl = &g_array_index (l->loops, RecvLoop, i);
+      if (rl->remaining > 0)
+        loop_use (p, l, rl, now);
+    }
+}
+
+/* The loops whose wait ran out use up one reception each; loops_deadline
+ * becomes exact again. */
+void
+pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  DlTime next = DL_TIME_NEVER;
+  for (guint i = 0; i < p->pool->len; i++)
+    {
+      Link *l = pp_pool_at (p, i);
+      for (guint k = 0; k < l->loops->len; k++)
+        {
+          RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
+          if (rl->remaining > 0 && rl->deadline <= now)
+            {
+              loop_use (p, l, rl, now);
+              pp_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
+                          "payload receive timeout: one reception used up");
+            }
+          if (rl->remaining > 0)
+            next = MIN (next, rl->deadline);
+        }
+    }
+  p->loops_deadline = next;
+}
+
 void
 pp_link_free (gpointer data)
 {

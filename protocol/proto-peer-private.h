@@ -86,6 +86,8 @@ void pp_link_free (gpointer data);
 void pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);
 void pp_set_nodes_self_only (ProtoPeer *p);
 void pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops);
+void pp_loops_received (ProtoPeer *p, Link *l, DlTime now);
+void pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 void pp_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out);
 void pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
 gboolean pp_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail);

@@ -379,17 +379,7 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
 static void
 handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  Link *l = pp_find_link (p, from);
-  for (guint i = 0; i < l->loops->len; i++)
-    {
-      RecvLoop *rl = &g_array_index (l->loops, RecvLoop, i);
-      if (rl->remaining == 0)
-        continue;
-      rl->remaining--;
-      rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
-      if (rl->remaining == 0)
-        l->active--;
-    }
+  pp_loops_received (p, pp_find_link (p, from), now);
   /* receivePayloads: isValidContribution (sender in nodes and round -
    * msgRound <= 0: a future round passes, S27), then aggregator.add, which
    * throws (caught and logged by the loop) for a secure comm round > 1 */
@@ -649,29 +639,8 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
                ? "aggregation wait expired in comm round 0: break; round 0's result (never sent) ends the round"
                : "aggregation wait expired: break; the result is awaited with no limit");
     }
-  if (p->loops_deadline > now)
-    return;
-  DlTime next = DL_TIME_NEVER;
-  for (guint i = 0; i < p->pool->len; i++)
-    {
-      Link *l = pp_pool_at (p, i);
-      for (guint k = 0; k < l->loops->len; k++)
-        {
-          RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
-          if (rl->remaining > 0 && rl->deadline <= now)
-            {
-              rl->remaining--;
-              rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
-              if (rl->remaining == 0)
-                l->active--;
-              pp_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
-                       "payload receive timeout: one reception used up");
-            }
-          if (rl->remaining > 0)
-            next = MIN (next, rl->deadline);
-        }
-    }
-  p->loops_deadline = next;   /* exact again */
+  if (p->loops_deadline <= now)
+    pp_loops_expire (p, now, out);
 }
 
 DlTime
