@@ -23,7 +23,7 @@ static gboolean
 table_exists (sqlite3 *db, const char *t)
 {
   sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL);
+  sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?", -1, &st, NULL);
   sqlite3_bind_text (st, 1, t, -1, SQLITE_STATIC);
   gboolean ok = sqlite3_step (st) == SQLITE_ROW;
   sqlite3_finalize (st);

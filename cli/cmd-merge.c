@@ -47,18 +47,36 @@ table_columns (sqlite3 *db, const char *table, GString *cols, GString *select_co
   return cols->len > 0;
 }
 
+static gboolean
+src_has_table (sqlite3 *db, const char *name)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT 1 FROM src.sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL);
+  sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
+  gboolean yes = sqlite3_step (st) == SQLITE_ROW;
+  sqlite3_finalize (st);
+  return yes;
+}
+
 /* Copies run `from` of src as run `to` of main. */
 static gboolean
 copy_run (sqlite3 *db, gint64 from, gint64 to)
 {
-  const char *const *tables = res_db_table_names ();
+  const char *const *tables = res_db_storage_names ();
+  /* an input older than schema 4 keeps its events in a table named events */
+  gboolean old_events = !src_has_table (db, "event_chunks");
   for (int i = 0; tables[i]; i++)
     {
+      const char *src_table = tables[i];
+      if (old_events && strcmp (tables[i], "event_rows") == 0)
+        src_table = "events";
+      else if (old_events && strcmp (tables[i], "event_chunks") == 0)
+        continue;
       g_autoptr (GString) cols = g_string_new (NULL), sel = g_string_new (NULL);
       if (!table_columns (db, tables[i], cols, sel))
         return FALSE;
       g_autofree char *sql = g_strdup_printf ("INSERT INTO main.%s (%s) SELECT %s FROM src.%s WHERE run_id = ?2",
-                                              tables[i], cols->str, sel->str, tables[i]);
+                                              tables[i], cols->str, sel->str, src_table);
       sqlite3_stmt *st = NULL;
       if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
         {

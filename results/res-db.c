@@ -25,28 +25,6 @@ res_run_set_events (ResRun *run, gboolean events)
   run->no_events = !events;
 }
 
-static void
-node_name (char buf[24], ProtoNodeId id)
-{
-  if (id == PROTO_SERVER)
-    g_strlcpy (buf, "S", 24);
-  else if (id == PROTO_NO_NODE)
-    buf[0] = '\0';
-  else
-    {
-      /* "p" and the decimal id, without printf (this is per event row) */
-      char tmp[16];
-      int n = 0;
-      do
-        tmp[n++] = (char) ('0' + id % 10);
-      while ((id /= 10) > 0);
-      buf[0] = 'p';
-      for (int i = 0; i < n; i++)
-        buf[1 + i] = tmp[n - 1 - i];
-      buf[1 + n] = '\0';
-    }
-}
-
 void
 res_run_drain (ResRun *r)
 {
@@ -54,16 +32,33 @@ res_run_drain (ResRun *r)
     sync_writer (r, FALSE);
 }
 
+/* The next row of the batch being filled, with room for `text` bytes of
+ * strings in it. */
 static EventRow *
-next_row (ResRun *r)
+next_row (ResRun *r, gsize text)
 {
-  if (r->cur && r->cur->n == EVENT_BATCH)
+  if (r->cur && (r->cur->n == EVENT_BATCH || r->cur->text_len + text > EVENT_TEXT))
     flush_events (r);
   if (!r->cur)
-    r->cur = take_item (r, ITEM_EVENTS);
+    {
+      r->cur = take_item (r, ITEM_EVENTS);
+      r->cur->text_len = 0;
+    }
   EventRow *e = &r->cur->rows[r->cur->n++];
   e->seq = ++r->seq;
   return e;
+}
+
+/* Copies s (at most max - 1 bytes of it) into the batch's text. */
+static guint16
+put_text (ResRun *r, const char *s, gsize len)
+{
+  Item *it = r->cur;
+  guint16 at = (guint16) it->text_len;
+  memcpy (it->text + at, s, len);
+  it->text[at + len] = '\0';
+  it->text_len += (guint) len + 1;
+  return at;
 }
 
 static RoundRow *
@@ -103,13 +98,15 @@ rec_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
       switch (o->kind)
         {
         case PROTO_OBS_ROUND_LIST:
-          row = round_row (r, o->round);
+          if (!(row = round_row (r, o->round)))
+            break;   /* no round: nothing for the rounds table */
           if (isnan (row->list_s))
             row->list_s = ts;
           row->participants = o->value;
           break;
         case PROTO_OBS_ROUND_START:
-          row = round_row (r, o->round);
+          if (!(row = round_row (r, o->round)))
+            break;
           row->start_s = ts;
           row->participants = o->value;
           break;
@@ -134,14 +131,15 @@ rec_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
   /* every observation becomes an event row; sent/received are the bulk */
   if (r->no_events)
     return;
-  EventRow *e = next_row (r);
-  e->t_s = ts;
-  node_name (e->node, node);
+  gsize dlen = o->detail[0] ? strnlen (o->detail, PROTO_OBS_DETAIL_LEN - 1) : 0;
+  EventRow *e = next_row (r, dlen + 1);
+  e->t = t;
+  e->node = node;
+  e->node_world = FALSE;
   e->kind = proto_obs_kind_name (o->kind);
-  e->kind_owned = FALSE;
   e->round = o->round >= 0 ? o->round + 1 : -1;
-  node_name (e->other, o->other);
-  memcpy (e->detail, o->detail, sizeof e->detail);
+  e->other = o->other;
+  e->detail_at = dlen ? put_text (r, o->detail, dlen) : NO_TEXT;
   e->state = o->state;
   e->msg = o->msg_type >= 0 ? proto_msg_type_name ((ProtoMsgType) o->msg_type) : NULL;
   e->value = o->value;
@@ -153,16 +151,16 @@ rec_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char
   ResRun *r = ud;
   if (r->no_events)
     return;
-  EventRow *e = next_row (r);
-  e->t_s = dl_time_to_s (t);
-  node_name (e->node, node);
-  if (!e->node[0])
-    g_strlcpy (e->node, "world", sizeof e->node);
-  g_strlcpy (e->kind_buf, kind, sizeof e->kind_buf);
-  e->kind_owned = TRUE;
+  gsize klen = strnlen (kind, 31), dlen = detail ? strnlen (detail, PROTO_OBS_DETAIL_LEN - 1) : 0;
+  EventRow *e = next_row (r, klen + dlen + 2);
+  e->t = t;
+  e->node = node;
+  e->node_world = node == PROTO_NO_NODE;
+  e->kind = NULL;
+  e->kind_at = put_text (r, kind, klen);
   e->round = -1;
-  node_name (e->other, other);
-  g_strlcpy (e->detail, detail ? detail : "", sizeof e->detail);
+  e->other = other;
+  e->detail_at = dlen ? put_text (r, detail, dlen) : NO_TEXT;
   e->state = "world";
   e->msg = NULL;
   e->value = -1;
@@ -173,7 +171,7 @@ rec_violation (gpointer ud, DlTime t, const char *property, ProtoNodeId node, co
 {
   ResRun *r = ud;
   char name[24];
-  node_name (name, node);
+  res_node_name (name, node);
   res_violations_add (r->violations, t, property, name, explanation);
   g_autofree char *detail = g_strdup_printf ("%s: %s", property, explanation);
   rec_fact (ud, t, node, PROTO_NO_NODE, "violation", detail);   /* in the timeline, for trace and plots */
@@ -189,7 +187,7 @@ rec_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name
   Item *it = take_item (r, ITEM_METRIC);
   it->t_s = dl_time_to_s (t);
   it->round = round + 1;
-  node_name (it->peer, peer);
+  res_node_name (it->peer, peer);
   g_strlcpy (it->name, name, sizeof it->name);
   it->value = v;
   wq_push (&r->to_writer, it);
@@ -337,12 +335,8 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   r->point = p;
   r->rounds = g_array_new (FALSE, TRUE, sizeof (RoundRow));
   r->violations = res_violations_new ();
-  sqlite3_prepare_v2 (db->db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?)", -1, &r->ins_event, NULL);
-  GString *sql = g_string_new ("INSERT INTO events VALUES ");
-  for (guint i = 0; i < EVENT_BATCH; i++)
-    g_string_append (sql, i ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)");
-  sqlite3_prepare_v2 (db->db, sql->str, -1, &r->ins_events_batch, NULL);
-  g_string_free (sql, TRUE);
+  sqlite3_prepare_v2 (db->db, "INSERT INTO event_chunks VALUES (?,?,?)", -1, &r->ins_chunk, NULL);
+  r->chunk = g_string_sized_new (CHUNK_ROWS * 128);
   wq_init (&r->to_writer);
   wq_init (&r->free_items);
   wq_init (&r->acks);
@@ -360,8 +354,8 @@ run_free (ResRun *r)
   wq_clear (&r->to_writer, g_free);
   wq_clear (&r->free_items, g_free);
   wq_clear (&r->acks, g_free);
-  sqlite3_finalize (r->ins_events_batch);
-  sqlite3_finalize (r->ins_event);
+  sqlite3_finalize (r->ins_chunk);
+  g_string_free (r->chunk, TRUE);
   sqlite3_finalize (r->ins_metric);
   g_array_unref (r->rounds);
   res_violations_free (r->violations);
@@ -423,7 +417,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       if (pr->outcome == SIM_PEER_ABSENT)
         continue;
       char name[24];
-      node_name (name, i);
+      res_node_name (name, i);
       sqlite3_bind_int64 (st, 1, r->id);
       sqlite3_bind_text (st, 2, name, -1, SQLITE_TRANSIENT);
       sqlite3_bind_double (st, 3, dl_time_to_s (pr->joined));

@@ -14,7 +14,8 @@
 
 G_BEGIN_DECLS
 
-#define RES_SCHEMA_VERSION 3   /* 2: runs.mode (sim | testbed | node); 3: node_records.  Older files are upgraded */
+#define RES_SCHEMA_VERSION 4   /* 2: runs.mode (sim | testbed | node); 3: node_records; 4: events a view
+                                  over event_chunks and event_rows.  Older files are upgraded */
 
 #define RES_ERROR (res_error_quark ())
 GQuark res_error_quark (void);
@@ -61,8 +62,12 @@ gboolean res_run_finish (ResRun *run, const SimResult *result, double wall_secon
  * stays NULL unless `outcome` is given. */
 void res_run_abort (ResRun *run, const char *outcome);
 
-/* Every table with a run_id column, NULL-terminated. */
+/* Every table (or view: events) with a run_id column that users read,
+ * NULL-terminated. */
 const char *const *res_db_table_names (void);
+/* The same, with the tables that store `events` (event_rows, event_chunks)
+ * in its place: what to copy or delete. */
+const char *const *res_db_storage_names (void);
 
 /* Removes every row of a run (an interrupted run that --resume redoes). */
 gboolean res_db_delete_run (ResDb *db, gint64 run_id, GError **error);

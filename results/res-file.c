@@ -22,11 +22,27 @@ static const char schema[] =
   " fails_received INTEGER, accuracy REAL, loss REAL);"
   "CREATE TABLE IF NOT EXISTS rounds (run_id INTEGER, round INTEGER, list_s REAL, start_s REAL,"
   " end_s REAL, participants INTEGER, retries INTEGER, excluded INTEGER);"
-  /* clustered by (run_id, seq): rows arrive in key order, so inserting is
-   * an append and a run's events are one range, with no extra index */
-  "CREATE TABLE IF NOT EXISTS events (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT,"
+  /* `events` (the contract) is a view over:
+   * - event_chunks: a run's events, CHUNK_ROWS to a row, as a JSON array of
+   *   [t_s, node, kind, round, other, detail, state, msg, value]
+   *   (res-writer.c), unfolded by json_each; seq is first_seq plus the
+   *   row's index;
+   * - event_rows: the events table of files written before schema 4, one
+   *   row per event (new runs write none).
+   * Both are clustered by (run_id, seq): rows arrive in key order, so
+   * inserting is an append and a run's events are one range. */
+  "CREATE TABLE IF NOT EXISTS event_rows (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT,"
   " round INTEGER, other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER,"
   " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+  "CREATE TABLE IF NOT EXISTS event_chunks (run_id INTEGER, first_seq INTEGER, rows TEXT,"
+  " PRIMARY KEY (run_id, first_seq)) WITHOUT ROWID;"
+  "CREATE VIEW IF NOT EXISTS events AS"
+  " SELECT run_id, seq, t_s, node, kind, round, other, detail, state, msg, value FROM event_rows"
+  " UNION ALL SELECT c.run_id, c.first_seq + j.key, json_extract (j.value, '$[0]'),"
+  " json_extract (j.value, '$[1]'), json_extract (j.value, '$[2]'), json_extract (j.value, '$[3]'),"
+  " json_extract (j.value, '$[4]'), json_extract (j.value, '$[5]'), json_extract (j.value, '$[6]'),"
+  " json_extract (j.value, '$[7]'), json_extract (j.value, '$[8]')"
+  " FROM event_chunks c, json_each (c.rows) j;"
   "CREATE TABLE IF NOT EXISTS metrics (run_id INTEGER, t_s REAL, round INTEGER, peer TEXT, name TEXT,"
   " value REAL);"
   "CREATE TABLE IF NOT EXISTS traffic (run_id INTEGER, type TEXT, messages INTEGER, bytes INTEGER);"
@@ -50,6 +66,11 @@ static const char *const tables[] = {
   "runs", "params", "peers", "rounds", "events", "metrics", "traffic", "summary", "expectations",
   "violations", "node_records", NULL
 };
+/* the same with what stores `events` in its place */
+static const char *const storage[] = {
+  "runs", "params", "peers", "rounds", "event_rows", "event_chunks", "metrics", "traffic", "summary",
+  "expectations", "violations", "node_records", NULL
+};
 
 gboolean
 res_db_exec (ResDb *db, const char *sql, GError **error)
@@ -62,6 +83,17 @@ res_db_exec (ResDb *db, const char *sql, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+is_table (ResDb *db, const char *name)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL);
+  sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
+  gboolean yes = sqlite3_step (st) == SQLITE_ROW;
+  sqlite3_finalize (st);
+  return yes;
 }
 
 ResDb *
@@ -102,6 +134,11 @@ res_db_open (const char *path, GError **error)
     }
   if (version == 2)
     version = 3;   /* 3 adds the node_records table, created below */
+  /* 4: the events table becomes event_rows, under the events view, and
+   * event_chunks is created (in the transaction below) */
+  gboolean rename_events = version == 3 && is_table (db, "events");
+  if (version == 3)
+    version = 4;
   if (version != 0 && version != RES_SCHEMA_VERSION)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
@@ -113,8 +150,12 @@ res_db_open (const char *path, GError **error)
   g_autofree char *pragma = g_strdup_printf ("PRAGMA user_version = %d;", RES_SCHEMA_VERSION);
   if (!res_db_exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;"
                  " PRAGMA temp_store = MEMORY;", error)
-      || !res_db_exec (db, schema, error) || !res_db_exec (db, pragma, error))
+      || !res_db_exec (db, "BEGIN", error)
+      || (rename_events && !res_db_exec (db, "ALTER TABLE events RENAME TO event_rows", error))
+      || !res_db_exec (db, schema, error) || !res_db_exec (db, pragma, error)
+      || !res_db_exec (db, "COMMIT", error))
     {
+      res_db_exec (db, "ROLLBACK", NULL);
       res_db_close (db);
       return NULL;
     }
@@ -156,12 +197,18 @@ res_db_table_names (void)
   return tables;
 }
 
+const char *const *
+res_db_storage_names (void)
+{
+  return storage;
+}
+
 gboolean
 res_db_delete_run (ResDb *db, gint64 run_id, GError **error)
 {
-  for (int i = 0; tables[i]; i++)
+  for (int i = 0; storage[i]; i++)
     {
-      g_autofree char *sql = g_strdup_printf ("DELETE FROM %s WHERE run_id = %" G_GINT64_FORMAT, tables[i], run_id);
+      g_autofree char *sql = g_strdup_printf ("DELETE FROM %s WHERE run_id = %" G_GINT64_FORMAT, storage[i], run_id);
       if (!res_db_exec (db, sql, error))
         return FALSE;
     }
@@ -177,9 +224,9 @@ res_db_merge (ResDb *db, const char *other, GError **error)
   if (!attached)
     return FALSE;
   gboolean ok = res_db_exec (db, "BEGIN", error);
-  for (guint i = 0; ok && tables[i]; i++)
+  for (guint i = 0; ok && storage[i]; i++)
     {
-      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s", tables[i], tables[i]);
+      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s", storage[i], storage[i]);
       ok = res_db_exec (db, ins, error);
     }
   ok = ok && res_db_exec (db, "COMMIT", error);

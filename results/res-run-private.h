@@ -8,22 +8,27 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
+/* An event row on its way to the writer: 56 bytes, with its strings that
+ * are not static (a fact's kind, a detail) in its Item's text. */
 typedef struct {
   gint64 seq;
-  double t_s;
-  char node[24];
-  const char *kind;
-  int round;           /* -1: NULL */
-  char other[24];
-  char detail[PROTO_OBS_DETAIL_LEN];
-  const char *state;
-  const char *msg;
+  DlTime t;
+  const char *kind;    /* static, or NULL: at kind_at in the item's text */
+  const char *state;   /* static */
+  const char *msg;     /* static */
   gint64 value;        /* -1: NULL */
-  gboolean kind_owned; /* kind points into detail2 */
-  char kind_buf[32];
+  ProtoNodeId node;    /* PROTO_NO_NODE: NULL, or "world" with node_world */
+  ProtoNodeId other;   /* PROTO_NO_NODE: NULL */
+  int round;           /* -1: NULL */
+  guint16 kind_at, detail_at;   /* offsets in the item's text; detail_at NO_TEXT: NULL */
+  gboolean node_world;
 } EventRow;
 
-#define EVENT_BATCH 64
+#define NO_TEXT 0xffff
+#define MAX_ITEMS 32   /* batches between the simulation and the writer: about 2 MB */
+#define EVENT_TEXT 32768   /* bytes of strings per batch */
+#define EVENT_BATCH 512
+#define CHUNK_ROWS 1024   /* events per event_chunks row */
 
 /* A blocking FIFO on a pthread mutex and condition variable (rather than
  * GAsyncQueue, whose futex-based locking ThreadSanitizer cannot follow). */
@@ -39,6 +44,8 @@ typedef struct {
   ItemKind kind;
   guint n;                    /* ITEM_EVENTS: rows used */
   EventRow rows[EVENT_BATCH];
+  guint text_len;
+  char text[EVENT_TEXT];
   /* ITEM_METRIC */
   double t_s;
   int round;
@@ -57,9 +64,12 @@ struct ResRun {
   ResDb *db;
   gint64 id;
   SimWorld *world;
-  sqlite3_stmt *ins_event, *ins_metric;
-  sqlite3_stmt *ins_events_batch;   /* EVENT_BATCH rows per statement */
+  sqlite3_stmt *ins_chunk, *ins_metric;
+  GString *chunk;                   /* the writer's event_chunks row being built (JSON) */
+  guint chunk_rows;
+  gint64 chunk_first;               /* its first seq */
   Item *cur;                        /* the batch being filled (simulation side) */
+  guint items_out;                  /* Items allocated (at most MAX_ITEMS) */
   gint64 seq;                       /* events.seq of the last row */
   WQueue to_writer;                 /* Item* for the writer thread */
   WQueue free_items;                /* Item* to reuse */
@@ -78,6 +88,8 @@ struct ResRun {
 };
 
 
+/* S, pN, or "" for PROTO_NO_NODE */
+void res_node_name (char buf[24], ProtoNodeId id);
 void wq_init (WQueue *q);
 void wq_clear (WQueue *q, GDestroyNotify free_item);
 void wq_push (WQueue *q, gpointer item);

@@ -53,63 +53,181 @@ wq_try_pop (WQueue *q)
   return item;
 }
 
-/* What the simulation hands the writer thread. */
-static void
-bind_row (sqlite3_stmt *st, int base, gint64 run_id, const EventRow *e)
+/* A node's name in the results: S, pN, or "" for none. */
+void
+res_node_name (char buf[24], ProtoNodeId id)
 {
-  sqlite3_bind_int64 (st, base + 1, run_id);
-  sqlite3_bind_int64 (st, base + 2, e->seq);
-  base++;
-  sqlite3_bind_double (st, base + 2, e->t_s);
-  if (e->node[0])
-    sqlite3_bind_text (st, base + 3, e->node, -1, SQLITE_STATIC);
+  if (id == PROTO_SERVER)
+    g_strlcpy (buf, "S", 24);
+  else if (id == PROTO_NO_NODE)
+    buf[0] = '\0';
   else
-    sqlite3_bind_null (st, base + 3);
-  sqlite3_bind_text (st, base + 4, e->kind_owned ? e->kind_buf : e->kind, -1, SQLITE_STATIC);
-  if (e->round >= 0)
-    sqlite3_bind_int (st, base + 5, e->round);
-  else
-    sqlite3_bind_null (st, base + 5);
-  if (e->other[0])
-    sqlite3_bind_text (st, base + 6, e->other, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 6);
-  if (e->detail[0])
-    sqlite3_bind_text (st, base + 7, e->detail, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 7);
-  if (e->state && *e->state)
-    sqlite3_bind_text (st, base + 8, e->state, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 8);
-  if (e->msg)
-    sqlite3_bind_text (st, base + 9, e->msg, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (st, base + 9);
-  if (e->value >= 0)
-    sqlite3_bind_int64 (st, base + 10, e->value);
-  else
-    sqlite3_bind_null (st, base + 10);
+    {
+      /* "p" and the decimal id, without printf (this is per event row) */
+      char tmp[16];
+      int n = 0;
+      do
+        tmp[n++] = (char) ('0' + id % 10);
+      while ((id /= 10) > 0);
+      buf[0] = 'p';
+      for (int i = 0; i < n; i++)
+        buf[1 + i] = tmp[n - 1 - i];
+      buf[1 + n] = '\0';
+    }
 }
 
-/* Writer thread: the only user of the connection while a run records. */
+/* ---- events as JSON chunks ----
+ *
+ * Events are stored CHUNK_ROWS at a time, as one event_chunks row holding a
+ * JSON array of rows [t_s, node, kind, round, other, detail, state, msg,
+ * value] (seq is the chunk's first_seq plus the row's index); the `events` view (res-file.c) unfolds them with json_each.
+ * One SQLite row per thousand events instead of one per event: the
+ * recording costs about a fifth of what it did (docs/performance.md,
+ * "Recording").  Times are written from the integer nanoseconds as
+ * S.NNNNNNNNN, which SQLite reads back as the same double as
+ * dl_time_to_s (both are the double nearest to t / 10^9). */
+
+static inline void
+put_uint (GString *g, guint64 v)
+{
+  char tmp[24];
+  int n = 0;
+  do
+    tmp[n++] = (char) ('0' + v % 10);
+  while ((v /= 10) > 0);
+  while (n > 0)
+    g_string_append_c (g, tmp[--n]);
+}
+
+static inline void
+put_int_or_null (GString *g, gint64 v)
+{
+  if (v < 0)
+    g_string_append_len (g, "null", 4);
+  else
+    put_uint (g, (guint64) v);
+}
+
 static void
+put_time (GString *g, DlTime t)
+{
+  if (t < 0)
+    {
+      g_string_append_c (g, '-');
+      t = -t;
+    }
+  put_uint (g, (guint64) (t / DL_S));
+  char frac[10];
+  gint64 f = t % DL_S;
+  for (int i = 8; i >= 0; i--, f /= 10)
+    frac[i] = (char) ('0' + f % 10);
+  frac[9] = '\0';
+  g_string_append_c (g, '.');
+  g_string_append_len (g, frac, 9);
+}
+
+/* A JSON string (RFC 8259 §7), or null for NULL and "" (the columns' NULL). */
+static void
+put_str_or_null (GString *g, const char *s)
+{
+  if (!s || !*s)
+    {
+      g_string_append_len (g, "null", 4);
+      return;
+    }
+  g_string_append_c (g, '"');
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        {
+          g_string_append_c (g, '\\');
+          g_string_append_c (g, (char) *p);
+        }
+      else if (*p < 0x20)
+        g_string_append_printf (g, "\\u%04x", *p);
+      else
+        g_string_append_c (g, (char) *p);
+    }
+  g_string_append_c (g, '"');
+}
+
+static void
+put_node (GString *g, ProtoNodeId id)
+{
+  char name[24];
+  res_node_name (name, id);
+  put_str_or_null (g, name);
+}
+
+/* One row without its seq (the view counts it from the chunk's first). */
+static void
+put_row (GString *g, const Item *it, const EventRow *e)
+{
+  g_string_append_c (g, '[');
+  put_time (g, e->t);
+  g_string_append_c (g, ',');
+  if (e->node_world)
+    g_string_append_len (g, "\"world\"", 7);
+  else
+    put_node (g, e->node);
+  g_string_append_c (g, ',');
+  put_str_or_null (g, e->kind ? e->kind : it->text + e->kind_at);
+  g_string_append_c (g, ',');
+  put_int_or_null (g, e->round);
+  g_string_append_c (g, ',');
+  put_node (g, e->other);
+  g_string_append_c (g, ',');
+  put_str_or_null (g, e->detail_at == NO_TEXT ? NULL : it->text + e->detail_at);
+  g_string_append_c (g, ',');
+  put_str_or_null (g, e->state);
+  g_string_append_c (g, ',');
+  put_str_or_null (g, e->msg);
+  g_string_append_c (g, ',');
+  put_int_or_null (g, e->value);
+  g_string_append_c (g, ']');
+}
+
+/* Inserts the chunk being built, if it holds any row.  Returns its rows. */
+static guint
+write_chunk (ResRun *r)
+{
+  guint n = r->chunk_rows;
+  if (n == 0)
+    return 0;
+  g_string_append_c (r->chunk, ']');
+  sqlite3_bind_int64 (r->ins_chunk, 1, r->id);
+  sqlite3_bind_int64 (r->ins_chunk, 2, r->chunk_first);
+  sqlite3_bind_text (r->ins_chunk, 3, r->chunk->str, (int) r->chunk->len, SQLITE_STATIC);
+  sqlite3_step (r->ins_chunk);
+  sqlite3_reset (r->ins_chunk);
+  g_string_truncate (r->chunk, 0);
+  r->chunk_rows = 0;
+  return n;
+}
+
+/* Writer thread: the only user of the connection while a run records.
+ * Returns the rows that went into the database. */
+static guint
 write_events (ResRun *r, Item *it)
 {
-  if (it->n == EVENT_BATCH)
+  guint written = 0;
+  for (guint i = 0; i < it->n; i++)
     {
-      for (guint i = 0; i < EVENT_BATCH; i++)
-        bind_row (r->ins_events_batch, (int) i * 11, r->id, &it->rows[i]);
-      sqlite3_step (r->ins_events_batch);
-      sqlite3_reset (r->ins_events_batch);
+      /* a chunk's rows have consecutive seqs */
+      if (r->chunk_rows > 0 && it->rows[i].seq != r->chunk_first + r->chunk_rows)
+        written += write_chunk (r);
+      if (r->chunk_rows == 0)
+        {
+          g_string_append_c (r->chunk, '[');
+          r->chunk_first = it->rows[i].seq;
+        }
+      else
+        g_string_append_c (r->chunk, ',');
+      put_row (r->chunk, it, &it->rows[i]);
+      if (++r->chunk_rows == CHUNK_ROWS)
+        written += write_chunk (r);
     }
-  else
-    for (guint i = 0; i < it->n; i++)
-      {
-        bind_row (r->ins_event, 0, r->id, &it->rows[i]);
-        sqlite3_step (r->ins_event);
-        sqlite3_reset (r->ins_event);
-      }
+  return written;
 }
 
 static void
@@ -143,8 +261,7 @@ writer_main (gpointer data)
       switch (it->kind)
         {
         case ITEM_EVENTS:
-          write_events (r, it);
-          pending += it->n;
+          pending += write_events (r, it);
           break;
         case ITEM_METRIC:
           write_metric (r, it);
@@ -153,6 +270,7 @@ writer_main (gpointer data)
         case ITEM_SYNC:
         case ITEM_STOP:
           {
+            write_chunk (r);   /* everything handed over is in the database */
             gboolean stop = it->kind == ITEM_STOP;
             wq_push (&r->acks, it);
             if (stop)
@@ -175,8 +293,13 @@ Item *
 take_item (ResRun *r, ItemKind kind)
 {
   Item *it = wq_try_pop (&r->free_items);
-  if (!it)
-    it = g_new (Item, 1);
+  if (!it && r->items_out < MAX_ITEMS)
+    {
+      it = g_new (Item, 1);
+      r->items_out++;
+    }
+  else if (!it)
+    it = wq_pop (&r->free_items);   /* the writer is behind: wait for it (memory stays bounded) */
   it->kind = kind;
   it->n = 0;
   return it;
@@ -202,6 +325,7 @@ sync_writer (ResRun *r, gboolean stop)
   wq_push (&r->to_writer, take_item (r, stop ? ITEM_STOP : ITEM_SYNC));
   Item *ack = wq_pop (&r->acks);
   g_free (ack);
+  r->items_out--;
   if (stop)
     {
       pthread_join (r->writer, NULL);

@@ -91,3 +91,9 @@ check-slurm: dlsim
 	DLSIM=$(abs_builddir)/dlsim DLSIM_SRCDIR=$(srcdir) bash $(srcdir)/tests/slurm.sh >tests/slurm.log 2>&1; \
 	  st=$$?; cat tests/slurm.log; test $$st -eq 0
 .PHONY: check-slurm
+
+check_PROGRAMS += tests/test-results
+TESTS += tests/test-results
+tests_test_results_SOURCES = tests/test-results.c
+tests_test_results_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_results_LDADD = results/libdlres.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

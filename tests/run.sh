@@ -89,12 +89,28 @@ check "append" "$DLSIM" run "$tmp/ok.ini" -o "$tmp/a.db" -q --seed 100
 n=$(sqlite3 "$tmp/a.db" "SELECT COUNT(*) || ',' || MAX(run_id) || ',' || MAX(seed) FROM runs")
 [ "$n" = "8,8,101" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: appended runs $n"; }
 
-# a version-1 database (no runs.mode) is upgraded in place: its runs are 'sim'
+# a version-1 database (no runs.mode, events a table) is upgraded in place:
+# its runs are 'sim', its events stay as they were (in event_rows, under the
+# events view) and new runs' events are added
 "$DLSIM" run "$tmp/ok.ini" -o "$tmp/v1.db" -q
-sqlite3 "$tmp/v1.db" "ALTER TABLE runs DROP COLUMN mode; DROP TABLE node_records; PRAGMA user_version = 1;"
+sqlite3 "$tmp/v1.db" "SELECT * FROM events ORDER BY run_id, seq" > "$tmp/v1-events.txt"
+sqlite3 "$tmp/v1.db" "CREATE TABLE old AS SELECT * FROM events; DROP VIEW events; DROP TABLE event_rows;
+  DROP TABLE event_chunks;
+  CREATE TABLE events (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT, round INTEGER, other TEXT,
+    detail TEXT, state TEXT, msg TEXT, value INTEGER, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+  INSERT INTO events SELECT * FROM old; DROP TABLE old;
+  ALTER TABLE runs DROP COLUMN mode; DROP TABLE node_records; PRAGMA user_version = 1;"
 "$DLSIM" run "$tmp/ok.ini" -o "$tmp/v1.db" -q
-m=$(sqlite3 "$tmp/v1.db" "SELECT group_concat(mode) FROM runs; PRAGMA user_version; SELECT COUNT(*) FROM node_records;" | tr '\n' ' ')
-[ "$m" = "sim,sim,sim,sim,sim,sim,sim,sim 3 0 " ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: v1 upgrade: $m"; }
+m=$(sqlite3 "$tmp/v1.db" "SELECT group_concat(mode) FROM runs; PRAGMA user_version; SELECT COUNT(*) FROM node_records;
+  SELECT COUNT(DISTINCT run_id) FROM events; SELECT type FROM sqlite_master WHERE name = 'events'" | tr '\n' ' ')
+[ "$m" = "sim,sim,sim,sim,sim,sim,sim,sim 4 0 8 view " ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: v1 upgrade: $m"; }
+sqlite3 "$tmp/v1.db" "SELECT * FROM events WHERE run_id <= 4 ORDER BY run_id, seq" | cmp -s - "$tmp/v1-events.txt" \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: v1 upgrade changed the old runs' events"; }
+# the new runs' events are those of the same runs in a new file
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/v4.db" -q
+[ "$(sqlite3 "$tmp/v1.db" "SELECT seed, t_s, node, kind, round, other, detail, state, msg, value FROM events e JOIN runs USING (run_id) WHERE run_id > 4 ORDER BY run_id, seq")" \
+  = "$(sqlite3 "$tmp/v4.db" "SELECT seed, t_s, node, kind, round, other, detail, state, msg, value FROM events e JOIN runs USING (run_id) ORDER BY run_id, seq")" ] \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: events of runs appended to an upgraded file differ"; }
 
 # report, trace
 expect 0 "completed" -- "$DLSIM" report "$tmp/a.db"

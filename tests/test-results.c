@@ -1,0 +1,292 @@
+/* test-results.c — the results database's event log: what the recorder is
+ * given comes back, row for row and byte for byte, through the `events`
+ * view (results/res-writer.c stores events as JSON chunks). */
+#include "config.h"
+
+#include "results/res-db.h"
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <string.h>
+
+typedef struct {
+  char *dir;
+  char *path;
+  SimScenario scenario;
+  SimPoint point;
+} Fixture;
+
+static void
+fixture_init (Fixture *f)
+{
+  f->dir = g_dir_make_tmp ("dlsim-results-XXXXXX", NULL);
+  ck_assert_ptr_nonnull (f->dir);
+  f->path = g_build_filename (f->dir, "r.db", NULL);
+  memset (&f->scenario, 0, sizeof f->scenario);
+  f->scenario.name = (char *) "log";
+  f->scenario.path = (char *) "log.ini";
+  memset (&f->point, 0, sizeof f->point);
+  f->point.label = (char *) "";
+  f->point.keys = g_ptr_array_new ();
+  f->point.values = g_ptr_array_new ();
+}
+
+static void
+fixture_clear (Fixture *f)
+{
+  g_ptr_array_unref (f->point.keys);
+  g_ptr_array_unref (f->point.values);
+  g_unlink (f->path);
+  g_autofree char *wal = g_strconcat (f->path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (f->path, "-shm", NULL);
+  g_unlink (wal);
+  g_unlink (shm);
+  g_rmdir (f->dir);
+  g_free (f->path);
+  g_free (f->dir);
+}
+
+/* What was recorded, as the test expects to read it back. */
+typedef struct {
+  DlTime t;
+  char node[24];
+  const char *kind;
+  int round;          /* as stored (1-based), -1: NULL */
+  char other[24];
+  char *detail;       /* NULL: NULL */
+  const char *state;
+  const char *msg;
+  gint64 value;
+} Expected;
+
+static const char *const tricky[] = {
+  "quote \" and backslash \\ inside",
+  "tab\tnew line\ncarriage\rbell\a",
+  "UTF-8: é ü 日本",
+  "\\u0041 is not an escape here",
+  "ends with a backslash \\",
+};
+
+static void
+name_of (char buf[24], ProtoNodeId id)
+{
+  if (id == PROTO_SERVER)
+    g_strlcpy (buf, "S", 24);
+  else if (id == PROTO_NO_NODE)
+    buf[0] = '\0';
+  else
+    g_snprintf (buf, 24, "p%u", id);
+}
+
+/* Records n events, observations and facts mixed, with long and tricky
+ * details (enough to fill several batches' text and several chunks). */
+static GArray *
+record (SimRecorder *rec, guint n)
+{
+  GArray *exp = g_array_new (FALSE, TRUE, sizeof (Expected));
+  for (guint i = 0; i < n; i++)
+    {
+      Expected e = { 0 };
+      /* times from 0 to ~10^13 ns, with odd nanoseconds */
+      e.t = (DlTime) i * 9876543211LL + (i % 7);
+      if (i % 5 == 4)
+        {
+          /* a fact; every tenth without a node (the world's) */
+          ProtoNodeId node = i % 10 == 9 ? PROTO_NO_NODE : (ProtoNodeId) (i % 13 + 1);
+          const char *detail = i % 3 == 0 ? tricky[i % G_N_ELEMENTS (tricky)] : NULL;
+          g_autofree char *kind = g_strdup_printf ("fact-%u", i % 4);
+          rec->fact (rec->user_data, e.t, node, PROTO_SERVER, kind, detail);
+          name_of (e.node, node);
+          if (node == PROTO_NO_NODE)
+            g_strlcpy (e.node, "world", sizeof e.node);
+          e.kind = g_intern_string (kind);
+          e.round = -1;
+          name_of (e.other, PROTO_SERVER);
+          e.detail = detail ? g_strdup (detail) : NULL;
+          e.state = "world";
+          e.value = -1;
+        }
+      else
+        {
+          ProtoObservation o = { 0 };
+          o.kind = (ProtoObsKind) (i % PROTO_OBS_N_KINDS);
+          o.state = i % 11 == 0 ? NULL : "some-state";
+          o.round = i % 4 == 0 ? -1 : (int32_t) (i % 50);
+          o.other = i % 3 == 0 ? PROTO_NO_NODE : (ProtoNodeId) (i % 17 + 1);
+          o.msg_type = i % 6 == 0 ? -1 : (int32_t) (i % PROTO_MSG_N_TYPES);
+          o.value = i % 2 ? -1 : (int64_t) i * 1000;
+          if (i % 7 == 0)
+            {
+              /* a detail as long as the field holds */
+              memset (o.detail, 'x', sizeof o.detail - 1);
+              o.detail[sizeof o.detail - 1] = '\0';
+            }
+          else if (i % 7 == 1)
+            g_strlcpy (o.detail, tricky[i % G_N_ELEMENTS (tricky)], sizeof o.detail);
+          ProtoNodeId node = i % 9 == 0 ? PROTO_SERVER : (ProtoNodeId) (i % 29 + 1);
+          rec->observation (rec->user_data, e.t, node, &o);
+          name_of (e.node, node);
+          e.kind = proto_obs_kind_name (o.kind);
+          e.round = o.round >= 0 ? o.round + 1 : -1;
+          name_of (e.other, o.other);
+          e.detail = o.detail[0] ? g_strdup (o.detail) : NULL;
+          e.state = o.state;
+          e.msg = o.msg_type >= 0 ? proto_msg_type_name ((ProtoMsgType) o.msg_type) : NULL;
+          e.value = o.value;
+        }
+      g_array_append_val (exp, e);
+    }
+  return exp;
+}
+
+static void
+check_text (sqlite3_stmt *st, int col, const char *want, guint row)
+{
+  const char *got = (const char *) sqlite3_column_text (st, col);
+  if (!want || !*want)
+    ck_assert_msg (sqlite3_column_type (st, col) == SQLITE_NULL, "row %u column %d: %s, wanted NULL", row, col,
+                   got);
+  else
+    {
+      ck_assert_msg (sqlite3_column_type (st, col) == SQLITE_TEXT, "row %u column %d is not text", row, col);
+      ck_assert_msg (strcmp (got, want) == 0, "row %u column %d: '%s', wanted '%s'", row, col, got, want);
+    }
+}
+
+static void
+check_int (sqlite3_stmt *st, int col, gint64 want, guint row)
+{
+  if (want < 0)
+    ck_assert_msg (sqlite3_column_type (st, col) == SQLITE_NULL, "row %u column %d: wanted NULL", row, col);
+  else
+    {
+      ck_assert_msg (sqlite3_column_type (st, col) == SQLITE_INTEGER, "row %u column %d is not an integer", row,
+                     col);
+      ck_assert_int_eq (sqlite3_column_int64 (st, col), want);
+    }
+}
+
+static void
+check_events (const char *path, gint64 run_id, GArray *exp)
+{
+  sqlite3 *db = NULL;
+  ck_assert_int_eq (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ck_assert_int_eq (sqlite3_prepare_v2 (db,
+                                        "SELECT seq, t_s, node, kind, round, other, detail, state, msg, value"
+                                        " FROM events WHERE run_id = ? ORDER BY seq",
+                                        -1, &st, NULL),
+                    SQLITE_OK);
+  sqlite3_bind_int64 (st, 1, run_id);
+  guint row = 0;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      ck_assert_uint_lt (row, exp->len);
+      const Expected *e = &g_array_index (exp, Expected, row);
+      check_int (st, 0, row + 1, row);
+      ck_assert_int_eq (sqlite3_column_type (st, 1), SQLITE_FLOAT);
+      /* the very double dl_time_to_s gives */
+      ck_assert_msg (sqlite3_column_double (st, 1) == dl_time_to_s (e->t), "row %u: t_s %.17g, wanted %.17g", row,
+                     sqlite3_column_double (st, 1), dl_time_to_s (e->t));
+      check_text (st, 2, e->node, row);
+      check_text (st, 3, e->kind, row);
+      check_int (st, 4, e->round, row);
+      check_text (st, 5, e->other, row);
+      check_text (st, 6, e->detail, row);
+      check_text (st, 7, e->state, row);
+      check_text (st, 8, e->msg, row);
+      check_int (st, 9, e->value, row);
+      row++;
+    }
+  ck_assert_uint_eq (row, exp->len);
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+}
+
+static void
+free_expected (GArray *exp)
+{
+  for (guint i = 0; i < exp->len; i++)
+    g_free (g_array_index (exp, Expected, i).detail);
+  g_array_unref (exp);
+}
+
+START_TEST (test_events_round_trip)
+{
+  Fixture f;
+  fixture_init (&f);
+  g_autoptr (GError) error = NULL;
+  ResDb *db = res_db_open (f.path, &error);
+  ck_assert_msg (db, "%s", error ? error->message : "");
+  ResRun *run = res_run_begin (db, 0, &f.scenario, &f.point, 1, &error);
+  ck_assert_msg (run, "%s", error ? error->message : "");
+  SimRecorder rec = res_run_recorder (run);
+  /* 5 000 events: several chunks of 1 024, several batches */
+  GArray *exp = record (&rec, 5000);
+  gint64 id = res_run_id (run);
+  /* as after a Ctrl-C: what was recorded is in the file */
+  res_run_abort (run, "interrupted");
+  res_db_close (db);
+  check_events (f.path, id, exp);
+  free_expected (exp);
+  fixture_clear (&f);
+}
+END_TEST
+
+START_TEST (test_two_runs_apart)
+{
+  Fixture f;
+  fixture_init (&f);
+  g_autoptr (GError) error = NULL;
+  ResDb *db = res_db_open (f.path, &error);
+  ck_assert_msg (db, "%s", error ? error->message : "");
+  GArray *exps[2];
+  gint64 ids[2];
+  for (int k = 0; k < 2; k++)
+    {
+      ResRun *run = res_run_begin (db, 0, &f.scenario, &f.point, 1, &error);
+      ck_assert_msg (run, "%s", error ? error->message : "");
+      SimRecorder rec = res_run_recorder (run);
+      exps[k] = record (&rec, k == 0 ? 3 : 1500);
+      ids[k] = res_run_id (run);
+      res_run_abort (run, NULL);
+    }
+  res_db_close (db);
+  for (int k = 0; k < 2; k++)
+    {
+      check_events (f.path, ids[k], exps[k]);
+      free_expected (exps[k]);
+    }
+  /* a deleted run leaves nothing behind */
+  db = res_db_open (f.path, &error);
+  ck_assert (res_db_delete_run (db, ids[1], &error));
+  res_db_close (db);
+  GArray *none = g_array_new (FALSE, TRUE, sizeof (Expected));
+  check_events (f.path, ids[1], none);
+  g_array_unref (none);
+  fixture_clear (&f);
+}
+END_TEST
+
+static Suite *
+results_suite (void)
+{
+  Suite *s = suite_create ("results");
+  TCase *tc = tcase_create ("event log");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_events_round_trip);
+  tcase_add_test (tc, test_two_runs_apart);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (results_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
