@@ -6,7 +6,10 @@
 #include "bench/phold.h"
 #include "bench/fuzz-frames.h"
 #include "base/dl-units.h"
+#include "results/res-db.h"
 #include "sim/sim-world.h"
+
+#include <glib/gstdio.h>
 
 #include <sys/resource.h>
 
@@ -254,6 +257,153 @@ bench_scale (int argc, char **argv)
   return r->outcome == SIM_OUTCOME_COMPLETED ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
+/* One recorded run of bench record: the same steps as `dlsim run` (open,
+ * runs row, world, drain, finish, close), timed as a whole. */
+static double
+record_once (const SimWorldConfig *cfg, const char *path, gboolean events, gboolean *ok, GError **error)
+{
+  SimScenario scenario = { 0 };
+  scenario.name = (char *) "bench-record";
+  scenario.path = (char *) "";
+  SimPoint point = { 0 };
+  point.label = (char *) "";
+  point.keys = g_ptr_array_new ();
+  point.values = g_ptr_array_new ();
+  point.expects = g_array_new (FALSE, TRUE, sizeof (SimExpect));
+  gint64 t0 = g_get_monotonic_time ();
+  double wall = -1;
+  ResDb *db = res_db_open (path, error);
+  ResRun *run = db ? res_run_begin (db, 0, &scenario, &point, cfg->seed, error) : NULL;
+  if (run)
+    {
+      res_run_set_events (run, events);
+      SimRecorder rec = res_run_recorder (run);
+      SimWorld *w = sim_world_new (cfg, &rec, error);
+      if (w)
+        {
+          res_run_set_world (run, w);
+          const SimResult *r = sim_world_run (w);
+          *ok = r->outcome == SIM_OUTCOME_COMPLETED;
+          res_run_drain (run);
+          if (res_run_finish (run, r, 0, NULL, NULL, error))
+            wall = 0;
+          sim_world_free (w);
+        }
+      else
+        res_run_abort (run, "error");
+    }
+  res_db_close (db);
+  if (wall == 0)
+    wall = (double) (g_get_monotonic_time () - t0) / 1e6;
+  g_ptr_array_unref (point.keys);
+  g_ptr_array_unref (point.values);
+  g_array_unref (point.expects);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL), *shm = g_strconcat (path, "-shm", NULL);
+  g_unlink (path);
+  g_unlink (wal);
+  g_unlink (shm);
+  return wall;
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static int
+bench_record (int argc, char **argv)
+{
+  int peers = 100, rounds = 10, repeat = 5;
+  gint64 size = 100000, seed = 1;
+  GOptionEntry entries[] = {
+    { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
+    { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 10)", "R" },
+    { "model-size", 0, 0, G_OPTION_ARG_INT64, &size, "floats in the model (default 100000)", "S" },
+    { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "runs of each kind, alternated (default 5)", "K" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "scenario seed (default 1)", "N" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- the cost of recording events");
+  g_option_context_set_summary (ctx,
+      "dlsim bench record --peers N --rounds R\n\n"
+      "Runs DISCO (disco-1110) with N peers, all in every round, all-to-all mean,\n"
+      "model `none` (a pure-protocol run), 1 Gbit/s links, recorded into a\n"
+      "results database in a temporary folder: K times with events and K times\n"
+      "with --no-events, alternated.  Each time covers what `dlsim run` does for\n"
+      "a run (open, runs row, simulation, writing every row, close).  Prints the\n"
+      "events recorded, the median wall seconds of each kind and their ratio.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("bench record", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (argc > 1)
+    {
+      cli_error ("bench record", "unexpected argument '%s'", argv[1]);
+      return CLI_EXIT_USAGE;
+    }
+  if (peers < 1 || rounds < 1 || size < 1 || repeat < 1)
+    {
+      cli_error ("bench record", "--peers, --rounds, --model-size and --repeat must be positive");
+      return CLI_EXIT_USAGE;
+    }
+  SimWorldConfig cfg;
+  sim_world_config_init (&cfg);
+  proto_config_init (&cfg.proto, PROTO_VERSION_DISCO_1110);
+  cfg.seed = (uint64_t) seed;
+  cfg.n_peers = cfg.max_peers = cfg.proto.min_participants = (guint) peers;
+  cfg.proto.rounds = (guint) rounds;
+  cfg.time_limit = 1000 * DL_H;
+  cfg.model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = (gsize) size };
+  cfg.uplink_bps = cfg.downlink_bps = 1000000000;
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-bench-record-XXXXXX", &error);
+  if (!dir)
+    {
+      cli_error ("bench record", "%s", error->message);
+      sim_world_config_clear (&cfg);
+      return CLI_EXIT_FAILURE;
+    }
+  g_autofree char *path = g_build_filename (dir, "r.db", NULL);
+  g_autoptr (GArray) with = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) without = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean all_ok = TRUE;
+  for (int k = 0; k < 2 * repeat && all_ok; k++)
+    {
+      gboolean events = k % 2 == 0, ok = FALSE;
+      double wall = record_once (&cfg, path, events, &ok, &error);
+      if (wall < 0)
+        {
+          cli_error ("bench record", "%s", error ? error->message : "the run failed");
+          all_ok = FALSE;
+          break;
+        }
+      all_ok = ok;
+      g_array_append_val (events ? with : without, wall);
+    }
+  g_rmdir (dir);
+  sim_world_config_clear (&cfg);
+  if (!all_ok)
+    {
+      cli_error ("bench record", "the run did not complete");
+      return CLI_EXIT_FAILURE;
+    }
+  g_array_sort (with, cmp_double);
+  g_array_sort (without, cmp_double);
+  double a = g_array_index (with, double, with->len / 2), b = g_array_index (without, double, without->len / 2);
+  printf ("record: disco-1110 peers=%d rounds=%d model none (%" G_GINT64_FORMAT " floats), 1 Gbit/s, %d runs each\n",
+          peers, rounds, size, repeat);
+  printf ("with events  %.3f s (median; %.3f-%.3f)\n", a, g_array_index (with, double, 0),
+          g_array_index (with, double, with->len - 1));
+  printf ("--no-events  %.3f s (median; %.3f-%.3f)\n", b, g_array_index (without, double, 0),
+          g_array_index (without, double, without->len - 1));
+  printf ("recording costs %+.0f %% (with / without = %.2f)\n", (a / b - 1) * 100, a / b);
+  return CLI_EXIT_OK;
+}
+
 static int
 bench_fuzz (int argc, char **argv)
 {
@@ -292,6 +442,7 @@ cli_cmd_bench (int argc, char **argv)
                "Models:\n"
                "  phold    PHOLD on the event engine (dlsim bench phold --help)\n"
                "  scale    DISCO with N peers, all-to-all mean (dlsim bench scale --help)\n"
+               "  record   the cost of recording events (dlsim bench record --help)\n"
                "  fuzz-frames  fuzz the testbed's frame reader (dlsim bench fuzz-frames --help)\n");
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
@@ -299,8 +450,10 @@ cli_cmd_bench (int argc, char **argv)
     return bench_phold (argc - 1, argv + 1);
   if (strcmp (argv[1], "scale") == 0)
     return bench_scale (argc - 1, argv + 1);
+  if (strcmp (argv[1], "record") == 0)
+    return bench_record (argc - 1, argv + 1);
   if (strcmp (argv[1], "fuzz-frames") == 0)
     return bench_fuzz (argc - 1, argv + 1);
-  cli_error ("bench", "unknown benchmark '%s' (available: phold, scale, fuzz-frames)", argv[1]);
+  cli_error ("bench", "unknown benchmark '%s' (available: phold, scale, record, fuzz-frames)", argv[1]);
   return CLI_EXIT_USAGE;
 }

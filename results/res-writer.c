@@ -151,12 +151,27 @@ put_str_or_null (GString *g, const char *s)
   g_string_append_c (g, '"');
 }
 
+/* A name from the program's own tables (states, messages, observation
+ * kinds, node names): letters, digits and dashes, nothing to escape. */
+static inline void
+put_name_or_null (GString *g, const char *s)
+{
+  if (!s || !*s)
+    {
+      g_string_append_len (g, "null", 4);
+      return;
+    }
+  g_string_append_c (g, '"');
+  g_string_append (g, s);
+  g_string_append_c (g, '"');
+}
+
 static void
 put_node (GString *g, ProtoNodeId id)
 {
   char name[24];
   res_node_name (name, id);
-  put_str_or_null (g, name);
+  put_name_or_null (g, name);
 }
 
 /* One row without its seq (the view counts it from the chunk's first). */
@@ -171,7 +186,10 @@ put_row (GString *g, const Item *it, const EventRow *e)
   else
     put_node (g, e->node);
   g_string_append_c (g, ',');
-  put_str_or_null (g, e->kind ? e->kind : it->text + e->kind_at);
+  if (e->kind)
+    put_name_or_null (g, e->kind);
+  else
+    put_str_or_null (g, it->text + e->kind_at);   /* a fact's kind: from the caller */
   g_string_append_c (g, ',');
   put_int_or_null (g, e->round);
   g_string_append_c (g, ',');
@@ -179,9 +197,9 @@ put_row (GString *g, const Item *it, const EventRow *e)
   g_string_append_c (g, ',');
   put_str_or_null (g, e->detail_at == NO_TEXT ? NULL : it->text + e->detail_at);
   g_string_append_c (g, ',');
-  put_str_or_null (g, e->state);
+  put_name_or_null (g, e->state);
   g_string_append_c (g, ',');
-  put_str_or_null (g, e->msg);
+  put_name_or_null (g, e->msg);
   g_string_append_c (g, ',');
   put_int_or_null (g, e->value);
   g_string_append_c (g, ']');

@@ -29,6 +29,9 @@ expect 0 "outcome completed, rounds completed 2, peers finished 20" -- "$DLSIM" 
 expect 2 "must be positive" -- "$DLSIM" bench scale --peers 0
 expect 2 "uplink: '5x'" -- "$DLSIM" bench scale --uplink 5x
 expect 0 "peak memory" -- "$DLSIM" bench scale --peers 5 --rounds 1 --model-size 10 --secure
+expect 0 "recording costs [-+][0-9]* %" -- "$DLSIM" bench record --peers 5 --rounds 2 --model-size 100 --repeat 1
+expect 2 "must be positive" -- "$DLSIM" bench record --repeat 0
+expect 2 "unexpected argument 'x'" -- "$DLSIM" bench record x
 
 # Same seed, same checksum; engine and reference agree (also checked by --compare).
 a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
