@@ -163,7 +163,7 @@ bench_phold (int argc, char **argv)
 static int
 bench_scale (int argc, char **argv)
 {
-  int peers = 100, rounds = 3;
+  int peers = 100, rounds = 3, min_participants = 0;
   gint64 size = 100000, seed = 1;
   g_autofree char *uplink = NULL, *downlink = NULL;
   gboolean secure = FALSE;
@@ -172,6 +172,8 @@ bench_scale (int argc, char **argv)
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (default disco-1110)", "V" },
     { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 3)", "R" },
+    { "min-participants", 0, 0, G_OPTION_ARG_INT, &min_participants,
+      "the coordinator's min_participants (default N: everyone in every round)", "M" },
     { "model-size", 0, 0, G_OPTION_ARG_INT64, &size, "floats in the model (default 100000)", "S" },
     { "uplink", 0, 0, G_OPTION_ARG_STRING, &uplink, "per-peer uplink (default 20Mbps)", "RATE" },
     { "downlink", 0, 0, G_OPTION_ARG_STRING, &downlink, "per-peer downlink (default 100Mbps)", "RATE" },
@@ -186,7 +188,10 @@ bench_scale (int argc, char **argv)
       "(min_participants = N), all-to-all mean aggregation, model `none` (weights\n"
       "are only a size, shared and never copied), default network. Prints the\n"
       "run's outcome, simulated time, events, messages and bytes, wall seconds\n"
-      "and the process's peak resident memory.");
+      "and the process's peak resident memory.\n\n"
+      "--min-participants M < N: only disco-pre775 then caps a round at M peers\n"
+      "(its coordinator lists the first M ready peers); the other versions list\n"
+      "every ready peer once M are ready, as DISCO does.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -199,11 +204,13 @@ bench_scale (int argc, char **argv)
       cli_error ("bench scale", "unexpected argument '%s'", argv[1]);
       return CLI_EXIT_USAGE;
     }
-  if (peers < 1 || rounds < 1 || size < 1)
+  if (peers < 1 || rounds < 1 || size < 1 || min_participants < 0)
     {
-      cli_error ("bench scale", "--peers, --rounds and --model-size must be positive");
+      cli_error ("bench scale", "--peers, --rounds and --model-size must be positive (--min-participants: 0 or more)");
       return CLI_EXIT_USAGE;
     }
+  if (min_participants == 0 || min_participants > peers)
+    min_participants = peers;
   ProtoVersion pv = PROTO_VERSION_DISCO_1110;
   if (version && !proto_version_from_name (version, &pv, &error))
     {
@@ -216,7 +223,7 @@ bench_scale (int argc, char **argv)
   cfg.seed = (uint64_t) seed;
   cfg.n_peers = (guint) peers;
   cfg.max_peers = (guint) peers;
-  cfg.proto.min_participants = (guint) peers;
+  cfg.proto.min_participants = (guint) min_participants;
   cfg.proto.rounds = (guint) rounds;
   cfg.proto.aggregation = secure ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
   cfg.time_limit = 1000 * DL_H;
@@ -244,8 +251,9 @@ bench_scale (int argc, char **argv)
   struct rusage ru;
   getrusage (RUSAGE_SELF, &ru);
   char b[DL_TIME_STR_LEN];
-  printf ("scale: version=%s peers=%d rounds=%d model_size=%" G_GINT64_FORMAT " floats aggregation=%s\n",
-          proto_version_name (pv), peers, rounds, size, secure ? "secure" : "mean");
+  printf ("scale: version=%s peers=%d min_participants=%d rounds=%d model_size=%" G_GINT64_FORMAT
+          " floats aggregation=%s\n",
+          proto_version_name (pv), peers, min_participants, rounds, size, secure ? "secure" : "mean");
   printf ("outcome %s, rounds completed %u, peers finished %u, sim time %s\n",
           sim_outcome_name (r->outcome), r->rounds_completed, r->peers_finished, dl_time_format (r->end, b));
   printf ("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " messages, %.3f GB on the wire, "

@@ -29,6 +29,9 @@ expect 0 "outcome completed, rounds completed 2, peers finished 20" -- "$DLSIM" 
 expect 2 "must be positive" -- "$DLSIM" bench scale --peers 0
 expect 2 "uplink: '5x'" -- "$DLSIM" bench scale --uplink 5x
 expect 0 "peak memory" -- "$DLSIM" bench scale --peers 5 --rounds 1 --model-size 10 --secure
+# disco-pre775 caps a round at min_participants: 50 peers, 3 rounds each, lists of 5
+expect 0 "outcome completed, rounds completed 3, peers finished 50" -- "$DLSIM" bench scale --version disco-pre775 --peers 50 --min-participants 5 --rounds 3 --model-size 10
+expect 2 "min-participants" -- "$DLSIM" bench scale --min-participants -1
 expect 0 "recording costs [-+][0-9]* %" -- "$DLSIM" bench record --peers 5 --rounds 2 --model-size 100 --repeat 1
 expect 2 "must be positive" -- "$DLSIM" bench record --repeat 0
 expect 2 "unexpected argument 'x'" -- "$DLSIM" bench record x
