@@ -7,4 +7,4 @@ bench_libdlbench_a_SOURCES = \
 	bench/fuzz-frames.c \
 	bench/fuzz-frames.h \
 	$(NULL)
-dist_noinst_SCRIPTS += bench/phold-compare.sh
+dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh
