@@ -23,7 +23,7 @@
 
 #include "cli/cli.h"
 #include "cli/explore.h"
-#include "protocol/proto-peer.h"
+#include "protocol/proto-machine.h"
 #include "results/res-db.h"
 #include "sim/sim-props.h"
 
@@ -261,6 +261,7 @@ cli_cmd_explore (int argc, char **argv)
     g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
   g_ptr_array_add (base_sets, NULL);
   char **bsets = (char **) base_sets->pdata;
+  const ProtoFamily *family = NULL;
   g_autoptr (SimScenario) s = sim_scenario_load (path, (const char *const *) bsets, &error);
   if (!s)
     {
@@ -276,6 +277,7 @@ cli_cmd_explore (int argc, char **argv)
       }
     sp.n_peers = MAX (b.cfg.n_peers, 2);
     sp.rounds = b.cfg.proto.rounds;
+    family = proto_family_of (&b.cfg.proto);
     sim_built_clear (&b);
   }
   guint64 base = seed >= 0 ? (guint64) seed : s->seed;
@@ -380,10 +382,10 @@ cli_cmd_explore (int argc, char **argv)
     }
   /* coverage: what the batch never reached */
   g_autoptr (GString) never = g_string_new (NULL);
-  for (int st = 0; st < PROTO_PEER_N_STATES; st++)
-    if (!g_hash_table_contains (states, g_intern_string (proto_peer_state_name ((ProtoPeerState) st))))
-      g_string_append_printf (never, "%s%s", never->len ? ", " : "", proto_peer_state_name ((ProtoPeerState) st));
-  printf ("\ncoverage: %u of %d peer states reached; never: %s\n", g_hash_table_size (states), PROTO_PEER_N_STATES,
+  for (guint st = 0; st < family->n_peer_states; st++)
+    if (!g_hash_table_contains (states, g_intern_string (family->peer_state_name_at (st))))
+      g_string_append_printf (never, "%s%s", never->len ? ", " : "", family->peer_state_name_at (st));
+  printf ("\ncoverage: %u of %u peer states reached; never: %s\n", g_hash_table_size (states), family->n_peer_states,
           never->len ? never->str : "-");
   g_autoptr (GString) nd = g_string_new (NULL), nr = g_string_new (NULL);
   for (int t = 0; t < PROTO_MSG_N_TYPES; t++)

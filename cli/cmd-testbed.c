@@ -79,8 +79,7 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
   sim_props_observe (tb->props, t, node, o);
   if (node == PROTO_SERVER)
     {
-      if ((o->kind == PROTO_OBS_ROUND_START && tb->cfg->proto.connect_barrier)
-          || (o->kind == PROTO_OBS_ROUND_LIST && !tb->cfg->proto.connect_barrier))
+      if (o->kind == proto_family_of (&tb->cfg->proto)->round_begins_with (&tb->cfg->proto))
         tb_schedule_round_actions (tb, (guint) o->round + 1);
     }
   else
@@ -102,7 +101,7 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
           break;
         case PROTO_OBS_RECEIVED:
         case PROTO_OBS_DROPPED:
-          /* as proto_peer_received_count, which the simulator reads: every
+          /* as proto_machine_received_count, which the simulator reads: every
            * delivered message, listened for or dropped */
           p->retries_received += o->msg_type == PROTO_MSG_RETRY_PEER_CONNECTIONS;
           p->fails_received += o->msg_type == PROTO_MSG_CONNECTION_FAIL;
@@ -294,8 +293,9 @@ tb_setup (Tb *tb, const SimScenario *s, const SimPoint *pt, guint64 seed, char *
   tb->db_rec = res_run_recorder (run);
   tb->rec = (SimRecorder) { track_observation, tb_fact, track_metric, track_traffic, tb };
   tb->props = sim_props_new (&tb->db_rec, cfg->proto.min_participants);
-  if (cfg->proto.connect_barrier)
-    sim_props_set_max_connection_retry (tb->props, cfg->proto.max_connection_retry);
+  guint retries = 0;
+  if (proto_family_of (&cfg->proto)->excludes_after_retries (&cfg->proto, &retries))
+    sim_props_set_max_connection_retry (tb->props, retries);
   sim_tally_init (&tb->tally);
   tb->peers = g_ptr_array_new ();
   g_ptr_array_add (tb->peers, NULL);

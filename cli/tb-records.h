@@ -23,7 +23,7 @@ typedef struct {
   FILE *out;                /* may be NULL */
   void (*line) (gpointer ud, const char *line);   /* each line, without its newline; may be NULL */
   gpointer line_ud;
-  struct ProtoPeer *peer;   /* if set: its model goes out (W) after each round */
+  struct ProtoMachine *peer;   /* if set: its model goes out (W) after each round */
 } TbRecordSink;
 
 void tb_record_sink_init (TbRecordSink *sink, FILE *out);

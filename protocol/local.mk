@@ -1,20 +1,25 @@
-# protocol/ — sans-IO DISCO coordinator and peer machines, messages.
+# protocol/ — what every protocol family shares (messages, inputs, outboxes,
+# the [protocol] config, the machine interface), and one folder per family:
+# protocol/disco/ holds DISCO's sans-IO coordinator and peer machines.
 noinst_LIBRARIES += protocol/libdlproto.a
 protocol_libdlproto_a_SOURCES = \
-	protocol/proto-aggregator.c \
-	protocol/proto-aggregator.h \
 	protocol/proto-config.c \
 	protocol/proto-config.h \
-	protocol/proto-coord.c protocol/proto-coord-robust.c protocol/proto-coord-private.h \
-	protocol/proto-coord.h \
 	protocol/proto-input.h \
+	protocol/proto-machine.c \
+	protocol/proto-machine.h \
 	protocol/proto-message.c \
 	protocol/proto-message.h \
 	protocol/proto-omap.h \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
-	protocol/proto-peer.c \
-	protocol/proto-peer-exchange.c protocol/proto-peer-pool.c protocol/proto-peer-sync.c \
-	protocol/proto-peer-private.h \
-	protocol/proto-peer.h \
+	protocol/disco/disco-family.c \
+	protocol/disco/proto-aggregator.c \
+	protocol/disco/proto-aggregator.h \
+	protocol/disco/proto-coord.c protocol/disco/proto-coord-robust.c protocol/disco/proto-coord-private.h \
+	protocol/disco/proto-coord.h \
+	protocol/disco/proto-peer.c \
+	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
+	protocol/disco/proto-peer-private.h \
+	protocol/disco/proto-peer.h \
 	$(NULL)

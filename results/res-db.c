@@ -8,7 +8,6 @@
 #include "results/res-db-private.h"
 #include "results/res-run-private.h"
 #include "results/res-violations.h"
-#include "protocol/proto-peer.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "sim/sim-scenario-private.h"
+#include "protocol/proto-machine.h"
 #include "sim/sim-trace.h"
 #include "base/dl-units.h"
 
@@ -70,6 +71,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->time_limit <= 0)
     return BAD ("scenario", "time_limit", "must be more than 0");
 
+  /* the family: only DISCO's machines exist so far (protocol/proto-machine.c) */
+  if (!proto_family_lookup (V ("protocol", "family")))
+    return BAD ("protocol", "family", "'%s': unknown family (built so far: disco)", V ("protocol", "family"));
   ProtoVersion ver;
   PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
   proto_config_init (&c->proto, ver);

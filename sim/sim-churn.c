@@ -68,7 +68,7 @@ join (SimWorld *w, ProtoNodeId id, double speed)
   n->status = NODE_ONLINE;
   n->joined = sim_engine_now (w->engine);
   n->progress = n->joined;
-  n->peer = proto_peer_new (&w->cfg.proto, w->initial, n->rng_shares);
+  n->peer = w->family->new_peer (&w->cfg.proto, w->initial, n->rng_shares);
   w->progress = sim_engine_now (w->engine);
   sim_fact (w, id, PROTO_NO_NODE, "join", NULL);
   /* ClientConnected goes out on the new stream */

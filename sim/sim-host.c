@@ -82,24 +82,14 @@ outbox_give (ProtoOutbox *o)
 }
 
 void
-sim_host_feed_coord (ProtoCoord *coord, DlTime now, const ProtoInput *in, const SimTransport *tr, gpointer ud)
+sim_host_feed (ProtoMachine *m, ProtoNodeId self, DlTime now, const ProtoInput *in, const SimTransport *tr,
+               gpointer ud)
 {
   ProtoOutbox *out = outbox_take ();
-  proto_coord_handle (coord, now, in, out);
-  carry_out (PROTO_SERVER, out, tr, ud);
-  outbox_give (out);
-  tr->arm (ud, PROTO_SERVER, proto_coord_next_deadline (coord));
-}
-
-void
-sim_host_feed_peer (ProtoPeer *peer, ProtoNodeId self, DlTime now, const ProtoInput *in,
-                    const SimTransport *tr, gpointer ud)
-{
-  ProtoOutbox *out = outbox_take ();
-  proto_peer_handle (peer, now, in, out);
+  proto_machine_handle (m, now, in, out);
   carry_out (self, out, tr, ud);
   outbox_give (out);
-  tr->arm (ud, self, proto_peer_next_deadline (peer));
+  tr->arm (ud, self, proto_machine_next_deadline (m));
 }
 
 /* ---- the tally ---- */

@@ -1,6 +1,7 @@
 /* sim-host.h — the host layer: the one place that calls a protocol machine.
  *
- * sim_host_feed_* hands a machine one input at `now`, carries out its
+ * sim_host_feed hands a machine (of any family, through the machine
+ * interface of protocol/proto-machine.h) one input at `now`, carries out its
  * outbox through a transport, and re-arms its deadline.  A transport is a
  * table of callbacks over a world: the simulated network (sim-world.c) and
  * the testbed's GIO sockets (sim-testbed.c) are the two implementations.
@@ -12,8 +13,7 @@
  * sim_tally_clear on caller memory. */
 #pragma once
 
-#include "protocol/proto-coord.h"
-#include "protocol/proto-peer.h"
+#include "protocol/proto-machine.h"
 #include "sim/sim-world.h"
 
 G_BEGIN_DECLS
@@ -32,10 +32,9 @@ typedef struct {
   void (*arm) (gpointer ud, ProtoNodeId self, DlTime deadline);
 } SimTransport;
 
-void sim_host_feed_coord (ProtoCoord *coord, DlTime now, const ProtoInput *in,
-                          const SimTransport *tr, gpointer ud);
-void sim_host_feed_peer (ProtoPeer *peer, ProtoNodeId self, DlTime now, const ProtoInput *in,
-                         const SimTransport *tr, gpointer ud);
+/* self: PROTO_SERVER for the coordinator, the peer's id otherwise */
+void sim_host_feed (ProtoMachine *m, ProtoNodeId self, DlTime now, const ProtoInput *in,
+                    const SimTransport *tr, gpointer ud);
 
 typedef struct {
   guint retries, exclusions, model_syncs, stale_model_syncs, messages_dropped;

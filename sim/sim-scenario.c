@@ -33,6 +33,7 @@ static const KeySpec keys[] = {
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
+  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco (the only one built so far)" },
   { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775 | disco-pre775 | robust" },
   { "protocol", "min_participants", "3", K_UINT, "minNbOfParticipants" },
   { "protocol", "max_connection_retry", "3", K_UINT, "maxConnectionRetry (M)" },

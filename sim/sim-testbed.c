@@ -11,8 +11,6 @@
 #include "sim/sim-testbed.h"
 #include "sim/sim-frame.h"
 #include "sim/sim-host.h"
-#include "protocol/proto-coord.h"
-#include "protocol/proto-peer.h"
 #include "sim/sim-tb-conn.h"
 
 #include <gio/gio.h>
@@ -33,8 +31,8 @@ typedef struct {
 struct SimTbNode {
   SimTbParams p;
   const SimWorldConfig *cfg;
-  ProtoCoord *coord;
-  ProtoPeer *peer;
+  ProtoMachine *coord;    /* through the machine interface (proto-machine.h) */
+  ProtoMachine *peer;
   GSocketService *service;
   guint16 port;
   GHashTable *conns;      /* id -> Conn*: the coordinator's peer streams, or a peer's links */
@@ -60,6 +58,14 @@ struct SimTbNode {
   LearnWeights *train_result;
 };
 
+static gboolean
+peer_connected (const ProtoMachine *peer)
+{
+  ProtoPeerView v;
+  proto_machine_view (peer, &v);
+  return v.connected;
+}
+
 static const SimTransport tb_transport;
 
 DlTime
@@ -79,9 +85,9 @@ static void
 feed (SimTbNode *n, const ProtoInput *in)
 {
   if (n->coord)
-    sim_host_feed_coord (n->coord, sim_tb_now (n), in, &tb_transport, n);
+    sim_host_feed (n->coord, PROTO_SERVER, sim_tb_now (n), in, &tb_transport, n);
   else
-    sim_host_feed_peer (n->peer, n->p.id, sim_tb_now (n), in, &tb_transport, n);
+    sim_host_feed (n->peer, n->p.id, sim_tb_now (n), in, &tb_transport, n);
 }
 
 static void
@@ -108,7 +114,7 @@ conn_ended (Conn *c, const char *why)
         {
           g_hash_table_remove (n->conns, GUINT_TO_POINTER (c->other));
           fact (n, c->other, "link-closed", why);
-          if (n->peer && proto_peer_connected (n->peer))
+          if (n->peer && peer_connected (n->peer))
             feed_simple (n, PROTO_IN_LINK_CLOSED, c->other);
         }
     }
@@ -126,7 +132,7 @@ conn_ended (Conn *c, const char *why)
       n->server = NULL;
       n->gone = TRUE;
       fact (n, PROTO_SERVER, "stream-closed", why);
-      if (proto_peer_connected (n->peer))
+      if (peer_connected (n->peer))
         feed_simple (n, PROTO_IN_STREAM_CLOSED, PROTO_SERVER);
       sim_tb_conn_unref (c);
     }
@@ -232,7 +238,7 @@ static gboolean
 link_failed_later (gpointer data)
 {
   Dial *d = data;
-  if (proto_peer_connected (d->node->peer))
+  if (peer_connected (d->node->peer))
     feed_simple (d->node, PROTO_IN_LINK_FAILED, d->other);
   g_free (d);
   return G_SOURCE_REMOVE;
@@ -302,7 +308,7 @@ dial_later (gpointer data)
   g_ptr_array_remove_fast (n->dials, d);
   g_clear_pointer (&d->held, g_source_unref);   /* the source lives until we return */
   char *addr = g_steal_pointer (&d->addr);
-  if (proto_peer_connected (n->peer))
+  if (peer_connected (n->peer))
     g_socket_client_connect_to_host_async (n->client, addr, 0, n->cancel, on_link_connected, d);
   else
     g_free (d);
@@ -324,11 +330,11 @@ on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
   if (!sc)
     {
       fact (n, other, "link-failed", e->message);
-      if (proto_peer_connected (n->peer))
+      if (peer_connected (n->peer))
         feed_simple (n, PROTO_IN_LINK_FAILED, other);
       return;
     }
-  if (!proto_peer_connected (n->peer) || g_hash_table_contains (n->conns, GUINT_TO_POINTER (other)))
+  if (!peer_connected (n->peer) || g_hash_table_contains (n->conns, GUINT_TO_POINTER (other)))
     {
       g_io_stream_close (G_IO_STREAM (sc), NULL, NULL);
       return;
@@ -401,7 +407,7 @@ on_trained (gpointer data)
   n->train_src = NULL;
   g_autoptr (LearnWeights) w = g_steal_pointer (&n->train_result);
   ProtoInput in = { .kind = PROTO_IN_TRAINING_DONE, .weights = w };
-  if (proto_peer_connected (n->peer))
+  if (peer_connected (n->peer))
     feed (n, &in);
   return G_SOURCE_REMOVE;
 }
@@ -451,7 +457,7 @@ tr_observed (gpointer ud, ProtoNodeId self, const ProtoObservation *obs)
       && n->p.rec.metric)
     {
       double acc, loss;
-      learn_model_evaluate (&n->cfg->model, proto_peer_model (n->peer), n->cfg->test, &acc, &loss);
+      learn_model_evaluate (&n->cfg->model, proto_machine_model (n->peer), n->cfg->test, &acc, &loss);
       n->p.rec.metric (n->p.rec.user_data, now, obs->round, self, "accuracy", acc);
       n->p.rec.metric (n->p.rec.user_data, now, obs->round, self, "loss", loss);
     }
@@ -527,7 +533,7 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
   g_autoptr (DlRandom) init = dl_random_new (cfg->seed, "initial-model", DL_RANDOM_NO_NODE);
   n->initial = learn_model_initial_weights (&cfg->model, init);
   if (p->id == PROTO_SERVER)
-    n->coord = proto_coord_new (&cfg->proto);
+    n->coord = proto_family_of (&cfg->proto)->new_coordinator (&cfg->proto);
   else
     {
       n->rng_train = dl_random_new (cfg->seed, "minibatch", p->id);
@@ -540,7 +546,7 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
           GArray *idx = n->partition->idx[(p->id - 1) % n->partition->parts];
           n->shard = learn_dataset_subset (cfg->train, (const gsize *) (const void *) idx->data, idx->len);
         }
-      n->peer = proto_peer_new (&cfg->proto, n->initial, n->rng_shares);
+      n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, n->initial, n->rng_shares);
     }
   n->service = g_socket_service_new ();
   g_autoptr (GInetAddress) ia = g_inet_address_new_from_string (p->listen_host ? p->listen_host : "127.0.0.1");
@@ -596,7 +602,7 @@ sim_tb_node_start (SimTbNode *n, GError **error)
 void
 sim_tb_node_leave (SimTbNode *n)
 {
-  if (!n->peer || !proto_peer_connected (n->peer))
+  if (!n->peer || !peer_connected (n->peer))
     return;
   fact (n, PROTO_NO_NODE, "leave", NULL);
   feed_simple (n, PROTO_IN_LEAVE, PROTO_NO_NODE);
@@ -626,11 +632,11 @@ sim_tb_node_add_rule (SimTbNode *n, const SimAction *a)
 gboolean
 sim_tb_node_gone (const SimTbNode *n)
 {
-  return n->gone || (n->peer && !proto_peer_connected (n->peer) && (!n->server || n->server->closed));
+  return n->gone || (n->peer && !peer_connected (n->peer) && (!n->server || n->server->closed));
 }
 
-ProtoCoord *sim_tb_node_coord (SimTbNode *n) { return n->coord; }
-ProtoPeer *sim_tb_node_peer (SimTbNode *n) { return n->peer; }
+ProtoMachine *sim_tb_node_coord (SimTbNode *n) { return n->coord; }
+ProtoMachine *sim_tb_node_peer (SimTbNode *n) { return n->peer; }
 
 void
 sim_tb_node_free (SimTbNode *n)
@@ -673,8 +679,8 @@ sim_tb_node_free (SimTbNode *n)
       g_source_unref (n->train_src);
     }
   g_clear_pointer (&n->train_result, learn_weights_unref);
-  proto_coord_free (n->coord);
-  proto_peer_free (n->peer);
+  proto_machine_free (n->coord);
+  proto_machine_free (n->peer);
   learn_weights_unref (n->initial);
   learn_dataset_free (n->shard);
   learn_partition_free (n->partition);

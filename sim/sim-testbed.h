@@ -32,8 +32,7 @@
 #pragma once
 
 #include "sim/sim-world.h"
-#include "protocol/proto-coord.h"
-#include "protocol/proto-peer.h"
+#include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS
 
@@ -69,7 +68,7 @@ void sim_tb_node_add_rule (SimTbNode *n, const SimAction *a);
 gboolean sim_tb_node_gone (const SimTbNode *n);
 /* Milliseconds of wall time since t0, as DlTime. */
 DlTime sim_tb_now (const SimTbNode *n);
-ProtoCoord *sim_tb_node_coord (SimTbNode *n);
-ProtoPeer *sim_tb_node_peer (SimTbNode *n);
+ProtoMachine *sim_tb_node_coord (SimTbNode *n);
+ProtoMachine *sim_tb_node_peer (SimTbNode *n);
 
 G_END_DECLS

@@ -7,8 +7,6 @@
 #include "sim/sim-world.h"
 #include "sim/sim-engine.h"
 #include "sim/sim-host.h"
-#include "protocol/proto-coord.h"
-#include "protocol/proto-peer.h"
 
 typedef enum { NODE_ABSENT, NODE_ONLINE, NODE_LEFT, NODE_CRASHED } NodeStatus;
 
@@ -24,7 +22,7 @@ typedef struct {
 typedef struct {
   ProtoNodeId id;
   NodeStatus status;
-  ProtoPeer *peer;
+  ProtoMachine *peer;         /* the family's peer machine (proto-machine.h) */
   DlRandom *rng_net;      /* latency samples of messages it sends */
   DlRandom *rng_train;    /* minibatch order */
   DlRandom *rng_shares;   /* secure aggregation shares */
@@ -77,7 +75,9 @@ struct SimWorld {
   SimWorldConfig cfg;
   SimRecorder rec;
   SimEngine *engine;
-  ProtoCoord *coord;
+  const ProtoFamily *family;
+  ProtoObsKind round_begins;          /* the coordinator's observation that begins a round */
+  ProtoMachine *coord;
   SimTimer coord_deadline;
   GPtrArray *nodes;         /* Node*, index = id; [0] unused */
   GHashTable *links;        /* pair (in the key word) -> Link* */

@@ -26,8 +26,6 @@
 
 #include "sim/sim-world-private.h"
 #include "sim/sim-props.h"
-#include "protocol/proto-coord.h"
-#include "protocol/proto-peer.h"
 
 #include <math.h>
 #include <string.h>
@@ -175,7 +173,7 @@ evaluate (SimWorld *w, Node *n, int round)
 {
   if (w->cfg.model.kind == LEARN_MODEL_NONE || !w->cfg.test)
     return;
-  learn_model_evaluate (&w->cfg.model, proto_peer_model (n->peer), w->cfg.test, &n->accuracy, &n->loss);
+  learn_model_evaluate (&w->cfg.model, proto_machine_model (n->peer), w->cfg.test, &n->accuracy, &n->loss);
   if (w->rec.metric)
     {
       DlTime t = sim_engine_now (w->engine);
@@ -210,11 +208,8 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
         }
       break;
     case PROTO_OBS_ROUND_START:
-      if (node == PROTO_SERVER && w->cfg.proto.connect_barrier)
-        sim_churn_round_started (w, (guint) o->round + 1);
-      break;
     case PROTO_OBS_ROUND_LIST:
-      if (node == PROTO_SERVER && !w->cfg.proto.connect_barrier)
+      if (node == PROTO_SERVER && o->kind == w->round_begins)
         sim_churn_round_started (w, (guint) o->round + 1);
       break;
     default:
@@ -305,16 +300,16 @@ static const SimTransport sim_network = {
 void
 sim_dispatch_coord (SimWorld *w, const ProtoInput *in)
 {
-  sim_host_feed_coord (w->coord, sim_engine_now (w->engine), in, &sim_network, w);
+  sim_host_feed (w->coord, PROTO_SERVER, sim_engine_now (w->engine), in, &sim_network, w);
 }
 
 void
 sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in)
 {
-  sim_host_feed_peer (n->peer, n->id, sim_engine_now (w->engine), in, &sim_network, w);
-  ProtoPeerState s = proto_peer_state (n->peer);
-  n->in_sync_wait = proto_peer_connected (n->peer)
-                    && (s == PROTO_PEER_SYNC_WAIT_PROVIDER || s == PROTO_PEER_SYNC_WAIT_MODEL);
+  sim_host_feed (n->peer, n->id, sim_engine_now (w->engine), in, &sim_network, w);
+  ProtoPeerView v;
+  proto_machine_view (n->peer, &v);
+  n->in_sync_wait = v.waiting_on_peer;
 }
 
 void
@@ -325,9 +320,9 @@ sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg)
   n->deadline.ev = SIM_EVENT_NONE;
   if (n->status != NODE_ONLINE)
     return;
-  if (proto_peer_next_deadline (n->peer) > sim_engine_now (e))
+  if (proto_machine_next_deadline (n->peer) > sim_engine_now (e))
     {
-      sim_rearm (w, &n->deadline, proto_peer_next_deadline (n->peer), sim_ev_peer_deadline, n->id);
+      sim_rearm (w, &n->deadline, proto_machine_next_deadline (n->peer), sim_ev_peer_deadline, n->id);
       return;  /* stale wake-up */
     }
   ProtoInput in = { .kind = PROTO_IN_DEADLINE };
@@ -339,9 +334,9 @@ ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   w->coord_deadline.ev = SIM_EVENT_NONE;
-  if (proto_coord_next_deadline (w->coord) > sim_engine_now (e))
+  if (proto_machine_next_deadline (w->coord) > sim_engine_now (e))
     {
-      sim_rearm (w, &w->coord_deadline, proto_coord_next_deadline (w->coord), ev_coord_deadline, 0);
+      sim_rearm (w, &w->coord_deadline, proto_machine_next_deadline (w->coord), ev_coord_deadline, 0);
       return;
     }
   ProtoInput in = { .kind = PROTO_IN_DEADLINE };
@@ -354,9 +349,7 @@ ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg)
 DlTime
 sim_stall_window (const SimWorldConfig *cfg)
 {
-  const ProtoConfig *p = &cfg->proto;
-  DlTime t = (DlTime) (p->max_connection_retry + 2) * proto_config_connection_timer (p);
-  return dl_time_add (dl_time_add (t, p->model_sync_timeout), p->payload_timeout);
+  return proto_family_of (&cfg->proto)->stall_window (&cfg->proto);
 }
 
 SimPeerOutcome
@@ -378,8 +371,9 @@ peer_settled (const Node *n)
 {
   if (n->status != NODE_ONLINE)
     return TRUE;
-  ProtoPeerState s = proto_peer_state (n->peer);
-  return s == PROTO_PEER_DONE || s == PROTO_PEER_FAILED || s == PROTO_PEER_LEFT;
+  ProtoPeerView v;
+  proto_machine_view (n->peer, &v);
+  return v.settled;
 }
 
 static void
@@ -465,7 +459,9 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   if (rec)
     w->rec = *rec;
   w->engine = sim_engine_new ();
-  w->coord = proto_coord_new (&cfg->proto);
+  w->family = proto_family_of (&cfg->proto);
+  w->round_begins = w->family->round_begins_with (&cfg->proto);
+  w->coord = w->family->new_coordinator (&cfg->proto);
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
   w->links = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
@@ -477,8 +473,9 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   sim_tally_init (&w->tally);
   w->props = sim_props_new (&w->rec, cfg->proto.min_participants);
-  if (cfg->proto.connect_barrier)
-    sim_props_set_max_connection_retry (w->props, cfg->proto.max_connection_retry);
+  guint retries = 0;
+  if (w->family->excludes_after_retries (&cfg->proto, &retries))
+    sim_props_set_max_connection_retry (w->props, retries);
   w->peer_results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   if (cfg->model.kind != LEARN_MODEL_NONE)
     {
@@ -502,7 +499,7 @@ sim_world_free (SimWorld *w)
       Node *n = sim_node_at (w, i);
       if (!n)
         continue;
-      proto_peer_free (n->peer);
+      proto_machine_free (n->peer);
       dl_random_free (n->rng_net);
       dl_random_free (n->rng_train);
       dl_random_free (n->rng_shares);
@@ -511,7 +508,7 @@ sim_world_free (SimWorld *w)
       g_free (n);
     }
   g_ptr_array_unref (w->nodes);
-  proto_coord_free (w->coord);
+  proto_machine_free (w->coord);
   sim_engine_free (w->engine);
   while (w->flight)
     sim_net_msg_free (w, w->flight);
@@ -542,7 +539,7 @@ LearnWeights *
 sim_world_peer_model (const SimWorld *w, guint i)
 {
   Node *n = sim_node_at (w, i);
-  return n && n->peer ? proto_peer_model (n->peer) : NULL;
+  return n && n->peer ? proto_machine_model (n->peer) : NULL;
 }
 
 const SimPeerResult *
@@ -576,17 +573,19 @@ finish_results (SimWorld *w)
       pr->joined = n->joined;
       pr->left = n->left;
       pr->speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
-      pr->rounds = proto_peer_rounds_done (n->peer);
-      pr->synced = proto_peer_synced (n->peer);
-      pr->retries_received = proto_peer_received_count (n->peer, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-      pr->fails_received = proto_peer_received_count (n->peer, PROTO_MSG_CONNECTION_FAIL);
-      pr->state = proto_peer_state_name (proto_peer_state (n->peer));
+      ProtoPeerView v;
+      proto_machine_view (n->peer, &v);
+      pr->rounds = v.rounds_done;
+      pr->synced = v.synced;
+      pr->retries_received = proto_machine_received_count (n->peer, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+      pr->fails_received = proto_machine_received_count (n->peer, PROTO_MSG_CONNECTION_FAIL);
+      pr->state = proto_machine_state_name (n->peer);
       pr->accuracy = n->accuracy;
       pr->loss = n->loss;
       SimPeerEnd end = {
         .rounds = pr->rounds,
-        .failed = proto_peer_state (n->peer) == PROTO_PEER_FAILED,
-        .excluded = strstr (proto_peer_error (n->peer), "ConnectionFail") != NULL,
+        .failed = v.failed,
+        .excluded = v.excluded,
         .crashed = n->status == NODE_CRASHED,
         .left = n->status == NODE_LEFT,
         .stalled = r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg),
@@ -602,7 +601,7 @@ finish_results (SimWorld *w)
           evaluated++;
         }
       if (pr->outcome == SIM_PEER_FINISHED || n->status == NODE_ONLINE)
-        g_ptr_array_add (models, proto_peer_model (n->peer));
+        g_ptr_array_add (models, proto_machine_model (n->peer));
     }
   if (r->outcome == SIM_OUTCOME_COMPLETED && r->peers_hung > 0)
     r->outcome = SIM_OUTCOME_STALLED;

@@ -5,8 +5,8 @@
  * No simulator, no network model: just explicit orderings. */
 #pragma once
 
-#include "protocol/proto-coord.h"
-#include "protocol/proto-peer.h"
+#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/proto-peer.h"
 
 typedef struct {
   ProtoNodeId from;

@@ -58,6 +58,11 @@ printf '[network]\nuplink = 1x\n' > "$tmp/bad.ini"
 expect 2 "unknown rate unit" -- "$DLSIM" run "$tmp/ok.ini" "$tmp/bad.ini" -o "$tmp/never.db"
 if [ -e "$tmp/never.db" ]; then fail=$((fail + 1)); echo "FAIL: a database was written after a load error"; else pass=$((pass + 1)); fi
 expect 2 "unknown key protocol.nope" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.nope=1
+# the protocol family: only DISCO's machines are built; disco is the default and recorded
+expect 2 "\\[protocol\\] family: 'gossip': unknown family" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip -o "$tmp/fam.db"
+"$DLSIM" run "$tmp/ok.ini" --set protocol.family=disco -o "$tmp/fam.db" -q
+[ "$(sqlite3 "$tmp/fam.db" "SELECT DISTINCT value FROM params WHERE key = 'protocol.family'")" = disco ] \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: protocol.family not recorded"; }
 
 # a sweep: 2 points x 2 repeats, into one database
 expect 0 "4 runs into" -- "$DLSIM" run "$tmp/ok.ini" -o "$tmp/a.db"

@@ -6,7 +6,7 @@
 
 #include "sim/sim-frame.h"
 #include "bench/fuzz-frames.h"
-#include "protocol/proto-coord.h"
+#include "protocol/disco/proto-coord.h"
 
 #include <check.h>
 #include <string.h>

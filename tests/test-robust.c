@@ -6,7 +6,7 @@
 
 #include "tests/proto-harness.h"
 #include "learn/learn-weights.h"
-#include "protocol/proto-aggregator.h"
+#include "protocol/disco/proto-aggregator.h"
 
 #include <check.h>
 #include <string.h>

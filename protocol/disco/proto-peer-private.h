@@ -3,8 +3,8 @@
  * exchange of weight updates). */
 #pragma once
 
-#include "protocol/proto-peer.h"
-#include "protocol/proto-aggregator.h"
+#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/proto-aggregator.h"
 
 G_BEGIN_DECLS
 

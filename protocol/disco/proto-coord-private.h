@@ -3,7 +3,7 @@
  * parts). */
 #pragma once
 
-#include "protocol/proto-coord.h"
+#include "protocol/disco/proto-coord.h"
 #include "protocol/proto-omap.h"
 
 G_BEGIN_DECLS

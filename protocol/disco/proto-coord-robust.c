@@ -7,9 +7,9 @@
  * (S1). */
 #include "config.h"
 
-#include "protocol/proto-coord.h"
+#include "protocol/disco/proto-coord.h"
 #include "protocol/proto-omap.h"
-#include "protocol/proto-coord-private.h"
+#include "protocol/disco/proto-coord-private.h"
 
 /* robust: the ready peers (trainers, then helpers) go into the connect
  * phase; a trainer that is not ready stays in #roundPeers for the next

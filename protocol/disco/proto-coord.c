@@ -15,9 +15,9 @@
  * state is in proto-coord-private.h. */
 #include "config.h"
 
-#include "protocol/proto-coord.h"
+#include "protocol/disco/proto-coord.h"
 #include "protocol/proto-omap.h"
-#include "protocol/proto-coord-private.h"
+#include "protocol/disco/proto-coord-private.h"
 
 ProtoCoord *
 proto_coord_new (const ProtoConfig *config)

@@ -7,9 +7,9 @@
  * (proto-config.h). */
 #include "config.h"
 
-#include "protocol/proto-peer.h"
-#include "protocol/proto-aggregator.h"
-#include "protocol/proto-peer-private.h"
+#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/proto-peer-private.h"
 
 void
 pp_try_serve (ProtoPeer *p, ProtoOutbox *out)

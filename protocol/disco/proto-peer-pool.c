@@ -6,9 +6,9 @@
  * replaces closed or failed links and drops single links (proto-config.h). */
 #include "config.h"
 
-#include "protocol/proto-peer.h"
-#include "protocol/proto-aggregator.h"
-#include "protocol/proto-peer-private.h"
+#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/proto-peer-private.h"
 
 #include <string.h>
 

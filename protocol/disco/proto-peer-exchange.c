@@ -4,9 +4,9 @@
  * (proto-peer-private.h). */
 #include "config.h"
 
-#include "protocol/proto-peer.h"
-#include "protocol/proto-aggregator.h"
-#include "protocol/proto-peer-private.h"
+#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/proto-peer-private.h"
 
 #include <math.h>
 #include <string.h>

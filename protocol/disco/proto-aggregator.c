@@ -25,7 +25,7 @@
  * set them). */
 #include "config.h"
 
-#include "protocol/proto-aggregator.h"
+#include "protocol/disco/proto-aggregator.h"
 
 typedef struct {
   ProtoNodeId node;

@@ -22,9 +22,9 @@
  * listener accumulation (S16, memory only), DP/Byzantine clipping. */
 #include "config.h"
 
-#include "protocol/proto-peer.h"
-#include "protocol/proto-aggregator.h"
-#include "protocol/proto-peer-private.h"
+#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/proto-peer-private.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,0 +1,66 @@
+/* proto-machine.c — the machine interface's wrappers and the registry of
+ * protocol families (proto-machine.h). */
+#include "config.h"
+
+#include "protocol/proto-machine.h"
+
+#include <string.h>
+
+extern const ProtoFamily proto_family_disco;   /* protocol/disco/disco-family.c */
+
+static const ProtoFamily *const families[] = { &proto_family_disco, NULL };
+
+const ProtoFamily *
+proto_family_lookup (const char *name)
+{
+  for (guint i = 0; families[i]; i++)
+    if (strcmp (families[i]->name, name) == 0)
+      return families[i];
+  return NULL;
+}
+
+const ProtoFamily *
+proto_family_of (const ProtoConfig *cfg)
+{
+  (void) cfg;   /* every version of ProtoConfig is DISCO's today */
+  return &proto_family_disco;
+}
+
+ProtoMachine *
+proto_machine_wrap (const ProtoMachineClass *klass, void *impl)
+{
+  ProtoMachine *m = g_new (ProtoMachine, 1);
+  m->klass = klass;
+  m->impl = impl;
+  return m;
+}
+
+void
+proto_machine_view (const ProtoMachine *m, ProtoPeerView *out)
+{
+  memset (out, 0, sizeof *out);
+  out->error = "";
+  if (m->klass->view)
+    m->klass->view (m->impl, out);
+}
+
+LearnWeights *
+proto_machine_model (const ProtoMachine *m)
+{
+  return m->klass->model ? m->klass->model (m->impl) : NULL;
+}
+
+guint
+proto_machine_received_count (const ProtoMachine *m, ProtoMsgType type)
+{
+  return m->klass->received_count ? m->klass->received_count (m->impl, type) : 0;
+}
+
+void
+proto_machine_free (ProtoMachine *m)
+{
+  if (!m)
+    return;
+  m->klass->free (m->impl);
+  g_free (m);
+}

@@ -1,0 +1,118 @@
+/* proto-machine.h — the one interface every protocol family's machines sit
+ * behind.  The host layer (sim/sim-host.c), the world, the testbed, the
+ * recorder and the hang detector drive and read machines only through it,
+ * so they name no family; a family is a folder of machines (protocol/disco/
+ * for DISCO) and a ProtoFamily that makes them.
+ *
+ * A machine is sans-IO: handle (now, input, outbox), then next_deadline.
+ * The rest are read-only views: its state's name, its listening table (the
+ * drop rule), and for a peer what a run records about it.
+ *
+ * Shape: proto_family_lookup gives a family; family->new_peer /
+ * new_coordinator make machines; proto_machine_free frees one. */
+#pragma once
+
+#include "base/dl-random.h"
+#include "protocol/proto-config.h"
+#include "protocol/proto-input.h"
+#include "protocol/proto-outbox.h"
+
+G_BEGIN_DECLS
+
+/* What a run records about a peer machine, and what the hang detector asks
+ * of it. */
+typedef struct {
+  gboolean connected;        /* in a session with the coordinator */
+  gboolean settled;          /* finished its rounds, failed or left: it owes nothing more */
+  gboolean failed;           /* gave up (an exception in DISCO) */
+  gboolean excluded;         /* failed because the coordinator excluded it */
+  gboolean waiting_on_peer;  /* blocked on another peer's answer (DISCO: a model sync) */
+  gboolean synced;           /* took a model from another peer at least once */
+  guint rounds_done;         /* rounds trained and aggregated */
+  const char *error;         /* why it failed, "" if it did not */
+} ProtoPeerView;
+
+typedef struct ProtoMachine ProtoMachine;
+
+typedef struct {
+  void (*handle) (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out);
+  DlTime (*next_deadline) (const void *impl);
+  const char *(*state_name) (const void *impl);
+  /* the drop rule: does the machine, as it is now, listen for `type` from `from`? */
+  gboolean (*listens) (const void *impl, ProtoMsgType type, ProtoNodeId from);
+  /* peers only (NULL for a coordinator) */
+  void (*view) (const void *impl, ProtoPeerView *out);
+  LearnWeights *(*model) (const void *impl);   /* transfer none; the current weights */
+  guint (*received_count) (const void *impl, ProtoMsgType type);
+  void (*free) (void *impl);
+} ProtoMachineClass;
+
+struct ProtoMachine {
+  const ProtoMachineClass *klass;
+  void *impl;                /* the family's own machine */
+};
+
+static inline void
+proto_machine_handle (ProtoMachine *m, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  m->klass->handle (m->impl, now, in, out);
+}
+
+static inline DlTime
+proto_machine_next_deadline (const ProtoMachine *m)
+{
+  return m->klass->next_deadline (m->impl);
+}
+
+static inline const char *
+proto_machine_state_name (const ProtoMachine *m)
+{
+  return m->klass->state_name (m->impl);
+}
+
+static inline gboolean
+proto_machine_listens (const ProtoMachine *m, ProtoMsgType type, ProtoNodeId from)
+{
+  return m->klass->listens (m->impl, type, from);
+}
+
+/* A peer's view (a coordinator's is all zero, error ""). */
+void proto_machine_view (const ProtoMachine *m, ProtoPeerView *out);
+/* (transfer none) a peer's current weights, NULL for a coordinator */
+LearnWeights *proto_machine_model (const ProtoMachine *m);
+guint proto_machine_received_count (const ProtoMachine *m, ProtoMsgType type);
+void proto_machine_free (ProtoMachine *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoMachine, proto_machine_free)
+
+/* Wraps a family's machine (used by the families). */
+ProtoMachine *proto_machine_wrap (const ProtoMachineClass *klass, void *impl);
+
+/* A protocol family: how to make its machines, and what the hang detector
+ * must know of it. */
+typedef struct {
+  const char *name;
+  ProtoMachine *(*new_coordinator) (const ProtoConfig *cfg);
+  /* initial: the model every peer starts from (a reference is taken);
+   * rng: the peer's stream (borrowed; outlives the machine) */
+  ProtoMachine *(*new_peer) (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng);
+  /* the longest a live machine may go without progress and still be
+   * waiting legitimately (timers, retries): the hang detector's window */
+  DlTime (*stall_window) (const ProtoConfig *cfg);
+  /* the coordinator's observation that begins a round, for the timeline's
+   * `round N` times (DISCO: round-start behind a connection barrier, else
+   * round-list) */
+  ProtoObsKind (*round_begins_with) (const ProtoConfig *cfg);
+  /* TRUE if the coordinator excludes a peer only after `*retries` Retries
+   * in a round (the retries-before-exclusion property checks it) */
+  gboolean (*excludes_after_retries) (const ProtoConfig *cfg, guint *retries);
+  /* the peer machine's states, for coverage reports */
+  guint n_peer_states;
+  const char *(*peer_state_name_at) (guint i);
+} ProtoFamily;
+
+/* NULL if there is no such family. */
+const ProtoFamily *proto_family_lookup (const char *name);
+/* The family a config runs (today: DISCO's, for every version). */
+const ProtoFamily *proto_family_of (const ProtoConfig *cfg);
+
+G_END_DECLS
