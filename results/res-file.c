@@ -148,6 +148,11 @@ res_db_open (const char *path, GError **error)
       return NULL;
     }
   g_autofree char *pragma = g_strdup_printf ("PRAGMA user_version = %d;", RES_SCHEMA_VERSION);
+  if (version == 0 && !res_db_exec (db, "PRAGMA page_size = 65536;", error))
+    {
+      res_db_close (db);
+      return NULL;
+    }
   if (!res_db_exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;"
                  " PRAGMA temp_store = MEMORY;", error)
       || !res_db_exec (db, "BEGIN", error)

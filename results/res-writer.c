@@ -87,8 +87,10 @@ res_node_name (char buf[24], ProtoNodeId id)
  * S.NNNNNNNNN, which SQLite reads back as the same double as
  * dl_time_to_s (both are the double nearest to t / 10^9). */
 
-static inline void
-put_uint (GString *g, guint64 v)
+/* The writers below put text at p, in room the caller has made (put_row),
+ * and return the end. */
+static inline char *
+put_uint (char *p, guint64 v)
 {
   char tmp[24];
   int n = 0;
@@ -96,113 +98,126 @@ put_uint (GString *g, guint64 v)
     tmp[n++] = (char) ('0' + v % 10);
   while ((v /= 10) > 0);
   while (n > 0)
-    g_string_append_c (g, tmp[--n]);
+    *p++ = tmp[--n];
+  return p;
 }
 
-static inline void
-put_int_or_null (GString *g, gint64 v)
+static inline char *
+put_lit (char *p, const char *s, gsize n)
 {
-  if (v < 0)
-    g_string_append_len (g, "null", 4);
-  else
-    put_uint (g, (guint64) v);
+  memcpy (p, s, n);
+  return p + n;
 }
 
-static void
-put_time (GString *g, DlTime t)
+static inline char *
+put_int_or_null (char *p, gint64 v)
+{
+  return v < 0 ? put_lit (p, "null", 4) : put_uint (p, (guint64) v);
+}
+
+static char *
+put_time (char *p, DlTime t)
 {
   if (t < 0)
     {
-      g_string_append_c (g, '-');
+      *p++ = '-';
       t = -t;
     }
-  put_uint (g, (guint64) (t / DL_S));
-  char frac[10];
+  p = put_uint (p, (guint64) (t / DL_S));
+  *p++ = '.';
   gint64 f = t % DL_S;
   for (int i = 8; i >= 0; i--, f /= 10)
-    frac[i] = (char) ('0' + f % 10);
-  frac[9] = '\0';
-  g_string_append_c (g, '.');
-  g_string_append_len (g, frac, 9);
+    p[i] = (char) ('0' + f % 10);
+  return p + 9;
 }
 
-/* A JSON string (RFC 8259 §7), or null for NULL and "" (the columns' NULL). */
-static void
-put_str_or_null (GString *g, const char *s)
+/* A JSON string (RFC 8259 §7), or null for NULL and "" (the columns' NULL):
+ * at most 6 bytes per byte of s, plus 2. */
+static char *
+put_str_or_null (char *p, const char *s)
 {
   if (!s || !*s)
+    return put_lit (p, "null", 4);
+  *p++ = '"';
+  for (const unsigned char *c = (const unsigned char *) s; *c; c++)
     {
-      g_string_append_len (g, "null", 4);
-      return;
-    }
-  g_string_append_c (g, '"');
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
+      if (*c == '"' || *c == '\\')
         {
-          g_string_append_c (g, '\\');
-          g_string_append_c (g, (char) *p);
+          *p++ = '\\';
+          *p++ = (char) *c;
         }
-      else if (*p < 0x20)
-        g_string_append_printf (g, "\\u%04x", *p);
+      else if (*c < 0x20)
+        {
+          static const char hex[] = "0123456789abcdef";
+          p = put_lit (p, "\\u00", 4);
+          *p++ = hex[*c >> 4];
+          *p++ = hex[*c & 15];
+        }
       else
-        g_string_append_c (g, (char) *p);
+        *p++ = (char) *c;
     }
-  g_string_append_c (g, '"');
+  *p++ = '"';
+  return p;
 }
 
 /* A name from the program's own tables (states, messages, observation
  * kinds, node names): letters, digits and dashes, nothing to escape. */
-static inline void
-put_name_or_null (GString *g, const char *s)
+static inline char *
+put_name_or_null (char *p, const char *s, gsize n)
 {
-  if (!s || !*s)
-    {
-      g_string_append_len (g, "null", 4);
-      return;
-    }
-  g_string_append_c (g, '"');
-  g_string_append (g, s);
-  g_string_append_c (g, '"');
+  if (n == 0)
+    return put_lit (p, "null", 4);
+  *p++ = '"';
+  p = put_lit (p, s, n);
+  *p++ = '"';
+  return p;
 }
 
-static void
-put_node (GString *g, ProtoNodeId id)
+static inline char *
+put_node (char *p, ProtoNodeId id)
 {
   char name[24];
   res_node_name (name, id);
-  put_name_or_null (g, name);
+  return put_name_or_null (p, name, strlen (name));
 }
 
-/* One row without its seq (the view counts it from the chunk's first). */
+/* One row without its seq (the view counts it from the chunk's first),
+ * appended to g. */
 static void
 put_row (GString *g, const Item *it, const EventRow *e)
 {
-  g_string_append_c (g, '[');
-  put_time (g, e->t);
-  g_string_append_c (g, ',');
-  if (e->node_world)
-    g_string_append_len (g, "\"world\"", 7);
-  else
-    put_node (g, e->node);
-  g_string_append_c (g, ',');
-  if (e->kind)
-    put_name_or_null (g, e->kind);
-  else
-    put_str_or_null (g, it->text + e->kind_at);   /* a fact's kind: from the caller */
-  g_string_append_c (g, ',');
-  put_int_or_null (g, e->round);
-  g_string_append_c (g, ',');
-  put_node (g, e->other);
-  g_string_append_c (g, ',');
-  put_str_or_null (g, e->detail_at == NO_TEXT ? NULL : it->text + e->detail_at);
-  g_string_append_c (g, ',');
-  put_name_or_null (g, e->state);
-  g_string_append_c (g, ',');
-  put_name_or_null (g, e->msg);
-  g_string_append_c (g, ',');
-  put_int_or_null (g, e->value);
-  g_string_append_c (g, ']');
+  const char *kind = e->kind ? e->kind : it->text + e->kind_at;
+  const char *detail = e->detail_at == NO_TEXT ? NULL : it->text + e->detail_at;
+  gsize kind_len = strlen (kind), state_len = e->state ? strlen (e->state) : 0;
+  gsize msg_len = e->msg ? strlen (e->msg) : 0, detail_len = detail ? strlen (detail) : 0;
+  /* the most a row can take: numbers and names, and 6 bytes per byte of
+   * what may need escaping */
+  gsize room = 160 + 6 * (kind_len + detail_len) + state_len + msg_len;
+  gsize at = g->len;
+  g_string_set_size (g, at + room);
+  char *p = g->str + at;
+  *p++ = '[';
+  p = put_time (p, e->t);
+  *p++ = ',';
+  p = e->node_world ? put_lit (p, "\"world\"", 7) : put_node (p, e->node);
+  *p++ = ',';
+  /* a fact's kind comes from the caller: escaped */
+  p = e->kind ? put_name_or_null (p, kind, kind_len) : put_str_or_null (p, kind);
+  *p++ = ',';
+  p = put_int_or_null (p, e->round);
+  *p++ = ',';
+  p = put_node (p, e->other);
+  *p++ = ',';
+  p = put_str_or_null (p, detail);
+  *p++ = ',';
+  p = put_name_or_null (p, e->state, state_len);
+  *p++ = ',';
+  p = put_name_or_null (p, e->msg, msg_len);
+  *p++ = ',';
+  p = put_int_or_null (p, e->value);
+  *p++ = ']';
+  g_assert ((gsize) (p - (g->str + at)) <= room);
+  g_string_truncate (g, (gsize) (p - g->str));
 }
 
 /* Inserts the chunk being built, if it holds any row.  Returns its rows. */
