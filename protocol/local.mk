@@ -23,3 +23,4 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/proto-peer-private.h \
 	protocol/disco/proto-peer.h \
 	$(NULL)
+EXTRA_DIST += protocol/disco/README.md
