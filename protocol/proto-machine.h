@@ -42,6 +42,8 @@ typedef struct {
   gboolean (*listens) (const void *impl, ProtoMsgType type, ProtoNodeId from);
   /* peers only (NULL for a coordinator) */
   void (*view) (const void *impl, ProtoPeerView *out);
+  /* view's waiting_on_peer alone: the world asks after every input */
+  gboolean (*waiting_on_peer) (const void *impl);
   LearnWeights *(*model) (const void *impl);   /* transfer none; the current weights */
   guint (*received_count) (const void *impl, ProtoMsgType type);
   void (*free) (void *impl);
@@ -74,6 +76,12 @@ static inline gboolean
 proto_machine_listens (const ProtoMachine *m, ProtoMsgType type, ProtoNodeId from)
 {
   return m->klass->listens (m->impl, type, from);
+}
+
+static inline gboolean
+proto_machine_waiting_on_peer (const ProtoMachine *m)
+{
+  return m->klass->waiting_on_peer && m->klass->waiting_on_peer (m->impl);
 }
 
 /* A peer's view (a coordinator's is all zero, error ""). */

@@ -307,9 +307,7 @@ void
 sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in)
 {
   sim_host_feed (n->peer, n->id, sim_engine_now (w->engine), in, &sim_network, w);
-  ProtoPeerView v;
-  proto_machine_view (n->peer, &v);
-  n->in_sync_wait = v.waiting_on_peer;
+  n->in_sync_wait = proto_machine_waiting_on_peer (n->peer);
 }
 
 void

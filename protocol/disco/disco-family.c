@@ -35,6 +35,13 @@ peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
   return proto_peer_listens (impl, type, from);
 }
 
+static gboolean
+peer_waiting_on_peer (const void *impl)
+{
+  ProtoPeerState s = proto_peer_state (impl);
+  return (s == PROTO_PEER_SYNC_WAIT_PROVIDER || s == PROTO_PEER_SYNC_WAIT_MODEL) && proto_peer_connected (impl);
+}
+
 static void
 peer_view (const void *impl, ProtoPeerView *v)
 {
@@ -46,7 +53,7 @@ peer_view (const void *impl, ProtoPeerView *v)
   v->error = proto_peer_error (p);
   /* DISCO's client throws this when the coordinator excludes it */
   v->excluded = strstr (v->error, "ConnectionFail") != NULL;
-  v->waiting_on_peer = v->connected && (s == PROTO_PEER_SYNC_WAIT_PROVIDER || s == PROTO_PEER_SYNC_WAIT_MODEL);
+  v->waiting_on_peer = peer_waiting_on_peer (p);
   v->synced = proto_peer_synced (p);
   v->rounds_done = proto_peer_rounds_done (p);
 }
@@ -75,6 +82,7 @@ static const ProtoMachineClass peer_class = {
   .state_name = peer_state_name,
   .listens = peer_listens,
   .view = peer_view,
+  .waiting_on_peer = peer_waiting_on_peer,
   .model = peer_model,
   .received_count = peer_received_count,
   .free = peer_free,
