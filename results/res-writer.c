@@ -80,10 +80,11 @@ res_node_name (char buf[24], ProtoNodeId id)
  *
  * Events are stored CHUNK_ROWS at a time, as one event_chunks row holding a
  * JSON array of rows [t_s, node, kind, round, other, detail, state, msg,
- * value] (seq is the chunk's first_seq plus the row's index); the `events` view (res-file.c) unfolds them with json_each.
- * One SQLite row per thousand events instead of one per event: the
- * recording costs about a fifth of what it did (docs/performance.md,
- * "Recording").  Times are written from the integer nanoseconds as
+ * value] (seq is the chunk's first_seq plus the row's index); the
+ * `events` view (res-file.c) unfolds them with json_each.  One SQLite row
+ * per thousand events instead of one per event: the writer thread does
+ * about half the work it did, and a recorded run costs about +50 % instead
+ * of +170 % (docs/performance.md, "Recording").  Times are written from the integer nanoseconds as
  * S.NNNNNNNNN, which SQLite reads back as the same double as
  * dl_time_to_s (both are the double nearest to t / 10^9). */
 
