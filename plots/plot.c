@@ -597,7 +597,7 @@ rounds (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError 
   if (n == 0)
     {
       g_string_free (data, TRUE);
-      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds (no PeersForRound was ever sent)", r->id);
+      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds (the coordinator never listed one)", r->id);
     }
   terminal (s, o->output, 1200, 700);
   title_line (s, r, "round durations");
