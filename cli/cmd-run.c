@@ -59,15 +59,41 @@ print_progress (Plan *plan, guint done, gint64 t0)
     return;
   double el = (double) (g_get_monotonic_time () - t0) / 1e6;
   double eta = done ? el / done * (plan->jobs->len - done) : 0;
-  fprintf (stdout, "\r[%u/%u] %.0fs elapsed, ETA %.0fs   ", done, plan->jobs->len, el, eta);
+  fprintf (stdout, "\r\033[K[%u/%u] %.0fs elapsed, ETA %.0fs", done, plan->jobs->len, el, eta);
   if (done == plan->jobs->len)
     fputc ('\n', stdout);
   fflush (stdout);
 }
 
-/* Runs one job into db.  Returns FALSE on a database error (fatal). */
+/* The progress line while a run goes (a terminal, runs one at a time):
+ * rewritten at most twice a wall-clock second. */
+typedef struct {
+  const Plan *plan;
+  guint index;          /* this run's 0-based position */
+  gint64 t0, last;      /* wall clock, us */
+} Live;
+
+static void
+live_progress (gpointer ud, DlTime now, guint64 events)
+{
+  Live *l = ud;
+  gint64 t = g_get_monotonic_time ();
+  if (t - l->last < 500000)
+    return;
+  l->last = t;
+  char b[DL_TIME_STR_LEN];
+  fprintf (stdout, "\r\033[K[%u/%u] %.0fs elapsed; run %u at %s simulated, %.1f M events", l->index,
+           l->plan->jobs->len, (double) (t - l->t0) / 1e6, l->index + 1, dl_time_format (now, b),
+           (double) events / 1e6);
+  fflush (stdout);
+}
+
+/* Runs one job into db.  live: show the run's progress (the sequential
+ * path on a terminal; t0 is the sweep's start).  Returns FALSE on a
+ * database error (fatal). */
 static gboolean
-run_job (Plan *plan, ResDb *db, const Job *job, GString *report, GError **error)
+run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean live, guint index, gint64 sweep_t0,
+         GError **error)
 {
   SimBuilt built;
   if (!sim_scenario_build (job->scenario, job->point, job->seed, &built, error))
@@ -90,6 +116,9 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, GError **error)
     }
   res_run_set_world (run, w);
   sim_world_set_interrupt (w, &interrupted);
+  Live lv = { plan, index, sweep_t0, g_get_monotonic_time () };
+  if (live)
+    sim_world_set_progress (w, live_progress, &lv);
   const SimResult *res = sim_world_run (w);
   res_run_drain (run);   /* the run's wall time includes writing its rows */
   double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
@@ -171,7 +200,7 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
       for (guint i = 0; i < plan->jobs->len && !interrupted; i++)
         {
           g_string_truncate (report, 0);
-          if (!run_job (plan, db, &g_array_index (plan->jobs, Job, i), report, &error))
+          if (!run_job (plan, db, &g_array_index (plan->jobs, Job, i), report, plan->progress, i, t0, &error))
             {
               cli_error (plan->cmd, "%s", error->message);
               return CLI_EXIT_FAILURE;
@@ -224,7 +253,7 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
                    i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST))
                 {
                   GString *rep = g_string_new (NULL);
-                  if (!run_job (plan, wdb, &g_array_index (plan->jobs, Job, i), rep, &werr))
+                  if (!run_job (plan, wdb, &g_array_index (plan->jobs, Job, i), rep, FALSE, i, 0, &werr))
                     {
                       rc = 1;
                       g_string_free (rep, TRUE);

@@ -103,6 +103,8 @@ struct SimWorld {
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
   const volatile int *interrupt;
+  SimProgressFn progress_fn;          /* sim_world_set_progress */
+  gpointer progress_ud;
 };
 
 static inline Node *

@@ -39,6 +39,13 @@ sim_world_set_interrupt (SimWorld *w, const volatile int *flag)
   w->interrupt = flag;
 }
 
+void
+sim_world_set_progress (SimWorld *w, SimProgressFn fn, gpointer ud)
+{
+  w->progress_fn = fn;
+  w->progress_ud = ud;
+}
+
 
 const char *
 sim_outcome_name (SimOutcome o)
@@ -379,6 +386,8 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   DlTime now = sim_engine_now (e);
+  if (w->progress_fn)
+    w->progress_fn (w->progress_ud, now, sim_engine_events_run (e));
   if (w->interrupt && *w->interrupt)
     {
       w->result.outcome = SIM_OUTCOME_INTERRUPTED;

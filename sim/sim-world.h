@@ -194,6 +194,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimWorld, sim_world_free)
 /* A flag (set by a signal handler) that stops the run within a second of
  * simulated time, with outcome `interrupted`. */
 void sim_world_set_interrupt (SimWorld *w, const volatile int *flag);
+/* Called once a simulated second (from the watchdog) with the simulated
+ * time and the engine events run so far, for a progress line.  It reads
+ * nothing of the world and changes nothing in it. */
+typedef void (*SimProgressFn) (gpointer ud, DlTime now, guint64 events);
+void sim_world_set_progress (SimWorld *w, SimProgressFn fn, gpointer ud);
 /* Runs to the end (completed, stalled or the time limit). */
 const SimResult *sim_world_run (SimWorld *w);
 guint sim_world_n_nodes (const SimWorld *w);            /* peers are 1..n */

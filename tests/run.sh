@@ -177,6 +177,22 @@ fi
 if command -v script >/dev/null 2>&1; then
   script -qec "$DLSIM run $tmp/ok.ini -o $tmp/tty.db" /dev/null > "$out" 2>&1
   if grep -q "\[4/4\] .*elapsed, ETA" "$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no progress line on a terminal"; cat "$out"; fi
+  # one long run: its simulated time and events as it goes (200 peers, all-to-all, 10 rounds: over a second)
+  cat > "$tmp/long.ini" <<'INI'
+[protocol]
+min_participants = 200
+[training]
+rounds = 10
+[model]
+size = 100000
+[network]
+uplink = 1Gbps
+downlink = 1Gbps
+[peers]
+count = 200
+INI
+  script -qec "$DLSIM run $tmp/long.ini -o $tmp/long.db --no-events" /dev/null > "$out" 2>&1
+  if grep -q "\[0/1\] .*elapsed; run 1 at [0-9.]*s simulated, [0-9.]* M events" "$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no progress within a long run"; cat -v "$out"; fi
 fi
 "$DLSIM" run "$tmp/ok.ini" -o "$tmp/notty.db" > "$out" 2>&1
 grep -q "ETA" "$out" && { fail=$((fail + 1)); echo "FAIL: progress line without a terminal"; } || pass=$((pass + 1))
