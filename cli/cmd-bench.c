@@ -306,10 +306,7 @@ record_once (const SimWorldConfig *cfg, const char *path, gboolean events, gbool
   g_ptr_array_unref (point.keys);
   g_ptr_array_unref (point.values);
   g_array_unref (point.expects);
-  g_autofree char *wal = g_strconcat (path, "-wal", NULL), *shm = g_strconcat (path, "-shm", NULL);
-  g_unlink (path);
-  g_unlink (wal);
-  g_unlink (shm);
+  res_db_remove_files (path);
   return wall;
 }
 

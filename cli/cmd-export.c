@@ -19,17 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static gboolean
-table_exists (sqlite3 *db, const char *t)
-{
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?", -1, &st, NULL);
-  sqlite3_bind_text (st, 1, t, -1, SQLITE_STATIC);
-  gboolean ok = sqlite3_step (st) == SQLITE_ROW;
-  sqlite3_finalize (st);
-  return ok;
-}
-
 static void
 csv_row (FILE *f, sqlite3_stmt *st, int n, gboolean header)
 {
@@ -128,7 +117,7 @@ cli_cmd_export (int argc, char **argv)
       gboolean known = FALSE;
       for (int i = 0; all[i]; i++)
         known |= strcmp (all[i], table) == 0;
-      if (!known || !table_exists (db, table))
+      if (!known || !res_db_has_table (db, "main", table, TRUE))
         {
           cli_error ("export", "%s: no table '%s'", rest[0], table);
           sqlite3_close (db);
@@ -147,7 +136,7 @@ cli_cmd_export (int argc, char **argv)
   int rc = CLI_EXIT_OK;
   for (int i = 0; all[i] && rc == CLI_EXIT_OK; i++)
     {
-      if ((table && strcmp (table, all[i]) != 0) || !table_exists (db, all[i]))
+      if ((table && strcmp (table, all[i]) != 0) || !res_db_has_table (db, "main", all[i], TRUE))
         continue;
       g_autofree char *path = g_strdup_printf ("%s/%s.%s", dir, all[i], format);
       FILE *f = fopen (path, "w");

@@ -47,24 +47,13 @@ table_columns (sqlite3 *db, const char *table, GString *cols, GString *select_co
   return cols->len > 0;
 }
 
-static gboolean
-src_has_table (sqlite3 *db, const char *name)
-{
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT 1 FROM src.sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL);
-  sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
-  gboolean yes = sqlite3_step (st) == SQLITE_ROW;
-  sqlite3_finalize (st);
-  return yes;
-}
-
 /* Copies run `from` of src as run `to` of main. */
 static gboolean
 copy_run (sqlite3 *db, gint64 from, gint64 to)
 {
   const char *const *tables = res_db_storage_names ();
   /* an input older than schema 4 keeps its events in a table named events */
-  gboolean old_events = !src_has_table (db, "event_chunks");
+  gboolean old_events = !res_db_has_table (db, "src", "event_chunks", FALSE);
   for (int i = 0; tables[i]; i++)
     {
       const char *src_table = tables[i];

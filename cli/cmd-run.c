@@ -165,16 +165,6 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean live, 
   return ok;
 }
 
-static void
-remove_db_files (const char *path)
-{
-  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
-  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
-  g_unlink (path);
-  g_unlink (wal);
-  g_unlink (shm);
-}
-
 /* Runs the plan into db (and db_path for workers' merge). */
 static int
 execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
@@ -239,7 +229,7 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
       for (guint k = 0; k < workers; k++)
         {
           char *wpath = g_strdup_printf ("%s.worker%u-%d", db_path, k, (int) getpid ());
-          remove_db_files (wpath);
+          res_db_remove_files (wpath);
           g_ptr_array_add (paths, wpath);
           pid_t pid = fork ();
           if (pid == 0)
@@ -333,7 +323,7 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
               cli_error (plan->cmd, "merging %s: %s", (char *) paths->pdata[k], error->message);
               return CLI_EXIT_FAILURE;
             }
-          remove_db_files (paths->pdata[k]);
+          res_db_remove_files (paths->pdata[k]);
         }
       /* outcome counts come from the merged database */
       sqlite3_stmt *st = NULL;
@@ -535,7 +525,7 @@ check_testbed (GPtrArray *files, RunOpts *o)
     }
   if (dir)
     {
-      remove_db_files (db_path);
+      res_db_remove_files (db_path);
       g_rmdir (dir);
     }
   printf ("%u passed, %u failed, %u skipped (not supported in the testbed)\n", passed, failed, skipped);
@@ -808,7 +798,7 @@ run_or_check (int argc, char **argv, gboolean check)
   if (temp)
     {
       g_autofree char *dir = g_path_get_dirname (db_path);
-      remove_db_files (db_path);
+      res_db_remove_files (db_path);
       g_rmdir (dir);
     }
   plan_clear (&plan);

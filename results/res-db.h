@@ -62,6 +62,12 @@ gboolean res_run_finish (ResRun *run, const SimResult *result, double wall_secon
  * stays NULL unless `outcome` is given. */
 void res_run_abort (ResRun *run, const char *outcome);
 
+/* Is there a table (or, with views, a view) `name` in the database `in`
+ * ("main", or an attached one)? */
+gboolean res_db_has_table (struct sqlite3 *db, const char *in, const char *name, gboolean views);
+/* Removes a results file and its WAL and shared-memory files. */
+void res_db_remove_files (const char *path);
+
 /* Every table (or view: events) with a run_id column that users read,
  * NULL-terminated. */
 const char *const *res_db_table_names (void);

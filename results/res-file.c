@@ -6,6 +6,7 @@
 #include "results/res-db.h"
 #include "results/res-db-private.h"
 
+#include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -85,15 +86,32 @@ res_db_exec (ResDb *db, const char *sql, GError **error)
   return TRUE;
 }
 
-static gboolean
-is_table (ResDb *db, const char *name)
+gboolean
+res_db_has_table (sqlite3 *db, const char *in, const char *name, gboolean views)
 {
+  char *sql = sqlite3_mprintf ("SELECT 1 FROM %w.sqlite_master WHERE name = ?1 AND (type = 'table' OR (?2 AND type = 'view'))",
+                               in);
   sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL);
-  sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
-  gboolean yes = sqlite3_step (st) == SQLITE_ROW;
+  gboolean yes = FALSE;
+  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK)
+    {
+      sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
+      sqlite3_bind_int (st, 2, views);
+      yes = sqlite3_step (st) == SQLITE_ROW;
+    }
   sqlite3_finalize (st);
+  sqlite3_free (sql);
   return yes;
+}
+
+void
+res_db_remove_files (const char *path)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_unlink (path);
+  g_unlink (wal);
+  g_unlink (shm);
 }
 
 ResDb *
@@ -136,7 +154,7 @@ res_db_open (const char *path, GError **error)
     version = 3;   /* 3 adds the node_records table, created below */
   /* 4: the events table becomes event_rows, under the events view, and
    * event_chunks is created (in the transaction below) */
-  gboolean rename_events = version == 3 && is_table (db, "events");
+  gboolean rename_events = version == 3 && res_db_has_table (db->db, "main", "events", FALSE);
   if (version == 3)
     version = 4;
   if (version != 0 && version != RES_SCHEMA_VERSION)
