@@ -160,6 +160,21 @@ bench_phold (int argc, char **argv)
   return CLI_EXIT_OK;
 }
 
+/* The protocol benchmarks' run: N peers, all in every round
+ * (min_participants = N), R rounds, mean aggregation, model `none` of S
+ * floats, the default network, no time limit to speak of. */
+static void
+protocol_run_config (SimWorldConfig *cfg, ProtoVersion pv, gint64 seed, int peers, int rounds, gint64 size)
+{
+  sim_world_config_init (cfg);
+  proto_config_init (&cfg->proto, pv);
+  cfg->seed = (uint64_t) seed;
+  cfg->n_peers = cfg->max_peers = cfg->proto.min_participants = (guint) peers;
+  cfg->proto.rounds = (guint) rounds;
+  cfg->time_limit = 1000 * DL_H;
+  cfg->model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = (gsize) size };
+}
+
 static int
 bench_scale (int argc, char **argv)
 {
@@ -218,16 +233,9 @@ bench_scale (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   SimWorldConfig cfg;
-  sim_world_config_init (&cfg);
-  proto_config_init (&cfg.proto, pv);
-  cfg.seed = (uint64_t) seed;
-  cfg.n_peers = (guint) peers;
-  cfg.max_peers = (guint) peers;
+  protocol_run_config (&cfg, pv, seed, peers, rounds, size);
   cfg.proto.min_participants = (guint) min_participants;
-  cfg.proto.rounds = (guint) rounds;
   cfg.proto.aggregation = secure ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
-  cfg.time_limit = 1000 * DL_H;
-  cfg.model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = (gsize) size };
   struct { const char *opt, *text; uint64_t *dst; } rates[] = {
     { "--uplink", uplink, &cfg.uplink_bps }, { "--downlink", downlink, &cfg.downlink_bps },
   };
@@ -357,13 +365,7 @@ bench_record (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   SimWorldConfig cfg;
-  sim_world_config_init (&cfg);
-  proto_config_init (&cfg.proto, PROTO_VERSION_DISCO_1110);
-  cfg.seed = (uint64_t) seed;
-  cfg.n_peers = cfg.max_peers = cfg.proto.min_participants = (guint) peers;
-  cfg.proto.rounds = (guint) rounds;
-  cfg.time_limit = 1000 * DL_H;
-  cfg.model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = (gsize) size };
+  protocol_run_config (&cfg, PROTO_VERSION_DISCO_1110, seed, peers, rounds, size);
   cfg.uplink_bps = cfg.downlink_bps = 1000000000;
   g_autofree char *dir = g_dir_make_tmp ("dlsim-bench-record-XXXXXX", &error);
   if (!dir)
