@@ -40,6 +40,11 @@ int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboole
 /* Can the testbed run every point of s?  If not, the error names the key. */
 gboolean cli_testbed_supported (const SimScenario *s, gboolean netem, GError **error);
 
+/* check-testbed.c: dlsim check --testbed over the scenario files `files`
+ * (seed -1: each file's own; output NULL: a temporary database). */
+int cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, const char *output,
+                       const char *junit, const char *tap);
+
 /* check-report.c: the checked runs of db_path as JUnit XML and/or TAP
  * (either path may be NULL). */
 gboolean cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);

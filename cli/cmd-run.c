@@ -471,67 +471,6 @@ typedef struct {
   char **files;
 } RunOpts;
 
-/* dlsim check --testbed: every file with an [expect] in the testbed, one
- * after the other (they share this machine's wall clock); a file the
- * testbed cannot express is skipped, with the key that stops it. */
-static int
-check_testbed (GPtrArray *files, RunOpts *o)
-{
-  g_autoptr (GPtrArray) scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
-  guint skipped = 0;
-  for (guint f = 0; f < files->len; f++)
-    {
-      g_autoptr (GError) error = NULL;
-      SimScenario *s = sim_scenario_load (files->pdata[f], (const char *const *) o->sets, &error);
-      if (!s)
-        {
-          cli_error ("check", "%s", error->message);
-          return CLI_EXIT_USAGE;
-        }
-      gboolean has_expect = FALSE;
-      for (guint p = 0; p < s->points->len; p++)
-        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
-      if (has_expect && !cli_testbed_supported (s, o->netem, &error))
-        {
-          printf ("SKIP %s\n", error->message);
-          skipped++;
-          has_expect = FALSE;
-        }
-      if (has_expect)
-        g_ptr_array_add (scenarios, s);
-      else
-        sim_scenario_free (s);
-    }
-  g_autoptr (GError) error = NULL;
-  g_autofree char *dir = o->output ? NULL : g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
-  g_autofree char *db_path = o->output ? g_strdup (o->output) : dir ? g_build_filename (dir, "check.db", NULL) : NULL;
-  ResDb *db = db_path ? res_db_open (db_path, &error) : NULL;
-  if (!db)
-    {
-      cli_error ("check", "%s", error->message);
-      return CLI_EXIT_FAILURE;
-    }
-  guint passed = 0, failed = 0;
-  int rc = CLI_EXIT_OK;
-  for (guint i = 0; i < scenarios->len && rc == CLI_EXIT_OK; i++)
-    rc = cli_testbed_scenario (scenarios->pdata[i], o->sets, o->seed_given ? o->seed : -1, o->netem, db,
-                               &passed, &failed);
-  res_db_close (db);
-  g_autoptr (GError) rerr = NULL;
-  if (!cli_write_check_reports (db_path, o->junit, o->tap, &rerr))
-    {
-      cli_error ("check", "%s", rerr->message);
-      rc = CLI_EXIT_FAILURE;
-    }
-  if (dir)
-    {
-      res_db_remove_files (db_path);
-      g_rmdir (dir);
-    }
-  printf ("%u passed, %u failed, %u skipped (not supported in the testbed)\n", passed, failed, skipped);
-  return rc != CLI_EXIT_OK ? rc : failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
-}
-
 static gboolean
 parse_seed (const char *name, const char *value, gpointer data, GError **error)
 {
@@ -717,7 +656,7 @@ run_or_check (int argc, char **argv, gboolean check)
       }
   if (o.testbed)
     {
-      rc = check_testbed (files, &o);
+      rc = cli_check_testbed (files, o.sets, o.seed_given ? o.seed : -1, o.netem, o.output, o.junit, o.tap);
       goto out;
     }
   guint64 shard_k = 0, shard_n = 1;

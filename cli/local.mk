@@ -12,6 +12,7 @@ dlsim_SOURCES = \
 	cli/cmd-compare.c \
 	cli/cmd-merge.c \
 	cli/check-report.c \
+	cli/check-testbed.c \
 	cli/cmd-explore.c \
 	cli/explore.h \
 	cli/explore-plan.c \
