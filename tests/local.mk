@@ -97,3 +97,9 @@ TESTS += tests/test-results
 tests_test_results_SOURCES = tests/test-results.c
 tests_test_results_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_results_LDADD = results/libdlres.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-machine
+TESTS += tests/test-machine
+tests_test_machine_SOURCES = tests/test-machine.c
+tests_test_machine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_machine_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

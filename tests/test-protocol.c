@@ -7,7 +7,6 @@
 
 #include "tests/proto-harness.h"
 #include "learn/learn-weights.h"
-#include "protocol/proto-machine.h"
 
 #include <check.h>
 #include <string.h>
@@ -1107,120 +1106,6 @@ START_TEST (test_payload_validation)
 }
 END_TEST
 
-/* ---- the machine interface (proto-machine.h) ---- */
-
-/* An outbox as text: what the host layer would carry out. */
-static char *
-outbox_text (const ProtoOutbox *out)
-{
-  GString *g = g_string_new (NULL);
-  for (guint i = 0; i < proto_outbox_len (out); i++)
-    {
-      const ProtoAction *a = proto_outbox_get (out, i);
-      g_string_append_printf (g, "%d to=%u via=%d", (int) a->kind, a->to, (int) a->via);
-      if (a->kind == PROTO_ACT_SEND)
-        g_string_append_printf (g, " %s", proto_msg_type_name (a->msg.type));
-      if (a->kind == PROTO_ACT_SET_DEADLINE)
-        g_string_append_printf (g, " at=%" G_GINT64_FORMAT, a->deadline);
-      if (a->kind == PROTO_ACT_OBSERVE)
-        {
-          g_autofree char *o = proto_observation_to_string (&a->obs);
-          g_string_append_printf (g, " %s", o);
-        }
-      g_string_append_c (g, '\n');
-    }
-  return g_string_free (g, FALSE);
-}
-
-START_TEST (test_family_lookup)
-{
-  const ProtoFamily *f = proto_family_lookup ("disco");
-  ck_assert_ptr_nonnull (f);
-  ck_assert_str_eq (f->name, "disco");
-  ck_assert_ptr_null (proto_family_lookup ("gossip-not-yet"));
-  ProtoConfig cfg;
-  proto_config_init (&cfg, PROTO_VERSION_DISCO_775);
-  ck_assert_ptr_eq (proto_family_of (&cfg), f);
-  ck_assert_uint_eq (f->n_peer_states, PROTO_PEER_N_STATES);
-  ck_assert_str_eq (f->peer_state_name_at (PROTO_PEER_WAIT_PEERS), proto_peer_state_name (PROTO_PEER_WAIT_PEERS));
-  /* the round begins at StartWeightSharing behind the barrier, at the list without it */
-  ck_assert_int_eq (f->round_begins_with (&cfg), PROTO_OBS_ROUND_LIST);
-  guint m = 99;
-  ck_assert (!f->excludes_after_retries (&cfg, &m));
-  proto_config_init (&cfg, PROTO_VERSION_DISCO_1110);
-  ck_assert_int_eq (f->round_begins_with (&cfg), PROTO_OBS_ROUND_START);
-  ck_assert (f->excludes_after_retries (&cfg, &m));
-  ck_assert_uint_eq (m, cfg.max_connection_retry);
-}
-END_TEST
-
-/* A peer and a coordinator behind the interface do exactly what the bare
- * machines do, input for input, and the views say what the accessors say. */
-START_TEST (test_machine_interface_is_the_machine)
-{
-  ProtoConfig cfg;
-  proto_config_init (&cfg, PROTO_VERSION_DISCO_1110);
-  const ProtoFamily *f = proto_family_of (&cfg);
-  g_autoptr (LearnWeights) w0 = learn_weights_new (4);
-  g_autoptr (DlRandom) r1 = dl_random_new (1, "shares", 1);
-  g_autoptr (DlRandom) r2 = dl_random_new (1, "shares", 1);
-  ProtoPeer *bare = proto_peer_new (&cfg, w0, r1);
-  ProtoMachine *m = f->new_peer (&cfg, w0, r2);
-  ProtoCoord *bare_c = proto_coord_new (&cfg);
-  ProtoMachine *mc = f->new_coordinator (&cfg);
-  ProtoOutbox a, b;
-  proto_outbox_init (&a);
-  proto_outbox_init (&b);
-
-  ProtoPeerView v;
-  proto_machine_view (m, &v);
-  ck_assert (!v.connected && !v.settled && !v.failed && !v.waiting_on_peer);
-  ck_assert_uint_eq (v.rounds_done, 0);
-  ck_assert_str_eq (v.error, "");
-  ck_assert_str_eq (proto_machine_state_name (m), proto_peer_state_name (proto_peer_state (bare)));
-
-  ProtoInput start = { .kind = PROTO_IN_START };
-  proto_peer_handle (bare, 0, &start, &a);
-  proto_machine_handle (m, 0, &start, &b);
-  g_autofree char *ta = outbox_text (&a), *tb = outbox_text (&b);
-  ck_assert_str_eq (ta, tb);
-  ck_assert_uint_gt (proto_outbox_len (&b), 0);
-  ck_assert_int_eq (proto_machine_next_deadline (m), proto_peer_next_deadline (bare));
-  proto_machine_view (m, &v);
-  ck_assert_int_eq (v.connected, proto_peer_connected (bare));
-  ck_assert_str_eq (proto_machine_state_name (m), "connecting");
-  for (int t = 0; t < PROTO_MSG_N_TYPES; t++)
-    ck_assert_int_eq (proto_machine_listens (m, (ProtoMsgType) t, PROTO_SERVER),
-                      proto_peer_listens (bare, (ProtoMsgType) t, PROTO_SERVER));
-  ck_assert_ptr_nonnull (proto_machine_model (m));
-  ck_assert_ptr_nonnull (proto_peer_model (bare));
-
-  /* the coordinator: a ClientConnected from p1 */
-  proto_outbox_reset (&a);
-  proto_outbox_reset (&b);
-  ProtoMsg msg;
-  proto_msg_init (&msg, PROTO_MSG_CLIENT_CONNECTED);
-  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_SERVER, .msg = &msg };
-  proto_coord_handle (bare_c, 5, &in, &a);
-  proto_machine_handle (mc, 5, &in, &b);
-  g_autofree char *ca = outbox_text (&a), *cb = outbox_text (&b);
-  ck_assert_str_eq (ca, cb);
-  ck_assert_str_eq (proto_machine_state_name (mc), proto_coord_phase (bare_c));
-  ck_assert_int_eq (proto_machine_next_deadline (mc), proto_coord_next_deadline (bare_c));
-  ck_assert_ptr_null (proto_machine_model (mc));
-  proto_machine_view (mc, &v);
-  ck_assert (!v.connected && v.rounds_done == 0);
-
-  proto_msg_clear (&msg);
-  proto_outbox_clear (&a);
-  proto_outbox_clear (&b);
-  proto_peer_free (bare);
-  proto_coord_free (bare_c);
-  proto_machine_free (m);
-  proto_machine_free (mc);
-}
-END_TEST
-
 static Suite *
 protocol_suite (void)
 {
@@ -1244,8 +1129,6 @@ protocol_suite (void)
   tc = tcase_create ("peers");
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_drop_rule_every_state);
-  tcase_add_test (tc, test_family_lookup);
-  tcase_add_test (tc, test_machine_interface_is_the_machine);
   tcase_add_test (tc, test_consensus_mean_3);
   tcase_add_test (tc, test_consensus_secure_3);
   tcase_add_test (tc, test_consensus_10);
