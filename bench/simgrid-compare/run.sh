@@ -60,7 +60,7 @@ INI
   t0=$(date +%s.%N)
   "$DLSIM" run "$tmp/a2a.ini" -o "$tmp/d.db" -q --no-events
   t1=$(date +%s.%N)
-  dl_wall=$(echo "$t1 - $t0" | bc -l)
+  dl_wall=$(awk "BEGIN { print $t1 - $t0 }")
   span=$(sqlite3 "$tmp/d.db" "SELECT printf('%.6f', end_s - start_s) FROM rounds WHERE round = 1")
   bytes=$(sqlite3 "$tmp/d.db" "SELECT bytes / messages FROM traffic WHERE type = 'Payload'")
   rm -f "$tmp"/d.db*
@@ -75,7 +75,7 @@ XML
   t0=$(date +%s.%N)
   sg=$("$tmp/a2a" "$tmp/p.xml" "$bytes" --cfg=network/model:CM02 --log=root.thres:critical)
   t1=$(date +%s.%N)
-  sg_wall=$(echo "$t1 - $t0" | bc -l)
+  sg_wall=$(awk "BEGIN { print $t1 - $t0 }")
   sg_span=$(sed -n 's/.*makespan \([0-9.]*\).*/\1/p' <<<"$sg")
   printf '%6s  %11.2fs %11.2fs  %11.3fs %11.3fs  %s\n' "$n" "$dl_wall" "$sg_wall" "$span" "$sg_span" "$bytes"
 done
