@@ -1,6 +1,7 @@
 # protocol/ — what every protocol family shares (messages, inputs, outboxes,
 # the [protocol] config, the machine interface), and one folder per family:
-# protocol/disco/ holds DISCO's sans-IO coordinator and peer machines.
+# protocol/disco/ holds DISCO's sans-IO coordinator and peer machines,
+# protocol/gossip/ the sparsified-gossip family's.
 noinst_LIBRARIES += protocol/libdlproto.a
 protocol_libdlproto_a_SOURCES = \
 	protocol/proto-config.c \
@@ -22,5 +23,9 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
 	protocol/disco/proto-peer-private.h \
 	protocol/disco/proto-peer.h \
+	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h \
+	protocol/gossip/gossip-family.c \
+	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
+	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
 	$(NULL)
-EXTRA_DIST += protocol/disco/README.md
+EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md

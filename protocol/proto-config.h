@@ -50,7 +50,16 @@ typedef enum {
   PROTO_AGG_SECURE,
 } ProtoAggregation;
 
+/* gossip: what a peer sends of its model (protocol/gossip/README.md) */
+typedef enum {
+  PROTO_SPARSIFY_NONE,      /* the whole model */
+  PROTO_SPARSIFY_RANDOM_K,  /* `keep` of the coordinates, drawn from the peer's stream */
+  PROTO_SPARSIFY_TOP_K,     /* `keep` of the coordinates that changed most (with error feedback:
+                               most since they were last sent) */
+} ProtoSparsify;
+
 typedef struct {
+  char family[16];                 /* the ProtoFamily that runs (proto-machine.h): "disco" | "gossip" */
   ProtoVersion version;
   guint min_participants;          /* minNbOfParticipants */
   guint max_connection_retry;      /* maxConnectionRetry (M) */
@@ -109,6 +118,12 @@ typedef struct {
   gboolean robust_wait_timeout;      /* a lost message on the coordinator's stream: every wait for the
                                         coordinator ends after proto_config_wait_timeout, and the peer
                                         says again where it is (ClientConnected, PeerIsReady) */
+
+  /* gossip (protocol/gossip/); unused by DISCO's family */
+  guint fanout;                      /* peers each peer draws per step (its out-edges) */
+  ProtoSparsify sparsify;
+  double keep;                       /* share of the coordinates sent, (0, 1] */
+  gboolean error_feedback;           /* top-k ranks by the change accumulated since last sent */
 } ProtoConfig;
 
 /* The coordinator's connection timer as the version runs it: 60 s in
@@ -124,6 +139,8 @@ DlTime proto_config_wait_timeout (const ProtoConfig *config);
 void proto_config_init (ProtoConfig *config, ProtoVersion version);
 
 const char *proto_version_name (ProtoVersion version);
+const char *proto_sparsify_name (ProtoSparsify s);
+gboolean proto_sparsify_from_name (const char *name, ProtoSparsify *out, GError **error);
 gboolean proto_version_from_name (const char *name, ProtoVersion *out, GError **error);
 
 G_END_DECLS

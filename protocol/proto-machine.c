@@ -6,9 +6,10 @@
 
 #include <string.h>
 
-extern const ProtoFamily proto_family_disco;   /* protocol/disco/disco-family.c */
+extern const ProtoFamily proto_family_disco;    /* protocol/disco/disco-family.c */
+extern const ProtoFamily proto_family_gossip;   /* protocol/gossip/gossip-family.c */
 
-static const ProtoFamily *const families[] = { &proto_family_disco, NULL };
+static const ProtoFamily *const families[] = { &proto_family_disco, &proto_family_gossip, NULL };
 
 const ProtoFamily *
 proto_family_lookup (const char *name)
@@ -22,8 +23,8 @@ proto_family_lookup (const char *name)
 const ProtoFamily *
 proto_family_of (const ProtoConfig *cfg)
 {
-  (void) cfg;   /* every version of ProtoConfig is DISCO's today */
-  return &proto_family_disco;
+  const ProtoFamily *f = proto_family_lookup (cfg->family);
+  return f ? f : &proto_family_disco;
 }
 
 ProtoMachine *

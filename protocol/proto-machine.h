@@ -113,6 +113,9 @@ typedef struct {
   /* TRUE if the coordinator excludes a peer only after `*retries` Retries
    * in a round (the retries-before-exclusion property checks it) */
   gboolean (*excludes_after_retries) (const ProtoConfig *cfg, guint *retries);
+  /* TRUE if every peer that finishes a round holds the same model (the
+   * `agreement` property checks it; DISCO: yes, gossip: no) */
+  gboolean (*promises_agreement) (const ProtoConfig *cfg);
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);

@@ -25,6 +25,9 @@ static const char *const type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_SIGNAL_NEW_PEER] = "SignalNewPeer",
   [PROTO_MSG_SHARED_MODEL] = "SharedModel",
   [PROTO_MSG_PAYLOAD] = "Payload",
+  [PROTO_MSG_GOSSIP_TARGETS] = "GossipTargets",
+  [PROTO_MSG_NEIGHBORS] = "Neighbors",
+  [PROTO_MSG_GOSSIP_PAYLOAD] = "GossipPayload",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -46,6 +49,9 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_SIGNAL_NEW_PEER] = "(yu)",
   [PROTO_MSG_SHARED_MODEL] = "(yay)",
   [PROTO_MSG_PAYLOAD] = "(yuuuay)",
+  [PROTO_MSG_GOSSIP_TARGETS] = "(yauu)",
+  [PROTO_MSG_NEIGHBORS] = "(yauu)",
+  [PROTO_MSG_GOSSIP_PAYLOAD] = "(yuuauay)",
 };
 
 const char *
@@ -94,10 +100,19 @@ proto_msg_set_peers (ProtoMsg *msg, const ProtoNodeId *peers, uint32_t n)
 }
 
 void
+proto_msg_take_indices (ProtoMsg *msg, uint32_t *indices, uint32_t n)
+{
+  g_free (msg->indices);
+  msg->indices = n ? indices : (g_free (indices), NULL);
+  msg->n_indices = n;
+}
+
+void
 proto_msg_copy (ProtoMsg *dst, const ProtoMsg *src)
 {
   *dst = *src;
   dst->peers = src->n_peers ? g_memdup2 (src->peers, src->n_peers * sizeof *src->peers) : NULL;
+  dst->indices = src->n_indices ? g_memdup2 (src->indices, src->n_indices * sizeof *src->indices) : NULL;
   dst->signal_data = g_strdup (src->signal_data);
   if (dst->weights)
     learn_weights_ref (dst->weights);
@@ -109,6 +124,8 @@ proto_msg_clear (ProtoMsg *msg)
   g_clear_pointer (&msg->peers, g_free);
   g_clear_pointer (&msg->signal_data, g_free);
   msg->n_peers = 0;
+  g_clear_pointer (&msg->indices, g_free);
+  msg->n_indices = 0;
   g_clear_pointer (&msg->weights, learn_weights_unref);
 }
 
@@ -153,6 +170,8 @@ build (const ProtoMsg *msg, gboolean copy)
                              msg->joined_mid_training);
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_GOSSIP_TARGETS:
+    case PROTO_MSG_NEIGHBORS:
       inner = g_variant_new ("(y@auu)", t,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers,
                                                         msg->n_peers, sizeof (uint32_t)),
@@ -176,6 +195,12 @@ build (const ProtoMsg *msg, gboolean copy)
       break;
     case PROTO_MSG_PAYLOAD:
       inner = g_variant_new ("(yuuu@ay)", t, msg->node, msg->round, msg->comm_round,
+                             weights_variant (msg, copy));
+      break;
+    case PROTO_MSG_GOSSIP_PAYLOAD:
+      inner = g_variant_new ("(yuu@au@ay)", t, msg->round, msg->degree,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices,
+                                                        msg->n_indices, sizeof (uint32_t)),
                              weights_variant (msg, copy));
       break;
     }
@@ -280,6 +305,8 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         break;
       }
     case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_GOSSIP_TARGETS:
+    case PROTO_MSG_NEIGHBORS:
       {
         g_autoptr (GVariant) arr = g_variant_get_child_value (inner, 1);
         g_autoptr (GVariant) rv = g_variant_get_child_value (inner, 2);
@@ -335,6 +362,31 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         m.weights = weights_from_variant (ay);
         if (m.weights == NULL)
           return malformed (error, "weights are not a whole number of float32 values");
+        break;
+      }
+    case PROTO_MSG_GOSSIP_PAYLOAD:
+      {
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
+        g_autoptr (GVariant) ix = g_variant_get_child_value (inner, 3);
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 4);
+        m.round = g_variant_get_uint32 (a);
+        m.degree = g_variant_get_uint32 (b);
+        gsize n = 0;
+        const uint32_t *idx = g_variant_get_fixed_array (ix, &n, sizeof (uint32_t));
+        for (gsize i = 1; i < n; i++)
+          if (idx[i] <= idx[i - 1])
+            return malformed (error, "GossipPayload indices are not strictly ascending");
+        m.weights = weights_from_variant (ay);
+        if (m.weights == NULL)
+          return malformed (error, "weights are not a whole number of float32 values");
+        if (n && learn_weights_len (m.weights) != n)
+          {
+            proto_msg_clear (&m);
+            return malformed (error, "GossipPayload has a different number of indices and values");
+          }
+        if (n)
+          proto_msg_take_indices (&m, g_memdup2 (idx, n * sizeof *idx), (uint32_t) n);
         break;
       }
     }

@@ -1,5 +1,6 @@
-/* proto-message.h — the messages of DISCO's decentralized protocol (#1110),
- * and their wire form.
+/* proto-message.h — the messages every protocol family speaks, and their
+ * wire form: DISCO's decentralized protocol (#1110) first, then the gossip
+ * family's three (protocol/gossip/README.md).
  *
  * Wire form: a GVariant of type "v" whose inner tuple type depends on the
  * message type (its first member is the type byte).  Weights travel as "ay"
@@ -8,7 +9,8 @@
  * or of the wrong inner type is rejected with a PROTO_ERROR.
  *
  * Shape: ProtoMsg is a value type: proto_msg_init_* on caller memory,
- * proto_msg_clear to release what it owns (the peer list, a weights ref). */
+ * proto_msg_clear to release what it owns (the peer list, the indices, a
+ * weights ref). */
 #pragma once
 
 #include "learn/learn-weights.h"
@@ -42,8 +44,12 @@ typedef enum {
   PROTO_MSG_SIGNAL_NEW_PEER,
   PROTO_MSG_SHARED_MODEL,
   PROTO_MSG_PAYLOAD,
+  /* gossip (protocol/gossip/) */
+  PROTO_MSG_GOSSIP_TARGETS,   /* peer -> S: the peers it drew for step `round` */
+  PROTO_MSG_NEIGHBORS,        /* S -> peer: its neighbours in step `round`'s contact graph */
+  PROTO_MSG_GOSSIP_PAYLOAD,   /* peer -> peer: its model (or `indices` of it), `degree` */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_PAYLOAD + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_GOSSIP_PAYLOAD + 1)
 
 /* How a message travels. */
 typedef enum {
@@ -76,7 +82,12 @@ typedef struct {
                                     the simulator, where it costs no wire bytes */
   ProtoNodeId *peers;            /* PeersForRound (owned) */
   uint32_t n_peers;
-  LearnWeights *weights;         /* SharedModel, Payload (a reference) */
+  LearnWeights *weights;         /* SharedModel, Payload, GossipPayload (a reference; with
+                                    indices: the values at those indices) */
+  uint32_t degree;               /* GossipPayload: the sender's degree in the contact graph */
+  uint32_t *indices;             /* GossipPayload: the coordinates sent, ascending (owned);
+                                    none: the whole model */
+  uint32_t n_indices;
 } ProtoMsg;
 
 const char *proto_msg_type_name (ProtoMsgType type);
@@ -88,6 +99,8 @@ void proto_msg_init (ProtoMsg *msg, ProtoMsgType type);
 /* (transfer none) for weights: the message takes its own reference. */
 void proto_msg_set_weights (ProtoMsg *msg, LearnWeights *weights);
 void proto_msg_set_peers (ProtoMsg *msg, const ProtoNodeId *peers, uint32_t n);
+/* Takes ownership of indices (g_malloc'd). */
+void proto_msg_take_indices (ProtoMsg *msg, uint32_t *indices, uint32_t n);
 void proto_msg_copy (ProtoMsg *dst, const ProtoMsg *src);
 void proto_msg_clear (ProtoMsg *msg);
 

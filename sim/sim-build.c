@@ -71,12 +71,38 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->time_limit <= 0)
     return BAD ("scenario", "time_limit", "must be more than 0");
 
-  /* the family: only DISCO's machines exist so far (protocol/proto-machine.c) */
-  if (!proto_family_lookup (V ("protocol", "family")))
-    return BAD ("protocol", "family", "'%s': unknown family (built so far: disco)", V ("protocol", "family"));
+  /* the family (protocol/proto-machine.c), and the keys that belong to
+   * another family: an error, so that nobody tunes a knob that does nothing */
+  const char *family = V ("protocol", "family");
+  if (!proto_family_lookup (family))
+    return BAD ("protocol", "family", "'%s': unknown family (expected disco or gossip)", family);
+  gboolean gossip = strcmp (family, "gossip") == 0;
+  static const char *const disco_only[] = { "version", "max_connection_retry", "peer_connection_timeout",
+                                            "model_sync_timeout", "aggregation", "max_share_value",
+                                            "aggregation_wait", "straggler_timeout", NULL };
+  static const char *const gossip_only[] = { "fanout", "sparsify", "keep", "error_feedback", NULL };
+  for (guint i = 0; gossip && disco_only[i]; i++)
+    if (point_given (p, "protocol", disco_only[i]))
+      return BAD ("protocol", disco_only[i], "applies to family = disco only, not to family = %s", family);
+  for (guint i = 0; !gossip && gossip_only[i]; i++)
+    if (point_given (p, "protocol", gossip_only[i]))
+      return BAD ("protocol", gossip_only[i], "applies to family = gossip only, not to family = %s", family);
   ProtoVersion ver;
   PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
   proto_config_init (&c->proto, ver);
+  g_strlcpy (c->proto.family, family, sizeof c->proto.family);
+  if (gossip)
+    {
+      ProtoConfig *g = &c->proto;
+      g->fanout = uint_of (V ("protocol", "fanout"));
+      PARSE ("protocol", "sparsify", proto_sparsify_from_name (V ("protocol", "sparsify"), &g->sparsify, &_e));
+      PARSE ("protocol", "keep", parse_share (V ("protocol", "keep"), &g->keep, &_e));
+      PARSE ("protocol", "error_feedback", parse_on_off (V ("protocol", "error_feedback"), &g->error_feedback, &_e));
+      if (g->sparsify == PROTO_SPARSIFY_NONE && point_given (p, "protocol", "keep") && g->keep < 1)
+        return BAD ("protocol", "keep", "applies to sparsify = random-k or top-k (sparsify is none)");
+      if (g->error_feedback && g->sparsify != PROTO_SPARSIFY_TOP_K)
+        return BAD ("protocol", "error_feedback", "applies to sparsify = top-k only (it ranks by the residual)");
+    }
   ProtoConfig *pc = &c->proto;
   pc->min_participants = uint_of (V ("protocol", "min_participants"));
   if (pc->min_participants == 0)

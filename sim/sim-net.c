@@ -171,7 +171,14 @@ wire_size_key (const ProtoMsg *msg)
       len = msg->weights ? learn_weights_byte_size (msg->weights) : 0;
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_GOSSIP_TARGETS:
+    case PROTO_MSG_NEIGHBORS:
       len = msg->n_peers;
+      break;
+    case PROTO_MSG_GOSSIP_PAYLOAD:
+      /* sparse: as many indices as values */
+      flag = msg->n_indices > 0;
+      len = msg->weights ? learn_weights_byte_size (msg->weights) : 0;
       break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       flag = msg->signal_data != NULL;

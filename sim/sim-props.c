@@ -21,6 +21,7 @@ struct SimProps {
   GHashTable *dropped;      /* node -> message type + 1 it dropped last in its current state */
   GHashTable *retries;      /* node -> Retries the coordinator sent it since the last Start */
   guint max_connection_retry;
+  gboolean no_agreement;    /* the family does not promise it */
   GHashTable *holds_since;  /* node -> 1 + time it first held a trained model (a round's end, a sync) */
   GHashTable *sync_tried;   /* node -> 1 + time of its last sync failure (SYNC_FAILED) */
   GHashTable *sync_failed;  /* node -> 1 + time its training failed on a sync */
@@ -91,6 +92,12 @@ sim_props_free (SimProps *p)
   g_hash_table_unref (p->sync_failed);
   g_hash_table_unref (p->sync_why);
   g_free (p);
+}
+
+void
+sim_props_set_agreement (SimProps *p, gboolean checked)
+{
+  p->no_agreement = !checked;
 }
 
 void
@@ -269,7 +276,7 @@ sim_props_synced_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights *m
 void
 sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, LearnWeights *model)
 {
-  if (!model || learn_weights_is_symbolic (model))
+  if (!model || learn_weights_is_symbolic (model) || p->no_agreement)
     return;
   LearnWeights *ref = g_hash_table_lookup (p->reference, GUINT_TO_POINTER (round));
   if (!ref)

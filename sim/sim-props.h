@@ -57,6 +57,9 @@ typedef struct SimProps SimProps;
 
 SimProps *sim_props_new (const SimRecorder *rec, guint min_participants);
 void sim_props_free (SimProps *p);
+/* Turns agreement off (a family that does not promise it: ProtoFamily's
+ * promises_agreement). */
+void sim_props_set_agreement (SimProps *p, gboolean checked);
 /* Turns retries-before-exclusion on, with this M. */
 void sim_props_set_max_connection_retry (SimProps *p, guint m);
 void sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o);

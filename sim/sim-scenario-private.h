@@ -19,6 +19,11 @@ gboolean parse_expect_line (const char *file, const char *key, const char *value
 
 /* Every value of the point checked against its key's kind. */
 gboolean check_point_values (const SimScenario *s, const SimPoint *p, GError **error);
+/* TRUE if the file or a --set gives section.key (not its default). */
+gboolean point_given (const SimPoint *p, const char *section, const char *key);
+/* "10%" or "0.1": a share in (0, 1]. */
+gboolean parse_share (const char *v, double *out, GError **error);
+gboolean parse_on_off (const char *v, gboolean *out, GError **error);
 /* A point's resolved value of section.key. */
 const char *point_value (const SimPoint *p, const char *section, const char *key);
 gboolean parse_prob (const char *v, double *out, GError **error);

@@ -16,7 +16,7 @@
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
-  K_DUR_ROBUST,
+  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF,
 } Kind;
 
 typedef struct {
@@ -33,7 +33,7 @@ static const KeySpec keys[] = {
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
-  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco (the only one built so far)" },
+  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco | gossip (docs/families.md)" },
   { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775 | disco-pre775 | robust" },
   { "protocol", "min_participants", "3", K_UINT, "minNbOfParticipants" },
   { "protocol", "max_connection_retry", "3", K_UINT, "maxConnectionRetry (M)" },
@@ -44,6 +44,10 @@ static const KeySpec keys[] = {
   { "protocol", "aggregation_wait", "15s", K_DUR, "race per communication round; on expiry the loop breaks and that round's result (secure round 0: the partial sum) ends the round, awaited with no limit" },
   { "protocol", "payload_timeout", "60s", K_DUR, "per-peer Payload receive wait; on expiry that reception is used up" },
   { "protocol", "straggler_timeout", "", K_DUR_ROBUST, "robust only (default 60s): with min ready, the list goes out without the others after this" },
+  { "protocol", "fanout", "2", K_UINT, "gossip only: peers each peer draws per step; the step's contact graph joins the draws as undirected edges" },
+  { "protocol", "sparsify", "none", K_SPARSIFY, "gossip only: none | random-k | top-k: what a peer sends of its model" },
+  { "protocol", "keep", "100%", K_SHARE, "gossip only: share of the coordinates sent with random-k or top-k, 1%..100% (or 0.01..1)" },
+  { "protocol", "error_feedback", "off", K_ONOFF, "gossip only, with top-k: on ranks coordinates by the change accumulated since each was last sent" },
   { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
   { "training", "epochs_per_round", "1", K_UINT, "local epochs per round" },
   { "training", "after_training", "stay", K_AFTER, "leave | stay (DISCO's Disco.train stays connected)" },
@@ -224,6 +228,41 @@ parse_prob (const char *v, double *out, GError **error)
 }
 
 /* Checks one value against its kind (used at load time for every key). */
+gboolean
+parse_share (const char *v, double *out, GError **error)
+{
+  g_autofree char *t = g_strstrip (g_strdup (v));
+  gsize len = strlen (t);
+  gboolean percent = len > 0 && t[len - 1] == '%';
+  if (percent)
+    t[len - 1] = '\0';
+  char *end = NULL;
+  double x = g_ascii_strtod (t, &end);
+  if (*t && end && *end == '\0' && isfinite (x))
+    {
+      if (percent)
+        x /= 100;
+      if (x > 0 && x <= 1)
+        {
+          *out = x;
+          return TRUE;
+        }
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected a share in (0, 1] or a percentage 1%%..100%%", v);
+  return FALSE;
+}
+
+gboolean
+parse_on_off (const char *v, gboolean *out, GError **error)
+{
+  if (strcmp (v, "on") == 0 || strcmp (v, "yes") == 0 || strcmp (v, "true") == 0)
+    return *out = TRUE, TRUE;
+  if (strcmp (v, "off") == 0 || strcmp (v, "no") == 0 || strcmp (v, "false") == 0)
+    return *out = FALSE, TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected on or off", v);
+  return FALSE;
+}
+
 static gboolean
 check_value (const KeySpec *k, const char *v, GError **error)
 {
@@ -258,6 +297,18 @@ check_value (const KeySpec *k, const char *v, GError **error)
       return dl_parse_duration (v, &t, error);
     case K_DUR_ROBUST:
       return *v == '\0' || dl_parse_duration (v, &t, error);
+    case K_SPARSIFY:
+      {
+        ProtoSparsify sp;
+        return proto_sparsify_from_name (v, &sp, error);
+      }
+    case K_SHARE:
+      return parse_share (v, &x, error);
+    case K_ONOFF:
+      {
+        gboolean b;
+        return parse_on_off (v, &b, error);
+      }
     case K_DIST_DUR:
       return dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
     case K_DIST_NUM:
@@ -366,6 +417,7 @@ point_free (gpointer data)
   g_free (p->label);
   g_ptr_array_unref (p->keys);
   g_ptr_array_unref (p->values);
+  g_hash_table_unref (p->given);
   for (guint i = 0; i < p->expects->len; i++)
     {
       SimExpect *e = &g_array_index (p->expects, SimExpect, i);
@@ -400,6 +452,13 @@ point_value (const SimPoint *p, const char *section, const char *key)
   return NULL;
 }
 
+
+gboolean
+point_given (const SimPoint *p, const char *section, const char *key)
+{
+  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
+  return g_hash_table_contains (p->given, full);
+}
 
 /* ---------------------------------------------------------------- loading */
 
@@ -555,6 +614,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
       p->keys = g_ptr_array_new_with_free_func (g_free);
       p->values = g_ptr_array_new_with_free_func (g_free);
       p->expects = g_array_new (FALSE, TRUE, sizeof (SimExpect));
+      p->given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       g_ptr_array_add (s->points, p);
       /* choose the alternative of each sweep: the last varies fastest */
       g_autoptr (GHashTable) chosen = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -585,7 +645,10 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
             {
               Entry *e = entries->pdata[k];
               if (strcmp (e->section, keys[i].section) == 0 && strcmp (e->key, keys[i].key) == 0)
-                v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
+                {
+                  v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
+                  g_hash_table_add (p->given, g_strdup_printf ("%s.%s", keys[i].section, keys[i].key));
+                }
             }
           g_ptr_array_add (p->keys, g_strdup_printf ("%s.%s", keys[i].section, keys[i].key));
           g_ptr_array_add (p->values, g_strdup (v));

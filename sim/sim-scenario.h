@@ -30,6 +30,7 @@ typedef struct {
   GPtrArray *keys;      /* resolved "section.key" (every known key, in table order) */
   GPtrArray *values;    /* their values as text */
   GArray *expects;      /* SimExpect */
+  GHashTable *given;    /* "section.key" of the keys the file (or --set) gives */
 } SimPoint;
 
 typedef struct {

@@ -480,6 +480,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   sim_tally_init (&w->tally);
   w->props = sim_props_new (&w->rec, cfg->proto.min_participants);
+  sim_props_set_agreement (w->props, w->family->promises_agreement (&cfg->proto));
   guint retries = 0;
   if (w->family->excludes_after_retries (&cfg->proto, &retries))
     sim_props_set_max_connection_retry (w->props, retries);

@@ -171,6 +171,15 @@ excludes_after_retries (const ProtoConfig *cfg, guint *retries)
   return cfg->connect_barrier;
 }
 
+/* every member of a round aggregates the same contributions
+ * (aggregator/mean.ts, secure.ts) */
+static gboolean
+promises_agreement (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return TRUE;
+}
+
 static const char *
 peer_state_name_at (guint i)
 {
@@ -184,6 +193,7 @@ const ProtoFamily proto_family_disco = {
   .stall_window = stall_window,
   .round_begins_with = round_begins_with,
   .excludes_after_retries = excludes_after_retries,
+  .promises_agreement = promises_agreement,
   .n_peer_states = PROTO_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
 };

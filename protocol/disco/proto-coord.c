@@ -672,6 +672,9 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
     case PROTO_MSG_SIGNAL_NEW_PEER:
     case PROTO_MSG_PAYLOAD:
+    case PROTO_MSG_GOSSIP_TARGETS:   /* another family's */
+    case PROTO_MSG_NEIGHBORS:
+    case PROTO_MSG_GOSSIP_PAYLOAD:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

@@ -549,6 +549,9 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_PEER_IS_READY:
     case PROTO_MSG_CONNECTIONS_READY:
     case PROTO_MSG_MODEL_SYNC_REQUEST:
+    case PROTO_MSG_GOSSIP_TARGETS:
+    case PROTO_MSG_NEIGHBORS:
+    case PROTO_MSG_GOSSIP_PAYLOAD:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();

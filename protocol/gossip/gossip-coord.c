@@ -1,0 +1,369 @@
+/* gossip-coord.c — the gossip family's coordinator (gossip-coord.h): a
+ * membership tracker that paces steps and joins the peers' own draws into
+ * each step's undirected contact graph.  It never sees a model.
+ *
+ * Step s:
+ *   collect: every member that is not a helper has sent PeerIsReady, and
+ *     at least min_participants have -> PeersForRound(s, the ready members,
+ *     ascending) to each of them (observed as round-list);
+ *   targets: each listed peer answers GossipTargets(s, its draws) -> once
+ *     every listed peer still connected has answered, the graph is the
+ *     union of the draws as undirected edges among them, and each gets
+ *     Neighbors(s, its neighbours); then step s + 1 collects.
+ * A member whose stream closes leaves both phases at once; a peer that
+ * joins or becomes ready while a graph is being joined waits for the next
+ * step.  SignalForPeer is relayed as DISCO's controller relays it
+ * (server/src/controllers/decentralized_controller.ts). */
+#include "config.h"
+
+#include "protocol/gossip/gossip-coord.h"
+
+#include <string.h>
+
+typedef struct {
+  ProtoNodeId id;
+  gboolean ready;
+  gboolean helper;      /* finished and stays: no longer waited for */
+  gboolean listed;      /* in the current step's list */
+  gboolean answered;    /* its GossipTargets came */
+  GArray *targets;      /* ProtoNodeId */
+} Member;
+
+typedef enum { PHASE_COLLECT, PHASE_TARGETS } Phase;
+
+struct GossipCoord {
+  ProtoConfig cfg;
+  GPtrArray *members;   /* Member*, ascending id */
+  Phase phase;
+  uint32_t step;
+  guint n_active;       /* members that are not helpers */
+  guint n_ready;        /* of those, ready */
+  guint n_unanswered;   /* listed members whose targets are missing */
+};
+
+static const char *
+phase_name (Phase ph)
+{
+  return ph == PHASE_COLLECT ? "collect" : "targets";
+}
+
+static void
+observe (GossipCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+         const char *detail)
+{
+  proto_outbox_observe (out, kind, phase_name (c->phase), (int32_t) c->step, other, type, value, "%s",
+                        detail ? detail : "");
+}
+
+static void
+send (GossipCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+{
+  observe (c, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  proto_outbox_send (out, to, PROTO_VIA_SERVER, m);
+}
+
+static void
+set_phase (GossipCoord *c, ProtoOutbox *out, Phase ph)
+{
+  if (c->phase == ph)
+    return;
+  c->phase = ph;
+  observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, phase_name (ph));
+}
+
+/* Binary search; *at is where id is or would go. */
+static Member *
+find (const GossipCoord *c, ProtoNodeId id, guint *at)
+{
+  guint lo = 0, hi = c->members->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      Member *m = g_ptr_array_index (c->members, mid);
+      if (m->id == id)
+        {
+          if (at)
+            *at = mid;
+          return m;
+        }
+      if (m->id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (at)
+    *at = lo;
+  return NULL;
+}
+
+static void
+member_free (gpointer data)
+{
+  Member *m = data;
+  g_array_unref (m->targets);
+  g_free (m);
+}
+
+static void try_graph (GossipCoord *c, ProtoOutbox *out);
+
+static void
+try_list (GossipCoord *c, ProtoOutbox *out)
+{
+  if (c->phase != PHASE_COLLECT || c->n_ready == 0 || c->n_ready < c->n_active
+      || c->n_ready < c->cfg.min_participants)
+    return;
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, c->n_ready);
+  guint n = 0;
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (!m->ready || m->helper)
+        continue;
+      ids[n++] = m->id;
+      m->ready = FALSE;
+      m->listed = TRUE;
+      m->answered = FALSE;
+      g_array_set_size (m->targets, 0);
+    }
+  c->n_ready = 0;
+  c->n_unanswered = n;
+  set_phase (c, out, PHASE_TARGETS);
+  for (guint i = 0; i < n; i++)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+      m.round = c->step;
+      proto_msg_set_peers (&m, ids, n);
+      send (c, out, ids[i], &m);
+    }
+  observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
+}
+
+static gint
+cmp_id (gconstpointer a, gconstpointer b)
+{
+  ProtoNodeId x = *(const ProtoNodeId *) a, y = *(const ProtoNodeId *) b;
+  return (x > y) - (x < y);
+}
+
+static void
+try_graph (GossipCoord *c, ProtoOutbox *out)
+{
+  if (c->phase != PHASE_TARGETS || c->n_unanswered > 0)
+    return;
+  /* neighbours per listed member: its draws, and whoever drew it */
+  GHashTable *adj = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (m->listed)
+        g_hash_table_insert (adj, GUINT_TO_POINTER (m->id + 1), g_array_new (FALSE, FALSE, sizeof (ProtoNodeId)));
+    }
+  guint edges = 0;
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (!m->listed)
+        continue;
+      GArray *mine = g_hash_table_lookup (adj, GUINT_TO_POINTER (m->id + 1));
+      for (guint k = 0; k < m->targets->len; k++)
+        {
+          ProtoNodeId t = g_array_index (m->targets, ProtoNodeId, k);
+          GArray *theirs = t != m->id ? g_hash_table_lookup (adj, GUINT_TO_POINTER (t + 1)) : NULL;
+          if (!theirs)
+            continue;   /* left, or was never listed */
+          g_array_append_val (mine, t);
+          g_array_append_val (theirs, m->id);
+        }
+    }
+  set_phase (c, out, PHASE_COLLECT);
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (!m->listed)
+        continue;
+      m->listed = FALSE;
+      GArray *nb = g_hash_table_lookup (adj, GUINT_TO_POINTER (m->id + 1));
+      g_array_sort (nb, cmp_id);
+      guint w = 0;
+      for (guint k = 0; k < nb->len; k++)
+        if (w == 0 || g_array_index (nb, ProtoNodeId, k) != g_array_index (nb, ProtoNodeId, w - 1))
+          g_array_index (nb, ProtoNodeId, w++) = g_array_index (nb, ProtoNodeId, k);
+      g_array_set_size (nb, w);
+      edges += w;
+      ProtoMsg msg;
+      proto_msg_init (&msg, PROTO_MSG_NEIGHBORS);
+      msg.round = c->step;
+      proto_msg_set_peers (&msg, (ProtoNodeId *) nb->data, nb->len);
+      send (c, out, m->id, &msg);
+    }
+  g_hash_table_unref (adj);
+  observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, edges / 2, "contact graph sent (value: edges)");
+  c->step++;
+  try_list (c, out);
+}
+
+gboolean
+gossip_coord_listens (const GossipCoord *c, ProtoMsgType type, ProtoNodeId from)
+{
+  (void) c, (void) type, (void) from;
+  return TRUE;   /* it takes every message and drops what it has no use for itself */
+}
+
+static void
+handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  guint at;
+  Member *m = find (c, from, &at);
+  switch (msg->type)
+    {
+    case PROTO_MSG_CLIENT_CONNECTED:
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      if (!m)
+        {
+          m = g_new0 (Member, 1);
+          m->id = from;
+          m->targets = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+          g_ptr_array_insert (c->members, (gint) at, m);
+          c->n_active++;
+        }
+      {
+        ProtoMsg r;
+        proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
+        r.node = from;
+        r.nb_participants = c->members->len;
+        send (c, out, from, &r);
+      }
+      return;
+    case PROTO_MSG_PEER_IS_READY:
+      if (!m)
+        break;
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      if (msg->helper)
+        {
+          if (!m->helper)
+            {
+              m->helper = TRUE;
+              c->n_active--;
+              if (m->ready)
+                c->n_ready--, m->ready = FALSE;
+              observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: no longer waited for");
+            }
+        }
+      else if (!m->ready && !m->listed && !m->helper)
+        {
+          m->ready = TRUE;
+          c->n_ready++;
+        }
+      try_list (c, out);
+      return;
+    case PROTO_MSG_GOSSIP_TARGETS:
+      if (!m || !m->listed || m->answered || msg->round != c->step || c->phase != PHASE_TARGETS)
+        {
+          observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
+                   "targets of no step in progress");
+          return;
+        }
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      g_array_append_vals (m->targets, msg->peers, msg->n_peers);
+      m->answered = TRUE;
+      c->n_unanswered--;
+      try_graph (c, out);
+      return;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      if (!m || !find (c, msg->node, NULL))
+        {
+          observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
+                   "signal to an unknown peer: dropped");
+          return;
+        }
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      {
+        ProtoMsg r;
+        proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
+        r.node = from;
+        r.signal = msg->signal;
+        r.signal_data = g_strdup (msg->signal_data);
+        send (c, out, msg->node, &r);
+      }
+      return;
+    default:
+      break;
+    }
+  observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+}
+
+static void
+member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
+{
+  guint at;
+  Member *m = find (c, from, &at);
+  if (!m)
+    return;
+  observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "stream closed: left the membership");
+  if (!m->helper)
+    c->n_active--;
+  if (m->ready)
+    c->n_ready--;
+  if (m->listed && !m->answered)
+    c->n_unanswered--;
+  g_ptr_array_remove_index (c->members, at);
+  try_graph (c, out);
+  try_list (c, out);
+}
+
+void
+gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  (void) now;
+  switch (in->kind)
+    {
+    case PROTO_IN_MESSAGE:
+      g_return_if_fail (in->msg != NULL);
+      handle_message (c, in->from, in->msg, out);
+      break;
+    case PROTO_IN_STREAM_CLOSED:
+      member_left (c, in->from, out);
+      break;
+    default:
+      break;
+    }
+}
+
+DlTime
+gossip_coord_next_deadline (const GossipCoord *c)
+{
+  (void) c;
+  return DL_TIME_NEVER;
+}
+
+const char *
+gossip_coord_phase (const GossipCoord *c)
+{
+  return phase_name (c->phase);
+}
+
+guint
+gossip_coord_step (const GossipCoord *c)
+{
+  return c->step;
+}
+
+GossipCoord *
+gossip_coord_new (const ProtoConfig *cfg)
+{
+  GossipCoord *c = g_new0 (GossipCoord, 1);
+  c->cfg = *cfg;
+  c->members = g_ptr_array_new_with_free_func (member_free);
+  c->phase = PHASE_COLLECT;
+  return c;
+}
+
+void
+gossip_coord_free (GossipCoord *c)
+{
+  if (!c)
+    return;
+  g_ptr_array_unref (c->members);
+  g_free (c);
+}

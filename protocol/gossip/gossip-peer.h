@@ -1,0 +1,57 @@
+/* gossip-peer.h — the gossip family's peer: decentralized SGD with
+ * sparsified gossip over a contact graph the peers draw themselves
+ * (protocol/gossip/README.md).
+ *
+ * A step: train locally -> PeerIsReady -> PeersForRound(step, members) ->
+ * draw `fanout` of the members from the peer's own stream -> GossipTargets
+ * -> Neighbors(step, N) (the undirected graph the coordinator joined from
+ * everybody's draws) -> a GossipPayload to and from every neighbour over a
+ * peer link -> Metropolis–Hastings mixing -> the next step.  A neighbour
+ * whose payload does not come within payload_timeout, or whose link fails
+ * or closes, is mixed as absent (its weight stays on the peer's own value).
+ *
+ * Shape: gossip_peer_new / gossip_peer_free; gossip_peer_handle and
+ * gossip_peer_next_deadline as every machine (proto-machine.h). */
+#pragma once
+
+#include "base/dl-random.h"
+#include "protocol/proto-config.h"
+#include "protocol/proto-input.h"
+#include "protocol/proto-outbox.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GOSSIP_PEER_IDLE,
+  GOSSIP_PEER_CONNECTING,   /* ClientConnected sent, NewNodeInfo awaited */
+  GOSSIP_PEER_TRAINING,
+  GOSSIP_PEER_WAIT_LIST,    /* PeerIsReady sent, PeersForRound awaited */
+  GOSSIP_PEER_WAIT_GRAPH,   /* GossipTargets sent, Neighbors awaited */
+  GOSSIP_PEER_EXCHANGING,   /* payloads to and from the neighbours */
+  GOSSIP_PEER_DONE,         /* every round trained (stays: idle, counted out by the coordinator) */
+  GOSSIP_PEER_LEFT,
+  GOSSIP_PEER_FAILED,
+} GossipPeerState;
+#define GOSSIP_PEER_N_STATES (GOSSIP_PEER_FAILED + 1)
+
+typedef struct GossipPeer GossipPeer;
+
+/* initial: the model every peer starts from (a reference is taken); rng:
+ * the peer's stream (borrowed), for its draws of targets and random-k. */
+GossipPeer *gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng);
+void gossip_peer_free (GossipPeer *p);
+
+void gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out);
+DlTime gossip_peer_next_deadline (const GossipPeer *p);
+gboolean gossip_peer_listens (const GossipPeer *p, ProtoMsgType type, ProtoNodeId from);
+
+GossipPeerState gossip_peer_state (const GossipPeer *p);
+const char *gossip_peer_state_name (GossipPeerState s);
+gboolean gossip_peer_connected (const GossipPeer *p);
+guint gossip_peer_rounds_done (const GossipPeer *p);
+const char *gossip_peer_error (const GossipPeer *p);
+/* (transfer none) */
+LearnWeights *gossip_peer_model (const GossipPeer *p);
+guint gossip_peer_received_count (const GossipPeer *p, ProtoMsgType type);
+
+G_END_DECLS
