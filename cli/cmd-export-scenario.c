@@ -89,6 +89,14 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
       fprintf (stderr, "dlsim export-scenario: the run was recorded by build %s, this is %s: "
                "it may not reproduce exactly\n", build, DL_BUILD);
     }
+  /* the keys of another family than the run's are left out: giving them is
+   * an error (sim_scenario_key_applies) */
+  g_autofree char *family = g_strdup ("disco");
+  sqlite3_prepare_v2 (db, "SELECT value FROM params WHERE run_id = ? AND key = 'protocol.family'", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_text (st, 0))
+    g_free (family), family = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  sqlite3_finalize (st);
   sqlite3_prepare_v2 (db, "SELECT key, value FROM params WHERE run_id = ? ORDER BY rowid", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, run);
   const char *section = NULL;
@@ -97,7 +105,7 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
       const char *k = (const char *) sqlite3_column_text (st, 0);
       const char *v = sqlite3_column_text (st, 1) ? (const char *) sqlite3_column_text (st, 1) : "";
       const char *dot = strchr (k, '.');
-      if (!dot || skipped (k))
+      if (!dot || skipped (k) || !sim_scenario_key_applies (k, family))
         continue;
       if (timeline && g_str_has_prefix (k, "timeline."))
         {

@@ -120,6 +120,10 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-exclusion-draft.ini \
 	scenarios/regression/controller-exclusion.ini \
 	scenarios/regression/controller-one-retry.ini \
+	scenarios/regression/gossip-consensus-bounded.ini \
+	scenarios/regression/gossip-crash-and-late-joiner.ini \
+	scenarios/regression/gossip-topk-error-feedback.ini \
+	scenarios/regression/gossip-vs-disco.ini \
 	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/reset-after-everyone-leaves.ini \
 	scenarios/regression/status-timeline.ini \

@@ -77,16 +77,17 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (!proto_family_lookup (family))
     return BAD ("protocol", "family", "'%s': unknown family (expected disco or gossip)", family);
   gboolean gossip = strcmp (family, "gossip") == 0;
-  static const char *const disco_only[] = { "version", "max_connection_retry", "peer_connection_timeout",
-                                            "model_sync_timeout", "aggregation", "max_share_value",
-                                            "aggregation_wait", "straggler_timeout", NULL };
-  static const char *const gossip_only[] = { "fanout", "sparsify", "keep", "error_feedback", NULL };
-  for (guint i = 0; gossip && disco_only[i]; i++)
-    if (point_given (p, "protocol", disco_only[i]))
-      return BAD ("protocol", disco_only[i], "applies to family = disco only, not to family = %s", family);
-  for (guint i = 0; !gossip && gossip_only[i]; i++)
-    if (point_given (p, "protocol", gossip_only[i]))
-      return BAD ("protocol", gossip_only[i], "applies to family = gossip only, not to family = %s", family);
+  for (guint i = 0; i < p->keys->len; i++)
+    {
+      const char *full = p->keys->pdata[i], *dot = strchr (full, '.');
+      if (dot && !sim_scenario_key_applies (full, family))
+        {
+          g_autofree char *sec = g_strndup (full, (gsize) (dot - full));
+          if (point_given (p, sec, dot + 1))
+            return BAD (sec, dot + 1, "applies to family = %s only, not to family = %s",
+                        sim_scenario_key_family (full), family);
+        }
+    }
   ProtoVersion ver;
   PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
   proto_config_init (&c->proto, ver);

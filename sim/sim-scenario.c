@@ -84,6 +84,42 @@ static const KeySpec keys[] = {
   { "churn", "trace", "", K_PATH, "CSV peer,join,leave (seconds) to replay instead" },
 };
 
+/* The keys that belong to one protocol family; every other key applies to
+ * all.  Giving one under another family is an error (sim-build.c). */
+static const struct {
+  const char *key;
+  const char *family;
+} family_keys[] = {
+  { "protocol.version", "disco" },
+  { "protocol.max_connection_retry", "disco" },
+  { "protocol.peer_connection_timeout", "disco" },
+  { "protocol.model_sync_timeout", "disco" },
+  { "protocol.aggregation", "disco" },
+  { "protocol.max_share_value", "disco" },
+  { "protocol.aggregation_wait", "disco" },
+  { "protocol.straggler_timeout", "disco" },
+  { "protocol.fanout", "gossip" },
+  { "protocol.sparsify", "gossip" },
+  { "protocol.keep", "gossip" },
+  { "protocol.error_feedback", "gossip" },
+};
+
+const char *
+sim_scenario_key_family (const char *full_key)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (family_keys); i++)
+    if (strcmp (family_keys[i].key, full_key) == 0)
+      return family_keys[i].family;
+  return NULL;
+}
+
+gboolean
+sim_scenario_key_applies (const char *full_key, const char *family)
+{
+  const char *f = sim_scenario_key_family (full_key);
+  return f == NULL || g_strcmp0 (f, family) == 0;
+}
+
 const char *const *
 sim_scenario_key_table (void)
 {

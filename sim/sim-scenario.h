@@ -64,6 +64,11 @@ void sim_built_clear (SimBuilt *b);
 /* The scenario keys, their defaults and documentation, for `dlsim` help and
  * the user guide: NULL-terminated triples (key, default, description). */
 const char *const *sim_scenario_key_table (void);
+/* The family a key ("protocol.fanout") belongs to, NULL if it applies to
+ * every family. */
+const char *sim_scenario_key_family (const char *full_key);
+/* Does the key apply under `family`? */
+gboolean sim_scenario_key_applies (const char *full_key, const char *family);
 
 const char *sim_op_name (SimOp op);
 /* Does `actual` satisfy the expectation?  Numbers compare numerically,

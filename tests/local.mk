@@ -17,6 +17,12 @@ tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/
 tests_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_protocol_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
+check_PROGRAMS += tests/test-gossip
+TESTS += tests/test-gossip
+tests_test_gossip_SOURCES = tests/test-gossip.c
+tests_test_gossip_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_gossip_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
 check_PROGRAMS += tests/test-robust
 TESTS += tests/test-robust
 tests_test_robust_SOURCES = tests/test-robust.c tests/proto-harness.c tests/proto-harness.h

@@ -58,8 +58,37 @@ printf '[network]\nuplink = 1x\n' > "$tmp/bad.ini"
 expect 2 "unknown rate unit" -- "$DLSIM" run "$tmp/ok.ini" "$tmp/bad.ini" -o "$tmp/never.db"
 if [ -e "$tmp/never.db" ]; then fail=$((fail + 1)); echo "FAIL: a database was written after a load error"; else pass=$((pass + 1)); fi
 expect 2 "unknown key protocol.nope" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.nope=1
-# the protocol family: only DISCO's machines are built; disco is the default and recorded
-expect 2 "\\[protocol\\] family: 'gossip': unknown family" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip -o "$tmp/fam.db"
+# the protocol family: disco (the default) and gossip are built; the family is recorded
+expect 2 "\\[protocol\\] family: 'hierarchical': unknown family" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=hierarchical -o "$tmp/fam.db"
+# a key of another family is an error that names it
+expect 2 "\\[protocol\\] fanout: applies to family = gossip only, not to family = disco" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.fanout=3 -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] max_connection_retry: applies to family = disco only, not to family = gossip" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.max_connection_retry=2 -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] error_feedback: applies to sparsify = top-k only" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.error_feedback=on -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] keep: '0%': expected a share" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-k --set protocol.keep=0% -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] sparsify: 'top-3': expected none, random-k or top-k" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-3 -o "$tmp/fam.db"
+# a gossip run is recorded under its family's name, and its export runs again
+cat > "$tmp/g.ini" <<'INI'
+[protocol]
+family = gossip
+min_participants = 4
+sparsify = random-k
+keep = 50%
+[model]
+kind = softmax
+[peers]
+count = 4
+INI
+"$DLSIM" run "$tmp/g.ini" -o "$tmp/gossip.db" -q
+[ "$(sqlite3 "$tmp/gossip.db" "SELECT group_concat(protocol_version) FROM runs")" = gossip ] \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a gossip run's protocol_version"; }
+"$DLSIM" export-scenario "$tmp/gossip.db" --run 1 -o "$tmp/gossip-again.ini" 2>/dev/null
+grep -q '^max_connection_retry' "$tmp/gossip-again.ini" \
+  && { fail=$((fail + 1)); echo "FAIL: export-scenario wrote DISCO's keys for a gossip run"; } || pass=$((pass + 1))
+"$DLSIM" run "$tmp/gossip-again.ini" -o "$tmp/gossip2.db" -q \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a gossip run's exported scenario does not run"; }
+q="SELECT group_concat(key || '=' || value) FROM summary WHERE key IN ('bytes', 'final_accuracy', 'messages')"
+[ "$(sqlite3 "$tmp/gossip.db" "$q")" = "$(sqlite3 "$tmp/gossip2.db" "$q")" ] \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a gossip run's exported scenario does not reproduce it"; }
 "$DLSIM" run "$tmp/ok.ini" --set protocol.family=disco -o "$tmp/fam.db" -q
 [ "$(sqlite3 "$tmp/fam.db" "SELECT DISTINCT value FROM params WHERE key = 'protocol.family'")" = disco ] \
   && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: protocol.family not recorded"; }

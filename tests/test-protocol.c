@@ -41,8 +41,20 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
       m->node = 7; m->wait_for_more = TRUE; m->nb_participants = 3; m->joined_mid_training = TRUE;
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_GOSSIP_TARGETS:
+    case PROTO_MSG_NEIGHBORS:
       proto_msg_set_peers (m, peers, 3); m->round = 12;
       break;
+    case PROTO_MSG_GOSSIP_PAYLOAD:
+      {
+        m->round = 4; m->degree = 3;
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 2);
+        proto_msg_set_weights (m, lw);
+        guint32 *idx = g_new (guint32, 2);
+        idx[0] = 1, idx[1] = 40;
+        proto_msg_take_indices (m, idx, 2);
+        break;
+      }
     case PROTO_MSG_WAITING_FOR_MORE:
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
       m->nb_participants = 5;
@@ -88,6 +100,10 @@ START_TEST (test_message_roundtrip)
   ck_assert_uint_eq (back.n_peers, m.n_peers);
   if (m.n_peers)
     ck_assert_mem_eq (back.peers, m.peers, m.n_peers * sizeof (ProtoNodeId));
+  ck_assert_uint_eq (back.degree, m.degree);
+  ck_assert_uint_eq (back.n_indices, m.n_indices);
+  if (m.n_indices)
+    ck_assert_mem_eq (back.indices, m.indices, m.n_indices * sizeof *m.indices);
   ck_assert_int_eq (back.weights != NULL, m.weights != NULL);
   if (m.weights)
     ck_assert (learn_weights_equal (back.weights, m.weights));

@@ -10,6 +10,8 @@
  *     every listed peer still connected has answered, the graph is the
  *     union of the draws as undirected edges among them, and each gets
  *     Neighbors(s, its neighbours); then step s + 1 collects.
+ * Helpers (peers that finished their rounds and stay) are listed when
+ * ready but never waited for, and helpers alone never make a step.
  * A member whose stream closes leaves both phases at once; a peer that
  * joins or becomes ready while a graph is being joined waits for the next
  * step.  SignalForPeer is relayed as DISCO's controller relays it
@@ -23,7 +25,7 @@
 typedef struct {
   ProtoNodeId id;
   gboolean ready;
-  gboolean helper;      /* finished and stays: no longer waited for */
+  gboolean helper;      /* finished and stays: mixes when listed, no longer waited for */
   gboolean listed;      /* in the current step's list */
   gboolean answered;    /* its GossipTargets came */
   GArray *targets;      /* ProtoNodeId */
@@ -38,6 +40,7 @@ struct GossipCoord {
   uint32_t step;
   guint n_active;       /* members that are not helpers */
   guint n_ready;        /* of those, ready */
+  guint n_ready_helpers; /* helpers ready to mix */
   guint n_unanswered;   /* listed members whose targets are missing */
 };
 
@@ -109,15 +112,18 @@ static void try_graph (GossipCoord *c, ProtoOutbox *out);
 static void
 try_list (GossipCoord *c, ProtoOutbox *out)
 {
+  /* every peer still training is ready, and with the helpers there are
+   * enough; helpers alone never make a step */
   if (c->phase != PHASE_COLLECT || c->n_ready == 0 || c->n_ready < c->n_active
-      || c->n_ready < c->cfg.min_participants)
+      || c->n_ready + c->n_ready_helpers < c->cfg.min_participants)
     return;
-  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, c->n_ready);
+  guint total = c->n_ready + c->n_ready_helpers;
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, total);
   guint n = 0;
   for (guint i = 0; i < c->members->len; i++)
     {
       Member *m = g_ptr_array_index (c->members, i);
-      if (!m->ready || m->helper)
+      if (!m->ready)
         continue;
       ids[n++] = m->id;
       m->ready = FALSE;
@@ -126,6 +132,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       g_array_set_size (m->targets, 0);
     }
   c->n_ready = 0;
+  c->n_ready_helpers = 0;
   c->n_unanswered = n;
   set_phase (c, out, PHASE_TARGETS);
   for (guint i = 0; i < n; i++)
@@ -239,21 +246,21 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       if (!m)
         break;
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      if (msg->helper)
+      if (msg->helper && !m->helper)
         {
-          if (!m->helper)
-            {
-              m->helper = TRUE;
-              c->n_active--;
-              if (m->ready)
-                c->n_ready--, m->ready = FALSE;
-              observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: no longer waited for");
-            }
+          m->helper = TRUE;
+          c->n_active--;
+          if (m->ready)
+            c->n_ready--, m->ready = FALSE;
+          observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: a helper, no longer waited for");
         }
-      else if (!m->ready && !m->listed && !m->helper)
+      if (!m->ready && !m->listed)
         {
           m->ready = TRUE;
-          c->n_ready++;
+          if (m->helper)
+            c->n_ready_helpers++;
+          else
+            c->n_ready++;
         }
       try_list (c, out);
       return;
@@ -303,7 +310,9 @@ member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
   observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "stream closed: left the membership");
   if (!m->helper)
     c->n_active--;
-  if (m->ready)
+  if (m->ready && m->helper)
+    c->n_ready_helpers--;
+  else if (m->ready)
     c->n_ready--;
   if (m->listed && !m->answered)
     c->n_unanswered--;

@@ -38,7 +38,8 @@ peer_view (const void *impl, ProtoPeerView *v)
   const GossipPeer *p = impl;
   GossipPeerState s = gossip_peer_state (p);
   v->connected = gossip_peer_connected (p);
-  v->settled = s == GOSSIP_PEER_DONE || s == GOSSIP_PEER_FAILED || s == GOSSIP_PEER_LEFT;
+  /* a helper owes nothing, whichever step it is helping with */
+  v->settled = gossip_peer_helper (p) || s == GOSSIP_PEER_DONE || s == GOSSIP_PEER_FAILED || s == GOSSIP_PEER_LEFT;
   v->failed = s == GOSSIP_PEER_FAILED;
   v->error = gossip_peer_error (p);
   v->rounds_done = gossip_peer_rounds_done (p);

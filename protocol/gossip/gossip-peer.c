@@ -23,6 +23,7 @@ typedef struct {
   gboolean sent;        /* our payload went to it this step */
   gboolean done;        /* its payload came, or it is given up */
   gboolean got;
+  gboolean gave_up;     /* no payload by the deadline, or its link is lost */
   LearnWeights *values;
   guint32 *indices;
   guint32 n_indices;
@@ -44,6 +45,7 @@ struct GossipPeer {
   LearnWeights *base;      /* the model this step's training began from (top-k ranks the change) */
   float *residual;         /* error feedback: change not sent yet */
   guint rounds_done;
+  gboolean helper;         /* finished, stays, and keeps mixing for the others (no training) */
   guint received[PROTO_MSG_N_TYPES];
   char error[PROTO_OBS_DETAIL_LEN];
 
@@ -286,6 +288,16 @@ send_payload (GossipPeer *p, ProtoOutbox *out, Nbr *nb)
 }
 
 static void
+helper_ready (GossipPeer *p, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  m.helper = TRUE;
+  send_server (p, out, &m);
+  set_state (p, out, GOSSIP_PEER_DONE);
+}
+
+static void
 finish (GossipPeer *p, ProtoOutbox *out)
 {
   observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
@@ -297,13 +309,11 @@ finish (GossipPeer *p, ProtoOutbox *out)
       set_state (p, out, GOSSIP_PEER_LEFT);
       return;
     }
-  /* it stays connected but takes no more steps: the helper flag tells the
-   * coordinator to stop waiting for it */
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-  m.helper = TRUE;
-  send_server (p, out, &m);
-  set_state (p, out, GOSSIP_PEER_DONE);
+  /* it stays as a helper: it keeps mixing in the steps it is listed for,
+   * without training, so that peers still training (late joiners) have
+   * partners; the coordinator no longer waits for it (the helper flag) */
+  p->helper = TRUE;
+  helper_ready (p, out);
 }
 
 /* Every neighbour answered or was given up: mix, end the step. */
@@ -316,7 +326,8 @@ maybe_complete (GossipPeer *p, ProtoOutbox *out)
   for (guint i = 0; i < p->nbrs->len; i++)
     {
       const Nbr *nb = &g_array_index (p->nbrs, Nbr, i);
-      if (!nb->done)
+      /* its payload is in and ours is out, or it is given up */
+      if (!nb->gave_up && !(nb->done && nb->sent))
         return;
       got += nb->got;
     }
@@ -332,11 +343,14 @@ maybe_complete (GossipPeer *p, ProtoOutbox *out)
   LearnWeights *mixed = gossip_mix (p->model, p->nbrs->len, cs, got);
   learn_weights_unref (p->model);
   p->model = mixed;
-  p->rounds_done++;
+  if (!p->helper)
+    p->rounds_done++;
   proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], (int32_t) p->step, PROTO_NO_NODE, -1,
-                        got + 1, "mixed %u of %u neighbours", got, p->nbrs->len);
+                        got + 1, "%smixed %u of %u neighbours", p->helper ? "helper: " : "", got, p->nbrs->len);
   clear_step (p);
-  if (p->rounds_done >= p->cfg.rounds)
+  if (p->helper)
+    helper_ready (p, out);
+  else if (p->rounds_done >= p->cfg.rounds)
     finish (p, out);
   else
     start_training (p, out);
@@ -345,8 +359,11 @@ maybe_complete (GossipPeer *p, ProtoOutbox *out)
 static void
 give_up (GossipPeer *p, ProtoOutbox *out, Nbr *nb, const char *why)
 {
-  if (nb->done)
+  if (nb->gave_up || (nb->done && nb->sent))
     return;
+  nb->gave_up = TRUE;
+  if (nb->got && !nb->sent)
+    why = "our payload never went out (no link): its payload is still mixed";
   nb->done = TRUE;
   observe (p, out, PROTO_OBS_NOTE, nb->id, PROTO_MSG_GOSSIP_PAYLOAD, -1, why);
 }
@@ -358,7 +375,8 @@ take_payload (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg 
   if (nb == NULL || nb->done)
     {
       observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
-               nb ? "a second payload in one step" : "not a neighbour in this step");
+               !nb ? "not a neighbour in this step"
+                   : nb->gave_up ? "came after it was given up" : "a second payload in one step");
       return;
     }
   gsize len = learn_weights_len (p->model);
@@ -486,7 +504,7 @@ link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
   observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
   drop_link (p, out, other);
   Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
-  if (nb && !nb->got)
+  if (nb && !(nb->got && nb->sent))
     {
       give_up (p, out, nb, "link lost: mixed as absent");
       maybe_complete (p, out);
@@ -502,7 +520,7 @@ gossip_peer_listens (const GossipPeer *p, ProtoMsgType type, ProtoNodeId from)
     case PROTO_MSG_NEW_NODE_INFO:
       return p->state == GOSSIP_PEER_CONNECTING;
     case PROTO_MSG_PEERS_FOR_ROUND:
-      return p->state == GOSSIP_PEER_WAIT_LIST;
+      return p->state == GOSSIP_PEER_WAIT_LIST || (p->state == GOSSIP_PEER_DONE && p->helper);
     case PROTO_MSG_NEIGHBORS:
       return p->state == GOSSIP_PEER_WAIT_GRAPH;
     case PROTO_MSG_GOSSIP_PAYLOAD:
@@ -622,8 +640,11 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
         set_link (p, in->from, GL_UP);
         observe (p, out, PROTO_OBS_LINK, in->from, -1, -1, "up");
         Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, in->from) : NULL;
-        if (nb && !nb->sent)
-          send_payload (p, out, nb);
+        if (nb && !nb->sent && !nb->gave_up)
+          {
+            send_payload (p, out, nb);
+            maybe_complete (p, out);
+          }
         break;
       }
     case PROTO_IN_LINK_FAILED:
@@ -694,6 +715,7 @@ gossip_peer_free (GossipPeer *p)
 }
 
 GossipPeerState gossip_peer_state (const GossipPeer *p) { return p->state; }
+gboolean gossip_peer_helper (const GossipPeer *p) { return p->helper; }
 gboolean gossip_peer_connected (const GossipPeer *p) { return p->connected; }
 guint gossip_peer_rounds_done (const GossipPeer *p) { return p->rounds_done; }
 const char *gossip_peer_error (const GossipPeer *p) { return p->error; }

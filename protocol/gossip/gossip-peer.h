@@ -28,7 +28,7 @@ typedef enum {
   GOSSIP_PEER_WAIT_LIST,    /* PeerIsReady sent, PeersForRound awaited */
   GOSSIP_PEER_WAIT_GRAPH,   /* GossipTargets sent, Neighbors awaited */
   GOSSIP_PEER_EXCHANGING,   /* payloads to and from the neighbours */
-  GOSSIP_PEER_DONE,         /* every round trained (stays: idle, counted out by the coordinator) */
+  GOSSIP_PEER_DONE,         /* every round trained; stays as a helper (mixes when listed, no training) */
   GOSSIP_PEER_LEFT,
   GOSSIP_PEER_FAILED,
 } GossipPeerState;
@@ -48,6 +48,8 @@ gboolean gossip_peer_listens (const GossipPeer *p, ProtoMsgType type, ProtoNodeI
 GossipPeerState gossip_peer_state (const GossipPeer *p);
 const char *gossip_peer_state_name (GossipPeerState s);
 gboolean gossip_peer_connected (const GossipPeer *p);
+/* finished its rounds, stays, and keeps mixing for the others */
+gboolean gossip_peer_helper (const GossipPeer *p);
 guint gossip_peer_rounds_done (const GossipPeer *p);
 const char *gossip_peer_error (const GossipPeer *p);
 /* (transfer none) */

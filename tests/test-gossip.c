@@ -1,0 +1,738 @@
+/* test-gossip.c — the gossip family (protocol/gossip/): its arithmetic
+ * (sparsification, Metropolis–Hastings mixing), its messages' wire form, and
+ * its machines under hand-held time, alone and together behind the machine
+ * interface. */
+#include "config.h"
+
+#include "learn/learn-weights.h"
+#include "protocol/gossip/gossip-coord.h"
+#include "protocol/gossip/gossip-mix.h"
+#include "protocol/gossip/gossip-peer.h"
+#include "protocol/proto-machine.h"
+
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+static ProtoConfig
+gossip_cfg (guint min, guint rounds, guint fanout)
+{
+  ProtoConfig c;
+  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
+  g_strlcpy (c.family, "gossip", sizeof c.family);
+  c.min_participants = min;
+  c.rounds = rounds;
+  c.fanout = fanout;
+  c.payload_timeout = 10 * DL_S;
+  return c;
+}
+
+/* ---------------------------------------------------------------- arithmetic */
+
+START_TEST (test_keep_count)
+{
+  ck_assert_uint_eq (gossip_keep_count (100, 0.1), 10);
+  ck_assert_uint_eq (gossip_keep_count (27, 0.1), 3);     /* ceil */
+  ck_assert_uint_eq (gossip_keep_count (5, 0.01), 1);     /* at least one */
+  ck_assert_uint_eq (gossip_keep_count (5, 1.0), 5);
+  ck_assert_uint_eq (gossip_keep_count (0, 0.5), 0);
+}
+END_TEST
+
+START_TEST (test_pick_random)
+{
+  g_autoptr (DlRandom) a = dl_random_new (7, "x", 1);
+  g_autoptr (DlRandom) b = dl_random_new (7, "x", 1);
+  g_autofree guint32 *i = gossip_pick_random (a, 1000, 50);
+  g_autofree guint32 *j = gossip_pick_random (b, 1000, 50);
+  ck_assert (memcmp (i, j, 50 * sizeof *i) == 0);   /* the same stream draws the same */
+  for (guint k = 0; k < 50; k++)
+    {
+      ck_assert_uint_lt (i[k], 1000);
+      if (k)
+        ck_assert_uint_lt (i[k - 1], i[k]);          /* ascending, hence distinct */
+    }
+  /* k = n takes everything */
+  g_autofree guint32 *all = gossip_pick_random (a, 8, 8);
+  for (guint k = 0; k < 8; k++)
+    ck_assert_uint_eq (all[k], k);
+}
+END_TEST
+
+START_TEST (test_pick_top)
+{
+  const float score[] = { 0.1f, -5.0f, 2.0f, 2.0f, 0.0f, -3.0f };
+  g_autofree guint32 *t = gossip_pick_top (score, 6, 3);
+  /* |-5|, |-3|, then 2.0 at the lower index (2) */
+  ck_assert_uint_eq (t[0], 1);
+  ck_assert_uint_eq (t[1], 2);
+  ck_assert_uint_eq (t[2], 5);
+}
+END_TEST
+
+static LearnWeights *
+vec (const float *v, gsize n)
+{
+  return learn_weights_new_from (v, n);
+}
+
+START_TEST (test_mh_mix_path)
+{
+  /* a path 1 - 2 - 3: degrees 1, 2, 1; w12 = w23 = 1/3 */
+  const float a[] = { 0, 3 }, b[] = { 3, 6 }, c[] = { 9, 0 };
+  g_autoptr (LearnWeights) x1 = vec (a, 2), x2 = vec (b, 2), x3 = vec (c, 2);
+  GossipContribution to1[] = { { .values = x2, .degree = 2 } };
+  GossipContribution to2[] = { { .values = x1, .degree = 1 }, { .values = x3, .degree = 1 } };
+  GossipContribution to3[] = { { .values = x2, .degree = 2 } };
+  g_autoptr (LearnWeights) y1 = gossip_mix (x1, 1, to1, 1);
+  g_autoptr (LearnWeights) y2 = gossip_mix (x2, 2, to2, 2);
+  g_autoptr (LearnWeights) y3 = gossip_mix (x3, 1, to3, 1);
+  ck_assert_double_eq_tol (gossip_mh_weight (1, 2), 1.0 / 3, 1e-12);
+  /* y1 = 2/3 x1 + 1/3 x2 */
+  ck_assert_float_eq_tol (learn_weights_data (y1)[0], 1.0f, 1e-6f);
+  ck_assert_float_eq_tol (learn_weights_data (y1)[1], 4.0f, 1e-6f);
+  /* y2 = 1/3 (x1 + x2 + x3) */
+  ck_assert_float_eq_tol (learn_weights_data (y2)[0], 4.0f, 1e-6f);
+  /* doubly stochastic: the mean is kept, coordinate by coordinate */
+  for (guint k = 0; k < 2; k++)
+    {
+      double before = learn_weights_data (x1)[k] + learn_weights_data (x2)[k] + learn_weights_data (x3)[k];
+      double after = learn_weights_data (y1)[k] + learn_weights_data (y2)[k] + learn_weights_data (y3)[k];
+      ck_assert_double_eq_tol (before, after, 1e-5);
+    }
+}
+END_TEST
+
+START_TEST (test_mh_mix_sparse)
+{
+  /* a neighbour that sent coordinate 1 only: coordinate 0 keeps the own value */
+  const float own[] = { 1, 1, 1 }, sent[] = { 5 };
+  g_autoptr (LearnWeights) x = vec (own, 3), v = vec (sent, 1);
+  const guint32 idx[] = { 1 };
+  GossipContribution c[] = { { .values = v, .indices = idx, .n_indices = 1, .degree = 1 } };
+  g_autoptr (LearnWeights) y = gossip_mix (x, 1, c, 1);
+  ck_assert_float_eq (learn_weights_data (y)[0], 1.0f);
+  ck_assert_float_eq_tol (learn_weights_data (y)[1], 3.0f, 1e-6f);
+  ck_assert_float_eq (learn_weights_data (y)[2], 1.0f);
+  /* no contribution at all: the own model */
+  g_autoptr (LearnWeights) z = gossip_mix (x, 2, NULL, 0);
+  ck_assert (learn_weights_equal (z, x));
+}
+END_TEST
+
+START_TEST (test_payload_wire)
+{
+  ProtoMsg m, d;
+  proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
+  m.round = 7;
+  m.degree = 3;
+  const float v[] = { 1.5f, -2 };
+  g_autoptr (LearnWeights) w = vec (v, 2);
+  proto_msg_set_weights (&m, w);
+  guint32 *idx = g_new (guint32, 2);
+  idx[0] = 4, idx[1] = 9;
+  proto_msg_take_indices (&m, idx, 2);
+  g_autoptr (GBytes) b = proto_msg_encode (&m);
+  ck_assert_uint_eq (g_bytes_get_size (b), proto_msg_wire_size (&m));
+  g_autoptr (GError) e = NULL;
+  ck_assert (proto_msg_decode (b, &d, &e));
+  ck_assert_uint_eq (d.round, 7);
+  ck_assert_uint_eq (d.degree, 3);
+  ck_assert_uint_eq (d.n_indices, 2);
+  ck_assert_uint_eq (d.indices[1], 9);
+  ck_assert (learn_weights_equal (d.weights, w));
+  proto_msg_clear (&d);
+  /* indices must ascend, and match the values */
+  m.indices[1] = 4;
+  g_autoptr (GBytes) bad = proto_msg_encode (&m);
+  ck_assert (!proto_msg_decode (bad, &d, &e));
+  ck_assert (strstr (e->message, "ascending"));
+  g_clear_error (&e);
+  m.indices[1] = 9;
+  m.n_indices = 1;
+  g_autoptr (GBytes) bad2 = proto_msg_encode (&m);
+  ck_assert (!proto_msg_decode (bad2, &d, &e));
+  m.n_indices = 2;
+  proto_msg_clear (&m);
+  /* a sparse payload costs its indices: 4 bytes more per kept coordinate */
+  ProtoMsg dense;
+  proto_msg_init (&dense, PROTO_MSG_GOSSIP_PAYLOAD);
+  proto_msg_set_weights (&dense, w);
+  ProtoMsg sparse;
+  proto_msg_copy (&sparse, &dense);
+  guint32 *ix = g_new (guint32, 2);
+  ix[0] = 0, ix[1] = 1;
+  proto_msg_take_indices (&sparse, ix, 2);
+  ck_assert_uint_ge (proto_msg_wire_size (&sparse), proto_msg_wire_size (&dense) + 8);
+  proto_msg_clear (&dense);
+  proto_msg_clear (&sparse);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- a hand-held world */
+
+typedef struct {
+  ProtoNodeId from, to;
+  ProtoVia via;
+  ProtoMsg msg;
+} GMsg;
+
+typedef struct {
+  DlTime now;
+  ProtoConfig cfg;
+  guint n;
+  ProtoMachine **m;         /* [0] the coordinator, [1..n] peers */
+  DlRandom **rng;
+  gboolean *alive;
+  GArray *queue;            /* GMsg */
+  GArray *ups;              /* guint64 pairs a<<32|b to bring up */
+  GArray *train;            /* ProtoNodeId with training outstanding */
+  GPtrArray *log;
+  gboolean hold_payloads;   /* GossipPayloads stay queued */
+} GW;
+
+static void gw_feed (GW *g, ProtoNodeId id, const ProtoInput *in);
+
+static void
+gw_carry (GW *g, ProtoNodeId self, ProtoOutbox *out)
+{
+  for (guint i = 0; i < proto_outbox_len (out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (out, i);
+      switch (a->kind)
+        {
+        case PROTO_ACT_SEND:
+          {
+            GMsg q = { .from = self, .to = a->to, .via = a->via };
+            proto_msg_copy (&q.msg, &a->msg);
+            g_array_append_val (g->queue, q);
+            break;
+          }
+        case PROTO_ACT_CONNECT_LINK:
+          {
+            guint64 pair = ((guint64) self << 32) | a->to;
+            g_array_append_val (g->ups, pair);
+            break;
+          }
+        case PROTO_ACT_START_TRAINING:
+          g_array_append_val (g->train, self);
+          break;
+        case PROTO_ACT_OBSERVE:
+          {
+            g_autofree char *o = proto_observation_to_string (&a->obs);
+            g_ptr_array_add (g->log, g_strdup_printf ("%u %s", self, o));
+            break;
+          }
+        default:
+          break;
+        }
+    }
+}
+
+static void
+gw_feed (GW *g, ProtoNodeId id, const ProtoInput *in)
+{
+  if (!g->alive[id])
+    return;
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  proto_machine_handle (g->m[id], g->now, in, &out);
+  gw_carry (g, id, &out);
+  proto_outbox_clear (&out);
+}
+
+static GW *
+gw_new (const ProtoConfig *cfg, guint n, gsize model_len)
+{
+  GW *g = g_new0 (GW, 1);
+  g->cfg = *cfg;
+  g->n = n;
+  g->m = g_new0 (ProtoMachine *, n + 1);
+  g->rng = g_new0 (DlRandom *, n + 1);
+  g->alive = g_new0 (gboolean, n + 1);
+  const ProtoFamily *f = proto_family_of (cfg);
+  ck_assert_str_eq (f->name, "gossip");
+  g->m[0] = f->new_coordinator (cfg);
+  g->alive[0] = TRUE;
+  g_autoptr (LearnWeights) init = learn_weights_new (model_len);
+  for (guint i = 1; i <= n; i++)
+    {
+      g->rng[i] = dl_random_new (1, "shares", i);
+      g->m[i] = f->new_peer (cfg, init, g->rng[i]);
+      g->alive[i] = TRUE;
+    }
+  g->queue = g_array_new (FALSE, FALSE, sizeof (GMsg));
+  g->ups = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g->train = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  g->log = g_ptr_array_new_with_free_func (g_free);
+  return g;
+}
+
+static void
+gw_free (GW *g)
+{
+  for (guint i = 0; i <= g->n; i++)
+    {
+      proto_machine_free (g->m[i]);
+      if (g->rng[i])
+        dl_random_free (g->rng[i]);
+    }
+  for (guint i = 0; i < g->queue->len; i++)
+    proto_msg_clear (&g_array_index (g->queue, GMsg, i).msg);
+  g_array_unref (g->queue);
+  g_array_unref (g->ups);
+  g_array_unref (g->train);
+  g_ptr_array_unref (g->log);
+  g_free (g->m);
+  g_free (g->rng);
+  g_free (g->alive);
+  g_free (g);
+}
+
+static void
+gw_start_all (GW *g)
+{
+  for (guint i = 1; i <= g->n; i++)
+    gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_START });
+}
+
+/* Training adds 1 * id to every weight. */
+static void
+gw_train (GW *g, ProtoNodeId id)
+{
+  LearnWeights *cur = proto_machine_model (g->m[id]);
+  g_autoptr (LearnWeights) w = learn_weights_copy (cur);
+  float *d = learn_weights_data_mut (w);
+  for (gsize k = 0; k < learn_weights_len (w); k++)
+    d[k] += (float) id;
+  gw_feed (g, id, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = w });
+}
+
+/* Delivers, brings links up and ends training until nothing moves. */
+static void
+gw_settle (GW *g)
+{
+  for (guint guard = 0; guard < 100000; guard++)
+    {
+      guint qi = 0;
+      while (qi < g->queue->len && g->hold_payloads
+             && g_array_index (g->queue, GMsg, qi).msg.type == PROTO_MSG_GOSSIP_PAYLOAD)
+        qi++;
+      if (qi < g->queue->len)
+        {
+          GMsg q = g_array_index (g->queue, GMsg, qi);
+          g_array_remove_index (g->queue, qi);
+          ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = q.from, .via = q.via, .msg = &q.msg };
+          if (g->alive[q.from])
+            gw_feed (g, q.to, &in);
+          proto_msg_clear (&q.msg);
+          continue;
+        }
+      if (g->ups->len)
+        {
+          guint64 pair = g_array_index (g->ups, guint64, 0);
+          g_array_remove_index (g->ups, 0);
+          ProtoNodeId a = (ProtoNodeId) (pair >> 32), b = (ProtoNodeId) pair;
+          gw_feed (g, a, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = b });
+          gw_feed (g, b, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = a });
+          continue;
+        }
+      if (g->train->len)
+        {
+          ProtoNodeId id = g_array_index (g->train, ProtoNodeId, 0);
+          g_array_remove_index (g->train, 0);
+          gw_train (g, id);
+          continue;
+        }
+      return;
+    }
+  ck_abort_msg ("the hand-held world never settled");
+}
+
+static guint
+gw_count (GW *g, const char *needle)
+{
+  guint n = 0;
+  for (guint i = 0; i < g->log->len; i++)
+    n += strstr (g->log->pdata[i], needle) != NULL;
+  return n;
+}
+
+static GossipPeer *
+gw_peer (GW *g, guint i)
+{
+  return g->m[i]->impl;
+}
+
+START_TEST (test_two_peers_average)
+{
+  /* two peers, one edge, degrees 1: each step ends with the exact average */
+  ProtoConfig cfg = gossip_cfg (2, 2, 1);
+  GW *g = gw_new (&cfg, 2, 3);
+  gw_start_all (g);
+  gw_settle (g);
+  for (guint i = 1; i <= 2; i++)
+    {
+      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 2);
+    }
+  /* step 1: 1 and 2 -> 1.5 each; step 2: 2.5 and 3.5 -> 3 each */
+  const float *a = learn_weights_data (gossip_peer_model (gw_peer (g, 1)));
+  const float *b = learn_weights_data (gossip_peer_model (gw_peer (g, 2)));
+  for (guint k = 0; k < 3; k++)
+    {
+      ck_assert_float_eq_tol (a[k], 3.0f, 1e-6f);
+      ck_assert_float_eq_tol (b[k], 3.0f, 1e-6f);
+    }
+  ck_assert_uint_eq (gw_count (g, "round-end"), 4);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_many_peers_keep_mean)
+{
+  /* 7 peers, fanout 2: after one step the mean of the models is the mean
+   * of what they trained (Metropolis–Hastings is doubly stochastic) */
+  ProtoConfig cfg = gossip_cfg (7, 1, 2);
+  cfg.leave_after_training = TRUE;
+  GW *g = gw_new (&cfg, 7, 2);
+  gw_start_all (g);
+  gw_settle (g);
+  double sum = 0;
+  gboolean differ = FALSE;
+  for (guint i = 1; i <= 7; i++)
+    {
+      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_LEFT);
+      sum += learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0];
+      differ |= learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0]
+                != learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0];
+    }
+  ck_assert_double_eq_tol (sum / 7, 4.0, 1e-5);   /* mean of 1..7 */
+  ck_assert (differ);                             /* and a sparse graph does not reach consensus in one step */
+  /* every peer drew its fanout; every contact-graph edge carried two payloads */
+  ck_assert_uint_eq (gw_count (g, "sent GossipTargets"), 7);
+  guint sent = gw_count (g, "sent GossipPayload");
+  ck_assert_uint_eq (sent, gw_count (g, "received GossipPayload"));
+  ck_assert_uint_eq (sent % 2, 0);
+  ck_assert_uint_ge (sent, 2 * 7);   /* 14 draws make at least 7 distinct edges */
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_targets_and_graph)
+{
+  /* the coordinator alone: the list, then the graph as undirected edges */
+  ProtoConfig cfg = gossip_cfg (3, 1, 1);
+  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  for (ProtoNodeId p = 1; p <= 3; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  for (ProtoNodeId p = 1; p <= 2; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);  /* p3 trains */
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 3);
+  ck_assert_str_eq (gossip_coord_phase (c), "targets");
+  /* 1 -> 2, 2 -> 1 (the same edge), 3 -> 1 */
+  const ProtoNodeId t[4] = { 0, 2, 1, 1 };
+  for (ProtoNodeId p = 1; p <= 3; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
+      m.round = 0;
+      proto_msg_set_peers (&m, &t[p], 1);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_msg_clear (&m);
+    }
+  guint seen = 0;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_NEIGHBORS)
+        continue;
+      seen++;
+      if (a->to == 1)
+        {
+          ck_assert_uint_eq (a->msg.n_peers, 2);   /* 2 once, not twice; and 3 */
+          ck_assert_uint_eq (a->msg.peers[0], 2);
+          ck_assert_uint_eq (a->msg.peers[1], 3);
+        }
+      else
+        {
+          ck_assert_uint_eq (a->msg.n_peers, 1);
+          ck_assert_uint_eq (a->msg.peers[0], 1);
+        }
+    }
+  ck_assert_uint_eq (seen, 3);
+  ck_assert_str_eq (gossip_coord_phase (c), "collect");
+  ck_assert_uint_eq (gossip_coord_step (c), 1);
+  proto_outbox_clear (&out);
+  gossip_coord_free (c);
+}
+END_TEST
+
+START_TEST (test_leaver_during_targets)
+{
+  /* a listed peer whose stream closes before its targets: the graph goes
+   * out without it, and nobody is told to link to it */
+  ProtoConfig cfg = gossip_cfg (3, 1, 2);
+  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  for (ProtoNodeId p = 1; p <= 3; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  const ProtoNodeId both[2] = { 2, 3 }, one3[1] = { 3 };
+  proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
+  proto_msg_set_peers (&m, both, 2);
+  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m }, &out);
+  proto_msg_clear (&m);
+  proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
+  proto_msg_set_peers (&m, one3, 1);
+  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .msg = &m }, &out);
+  proto_msg_clear (&m);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 0);
+  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 3 }, &out);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 2);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, 3), 0);
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      if (a->kind == PROTO_ACT_SEND && a->msg.type == PROTO_MSG_NEIGHBORS)
+        ck_assert_uint_eq (a->msg.n_peers, 1);   /* 1 - 2 only */
+    }
+  proto_outbox_clear (&out);
+  gossip_coord_free (c);
+}
+END_TEST
+
+START_TEST (test_helpers)
+{
+  /* a helper (finished, stays) is listed when ready but never waited for;
+   * helpers alone never make a step */
+  ProtoConfig cfg = gossip_cfg (2, 1, 1);
+  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  for (ProtoNodeId p = 1; p <= 3; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  for (ProtoNodeId p = 1; p <= 2; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      m.helper = TRUE;
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 3);
+  proto_outbox_clear (&out);
+  gossip_coord_free (c);
+}
+END_TEST
+
+START_TEST (test_late_joiner_finishes_with_helpers)
+{
+  /* min 2: p1 and p2 finish 2 rounds and stay; p3 joins after and still
+   * completes its 2 rounds with them as helpers */
+  ProtoConfig cfg = gossip_cfg (2, 2, 1);
+  GW *g = gw_new (&cfg, 3, 2);
+  gw_feed (g, 1, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_settle (g);
+  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 1)), 2);
+  ck_assert (gossip_peer_helper (gw_peer (g, 1)));
+  gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_settle (g);
+  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 3)), 2);
+  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 3)), GOSSIP_PEER_DONE);
+  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 1)), 2);   /* helping is not training */
+  ck_assert_uint_ge (gw_count (g, "helper: mixed"), 1);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_timeout_mixes_absent)
+{
+  /* the payloads never arrive: at payload_timeout the peers mix alone */
+  ProtoConfig cfg = gossip_cfg (2, 1, 1);
+  GW *g = gw_new (&cfg, 2, 1);
+  g->hold_payloads = TRUE;
+  gw_start_all (g);
+  gw_settle (g);
+  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 1)), GOSSIP_PEER_EXCHANGING);
+  DlTime d = proto_machine_next_deadline (g->m[1]);
+  ck_assert_int_eq (d, g->now + cfg.payload_timeout);
+  g->now = d;
+  for (guint i = 1; i <= 2; i++)
+    gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
+  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 1)), GOSSIP_PEER_DONE);
+  /* trained 1, mixed with nobody: still 1 */
+  ck_assert_float_eq (learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0], 1.0f);
+  ck_assert_uint_eq (gw_count (g, "mixed 0 of 1"), 2);
+  /* the held payloads now come late: the peers drop them */
+  g->hold_payloads = FALSE;
+  gw_settle (g);
+  ck_assert_uint_eq (gw_count (g, "dropped GossipPayload"), 2);
+  ck_assert_float_eq (learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0], 1.0f);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_fanout_draws)
+{
+  /* the peer alone: its targets are `fanout` distinct others, never itself */
+  ProtoConfig cfg = gossip_cfg (1, 1, 3);
+  g_autoptr (DlRandom) r = dl_random_new (5, "shares", 4);
+  g_autoptr (LearnWeights) init = learn_weights_new (1);
+  GossipPeer *p = gossip_peer_new (&cfg, init, r);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
+  proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
+  m.node = 4;
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
+  const ProtoNodeId members[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+  proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+  proto_msg_set_peers (&m, members, 8);
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_msg_clear (&m);
+  const ProtoMsg *t = NULL;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    if (proto_outbox_get (&out, i)->kind == PROTO_ACT_SEND
+        && proto_outbox_get (&out, i)->msg.type == PROTO_MSG_GOSSIP_TARGETS)
+      t = &proto_outbox_get (&out, i)->msg;
+  ck_assert_ptr_nonnull (t);
+  ck_assert_uint_eq (t->n_peers, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      ck_assert_uint_ne (t->peers[i], 4);
+      for (guint j = 0; j < i; j++)
+        ck_assert_uint_ne (t->peers[i], t->peers[j]);
+    }
+  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_WAIT_GRAPH);
+  /* a payload that beats the Neighbors message waits for it */
+  const float v[] = { 6 };
+  g_autoptr (LearnWeights) w = learn_weights_new_from (v, 1);
+  proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
+  m.degree = 1;
+  proto_msg_set_weights (&m, w);
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .via = PROTO_VIA_LINK, .msg = &m },
+                      &out);
+  proto_msg_clear (&m);
+  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_WAIT_GRAPH);
+  /* the graph: 2 only; the link to 2 is up (4 > 2 offers) */
+  const ProtoNodeId nb[] = { 2 };
+  proto_msg_init (&m, PROTO_MSG_NEIGHBORS);
+  proto_msg_set_peers (&m, nb, 1);
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_msg_clear (&m);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_SIGNAL_FOR_PEER, PROTO_SERVER), 1);
+  /* its payload came, ours has not gone (no link yet): not done */
+  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_EXCHANGING);
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = 2 }, &out);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_GOSSIP_PAYLOAD, 2), 1);
+  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_DONE);
+  /* degrees 1 and 1: (0 + 6) / 2 */
+  ck_assert_float_eq_tol (learn_weights_data (gossip_peer_model (p))[0], 3.0f, 1e-6f);
+  proto_outbox_clear (&out);
+  gossip_peer_free (p);
+}
+END_TEST
+
+START_TEST (test_sparse_payload_sizes)
+{
+  /* top-k at 25 % of 8 weights sends 2 values and their indices; with
+   * error feedback the unsent change is kept for the next step */
+  ProtoConfig cfg = gossip_cfg (2, 2, 1);
+  cfg.sparsify = PROTO_SPARSIFY_TOP_K;
+  cfg.keep = 0.25;
+  cfg.error_feedback = TRUE;
+  GW *g = gw_new (&cfg, 2, 8);
+  gw_start_all (g);
+  gw_settle (g);
+  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 1)), 2);
+  ck_assert_uint_eq (gw_count (g, "sent GossipPayload"), 4);
+  /* a coordinate nobody sent keeps the own trained value: p1's models are
+   * not all equal to p2's */
+  const float *a = learn_weights_data (gossip_peer_model (gw_peer (g, 1)));
+  const float *b = learn_weights_data (gossip_peer_model (gw_peer (g, 2)));
+  guint same = 0;
+  for (guint k = 0; k < 8; k++)
+    same += a[k] == b[k];
+  ck_assert_uint_lt (same, 8);
+  ck_assert_uint_gt (same, 0);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_family_registry)
+{
+  const ProtoFamily *f = proto_family_lookup ("gossip");
+  ck_assert_ptr_nonnull (f);
+  ProtoConfig cfg = gossip_cfg (2, 1, 1);
+  ck_assert_ptr_eq (proto_family_of (&cfg), f);
+  ck_assert (!f->promises_agreement (&cfg));
+  ck_assert (proto_family_lookup ("disco")->promises_agreement (&cfg));
+  guint m = 7;
+  ck_assert (!f->excludes_after_retries (&cfg, &m));
+  ck_assert_uint_eq (f->n_peer_states, GOSSIP_PEER_N_STATES);
+  ck_assert_str_eq (f->peer_state_name_at (GOSSIP_PEER_EXCHANGING), "exchanging");
+}
+END_TEST
+
+static Suite *
+suite (void)
+{
+  Suite *s = suite_create ("gossip");
+  TCase *t = tcase_create ("mix");
+  tcase_add_test (t, test_keep_count);
+  tcase_add_test (t, test_pick_random);
+  tcase_add_test (t, test_pick_top);
+  tcase_add_test (t, test_mh_mix_path);
+  tcase_add_test (t, test_mh_mix_sparse);
+  tcase_add_test (t, test_payload_wire);
+  suite_add_tcase (s, t);
+  t = tcase_create ("machines");
+  tcase_add_test (t, test_family_registry);
+  tcase_add_test (t, test_two_peers_average);
+  tcase_add_test (t, test_many_peers_keep_mean);
+  tcase_add_test (t, test_targets_and_graph);
+  tcase_add_test (t, test_leaver_during_targets);
+  tcase_add_test (t, test_helpers);
+  tcase_add_test (t, test_late_joiner_finishes_with_helpers);
+  tcase_add_test (t, test_timeout_mixes_absent);
+  tcase_add_test (t, test_fanout_draws);
+  tcase_add_test (t, test_sparse_payload_sizes);
+  suite_add_tcase (s, t);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *r = srunner_create (suite ());
+  srunner_run_all (r, CK_NORMAL);
+  int failed = srunner_ntests_failed (r);
+  srunner_free (r);
+  return failed ? 1 : 0;
+}
