@@ -12,11 +12,13 @@ cli_cmd_plot (int argc, char **argv)
 {
   g_autofree char *by = NULL, *x = NULL, *output = NULL;
   gint64 run = 0;
+  double target = 0;
   gboolean script_only = FALSE;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
-    { "by", 0, 0, G_OPTION_ARG_STRING, &by, "convergence: one line per value of this parameter (default: the swept key)", "KEY" },
-    { "x", 0, 0, G_OPTION_ARG_STRING, &x, "convergence: x axis, time or round (default round)", "AXIS" },
+    { "by", 0, 0, G_OPTION_ARG_STRING, &by, "convergence, scaling: one line per value of this parameter (default: the swept key; scaling: the swept key that is not on x)", "KEY" },
+    { "x", 0, 0, G_OPTION_ARG_STRING, &x, "convergence: x axis, time or round (default round); scaling: the parameter on x (default peers.count if swept, else the first numeric swept key)", "AXIS" },
+    { "target", 0, 0, G_OPTION_ARG_DOUBLE, &target, "scaling: the accuracy of the time-to-accuracy panel (default 0.85)", "ACC" },
     { "run", 0, 0, G_OPTION_ARG_INT64, &run, "timeline, rounds, participants, traffic: the run (default: the only run)", "ID" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "FILE.png or FILE.svg (default DB-KIND.png)", "FILE" },
     { "script", 0, 0, G_OPTION_ARG_NONE, &script_only, "print the gnuplot script instead of running gnuplot", NULL },
@@ -34,6 +36,9 @@ cli_cmd_plot (int argc, char **argv)
       "  rounds        one run: connect and exchange time per round, retries\n"
       "  participants  one run: participants per round, peers online over time\n"
       "  traffic       one run: messages and bytes per round and message type\n"
+      "  scaling       every run: messages per round, bytes, busiest uplink, round\n"
+      "                duration, time to --target accuracy and final accuracy against\n"
+      "                --x KEY, one line per value of --by KEY (e.g. protocol.family)\n"
       "The format follows the output's extension (.png or .svg). gnuplot runs\n"
       "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
   g_autoptr (GError) error = NULL;
@@ -58,7 +63,7 @@ cli_cmd_plot (int argc, char **argv)
         base[strlen (base) - 3] = '\0';
       output = g_strdup_printf ("%s-%s.png", base, kind);
     }
-  PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output };
+  PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output, .target = target };
   g_autofree char *script = plot_script (db, db_path, &o, &error);
   sqlite3_close (db);
   if (!script)

@@ -3,4 +3,7 @@ noinst_LIBRARIES += plots/libdlplot.a
 plots_libdlplot_a_SOURCES = \
 	plots/plot.c \
 	plots/plot.h \
+	plots/plot-private.h \
+	plots/plot-scaling.c \
+	plots/plot-util.c \
 	$(NULL)

@@ -9,10 +9,12 @@
  * (start -> end) stacked, retries on the right axis.
  * participants: participants per round; peers online over time.
  * traffic: messages per round per type; bytes per round per type (messages
- * times the type's mean size in the run). */
+ * times the type's mean size in the run).
+ * scaling (plot-scaling.c): six measures against a swept parameter, one
+ * line per design; the helpers are plot-util.c's. */
 #include "config.h"
 
-#include "plots/plot.h"
+#include "plots/plot-private.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -22,140 +24,7 @@
 
 G_DEFINE_QUARK (plot-error-quark, plot_error)
 
-const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "participants", "traffic", NULL };
-
-/* ---------------------------------------------------------------- helpers */
-
-static void
-terminal (GString *s, const char *output, int w, int h)
-{
-  if (g_str_has_suffix (output, ".svg"))
-    g_string_append_printf (s, "set terminal svg size %d,%d dynamic enhanced font 'Sans,11' background rgb 'white'\n", w, h);
-  else
-    g_string_append_printf (s, "set terminal pngcairo size %d,%d enhanced font 'Sans,10'\n", w, h);
-  /* a single-quoted gnuplot string: double any quote */
-  GString *q = g_string_new (NULL);
-  for (const char *p = output; *p; p++)
-    {
-      if (*p == '\'')
-        g_string_append_c (q, '\'');
-      g_string_append_c (q, *p);
-    }
-  g_string_append_printf (s, "set output '%s'\n", q->str);
-  g_string_free (q, TRUE);
-  g_string_append (s, "set grid lc rgb '#dddddd'\nset key outside right top box opaque\n");
-}
-
-/* Escapes text for a double-quoted gnuplot string (enhanced mode off for it). */
-static char *
-quote (const char *t)
-{
-  GString *s = g_string_new (NULL);
-  for (const char *p = t; *p; p++)
-    {
-      if (*p == '"')
-        g_string_append (s, "\\\"");
-      else if (*p == '\\')
-        g_string_append (s, "\\\\\\\\");
-      else if (*p == '_' || *p == '^' || *p == '{' || *p == '}' || *p == '@' || *p == '&' || *p == '~')
-        {
-          /* enhanced text: "\\_" in a double-quoted string is a literal _ */
-          g_string_append (s, "\\\\");
-          g_string_append_c (s, *p);
-        }
-      else
-        g_string_append_c (s, *p);
-    }
-  return g_string_free (s, FALSE);
-}
-
-static gboolean
-fail (GError **error, PlotErrorCode code, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
-static gboolean
-fail (GError **error, PlotErrorCode code, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *m = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error_literal (error, PLOT_ERROR, code, m);
-  return FALSE;
-}
-
-typedef struct {
-  gint64 id;
-  char *scenario;
-  char *label;
-  guint64 seed;
-  char *outcome;
-  double sim_end;
-} RunInfo;
-
-static void
-run_info_clear (gpointer p)
-{
-  RunInfo *r = p;
-  g_free (r->scenario);
-  g_free (r->label);
-  g_free (r->outcome);
-}
-
-static GArray *
-load_runs (sqlite3 *db)
-{
-  GArray *a = g_array_new (FALSE, TRUE, sizeof (RunInfo));
-  g_array_set_clear_func (a, run_info_clear);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT run_id, scenario, COALESCE(point_label, ''), seed, COALESCE(outcome, 'unfinished'),"
-                          " COALESCE(sim_end_s, 0) FROM runs ORDER BY run_id", -1, &st, NULL);
-  while (st && sqlite3_step (st) == SQLITE_ROW)
-    {
-      RunInfo r = { sqlite3_column_int64 (st, 0), g_strdup ((const char *) sqlite3_column_text (st, 1)),
-                    g_strdup ((const char *) sqlite3_column_text (st, 2)), (guint64) sqlite3_column_int64 (st, 3),
-                    g_strdup ((const char *) sqlite3_column_text (st, 4)), sqlite3_column_double (st, 5) };
-      g_array_append_val (a, r);
-    }
-  sqlite3_finalize (st);
-  return a;
-}
-
-static const RunInfo *
-pick_run (GArray *runs, gint64 id, const char *db_name, GError **error)
-{
-  if (runs->len == 0)
-    {
-      fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
-      return NULL;
-    }
-  if (id == 0)
-    {
-      if (runs->len == 1)
-        return &g_array_index (runs, RunInfo, 0);
-      fail (error, PLOT_ERROR_USAGE, "%s has %u runs: choose one with --run ID (dlsim report %s)", db_name,
-            runs->len, db_name);
-      return NULL;
-    }
-  for (guint i = 0; i < runs->len; i++)
-    if (g_array_index (runs, RunInfo, i).id == id)
-      return &g_array_index (runs, RunInfo, i);
-  fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " is not in %s (runs %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT ")",
-        id, db_name, g_array_index (runs, RunInfo, 0).id, g_array_index (runs, RunInfo, runs->len - 1).id);
-  return NULL;
-}
-
-static char *
-param (sqlite3 *db, gint64 run, const char *key)
-{
-  sqlite3_stmt *st = NULL;
-  char *v = NULL;
-  sqlite3_prepare_v2 (db, "SELECT value FROM params WHERE run_id = ? AND key = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  sqlite3_bind_text (st, 2, key, -1, SQLITE_TRANSIENT);
-  if (sqlite3_step (st) == SQLITE_ROW)
-    v = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  sqlite3_finalize (st);
-  return v;
-}
+const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "participants", "traffic", "scaling", NULL };
 
 /* ---------------------------------------------------------------- convergence */
 
@@ -271,12 +140,12 @@ mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs
 static gboolean
 convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
 {
-  g_autoptr (GArray) runs = load_runs (db);
+  g_autoptr (GArray) runs = plot_load_runs (db);
   if (runs->len == 0)
-    return fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
   gboolean by_time = g_strcmp0 (o->x, "time") == 0;
   if (o->x && !by_time && g_strcmp0 (o->x, "round") != 0)
-    return fail (error, PLOT_ERROR_USAGE, "--x must be time or round, not '%s'", o->x);
+    return plot_fail (error, PLOT_ERROR_USAGE, "--x must be time or round, not '%s'", o->x);
   /* the grouping key: --by, else the single swept key, else the scenario */
   g_autofree char *key = g_strdup (o->by);
   if (!key)
@@ -308,7 +177,7 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   for (guint i = 0; i < runs->len; i++)
     {
       RunInfo *r = &g_array_index (runs, RunInfo, i);
-      g_autofree char *v = param (db, r->id, key);
+      g_autofree char *v = plot_param (db, r->id, key);
       if (strcmp (key, "scenario.name") == 0 && (!v || !*v))
         {
           g_free (v);
@@ -334,7 +203,7 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   if (!any_key)
     {
       g_array_unref (gs);
-      return fail (error, PLOT_ERROR_USAGE, "no run in %s has the parameter '%s' (see dlsim report)", db_name, key);
+      return plot_fail (error, PLOT_ERROR_USAGE, "no run in %s has the parameter '%s' (see dlsim report)", db_name, key);
     }
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db, "SELECT COUNT(*), COALESCE(MAX(round), 0) FROM metrics WHERE name = 'accuracy'"
@@ -349,7 +218,7 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   if (n_metrics == 0)
     {
       g_array_unref (gs);
-      return fail (error, PLOT_ERROR_DATA,
+      return plot_fail (error, PLOT_ERROR_DATA,
                    "%s has no accuracy metrics: runs with model kind none train nothing (and runs "
                    "with --no-events record none)", db_name);
     }
@@ -359,9 +228,9 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
     xs[i] = by_time ? max_t * (i + 1) / n : (double) (i + 1);
 
   const RunInfo *r0 = &g_array_index (runs, RunInfo, 0);
-  g_autofree char *title_scn = quote (r0->scenario);
-  g_autofree char *title_key = quote (key);
-  terminal (s, o->output, 1200, 900);
+  g_autofree char *title_scn = plot_quote (r0->scenario);
+  g_autofree char *title_key = plot_quote (key);
+  plot_terminal (s, o->output, 1200, 900);
   GString *plots[2] = { g_string_new (NULL), g_string_new (NULL) };
   const char *metrics[2] = { "accuracy", "loss" };
   guint max_repeats = 0;
@@ -380,7 +249,7 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
           g_ptr_array_unref (curves);
           if (rows == 0)
             continue;
-          g_autofree char *label = quote (g->value);
+          g_autofree char *label = plot_quote (g->value);
           g_string_append_printf (plots[m], "%s$%s using 1:3:4 with filledcurves fs transparent solid 0.18 noborder"
                                   " lc %u notitle, $%s using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc %u title \"%s = %s\"",
                                   plots[m]->len ? ", " : "", name, gi + 1, name, gi + 1, title_key, label);
@@ -459,8 +328,8 @@ load_peers (sqlite3 *db, gint64 run)
 static void
 title_line (GString *s, const RunInfo *r, const char *what)
 {
-  g_autofree char *scn = quote (r->scenario);
-  g_autofree char *lbl = quote (r->label);
+  g_autofree char *scn = plot_quote (r->scenario);
+  g_autofree char *lbl = plot_quote (r->label);
   g_string_append_printf (s, "set title \"%s%s%s%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT ", %s): %s\" font ',12'\n",
                           scn, *r->label ? " [" : "", lbl, *r->label ? "]" : "", r->id, r->seed, r->outcome, what);
 }
@@ -470,7 +339,7 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
 {
   g_autoptr (GPtrArray) peers = load_peers (db, r->id);
   if (peers->len == 0)
-    return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no recorded events (recorded with --no-events?)", r->id);
+    return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no recorded events (recorded with --no-events?)", r->id);
   GString *blocks[G_N_ELEMENTS (cat_names)];
   for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
     blocks[c] = g_string_new (NULL);
@@ -540,7 +409,7 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
                               (r->sim_end - since[row]) / 2);
 
   int height = 260 + 28 * (int) peers->len;
-  terminal (s, o->output, 1400, MIN (height, 4000));
+  plot_terminal (s, o->output, 1400, MIN (height, 4000));
   title_line (s, r, "peer phases");
   g_string_append (s, "set xlabel 'simulated time (s)'\nset ylabel 'peer'\nset yrange [0.3:*] reverse\n"
                       "set offsets 0, 0, 0.5, 0.5\nset ytics (");
@@ -597,9 +466,9 @@ rounds (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError 
   if (n == 0)
     {
       g_string_free (data, TRUE);
-      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds (the coordinator never listed one)", r->id);
+      return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds (the coordinator never listed one)", r->id);
     }
-  terminal (s, o->output, 1200, 700);
+  plot_terminal (s, o->output, 1200, 700);
   title_line (s, r, "round durations");
   g_string_append_printf (s, "$rounds << EOD\n%sEOD\n", data->str);
   g_string_free (data, TRUE);
@@ -643,14 +512,14 @@ participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, G
     {
       g_string_free (per_round, TRUE);
       g_string_free (online, TRUE);
-      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds and no peer events", r->id);
+      return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no rounds and no peer events", r->id);
     }
-  terminal (s, o->output, 1200, 900);
+  plot_terminal (s, o->output, 1200, 900);
   g_string_append_printf (s, "$rounds << EOD\n%sEOD\n$online << EOD\n%sEOD\n", per_round->str, online->str);
   gboolean have_rounds = per_round->len > 0;
   g_string_free (per_round, TRUE);
   g_string_free (online, TRUE);
-  g_autofree char *scn = quote (r->scenario);
+  g_autofree char *scn = plot_quote (r->scenario);
   g_string_append_printf (s, "set multiplot layout 2,1 title \"%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT
                           ", %s): participants\" font ',12'\n", scn, r->id, r->seed, r->outcome);
   g_string_append (s, "set xlabel 'round'\nset ylabel 'peers in the round'\nset yrange [0:*]\n");
@@ -683,9 +552,9 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
   if (types->len == 0)
     {
       g_array_unref (sizes);
-      return fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no traffic", r->id);
+      return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no traffic", r->id);
     }
-  terminal (s, o->output, 1300, 900);
+  plot_terminal (s, o->output, 1300, 900);
   GString *p1 = g_string_new (NULL), *p2 = g_string_new (NULL);
   for (guint t = 0; t < types->len; t++)
     {
@@ -712,7 +581,7 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
                               p2->len ? ", " : "", t, t % 13 + 1, t / 8 + 1, t + 1, (char *) types->pdata[t]);
     }
   g_array_unref (sizes);
-  g_autofree char *scn = quote (r->scenario);
+  g_autofree char *scn = plot_quote (r->scenario);
   g_string_append_printf (s, "set multiplot layout 2,1 title \"%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT
                           ", %s): traffic per round\" font ',12'\n", scn, r->id, r->seed, r->outcome);
   g_string_append (s, "set xlabel 'round'\nset ylabel 'messages sent'\nset logscale y\n");
@@ -734,23 +603,25 @@ plot_script (sqlite3 *db, const char *db_name, const PlotOptions *o, GError **er
     known |= g_strcmp0 (o->kind, plot_kinds[i]) == 0;
   if (!known)
     {
-      fail (error, PLOT_ERROR_USAGE, "unknown plot kind '%s' (expected convergence, timeline, rounds, "
-            "participants or traffic)", o->kind ? o->kind : "");
+      plot_fail (error, PLOT_ERROR_USAGE, "unknown plot kind '%s' (expected convergence, timeline, rounds, "
+            "participants, traffic or scaling)", o->kind ? o->kind : "");
       return NULL;
     }
   if (!g_str_has_suffix (o->output, ".png") && !g_str_has_suffix (o->output, ".svg"))
     {
-      fail (error, PLOT_ERROR_USAGE, "-o %s: the output must end in .png or .svg", o->output);
+      plot_fail (error, PLOT_ERROR_USAGE, "-o %s: the output must end in .png or .svg", o->output);
       return NULL;
     }
   GString *s = g_string_new ("# dlsim plot: generated gnuplot script\n");
   gboolean ok;
   if (strcmp (o->kind, "convergence") == 0)
     ok = convergence (s, db, db_name, o, error);
+  else if (strcmp (o->kind, "scaling") == 0)
+    ok = plot_scaling (s, db, db_name, o, error);
   else
     {
-      g_autoptr (GArray) runs = load_runs (db);
-      const RunInfo *r = pick_run (runs, o->run, db_name, error);
+      g_autoptr (GArray) runs = plot_load_runs (db);
+      const RunInfo *r = plot_pick_run (runs, o->run, db_name, error);
       if (!r)
         ok = FALSE;
       else if (strcmp (o->kind, "timeline") == 0)
@@ -779,16 +650,16 @@ plot_render (const char *script, GError **error)
     prog = DL_GNUPLOT;
   g_autofree char *path = g_find_program_in_path (prog);
   if (!path)
-    return fail (error, PLOT_ERROR_GNUPLOT, "gnuplot not found ('%s'): install it (apt-get install gnuplot-nox)"
+    return plot_fail (error, PLOT_ERROR_GNUPLOT, "gnuplot not found ('%s'): install it (apt-get install gnuplot-nox)"
                  " or set DLSIM_GNUPLOT", prog);
   g_autofree char *cmd = g_shell_quote (path);
   FILE *pipe = popen (cmd, "w");
   if (!pipe)
-    return fail (error, PLOT_ERROR_GNUPLOT, "could not start %s", path);
+    return plot_fail (error, PLOT_ERROR_GNUPLOT, "could not start %s", path);
   gboolean written = fputs (script, pipe) >= 0;
   int status = pclose (pipe);
   if (!written || status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    return fail (error, PLOT_ERROR_GNUPLOT, "gnuplot failed (exit status %d); its messages are above",
+    return plot_fail (error, PLOT_ERROR_GNUPLOT, "gnuplot failed (exit status %d); its messages are above",
                  WIFEXITED (status) ? WEXITSTATUS (status) : -1);
   return TRUE;
 }

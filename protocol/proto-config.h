@@ -119,6 +119,9 @@ typedef struct {
                                         coordinator ends after proto_config_wait_timeout, and the peer
                                         says again where it is (ClientConnected, PeerIsReady) */
 
+  guint64 seed;                      /* the run's seed: a coordinator that draws takes its stream from it
+                                        (gossip's candidate samples); DISCO's draws nothing */
+
   /* gossip (protocol/gossip/); unused by DISCO's family */
   guint fanout;                      /* peers each peer draws per step (its out-edges) */
   ProtoSparsify sparsify;

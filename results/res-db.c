@@ -519,6 +519,8 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   add_summary (sum, order, "consensus_distance", fmt_double (res->consensus_distance));
   add_summary (sum, order, "messages", g_strdup_printf ("%" G_GUINT64_FORMAT, res->messages));
   add_summary (sum, order, "bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->bytes));
+  if (res->busiest_uplink_bytes > 0)
+    add_summary (sum, order, "busiest_uplink_bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->busiest_uplink_bytes));
   add_summary (sum, order, "sim_time_s", fmt_double (dl_time_to_s (res->end)));
   {
     g_autoptr (GPtrArray) vk = g_ptr_array_new_with_free_func (g_free);

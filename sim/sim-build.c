@@ -92,6 +92,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
   proto_config_init (&c->proto, ver);
   g_strlcpy (c->proto.family, family, sizeof c->proto.family);
+  c->proto.seed = seed;
   if (gossip)
     {
       ProtoConfig *g = &c->proto;

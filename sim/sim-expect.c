@@ -13,7 +13,7 @@
 static const char *const summary_keys[] = {
   "outcome", "rounds_completed", "peers_finished", "peers_failed", "peers_hung", "retries",
   "exclusions", "model_syncs", "stale_model_syncs", "empty_rounds_started", "smallest_round_list", "messages_dropped", "final_accuracy", "final_loss",
-  "consensus_distance", "messages", "bytes", "sim_time_s", NULL
+  "consensus_distance", "messages", "bytes", "busiest_uplink_bytes", "sim_time_s", NULL
 };
 static const char *const peer_keys[] = {
   "outcome", "rounds", "synced", "retries_received", "fails_received", "state", NULL

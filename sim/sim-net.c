@@ -219,6 +219,8 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   m->bytes = wire_size (w, &m->msg);
   w->result.messages++;
   w->result.bytes += m->bytes;
+  if (from != PROTO_SERVER)
+    sim_node_at (w, from)->bytes_sent += m->bytes;
   if (w->rec.traffic)
     w->rec.traffic (w->rec.user_data, m->msg.type, m->bytes);
 

@@ -41,6 +41,7 @@ typedef struct {
   double accuracy, loss;
   gboolean in_sync_wait;
   DlTime last_to_server, last_from_server;  /* its coordinator stream's channels: last arrival */
+  guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
 } Node;
 
 typedef struct {

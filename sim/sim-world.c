@@ -468,7 +468,8 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->engine = sim_engine_new ();
   w->family = proto_family_of (&cfg->proto);
   w->round_begins = w->family->round_begins_with (&cfg->proto);
-  w->coord = w->family->new_coordinator (&cfg->proto);
+  w->cfg.proto.seed = cfg->seed;   /* the coordinator's own stream, if its family draws */
+  w->coord = w->family->new_coordinator (&w->cfg.proto);
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
   w->links = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
@@ -610,6 +611,7 @@ finish_results (SimWorld *w)
         }
       if (pr->outcome == SIM_PEER_FINISHED || n->status == NODE_ONLINE)
         g_ptr_array_add (models, proto_machine_model (n->peer));
+      r->busiest_uplink_bytes = MAX (r->busiest_uplink_bytes, n->bytes_sent);
     }
   if (r->outcome == SIM_OUTCOME_COMPLETED && r->peers_hung > 0)
     r->outcome = SIM_OUTCOME_STALLED;

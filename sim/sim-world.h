@@ -153,6 +153,7 @@ typedef struct {
   guint empty_rounds_started; /* StartWeightSharing with no round peers (S31) */
   guint smallest_round_list;  /* fewest peers one PeersForRound batch named (S1); 0: none */
   guint64 messages, bytes;
+  guint64 busiest_uplink_bytes;   /* the most wire bytes one peer sent (its uplink), 0 if unmeasured */
   double final_accuracy, final_loss, consensus_distance;
   guint violations[SIM_N_PROPS];   /* per property, in the order of SIM_PROP_NAMES (sim-props.h) */
   gboolean props_checked;          /* the run checked properties (the simulator does; the testbed not yet) */

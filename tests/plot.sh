@@ -83,4 +83,37 @@ printf '[protocol]\nmin_participants = 2\n[training]\nrounds = 1\n' > "$tmp/none
 expect 1 "no accuracy metrics" -- "$DLSIM" plot "$tmp/none-model.db" convergence
 expect 2 "expected a results database and a kind" -- "$DLSIM" plot "$tmp/s.db"
 
+# scaling: families against a swept peer count, one line per family, six panels
+cat > "$tmp/scale.ini" <<'INI'
+[scenario]
+seed = 2
+[protocol]
+family = ${disco, gossip}
+min_participants = 3
+[training]
+rounds = 2
+[model]
+kind = softmax
+[data]
+features = 6
+classes = 3
+samples = 600
+separation = 3
+[peers]
+count = ${3, 6, 30}
+INI
+"$DLSIM" run "$tmp/scale.ini" -o "$tmp/scale.db" -q -j 2
+expect 0 "scale.png" -- "$DLSIM" plot "$tmp/scale.db" scaling -o "$tmp/scale.png"
+png "$tmp/scale.png" && ok || ko "scaling: not a PNG"
+"$DLSIM" plot "$tmp/scale.db" scaling --script -o "$tmp/x.png" > "$tmp/scale.gp"
+[ "$(grep -c '^plot ' "$tmp/scale.gp")" = 6 ] && ok || ko "scaling: expected 6 panels"
+grep -q 'title "disco"' "$tmp/scale.gp" && grep -q 'title "gossip"' "$tmp/scale.gp" && ok || ko "scaling: one line per family"
+grep -q 'set logscale x' "$tmp/scale.gp" && ok || ko "scaling: peers 3..30 on a log axis"
+# the gossip line's messages per round at 30 peers is below DISCO's (its whole point)
+awk '/^\$line0 <</ { l = 0 } /^\$line1 <</ { l = 1 } /^30 / { m[l] = $2 } END { exit !(m[1] < m[0]) }' "$tmp/scale.gp" \
+  && ok || ko "scaling: gossip's messages per round at 30 peers are not below DISCO's"
+expect 1 "sweeps no numeric key" -- "$DLSIM" plot "$tmp/s.db" scaling --by network.uplink -o "$tmp/x.png"
+expect 1 "is '5Mbps', not a number" -- "$DLSIM" plot "$tmp/s.db" scaling --x network.uplink -o "$tmp/x.png"
+expect 1 "--target must be an accuracy" -- "$DLSIM" plot "$tmp/scale.db" scaling --target 3 -o "$tmp/x.png"
+
 finish

@@ -479,6 +479,53 @@ START_TEST (test_targets_and_graph)
 }
 END_TEST
 
+START_TEST (test_candidate_sample)
+{
+  /* beyond gossip_sample_size members, each peer is offered a sample of
+   * them (never itself), not the whole list */
+  ProtoConfig cfg = gossip_cfg (50, 1, 2);
+  cfg.seed = 9;
+  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  for (ProtoNodeId p = 1; p <= 50; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  guint lists = 0;
+  gboolean differ = FALSE;
+  const ProtoMsg *first = NULL;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_PEERS_FOR_ROUND)
+        continue;
+      lists++;
+      ck_assert_uint_eq (a->msg.n_peers, gossip_sample_size (2));
+      for (guint k = 0; k < a->msg.n_peers; k++)
+        {
+          ck_assert_uint_ne (a->msg.peers[k], a->to);
+          ck_assert_uint_ge (a->msg.peers[k], 1);
+          ck_assert_uint_le (a->msg.peers[k], 50);
+          if (k)
+            ck_assert_uint_lt (a->msg.peers[k - 1], a->msg.peers[k]);
+        }
+      if (!first)
+        first = &a->msg;
+      else
+        differ |= memcmp (first->peers, a->msg.peers, first->n_peers * sizeof (ProtoNodeId)) != 0;
+    }
+  ck_assert_uint_eq (lists, 50);
+  ck_assert (differ);
+  proto_outbox_clear (&out);
+  gossip_coord_free (c);
+}
+END_TEST
+
 START_TEST (test_leaver_during_targets)
 {
   /* a listed peer whose stream closes before its targets: the graph goes
@@ -718,6 +765,7 @@ suite (void)
   tcase_add_test (t, test_many_peers_keep_mean);
   tcase_add_test (t, test_targets_and_graph);
   tcase_add_test (t, test_leaver_during_targets);
+  tcase_add_test (t, test_candidate_sample);
   tcase_add_test (t, test_helpers);
   tcase_add_test (t, test_late_joiner_finishes_with_helpers);
   tcase_add_test (t, test_timeout_mixes_absent);

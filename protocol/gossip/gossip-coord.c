@@ -5,7 +5,8 @@
  * Step s:
  *   collect: every member that is not a helper has sent PeerIsReady, and
  *     at least min_participants have -> PeersForRound(s, the ready members,
- *     ascending) to each of them (observed as round-list);
+ *     ascending; beyond gossip_sample_size of them, a sample drawn from the
+ *     coordinator's stream) to each of them (observed as round-list);
  *   targets: each listed peer answers GossipTargets(s, its draws) -> once
  *     every listed peer still connected has answered, the graph is the
  *     union of the draws as undirected edges among them, and each gets
@@ -19,6 +20,7 @@
 #include "config.h"
 
 #include "protocol/gossip/gossip-coord.h"
+#include "protocol/gossip/gossip-mix.h"
 
 #include <string.h>
 
@@ -35,6 +37,7 @@ typedef enum { PHASE_COLLECT, PHASE_TARGETS } Phase;
 
 struct GossipCoord {
   ProtoConfig cfg;
+  DlRandom *rng;        /* candidate samples: the run's "gossip-coordinator" stream */
   GPtrArray *members;   /* Member*, ascending id */
   Phase phase;
   uint32_t step;
@@ -135,12 +138,28 @@ try_list (GossipCoord *c, ProtoOutbox *out)
   c->n_ready_helpers = 0;
   c->n_unanswered = n;
   set_phase (c, out, PHASE_TARGETS);
+  /* each peer gets the step's members, or beyond GOSSIP_SAMPLE of them a
+   * sample: the whole list to everyone would be n^2 ids a step, the very
+   * implosion gossip avoids (400 MB a step at 10 000 peers) */
+  guint sample = gossip_sample_size (c->cfg.fanout);
+  g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MIN (n, sample + 1));
   for (guint i = 0; i < n; i++)
     {
       ProtoMsg m;
       proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
       m.round = c->step;
-      proto_msg_set_peers (&m, ids, n);
+      if (n - 1 <= sample)
+        proto_msg_set_peers (&m, ids, n);
+      else
+        {
+          /* sample + 1 positions; drop this peer's own, or the last */
+          g_autofree guint32 *pos = gossip_pick_random (c->rng, n, sample + 1);
+          guint k = 0;
+          for (guint j = 0; j <= sample && k < sample; j++)
+            if (pos[j] != i)
+              pick[k++] = ids[pos[j]];
+          proto_msg_set_peers (&m, pick, k);
+        }
       send (c, out, ids[i], &m);
     }
   observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
@@ -365,6 +384,7 @@ gossip_coord_new (const ProtoConfig *cfg)
   c->cfg = *cfg;
   c->members = g_ptr_array_new_with_free_func (member_free);
   c->phase = PHASE_COLLECT;
+  c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
   return c;
 }
 
@@ -374,5 +394,6 @@ gossip_coord_free (GossipCoord *c)
   if (!c)
     return;
   g_ptr_array_unref (c->members);
+  dl_random_free (c->rng);
   g_free (c);
 }

@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+guint
+gossip_sample_size (guint fanout)
+{
+  return MAX (4 * fanout, 32u);
+}
+
 guint32
 gossip_keep_count (gsize n, double keep)
 {

@@ -21,6 +21,9 @@
 
 G_BEGIN_DECLS
 
+/* How many candidates a PeersForRound offers at most: max(4 x fanout, 32). */
+guint gossip_sample_size (guint fanout);
+
 /* k of n coordinates: ceil(keep * n), at least 1 (n > 0). */
 guint32 gossip_keep_count (gsize n, double keep);
 

@@ -1,0 +1,35 @@
+/* plot-private.h — shared by the figure kinds: plot.c (convergence,
+ * timeline, rounds, participants, traffic), plot-scaling.c (scaling) and
+ * their helpers (plot-util.c). */
+#pragma once
+
+#include "plots/plot.h"
+
+G_BEGIN_DECLS
+
+/* gnuplot's terminal and output for FILE.png or FILE.svg, w x h pixels. */
+void plot_terminal (GString *s, const char *output, int w, int h);
+/* (transfer full) text escaped for a double-quoted gnuplot string. */
+char *plot_quote (const char *t);
+gboolean plot_fail (GError **error, PlotErrorCode code, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+typedef struct {
+  gint64 id;
+  char *scenario;
+  char *label;
+  guint64 seed;
+  char *outcome;
+  double sim_end;
+} RunInfo;
+
+/* (transfer full) every run of the file, by id (RunInfo). */
+GArray *plot_load_runs (sqlite3 *db);
+/* The run with this id, or the only one (id 0); NULL with an error. */
+const RunInfo *plot_pick_run (GArray *runs, gint64 id, const char *db_name, GError **error);
+/* (transfer full) a run's params value, NULL if it has none. */
+char *plot_param (sqlite3 *db, gint64 run, const char *key);
+
+/* plot-scaling.c */
+gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,304 @@
+/* plot-scaling.c — the `scaling` figure: how designs compare as a parameter
+ * grows (issue #15's implosion comparison).  One line per value of --by (a
+ * params key, e.g. protocol.family), x = a numeric params key (e.g.
+ * peers.count), mean over the runs (seeds) of each point, in six panels:
+ *
+ *   messages per round     summary messages / rounds_completed
+ *   bytes on the wire      summary bytes
+ *   busiest uplink         summary busiest_uplink_bytes (the most one peer sent)
+ *   round duration         median over rounds of end - list (rounds table)
+ *   time to accuracy       the end of the first round whose mean test accuracy
+ *                          over the peers reached --target (metrics table);
+ *                          runs that never reached it are left out, and the
+ *                          point says how many did
+ *   final accuracy         summary final_accuracy
+ *
+ * Shape: plot_scaling appends the script for every run of the file. */
+#include "config.h"
+
+#include "plots/plot-private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_METRICS 6
+
+static const char *const titles[N_METRICS] = {
+  "messages per round", "bytes on the wire", "busiest uplink (bytes one peer sent)",
+  "round duration (s, median)", NULL /* time to target: built */, "final test accuracy",
+};
+static const gboolean log_y[N_METRICS] = { TRUE, TRUE, TRUE, TRUE, TRUE, FALSE };
+
+typedef struct {
+  double x;
+  double sum[N_METRICS];
+  guint n[N_METRICS];
+  guint runs;
+} Point;
+
+typedef struct {
+  char *value;          /* the --by value */
+  GArray *points;       /* Point, by x */
+} Line;
+
+static void
+line_clear (gpointer p)
+{
+  Line *l = p;
+  g_free (l->value);
+  g_array_unref (l->points);
+}
+
+static double
+summary_value (sqlite3 *db, gint64 run, const char *key)
+{
+  sqlite3_stmt *st = NULL;
+  double v = NAN;
+  sqlite3_prepare_v2 (db, "SELECT value FROM summary WHERE run_id = ? AND key = ?", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  sqlite3_bind_text (st, 2, key, -1, SQLITE_STATIC);
+  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL)
+    {
+      const char *t = (const char *) sqlite3_column_text (st, 0);
+      char *end = NULL;
+      double d = g_ascii_strtod (t, &end);
+      if (end && end != t && *end == '\0')
+        v = d;
+    }
+  sqlite3_finalize (st);
+  return v;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+median_round (sqlite3 *db, gint64 run)
+{
+  sqlite3_stmt *st = NULL;
+  g_autoptr (GArray) d = g_array_new (FALSE, FALSE, sizeof (double));
+  sqlite3_prepare_v2 (db, "SELECT end_s - COALESCE(list_s, start_s) FROM rounds WHERE run_id = ?"
+                          " AND end_s IS NOT NULL AND COALESCE(list_s, start_s) IS NOT NULL", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      double v = sqlite3_column_double (st, 0);
+      g_array_append_val (d, v);
+    }
+  sqlite3_finalize (st);
+  if (d->len == 0)
+    return NAN;
+  qsort (d->data, d->len, sizeof (double), cmp_double);
+  guint m = d->len / 2;
+  return d->len % 2 ? g_array_index (d, double, m)
+                    : (g_array_index (d, double, m - 1) + g_array_index (d, double, m)) / 2;
+}
+
+static double
+time_to_accuracy (sqlite3 *db, gint64 run, double target)
+{
+  sqlite3_stmt *st = NULL;
+  double t = NAN;
+  sqlite3_prepare_v2 (db, "SELECT avg(value), max(t_s) FROM metrics WHERE run_id = ? AND name = 'accuracy'"
+                          " GROUP BY round ORDER BY round", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    if (sqlite3_column_double (st, 0) >= target)
+      {
+        t = sqlite3_column_double (st, 1);
+        break;
+      }
+  sqlite3_finalize (st);
+  return t;
+}
+
+/* The keys a file sweeps, from the runs' point labels ("k=v, k=v"). */
+static GPtrArray *
+swept_keys (GArray *runs)
+{
+  GPtrArray *keys = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (g_array_index (runs, RunInfo, i).label, ", ", -1);
+      for (guint k = 0; parts[k]; k++)
+        {
+          char *eq = strchr (parts[k], '=');
+          if (!eq)
+            continue;
+          g_autofree char *key = g_strndup (parts[k], (gsize) (eq - parts[k]));
+          gboolean seen = FALSE;
+          for (guint j = 0; j < keys->len && !seen; j++)
+            seen = strcmp (keys->pdata[j], key) == 0;
+          if (!seen)
+            g_ptr_array_add (keys, g_steal_pointer (&key));
+        }
+    }
+  return keys;
+}
+
+static gboolean
+numeric (const char *v, double *out)
+{
+  if (!v)
+    return FALSE;
+  char *end = NULL;
+  double d = g_ascii_strtod (v, &end);
+  if (!end || end == v || *end != '\0' || !isfinite (d))
+    return FALSE;
+  *out = d;
+  return TRUE;
+}
+
+static gint
+cmp_point (gconstpointer a, gconstpointer b)
+{
+  return cmp_double (&((const Point *) a)->x, &((const Point *) b)->x);
+}
+
+gboolean
+plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
+{
+  g_autoptr (GArray) runs = plot_load_runs (db);
+  if (runs->len == 0)
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+  double target = o->target > 0 ? o->target : 0.85;
+  if (!(target <= 1))
+    return plot_fail (error, PLOT_ERROR_USAGE, "--target must be an accuracy in (0, 1], not %g", target);
+  /* x: --x, else peers.count if swept, else the first swept key with numbers */
+  g_autoptr (GPtrArray) swept = swept_keys (runs);
+  g_autofree char *xkey = g_strdup (o->x);
+  if (!xkey)
+    for (guint i = 0; i < swept->len && !xkey; i++)
+      if (strcmp (swept->pdata[i], "peers.count") == 0)
+        xkey = g_strdup ("peers.count");
+  if (!xkey)
+    for (guint i = 0; i < swept->len && !xkey; i++)
+      {
+        g_autofree char *v = plot_param (db, g_array_index (runs, RunInfo, 0).id, swept->pdata[i]);
+        double d;
+        if (numeric (v, &d))
+          xkey = g_strdup (swept->pdata[i]);
+      }
+  if (!xkey)
+    return plot_fail (error, PLOT_ERROR_USAGE, "%s sweeps no numeric key: name the x axis with --x KEY "
+                      "(a params key such as peers.count)", db_name);
+  /* by: --by, else the first other swept key, else one line */
+  g_autofree char *bykey = g_strdup (o->by);
+  if (!bykey)
+    for (guint i = 0; i < swept->len && !bykey; i++)
+      if (strcmp (swept->pdata[i], xkey) != 0)
+        bykey = g_strdup (swept->pdata[i]);
+  if (!bykey)
+    bykey = g_strdup ("scenario.name");
+
+  g_autoptr (GArray) lines = g_array_new (FALSE, TRUE, sizeof (Line));
+  g_array_set_clear_func (lines, line_clear);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      gint64 id = g_array_index (runs, RunInfo, i).id;
+      g_autofree char *xv = plot_param (db, id, xkey);
+      double x;
+      if (!numeric (xv, &x))
+        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number", id, xkey,
+                          xv ? xv : "(absent)");
+      g_autofree char *byv = strcmp (bykey, "scenario.name") == 0
+                             ? g_strdup (g_array_index (runs, RunInfo, i).scenario) : plot_param (db, id, bykey);
+      if (!byv)
+        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no parameter %s (--by)", id, bykey);
+      Line *line = NULL;
+      for (guint k = 0; k < lines->len && !line; k++)
+        if (strcmp (g_array_index (lines, Line, k).value, byv) == 0)
+          line = &g_array_index (lines, Line, k);
+      if (!line)
+        {
+          Line l = { g_strdup (byv), g_array_new (FALSE, TRUE, sizeof (Point)) };
+          g_array_append_val (lines, l);
+          line = &g_array_index (lines, Line, lines->len - 1);
+        }
+      Point *pt = NULL;
+      for (guint k = 0; k < line->points->len && !pt; k++)
+        if (g_array_index (line->points, Point, k).x == x)
+          pt = &g_array_index (line->points, Point, k);
+      if (!pt)
+        {
+          Point p = { .x = x };
+          g_array_append_val (line->points, p);
+          pt = &g_array_index (line->points, Point, line->points->len - 1);
+        }
+      double rounds = summary_value (db, id, "rounds_completed");
+      double v[N_METRICS] = {
+        summary_value (db, id, "messages") / (rounds > 0 ? rounds : NAN),
+        summary_value (db, id, "bytes"),
+        summary_value (db, id, "busiest_uplink_bytes"),
+        median_round (db, id),
+        time_to_accuracy (db, id, target),
+        summary_value (db, id, "final_accuracy"),
+      };
+      pt->runs++;
+      for (guint m = 0; m < N_METRICS; m++)
+        if (!isnan (v[m]))
+          {
+            pt->sum[m] += v[m];
+            pt->n[m]++;
+          }
+    }
+
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (guint k = 0; k < lines->len; k++)
+    {
+      Line *l = &g_array_index (lines, Line, k);
+      g_array_sort (l->points, cmp_point);
+      g_string_append_printf (s, "$line%u << EOD\n", k);
+      for (guint j = 0; j < l->points->len; j++)
+        {
+          Point *p = &g_array_index (l->points, Point, j);
+          xmin = MIN (xmin, p->x);
+          xmax = MAX (xmax, p->x);
+          g_string_append_printf (s, "%.17g", p->x);
+          for (guint m = 0; m < N_METRICS; m++)
+            {
+              double mean = p->n[m] ? p->sum[m] / p->n[m] : NAN;
+              /* a log axis cannot show zero or less */
+              if (log_y[m] && !(mean > 0))
+                mean = NAN;
+              g_string_append_printf (s, isnan (mean) ? " NaN" : " %.10g", mean);
+            }
+          g_string_append_printf (s, " %u %u\n", p->n[4], p->runs);
+        }
+      g_string_append (s, "EOD\n");
+    }
+  plot_terminal (s, o->output, 1300, 1050);
+  g_autofree char *qx = plot_quote (xkey), *qby = plot_quote (bykey), *qdb = plot_quote (db_name);
+  g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
+  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (mean over seeds)\"\n", qdb, qby);
+  if (xmin > 0 && xmax / xmin >= 10)
+    g_string_append (s, "set logscale x\n");
+  g_string_append_printf (s, "set xlabel \"%s\"\n", qx);
+  for (guint m = 0; m < N_METRICS; m++)
+    {
+      g_string_append (s, log_y[m] ? "set logscale y\n" : "unset logscale y\n");
+      if (titles[m])
+        g_string_append_printf (s, "set title \"%s\"\n", titles[m]);
+      else
+        g_string_append_printf (s, "set title \"time to %.2f accuracy (s; runs that reached it)\"\n", target);
+      if (m == N_METRICS - 1)
+        g_string_append (s, "set yrange [0:1]\n");
+      g_string_append (s, "plot ");
+      for (guint k = 0; k < lines->len; k++)
+        {
+          g_autofree char *q = plot_quote (g_array_index (lines, Line, k).value);
+          g_string_append_printf (s, "%s$line%u using 1:%u with linespoints lw 2 pt 7 title \"%s\"",
+                                  k ? ", " : "", k, m + 2, q);
+        }
+      g_string_append_c (s, '\n');
+      if (m == N_METRICS - 1)
+        g_string_append (s, "set autoscale y\n");
+    }
+  g_string_append (s, "unset multiplot\n");
+  return TRUE;
+}

@@ -1,0 +1,130 @@
+/* plot-util.c — what the figure kinds share (plot-private.h). */
+#include "config.h"
+
+#include "plots/plot-private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+void
+plot_terminal (GString *s, const char *output, int w, int h)
+{
+  if (g_str_has_suffix (output, ".svg"))
+    g_string_append_printf (s, "set terminal svg size %d,%d dynamic enhanced font 'Sans,11' background rgb 'white'\n", w, h);
+  else
+    g_string_append_printf (s, "set terminal pngcairo size %d,%d enhanced font 'Sans,10'\n", w, h);
+  /* a single-quoted gnuplot string: double any quote */
+  GString *q = g_string_new (NULL);
+  for (const char *p = output; *p; p++)
+    {
+      if (*p == '\'')
+        g_string_append_c (q, '\'');
+      g_string_append_c (q, *p);
+    }
+  g_string_append_printf (s, "set output '%s'\n", q->str);
+  g_string_free (q, TRUE);
+  g_string_append (s, "set grid lc rgb '#dddddd'\nset key outside right top box opaque\n");
+}
+
+/* Escapes text for a double-quoted gnuplot string (enhanced mode off for it). */
+char *
+plot_quote (const char *t)
+{
+  GString *s = g_string_new (NULL);
+  for (const char *p = t; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append (s, "\\\"");
+      else if (*p == '\\')
+        g_string_append (s, "\\\\\\\\");
+      else if (*p == '_' || *p == '^' || *p == '{' || *p == '}' || *p == '@' || *p == '&' || *p == '~')
+        {
+          /* enhanced text: "\\_" in a double-quoted string is a literal _ */
+          g_string_append (s, "\\\\");
+          g_string_append_c (s, *p);
+        }
+      else
+        g_string_append_c (s, *p);
+    }
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+plot_fail (GError **error, PlotErrorCode code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *m = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, PLOT_ERROR, code, m);
+  return FALSE;
+}
+
+static void
+run_info_clear (gpointer p)
+{
+  RunInfo *r = p;
+  g_free (r->scenario);
+  g_free (r->label);
+  g_free (r->outcome);
+}
+
+GArray *
+plot_load_runs (sqlite3 *db)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (RunInfo));
+  g_array_set_clear_func (a, run_info_clear);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT run_id, scenario, COALESCE(point_label, ''), seed, COALESCE(outcome, 'unfinished'),"
+                          " COALESCE(sim_end_s, 0) FROM runs ORDER BY run_id", -1, &st, NULL);
+  while (st && sqlite3_step (st) == SQLITE_ROW)
+    {
+      RunInfo r = { sqlite3_column_int64 (st, 0), g_strdup ((const char *) sqlite3_column_text (st, 1)),
+                    g_strdup ((const char *) sqlite3_column_text (st, 2)), (guint64) sqlite3_column_int64 (st, 3),
+                    g_strdup ((const char *) sqlite3_column_text (st, 4)), sqlite3_column_double (st, 5) };
+      g_array_append_val (a, r);
+    }
+  sqlite3_finalize (st);
+  return a;
+}
+
+const RunInfo *
+plot_pick_run (GArray *runs, gint64 id, const char *db_name, GError **error)
+{
+  if (runs->len == 0)
+    {
+      plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+      return NULL;
+    }
+  if (id == 0)
+    {
+      if (runs->len == 1)
+        return &g_array_index (runs, RunInfo, 0);
+      plot_fail (error, PLOT_ERROR_USAGE, "%s has %u runs: choose one with --run ID (dlsim report %s)", db_name,
+            runs->len, db_name);
+      return NULL;
+    }
+  for (guint i = 0; i < runs->len; i++)
+    if (g_array_index (runs, RunInfo, i).id == id)
+      return &g_array_index (runs, RunInfo, i);
+  plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " is not in %s (runs %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT ")",
+        id, db_name, g_array_index (runs, RunInfo, 0).id, g_array_index (runs, RunInfo, runs->len - 1).id);
+  return NULL;
+}
+
+char *
+plot_param (sqlite3 *db, gint64 run, const char *key)
+{
+  sqlite3_stmt *st = NULL;
+  char *v = NULL;
+  sqlite3_prepare_v2 (db, "SELECT value FROM params WHERE run_id = ? AND key = ?", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  sqlite3_bind_text (st, 2, key, -1, SQLITE_TRANSIENT);
+  if (sqlite3_step (st) == SQLITE_ROW)
+    v = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  sqlite3_finalize (st);
+  return v;
+}
+
