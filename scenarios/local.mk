@@ -15,6 +15,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/examples/explore-base.ini \
+	scenarios/examples/implosion.ini \
 	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
 	scenarios/failures/s01-ready-after-min-left-out.ini \
 	scenarios/failures/s02-leave-breaks-round-fixed.ini \
