@@ -26,6 +26,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h \
 	protocol/gossip/gossip-family.c \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
-	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
+	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
+	protocol/gossip/gossip-peer-links.c protocol/gossip/gossip-peer-async.c \
 	$(NULL)
 EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md

@@ -61,6 +61,34 @@ proto_sparsify_from_name (const char *name, ProtoSparsify *out, GError **error)
   return FALSE;
 }
 
+static const char *const straggler_names[] = {
+  [PROTO_STRAGGLER_WAIT] = "wait",
+  [PROTO_STRAGGLER_DEADLINE] = "deadline",
+  [PROTO_STRAGGLER_DROP_SLOWEST] = "drop-slowest",
+  [PROTO_STRAGGLER_ASYNC] = "async",
+  [PROTO_STRAGGLER_MIXED] = "mixed",
+};
+
+const char *
+proto_straggler_policy_name (ProtoStragglerPolicy p)
+{
+  return (unsigned) p < G_N_ELEMENTS (straggler_names) ? straggler_names[p] : "?";
+}
+
+gboolean
+proto_straggler_policy_from_name (const char *name, ProtoStragglerPolicy *out, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (straggler_names); i++)
+    if (g_strcmp0 (name, straggler_names[i]) == 0)
+      {
+        *out = (ProtoStragglerPolicy) i;
+        return TRUE;
+      }
+  g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
+               "'%s': expected wait, deadline, drop-slowest, async or mixed", name ? name : "");
+  return FALSE;
+}
+
 DlTime
 proto_config_connection_timer (const ProtoConfig *c)
 {
@@ -93,6 +121,12 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
     .fanout = 2,
     .sparsify = PROTO_SPARSIFY_NONE,
     .keep = 1.0,
+    .straggler_policy = PROTO_STRAGGLER_WAIT,
+    .round_deadline = 30 * DL_S,
+    .drop_factor = 2.0,
+    .drop_rounds = 3,
+    .async_mix = 0.5,
+    .staleness_exponent = 0.5,
   };
   switch (version)
     {

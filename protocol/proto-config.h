@@ -58,6 +58,17 @@ typedef enum {
                                most since they were last sent) */
 } ProtoSparsify;
 
+/* gossip: what a step does about peers that are late (protocol/gossip/README.md) */
+typedef enum {
+  PROTO_STRAGGLER_WAIT,          /* a step waits for every member still training */
+  PROTO_STRAGGLER_DEADLINE,      /* round_deadline after the first ready, the step goes with the ready */
+  PROTO_STRAGGLER_DROP_SLOWEST,  /* a member slower than drop_factor x the median is not waited for
+                                    in the next drop_rounds steps */
+  PROTO_STRAGGLER_ASYNC,         /* no steps: each peer pushes to its draws and goes on; models mix
+                                    in with a staleness weight */
+  PROTO_STRAGGLER_MIXED,         /* synchronous steps for peers of similar speed, async for the slow */
+} ProtoStragglerPolicy;
+
 typedef struct {
   char family[16];                 /* the ProtoFamily that runs (proto-machine.h): "disco" | "gossip" */
   ProtoVersion version;
@@ -127,6 +138,12 @@ typedef struct {
   ProtoSparsify sparsify;
   double keep;                       /* share of the coordinates sent, (0, 1] */
   gboolean error_feedback;           /* top-k ranks by the change accumulated since last sent */
+  ProtoStragglerPolicy straggler_policy;
+  DlTime round_deadline;             /* deadline */
+  double drop_factor;                /* drop-slowest, mixed: slow = period > drop_factor x median */
+  guint drop_rounds;                 /* drop-slowest */
+  double async_mix;                  /* async pushes: weight of a fresh model (staleness 0) */
+  double staleness_exponent;         /* async pushes: weight = async_mix x (1 + staleness)^-exponent */
 } ProtoConfig;
 
 /* The coordinator's connection timer as the version runs it: 60 s in
@@ -143,6 +160,8 @@ void proto_config_init (ProtoConfig *config, ProtoVersion version);
 
 const char *proto_version_name (ProtoVersion version);
 const char *proto_sparsify_name (ProtoSparsify s);
+const char *proto_straggler_policy_name (ProtoStragglerPolicy p);
+gboolean proto_straggler_policy_from_name (const char *name, ProtoStragglerPolicy *out, GError **error);
 gboolean proto_sparsify_from_name (const char *name, ProtoSparsify *out, GError **error);
 gboolean proto_version_from_name (const char *name, ProtoVersion *out, GError **error);
 

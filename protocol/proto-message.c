@@ -28,6 +28,7 @@ static const char *const type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_GOSSIP_TARGETS] = "GossipTargets",
   [PROTO_MSG_NEIGHBORS] = "Neighbors",
   [PROTO_MSG_GOSSIP_PAYLOAD] = "GossipPayload",
+  [PROTO_MSG_GOSSIP_SAMPLE] = "GossipSample",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -51,7 +52,8 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_PAYLOAD] = "(yuuuay)",
   [PROTO_MSG_GOSSIP_TARGETS] = "(yauu)",
   [PROTO_MSG_NEIGHBORS] = "(yauu)",
-  [PROTO_MSG_GOSSIP_PAYLOAD] = "(yuuauay)",
+  [PROTO_MSG_GOSSIP_PAYLOAD] = "(yuuuauay)",
+  [PROTO_MSG_GOSSIP_SAMPLE] = "(yauu)",
 };
 
 const char *
@@ -172,6 +174,7 @@ build (const ProtoMsg *msg, gboolean copy)
     case PROTO_MSG_PEERS_FOR_ROUND:
     case PROTO_MSG_GOSSIP_TARGETS:
     case PROTO_MSG_NEIGHBORS:
+    case PROTO_MSG_GOSSIP_SAMPLE:
       inner = g_variant_new ("(y@auu)", t,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers,
                                                         msg->n_peers, sizeof (uint32_t)),
@@ -198,7 +201,7 @@ build (const ProtoMsg *msg, gboolean copy)
                              weights_variant (msg, copy));
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
-      inner = g_variant_new ("(yuu@au@ay)", t, msg->round, msg->degree,
+      inner = g_variant_new ("(yuuu@au@ay)", t, msg->round, msg->degree, msg->comm_round,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices,
                                                         msg->n_indices, sizeof (uint32_t)),
                              weights_variant (msg, copy));
@@ -307,6 +310,7 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
     case PROTO_MSG_PEERS_FOR_ROUND:
     case PROTO_MSG_GOSSIP_TARGETS:
     case PROTO_MSG_NEIGHBORS:
+    case PROTO_MSG_GOSSIP_SAMPLE:
       {
         g_autoptr (GVariant) arr = g_variant_get_child_value (inner, 1);
         g_autoptr (GVariant) rv = g_variant_get_child_value (inner, 2);
@@ -368,10 +372,14 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
       {
         g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
         g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
-        g_autoptr (GVariant) ix = g_variant_get_child_value (inner, 3);
-        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 4);
+        g_autoptr (GVariant) kv = g_variant_get_child_value (inner, 3);
+        g_autoptr (GVariant) ix = g_variant_get_child_value (inner, 4);
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 5);
         m.round = g_variant_get_uint32 (a);
         m.degree = g_variant_get_uint32 (b);
+        m.comm_round = g_variant_get_uint32 (kv);
+        if (m.comm_round > PROTO_GOSSIP_REPLY)
+          return malformed (error, "GossipPayload of an unknown kind");
         gsize n = 0;
         const uint32_t *idx = g_variant_get_fixed_array (ix, &n, sizeof (uint32_t));
         for (gsize i = 1; i < n; i++)

@@ -47,9 +47,19 @@ typedef enum {
   /* gossip (protocol/gossip/) */
   PROTO_MSG_GOSSIP_TARGETS,   /* peer -> S: the peers it drew for step `round` */
   PROTO_MSG_NEIGHBORS,        /* S -> peer: its neighbours in step `round`'s contact graph */
-  PROTO_MSG_GOSSIP_PAYLOAD,   /* peer -> peer: its model (or `indices` of it), `degree` */
+  PROTO_MSG_GOSSIP_PAYLOAD,   /* peer -> peer: its model (or `indices` of it), `degree`, and its kind
+                                 in `comm_round` (ProtoGossipKind) */
+  PROTO_MSG_GOSSIP_SAMPLE,    /* S -> peer: candidates for an asynchronous step of its own */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_GOSSIP_PAYLOAD + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_GOSSIP_SAMPLE + 1)
+
+/* A GossipPayload's kind (its comm_round field). */
+typedef enum {
+  PROTO_GOSSIP_STEP,    /* a step's exchange with a neighbour (`round`: the step) */
+  PROTO_GOSSIP_PUSH,    /* asynchronous: mixed in by staleness, answered with a REPLY (`round`: the
+                           sender's rounds done) */
+  PROTO_GOSSIP_REPLY,   /* the answer to a push: mixed in by staleness, not answered */
+} ProtoGossipKind;
 
 /* How a message travels. */
 typedef enum {
@@ -75,7 +85,7 @@ typedef struct {
                                     stays to help others' rounds; on the wire only when set */
   uint32_t nb_participants;      /* NewNodeInfo, Waiting, Enough */
   uint32_t round;                /* PeersForRound, Payload: aggregation round */
-  uint32_t comm_round;           /* Payload */
+  uint32_t comm_round;           /* Payload; GossipPayload: its ProtoGossipKind */
   ProtoSignal signal;            /* SignalForPeer */
   char *signal_data;             /* SignalForPeer: what the signal carries (DISCO: the SDP;
                                     the testbed: the sender's link address), owned; NULL in

@@ -100,10 +100,44 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       PARSE ("protocol", "sparsify", proto_sparsify_from_name (V ("protocol", "sparsify"), &g->sparsify, &_e));
       PARSE ("protocol", "keep", parse_share (V ("protocol", "keep"), &g->keep, &_e));
       PARSE ("protocol", "error_feedback", parse_on_off (V ("protocol", "error_feedback"), &g->error_feedback, &_e));
-      if (g->sparsify == PROTO_SPARSIFY_NONE && point_given (p, "protocol", "keep") && g->keep < 1)
+      /* a knob of another setting is an error, unless that setting is swept
+       * (then the knob serves the points that use it) */
+      gboolean sparsify_swept = strstr (p->label, "protocol.sparsify=") != NULL;
+      gboolean policy_swept = strstr (p->label, "protocol.straggler_policy=") != NULL;
+      if (g->sparsify == PROTO_SPARSIFY_NONE && point_given (p, "protocol", "keep") && g->keep < 1 && !sparsify_swept)
         return BAD ("protocol", "keep", "applies to sparsify = random-k or top-k (sparsify is none)");
-      if (g->error_feedback && g->sparsify != PROTO_SPARSIFY_TOP_K)
+      if (g->error_feedback && g->sparsify != PROTO_SPARSIFY_TOP_K && !sparsify_swept)
         return BAD ("protocol", "error_feedback", "applies to sparsify = top-k only (it ranks by the residual)");
+      PARSE ("protocol", "straggler_policy",
+             proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
+      ProtoStragglerPolicy sp = g->straggler_policy;
+      /* each policy's knobs, and only its */
+      static const struct { const char *key; guint policies; } knobs[] = {
+        { "round_deadline", 1u << PROTO_STRAGGLER_DEADLINE },
+        { "drop_factor", (1u << PROTO_STRAGGLER_DROP_SLOWEST) | (1u << PROTO_STRAGGLER_MIXED) },
+        { "drop_rounds", 1u << PROTO_STRAGGLER_DROP_SLOWEST },
+        { "async_mix", (1u << PROTO_STRAGGLER_ASYNC) | (1u << PROTO_STRAGGLER_MIXED) },
+        { "staleness_exponent", (1u << PROTO_STRAGGLER_ASYNC) | (1u << PROTO_STRAGGLER_MIXED) },
+      };
+      for (guint i = 0; i < G_N_ELEMENTS (knobs); i++)
+        if (point_given (p, "protocol", knobs[i].key) && !(knobs[i].policies & (1u << sp)) && !policy_swept)
+          return BAD ("protocol", knobs[i].key, "does not apply to straggler_policy = %s",
+                      proto_straggler_policy_name (sp));
+      dl_parse_duration (V ("protocol", "round_deadline"), &g->round_deadline, NULL);
+      if (g->round_deadline <= 0)
+        return BAD ("protocol", "round_deadline", "must be more than 0");
+      dl_parse_number (V ("protocol", "drop_factor"), &g->drop_factor, NULL);
+      if (!(g->drop_factor >= 1))
+        return BAD ("protocol", "drop_factor", "must be at least 1 (a factor of the median)");
+      g->drop_rounds = uint_of (V ("protocol", "drop_rounds"));
+      if (g->drop_rounds == 0)
+        return BAD ("protocol", "drop_rounds", "must be at least 1");
+      parse_prob (V ("protocol", "async_mix"), &g->async_mix, NULL);
+      if (!(g->async_mix > 0))
+        return BAD ("protocol", "async_mix", "must be in (0, 1]");
+      dl_parse_number (V ("protocol", "staleness_exponent"), &g->staleness_exponent, NULL);
+      if (!(g->staleness_exponent >= 0))
+        return BAD ("protocol", "staleness_exponent", "must be 0 or more");
     }
   ProtoConfig *pc = &c->proto;
   pc->min_participants = uint_of (V ("protocol", "min_participants"));

@@ -173,6 +173,7 @@ wire_size_key (const ProtoMsg *msg)
     case PROTO_MSG_PEERS_FOR_ROUND:
     case PROTO_MSG_GOSSIP_TARGETS:
     case PROTO_MSG_NEIGHBORS:
+    case PROTO_MSG_GOSSIP_SAMPLE:
       len = msg->n_peers;
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:

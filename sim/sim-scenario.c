@@ -16,7 +16,7 @@
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
-  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF,
+  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY,
 } Kind;
 
 typedef struct {
@@ -48,6 +48,12 @@ static const KeySpec keys[] = {
   { "protocol", "sparsify", "none", K_SPARSIFY, "gossip only: none | random-k | top-k: what a peer sends of its model" },
   { "protocol", "keep", "100%", K_SHARE, "gossip only: share of the coordinates sent with random-k or top-k, 1%..100% (or 0.01..1)" },
   { "protocol", "error_feedback", "off", K_ONOFF, "gossip only, with top-k: on ranks coordinates by the change accumulated since each was last sent" },
+  { "protocol", "straggler_policy", "wait", K_STRAGGLER_POLICY, "gossip only: wait | deadline | drop-slowest | async | mixed: what a step does about peers still training" },
+  { "protocol", "round_deadline", "30s", K_DUR, "gossip, straggler_policy = deadline: a step goes this long after its first ready peer, with the ready" },
+  { "protocol", "drop_factor", "2", K_NUM, "gossip, drop-slowest and mixed: a peer is slow when its step took more than this x the median" },
+  { "protocol", "drop_rounds", "3", K_UINT, "gossip, drop-slowest: steps a slow peer is not waited for" },
+  { "protocol", "async_mix", "0.5", K_PROB, "gossip, async and mixed: weight of a fresh pushed model (staleness 0)" },
+  { "protocol", "staleness_exponent", "0.5", K_NUM, "gossip, async and mixed: a push s rounds old weighs async_mix x (1 + s)^-exponent" },
   { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
   { "training", "epochs_per_round", "1", K_UINT, "local epochs per round" },
   { "training", "after_training", "stay", K_AFTER, "leave | stay (DISCO's Disco.train stays connected)" },
@@ -102,6 +108,12 @@ static const struct {
   { "protocol.sparsify", "gossip" },
   { "protocol.keep", "gossip" },
   { "protocol.error_feedback", "gossip" },
+  { "protocol.straggler_policy", "gossip" },
+  { "protocol.round_deadline", "gossip" },
+  { "protocol.drop_factor", "gossip" },
+  { "protocol.drop_rounds", "gossip" },
+  { "protocol.async_mix", "gossip" },
+  { "protocol.staleness_exponent", "gossip" },
 };
 
 const char *
@@ -340,6 +352,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
       }
     case K_SHARE:
       return parse_share (v, &x, error);
+    case K_STRAGGLER_POLICY:
+      {
+        ProtoStragglerPolicy sp;
+        return proto_straggler_policy_from_name (v, &sp, error);
+      }
     case K_ONOFF:
       {
         gboolean b;

@@ -43,11 +43,12 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_PEERS_FOR_ROUND:
     case PROTO_MSG_GOSSIP_TARGETS:
     case PROTO_MSG_NEIGHBORS:
+    case PROTO_MSG_GOSSIP_SAMPLE:
       proto_msg_set_peers (m, peers, 3); m->round = 12;
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       {
-        m->round = 4; m->degree = 3;
+        m->round = 4; m->degree = 3; m->comm_round = PROTO_GOSSIP_REPLY;
         g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 2);
         proto_msg_set_weights (m, lw);
         guint32 *idx = g_new (guint32, 2);

@@ -675,6 +675,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_GOSSIP_TARGETS:   /* another family's */
     case PROTO_MSG_NEIGHBORS:
     case PROTO_MSG_GOSSIP_PAYLOAD:
+    case PROTO_MSG_GOSSIP_SAMPLE:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

@@ -552,6 +552,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_GOSSIP_TARGETS:
     case PROTO_MSG_NEIGHBORS:
     case PROTO_MSG_GOSSIP_PAYLOAD:
+    case PROTO_MSG_GOSSIP_SAMPLE:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();

@@ -31,6 +31,11 @@ typedef struct {
   gboolean listed;      /* in the current step's list */
   gboolean answered;    /* its GossipTargets came */
   GArray *targets;      /* ProtoNodeId */
+  /* straggler policies */
+  DlTime since;         /* when its last step ended for it (Neighbors or GossipSample sent), or it connected */
+  DlTime period;        /* its last step's period: since -> PeerIsReady (0: none yet) */
+  uint32_t dropped_until; /* drop-slowest: not waited for before this step */
+  gboolean async_member;  /* async, or mixed and slow: steps of its own (GossipSample) */
 } Member;
 
 typedef enum { PHASE_COLLECT, PHASE_TARGETS } Phase;
@@ -41,11 +46,47 @@ struct GossipCoord {
   GPtrArray *members;   /* Member*, ascending id */
   Phase phase;
   uint32_t step;
-  guint n_active;       /* members that are not helpers */
-  guint n_ready;        /* of those, ready */
+  guint n_waited;       /* members the step waits for (waited ()) */
+  guint n_waited_ready; /* of those, ready */
+  guint n_ready_workers; /* ready members that are not helpers (waited for or not) */
   guint n_ready_helpers; /* helpers ready to mix */
   guint n_unanswered;   /* listed members whose targets are missing */
+  DlTime now;
+  DlTime deadline;      /* deadline policy: the list goes out with whoever is ready (NEVER: none) */
+  DlTime median_period; /* of the last list's members: drop-slowest and mixed compare with it */
 };
+
+/* Does the step wait for m? (helpers, dropped and async members: no) */
+static gboolean
+waited (const GossipCoord *c, const Member *m)
+{
+  return !m->helper && !m->async_member && c->step >= m->dropped_until;
+}
+
+static void
+count_ready (GossipCoord *c, const Member *m, int sign)
+{
+  if (m->helper)
+    c->n_ready_helpers += sign;
+  else
+    c->n_ready_workers += sign;
+  if (waited (c, m))
+    c->n_waited_ready += sign;
+}
+
+/* The counters from scratch (after a list: statuses may change). */
+static void
+recount (GossipCoord *c)
+{
+  c->n_waited = c->n_waited_ready = c->n_ready_workers = c->n_ready_helpers = 0;
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      c->n_waited += waited (c, m);
+      if (m->ready)
+        count_ready (c, m, +1);
+    }
+}
 
 static const char *
 phase_name (Phase ph)
@@ -112,15 +153,73 @@ member_free (gpointer data)
 
 static void try_graph (GossipCoord *c, ProtoOutbox *out);
 
+static int
+cmp_time (const void *a, const void *b)
+{
+  DlTime x = *(const DlTime *) a, y = *(const DlTime *) b;
+  return (x > y) - (x < y);
+}
+
+/* drop-slowest: at a list, members whose last period exceeds drop_factor x
+ * the median of the list's are not waited for in the next drop_rounds
+ * steps (they are still listed when they happen to be ready).  The median
+ * is kept for mixed's classification too. */
+static void
+judge_periods (GossipCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
+{
+  g_autofree DlTime *p = g_new (DlTime, MAX (n, 1));
+  guint k = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      Member *m = find (c, ids[i], NULL);
+      if (m && m->period > 0 && !m->helper)
+        p[k++] = m->period;
+    }
+  if (k < 3)
+    return;
+  qsort (p, k, sizeof *p, cmp_time);
+  c->median_period = p[k / 2];
+  if (c->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST && c->cfg.straggler_policy != PROTO_STRAGGLER_MIXED)
+    return;
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (m->helper || m->period <= 0 || (double) m->period <= c->cfg.drop_factor * (double) c->median_period)
+        continue;
+      if (c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED)
+        {
+          if (!m->async_member)
+            proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->phase), (int32_t) c->step, m->id, -1, -1,
+                                  "mixed: its step took %.3f s, over %.2f x the median %.3f s: asynchronous",
+                                  dl_time_to_s (m->period), c->cfg.drop_factor, dl_time_to_s (c->median_period));
+          m->async_member = TRUE;   /* counted by the recount after the graph */
+          continue;
+        }
+      m->dropped_until = c->step + 1 + c->cfg.drop_rounds;
+      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->phase), (int32_t) c->step, m->id, -1,
+                            (int64_t) c->cfg.drop_rounds,
+                            "slowest: its step took %.3f s, over %.2f x the median %.3f s: not waited for in the "
+                            "next %u steps", dl_time_to_s (m->period), c->cfg.drop_factor,
+                            dl_time_to_s (c->median_period), c->cfg.drop_rounds);
+    }
+}
+
 static void
 try_list (GossipCoord *c, ProtoOutbox *out)
 {
-  /* every peer still training is ready, and with the helpers there are
-   * enough; helpers alone never make a step */
-  if (c->phase != PHASE_COLLECT || c->n_ready == 0 || c->n_ready < c->n_active
-      || c->n_ready + c->n_ready_helpers < c->cfg.min_participants)
+  /* every member the step waits for is ready (or the deadline passed), at
+   * least one ready member trains, and with the helpers there are enough;
+   * helpers alone never make a step */
+  gboolean due = c->deadline != DL_TIME_NEVER && c->now >= c->deadline;
+  if (c->phase != PHASE_COLLECT || c->n_ready_workers == 0
+      || c->n_ready_workers + c->n_ready_helpers < c->cfg.min_participants
+      || (c->n_waited_ready < c->n_waited && !due))
     return;
-  guint total = c->n_ready + c->n_ready_helpers;
+  if (due && c->n_waited_ready < c->n_waited)
+    observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->n_waited - c->n_waited_ready,
+             "round_deadline: the step goes without the members still training (value: how many)");
+  c->deadline = DL_TIME_NEVER;
+  guint total = c->n_ready_workers + c->n_ready_helpers;
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, total);
   guint n = 0;
   for (guint i = 0; i < c->members->len; i++)
@@ -134,9 +233,9 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       m->answered = FALSE;
       g_array_set_size (m->targets, 0);
     }
-  c->n_ready = 0;
-  c->n_ready_helpers = 0;
+  recount (c);
   c->n_unanswered = n;
+  judge_periods (c, out, ids, n);
   set_phase (c, out, PHASE_TARGETS);
   /* each peer gets the step's members, or beyond GOSSIP_SAMPLE of them a
    * sample: the whole list to everyone would be n^2 ids a step, the very
@@ -163,6 +262,36 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       send (c, out, ids[i], &m);
     }
   observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
+}
+
+/* async, or a slow member under mixed: a step of its own, at once */
+static void
+send_sample (GossipCoord *c, ProtoOutbox *out, Member *m)
+{
+  guint sample = gossip_sample_size (c->cfg.fanout);
+  g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MAX (c->members->len, 1));
+  guint n = 0, others = c->members->len - 1;
+  if (others <= sample)
+    {
+      for (guint i = 0; i < c->members->len; i++)
+        if (((Member *) g_ptr_array_index (c->members, i))->id != m->id)
+          pick[n++] = ((Member *) g_ptr_array_index (c->members, i))->id;
+    }
+  else
+    {
+      guint self = 0;
+      find (c, m->id, &self);
+      g_autofree guint32 *pos = gossip_pick_random (c->rng, c->members->len, sample + 1);
+      for (guint j = 0; j <= sample && n < sample; j++)
+        if (pos[j] != self)
+          pick[n++] = ((Member *) g_ptr_array_index (c->members, pos[j]))->id;
+    }
+  ProtoMsg r;
+  proto_msg_init (&r, PROTO_MSG_GOSSIP_SAMPLE);
+  r.round = c->step;
+  proto_msg_set_peers (&r, pick, n);
+  send (c, out, m->id, &r);
+  m->since = c->now;
 }
 
 static gint
@@ -217,6 +346,7 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
           g_array_index (nb, ProtoNodeId, w++) = g_array_index (nb, ProtoNodeId, k);
       g_array_set_size (nb, w);
       edges += w;
+      m->since = c->now;
       ProtoMsg msg;
       proto_msg_init (&msg, PROTO_MSG_NEIGHBORS);
       msg.round = c->step;
@@ -226,6 +356,9 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
   g_hash_table_unref (adj);
   observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, edges / 2, "contact graph sent (value: edges)");
   c->step++;
+  recount (c);   /* the drops of judge_periods, and their ends, apply from this step on */
+  if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->n_ready_workers > 0)
+    c->deadline = dl_time_add (c->now, c->cfg.round_deadline);
   try_list (c, out);
 }
 
@@ -250,8 +383,11 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           m = g_new0 (Member, 1);
           m->id = from;
           m->targets = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+          m->since = c->now;
+          m->dropped_until = 0;
+          m->async_member = c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC;
           g_ptr_array_insert (c->members, (gint) at, m);
-          c->n_active++;
+          c->n_waited += waited (c, m);
         }
       {
         ProtoMsg r;
@@ -267,19 +403,39 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       if (msg->helper && !m->helper)
         {
-          m->helper = TRUE;
-          c->n_active--;
           if (m->ready)
-            c->n_ready--, m->ready = FALSE;
+            count_ready (c, m, -1);
+          c->n_waited -= waited (c, m);
+          m->helper = TRUE;
+          if (m->ready)
+            count_ready (c, m, +1);
           observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: a helper, no longer waited for");
+        }
+      if (!m->helper)
+        m->period = c->now - m->since;
+      if (!m->helper && m->async_member && c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED
+          && (double) m->period <= c->cfg.drop_factor * (double) c->median_period && !m->ready && !m->listed)
+        {
+          /* mixed: an asynchronous peer that is no longer slow comes back to the steps */
+          c->n_waited -= waited (c, m);
+          m->async_member = FALSE;
+          c->n_waited += waited (c, m);
+          proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->phase), (int32_t) c->step, from, -1, -1,
+                                "mixed: its step took %.3f s, within %.2f x the median: synchronous again",
+                                dl_time_to_s (m->period), c->cfg.drop_factor);
+        }
+      if (m->async_member && !m->helper)
+        {
+          send_sample (c, out, m);
+          return;
         }
       if (!m->ready && !m->listed)
         {
           m->ready = TRUE;
-          if (m->helper)
-            c->n_ready_helpers++;
-          else
-            c->n_ready++;
+          count_ready (c, m, +1);
+          if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->deadline == DL_TIME_NEVER
+              && c->phase == PHASE_COLLECT && !m->helper)
+            c->deadline = dl_time_add (c->now, c->cfg.round_deadline);
         }
       try_list (c, out);
       return;
@@ -327,12 +483,9 @@ member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
   if (!m)
     return;
   observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "stream closed: left the membership");
-  if (!m->helper)
-    c->n_active--;
-  if (m->ready && m->helper)
-    c->n_ready_helpers--;
-  else if (m->ready)
-    c->n_ready--;
+  c->n_waited -= waited (c, m);
+  if (m->ready)
+    count_ready (c, m, -1);
   if (m->listed && !m->answered)
     c->n_unanswered--;
   g_ptr_array_remove_index (c->members, at);
@@ -343,9 +496,13 @@ member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
 void
 gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
-  (void) now;
+  c->now = now;
+  DlTime before = gossip_coord_next_deadline (c);
   switch (in->kind)
     {
+    case PROTO_IN_DEADLINE:
+      try_list (c, out);
+      break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
       handle_message (c, in->from, in->msg, out);
@@ -356,13 +513,18 @@ gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutb
     default:
       break;
     }
+  DlTime after = gossip_coord_next_deadline (c);
+  if (after != before)
+    {
+      proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
+    }
 }
 
 DlTime
 gossip_coord_next_deadline (const GossipCoord *c)
 {
-  (void) c;
-  return DL_TIME_NEVER;
+  return c->phase == PHASE_COLLECT ? c->deadline : DL_TIME_NEVER;
 }
 
 const char *
@@ -384,6 +546,7 @@ gossip_coord_new (const ProtoConfig *cfg)
   c->cfg = *cfg;
   c->members = g_ptr_array_new_with_free_func (member_free);
   c->phase = PHASE_COLLECT;
+  c->deadline = DL_TIME_NEVER;
   c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
   return c;
 }

@@ -131,3 +131,31 @@ gossip_mix (LearnWeights *own, guint32 degree, const GossipContribution *cs, gui
   g_free (acc);
   return out;
 }
+
+double
+gossip_staleness_weight (double alpha, double exponent, guint staleness)
+{
+  return alpha * pow (1.0 + staleness, -exponent);
+}
+
+LearnWeights *
+gossip_blend (LearnWeights *own, const GossipContribution *c, double w)
+{
+  gsize len = learn_weights_len (own);
+  if (learn_weights_is_symbolic (own) || learn_weights_is_symbolic (c->values))
+    return learn_weights_ref (own);
+  LearnWeights *out = learn_weights_copy (own);
+  float *y = learn_weights_data_mut (out);
+  const float *v = learn_weights_data (c->values);
+  if (c->indices == NULL)
+    {
+      if (learn_weights_len (c->values) == len)
+        for (gsize i = 0; i < len; i++)
+          y[i] = (float) ((double) y[i] + w * ((double) v[i] - y[i]));
+    }
+  else
+    for (guint32 j = 0; j < c->n_indices; j++)
+      if (c->indices[j] < len)
+        y[c->indices[j]] = (float) ((double) y[c->indices[j]] + w * ((double) v[j] - y[c->indices[j]]));
+  return out;
+}

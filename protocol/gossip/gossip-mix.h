@@ -51,4 +51,12 @@ double gossip_mh_weight (guint32 di, guint32 dj);
  * sum runs in the order of cs (callers sort by sender), in double. */
 LearnWeights *gossip_mix (LearnWeights *own, guint32 degree, const GossipContribution *cs, guint n);
 
+/* An asynchronous push's weight: alpha x (1 + staleness)^-exponent, the
+ * polynomial staleness function of FedAsync (Xie et al., 2019). */
+double gossip_staleness_weight (double alpha, double exponent, guint staleness);
+
+/* (transfer full) own moved towards c by weight w: own + w (c - own), on
+ * c's coordinates only (sparse) or all (dense).  c->degree is not used. */
+LearnWeights *gossip_blend (LearnWeights *own, const GossipContribution *c, double w);
+
 G_END_DECLS

@@ -1,0 +1,93 @@
+/* gossip-peer-private.h — the gossip peer's state, shared by its files:
+ * gossip-peer.c (the step: train, list, graph, exchange, mix),
+ * gossip-peer-links.c (links and their signalling) and gossip-peer-async.c
+ * (asynchronous pushes: the async and mixed straggler policies). */
+#pragma once
+
+#include "protocol/gossip/gossip-peer.h"
+
+G_BEGIN_DECLS
+
+typedef enum { GL_WAIT_OFFER, GL_WAIT_ANSWER, GL_CONNECTING, GL_UP } GLinkState;
+
+typedef struct {
+  ProtoNodeId id;
+  gboolean sent;        /* our payload went to it this step */
+  gboolean done;        /* its payload came, or it is given up */
+  gboolean got;
+  gboolean gave_up;     /* no payload by the deadline, or its link is lost */
+  LearnWeights *values;
+  guint32 *indices;
+  guint32 n_indices;
+  guint32 degree;
+} Nbr;
+
+typedef struct {
+  ProtoNodeId from;     /* Early: the sender; a pending push: the target */
+  ProtoMsg msg;
+} Early;
+
+/* An asynchronous push received: mixed in at the end of the peer's step. */
+typedef struct {
+  ProtoNodeId from;
+  guint32 round;        /* the sender's round */
+  LearnWeights *values;
+  guint32 *indices;
+  guint32 n_indices;
+} Pushed;
+
+struct GossipPeer {
+  ProtoConfig cfg;
+  GossipPeerState state;
+  ProtoNodeId id;
+  gboolean connected;
+  DlRandom *rng;
+  LearnWeights *model;
+  LearnWeights *base;      /* the model this step's training began from (top-k ranks the change) */
+  float *residual;         /* error feedback: change not sent yet */
+  guint rounds_done;
+  gboolean helper;         /* finished, stays, and keeps mixing for the others (no training) */
+  guint received[PROTO_MSG_N_TYPES];
+  char error[PROTO_OBS_DETAIL_LEN];
+
+  uint32_t step;           /* the coordinator's step this peer is in (or was last) */
+  gboolean have_step;
+  GArray *nbrs;            /* Nbr, ascending id */
+  GHashTable *links;       /* id + 1 -> GLinkState + 1 */
+  GArray *early;           /* Early: payloads of this step that came before Neighbors */
+  GArray *inbox;           /* Pushed: asynchronous pushes not mixed in yet */
+  GArray *pending;         /* Early: asynchronous pushes waiting for their link */
+  int32_t last_round_end;  /* the round of its last round-end observation (-1: none) */
+  LearnWeights *outgoing;  /* this step's payload values */
+  guint32 *out_idx;        /* and indices (NULL: dense) */
+  guint32 out_n;
+  DlTime xchg_deadline;
+};
+
+/* gossip-peer.c */
+void gp_observe (GossipPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+                 const char *detail);
+void gp_set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s);
+void gp_send_msg (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
+void gp_send_server (GossipPeer *p, ProtoOutbox *out, ProtoMsg *m);
+void gp_start_training (GossipPeer *p, ProtoOutbox *out);
+void gp_build_outgoing (GossipPeer *p);
+void gp_finish (GossipPeer *p, ProtoOutbox *out);
+void gp_helper_ready (GossipPeer *p, ProtoOutbox *out);
+
+/* gossip-peer-links.c */
+gboolean gp_link_state (const GossipPeer *p, ProtoNodeId id, GLinkState *s);
+void gp_set_link (GossipPeer *p, ProtoNodeId id, GLinkState s);
+void gp_drop_link (GossipPeer *p, ProtoOutbox *out, ProtoNodeId id);
+void gp_close_all_links (GossipPeer *p, ProtoOutbox *out);
+void gp_open_link (GossipPeer *p, ProtoOutbox *out, ProtoNodeId id);
+void gp_handle_signal (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+
+/* gossip-peer-async.c */
+void gp_clear_async (GossipPeer *p);
+void gp_mix_inbox (GossipPeer *p, ProtoOutbox *out);
+void gp_reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to);
+guint gp_draw_targets (GossipPeer *p, ProtoNodeId *pool, guint n);
+void gp_handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+
+G_END_DECLS
