@@ -7,10 +7,9 @@
  *   bytes on the wire      summary bytes
  *   busiest uplink         summary busiest_uplink_bytes (the most one peer sent)
  *   round duration         median over rounds of end - list (rounds table)
- *   time to accuracy       the end of the first round whose mean test accuracy
- *                          over the peers reached --target (metrics table);
- *                          runs that never reached it are left out, and the
- *                          point says how many did
+ *   time to accuracy       the first time the mean of the peers' latest test
+ *                          accuracy reached --target (metrics table); runs
+ *                          that never reached it are left out
  *   final accuracy         summary final_accuracy
  *
  * Shape: plot_scaling appends the script for every run of the file. */
@@ -99,20 +98,44 @@ median_round (sqlite3 *db, gint64 run)
                     : (g_array_index (d, double, m - 1) + g_array_index (d, double, m)) / 2;
 }
 
+/* The first time the mean over the peers of their latest test accuracy
+ * reaches the target (peers count from their first evaluation on): by
+ * time, not by round, so that asynchronous peers, whose rounds are their
+ * own, compare with the rest. */
 static double
 time_to_accuracy (sqlite3 *db, gint64 run, double target)
 {
   sqlite3_stmt *st = NULL;
-  double t = NAN;
-  sqlite3_prepare_v2 (db, "SELECT avg(value), max(t_s) FROM metrics WHERE run_id = ? AND name = 'accuracy'"
-                          " GROUP BY round ORDER BY round", -1, &st, NULL);
+  double t = NAN, sum = 0;
+  guint n = 0;
+  g_autoptr (GHashTable) latest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  sqlite3_prepare_v2 (db, "SELECT t_s, peer, value FROM metrics WHERE run_id = ? AND name = 'accuracy'"
+                          " ORDER BY t_s, rowid", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, run);
   while (sqlite3_step (st) == SQLITE_ROW)
-    if (sqlite3_column_double (st, 0) >= target)
-      {
-        t = sqlite3_column_double (st, 1);
-        break;
-      }
+    {
+      const char *peer = (const char *) sqlite3_column_text (st, 1);
+      double v = sqlite3_column_double (st, 2);
+      double *old = g_hash_table_lookup (latest, peer);
+      if (old)
+        {
+          sum += v - *old;
+          *old = v;
+        }
+      else
+        {
+          double *x = g_new (double, 1);
+          *x = v;
+          g_hash_table_insert (latest, g_strdup (peer), x);
+          sum += v;
+          n++;
+        }
+      if (sum / n >= target)
+        {
+          t = sqlite3_column_double (st, 0);
+          break;
+        }
+    }
   sqlite3_finalize (st);
   return t;
 }

@@ -16,6 +16,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/implosion.ini \
+	scenarios/examples/stragglers.ini \
 	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
 	scenarios/failures/s01-ready-after-min-left-out.ini \
 	scenarios/failures/s02-leave-breaks-round-fixed.ini \
@@ -123,6 +124,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-one-retry.ini \
 	scenarios/regression/gossip-consensus-bounded.ini \
 	scenarios/regression/gossip-crash-and-late-joiner.ini \
+	scenarios/regression/gossip-stragglers.ini \
 	scenarios/regression/gossip-topk-error-feedback.ini \
 	scenarios/regression/gossip-vs-disco.ini \
 	scenarios/regression/late-joiner-syncs.ini \

@@ -100,29 +100,12 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       PARSE ("protocol", "sparsify", proto_sparsify_from_name (V ("protocol", "sparsify"), &g->sparsify, &_e));
       PARSE ("protocol", "keep", parse_share (V ("protocol", "keep"), &g->keep, &_e));
       PARSE ("protocol", "error_feedback", parse_on_off (V ("protocol", "error_feedback"), &g->error_feedback, &_e));
-      /* a knob of another setting is an error, unless that setting is swept
-       * (then the knob serves the points that use it) */
-      gboolean sparsify_swept = strstr (p->label, "protocol.sparsify=") != NULL;
-      gboolean policy_swept = strstr (p->label, "protocol.straggler_policy=") != NULL;
-      if (g->sparsify == PROTO_SPARSIFY_NONE && point_given (p, "protocol", "keep") && g->keep < 1 && !sparsify_swept)
-        return BAD ("protocol", "keep", "applies to sparsify = random-k or top-k (sparsify is none)");
-      if (g->error_feedback && g->sparsify != PROTO_SPARSIFY_TOP_K && !sparsify_swept)
-        return BAD ("protocol", "error_feedback", "applies to sparsify = top-k only (it ranks by the residual)");
+      /* a knob of a setting not in use (keep and error_feedback without
+       * top-k or random-k, a policy's knobs under another policy) is
+       * ignored, not an error: a sweep over the setting, and every run's
+       * export-scenario (which writes all keys), give them to every point */
       PARSE ("protocol", "straggler_policy",
              proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
-      ProtoStragglerPolicy sp = g->straggler_policy;
-      /* each policy's knobs, and only its */
-      static const struct { const char *key; guint policies; } knobs[] = {
-        { "round_deadline", 1u << PROTO_STRAGGLER_DEADLINE },
-        { "drop_factor", (1u << PROTO_STRAGGLER_DROP_SLOWEST) | (1u << PROTO_STRAGGLER_MIXED) },
-        { "drop_rounds", 1u << PROTO_STRAGGLER_DROP_SLOWEST },
-        { "async_mix", (1u << PROTO_STRAGGLER_ASYNC) | (1u << PROTO_STRAGGLER_MIXED) },
-        { "staleness_exponent", (1u << PROTO_STRAGGLER_ASYNC) | (1u << PROTO_STRAGGLER_MIXED) },
-      };
-      for (guint i = 0; i < G_N_ELEMENTS (knobs); i++)
-        if (point_given (p, "protocol", knobs[i].key) && !(knobs[i].policies & (1u << sp)) && !policy_swept)
-          return BAD ("protocol", knobs[i].key, "does not apply to straggler_policy = %s",
-                      proto_straggler_policy_name (sp));
       dl_parse_duration (V ("protocol", "round_deadline"), &g->round_deadline, NULL);
       if (g->round_deadline <= 0)
         return BAD ("protocol", "round_deadline", "must be more than 0");

@@ -21,6 +21,8 @@ gboolean parse_expect_line (const char *file, const char *key, const char *value
 gboolean check_point_values (const SimScenario *s, const SimPoint *p, GError **error);
 /* TRUE if the file or a --set gives section.key (not its default). */
 gboolean point_given (const SimPoint *p, const char *section, const char *key);
+/* TRUE if section.key's value is its default, word for word. */
+gboolean point_is_default (const SimPoint *p, const char *section, const char *key);
 /* "10%" or "0.1": a share in (0, 1]. */
 gboolean parse_share (const char *v, double *out, GError **error);
 gboolean parse_on_off (const char *v, gboolean *out, GError **error);

@@ -507,6 +507,14 @@ point_value (const SimPoint *p, const char *section, const char *key)
 
 
 gboolean
+point_is_default (const SimPoint *p, const char *section, const char *key)
+{
+  const KeySpec *k = find_key (section, key);
+  const char *v = point_value (p, section, key);
+  return k && v && strcmp (k->def, v) == 0;
+}
+
+gboolean
 point_given (const SimPoint *p, const char *section, const char *key)
 {
   g_autofree char *full = g_strdup_printf ("%s.%s", section, key);

@@ -19,9 +19,15 @@ tests_test_protocol_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlb
 
 check_PROGRAMS += tests/test-gossip
 TESTS += tests/test-gossip
-tests_test_gossip_SOURCES = tests/test-gossip.c
+tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h
 tests_test_gossip_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_gossip_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-gossip-stragglers
+TESTS += tests/test-gossip-stragglers
+tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/gossip-harness.c tests/gossip-harness.h
+tests_test_gossip_stragglers_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_gossip_stragglers_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-robust
 TESTS += tests/test-robust

@@ -63,7 +63,8 @@ expect 2 "\\[protocol\\] family: 'hierarchical': unknown family" -- "$DLSIM" run
 # a key of another family is an error that names it
 expect 2 "\\[protocol\\] fanout: applies to family = gossip only, not to family = disco" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.fanout=3 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] max_connection_retry: applies to family = disco only, not to family = gossip" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.max_connection_retry=2 -o "$tmp/fam.db"
-expect 2 "\\[protocol\\] error_feedback: applies to sparsify = top-k only" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.error_feedback=on -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] straggler_policy: 'slowest': expected wait, deadline, drop-slowest, async or mixed" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.straggler_policy=slowest -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] drop_factor: must be at least 1" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.drop_factor=0.5 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] keep: '0%': expected a share" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-k --set protocol.keep=0% -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] sparsify: 'top-3': expected none, random-k or top-k" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-3 -o "$tmp/fam.db"
 # a gossip run is recorded under its family's name, and its export runs again
@@ -206,12 +207,13 @@ fi
 if command -v script >/dev/null 2>&1; then
   script -qec "$DLSIM run $tmp/ok.ini -o $tmp/tty.db" /dev/null > "$out" 2>&1
   if grep -q "\[4/4\] .*elapsed, ETA" "$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no progress line on a terminal"; cat "$out"; fi
-  # one long run: its simulated time and events as it goes (200 peers, all-to-all, 10 rounds: over a second)
+  # one long run: its simulated time and events as it goes (200 peers, all-to-all, 40 rounds: about
+  # 2.5 s; the line is drawn at most every 0.5 s, and 10 rounds took only 0.6 s)
   cat > "$tmp/long.ini" <<'INI'
 [protocol]
 min_participants = 200
 [training]
-rounds = 10
+rounds = 40
 [model]
 size = 100000
 [network]

@@ -181,10 +181,11 @@ judge_periods (GossipCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n
   c->median_period = p[k / 2];
   if (c->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST && c->cfg.straggler_policy != PROTO_STRAGGLER_MIXED)
     return;
-  for (guint i = 0; i < c->members->len; i++)
+  /* judged on the step they just took: a member not listed keeps its verdict */
+  for (guint i = 0; i < n; i++)
     {
-      Member *m = g_ptr_array_index (c->members, i);
-      if (m->helper || m->period <= 0 || (double) m->period <= c->cfg.drop_factor * (double) c->median_period)
+      Member *m = find (c, ids[i], NULL);
+      if (!m || m->helper || m->period <= 0 || (double) m->period <= c->cfg.drop_factor * (double) c->median_period)
         continue;
       if (c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED)
         {
