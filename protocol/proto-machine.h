@@ -32,6 +32,17 @@ typedef struct {
   const char *error;         /* why it failed, "" if it did not */
 } ProtoPeerView;
 
+/* What a new peer knows of itself: its start, and the facts a real node
+ * knows of its own host (the world draws them: sim_peer_attributes). */
+typedef struct {
+  LearnWeights *initial;     /* the model every peer starts from (a reference is taken) */
+  DlRandom *rng;             /* the peer's stream (borrowed; outlives the machine) */
+  const char *region;        /* its [network] regions label, "" if none */
+  double speed;              /* relative compute speed (stragglers included) */
+  guint64 uplink_bps;
+  gboolean nat_symmetric;    /* behind a symmetric NAT (a node learns it from STUN) */
+} ProtoPeerEnv;
+
 typedef struct ProtoMachine ProtoMachine;
 
 typedef struct {
@@ -100,9 +111,7 @@ ProtoMachine *proto_machine_wrap (const ProtoMachineClass *klass, void *impl);
 typedef struct {
   const char *name;
   ProtoMachine *(*new_coordinator) (const ProtoConfig *cfg);
-  /* initial: the model every peer starts from (a reference is taken);
-   * rng: the peer's stream (borrowed; outlives the machine) */
-  ProtoMachine *(*new_peer) (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng);
+  ProtoMachine *(*new_peer) (const ProtoConfig *cfg, const ProtoPeerEnv *env);
   /* the longest a live machine may go without progress and still be
    * waiting legitimately (timers, retries): the hang detector's window */
   DlTime (*stall_window) (const ProtoConfig *cfg);

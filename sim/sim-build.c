@@ -185,6 +185,16 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   c->none_samples = uint_of (V ("compute", "none_samples"));
   dl_dist_parse (V ("network", "latency"), DL_UNIT_DURATION, &c->latency, NULL);
   dl_dist_parse (V ("network", "server_latency"), DL_UNIT_DURATION, &c->server_latency, NULL);
+  if (*V ("network", "regions"))
+    PARSE ("network", "regions",
+           parse_regions (V ("network", "regions"), &c->region_names, &c->region_counts, &c->n_regions, &_e));
+  if (*V ("network", "local_latency"))
+    {
+      if (c->n_regions == 0)
+        return BAD ("network", "local_latency", "applies with [network] regions only (no peer has a region)");
+      dl_dist_parse (V ("network", "local_latency"), DL_UNIT_DURATION, &c->local_latency, NULL);
+      c->local_latency_set = TRUE;
+    }
   dl_parse_rate (V ("network", "uplink"), &c->uplink_bps, NULL);
   dl_parse_rate (V ("network", "downlink"), &c->downlink_bps, NULL);
   if (c->uplink_bps == 0)

@@ -18,6 +18,40 @@ sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *ou
   out->speed = MAX (dl_dist_sample (&cfg->speed, attrs), 1e-9);
   out->straggler = dl_random_bernoulli (attrs, cfg->straggler_share);
   out->nat_symmetric = dl_random_bernoulli (attrs, cfg->nat_symmetric_share);
+  int r = sim_peer_region (cfg, id);
+  out->region = r >= 0 ? cfg->region_names[r] : "";
+}
+
+int
+sim_peer_region (const SimWorldConfig *cfg, ProtoNodeId id)
+{
+  if (cfg->n_regions == 0 || id == PROTO_SERVER)
+    return -1;
+  guint total = 0;
+  for (guint i = 0; i < cfg->n_regions; i++)
+    total += cfg->region_counts[i];
+  /* the counts in order, then the same again for peers beyond them */
+  guint k = total ? (id - 1) % total : 0;
+  for (guint i = 0; i < cfg->n_regions; i++)
+    {
+      if (k < cfg->region_counts[i])
+        return (int) i;
+      k -= cfg->region_counts[i];
+    }
+  return 0;
+}
+
+ProtoPeerEnv
+sim_peer_env (const SimWorldConfig *cfg, const SimPeerAttrs *a, LearnWeights *initial, DlRandom *rng)
+{
+  return (ProtoPeerEnv) {
+    .initial = initial,
+    .rng = rng,
+    .region = a->region,
+    .speed = a->speed / (a->straggler ? cfg->straggler_slowdown : 1.0),
+    .uplink_bps = cfg->uplink_bps,
+    .nat_symmetric = a->nat_symmetric,
+  };
 }
 
 Node *
@@ -68,9 +102,14 @@ join (SimWorld *w, ProtoNodeId id, double speed)
   n->status = NODE_ONLINE;
   n->joined = sim_engine_now (w->engine);
   n->progress = n->joined;
-  n->peer = w->family->new_peer (&w->cfg.proto, w->initial, n->rng_shares);
+  SimPeerAttrs attrs;
+  sim_peer_attributes (&w->cfg, id, &attrs);
+  attrs.speed = n->speed;   /* a join may set it */
+  ProtoPeerEnv env = sim_peer_env (&w->cfg, &attrs, w->initial, n->rng_shares);
+  n->peer = w->family->new_peer (&w->cfg.proto, &env);
   w->progress = sim_engine_now (w->engine);
-  sim_fact (w, id, PROTO_NO_NODE, "join", NULL);
+  g_autofree char *where = *attrs.region ? g_strdup_printf ("region %s", attrs.region) : NULL;
+  sim_fact (w, id, PROTO_NO_NODE, "join", where);
   /* ClientConnected goes out on the new stream */
   ProtoInput in = { .kind = PROTO_IN_START };
   sim_dispatch_peer (w, n, &in);

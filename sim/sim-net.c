@@ -289,6 +289,9 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   m->wire_done = t;
   DlRandom *r = src ? src->rng_net : w->rng_links;
   const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency : &w->cfg.server_latency;
+  if (via == PROTO_VIA_LINK && w->cfg.local_latency_set
+      && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, m->to))
+    lat = &w->cfg.local_latency;   /* both ends in one region */
   t = dl_time_add (t, dl_dist_sample_time (lat, r));
   t = dl_time_add (t, extra);
   /* reliable, ordered per channel: never before the previous arrival */

@@ -16,7 +16,7 @@
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
-  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY,
+  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR,
 } Kind;
 
 typedef struct {
@@ -78,6 +78,8 @@ static const KeySpec keys[] = {
   { "compute", "none_samples", "100", K_UINT, "samples per peer for compute time with model none" },
   { "network", "latency", "40ms", K_DIST_DUR, "peer <-> peer one-way latency" },
   { "network", "server_latency", "20ms", K_DIST_DUR, "peer <-> coordinator one-way latency" },
+  { "network", "regions", "", K_REGIONS, "NAME:COUNT, ...: p1.. fill the regions in order (then again from the first); empty: none" },
+  { "network", "local_latency", "", K_OPT_DIST_DUR, "one-way latency between two peers of one region (default: latency)" },
   { "network", "uplink", "20Mbps", K_RATE, "per-peer uplink" },
   { "network", "downlink", "100Mbps", K_RATE, "per-peer downlink" },
   { "network", "link_setup", "200ms", K_DUR, "time to bring a peer link up after signalling" },
@@ -301,6 +303,52 @@ parse_share (const char *v, double *out, GError **error)
 }
 
 gboolean
+parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error)
+{
+  g_autoptr (GPtrArray) parts = split_top (v, ',');
+  g_autoptr (GPtrArray) nm = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) ct = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < parts->len; i++)
+    {
+      g_autofree char *t = g_strstrip (g_strdup (parts->pdata[i]));
+      char *colon = strchr (t, ':');
+      guint c = 0;
+      if (colon)
+        *colon = '\0';
+      g_strstrip (t);
+      if (!colon || !*t || !parse_uint (g_strstrip (colon + 1), &c) || c == 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected NAME:COUNT, ... (a count of at least 1)",
+                       (const char *) parts->pdata[i]);
+          return FALSE;
+        }
+      for (guint j = 0; j < nm->len; j++)
+        if (strcmp (nm->pdata[j], t) == 0)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "region '%s' appears twice", t);
+            return FALSE;
+          }
+      g_ptr_array_add (nm, g_strdup (t));
+      g_array_append_val (ct, c);
+    }
+  if (nm->len == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected NAME:COUNT, ...", v);
+      return FALSE;
+    }
+  if (n)
+    *n = nm->len;
+  if (names)
+    {
+      g_ptr_array_add (nm, NULL);
+      *names = (char **) g_ptr_array_free (g_steal_pointer (&nm), FALSE);
+    }
+  if (counts)
+    *counts = (guint *) g_array_free (g_steal_pointer (&ct), FALSE);
+  return TRUE;
+}
+
+gboolean
 parse_on_off (const char *v, gboolean *out, GError **error)
 {
   if (strcmp (v, "on") == 0 || strcmp (v, "yes") == 0 || strcmp (v, "true") == 0)
@@ -352,6 +400,10 @@ check_value (const KeySpec *k, const char *v, GError **error)
       }
     case K_SHARE:
       return parse_share (v, &x, error);
+    case K_REGIONS:
+      return *v == '\0' || parse_regions (v, NULL, NULL, NULL, error);
+    case K_OPT_DIST_DUR:
+      return *v == '\0' || dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
     case K_STRAGGLER_POLICY:
       {
         ProtoStragglerPolicy sp;

@@ -546,7 +546,8 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
           GArray *idx = n->partition->idx[(p->id - 1) % n->partition->parts];
           n->shard = learn_dataset_subset (cfg->train, (const gsize *) (const void *) idx->data, idx->len);
         }
-      n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, n->initial, n->rng_shares);
+      ProtoPeerEnv env = sim_peer_env (cfg, &n->attrs, n->initial, n->rng_shares);
+      n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, &env);
     }
   n->service = g_socket_service_new ();
   g_autoptr (GInetAddress) ia = g_inet_address_new_from_string (p->listen_host ? p->listen_host : "127.0.0.1");

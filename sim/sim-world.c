@@ -115,6 +115,9 @@ sim_world_config_clear (SimWorldConfig *c)
       g_clear_pointer (&c->actions, g_array_unref);
     }
   g_clear_pointer (&c->trace, g_array_unref);
+  g_clear_pointer (&c->region_names, g_strfreev);
+  g_clear_pointer (&c->region_counts, g_free);
+  c->n_regions = 0;
 }
 
 /* ---------------------------------------------------------------- compute */

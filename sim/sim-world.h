@@ -13,6 +13,7 @@
 #include "learn/learn-data.h"
 #include "learn/learn-model.h"
 #include "protocol/proto-config.h"
+#include "protocol/proto-machine.h"
 #include "protocol/proto-outbox.h"
 #include "sim/sim-engine.h"
 
@@ -65,7 +66,13 @@ typedef struct {
   DlTime sample_cost;           /* per sample per epoch at speed 1 */
   guint epochs_per_round;
 
-  DlDist latency;               /* peer <-> peer, one way */
+  DlDist latency;               /* peer <-> peer, one way (between regions, with regions) */
+  char **region_names;          /* [network] regions: p1.. fill the regions in order, count by count,
+                                   then cycle (NULL: no regions); owned */
+  guint *region_counts;
+  guint n_regions;
+  DlDist local_latency;         /* between two peers of one region */
+  gboolean local_latency_set;   /* else `latency` */
   DlDist server_latency;        /* peer <-> coordinator, one way */
   uint64_t uplink_bps;
   uint64_t downlink_bps;
@@ -166,8 +173,14 @@ typedef struct {
   double speed;
   gboolean straggler;
   gboolean nat_symmetric;
+  const char *region;   /* its region's name (the config's), "" if none */
 } SimPeerAttrs;
 void sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out);
+/* Peer id's region index in cfg->region_names, -1 without regions. */
+int sim_peer_region (const SimWorldConfig *cfg, ProtoNodeId id);
+/* What peer id's machine is told of itself (ProtoPeerEnv), for the world
+ * and the testbed alike. */
+ProtoPeerEnv sim_peer_env (const SimWorldConfig *cfg, const SimPeerAttrs *a, LearnWeights *initial, DlRandom *rng);
 /* The hang detector's window: (M + 2) x T + model_sync_timeout +
  * payload_timeout, long enough for every retry and exclusion cycle. */
 DlTime sim_stall_window (const SimWorldConfig *cfg);

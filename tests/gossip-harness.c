@@ -86,7 +86,8 @@ gw_new (const ProtoConfig *cfg, guint n, gsize model_len)
   for (guint i = 1; i <= n; i++)
     {
       g->rng[i] = dl_random_new (1, "shares", i);
-      g->m[i] = f->new_peer (cfg, init, g->rng[i]);
+      ProtoPeerEnv env = { .initial = init, .rng = g->rng[i], .region = "", .speed = 1 };
+      g->m[i] = f->new_peer (cfg, &env);
       g->alive[i] = TRUE;
     }
   g->queue = g_array_new (FALSE, FALSE, sizeof (GMsg));

@@ -67,6 +67,19 @@ expect 2 "\\[protocol\\] straggler_policy: 'slowest': expected wait, deadline, d
 expect 2 "\\[protocol\\] drop_factor: must be at least 1" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.drop_factor=0.5 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] keep: '0%': expected a share" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-k --set protocol.keep=0% -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] sparsify: 'top-3': expected none, random-k or top-k" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-3 -o "$tmp/fam.db"
+# regions: labels by peer order, a local latency inside a region
+expect 2 "\\[network\\] regions: 'a': expected NAME:COUNT" -- "$DLSIM" run "$tmp/ok.ini" --set network.regions=a -o "$tmp/reg.db"
+expect 2 "\\[network\\] regions: region 'a' appears twice" -- "$DLSIM" run "$tmp/ok.ini" --set "network.regions=a:1, a:2" -o "$tmp/reg.db"
+expect 2 "\\[network\\] local_latency: applies with \\[network\\] regions only" -- "$DLSIM" run "$tmp/ok.ini" --set network.local_latency=1ms -o "$tmp/reg.db"
+printf '[protocol]\nmin_participants = 4\n[training]\nrounds = 2\n[peers]\ncount = 4\n[network]\nlatency = 100ms\nregions = a:2, b:2\n' > "$tmp/reg.ini"
+"$DLSIM" run "$tmp/reg.ini" -o "$tmp/reg-far.db" -q
+"$DLSIM" run "$tmp/reg.ini" --set network.local_latency=1ms -o "$tmp/reg-near.db" -q
+far=$(sqlite3 "$tmp/reg-far.db" "SELECT value FROM summary WHERE key = 'sim_time_s'")
+near=$(sqlite3 "$tmp/reg-near.db" "SELECT value FROM summary WHERE key = 'sim_time_s'")
+awk -v a="$near" -v b="$far" 'BEGIN { exit !(a + 0 < b + 0) }' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: local_latency did not shorten the run ($near s against $far s)"; }
+[ "$(sqlite3 "$tmp/reg-near.db" "SELECT group_concat(node || '=' || detail, ' ') FROM events WHERE kind = 'join' ORDER BY seq")" = "p1=region a p2=region a p3=region b p4=region b" ] \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: regions by peer order: $(sqlite3 "$tmp/reg-near.db" "SELECT group_concat(node || '=' || detail, ' ') FROM events WHERE kind = 'join'")"; }
+
 # a gossip run is recorded under its family's name, and its export runs again
 cat > "$tmp/g.ini" <<'INI'
 [protocol]

@@ -67,7 +67,8 @@ START_TEST (test_machine_interface_is_the_machine)
   g_autoptr (DlRandom) r1 = dl_random_new (1, "shares", 1);
   g_autoptr (DlRandom) r2 = dl_random_new (1, "shares", 1);
   ProtoPeer *bare = proto_peer_new (&cfg, w0, r1);
-  ProtoMachine *m = f->new_peer (&cfg, w0, r2);
+  ProtoPeerEnv env = { .initial = w0, .rng = r2, .region = "", .speed = 1 };
+  ProtoMachine *m = f->new_peer (&cfg, &env);
   ProtoCoord *bare_c = proto_coord_new (&cfg);
   ProtoMachine *mc = f->new_coordinator (&cfg);
   ProtoOutbox a, b;

@@ -141,9 +141,9 @@ new_coordinator (const ProtoConfig *cfg)
 }
 
 static ProtoMachine *
-new_peer (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
+new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
-  return proto_machine_wrap (&peer_class, proto_peer_new (cfg, initial, rng));
+  return proto_machine_wrap (&peer_class, proto_peer_new (cfg, env->initial, env->rng));
 }
 
 /* A peer may wait out every connection retry, then a model sync and a

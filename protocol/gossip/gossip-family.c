@@ -123,9 +123,9 @@ new_coordinator (const ProtoConfig *cfg)
 }
 
 static ProtoMachine *
-new_peer (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
+new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
-  return proto_machine_wrap (&peer_class, gossip_peer_new (cfg, initial, rng));
+  return proto_machine_wrap (&peer_class, gossip_peer_new (cfg, env->initial, env->rng));
 }
 
 /* A peer waits at most payload_timeout for its neighbours; everything else
