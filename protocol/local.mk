@@ -28,5 +28,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
 	protocol/gossip/gossip-peer-links.c protocol/gossip/gossip-peer-async.c \
+	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
+	protocol/hierarchical/hier-head.c protocol/hierarchical/hier-peer.c protocol/hierarchical/hier-peer-private.h \
 	$(NULL)
-EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md
+EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md

@@ -127,6 +127,9 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
     .drop_rounds = 3,
     .async_mix = 0.5,
     .staleness_exponent = 0.5,
+    .cluster_size = 10,
+    .election_timeout = 5 * DL_S,
+    .head_timeout = 60 * DL_S,
   };
   switch (version)
     {

@@ -144,6 +144,12 @@ typedef struct {
   guint drop_rounds;                 /* drop-slowest */
   double async_mix;                  /* async pushes: weight of a fresh model (staleness 0) */
   double staleness_exponent;         /* async pushes: weight = async_mix x (1 + staleness)^-exponent */
+
+  /* hierarchical (protocol/hierarchical/) */
+  guint cluster_size;                /* peers per cluster: without regions, or to split a large region */
+  DlTime election_timeout;           /* the coordinator tallies the candidacies this long at most */
+  DlTime head_timeout;               /* a member waits this long for its head's result, a head for the
+                                        other heads' aggregates */
 } ProtoConfig;
 
 /* The coordinator's connection timer as the version runs it: 60 s in

@@ -29,6 +29,13 @@ static const char *const type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_NEIGHBORS] = "Neighbors",
   [PROTO_MSG_GOSSIP_PAYLOAD] = "GossipPayload",
   [PROTO_MSG_GOSSIP_SAMPLE] = "GossipSample",
+  [PROTO_MSG_HIER_HELLO] = "HierHello",
+  [PROTO_MSG_HIER_CLUSTER] = "HierCluster",
+  [PROTO_MSG_HIER_CANDIDACY] = "HierCandidacy",
+  [PROTO_MSG_HIER_HEADS] = "HierHeads",
+  [PROTO_MSG_HIER_UPDATE] = "HierUpdate",
+  [PROTO_MSG_HIER_AGG] = "HierAgg",
+  [PROTO_MSG_HIER_RESULT] = "HierResult",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -54,6 +61,13 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_NEIGHBORS] = "(yauu)",
   [PROTO_MSG_GOSSIP_PAYLOAD] = "(yuuuauay)",
   [PROTO_MSG_GOSSIP_SAMPLE] = "(yauu)",
+  [PROTO_MSG_HIER_HELLO] = "(yusb)",
+  [PROTO_MSG_HIER_CLUSTER] = "(yuuau)",
+  [PROTO_MSG_HIER_CANDIDACY] = "(yuub)",
+  [PROTO_MSG_HIER_HEADS] = "(yuau)",
+  [PROTO_MSG_HIER_UPDATE] = "(yuuay)",
+  [PROTO_MSG_HIER_AGG] = "(yuuay)",
+  [PROTO_MSG_HIER_RESULT] = "(yuuay)",
 };
 
 const char *
@@ -199,6 +213,27 @@ build (const ProtoMsg *msg, gboolean copy)
     case PROTO_MSG_PAYLOAD:
       inner = g_variant_new ("(yuuu@ay)", t, msg->node, msg->round, msg->comm_round,
                              weights_variant (msg, copy));
+      break;
+    case PROTO_MSG_HIER_HELLO:
+      inner = g_variant_new ("(yusb)", t, msg->degree, msg->signal_data ? msg->signal_data : "", msg->helper);
+      break;
+    case PROTO_MSG_HIER_CLUSTER:
+      inner = g_variant_new ("(yuu@au)", t, msg->round, msg->node,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)));
+      break;
+    case PROTO_MSG_HIER_CANDIDACY:
+      inner = g_variant_new ("(yuub)", t, msg->round, msg->degree, msg->helper);
+      break;
+    case PROTO_MSG_HIER_HEADS:
+      inner = g_variant_new ("(yu@au)", t, msg->round,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)));
+      break;
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+    case PROTO_MSG_HIER_RESULT:
+      inner = g_variant_new ("(yuu@ay)", t, msg->round, msg->degree, weights_variant (msg, copy));
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       inner = g_variant_new ("(yuuu@au@ay)", t, msg->round, msg->degree, msg->comm_round,
@@ -363,6 +398,49 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
             m.comm_round = g_variant_get_uint32 (c);
           }
         g_autoptr (GVariant) ay = g_variant_get_child_value (inner, idx);
+        m.weights = weights_from_variant (ay);
+        if (m.weights == NULL)
+          return malformed (error, "weights are not a whole number of float32 values");
+        break;
+      }
+    case PROTO_MSG_HIER_HELLO:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yusb)", &ty, &m.degree, &m.signal_data, &m.helper);
+        break;
+      }
+    case PROTO_MSG_HIER_CLUSTER:
+    case PROTO_MSG_HIER_HEADS:
+      {
+        gboolean cl = m.type == PROTO_MSG_HIER_CLUSTER;
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+        m.round = g_variant_get_uint32 (a);
+        if (cl)
+          {
+            g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
+            m.node = g_variant_get_uint32 (b);
+          }
+        g_autoptr (GVariant) arr = g_variant_get_child_value (inner, cl ? 3 : 2);
+        gsize n = 0;
+        const uint32_t *ids = g_variant_get_fixed_array (arr, &n, sizeof (uint32_t));
+        proto_msg_set_peers (&m, ids, (uint32_t) n);
+        break;
+      }
+    case PROTO_MSG_HIER_CANDIDACY:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yuub)", &ty, &m.round, &m.degree, &m.helper);
+        break;
+      }
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+    case PROTO_MSG_HIER_RESULT:
+      {
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 3);
+        m.round = g_variant_get_uint32 (a);
+        m.degree = g_variant_get_uint32 (b);
         m.weights = weights_from_variant (ay);
         if (m.weights == NULL)
           return malformed (error, "weights are not a whole number of float32 values");

@@ -50,8 +50,17 @@ typedef enum {
   PROTO_MSG_GOSSIP_PAYLOAD,   /* peer -> peer: its model (or `indices` of it), `degree`, and its kind
                                  in `comm_round` (ProtoGossipKind) */
   PROTO_MSG_GOSSIP_SAMPLE,    /* S -> peer: candidates for an asynchronous step of its own */
+  /* hierarchical (protocol/hierarchical/) */
+  PROTO_MSG_HIER_HELLO,       /* peer -> S: `degree` its score, `signal_data` its region, `helper` NAT */
+  PROTO_MSG_HIER_CLUSTER,     /* S -> peer: its cluster's `peers`, election epoch `round`, head `node`
+                                 (PROTO_NO_NODE: an election is on) */
+  PROTO_MSG_HIER_CANDIDACY,   /* peer -> S: for epoch `round`, score `degree`, `helper` eligible */
+  PROTO_MSG_HIER_HEADS,       /* S -> heads: every cluster's head (`peers`), version `round` */
+  PROTO_MSG_HIER_UPDATE,      /* member -> head: its model, `degree` 1, `round` the head's round */
+  PROTO_MSG_HIER_AGG,         /* head -> heads: its cluster's mean of `degree` updates, `round` */
+  PROTO_MSG_HIER_RESULT,      /* head -> member: the round's global model */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_GOSSIP_SAMPLE + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_HIER_RESULT + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {

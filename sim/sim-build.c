@@ -75,7 +75,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
    * another family: an error, so that nobody tunes a knob that does nothing */
   const char *family = V ("protocol", "family");
   if (!proto_family_lookup (family))
-    return BAD ("protocol", "family", "'%s': unknown family (expected disco or gossip)", family);
+    return BAD ("protocol", "family", "'%s': unknown family (expected disco, gossip or hierarchical)", family);
   gboolean gossip = strcmp (family, "gossip") == 0;
   for (guint i = 0; i < p->keys->len; i++)
     {
@@ -121,6 +121,19 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       dl_parse_number (V ("protocol", "staleness_exponent"), &g->staleness_exponent, NULL);
       if (!(g->staleness_exponent >= 0))
         return BAD ("protocol", "staleness_exponent", "must be 0 or more");
+    }
+  if (strcmp (family, "hierarchical") == 0)
+    {
+      ProtoConfig *h = &c->proto;
+      h->cluster_size = uint_of (V ("protocol", "cluster_size"));
+      if (h->cluster_size == 0)
+        return BAD ("protocol", "cluster_size", "must be at least 1");
+      dl_parse_duration (V ("protocol", "election_timeout"), &h->election_timeout, NULL);
+      if (h->election_timeout <= 0)
+        return BAD ("protocol", "election_timeout", "must be more than 0");
+      dl_parse_duration (V ("protocol", "head_timeout"), &h->head_timeout, NULL);
+      if (h->head_timeout <= 0)
+        return BAD ("protocol", "head_timeout", "must be more than 0");
     }
   ProtoConfig *pc = &c->proto;
   pc->min_participants = uint_of (V ("protocol", "min_participants"));

@@ -168,12 +168,20 @@ wire_size_key (const ProtoMsg *msg)
     {
     case PROTO_MSG_PAYLOAD:
     case PROTO_MSG_SHARED_MODEL:
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+    case PROTO_MSG_HIER_RESULT:
       len = msg->weights ? learn_weights_byte_size (msg->weights) : 0;
+      break;
+    case PROTO_MSG_HIER_HELLO:
+      len = msg->signal_data ? strlen (msg->signal_data) : 0;
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:
     case PROTO_MSG_GOSSIP_TARGETS:
     case PROTO_MSG_NEIGHBORS:
     case PROTO_MSG_GOSSIP_SAMPLE:
+    case PROTO_MSG_HIER_CLUSTER:
+    case PROTO_MSG_HIER_HEADS:
       len = msg->n_peers;
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:

@@ -33,7 +33,7 @@ static const KeySpec keys[] = {
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
-  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco | gossip (docs/families.md)" },
+  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco | gossip | hierarchical (docs/families.md)" },
   { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775 | disco-pre775 | robust" },
   { "protocol", "min_participants", "3", K_UINT, "minNbOfParticipants" },
   { "protocol", "max_connection_retry", "3", K_UINT, "maxConnectionRetry (M)" },
@@ -54,6 +54,9 @@ static const KeySpec keys[] = {
   { "protocol", "drop_rounds", "3", K_UINT, "gossip, drop-slowest: steps a slow peer is not waited for" },
   { "protocol", "async_mix", "0.5", K_PROB, "gossip, async and mixed: weight of a fresh pushed model (staleness 0)" },
   { "protocol", "staleness_exponent", "0.5", K_NUM, "gossip, async and mixed: a push s rounds old weighs async_mix x (1 + s)^-exponent" },
+  { "protocol", "cluster_size", "10", K_UINT, "hierarchical only: peers per cluster (without regions; a larger region is split)" },
+  { "protocol", "election_timeout", "5s", K_DUR, "hierarchical only: the coordinator tallies a cluster's candidacies this long at most" },
+  { "protocol", "head_timeout", "60s", K_DUR, "hierarchical only: a member waits this long for its head's result, a head for the other heads" },
   { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
   { "training", "epochs_per_round", "1", K_UINT, "local epochs per round" },
   { "training", "after_training", "stay", K_AFTER, "leave | stay (DISCO's Disco.train stays connected)" },
@@ -116,6 +119,9 @@ static const struct {
   { "protocol.drop_rounds", "gossip" },
   { "protocol.async_mix", "gossip" },
   { "protocol.staleness_exponent", "gossip" },
+  { "protocol.cluster_size", "hierarchical" },
+  { "protocol.election_timeout", "hierarchical" },
+  { "protocol.head_timeout", "hierarchical" },
 };
 
 const char *

@@ -46,6 +46,27 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_GOSSIP_SAMPLE:
       proto_msg_set_peers (m, peers, 3); m->round = 12;
       break;
+    case PROTO_MSG_HIER_CLUSTER:
+      proto_msg_set_peers (m, peers, 3); m->round = 2; m->node = 9;
+      break;
+    case PROTO_MSG_HIER_HEADS:
+      proto_msg_set_peers (m, peers, 3); m->round = 5;
+      break;
+    case PROTO_MSG_HIER_CANDIDACY:
+      m->round = 3; m->degree = 7000; m->helper = TRUE;
+      break;
+    case PROTO_MSG_HIER_HELLO:
+      m->degree = 12; m->helper = TRUE;
+      break;
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+    case PROTO_MSG_HIER_RESULT:
+      {
+        m->round = 6; m->degree = 4;
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 3);
+        proto_msg_set_weights (m, lw);
+        break;
+      }
     case PROTO_MSG_GOSSIP_PAYLOAD:
       {
         m->round = 4; m->degree = 3; m->comm_round = PROTO_GOSSIP_REPLY;

@@ -676,6 +676,13 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_NEIGHBORS:
     case PROTO_MSG_GOSSIP_PAYLOAD:
     case PROTO_MSG_GOSSIP_SAMPLE:
+    case PROTO_MSG_HIER_HELLO:
+    case PROTO_MSG_HIER_CLUSTER:
+    case PROTO_MSG_HIER_CANDIDACY:
+    case PROTO_MSG_HIER_HEADS:
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+    case PROTO_MSG_HIER_RESULT:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

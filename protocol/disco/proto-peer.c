@@ -553,6 +553,13 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_NEIGHBORS:
     case PROTO_MSG_GOSSIP_PAYLOAD:
     case PROTO_MSG_GOSSIP_SAMPLE:
+    case PROTO_MSG_HIER_HELLO:
+    case PROTO_MSG_HIER_CLUSTER:
+    case PROTO_MSG_HIER_CANDIDACY:
+    case PROTO_MSG_HIER_HEADS:
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+    case PROTO_MSG_HIER_RESULT:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();

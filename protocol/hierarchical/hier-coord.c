@@ -1,0 +1,530 @@
+/* hier-coord.c — the hierarchical family's coordinator (hier.h): admission,
+ * clusters, the tally of each cluster's head election, and the list of
+ * heads.  It never sees a model.
+ *
+ * Clusters form once min_participants peers have said HierHello: by region
+ * (the peers' [network] regions label), each region split into balanced
+ * chunks of at most cluster_size; without regions, the peers in id order in
+ * such chunks.  A later peer joins the smallest cluster of its region (a new
+ * cluster if its region has none).
+ *
+ * An election (epoch e of a cluster): HierCluster(e, members, no head) to
+ * every member; each answers HierCandidacy(e, score, eligible); once every
+ * member has, or election_timeout after the start, the head is the eligible
+ * candidate with the highest score (then the lowest id; an ineligible one
+ * only if no candidate is eligible), announced by HierCluster(e, members,
+ * head), and every head gets HierHeads (all clusters' heads).  A candidacy
+ * for a later epoch (a member that lost its head), or the head's stream
+ * closing, starts the next epoch.  SignalForPeer is relayed as DISCO's
+ * controller relays it (server/src/controllers/decentralized_controller.ts). */
+#include "config.h"
+
+#include "protocol/hierarchical/hier.h"
+
+#include <string.h>
+
+typedef struct {
+  ProtoNodeId id;
+  char *region;
+  guint32 score;
+  gboolean nat;
+  int cluster;            /* index in clusters, -1 before they form */
+  gboolean resting;       /* finished and stays: no update of its is awaited */
+} Member;
+
+typedef struct {
+  char *name;
+  GArray *members;        /* ProtoNodeId, ascending */
+  uint32_t epoch;
+  ProtoNodeId head;       /* PROTO_NO_NODE during an election */
+  DlTime deadline;        /* the election's end (NEVER: none on) */
+  GHashTable *votes;      /* candidate id + 1 -> score << 1 | eligible (this epoch) */
+} Cluster;
+
+struct HierCoord {
+  ProtoConfig cfg;
+  GPtrArray *members;     /* Member*, ascending id */
+  GPtrArray *clusters;    /* Cluster* */
+  gboolean formed;
+  uint32_t heads_version;
+  DlTime now;
+};
+
+static void
+observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+         const char *fmt, ...) G_GNUC_PRINTF (7, 8);
+
+static void
+observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+         const char *fmt, ...)
+{
+  char detail[PROTO_OBS_DETAIL_LEN] = "";
+  if (fmt)
+    {
+      va_list ap;
+      va_start (ap, fmt);
+      g_vsnprintf (detail, sizeof detail, fmt, ap);
+      va_end (ap);
+    }
+  proto_outbox_observe (out, kind, c->formed ? "clustered" : "gathering", -1, other, type, value, "%s", detail);
+}
+
+static void
+send (HierCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+{
+  observe (c, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  proto_outbox_send (out, to, PROTO_VIA_SERVER, m);
+}
+
+static Member *
+find (const HierCoord *c, ProtoNodeId id, guint *at)
+{
+  guint lo = 0, hi = c->members->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      Member *m = g_ptr_array_index (c->members, mid);
+      if (m->id == id)
+        {
+          if (at)
+            *at = mid;
+          return m;
+        }
+      if (m->id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (at)
+    *at = lo;
+  return NULL;
+}
+
+static void
+member_free (gpointer p)
+{
+  Member *m = p;
+  g_free (m->region);
+  g_free (m);
+}
+
+static void
+cluster_free (gpointer p)
+{
+  Cluster *k = p;
+  g_free (k->name);
+  g_array_unref (k->members);
+  g_hash_table_unref (k->votes);
+  g_free (k);
+}
+
+static Cluster *
+cluster_new (HierCoord *c, const char *name)
+{
+  Cluster *k = g_new0 (Cluster, 1);
+  k->name = g_strdup (name);
+  k->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  k->head = PROTO_NO_NODE;
+  k->deadline = DL_TIME_NEVER;
+  k->votes = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_ptr_array_add (c->clusters, k);
+  return k;
+}
+
+/* The members whose updates the head awaits: all but the resting. */
+static void
+send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
+{
+  g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < k->members->len; i++)
+    {
+      Member *m = find (c, g_array_index (k->members, ProtoNodeId, i), NULL);
+      if (m && !m->resting)
+        g_array_append_val (active, m->id);
+    }
+  for (guint i = 0; i < k->members->len; i++)
+    {
+      ProtoMsg msg;
+      proto_msg_init (&msg, PROTO_MSG_HIER_CLUSTER);
+      msg.round = k->epoch;
+      msg.node = k->head;
+      proto_msg_set_peers (&msg, (const ProtoNodeId *) (const void *) active->data, active->len);
+      send (c, out, g_array_index (k->members, ProtoNodeId, i), &msg);
+    }
+}
+
+static void
+send_heads (HierCoord *c, ProtoOutbox *out)
+{
+  g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < c->clusters->len; i++)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, i);
+      /* a cluster whose members all finished has no more rounds: nobody waits for its head */
+      gboolean working = FALSE;
+      for (guint j = 0; j < k->members->len && !working; j++)
+        {
+          Member *m = find (c, g_array_index (k->members, ProtoNodeId, j), NULL);
+          working = m && !m->resting;
+        }
+      if (k->head != PROTO_NO_NODE && working)
+        g_array_append_val (heads, k->head);
+    }
+  g_array_sort (heads, hier_cmp_id);
+  c->heads_version++;
+  for (guint i = 0; i < heads->len; i++)
+    {
+      ProtoMsg msg;
+      proto_msg_init (&msg, PROTO_MSG_HIER_HEADS);
+      msg.round = c->heads_version;
+      proto_msg_set_peers (&msg, (const ProtoNodeId *) (const void *) heads->data, heads->len);
+      send (c, out, g_array_index (heads, ProtoNodeId, i), &msg);
+    }
+}
+
+static void
+start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, const char *why)
+{
+  gboolean had_head = k->head != PROTO_NO_NODE;
+  k->epoch = epoch;
+  k->head = PROTO_NO_NODE;
+  k->deadline = dl_time_add (c->now, c->cfg.election_timeout);
+  g_hash_table_remove_all (k->votes);
+  observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, epoch, "cluster %s: election, epoch %u (%s)", k->name, epoch,
+           why);
+  send_cluster (c, out, k);
+  if (had_head)
+    send_heads (c, out);
+}
+
+/* Every member voted, or the deadline passed: the head is announced. */
+static void
+try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
+{
+  if (k->head != PROTO_NO_NODE || k->deadline == DL_TIME_NEVER)
+    return;
+  gboolean all = g_hash_table_size (k->votes) >= k->members->len;
+  if (!all && c->now < k->deadline)
+    return;
+  ProtoNodeId best = PROTO_NO_NODE;
+  guint64 best_key = 0;
+  for (guint i = 0; i < k->members->len; i++)
+    {
+      ProtoNodeId id = g_array_index (k->members, ProtoNodeId, i);
+      gpointer v = g_hash_table_lookup (k->votes, GUINT_TO_POINTER (id + 1));
+      if (!v)
+        continue;
+      guint64 vote = GPOINTER_TO_SIZE (v) - 1;
+      /* eligible first, then the score; members are in ascending id, so a tie keeps the lower */
+      guint64 key = ((vote & 1) << 40) | ((vote >> 1) + 1);
+      if (key > best_key)
+        best_key = key, best = id;
+    }
+  if (best == PROTO_NO_NODE)
+    {
+      /* nobody answered: another epoch, unless the cluster is empty */
+      k->deadline = k->members->len ? dl_time_add (c->now, c->cfg.election_timeout) : DL_TIME_NEVER;
+      observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, k->epoch, "cluster %s: no candidacy by the deadline",
+               k->name);
+      return;
+    }
+  k->head = best;
+  k->deadline = DL_TIME_NEVER;
+  observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, best, -1, k->epoch,
+           "cluster %s: p%u is head (epoch %u, %u of %u candidacies%s)", k->name, best, k->epoch,
+           g_hash_table_size (k->votes), k->members->len, all ? "" : ", the rest timed out");
+  send_cluster (c, out, k);
+  send_heads (c, out);
+}
+
+static gint
+cmp_member_region (gconstpointer a, gconstpointer b)
+{
+  const Member *x = *(Member *const *) a, *y = *(Member *const *) b;
+  int r = strcmp (x->region, y->region);
+  return r ? r : (x->id > y->id) - (x->id < y->id);
+}
+
+/* min_participants peers said hello: the clusters form, elections start. */
+static void
+form_clusters (HierCoord *c, ProtoOutbox *out)
+{
+  c->formed = TRUE;
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (m->region)
+        g_ptr_array_add (order, m);
+    }
+  g_ptr_array_sort (order, cmp_member_region);
+  guint i = 0;
+  while (i < order->len)
+    {
+      const char *region = ((Member *) order->pdata[i])->region;
+      guint j = i;
+      while (j < order->len && strcmp (((Member *) order->pdata[j])->region, region) == 0)
+        j++;
+      guint n = j - i, size = MAX (c->cfg.cluster_size, 1);
+      guint chunks = (n + size - 1) / size;
+      for (guint q = 0; q < chunks; q++)
+        {
+          /* balanced: chunk q takes members [i + n q / chunks, i + n (q + 1) / chunks) */
+          g_autofree char *name = chunks > 1 || !*region ? g_strdup_printf ("%s%s%u", region, *region ? "." : "c", q + 1)
+                                                         : g_strdup (region);
+          Cluster *k = cluster_new (c, name);
+          for (guint r = i + n * q / chunks; r < i + n * (q + 1) / chunks; r++)
+            {
+              Member *m = order->pdata[r];
+              m->cluster = (int) c->clusters->len - 1;
+              g_array_append_val (k->members, m->id);
+            }
+          g_array_sort (k->members, hier_cmp_id);
+        }
+      i = j;
+    }
+  observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, c->clusters->len, "%u peers in %u clusters", order->len,
+           c->clusters->len);
+  for (guint q = 0; q < c->clusters->len; q++)
+    start_election (c, out, g_ptr_array_index (c->clusters, q), 1, "formed");
+}
+
+/* A peer after the clusters formed: the smallest cluster of its region. */
+static void
+place_late (HierCoord *c, ProtoOutbox *out, Member *m)
+{
+  Cluster *best = NULL;
+  int best_i = -1;
+  for (guint q = 0; q < c->clusters->len; q++)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, q);
+      gboolean same = k->members->len == 0 ? FALSE : strcmp (find (c, g_array_index (k->members, ProtoNodeId, 0), NULL)->region,
+                                                             m->region) == 0;
+      if (same && k->members->len < MAX (c->cfg.cluster_size, 1) && (!best || k->members->len < best->members->len))
+        best = k, best_i = (int) q;
+    }
+  if (!best)
+    {
+      g_autofree char *name = g_strdup_printf ("%s%s%u", m->region, *m->region ? "." : "c", c->clusters->len + 1);
+      best = cluster_new (c, name);
+      best_i = (int) c->clusters->len - 1;
+    }
+  m->cluster = best_i;
+  guint at = 0;
+  while (at < best->members->len && g_array_index (best->members, ProtoNodeId, at) < m->id)
+    at++;
+  g_array_insert_val (best->members, at, m->id);
+  observe (c, out, PROTO_OBS_NOTE, m->id, -1, -1, "joins cluster %s", best->name);
+  if (best->head == PROTO_NO_NODE && best->deadline == DL_TIME_NEVER)
+    start_election (c, out, best, best->epoch + 1, "a peer joined a cluster without a head");
+  else
+    send_cluster (c, out, best);
+}
+
+static void
+member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
+{
+  guint at;
+  Member *m = find (c, id, &at);
+  if (!m)
+    return;
+  observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed: left");
+  if (m->cluster >= 0)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+      for (guint i = 0; i < k->members->len; i++)
+        if (g_array_index (k->members, ProtoNodeId, i) == id)
+          {
+            g_array_remove_index (k->members, i);
+            break;
+          }
+      g_hash_table_remove (k->votes, GUINT_TO_POINTER (id + 1));
+      g_ptr_array_remove_index (c->members, at);
+      if (k->head == id)
+        start_election (c, out, k, k->epoch + 1, "the head left");
+      else if (k->head != PROTO_NO_NODE)
+        send_cluster (c, out, k);
+      else
+        try_tally (c, out, k);
+      return;
+    }
+  g_ptr_array_remove_index (c->members, at);
+}
+
+static void
+handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  guint at;
+  Member *m = find (c, from, &at);
+  switch (msg->type)
+    {
+    case PROTO_MSG_CLIENT_CONNECTED:
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      if (!m)
+        {
+          m = g_new0 (Member, 1);
+          m->id = from;
+          m->cluster = -1;
+          g_ptr_array_insert (c->members, (gint) at, m);
+        }
+      {
+        ProtoMsg r;
+        proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
+        r.node = from;
+        send (c, out, from, &r);
+      }
+      return;
+    case PROTO_MSG_HIER_HELLO:
+      if (!m || m->region)
+        break;
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+      m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
+      m->score = msg->degree;
+      m->nat = msg->helper;
+      if (c->formed)
+        place_late (c, out, m);
+      else
+        {
+          guint hellos = 0;
+          for (guint i = 0; i < c->members->len; i++)
+            hellos += ((Member *) g_ptr_array_index (c->members, i))->region != NULL;
+          if (hellos >= MAX (c->cfg.min_participants, 1))
+            form_clusters (c, out);
+        }
+      return;
+    case PROTO_MSG_HIER_CANDIDACY:
+      {
+        if (!m || m->cluster < 0)
+          break;
+        Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+        if (msg->round > k->epoch)
+          start_election (c, out, k, msg->round, "a member lost its head");
+        if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
+          {
+            observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
+                     msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
+            if (k->head != PROTO_NO_NODE && msg->round == k->epoch)
+              send_cluster (c, out, k);   /* it missed the announcement */
+            return;
+          }
+        observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+        guint64 vote = ((guint64) msg->degree << 1) | (msg->helper ? 1 : 0);
+        g_hash_table_insert (k->votes, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) vote + 1));
+        try_tally (c, out, k);
+        return;
+      }
+    case PROTO_MSG_PEER_IS_READY:
+      if (!m || !msg->helper || m->resting)
+        break;
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      m->resting = TRUE;
+      if (m->cluster >= 0)
+        {
+          Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+          if (k->head != PROTO_NO_NODE)
+            {
+              send_cluster (c, out, k);
+              send_heads (c, out);
+            }
+        }
+      return;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      if (!m || !find (c, msg->node, NULL))
+        {
+          observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
+          return;
+        }
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      {
+        ProtoMsg r;
+        proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
+        r.node = from;
+        r.signal = msg->signal;
+        r.signal_data = g_strdup (msg->signal_data);
+        send (c, out, msg->node, &r);
+      }
+      return;
+    default:
+      break;
+    }
+  observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+}
+
+void
+hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  c->now = now;
+  DlTime before = hier_coord_next_deadline (c);
+  switch (in->kind)
+    {
+    case PROTO_IN_MESSAGE:
+      g_return_if_fail (in->msg != NULL);
+      handle_message (c, in->from, in->msg, out);
+      break;
+    case PROTO_IN_STREAM_CLOSED:
+      member_left (c, out, in->from);
+      break;
+    case PROTO_IN_DEADLINE:
+      for (guint q = 0; q < c->clusters->len; q++)
+        try_tally (c, out, g_ptr_array_index (c->clusters, q));
+      break;
+    default:
+      break;
+    }
+  DlTime after = hier_coord_next_deadline (c);
+  if (after != before)
+    {
+      proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
+    }
+}
+
+DlTime
+hier_coord_next_deadline (const HierCoord *c)
+{
+  DlTime d = DL_TIME_NEVER;
+  for (guint q = 0; q < c->clusters->len; q++)
+    d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
+  return d;
+}
+
+const char *
+hier_coord_phase (const HierCoord *c)
+{
+  return c->formed ? "clustered" : "gathering";
+}
+
+guint
+hier_coord_n_clusters (const HierCoord *c)
+{
+  return c->clusters->len;
+}
+
+ProtoNodeId
+hier_coord_head_of (const HierCoord *c, ProtoNodeId member)
+{
+  Member *m = find (c, member, NULL);
+  if (!m || m->cluster < 0)
+    return PROTO_NO_NODE;
+  return ((Cluster *) g_ptr_array_index (c->clusters, m->cluster))->head;
+}
+
+HierCoord *
+hier_coord_new (const ProtoConfig *cfg)
+{
+  HierCoord *c = g_new0 (HierCoord, 1);
+  c->cfg = *cfg;
+  c->members = g_ptr_array_new_with_free_func (member_free);
+  c->clusters = g_ptr_array_new_with_free_func (cluster_free);
+  return c;
+}
+
+void
+hier_coord_free (HierCoord *c)
+{
+  if (!c)
+    return;
+  g_ptr_array_unref (c->members);
+  g_ptr_array_unref (c->clusters);
+  g_free (c);
+}

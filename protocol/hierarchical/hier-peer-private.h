@@ -1,0 +1,86 @@
+/* hier-peer-private.h — the hierarchical peer's state, shared by
+ * hier-peer.c (the member: train, elect, send its update, take the result;
+ * links) and hier-head.c (the head: collect, exchange with the other heads,
+ * send the global model down). */
+#pragma once
+
+#include "protocol/hierarchical/hier.h"
+
+G_BEGIN_DECLS
+
+typedef enum { HL_WAIT_OFFER, HL_WAIT_ANSWER, HL_CONNECTING, HL_UP } HLinkState;
+
+/* A message waiting for its link. */
+typedef struct {
+  ProtoNodeId to;
+  ProtoMsg msg;
+} Queued;
+
+/* A head's aggregate of one round. */
+typedef struct {
+  ProtoNodeId head;
+  uint32_t round;
+  guint32 count;
+  LearnWeights *mean;
+} Agg;
+
+typedef enum { HEAD_COLLECT, HEAD_EXCHANGE } HeadPhase;
+
+struct HierPeer {
+  ProtoConfig cfg;
+  HierPeerState state;
+  ProtoNodeId id;
+  gboolean connected;
+  DlRandom *rng;
+  char *region;
+  guint32 score;
+  gboolean nat;
+  LearnWeights *model;
+  guint rounds_done;
+  int32_t last_round_end;
+  guint received[PROTO_MSG_N_TYPES];
+
+  /* the cluster, as the coordinator last said */
+  uint32_t epoch;
+  uint32_t candidacy_epoch;   /* the last epoch it stood in (0: none) */
+  ProtoNodeId head;
+  GArray *members;            /* ProtoNodeId: whose updates the head awaits */
+  gboolean pending;           /* a trained model waits for its round's result */
+  ProtoNodeId sent_to;        /* the head it went to (PROTO_NO_NODE: not sent) */
+  DlTime result_deadline;
+
+  GHashTable *links;          /* id + 1 -> HLinkState + 1 */
+  GArray *queued;             /* Queued */
+
+  /* the head's part */
+  gboolean is_head;
+  HeadPhase phase;
+  uint32_t hr;                /* the round it aggregates */
+  gboolean hr_set;
+  GHashTable *updates;        /* member + 1 -> LearnWeights*: this round */
+  GHashTable *next_updates;   /* those that came during the exchange */
+  GArray *heads;              /* ProtoNodeId: every cluster's head (HierHeads) */
+  GArray *aggs;               /* Agg: this round's and later ones */
+  DlTime head_deadline;
+  DlTime now;
+};
+
+/* hier-peer.c */
+void hp_observe (HierPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+                 const char *detail);
+/* Sends over the link to `to`, or queues it until the link is up (opening it). */
+void hp_send_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m);
+/* The head's result reached this peer as a member (from itself or its head). */
+void hp_take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global);
+
+/* hier-head.c */
+void hh_become (HierPeer *p, ProtoOutbox *out);
+void hh_resign (HierPeer *p, ProtoOutbox *out);
+void hh_members_changed (HierPeer *p, ProtoOutbox *out);
+void hh_heads_changed (HierPeer *p, ProtoOutbox *out);
+void hh_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w);
+void hh_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
+void hh_deadline (HierPeer *p, ProtoOutbox *out);
+void hh_clear (HierPeer *p);
+
+G_END_DECLS

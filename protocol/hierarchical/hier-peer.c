@@ -1,0 +1,602 @@
+/* hier-peer.c — the member's part of a hierarchical peer, and its links
+ * (hier-peer-private.h; the head's part is hier-head.c).
+ *
+ * A member: connect, HierHello (its score and region: a node knows its own
+ * host), train; stand in each election of its cluster (HierCandidacy);
+ * once trained, its model goes to its head as HierUpdate over a link (to
+ * itself without a message if it is the head) and it waits for the
+ * HierResult, which becomes its model and ends the round.  A member that
+ * gets no result 3 x head_timeout after its update (a head may wait
+ * head_timeout for its members, then as long for the other heads), or
+ * loses the link to its head, stands for the next epoch (the coordinator then elects a new head);
+ * its trained model goes again to whichever head the election gives.
+ * Links are set up by DISCO's signalling through the coordinator
+ * (SignalForPeer offer/answer; the larger id offers, as peer_pool.ts). */
+#include "config.h"
+
+#include "protocol/hierarchical/hier-peer-private.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const state_names[HIER_PEER_N_STATES] = {
+  [HIER_PEER_IDLE] = "idle",
+  [HIER_PEER_CONNECTING] = "connecting",
+  [HIER_PEER_TRAINING] = "training",
+  [HIER_PEER_WAIT_HEAD] = "wait-head",
+  [HIER_PEER_WAIT_LINK] = "wait-link",
+  [HIER_PEER_WAIT_RESULT] = "wait-result",
+  [HIER_PEER_DONE] = "done",
+  [HIER_PEER_LEFT] = "left",
+};
+
+const char *
+hier_peer_state_name (HierPeerState s)
+{
+  return (unsigned) s < HIER_PEER_N_STATES ? state_names[s] : "?";
+}
+
+gint
+hier_cmp_id (gconstpointer a, gconstpointer b)
+{
+  ProtoNodeId x = *(const ProtoNodeId *) a, y = *(const ProtoNodeId *) b;
+  return (x > y) - (x < y);
+}
+
+guint32
+hier_score (const ProtoPeerEnv *env)
+{
+  double s = env->speed * ((double) env->uplink_bps / 1e6) * 1000.0;
+  return s >= (double) G_MAXUINT32 ? G_MAXUINT32 : (guint32) MAX (s, 1.0);
+}
+
+void
+hp_observe (HierPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+            const char *detail)
+{
+  proto_outbox_observe (out, kind, state_names[p->state], (int32_t) p->rounds_done, other, type, value, "%s",
+                        detail ? detail : "");
+}
+
+static void
+set_state (HierPeer *p, ProtoOutbox *out, HierPeerState s)
+{
+  if (p->state == s)
+    return;
+  p->state = s;
+  hp_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
+}
+
+static void
+send_msg (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
+{
+  hp_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  proto_outbox_send (out, to, via, m);
+}
+
+/* ---- links ---- */
+
+static gboolean
+link_state (const HierPeer *p, ProtoNodeId id, HLinkState *s)
+{
+  gpointer v = g_hash_table_lookup (p->links, GUINT_TO_POINTER (id + 1));
+  if (v && s)
+    *s = (HLinkState) (GPOINTER_TO_UINT (v) - 1);
+  return v != NULL;
+}
+
+static void
+set_link (HierPeer *p, ProtoNodeId id, HLinkState s)
+{
+  g_hash_table_insert (p->links, GUINT_TO_POINTER (id + 1), GUINT_TO_POINTER ((guint) s + 1));
+}
+
+static void
+open_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId id)
+{
+  gboolean initiator = p->id > id;
+  set_link (p, id, initiator ? HL_WAIT_ANSWER : HL_WAIT_OFFER);
+  proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, id);
+  proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = initiator;
+  if (initiator)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+      m.node = id;
+      m.signal = PROTO_SIGNAL_OFFER;
+      send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+    }
+}
+
+void
+hp_send_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+{
+  HLinkState s;
+  if (link_state (p, to, &s) && s == HL_UP)
+    {
+      send_msg (p, out, to, PROTO_VIA_LINK, m);
+      return;
+    }
+  if (!link_state (p, to, NULL))
+    open_link (p, out, to);
+  Queued q = { .to = to, .msg = *m };
+  proto_msg_init (m, m->type);
+  g_array_append_val (p->queued, q);
+}
+
+static void
+drop_queued (HierPeer *p, ProtoNodeId to)
+{
+  for (guint i = p->queued->len; i > 0; i--)
+    if (g_array_index (p->queued, Queued, i - 1).to == to)
+      {
+        proto_msg_clear (&g_array_index (p->queued, Queued, i - 1).msg);
+        g_array_remove_index (p->queued, i - 1);
+      }
+}
+
+static void
+close_all (HierPeer *p, ProtoOutbox *out)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, p->links);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    {
+      ProtoNodeId id = GPOINTER_TO_UINT (k) - 1;
+      g_array_append_val (ids, id);
+    }
+  g_array_sort (ids, hier_cmp_id);
+  for (guint i = 0; i < ids->len; i++)
+    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (ids, ProtoNodeId, i));
+  g_hash_table_remove_all (p->links);
+  for (guint i = 0; i < p->queued->len; i++)
+    proto_msg_clear (&g_array_index (p->queued, Queued, i).msg);
+  g_array_set_size (p->queued, 0);
+}
+
+static void
+handle_signal (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  ProtoNodeId other = msg->node;
+  HLinkState s;
+  gboolean known = link_state (p, other, &s);
+  if (msg->signal == PROTO_SIGNAL_OFFER)
+    {
+      if (known && s != HL_WAIT_OFFER)
+        {
+          hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "offer for a link we hold: replaced");
+          proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+          known = FALSE;
+        }
+      if (!known)
+        {
+          proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, other);
+          proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = FALSE;
+        }
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+      m.node = other;
+      m.signal = PROTO_SIGNAL_ANSWER;
+      send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      set_link (p, other, HL_CONNECTING);
+    }
+  else if (known && s == HL_WAIT_ANSWER)
+    {
+      set_link (p, other, HL_CONNECTING);
+      proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, other);
+    }
+  else
+    hp_observe (p, out, PROTO_OBS_REJECTED, other, PROTO_MSG_SIGNAL_FOR_PEER, -1, "answer for no offer of ours");
+}
+
+/* ---- the member ---- */
+
+static void
+start_training (HierPeer *p, ProtoOutbox *out)
+{
+  p->pending = FALSE;
+  p->sent_to = PROTO_NO_NODE;
+  p->result_deadline = DL_TIME_NEVER;
+  set_state (p, out, HIER_PEER_TRAINING);
+  proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
+  ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
+  a->weights = learn_weights_ref (p->model);
+  a->round = p->rounds_done;
+}
+
+static void
+stand (HierPeer *p, ProtoOutbox *out, uint32_t epoch)
+{
+  if (p->candidacy_epoch >= epoch)
+    return;
+  p->candidacy_epoch = epoch;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_CANDIDACY);
+  m.round = epoch;
+  m.degree = p->score;
+  m.helper = !p->nat;   /* a peer behind symmetric NAT cannot be linked by others behind one: not a head */
+  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+}
+
+/* The trained model to the current head, if there is one (again, if the
+ * head changed since it was sent). */
+static void
+send_update (HierPeer *p, ProtoOutbox *out)
+{
+  if (!p->pending || p->state == HIER_PEER_DONE || p->state == HIER_PEER_LEFT)
+    return;
+  if (p->head == PROTO_NO_NODE)
+    {
+      set_state (p, out, HIER_PEER_WAIT_HEAD);
+      return;
+    }
+  if (p->sent_to == p->head)
+    return;
+  p->sent_to = p->head;
+  /* the head may take head_timeout to collect and as long to exchange */
+  p->result_deadline = dl_time_add (p->now, 3 * p->cfg.head_timeout);
+  if (p->head == p->id)
+    {
+      set_state (p, out, HIER_PEER_WAIT_RESULT);
+      hh_take_update (p, out, p->id, p->model);
+      return;
+    }
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_UPDATE);
+  m.round = p->rounds_done;
+  m.degree = 1;
+  proto_msg_set_weights (&m, p->model);
+  HLinkState s;
+  set_state (p, out, link_state (p, p->head, &s) && s == HL_UP ? HIER_PEER_WAIT_RESULT : HIER_PEER_WAIT_LINK);
+  hp_send_link (p, out, p->head, &m);
+}
+
+static void
+finish (HierPeer *p, ProtoOutbox *out)
+{
+  hp_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+  if (p->cfg.leave_after_training)
+    {
+      close_all (p, out);
+      proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+      p->connected = FALSE;
+      p->is_head = FALSE;
+      set_state (p, out, HIER_PEER_LEFT);
+      return;
+    }
+  /* it stays: no more updates of its (a head keeps heading) */
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  m.helper = TRUE;
+  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  set_state (p, out, HIER_PEER_DONE);
+}
+
+void
+hp_take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global)
+{
+  if (!p->pending)
+    return;
+  learn_weights_unref (p->model);
+  p->model = learn_weights_ref (global);
+  p->rounds_done++;
+  p->last_round_end = MAX ((int32_t) round, p->last_round_end + 1);
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, p->sent_to, -1, 1,
+                        "the global model from head p%u", p->sent_to);
+  p->pending = FALSE;
+  if (p->rounds_done >= p->cfg.rounds)
+    finish (p, out);
+  else
+    start_training (p, out);
+}
+
+/* The head is lost (no result in time, or its link): stand for the next epoch. */
+static void
+head_lost (HierPeer *p, ProtoOutbox *out, const char *why)
+{
+  hp_observe (p, out, PROTO_OBS_NOTE, p->head, -1, p->epoch, why);
+  if (p->head == p->id)
+    return;
+  p->head = PROTO_NO_NODE;
+  p->sent_to = PROTO_NO_NODE;
+  p->result_deadline = DL_TIME_NEVER;
+  stand (p, out, p->epoch + 1);
+  if (p->pending)
+    set_state (p, out, HIER_PEER_WAIT_HEAD);
+}
+
+static void
+handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (msg->round < p->epoch)
+    return;
+  p->epoch = msg->round;
+  g_array_set_size (p->members, 0);
+  g_array_append_vals (p->members, msg->peers, msg->n_peers);
+  ProtoNodeId was = p->head;
+  p->head = msg->node;
+  if (p->head == PROTO_NO_NODE)
+    {
+      if (p->is_head)
+        hh_resign (p, out);
+      stand (p, out, p->epoch);
+      if (p->pending && p->state != HIER_PEER_WAIT_HEAD)
+        {
+          p->sent_to = PROTO_NO_NODE;
+          set_state (p, out, HIER_PEER_WAIT_HEAD);
+        }
+      return;
+    }
+  if (p->head == p->id)
+    hh_become (p, out);
+  else if (p->is_head)
+    hh_resign (p, out);
+  if (p->is_head)
+    hh_members_changed (p, out);
+  if (was != p->head && p->head != p->id && !link_state (p, p->head, NULL))
+    open_link (p, out, p->head);   /* ready before the update needs it */
+  send_update (p, out);
+}
+
+gboolean
+hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
+{
+  (void) from;
+  gboolean on = p->state >= HIER_PEER_TRAINING && p->state <= HIER_PEER_DONE;
+  switch (type)
+    {
+    case PROTO_MSG_NEW_NODE_INFO:
+      return p->state == HIER_PEER_CONNECTING;
+    case PROTO_MSG_HIER_CLUSTER:
+    case PROTO_MSG_HIER_HEADS:
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      return on;
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+      return on && p->is_head;
+    case PROTO_MSG_HIER_RESULT:
+      return p->state == HIER_PEER_WAIT_RESULT;
+    default:
+      return FALSE;
+    }
+}
+
+static void
+handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
+{
+  const ProtoMsg *msg = in->msg;
+  if ((unsigned) msg->type >= PROTO_MSG_N_TYPES)
+    return;
+  p->received[msg->type]++;
+  if (!hier_peer_listens (p, msg->type, in->from))
+    {
+      hp_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      return;
+    }
+  hp_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+  switch (msg->type)
+    {
+    case PROTO_MSG_NEW_NODE_INFO:
+      {
+        p->id = msg->node;
+        ProtoMsg m;
+        proto_msg_init (&m, PROTO_MSG_HIER_HELLO);
+        m.degree = p->score;
+        m.signal_data = g_strdup (p->region);
+        m.helper = p->nat;
+        send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+        start_training (p, out);
+        break;
+      }
+    case PROTO_MSG_HIER_CLUSTER:
+      handle_cluster (p, msg, out);
+      break;
+    case PROTO_MSG_HIER_HEADS:
+      g_array_set_size (p->heads, 0);
+      g_array_append_vals (p->heads, msg->peers, msg->n_peers);
+      for (guint i = 0; i < p->heads->len; i++)
+        {
+          ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
+          if (h != p->id && !link_state (p, h, NULL))
+            open_link (p, out, h);
+        }
+      hh_heads_changed (p, out);
+      break;
+    case PROTO_MSG_HIER_UPDATE:
+      if (msg->weights)
+        hh_take_update (p, out, in->from, msg->weights);
+      break;
+    case PROTO_MSG_HIER_AGG:
+      hh_take_agg (p, out, in->from, msg);
+      break;
+    case PROTO_MSG_HIER_RESULT:
+      if (in->from != p->sent_to || msg->weights == NULL)
+        {
+          hp_observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, msg->round,
+                      "a result from another head than the one that has its update");
+          break;
+        }
+      hp_take_result (p, out, msg->round, msg->weights);
+      break;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      handle_signal (p, msg, out);
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+link_up (HierPeer *p, ProtoOutbox *out, ProtoNodeId other)
+{
+  if (!link_state (p, other, NULL))
+    {
+      hp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link we no longer hold");
+      return;
+    }
+  set_link (p, other, HL_UP);
+  hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
+  for (guint i = 0; i < p->queued->len;)
+    {
+      Queued *q = &g_array_index (p->queued, Queued, i);
+      if (q->to != other)
+        {
+          i++;
+          continue;
+        }
+      ProtoMsg m = q->msg;
+      g_array_remove_index (p->queued, i);
+      send_msg (p, out, other, PROTO_VIA_LINK, &m);
+    }
+  if (p->state == HIER_PEER_WAIT_LINK && other == p->head)
+    set_state (p, out, HIER_PEER_WAIT_RESULT);
+}
+
+static void
+link_lost (HierPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
+{
+  hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
+  g_hash_table_remove (p->links, GUINT_TO_POINTER (other + 1));
+  proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+  drop_queued (p, other);
+  if (other == p->head && p->pending)
+    head_lost (p, out, "the link to the head is lost");
+}
+
+void
+hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  p->now = now;
+  DlTime before = hier_peer_next_deadline (p);
+  switch (in->kind)
+    {
+    case PROTO_IN_START:
+      if (p->state != HIER_PEER_IDLE)
+        break;
+      p->connected = TRUE;
+      {
+        ProtoMsg m;
+        proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+        send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      }
+      set_state (p, out, HIER_PEER_CONNECTING);
+      break;
+    case PROTO_IN_MESSAGE:
+      g_return_if_fail (in->msg != NULL);
+      handle_message (p, in, out);
+      break;
+    case PROTO_IN_DEADLINE:
+      hh_deadline (p, out);
+      if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id && now >= p->result_deadline)
+        head_lost (p, out, "head_timeout: no result from the head");
+      break;
+    case PROTO_IN_TRAINING_DONE:
+      if (p->state != HIER_PEER_TRAINING || in->weights == NULL)
+        break;
+      learn_weights_unref (p->model);
+      p->model = learn_weights_ref (in->weights);
+      p->pending = TRUE;
+      send_update (p, out);
+      break;
+    case PROTO_IN_LINK_UP:
+      link_up (p, out, in->from);
+      break;
+    case PROTO_IN_LINK_FAILED:
+      if (link_state (p, in->from, NULL))
+        link_lost (p, out, in->from, "failed");
+      break;
+    case PROTO_IN_LINK_CLOSED:
+      if (link_state (p, in->from, NULL))
+        link_lost (p, out, in->from, "closed");
+      break;
+    case PROTO_IN_STREAM_CLOSED:
+    case PROTO_IN_LEAVE:
+      if (!p->connected)
+        break;
+      close_all (p, out);
+      if (in->kind == PROTO_IN_LEAVE)
+        proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+      p->connected = FALSE;
+      p->is_head = FALSE;
+      hh_clear (p);
+      hp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+                  in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
+      set_state (p, out, HIER_PEER_LEFT);
+      break;
+    }
+  DlTime after = hier_peer_next_deadline (p);
+  if (after != before)
+    {
+      proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
+    }
+}
+
+DlTime
+hier_peer_next_deadline (const HierPeer *p)
+{
+  DlTime d = p->is_head ? p->head_deadline : DL_TIME_NEVER;
+  if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id)
+    d = MIN (d, p->result_deadline);
+  return d;
+}
+
+HierPeer *
+hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
+{
+  HierPeer *p = g_new0 (HierPeer, 1);
+  p->cfg = *cfg;
+  p->id = PROTO_NO_NODE;
+  p->rng = env->rng;
+  p->region = g_strdup (env->region ? env->region : "");
+  p->score = hier_score (env);
+  p->nat = env->nat_symmetric;
+  p->model = learn_weights_ref (env->initial);
+  p->last_round_end = -1;
+  p->head = PROTO_NO_NODE;
+  p->sent_to = PROTO_NO_NODE;
+  p->result_deadline = DL_TIME_NEVER;
+  p->head_deadline = DL_TIME_NEVER;
+  p->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->links = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->queued = g_array_new (FALSE, TRUE, sizeof (Queued));
+  p->updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
+  p->next_updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
+  p->heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->aggs = g_array_new (FALSE, TRUE, sizeof (Agg));
+  return p;
+}
+
+void
+hier_peer_free (HierPeer *p)
+{
+  if (!p)
+    return;
+  hh_clear (p);
+  for (guint i = 0; i < p->queued->len; i++)
+    proto_msg_clear (&g_array_index (p->queued, Queued, i).msg);
+  g_array_unref (p->queued);
+  g_hash_table_unref (p->links);
+  g_hash_table_unref (p->updates);
+  g_hash_table_unref (p->next_updates);
+  g_array_unref (p->heads);
+  g_array_unref (p->aggs);
+  g_array_unref (p->members);
+  learn_weights_unref (p->model);
+  g_free (p->region);
+  g_free (p);
+}
+
+HierPeerState hier_peer_state (const HierPeer *p) { return p->state; }
+gboolean hier_peer_connected (const HierPeer *p) { return p->connected; }
+gboolean hier_peer_is_head (const HierPeer *p) { return p->is_head; }
+guint hier_peer_rounds_done (const HierPeer *p) { return p->rounds_done; }
+LearnWeights *hier_peer_model (const HierPeer *p) { return p->model; }
+
+guint
+hier_peer_received_count (const HierPeer *p, ProtoMsgType type)
+{
+  return (unsigned) type < PROTO_MSG_N_TYPES ? p->received[type] : 0;
+}

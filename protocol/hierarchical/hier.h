@@ -1,0 +1,60 @@
+/* hier.h — the hierarchical family (protocol/hierarchical/README.md): peers
+ * in clusters, each with an elected head; members send their model to their
+ * head, heads exchange their clusters' means and send the global mean back
+ * down.
+ *
+ * Shape: hier_coord_new / hier_peer_new make the machines; handle and
+ * next_deadline as every machine (protocol/proto-machine.h). */
+#pragma once
+
+#include "protocol/proto-machine.h"
+
+G_BEGIN_DECLS
+
+gint hier_cmp_id (gconstpointer a, gconstpointer b);
+
+/* ---- the coordinator (hier-coord.c) ---- */
+
+typedef struct HierCoord HierCoord;
+
+HierCoord *hier_coord_new (const ProtoConfig *cfg);
+void hier_coord_free (HierCoord *c);
+void hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out);
+DlTime hier_coord_next_deadline (const HierCoord *c);
+const char *hier_coord_phase (const HierCoord *c);
+guint hier_coord_n_clusters (const HierCoord *c);
+/* the head of member's cluster, PROTO_NO_NODE if none (yet) */
+ProtoNodeId hier_coord_head_of (const HierCoord *c, ProtoNodeId member);
+
+/* ---- the peer (hier-peer.c, hier-head.c) ---- */
+
+typedef enum {
+  HIER_PEER_IDLE,
+  HIER_PEER_CONNECTING,    /* ClientConnected sent, NewNodeInfo awaited */
+  HIER_PEER_TRAINING,
+  HIER_PEER_WAIT_HEAD,     /* trained; its cluster has no head (an election is on) */
+  HIER_PEER_WAIT_LINK,     /* trained; the link to its head is coming up */
+  HIER_PEER_WAIT_RESULT,   /* its update is with its head */
+  HIER_PEER_DONE,          /* every round trained; stays (a head keeps heading) */
+  HIER_PEER_LEFT,
+} HierPeerState;
+#define HIER_PEER_N_STATES (HIER_PEER_LEFT + 1)
+
+typedef struct HierPeer HierPeer;
+
+HierPeer *hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env);
+void hier_peer_free (HierPeer *p);
+void hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out);
+DlTime hier_peer_next_deadline (const HierPeer *p);
+gboolean hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from);
+HierPeerState hier_peer_state (const HierPeer *p);
+const char *hier_peer_state_name (HierPeerState s);
+gboolean hier_peer_connected (const HierPeer *p);
+gboolean hier_peer_is_head (const HierPeer *p);
+guint hier_peer_rounds_done (const HierPeer *p);
+LearnWeights *hier_peer_model (const HierPeer *p);
+guint hier_peer_received_count (const HierPeer *p, ProtoMsgType type);
+/* a score from the host: speed x uplink in Mbit/s, x 1000 */
+guint32 hier_score (const ProtoPeerEnv *env);
+
+G_END_DECLS
