@@ -127,6 +127,10 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/gossip-stragglers.ini \
 	scenarios/regression/gossip-topk-error-feedback.ini \
 	scenarios/regression/gossip-vs-disco.ini \
+	scenarios/regression/hier-head-failover.ini \
+	scenarios/regression/hier-nat.ini \
+	scenarios/regression/hier-regions.ini \
+	scenarios/regression/hier-vs-disco.ini \
 	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/reset-after-everyone-leaves.ini \
 	scenarios/regression/status-timeline.ini \

@@ -72,6 +72,12 @@ gw_feed (GW *g, ProtoNodeId id, const ProtoInput *in)
 GW *
 gw_new (const ProtoConfig *cfg, guint n, gsize model_len)
 {
+  return gw_new_env (cfg, n, model_len, NULL);
+}
+
+GW *
+gw_new_env (const ProtoConfig *cfg, guint n, gsize model_len, const ProtoPeerEnv *envs)
+{
   GW *g = g_new0 (GW, 1);
   g->cfg = *cfg;
   g->n = n;
@@ -79,14 +85,17 @@ gw_new (const ProtoConfig *cfg, guint n, gsize model_len)
   g->rng = g_new0 (DlRandom *, n + 1);
   g->alive = g_new0 (gboolean, n + 1);
   const ProtoFamily *f = proto_family_of (cfg);
-  ck_assert_str_eq (f->name, "gossip");
   g->m[0] = f->new_coordinator (cfg);
   g->alive[0] = TRUE;
   g_autoptr (LearnWeights) init = learn_weights_new (model_len);
   for (guint i = 1; i <= n; i++)
     {
       g->rng[i] = dl_random_new (1, "shares", i);
-      ProtoPeerEnv env = { .initial = init, .rng = g->rng[i], .region = "", .speed = 1 };
+      ProtoPeerEnv env = { .region = "", .speed = 1, .uplink_bps = 20000000 };
+      if (envs)
+        env = envs[i - 1];
+      env.initial = init;
+      env.rng = g->rng[i];
       g->m[i] = f->new_peer (cfg, &env);
       g->alive[i] = TRUE;
     }
@@ -94,6 +103,7 @@ gw_new (const ProtoConfig *cfg, guint n, gsize model_len)
   g->ups = g_array_new (FALSE, FALSE, sizeof (guint64));
   g->train = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   g->log = g_ptr_array_new_with_free_func (g_free);
+  g->hold_type = -1;
   return g;
 }
 
@@ -144,8 +154,9 @@ gw_settle (GW *g)
   for (guint guard = 0; guard < 100000; guard++)
     {
       guint qi = 0;
-      while (qi < g->queue->len && g->hold_payloads
-             && g_array_index (g->queue, GMsg, qi).msg.type == PROTO_MSG_GOSSIP_PAYLOAD)
+      while (qi < g->queue->len
+             && ((g->hold_payloads && g_array_index (g->queue, GMsg, qi).msg.type == PROTO_MSG_GOSSIP_PAYLOAD)
+                 || (int) g_array_index (g->queue, GMsg, qi).msg.type == g->hold_type))
         qi++;
       if (qi < g->queue->len)
         {

@@ -1,4 +1,5 @@
-/* gossip-harness.h — a hand-held world for the gossip family's tests: the
+/* gossip-harness.h — a hand-held world for the families' tests (gossip's
+ * first, hence the name; hierarchical's too): the
  * coordinator and n peers behind the machine interface, a FIFO of messages
  * the test delivers, links that come up as soon as they are connected,
  * training that adds the peer's id to every weight, and time that moves only
@@ -28,12 +29,15 @@ typedef struct {
   GArray *train;            /* ProtoNodeId with training outstanding */
   GPtrArray *log;
   gboolean hold_payloads;   /* GossipPayloads stay queued */
+  int hold_type;            /* messages of this type stay queued (-1: none) */
 } GW;
 
 
 /* gossip's config with DISCO-1110 defaults elsewhere, payload_timeout 10 s */
 ProtoConfig gossip_cfg (guint min, guint rounds, guint fanout);
 GW *gw_new (const ProtoConfig *cfg, guint n, gsize model_len);
+/* envs[0..n): each peer's host (initial and rng are the harness's) */
+GW *gw_new_env (const ProtoConfig *cfg, guint n, gsize model_len, const ProtoPeerEnv *envs);
 void gw_free (GW *g);
 void gw_feed (GW *g, ProtoNodeId id, const ProtoInput *in);
 void gw_carry (GW *g, ProtoNodeId self, ProtoOutbox *out);

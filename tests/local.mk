@@ -29,6 +29,12 @@ tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/goss
 tests_test_gossip_stragglers_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_gossip_stragglers_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
+check_PROGRAMS += tests/test-hier
+TESTS += tests/test-hier
+tests_test_hier_SOURCES = tests/test-hier.c tests/gossip-harness.c tests/gossip-harness.h
+tests_test_hier_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_hier_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
 check_PROGRAMS += tests/test-robust
 TESTS += tests/test-robust
 tests_test_robust_SOURCES = tests/test-robust.c tests/proto-harness.c tests/proto-harness.h

@@ -11,15 +11,26 @@ for d in regression failures edge found; do
 done
 "$DLSIM" check -j 2 $dirs || exit 1
 
-# gossip converges within 0.05 of DISCO's all-to-all on the same data
+# gossip and hierarchical converge within 0.05 of DISCO's all-to-all on the same data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$DLSIM" run "$SRC/scenarios/regression/gossip-vs-disco.ini" -o "$tmp/vs.db" -q || exit 1
-gap=$(sqlite3 "$tmp/vs.db" "SELECT abs(max(CASE WHEN r.protocol_version = 'gossip' THEN s.value END)
-                                       - max(CASE WHEN r.protocol_version <> 'gossip' THEN s.value END))
-                            FROM summary s JOIN runs r USING (run_id) WHERE s.key = 'final_accuracy'")
-echo "gossip vs disco: accuracy gap $gap"
-awk -v g="$gap" 'BEGIN { exit !(g != "" && g + 0 <= 0.05) }' || { echo "FAIL: gossip is $gap from DISCO's accuracy (> 0.05)"; exit 1; }
+for fam in gossip hier; do
+  "$DLSIM" run "$SRC/scenarios/regression/$fam-vs-disco.ini" -o "$tmp/$fam-vs.db" -q || exit 1
+  gap=$(sqlite3 "$tmp/$fam-vs.db" "SELECT abs(max(CASE WHEN r.protocol_version NOT LIKE 'disco%' THEN s.value END)
+                                         - max(CASE WHEN r.protocol_version LIKE 'disco%' THEN s.value END))
+                                  FROM summary s JOIN runs r USING (run_id) WHERE s.key = 'final_accuracy'")
+  echo "$fam vs disco: accuracy gap $gap"
+  awk -v g="$gap" 'BEGIN { exit !(g != "" && g + 0 <= 0.05) }' || { echo "FAIL: $fam is $gap from DISCO's accuracy (> 0.05)"; exit 1; }
+done
+
+# hierarchical clusters follow the regions
+"$DLSIM" run "$SRC/scenarios/regression/hier-regions.ini" -o "$tmp/reg.db" -q || exit 1
+got=$(sqlite3 "$tmp/reg.db" "SELECT group_concat(detail, ' | ') FROM events WHERE node = 'S' AND (detail LIKE '%peers in%clusters' OR detail LIKE 'cluster %: election%')")
+echo "hier regions: $got"
+case "$got" in
+  "12 peers in 2 clusters | cluster eu: election, epoch 1 (formed) | cluster us: election, epoch 1 (formed)") ;;
+  *) echo "FAIL: hierarchical clusters do not follow the regions"; exit 1 ;;
+esac
 
 # the straggler policies beat waiting on time to 0.87 accuracy
 "$DLSIM" run "$SRC/scenarios/regression/gossip-stragglers.ini" -o "$tmp/st.db" -q -j 2 || exit 1

@@ -334,7 +334,16 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   else if (p->is_head)
     hh_resign (p, out);
   if (p->is_head)
-    hh_members_changed (p, out);
+    {
+      /* both ends open a link; the larger id offers (a smaller head's members offer to it) */
+      for (guint i = 0; i < p->members->len; i++)
+        {
+          ProtoNodeId m = g_array_index (p->members, ProtoNodeId, i);
+          if (m != p->id && !link_state (p, m, NULL))
+            open_link (p, out, m);
+        }
+      hh_members_changed (p, out);
+    }
   if (was != p->head && p->head != p->id && !link_state (p, p->head, NULL))
     open_link (p, out, p->head);   /* ready before the update needs it */
   send_update (p, out);

@@ -1,0 +1,190 @@
+/* test-hier.c — the hierarchical family (protocol/hierarchical/): the
+ * election, rounds through heads under hand-held time, the loss of a head,
+ * and a late head catching up. */
+#include "config.h"
+
+#include "protocol/hierarchical/hier.h"
+#include "tests/gossip-harness.h"
+
+#include <check.h>
+#include <string.h>
+
+static ProtoConfig
+hier_cfg (guint min, guint rounds, guint cluster_size)
+{
+  ProtoConfig c;
+  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
+  g_strlcpy (c.family, "hierarchical", sizeof c.family);
+  c.min_participants = min;
+  c.rounds = rounds;
+  c.cluster_size = cluster_size;
+  c.election_timeout = 5 * DL_S;
+  c.head_timeout = 10 * DL_S;
+  return c;
+}
+
+static HierPeer *
+hp (GW *g, guint i)
+{
+  return g->m[i]->impl;
+}
+
+START_TEST (test_score)
+{
+  ProtoPeerEnv e = { .speed = 2, .uplink_bps = 20000000 };
+  ck_assert_uint_eq (hier_score (&e), 40000);
+  e.speed = 0.5;
+  ck_assert_uint_eq (hier_score (&e), 10000);
+}
+END_TEST
+
+START_TEST (test_election_and_rounds)
+{
+  /* one cluster of 4: p2 is fastest but behind symmetric NAT, p4 next: p4 heads.
+   * Training adds the peer's id: round 1 ends with the mean 2.5 everywhere,
+   * round 2 with 2.5 + 2.5 = 5 */
+  ProtoConfig cfg = hier_cfg (4, 2, 4);
+  ProtoPeerEnv envs[4] = {
+    { .region = "", .speed = 1, .uplink_bps = 20000000 },
+    { .region = "", .speed = 9, .uplink_bps = 20000000, .nat_symmetric = TRUE },
+    { .region = "", .speed = 2, .uplink_bps = 20000000 },
+    { .region = "", .speed = 3, .uplink_bps = 20000000 },
+  };
+  GW *g = gw_new_env (&cfg, 4, 2, envs);
+  gw_start_all (g);
+  gw_settle (g);
+  if (g_getenv ("HIER_DEBUG"))
+    for (guint i = 0; i < g->log->len; i++)
+      g_printerr ("%s\n", (char *) g->log->pdata[i]);
+  ck_assert_uint_eq (gw_count (g, "p4 is head"), 1);
+  ck_assert (hier_peer_is_head (hp (g, 4)));
+  ck_assert (!hier_peer_is_head (hp (g, 2)));
+  for (guint i = 1; i <= 4; i++)
+    {
+      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 2);
+      ck_assert_int_eq (hier_peer_state (hp (g, i)), HIER_PEER_DONE);
+      ck_assert_float_eq_tol (learn_weights_data (hier_peer_model (hp (g, i)))[1], 5.0f, 1e-5f);
+    }
+  /* every member's update went to the head, not to the others */
+  ck_assert_uint_eq (gw_count (g, "sent HierUpdate"), 3 * 2);
+  ck_assert_uint_eq (gw_count (g, "sent HierResult"), 3 * 2);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_two_clusters_agree)
+{
+  /* 6 peers in clusters of 3: two heads exchange their means; everyone
+   * ends each round with the mean of all six (3.5, then 7) */
+  ProtoConfig cfg = hier_cfg (6, 2, 3);
+  GW *g = gw_new (&cfg, 6, 1);
+  gw_start_all (g);
+  gw_settle (g);
+  guint heads = 0;
+  for (guint i = 1; i <= 6; i++)
+    {
+      heads += hier_peer_is_head (hp (g, i));
+      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 2);
+      ck_assert_float_eq_tol (learn_weights_data (hier_peer_model (hp (g, i)))[0], 7.0f, 1e-5f);
+    }
+  ck_assert_uint_eq (heads, 2);
+  ck_assert_uint_eq (gw_count (g, "sent HierAgg"), 2 * 2);   /* 2 heads x 1 other x 2 rounds */
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_tally_times_out)
+{
+  /* the coordinator alone: two of three members stand; at the deadline the
+   * head is the best of them */
+  ProtoConfig cfg = hier_cfg (3, 1, 3);
+  HierCoord *c = hier_coord_new (&cfg);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  for (ProtoNodeId p = 1; p <= 3; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      hier_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_msg_init (&m, PROTO_MSG_HIER_HELLO);
+      m.degree = 100 * p;
+      hier_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  ck_assert_uint_eq (hier_coord_n_clusters (c), 1);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_HIER_CLUSTER, PROTO_NO_NODE), 3);
+  for (ProtoNodeId p = 1; p <= 2; p++)
+    {
+      proto_msg_init (&m, PROTO_MSG_HIER_CANDIDACY);
+      m.round = 1;
+      m.degree = 100 * p;
+      m.helper = TRUE;
+      hier_coord_handle (c, DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+    }
+  ck_assert_uint_eq (hier_coord_head_of (c, 1), PROTO_NO_NODE);
+  ck_assert_int_eq (hier_coord_next_deadline (c), 5 * DL_S);
+  hier_coord_handle (c, 5 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
+  ck_assert_uint_eq (hier_coord_head_of (c, 3), 2);
+  /* a member that lost its head stands for epoch 2: a new election */
+  proto_msg_init (&m, PROTO_MSG_HIER_CANDIDACY);
+  m.round = 2;
+  m.degree = 100;
+  m.helper = TRUE;
+  hier_coord_handle (c, 9 * DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m }, &out);
+  ck_assert_uint_eq (hier_coord_head_of (c, 3), PROTO_NO_NODE);
+  /* the head's stream closes: it leaves the cluster; at the deadline p1 is head */
+  hier_coord_handle (c, 10 * DL_S, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 2 }, &out);
+  hier_coord_handle (c, 14 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
+  ck_assert_uint_eq (hier_coord_head_of (c, 3), 1);
+  proto_outbox_clear (&out);
+  hier_coord_free (c);
+}
+END_TEST
+
+START_TEST (test_head_lost)
+{
+  /* p1 heads a cluster of 2; its results never reach p2: after
+   * 3 x head_timeout p2 stands for the next epoch */
+  ProtoConfig cfg = hier_cfg (2, 2, 2);
+  ProtoPeerEnv envs[2] = {
+    { .region = "", .speed = 5, .uplink_bps = 20000000 },
+    { .region = "", .speed = 1, .uplink_bps = 20000000 },
+  };
+  GW *g = gw_new_env (&cfg, 2, 1, envs);
+  gw_start_all (g);
+  /* everything but the head's results */
+  g->hold_type = PROTO_MSG_HIER_RESULT;
+  gw_settle (g);
+  ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_WAIT_RESULT);
+  DlTime d = proto_machine_next_deadline (g->m[2]);
+  ck_assert_int_eq (d, g->now + 3 * cfg.head_timeout);
+  g->now = d;
+  gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
+  ck_assert_uint_eq (gw_count (g, "no result from the head"), 1);
+  ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_WAIT_HEAD);
+  gw_free (g);
+}
+END_TEST
+
+static Suite *
+suite (void)
+{
+  Suite *s = suite_create ("hierarchical");
+  TCase *t = tcase_create ("machines");
+  tcase_add_test (t, test_score);
+  tcase_add_test (t, test_election_and_rounds);
+  tcase_add_test (t, test_two_clusters_agree);
+  tcase_add_test (t, test_tally_times_out);
+  tcase_add_test (t, test_head_lost);
+  suite_add_tcase (s, t);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *r = srunner_create (suite ());
+  srunner_run_all (r, CK_NORMAL);
+  int failed = srunner_ntests_failed (r);
+  srunner_free (r);
+  return failed ? 1 : 0;
+}
