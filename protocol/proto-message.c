@@ -64,7 +64,7 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_HELLO] = "(yusb)",
   [PROTO_MSG_HIER_CLUSTER] = "(yuuau)",
   [PROTO_MSG_HIER_CANDIDACY] = "(yuub)",
-  [PROTO_MSG_HIER_HEADS] = "(yuau)",
+  [PROTO_MSG_HIER_HEADS] = "(yuuau)",
   [PROTO_MSG_HIER_UPDATE] = "(yuuay)",
   [PROTO_MSG_HIER_AGG] = "(yuuay)",
   [PROTO_MSG_HIER_RESULT] = "(yuuay)",
@@ -226,7 +226,7 @@ build (const ProtoMsg *msg, gboolean copy)
       inner = g_variant_new ("(yuub)", t, msg->round, msg->degree, msg->helper);
       break;
     case PROTO_MSG_HIER_HEADS:
-      inner = g_variant_new ("(yu@au)", t, msg->round,
+      inner = g_variant_new ("(yuu@au)", t, msg->round, msg->degree,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
                                                         sizeof (uint32_t)));
       break;
@@ -415,12 +415,12 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         gboolean cl = m.type == PROTO_MSG_HIER_CLUSTER;
         g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
         m.round = g_variant_get_uint32 (a);
+        g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
         if (cl)
-          {
-            g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
-            m.node = g_variant_get_uint32 (b);
-          }
-        g_autoptr (GVariant) arr = g_variant_get_child_value (inner, cl ? 3 : 2);
+          m.node = g_variant_get_uint32 (b);
+        else
+          m.degree = g_variant_get_uint32 (b);
+        g_autoptr (GVariant) arr = g_variant_get_child_value (inner, 3);
         gsize n = 0;
         const uint32_t *ids = g_variant_get_fixed_array (arr, &n, sizeof (uint32_t));
         proto_msg_set_peers (&m, ids, (uint32_t) n);

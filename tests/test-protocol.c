@@ -50,7 +50,7 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
       proto_msg_set_peers (m, peers, 3); m->round = 2; m->node = 9;
       break;
     case PROTO_MSG_HIER_HEADS:
-      proto_msg_set_peers (m, peers, 3); m->round = 5;
+      proto_msg_set_peers (m, peers, 3); m->round = 5; m->degree = 4;
       break;
     case PROTO_MSG_HIER_CANDIDACY:
       m->round = 3; m->degree = 7000; m->helper = TRUE;

@@ -2,7 +2,9 @@
  * clusters, the tally of each cluster's head election, and the list of
  * heads.  It never sees a model.
  *
- * Clusters form once min_participants peers have said HierHello: by region
+ * Clusters form once min_participants peers have said HierHello, and every
+ * peer connected so far has (peers that connect together cluster together):
+ * by region
  * (the peers' [network] regions label), each region split into balanced
  * chunks of at most cluster_size; without regions, the peers in id order in
  * such chunks.  A later peer joins the smallest cluster of its region (a new
@@ -157,6 +159,7 @@ static void
 send_heads (HierCoord *c, ProtoOutbox *out)
 {
   g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  guint working_clusters = 0;
   for (guint i = 0; i < c->clusters->len; i++)
     {
       Cluster *k = g_ptr_array_index (c->clusters, i);
@@ -167,6 +170,7 @@ send_heads (HierCoord *c, ProtoOutbox *out)
           Member *m = find (c, g_array_index (k->members, ProtoNodeId, j), NULL);
           working = m && !m->resting;
         }
+      working_clusters += working;
       if (k->head != PROTO_NO_NODE && working)
         g_array_append_val (heads, k->head);
     }
@@ -177,6 +181,7 @@ send_heads (HierCoord *c, ProtoOutbox *out)
       ProtoMsg msg;
       proto_msg_init (&msg, PROTO_MSG_HIER_HEADS);
       msg.round = c->heads_version;
+      msg.degree = working_clusters;   /* a head waits until it knows them all */
       proto_msg_set_peers (&msg, (const ProtoNodeId *) (const void *) heads->data, heads->len);
       send (c, out, g_array_index (heads, ProtoNodeId, i), &msg);
     }
@@ -385,10 +390,12 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
         place_late (c, out, m);
       else
         {
+          /* at least min_participants, and everyone connected so far has
+           * said hello (peers connecting together cluster together) */
           guint hellos = 0;
           for (guint i = 0; i < c->members->len; i++)
             hellos += ((Member *) g_ptr_array_index (c->members, i))->region != NULL;
-          if (hellos >= MAX (c->cfg.min_participants, 1))
+          if (hellos >= MAX (c->cfg.min_participants, 1) && hellos == c->members->len)
             form_clusters (c, out);
         }
       return;

@@ -148,7 +148,8 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
 {
   if (!p->is_head || p->phase != HEAD_EXCHANGE)
     return;
-  gboolean all = TRUE;
+  /* every cluster's head is known (an election may still run elsewhere) and sent its own */
+  gboolean all = p->heads->len >= p->heads_expected;
   for (guint i = 0; i < p->heads->len && all; i++)
     all = agg_for (p, g_array_index (p->heads, ProtoNodeId, i)) != NULL;
   if (!all && p->now < p->head_deadline)
@@ -160,13 +161,16 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
    * that is ahead brings this one to its round */
   g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, sizeof (Agg));
   uint32_t ahead = p->hr;
-  Agg *own = find_agg (p, p->id, p->hr);
-  if (own)
-    g_array_append_val (mine, *own);
+  /* every aggregate of this round, listed head or not (a cluster that
+   * finished leaves the list after sending its last), and for a listed head
+   * without one, its later one */
+  for (guint i = 0; i < p->aggs->len; i++)
+    if (g_array_index (p->aggs, Agg, i).round == p->hr)
+      g_array_append_val (mine, g_array_index (p->aggs, Agg, i));
   for (guint i = 0; i < p->heads->len; i++)
     {
       ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
-      Agg *a = h == p->id ? NULL : agg_for (p, h);
+      Agg *a = find_agg (p, h, p->hr) ? NULL : agg_for (p, h);
       if (a)
         {
           g_array_append_val (mine, *a);

@@ -60,6 +60,7 @@ struct HierPeer {
   GHashTable *updates;        /* member + 1 -> LearnWeights*: this round */
   GHashTable *next_updates;   /* those that came during the exchange */
   GArray *heads;              /* ProtoNodeId: every cluster's head (HierHeads) */
+  guint heads_expected;       /* how many clusters work: until all have a head, a head waits */
   GArray *aggs;               /* Agg: this round's and later ones */
   DlTime head_deadline;
   DlTime now;

@@ -405,6 +405,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
     case PROTO_MSG_HIER_HEADS:
       g_array_set_size (p->heads, 0);
       g_array_append_vals (p->heads, msg->peers, msg->n_peers);
+      p->heads_expected = msg->degree;
       for (guint i = 0; i < p->heads->len; i++)
         {
           ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
