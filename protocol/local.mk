@@ -23,7 +23,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
 	protocol/disco/proto-peer-private.h \
 	protocol/disco/proto-peer.h \
-	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h \
+	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h protocol/gossip/gossip-dht.c \
 	protocol/gossip/gossip-family.c \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \

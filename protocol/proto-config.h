@@ -58,6 +58,12 @@ typedef enum {
                                most since they were last sent) */
 } ProtoSparsify;
 
+/* gossip: where a peer finds partners */
+typedef enum {
+  PROTO_DISCOVERY_COORDINATOR,   /* the coordinator's member lists */
+  PROTO_DISCOVERY_KADEMLIA,      /* a Kademlia routing table, filled by FIND_NODE lookups over links */
+} ProtoDiscovery;
+
 /* gossip: what a step does about peers that are late (protocol/gossip/README.md) */
 typedef enum {
   PROTO_STRAGGLER_WAIT,          /* a step waits for every member still training */
@@ -138,6 +144,10 @@ typedef struct {
   ProtoSparsify sparsify;
   double keep;                       /* share of the coordinates sent, (0, 1] */
   gboolean error_feedback;           /* top-k ranks by the change accumulated since last sent */
+  ProtoDiscovery discovery;
+  guint dht_k;                       /* kademlia: bucket size, and contacts per answer */
+  guint dht_alpha;                   /* kademlia: calls in flight per lookup */
+  DlTime dht_rpc_timeout;            /* kademlia: a call unanswered this long fails (the contact is dropped) */
   ProtoStragglerPolicy straggler_policy;
   DlTime round_deadline;             /* deadline */
   double drop_factor;                /* drop-slowest, mixed: slow = period > drop_factor x median */

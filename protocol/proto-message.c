@@ -36,6 +36,8 @@ static const char *const type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_UPDATE] = "HierUpdate",
   [PROTO_MSG_HIER_AGG] = "HierAgg",
   [PROTO_MSG_HIER_RESULT] = "HierResult",
+  [PROTO_MSG_DHT_FIND_NODE] = "DhtFindNode",
+  [PROTO_MSG_DHT_NODES] = "DhtNodes",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -68,6 +70,8 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_UPDATE] = "(yuuay)",
   [PROTO_MSG_HIER_AGG] = "(yuuay)",
   [PROTO_MSG_HIER_RESULT] = "(yuuay)",
+  [PROTO_MSG_DHT_FIND_NODE] = "(yut)",
+  [PROTO_MSG_DHT_NODES] = "(yuau)",
 };
 
 const char *
@@ -213,6 +217,14 @@ build (const ProtoMsg *msg, gboolean copy)
     case PROTO_MSG_PAYLOAD:
       inner = g_variant_new ("(yuuu@ay)", t, msg->node, msg->round, msg->comm_round,
                              weights_variant (msg, copy));
+      break;
+    case PROTO_MSG_DHT_FIND_NODE:
+      inner = g_variant_new ("(yut)", t, msg->round, (guint64) msg->key);
+      break;
+    case PROTO_MSG_DHT_NODES:
+      inner = g_variant_new ("(yu@au)", t, msg->round,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)));
       break;
     case PROTO_MSG_HIER_HELLO:
       inner = g_variant_new ("(yusb)", t, msg->degree, msg->signal_data ? msg->signal_data : "", msg->helper);
@@ -401,6 +413,24 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         m.weights = weights_from_variant (ay);
         if (m.weights == NULL)
           return malformed (error, "weights are not a whole number of float32 values");
+        break;
+      }
+    case PROTO_MSG_DHT_FIND_NODE:
+      {
+        guchar ty;
+        guint64 k;
+        g_variant_get (inner, "(yut)", &ty, &m.round, &k);
+        m.key = k;
+        break;
+      }
+    case PROTO_MSG_DHT_NODES:
+      {
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) arr = g_variant_get_child_value (inner, 2);
+        m.round = g_variant_get_uint32 (a);
+        gsize n = 0;
+        const uint32_t *ids = g_variant_get_fixed_array (arr, &n, sizeof (uint32_t));
+        proto_msg_set_peers (&m, ids, (uint32_t) n);
         break;
       }
     case PROTO_MSG_HIER_HELLO:

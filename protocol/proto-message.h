@@ -60,8 +60,12 @@ typedef enum {
   PROTO_MSG_HIER_UPDATE,      /* member -> head: its model, `degree` 1, `round` the head's round */
   PROTO_MSG_HIER_AGG,         /* head -> heads: its cluster's mean of `degree` updates, `round` */
   PROTO_MSG_HIER_RESULT,      /* head -> member: the round's global model */
+  /* gossip's Kademlia discovery (protocol/gossip/gossip-dht.c) */
+  PROTO_MSG_DHT_FIND_NODE,    /* peer -> peer: the contacts closest to `key`, call `round` */
+  PROTO_MSG_DHT_NODES,        /* the answer: contacts (`peers`) for call `round`; from S, call 0:
+                                 the bootstrap contacts */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_HIER_RESULT + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_DHT_NODES + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {
@@ -108,6 +112,7 @@ typedef struct {
   uint32_t *indices;             /* GossipPayload: the coordinates sent, ascending (owned);
                                     none: the whole model */
   uint32_t n_indices;
+  uint64_t key;                  /* DhtFindNode: the key looked up */
 } ProtoMsg;
 
 const char *proto_msg_type_name (ProtoMsgType type);

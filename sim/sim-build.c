@@ -106,6 +106,20 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
        * export-scenario (which writes all keys), give them to every point */
       PARSE ("protocol", "straggler_policy",
              proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
+      g->discovery = strcmp (V ("protocol", "discovery"), "kademlia") == 0 ? PROTO_DISCOVERY_KADEMLIA
+                                                                          : PROTO_DISCOVERY_COORDINATOR;
+      if (g->discovery == PROTO_DISCOVERY_KADEMLIA && g->straggler_policy != PROTO_STRAGGLER_ASYNC)
+        return BAD ("protocol", "discovery", "kademlia has no coordinator steps to wait in: it needs "
+                    "straggler_policy = async (it is %s)", proto_straggler_policy_name (g->straggler_policy));
+      g->dht_k = uint_of (V ("protocol", "dht_k"));
+      if (g->dht_k == 0)
+        return BAD ("protocol", "dht_k", "must be at least 1");
+      g->dht_alpha = uint_of (V ("protocol", "dht_alpha"));
+      if (g->dht_alpha == 0)
+        return BAD ("protocol", "dht_alpha", "must be at least 1");
+      dl_parse_duration (V ("protocol", "dht_rpc_timeout"), &g->dht_rpc_timeout, NULL);
+      if (g->dht_rpc_timeout <= 0)
+        return BAD ("protocol", "dht_rpc_timeout", "must be more than 0");
       dl_parse_duration (V ("protocol", "round_deadline"), &g->round_deadline, NULL);
       if (g->round_deadline <= 0)
         return BAD ("protocol", "round_deadline", "must be more than 0");

@@ -182,6 +182,7 @@ wire_size_key (const ProtoMsg *msg)
     case PROTO_MSG_GOSSIP_SAMPLE:
     case PROTO_MSG_HIER_CLUSTER:
     case PROTO_MSG_HIER_HEADS:
+    case PROTO_MSG_DHT_NODES:
       len = msg->n_peers;
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:

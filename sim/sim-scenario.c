@@ -16,7 +16,7 @@
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
-  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR,
+  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR, K_DISCOVERY,
 } Kind;
 
 typedef struct {
@@ -48,6 +48,10 @@ static const KeySpec keys[] = {
   { "protocol", "sparsify", "none", K_SPARSIFY, "gossip only: none | random-k | top-k: what a peer sends of its model" },
   { "protocol", "keep", "100%", K_SHARE, "gossip only: share of the coordinates sent with random-k or top-k, 1%..100% (or 0.01..1)" },
   { "protocol", "error_feedback", "off", K_ONOFF, "gossip only, with top-k: on ranks coordinates by the change accumulated since each was last sent" },
+  { "protocol", "discovery", "coordinator", K_DISCOVERY, "gossip only: coordinator | kademlia: where peers find partners (kademlia: a routing table filled by FIND_NODE lookups; needs straggler_policy = async)" },
+  { "protocol", "dht_k", "8", K_UINT, "gossip, kademlia: bucket size and contacts per answer" },
+  { "protocol", "dht_alpha", "3", K_UINT, "gossip, kademlia: calls in flight per lookup" },
+  { "protocol", "dht_rpc_timeout", "2s", K_DUR, "gossip, kademlia: a call unanswered this long fails and its contact is dropped" },
   { "protocol", "straggler_policy", "wait", K_STRAGGLER_POLICY, "gossip only: wait | deadline | drop-slowest | async | mixed: what a step does about peers still training" },
   { "protocol", "round_deadline", "30s", K_DUR, "gossip, straggler_policy = deadline: a step goes this long after its first ready peer, with the ready" },
   { "protocol", "drop_factor", "2", K_NUM, "gossip, drop-slowest and mixed: a peer is slow when its step took more than this x the median" },
@@ -114,6 +118,10 @@ static const struct {
   { "protocol.keep", "gossip" },
   { "protocol.error_feedback", "gossip" },
   { "protocol.straggler_policy", "gossip" },
+  { "protocol.discovery", "gossip" },
+  { "protocol.dht_k", "gossip" },
+  { "protocol.dht_alpha", "gossip" },
+  { "protocol.dht_rpc_timeout", "gossip" },
   { "protocol.round_deadline", "gossip" },
   { "protocol.drop_factor", "gossip" },
   { "protocol.drop_rounds", "gossip" },
@@ -410,6 +418,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
       return *v == '\0' || parse_regions (v, NULL, NULL, NULL, error);
     case K_OPT_DIST_DUR:
       return *v == '\0' || dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
+    case K_DISCOVERY:
+      if (strcmp (v, "coordinator") == 0 || strcmp (v, "kademlia") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected coordinator or kademlia", v);
+      return FALSE;
     case K_STRAGGLER_POLICY:
       {
         ProtoStragglerPolicy sp;

@@ -64,6 +64,8 @@ expect 2 "\\[protocol\\] family: 'supernode': unknown family (expected disco, go
 expect 2 "\\[protocol\\] fanout: applies to family = gossip only, not to family = disco" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.fanout=3 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] max_connection_retry: applies to family = disco only, not to family = gossip" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.max_connection_retry=2 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] straggler_policy: 'slowest': expected wait, deadline, drop-slowest, async or mixed" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.straggler_policy=slowest -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] discovery: kademlia has no coordinator steps to wait in: it needs straggler_policy = async" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.discovery=kademlia -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] discovery: 'dht': expected coordinator or kademlia" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.discovery=dht -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] drop_factor: must be at least 1" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.drop_factor=0.5 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] keep: '0%': expected a share" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-k --set protocol.keep=0% -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] sparsify: 'top-3': expected none, random-k or top-k" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-3 -o "$tmp/fam.db"

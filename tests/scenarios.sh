@@ -41,3 +41,10 @@ awk '{ split($2, kv, "="); t[kv[2]] = $3 }
            for (p in t) if (p != "wait" && (t[p] == "never" || t["wait"] == "never" || t[p] + 0 >= t["wait"] + 0)) {
              print "FAIL: straggler_policy " p " reaches 0.87 at " t[p] ", wait at " t["wait"]; bad = 1 }
            exit bad }' "$tmp/tta" || exit 1
+
+# Kademlia under crashes: calls to the dead time out and their contacts are dropped
+"$DLSIM" run "$SRC/scenarios/regression/gossip-kademlia.ini" -o "$tmp/kad.db" -q || exit 1
+dropped=$(sqlite3 "$tmp/kad.db" "SELECT count(*) FROM events WHERE detail LIKE 'kademlia: call % unanswered: contact dropped'")
+lookups=$(sqlite3 "$tmp/kad.db" "SELECT count(*) FROM events WHERE detail LIKE 'kademlia: lookup % done:%'")
+echo "kademlia: $lookups lookups done, $dropped calls unanswered"
+[ "$dropped" -gt 0 ] && [ "$lookups" -gt 0 ] || { echo "FAIL: kademlia's lookups or call timeouts did not happen"; exit 1; }

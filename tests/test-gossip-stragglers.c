@@ -273,6 +273,71 @@ START_TEST (test_push_reply_and_mix)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- kademlia */
+
+START_TEST (test_kademlia_world)
+{
+  /* 12 peers find each other through lookups, without the coordinator's
+   * lists, and every one finishes its rounds (asynchronous steps) */
+  ProtoConfig cfg = gossip_cfg (1, 3, 2);
+  cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
+  cfg.discovery = PROTO_DISCOVERY_KADEMLIA;
+  cfg.dht_k = 4;
+  GW *g = gw_new (&cfg, 12, 1);
+  gw_start_all (g);
+  gw_settle (g);
+  for (guint i = 1; i <= 12; i++)
+    ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 3);
+  ck_assert_uint_gt (gw_count (g, "sent DhtFindNode"), 12);
+  ck_assert_uint_eq (gw_count (g, "sent DhtFindNode"), gw_count (g, "received DhtFindNode"));
+  ck_assert_uint_eq (gw_count (g, "sent GossipSample"), 0);   /* no coordinator steps */
+  ck_assert_uint_eq (gw_count (g, "bootstrap contacts"), 12);
+  /* the first peer had no bootstrap contact, yet others found it */
+  ck_assert_uint_gt (gw_count (g, "sent GossipPayload node=1 "), 0);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_kademlia_call_timeout)
+{
+  /* a bootstrap contact that never answers: the call fails at
+   * dht_rpc_timeout and the contact leaves the table */
+  ProtoConfig cfg = gossip_cfg (1, 3, 1);
+  cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
+  cfg.discovery = PROTO_DISCOVERY_KADEMLIA;
+  g_autoptr (DlRandom) r = dl_random_new (1, "shares", 7);
+  g_autoptr (LearnWeights) init = learn_weights_new (1);
+  GossipPeer *p = gossip_peer_new (&cfg, init, r);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
+  proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
+  m.node = 7;
+  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  const ProtoNodeId boot[] = { 3 };
+  proto_msg_init (&m, PROTO_MSG_DHT_NODES);
+  proto_msg_set_peers (&m, boot, 1);
+  gossip_peer_handle (p, DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_msg_clear (&m);
+  ck_assert_int_eq (gossip_peer_next_deadline (p), DL_S + cfg.dht_rpc_timeout);
+  gossip_peer_handle (p, DL_S + cfg.dht_rpc_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
+  guint dropped = 0;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      dropped += a->kind == PROTO_ACT_OBSERVE && strstr (a->obs.detail, "unanswered: contact dropped") != NULL;
+    }
+  ck_assert_uint_eq (dropped, 1);
+  ck_assert_int_eq (gossip_peer_next_deadline (p), DL_TIME_NEVER);
+  /* with no contact left, its step pushes to nobody and goes on */
+  gossip_peer_handle (p, 5 * DL_S, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
+  ck_assert_uint_eq (gossip_peer_rounds_done (p), 1);
+  proto_outbox_clear (&out);
+  gossip_peer_free (p);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- whole runs */
 
 START_TEST (test_every_policy_finishes)
@@ -322,6 +387,8 @@ suite (void)
   tcase_add_test (t, test_staleness_weight);
   tcase_add_test (t, test_push_reply_and_mix);
   tcase_add_test (t, test_every_policy_finishes);
+  tcase_add_test (t, test_kademlia_world);
+  tcase_add_test (t, test_kademlia_call_timeout);
   suite_add_tcase (s, t);
   return s;
 }

@@ -46,6 +46,12 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_GOSSIP_SAMPLE:
       proto_msg_set_peers (m, peers, 3); m->round = 12;
       break;
+    case PROTO_MSG_DHT_FIND_NODE:
+      m->round = 9; m->key = G_GUINT64_CONSTANT (0xfedcba9876543210);
+      break;
+    case PROTO_MSG_DHT_NODES:
+      proto_msg_set_peers (m, peers, 3); m->round = 9;
+      break;
     case PROTO_MSG_HIER_CLUSTER:
       proto_msg_set_peers (m, peers, 3); m->round = 2; m->node = 9;
       break;
@@ -123,6 +129,7 @@ START_TEST (test_message_roundtrip)
   if (m.n_peers)
     ck_assert_mem_eq (back.peers, m.peers, m.n_peers * sizeof (ProtoNodeId));
   ck_assert_uint_eq (back.degree, m.degree);
+  ck_assert (back.key == m.key);
   ck_assert_uint_eq (back.n_indices, m.n_indices);
   if (m.n_indices)
     ck_assert_mem_eq (back.indices, m.indices, m.n_indices * sizeof *m.indices);

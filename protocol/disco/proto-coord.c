@@ -683,6 +683,8 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_HIER_UPDATE:
     case PROTO_MSG_HIER_AGG:
     case PROTO_MSG_HIER_RESULT:
+    case PROTO_MSG_DHT_FIND_NODE:
+    case PROTO_MSG_DHT_NODES:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

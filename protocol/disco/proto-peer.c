@@ -560,6 +560,8 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_HIER_UPDATE:
     case PROTO_MSG_HIER_AGG:
     case PROTO_MSG_HIER_RESULT:
+    case PROTO_MSG_DHT_FIND_NODE:
+    case PROTO_MSG_DHT_NODES:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();

@@ -54,6 +54,7 @@ struct GossipCoord {
   DlTime now;
   DlTime deadline;      /* deadline policy: the list goes out with whoever is ready (NEVER: none) */
   DlTime median_period; /* of the last list's members: drop-slowest and mixed compare with it */
+  GArray *recent;       /* kademlia: the last dht_k peers to join (ProtoNodeId), the bootstrap contacts */
 };
 
 /* Does the step wait for m? (helpers, dropped and async members: no) */
@@ -397,6 +398,18 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
         r.nb_participants = c->members->len;
         send (c, out, from, &r);
       }
+      if (c->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
+        {
+          /* its bootstrap contacts: the last peers to join (gossip-dht.c) */
+          ProtoMsg r;
+          proto_msg_init (&r, PROTO_MSG_DHT_NODES);
+          r.round = 0;
+          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) c->recent->data, c->recent->len);
+          send (c, out, from, &r);
+          g_array_append_val (c->recent, from);
+          if (c->recent->len > MAX (c->cfg.dht_k, 1))
+            g_array_remove_index (c->recent, 0);
+        }
       return;
     case PROTO_MSG_PEER_IS_READY:
       if (!m)
@@ -484,6 +497,12 @@ member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
   if (!m)
     return;
   observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "stream closed: left the membership");
+  for (guint i = 0; i < c->recent->len; i++)
+    if (g_array_index (c->recent, ProtoNodeId, i) == from)
+      {
+        g_array_remove_index (c->recent, i);
+        break;
+      }
   c->n_waited -= waited (c, m);
   if (m->ready)
     count_ready (c, m, -1);
@@ -548,6 +567,7 @@ gossip_coord_new (const ProtoConfig *cfg)
   c->members = g_ptr_array_new_with_free_func (member_free);
   c->phase = PHASE_COLLECT;
   c->deadline = DL_TIME_NEVER;
+  c->recent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
   return c;
 }
@@ -559,5 +579,6 @@ gossip_coord_free (GossipCoord *c)
     return;
   g_ptr_array_unref (c->members);
   dl_random_free (c->rng);
+  g_array_unref (c->recent);
   g_free (c);
 }

@@ -113,6 +113,12 @@ gp_handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   for (guint i = 0; i < msg->n_peers; i++)
     if (msg->peers[i] != p->id)
       pool[n++] = msg->peers[i];
+  gp_async_step (p, out, pool, n);
+}
+
+void
+gp_async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n)
+{
   guint k = gp_draw_targets (p, pool, n);
   gp_build_outgoing (p);
   for (guint i = 0; i < k; i++)
@@ -124,16 +130,7 @@ gp_handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       proto_msg_set_weights (&m, p->outgoing);
       if (p->out_idx)
         proto_msg_take_indices (&m, g_memdup2 (p->out_idx, p->out_n * sizeof *p->out_idx), p->out_n);
-      GLinkState s;
-      if (gp_link_state (p, pool[i], &s) && s == GL_UP)
-        gp_send_msg (p, out, pool[i], PROTO_VIA_LINK, &m);
-      else
-        {
-          if (!gp_link_state (p, pool[i], NULL))
-            gp_open_link (p, out, pool[i]);
-          Early e = { .from = pool[i], .msg = m };
-          g_array_append_val (p->pending, e);
-        }
+      gp_send_or_queue (p, out, pool[i], &m);
     }
   g_clear_pointer (&p->outgoing, learn_weights_unref);
   g_clear_pointer (&p->out_idx, g_free);
@@ -143,6 +140,7 @@ gp_handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
   proto_outbox_observe (out, PROTO_OBS_ROUND_END, gossip_peer_state_name (p->state), p->last_round_end, PROTO_NO_NODE, -1, 1,
                         "asynchronous: pushed to %u of %u candidates", k, n);
+  gd_refresh (p, out);   /* kademlia: a random key, to keep the buckets fresh */
   if (p->rounds_done >= p->cfg.rounds)
     gp_finish (p, out);
   else

@@ -31,8 +31,8 @@ gp_drop_link (GossipPeer *p, ProtoOutbox *out, ProtoNodeId id)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, id);
 }
 
-static gint
-cmp_id (gconstpointer a, gconstpointer b)
+gint
+gp_cmp_id (gconstpointer a, gconstpointer b)
 {
   ProtoNodeId x = *(const ProtoNodeId *) a, y = *(const ProtoNodeId *) b;
   return (x > y) - (x < y);
@@ -51,7 +51,7 @@ gp_close_all_links (GossipPeer *p, ProtoOutbox *out)
       g_array_append_val (ids, id);
     }
   /* in id order: the outbox must not follow the hash table's order */
-  g_array_sort (ids, cmp_id);
+  g_array_sort (ids, gp_cmp_id);
   for (guint i = 0; i < ids->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (ids, ProtoNodeId, i));
   g_hash_table_remove_all (p->links);
@@ -112,3 +112,19 @@ gp_handle_signal (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
     gp_observe (p, out, PROTO_OBS_REJECTED, other, PROTO_MSG_SIGNAL_FOR_PEER, -1, "answer for no offer of ours");
 }
 
+
+void
+gp_send_or_queue (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+{
+  GLinkState s;
+  if (gp_link_state (p, to, &s) && s == GL_UP)
+    {
+      gp_send_msg (p, out, to, PROTO_VIA_LINK, m);
+      return;
+    }
+  if (!gp_link_state (p, to, NULL))
+    gp_open_link (p, out, to);
+  Early e = { .from = to, .msg = *m };
+  proto_msg_init (m, m->type);
+  g_array_append_val (p->pending, e);
+}

@@ -36,6 +36,8 @@ typedef struct {
   guint32 n_indices;
 } Pushed;
 
+typedef struct GossipDht GossipDht;
+
 struct GossipPeer {
   ProtoConfig cfg;
   GossipPeerState state;
@@ -62,6 +64,8 @@ struct GossipPeer {
   guint32 *out_idx;        /* and indices (NULL: dense) */
   guint32 out_n;
   DlTime xchg_deadline;
+  GossipDht *dht;          /* discovery = kademlia (gossip-dht.c), NULL otherwise */
+  DlTime now;              /* the time of the input being handled */
 };
 
 /* gossip-peer.c */
@@ -76,6 +80,9 @@ void gp_finish (GossipPeer *p, ProtoOutbox *out);
 void gp_helper_ready (GossipPeer *p, ProtoOutbox *out);
 
 /* gossip-peer-links.c */
+gint gp_cmp_id (gconstpointer a, gconstpointer b);
+/* Over the link to `to` if it is up, else queued (the link opened if need be). */
+void gp_send_or_queue (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m);
 gboolean gp_link_state (const GossipPeer *p, ProtoNodeId id, GLinkState *s);
 void gp_set_link (GossipPeer *p, ProtoNodeId id, GLinkState s);
 void gp_drop_link (GossipPeer *p, ProtoOutbox *out, ProtoNodeId id);
@@ -89,5 +96,21 @@ void gp_mix_inbox (GossipPeer *p, ProtoOutbox *out);
 void gp_reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to);
 guint gp_draw_targets (GossipPeer *p, ProtoNodeId *pool, guint n);
 void gp_handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+/* An asynchronous step with these candidates (self excluded by the caller). */
+void gp_async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n);
+
+/* gossip-dht.c */
+guint64 gd_key (ProtoNodeId id);
+void gd_start (GossipPeer *p);
+void gd_free (GossipDht *d);
+void gd_handle_nodes (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
+void gd_handle_find (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
+void gd_refresh (GossipPeer *p, ProtoOutbox *out);
+void gd_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other);
+void gd_deadline (GossipPeer *p, ProtoOutbox *out);
+DlTime gd_next_deadline (const GossipPeer *p);
+/* (transfer full) every contact, in id order */
+guint gd_contacts (GossipPeer *p, ProtoNodeId **out);
+guint gd_lookups_done (const GossipPeer *p);
 
 G_END_DECLS

@@ -367,8 +367,9 @@ link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
       {
         proto_msg_clear (&g_array_index (p->pending, Early, i - 1).msg);
         g_array_remove_index (p->pending, i - 1);
-        gp_observe (p, out, PROTO_OBS_NOTE, other, PROTO_MSG_GOSSIP_PAYLOAD, -1, "push lost with its link");
+        gp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "a message waiting for the link is lost with it");
       }
+  gd_link_lost (p, out, other);
   Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
   if (nb && !(nb->got && nb->sent))
     {
@@ -395,6 +396,9 @@ gossip_peer_listens (const GossipPeer *p, ProtoMsgType type, ProtoNodeId from)
       return p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
     case PROTO_MSG_GOSSIP_SAMPLE:
       return p->state == GOSSIP_PEER_WAIT_LIST;
+    case PROTO_MSG_DHT_FIND_NODE:
+    case PROTO_MSG_DHT_NODES:
+      return p->dht != NULL && p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       return p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
     default:
@@ -422,6 +426,8 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     {
     case PROTO_MSG_NEW_NODE_INFO:
       p->id = msg->node;
+      if (p->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
+        gd_start (p);
       gp_start_training (p, out);
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:
@@ -437,6 +443,12 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       break;
     case PROTO_MSG_GOSSIP_SAMPLE:
       gp_handle_sample (p, msg, out);
+      break;
+    case PROTO_MSG_DHT_FIND_NODE:
+      gd_handle_find (p, out, in->from, msg);
+      break;
+    case PROTO_MSG_DHT_NODES:
+      gd_handle_nodes (p, out, in->from, msg);
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       if (msg->comm_round != PROTO_GOSSIP_STEP)
@@ -479,6 +491,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
 void
 gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
+  p->now = now;
   DlTime before = gossip_peer_next_deadline (p);
   switch (in->kind)
     {
@@ -498,6 +511,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       handle_message (p, now, in, out);
       break;
     case PROTO_IN_DEADLINE:
+      gd_deadline (p, out);
       if (p->state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
         {
           gp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
@@ -512,6 +526,15 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
         break;
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
+      if (p->dht)
+        {
+          /* kademlia: no coordinator step; the partners come from the routing table */
+          g_autofree ProtoNodeId *pool = NULL;
+          guint n = gd_contacts (p, &pool);
+          gp_set_state (p, out, GOSSIP_PEER_WAIT_LIST);
+          gp_async_step (p, out, pool, n);
+          break;
+        }
       {
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
@@ -583,7 +606,8 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
 DlTime
 gossip_peer_next_deadline (const GossipPeer *p)
 {
-  return p->state == GOSSIP_PEER_EXCHANGING ? p->xchg_deadline : DL_TIME_NEVER;
+  DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? p->xchg_deadline : DL_TIME_NEVER;
+  return MIN (t, gd_next_deadline (p));
 }
 
 GossipPeer *
@@ -612,6 +636,7 @@ gossip_peer_free (GossipPeer *p)
     return;
   clear_step (p);
   gp_clear_async (p);
+  gd_free (p->dht);
   g_array_unref (p->inbox);
   g_array_unref (p->pending);
   g_array_unref (p->nbrs);

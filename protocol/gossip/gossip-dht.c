@@ -1,0 +1,408 @@
+/* gossip-dht.c — Kademlia discovery for the gossip family (discovery =
+ * kademlia; Maymounkov & Mazières, "Kademlia: A Peer-to-peer Information
+ * System Based on the XOR Metric", IPTPS 2002).
+ *
+ * A peer's key is dl_mix64 of its id (anyone can compute anyone's); the
+ * distance between two keys is their XOR.  The routing table has a bucket
+ * per bit of distance, each with at most dht_k contacts, the most recently
+ * seen last; a full bucket keeps its old contacts (Kademlia's preference for
+ * long-lived nodes) and a contact that fails a call leaves.  A lookup for a
+ * key keeps a shortlist of the dht_k closest contacts it knows, calls
+ * DhtFindNode on up to dht_alpha of them at a time, merges the DhtNodes
+ * answers, and ends when the dht_k closest have all answered or failed; a
+ * call unanswered for dht_rpc_timeout fails.  Calls go over peer links, set
+ * up through the coordinator as every link is, so discovery has the cost and
+ * latency of real traffic, and churn makes calls fail.  The coordinator only
+ * hands a newcomer its bootstrap contacts (the last dht_k peers that joined,
+ * DhtNodes call 0); each peer looks its own key up first, and a random key
+ * after each of its rounds (a bucket refresh). */
+#include "config.h"
+
+#include "protocol/gossip/gossip-peer-private.h"
+
+#include <string.h>
+
+#define N_BUCKETS 64
+
+typedef enum { SL_NEW, SL_ASKED, SL_ANSWERED, SL_FAILED } SlState;
+
+typedef struct {
+  ProtoNodeId id;
+  guint64 dist;
+  SlState state;
+} Candidate;
+
+typedef struct {
+  guint32 id;
+  guint64 target;
+  GArray *shortlist;     /* Candidate, by distance */
+  guint inflight;
+  gboolean done;
+} Lookup;
+
+typedef struct {
+  guint32 id;            /* the call's id (0 is the bootstrap's) */
+  ProtoNodeId to;
+  guint32 lookup;        /* the lookup it serves */
+  DlTime deadline;
+} Call;
+
+struct GossipDht {
+  guint64 self_key;
+  GArray *buckets[N_BUCKETS];   /* ProtoNodeId, most recently seen last */
+  GArray *lookups;              /* Lookup */
+  GArray *calls;                /* Call */
+  guint32 next_call;
+  guint32 next_lookup;
+  guint lookups_done;
+};
+
+guint64
+gd_key (ProtoNodeId id)
+{
+  return dl_mix64 ((guint64) id * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) + 1);
+}
+
+static int
+bucket_of (const GossipDht *d, guint64 key)
+{
+  guint64 x = d->self_key ^ key;
+  return x ? 63 - __builtin_clzll (x) : -1;
+}
+
+static void
+observe (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...)
+  G_GNUC_PRINTF (6, 7);
+
+static void
+observe (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...)
+{
+  char d[PROTO_OBS_DETAIL_LEN];
+  va_list ap;
+  va_start (ap, fmt);
+  g_vsnprintf (d, sizeof d, fmt, ap);
+  va_end (ap);
+  gp_observe (p, out, PROTO_OBS_NOTE, other, type, value, d);
+}
+
+/* A contact seen alive: to the tail of its bucket, or in if there is room. */
+static void
+touch (GossipPeer *p, ProtoNodeId id)
+{
+  GossipDht *d = p->dht;
+  if (id == p->id || id == PROTO_SERVER || id == PROTO_NO_NODE)
+    return;
+  int b = bucket_of (d, gd_key (id));
+  if (b < 0)
+    return;
+  GArray *bk = d->buckets[b];
+  for (guint i = 0; i < bk->len; i++)
+    if (g_array_index (bk, ProtoNodeId, i) == id)
+      {
+        g_array_remove_index (bk, i);
+        g_array_append_val (bk, id);
+        return;
+      }
+  if (bk->len < p->cfg.dht_k)
+    g_array_append_val (bk, id);
+}
+
+static void
+forget (GossipPeer *p, ProtoNodeId id)
+{
+  GossipDht *d = p->dht;
+  int b = bucket_of (d, gd_key (id));
+  if (b < 0)
+    return;
+  GArray *bk = d->buckets[b];
+  for (guint i = 0; i < bk->len; i++)
+    if (g_array_index (bk, ProtoNodeId, i) == id)
+      {
+        g_array_remove_index (bk, i);
+        return;
+      }
+}
+
+static gint
+cmp_candidate (gconstpointer a, gconstpointer b)
+{
+  const Candidate *x = a, *y = b;
+  return (x->dist > y->dist) - (x->dist < y->dist);
+}
+
+/* Every contact, in id order. */
+guint
+gd_contacts (GossipPeer *p, ProtoNodeId **out)
+{
+  GossipDht *d = p->dht;
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint b = 0; d && b < N_BUCKETS; b++)
+    g_array_append_vals (all, d->buckets[b]->data, d->buckets[b]->len);
+  g_array_sort (all, gp_cmp_id);
+  guint n = all->len;
+  *out = (ProtoNodeId *) (void *) g_array_free (all, FALSE);
+  return n;
+}
+
+/* The k contacts closest to key (ascending distance, then id). */
+static GArray *
+closest (GossipPeer *p, guint64 key, guint k)
+{
+  g_autofree ProtoNodeId *ids = NULL;
+  guint n = gd_contacts (p, &ids);
+  GArray *c = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  for (guint i = 0; i < n; i++)
+    {
+      Candidate x = { .id = ids[i], .dist = gd_key (ids[i]) ^ key, .state = SL_NEW };
+      g_array_append_val (c, x);
+    }
+  g_array_sort (c, cmp_candidate);
+  if (c->len > k)
+    g_array_set_size (c, k);
+  return c;
+}
+
+static Lookup *
+find_lookup (GossipDht *d, guint32 id)
+{
+  for (guint i = 0; i < d->lookups->len; i++)
+    if (g_array_index (d->lookups, Lookup, i).id == id)
+      return &g_array_index (d->lookups, Lookup, i);
+  return NULL;
+}
+
+static void
+send_call (GossipPeer *p, ProtoOutbox *out, Lookup *l, Candidate *c)
+{
+  GossipDht *d = p->dht;
+  Call call = { .id = ++d->next_call, .to = c->id, .lookup = l->id,
+                .deadline = dl_time_add (p->now, p->cfg.dht_rpc_timeout) };
+  g_array_append_val (d->calls, call);
+  c->state = SL_ASKED;
+  l->inflight++;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_DHT_FIND_NODE);
+  m.round = call.id;
+  m.key = l->target;
+  gp_send_or_queue (p, out, c->id, &m);
+}
+
+/* As many calls as alpha allows to the closest not asked yet; the lookup
+ * ends when the k closest have answered or failed. */
+static void
+advance (GossipPeer *p, ProtoOutbox *out, Lookup *l)
+{
+  if (l->done)
+    return;
+  guint k = MIN (l->shortlist->len, p->cfg.dht_k), considered = 0;
+  gboolean pending = FALSE;
+  for (guint i = 0; i < l->shortlist->len && considered < k; i++)
+    {
+      Candidate *c = &g_array_index (l->shortlist, Candidate, i);
+      if (c->state == SL_FAILED)
+        continue;   /* a failed contact does not count among the k */
+      considered++;
+      if (c->state == SL_NEW && l->inflight < p->cfg.dht_alpha)
+        send_call (p, out, l, c);
+      if (c->state == SL_NEW || c->state == SL_ASKED)
+        pending = TRUE;
+    }
+  if (pending || l->inflight > 0)
+    return;
+  l->done = TRUE;
+  p->dht->lookups_done++;
+  guint answered = 0;
+  for (guint i = 0; i < l->shortlist->len; i++)
+    answered += g_array_index (l->shortlist, Candidate, i).state == SL_ANSWERED;
+  g_autofree ProtoNodeId *ids = NULL;
+  guint n = gd_contacts (p, &ids);
+  observe (p, out, PROTO_NO_NODE, PROTO_MSG_DHT_FIND_NODE, n,
+           "kademlia: lookup %u done: %u of the closest answered; %u contacts known", l->id, answered, n);
+}
+
+static void
+start_lookup (GossipPeer *p, ProtoOutbox *out, guint64 target)
+{
+  GossipDht *d = p->dht;
+  Lookup l = { .id = ++d->next_lookup, .target = target, .shortlist = closest (p, target, p->cfg.dht_k) };
+  g_array_append_val (d->lookups, l);
+  advance (p, out, &g_array_index (d->lookups, Lookup, d->lookups->len - 1));
+}
+
+static void
+drop_done_lookups (GossipDht *d)
+{
+  for (guint i = d->lookups->len; i > 0; i--)
+    {
+      Lookup *l = &g_array_index (d->lookups, Lookup, i - 1);
+      if (l->done)
+        {
+          g_array_unref (l->shortlist);
+          g_array_remove_index (d->lookups, i - 1);
+        }
+    }
+}
+
+/* A call ended: answered with contacts (answer != NULL) or failed. */
+static void
+call_ended (GossipPeer *p, ProtoOutbox *out, guint ci, const ProtoMsg *answer)
+{
+  GossipDht *d = p->dht;
+  Call call = g_array_index (d->calls, Call, ci);
+  g_array_remove_index (d->calls, ci);
+  if (!answer)
+    {
+      forget (p, call.to);
+      observe (p, out, call.to, PROTO_MSG_DHT_FIND_NODE, call.id, "kademlia: call %u unanswered: contact dropped",
+               call.id);
+    }
+  else
+    {
+      touch (p, call.to);
+      for (guint i = 0; i < answer->n_peers; i++)
+        touch (p, answer->peers[i]);
+    }
+  Lookup *l = find_lookup (d, call.lookup);
+  if (!l)
+    return;
+  l->inflight--;
+  for (guint i = 0; i < l->shortlist->len; i++)
+    {
+      Candidate *c = &g_array_index (l->shortlist, Candidate, i);
+      if (c->id == call.to)
+        c->state = answer ? SL_ANSWERED : SL_FAILED;
+    }
+  if (answer)
+    {
+      /* merge what it knows */
+      for (guint i = 0; i < answer->n_peers; i++)
+        {
+          ProtoNodeId id = answer->peers[i];
+          if (id == p->id)
+            continue;
+          gboolean known = FALSE;
+          for (guint j = 0; j < l->shortlist->len && !known; j++)
+            known = g_array_index (l->shortlist, Candidate, j).id == id;
+          if (!known)
+            {
+              Candidate c = { .id = id, .dist = gd_key (id) ^ l->target, .state = SL_NEW };
+              g_array_append_val (l->shortlist, c);
+            }
+        }
+      g_array_sort (l->shortlist, cmp_candidate);
+    }
+  advance (p, out, l);
+  drop_done_lookups (d);
+}
+
+void
+gd_start (GossipPeer *p)
+{
+  GossipDht *d = g_new0 (GossipDht, 1);
+  d->self_key = gd_key (p->id);
+  for (guint b = 0; b < N_BUCKETS; b++)
+    d->buckets[b] = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  d->lookups = g_array_new (FALSE, FALSE, sizeof (Lookup));
+  d->calls = g_array_new (FALSE, FALSE, sizeof (Call));
+  p->dht = d;
+}
+
+void
+gd_free (GossipDht *d)
+{
+  if (!d)
+    return;
+  for (guint b = 0; b < N_BUCKETS; b++)
+    g_array_unref (d->buckets[b]);
+  for (guint i = 0; i < d->lookups->len; i++)
+    g_array_unref (g_array_index (d->lookups, Lookup, i).shortlist);
+  g_array_unref (d->lookups);
+  g_array_unref (d->calls);
+  g_free (d);
+}
+
+void
+gd_handle_nodes (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  GossipDht *d = p->dht;
+  if (!d)
+    return;
+  if (from == PROTO_SERVER && msg->round == 0)
+    {
+      for (guint i = 0; i < msg->n_peers; i++)
+        touch (p, msg->peers[i]);
+      observe (p, out, PROTO_NO_NODE, PROTO_MSG_DHT_NODES, msg->n_peers, "kademlia: %u bootstrap contacts",
+               msg->n_peers);
+      start_lookup (p, out, d->self_key);
+      return;
+    }
+  for (guint i = 0; i < d->calls->len; i++)
+    if (g_array_index (d->calls, Call, i).id == msg->round && g_array_index (d->calls, Call, i).to == from)
+      {
+        call_ended (p, out, i, msg);
+        return;
+      }
+  gp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_DHT_NODES, msg->round, "kademlia: an answer to no call");
+}
+
+void
+gd_handle_find (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (!p->dht)
+    return;
+  touch (p, from);   /* whoever calls is alive */
+  g_autoptr (GArray) c = closest (p, msg->key, p->cfg.dht_k);
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, MAX (c->len, 1));
+  for (guint i = 0; i < c->len; i++)
+    ids[i] = g_array_index (c, Candidate, i).id;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_DHT_NODES);
+  m.round = msg->round;
+  proto_msg_set_peers (&m, ids, c->len);
+  gp_send_or_queue (p, out, from, &m);
+}
+
+void
+gd_refresh (GossipPeer *p, ProtoOutbox *out)
+{
+  if (p->dht)
+    start_lookup (p, out, dl_random_u64 (p->rng));
+}
+
+void
+gd_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other)
+{
+  GossipDht *d = p->dht;
+  if (!d)
+    return;
+  for (guint i = d->calls->len; i > 0; i--)
+    if (g_array_index (d->calls, Call, i - 1).to == other)
+      call_ended (p, out, i - 1, NULL);
+}
+
+void
+gd_deadline (GossipPeer *p, ProtoOutbox *out)
+{
+  GossipDht *d = p->dht;
+  if (!d)
+    return;
+  for (guint i = d->calls->len; i > 0; i--)
+    if (i - 1 < d->calls->len && g_array_index (d->calls, Call, i - 1).deadline <= p->now)
+      call_ended (p, out, i - 1, NULL);
+}
+
+DlTime
+gd_next_deadline (const GossipPeer *p)
+{
+  DlTime t = DL_TIME_NEVER;
+  if (p->dht)
+    for (guint i = 0; i < p->dht->calls->len; i++)
+      t = MIN (t, g_array_index (p->dht->calls, Call, i).deadline);
+  return t;
+}
+
+guint
+gd_lookups_done (const GossipPeer *p)
+{
+  return p->dht ? p->dht->lookups_done : 0;
+}
