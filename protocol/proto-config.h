@@ -157,6 +157,8 @@ typedef struct {
 
   /* hierarchical (protocol/hierarchical/) */
   guint cluster_size;                /* peers per cluster: without regions, or to split a large region */
+  guint fanin;                       /* heads exchange all-to-all up to this many; above, they report to
+                                        a head of heads, recursively */
   DlTime election_timeout;           /* the coordinator tallies the candidacies this long at most */
   DlTime head_timeout;               /* a member waits this long for its head's result, a head for the
                                         other heads' aggregates */

@@ -66,7 +66,7 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_HELLO] = "(yusb)",
   [PROTO_MSG_HIER_CLUSTER] = "(yuuau)",
   [PROTO_MSG_HIER_CANDIDACY] = "(yuub)",
-  [PROTO_MSG_HIER_HEADS] = "(yuuau)",
+  [PROTO_MSG_HIER_HEADS] = "(yuuuauau)",
   [PROTO_MSG_HIER_UPDATE] = "(yuuay)",
   [PROTO_MSG_HIER_AGG] = "(yuuay)",
   [PROTO_MSG_HIER_RESULT] = "(yuuay)",
@@ -238,8 +238,10 @@ build (const ProtoMsg *msg, gboolean copy)
       inner = g_variant_new ("(yuub)", t, msg->round, msg->degree, msg->helper);
       break;
     case PROTO_MSG_HIER_HEADS:
-      inner = g_variant_new ("(yuu@au)", t, msg->round, msg->degree,
+      inner = g_variant_new ("(yuuu@au@au)", t, msg->round, msg->degree, msg->node,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)),
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
                                                         sizeof (uint32_t)));
       break;
     case PROTO_MSG_HIER_UPDATE:
@@ -440,20 +442,33 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         break;
       }
     case PROTO_MSG_HIER_CLUSTER:
-    case PROTO_MSG_HIER_HEADS:
       {
-        gboolean cl = m.type == PROTO_MSG_HIER_CLUSTER;
         g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
-        m.round = g_variant_get_uint32 (a);
         g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
-        if (cl)
-          m.node = g_variant_get_uint32 (b);
-        else
-          m.degree = g_variant_get_uint32 (b);
         g_autoptr (GVariant) arr = g_variant_get_child_value (inner, 3);
+        m.round = g_variant_get_uint32 (a);
+        m.node = g_variant_get_uint32 (b);
         gsize n = 0;
         const uint32_t *ids = g_variant_get_fixed_array (arr, &n, sizeof (uint32_t));
         proto_msg_set_peers (&m, ids, (uint32_t) n);
+        break;
+      }
+    case PROTO_MSG_HIER_HEADS:
+      {
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) b = g_variant_get_child_value (inner, 2);
+        g_autoptr (GVariant) c = g_variant_get_child_value (inner, 3);
+        g_autoptr (GVariant) top = g_variant_get_child_value (inner, 4);
+        g_autoptr (GVariant) kids = g_variant_get_child_value (inner, 5);
+        m.round = g_variant_get_uint32 (a);
+        m.degree = g_variant_get_uint32 (b);
+        m.node = g_variant_get_uint32 (c);
+        gsize n = 0, k = 0;
+        const uint32_t *ids = g_variant_get_fixed_array (top, &n, sizeof (uint32_t));
+        proto_msg_set_peers (&m, ids, (uint32_t) n);
+        const uint32_t *ch = g_variant_get_fixed_array (kids, &k, sizeof (uint32_t));
+        if (k)
+          proto_msg_take_indices (&m, g_memdup2 (ch, k * sizeof *ch), (uint32_t) k);
         break;
       }
     case PROTO_MSG_HIER_CANDIDACY:

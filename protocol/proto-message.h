@@ -55,8 +55,10 @@ typedef enum {
   PROTO_MSG_HIER_CLUSTER,     /* S -> peer: its cluster's `peers`, election epoch `round`, head `node`
                                  (PROTO_NO_NODE: an election is on) */
   PROTO_MSG_HIER_CANDIDACY,   /* peer -> S: for epoch `round`, score `degree`, `helper` eligible */
-  PROTO_MSG_HIER_HEADS,       /* S -> heads: the heads elected (`peers`) of `degree` working clusters,
-                                 version `round` */
+  PROTO_MSG_HIER_HEADS,       /* S -> heads: the heads tree, version `round`, of `degree` heads:
+                                 this head's parent `node` (PROTO_NO_NODE: the top), the top
+                                 heads it exchanges with (`peers`, at the top), its children
+                                 (`indices`) */
   PROTO_MSG_HIER_UPDATE,      /* member -> head: its model, `degree` 1, `round` the head's round */
   PROTO_MSG_HIER_AGG,         /* head -> heads: its cluster's mean of `degree` updates, `round` */
   PROTO_MSG_HIER_RESULT,      /* head -> member: the round's global model */

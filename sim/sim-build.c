@@ -142,6 +142,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       h->cluster_size = uint_of (V ("protocol", "cluster_size"));
       if (h->cluster_size == 0)
         return BAD ("protocol", "cluster_size", "must be at least 1");
+      h->fanin = uint_of (V ("protocol", "fanin"));
+      if (h->fanin < 2)
+        return BAD ("protocol", "fanin", "must be at least 2");
       dl_parse_duration (V ("protocol", "election_timeout"), &h->election_timeout, NULL);
       if (h->election_timeout <= 0)
         return BAD ("protocol", "election_timeout", "must be more than 0");

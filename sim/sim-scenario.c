@@ -59,6 +59,7 @@ static const KeySpec keys[] = {
   { "protocol", "async_mix", "0.5", K_PROB, "gossip, async and mixed: weight of a fresh pushed model (staleness 0)" },
   { "protocol", "staleness_exponent", "0.5", K_NUM, "gossip, async and mixed: a push s rounds old weighs async_mix x (1 + s)^-exponent" },
   { "protocol", "cluster_size", "10", K_UINT, "hierarchical only: peers per cluster (without regions; a larger region is split)" },
+  { "protocol", "fanin", "32", K_UINT, "hierarchical only: heads exchange all-to-all up to this many; above, groups of fanin report to a head of heads, recursively" },
   { "protocol", "election_timeout", "5s", K_DUR, "hierarchical only: the coordinator tallies a cluster's candidacies this long at most" },
   { "protocol", "head_timeout", "60s", K_DUR, "hierarchical only: a member waits this long for its head's result, a head for the other heads" },
   { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
@@ -128,6 +129,7 @@ static const struct {
   { "protocol.async_mix", "gossip" },
   { "protocol.staleness_exponent", "gossip" },
   { "protocol.cluster_size", "hierarchical" },
+  { "protocol.fanin", "hierarchical" },
   { "protocol.election_timeout", "hierarchical" },
   { "protocol.head_timeout", "hierarchical" },
 };

@@ -93,6 +93,30 @@ START_TEST (test_two_clusters_agree)
 }
 END_TEST
 
+START_TEST (test_heads_tree)
+{
+  /* 6 clusters of one, fanin 2: the heads form a tree (1, 3, 5 lead pairs;
+   * 1 and 5 are the top); the global still is the exact mean everywhere */
+  ProtoConfig cfg = hier_cfg (6, 2, 1);
+  cfg.fanin = 2;
+  GW *g = gw_new (&cfg, 6, 1);
+  gw_start_all (g);
+  gw_settle (g);
+  for (guint i = 1; i <= 6; i++)
+    {
+      ck_assert (hier_peer_is_head (hp (g, i)));
+      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 2);
+      ck_assert_float_eq_tol (learn_weights_data (hier_peer_model (hp (g, i)))[0], 7.0f, 1e-5f);
+    }
+  ck_assert_uint_ge (gw_count (g, "6 heads: 2 at the top (fanin 2)"), 1);
+  /* per round: 4 subtrees go up (2, 4, 6 to their leaders, 3 to 1), the 2
+   * top heads exchange (2), results come down to the 4 */
+  ck_assert_uint_eq (gw_count (g, "sent HierAgg"), 2 * (4 + 2));
+  ck_assert_uint_eq (gw_count (g, "sent HierResult"), 2 * 4);
+  gw_free (g);
+}
+END_TEST
+
 START_TEST (test_tally_times_out)
 {
   /* the coordinator alone: two of three members stand; at the deadline the
@@ -173,6 +197,7 @@ suite (void)
   tcase_add_test (t, test_score);
   tcase_add_test (t, test_election_and_rounds);
   tcase_add_test (t, test_two_clusters_agree);
+  tcase_add_test (t, test_heads_tree);
   tcase_add_test (t, test_tally_times_out);
   tcase_add_test (t, test_head_lost);
   suite_add_tcase (s, t);

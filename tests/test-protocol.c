@@ -56,7 +56,12 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
       proto_msg_set_peers (m, peers, 3); m->round = 2; m->node = 9;
       break;
     case PROTO_MSG_HIER_HEADS:
-      proto_msg_set_peers (m, peers, 3); m->round = 5; m->degree = 4;
+      {
+        proto_msg_set_peers (m, peers, 3); m->round = 5; m->degree = 4; m->node = 8;
+        guint32 *kids = g_new (guint32, 2);
+        kids[0] = 11, kids[1] = 12;
+        proto_msg_take_indices (m, kids, 2);
+      }
       break;
     case PROTO_MSG_HIER_CANDIDACY:
       m->round = 3; m->degree = 7000; m->helper = TRUE;

@@ -155,11 +155,15 @@ send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
     }
 }
 
+/* The heads tree: up to fanin heads exchange all-to-all; above, the heads
+ * in id order form groups of fanin, each reporting to its first (lowest id)
+ * head, and those first heads form the next level, until at most fanin are
+ * left at the top.  Each head gets its parent, its children, and (at the
+ * top) the top heads.  Sent once every working cluster has a head. */
 static void
 send_heads (HierCoord *c, ProtoOutbox *out)
 {
   g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  guint working_clusters = 0;
   for (guint i = 0; i < c->clusters->len; i++)
     {
       Cluster *k = g_ptr_array_index (c->clusters, i);
@@ -170,21 +174,58 @@ send_heads (HierCoord *c, ProtoOutbox *out)
           Member *m = find (c, g_array_index (k->members, ProtoNodeId, j), NULL);
           working = m && !m->resting;
         }
-      working_clusters += working;
-      if (k->head != PROTO_NO_NODE && working)
-        g_array_append_val (heads, k->head);
+      if (!working)
+        continue;
+      if (k->head == PROTO_NO_NODE)
+        return;   /* an election is on: the tree goes out when it is over */
+      g_array_append_val (heads, k->head);
     }
   g_array_sort (heads, hier_cmp_id);
-  c->heads_version++;
-  for (guint i = 0; i < heads->len; i++)
+  guint n = heads->len, fanin = MAX (c->cfg.fanin, 2);
+  g_autofree ProtoNodeId *parent = g_new (ProtoNodeId, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    parent[i] = PROTO_NO_NODE;
+  g_autoptr (GArray) level = g_array_new (FALSE, FALSE, sizeof (guint));   /* indices into heads */
+  for (guint i = 0; i < n; i++)
+    g_array_append_val (level, i);
+  while (level->len > fanin)
     {
+      g_autoptr (GArray) next = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint g = 0; g < level->len; g += fanin)
+        {
+          guint leader = g_array_index (level, guint, g);
+          g_array_append_val (next, leader);
+          for (guint j = g + 1; j < MIN (g + fanin, level->len); j++)
+            parent[g_array_index (level, guint, j)] = g_array_index (heads, ProtoNodeId, leader);
+        }
+      g_array_set_size (level, 0);
+      g_array_append_vals (level, next->data, next->len);
+    }
+  g_autofree ProtoNodeId *top = g_new (ProtoNodeId, MAX (level->len, 1));
+  for (guint i = 0; i < level->len; i++)
+    top[i] = g_array_index (heads, ProtoNodeId, g_array_index (level, guint, i));
+  c->heads_version++;
+  for (guint i = 0; i < n; i++)
+    {
+      ProtoNodeId h = g_array_index (heads, ProtoNodeId, i);
+      g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint j = 0; j < n; j++)
+        if (parent[j] == h)
+          g_array_append_val (kids, g_array_index (heads, ProtoNodeId, j));
       ProtoMsg msg;
       proto_msg_init (&msg, PROTO_MSG_HIER_HEADS);
       msg.round = c->heads_version;
-      msg.degree = working_clusters;   /* a head waits until it knows them all */
-      proto_msg_set_peers (&msg, (const ProtoNodeId *) (const void *) heads->data, heads->len);
-      send (c, out, g_array_index (heads, ProtoNodeId, i), &msg);
+      msg.degree = n;
+      msg.node = parent[i];
+      if (parent[i] == PROTO_NO_NODE)
+        proto_msg_set_peers (&msg, top, level->len);
+      guint nk = kids->len;
+      proto_msg_take_indices (&msg, (guint32 *) (void *) g_array_free (g_steal_pointer (&kids), FALSE), nk);
+      send (c, out, h, &msg);
     }
+  if (level->len < n)
+    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, level->len, "%u heads: %u at the top (fanin %u)", n,
+             level->len, fanin);
 }
 
 static void

@@ -28,6 +28,10 @@ agg_clear (Agg *a)
 void
 hh_clear (HierPeer *p)
 {
+  agg_clear (&p->own);
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    agg_clear (&g_array_index (p->child_aggs, Agg, i));
+  g_array_set_size (p->child_aggs, 0);
   g_hash_table_remove_all (p->updates);
   g_hash_table_remove_all (p->next_updates);
   for (guint i = 0; i < p->aggs->len; i++)
@@ -80,33 +84,21 @@ mean_of (GHashTable *updates, guint *n)
   return learn_weights_mean (ws, ids->len);
 }
 
-static void try_finish_exchange (HierPeer *p, ProtoOutbox *out);
+static void try_gather (HierPeer *p, ProtoOutbox *out);
+static void try_top (HierPeer *p, ProtoOutbox *out);
 
 static void
 start_exchange (HierPeer *p, ProtoOutbox *out)
 {
   guint n = 0;
-  g_autoptr (LearnWeights) mean = mean_of (p->updates, &n);
-  p->phase = HEAD_EXCHANGE;
+  agg_clear (&p->own);
+  p->own = (Agg) { .head = p->id, .round = p->hr, .mean = mean_of (p->updates, &n) };
+  p->own.count = n;
+  p->phase = HEAD_GATHER;
   p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
-  Agg own = { .head = p->id, .round = p->hr, .count = n, .mean = learn_weights_ref (mean) };
-  g_array_append_val (p->aggs, own);
   proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1, n,
-                        "head: cluster mean of %u updates, to %u other heads", n,
-                        p->heads->len ? p->heads->len - 1 : 0);
-  for (guint i = 0; i < p->heads->len; i++)
-    {
-      ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
-      if (h == p->id)
-        continue;
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
-      m.round = p->hr;
-      m.degree = n;
-      proto_msg_set_weights (&m, mean);
-      hp_send_link (p, out, h, &m);
-    }
-  try_finish_exchange (p, out);
+                        "head: cluster mean of %u updates", n);
+  try_gather (p, out);
 }
 
 static void
@@ -126,6 +118,117 @@ try_collect (HierPeer *p, ProtoOutbox *out)
     }
 }
 
+/* The count-weighted mean of aggregates (sorted by head id here): the same
+ * bits wherever the same set is combined.  A single one is itself. */
+static LearnWeights *
+combine (GArray *aggs, guint64 *total_out)
+{
+  g_array_sort (aggs, hier_cmp_id);   /* Agg starts with its head id */
+  guint64 total = 0;
+  for (guint i = 0; i < aggs->len; i++)
+    total += g_array_index (aggs, Agg, i).count;
+  *total_out = total;
+  if (total == 0)
+    return NULL;
+  Agg *first = &g_array_index (aggs, Agg, 0);
+  if (aggs->len == 1)
+    return learn_weights_ref (first->mean);
+  LearnWeights *w = learn_weights_copy (first->mean);
+  if (!learn_weights_is_symbolic (w))
+    {
+      learn_weights_scal (w, (float) first->count);
+      for (guint i = 1; i < aggs->len; i++)
+        learn_weights_axpy (w, (float) g_array_index (aggs, Agg, i).count, g_array_index (aggs, Agg, i).mean);
+      learn_weights_scal (w, (float) (1.0 / (double) total));
+    }
+  return w;
+}
+
+static Agg *
+find_child_agg (HierPeer *p, ProtoNodeId child, uint32_t round)
+{
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    {
+      Agg *a = &g_array_index (p->child_aggs, Agg, i);
+      if (a->head == child && a->round == round)
+        return a;
+    }
+  return NULL;
+}
+
+static gboolean
+is_child (const HierPeer *p, ProtoNodeId id)
+{
+  for (guint i = 0; i < p->children->len; i++)
+    if (g_array_index (p->children, ProtoNodeId, i) == id)
+      return TRUE;
+  return FALSE;
+}
+
+static void distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead);
+
+/* Its subtree: its cluster and its children's subtrees; up to its parent,
+ * or, at the top, to the other top heads. */
+static void
+try_gather (HierPeer *p, ProtoOutbox *out)
+{
+  if (!p->is_head || p->phase != HEAD_GATHER)
+    return;
+  gboolean all = p->heads_known;
+  for (guint i = 0; i < p->children->len && all; i++)
+    all = find_child_agg (p, g_array_index (p->children, ProtoNodeId, i), p->hr) != NULL;
+  if (!all && p->now < p->head_deadline)
+    return;
+  if (!all)
+    hp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, -1,
+                p->heads_known ? "head_timeout: its subtree goes without the missing heads below it"
+                               : "head_timeout: no heads tree yet: it goes alone");
+  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (Agg));
+  g_array_append_val (parts, p->own);
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    if (g_array_index (p->child_aggs, Agg, i).round == p->hr)
+      g_array_append_val (parts, g_array_index (p->child_aggs, Agg, i));
+  guint64 total = 0;
+  g_autoptr (LearnWeights) subtree = combine (parts, &total);
+  p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+  if (p->parent != PROTO_NO_NODE && p->heads_known)
+    {
+      p->phase = HEAD_UP;
+      p->up_to = p->parent;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
+      m.round = p->hr;
+      m.degree = (guint32) MIN (total, G_MAXUINT32);
+      proto_msg_set_weights (&m, subtree);
+      hp_send_link (p, out, p->parent, &m);
+      /* kept, in case the global never comes down */
+      agg_clear (&p->own);
+      p->own = (Agg) { .head = p->id, .round = p->hr, .count = (guint32) MIN (total, G_MAXUINT32),
+                       .mean = subtree ? learn_weights_ref (subtree) : NULL };
+      return;
+    }
+  p->phase = HEAD_TOP;
+  if (subtree)
+    {
+      Agg mine = { .head = p->id, .round = p->hr, .count = (guint32) MIN (total, G_MAXUINT32),
+                   .mean = learn_weights_ref (subtree) };
+      g_array_append_val (p->aggs, mine);
+    }
+  for (guint i = 0; i < p->heads->len && subtree; i++)
+    {
+      ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
+      if (h == p->id)
+        continue;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
+      m.round = p->hr;
+      m.degree = (guint32) MIN (total, G_MAXUINT32);
+      proto_msg_set_weights (&m, subtree);
+      hp_send_link (p, out, h, &m);
+    }
+  try_top (p, out);
+}
+
 /* Head h's aggregate for this round, or, if h is ahead (it was elected
  * earlier, or this head late), its latest later one. */
 static Agg *
@@ -143,13 +246,13 @@ agg_for (HierPeer *p, ProtoNodeId h)
   return best;
 }
 
+/* At the top: the global model from every top head's subtree. */
 static void
-try_finish_exchange (HierPeer *p, ProtoOutbox *out)
+try_top (HierPeer *p, ProtoOutbox *out)
 {
-  if (!p->is_head || p->phase != HEAD_EXCHANGE)
+  if (!p->is_head || p->phase != HEAD_TOP)
     return;
-  /* every cluster's head is known (an election may still run elsewhere) and sent its own */
-  gboolean all = p->heads->len >= p->heads_expected;
+  gboolean all = p->heads_known;
   for (guint i = 0; i < p->heads->len && all; i++)
     all = agg_for (p, g_array_index (p->heads, ProtoNodeId, i)) != NULL;
   if (!all && p->now < p->head_deadline)
@@ -157,13 +260,11 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
   if (!all)
     hp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, -1,
                 "head_timeout: the global model goes without the missing heads");
-  /* the count-weighted mean over the clusters, in head id order; a head
-   * that is ahead brings this one to its round */
+  /* every top aggregate of this round, listed head or not (a cluster that
+   * finished leaves the list after sending its last), and for a listed head
+   * without one, its later one (it is ahead: this head catches up) */
   g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, sizeof (Agg));
   uint32_t ahead = p->hr;
-  /* every aggregate of this round, listed head or not (a cluster that
-   * finished leaves the list after sending its last), and for a listed head
-   * without one, its later one */
   for (guint i = 0; i < p->aggs->len; i++)
     if (g_array_index (p->aggs, Agg, i).round == p->hr)
       g_array_append_val (mine, g_array_index (p->aggs, Agg, i));
@@ -177,27 +278,39 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
           ahead = MAX (ahead, a->round);
         }
     }
-  g_array_sort (mine, hier_cmp_id);   /* Agg starts with its head id */
   guint64 total = 0;
-  for (guint i = 0; i < mine->len; i++)
-    total += g_array_index (mine, Agg, i).count;
-  LearnWeights *global = NULL;
-  if (total > 0)
-    {
-      Agg *first = &g_array_index (mine, Agg, 0);
-      global = learn_weights_copy (first->mean);
-      if (!learn_weights_is_symbolic (global))
-        {
-          learn_weights_scal (global, (float) first->count);
-          for (guint i = 1; i < mine->len; i++)
-            learn_weights_axpy (global, (float) g_array_index (mine, Agg, i).count, g_array_index (mine, Agg, i).mean);
-          learn_weights_scal (global, (float) (1.0 / (double) total));
-        }
-    }
+  LearnWeights *global = combine (mine, &total);
   proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1,
-                        (int64_t) total, "head: global model of %u clusters, %" G_GUINT64_FORMAT " updates", mine->len,
+                        (int64_t) total, "head: global model of %u subtrees, %" G_GUINT64_FORMAT " updates", mine->len,
                         total);
-  /* down to the contributors (its own member part last: it may start a round) */
+  distribute (p, out, global, total, ahead);
+  if (global)
+    learn_weights_unref (global);
+}
+
+/* The round's global model down to its children and its members; the next
+ * round begins with the updates that came meanwhile. */
+static void
+distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead)
+{
+  uint32_t round = p->hr;
+  /* down to its children: those of the tree now, and those that sent it
+   * their subtree this round (the tree may have changed since) */
+  g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  g_array_append_vals (kids, p->children->data, p->children->len);
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    if (g_array_index (p->child_aggs, Agg, i).round == round && !is_child (p, g_array_index (p->child_aggs, Agg, i).head))
+      g_array_append_val (kids, g_array_index (p->child_aggs, Agg, i).head);
+  for (guint i = 0; i < kids->len && global; i++)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+      m.round = round;
+      m.degree = (guint32) MIN (total, G_MAXUINT32);
+      proto_msg_set_weights (&m, global);
+      hp_send_link (p, out, g_array_index (kids, ProtoNodeId, i), &m);
+    }
+  /* its own member part last: it may start a round */
   g_autoptr (GArray) to = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   GHashTableIter it;
   gpointer k;
@@ -208,7 +321,6 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
       g_array_append_val (to, id);
     }
   g_array_sort (to, hier_cmp_id);
-  uint32_t round = p->hr;
   gboolean self = FALSE;
   for (guint i = 0; i < to->len && global; i++)
     {
@@ -225,7 +337,6 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
       proto_msg_set_weights (&m, global);
       hp_send_link (p, out, id, &m);
     }
-  /* the next round: the updates that came meanwhile */
   if (ahead > round)
     hp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, ahead,
                 "head: the other heads are ahead: it catches up with their round");
@@ -236,6 +347,13 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
         agg_clear (&g_array_index (p->aggs, Agg, i - 1));
         g_array_remove_index (p->aggs, i - 1);
       }
+  for (guint i = p->child_aggs->len; i > 0; i--)
+    if (g_array_index (p->child_aggs, Agg, i - 1).round <= ahead)
+      {
+        agg_clear (&g_array_index (p->child_aggs, Agg, i - 1));
+        g_array_remove_index (p->child_aggs, i - 1);
+      }
+  agg_clear (&p->own);
   GHashTable *t = p->updates;
   p->updates = p->next_updates;
   p->next_updates = t;
@@ -245,9 +363,19 @@ try_finish_exchange (HierPeer *p, ProtoOutbox *out)
   p->head_deadline = g_hash_table_size (p->updates) ? dl_time_add (p->now, p->cfg.head_timeout) : DL_TIME_NEVER;
   if (self && global)
     hp_take_result (p, out, round, global);
-  if (global)
-    learn_weights_unref (global);
   try_collect (p, out);
+}
+
+void
+hh_take_global (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global)
+{
+  if (!p->is_head || p->phase != HEAD_UP || round < p->hr)
+    {
+      hp_observe (p, out, PROTO_OBS_NOTE, p->parent, PROTO_MSG_HIER_RESULT, round,
+                  "head: a global model it does not wait for");
+      return;
+    }
+  distribute (p, out, global, 0, MAX (round, p->hr));
 }
 
 void
@@ -279,6 +407,15 @@ hh_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
       hp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_HIER_AGG, msg->round, "an aggregate of a past round");
       return;
     }
+  if (is_child (p, from))
+    {
+      if (find_child_agg (p, from, msg->round))
+        return;
+      Agg c = { .head = from, .round = msg->round, .count = msg->degree, .mean = learn_weights_ref (msg->weights) };
+      g_array_append_val (p->child_aggs, c);
+      try_gather (p, out);
+      return;
+    }
   if (find_agg (p, from, msg->round))
     return;
   if (p->phase == HEAD_COLLECT && (!p->hr_set || msg->round > p->hr))
@@ -292,7 +429,7 @@ hh_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
     }
   Agg a = { .head = from, .round = msg->round, .count = msg->degree, .mean = learn_weights_ref (msg->weights) };
   g_array_append_val (p->aggs, a);
-  try_finish_exchange (p, out);
+  try_top (p, out);
 }
 
 void
@@ -324,7 +461,8 @@ hh_members_changed (HierPeer *p, ProtoOutbox *out)
 void
 hh_heads_changed (HierPeer *p, ProtoOutbox *out)
 {
-  try_finish_exchange (p, out);
+  try_gather (p, out);
+  try_top (p, out);
 }
 
 void
@@ -334,6 +472,16 @@ hh_deadline (HierPeer *p, ProtoOutbox *out)
     return;
   if (p->phase == HEAD_COLLECT)
     try_collect (p, out);
+  else if (p->phase == HEAD_GATHER)
+    try_gather (p, out);
+  else if (p->phase == HEAD_TOP)
+    try_top (p, out);
   else
-    try_finish_exchange (p, out);
+    {
+      /* HEAD_UP: the global never came down: its members get its subtree's mean */
+      hp_observe (p, out, PROTO_OBS_TIMER_FIRED, p->parent, PROTO_MSG_HIER_RESULT, -1,
+                  "head_timeout: no global model from its parent: its subtree's mean goes down");
+      g_autoptr (LearnWeights) w = p->own.mean ? learn_weights_ref (p->own.mean) : NULL;
+      distribute (p, out, w, p->own.count, p->hr);
+    }
 }

@@ -24,7 +24,12 @@ typedef struct {
   LearnWeights *mean;
 } Agg;
 
-typedef enum { HEAD_COLLECT, HEAD_EXCHANGE } HeadPhase;
+typedef enum {
+  HEAD_COLLECT,   /* its members' updates */
+  HEAD_GATHER,    /* its children's subtrees */
+  HEAD_UP,        /* its subtree went to its parent: the global comes down */
+  HEAD_TOP,       /* at the top: the other top heads' subtrees */
+} HeadPhase;
 
 struct HierPeer {
   ProtoConfig cfg;
@@ -59,8 +64,14 @@ struct HierPeer {
   gboolean hr_set;
   GHashTable *updates;        /* member + 1 -> LearnWeights*: this round */
   GHashTable *next_updates;   /* those that came during the exchange */
-  GArray *heads;              /* ProtoNodeId: every cluster's head (HierHeads) */
-  guint heads_expected;       /* how many clusters work: until all have a head, a head waits */
+  GArray *heads;              /* ProtoNodeId: the top heads it exchanges with (HierHeads; empty below the top) */
+  guint heads_expected;       /* how many heads the tree has */
+  gboolean heads_known;       /* a HierHeads came: the tree is known */
+  ProtoNodeId parent;         /* the head of heads it reports to (PROTO_NO_NODE: it is at the top) */
+  GArray *children;           /* ProtoNodeId: the heads that report to it */
+  GArray *child_aggs;         /* Agg: its children's subtrees */
+  Agg own;                    /* this round's cluster mean (mean NULL: none yet) */
+  ProtoNodeId up_to;          /* the parent this round's subtree went to (the tree may change meanwhile) */
   GArray *aggs;               /* Agg: this round's and later ones */
   DlTime head_deadline;
   DlTime now;
@@ -82,6 +93,8 @@ void hh_heads_changed (HierPeer *p, ProtoOutbox *out);
 void hh_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w);
 void hh_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
 void hh_deadline (HierPeer *p, ProtoOutbox *out);
+/* The round's global model from its parent head. */
+void hh_take_global (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global);
 void hh_clear (HierPeer *p);
 
 G_END_DECLS

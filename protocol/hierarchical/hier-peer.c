@@ -366,7 +366,7 @@ hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
     case PROTO_MSG_HIER_AGG:
       return on && p->is_head;
     case PROTO_MSG_HIER_RESULT:
-      return p->state == HIER_PEER_WAIT_RESULT;
+      return p->state == HIER_PEER_WAIT_RESULT || (on && p->is_head);
     default:
       return FALSE;
     }
@@ -406,12 +406,24 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
       g_array_set_size (p->heads, 0);
       g_array_append_vals (p->heads, msg->peers, msg->n_peers);
       p->heads_expected = msg->degree;
-      for (guint i = 0; i < p->heads->len; i++)
-        {
-          ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
-          if (h != p->id && !link_state (p, h, NULL))
-            open_link (p, out, h);
-        }
+      p->heads_known = TRUE;
+      p->parent = msg->node;
+      g_array_set_size (p->children, 0);
+      g_array_append_vals (p->children, msg->indices, msg->n_indices);
+      {
+        /* links to whoever it exchanges with: top heads, parent, children */
+        g_autoptr (GArray) peers = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+        g_array_append_vals (peers, p->heads->data, p->heads->len);
+        g_array_append_vals (peers, p->children->data, p->children->len);
+        if (p->parent != PROTO_NO_NODE)
+          g_array_append_val (peers, p->parent);
+        for (guint i = 0; i < peers->len; i++)
+          {
+            ProtoNodeId h = g_array_index (peers, ProtoNodeId, i);
+            if (h != p->id && !link_state (p, h, NULL))
+              open_link (p, out, h);
+          }
+      }
       hh_heads_changed (p, out);
       break;
     case PROTO_MSG_HIER_UPDATE:
@@ -422,6 +434,11 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
       hh_take_agg (p, out, in->from, msg);
       break;
     case PROTO_MSG_HIER_RESULT:
+      if (p->is_head && (in->from == p->parent || in->from == p->up_to) && in->from != PROTO_NO_NODE && msg->weights)
+        {
+          hh_take_global (p, out, msg->round, msg->weights);
+          break;
+        }
       if (in->from != p->sent_to || msg->weights == NULL)
         {
           hp_observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, msg->round,
@@ -576,6 +593,10 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->next_updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->aggs = g_array_new (FALSE, TRUE, sizeof (Agg));
+  p->parent = PROTO_NO_NODE;
+  p->up_to = PROTO_NO_NODE;
+  p->children = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->child_aggs = g_array_new (FALSE, TRUE, sizeof (Agg));
   return p;
 }
 
@@ -593,6 +614,8 @@ hier_peer_free (HierPeer *p)
   g_hash_table_unref (p->next_updates);
   g_array_unref (p->heads);
   g_array_unref (p->aggs);
+  g_array_unref (p->children);
+  g_array_unref (p->child_aggs);
   g_array_unref (p->members);
   learn_weights_unref (p->model);
   g_free (p->region);
