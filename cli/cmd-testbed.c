@@ -294,6 +294,7 @@ tb_setup (Tb *tb, const SimScenario *s, const SimPoint *pt, guint64 seed, char *
   tb->rec = (SimRecorder) { track_observation, tb_fact, track_metric, track_traffic, tb };
   tb->props = sim_props_new (&tb->db_rec, cfg->proto.min_participants);
   sim_props_set_agreement (tb->props, proto_family_of (&cfg->proto)->promises_agreement (&cfg->proto));
+  sim_props_set_model_sync (tb->props, proto_family_of (&cfg->proto)->syncs_late_joiners (&cfg->proto));
   guint retries = 0;
   if (proto_family_of (&cfg->proto)->excludes_after_retries (&cfg->proto, &retries))
     sim_props_set_max_connection_retry (tb->props, retries);

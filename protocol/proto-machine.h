@@ -125,6 +125,9 @@ typedef struct {
   /* TRUE if every peer that finishes a round holds the same model (the
    * `agreement` property checks it; DISCO: yes, gossip: no) */
   gboolean (*promises_agreement) (const ProtoConfig *cfg);
+  /* TRUE if a peer that joins late starts from a completed round's model
+   * (DISCO: model sync; the no-lost-model property checks it) */
+  gboolean (*syncs_late_joiners) (const ProtoConfig *cfg);
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);

@@ -128,6 +128,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/gossip-stragglers.ini \
 	scenarios/regression/gossip-topk-error-feedback.ini \
 	scenarios/regression/gossip-vs-disco.ini \
+	scenarios/regression/hier-crash-before-hello.ini \
 	scenarios/regression/hier-head-failover.ini \
 	scenarios/regression/hier-nat.ini \
 	scenarios/regression/hier-regions.ini \

@@ -22,6 +22,7 @@ struct SimProps {
   GHashTable *retries;      /* node -> Retries the coordinator sent it since the last Start */
   guint max_connection_retry;
   gboolean no_agreement;    /* the family does not promise it */
+  gboolean no_model_sync;   /* the family has no model sync for late joiners */
   GHashTable *holds_since;  /* node -> 1 + time it first held a trained model (a round's end, a sync) */
   GHashTable *sync_tried;   /* node -> 1 + time of its last sync failure (SYNC_FAILED) */
   GHashTable *sync_failed;  /* node -> 1 + time its training failed on a sync */
@@ -98,6 +99,12 @@ void
 sim_props_set_agreement (SimProps *p, gboolean checked)
 {
   p->no_agreement = !checked;
+}
+
+void
+sim_props_set_model_sync (SimProps *p, gboolean checked)
+{
+  p->no_model_sync = !checked;
 }
 
 void
@@ -245,7 +252,8 @@ is_trained_model (SimProps *p, LearnWeights *model, guint *latest)
 void
 sim_props_training_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights *model)
 {
-  if (!model || learn_weights_is_symbolic (model) || !g_hash_table_add (p->trained, GUINT_TO_POINTER (node)))
+  if (!model || learn_weights_is_symbolic (model) || p->no_model_sync
+      || !g_hash_table_add (p->trained, GUINT_TO_POINTER (node)))
     return;   /* only a session's first training: later ones start from the peer's own aggregation */
   guint latest;
   if (!is_trained_model (p, model, &latest))
@@ -257,7 +265,7 @@ sim_props_training_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights 
 void
 sim_props_synced_model (SimProps *p, DlTime t, ProtoNodeId node, LearnWeights *model)
 {
-  if (!model || learn_weights_is_symbolic (model) || g_hash_table_size (p->reference) == 0)
+  if (!model || learn_weights_is_symbolic (model) || p->no_model_sync || g_hash_table_size (p->reference) == 0)
     return;
   GHashTableIter it;
   gpointer k, v;

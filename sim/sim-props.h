@@ -60,6 +60,8 @@ void sim_props_free (SimProps *p);
 /* Turns agreement off (a family that does not promise it: ProtoFamily's
  * promises_agreement). */
 void sim_props_set_agreement (SimProps *p, gboolean checked);
+/* Turns no-lost-model off (a family without model sync: syncs_late_joiners). */
+void sim_props_set_model_sync (SimProps *p, gboolean checked);
 /* Turns retries-before-exclusion on, with this M. */
 void sim_props_set_max_connection_retry (SimProps *p, guint m);
 void sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o);

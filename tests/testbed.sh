@@ -185,4 +185,33 @@ INI
 expect 0 "PASS .*tr.ini seed 1: stalled" -- "$DLSIM" testbed "$tmp/tr.ini" -o "$tmp/trt.db"
 expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/trs.db" "$tmp/trt.db"
 
+# the other families run on sockets unchanged: their machines sit behind
+# the same interface, their messages go through the same framing
+for fam in gossip hierarchical; do
+  cat > "$tmp/tb-$fam.ini" <<INI
+[protocol]
+family = $fam
+min_participants = 4
+[training]
+rounds = 3
+[model]
+kind = softmax
+learning_rate = 0.05
+[data]
+features = 8
+classes = 3
+samples = 1200
+separation = 3.0
+[peers]
+count = 4
+[expect]
+outcome = completed
+peers_finished = 4
+INI
+  expect 0 "PASS .*tb-$fam.ini seed 1: completed, 3 rounds, 2 expectations" -- "$DLSIM" testbed "$tmp/tb-$fam.ini" -o "$tmp/tb-$fam.db"
+  no_children "$fam on sockets"
+done
+expect 0 "received Neighbors from S" -- "$DLSIM" trace "$tmp/tb-gossip.db" --run 1
+expect 0 "received HierResult from" -- "$DLSIM" trace "$tmp/tb-hierarchical.db" --run 1
+
 finish

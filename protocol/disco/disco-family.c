@@ -180,6 +180,15 @@ promises_agreement (const ProtoConfig *cfg)
   return TRUE;
 }
 
+/* DISCO promises a late joiner the latest model (model sync: SignalModelProvider,
+ * SharedModel); disco-775 and pre-775 break it (S3), which the property shows */
+static gboolean
+syncs_late_joiners (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return TRUE;
+}
+
 static const char *
 peer_state_name_at (guint i)
 {
@@ -194,6 +203,7 @@ const ProtoFamily proto_family_disco = {
   .round_begins_with = round_begins_with,
   .excludes_after_retries = excludes_after_retries,
   .promises_agreement = promises_agreement,
+  .syncs_late_joiners = syncs_late_joiners,
   .n_peer_states = PROTO_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
 };

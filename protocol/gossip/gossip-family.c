@@ -158,6 +158,14 @@ promises_agreement (const ProtoConfig *cfg)
   return FALSE;   /* peers mix with their neighbours only: models differ within a step */
 }
 
+/* no sync: a late joiner starts from the initial model and mixes in */
+static gboolean
+syncs_late_joiners (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return FALSE;
+}
+
 static const char *
 peer_state_name_at (guint i)
 {
@@ -172,6 +180,7 @@ const ProtoFamily proto_family_gossip = {
   .round_begins_with = round_begins_with,
   .excludes_after_retries = excludes_after_retries,
   .promises_agreement = promises_agreement,
+  .syncs_late_joiners = syncs_late_joiners,
   .n_peer_states = GOSSIP_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
 };

@@ -3,7 +3,8 @@
  * heads.  It never sees a model.
  *
  * Clusters form once min_participants peers have said HierHello, and every
- * peer connected so far has (peers that connect together cluster together):
+ * peer connected so far has (peers that connect together cluster together;
+ * election_timeout after the min_participants-th hello they form anyway):
  * by region
  * (the peers' [network] regions label), each region split into balanced
  * chunks of at most cluster_size; without regions, the peers in id order in
@@ -50,6 +51,7 @@ struct HierCoord {
   gboolean formed;
   uint32_t heads_version;
   DlTime now;
+  DlTime form_deadline;   /* min_participants said hello, some connected peer not yet: form then anyway */
 };
 
 static void
@@ -335,6 +337,32 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
     start_election (c, out, g_ptr_array_index (c->clusters, q), 1, "formed");
 }
 
+static void form_clusters (HierCoord *c, ProtoOutbox *out);
+
+/* At least min_participants said hello, and everyone connected so far has
+ * (peers that connect together cluster together). */
+static void
+maybe_form (HierCoord *c, ProtoOutbox *out)
+{
+  if (c->formed)
+    return;
+  guint hellos = 0;
+  for (guint i = 0; i < c->members->len; i++)
+    hellos += ((Member *) g_ptr_array_index (c->members, i))->region != NULL;
+  if (hellos < MAX (c->cfg.min_participants, 1))
+    return;
+  if (hellos == c->members->len || c->now >= c->form_deadline)
+    {
+      if (hellos < c->members->len)
+        observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->members->len - hellos,
+                 "election_timeout: the clusters form without the peers that never said hello");
+      c->form_deadline = DL_TIME_NEVER;
+      form_clusters (c, out);
+    }
+  else if (c->form_deadline == DL_TIME_NEVER)
+    c->form_deadline = dl_time_add (c->now, c->cfg.election_timeout);
+}
+
 /* A peer after the clusters formed: the smallest cluster of its region. */
 static void
 place_late (HierCoord *c, ProtoOutbox *out, Member *m)
@@ -395,6 +423,7 @@ member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
       return;
     }
   g_ptr_array_remove_index (c->members, at);
+  maybe_form (c, out);   /* it may have been the one hello missing */
 }
 
 static void
@@ -430,15 +459,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
       if (c->formed)
         place_late (c, out, m);
       else
-        {
-          /* at least min_participants, and everyone connected so far has
-           * said hello (peers connecting together cluster together) */
-          guint hellos = 0;
-          for (guint i = 0; i < c->members->len; i++)
-            hellos += ((Member *) g_ptr_array_index (c->members, i))->region != NULL;
-          if (hellos >= MAX (c->cfg.min_participants, 1) && hellos == c->members->len)
-            form_clusters (c, out);
-        }
+        maybe_form (c, out);
       return;
     case PROTO_MSG_HIER_CANDIDACY:
       {
@@ -513,6 +534,7 @@ hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *
       member_left (c, out, in->from);
       break;
     case PROTO_IN_DEADLINE:
+      maybe_form (c, out);
       for (guint q = 0; q < c->clusters->len; q++)
         try_tally (c, out, g_ptr_array_index (c->clusters, q));
       break;
@@ -530,7 +552,7 @@ hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *
 DlTime
 hier_coord_next_deadline (const HierCoord *c)
 {
-  DlTime d = DL_TIME_NEVER;
+  DlTime d = c->formed ? DL_TIME_NEVER : c->form_deadline;
   for (guint q = 0; q < c->clusters->len; q++)
     d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
   return d;
@@ -564,6 +586,7 @@ hier_coord_new (const ProtoConfig *cfg)
   c->cfg = *cfg;
   c->members = g_ptr_array_new_with_free_func (member_free);
   c->clusters = g_ptr_array_new_with_free_func (cluster_free);
+  c->form_deadline = DL_TIME_NEVER;
   return c;
 }
 

@@ -161,6 +161,14 @@ promises_agreement (const ProtoConfig *cfg)
   return TRUE;
 }
 
+/* no sync: a late joiner starts from the initial model; its first result is the global */
+static gboolean
+syncs_late_joiners (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return FALSE;
+}
+
 static const char *
 peer_state_name_at (guint i)
 {
@@ -175,6 +183,7 @@ const ProtoFamily proto_family_hierarchical = {
   .round_begins_with = round_begins_with,
   .excludes_after_retries = excludes_after_retries,
   .promises_agreement = promises_agreement,
+  .syncs_late_joiners = syncs_late_joiners,
   .n_peer_states = HIER_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
 };
