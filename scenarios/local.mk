@@ -124,7 +124,11 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-one-retry.ini \
 	scenarios/regression/gossip-consensus-bounded.ini \
 	scenarios/regression/gossip-crash-and-late-joiner.ini \
+	scenarios/regression/gossip-cut-off-helper.ini \
 	scenarios/regression/gossip-kademlia.ini \
+	scenarios/regression/gossip-lost-helper-notice.ini \
+	scenarios/regression/gossip-lost-list.ini \
+	scenarios/regression/gossip-lost-ready.ini \
 	scenarios/regression/gossip-stragglers.ini \
 	scenarios/regression/gossip-topk-error-feedback.ini \
 	scenarios/regression/gossip-vs-disco.ini \

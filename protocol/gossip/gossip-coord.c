@@ -31,6 +31,8 @@ typedef struct {
   gboolean listed;      /* in the current step's list */
   gboolean answered;    /* its GossipTargets came */
   GArray *targets;      /* ProtoNodeId */
+  GArray *last_nbrs;    /* its neighbours in the last graph (ProtoNodeId), for a repeat */
+  uint32_t last_step;   /* that graph's step (G_MAXUINT32: none) */
   /* straggler policies */
   DlTime since;         /* when its last step ended for it (Neighbors or GossipSample sent), or it connected */
   DlTime period;        /* its last step's period: since -> PeerIsReady (0: none yet) */
@@ -53,6 +55,7 @@ struct GossipCoord {
   guint n_unanswered;   /* listed members whose targets are missing */
   DlTime now;
   DlTime deadline;      /* deadline policy: the list goes out with whoever is ready (NEVER: none) */
+  DlTime targets_deadline; /* the graph goes without the listed peers that did not answer by then */
   DlTime median_period; /* of the last list's members: drop-slowest and mixed compare with it */
   GArray *recent;       /* kademlia: the last dht_k peers to join (ProtoNodeId), the bootstrap contacts */
 };
@@ -149,6 +152,7 @@ member_free (gpointer data)
 {
   Member *m = data;
   g_array_unref (m->targets);
+  g_array_unref (m->last_nbrs);
   g_free (m);
 }
 
@@ -239,6 +243,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
   c->n_unanswered = n;
   judge_periods (c, out, ids, n);
   set_phase (c, out, PHASE_TARGETS);
+  c->targets_deadline = dl_time_add (c->now, c->cfg.payload_timeout);
   /* each peer gets the step's members, or beyond GOSSIP_SAMPLE of them a
    * sample: the whole list to everyone would be n^2 ids a step, the very
    * implosion gossip avoids (400 MB a step at 10 000 peers) */
@@ -306,8 +311,25 @@ cmp_id (gconstpointer a, gconstpointer b)
 static void
 try_graph (GossipCoord *c, ProtoOutbox *out)
 {
-  if (c->phase != PHASE_TARGETS || c->n_unanswered > 0)
+  if (c->phase != PHASE_TARGETS)
     return;
+  if (c->n_unanswered > 0)
+    {
+      if (c->now < c->targets_deadline)
+        return;
+      /* a listed peer that does not answer (cut off from the coordinator)
+       * is left out of this step's graph, as one that left */
+      observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_TARGETS, c->n_unanswered,
+               "payload_timeout: the graph goes without the listed peers that did not answer (value: how many)");
+      for (guint i = 0; i < c->members->len; i++)
+        {
+          Member *m = g_ptr_array_index (c->members, i);
+          if (m->listed && !m->answered)
+            m->listed = FALSE;
+        }
+      c->n_unanswered = 0;
+    }
+  c->targets_deadline = DL_TIME_NEVER;
   /* neighbours per listed member: its draws, and whoever drew it */
   GHashTable *adj = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
   for (guint i = 0; i < c->members->len; i++)
@@ -349,6 +371,9 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
       g_array_set_size (nb, w);
       edges += w;
       m->since = c->now;
+      g_array_set_size (m->last_nbrs, 0);
+      g_array_append_vals (m->last_nbrs, nb->data, nb->len);
+      m->last_step = c->step;
       ProtoMsg msg;
       proto_msg_init (&msg, PROTO_MSG_NEIGHBORS);
       msg.round = c->step;
@@ -385,6 +410,8 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           m = g_new0 (Member, 1);
           m->id = from;
           m->targets = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+          m->last_nbrs = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+          m->last_step = G_MAXUINT32;
           m->since = c->now;
           m->dropped_until = 0;
           m->async_member = c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC;
@@ -415,6 +442,20 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       if (!m)
         break;
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      if (m->listed && !m->answered && !msg->helper)
+        {
+          /* a repeat: its PeersForRound was lost; the step's members again */
+          g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+          for (guint i = 0; i < c->members->len; i++)
+            if (((Member *) g_ptr_array_index (c->members, i))->listed)
+              g_array_append_val (ids, ((Member *) g_ptr_array_index (c->members, i))->id);
+          ProtoMsg r;
+          proto_msg_init (&r, PROTO_MSG_PEERS_FOR_ROUND);
+          r.round = c->step;
+          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) ids->data, MIN (ids->len, 1 + gossip_sample_size (c->cfg.fanout)));
+          send (c, out, from, &r);
+          return;
+        }
       if (msg->helper && !m->helper)
         {
           if (m->ready)
@@ -454,6 +495,21 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       try_list (c, out);
       return;
     case PROTO_MSG_GOSSIP_TARGETS:
+      if (m && !m->listed && msg->round < c->step)
+        {
+          /* targets of a step that is over: its Neighbors was lost (a repeat
+           * of its graph), or the step went without it (an empty graph, so
+           * that it moves on) */
+          gboolean had = m->last_step == msg->round;
+          observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
+          ProtoMsg r;
+          proto_msg_init (&r, PROTO_MSG_NEIGHBORS);
+          r.round = msg->round;
+          if (had)
+            proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) m->last_nbrs->data, m->last_nbrs->len);
+          send (c, out, from, &r);
+          return;
+        }
       if (!m || !m->listed || m->answered || msg->round != c->step || c->phase != PHASE_TARGETS)
         {
           observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
@@ -521,6 +577,7 @@ gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutb
   switch (in->kind)
     {
     case PROTO_IN_DEADLINE:
+      try_graph (c, out);
       try_list (c, out);
       break;
     case PROTO_IN_MESSAGE:
@@ -544,7 +601,7 @@ gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutb
 DlTime
 gossip_coord_next_deadline (const GossipCoord *c)
 {
-  return c->phase == PHASE_COLLECT ? c->deadline : DL_TIME_NEVER;
+  return c->phase == PHASE_COLLECT ? c->deadline : c->targets_deadline;
 }
 
 const char *
@@ -567,6 +624,7 @@ gossip_coord_new (const ProtoConfig *cfg)
   c->members = g_ptr_array_new_with_free_func (member_free);
   c->phase = PHASE_COLLECT;
   c->deadline = DL_TIME_NEVER;
+  c->targets_deadline = DL_TIME_NEVER;
   c->recent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
   return c;

@@ -65,6 +65,9 @@ struct GossipPeer {
   guint32 out_n;
   DlTime xchg_deadline;
   GossipDht *dht;          /* discovery = kademlia (gossip-dht.c), NULL otherwise */
+  DlTime wait_deadline;    /* waiting for the coordinator (list, graph): say again where it is then */
+  ProtoNodeId *targets;    /* its draws of this step, for a repeat */
+  guint n_targets;
   DlTime now;              /* the time of the input being handled */
 };
 

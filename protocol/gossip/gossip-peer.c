@@ -51,6 +51,12 @@ gp_set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
   if (p->state == s)
     return;
   p->state = s;
+  /* a wait for the coordinator ends after payload_timeout: a message on its
+   * stream may have been lost (a partition); the peer then says again
+   * where it is (as DISCO's robust does: proto-config.h robust_wait_timeout) */
+  p->wait_deadline = (s == GOSSIP_PEER_WAIT_LIST && !p->dht) || s == GOSSIP_PEER_WAIT_GRAPH
+                     || (s == GOSSIP_PEER_DONE && !p->dht)
+                     ? dl_time_add (p->now, p->cfg.payload_timeout) : DL_TIME_NEVER;
   gp_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
@@ -348,6 +354,9 @@ handle_list (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
     if (msg->peers[i] != p->id)
       pool[n++] = msg->peers[i];
   guint k = gp_draw_targets (p, pool, n);
+  g_free (p->targets);
+  p->targets = g_memdup2 (pool, MAX (k, 1) * sizeof *pool);
+  p->n_targets = k;
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
   m.round = p->step;
@@ -512,6 +521,32 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       break;
     case PROTO_IN_DEADLINE:
       gd_deadline (p, out);
+      if (p->state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
+        {
+          /* a helper's notice may have been lost too: the coordinator would
+           * wait for it as for a peer still training */
+          ProtoMsg m;
+          proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+          m.helper = TRUE;
+          gp_send_server (p, out, &m);
+          p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
+        }
+      if ((p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH) && now >= p->wait_deadline)
+        {
+          gp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, -1, -1,
+                      "no answer from the coordinator: says again where it is");
+          ProtoMsg m;
+          if (p->state == GOSSIP_PEER_WAIT_LIST)
+            proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+          else
+            {
+              proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
+              m.round = p->step;
+              proto_msg_set_peers (&m, p->targets, p->n_targets);
+            }
+          gp_send_server (p, out, &m);
+          p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
+        }
       if (p->state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
         {
           gp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
@@ -607,6 +642,9 @@ DlTime
 gossip_peer_next_deadline (const GossipPeer *p)
 {
   DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? p->xchg_deadline : DL_TIME_NEVER;
+  if (p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH
+      || (p->state == GOSSIP_PEER_DONE && p->helper))
+    t = MIN (t, p->wait_deadline);
   return MIN (t, gd_next_deadline (p));
 }
 
@@ -626,6 +664,7 @@ gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
   p->pending = g_array_new (FALSE, TRUE, sizeof (Early));
   p->last_round_end = -1;
   p->xchg_deadline = DL_TIME_NEVER;
+  p->wait_deadline = DL_TIME_NEVER;
   return p;
 }
 
@@ -637,6 +676,7 @@ gossip_peer_free (GossipPeer *p)
   clear_step (p);
   gp_clear_async (p);
   gd_free (p->dht);
+  g_free (p->targets);
   g_array_unref (p->inbox);
   g_array_unref (p->pending);
   g_array_unref (p->nbrs);
