@@ -7,6 +7,8 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-config.c \
 	protocol/proto-config.h \
 	protocol/proto-input.h \
+	protocol/proto-links.c \
+	protocol/proto-links.h \
 	protocol/proto-machine.c \
 	protocol/proto-machine.h \
 	protocol/proto-message.c \

@@ -19,9 +19,6 @@ gp_clear_async (GossipPeer *p)
       g_free (x->indices);
     }
   g_array_set_size (p->inbox, 0);
-  for (guint i = 0; i < p->pending->len; i++)
-    proto_msg_clear (&g_array_index (p->pending, Early, i).msg);
-  g_array_set_size (p->pending, 0);
 }
 
 /* The pushes received since the last step, by staleness, in arrival order. */
@@ -54,8 +51,7 @@ gp_mix_inbox (GossipPeer *p, ProtoOutbox *out)
 void
 gp_reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
 {
-  GLinkState s;
-  if (!gp_link_state (p, to, &s) || s != GL_UP)
+  if (!proto_links_is_up (&p->links, to))
     return;
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);

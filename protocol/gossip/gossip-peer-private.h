@@ -5,10 +5,10 @@
 #pragma once
 
 #include "protocol/gossip/gossip-peer.h"
+#include "protocol/proto-links.h"
 
 G_BEGIN_DECLS
 
-typedef enum { GL_WAIT_OFFER, GL_WAIT_ANSWER, GL_CONNECTING, GL_UP } GLinkState;
 
 typedef struct {
   ProtoNodeId id;
@@ -55,10 +55,9 @@ struct GossipPeer {
   uint32_t step;           /* the coordinator's step this peer is in (or was last) */
   gboolean have_step;
   GArray *nbrs;            /* Nbr, ascending id */
-  GHashTable *links;       /* id + 1 -> GLinkState + 1 */
+  ProtoLinks links;        /* its links (proto-links.h), kept across steps, with their queues */
   GArray *early;           /* Early: payloads of this step that came before Neighbors */
   GArray *inbox;           /* Pushed: asynchronous pushes not mixed in yet */
-  GArray *pending;         /* Early: asynchronous pushes waiting for their link */
   int32_t last_round_end;  /* the round of its last round-end observation (-1: none) */
   LearnWeights *outgoing;  /* this step's payload values */
   guint32 *out_idx;        /* and indices (NULL: dense) */
@@ -86,12 +85,7 @@ void gp_helper_ready (GossipPeer *p, ProtoOutbox *out);
 gint gp_cmp_id (gconstpointer a, gconstpointer b);
 /* Over the link to `to` if it is up, else queued (the link opened if need be). */
 void gp_send_or_queue (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m);
-gboolean gp_link_state (const GossipPeer *p, ProtoNodeId id, GLinkState *s);
-void gp_set_link (GossipPeer *p, ProtoNodeId id, GLinkState s);
-void gp_drop_link (GossipPeer *p, ProtoOutbox *out, ProtoNodeId id);
-void gp_close_all_links (GossipPeer *p, ProtoOutbox *out);
-void gp_open_link (GossipPeer *p, ProtoOutbox *out, ProtoNodeId id);
-void gp_handle_signal (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+void gp_links_init (GossipPeer *p);
 
 /* gossip-peer-async.c */
 void gp_clear_async (GossipPeer *p);

@@ -207,7 +207,7 @@ gp_finish (GossipPeer *p, ProtoOutbox *out)
   gp_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
   if (p->cfg.leave_after_training)
     {
-      gp_close_all_links (p, out);
+      proto_links_close_all (&p->links, out);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
       gp_set_state (p, out, GOSSIP_PEER_LEFT);
@@ -322,10 +322,10 @@ handle_neighbors (GossipPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *o
   for (guint i = 0; i < p->nbrs->len; i++)
     {
       Nbr *nb = &g_array_index (p->nbrs, Nbr, i);
-      GLinkState s;
-      if (!gp_link_state (p, nb->id, &s))
-        gp_open_link (p, out, nb->id);
-      else if (s == GL_UP)
+      ProtoLinkPhase s;
+      if (!proto_links_get (&p->links, nb->id, &s))
+        proto_links_open (&p->links, out, nb->id);
+      else if (s == PROTO_LINKS_UP)
         send_payload (p, out, nb);
     }
   /* payloads that beat the Neighbors message */
@@ -370,14 +370,7 @@ static void
 link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
   gp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
-  gp_drop_link (p, out, other);
-  for (guint i = p->pending->len; i > 0; i--)
-    if (g_array_index (p->pending, Early, i - 1).from == other)
-      {
-        proto_msg_clear (&g_array_index (p->pending, Early, i - 1).msg);
-        g_array_remove_index (p->pending, i - 1);
-        gp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "a message waiting for the link is lost with it");
-      }
+  proto_links_lost (&p->links, out, other);
   gd_link_lost (p, out, other);
   Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
   if (nb && !(nb->got && nb->sent))
@@ -435,6 +428,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     {
     case PROTO_MSG_NEW_NODE_INFO:
       p->id = msg->node;
+      p->links.self = p->id;
       if (p->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
         gd_start (p);
       gp_start_training (p, out);
@@ -490,7 +484,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
         }
       break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      gp_handle_signal (p, msg, out);
+      proto_links_signal (&p->links, out, msg);
       break;
     default:
       break;
@@ -579,26 +573,8 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       break;
     case PROTO_IN_LINK_UP:
       {
-        GLinkState s;
-        if (!gp_link_state (p, in->from, &s))
-          {
-            gp_observe (p, out, PROTO_OBS_NOTE, in->from, -1, -1, "link up for a link we no longer hold");
-            break;
-          }
-        gp_set_link (p, in->from, GL_UP);
-        gp_observe (p, out, PROTO_OBS_LINK, in->from, -1, -1, "up");
-        for (guint i = 0; i < p->pending->len;)
-          {
-            Early *e = &g_array_index (p->pending, Early, i);
-            if (e->from != in->from)
-              {
-                i++;
-                continue;
-              }
-            ProtoMsg m = e->msg;
-            g_array_remove_index (p->pending, i);
-            gp_send_msg (p, out, in->from, PROTO_VIA_LINK, &m);
-          }
+        if (!proto_links_up (&p->links, out, in->from))
+          break;
         Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, in->from) : NULL;
         if (nb && !nb->sent && !nb->gave_up)
           {
@@ -608,18 +584,18 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
         break;
       }
     case PROTO_IN_LINK_FAILED:
-      if (gp_link_state (p, in->from, NULL))
+      if (proto_links_get (&p->links, in->from, NULL))
         link_lost (p, out, in->from, "failed");
       break;
     case PROTO_IN_LINK_CLOSED:
-      if (gp_link_state (p, in->from, NULL))
+      if (proto_links_get (&p->links, in->from, NULL))
         link_lost (p, out, in->from, "closed");
       break;
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
       if (!p->connected)
         break;
-      gp_close_all_links (p, out);
+      proto_links_close_all (&p->links, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
@@ -659,9 +635,8 @@ gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
   p->model = learn_weights_ref (initial);
   p->nbrs = g_array_new (FALSE, TRUE, sizeof (Nbr));
   p->early = g_array_new (FALSE, TRUE, sizeof (Early));
-  p->links = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gp_links_init (p);
   p->inbox = g_array_new (FALSE, TRUE, sizeof (Pushed));
-  p->pending = g_array_new (FALSE, TRUE, sizeof (Early));
   p->last_round_end = -1;
   p->xchg_deadline = DL_TIME_NEVER;
   p->wait_deadline = DL_TIME_NEVER;
@@ -678,10 +653,9 @@ gossip_peer_free (GossipPeer *p)
   gd_free (p->dht);
   g_free (p->targets);
   g_array_unref (p->inbox);
-  g_array_unref (p->pending);
   g_array_unref (p->nbrs);
   g_array_unref (p->early);
-  g_hash_table_unref (p->links);
+  proto_links_clear (&p->links);
   learn_weights_unref (p->model);
   learn_weights_unref (p->base);
   g_free (p->residual);

@@ -5,16 +5,9 @@
 #pragma once
 
 #include "protocol/hierarchical/hier.h"
+#include "protocol/proto-links.h"
 
 G_BEGIN_DECLS
-
-typedef enum { HL_WAIT_OFFER, HL_WAIT_ANSWER, HL_CONNECTING, HL_UP } HLinkState;
-
-/* A message waiting for its link. */
-typedef struct {
-  ProtoNodeId to;
-  ProtoMsg msg;
-} Queued;
 
 /* A head's aggregate of one round. */
 typedef struct {
@@ -54,8 +47,7 @@ struct HierPeer {
   ProtoNodeId sent_to;        /* the head it went to (PROTO_NO_NODE: not sent) */
   DlTime result_deadline;
 
-  GHashTable *links;          /* id + 1 -> HLinkState + 1 */
-  GArray *queued;             /* Queued */
+  ProtoLinks links;           /* to its head, its members, the other heads (proto-links.h) */
 
   /* the head's part */
   gboolean is_head;

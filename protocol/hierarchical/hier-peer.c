@@ -10,8 +10,8 @@
  * head_timeout for its members, then as long for the other heads), or
  * loses the link to its head, stands for the next epoch (the coordinator then elects a new head);
  * its trained model goes again to whichever head the election gives.
- * Links are set up by DISCO's signalling through the coordinator
- * (SignalForPeer offer/answer; the larger id offers, as peer_pool.ts). */
+ * Links: protocol/proto-links.h (DISCO's signalling through the
+ * coordinator). */
 #include "config.h"
 
 #include "protocol/hierarchical/hier-peer-private.h"
@@ -39,8 +39,7 @@ hier_peer_state_name (HierPeerState s)
 gint
 hier_cmp_id (gconstpointer a, gconstpointer b)
 {
-  ProtoNodeId x = *(const ProtoNodeId *) a, y = *(const ProtoNodeId *) b;
-  return (x > y) - (x < y);
+  return proto_node_id_cmp (a, b);
 }
 
 guint32
@@ -74,121 +73,31 @@ send_msg (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg 
   proto_outbox_send (out, to, via, m);
 }
 
-/* ---- links ---- */
+/* ---- links (protocol/proto-links.h) ---- */
 
-static gboolean
-link_state (const HierPeer *p, ProtoNodeId id, HLinkState *s)
+static void
+host_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
 {
-  gpointer v = g_hash_table_lookup (p->links, GUINT_TO_POINTER (id + 1));
-  if (v && s)
-    *s = (HLinkState) (GPOINTER_TO_UINT (v) - 1);
-  return v != NULL;
+  send_msg (ud, out, to, via, m);
 }
 
 static void
-set_link (HierPeer *p, ProtoNodeId id, HLinkState s)
+host_observe (void *ud, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, const char *detail)
 {
-  g_hash_table_insert (p->links, GUINT_TO_POINTER (id + 1), GUINT_TO_POINTER ((guint) s + 1));
-}
-
-static void
-open_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId id)
-{
-  gboolean initiator = p->id > id;
-  set_link (p, id, initiator ? HL_WAIT_ANSWER : HL_WAIT_OFFER);
-  proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, id);
-  proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = initiator;
-  if (initiator)
-    {
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
-      m.node = id;
-      m.signal = PROTO_SIGNAL_OFFER;
-      send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-    }
+  hp_observe (ud, out, kind, other, type, -1, detail);
 }
 
 void
 hp_send_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
 {
-  HLinkState s;
-  if (link_state (p, to, &s) && s == HL_UP)
-    {
-      send_msg (p, out, to, PROTO_VIA_LINK, m);
-      return;
-    }
-  if (!link_state (p, to, NULL))
-    open_link (p, out, to);
-  Queued q = { .to = to, .msg = *m };
-  proto_msg_init (m, m->type);
-  g_array_append_val (p->queued, q);
+  proto_links_send (&p->links, out, to, m);
 }
 
 static void
-drop_queued (HierPeer *p, ProtoNodeId to)
+open_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId id)
 {
-  for (guint i = p->queued->len; i > 0; i--)
-    if (g_array_index (p->queued, Queued, i - 1).to == to)
-      {
-        proto_msg_clear (&g_array_index (p->queued, Queued, i - 1).msg);
-        g_array_remove_index (p->queued, i - 1);
-      }
-}
-
-static void
-close_all (HierPeer *p, ProtoOutbox *out)
-{
-  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  GHashTableIter it;
-  gpointer k;
-  g_hash_table_iter_init (&it, p->links);
-  while (g_hash_table_iter_next (&it, &k, NULL))
-    {
-      ProtoNodeId id = GPOINTER_TO_UINT (k) - 1;
-      g_array_append_val (ids, id);
-    }
-  g_array_sort (ids, hier_cmp_id);
-  for (guint i = 0; i < ids->len; i++)
-    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (ids, ProtoNodeId, i));
-  g_hash_table_remove_all (p->links);
-  for (guint i = 0; i < p->queued->len; i++)
-    proto_msg_clear (&g_array_index (p->queued, Queued, i).msg);
-  g_array_set_size (p->queued, 0);
-}
-
-static void
-handle_signal (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
-{
-  ProtoNodeId other = msg->node;
-  HLinkState s;
-  gboolean known = link_state (p, other, &s);
-  if (msg->signal == PROTO_SIGNAL_OFFER)
-    {
-      if (known && s != HL_WAIT_OFFER)
-        {
-          hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "offer for a link we hold: replaced");
-          proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
-          known = FALSE;
-        }
-      if (!known)
-        {
-          proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, other);
-          proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = FALSE;
-        }
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
-      m.node = other;
-      m.signal = PROTO_SIGNAL_ANSWER;
-      send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-      set_link (p, other, HL_CONNECTING);
-    }
-  else if (known && s == HL_WAIT_ANSWER)
-    {
-      set_link (p, other, HL_CONNECTING);
-      proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, other);
-    }
-  else
-    hp_observe (p, out, PROTO_OBS_REJECTED, other, PROTO_MSG_SIGNAL_FOR_PEER, -1, "answer for no offer of ours");
+  if (!proto_links_get (&p->links, id, NULL))
+    proto_links_open (&p->links, out, id);
 }
 
 /* ---- the member ---- */
@@ -248,8 +157,7 @@ send_update (HierPeer *p, ProtoOutbox *out)
   m.round = p->rounds_done;
   m.degree = 1;
   proto_msg_set_weights (&m, p->model);
-  HLinkState s;
-  set_state (p, out, link_state (p, p->head, &s) && s == HL_UP ? HIER_PEER_WAIT_RESULT : HIER_PEER_WAIT_LINK);
+  set_state (p, out, proto_links_is_up (&p->links, p->head) ? HIER_PEER_WAIT_RESULT : HIER_PEER_WAIT_LINK);
   hp_send_link (p, out, p->head, &m);
 }
 
@@ -259,7 +167,7 @@ finish (HierPeer *p, ProtoOutbox *out)
   hp_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
   if (p->cfg.leave_after_training)
     {
-      close_all (p, out);
+      proto_links_close_all (&p->links, out);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
       p->is_head = FALSE;
@@ -339,12 +247,12 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       for (guint i = 0; i < p->members->len; i++)
         {
           ProtoNodeId m = g_array_index (p->members, ProtoNodeId, i);
-          if (m != p->id && !link_state (p, m, NULL))
+          if (m != p->id)
             open_link (p, out, m);
         }
       hh_members_changed (p, out);
     }
-  if (was != p->head && p->head != p->id && !link_state (p, p->head, NULL))
+  if (was != p->head && p->head != p->id)
     open_link (p, out, p->head);   /* ready before the update needs it */
   send_update (p, out);
 }
@@ -390,6 +298,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
     case PROTO_MSG_NEW_NODE_INFO:
       {
         p->id = msg->node;
+        p->links.self = p->id;
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_HIER_HELLO);
         m.degree = p->score;
@@ -420,7 +329,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
         for (guint i = 0; i < peers->len; i++)
           {
             ProtoNodeId h = g_array_index (peers, ProtoNodeId, i);
-            if (h != p->id && !link_state (p, h, NULL))
+            if (h != p->id)
               open_link (p, out, h);
           }
       }
@@ -448,7 +357,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
       hp_take_result (p, out, msg->round, msg->weights);
       break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      handle_signal (p, msg, out);
+      proto_links_signal (&p->links, out, msg);
       break;
     default:
       break;
@@ -458,25 +367,8 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
 static void
 link_up (HierPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  if (!link_state (p, other, NULL))
-    {
-      hp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link we no longer hold");
-      return;
-    }
-  set_link (p, other, HL_UP);
-  hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
-  for (guint i = 0; i < p->queued->len;)
-    {
-      Queued *q = &g_array_index (p->queued, Queued, i);
-      if (q->to != other)
-        {
-          i++;
-          continue;
-        }
-      ProtoMsg m = q->msg;
-      g_array_remove_index (p->queued, i);
-      send_msg (p, out, other, PROTO_VIA_LINK, &m);
-    }
+  if (!proto_links_up (&p->links, out, other))
+    return;
   if (p->state == HIER_PEER_WAIT_LINK && other == p->head)
     set_state (p, out, HIER_PEER_WAIT_RESULT);
 }
@@ -485,9 +377,7 @@ static void
 link_lost (HierPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
   hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
-  g_hash_table_remove (p->links, GUINT_TO_POINTER (other + 1));
-  proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
-  drop_queued (p, other);
+  proto_links_lost (&p->links, out, other);
   if (other == p->head && p->pending)
     head_lost (p, out, "the link to the head is lost");
 }
@@ -531,18 +421,18 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       link_up (p, out, in->from);
       break;
     case PROTO_IN_LINK_FAILED:
-      if (link_state (p, in->from, NULL))
+      if (proto_links_get (&p->links, in->from, NULL))
         link_lost (p, out, in->from, "failed");
       break;
     case PROTO_IN_LINK_CLOSED:
-      if (link_state (p, in->from, NULL))
+      if (proto_links_get (&p->links, in->from, NULL))
         link_lost (p, out, in->from, "closed");
       break;
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
       if (!p->connected)
         break;
-      close_all (p, out);
+      proto_links_close_all (&p->links, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
@@ -587,8 +477,8 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->result_deadline = DL_TIME_NEVER;
   p->head_deadline = DL_TIME_NEVER;
   p->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  p->links = g_hash_table_new (g_direct_hash, g_direct_equal);
-  p->queued = g_array_new (FALSE, TRUE, sizeof (Queued));
+  ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
+  proto_links_init (&p->links, &h);
   p->updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->next_updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
@@ -606,10 +496,7 @@ hier_peer_free (HierPeer *p)
   if (!p)
     return;
   hh_clear (p);
-  for (guint i = 0; i < p->queued->len; i++)
-    proto_msg_clear (&g_array_index (p->queued, Queued, i).msg);
-  g_array_unref (p->queued);
-  g_hash_table_unref (p->links);
+  proto_links_clear (&p->links);
   g_hash_table_unref (p->updates);
   g_hash_table_unref (p->next_updates);
   g_array_unref (p->heads);

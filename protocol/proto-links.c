@@ -1,0 +1,201 @@
+/* proto-links.c — a peer's links for any family (proto-links.h). */
+#include "config.h"
+
+#include "protocol/proto-links.h"
+
+typedef struct {
+  ProtoNodeId to;
+  ProtoMsg msg;
+} Queued;
+
+gint
+proto_node_id_cmp (gconstpointer a, gconstpointer b)
+{
+  ProtoNodeId x = *(const ProtoNodeId *) a, y = *(const ProtoNodeId *) b;
+  return (x > y) - (x < y);
+}
+
+void
+proto_links_init (ProtoLinks *l, const ProtoLinksHost *host)
+{
+  l->self = PROTO_NO_NODE;
+  l->phase = g_hash_table_new (g_direct_hash, g_direct_equal);
+  l->queued = g_array_new (FALSE, TRUE, sizeof (Queued));
+  l->host = *host;
+}
+
+static void
+drop_queue (ProtoLinks *l, ProtoNodeId to, guint *lost)
+{
+  for (guint i = l->queued->len; i > 0; i--)
+    {
+      Queued *q = &g_array_index (l->queued, Queued, i - 1);
+      if (to != PROTO_NO_NODE && q->to != to)
+        continue;
+      proto_msg_clear (&q->msg);
+      g_array_remove_index (l->queued, i - 1);
+      if (lost)
+        (*lost)++;
+    }
+}
+
+void
+proto_links_clear (ProtoLinks *l)
+{
+  if (!l->phase)
+    return;
+  drop_queue (l, PROTO_NO_NODE, NULL);
+  g_clear_pointer (&l->queued, g_array_unref);
+  g_clear_pointer (&l->phase, g_hash_table_unref);
+}
+
+gboolean
+proto_links_get (const ProtoLinks *l, ProtoNodeId id, ProtoLinkPhase *ph)
+{
+  gpointer v = g_hash_table_lookup (l->phase, GUINT_TO_POINTER (id + 1));
+  if (v && ph)
+    *ph = (ProtoLinkPhase) (GPOINTER_TO_UINT (v) - 1);
+  return v != NULL;
+}
+
+gboolean
+proto_links_is_up (const ProtoLinks *l, ProtoNodeId id)
+{
+  ProtoLinkPhase ph;
+  return proto_links_get (l, id, &ph) && ph == PROTO_LINKS_UP;
+}
+
+static void
+set_phase (ProtoLinks *l, ProtoNodeId id, ProtoLinkPhase ph)
+{
+  g_hash_table_insert (l->phase, GUINT_TO_POINTER (id + 1), GUINT_TO_POINTER ((guint) ph + 1));
+}
+
+static void
+make_object (ProtoOutbox *out, ProtoNodeId other, gboolean initiator)
+{
+  proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, other);
+  proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = initiator;
+}
+
+static void
+signal_to (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other, ProtoSignal sig)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+  m.node = other;
+  m.signal = sig;
+  l->host.send (l->host.ud, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+}
+
+void
+proto_links_open (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other)
+{
+  gboolean initiator = l->self > other;
+  set_phase (l, other, initiator ? PROTO_LINKS_WAIT_ANSWER : PROTO_LINKS_WAIT_OFFER);
+  make_object (out, other, initiator);
+  if (initiator)
+    signal_to (l, out, other, PROTO_SIGNAL_OFFER);
+}
+
+void
+proto_links_signal (ProtoLinks *l, ProtoOutbox *out, const ProtoMsg *msg)
+{
+  ProtoNodeId other = msg->node;
+  ProtoLinkPhase ph;
+  gboolean known = proto_links_get (l, other, &ph);
+  if (msg->signal == PROTO_SIGNAL_OFFER)
+    {
+      if (known && ph != PROTO_LINKS_WAIT_OFFER)
+        {
+          /* the other side made a new link: ours is stale */
+          l->host.observe (l->host.ud, out, PROTO_OBS_LINK, other, -1, "offer for a link we hold: replaced");
+          proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+          known = FALSE;
+        }
+      if (!known)
+        make_object (out, other, FALSE);
+      signal_to (l, out, other, PROTO_SIGNAL_ANSWER);
+      set_phase (l, other, PROTO_LINKS_CONNECTING);
+    }
+  else if (known && ph == PROTO_LINKS_WAIT_ANSWER)
+    {
+      set_phase (l, other, PROTO_LINKS_CONNECTING);
+      proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, other);
+    }
+  else
+    l->host.observe (l->host.ud, out, PROTO_OBS_REJECTED, other, PROTO_MSG_SIGNAL_FOR_PEER,
+                     "answer for no offer of ours");
+}
+
+void
+proto_links_send (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+{
+  if (proto_links_is_up (l, to))
+    {
+      l->host.send (l->host.ud, out, to, PROTO_VIA_LINK, m);
+      return;
+    }
+  if (!proto_links_get (l, to, NULL))
+    proto_links_open (l, out, to);
+  Queued q = { .to = to, .msg = *m };
+  proto_msg_init (m, m->type);
+  g_array_append_val (l->queued, q);
+}
+
+gboolean
+proto_links_up (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other)
+{
+  if (!proto_links_get (l, other, NULL))
+    {
+      l->host.observe (l->host.ud, out, PROTO_OBS_NOTE, other, -1, "link up for a link we no longer hold");
+      return FALSE;
+    }
+  set_phase (l, other, PROTO_LINKS_UP);
+  l->host.observe (l->host.ud, out, PROTO_OBS_LINK, other, -1, "up");
+  for (guint i = 0; i < l->queued->len;)
+    {
+      Queued *q = &g_array_index (l->queued, Queued, i);
+      if (q->to != other)
+        {
+          i++;
+          continue;
+        }
+      ProtoMsg m = q->msg;
+      g_array_remove_index (l->queued, i);
+      l->host.send (l->host.ud, out, other, PROTO_VIA_LINK, &m);
+    }
+  return TRUE;
+}
+
+guint
+proto_links_lost (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other)
+{
+  guint lost = 0;
+  if (g_hash_table_remove (l->phase, GUINT_TO_POINTER (other + 1)))
+    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+  drop_queue (l, other, &lost);
+  if (lost)
+    l->host.observe (l->host.ud, out, PROTO_OBS_NOTE, other, -1, "messages waiting for the link are lost with it");
+  return lost;
+}
+
+void
+proto_links_close_all (ProtoLinks *l, ProtoOutbox *out)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, l->phase);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    {
+      ProtoNodeId id = GPOINTER_TO_UINT (k) - 1;
+      g_array_append_val (ids, id);
+    }
+  /* in id order: the outbox must not follow the hash table's order */
+  g_array_sort (ids, proto_node_id_cmp);
+  for (guint i = 0; i < ids->len; i++)
+    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (ids, ProtoNodeId, i));
+  g_hash_table_remove_all (l->phase);
+  drop_queue (l, PROTO_NO_NODE, NULL);
+}
