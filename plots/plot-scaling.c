@@ -278,6 +278,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
     }
 
   double xmin = INFINITY, xmax = -INFINITY;
+  gboolean has[N_METRICS] = { FALSE };
   for (guint k = 0; k < lines->len; k++)
     {
       Line *l = &g_array_index (lines, Line, k);
@@ -295,6 +296,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
               /* a log axis cannot show zero or less */
               if (log_y[m] && !(mean > 0))
                 mean = NAN;
+              has[m] |= !isnan (mean);
               g_string_append_printf (s, isnan (mean) ? " NaN" : " %.10g", mean);
             }
           g_string_append_printf (s, " %u %u\n", p->n[4], p->runs);
@@ -315,6 +317,15 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
         g_string_append_printf (s, "set title \"%s\"\n", titles[m]);
       else
         g_string_append_printf (s, "set title \"time to %.2f accuracy (s; runs that reached it)\"\n", target);
+      if (!has[m])
+        {
+          /* nothing to draw (model none has no accuracy): an empty panel that says so */
+          g_string_append_printf (s, "set xrange [%.17g:%.17g]\nset yrange [0:1]\nunset logscale y\n"
+                                     "set label 1 \"no data in these runs\" at graph 0.5,0.5 center\nunset key\n"
+                                     "plot -1 notitle\nunset label 1\nset autoscale\n"
+                                     "set key inside top left box opaque\n", xmin, xmax > xmin ? xmax : xmin + 1);
+          continue;
+        }
       if (m == N_METRICS - 1)
         g_string_append (s, "set yrange [0:1]\n");
       g_string_append (s, "plot ");

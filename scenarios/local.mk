@@ -15,6 +15,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/examples/explore-base.ini \
+	scenarios/examples/implosion-10k.ini \
 	scenarios/examples/implosion.ini \
 	scenarios/examples/stragglers.ini \
 	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
@@ -136,6 +137,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/hier-head-failover.ini \
 	scenarios/regression/hier-nat.ini \
 	scenarios/regression/hier-regions.ini \
+	scenarios/regression/hier-stragglers.ini \
 	scenarios/regression/hier-vs-disco.ini \
 	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/reset-after-everyone-leaves.ini \

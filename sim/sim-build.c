@@ -93,6 +93,26 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   proto_config_init (&c->proto, ver);
   g_strlcpy (c->proto.family, family, sizeof c->proto.family);
   c->proto.seed = seed;
+  if (gossip || strcmp (family, "hierarchical") == 0)
+    {
+      /* the straggler policies of the families with rounds beyond DISCO's
+       * (DISCO's robust has straggler_timeout, its deadline) */
+      ProtoConfig *g = &c->proto;
+      PARSE ("protocol", "straggler_policy",
+             proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
+      if (!gossip && (g->straggler_policy == PROTO_STRAGGLER_ASYNC || g->straggler_policy == PROTO_STRAGGLER_MIXED))
+        return BAD ("protocol", "straggler_policy", "'%s' is not built for family = hierarchical "
+                    "(wait, deadline or drop-slowest)", proto_straggler_policy_name (g->straggler_policy));
+      dl_parse_duration (V ("protocol", "round_deadline"), &g->round_deadline, NULL);
+      if (g->round_deadline <= 0)
+        return BAD ("protocol", "round_deadline", "must be more than 0");
+      dl_parse_number (V ("protocol", "drop_factor"), &g->drop_factor, NULL);
+      if (!(g->drop_factor >= 1))
+        return BAD ("protocol", "drop_factor", "must be at least 1 (a factor of the median)");
+      g->drop_rounds = uint_of (V ("protocol", "drop_rounds"));
+      if (g->drop_rounds == 0)
+        return BAD ("protocol", "drop_rounds", "must be at least 1");
+    }
   if (gossip)
     {
       ProtoConfig *g = &c->proto;
@@ -104,8 +124,6 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
        * top-k or random-k, a policy's knobs under another policy) is
        * ignored, not an error: a sweep over the setting, and every run's
        * export-scenario (which writes all keys), give them to every point */
-      PARSE ("protocol", "straggler_policy",
-             proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
       g->discovery = strcmp (V ("protocol", "discovery"), "kademlia") == 0 ? PROTO_DISCOVERY_KADEMLIA
                                                                           : PROTO_DISCOVERY_COORDINATOR;
       if (g->discovery == PROTO_DISCOVERY_KADEMLIA && g->straggler_policy != PROTO_STRAGGLER_ASYNC)
@@ -120,15 +138,6 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       dl_parse_duration (V ("protocol", "dht_rpc_timeout"), &g->dht_rpc_timeout, NULL);
       if (g->dht_rpc_timeout <= 0)
         return BAD ("protocol", "dht_rpc_timeout", "must be more than 0");
-      dl_parse_duration (V ("protocol", "round_deadline"), &g->round_deadline, NULL);
-      if (g->round_deadline <= 0)
-        return BAD ("protocol", "round_deadline", "must be more than 0");
-      dl_parse_number (V ("protocol", "drop_factor"), &g->drop_factor, NULL);
-      if (!(g->drop_factor >= 1))
-        return BAD ("protocol", "drop_factor", "must be at least 1 (a factor of the median)");
-      g->drop_rounds = uint_of (V ("protocol", "drop_rounds"));
-      if (g->drop_rounds == 0)
-        return BAD ("protocol", "drop_rounds", "must be at least 1");
       parse_prob (V ("protocol", "async_mix"), &g->async_mix, NULL);
       if (!(g->async_mix > 0))
         return BAD ("protocol", "async_mix", "must be in (0, 1]");

@@ -52,10 +52,10 @@ static const KeySpec keys[] = {
   { "protocol", "dht_k", "8", K_UINT, "gossip, kademlia: bucket size and contacts per answer" },
   { "protocol", "dht_alpha", "3", K_UINT, "gossip, kademlia: calls in flight per lookup" },
   { "protocol", "dht_rpc_timeout", "2s", K_DUR, "gossip, kademlia: a call unanswered this long fails and its contact is dropped" },
-  { "protocol", "straggler_policy", "wait", K_STRAGGLER_POLICY, "gossip only: wait | deadline | drop-slowest | async | mixed: what a step does about peers still training" },
-  { "protocol", "round_deadline", "30s", K_DUR, "gossip, straggler_policy = deadline: a step goes this long after its first ready peer, with the ready" },
-  { "protocol", "drop_factor", "2", K_NUM, "gossip, drop-slowest and mixed: a peer is slow when its step took more than this x the median" },
-  { "protocol", "drop_rounds", "3", K_UINT, "gossip, drop-slowest: steps a slow peer is not waited for" },
+  { "protocol", "straggler_policy", "wait", K_STRAGGLER_POLICY, "gossip and hierarchical: wait | deadline | drop-slowest | async | mixed (hierarchical: the first three): what a step or a head does about peers still training" },
+  { "protocol", "round_deadline", "30s", K_DUR, "gossip and hierarchical, straggler_policy = deadline: a step (a head's collection) goes this long after its first ready peer (update), with what came" },
+  { "protocol", "drop_factor", "2", K_NUM, "gossip and hierarchical, drop-slowest (gossip: and mixed): a peer is slow when its step took more than this x the median" },
+  { "protocol", "drop_rounds", "3", K_UINT, "gossip and hierarchical, drop-slowest: steps (rounds) a slow peer is not waited for" },
   { "protocol", "async_mix", "0.5", K_PROB, "gossip, async and mixed: weight of a fresh pushed model (staleness 0)" },
   { "protocol", "staleness_exponent", "0.5", K_NUM, "gossip, async and mixed: a push s rounds old weighs async_mix x (1 + s)^-exponent" },
   { "protocol", "cluster_size", "10", K_UINT, "hierarchical only: peers per cluster (without regions; a larger region is split)" },
@@ -118,14 +118,14 @@ static const struct {
   { "protocol.sparsify", "gossip" },
   { "protocol.keep", "gossip" },
   { "protocol.error_feedback", "gossip" },
-  { "protocol.straggler_policy", "gossip" },
+  { "protocol.straggler_policy", "gossip or hierarchical" },
   { "protocol.discovery", "gossip" },
   { "protocol.dht_k", "gossip" },
   { "protocol.dht_alpha", "gossip" },
   { "protocol.dht_rpc_timeout", "gossip" },
-  { "protocol.round_deadline", "gossip" },
-  { "protocol.drop_factor", "gossip" },
-  { "protocol.drop_rounds", "gossip" },
+  { "protocol.round_deadline", "gossip or hierarchical" },
+  { "protocol.drop_factor", "gossip or hierarchical" },
+  { "protocol.drop_rounds", "gossip or hierarchical" },
   { "protocol.async_mix", "gossip" },
   { "protocol.staleness_exponent", "gossip" },
   { "protocol.cluster_size", "hierarchical" },
@@ -147,7 +147,11 @@ gboolean
 sim_scenario_key_applies (const char *full_key, const char *family)
 {
   const char *f = sim_scenario_key_family (full_key);
-  return f == NULL || g_strcmp0 (f, family) == 0;
+  if (f == NULL)
+    return TRUE;
+  /* "gossip or hierarchical": either */
+  g_auto (GStrv) names = g_strsplit (f, " or ", -1);
+  return g_strv_contains ((const char *const *) names, family);
 }
 
 const char *const *

@@ -112,6 +112,20 @@ grep -q 'set logscale x' "$tmp/scale.gp" && ok || ko "scaling: peers 3..30 on a 
 # the gossip line's messages per round at 30 peers is below DISCO's (its whole point)
 awk '/^\$line0 <</ { l = 0 } /^\$line1 <</ { l = 1 } /^30 / { m[l] = $2 } END { exit !(m[1] < m[0]) }' "$tmp/scale.gp" \
   && ok || ko "scaling: gossip's messages per round at 30 peers are not below DISCO's"
+# a panel with no data (model none has no accuracy) is drawn empty, not an error
+cat > "$tmp/scale-none.ini" <<'INI'
+[protocol]
+family = gossip
+min_participants = 3
+[training]
+rounds = 2
+[peers]
+count = ${3, 6}
+INI
+"$DLSIM" run "$tmp/scale-none.ini" -o "$tmp/scale-none.db" -q
+expect 0 "scale-none.png" -- "$DLSIM" plot "$tmp/scale-none.db" scaling -o "$tmp/scale-none.png"
+png "$tmp/scale-none.png" && ok || ko "scaling with model none: not a PNG"
+"$DLSIM" plot "$tmp/scale-none.db" scaling --script -o "$tmp/x.png" | grep -c 'no data in these runs' | grep -qx 2 && ok || ko "scaling with model none: two panels without data"
 expect 1 "sweeps no numeric key" -- "$DLSIM" plot "$tmp/s.db" scaling --by network.uplink -o "$tmp/x.png"
 expect 1 "is '5Mbps', not a number" -- "$DLSIM" plot "$tmp/s.db" scaling --x network.uplink -o "$tmp/x.png"
 expect 1 "--target must be an accuracy" -- "$DLSIM" plot "$tmp/scale.db" scaling --target 3 -o "$tmp/x.png"

@@ -48,3 +48,11 @@ dropped=$(sqlite3 "$tmp/kad.db" "SELECT count(*) FROM events WHERE detail LIKE '
 lookups=$(sqlite3 "$tmp/kad.db" "SELECT count(*) FROM events WHERE detail LIKE 'kademlia: lookup % done:%'")
 echo "kademlia: $lookups lookups done, $dropped calls unanswered"
 [ "$dropped" -gt 0 ] && [ "$lookups" -gt 0 ] || { echo "FAIL: kademlia's lookups or call timeouts did not happen"; exit 1; }
+
+# the hierarchical family's deadline policy beats waiting
+"$DLSIM" run "$SRC/scenarios/regression/hier-stragglers.ini" -o "$tmp/hst.db" -q -j 2 || exit 1
+"$SRC/tools/time-to-accuracy" "$tmp/hst.db" 0.87 > "$tmp/htta"
+cat "$tmp/htta"
+awk '{ split($2, kv, "="); t[kv[2]] = $3 }
+     END { exit !(t["deadline"] != "never" && t["wait"] != "never" && t["deadline"] + 0 < t["wait"] + 0) }' "$tmp/htta" \
+  || { echo "FAIL: hierarchical deadline does not reach 0.87 sooner than wait"; exit 1; }

@@ -10,7 +10,11 @@
  *     exchange began), the global model is the count-weighted mean of the
  *     clusters' means, summed in head id order, the same at every head;
  *   down: HierResult(round, global) to every member that contributed.
- * Updates that come during the exchange count for the next round.  A head
+ * Updates that come during the exchange count for the next round.
+ * Straggler policies (straggler_policy): wait (above); deadline: the
+ * collection ends round_deadline after the first update; drop-slowest: a
+ * member whose update came later than drop_factor x the round's median is
+ * not waited for in the next drop_rounds rounds.  A head
  * that is behind the others (elected late) catches up: an aggregate of a
  * later round, while it collects, moves its round there. */
 #include "config.h"
@@ -28,6 +32,9 @@ agg_clear (Agg *a)
 void
 hh_clear (HierPeer *p)
 {
+  g_hash_table_remove_all (p->latency);
+  g_hash_table_remove_all (p->dropped);
+  p->round_start = DL_TIME_NEVER;
   agg_clear (&p->own);
   for (guint i = 0; i < p->child_aggs->len; i++)
     agg_clear (&g_array_index (p->child_aggs, Agg, i));
@@ -101,6 +108,14 @@ start_exchange (HierPeer *p, ProtoOutbox *out)
   try_gather (p, out);
 }
 
+/* drop-slowest: is member m not waited for in this round? */
+static gboolean
+dropped (const HierPeer *p, ProtoNodeId m)
+{
+  gpointer v = g_hash_table_lookup (p->dropped, GUINT_TO_POINTER (m + 1));
+  return v && p->hr < GPOINTER_TO_UINT (v) - 1;
+}
+
 static void
 try_collect (HierPeer *p, ProtoOutbox *out)
 {
@@ -108,14 +123,71 @@ try_collect (HierPeer *p, ProtoOutbox *out)
     return;
   gboolean all = TRUE;
   for (guint i = 0; i < p->members->len && all; i++)
-    all = g_hash_table_contains (p->updates, GUINT_TO_POINTER (g_array_index (p->members, ProtoNodeId, i) + 1));
+    {
+      ProtoNodeId m = g_array_index (p->members, ProtoNodeId, i);
+      all = dropped (p, m) || g_hash_table_contains (p->updates, GUINT_TO_POINTER (m + 1));
+    }
   if (all || p->now >= p->head_deadline)
     {
       if (!all)
         hp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_UPDATE,
-                    g_hash_table_size (p->updates), "head_timeout: the cluster's mean goes without the missing members");
+                    g_hash_table_size (p->updates),
+                    p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
+                    ? "round_deadline: the cluster's mean goes without the members still training"
+                    : "head_timeout: the cluster's mean goes without the missing members");
       start_exchange (p, out);
     }
+}
+
+static int
+cmp_time (const void *a, const void *b)
+{
+  DlTime x = *(const DlTime *) a, y = *(const DlTime *) b;
+  return (x > y) - (x < y);
+}
+
+/* drop-slowest, at a round's end: a member whose update came later than
+ * drop_factor x the median of this round's is not waited for in the next
+ * drop_rounds rounds (it still counts when it is in time). */
+static void
+judge_members (HierPeer *p, ProtoOutbox *out)
+{
+  if (p->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST)
+    {
+      g_hash_table_remove_all (p->latency);
+      return;
+    }
+  guint n = g_hash_table_size (p->latency);
+  if (n >= 3)
+    {
+      g_autofree DlTime *d = g_new (DlTime, n);
+      g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
+      GHashTableIter it;
+      gpointer k, v;
+      guint i = 0;
+      g_hash_table_iter_init (&it, p->latency);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        {
+          ids[i] = GPOINTER_TO_UINT (k) - 1;
+          d[i++] = (DlTime) GPOINTER_TO_SIZE (v) - 1;
+        }
+      g_autofree DlTime *sorted = g_memdup2 (d, n * sizeof *d);
+      qsort (sorted, n, sizeof *sorted, cmp_time);
+      DlTime median = sorted[n / 2];
+      g_array_sort (p->members, hier_cmp_id);
+      for (guint j = 0; j < n; j++)
+        if (median > 0 && (double) d[j] > p->cfg.drop_factor * (double) median)
+          {
+            g_hash_table_insert (p->dropped, GUINT_TO_POINTER (ids[j] + 1),
+                                 GUINT_TO_POINTER (p->hr + 1 + p->cfg.drop_rounds + 1));
+            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, ids[j], -1,
+                                  (int64_t) p->cfg.drop_rounds,
+                                  "head: slowest: its update came %.3f s into the round, over %.2f x the median "
+                                  "%.3f s: not waited for in the next %u rounds", dl_time_to_s (d[j]),
+                                  p->cfg.drop_factor, dl_time_to_s (median), p->cfg.drop_rounds);
+          }
+    }
+  g_hash_table_remove_all (p->latency);
 }
 
 /* The count-weighted mean of aggregates (sorted by head id here): the same
@@ -358,9 +430,14 @@ distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, 
   p->updates = p->next_updates;
   p->next_updates = t;
   g_hash_table_remove_all (p->next_updates);
+  judge_members (p, out);
   p->hr++;
   p->phase = HEAD_COLLECT;
-  p->head_deadline = g_hash_table_size (p->updates) ? dl_time_add (p->now, p->cfg.head_timeout) : DL_TIME_NEVER;
+  p->round_start = p->now;
+  p->head_deadline = g_hash_table_size (p->updates)
+                     ? dl_time_add (p->now, p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
+                                            ? p->cfg.round_deadline : p->cfg.head_timeout)
+                     : DL_TIME_NEVER;
   if (self && global)
     hp_take_result (p, out, round, global);
   try_collect (p, out);
@@ -390,8 +467,12 @@ hh_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w
     }
   GHashTable *into = p->phase == HEAD_COLLECT ? p->updates : p->next_updates;
   g_hash_table_insert (into, GUINT_TO_POINTER (from + 1), learn_weights_ref (w));
+  if (p->phase == HEAD_COLLECT && p->round_start != DL_TIME_NEVER && p->now >= p->round_start)
+    g_hash_table_insert (p->latency, GUINT_TO_POINTER (from + 1),
+                         GSIZE_TO_POINTER ((gsize) (p->now - p->round_start) + 1));
   if (p->phase == HEAD_COLLECT && p->head_deadline == DL_TIME_NEVER)
-    p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+    p->head_deadline = dl_time_add (p->now, p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
+                                                ? p->cfg.round_deadline : p->cfg.head_timeout);
   if (!is_member (p, from))
     hp_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, -1, "head: an update from a peer not (yet) listed");
   try_collect (p, out);
@@ -439,6 +520,7 @@ hh_become (HierPeer *p, ProtoOutbox *out)
     return;
   p->is_head = TRUE;
   hh_clear (p);
+  p->round_start = p->now;
   hp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->epoch, "becomes its cluster's head");
 }
 

@@ -64,6 +64,10 @@ struct HierPeer {
   GArray *child_aggs;         /* Agg: its children's subtrees */
   Agg own;                    /* this round's cluster mean (mean NULL: none yet) */
   ProtoNodeId up_to;          /* the parent this round's subtree went to (the tree may change meanwhile) */
+  /* straggler policies at the head */
+  DlTime round_start;         /* when its collection began: the last results went down */
+  GHashTable *latency;        /* member + 1 -> 1 + its update's delay after round_start (this round) */
+  GHashTable *dropped;        /* member + 1 -> 1 + the round from which it is waited for again */
   GArray *aggs;               /* Agg: this round's and later ones */
   DlTime head_deadline;
   DlTime now;

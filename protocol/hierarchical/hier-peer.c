@@ -487,6 +487,9 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->up_to = PROTO_NO_NODE;
   p->children = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->child_aggs = g_array_new (FALSE, TRUE, sizeof (Agg));
+  p->latency = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  p->round_start = DL_TIME_NEVER;
   return p;
 }
 
@@ -503,6 +506,8 @@ hier_peer_free (HierPeer *p)
   g_array_unref (p->aggs);
   g_array_unref (p->children);
   g_array_unref (p->child_aggs);
+  g_hash_table_unref (p->latency);
+  g_hash_table_unref (p->dropped);
   g_array_unref (p->members);
   learn_weights_unref (p->model);
   g_free (p->region);
