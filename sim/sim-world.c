@@ -601,7 +601,9 @@ finish_results (SimWorld *w)
         .excluded = v.excluded,
         .crashed = n->status == NODE_CRASHED,
         .left = n->status == NODE_LEFT,
-        .stalled = r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg),
+        /* a peer whose training is still running computes: it is not hung */
+        .stalled = (r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg))
+                   && n->train_ev == SIM_EVENT_NONE,
       };
       pr->outcome = sim_peer_outcome_of (&w->cfg, &end);
       r->peers_finished += pr->outcome == SIM_PEER_FINISHED;

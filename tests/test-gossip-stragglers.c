@@ -104,6 +104,9 @@ START_TEST (test_deadline_needs_min)
   co_ready (&k, 1 * DL_S, 1);
   gossip_coord_handle (k.c, 6 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &k.out);
   ck_assert_uint_eq (lists_to (&k, PROTO_NO_NODE), 0);
+  /* the passed deadline is not a timer any more: a deadline at or before
+   * now would be fired again at once, forever (found by dlsim explore) */
+  ck_assert_int_eq (gossip_coord_next_deadline (k.c), DL_TIME_NEVER);
   co_ready (&k, 7 * DL_S, 2);   /* the deadline has passed: the second ready makes the step */
   ck_assert_uint_eq (lists_to (&k, PROTO_NO_NODE), 2);
   co_clear (&k);

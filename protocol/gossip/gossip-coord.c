@@ -56,6 +56,7 @@ struct GossipCoord {
   DlTime now;
   DlTime deadline;      /* deadline policy: the list goes out with whoever is ready (NEVER: none) */
   DlTime targets_deadline; /* the graph goes without the listed peers that did not answer by then */
+  gboolean deadline_passed; /* deadline policy: this step's deadline passed; it lists as soon as it may */
   DlTime median_period; /* of the last list's members: drop-slowest and mixed compare with it */
   GArray *recent;       /* kademlia: the last dht_k peers to join (ProtoNodeId), the bootstrap contacts */
 };
@@ -216,7 +217,13 @@ try_list (GossipCoord *c, ProtoOutbox *out)
   /* every member the step waits for is ready (or the deadline passed), at
    * least one ready member trains, and with the helpers there are enough;
    * helpers alone never make a step */
-  gboolean due = c->deadline != DL_TIME_NEVER && c->now >= c->deadline;
+  if (c->deadline != DL_TIME_NEVER && c->now >= c->deadline)
+    {
+      /* the deadline passed: it stays passed (not a timer to fire again) */
+      c->deadline = DL_TIME_NEVER;
+      c->deadline_passed = TRUE;
+    }
+  gboolean due = c->deadline_passed;
   if (c->phase != PHASE_COLLECT || c->n_ready_workers == 0
       || c->n_ready_workers + c->n_ready_helpers < c->cfg.min_participants
       || (c->n_waited_ready < c->n_waited && !due))
@@ -225,6 +232,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
     observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->n_waited - c->n_waited_ready,
              "round_deadline: the step goes without the members still training (value: how many)");
   c->deadline = DL_TIME_NEVER;
+  c->deadline_passed = FALSE;
   guint total = c->n_ready_workers + c->n_ready_helpers;
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, total);
   guint n = 0;
@@ -488,7 +496,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
         {
           m->ready = TRUE;
           count_ready (c, m, +1);
-          if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->deadline == DL_TIME_NEVER
+          if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->deadline == DL_TIME_NEVER && !c->deadline_passed
               && c->phase == PHASE_COLLECT && !m->helper)
             c->deadline = dl_time_add (c->now, c->cfg.round_deadline);
         }

@@ -350,7 +350,10 @@ maybe_form (HierCoord *c, ProtoOutbox *out)
   for (guint i = 0; i < c->members->len; i++)
     hellos += ((Member *) g_ptr_array_index (c->members, i))->region != NULL;
   if (hellos < MAX (c->cfg.min_participants, 1))
-    return;
+    {
+      c->form_deadline = DL_TIME_NEVER;   /* not a timer to fire again and again */
+      return;
+    }
   if (hellos == c->members->len || c->now >= c->form_deadline)
     {
       if (hellos < c->members->len)
