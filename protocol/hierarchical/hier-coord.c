@@ -135,9 +135,10 @@ cluster_new (HierCoord *c, const char *name)
   return k;
 }
 
-/* The members whose updates the head awaits: all but the resting. */
+/* The members whose updates the head awaits: all but the resting; to
+ * every member, or to `only` (PROTO_NO_NODE: all). */
 static void
-send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
+send_cluster_to (HierCoord *c, ProtoOutbox *out, Cluster *k, ProtoNodeId only)
 {
   g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < k->members->len; i++)
@@ -148,6 +149,8 @@ send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
     }
   for (guint i = 0; i < k->members->len; i++)
     {
+      if (only != PROTO_NO_NODE && g_array_index (k->members, ProtoNodeId, i) != only)
+        continue;
       ProtoMsg msg;
       proto_msg_init (&msg, PROTO_MSG_HIER_CLUSTER);
       msg.round = k->epoch;
@@ -155,6 +158,12 @@ send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
       proto_msg_set_peers (&msg, (const ProtoNodeId *) (const void *) active->data, active->len);
       send (c, out, g_array_index (k->members, ProtoNodeId, i), &msg);
     }
+}
+
+static void
+send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
+{
+  send_cluster_to (c, out, k, PROTO_NO_NODE);
 }
 
 /* The heads tree: up to fanin heads exchange all-to-all; above, the heads
@@ -475,8 +484,8 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
           {
             observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
                      msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
-            if (k->head != PROTO_NO_NODE && msg->round == k->epoch)
-              send_cluster (c, out, k);   /* it missed the announcement */
+            /* it missed an announcement (a lost message): where things are */
+            send_cluster_to (c, out, k, from);
             return;
           }
         observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);

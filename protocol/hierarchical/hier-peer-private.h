@@ -46,6 +46,7 @@ struct HierPeer {
   gboolean pending;           /* a trained model waits for its round's result */
   ProtoNodeId sent_to;        /* the head it went to (PROTO_NO_NODE: not sent) */
   DlTime result_deadline;
+  DlTime stand_deadline;      /* waiting for a head: stand again then (a lost candidacy or announcement) */
 
   ProtoLinks links;           /* to its head, its members, the other heads (proto-links.h) */
 

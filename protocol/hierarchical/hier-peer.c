@@ -121,6 +121,7 @@ stand (HierPeer *p, ProtoOutbox *out, uint32_t epoch)
   if (p->candidacy_epoch >= epoch)
     return;
   p->candidacy_epoch = epoch;
+  p->stand_deadline = dl_time_add (p->now, p->cfg.head_timeout);
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_CANDIDACY);
   m.round = epoch;
@@ -406,6 +407,17 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       break;
     case PROTO_IN_DEADLINE:
       hh_deadline (p, out);
+      if (p->state == HIER_PEER_WAIT_HEAD && now >= p->stand_deadline)
+        {
+          /* no head announced in head_timeout: its candidacy, or the
+           * announcement, may have been lost (a partition); it stands again
+           * and the coordinator says where things are */
+          hp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CANDIDACY, p->candidacy_epoch,
+                      "no head announced: stands again");
+          uint32_t e = p->candidacy_epoch;
+          p->candidacy_epoch = e ? e - 1 : 0;
+          stand (p, out, MAX (e, 1));
+        }
       if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id && now >= p->result_deadline)
         head_lost (p, out, "head_timeout: no result from the head");
       break;
@@ -455,6 +467,8 @@ DlTime
 hier_peer_next_deadline (const HierPeer *p)
 {
   DlTime d = p->is_head ? p->head_deadline : DL_TIME_NEVER;
+  if (p->state == HIER_PEER_WAIT_HEAD)
+    d = MIN (d, p->stand_deadline);
   if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id)
     d = MIN (d, p->result_deadline);
   return d;
@@ -476,6 +490,7 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->sent_to = PROTO_NO_NODE;
   p->result_deadline = DL_TIME_NEVER;
   p->head_deadline = DL_TIME_NEVER;
+  p->stand_deadline = DL_TIME_NEVER;
   p->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
   proto_links_init (&p->links, &h);
