@@ -62,7 +62,8 @@ print_usage (FILE *out)
            "Usage: dlsim COMMAND [OPTIONS]\n"
            "\n"
            "dlsim %s: a discrete-event simulator and testbed for decentralized-learning\n"
-           "round protocols (DISCO's coordinator/peer protocol).\n"
+           "round protocols (DISCO's coordinator/peer protocol, sparsified gossip, elected\n"
+           "cluster heads: [protocol] family).\n"
            "\n"
            "Commands:\n", PACKAGE_VERSION);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
