@@ -66,7 +66,7 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_HELLO] = "(yusb)",
   [PROTO_MSG_HIER_CLUSTER] = "(yuuau)",
   [PROTO_MSG_HIER_CANDIDACY] = "(yuub)",
-  [PROTO_MSG_HIER_HEADS] = "(yuuuauau)",
+  [PROTO_MSG_HIER_HEADS] = "(yuuuauaut)",
   [PROTO_MSG_HIER_UPDATE] = "(yuuay)",
   [PROTO_MSG_HIER_AGG] = "(yuuay)",
   [PROTO_MSG_HIER_RESULT] = "(yuuay)",
@@ -238,11 +238,12 @@ build (const ProtoMsg *msg, gboolean copy)
       inner = g_variant_new ("(yuub)", t, msg->round, msg->degree, msg->helper);
       break;
     case PROTO_MSG_HIER_HEADS:
-      inner = g_variant_new ("(yuuu@au@au)", t, msg->round, msg->degree, msg->node,
+      inner = g_variant_new ("(yuuu@au@aut)", t, msg->round, msg->degree, msg->node,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
                                                         sizeof (uint32_t)),
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
-                                                        sizeof (uint32_t)));
+                                                        sizeof (uint32_t)),
+                             (guint64) msg->key);
       break;
     case PROTO_MSG_HIER_UPDATE:
     case PROTO_MSG_HIER_AGG:
@@ -460,6 +461,8 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         g_autoptr (GVariant) c = g_variant_get_child_value (inner, 3);
         g_autoptr (GVariant) top = g_variant_get_child_value (inner, 4);
         g_autoptr (GVariant) kids = g_variant_get_child_value (inner, 5);
+        g_autoptr (GVariant) src = g_variant_get_child_value (inner, 6);
+        m.key = g_variant_get_uint64 (src);
         m.round = g_variant_get_uint32 (a);
         m.degree = g_variant_get_uint32 (b);
         m.node = g_variant_get_uint32 (c);

@@ -58,7 +58,8 @@ typedef enum {
   PROTO_MSG_HIER_HEADS,       /* S -> heads: the heads tree, version `round`, of `degree` heads:
                                  this head's parent `node` (PROTO_NO_NODE: the top), the top
                                  heads it exchanges with (`peers`, at the top), its children
-                                 (`indices`) */
+                                 (`indices`), and `key` a head to sync from (any other, finished
+                                 clusters included; PROTO_NO_NODE if none) */
   PROTO_MSG_HIER_UPDATE,      /* member -> head: its model, `degree` 1, `round` the head's round */
   PROTO_MSG_HIER_AGG,         /* head -> heads: its cluster's mean of `degree` updates, `round` */
   PROTO_MSG_HIER_RESULT,      /* head -> member: the round's global model */
@@ -114,7 +115,7 @@ typedef struct {
   uint32_t *indices;             /* GossipPayload: the coordinates sent, ascending (owned);
                                     none: the whole model */
   uint32_t n_indices;
-  uint64_t key;                  /* DhtFindNode: the key looked up */
+  uint64_t key;                  /* DhtFindNode: the key looked up; HierHeads: a head to sync from */
 } ProtoMsg;
 
 const char *proto_msg_type_name (ProtoMsgType type);

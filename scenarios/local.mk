@@ -135,6 +135,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/gossip-vs-disco.ini \
 	scenarios/regression/hier-crash-before-hello.ini \
 	scenarios/regression/hier-head-failover.ini \
+	scenarios/regression/hier-late-joiner-syncs.ini \
 	scenarios/regression/hier-lost-candidacy.ini \
 	scenarios/regression/hier-nat.ini \
 	scenarios/regression/hier-regions.ini \

@@ -80,7 +80,8 @@ expect 1 "breaks no property: nothing to shrink" -- "$DLSIM" shrink "$tmp/ok.db"
 # the new families under fault search: gossip (steps, deadline, async) finds
 # no failure in 300 runs each (four hangs and a deadline loop were found this
 # way and fixed); hierarchical finds only agreement (heads go on without the
-# missing after head_timeout: by design), never a hang
+# missing after head_timeout: by design) and, with it, no-lost-model (a late
+# joiner synced from a head whose cluster went on alone), never a hang
 cat > "$tmp/gx.ini" <<'INI'
 [protocol]
 family = gossip
@@ -109,7 +110,7 @@ sed -i "/^family = hierarchical/r $tmp/hx-extra" "$tmp/hx.ini"
 "$DLSIM" explore "$tmp/hx.ini" --runs 200 --no-shrink -o "$tmp/hx.db" > "$tmp/hx.out" 2>&1
 sigs=$(sed -n '/^signature/,/^$/p' "$tmp/hx.out" | sed '1d;/^$/d' | awk '{print $1}' | sort -u | tr '\n' ' ')
 case "$sigs" in
-  ""|"agreement ") ok "hierarchical under fault search: no hang ($sigs)" ;;
+  ""|"agreement "|"agreement no-lost-model "|"no-lost-model ") ok "hierarchical under fault search: no hang ($sigs)" ;;
   *) ko "hierarchical under fault search found: $sigs"; cat "$tmp/hx.out" | head -20 ;;
 esac
 

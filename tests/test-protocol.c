@@ -57,7 +57,7 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
       break;
     case PROTO_MSG_HIER_HEADS:
       {
-        proto_msg_set_peers (m, peers, 3); m->round = 5; m->degree = 4; m->node = 8;
+        proto_msg_set_peers (m, peers, 3); m->round = 5; m->degree = 4; m->node = 8; m->key = 3;
         guint32 *kids = g_new (guint32, 2);
         kids[0] = 11, kids[1] = 12;
         proto_msg_take_indices (m, kids, 2);

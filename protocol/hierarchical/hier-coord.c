@@ -228,6 +228,15 @@ send_heads (HierCoord *c, ProtoOutbox *out)
       msg.round = c->heads_version;
       msg.degree = n;
       msg.node = parent[i];
+      /* for a late joiner heading a cluster of its own: any other head, a
+       * finished cluster's included (it keeps the last global model) */
+      msg.key = PROTO_NO_NODE;
+      for (guint q = 0; q < c->clusters->len && msg.key == PROTO_NO_NODE; q++)
+        {
+          ProtoNodeId hh = ((Cluster *) g_ptr_array_index (c->clusters, q))->head;
+          if (hh != PROTO_NO_NODE && hh != h)
+            msg.key = hh;
+        }
       if (parent[i] == PROTO_NO_NODE)
         proto_msg_set_peers (&msg, top, level->len);
       guint nk = kids->len;
@@ -458,6 +467,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
         ProtoMsg r;
         proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
         r.node = from;
+        r.joined_mid_training = c->formed;   /* it syncs from its head before it trains */
         send (c, out, from, &r);
       }
       return;

@@ -36,15 +36,17 @@ peer_view (const void *impl, ProtoPeerView *v)
   v->connected = hier_peer_connected (p);
   v->settled = s == HIER_PEER_DONE || s == HIER_PEER_LEFT;
   v->rounds_done = hier_peer_rounds_done (p);
+  v->synced = hier_peer_synced (p);
   /* a member waiting for its head's election or result waits on a peer */
-  v->waiting_on_peer = s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT;
+  v->waiting_on_peer = s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT
+                      || s == HIER_PEER_SYNCING;
 }
 
 static gboolean
 peer_waiting_on_peer (const void *impl)
 {
   HierPeerState s = hier_peer_state (impl);
-  return s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT;
+  return s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT || s == HIER_PEER_SYNCING;
 }
 
 static LearnWeights *
@@ -161,12 +163,13 @@ promises_agreement (const ProtoConfig *cfg)
   return TRUE;
 }
 
-/* no sync: a late joiner starts from the initial model; its first result is the global */
+/* a peer that joins after the clusters formed takes its head's latest
+ * global model before it trains (hier-peer.c, HIER_PEER_SYNCING) */
 static gboolean
 syncs_late_joiners (const ProtoConfig *cfg)
 {
   (void) cfg;
-  return FALSE;
+  return TRUE;
 }
 
 static const char *

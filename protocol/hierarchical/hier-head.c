@@ -366,6 +366,11 @@ static void
 distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead)
 {
   uint32_t round = p->hr;
+  if (global)
+    {
+      g_clear_pointer (&p->last_global, learn_weights_unref);
+      p->last_global = learn_weights_ref (global);
+    }
   /* down to its children: those of the tree now, and those that sent it
    * their subtree this round (the tree may have changed since) */
   g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
@@ -476,6 +481,21 @@ hh_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w
   if (!is_member (p, from))
     hp_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, -1, "head: an update from a peer not (yet) listed");
   try_collect (p, out);
+}
+
+void
+hh_serve_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from)
+{
+  if (!p->is_head)
+    return;
+  /* the latest global model (the initial one if no round ended here yet) */
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+  m.round = p->hr_set && p->hr > 0 ? p->hr - 1 : 0;
+  m.degree = 0;
+  proto_msg_set_weights (&m, p->last_global ? p->last_global : p->initial);
+  hp_observe (p, out, PROTO_OBS_SYNC_SERVED, from, PROTO_MSG_HIER_RESULT, -1, NULL);
+  hp_send_link (p, out, from, &m);
 }
 
 void

@@ -34,6 +34,11 @@ struct HierPeer {
   guint32 score;
   gboolean nat;
   LearnWeights *model;
+  LearnWeights *initial;      /* the model every peer starts from */
+  LearnWeights *last_global;  /* a head's: the latest global it sent down (a late joiner's sync) */
+  gboolean synced;
+  ProtoNodeId sync_from;      /* the head asked for the latest model (PROTO_NO_NODE: none yet) */
+  DlTime sync_deadline;
   guint rounds_done;
   int32_t last_round_end;
   guint received[PROTO_MSG_N_TYPES];
@@ -88,6 +93,8 @@ void hh_resign (HierPeer *p, ProtoOutbox *out);
 void hh_members_changed (HierPeer *p, ProtoOutbox *out);
 void hh_heads_changed (HierPeer *p, ProtoOutbox *out);
 void hh_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w);
+/* A late joiner asks for the latest global model. */
+void hh_serve_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from);
 void hh_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
 void hh_deadline (HierPeer *p, ProtoOutbox *out);
 /* The round's global model from its parent head. */

@@ -22,6 +22,7 @@
 static const char *const state_names[HIER_PEER_N_STATES] = {
   [HIER_PEER_IDLE] = "idle",
   [HIER_PEER_CONNECTING] = "connecting",
+  [HIER_PEER_SYNCING] = "syncing",
   [HIER_PEER_TRAINING] = "training",
   [HIER_PEER_WAIT_HEAD] = "wait-head",
   [HIER_PEER_WAIT_LINK] = "wait-link",
@@ -216,6 +217,20 @@ head_lost (HierPeer *p, ProtoOutbox *out, const char *why)
     set_state (p, out, HIER_PEER_WAIT_HEAD);
 }
 
+/* A late joiner asks `from` (a head) for the latest global model. */
+static void
+ask_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from)
+{
+  if (p->state != HIER_PEER_SYNCING || from == PROTO_NO_NODE || from == p->id || p->sync_from == from)
+    return;
+  p->sync_from = from;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_UPDATE);
+  m.degree = 0;   /* no model: a request for the latest global */
+  hp_observe (p, out, PROTO_OBS_SYNC_STARTED, from, PROTO_MSG_HIER_UPDATE, -1, NULL);
+  hp_send_link (p, out, from, &m);
+}
+
 static void
 handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -255,6 +270,14 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
     }
   if (was != p->head && p->head != p->id)
     open_link (p, out, p->head);   /* ready before the update needs it */
+  if (p->state == HIER_PEER_SYNCING)
+    {
+      /* from its head, or, heading a cluster of its own, from another
+       * head once it knows them (HierHeads) */
+      if (p->head != p->id)
+        ask_sync (p, out, p->head);
+      return;
+    }
   send_update (p, out);
 }
 
@@ -262,7 +285,7 @@ gboolean
 hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
 {
   (void) from;
-  gboolean on = p->state >= HIER_PEER_TRAINING && p->state <= HIER_PEER_DONE;
+  gboolean on = p->state >= HIER_PEER_SYNCING && p->state <= HIER_PEER_DONE;
   switch (type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
@@ -275,7 +298,7 @@ hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
     case PROTO_MSG_HIER_AGG:
       return on && p->is_head;
     case PROTO_MSG_HIER_RESULT:
-      return p->state == HIER_PEER_WAIT_RESULT || (on && p->is_head);
+      return p->state == HIER_PEER_WAIT_RESULT || p->state == HIER_PEER_SYNCING || (on && p->is_head);
     default:
       return FALSE;
     }
@@ -306,7 +329,15 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
         m.signal_data = g_strdup (p->region);
         m.helper = p->nat;
         send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-        start_training (p, out);
+        if (msg->joined_mid_training)
+          {
+            /* the clusters formed before it came: the latest global model
+             * from its head before it trains (as DISCO's model sync) */
+            set_state (p, out, HIER_PEER_SYNCING);
+            p->sync_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+          }
+        else
+          start_training (p, out);
         break;
       }
     case PROTO_MSG_HIER_CLUSTER:
@@ -334,16 +365,40 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
               open_link (p, out, h);
           }
       }
+      if (p->state == HIER_PEER_SYNCING && p->is_head)
+        {
+          /* a late joiner heading its own cluster syncs from its parent, or a top head */
+          ProtoNodeId from = p->parent;
+          for (guint i = 0; i < p->heads->len && from == PROTO_NO_NODE; i++)
+            if (g_array_index (p->heads, ProtoNodeId, i) != p->id)
+              from = g_array_index (p->heads, ProtoNodeId, i);
+          if (from == PROTO_NO_NODE && msg->key <= G_MAXUINT32)
+            from = (ProtoNodeId) msg->key;   /* a finished cluster's head */
+          ask_sync (p, out, from);
+        }
       hh_heads_changed (p, out);
       break;
     case PROTO_MSG_HIER_UPDATE:
-      if (msg->weights)
+      if (msg->degree == 0)
+        hh_serve_sync (p, out, in->from);   /* a late joiner's request */
+      else if (msg->weights)
         hh_take_update (p, out, in->from, msg->weights);
       break;
     case PROTO_MSG_HIER_AGG:
       hh_take_agg (p, out, in->from, msg);
       break;
     case PROTO_MSG_HIER_RESULT:
+      if (p->state == HIER_PEER_SYNCING)
+        {
+          if (in->from != p->sync_from || msg->weights == NULL || msg->degree != 0)
+            break;
+          learn_weights_unref (p->model);
+          p->model = learn_weights_ref (msg->weights);
+          p->synced = TRUE;
+          hp_observe (p, out, PROTO_OBS_SYNC_DONE, in->from, PROTO_MSG_HIER_RESULT, msg->round, NULL);
+          start_training (p, out);
+          break;
+        }
       if (p->is_head && (in->from == p->parent || in->from == p->up_to) && in->from != PROTO_NO_NODE && msg->weights)
         {
           hh_take_global (p, out, msg->round, msg->weights);
@@ -407,6 +462,12 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       break;
     case PROTO_IN_DEADLINE:
       hh_deadline (p, out);
+      if (p->state == HIER_PEER_SYNCING && now >= p->sync_deadline)
+        {
+          hp_observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
+                      "head_timeout: no model from the head: trains from its own");
+          start_training (p, out);
+        }
       if (p->state == HIER_PEER_WAIT_HEAD && now >= p->stand_deadline)
         {
           /* no head announced in head_timeout: its candidacy, or the
@@ -469,6 +530,8 @@ hier_peer_next_deadline (const HierPeer *p)
   DlTime d = p->is_head ? p->head_deadline : DL_TIME_NEVER;
   if (p->state == HIER_PEER_WAIT_HEAD)
     d = MIN (d, p->stand_deadline);
+  if (p->state == HIER_PEER_SYNCING)
+    d = MIN (d, p->sync_deadline);
   if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id)
     d = MIN (d, p->result_deadline);
   return d;
@@ -485,6 +548,9 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->score = hier_score (env);
   p->nat = env->nat_symmetric;
   p->model = learn_weights_ref (env->initial);
+  p->initial = learn_weights_ref (env->initial);
+  p->sync_from = PROTO_NO_NODE;
+  p->sync_deadline = DL_TIME_NEVER;
   p->last_round_end = -1;
   p->head = PROTO_NO_NODE;
   p->sent_to = PROTO_NO_NODE;
@@ -525,6 +591,8 @@ hier_peer_free (HierPeer *p)
   g_hash_table_unref (p->dropped);
   g_array_unref (p->members);
   learn_weights_unref (p->model);
+  learn_weights_unref (p->initial);
+  g_clear_pointer (&p->last_global, learn_weights_unref);
   g_free (p->region);
   g_free (p);
 }
@@ -532,6 +600,7 @@ hier_peer_free (HierPeer *p)
 HierPeerState hier_peer_state (const HierPeer *p) { return p->state; }
 gboolean hier_peer_connected (const HierPeer *p) { return p->connected; }
 gboolean hier_peer_is_head (const HierPeer *p) { return p->is_head; }
+gboolean hier_peer_synced (const HierPeer *p) { return p->synced; }
 guint hier_peer_rounds_done (const HierPeer *p) { return p->rounds_done; }
 LearnWeights *hier_peer_model (const HierPeer *p) { return p->model; }
 

@@ -31,6 +31,7 @@ ProtoNodeId hier_coord_head_of (const HierCoord *c, ProtoNodeId member);
 typedef enum {
   HIER_PEER_IDLE,
   HIER_PEER_CONNECTING,    /* ClientConnected sent, NewNodeInfo awaited */
+  HIER_PEER_SYNCING,       /* joined after the clusters formed: the latest global model from its head first */
   HIER_PEER_TRAINING,
   HIER_PEER_WAIT_HEAD,     /* trained; its cluster has no head (an election is on) */
   HIER_PEER_WAIT_LINK,     /* trained; the link to its head is coming up */
@@ -51,6 +52,7 @@ HierPeerState hier_peer_state (const HierPeer *p);
 const char *hier_peer_state_name (HierPeerState s);
 gboolean hier_peer_connected (const HierPeer *p);
 gboolean hier_peer_is_head (const HierPeer *p);
+gboolean hier_peer_synced (const HierPeer *p);
 guint hier_peer_rounds_done (const HierPeer *p);
 LearnWeights *hier_peer_model (const HierPeer *p);
 guint hier_peer_received_count (const HierPeer *p, ProtoMsgType type);
