@@ -16,6 +16,8 @@ random_msg (DlRandom *r, ProtoMsg *m)
   m->wait_for_more = dl_random_below (r, 2);
   m->joined_mid_training = dl_random_below (r, 2);
   m->nb_participants = (uint32_t) dl_random_below (r, 100);
+  if (m->type == PROTO_MSG_PIPE_STEP || m->type == PROTO_MSG_PIPE_PUSH || m->type == PROTO_MSG_PIPE_RESULT)
+    m->nb_participants++;   /* a pipeline step carries at least one token */
   m->round = (uint32_t) dl_random_below (r, 100);
   m->comm_round = (uint32_t) dl_random_below (r, 2);
   m->signal = (ProtoSignal) dl_random_below (r, 2);

@@ -32,5 +32,9 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-peer-links.c protocol/gossip/gossip-peer-async.c \
 	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
 	protocol/hierarchical/hier-head.c protocol/hierarchical/hier-peer.c protocol/hierarchical/hier-peer-private.h \
+	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
+	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
+	protocol/pipeline/pipe-client.c protocol/pipeline/pipe-server.c \
 	$(NULL)
-EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md
+EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \
+	protocol/pipeline/README.md

@@ -31,6 +31,7 @@
  * S-cases it closes. */
 #pragma once
 
+#include "base/dl-dist.h"
 #include "base/dl-time.h"
 
 #include <glib.h>
@@ -74,6 +75,9 @@ typedef enum {
                                     in with a staleness weight */
   PROTO_STRAGGLER_MIXED,         /* synchronous steps for peers of similar speed, async for the slow */
 } ProtoStragglerPolicy;
+
+/* pipeline: most block ranges a scenario may list one by one */
+#define PROTO_PIPE_MAX_RANGES 64
 
 typedef struct {
   char family[16];                 /* the ProtoFamily that runs (proto-machine.h): "disco" | "gossip" */
@@ -162,7 +166,27 @@ typedef struct {
   DlTime election_timeout;           /* the coordinator tallies the candidacies this long at most */
   DlTime head_timeout;               /* a member waits this long for its head's result, a head for the
                                         other heads' aggregates */
+
+  /* pipeline (protocol/pipeline/): Petals' inference chain */
+  guint pipe_blocks;                 /* transformer blocks of the model */
+  guint pipe_servers;                /* servers p1..pN: the first peers (pipe_n_ranges given: one range
+                                        each; else an even split of pipe_servers / pipe_replicas ranges) */
+  guint pipe_replicas;               /* even split: servers per range */
+  guint pipe_n_ranges;               /* explicit ranges given (0: the even split) */
+  guint16 pipe_range_start[PROTO_PIPE_MAX_RANGES];
+  guint16 pipe_range_end[PROTO_PIPE_MAX_RANGES];   /* exclusive */
+  DlDist compute_per_block;          /* one block's compute for one token at speed 1 (ns) */
+  guint hidden_size;                 /* bytes of hidden states per token */
+  guint steps;                       /* tokens each session generates */
+  guint sessions;                    /* clients: the peers after the servers */
+  gboolean next_peer;                /* forwarding = next-peer: servers push their result to the next */
+  gboolean family_hint;              /* routing prefers a next hop in the same family (region) */
+  double faulty_share;               /* share of servers whose pushes are wrong */
+  DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */
 } ProtoConfig;
+
+/* pipeline: server i's (0-based, i < pipe_servers) block range [*start, *end). */
+void proto_config_pipe_range (const ProtoConfig *config, guint i, guint *start, guint *end);
 
 /* The coordinator's connection timer as the version runs it: 60 s in
  * disco-1110-draft whatever peer_connection_timeout says. */

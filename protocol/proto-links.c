@@ -91,7 +91,7 @@ signal_to (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other, ProtoSignal sig)
 void
 proto_links_open (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other)
 {
-  gboolean initiator = l->self > other;
+  gboolean initiator = l->opener_offers || l->self > other;
   set_phase (l, other, initiator ? PROTO_LINKS_WAIT_ANSWER : PROTO_LINKS_WAIT_OFFER);
   make_object (out, other, initiator);
   if (initiator)

@@ -32,6 +32,9 @@ typedef struct {
 
 typedef struct {
   ProtoNodeId self;          /* set once the peer knows its id */
+  gboolean opener_offers;    /* the side that opens a link offers, whatever the ids (a family where
+                                only one side knows it wants the link: the pipeline's pushes);
+                                FALSE: the larger id offers, as DISCO's both-sides-open pools */
   GHashTable *phase;         /* id + 1 -> ProtoLinkPhase + 1 */
   GArray *queued;            /* messages waiting for their link */
   ProtoLinksHost host;

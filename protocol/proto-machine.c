@@ -9,9 +9,10 @@
 extern const ProtoFamily proto_family_disco;    /* protocol/disco/disco-family.c */
 extern const ProtoFamily proto_family_gossip;   /* protocol/gossip/gossip-family.c */
 extern const ProtoFamily proto_family_hierarchical;   /* protocol/hierarchical/hier-family.c */
+extern const ProtoFamily proto_family_pipeline;   /* protocol/pipeline/pipe-family.c */
 
 static const ProtoFamily *const families[] = { &proto_family_disco, &proto_family_gossip,
-                                               &proto_family_hierarchical, NULL };
+                                               &proto_family_hierarchical, &proto_family_pipeline, NULL };
 
 const ProtoFamily *
 proto_family_lookup (const char *name)

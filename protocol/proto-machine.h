@@ -28,7 +28,10 @@ typedef struct {
   gboolean excluded;         /* failed because the coordinator excluded it */
   gboolean waiting_on_peer;  /* blocked on another peer's answer (DISCO: a model sync) */
   gboolean synced;           /* took a model from another peer at least once */
-  guint rounds_done;         /* rounds trained and aggregated */
+  guint rounds_done;         /* rounds trained and aggregated (pipeline: steps generated, or a
+                                server's computations) */
+  gboolean serves_only;      /* it owes no rounds of its own (a pipeline server): it ends finished
+                                if it ends online */
   const char *error;         /* why it failed, "" if it did not */
 } ProtoPeerView;
 

@@ -38,6 +38,16 @@ static const char *const type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_RESULT] = "HierResult",
   [PROTO_MSG_DHT_FIND_NODE] = "DhtFindNode",
   [PROTO_MSG_DHT_NODES] = "DhtNodes",
+  [PROTO_MSG_PIPE_HELLO] = "PipeHello",
+  [PROTO_MSG_PIPE_ROLE] = "PipeRole",
+  [PROTO_MSG_PIPE_LOOKUP] = "PipeLookup",
+  [PROTO_MSG_PIPE_SERVERS] = "PipeServers",
+  [PROTO_MSG_PIPE_PING] = "PipePing",
+  [PROTO_MSG_PIPE_PONG] = "PipePong",
+  [PROTO_MSG_PIPE_STEP] = "PipeStep",
+  [PROTO_MSG_PIPE_PUSH] = "PipePush",
+  [PROTO_MSG_PIPE_RESULT] = "PipeResult",
+  [PROTO_MSG_PIPE_CLOSE] = "PipeClose",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -72,6 +82,16 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_RESULT] = "(yuuay)",
   [PROTO_MSG_DHT_FIND_NODE] = "(yut)",
   [PROTO_MSG_DHT_NODES] = "(yuau)",
+  [PROTO_MSG_PIPE_HELLO] = "(yus)",
+  [PROTO_MSG_PIPE_ROLE] = "(yubuu)",
+  [PROTO_MSG_PIPE_LOOKUP] = "(y)",
+  [PROTO_MSG_PIPE_SERVERS] = "(yuauau)",
+  [PROTO_MSG_PIPE_PING] = "(yu)",
+  [PROTO_MSG_PIPE_PONG] = "(yu)",
+  [PROTO_MSG_PIPE_STEP] = "(ytuuuauay)",
+  [PROTO_MSG_PIPE_PUSH] = "(ytuuuauay)",
+  [PROTO_MSG_PIPE_RESULT] = "(ytuuuuay)",
+  [PROTO_MSG_PIPE_CLOSE] = "(yt)",
 };
 
 const char *
@@ -249,6 +269,41 @@ build (const ProtoMsg *msg, gboolean copy)
     case PROTO_MSG_HIER_AGG:
     case PROTO_MSG_HIER_RESULT:
       inner = g_variant_new ("(yuu@ay)", t, msg->round, msg->degree, weights_variant (msg, copy));
+      break;
+    case PROTO_MSG_PIPE_HELLO:
+      inner = g_variant_new ("(yus)", t, msg->degree, msg->signal_data ? msg->signal_data : "");
+      break;
+    case PROTO_MSG_PIPE_ROLE:
+      inner = g_variant_new ("(yubuu)", t, msg->node, msg->helper, msg->round, msg->comm_round);
+      break;
+    case PROTO_MSG_PIPE_LOOKUP:
+      inner = g_variant_new ("(y)", t);
+      break;
+    case PROTO_MSG_PIPE_SERVERS:
+      inner = g_variant_new ("(yu@au@au)", t, msg->round,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)),
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
+                                                        sizeof (uint32_t)));
+      break;
+    case PROTO_MSG_PIPE_PING:
+    case PROTO_MSG_PIPE_PONG:
+      inner = g_variant_new ("(yu)", t, msg->round);
+      break;
+    case PROTO_MSG_PIPE_STEP:
+    case PROTO_MSG_PIPE_PUSH:
+      inner = g_variant_new ("(ytuuu@au@ay)", t, (guint64) msg->key, msg->round, msg->comm_round,
+                             msg->nb_participants,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)),
+                             weights_variant (msg, copy));
+      break;
+    case PROTO_MSG_PIPE_RESULT:
+      inner = g_variant_new ("(ytuuuu@ay)", t, (guint64) msg->key, msg->round, msg->comm_round, msg->degree,
+                             msg->nb_participants, weights_variant (msg, copy));
+      break;
+    case PROTO_MSG_PIPE_CLOSE:
+      inner = g_variant_new ("(yt)", t, (guint64) msg->key);
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       inner = g_variant_new ("(yuuu@au@ay)", t, msg->round, msg->degree, msg->comm_round,
@@ -492,6 +547,95 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         m.weights = weights_from_variant (ay);
         if (m.weights == NULL)
           return malformed (error, "weights are not a whole number of float32 values");
+        break;
+      }
+    case PROTO_MSG_PIPE_HELLO:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yus)", &ty, &m.degree, &m.signal_data);
+        break;
+      }
+    case PROTO_MSG_PIPE_ROLE:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yubuu)", &ty, &m.node, &m.helper, &m.round, &m.comm_round);
+        if (m.helper && m.comm_round <= m.round)
+          return malformed (error, "PipeRole with an empty block range");
+        break;
+      }
+    case PROTO_MSG_PIPE_LOOKUP:
+      break;
+    case PROTO_MSG_PIPE_SERVERS:
+      {
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) ids = g_variant_get_child_value (inner, 2);
+        g_autoptr (GVariant) info = g_variant_get_child_value (inner, 3);
+        m.round = g_variant_get_uint32 (a);
+        gsize n = 0, k = 0;
+        const uint32_t *p = g_variant_get_fixed_array (ids, &n, sizeof (uint32_t));
+        const uint32_t *q = g_variant_get_fixed_array (info, &k, sizeof (uint32_t));
+        if (k != 4 * n)
+          return malformed (error, "PipeServers needs four numbers per server");
+        for (gsize i = 0; i < n; i++)
+          if (q[4 * i + 1] <= q[4 * i])
+            return malformed (error, "PipeServers has a server with an empty block range");
+        proto_msg_set_peers (&m, p, (uint32_t) n);
+        if (k)
+          proto_msg_take_indices (&m, g_memdup2 (q, k * sizeof *q), (uint32_t) k);
+        break;
+      }
+    case PROTO_MSG_PIPE_PING:
+    case PROTO_MSG_PIPE_PONG:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yu)", &ty, &m.round);
+        break;
+      }
+    case PROTO_MSG_PIPE_STEP:
+    case PROTO_MSG_PIPE_PUSH:
+    case PROTO_MSG_PIPE_RESULT:
+      {
+        gboolean result = m.type == PROTO_MSG_PIPE_RESULT;
+        g_autoptr (GVariant) k = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 2);
+        g_autoptr (GVariant) b = g_variant_get_child_value (inner, 3);
+        g_autoptr (GVariant) c = g_variant_get_child_value (inner, 4);
+        g_autoptr (GVariant) d = g_variant_get_child_value (inner, 5);
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 6);
+        m.key = g_variant_get_uint64 (k);
+        m.round = g_variant_get_uint32 (a);
+        m.comm_round = g_variant_get_uint32 (b);
+        if (result)
+          {
+            m.degree = g_variant_get_uint32 (c);
+            m.nb_participants = g_variant_get_uint32 (d);
+          }
+        else
+          {
+            m.nb_participants = g_variant_get_uint32 (c);
+            gsize n = 0;
+            const uint32_t *p = g_variant_get_fixed_array (d, &n, sizeof (uint32_t));
+            proto_msg_set_peers (&m, p, (uint32_t) n);
+          }
+        if (m.nb_participants == 0)
+          {
+            proto_msg_clear (&m);
+            return malformed (error, "a pipeline step of no tokens");
+          }
+        m.weights = weights_from_variant (ay);
+        if (m.weights == NULL)
+          {
+            proto_msg_clear (&m);
+            return malformed (error, "weights are not a whole number of float32 values");
+          }
+        break;
+      }
+    case PROTO_MSG_PIPE_CLOSE:
+      {
+        guchar ty;
+        guint64 k;
+        g_variant_get (inner, "(yt)", &ty, &k);
+        m.key = k;
         break;
       }
     case PROTO_MSG_GOSSIP_PAYLOAD:

@@ -67,8 +67,25 @@ typedef enum {
   PROTO_MSG_DHT_FIND_NODE,    /* peer -> peer: the contacts closest to `key`, call `round` */
   PROTO_MSG_DHT_NODES,        /* the answer: contacts (`peers`) for call `round`; from S, call 0:
                                  the bootstrap contacts */
+  /* pipeline (protocol/pipeline/): Petals' inference chain */
+  PROTO_MSG_PIPE_HELLO,       /* peer -> S: `degree` its speed x 1000, `signal_data` its region */
+  PROTO_MSG_PIPE_ROLE,        /* S -> peer: its id `node`; `helper` TRUE: a server of blocks
+                                 [`round`, `comm_round`); FALSE: a client */
+  PROTO_MSG_PIPE_LOOKUP,      /* client -> S: which servers are there now */
+  PROTO_MSG_PIPE_SERVERS,     /* S -> client: the live servers (`peers`) and for each four numbers in
+                                 `indices`: first block, end block, speed x 1000, family code */
+  PROTO_MSG_PIPE_PING,        /* client -> server: `round` a sequence number */
+  PROTO_MSG_PIPE_PONG,        /* the answer, same `round` */
+  PROTO_MSG_PIPE_STEP,        /* client -> server: session `key`, step `round`, input hash `comm_round`,
+                                 `nb_participants` tokens of hidden states (`weights`), and the
+                                 servers after this one (`peers`: next-peer forwarding; empty: none) */
+  PROTO_MSG_PIPE_PUSH,        /* server -> server: the same for the next server of the chain (Petals'
+                                 rpc_push), fire-and-forget; `peers` the rest of the chain */
+  PROTO_MSG_PIPE_RESULT,      /* server -> client: session `key`, step `round`, output hash `comm_round`
+                                 computed from input hash `degree`, `nb_participants` tokens */
+  PROTO_MSG_PIPE_CLOSE,       /* client -> server: session `key` is over */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_DHT_NODES + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_PIPE_CLOSE + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {
@@ -115,7 +132,8 @@ typedef struct {
   uint32_t *indices;             /* GossipPayload: the coordinates sent, ascending (owned);
                                     none: the whole model */
   uint32_t n_indices;
-  uint64_t key;                  /* DhtFindNode: the key looked up; HierHeads: a head to sync from */
+  uint64_t key;                  /* DhtFindNode: the key looked up; HierHeads: a head to sync from;
+                                    Pipe*: the session */
 } ProtoMsg;
 
 const char *proto_msg_type_name (ProtoMsgType type);

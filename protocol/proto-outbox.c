@@ -34,7 +34,14 @@ static const char *const obs_names[PROTO_OBS_N_KINDS] = {
   [PROTO_OBS_RESET] = "reset",
   [PROTO_OBS_NOTE] = "note",
   [PROTO_OBS_FOREIGN_ROUND] = "foreign-round",
+  [PROTO_OBS_METRIC] = "metric",
 };
+
+double
+proto_obs_metric_value (const ProtoObservation *obs)
+{
+  return g_str_has_suffix (obs->detail, "_s") ? (double) obs->value / 1e9 : (double) obs->value;
+}
 
 const char *
 proto_obs_kind_name (ProtoObsKind kind)

@@ -51,8 +51,11 @@ typedef enum {
   PROTO_OBS_NOTE,             /* something DISCO only logs */
   PROTO_OBS_FOREIGN_ROUND,    /* a contribution tagged with another round was aggregated;
                                  round = the aggregator's, value = the contribution's */
+  PROTO_OBS_METRIC,           /* a measurement for the metrics table and the summary: detail = its
+                                 name, value = the amount (a name ending in _s: nanoseconds, recorded
+                                 as seconds), round = the round or step it belongs to */
 } ProtoObsKind;
-#define PROTO_OBS_N_KINDS (PROTO_OBS_FOREIGN_ROUND + 1)
+#define PROTO_OBS_N_KINDS (PROTO_OBS_METRIC + 1)
 
 const char *proto_obs_kind_name (ProtoObsKind kind);
 
@@ -67,6 +70,10 @@ typedef struct {
   int64_t value;           /* a counter, -1 if none */
   char detail[PROTO_OBS_DETAIL_LEN];
 } ProtoObservation;
+
+/* A METRIC observation's value in its recorded unit: seconds for a name
+ * ending in _s (the observation holds nanoseconds), else the value. */
+double proto_obs_metric_value (const ProtoObservation *obs);
 
 typedef struct {
   ProtoActionKind kind;

@@ -522,6 +522,20 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   if (res->busiest_uplink_bytes > 0)
     add_summary (sum, order, "busiest_uplink_bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->busiest_uplink_bytes));
   add_summary (sum, order, "sim_time_s", fmt_double (dl_time_to_s (res->end)));
+  /* the machines' METRIC observations (e.g. the pipeline's step latency) */
+  for (guint i = 0; res->metrics && i < res->metrics->len; i++)
+    {
+      const SimMetricStat *m = &g_array_index (res->metrics, SimMetricStat, i);
+      const struct { const char *stat; double v; } stats[] = {
+        { "count", m->count }, { "sum", m->sum }, { "mean", m->mean },
+        { "median", m->median }, { "p90", m->p90 }, { "max", m->max },
+      };
+      for (gsize k = 0; k < G_N_ELEMENTS (stats); k++)
+        {
+          g_autofree char *key = g_strdup_printf ("metric.%s.%s", m->name, stats[k].stat);
+          add_summary (sum, order, key, fmt_double (stats[k].v));
+        }
+    }
   {
     g_autoptr (GPtrArray) vk = g_ptr_array_new_with_free_func (g_free);
     g_autoptr (GPtrArray) vv = g_ptr_array_new ();

@@ -52,6 +52,90 @@ uint_of (const char *v)
   return n;
 }
 
+#undef BAD
+#define BAD(sec, key, ...) fail_at (error, s->path, sec, key, __VA_ARGS__)
+
+/* The pipeline family's keys (protocol/pipeline/README.md), and the
+ * configurations that cannot run: an empty block range, a block no range
+ * covers, a range past the last block, a range with no server. */
+static gboolean
+build_pipeline (const SimScenario *s, const SimPoint *p, SimWorldConfig *c, GError **error)
+{
+  ProtoConfig *q = &c->proto;
+  q->pipe_blocks = uint_of (V ("protocol", "blocks"));
+  if (q->pipe_blocks == 0 || q->pipe_blocks >= G_MAXUINT16)
+    return BAD ("protocol", "blocks", "must be from 1 to %u", G_MAXUINT16 - 1);
+  PARSE ("protocol", "servers",
+         parse_servers (V ("protocol", "servers"), &q->pipe_servers, &q->pipe_n_ranges, q->pipe_range_start,
+                        q->pipe_range_end, &_e));
+  q->pipe_replicas = uint_of (V ("protocol", "replicas"));
+  if (q->pipe_servers == 0)
+    return BAD ("protocol", "servers", "must be at least 1");
+  if (q->pipe_n_ranges > 0)
+    {
+      if (point_given (p, "protocol", "replicas") && q->pipe_replicas != 1)
+        return BAD ("protocol", "replicas", "applies to a count of servers, not to ranges listed one by one "
+                    "(list a range again for another replica)");
+      q->pipe_replicas = 1;
+      /* every block covered, none past the last */
+      g_autofree guint *cover = g_new0 (guint, q->pipe_blocks);
+      for (guint i = 0; i < q->pipe_n_ranges; i++)
+        {
+          if (q->pipe_range_end[i] > q->pipe_blocks)
+            return BAD ("protocol", "servers", "range %u-%u goes past the last block (%u: blocks = %u)",
+                        q->pipe_range_start[i], q->pipe_range_end[i] - 1, q->pipe_blocks - 1, q->pipe_blocks);
+          for (guint b = q->pipe_range_start[i]; b < q->pipe_range_end[i]; b++)
+            cover[b]++;
+        }
+      for (guint b = 0; b < q->pipe_blocks; b++)
+        if (cover[b] == 0)
+          {
+            guint e = b;
+            while (e + 1 < q->pipe_blocks && cover[e + 1] == 0)
+              e++;
+            return BAD ("protocol", "servers", "no server for blocks %u-%u: the chain has a gap", b, e);
+          }
+    }
+  else
+    {
+      if (q->pipe_replicas == 0)
+        return BAD ("protocol", "replicas", "must be at least 1: a range with no server leaves its blocks unserved");
+      if (q->pipe_servers % q->pipe_replicas != 0)
+        return BAD ("protocol", "replicas", "%u servers do not split into ranges of %u replicas each",
+                    q->pipe_servers, q->pipe_replicas);
+      if (q->pipe_servers / q->pipe_replicas > q->pipe_blocks)
+        return BAD ("protocol", "servers", "%u ranges of %u blocks: a range would be empty",
+                    q->pipe_servers / q->pipe_replicas, q->pipe_blocks);
+    }
+  PARSE ("protocol", "compute_per_block",
+         dl_dist_parse (V ("protocol", "compute_per_block"), DL_UNIT_DURATION, &q->compute_per_block, &_e));
+  guint64 hidden = 0;
+  dl_parse_size (V ("protocol", "hidden_size"), &hidden, NULL);
+  if (hidden == 0 || hidden > (G_GUINT64_CONSTANT (1) << 28))
+    return BAD ("protocol", "hidden_size", "must be from 1 B to 256 MiB per token");
+  q->hidden_size = (guint) hidden;
+  q->steps = uint_of (V ("protocol", "steps"));
+  if (q->steps == 0)
+    return BAD ("protocol", "steps", "must be at least 1");
+  q->sessions = uint_of (V ("protocol", "sessions"));
+  if (q->sessions == 0)
+    return BAD ("protocol", "sessions", "must be at least 1");
+  q->next_peer = strcmp (V ("protocol", "forwarding"), "next-peer") == 0;
+  PARSE ("protocol", "family_hint", parse_on_off (V ("protocol", "family_hint"), &q->family_hint, &_e));
+  parse_prob (V ("protocol", "faulty_share"), &q->faulty_share, NULL);
+  dl_parse_duration (V ("protocol", "step_timeout"), &q->step_timeout, NULL);
+  if (q->step_timeout <= 0)
+    return BAD ("protocol", "step_timeout", "must be more than 0");
+  guint peers = uint_of (V ("peers", "count"));
+  if (peers < q->pipe_servers + q->sessions)
+    return BAD ("peers", "count", "%u peers, but the pipeline needs %u servers and %u clients (p%u..p%u)", peers,
+                q->pipe_servers, q->sessions, q->pipe_servers + 1, q->pipe_servers + q->sessions);
+  return TRUE;
+}
+
+#undef BAD
+#define BAD(sec, key, ...) (fail_at (error, s->path, sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
+
 gboolean
 sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
 {
@@ -75,7 +159,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
    * another family: an error, so that nobody tunes a knob that does nothing */
   const char *family = V ("protocol", "family");
   if (!proto_family_lookup (family))
-    return BAD ("protocol", "family", "'%s': unknown family (expected disco, gossip or hierarchical)", family);
+    return BAD ("protocol", "family", "'%s': unknown family (expected disco, gossip, hierarchical or pipeline)", family);
   gboolean gossip = strcmp (family, "gossip") == 0;
   for (guint i = 0; i < p->keys->len; i++)
     {
@@ -161,6 +245,11 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       if (h->head_timeout <= 0)
         return BAD ("protocol", "head_timeout", "must be more than 0");
     }
+  if (strcmp (family, "pipeline") == 0 && !build_pipeline (s, p, c, error))
+    {
+      sim_built_clear (out);
+      return FALSE;
+    }
   ProtoConfig *pc = &c->proto;
   pc->min_participants = uint_of (V ("protocol", "min_participants"));
   if (pc->min_participants == 0)
@@ -188,6 +277,8 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   pc->rounds = uint_of (V ("training", "rounds"));
   if (pc->rounds == 0)
     return BAD ("training", "rounds", "must be at least 1");
+  if (strcmp (family, "pipeline") == 0)
+    pc->rounds = pc->steps;   /* a client has finished when its session generated every step */
   c->epochs_per_round = uint_of (V ("training", "epochs_per_round"));
   if (c->epochs_per_round == 0)
     return BAD ("training", "epochs_per_round", "must be at least 1");

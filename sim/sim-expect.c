@@ -38,6 +38,15 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
       for (guint i = 0; props[i]; i++)
         ok |= strcmp (key + 11, props[i]) == 0;
     }
+  if (!ok && g_str_has_prefix (key, "metric."))
+    {
+      /* metric.NAME.STAT: NAME is whatever the family observes (its
+       * README lists them); a name no run observed fails as missing */
+      static const char *const stats[] = { "count", "sum", "mean", "median", "p90", "max", NULL };
+      const char *dot = strrchr (key, '.');
+      for (guint i = 0; dot > key + 7 && stats[i]; i++)
+        ok |= strcmp (dot + 1, stats[i]) == 0;
+    }
   if (!ok && g_str_has_prefix (key, "peer."))
     {
       const char *dot = strrchr (key, '.');
@@ -49,7 +58,8 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
   if (!ok)
     return fail_at (error, file, "expect", key,
                     "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
-                    "final_accuracy, peer.pN.outcome|rounds|synced|retries_received|fails_received|state, or "
+                    "final_accuracy, peer.pN.outcome|rounds|synced|retries_received|fails_received|state, "
+                    "metric.NAME.count|sum|mean|median|p90|max, or "
                     "violations.agreement|own-round-only|monotone-rounds|progress|excluded-was-told|no-lost-model)");
   const char *v = value;
   SimOp op = SIM_OP_EQ;

@@ -99,12 +99,16 @@ sim_tally_init (SimTally *t)
 {
   memset (t, 0, sizeof *t);
   t->round_done = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  t->metrics = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
+  t->metric_stats = g_array_new (FALSE, TRUE, sizeof (SimMetricStat));
 }
 
 void
 sim_tally_clear (SimTally *t)
 {
   g_clear_pointer (&t->round_done, g_array_unref);
+  g_clear_pointer (&t->metrics, g_hash_table_unref);
+  g_clear_pointer (&t->metric_stats, g_array_unref);
 }
 
 void
@@ -145,9 +149,61 @@ sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *o)
       if (node == PROTO_SERVER && o->value == 0)
         t->empty_rounds_started++;
       break;
+    case PROTO_OBS_METRIC:
+      {
+        GArray *v = g_hash_table_lookup (t->metrics, o->detail);
+        if (!v)
+          {
+            v = g_array_new (FALSE, FALSE, sizeof (double));
+            g_hash_table_insert (t->metrics, g_strdup (o->detail), v);
+          }
+        double x = proto_obs_metric_value (o);
+        g_array_append_val (v, x);
+        break;
+      }
     default:
       break;
     }
+}
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static gint
+cmp_stat_name (gconstpointer a, gconstpointer b)
+{
+  return strcmp (((const SimMetricStat *) a)->name, ((const SimMetricStat *) b)->name);
+}
+
+/* the metrics' statistics, by name (a quantile is the nearest rank) */
+static void
+fill_metric_stats (const SimTally *t)
+{
+  g_array_set_size (t->metric_stats, 0);
+  GHashTableIter it;
+  gpointer k, val;
+  g_hash_table_iter_init (&it, t->metrics);
+  while (g_hash_table_iter_next (&it, &k, &val))
+    {
+      GArray *v = val;
+      g_autoptr (GArray) sorted = g_array_copy (v);
+      g_array_sort (sorted, cmp_double);
+      SimMetricStat st = { .count = sorted->len };
+      g_strlcpy (st.name, k, sizeof st.name);
+      for (guint i = 0; i < sorted->len; i++)
+        st.sum += g_array_index (sorted, double, i);
+      guint n = sorted->len;
+      st.mean = n ? st.sum / n : 0;
+      st.median = n ? g_array_index (sorted, double, (n - 1) / 2) : 0;
+      st.p90 = n ? g_array_index (sorted, double, (guint) ((n * 9 + 9) / 10) - 1) : 0;
+      st.max = n ? g_array_index (sorted, double, n - 1) : 0;
+      g_array_append_val (t->metric_stats, st);
+    }
+  g_array_sort (t->metric_stats, cmp_stat_name);
 }
 
 guint
@@ -170,4 +226,6 @@ sim_tally_fill (const SimTally *t, SimResult *r)
   r->messages_dropped = t->messages_dropped;
   r->empty_rounds_started = t->empty_rounds_started;
   r->smallest_round_list = t->smallest_round_list;
+  fill_metric_stats (t);
+  r->metrics = t->metric_stats;
 }

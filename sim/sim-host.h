@@ -41,6 +41,8 @@ typedef struct {
   guint empty_rounds_started;
   guint smallest_round_list;   /* fewest peers in one PeersForRound batch (0: none) */
   GArray *round_done;     /* gboolean per aggregation round some peer completed */
+  GHashTable *metrics;    /* METRIC name -> GArray of double (recorded units) */
+  GArray *metric_stats;   /* SimMetricStat, filled by sim_tally_fill */
 } SimTally;
 
 void sim_tally_init (SimTally *t);

@@ -171,9 +171,21 @@ wire_size_key (const ProtoMsg *msg)
     case PROTO_MSG_HIER_UPDATE:
     case PROTO_MSG_HIER_AGG:
     case PROTO_MSG_HIER_RESULT:
+    case PROTO_MSG_PIPE_RESULT:
       len = msg->weights ? learn_weights_byte_size (msg->weights) : 0;
       break;
+    case PROTO_MSG_PIPE_STEP:
+    case PROTO_MSG_PIPE_PUSH:
+      /* the hidden states and the chain after the receiver (ids; fewer
+       * than 1 024: the chain's length is at most its servers') */
+      g_assert (msg->n_peers < 1024);
+      len = (msg->weights ? learn_weights_byte_size (msg->weights) : 0) * 1024 + msg->n_peers;
+      break;
+    case PROTO_MSG_PIPE_SERVERS:
+      len = msg->n_peers;
+      break;
     case PROTO_MSG_HIER_HELLO:
+    case PROTO_MSG_PIPE_HELLO:
       len = msg->signal_data ? strlen (msg->signal_data) : 0;
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:

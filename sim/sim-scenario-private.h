@@ -26,6 +26,11 @@ gboolean point_is_default (const SimPoint *p, const char *section, const char *k
 /* "10%" or "0.1": a share in (0, 1]. */
 gboolean parse_share (const char *v, double *out, GError **error);
 gboolean parse_on_off (const char *v, gboolean *out, GError **error);
+/* pipeline servers: a count (*count, *n_ranges = 0) or ranges FIRST-LAST
+ * (inclusive blocks), comma-separated, at most max of them (starts, ends:
+ * half-open, may be NULL) */
+gboolean parse_servers (const char *v, guint *count, guint *n_ranges, guint16 *starts, guint16 *ends,
+                        GError **error);
 /* "a:4, b:4": names (NULL-terminated) and counts (transfer full; NULL to only check). */
 gboolean parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error);
 /* A point's resolved value of section.key. */

@@ -18,6 +18,7 @@ typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
   K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR, K_DISCOVERY,
+  K_SIZE, K_FORWARDING, K_SERVERS,
 } Kind;
 
 typedef struct {
@@ -34,7 +35,7 @@ static const KeySpec keys[] = {
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
-  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco | gossip | hierarchical (docs/families.md)" },
+  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco | gossip | hierarchical | pipeline (docs/families.md)" },
   { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775 | disco-pre775 | robust" },
   { "protocol", "min_participants", "3", K_UINT, "minNbOfParticipants" },
   { "protocol", "max_connection_retry", "3", K_UINT, "maxConnectionRetry (M)" },
@@ -63,6 +64,17 @@ static const KeySpec keys[] = {
   { "protocol", "fanin", "32", K_UINT, "hierarchical only: heads exchange all-to-all up to this many; above, groups of fanin report to a head of heads, recursively" },
   { "protocol", "election_timeout", "5s", K_DUR, "hierarchical only: the coordinator tallies a cluster's candidacies this long at most" },
   { "protocol", "head_timeout", "60s", K_DUR, "hierarchical only: a member waits this long for its head's result, a head for the other heads" },
+  { "protocol", "blocks", "80", K_UINT, "pipeline only: transformer blocks of the model" },
+  { "protocol", "servers", "4", K_SERVERS, "pipeline only: servers p1..pN, as a count (an even split of blocks over servers / replicas ranges) or one block range each, FIRST-LAST, e.g. 0-39, 40-79" },
+  { "protocol", "replicas", "1", K_UINT, "pipeline only, with a count of servers: servers per range" },
+  { "protocol", "compute_per_block", "1ms", K_DIST_DUR, "pipeline only: one block's compute for one token at speed 1 (a duration or a distribution)" },
+  { "protocol", "hidden_size", "16KiB", K_SIZE, "pipeline only: bytes of hidden states per token" },
+  { "protocol", "steps", "32", K_UINT, "pipeline only: tokens each session generates" },
+  { "protocol", "sessions", "1", K_UINT, "pipeline only: clients, the peers after the servers, one session each" },
+  { "protocol", "forwarding", "client", K_FORWARDING, "pipeline only: client | next-peer: the client relays every hop, or servers also push their result to the next server" },
+  { "protocol", "family_hint", "off", K_ONOFF, "pipeline only: on: with next-peer, routing takes a hop inside one family (region) as free" },
+  { "protocol", "faulty_share", "0", K_PROB, "pipeline only: share of servers whose pushes are wrong (what the next server's check catches)" },
+  { "protocol", "step_timeout", "30s", K_DUR, "pipeline only: a client waits this long for a server's result, then replaces it and replays" },
   { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
   { "training", "epochs_per_round", "1", K_UINT, "local epochs per round" },
   { "training", "after_training", "stay", K_AFTER, "leave | stay (DISCO's Disco.train stays connected)" },
@@ -133,6 +145,27 @@ static const struct {
   { "protocol.fanin", "hierarchical" },
   { "protocol.election_timeout", "hierarchical" },
   { "protocol.head_timeout", "hierarchical" },
+  { "protocol.blocks", "pipeline" },
+  { "protocol.servers", "pipeline" },
+  { "protocol.replicas", "pipeline" },
+  { "protocol.compute_per_block", "pipeline" },
+  { "protocol.hidden_size", "pipeline" },
+  { "protocol.steps", "pipeline" },
+  { "protocol.sessions", "pipeline" },
+  { "protocol.forwarding", "pipeline" },
+  { "protocol.family_hint", "pipeline" },
+  { "protocol.faulty_share", "pipeline" },
+  { "protocol.step_timeout", "pipeline" },
+  /* the keys of learning: every family but the pipeline's, which infers */
+  { "protocol.min_participants", "disco or gossip or hierarchical" },
+  { "training.rounds", "disco or gossip or hierarchical" },
+  { "training.epochs_per_round", "disco or gossip or hierarchical" },
+  { "training.after_training", "disco or gossip or hierarchical" },
+  { "model.kind", "disco or gossip or hierarchical" },
+  { "model.size", "disco or gossip or hierarchical" },
+  { "model.hidden", "disco or gossip or hierarchical" },
+  { "model.learning_rate", "disco or gossip or hierarchical" },
+  { "model.batch_size", "disco or gossip or hierarchical" },
 };
 
 const char *
@@ -337,6 +370,15 @@ check_value (const KeySpec *k, const char *v, GError **error)
       }
     case K_DIST_DUR:
       return dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
+    case K_SIZE:
+      return dl_parse_size (v, &u, error);
+    case K_FORWARDING:
+      if (strcmp (v, "client") == 0 || strcmp (v, "next-peer") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected client or next-peer", v);
+      return FALSE;
+    case K_SERVERS:
+      return parse_servers (v, NULL, NULL, NULL, NULL, error);
     case K_DIST_NUM:
       return dl_dist_parse (v, DL_UNIT_NUMBER, &d, error);
     case K_DETECT:

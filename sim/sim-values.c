@@ -116,3 +116,60 @@ parse_on_off (const char *v, gboolean *out, GError **error)
   return FALSE;
 }
 
+
+gboolean
+parse_servers (const char *v, guint *count, guint *n_ranges, guint16 *starts, guint16 *ends, GError **error)
+{
+  guint n = 0;
+  if (!strchr (v, '-') && parse_uint (v, &n))
+    {
+      if (count)
+        *count = n;
+      if (n_ranges)
+        *n_ranges = 0;
+      return TRUE;
+    }
+  g_auto (GStrv) parts = g_strsplit (v, ",", -1);
+  guint k = 0;
+  for (guint i = 0; parts[i]; i++)
+    {
+      g_strstrip (parts[i]);
+      char *dash = strchr (parts[i], '-');
+      guint a = 0, b = 0;
+      if (!dash || dash == parts[i])
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                       "'%s': expected a count of servers or block ranges FIRST-LAST, e.g. 0-39, 40-79", parts[i]);
+          return FALSE;
+        }
+      *dash = '\0';
+      if (!parse_uint (parts[i], &a) || !parse_uint (dash + 1, &b))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s-%s': a range is two block numbers, FIRST-LAST",
+                       parts[i], dash + 1);
+          return FALSE;
+        }
+      if (b < a)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "range %u-%u is empty (its last block is before its first)",
+                       a, b);
+          return FALSE;
+        }
+      if (k >= PROTO_PIPE_MAX_RANGES || b >= G_MAXUINT16)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "at most %u ranges of blocks below %u",
+                       PROTO_PIPE_MAX_RANGES, G_MAXUINT16);
+          return FALSE;
+        }
+      if (starts)
+        starts[k] = (guint16) a;
+      if (ends)
+        ends[k] = (guint16) (b + 1);
+      k++;
+    }
+  if (count)
+    *count = k;
+  if (n_ranges)
+    *n_ranges = k;
+  return TRUE;
+}

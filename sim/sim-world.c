@@ -222,6 +222,10 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
       if (node == PROTO_SERVER && o->kind == w->round_begins)
         sim_churn_round_started (w, (guint) o->round + 1);
       break;
+    case PROTO_OBS_METRIC:
+      if (w->rec.metric)
+        w->rec.metric (w->rec.user_data, now, o->round, node, o->detail, proto_obs_metric_value (o));
+      break;
     default:
       break;
     }
@@ -363,7 +367,7 @@ sim_stall_window (const SimWorldConfig *cfg)
 SimPeerOutcome
 sim_peer_outcome_of (const SimWorldConfig *cfg, const SimPeerEnd *e)
 {
-  if (e->rounds >= cfg->proto.rounds)
+  if (e->rounds >= cfg->proto.rounds && !e->serves_only)
     return SIM_PEER_FINISHED;
   if (e->failed)
     return e->excluded ? SIM_PEER_EXCLUDED : SIM_PEER_FAILED;
@@ -371,6 +375,8 @@ sim_peer_outcome_of (const SimWorldConfig *cfg, const SimPeerEnd *e)
     return SIM_PEER_CRASHED;
   if (e->left)
     return SIM_PEER_LEFT;
+  if (e->serves_only)
+    return SIM_PEER_FINISHED;   /* it served while it stayed */
   return e->stalled ? SIM_PEER_HUNG : SIM_PEER_RUNNING;
 }
 
@@ -597,6 +603,7 @@ finish_results (SimWorld *w)
       pr->loss = n->loss;
       SimPeerEnd end = {
         .rounds = pr->rounds,
+        .serves_only = v.serves_only,
         .failed = v.failed,
         .excluded = v.excluded,
         .crashed = n->status == NODE_CRASHED,

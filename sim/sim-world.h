@@ -150,6 +150,14 @@ typedef struct {
   gboolean cut_off;        /* partitioned from the coordinator when the run ended */
 } SimPeerResult;
 
+/* What a run's METRIC observations (proto-outbox.h) add up to, per name:
+ * the summary's metric.NAME.count|sum|mean|median|p90|max. */
+typedef struct {
+  char name[PROTO_OBS_DETAIL_LEN];
+  guint count;
+  double sum, mean, median, p90, max;
+} SimMetricStat;
+
 typedef struct {
   SimOutcome outcome;
   DlTime end;
@@ -165,6 +173,7 @@ typedef struct {
   guint violations[SIM_N_PROPS];   /* per property, in the order of SIM_PROP_NAMES (sim-props.h) */
   gboolean props_checked;          /* the run checked properties (the simulator does; the testbed not yet) */
   uint64_t events;
+  const GArray *metrics;           /* SimMetricStat by name (borrowed from the run's tally; NULL: none) */
 } SimResult;
 
 /* A peer's drawn attributes, from its own "peer-attributes" stream: the
@@ -189,6 +198,7 @@ DlTime sim_stall_window (const SimWorldConfig *cfg);
  * simulator and the testbed apply the same rule). */
 typedef struct {
   guint rounds;
+  gboolean serves_only;        /* it owes no rounds (ProtoPeerView.serves_only) */
   gboolean failed, excluded;   /* its machine failed; ConnectionFail did it */
   gboolean crashed, left;
   gboolean stalled;            /* the run stalled, or it made no progress for the window */

@@ -23,6 +23,12 @@ tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gos
 tests_test_gossip_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_gossip_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
+check_PROGRAMS += tests/test-pipeline
+TESTS += tests/test-pipeline
+tests_test_pipeline_SOURCES = tests/test-pipeline.c tests/gossip-harness.c tests/gossip-harness.h
+tests_test_pipeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_pipeline_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
 check_PROGRAMS += tests/test-gossip-stragglers
 TESTS += tests/test-gossip-stragglers
 tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/gossip-harness.c tests/gossip-harness.h

@@ -685,6 +685,16 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_HIER_RESULT:
     case PROTO_MSG_DHT_FIND_NODE:
     case PROTO_MSG_DHT_NODES:
+    case PROTO_MSG_PIPE_HELLO:
+    case PROTO_MSG_PIPE_ROLE:
+    case PROTO_MSG_PIPE_LOOKUP:
+    case PROTO_MSG_PIPE_SERVERS:
+    case PROTO_MSG_PIPE_PING:
+    case PROTO_MSG_PIPE_PONG:
+    case PROTO_MSG_PIPE_STEP:
+    case PROTO_MSG_PIPE_PUSH:
+    case PROTO_MSG_PIPE_RESULT:
+    case PROTO_MSG_PIPE_CLOSE:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

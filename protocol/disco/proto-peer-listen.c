@@ -7,7 +7,7 @@
 #include "protocol/disco/proto-peer-private.h"
 
 /* the tables are bit sets over the message types */
-G_STATIC_ASSERT (PROTO_MSG_N_TYPES <= 32);
+G_STATIC_ASSERT (PROTO_MSG_N_TYPES <= 64);
 
 /* ---- the drop rule ----
  *
@@ -25,8 +25,8 @@ G_STATIC_ASSERT (PROTO_MSG_N_TYPES <= 32);
  * WaitingForMoreParticipants.  Conditional: EnoughParticipants while a pause
  * is pending (or before NewNodeInfo: DISCO's inversion flag); Payload from a
  * pool peer whose receive loop is active.  Nothing once disconnected. */
-#define BIT(t) (1u << (t))
-static const guint32 one_shot[PROTO_PEER_N_STATES] = {
+#define BIT(t) (G_GUINT64_CONSTANT (1) << (t))
+static const guint64 one_shot[PROTO_PEER_N_STATES] = {
   [PROTO_PEER_CONNECTING] = BIT (PROTO_MSG_NEW_NODE_INFO),
   [PROTO_PEER_SYNC_WAIT_PROVIDER] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
   [PROTO_PEER_SYNC_WAIT_MODEL] = BIT (PROTO_MSG_SHARED_MODEL),
@@ -35,14 +35,14 @@ static const guint32 one_shot[PROTO_PEER_N_STATES] = {
                                | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
                                | BIT (PROTO_MSG_CONNECTION_FAIL),
 };
-static const guint32 persistent = BIT (PROTO_MSG_SIGNAL_FOR_PEER) | BIT (PROTO_MSG_SIGNAL_NEW_PEER)
+static const guint64 persistent = BIT (PROTO_MSG_SIGNAL_FOR_PEER) | BIT (PROTO_MSG_SIGNAL_NEW_PEER)
                                   | BIT (PROTO_MSG_WAITING_FOR_MORE);
 
 /* robust adds (proto-config.h): Retry and Fail while linking and while
  * waiting for the list (S8, S9, S24); Retry during the exchange (S17: a
  * member left); a new provider while syncing (S12); and a finished peer
  * that stays is a helper, waiting in `done` for lists (S20). */
-static const guint32 robust_extra[PROTO_PEER_N_STATES] = {
+static const guint64 robust_extra[PROTO_PEER_N_STATES] = {
   [PROTO_PEER_SYNC_LINKING] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
   [PROTO_PEER_SYNC_WAIT_MODEL] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
   [PROTO_PEER_WAIT_PEERS] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS) | BIT (PROTO_MSG_CONNECTION_FAIL),

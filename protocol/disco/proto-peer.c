@@ -496,6 +496,16 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_HIER_RESULT:
     case PROTO_MSG_DHT_FIND_NODE:
     case PROTO_MSG_DHT_NODES:
+    case PROTO_MSG_PIPE_HELLO:
+    case PROTO_MSG_PIPE_ROLE:
+    case PROTO_MSG_PIPE_LOOKUP:
+    case PROTO_MSG_PIPE_SERVERS:
+    case PROTO_MSG_PIPE_PING:
+    case PROTO_MSG_PIPE_PONG:
+    case PROTO_MSG_PIPE_STEP:
+    case PROTO_MSG_PIPE_PUSH:
+    case PROTO_MSG_PIPE_RESULT:
+    case PROTO_MSG_PIPE_CLOSE:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();

@@ -1,0 +1,132 @@
+/* pipe-peer-private.h — the pipeline peer's state, shared by pipe-peer.c
+ * (role, links, dispatch, views), pipe-client.c (a session through a chain
+ * of servers) and pipe-server.c (sessions, the compute queue, pushes). */
+#pragma once
+
+#include "protocol/pipeline/pipe.h"
+#include "protocol/proto-links.h"
+
+G_BEGIN_DECLS
+
+/* Petals' ClientConfig: ban_timeout 15 s (a failed server is not routed
+ * to), ping_timeout 2 s, min_backoff 1 s, max_backoff 60 s */
+#define PIPE_BAN_NS (15 * DL_S)
+#define PIPE_PING_NS (2 * DL_S)
+#define PIPE_BACKOFF_MIN_NS (1 * DL_S)
+#define PIPE_BACKOFF_MAX_NS (60 * DL_S)
+
+/* A client's hop: a server that runs blocks [start, end) of this step. */
+typedef struct {
+  ProtoNodeId server;
+  guint start, end;
+  gboolean stepped;        /* it took a step of this session: it holds the session's cache */
+  gboolean sent;           /* this step's input went to it */
+  gboolean validated;      /* its result for this step is the right one */
+  gboolean have_result;    /* a result came (maybe computed from a wrong pushed copy) */
+  guint32 res_in, res_out;
+  guint res_tokens;
+  DlTime deadline;         /* its result is due (step_timeout after the input went) */
+} Hop;
+
+/* A server's work on one step of one session. */
+typedef struct {
+  guint32 step;
+  gboolean have_copy;      /* the client's copy came */
+  guint32 copy_in;
+  gboolean job;            /* a computation of this step was started or queued */
+  gboolean job_early;      /* it started on a pushed copy */
+  guint32 job_in;
+  gboolean done;           /* the computation finished (job_out valid) */
+  guint32 job_out;
+  gboolean pushed;         /* its result went to the next server */
+  guint tokens;
+  GArray *chain;           /* ProtoNodeId: the servers after this one (next-peer) */
+} StepWork;
+
+typedef struct {
+  guint64 key;
+  ProtoNodeId client;
+  GArray *steps;           /* StepWork, by step */
+} Session;
+
+/* One computation in a server's FIFO. */
+typedef struct {
+  guint64 key;
+  guint32 step;
+  guint32 in;
+  guint tokens;
+} Job;
+
+struct PipePeer {
+  ProtoConfig cfg;
+  PipePeerState state;
+  ProtoNodeId id;
+  gboolean connected;
+  gboolean is_server;
+  gboolean role_known;
+  DlRandom *rng;
+  char *region;
+  double speed;
+  gboolean faulty;         /* a server whose pushes are wrong (faulty_share, drawn from its stream) */
+  guint received[PROTO_MSG_N_TYPES];
+  ProtoLinks links;
+  DlTime now;
+  guint rounds_done;       /* client: steps generated; server: computations finished */
+  LearnWeights *hidden;    /* one token of hidden states: a size only */
+
+  /* server */
+  guint start, end;
+  GArray *sessions;        /* Session */
+  GQueue jobs;             /* Job* waiting */
+  Job *running;            /* the computation in progress (NULL: none) */
+  DlTime compute_done;
+
+  /* client */
+  GArray *servers;         /* PipeServerInfo: the registry's last table */
+  GHashTable *rtt;         /* server id + 1 -> round trip + 1 (ns) */
+  GHashTable *banned;      /* server id + 1 -> banned until + 1 */
+  GHashTable *ping_sent;   /* server id + 1 -> when its ping went + 1 */
+  guint pings_out;
+  DlTime ping_deadline;
+  DlTime lookup_at;        /* WAIT_SERVERS: look up again then */
+  DlTime backoff;
+  GArray *hops;            /* Hop: the chain */
+  guint32 step;            /* the step in flight */
+  DlTime step_started;
+  gboolean step_failed;    /* a server failed during this step (it needed a replay) */
+  guint64 egress_bytes, ingress_bytes;
+  guint replays;
+  /* where a lost hop's blocks must be found again (WAIT_SERVERS with a chain) */
+  gboolean repair;
+  guint repair_at;         /* the hop index to replace */
+};
+
+/* pipe-peer.c */
+void pip_observe (PipePeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+                 int64_t value, const char *detail);
+void pip_metric (PipePeer *p, ProtoOutbox *out, const char *name, int32_t round, int64_t value);
+void pip_set_state (PipePeer *p, ProtoOutbox *out, PipePeerState s);
+/* over the link to `to` (queued until it is up) */
+void pip_send_link (PipePeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m);
+void pip_send_server (PipePeer *p, ProtoOutbox *out, ProtoMsg *m);
+/* (transfer full) hidden states of `tokens` tokens: a size only */
+LearnWeights *pip_hidden (PipePeer *p, guint tokens);
+
+/* pipe-client.c */
+void pcl_begin (PipePeer *p, ProtoOutbox *out);
+void pcl_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
+void pcl_deadline (PipePeer *p, ProtoOutbox *out);
+void pcl_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why);
+DlTime pcl_next_deadline (const PipePeer *p);
+/* a ping to `to` leaves now (its round trip counts from here) */
+void pcl_ping_left (PipePeer *p, ProtoNodeId to);
+void pcl_clear (PipePeer *p);
+
+/* pipe-server.c */
+void psv_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
+void psv_deadline (PipePeer *p, ProtoOutbox *out);
+void psv_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other);
+DlTime psv_next_deadline (const PipePeer *p);
+void psv_clear (PipePeer *p);
+
+G_END_DECLS

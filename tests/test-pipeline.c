@@ -1,0 +1,408 @@
+/* test-pipeline.c — the pipeline family's machines under hand-held time
+ * (protocol/pipeline/): routing, a whole session through the registry and
+ * the servers, next-peer pushes and the check of pushed copies, a faulty
+ * server, a push for an unknown session, a crashed server replaced with a
+ * replay. Messages arrive in send order with no latency (the harness of
+ * gossip-harness.h); time moves to the machines' deadlines (compute,
+ * timeouts) by hand. */
+#include "config.h"
+
+#include "protocol/pipeline/pipe.h"
+#include "tests/gossip-harness.h"
+
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+static ProtoConfig
+pipe_cfg (guint servers, guint replicas, guint sessions, guint steps, gboolean next_peer)
+{
+  ProtoConfig c;
+  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
+  g_strlcpy (c.family, "pipeline", sizeof c.family);
+  c.pipe_blocks = 16;
+  c.pipe_servers = servers;
+  c.pipe_replicas = replicas;
+  c.sessions = sessions;
+  c.steps = steps;
+  c.rounds = steps;
+  c.next_peer = next_peer;
+  c.hidden_size = 4096;
+  c.compute_per_block = dl_dist_constant (DL_UNIT_DURATION, 1e6);   /* 1 ms */
+  c.step_timeout = 5 * DL_S;
+  return c;
+}
+
+/* Settles, then moves time to the earliest deadline and fires every
+ * machine due then, until nothing is due before `limit`. */
+static void
+run_until (GW *g, DlTime limit)
+{
+  for (guint guard = 0; guard < 100000; guard++)
+    {
+      gw_settle (g);
+      DlTime d = DL_TIME_NEVER;
+      for (guint i = 0; i <= g->n; i++)
+        if (g->alive[i])
+          d = MIN (d, proto_machine_next_deadline (g->m[i]));
+      if (d == DL_TIME_NEVER || d > limit)
+        return;
+      g->now = MAX (g->now, d);
+      for (guint i = 0; i <= g->n; i++)
+        if (g->alive[i] && proto_machine_next_deadline (g->m[i]) <= g->now)
+          gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
+    }
+  ck_abort_msg ("the pipeline never went quiet");
+}
+
+static PipePeer *
+peer (GW *g, guint i)
+{
+  return g->m[i]->impl;
+}
+
+static ProtoPeerView
+view (GW *g, guint i)
+{
+  ProtoPeerView v;
+  proto_machine_view (g->m[i], &v);
+  return v;
+}
+
+/* ---------------------------------------------------------------- routing */
+
+START_TEST (test_route_prefers_near_and_fast)
+{
+  /* two replicas of each half: the client is near p1 and p4 */
+  PipeServerInfo s[] = {
+    { .id = 1, .start = 0, .end = 8, .speed = 1, .rtt = 20 * DL_MS },
+    { .id = 2, .start = 0, .end = 8, .speed = 1, .rtt = 200 * DL_MS },
+    { .id = 3, .start = 8, .end = 16, .speed = 1, .rtt = 200 * DL_MS },
+    { .id = 4, .start = 8, .end = 16, .speed = 1, .rtt = 20 * DL_MS },
+  };
+  PipeRouteCost cost = { .block_ns = 1e6 };
+  g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (PipeHop));
+  ck_assert (pipe_route (s, 4, NULL, 0, 16, &cost, path));
+  ck_assert_uint_eq (path->len, 2);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 0).server, 0);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).server, 3);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).start, 8);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).end, 16);
+  /* a server 50x slower loses even when it is nearer: 400 ms of compute
+   * against 2 x 90 ms more of round trip */
+  s[3].speed = 0.02;
+  ck_assert (pipe_route (s, 4, NULL, 0, 16, &cost, path));
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).server, 2);
+  /* skipped (banned) servers are left out */
+  gboolean skip[4] = { TRUE, FALSE, FALSE, FALSE };
+  ck_assert (pipe_route (s, 4, skip, 0, 16, &cost, path));
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 0).server, 1);
+  /* a part of the chain: blocks 8..16 only */
+  ck_assert (pipe_route (s, 4, NULL, 8, 16, &cost, path));
+  ck_assert_uint_eq (path->len, 1);
+}
+END_TEST
+
+START_TEST (test_route_gap_and_overlap)
+{
+  PipeServerInfo s[] = {
+    { .id = 1, .start = 0, .end = 6, .speed = 1, .rtt = DL_TIME_NEVER },
+    { .id = 2, .start = 8, .end = 16, .speed = 1, .rtt = DL_TIME_NEVER },
+  };
+  PipeRouteCost cost = { .block_ns = 1e6 };
+  g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (PipeHop));
+  ck_assert (!pipe_route (s, 2, NULL, 0, 16, &cost, path));   /* blocks 6, 7: nobody */
+  /* an overlapping server covers the gap: p3 runs 4..10, entered where p1 ends */
+  PipeServerInfo t[] = { s[0], s[1], { .id = 3, .start = 4, .end = 10, .speed = 1, .rtt = DL_TIME_NEVER } };
+  ck_assert (pipe_route (t, 3, NULL, 0, 16, &cost, path));
+  ck_assert_uint_eq (path->len, 3);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).server, 2);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).start, 6);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).end, 10);
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 2).start, 10);
+}
+END_TEST
+
+START_TEST (test_route_family_hint)
+{
+  /* next-peer: from p1 (family 0), p2 (family 1, nearer the client) or p3
+   * (family 0, as p1): with the hint the hop inside family 0 is free */
+  PipeServerInfo s[] = {
+    { .id = 1, .start = 0, .end = 8, .speed = 1, .family = 0, .rtt = 50 * DL_MS },
+    { .id = 2, .start = 8, .end = 16, .speed = 1, .family = 1, .rtt = 40 * DL_MS },
+    { .id = 3, .start = 8, .end = 16, .speed = 1, .family = 0, .rtt = 60 * DL_MS },
+  };
+  g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (PipeHop));
+  PipeRouteCost cost = { .block_ns = 1e6, .next_peer = TRUE };
+  ck_assert (pipe_route (s, 3, NULL, 0, 16, &cost, path));
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).server, 1);   /* no hint: the nearer p2 */
+  cost.family_hint = TRUE;
+  ck_assert (pipe_route (s, 3, NULL, 0, 16, &cost, path));
+  ck_assert_uint_eq (g_array_index (path, PipeHop, 1).server, 2);   /* same family: p3 */
+}
+END_TEST
+
+START_TEST (test_even_split)
+{
+  ProtoConfig c = pipe_cfg (6, 2, 1, 1, FALSE);
+  c.pipe_blocks = 10;   /* 3 ranges: 4, 3, 3 blocks */
+  guint a, b;
+  proto_config_pipe_range (&c, 0, &a, &b);
+  ck_assert_uint_eq (a, 0);
+  ck_assert_uint_eq (b, 4);
+  proto_config_pipe_range (&c, 1, &a, &b);
+  ck_assert_uint_eq (a, 0);
+  ck_assert_uint_eq (b, 4);   /* its replica */
+  proto_config_pipe_range (&c, 2, &a, &b);
+  ck_assert_uint_eq (a, 4);
+  ck_assert_uint_eq (b, 7);
+  proto_config_pipe_range (&c, 5, &a, &b);
+  ck_assert_uint_eq (a, 7);
+  ck_assert_uint_eq (b, 10);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- sessions */
+
+START_TEST (test_session_client_relay)
+{
+  ProtoConfig c = pipe_cfg (4, 1, 1, 3, FALSE);
+  GW *g = gw_new (&c, 5, 4);
+  gw_start_all (g);
+  run_until (g, DL_S * 100);
+  for (guint i = 1; i <= 4; i++)
+    {
+      ck_assert (pipe_peer_is_server (peer (g, i)));
+      ck_assert (view (g, i).serves_only);
+      ck_assert_uint_eq (view (g, i).rounds_done, 3);   /* each server computed each step once */
+    }
+  ck_assert (!pipe_peer_is_server (peer (g, 5)));
+  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
+  ck_assert (view (g, 5).settled);
+  ck_assert_uint_eq (view (g, 5).rounds_done, 3);
+  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 5));
+  ck_assert_uint_eq (chain->len, 4);
+  for (guint i = 0; i < 4; i++)
+    ck_assert_uint_eq (g_array_index (chain, ProtoNodeId, i), i + 1);
+  ck_assert_uint_eq (gw_count (g, "sent PipePush"), 0);
+  ck_assert_uint_eq (gw_count (g, "step_latency_s"), 3);
+  ck_assert_uint_eq (gw_count (g, "client_egress_bytes"), 1);
+  ck_assert_uint_eq (gw_count (g, "received PipeClose"), 4);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_next_peer_pushes_and_checks)
+{
+  ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
+  GW *g = gw_new (&c, 5, 4);
+  gw_start_all (g);
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
+  /* step 0 opens the sessions: no push (Petals pushes only to servers
+   * that stepped); steps 1..3: p1, p2, p3 push to the next */
+  ck_assert_uint_eq (gw_count (g, "sent PipePush"), 9);
+  /* step 1's pushes wait for the servers' links and come after the
+   * client's copies: ignored; later ones come first and are right */
+  ck_assert_uint_eq (gw_count (g, "came after the client's copy: ignored"), 3);
+  ck_assert_uint_eq (gw_count (g, "late_pushes"), 3);
+  ck_assert_uint_eq (gw_count (g, "early start used"), 6);
+  ck_assert_uint_eq (gw_count (g, "thrown away"), 0);
+  for (guint i = 1; i <= 4; i++)
+    ck_assert_uint_eq (view (g, i).rounds_done, 4);   /* no step computed twice */
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_faulty_push_caught)
+{
+  ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
+  c.faulty_share = 1;   /* every server's pushes are wrong */
+  GW *g = gw_new (&c, 5, 4);
+  gw_start_all (g);
+  run_until (g, DL_S * 100);
+  ck_assert (pipe_peer_is_faulty (peer (g, 1)));
+  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
+  ck_assert_uint_eq (view (g, 5).rounds_done, 4);
+  /* every pushed copy that came first differs from the client's: computed
+   * again (steps 2 and 3; step 1's pushes came late) */
+  ck_assert_uint_eq (gw_count (g, "sent PipePush"), 9);
+  ck_assert_uint_eq (gw_count (g, "early work thrown away"), 6);
+  ck_assert_uint_eq (gw_count (g, "early start used"), 0);
+  ck_assert_uint_eq (gw_count (g, "recomputations"), 6);
+  /* with no latency the client's copy comes while the early work runs: its
+   * result is thrown away, never sent (with latency it may reach the
+   * client, which waits for the recomputed one: the world's tests) */
+  ck_assert_uint_eq (gw_count (g, "result thrown away"), 6);
+  ck_assert_uint_eq (gw_count (g, "computed from a wrong pushed copy"), 0);
+  /* the thrown-away work does not count as a computation */
+  for (guint i = 1; i <= 4; i++)
+    ck_assert_uint_eq (view (g, i).rounds_done, 4);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_push_unknown_session_ignored)
+{
+  ProtoConfig c = pipe_cfg (2, 1, 1, 1, TRUE);
+  GW *g = gw_new (&c, 3, 4);
+  gw_start_all (g);
+  gw_settle (g);
+  ck_assert (pipe_peer_is_server (peer (g, 2)));
+  guint before = view (g, 2).rounds_done;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PIPE_PUSH);
+  m.key = 999;
+  m.round = 0;
+  m.comm_round = 1234;
+  m.nb_participants = 1;
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_LINK, .msg = &m };
+  gw_feed (g, 2, &in);
+  proto_msg_clear (&m);
+  ck_assert_uint_eq (gw_count (g, "a session it does not hold: ignored"), 1);
+  ck_assert_uint_eq (gw_count (g, "pushes_ignored"), 1);
+  ck_assert_int_eq (proto_machine_next_deadline (g->m[2]), DL_TIME_NEVER);   /* nothing computes */
+  run_until (g, DL_S * 100);
+  ck_assert_uint_eq (view (g, 2).rounds_done, before + 1);   /* only the real session's step */
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_crash_replaced_with_replay)
+{
+  /* 4 servers, 2 ranges of 2 replicas; the client's chain uses p1 or p2,
+   * then p3 or p4; the second hop's server crashes after step 1 */
+  ProtoConfig c = pipe_cfg (4, 2, 1, 4, FALSE);
+  GW *g = gw_new (&c, 5, 4);
+  gw_start_all (g);
+  /* until the client has generated two steps */
+  for (guint guard = 0; guard < 1000 && view (g, 5).rounds_done < 2; guard++)
+    {
+      gw_settle (g);
+      DlTime d = DL_TIME_NEVER;
+      for (guint i = 0; i <= g->n; i++)
+        d = MIN (d, proto_machine_next_deadline (g->m[i]));
+      ck_assert (d != DL_TIME_NEVER);
+      g->now = MAX (g->now, d);
+      for (guint i = 0; i <= g->n; i++)
+        if (proto_machine_next_deadline (g->m[i]) <= g->now)
+          gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
+    }
+  ck_assert_uint_eq (view (g, 5).rounds_done, 2);
+  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 5));
+  ck_assert_uint_eq (chain->len, 2);
+  ProtoNodeId victim = g_array_index (chain, ProtoNodeId, 1);
+  g->alive[victim] = FALSE;   /* a crash: silent */
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
+  ck_assert_uint_eq (view (g, 5).rounds_done, 4);
+  g_autoptr (GArray) after = pipe_peer_chain (peer (g, 5));
+  ProtoNodeId repl = g_array_index (after, ProtoNodeId, 1);
+  ck_assert_uint_ne (repl, victim);
+  ck_assert (repl == 3 || repl == 4);
+  ck_assert_uint_eq (gw_count (g, "no result within step_timeout"), 1);
+  ck_assert_uint_eq (gw_count (g, "replays the session's inputs"), 1);
+  ck_assert_uint_eq (gw_count (g, "session opened by a replay"), 1);
+  ck_assert_uint_eq (gw_count (g, "failure_step_latency_s"), 1);
+  /* the replayed step took the timeout and more */
+  ck_assert (g->now >= c.step_timeout);
+  /* the replacement took steps 2 and 3 */
+  ck_assert_uint_eq (view (g, repl).rounds_done, 2);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_leave_fails_at_once)
+{
+  ProtoConfig c = pipe_cfg (4, 2, 1, 3, FALSE);
+  GW *g = gw_new (&c, 5, 4);
+  gw_start_all (g);
+  run_until (g, 0);
+  gw_settle (g);
+  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 5));
+  ck_assert_uint_eq (chain->len, 2);
+  ProtoNodeId first = g_array_index (chain, ProtoNodeId, 0);
+  /* the link to the first server closes (a graceful leave): no timeout */
+  gw_feed (g, 5, &(ProtoInput) { .kind = PROTO_IN_LINK_CLOSED, .from = first });
+  ck_assert_uint_eq (gw_count (g, "its link closed"), 1);
+  g->alive[first] = FALSE;
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
+  ck_assert (g->now < c.step_timeout);   /* replaced at once, not after step_timeout */
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_missing_blocks_look_up_again)
+{
+  /* servers = 2 but only p3, the client, says hello first: no server yet */
+  ProtoConfig c = pipe_cfg (2, 1, 1, 1, FALSE);
+  GW *g = gw_new (&c, 3, 4);
+  gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_settle (g);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 3)), PIPE_PEER_WAIT_SERVERS);
+  ck_assert_uint_eq (gw_count (g, "no server for some block"), 1);
+  gw_feed (g, 1, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_START });
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 3)), PIPE_PEER_DONE);
+  ck_assert (g->now >= DL_S);   /* after the first backoff */
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_later_peer_serves_least_served_range)
+{
+  /* 2 servers (ranges 0..8, 8..16), 1 client (p3); p4 joins: it serves a
+   * range; the first has fewer servers once p1 is gone */
+  ProtoConfig c = pipe_cfg (2, 1, 1, 1, FALSE);
+  GW *g = gw_new (&c, 4, 4);
+  for (guint i = 1; i <= 3; i++)
+    gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_settle (g);
+  gw_feed (g, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 1 });
+  gw_feed (g, 4, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_settle (g);
+  ck_assert (pipe_peer_is_server (peer (g, 2)));
+  ck_assert (!pipe_peer_is_server (peer (g, 3)));
+  ck_assert (pipe_peer_is_server (peer (g, 4)));
+  guint a, b;
+  pipe_peer_range (peer (g, 4), &a, &b);
+  ck_assert_uint_eq (a, 0);
+  ck_assert_uint_eq (b, 8);
+  gw_free (g);
+}
+END_TEST
+
+static Suite *
+pipeline_suite (void)
+{
+  Suite *s = suite_create ("pipeline");
+  TCase *tc = tcase_create ("route");
+  tcase_add_test (tc, test_route_prefers_near_and_fast);
+  tcase_add_test (tc, test_route_gap_and_overlap);
+  tcase_add_test (tc, test_route_family_hint);
+  tcase_add_test (tc, test_even_split);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("sessions");
+  tcase_add_test (tc, test_session_client_relay);
+  tcase_add_test (tc, test_next_peer_pushes_and_checks);
+  tcase_add_test (tc, test_faulty_push_caught);
+  tcase_add_test (tc, test_push_unknown_session_ignored);
+  tcase_add_test (tc, test_crash_replaced_with_replay);
+  tcase_add_test (tc, test_leave_fails_at_once);
+  tcase_add_test (tc, test_missing_blocks_look_up_again);
+  tcase_add_test (tc, test_later_peer_serves_least_served_range);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (pipeline_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
