@@ -10,14 +10,16 @@
 int
 cli_cmd_plot (int argc, char **argv)
 {
-  g_autofree char *by = NULL, *x = NULL, *output = NULL;
+  g_autofree char *by = NULL, *x = NULL, *output = NULL, *y = NULL, *where = NULL;
   gint64 run = 0;
   double target = 0;
   gboolean script_only = FALSE;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
-    { "by", 0, 0, G_OPTION_ARG_STRING, &by, "convergence, scaling: one line per value of this parameter (default: the swept key; scaling: the swept key that is not on x)", "KEY" },
-    { "x", 0, 0, G_OPTION_ARG_STRING, &x, "convergence: x axis, time or round (default round); scaling: the parameter on x (default peers.count if swept, else the first numeric swept key)", "AXIS" },
+    { "by", 0, 0, G_OPTION_ARG_STRING, &by, "convergence, scaling, summary: one line per value of this parameter (default: the swept key; scaling, summary: the swept key that is not on x)", "KEY" },
+    { "x", 0, 0, G_OPTION_ARG_STRING, &x, "convergence: x axis, time or round (default round); scaling, summary: the parameter on x, a number or a duration (default peers.count if swept, else the first numeric swept key)", "AXIS" },
+    { "y", 0, 0, G_OPTION_ARG_STRING, &y, "summary: the summary keys to draw, one panel each (1 to 6, comma-separated)", "KEY,..." },
+    { "where", 0, 0, G_OPTION_ARG_STRING, &where, "summary: only the runs with these parameters", "KEY=VALUE,..." },
     { "target", 0, 0, G_OPTION_ARG_DOUBLE, &target, "scaling: the accuracy of the time-to-accuracy panel (default 0.85)", "ACC" },
     { "run", 0, 0, G_OPTION_ARG_INT64, &run, "timeline, rounds, participants, traffic: the run (default: the only run)", "ID" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "FILE.png or FILE.svg (default DB-KIND.png)", "FILE" },
@@ -39,6 +41,9 @@ cli_cmd_plot (int argc, char **argv)
       "  scaling       every run: messages per round, bytes, busiest uplink, round\n"
       "                duration, time to --target accuracy and final accuracy against\n"
       "                --x KEY, one line per value of --by KEY (e.g. protocol.family)\n"
+      "  summary       every run (or those --where KEY=VALUE,...): the summary keys\n"
+      "                --y KEY,... (e.g. metric.step_latency_s.median) against --x KEY,\n"
+      "                one line per value of --by KEY, mean over the runs of each point\n"
       "The format follows the output's extension (.png or .svg). gnuplot runs\n"
       "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
   g_autoptr (GError) error = NULL;
@@ -63,7 +68,8 @@ cli_cmd_plot (int argc, char **argv)
         base[strlen (base) - 3] = '\0';
       output = g_strdup_printf ("%s-%s.png", base, kind);
     }
-  PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output, .target = target };
+  PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output, .target = target, .y = y,
+                    .where = where };
   g_autofree char *script = plot_script (db, db_path, &o, &error);
   sqlite3_close (db);
   if (!script)

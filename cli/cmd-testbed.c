@@ -299,6 +299,9 @@ tb_setup (Tb *tb, const SimScenario *s, const SimPoint *pt, guint64 seed, char *
   if (proto_family_of (&cfg->proto)->excludes_after_retries (&cfg->proto, &retries))
     sim_props_set_max_connection_retry (tb->props, retries);
   sim_tally_init (&tb->tally);
+  const char *const *metric_names = proto_family_of (&cfg->proto)->metric_names;
+  for (guint i = 0; metric_names && metric_names[i]; i++)
+    sim_tally_declare_metric (&tb->tally, metric_names[i]);
   tb->peers = g_ptr_array_new ();
   g_ptr_array_add (tb->peers, NULL);
   tb->rules = g_array_new (FALSE, FALSE, sizeof (SimAction));

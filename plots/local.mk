@@ -5,5 +5,6 @@ plots_libdlplot_a_SOURCES = \
 	plots/plot.h \
 	plots/plot-private.h \
 	plots/plot-scaling.c \
+	plots/plot-summary.c \
 	plots/plot-util.c \
 	$(NULL)

@@ -29,7 +29,16 @@ const RunInfo *plot_pick_run (GArray *runs, gint64 id, const char *db_name, GErr
 /* (transfer full) a run's params value, NULL if it has none. */
 char *plot_param (sqlite3 *db, gint64 run, const char *key);
 
+/* a run's summary value as a number, NAN if absent or not a number */
+double plot_summary_value (sqlite3 *db, gint64 run, const char *key);
+/* (transfer full) the keys the runs sweep, from their point labels */
+GPtrArray *plot_swept_keys (GArray *runs);
+/* a params value as a number: a plain number, or a duration in seconds */
+gboolean plot_numeric (const char *v, double *out);
+
 /* plot-scaling.c */
 gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
+/* plot-summary.c */
+gboolean plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
 
 G_END_DECLS

@@ -50,26 +50,6 @@ line_clear (gpointer p)
   g_array_unref (l->points);
 }
 
-static double
-summary_value (sqlite3 *db, gint64 run, const char *key)
-{
-  sqlite3_stmt *st = NULL;
-  double v = NAN;
-  sqlite3_prepare_v2 (db, "SELECT value FROM summary WHERE run_id = ? AND key = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  sqlite3_bind_text (st, 2, key, -1, SQLITE_STATIC);
-  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL)
-    {
-      const char *t = (const char *) sqlite3_column_text (st, 0);
-      char *end = NULL;
-      double d = g_ascii_strtod (t, &end);
-      if (end && end != t && *end == '\0')
-        v = d;
-    }
-  sqlite3_finalize (st);
-  return v;
-}
-
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -146,43 +126,6 @@ time_to_accuracy (sqlite3 *db, gint64 run, double target)
   return t;
 }
 
-/* The keys a file sweeps, from the runs' point labels ("k=v, k=v"). */
-static GPtrArray *
-swept_keys (GArray *runs)
-{
-  GPtrArray *keys = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < runs->len; i++)
-    {
-      g_auto (GStrv) parts = g_strsplit (g_array_index (runs, RunInfo, i).label, ", ", -1);
-      for (guint k = 0; parts[k]; k++)
-        {
-          char *eq = strchr (parts[k], '=');
-          if (!eq)
-            continue;
-          g_autofree char *key = g_strndup (parts[k], (gsize) (eq - parts[k]));
-          gboolean seen = FALSE;
-          for (guint j = 0; j < keys->len && !seen; j++)
-            seen = strcmp (keys->pdata[j], key) == 0;
-          if (!seen)
-            g_ptr_array_add (keys, g_steal_pointer (&key));
-        }
-    }
-  return keys;
-}
-
-static gboolean
-numeric (const char *v, double *out)
-{
-  if (!v)
-    return FALSE;
-  char *end = NULL;
-  double d = g_ascii_strtod (v, &end);
-  if (!end || end == v || *end != '\0' || !isfinite (d))
-    return FALSE;
-  *out = d;
-  return TRUE;
-}
-
 static gint
 cmp_point (gconstpointer a, gconstpointer b)
 {
@@ -199,7 +142,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   if (!(target <= 1))
     return plot_fail (error, PLOT_ERROR_USAGE, "--target must be an accuracy in (0, 1], not %g", target);
   /* x: --x, else peers.count if swept, else the first swept key with numbers */
-  g_autoptr (GPtrArray) swept = swept_keys (runs);
+  g_autoptr (GPtrArray) swept = plot_swept_keys (runs);
   g_autofree char *xkey = g_strdup (o->x);
   if (!xkey)
     for (guint i = 0; i < swept->len && !xkey; i++)
@@ -210,7 +153,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       {
         g_autofree char *v = plot_param (db, g_array_index (runs, RunInfo, 0).id, swept->pdata[i]);
         double d;
-        if (numeric (v, &d))
+        if (plot_numeric (v, &d))
           xkey = g_strdup (swept->pdata[i]);
       }
   if (!xkey)
@@ -232,7 +175,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       gint64 id = g_array_index (runs, RunInfo, i).id;
       g_autofree char *xv = plot_param (db, id, xkey);
       double x;
-      if (!numeric (xv, &x))
+      if (!plot_numeric (xv, &x))
         return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number", id, xkey,
                           xv ? xv : "(absent)");
       g_autofree char *byv = strcmp (bykey, "scenario.name") == 0
@@ -259,14 +202,14 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
           g_array_append_val (line->points, p);
           pt = &g_array_index (line->points, Point, line->points->len - 1);
         }
-      double rounds = summary_value (db, id, "rounds_completed");
+      double rounds = plot_summary_value (db, id, "rounds_completed");
       double v[N_METRICS] = {
-        summary_value (db, id, "messages") / (rounds > 0 ? rounds : NAN),
-        summary_value (db, id, "bytes"),
-        summary_value (db, id, "busiest_uplink_bytes"),
+        plot_summary_value (db, id, "messages") / (rounds > 0 ? rounds : NAN),
+        plot_summary_value (db, id, "bytes"),
+        plot_summary_value (db, id, "busiest_uplink_bytes"),
         median_round (db, id),
         time_to_accuracy (db, id, target),
-        summary_value (db, id, "final_accuracy"),
+        plot_summary_value (db, id, "final_accuracy"),
       };
       pt->runs++;
       for (guint m = 0; m < N_METRICS; m++)

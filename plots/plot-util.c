@@ -2,6 +2,9 @@
 #include "config.h"
 
 #include "plots/plot-private.h"
+#include "base/dl-units.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -128,3 +131,68 @@ plot_param (sqlite3 *db, gint64 run, const char *key)
   return v;
 }
 
+
+double
+plot_summary_value (sqlite3 *db, gint64 run, const char *key)
+{
+  sqlite3_stmt *st = NULL;
+  double v = NAN;
+  sqlite3_prepare_v2 (db, "SELECT value FROM summary WHERE run_id = ? AND key = ?", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run);
+  sqlite3_bind_text (st, 2, key, -1, SQLITE_STATIC);
+  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL)
+    {
+      const char *t = (const char *) sqlite3_column_text (st, 0);
+      char *end = NULL;
+      double d = g_ascii_strtod (t, &end);
+      if (end && end != t && *end == '\0')
+        v = d;
+    }
+  sqlite3_finalize (st);
+  return v;
+}
+
+GPtrArray *
+plot_swept_keys (GArray *runs)
+{
+  GPtrArray *keys = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (g_array_index (runs, RunInfo, i).label, ", ", -1);
+      for (guint k = 0; parts[k]; k++)
+        {
+          char *eq = strchr (parts[k], '=');
+          if (!eq)
+            continue;
+          g_autofree char *key = g_strndup (parts[k], (gsize) (eq - parts[k]));
+          gboolean seen = FALSE;
+          for (guint j = 0; j < keys->len && !seen; j++)
+            seen = strcmp (keys->pdata[j], key) == 0;
+          if (!seen)
+            g_ptr_array_add (keys, g_steal_pointer (&key));
+        }
+    }
+  return keys;
+}
+
+gboolean
+plot_numeric (const char *v, double *out)
+{
+  if (!v)
+    return FALSE;
+  char *end = NULL;
+  double d = g_ascii_strtod (v, &end);
+  if (end && end != v && *end == '\0' && isfinite (d))
+    {
+      *out = d;
+      return TRUE;
+    }
+  /* a duration (50ms) reads as seconds */
+  DlTime t;
+  if (dl_parse_duration (v, &t, NULL))
+    {
+      *out = dl_time_to_s (t);
+      return TRUE;
+    }
+  return FALSE;
+}

@@ -24,7 +24,8 @@
 
 G_DEFINE_QUARK (plot-error-quark, plot_error)
 
-const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "participants", "traffic", "scaling", NULL };
+const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "participants", "traffic", "scaling",
+                                   "summary", NULL };
 
 /* ---------------------------------------------------------------- convergence */
 
@@ -604,7 +605,7 @@ plot_script (sqlite3 *db, const char *db_name, const PlotOptions *o, GError **er
   if (!known)
     {
       plot_fail (error, PLOT_ERROR_USAGE, "unknown plot kind '%s' (expected convergence, timeline, rounds, "
-            "participants, traffic or scaling)", o->kind ? o->kind : "");
+            "participants, traffic, scaling or summary)", o->kind ? o->kind : "");
       return NULL;
     }
   if (!g_str_has_suffix (o->output, ".png") && !g_str_has_suffix (o->output, ".svg"))
@@ -618,6 +619,8 @@ plot_script (sqlite3 *db, const char *db_name, const PlotOptions *o, GError **er
     ok = convergence (s, db, db_name, o, error);
   else if (strcmp (o->kind, "scaling") == 0)
     ok = plot_scaling (s, db, db_name, o, error);
+  else if (strcmp (o->kind, "summary") == 0)
+    ok = plot_summary (s, db, db_name, o, error);
   else
     {
       g_autoptr (GArray) runs = plot_load_runs (db);

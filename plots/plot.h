@@ -16,12 +16,14 @@ GQuark plot_error_quark (void);
 typedef enum { PLOT_ERROR_USAGE, PLOT_ERROR_DATA, PLOT_ERROR_GNUPLOT } PlotErrorCode;
 
 typedef struct {
-  const char *kind;     /* convergence | timeline | rounds | participants | traffic | scaling */
+  const char *kind;     /* convergence | timeline | rounds | participants | traffic | scaling | summary */
   const char *by;       /* convergence, scaling: group by this params key (NULL: the swept key) */
   const char *x;        /* convergence: "time" or "round"; scaling: the params key on x */
   double target;        /* scaling: the accuracy of "time to accuracy" (0: 0.85) */
   gint64 run;           /* timeline, rounds, participants, traffic (0: the only run) */
   const char *output;   /* .png or .svg */
+  const char *y;        /* summary: the summary keys to draw, comma-separated */
+  const char *where;    /* summary: KEY=VALUE,... the runs must have (NULL: all) */
 } PlotOptions;
 
 extern const char *const plot_kinds[];

@@ -131,6 +131,9 @@ typedef struct {
   /* TRUE if a peer that joins late starts from a completed round's model
    * (DISCO: model sync; the no-lost-model property checks it) */
   gboolean (*syncs_late_joiners) (const ProtoConfig *cfg);
+  /* the names of the METRIC observations its machines make (NULL-ended;
+   * NULL: none): each gets summary keys, count 0, in every run */
+  const char *const *metric_names;
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);

@@ -571,7 +571,9 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       checked++;
       if (!passed && out_failed)
         g_ptr_array_add (out_failed, g_strdup_printf ("%s: expected %s, actual %s", e->key, expected,
-                                                      actual ? (*actual ? actual : "(none)") : "(no such peer)"));
+                                                      actual ? (*actual ? actual : "(none)")
+                                                      : g_str_has_prefix (e->key, "metric.") ? "(not measured in this run)"
+                                                                                              : "(no such peer)"));
     }
   sqlite3_finalize (st);
   ok = ok && res_violations_write (r->violations, db->db, r->id)

@@ -126,10 +126,14 @@ build_pipeline (const SimScenario *s, const SimPoint *p, SimWorldConfig *c, GErr
   dl_parse_duration (V ("protocol", "step_timeout"), &q->step_timeout, NULL);
   if (q->step_timeout <= 0)
     return BAD ("protocol", "step_timeout", "must be more than 0");
+  /* clients p1..p<sessions>, then the servers; `count` follows a swept
+   * `servers` unless it is given */
+  if (!point_given (p, "peers", "count"))
+    return TRUE;
   guint peers = uint_of (V ("peers", "count"));
   if (peers < q->pipe_servers + q->sessions)
-    return BAD ("peers", "count", "%u peers, but the pipeline needs %u servers and %u clients (p%u..p%u)", peers,
-                q->pipe_servers, q->sessions, q->pipe_servers + 1, q->pipe_servers + q->sessions);
+    return BAD ("peers", "count", "%u peers, but the pipeline needs %u clients (p1..p%u) and %u servers (p%u..p%u)",
+                peers, q->sessions, q->sessions, q->pipe_servers, q->sessions + 1, q->sessions + q->pipe_servers);
   return TRUE;
 }
 
@@ -287,6 +291,8 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
 
   /* peers, compute, network, churn */
   c->n_peers = uint_of (V ("peers", "count"));
+  if (strcmp (family, "pipeline") == 0 && !point_given (p, "peers", "count"))
+    c->n_peers = c->proto.sessions + c->proto.pipe_servers;
   dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
   if (dl_dist_mean (&c->speed) <= 0 && c->speed.kind == DL_DIST_CONSTANT)
     return BAD ("peers", "speed", "must be more than 0");

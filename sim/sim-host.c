@@ -6,6 +6,7 @@
 
 #include "sim/sim-host.h"
 
+#include <math.h>
 #include <string.h>
 
 static void
@@ -197,13 +198,21 @@ fill_metric_stats (const SimTally *t)
       for (guint i = 0; i < sorted->len; i++)
         st.sum += g_array_index (sorted, double, i);
       guint n = sorted->len;
-      st.mean = n ? st.sum / n : 0;
-      st.median = n ? g_array_index (sorted, double, (n - 1) / 2) : 0;
-      st.p90 = n ? g_array_index (sorted, double, (guint) ((n * 9 + 9) / 10) - 1) : 0;
-      st.max = n ? g_array_index (sorted, double, n - 1) : 0;
+      /* none observed: count and sum 0, the rest empty */
+      st.mean = n ? st.sum / n : NAN;
+      st.median = n ? g_array_index (sorted, double, (n - 1) / 2) : NAN;
+      st.p90 = n ? g_array_index (sorted, double, (guint) ((n * 9 + 9) / 10) - 1) : NAN;
+      st.max = n ? g_array_index (sorted, double, n - 1) : NAN;
       g_array_append_val (t->metric_stats, st);
     }
   g_array_sort (t->metric_stats, cmp_stat_name);
+}
+
+void
+sim_tally_declare_metric (SimTally *t, const char *name)
+{
+  if (!g_hash_table_contains (t->metrics, name))
+    g_hash_table_insert (t->metrics, g_strdup (name), g_array_new (FALSE, FALSE, sizeof (double)));
 }
 
 guint

@@ -49,6 +49,8 @@ void sim_tally_init (SimTally *t);
 void sim_tally_clear (SimTally *t);
 void sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *obs);
 guint sim_tally_rounds_completed (const SimTally *t);
+/* A metric the run reports even if nothing observes it (count 0). */
+void sim_tally_declare_metric (SimTally *t, const char *name);
 /* Copies the counters and rounds completed into a run's result. */
 void sim_tally_fill (const SimTally *t, SimResult *r);
 

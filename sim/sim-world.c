@@ -489,6 +489,8 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->drop_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   w->delay_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
   sim_tally_init (&w->tally);
+  for (guint i = 0; w->family->metric_names && w->family->metric_names[i]; i++)
+    sim_tally_declare_metric (&w->tally, w->family->metric_names[i]);
   w->props = sim_props_new (&w->rec, cfg->proto.min_participants);
   sim_props_set_agreement (w->props, w->family->promises_agreement (&cfg->proto));
   sim_props_set_model_sync (w->props, w->family->syncs_late_joiners (&cfg->proto));

@@ -170,20 +170,20 @@ START_TEST (test_session_client_relay)
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
-  for (guint i = 1; i <= 4; i++)
+  for (guint i = 2; i <= 5; i++)
     {
       ck_assert (pipe_peer_is_server (peer (g, i)));
       ck_assert (view (g, i).serves_only);
       ck_assert_uint_eq (view (g, i).rounds_done, 3);   /* each server computed each step once */
     }
-  ck_assert (!pipe_peer_is_server (peer (g, 5)));
-  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
-  ck_assert (view (g, 5).settled);
-  ck_assert_uint_eq (view (g, 5).rounds_done, 3);
-  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 5));
+  ck_assert (!pipe_peer_is_server (peer (g, 1)));
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert (view (g, 1).settled);
+  ck_assert_uint_eq (view (g, 1).rounds_done, 3);
+  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 1));
   ck_assert_uint_eq (chain->len, 4);
   for (guint i = 0; i < 4; i++)
-    ck_assert_uint_eq (g_array_index (chain, ProtoNodeId, i), i + 1);
+    ck_assert_uint_eq (g_array_index (chain, ProtoNodeId, i), i + 2);
   ck_assert_uint_eq (gw_count (g, "sent PipePush"), 0);
   ck_assert_uint_eq (gw_count (g, "step_latency_s"), 3);
   ck_assert_uint_eq (gw_count (g, "client_egress_bytes"), 1);
@@ -198,9 +198,9 @@ START_TEST (test_next_peer_pushes_and_checks)
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
   /* step 0 opens the sessions: no push (Petals pushes only to servers
-   * that stepped); steps 1..3: p1, p2, p3 push to the next */
+   * that stepped); steps 1..3: p2, p3, p4 push to the next */
   ck_assert_uint_eq (gw_count (g, "sent PipePush"), 9);
   /* step 1's pushes wait for the servers' links and come after the
    * client's copies: ignored; later ones come first and are right */
@@ -208,7 +208,7 @@ START_TEST (test_next_peer_pushes_and_checks)
   ck_assert_uint_eq (gw_count (g, "late_pushes"), 3);
   ck_assert_uint_eq (gw_count (g, "early start used"), 6);
   ck_assert_uint_eq (gw_count (g, "thrown away"), 0);
-  for (guint i = 1; i <= 4; i++)
+  for (guint i = 2; i <= 5; i++)
     ck_assert_uint_eq (view (g, i).rounds_done, 4);   /* no step computed twice */
   gw_free (g);
 }
@@ -221,9 +221,9 @@ START_TEST (test_faulty_push_caught)
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
-  ck_assert (pipe_peer_is_faulty (peer (g, 1)));
-  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
-  ck_assert_uint_eq (view (g, 5).rounds_done, 4);
+  ck_assert (pipe_peer_is_faulty (peer (g, 2)));
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_uint_eq (view (g, 1).rounds_done, 4);
   /* every pushed copy that came first differs from the client's: computed
    * again (steps 2 and 3; step 1's pushes came late) */
   ck_assert_uint_eq (gw_count (g, "sent PipePush"), 9);
@@ -236,7 +236,7 @@ START_TEST (test_faulty_push_caught)
   ck_assert_uint_eq (gw_count (g, "result thrown away"), 6);
   ck_assert_uint_eq (gw_count (g, "computed from a wrong pushed copy"), 0);
   /* the thrown-away work does not count as a computation */
-  for (guint i = 1; i <= 4; i++)
+  for (guint i = 2; i <= 5; i++)
     ck_assert_uint_eq (view (g, i).rounds_done, 4);
   gw_free (g);
 }
@@ -248,35 +248,66 @@ START_TEST (test_push_unknown_session_ignored)
   GW *g = gw_new (&c, 3, 4);
   gw_start_all (g);
   gw_settle (g);
-  ck_assert (pipe_peer_is_server (peer (g, 2)));
-  guint before = view (g, 2).rounds_done;
+  ck_assert (pipe_peer_is_server (peer (g, 3)));
+  guint before = view (g, 3).rounds_done;
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PIPE_PUSH);
   m.key = 999;
   m.round = 0;
   m.comm_round = 1234;
   m.nb_participants = 1;
-  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_LINK, .msg = &m };
-  gw_feed (g, 2, &in);
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 2, .via = PROTO_VIA_LINK, .msg = &m };
+  gw_feed (g, 3, &in);
   proto_msg_clear (&m);
   ck_assert_uint_eq (gw_count (g, "a session it does not hold: ignored"), 1);
   ck_assert_uint_eq (gw_count (g, "pushes_ignored"), 1);
-  ck_assert_int_eq (proto_machine_next_deadline (g->m[2]), DL_TIME_NEVER);   /* nothing computes */
+  ck_assert_int_eq (proto_machine_next_deadline (g->m[3]), DL_TIME_NEVER);   /* nothing computes */
   run_until (g, DL_S * 100);
-  ck_assert_uint_eq (view (g, 2).rounds_done, before + 1);   /* only the real session's step */
+  ck_assert_uint_eq (view (g, 3).rounds_done, before + 1);   /* only the real session's step */
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_stale_push_not_computed)
+{
+  /* a push that comes long after its step was done from the client's copy
+   * (and forgotten) is late: not computed again */
+  ProtoConfig c = pipe_cfg (2, 1, 1, 12, TRUE);
+  GW *g = gw_new (&c, 3, 4);
+  gw_start_all (g);
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  /* the session is closed at its end: re-open one by hand with a copy of step 11 */
+  guint before = view (g, 3).rounds_done;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PIPE_STEP);
+  m.key = 1;
+  m.round = 11;
+  m.comm_round = 77;
+  m.nb_participants = 1;
+  gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_LINK, .msg = &m });
+  run_until (g, DL_S * 200);
+  ck_assert_uint_eq (view (g, 3).rounds_done, before + 1);
+  guint late = gw_count (g, "came after the client's copy");
+  m.type = PROTO_MSG_PIPE_PUSH;
+  m.round = 0;   /* a step long before the copies that came */
+  gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .via = PROTO_VIA_LINK, .msg = &m });
+  proto_msg_clear (&m);
+  ck_assert_uint_eq (gw_count (g, "came after the client's copy"), late + 1);
+  ck_assert_int_eq (proto_machine_next_deadline (g->m[3]), DL_TIME_NEVER);
   gw_free (g);
 }
 END_TEST
 
 START_TEST (test_crash_replaced_with_replay)
 {
-  /* 4 servers, 2 ranges of 2 replicas; the client's chain uses p1 or p2,
-   * then p3 or p4; the second hop's server crashes after step 1 */
+  /* 4 servers, 2 ranges of 2 replicas; the client p1's chain uses p2 or
+   * p3, then p4 or p5; the second hop's server crashes after step 1 */
   ProtoConfig c = pipe_cfg (4, 2, 1, 4, FALSE);
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   /* until the client has generated two steps */
-  for (guint guard = 0; guard < 1000 && view (g, 5).rounds_done < 2; guard++)
+  for (guint guard = 0; guard < 1000 && view (g, 1).rounds_done < 2; guard++)
     {
       gw_settle (g);
       DlTime d = DL_TIME_NEVER;
@@ -288,18 +319,18 @@ START_TEST (test_crash_replaced_with_replay)
         if (proto_machine_next_deadline (g->m[i]) <= g->now)
           gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
     }
-  ck_assert_uint_eq (view (g, 5).rounds_done, 2);
-  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 5));
+  ck_assert_uint_eq (view (g, 1).rounds_done, 2);
+  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 1));
   ck_assert_uint_eq (chain->len, 2);
   ProtoNodeId victim = g_array_index (chain, ProtoNodeId, 1);
   g->alive[victim] = FALSE;   /* a crash: silent */
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
-  ck_assert_uint_eq (view (g, 5).rounds_done, 4);
-  g_autoptr (GArray) after = pipe_peer_chain (peer (g, 5));
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_uint_eq (view (g, 1).rounds_done, 4);
+  g_autoptr (GArray) after = pipe_peer_chain (peer (g, 1));
   ProtoNodeId repl = g_array_index (after, ProtoNodeId, 1);
   ck_assert_uint_ne (repl, victim);
-  ck_assert (repl == 3 || repl == 4);
+  ck_assert (repl == 4 || repl == 5);
   ck_assert_uint_eq (gw_count (g, "no result within step_timeout"), 1);
   ck_assert_uint_eq (gw_count (g, "replays the session's inputs"), 1);
   ck_assert_uint_eq (gw_count (g, "session opened by a replay"), 1);
@@ -319,15 +350,15 @@ START_TEST (test_leave_fails_at_once)
   gw_start_all (g);
   run_until (g, 0);
   gw_settle (g);
-  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 5));
+  g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 1));
   ck_assert_uint_eq (chain->len, 2);
   ProtoNodeId first = g_array_index (chain, ProtoNodeId, 0);
   /* the link to the first server closes (a graceful leave): no timeout */
-  gw_feed (g, 5, &(ProtoInput) { .kind = PROTO_IN_LINK_CLOSED, .from = first });
+  gw_feed (g, 1, &(ProtoInput) { .kind = PROTO_IN_LINK_CLOSED, .from = first });
   ck_assert_uint_eq (gw_count (g, "its link closed"), 1);
   g->alive[first] = FALSE;
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 5)), PIPE_PEER_DONE);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert (g->now < c.step_timeout);   /* replaced at once, not after step_timeout */
   gw_free (g);
 }
@@ -335,17 +366,17 @@ END_TEST
 
 START_TEST (test_missing_blocks_look_up_again)
 {
-  /* servers = 2 but only p3, the client, says hello first: no server yet */
+  /* servers = 2 but only p1, the client, says hello first: no server yet */
   ProtoConfig c = pipe_cfg (2, 1, 1, 1, FALSE);
   GW *g = gw_new (&c, 3, 4);
-  gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_START });
-  gw_settle (g);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 3)), PIPE_PEER_WAIT_SERVERS);
-  ck_assert_uint_eq (gw_count (g, "no server for some block"), 1);
   gw_feed (g, 1, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_settle (g);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_WAIT_SERVERS);
+  ck_assert_uint_eq (gw_count (g, "no server for some block"), 1);
   gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_START });
+  gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_START });
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 3)), PIPE_PEER_DONE);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert (g->now >= DL_S);   /* after the first backoff */
   gw_free (g);
 }
@@ -353,18 +384,18 @@ END_TEST
 
 START_TEST (test_later_peer_serves_least_served_range)
 {
-  /* 2 servers (ranges 0..8, 8..16), 1 client (p3); p4 joins: it serves a
-   * range; the first has fewer servers once p1 is gone */
+  /* 1 client (p1), 2 servers (p2: blocks 0..8, p3: 8..16); p4 joins: it
+   * serves a range, the first, which has no server once p2 is gone */
   ProtoConfig c = pipe_cfg (2, 1, 1, 1, FALSE);
   GW *g = gw_new (&c, 4, 4);
   for (guint i = 1; i <= 3; i++)
     gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_settle (g);
-  gw_feed (g, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 1 });
+  gw_feed (g, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 2 });
   gw_feed (g, 4, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_settle (g);
-  ck_assert (pipe_peer_is_server (peer (g, 2)));
-  ck_assert (!pipe_peer_is_server (peer (g, 3)));
+  ck_assert (!pipe_peer_is_server (peer (g, 1)));
+  ck_assert (pipe_peer_is_server (peer (g, 3)));
   ck_assert (pipe_peer_is_server (peer (g, 4)));
   guint a, b;
   pipe_peer_range (peer (g, 4), &a, &b);
@@ -389,6 +420,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_next_peer_pushes_and_checks);
   tcase_add_test (tc, test_faulty_push_caught);
   tcase_add_test (tc, test_push_unknown_session_ignored);
+  tcase_add_test (tc, test_stale_push_not_computed);
   tcase_add_test (tc, test_crash_replaced_with_replay);
   tcase_add_test (tc, test_leave_fails_at_once);
   tcase_add_test (tc, test_missing_blocks_look_up_again);

@@ -128,6 +128,8 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
 static void
 begin_step (PipePeer *p, ProtoOutbox *out)
 {
+  if (p->step == 0)
+    p->session_started = p->now;
   p->step_started = p->now;
   p->step_failed = FALSE;
   for (guint i = 0; i < p->hops->len; i++)
@@ -146,7 +148,7 @@ finish (PipePeer *p, ProtoOutbox *out)
   int32_t last = (int32_t) p->cfg.steps - 1;
   pip_metric (p, out, "client_egress_bytes", last, (int64_t) p->egress_bytes);
   pip_metric (p, out, "client_ingress_bytes", last, (int64_t) p->ingress_bytes);
-  pip_metric (p, out, "session_s", last, p->now - p->step_started);
+  pip_metric (p, out, "session_s", last, p->now - p->session_started);
   for (guint i = 0; i < p->hops->len; i++)
     {
       Hop *h = hop_at (p, i);

@@ -2,8 +2,10 @@
  * Petals keeps in its DHT (servers announce their blocks; clients read who
  * serves what), plus the link signalling every family's links use.
  *
- * Roles: peer i <= servers is server i of the configured ranges; the next
- * `sessions` peers are clients; any later peer (a join, a churn arrival)
+ * Roles: the first `sessions` peers are clients (so that `[network]
+ * regions` can give them a region of their own whatever the chain's
+ * length); the next `servers` are the servers of the configured ranges, in
+ * order; any later peer (a join, a churn arrival)
  * is a server of the range with the fewest live servers, lowest range
  * first, as a Petals server picks the blocks the swarm lacks most
  * (server/block_selection.py, choose_best_blocks).  Petals lets a server
@@ -114,13 +116,14 @@ hello (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
     }
   observe (out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   Member m = { .id = from, .speed_milli = msg->degree, .family = family_code (c, msg->signal_data) };
-  if (from >= 1 && from <= c->cfg.pipe_servers)
+  guint sessions = c->cfg.sessions, servers = c->cfg.pipe_servers;
+  if (from >= 1 && from <= sessions)
+    m.server = FALSE;
+  else if (from > sessions && from <= sessions + servers)
     {
       m.server = TRUE;
-      proto_config_pipe_range (&c->cfg, from - 1, &m.start, &m.end);
+      proto_config_pipe_range (&c->cfg, from - sessions - 1, &m.start, &m.end);
     }
-  else if (from > c->cfg.pipe_servers && from <= c->cfg.pipe_servers + c->cfg.sessions)
-    m.server = FALSE;
   else
     {
       m.server = TRUE;

@@ -158,6 +158,13 @@ peer_state_name_at (guint i)
   return pipe_peer_state_name ((PipePeerState) i);
 }
 
+/* README.md, "What a run records" */
+static const char *const metric_names[] = {
+  "step_latency_s", "failure_step_latency_s", "session_s", "client_egress_bytes", "client_ingress_bytes",
+  "server_to_server_bytes", "early_starts_used", "early_starts_wasted", "recomputations", "late_pushes",
+  "pushes_ignored", "replays", "replay_bytes", NULL,
+};
+
 const ProtoFamily proto_family_pipeline = {
   .name = "pipeline",
   .new_coordinator = new_coordinator,
@@ -167,6 +174,7 @@ const ProtoFamily proto_family_pipeline = {
   .excludes_after_retries = excludes_after_retries,
   .promises_agreement = promises_agreement,
   .syncs_late_joiners = syncs_late_joiners,
+  .metric_names = metric_names,
   .n_peer_states = PIPE_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
 };

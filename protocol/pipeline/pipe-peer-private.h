@@ -47,6 +47,7 @@ typedef struct {
   guint64 key;
   ProtoNodeId client;
   GArray *steps;           /* StepWork, by step */
+  guint32 copies_upto;     /* 1 + the latest step the client's copy came for (0: none) */
 } Session;
 
 /* One computation in a server's FIFO. */
@@ -93,6 +94,7 @@ struct PipePeer {
   GArray *hops;            /* Hop: the chain */
   guint32 step;            /* the step in flight */
   DlTime step_started;
+  DlTime session_started;  /* its first step began */
   gboolean step_failed;    /* a server failed during this step (it needed a replay) */
   guint64 egress_bytes, ingress_bytes;
   guint replays;

@@ -158,6 +158,7 @@ client_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
       return;
     }
   pip_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
+  s->copies_upto = MAX (s->copies_upto, msg->round + 1);
   w->have_copy = TRUE;
   w->copy_in = msg->comm_round;
   w->tokens = msg->nb_participants;
@@ -197,7 +198,17 @@ push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
       pip_metric (p, out, "pushes_ignored", (int32_t) msg->round, 1);
       return;
     }
-  StepWork *w = work_for (s, msg->round, TRUE);
+  StepWork *w = work_for (s, msg->round, FALSE);
+  if (!w && msg->round < s->copies_upto)
+    {
+      /* the step was done from the client's copy (and forgotten) */
+      pip_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
+                   "the push came after the client's copy: ignored");
+      pip_metric (p, out, "late_pushes", (int32_t) msg->round, 1);
+      return;
+    }
+  if (!w)
+    w = work_for (s, msg->round, TRUE);
   if (w->job || w->have_copy)
     {
       pip_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,

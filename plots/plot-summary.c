@@ -1,0 +1,209 @@
+/* plot-summary.c — the `summary` figure: any summary keys (one panel each,
+ * --y KEY,KEY...) against a swept parameter (--x), one line per value of
+ * another (--by), mean over the runs of each point; --where KEY=VALUE,...
+ * keeps only the runs with those parameters.  It names no family: the
+ * pipeline's figures are its metric.NAME.STAT keys, DISCO's its retries or
+ * bytes.
+ *
+ * Shape: plot_summary appends the script for the runs it keeps. */
+#include "config.h"
+
+#include "plots/plot-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MAX_PANELS 6
+
+typedef struct {
+  double x;
+  double sum[MAX_PANELS];
+  guint n[MAX_PANELS];
+} Point;
+
+typedef struct {
+  char *value;
+  GArray *points;
+} Line;
+
+static void
+line_clear (gpointer p)
+{
+  Line *l = p;
+  g_free (l->value);
+  g_array_unref (l->points);
+}
+
+static gint
+cmp_point (gconstpointer a, gconstpointer b)
+{
+  double x = ((const Point *) a)->x, y = ((const Point *) b)->x;
+  return (x > y) - (x < y);
+}
+
+/* Does run `id` have every KEY=VALUE of `where`? */
+static gboolean
+kept (sqlite3 *db, gint64 id, char **where)
+{
+  for (guint i = 0; where && where[i]; i++)
+    {
+      const char *eq = strchr (where[i], '=');
+      g_autofree char *key = g_strndup (where[i], (gsize) (eq - where[i]));
+      g_autofree char *v = plot_param (db, id, key);
+      if (!v || strcmp (v, eq + 1) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
+{
+  if (!o->y || !*o->y)
+    return plot_fail (error, PLOT_ERROR_USAGE, "summary needs --y KEY[,KEY...]: summary keys to draw "
+                      "(e.g. metric.step_latency_s.median)");
+  g_auto (GStrv) ys = g_strsplit (o->y, ",", -1);
+  guint ny = g_strv_length (ys);
+  if (ny == 0 || ny > MAX_PANELS)
+    return plot_fail (error, PLOT_ERROR_USAGE, "--y takes 1 to %u summary keys, not %u", MAX_PANELS, ny);
+  for (guint i = 0; i < ny; i++)
+    {
+      g_strstrip (ys[i]);
+      if (!*ys[i])
+        return plot_fail (error, PLOT_ERROR_USAGE, "--y has an empty key");
+    }
+  g_auto (GStrv) where = o->where && *o->where ? g_strsplit (o->where, ",", -1) : NULL;
+  for (guint i = 0; where && where[i]; i++)
+    {
+      g_strstrip (where[i]);
+      if (!strchr (where[i], '=') || where[i][0] == '=')
+        return plot_fail (error, PLOT_ERROR_USAGE, "--where takes KEY=VALUE,..., not '%s'", where[i]);
+    }
+  g_autoptr (GArray) all = plot_load_runs (db);
+  if (all->len == 0)
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+  g_autoptr (GArray) runs = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < all->len; i++)
+    {
+      gint64 id = g_array_index (all, RunInfo, i).id;
+      if (kept (db, id, where))
+        g_array_append_val (runs, id);
+    }
+  if (runs->len == 0)
+    return plot_fail (error, PLOT_ERROR_DATA, "no run of %s has %s", db_name, o->where);
+
+  /* x: --x, else the first swept key with numbers (or durations) */
+  g_autoptr (GPtrArray) swept = plot_swept_keys (all);
+  g_autofree char *xkey = g_strdup (o->x);
+  for (guint i = 0; i < swept->len && !xkey; i++)
+    {
+      g_autofree char *v = plot_param (db, g_array_index (runs, gint64, 0), swept->pdata[i]);
+      double d;
+      if (plot_numeric (v, &d))
+        xkey = g_strdup (swept->pdata[i]);
+    }
+  if (!xkey)
+    return plot_fail (error, PLOT_ERROR_USAGE, "%s sweeps no numeric key: name the x axis with --x KEY", db_name);
+  g_autofree char *bykey = g_strdup (o->by);
+  for (guint i = 0; i < swept->len && !bykey; i++)
+    if (strcmp (swept->pdata[i], xkey) != 0)
+      bykey = g_strdup (swept->pdata[i]);
+
+  g_autoptr (GArray) lines = g_array_new (FALSE, TRUE, sizeof (Line));
+  g_array_set_clear_func (lines, line_clear);
+  gboolean has[MAX_PANELS] = { FALSE };
+  for (guint i = 0; i < runs->len; i++)
+    {
+      gint64 id = g_array_index (runs, gint64, i);
+      g_autofree char *xv = plot_param (db, id, xkey);
+      double x;
+      if (!plot_numeric (xv, &x))
+        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number or a duration",
+                          id, xkey, xv ? xv : "(absent)");
+      g_autofree char *byv = bykey ? plot_param (db, id, bykey) : g_strdup ("all runs");
+      if (!byv)
+        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no parameter %s (--by)", id, bykey);
+      Line *line = NULL;
+      for (guint k = 0; k < lines->len && !line; k++)
+        if (strcmp (g_array_index (lines, Line, k).value, byv) == 0)
+          line = &g_array_index (lines, Line, k);
+      if (!line)
+        {
+          Line l = { g_strdup (byv), g_array_new (FALSE, TRUE, sizeof (Point)) };
+          g_array_append_val (lines, l);
+          line = &g_array_index (lines, Line, lines->len - 1);
+        }
+      Point *pt = NULL;
+      for (guint k = 0; k < line->points->len && !pt; k++)
+        if (g_array_index (line->points, Point, k).x == x)
+          pt = &g_array_index (line->points, Point, k);
+      if (!pt)
+        {
+          Point p = { .x = x };
+          g_array_append_val (line->points, p);
+          pt = &g_array_index (line->points, Point, line->points->len - 1);
+        }
+      for (guint m = 0; m < ny; m++)
+        {
+          double v = plot_summary_value (db, id, ys[m]);
+          if (isnan (v))
+            continue;
+          pt->sum[m] += v;
+          pt->n[m]++;
+          has[m] = TRUE;
+        }
+    }
+
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (guint k = 0; k < lines->len; k++)
+    {
+      Line *l = &g_array_index (lines, Line, k);
+      g_array_sort (l->points, cmp_point);
+      g_string_append_printf (s, "$line%u << EOD\n", k);
+      for (guint j = 0; j < l->points->len; j++)
+        {
+          Point *p = &g_array_index (l->points, Point, j);
+          xmin = MIN (xmin, p->x);
+          xmax = MAX (xmax, p->x);
+          g_string_append_printf (s, "%.17g", p->x);
+          for (guint m = 0; m < ny; m++)
+            g_string_append_printf (s, p->n[m] ? " %.10g" : " NaN", p->n[m] ? p->sum[m] / p->n[m] : 0);
+          g_string_append_c (s, '\n');
+        }
+      g_string_append (s, "EOD\n");
+    }
+  guint rows = ny <= 2 ? 1 : (ny + 1) / 2, cols = ny == 1 ? 1 : 2;
+  plot_terminal (s, o->output, cols == 1 ? 800 : 1300, rows == 1 ? 520 : 350 * rows);
+  g_autofree char *qx = plot_quote (xkey), *qdb = plot_quote (db_name);
+  g_autofree char *qby = plot_quote (bykey ? bykey : "all runs");
+  g_autofree char *qwhere = plot_quote (o->where ? o->where : "");
+  g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
+  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (mean over runs)\"\n", rows, cols, qdb,
+                          qby, o->where ? ", " : "", qwhere);
+  if (xmin > 0 && xmax / xmin >= 10)
+    g_string_append (s, "set logscale x\n");
+  g_string_append_printf (s, "set xlabel \"%s\"\n", qx);
+  for (guint m = 0; m < ny; m++)
+    {
+      g_autofree char *qy = plot_quote (ys[m]);
+      g_string_append_printf (s, "set title \"%s\"\n", qy);
+      if (!has[m])
+        {
+          g_string_append_printf (s, "set xrange [%.17g:%.17g]\nset yrange [0:1]\n"
+                                     "set label 1 \"no run has this key\" at graph 0.5,0.5 center\nunset key\n"
+                                     "plot -1 notitle\nunset label 1\nset autoscale\n"
+                                     "set key inside top left box opaque\n", xmin, xmax > xmin ? xmax : xmin + 1);
+          continue;
+        }
+      g_string_append (s, "set yrange [0:*]\nplot ");
+      for (guint k = 0; k < lines->len; k++)
+        {
+          g_autofree char *q = plot_quote (g_array_index (lines, Line, k).value);
+          g_string_append_printf (s, "%s$line%u using 1:%u with linespoints lw 2 pt 7 title \"%s\"", k ? ", " : "", k,
+                                  m + 2, q);
+        }
+      g_string_append (s, "\nset autoscale y\n");
+    }
+  g_string_append (s, "unset multiplot\n");
+  return TRUE;
+}
