@@ -17,7 +17,11 @@ random_msg (DlRandom *r, ProtoMsg *m)
   m->joined_mid_training = dl_random_below (r, 2);
   m->nb_participants = (uint32_t) dl_random_below (r, 100);
   if (m->type == PROTO_MSG_PIPE_STEP || m->type == PROTO_MSG_PIPE_PUSH || m->type == PROTO_MSG_PIPE_RESULT)
-    m->nb_participants++;   /* a pipeline step carries at least one token */
+    {
+      m->nb_participants++;   /* a pipeline step carries at least one token */
+      m->degree = 0;          /* through blocks [0, node) */
+      m->node = MAX (m->node, 1);
+    }
   m->round = (uint32_t) dl_random_below (r, 100);
   m->comm_round = (uint32_t) dl_random_below (r, 2);
   m->signal = (ProtoSignal) dl_random_below (r, 2);

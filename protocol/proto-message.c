@@ -88,8 +88,8 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_PIPE_SERVERS] = "(yuauau)",
   [PROTO_MSG_PIPE_PING] = "(yu)",
   [PROTO_MSG_PIPE_PONG] = "(yu)",
-  [PROTO_MSG_PIPE_STEP] = "(ytuuuauay)",
-  [PROTO_MSG_PIPE_PUSH] = "(ytuuuauay)",
+  [PROTO_MSG_PIPE_STEP] = "(ytuuuuuauauay)",
+  [PROTO_MSG_PIPE_PUSH] = "(ytuuuuuauauay)",
   [PROTO_MSG_PIPE_RESULT] = "(ytuuuuay)",
   [PROTO_MSG_PIPE_CLOSE] = "(yt)",
 };
@@ -292,9 +292,11 @@ build (const ProtoMsg *msg, gboolean copy)
       break;
     case PROTO_MSG_PIPE_STEP:
     case PROTO_MSG_PIPE_PUSH:
-      inner = g_variant_new ("(ytuuu@au@ay)", t, (guint64) msg->key, msg->round, msg->comm_round,
-                             msg->nb_participants,
+      inner = g_variant_new ("(ytuuuuu@au@au@ay)", t, (guint64) msg->key, msg->round, msg->comm_round,
+                             msg->nb_participants, msg->degree, msg->node,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)),
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
                                                         sizeof (uint32_t)),
                              weights_variant (msg, copy));
       break;
@@ -593,41 +595,57 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
       }
     case PROTO_MSG_PIPE_STEP:
     case PROTO_MSG_PIPE_PUSH:
-    case PROTO_MSG_PIPE_RESULT:
       {
-        gboolean result = m.type == PROTO_MSG_PIPE_RESULT;
-        g_autoptr (GVariant) k = g_variant_get_child_value (inner, 1);
-        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 2);
-        g_autoptr (GVariant) b = g_variant_get_child_value (inner, 3);
-        g_autoptr (GVariant) c = g_variant_get_child_value (inner, 4);
-        g_autoptr (GVariant) d = g_variant_get_child_value (inner, 5);
-        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 6);
-        m.key = g_variant_get_uint64 (k);
-        m.round = g_variant_get_uint32 (a);
-        m.comm_round = g_variant_get_uint32 (b);
-        if (result)
-          {
-            m.degree = g_variant_get_uint32 (c);
-            m.nb_participants = g_variant_get_uint32 (d);
-          }
-        else
-          {
-            m.nb_participants = g_variant_get_uint32 (c);
-            gsize n = 0;
-            const uint32_t *p = g_variant_get_fixed_array (d, &n, sizeof (uint32_t));
-            proto_msg_set_peers (&m, p, (uint32_t) n);
-          }
+        guchar ty;
+        guint64 k;
+        g_autoptr (GVariant) ids = g_variant_get_child_value (inner, 7);
+        g_autoptr (GVariant) spans = g_variant_get_child_value (inner, 8);
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 9);
+        g_variant_get_child (inner, 0, "y", &ty);
+        g_variant_get_child (inner, 1, "t", &k);
+        g_variant_get_child (inner, 2, "u", &m.round);
+        g_variant_get_child (inner, 3, "u", &m.comm_round);
+        g_variant_get_child (inner, 4, "u", &m.nb_participants);
+        g_variant_get_child (inner, 5, "u", &m.degree);
+        g_variant_get_child (inner, 6, "u", &m.node);
+        m.key = k;
+        gsize n = 0, ns = 0;
+        const uint32_t *p = g_variant_get_fixed_array (ids, &n, sizeof (uint32_t));
+        const uint32_t *q = g_variant_get_fixed_array (spans, &ns, sizeof (uint32_t));
         if (m.nb_participants == 0)
-          {
-            proto_msg_clear (&m);
-            return malformed (error, "a pipeline step of no tokens");
-          }
+          return malformed (error, "a pipeline step of no tokens");
+        if (m.node <= m.degree)
+          return malformed (error, "a pipeline step through no block");
+        if (ns != 2 * n)
+          return malformed (error, "a pipeline chain needs a block span per server");
+        for (gsize i = 0; i < n; i++)
+          if (q[2 * i + 1] <= q[2 * i])
+            return malformed (error, "a pipeline chain with an empty block span");
         m.weights = weights_from_variant (ay);
         if (m.weights == NULL)
-          {
-            proto_msg_clear (&m);
-            return malformed (error, "weights are not a whole number of float32 values");
-          }
+          return malformed (error, "weights are not a whole number of float32 values");
+        proto_msg_set_peers (&m, p, (uint32_t) n);
+        if (ns)
+          proto_msg_take_indices (&m, g_memdup2 (q, ns * sizeof *q), (uint32_t) ns);
+        break;
+      }
+    case PROTO_MSG_PIPE_RESULT:
+      {
+        guchar ty;
+        guint64 k;
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 6);
+        g_variant_get_child (inner, 0, "y", &ty);
+        g_variant_get_child (inner, 1, "t", &k);
+        g_variant_get_child (inner, 2, "u", &m.round);
+        g_variant_get_child (inner, 3, "u", &m.comm_round);
+        g_variant_get_child (inner, 4, "u", &m.degree);
+        g_variant_get_child (inner, 5, "u", &m.nb_participants);
+        m.key = k;
+        if (m.nb_participants == 0)
+          return malformed (error, "a pipeline step of no tokens");
+        m.weights = weights_from_variant (ay);
+        if (m.weights == NULL)
+          return malformed (error, "weights are not a whole number of float32 values");
         break;
       }
     case PROTO_MSG_PIPE_CLOSE:

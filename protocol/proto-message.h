@@ -77,8 +77,10 @@ typedef enum {
   PROTO_MSG_PIPE_PING,        /* client -> server: `round` a sequence number */
   PROTO_MSG_PIPE_PONG,        /* the answer, same `round` */
   PROTO_MSG_PIPE_STEP,        /* client -> server: session `key`, step `round`, input hash `comm_round`,
-                                 `nb_participants` tokens of hidden states (`weights`), and the
-                                 servers after this one (`peers`: next-peer forwarding; empty: none) */
+                                 `nb_participants` tokens of hidden states (`weights`) through blocks
+                                 [`degree`, `node`), and the servers after this one (`peers`, with
+                                 their blocks as [start, end) pairs in `indices`: next-peer forwarding
+                                 as Petals' next_servers; empty: none) */
   PROTO_MSG_PIPE_PUSH,        /* server -> server: the same for the next server of the chain (Petals'
                                  rpc_push), fire-and-forget; `peers` the rest of the chain */
   PROTO_MSG_PIPE_RESULT,      /* server -> client: session `key`, step `round`, output hash `comm_round`

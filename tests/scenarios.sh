@@ -56,3 +56,21 @@ cat "$tmp/htta"
 awk '{ split($2, kv, "="); t[kv[2]] = $3 }
      END { exit !(t["deadline"] != "never" && t["wait"] != "never" && t["deadline"] + 0 < t["wait"] + 0) }' "$tmp/htta" \
   || { echo "FAIL: hierarchical deadline does not reach 0.87 sooner than wait"; exit 1; }
+
+# the pipeline: next-peer's step is well under client relay's on the same
+# chain, and the same file and seed give the same rows twice
+"$DLSIM" run "$SRC/scenarios/regression/pipeline-next-peer-latency.ini" "$SRC/scenarios/regression/pipeline-client-relay.ini" \
+  -o "$tmp/pipe.db" -q || exit 1
+np=$(sqlite3 "$tmp/pipe.db" "SELECT s.value FROM summary s JOIN params p USING (run_id)
+                             WHERE s.key = 'metric.step_latency_s.median' AND p.key = 'protocol.forwarding' AND p.value = 'next-peer'")
+cl=$(sqlite3 "$tmp/pipe.db" "SELECT s.value FROM summary s JOIN params p USING (run_id)
+                             WHERE s.key = 'metric.step_latency_s.median' AND p.key = 'protocol.forwarding' AND p.value = 'client'")
+echo "pipeline: median step $np s with next-peer, $cl s with client relay"
+awk -v a="$np" -v b="$cl" 'BEGIN { exit !(a != "" && b != "" && a + 0 < 0.3 * b) }' \
+  || { echo "FAIL: next-peer's step is not under 0.3 x client relay's"; exit 1; }
+for i in 1 2; do
+  "$DLSIM" run "$SRC/scenarios/regression/pipeline-disconnect-replay.ini" -o "$tmp/pd$i.db" -q || exit 1
+done
+d1=$(sqlite3 "$tmp/pd1.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
+d2=$(sqlite3 "$tmp/pd2.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
+[ "$d1" = "$d2" ] || { echo "FAIL: pipeline-disconnect-replay.ini differs between two runs of one seed"; exit 1; }

@@ -17,7 +17,7 @@ START_TEST (test_roundtrip_split_everywhere)
   proto_msg_init (&m, (ProtoMsgType) _i);
   m.node = 7;
   m.round = 3;
-  m.nb_participants = 1;   /* a pipeline step carries at least one token */
+  m.nb_participants = 1;   /* a pipeline step carries at least one token (through blocks [0, 7)) */
   if (m.type == PROTO_MSG_PAYLOAD || m.type == PROTO_MSG_SHARED_MODEL)
     {
       g_autoptr (LearnWeights) w = learn_weights_new (5);

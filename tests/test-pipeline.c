@@ -256,6 +256,8 @@ START_TEST (test_push_unknown_session_ignored)
   m.round = 0;
   m.comm_round = 1234;
   m.nb_participants = 1;
+  m.degree = 8;   /* p3's blocks */
+  m.node = 16;
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 2, .via = PROTO_VIA_LINK, .msg = &m };
   gw_feed (g, 3, &in);
   proto_msg_clear (&m);
@@ -285,6 +287,8 @@ START_TEST (test_stale_push_not_computed)
   m.round = 11;
   m.comm_round = 77;
   m.nb_participants = 1;
+  m.degree = 8;   /* p3's blocks */
+  m.node = 16;
   gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_LINK, .msg = &m });
   run_until (g, DL_S * 200);
   ck_assert_uint_eq (view (g, 3).rounds_done, before + 1);

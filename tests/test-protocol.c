@@ -106,7 +106,14 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
         if (t == PROTO_MSG_PIPE_RESULT)
           m->degree = 0xabcdef;
         else
-          proto_msg_set_peers (m, peers, 2);
+          {
+            m->degree = 8;
+            m->node = 16;
+            proto_msg_set_peers (m, peers, 2);
+            guint32 *spans = g_new (guint32, 4);
+            spans[0] = 16, spans[1] = 24, spans[2] = 24, spans[3] = 32;
+            proto_msg_take_indices (m, spans, 4);
+          }
         g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 4);
         proto_msg_set_weights (m, lw);
         break;

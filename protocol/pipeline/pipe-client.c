@@ -103,12 +103,22 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
   m.comm_round = in;
   m.nb_participants = tokens;
   m.weights = pip_hidden (p, tokens);
+  m.degree = h->start;
+  m.node = h->end;
   if (p->cfg.next_peer)
     {
       g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+      g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
       for (guint k = i + 1; k < p->hops->len && hop_at (p, k)->stepped; k++)
-        g_array_append_val (chain, hop_at (p, k)->server);
+        {
+          Hop *n = hop_at (p, k);
+          guint32 span[2] = { n->start, n->end };
+          g_array_append_val (chain, n->server);
+          g_array_append_vals (spans, span, 2);
+        }
       proto_msg_set_peers (&m, (const ProtoNodeId *) (const void *) chain->data, chain->len);
+      if (spans->len)
+        proto_msg_take_indices (&m, g_memdup2 (spans->data, spans->len * sizeof (guint32)), spans->len);
     }
   if (tokens > 1)
     {
@@ -190,9 +200,20 @@ validate (PipePeer *p, ProtoOutbox *out, guint i)
   h->stepped = TRUE;
   h->deadline = DL_TIME_NEVER;
   if (i + 1 == p->hops->len)
-    step_done (p, out);
-  else
-    send_input (p, out, i + 1);
+    {
+      step_done (p, out);
+      return;
+    }
+  Hop *next = hop_at (p, i + 1);
+  if (!next->sent)
+    {
+      send_input (p, out, i + 1);
+      return;
+    }
+  /* its input went already (this hop was replaced after it was taken):
+   * the result it gave may be the right one */
+  if (next->have_result && !next->validated && next->res_in == h->res_out)
+    validate (p, out, i + 1);
 }
 
 /* ---- routing ---- */

@@ -28,6 +28,12 @@ typedef struct {
   DlTime deadline;         /* its result is due (step_timeout after the input went) */
 } Hop;
 
+/* A server after this one in a chain (next-peer): who, and its blocks. */
+typedef struct {
+  ProtoNodeId id;
+  guint32 start, end;
+} ChainHop;
+
 /* A server's work on one step of one session. */
 typedef struct {
   guint32 step;
@@ -40,7 +46,8 @@ typedef struct {
   guint32 job_out;
   gboolean pushed;         /* its result went to the next server */
   guint tokens;
-  GArray *chain;           /* ProtoNodeId: the servers after this one (next-peer) */
+  guint32 start, end;      /* the blocks it runs for this step */
+  GArray *chain;           /* ChainHop: the servers after this one (next-peer) */
 } StepWork;
 
 typedef struct {
@@ -56,6 +63,7 @@ typedef struct {
   guint32 step;
   guint32 in;
   guint tokens;
+  guint32 start, end;      /* blocks */
 } Job;
 
 struct PipePeer {

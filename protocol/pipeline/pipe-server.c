@@ -89,13 +89,27 @@ work_for (Session *s, guint32 step, gboolean create)
   return &g_array_index (s->steps, StepWork, s->steps->len - 1);
 }
 
+/* What a request or a push says of this step: the blocks to run and the
+ * servers after this one (the message was checked: a span per server). */
 static void
 set_chain (StepWork *w, const ProtoMsg *msg)
 {
   g_clear_pointer (&w->chain, g_array_unref);
-  w->chain = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  if (msg->n_peers)
-    g_array_append_vals (w->chain, msg->peers, msg->n_peers);
+  w->chain = g_array_new (FALSE, FALSE, sizeof (ChainHop));
+  for (guint i = 0; i < msg->n_peers && 2 * i + 1 < msg->n_indices; i++)
+    {
+      ChainHop h = { msg->peers[i], msg->indices[2 * i], msg->indices[2 * i + 1] };
+      g_array_append_val (w->chain, h);
+    }
+  w->start = msg->degree;
+  w->end = msg->node;
+}
+
+/* Does this server hold blocks [msg->degree, msg->node)? */
+static gboolean
+serves (const PipePeer *p, const ProtoMsg *msg)
+{
+  return msg->degree >= p->start && msg->node <= p->end && msg->degree < msg->node;
 }
 
 /* Is this queued or running job still the one its step wants? */
@@ -121,7 +135,7 @@ start_next (PipePeer *p, ProtoOutbox *out)
           continue;
         }
       double per_block = (double) dl_dist_sample_time (&p->cfg.compute_per_block, p->rng);
-      double ns = per_block * (double) (p->end - p->start) * (double) j->tokens / p->speed;
+      double ns = per_block * (double) (j->end - j->start) * (double) j->tokens / p->speed;
       p->running = j;
       p->compute_done = dl_time_add (p->now, (DlTime) llround (ns));
       pip_set_state (p, out, PIPE_PEER_COMPUTING);
@@ -131,10 +145,10 @@ start_next (PipePeer *p, ProtoOutbox *out)
 }
 
 static void
-queue_job (PipePeer *p, ProtoOutbox *out, guint64 key, guint32 step, guint32 in, guint tokens)
+queue_job (PipePeer *p, ProtoOutbox *out, guint64 key, const StepWork *w)
 {
   Job *j = g_new0 (Job, 1);
-  *j = (Job) { .key = key, .step = step, .in = in, .tokens = tokens };
+  *j = (Job) { .key = key, .step = w->step, .in = w->job_in, .tokens = w->tokens, .start = w->start, .end = w->end };
   g_queue_push_tail (&p->jobs, j);
   start_next (p, out);
 }
@@ -142,6 +156,11 @@ queue_job (PipePeer *p, ProtoOutbox *out, guint64 key, guint32 step, guint32 in,
 static void
 client_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
+  if (!serves (p, msg))
+    {
+      pip_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
+      return;
+    }
   Session *s = find_session (p, msg->key, NULL);
   if (!s)
     {
@@ -184,12 +203,17 @@ client_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
   w->job_early = FALSE;
   w->done = FALSE;
   w->job_in = w->copy_in;
-  queue_job (p, out, s->key, msg->round, w->job_in, w->tokens);
+  queue_job (p, out, s->key, w);
 }
 
 static void
 push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
+  if (!serves (p, msg))
+    {
+      pip_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
+      return;
+    }
   Session *s = find_session (p, msg->key, NULL);
   if (!s)
     {
@@ -222,7 +246,7 @@ push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
   w->job_in = msg->comm_round;
   w->tokens = msg->nb_participants;
   set_chain (w, msg);
-  queue_job (p, out, s->key, msg->round, w->job_in, w->tokens);
+  queue_job (p, out, s->key, w);
 }
 
 void
@@ -281,7 +305,7 @@ psv_deadline (PipePeer *p, ProtoOutbox *out)
     }
   Session *s = find_session (p, j->key, NULL);
   w->done = TRUE;
-  w->job_out = pipe_blocks_hash (j->in, p->start, p->end);
+  w->job_out = pipe_blocks_hash (j->in, j->start, j->end);
   p->rounds_done++;
   ProtoMsg r;
   proto_msg_init (&r, PROTO_MSG_PIPE_RESULT);
@@ -301,10 +325,24 @@ psv_deadline (PipePeer *p, ProtoOutbox *out)
       m.round = j->step;
       m.comm_round = p->faulty ? w->job_out ^ 0xa5a5a5a5u : w->job_out;
       m.nb_participants = j->tokens;
-      proto_msg_set_peers (&m, &g_array_index (w->chain, ProtoNodeId, 1), w->chain->len - 1);
+      const ChainHop *next = &g_array_index (w->chain, ChainHop, 0);
+      m.degree = next->start;
+      m.node = next->end;
+      guint rest = w->chain->len - 1;
+      g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, MAX (rest, 1));
+      guint32 *spans = g_new (guint32, MAX (2 * rest, 1));
+      for (guint k = 0; k < rest; k++)
+        {
+          const ChainHop *h = &g_array_index (w->chain, ChainHop, k + 1);
+          ids[k] = h->id;
+          spans[2 * k] = h->start;
+          spans[2 * k + 1] = h->end;
+        }
+      proto_msg_set_peers (&m, ids, rest);
+      proto_msg_take_indices (&m, spans, 2 * rest);
       m.weights = pip_hidden (p, j->tokens);
       pip_metric (p, out, "server_to_server_bytes", (int32_t) j->step, (int64_t) proto_msg_wire_size (&m));
-      pip_send_link (p, out, g_array_index (w->chain, ProtoNodeId, 0), &m);
+      pip_send_link (p, out, next->id, &m);
     }
   start_next (p, out);
 }
