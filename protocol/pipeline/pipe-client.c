@@ -21,7 +21,8 @@
  *
  * A failure: no right result within step_timeout of sending the input (a
  * crash is silent), or the server's link closes (a leave).  The server is
- * banned for 15 s (Petals' ban_timeout), its blocks are routed again over
+ * banned for 15 s (Petals' ban_timeout), the table is read again from the
+ * registry (servers gone since leave it), its blocks are routed again over
  * the others, and the new servers get the session's whole history (step +
  * 1 tokens): the replay, real time and real bytes.  With no server for
  * some block the client looks up again with Petals' backoff (1 s, doubling
@@ -93,7 +94,7 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
 {
   Hop *h = hop_at (p, i);
   guint32 in;
-  if (h->sent || !expected_input (p, i, &in))
+  if (h->sent || h->failed || !expected_input (p, i, &in))
     return;
   guint tokens = h->stepped ? 1 : p->step + 1;
   ProtoMsg m;
@@ -148,8 +149,28 @@ begin_step (PipePeer *p, ProtoOutbox *out)
       h->sent = h->validated = h->have_result = FALSE;
       h->deadline = DL_TIME_NEVER;
     }
-  pip_set_state (p, out, PIPE_PEER_STEPPING);
+  /* during a repair the state stays the repair's (lookup, pings): the step
+   * goes as far as the failed hop and waits there */
+  if (!p->repair)
+    pip_set_state (p, out, PIPE_PEER_STEPPING);
   send_input (p, out, 0);
+}
+
+/* Sends every input that can go now (after a repair). */
+static void
+kick (PipePeer *p, ProtoOutbox *out)
+{
+  for (guint i = 0; i < p->hops->len; i++)
+    send_input (p, out, i);
+}
+
+static int
+first_failed (PipePeer *p)
+{
+  for (guint i = 0; i < p->hops->len; i++)
+    if (hop_at (p, i)->failed)
+      return (int) i;
+  return -1;
 }
 
 static void
@@ -284,20 +305,24 @@ proceed (PipePeer *p, ProtoOutbox *out)
       begin_step (p, out);
       return;
     }
-  Hop lost = *hop_at (p, p->repair_at);
-  if (!route (p, lost.start, lost.end, hops))
+  /* every failed hop, first to last, over the table just read */
+  for (int at = first_failed (p); at >= 0; at = first_failed (p))
     {
-      wait_servers (p, out);
-      return;
+      Hop lost = *hop_at (p, (guint) at);
+      if (!route (p, lost.start, lost.end, hops))
+        {
+          wait_servers (p, out);
+          return;
+        }
+      g_array_remove_index (p->hops, (guint) at);
+      g_array_insert_vals (p->hops, (guint) at, hops->data, hops->len);
+      pip_observe (p, out, PROTO_OBS_NOTE, hop_at (p, (guint) at)->server, -1, hops->len,
+                   "the lost server's blocks are routed again");
     }
   p->backoff = PIPE_BACKOFF_MIN_NS;
   p->repair = FALSE;
-  g_array_remove_index (p->hops, p->repair_at);
-  g_array_insert_vals (p->hops, p->repair_at, hops->data, hops->len);
-  pip_observe (p, out, PROTO_OBS_NOTE, hop_at (p, p->repair_at)->server, -1, hops->len,
-              "the lost server's blocks are routed again");
   pip_set_state (p, out, PIPE_PEER_STEPPING);
-  send_input (p, out, p->repair_at);
+  kick (p, out);
 }
 
 static void
@@ -311,7 +336,7 @@ fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
   p->replays++;
   p->step_failed = TRUE;
   h->deadline = DL_TIME_NEVER;
-  h->sent = TRUE;   /* nothing more goes to it */
+  h->failed = TRUE;   /* nothing more goes to it */
   if (proto_links_is_up (&p->links, id))
     {
       ProtoMsg m;
@@ -320,13 +345,23 @@ fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
       pip_send_link (p, out, id, &m);
     }
   if (p->repair)
-    return;   /* one repair at a time: this hop times out again after it */
+    return;   /* the repair under way takes this hop too */
   p->repair = TRUE;
-  p->repair_at = i;
-  proceed (p, out);
+  /* the table it routed over may list servers gone since: read it again
+   * (Petals keeps its table fresh from the DHT), then route */
+  lookup (p, out);
 }
 
 /* ---- inputs ---- */
+
+/* a session under way: stepping, or repairing a hop */
+static gboolean
+running (const PipePeer *p)
+{
+  return p->hops->len > 0
+         && (p->state == PIPE_PEER_STEPPING || p->state == PIPE_PEER_LOOKUP || p->state == PIPE_PEER_PINGING
+             || p->state == PIPE_PEER_WAIT_SERVERS);
+}
 
 static void
 table (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
@@ -396,9 +431,7 @@ static void
 result (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
   int i = hop_of (p, from);
-  if (msg->key != p->id || msg->round != p->step || i < 0
-      || (p->state != PIPE_PEER_STEPPING && p->state != PIPE_PEER_WAIT_SERVERS && p->state != PIPE_PEER_LOOKUP
-          && p->state != PIPE_PEER_PINGING))
+  if (msg->key != p->id || msg->round != p->step || i < 0 || hop_at (p, (guint) i)->failed || !running (p))
     {
       pip_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
                   "a result of another step or server: ignored");
@@ -471,12 +504,12 @@ pcl_deadline (PipePeer *p, ProtoOutbox *out)
       lookup (p, out);
       return;
     }
-  if (p->state != PIPE_PEER_STEPPING)
+  if (!running (p))
     return;
   for (guint i = 0; i < p->hops->len; i++)
     {
       Hop *h = hop_at (p, i);
-      if (h->sent && !h->validated && p->now >= h->deadline)
+      if (h->sent && !h->validated && !h->failed && p->now >= h->deadline)
         {
           fail_hop (p, out, i, "no result within step_timeout: the server is taken as failed");
           return;
@@ -490,7 +523,7 @@ pcl_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why
   if (g_hash_table_contains (p->ping_sent, GUINT_TO_POINTER (other + 1)))
     ping_settled (p, out, other);
   int i = hop_of (p, other);
-  if (i < 0 || p->state == PIPE_PEER_DONE || p->state == PIPE_PEER_LEFT)
+  if (i < 0 || !running (p) || hop_at (p, (guint) i)->failed)
     return;
   g_autofree char *detail = g_strdup_printf ("its link %s: the server is gone", why);
   fail_hop (p, out, (guint) i, detail);
@@ -499,33 +532,20 @@ pcl_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why
 DlTime
 pcl_next_deadline (const PipePeer *p)
 {
-  switch (p->state)
+  DlTime d = DL_TIME_NEVER;
+  if (p->state == PIPE_PEER_PINGING)
+    d = p->ping_deadline;
+  if (p->state == PIPE_PEER_WAIT_SERVERS)
+    d = p->lookup_at;
+  if (!running (p))
+    return d;
+  for (guint i = 0; i < p->hops->len; i++)
     {
-    case PIPE_PEER_PINGING:
-      return p->ping_deadline;
-    case PIPE_PEER_WAIT_SERVERS:
-      return p->lookup_at;
-    case PIPE_PEER_STEPPING:
-      {
-        DlTime d = DL_TIME_NEVER;
-        for (guint i = 0; i < p->hops->len; i++)
-          {
-            const Hop *h = &g_array_index (p->hops, Hop, i);
-            if (h->sent && !h->validated)
-              d = MIN (d, h->deadline);
-          }
-        return d;
-      }
-    case PIPE_PEER_IDLE:
-    case PIPE_PEER_CONNECTING:
-    case PIPE_PEER_SERVING:
-    case PIPE_PEER_COMPUTING:
-    case PIPE_PEER_LOOKUP:
-    case PIPE_PEER_DONE:
-    case PIPE_PEER_LEFT:
-      return DL_TIME_NEVER;
+      const Hop *h = &g_array_index (p->hops, Hop, i);
+      if (h->sent && !h->validated && !h->failed)
+        d = MIN (d, h->deadline);
     }
-  return DL_TIME_NEVER;
+  return d;
 }
 
 void

@@ -20,6 +20,7 @@ typedef struct {
   ProtoNodeId server;
   guint start, end;
   gboolean stepped;        /* it took a step of this session: it holds the session's cache */
+  gboolean failed;         /* it is gone: nothing more goes to it; its blocks wait for a repair */
   gboolean sent;           /* this step's input went to it */
   gboolean validated;      /* its result for this step is the right one */
   gboolean have_result;    /* a result came (maybe computed from a wrong pushed copy) */
@@ -106,9 +107,7 @@ struct PipePeer {
   gboolean step_failed;    /* a server failed during this step (it needed a replay) */
   guint64 egress_bytes, ingress_bytes;
   guint replays;
-  /* where a lost hop's blocks must be found again (WAIT_SERVERS with a chain) */
-  gboolean repair;
-  guint repair_at;         /* the hop index to replace */
+  gboolean repair;         /* a failed hop's blocks are being routed again (lookup, pings, route) */
 };
 
 /* pipe-peer.c */
