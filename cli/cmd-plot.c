@@ -43,7 +43,8 @@ cli_cmd_plot (int argc, char **argv)
       "                --x KEY, one line per value of --by KEY (e.g. protocol.family)\n"
       "  summary       every run (or those --where KEY=VALUE,...): the summary keys\n"
       "                --y KEY,... (e.g. metric.step_latency_s.median) against --x KEY,\n"
-      "                one line per value of --by KEY, mean over the runs of each point\n"
+      "                one line per value of --by KEY (or combination of --by KEY,KEY),\n"
+      "                mean over the runs of each point\n"
       "The format follows the output's extension (.png or .svg). gnuplot runs\n"
       "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
   g_autoptr (GError) error = NULL;

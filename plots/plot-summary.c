@@ -1,6 +1,7 @@
 /* plot-summary.c — the `summary` figure: any summary keys (one panel each,
  * --y KEY,KEY...) against a swept parameter (--x), one line per value of
- * another (--by), mean over the runs of each point; --where KEY=VALUE,...
+ * another (--by KEY, or per combination of --by KEY,KEY...), mean over the
+ * runs of each point; --where KEY=VALUE,...
  * keeps only the runs with those parameters.  It names no family: the
  * pipeline's figures are its metric.NAME.STAT keys, DISCO's its retries or
  * bytes.
@@ -53,6 +54,31 @@ kept (sqlite3 *db, gint64 id, char **where)
       if (!v || strcmp (v, eq + 1) != 0)
         return FALSE;
     }
+  return TRUE;
+}
+
+/* The run's line: its values of the --by keys (KEY,KEY...), joined. */
+static gboolean
+by_value (sqlite3 *db, gint64 id, const char *bykey, char **out, GError **error)
+{
+  if (!bykey)
+    {
+      *out = g_strdup ("all runs");
+      return TRUE;
+    }
+  g_auto (GStrv) keys = g_strsplit (bykey, ",", -1);
+  GString *v = g_string_new (NULL);
+  for (guint i = 0; keys[i]; i++)
+    {
+      g_autofree char *x = plot_param (db, id, g_strstrip (keys[i]));
+      if (!x)
+        {
+          g_string_free (v, TRUE);
+          return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no parameter %s (--by)", id, keys[i]);
+        }
+      g_string_append_printf (v, "%s%s", i ? ", " : "", x);
+    }
+  *out = g_string_free (v, FALSE);
   return TRUE;
 }
 
@@ -120,9 +146,9 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       if (!plot_numeric (xv, &x))
         return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number or a duration",
                           id, xkey, xv ? xv : "(absent)");
-      g_autofree char *byv = bykey ? plot_param (db, id, bykey) : g_strdup ("all runs");
-      if (!byv)
-        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no parameter %s (--by)", id, bykey);
+      g_autofree char *byv = NULL;
+      if (!by_value (db, id, bykey, &byv, error))
+        return FALSE;
       Line *line = NULL;
       for (guint k = 0; k < lines->len && !line; k++)
         if (strcmp (g_array_index (lines, Line, k).value, byv) == 0)
@@ -195,7 +221,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
                                      "set key inside top left box opaque\n", xmin, xmax > xmin ? xmax : xmin + 1);
           continue;
         }
-      g_string_append (s, "set yrange [0:*]\nplot ");
+      g_string_append (s, "set yrange [0:*]\nset offsets 0, 0, graph 0.45, 0\nplot ");
       for (guint k = 0; k < lines->len; k++)
         {
           g_autofree char *q = plot_quote (g_array_index (lines, Line, k).value);

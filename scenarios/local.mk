@@ -18,6 +18,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/implosion-10k.ini \
 	scenarios/examples/implosion.ini \
 	scenarios/examples/stragglers.ini \
+	scenarios/examples/petals-next-peer.ini \
+	scenarios/examples/traces/petals-no-churn.csv \
+	scenarios/examples/traces/petals-server-churn.csv \
 	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
 	scenarios/failures/s01-ready-after-min-left-out.ini \
 	scenarios/failures/s02-leave-breaks-round-fixed.ini \
@@ -141,6 +144,12 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/hier-regions.ini \
 	scenarios/regression/hier-stragglers.ini \
 	scenarios/regression/hier-vs-disco.ini \
+	scenarios/regression/pipeline-client-relay.ini \
+	scenarios/regression/pipeline-disconnect-replay.ini \
+	scenarios/regression/pipeline-faulty-push-caught.ini \
+	scenarios/regression/pipeline-next-peer-latency.ini \
+	scenarios/regression/pipeline-push-unknown-session.ini \
+	scenarios/regression/pipeline-server-churn.ini \
 	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/reset-after-everyone-leaves.ini \
 	scenarios/regression/status-timeline.ini \
