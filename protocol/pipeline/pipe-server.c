@@ -324,7 +324,9 @@ psv_deadline (PipePeer *p, ProtoOutbox *out)
       m.key = j->key;
       m.round = j->step;
       m.comm_round = p->faulty ? w->job_out ^ 0xa5a5a5a5u : w->job_out;
-      m.nb_participants = j->tokens;
+      /* the next server holds the session (a chain names only servers that
+       * stepped): it needs the new token only, even after a replay here */
+      m.nb_participants = 1;
       const ChainHop *next = &g_array_index (w->chain, ChainHop, 0);
       m.degree = next->start;
       m.node = next->end;
@@ -340,7 +342,7 @@ psv_deadline (PipePeer *p, ProtoOutbox *out)
         }
       proto_msg_set_peers (&m, ids, rest);
       proto_msg_take_indices (&m, spans, 2 * rest);
-      m.weights = pip_hidden (p, j->tokens);
+      m.weights = pip_hidden (p, 1);
       pip_metric (p, out, "server_to_server_bytes", (int32_t) j->step, (int64_t) proto_msg_wire_size (&m));
       pip_send_link (p, out, next->id, &m);
     }
