@@ -558,7 +558,7 @@ cli_cmd_testbed (int argc, char **argv)
     "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
     "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
     "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
-    "connect_failure, link-down, link-slow; partition and heal need --netem.\n"
+    "connect_failure, link-down, link-slow, family = pipeline; partition and heal need --netem.\n"
     "Network: without --netem, loopback, and [network] latency, bandwidth and link\n"
     "setup are not applied.  With --netem (root): a network namespace per peer on a\n"
     "bridge, uplink and downlink shaped by tc tbf, latency and link setup added by\n"

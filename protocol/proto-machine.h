@@ -134,6 +134,8 @@ typedef struct {
   /* the names of the METRIC observations its machines make (NULL-ended;
    * NULL: none): each gets summary keys, count 0, in every run */
   const char *const *metric_names;
+  /* TRUE if the testbed (real sockets) does not run it yet: refused there */
+  gboolean not_on_testbed;
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);
