@@ -191,7 +191,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
           Point *p = &g_array_index (l->points, Point, j);
           xmin = MIN (xmin, p->x);
           xmax = MAX (xmax, p->x);
-          g_string_append_printf (s, "%.17g", p->x);
+          g_string_append_printf (s, "%.10g", p->x);   /* 0.06, not 0.059999999999999998 */
           for (guint m = 0; m < ny; m++)
             g_string_append_printf (s, p->n[m] ? " %.10g" : " NaN", p->n[m] ? p->sum[m] / p->n[m] : 0);
           g_string_append_c (s, '\n');

@@ -130,4 +130,42 @@ expect 1 "sweeps no numeric key" -- "$DLSIM" plot "$tmp/s.db" scaling --by netwo
 expect 1 "is '5Mbps', not a number" -- "$DLSIM" plot "$tmp/s.db" scaling --x network.uplink -o "$tmp/x.png"
 expect 1 "--target must be an accuracy" -- "$DLSIM" plot "$tmp/scale.db" scaling --target 3 -o "$tmp/x.png"
 
+# summary: any summary keys against a swept parameter (a pipeline sweep;
+# durations on x read as seconds), a line per --by value, --where filters
+cat > "$tmp/pipe.ini" <<'INI'
+[scenario]
+name = pipe_sweep
+[protocol]
+family = pipeline
+blocks = 8
+servers = ${2, 4}
+steps = 6
+forwarding = ${client, next-peer}
+[network]
+regions = c:1, dc:10
+latency = ${20ms, 60ms}
+local_latency = 1ms
+uplink = 1Gbps
+INI
+"$DLSIM" run "$tmp/pipe.ini" -o "$tmp/pipe.db" -q || ko "summary: could not make the pipeline database"
+expect 0 "sum.png" -- "$DLSIM" plot "$tmp/pipe.db" summary --y metric.step_latency_s.median,metric.client_egress_bytes.mean \
+  --x protocol.servers --by protocol.forwarding --where network.latency=60ms -o "$tmp/sum.png"
+png "$tmp/sum.png" && ok || ko "summary: not a PNG"
+"$DLSIM" plot "$tmp/pipe.db" summary --y metric.step_latency_s.median,metric.client_egress_bytes.mean --x protocol.servers \
+  --by protocol.forwarding --where network.latency=60ms --script -o "$tmp/x.png" > "$tmp/sum.gp"
+[ "$(grep -c '^plot ' "$tmp/sum.gp")" = 2 ] && ok || ko "summary: expected 2 panels"
+grep -q 'title "client"' "$tmp/sum.gp" && grep -q 'title "next-peer"' "$tmp/sum.gp" && ok || ko "summary: one line per forwarding"
+# the data: at 4 servers next-peer's median step is below client relay's
+awk '/^\$line0/ { l = 0 } /^\$line1/ { l = 1 } /^4 / { v[l] = $2 } END { exit !(v[1] + 0 > 0 && v[1] + 0 < v[0] + 0) }' "$tmp/sum.gp" \
+  && ok || ko "summary: next-peer's step at 4 servers is not below client relay's"
+"$DLSIM" plot "$tmp/pipe.db" summary --y metric.step_latency_s.median --x network.latency \
+  --by protocol.forwarding,protocol.servers --script -o "$tmp/x.png" > "$tmp/sum2.gp"
+grep -q '^0.06 ' "$tmp/sum2.gp" && grep -q 'title "next-peer, 4"' "$tmp/sum2.gp" && ok \
+  || ko "summary: a duration on x (60ms as 0.06) and a line per combination of --by keys"
+expect 1 "summary needs --y" -- "$DLSIM" plot "$tmp/pipe.db" summary -o "$tmp/x.png"
+expect 1 "--where takes KEY=VALUE" -- "$DLSIM" plot "$tmp/pipe.db" summary --y outcome --where latency -o "$tmp/x.png"
+expect 1 "no run of .* has network.latency=5ms" -- "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s --where network.latency=5ms -o "$tmp/x.png"
+expect 1 "--y takes 1 to 6 summary keys" -- "$DLSIM" plot "$tmp/pipe.db" summary --y a,b,c,d,e,f,g -o "$tmp/x.png"
+expect 1 "not a number or a duration" -- "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s --x protocol.forwarding -o "$tmp/x.png"
+
 finish
