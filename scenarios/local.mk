@@ -15,6 +15,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/examples/explore-base.ini \
+	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \
 	scenarios/examples/implosion.ini \
 	scenarios/examples/stragglers.ini \
@@ -147,6 +148,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/pipeline-client-relay.ini \
 	scenarios/regression/pipeline-disconnect-replay.ini \
 	scenarios/regression/pipeline-faulty-push-caught.ini \
+	scenarios/regression/pipeline-lost-hello.ini \
+	scenarios/regression/pipeline-lost-lookup.ini \
 	scenarios/regression/pipeline-next-peer-latency.ini \
 	scenarios/regression/pipeline-push-unknown-session.ini \
 	scenarios/regression/pipeline-server-churn.ini \

@@ -57,13 +57,15 @@ hop_of (PipePeer *p, ProtoNodeId server)
   return -1;
 }
 
+/* Asks the registry for the servers; with no answer in step_timeout (a
+ * message lost across a partition) it asks again. */
 static void
 lookup (PipePeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PIPE_LOOKUP);
   pip_send_server (p, out, &m);
-  p->lookup_at = DL_TIME_NEVER;
+  p->lookup_at = dl_time_add (p->now, p->cfg.step_timeout);
   pip_set_state (p, out, PIPE_PEER_LOOKUP);
 }
 
@@ -369,6 +371,7 @@ table (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
   pip_observe (p, out, PROTO_OBS_RECEIVED, PROTO_SERVER, (int32_t) msg->type, msg->n_peers, NULL);
   if (p->state != PIPE_PEER_LOOKUP)
     return;
+  p->lookup_at = DL_TIME_NEVER;
   g_array_set_size (p->servers, 0);
   for (guint i = 0; i < msg->n_peers && 4 * i + 3 < msg->n_indices; i++)
     {
@@ -504,6 +507,13 @@ pcl_deadline (PipePeer *p, ProtoOutbox *out)
       lookup (p, out);
       return;
     }
+  if (p->state == PIPE_PEER_LOOKUP && p->now >= p->lookup_at)
+    {
+      pip_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_SERVERS, -1,
+                   "the registry did not answer within step_timeout: looks up again");
+      lookup (p, out);
+      return;
+    }
   if (!running (p))
     return;
   for (guint i = 0; i < p->hops->len; i++)
@@ -535,7 +545,7 @@ pcl_next_deadline (const PipePeer *p)
   DlTime d = DL_TIME_NEVER;
   if (p->state == PIPE_PEER_PINGING)
     d = p->ping_deadline;
-  if (p->state == PIPE_PEER_WAIT_SERVERS)
+  if (p->state == PIPE_PEER_WAIT_SERVERS || p->state == PIPE_PEER_LOOKUP)
     d = p->lookup_at;
   if (!running (p))
     return d;

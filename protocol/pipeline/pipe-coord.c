@@ -107,11 +107,26 @@ least_served_range (PipeCoord *c, guint *start, guint *end)
 }
 
 static void
+send_role (ProtoOutbox *out, const Member *m)
+{
+  ProtoMsg r;
+  proto_msg_init (&r, PROTO_MSG_PIPE_ROLE);
+  r.node = m->id;
+  r.helper = m->server;
+  r.round = m->start;
+  r.comm_round = m->end;
+  send (out, m->id, &r);
+}
+
+static void
 hello (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
-  if (find (c, from, NULL))
+  const Member *known = find (c, from, NULL);
+  if (known)
     {
-      observe (out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1, "a second hello: ignored");
+      /* its role was lost on the way (a partition): the same again */
+      observe (out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, "a second hello: its role again");
+      send_role (out, known);
       return;
     }
   observe (out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
@@ -132,13 +147,7 @@ hello (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
   g_array_append_val (c->members, m);
   if (m.server)
     c->version++;
-  ProtoMsg r;
-  proto_msg_init (&r, PROTO_MSG_PIPE_ROLE);
-  r.node = from;
-  r.helper = m.server;
-  r.round = m.start;
-  r.comm_round = m.end;
-  send (out, from, &r);
+  send_role (out, &m);
   if (m.server)
     observe (out, PROTO_OBS_NOTE, from, -1, m.start, m.end == m.start + 1 ? "a server of one block" : "a server");
 }

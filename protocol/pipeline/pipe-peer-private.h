@@ -74,6 +74,7 @@ struct PipePeer {
   gboolean connected;
   gboolean is_server;
   gboolean role_known;
+  DlTime hello_again;      /* no role by then: hello again */
   DlRandom *rng;
   char *region;
   double speed;

@@ -103,6 +103,21 @@ pip_hidden (PipePeer *p, guint tokens)
   return learn_weights_new_symbolic (learn_weights_len (p->hidden) * tokens);
 }
 
+/* What a node knows of its host: its speed (Petals' announced throughput)
+ * and its region (the family); again after step_timeout without a role (a
+ * message lost across a partition). */
+static void
+hello (PipePeer *p, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PIPE_HELLO);
+  double s = p->speed * 1000.0;
+  m.degree = s >= (double) G_MAXUINT32 ? G_MAXUINT32 : (guint32) MAX (lround (s), 1);
+  m.signal_data = g_strdup (p->region);
+  pip_send_server (p, out, &m);
+  p->hello_again = dl_time_add (p->now, p->cfg.step_timeout);
+}
+
 /* ---- messages ---- */
 
 static void
@@ -220,14 +235,7 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       if (p->state != PIPE_PEER_IDLE)
         break;
       p->connected = TRUE;
-      {
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_PIPE_HELLO);
-        double s = p->speed * 1000.0;
-        m.degree = s >= (double) G_MAXUINT32 ? G_MAXUINT32 : (guint32) MAX (lround (s), 1);
-        m.signal_data = g_strdup (p->region);
-        pip_send_server (p, out, &m);
-      }
+      hello (p, out);
       pip_set_state (p, out, PIPE_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
@@ -237,7 +245,13 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     case PROTO_IN_DEADLINE:
       if (!p->connected)
         break;
-      if (p->is_server)
+      if (!p->role_known && now >= p->hello_again)
+        {
+          pip_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_ROLE, -1,
+                       "no role within step_timeout: hello again");
+          hello (p, out);
+        }
+      else if (p->is_server)
         psv_deadline (p, out);
       else if (p->role_known)
         pcl_deadline (p, out);
@@ -280,8 +294,10 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
 DlTime
 pipe_peer_next_deadline (const PipePeer *p)
 {
-  if (!p->connected || !p->role_known)
+  if (!p->connected)
     return DL_TIME_NEVER;
+  if (!p->role_known)
+    return p->hello_again;
   return p->is_server ? psv_next_deadline (p) : pcl_next_deadline (p);
 }
 
