@@ -536,6 +536,27 @@ point_given (const SimPoint *p, const char *section, const char *key)
   return g_hash_table_contains (p->given, full);
 }
 
+/* The pipeline's peers.count, unless given, is sessions + servers (a swept
+ * chain length moves it): the point holds that value, so that `params`
+ * and export-scenario carry the count the run had.  Values that do not
+ * parse are left for the checks to report. */
+static void
+pipeline_peer_count (SimPoint *p)
+{
+  if (g_strcmp0 (point_value (p, "protocol", "family"), "pipeline") != 0 || point_given (p, "peers", "count"))
+    return;
+  guint servers = 0, sessions = 0;
+  if (!parse_servers (point_value (p, "protocol", "servers"), &servers, NULL, NULL, NULL, NULL)
+      || !parse_uint (point_value (p, "protocol", "sessions"), &sessions))
+    return;
+  for (guint i = 0; i < p->keys->len; i++)
+    if (strcmp (p->keys->pdata[i], "peers.count") == 0)
+      {
+        g_free (p->values->pdata[i]);
+        p->values->pdata[i] = g_strdup_printf ("%u", servers + sessions);
+      }
+}
+
 /* ---------------------------------------------------------------- loading */
 
 static gboolean
@@ -729,6 +750,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           g_ptr_array_add (p->keys, g_strdup_printf ("%s.%s", keys[i].section, keys[i].key));
           g_ptr_array_add (p->values, g_strdup (v));
         }
+      pipeline_peer_count (p);
       for (guint k = 0; k < entries->len; k++)
         {
           Entry *e = entries->pdata[k];
