@@ -36,6 +36,17 @@ GPtrArray *plot_swept_keys (GArray *runs);
 /* a params value as a number: a plain number, or a duration in seconds */
 gboolean plot_numeric (const char *v, double *out);
 
+/* A line of a figure: its --by value and its points (the caller's struct,
+ * whose first member is `double x`), in a GArray of PlotLine. */
+typedef struct {
+  char *value;
+  GArray *points;
+} PlotLine;
+/* (transfer full) an empty GArray of PlotLine */
+GArray *plot_lines_new (void);
+/* The point at x of the line named value, made (zeroed but x) if new. */
+gpointer plot_point_at (GArray *lines, const char *value, double x, gsize point_size);
+
 /* plot-scaling.c */
 gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
 /* plot-summary.c */

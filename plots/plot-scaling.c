@@ -37,19 +37,6 @@ typedef struct {
   guint runs;
 } Point;
 
-typedef struct {
-  char *value;          /* the --by value */
-  GArray *points;       /* Point, by x */
-} Line;
-
-static void
-line_clear (gpointer p)
-{
-  Line *l = p;
-  g_free (l->value);
-  g_array_unref (l->points);
-}
-
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -168,8 +155,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   if (!bykey)
     bykey = g_strdup ("scenario.name");
 
-  g_autoptr (GArray) lines = g_array_new (FALSE, TRUE, sizeof (Line));
-  g_array_set_clear_func (lines, line_clear);
+  g_autoptr (GArray) lines = plot_lines_new ();
   for (guint i = 0; i < runs->len; i++)
     {
       gint64 id = g_array_index (runs, RunInfo, i).id;
@@ -182,26 +168,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
                              ? g_strdup (g_array_index (runs, RunInfo, i).scenario) : plot_param (db, id, bykey);
       if (!byv)
         return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no parameter %s (--by)", id, bykey);
-      Line *line = NULL;
-      for (guint k = 0; k < lines->len && !line; k++)
-        if (strcmp (g_array_index (lines, Line, k).value, byv) == 0)
-          line = &g_array_index (lines, Line, k);
-      if (!line)
-        {
-          Line l = { g_strdup (byv), g_array_new (FALSE, TRUE, sizeof (Point)) };
-          g_array_append_val (lines, l);
-          line = &g_array_index (lines, Line, lines->len - 1);
-        }
-      Point *pt = NULL;
-      for (guint k = 0; k < line->points->len && !pt; k++)
-        if (g_array_index (line->points, Point, k).x == x)
-          pt = &g_array_index (line->points, Point, k);
-      if (!pt)
-        {
-          Point p = { .x = x };
-          g_array_append_val (line->points, p);
-          pt = &g_array_index (line->points, Point, line->points->len - 1);
-        }
+      Point *pt = plot_point_at (lines, byv, x, sizeof (Point));
       double rounds = plot_summary_value (db, id, "rounds_completed");
       double v[N_METRICS] = {
         plot_summary_value (db, id, "messages") / (rounds > 0 ? rounds : NAN),
@@ -224,7 +191,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   gboolean has[N_METRICS] = { FALSE };
   for (guint k = 0; k < lines->len; k++)
     {
-      Line *l = &g_array_index (lines, Line, k);
+      PlotLine *l = &g_array_index (lines, PlotLine, k);
       g_array_sort (l->points, cmp_point);
       g_string_append_printf (s, "$line%u << EOD\n", k);
       for (guint j = 0; j < l->points->len; j++)
@@ -274,7 +241,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       g_string_append (s, "plot ");
       for (guint k = 0; k < lines->len; k++)
         {
-          g_autofree char *q = plot_quote (g_array_index (lines, Line, k).value);
+          g_autofree char *q = plot_quote (g_array_index (lines, PlotLine, k).value);
           g_string_append_printf (s, "%s$line%u using 1:%u with linespoints lw 2 pt 7 title \"%s\"",
                                   k ? ", " : "", k, m + 2, q);
         }

@@ -22,19 +22,6 @@ typedef struct {
   guint n[MAX_PANELS];
 } Point;
 
-typedef struct {
-  char *value;
-  GArray *points;
-} Line;
-
-static void
-line_clear (gpointer p)
-{
-  Line *l = p;
-  g_free (l->value);
-  g_array_unref (l->points);
-}
-
 static gint
 cmp_point (gconstpointer a, gconstpointer b)
 {
@@ -135,8 +122,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
     if (strcmp (swept->pdata[i], xkey) != 0)
       bykey = g_strdup (swept->pdata[i]);
 
-  g_autoptr (GArray) lines = g_array_new (FALSE, TRUE, sizeof (Line));
-  g_array_set_clear_func (lines, line_clear);
+  g_autoptr (GArray) lines = plot_lines_new ();
   gboolean has[MAX_PANELS] = { FALSE };
   for (guint i = 0; i < runs->len; i++)
     {
@@ -149,26 +135,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       g_autofree char *byv = NULL;
       if (!by_value (db, id, bykey, &byv, error))
         return FALSE;
-      Line *line = NULL;
-      for (guint k = 0; k < lines->len && !line; k++)
-        if (strcmp (g_array_index (lines, Line, k).value, byv) == 0)
-          line = &g_array_index (lines, Line, k);
-      if (!line)
-        {
-          Line l = { g_strdup (byv), g_array_new (FALSE, TRUE, sizeof (Point)) };
-          g_array_append_val (lines, l);
-          line = &g_array_index (lines, Line, lines->len - 1);
-        }
-      Point *pt = NULL;
-      for (guint k = 0; k < line->points->len && !pt; k++)
-        if (g_array_index (line->points, Point, k).x == x)
-          pt = &g_array_index (line->points, Point, k);
-      if (!pt)
-        {
-          Point p = { .x = x };
-          g_array_append_val (line->points, p);
-          pt = &g_array_index (line->points, Point, line->points->len - 1);
-        }
+      Point *pt = plot_point_at (lines, byv, x, sizeof (Point));
       for (guint m = 0; m < ny; m++)
         {
           double v = plot_summary_value (db, id, ys[m]);
@@ -183,7 +150,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   double xmin = INFINITY, xmax = -INFINITY;
   for (guint k = 0; k < lines->len; k++)
     {
-      Line *l = &g_array_index (lines, Line, k);
+      PlotLine *l = &g_array_index (lines, PlotLine, k);
       g_array_sort (l->points, cmp_point);
       g_string_append_printf (s, "$line%u << EOD\n", k);
       for (guint j = 0; j < l->points->len; j++)
@@ -224,7 +191,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       g_string_append (s, "set yrange [0:*]\nset offsets 0, 0, graph 0.45, 0\nplot ");
       for (guint k = 0; k < lines->len; k++)
         {
-          g_autofree char *q = plot_quote (g_array_index (lines, Line, k).value);
+          g_autofree char *q = plot_quote (g_array_index (lines, PlotLine, k).value);
           g_string_append_printf (s, "%s$line%u using 1:%u with linespoints lw 2 pt 7 title \"%s\"", k ? ", " : "", k,
                                   m + 2, q);
         }

@@ -196,3 +196,44 @@ plot_numeric (const char *v, double *out)
     }
   return FALSE;
 }
+
+static void
+line_clear (gpointer p)
+{
+  PlotLine *l = p;
+  g_free (l->value);
+  g_array_unref (l->points);
+}
+
+GArray *
+plot_lines_new (void)
+{
+  GArray *lines = g_array_new (FALSE, TRUE, sizeof (PlotLine));
+  g_array_set_clear_func (lines, line_clear);
+  return lines;
+}
+
+gpointer
+plot_point_at (GArray *lines, const char *value, double x, gsize point_size)
+{
+  PlotLine *line = NULL;
+  for (guint k = 0; k < lines->len && !line; k++)
+    if (strcmp (g_array_index (lines, PlotLine, k).value, value) == 0)
+      line = &g_array_index (lines, PlotLine, k);
+  if (!line)
+    {
+      PlotLine l = { g_strdup (value), g_array_new (FALSE, TRUE, point_size) };
+      g_array_append_val (lines, l);
+      line = &g_array_index (lines, PlotLine, lines->len - 1);
+    }
+  for (guint k = 0; k < line->points->len; k++)
+    {
+      double *px = (double *) (void *) (line->points->data + k * point_size);
+      if (*px == x)
+        return px;
+    }
+  g_array_set_size (line->points, line->points->len + 1);
+  double *px = (double *) (void *) (line->points->data + (line->points->len - 1) * point_size);
+  *px = x;
+  return px;
+}
