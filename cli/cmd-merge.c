@@ -488,7 +488,7 @@ merge_nodes (ResDb *out, GPtrArray *nodes, const char *scenario_opt)
   for (guint i = 1; i < tb.peers->len; i++)
     {
       TbPeer *p = g_ptr_array_index (tb.peers, i);
-      all &= !p || p->status != TB_ONLINE || tb_settled (p) || strcmp (p->state, "done") == 0;
+      all &= !p || p->status != TB_ONLINE || tb_settled (p, proto_family_of (&tb.cfg->proto)) || strcmp (p->state, "done") == 0;
     }
   /* every process exited: a peer that is not done, failed or left was stuck */
   for (guint i = 1; i < tb.peers->len; i++)

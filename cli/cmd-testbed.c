@@ -152,11 +152,12 @@ track_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
 /* ---------------------------------------------------------------- the watch */
 
 gboolean
-tb_settled (const TbPeer *p)
+tb_settled (const TbPeer *p, const ProtoFamily *f)
 {
   if (p->status != TB_ONLINE || p->exited)
     return TRUE;
-  return strcmp (p->state, "done") == 0 || strcmp (p->state, "failed") == 0 || strcmp (p->state, "left") == 0;
+  return strcmp (p->state, "done") == 0 || strcmp (p->state, "failed") == 0 || strcmp (p->state, "left") == 0
+         || proto_family_serving_state (f, p->state);
 }
 
 static gboolean
@@ -174,7 +175,7 @@ on_watch (gpointer data)
       for (guint i = 1; i < tb->peers->len; i++)
         {
           TbPeer *p = g_ptr_array_index (tb->peers, i);
-          all &= !p || tb_settled (p);
+          all &= !p || tb_settled (p, proto_family_of (&tb->cfg->proto));
           /* as the simulator's stall detector, which waits while anyone trains */
           if (p && p->status == TB_ONLINE && !p->exited && strcmp (p->state, "training") == 0)
             tb->progress = now;
@@ -242,6 +243,7 @@ tb_finish (Tb *tb, SimResult *r, GArray *results)
       pr->loss = p->loss;
       SimPeerEnd end = {
         .rounds = p->rounds,
+        .serves_only = proto_family_serving_state (proto_family_of (&tb->cfg->proto), p->state),
         .failed = strcmp (p->state, "failed") == 0,
         .excluded = p->excluded,
         .crashed = p->status == TB_CRASHED,
@@ -558,7 +560,7 @@ cli_cmd_testbed (int argc, char **argv)
     "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
     "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
     "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
-    "connect_failure, link-down, link-slow, family = pipeline; partition and heal need --netem.\n"
+    "connect_failure, link-down, link-slow; partition and heal need --netem.\n"
     "Network: without --netem, loopback, and [network] latency, bandwidth and link\n"
     "setup are not applied.  With --netem (root): a network namespace per peer on a\n"
     "bridge, uplink and downlink shaped by tc tbf, latency and link setup added by\n"

@@ -293,11 +293,7 @@ tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **erro
 {
   const SimWorldConfig *c = &b->cfg;
   const char *bad = NULL;
-  g_autofree char *fam = NULL;
-  const ProtoFamily *f = proto_family_of (&c->proto);
-  if (f->not_on_testbed)
-    bad = fam = g_strdup_printf ("[protocol] family = %s", f->name);
-  else if (c->arrival_rate_per_s > 0)
+  if (c->arrival_rate_per_s > 0)
     bad = "[churn] arrival_rate";
   else if (c->nat_symmetric_share > 0)
     bad = "[peers] nat";

@@ -42,9 +42,9 @@ sink_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservatio
   clean (detail);
   emit (k, g_strdup_printf ("O\t%" G_GINT64_FORMAT "\t%u\t%d\t%s\t%d\t%u\t%d\t%" G_GINT64_FORMAT "\t%s\n", t, node,
            (int) o->kind, o->state ? o->state : "", o->round, o->other, o->msg_type, o->value, detail));
-  if (o->kind == PROTO_OBS_ROUND_END && k->peer && !learn_weights_is_symbolic (proto_machine_model (k->peer)))
+  LearnWeights *w = o->kind == PROTO_OBS_ROUND_END && k->peer ? proto_machine_model (k->peer) : NULL;
+  if (w && !learn_weights_is_symbolic (w))   /* a family without a model (the pipeline) has none */
     {
-      LearnWeights *w = proto_machine_model (k->peer);
       g_autofree char *b64 = g_base64_encode ((const guchar *) learn_weights_data (w), learn_weights_byte_size (w));
       emit (k, g_strdup_printf ("W\t%u\t%s\n", node, b64));
     }

@@ -75,7 +75,7 @@ void tb_teardown (Tb *tb);
 /* One record line written by process `from` (cli/tb-records.h). */
 void tb_ingest (Tb *tb, ProtoNodeId from, const char *line);
 /* The peer has finished, failed, left or exited. */
-gboolean tb_settled (const TbPeer *p);
+gboolean tb_settled (const TbPeer *p, const ProtoFamily *f);
 /* The run's result and each peer's ([1..]), from what was tallied. */
 void tb_finish (Tb *tb, SimResult *r, GArray *results);
 

@@ -23,6 +23,15 @@ proto_family_lookup (const char *name)
   return NULL;
 }
 
+gboolean
+proto_family_serving_state (const ProtoFamily *f, const char *state)
+{
+  for (guint i = 0; state && f->serving_states && f->serving_states[i]; i++)
+    if (strcmp (f->serving_states[i], state) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 const ProtoFamily *
 proto_family_of (const ProtoConfig *cfg)
 {

@@ -134,12 +134,18 @@ typedef struct {
   /* the names of the METRIC observations its machines make (NULL-ended;
    * NULL: none): each gets summary keys, count 0, in every run */
   const char *const *metric_names;
-  /* TRUE if the testbed (real sockets) does not run it yet: refused there */
-  gboolean not_on_testbed;
+  /* the peer states in which a peer serves others and owes no rounds (a
+   * pipeline server), NULL-ended (NULL: none): the testbed, which sees a
+   * peer only by its state's name, counts such a peer settled, and
+   * finished if it ends online */
+  const char *const *serving_states;
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);
 } ProtoFamily;
+
+/* TRUE if `state` is one of the family's serving states. */
+gboolean proto_family_serving_state (const ProtoFamily *f, const char *state);
 
 /* NULL if there is no such family. */
 const ProtoFamily *proto_family_lookup (const char *name);

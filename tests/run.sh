@@ -65,8 +65,6 @@ bad "bad.ini: \[peers\] count: 3 peers, but the pipeline needs 1 clients (p1..p1
 bad "bad.ini: \[protocol\] forwarding: 'direct': expected client or next-peer" "[protocol]" "family = pipeline" "forwarding = direct"
 bad "bad.ini: \[training\] rounds: applies to family = disco or gossip or hierarchical only, not to family = pipeline" "[protocol]" "family = pipeline" "[training]" "rounds = 3"
 bad "bad.ini: \[protocol\] steps: applies to family = pipeline only, not to family = disco" "[protocol]" "steps = 3"
-printf '[protocol]\nfamily = pipeline\nsteps = 2\n' > "$tmp/pipe.ini"
-expect 2 "pipe.ini: \[protocol\] family = pipeline: not supported in the testbed" -- "$DLSIM" testbed "$tmp/pipe.ini" -o "$tmp/pipe-tb.db"
 expect 2 "no such file" -- "$DLSIM" run "$tmp/none.ini"
 # nothing runs after a bad file: the good file before it leaves no database
 printf '[network]\nuplink = 1x\n' > "$tmp/bad.ini"

@@ -214,4 +214,26 @@ done
 expect 0 "received Neighbors from S" -- "$DLSIM" trace "$tmp/tb-gossip.db" --run 1
 expect 0 "received HierResult from" -- "$DLSIM" trace "$tmp/tb-hierarchical.db" --run 1
 
+# the pipeline too: a session through two servers with next-peer pushes;
+# its servers serve while they stay (ProtoFamily.serving_states), and the
+# simulator and the testbed agree on the discrete facts
+cat > "$tmp/tb-pipe.ini" <<'INI'
+[protocol]
+family = pipeline
+blocks = 8
+servers = 2
+sessions = 2
+steps = 6
+forwarding = next-peer
+[expect]
+outcome = completed
+peers_finished = 4
+metric.step_latency_s.count = 12
+INI
+expect 0 "PASS .*tb-pipe.ini seed 1: completed, 6 rounds, 3 expectations" -- "$DLSIM" testbed "$tmp/tb-pipe.ini" -o "$tmp/tb-pipe.db"
+no_children "pipeline on sockets"
+expect 0 "sent PipePush to" -- "$DLSIM" trace "$tmp/tb-pipe.db" --run 1
+"$DLSIM" run "$tmp/tb-pipe.ini" -o "$tmp/tb-pipe-sim.db" -q
+expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/tb-pipe-sim.db" "$tmp/tb-pipe.db"
+
 finish

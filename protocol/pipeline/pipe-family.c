@@ -165,6 +165,9 @@ static const char *const metric_names[] = {
   "pushes_ignored", "replays", "replay_bytes", NULL,
 };
 
+/* a server serves while it stays (pipe_peer_view's serves_only) */
+static const char *const serving_states[] = { "serving", "computing", NULL };
+
 const ProtoFamily proto_family_pipeline = {
   .name = "pipeline",
   .new_coordinator = new_coordinator,
@@ -175,7 +178,7 @@ const ProtoFamily proto_family_pipeline = {
   .promises_agreement = promises_agreement,
   .syncs_late_joiners = syncs_late_joiners,
   .metric_names = metric_names,
-  .not_on_testbed = TRUE,   /* a step never completes on the testbed's sockets yet (README.md) */
+  .serving_states = serving_states,
   .n_peer_states = PIPE_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
 };

@@ -316,7 +316,15 @@ pipe_peer_view (const PipePeer *p, ProtoPeerView *v)
   v->settled = v->serves_only || p->state == PIPE_PEER_DONE || p->state == PIPE_PEER_LEFT;
   v->failed = FALSE;
   v->error = "";
-  v->rounds_done = p->rounds_done;
+  /* a client's steps; a server does no rounds (its computations are
+   * pipe_peer_computations), as the testbed counts them from round ends */
+  v->rounds_done = p->is_server ? 0 : p->rounds_done;
+}
+
+guint
+pipe_peer_computations (const PipePeer *p)
+{
+  return p->is_server ? p->rounds_done : 0;
 }
 
 guint

@@ -103,6 +103,8 @@ guint pipe_peer_received_count (const PipePeer *p, ProtoMsgType type);
 /* for tests: a server's role, its range, and a client's chain */
 gboolean pipe_peer_is_server (const PipePeer *p);
 gboolean pipe_peer_is_faulty (const PipePeer *p);
+/* a server's finished computations (without the ones thrown away) */
+guint pipe_peer_computations (const PipePeer *p);
 /* a server's blocks [*start, *end) */
 void pipe_peer_range (const PipePeer *p, guint *start, guint *end);
 /* the servers of a client's current chain, in order (transfer container) */
