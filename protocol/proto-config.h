@@ -180,6 +180,9 @@ typedef struct {
   guint steps;                       /* tokens each session generates */
   guint sessions;                    /* clients: the peers after the servers */
   gboolean next_peer;                /* forwarding = next-peer: servers push their result to the next */
+  gboolean hash_copy;                /* client_copy = hash: with next-peer, the client sends a server that
+                                        holds the session the hash of its input alone, and the full copy
+                                        only when the server asks (PipeNeed) */
   gboolean family_hint;              /* routing prefers a next hop in the same family (region) */
   double faulty_share;               /* share of servers whose pushes are wrong */
   DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */

@@ -48,6 +48,7 @@ static const char *const type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_PIPE_PUSH] = "PipePush",
   [PROTO_MSG_PIPE_RESULT] = "PipeResult",
   [PROTO_MSG_PIPE_CLOSE] = "PipeClose",
+  [PROTO_MSG_PIPE_NEED] = "PipeNeed",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -88,10 +89,11 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_PIPE_SERVERS] = "(yuauau)",
   [PROTO_MSG_PIPE_PING] = "(yu)",
   [PROTO_MSG_PIPE_PONG] = "(yu)",
-  [PROTO_MSG_PIPE_STEP] = "(ytuuuuuauauay)",
-  [PROTO_MSG_PIPE_PUSH] = "(ytuuuuuauauay)",
+  [PROTO_MSG_PIPE_STEP] = "(ytuuuuubauauay)",
+  [PROTO_MSG_PIPE_PUSH] = "(ytuuuuubauauay)",
   [PROTO_MSG_PIPE_RESULT] = "(ytuuuuay)",
   [PROTO_MSG_PIPE_CLOSE] = "(yt)",
+  [PROTO_MSG_PIPE_NEED] = "(ytu)",
 };
 
 const char *
@@ -292,8 +294,8 @@ build (const ProtoMsg *msg, gboolean copy)
       break;
     case PROTO_MSG_PIPE_STEP:
     case PROTO_MSG_PIPE_PUSH:
-      inner = g_variant_new ("(ytuuuuu@au@au@ay)", t, (guint64) msg->key, msg->round, msg->comm_round,
-                             msg->nb_participants, msg->degree, msg->node,
+      inner = g_variant_new ("(ytuuuuub@au@au@ay)", t, (guint64) msg->key, msg->round, msg->comm_round,
+                             msg->nb_participants, msg->degree, msg->node, msg->helper,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
                                                         sizeof (uint32_t)),
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
@@ -306,6 +308,9 @@ build (const ProtoMsg *msg, gboolean copy)
       break;
     case PROTO_MSG_PIPE_CLOSE:
       inner = g_variant_new ("(yt)", t, (guint64) msg->key);
+      break;
+    case PROTO_MSG_PIPE_NEED:
+      inner = g_variant_new ("(ytu)", t, (guint64) msg->key, msg->round);
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       inner = g_variant_new ("(yuuu@au@ay)", t, msg->round, msg->degree, msg->comm_round,
@@ -598,9 +603,9 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
       {
         guchar ty;
         guint64 k;
-        g_autoptr (GVariant) ids = g_variant_get_child_value (inner, 7);
-        g_autoptr (GVariant) spans = g_variant_get_child_value (inner, 8);
-        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 9);
+        g_autoptr (GVariant) ids = g_variant_get_child_value (inner, 8);
+        g_autoptr (GVariant) spans = g_variant_get_child_value (inner, 9);
+        g_autoptr (GVariant) ay = g_variant_get_child_value (inner, 10);
         g_variant_get_child (inner, 0, "y", &ty);
         g_variant_get_child (inner, 1, "t", &k);
         g_variant_get_child (inner, 2, "u", &m.round);
@@ -608,6 +613,7 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         g_variant_get_child (inner, 4, "u", &m.nb_participants);
         g_variant_get_child (inner, 5, "u", &m.degree);
         g_variant_get_child (inner, 6, "u", &m.node);
+        g_variant_get_child (inner, 7, "b", &m.helper);
         m.key = k;
         gsize n = 0, ns = 0;
         const uint32_t *p = g_variant_get_fixed_array (ids, &n, sizeof (uint32_t));
@@ -653,6 +659,14 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
         guchar ty;
         guint64 k;
         g_variant_get (inner, "(yt)", &ty, &k);
+        m.key = k;
+        break;
+      }
+    case PROTO_MSG_PIPE_NEED:
+      {
+        guchar ty;
+        guint64 k;
+        g_variant_get (inner, "(ytu)", &ty, &k, &m.round);
         m.key = k;
         break;
       }

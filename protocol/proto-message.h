@@ -80,14 +80,17 @@ typedef enum {
                                  `nb_participants` tokens of hidden states (`weights`) through blocks
                                  [`degree`, `node`), and the servers after this one (`peers`, with
                                  their blocks as [start, end) pairs in `indices`: next-peer forwarding
-                                 as Petals' next_servers; empty: none) */
+                                 as Petals' next_servers; empty: none); `helper`: the hash alone, no
+                                 hidden states (client_copy = hash) */
   PROTO_MSG_PIPE_PUSH,        /* server -> server: the same for the next server of the chain (Petals'
                                  rpc_push), fire-and-forget; `peers` the rest of the chain */
   PROTO_MSG_PIPE_RESULT,      /* server -> client: session `key`, step `round`, output hash `comm_round`
                                  computed from input hash `degree`, `nb_participants` tokens */
   PROTO_MSG_PIPE_CLOSE,       /* client -> server: session `key` is over */
+  PROTO_MSG_PIPE_NEED,        /* server -> client: the full copy of step `round` of session `key`, please
+                                 (client_copy = hash: its hash alone came, and no push matched it) */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_PIPE_CLOSE + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_PIPE_NEED + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {
@@ -118,7 +121,8 @@ typedef struct {
   gboolean wait_for_more;        /* NewNodeInfo */
   gboolean joined_mid_training;  /* NewNodeInfo */
   gboolean helper;               /* PeerIsReady (robust only): the sender finished its rounds and
-                                    stays to help others' rounds; on the wire only when set */
+                                    stays to help others' rounds; on the wire only when set.
+                                    PipeStep: the copy is its hash alone */
   uint32_t nb_participants;      /* NewNodeInfo, Waiting, Enough */
   uint32_t round;                /* PeersForRound, Payload: aggregation round */
   uint32_t comm_round;           /* Payload; GossipPayload: its ProtoGossipKind */

@@ -148,6 +148,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/pipeline-client-relay.ini \
 	scenarios/regression/pipeline-disconnect-replay.ini \
 	scenarios/regression/pipeline-faulty-push-caught.ini \
+	scenarios/regression/pipeline-hash-copy.ini \
 	scenarios/regression/pipeline-lost-hello.ini \
 	scenarios/regression/pipeline-lost-lookup.ini \
 	scenarios/regression/pipeline-next-peer-latency.ini \

@@ -121,6 +121,9 @@ build_pipeline (const SimScenario *s, const SimPoint *p, SimWorldConfig *c, GErr
   if (q->sessions == 0)
     return BAD ("protocol", "sessions", "must be at least 1");
   q->next_peer = strcmp (V ("protocol", "forwarding"), "next-peer") == 0;
+  /* a knob of a setting not in use is ignored (a sweep over forwarding gives
+   * it to every point), as gossip's keep without sparsify */
+  q->hash_copy = strcmp (V ("protocol", "client_copy"), "hash") == 0;
   PARSE ("protocol", "family_hint", parse_on_off (V ("protocol", "family_hint"), &q->family_hint, &_e));
   parse_prob (V ("protocol", "faulty_share"), &q->faulty_share, NULL);
   dl_parse_duration (V ("protocol", "step_timeout"), &q->step_timeout, NULL);

@@ -18,7 +18,7 @@ typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
   K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR, K_DISCOVERY,
-  K_SIZE, K_FORWARDING, K_SERVERS,
+  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY,
 } Kind;
 
 typedef struct {
@@ -72,6 +72,7 @@ static const KeySpec keys[] = {
   { "protocol", "steps", "32", K_UINT, "pipeline only: tokens each session generates" },
   { "protocol", "sessions", "1", K_UINT, "pipeline only: clients p1..pN, one session each (peers.count defaults to sessions + servers)" },
   { "protocol", "forwarding", "client", K_FORWARDING, "pipeline only: client | next-peer: the client relays every hop, or servers also push their result to the next server" },
+  { "protocol", "client_copy", "full", K_CLIENT_COPY, "pipeline only, with next-peer: full | hash: the client relays each hop's hidden states, or only their hash to a server that gets a push (the full copy when it asks: dlsim's extension of the proposal)" },
   { "protocol", "family_hint", "off", K_ONOFF, "pipeline only: on: with next-peer, routing takes a hop inside one family (region) as free" },
   { "protocol", "faulty_share", "0", K_PROB, "pipeline only: share of servers whose pushes are wrong (what the next server's check catches)" },
   { "protocol", "step_timeout", "30s", K_DUR, "pipeline only: a client waits this long for a server's result, then replaces it and replays" },
@@ -154,6 +155,7 @@ static const struct {
   { "protocol.sessions", "pipeline" },
   { "protocol.forwarding", "pipeline" },
   { "protocol.family_hint", "pipeline" },
+  { "protocol.client_copy", "pipeline" },
   { "protocol.faulty_share", "pipeline" },
   { "protocol.step_timeout", "pipeline" },
   /* the keys of learning: every family but the pipeline's, which infers */
@@ -379,6 +381,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
       return FALSE;
     case K_SERVERS:
       return parse_servers (v, NULL, NULL, NULL, NULL, error);
+    case K_CLIENT_COPY:
+      if (strcmp (v, "full") == 0 || strcmp (v, "hash") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected full or hash", v);
+      return FALSE;
     case K_DIST_NUM:
       return dl_dist_parse (v, DL_UNIT_NUMBER, &d, error);
     case K_DETECT:

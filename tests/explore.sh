@@ -121,5 +121,7 @@ for fw in next-peer client; do
   expect 0 "500 runs in .*, 0 failing, 0 distinct failures" -- "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/examples/explore-pipeline.ini" \
     --runs 500 -j 2 --set protocol.forwarding=$fw -o "$tmp/px-$fw.db"
 done
+expect 0 "500 runs in .*, 0 failing, 0 distinct failures" -- "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/examples/explore-pipeline.ini" \
+  --runs 500 -j 2 --set protocol.client_copy=hash --set protocol.faulty_share=0.5 -o "$tmp/px-hash.db"
 
 finish

@@ -243,6 +243,81 @@ START_TEST (test_faulty_push_caught)
 }
 END_TEST
 
+/* The value of the first METRIC observation named `name` in the log. */
+static gint64
+metric_value (GW *g, const char *name)
+{
+  g_autofree char *tail = g_strdup_printf (": %s", name);
+  for (guint i = 0; i < g->log->len; i++)
+    {
+      const char *l = g->log->pdata[i];
+      const char *v = strstr (l, " value=");
+      if (strstr (l, "metric") && g_str_has_suffix (l, tail) && v)
+        return g_ascii_strtoll (v + 7, NULL, 10);
+    }
+  return -1;
+}
+
+START_TEST (test_hash_copy)
+{
+  /* client_copy = hash: a server that gets a push gets the client's hash
+   * alone; without faults nothing more goes, and the client sends far
+   * fewer bytes than with full copies */
+  gint64 egress[2];
+  for (int hash = 0; hash <= 1; hash++)
+    {
+      ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
+      c.hash_copy = hash;
+      GW *g = gw_new (&c, 5, 4);
+      gw_start_all (g);
+      run_until (g, DL_S * 100);
+      ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+      ck_assert_uint_eq (view (g, 1).rounds_done, 4);
+      egress[hash] = metric_value (g, "client_egress_bytes");
+      if (hash)
+        {
+          /* steps 1..3 to p3, p4, p5: the hash alone */
+          ck_assert_uint_eq (gw_count (g, "its hash alone"), 9);
+          /* step 1's pushes wait for the servers' links: the hash comes
+           * first and the server asks for the copy; each push then either
+           * matches the hash or comes after the full copy */
+          ck_assert_uint_eq (gw_count (g, "sent PipeNeed"), 3);
+          ck_assert_uint_eq (gw_count (g, "the push matches the client's hash")
+                             + gw_count (g, "the push came after the client's copy"), 3);
+          ck_assert_uint_eq (gw_count (g, "early start used"), 6);
+        }
+      else
+        ck_assert_uint_eq (gw_count (g, "sent PipeNeed"), 0);
+      gw_free (g);
+    }
+  ck_assert (egress[0] > 0 && egress[1] > 0);
+  /* the 6 hops of steps 2 and 3 that got the hash alone saved about a
+   * copy each (4 096 B of hidden states, less a hash message's few bytes) */
+  ck_assert_msg (egress[0] - egress[1] >= 6 * 4000, "hash copies: %" G_GINT64_FORMAT " B against %" G_GINT64_FORMAT " B",
+                 egress[1], egress[0]);
+}
+END_TEST
+
+START_TEST (test_hash_copy_faulty)
+{
+  /* every push wrong: each hash contradicts the push, the server asks for
+   * the full copy and computes from it; the session still completes */
+  ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
+  c.hash_copy = TRUE;
+  c.faulty_share = 1;
+  GW *g = gw_new (&c, 5, 4);
+  gw_start_all (g);
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_uint_eq (view (g, 1).rounds_done, 4);
+  ck_assert_uint_eq (gw_count (g, "early work thrown away"), 6);
+  ck_assert_uint_eq (gw_count (g, "sent PipeNeed"), 9);
+  ck_assert_uint_eq (gw_count (g, "sends the full copy"), 9);
+  ck_assert_uint_eq (gw_count (g, "early start used"), 0);
+  gw_free (g);
+}
+END_TEST
+
 START_TEST (test_push_unknown_session_ignored)
 {
   ProtoConfig c = pipe_cfg (2, 1, 1, 1, TRUE);
@@ -424,6 +499,8 @@ pipeline_suite (void)
   tcase_add_test (tc, test_session_client_relay);
   tcase_add_test (tc, test_next_peer_pushes_and_checks);
   tcase_add_test (tc, test_faulty_push_caught);
+  tcase_add_test (tc, test_hash_copy);
+  tcase_add_test (tc, test_hash_copy_faulty);
   tcase_add_test (tc, test_push_unknown_session_ignored);
   tcase_add_test (tc, test_stale_push_not_computed);
   tcase_add_test (tc, test_crash_replaced_with_replay);

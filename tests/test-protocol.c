@@ -109,6 +109,7 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
           {
             m->degree = 8;
             m->node = 16;
+            m->helper = t == PROTO_MSG_PIPE_STEP;   /* a hash-only copy */
             proto_msg_set_peers (m, peers, 2);
             guint32 *spans = g_new (guint32, 4);
             spans[0] = 16, spans[1] = 24, spans[2] = 24, spans[3] = 32;
@@ -120,6 +121,9 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
       }
     case PROTO_MSG_PIPE_CLOSE:
       m->key = 99;
+      break;
+    case PROTO_MSG_PIPE_NEED:
+      m->key = 98; m->round = 4;
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       {

@@ -695,6 +695,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_PIPE_PUSH:
     case PROTO_MSG_PIPE_RESULT:
     case PROTO_MSG_PIPE_CLOSE:
+    case PROTO_MSG_PIPE_NEED:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

@@ -506,6 +506,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_PIPE_PUSH:
     case PROTO_MSG_PIPE_RESULT:
     case PROTO_MSG_PIPE_CLOSE:
+    case PROTO_MSG_PIPE_NEED:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();

@@ -91,13 +91,23 @@ expected_input (PipePeer *p, guint i, guint32 *in)
 
 static void validate (PipePeer *p, ProtoOutbox *out, guint i);
 
+/* a session under way: stepping, or repairing a hop */
+static gboolean
+running (const PipePeer *p)
+{
+  return p->hops->len > 0
+         && (p->state == PIPE_PEER_STEPPING || p->state == PIPE_PEER_LOOKUP || p->state == PIPE_PEER_PINGING
+             || p->state == PIPE_PEER_WAIT_SERVERS);
+}
+
+
+/* The input of hop i for this step (hash `in`): the hidden states, or with
+ * hash_only the hash alone (client_copy = hash, to a server that gets a
+ * push: the chain named it when the hop before it got its input). */
 static void
-send_input (PipePeer *p, ProtoOutbox *out, guint i)
+send_step (PipePeer *p, ProtoOutbox *out, guint i, guint32 in, gboolean hash_only)
 {
   Hop *h = hop_at (p, i);
-  guint32 in;
-  if (h->sent || h->failed || !expected_input (p, i, &in))
-    return;
   guint tokens = h->stepped ? 1 : p->step + 1;
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PIPE_STEP);
@@ -105,7 +115,9 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
   m.round = p->step;
   m.comm_round = in;
   m.nb_participants = tokens;
-  m.weights = pip_hidden (p, tokens);
+  m.helper = hash_only;
+  if (!hash_only)
+    m.weights = pip_hidden (p, tokens);
   m.degree = h->start;
   m.node = h->end;
   if (p->cfg.next_peer)
@@ -126,16 +138,47 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
   if (tokens > 1)
     {
       pip_observe (p, out, PROTO_OBS_NOTE, h->server, PROTO_MSG_PIPE_STEP, tokens,
-                  "replays the session's inputs to a new server");
+                   "replays the session's inputs to a new server");
       pip_metric (p, out, "replay_bytes", (int32_t) p->step, (int64_t) proto_msg_wire_size (&m));
     }
-  h->sent = TRUE;
   h->deadline = dl_time_add (p->now, p->cfg.step_timeout);
   pip_send_link (p, out, h->server, &m);
+}
+
+static void
+send_input (PipePeer *p, ProtoOutbox *out, guint i)
+{
+  Hop *h = hop_at (p, i);
+  guint32 in;
+  if (h->sent || h->failed || !expected_input (p, i, &in))
+    return;
+  /* a hop that holds the session was in the chain of the hop before it,
+   * so a push is on its way to it */
+  gboolean hash_only = p->cfg.next_peer && p->cfg.hash_copy && i > 0 && h->stepped;
+  h->sent = TRUE;
+  send_step (p, out, i, in, hash_only);
   /* a result from a pushed copy may be here already */
   h = hop_at (p, i);
   if (h->have_result && h->res_in == in)
     validate (p, out, i);
+}
+
+/* A server got the hash alone and no push that matches it: the full copy. */
+static void
+need (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  int i = hop_of (p, from);
+  guint32 in;
+  if (msg->key != p->id || msg->round != p->step || i < 0 || !running (p) || hop_at (p, (guint) i)->failed
+      || hop_at (p, (guint) i)->validated || !expected_input (p, (guint) i, &in))
+    {
+      pip_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
+                   "a request for a copy of another step or server, or taken already");
+      return;
+    }
+  pip_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, "sends the full copy");
+  pip_metric (p, out, "full_copies_asked", (int32_t) p->step, 1);
+  send_step (p, out, (guint) i, in, FALSE);
 }
 
 static void
@@ -356,15 +399,6 @@ fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
 
 /* ---- inputs ---- */
 
-/* a session under way: stepping, or repairing a hop */
-static gboolean
-running (const PipePeer *p)
-{
-  return p->hops->len > 0
-         && (p->state == PIPE_PEER_STEPPING || p->state == PIPE_PEER_LOOKUP || p->state == PIPE_PEER_PINGING
-             || p->state == PIPE_PEER_WAIT_SERVERS);
-}
-
 static void
 table (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
 {
@@ -474,6 +508,9 @@ pcl_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
       return;
     case PROTO_MSG_PIPE_RESULT:
       result (p, out, from, msg);
+      return;
+    case PROTO_MSG_PIPE_NEED:
+      need (p, out, from, msg);
       return;
     default:
       pip_observe (p, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);

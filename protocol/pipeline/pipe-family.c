@@ -162,7 +162,7 @@ peer_state_name_at (guint i)
 static const char *const metric_names[] = {
   "step_latency_s", "failure_step_latency_s", "session_s", "client_egress_bytes", "client_ingress_bytes",
   "server_to_server_bytes", "early_starts_used", "early_starts_wasted", "recomputations", "late_pushes",
-  "pushes_ignored", "replays", "replay_bytes", NULL,
+  "pushes_ignored", "replays", "replay_bytes", "full_copies_asked", NULL,
 };
 
 /* a server serves while it stays (pipe_peer_view's serves_only) */

@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
   guint32 step;
   gboolean have_copy;      /* the client's copy came */
+  gboolean copy_hash_only; /* ... as its hash alone (client_copy = hash): no hidden states yet */
   guint32 copy_in;
   gboolean job;            /* a computation of this step was started or queued */
   gboolean job_early;      /* it started on a pushed copy */

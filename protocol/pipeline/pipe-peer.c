@@ -166,6 +166,7 @@ listens (const PipePeer *p, ProtoMsgType type)
     case PROTO_MSG_PIPE_SERVERS:
     case PROTO_MSG_PIPE_PONG:
     case PROTO_MSG_PIPE_RESULT:
+    case PROTO_MSG_PIPE_NEED:
       return p->role_known && !p->is_server;
     default:
       return FALSE;

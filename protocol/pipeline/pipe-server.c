@@ -171,34 +171,53 @@ client_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
                   msg->nb_participants > 1 ? "session opened by a replay of the client's inputs" : "session opened");
     }
   StepWork *w = work_for (s, msg->round, TRUE);
-  if (w->have_copy)
+  gboolean hash_only = msg->helper;
+  /* a full copy after the hash alone (asked for) is the step's data */
+  gboolean full_after_hash = w->have_copy && w->copy_hash_only && !hash_only;
+  if (w->have_copy && !full_after_hash)
     {
       pip_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "a second copy of a step: ignored");
       return;
     }
-  pip_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
+  pip_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, hash_only ? "its hash alone" : NULL);
   s->copies_upto = MAX (s->copies_upto, msg->round + 1);
-  w->have_copy = TRUE;
-  w->copy_in = msg->comm_round;
-  w->tokens = msg->nb_participants;
-  set_chain (w, msg);
+  if (!w->have_copy)
+    {
+      w->have_copy = TRUE;
+      w->copy_in = msg->comm_round;
+      w->tokens = msg->nb_participants;
+      set_chain (w, msg);
+    }
+  w->copy_hash_only = hash_only;
   if (w->job && w->job_early)
     {
       if (w->job_in == w->copy_in)
         {
           pip_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
-                      "the pushed copy was the client's: early start used");
+                       "the pushed copy was the client's: early start used");
           pip_metric (p, out, "early_starts_used", (int32_t) msg->round, 1);
           w->job_early = FALSE;
           return;
         }
       pip_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
-                  "the pushed copy differs from the client's: early work thrown away, computed again");
+                   "the pushed copy differs from the client's: early work thrown away, computed again");
       pip_metric (p, out, "early_starts_wasted", (int32_t) msg->round, 1);
       pip_metric (p, out, "recomputations", (int32_t) msg->round, 1);
+      w->job = FALSE;   /* the running or queued early work is thrown away */
+      w->done = FALSE;
     }
   else if (w->job)
-    return;   /* already computed from the client's copy */
+    return;   /* computed or computing from the client's copy, or a push its hash vouched for */
+  if (w->copy_hash_only)
+    {
+      /* the hash alone, and no push with that hash: the hidden states, please */
+      ProtoMsg r;
+      proto_msg_init (&r, PROTO_MSG_PIPE_NEED);
+      r.key = s->key;
+      r.round = msg->round;
+      pip_send_link (p, out, s->client, &r);
+      return;
+    }
   w->job = TRUE;
   w->job_early = FALSE;
   w->done = FALSE;
@@ -233,6 +252,19 @@ push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
     }
   if (!w)
     w = work_for (s, msg->round, TRUE);
+  if (!w->job && w->have_copy && w->copy_hash_only && msg->comm_round == w->copy_in)
+    {
+      /* the client's hash came first and vouches for this push: its data */
+      pip_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round,
+                   "the push matches the client's hash: computed from it");
+      pip_metric (p, out, "early_starts_used", (int32_t) msg->round, 1);
+      w->job = TRUE;
+      w->job_early = FALSE;
+      w->done = FALSE;
+      w->job_in = msg->comm_round;
+      queue_job (p, out, s->key, w);
+      return;
+    }
   if (w->job || w->have_copy)
     {
       pip_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
