@@ -17,6 +17,16 @@ gboolean parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GEr
 /* One [expect] line. */
 gboolean parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error);
 
+/* The key table (sim-keys.c). */
+typedef struct {
+  const char *section, *key, *def;
+} SimKeyInfo;
+guint sim_keys_n (void);
+SimKeyInfo sim_key_at (guint i);
+/* section.key's default; NULL if there is no such key */
+const char *sim_key_default (const char *section, const char *key);
+gboolean sim_section_known (const char *section);
+
 /* Every value of the point checked against its key's kind. */
 gboolean check_point_values (const SimScenario *s, const SimPoint *p, GError **error);
 /* TRUE if the file or a --set gives section.key (not its default). */
