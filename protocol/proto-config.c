@@ -197,6 +197,14 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
     }
 }
 
+guint
+proto_config_pipe_n_ranges (const ProtoConfig *c)
+{
+  if (c->pipe_n_ranges > 0)
+    return c->pipe_n_ranges;
+  return MAX (c->pipe_servers / MAX (c->pipe_replicas, 1), 1);
+}
+
 void
 proto_config_pipe_range (const ProtoConfig *c, guint i, guint *start, guint *end)
 {
@@ -210,7 +218,7 @@ proto_config_pipe_range (const ProtoConfig *c, guint i, guint *start, guint *end
   /* the even split: pipe_servers / pipe_replicas ranges, server i serving
    * range i / replicas; the first blocks % ranges ranges one block longer */
   guint replicas = MAX (c->pipe_replicas, 1);
-  guint ranges = MAX (c->pipe_servers / replicas, 1);
+  guint ranges = proto_config_pipe_n_ranges (c);
   guint r = (i / replicas) % ranges;
   guint base = c->pipe_blocks / ranges, extra = c->pipe_blocks % ranges;
   *start = r * base + MIN (r, extra);

@@ -169,8 +169,9 @@ typedef struct {
 
   /* pipeline (protocol/pipeline/): Petals' inference chain */
   guint pipe_blocks;                 /* transformer blocks of the model */
-  guint pipe_servers;                /* servers p1..pN: the first peers (pipe_n_ranges given: one range
-                                        each; else an even split of pipe_servers / pipe_replicas ranges) */
+  guint pipe_servers;                /* servers: the peers after the clients (pipe_n_ranges given: one
+                                        range each; else an even split into pipe_servers / pipe_replicas
+                                        ranges) */
   guint pipe_replicas;               /* even split: servers per range */
   guint pipe_n_ranges;               /* explicit ranges given (0: the even split) */
   guint16 pipe_range_start[PROTO_PIPE_MAX_RANGES];
@@ -178,7 +179,7 @@ typedef struct {
   DlDist compute_per_block;          /* one block's compute for one token at speed 1 (ns) */
   guint hidden_size;                 /* bytes of hidden states per token */
   guint steps;                       /* tokens each session generates */
-  guint sessions;                    /* clients: the peers after the servers */
+  guint sessions;                    /* clients: peers p1..p<sessions>, one session each */
   gboolean next_peer;                /* forwarding = next-peer: servers push their result to the next */
   gboolean hash_copy;                /* client_copy = hash: with next-peer, the client sends a server that
                                         holds the session the hash of its input alone, and the full copy
@@ -188,7 +189,10 @@ typedef struct {
   DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */
 } ProtoConfig;
 
-/* pipeline: server i's (0-based, i < pipe_servers) block range [*start, *end). */
+/* pipeline: the configured block ranges (each listed range, or the even
+ * split's), and server i's (0-based, i < pipe_servers) [*start, *end);
+ * range r is proto_config_pipe_range of server r x pipe_replicas. */
+guint proto_config_pipe_n_ranges (const ProtoConfig *config);
 void proto_config_pipe_range (const ProtoConfig *config, guint i, guint *start, guint *end);
 
 /* The coordinator's connection timer as the version runs it: 60 s in

@@ -28,8 +28,8 @@ typedef struct {
   gboolean excluded;         /* failed because the coordinator excluded it */
   gboolean waiting_on_peer;  /* blocked on another peer's answer (DISCO: a model sync) */
   gboolean synced;           /* took a model from another peer at least once */
-  guint rounds_done;         /* rounds trained and aggregated (pipeline: steps generated, or a
-                                server's computations) */
+  guint rounds_done;         /* rounds trained and aggregated (pipeline: a client's steps; a
+                                server does none) */
   gboolean serves_only;      /* it owes no rounds of its own (a pipeline server): it ends finished
                                 if it ends online */
   const char *error;         /* why it failed, "" if it did not */

@@ -378,7 +378,6 @@ fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
   g_hash_table_insert (p->banned, GUINT_TO_POINTER (id + 1), GSIZE_TO_POINTER (dl_time_add (p->now, PIPE_BAN_NS) + 1));
   pip_observe (p, out, PROTO_OBS_NOTE, id, PROTO_MSG_PIPE_RESULT, (int64_t) i, why);
   pip_metric (p, out, "replays", (int32_t) p->step, 1);
-  p->replays++;
   p->step_failed = TRUE;
   h->deadline = DL_TIME_NEVER;
   h->failed = TRUE;   /* nothing more goes to it */
@@ -484,7 +483,6 @@ result (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
   h->have_result = TRUE;
   h->res_in = msg->degree;
   h->res_out = msg->comm_round;
-  h->res_tokens = msg->nb_participants;
   guint32 in;
   if (!expected_input (p, (guint) i, &in))
     return;   /* taken when the hop before it is */

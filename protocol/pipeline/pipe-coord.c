@@ -83,12 +83,11 @@ family_code (PipeCoord *c, const char *region)
 static void
 least_served_range (PipeCoord *c, guint *start, guint *end)
 {
-  guint n = c->cfg.pipe_n_ranges ? c->cfg.pipe_n_ranges : MAX (c->cfg.pipe_servers / MAX (c->cfg.pipe_replicas, 1), 1);
-  guint best = G_MAXUINT, best_i = 0;
-  for (guint r = 0; r < n; r++)
+  guint best = G_MAXUINT;
+  for (guint r = 0; r < proto_config_pipe_n_ranges (&c->cfg); r++)
     {
       guint s, e, live = 0;
-      /* range r is server r's (explicit) or server r x replicas' (even split) */
+      /* range r is server r's (listed ranges) or server r x replicas' (even split) */
       proto_config_pipe_range (&c->cfg, c->cfg.pipe_n_ranges ? r : r * MAX (c->cfg.pipe_replicas, 1), &s, &e);
       for (guint i = 0; i < c->members->len; i++)
         {
@@ -98,12 +97,10 @@ least_served_range (PipeCoord *c, guint *start, guint *end)
       if (live < best)
         {
           best = live;
-          best_i = r;
           *start = s;
           *end = e;
         }
     }
-  (void) best_i;
 }
 
 static void

@@ -25,7 +25,6 @@ typedef struct {
   gboolean validated;      /* its result for this step is the right one */
   gboolean have_result;    /* a result came (maybe computed from a wrong pushed copy) */
   guint32 res_in, res_out;
-  guint res_tokens;
   DlTime deadline;         /* its result is due (step_timeout after the input went) */
 } Hop;
 
@@ -108,7 +107,6 @@ struct PipePeer {
   DlTime session_started;  /* its first step began */
   gboolean step_failed;    /* a server failed during this step (it needed a replay) */
   guint64 egress_bytes, ingress_bytes;
-  guint replays;
   gboolean repair;         /* a failed hop's blocks are being routed again (lookup, pings, route) */
 };
 
