@@ -13,7 +13,8 @@ tests_test_sim_LDADD = bench/libdlbench.a sim/libdlsim.a base/libdlbase.a $(CHEC
 
 check_PROGRAMS += tests/test-protocol
 TESTS += tests/test-protocol
-tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h
+tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h \
+	tests/msg-fill.c tests/msg-fill.h
 tests_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_protocol_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
@@ -22,6 +23,18 @@ TESTS += tests/test-gossip
 tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h
 tests_test_gossip_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_gossip_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-disco-failures
+TESTS += tests/test-disco-failures
+tests_test_disco_failures_SOURCES = tests/test-disco-failures.c tests/proto-harness.c tests/proto-harness.h
+tests_test_disco_failures_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_disco_failures_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-message
+TESTS += tests/test-message
+tests_test_message_SOURCES = tests/test-message.c tests/msg-fill.c tests/msg-fill.h
+tests_test_message_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_message_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-pipeline
 TESTS += tests/test-pipeline

@@ -479,3 +479,15 @@ h_state_is (Harness *h, guint i, ProtoPeerState s)
   h_dump (h);
   return FALSE;
 }
+
+Harness *
+h_two_training (ProtoVersion v, guint rounds)
+{
+  ProtoConfig c = h_cfg (v, 2, rounds);
+  Harness *h = h_new (&c, 2, 4);
+  h->auto_train = FALSE;
+  h_start (h, 1);
+  h_start (h, 2);
+  h_settle (h);
+  return h;
+}

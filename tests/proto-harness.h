@@ -69,6 +69,10 @@ void h_dump (Harness *h);
 
 /* DISCO's defaults for the version, with min_participants and rounds. */
 ProtoConfig h_cfg (ProtoVersion v, guint min, guint rounds);
+/* Two peers (min 2) connected and training their first round, with
+ * training ended by hand (h_finish_training). */
+Harness *h_two_training (ProtoVersion v, guint rounds);
+#define T60 (60 * DL_S)
 /* Is peer i in state s?  Dumps the log when it is not. */
 gboolean h_state_is (Harness *h, guint i, ProtoPeerState s);
 /* For Check tests (check.h): peer i must be in state s. */

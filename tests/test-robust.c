@@ -11,7 +11,6 @@
 #include <check.h>
 #include <string.h>
 
-#define T60 (60 * DL_S)
 
 START_TEST (test_helper_flag_on_the_wire)
 {

@@ -1,0 +1,135 @@
+/* msg-fill.c — a message of every type with its fields set (msg-fill.h). */
+#include "config.h"
+
+#include "tests/msg-fill.h"
+
+void
+fill_msg (ProtoMsg *m, ProtoMsgType t)
+{
+  proto_msg_init (m, t);
+  static const ProtoNodeId peers[] = { 4, 9, 2 };
+  static const float w[] = { 1.5f, -2.25f, 3.0f, 0.0f, 1e-3f };
+  switch (t)
+    {
+    case PROTO_MSG_NEW_NODE_INFO:
+      m->node = 7; m->wait_for_more = TRUE; m->nb_participants = 3; m->joined_mid_training = TRUE;
+      break;
+    case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_GOSSIP_TARGETS:
+    case PROTO_MSG_NEIGHBORS:
+    case PROTO_MSG_GOSSIP_SAMPLE:
+      proto_msg_set_peers (m, peers, 3); m->round = 12;
+      break;
+    case PROTO_MSG_DHT_FIND_NODE:
+      m->round = 9; m->key = G_GUINT64_CONSTANT (0xfedcba9876543210);
+      break;
+    case PROTO_MSG_DHT_NODES:
+      proto_msg_set_peers (m, peers, 3); m->round = 9;
+      break;
+    case PROTO_MSG_HIER_CLUSTER:
+      proto_msg_set_peers (m, peers, 3); m->round = 2; m->node = 9;
+      break;
+    case PROTO_MSG_HIER_HEADS:
+      {
+        proto_msg_set_peers (m, peers, 3); m->round = 5; m->degree = 4; m->node = 8; m->key = 3;
+        guint32 *kids = g_new (guint32, 2);
+        kids[0] = 11, kids[1] = 12;
+        proto_msg_take_indices (m, kids, 2);
+      }
+      break;
+    case PROTO_MSG_HIER_CANDIDACY:
+      m->round = 3; m->degree = 7000; m->helper = TRUE;
+      break;
+    case PROTO_MSG_HIER_HELLO:
+      m->degree = 12; m->helper = TRUE;
+      break;
+    case PROTO_MSG_HIER_UPDATE:
+    case PROTO_MSG_HIER_AGG:
+    case PROTO_MSG_HIER_RESULT:
+      {
+        m->round = 6; m->degree = 4;
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 3);
+        proto_msg_set_weights (m, lw);
+        break;
+      }
+    case PROTO_MSG_PIPE_HELLO:
+      m->degree = 1500; m->signal_data = g_strdup ("dc-a");
+      break;
+    case PROTO_MSG_PIPE_ROLE:
+      m->node = 6; m->helper = TRUE; m->round = 8; m->comm_round = 16;
+      break;
+    case PROTO_MSG_PIPE_SERVERS:
+      {
+        proto_msg_set_peers (m, peers, 3); m->round = 2;
+        guint32 *info = g_new (guint32, 12);
+        for (guint i = 0; i < 3; i++)
+          info[4 * i] = 8 * i, info[4 * i + 1] = 8 * i + 8, info[4 * i + 2] = 1000 + i, info[4 * i + 3] = i % 2;
+        proto_msg_take_indices (m, info, 12);
+        break;
+      }
+    case PROTO_MSG_PIPE_PING:
+    case PROTO_MSG_PIPE_PONG:
+      m->round = 77;
+      break;
+    case PROTO_MSG_PIPE_STEP:
+    case PROTO_MSG_PIPE_PUSH:
+    case PROTO_MSG_PIPE_RESULT:
+      {
+        m->key = G_GUINT64_CONSTANT (0x1234567890); m->round = 5; m->comm_round = 0xdeadbeef;
+        m->nb_participants = 2;
+        if (t == PROTO_MSG_PIPE_RESULT)
+          m->degree = 0xabcdef;
+        else
+          {
+            m->degree = 8;
+            m->node = 16;
+            m->helper = t == PROTO_MSG_PIPE_STEP;   /* a hash-only copy */
+            proto_msg_set_peers (m, peers, 2);
+            guint32 *spans = g_new (guint32, 4);
+            spans[0] = 16, spans[1] = 24, spans[2] = 24, spans[3] = 32;
+            proto_msg_take_indices (m, spans, 4);
+          }
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 4);
+        proto_msg_set_weights (m, lw);
+        break;
+      }
+    case PROTO_MSG_PIPE_CLOSE:
+      m->key = 99;
+      break;
+    case PROTO_MSG_PIPE_NEED:
+      m->key = 98; m->round = 4;
+      break;
+    case PROTO_MSG_GOSSIP_PAYLOAD:
+      {
+        m->round = 4; m->degree = 3; m->comm_round = PROTO_GOSSIP_REPLY;
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 2);
+        proto_msg_set_weights (m, lw);
+        guint32 *idx = g_new (guint32, 2);
+        idx[0] = 1, idx[1] = 40;
+        proto_msg_take_indices (m, idx, 2);
+        break;
+      }
+    case PROTO_MSG_WAITING_FOR_MORE:
+    case PROTO_MSG_ENOUGH_PARTICIPANTS:
+      m->nb_participants = 5;
+      break;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      m->node = 3; m->signal = PROTO_SIGNAL_ANSWER;
+      break;
+    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+    case PROTO_MSG_SIGNAL_NEW_PEER:
+      m->node = 11;
+      break;
+    case PROTO_MSG_PAYLOAD:
+      m->node = 2; m->round = 4; m->comm_round = 1;
+      /* fall through */
+    case PROTO_MSG_SHARED_MODEL:
+      {
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
+        proto_msg_set_weights (m, lw);
+        break;
+      }
+    default:
+      break;
+    }
+}

@@ -1,0 +1,9 @@
+/* msg-fill.h — for the tests: a message of any type with every field it
+ * carries set to something other than its default (test-message.c's round
+ * trips, test-protocol.c's drop rule).  Shape: the message is the caller's;
+ * proto_msg_clear releases it. */
+#pragma once
+
+#include "protocol/proto-message.h"
+
+void fill_msg (ProtoMsg *m, ProtoMsgType t);

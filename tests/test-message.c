@@ -1,0 +1,158 @@
+/* test-message.c — protocol/proto-message.c, the messages every family
+ * speaks: each type round-trips through its wire form with every field, a
+ * Payload costs its real size, and untrusted bytes are refused with an
+ * error, never a crash. */
+#include "config.h"
+
+#include "tests/msg-fill.h"
+#include "learn/learn-weights.h"
+#include "base/dl-random.h"
+
+#include <check.h>
+#include <string.h>
+
+START_TEST (test_message_roundtrip)
+{
+  ProtoMsgType t = (ProtoMsgType) _i;
+  ProtoMsg m, back;
+  fill_msg (&m, t);
+  g_autoptr (GBytes) b = proto_msg_encode (&m);
+  ck_assert_uint_eq (g_bytes_get_size (b), proto_msg_wire_size (&m));
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (proto_msg_decode (b, &back, &error), "%s", error ? error->message : "");
+  ck_assert_int_eq (back.type, t);
+  ck_assert_uint_eq (back.node, m.node);
+  ck_assert_int_eq (back.wait_for_more, m.wait_for_more);
+  ck_assert_int_eq (back.joined_mid_training, m.joined_mid_training);
+  ck_assert_uint_eq (back.nb_participants, m.nb_participants);
+  ck_assert_uint_eq (back.round, m.round);
+  ck_assert_uint_eq (back.comm_round, m.comm_round);
+  ck_assert_int_eq (back.signal, m.signal);
+  ck_assert_uint_eq (back.n_peers, m.n_peers);
+  if (m.n_peers)
+    ck_assert_mem_eq (back.peers, m.peers, m.n_peers * sizeof (ProtoNodeId));
+  ck_assert_uint_eq (back.degree, m.degree);
+  ck_assert (back.key == m.key);
+  ck_assert_uint_eq (back.n_indices, m.n_indices);
+  if (m.n_indices)
+    ck_assert_mem_eq (back.indices, m.indices, m.n_indices * sizeof *m.indices);
+  ck_assert_int_eq (back.weights != NULL, m.weights != NULL);
+  if (m.weights)
+    ck_assert (learn_weights_equal (back.weights, m.weights));
+  ck_assert_str_ne (proto_msg_type_name (t), "?");
+  ProtoMsgType again;
+  ck_assert (proto_msg_type_from_name (proto_msg_type_name (t), &again) && again == t);
+  proto_msg_clear (&m);
+  proto_msg_clear (&back);
+}
+END_TEST
+
+START_TEST (test_payload_charges_real_size)
+{
+  g_autoptr (LearnWeights) w = learn_weights_new (100000);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+  proto_msg_set_weights (&m, w);
+  gsize size = proto_msg_wire_size (&m);
+  ck_assert_uint_ge (size, 400000);
+  ck_assert_uint_lt (size, 400000 + 64);
+  proto_msg_clear (&m);
+}
+END_TEST
+
+static gboolean
+decode_fails (const void *data, gsize len)
+{
+  g_autoptr (GBytes) b = g_bytes_new (data, len);
+  ProtoMsg m;
+  g_autoptr (GError) error = NULL;
+  if (proto_msg_decode (b, &m, &error))
+    {
+      proto_msg_clear (&m);
+      return FALSE;
+    }
+  ck_assert (error != NULL && error->domain == PROTO_ERROR);
+  return TRUE;
+}
+
+START_TEST (test_decode_untrusted)
+{
+  ck_assert (decode_fails ("", 0));
+  /* every truncation of a valid Payload and PeersForRound is rejected or
+   * decodes to something sane, never a crash */
+  for (int t = 0; t < 2; t++)
+    {
+      ProtoMsg m;
+      fill_msg (&m, t ? PROTO_MSG_PAYLOAD : PROTO_MSG_PEERS_FOR_ROUND);
+      g_autoptr (GBytes) b = proto_msg_encode (&m);
+      gsize n;
+      const guchar *d = g_bytes_get_data (b, &n);
+      for (gsize len = 0; len < n; len++)
+        {
+          g_autoptr (GBytes) part = g_bytes_new (d, len);
+          ProtoMsg back;
+          if (proto_msg_decode (part, &back, NULL))
+            proto_msg_clear (&back);
+        }
+      proto_msg_clear (&m);
+    }
+  /* random garbage */
+  g_autoptr (DlRandom) r = dl_random_new (1, "garbage", 0);
+  guchar buf[256];
+  for (int i = 0; i < 5000; i++)
+    {
+      gsize len = dl_random_below (r, sizeof buf) + 1;
+      for (gsize k = 0; k < len; k++)
+        buf[k] = (guchar) dl_random_below (r, 256);
+      g_autoptr (GBytes) b = g_bytes_new (buf, len);
+      ProtoMsg back;
+      if (proto_msg_decode (b, &back, NULL))
+        proto_msg_clear (&back);
+    }
+  /* a well-formed variant with the wrong fields for its type byte */
+  {
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new ("(yu)", (guchar) PROTO_MSG_PAYLOAD, 5u)));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+  /* an unknown type byte */
+  {
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new ("(y)", (guchar) 200)));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+  /* weights that are not whole float32s */
+  {
+    guchar three[3] = { 1, 2, 3 };
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new (
+        "(y@ay)", (guchar) PROTO_MSG_SHARED_MODEL,
+        g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, three, 3, 1))));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+  /* not a variant at all: a bare tuple */
+  {
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new ("(y)", (guchar) 1));
+    ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
+  }
+}
+END_TEST
+
+static Suite *
+message_suite (void)
+{
+  Suite *s = suite_create ("message");
+  TCase *tc = tcase_create ("messages");
+  tcase_add_loop_test (tc, test_message_roundtrip, 0, PROTO_MSG_N_TYPES);
+  tcase_add_test (tc, test_payload_charges_real_size);
+  tcase_add_test (tc, test_decode_untrusted);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (message_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
