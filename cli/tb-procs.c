@@ -208,6 +208,7 @@ run_action (Tb *tb, const SimAction *a)
       break;
     case SIM_ACT_LINK_DOWN:
     case SIM_ACT_LINK_SLOW:
+    case SIM_ACT_CRASH_COORD:
       g_assert_not_reached ();   /* refused before the run */
     }
 }
@@ -299,6 +300,8 @@ tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **erro
     bad = "[peers] nat";
   else if (c->connect_failure > 0)
     bad = "[network] connect_failure";
+  else if (c->proto.coordinator_replicas > 1)
+    bad = "[protocol] coordinator_replicas > 1 (the testbed runs one coordinator)";
   for (guint i = 0; !bad && i < c->actions->len; i++)
     {
       const SimAction *a = &g_array_index (c->actions, SimAction, i);
@@ -320,6 +323,7 @@ tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **erro
                                                : "[timeline] heal (without --netem)";
           break;
         case SIM_ACT_LINK_SLOW: bad = "[timeline] link-slow"; break;
+        case SIM_ACT_CRASH_COORD: bad = "[timeline] crash coordinator"; break;
         }
     }
   if (bad)

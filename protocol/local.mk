@@ -35,6 +35,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
 	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
 	protocol/pipeline/pipe-client.c protocol/pipeline/pipe-server.c \
+	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
 EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \
-	protocol/pipeline/README.md
+	protocol/pipeline/README.md protocol/replica/README.md

@@ -76,6 +76,14 @@ typedef enum {
   PROTO_STRAGGLER_MIXED,         /* synchronous steps for peers of similar speed, async for the slow */
 } ProtoStragglerPolicy;
 
+/* the replicated coordinator (protocol/replica/): how a replica group keeps
+ * the coordinator's state */
+typedef enum {
+  PROTO_REPLICATION_RAFT,            /* an input is acted on once a majority logged it (Raft) */
+  PROTO_REPLICATION_PRIMARY_BACKUP,  /* the leader acts at once and ships the input after: no commit
+                                        wait, and what no backup got is lost with the leader */
+} ProtoReplication;
+
 /* pipeline: most block ranges a scenario may list one by one */
 #define PROTO_PIPE_MAX_RANGES 64
 
@@ -139,6 +147,13 @@ typedef struct {
   gboolean robust_wait_timeout;      /* a lost message on the coordinator's stream: every wait for the
                                         coordinator ends after proto_config_wait_timeout, and the peer
                                         says again where it is (ClientConnected, PeerIsReady) */
+
+  /* the replicated coordinator (protocol/replica/), every family */
+  guint coordinator_replicas;        /* 1: one coordinator machine, as DISCO; more: a replica group */
+  ProtoReplication replication;
+  DlTime replica_heartbeat;          /* the leader's AppendEntries period when idle */
+  DlTime replica_election_timeout;   /* a follower that hears no leader for a draw in [t, 2t) stands */
+  DlTime resume_timeout;             /* a new leader closes the sessions not resumed after this */
 
   guint64 seed;                      /* the run's seed: a coordinator that draws takes its stream from it
                                         (gossip's candidate samples); DISCO's draws nothing */

@@ -49,6 +49,12 @@ static const char *const type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_PIPE_RESULT] = "PipeResult",
   [PROTO_MSG_PIPE_CLOSE] = "PipeClose",
   [PROTO_MSG_PIPE_NEED] = "PipeNeed",
+  [PROTO_MSG_SESSION_RESUME] = "SessionResume",
+  [PROTO_MSG_SESSION_RESUMED] = "SessionResumed",
+  [PROTO_MSG_RAFT_VOTE] = "RaftVote",
+  [PROTO_MSG_RAFT_VOTE_REPLY] = "RaftVoteReply",
+  [PROTO_MSG_RAFT_APPEND] = "RaftAppend",
+  [PROTO_MSG_RAFT_APPEND_REPLY] = "RaftAppendReply",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -94,6 +100,12 @@ static const char *const wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_PIPE_RESULT] = "(ytuuuuay)",
   [PROTO_MSG_PIPE_CLOSE] = "(yt)",
   [PROTO_MSG_PIPE_NEED] = "(ytu)",
+  [PROTO_MSG_SESSION_RESUME] = "(y)",
+  [PROTO_MSG_SESSION_RESUMED] = "(ybu)",
+  [PROTO_MSG_RAFT_VOTE] = "(yutu)",
+  [PROTO_MSG_RAFT_VOTE_REPLY] = "(yub)",
+  [PROTO_MSG_RAFT_APPEND] = "(yutuuauav)",
+  [PROTO_MSG_RAFT_APPEND_REPLY] = "(yubt)",
 };
 
 const char *
@@ -158,6 +170,11 @@ proto_msg_copy (ProtoMsg *dst, const ProtoMsg *src)
   dst->signal_data = g_strdup (src->signal_data);
   if (dst->weights)
     learn_weights_ref (dst->weights);
+  if (src->inner)
+    {
+      dst->inner = g_new (ProtoMsg, 1);
+      proto_msg_copy (dst->inner, src->inner);
+    }
 }
 
 void
@@ -169,6 +186,11 @@ proto_msg_clear (ProtoMsg *msg)
   g_clear_pointer (&msg->indices, g_free);
   msg->n_indices = 0;
   g_clear_pointer (&msg->weights, learn_weights_unref);
+  if (msg->inner)
+    {
+      proto_msg_clear (msg->inner);
+      g_clear_pointer (&msg->inner, g_free);
+    }
 }
 
 /* The weights as an "ay" variant.  With copy = FALSE the variant references
@@ -187,8 +209,10 @@ weights_variant (const ProtoMsg *msg, gboolean copy)
   return g_variant_new_from_bytes (G_VARIANT_TYPE_BYTESTRING, bytes, TRUE);
 }
 
+static GVariant *build (const ProtoMsg *msg, gboolean copy);
+
 static GVariant *
-build (const ProtoMsg *msg, gboolean copy)
+build_body (const ProtoMsg *msg, gboolean copy)
 {
   guchar t = (guchar) msg->type;
   GVariant *inner = NULL;
@@ -318,9 +342,45 @@ build (const ProtoMsg *msg, gboolean copy)
                                                         msg->n_indices, sizeof (uint32_t)),
                              weights_variant (msg, copy));
       break;
+    case PROTO_MSG_SESSION_RESUME:
+      inner = g_variant_new ("(y)", t);
+      break;
+    case PROTO_MSG_SESSION_RESUMED:
+      inner = g_variant_new ("(ybu)", t, msg->helper, msg->round);
+      break;
+    case PROTO_MSG_RAFT_VOTE:
+      inner = g_variant_new ("(yutu)", t, msg->round, (guint64) msg->key, msg->comm_round);
+      break;
+    case PROTO_MSG_RAFT_VOTE_REPLY:
+      inner = g_variant_new ("(yub)", t, msg->round, msg->helper);
+      break;
+    case PROTO_MSG_RAFT_APPEND:
+      {
+        GVariantBuilder b;
+        g_variant_builder_init (&b, G_VARIANT_TYPE ("av"));
+        if (msg->inner)
+          g_variant_builder_add_value (&b, g_variant_new_variant (build_body (msg->inner, copy)));
+        inner = g_variant_new ("(yutuu@au@av)", t, msg->round, (guint64) msg->key, msg->comm_round, msg->degree,
+                               g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
+                                                          sizeof (uint32_t)),
+                               g_variant_builder_end (&b));
+        break;
+      }
+    case PROTO_MSG_RAFT_APPEND_REPLY:
+      inner = g_variant_new ("(yubt)", t, msg->round, msg->helper, (guint64) msg->key);
+      break;
     }
   g_assert (inner != NULL);
-  return g_variant_ref_sink (g_variant_new_variant (inner));
+  /* the session envelope (protocol/replica/): only where it has numbers */
+  if (msg->sess_seq || msg->sess_ack)
+    inner = g_variant_new ("(uuv)", msg->sess_seq, msg->sess_ack, inner);
+  return inner;
+}
+
+static GVariant *
+build (const ProtoMsg *msg, gboolean copy)
+{
+  return g_variant_ref_sink (g_variant_new_variant (build_body (msg, copy)));
 }
 
 GBytes *
@@ -359,6 +419,8 @@ weights_from_variant (GVariant *ay)
   return w;
 }
 
+static gboolean decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope, GError **error);
+
 gboolean
 proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
 {
@@ -372,7 +434,28 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
   if (!g_variant_is_normal_form (outer))
     return malformed (error, "message is not a well-formed GVariant");
   g_autoptr (GVariant) inner = g_variant_get_variant (outer);
+  return decode_body (inner, out, 0, TRUE, error);
+}
+
+/* One message's tuple (inner: a type byte first, or the session envelope
+ * around one if may_envelope) into out; depth: inside a RaftAppend (which
+ * holds no RaftAppend). */
+static gboolean
+decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope, GError **error)
+{
   const char *tstr = g_variant_get_type_string (inner);
+  if (strcmp (tstr, "(uuv)") == 0 && may_envelope)
+    {
+      guint32 seq, ack;
+      g_autoptr (GVariant) body = NULL;
+      g_variant_get (inner, "(uu@v)", &seq, &ack, &body);
+      g_autoptr (GVariant) msg = g_variant_get_variant (body);
+      if (!decode_body (msg, out, depth, FALSE, error))
+        return FALSE;
+      out->sess_seq = seq;
+      out->sess_ack = ack;
+      return TRUE;
+    }
   if (!g_variant_is_of_type (inner, G_VARIANT_TYPE_TUPLE) || g_variant_n_children (inner) < 1)
     return malformed (error, "message is not a tuple starting with a type byte");
   g_autoptr (GVariant) tv = g_variant_get_child_value (inner, 0);
@@ -697,6 +780,71 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
           }
         if (n)
           proto_msg_take_indices (&m, g_memdup2 (idx, n * sizeof *idx), (uint32_t) n);
+        break;
+      }
+    case PROTO_MSG_SESSION_RESUME:
+      break;
+    case PROTO_MSG_SESSION_RESUMED:
+      {
+        guchar ty;
+        g_variant_get (inner, "(ybu)", &ty, &m.helper, &m.round);
+        break;
+      }
+    case PROTO_MSG_RAFT_VOTE:
+      {
+        guchar ty;
+        guint64 k;
+        g_variant_get (inner, "(yutu)", &ty, &m.round, &k, &m.comm_round);
+        m.key = k;
+        break;
+      }
+    case PROTO_MSG_RAFT_VOTE_REPLY:
+      {
+        guchar ty;
+        g_variant_get (inner, "(yub)", &ty, &m.round, &m.helper);
+        break;
+      }
+    case PROTO_MSG_RAFT_APPEND_REPLY:
+      {
+        guchar ty;
+        guint64 k;
+        g_variant_get (inner, "(yubt)", &ty, &m.round, &m.helper, &k);
+        m.key = k;
+        break;
+      }
+    case PROTO_MSG_RAFT_APPEND:
+      {
+        guint64 k;
+        g_autoptr (GVariant) ix = g_variant_get_child_value (inner, 5);
+        g_autoptr (GVariant) entries = g_variant_get_child_value (inner, 6);
+        g_variant_get_child (inner, 1, "u", &m.round);
+        g_variant_get_child (inner, 2, "t", &k);
+        g_variant_get_child (inner, 3, "u", &m.comm_round);
+        g_variant_get_child (inner, 4, "u", &m.degree);
+        m.key = k;
+        gsize n = 0;
+        const uint32_t *idx = g_variant_get_fixed_array (ix, &n, sizeof (uint32_t));
+        if (n)
+          proto_msg_take_indices (&m, g_memdup2 (idx, n * sizeof *idx), (uint32_t) n);
+        gsize ne = g_variant_n_children (entries);
+        if (ne > 1 || depth > 0)
+          {
+            proto_msg_clear (&m);
+            return malformed (error, "RaftAppend carries one entry at most, and no RaftAppend");
+          }
+        if (ne == 1)
+          {
+            g_autoptr (GVariant) ev = g_variant_get_child_value (entries, 0);
+            g_autoptr (GVariant) body = g_variant_get_variant (ev);
+            ProtoMsg *e = g_new0 (ProtoMsg, 1);
+            if (!decode_body (body, e, depth + 1, TRUE, error))
+              {
+                g_free (e);
+                proto_msg_clear (&m);
+                return FALSE;
+              }
+            m.inner = e;
+          }
         break;
       }
     }

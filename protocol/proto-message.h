@@ -89,8 +89,21 @@ typedef enum {
   PROTO_MSG_PIPE_CLOSE,       /* client -> server: session `key` is over */
   PROTO_MSG_PIPE_NEED,        /* server -> client: the full copy of step `round` of session `key`, please
                                  (client_copy = hash: its hash alone came, and no push matched it) */
+  /* the replicated coordinator (protocol/replica/): the session layer and Raft */
+  PROTO_MSG_SESSION_RESUME,   /* peer -> S (a new stream): resume my session; `sess_ack` the last
+                                 message of the coordinator's I hold */
+  PROTO_MSG_SESSION_RESUMED,  /* S -> peer: resumed; `sess_ack` the last of yours applied, `round`
+                                 the last number it gave a message to you; `helper`: no, your
+                                 session was closed (you are gone for the coordinator) */
+  PROTO_MSG_RAFT_VOTE,        /* replica -> replica: RequestVote, term `round`, last log index `key`
+                                 and term `comm_round` */
+  PROTO_MSG_RAFT_VOTE_REPLY,  /* term `round`, `helper` granted */
+  PROTO_MSG_RAFT_APPEND,      /* AppendEntries: term `round`, prev index `key` and term `comm_round`,
+                                 leader commit `degree`; one entry or none (a heartbeat): its
+                                 fields in `indices` (proto-replica.h) and its message `inner` */
+  PROTO_MSG_RAFT_APPEND_REPLY,/* term `round`, `helper` success, match index `key` */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_PIPE_NEED + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_RAFT_APPEND_REPLY + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {
@@ -112,7 +125,7 @@ typedef enum {
   PROTO_SIGNAL_ANSWER,
 } ProtoSignal;
 
-typedef struct {
+typedef struct ProtoMsg_ {
   ProtoMsgType type;
   /* NewNodeInfo: the recipient's id.  SignalForPeer: destination (to S) or
    * source (from S).  SignalModelProvider: the provider.  SignalNewPeer: the
@@ -140,6 +153,13 @@ typedef struct {
   uint32_t n_indices;
   uint64_t key;                  /* DhtFindNode: the key looked up; HierHeads: a head to sync from;
                                     Pipe*: the session */
+  /* the session layer of a replicated coordinator (protocol/replica/): on
+   * the peer<->coordinator stream, a message's number in its direction and
+   * the last number received from the other side; 0 and 0 (the default) put
+   * no envelope on the wire */
+  uint32_t sess_seq;
+  uint32_t sess_ack;
+  struct ProtoMsg_ *inner;       /* RaftAppend: the entry's message (owned), NULL if none */
 } ProtoMsg;
 
 const char *proto_msg_type_name (ProtoMsgType type);

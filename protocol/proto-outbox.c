@@ -68,6 +68,15 @@ proto_outbox_reset (ProtoOutbox *out)
 }
 
 void
+proto_outbox_move (ProtoOutbox *out, ProtoOutbox *src, guint i)
+{
+  ProtoAction *a = &g_array_index (src->actions, ProtoAction, i);
+  g_array_append_val (out->actions, *a);
+  proto_msg_init (&a->msg, a->msg.type);
+  a->weights = NULL;
+}
+
+void
 proto_outbox_clear (ProtoOutbox *out)
 {
   if (!out->actions)

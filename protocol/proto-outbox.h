@@ -21,6 +21,9 @@ typedef enum {
   PROTO_ACT_DISCONNECT,     /* close the coordinator stream and every link */
   PROTO_ACT_SET_DEADLINE,   /* the machine's next deadline is now `deadline` (NEVER: none) */
   PROTO_ACT_OBSERVE,        /* an observation for the record */
+  /* the replicated coordinator's session layer (protocol/replica/) */
+  PROTO_ACT_RECONNECT,      /* peer: open a new stream to the coordinator service (its leader) */
+  PROTO_ACT_CLOSE_STREAM,   /* coordinator replica: close peer `to`'s stream (it leads no more) */
 } ProtoActionKind;
 
 typedef enum {
@@ -104,6 +107,10 @@ void proto_outbox_simple (ProtoOutbox *out, ProtoActionKind kind, ProtoNodeId to
 void proto_outbox_observe (ProtoOutbox *out, ProtoObsKind kind, const char *state, int32_t round,
                            ProtoNodeId other, int32_t msg_type, int64_t value,
                            const char *fmt, ...) G_GNUC_PRINTF (8, 9);
+
+/* Appends action i of src to out, moving what it owns (src's is left
+ * empty: a message with no fields, no weights). */
+void proto_outbox_move (ProtoOutbox *out, ProtoOutbox *src, guint i);
 
 /* Counting helpers for drivers and tests. */
 guint proto_outbox_count_sends (const ProtoOutbox *out, ProtoMsgType type, ProtoNodeId to);

@@ -290,6 +290,22 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->epochs_per_round == 0)
     return BAD ("training", "epochs_per_round", "must be at least 1");
   pc->leave_after_training = strcmp (V ("training", "after_training"), "leave") == 0;
+  /* the replicated coordinator (protocol/replica/) */
+  pc->coordinator_replicas = uint_of (V ("protocol", "coordinator_replicas"));
+  if (pc->coordinator_replicas < 1 || pc->coordinator_replicas > 9)
+    return BAD ("protocol", "coordinator_replicas", "must be 1 (one coordinator) to 9 replicas");
+  pc->replication = strcmp (V ("protocol", "coordinator_replication"), "primary-backup") == 0
+                    ? PROTO_REPLICATION_PRIMARY_BACKUP : PROTO_REPLICATION_RAFT;
+  dl_parse_duration (V ("protocol", "replica_heartbeat"), &pc->replica_heartbeat, NULL);
+  dl_parse_duration (V ("protocol", "replica_election_timeout"), &pc->replica_election_timeout, NULL);
+  dl_parse_duration (V ("protocol", "resume_timeout"), &pc->resume_timeout, NULL);
+  if (pc->replica_heartbeat <= 0)
+    return BAD ("protocol", "replica_heartbeat", "must be more than 0");
+  if (pc->replica_election_timeout <= pc->replica_heartbeat)
+    return BAD ("protocol", "replica_election_timeout", "must be more than replica_heartbeat (%s): a follower "
+                "would stand between two heartbeats", V ("protocol", "replica_heartbeat"));
+  if (pc->resume_timeout <= 0)
+    return BAD ("protocol", "resume_timeout", "must be more than 0");
   pc->node_runtime = strcmp (V ("peers", "runtime"), "node") == 0;
 
   /* peers, compute, network, churn */
@@ -324,6 +340,12 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   c->none_samples = uint_of (V ("compute", "none_samples"));
   dl_dist_parse (V ("network", "latency"), DL_UNIT_DURATION, &c->latency, NULL);
   dl_dist_parse (V ("network", "server_latency"), DL_UNIT_DURATION, &c->server_latency, NULL);
+  dl_dist_parse (V ("network", "replica_latency"), DL_UNIT_DURATION, &c->replica_latency, NULL);
+  {
+    DlTime t;
+    dl_parse_duration (V ("network", "replica_crash_detection"), &t, NULL);
+    c->replica_crash_detection = dl_dist_constant (DL_UNIT_DURATION, (double) t);
+  }
   if (*V ("network", "regions"))
     PARSE ("network", "regions",
            parse_regions (V ("network", "regions"), &c->region_names, &c->region_counts, &c->n_regions, &_e));

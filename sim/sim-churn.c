@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "sim/sim-world-private.h"
+#include "protocol/replica/proto-replica.h"
 
 #include <math.h>
 #include <string.h>
@@ -107,6 +108,21 @@ join (SimWorld *w, ProtoNodeId id, double speed)
   attrs.speed = n->speed;   /* a join may set it */
   ProtoPeerEnv env = sim_peer_env (&w->cfg, &attrs, w->initial, n->rng_shares);
   n->peer = w->family->new_peer (&w->cfg.proto, &env);
+  if (w->n_servers > 1)
+    {
+      /* a replicated coordinator: the peer's session outlives a stream */
+      n->peer = proto_session_peer_new (n->peer, &w->cfg.proto);
+      n->server = sim_server_leader (w);
+      if (n->server >= w->n_servers)
+        {
+          n->server = 0;
+          sim_stream_broken (w, n, 2 * dl_dist_sample_time (&w->cfg.server_latency, n->rng_net),
+                             "no coordinator replica leads");
+        }
+    }
+  else if (w->servers[0].crashed)
+    sim_stream_broken (w, n, 2 * dl_dist_sample_time (&w->cfg.server_latency, n->rng_net),
+                       "the coordinator has crashed");
   w->progress = sim_engine_now (w->engine);
   g_autofree char *where = *attrs.region ? g_strdup_printf ("region %s", attrs.region) : NULL;
   sim_fact (w, id, PROTO_NO_NODE, "join", where);
@@ -121,6 +137,8 @@ ev_crash_detected (SimEngine *e, void *ctx, uint64_t arg)
   SimWorld *w = ctx;
   Node *n = sim_node_at (w, (ProtoNodeId) arg);
   w->timed_pending--;
+  if (n->stream_down)
+    return;   /* no replica holds its stream (a new leader's resume_timeout closes it) */
   n->coord_closed = TRUE;
   ProtoInput in = { .kind = PROTO_IN_STREAM_CLOSED, .from = n->id };
   sim_dispatch_coord (w, &in);
@@ -208,6 +226,9 @@ run_action (SimWorld *w, const SimAction *a)
       break;
     case SIM_ACT_CRASH:
       depart (w, a->a, TRUE);
+      break;
+    case SIM_ACT_CRASH_COORD:
+      sim_crash_coordinator (w);
       break;
     case SIM_ACT_LINK_FAIL:
       {

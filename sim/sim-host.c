@@ -40,6 +40,16 @@ carry_out (ProtoNodeId self, ProtoOutbox *out, const SimTransport *tr, gpointer 
         case PROTO_ACT_OBSERVE:
           tr->observed (ud, self, &a->obs);
           break;
+        case PROTO_ACT_RECONNECT:
+          /* a replicated coordinator's session layer only: a transport
+           * without replicas (the testbed refuses them) has no callback */
+          if (tr->reconnect)
+            tr->reconnect (ud, self);
+          break;
+        case PROTO_ACT_CLOSE_STREAM:
+          if (tr->close_stream)
+            tr->close_stream (ud, self, a->to);
+          break;
         }
     }
 }

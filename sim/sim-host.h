@@ -30,6 +30,11 @@ typedef struct {
   void (*observed) (gpointer ud, ProtoNodeId self, const ProtoObservation *obs);
   /* the machine's next deadline after the input (DL_TIME_NEVER: none) */
   void (*arm) (gpointer ud, ProtoNodeId self, DlTime deadline);
+  /* a replicated coordinator (protocol/replica/); NULL where there is none:
+   * a peer opens a new stream to the coordinator service's leader; a
+   * replica closes `peer`'s stream */
+  void (*reconnect) (gpointer ud, ProtoNodeId self);
+  void (*close_stream) (gpointer ud, ProtoNodeId self, ProtoNodeId peer);
 } SimTransport;
 
 /* self: PROTO_SERVER for the coordinator, the peer's id otherwise */

@@ -17,7 +17,7 @@ typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
   K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR, K_DISCOVERY,
-  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY,
+  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY, K_REPLICATION,
 } Kind;
 
 typedef struct {
@@ -75,6 +75,11 @@ static const KeySpec keys[] = {
   { "protocol", "family_hint", "off", K_ONOFF, "pipeline only: on: with next-peer, routing takes a hop inside one family (region) as free" },
   { "protocol", "faulty_share", "0", K_PROB, "pipeline only: share of servers whose pushes are wrong (what the next server's check catches)" },
   { "protocol", "step_timeout", "30s", K_DUR, "pipeline only: a client waits this long for a server's result, then replaces it and replays" },
+  { "protocol", "coordinator_replicas", "1", K_UINT, "1 (one coordinator, as DISCO) or up to 9 replicas of it: the coordinator's state kept by a replicated log, peers in sessions that survive the leader's crash (protocol/replica/README.md); not in the testbed" },
+  { "protocol", "coordinator_replication", "raft", K_REPLICATION, "with coordinator_replicas > 1: raft | primary-backup: an input is acted on once a majority logged it, or at once by the leader and shipped after (what no backup got is lost with it)" },
+  { "protocol", "replica_heartbeat", "50ms", K_DUR, "with coordinator_replicas > 1: the leader's heartbeat (an empty AppendEntries) period" },
+  { "protocol", "replica_election_timeout", "150ms", K_DUR, "with coordinator_replicas > 1: a replica that hears no leader for a draw in [t, 2t) stands for election (Raft's 150-300 ms)" },
+  { "protocol", "resume_timeout", "10s", K_DUR, "with coordinator_replicas > 1: a new leader counts the stream of a peer that has not resumed its session after this as closed" },
   { "training", "rounds", "5", K_UINT, "rounds each peer trains" },
   { "training", "epochs_per_round", "1", K_UINT, "local epochs per round" },
   { "training", "after_training", "stay", K_AFTER, "leave | stay (DISCO's Disco.train stays connected)" },
@@ -106,6 +111,8 @@ static const KeySpec keys[] = {
   { "network", "link_setup", "200ms", K_DUR, "time to bring a peer link up after signalling" },
   { "network", "connect_failure", "0", K_PROB, "probability that a peer link never comes up" },
   { "network", "crash_detection", "30s", K_DETECT, "the coordinator notices a crash after this: a duration, a distribution, or never (DISCO has no heartbeat: TCP gives up after minutes, or never)" },
+  { "network", "replica_latency", "1ms", K_DIST_DUR, "with coordinator_replicas > 1: one-way latency between two replicas" },
+  { "network", "replica_crash_detection", "1s", K_DUR, "with coordinator_replicas > 1: a peer notices that its stream's replica crashed after this (the session layer's keepalive; one coordinator: crash_detection)" },
   { "churn", "arrival_rate", "0", K_PER_TIME, "new peers per time (Poisson), e.g. 2/min" },
   { "churn", "session", "exponential(30min)", K_DIST_DUR, "lifetime of peers arriving by churn" },
   { "churn", "crash_fraction", "0.5", K_PROB, "share of churn departures that are crashes" },
@@ -328,6 +335,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
       if (strcmp (v, "full") == 0 || strcmp (v, "hash") == 0)
         return TRUE;
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected full or hash", v);
+      return FALSE;
+    case K_REPLICATION:
+      if (strcmp (v, "raft") == 0 || strcmp (v, "primary-backup") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected raft or primary-backup", v);
       return FALSE;
     case K_DIST_NUM:
       return dl_dist_parse (v, DL_UNIT_NUMBER, &d, error);

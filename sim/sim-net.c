@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "sim/sim-world-private.h"
+#include "protocol/replica/proto-replica.h"
 
 #include <string.h>
 
@@ -219,6 +220,8 @@ wire_size_key (const ProtoMsg *msg)
 static gsize
 wire_size (SimWorld *w, const ProtoMsg *msg)
 {
+  if (msg->sess_seq || msg->sess_ack || msg->inner || msg->type >= PROTO_MSG_SESSION_RESUME)
+    return proto_msg_wire_size (msg);   /* a replicated coordinator's: not in the table's key */
   gpointer key = (gpointer) (uintptr_t) wire_size_key (msg);
   gpointer v = g_hash_table_lookup (w->wire_sizes, key);
   if (v)
@@ -233,6 +236,18 @@ void
 sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
   Msg *m = msg_new (w);
+  /* a coordinator replica speaks to a peer as the coordinator, on the
+   * peer's stream; to another replica on the replicas' own network */
+  if (proto_node_is_replica (from))
+    {
+      if (proto_node_is_replica (to))
+        m->internal = TRUE;
+      else
+        {
+          m->server = (guint8) proto_replica_index (from);
+          from = PROTO_SERVER;
+        }
+    }
   m->from = from;
   m->to = to;
   m->via = via;
@@ -241,7 +256,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   m->bytes = wire_size (w, &m->msg);
   w->result.messages++;
   w->result.bytes += m->bytes;
-  if (from != PROTO_SERVER)
+  if (from != PROTO_SERVER && !m->internal)
     sim_node_at (w, from)->bytes_sent += m->bytes;
   if (w->rec.traffic)
     w->rec.traffic (w->rec.user_data, m->msg.type, m->bytes);
@@ -255,6 +270,23 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
           sim_fact (w, from, to, "lost", l && l->dead ? "link died (link-down)" : "link not open");
           msg_drop (w, m);
           return;
+        }
+    }
+  else if (!m->internal)
+    {
+      /* a peer's coordinator stream: the message belongs to the stream it
+       * goes on; a broken one (a crashed replica, a reconnect under way)
+       * takes nothing */
+      Node *n = sim_node_at (w, to == PROTO_SERVER ? from : to);
+      if (n)
+        {
+          m->stream = n->stream;
+          if (n->stream_down || (from == PROTO_SERVER && n->server != m->server))
+            {
+              sim_fact (w, from, to, "lost", "the coordinator stream is down");
+              msg_drop (w, m);
+              return;
+            }
         }
     }
   if (sim_partitioned (w, from, to))
@@ -309,7 +341,9 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
     }
   m->wire_done = t;
   DlRandom *r = src ? src->rng_net : w->rng_links;
-  const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency : &w->cfg.server_latency;
+  const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency
+                      : m->internal           ? &w->cfg.replica_latency
+                                              : &w->cfg.server_latency;
   if (via == PROTO_VIA_LINK && w->cfg.local_latency_set
       && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, m->to))
     lat = &w->cfg.local_latency;   /* both ends in one region */
@@ -320,7 +354,8 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   DlTime *last = channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
-  w->in_flight++;
+  if (!m->internal)
+    w->in_flight++;   /* the replicas' own traffic is not the run's: heartbeats never end */
   m->next = w->flight;
   if (w->flight)
     w->flight->prev = m;
@@ -335,11 +370,14 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
 void
 sim_net_close_stream (SimWorld *w, Node *n)
 {
+  if (n->stream_down)
+    return;   /* nothing to close: its stream already broke */
   Msg *m = msg_new (w);
   m->from = n->id;
   m->to = PROTO_SERVER;
   m->via = PROTO_VIA_SERVER;
   m->close = TRUE;
+  m->stream = n->stream;
   proto_msg_init (&m->msg, PROTO_MSG_CLIENT_CONNECTED);  /* unused */
   m->bytes = CLOSE_FRAME_BYTES;
   schedule_msg (w, m, NULL, 0);
@@ -381,11 +419,22 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   Msg *m = (Msg *) (uintptr_t) arg;
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via, .msg = &m->msg };
+  if (m->internal)
+    {
+      guint k = proto_replica_index (m->to);
+      if (k < w->n_servers)
+        sim_dispatch_server (w, k, &in);   /* nothing if it crashed */
+      sim_net_msg_free (w, m);
+      return;
+    }
   w->in_flight--;
   w->last_arrival = sim_engine_now (e);
-  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via, .msg = &m->msg };
   Node *src = sim_node_at (w, m->from);
-  if (m->close)
+  Node *peer = m->via == PROTO_VIA_SERVER ? sim_node_at (w, m->to == PROTO_SERVER ? m->from : m->to) : NULL;
+  if (peer && m->stream != peer->stream)
+    sim_fact (w, m->from, m->to, "lost", "its coordinator stream broke");
+  else if (m->close)
     {
       src->coord_closed = TRUE;
       sim_fact (w, m->from, PROTO_SERVER, "stream-closed", "close frame delivered");

@@ -63,11 +63,16 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
                                                 && a->value > 0));
       usage = "join pN [speed=X]";
     }
+  else if (strcmp (verb, "crash") == 0 && t->len == 2 && strcmp (t->pdata[1], "coordinator") == 0)
+    {
+      a->kind = SIM_ACT_CRASH_COORD;
+      ok = TRUE;
+    }
   else if (strcmp (verb, "leave") == 0 || strcmp (verb, "crash") == 0)
     {
       a->kind = verb[0] == 'l' ? SIM_ACT_LEAVE : SIM_ACT_CRASH;
       ok = t->len == 2 && PEER (1, &a->a);
-      usage = verb[0] == 'l' ? "leave pN" : "crash pN";
+      usage = verb[0] == 'l' ? "leave pN" : "crash pN / crash coordinator";
     }
   else if (strcmp (verb, "link-fail") == 0 || strcmp (verb, "link-down") == 0)
     {

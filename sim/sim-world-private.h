@@ -41,6 +41,9 @@ typedef struct {
   double accuracy, loss;
   gboolean in_sync_wait;
   DlTime last_to_server, last_from_server;  /* its coordinator stream's channels: last arrival */
+  guint server;           /* the coordinator replica its stream goes to (0 without replicas) */
+  guint32 stream;         /* its stream's number: a message sent on an earlier stream is lost */
+  gboolean stream_down;   /* its stream is closed or broken (a replica crashed, a reconnect pending) */
   guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
 } Node;
 
@@ -61,6 +64,9 @@ struct Msg {
   DlTime wire_done;   /* its last byte left the sender's uplink */
   gboolean close;     /* not a message: the stream's close frame (graceful close) */
   Link *link;         /* the link it goes on (via a link), else NULL */
+  guint32 stream;     /* on a peer's coordinator stream: its number then */
+  guint8 server;      /* from the coordinator to a peer: the replica that sent it */
+  gboolean internal;  /* between coordinator replicas: not the run's progress */
   Msg *prev, *next;   /* the world's list of messages in flight; next links the free list */
 };
 
@@ -78,8 +84,9 @@ struct SimWorld {
   SimEngine *engine;
   const ProtoFamily *family;
   ProtoObsKind round_begins;          /* the coordinator's observation that begins a round */
-  ProtoMachine *coord;
-  SimTimer coord_deadline;
+  /* the coordinator: one machine, or the replicas of protocol/replica/ */
+  struct SimServer *servers;
+  guint n_servers;
   GPtrArray *nodes;         /* Node*, index = id; [0] unused */
   GHashTable *links;        /* pair (in the key word) -> Link* */
   GHashTable *channels;     /* (from, to, via) (in the key word) -> last arrival time (boxed), for channels
@@ -108,6 +115,13 @@ struct SimWorld {
   gpointer progress_ud;
 };
 
+typedef struct SimServer {
+  ProtoMachine *m;
+  SimTimer deadline;
+  gboolean crashed;
+  DlRandom *rng;          /* a replica's election timeouts */
+} SimServer;
+
 static inline Node *
 sim_node_at (const SimWorld *w, ProtoNodeId id)
 {
@@ -129,7 +143,16 @@ void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);
 
 /* sim-world.c */
+/* an input to the coordinator from peer in->from (its stream's replica), or
+ * a deadline's (in->from unused) */
 void sim_dispatch_coord (SimWorld *w, const ProtoInput *in);
+void sim_dispatch_server (SimWorld *w, guint k, const ProtoInput *in);
+/* the replica the coordinator service's streams go to now (the live leader
+ * of the highest term), n_servers if none; 0 without replicas (if alive) */
+guint sim_server_leader (const SimWorld *w);
+/* peer n's stream closes from the coordinator's side after `after` */
+void sim_stream_broken (SimWorld *w, Node *n, DlTime after, const char *why);
+void sim_crash_coordinator (SimWorld *w);
 void sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in);
 void sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg);
 void sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg);

@@ -26,6 +26,7 @@
 
 #include "sim/sim-world-private.h"
 #include "sim/sim-props.h"
+#include "protocol/replica/proto-replica.h"
 
 #include <math.h>
 #include <string.h>
@@ -96,6 +97,8 @@ sim_world_config_init (SimWorldConfig *c)
   c->downlink_bps = 100000000;
   c->link_setup = 200 * DL_MS;
   c->crash_detection = dl_dist_constant (DL_UNIT_DURATION, 30.0 * DL_S);
+  c->replica_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);
+  c->replica_crash_detection = dl_dist_constant (DL_UNIT_DURATION, 1e9);
   c->session = dl_dist_constant (DL_UNIT_DURATION, 30 * 60e9);
   c->crash_fraction = 0.5;
   c->max_peers = 100;
@@ -285,6 +288,8 @@ static void
 tr_observed (gpointer ud, ProtoNodeId self, const ProtoObservation *obs)
 {
   SimWorld *w = ud;
+  if (proto_node_is_replica (self))
+    self = PROTO_SERVER;   /* the coordinator service speaks as one */
   note_observation (w, self, obs);
   if (obs->kind == PROTO_OBS_ROUND_END && self != PROTO_SERVER)
     evaluate (w, sim_node_at (w, self), obs->round);
@@ -294,10 +299,66 @@ static void
 tr_arm (gpointer ud, ProtoNodeId self, DlTime deadline)
 {
   SimWorld *w = ud;
-  if (self == PROTO_SERVER)
-    sim_rearm (w, &w->coord_deadline, deadline, ev_coord_deadline, 0);
+  if (self == PROTO_SERVER || proto_node_is_replica (self))
+    {
+      guint k = self == PROTO_SERVER ? 0 : proto_replica_index (self);
+      sim_rearm (w, &w->servers[k].deadline, deadline, ev_coord_deadline, k);
+    }
   else
     sim_rearm (w, &sim_node_at (w, self)->deadline, deadline, sim_ev_peer_deadline, self);
+}
+
+/* the session layer's reconnect: after a round trip to the service, the
+ * stream goes to the leader (standing for a client that tries the replicas
+ * and follows a redirect), or is refused if there is none */
+static void
+ev_reconnected (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  Node *n = sim_node_at (w, (ProtoNodeId) arg);
+  w->timed_pending--;
+  if (n->status != NODE_ONLINE)
+    return;
+  guint k = sim_server_leader (w);
+  if (k >= w->n_servers)
+    {
+      sim_fact (w, n->id, PROTO_SERVER, "refused", "no coordinator replica leads");
+      ProtoInput in = { .kind = PROTO_IN_STREAM_CLOSED, .from = PROTO_SERVER };
+      sim_dispatch_peer (w, n, &in);
+      return;
+    }
+  n->server = k;
+  n->stream++;
+  n->stream_down = FALSE;
+  n->coord_closed = FALSE;
+  char buf[32];
+  g_snprintf (buf, sizeof buf, "replica %u", k);
+  sim_fact (w, n->id, PROTO_SERVER, "stream", buf);
+  ProtoInput in = { .kind = PROTO_IN_START };
+  sim_dispatch_peer (w, n, &in);
+  (void) e;
+}
+
+static void
+tr_reconnect (gpointer ud, ProtoNodeId self)
+{
+  SimWorld *w = ud;
+  Node *n = sim_node_at (w, self);
+  DlTime rtt = dl_dist_sample_time (&w->cfg.server_latency, n->rng_net)
+               + dl_dist_sample_time (&w->cfg.server_latency, n->rng_net);
+  w->timed_pending++;
+  sim_engine_schedule_in (w->engine, rtt, ev_reconnected, w, self);
+}
+
+static void
+tr_close_stream (gpointer ud, ProtoNodeId self, ProtoNodeId peer)
+{
+  SimWorld *w = ud;
+  Node *n = sim_node_at (w, peer);
+  guint k = proto_node_is_replica (self) ? proto_replica_index (self) : 0;
+  if (n && n->status == NODE_ONLINE && !n->stream_down && n->server == k)
+    sim_stream_broken (w, n, dl_dist_sample_time (&w->cfg.server_latency, n->rng_net),
+                       "closed by a replica that leads no more");
 }
 
 static const SimTransport sim_network = {
@@ -309,12 +370,99 @@ static const SimTransport sim_network = {
   .disconnect = tr_disconnect,
   .observed = tr_observed,
   .arm = tr_arm,
+  .reconnect = tr_reconnect,
+  .close_stream = tr_close_stream,
 };
+
+void
+sim_dispatch_server (SimWorld *w, guint k, const ProtoInput *in)
+{
+  SimServer *sv = &w->servers[k];
+  if (sv->crashed)
+    return;
+  ProtoNodeId self = w->n_servers > 1 ? proto_replica_id (k) : PROTO_SERVER;
+  sim_host_feed (sv->m, self, sim_engine_now (w->engine), in, &sim_network, w);
+}
 
 void
 sim_dispatch_coord (SimWorld *w, const ProtoInput *in)
 {
-  sim_host_feed (w->coord, PROTO_SERVER, sim_engine_now (w->engine), in, &sim_network, w);
+  Node *n = sim_node_at (w, in->from);
+  sim_dispatch_server (w, n ? n->server : 0, in);
+}
+
+guint
+sim_server_leader (const SimWorld *w)
+{
+  if (w->n_servers == 1)
+    return w->servers[0].crashed ? 1 : 0;
+  guint best = w->n_servers, term = 0;
+  for (guint k = 0; k < w->n_servers; k++)
+    if (!w->servers[k].crashed && proto_replica_leads (w->servers[k].m) && proto_replica_term (w->servers[k].m) > term)
+      {
+        best = k;
+        term = proto_replica_term (w->servers[k].m);
+      }
+  return best;
+}
+
+static void
+ev_stream_broken (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  Node *n = sim_node_at (w, (ProtoNodeId) arg);
+  w->timed_pending--;
+  if (n->status != NODE_ONLINE)
+    return;
+  ProtoInput in = { .kind = PROTO_IN_STREAM_CLOSED, .from = PROTO_SERVER };
+  sim_dispatch_peer (w, n, &in);
+  (void) e;
+}
+
+void
+sim_stream_broken (SimWorld *w, Node *n, DlTime after, const char *why)
+{
+  n->stream_down = TRUE;
+  n->stream++;   /* what is in flight on it is lost */
+  sim_fact (w, n->id, PROTO_SERVER, "stream-broken", why);
+  w->timed_pending++;
+  sim_engine_schedule_in (w->engine, after, ev_stream_broken, w, n->id);
+}
+
+/* `crash coordinator`: the coordinator (the leader, with replicas) stops;
+ * the peers whose streams went to it notice after crash_detection (one
+ * coordinator, DISCO: no heartbeat) or replica_crash_detection (the session
+ * layer's keepalive) */
+void
+sim_crash_coordinator (SimWorld *w)
+{
+  guint k = sim_server_leader (w);
+  if (k >= w->n_servers)
+    {
+      sim_fact (w, PROTO_SERVER, PROTO_NO_NODE, "ignored", "crash coordinator: no live coordinator leads");
+      return;
+    }
+  SimServer *sv = &w->servers[k];
+  sv->crashed = TRUE;
+  sim_rearm (w, &sv->deadline, DL_TIME_NEVER, ev_coord_deadline, k);
+  char buf[48];
+  g_snprintf (buf, sizeof buf, w->n_servers > 1 ? "replica %u, the leader" : "the coordinator", k);
+  sim_fact (w, PROTO_SERVER, PROTO_NO_NODE, "crash", buf);
+  for (guint i = 1; i < w->nodes->len; i++)
+    {
+      Node *n = sim_node_at (w, i);
+      if (!n || n->status != NODE_ONLINE || n->stream_down || n->server != k || n->coord_closed)
+        continue;
+      if (w->n_servers == 1 && w->cfg.crash_never_detected)
+        {
+          n->stream_down = TRUE;
+          n->stream++;
+          continue;
+        }
+      g_autoptr (DlRandom) r = dl_random_new (w->cfg.seed, "coordinator-crash-detection", n->id);
+      const DlDist *d = w->n_servers > 1 ? &w->cfg.replica_crash_detection : &w->cfg.crash_detection;
+      sim_stream_broken (w, n, dl_dist_sample_time (d, r), "the coordinator crashed");
+    }
 }
 
 void
@@ -345,15 +493,17 @@ static void
 ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
-  w->coord_deadline.ev = SIM_EVENT_NONE;
-  if (proto_machine_next_deadline (w->coord) > sim_engine_now (e))
+  SimServer *sv = &w->servers[arg];
+  sv->deadline.ev = SIM_EVENT_NONE;
+  if (sv->crashed)
+    return;
+  if (proto_machine_next_deadline (sv->m) > sim_engine_now (e))
     {
-      sim_rearm (w, &w->coord_deadline, proto_machine_next_deadline (w->coord), ev_coord_deadline, 0);
+      sim_rearm (w, &sv->deadline, proto_machine_next_deadline (sv->m), ev_coord_deadline, arg);
       return;
     }
   ProtoInput in = { .kind = PROTO_IN_DEADLINE };
-  sim_dispatch_coord (w, &in);
-  (void) arg;
+  sim_dispatch_server (w, (guint) arg, &in);
 }
 
 /* ---------------------------------------------------------------- watchdog */
@@ -478,7 +628,16 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->family = proto_family_of (&cfg->proto);
   w->round_begins = w->family->round_begins_with (&cfg->proto);
   w->cfg.proto.seed = cfg->seed;   /* the coordinator's own stream, if its family draws */
-  w->coord = w->family->new_coordinator (&w->cfg.proto);
+  w->n_servers = MAX (cfg->proto.coordinator_replicas, 1);
+  w->servers = g_new0 (SimServer, w->n_servers);
+  for (guint k = 0; k < w->n_servers; k++)
+    if (w->n_servers == 1)
+      w->servers[k].m = w->family->new_coordinator (&w->cfg.proto);
+    else
+      {
+        w->servers[k].rng = dl_random_new (cfg->seed, "replica", k);
+        w->servers[k].m = proto_replica_new (w->family, &w->cfg.proto, k, w->servers[k].rng);
+      }
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
   w->links = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
@@ -491,6 +650,8 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   sim_tally_init (&w->tally);
   for (guint i = 0; w->family->metric_names && w->family->metric_names[i]; i++)
     sim_tally_declare_metric (&w->tally, w->family->metric_names[i]);
+  for (guint i = 0; w->n_servers > 1 && proto_replica_metric_names[i]; i++)
+    sim_tally_declare_metric (&w->tally, proto_replica_metric_names[i]);
   w->props = sim_props_new (&w->rec, cfg->proto.min_participants);
   sim_props_set_agreement (w->props, w->family->promises_agreement (&cfg->proto));
   sim_props_set_model_sync (w->props, w->family->syncs_late_joiners (&cfg->proto));
@@ -529,7 +690,12 @@ sim_world_free (SimWorld *w)
       g_free (n);
     }
   g_ptr_array_unref (w->nodes);
-  proto_machine_free (w->coord);
+  for (guint k = 0; k < w->n_servers; k++)
+    {
+      proto_machine_free (w->servers[k].m);
+      dl_random_free (w->servers[k].rng);
+    }
+  g_free (w->servers);
   sim_engine_free (w->engine);
   while (w->flight)
     sim_net_msg_free (w, w->flight);
@@ -652,6 +818,12 @@ const SimResult *
 sim_world_run (SimWorld *w)
 {
   g_return_val_if_fail (!w->finished, &w->result);
+  if (w->n_servers > 1)
+    for (guint k = 0; k < w->n_servers; k++)
+      {
+        ProtoInput in = { .kind = PROTO_IN_START };
+        sim_dispatch_server (w, k, &in);
+      }
   sim_churn_start (w);
   sim_engine_schedule_in (w->engine, DL_S, ev_watch, w, 0);
   SimRunResult rr = sim_engine_run_until (w->engine, w->cfg.time_limit);

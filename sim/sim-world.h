@@ -31,6 +31,7 @@ typedef enum {
   SIM_ACT_DELAY,      /* delay the next `count` messages of msg_type from a (value 1: to a) by `delay` */
   SIM_ACT_SLOW,       /* a's speed divided by value from now on */
   SIM_ACT_LINK_SLOW,  /* a, b: their links take `delay` longer to come up */
+  SIM_ACT_CRASH_COORD,/* the coordinator (with replicas: the leader) crashes */
 } SimActionKind;
 
 typedef struct {
@@ -80,6 +81,8 @@ typedef struct {
   double connect_failure;
   DlDist crash_detection;       /* sampled per crash from the node's "crash-detection" stream */
   gboolean crash_never_detected; /* crash_detection = never: the stream never closes */
+  DlDist replica_latency;       /* between two coordinator replicas (protocol/replica/) */
+  DlDist replica_crash_detection; /* with replicas: a peer notices its replica's crash after this */
 
   double arrival_rate_per_s;    /* churn: Poisson arrivals */
   DlDist session;

@@ -113,6 +113,33 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
       m->nb_participants = 5;
       break;
+    case PROTO_MSG_SESSION_RESUME:
+      m->sess_ack = 41;
+      break;
+    case PROTO_MSG_SESSION_RESUMED:
+      m->helper = TRUE; m->round = 17; m->sess_ack = 5;
+      break;
+    case PROTO_MSG_RAFT_VOTE:
+      m->round = 3; m->key = 12; m->comm_round = 2;
+      break;
+    case PROTO_MSG_RAFT_VOTE_REPLY:
+      m->round = 3; m->helper = TRUE;
+      break;
+    case PROTO_MSG_RAFT_APPEND_REPLY:
+      m->round = 4; m->helper = TRUE; m->key = 33;
+      break;
+    case PROTO_MSG_RAFT_APPEND:
+      {
+        m->round = 4; m->key = 32; m->comm_round = 3; m->degree = 30;
+        guint32 *f = g_new (guint32, 5);
+        f[0] = 4, f[1] = 1, f[2] = 7, f[3] = 0, f[4] = 123456789;
+        proto_msg_take_indices (m, f, 5);
+        /* the entry: a peer's numbered Payload */
+        m->inner = g_new (ProtoMsg, 1);
+        fill_msg (m->inner, PROTO_MSG_PAYLOAD);
+        m->inner->sess_seq = 9; m->inner->sess_ack = 2;
+        break;
+      }
     case PROTO_MSG_SIGNAL_FOR_PEER:
       m->node = 3; m->signal = PROTO_SIGNAL_ANSWER;
       break;

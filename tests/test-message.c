@@ -39,11 +39,55 @@ START_TEST (test_message_roundtrip)
   ck_assert_int_eq (back.weights != NULL, m.weights != NULL);
   if (m.weights)
     ck_assert (learn_weights_equal (back.weights, m.weights));
+  ck_assert_int_eq (back.helper, m.helper);
+  ck_assert_uint_eq (back.sess_seq, m.sess_seq);
+  ck_assert_uint_eq (back.sess_ack, m.sess_ack);
+  ck_assert_int_eq (back.inner != NULL, m.inner != NULL);
+  if (m.inner)
+    {
+      /* a RaftAppend's entry: its numbers and its weights */
+      ck_assert_int_eq (back.inner->type, m.inner->type);
+      ck_assert_uint_eq (back.inner->sess_seq, m.inner->sess_seq);
+      ck_assert_uint_eq (back.inner->sess_ack, m.inner->sess_ack);
+      ck_assert_uint_eq (back.inner->round, m.inner->round);
+      ck_assert (learn_weights_equal (back.inner->weights, m.inner->weights));
+    }
   ck_assert_str_ne (proto_msg_type_name (t), "?");
   ProtoMsgType again;
   ck_assert (proto_msg_type_from_name (proto_msg_type_name (t), &again) && again == t);
   proto_msg_clear (&m);
   proto_msg_clear (&back);
+}
+END_TEST
+
+/* The session envelope (protocol/replica/): any message may carry its
+ * numbers; without them the wire form is the plain one, byte for byte. */
+START_TEST (test_session_envelope)
+{
+  ProtoMsg m, back;
+  fill_msg (&m, PROTO_MSG_PEERS_FOR_ROUND);
+  gsize plain = proto_msg_wire_size (&m);
+  m.sess_seq = 12;
+  m.sess_ack = 7;
+  gsize enveloped = proto_msg_wire_size (&m);
+  ck_assert_uint_gt (enveloped, plain);
+  ck_assert_uint_le (enveloped, plain + 16);
+  g_autoptr (GBytes) b = proto_msg_encode (&m);
+  ck_assert (proto_msg_decode (b, &back, NULL));
+  ck_assert_uint_eq (back.sess_seq, 12);
+  ck_assert_uint_eq (back.sess_ack, 7);
+  ck_assert_uint_eq (back.n_peers, m.n_peers);
+  ck_assert_uint_eq (back.round, m.round);
+  proto_msg_clear (&back);
+  m.sess_seq = m.sess_ack = 0;
+  ck_assert_uint_eq (proto_msg_wire_size (&m), plain);
+  proto_msg_clear (&m);
+  /* an envelope in an envelope is not a message */
+  GVariant *in = g_variant_new ("(uuv)", 1u, 2u, g_variant_new ("(uuv)", 3u, 4u, g_variant_new ("(y)", 0)));
+  g_autoptr (GVariant) outer = g_variant_ref_sink (g_variant_new_variant (in));
+  g_autoptr (GBytes) nb = g_variant_get_data_as_bytes (outer);
+  g_autoptr (GError) error = NULL;
+  ck_assert (!proto_msg_decode (nb, &back, &error));
 }
 END_TEST
 
@@ -141,6 +185,7 @@ message_suite (void)
   Suite *s = suite_create ("message");
   TCase *tc = tcase_create ("messages");
   tcase_add_loop_test (tc, test_message_roundtrip, 0, PROTO_MSG_N_TYPES);
+  tcase_add_test (tc, test_session_envelope);
   tcase_add_test (tc, test_payload_charges_real_size);
   tcase_add_test (tc, test_decode_untrusted);
   suite_add_tcase (s, tc);

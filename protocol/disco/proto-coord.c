@@ -696,6 +696,12 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_PIPE_RESULT:
     case PROTO_MSG_PIPE_CLOSE:
     case PROTO_MSG_PIPE_NEED:
+    case PROTO_MSG_SESSION_RESUME:
+    case PROTO_MSG_SESSION_RESUMED:
+    case PROTO_MSG_RAFT_VOTE:
+    case PROTO_MSG_RAFT_VOTE_REPLY:
+    case PROTO_MSG_RAFT_APPEND:
+    case PROTO_MSG_RAFT_APPEND_REPLY:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

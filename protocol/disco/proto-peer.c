@@ -507,6 +507,12 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_PIPE_RESULT:
     case PROTO_MSG_PIPE_CLOSE:
     case PROTO_MSG_PIPE_NEED:
+    case PROTO_MSG_SESSION_RESUME:
+    case PROTO_MSG_SESSION_RESUMED:
+    case PROTO_MSG_RAFT_VOTE:
+    case PROTO_MSG_RAFT_VOTE_REPLY:
+    case PROTO_MSG_RAFT_APPEND:
+    case PROTO_MSG_RAFT_APPEND_REPLY:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();
