@@ -357,6 +357,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       c->local_latency_set = TRUE;
     }
   dl_parse_rate (V ("network", "uplink"), &c->uplink_bps, NULL);
+  dl_parse_rate (V ("network", "replica_uplink"), &c->replica_uplink_bps, NULL);
+  if (c->replica_uplink_bps == 0)
+    return BAD ("network", "replica_uplink", "must be more than 0");
   dl_parse_rate (V ("network", "downlink"), &c->downlink_bps, NULL);
   if (c->uplink_bps == 0)
     return BAD ("network", "uplink", "must be more than 0");

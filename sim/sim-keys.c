@@ -112,6 +112,7 @@ static const KeySpec keys[] = {
   { "network", "connect_failure", "0", K_PROB, "probability that a peer link never comes up" },
   { "network", "crash_detection", "30s", K_DETECT, "the coordinator notices a crash after this: a duration, a distribution, or never (DISCO has no heartbeat: TCP gives up after minutes, or never)" },
   { "network", "replica_latency", "1ms", K_DIST_DUR, "with coordinator_replicas > 1: one-way latency between two replicas" },
+  { "network", "replica_uplink", "1Gbps", K_RATE, "with coordinator_replicas > 1: a replica's uplink to the others (a crash loses what has not left it)" },
   { "network", "replica_crash_detection", "1s", K_DUR, "with coordinator_replicas > 1: a peer notices that its stream's replica crashed after this (the session layer's keepalive; one coordinator: crash_detection)" },
   { "churn", "arrival_rate", "0", K_PER_TIME, "new peers per time (Poisson), e.g. 2/min" },
   { "churn", "session", "exponential(30min)", K_DIST_DUR, "lifetime of peers arriving by churn" },

@@ -339,6 +339,14 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
       src->up_free = dl_time_add (start, tx_time (m->bytes, w->cfg.uplink_bps));
       t = src->up_free;
     }
+  else if (m->internal)
+    {
+      /* a replica's uplink to the others: a crash loses what has not left it */
+      SimServer *sv = &w->servers[proto_replica_index (from)];
+      DlTime start = MAX (now, sv->up_free);
+      sv->up_free = dl_time_add (start, tx_time (m->bytes, w->cfg.replica_uplink_bps));
+      t = sv->up_free;
+    }
   m->wire_done = t;
   DlRandom *r = src ? src->rng_net : w->rng_links;
   const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency
@@ -423,7 +431,10 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
   if (m->internal)
     {
       guint k = proto_replica_index (m->to);
-      if (k < w->n_servers)
+      const SimServer *from = &w->servers[proto_replica_index (m->from)];
+      if (from->crashed && m->wire_done > from->crashed_at)
+        ;   /* it had not left the sender's uplink when it crashed */
+      else if (k < w->n_servers)
         sim_dispatch_server (w, k, &in);   /* nothing if it crashed */
       sim_net_msg_free (w, m);
       return;

@@ -119,6 +119,8 @@ typedef struct SimServer {
   ProtoMachine *m;
   SimTimer deadline;
   gboolean crashed;
+  DlTime crashed_at;
+  DlTime up_free;         /* a replica's uplink to the other replicas: free from then */
   DlRandom *rng;          /* a replica's election timeouts */
 } SimServer;
 

@@ -98,6 +98,7 @@ sim_world_config_init (SimWorldConfig *c)
   c->link_setup = 200 * DL_MS;
   c->crash_detection = dl_dist_constant (DL_UNIT_DURATION, 30.0 * DL_S);
   c->replica_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);
+  c->replica_uplink_bps = 1000000000;
   c->replica_crash_detection = dl_dist_constant (DL_UNIT_DURATION, 1e9);
   c->session = dl_dist_constant (DL_UNIT_DURATION, 30 * 60e9);
   c->crash_fraction = 0.5;
@@ -444,6 +445,7 @@ sim_crash_coordinator (SimWorld *w)
     }
   SimServer *sv = &w->servers[k];
   sv->crashed = TRUE;
+  sv->crashed_at = sim_engine_now (w->engine);
   sim_rearm (w, &sv->deadline, DL_TIME_NEVER, ev_coord_deadline, k);
   char buf[48];
   g_snprintf (buf, sizeof buf, w->n_servers > 1 ? "replica %u, the leader" : "the coordinator", k);
@@ -775,7 +777,10 @@ finish_results (SimWorld *w)
         .failed = v.failed,
         .excluded = v.excluded,
         .crashed = n->status == NODE_CRASHED,
-        .left = n->status == NODE_LEFT,
+        /* a peer whose coordinator went away (its stream closed: a crashed
+         * coordinator) and that gave up its session has left, though its
+         * process still runs */
+        .left = n->status == NODE_LEFT || (v.settled && !v.connected && !v.failed && n->stream_down),
         /* a peer whose training is still running computes: it is not hung */
         .stalled = (r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg))
                    && n->train_ev == SIM_EVENT_NONE,

@@ -82,6 +82,7 @@ typedef struct {
   DlDist crash_detection;       /* sampled per crash from the node's "crash-detection" stream */
   gboolean crash_never_detected; /* crash_detection = never: the stream never closes */
   DlDist replica_latency;       /* between two coordinator replicas (protocol/replica/) */
+  uint64_t replica_uplink_bps;  /* a replica's uplink to the others (0: no limit) */
   DlDist replica_crash_detection; /* with replicas: a peer notices its replica's crash after this */
 
   double arrival_rate_per_s;    /* churn: Poisson arrivals */
