@@ -155,6 +155,12 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/pipeline-push-unknown-session.ini \
 	scenarios/regression/pipeline-server-churn.ini \
 	scenarios/regression/late-joiner-syncs.ini \
+	scenarios/regression/replica-gossip-leader-crash.ini \
+	scenarios/regression/replica-leader-crash.ini \
+	scenarios/regression/replica-no-majority.ini \
+	scenarios/regression/replica-one-coordinator-crash.ini \
+	scenarios/regression/replica-primary-backup-loss.ini \
+	scenarios/regression/replica-raft-no-loss.ini \
 	scenarios/regression/reset-after-everyone-leaves.ini \
 	scenarios/regression/status-timeline.ini \
 	$(NULL)
