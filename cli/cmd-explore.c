@@ -191,8 +191,10 @@ cli_cmd_explore (int argc, char **argv)
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "runs at once, in threads (default 1); the table does not change", "N" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "base seed (default the scenario's); run i uses seed + i", "S" },
     { "faults", 0, 0, G_OPTION_ARG_STRING, &faults,
-      "fault kinds the search may turn on (default all): drop, delay, crash, leave, join, partition, link-fail, "
-      "link-down, link-slow, slow, jitter, rejoin", "KIND,..." },
+      "fault kinds the search may turn on (default all but coordinator-crash): drop, delay, crash, leave, join, "
+      "partition, link-fail, link-down, link-slow, slow, jitter, rejoin, coordinator-crash (the coordinator, with "
+      "replicas its leader, crashes once or twice; search a replicated one with --set "
+      "protocol.coordinator_replicas=3)", "KIND,..." },
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (protocol.version)", "V" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },

@@ -8,7 +8,7 @@
 
 const char *const explore_fault_names[F_N] = {
   "drop", "delay", "crash", "leave", "join", "partition", "link-fail", "link-down", "link-slow", "slow", "jitter",
-  "rejoin",
+  "rejoin", "coordinator-crash",
 };
 
 /* the messages a drop or delay picks from, and their direction */
@@ -164,6 +164,20 @@ make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
           g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=join p%u", wb, next_join++));
         }
     }
+  /* coordinator-crash: the coordinator (with replicas, the leader of the
+   * time) crashes, once or (one run in four) twice */
+  g_autoptr (DlRandom) rc = dl_random_new (seed, "explore-coordinator", index);
+  if (sp->kinds[F_COORD_CRASH] && (dl_random_bernoulli (rc, 0.5) || plan->len == 0))
+    {
+      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[F_COORD_CRASH]);
+      guint n = dl_random_bernoulli (rc, 0.25) ? 2 : 1;
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *w = when_text (when (rc, sp));
+          if (g_hash_table_add (used, g_strdup (w)))
+            g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=crash coordinator", w));
+        }
+    }
   g_hash_table_unref (used);
   return plan;
 }
@@ -173,8 +187,10 @@ parse_faults (const char *list, Space *sp, GError **error)
 {
   if (!list)
     {
+      /* all but the coordinator's crash: with one coordinator every such
+       * run fails (the session ends), so it is asked for by name */
       for (int k = 0; k < F_N; k++)
-        sp->kinds[k] = TRUE;
+        sp->kinds[k] = k != F_COORD_CRASH;
       return TRUE;
     }
   g_auto (GStrv) parts = g_strsplit (list, ",", -1);

@@ -10,6 +10,7 @@ G_BEGIN_DECLS
 enum {
   F_DROP, F_DELAY, F_CRASH, F_LEAVE, F_JOIN, F_PARTITION, F_LINK_FAIL, F_LINK_DOWN, F_LINK_SLOW, F_SLOW, F_JITTER,
   F_REJOIN,   /* drawn from a stream of its own, so the kinds before it draw as before */
+  F_COORD_CRASH,  /* `crash coordinator`: its own stream too; only when --faults names it */
   F_N
 };
 #define F_N_MAIN F_REJOIN

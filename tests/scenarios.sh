@@ -14,6 +14,17 @@ done
 # gossip and hierarchical converge within 0.05 of DISCO's all-to-all on the same data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# same_rows_twice FILE: two runs of a regression file give the same rows
+same_rows_twice () {
+  for i in 1 2; do
+    "$DLSIM" run "$SRC/scenarios/regression/$1" -o "$tmp/twice$i.db" -q || exit 1
+  done
+  d1=$(sqlite3 "$tmp/twice1.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
+  d2=$(sqlite3 "$tmp/twice2.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
+  rm -f "$tmp/twice1.db" "$tmp/twice2.db"
+  [ "$d1" = "$d2" ] || { echo "FAIL: $1 differs between two runs of one seed"; exit 1; }
+}
 for fam in gossip hier; do
   "$DLSIM" run "$SRC/scenarios/regression/$fam-vs-disco.ini" -o "$tmp/$fam-vs.db" -q || exit 1
   gap=$(sqlite3 "$tmp/$fam-vs.db" "SELECT abs(max(CASE WHEN r.protocol_version NOT LIKE 'disco%' THEN s.value END)
@@ -68,12 +79,7 @@ cl=$(sqlite3 "$tmp/pipe.db" "SELECT s.value FROM summary s JOIN params p USING (
 echo "pipeline: median step $np s with next-peer, $cl s with client relay"
 awk -v a="$np" -v b="$cl" 'BEGIN { exit !(a != "" && b != "" && a + 0 < 0.3 * b) }' \
   || { echo "FAIL: next-peer's step is not under 0.3 x client relay's"; exit 1; }
-for i in 1 2; do
-  "$DLSIM" run "$SRC/scenarios/regression/pipeline-disconnect-replay.ini" -o "$tmp/pd$i.db" -q || exit 1
-done
-d1=$(sqlite3 "$tmp/pd1.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
-d2=$(sqlite3 "$tmp/pd2.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
-[ "$d1" = "$d2" ] || { echo "FAIL: pipeline-disconnect-replay.ini differs between two runs of one seed"; exit 1; }
+same_rows_twice pipeline-disconnect-replay.ini
 
 # the replicated coordinator: the gossip file's crash with one coordinator
 # ends the session (no peer finishes); with three it does not (the file's
@@ -95,9 +101,4 @@ rf=$(sqlite3 "$tmp/rep.db" "SELECT s.value FROM summary s JOIN params p USING (r
 echo "replica: leader crash while shipping: primary-backup done at $pb s, raft at $rf s"
 awk -v a="$pb" -v b="$rf" 'BEGIN { exit !(a != "" && b != "" && a + 0 > b + 0) }' \
   || { echo "FAIL: primary-backup's lossy failover was not slower than Raft's"; exit 1; }
-for i in 1 2; do
-  "$DLSIM" run "$SRC/scenarios/regression/replica-leader-crash.ini" -o "$tmp/rl$i.db" -q || exit 1
-done
-d1=$(sqlite3 "$tmp/rl1.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
-d2=$(sqlite3 "$tmp/rl2.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
-[ "$d1" = "$d2" ] || { echo "FAIL: replica-leader-crash.ini differs between two runs of one seed"; exit 1; }
+same_rows_twice replica-leader-crash.ini

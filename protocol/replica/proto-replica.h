@@ -67,6 +67,10 @@ ProtoMachine *proto_session_peer_new (ProtoMachine *inner, const ProtoConfig *cf
 /* (transfer none) the peer machine inside a session peer */
 ProtoMachine *proto_session_peer_inner (const ProtoMachine *m);
 
+/* Drops from msgs (ProtoMsg, ascending sess_seq) those numbered up to ack:
+ * the other side has them. */
+void proto_session_trim (GArray *msgs, guint32 ack);
+
 /* The metrics the replica group and the sessions report (NULL-ended). */
 extern const char *const proto_replica_metric_names[];
 

@@ -123,17 +123,6 @@ session_free (Session *s)
   g_free (s);
 }
 
-/* the peer has what the coordinator sent it up to `ack` */
-static void
-session_trim (Session *s, guint32 ack)
-{
-  guint k = 0;
-  while (k < s->down->len && g_array_index (s->down, ProtoMsg, k).sess_seq <= ack)
-    k++;
-  if (k)
-    g_array_remove_range (s->down, 0, k);
-}
-
 static void
 election_timer (Replica *r, DlTime now)
 {
@@ -257,7 +246,7 @@ apply_one (Replica *r, const Entry *e, ProtoOutbox *out, ProtoOutbox *scratch)
     case ENTRY_NOOP:
       return;
     case ENTRY_RESUME:
-      session_trim (s, e->msg.sess_ack);
+      proto_session_trim (s->down, e->msg.sess_ack);
       if (r->role == LEADER)
         answer_resume (r, out, e->from, s, e->msg.sess_ack);
       return;
@@ -270,7 +259,7 @@ apply_one (Replica *r, const Entry *e, ProtoOutbox *out, ProtoOutbox *scratch)
         return;   /* a repeat (resent on a resume), or a peer the coordinator has closed */
       if (e->msg.sess_seq)
         s->up_applied = e->msg.sess_seq;
-      session_trim (s, e->msg.sess_ack);
+      proto_session_trim (s->down, e->msg.sess_ack);
       break;
     case ENTRY_CLOSED:
       if (s->closed)

@@ -34,14 +34,14 @@ typedef struct {
   guint reconnects;
 } Session;
 
-static void
-trim (Session *s, guint32 ack)
+void
+proto_session_trim (GArray *msgs, guint32 ack)
 {
   guint k = 0;
-  while (k < s->unacked->len && g_array_index (s->unacked, ProtoMsg, k).sess_seq <= ack)
+  while (k < msgs->len && g_array_index (msgs, ProtoMsg, k).sess_seq <= ack)
     k++;
   if (k)
-    g_array_remove_range (s->unacked, 0, k);
+    g_array_remove_range (msgs, 0, k);
 }
 
 static void
@@ -124,7 +124,7 @@ on_resumed (Session *s, DlTime now, const ProtoMsg *m, ProtoOutbox *out)
     }
   s->up = TRUE;
   s->reconnects++;
-  trim (s, m->sess_ack);
+  proto_session_trim (s->unacked, m->sess_ack);
   if (m->round < s->down_last)
     {
       /* primary-backup: the new leader never had what the old one told it */
@@ -189,7 +189,7 @@ session_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
             break;   /* sent again on a resume, and taken before */
           if (in->msg->sess_seq)
             s->down_last = in->msg->sess_seq;
-          trim (s, in->msg->sess_ack);
+          proto_session_trim (s->unacked, in->msg->sess_ack);
         }
       feed_inner (s, now, in, out);
       break;
