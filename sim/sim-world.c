@@ -321,9 +321,10 @@ ev_reconnected (SimEngine *e, void *ctx, uint64_t arg)
   if (n->status != NODE_ONLINE)
     return;
   guint k = sim_server_leader (w);
-  if (k >= w->n_servers)
+  if (k >= w->n_servers || sim_partitioned (w, n->id, PROTO_SERVER))
     {
-      sim_fact (w, n->id, PROTO_SERVER, "refused", "no coordinator replica leads");
+      sim_fact (w, n->id, PROTO_SERVER, "refused",
+                k >= w->n_servers ? "no coordinator replica leads" : "a partition: no replica answers");
       ProtoInput in = { .kind = PROTO_IN_STREAM_CLOSED, .from = PROTO_SERVER };
       sim_dispatch_peer (w, n, &in);
       return;
@@ -764,6 +765,10 @@ finish_results (SimWorld *w)
       pr->speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
       ProtoPeerView v;
       proto_machine_view (n->peer, &v);
+      /* its coordinator is gone for it (a crashed coordinator, a session the
+       * replicas closed): it left then, as far as the session goes */
+      if (pr->left == DL_TIME_NEVER && !v.connected && (n->stream_down || w->n_servers > 1))
+        pr->left = n->progress;
       pr->rounds = v.rounds_done;
       pr->synced = v.synced;
       pr->retries_received = proto_machine_received_count (n->peer, PROTO_MSG_RETRY_PEER_CONNECTIONS);
@@ -778,9 +783,10 @@ finish_results (SimWorld *w)
         .excluded = v.excluded,
         .crashed = n->status == NODE_CRASHED,
         /* a peer whose coordinator went away (its stream closed: a crashed
-         * coordinator) and that gave up its session has left, though its
-         * process still runs */
-        .left = n->status == NODE_LEFT || (v.settled && !v.connected && !v.failed && n->stream_down),
+         * coordinator; with replicas also a session the coordinator closed)
+         * and that gave up has left, though its process still runs */
+        .left = n->status == NODE_LEFT
+                || (v.settled && !v.connected && !v.failed && (n->stream_down || w->n_servers > 1)),
         /* a peer whose training is still running computes: it is not hung */
         .stalled = (r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg))
                    && n->train_ev == SIM_EVENT_NONE,

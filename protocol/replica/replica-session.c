@@ -8,7 +8,8 @@
  * sends meanwhile, opens a new stream (the transport finds the leader; a
  * refused attempt is retried after 100 ms, doubling to 3.2 s), says
  * SessionResume with the last number it got, and on SessionResumed sends
- * again what the coordinator has not applied.  Numbers already seen are
+ * again what the coordinator has not applied (a resume unanswered for 2 s
+ * gives the stream up and reconnects).  Numbers already seen are
  * dropped, so the peer machine gets each of the coordinator's messages once.
  * If the coordinator had closed the session (the peer did not come back
  * within resume_timeout), the peer machine gets its stream's close then, as
@@ -19,6 +20,7 @@
 
 #define RECONNECT_FIRST (100 * DL_MS)
 #define RECONNECT_MAX (3200 * DL_MS)
+#define RESUME_WAIT (2 * DL_S)   /* a SessionResume unanswered this long: the stream is given up */
 
 typedef struct {
   ProtoMachine *inner;
@@ -162,6 +164,8 @@ session_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
           proto_msg_init (&m, PROTO_MSG_SESSION_RESUME);
           m.sess_ack = s->down_last;
           proto_outbox_send (out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+          /* lost (a partition, a leader that fell meanwhile): try again */
+          s->reconnect_at = now + RESUME_WAIT;
         }
       break;
     case PROTO_IN_STREAM_CLOSED:
