@@ -193,8 +193,8 @@ cli_cmd_explore (int argc, char **argv)
     { "faults", 0, 0, G_OPTION_ARG_STRING, &faults,
       "fault kinds the search may turn on (default all but coordinator-crash): drop, delay, crash, leave, join, "
       "partition, link-fail, link-down, link-slow, slow, jitter, rejoin, coordinator-crash (the coordinator, with "
-      "replicas its leader, crashes once or twice; search a replicated one with --set "
-      "protocol.coordinator_replicas=3)", "KIND,..." },
+      "replicas its leader, crashes once or twice; named only, so that default searches stay as they were; meant "
+      "for a replicated coordinator: --set protocol.coordinator_replicas=5)", "KIND,..." },
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (protocol.version)", "V" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },

@@ -187,8 +187,9 @@ parse_faults (const char *list, Space *sp, GError **error)
 {
   if (!list)
     {
-      /* all but the coordinator's crash: with one coordinator every such
-       * run fails (the session ends), so it is asked for by name */
+      /* all but the coordinator's crash, which is asked for by name: the
+       * default search stays what it was (and with one coordinator the
+       * crash just ends the session) */
       for (int k = 0; k < F_N; k++)
         sp->kinds[k] = k != F_COORD_CRASH;
       return TRUE;
