@@ -156,6 +156,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/pipeline-server-churn.ini \
 	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/replica-gossip-leader-crash.ini \
+	scenarios/regression/robust-drop-slowest.ini \
 	scenarios/regression/replica-leader-crash.ini \
 	scenarios/regression/replica-no-majority.ini \
 	scenarios/regression/replica-one-coordinator-crash.ini \

@@ -65,6 +65,14 @@ bad "bad.ini: \[peers\] count: 3 peers, but the pipeline needs 1 clients (p1..p1
 bad "bad.ini: \[protocol\] forwarding: 'direct': expected client or next-peer" "[protocol]" "family = pipeline" "forwarding = direct"
 bad "bad.ini: \[training\] rounds: applies to family = disco or gossip or hierarchical only, not to family = pipeline" "[protocol]" "family = pipeline" "[training]" "rounds = 3"
 bad "bad.ini: \[protocol\] steps: applies to family = pipeline only, not to family = disco" "[protocol]" "steps = 3"
+# robust's straggler policies, and the replicated coordinator's keys
+bad "bad.ini: \[protocol\] straggler_policy: applies to version = robust only among DISCO's" "[protocol]" "straggler_policy = drop-slowest"
+bad "bad.ini: \[protocol\] straggler_policy: 'async' is not built for family = disco" "[protocol]" "version = robust" "straggler_policy = async"
+bad "bad.ini: \[protocol\] straggler_timeout: straggler_policy = wait waits for every peer" "[protocol]" "version = robust" "straggler_policy = wait" "straggler_timeout = 5s"
+bad "bad.ini: \[protocol\] coordinator_replicas: must be 1 (one coordinator) to 9 replicas" "[protocol]" "coordinator_replicas = 11"
+bad "bad.ini: \[protocol\] coordinator_replication: 'paxos': expected raft or primary-backup" "[protocol]" "coordinator_replication = paxos"
+bad "bad.ini: \[protocol\] replica_election_timeout: must be more than replica_heartbeat" "[protocol]" "replica_heartbeat = 200ms" "replica_election_timeout = 100ms"
+bad "bad.ini: \[timeline\] 1s: 'crash server': expected crash pN / crash coordinator" "[timeline]" "1s = crash server"
 expect 2 "no such file" -- "$DLSIM" run "$tmp/none.ini"
 # nothing runs after a bad file: the good file before it leaves no database
 printf '[network]\nuplink = 1x\n' > "$tmp/bad.ini"

@@ -42,7 +42,16 @@ struct ProtoCoord {
   ProtoOMap excluded;       /* excluded and still connected: told again if heard from */
   GHashTable *tries;        /* id -> Retries it was sent since the last Start (robust) */
   GHashTable *sync_asks;    /* id -> ModelSyncRequests from that newcomer (robust) */
+  /* robust, straggler_policy = drop-slowest */
+  DlTime round_began;       /* the last StartWeightSharing (0 before the first) */
+  GArray *ready_after;      /* ReadyTime: how long after it each peer of this collect said PeerIsReady */
+  GHashTable *dropped;      /* id -> the round (exclusive) until which it is not waited for */
 };
+
+typedef struct {
+  ProtoNodeId id;
+  DlTime after;
+} ReadyTime;
 
 void pc_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                  int64_t value, const char *detail);
@@ -63,5 +72,6 @@ void pc_request_checkpoint (ProtoCoord *c, ProtoOutbox *out);
 void pc_robust_back_to_collect (ProtoCoord *c, DlTime now, ProtoOutbox *out, const char *why);
 gboolean pc_assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutbox *out);
 void pc_pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out);
+void pc_robust_note_ready (ProtoCoord *c, ProtoNodeId id, DlTime now);
 
 G_END_DECLS

@@ -15,6 +15,70 @@
  * phase; a trainer that is not ready stays in #roundPeers for the next
  * collect.  With ready >= min but fewer than the participants, the straggler
  * timeout decides (S20); helpers alone never start a round. */
+/* straggler_policy = drop-slowest: how long after the round began each
+ * trainer said PeerIsReady (its exchange and its training) */
+void
+pc_robust_note_ready (ProtoCoord *c, ProtoNodeId id, DlTime now)
+{
+  if (c->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST)
+    return;
+  ReadyTime t = { id, now - c->round_began };
+  g_array_append_val (c->ready_after, t);
+}
+
+static gboolean
+dropped_now (const ProtoCoord *c, ProtoNodeId id)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (c->dropped, GUINT_TO_POINTER (id))) > c->round;
+}
+
+/* trainers not ready that drop-slowest does not wait for */
+static guint
+dropped_waiting (const ProtoCoord *c)
+{
+  guint n = 0;
+  for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
+    n += !proto_omap_at (&c->round_peers, i)->flag && dropped_now (c, proto_omap_at (&c->round_peers, i)->id);
+  return n;
+}
+
+static gint
+cmp_time (gconstpointer a, gconstpointer b)
+{
+  DlTime x = *(const DlTime *) a, y = *(const DlTime *) b;
+  return (x > y) - (x < y);
+}
+
+/* drop-slowest, as the gossip and hierarchical families do it (gossip's
+ * README): a trainer whose time to PeerIsReady in this collect was over
+ * drop_factor x the median is not waited for in the next drop_rounds rounds */
+static void
+judge_slowest (ProtoCoord *c, ProtoOutbox *out)
+{
+  GArray *v = c->ready_after;
+  if (v->len >= 2)
+    {
+      g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (DlTime), v->len);
+      for (guint i = 0; i < v->len; i++)
+        g_array_append_val (sorted, g_array_index (v, ReadyTime, i).after);
+      g_array_sort (sorted, cmp_time);
+      DlTime median = g_array_index (sorted, DlTime, (sorted->len - 1) / 2);
+      for (guint i = 0; i < v->len; i++)
+        {
+          const ReadyTime *t = &g_array_index (v, ReadyTime, i);
+          if ((double) t->after <= c->cfg.drop_factor * (double) median || dropped_now (c, t->id))
+            continue;
+          g_hash_table_insert (c->dropped, GUINT_TO_POINTER (t->id), GUINT_TO_POINTER (c->round + 1 + c->cfg.drop_rounds));
+          g_autofree char *d = g_strdup_printf ("drop-slowest: ready %.3g s after the round began, over %.3g x the "
+                                                "median %.3g s: not waited for in the next %u rounds",
+                                                (double) t->after / 1e9, c->cfg.drop_factor, (double) median / 1e9,
+                                                c->cfg.drop_rounds);
+          pc_observe (c, out, PROTO_OBS_NOTE, t->id, -1, -1, d);
+        }
+    }
+  g_array_set_size (v, 0);
+}
+
 void
 pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
@@ -24,13 +88,17 @@ pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   guint helpers = proto_omap_count (&c->helpers, TRUE);
   if (ready == 0 || ready + helpers < c->cfg.min_participants)
     return;
-  if (ready < pc_participating (c) && !c->straggler_due)
+  guint owed = pc_participating (c);
+  guint skipped = c->cfg.straggler_policy == PROTO_STRAGGLER_DROP_SLOWEST ? dropped_waiting (c) : 0;
+  if (ready + skipped < owed && !c->straggler_due)
     {
       if (c->cfg.straggler_timeout != DL_TIME_NEVER && !pc_straggler_timer_running (c))
         pc_start_timer_kind (c, now, out, TIMER_STRAGGLER);
       return;
     }
   c->straggler_due = FALSE;
+  if (c->cfg.straggler_policy == PROTO_STRAGGLER_DROP_SLOWEST)
+    judge_slowest (c, out);
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
     if (proto_omap_at (&c->round_peers, i)->flag)
@@ -39,9 +107,11 @@ pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
     if (proto_omap_at (&c->helpers, i)->flag)
       g_array_append_val (ids, proto_omap_at (&c->helpers, i)->id);
   pc_send_lists (c, out, (ProtoNodeId *) ids->data, ids->len);
-  if (ready < pc_participating (c))
-    pc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, pc_participating (c) - ready,
-             "straggler timeout: the round goes on without the peers that are not ready");
+  if (ready < owed)
+    pc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, owed - ready,
+                skipped && ready + skipped >= owed
+                  ? "drop-slowest: the round goes on without the slow peers that are not ready"
+                  : "straggler timeout: the round goes on without the peers that are not ready");
   for (guint i = 0; i < ids->len; i++)
     {
       ProtoNodeId id = g_array_index (ids, ProtoNodeId, i);

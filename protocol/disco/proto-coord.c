@@ -36,6 +36,8 @@ proto_coord_new (const ProtoConfig *config)
   proto_omap_init (&c->sync_wait);
   proto_omap_init (&c->excluded);
   c->tries = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c->ready_after = g_array_new (FALSE, FALSE, sizeof (ReadyTime));
+  c->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
   c->sync_asks = g_hash_table_new (g_direct_hash, g_direct_equal);
   return c;
 }
@@ -55,6 +57,8 @@ proto_coord_free (ProtoCoord *c)
   proto_omap_clear (&c->sync_wait);
   proto_omap_clear (&c->excluded);
   g_hash_table_unref (c->tries);
+  g_array_unref (c->ready_after);
+  g_hash_table_unref (c->dropped);
   g_hash_table_unref (c->sync_asks);
   g_clear_pointer (&c->checkpoint, learn_weights_unref);
   g_free (c);
@@ -286,6 +290,7 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       pc_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
       proto_omap_remove_all (&c->connect_flags);
       c->round++;
+      c->round_began = now;
       if (c->cfg.robust_retry_per_round)
         {
           c->retry = 0;   /* S6 */
@@ -581,7 +586,10 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
               proto_omap_set (&c->helpers, from, TRUE);
             }
           else
-            proto_omap_set (&c->round_peers, from, TRUE);
+            {
+              proto_omap_set (&c->round_peers, from, TRUE);
+              pc_robust_note_ready (c, from, now);
+            }
           pc_send_peers_for_round_if_needed (c, now, out);
           return;
         }
