@@ -115,6 +115,9 @@ apply (Harness *h, ProtoNodeId node, ProtoOutbox *out)
           }
         case PROTO_ACT_SET_DEADLINE:
           break;
+        case PROTO_ACT_RECONNECT:
+        case PROTO_ACT_CLOSE_STREAM:
+          break;   /* a replicated coordinator's (test-replica.c); none here */
         case PROTO_ACT_OBSERVE:
           {
             g_autofree char *s = proto_observation_to_string (&a->obs);
