@@ -12,6 +12,8 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-machine.c \
 	protocol/proto-machine.h \
 	protocol/proto-message.c \
+	protocol/proto-message-decode.c \
+	protocol/proto-message-private.h \
 	protocol/proto-message.h \
 	protocol/proto-omap.h \
 	protocol/proto-outbox.c \

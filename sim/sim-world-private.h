@@ -1,7 +1,8 @@
 /* sim-world-private.h — the simulated world's state, shared by the files
  * that make it up: sim-world.c (hosts, compute, the watch, results),
- * sim-net.c (messages, streams, links) and sim-churn.c (membership, the
- * timeline, churn, traces).  Nothing outside sim/ includes it. */
+ * sim-net.c (messages, streams, links), sim-churn.c (membership, the
+ * timeline, churn, traces) and sim-servers.c (the coordinator, one or its
+ * replicas).  Nothing outside sim/ includes it. */
 #pragma once
 
 #include "sim/sim-world.h"
@@ -152,9 +153,15 @@ void sim_dispatch_server (SimWorld *w, guint k, const ProtoInput *in);
 /* the replica the coordinator service's streams go to now (the live leader
  * of the highest term), n_servers if none; 0 without replicas (if alive) */
 guint sim_server_leader (const SimWorld *w);
+/* sim-servers.c */
 /* peer n's stream closes from the coordinator's side after `after` */
 void sim_stream_broken (SimWorld *w, Node *n, DlTime after, const char *why);
 void sim_crash_coordinator (SimWorld *w);
+/* the host layer's reconnect and close_stream (protocol/replica/) */
+void sim_servers_reconnect (SimWorld *w, ProtoNodeId self);
+void sim_servers_close_stream (SimWorld *w, ProtoNodeId self, ProtoNodeId peer);
+/* a server's deadline event (arg: its index) */
+void sim_ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg);
 void sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in);
 void sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg);
 void sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg);
