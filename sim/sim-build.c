@@ -277,25 +277,20 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       if (pc->straggler_timeout <= 0)
         return BAD ("protocol", "straggler_timeout", "must be more than 0");
     }
-  if (strcmp (family, "disco") == 0 && point_given (p, "protocol", "straggler_policy"))
+  if (strcmp (family, "disco") == 0)
     {
-      /* robust's straggler policies: wait (no straggler timeout), deadline
-       * (straggler_timeout, its default), drop-slowest (on top of it) */
-      if (ver != PROTO_VERSION_ROBUST)
-        return BAD ("protocol", "straggler_policy", "applies to version = robust only among DISCO's (DISCO waits for "
-                    "every peer: S20)");
+      /* DISCO's family: every version waits (S20); robust's wait has its
+       * straggler_timeout (deadline is the same: that timeout), and
+       * drop-slowest adds the drop.  `wait`, the key's default, is what
+       * every run's export writes: it changes nothing */
       PARSE ("protocol", "straggler_policy",
              proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &pc->straggler_policy, &_e));
+      if (pc->straggler_policy != PROTO_STRAGGLER_WAIT && ver != PROTO_VERSION_ROBUST)
+        return BAD ("protocol", "straggler_policy", "'%s' applies to version = robust only among DISCO's (DISCO waits "
+                    "for every peer: S20)", proto_straggler_policy_name (pc->straggler_policy));
       if (pc->straggler_policy == PROTO_STRAGGLER_ASYNC || pc->straggler_policy == PROTO_STRAGGLER_MIXED)
         return BAD ("protocol", "straggler_policy", "'%s' is not built for family = disco (wait, deadline or "
                     "drop-slowest)", proto_straggler_policy_name (pc->straggler_policy));
-      if (pc->straggler_policy == PROTO_STRAGGLER_WAIT)
-        {
-          if (*strag_to)
-            return BAD ("protocol", "straggler_timeout", "straggler_policy = wait waits for every peer: it has no "
-                        "straggler timeout");
-          pc->straggler_timeout = DL_TIME_NEVER;
-        }
       dl_parse_number (V ("protocol", "drop_factor"), &pc->drop_factor, NULL);
       if (!(pc->drop_factor >= 1))
         return BAD ("protocol", "drop_factor", "must be at least 1 (a factor of the median)");

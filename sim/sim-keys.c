@@ -53,7 +53,7 @@ static const KeySpec keys[] = {
   { "protocol", "dht_k", "8", K_UINT, "gossip, kademlia: bucket size and contacts per answer" },
   { "protocol", "dht_alpha", "3", K_UINT, "gossip, kademlia: calls in flight per lookup" },
   { "protocol", "dht_rpc_timeout", "2s", K_DUR, "gossip, kademlia: a call unanswered this long fails and its contact is dropped" },
-  { "protocol", "straggler_policy", "wait", K_STRAGGLER_POLICY, "gossip and hierarchical (and disco's robust): wait | deadline | drop-slowest | async | mixed (hierarchical and robust: the first three; robust's deadline is straggler_timeout): what a step, a head or robust's coordinator does about peers still training" },
+  { "protocol", "straggler_policy", "wait", K_STRAGGLER_POLICY, "gossip and hierarchical (and disco's robust): wait | deadline | drop-slowest | async | mixed (hierarchical and robust: the first three; robust's wait and deadline both have its straggler_timeout): what a step, a head or robust's coordinator does about peers still training" },
   { "protocol", "round_deadline", "30s", K_DUR, "gossip and hierarchical, straggler_policy = deadline: a step (a head's collection) goes this long after its first ready peer (update), with what came" },
   { "protocol", "drop_factor", "2", K_NUM, "gossip, hierarchical and robust, drop-slowest (gossip: and mixed): a peer is slow when its step took more than this x the median" },
   { "protocol", "drop_rounds", "3", K_UINT, "gossip, hierarchical and robust, drop-slowest: steps (rounds) a slow peer is not waited for" },
