@@ -176,6 +176,9 @@ typedef struct {
 
   /* hierarchical (protocol/hierarchical/) */
   guint cluster_size;                /* peers per cluster: without regions, or to split a large region */
+  gboolean cluster_by_latency;       /* cluster_by = latency: by measured round trips to landmarks, not
+                                        by region labels (hier-coord.c) */
+  DlTime cluster_radius;             /* latency: a peer joins a landmark's group within this round trip */
   guint fanin;                       /* heads exchange all-to-all up to this many; above, they report to
                                         a head of heads, recursively */
   DlTime election_timeout;           /* the coordinator tallies the candidacies this long at most */

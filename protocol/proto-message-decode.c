@@ -284,9 +284,33 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
       }
     case PROTO_MSG_PIPE_PING:
     case PROTO_MSG_PIPE_PONG:
+    case PROTO_MSG_HIER_PING:
+    case PROTO_MSG_HIER_PONG:
       {
         guchar ty;
         g_variant_get (inner, "(yu)", &ty, &m.round);
+        break;
+      }
+    case PROTO_MSG_HIER_PROBE:
+      {
+        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
+        g_autoptr (GVariant) lm = g_variant_get_child_value (inner, 2);
+        g_autoptr (GVariant) pr = g_variant_get_child_value (inner, 3);
+        m.round = g_variant_get_uint32 (a);
+        gsize n = 0, k = 0;
+        const uint32_t *ids = g_variant_get_fixed_array (lm, &n, sizeof (uint32_t));
+        proto_msg_set_peers (&m, ids, (uint32_t) n);
+        const uint32_t *q = g_variant_get_fixed_array (pr, &k, sizeof (uint32_t));
+        if (k)
+          proto_msg_take_indices (&m, g_memdup2 (q, k * sizeof *q), (uint32_t) k);
+        break;
+      }
+    case PROTO_MSG_HIER_RTT:
+      {
+        guchar ty;
+        guint64 k;
+        g_variant_get (inner, "(yuut)", &ty, &m.round, &m.node, &k);
+        m.key = k;
         break;
       }
     case PROTO_MSG_PIPE_STEP:

@@ -57,6 +57,10 @@ const char *const proto_msg_type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_RAFT_VOTE_REPLY] = "RaftVoteReply",
   [PROTO_MSG_RAFT_APPEND] = "RaftAppend",
   [PROTO_MSG_RAFT_APPEND_REPLY] = "RaftAppendReply",
+  [PROTO_MSG_HIER_PROBE] = "HierProbe",
+  [PROTO_MSG_HIER_PING] = "HierPing",
+  [PROTO_MSG_HIER_PONG] = "HierPong",
+  [PROTO_MSG_HIER_RTT] = "HierRtt",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -108,6 +112,10 @@ const char *const proto_msg_wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_RAFT_VOTE_REPLY] = "(yub)",
   [PROTO_MSG_RAFT_APPEND] = "(yutuuauav)",
   [PROTO_MSG_RAFT_APPEND_REPLY] = "(yubt)",
+  [PROTO_MSG_HIER_PROBE] = "(yuauau)",
+  [PROTO_MSG_HIER_PING] = "(yu)",
+  [PROTO_MSG_HIER_PONG] = "(yu)",
+  [PROTO_MSG_HIER_RTT] = "(yuut)",
 };
 
 const char *
@@ -314,7 +322,19 @@ build_body (const ProtoMsg *msg, gboolean copy)
       break;
     case PROTO_MSG_PIPE_PING:
     case PROTO_MSG_PIPE_PONG:
+    case PROTO_MSG_HIER_PING:
+    case PROTO_MSG_HIER_PONG:
       inner = g_variant_new ("(yu)", t, msg->round);
+      break;
+    case PROTO_MSG_HIER_PROBE:
+      inner = g_variant_new ("(yu@au@au)", t, msg->round,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
+                                                        sizeof (uint32_t)),
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
+                                                        sizeof (uint32_t)));
+      break;
+    case PROTO_MSG_HIER_RTT:
+      inner = g_variant_new ("(yuut)", t, msg->round, msg->node, (guint64) msg->key);
       break;
     case PROTO_MSG_PIPE_STEP:
     case PROTO_MSG_PIPE_PUSH:

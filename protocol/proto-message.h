@@ -102,8 +102,16 @@ typedef enum {
                                  leader commit `degree`; one entry or none (a heartbeat): its
                                  fields in `indices` (proto-replica.h) and its message `inner` */
   PROTO_MSG_RAFT_APPEND_REPLY,/* term `round`, `helper` success, match index `key` */
+  /* the hierarchical family's clustering by measured latency (hier-coord.c) */
+  PROTO_MSG_HIER_PROBE,       /* S -> peer: measure the round trip to each landmark in `peers` (probe
+                                 `round` + i for the i-th), and open links to the peers in `indices`
+                                 (they will probe you: you are their landmark) */
+  PROTO_MSG_HIER_PING,        /* peer -> landmark, over a link: probe `round` */
+  PROTO_MSG_HIER_PONG,        /* the answer, same `round` */
+  PROTO_MSG_HIER_RTT,         /* peer -> S: probe `round` to landmark `node` took `key` ns
+                                 (G_MAXUINT64: no link to it) */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_RAFT_APPEND_REPLY + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_HIER_RTT + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {

@@ -142,6 +142,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/hier-late-joiner-syncs.ini \
 	scenarios/regression/hier-lost-candidacy.ini \
 	scenarios/regression/hier-nat.ini \
+	scenarios/regression/hier-nat-cluster.ini \
+	scenarios/regression/hier-latency-clusters.ini \
 	scenarios/regression/hier-regions.ini \
 	scenarios/regression/hier-stragglers.ini \
 	scenarios/regression/hier-vs-disco.ini \

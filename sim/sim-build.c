@@ -242,6 +242,10 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       h->cluster_size = uint_of (V ("protocol", "cluster_size"));
       if (h->cluster_size == 0)
         return BAD ("protocol", "cluster_size", "must be at least 1");
+      h->cluster_by_latency = strcmp (V ("protocol", "cluster_by"), "latency") == 0;
+      dl_parse_duration (V ("protocol", "cluster_radius"), &h->cluster_radius, NULL);
+      if (h->cluster_radius <= 0)
+        return BAD ("protocol", "cluster_radius", "must be more than 0");
       h->fanin = uint_of (V ("protocol", "fanin"));
       if (h->fanin < 2)
         return BAD ("protocol", "fanin", "must be at least 2");

@@ -17,7 +17,7 @@ typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
   K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR, K_DISCOVERY,
-  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY, K_REPLICATION,
+  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY, K_REPLICATION, K_CLUSTER_BY,
 } Kind;
 
 typedef struct {
@@ -60,6 +60,8 @@ static const KeySpec keys[] = {
   { "protocol", "async_mix", "0.5", K_PROB, "gossip, async and mixed: weight of a fresh pushed model (staleness 0)" },
   { "protocol", "staleness_exponent", "0.5", K_NUM, "gossip, async and mixed: a push s rounds old weighs async_mix x (1 + s)^-exponent" },
   { "protocol", "cluster_size", "10", K_UINT, "hierarchical only: peers per cluster (without regions; a larger region is split)" },
+  { "protocol", "cluster_by", "region", K_CLUSTER_BY, "hierarchical only: region | latency: clusters follow [network] regions labels (without labels: id blocks), or measured round trips (landmarks chosen farthest first, each peer in the first landmark's group within cluster_radius)" },
+  { "protocol", "cluster_radius", "20ms", K_DUR, "hierarchical, cluster_by = latency: a peer whose round trip to a landmark is at most this joins its group; one farther from every landmark becomes the next landmark" },
   { "protocol", "fanin", "32", K_UINT, "hierarchical only: heads exchange all-to-all up to this many; above, groups of fanin report to a head of heads, recursively" },
   { "protocol", "election_timeout", "5s", K_DUR, "hierarchical only: the coordinator tallies a cluster's candidacies this long at most" },
   { "protocol", "head_timeout", "60s", K_DUR, "hierarchical only: a member waits this long for its head's result, a head for the other heads" },
@@ -150,6 +152,8 @@ static const struct {
   { "protocol.async_mix", "gossip" },
   { "protocol.staleness_exponent", "gossip" },
   { "protocol.cluster_size", "hierarchical" },
+  { "protocol.cluster_by", "hierarchical" },
+  { "protocol.cluster_radius", "hierarchical" },
   { "protocol.fanin", "hierarchical" },
   { "protocol.election_timeout", "hierarchical" },
   { "protocol.head_timeout", "hierarchical" },
@@ -336,6 +340,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
       if (strcmp (v, "full") == 0 || strcmp (v, "hash") == 0)
         return TRUE;
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected full or hash", v);
+      return FALSE;
+    case K_CLUSTER_BY:
+      if (strcmp (v, "region") == 0 || strcmp (v, "latency") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected region or latency", v);
       return FALSE;
     case K_REPLICATION:
       if (strcmp (v, "raft") == 0 || strcmp (v, "primary-backup") == 0)

@@ -69,7 +69,21 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
       }
     case PROTO_MSG_PIPE_PING:
     case PROTO_MSG_PIPE_PONG:
+    case PROTO_MSG_HIER_PING:
+    case PROTO_MSG_HIER_PONG:
       m->round = 77;
+      break;
+    case PROTO_MSG_HIER_PROBE:
+      {
+        m->round = 3;
+        proto_msg_set_peers (m, peers, 2);
+        guint32 *q = g_new (guint32, 3);
+        q[0] = 4, q[1] = 9, q[2] = 11;
+        proto_msg_take_indices (m, q, 3);
+        break;
+      }
+    case PROTO_MSG_HIER_RTT:
+      m->round = 2; m->node = 7; m->key = G_MAXUINT64;
       break;
     case PROTO_MSG_PIPE_STEP:
     case PROTO_MSG_PIPE_PUSH:

@@ -43,6 +43,32 @@ case "$got" in
   *) echo "FAIL: hierarchical clusters do not follow the regions"; exit 1 ;;
 esac
 
+# clusters by measured latency recover the regions (the machines are not
+# told the labels): 3 clusters, each of one region, none mixing two
+lat_regions_ok () {   # DB: each latency cluster is one region, 3 clusters
+  sqlite3 "$1" "SELECT detail FROM events WHERE node = 'S' AND detail LIKE 'cluster lat% (landmark %'" > "$tmp/lat.clusters"
+  sqlite3 "$1" "SELECT node, substr(detail, 8) FROM events WHERE kind = 'join'" > "$tmp/lat.regions"
+  cat "$tmp/lat.clusters"
+  awk -F'|' 'NR == FNR { region[$1] = $2; next }
+             { n++; sub(/^[^:]*: /, ""); k = split($0, ids, " "); r = region[ids[1]]
+               for (i = 2; i <= k; i++) if (region[ids[i]] != r) { print "cluster mixes " r " and " region[ids[i]] ": " $0; bad = 1 }
+               seen[r]++ }
+             END { if (n != 3) { print n " clusters by latency, 3 expected"; bad = 1 }
+                   for (r in seen) if (seen[r] != 1) { print "region " r " split over " seen[r] " clusters"; bad = 1 }
+                   exit bad }' "$tmp/lat.regions" "$tmp/lat.clusters"
+}
+"$DLSIM" run "$SRC/scenarios/regression/hier-latency-clusters.ini" -o "$tmp/lat.db" -q || exit 1
+lat_regions_ok "$tmp/lat.db" || { echo "FAIL: clusters by latency do not follow the regions"; exit 1; }
+# the check can fail: with a radius wider than the long haul every peer is
+# in the first landmark's group, cut into id blocks of 4 that mix regions
+"$DLSIM" run "$SRC/scenarios/regression/hier-latency-clusters.ini" -o "$tmp/lat2.db" -q --set protocol.cluster_radius=1s || exit 1
+if lat_regions_ok "$tmp/lat2.db"; then echo "FAIL: id blocks passed the region check"; exit 1; fi
+
+# an all-NAT cluster joins one with an eligible head (the file's seed gives one)
+"$DLSIM" run "$SRC/scenarios/regression/hier-nat-cluster.ini" -o "$tmp/natk.db" -q || exit 1
+test "$(sqlite3 "$tmp/natk.db" "SELECT count(*) FROM events WHERE node = 'S' AND detail LIKE 'cluster %: every candidate is behind symmetric NAT: its % members join cluster %'")" = 1 || {
+  echo "FAIL: hier-nat-cluster.ini no longer merges an all-NAT cluster"; exit 1; }
+
 # the straggler policies beat waiting on time to 0.87 accuracy
 "$DLSIM" run "$SRC/scenarios/regression/gossip-stragglers.ini" -o "$tmp/st.db" -q -j 2 || exit 1
 "$SRC/tools/time-to-accuracy" "$tmp/st.db" 0.87 > "$tmp/tta"

@@ -710,6 +710,10 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_RAFT_VOTE_REPLY:
     case PROTO_MSG_RAFT_APPEND:
     case PROTO_MSG_RAFT_APPEND_REPLY:
+    case PROTO_MSG_HIER_PROBE:
+    case PROTO_MSG_HIER_PING:
+    case PROTO_MSG_HIER_PONG:
+    case PROTO_MSG_HIER_RTT:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

@@ -513,6 +513,10 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_RAFT_VOTE_REPLY:
     case PROTO_MSG_RAFT_APPEND:
     case PROTO_MSG_RAFT_APPEND_REPLY:
+    case PROTO_MSG_HIER_PROBE:
+    case PROTO_MSG_HIER_PING:
+    case PROTO_MSG_HIER_PONG:
+    case PROTO_MSG_HIER_RTT:
       break;  /* never listened for: proto_peer_listens said no */
     }
   g_assert_not_reached ();

@@ -54,6 +54,7 @@ struct HierPeer {
   DlTime stand_deadline;      /* waiting for a head: stand again then (a lost candidacy or announcement) */
 
   ProtoLinks links;           /* to its head, its members, the other heads (proto-links.h) */
+  GArray *probes;             /* HierProbe: round trips to landmarks it measures (cluster_by = latency) */
 
   /* the head's part */
   gboolean is_head;

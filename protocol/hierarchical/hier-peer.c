@@ -101,6 +101,73 @@ open_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId id)
     proto_links_open (&p->links, out, id);
 }
 
+/* ---- round trips to landmarks (cluster_by = latency, hier-latency.c) ---- */
+
+typedef struct {
+  ProtoNodeId landmark;
+  uint32_t index;             /* the landmark's group */
+  DlTime sent;                /* its HierPing (NEVER: the link is not up yet) */
+} Probe;
+
+static void
+probe_ping (HierPeer *p, ProtoOutbox *out, Probe *q)
+{
+  q->sent = p->now;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_PING);
+  m.round = q->index;
+  hp_send_link (p, out, q->landmark, &m);
+}
+
+/* The i-th probe is over: its round trip (G_MAXUINT64: no link) to the coordinator. */
+static void
+probe_report (HierPeer *p, ProtoOutbox *out, guint i, guint64 rtt)
+{
+  Probe q = g_array_index (p->probes, Probe, i);
+  g_array_remove_index (p->probes, i);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_RTT);
+  m.round = q.index;
+  m.node = q.landmark;
+  m.key = rtt;
+  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+}
+
+static void
+handle_probe (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  /* as a landmark: the links its probers will ping over */
+  for (guint j = 0; j < msg->n_indices; j++)
+    if (msg->indices[j] != p->id)
+      open_link (p, out, msg->indices[j]);
+  for (guint i = 0; i < msg->n_peers; i++)
+    {
+      Probe q = { .landmark = msg->peers[i], .index = msg->round + i, .sent = DL_TIME_NEVER };
+      if (q.landmark == p->id || q.landmark == PROTO_NO_NODE)
+        continue;
+      g_array_append_val (p->probes, q);
+      Probe *at = &g_array_index (p->probes, Probe, p->probes->len - 1);
+      if (proto_links_is_up (&p->links, q.landmark))
+        probe_ping (p, out, at);
+      else
+        open_link (p, out, q.landmark);
+    }
+}
+
+static void
+handle_pong (HierPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  for (guint i = 0; i < p->probes->len; i++)
+    {
+      Probe *q = &g_array_index (p->probes, Probe, i);
+      if (q->landmark == from && q->index == msg->round && q->sent != DL_TIME_NEVER)
+        {
+          probe_report (p, out, i, (guint64) (p->now - q->sent));
+          return;
+        }
+    }
+}
+
 /* ---- the member ---- */
 
 static void
@@ -293,6 +360,9 @@ hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
     case PROTO_MSG_HIER_CLUSTER:
     case PROTO_MSG_HIER_HEADS:
     case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_HIER_PROBE:
+    case PROTO_MSG_HIER_PING:
+    case PROTO_MSG_HIER_PONG:
       return on;
     case PROTO_MSG_HIER_UPDATE:
     case PROTO_MSG_HIER_AGG:
@@ -415,6 +485,20 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
     case PROTO_MSG_SIGNAL_FOR_PEER:
       proto_links_signal (&p->links, out, msg);
       break;
+    case PROTO_MSG_HIER_PROBE:
+      handle_probe (p, msg, out);
+      break;
+    case PROTO_MSG_HIER_PING:
+      {
+        ProtoMsg m;
+        proto_msg_init (&m, PROTO_MSG_HIER_PONG);
+        m.round = msg->round;
+        hp_send_link (p, out, in->from, &m);
+        break;
+      }
+    case PROTO_MSG_HIER_PONG:
+      handle_pong (p, in->from, msg, out);
+      break;
     default:
       break;
     }
@@ -427,6 +511,12 @@ link_up (HierPeer *p, ProtoOutbox *out, ProtoNodeId other)
     return;
   if (p->state == HIER_PEER_WAIT_LINK && other == p->head)
     set_state (p, out, HIER_PEER_WAIT_RESULT);
+  for (guint i = 0; i < p->probes->len; i++)
+    {
+      Probe *q = &g_array_index (p->probes, Probe, i);
+      if (q->landmark == other && q->sent == DL_TIME_NEVER)
+        probe_ping (p, out, q);
+    }
 }
 
 static void
@@ -434,6 +524,9 @@ link_lost (HierPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
   hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
   proto_links_lost (&p->links, out, other);
+  for (guint i = p->probes->len; i-- > 0;)
+    if (g_array_index (p->probes, Probe, i).landmark == other)
+      probe_report (p, out, i, G_MAXUINT64);
   if (other == p->head && p->pending)
     head_lost (p, out, "the link to the head is lost");
 }
@@ -511,6 +604,7 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       p->connected = FALSE;
       p->is_head = FALSE;
       hh_clear (p);
+      g_array_set_size (p->probes, 0);
       hp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                   in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
       set_state (p, out, HIER_PEER_LEFT);
@@ -560,6 +654,7 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
   proto_links_init (&p->links, &h);
+  p->probes = g_array_new (FALSE, FALSE, sizeof (Probe));
   p->updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->next_updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
@@ -581,6 +676,7 @@ hier_peer_free (HierPeer *p)
     return;
   hh_clear (p);
   proto_links_clear (&p->links);
+  g_array_unref (p->probes);
   g_hash_table_unref (p->updates);
   g_hash_table_unref (p->next_updates);
   g_array_unref (p->heads);
