@@ -162,7 +162,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       g_autofree char *xv = plot_param (db, id, xkey);
       double x;
       if (!plot_numeric (xv, &x))
-        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number", id, xkey,
+        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number, a duration or a rate", id, xkey,
                           xv ? xv : "(absent)");
       g_autofree char *byv = strcmp (bykey, "scenario.name") == 0
                              ? g_strdup (g_array_index (runs, RunInfo, i).scenario) : plot_param (db, id, bykey);

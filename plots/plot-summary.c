@@ -130,7 +130,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       g_autofree char *xv = plot_param (db, id, xkey);
       double x;
       if (!plot_numeric (xv, &x))
-        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number or a duration",
+        return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT ": %s is '%s', not a number, a duration or a rate",
                           id, xkey, xv ? xv : "(absent)");
       g_autofree char *byv = NULL;
       if (!by_value (db, id, bykey, &byv, error))

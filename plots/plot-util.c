@@ -194,6 +194,12 @@ plot_numeric (const char *v, double *out)
       *out = dl_time_to_s (t);
       return TRUE;
     }
+  /* a rate per time (2/min, churn.arrival_rate) reads as per second */
+  if (strchr (v, '/') && dl_parse_per_time (v, &d, NULL) && isfinite (d))
+    {
+      *out = d;
+      return TRUE;
+    }
   return FALSE;
 }
 

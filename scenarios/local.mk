@@ -18,6 +18,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \
 	scenarios/examples/implosion.ini \
+	scenarios/examples/implosion-churn.ini \
 	scenarios/examples/stragglers.ini \
 	scenarios/examples/petals-next-peer.ini \
 	scenarios/examples/traces/petals-no-churn.csv \

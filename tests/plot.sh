@@ -126,6 +126,23 @@ INI
 expect 0 "scale-none.png" -- "$DLSIM" plot "$tmp/scale-none.db" scaling -o "$tmp/scale-none.png"
 png "$tmp/scale-none.png" && ok || ko "scaling with model none: not a PNG"
 "$DLSIM" plot "$tmp/scale-none.db" scaling --script -o "$tmp/x.png" | grep -c 'no data in these runs' | grep -qx 2 && ok || ko "scaling with model none: two panels without data"
+# a rate on x (churn.arrival_rate = 2/min) reads as per second
+cat > "$tmp/scale-churn.ini" <<'INI'
+[protocol]
+family = ${disco, gossip}
+min_participants = 3
+[training]
+rounds = 2
+[peers]
+count = 3
+[churn]
+arrival_rate = ${0/s, 6/min}
+max_peers = 5
+INI
+"$DLSIM" run "$tmp/scale-churn.ini" -o "$tmp/scale-churn.db" -q
+expect 0 "scale-churn.png" -- "$DLSIM" plot "$tmp/scale-churn.db" scaling --x churn.arrival_rate --by protocol.family -o "$tmp/scale-churn.png"
+"$DLSIM" plot "$tmp/scale-churn.db" scaling --x churn.arrival_rate --by protocol.family --script -o "$tmp/x.png" > "$tmp/churn.gp"
+grep -Eq '^0\.10*1? ' "$tmp/churn.gp" && ok || ko "scaling: 6/min on x is not 0.1 per second"
 expect 1 "sweeps no numeric key" -- "$DLSIM" plot "$tmp/s.db" scaling --by network.uplink -o "$tmp/x.png"
 expect 1 "is '5Mbps', not a number" -- "$DLSIM" plot "$tmp/s.db" scaling --x network.uplink -o "$tmp/x.png"
 expect 1 "--target must be an accuracy" -- "$DLSIM" plot "$tmp/scale.db" scaling --target 3 -o "$tmp/x.png"
@@ -166,6 +183,6 @@ expect 1 "summary needs --y" -- "$DLSIM" plot "$tmp/pipe.db" summary -o "$tmp/x.
 expect 1 "--where takes KEY=VALUE" -- "$DLSIM" plot "$tmp/pipe.db" summary --y outcome --where latency -o "$tmp/x.png"
 expect 1 "no run of .* has network.latency=5ms" -- "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s --where network.latency=5ms -o "$tmp/x.png"
 expect 1 "--y takes 1 to 6 summary keys" -- "$DLSIM" plot "$tmp/pipe.db" summary --y a,b,c,d,e,f,g -o "$tmp/x.png"
-expect 1 "not a number or a duration" -- "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s --x protocol.forwarding -o "$tmp/x.png"
+expect 1 "not a number, a duration or a rate" -- "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s --x protocol.forwarding -o "$tmp/x.png"
 
 finish
