@@ -132,6 +132,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/gossip-crash-and-late-joiner.ini \
 	scenarios/regression/gossip-cut-off-helper.ini \
 	scenarios/regression/gossip-kademlia.ini \
+	scenarios/regression/gossip-late-joiner-syncs.ini \
 	scenarios/regression/gossip-lost-helper-notice.ini \
 	scenarios/regression/gossip-lost-list.ini \
 	scenarios/regression/gossip-lost-ready.ini \

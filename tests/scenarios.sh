@@ -69,6 +69,18 @@ if lat_regions_ok "$tmp/lat2.db"; then echo "FAIL: id blocks passed the region c
 test "$(sqlite3 "$tmp/natk.db" "SELECT count(*) FROM events WHERE node = 'S' AND detail LIKE 'cluster %: every candidate is behind symmetric NAT: its % members join cluster %'")" = 1 || {
   echo "FAIL: hier-nat-cluster.ini no longer merges an all-NAT cluster"; exit 1; }
 
+# a late gossip peer syncs: its first test loss is below that of the same
+# peer at the same time with the SharedModel dropped (it times out at once
+# and trains from the initial model)
+g9 () { sqlite3 "$1" "SELECT CAST(1000 * value AS INTEGER) FROM metrics WHERE name = 'loss' AND peer = 'p9' ORDER BY t_s LIMIT 1"; }
+"$DLSIM" run "$SRC/scenarios/regression/gossip-late-joiner-syncs.ini" -o "$tmp/gs.db" -q || exit 1
+sed 's/^round 4 = join p9$/round 4 = join p9\n0s = drop SharedModel to p9/' "$SRC/scenarios/regression/gossip-late-joiner-syncs.ini" \
+  | sed '/^peer.p9.synced/d; /^model_syncs/d' > "$tmp/gs-drop.ini"
+"$DLSIM" run "$tmp/gs-drop.ini" -o "$tmp/gs-drop.db" -q --set protocol.model_sync_timeout=350ms || exit 1
+with=$(g9 "$tmp/gs.db") without=$(g9 "$tmp/gs-drop.db")
+echo "gossip late joiner: first test loss x1000: synced $with, not synced $without"
+[ $((without - with)) -ge 30 ] || { echo "FAIL: the late gossip peer's sync does not show in its loss"; exit 1; }
+
 # the straggler policies beat waiting on time to 0.87 accuracy
 "$DLSIM" run "$SRC/scenarios/regression/gossip-stragglers.ini" -o "$tmp/st.db" -q -j 2 || exit 1
 "$SRC/tools/time-to-accuracy" "$tmp/st.db" 0.87 > "$tmp/tta"

@@ -404,6 +404,32 @@ gossip_coord_listens (const GossipCoord *c, ProtoMsgType type, ProtoNodeId from)
   return TRUE;   /* it takes every message and drops what it has no use for itself */
 }
 
+/* A late joiner's model provider (gossip-peer-sync.c): the member that has
+ * been in the latest step (ties: the lowest id); with no steps (async), the
+ * lowest id that has trained; PROTO_NO_NODE if nobody has trained yet
+ * (then everyone holds the initial model, and there is nothing to sync). */
+static ProtoNodeId
+sync_provider (const GossipCoord *c, ProtoNodeId newcomer)
+{
+  const Member *best = NULL;
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      const Member *m = g_ptr_array_index (c->members, i);
+      if (m->id == newcomer || (m->last_step == G_MAXUINT32 && m->period == 0))
+        continue;
+      if (!best)
+        {
+          best = m;
+          continue;
+        }
+      guint64 km = m->last_step == G_MAXUINT32 ? 0 : (guint64) m->last_step + 1;
+      guint64 kb = best->last_step == G_MAXUINT32 ? 0 : (guint64) best->last_step + 1;
+      if (km > kb)
+        best = m;   /* ascending id: a tie keeps the lower */
+    }
+  return best ? best->id : PROTO_NO_NODE;
+}
+
 static void
 handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -427,11 +453,23 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           c->n_waited += waited (c, m);
         }
       {
+        ProtoNodeId provider = sync_provider (c, from);
         ProtoMsg r;
         proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
         r.node = from;
         r.nb_participants = c->members->len;
+        r.joined_mid_training = provider != PROTO_NO_NODE;
         send (c, out, from, &r);
+        if (provider != PROTO_NO_NODE)
+          {
+            /* as DISCO's server answers a model sync request
+             * (server/src/controllers/decentralized_controller.ts): the
+             * peer to take the model from */
+            ProtoMsg q;
+            proto_msg_init (&q, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+            q.node = provider;
+            send (c, out, from, &q);
+          }
       }
       if (c->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
         {

@@ -43,6 +43,8 @@ peer_view (const void *impl, ProtoPeerView *v)
   v->failed = s == GOSSIP_PEER_FAILED;
   v->error = gossip_peer_error (p);
   v->rounds_done = gossip_peer_rounds_done (p);
+  v->synced = gossip_peer_synced (p);
+  v->waiting_on_peer = s == GOSSIP_PEER_SYNCING;
 }
 
 static LearnWeights *
@@ -158,7 +160,9 @@ promises_agreement (const ProtoConfig *cfg)
   return FALSE;   /* peers mix with their neighbours only: models differ within a step */
 }
 
-/* no sync: a late joiner starts from the initial model and mixes in */
+/* a late joiner syncs (gossip-peer-sync.c), but from a peer's latest
+ * model, not a completed round's: gossip has no round-global model to
+ * check it against */
 static gboolean
 syncs_late_joiners (const ProtoConfig *cfg)
 {

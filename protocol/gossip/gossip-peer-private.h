@@ -67,6 +67,10 @@ struct GossipPeer {
   DlTime wait_deadline;    /* waiting for the coordinator (list, graph): say again where it is then */
   ProtoNodeId *targets;    /* its draws of this step, for a repeat */
   guint n_targets;
+  /* model sync when it joins late (gossip-peer-sync.c) */
+  ProtoNodeId sync_from;   /* the provider asked (PROTO_NO_NODE: none yet) */
+  DlTime sync_deadline;
+  gboolean synced;
   DlTime now;              /* the time of the input being handled */
 };
 
@@ -86,6 +90,18 @@ gint gp_cmp_id (gconstpointer a, gconstpointer b);
 /* Over the link to `to` if it is up, else queued (the link opened if need be). */
 void gp_send_or_queue (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m);
 void gp_links_init (GossipPeer *p);
+
+/* gossip-peer-sync.c */
+/* NewNodeInfo said it joined mid-training: the provider comes next. */
+void gp_sync_expect (GossipPeer *p, ProtoOutbox *out);
+/* SignalModelProvider: ask it (PROTO_NO_NODE: none; train from its own). */
+void gp_sync_provider (GossipPeer *p, ProtoOutbox *out, ProtoNodeId provider);
+/* A ModelSyncRequest from `to`: its current model. */
+void gp_sync_serve (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to);
+/* A SharedModel from `from`. */
+void gp_sync_model (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *model);
+void gp_sync_deadline (GossipPeer *p, ProtoOutbox *out);
+void gp_sync_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other);
 
 /* gossip-peer-async.c */
 void gp_clear_async (GossipPeer *p);

@@ -20,6 +20,7 @@
 static const char *const state_names[GOSSIP_PEER_N_STATES] = {
   [GOSSIP_PEER_IDLE] = "idle",
   [GOSSIP_PEER_CONNECTING] = "connecting",
+  [GOSSIP_PEER_SYNCING] = "syncing",
   [GOSSIP_PEER_TRAINING] = "training",
   [GOSSIP_PEER_WAIT_LIST] = "wait-list",
   [GOSSIP_PEER_WAIT_GRAPH] = "wait-graph",
@@ -372,6 +373,7 @@ link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
   gp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
   proto_links_lost (&p->links, out, other);
   gd_link_lost (p, out, other);
+  gp_sync_link_lost (p, out, other);
   Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
   if (nb && !(nb->got && nb->sent))
     {
@@ -402,6 +404,11 @@ gossip_peer_listens (const GossipPeer *p, ProtoMsgType type, ProtoNodeId from)
     case PROTO_MSG_DHT_NODES:
       return p->dht != NULL && p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
     case PROTO_MSG_SIGNAL_FOR_PEER:
+      return p->state >= GOSSIP_PEER_SYNCING && p->state <= GOSSIP_PEER_DONE;
+    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+    case PROTO_MSG_SHARED_MODEL:
+      return p->state == GOSSIP_PEER_SYNCING;
+    case PROTO_MSG_MODEL_SYNC_REQUEST:
       return p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
     default:
       return FALSE;
@@ -431,7 +438,20 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       p->links.self = p->id;
       if (p->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
         gd_start (p);
-      gp_start_training (p, out);
+      if (msg->joined_mid_training)
+        gp_sync_expect (p, out);
+      else
+        gp_start_training (p, out);
+      break;
+    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+      gp_sync_provider (p, out, msg->node);
+      break;
+    case PROTO_MSG_SHARED_MODEL:
+      gp_sync_model (p, out, in->from, msg->weights);
+      break;
+    case PROTO_MSG_MODEL_SYNC_REQUEST:
+      gp_observe (p, out, PROTO_OBS_SYNC_SERVED, in->from, PROTO_MSG_MODEL_SYNC_REQUEST, -1, NULL);
+      gp_sync_serve (p, out, in->from);
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:
       handle_list (p, msg, out);
@@ -515,6 +535,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       break;
     case PROTO_IN_DEADLINE:
       gd_deadline (p, out);
+      gp_sync_deadline (p, out);
       if (p->state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
         {
           /* a helper's notice may have been lost too: the coordinator would
@@ -617,7 +638,9 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
 DlTime
 gossip_peer_next_deadline (const GossipPeer *p)
 {
-  DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? p->xchg_deadline : DL_TIME_NEVER;
+  DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? p->xchg_deadline
+             : p->state == GOSSIP_PEER_SYNCING  ? p->sync_deadline
+                                                : DL_TIME_NEVER;
   if (p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH
       || (p->state == GOSSIP_PEER_DONE && p->helper))
     t = MIN (t, p->wait_deadline);
@@ -640,6 +663,8 @@ gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
   p->last_round_end = -1;
   p->xchg_deadline = DL_TIME_NEVER;
   p->wait_deadline = DL_TIME_NEVER;
+  p->sync_from = PROTO_NO_NODE;
+  p->sync_deadline = DL_TIME_NEVER;
   return p;
 }
 
@@ -664,6 +689,7 @@ gossip_peer_free (GossipPeer *p)
 
 GossipPeerState gossip_peer_state (const GossipPeer *p) { return p->state; }
 gboolean gossip_peer_helper (const GossipPeer *p) { return p->helper; }
+gboolean gossip_peer_synced (const GossipPeer *p) { return p->synced; }
 gboolean gossip_peer_connected (const GossipPeer *p) { return p->connected; }
 guint gossip_peer_rounds_done (const GossipPeer *p) { return p->rounds_done; }
 const char *gossip_peer_error (const GossipPeer *p) { return p->error; }

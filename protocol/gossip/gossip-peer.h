@@ -24,6 +24,7 @@ G_BEGIN_DECLS
 typedef enum {
   GOSSIP_PEER_IDLE,
   GOSSIP_PEER_CONNECTING,   /* ClientConnected sent, NewNodeInfo awaited */
+  GOSSIP_PEER_SYNCING,      /* joined late: the model of a peer in the latest step first (gossip-peer-sync.c) */
   GOSSIP_PEER_TRAINING,
   GOSSIP_PEER_WAIT_LIST,    /* PeerIsReady sent, PeersForRound awaited */
   GOSSIP_PEER_WAIT_GRAPH,   /* GossipTargets sent, Neighbors awaited */
@@ -50,6 +51,8 @@ const char *gossip_peer_state_name (GossipPeerState s);
 gboolean gossip_peer_connected (const GossipPeer *p);
 /* finished its rounds, stays, and keeps mixing for the others */
 gboolean gossip_peer_helper (const GossipPeer *p);
+/* took a model from another peer when it joined (model sync) */
+gboolean gossip_peer_synced (const GossipPeer *p);
 guint gossip_peer_rounds_done (const GossipPeer *p);
 const char *gossip_peer_error (const GossipPeer *p);
 /* (transfer none) */
