@@ -33,7 +33,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
 	protocol/gossip/gossip-peer-links.c protocol/gossip/gossip-peer-async.c protocol/gossip/gossip-peer-sync.c \
 	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
-	protocol/hierarchical/hier-coord-private.h protocol/hierarchical/hier-latency.c \
+	protocol/hierarchical/hier-coord-private.h protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-async.c \
 	protocol/hierarchical/hier-head.c protocol/hierarchical/hier-peer.c protocol/hierarchical/hier-peer-private.h \
 	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
 	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \

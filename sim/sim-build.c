@@ -191,9 +191,15 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       ProtoConfig *g = &c->proto;
       PARSE ("protocol", "straggler_policy",
              proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
-      if (!gossip && (g->straggler_policy == PROTO_STRAGGLER_ASYNC || g->straggler_policy == PROTO_STRAGGLER_MIXED))
+      if (!gossip && g->straggler_policy == PROTO_STRAGGLER_MIXED)
         return BAD ("protocol", "straggler_policy", "'%s' is not built for family = hierarchical "
-                    "(wait, deadline or drop-slowest)", proto_straggler_policy_name (g->straggler_policy));
+                    "(wait, deadline, drop-slowest or async)", proto_straggler_policy_name (g->straggler_policy));
+      parse_prob (V ("protocol", "async_mix"), &g->async_mix, NULL);
+      if (!(g->async_mix > 0))
+        return BAD ("protocol", "async_mix", "must be in (0, 1]");
+      dl_parse_number (V ("protocol", "staleness_exponent"), &g->staleness_exponent, NULL);
+      if (!(g->staleness_exponent >= 0))
+        return BAD ("protocol", "staleness_exponent", "must be 0 or more");
       dl_parse_duration (V ("protocol", "round_deadline"), &g->round_deadline, NULL);
       if (g->round_deadline <= 0)
         return BAD ("protocol", "round_deadline", "must be more than 0");
@@ -229,12 +235,6 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       dl_parse_duration (V ("protocol", "dht_rpc_timeout"), &g->dht_rpc_timeout, NULL);
       if (g->dht_rpc_timeout <= 0)
         return BAD ("protocol", "dht_rpc_timeout", "must be more than 0");
-      parse_prob (V ("protocol", "async_mix"), &g->async_mix, NULL);
-      if (!(g->async_mix > 0))
-        return BAD ("protocol", "async_mix", "must be in (0, 1]");
-      dl_parse_number (V ("protocol", "staleness_exponent"), &g->staleness_exponent, NULL);
-      if (!(g->staleness_exponent >= 0))
-        return BAD ("protocol", "staleness_exponent", "must be 0 or more");
     }
   if (strcmp (family, "hierarchical") == 0)
     {

@@ -98,13 +98,20 @@ lookups=$(sqlite3 "$tmp/kad.db" "SELECT count(*) FROM events WHERE detail LIKE '
 echo "kademlia: $lookups lookups done, $dropped calls unanswered"
 [ "$dropped" -gt 0 ] && [ "$lookups" -gt 0 ] || { echo "FAIL: kademlia's lookups or call timeouts did not happen"; exit 1; }
 
-# the hierarchical family's deadline policy beats waiting
+# the hierarchical family's deadline and async policies beat waiting
 "$DLSIM" run "$SRC/scenarios/regression/hier-stragglers.ini" -o "$tmp/hst.db" -q -j 2 || exit 1
 "$SRC/tools/time-to-accuracy" "$tmp/hst.db" 0.87 > "$tmp/htta"
 cat "$tmp/htta"
 awk '{ split($2, kv, "="); t[kv[2]] = $3 }
      END { exit !(t["deadline"] != "never" && t["wait"] != "never" && t["deadline"] + 0 < t["wait"] + 0) }' "$tmp/htta" \
   || { echo "FAIL: hierarchical deadline does not reach 0.87 sooner than wait"; exit 1; }
+awk '{ split($2, kv, "="); t[kv[2]] = $3 }
+     END { exit !(t["async"] != "never" && t["wait"] != "never" && t["async"] + 0 < t["wait"] + 0) }' "$tmp/htta" \
+  || { echo "FAIL: hierarchical async does not reach 0.87 sooner than wait"; exit 1; }
+# async heads mix each update in at once, with a staleness weight
+test "$(sqlite3 "$tmp/hst.db" "SELECT count(*) FROM events e JOIN params p USING (run_id) WHERE p.key = 'protocol.straggler_policy'
+        AND p.value = 'async' AND e.detail LIKE 'async: mixed in at staleness %'")" -gt 100 \
+  || { echo "FAIL: hierarchical async heads did not mix updates in"; exit 1; }
 
 # the pipeline: next-peer's step is well under client relay's on the same
 # chain, and the same file and seed give the same rows twice

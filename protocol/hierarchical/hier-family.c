@@ -159,8 +159,8 @@ excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 static gboolean
 promises_agreement (const ProtoConfig *cfg)
 {
-  (void) cfg;
-  return TRUE;
+  /* async: each member mixes into its head's model at its own time (hier-async.c) */
+  return cfg->straggler_policy != PROTO_STRAGGLER_ASYNC;
 }
 
 /* a peer that joins after the clusters formed takes its head's latest
@@ -168,8 +168,8 @@ promises_agreement (const ProtoConfig *cfg)
 static gboolean
 syncs_late_joiners (const ProtoConfig *cfg)
 {
-  (void) cfg;
-  return TRUE;
+  /* async: a head's model is no completed round's */
+  return cfg->straggler_policy != PROTO_STRAGGLER_ASYNC;
 }
 
 static const char *

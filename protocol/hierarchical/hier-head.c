@@ -47,6 +47,7 @@ hh_clear (HierPeer *p)
   p->phase = HEAD_COLLECT;
   p->hr_set = FALSE;
   p->head_deadline = DL_TIME_NEVER;
+  hh_async_clear (p);
 }
 
 static gboolean
@@ -491,7 +492,7 @@ hh_serve_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from)
   /* the latest global model (the initial one if no round ended here yet) */
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
-  m.round = p->hr_set && p->hr > 0 ? p->hr - 1 : 0;
+  m.round = hh_async (p) ? p->async_version : p->hr_set && p->hr > 0 ? p->hr - 1 : 0;
   m.degree = 0;
   proto_msg_set_weights (&m, p->last_global ? p->last_global : p->initial);
   hp_observe (p, out, PROTO_OBS_SYNC_SERVED, from, PROTO_MSG_HIER_RESULT, -1, NULL);
@@ -503,6 +504,11 @@ hh_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
 {
   if (!p->is_head || msg->weights == NULL)
     return;
+  if (hh_async (p))
+    {
+      hh_async_agg (p, out, from, msg->weights);
+      return;
+    }
   if (p->hr_set && msg->round < p->hr)
     {
       hp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_HIER_AGG, msg->round, "an aggregate of a past round");
@@ -557,12 +563,16 @@ hh_resign (HierPeer *p, ProtoOutbox *out)
 void
 hh_members_changed (HierPeer *p, ProtoOutbox *out)
 {
+  if (hh_async (p))
+    return;
   try_collect (p, out);
 }
 
 void
 hh_heads_changed (HierPeer *p, ProtoOutbox *out)
 {
+  if (hh_async (p))
+    return;
   try_gather (p, out);
   try_top (p, out);
 }
@@ -570,7 +580,7 @@ hh_heads_changed (HierPeer *p, ProtoOutbox *out)
 void
 hh_deadline (HierPeer *p, ProtoOutbox *out)
 {
-  if (!p->is_head || p->now < p->head_deadline)
+  if (!p->is_head || p->now < p->head_deadline || hh_async (p))
     return;
   if (p->phase == HEAD_COLLECT)
     try_collect (p, out);

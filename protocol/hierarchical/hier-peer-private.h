@@ -76,9 +76,22 @@ struct HierPeer {
   GHashTable *latency;        /* member + 1 -> 1 + its update's delay after round_start (this round) */
   GHashTable *dropped;        /* member + 1 -> 1 + the round from which it is waited for again */
   GArray *aggs;               /* Agg: this round's and later ones */
+  /* straggler_policy = async (hier-async.c) */
+  LearnWeights *async_model;  /* the head's cluster model (NULL: not yet) */
+  uint32_t async_version;     /* contributions mixed into it */
+  guint async_since_push;     /* updates mixed in since it last pushed it to the other heads */
+  uint32_t base_version;      /* a member's: the version of the model it trains from */
   DlTime head_deadline;
   DlTime now;
 };
+
+/* hier-async.c */
+gboolean hh_async (const HierPeer *p);
+/* A member's update, trained from the head's version `base`. */
+void hh_async_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base, LearnWeights *w);
+/* Another head's pushed model. */
+void hh_async_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w);
+void hh_async_clear (HierPeer *p);
 
 /* hier-peer.c */
 void hp_observe (HierPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,

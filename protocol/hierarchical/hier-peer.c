@@ -218,12 +218,16 @@ send_update (HierPeer *p, ProtoOutbox *out)
   if (p->head == p->id)
     {
       set_state (p, out, HIER_PEER_WAIT_RESULT);
-      hh_take_update (p, out, p->id, p->model);
+      if (hh_async (p))
+        hh_async_update (p, out, p->id, p->base_version, p->model);
+      else
+        hh_take_update (p, out, p->id, p->model);
       return;
     }
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_UPDATE);
-  m.round = p->rounds_done;
+  /* async: the version of the head's model it trained from (hier-async.c) */
+  m.round = hh_async (p) ? p->base_version : p->rounds_done;
   m.degree = 1;
   proto_msg_set_weights (&m, p->model);
   set_state (p, out, proto_links_is_up (&p->links, p->head) ? HIER_PEER_WAIT_RESULT : HIER_PEER_WAIT_LINK);
@@ -258,8 +262,10 @@ hp_take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *glo
     return;
   learn_weights_unref (p->model);
   p->model = learn_weights_ref (global);
+  p->base_version = round;
   p->rounds_done++;
-  p->last_round_end = MAX ((int32_t) round, p->last_round_end + 1);
+  /* async: `round` is the head's version, not a round */
+  p->last_round_end = hh_async (p) ? p->last_round_end + 1 : MAX ((int32_t) round, p->last_round_end + 1);
   proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, p->sent_to, -1, 1,
                         "the global model from head p%u", p->sent_to);
   p->pending = FALSE;
@@ -451,6 +457,8 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
     case PROTO_MSG_HIER_UPDATE:
       if (msg->degree == 0)
         hh_serve_sync (p, out, in->from);   /* a late joiner's request */
+      else if (msg->weights && hh_async (p))
+        hh_async_update (p, out, in->from, msg->round, msg->weights);
       else if (msg->weights)
         hh_take_update (p, out, in->from, msg->weights);
       break;
@@ -465,6 +473,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
           learn_weights_unref (p->model);
           p->model = learn_weights_ref (msg->weights);
           p->synced = TRUE;
+          p->base_version = msg->round;
           hp_observe (p, out, PROTO_OBS_SYNC_DONE, in->from, PROTO_MSG_HIER_RESULT, msg->round, NULL);
           start_training (p, out);
           break;
