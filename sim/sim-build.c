@@ -191,9 +191,6 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       ProtoConfig *g = &c->proto;
       PARSE ("protocol", "straggler_policy",
              proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
-      if (!gossip && g->straggler_policy == PROTO_STRAGGLER_MIXED)
-        return BAD ("protocol", "straggler_policy", "'%s' is not built for family = hierarchical "
-                    "(wait, deadline, drop-slowest or async)", proto_straggler_policy_name (g->straggler_policy));
       parse_prob (V ("protocol", "async_mix"), &g->async_mix, NULL);
       if (!(g->async_mix > 0))
         return BAD ("protocol", "async_mix", "must be in (0, 1]");

@@ -68,7 +68,6 @@ bad "bad.ini: \[protocol\] steps: applies to family = pipeline only, not to fami
 # robust's straggler policies, and the replicated coordinator's keys
 bad "bad.ini: \[protocol\] straggler_policy: 'drop-slowest' applies to version = robust only among DISCO's" "[protocol]" "straggler_policy = drop-slowest"
 bad "bad.ini: \[protocol\] straggler_policy: 'async' is not built for family = disco" "[protocol]" "version = robust" "straggler_policy = async"
-bad "bad.ini: \[protocol\] straggler_policy: 'mixed' is not built for family = hierarchical" "[protocol]" "family = hierarchical" "straggler_policy = mixed"
 bad "bad.ini: \[protocol\] coordinator_replicas: must be 1 (one coordinator) to 9 replicas" "[protocol]" "coordinator_replicas = 11"
 bad "bad.ini: \[protocol\] coordinator_replication: 'paxos': expected raft or primary-backup" "[protocol]" "coordinator_replication = paxos"
 bad "bad.ini: \[protocol\] replica_election_timeout: must be more than replica_heartbeat" "[protocol]" "replica_heartbeat = 200ms" "replica_election_timeout = 100ms"

@@ -112,6 +112,22 @@ awk '{ split($2, kv, "="); t[kv[2]] = $3 }
 test "$(sqlite3 "$tmp/hst.db" "SELECT count(*) FROM events e JOIN params p USING (run_id) WHERE p.key = 'protocol.straggler_policy'
         AND p.value = 'async' AND e.detail LIKE 'async: mixed in at staleness %'")" -gt 100 \
   || { echo "FAIL: hierarchical async heads did not mix updates in"; exit 1; }
+# mixed: the slow members' updates are taken asynchronously, and the fast
+# peers finish long before they do under wait (10th of 20 to finish)
+test "$(sqlite3 "$tmp/hst.db" "SELECT count(*) FROM events e JOIN params p USING (run_id) WHERE p.key = 'protocol.straggler_policy'
+        AND p.value = 'mixed' AND e.detail LIKE 'mixed: a slow member''s update, % for the next cluster mean'")" -gt 5 \
+  || { echo "FAIL: hierarchical mixed heads took no slow update asynchronously"; exit 1; }
+# (20x slower, their updates come after the fast peers finished; 4x slower,
+# they are mixed into cluster means)
+"$DLSIM" run "$SRC/scenarios/regression/hier-stragglers.ini" -o "$tmp/hst4.db" -q --set protocol.straggler_policy=mixed \
+  --set "peers.stragglers=0.1 x4" || exit 1
+test "$(sqlite3 "$tmp/hst4.db" "SELECT count(*) FROM events WHERE detail LIKE 'mixed: mixed in at staleness %'")" -gt 3 \
+  || { echo "FAIL: hierarchical mixed heads mixed no slow update into a cluster mean"; exit 1; }
+tenth () { sqlite3 "$tmp/hst.db" "SELECT CAST(e.t_s AS INTEGER) FROM events e JOIN params p USING (run_id) WHERE p.key = 'protocol.straggler_policy'
+            AND p.value = '$1' AND e.kind = 'finished' ORDER BY e.t_s LIMIT 1 OFFSET 9"; }
+echo "hier stragglers: 10th peer finished at $(tenth wait) s (wait), $(tenth mixed) s (mixed), $(tenth async) s (async)"
+[ "$(tenth mixed)" -lt $(( $(tenth wait) / 2 )) ] && [ "$(tenth async)" -lt "$(tenth mixed)" ] \
+  || { echo "FAIL: hierarchical mixed and async do not finish the fast peers sooner than wait"; exit 1; }
 
 # the pipeline: next-peer's step is well under client relay's on the same
 # chain, and the same file and seed give the same rows twice

@@ -133,4 +133,96 @@ hh_async_clear (HierPeer *p)
   g_clear_pointer (&p->async_model, learn_weights_unref);
   p->async_version = 0;
   p->async_since_push = 0;
+  for (guint i = 0; i < p->async_in->len; i++)
+    learn_weights_unref (g_array_index (p->async_in, AsyncIn, i).w);
+  g_array_set_size (p->async_in, 0);
+}
+
+/* ---- straggler_policy = mixed ----
+ *
+ * Synchronous rounds among the members of similar speed, asynchronous for
+ * the slow: at a round's end the head judges its members as drop-slowest
+ * does (an update later than drop_factor x the round's median); a slow
+ * member is no longer waited for, and its updates are taken
+ * asynchronously: the head answers it at once with the latest global model
+ * (it trains again without waiting for the round), and mixes the update
+ * into its next cluster mean with the staleness weight
+ * async_mix x (1 + s)^-staleness_exponent, s = the rounds since the global
+ * it trained from.  An update that comes within drop_factor x the last
+ * median of the model the head last sent it makes it synchronous again (as
+ * the gossip family's mixed). */
+
+static gboolean
+slow_now (const HierPeer *p, ProtoNodeId m)
+{
+  gpointer v = g_hash_table_lookup (p->dropped, GUINT_TO_POINTER (m + 1));
+  return v && p->hr < GPOINTER_TO_UINT (v) - 1;
+}
+
+gboolean
+hh_mixed_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base, LearnWeights *w)
+{
+  if (p->cfg.straggler_policy != PROTO_STRAGGLER_MIXED || !p->is_head || !slow_now (p, from) || w == NULL)
+    return FALSE;
+  gpointer sent = g_hash_table_lookup (p->async_sent, GUINT_TO_POINTER (from + 1));
+  if (sent && p->last_median > 0)
+    {
+      DlTime took = p->now - ((DlTime) GPOINTER_TO_SIZE (sent) - 1);
+      if ((double) took <= p->cfg.drop_factor * (double) p->last_median)
+        {
+          /* fast again: synchronous from this update on */
+          g_hash_table_remove (p->dropped, GUINT_TO_POINTER (from + 1));
+          g_hash_table_remove (p->async_sent, GUINT_TO_POINTER (from + 1));
+          char d[96];
+          g_snprintf (d, sizeof d, "mixed: fast again (%.3f s from its last model): synchronous", dl_time_to_s (took));
+          hp_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, -1, d);
+          return FALSE;
+        }
+    }
+  g_hash_table_insert (p->async_sent, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) p->now + 1));
+  guint s = p->hr > base + 1 ? p->hr - base - 1 : 0;
+  AsyncIn a = { .from = from, .stale = s, .w = learn_weights_ref (w) };
+  g_array_append_val (p->async_in, a);
+  char detail[96];
+  g_snprintf (detail, sizeof detail, "mixed: a slow member's update, %u rounds stale, for the next cluster mean", s);
+  hp_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, s, detail);
+  /* the latest global at once: it trains again without waiting for the round */
+  uint32_t round = p->hr > 0 ? p->hr - 1 : 0;
+  LearnWeights *g = p->last_global ? p->last_global : p->initial;
+  if (from == p->id)
+    hp_take_result (p, out, round, g);
+  else
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+      m.round = round;
+      m.degree = 1;
+      proto_msg_set_weights (&m, g);
+      hp_send_link (p, out, from, &m);
+    }
+  return TRUE;
+}
+
+LearnWeights *
+hh_mixed_blend (HierPeer *p, ProtoOutbox *out, LearnWeights *mean)
+{
+  for (guint i = 0; i < p->async_in->len; i++)
+    {
+      AsyncIn *a = &g_array_index (p->async_in, AsyncIn, i);
+      if (mean)
+        {
+          double wt = p->cfg.async_mix * pow (1.0 + a->stale, -p->cfg.staleness_exponent);
+          LearnWeights *x = blend (mean, a->w, wt);
+          learn_weights_unref (mean);
+          mean = x;
+          char detail[80];
+          g_snprintf (detail, sizeof detail, "mixed: mixed in at staleness %u, weight %.3f", a->stale, wt);
+          hp_observe (p, out, PROTO_OBS_NOTE, a->from, PROTO_MSG_HIER_UPDATE, a->stale, detail);
+        }
+      else
+        mean = learn_weights_ref (a->w);   /* only slow members this round */
+      learn_weights_unref (a->w);
+    }
+  g_array_set_size (p->async_in, 0);
+  return mean;
 }

@@ -159,8 +159,10 @@ excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 static gboolean
 promises_agreement (const ProtoConfig *cfg)
 {
-  /* async: each member mixes into its head's model at its own time (hier-async.c) */
-  return cfg->straggler_policy != PROTO_STRAGGLER_ASYNC;
+  /* async: each member mixes into its head's model at its own time;
+   * mixed: a slow member ends its round with the previous global
+   * (hier-async.c) */
+  return cfg->straggler_policy != PROTO_STRAGGLER_ASYNC && cfg->straggler_policy != PROTO_STRAGGLER_MIXED;
 }
 
 /* a peer that joins after the clusters formed takes its head's latest

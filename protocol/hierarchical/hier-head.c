@@ -34,6 +34,7 @@ hh_clear (HierPeer *p)
 {
   g_hash_table_remove_all (p->latency);
   g_hash_table_remove_all (p->dropped);
+  g_hash_table_remove_all (p->async_sent);
   p->round_start = DL_TIME_NEVER;
   agg_clear (&p->own);
   for (guint i = 0; i < p->child_aggs->len; i++)
@@ -100,7 +101,7 @@ start_exchange (HierPeer *p, ProtoOutbox *out)
 {
   guint n = 0;
   agg_clear (&p->own);
-  p->own = (Agg) { .head = p->id, .round = p->hr, .mean = mean_of (p->updates, &n) };
+  p->own = (Agg) { .head = p->id, .round = p->hr, .mean = hh_mixed_blend (p, out, mean_of (p->updates, &n)) };
   p->own.count = n;
   p->phase = HEAD_GATHER;
   p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
@@ -153,7 +154,7 @@ cmp_time (const void *a, const void *b)
 static void
 judge_members (HierPeer *p, ProtoOutbox *out)
 {
-  if (p->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST)
+  if (p->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST && p->cfg.straggler_policy != PROTO_STRAGGLER_MIXED)
     {
       g_hash_table_remove_all (p->latency);
       return;
@@ -175,9 +176,22 @@ judge_members (HierPeer *p, ProtoOutbox *out)
       g_autofree DlTime *sorted = g_memdup2 (d, n * sizeof *d);
       qsort (sorted, n, sizeof *sorted, cmp_time);
       DlTime median = sorted[n / 2];
+      p->last_median = median;
       g_array_sort (p->members, hier_cmp_id);
       for (guint j = 0; j < n; j++)
-        if (median > 0 && (double) d[j] > p->cfg.drop_factor * (double) median)
+        if (median > 0 && (double) d[j] > p->cfg.drop_factor * (double) median
+            && p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED)
+          {
+            /* asynchronous until an update of its comes within the factor (hier-async.c) */
+            g_hash_table_insert (p->dropped, GUINT_TO_POINTER (ids[j] + 1), GUINT_TO_POINTER (G_MAXUINT));
+            g_hash_table_insert (p->async_sent, GUINT_TO_POINTER (ids[j] + 1),
+                                 GSIZE_TO_POINTER ((gsize) p->now + 1));
+            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, ids[j], -1, -1,
+                                  "head: slow: its update came %.3f s into the round, over %.2f x the median "
+                                  "%.3f s: asynchronous from now on", dl_time_to_s (d[j]), p->cfg.drop_factor,
+                                  dl_time_to_s (median));
+          }
+        else if (median > 0 && (double) d[j] > p->cfg.drop_factor * (double) median)
           {
             g_hash_table_insert (p->dropped, GUINT_TO_POINTER (ids[j] + 1),
                                  GUINT_TO_POINTER (p->hr + 1 + p->cfg.drop_rounds + 1));

@@ -9,6 +9,13 @@
 
 G_BEGIN_DECLS
 
+/* mixed: a slow member's update, mixed into the next cluster mean. */
+typedef struct {
+  ProtoNodeId from;
+  guint stale;                /* rounds behind the head's */
+  LearnWeights *w;
+} AsyncIn;
+
 /* A head's aggregate of one round. */
 typedef struct {
   ProtoNodeId head;
@@ -81,6 +88,9 @@ struct HierPeer {
   uint32_t async_version;     /* contributions mixed into it */
   guint async_since_push;     /* updates mixed in since it last pushed it to the other heads */
   uint32_t base_version;      /* a member's: the version of the model it trains from */
+  GArray *async_in;           /* AsyncIn: mixed: slow members' updates for the next cluster mean */
+  GHashTable *async_sent;     /* mixed: slow member + 1 -> 1 + when the head last sent it a model */
+  DlTime last_median;         /* drop-slowest, mixed: the last judged round's median update delay */
   DlTime head_deadline;
   DlTime now;
 };
@@ -92,6 +102,11 @@ void hh_async_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t 
 /* Another head's pushed model. */
 void hh_async_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w);
 void hh_async_clear (HierPeer *p);
+/* mixed: TRUE if `from` is a slow member now; its update is taken
+ * asynchronously (kept for the next cluster mean, answered at once). */
+gboolean hh_mixed_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base, LearnWeights *w);
+/* mixed: the slow members' updates blended into the cluster mean. */
+LearnWeights *hh_mixed_blend (HierPeer *p, ProtoOutbox *out, LearnWeights *mean);
 
 /* hier-peer.c */
 void hp_observe (HierPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,

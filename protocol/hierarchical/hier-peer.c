@@ -220,14 +220,14 @@ send_update (HierPeer *p, ProtoOutbox *out)
       set_state (p, out, HIER_PEER_WAIT_RESULT);
       if (hh_async (p))
         hh_async_update (p, out, p->id, p->base_version, p->model);
-      else
+      else if (!hh_mixed_update (p, out, p->id, p->base_version, p->model))
         hh_take_update (p, out, p->id, p->model);
       return;
     }
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_UPDATE);
   /* async: the version of the head's model it trained from (hier-async.c) */
-  m.round = hh_async (p) ? p->base_version : p->rounds_done;
+  m.round = hh_async (p) || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED ? p->base_version : p->rounds_done;
   m.degree = 1;
   proto_msg_set_weights (&m, p->model);
   set_state (p, out, proto_links_is_up (&p->links, p->head) ? HIER_PEER_WAIT_RESULT : HIER_PEER_WAIT_LINK);
@@ -459,6 +459,8 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
         hh_serve_sync (p, out, in->from);   /* a late joiner's request */
       else if (msg->weights && hh_async (p))
         hh_async_update (p, out, in->from, msg->round, msg->weights);
+      else if (msg->weights && hh_mixed_update (p, out, in->from, msg->round, msg->weights))
+        ;
       else if (msg->weights)
         hh_take_update (p, out, in->from, msg->weights);
       break;
@@ -664,6 +666,8 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
   proto_links_init (&p->links, &h);
   p->probes = g_array_new (FALSE, FALSE, sizeof (Probe));
+  p->async_in = g_array_new (FALSE, FALSE, sizeof (AsyncIn));
+  p->async_sent = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->next_updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
@@ -686,6 +690,8 @@ hier_peer_free (HierPeer *p)
   hh_clear (p);
   proto_links_clear (&p->links);
   g_array_unref (p->probes);
+  g_array_unref (p->async_in);
+  g_hash_table_unref (p->async_sent);
   g_hash_table_unref (p->updates);
   g_hash_table_unref (p->next_updates);
   g_array_unref (p->heads);
