@@ -295,6 +295,24 @@ line_candidates (const char *line)
   return out;
 }
 
+/* TRUE if `line` is a timeline line whose WHEN another line of the plan
+ * (not the i-th) already has. */
+static gboolean
+when_taken (GPtrArray *plan, guint i, const char *line)
+{
+  const char *eq = strchr (line, '=');
+  if (!g_str_has_prefix (line, "timeline.") || !eq)
+    return FALSE;
+  gsize klen = (gsize) (eq - line);
+  for (guint j = 0; j < plan->len; j++)
+    {
+      const char *o = plan->pdata[j];
+      if (j != i && strncmp (o, line, klen) == 0 && o[klen] == '=')
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* After the sizes: each line's times and sizes made rounder (towards 0 or
  * whole seconds), one line at a time, keeping the signature. */
 void
@@ -307,6 +325,8 @@ shrink_values (const char *path, char **sets, GPtrArray *plan, guint64 seed, con
         g_autoptr (GPtrArray) cands = line_candidates (plan->pdata[i]);
         for (guint k = 0; k < cands->len; k++)
           {
+            if (when_taken (plan, i, cands->pdata[k]))
+              continue;   /* one action per WHEN: a second would override the first */
             char *old = plan->pdata[i];
             plan->pdata[i] = cands->pdata[k];
             if (still_fails (path, sets, plan, seed, want, runs))
@@ -369,8 +389,8 @@ scenario_text (const char *path, const char *origin, const char *name, GPtrArray
           g_ptr_array_add (order, g_strdup (sec));
         }
       g_string_append_printf (body, "%s = %s\n", key, eq + 1);
-      if (strcmp (sec, "[timeline]") != 0)
-        g_hash_table_add (replaced, g_strdup_printf ("%s%s", sec, key));
+      /* as --set does, a timeline line of the plan replaces the base's at the same WHEN */
+      g_hash_table_add (replaced, g_strdup_printf ("%s%s", sec, key));
     }
   GString *o = g_string_new (NULL);
   g_string_append_printf (o, "# Found by `%s`: %u failing runs with the signature\n"
