@@ -264,6 +264,7 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
     case PROTO_MSG_PIPE_LOOKUP:
       break;
     case PROTO_MSG_PIPE_SERVERS:
+    case PROTO_MSG_HIER_PROBE:   /* landmarks in peers, probers in indices */
       {
         g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
         g_autoptr (GVariant) ids = g_variant_get_child_value (inner, 2);
@@ -272,9 +273,9 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
         gsize n = 0, k = 0;
         const uint32_t *p = g_variant_get_fixed_array (ids, &n, sizeof (uint32_t));
         const uint32_t *q = g_variant_get_fixed_array (info, &k, sizeof (uint32_t));
-        if (k != 4 * n)
+        if (m.type == PROTO_MSG_PIPE_SERVERS && k != 4 * n)
           return malformed (error, "PipeServers needs four numbers per server");
-        for (gsize i = 0; i < n; i++)
+        for (gsize i = 0; m.type == PROTO_MSG_PIPE_SERVERS && i < n; i++)
           if (q[4 * i + 1] <= q[4 * i])
             return malformed (error, "PipeServers has a server with an empty block range");
         proto_msg_set_peers (&m, p, (uint32_t) n);
@@ -289,20 +290,6 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
       {
         guchar ty;
         g_variant_get (inner, "(yu)", &ty, &m.round);
-        break;
-      }
-    case PROTO_MSG_HIER_PROBE:
-      {
-        g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
-        g_autoptr (GVariant) lm = g_variant_get_child_value (inner, 2);
-        g_autoptr (GVariant) pr = g_variant_get_child_value (inner, 3);
-        m.round = g_variant_get_uint32 (a);
-        gsize n = 0, k = 0;
-        const uint32_t *ids = g_variant_get_fixed_array (lm, &n, sizeof (uint32_t));
-        proto_msg_set_peers (&m, ids, (uint32_t) n);
-        const uint32_t *q = g_variant_get_fixed_array (pr, &k, sizeof (uint32_t));
-        if (k)
-          proto_msg_take_indices (&m, g_memdup2 (q, k * sizeof *q), (uint32_t) k);
         break;
       }
     case PROTO_MSG_HIER_RTT:

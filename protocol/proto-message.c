@@ -314,6 +314,7 @@ build_body (const ProtoMsg *msg, gboolean copy)
       inner = g_variant_new ("(y)", t);
       break;
     case PROTO_MSG_PIPE_SERVERS:
+    case PROTO_MSG_HIER_PROBE:
       inner = g_variant_new ("(yu@au@au)", t, msg->round,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
                                                         sizeof (uint32_t)),
@@ -325,13 +326,6 @@ build_body (const ProtoMsg *msg, gboolean copy)
     case PROTO_MSG_HIER_PING:
     case PROTO_MSG_HIER_PONG:
       inner = g_variant_new ("(yu)", t, msg->round);
-      break;
-    case PROTO_MSG_HIER_PROBE:
-      inner = g_variant_new ("(yu@au@au)", t, msg->round,
-                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
-                                                        sizeof (uint32_t)),
-                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->indices, msg->n_indices,
-                                                        sizeof (uint32_t)));
       break;
     case PROTO_MSG_HIER_RTT:
       inner = g_variant_new ("(yuut)", t, msg->round, msg->node, (guint64) msg->key);

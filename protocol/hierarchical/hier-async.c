@@ -60,6 +60,23 @@ take (HierPeer *p, LearnWeights *y, double w)
   p->async_version++;
 }
 
+/* A member's answer: the model w (HierResult), to itself without a message. */
+static void
+answer (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, uint32_t round, LearnWeights *w)
+{
+  if (to == p->id)
+    {
+      hp_take_result (p, out, round, w);
+      return;
+    }
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+  m.round = round;
+  m.degree = 1;
+  proto_msg_set_weights (&m, w);
+  hp_send_link (p, out, to, &m);
+}
+
 /* x to every head it knows in the tree */
 static void
 push (HierPeer *p, ProtoOutbox *out)
@@ -99,17 +116,7 @@ hh_async_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base,
   hp_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, s, detail);
   g_clear_pointer (&p->last_global, learn_weights_unref);
   p->last_global = learn_weights_ref (p->async_model);
-  if (from == p->id)
-    hp_take_result (p, out, p->async_version, p->async_model);
-  else
-    {
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
-      m.round = p->async_version;
-      m.degree = 1;
-      proto_msg_set_weights (&m, p->async_model);
-      hp_send_link (p, out, from, &m);
-    }
+  answer (p, out, from, p->async_version, p->async_model);
   if (++p->async_since_push >= MAX (p->members->len, 1))
     push (p, out);
 }
@@ -189,17 +196,7 @@ hh_mixed_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base,
   /* the latest global at once: it trains again without waiting for the round */
   uint32_t round = p->hr > 0 ? p->hr - 1 : 0;
   LearnWeights *g = p->last_global ? p->last_global : p->initial;
-  if (from == p->id)
-    hp_take_result (p, out, round, g);
-  else
-    {
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
-      m.round = round;
-      m.degree = 1;
-      proto_msg_set_weights (&m, g);
-      hp_send_link (p, out, from, &m);
-    }
+  answer (p, out, from, round, g);
   return TRUE;
 }
 
