@@ -265,6 +265,7 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
       break;
     case PROTO_MSG_PIPE_SERVERS:
     case PROTO_MSG_HIER_PROBE:   /* landmarks in peers, probers in indices */
+    case PROTO_MSG_ROUND_STALENESS:   /* peers and their staleness, one each */
       {
         g_autoptr (GVariant) a = g_variant_get_child_value (inner, 1);
         g_autoptr (GVariant) ids = g_variant_get_child_value (inner, 2);
@@ -275,6 +276,8 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
         const uint32_t *q = g_variant_get_fixed_array (info, &k, sizeof (uint32_t));
         if (m.type == PROTO_MSG_PIPE_SERVERS && k != 4 * n)
           return malformed (error, "PipeServers needs four numbers per server");
+        if (m.type == PROTO_MSG_ROUND_STALENESS && k != n)
+          return malformed (error, "RoundStaleness needs one staleness per peer");
         for (gsize i = 0; m.type == PROTO_MSG_PIPE_SERVERS && i < n; i++)
           if (q[4 * i + 1] <= q[4 * i])
             return malformed (error, "PipeServers has a server with an empty block range");

@@ -61,6 +61,7 @@ const char *const proto_msg_type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_PING] = "HierPing",
   [PROTO_MSG_HIER_PONG] = "HierPong",
   [PROTO_MSG_HIER_RTT] = "HierRtt",
+  [PROTO_MSG_ROUND_STALENESS] = "RoundStaleness",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -116,6 +117,7 @@ const char *const proto_msg_wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_PING] = "(yu)",
   [PROTO_MSG_HIER_PONG] = "(yu)",
   [PROTO_MSG_HIER_RTT] = "(yuut)",
+  [PROTO_MSG_ROUND_STALENESS] = "(yuauau)",
 };
 
 const char *
@@ -315,6 +317,7 @@ build_body (const ProtoMsg *msg, gboolean copy)
       break;
     case PROTO_MSG_PIPE_SERVERS:
     case PROTO_MSG_HIER_PROBE:
+    case PROTO_MSG_ROUND_STALENESS:
       inner = g_variant_new ("(yu@au@au)", t, msg->round,
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, msg->peers, msg->n_peers,
                                                         sizeof (uint32_t)),

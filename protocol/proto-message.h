@@ -110,8 +110,12 @@ typedef enum {
   PROTO_MSG_HIER_PONG,        /* the answer, same `round` */
   PROTO_MSG_HIER_RTT,         /* peer -> S: probe `round` to landmark `node` took `key` ns
                                  (G_MAXUINT64: no link to it) */
+  /* DISCO's family, robust with straggler_policy = async or mixed */
+  PROTO_MSG_ROUND_STALENESS,  /* S -> listed peer, after PeersForRound: for round `round`, every listed
+                                 peer (`peers`, itself included) and its staleness (`indices`: rounds
+                                 since the list it was last in) */
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_HIER_RTT + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_ROUND_STALENESS + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {

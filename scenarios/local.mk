@@ -161,6 +161,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/replica-gossip-leader-crash.ini \
 	scenarios/regression/robust-drop-slowest.ini \
+	scenarios/regression/robust-async.ini \
 	scenarios/regression/replica-leader-crash.ini \
 	scenarios/regression/replica-no-majority.ini \
 	scenarios/regression/replica-one-coordinator-crash.ini \

@@ -289,9 +289,13 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       if (pc->straggler_policy != PROTO_STRAGGLER_WAIT && ver != PROTO_VERSION_ROBUST)
         return BAD ("protocol", "straggler_policy", "'%s' applies to version = robust only among DISCO's (DISCO waits "
                     "for every peer: S20)", proto_straggler_policy_name (pc->straggler_policy));
-      if (pc->straggler_policy == PROTO_STRAGGLER_ASYNC || pc->straggler_policy == PROTO_STRAGGLER_MIXED)
-        return BAD ("protocol", "straggler_policy", "'%s' is not built for family = disco (wait, deadline or "
-                    "drop-slowest)", proto_straggler_policy_name (pc->straggler_policy));
+      if ((pc->straggler_policy == PROTO_STRAGGLER_ASYNC || pc->straggler_policy == PROTO_STRAGGLER_MIXED)
+          && strcmp (V ("protocol", "aggregation"), "secure") == 0)
+        return BAD ("protocol", "straggler_policy", "'%s' weighs contributions by staleness: it needs aggregation "
+                    "= mean", proto_straggler_policy_name (pc->straggler_policy));
+      dl_parse_number (V ("protocol", "staleness_exponent"), &pc->staleness_exponent, NULL);
+      if (!(pc->staleness_exponent >= 0))
+        return BAD ("protocol", "staleness_exponent", "must be 0 or more");
       dl_parse_number (V ("protocol", "drop_factor"), &pc->drop_factor, NULL);
       if (!(pc->drop_factor >= 1))
         return BAD ("protocol", "drop_factor", "must be at least 1 (a factor of the median)");

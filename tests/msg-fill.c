@@ -85,6 +85,15 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_HIER_RTT:
       m->round = 2; m->node = 7; m->key = G_MAXUINT64;
       break;
+    case PROTO_MSG_ROUND_STALENESS:
+      {
+        m->round = 6;
+        proto_msg_set_peers (m, peers, 2);
+        guint32 *q = g_new (guint32, 2);
+        q[0] = 0, q[1] = 3;
+        proto_msg_take_indices (m, q, 2);
+        break;
+      }
     case PROTO_MSG_PIPE_STEP:
     case PROTO_MSG_PIPE_PUSH:
     case PROTO_MSG_PIPE_RESULT:

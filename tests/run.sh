@@ -67,7 +67,7 @@ bad "bad.ini: \[training\] rounds: applies to family = disco or gossip or hierar
 bad "bad.ini: \[protocol\] steps: applies to family = pipeline only, not to family = disco" "[protocol]" "steps = 3"
 # robust's straggler policies, and the replicated coordinator's keys
 bad "bad.ini: \[protocol\] straggler_policy: 'drop-slowest' applies to version = robust only among DISCO's" "[protocol]" "straggler_policy = drop-slowest"
-bad "bad.ini: \[protocol\] straggler_policy: 'async' is not built for family = disco" "[protocol]" "version = robust" "straggler_policy = async"
+bad "bad.ini: \[protocol\] straggler_policy: 'async' weighs contributions by staleness: it needs aggregation = mean" "[protocol]" "version = robust" "straggler_policy = async" "aggregation = secure"
 bad "bad.ini: \[protocol\] coordinator_replicas: must be 1 (one coordinator) to 9 replicas" "[protocol]" "coordinator_replicas = 11"
 bad "bad.ini: \[protocol\] coordinator_replication: 'paxos': expected raft or primary-backup" "[protocol]" "coordinator_replication = paxos"
 bad "bad.ini: \[protocol\] replica_election_timeout: must be more than replica_heartbeat" "[protocol]" "replica_heartbeat = 200ms" "replica_election_timeout = 100ms"

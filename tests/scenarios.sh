@@ -81,6 +81,20 @@ with=$(g9 "$tmp/gs.db") without=$(g9 "$tmp/gs-drop.db")
 echo "gossip late joiner: first test loss x1000: synced $with, not synced $without"
 [ $((without - with)) -ge 30 ] || { echo "FAIL: the late gossip peer's sync does not show in its loss"; exit 1; }
 
+# robust's async and mixed weigh stale contributions (RoundStaleness), and
+# async reaches 0.85 long before waiting does; agreement holds (the file's
+# [expect]); mixed weighs the slow peers' late lists
+"$DLSIM" run "$SRC/scenarios/regression/robust-async.ini" -o "$tmp/ra.db" -q || exit 1
+"$DLSIM" run "$SRC/scenarios/regression/robust-async.ini" -o "$tmp/rw.db" -q --set protocol.straggler_policy=wait || exit 1
+"$DLSIM" run "$SRC/scenarios/regression/robust-async.ini" -o "$tmp/rm.db" -q --set protocol.straggler_policy=mixed || exit 1
+weighed () { sqlite3 "$1" "SELECT count(*) FROM events WHERE node = 'S' AND detail LIKE '%: % listed peers trained from an older round: weighed by staleness'"; }
+ta=$("$SRC/tools/time-to-accuracy" "$tmp/ra.db" 0.85 | awk '{ print $3 }')
+tw=$("$SRC/tools/time-to-accuracy" "$tmp/rw.db" 0.85 | awk '{ print $3 }')
+echo "robust async: $(weighed "$tmp/ra.db") weighed lists, 0.85 at $ta s (wait: $tw s); mixed: $(weighed "$tmp/rm.db") weighed lists"
+[ "$(weighed "$tmp/ra.db")" -gt 10 ] && [ "$(weighed "$tmp/rm.db")" -ge 1 ] && [ "$(weighed "$tmp/rw.db")" = 0 ] \
+  && awk -v a="$ta" -v w="$tw" 'BEGIN { exit !(a != "never" && w != "never" && a + 0 < w / 2) }' \
+  || { echo "FAIL: robust's async and mixed do not weigh stale contributions, or async is not faster"; exit 1; }
+
 # the straggler policies beat waiting on time to 0.87 accuracy
 "$DLSIM" run "$SRC/scenarios/regression/gossip-stragglers.ini" -o "$tmp/st.db" -q -j 2 || exit 1
 "$SRC/tools/time-to-accuracy" "$tmp/st.db" 0.87 > "$tmp/tta"

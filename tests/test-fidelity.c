@@ -123,6 +123,40 @@ START_TEST (test_receive_timeout_uses_a_reception)
 }
 END_TEST
 
+/* robust, async and mixed: weights by staleness give sum w x / sum w;
+ * equal weights, or another round's, the plain mean */
+START_TEST (test_aggregator_staleness_weights)
+{
+  const ProtoNodeId nodes[] = { 1, 2 };
+  const float x1[] = { 0.0f, 3.0f }, x2[] = { 6.0f, 9.0f };
+  g_autoptr (LearnWeights) w1 = learn_weights_new_from (x1, 2);
+  g_autoptr (LearnWeights) w2 = learn_weights_new_from (x2, 2);
+  gboolean refused;
+  for (int k = 0; k < 3; k++)
+    {
+      g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
+      proto_aggregator_set_strict (a, TRUE);
+      proto_aggregator_set_nodes (a, nodes, 2);
+      const double wt[] = { 1.0, k == 1 ? 1.0 : 0.5 };   /* 2 is stale (weight 0.5), or not */
+      proto_aggregator_set_weights (a, k == 2 ? 7 : 0, nodes, wt, 2);   /* k = 2: another round's */
+      ck_assert_ptr_null (proto_aggregator_add (a, 1, w1, 0, 0, &refused));
+      g_autoptr (LearnWeights) r = proto_aggregator_add (a, 2, w2, 0, 0, &refused);
+      ck_assert_ptr_nonnull (r);
+      const float *d = learn_weights_data (r);
+      if (k == 0)
+        {
+          ck_assert_float_eq_tol (d[0], 2.0f, 1e-6f);   /* (0 + 0.5 x 6) / 1.5 */
+          ck_assert_float_eq_tol (d[1], 5.0f, 1e-6f);   /* (3 + 0.5 x 9) / 1.5 */
+        }
+      else
+        {
+          ck_assert_float_eq_tol (d[0], 3.0f, 1e-6f);
+          ck_assert_float_eq_tol (d[1], 6.0f, 1e-6f);
+        }
+    }
+}
+END_TEST
+
 /* ------------------------------------------ 8. the aggregator's counting */
 
 START_TEST (test_aggregator_counts_every_stored_contribution)
@@ -509,6 +543,7 @@ fidelity_suite (void)
   tcase_add_test (tc, test_mean_wait_expiry_only_waits);
   tcase_add_test (tc, test_receive_timeout_uses_a_reception);
   tcase_add_test (tc, test_aggregator_counts_every_stored_contribution);
+  tcase_add_test (tc, test_aggregator_staleness_weights);
   tcase_add_test (tc, test_aggregator_sum_order_is_rounding_only);
   suite_add_tcase (s, tc);
   tc = tcase_create ("coordinator");

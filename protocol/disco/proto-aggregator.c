@@ -48,6 +48,8 @@ struct ProtoAggregator {
   guint n_comm_rounds;
   Store store[2];
   gboolean strict;      /* robust: full = one contribution of this round from each node */
+  GHashTable *weights;  /* robust, async and mixed: node + 1 -> its weight (a double, boxed) */
+  uint32_t weights_round;
 };
 
 static void
@@ -102,7 +104,17 @@ proto_aggregator_new (ProtoAggregation kind, double max_share_value, DlRandom *r
   a->n_comm_rounds = kind == PROTO_AGG_SECURE ? 2 : 1;
   store_init (&a->store[0]);
   store_init (&a->store[1]);
+  a->weights = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   return a;
+}
+
+void
+proto_aggregator_set_weights (ProtoAggregator *a, uint32_t round, const ProtoNodeId *ids, const double *w, guint n)
+{
+  g_hash_table_remove_all (a->weights);
+  a->weights_round = round;
+  for (guint i = 0; i < n; i++)
+    g_hash_table_insert (a->weights, GUINT_TO_POINTER (ids[i] + 1), g_memdup2 (&w[i], sizeof w[i]));
 }
 
 void
@@ -112,6 +124,7 @@ proto_aggregator_free (ProtoAggregator *a)
     return;
   g_array_unref (a->nodes);
   g_hash_table_unref (a->node_set);
+  g_hash_table_unref (a->weights);
   store_free (&a->store[0]);
   store_free (&a->store[1]);
   g_free (a);
@@ -210,6 +223,28 @@ combine (const ProtoAggregator *a, const Store *s, gboolean mean)
   g_autofree LearnWeights **ws = g_new (LearnWeights *, MAX (c->len, 1));
   for (guint i = 0; i < c->len; i++)
     ws[i] = g_array_index (c, Contribution, i).w;
+  if (mean && c->len > 0 && g_hash_table_size (a->weights) && a->weights_round == a->round)
+    {
+      /* sum w x / sum w, in node-id order; equal weights: the plain mean */
+      g_autofree double *wt = g_new (double, c->len);
+      gboolean equal = TRUE;
+      double total = 0;
+      for (guint i = 0; i < c->len; i++)
+        {
+          double *v = g_hash_table_lookup (a->weights, GUINT_TO_POINTER (g_array_index (c, Contribution, i).node + 1));
+          wt[i] = v ? *v : 1.0;
+          total += wt[i];
+          equal &= wt[i] == wt[0];
+        }
+      if (!equal && total > 0)
+        {
+          LearnWeights *r = learn_weights_copy (ws[0]);
+          learn_weights_scal (r, (float) (wt[0] / total));
+          for (guint i = 1; i < c->len; i++)
+            learn_weights_axpy (r, (float) (wt[i] / total), ws[i]);
+          return r;
+        }
+    }
   return mean ? learn_weights_mean (ws, c->len) : learn_weights_sum (ws, c->len);
 }
 

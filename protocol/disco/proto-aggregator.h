@@ -70,6 +70,12 @@ void proto_aggregator_payloads_free (LearnWeights **payloads, guint n);
  * communication round 0, the aggregation round unchanged (the next
  * PeersForRound raises it). */
 void proto_aggregator_abort (ProtoAggregator *a);
+/* robust, async and mixed: in round `round`, node ids[i]'s contribution to
+ * the mean weighs w[i] (the mean is then sum w x / sum w, in node-id
+ * order); equal weights leave the plain mean.  Forgotten once that round
+ * is aggregated or a later one begins. */
+void proto_aggregator_set_weights (ProtoAggregator *a, uint32_t round, const ProtoNodeId *ids, const double *w,
+                                   guint n);
 /* robust: full only with one contribution from each current node (self
  * included), aggregating those alone; a higher round drops what is stored.
  * DISCO's mean counts every stored contribution (mean.ts), which lets early

@@ -46,6 +46,7 @@ struct ProtoCoord {
   DlTime round_began;       /* the last StartWeightSharing (0 before the first) */
   GArray *ready_after;      /* ReadyTime: how long after it each peer of this collect said PeerIsReady */
   GHashTable *dropped;      /* id -> the round (exclusive) until which it is not waited for */
+  GHashTable *last_listed;  /* robust, async and mixed: id -> 1 + the round of the last list it was in */
 };
 
 typedef struct {

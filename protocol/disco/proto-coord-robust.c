@@ -17,10 +17,23 @@
  * timeout decides (S20); helpers alone never start a round. */
 /* straggler_policy = drop-slowest: how long after the round began each
  * trainer said PeerIsReady (its exchange and its training) */
+/* drop-slowest and mixed judge; mixed and async weigh by staleness */
+static gboolean
+judges (const ProtoCoord *c)
+{
+  return c->cfg.straggler_policy == PROTO_STRAGGLER_DROP_SLOWEST || c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED;
+}
+
+static gboolean
+weighs (const ProtoCoord *c)
+{
+  return c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC || c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED;
+}
+
 void
 pc_robust_note_ready (ProtoCoord *c, ProtoNodeId id, DlTime now)
 {
-  if (c->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST)
+  if (!judges (c))
     return;
   ReadyTime t = { id, now - c->round_began };
   g_array_append_val (c->ready_after, t);
@@ -79,6 +92,41 @@ judge_slowest (ProtoCoord *c, ProtoOutbox *out)
   g_array_set_size (v, 0);
 }
 
+/* async and mixed: after the list, every listed peer gets every listed
+ * peer's staleness (rounds since the list it was last in: a peer that was
+ * not waited for trained from an older round's model), so that every peer
+ * weighs the same contributions the same (proto-aggregator.c) and the
+ * round's mean stays one model. */
+static void
+send_staleness (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
+{
+  g_autofree guint32 *stale = g_new (guint32, MAX (n, 1));
+  guint n_stale = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      guint last = GPOINTER_TO_UINT (g_hash_table_lookup (c->last_listed, GUINT_TO_POINTER (ids[i])));
+      stale[i] = last && c->round > last ? c->round - last : 0;   /* last is 1 + its round */
+      n_stale += stale[i] > 0;
+      g_hash_table_insert (c->last_listed, GUINT_TO_POINTER (ids[i]), GUINT_TO_POINTER (c->round + 1));
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_ROUND_STALENESS);
+      m.round = c->round;
+      proto_msg_set_peers (&m, ids, n);
+      proto_msg_take_indices (&m, g_memdup2 (stale, n * sizeof *stale), n);
+      pc_send (c, out, ids[i], &m);
+    }
+  if (n_stale)
+    {
+      g_autofree char *d = g_strdup_printf ("%s: %u of %u listed peers trained from an older round: weighed by "
+                                            "staleness", proto_straggler_policy_name (c->cfg.straggler_policy),
+                                            n_stale, n);
+      pc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, n_stale, d);
+    }
+}
+
 void
 pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
@@ -89,7 +137,10 @@ pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   if (ready == 0 || ready + helpers < c->cfg.min_participants)
     return;
   guint owed = pc_participating (c);
-  guint skipped = c->cfg.straggler_policy == PROTO_STRAGGLER_DROP_SLOWEST ? dropped_waiting (c) : 0;
+  /* async waits for nobody beyond min_participants */
+  guint skipped = c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC ? owed - MIN (ready, owed)
+                  : judges (c)                                     ? dropped_waiting (c)
+                                                                   : 0;
   if (ready + skipped < owed && !c->straggler_due)
     {
       if (c->cfg.straggler_timeout != DL_TIME_NEVER && !pc_straggler_timer_running (c))
@@ -97,7 +148,7 @@ pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       return;
     }
   c->straggler_due = FALSE;
-  if (c->cfg.straggler_policy == PROTO_STRAGGLER_DROP_SLOWEST)
+  if (judges (c))
     judge_slowest (c, out);
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
@@ -107,9 +158,13 @@ pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
     if (proto_omap_at (&c->helpers, i)->flag)
       g_array_append_val (ids, proto_omap_at (&c->helpers, i)->id);
   pc_send_lists (c, out, (ProtoNodeId *) ids->data, ids->len);
+  if (weighs (c))
+    send_staleness (c, out, (const ProtoNodeId *) (const void *) ids->data, ids->len);
   if (ready < owed)
     pc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, owed - ready,
-                skipped && ready + skipped >= owed
+                c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC
+                  ? "async: the round goes on without the peers that are not ready"
+                  : skipped && ready + skipped >= owed
                   ? "drop-slowest: the round goes on without the slow peers that are not ready"
                   : "straggler timeout: the round goes on without the peers that are not ready");
   for (guint i = 0; i < ids->len; i++)

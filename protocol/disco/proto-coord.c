@@ -38,6 +38,7 @@ proto_coord_new (const ProtoConfig *config)
   c->tries = g_hash_table_new (g_direct_hash, g_direct_equal);
   c->ready_after = g_array_new (FALSE, FALSE, sizeof (ReadyTime));
   c->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c->last_listed = g_hash_table_new (g_direct_hash, g_direct_equal);
   c->sync_asks = g_hash_table_new (g_direct_hash, g_direct_equal);
   return c;
 }
@@ -59,6 +60,7 @@ proto_coord_free (ProtoCoord *c)
   g_hash_table_unref (c->tries);
   g_array_unref (c->ready_after);
   g_hash_table_unref (c->dropped);
+  g_hash_table_unref (c->last_listed);
   g_hash_table_unref (c->sync_asks);
   g_clear_pointer (&c->checkpoint, learn_weights_unref);
   g_free (c);
@@ -714,6 +716,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_HIER_PING:
     case PROTO_MSG_HIER_PONG:
     case PROTO_MSG_HIER_RTT:
+    case PROTO_MSG_ROUND_STALENESS:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

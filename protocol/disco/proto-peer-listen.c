@@ -65,6 +65,9 @@ proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
     return p->state != PROTO_PEER_DONE || p->helper;
   if (persistent & BIT (type))
     return TRUE;
+  if (type == PROTO_MSG_ROUND_STALENESS)   /* robust, async and mixed: right after a list */
+    return p->cfg.robust_listen
+           && (p->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED);
   if (type == PROTO_MSG_ENOUGH_PARTICIPANTS)
     return p->pause == PAUSE_PENDING || p->state == PROTO_PEER_CONNECTING;
   if (type == PROTO_MSG_PAYLOAD)

@@ -439,6 +439,16 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
         }
       handle_peers_for_round (p, now, msg, out);
       return;
+    case PROTO_MSG_ROUND_STALENESS:
+      {
+        /* robust, async or mixed: each listed peer's contribution weighs
+         * (1 + staleness)^-staleness_exponent in the round's mean */
+        g_autofree double *w = g_new (double, MAX (msg->n_peers, 1));
+        for (guint i = 0; i < msg->n_peers && i < msg->n_indices; i++)
+          w[i] = pow (1.0 + msg->indices[i], -p->cfg.staleness_exponent);
+        proto_aggregator_set_weights (p->agg, msg->round, msg->peers, w, MIN (msg->n_peers, msg->n_indices));
+        return;
+      }
     case PROTO_MSG_START_WEIGHT_SHARING:
       p->round_finished_pending = TRUE;
       pp_begin_exchange (p, now, out);
