@@ -18,6 +18,12 @@ tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/
 tests_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_protocol_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
+check_PROGRAMS += tests/test-sync
+TESTS += tests/test-sync
+tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-harness.h
+tests_test_sync_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_sync_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
 check_PROGRAMS += tests/test-gossip
 TESTS += tests/test-gossip
 tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h
