@@ -276,7 +276,8 @@ bench_scale (int argc, char **argv)
 /* One recorded run of bench record: the same steps as `dlsim run` (open,
  * runs row, world, drain, finish, close), timed as a whole. */
 static double
-record_once (const SimWorldConfig *cfg, const char *path, gboolean events, gboolean *ok, GError **error)
+record_once (const SimWorldConfig *cfg, const char *path, gboolean events, gboolean *ok, double *writer_cpu,
+             GError **error)
 {
   SimScenario scenario = { 0 };
   scenario.name = (char *) "bench-record";
@@ -301,6 +302,7 @@ record_once (const SimWorldConfig *cfg, const char *path, gboolean events, gbool
           const SimResult *r = sim_world_run (w);
           *ok = r->outcome == SIM_OUTCOME_COMPLETED;
           res_run_drain (run);
+          *writer_cpu = res_run_writer_cpu_seconds (run);
           if (res_run_finish (run, r, 0, NULL, NULL, error))
             wall = 0;
           sim_world_free (w);
@@ -346,7 +348,11 @@ bench_record (int argc, char **argv)
       "results database in a temporary folder: K times with events and K times\n"
       "with --no-events, alternated.  Each time covers what `dlsim run` does for\n"
       "a run (open, runs row, simulation, writing every row, close).  Prints the\n"
-      "events recorded, the median wall seconds of each kind and their ratio.");
+      "events recorded, the median wall seconds of each kind and their ratio,\n"
+      "then two steadier readings on a shared machine: the median of each\n"
+      "with-events run's ratio to the --no-events run right after it, and the\n"
+      "ratio of the fastest run of each kind; and the CPU time of the thread\n"
+      "that writes the rows (what a recorded run adds on a second core).");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -377,11 +383,13 @@ bench_record (int argc, char **argv)
   g_autofree char *path = g_build_filename (dir, "r.db", NULL);
   g_autoptr (GArray) with = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) without = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) writer = g_array_new (FALSE, FALSE, sizeof (double));
   gboolean all_ok = TRUE;
   for (int k = 0; k < 2 * repeat && all_ok; k++)
     {
       gboolean events = k % 2 == 0, ok = FALSE;
-      double wall = record_once (&cfg, path, events, &ok, &error);
+      double cpu = 0;
+      double wall = record_once (&cfg, path, events, &ok, &cpu, &error);
       if (wall < 0)
         {
           cli_error ("bench record", "%s", error ? error->message : "the run failed");
@@ -390,6 +398,8 @@ bench_record (int argc, char **argv)
         }
       all_ok = ok;
       g_array_append_val (events ? with : without, wall);
+      if (events)
+        g_array_append_val (writer, cpu);
     }
   g_rmdir (dir);
   sim_world_config_clear (&cfg);
@@ -398,8 +408,18 @@ bench_record (int argc, char **argv)
       cli_error ("bench record", "the run did not complete");
       return CLI_EXIT_FAILURE;
     }
+  /* each with-events run against the --no-events run right after it: on a
+   * shared machine the load drifts, and neighbours see the same load */
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint k = 0; k < with->len && k < without->len; k++)
+    {
+      double q = g_array_index (with, double, k) / g_array_index (without, double, k);
+      g_array_append_val (pairs, q);
+    }
+  g_array_sort (pairs, cmp_double);
   g_array_sort (with, cmp_double);
   g_array_sort (without, cmp_double);
+  g_array_sort (writer, cmp_double);
   double a = g_array_index (with, double, with->len / 2), b = g_array_index (without, double, without->len / 2);
   printf ("record: disco-1110 peers=%d rounds=%d model none (%" G_GINT64_FORMAT " floats), 1 Gbit/s, %d runs each\n",
           peers, rounds, size, repeat);
@@ -408,6 +428,12 @@ bench_record (int argc, char **argv)
   printf ("--no-events  %.3f s (median; %.3f-%.3f)\n", b, g_array_index (without, double, 0),
           g_array_index (without, double, without->len - 1));
   printf ("recording costs %+.0f %% (with / without = %.2f)\n", (a / b - 1) * 100, a / b);
+  double q = g_array_index (pairs, double, pairs->len / 2);
+  double fa = g_array_index (with, double, 0), fb = g_array_index (without, double, 0);
+  printf ("paired runs: median with / without %.2f (%+.0f %%); fastest of each: %.2f (%+.0f %%)\n", q,
+          (q - 1) * 100, fa / fb, (fa / fb - 1) * 100);
+  printf ("writer thread: %.3f s of CPU (median), %.0f %% of a --no-events run's wall time\n",
+          g_array_index (writer, double, writer->len / 2), 100 * g_array_index (writer, double, writer->len / 2) / b);
   return CLI_EXIT_OK;
 }
 

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- runs */
 
@@ -349,6 +350,16 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   g_assert (r->writer_running);
   sqlite3_prepare_v2 (db->db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)", -1, &r->ins_metric, NULL);
   return r;
+}
+
+double
+res_run_writer_cpu_seconds (const ResRun *r)
+{
+  clockid_t clock;
+  struct timespec ts;
+  if (!r->writer_running || pthread_getcpuclockid (r->writer, &clock) != 0 || clock_gettime (clock, &ts) != 0)
+    return 0;
+  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 static void

@@ -54,6 +54,9 @@ gboolean res_run_add_param (ResRun *run, const char *key, const char *value, GEr
 gint64 res_run_id (const ResRun *run);
 /* Waits until every recorded row is written (the writer thread is idle). */
 void res_run_drain (ResRun *run);
+/* CPU seconds the run's writer thread has used so far (for `dlsim bench
+ * record`; never part of a result). */
+double res_run_writer_cpu_seconds (const ResRun *run);
 /* Writes peers, rounds, traffic, summary and expectations, then the outcome.
  * out_failed: expectations that failed (array of char* lines), may be NULL. */
 gboolean res_run_finish (ResRun *run, const SimResult *result, double wall_seconds,
@@ -65,7 +68,8 @@ void res_run_abort (ResRun *run, const char *outcome);
 /* Is there a table (or, with views, a view) `name` in the database `in`
  * ("main", or an attached one)? */
 gboolean res_db_has_table (struct sqlite3 *db, const char *in, const char *name, gboolean views);
-/* Removes a results file and its WAL and shared-memory files. */
+/* Removes a results file and its journal, and the WAL and shared-memory
+ * files an earlier dlsim (WAL mode) may have left. */
 void res_db_remove_files (const char *path);
 
 /* Every table (or view: events) with a run_id column that users read,

@@ -109,7 +109,9 @@ res_db_remove_files (const char *path)
 {
   g_autofree char *wal = g_strconcat (path, "-wal", NULL);
   g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_autofree char *journal = g_strconcat (path, "-journal", NULL);
   g_unlink (path);
+  g_unlink (journal);
   g_unlink (wal);
   g_unlink (shm);
 }
@@ -171,7 +173,15 @@ res_db_open (const char *path, GError **error)
       res_db_close (db);
       return NULL;
     }
-  if (!res_db_exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;"
+  /* A rollback journal, not WAL.  A run appends: its chunks go to new pages
+   * at the end of the file, which a rollback journal does not copy, so every
+   * byte is written once.  WAL writes each page twice (the log, then the
+   * checkpoint that sqlite3_close runs on the caller's thread), and that
+   * checkpoint was most of what a recorded run cost over --no-events
+   * (docs/performance.md, "Recording").  A killed process leaves a hot
+   * journal that the next open rolls back: the file stays valid.  A file
+   * written in WAL mode by an earlier dlsim is switched back here. */
+  if (!res_db_exec (db, "PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096;"
                  " PRAGMA temp_store = MEMORY;", error)
       || !res_db_exec (db, "BEGIN", error)
       || (rename_events && !res_db_exec (db, "ALTER TABLE events RENAME TO event_rows", error))

@@ -37,11 +37,7 @@ fixture_clear (Fixture *f)
 {
   g_ptr_array_unref (f->point.keys);
   g_ptr_array_unref (f->point.values);
-  g_unlink (f->path);
-  g_autofree char *wal = g_strconcat (f->path, "-wal", NULL);
-  g_autofree char *shm = g_strconcat (f->path, "-shm", NULL);
-  g_unlink (wal);
-  g_unlink (shm);
+  res_db_remove_files (f->path);
   g_rmdir (f->dir);
   g_free (f->path);
   g_free (f->dir);
