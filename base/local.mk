@@ -13,4 +13,6 @@ base_libdlbase_a_SOURCES = \
 	base/dl-dist.h \
 	base/dl-csv.c \
 	base/dl-csv.h \
+	base/dl-wordmap.c \
+	base/dl-wordmap.h \
 	$(NULL)

@@ -138,6 +138,20 @@ typedef enum {
 } ProtoSignal;
 
 typedef struct ProtoMsg_ {
+  /* (pointer and 64-bit fields first, then the 32-bit ones: no padding, 104
+   * bytes; a message in flight carries one, and 1 000 peers put a million
+   * in flight) */
+  char *signal_data;             /* SignalForPeer: what the signal carries (DISCO: the SDP;
+                                    the testbed: the sender's link address), owned; NULL in
+                                    the simulator, where it costs no wire bytes */
+  ProtoNodeId *peers;            /* PeersForRound (owned) */
+  LearnWeights *weights;         /* SharedModel, Payload, GossipPayload (a reference; with
+                                    indices: the values at those indices) */
+  uint32_t *indices;             /* GossipPayload: the coordinates sent, ascending (owned);
+                                    none: the whole model */
+  struct ProtoMsg_ *inner;       /* RaftAppend: the entry's message (owned), NULL if none */
+  uint64_t key;                  /* DhtFindNode: the key looked up; HierHeads: a head to sync from;
+                                    Pipe*: the session */
   ProtoMsgType type;
   /* NewNodeInfo: the recipient's id.  SignalForPeer: destination (to S) or
    * source (from S).  SignalModelProvider: the provider.  SignalNewPeer: the
@@ -152,26 +166,15 @@ typedef struct ProtoMsg_ {
   uint32_t round;                /* PeersForRound, Payload: aggregation round */
   uint32_t comm_round;           /* Payload; GossipPayload: its ProtoGossipKind */
   ProtoSignal signal;            /* SignalForPeer */
-  char *signal_data;             /* SignalForPeer: what the signal carries (DISCO: the SDP;
-                                    the testbed: the sender's link address), owned; NULL in
-                                    the simulator, where it costs no wire bytes */
-  ProtoNodeId *peers;            /* PeersForRound (owned) */
   uint32_t n_peers;
-  LearnWeights *weights;         /* SharedModel, Payload, GossipPayload (a reference; with
-                                    indices: the values at those indices) */
   uint32_t degree;               /* GossipPayload: the sender's degree in the contact graph */
-  uint32_t *indices;             /* GossipPayload: the coordinates sent, ascending (owned);
-                                    none: the whole model */
   uint32_t n_indices;
-  uint64_t key;                  /* DhtFindNode: the key looked up; HierHeads: a head to sync from;
-                                    Pipe*: the session */
   /* the session layer of a replicated coordinator (protocol/replica/): on
    * the peer<->coordinator stream, a message's number in its direction and
    * the last number received from the other side; 0 and 0 (the default) put
    * no envelope on the wire */
   uint32_t sess_seq;
   uint32_t sess_ack;
-  struct ProtoMsg_ *inner;       /* RaftAppend: the entry's message (owned), NULL if none */
 } ProtoMsg;
 
 const char *proto_msg_type_name (ProtoMsgType type);

@@ -174,13 +174,10 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   n->left = sim_engine_now (w->engine);
   sim_fact (w, id, PROTO_NO_NODE, crash ? "crash" : "leave", NULL);
   /* its links close: the other sides notice a graceful close, not a crash */
-  GHashTableIter it;
-  gpointer k, v;
   GArray *others = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  g_hash_table_iter_init (&it, w->links);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  uint64_t key;
+  for (guint at = 0; dl_word_map_next (w->links, &at, &key, NULL);)
     {
-      guint64 key = (guint64) (uintptr_t) k;
       ProtoNodeId a = (ProtoNodeId) (key >> 32), b = (ProtoNodeId) (key & 0xffffffffu);
       if (a == id || b == id)
         {

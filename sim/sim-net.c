@@ -43,12 +43,12 @@ pair_key (ProtoNodeId a, ProtoNodeId b)
 Link *
 sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create)
 {
-  gpointer k = (gpointer) (uintptr_t) pair_key (a, b);
-  Link *l = g_hash_table_lookup (w->links, k);
+  guint64 k = pair_key (a, b);
+  Link *l = dl_word_map_lookup (w->links, k);
   if (!l && create)
     {
       l = g_new0 (Link, 1);
-      g_hash_table_insert (w->links, k, l);
+      dl_word_map_insert (w->links, k, l);
     }
   return l;
 }
@@ -222,13 +222,13 @@ wire_size (SimWorld *w, const ProtoMsg *msg)
 {
   if (msg->sess_seq || msg->sess_ack || msg->inner || msg->type >= PROTO_MSG_SESSION_RESUME)
     return proto_msg_wire_size (msg);   /* a replicated coordinator's: not in the table's key */
-  gpointer key = (gpointer) (uintptr_t) wire_size_key (msg);
-  gpointer v = g_hash_table_lookup (w->wire_sizes, key);
+  guint64 key = wire_size_key (msg);
+  gpointer v = dl_word_map_lookup (w->wire_sizes, key);
   if (v)
     return (gsize) (uintptr_t) v;
   gsize bytes = proto_msg_wire_size (msg);
   g_assert (bytes > 0);
-  g_hash_table_insert (w->wire_sizes, key, (gpointer) (uintptr_t) bytes);
+  dl_word_map_insert (w->wire_sizes, key, (gpointer) (uintptr_t) bytes);
   return bytes;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sim/sim-world.h"
+#include "base/dl-wordmap.h"
 #include "sim/sim-engine.h"
 #include "sim/sim-host.h"
 
@@ -57,18 +58,18 @@ typedef struct {
 } Link;
 
 typedef struct Msg Msg;
-struct Msg {
-  ProtoNodeId from, to;
-  ProtoVia via;
+struct Msg {   /* (ordered so that nothing is padded: a million can be in flight) */
   ProtoMsg msg;
   gsize bytes;
   DlTime wire_done;   /* its last byte left the sender's uplink */
-  gboolean close;     /* not a message: the stream's close frame (graceful close) */
   Link *link;         /* the link it goes on (via a link), else NULL */
+  Msg *prev, *next;   /* the world's list of messages in flight; next links the free list */
+  ProtoNodeId from, to;
+  ProtoVia via;
   guint32 stream;     /* on a peer's coordinator stream: its number then */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
-  gboolean internal;  /* between coordinator replicas: not the run's progress */
-  Msg *prev, *next;   /* the world's list of messages in flight; next links the free list */
+  guint8 close;       /* not a message: the stream's close frame (graceful close) */
+  guint8 internal;    /* between coordinator replicas: not the run's progress */
 };
 
 typedef struct {
@@ -89,7 +90,7 @@ struct SimWorld {
   struct SimServer *servers;
   guint n_servers;
   GPtrArray *nodes;         /* Node*, index = id; [0] unused */
-  GHashTable *links;        /* pair (in the key word) -> Link* */
+  DlWordMap *links;         /* pair (in the key word) -> Link* */
   GHashTable *channels;     /* (from, to, via) (in the key word) -> last arrival time (boxed), for channels
                                without a link or node to keep it in */
   DlRandom *rng_links, *rng_churn;
@@ -108,7 +109,7 @@ struct SimWorld {
   GArray *peer_results;               /* SimPeerResult */
   Msg *flight;                        /* messages in flight (freed with the world) */
   Msg *msg_free;                      /* recycled message records */
-  GHashTable *wire_sizes;             /* wire_size_key -> serialized size, both in the word */
+  DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
   const volatile int *interrupt;

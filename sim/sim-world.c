@@ -508,9 +508,9 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
       }
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
-  w->links = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
+  w->links = dl_word_map_new (g_free);
   w->channels = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
-  w->wire_sizes = g_hash_table_new (sim_hash_word, NULL);
+  w->wire_sizes = dl_word_map_new (NULL);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);
   w->rng_churn = dl_random_new (cfg->seed, "churn", DL_RANDOM_NO_NODE);
   w->drop_rules = g_array_new (FALSE, FALSE, sizeof (Rule));
@@ -568,9 +568,9 @@ sim_world_free (SimWorld *w)
   while (w->flight)
     sim_net_msg_free (w, w->flight);
   sim_net_msg_pool_free (w);
-  g_hash_table_unref (w->links);
+  dl_word_map_free (w->links);
   g_hash_table_unref (w->channels);
-  g_hash_table_unref (w->wire_sizes);
+  dl_word_map_free (w->wire_sizes);
   dl_random_free (w->rng_links);
   dl_random_free (w->rng_churn);
   learn_partition_free (w->partition);

@@ -6,6 +6,7 @@
 #include "base/dl-error.h"
 #include "base/dl-random.h"
 #include "base/dl-units.h"
+#include "base/dl-wordmap.h"
 
 #include <check.h>
 #include <math.h>
@@ -317,6 +318,57 @@ START_TEST (test_time_add_saturates)
 }
 END_TEST
 
+/* The word map against GHashTable as the reference: random inserts,
+ * replacements and removals over a small key space (so runs of collisions
+ * form and backward-shift deletion moves entries), with every key checked
+ * after each step, and iteration visiting each entry once. */
+START_TEST (test_word_map_matches_reference)
+{
+  DlRandom *r = dl_random_new (7, "wordmap", DL_RANDOM_NO_NODE);
+  DlWordMap *m = dl_word_map_new (NULL);
+  GHashTable *ref = g_hash_table_new (g_int64_hash, g_int64_equal);
+  static gint64 keys[600];
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    keys[i] = (i % 3 == 0) ? (gint64) i : (gint64) ((guint64) i << 32 | (i * 7));
+  for (guint step = 0; step < 20000; step++)
+    {
+      gint64 *k = &keys[dl_random_below (r, G_N_ELEMENTS (keys))];
+      if (dl_random_below (r, 3) == 0)
+        {
+          gpointer want = g_hash_table_lookup (ref, k);
+          ck_assert_ptr_eq (dl_word_map_steal (m, (uint64_t) *k), want);
+          g_hash_table_remove (ref, k);
+        }
+      else
+        {
+          gpointer v = GUINT_TO_POINTER (step + 1);
+          dl_word_map_insert (m, (uint64_t) *k, v);
+          g_hash_table_insert (ref, k, v);
+        }
+      if (step % 97 == 0)
+        for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+          ck_assert_ptr_eq (dl_word_map_lookup (m, (uint64_t) keys[i]), g_hash_table_lookup (ref, &keys[i]));
+      ck_assert_uint_eq (dl_word_map_size (m), g_hash_table_size (ref));
+    }
+  guint seen = 0;
+  uint64_t key;
+  gpointer value;
+  for (guint at = 0; dl_word_map_next (m, &at, &key, &value);)
+    {
+      gint64 k = (gint64) key;
+      ck_assert_ptr_eq (value, g_hash_table_lookup (ref, &k));
+      seen++;
+    }
+  ck_assert_uint_eq (seen, g_hash_table_size (ref));
+  dl_word_map_remove_all (m);
+  ck_assert_uint_eq (dl_word_map_size (m), 0);
+  ck_assert_ptr_null (dl_word_map_lookup (m, 3));
+  g_hash_table_unref (ref);
+  dl_word_map_free (m);
+  dl_random_free (r);
+}
+END_TEST
+
 static Suite *
 base_suite (void)
 {
@@ -344,6 +396,10 @@ base_suite (void)
   tcase_add_loop_test (tc, test_dist_parse_bad, 0, G_N_ELEMENTS (bad_dists));
   tcase_add_loop_test (tc, test_dist_moments, 0, G_N_ELEMENTS (moment_cases));
   tcase_add_test (tc, test_dist_sample_time_clamps);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("wordmap");
+  tcase_add_test (tc, test_word_map_matches_reference);
   suite_add_tcase (s, tc);
   return s;
 }

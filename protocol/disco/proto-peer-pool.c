@@ -15,7 +15,7 @@
 Link *
 pp_find_link (const ProtoPeer *p, ProtoNodeId other)
 {
-  return g_hash_table_lookup (p->pool_index, GUINT_TO_POINTER (other + 1));
+  return dl_word_map_lookup (p->pool_index, other);
 }
 
 Link *
@@ -92,7 +92,7 @@ pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
-  g_hash_table_remove_all (p->pool_index);
+  dl_word_map_remove_all (p->pool_index);
   g_ptr_array_set_size (p->pool, 0);
   g_array_set_size (p->pending, 0);
 }
@@ -105,7 +105,7 @@ pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
   if (l == NULL)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
-  g_hash_table_remove (p->pool_index, GUINT_TO_POINTER (other + 1));
+  dl_word_map_steal (p->pool_index, other);
   g_ptr_array_remove (p->pool, l);
   for (guint i = 0; i < p->pending->len; i++)
     if (g_array_index (p->pending, ProtoNodeId, i) == other)
@@ -158,7 +158,7 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
       l->loops = g_array_new (FALSE, FALSE, sizeof (RecvLoop));
       l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
       g_ptr_array_add (p->pool, l);
-      g_hash_table_insert (p->pool_index, GUINT_TO_POINTER (ids[i] + 1), l);
+      dl_word_map_insert (p->pool_index, ids[i], l);
       g_array_append_val (p->pending, ids[i]);
       proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
       proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;

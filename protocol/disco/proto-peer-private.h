@@ -5,6 +5,7 @@
 
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
+#include "base/dl-wordmap.h"
 
 G_BEGIN_DECLS
 
@@ -48,7 +49,7 @@ struct ProtoPeer {
   char error[PROTO_OBS_DETAIL_LEN];
 
   GPtrArray *pool;       /* Link*, in creation order */
-  GHashTable *pool_index; /* id -> Link* */
+  DlWordMap *pool_index;  /* id -> Link* */
   GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
