@@ -89,7 +89,8 @@ struct ResRun {
 
 
 /* S, pN, or "" for PROTO_NO_NODE */
-void res_node_name (char buf[24], ProtoNodeId id);
+/* Returns the name's length. */
+gsize res_node_name (char buf[24], ProtoNodeId id);
 void wq_init (WQueue *q);
 void wq_clear (WQueue *q, GDestroyNotify free_item);
 void wq_push (WQueue *q, gpointer item);

@@ -54,13 +54,20 @@ wq_try_pop (WQueue *q)
 }
 
 /* A node's name in the results: S, pN, or "" for none. */
-void
+gsize
 res_node_name (char buf[24], ProtoNodeId id)
 {
   if (id == PROTO_SERVER)
-    g_strlcpy (buf, "S", 24);
+    {
+      buf[0] = 'S';
+      buf[1] = '\0';
+      return 1;
+    }
   else if (id == PROTO_NO_NODE)
-    buf[0] = '\0';
+    {
+      buf[0] = '\0';
+      return 0;
+    }
   else
     {
       /* "p" and the decimal id, without printf (this is per event row) */
@@ -73,6 +80,7 @@ res_node_name (char buf[24], ProtoNodeId id)
       for (int i = 0; i < n; i++)
         buf[1 + i] = tmp[n - 1 - i];
       buf[1 + n] = '\0';
+      return (gsize) n + 1;
     }
 }
 
@@ -178,8 +186,8 @@ static inline char *
 put_node (char *p, ProtoNodeId id)
 {
   char name[24];
-  res_node_name (name, id);
-  return put_name_or_null (p, name, strlen (name));
+  gsize n = res_node_name (name, id);
+  return put_name_or_null (p, name, n);
 }
 
 /* One row without its seq (the view counts it from the chunk's first),
