@@ -92,50 +92,66 @@ tx_time (gsize bytes, uint64_t bps)
 static void ev_arrive (SimEngine *e, void *ctx, uint64_t arg);
 static void ev_deliver (SimEngine *e, void *ctx, uint64_t arg);
 
-/* Message records are recycled through the world's free list (malloc and
- * free of one per message were 5 % of a 1 000-peer run). */
+/* Message records come from slabs of MSG_SLAB and are recycled through the
+ * world's free list (malloc and free of one per message were 5 % of a
+ * 1 000-peer run; a slab also saves malloc's 8 to 16 bytes of overhead per
+ * record, with a million in flight at 1 000 peers).  The slabs live as long
+ * as the world. */
+#define MSG_SLAB 4096
+
 static Msg *
 msg_new (SimWorld *w)
 {
   Msg *m = w->msg_free;
   if (m)
-    w->msg_free = m->next;
+    w->msg_free = m->next_free;
   else
-    m = g_new (Msg, 1);
+    {
+      if (w->msg_slabs->len == 0 || w->msg_slab_used == MSG_SLAB)
+        {
+          g_ptr_array_add (w->msg_slabs, g_new (Msg, MSG_SLAB));
+          w->msg_slab_used = 0;
+        }
+      m = (Msg *) g_ptr_array_index (w->msg_slabs, w->msg_slabs->len - 1) + w->msg_slab_used++;
+    }
   memset (m, 0, sizeof *m);
+  m->live = 1;
   return m;
 }
 
-/* A message that never went in flight. */
+/* A message delivered, lost, or that never went in flight. */
 static void
 msg_drop (SimWorld *w, Msg *m)
 {
   proto_msg_clear (&m->msg);
-  m->next = w->msg_free;
+  m->live = 0;
+  m->next_free = w->msg_free;
   w->msg_free = m;
 }
 
 void
 sim_net_msg_free (SimWorld *w, Msg *m)
 {
-  if (m->prev)
-    m->prev->next = m->next;
-  else if (w->flight == m)
-    w->flight = m->next;
-  if (m->next)
-    m->next->prev = m->prev;
   msg_drop (w, m);
 }
 
+/* With the world: the messages still in flight, then the slabs. */
 void
 sim_net_msg_pool_free (SimWorld *w)
 {
-  while (w->msg_free)
+  if (!w->msg_slabs)
+    return;
+  for (guint s = 0; s < w->msg_slabs->len; s++)
     {
-      Msg *m = w->msg_free;
-      w->msg_free = m->next;
-      g_free (m);
+      Msg *slab = g_ptr_array_index (w->msg_slabs, s);
+      guint n = s + 1 == w->msg_slabs->len ? w->msg_slab_used : MSG_SLAB;
+      for (guint i = 0; i < n; i++)
+        if (slab[i].live)
+          proto_msg_clear (&slab[i].msg);
     }
+  g_ptr_array_free (w->msg_slabs, TRUE);
+  w->msg_slabs = NULL;
+  w->msg_free = NULL;
 }
 
 static DlTime
@@ -364,10 +380,6 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   *last = t;
   if (!m->internal)
     w->in_flight++;   /* the replicas' own traffic is not the run's: heartbeats never end */
-  m->next = w->flight;
-  if (w->flight)
-    w->flight->prev = m;
-  w->flight = m;
   sim_engine_schedule_at (w->engine, t, ev_arrive, w, (uint64_t) (uintptr_t) m);
 }
 

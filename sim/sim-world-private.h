@@ -62,14 +62,17 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
   ProtoMsg msg;
   gsize bytes;
   DlTime wire_done;   /* its last byte left the sender's uplink */
-  Link *link;         /* the link it goes on (via a link), else NULL */
-  Msg *prev, *next;   /* the world's list of messages in flight; next links the free list */
+  union {
+    Link *link;       /* the link it goes on (via a link), else NULL */
+    Msg *next_free;   /* a free record: the next in the world's free list */
+  };
   ProtoNodeId from, to;
-  ProtoVia via;
   guint32 stream;     /* on a peer's coordinator stream: its number then */
+  guint8 via;         /* ProtoVia */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
-  guint8 close;       /* not a message: the stream's close frame (graceful close) */
-  guint8 internal;    /* between coordinator replicas: not the run's progress */
+  guint8 close : 1;   /* not a message: the stream's close frame (graceful close) */
+  guint8 internal : 1;   /* between coordinator replicas: not the run's progress */
+  guint8 live : 1;    /* taken from the slabs and not yet freed */
 };
 
 typedef struct {
@@ -107,7 +110,8 @@ struct SimWorld {
   gboolean finished;
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
-  Msg *flight;                        /* messages in flight (freed with the world) */
+  GPtrArray *msg_slabs;               /* message records, MSG_SLAB to an allocation */
+  guint msg_slab_used;                /* records handed out from the last slab */
   Msg *msg_free;                      /* recycled message records */
   DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
