@@ -45,9 +45,9 @@ loop_use (ProtoPeer *p, Link *l, RecvLoop *rl, DlTime now)
 void
 pp_loops_received (ProtoPeer *p, Link *l, DlTime now)
 {
-  for (guint i = 0; i < l->loops->len; i++)
+  for (guint i = 0; i < l->n_loops; i++)
     {
-      RecvLoop *rl = &g_array_index (l->loops, RecvLoop, i);
+      RecvLoop *rl = &l->loops[i];
       if (rl->remaining > 0)
         loop_use (p, l, rl, now);
     }
@@ -62,9 +62,9 @@ pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   for (guint i = 0; i < p->pool->len; i++)
     {
       Link *l = pp_pool_at (p, i);
-      for (guint k = 0; k < l->loops->len; k++)
+      for (guint k = 0; k < l->n_loops; k++)
         {
-          RecvLoop *rl = &g_array_index (l->loops, RecvLoop, k);
+          RecvLoop *rl = &l->loops[k];
           if (rl->remaining > 0 && rl->deadline <= now)
             {
               loop_use (p, l, rl, now);
@@ -82,7 +82,7 @@ void
 pp_link_free (gpointer data)
 {
   Link *l = data;
-  g_clear_pointer (&l->loops, g_array_unref);
+  g_free (l->loops);
   g_free (l);
 }
 
@@ -155,7 +155,6 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
       Link *l = g_new0 (Link, 1);
       l->peer = ids[i];
       l->initiator = p->id > ids[i];
-      l->loops = g_array_new (FALSE, FALSE, sizeof (RecvLoop));
       l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
       g_ptr_array_add (p->pool, l);
       dl_word_map_insert (p->pool_index, ids[i], l);
@@ -174,15 +173,22 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
   if (loops)
     for (guint i = 0; i < p->pool->len; i++)
       {
-        GArray *ls = pp_pool_at (p, i)->loops;
-        for (guint k = ls->len; k > 0; k--)   /* exhausted loops are gone */
-          if (g_array_index (ls, RecvLoop, k - 1).remaining == 0)
-            g_array_remove_index_fast (ls, k - 1);
+        Link *l = pp_pool_at (p, i);
+        /* exhausted loops are gone: the last takes the place of each (the
+         * order g_array_remove_index_fast gave, which timeouts follow) */
+        for (guint k = l->n_loops; k > 0; k--)
+          if (l->loops[k - 1].remaining == 0)
+            l->loops[k - 1] = l->loops[--l->n_loops];
         RecvLoop rl = { .remaining = proto_aggregator_n_comm_rounds (p->agg),
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
-        g_array_append_val (ls, rl);
+        if (l->n_loops == l->cap_loops)
+          {
+            l->cap_loops = l->cap_loops ? 2 * l->cap_loops : 2;
+            l->loops = g_renew (RecvLoop, l->loops, l->cap_loops);
+          }
+        l->loops[l->n_loops++] = rl;
         if (rl.remaining > 0)
-          pp_pool_at (p, i)->active++;
+          l->active++;
         p->loops_deadline = MIN (p->loops_deadline, rl.deadline);
       }
 }

@@ -18,8 +18,11 @@ typedef struct {
   ProtoNodeId peer;
   ProtoLinkState state;
   gboolean initiator;
-  GArray *loops;     /* RecvLoop */
   guint active;      /* loops with receptions left (proto_peer_listens asks per Payload) */
+  /* the receive loops, in a plain array (not a GArray: one dependent load
+   * fewer per Payload, and no GArray object per link with a million links) */
+  RecvLoop *loops;
+  guint n_loops, cap_loops;
 } Link;
 
 typedef struct {
