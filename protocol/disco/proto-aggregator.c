@@ -26,7 +26,6 @@
 #include "config.h"
 
 #include "protocol/disco/proto-aggregator.h"
-#include "base/dl-wordmap.h"
 
 typedef struct {
   ProtoNodeId node;
@@ -35,7 +34,7 @@ typedef struct {
 
 typedef struct {
   GArray *items;      /* Contribution, in insertion order */
-  DlWordMap *index;   /* node -> position + 1 */
+  GHashTable *index;  /* node + 1 -> position + 1 */
 } Store;
 
 struct ProtoAggregator {
@@ -43,7 +42,7 @@ struct ProtoAggregator {
   double max_share_value;
   DlRandom *rng;
   GArray *nodes;        /* ProtoNodeId, in setNodes order */
-  DlWordMap *node_set;  /* node -> 1 (looked up per Payload: DlWordMap, not GHashTable) */
+  GHashTable *node_set;
   uint32_t round;
   guint comm_round;
   guint n_comm_rounds;
@@ -57,7 +56,7 @@ static void
 store_init (Store *s)
 {
   s->items = g_array_new (FALSE, FALSE, sizeof (Contribution));
-  s->index = dl_word_map_new (NULL);
+  s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
 }
 
 static void
@@ -66,7 +65,7 @@ store_clear (Store *s)
   for (guint i = 0; i < s->items->len; i++)
     learn_weights_unref (g_array_index (s->items, Contribution, i).w);
   g_array_set_size (s->items, 0);
-  dl_word_map_remove_all (s->index);
+  g_hash_table_remove_all (s->index);
 }
 
 static void
@@ -74,13 +73,13 @@ store_free (Store *s)
 {
   store_clear (s);
   g_array_unref (s->items);
-  dl_word_map_free (s->index);
+  g_hash_table_unref (s->index);
 }
 
 static void
 store_put (Store *s, ProtoNodeId node, LearnWeights *w)
 {
-  gpointer pos = dl_word_map_lookup (s->index, node);
+  gpointer pos = g_hash_table_lookup (s->index, GUINT_TO_POINTER (node + 1));
   if (pos)
     {
       Contribution *c = &g_array_index (s->items, Contribution, GPOINTER_TO_UINT (pos) - 1);
@@ -90,7 +89,7 @@ store_put (Store *s, ProtoNodeId node, LearnWeights *w)
     }
   Contribution c = { node, learn_weights_ref (w) };
   g_array_append_val (s->items, c);
-  dl_word_map_insert (s->index, node, GUINT_TO_POINTER (s->items->len));
+  g_hash_table_insert (s->index, GUINT_TO_POINTER (node + 1), GUINT_TO_POINTER (s->items->len));
 }
 
 ProtoAggregator *
@@ -101,7 +100,7 @@ proto_aggregator_new (ProtoAggregation kind, double max_share_value, DlRandom *r
   a->max_share_value = max_share_value;
   a->rng = rng;
   a->nodes = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  a->node_set = dl_word_map_new (NULL);
+  a->node_set = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->n_comm_rounds = kind == PROTO_AGG_SECURE ? 2 : 1;
   store_init (&a->store[0]);
   store_init (&a->store[1]);
@@ -124,7 +123,7 @@ proto_aggregator_free (ProtoAggregator *a)
   if (!a)
     return;
   g_array_unref (a->nodes);
-  dl_word_map_free (a->node_set);
+  g_hash_table_unref (a->node_set);
   g_hash_table_unref (a->weights);
   store_free (&a->store[0]);
   store_free (&a->store[1]);
@@ -135,13 +134,10 @@ void
 proto_aggregator_set_nodes (ProtoAggregator *a, const ProtoNodeId *ids, guint n)
 {
   g_array_set_size (a->nodes, 0);
-  dl_word_map_remove_all (a->node_set);
+  g_hash_table_remove_all (a->node_set);
   for (guint i = 0; i < n; i++)
-    if (!dl_word_map_lookup (a->node_set, ids[i]))  /* a Set: no duplicates */
-      {
-        dl_word_map_insert (a->node_set, ids[i], GUINT_TO_POINTER (1));
-        g_array_append_val (a->nodes, ids[i]);
-      }
+    if (g_hash_table_add (a->node_set, GUINT_TO_POINTER (ids[i] + 1)))  /* a Set: no duplicates */
+      g_array_append_val (a->nodes, ids[i]);
 }
 
 guint proto_aggregator_n_nodes (const ProtoAggregator *a) { return a->nodes->len; }
@@ -153,7 +149,7 @@ guint proto_aggregator_n_comm_rounds (const ProtoAggregator *a) { return a->n_co
 gboolean
 proto_aggregator_has_node (const ProtoAggregator *a, ProtoNodeId id)
 {
-  return dl_word_map_lookup (a->node_set, id) != NULL;
+  return g_hash_table_contains (a->node_set, GUINT_TO_POINTER (id + 1));
 }
 
 void
@@ -192,7 +188,7 @@ is_full (const ProtoAggregator *a)
     {
       const Store *s = &a->store[a->kind == PROTO_AGG_MEAN ? 0 : a->comm_round];
       for (guint i = 0; i < a->nodes->len; i++)
-        if (!dl_word_map_lookup (s->index, g_array_index (a->nodes, ProtoNodeId, i)))
+        if (!g_hash_table_contains (s->index, GUINT_TO_POINTER (g_array_index (a->nodes, ProtoNodeId, i) + 1)))
           return FALSE;
       return TRUE;
     }
@@ -332,7 +328,7 @@ gboolean
 proto_aggregator_has_contribution (const ProtoAggregator *a, ProtoNodeId node)
 {
   guint c = a->kind == PROTO_AGG_MEAN ? 0 : a->comm_round;
-  return c < 2 && dl_word_map_lookup (a->store[c].index, node) != NULL;
+  return c < 2 && g_hash_table_contains (a->store[c].index, GUINT_TO_POINTER (node + 1));
 }
 
 void
