@@ -215,12 +215,17 @@ count = 150
 [network]
 uplink = 1Gbps
 INI
-"$DLSIM" run "$tmp/long.ini" -o "$tmp/int.db" -q > "$out" 2>&1 &
-pid=$!
-i=0
-while [ $i -lt 600 ] && [ "$(sqlite3 "$tmp/int.db" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL' 2>/dev/null || echo 0)" -lt 1 ]; do
-  sleep 0.1; i=$((i + 1))
-done
+# start_long DB: runs long.ini into DB in the background (its pid in $pid)
+# and waits up to 60 s for its first finished run
+start_long () {
+  "$DLSIM" run "$tmp/long.ini" -o "$1" -q > "$out" 2>&1 &
+  pid=$!
+  i=0
+  while [ $i -lt 600 ] && [ "$(sqlite3 "$1" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL' 2>/dev/null || echo 0)" -lt 1 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+}
+start_long "$tmp/int.db"
 kill -INT $pid
 wait $pid
 rc=$?
@@ -242,12 +247,7 @@ fi
 # file is rolled back by the next open; the finished runs stay, and appending
 # works.  A file an earlier dlsim left in WAL mode goes back to a rollback
 # journal when a run appends to it.
-"$DLSIM" run "$tmp/long.ini" -o "$tmp/kill.db" -q > "$out" 2>&1 &
-pid=$!
-i=0
-while [ $i -lt 600 ] && [ "$(sqlite3 "$tmp/kill.db" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL' 2>/dev/null || echo 0)" -lt 1 ]; do
-  sleep 0.1; i=$((i + 1))
-done
+start_long "$tmp/kill.db"
 sleep 0.3
 kill -KILL $pid
 wait $pid 2>/dev/null
