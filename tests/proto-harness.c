@@ -484,13 +484,19 @@ h_state_is (Harness *h, guint i, ProtoPeerState s)
 }
 
 Harness *
-h_two_training (ProtoVersion v, guint rounds)
+h_pair_training (const ProtoConfig *c, guint n_peers)
 {
-  ProtoConfig c = h_cfg (v, 2, rounds);
-  Harness *h = h_new (&c, 2, 4);
+  Harness *h = h_new (c, n_peers, 4);
   h->auto_train = FALSE;
   h_start (h, 1);
   h_start (h, 2);
   h_settle (h);
   return h;
+}
+
+Harness *
+h_two_training (ProtoVersion v, guint rounds)
+{
+  ProtoConfig c = h_cfg (v, 2, rounds);
+  return h_pair_training (&c, 2);
 }

@@ -72,6 +72,9 @@ ProtoConfig h_cfg (ProtoVersion v, guint min, guint rounds);
 /* Two peers (min 2) connected and training their first round, with
  * training ended by hand (h_finish_training). */
 Harness *h_two_training (ProtoVersion v, guint rounds);
+/* The same with a configuration and n_peers peers, of which only p1 and p2
+ * are started. */
+Harness *h_pair_training (const ProtoConfig *c, guint n_peers);
 #define T60 (60 * DL_S)
 /* Is peer i in state s?  Dumps the log when it is not. */
 gboolean h_state_is (Harness *h, guint i, ProtoPeerState s);

@@ -15,6 +15,12 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# summary_where DB KEY PARAM VALUE: summary KEY of the run whose params
+# have PARAM = VALUE
+summary_where () {
+  sqlite3 "$1" "SELECT s.value FROM summary s JOIN params p USING (run_id)
+                WHERE s.key = '$2' AND p.key = '$3' AND p.value = '$4'"
+}
 # same_rows_twice FILE: two runs of a regression file give the same rows
 same_rows_twice () {
   for i in 1 2; do
@@ -147,10 +153,8 @@ echo "hier stragglers: 10th peer finished at $(tenth wait) s (wait), $(tenth mix
 # chain, and the same file and seed give the same rows twice
 "$DLSIM" run "$SRC/scenarios/regression/pipeline-next-peer-latency.ini" "$SRC/scenarios/regression/pipeline-client-relay.ini" \
   -o "$tmp/pipe.db" -q || exit 1
-np=$(sqlite3 "$tmp/pipe.db" "SELECT s.value FROM summary s JOIN params p USING (run_id)
-                             WHERE s.key = 'metric.step_latency_s.median' AND p.key = 'protocol.forwarding' AND p.value = 'next-peer'")
-cl=$(sqlite3 "$tmp/pipe.db" "SELECT s.value FROM summary s JOIN params p USING (run_id)
-                             WHERE s.key = 'metric.step_latency_s.median' AND p.key = 'protocol.forwarding' AND p.value = 'client'")
+np=$(summary_where "$tmp/pipe.db" metric.step_latency_s.median protocol.forwarding next-peer)
+cl=$(summary_where "$tmp/pipe.db" metric.step_latency_s.median protocol.forwarding client)
 echo "pipeline: median step $np s with next-peer, $cl s with client relay"
 awk -v a="$np" -v b="$cl" 'BEGIN { exit !(a != "" && b != "" && a + 0 < 0.3 * b) }' \
   || { echo "FAIL: next-peer's step is not under 0.3 x client relay's"; exit 1; }
@@ -169,10 +173,8 @@ echo "replica: gossip with one coordinator that crashes: $fin peers finished, $r
 [ "$fin" = 0 ] && [ "$rc" -lt 6 ] || { echo "FAIL: one crashed coordinator did not end the gossip session"; exit 1; }
 "$DLSIM" run "$SRC/scenarios/regression/replica-primary-backup-loss.ini" "$SRC/scenarios/regression/replica-raft-no-loss.ini" \
   -o "$tmp/rep.db" -q || exit 1
-pb=$(sqlite3 "$tmp/rep.db" "SELECT s.value FROM summary s JOIN params p USING (run_id)
-                            WHERE s.key = 'sim_time_s' AND p.key = 'protocol.coordinator_replication' AND p.value = 'primary-backup'")
-rf=$(sqlite3 "$tmp/rep.db" "SELECT s.value FROM summary s JOIN params p USING (run_id)
-                            WHERE s.key = 'sim_time_s' AND p.key = 'protocol.coordinator_replication' AND p.value = 'raft'")
+pb=$(summary_where "$tmp/rep.db" sim_time_s protocol.coordinator_replication primary-backup)
+rf=$(summary_where "$tmp/rep.db" sim_time_s protocol.coordinator_replication raft)
 echo "replica: leader crash while shipping: primary-backup done at $pb s, raft at $rf s"
 awk -v a="$pb" -v b="$rf" 'BEGIN { exit !(a != "" && b != "" && a + 0 > b + 0) }' \
   || { echo "FAIL: primary-backup's lossy failover was not slower than Raft's"; exit 1; }

@@ -520,11 +520,7 @@ static Harness *
 exchanging_pair (void)
 {
   ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 2);
-  Harness *h = h_new (&c, 3, 4);
-  h->auto_train = FALSE;
-  h_start (h, 1);
-  h_start (h, 2);
-  h_settle (h);
+  Harness *h = h_pair_training (&c, 3);
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   h_hold (h, PROTO_MSG_PAYLOAD, 2);

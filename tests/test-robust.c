@@ -287,12 +287,8 @@ END_TEST
  * after 2T and the attempt starts over. */
 START_TEST (test_lost_list_said_again)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
-  Harness *h = h_new (&c, 2, 4);
-  h->auto_train = FALSE;
-  h_start (h, 1);
-  h_start (h, 2);
-  h_settle (h);
+  ProtoConfig c;
+  Harness *h = h_two_training (PROTO_VERSION_ROBUST, 1);
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   h_settle (h);

@@ -18,11 +18,7 @@ static Harness *
 two_after_round0 (ProtoVersion v, guint n_peers)
 {
   ProtoConfig c = h_cfg (v, 2, 5);
-  Harness *h = h_new (&c, n_peers, 4);
-  h->auto_train = FALSE;
-  h_start (h, 1);
-  h_start (h, 2);
-  h_settle (h);
+  Harness *h = h_pair_training (&c, n_peers);
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   h_settle (h);
