@@ -42,6 +42,7 @@
 #define N_BUCKETS 129  /* 0: equal to last; b: highest differing bit b - 1 */
 #define MASK_WORDS 3
 #define PREFETCH_FROM 32768
+#define PF_HANDLERS 4
 
 /* Times are never negative (the past is refused, now starts at 0), so
  * (time, seq, slot) orders as one unsigned 128-bit number. */
@@ -80,6 +81,9 @@ struct SimEngine {
 
   EventRecord *records;
   DlTime *times;             /* by slot: the pending event's time */
+  SimHandler pf_handler[PF_HANDLERS];  /* sim_engine_prefetch_arg */
+  uint32_t pf_lines[PF_HANDLERS];
+  uint32_t n_pf;
   uint32_t records_cap;
   uint32_t free_head;
 };
@@ -455,24 +459,73 @@ sim_engine_debug_set_next_seq (SimEngine *e, uint64_t seq)
   e->next_seq = seq;
 }
 
-/* Starts loading the record of the next event, which is most likely a miss
- * at large sizes (from PREFETCH_FROM pending events, whose records no longer
- * fit in a 2 MiB L2; below it the scan costs more than it saves), so that it arrives while this event's handler runs.  Only
- * a short lowest bucket is scanned for it; the next pop scans it again from
- * L1. */
+/* Starts loading what the next two events will read, which is most likely
+ * a miss at large sizes (from PREFETCH_FROM pending events, whose records no
+ * longer fit in a 2 MiB L2; below it the scan costs more than it saves), so
+ * that it arrives while this event's handler runs: the record of the event
+ * after next, and what the next event's argument points to when its handler
+ * asked for that (sim_engine_prefetch_arg) — its record was loaded the same
+ * way one event earlier.  Only short buckets are scanned; the next pop scans
+ * them again from L1. */
+static inline void
+prefetch_record (const SimEngine *e, uint32_t slot)
+{
+  /* its slot is reused by the next schedule, which writes its time */
+  __builtin_prefetch (&e->records[slot]);
+  __builtin_prefetch (&e->times[slot], 1);
+}
+
 static inline void
 prefetch_next (const SimEngine *e)
 {
   if (e->queued < PREFETCH_FROM)
     return;
-  const Bucket *bk = &e->buckets[first_bucket (e, 0)];
-  if (bk->len <= 8)
+  uint32_t b = first_bucket (e, 0);
+  const Bucket *bk = &e->buckets[b];
+  if (bk->len > 8)
+    return;
+  /* the smallest two keys of the lowest bucket */
+  uint32_t i1 = 0, i2 = UINT32_MAX;
+  for (uint32_t j = 1; j < bk->len; j++)
+    if (bk->keys[j] < bk->keys[i1])
+      {
+        i2 = i1;
+        i1 = j;
+      }
+    else if (i2 == UINT32_MAX || bk->keys[j] < bk->keys[i2])
+      i2 = j;
+  uint32_t slot1 = key_slot (bk->keys[i1]);
+  prefetch_record (e, slot1);
+  if (e->n_pf)
     {
-      /* Its slot is reused by the next schedule, which writes its time. */
-      uint32_t slot = key_slot (bk->keys[bucket_min (bk)]);
-      __builtin_prefetch (&e->records[slot]);
-      __builtin_prefetch (&e->times[slot], 1);
+      const EventRecord *r1 = &e->records[slot1];
+      for (uint32_t h = 0; h < e->n_pf; h++)
+        if (r1->handler == e->pf_handler[h])
+          {
+            const char *p = (const char *) (uintptr_t) r1->arg;
+            for (uint32_t l = 0; l < e->pf_lines[h]; l++)
+              __builtin_prefetch (p + 64 * l);
+            break;
+          }
     }
+  if (i2 != UINT32_MAX)
+    prefetch_record (e, key_slot (bk->keys[i2]));
+  else
+    {
+      uint32_t b2 = first_bucket (e, b + 1);
+      if (b2 < N_BUCKETS && e->buckets[b2].len <= 8)
+        prefetch_record (e, key_slot (e->buckets[b2].keys[bucket_min (&e->buckets[b2])]));
+    }
+}
+
+void
+sim_engine_prefetch_arg (SimEngine *e, SimHandler handler, size_t bytes)
+{
+  g_return_if_fail (e->n_pf < PF_HANDLERS);
+  e->pf_handler[e->n_pf] = handler;
+  /* the lines [arg, arg + bytes) may span, whatever arg's alignment */
+  e->pf_lines[e->n_pf] = (uint32_t) ((bytes + 63) / 64 + 1);
+  e->n_pf++;
 }
 
 /* Pops keys until a live one, and runs it if its time is <= end.  Returns

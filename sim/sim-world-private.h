@@ -137,6 +137,8 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
 }
 
 /* sim-net.c */
+/* with the engine: its hints for the network's events */
+void sim_net_init (SimWorld *w);
 guint sim_hash_word (gconstpointer k);
 Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
 int sim_link_side (ProtoNodeId self, ProtoNodeId other);

@@ -493,6 +493,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   if (rec)
     w->rec = *rec;
   w->engine = sim_engine_new ();
+  sim_net_init (w);
   w->family = proto_family_of (&cfg->proto);
   w->round_begins = w->family->round_begins_with (&cfg->proto);
   w->cfg.proto.seed = cfg->seed;   /* the coordinator's own stream, if its family draws */
