@@ -30,13 +30,18 @@ static const char schema[] =
    *   row's index;
    * - event_rows: the events table of files written before schema 4, one
    *   row per event (new runs write none).
-   * Both are clustered by (run_id, seq): rows arrive in key order, so
-   * inserting is an append and a run's events are one range. */
+   * event_rows is clustered by (run_id, seq).  event_chunks is a rowid
+   * table (files written before this change keep theirs WITHOUT ROWID, read the
+   * same): rows arrive in key order, so inserting is an append and its
+   * index keeps a run's chunks one range.  WITHOUT ROWID made each insert
+   * compare the new key with cells whose record (the chunk's ~70 KB of
+   * text) overflows, and SQLite copies such a record whole to compare it:
+   * a sixth of the writer's time (docs/performance.md, "Recording"). */
   "CREATE TABLE IF NOT EXISTS event_rows (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT,"
   " round INTEGER, other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER,"
   " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
   "CREATE TABLE IF NOT EXISTS event_chunks (run_id INTEGER, first_seq INTEGER, rows TEXT,"
-  " PRIMARY KEY (run_id, first_seq)) WITHOUT ROWID;"
+  " PRIMARY KEY (run_id, first_seq));"
   "CREATE VIEW IF NOT EXISTS events AS"
   " SELECT run_id, seq, t_s, node, kind, round, other, detail, state, msg, value FROM event_rows"
   " UNION ALL SELECT c.run_id, c.first_seq + j.key, json_extract (j.value, '$[0]'),"

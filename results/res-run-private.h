@@ -29,6 +29,7 @@ typedef struct {
 #define EVENT_TEXT 32768   /* bytes of strings per batch */
 #define EVENT_BATCH 512
 #define CHUNK_ROWS 1024   /* events per event_chunks row */
+#define COMMIT_ROWS 250000   /* rows between the writer's commits */
 
 /* A blocking FIFO on a pthread mutex and condition variable (rather than
  * GAsyncQueue, whose futex-based locking ThreadSanitizer cannot follow). */

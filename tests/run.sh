@@ -182,6 +182,22 @@ sqlite3 "$tmp/v1.db" "SELECT * FROM events WHERE run_id <= 4 ORDER BY run_id, se
   = "$(sqlite3 "$tmp/v4.db" "SELECT seed, t_s, node, kind, round, other, detail, state, msg, value FROM events e JOIN runs USING (run_id) ORDER BY run_id, seq")" ] \
   && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: events of runs appended to an upgraded file differ"; }
 
+# event_chunks: a new file's is a rowid table (WITHOUT ROWID made each insert
+# copy the chunks it compared with, docs/performance.md "Recording"); a file
+# written before keeps its WITHOUT ROWID table, and runs appended to it read
+# the same as in a new file (dlsim makes the view again)
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/wr.db" -q
+sqlite3 "$tmp/wr.db" "SELECT sql FROM sqlite_master WHERE name = 'event_chunks'" | grep -q "WITHOUT ROWID" \
+  && { fail=$((fail + 1)); echo "FAIL: a new file's event_chunks is WITHOUT ROWID"; } || pass=$((pass + 1))
+sqlite3 "$tmp/wr.db" "DROP VIEW events; ALTER TABLE event_chunks RENAME TO c0;
+  CREATE TABLE event_chunks (run_id INTEGER, first_seq INTEGER, rows TEXT, PRIMARY KEY (run_id, first_seq)) WITHOUT ROWID;
+  INSERT INTO event_chunks SELECT * FROM c0; DROP TABLE c0;"
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/wr.db" -q
+[ "$(sqlite3 "$tmp/wr.db" "SELECT seed, seq, t_s, node, kind, round, other, detail, state, msg, value FROM events JOIN runs USING (run_id) WHERE run_id > 4 ORDER BY run_id, seq")" \
+  = "$(sqlite3 "$tmp/v4.db" "SELECT seed, seq, t_s, node, kind, round, other, detail, state, msg, value FROM events JOIN runs USING (run_id) ORDER BY run_id, seq")" ] \
+  && sqlite3 "$tmp/wr.db" "SELECT sql FROM sqlite_master WHERE name = 'event_chunks'" | grep -q "WITHOUT ROWID" \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: runs appended to a WITHOUT ROWID event_chunks differ"; }
+
 # report, trace
 expect 0 "completed" -- "$DLSIM" report "$tmp/a.db"
 expect 0 "rounds_completed" -- "$DLSIM" report "$tmp/a.db" --run 2
