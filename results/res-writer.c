@@ -325,10 +325,8 @@ writer_main (gpointer data)
             continue;
           }
         }
-      /* batched transactions: a commit (its fsync, the journal's creation
-       * and removal) every COMMIT_ROWS rows, about 17 MB of chunk text;
-       * at 20 000 rows the commits were a fifth of the writer's CPU time
-       * (docs/performance.md, "Recording") */
+      /* batched transactions (250 000 rows to a commit saved a little of
+       * the writer's CPU but no wall time: docs/performance.md) */
       if (pending >= COMMIT_ROWS)
         {
           sqlite3_exec (r->db->db, "COMMIT; BEGIN", NULL, NULL, NULL);
