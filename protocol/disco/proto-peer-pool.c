@@ -15,7 +15,17 @@
 Link *
 pp_find_link (const ProtoPeer *p, ProtoNodeId other)
 {
-  return dl_word_map_lookup (p->pool_index, other);
+  if (p->found && p->found_id == other)
+    return p->found;
+  Link *l = dl_word_map_lookup (p->pool_index, other);
+  if (l)
+    {
+      /* a cache, not state: no result depends on it */
+      ProtoPeer *mp = (ProtoPeer *) p;
+      mp->found_id = other;
+      mp->found = l;
+    }
+  return l;
 }
 
 Link *
@@ -82,7 +92,8 @@ void
 pp_link_free (gpointer data)
 {
   Link *l = data;
-  g_free (l->loops);
+  if (l->loops != l->own)
+    g_free (l->loops);
   g_free (l);
 }
 
@@ -93,6 +104,7 @@ pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
   for (guint i = 0; i < p->pool->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
   dl_word_map_remove_all (p->pool_index);
+  p->found = NULL;
   g_ptr_array_set_size (p->pool, 0);
   g_array_set_size (p->pending, 0);
 }
@@ -106,6 +118,7 @@ pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   dl_word_map_steal (p->pool_index, other);
+  p->found = NULL;
   g_ptr_array_remove (p->pool, l);
   for (guint i = 0; i < p->pending->len; i++)
     if (g_array_index (p->pending, ProtoNodeId, i) == other)
@@ -181,10 +194,21 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
             l->loops[k - 1] = l->loops[--l->n_loops];
         RecvLoop rl = { .remaining = proto_aggregator_n_comm_rounds (p->agg),
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
-        if (l->n_loops == l->cap_loops)
+        if (l->cap_loops == 0)
           {
-            l->cap_loops = l->cap_loops ? 2 * l->cap_loops : 2;
-            l->loops = g_renew (RecvLoop, l->loops, l->cap_loops);
+            l->loops = l->own;
+            l->cap_loops = G_N_ELEMENTS (l->own);
+          }
+        else if (l->n_loops == l->cap_loops)
+          {
+            l->cap_loops *= 2;
+            if (l->loops == l->own)
+              {
+                l->loops = g_new (RecvLoop, l->cap_loops);
+                memcpy (l->loops, l->own, sizeof l->own);
+              }
+            else
+              l->loops = g_renew (RecvLoop, l->loops, l->cap_loops);
           }
         l->loops[l->n_loops++] = rl;
         if (rl.remaining > 0)

@@ -20,9 +20,12 @@ typedef struct {
   gboolean initiator;
   guint active;      /* loops with receptions left (proto_peer_listens asks per Payload) */
   /* the receive loops, in a plain array (not a GArray: one dependent load
-   * fewer per Payload, and no GArray object per link with a million links) */
+   * fewer per Payload, and no GArray object per link with a million links):
+   * `own` while two fit (exhausted loops go at the next getPeers, so a
+   * link rarely holds more), else on the heap */
   RecvLoop *loops;
   guint n_loops, cap_loops;
+  RecvLoop own[2];
 } Link;
 
 typedef struct {
@@ -53,6 +56,10 @@ struct ProtoPeer {
 
   GPtrArray *pool;       /* Link*, in creation order */
   DlWordMap *pool_index;  /* id -> Link* */
+  /* the last link pp_find_link found (a Payload is looked up by
+   * proto_peer_listens, then by its handler); NULL after a removal */
+  ProtoNodeId found_id;
+  Link *found;
   GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
