@@ -15,4 +15,6 @@ base_libdlbase_a_SOURCES = \
 	base/dl-csv.h \
 	base/dl-wordmap.c \
 	base/dl-wordmap.h \
+	base/dl-idset.c \
+	base/dl-idset.h \
 	$(NULL)

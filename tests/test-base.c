@@ -7,6 +7,7 @@
 #include "base/dl-random.h"
 #include "base/dl-units.h"
 #include "base/dl-wordmap.h"
+#include "base/dl-idset.h"
 
 #include <check.h>
 #include <math.h>
@@ -369,6 +370,47 @@ START_TEST (test_word_map_matches_reference)
 }
 END_TEST
 
+/* The id set against GHashTable: random adds of small ids, ids around the
+ * bitset's limit and the largest ids (PROTO_NO_NODE's UINT32_MAX among
+ * them), emptied and refilled, every candidate checked after each fill. */
+START_TEST (test_id_set_matches_reference)
+{
+  DlRandom *r = dl_random_new (11, "idset", DL_RANDOM_NO_NODE);
+  DlIdSet s;
+  dl_id_set_init (&s);
+  GHashTable *ref = g_hash_table_new (g_int64_hash, g_int64_equal);
+  static gint64 ids[400];
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    ids[i] = i < 300 ? (gint64) i * 3
+             : i < 350 ? (gint64) DL_ID_SET_DENSE - 25 + (i - 300)
+                       : (gint64) UINT32_MAX - (i - 350);
+  for (guint fill = 0; fill < 30; fill++)
+    {
+      dl_id_set_remove_all (&s);
+      g_hash_table_remove_all (ref);
+      guint n = (guint) dl_random_below (r, 2 * G_N_ELEMENTS (ids));
+      for (guint k = 0; k < n; k++)
+        {
+          gint64 *id = &ids[dl_random_below (r, G_N_ELEMENTS (ids))];
+          ck_assert_int_eq (dl_id_set_add (&s, (uint32_t) *id), g_hash_table_add (ref, id));
+        }
+      ck_assert_uint_eq (dl_id_set_size (&s), g_hash_table_size (ref));
+      for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+        {
+          ck_assert_int_eq (dl_id_set_contains (&s, (uint32_t) ids[i]), g_hash_table_contains (ref, &ids[i]));
+          /* a neighbour never added (odd small ids are not candidates) */
+          if (i < 300)
+            ck_assert (!dl_id_set_contains (&s, (uint32_t) ids[i] + 1));
+        }
+    }
+  /* the bitset stops at the limit: ids beyond it never grow it */
+  ck_assert_uint_le (s.words, DL_ID_SET_DENSE / 64);
+  g_hash_table_unref (ref);
+  dl_id_set_clear (&s);
+  dl_random_free (r);
+}
+END_TEST
+
 static Suite *
 base_suite (void)
 {
@@ -400,6 +442,7 @@ base_suite (void)
 
   tc = tcase_create ("wordmap");
   tcase_add_test (tc, test_word_map_matches_reference);
+  tcase_add_test (tc, test_id_set_matches_reference);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include "protocol/disco/proto-aggregator.h"
+#include "base/dl-idset.h"
 
 typedef struct {
   ProtoNodeId node;
@@ -42,7 +43,7 @@ struct ProtoAggregator {
   double max_share_value;
   DlRandom *rng;
   GArray *nodes;        /* ProtoNodeId, in setNodes order */
-  GHashTable *node_set;
+  DlIdSet node_set;     /* the same ids: "is the sender a node" per Payload */
   uint32_t round;
   guint comm_round;
   guint n_comm_rounds;
@@ -100,7 +101,7 @@ proto_aggregator_new (ProtoAggregation kind, double max_share_value, DlRandom *r
   a->max_share_value = max_share_value;
   a->rng = rng;
   a->nodes = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  a->node_set = g_hash_table_new (g_direct_hash, g_direct_equal);
+  dl_id_set_init (&a->node_set);
   a->n_comm_rounds = kind == PROTO_AGG_SECURE ? 2 : 1;
   store_init (&a->store[0]);
   store_init (&a->store[1]);
@@ -123,7 +124,7 @@ proto_aggregator_free (ProtoAggregator *a)
   if (!a)
     return;
   g_array_unref (a->nodes);
-  g_hash_table_unref (a->node_set);
+  dl_id_set_clear (&a->node_set);
   g_hash_table_unref (a->weights);
   store_free (&a->store[0]);
   store_free (&a->store[1]);
@@ -134,9 +135,9 @@ void
 proto_aggregator_set_nodes (ProtoAggregator *a, const ProtoNodeId *ids, guint n)
 {
   g_array_set_size (a->nodes, 0);
-  g_hash_table_remove_all (a->node_set);
+  dl_id_set_remove_all (&a->node_set);
   for (guint i = 0; i < n; i++)
-    if (g_hash_table_add (a->node_set, GUINT_TO_POINTER (ids[i] + 1)))  /* a Set: no duplicates */
+    if (dl_id_set_add (&a->node_set, ids[i]))  /* a Set: no duplicates */
       g_array_append_val (a->nodes, ids[i]);
 }
 
@@ -149,7 +150,7 @@ guint proto_aggregator_n_comm_rounds (const ProtoAggregator *a) { return a->n_co
 gboolean
 proto_aggregator_has_node (const ProtoAggregator *a, ProtoNodeId id)
 {
-  return g_hash_table_contains (a->node_set, GUINT_TO_POINTER (id + 1));
+  return dl_id_set_contains (&a->node_set, id);
 }
 
 void
