@@ -193,6 +193,38 @@ START_TEST (test_aggregator_counts_every_stored_contribution)
 }
 END_TEST
 
+/* The store finds each node's contribution whether its id is small (the
+ * dense array), far beyond the contributions (its hash table) or the
+ * largest; re-adding overwrites, and strict is_full sees every one. */
+START_TEST (test_aggregator_store_ids_near_and_far)
+{
+  const ProtoNodeId nodes[] = { 2, 1500, 3000000, UINT32_MAX - 1, 9 };
+  const float x[] = { 1, 2, 4, 8, 16 };
+  g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
+  proto_aggregator_set_strict (a, TRUE);
+  proto_aggregator_set_nodes (a, nodes, G_N_ELEMENTS (nodes));
+  gboolean refused;
+  for (guint i = 0; i + 1 < G_N_ELEMENTS (nodes); i++)
+    {
+      g_autoptr (LearnWeights) w = learn_weights_new_from (i == 0 ? &x[4] : &x[i], 1);
+      ck_assert_ptr_null (proto_aggregator_add (a, nodes[i], w, 0, 0, &refused));
+      ck_assert (!refused);
+      for (guint k = 0; k < G_N_ELEMENTS (nodes); k++)
+        ck_assert_int_eq (proto_aggregator_has_contribution (a, nodes[k]), k <= i);
+    }
+  /* node 2 again, now with its real value: replaced, not added */
+  g_autoptr (LearnWeights) w0 = learn_weights_new_from (&x[0], 1);
+  ck_assert_ptr_null (proto_aggregator_add (a, nodes[0], w0, 0, 0, &refused));
+  ck_assert_uint_eq (proto_aggregator_stored (a, 0), 4);
+  ck_assert (!proto_aggregator_has_contribution (a, 1501) && !proto_aggregator_has_contribution (a, 3));
+  g_autoptr (LearnWeights) w4 = learn_weights_new_from (&x[4], 1);
+  g_autoptr (LearnWeights) r = proto_aggregator_add (a, nodes[4], w4, 0, 0, &refused);
+  ck_assert_ptr_nonnull (r);
+  ck_assert_float_eq_tol (learn_weights_data (r)[0], (1 + 2 + 4 + 8 + 16) / 5.0f, 1e-6);
+  ck_assert (!proto_aggregator_has_contribution (a, nodes[3]));   /* cleared with the round */
+}
+END_TEST
+
 START_TEST (test_aggregator_sum_order_is_rounding_only)
 {
   /* DISCO sums in arrival order, dlsim in node-id order: the two differ only
@@ -543,6 +575,7 @@ fidelity_suite (void)
   tcase_add_test (tc, test_mean_wait_expiry_only_waits);
   tcase_add_test (tc, test_receive_timeout_uses_a_reception);
   tcase_add_test (tc, test_aggregator_counts_every_stored_contribution);
+  tcase_add_test (tc, test_aggregator_store_ids_near_and_far);
   tcase_add_test (tc, test_aggregator_staleness_weights);
   tcase_add_test (tc, test_aggregator_sum_order_is_rounding_only);
   suite_add_tcase (s, tc);
