@@ -296,6 +296,8 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
           msg_drop (w, m);
           return;
         }
+      Node *dst = sim_node_at (w, to);
+      m->closes = dst ? dst->link_closes : 0;
     }
   else if (!m->internal)
     {
@@ -383,7 +385,6 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   t = dl_time_add (t, dl_dist_sample_time (lat, r));
   t = dl_time_add (t, extra);
   /* reliable, ordered per channel: never before the previous arrival */
-  m->link = l;
   DlTime *last = channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
@@ -493,9 +494,17 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
       else if (m->via == PROTO_VIA_LINK)
         {
           /* what was sent on an open link arrives unless the receiver has
-           * destroyed its end meanwhile (a close flushes what was sent) */
-          Link *l = m->link;   /* links live as long as the world */
-          if (!l || !l->obj[sim_link_side (m->to, m->from)])
+           * destroyed its end meanwhile (a close flushes what was sent).
+           * Its end is there if it has closed none since (it was there at
+           * the send: the link was up), else the link says; so the link's
+           * record, a cache miss, is read only after a close */
+          gboolean open = dst->link_closes == m->closes;
+          if (!open)
+            {
+              const Link *l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
+              open = l && l->obj[sim_link_side (m->to, m->from)];
+            }
+          if (!open)
             sim_fact (w, m->from, m->to, "lost", "the receiver closed the link");
           else
             sim_dispatch_peer (w, dst, &in);
@@ -582,6 +591,9 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
   if (!l)
     return;
   l->obj[sim_link_side (self, other)] = FALSE;
+  Node *sn = sim_node_at (w, self);
+  if (sn)
+    sn->link_closes++;
   gboolean was_up = l->up && !l->dead;
   l->up = FALSE;
   l->dead = FALSE;

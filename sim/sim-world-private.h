@@ -47,6 +47,7 @@ typedef struct {
   guint32 stream;         /* its stream's number: a message sent on an earlier stream is lost */
   gboolean stream_down;   /* its stream is closed or broken (a replica crashed, a reconnect pending) */
   guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
+  guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
 } Node;
 
 typedef struct {
@@ -61,13 +62,15 @@ typedef struct Msg Msg;
 struct Msg {   /* (ordered so that nothing is padded: a million can be in flight) */
   ProtoMsg msg;
   gsize bytes;
-  DlTime wire_done;   /* its last byte left the sender's uplink */
   union {
-    Link *link;       /* the link it goes on (via a link), else NULL */
+    DlTime wire_done; /* its last byte left the sender's uplink */
     Msg *next_free;   /* a free record: the next in the world's free list */
   };
   ProtoNodeId from, to;
-  guint32 stream;     /* on a peer's coordinator stream: its number then */
+  union {
+    guint32 stream;   /* on a peer's coordinator stream: its number then */
+    guint32 closes;   /* on a link: the receiver's link_closes then */
+  };
   guint8 via;         /* ProtoVia */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
   guint8 close : 1;   /* not a message: the stream's close frame (graceful close) */
