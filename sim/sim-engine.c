@@ -80,9 +80,8 @@ struct SimEngine {
   uint32_t cancelled;        /* of which cancelled */
 
   EventRecord *records;
-  DlTime *times;             /* by slot: the pending event's time */
   SimHandler pf_handler[PF_HANDLERS];  /* sim_engine_prefetch_arg */
-  uint32_t pf_lines[PF_HANDLERS];
+  uint32_t pf_offset[PF_HANDLERS], pf_bytes[PF_HANDLERS];
   uint32_t n_pf;
   uint32_t records_cap;
   uint32_t free_head;
@@ -149,7 +148,6 @@ sim_engine_free (SimEngine *e)
   for (int b = 0; b < N_BUCKETS; b++)
     g_free (e->buckets[b].keys);
   g_free (e->records);
-  g_free (e->times);
   g_free (e);
 }
 
@@ -167,7 +165,6 @@ grow_records (SimEngine *e)
     g_error ("sim-engine: more than %u pending events", MAX_RECORDS);
   uint32_t cap = old ? MIN (old * 2, MAX_RECORDS) : 1024;
   e->records = g_renew (EventRecord, e->records, cap);
-  e->times = g_renew (DlTime, e->times, cap);
   e->records_cap = cap;
   /* Thread the new records onto the free list, lowest slot first. */
   for (uint32_t i = cap; i > old; i--)
@@ -348,13 +345,16 @@ schedule (SimEngine *e, DlTime when, SimHandler handler, void *ctx, uint64_t arg
   uint32_t slot = e->free_head;
   EventRecord *rec = &e->records[slot];
   e->free_head = (uint32_t) rec->arg;
+  /* the next free record, most likely a miss at large sizes: loaded
+   * before the next schedule writes it */
+  if (e->free_head != FREE_END)
+    __builtin_prefetch (&e->records[e->free_head], 1);
   rec->handler = handler;
   rec->ctx = ctx;
   rec->arg = arg;
   rec->id += UINT64_C (1) << SLOT_BITS;
   if (G_UNLIKELY ((rec->id >> SLOT_BITS) == 0))  /* gen wrapped: skip 0 */
     rec->id += UINT64_C (1) << SLOT_BITS;
-  e->times[slot] = when;
 
   Key k = make_key (when, e->next_seq++, slot);
   bucket_push (e, bucket_of (k, e->last), k);
@@ -408,8 +408,17 @@ sim_engine_is_pending (const SimEngine *e, SimEventId id)
 DlTime
 sim_engine_event_time (const SimEngine *e, SimEventId id)
 {
-  EventRecord *rec = lookup (e, id);
-  return rec ? e->times[id & SLOT_MASK] : DL_TIME_NEVER;
+  /* the time is in the event's key only (a times array by slot, written
+   * at every schedule for this call alone, was a cache miss per event at
+   * large sizes): O(pending), for tests and diagnostics */
+  if (!lookup (e, id))
+    return DL_TIME_NEVER;
+  uint32_t slot = (uint32_t) (id & SLOT_MASK);
+  for (uint32_t b = 0; b < N_BUCKETS; b++)
+    for (uint32_t j = 0; j < e->buckets[b].len; j++)
+      if (key_slot (e->buckets[b].keys[j]) == slot)
+        return key_time (e->buckets[b].keys[j]);
+  g_assert_not_reached ();
 }
 
 /* The smallest live key's time, without changing anything: the lowest bucket
@@ -470,9 +479,7 @@ sim_engine_debug_set_next_seq (SimEngine *e, uint64_t seq)
 static inline void
 prefetch_record (const SimEngine *e, uint32_t slot)
 {
-  /* its slot is reused by the next schedule, which writes its time */
   __builtin_prefetch (&e->records[slot]);
-  __builtin_prefetch (&e->times[slot], 1);
 }
 
 static inline void
@@ -502,9 +509,11 @@ prefetch_next (const SimEngine *e)
       for (uint32_t h = 0; h < e->n_pf; h++)
         if (r1->handler == e->pf_handler[h])
           {
-            const char *p = (const char *) (uintptr_t) r1->arg;
-            for (uint32_t l = 0; l < e->pf_lines[h]; l++)
-              __builtin_prefetch (p + 64 * l);
+            /* every line of [offset, offset + bytes), whatever arg's alignment */
+            uintptr_t p = (uintptr_t) r1->arg + e->pf_offset[h];
+            uintptr_t end = p + e->pf_bytes[h];
+            for (p &= ~(uintptr_t) 63; p < end; p += 64)
+              __builtin_prefetch ((const void *) p);
             break;
           }
     }
@@ -519,12 +528,12 @@ prefetch_next (const SimEngine *e)
 }
 
 void
-sim_engine_prefetch_arg (SimEngine *e, SimHandler handler, size_t bytes)
+sim_engine_prefetch_arg (SimEngine *e, SimHandler handler, size_t offset, size_t bytes)
 {
   g_return_if_fail (e->n_pf < PF_HANDLERS);
   e->pf_handler[e->n_pf] = handler;
-  /* the lines [arg, arg + bytes) may span, whatever arg's alignment */
-  e->pf_lines[e->n_pf] = (uint32_t) ((bytes + 63) / 64 + 1);
+  e->pf_offset[e->n_pf] = (uint32_t) offset;
+  e->pf_bytes[e->n_pf] = (uint32_t) bytes;
   e->n_pf++;
 }
 

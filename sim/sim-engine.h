@@ -51,7 +51,8 @@ SimEventId sim_engine_schedule_at (SimEngine *engine, DlTime when,
  * is SIM_EVENT_NONE. */
 gboolean sim_engine_cancel (SimEngine *engine, SimEventId id);
 gboolean sim_engine_is_pending (const SimEngine *engine, SimEventId id);
-/* Time of a pending event, DL_TIME_NEVER if it is not pending. */
+/* Time of a pending event, DL_TIME_NEVER if it is not pending.  O(pending):
+ * for tests and diagnostics. */
 DlTime sim_engine_event_time (const SimEngine *engine, SimEventId id);
 
 /* Runs events whose time is <= end (DL_TIME_NEVER: until empty or stopped). */
@@ -63,10 +64,10 @@ void sim_engine_stop (SimEngine *engine);
 
 DlTime sim_engine_next_time (const SimEngine *engine);
 /* A hint, which changes no result: handler's events carry in arg a pointer
- * to `bytes` bytes that it reads first, so the engine starts loading them
- * one event ahead (at large queue sizes, where they are most likely cache
- * misses).  At most four handlers. */
-void sim_engine_prefetch_arg (SimEngine *engine, SimHandler handler, size_t bytes);
+ * to a record whose bytes [offset, offset + bytes) it reads first, so the
+ * engine starts loading them one event ahead (at large queue sizes, where
+ * they are most likely cache misses).  At most four handlers. */
+void sim_engine_prefetch_arg (SimEngine *engine, SimHandler handler, size_t offset, size_t bytes);
 uint64_t sim_engine_pending (const SimEngine *engine);
 uint64_t sim_engine_events_run (const SimEngine *engine);
 

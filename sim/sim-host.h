@@ -35,6 +35,11 @@ typedef struct {
    * replica closes `peer`'s stream */
   void (*reconnect) (gpointer ud, ProtoNodeId self);
   void (*close_stream) (gpointer ud, ProtoNodeId self, ProtoNodeId peer);
+  /* optional, a hint that changes nothing: the host is about to carry out
+   * a send to `to`, in two steps (stage 0 some actions ahead, stage 1
+   * fewer), so the transport may start loading what it will read (the
+   * simulated network: its link table's slot, then the link) */
+  void (*prepare_send) (gpointer ud, ProtoNodeId self, ProtoNodeId to, ProtoVia via, int stage);
 } SimTransport;
 
 /* self: PROTO_SERVER for the coordinator, the peer's id otherwise */

@@ -18,6 +18,7 @@
 #include "sim/sim-world-private.h"
 #include "protocol/replica/proto-replica.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- helpers */
@@ -51,6 +52,24 @@ sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create)
       dl_word_map_insert (w->links, k, l);
     }
   return l;
+}
+
+/* The host's hint before a send on a link (SimTransport.prepare_send):
+ * stage 0 loads the link table's slot, stage 1 (later) the link itself. */
+void
+sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage)
+{
+  if (via != PROTO_VIA_LINK)
+    return;
+  guint64 k = pair_key (from, to);
+  if (stage == 0)
+    dl_word_map_prefetch (w->links, k);
+  else
+    {
+      Link *l = dl_word_map_lookup (w->links, k);
+      if (l)
+        __builtin_prefetch (l, 1);
+    }
 }
 
 int
@@ -93,12 +112,14 @@ static void ev_arrive (SimEngine *e, void *ctx, uint64_t arg);
 static void ev_deliver (SimEngine *e, void *ctx, uint64_t arg);
 
 /* A message's arrival and delivery each read its record first, a cache
- * miss when a million are in flight: the engine loads it one event ahead. */
+ * miss when a million are in flight: the engine loads it one event ahead,
+ * for the arrival only the fields it reads (from `bytes` to `to`). */
 void
 sim_net_init (SimWorld *w)
 {
-  sim_engine_prefetch_arg (w->engine, ev_arrive, sizeof (Msg));
-  sim_engine_prefetch_arg (w->engine, ev_deliver, sizeof (Msg));
+  sim_engine_prefetch_arg (w->engine, ev_arrive, offsetof (Msg, bytes),
+                           offsetof (Msg, to) + sizeof (ProtoNodeId) - offsetof (Msg, bytes));
+  sim_engine_prefetch_arg (w->engine, ev_deliver, 0, sizeof (Msg));
 }
 
 /* Message records come from slabs of MSG_SLAB and are recycled through the
@@ -113,7 +134,14 @@ msg_new (SimWorld *w)
 {
   Msg *m = w->msg_free;
   if (m)
-    w->msg_free = m->next_free;
+    {
+      w->msg_free = m->next_free;
+      /* the next record to hand out, most likely a miss (freed long ago):
+       * loaded while this message is sent (a send burst takes one each) */
+      if (w->msg_free)
+        for (gsize b = 0; b < sizeof *m; b += 64)
+          __builtin_prefetch ((const char *) w->msg_free + b, 1);
+    }
   else
     {
       if (w->msg_slabs->len == 0 || w->msg_slab_used == MSG_SLAB)

@@ -144,6 +144,7 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
 void sim_net_init (SimWorld *w);
 guint sim_hash_word (gconstpointer k);
 Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
+void sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage);
 int sim_link_side (ProtoNodeId self, ProtoNodeId other);
 void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
 gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);

@@ -320,6 +320,12 @@ tr_close_stream (gpointer ud, ProtoNodeId self, ProtoNodeId peer)
   sim_servers_close_stream (ud, self, peer);
 }
 
+static void
+tr_prepare_send (gpointer ud, ProtoNodeId self, ProtoNodeId to, ProtoVia via, int stage)
+{
+  sim_net_prepare_send (ud, self, to, via, stage);
+}
+
 static const SimTransport sim_network = {
   .send = tr_send,
   .open_link = tr_open_link,
@@ -331,6 +337,7 @@ static const SimTransport sim_network = {
   .arm = tr_arm,
   .reconnect = tr_reconnect,
   .close_stream = tr_close_stream,
+  .prepare_send = tr_prepare_send,
 };
 
 void
