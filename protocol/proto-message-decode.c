@@ -86,13 +86,15 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
 
   ProtoMsg m;
   proto_msg_init (&m, (ProtoMsgType) t);
+  /* GVariant's "b" writes a gboolean; the message's flags are bytes */
+  gboolean helper_b = FALSE, more_b = FALSE, joined_b = FALSE;
   switch (m.type)
     {
     case PROTO_MSG_PEER_IS_READY:
       if (helper)
         {
           guchar ty;
-          g_variant_get (inner, "(yb)", &ty, &m.helper);
+          g_variant_get (inner, "(yb)", &ty, &helper_b);
         }
       break;
     case PROTO_MSG_CLIENT_CONNECTED:
@@ -106,8 +108,8 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
     case PROTO_MSG_NEW_NODE_INFO:
       {
         guchar ty;
-        g_variant_get (inner, "(yubub)", &ty, &m.node, &m.wait_for_more, &m.nb_participants,
-                       &m.joined_mid_training);
+        g_variant_get (inner, "(yubub)", &ty, &m.node, &more_b, &m.nb_participants,
+                       &joined_b);
         break;
       }
     case PROTO_MSG_PEERS_FOR_ROUND:
@@ -192,7 +194,7 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
     case PROTO_MSG_HIER_HELLO:
       {
         guchar ty;
-        g_variant_get (inner, "(yusb)", &ty, &m.degree, &m.signal_data, &m.helper);
+        g_variant_get (inner, "(yusb)", &ty, &m.degree, &m.signal_data, &helper_b);
         break;
       }
     case PROTO_MSG_HIER_CLUSTER:
@@ -230,7 +232,7 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
     case PROTO_MSG_HIER_CANDIDACY:
       {
         guchar ty;
-        g_variant_get (inner, "(yuub)", &ty, &m.round, &m.degree, &m.helper);
+        g_variant_get (inner, "(yuub)", &ty, &m.round, &m.degree, &helper_b);
         break;
       }
     case PROTO_MSG_HIER_UPDATE:
@@ -256,8 +258,8 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
     case PROTO_MSG_PIPE_ROLE:
       {
         guchar ty;
-        g_variant_get (inner, "(yubuu)", &ty, &m.node, &m.helper, &m.round, &m.comm_round);
-        if (m.helper && m.comm_round <= m.round)
+        g_variant_get (inner, "(yubuu)", &ty, &m.node, &helper_b, &m.round, &m.comm_round);
+        if (helper_b && m.comm_round <= m.round)
           return malformed (error, "PipeRole with an empty block range");
         break;
       }
@@ -318,7 +320,7 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
         g_variant_get_child (inner, 4, "u", &m.nb_participants);
         g_variant_get_child (inner, 5, "u", &m.degree);
         g_variant_get_child (inner, 6, "u", &m.node);
-        g_variant_get_child (inner, 7, "b", &m.helper);
+        g_variant_get_child (inner, 7, "b", &helper_b);
         m.key = k;
         gsize n = 0, ns = 0;
         const uint32_t *p = g_variant_get_fixed_array (ids, &n, sizeof (uint32_t));
@@ -409,7 +411,7 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
     case PROTO_MSG_SESSION_RESUMED:
       {
         guchar ty;
-        g_variant_get (inner, "(ybu)", &ty, &m.helper, &m.round);
+        g_variant_get (inner, "(ybu)", &ty, &helper_b, &m.round);
         break;
       }
     case PROTO_MSG_RAFT_VOTE:
@@ -423,14 +425,14 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
     case PROTO_MSG_RAFT_VOTE_REPLY:
       {
         guchar ty;
-        g_variant_get (inner, "(yub)", &ty, &m.round, &m.helper);
+        g_variant_get (inner, "(yub)", &ty, &m.round, &helper_b);
         break;
       }
     case PROTO_MSG_RAFT_APPEND_REPLY:
       {
         guchar ty;
         guint64 k;
-        g_variant_get (inner, "(yubt)", &ty, &m.round, &m.helper, &k);
+        g_variant_get (inner, "(yubt)", &ty, &m.round, &helper_b, &k);
         m.key = k;
         break;
       }
@@ -470,6 +472,9 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
         break;
       }
     }
+  m.helper = (guint8) helper_b;
+  m.wait_for_more = (guint8) more_b;
+  m.joined_mid_training = (guint8) joined_b;
   *out = m;
   return TRUE;
 }

@@ -146,7 +146,7 @@ msg_new (SimWorld *w)
     {
       if (w->msg_slabs->len == 0 || w->msg_slab_used == MSG_SLAB)
         {
-          g_ptr_array_add (w->msg_slabs, g_new (Msg, MSG_SLAB));
+          g_ptr_array_add (w->msg_slabs, g_aligned_alloc (MSG_SLAB, sizeof (Msg), 64));
           w->msg_slab_used = 0;
         }
       m = (Msg *) g_ptr_array_index (w->msg_slabs, w->msg_slabs->len - 1) + w->msg_slab_used++;
