@@ -88,12 +88,14 @@ res_node_name (char buf[24], ProtoNodeId id)
  *
  * Events are stored CHUNK_ROWS at a time, as one event_chunks row holding a
  * JSON array of rows [t_s, node, kind, round, other, detail, state, msg,
- * value] (seq is the chunk's first_seq plus the row's index); the
+ * value], trailing nulls left out (seq is the chunk's first_seq plus the
+ * row's index); the
  * `events` view (res-file.c) unfolds them with json_each.  One SQLite row
  * per thousand events instead of one per event: the writer thread does
  * about half the work it did, and a recorded run costs about +50 % instead
- * of +170 % (docs/performance.md, "Recording").  Times are written from the integer nanoseconds as
- * S.NNNNNNNNN, which SQLite reads back as the same double as
+ * of +170 % (docs/performance.md, "Recording").  Times are written from
+ * the integer nanoseconds as S.NNNNNNNNN without its trailing zeros (one
+ * digit stays), which SQLite reads back as the same double as
  * dl_time_to_s (both are the double nearest to t / 10^9). */
 
 /* The writers below put text at p, in room the caller has made (put_row),
@@ -137,7 +139,12 @@ put_time (char *p, DlTime t)
   gint64 f = t % DL_S;
   for (int i = 8; i >= 0; i--, f /= 10)
     p[i] = (char) ('0' + f % 10);
-  return p + 9;
+  /* trailing zeros say nothing (the same decimal, so the same double);
+   * one digit stays, so that SQLite reads a REAL */
+  int n = 9;
+  while (n > 1 && p[n - 1] == '0')
+    n--;
+  return p + n;
 }
 
 /* A JSON string (RFC 8259 §7), or null for NULL and "" (the columns' NULL):
@@ -229,6 +236,11 @@ put_row (GString *g, const Item *it, const EventRow *e)
   p = put_name_or_null (p, e->msg, msg_len);
   *p++ = ',';
   p = put_int_or_null (p, e->value);
+  /* trailing nulls are left out: json_extract reads a missing element as
+   * NULL (most rows end in one or two; 7 % fewer bytes).  Only a null ends
+   * in ",null": a string ends in a quote, a number in a digit */
+  while (memcmp (p - 5, ",null", 5) == 0)
+    p -= 5;
   *p++ = ']';
   g_assert ((gsize) (p - (g->str + at)) <= room);
   g_string_truncate (g, (gsize) (p - g->str));
