@@ -16,5 +16,7 @@ base_libdlbase_a_SOURCES = \
 	base/dl-wordmap.c \
 	base/dl-wordmap.h \
 	base/dl-idset.c \
+	base/dl-idmap.c \
+	base/dl-idmap.h \
 	base/dl-idset.h \
 	$(NULL)

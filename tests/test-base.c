@@ -8,6 +8,7 @@
 #include "base/dl-units.h"
 #include "base/dl-wordmap.h"
 #include "base/dl-idset.h"
+#include "base/dl-idmap.h"
 
 #include <check.h>
 #include <math.h>
@@ -411,6 +412,59 @@ START_TEST (test_id_set_matches_reference)
 }
 END_TEST
 
+/* The id map against GHashTable: inserts, replacements and removals of
+ * small ids, ids just past the array's first bound (which move into the
+ * array as the map grows) and the largest ids, every candidate checked
+ * after each step; emptied, then filled again. */
+START_TEST (test_id_map_matches_reference)
+{
+  DlRandom *r = dl_random_new (13, "idmap", DL_RANDOM_NO_NODE);
+  DlIdMap m;
+  dl_id_map_init (&m);
+  GHashTable *ref = g_hash_table_new (g_int64_hash, g_int64_equal);
+  static gint64 ids[700];
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    ids[i] = i < 500 ? (gint64) i * 2
+             : i < 650 ? (gint64) DL_ID_MAP_DENSE_MIN + 3 * (i - 500)
+                       : (gint64) UINT32_MAX - (i - 650);
+  gboolean moved = FALSE;
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      for (guint step = 0; step < 6000; step++)
+        {
+          gint64 *id = &ids[dl_random_below (r, G_N_ELEMENTS (ids))];
+          if (dl_random_below (r, 4) == 0)
+            {
+              ck_assert_ptr_eq (dl_id_map_steal (&m, (uint32_t) *id), g_hash_table_lookup (ref, id));
+              g_hash_table_remove (ref, id);
+            }
+          else
+            {
+              gpointer v = GUINT_TO_POINTER (step + 1);
+              dl_id_map_insert (&m, (uint32_t) *id, v);
+              g_hash_table_insert (ref, id, v);
+            }
+          ck_assert_uint_eq (dl_id_map_size (&m), g_hash_table_size (ref));
+          if (step % 101 == 0)
+            for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+              ck_assert_ptr_eq (dl_id_map_lookup (&m, (uint32_t) ids[i]), g_hash_table_lookup (ref, &ids[i]));
+          moved |= m.n_dense > DL_ID_MAP_DENSE_MIN;
+        }
+      dl_id_map_remove_all (&m);
+      g_hash_table_remove_all (ref);
+      ck_assert_uint_eq (dl_id_map_size (&m), 0);
+      ck_assert_ptr_null (dl_id_map_lookup (&m, 2));
+    }
+  /* the array grew past its first bound (far ids moved into it), and never
+   * to the largest ids */
+  ck_assert (moved);
+  ck_assert_uint_lt (m.n_dense, 1u << 20);
+  g_hash_table_unref (ref);
+  dl_id_map_clear (&m);
+  dl_random_free (r);
+}
+END_TEST
+
 static Suite *
 base_suite (void)
 {
@@ -443,6 +497,7 @@ base_suite (void)
   tc = tcase_create ("wordmap");
   tcase_add_test (tc, test_word_map_matches_reference);
   tcase_add_test (tc, test_id_set_matches_reference);
+  tcase_add_test (tc, test_id_map_matches_reference);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -17,7 +17,7 @@ pp_find_link (const ProtoPeer *p, ProtoNodeId other)
 {
   if (p->found && p->found_id == other)
     return p->found;
-  Link *l = dl_word_map_lookup (p->pool_index, other);
+  Link *l = dl_id_map_lookup (&p->pool_index, other);
   if (l)
     {
       /* a cache, not state: no result depends on it */
@@ -103,7 +103,7 @@ pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
-  dl_word_map_remove_all (p->pool_index);
+  dl_id_map_remove_all (&p->pool_index);
   p->found = NULL;
   g_ptr_array_set_size (p->pool, 0);
   g_array_set_size (p->pending, 0);
@@ -117,7 +117,7 @@ pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
   if (l == NULL)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
-  dl_word_map_steal (p->pool_index, other);
+  dl_id_map_steal (&p->pool_index, other);
   p->found = NULL;
   g_ptr_array_remove (p->pool, l);
   for (guint i = 0; i < p->pending->len; i++)
@@ -170,7 +170,7 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
       l->initiator = p->id > ids[i];
       l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
       g_ptr_array_add (p->pool, l);
-      dl_word_map_insert (p->pool_index, ids[i], l);
+      dl_id_map_insert (&p->pool_index, ids[i], l);
       g_array_append_val (p->pending, ids[i]);
       proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
       proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;

@@ -5,7 +5,7 @@
 
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
-#include "base/dl-wordmap.h"
+#include "base/dl-idmap.h"
 
 G_BEGIN_DECLS
 
@@ -55,7 +55,7 @@ struct ProtoPeer {
   char error[PROTO_OBS_DETAIL_LEN];
 
   GPtrArray *pool;       /* Link*, in creation order */
-  DlWordMap *pool_index;  /* id -> Link* */
+  DlIdMap pool_index;    /* id -> Link* */
   /* the last link pp_find_link found (a Payload is looked up by
    * proto_peer_listens, then by its handler); NULL after a removal */
   ProtoNodeId found_id;

@@ -734,7 +734,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
   p->pool = g_ptr_array_new_with_free_func (pp_link_free);
-  p->pool_index = dl_word_map_new (NULL);
+  dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);
   proto_aggregator_set_strict (p->agg, config->robust_exact_round);
@@ -754,7 +754,7 @@ proto_peer_free (ProtoPeer *p)
 {
   if (!p)
     return;
-  dl_word_map_free (p->pool_index);
+  dl_id_map_clear (&p->pool_index);
   g_ptr_array_unref (p->pool);
   g_array_unref (p->pending);
   proto_aggregator_free (p->agg);
