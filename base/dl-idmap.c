@@ -90,3 +90,26 @@ dl_id_map_steal (DlIdMap *m, uint32_t id)
     m->size--;
   return v;
 }
+
+gboolean
+dl_id_map_next (const DlIdMap *m, guint *at, uint32_t *id, gpointer *value)
+{
+  for (; *at < m->n_dense; (*at)++)
+    if (m->dense[*at])
+      {
+        *id = *at;
+        if (value)
+          *value = m->dense[*at];
+        (*at)++;
+        return TRUE;
+      }
+  if (!m->far)
+    return FALSE;
+  guint far_at = *at - m->n_dense;
+  uint64_t key;
+  if (!dl_word_map_next (m->far, &far_at, &key, value))
+    return FALSE;
+  *id = (uint32_t) key;
+  *at = m->n_dense + far_at;
+  return TRUE;
+}

@@ -45,6 +45,21 @@ dl_id_map_lookup (const DlIdMap *m, uint32_t id)
   return m->far ? dl_word_map_lookup (m->far, id) : NULL;
 }
 
+/* Starts loading id's entry (a hint: changes nothing). */
+static inline void
+dl_id_map_prefetch (const DlIdMap *m, uint32_t id)
+{
+  if (id < m->n_dense)
+    __builtin_prefetch (&m->dense[id]);
+  else if (m->far)
+    dl_word_map_prefetch (m->far, id);
+}
+
+/* Iteration: for (guint i = 0; dl_id_map_next (m, &i, &id, &v);) — the
+ * map must not change meanwhile.  The order depends on the ids and the
+ * insertion history only. */
+gboolean dl_id_map_next (const DlIdMap *m, guint *at, uint32_t *id, gpointer *value);
+
 static inline guint
 dl_id_map_size (const DlIdMap *m)
 {

@@ -175,14 +175,17 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   sim_fact (w, id, PROTO_NO_NODE, crash ? "crash" : "leave", NULL);
   /* its links close: the other sides notice a graceful close, not a crash */
   GArray *others = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  uint32_t o;
+  for (guint at = 0; dl_id_map_next (&n->links, &at, &o, NULL);)
+    g_array_append_val (others, o);
   uint64_t key;
   for (guint at = 0; dl_word_map_next (w->links, &at, &key, NULL);)
     {
       ProtoNodeId a = (ProtoNodeId) (key >> 32), b = (ProtoNodeId) (key & 0xffffffffu);
       if (a == id || b == id)
         {
-          ProtoNodeId o = a == id ? b : a;
-          g_array_append_val (others, o);
+          ProtoNodeId other = a == id ? b : a;
+          g_array_append_val (others, other);
         }
     }
   /* hash order must not reach the machines: sort */

@@ -7,6 +7,7 @@
 
 #include "sim/sim-world.h"
 #include "base/dl-wordmap.h"
+#include "base/dl-idmap.h"
 #include "sim/sim-engine.h"
 #include "sim/sim-host.h"
 
@@ -48,6 +49,7 @@ typedef struct {
   gboolean stream_down;   /* its stream is closed or broken (a replica crashed, a reconnect pending) */
   guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
   guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
+  DlIdMap links;          /* the other end -> Link*, for every link it has (sim_link_get) */
 } Node;
 
 typedef struct {
@@ -99,7 +101,10 @@ struct SimWorld {
   struct SimServer *servers;
   guint n_servers;
   GPtrArray *nodes;         /* Node*, index = id; [0] unused */
-  DlWordMap *links;         /* pair (in the key word) -> Link* */
+  GPtrArray *link_store;    /* Link*: every link, which it owns */
+  DlWordMap *links;         /* pair (in the key word) -> Link*, for a link made before one of its
+                               nodes existed (a timeline action); the others are in their
+                               nodes' maps */
   GHashTable *channels;     /* (from, to, via) (in the key word) -> last arrival time (boxed), for channels
                                without a link or node to keep it in */
   DlRandom *rng_links, *rng_churn;

@@ -516,7 +516,8 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
       }
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
-  w->links = dl_word_map_new (g_free);
+  w->links = dl_word_map_new (NULL);
+  w->link_store = g_ptr_array_new_with_free_func (g_free);
   w->msg_slabs = g_ptr_array_new_with_free_func (g_aligned_free);
   w->channels = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
   w->wire_sizes = dl_word_map_new (NULL);
@@ -564,6 +565,7 @@ sim_world_free (SimWorld *w)
       dl_random_free (n->rng_shares);
       learn_weights_unref (n->train_result);
       learn_dataset_free (n->shard);
+      dl_id_map_clear (&n->links);
       g_free (n);
     }
   g_ptr_array_unref (w->nodes);
@@ -576,6 +578,7 @@ sim_world_free (SimWorld *w)
   sim_engine_free (w->engine);
   sim_net_msg_pool_free (w);
   dl_word_map_free (w->links);
+  g_ptr_array_unref (w->link_store);
   g_hash_table_unref (w->channels);
   dl_word_map_free (w->wire_sizes);
   dl_random_free (w->rng_links);

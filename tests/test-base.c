@@ -450,6 +450,17 @@ START_TEST (test_id_map_matches_reference)
               ck_assert_ptr_eq (dl_id_map_lookup (&m, (uint32_t) ids[i]), g_hash_table_lookup (ref, &ids[i]));
           moved |= m.n_dense > DL_ID_MAP_DENSE_MIN;
         }
+      /* iteration visits each entry once, with its value */
+      guint seen = 0;
+      uint32_t id;
+      gpointer v;
+      for (guint at = 0; dl_id_map_next (&m, &at, &id, &v);)
+        {
+          gint64 k = id;
+          ck_assert_ptr_eq (v, g_hash_table_lookup (ref, &k));
+          seen++;
+        }
+      ck_assert_uint_eq (seen, g_hash_table_size (ref));
       dl_id_map_remove_all (&m);
       g_hash_table_remove_all (ref);
       ck_assert_uint_eq (dl_id_map_size (&m), 0);
