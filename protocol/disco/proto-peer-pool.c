@@ -88,13 +88,37 @@ pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   p->loops_deadline = next;
 }
 
-void
-pp_link_free (gpointer data)
+/* The pool's link records come from the peer's slabs, 64-byte-aligned so
+ * that a record is one cache line (each Payload reads its sender's: with
+ * malloc's 16-byte header most straddled two), and are recycled. */
+#define LINK_SLAB 64
+
+Link *
+pp_link_new (ProtoPeer *p)
 {
-  Link *l = data;
+  Link *l = p->link_free;
+  if (l)
+    p->link_free = l->next_free;
+  else
+    {
+      if (p->link_slabs->len == 0 || p->link_slab_used == LINK_SLAB)
+        {
+          g_ptr_array_add (p->link_slabs, g_aligned_alloc (LINK_SLAB, sizeof (Link), 64));
+          p->link_slab_used = 0;
+        }
+      l = (Link *) g_ptr_array_index (p->link_slabs, p->link_slabs->len - 1) + p->link_slab_used++;
+    }
+  memset (l, 0, sizeof *l);
+  return l;
+}
+
+void
+pp_link_release (ProtoPeer *p, Link *l)
+{
   if (l->loops != l->own)
     g_free (l->loops);
-  g_free (l);
+  l->next_free = p->link_free;
+  p->link_free = l;
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
@@ -105,6 +129,8 @@ pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
   dl_id_map_remove_all (&p->pool_index);
   p->found = NULL;
+  for (guint i = 0; i < p->pool->len; i++)
+    pp_link_release (p, pp_pool_at (p, i));
   g_ptr_array_set_size (p->pool, 0);
   g_array_set_size (p->pending, 0);
 }
@@ -120,6 +146,7 @@ pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
   dl_id_map_steal (&p->pool_index, other);
   p->found = NULL;
   g_ptr_array_remove (p->pool, l);
+  pp_link_release (p, l);
   for (guint i = 0; i < p->pending->len; i++)
     if (g_array_index (p->pending, ProtoNodeId, i) == other)
       {
@@ -165,7 +192,7 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
         }
       if (known)
         continue;
-      Link *l = g_new0 (Link, 1);
+      Link *l = pp_link_new (p);
       l->peer = ids[i];
       l->initiator = p->id > ids[i];
       l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;

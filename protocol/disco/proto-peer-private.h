@@ -14,7 +14,7 @@ typedef struct {
   DlTime deadline;   /* end of the current 60 s wait */
 } RecvLoop;
 
-typedef struct {
+typedef struct Link_ {
   ProtoNodeId peer;
   ProtoLinkState state;
   gboolean initiator;
@@ -23,10 +23,15 @@ typedef struct {
    * fewer per Payload, and no GArray object per link with a million links):
    * `own` while two fit (exhausted loops go at the next getPeers, so a
    * link rarely holds more), else on the heap */
-  RecvLoop *loops;
+  union {
+    RecvLoop *loops;
+    struct Link_ *next_free;   /* a free record: the next in the peer's free list */
+  };
   guint n_loops, cap_loops;
   RecvLoop own[2];
 } Link;
+
+G_STATIC_ASSERT (sizeof (Link) == 64);   /* one cache line in the peer's slabs */
 
 typedef struct {
   ProtoNodeId newcomer;
@@ -55,6 +60,9 @@ struct ProtoPeer {
   char error[PROTO_OBS_DETAIL_LEN];
 
   GPtrArray *pool;       /* Link*, in creation order */
+  GPtrArray *link_slabs; /* the pool's records, LINK_SLAB to a 64-byte-aligned slab */
+  guint link_slab_used;  /* records handed out from the last slab */
+  Link *link_free;       /* records of links that left the pool */
   DlIdMap pool_index;    /* id -> Link* */
   /* the last link pp_find_link found (a Payload is looked up by
    * proto_peer_listens, then by its handler); NULL after a removal */
@@ -93,7 +101,8 @@ struct ProtoPeer {
 /* proto-peer-pool.c: the link pool */
 Link *pp_pool_at (const ProtoPeer *p, guint i);
 gboolean pp_loop_active (const Link *l);
-void pp_link_free (gpointer data);
+Link *pp_link_new (ProtoPeer *p);
+void pp_link_release (ProtoPeer *p, Link *l);
 void pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);
 void pp_set_nodes_self_only (ProtoPeer *p);
 void pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops);

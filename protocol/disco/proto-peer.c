@@ -733,7 +733,8 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->id = PROTO_NO_NODE;
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
-  p->pool = g_ptr_array_new_with_free_func (pp_link_free);
+  p->pool = g_ptr_array_new ();
+  p->link_slabs = g_ptr_array_new_with_free_func (g_aligned_free);
   dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);
@@ -755,7 +756,10 @@ proto_peer_free (ProtoPeer *p)
   if (!p)
     return;
   dl_id_map_clear (&p->pool_index);
+  for (guint i = 0; i < p->pool->len; i++)
+    pp_link_release (p, pp_pool_at (p, i));
   g_ptr_array_unref (p->pool);
+  g_ptr_array_unref (p->link_slabs);
   g_array_unref (p->pending);
   proto_aggregator_free (p->agg);
   g_clear_pointer (&p->promised, learn_weights_unref);
