@@ -142,36 +142,22 @@ sim_net_init (SimWorld *w)
   sim_engine_prefetch_arg (w->engine, ev_deliver, 0, sizeof (Msg));
 }
 
-/* Message records come from slabs of MSG_SLAB and are recycled through the
- * world's free list (malloc and free of one per message were 5 % of a
- * 1 000-peer run; a slab also saves malloc's 8 to 16 bytes of overhead per
- * record, with a million in flight at 1 000 peers).  The slabs live as long
- * as the world. */
+/* Message records come from slabs (base/dl-slab.h: malloc and free of one
+ * per message were 5 % of a 1 000-peer run, and its header per record
+ * costs memory with a million in flight at 1 000 peers).  The slabs live
+ * as long as the world. */
 #define MSG_SLAB 4096
+
+void
+sim_net_msg_pool_init (SimWorld *w)
+{
+  dl_slab_init (&w->msgs, sizeof (Msg), MSG_SLAB);
+}
 
 static Msg *
 msg_new (SimWorld *w)
 {
-  Msg *m = w->msg_free;
-  if (m)
-    {
-      w->msg_free = m->next_free;
-      /* the next record to hand out, most likely a miss (freed long ago):
-       * loaded while this message is sent (a send burst takes one each) */
-      if (w->msg_free)
-        for (gsize b = 0; b < sizeof *m; b += 64)
-          __builtin_prefetch ((const char *) w->msg_free + b, 1);
-    }
-  else
-    {
-      if (w->msg_slabs->len == 0 || w->msg_slab_used == MSG_SLAB)
-        {
-          g_ptr_array_add (w->msg_slabs, g_aligned_alloc (MSG_SLAB, sizeof (Msg), 64));
-          w->msg_slab_used = 0;
-        }
-      m = (Msg *) g_ptr_array_index (w->msg_slabs, w->msg_slabs->len - 1) + w->msg_slab_used++;
-    }
-  memset (m, 0, sizeof *m);
+  Msg *m = dl_slab_take (&w->msgs);
   m->live = 1;
   return m;
 }
@@ -182,8 +168,7 @@ msg_drop (SimWorld *w, Msg *m)
 {
   proto_msg_clear (&m->msg);
   m->live = 0;
-  m->next_free = w->msg_free;
-  w->msg_free = m;
+  dl_slab_give (&w->msgs, m);
 }
 
 void
@@ -196,19 +181,15 @@ sim_net_msg_free (SimWorld *w, Msg *m)
 void
 sim_net_msg_pool_free (SimWorld *w)
 {
-  if (!w->msg_slabs)
+  if (!w->msgs.slabs)
     return;
-  for (guint s = 0; s < w->msg_slabs->len; s++)
+  for (guint i = 0; i < dl_slab_carved (&w->msgs); i++)
     {
-      Msg *slab = g_ptr_array_index (w->msg_slabs, s);
-      guint n = s + 1 == w->msg_slabs->len ? w->msg_slab_used : MSG_SLAB;
-      for (guint i = 0; i < n; i++)
-        if (slab[i].live)
-          proto_msg_clear (&slab[i].msg);
+      Msg *m = dl_slab_at (&w->msgs, i);
+      if (m->live)
+        proto_msg_clear (&m->msg);
     }
-  g_ptr_array_free (w->msg_slabs, TRUE);
-  w->msg_slabs = NULL;
-  w->msg_free = NULL;
+  dl_slab_clear (&w->msgs);
 }
 
 static DlTime

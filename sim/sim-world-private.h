@@ -8,6 +8,7 @@
 #include "sim/sim-world.h"
 #include "base/dl-wordmap.h"
 #include "base/dl-idmap.h"
+#include "base/dl-slab.h"
 #include "sim/sim-engine.h"
 #include "sim/sim-host.h"
 
@@ -65,10 +66,7 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
                   bytes, two cache lines in 64-byte-aligned slabs) */
   ProtoMsg msg;
   gsize bytes;
-  union {
-    DlTime wire_done; /* its last byte left the sender's uplink */
-    Msg *next_free;   /* a free record: the next in the world's free list */
-  };
+  DlTime wire_done;   /* its last byte left the sender's uplink */
   ProtoNodeId from, to;
   union {
     guint32 stream;   /* on a peer's coordinator stream: its number then */
@@ -121,9 +119,7 @@ struct SimWorld {
   gboolean finished;
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
-  GPtrArray *msg_slabs;               /* message records, MSG_SLAB to an allocation */
-  guint msg_slab_used;                /* records handed out from the last slab */
-  Msg *msg_free;                      /* recycled message records */
+  DlSlab msgs;                        /* the message records (sim-net.c) */
   DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
@@ -158,6 +154,7 @@ void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kin
 gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
 void sim_net_close_stream (SimWorld *w, Node *n);
+void sim_net_msg_pool_init (SimWorld *w);
 void sim_net_msg_free (SimWorld *w, Msg *m);
 void sim_net_msg_pool_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);

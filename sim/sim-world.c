@@ -518,7 +518,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   g_ptr_array_add (w->nodes, NULL);
   w->links = dl_word_map_new (NULL);
   w->link_store = g_ptr_array_new_with_free_func (g_free);
-  w->msg_slabs = g_ptr_array_new_with_free_func (g_aligned_free);
+  sim_net_msg_pool_init (w);
   w->channels = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
   w->wire_sizes = dl_word_map_new (NULL);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);

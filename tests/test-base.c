@@ -9,6 +9,7 @@
 #include "base/dl-wordmap.h"
 #include "base/dl-idset.h"
 #include "base/dl-idmap.h"
+#include "base/dl-slab.h"
 
 #include <check.h>
 #include <math.h>
@@ -476,6 +477,40 @@ START_TEST (test_id_map_matches_reference)
 }
 END_TEST
 
+/* Slab records: 64-byte-aligned, zeroed when taken, distinct while held,
+ * and a given-back record is the next one taken (LIFO); carved counts
+ * what was cut from the slabs, across several slabs. */
+START_TEST (test_slab_records)
+{
+  DlSlab s;
+  dl_slab_init (&s, 128, 5);
+  guint64 *held[12];
+  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
+    {
+      held[i] = dl_slab_take (&s);
+      ck_assert_uint_eq ((guintptr) held[i] % 64, 0);
+      for (guint k = 0; k < 16; k++)
+        ck_assert_uint_eq (held[i][k], 0);
+      for (guint j = 0; j < i; j++)
+        ck_assert_ptr_ne (held[i], held[j]);
+      memset (held[i], 0xab, 128);
+    }
+  ck_assert_uint_eq (dl_slab_carved (&s), 12);
+  ck_assert_ptr_eq (dl_slab_at (&s, 7), held[7]);
+  dl_slab_give (&s, held[3]);
+  dl_slab_give (&s, held[9]);
+  guint64 *a = dl_slab_take (&s), *b = dl_slab_take (&s);
+  ck_assert_ptr_eq (a, held[9]);
+  ck_assert_ptr_eq (b, held[3]);
+  for (guint k = 0; k < 16; k++)
+    ck_assert_uint_eq (a[k] | b[k], 0);
+  ck_assert_uint_eq (dl_slab_carved (&s), 12);   /* reused, none carved */
+  guint64 *c = dl_slab_take (&s);
+  ck_assert_ptr_eq (c, dl_slab_at (&s, 12));
+  dl_slab_clear (&s);
+}
+END_TEST
+
 static Suite *
 base_suite (void)
 {
@@ -509,6 +544,7 @@ base_suite (void)
   tcase_add_test (tc, test_word_map_matches_reference);
   tcase_add_test (tc, test_id_set_matches_reference);
   tcase_add_test (tc, test_id_map_matches_reference);
+  tcase_add_test (tc, test_slab_records);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -88,28 +88,15 @@ pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   p->loops_deadline = next;
 }
 
-/* The pool's link records come from the peer's slabs, 64-byte-aligned so
- * that a record is one cache line (each Payload reads its sender's: with
- * malloc's 16-byte header most straddled two), and are recycled. */
+/* The pool's link records come from the peer's slabs (base/dl-slab.h),
+ * 64-byte-aligned, so that a record is one cache line (each Payload reads
+ * its sender's: with malloc's 16-byte header most straddled two). */
 #define LINK_SLAB 64
 
 Link *
 pp_link_new (ProtoPeer *p)
 {
-  Link *l = p->link_free;
-  if (l)
-    p->link_free = l->next_free;
-  else
-    {
-      if (p->link_slabs->len == 0 || p->link_slab_used == LINK_SLAB)
-        {
-          g_ptr_array_add (p->link_slabs, g_aligned_alloc (LINK_SLAB, sizeof (Link), 64));
-          p->link_slab_used = 0;
-        }
-      l = (Link *) g_ptr_array_index (p->link_slabs, p->link_slabs->len - 1) + p->link_slab_used++;
-    }
-  memset (l, 0, sizeof *l);
-  return l;
+  return dl_slab_take (&p->links);
 }
 
 void
@@ -117,8 +104,13 @@ pp_link_release (ProtoPeer *p, Link *l)
 {
   if (l->loops != l->own)
     g_free (l->loops);
-  l->next_free = p->link_free;
-  p->link_free = l;
+  dl_slab_give (&p->links, l);
+}
+
+void
+pp_links_init (ProtoPeer *p)
+{
+  dl_slab_init (&p->links, sizeof (Link), LINK_SLAB);
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */

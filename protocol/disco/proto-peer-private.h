@@ -6,6 +6,7 @@
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "base/dl-idmap.h"
+#include "base/dl-slab.h"
 
 G_BEGIN_DECLS
 
@@ -14,7 +15,7 @@ typedef struct {
   DlTime deadline;   /* end of the current 60 s wait */
 } RecvLoop;
 
-typedef struct Link_ {
+typedef struct {
   ProtoNodeId peer;
   ProtoLinkState state;
   gboolean initiator;
@@ -23,10 +24,7 @@ typedef struct Link_ {
    * fewer per Payload, and no GArray object per link with a million links):
    * `own` while two fit (exhausted loops go at the next getPeers, so a
    * link rarely holds more), else on the heap */
-  union {
-    RecvLoop *loops;
-    struct Link_ *next_free;   /* a free record: the next in the peer's free list */
-  };
+  RecvLoop *loops;
   guint n_loops, cap_loops;
   RecvLoop own[2];
 } Link;
@@ -60,9 +58,7 @@ struct ProtoPeer {
   char error[PROTO_OBS_DETAIL_LEN];
 
   GPtrArray *pool;       /* Link*, in creation order */
-  GPtrArray *link_slabs; /* the pool's records, LINK_SLAB to a 64-byte-aligned slab */
-  guint link_slab_used;  /* records handed out from the last slab */
-  Link *link_free;       /* records of links that left the pool */
+  DlSlab links;          /* the pool's records (one cache line each: proto-peer-pool.c) */
   DlIdMap pool_index;    /* id -> Link* */
   /* the last link pp_find_link found (a Payload is looked up by
    * proto_peer_listens, then by its handler); NULL after a removal */
@@ -101,6 +97,7 @@ struct ProtoPeer {
 /* proto-peer-pool.c: the link pool */
 Link *pp_pool_at (const ProtoPeer *p, guint i);
 gboolean pp_loop_active (const Link *l);
+void pp_links_init (ProtoPeer *p);
 Link *pp_link_new (ProtoPeer *p);
 void pp_link_release (ProtoPeer *p, Link *l);
 void pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);

@@ -734,7 +734,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
   p->pool = g_ptr_array_new ();
-  p->link_slabs = g_ptr_array_new_with_free_func (g_aligned_free);
+  pp_links_init (p);
   dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);
@@ -759,7 +759,7 @@ proto_peer_free (ProtoPeer *p)
   for (guint i = 0; i < p->pool->len; i++)
     pp_link_release (p, pp_pool_at (p, i));
   g_ptr_array_unref (p->pool);
-  g_ptr_array_unref (p->link_slabs);
+  dl_slab_clear (&p->links);
   g_array_unref (p->pending);
   proto_aggregator_free (p->agg);
   g_clear_pointer (&p->promised, learn_weights_unref);

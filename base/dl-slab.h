@@ -1,0 +1,38 @@
+/* dl-slab.h — records of one size from 64-byte-aligned slabs, recycled
+ * through a LIFO free list kept in the records themselves (the first
+ * pointer of a free record).
+ *
+ * Why: a million message records in flight at 1 000 peers, and a million
+ * pool links: malloc's 16-byte header per record costs memory and makes
+ * records straddle cache lines; a slab record of 64 or 128 bytes is one or
+ * two lines.  The next free record is prefetched when one is taken (it
+ * was freed long ago: a send burst takes one per message).  Records live
+ * as long as the slab set.  Shape: dl_slab_init / dl_slab_clear on an
+ * embedded struct. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  GPtrArray *slabs;    /* per_slab records each */
+  gsize size;          /* a record's bytes, a multiple of 8 */
+  guint per_slab;
+  guint used;          /* records handed out from the last slab */
+  gpointer free;       /* a released record, whose first pointer is the next */
+} DlSlab;
+
+void dl_slab_init (DlSlab *s, gsize size, guint per_slab);
+/* Frees every slab (the caller has released what its records own). */
+void dl_slab_clear (DlSlab *s);
+/* A zeroed record. */
+gpointer dl_slab_take (DlSlab *s);
+/* Gives a record back (its first pointer is overwritten). */
+void dl_slab_give (DlSlab *s, gpointer rec);
+/* The records carved so far, free ones included, for a final scan:
+ * for (guint i = 0; i < dl_slab_carved (s); i++) dl_slab_at (s, i) */
+guint dl_slab_carved (const DlSlab *s);
+gpointer dl_slab_at (const DlSlab *s, guint i);
+
+G_END_DECLS
