@@ -91,7 +91,7 @@ pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 /* The pool's link records come from the peer's slabs (base/dl-slab.h),
  * 64-byte-aligned, so that a record is one cache line (each Payload reads
  * its sender's: with malloc's 16-byte header most straddled two). */
-#define LINK_SLAB 64
+#define LINK_SLAB 16
 
 Link *
 pp_link_new (ProtoPeer *p)
