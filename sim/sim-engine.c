@@ -75,6 +75,9 @@ G_STATIC_ASSERT (sizeof (EventRecord) == 16);
 typedef struct {
   SimHandler handler;
   void *ctx;
+  /* what the handler reads first from the record arg points to
+   * (sim_engine_prefetch_arg), pf_bytes 0 if nothing */
+  uint32_t pf_offset, pf_bytes;
 } Action;
 
 #define FREE_END UINT32_MAX
@@ -367,8 +370,15 @@ action_add (SimEngine *e, SimHandler handler, void *ctx)
       e->actions = g_renew (Action, e->actions, e->cap_actions);
     }
   if (e->n_actions == 0)
-    e->actions[e->n_actions++] = (Action) { NULL, NULL };   /* NO_ACTION */
-  e->actions[e->n_actions] = (Action) { handler, ctx };
+    e->actions[e->n_actions++] = (Action) { NULL, NULL, 0, 0 };   /* NO_ACTION */
+  Action a = { handler, ctx, 0, 0 };
+  for (uint32_t h = 0; h < e->n_pf; h++)
+    if (e->pf_handler[h] == handler)
+      {
+        a.pf_offset = e->pf_offset[h];
+        a.pf_bytes = e->pf_bytes[h];
+      }
+  e->actions[e->n_actions] = a;
   return e->last_action = e->n_actions++;
 }
 
@@ -550,17 +560,15 @@ prefetch_next (const SimEngine *e)
   if (e->n_pf)
     {
       const EventRecord *r1 = &e->records[slot1];
-      SimHandler h1 = e->actions[r1->action].handler;
-      for (uint32_t h = 0; h < e->n_pf; h++)
-        if (h1 == e->pf_handler[h])
-          {
-            /* every line of [offset, offset + bytes), whatever arg's alignment */
-            uintptr_t p = (uintptr_t) r1->arg + e->pf_offset[h];
-            uintptr_t end = p + e->pf_bytes[h];
-            for (p &= ~(uintptr_t) 63; p < end; p += 64)
-              __builtin_prefetch ((const void *) p);
-            break;
-          }
+      const Action *a = &e->actions[r1->action];   /* NO_ACTION's asks for nothing */
+      if (a->pf_bytes)
+        {
+          /* every line of [offset, offset + bytes), whatever arg's alignment */
+          uintptr_t p = (uintptr_t) r1->arg + a->pf_offset;
+          uintptr_t end = p + a->pf_bytes;
+          for (p &= ~(uintptr_t) 63; p < end; p += 64)
+            __builtin_prefetch ((const void *) p);
+        }
     }
   if (i2 != UINT32_MAX)
     prefetch_record (e, key_slot (bk->keys[i2]));
@@ -580,6 +588,13 @@ sim_engine_prefetch_arg (SimEngine *e, SimHandler handler, size_t offset, size_t
   e->pf_offset[e->n_pf] = (uint32_t) offset;
   e->pf_bytes[e->n_pf] = (uint32_t) bytes;
   e->n_pf++;
+  /* pairs already scheduled take it too (new ones in action_add) */
+  for (uint32_t i = 1; i < e->n_actions; i++)
+    if (e->actions[i].handler == handler)
+      {
+        e->actions[i].pf_offset = (uint32_t) offset;
+        e->actions[i].pf_bytes = (uint32_t) bytes;
+      }
 }
 
 /* Pops keys until a live one, and runs it if its time is <= end.  Returns

@@ -99,7 +99,7 @@ struct SimWorld {
   struct SimServer *servers;
   guint n_servers;
   GPtrArray *nodes;         /* Node*, index = id; [0] unused */
-  GPtrArray *link_store;    /* Link*: every link, which it owns */
+  DlSlab link_slab;         /* every link's record (sim-net.c) */
   DlWordMap *links;         /* pair (in the key word) -> Link*, for a link made before one of its
                                nodes existed (a timeline action); the others are in their
                                nodes' maps */
@@ -144,7 +144,8 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
 }
 
 /* sim-net.c */
-/* with the engine: its hints for the network's events */
+/* with the engine: the network's records and the engine's hints for its
+ * events */
 void sim_net_init (SimWorld *w);
 guint sim_hash_word (gconstpointer k);
 Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
@@ -154,9 +155,8 @@ void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kin
 gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
 void sim_net_close_stream (SimWorld *w, Node *n);
-void sim_net_msg_pool_init (SimWorld *w);
 void sim_net_msg_free (SimWorld *w, Msg *m);
-void sim_net_msg_pool_free (SimWorld *w);
+void sim_net_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);

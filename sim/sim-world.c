@@ -517,8 +517,6 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
   w->links = dl_word_map_new (NULL);
-  w->link_store = g_ptr_array_new_with_free_func (g_free);
-  sim_net_msg_pool_init (w);
   w->channels = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
   w->wire_sizes = dl_word_map_new (NULL);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);
@@ -576,9 +574,8 @@ sim_world_free (SimWorld *w)
     }
   g_free (w->servers);
   sim_engine_free (w->engine);
-  sim_net_msg_pool_free (w);
+  sim_net_free (w);
   dl_word_map_free (w->links);
-  g_ptr_array_unref (w->link_store);
   g_hash_table_unref (w->channels);
   dl_word_map_free (w->wire_sizes);
   dl_random_free (w->rng_links);

@@ -29,7 +29,6 @@
 #include "base/dl-idset.h"
 #include "base/dl-idmap.h"
 
-
 typedef struct {
   ProtoNodeId node;
   LearnWeights *w;

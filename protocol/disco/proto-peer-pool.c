@@ -15,17 +15,7 @@
 Link *
 pp_find_link (const ProtoPeer *p, ProtoNodeId other)
 {
-  if (p->found && p->found_id == other)
-    return p->found;
-  Link *l = dl_id_map_lookup (&p->pool_index, other);
-  if (l)
-    {
-      /* a cache, not state: no result depends on it */
-      ProtoPeer *mp = (ProtoPeer *) p;
-      mp->found_id = other;
-      mp->found = l;
-    }
-  return l;
+  return dl_id_map_lookup (&p->pool_index, other);
 }
 
 Link *
@@ -120,7 +110,6 @@ pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
   for (guint i = 0; i < p->pool->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
   dl_id_map_remove_all (&p->pool_index);
-  p->found = NULL;
   for (guint i = 0; i < p->pool->len; i++)
     pp_link_release (p, pp_pool_at (p, i));
   g_ptr_array_set_size (p->pool, 0);
@@ -136,7 +125,6 @@ pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   dl_id_map_steal (&p->pool_index, other);
-  p->found = NULL;
   g_ptr_array_remove (p->pool, l);
   pp_link_release (p, l);
   for (guint i = 0; i < p->pending->len; i++)

@@ -60,10 +60,6 @@ struct ProtoPeer {
   GPtrArray *pool;       /* Link*, in creation order */
   DlSlab links;          /* the pool's records (one cache line each: proto-peer-pool.c) */
   DlIdMap pool_index;    /* id -> Link* */
-  /* the last link pp_find_link found (a Payload is looked up by
-   * proto_peer_listens, then by its handler); NULL after a removal */
-  ProtoNodeId found_id;
-  Link *found;
   GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
