@@ -415,8 +415,8 @@ END_TEST
 
 /* The id map against GHashTable: inserts, replacements and removals of
  * small ids, ids from 1 024 (beyond the array's bound while the map is
- * small: they move into the array as it grows) and the largest ids, every candidate checked
- * after each step; emptied, then filled again. */
+ * small: they move into the array as it grows) and the largest ids, every
+ * candidate checked after each step; emptied, then filled again. */
 START_TEST (test_id_map_matches_reference)
 {
   DlRandom *r = dl_random_new (13, "idmap", DL_RANDOM_NO_NODE);
