@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 void
 wq_init (WQueue *q)
@@ -352,6 +353,8 @@ writer_main (gpointer data)
 {
   ResRun *r = data;
   guint pending = 0;
+  /* its own name in top, perf and gdb */
+  prctl (PR_SET_NAME, "dlsim-writer", 0, 0, 0);
   for (;;)
     {
       Item *it = wq_pop (&r->to_writer);
