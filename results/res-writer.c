@@ -100,7 +100,9 @@ res_node_name (char buf[24], ProtoNodeId id)
  * dl_time_to_s (both are the double nearest to t / 10^9). */
 
 /* The writers below put text at p, in room the caller has made (put_row),
- * and return the end. */
+ * and return the end.  Those that may write null set *last to that end
+ * when they write a value instead: put_row cuts the row after its last
+ * value. */
 static inline char *
 put_uint (char *p, guint64 v)
 {
@@ -122,9 +124,11 @@ put_lit (char *p, const char *s, gsize n)
 }
 
 static inline char *
-put_int_or_null (char *p, gint64 v)
+put_int_or_null (char *p, gint64 v, char **last)
 {
-  return v < 0 ? put_lit (p, "null", 4) : put_uint (p, (guint64) v);
+  if (v < 0)
+    return put_lit (p, "null", 4);
+  return *last = put_uint (p, (guint64) v);
 }
 
 /* "00" to "99" */
@@ -172,7 +176,7 @@ put_time (char *p, DlTime t)
 /* A JSON string (RFC 8259 §7), or null for NULL and "" (the columns' NULL):
  * at most 6 bytes per byte of s, plus 2. */
 static char *
-put_str_or_null (char *p, const char *s)
+put_str_or_null (char *p, const char *s, char **last)
 {
   if (!s || !*s)
     return put_lit (p, "null", 4);
@@ -195,33 +199,33 @@ put_str_or_null (char *p, const char *s)
         *p++ = (char) *c;
     }
   *p++ = '"';
-  return p;
+  return *last = p;
 }
 
 /* A name from the program's own tables (states, messages, observation
  * kinds, node names): letters, digits and dashes, nothing to escape. */
 static inline char *
-put_name_or_null (char *p, const char *s, gsize n)
+put_name_or_null (char *p, const char *s, gsize n, char **last)
 {
   if (n == 0)
     return put_lit (p, "null", 4);
   *p++ = '"';
   p = put_lit (p, s, n);
   *p++ = '"';
-  return p;
+  return *last = p;
 }
 
 /* A node's name, written in place (a memcpy call per name was a tenth of
  * the writer's time) */
 static inline char *
-put_node (char *p, ProtoNodeId id)
+put_node_or_null (char *p, ProtoNodeId id, char **last)
 {
   if (id == PROTO_NO_NODE)
     return put_lit (p, "null", 4);
   *p++ = '"';
   p += res_node_name (p, id);   /* its NUL is overwritten next */
   *p++ = '"';
-  return p;
+  return *last = p;
 }
 
 /* One row without its seq (the view counts it from the chunk's first),
@@ -240,46 +244,30 @@ put_row (GString *g, const Item *it, const EventRow *e)
   g_string_set_size (g, at + room);
   char *p = g->str + at;
   /* trailing nulls are left out: json_extract reads a missing element as
-   * NULL (most rows end in one or two; 7 % fewer bytes).  end is the end
-   * of the last field that is not null (finding ",null" in the text just
-   * written stalled on store forwarding: a fifth of the writer's own time) */
-  char *end;
+   * NULL (most rows end in one or two; 7 % fewer bytes).  last is the end
+   * of the last value written (finding ",null" in the text just written
+   * stalled on store forwarding: a fifth of the writer's own time) */
+  char *last;
   *p++ = '[';
-  p = end = put_time (p, e->t);
+  p = last = put_time (p, e->t);
   *p++ = ',';
-  p = e->node_world ? put_lit (p, "\"world\"", 7) : put_node (p, e->node);
-  if (e->node_world || e->node != PROTO_NO_NODE)
-    end = p;
+  p = e->node_world ? (last = put_lit (p, "\"world\"", 7)) : put_node_or_null (p, e->node, &last);
   *p++ = ',';
   /* a fact's kind comes from the caller: escaped */
-  p = e->kind ? put_name_or_null (p, kind, kind_len) : put_str_or_null (p, kind);
-  if (kind_len > 0)
-    end = p;
+  p = e->kind ? put_name_or_null (p, kind, kind_len, &last) : put_str_or_null (p, kind, &last);
   *p++ = ',';
-  p = put_int_or_null (p, e->round);
-  if (e->round >= 0)
-    end = p;
+  p = put_int_or_null (p, e->round, &last);
   *p++ = ',';
-  p = put_node (p, e->other);
-  if (e->other != PROTO_NO_NODE)
-    end = p;
+  p = put_node_or_null (p, e->other, &last);
   *p++ = ',';
-  p = put_str_or_null (p, detail);
-  if (detail_len > 0)
-    end = p;
+  p = put_str_or_null (p, detail, &last);
   *p++ = ',';
-  p = put_name_or_null (p, e->state, state_len);
-  if (state_len > 0)
-    end = p;
+  p = put_name_or_null (p, e->state, state_len, &last);
   *p++ = ',';
-  p = put_name_or_null (p, e->msg, msg_len);
-  if (msg_len > 0)
-    end = p;
+  p = put_name_or_null (p, e->msg, msg_len, &last);
   *p++ = ',';
-  p = put_int_or_null (p, e->value);
-  if (e->value >= 0)
-    end = p;
-  p = end;
+  put_int_or_null (p, e->value, &last);
+  p = last;
   *p++ = ']';
   g_assert ((gsize) (p - (g->str + at)) <= room);
   g_string_truncate (g, (gsize) (p - g->str));
