@@ -9,11 +9,13 @@
 #include "results/res-run-private.h"
 #include "results/res-violations.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- runs */
 
@@ -343,6 +345,11 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   r->violations = res_violations_new ();
   sqlite3_prepare_v2 (db->db, "INSERT INTO event_chunks VALUES (?,?,?)", -1, &r->ins_chunk, NULL);
   r->chunk = g_string_sized_new (CHUNK_ROWS * 128);
+  /* a small cache, spilled to the file as it fills, and the file to start
+   * its writeback on (res-run-private.h, COMMIT_INTERVAL_US) */
+  res_db_exec (db, "PRAGMA cache_size = -" G_STRINGIFY (RUN_CACHE_KIB), NULL);
+  const char *file = sqlite3_db_filename (db->db, "main");
+  r->writeback_fd = file && *file ? open (file, O_RDONLY | O_CLOEXEC) : -1;
   wq_init (&r->to_writer);
   wq_init (&r->free_items);
   wq_init (&r->acks);
@@ -372,6 +379,8 @@ run_free (ResRun *r)
   wq_clear (&r->acks, g_free);
   sqlite3_finalize (r->ins_chunk);
   g_string_free (r->chunk, TRUE);
+  if (r->writeback_fd >= 0)
+    close (r->writeback_fd);
   sqlite3_finalize (r->ins_metric);
   g_array_unref (r->rounds);
   res_violations_free (r->violations);

@@ -33,7 +33,22 @@ typedef struct {
 #define EVENT_TEXT 32768   /* bytes of strings per batch */
 #define EVENT_BATCH 512
 #define CHUNK_ROWS 1024   /* events per event_chunks row */
-#define COMMIT_ROWS 20000   /* rows between the writer's commits */
+/* The writer commits a second after its last commit, not every so many
+ * rows: each commit is two fsyncs, and with one every 20 000 rows they cost
+ * a 100-peer run a fifth of its time (docs/performance.md, "Recording").
+ * Between commits SQLite spills the run's new pages to the file as its
+ * cache fills (RUN_CACHE_KIB), and every WRITEBACK_CHUNKS chunks the writer
+ * asks the kernel to start writing them to the disk, so that the commit's
+ * fsync finds little left to do. */
+#define COMMIT_INTERVAL_US G_USEC_PER_SEC
+/* A spill takes the file's exclusive lock until the commit, so for this
+ * long after each commit the writer does not spill (its cache grows
+ * instead): a reader waiting on the lock (SQLite's busy handler retries at
+ * most 100 ms apart) gets in. */
+#define READERS_WINDOW_US (150 * G_TIME_SPAN_MILLISECOND)
+#define READERS_WINDOW_KIB 65536   /* at most this much in the cache meanwhile */
+#define RUN_CACHE_KIB 1024   /* a literal: G_STRINGIFY puts it in a PRAGMA */
+#define WRITEBACK_CHUNKS 16
 
 /* A blocking FIFO on a pthread mutex and condition variable (rather than
  * GAsyncQueue, whose futex-based locking ThreadSanitizer cannot follow). */
@@ -81,7 +96,8 @@ struct ResRun {
   WQueue acks;                      /* the writer's answers to ITEM_SYNC */
   pthread_t writer;
   gboolean writer_running;
-  guint pending;          /* rows since the last commit */
+  int writeback_fd;       /* the database file, read-only, for sync_file_range; -1: none */
+  guint chunks_since_writeback;
   GArray *rounds;         /* RoundRow, index = round (0-based) */
   guint64 traffic_msgs[PROTO_MSG_N_TYPES];
   guint64 traffic_bytes[PROTO_MSG_N_TYPES];

@@ -1,10 +1,12 @@
 /* res-writer.c — the writer thread of a run's recording: batches of events
  * and metrics rows go from the simulation thread to SQLite through queues
  * (res-run-private.h). */
+#define _GNU_SOURCE 1   /* sync_file_range */
 #include "config.h"
 
 #include "results/res-run-private.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -273,13 +275,12 @@ put_row (GString *g, const Item *it, const EventRow *e)
   g_string_truncate (g, (gsize) (p - g->str));
 }
 
-/* Inserts the chunk being built, if it holds any row.  Returns its rows. */
-static guint
+/* Inserts the chunk being built, if it holds any row. */
+static void
 write_chunk (ResRun *r)
 {
-  guint n = r->chunk_rows;
-  if (n == 0)
-    return 0;
+  if (r->chunk_rows == 0)
+    return;
   g_string_append_c (r->chunk, ']');
   sqlite3_bind_int64 (r->ins_chunk, 1, r->id);
   sqlite3_bind_int64 (r->ins_chunk, 2, r->chunk_first);
@@ -288,20 +289,24 @@ write_chunk (ResRun *r)
   sqlite3_reset (r->ins_chunk);
   g_string_truncate (r->chunk, 0);
   r->chunk_rows = 0;
-  return n;
+  /* start writing what SQLite spilled to the file (asynchronous: the
+   * kernel queues the dirty pages and returns) */
+  if (r->writeback_fd >= 0 && ++r->chunks_since_writeback == WRITEBACK_CHUNKS)
+    {
+      sync_file_range (r->writeback_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+      r->chunks_since_writeback = 0;
+    }
 }
 
-/* Writer thread: the only user of the connection while a run records.
- * Returns the rows that went into the database. */
-static guint
+/* Writer thread: the only user of the connection while a run records. */
+static void
 write_events (ResRun *r, Item *it)
 {
-  guint written = 0;
   for (guint i = 0; i < it->n; i++)
     {
       /* a chunk's rows have consecutive seqs */
       if (r->chunk_rows > 0 && it->rows[i].seq != r->chunk_first + r->chunk_rows)
-        written += write_chunk (r);
+        write_chunk (r);
       if (r->chunk_rows == 0)
         {
           g_string_append_c (r->chunk, '[');
@@ -311,9 +316,8 @@ write_events (ResRun *r, Item *it)
         g_string_append_c (r->chunk, ',');
       put_row (r->chunk, it, &it->rows[i]);
       if (++r->chunk_rows == CHUNK_ROWS)
-        written += write_chunk (r);
+        write_chunk (r);
     }
-  return written;
 }
 
 static void
@@ -340,7 +344,8 @@ gpointer
 writer_main (gpointer data)
 {
   ResRun *r = data;
-  guint pending = 0;
+  gint64 last_commit = g_get_monotonic_time ();
+  gboolean readers_window = FALSE;
   /* its own name in top, perf and gdb */
   prctl (PR_SET_NAME, "dlsim-writer", 0, 0, 0);
   for (;;)
@@ -349,11 +354,10 @@ writer_main (gpointer data)
       switch (it->kind)
         {
         case ITEM_EVENTS:
-          pending += write_events (r, it);
+          write_events (r, it);
           break;
         case ITEM_METRIC:
           write_metric (r, it);
-          pending++;
           break;
         case ITEM_SYNC:
         case ITEM_STOP:
@@ -366,12 +370,22 @@ writer_main (gpointer data)
             continue;
           }
         }
-      /* batched transactions (250 000 rows to a commit saved a little of
-       * the writer's CPU but no wall time: docs/performance.md) */
-      if (pending >= COMMIT_ROWS)
+      /* a commit a second (res-run-private.h): a long run that crashes
+       * keeps its events up to the last second, and readers get in */
+      gint64 now = g_get_monotonic_time ();
+      if (now - last_commit >= COMMIT_INTERVAL_US)
         {
-          sqlite3_exec (r->db->db, "COMMIT; BEGIN", NULL, NULL, NULL);
-          pending = 0;
+          /* cache_spill = N applies at once; the boolean form would wait
+           * for the end of the transaction (pragma.c, setAllPagerFlags) */
+          sqlite3_exec (r->db->db, "COMMIT; BEGIN; PRAGMA cache_spill = -" G_STRINGIFY (READERS_WINDOW_KIB), NULL, NULL,
+                        NULL);
+          last_commit = now;
+          readers_window = TRUE;
+        }
+      else if (readers_window && now - last_commit >= READERS_WINDOW_US)
+        {
+          sqlite3_exec (r->db->db, "PRAGMA cache_spill = -" G_STRINGIFY (RUN_CACHE_KIB), NULL, NULL, NULL);
+          readers_window = FALSE;
         }
       it->n = 0;
       wq_push (&r->free_items, it);
