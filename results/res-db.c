@@ -344,7 +344,8 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   r->rounds = g_array_new (FALSE, TRUE, sizeof (RoundRow));
   r->violations = res_violations_new ();
   sqlite3_prepare_v2 (db->db, "INSERT INTO event_chunks VALUES (?,?,?)", -1, &r->ins_chunk, NULL);
-  r->chunk = g_string_sized_new (CHUNK_ROWS * 128);
+  r->chunk_cap = CHUNK_ROWS * 128;
+  r->chunk = g_malloc (r->chunk_cap);
   /* a small cache, spilled to the file as it fills, and the file to start
    * its writeback on (res-run-private.h, COMMIT_INTERVAL_US) */
   res_db_exec (db, "PRAGMA cache_size = -" G_STRINGIFY (RUN_CACHE_KIB), NULL);
@@ -378,7 +379,8 @@ run_free (ResRun *r)
   wq_clear (&r->free_items, g_free);
   wq_clear (&r->acks, g_free);
   sqlite3_finalize (r->ins_chunk);
-  g_string_free (r->chunk, TRUE);
+  g_free (r->chunk);
+  g_free (r->nodes);
   if (r->writeback_fd >= 0)
     close (r->writeback_fd);
   sqlite3_finalize (r->ins_metric);

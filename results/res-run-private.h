@@ -74,6 +74,21 @@ typedef struct {
   double value;
 } Item;
 
+/* The writer's JSON for names it wrote before (res-writer.c): the program's
+ * own names (states, messages, observation kinds) by their address, and
+ * node names by id.  Copied whole, so the row's room covers their size. */
+typedef struct {
+  const char *key;
+  guint8 len;            /* of json; 0: the name is "" (null) */
+  char json[39];         /* "name" */
+} NameJson;
+#define NAME_CACHE 64    /* entries, by address */
+#define NODE_CACHE 4096  /* ids below this get their "pN" kept */
+typedef struct {
+  char json[7];          /* "p4095" at most */
+  guint8 len;            /* 0: not yet */
+} NodeJson;
+
 typedef struct {
   double list_s, start_s, end_s;
   gint64 participants, retries, excluded;
@@ -85,7 +100,10 @@ struct ResRun {
   gint64 id;
   SimWorld *world;
   sqlite3_stmt *ins_chunk, *ins_metric;
-  GString *chunk;                   /* the writer's event_chunks row being built (JSON) */
+  char *chunk;                      /* the writer's event_chunks row being built (JSON) */
+  gsize chunk_len, chunk_cap;
+  NameJson names[NAME_CACHE];
+  NodeJson *nodes;                  /* NODE_CACHE of them, the writer's, allocated on first use */
   guint chunk_rows;
   gint64 chunk_first;               /* its first seq */
   Item *cur;                        /* the batch being filled (simulation side) */

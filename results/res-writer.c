@@ -168,10 +168,29 @@ put_time (char *p, DlTime t)
   p[6] = (char) ('0' + lo3 / 100);
   put2 (p + 7, lo3 % 100);
   /* trailing zeros say nothing (the same decimal, so the same double);
-   * one digit stays, so that SQLite reads a REAL */
+   * one digit stays, so that SQLite reads a REAL.  They are counted from f,
+   * not read back from the digits just stored (that stalled on store
+   * forwarding: a twentieth of the writer's time) */
   int n = 9;
-  while (n > 1 && p[n - 1] == '0')
-    n--;
+  if (f == 0)
+    n = 1;
+  else if (f % 100000000 == 0)
+    n = 1;
+  else
+    {
+      if (f % 10000 == 0)
+        {
+          f /= 10000;
+          n -= 4;
+        }
+      if (f % 100 == 0)
+        {
+          f /= 100;
+          n -= 2;
+        }
+      if (f % 10 == 0)
+        n -= 1;
+    }
   return p + n;
 }
 
@@ -205,46 +224,89 @@ put_str_or_null (char *p, const char *s, char **last)
 }
 
 /* A name from the program's own tables (states, messages, observation
- * kinds, node names): letters, digits and dashes, nothing to escape. */
+ * kinds: letters, digits and dashes, nothing to escape), or null for NULL
+ * and "".  Its JSON is kept by address (the same few names make every
+ * row; strlen and the quoting were a tenth of the writer's time). */
 static inline char *
-put_name_or_null (char *p, const char *s, gsize n, char **last)
+put_name_or_null (ResRun *r, char *p, const char *s, char **last)
 {
-  if (n == 0)
+  if (!s)
     return put_lit (p, "null", 4);
-  *p++ = '"';
-  p = put_lit (p, s, n);
-  *p++ = '"';
-  return *last = p;
+  NameJson *c = &r->names[((guintptr) s >> 3) % NAME_CACHE];
+  if (G_UNLIKELY (c->key != s))
+    {
+      gsize n = strlen (s);
+      if (n + 2 > sizeof c->json)
+        {
+          /* longer than any name the program has: not kept */
+          *p++ = '"';
+          p = put_lit (p, s, n);
+          *p++ = '"';
+          return *last = p;
+        }
+      c->key = s;
+      c->len = n ? (guint8) (n + 2) : 0;
+      c->json[0] = '"';
+      memcpy (c->json + 1, s, n);
+      c->json[n + 1] = '"';
+    }
+  if (c->len == 0)
+    return put_lit (p, "null", 4);
+  memcpy (p, c->json, sizeof c->json);   /* whole: a fixed-size copy */
+  return *last = p + c->len;
 }
 
-/* A node's name, written in place (a memcpy call per name was a tenth of
- * the writer's time) */
+/* A node's name (S or pN), or null.  Ids below NODE_CACHE keep theirs. */
 static inline char *
-put_node_or_null (char *p, ProtoNodeId id, char **last)
+put_node_or_null (ResRun *r, char *p, ProtoNodeId id, char **last)
 {
   if (id == PROTO_NO_NODE)
     return put_lit (p, "null", 4);
-  *p++ = '"';
-  p += res_node_name (p, id);   /* its NUL is overwritten next */
-  *p++ = '"';
-  return *last = p;
+  if (G_UNLIKELY (id >= NODE_CACHE))
+    {
+      *p++ = '"';
+      p += res_node_name (p, id);   /* its NUL is overwritten next */
+      *p++ = '"';
+      return *last = p;
+    }
+  if (G_UNLIKELY (!r->nodes))
+    r->nodes = g_new0 (NodeJson, NODE_CACHE);
+  NodeJson *c = &r->nodes[id];
+  if (G_UNLIKELY (c->len == 0))
+    {
+      char name[24];
+      gsize n = res_node_name (name, id);
+      c->json[0] = '"';
+      memcpy (c->json + 1, name, n);
+      c->json[n + 1] = '"';
+      c->len = (guint8) (n + 2);
+    }
+  memcpy (p, c->json, sizeof c->json);
+  return *last = p + c->len;
 }
 
+/* The most a row takes besides its escaped strings: the time (at most 30
+ * bytes), round and value (20 each), two nodes and three names copied whole
+ * (2 * 7 + 3 * 39), brackets, commas and nulls. */
+#define ROW_ROOM 256
+
 /* One row without its seq (the view counts it from the chunk's first),
- * appended to g. */
+ * appended to the chunk. */
 static void
-put_row (GString *g, const Item *it, const EventRow *e)
+put_row (ResRun *r, const Item *it, const EventRow *e)
 {
-  const char *kind = e->kind ? e->kind : it->text + e->kind_at;
   const char *detail = e->detail_at == NO_TEXT ? NULL : it->text + e->detail_at;
-  gsize kind_len = strlen (kind), state_len = e->state ? strlen (e->state) : 0;
-  gsize msg_len = e->msg ? strlen (e->msg) : 0, detail_len = detail ? strlen (detail) : 0;
-  /* the most a row can take: numbers and names, and 6 bytes per byte of
-   * what may need escaping */
-  gsize room = 160 + 6 * (kind_len + detail_len) + state_len + msg_len;
-  gsize at = g->len;
-  g_string_set_size (g, at + room);
-  char *p = g->str + at;
+  const char *fact_kind = e->kind ? NULL : it->text + e->kind_at;
+  /* 6 bytes per byte of what may need escaping */
+  gsize room = ROW_ROOM + (detail ? 6 * strlen (detail) : 0) + (fact_kind ? 6 * strlen (fact_kind) + 2 : 0);
+  /* and a byte after the row for the ',' or ']' that follows it */
+  if (G_UNLIKELY (r->chunk_len + room + 1 > r->chunk_cap))
+    {
+      r->chunk_cap = MAX (2 * r->chunk_cap, r->chunk_len + room);
+      r->chunk = g_realloc (r->chunk, r->chunk_cap);
+    }
+  char *p = r->chunk + r->chunk_len;
+  char *start = p;
   /* trailing nulls are left out: json_extract reads a missing element as
    * NULL (most rows end in one or two; 7 % fewer bytes).  last is the end
    * of the last value written (finding ",null" in the text just written
@@ -253,26 +315,26 @@ put_row (GString *g, const Item *it, const EventRow *e)
   *p++ = '[';
   p = last = put_time (p, e->t);
   *p++ = ',';
-  p = e->node_world ? (last = put_lit (p, "\"world\"", 7)) : put_node_or_null (p, e->node, &last);
+  p = e->node_world ? (last = put_lit (p, "\"world\"", 7)) : put_node_or_null (r, p, e->node, &last);
   *p++ = ',';
   /* a fact's kind comes from the caller: escaped */
-  p = e->kind ? put_name_or_null (p, kind, kind_len, &last) : put_str_or_null (p, kind, &last);
+  p = fact_kind ? put_str_or_null (p, fact_kind, &last) : put_name_or_null (r, p, e->kind, &last);
   *p++ = ',';
   p = put_int_or_null (p, e->round, &last);
   *p++ = ',';
-  p = put_node_or_null (p, e->other, &last);
+  p = put_node_or_null (r, p, e->other, &last);
   *p++ = ',';
   p = put_str_or_null (p, detail, &last);
   *p++ = ',';
-  p = put_name_or_null (p, e->state, state_len, &last);
+  p = put_name_or_null (r, p, e->state, &last);
   *p++ = ',';
-  p = put_name_or_null (p, e->msg, msg_len, &last);
+  p = put_name_or_null (r, p, e->msg, &last);
   *p++ = ',';
   put_int_or_null (p, e->value, &last);
   p = last;
   *p++ = ']';
-  g_assert ((gsize) (p - (g->str + at)) <= room);
-  g_string_truncate (g, (gsize) (p - g->str));
+  g_assert ((gsize) (p - start) <= room);
+  r->chunk_len += (gsize) (p - start);
 }
 
 /* Inserts the chunk being built, if it holds any row. */
@@ -281,13 +343,13 @@ write_chunk (ResRun *r)
 {
   if (r->chunk_rows == 0)
     return;
-  g_string_append_c (r->chunk, ']');
+  r->chunk[r->chunk_len++] = ']';   /* in the byte put_row kept after the row */
   sqlite3_bind_int64 (r->ins_chunk, 1, r->id);
   sqlite3_bind_int64 (r->ins_chunk, 2, r->chunk_first);
-  sqlite3_bind_text (r->ins_chunk, 3, r->chunk->str, (int) r->chunk->len, SQLITE_STATIC);
+  sqlite3_bind_text (r->ins_chunk, 3, r->chunk, (int) r->chunk_len, SQLITE_STATIC);
   sqlite3_step (r->ins_chunk);
   sqlite3_reset (r->ins_chunk);
-  g_string_truncate (r->chunk, 0);
+  r->chunk_len = 0;
   r->chunk_rows = 0;
   /* start writing what SQLite spilled to the file (asynchronous: the
    * kernel queues the dirty pages and returns) */
@@ -309,12 +371,12 @@ write_events (ResRun *r, Item *it)
         write_chunk (r);
       if (r->chunk_rows == 0)
         {
-          g_string_append_c (r->chunk, '[');
+          r->chunk[r->chunk_len++] = '[';   /* chunk_len is 0: the buffer holds it */
           r->chunk_first = it->rows[i].seq;
         }
       else
-        g_string_append_c (r->chunk, ',');
-      put_row (r->chunk, it, &it->rows[i]);
+        r->chunk[r->chunk_len++] = ',';   /* in the byte put_row kept after the row */
+      put_row (r, it, &it->rows[i]);
       if (++r->chunk_rows == CHUNK_ROWS)
         write_chunk (r);
     }

@@ -64,6 +64,8 @@ static const char *const tricky[] = {
   "ends with a backslash \\",
 };
 
+static const char long_state[] = "a-state-name-longer-than-any-that-the-program-has";
+
 static void
 name_of (char buf[24], ProtoNodeId id)
 {
@@ -84,8 +86,13 @@ record (SimRecorder *rec, guint n)
   for (guint i = 0; i < n; i++)
     {
       Expected e = { 0 };
-      /* times from 0 to ~10^13 ns, with odd nanoseconds */
+      /* times from 0 to ~10^13 ns, with odd nanoseconds; every eighth
+       * with as many trailing zeros as a time can have */
+      static const DlTime round_ns[] = { 0, 5, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+                                          120000000, 123400000, 123456780, 500000000, 987654300 };
       e.t = (DlTime) i * 9876543211LL + (i % 7);
+      if (i % 8 == 5)
+        e.t = (DlTime) (i / 8) * DL_S + round_ns[(i / 8) % G_N_ELEMENTS (round_ns)];
       if (i % 5 == 4)
         {
           /* a fact; every tenth without a node (the world's) */
@@ -107,7 +114,9 @@ record (SimRecorder *rec, guint n)
         {
           ProtoObservation o = { 0 };
           o.kind = (ProtoObsKind) (i % PROTO_OBS_N_KINDS);
-          o.state = i % 11 == 0 ? NULL : "some-state";
+          /* no state, an empty one (NULL too), one longer than any the
+           * program has, and the usual kind */
+          o.state = i % 11 == 0 ? NULL : i % 11 == 1 ? "" : i % 11 == 2 ? long_state : "some-state";
           o.round = i % 4 == 0 ? -1 : (int32_t) (i % 50);
           o.other = i % 3 == 0 ? PROTO_NO_NODE : (ProtoNodeId) (i % 17 + 1);
           o.msg_type = i % 6 == 0 ? -1 : (int32_t) (i % PROTO_MSG_N_TYPES);
@@ -120,14 +129,16 @@ record (SimRecorder *rec, guint n)
             }
           else if (i % 7 == 1)
             g_strlcpy (o.detail, tricky[i % G_N_ELEMENTS (tricky)], sizeof o.detail);
-          ProtoNodeId node = i % 9 == 0 ? PROTO_SERVER : (ProtoNodeId) (i % 29 + 1);
+          /* and now and then a node of a large world */
+          ProtoNodeId node = i % 9 == 0 ? PROTO_SERVER : i % 23 == 0 ? (ProtoNodeId) (4090 + i % 13)
+                           : i % 37 == 0 ? (ProtoNodeId) (100000 + i) : (ProtoNodeId) (i % 29 + 1);
           rec->observation (rec->user_data, e.t, node, &o);
           name_of (e.node, node);
           e.kind = proto_obs_kind_name (o.kind);
           e.round = o.round >= 0 ? o.round + 1 : -1;
           name_of (e.other, o.other);
           e.detail = o.detail[0] ? g_strdup (o.detail) : NULL;
-          e.state = o.state;
+          e.state = o.state && o.state[0] ? o.state : NULL;
           e.msg = o.msg_type >= 0 ? proto_msg_type_name ((ProtoMsgType) o.msg_type) : NULL;
           e.value = o.value;
         }
@@ -196,6 +207,26 @@ check_events (const char *path, gint64 run_id, GArray *exp)
       row++;
     }
   ck_assert_uint_eq (row, exp->len);
+  sqlite3_finalize (st);
+  /* and each time is written without trailing zeros (one digit stays):
+   * the text as stored, before SQLite reads it as a number */
+  ck_assert_int_eq (sqlite3_prepare_v2 (db,
+                                        "SELECT substr (json (j.value), 2, instr (json (j.value), ',') - 2)"
+                                        " FROM event_chunks c, json_each (c.rows) j WHERE c.run_id = ?",
+                                        -1, &st, NULL),
+                    SQLITE_OK);
+  sqlite3_bind_int64 (st, 1, run_id);
+  guint times = 0;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      const char *t = (const char *) sqlite3_column_text (st, 0);
+      const char *dot = strchr (t, '.');
+      gsize n = strlen (t);
+      ck_assert_msg (dot && n > (gsize) (dot - t) + 1, "time '%s' has no fraction", t);
+      ck_assert_msg (t[n - 1] != '0' || strcmp (dot, ".0") == 0, "time '%s' keeps a trailing zero", t);
+      times++;
+    }
+  ck_assert_uint_eq (times, exp->len);
   sqlite3_finalize (st);
   sqlite3_close (db);
 }
