@@ -174,18 +174,25 @@ check_int (sqlite3_stmt *st, int col, gint64 want, guint row)
     }
 }
 
+/* sql, its one parameter the run id */
+static sqlite3_stmt *
+prepare_run (sqlite3 *db, const char *sql, gint64 run_id)
+{
+  sqlite3_stmt *st = NULL;
+  ck_assert_int_eq (sqlite3_prepare_v2 (db, sql, -1, &st, NULL), SQLITE_OK);
+  sqlite3_bind_int64 (st, 1, run_id);
+  return st;
+}
+
 static void
 check_events (const char *path, gint64 run_id, GArray *exp)
 {
   sqlite3 *db = NULL;
   ck_assert_int_eq (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *st = NULL;
-  ck_assert_int_eq (sqlite3_prepare_v2 (db,
-                                        "SELECT seq, t_s, node, kind, round, other, detail, state, msg, value"
-                                        " FROM events WHERE run_id = ? ORDER BY seq",
-                                        -1, &st, NULL),
-                    SQLITE_OK);
-  sqlite3_bind_int64 (st, 1, run_id);
+  sqlite3_stmt *st = prepare_run (db,
+                                   "SELECT seq, t_s, node, kind, round, other, detail, state, msg, value"
+                                   " FROM events WHERE run_id = ? ORDER BY seq",
+                                   run_id);
   guint row = 0;
   while (sqlite3_step (st) == SQLITE_ROW)
     {
@@ -210,12 +217,10 @@ check_events (const char *path, gint64 run_id, GArray *exp)
   sqlite3_finalize (st);
   /* and each time is written without trailing zeros (one digit stays):
    * the text as stored, before SQLite reads it as a number */
-  ck_assert_int_eq (sqlite3_prepare_v2 (db,
-                                        "SELECT substr (json (j.value), 2, instr (json (j.value), ',') - 2)"
-                                        " FROM event_chunks c, json_each (c.rows) j WHERE c.run_id = ?",
-                                        -1, &st, NULL),
-                    SQLITE_OK);
-  sqlite3_bind_int64 (st, 1, run_id);
+  st = prepare_run (db,
+                    "SELECT substr (json (j.value), 2, instr (json (j.value), ',') - 2)"
+                    " FROM event_chunks c, json_each (c.rows) j WHERE c.run_id = ?",
+                    run_id);
   guint times = 0;
   while (sqlite3_step (st) == SQLITE_ROW)
     {
