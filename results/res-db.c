@@ -346,9 +346,13 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   sqlite3_prepare_v2 (db->db, "INSERT INTO event_chunks VALUES (?,?,?)", -1, &r->ins_chunk, NULL);
   r->chunk_cap = CHUNK_ROWS * 128;
   r->chunk = g_malloc (r->chunk_cap);
-  /* a small cache, spilled to the file as it fills, and the file to start
-   * its writeback on (res-run-private.h, COMMIT_INTERVAL_US) */
-  res_db_exec (db, "PRAGMA cache_size = -" G_STRINGIFY (RUN_CACHE_KIB), NULL);
+  /* a small cache, spilled to the file as it fills (also when the run
+   * before ended within a readers' window), and the file to start its
+   * writeback on (res-run-private.h, COMMIT_INTERVAL_US) */
+  res_db_exec (db,
+               "PRAGMA cache_size = -" G_STRINGIFY (RUN_CACHE_KIB) ";"
+               " PRAGMA cache_spill = -" G_STRINGIFY (RUN_CACHE_KIB),
+               NULL);
   const char *file = sqlite3_db_filename (db->db, "main");
   r->writeback_fd = file && *file ? open (file, O_RDONLY | O_CLOEXEC) : -1;
   wq_init (&r->to_writer);

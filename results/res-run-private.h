@@ -34,8 +34,9 @@ typedef struct {
 #define EVENT_BATCH 512
 #define CHUNK_ROWS 1024   /* events per event_chunks row */
 /* The writer commits a second after its last commit, not every so many
- * rows: each commit is two fsyncs, and with one every 20 000 rows they cost
- * a 100-peer run a fifth of its time (docs/performance.md, "Recording").
+ * rows: each commit waits on three fsyncs (the journal, its folder, the
+ * file), and with one every 20 000 rows they cost a 100-peer run a fifth
+ * of its time (docs/performance.md, "Recording").
  * Between commits SQLite spills the run's new pages to the file as its
  * cache fills (RUN_CACHE_KIB), and every WRITEBACK_CHUNKS chunks the writer
  * asks the kernel to start writing them to the disk, so that the commit's
