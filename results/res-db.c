@@ -346,6 +346,7 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
   sqlite3_prepare_v2 (db->db, "INSERT INTO event_chunks VALUES (?,?,?)", -1, &r->ins_chunk, NULL);
   r->chunk_cap = CHUNK_ROWS * 128;
   r->chunk = g_malloc (r->chunk_cap);
+  r->nodes = g_new0 (NodeJson, NODE_CACHE);
   /* a small cache, spilled to the file as it fills (also when the run
    * before ended within a readers' window), and the file to start its
    * writeback on (res-run-private.h, COMMIT_INTERVAL_US) */

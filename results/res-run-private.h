@@ -104,7 +104,7 @@ struct ResRun {
   char *chunk;                      /* the writer's event_chunks row being built (JSON) */
   gsize chunk_len, chunk_cap;
   NameJson names[NAME_CACHE];
-  NodeJson *nodes;                  /* NODE_CACHE of them, the writer's, allocated on first use */
+  NodeJson *nodes;                  /* NODE_CACHE of them, the writer's */
   guint chunk_rows;
   gint64 chunk_first;               /* its first seq */
   Item *cur;                        /* the batch being filled (simulation side) */

@@ -172,9 +172,7 @@ put_time (char *p, DlTime t)
    * not read back from the digits just stored (that stalled on store
    * forwarding: a twentieth of the writer's time) */
   int n = 9;
-  if (f == 0)
-    n = 1;
-  else if (f % 100000000 == 0)
+  if (f % 100000000 == 0)   /* 0, or a single digit then zeros */
     n = 1;
   else
     {
@@ -223,6 +221,16 @@ put_str_or_null (char *p, const char *s, char **last)
   return *last = p;
 }
 
+/* "s" (n bytes of s, nothing to escape) */
+static inline char *
+put_quoted (char *p, const char *s, gsize n)
+{
+  *p++ = '"';
+  p = put_lit (p, s, n);
+  *p++ = '"';
+  return p;
+}
+
 /* A name from the program's own tables (states, messages, observation
  * kinds: letters, digits and dashes, nothing to escape), or null for NULL
  * and "".  Its JSON is kept by address (the same few names make every
@@ -237,18 +245,10 @@ put_name_or_null (ResRun *r, char *p, const char *s, char **last)
     {
       gsize n = strlen (s);
       if (n + 2 > sizeof c->json)
-        {
-          /* longer than any name the program has: not kept */
-          *p++ = '"';
-          p = put_lit (p, s, n);
-          *p++ = '"';
-          return *last = p;
-        }
+        return *last = put_quoted (p, s, n);   /* longer than any name the program has: not kept */
       c->key = s;
       c->len = n ? (guint8) (n + 2) : 0;
-      c->json[0] = '"';
-      memcpy (c->json + 1, s, n);
-      c->json[n + 1] = '"';
+      put_quoted (c->json, s, n);
     }
   if (c->len == 0)
     return put_lit (p, "null", 4);
@@ -262,25 +262,12 @@ put_node_or_null (ResRun *r, char *p, ProtoNodeId id, char **last)
 {
   if (id == PROTO_NO_NODE)
     return put_lit (p, "null", 4);
+  char name[24];
   if (G_UNLIKELY (id >= NODE_CACHE))
-    {
-      *p++ = '"';
-      p += res_node_name (p, id);   /* its NUL is overwritten next */
-      *p++ = '"';
-      return *last = p;
-    }
-  if (G_UNLIKELY (!r->nodes))
-    r->nodes = g_new0 (NodeJson, NODE_CACHE);
+    return *last = put_quoted (p, name, res_node_name (name, id));
   NodeJson *c = &r->nodes[id];
   if (G_UNLIKELY (c->len == 0))
-    {
-      char name[24];
-      gsize n = res_node_name (name, id);
-      c->json[0] = '"';
-      memcpy (c->json + 1, name, n);
-      c->json[n + 1] = '"';
-      c->len = (guint8) (n + 2);
-    }
+    c->len = (guint8) (put_quoted (c->json, name, res_node_name (name, id)) - c->json);
   memcpy (p, c->json, sizeof c->json);
   return *last = p + c->len;
 }

@@ -249,16 +249,21 @@ count = 150
 [network]
 uplink = 1Gbps
 INI
+# await DB SQL: waits up to 60 s until SQL counts at least one row of the
+# file a run is writing (a reader waits for the writer's once-a-second
+# commit: .timeout)
+await () {
+  i=0
+  while [ $i -lt 600 ] && [ "$(sqlite3 -cmd '.timeout 5000' "$1" "$2" 2>/dev/null || echo 0)" -lt 1 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+}
 # start_long DB: runs long.ini into DB in the background (its pid in $pid)
-# and waits up to 60 s for its first finished run (a reader waits for the
-# writer's once-a-second commit: .timeout)
+# and waits for its first finished run
 start_long () {
   "$DLSIM" run "$tmp/long.ini" -o "$1" -q > "$out" 2>&1 &
   pid=$!
-  i=0
-  while [ $i -lt 600 ] && [ "$(sqlite3 -cmd '.timeout 5000' "$1" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL' 2>/dev/null || echo 0)" -lt 1 ]; do
-    sleep 0.1; i=$((i + 1))
-  done
+  await "$1" 'SELECT COUNT(*) FROM runs WHERE outcome IS NOT NULL'
 }
 start_long "$tmp/int.db"
 kill -INT $pid
@@ -298,11 +303,7 @@ k2=$(sqlite3 "$tmp/kill.db" "PRAGMA integrity_check; SELECT COUNT(*) FROM runs W
 sed 's/^rounds = 60/rounds = 400/; s/^repeat = 50/repeat = 1/' "$tmp/long.ini" > "$tmp/longer.ini"
 "$DLSIM" run "$tmp/longer.ini" -o "$tmp/kill2.db" -q > "$out" 2>&1 &
 pid=$!
-i=0
-q="SELECT COUNT(*) FROM event_chunks JOIN runs USING (run_id) WHERE outcome IS NULL"
-while [ $i -lt 600 ] && [ "$(sqlite3 -cmd '.timeout 5000' "$tmp/kill2.db" "$q" 2>/dev/null || echo 0)" -lt 1 ]; do
-  sleep 0.1; i=$((i + 1))
-done
+await "$tmp/kill2.db" "SELECT COUNT(*) FROM event_chunks JOIN runs USING (run_id) WHERE outcome IS NULL"
 kill -KILL $pid
 wait $pid 2>/dev/null
 k3=$(sqlite3 "$tmp/kill2.db" "PRAGMA integrity_check; SELECT COUNT(*) > 1000 FROM events JOIN runs USING (run_id) WHERE outcome IS NULL")
