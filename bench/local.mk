@@ -7,5 +7,5 @@ bench_libdlbench_a_SOURCES = \
 	bench/fuzz-frames.c \
 	bench/fuzz-frames.h \
 	$(NULL)
-dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh
+dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh bench/simgrid-compare/validate.sh
 EXTRA_DIST += bench/simgrid-compare/a2a.c

@@ -182,9 +182,10 @@ bench_scale (int argc, char **argv)
   gint64 size = 100000, seed = 1;
   g_autofree char *uplink = NULL, *downlink = NULL;
   gboolean secure = FALSE;
-  g_autofree char *version = NULL;
+  g_autofree char *version = NULL, *sharing = NULL;
   GOptionEntry entries[] = {
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (default disco-1110)", "V" },
+    { "sharing", 0, 0, G_OPTION_ARG_STRING, &sharing, "the network's bandwidth model: fair (default) or fifo", "MODEL" },
     { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 3)", "R" },
     { "min-participants", 0, 0, G_OPTION_ARG_INT, &min_participants,
@@ -226,6 +227,11 @@ bench_scale (int argc, char **argv)
     }
   if (min_participants == 0 || min_participants > peers)
     min_participants = peers;
+  if (sharing && strcmp (sharing, "fair") != 0 && strcmp (sharing, "fifo") != 0)
+    {
+      cli_error ("bench scale", "--sharing: '%s': expected fair or fifo", sharing);
+      return CLI_EXIT_USAGE;
+    }
   ProtoVersion pv = PROTO_VERSION_DISCO_1110;
   if (version && !proto_version_from_name (version, &pv, &error))
     {
@@ -236,6 +242,7 @@ bench_scale (int argc, char **argv)
   protocol_run_config (&cfg, pv, seed, peers, rounds, size);
   cfg.proto.min_participants = (guint) min_participants;
   cfg.proto.aggregation = secure ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
+  cfg.sharing_fifo = sharing && strcmp (sharing, "fifo") == 0;
   struct { const char *opt, *text; uint64_t *dst; } rates[] = {
     { "--uplink", uplink, &cfg.uplink_bps }, { "--downlink", downlink, &cfg.downlink_bps },
   };
@@ -260,8 +267,9 @@ bench_scale (int argc, char **argv)
   getrusage (RUSAGE_SELF, &ru);
   char b[DL_TIME_STR_LEN];
   printf ("scale: version=%s peers=%d min_participants=%d rounds=%d model_size=%" G_GINT64_FORMAT
-          " floats aggregation=%s\n",
-          proto_version_name (pv), peers, min_participants, rounds, size, secure ? "secure" : "mean");
+          " floats aggregation=%s sharing=%s\n",
+          proto_version_name (pv), peers, min_participants, rounds, size, secure ? "secure" : "mean",
+          cfg.sharing_fifo ? "fifo" : "fair");
   printf ("outcome %s, rounds completed %u, peers finished %u, sim time %s\n",
           sim_outcome_name (r->outcome), r->rounds_completed, r->peers_finished, dl_time_format (r->end, b));
   printf ("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " messages, %.3f GB on the wire, "

@@ -235,6 +235,8 @@ tb_finish (Tb *tb, SimResult *r, GArray *results)
       SimPeerAttrs attrs;
       sim_peer_attributes (tb->cfg, p->id, &attrs);
       pr->speed = attrs.speed / (attrs.straggler ? tb->cfg->straggler_slowdown : 1.0);
+      pr->uplink_bps = attrs.uplink_bps;
+      pr->downlink_bps = attrs.downlink_bps;
       pr->synced = p->synced;
       pr->retries_received = p->retries_received;
       pr->fails_received = p->fails_received;
@@ -387,10 +389,15 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   if (netem)
     {
       /* every peer that may join gets its namespace before the clock starts */
-      tb.net = tb_netns_new (built.cfg.uplink_bps, built.cfg.downlink_bps, &error);
+      tb.net = tb_netns_new (&error);
       for (guint id = 1; tb.net && id <= MAX (built.cfg.max_peers, built.cfg.n_peers); id++)
-        if (!tb_netns_add_peer (tb.net, id, &error))
-          g_clear_pointer (&tb.net, tb_netns_free);
+        {
+          /* each at its own rates (drawn per peer, as in the simulator) */
+          SimPeerAttrs attrs;
+          sim_peer_attributes (&built.cfg, id, &attrs);
+          if (!tb_netns_add_peer (tb.net, id, attrs.uplink_bps, attrs.downlink_bps, &error))
+            g_clear_pointer (&tb.net, tb_netns_free);
+        }
       if (!tb.net)
         {
           cli_error ("testbed", "%s", error->message);

@@ -16,7 +16,6 @@
 struct TbNetns {
   guint pid;
   guint subnet;           /* 10.SUBNET.0.0/16 */
-  guint64 up_bps, down_bps;
   char *bridge;
   char *coord_host;
   GArray *peers;          /* guint: ids whose namespace exists */
@@ -165,7 +164,7 @@ shape (const char *ns, const char *dev, guint64 bps, GError **error)
 }
 
 TbNetns *
-tb_netns_new (guint64 uplink_bps, guint64 downlink_bps, GError **error)
+tb_netns_new (GError **error)
 {
   if (geteuid () != 0)
     {
@@ -183,8 +182,6 @@ tb_netns_new (guint64 uplink_bps, guint64 downlink_bps, GError **error)
     }
   TbNetns *t = g_new0 (TbNetns, 1);
   t->pid = (guint) getpid ();
-  t->up_bps = uplink_bps;
-  t->down_bps = downlink_bps;
   t->peers = g_array_new (FALSE, FALSE, sizeof (guint));
   t->routes = g_ptr_array_new_with_free_func (g_free);
   t->subnet = free_subnet (t->pid);
@@ -227,7 +224,7 @@ tb_netns_coordinator_host (const TbNetns *t)
 }
 
 gboolean
-tb_netns_add_peer (TbNetns *t, guint id, GError **error)
+tb_netns_add_peer (TbNetns *t, guint id, guint64 uplink_bps, guint64 downlink_bps, GError **error)
 {
   if (id == 0 || id > MAX_PEER_ID)
     {
@@ -246,8 +243,8 @@ tb_netns_add_peer (TbNetns *t, guint id, GError **error)
       || !run (error, "ip netns exec %s ip addr add %s/16 dev eth0", ns, host)
       || !run (error, "ip netns exec %s ip link set eth0 up", ns)
       || !run (error, "ip netns exec %s ip link set lo up", ns)
-      || !shape (ns, "eth0", t->up_bps, error)     /* the peer's uplink */
-      || !shape (NULL, veth, t->down_bps, error))  /* its downlink */
+      || !shape (ns, "eth0", uplink_bps, error)     /* the peer's uplink */
+      || !shape (NULL, veth, downlink_bps, error))  /* its downlink */
     goto fail;
   return TRUE;
 fail:

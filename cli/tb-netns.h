@@ -25,17 +25,18 @@ typedef struct TbNetns TbNetns;
  * *report (transfer full, may be NULL). */
 guint tb_netns_sweep_stale (char **report);
 
-/* A bridge and its subnet.  uplink/downlink in bit/s, 0 = not shaped.
- * Fails (not root, no `ip`, no tbf) with a message that says why. */
-TbNetns *tb_netns_new (guint64 uplink_bps, guint64 downlink_bps, GError **error);
+/* A bridge and its subnet.  Fails (not root, no `ip`, no tbf) with a
+ * message that says why. */
+TbNetns *tb_netns_new (GError **error);
 /* Removes every namespace, veth and qdisc of this run, and the bridge. */
 void tb_netns_free (TbNetns *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbNetns, tb_netns_free)
 
 /* The address the coordinator listens on (the bridge's). */
 const char *tb_netns_coordinator_host (const TbNetns *t);
-/* Creates peer id's namespace, veth and qdiscs. */
-gboolean tb_netns_add_peer (TbNetns *t, guint id, GError **error);
+/* Creates peer id's namespace, veth and qdiscs: its uplink and downlink
+ * shaped at these rates in bit/s (0: not shaped). */
+gboolean tb_netns_add_peer (TbNetns *t, guint id, guint64 uplink_bps, guint64 downlink_bps, GError **error);
 /* A partition (groups: a group per node index, node 0 the coordinator;
  * beyond the array, the coordinator's group): for every pair of nodes in
  * different groups, a blackhole route each way (in the peer's namespace,

@@ -441,7 +441,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
 
   /* peers */
-  sqlite3_prepare_v2 (db->db, "INSERT INTO peers VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+  sqlite3_prepare_v2 (db->db, "INSERT INTO peers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
   guint n = r->world ? sim_world_n_nodes (r->world) : r->n_peers;
   for (guint i = 1; ok && i <= n; i++)
     {
@@ -472,6 +472,14 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
         {
           sqlite3_bind_double (st, 11, pr->accuracy);
           sqlite3_bind_double (st, 12, pr->loss);
+        }
+      for (int k = 0; k < 2; k++)
+        {
+          uint64_t bps = k ? pr->downlink_bps : pr->uplink_bps;
+          if (bps)
+            sqlite3_bind_int64 (st, 13 + k, (sqlite3_int64) bps);
+          else
+            sqlite3_bind_null (st, 13 + k);
         }
       ok = step_done (db, st, error);
       g_autofree char *k1 = g_strdup_printf ("peer.%s.outcome", name);

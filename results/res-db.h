@@ -14,8 +14,9 @@
 
 G_BEGIN_DECLS
 
-#define RES_SCHEMA_VERSION 4   /* 2: runs.mode (sim | testbed | node); 3: node_records; 4: events a view
-                                  over event_chunks and event_rows.  Older files are upgraded */
+#define RES_SCHEMA_VERSION 5   /* 2: runs.mode (sim | testbed | node); 3: node_records; 4: events a view
+                                  over event_chunks and event_rows; 5: peers.uplink_bps and
+                                  downlink_bps.  Older files are upgraded */
 
 #define RES_ERROR (res_error_quark ())
 GQuark res_error_quark (void);

@@ -20,7 +20,7 @@ static const char schema[] =
   "CREATE TABLE IF NOT EXISTS params (run_id INTEGER, key TEXT, value TEXT);"
   "CREATE TABLE IF NOT EXISTS peers (run_id INTEGER, peer TEXT, joined_s REAL, left_s REAL,"
   " outcome TEXT, rounds INTEGER, speed REAL, synced INTEGER, retries_received INTEGER,"
-  " fails_received INTEGER, accuracy REAL, loss REAL);"
+  " fails_received INTEGER, accuracy REAL, loss REAL, uplink_bps INTEGER, downlink_bps INTEGER);"
   "CREATE TABLE IF NOT EXISTS rounds (run_id INTEGER, round INTEGER, list_s REAL, start_s REAL,"
   " end_s REAL, participants INTEGER, retries INTEGER, excluded INTEGER);"
   /* `events` (the contract) is a view over:
@@ -164,6 +164,11 @@ res_db_open (const char *path, GError **error)
   gboolean rename_events = version == 3 && res_db_has_table (db->db, "main", "events", FALSE);
   if (version == 3)
     version = 4;
+  /* 5: each peer's rates (drawn per peer when a rate is a distribution),
+   * two columns added in the transaction below */
+  gboolean add_rates = version == 4 && res_db_has_table (db->db, "main", "peers", FALSE);
+  if (version == 4)
+    version = 5;
   if (version != 0 && version != RES_SCHEMA_VERSION)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
@@ -190,6 +195,8 @@ res_db_open (const char *path, GError **error)
                  " PRAGMA temp_store = MEMORY;", error)
       || !res_db_exec (db, "BEGIN", error)
       || (rename_events && !res_db_exec (db, "ALTER TABLE events RENAME TO event_rows", error))
+      || (add_rates && !res_db_exec (db, "ALTER TABLE peers ADD COLUMN uplink_bps INTEGER;"
+                                         " ALTER TABLE peers ADD COLUMN downlink_bps INTEGER;", error))
       || !res_db_exec (db, schema, error) || !res_db_exec (db, pragma, error)
       || !res_db_exec (db, "COMMIT", error))
     {

@@ -13,6 +13,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/straggler-50x-robust.ini \
 	scenarios/edge/straggler-50x.ini \
 	scenarios/edge/thin-uplink-large-model.ini \
+	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \

@@ -382,15 +382,34 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       dl_dist_parse (V ("network", "local_latency"), DL_UNIT_DURATION, &c->local_latency, NULL);
       c->local_latency_set = TRUE;
     }
-  dl_parse_rate (V ("network", "uplink"), &c->uplink_bps, NULL);
+  for (int k = 0; k < 2; k++)
+    {
+      const char *key = k ? "downlink" : "uplink";
+      DlDist *d = k ? &c->downlink : &c->uplink;
+      uint64_t *bps = k ? &c->downlink_bps : &c->uplink_bps;
+      if (strchr (V ("network", key), '('))
+        {
+          dl_dist_parse (V ("network", key), DL_UNIT_RATE, d, NULL);
+          double mean = dl_dist_mean (d);
+          if (!(mean >= 1e3 && mean < 1e15))
+            return BAD ("network", key, "the distribution's mean must be between 1kbps and 1000Tbps");
+          *bps = (uint64_t) llround (mean);
+          c->rates_drawn = TRUE;
+        }
+      else
+        {
+          dl_parse_rate (V ("network", key), bps, NULL);
+          *d = dl_dist_constant (DL_UNIT_RATE, (double) *bps);
+        }
+    }
   dl_parse_rate (V ("network", "replica_uplink"), &c->replica_uplink_bps, NULL);
   if (c->replica_uplink_bps == 0)
     return BAD ("network", "replica_uplink", "must be more than 0");
-  dl_parse_rate (V ("network", "downlink"), &c->downlink_bps, NULL);
   if (c->uplink_bps == 0)
     return BAD ("network", "uplink", "must be more than 0");
   if (c->downlink_bps == 0)
     return BAD ("network", "downlink", "must be more than 0");
+  c->sharing_fifo = strcmp (V ("network", "sharing"), "fifo") == 0;
   dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
   parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
   c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;

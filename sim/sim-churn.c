@@ -21,6 +21,15 @@ sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *ou
   out->nat_symmetric = dl_random_bernoulli (attrs, cfg->nat_symmetric_share);
   int r = sim_peer_region (cfg, id);
   out->region = r >= 0 ? cfg->region_names[r] : "";
+  out->uplink_bps = cfg->uplink_bps;
+  out->downlink_bps = cfg->downlink_bps;
+  if (cfg->rates_drawn)
+    {
+      /* a stream of their own: drawing rates shifts no other draw */
+      g_autoptr (DlRandom) bw = dl_random_new (cfg->seed, "bandwidth", id);
+      out->uplink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->uplink, bw), 1e3));
+      out->downlink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->downlink, bw), 1e3));
+    }
 }
 
 int
@@ -50,7 +59,7 @@ sim_peer_env (const SimWorldConfig *cfg, const SimPeerAttrs *a, LearnWeights *in
     .rng = rng,
     .region = a->region,
     .speed = a->speed / (a->straggler ? cfg->straggler_slowdown : 1.0),
-    .uplink_bps = cfg->uplink_bps,
+    .uplink_bps = a->uplink_bps,
     .nat_symmetric = a->nat_symmetric,
   };
 }
@@ -79,6 +88,8 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   n->speed = attrs.speed;
   n->straggler = attrs.straggler;
   n->nat_symmetric = attrs.nat_symmetric;
+  n->up_bps = attrs.uplink_bps;
+  n->down_bps = attrs.downlink_bps;
   if (w->partition)
     {
       GArray *idx = w->partition->idx[(id - 1) % w->partition->parts];

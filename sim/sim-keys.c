@@ -17,7 +17,7 @@ typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
   K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR, K_DISCOVERY,
-  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY, K_REPLICATION, K_CLUSTER_BY,
+  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY, K_REPLICATION, K_CLUSTER_BY, K_SHARING, K_DIST_RATE,
 } Kind;
 
 typedef struct {
@@ -108,8 +108,9 @@ static const KeySpec keys[] = {
   { "network", "server_latency", "20ms", K_DIST_DUR, "peer <-> coordinator one-way latency" },
   { "network", "regions", "", K_REGIONS, "NAME:COUNT, ...: p1.. fill the regions in order (then again from the first); empty: none" },
   { "network", "local_latency", "", K_OPT_DIST_DUR, "one-way latency between two peers of one region (default: latency)" },
-  { "network", "uplink", "20Mbps", K_RATE, "per-peer uplink" },
-  { "network", "downlink", "100Mbps", K_RATE, "per-peer downlink" },
+  { "network", "uplink", "20Mbps", K_DIST_RATE, "per-peer uplink: a rate, or a distribution each peer draws its own from (e.g. uniform(10Mbps, 100Mbps))" },
+  { "network", "downlink", "100Mbps", K_DIST_RATE, "per-peer downlink: a rate or a distribution, as uplink" },
+  { "network", "sharing", "fair", K_SHARING, "fair | fifo: fair: every message is a flow, concurrent flows share the sender's uplink and the receiver's downlink max-min fairly; fifo: whole message after whole message, uplink then downlink (docs/world.md)" },
   { "network", "link_setup", "200ms", K_DUR, "time to bring a peer link up after signalling" },
   { "network", "connect_failure", "0", K_PROB, "probability that a peer link never comes up" },
   { "network", "crash_detection", "30s", K_DETECT, "the coordinator notices a crash after this: a duration, a distribution, or never (DISCO has no heartbeat: TCP gives up after minutes, or never)" },
@@ -345,6 +346,15 @@ check_value (const KeySpec *k, const char *v, GError **error)
       if (strcmp (v, "region") == 0 || strcmp (v, "latency") == 0)
         return TRUE;
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected region or latency", v);
+      return FALSE;
+    case K_DIST_RATE:
+      if (strchr (v, '('))
+        return dl_dist_parse (v, DL_UNIT_RATE, &d, error);
+      return dl_parse_rate (v, &u, error);
+    case K_SHARING:
+      if (strcmp (v, "fair") == 0 || strcmp (v, "fifo") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected fair or fifo", v);
       return FALSE;
     case K_REPLICATION:
       if (strcmp (v, "raft") == 0 || strcmp (v, "primary-backup") == 0)

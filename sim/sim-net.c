@@ -1,8 +1,20 @@
 /* sim-net.c — the simulated network: messages and streams, peer links.
  *
- * A message occupies the sender's uplink (FIFO, at its rate), then
- * propagation latency (sampled per message), then the receiver's downlink
- * (FIFO, at its rate).  Per (sender, receiver, channel) delivery is ordered:
+ * Two models of bandwidth ([network] sharing, docs/world.md):
+ * - fair: a message is a flow over the sender's uplink and the receiver's
+ *   downlink; concurrent flows share both max-min fairly (sim-flows.c),
+ *   then the message pays its latency.  A channel (one direction of a
+ *   link's data channel, of a peer's coordinator stream) is ordered and
+ *   reliable, as SCTP's ordered data channel and the WebSocket's TCP are:
+ *   its messages go one after the other, each a flow once the one before
+ *   it has left.  DISCO opens a channel per peer pair and sends every
+ *   Payload of a round at once (exchangeWeightUpdates: payloads.forEach),
+ *   so a round's Payloads are concurrent flows.
+ * - fifo: a message occupies the sender's uplink (FIFO, at its rate), then
+ *   propagation latency, then the receiver's downlink (FIFO, at its rate):
+ *   whole message after whole message, which makes all-to-all rounds up
+ *   to 2x too slow (kept for comparison).
+ * Latency is sampled per message.  Per (sender, receiver, channel) delivery is ordered:
  * a later message never arrives before an earlier one, whatever the jitter.
  * The coordinator's own links are not rate-limited.  Weight messages are
  * charged their real wire size.  A graceful close is a close frame behind
@@ -16,6 +28,7 @@
 #include "config.h"
 
 #include "sim/sim-world-private.h"
+#include "sim/sim-flows.h"
 #include "protocol/replica/proto-replica.h"
 
 #include <stddef.h>
@@ -150,6 +163,8 @@ sim_net_init (SimWorld *w)
   sim_engine_prefetch_arg (w->engine, ev_arrive, offsetof (Msg, bytes),
                            offsetof (Msg, to) + sizeof (ProtoNodeId) - offsetof (Msg, bytes));
   sim_engine_prefetch_arg (w->engine, ev_deliver, 0, sizeof (Msg));
+  if (!w->cfg.sharing_fifo)
+    w->flows = sim_flows_new ();
 }
 
 static Msg *
@@ -180,6 +195,7 @@ sim_net_msg_free (SimWorld *w, Msg *m)
 void
 sim_net_free (SimWorld *w)
 {
+  g_clear_pointer (&w->flows, sim_flows_free);
   dl_slab_clear (&w->link_slab);
   if (!w->msgs.slabs)
     return;
@@ -378,9 +394,130 @@ channel_last (SimWorld *w, const Msg *m, Link *l)
   return last;
 }
 
+/* ---------------------------------------------------------------- fair sharing */
+
+static void ev_flows (SimEngine *e, void *ctx, uint64_t arg);
+
+/* A node's resources in the flows: its uplink and its downlink.  The
+ * coordinator's are not rate-limited. */
+static guint32
+node_res (SimWorld *w, ProtoNodeId id, int down)
+{
+  if (id == PROTO_SERVER || !sim_node_at (w, id))
+    return SIM_FLOWS_NONE;
+  guint32 r = 2 * (guint32) id + (guint32) down;
+  if (!sim_flows_has_capacity (w->flows, r))
+    sim_flows_set_capacity (w->flows, r, down ? sim_node_at (w, id)->down_bps : sim_node_at (w, id)->up_bps);
+  return r;
+}
+
+/* The flows are solved at this instant, after whatever else happens at it
+ * (every send of a handler is one batch). */
+static void
+flows_tick_now (SimWorld *w)
+{
+  DlTime now = sim_engine_now (w->engine);
+  if (w->flows_ticking)
+    return;
+  if (w->flows_ev != SIM_EVENT_NONE)
+    {
+      if (w->flows_at <= now)
+        return;
+      sim_engine_cancel (w->engine, w->flows_ev);
+    }
+  w->flows_at = now;
+  w->flows_ev = sim_engine_schedule_at (w->engine, now, ev_flows, w, 0);
+}
+
+/* m's channel: the queue of its messages (NULL: a channel with no link or
+ * node to keep one, whose messages go as they come) */
+static Msg **
+channel_queue (SimWorld *w, const Msg *m, Msg ***tail)
+{
+  if (m->via == PROTO_VIA_LINK)
+    {
+      Link *l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
+      if (!l)
+        return NULL;
+      int side = sim_link_side (m->from, m->to);
+      *tail = &l->q_tail[side];
+      return &l->q[side];
+    }
+  Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
+  if (!n)
+    return NULL;
+  int dir = m->to == PROTO_SERVER ? 0 : 1;
+  *tail = &n->stream_q_tail[dir];
+  return &n->stream_q[dir];
+}
+
+static void flow_start (SimWorld *w, Msg *m);
+
+/* m has left: its latency, its channel's order, its delivery; and the next
+ * message on its channel goes */
+static void
+flow_done (SimWorld *w, Msg *m, DlTime now, Link *l)
+{
+  DlTime t = dl_time_add (now, m->wire_done);
+  m->wire_done = now;
+  Msg **tail = NULL;
+  Msg **q = channel_queue (w, m, &tail);
+  if (q && *q == m)
+    {
+      *q = m->next;
+      if (!*q)
+        *tail = NULL;
+      else
+        flow_start (w, *q);
+    }
+  m->next = NULL;
+  DlTime *last = channel_last (w, m, l);
+  t = MAX (t, *last);
+  *last = t;
+  sim_engine_schedule_at (w->engine, t, ev_deliver, w, (uint64_t) (uintptr_t) m);
+}
+
+static void
+flow_start (SimWorld *w, Msg *m)
+{
+  guint32 up = node_res (w, m->from, 0), down = node_res (w, m->to, 1);
+  if (up == SIM_FLOWS_NONE && down == SIM_FLOWS_NONE)
+    {
+      flow_done (w, m, sim_engine_now (w->engine), NULL);   /* coordinator to a node not there: no limit */
+      return;
+    }
+  sim_flows_add (w->flows, sim_engine_now (w->engine), up, down, m->bytes, (uint64_t) (uintptr_t) m);
+  flows_tick_now (w);
+}
+
+static void
+ev_flows (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  DlTime now = sim_engine_now (e);
+  w->flows_ev = SIM_EVENT_NONE;
+  w->flows_ticking = TRUE;
+  guint64 u;
+  while (sim_flows_pop (w->flows, now, &u))
+    {
+      Msg *m = (Msg *) (uintptr_t) u;
+      flow_done (w, m, now, m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL);
+    }
+  sim_flows_update (w->flows, now);
+  w->flows_ticking = FALSE;
+  DlTime next = sim_flows_next (w->flows);
+  if (next != DL_TIME_NEVER)
+    {
+      w->flows_at = next;
+      w->flows_ev = sim_engine_schedule_at (e, next, ev_flows, w, 0);
+    }
+  (void) arg;
+}
+
 /* Puts m on the wire: the sender's uplink (FIFO), the latency, the extra
- * delay of a delay rule, and the channel's order.  l is m's link when it
- * goes on one. */
+ * delay of a delay rule, and the channel's order; or, with sharing = fair,
+ * its channel's queue, whose head is a flow.  l is m's link when it goes
+ * on one. */
 static void
 schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
 {
@@ -389,10 +526,33 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   ProtoVia via = m->via;
   Node *src = sim_node_at (w, from);
   DlTime t = now;
+  if (w->flows && !m->internal)
+    {
+      DlRandom *r = src ? src->rng_net : w->rng_links;
+      const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency : &w->cfg.server_latency;
+      if (via == PROTO_VIA_LINK && w->cfg.local_latency_set
+          && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, m->to))
+        lat = &w->cfg.local_latency;
+      m->wire_done = dl_time_add (dl_dist_sample_time (lat, r), extra);
+      w->in_flight++;
+      Msg **tail = NULL;
+      Msg **q = channel_queue (w, m, &tail);
+      m->next = NULL;
+      if (q && *q)
+        {
+          (*tail)->next = m;   /* behind the channel's message in flight */
+          *tail = m;
+          return;
+        }
+      if (q)
+        *q = *tail = m;
+      flow_start (w, m);
+      return;
+    }
   if (src)
     {
       DlTime start = MAX (now, src->up_free);
-      src->up_free = dl_time_add (start, tx_time (m->bytes, w->cfg.uplink_bps));
+      src->up_free = dl_time_add (start, tx_time (m->bytes, src->up_bps));
       t = src->up_free;
     }
   else if (m->internal)
@@ -452,7 +612,7 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
   if (dst)
     {
       DlTime start = MAX (t, dst->down_free);
-      dst->down_free = dl_time_add (start, tx_time (m->bytes, w->cfg.downlink_bps));
+      dst->down_free = dl_time_add (start, tx_time (m->bytes, dst->down_bps));
       t = dst->down_free;
     }
   sim_engine_schedule_at (e, t, ev_deliver, w, arg);

@@ -35,6 +35,7 @@ typedef struct {
   gboolean straggler;
   gboolean nat_symmetric;
   DlTime up_free, down_free;
+  uint64_t up_bps, down_bps;  /* its uplink's and downlink's rates */
   SimTimer deadline;
   SimEventId train_ev;
   LearnWeights *train_result;
@@ -51,6 +52,9 @@ typedef struct {
   guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
   guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
   DlIdMap links;          /* the other end -> Link*, for every link it has (sim_link_get) */
+  struct Msg *stream_q[2], *stream_q_tail[2];  /* sharing = fair: its coordinator stream's messages
+                                                  to [0] and from [1] the coordinator, the head in
+                                                  flight and the rest behind it (one WebSocket) */
 } Node;
 
 typedef struct {
@@ -59,14 +63,18 @@ typedef struct {
   DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
+  struct Msg *q[2], *q_tail[2];  /* sharing = fair: by the sender's side, its messages on the link's
+                                    data channel, the head in flight and the rest behind it */
 } Link;
 
 typedef struct Msg Msg;
-struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 128
-                  bytes, two cache lines in 64-byte-aligned slabs) */
+struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 136
+                  bytes) */
   ProtoMsg msg;
   gsize bytes;
-  DlTime wire_done;   /* its last byte left the sender's uplink */
+  DlTime wire_done;   /* its last byte left the sender's uplink; with sharing = fair, until then
+                         the latency (and a delay rule's extra) it pays after that */
+  Msg *next;          /* sharing = fair: the next message behind it on its channel */
   ProtoNodeId from, to;
   union {
     guint32 stream;   /* on a peer's coordinator stream: its number then */
@@ -79,7 +87,7 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
   guint8 live : 1;    /* taken from the slabs and not yet freed */
 };
 
-G_STATIC_ASSERT (sizeof (Msg) == 128);
+G_STATIC_ASSERT (sizeof (Msg) == 136);
 
 typedef struct {
   int msg_type;
@@ -123,6 +131,10 @@ struct SimWorld {
   DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
+  struct SimFlows *flows;             /* sharing = fair: the messages in flight as flows (sim-flows.h) */
+  SimEventId flows_ev;                /* the flows' next completion (or a solve at this instant) */
+  DlTime flows_at;                    /* its time while pending */
+  gboolean flows_ticking;             /* inside ev_flows: no other tick is scheduled */
   const volatile int *interrupt;
   SimProgressFn progress_fn;          /* sim_world_set_progress */
   gpointer progress_ud;

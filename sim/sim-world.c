@@ -95,6 +95,7 @@ sim_world_config_init (SimWorldConfig *c)
   c->server_latency = dl_dist_constant (DL_UNIT_DURATION, 20e6);
   c->uplink_bps = 20000000;
   c->downlink_bps = 100000000;
+  c->sharing_fifo = FALSE;
   c->link_setup = 200 * DL_MS;
   c->crash_detection = dl_dist_constant (DL_UNIT_DURATION, 30.0 * DL_S);
   c->replica_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);
@@ -635,6 +636,8 @@ finish_results (SimWorld *w)
       pr->joined = n->joined;
       pr->left = n->left;
       pr->speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
+      pr->uplink_bps = n->up_bps;
+      pr->downlink_bps = n->down_bps;
       ProtoPeerView v;
       proto_machine_view (n->peer, &v);
       /* its coordinator is gone for it (a crashed coordinator, a session the

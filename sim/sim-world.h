@@ -75,8 +75,13 @@ typedef struct {
   DlDist local_latency;         /* between two peers of one region */
   gboolean local_latency_set;   /* else `latency` */
   DlDist server_latency;        /* peer <-> coordinator, one way */
-  uint64_t uplink_bps;
+  uint64_t uplink_bps;           /* every peer's, unless rates_drawn (then the means) */
   uint64_t downlink_bps;
+  DlDist uplink, downlink;      /* with rates_drawn: each peer draws its own rates once, from its
+                                   "bandwidth" stream (at least 1 kbit/s) */
+  gboolean rates_drawn;
+  gboolean sharing_fifo;        /* [network] sharing = fifo: whole messages in turn, uplink then downlink;
+                                   else fair: flows share both max-min (sim-flows.h) */
   DlTime link_setup;
   double connect_failure;
   DlDist crash_detection;       /* sampled per crash from the node's "crash-detection" stream */
@@ -152,6 +157,7 @@ typedef struct {
   double accuracy;         /* last evaluation, NAN if none */
   double loss;
   gboolean cut_off;        /* partitioned from the coordinator when the run ended */
+  uint64_t uplink_bps, downlink_bps;   /* its rates (0: not known) */
 } SimPeerResult;
 
 /* What a run's METRIC observations (proto-outbox.h) add up to, per name:
@@ -187,6 +193,7 @@ typedef struct {
   gboolean straggler;
   gboolean nat_symmetric;
   const char *region;   /* its region's name (the config's), "" if none */
+  uint64_t uplink_bps, downlink_bps;
 } SimPeerAttrs;
 void sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out);
 /* Peer id's region index in cfg->region_names, -1 without regions. */

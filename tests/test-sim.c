@@ -1,12 +1,16 @@
 /* test-sim.c — sim/: the event engine's ordering, cancel and time
- * properties, and the PHOLD model agreeing with its reference loop. */
+ * properties, the PHOLD model agreeing with its reference loop, and the
+ * flows' max-min sharing (sim-flows.c) against hand-worked cases and a
+ * naive re-solve of everything at every event. */
 #include "config.h"
 
 #include "sim/sim-engine.h"
+#include "sim/sim-flows.h"
 #include "base/dl-random.h"
 #include "bench/phold.h"
 
 #include <check.h>
+#include <math.h>
 
 typedef struct {
   DlTime time;
@@ -398,6 +402,245 @@ START_TEST (test_phold_matches_reference)
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------- flows */
+
+/* Runs f until every flow is done: each flow's completion time by its
+ * user value (< n), the shares checked max-min fair after every solve. */
+static void
+flows_drain (SimFlows *f, DlTime now, DlTime *done, guint n)
+{
+  g_autoptr (GString) why = g_string_new (NULL);
+  sim_flows_update (f, now);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  DlTime t;
+  while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
+    {
+      ck_assert_int_ge (t, now);
+      now = t;
+      guint64 u;
+      while (sim_flows_pop (f, now, &u))
+        {
+          ck_assert_uint_lt (u, n);
+          done[u] = now;
+        }
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+    }
+  ck_assert_uint_eq (sim_flows_count (f), 0);
+}
+
+#define MBPS 1000000u
+
+/* One flow alone takes bytes / rate, rounded up to the ns. */
+START_TEST (test_flows_alone)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 20 * MBPS);
+  sim_flows_set_capacity (f, 1, 100 * MBPS);
+  sim_flows_add (f, 5, 0, 1, 4000025, 0);
+  DlTime done[1] = { 0 };
+  flows_drain (f, 5, done, 1);
+  /* 4 000 025 bytes at 20 Mbit/s: 1.60001 s */
+  ck_assert_int_eq (done[0], 5 + 1600010000);
+}
+END_TEST
+
+/* Max-min, worked by hand: A up1->down1, B up1->down2, C up2->down2;
+ * up1 10 MB/s, down1 1 MB/s, up2 and down2 100 MB/s.  down1 holds A to
+ * 1 MB/s, B takes the 9 MB/s up1 has left, C the 91 MB/s down2 has left;
+ * when B is done (9 MB at 1 s) C gets all 100 MB/s. */
+START_TEST (test_flows_max_min_by_hand)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 80 * MBPS);    /* up1 */
+  sim_flows_set_capacity (f, 1, 8 * MBPS);     /* down1 */
+  sim_flows_set_capacity (f, 2, 800 * MBPS);   /* up2 */
+  sim_flows_set_capacity (f, 3, 800 * MBPS);   /* down2 */
+  sim_flows_add (f, 0, 0, 1, 2000000, 0);      /* A: 2 MB at 1 MB/s: 2 s */
+  sim_flows_add (f, 0, 0, 3, 9000000, 1);      /* B: 9 MB at 9 MB/s: 1 s */
+  sim_flows_add (f, 0, 2, 3, 182000000, 2);    /* C: 91 MB in 1 s, 91 MB at 100 MB/s: 1.91 s */
+  DlTime done[3] = { 0 };
+  flows_drain (f, 0, done, 3);
+  ck_assert_int_le (llabs (done[0] - 2 * DL_S), 2);
+  ck_assert_int_le (llabs (done[1] - DL_S), 2);
+  ck_assert_int_le (llabs (done[2] - 1910 * DL_MS), 2);
+}
+END_TEST
+
+/* Two flows on one uplink: the short one ends at twice its time alone,
+ * then the long one has the whole link (processor sharing). */
+START_TEST (test_flows_share_then_speed_up)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 8 * MBPS);     /* 1 MB/s */
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 1000000, 0);
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 3000000, 1);
+  DlTime done[2] = { 0 };
+  flows_drain (f, 0, done, 2);
+  ck_assert_int_le (llabs (done[0] - 2 * DL_S), 2);
+  ck_assert_int_le (llabs (done[1] - 4 * DL_S), 2);
+}
+END_TEST
+
+/* A change re-solves only its component: flows on other resources keep
+ * their rates and are not visited. */
+START_TEST (test_flows_only_the_component)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  for (guint32 r = 0; r < 6; r++)
+    sim_flows_set_capacity (f, r, 8 * MBPS);
+  for (guint i = 0; i < 10; i++)
+    sim_flows_add (f, 0, 0, 1, 1000000, i);   /* component {0, 1} */
+  sim_flows_update (f, 0);
+  guint64 before = sim_flows_solved (f);
+  ck_assert_uint_eq (before, 10);
+  sim_flows_add (f, 10, 2, 3, 1000000, 10);   /* component {2, 3} */
+  sim_flows_add (f, 10, 4, SIM_FLOWS_NONE, 1000000, 11);
+  sim_flows_update (f, 10);
+  ck_assert_uint_eq (sim_flows_solved (f) - before, 2);
+  DlTime done[12] = { 0 };
+  flows_drain (f, 10, done, 12);
+  /* ten flows of 1 MB at 0.1 MB/s each: 10 s; the others alone: 1 s */
+  ck_assert_int_le (llabs (done[0] - 10 * DL_S), 2);
+  ck_assert_int_le (llabs (done[10] - (DL_S + 10)), 2);
+}
+END_TEST
+
+/* The naive model: every flow's max-min rate re-solved from scratch at
+ * every event (progressive filling over all resources, scanning for the
+ * smallest share), in doubles. */
+typedef struct {
+  double start, bytes, rem, rate, done;
+  int res[2];
+} NaiveFlow;
+
+static void
+naive_rates (NaiveFlow *fl, guint n, double now, const double *cap, guint nres)
+{
+  g_autofree double *left = g_new (double, nres);
+  g_autofree guint *cnt = g_new0 (guint, nres);
+  g_autofree gboolean *fixed = g_new0 (gboolean, n);
+  memcpy (left, cap, nres * sizeof (double));
+  guint unfixed = 0;
+  for (guint i = 0; i < n; i++)
+    if (fl[i].start <= now && fl[i].done < 0)
+      {
+        unfixed++;
+        for (int k = 0; k < 2; k++)
+          if (fl[i].res[k] >= 0)
+            cnt[fl[i].res[k]]++;
+      }
+    else
+      fixed[i] = TRUE;
+  while (unfixed)
+    {
+      int best = -1;
+      for (guint r = 0; r < nres; r++)
+        if (cnt[r] && (best < 0 || left[r] / cnt[r] < left[best] / cnt[best]))
+          best = (int) r;
+      double share = left[best] / cnt[best];
+      for (guint i = 0; i < n; i++)
+        if (!fixed[i] && (fl[i].res[0] == best || fl[i].res[1] == best))
+          {
+            fixed[i] = TRUE;
+            unfixed--;
+            fl[i].rate = share;
+            for (int k = 0; k < 2; k++)
+              if (fl[i].res[k] >= 0)
+                {
+                  left[fl[i].res[k]] -= share;
+                  cnt[fl[i].res[k]]--;
+                }
+          }
+    }
+}
+
+START_TEST (test_flows_against_naive)
+{
+  g_autoptr (DlRandom) rng = dl_random_new (77 + (guint64) _i, "flows", 0);
+  enum { NRES = 16, NFLOWS = 120 };
+  double cap[NRES];
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  for (guint r = 0; r < NRES; r++)
+    {
+      guint64 bps = (1 + dl_random_below (rng, 100)) * MBPS;
+      sim_flows_set_capacity (f, r, bps);
+      cap[r] = (double) bps / 8e9;
+    }
+  NaiveFlow fl[NFLOWS];
+  for (guint i = 0; i < NFLOWS; i++)
+    {
+      /* starts in batches (ties at one instant), senders 0..7, receivers 8..15,
+       * a fifth of them to or from the unlimited coordinator */
+      fl[i].start = (double) (dl_random_below (rng, 12) * 250 * DL_MS);
+      fl[i].bytes = fl[i].rem = (double) (1000 + dl_random_below (rng, 2000000));
+      fl[i].res[0] = dl_random_below (rng, 5) == 0 ? -1 : (int) dl_random_below (rng, 8);
+      fl[i].res[1] = fl[i].res[0] >= 0 && dl_random_below (rng, 4) == 0 ? -1 : 8 + (int) dl_random_below (rng, 8);
+      fl[i].done = -1;
+    }
+  /* dlsim's flows, driven as sim-net.c drives them */
+  DlTime done[NFLOWS];
+  g_autoptr (GString) why = g_string_new (NULL);
+  DlTime now = 0;
+  guint added = 0, finished = 0;
+  while (finished < NFLOWS)
+    {
+      DlTime next_add = DL_TIME_NEVER;
+      for (guint i = 0; i < NFLOWS; i++)
+        if (fl[i].done == -1 && (DlTime) fl[i].start < next_add)
+          next_add = (DlTime) fl[i].start;
+      DlTime t = MIN (next_add, sim_flows_next (f));
+      ck_assert_int_ne (t, DL_TIME_NEVER);
+      now = t;
+      guint64 u;
+      while (sim_flows_pop (f, now, &u))
+        {
+          done[u] = now;
+          finished++;
+        }
+      for (guint i = 0; i < NFLOWS; i++)
+        if ((DlTime) fl[i].start == now && fl[i].done == -1)
+          {
+            sim_flows_add (f, now, fl[i].res[0] < 0 ? SIM_FLOWS_NONE : (guint32) fl[i].res[0],
+                           fl[i].res[1] < 0 ? SIM_FLOWS_NONE : (guint32) fl[i].res[1], (guint64) fl[i].bytes, i);
+            fl[i].done = -2;   /* added */
+            added++;
+          }
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+    }
+  ck_assert_uint_eq (added, NFLOWS);
+  /* the naive model */
+  for (guint i = 0; i < NFLOWS; i++)
+    fl[i].done = -1;
+  double tn = 0;
+  guint left = NFLOWS;
+  while (left)
+    {
+      naive_rates (fl, NFLOWS, tn, cap, NRES);
+      double next = INFINITY;
+      for (guint i = 0; i < NFLOWS; i++)
+        if (fl[i].done < 0)
+          next = MIN (next, fl[i].start > tn ? fl[i].start : tn + fl[i].rem / fl[i].rate);
+      for (guint i = 0; i < NFLOWS; i++)
+        if (fl[i].done < 0 && fl[i].start <= tn)
+          {
+            fl[i].rem -= fl[i].rate * (next - tn);
+            if (fl[i].rem <= 1e-6 * fl[i].bytes)
+              {
+                fl[i].done = next;
+                left--;
+              }
+          }
+      tn = next;
+    }
+  for (guint i = 0; i < NFLOWS; i++)
+    ck_assert_msg (fabs ((double) done[i] - fl[i].done) <= 1e-6 * fl[i].done + 1000,
+                   "flow %u: %" G_GINT64_FORMAT " ns, naive %.0f ns", i, done[i], fl[i].done);
+}
+END_TEST
+
 static Suite *
 sim_suite (void)
 {
@@ -417,6 +660,13 @@ sim_suite (void)
   tcase_add_loop_test (tc, test_against_naive_model, 0, 3);
   tcase_add_test (tc, test_tie_counter_wrap_keeps_order);
   suite_add_tcase (s, tc);
+  TCase *tf = tcase_create ("flows");
+  tcase_add_test (tf, test_flows_alone);
+  tcase_add_test (tf, test_flows_max_min_by_hand);
+  tcase_add_test (tf, test_flows_share_then_speed_up);
+  tcase_add_test (tf, test_flows_only_the_component);
+  tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
+  suite_add_tcase (s, tf);
   return s;
 }
 

@@ -1,0 +1,69 @@
+/* sim-flows.h — flows sharing capacity max-min fairly (a leaf of sim-net.c).
+ *
+ * A flow is a transfer of a number of bytes over one or two resources (a
+ * sender's uplink, a receiver's downlink).  Concurrent flows share every
+ * resource max-min fairly, as SimGrid's fluid models (CM02) do: a flow's
+ * rate is the fair share of its bottleneck, and what a flow bottlenecked
+ * elsewhere leaves unused goes to the others.
+ *
+ * The caller owns time.  It adds flows at `now`, then calls
+ * sim_flows_update (now) once for everything that changed at that instant
+ * (adds batched), asks sim_flows_next for the earliest completion and calls
+ * back then; sim_flows_pop hands over the flows that are done.  Only the
+ * connected component of flows that a change touches is re-solved, and
+ * completions are kept in a heap, so a sparse pattern costs what it
+ * touches (SimGrid's lazy LMM keeps a "modified set" for the same reason).
+ *
+ * Shape: sim_flows_new / sim_flows_free. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "base/dl-time.h"
+
+G_BEGIN_DECLS
+
+typedef struct SimFlows SimFlows;
+
+/* "no resource": a side that is not rate-limited */
+#define SIM_FLOWS_NONE G_MAXUINT32
+
+SimFlows *sim_flows_new (void);
+void sim_flows_free (SimFlows *f);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimFlows, sim_flows_free)
+
+/* Resource res's capacity in bit/s (more than 0).  A resource's capacity
+ * is set before the first flow that uses it and not changed after. */
+void sim_flows_set_capacity (SimFlows *f, guint32 res, uint64_t bps);
+gboolean sim_flows_has_capacity (const SimFlows *f, guint32 res);
+
+/* A flow of `bytes` (more than 0) over res_a and res_b (either may be
+ * SIM_FLOWS_NONE, not both), started at now; `user` comes back from
+ * sim_flows_pop.  Its rate is set by the next sim_flows_update. */
+void sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user);
+
+/* Re-solves the shares of the components that changed since the last
+ * update (flows added or popped). */
+void sim_flows_update (SimFlows *f, DlTime now);
+
+/* The earliest completion time, DL_TIME_NEVER when no flow is in progress
+ * (a flow added since the last update is not counted). */
+DlTime sim_flows_next (const SimFlows *f);
+
+/* A flow that completes at or before now, if any (TRUE, *user set): in the
+ * order of completion time, then of adding. */
+gboolean sim_flows_pop (SimFlows *f, DlTime now, guint64 *user);
+
+/* Flows in progress (added and not popped). */
+guint sim_flows_count (const SimFlows *f);
+
+/* The number of flows re-solved so far (what the solver has cost). */
+guint64 sim_flows_solved (const SimFlows *f);
+
+/* For tests: whether the rates of the solved flows are max-min fair (no
+ * resource over its capacity; every flow has a bottleneck, a saturated
+ * resource where no flow goes faster).  If not, FALSE and why. */
+gboolean sim_flows_check (SimFlows *f, GString *why);
+
+G_END_DECLS
