@@ -2,6 +2,9 @@
 # shipped file: tests/cli.sh checks that this list is complete).
 nobase_dist_pkgdata_DATA += \
 	scenarios/demo.ini \
+	scenarios/bandwidth/a2a-16-20mbps.ini \
+	scenarios/bandwidth/a2a-8-20mbps.ini \
+	scenarios/bandwidth/a2a-8-mixed-uplinks.ini \
 	scenarios/edge/crash-during-sync.ini \
 	scenarios/edge/crash-loses-unsent.ini \
 	scenarios/edge/crash-never-detected.ini \
@@ -12,6 +15,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/secure-with-churn.ini \
 	scenarios/edge/straggler-50x-robust.ini \
 	scenarios/edge/straggler-50x.ini \
+	scenarios/edge/retry-close-crosses-link.ini \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \

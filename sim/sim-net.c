@@ -343,6 +343,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
         }
       Node *dst = sim_node_at (w, to);
       m->closes = dst ? dst->link_closes : 0;
+      m->doomed = !l->obj[sim_link_side (to, from)];
     }
   else if (!m->internal)
     {
@@ -685,10 +686,11 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
           /* what was sent on an open link arrives unless the receiver has
            * destroyed its end meanwhile (a close flushes what was sent).
            * Its end is there if it has closed none since (it was there at
-           * the send: the link was up), else the link says; so the link's
-           * record, a cache miss, is read only after a close */
-          gboolean open = dst->link_closes == m->closes;
-          if (!open)
+           * the send, unless the message is doomed: the receiver's close
+           * notice was still on its way), else the link says; so the
+           * link's record, a cache miss, is read only after a close */
+          gboolean open = dst->link_closes == m->closes && !m->doomed;
+          if (!open && !m->doomed)
             {
               const Link *l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
               open = l && l->obj[sim_link_side (m->to, m->from)];
@@ -768,9 +770,45 @@ sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
       return;
     }
   l->pending = TRUE;
+  l->gen++;
   w->link_setups++;
   l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, l->extra_setup), ev_link_up, w,
                                         ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
+}
+
+typedef struct {
+  ProtoNodeId self, other;
+  guint32 gen;
+} CloseNote;
+
+static DlTime
+link_latency (SimWorld *w, ProtoNodeId a, ProtoNodeId b, DlRandom *r)
+{
+  const DlDist *lat = &w->cfg.latency;
+  if (w->cfg.local_latency_set && sim_peer_region (&w->cfg, a) == sim_peer_region (&w->cfg, b))
+    lat = &w->cfg.local_latency;
+  return dl_dist_sample_time (lat, r);
+}
+
+/* A link close notice arrives: the other end is told, if it still holds
+ * that link (not one made since) */
+static void
+ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  const CloseNote *c = (const CloseNote *) (uintptr_t) arg;
+  w->timed_pending--;
+  Link *l = sim_link_get (w, c->self, c->other, FALSE);
+  Node *o = sim_node_at (w, c->other);
+  if (!l || l->gen != c->gen)
+    return;   /* the pair has connected again since */
+  l->up = FALSE;
+  if (o && o->status == NODE_ONLINE && l->obj[sim_link_side (c->other, c->self)])
+    {
+      ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = c->self };
+      sim_dispatch_peer (w, o, &in);
+    }
+  (void) e;
 }
 
 void
@@ -784,7 +822,11 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
   if (sn)
     sn->link_closes++;
   gboolean was_up = l->up && !l->dead;
-  l->up = FALSE;
+  Node *o = sim_node_at (w, other);
+  gboolean notice = was_up && notify && o && o->status == NODE_ONLINE && l->obj[sim_link_side (other, self)];
+  /* with a notice on its way the link stays up for the other end, which
+   * may still send on it: that goes on the wire and is lost at this end */
+  l->up = notice;
   l->dead = FALSE;
   l->failed = FALSE;
   if (l->pending)
@@ -793,10 +835,16 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
       l->pending = FALSE;
       w->link_setups--;
     }
-  Node *o = sim_node_at (w, other);
-  if (was_up && notify && o && o->status == NODE_ONLINE && l->obj[sim_link_side (other, self)])
+  if (notice)
     {
-      ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = self };
-      sim_dispatch_peer (w, o, &in);
+      /* the close reaches the other end after the link's latency (SCTP's
+       * shutdown crosses the link as data does); if that end destroys its
+       * own side first, it never hears of it */
+      CloseNote *c = g_new (CloseNote, 1);
+      *c = (CloseNote) { .self = self, .other = other, .gen = l->gen };
+      g_ptr_array_add (w->close_notes, c);
+      w->timed_pending++;
+      sim_engine_schedule_in (w->engine, link_latency (w, self, other, w->rng_close), ev_close_arrive, w,
+                              (uint64_t) (uintptr_t) c);
     }
 }

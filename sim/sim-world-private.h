@@ -63,6 +63,7 @@ typedef struct {
   DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
+  guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
   struct Msg *q[2], *q_tail[2];  /* sharing = fair: by the sender's side, its messages on the link's
                                     data channel, the head in flight and the rest behind it */
 } Link;
@@ -85,6 +86,8 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
   guint8 close : 1;   /* not a message: the stream's close frame (graceful close) */
   guint8 internal : 1;   /* between coordinator replicas: not the run's progress */
   guint8 live : 1;    /* taken from the slabs and not yet freed */
+  guint8 doomed : 1;  /* on a link whose receiver had destroyed its end when it was sent (its
+                         close notice still on the way): lost when it arrives */
 };
 
 G_STATIC_ASSERT (sizeof (Msg) == 136);
@@ -114,6 +117,8 @@ struct SimWorld {
   GHashTable *channels;     /* (from, to, via) (in the key word) -> last arrival time (boxed), for channels
                                without a link or node to keep it in */
   DlRandom *rng_links, *rng_churn;
+  DlRandom *rng_close;      /* the latency of link close notices (a stream of their own) */
+  GPtrArray *close_notes;   /* every link close notice sent (sim-net.c), freed with the world */
   LearnPartition *partition;
   LearnWeights *initial;
   GArray *drop_rules, *delay_rules;   /* Rule */
