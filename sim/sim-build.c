@@ -410,6 +410,12 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->downlink_bps == 0)
     return BAD ("network", "downlink", "must be more than 0");
   c->sharing_fifo = strcmp (V ("network", "sharing"), "fifo") == 0;
+  dl_parse_size (V ("network", "mss"), &c->mss_bytes, NULL);
+  if (c->mss_bytes == 0 || c->mss_bytes > 1 << 20)
+    return BAD ("network", "mss", "must be between 1B and 1MiB");
+  dl_parse_size (V ("network", "header_bytes"), &c->header_bytes, NULL);
+  if (c->header_bytes > 1 << 20)
+    return BAD ("network", "header_bytes", "must be at most 1MiB");
   dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
   parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
   c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;

@@ -127,6 +127,15 @@ sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b)
   return ga != gb;
 }
 
+/* What a message of `bytes` occupies links for: its bytes cut into
+ * segments of mss, each with its headers.  Not the bytes the run counts
+ * (traffic, bytes_sent): those are the message's own. */
+static guint64
+wire_bytes (const SimWorld *w, gsize bytes)
+{
+  return bytes + (bytes + w->cfg.mss_bytes - 1) / w->cfg.mss_bytes * w->cfg.header_bytes;
+}
+
 static DlTime
 tx_time (gsize bytes, uint64_t bps)
 {
@@ -397,6 +406,15 @@ channel_last (SimWorld *w, const Msg *m, Link *l)
 
 /* ---------------------------------------------------------------- fair sharing */
 
+/* a link close on its way to the other end (see sim_net_close_link) */
+typedef struct {
+  ProtoNodeId self, other;
+  guint32 gen;
+  DlTime latency;
+} CloseNote;
+
+static void ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
+
 static void ev_flows (SimEngine *e, void *ctx, uint64_t arg);
 
 /* A node's resources in the flows: its uplink and its downlink.  The
@@ -476,6 +494,15 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l)
   t = MAX (t, *last);
   *last = t;
   sim_engine_schedule_at (w->engine, t, ev_deliver, w, (uint64_t) (uintptr_t) m);
+  int side = sim_link_side (m->from, m->to);
+  if (l && q && !*q && l->close_wait[side])
+    {
+      /* the sender closed the link behind this message: the notice follows it */
+      CloseNote *c = l->close_wait[side];
+      l->close_wait[side] = NULL;
+      sim_engine_schedule_at (w->engine, MAX (t, dl_time_add (now, c->latency)), ev_close_arrive, w,
+                              (uint64_t) (uintptr_t) c);
+    }
 }
 
 static void
@@ -487,7 +514,7 @@ flow_start (SimWorld *w, Msg *m)
       flow_done (w, m, sim_engine_now (w->engine), NULL);   /* coordinator to a node not there: no limit */
       return;
     }
-  sim_flows_add (w->flows, sim_engine_now (w->engine), up, down, m->bytes, (uint64_t) (uintptr_t) m);
+  sim_flows_add (w->flows, sim_engine_now (w->engine), up, down, wire_bytes (w, m->bytes), (uint64_t) (uintptr_t) m);
   flows_tick_now (w);
 }
 
@@ -553,7 +580,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   if (src)
     {
       DlTime start = MAX (now, src->up_free);
-      src->up_free = dl_time_add (start, tx_time (m->bytes, src->up_bps));
+      src->up_free = dl_time_add (start, tx_time (wire_bytes (w, m->bytes), src->up_bps));
       t = src->up_free;
     }
   else if (m->internal)
@@ -613,7 +640,7 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
   if (dst)
     {
       DlTime start = MAX (t, dst->down_free);
-      dst->down_free = dl_time_add (start, tx_time (m->bytes, dst->down_bps));
+      dst->down_free = dl_time_add (start, tx_time (wire_bytes (w, m->bytes), dst->down_bps));
       t = dst->down_free;
     }
   sim_engine_schedule_at (e, t, ev_deliver, w, arg);
@@ -776,11 +803,6 @@ sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
                                         ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
 }
 
-typedef struct {
-  ProtoNodeId self, other;
-  guint32 gen;
-} CloseNote;
-
 static DlTime
 link_latency (SimWorld *w, ProtoNodeId a, ProtoNodeId b, DlRandom *r)
 {
@@ -841,10 +863,18 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
        * shutdown crosses the link as data does); if that end destroys its
        * own side first, it never hears of it */
       CloseNote *c = g_new (CloseNote, 1);
-      *c = (CloseNote) { .self = self, .other = other, .gen = l->gen };
+      *c = (CloseNote) { .self = self, .other = other, .gen = l->gen,
+                         .latency = link_latency (w, self, other, w->rng_close) };
       g_ptr_array_add (w->close_notes, c);
       w->timed_pending++;
-      sim_engine_schedule_in (w->engine, link_latency (w, self, other, w->rng_close), ev_close_arrive, w,
-                              (uint64_t) (uintptr_t) c);
+      /* behind what this end sent on the link before closing it: in the
+       * channel's queue (fair), or arriving up to last_arrival (fifo) */
+      int side = sim_link_side (self, other);
+      DlTime now = sim_engine_now (w->engine);
+      if (w->flows && l->q[side])
+        l->close_wait[side] = c;
+      else
+        sim_engine_schedule_at (w->engine, MAX (dl_time_add (now, c->latency), l->last_arrival[side]), ev_close_arrive,
+                                w, (uint64_t) (uintptr_t) c);
     }
 }

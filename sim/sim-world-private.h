@@ -64,6 +64,8 @@ typedef struct {
   SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
   guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
+  gpointer close_wait[2]; /* sharing = fair: by the closer's side, its close notice, waiting for
+                             what it sent before the close to leave (sim-net.c) */
   struct Msg *q[2], *q_tail[2];  /* sharing = fair: by the sender's side, its messages on the link's
                                     data channel, the head in flight and the rest behind it */
 } Link;

@@ -96,6 +96,8 @@ sim_world_config_init (SimWorldConfig *c)
   c->uplink_bps = 20000000;
   c->downlink_bps = 100000000;
   c->sharing_fifo = FALSE;
+  c->mss_bytes = 1448;
+  c->header_bytes = 66;
   c->link_setup = 200 * DL_MS;
   c->crash_detection = dl_dist_constant (DL_UNIT_DURATION, 30.0 * DL_S);
   c->replica_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);

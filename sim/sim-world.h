@@ -82,6 +82,8 @@ typedef struct {
   gboolean rates_drawn;
   gboolean sharing_fifo;        /* [network] sharing = fifo: whole messages in turn, uplink then downlink;
                                    else fair: flows share both max-min (sim-flows.h) */
+  guint64 mss_bytes;             /* a message is cut into segments of this many bytes on the wire, */
+  guint64 header_bytes;          /* each adding these (0: none): what it occupies links for */
   DlTime link_setup;
   double connect_failure;
   DlDist crash_detection;       /* sampled per crash from the node's "crash-detection" stream */

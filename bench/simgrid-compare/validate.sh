@@ -5,7 +5,10 @@
 #   with the same per-host uplinks and downlinks, network/model CM02 with
 #   network/crosstraffic off, which is max-min sharing of the hosts' links;
 # - the analytic bound, for symmetric all-to-all: each uplink carries n-1
-#   Payloads, (n-1) S 8 / uplink, plus one latency.
+#   Payloads, (n-1) W 8 / uplink, plus one latency.
+# S is the Payload's size (dlsim's traffic table) and W what it occupies the
+# links for: S plus 66 header bytes per 1448-byte segment (network.mss and
+# header_bytes, their defaults); SimGrid is given W.
 #
 #   bench/simgrid-compare/validate.sh [DLSIM] [CASE...]
 #
@@ -78,6 +81,7 @@ INI
   dl_wall=$(awk "BEGIN { print $t1 - $t0 }")
   span=$(sqlite3 "$tmp/d.db" "SELECT printf('%.6f', end_s - start_s) FROM rounds WHERE round = 1")
   bytes=$(sqlite3 "$tmp/d.db" "SELECT bytes / messages FROM traffic WHERE type = 'Payload'")
+  bytes=$((bytes + (bytes + 1447) / 1448 * 66))
   {
     echo "<?xml version='1.0'?>"
     echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
