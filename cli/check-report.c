@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "results/res-db.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -190,13 +191,9 @@ cli_write_check_reports (const char *db_path, const char *junit, const char *tap
 {
   if (!junit && !tap)
     return TRUE;
-  sqlite3 *db = NULL;
-  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s", db_path, sqlite3_errmsg (db));
-      sqlite3_close (db);
-      return FALSE;
-    }
+  sqlite3 *db = res_db_open_read (db_path, error);
+  if (!db)
+    return FALSE;
   g_autoptr (GPtrArray) cases = load_cases (db);
   sqlite3_close (db);
   const char *paths[2] = { junit, tap };

@@ -58,9 +58,10 @@ char *cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *time
 /* trace-perfetto.c: run `run` of db as Chrome trace-event JSON in path. */
 gboolean cli_trace_perfetto (struct sqlite3 *db, gint64 run, const char *path, GError **error);
 
-/* Opens an existing results database read-only; on failure prints why
- * ("no such results database", "not a dlsim results database") and returns
- * NULL. */
+/* Opens an existing results database to read it (res_db_open_read: a
+ * killed run's journal rolled back, a writer's lock waited for); on
+ * failure prints why ("no such results database", "not a dlsim results
+ * database") and returns NULL. */
 struct sqlite3 *cli_open_results (const char *cmd, const char *path);
 
 /* Prints "dlsim CMD: message" to stderr. */

@@ -17,22 +17,10 @@ cli_open_results (const char *cmd, const char *path)
       cli_error (cmd, "%s: no such results database", path);
       return NULL;
     }
-  sqlite3 *db = NULL;
-  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-    {
-      cli_error (cmd, "%s: %s", path, sqlite3_errmsg (db));
-      sqlite3_close (db);
-      return NULL;
-    }
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2 (db, "SELECT COUNT(*) FROM runs", -1, &st, NULL) != SQLITE_OK)
-    {
-      cli_error (cmd, "%s: not a dlsim results database (%s)", path, sqlite3_errmsg (db));
-      sqlite3_finalize (st);
-      sqlite3_close (db);
-      return NULL;
-    }
-  sqlite3_finalize (st);
+  g_autoptr (GError) error = NULL;
+  sqlite3 *db = res_db_open_read (path, &error);
+  if (!db)
+    cli_error (cmd, "%s", error->message);
   return db;
 }
 

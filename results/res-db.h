@@ -24,8 +24,19 @@ typedef enum { RES_ERROR_SQLITE, RES_ERROR_SCHEMA, RES_ERROR_NOT_FOUND } ResErro
 
 typedef struct ResDb ResDb;
 
+/* How long every opener waits for another process's lock (a writer commits
+ * once a second; docs/user-guide.md says commands wait up to 60 s). */
+#define RES_BUSY_TIMEOUT_MS 60000
+
 /* Opens (creating the schema if the file is new) a results database. */
 ResDb *res_db_open (const char *path, GError **error);
+/* Opens a results database to read it (transfer full: sqlite3_close).  It
+ * waits up to RES_BUSY_TIMEOUT_MS for a writer's lock.  A journal that a
+ * killed writer left (a hot journal) is rolled back first, which needs
+ * write access to the file and its folder; without it the error says so.
+ * A file without a `runs` table is not a results database
+ * (RES_ERROR_SCHEMA). */
+struct sqlite3 *res_db_open_read (const char *path, GError **error);
 void res_db_close (ResDb *db);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResDb, res_db_close)
 /* The underlying sqlite3 handle, for report queries (transfer none). */

@@ -134,7 +134,7 @@ res_db_open (const char *path, GError **error)
       res_db_close (db);
       return NULL;
     }
-  sqlite3_busy_timeout (db->db, 60000);
+  sqlite3_busy_timeout (db->db, RES_BUSY_TIMEOUT_MS);
   sqlite3_stmt *st = NULL;
   int version = 0;
   if (sqlite3_prepare_v2 (db->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
@@ -205,6 +205,66 @@ res_db_open (const char *path, GError **error)
       return NULL;
     }
   return db;
+}
+
+/* Opens path read-write (never creating it) and reads its schema, which
+ * rolls back a hot journal: what a read-only connection cannot do. */
+static gboolean
+roll_back_journal (const char *path, GError **error)
+{
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_extended_result_codes (db, 1);
+      sqlite3_busy_timeout (db, RES_BUSY_TIMEOUT_MS);
+      rc = sqlite3_exec (db, "SELECT COUNT(*) FROM sqlite_master", NULL, NULL, NULL);
+    }
+  if (rc != SQLITE_OK)
+    g_set_error (error, RES_ERROR, RES_ERROR_SQLITE,
+                 "%s: a run that was killed left its journal (%s-journal), which only a writer can roll back,"
+                 " and this file or its folder cannot be written (%s): make both writable, then read it again",
+                 path, path, db ? sqlite3_errmsg (db) : "out of memory");
+  sqlite3_close (db);
+  return rc == SQLITE_OK;
+}
+
+sqlite3 *
+res_db_open_read (const char *path, GError **error)
+{
+  for (gboolean rolled_back = FALSE;; rolled_back = TRUE)
+    {
+      sqlite3 *db = NULL;
+      if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        {
+          g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path,
+                       db ? sqlite3_errmsg (db) : "out of memory");
+          sqlite3_close (db);
+          return NULL;
+        }
+      sqlite3_extended_result_codes (db, 1);
+      sqlite3_busy_timeout (db, RES_BUSY_TIMEOUT_MS);
+      sqlite3_stmt *st = NULL;
+      int rc = sqlite3_prepare_v2 (db, "SELECT COUNT(*) FROM runs", -1, &st, NULL);
+      if (rc == SQLITE_OK)
+        rc = sqlite3_step (st) == SQLITE_ROW ? SQLITE_OK : sqlite3_extended_errcode (db);
+      sqlite3_finalize (st);
+      if (rc == SQLITE_OK)
+        return db;
+      g_autofree char *msg = g_strdup (sqlite3_errmsg (db));
+      sqlite3_close (db);
+      if (rc == SQLITE_READONLY_ROLLBACK && !rolled_back)
+        {
+          if (!roll_back_journal (path, error))
+            return NULL;
+          continue;
+        }
+      if (rc == SQLITE_ERROR || rc == SQLITE_NOTADB)
+        g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: not a dlsim results database (%s)", path, msg);
+      else
+        g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path, msg);
+      return NULL;
+    }
 }
 
 void

@@ -1,0 +1,88 @@
+#!/bin/sh
+# tests/db-faults.sh — results databases under faults: a journal a killed
+# writer left, a file another process holds locked, two runs writing one
+# file at once, damaged and foreign files, a full disk.  Each reading
+# command must read the file or say why, never refuse a file it could read.
+set -u
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
+check () {  # check DESCRIPTION COMMAND...: the command must succeed
+  desc=$1
+  shift
+  if "$@" >"$out" 2>&1; then ok "$desc"; else ko "$desc"; sed 's/^/  | /' "$out"; fi
+}
+SRC=${DLSIM_SRCDIR:-.}
+F3=$SRC/scenarios/regression/consensus-mean-3.ini
+
+"$DLSIM" run "$F3" -o "$tmp/base.db" -q >/dev/null 2>&1
+base_rows=$(rowdump "$tmp/base.db")
+
+# hot DB: a copy of base.db with the journal of a writer killed mid-way
+# (its change spilled to the file: params emptied, a table of junk added),
+# as `kill -9` of a run between two commits leaves it
+hot () {
+  rm -f "$1" "$1-journal"
+  cp "$tmp/base.db" "$1"
+  python3 - "$1" <<'PY'
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA cache_size = 1")
+c.execute("BEGIN")
+c.execute("DELETE FROM params")
+c.execute("CREATE TABLE junk (x)")
+for i in range(500):
+    c.execute("INSERT INTO junk VALUES (?)", (os.urandom(2000),))
+os._exit(0)
+PY
+  [ -s "$1-journal" ] || ko "no hot journal beside $1"
+}
+
+# 1. every reading command rolls the killed writer's journal back and reads
+# the file as it was before
+rolled_back () {  # rolled_back DESCRIPTION: the file is base.db again
+  if [ ! -e "$tmp/hot.db-journal" ] && [ "$(rowdump "$tmp/hot.db")" = "$base_rows" ]; then ok "$1"; else ko "$1: not rolled back"; fi
+}
+hot "$tmp/hot.db"; expect 0 "consensus-mean-3 *completed" -- "$DLSIM" report "$tmp/hot.db"; rolled_back report
+hot "$tmp/hot.db"; expect 0 "rounds_completed" -- "$DLSIM" report "$tmp/hot.db" --run 1; rolled_back "report --run"
+hot "$tmp/hot.db"; expect 0 "StartWeightSharing" -- "$DLSIM" trace "$tmp/hot.db" --run 1; rolled_back trace
+hot "$tmp/hot.db"; check "trace perfetto" "$DLSIM" trace "$tmp/hot.db" --run 1 --format perfetto -o "$tmp/t.json"; rolled_back "trace perfetto"
+hot "$tmp/hot.db"; check export "$DLSIM" export "$tmp/hot.db" --format csv -o "$tmp/ex"; rolled_back export
+[ "$(wc -l < "$tmp/ex/params.csv")" -gt 1 ] && ok "export params" || ko "export wrote no params"
+hot "$tmp/hot.db"; check export-scenario "$DLSIM" export-scenario "$tmp/hot.db" --run 1 -o "$tmp/x.ini"; rolled_back export-scenario
+hot "$tmp/hot.db"; expect 0 "set terminal" -- "$DLSIM" plot "$tmp/hot.db" rounds --script; rolled_back plot
+hot "$tmp/hot.db"; expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/hot.db" "$tmp/base.db"; rolled_back compare
+hot "$tmp/hot.db"; check merge "$DLSIM" merge "$tmp/m.db" "$tmp/hot.db"; rolled_back "merge's input"
+[ "$(rowdump "$tmp/m.db")" = "$base_rows" ] && ok "merged from a rolled-back file" || ko "merge of a hot file differs"
+# a reader that cannot write the folder cannot roll back: it says so
+# (as root: the reader runs as nobody)
+mkdir "$tmp/ro"
+hot "$tmp/ro/r.db"
+chmod 555 "$tmp/ro"
+chmod 755 "$tmp"
+if [ "$(id -u)" -ne 0 ]; then
+  expect 1 "left its journal.*cannot be written" -- "$DLSIM" report "$tmp/ro/r.db"
+elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null \
+     && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$DLSIM"; then
+  expect 1 "left its journal.*cannot be written" -- setpriv --reuid=65534 --regid=65534 --clear-groups "$DLSIM" report "$tmp/ro/r.db"
+else
+  echo "SKIP: a folder root can write is not read-only"
+fi
+chmod 755 "$tmp/ro"
+
+# 2. a reader waits for a lock another process holds (here 2 s), as it
+# waits for a run's once-a-second commits
+cp "$tmp/base.db" "$tmp/locked.db"
+python3 - "$tmp/locked.db" "$tmp/locked.flag" <<'PY' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+open(sys.argv[2], "w").close()
+time.sleep(2)
+c.execute("COMMIT")
+PY
+lpid=$!
+i=0
+while [ ! -e "$tmp/locked.flag" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+expect 0 "consensus-mean-3 *completed" -- "$DLSIM" report "$tmp/locked.db"
+wait $lpid
+
+finish
