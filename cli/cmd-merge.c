@@ -130,9 +130,11 @@ merge_plain (sqlite3 *db, const char *path, gboolean renumber, gboolean any_buil
     sqlite3_prepare_v2 (db, "SELECT MAX((SELECT COALESCE(MAX(run_id), 0) FROM main.runs),"
                             " (SELECT COALESCE(MAX(run_id), 0) FROM src.runs))", -1, &mx, NULL);
     if (sqlite3_step (mx) == SQLITE_ROW)
-      next = sqlite3_column_int64 (mx, 0) + 1;
+      next = sqlite3_column_int64 (mx, 0);
     sqlite3_finalize (mx);
   }
+  /* next: the last id taken, until a run is renumbered (none past 2^63 - 1) */
+  gboolean ids_left = next < G_MAXINT64;
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (st, 0);
@@ -145,12 +147,20 @@ merge_plain (sqlite3 *db, const char *path, gboolean renumber, gboolean any_buil
         }
       else if (strcmp (mine, theirs) == 0)
         (*skipped)++;   /* already merged */
+      else if (renumber && !ids_left)
+        {
+          cli_error ("merge", "%s: run %" G_GINT64_FORMAT " would take an id past 2^63 - 1, the largest SQLite keeps:"
+                     " nothing merged from this file", path, id);
+          sqlite3_finalize (st);
+          return FALSE;
+        }
       else if (renumber)
         {
+          next++;
+          ids_left = next < G_MAXINT64;
           g_array_append_val (copy_from, id);
           g_array_append_val (copy_to, next);
           printf ("%s: run %" G_GINT64_FORMAT " is run %" G_GINT64_FORMAT " in the output\n", path, id, next);
-          next++;
         }
       else
         g_array_append_val (conflicts, id);

@@ -165,6 +165,13 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean live, 
   return ok;
 }
 
+/* res_db_open_wait's notice: another process writes the file */
+static void
+say_waiting (const char *path)
+{
+  fprintf (stderr, "dlsim: another dlsim process is writing %s: waiting until it has finished\n", path);
+}
+
 /* Runs the plan into db (and db_path for workers' merge). */
 static int
 execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
@@ -174,14 +181,19 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
   sa.sa_handler = on_sigint;
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
-  gint64 next_id = res_db_max_run_id (db) + 1;
+  gint64 next_id = 1;
+  g_autoptr (GError) error = NULL;
   if (plan->ids_fixed)
     next_id = plan->jobs->len ? g_array_index (plan->jobs, Job, 0).run_id : next_id;
+  else if (!res_db_next_run_ids (db, plan->jobs->len, &next_id, &error))
+    {
+      cli_error (plan->cmd, "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
   else
     for (guint i = 0; i < plan->jobs->len; i++)
       g_array_index (plan->jobs, Job, i).run_id = next_id + i;
   g_autoptr (GString) report = g_string_new (NULL);
-  g_autoptr (GError) error = NULL;
   guint done = 0;
 
   if (workers <= 1 || plan->jobs->len <= 1)
@@ -703,7 +715,7 @@ run_or_check (int argc, char **argv, gboolean check)
     }
   else
     db_path = g_strdup_printf ("%s.db", ((SimScenario *) plan.scenarios->pdata[0])->name);
-  ResDb *db = res_db_open (db_path, &error);
+  ResDb *db = res_db_open_wait (db_path, say_waiting, &error);
   if (!db)
     {
       cli_error (cmd, "%s", error->message);

@@ -9,6 +9,7 @@
 struct ResDb {
   sqlite3 *db;
   char *path;
+  int lock_fd;   /* holds the writers' lock (res-file.c, WRITER_LOCK_AT); -1: none */
 };
 
 /* Runs SQL; on failure sets error with the file's path and SQLite's message. */

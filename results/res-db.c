@@ -275,8 +275,8 @@ ResRun *
 res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
                GError **error)
 {
-  if (run_id <= 0)
-    run_id = res_db_max_run_id (db) + 1;
+  if (run_id <= 0 && !res_db_next_run_ids (db, 1, &run_id, error))
+    return NULL;
   if (!res_db_exec (db, "BEGIN", error))
     return NULL;
   sqlite3_stmt *st = NULL;

@@ -28,8 +28,15 @@ typedef struct ResDb ResDb;
  * once a second; docs/user-guide.md says commands wait up to 60 s). */
 #define RES_BUSY_TIMEOUT_MS 60000
 
-/* Opens (creating the schema if the file is new) a results database. */
+/* Opens (creating the schema if the file is new) a results database to
+ * write it.  One process writes a file at a time: an opener waits until
+ * the process that has it open to write closes it (or dies), so that two
+ * runs into one file take turns instead of taking the same run ids.  The
+ * first gets the file at once. */
 ResDb *res_db_open (const char *path, GError **error);
+/* The same; if another process has the file, waiting (path) is called
+ * once before waiting for it (e.g. to say so). */
+ResDb *res_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error);
 /* Opens a results database to read it (transfer full: sqlite3_close).  It
  * waits up to RES_BUSY_TIMEOUT_MS for a writer's lock.  A journal that a
  * killed writer left (a hot journal) is rolled back first, which needs
@@ -42,6 +49,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResDb, res_db_close)
 /* The underlying sqlite3 handle, for report queries (transfer none). */
 struct sqlite3 *res_db_handle (ResDb *db);
 gint64 res_db_max_run_id (ResDb *db);
+/* The first of n free run ids after the file's largest, in first_id; an
+ * error (RES_ERROR_SCHEMA) if they would pass the largest id, 2^63 - 1. */
+gboolean res_db_next_run_ids (ResDb *db, guint64 n, gint64 *first_id, GError **error);
 
 typedef struct ResRun ResRun;
 

@@ -1,14 +1,18 @@
 /* res-file.c — the results database file: the schema and its upgrades,
  * opening and closing, the list of tables, deleting and merging runs
  * (res-db.h). */
+#define _GNU_SOURCE 1   /* F_OFD_SETLK */
 #include "config.h"
 
 #include "results/res-db.h"
 #include "results/res-db-private.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <unistd.h>
 
 G_DEFINE_QUARK (res-error-quark, res_error)
 
@@ -121,11 +125,66 @@ res_db_remove_files (const char *path)
   g_unlink (shm);
 }
 
+/* A writer's lock: one byte of the file past the bytes SQLite locks
+ * (0x40000000 to 0x40000201), taken with an open file description lock,
+ * so that SQLite's own locks on the file, in this process or another,
+ * neither meet nor release it; the kernel drops it when the process ends,
+ * however it ends.  SQLite alone lets one writer in at a time for a
+ * transaction; a run holds its write transaction between its once-a-second
+ * commits, so a second run's writes would wait for a gap that hardly
+ * comes, and two runs that read the largest run id before either wrote
+ * took the same ids. */
+#define WRITER_LOCK_AT (0x40000000 + 4096)
+
+/* The descriptor that holds the lock, -1 with error set, or -1 without
+ * when the file system has no such locks (then SQLite's own locks are
+ * all there is). */
+static int
+lock_writer (const char *path, void (*waiting) (const char *path), GError **error)
+{
+  int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path, g_strerror (e));
+      return -1;
+    }
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = WRITER_LOCK_AT, .l_len = 1 };
+  if (fcntl (fd, F_OFD_SETLK, &fl) == 0)
+    return fd;
+  if (errno == EAGAIN || errno == EACCES)
+    {
+      if (waiting)
+        waiting (path);
+      int rc;
+      while ((rc = fcntl (fd, F_OFD_SETLKW, &fl)) != 0 && errno == EINTR)
+        ;
+      if (rc == 0)
+        return fd;
+    }
+  close (fd);
+  return -1;
+}
+
 ResDb *
 res_db_open (const char *path, GError **error)
 {
+  return res_db_open_wait (path, NULL, error);
+}
+
+ResDb *
+res_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error)
+{
   ResDb *db = g_new0 (ResDb, 1);
   db->path = g_strdup (path);
+  GError *lock_error = NULL;
+  db->lock_fd = lock_writer (path, waiting, &lock_error);
+  if (lock_error)
+    {
+      g_propagate_error (error, lock_error);
+      res_db_close (db);
+      return NULL;
+    }
   /* one connection per process, used by one thread: no SQLite mutexes */
   if (sqlite3_open_v2 (path, &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                        NULL) != SQLITE_OK)
@@ -274,6 +333,8 @@ res_db_close (ResDb *db)
     return;
   if (db->db)
     sqlite3_close (db->db);
+  if (db->lock_fd >= 0)
+    close (db->lock_fd);
   g_free (db->path);
   g_free (db);
 }
@@ -294,6 +355,23 @@ res_db_max_run_id (ResDb *db)
     id = sqlite3_column_int64 (st, 0);
   sqlite3_finalize (st);
   return id;
+}
+
+gboolean
+res_db_next_run_ids (ResDb *db, guint64 n, gint64 *first_id, GError **error)
+{
+  gint64 max = MAX (res_db_max_run_id (db), 0);
+  n = MAX (n, 1);
+  if ((guint64) (G_MAXINT64 - max) < n)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
+                   "%s: its largest run id is %" G_GINT64_FORMAT ", and %" G_GUINT64_FORMAT
+                   " more would pass 2^63 - 1, the largest id SQLite keeps: write them to another file",
+                   db->path, max, n);
+      return FALSE;
+    }
+  *first_id = max + 1;
+  return TRUE;
 }
 
 const char *const *

@@ -85,4 +85,44 @@ while [ ! -e "$tmp/locked.flag" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1));
 expect 0 "consensus-mean-3 *completed" -- "$DLSIM" report "$tmp/locked.db"
 wait $lpid
 
+# 3. two runs into one file at once: the second waits for the first, both
+# finish, every run under its own id, nothing lost
+cat > "$tmp/two.ini" <<'INI'
+[scenario]
+name = two
+repeat = 6
+[protocol]
+min_participants = 3
+[training]
+rounds = 10
+[peers]
+count = 20
+INI
+"$DLSIM" run "$tmp/two.ini" -o "$tmp/same.db" -q > "$tmp/a.out" 2>&1 &
+p1=$!
+"$DLSIM" run "$tmp/two.ini" -o "$tmp/same.db" -q --seed 100 > "$tmp/b.out" 2>&1 &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+r=$(sqlite3 "$tmp/same.db" "SELECT COUNT(*), COUNT(DISTINCT run_id), MIN(run_id), MAX(run_id), COUNT(outcome),
+                              COUNT(DISTINCT seed) FROM runs")
+if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$r" = "12|12|1|12|12|12" ]; then ok "two runs at once"; else
+  ko "two runs at once: exit $r1 and $r2, runs '$r'"; cat "$tmp/a.out" "$tmp/b.out"; fi
+# run ids stop at 2^63 - 1: the next run is refused, and nothing is written
+"$DLSIM" run "$tmp/two.ini" -o "$tmp/big.db" -q --set scenario.repeat=1 >/dev/null 2>&1
+sqlite3 "$tmp/big.db" "UPDATE runs SET run_id = 9223372036854775806"
+expect 1 "largest run id is 9223372036854775806, and 2 more would pass 2^63 - 1" -- \
+  "$DLSIM" run "$tmp/two.ini" -o "$tmp/big.db" -q --set scenario.repeat=2
+check "the last id" "$DLSIM" run "$tmp/two.ini" -o "$tmp/big.db" -q --set scenario.repeat=1
+expect 1 "largest run id is 9223372036854775807, and 1 more would pass" -- \
+  "$DLSIM" run "$tmp/two.ini" -o "$tmp/big.db" -q --set scenario.repeat=1
+r=$(sqlite3 "$tmp/big.db" "SELECT COUNT(*), MIN(run_id) > 0 FROM runs")
+[ "$r" = "2|1" ] && ok "no run past 2^63 - 1" || ko "run ids past 2^63 - 1: '$r'"
+# merge --renumber refuses a run it cannot give an id
+"$DLSIM" run "$tmp/two.ini" -o "$tmp/other.db" -q --set scenario.repeat=1 --seed 9 >/dev/null 2>&1
+sqlite3 "$tmp/other.db" "UPDATE runs SET run_id = 9223372036854775807; UPDATE params SET run_id = 9223372036854775807"
+expect 1 "would take an id past 2^63 - 1" -- "$DLSIM" merge "$tmp/big.db" "$tmp/other.db" --renumber
+r=$(sqlite3 "$tmp/big.db" "SELECT COUNT(*), MIN(run_id) > 0 FROM runs")
+[ "$r" = "2|1" ] && ok "merge: no run past 2^63 - 1" || ko "merge: run ids past 2^63 - 1: '$r'"
+
 finish
