@@ -156,7 +156,8 @@ cli_cmd_export (int argc, char **argv)
       if (csv)
         csv_row (f, st, n, TRUE);
       guint64 rows = 0;
-      while (sqlite3_step (st) == SQLITE_ROW)
+      int step;
+      while ((step = sqlite3_step (st)) == SQLITE_ROW)
         {
           if (csv)
             csv_row (f, st, n, FALSE);
@@ -164,12 +165,20 @@ cli_cmd_export (int argc, char **argv)
             json_row (f, st, n, gen);
           rows++;
         }
+      if (step != SQLITE_DONE)
+        {
+          cli_error ("export", "%s: %s cannot be read after %" G_GUINT64_FORMAT " rows: %s", rest[0], all[i], rows,
+                     sqlite3_errmsg (db));
+          rc = CLI_EXIT_FAILURE;
+        }
       sqlite3_finalize (st);
       if (fclose (f) != 0)
         {
           cli_error ("export", "%s: %s", path, g_strerror (errno));
           rc = CLI_EXIT_FAILURE;
         }
+      else if (step != SQLITE_DONE)
+        break;
       else
         printf ("%s: %" G_GUINT64_FORMAT " rows\n", path, rows);
     }

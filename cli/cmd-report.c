@@ -209,7 +209,8 @@ cli_cmd_trace (int argc, char **argv)
     sqlite3_bind_null (st, 2);
   sqlite3_bind_int (st, 3, brief);
   guint n = 0;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       const char *kind = text_or (st, 2, "?"), *other = text_or (st, 4, NULL), *msg = text_or (st, 7, NULL);
       const char *detail = text_or (st, 5, NULL);
@@ -240,9 +241,12 @@ cli_cmd_trace (int argc, char **argv)
       g_string_free (what, TRUE);
       n++;
     }
-  if (n == 0)
+  if (rc != SQLITE_DONE)
+    cli_error ("trace", "%s: run %" G_GINT64_FORMAT "'s events cannot be read after %u of them: %s", rest[0], run, n,
+               sqlite3_errmsg (db));
+  else if (n == 0)
     printf ("(no events%s%s)\n", peer ? " for " : "", peer ? peer : "");
   sqlite3_finalize (st);
   sqlite3_close (db);
-  return CLI_EXIT_OK;
+  return rc == SQLITE_DONE ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }

@@ -107,7 +107,8 @@ cli_trace_perfetto (sqlite3 *db, gint64 run, const char *path, GError **error)
                           " FROM events WHERE run_id = ? ORDER BY seq", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, run);
   guint64 flow = 0;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       double t = sqlite3_column_double (st, 0) * 1e6;
       const char *node = (const char *) sqlite3_column_text (st, 1);
@@ -115,6 +116,8 @@ cli_trace_perfetto (sqlite3 *db, gint64 run, const char *path, GError **error)
       const char *other = (const char *) sqlite3_column_text (st, 3);
       const char *detail = (const char *) sqlite3_column_text (st, 4);
       const char *msg = (const char *) sqlite3_column_text (st, 5);
+      if (!kind)
+        kind = "?";   /* a damaged row */
       if (!node || !*node || strcmp (node, "world") == 0)
         node = "world";
       end = MAX (end, t);
@@ -173,7 +176,17 @@ cli_trace_perfetto (sqlite3 *db, gint64 run, const char *path, GError **error)
       json_builder_add_string_value (o.b, "t");
       json_builder_end_object (o.b);
     }
+  if (rc != SQLITE_DONE)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "run %" G_GINT64_FORMAT "'s events cannot be read: %s",
+                 run, sqlite3_errmsg (db));
   sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    {
+      g_object_unref (o.b);
+      g_hash_table_unref (o.tid);
+      g_ptr_array_unref (o.names);
+      return FALSE;
+    }
   /* spans still open end with the run */
   g_autoptr (GList) nodes = g_hash_table_get_keys (open);
   GList *copy = NULL;

@@ -391,6 +391,7 @@ run_free (ResRun *r)
   sqlite3_finalize (r->ins_metric);
   g_array_unref (r->rounds);
   res_violations_free (r->violations);
+  g_free (r->write_error);
   g_free (r);
 }
 
@@ -428,6 +429,33 @@ fmt_double (double v)
   return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.6g", v));
 }
 
+/* A run that could not be written (a full disk, an I/O error; error says
+ * why) leaves nothing: what it wrote since its last commit is rolled back
+ * and its rows from earlier commits, its runs row first, are removed, so
+ * that trying again does not leave one unfinished run per try.  Removing
+ * them needs a little room for the journal; without it the error says
+ * the run stays, unfinished. */
+static void
+discard_run (ResRun *r, GError **error)
+{
+  ResDb *db = r->db;
+  if (!sqlite3_get_autocommit (db->db))
+    res_db_exec (db, "ROLLBACK", NULL);
+  g_autoptr (GError) e = NULL;
+  gboolean removed = res_db_exec (db, "BEGIN", &e) && res_db_delete_run (db, r->id, &e)
+                     && res_db_exec (db, "COMMIT", &e);
+  if (!removed && !sqlite3_get_autocommit (db->db))
+    res_db_exec (db, "ROLLBACK", NULL);
+  if (error && *error)
+    {
+      char *msg = removed ? g_strdup_printf ("%s (run %" G_GINT64_FORMAT " not recorded)", (*error)->message, r->id)
+                          : g_strdup_printf ("%s (run %" G_GINT64_FORMAT " stays unfinished: %s)", (*error)->message,
+                                             r->id, e->message);
+      g_free ((*error)->message);
+      (*error)->message = msg;
+    }
+}
+
 gboolean
 res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_failed, guint *out_checked,
                 GError **error)
@@ -437,6 +465,13 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   sqlite3_stmt *st = NULL;
   if (r->writer_running)
     sync_writer (r, TRUE);
+  if (r->write_error)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, r->write_error);
+      discard_run (r, error);
+      run_free (r);
+      return FALSE;
+    }
   g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
 
@@ -629,7 +664,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   sqlite3_finalize (st);
   ok = ok && res_db_exec (db, "COMMIT", error);
   if (!ok)
-    res_db_exec (db, "ROLLBACK", NULL);
+    discard_run (r, error);
   run_free (r);
   return ok;
 }

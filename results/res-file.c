@@ -166,6 +166,49 @@ lock_writer (const char *path, void (*waiting) (const char *path), GError **erro
   return -1;
 }
 
+/* The tables every dlsim results file has had since schema 1. */
+static const char *const first_tables[] = {
+  "runs", "params", "peers", "rounds", "metrics", "traffic", "summary", "expectations", NULL
+};
+
+/* Is the file one dlsim may write to: new (no tables and no schema
+ * version), or dlsim's own with its tables?  dlsim does not add its
+ * tables to another program's database, nor make a damaged file's missing
+ * tables again (new runs would mix with rows left from the old ones). */
+static gboolean
+check_own_file (ResDb *db, int version, GError **error)
+{
+  if (version == 0)
+    {
+      sqlite3_stmt *st = NULL;
+      g_autofree char *names = NULL;
+      if (sqlite3_prepare_v2 (db->db, "SELECT group_concat(name, ', ') FROM (SELECT name FROM sqlite_master"
+                                      " WHERE name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 6)", -1, &st, NULL)
+              == SQLITE_OK
+          && sqlite3_step (st) == SQLITE_ROW && sqlite3_column_text (st, 0))
+        names = g_strdup ((const char *) sqlite3_column_text (st, 0));
+      sqlite3_finalize (st);
+      if (names)
+        {
+          g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
+                       "%s is not a dlsim results database (it has %s): dlsim writes results only to a new"
+                       " file or to one of its own", db->path, names);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  for (int i = 0; first_tables[i]; i++)
+    if (!res_db_has_table (db->db, "main", first_tables[i], FALSE))
+      {
+        g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
+                     "%s: a dlsim results database without its %s table (damaged, or not dlsim's): dlsim"
+                     " does not write to it; read what is left, or write to a new file",
+                     db->path, first_tables[i]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 ResDb *
 res_db_open (const char *path, GError **error)
 {
@@ -206,6 +249,11 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
   if (sqlite3_step (st) == SQLITE_ROW)
     version = sqlite3_column_int (st, 0);
   sqlite3_finalize (st);
+  if (!check_own_file (db, version, error))
+    {
+      res_db_close (db);
+      return NULL;
+    }
   if (version == 1)
     {
       /* version 1 had no runs.mode: every run in it was simulated */

@@ -125,6 +125,7 @@ struct ResRun {
   const SimPeerResult *peers;   /* without a world: [1..n_peers] */
   guint n_peers;
   ResViolations *violations;
+  char *write_error;      /* the writer's first failure (SQLite's message); it writes nothing after it */
 };
 
 

@@ -324,6 +324,16 @@ put_row (ResRun *r, const Item *it, const EventRow *e)
   r->chunk_len += (gsize) (p - start);
 }
 
+/* Keeps the writer's first failure (a full disk, an I/O error): SQLite may
+ * have rolled back the run's transaction with it, so nothing more is
+ * written, and res_run_finish fails the run with this message. */
+static void
+write_failed (ResRun *r)
+{
+  if (!r->write_error)
+    r->write_error = g_strdup (sqlite3_errmsg (r->db->db));
+}
+
 /* Inserts the chunk being built, if it holds any row. */
 static void
 write_chunk (ResRun *r)
@@ -334,7 +344,8 @@ write_chunk (ResRun *r)
   sqlite3_bind_int64 (r->ins_chunk, 1, r->id);
   sqlite3_bind_int64 (r->ins_chunk, 2, r->chunk_first);
   sqlite3_bind_text (r->ins_chunk, 3, r->chunk, (int) r->chunk_len, SQLITE_STATIC);
-  sqlite3_step (r->ins_chunk);
+  if (!r->write_error && sqlite3_step (r->ins_chunk) != SQLITE_DONE)
+    write_failed (r);
   sqlite3_reset (r->ins_chunk);
   r->chunk_len = 0;
   r->chunk_rows = 0;
@@ -385,7 +396,8 @@ write_metric (ResRun *r, Item *it)
     sqlite3_bind_null (st, 6);
   else
     sqlite3_bind_double (st, 6, it->value);
-  sqlite3_step (st);
+  if (sqlite3_step (st) != SQLITE_DONE)
+    write_failed (r);
   sqlite3_reset (st);
 }
 
@@ -403,15 +415,18 @@ writer_main (gpointer data)
       switch (it->kind)
         {
         case ITEM_EVENTS:
-          write_events (r, it);
+          if (!r->write_error)
+            write_events (r, it);
           break;
         case ITEM_METRIC:
-          write_metric (r, it);
+          if (!r->write_error)
+            write_metric (r, it);
           break;
         case ITEM_SYNC:
         case ITEM_STOP:
           {
-            write_chunk (r);   /* everything handed over is in the database */
+            if (!r->write_error)
+              write_chunk (r);   /* everything handed over is in the database */
             gboolean stop = it->kind == ITEM_STOP;
             wq_push (&r->acks, it);
             if (stop)
@@ -422,12 +437,16 @@ writer_main (gpointer data)
       /* a commit a second (res-run-private.h): a long run that crashes
        * keeps its events up to the last second, and readers get in */
       gint64 now = g_get_monotonic_time ();
-      if (now - last_commit >= COMMIT_INTERVAL_US)
+      if (r->write_error)
+        ;
+      else if (now - last_commit >= COMMIT_INTERVAL_US)
         {
           /* cache_spill = N applies at once; the boolean form would wait
            * for the end of the transaction (pragma.c, setAllPagerFlags) */
-          sqlite3_exec (r->db->db, "COMMIT; BEGIN; PRAGMA cache_spill = -" G_STRINGIFY (READERS_WINDOW_KIB), NULL, NULL,
-                        NULL);
+          if (sqlite3_exec (r->db->db, "COMMIT; BEGIN; PRAGMA cache_spill = -" G_STRINGIFY (READERS_WINDOW_KIB), NULL,
+                            NULL, NULL)
+              != SQLITE_OK)
+            write_failed (r);
           last_commit = now;
           readers_window = TRUE;
         }

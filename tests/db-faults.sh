@@ -98,15 +98,15 @@ rounds = 10
 [peers]
 count = 20
 INI
-"$DLSIM" run "$tmp/two.ini" -o "$tmp/same.db" -q > "$tmp/a.out" 2>&1 &
+"$DLSIM" run "$tmp/two.ini" -o "$tmp/same.db" -q --set scenario.repeat=20 > "$tmp/a.out" 2>&1 &
 p1=$!
-"$DLSIM" run "$tmp/two.ini" -o "$tmp/same.db" -q --seed 100 > "$tmp/b.out" 2>&1 &
+"$DLSIM" run "$tmp/two.ini" -o "$tmp/same.db" -q --set scenario.repeat=20 --seed 100 > "$tmp/b.out" 2>&1 &
 p2=$!
 wait $p1; r1=$?
 wait $p2; r2=$?
 r=$(sqlite3 "$tmp/same.db" "SELECT COUNT(*), COUNT(DISTINCT run_id), MIN(run_id), MAX(run_id), COUNT(outcome),
                               COUNT(DISTINCT seed) FROM runs")
-if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$r" = "12|12|1|12|12|12" ]; then ok "two runs at once"; else
+if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$r" = "40|40|1|40|40|40" ]; then ok "two runs at once"; else
   ko "two runs at once: exit $r1 and $r2, runs '$r'"; cat "$tmp/a.out" "$tmp/b.out"; fi
 # run ids stop at 2^63 - 1: the next run is refused, and nothing is written
 "$DLSIM" run "$tmp/two.ini" -o "$tmp/big.db" -q --set scenario.repeat=1 >/dev/null 2>&1
@@ -124,5 +124,36 @@ sqlite3 "$tmp/other.db" "UPDATE runs SET run_id = 9223372036854775807; UPDATE pa
 expect 1 "would take an id past 2^63 - 1" -- "$DLSIM" merge "$tmp/big.db" "$tmp/other.db" --renumber
 r=$(sqlite3 "$tmp/big.db" "SELECT COUNT(*), MIN(run_id) > 0 FROM runs")
 [ "$r" = "2|1" ] && ok "merge: no run past 2^63 - 1" || ko "merge: run ids past 2^63 - 1: '$r'"
+
+# 4. dlsim writes only to its own files: not into another program's
+# database, nor (--resume or not) into one whose runs table is gone
+sqlite3 "$tmp/foreign.db" "CREATE TABLE customers (id INTEGER, name TEXT); INSERT INTO customers VALUES (1, 'x')"
+expect 1 "foreign.db is not a dlsim results database (it has customers)" -- "$DLSIM" run "$tmp/two.ini" -o "$tmp/foreign.db" -q
+[ "$(sqlite3 "$tmp/foreign.db" "SELECT group_concat(name) FROM sqlite_master")" = customers ] \
+  && ok "foreign file untouched" || ko "dlsim wrote its tables into another program's database"
+cp "$tmp/base.db" "$tmp/noruns.db"
+sqlite3 "$tmp/noruns.db" "DROP TABLE runs"
+expect 1 "without its runs table" -- "$DLSIM" run "$F3" --resume -o "$tmp/noruns.db"
+expect 1 "without its runs table" -- "$DLSIM" run "$F3" -o "$tmp/noruns.db" -q
+[ "$(sqlite3 "$tmp/noruns.db" "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs'")" = 0 ] \
+  && ok "no runs table made again" || ko "a runs table was made again beside the old rows"
+# an events row that cannot be read is an error, not "(no events)"
+cp "$tmp/base.db" "$tmp/bad-events.db"
+sqlite3 "$tmp/bad-events.db" "UPDATE event_chunks SET rows = substr(rows, 1, 100)"
+expect 1 "run 1's events cannot be read after 0 of them: malformed JSON" -- "$DLSIM" trace "$tmp/bad-events.db" --run 1
+expect 1 "run 1's events cannot be read: malformed JSON" -- \
+  "$DLSIM" trace "$tmp/bad-events.db" --run 1 --format perfetto -o "$tmp/bad.json"
+expect 1 "events cannot be read after 0 rows: malformed JSON" -- "$DLSIM" export "$tmp/bad-events.db" --format csv -o "$tmp/bad-ex"
+# a full disk (here the file size limit): the run fails and leaves no
+# unfinished runs row, however often it is tried; the runs before stay
+cp "$tmp/base.db" "$tmp/full.db"
+blocks=$(( $(wc -c < "$tmp/full.db") / 512 + 64 ))
+for try in 1 2 3; do
+  expect 1 "(run 2 not recorded)" -- sh -c "ulimit -f $blocks; trap '' XFSZ; exec \"\$0\" \"\$@\"" \
+    "$DLSIM" run "$tmp/two.ini" -o "$tmp/full.db" -q --set scenario.repeat=20
+done
+r=$(sqlite3 "$tmp/full.db" "PRAGMA integrity_check; SELECT COUNT(*), COUNT(outcome) FROM runs")
+[ "$r" = "ok
+1|1" ] && ok "full disk: no unfinished runs" || ko "full disk: $(echo $r)"
 
 finish
