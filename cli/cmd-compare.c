@@ -4,7 +4,9 @@
  *
  * Discrete facts (a difference makes the exit status 1):
  *   the run's outcome, rounds completed, retries, exclusions, model syncs,
- *   and for each peer its outcome, rounds, retries and fails received.
+ *   the violations of each property (violations.NAME; judged when both
+ *   runs checked it), and for each peer its outcome, rounds, retries and
+ *   fails received.
  * Shown, not judged: message counts per type, round durations (median and
  * p90 of the round period, end to end, and of the exchange, PeersForRound
  * to the last aggregation) with their ratio B/A, and final accuracy. */
@@ -96,6 +98,20 @@ peer_facts (Side *s)
     g_hash_table_insert (h, g_strdup ((const char *) sqlite3_column_text (st, 0)),
                          g_strdup_printf ("%s %d %d %d", sqlite3_column_text (st, 1), sqlite3_column_int (st, 2),
                                           sqlite3_column_int (st, 3), sqlite3_column_int (st, 4)));
+  sqlite3_finalize (st);
+  return h;
+}
+
+/* The run's violations.NAME summary keys (a set). */
+static GHashTable *
+violation_keys (Side *s)
+{
+  GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (s->db, "SELECT key FROM summary WHERE run_id = ? AND key LIKE 'violations.%'", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, s->run);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    g_hash_table_add (h, g_strdup ((const char *) sqlite3_column_text (st, 0)));
   sqlite3_finalize (st);
   return h;
 }
@@ -243,6 +259,17 @@ print_comparison (Side *s)
       g_autofree char *a = summary (&s[0], judged[k]), *b = summary (&s[1], judged[k]);
       row (judged[k], a, b, TRUE);
     }
+  /* the properties each run broke (a run recorded before properties
+   * were checked has no such keys: "-", not judged) */
+  g_autoptr (GHashTable) va = violation_keys (&s[0]);
+  g_autoptr (GHashTable) vb = violation_keys (&s[1]);
+  g_autoptr (GPtrArray) props = union_keys (va, vb);
+  for (guint i = 0; i < props->len; i++)
+    {
+      const char *k = props->pdata[i];
+      g_autofree char *a = summary (&s[0], k), *b = summary (&s[1], k);
+      row (k, a, b, g_hash_table_contains (va, k) && g_hash_table_contains (vb, k));
+    }
   {
     g_autofree char *a = summary (&s[0], "final_accuracy"), *b = summary (&s[1], "final_accuracy");
     row ("final_accuracy", a, b, FALSE);
@@ -303,8 +330,8 @@ cli_cmd_compare (int argc, char **argv)
       "run of one scenario file).\n"
       "\n"
       "Discrete facts, judged: the run's outcome, rounds completed, retries,\n"
-      "exclusions, model syncs, and each peer's outcome, rounds, retries and fails\n"
-      "received.  Shown only: messages per type, round durations (median and p90\n"
+      "exclusions, model syncs, the violations of each property both runs checked,\n"
+      "and each peer's outcome, rounds, retries and fails received.  Shown only: messages per type, round durations (median and p90\n"
       "of the round period, end to end from round 2 on, and of the exchange,\n"
       "PeersForRound to the last aggregation) with their ratio B/A, and the final\n"
       "accuracy.\n"

@@ -2,8 +2,8 @@
 check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh
 EXTRA_DIST += tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/lib.sh
-TESTS += tests/db-faults.sh
-EXTRA_DIST += tests/db-faults.sh
+TESTS += tests/db-faults.sh tests/analysis.sh
+EXTRA_DIST += tests/db-faults.sh tests/analysis.sh
 
 tests_test_base_SOURCES = tests/test-base.c
 tests_test_base_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
