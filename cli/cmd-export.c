@@ -92,10 +92,14 @@ cli_cmd_export (int argc, char **argv)
   g_option_context_set_summary (ctx,
       "Writes DIR/TABLE.csv or DIR/TABLE.jsonl for every table of DB (runs, params,\n"
       "peers, rounds, events, metrics, traffic, summary, expectations, violations,\n"
-      "node_records).  CSV: a header row, NULL as an empty field, text quoted.  JSON\n"
-      "lines: an object per row, NULL as null.  In pandas:\n"
+      "node_records), and runs_wide: one row per run, with every parameter (as\n"
+      "written, and in SI units in a column named with the unit: network.latency_s)\n"
+      "and every summary value but the per-peer ones, numbers as numbers.  CSV: a\n"
+      "header row, NULL as an empty field, text quoted.  JSON lines: an object per\n"
+      "row, NULL as null.  In pandas:\n"
       "  import pandas as pd\n"
-      "  runs = pd.read_csv('DIR/runs.csv'); summary = pd.read_csv('DIR/summary.csv')\n"
+      "  runs = pd.read_csv('DIR/runs_wide.csv')\n"
+      "  runs.groupby('point_label')['final_accuracy'].mean()\n"
       "  events = pd.read_json('DIR/events.jsonl', lines=True)");
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -111,13 +115,25 @@ cli_cmd_export (int argc, char **argv)
   sqlite3 *db = cli_open_results ("export", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
-  const char *const *all = res_db_table_names ();
+  /* the tables, and one row per run (res_db_make_wide) */
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (const char *const *t = res_db_table_names (); *t; t++)
+    g_ptr_array_add (names, (gpointer) *t);
+  g_ptr_array_add (names, (gpointer) "runs_wide");
+  g_ptr_array_add (names, NULL);
+  const char *const *all = (const char *const *) names->pdata;
+  if ((!table || strcmp (table, "runs_wide") == 0) && !res_db_make_wide (db, &error))
+    {
+      cli_error ("export", "%s: %s", rest[0], error->message);
+      sqlite3_close (db);
+      return CLI_EXIT_FAILURE;
+    }
   if (table)
     {
       gboolean known = FALSE;
       for (int i = 0; all[i]; i++)
         known |= strcmp (all[i], table) == 0;
-      if (!known || !res_db_has_table (db, "main", table, TRUE))
+      if (!known || !res_db_has_table (db, strcmp (table, "runs_wide") == 0 ? "temp" : "main", table, TRUE))
         {
           cli_error ("export", "%s: no table '%s'", rest[0], table);
           sqlite3_close (db);
@@ -136,7 +152,8 @@ cli_cmd_export (int argc, char **argv)
   int rc = CLI_EXIT_OK;
   for (int i = 0; all[i] && rc == CLI_EXIT_OK; i++)
     {
-      if ((table && strcmp (table, all[i]) != 0) || !res_db_has_table (db, "main", all[i], TRUE))
+      if ((table && strcmp (table, all[i]) != 0)
+          || !res_db_has_table (db, strcmp (all[i], "runs_wide") == 0 ? "temp" : "main", all[i], TRUE))
         continue;
       g_autofree char *path = g_strdup_printf ("%s/%s.%s", dir, all[i], format);
       FILE *f = fopen (path, "w");

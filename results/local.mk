@@ -11,4 +11,5 @@ results_libdlres_a_SOURCES = \
 	results/res-node.h \
 	results/res-violations.c \
 	results/res-violations.h \
+	results/res-wide.c \
 	$(NULL)

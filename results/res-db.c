@@ -618,7 +618,8 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
     {
       sqlite3_bind_int64 (st, 1, r->id);
       sqlite3_bind_text (st, 2, order->pdata[i], -1, SQLITE_TRANSIENT);
-      sqlite3_bind_text (st, 3, g_hash_table_lookup (sum, order->pdata[i]), -1, SQLITE_TRANSIENT);
+      /* a number becomes an INTEGER or a REAL (the column is NUMERIC) */
+      bind_text_or_null (st, 3, g_hash_table_lookup (sum, order->pdata[i]));
       ok = step_done (db, st, error);
     }
   sqlite3_finalize (st);

@@ -14,9 +14,10 @@
 
 G_BEGIN_DECLS
 
-#define RES_SCHEMA_VERSION 5   /* 2: runs.mode (sim | testbed | node); 3: node_records; 4: events a view
+#define RES_SCHEMA_VERSION 6   /* 2: runs.mode (sim | testbed | node); 3: node_records; 4: events a view
                                   over event_chunks and event_rows; 5: peers.uplink_bps and
-                                  downlink_bps.  Older files are upgraded */
+                                  downlink_bps; 6: summary.value NUMERIC (numbers stored as
+                                  numbers).  Older files are upgraded */
 
 #define RES_ERROR (res_error_quark ())
 GQuark res_error_quark (void);
@@ -100,6 +101,12 @@ const char *const *res_db_table_names (void);
 /* The same, with the tables that store `events` (event_rows, event_chunks)
  * in its place: what to copy or delete. */
 const char *const *res_db_storage_names (void);
+
+/* Makes temp.runs_wide in db (a results database, possibly read-only):
+ * one row per run, its parameters (as written, and in SI units in a column
+ * named with the unit) and its summary values but the per-peer ones
+ * (res-wide.c). */
+gboolean res_db_make_wide (struct sqlite3 *db, GError **error);
 
 /* Removes every row of a run (an interrupted run that --resume redoes). */
 gboolean res_db_delete_run (ResDb *db, gint64 run_id, GError **error);

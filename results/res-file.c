@@ -56,7 +56,10 @@ static const char schema[] =
   "CREATE TABLE IF NOT EXISTS metrics (run_id INTEGER, t_s REAL, round INTEGER, peer TEXT, name TEXT,"
   " value REAL);"
   "CREATE TABLE IF NOT EXISTS traffic (run_id INTEGER, type TEXT, messages INTEGER, bytes INTEGER);"
-  "CREATE TABLE IF NOT EXISTS summary (run_id INTEGER, key TEXT, value TEXT);"
+  /* NUMERIC (schema 6): a value that reads as a number is stored as one
+   * (INTEGER or REAL), other text as text, so tools reading the table get
+   * numbers; no value (a model-less run's accuracy) is NULL */
+  "CREATE TABLE IF NOT EXISTS summary (run_id INTEGER, key TEXT, value NUMERIC);"
   "CREATE TABLE IF NOT EXISTS expectations (run_id INTEGER, key TEXT, expected TEXT, actual TEXT,"
   " passed INTEGER);"
   /* a testbed node's own records (`dlsim node -o`), merged by `dlsim merge` */
@@ -276,6 +279,11 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
   gboolean add_rates = version == 4 && res_db_has_table (db->db, "main", "peers", FALSE);
   if (version == 4)
     version = 5;
+  /* 6: summary.value NUMERIC instead of TEXT, its values converted as a new
+   * run's are, '' (no value) NULL */
+  gboolean retype_summary = version == 5;
+  if (version == 5)
+    version = 6;
   if (version != 0 && version != RES_SCHEMA_VERSION)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
@@ -304,6 +312,12 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
       || (rename_events && !res_db_exec (db, "ALTER TABLE events RENAME TO event_rows", error))
       || (add_rates && !res_db_exec (db, "ALTER TABLE peers ADD COLUMN uplink_bps INTEGER;"
                                          " ALTER TABLE peers ADD COLUMN downlink_bps INTEGER;", error))
+      || (retype_summary
+          && !res_db_exec (db,
+                           "CREATE TABLE summary_v6 (run_id INTEGER, key TEXT, value NUMERIC);"
+                           " INSERT INTO summary_v6 SELECT run_id, key, NULLIF (value, '') FROM summary ORDER BY rowid;"
+                           " DROP TABLE summary; ALTER TABLE summary_v6 RENAME TO summary;",
+                           error))
       || !res_db_exec (db, schema, error) || !res_db_exec (db, pragma, error)
       || !res_db_exec (db, "COMMIT", error))
     {

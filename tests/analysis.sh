@@ -6,7 +6,7 @@
 # keeps to --peer and --brief.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
-SRC=${DLSIM_SRCDIR:-.}
+SRC=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
 F3=$SRC/scenarios/regression/consensus-mean-3.ini
 
 # compare: a run that broke a property the other did not differs (here a
@@ -21,5 +21,46 @@ grep -q "violations.own-round-only  *0  *4  *DIFFERS" "$out" && ok "compare: the
   || { ko "compare: no DIFFERS row for violations.own-round-only"; cat "$out"; }
 expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/sim.db"
 grep -q "violations.progress  *0  *0" "$out" && ok "compare: the properties shown" || ko "compare: no violations rows"
+
+# the user guide's pandas recipe, as printed, on the sweep it names: numeric
+# columns (wide export and typed summary values), means without casts
+guide=$SRC/docs/user-guide.md
+PY=python3
+$PY -c "import pandas" 2>/dev/null || PY=/usr/bin/python3
+if ! $PY -c "import pandas" 2>/dev/null; then
+  ko "pandas is missing (sh tools/install-deps installs python3-pandas)"
+else
+  mkdir "$tmp/recipe"
+  (cd "$tmp/recipe" && "$DLSIM" run "$SRC/scenarios/examples/convergence-vs-churn.ini" -o results.db -q >/dev/null 2>&1)
+  cmd=$(awk '/^## Results in other tools/ { s = 1 } s && /^dlsim export/ { sub(/ *#.*/, ""); print; exit }' "$guide")
+  (cd "$tmp/recipe" && eval "\"\$DLSIM\" ${cmd#dlsim }") >/dev/null 2>&1 || ko "the guide's export command: $cmd"
+  awk '/^## Results in other tools/ { s = 1 } s && /^```python/ { p = 1; next } p && /^```/ { exit } p' "$guide" \
+    > "$tmp/recipe/recipe.py"
+  printf '%s\n' 'assert runs["final_accuracy"].dtype.kind == "f" and acc["value"].dtype.kind == "f", "not numeric"' \
+    'assert runs["churn.arrival_rate_per_s"].nunique() == 4 and runs["seed"].dtype.kind == "i"' >> "$tmp/recipe/recipe.py"
+  if (cd "$tmp/recipe" && $PY recipe.py) > "$out" 2>&1 && grep -q "churn.arrival_rate=1/min *0\.[0-9]" "$out"; then
+    ok "the guide's pandas recipe"
+  else
+    ko "the guide's pandas recipe"; sed 's/^/  | /' "$out" | tail -15
+  fi
+fi
+# summary values are typed: numbers as INTEGER or REAL, no value (a
+# model-less run's accuracy) as NULL
+printf '[peers]\ncount = 3\n[training]\nrounds = 2\n' > "$tmp/none.ini"
+"$DLSIM" run "$tmp/none.ini" -o "$tmp/sim.db" -q >/dev/null 2>&1
+t=$(sqlite3 "$tmp/sim.db" "SELECT group_concat(run_id || ':' || key || ':' || typeof(value), ' ') FROM summary
+                           WHERE key IN ('outcome', 'rounds_completed', 'final_accuracy', 'sim_time_s', 'peer.p1.synced')")
+[ "$t" = "1:peer.p1.synced:text 1:outcome:text 1:rounds_completed:integer 1:final_accuracy:real 1:sim_time_s:real 2:peer.p1.synced:text 2:outcome:text 2:rounds_completed:integer 2:final_accuracy:null 2:sim_time_s:real" ] \
+  && ok "typed summary values" || ko "summary value types: $t"
+# a file written before schema 6 (summary.value TEXT) is upgraded: its old
+# values become numbers, and runs appended to it are typed the same
+cp "$tmp/sim.db" "$tmp/v4.db"
+sqlite3 "$tmp/v4.db" "CREATE TABLE s4 (run_id INTEGER, key TEXT, value TEXT);
+  INSERT INTO s4 SELECT run_id, key, COALESCE(value, '') FROM summary; DROP TABLE summary;
+  ALTER TABLE s4 RENAME TO summary; PRAGMA user_version = 5"
+"$DLSIM" run "$F3" -o "$tmp/v4.db" -q >/dev/null 2>&1
+t=$(sqlite3 "$tmp/v4.db" "PRAGMA user_version; SELECT run_id || ':' || typeof(value) FROM summary
+                          WHERE key IN ('final_accuracy', 'consensus_distance') ORDER BY run_id, key")
+[ "$(echo $t)" = "6 1:real 1:real 2:null 2:null 3:real 3:real" ] && ok "schema 5 upgraded" || ko "schema 5 upgrade: $(echo $t)"
 
 finish
