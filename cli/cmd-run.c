@@ -479,7 +479,7 @@ typedef struct {
   gboolean testbed, netem;
   char *junit, *tap;
   char *shard;
-  gboolean resume;
+  gboolean resume, again;
   char **files;
 } RunOpts;
 
@@ -496,6 +496,31 @@ parse_seed (const char *name, const char *value, gpointer data, GError **error)
   o->seed = (gint64) v;
   o->seed_given = TRUE;
   return TRUE;
+}
+
+/* Leaves out the jobs db already has a finished copy of (the same
+ * identity: res_run_identity), and says how many. */
+static void
+skip_done (Plan *plan, ResDb *db, const char *db_path)
+{
+  g_autoptr (GHashTable) done = res_db_finished_identities (db);
+  if (g_hash_table_size (done) == 0)
+    return;
+  GArray *keep = g_array_new (FALSE, FALSE, sizeof (Job));
+  for (guint i = 0; i < plan->jobs->len; i++)
+    {
+      Job *j = &g_array_index (plan->jobs, Job, i);
+      g_autofree char *id = res_run_identity (j->scenario, j->point, j->seed);
+      if (!g_hash_table_contains (done, id))
+        g_array_append_val (keep, *j);
+    }
+  guint skipped = plan->jobs->len - keep->len;
+  if (skipped)
+    fprintf (stderr,
+             "dlsim %s: %u of %u runs are already in %s (same scenario text, values, seed and build): skipped;"
+             " --again runs them once more\n", plan->cmd, skipped, plan->jobs->len, db_path);
+  g_array_unref (plan->jobs);
+  plan->jobs = keep;
 }
 
 /* --shard K/N and --resume: run i of the full expansion (every file, point
@@ -590,6 +615,8 @@ run_or_check (int argc, char **argv, gboolean check)
       "run only runs i with i mod N = K of the full expansion; run ids as in the unsharded run", "K/N" },
     { "resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
       "run only what DB (-o) lacks or has unfinished (run ids as in the unsharded run)", NULL },
+    { "again", 0, 0, G_OPTION_ARG_NONE, &o.again,
+      "run: also the runs DB already has (same scenario text, values, seed and build): another copy", NULL },
     { "testbed", 0, 0, G_OPTION_ARG_NONE, &o.testbed,
       "check: run the files in the testbed (real processes and sockets) instead", NULL },
     { "netem", 0, 0, G_OPTION_ARG_NONE, &o.netem, "check --testbed: with network namespaces (root)", NULL },
@@ -640,6 +667,12 @@ run_or_check (int argc, char **argv, gboolean check)
   if (!check && (o.testbed || o.netem || o.junit || o.tap))
     {
       cli_error (cmd, "--testbed, --netem, --junit and --tap belong to dlsim check (or use dlsim testbed FILE)");
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (check && o.again)
+    {
+      cli_error (cmd, "--again belongs to dlsim run (check runs every file anyway)");
       rc = CLI_EXIT_USAGE;
       goto out;
     }
@@ -723,6 +756,8 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_FAILURE;
       goto out;
     }
+  if (!check && !o.shard && !o.resume && !o.again)
+    skip_done (&plan, db, db_path);
   if ((o.shard || o.resume) && !select_jobs (&plan, db, shard_k, shard_n, o.resume, &error))
     {
       cli_error (cmd, "%s", error->message);

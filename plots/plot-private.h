@@ -47,6 +47,13 @@ GArray *plot_lines_new (void);
 /* The point at x of the line named value, made (zeroed but x) if new. */
 gpointer plot_point_at (GArray *lines, const char *value, double x, gsize point_size);
 
+/* plot.c: has an earlier run of seen been the same run (the same
+ * provenance.run_identity; for a file written before identities, the same
+ * scenario, point and seed)?  Adds this one.  A mean over seeds counts a
+ * copy of a run (dlsim run --again, or a sweep run twice by an older
+ * dlsim) once. */
+gboolean plot_seen_run (GHashTable *seen, sqlite3 *db, const RunInfo *r);
+
 /* plot-scaling.c */
 gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
 /* plot-summary.c */

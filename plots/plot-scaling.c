@@ -156,8 +156,11 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
     bykey = g_strdup ("scenario.name");
 
   g_autoptr (GArray) lines = plot_lines_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < runs->len; i++)
     {
+      if (plot_seen_run (seen, db, &g_array_index (runs, RunInfo, i)))
+        continue;   /* a copy: one seed counts once */
       gint64 id = g_array_index (runs, RunInfo, i).id;
       g_autofree char *xv = plot_param (db, id, xkey);
       double x;

@@ -96,10 +96,12 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   if (all->len == 0)
     return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
   g_autoptr (GArray) runs = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < all->len; i++)
     {
       gint64 id = g_array_index (all, RunInfo, i).id;
-      if (kept (db, id, where))
+      /* a copy of a run counts once */
+      if (kept (db, id, where) && !plot_seen_run (seen, db, &g_array_index (all, RunInfo, i)))
         g_array_append_val (runs, id);
     }
   if (runs->len == 0)

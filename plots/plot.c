@@ -138,6 +138,15 @@ mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs
   return rows;
 }
 
+gboolean
+plot_seen_run (GHashTable *seen, sqlite3 *db, const RunInfo *r)
+{
+  char *id = plot_param (db, r->id, "provenance.run_identity");
+  if (!id)
+    id = g_strdup_printf ("%s\037%s\037%" G_GUINT64_FORMAT, r->scenario ? r->scenario : "", r->label, r->seed);
+  return !g_hash_table_add (seen, id);
+}
+
 static gboolean
 convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
 {
@@ -175,9 +184,12 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   double max_t = 0;
   guint max_round = 0;
   gboolean any_key = FALSE;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < runs->len; i++)
     {
       RunInfo *r = &g_array_index (runs, RunInfo, i);
+      if (plot_seen_run (seen, db, r))
+        continue;   /* a copy: one seed counts once */
       g_autofree char *v = plot_param (db, r->id, key);
       if (strcmp (key, "scenario.name") == 0 && (!v || !*v))
         {

@@ -271,6 +271,42 @@ step_done (ResDb *db, sqlite3_stmt *st, GError **error)
   return TRUE;
 }
 
+char *
+res_run_identity (const SimScenario *s, const SimPoint *p, guint64 seed)
+{
+  g_autoptr (GChecksum) c = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree char *head = g_strdup_printf ("build=%s\nscenario_sha256=%s\nseed=%" G_GUINT64_FORMAT "\n", DL_BUILD,
+                                           s->sha256 ? s->sha256 : "", seed);
+  g_checksum_update (c, (const guchar *) head, -1);
+  for (guint i = 0; i < p->keys->len; i++)
+    {
+      const char *k = p->keys->pdata[i], *v = p->values->pdata[i];
+      /* the seed the run uses counts, not the base it came from */
+      if (strcmp (k, "scenario.seed") == 0 || strcmp (k, "scenario.repeat") == 0)
+        continue;
+      g_checksum_update (c, (const guchar *) k, -1);
+      g_checksum_update (c, (const guchar *) "=", 1);
+      g_checksum_update (c, (const guchar *) (v ? v : ""), -1);
+      g_checksum_update (c, (const guchar *) "\n", 1);
+    }
+  return g_strdup (g_checksum_get_string (c));
+}
+
+GHashTable *
+res_db_finished_identities (ResDb *db)
+{
+  GHashTable *ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (db->db, "SELECT p.value FROM params p JOIN runs r ON r.run_id = p.run_id"
+                                  " WHERE p.key = 'provenance.run_identity' AND r.outcome IS NOT NULL"
+                                  " AND r.outcome NOT IN ('interrupted', 'error')", -1, &st, NULL) == SQLITE_OK)
+    while (sqlite3_step (st) == SQLITE_ROW)
+      if (sqlite3_column_text (st, 0))
+        g_hash_table_add (ids, g_strdup ((const char *) sqlite3_column_text (st, 0)));
+  sqlite3_finalize (st);
+  return ids;
+}
+
 ResRun *
 res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
                GError **error)
@@ -319,9 +355,12 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
       g_autofree char *sd = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
       sqlite3_bind_text (st, 3, sd, -1, SQLITE_TRANSIENT);
       ok = ok && step_done (db, st, error);
-      /* provenance: the build and the scenario text this run came from */
+      /* provenance: the build and the scenario text this run came from,
+       * and the run's identity */
+      g_autofree char *identity = res_run_identity (s, p, seed);
       const char *prov[][2] = { { "provenance.build", DL_BUILD },
-                                { "provenance.scenario_sha256", s->sha256 ? s->sha256 : "" } };
+                                { "provenance.scenario_sha256", s->sha256 ? s->sha256 : "" },
+                                { "provenance.run_identity", identity } };
       for (gsize i = 0; ok && i < G_N_ELEMENTS (prov); i++)
         {
           sqlite3_bind_int64 (st, 1, run_id);

@@ -56,6 +56,16 @@ gboolean res_db_next_run_ids (ResDb *db, guint64 n, gint64 *first_id, GError **e
 
 typedef struct ResRun ResRun;
 
+/* A run's identity (transfer full): the SHA-256 of the build, the
+ * scenario file's text, every resolved value of its point (after --set; the
+ * base seed and the repeat count left out) and the seed it runs with.  Two
+ * runs with one identity give the same rows (apart from wall times).  It is
+ * the params row provenance.run_identity. */
+char *res_run_identity (const SimScenario *s, const SimPoint *p, guint64 seed);
+/* The identities of the finished runs in db (those with an outcome other
+ * than interrupted or error), as a set (transfer full). */
+GHashTable *res_db_finished_identities (ResDb *db);
+
 /* Writes the runs row (outcome NULL) and the params rows.  run_id 0: the
  * next free id. */
 ResRun *res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p,

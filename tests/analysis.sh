@@ -27,11 +27,12 @@ grep -q "violations.progress  *0  *0" "$out" && ok "compare: the properties show
 guide=$SRC/docs/user-guide.md
 PY=python3
 $PY -c "import pandas" 2>/dev/null || PY=/usr/bin/python3
+CHURN=$SRC/scenarios/examples/convergence-vs-churn.ini
+mkdir "$tmp/recipe"
+(cd "$tmp/recipe" && "$DLSIM" run "$CHURN" -o results.db -q >/dev/null 2>&1)
 if ! $PY -c "import pandas" 2>/dev/null; then
   ko "pandas is missing (sh tools/install-deps installs python3-pandas)"
 else
-  mkdir "$tmp/recipe"
-  (cd "$tmp/recipe" && "$DLSIM" run "$SRC/scenarios/examples/convergence-vs-churn.ini" -o results.db -q >/dev/null 2>&1)
   cmd=$(awk '/^## Results in other tools/ { s = 1 } s && /^dlsim export/ { sub(/ *#.*/, ""); print; exit }' "$guide")
   (cd "$tmp/recipe" && eval "\"\$DLSIM\" ${cmd#dlsim }") >/dev/null 2>&1 || ko "the guide's export command: $cmd"
   awk '/^## Results in other tools/ { s = 1 } s && /^```python/ { p = 1; next } p && /^```/ { exit } p' "$guide" \
@@ -58,9 +59,24 @@ cp "$tmp/sim.db" "$tmp/v4.db"
 sqlite3 "$tmp/v4.db" "CREATE TABLE s4 (run_id INTEGER, key TEXT, value TEXT);
   INSERT INTO s4 SELECT run_id, key, COALESCE(value, '') FROM summary; DROP TABLE summary;
   ALTER TABLE s4 RENAME TO summary; PRAGMA user_version = 5"
-"$DLSIM" run "$F3" -o "$tmp/v4.db" -q >/dev/null 2>&1
+"$DLSIM" run "$F3" -o "$tmp/v4.db" -q --seed 7 >/dev/null 2>&1
 t=$(sqlite3 "$tmp/v4.db" "PRAGMA user_version; SELECT run_id || ':' || typeof(value) FROM summary
                           WHERE key IN ('final_accuracy', 'consensus_distance') ORDER BY run_id, key")
 [ "$(echo $t)" = "6 1:real 1:real 2:null 2:null 3:real 3:real" ] && ok "schema 5 upgraded" || ko "schema 5 upgrade: $(echo $t)"
+
+# a sweep run again into its file is not doubled: its runs are there
+# already (same scenario text, values, seed and build); --again adds a copy,
+# which a mean over seeds counts once, as it counts once the copies an older
+# dlsim made (no identities)
+R=$tmp/recipe/results.db
+expect 0 "20 of 20 runs are already in .*results.db.*skipped; --again runs them once more" -- "$DLSIM" run "$CHURN" -o "$R" -q
+expect 0 "20 of 24 runs are already in" -- "$DLSIM" run "$CHURN" -o "$R" -q --set scenario.repeat=6
+r=$(sqlite3 "$R" "SELECT COUNT(*), COUNT(DISTINCT seed) FROM runs")
+[ "$r" = "24|6" ] && ok "no run twice" || ko "runs after running the sweep again: $r"
+check_again () { "$DLSIM" run "$CHURN" -o "$R" -q --again >/dev/null 2>&1; }
+check_again && [ "$(sqlite3 "$R" "SELECT COUNT(*) FROM runs")" = 44 ] && ok "--again" || ko "--again did not add a copy"
+expect 0 "mean over up to 6 seeds" -- "$DLSIM" plot "$R" convergence --script
+sqlite3 "$R" "DELETE FROM params WHERE key = 'provenance.run_identity'"
+expect 0 "mean over up to 6 seeds" -- "$DLSIM" plot "$R" convergence --script
 
 finish
