@@ -189,7 +189,7 @@ cli_cmd_trace (int argc, char **argv)
   if (format && strcmp (format, "perfetto") == 0)
     {
       int rc = CLI_EXIT_OK;
-      if (!cli_trace_perfetto (db, run, out, &error))
+      if (!cli_trace_perfetto (db, run, peer, brief, out, &error))
         {
           cli_error ("trace", "%s", error->message);
           rc = CLI_EXIT_FAILURE;

@@ -12,7 +12,10 @@
  *   arrow, so every arrow has both ends.
  * - Everything else (timers, retries, exclusions, violations, world facts)
  *   is an instant event ("i") on the node's track.
- * Times are microseconds of simulated (or, for the testbed, wall) time. */
+ * Times are microseconds of simulated (or, for the testbed, wall) time.
+ * --peer and --brief keep the events `dlsim trace` prints with them: what
+ * happened at or with one node (its spans, and the arrows to and from it),
+ * and no sends or receives (no arrows; drops stay). */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -82,14 +85,20 @@ open_free (gpointer data)
   g_free (op);
 }
 
+/* a sends queue's entries are g_new'd times */
+static void
+sends_free (gpointer q)
+{
+  g_queue_free_full (q, g_free);
+}
+
 gboolean
-cli_trace_perfetto (sqlite3 *db, gint64 run, const char *path, GError **error)
+cli_trace_perfetto (sqlite3 *db, gint64 run, const char *peer, gboolean brief, const char *path, GError **error)
 {
   Out o = { json_builder_new (), g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
             g_ptr_array_new_with_free_func (g_free) };
   g_autoptr (GHashTable) open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, open_free);
-  g_autoptr (GHashTable) sends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                        (GDestroyNotify) g_queue_free);
+  g_autoptr (GHashTable) sends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, sends_free);
   double end = 0;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db, "SELECT COALESCE(sim_end_s, 0) FROM runs WHERE run_id = ?", -1, &st, NULL);
@@ -103,9 +112,16 @@ cli_trace_perfetto (sqlite3 *db, gint64 run, const char *path, GError **error)
   json_builder_set_member_name (o.b, "traceEvents");
   json_builder_begin_array (o.b);
   tid_of (&o, "S");
+  /* --peer and --brief keep the rows `dlsim trace` prints */
   sqlite3_prepare_v2 (db, "SELECT t_s, node, kind, COALESCE(other, ''), COALESCE(detail, ''), COALESCE(msg, '')"
-                          " FROM events WHERE run_id = ? ORDER BY seq", -1, &st, NULL);
+                          " FROM events WHERE run_id = ?1 AND (?2 IS NULL OR node = ?2 OR other = ?2)"
+                          " AND (?3 = 0 OR kind NOT IN ('sent', 'received')) ORDER BY seq", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, run);
+  if (peer)
+    sqlite3_bind_text (st, 2, peer, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, 2);
+  sqlite3_bind_int (st, 3, brief);
   guint64 flow = 0;
   int rc;
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)

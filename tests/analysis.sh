@@ -79,4 +79,47 @@ expect 0 "mean over up to 6 seeds" -- "$DLSIM" plot "$R" convergence --script
 sqlite3 "$R" "DELETE FROM params WHERE key = 'provenance.run_identity'"
 expect 0 "mean over up to 6 seeds" -- "$DLSIM" plot "$R" convergence --script
 
+# trace --format perfetto keeps to --peer and --brief as the text trace
+# does (--peer: spans of that node only, every arrow to or from it;
+# --brief: no sends or receives, so no arrows), and frees what it kept of
+# messages never received (a crash loses some; LSan fails the run)
+cat > "$tmp/crash.ini" <<'INI'
+[protocol]
+min_participants = 2
+[training]
+rounds = 3
+[peers]
+count = 4
+[timeline]
+round 2 + 1s = crash p3
+INI
+"$DLSIM" run "$tmp/crash.ini" -o "$tmp/pf.db" -q >/dev/null 2>&1
+for v in all p2 brief; do
+  case $v in all) opt= ;; p2) opt="--peer p2" ;; brief) opt="--brief" ;; esac
+  # shellcheck disable=SC2086
+  "$DLSIM" trace "$tmp/pf.db" --run 1 --format perfetto -o "$tmp/$v.json" $opt > "$out" 2>&1 \
+    && ok "perfetto $v" || { ko "perfetto $v"; sed 's/^/  | /' "$out" | head; }
+done
+r=$($PY -c "
+import json
+def load(v):
+    ev = json.load(open('$tmp/' + v + '.json'))['traceEvents']
+    tid = {e['args']['name']: e['tid'] for e in ev if e['ph'] == 'M'}
+    return ev, tid
+ev, tid = load('all')
+spans_all = sum(1 for e in ev if e['ph'] == 'X')
+flows_all = sum(1 for e in ev if e['ph'] in 'sf')
+ev, tid = load('p2')
+spans = {e['tid'] for e in ev if e['ph'] == 'X'}
+flows = [e for e in ev if e['ph'] in 'sf']
+ids = {}
+for e in flows: ids.setdefault(e['id'], []).append(e['tid'])
+p2 = spans == {tid['p2']} and flows and all(tid['p2'] in t for t in ids.values()) and len(flows) < flows_all
+ev, tid = load('brief')
+brief = not any(e['ph'] in 'sf' or e.get('cat') in ('sent', 'received') for e in ev) \
+        and sum(1 for e in ev if e['ph'] == 'X') == spans_all and flows_all > 0
+print('ok' if p2 and brief else 'p2 %s brief %s' % (p2, brief))
+" 2>&1)
+[ "$r" = ok ] && ok "perfetto --peer, --brief" || ko "perfetto --peer, --brief: $r"
+
 finish

@@ -174,7 +174,7 @@ sqlite3 "$tmp/v1.db" "CREATE TABLE old AS SELECT * FROM events; DROP VIEW events
   INSERT INTO events SELECT * FROM old; DROP TABLE old;
   ALTER TABLE runs DROP COLUMN mode; DROP TABLE node_records;
   ALTER TABLE peers DROP COLUMN uplink_bps; ALTER TABLE peers DROP COLUMN downlink_bps; PRAGMA user_version = 1;"
-"$DLSIM" run "$tmp/ok.ini" -o "$tmp/v1.db" -q
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/v1.db" -q --again   # the same runs again (a copy: --again)
 m=$(sqlite3 "$tmp/v1.db" "SELECT group_concat(mode) FROM runs; PRAGMA user_version; SELECT COUNT(*) FROM node_records;
   SELECT COUNT(DISTINCT run_id) FROM events; SELECT type FROM sqlite_master WHERE name = 'events'" | tr '\n' ' ')
 [ "$m" = "sim,sim,sim,sim,sim,sim,sim,sim 6 0 8 view " ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: v1 upgrade: $m"; }
@@ -200,7 +200,7 @@ sqlite3 "$tmp/wr.db" "SELECT sql FROM sqlite_master WHERE name = 'event_chunks'"
 sqlite3 "$tmp/wr.db" "DROP VIEW events; ALTER TABLE event_chunks RENAME TO c0;
   CREATE TABLE event_chunks (run_id INTEGER, first_seq INTEGER, rows TEXT, PRIMARY KEY (run_id, first_seq)) WITHOUT ROWID;
   INSERT INTO event_chunks SELECT * FROM c0; DROP TABLE c0;"
-"$DLSIM" run "$tmp/ok.ini" -o "$tmp/wr.db" -q
+"$DLSIM" run "$tmp/ok.ini" -o "$tmp/wr.db" -q --again
 [ "$(sqlite3 "$tmp/wr.db" "SELECT seed, seq, t_s, node, kind, round, other, detail, state, msg, value FROM events JOIN runs USING (run_id) WHERE run_id > 4 ORDER BY run_id, seq")" \
   = "$(sqlite3 "$tmp/v4.db" "SELECT seed, seq, t_s, node, kind, round, other, detail, state, msg, value FROM events JOIN runs USING (run_id) ORDER BY run_id, seq")" ] \
   && sqlite3 "$tmp/wr.db" "SELECT sql FROM sqlite_master WHERE name = 'event_chunks'" | grep -q "WITHOUT ROWID" \
