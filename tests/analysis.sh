@@ -91,7 +91,7 @@ rounds = 3
 [peers]
 count = 4
 [timeline]
-round 2 + 1s = crash p3
+round 2 + 100ms = crash p3   # a message in flight to p3 is lost
 INI
 "$DLSIM" run "$tmp/crash.ini" -o "$tmp/pf.db" -q >/dev/null 2>&1
 for v in all p2 brief; do

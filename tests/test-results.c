@@ -301,6 +301,71 @@ START_TEST (test_two_runs_apart)
 }
 END_TEST
 
+/* Run ids stop at 2^63 - 1: the next ones are refused, not negative. */
+START_TEST (test_run_ids_bounded)
+{
+  Fixture f;
+  fixture_init (&f);
+  g_autoptr (GError) error = NULL;
+  ResDb *db = res_db_open (f.path, &error);
+  ck_assert_msg (db, "%s", error ? error->message : "");
+  gint64 first = 0;
+  ck_assert (res_db_next_run_ids (db, 3, &first, &error));
+  ck_assert_int_eq (first, 1);
+  ResRun *run = res_run_begin (db, G_MAXINT64 - 1, &f.scenario, &f.point, 1, &error);
+  ck_assert_msg (run, "%s", error ? error->message : "");
+  res_run_abort (run, NULL);
+  ck_assert (res_db_next_run_ids (db, 1, &first, &error));
+  ck_assert_int_eq (first, G_MAXINT64);
+  ck_assert (!res_db_next_run_ids (db, 2, &first, &error));
+  ck_assert (g_error_matches (error, RES_ERROR, RES_ERROR_SCHEMA));
+  g_clear_error (&error);
+  run = res_run_begin (db, G_MAXINT64, &f.scenario, &f.point, 1, &error);
+  ck_assert_msg (run, "%s", error ? error->message : "");
+  res_run_abort (run, NULL);
+  /* run id 0: the next free one, of which there is none */
+  ck_assert_ptr_null (res_run_begin (db, 0, &f.scenario, &f.point, 1, &error));
+  ck_assert (g_error_matches (error, RES_ERROR, RES_ERROR_SCHEMA));
+  ck_assert_int_eq (res_db_max_run_id (db), G_MAXINT64);
+  res_db_close (db);
+  fixture_clear (&f);
+}
+END_TEST
+
+/* A run's identity: the same scenario, values and seed give the same one;
+ * another value or seed another; the base seed and the repeat count do not
+ * count (the seed a run uses does). */
+START_TEST (test_run_identity)
+{
+  Fixture f;
+  fixture_init (&f);
+  f.scenario.sha256 = (char *) "abc";
+  const char *kv[][2] = { { "scenario.seed", "5" }, { "scenario.repeat", "2" }, { "network.latency", "40ms" } };
+  for (gsize i = 0; i < G_N_ELEMENTS (kv); i++)
+    {
+      g_ptr_array_add (f.point.keys, (gpointer) kv[i][0]);
+      g_ptr_array_add (f.point.values, (gpointer) kv[i][1]);
+    }
+  g_autofree char *a = res_run_identity (&f.scenario, &f.point, 6);
+  g_autofree char *same = res_run_identity (&f.scenario, &f.point, 6);
+  g_autofree char *seed = res_run_identity (&f.scenario, &f.point, 7);
+  f.point.values->pdata[0] = (gpointer) "6";
+  f.point.values->pdata[1] = (gpointer) "9";
+  g_autofree char *base = res_run_identity (&f.scenario, &f.point, 6);
+  f.point.values->pdata[2] = (gpointer) "41ms";
+  g_autofree char *value = res_run_identity (&f.scenario, &f.point, 6);
+  f.scenario.sha256 = (char *) "abd";
+  g_autofree char *text = res_run_identity (&f.scenario, &f.point, 6);
+  ck_assert_uint_eq (strlen (a), 64);
+  ck_assert_str_eq (a, same);
+  ck_assert_str_eq (a, base);
+  ck_assert_str_ne (a, seed);
+  ck_assert_str_ne (a, value);
+  ck_assert_str_ne (value, text);
+  fixture_clear (&f);
+}
+END_TEST
+
 static Suite *
 results_suite (void)
 {
@@ -309,6 +374,8 @@ results_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_events_round_trip);
   tcase_add_test (tc, test_two_runs_apart);
+  tcase_add_test (tc, test_run_ids_bounded);
+  tcase_add_test (tc, test_run_identity);
   suite_add_tcase (s, tc);
   return s;
 }
