@@ -54,7 +54,7 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
   guint passed = 0, failed = 0;
   int rc = CLI_EXIT_OK;
   for (guint i = 0; i < scenarios->len && rc == CLI_EXIT_OK; i++)
-    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem, db,
+    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem ? CLI_TB_NETEM : CLI_TB_LOOPBACK, db,
                                &passed, &failed);
   res_db_close (db);
   g_autoptr (GError) rerr = NULL;

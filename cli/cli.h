@@ -33,9 +33,14 @@ int cli_cmd_export_scenario (int argc, char **argv);
 int cli_cmd_shrink (int argc, char **argv);
 int cli_cmd_export (int argc, char **argv);
 
+/* The testbed's network: loopback with the scenario's latency and link
+ * setup added by the sender (the default), loopback at its own speed
+ * (--no-latency), or a namespace per peer (--netem, root). */
+typedef enum { CLI_TB_LOOPBACK, CLI_TB_LOOPBACK_RAW, CLI_TB_NETEM } CliTbNetwork;
+
 /* The testbed (cmd-testbed.c) for dlsim check --testbed: runs every point
  * and repeat of s, counting runs whose expectations passed or failed. */
-int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboolean netem, ResDb *db,
+int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, CliTbNetwork network, ResDb *db,
                           guint *passed, guint *failed);
 /* Can the testbed run every point of s?  If not, the error names the key. */
 gboolean cli_testbed_supported (const SimScenario *s, gboolean netem, GError **error);

@@ -16,11 +16,15 @@
  * stragglers) and compute sections; timeline join, leave, crash, drop,
  * delay, slow and link-fail (at a time or at `round N`), and with --netem
  * partition and heal; [churn] traces.  Refused with an error naming the
- * key: churn arrivals, NAT, connect_failure, link-down, link-slow.  Network conditions: without --netem, loopback only (latency,
- * bandwidth and link setup not applied); with --netem (root), a network
- * namespace per peer (cli/tb-netns.c) with the bandwidth shaped by tc tbf,
- * and the latency and link setup added by the sending process, since this
- * kernel has no sch_netem.  The run's params (testbed.network) say which. */
+ * key: churn arrivals, NAT, connect_failure, link-down, link-slow.  Network
+ * conditions: by default loopback, with the scenario's latency and link
+ * setup added by the sending process, so that the run has the file's
+ * network (bandwidth is not shaped); with --no-latency, loopback at its own
+ * speed (where DISCO's F1 race shows, docs/found.md); with --netem (root), a
+ * network namespace per peer (cli/tb-netns.c) with the bandwidth shaped by
+ * tc tbf, and the latency and link setup added by the sending process,
+ * since this kernel has no sch_netem.  The run's params (testbed.network)
+ * say which. */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -361,9 +365,10 @@ tb_ingest (Tb *tb, ProtoNodeId from, const char *line)
 
 static int
 run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db, const char *self_exe,
-         gboolean netem, guint *passed, guint *failed_runs)
+         CliTbNetwork network_kind, guint *passed, guint *failed_runs)
 {
   g_autoptr (GError) error = NULL;
+  gboolean netem = network_kind == CLI_TB_NETEM;
   SimBuilt built;
   if (!sim_scenario_build (s, pt, seed, &built, &error))
     {
@@ -386,6 +391,7 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
   Tb tb;
   tb_setup (&tb, s, pt, seed, sets, &built.cfg, run);
   tb.self_exe = (char *) self_exe;
+  tb.emulate_latency = network_kind != CLI_TB_LOOPBACK_RAW;
   if (netem)
     {
       /* every peer that may join gets its namespace before the clock starts */
@@ -406,17 +412,32 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
           return CLI_EXIT_FAILURE;
         }
     }
-  const char *network = netem ? "netem: a network namespace per peer; bandwidth by tc tbf; latency and link setup "
-                                "added by the sender (this kernel has no sch_netem)"
-                              : "loopback: latency, bandwidth and link setup of [network] not applied";
-  res_run_add_param (run, "testbed.network", netem ? "netem" : "loopback", NULL);
+  const char *network = NULL, *network_name = NULL;
+  switch (network_kind)
+    {
+    case CLI_TB_LOOPBACK:
+      network_name = "loopback";
+      network = "loopback: latency and link setup of [network] added by the sender; bandwidth not applied";
+      break;
+    case CLI_TB_LOOPBACK_RAW:
+      network_name = "loopback-raw";
+      network = "loopback at its own speed (--no-latency): latency, bandwidth and link setup of [network] "
+                "not applied";
+      break;
+    case CLI_TB_NETEM:
+      network_name = "netem";
+      network = "netem: a network namespace per peer; bandwidth by tc tbf; latency and link setup "
+                "added by the sender (this kernel has no sch_netem)";
+      break;
+    }
+  res_run_add_param (run, "testbed.network", network_name, NULL);
   res_run_add_param (run, "testbed.network_detail", network, NULL);
   tb.t0_us = g_get_monotonic_time ();
   tb.loop = g_main_loop_new (NULL, FALSE);
   tb_fact (&tb, 0, PROTO_NO_NODE, PROTO_NO_NODE, "testbed", network);
   SimTbParams cp = { .cfg = &built.cfg, .id = PROTO_SERVER,
                      .listen_host = tb.net ? tb_netns_coordinator_host (tb.net) : "127.0.0.1", .listen_port = 0,
-                     .t0_us = tb.t0_us, .rec = tb.rec, .emulate_latency = netem };
+                     .t0_us = tb.t0_us, .rec = tb.rec, .emulate_latency = tb.emulate_latency };
   tb.coord = sim_tb_node_new (&cp, &error);
   if (!tb.coord)
     {
@@ -522,14 +543,14 @@ cli_testbed_supported (const SimScenario *s, gboolean netem, GError **error)
 }
 
 int
-cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboolean netem, ResDb *db, guint *passed,
+cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, CliTbNetwork network, ResDb *db, guint *passed,
                       guint *failed)
 {
   g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
   if (!self_exe)
     self_exe = g_strdup ("dlsim");
   signal (SIGPIPE, SIG_IGN);
-  if (netem)
+  if (network == CLI_TB_NETEM)
     {
       g_autofree char *swept = NULL;
       if (tb_netns_sweep_stale (&swept))
@@ -539,7 +560,7 @@ cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, gboolean n
     for (guint k = 0; k < s->repeat; k++)
       {
         guint64 sd = (seed >= 0 ? (guint64) seed : s->seed) + k;
-        int rc = run_one (s, s->points->pdata[pi], sd, sets, db, self_exe, netem, passed, failed);
+        int rc = run_one (s, s->points->pdata[pi], sd, sets, db, self_exe, network, passed, failed);
         if (rc != CLI_EXIT_OK)
           return rc;
       }
@@ -552,13 +573,15 @@ cli_cmd_testbed (int argc, char **argv)
   g_autofree char *out = NULL;
   g_auto (GStrv) sets = NULL;
   gint64 seed = -1;
-  gboolean netem = FALSE;
+  gboolean netem = FALSE, no_latency = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results database (default NAME.db)", "DB" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value", "section.key=value" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the first run (default: the scenario's)", "N" },
     { "netem", 0, 0, G_OPTION_ARG_NONE, &netem,
       "a network namespace per peer with the scenario's bandwidth (tc tbf) and latency (root)", NULL },
+    { "no-latency", 0, 0, G_OPTION_ARG_NONE, &no_latency,
+      "loopback at its own speed: the scenario's latency and link setup not added", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - run a scenario on real sockets and processes");
@@ -568,8 +591,11 @@ cli_cmd_testbed (int argc, char **argv)
     "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
     "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
     "connect_failure, link-down, link-slow; partition and heal need --netem.\n"
-    "Network: without --netem, loopback, and [network] latency, bandwidth and link\n"
-    "setup are not applied.  With --netem (root): a network namespace per peer on a\n"
+    "Network: by default loopback, with [network] latency and link setup added by\n"
+    "the sending process (bandwidth is not shaped), so that the run has the file's\n"
+    "latencies.  --no-latency: loopback at its own speed, where a peer-to-peer path\n"
+    "faster than the coordinator's shows DISCO's F1 race (docs/found.md).\n"
+    "With --netem (root): a network namespace per peer on a\n"
     "bridge, uplink and downlink shaped by tc tbf, latency and link setup added by\n"
     "the sending process (this kernel has no sch_netem).  Namespaces left by a dlsim\n"
     "that was killed are removed at the next --netem run.\n"
@@ -579,6 +605,11 @@ cli_cmd_testbed (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       cli_error ("testbed", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (netem && no_latency)
+    {
+      cli_error ("testbed", "--no-latency is a loopback option: --netem always adds the scenario's latency");
       return CLI_EXIT_USAGE;
     }
   if (argc != 2)
@@ -606,7 +637,9 @@ cli_cmd_testbed (int argc, char **argv)
       return CLI_EXIT_FAILURE;
     }
   guint passed = 0, failed = 0;
-  int rc = cli_testbed_scenario (s, sets, seed, netem, db, &passed, &failed);
+  int rc = cli_testbed_scenario (s, sets, seed,
+                                 netem ? CLI_TB_NETEM : no_latency ? CLI_TB_LOOPBACK_RAW : CLI_TB_LOOPBACK, db,
+                                 &passed, &failed);
   if (rc == CLI_EXIT_OK && failed > 0)
     rc = CLI_EXIT_FAILURE;   /* an expectation failed */
   return rc;

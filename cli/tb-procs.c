@@ -85,8 +85,9 @@ tb_spawn (Tb *tb, ProtoNodeId id)
     {
       g_autofree char *host = tb_netns_peer_host (tb->net, id);
       g_ptr_array_add (argv, g_strdup_printf ("--listen=%s", host));
-      g_ptr_array_add (argv, g_strdup ("--emulate-latency"));
     }
+  if (tb->emulate_latency)
+    g_ptr_array_add (argv, g_strdup ("--emulate-latency"));
   g_ptr_array_add (argv, g_strdup_printf ("--name=p%u", id));
   g_ptr_array_add (argv, g_strdup_printf ("--scenario=%s", tb->scenario->path));
   g_ptr_array_add (argv, g_strdup_printf ("--seed=%" G_GUINT64_FORMAT, tb->seed));

@@ -45,6 +45,7 @@ struct Tb {
   SimTally tally;
   SimTbNode *coord;
   TbNetns *net;             /* --netem: the namespaces, or NULL (loopback) */
+  gboolean emulate_latency; /* the peers add the scenario's latency (not with --no-latency) */
   gint64 t0_us;
   GPtrArray *peers;         /* TbPeer*, index = id */
   GArray *rules;            /* SimAction: drop/delay rules installed so far */
