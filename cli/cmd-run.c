@@ -602,27 +602,34 @@ run_or_check (int argc, char **argv, gboolean check)
 {
   const char *cmd = check ? "check" : "run";
   RunOpts o = { .jobs = 1 };
+  /* run --help lists no option of check's and check --help none of run's:
+   * each command's own are hidden in the other, which refuses them below
+   * with a message that says whose they are */
+  const int run_only = check ? G_OPTION_FLAG_HIDDEN : 0, check_only = check ? 0 : G_OPTION_FLAG_HIDDEN;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
       check ? "also keep the results in DB (default: a temporary database)" : "results database (default NAME.db)", "DB" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, "run in N worker processes (default 1)", "N" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)", "SECTION.KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress line, no summary line", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
+      check ? "no progress line (the PASS and FAIL lines and the last line stay)"
+            : "no progress line, no summary line (errors only)", NULL },
     { "no-events", 0, 0, G_OPTION_ARG_NONE, &o.no_events, "do not record events and metrics rows (summaries only)", NULL },
-    { "keys", 0, 0, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
-    { "shard", 0, 0, G_OPTION_ARG_STRING, &o.shard,
+    { "keys", 0, run_only, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
+    { "shard", 0, run_only, G_OPTION_ARG_STRING, &o.shard,
       "run only runs i with i mod N = K of the full expansion; run ids as in the unsharded run", "K/N" },
-    { "resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
+    { "resume", 0, run_only, G_OPTION_ARG_NONE, &o.resume,
       "run only what DB (-o) lacks or has unfinished (run ids as in the unsharded run)", NULL },
-    { "again", 0, 0, G_OPTION_ARG_NONE, &o.again,
-      "run: also the runs DB already has (same scenario text, values, seed and build): another copy", NULL },
-    { "testbed", 0, 0, G_OPTION_ARG_NONE, &o.testbed,
-      "check: run the files in the testbed (real processes and sockets) instead", NULL },
-    { "netem", 0, 0, G_OPTION_ARG_NONE, &o.netem, "check --testbed: with network namespaces (root)", NULL },
-    { "junit", 0, 0, G_OPTION_ARG_FILENAME, &o.junit, "check: also write a JUnit XML report (one test case per run)",
+    { "again", 0, run_only, G_OPTION_ARG_NONE, &o.again,
+      "also the runs DB already has (same scenario text, values, seed and build): another copy", NULL },
+    { "testbed", 0, check_only, G_OPTION_ARG_NONE, &o.testbed,
+      "run the files in the testbed (real processes and sockets) instead", NULL },
+    { "netem", 0, check_only, G_OPTION_ARG_NONE, &o.netem, "with --testbed: a network namespace per peer (root)",
+      NULL },
+    { "junit", 0, check_only, G_OPTION_ARG_FILENAME, &o.junit, "also write a JUnit XML report (one test case per run)",
       "FILE.xml" },
-    { "tap", 0, 0, G_OPTION_ARG_FILENAME, &o.tap, "check: also write a TAP report", "FILE" },
+    { "tap", 0, check_only, G_OPTION_ARG_FILENAME, &o.tap, "also write a TAP report", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, NULL },
     { NULL }
   };
@@ -648,6 +655,12 @@ run_or_check (int argc, char **argv, gboolean check)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       cli_error (cmd, "%s", error->message);
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (check && (o.keys || o.shard || o.resume || o.again))
+    {
+      cli_error (cmd, "--keys, --shard, --resume and --again belong to dlsim run");
       rc = CLI_EXIT_USAGE;
       goto out;
     }

@@ -552,9 +552,11 @@ cli_cmd_shrink (int argc, char **argv)
   g_option_context_set_summary (ctx,
       "Rebuilds the run's scenario (as dlsim export-scenario), runs it to find its\n"
       "first property violation, shrinks its timeline with ddmin keeping that\n"
-      "signature (property and state), and writes the result with an [expect]\n"
-      "that pins the violations; the file is run again to check it reproduces.\n"
-      "Not yet: shrinking peers, rounds, sizes and times.\n"
+      "signature (property and state), then makes its times rounder (`round R + D`\n"
+      "becomes `round R` where it can, other times and `by D` delays whole or tenth\n"
+      "seconds), still keeping it, and writes the result with an [expect] that\n"
+      "pins the violations; the file is run again to check it reproduces.\n"
+      "Unlike dlsim explore, it does not shrink the number of peers or rounds.\n"
       "\n"
       "Exit status: 0 written and reproduced; 1 the run broke no property, or the\n"
       "file does not reproduce; 2 usage error.");

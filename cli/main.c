@@ -41,7 +41,7 @@ static const Command commands[] = {
     "combine results databases; node databases become one testbed run" },
   { "node", cli_cmd_node, "node coordinator|peer --scenario FILE ...",
     "one testbed process (dlsim node --help)" },
-  { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold, scale, fuzz-frames)" },
+  { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold, scale, record, fuzz-frames)" },
 };
 
 void

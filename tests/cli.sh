@@ -36,6 +36,35 @@ expect 0 "recording costs [-+][0-9]* %" -- "$DLSIM" bench record --peers 5 --rou
 expect 2 "must be positive" -- "$DLSIM" bench record --repeat 0
 expect 2 "unexpected argument 'x'" -- "$DLSIM" bench record x
 
+# help says what each command takes: the top-level help names every bench
+# model; run --help lists none of check's options and check --help none of
+# run's (each refuses the other's, saying whose it is); -q is what each says
+models=$("$DLSIM" bench --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
+bl=$("$DLSIM" --help | grep '^  bench ')
+nb=$(for m in $models; do echo "$bl" | grep -q "[( ]$m[,)]" || echo "$m"; done)
+[ -n "$models" ] && [ -z "$nb" ] && ok "help names the bench models" || ko "dlsim --help does not name bench models: $nb"
+"$DLSIM" run --help > "$tmp/rh" 2>&1
+"$DLSIM" check --help > "$tmp/ch" 2>&1
+for o in testbed netem junit tap; do
+  grep -q -e "--$o" "$tmp/rh" && ko "run --help lists check's --$o" || ok "run --help without --$o"
+done
+for o in keys shard resume; do
+  grep -q -e "--$o" "$tmp/ch" && ko "check --help lists run's --$o" || ok "check --help without --$o"
+done
+expect 2 "belong to dlsim check" -- "$DLSIM" run --junit x.xml nope.ini
+expect 2 "belong to dlsim run" -- "$DLSIM" check --shard 0/2 nope.ini
+printf '[peers]\ncount = 2\n[protocol]\nmin_participants = 2\n[training]\nrounds = 1\n[expect]\noutcome = completed\n' > "$tmp/q.ini"
+"$DLSIM" run "$tmp/q.ini" -o "$tmp/q.db" -q > "$tmp/q.out" 2>&1
+[ -s "$tmp/q.out" ] && { ko "run -q printed:"; cat "$tmp/q.out"; } || ok "run -q prints nothing"
+expect 0 "^1 passed, 0 failed" -- "$DLSIM" check "$tmp/q.ini" -q
+grep -e "-q, --quiet" "$tmp/ch" | grep -q "last line stay" && ok "check --help: -q keeps the last line" \
+  || ko "check --help says of -q: $(grep -e '-q, --quiet' "$tmp/ch")"
+grep -e "-q, --quiet" "$tmp/rh" | grep -q "no summary line" && ok "run --help: -q" || ko "run --help: -q"
+# shrink --help says what the user guide says it does: ddmin, then rounder times
+"$DLSIM" shrink --help > "$tmp/sh" 2>&1
+grep -q "Not yet.*times" "$tmp/sh" && ko "shrink --help says it does not shrink times" || ok "shrink --help on times"
+grep -q "rounder" "$tmp/sh" && ok "shrink --help: rounder times" || ko "shrink --help does not say it makes times rounder"
+
 # Same seed, same checksum; engine and reference agree (also checked by --compare).
 a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
 b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
