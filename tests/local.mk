@@ -1,7 +1,7 @@
 # tests/ — one Check program per module folder, plus command-line tests.
 check_PROGRAMS += tests/test-base tests/test-sim
-TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh
-EXTRA_DIST += tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/lib.sh
+TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
+EXTRA_DIST += tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh
 TESTS += tests/db-faults.sh tests/analysis.sh
 EXTRA_DIST += tests/db-faults.sh tests/analysis.sh
 

@@ -1,0 +1,190 @@
+#!/bin/bash
+# tests/docs.sh — every command example of README.md and docs/user-guide.md
+# runs as printed.  Each document's fenced blocks are taken in order, in a
+# scratch folder laid out as a fresh clone after the Quick start (the
+# scenarios, ./dlsim, and on PATH, since the guide writes `dlsim`):
+#   ```sh      a script: run with sh -e, it must exit 0;
+#   ```        whose first line starts with "$ ": a transcript: each "$ "
+#              line is run and must exit 0, and the lines up to the next
+#              "$ " line, when there are any, are its exact output;
+#   other blocks (ini, python, the synopsis) are not commands.
+# A marker, an HTML comment on the line before the fence, changes that:
+#   <!-- doc-test: file NAME -->     the block is the file NAME (written)
+#   <!-- doc-test: skip REASON -->   not run (root, several machines, the build)
+#   <!-- doc-test: long REASON -->   run only with DLSIM_DOCS_LONG=1
+# The tests never edit a block: a block that fails here fails as printed.
+set -u
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
+SRC=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
+command -v python3 >/dev/null || { echo "SKIP: needs python3"; exit 77; }
+
+scratch () {   # scratch DIR: a fresh clone's layout after the Quick start
+  mkdir -p "$1"
+  ln -s "$SRC/scenarios" "$1/scenarios"
+  ln -s "$DLSIM" "$1/dlsim"
+  # the Quick start's `make demo` (Makefile.am): demo.db, as the README's later blocks use it
+  (cd "$1" && ./dlsim run scenarios/demo.ini -o demo.db -q >/dev/null 2>&1) || ko "setup: the demo run failed"
+}
+
+for doc in README.md docs/user-guide.md; do
+  d=$tmp/$(basename "$doc" .md)
+  scratch "$d"
+  PATH="$d:$PATH" python3 - "$SRC/$doc" "$d" "${DLSIM_DOCS_LONG:-0}" > "$tmp/doc.out" 2>&1 <<'PY'
+import re, subprocess, sys, time
+doc, cwd, long_ok = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+lines = open(doc, encoding="utf-8").read().split("\n")
+blocks, i, marker = [], 0, None
+while i < len(lines):
+    m = re.match(r"^```(\S*)\s*$", lines[i])
+    if m:
+        lang, start, body = m.group(1), i + 1, []
+        i += 1
+        while i < len(lines) and not lines[i].startswith("```"):
+            body.append(lines[i])
+            i += 1
+        blocks.append((start, lang, body, marker))
+        marker = None
+    else:
+        mk = re.match(r"^<!-- doc-test: (\w+)\s*(.*?)\s*-->\s*$", lines[i])
+        marker = (mk.group(1), mk.group(2)) if mk else None
+    i += 1
+
+passed = failed = 0
+def report(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: %s" % what)
+        for l in detail.rstrip("\n").split("\n")[-25:]:
+            print("  | " + l)
+
+def run(cmd):
+    t0 = time.time()
+    p = subprocess.run(["sh", "-e", "-c", cmd], cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=300)
+    print("  %5.1f s  %s" % (time.time() - t0, cmd.split("\n")[0][:90]))
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+name = doc.split("/")[-1]
+for start, lang, body, marker in blocks:
+    where = "%s:%d" % (name, start)
+    if marker and marker[0] == "skip":
+        print("skip %s: %s" % (where, marker[1]))
+        continue
+    if marker and marker[0] == "long" and not long_ok:
+        print("skip %s (long; DLSIM_DOCS_LONG=1 runs it): %s" % (where, marker[1]))
+        continue
+    if marker and marker[0] == "file":
+        open("%s/%s" % (cwd, marker[1]), "w").write("\n".join(body) + "\n")
+        continue
+    if lang == "sh":
+        rc, out = run("\n".join(body))
+        report(rc == 0, "%s: exit %d" % (where, rc), out)
+    elif lang == "" and body and body[0].startswith("$ "):
+        k = 0
+        while k < len(body):
+            cmd, shown = body[k][2:], []
+            k += 1
+            while k < len(body) and not body[k].startswith("$ "):
+                shown.append(body[k])
+                k += 1
+            rc, out = run(cmd)
+            got = out.rstrip("\n").split("\n") if out.strip() else []
+            if rc != 0:
+                report(False, "%s: '%s': exit %d" % (where, cmd, rc), out)
+            elif shown and got != shown:
+                diff = [("- " + a) for a in shown if a not in got] + [("+ " + b) for b in got if b not in shown]
+                report(False, "%s: '%s': output differs from the document (- shown, + printed)" % (where, cmd),
+                       "\n".join(diff))
+            else:
+                report(True, where)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
+PY
+  rc=$?
+  cat "$tmp/doc.out"
+  p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/doc.out" | tail -1)
+  if [ -n "$p" ]; then
+    pass=$((pass + ${p% *})); fail=$((fail + ${p#* }))
+  else
+    ko "$doc: the examples did not run (exit $rc)"
+  fi
+  [ "$rc" -eq 0 ] || [ "${p#* }" != 0 ] || ko "$doc: exit $rc"
+done
+
+# drift: the documents against what the binary says of itself.  Each
+# command's synopsis line (README and guide) names every option its --help
+# lists; the guide's key table has every `dlsim run --keys` key with its
+# default and every value its meaning enumerates (a | b | c); the guide's
+# "Not expressible today" names no case that ships in scenarios/failures.
+python3 - "$SRC" "$DLSIM" > "$tmp/drift.out" 2>&1 <<'PY'
+import os, re, subprocess, sys
+src, dlsim = sys.argv[1], sys.argv[2]
+bad = 0
+def ko(msg):
+    global bad
+    bad += 1
+    print("FAIL: " + msg)
+def help_of(args):
+    return subprocess.run([dlsim] + args + ["--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()
+for doc in ("README.md", "docs/user-guide.md"):
+    lines = open(os.path.join(src, doc), encoding="utf-8").read().split("\n")
+    first = [k for k, l in enumerate(lines) if l.startswith("dlsim run FILE")]
+    if not first:
+        ko("%s: no synopsis block (a line 'dlsim run FILE...')" % doc)
+        continue
+    syn, cur, k = {}, None, first[0]
+    while k < len(lines) and not lines[k].startswith("```"):
+        l = lines[k]
+        if l.startswith("dlsim "):
+            w = l.split()
+            cur = w[1] + (" " + w[2] if w[1] == "bench" and "|" not in w[2] else "")
+            syn[cur] = syn.get(cur, "") + " " + l
+        elif cur:
+            syn[cur] += " " + l
+        k += 1
+    for cmd, text in syn.items():
+        if cmd == "bench":
+            continue   # "bench phold|scale|...": the models have their own --help
+        for short, opt in re.findall(r"^\s+(?:-(\w), )?--([\w-]+)", help_of(cmd.split()), re.M):
+            if opt != "help" and "--" + opt not in text and not (short and re.search(r"(^|[\s\[])-%s\b" % short, text)):
+                ko("%s: the synopsis of dlsim %s does not name --%s (dlsim %s --help lists it)" % (doc, cmd, opt, cmd))
+guide = open(os.path.join(src, "docs/user-guide.md"), encoding="utf-8").read()
+rows = {}
+for l in guide.split("\n"):
+    m = re.match(r"^\| `([a-z_]+\.[a-z_0-9]+)` \| `(.*?)` \| (.*) \|$", l)
+    if m:
+        rows[m.group(1)] = (m.group(2), m.group(3).replace("\\\\|", "|").replace("\\|", "|"))
+keys = subprocess.run([dlsim, "run", "--keys"], stdout=subprocess.PIPE).stdout.decode().split("\n")
+for l in keys:
+    m = re.match(r"^(\S+)\s+(\"\"|\S+)\s+(.*)$", l)
+    if not m:
+        continue
+    key, default, meaning = m.groups()
+    if key not in rows:
+        ko("user-guide.md: the key table has no row for %s" % key)
+        continue
+    if rows[key][0] != default:
+        ko("user-guide.md: %s defaults to %s, the table says %s" % (key, default, rows[key][0]))
+    for enum in re.findall(r"[\w-]+(?: \| [\w-]+)+", meaning):
+        for word in enum.split(" | "):
+            if not re.search(r"(^|[^\w-])%s([^\w-]|$)" % re.escape(word), rows[key][1]):
+                ko("user-guide.md: the row of %s does not name %s (dlsim run --keys: %s)" % (key, word, enum))
+m = re.search(r"Not expressible today:\n((?:- .*\n)+)", guide)
+if not m:
+    ko("user-guide.md: no 'Not expressible today' list")
+else:
+    shipped = os.listdir(os.path.join(src, "scenarios/failures"))
+    for item in m.group(1).split("\n"):
+        for n in re.findall(r"\bS(\d+)\b(?![a-z])", item.split(":")[0]):
+            if any(f.startswith("s%02d-" % int(n)) for f in shipped):
+                ko("user-guide.md: S%s is listed as not expressible, but scenarios/failures has it" % n)
+print("drift: %d problems" % bad)
+sys.exit(1 if bad else 0)
+PY
+rc=$?
+cat "$tmp/drift.out"
+[ "$rc" -eq 0 ] && ok "docs agree with the binary" || ko "docs drift (above)"
+finish
