@@ -152,10 +152,15 @@ cli_cmd_node (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   guint64 id = 0;
-  if (is_peer && (!coordinator || !name || name[0] != 'p'
-                  || !g_ascii_string_to_unsigned (name + 1, 10, 1, G_MAXUINT32 - 1, &id, NULL)))
+  if (is_peer && (!coordinator || !name))
     {
-      cli_error ("node", "a peer needs --coordinator HOST:PORT and --name pN");
+      cli_error ("node", "a peer needs --coordinator HOST:PORT and --name pN (missing: %s)",
+                 !coordinator && !name ? "both" : !coordinator ? "--coordinator" : "--name");
+      return CLI_EXIT_USAGE;
+    }
+  if (is_peer && (name[0] != 'p' || !g_ascii_string_to_unsigned (name + 1, 10, 1, G_MAXUINT32 - 1, &id, NULL)))
+    {
+      cli_error ("node", "--name %s: a peer's name is p and its number in the scenario (p1, p2, ...)", name);
       return CLI_EXIT_USAGE;
     }
   g_autofree char *host = NULL;

@@ -4,6 +4,8 @@
 #include "cli/cli.h"
 #include "plots/plot.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,8 +85,21 @@ cli_cmd_plot (int argc, char **argv)
       fputs (script, stdout);
       return CLI_EXIT_OK;
     }
+  /* a gnuplot that cannot open its output keeps the terminal's and writes
+   * the figure's bytes to stdout: find out first, and say why */
+  gboolean existed = g_file_test (output, G_FILE_TEST_EXISTS);
+  FILE *f = g_fopen (output, "ab");
+  if (!f)
+    {
+      int e = errno;
+      cli_error ("plot", "%s: cannot write the figure: %s", output, g_strerror (e));
+      return CLI_EXIT_FAILURE;
+    }
+  fclose (f);
   if (!plot_render (script, &error))
     {
+      if (!existed)
+        g_unlink (output);
       cli_error ("plot", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }

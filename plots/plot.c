@@ -667,7 +667,9 @@ plot_render (const char *script, GError **error)
   if (!path)
     return plot_fail (error, PLOT_ERROR_GNUPLOT, "gnuplot not found ('%s'): install it (apt-get install gnuplot-nox)"
                  " or set DLSIM_GNUPLOT", prog);
-  g_autofree char *cmd = g_shell_quote (path);
+  /* the figure goes to its file (`set output`): never to our stdout */
+  g_autofree char *quoted = g_shell_quote (path);
+  g_autofree char *cmd = g_strconcat (quoted, " >/dev/null", NULL);
   FILE *pipe = popen (cmd, "w");
   if (!pipe)
     return plot_fail (error, PLOT_ERROR_GNUPLOT, "could not start %s", path);

@@ -32,7 +32,7 @@ resolve_path (const SimScenario *s, const char *rel)
 }
 
 #define V(sec, key) point_value (p, sec, key)
-#define BAD(sec, key, ...) (fail_at (error, s->path, sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
+#define BAD(sec, key, ...) (fail_at (error, _sim_scenario_origin (s, sec, key), sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
 
 /* Parses a value with `fn`, prefixing errors with file, section and key. */
 #define PARSE(sec, key, call)                                                     \
@@ -53,7 +53,7 @@ uint_of (const char *v)
 }
 
 #undef BAD
-#define BAD(sec, key, ...) fail_at (error, s->path, sec, key, __VA_ARGS__)
+#define BAD(sec, key, ...) fail_at (error, _sim_scenario_origin (s, sec, key), sec, key, __VA_ARGS__)
 
 /* The pipeline family's keys (protocol/pipeline/README.md), and the
  * configurations that cannot run: an empty block range, a block no range
@@ -141,7 +141,7 @@ build_pipeline (const SimScenario *s, const SimPoint *p, SimWorldConfig *c, GErr
 }
 
 #undef BAD
-#define BAD(sec, key, ...) (fail_at (error, s->path, sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
+#define BAD(sec, key, ...) (fail_at (error, _sim_scenario_origin (s, sec, key), sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
 
 gboolean
 sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)

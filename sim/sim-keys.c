@@ -455,7 +455,8 @@ check_point_values (const SimScenario *s, const SimPoint *p, GError **error)
     {
       g_autoptr (GError) e = NULL;
       if (!check_value (&keys[i], point_value (p, keys[i].section, keys[i].key), &e))
-        return fail_at (error, s->path, keys[i].section, keys[i].key, "%s", e->message);
+        return fail_at (error, _sim_scenario_origin (s, keys[i].section, keys[i].key), keys[i].section, keys[i].key,
+                        "%s", e->message);
     }
   return TRUE;
 }

@@ -7,6 +7,10 @@
 G_BEGIN_DECLS
 
 /* Sets error to "FILE: [SECTION] KEY: message" and returns FALSE. */
+/* Where a value of s comes from, for an error about it: "--set ARG" for a
+ * key that --set gave, else the file's path. */
+const char *_sim_scenario_origin (const SimScenario *s, const char *section, const char *key);
+
 gboolean fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
   G_GNUC_PRINTF (5, 6);
 gboolean parse_uint (const char *v, guint *out);

@@ -125,8 +125,19 @@ sim_scenario_free (SimScenario *s)
   g_free (s->description);
   g_free (s->version);
   g_free (s->sha256);
+  g_clear_pointer (&s->set_by, g_hash_table_unref);
   g_ptr_array_unref (s->points);
   g_free (s);
+}
+
+const char *
+_sim_scenario_origin (const SimScenario *s, const char *section, const char *key)
+{
+  if (!s->set_by || !section || !key)
+    return s->path;
+  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
+  const char *o = g_hash_table_lookup (s->set_by, full);
+  return o ? o : s->path;
 }
 
 const char *
@@ -249,6 +260,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         }
     }
   /* --set section.key=value */
+  g_autoptr (GHashTable) set_by = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (guint i = 0; overrides && overrides[i]; i++)
     {
       const char *o = overrides[i];
@@ -280,6 +292,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         }
       if (!replaced)
         g_ptr_array_add (entries, entry_new (sec, key, val));
+      g_hash_table_replace (set_by, g_strdup_printf ("%s.%s", sec, key), g_strdup_printf ("--set %s", o));
     }
 
   /* sweeps */
@@ -322,6 +335,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
   SimScenario *s = g_new0 (SimScenario, 1);
   s->path = g_strdup (path);
   s->sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+  s->set_by = g_steal_pointer (&set_by);
   s->points = g_ptr_array_new_with_free_func (point_free);
   for (guint pi = 0; pi < n_points; pi++)
     {

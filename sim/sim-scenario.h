@@ -42,6 +42,7 @@ typedef struct {
   char *version;        /* protocol version of the first point */
   GPtrArray *points;    /* SimPoint* */
   char *sha256;         /* of the file's text, as read (provenance) */
+  GHashTable *set_by;   /* "section.key" -> "--set ARG" for the keys --set gave */
 } SimScenario;
 
 void sim_scenario_free (SimScenario *s);

@@ -65,6 +65,17 @@ grep -e "-q, --quiet" "$tmp/rh" | grep -q "no summary line" && ok "run --help: -
 grep -q "Not yet.*times" "$tmp/sh" && ko "shrink --help says it does not shrink times" || ok "shrink --help on times"
 grep -q "rounder" "$tmp/sh" && ok "shrink --help: rounder times" || ko "shrink --help does not say it makes times rounder"
 
+# errors say why: a bad --set value blames --set, not the file; a peer's
+# bad --name says so, not that the option is missing
+expect 2 "^dlsim run: --set training.rounds=abc: \[training\] rounds: 'abc' is not a whole number" -- \
+  "$DLSIM" run "$tmp/q.ini" -o "$tmp/set.db" --set training.rounds=abc
+expect 2 "^dlsim check: --set peers.count=x: \[peers\] count" -- "$DLSIM" check "$tmp/q.ini" --set peers.count=x
+printf '[peers]\ncount = z\n' > "$tmp/z.ini"   # the file's own bad value: the file is named
+expect 2 "z.ini: \[peers\] count: 'z' is not" -- "$DLSIM" run "$tmp/z.ini" -o "$tmp/set.db" --set training.rounds=2
+expect 2 "^dlsim node: --name bob: a peer's name is p and its number" -- \
+  "$DLSIM" node peer --name bob --coordinator 127.0.0.1:1 --scenario "$tmp/q.ini"
+expect 2 "missing: --coordinator" -- "$DLSIM" node peer --name p1 --scenario "$tmp/q.ini"
+
 # Same seed, same checksum; engine and reference agree (also checked by --compare).
 a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
 b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')

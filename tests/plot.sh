@@ -75,6 +75,14 @@ expect 1 "no such results database" -- "$DLSIM" plot "$tmp/none.db" convergence
 expect 1 "must end in .png or .svg" -- "$DLSIM" plot "$tmp/s.db" convergence -o x.pdf
 expect 1 "no run in .* has the parameter 'churn.nope'" -- "$DLSIM" plot "$tmp/s.db" convergence --by churn.nope
 expect 1 "gnuplot not found" -- env DLSIM_GNUPLOT=/nonexistent/gnuplot "$DLSIM" plot "$tmp/s.db" convergence -o "$tmp/x.png"
+[ -e "$tmp/x.png" ] && ko "a failed plot left an empty x.png" || ok "no file from a failed plot"
+# an output that cannot be written: a clear error, and no figure bytes on
+# stdout (gnuplot keeps its terminal's output when `set output` fails)
+"$DLSIM" plot "$tmp/s.db" convergence -o "$tmp/nodir/x.png" > "$tmp/po.out" 2> "$tmp/po.err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "nodir/x.png: cannot write the figure: No such file or directory" "$tmp/po.err" \
+  && ok "unwritable output named" || { ko "plot -o into a missing folder: exit $rc"; head -c 300 "$tmp/po.err"; }
+[ -s "$tmp/po.out" ] && ko "plot -o into a missing folder wrote $(wc -c < "$tmp/po.out") bytes to stdout" || ok "nothing on stdout"
 cp "$tmp/s.db" "$tmp/empty.db"
 sqlite3 "$tmp/empty.db" "DELETE FROM runs"
 expect 1 "has no runs" -- "$DLSIM" plot "$tmp/empty.db" convergence
