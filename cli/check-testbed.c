@@ -45,7 +45,7 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = output ? NULL : g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
   g_autofree char *db_path = output ? g_strdup (output) : dir ? g_build_filename (dir, "check.db", NULL) : NULL;
-  ResDb *db = db_path ? res_db_open (db_path, &error) : NULL;
+  ResDb *db = db_path ? cli_db_open (db_path, &error) : NULL;
   if (!db)
     {
       cli_error ("check", "%s", error->message);

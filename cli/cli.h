@@ -71,6 +71,14 @@ gboolean cli_trace_perfetto (struct sqlite3 *db, gint64 run, const char *peer, g
  * database") and returns NULL. */
 struct sqlite3 *cli_open_results (const char *cmd, const char *path);
 
+/* res_db_open for a command that writes path; when it fails because of the
+ * folder or the file, the error says which and why (SQLite says "unable to
+ * open database file" for a missing folder and a read-only one alike). */
+ResDb *cli_db_open (const char *path, GError **error);
+/* The same; waiting (path) is called once if another process is writing
+ * the file (res_db_open_wait). */
+ResDb *cli_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error);
+
 /* Prints "dlsim CMD: message" to stderr. */
 void cli_error (const char *cmd, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 

@@ -404,7 +404,7 @@ cli_cmd_explore (int argc, char **argv)
 
   if (out)
     {
-      g_autoptr (ResDb) db = res_db_open (out, &error);
+      g_autoptr (ResDb) db = cli_db_open (out, &error);
       if (!db)
         {
           cli_error ("explore", "%s", error->message);

@@ -202,7 +202,7 @@ cli_cmd_node (int argc, char **argv)
       const char *extra[] = { "node.name", is_peer ? name : "coordinator", "node.host", g_get_host_name (),
                               "node.t0_unix_us", t0_unix, "node.sets", all_sets, "node.scenario_path", scenario,
                               NULL };
-      db = res_db_open (out, &error);
+      db = cli_db_open (out, &error);
       if (db)
         rn = res_node_begin (db, s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed, extra, &error);
       if (!rn)

@@ -761,7 +761,7 @@ run_or_check (int argc, char **argv, gboolean check)
     }
   else
     db_path = g_strdup_printf ("%s.db", ((SimScenario *) plan.scenarios->pdata[0])->name);
-  ResDb *db = res_db_open_wait (db_path, say_waiting, &error);
+  ResDb *db = cli_db_open_wait (db_path, say_waiting, &error);
   if (!db)
     {
       cli_error (cmd, "%s", error->message);

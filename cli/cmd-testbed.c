@@ -630,7 +630,7 @@ cli_cmd_testbed (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   g_autofree char *db_path = out ? g_strdup (out) : g_strdup_printf ("%s.db", s->name);
-  g_autoptr (ResDb) db = res_db_open (db_path, &error);
+  g_autoptr (ResDb) db = cli_db_open (db_path, &error);
   if (!db)
     {
       cli_error ("testbed", "%s", error->message);

@@ -76,6 +76,17 @@ expect 2 "^dlsim node: --name bob: a peer's name is p and its number" -- \
   "$DLSIM" node peer --name bob --coordinator 127.0.0.1:1 --scenario "$tmp/q.ini"
 expect 2 "missing: --coordinator" -- "$DLSIM" node peer --name p1 --scenario "$tmp/q.ini"
 
+# a database that cannot be created says why: a missing folder, a read-only one
+expect 1 "nodir/x.db: cannot create the database: the folder .*nodir does not exist" -- \
+  "$DLSIM" run "$tmp/q.ini" -o "$tmp/nodir/x.db"
+mkdir -p "$tmp/ro" && chmod 755 "$tmp" && chmod 644 "$tmp/q.ini" && chmod 555 "$tmp/ro"
+if [ "$(id -u)" -ne 0 ]; then
+  expect 1 "ro/x.db: cannot create the database: the folder .*ro is not writable" -- "$DLSIM" run "$tmp/q.ini" -o "$tmp/ro/x.db"
+elif command -v setpriv >/dev/null; then   # root writes anywhere: as nobody
+  expect 1 "ro/x.db: cannot create the database: the folder .*ro is not writable" -- \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$DLSIM" run "$tmp/q.ini" -o "$tmp/ro/x.db"
+fi
+
 # Same seed, same checksum; engine and reference agree (also checked by --compare).
 a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
 b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
