@@ -594,11 +594,11 @@ cli_cmd_testbed (int argc, char **argv)
     "Network: by default loopback, with [network] latency and link setup added by\n"
     "the sending process (bandwidth is not shaped), so that the run has the file's\n"
     "latencies.  --no-latency: loopback at its own speed, where a peer-to-peer path\n"
-    "faster than the coordinator's shows DISCO's F1 race (docs/found.md).\n"
-    "With --netem (root): a network namespace per peer on a\n"
-    "bridge, uplink and downlink shaped by tc tbf, latency and link setup added by\n"
-    "the sending process (this kernel has no sch_netem).  Namespaces left by a dlsim\n"
-    "that was killed are removed at the next --netem run.\n"
+    "faster than the coordinator's shows DISCO's F1 race (docs/found.md).  With\n"
+    "--netem (root): a network namespace per peer on a bridge, uplink and downlink\n"
+    "shaped by tc tbf, latency and link setup added by the sending process (this\n"
+    "kernel has no sch_netem).  Namespaces left by a dlsim that was killed are\n"
+    "removed at the next --netem run.\n"
     "Compare with the simulator: dlsim compare SIM.db TESTBED.db.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;

@@ -1,6 +1,6 @@
 #!/bin/bash
-# tests/docs.sh — every command example of README.md and docs/user-guide.md
-# runs as printed.  Each document's fenced blocks are taken in order, in a
+# tests/docs.sh — every command example of README.md, docs/user-guide.md
+# and docs/testbed.md runs as printed.  Each document's fenced blocks are taken in order, in a
 # scratch folder laid out as a fresh clone after the Quick start (the
 # scenarios, ./dlsim, and on PATH, since the guide writes `dlsim`):
 #   ```sh      a script: run with sh -e, it must exit 0;
@@ -20,13 +20,13 @@ command -v python3 >/dev/null || { echo "SKIP: needs python3"; exit 77; }
 
 scratch () {   # scratch DIR: a fresh clone's layout after the Quick start
   mkdir -p "$1"
-  ln -s "$SRC/scenarios" "$1/scenarios"
+  cp -R "$SRC/scenarios" "$1/" && chmod -R u+w "$1/scenarios"   # a copy: no example writes into the source
   ln -s "$DLSIM" "$1/dlsim"
   # the Quick start's `make demo` (Makefile.am): demo.db, as the README's later blocks use it
   (cd "$1" && ./dlsim run scenarios/demo.ini -o demo.db -q >/dev/null 2>&1) || ko "setup: the demo run failed"
 }
 
-for doc in README.md docs/user-guide.md; do
+for doc in README.md docs/user-guide.md docs/testbed.md; do
   d=$tmp/$(basename "$doc" .md)
   scratch "$d"
   PATH="$d:$PATH" python3 - "$SRC/$doc" "$d" "${DLSIM_DOCS_LONG:-0}" > "$tmp/doc.out" 2>&1 <<'PY'
@@ -60,12 +60,18 @@ def report(ok, what, detail=""):
         for l in detail.rstrip("\n").split("\n")[-25:]:
             print("  | " + l)
 
-def run(cmd):
+def run(cmd, trace=False):
+    # a script's commands are echoed (sh -x) so that a failure shows which;
+    # a transcript's output is compared, so it is not
     t0 = time.time()
-    p = subprocess.run(["sh", "-e", "-c", cmd], cwd=cwd, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=300)
+    try:
+        p = subprocess.run(["sh", "-e"] + (["-x"] if trace else []) + ["-c", cmd], cwd=cwd,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+        rc, out = p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        rc, out = 124, (e.output or b"") + b"\n(killed after 300 s)"
     print("  %5.1f s  %s" % (time.time() - t0, cmd.split("\n")[0][:90]))
-    return p.returncode, p.stdout.decode("utf-8", "replace")
+    return rc, out.decode("utf-8", "replace")
 
 name = doc.split("/")[-1]
 for start, lang, body, marker in blocks:
@@ -80,7 +86,7 @@ for start, lang, body, marker in blocks:
         open("%s/%s" % (cwd, marker[1]), "w").write("\n".join(body) + "\n")
         continue
     if lang == "sh":
-        rc, out = run("\n".join(body))
+        rc, out = run("\n".join(body), trace=True)
         report(rc == 0, "%s: exit %d" % (where, rc), out)
     elif lang == "" and body and body[0].startswith("$ "):
         k = 0
