@@ -181,10 +181,13 @@ dl_parse_duration (const char *text, DlTime *out_ns, GError **error)
                          "'%s': unknown duration unit '%s' (expected ns, us, ms, s, min or h)", s, unit);
           return FALSE;
         }
-      if (overflow || ip > (uint64_t) (DL_TIME_NEVER / scale))
+      /* every sum checked before it is made: ip x scale, its fraction
+       * (below scale), the total */
+      DlTime part = (DlTime) llround (frac * (double) scale);
+      if (overflow || ip > (uint64_t) ((DL_TIME_NEVER - 1 - part) / scale))
         goto too_large;
-      DlTime term = (DlTime) ip * scale + (DlTime) llround (frac * (double) scale);
-      if (term < 0 || total > DL_TIME_NEVER - 1 - term)
+      DlTime term = (DlTime) ip * scale + part;
+      if (total > DL_TIME_NEVER - 1 - term)
         goto too_large;
       total += term;
       terms++;

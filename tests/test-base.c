@@ -22,7 +22,7 @@ static const struct { const char *text; DlTime ns; } good_durations[] = {
   { "1h", DL_H }, { "1m30s", 90 * DL_S }, { "9min30s", 570 * DL_S },
   { "0", 0 }, { "10us", 10 * DL_US }, { "5ns", 5 }, { "  3s ", 3 * DL_S },
   { "0.001s", DL_MS }, { "1h 2min 3.5s", DL_H + 2 * DL_MIN + 3500 * DL_MS },
-  { "0.25h", 15 * DL_MIN }, { "30min", 30 * DL_MIN },
+  { "0.25h", 15 * DL_MIN }, { "30min", 30 * DL_MIN }, { "2562047h", 2562047 * DL_H },
 };
 
 START_TEST (test_duration_good)
@@ -40,6 +40,8 @@ static const struct { const char *text; const char *needle; } bad_durations[] = 
   { "-1s", "negative" }, { "s", "not a duration" }, { "1.5", "without a unit" },
   { "1s2", "without a unit" }, { "abc", "not a duration" }, { "99999999999h", "too large" },
   { "2 days", "unknown duration unit 'days'" },
+  /* the whole hours fit below DL_TIME_NEVER, with their fraction they do not */
+  { "2562047.9h", "too large" }, { "2562047h 1h", "too large" },
 };
 
 START_TEST (test_duration_bad)
