@@ -71,6 +71,9 @@ build_pipeline (const SimScenario *s, const SimPoint *p, SimWorldConfig *c, GErr
   q->pipe_replicas = uint_of (V ("protocol", "replicas"));
   if (q->pipe_servers == 0)
     return BAD ("protocol", "servers", "must be at least 1");
+  if (q->pipe_servers > SIM_PEERS_MAX)
+    return BAD ("protocol", "servers", "'%s' is out of range (a whole number from 1 to %u)", V ("protocol", "servers"),
+                SIM_PEERS_MAX);
   if (q->pipe_n_ranges > 0)
     {
       if (point_given (p, "protocol", "replicas") && q->pipe_replicas != 1)
@@ -461,6 +464,12 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
               g_array_unref (joined);
               return BAD ("timeline", when, "%s", e->message);
             }
+          if (a.kind == SIM_ACT_JOIN && a.a > SIM_PEERS_MAX)
+            {
+              g_array_unref (joined);
+              return BAD ("timeline", when, "'%s': peer p%u is out of range (p1 to p%u)", (char *) acts->pdata[k],
+                          a.a, SIM_PEERS_MAX);
+            }
           if (a.kind == SIM_ACT_JOIN)
             {
               g_array_append_val (joined, a.a);
@@ -508,6 +517,10 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         }
     }
   g_array_unref (joined);
+  if (max_trace > SIM_PEERS_MAX)
+    return BAD ("churn", "trace", "peer %u is out of range (1 to %u)", max_trace, SIM_PEERS_MAX);
+  if (c->n_peers > SIM_PEERS_MAX)   /* a pipeline's sessions + servers */
+    return BAD ("peers", "count", "%u peers (sessions + servers) is more than %u", c->n_peers, SIM_PEERS_MAX);
   if (known == 0)
     return BAD ("peers", "count", "no peer ever joins (count is 0, no join, trace or churn)");
   c->max_peers = known;
@@ -555,6 +568,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
             return BAD ("data", "classes", "must be at least 2");
           if (samples < classes)
             return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
+          if ((guint64) samples * features > SIM_FLOATS_MAX)
+            return BAD ("data", "samples", "%u samples of %u features are more than %u floats", samples, features,
+                        SIM_FLOATS_MAX);
           /* the data set depends on the scenario seed only, not the repeat */
           g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
           all = learn_dataset_synthetic (samples, features, classes, sep, dr);
@@ -569,6 +585,21 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       c->test = out->test->n ? out->test : NULL;
       c->model.features = all->features;
       c->model.classes = all->classes;
+      /* the weights, and a batch's work space (learn-model.c), in floats */
+      guint64 f = c->model.features, k = c->model.classes, h = c->model.hidden;
+      guint64 weights = mk == LEARN_MODEL_MLP ? h * f + h + k * h + k : k * f + k;
+      if (weights > SIM_FLOATS_MAX && mk == LEARN_MODEL_MLP)
+        return BAD ("model", "hidden", "an mlp of %" G_GUINT64_FORMAT " features, %" G_GUINT64_FORMAT " hidden units and %"
+                    G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a message carries at "
+                    "most 1 GiB of floats)", f, h, k, weights, SIM_FLOATS_MAX);
+      if (weights > SIM_FLOATS_MAX)
+        return BAD ("data", g_str_has_prefix (src, "csv:") ? "source" : "features", "a softmax of %" G_GUINT64_FORMAT
+                    " features and %" G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a "
+                    "message carries at most 1 GiB of floats)", f, k, weights, SIM_FLOATS_MAX);
+      guint64 rows = MIN ((guint64) c->model.batch_size, (guint64) out->train->n);
+      if (rows * (f + k + (mk == LEARN_MODEL_MLP ? 3 * h : 0)) > SIM_FLOATS_MAX)
+        return BAD ("model", "batch_size", "a batch of %" G_GUINT64_FORMAT " rows needs more than %u floats of "
+                    "work space", rows, SIM_FLOATS_MAX);
     }
   return TRUE;
 }

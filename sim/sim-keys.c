@@ -8,6 +8,7 @@
 #include "sim/sim-scenario.h"
 #include "sim/sim-scenario-private.h"
 #include "sim/sim-trace.h"
+#include "base/dl-error.h"
 #include "base/dl-units.h"
 
 #include <math.h>
@@ -268,24 +269,92 @@ sim_section_known (const char *section)
 
 /* ---------------------------------------------------------------- values (parsers: sim-values.c) */
 
+/* The whole numbers with a bound below 2^32 - 1 (sim-scenario-private.h
+ * says why); `min` is only said in the message (sim-build.c checks it,
+ * with its reason). */
+static const struct {
+  const char *section, *key;
+  guint min, max;
+  const char *what;
+} uint_ranges[] = {
+  { "scenario", "repeat", 1, 1000000, NULL },
+  { "protocol", "min_participants", 1, SIM_PEERS_MAX, NULL },
+  { "protocol", "max_connection_retry", 0, 1000, NULL },
+  { "protocol", "fanout", 0, SIM_PEERS_MAX, NULL },
+  { "protocol", "dht_k", 1, SIM_PEERS_MAX, NULL },
+  { "protocol", "dht_alpha", 1, SIM_PEERS_MAX, NULL },
+  { "protocol", "drop_rounds", 1, 1000000, NULL },
+  { "protocol", "cluster_size", 1, SIM_PEERS_MAX, NULL },
+  { "protocol", "fanin", 2, SIM_PEERS_MAX, NULL },
+  { "protocol", "replicas", 1, SIM_PEERS_MAX, NULL },
+  { "protocol", "steps", 1, 1000000, NULL },
+  { "protocol", "sessions", 1, SIM_PEERS_MAX, NULL },
+  { "training", "rounds", 1, 1000000, NULL },
+  { "training", "epochs_per_round", 1, 1000000, NULL },
+  { "model", "size", 1, SIM_FLOATS_MAX, "a message carries at most 1 GiB of floats" },
+  { "model", "hidden", 1, 1000000, NULL },
+  { "model", "batch_size", 1, 1000000, NULL },
+  { "data", "features", 1, 1000000, NULL },
+  { "data", "classes", 2, 1000000, NULL },
+  { "data", "samples", 1, SIM_FLOATS_MAX, NULL },
+  { "peers", "count", 0, SIM_PEERS_MAX, NULL },
+  { "churn", "max_peers", 0, SIM_PEERS_MAX, NULL },
+};
+
+/* A whole number in its key's range; a number out of it (4294967296,
+ * 1e12) is said to be out of range, with the range. */
+static gboolean
+check_uint (const KeySpec *k, const char *v, GError **error)
+{
+  guint min = 0, max = G_MAXUINT32;
+  const char *what = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (uint_ranges); i++)
+    if (strcmp (uint_ranges[i].section, k->section) == 0 && strcmp (uint_ranges[i].key, k->key) == 0)
+      min = uint_ranges[i].min, max = uint_ranges[i].max, what = uint_ranges[i].what;
+  guint n;
+  double x;
+  gboolean whole = parse_uint (v, &n);
+  if (whole && n <= max)
+    return TRUE;
+  if (whole || (dl_parse_number (v, &x, NULL) && x > max && x == floor (x)))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is out of range (a whole number from %u to %u%s%s)", v,
+                 min, max, what ? ": " : "", what ? what : "");
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not a whole number >= 0", v);
+  return FALSE;
+}
+
+/* A duration up to SIM_DURATION_MAX (time_limit: SIM_TIME_LIMIT_MAX). */
+static gboolean
+check_duration (const KeySpec *k, const char *v, GError **error)
+{
+  DlTime t, max = strcmp (k->key, "time_limit") == 0 ? SIM_TIME_LIMIT_MAX : SIM_DURATION_MAX;
+  g_autoptr (GError) e = NULL;
+  if (dl_parse_duration (v, &t, &e) && t <= max)
+    return TRUE;
+  if (e && !g_error_matches (e, DL_ERROR, DL_ERROR_RANGE))
+    {
+      g_propagate_error (error, g_steal_pointer (&e));
+      return FALSE;
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is out of range (a duration from 0 to %" G_GINT64_FORMAT "h)",
+               v, max / DL_H);
+  return FALSE;
+}
+
 static gboolean
 check_value (const KeySpec *k, const char *v, GError **error)
 {
-  DlTime t;
   DlDist d;
   double x;
   uint64_t u;
-  guint n;
   switch (k->kind)
     {
     case K_STR:
     case K_PATH:
       return TRUE;
     case K_UINT:
-      if (parse_uint (v, &n))
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not a whole number >= 0", v);
-      return FALSE;
+      return check_uint (k, v, error);
     case K_SEED:
       {
         guint64 s;
@@ -299,9 +368,9 @@ check_value (const KeySpec *k, const char *v, GError **error)
     case K_PROB:
       return parse_prob (v, &x, error);
     case K_DUR:
-      return dl_parse_duration (v, &t, error);
+      return check_duration (k, v, error);
     case K_DUR_ROBUST:
-      return *v == '\0' || dl_parse_duration (v, &t, error);
+      return *v == '\0' || check_duration (k, v, error);
     case K_SPARSIFY:
       {
         ProtoSparsify sp;

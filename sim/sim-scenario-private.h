@@ -6,6 +6,18 @@
 
 G_BEGIN_DECLS
 
+/* The largest values a scenario may give, so that no product of values
+ * overflows (a stall window is (max_connection_retry + 2) x
+ * peer_connection_timeout, robust's wait 2 x peer_connection_timeout, the
+ * pipeline's 3 x step_timeout; an instant is at most time_limit) and no
+ * allocation aborts: a duration at most 1000h (time_limit 100000h), at most
+ * a million peers, a model or a data set of at most 250 million floats (a
+ * message carries at most 1 GiB: PROTO_MAX_WIRE_BYTES). */
+#define SIM_DURATION_MAX (1000 * DL_H)
+#define SIM_TIME_LIMIT_MAX (100000 * DL_H)
+#define SIM_PEERS_MAX 1000000u
+#define SIM_FLOATS_MAX 250000000u
+
 /* Sets error to "FILE: [SECTION] KEY: message" and returns FALSE. */
 /* Where a value of s comes from, for an error about it: "--set ARG" for a
  * key that --set gave, else the file's path. */

@@ -169,7 +169,7 @@ point_given (const SimPoint *p, const char *section, const char *key)
 /* The pipeline's peers.count, unless given, is sessions + servers (a swept
  * chain length moves it): the point holds that value, so that `params`
  * and export-scenario carry the count the run had.  Values that do not
- * parse are left for the checks to report. */
+ * parse, or are out of range, are left for the checks to report. */
 static void
 pipeline_peer_count (SimPoint *p)
 {
@@ -177,7 +177,8 @@ pipeline_peer_count (SimPoint *p)
     return;
   guint servers = 0, sessions = 0;
   if (!parse_servers (point_value (p, "protocol", "servers"), &servers, NULL, NULL, NULL, NULL)
-      || !parse_uint (point_value (p, "protocol", "sessions"), &sessions))
+      || !parse_uint (point_value (p, "protocol", "sessions"), &sessions)
+      || servers > SIM_PEERS_MAX || sessions > SIM_PEERS_MAX)
     return;
   for (guint i = 0; i < p->keys->len; i++)
     if (strcmp (p->keys->pdata[i], "peers.count") == 0)

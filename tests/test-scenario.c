@@ -4,19 +4,27 @@
 #include "config.h"
 
 #include "sim/sim-scenario.h"
+#include "protocol/proto-machine.h"
 #include "base/dl-random.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
+/* text of len bytes, NULs included */
 static char *
-write_tmp (const char *text)
+write_tmp_len (const char *text, gssize len)
 {
   g_autofree char *dir = g_dir_make_tmp ("dlsim-scn-XXXXXX", NULL);
   char *path = g_build_filename (dir, "s.ini", NULL);
-  g_assert (g_file_set_contents (path, text, -1, NULL));
+  g_assert (g_file_set_contents (path, text, len, NULL));
   return path;
+}
+
+static char *
+write_tmp (const char *text)
+{
+  return write_tmp_len (text, -1);
 }
 
 static void
@@ -113,6 +121,82 @@ START_TEST (test_expect_compare)
   e.op = SIM_OP_EQ;
   e.value = (char *) "0.1";
   ck_assert (sim_expect_check (&e, "0.10000000001"));
+}
+END_TEST
+
+/* Values that passed the loader and then overflowed a product (a livelock,
+ * a run stalled after 1 s) or aborted in malloc: each is refused, naming
+ * the file, the section and the key, and saying the range. */
+static const struct {
+  const char *text, *where, *range;
+} out_of_range[] = {
+  { "[protocol]\nversion = robust\npeer_connection_timeout = 1281024h\n", "[protocol] peer_connection_timeout",
+    "from 0 to 1000h" },
+  { "[protocol]\nmax_connection_retry = 2147483647\n", "[protocol] max_connection_retry", "from 0 to 1000" },
+  { "[protocol]\nfamily = pipeline\nstep_timeout = 1000000h\n", "[protocol] step_timeout", "from 0 to 1000h" },
+  { "[scenario]\ntime_limit = 100001h\n", "[scenario] time_limit", "from 0 to 100000h" },
+  { "[protocol]\nmodel_sync_timeout = 99999999999h\n", "[protocol] model_sync_timeout", "from 0 to 1000h" },
+  { "[model]\nsize = 4294967295\n", "[model] size", "from 1 to 250000000" },
+  { "[model]\nsize = 1e12\n", "[model] size", "out of range (a whole number from 1 to 250000000" },
+  { "[model]\nsize = 4294967296\n", "[model] size", "out of range (a whole number from 1 to 250000000" },
+  { "[model]\nkind = softmax\n[data]\nfeatures = 4294967295\n", "[data] features", "from 1 to 1000000" },
+  { "[peers]\ncount = 10000000\n", "[peers] count", "from 0 to 1000000" },
+  { "[peers]\ncount = 3\n[timeline]\n1s = join p1000001\n", "[timeline] 1s", "p1 to p1000000" },
+  { "[protocol]\nfamily = pipeline\nservers = 2000000\nreplicas = 1000\nblocks = 2000\n", "[protocol] servers",
+    "from 1 to 1000000" },
+  { "[model]\nkind = softmax\n[data]\nfeatures = 1000000\nsamples = 1000\n", "[data] samples",
+    "more than 250000000 floats" },
+  { "[model]\nkind = mlp\nhidden = 1000000\n[data]\nfeatures = 1000\n", "[model] hidden", "at most 250000000" },
+};
+
+START_TEST (test_out_of_range)
+{
+  char *path = write_tmp (out_of_range[_i].text);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s == NULL, "'%s' loaded", out_of_range[_i].text);
+  ck_assert_msg (strstr (e->message, "s.ini: ")
+                 && strstr (e->message, out_of_range[_i].where) && strstr (e->message, out_of_range[_i].range),
+                 "%s", e->message);
+  remove_tmp (path);
+}
+END_TEST
+
+/* Every value at its largest: no family's stall window, and no wait of
+ * robust's, overflows (UBSan traps a signed overflow). */
+START_TEST (test_largest_values)
+{
+  static const char *const families[] = { "disco", "gossip", "hierarchical", "pipeline" };
+  const char *family = families[_i];
+  gboolean disco = strcmp (family, "disco") == 0;
+  GString *text = g_string_new ("[scenario]\ntime_limit = 100000h\n[protocol]\n");
+  g_string_append_printf (text, "family = %s\n", family);
+  if (disco)
+    g_string_append (text, "version = robust\nmax_connection_retry = 1000\npeer_connection_timeout = 1000h\n"
+                           "aggregation_wait = 1000h\nstraggler_timeout = 1000h\n");
+  if (disco || strcmp (family, "gossip") == 0)
+    g_string_append (text, "model_sync_timeout = 1000h\n");
+  if (strcmp (family, "hierarchical") == 0)
+    g_string_append (text, "head_timeout = 1000h\nelection_timeout = 1000h\n");
+  if (strcmp (family, "pipeline") == 0)
+    g_string_append (text, "step_timeout = 1000h\n");
+  g_string_append (text, "payload_timeout = 1000h\nresume_timeout = 1000h\n[network]\nlink_setup = 1000h\n"
+                         "[compute]\nsample_cost = 1000h\n");
+  char *path = write_tmp (text->str);
+  g_string_free (text, TRUE);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  SimBuilt b;
+  ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, &b, NULL));
+  const ProtoFamily *f = proto_family_lookup (family);
+  ck_assert (f != NULL);
+  DlTime stall = f->stall_window (&b.cfg.proto);
+  ck_assert_int_gt (stall, 1000 * DL_H);
+  ck_assert_int_lt (stall, DL_TIME_NEVER);
+  ck_assert_int_gt (proto_config_wait_timeout (&b.cfg.proto), 0);
+  sim_built_clear (&b);
+  remove_tmp (path);
 }
 END_TEST
 
@@ -215,6 +299,8 @@ scenario_suite (void)
   tcase_add_test (tc, test_expect_compare);
   tcase_add_test (tc, test_crash_detection_values);
   tcase_add_test (tc, test_mutations_never_crash);
+  tcase_add_loop_test (tc, test_out_of_range, 0, G_N_ELEMENTS (out_of_range));
+  tcase_add_loop_test (tc, test_largest_values, 0, 4);
   suite_add_tcase (s, tc);
   return s;
 }
