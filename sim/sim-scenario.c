@@ -208,10 +208,21 @@ SimScenario *
 sim_scenario_load (const char *path, const char *const *overrides, GError **error)
 {
   g_autofree char *text = NULL;
+  gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local))
+  if (!g_file_get_contents (path, &text, &len, &local))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
+      return NULL;
+    }
+  /* GKeyFile would stop at a NUL: the rest of the file would be lost */
+  const char *nul = memchr (text, '\0', len);
+  if (nul)
+    {
+      gsize line = 1;
+      for (const char *c = text; c < nul; c++)
+        line += *c == '\n';
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: a NUL byte (a scenario file is text)", path, line);
       return NULL;
     }
   g_autoptr (GKeyFile) kf = g_key_file_new ();
@@ -225,6 +236,12 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
   g_auto (GStrv) groups = g_key_file_get_groups (kf, &n_groups);
   for (gsize g = 0; g < n_groups; g++)
     {
+      if (!g_utf8_validate (groups[g], -1, NULL))
+        {
+          g_autofree char *shown = g_utf8_make_valid (groups[g], -1);
+          fail_at (error, path, shown, NULL, "not valid UTF-8");
+          return NULL;
+        }
       if (!sim_section_known (groups[g]))
         {
           fail_at (error, path, groups[g], NULL,
@@ -236,6 +253,12 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
       g_auto (GStrv) ks = g_key_file_get_keys (kf, groups[g], &n_keys, NULL);
       for (gsize k = 0; k < n_keys; k++)
         {
+          if (!g_utf8_validate (ks[k], -1, NULL))
+            {
+              g_autofree char *shown = g_utf8_make_valid (ks[k], -1);
+              fail_at (error, path, groups[g], shown, "not valid UTF-8");
+              return NULL;
+            }
           for (gsize j = 0; j < k; j++)
             if (strcmp (ks[j], ks[k]) == 0)
               {
@@ -257,6 +280,12 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
             }
           g_autofree char *raw = g_key_file_get_value (kf, groups[g], ks[k], NULL);
           g_autofree char *v = strip_comment (raw ? raw : "");
+          if (!g_utf8_validate (v, -1, NULL))
+            {
+              g_autofree char *shown = g_utf8_make_valid (v, -1);
+              fail_at (error, path, groups[g], ks[k], "'%s' is not valid UTF-8", shown);
+              return NULL;
+            }
           g_ptr_array_add (entries, entry_new (groups[g], ks[k], v));
         }
     }
@@ -266,6 +295,12 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
     {
       const char *o = overrides[i];
       const char *eq = strchr (o, '='), *dot = strchr (o, '.');
+      if (!g_utf8_validate (o, -1, NULL))
+        {
+          g_autofree char *shown = g_utf8_make_valid (o, -1);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "--set '%s': not valid UTF-8", shown);
+          return NULL;
+        }
       if (!eq || !dot || dot > eq)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "--set '%s': expected section.key=value", o);

@@ -200,6 +200,50 @@ START_TEST (test_largest_values)
 }
 END_TEST
 
+/* A NUL byte cut the file where it stood (a NUL before [expect] checked
+ * nothing, one at the start ran every default): it is refused, with the
+ * file and the line. */
+START_TEST (test_nul_byte)
+{
+  static const char text[] = "[peers]\ncount = 3\n\0[expect]\noutcome = completed\n";
+  char *path = write_tmp_len (text, sizeof text - 1);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert (s == NULL);
+  ck_assert_msg (strstr (e->message, "s.ini:3: ") && strstr (e->message, "NUL"), "%s", e->message);
+  remove_tmp (path);
+  char *p2 = write_tmp_len ("\0[peers]\ncount = 3\n", 20);
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (SimScenario) s2 = sim_scenario_load (p2, NULL, &e2);
+  ck_assert (s2 == NULL);
+  ck_assert_msg (strstr (e2->message, "s.ini:1: ") && strstr (e2->message, "NUL"), "%s", e2->message);
+  remove_tmp (p2);
+}
+END_TEST
+
+/* Text that is not UTF-8 reached g_variant_new_string (a GLib-CRITICAL,
+ * fatal here) and the results: refused with file, section and key. */
+static const struct {
+  const char *text, *where;
+} bad_utf8[] = {
+  { "[peers]\ncount = 4\n[network]\nregions = e\xffu:2, us:2\n", "s.ini: [network] regions: " },
+  { "[scenario]\ndescription = caf\xe9\n", "s.ini: [scenario] description: " },
+  { "[expect]\npeer.p\xc3.outcome = finished\n", "s.ini: [expect] peer.p" },
+  { "[timeline]\n1s = crash p\xff" "1\n", "s.ini: [timeline] 1s: " },
+};
+
+START_TEST (test_invalid_utf8)
+{
+  char *path = write_tmp (bad_utf8[_i].text);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert (s == NULL);
+  ck_assert_msg (strstr (e->message, bad_utf8[_i].where) && strstr (e->message, "not valid UTF-8"), "%s", e->message);
+  ck_assert (g_utf8_validate (e->message, -1, NULL));
+  remove_tmp (path);
+}
+END_TEST
+
 static gint
 cmp_text (gconstpointer a, gconstpointer b)
 {
@@ -301,6 +345,8 @@ scenario_suite (void)
   tcase_add_test (tc, test_mutations_never_crash);
   tcase_add_loop_test (tc, test_out_of_range, 0, G_N_ELEMENTS (out_of_range));
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
+  tcase_add_test (tc, test_nul_byte);
+  tcase_add_loop_test (tc, test_invalid_utf8, 0, G_N_ELEMENTS (bad_utf8));
   suite_add_tcase (s, tc);
   return s;
 }
