@@ -80,7 +80,7 @@ plot_load_runs (sqlite3 *db)
   GArray *a = g_array_new (FALSE, TRUE, sizeof (RunInfo));
   g_array_set_clear_func (a, run_info_clear);
   sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT run_id, scenario, COALESCE(point_label, ''), seed, COALESCE(outcome, 'unfinished'),"
+  sqlite3_prepare_v2 (db, "SELECT run_id, COALESCE(scenario, '?'), COALESCE(point_label, ''), seed, COALESCE(outcome, 'unfinished'),"
                           " COALESCE(sim_end_s, 0) FROM runs ORDER BY run_id", -1, &st, NULL);
   while (st && sqlite3_step (st) == SQLITE_ROW)
     {

@@ -86,6 +86,12 @@ rc=$?
 cp "$tmp/s.db" "$tmp/empty.db"
 sqlite3 "$tmp/empty.db" "DELETE FROM runs"
 expect 1 "has no runs" -- "$DLSIM" plot "$tmp/empty.db" convergence
+# a run without a scenario name (runs.scenario NULL) is drawn, as report shows it: ?
+cp "$tmp/s.db" "$tmp/noname.db"
+sqlite3 "$tmp/noname.db" "UPDATE runs SET scenario = NULL"
+expect 0 "" -- "$DLSIM" plot "$tmp/noname.db" timeline --run 1 -o "$tmp/noname.png"
+png "$tmp/noname.png" && ok || ko "timeline of a run without a scenario name: not a PNG"
+expect 0 'set title "? \[network.uplink=5Mbps\], run 1 ' -- "$DLSIM" plot "$tmp/noname.db" timeline --run 1 --script
 printf '[protocol]\nmin_participants = 2\n[training]\nrounds = 1\n' > "$tmp/none.ini"
 "$DLSIM" run "$tmp/none.ini" -o "$tmp/none-model.db" -q
 expect 1 "no accuracy metrics" -- "$DLSIM" plot "$tmp/none-model.db" convergence
