@@ -72,6 +72,17 @@ bad "bad.ini: \[protocol\] coordinator_replicas: must be 1 (one coordinator) to 
 bad "bad.ini: \[protocol\] coordinator_replication: 'paxos': expected raft or primary-backup" "[protocol]" "coordinator_replication = paxos"
 bad "bad.ini: \[protocol\] replica_election_timeout: must be more than replica_heartbeat" "[protocol]" "replica_heartbeat = 200ms" "replica_election_timeout = 100ms"
 bad "bad.ini: \[timeline\] 1s: 'crash server': expected crash pN / crash coordinator" "[timeline]" "1s = crash server"
+# values whose products overflowed (a livelock, runs stalled after 1 s) or that aborted in malloc
+bad "bad.ini: \[protocol\] peer_connection_timeout: '1281024h' is out of range (a duration from 0 to 1000h)" "[protocol]" "version = robust" "peer_connection_timeout = 1281024h"
+bad "bad.ini: \[protocol\] max_connection_retry: '2147483647' is out of range (a whole number from 0 to 1000)" "[protocol]" "max_connection_retry = 2147483647"
+bad "bad.ini: \[protocol\] step_timeout: '1000000h' is out of range (a duration from 0 to 1000h)" "[protocol]" "family = pipeline" "step_timeout = 1000000h"
+bad "bad.ini: \[model\] size: '1e12' is out of range (a whole number from 1 to 250000000" "[model]" "size = 1e12"
+bad "bad.ini: \[peers\] count: '10000000' is out of range (a whole number from 0 to 1000000)" "[peers]" "count = 10000000"
+# a NUL byte cut the file (check found no [expect] and passed); text that is not UTF-8
+printf '[peers]\ncount = 3\n\000[expect]\noutcome = stalled\n' > "$tmp/nul.ini"
+expect 2 "nul.ini:3: a NUL byte" -- "$DLSIM" check "$tmp/nul.ini"
+printf '[protocol]\nmin_participants = 2\n[network]\nregions = e\377u:2, us:1\n' > "$tmp/utf.ini"
+expect 2 "utf.ini: \[network\] regions: .* is not valid UTF-8" -- "$DLSIM" run "$tmp/utf.ini" -o "$tmp/utf.db"
 expect 2 "no such file" -- "$DLSIM" run "$tmp/none.ini"
 # nothing runs after a bad file: the good file before it leaves no database
 printf '[network]\nuplink = 1x\n' > "$tmp/bad.ini"
