@@ -99,6 +99,15 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   return n;
 }
 
+/* twice a one-way server latency drawn once (saturating: a heavy tail may
+ * draw DL_TIME_NEVER - 1) */
+static DlTime
+round_trip (SimWorld *w, Node *n)
+{
+  DlTime one_way = dl_dist_sample_time (&w->cfg.server_latency, n->rng_net);
+  return dl_time_add (one_way, one_way);
+}
+
 static void
 join (SimWorld *w, ProtoNodeId id, double speed)
 {
@@ -127,13 +136,11 @@ join (SimWorld *w, ProtoNodeId id, double speed)
       if (n->server >= w->n_servers)
         {
           n->server = 0;
-          sim_stream_broken (w, n, 2 * dl_dist_sample_time (&w->cfg.server_latency, n->rng_net),
-                             "no coordinator replica leads");
+          sim_stream_broken (w, n, round_trip (w, n), "no coordinator replica leads");
         }
     }
   else if (w->servers[0].crashed)
-    sim_stream_broken (w, n, 2 * dl_dist_sample_time (&w->cfg.server_latency, n->rng_net),
-                       "the coordinator has crashed");
+    sim_stream_broken (w, n, round_trip (w, n), "the coordinator has crashed");
   w->progress = sim_engine_now (w->engine);
   g_autofree char *where = *attrs.region ? g_strdup_printf ("region %s", attrs.region) : NULL;
   sim_fact (w, id, PROTO_NO_NODE, "join", where);

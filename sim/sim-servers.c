@@ -120,8 +120,8 @@ void
 sim_servers_reconnect (SimWorld *w, ProtoNodeId self)
 {
   Node *n = sim_node_at (w, self);
-  DlTime rtt = dl_dist_sample_time (&w->cfg.server_latency, n->rng_net)
-               + dl_dist_sample_time (&w->cfg.server_latency, n->rng_net);
+  DlTime there = dl_dist_sample_time (&w->cfg.server_latency, n->rng_net);
+  DlTime rtt = dl_time_add (there, dl_dist_sample_time (&w->cfg.server_latency, n->rng_net));
   w->timed_pending++;
   sim_engine_schedule_in (w->engine, rtt, ev_reconnected, w, self);
 }
