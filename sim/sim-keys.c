@@ -342,6 +342,23 @@ check_duration (const KeySpec *k, const char *v, GError **error)
   return FALSE;
 }
 
+/* A distribution of durations whose every duration argument is at most
+ * SIM_DURATION_MAX (a sample from a heavy tail may still be longer: the
+ * world adds them saturating). */
+static gboolean
+check_dist_duration (const char *v, DlDist *d, GError **error)
+{
+  if (!dl_dist_parse (v, DL_UNIT_DURATION, d, error))
+    return FALSE;
+  gboolean a = d->kind != DL_DIST_GAMMA, b = d->kind == DL_DIST_UNIFORM || d->kind == DL_DIST_NORMAL
+                                             || d->kind == DL_DIST_GAMMA;
+  if ((!a || d->a <= (double) SIM_DURATION_MAX) && (!b || d->b <= (double) SIM_DURATION_MAX))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is out of range (durations from 0 to %" G_GINT64_FORMAT "h)",
+               v, SIM_DURATION_MAX / DL_H);
+  return FALSE;
+}
+
 static gboolean
 check_value (const KeySpec *k, const char *v, GError **error)
 {
@@ -381,7 +398,7 @@ check_value (const KeySpec *k, const char *v, GError **error)
     case K_REGIONS:
       return *v == '\0' || parse_regions (v, NULL, NULL, NULL, error);
     case K_OPT_DIST_DUR:
-      return *v == '\0' || dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
+      return *v == '\0' || check_dist_duration (v, &d, error);
     case K_DISCOVERY:
       if (strcmp (v, "coordinator") == 0 || strcmp (v, "kademlia") == 0)
         return TRUE;
@@ -398,7 +415,7 @@ check_value (const KeySpec *k, const char *v, GError **error)
         return parse_on_off (v, &b, error);
       }
     case K_DIST_DUR:
-      return dl_dist_parse (v, DL_UNIT_DURATION, &d, error);
+      return check_dist_duration (v, &d, error);
     case K_SIZE:
       return dl_parse_size (v, &u, error);
     case K_FORWARDING:
@@ -438,7 +455,7 @@ check_value (const KeySpec *k, const char *v, GError **error)
       if (strcmp (v, "never") == 0)
         return TRUE;
       if (dl_dist_parse (v, DL_UNIT_DURATION, &d, NULL))
-        return TRUE;
+        return check_dist_duration (v, &d, error);
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
                    "'%s' is neither a duration, a distribution of durations, nor never", v);
       return FALSE;
