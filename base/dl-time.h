@@ -34,6 +34,19 @@ dl_time_add (DlTime a, DlTime b)
   return a + b;
 }
 
+/* k x t for a duration t >= 0 (a negative one gives 0), saturating at
+ * DL_TIME_NEVER: a timeout waited k times (the scenario's bounds keep the
+ * real ones far below it). */
+static inline DlTime
+dl_time_mul (DlTime t, uint64_t k)
+{
+  if (t <= 0 || k == 0)
+    return 0;
+  if (k > (uint64_t) (DL_TIME_NEVER / t))
+    return DL_TIME_NEVER;
+  return t * (DlTime) k;
+}
+
 /* Seconds as a double, for reports and the results database only. */
 static inline double
 dl_time_to_s (DlTime t)

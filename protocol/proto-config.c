@@ -98,7 +98,7 @@ proto_config_connection_timer (const ProtoConfig *c)
 DlTime
 proto_config_wait_timeout (const ProtoConfig *c)
 {
-  return c->robust_wait_timeout ? 2 * proto_config_connection_timer (c) : DL_TIME_NEVER;
+  return c->robust_wait_timeout ? dl_time_mul (proto_config_connection_timer (c), 2) : DL_TIME_NEVER;
 }
 
 void

@@ -323,6 +323,19 @@ START_TEST (test_time_add_saturates)
 }
 END_TEST
 
+START_TEST (test_time_mul_saturates)
+{
+  ck_assert_int_eq (dl_time_mul (60 * DL_S, 5), 300 * DL_S);
+  ck_assert_int_eq (dl_time_mul (60 * DL_S, 0), 0);
+  ck_assert_int_eq (dl_time_mul (0, G_MAXUINT64), 0);
+  ck_assert_int_eq (dl_time_mul (1281024 * DL_H, 2), DL_TIME_NEVER);
+  ck_assert_int_eq (dl_time_mul (60 * DL_S, (guint64) G_MAXINT32 + 2), DL_TIME_NEVER);
+  ck_assert_int_eq (dl_time_mul (DL_TIME_NEVER, 1), DL_TIME_NEVER);
+  ck_assert_int_eq (dl_time_mul (DL_TIME_NEVER / 3, 3), DL_TIME_NEVER / 3 * 3);
+  ck_assert_int_eq (dl_time_mul (DL_TIME_NEVER / 3 + 1, 3), DL_TIME_NEVER);
+}
+END_TEST
+
 /* The word map against GHashTable as the reference: random inserts,
  * replacements and removals over a small key space (so runs of collisions
  * form and backward-shift deletion moves entries), with every key checked
@@ -523,6 +536,7 @@ base_suite (void)
   tcase_add_test (tc, test_rate_size_per_time);
   tcase_add_loop_test (tc, test_quantity_bad, 0, G_N_ELEMENTS (bad_quantities));
   tcase_add_test (tc, test_time_add_saturates);
+  tcase_add_test (tc, test_time_mul_saturates);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("random");

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "tests/proto-harness.h"
+#include "protocol/proto-machine.h"
 #include "tests/msg-fill.h"
 #include "learn/learn-weights.h"
 
@@ -581,6 +582,30 @@ START_TEST (test_payload_validation)
 }
 END_TEST
 
+/* A timeout waited several times saturates at DL_TIME_NEVER: robust's
+ * wait of 2 x peer_connection_timeout (1281024h livelocked a run: the
+ * product wrapped into the past) and every family's stall window, for any
+ * ProtoConfig, not only the scenario's bounded ones. */
+START_TEST (test_waits_saturate)
+{
+  static const char *const families[] = { "disco", "gossip", "hierarchical", "pipeline" };
+  for (gsize i = 0; i < G_N_ELEMENTS (families); i++)
+    {
+      ProtoConfig c;
+      proto_config_init (&c, PROTO_VERSION_ROBUST);
+      c.robust_wait_timeout = TRUE;
+      c.max_connection_retry = G_MAXUINT32;
+      c.peer_connection_timeout = 1281024 * DL_H;
+      c.model_sync_timeout = c.payload_timeout = c.step_timeout = c.head_timeout = c.election_timeout
+        = DL_TIME_NEVER / 2;
+      ck_assert_int_eq (proto_config_wait_timeout (&c), DL_TIME_NEVER);
+      const ProtoFamily *f = proto_family_lookup (families[i]);
+      ck_assert_ptr_nonnull (f);
+      ck_assert_int_eq (f->stall_window (&c), DL_TIME_NEVER);
+    }
+}
+END_TEST
+
 static Suite *
 protocol_suite (void)
 {
@@ -594,6 +619,7 @@ protocol_suite (void)
   tcase_add_test (tc, test_collect_condition_775_over_joined);
   tcase_add_test (tc, test_close_in_each_phase);
   tcase_add_test (tc, test_unexpected_messages_to_coordinator);
+  tcase_add_test (tc, test_waits_saturate);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("peers");

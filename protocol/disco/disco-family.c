@@ -151,7 +151,7 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  DlTime t = (DlTime) (p->max_connection_retry + 2) * proto_config_connection_timer (p);
+  DlTime t = dl_time_mul (proto_config_connection_timer (p), (guint64) p->max_connection_retry + 2);
   return dl_time_add (dl_time_add (t, p->model_sync_timeout), p->payload_timeout);
 }
 

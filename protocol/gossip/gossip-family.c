@@ -135,7 +135,7 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  return dl_time_add (2 * p->payload_timeout, p->peer_connection_timeout);
+  return dl_time_add (dl_time_mul (p->payload_timeout, 2), p->peer_connection_timeout);
 }
 
 static ProtoObsKind

@@ -134,7 +134,8 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  return dl_time_add (dl_time_add (3 * p->head_timeout, 2 * p->election_timeout), 60 * DL_S);
+  DlTime waits = dl_time_add (dl_time_mul (p->head_timeout, 3), dl_time_mul (p->election_timeout, 2));
+  return dl_time_add (waits, 60 * DL_S);
 }
 
 /* the coordinator sees no rounds (heads run them): `round N` timeline

@@ -214,7 +214,7 @@ send_update (HierPeer *p, ProtoOutbox *out)
     return;
   p->sent_to = p->head;
   /* the head may take head_timeout to collect and as long to exchange */
-  p->result_deadline = dl_time_add (p->now, 3 * p->cfg.head_timeout);
+  p->result_deadline = dl_time_add (p->now, dl_time_mul (p->cfg.head_timeout, 3));
   if (p->head == p->id)
     {
       set_state (p, out, HIER_PEER_WAIT_RESULT);
