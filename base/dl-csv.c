@@ -72,6 +72,12 @@ dl_csv_parse (const char *text, gsize len, const char *name, DlCsvRecord record,
       const char *nl = memchr (text + pos, '\n', len - pos);
       gsize end = nl ? (gsize) (nl - text) + 1 : len;
       r.line++;
+      if (memchr (text + pos, '\0', end - pos))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_PARSE, "%s:%zu: a NUL byte (a CSV file is text)", name, r.line);
+          ok = FALSE;
+          break;
+        }
       if (csv_parse (&p, text + pos, end - pos, on_field, on_record, &r) != end - pos)
         {
           g_set_error (error, DL_ERROR, DL_ERROR_PARSE, "%s:%zu: %s", name, r.line, csv_strerror (csv_error (&p)));

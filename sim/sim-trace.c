@@ -84,12 +84,12 @@ trace_record (gpointer ud, char **f, guint n, gsize line, GError **error)
   return TRUE;
 }
 
-GArray *
-sim_trace_parse (const char *text, const char *name, GError **error)
+static GArray *
+trace_parse (const char *text, gsize len, const char *name, GError **error)
 {
   TraceLoad t = { name, g_array_new (FALSE, FALSE, sizeof (SimTraceEntry)), 0 };
   g_autoptr (GError) local = NULL;
-  if (!dl_csv_parse (text, strlen (text), name, trace_record, &t, &local))
+  if (!dl_csv_parse (text, len, name, trace_record, &t, &local))
     {
       if (local->domain == SIM_ERROR)
         g_propagate_error (error, g_steal_pointer (&local));
@@ -103,14 +103,21 @@ sim_trace_parse (const char *text, const char *name, GError **error)
 }
 
 GArray *
+sim_trace_parse (const char *text, const char *name, GError **error)
+{
+  return trace_parse (text, strlen (text), name, error);
+}
+
+GArray *
 sim_trace_load (const char *path, GError **error)
 {
   g_autofree char *text = NULL;
+  gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local))
+  if (!g_file_get_contents (path, &text, &len, &local))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
       return NULL;
     }
-  return sim_trace_parse (text, path, error);
+  return trace_parse (text, len, path, error);   /* its whole length: a NUL is an error, not its end */
 }

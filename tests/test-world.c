@@ -8,6 +8,7 @@
 #include "sim/sim-trace.h"
 
 #include <check.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <math.h>
 #include <string.h>
@@ -554,6 +555,17 @@ START_TEST (test_trace_parse_and_replay)
   g_autoptr (GError) fe = NULL;
   ck_assert (sim_trace_load ("/nonexistent/avail.csv", &fe) == NULL);
   ck_assert (strstr (fe->message, "/nonexistent/avail.csv") != NULL);
+  /* a NUL byte is refused with its line (it ended the file: p2 was lost) */
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-trace-XXXXXX", NULL);
+  g_autofree char *nul = g_build_filename (dir, "avail.csv", NULL);
+  static const char nul_text[] = "p1,0,10\n\0p2,0,10\n";
+  ck_assert (g_file_set_contents (nul, nul_text, sizeof nul_text - 1, NULL));
+  g_autoptr (GError) ne = NULL;
+  g_autoptr (GArray) nt = sim_trace_load (nul, &ne);
+  ck_assert (nt == NULL);
+  ck_assert_msg (strstr (ne->message, "avail.csv:2: a NUL byte") != NULL, "%s", ne->message);
+  g_unlink (nul);
+  g_rmdir (dir);
 
   /* replay: p1, p2 from the start, p3 at 30.5 s; p2 leaves at 100 s */
   Setup s;
