@@ -519,8 +519,6 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   g_array_unref (joined);
   if (max_trace > SIM_PEERS_MAX)
     return BAD ("churn", "trace", "peer %u is out of range (1 to %u)", max_trace, SIM_PEERS_MAX);
-  if (c->n_peers > SIM_PEERS_MAX)   /* a pipeline's sessions + servers */
-    return BAD ("peers", "count", "%u peers (sessions + servers) is more than %u", c->n_peers, SIM_PEERS_MAX);
   if (known == 0)
     return BAD ("peers", "count", "no peer ever joins (count is 0, no join, trace or churn)");
   c->max_peers = known;

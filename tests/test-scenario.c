@@ -166,6 +166,23 @@ START_TEST (test_out_of_range)
 }
 END_TEST
 
+/* A churn trace's peer ids are bounded as peers.count is. */
+START_TEST (test_trace_peer_out_of_range)
+{
+  char *path = write_tmp ("[churn]\ntrace = t.csv\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *csv = g_build_filename (dir, "t.csv", NULL);
+  ck_assert (g_file_set_contents (csv, "p1,0,\np2000000,10,\n", -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert (s == NULL);
+  ck_assert_msg (strstr (e->message, "s.ini: [churn] trace: peer 2000000 is out of range (1 to 1000000)"), "%s",
+                 e->message);
+  g_unlink (csv);
+  remove_tmp (path);
+}
+END_TEST
+
 /* Every value at its largest: no family's stall window, and no wait of
  * robust's, overflows (UBSan traps a signed overflow). */
 START_TEST (test_largest_values)
@@ -348,6 +365,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_crash_detection_values);
   tcase_add_test (tc, test_mutations_never_crash);
   tcase_add_loop_test (tc, test_out_of_range, 0, G_N_ELEMENTS (out_of_range));
+  tcase_add_test (tc, test_trace_peer_out_of_range);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
   tcase_add_test (tc, test_nul_byte);
   tcase_add_loop_test (tc, test_invalid_utf8, 0, G_N_ELEMENTS (bad_utf8));
