@@ -452,7 +452,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
       char *dot = strrchr (base, '.');
       if (dot)
         *dot = '\0';
-      s->name = g_strdup (base);
+      s->name = g_utf8_make_valid (base, -1);   /* a file name is bytes; the name is text */
     }
   s->description = g_strdup (point_value (p0, "scenario", "description"));
   g_ascii_string_to_unsigned (point_value (p0, "scenario", "seed"), 10, 0, G_MAXUINT64, &s->seed, NULL);

@@ -265,6 +265,23 @@ START_TEST (test_invalid_utf8)
 }
 END_TEST
 
+/* A scenario without a name is named after its file, whose name is bytes:
+ * the name is text all the same. */
+START_TEST (test_name_from_file_is_utf8)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-scn-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "caf\xe9.ini", NULL);
+  ck_assert (g_file_set_contents (path, "[peers]\ncount = 3\n", -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  ck_assert (g_utf8_validate (s->name, -1, NULL));
+  ck_assert (g_str_has_prefix (s->name, "caf"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
 static gint
 cmp_text (gconstpointer a, gconstpointer b)
 {
@@ -369,6 +386,7 @@ scenario_suite (void)
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
   tcase_add_test (tc, test_nul_byte);
   tcase_add_loop_test (tc, test_invalid_utf8, 0, G_N_ELEMENTS (bad_utf8));
+  tcase_add_test (tc, test_name_from_file_is_utf8);
   suite_add_tcase (s, tc);
   return s;
 }
