@@ -8,4 +8,4 @@ bench_libdlbench_a_SOURCES = \
 	bench/fuzz-frames.h \
 	$(NULL)
 dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh bench/simgrid-compare/validate.sh
-EXTRA_DIST += bench/simgrid-compare/a2a.c
+EXTRA_DIST += bench/simgrid-compare/a2a.c bench/simgrid-compare/pattern.c

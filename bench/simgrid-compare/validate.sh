@@ -12,8 +12,8 @@
 #
 #   bench/simgrid-compare/validate.sh [DLSIM] [CASE...]
 #
-# Cases: a2a-10 a2a-30 a2a-100 a2a-300 asym-30 mixed-30 (default: all but
-# a2a-300, whose SimGrid run takes minutes).  Exits 1 if a case is off by more
+# Cases: a2a-10 a2a-30 a2a-100 a2a-300 asym-30 mixed-30 gossip-30 (default:
+# all but a2a-300).  Exits 1 if a case is off by more
 # than 5 % from SimGrid, or an a2a case by more than 2 % from its bound.
 #
 # The exchange: one round of disco-1110 with every peer in it (model none,
@@ -25,13 +25,19 @@
 # hosts each have an up and a down link of their own (half the latency each)
 # and a backbone that is never the bottleneck.
 #
+# gossip-30, a sparse pattern: one step of the gossip family (fanout 4: each
+# peer sends its model to the peers of its contact graph, 222 GossipPayloads
+# among 30 peers).  dlsim's makespan is from the step's first send to its
+# last reception; pattern.c replays the same transfers (sender, receiver,
+# bytes, start time from the events) in SimGrid.
+#
 # Not part of `make check` (SimGrid is not a build dependency); `make
 # check-simgrid` runs it as root, installing libsimgrid-dev.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 DLSIM=${1:-./dlsim}
 shift || true
-cases=${*:-a2a-10 a2a-30 a2a-100 asym-30 mixed-30}
+cases=${*:-a2a-10 a2a-30 a2a-100 asym-30 mixed-30 gossip-30}
 DLSIM=$(cd "$(dirname "$DLSIM")" && pwd)/$(basename "$DLSIM")
 
 if [ ! -e /usr/include/simgrid/engine.h ]; then
@@ -41,14 +47,16 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -Wall -o "$tmp/a2a" "$here/a2a.c" -lsimgrid
+gcc -O2 -Wall -o "$tmp/pattern" "$here/pattern.c" -lsimgrid
 
 status=0
 printf '%-10s %6s  %11s %11s %11s  %8s %8s  %9s %9s\n' case peers "dlsim span" "SimGrid" "bound" "vs SG" "vs bound" "dlsim wall" "SG wall"
 for c in $cases; do
   n=${c##*-}
-  up=100Mbps; down=100Mbps; bound=yes
+  up=100Mbps; down=100Mbps; bound=yes; family=disco; msg=Payload
   case $c in
     a2a-*) ;;
+    gossip-*) family=gossip; msg=GossipPayload; bound=no ;;
     asym-*) up=10Mbps ;;
     mixed-*) up='uniform(10Mbps, 100Mbps)'; bound=no ;;
     *) echo "validate: unknown case $c" >&2; exit 2 ;;
@@ -58,7 +66,7 @@ for c in $cases; do
 name = $c
 time_limit = 100h
 [protocol]
-version = disco-1110
+$([ "$family" = disco ] && echo "version = disco-1110" || printf 'family = %s\nfanout = 4' "$family")
 min_participants = $n
 [training]
 rounds = 1
@@ -76,11 +84,18 @@ count = $n
 INI
   rm -f "$tmp"/d.db*
   t0=$(date +%s.%N)
-  "$DLSIM" run "$tmp/case.ini" -o "$tmp/d.db" -q --no-events
+  events=--no-events
+  [ "$family" = disco ] || events=
+  "$DLSIM" run "$tmp/case.ini" -o "$tmp/d.db" -q $events
   t1=$(date +%s.%N)
   dl_wall=$(awk "BEGIN { print $t1 - $t0 }")
-  span=$(sqlite3 "$tmp/d.db" "SELECT printf('%.6f', end_s - start_s) FROM rounds WHERE round = 1")
-  bytes=$(sqlite3 "$tmp/d.db" "SELECT bytes / messages FROM traffic WHERE type = 'Payload'")
+  if [ "$family" = disco ]; then
+    span=$(sqlite3 "$tmp/d.db" "SELECT printf('%.6f', end_s - start_s) FROM rounds WHERE round = 1")
+  else
+    span=$(sqlite3 "$tmp/d.db" "SELECT printf('%.6f', MAX(t_s) - (SELECT MIN(t_s) FROM events WHERE kind = 'sent' AND msg = '$msg'))
+      FROM events WHERE kind = 'received' AND msg = '$msg'")
+  fi
+  bytes=$(sqlite3 "$tmp/d.db" "SELECT bytes / messages FROM traffic WHERE type = '$msg'")
   bytes=$((bytes + (bytes + 1447) / 1448 * 66))
   {
     echo "<?xml version='1.0'?>"
@@ -97,7 +112,14 @@ INI
     echo '<backbone id="bb" bandwidth="1000000Gbps" latency="0s"/></zone></platform>'
   } > "$tmp/p.xml"
   t0=$(date +%s.%N)
-  sg=$("$tmp/a2a" "$tmp/p.xml" "$bytes" --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thres:critical)
+  if [ "$family" = disco ]; then
+    sg=$("$tmp/a2a" "$tmp/p.xml" "$bytes" --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thres:critical)
+  else
+    sqlite3 -separator ' ' "$tmp/d.db" "SELECT CAST(substr(node, 2) AS INTEGER) - 1, CAST(substr(other, 2) AS INTEGER) - 1, $bytes,
+        printf('%.9f', t_s - (SELECT MIN(t_s) FROM events WHERE kind = 'sent' AND msg = '$msg'))
+      FROM events WHERE kind = 'sent' AND msg = '$msg' ORDER BY seq" > "$tmp/transfers"
+    sg=$("$tmp/pattern" "$tmp/p.xml" --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thres:critical < "$tmp/transfers")
+  fi
   t1=$(date +%s.%N)
   sg_wall=$(awk "BEGIN { print $t1 - $t0 }")
   sg_span=$(sed -n 's/.*makespan \([0-9.]*\).*/\1/p' <<<"$sg")
