@@ -15,6 +15,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/secure-with-churn.ini \
 	scenarios/edge/straggler-50x-robust.ini \
 	scenarios/edge/straggler-50x.ini \
+	scenarios/edge/node-send-on-closed-link-browser.ini \
+	scenarios/edge/node-send-on-closed-link.ini \
 	scenarios/edge/retry-close-crosses-link.ini \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/edge/thin-uplink-large-model-fifo.ini \

@@ -67,14 +67,30 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
         else if (emitted)
           pp_resolve (p, out, emitted);
       }
+  gboolean rejected = FALSE;
   for (guint i = 0; i < n; i++)
     {
       ProtoNodeId to = proto_aggregator_node (p->agg, i);
       if (to == p->id)
         continue;
-      if (pp_find_link (p, to) == NULL)
+      Link *l = pp_find_link (p, to);
+      if (l == NULL)
         {
           pp_observe (p, out, PROTO_OBS_NOTE, to, PROTO_MSG_PAYLOAD, -1, "no connection: payload skipped");
+          continue;
+        }
+      if (l->state == PROTO_LINK_CLOSED)
+        {
+          /* the other end closed the link, so the Peer is destroyed:
+           * Peer.send (discojs/src/client/decentralized/peer.ts) throws
+           * 'cannot send after peer is destroyed' inside the un-awaited
+           * payloads.forEach(async ...) of exchangeWeightUpdates
+           * (decentralized_client.ts).  The other callbacks still send; the
+           * rejection is unhandled: a browser logs it, Node ends the
+           * process once they have (D2) */
+          pp_observe (p, out, PROTO_OBS_ERROR, to, PROTO_MSG_PAYLOAD, -1,
+                      "unhandled rejection 'cannot send after peer is destroyed': payload not sent");
+          rejected = TRUE;
           continue;
         }
       ProtoMsg m;
@@ -88,6 +104,8 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
       pp_send_msg (p, out, to, PROTO_VIA_LINK, &m);
     }
   proto_aggregator_payloads_free (payloads, n);
+  if (rejected)
+    pp_node_exits (p, out, "unhandled rejection 'cannot send after peer is destroyed'");
 }
 
 static void
