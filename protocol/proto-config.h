@@ -104,6 +104,9 @@ typedef struct {
   gboolean leave_after_training;   /* after_training = leave */
   gboolean node_runtime;           /* [peers] runtime = node: an uncaught exception or
                                       unhandled rejection ends the client's process */
+  gboolean webapp_runtime;         /* [peers] runtime = webapp: DISCO's browser app, which
+                                      closes the session after training and after a
+                                      training error (leave_after_training is set too) */
 
   /* version switches (set by proto_config_init) */
   gboolean connect_barrier;

@@ -60,6 +60,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/failures/s10-provider-replaced-by-syncing-peer.ini \
 	scenarios/failures/s11-no-provider-left-robust.ini \
 	scenarios/failures/s11-no-provider-left.ini \
+	scenarios/failures/s11-no-provider-left-webapp.ini \
 	scenarios/failures/s12-provider-leaves-during-sync-robust.ini \
 	scenarios/failures/s12-provider-leaves-during-sync.ini \
 	scenarios/failures/s13-stale-model-served-robust.ini \
@@ -78,12 +79,14 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/failures/s19-ready-in-connect-phase-deadlock.ini \
 	scenarios/failures/s20-finished-peers-block-late-joiner-robust.ini \
 	scenarios/failures/s20-finished-peers-block-late-joiner.ini \
+	scenarios/failures/s20-finished-peers-block-late-joiner-webapp.ini \
 	scenarios/failures/s21-second-waiting-node-robust.ini \
 	scenarios/failures/s21-second-waiting-node.ini \
 	scenarios/failures/s21-second-waiting-robust.ini \
 	scenarios/failures/s21-second-waiting.ini \
 	scenarios/failures/s23-syncing-counts-for-min-robust.ini \
 	scenarios/failures/s23-syncing-counts-for-min.ini \
+	scenarios/failures/s23-syncing-counts-for-min-webapp.ini \
 	scenarios/failures/s24-exclusion-below-min-robust.ini \
 	scenarios/failures/s24-exclusion-below-min.ini \
 	scenarios/failures/s25-everyone-leaves-model-lost-robust.ini \

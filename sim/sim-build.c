@@ -336,6 +336,11 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (pc->resume_timeout <= 0)
     return BAD ("protocol", "resume_timeout", "must be more than 0");
   pc->node_runtime = strcmp (V ("peers", "runtime"), "node") == 0;
+  /* webapp/src/components/training/Trainer.vue: cleanupTrainingSession in
+   * the finally of the training call closes the session (D3) */
+  pc->webapp_runtime = strcmp (V ("peers", "runtime"), "webapp") == 0;
+  if (pc->webapp_runtime)
+    pc->leave_after_training = TRUE;
 
   /* peers, compute, network, churn */
   c->n_peers = uint_of (V ("peers", "count"));

@@ -102,7 +102,7 @@ static const KeySpec keys[] = {
   { "peers", "speed", "1", K_DIST_NUM, "relative speed: a number or a distribution" },
   { "peers", "stragglers", "0", K_STRAGGLERS, "SHARE xFACTOR, e.g. 0.1 x8: 10% of peers 8x slower" },
   { "peers", "nat", "none", K_NAT, "none | symmetric(SHARE): links between two such peers never come up" },
-  { "peers", "runtime", "browser", K_RUNTIME, "browser | node: in node, an uncaught exception or unhandled rejection ends the client's process (its sockets close)" },
+  { "peers", "runtime", "browser", K_RUNTIME, "browser | node | webapp: in node, an uncaught exception or unhandled rejection ends the client's process (its sockets close); webapp is DISCO's browser app, which closes the session after training and after a training error (as after_training = leave, and on failure)" },
   { "compute", "sample_cost", "1ms", K_DUR, "simulated time per sample per epoch at speed 1" },
   { "compute", "none_samples", "100", K_UINT, "samples per peer for compute time with model none" },
   { "network", "latency", "40ms", K_DIST_DUR, "peer <-> peer one-way latency" },
@@ -512,9 +512,9 @@ check_value (const KeySpec *k, const char *v, GError **error)
         return FALSE;
       }
     case K_RUNTIME:
-      if (strcmp (v, "browser") == 0 || strcmp (v, "node") == 0)
+      if (strcmp (v, "browser") == 0 || strcmp (v, "node") == 0 || strcmp (v, "webapp") == 0)
         return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected browser or node", v);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected browser, node or webapp", v);
       return FALSE;
     case K_NAT:
       {

@@ -122,7 +122,8 @@ pp_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 {
   g_strlcpy (p->error, why, sizeof p->error);
   pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
-  if (disconnect && p->connected)
+  /* webapp: Trainer.vue's finally closes the session after an error too */
+  if ((disconnect || p->cfg.webapp_runtime) && p->connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
         proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
