@@ -198,6 +198,7 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
       c->robust_sync_retry = TRUE;
       c->robust_serve_after_round = TRUE;
       c->robust_exact_round = TRUE;
+      c->robust_single_add = TRUE;
       c->robust_wait_timeout = TRUE;
       break;
     }

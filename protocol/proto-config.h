@@ -147,6 +147,8 @@ typedef struct {
                                         candidate provider; a new SignalModelProvider re-targets */
   gboolean robust_serve_after_round; /* S13: a provider in a connect phase serves after that round */
   gboolean robust_exact_round;       /* S27: a Payload of another round than the current is refused */
+  gboolean robust_single_add;        /* D4: a Payload is added once, however many receive loops on its
+                                        link take it (in DISCO every live loop adds it) */
   gboolean robust_wait_timeout;      /* a lost message on the coordinator's stream: every wait for the
                                         coordinator ends after proto_config_wait_timeout, and the peer
                                         says again where it is (ClientConnected, PeerIsReady) */

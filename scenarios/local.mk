@@ -18,6 +18,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/node-send-on-closed-link-browser.ini \
 	scenarios/edge/node-send-on-closed-link.ini \
 	scenarios/edge/retry-close-crosses-link.ini \
+	scenarios/edge/stale-second-add-robust.ini \
+	scenarios/edge/stale-second-add.ini \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \

@@ -311,10 +311,11 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
     pp_set_state (p, out, PROTO_PEER_LINKING);
 }
 
+/* One receive loop's handling of a Payload (receivePayloads in
+ * decentralized_client.ts): isValidContribution, then aggregator.add. */
 static void
-handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+add_contribution (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  pp_loops_received (p, pp_find_link (p, from), now);
   /* receivePayloads: isValidContribution (sender in nodes and round -
    * msgRound <= 0: a future round passes, S27), then aggregator.add, which
    * throws (caught and logged by the loop) for a secure comm round > 1 */
@@ -353,6 +354,29 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
     {
       pp_resolve (p, out, emitted);
       pp_exchange_continue (p, now, out);
+    }
+}
+
+static void
+handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  /* every receive loop on the link with receptions left has a listener
+   * (waitMessage in event_connection.ts) and takes this Payload */
+  Link *l = pp_find_link (p, from);
+  guint takers = 0;
+  for (guint i = 0; l && i < l->n_loops; i++)
+    takers += l->loops[i].remaining > 0;
+  pp_loops_received (p, l, now);
+  add_contribution (p, now, from, msg, out);
+  /* D4: each of the other loops validates and adds it too.  Into the same
+   * round it only replaces the first add; but if the first completed the
+   * round (a Payload tagged for the next one, F1), the second stores a
+   * stale contribution into the next round.  robust adds once. */
+  for (guint k = 1; k < takers && !p->cfg.robust_single_add && p->connected; k++)
+    {
+      pp_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_PAYLOAD, msg->round,
+                  "another receive loop on the link takes it and adds it again");
+      add_contribution (p, now, from, msg, out);
     }
 }
 
