@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/run-progress.h"
 #include "results/res-db.h"
 #include "sim/sim-scenario.h"
 
@@ -16,6 +17,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +39,7 @@ typedef struct {
   SimPoint *point;
   guint64 seed;
   gint64 run_id;
+  guint group;          /* its (scenario, point): runs of one point cost about the same */
 } Job;
 
 typedef struct {
@@ -44,7 +47,8 @@ typedef struct {
   GPtrArray *scenarios;   /* SimScenario* */
   GArray *jobs;           /* Job */
   gboolean quiet;
-  gboolean progress;      /* a terminal: show the progress line */
+  CliProgressMode progress_mode;   /* a terminal's line, status lines on stderr, or none (-q) */
+  CliProgress *progress;           /* while execute runs */
   gboolean check;         /* print PASS/FAIL lines */
   gboolean no_events;
   guint passed, failed;
@@ -52,49 +56,31 @@ typedef struct {
   gboolean ids_fixed;     /* --shard / --resume: run i of the full expansion is run i + 1 */
 } Plan;
 
-static void
-print_progress (Plan *plan, guint done, gint64 t0)
-{
-  if (!plan->progress)
-    return;
-  double el = (double) (g_get_monotonic_time () - t0) / 1e6;
-  double eta = done ? el / done * (plan->jobs->len - done) : 0;
-  fprintf (stdout, "\r\033[K[%u/%u] %.0fs elapsed, ETA %.0fs", done, plan->jobs->len, el, eta);
-  if (done == plan->jobs->len)
-    fputc ('\n', stdout);
-  fflush (stdout);
-}
-
-/* The progress line while a run goes (a terminal, runs one at a time):
- * rewritten at most twice a wall-clock second. */
+/* A run's progress as the world reports it (every simulated second):
+ * into the sweep's shared table, and, in the sequential loop, the line or
+ * status line printed when due. */
 typedef struct {
-  const Plan *plan;
+  CliProgress *progress;
   guint index;          /* this run's 0-based position */
-  gint64 t0, last;      /* wall clock, us */
+  gboolean tick;
 } Live;
 
 static void
 live_progress (gpointer ud, DlTime now, guint64 events)
 {
   Live *l = ud;
-  gint64 t = g_get_monotonic_time ();
-  if (t - l->last < 500000)
-    return;
-  l->last = t;
-  char b[DL_TIME_STR_LEN];
-  fprintf (stdout, "\r\033[K[%u/%u] %.0fs elapsed; run %u at %s simulated, %.1f M events", l->index,
-           l->plan->jobs->len, (double) (t - l->t0) / 1e6, l->index + 1, dl_time_format (now, b),
-           (double) events / 1e6);
-  fflush (stdout);
+  cli_progress_job_sim (l->progress, l->index, now, events);
+  if (l->tick)
+    cli_progress_tick (l->progress, g_get_monotonic_time ());
 }
 
-/* Runs one job into db.  live: show the run's progress (the sequential
- * path on a terminal; t0 is the sweep's start).  Returns FALSE on a
- * database error (fatal). */
+/* Runs job `index` into db, telling plan->progress; tick: print its
+ * lines when due (the sequential loop; a worker only writes the shared
+ * table).  Returns FALSE on a database error (fatal). */
 static gboolean
-run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean live, guint index, gint64 sweep_t0,
-         GError **error)
+run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean tick, guint index, GError **error)
 {
+  cli_progress_job_start (plan->progress, index, g_get_monotonic_time ());
   SimBuilt built;
   if (!sim_scenario_build (job->scenario, job->point, job->seed, &built, error))
     return FALSE;
@@ -116,12 +102,14 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean live, 
     }
   res_run_set_world (run, w);
   sim_world_set_interrupt (w, &interrupted);
-  Live lv = { plan, index, sweep_t0, g_get_monotonic_time () };
-  if (live)
-    sim_world_set_progress (w, live_progress, &lv);
+  Live lv = { plan->progress, index, tick };
+  sim_world_set_progress (w, live_progress, &lv);
   const SimResult *res = sim_world_run (w);
   res_run_drain (run);   /* the run's wall time includes writing its rows */
-  double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
+  gint64 t1 = g_get_monotonic_time ();
+  double wall = (double) (t1 - t0) / 1e6;
+  cli_progress_job_sim (plan->progress, index, res->end, res->events);
+  cli_progress_job_end (plan->progress, index, t1);
   g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
   guint checked = 0;
   gboolean ok = TRUE;
@@ -176,7 +164,6 @@ say_waiting (const char *path)
 static int
 execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
 {
-  gint64 t0 = g_get_monotonic_time ();
   struct sigaction sa = { 0 };
   sa.sa_handler = on_sigint;
   sigaction (SIGINT, &sa, NULL);
@@ -194,31 +181,37 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
     for (guint i = 0; i < plan->jobs->len; i++)
       g_array_index (plan->jobs, Job, i).run_id = next_id + i;
   g_autoptr (GString) report = g_string_new (NULL);
-  guint done = 0;
+  workers = MAX (MIN (workers, plan->jobs->len), 1);
+  g_autofree guint *groups = g_new0 (guint, MAX (plan->jobs->len, 1));
+  for (guint i = 0; i < plan->jobs->len; i++)
+    groups[i] = g_array_index (plan->jobs, Job, i).group;
+  g_autoptr (CliProgress) progress
+      = cli_progress_new (plan->cmd, plan->progress_mode, plan->jobs->len, groups, workers,
+                          cli_progress_interval_from_env (),
+                          plan->progress_mode == CLI_PROGRESS_LINE ? stdout : stderr);
+  plan->progress = progress;
 
-  if (workers <= 1 || plan->jobs->len <= 1)
+  if (workers <= 1)
     {
-      print_progress (plan, 0, t0);
       for (guint i = 0; i < plan->jobs->len && !interrupted; i++)
         {
           g_string_truncate (report, 0);
-          if (!run_job (plan, db, &g_array_index (plan->jobs, Job, i), report, plan->progress, i, t0, &error))
+          if (!run_job (plan, db, &g_array_index (plan->jobs, Job, i), report, TRUE, i, &error))
             {
               cli_error (plan->cmd, "%s", error->message);
               return CLI_EXIT_FAILURE;
             }
           if (plan->check && report->len)
             {
-              if (plan->progress)
-                fputs ("\r\033[K", stdout);
+              cli_progress_clear_line (progress);
               fputs (report->str, stdout);
             }
-          print_progress (plan, ++done, t0);
+          cli_progress_tick (progress, g_get_monotonic_time ());
         }
+      cli_progress_finish (progress, g_get_monotonic_time ());
     }
   else
     {
-      workers = MIN (workers, plan->jobs->len);
       int pipefd[2];
       if (pipe (pipefd) != 0)
         {
@@ -255,7 +248,7 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
                    i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST))
                 {
                   GString *rep = g_string_new (NULL);
-                  if (!run_job (plan, wdb, &g_array_index (plan->jobs, Job, i), rep, FALSE, i, 0, &werr))
+                  if (!run_job (plan, wdb, &g_array_index (plan->jobs, Job, i), rep, FALSE, i, &werr))
                     {
                       rc = 1;
                       g_string_free (rep, TRUE);
@@ -282,11 +275,17 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
           g_array_append_val (pids, pid);
         }
       close (pipefd[1]);
-      print_progress (plan, 0, t0);
       GString *buf = g_string_new (NULL);
       char chunk[4096];
       for (;;)
         {
+          /* the workers write the progress table; the parent prints it
+           * when due, between their records */
+          struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+          int pr = poll (&pfd, 1, plan->progress_mode == CLI_PROGRESS_NONE ? -1 : 250);
+          cli_progress_tick (progress, g_get_monotonic_time ());
+          if (pr == 0 || (pr < 0 && errno == EINTR))
+            continue;
           ssize_t n = read (pipefd[0], chunk, sizeof chunk);
           if (n < 0 && errno == EINTR)
             continue;
@@ -304,19 +303,19 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
                     plan->failed += (guint) g_ascii_strtoull (f[2], NULL, 10);
                     if (plan->check && *f[3])
                       {
-                        if (plan->progress)
-                          fputs ("\r\033[K", stdout);
+                        cli_progress_clear_line (progress);
                         fputs (f[3], stdout);
                       }
                   }
                 g_strfreev (f);
                 start = i + 1;
-                print_progress (plan, ++done, t0);
+                cli_progress_tick (progress, g_get_monotonic_time ());
               }
           g_string_erase (buf, 0, start);
         }
       g_string_free (buf, TRUE);
       close (pipefd[0]);
+      cli_progress_finish (progress, g_get_monotonic_time ());
       int worst = 0;
       for (guint k = 0; k < pids->len; k++)
         {
@@ -420,6 +419,7 @@ plan_load (Plan *plan, GPtrArray *files, const char *const *sets, gboolean has_s
   plan->scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
   plan->jobs = g_array_new (FALSE, TRUE, sizeof (Job));
   plan->outcomes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint group = 0;
   for (guint f = 0; f < files->len; f++)
     {
       g_autoptr (GError) error = NULL;
@@ -439,10 +439,10 @@ plan_load (Plan *plan, GPtrArray *files, const char *const *sets, gboolean has_s
         }
       g_ptr_array_add (plan->scenarios, s);
       guint64 base = has_seed ? (guint64) seed : s->seed;
-      for (guint p = 0; p < s->points->len; p++)
+      for (guint p = 0; p < s->points->len; p++, group++)
         for (guint r = 0; r < s->repeat; r++)
           {
-            Job j = { .scenario = s, .point = s->points->pdata[p], .seed = base + r };
+            Job j = { .scenario = s, .point = s->points->pdata[p], .seed = base + r, .group = group };
             g_array_append_val (plan->jobs, j);
           }
     }
@@ -613,8 +613,8 @@ run_or_check (int argc, char **argv, gboolean check)
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)", "SECTION.KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
-      check ? "no progress line (the PASS and FAIL lines and the last line stay)"
-            : "no progress line, no summary line (errors only)", NULL },
+      check ? "no progress or status lines (the PASS and FAIL lines and the last line stay)"
+            : "no progress or status lines, no summary line (errors only)", NULL },
     { "no-events", 0, 0, G_OPTION_ARG_NONE, &o.no_events, "do not record events and metrics rows (summaries only)", NULL },
     { "keys", 0, run_only, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
     { "shard", 0, run_only, G_OPTION_ARG_STRING, &o.shard,
@@ -646,7 +646,9 @@ run_or_check (int argc, char **argv, gboolean check)
         "in wall-clock time; files it cannot express are skipped, naming the key."
       : "Runs every sweep point and repeat of the scenario files into one results\n"
         "database. Every file is checked before anything runs. On a terminal a\n"
-        "progress line shows done/total, elapsed time and ETA. Ctrl-C stops: the\n"
+        "progress line shows done/total, elapsed time, ETA, simulated time and\n"
+        "events/s; otherwise status lines go to stderr every 10 s of wall-clock\n"
+        "time (DLSIM_PROGRESS_INTERVAL=SECONDS) and at the end. Ctrl-C stops: the\n"
         "finished runs stay in the database, the interrupted one is marked so.");
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
@@ -736,7 +738,9 @@ run_or_check (int argc, char **argv, gboolean check)
       goto out;
     }
   Plan plan = { .cmd = cmd, .quiet = o.quiet, .check = check, .no_events = o.no_events,
-                .progress = !o.quiet && isatty (STDOUT_FILENO) };
+                .progress_mode = o.quiet                  ? CLI_PROGRESS_NONE
+                                 : isatty (STDOUT_FILENO) ? CLI_PROGRESS_LINE
+                                                          : CLI_PROGRESS_STATUS };
   rc = plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, o.seed, check);
   if (rc != CLI_EXIT_OK)
     {

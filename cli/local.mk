@@ -5,6 +5,8 @@ dlsim_SOURCES = \
 	cli/cli.h \
 	cli/cmd-bench.c \
 	cli/cmd-run.c \
+	cli/run-progress.c \
+	cli/run-progress.h \
 	cli/cmd-report.c \
 	cli/cmd-plot.c \
 	cli/cmd-testbed.c \

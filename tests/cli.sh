@@ -60,6 +60,28 @@ expect 0 "^1 passed, 0 failed" -- "$DLSIM" check "$tmp/q.ini" -q
 grep -e "-q, --quiet" "$tmp/ch" | grep -q "last line stay" && ok "check --help: -q keeps the last line" \
   || ko "check --help says of -q: $(grep -e '-q, --quiet' "$tmp/ch")"
 grep -e "-q, --quiet" "$tmp/rh" | grep -q "no summary line" && ok "run --help: -q" || ko "run --help: -q"
+# progress in a log (stdout and stderr not a terminal): status lines on
+# stderr, every DLSIM_PROGRESS_INTERVAL seconds (0: after every run) and a
+# last one; -q none.  Three runs of q.ini, one at a time and on 2 workers.
+sed 's/^\[peers\]/[scenario]\nrepeat = 3\n[peers]/' "$tmp/q.ini" > "$tmp/p.ini"
+for j in 1 2; do
+  rm -f "$tmp/p.db"
+  DLSIM_PROGRESS_INTERVAL=0 "$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" -j $j > "$tmp/p.out" 2> "$tmp/p.err"
+  if grep -q "^dlsim run: [12]/3 runs, [0-9]* s elapsed, ETA .*M events/s" "$tmp/p.err" \
+     && grep -q "^dlsim run: 3/3 runs, [0-9]* s elapsed; .*M events/s (end)$" "$tmp/p.err" \
+     && ! grep -q "dlsim run:" "$tmp/p.out"; then
+    ok "status lines on stderr (-j $j)"
+  else
+    ko "status lines (-j $j): stderr:"; cat "$tmp/p.err"
+  fi
+  rm -f "$tmp/p.db"
+  DLSIM_PROGRESS_INTERVAL=0 "$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" -j $j -q > "$tmp/p.out" 2>&1
+  [ -s "$tmp/p.out" ] && { ko "run -q -j $j printed:"; cat "$tmp/p.out"; } || ok "run -q: no status line (-j $j)"
+done
+# the default interval is 10 s: a run of a second says nothing more than before
+rm -f "$tmp/p.db"
+"$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" > "$tmp/p.out" 2> "$tmp/p.err"
+[ -s "$tmp/p.err" ] && { ko "a short run printed on stderr:"; cat "$tmp/p.err"; } || ok "a short run: no status line"
 # shrink --help says what the user guide says it does: ddmin, then rounder times
 "$DLSIM" shrink --help > "$tmp/sh" 2>&1
 grep -q "Not yet.*times" "$tmp/sh" && ko "shrink --help says it does not shrink times" || ok "shrink --help on times"
