@@ -92,6 +92,89 @@ commit_records (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* What a node started by hand says on stderr as the run goes: a peer when
+ * its training of a round is done, when it has aggregated the round and
+ * when it has finished its rounds; the coordinator each round it starts
+ * and when its session ends with no peer left.  Rounds count from 1, as
+ * in the database.  With --report it says nothing: dlsim testbed reads the
+ * same records from stdout.  A recorder in front of the sink's. */
+typedef struct {
+  SimRecorder inner;
+  const char *name;                    /* "coordinator" or pN */
+  char phase[PROTO_OBS_DETAIL_LEN];    /* the node's last state */
+} NodeSay;
+
+static void
+say_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  NodeSay *s = ud;
+  if (s->inner.observation)
+    s->inner.observation (s->inner.user_data, t, node, o);
+  double at_s = (double) t / DL_S;
+  switch (o->kind)
+    {
+    case PROTO_OBS_PHASE:
+      if (strcmp (s->phase, "training") == 0 && strcmp (o->detail, "training") != 0)
+        fprintf (stderr, "dlsim node %s: round %d: training done, %.1f s after start\n", s->name, o->round + 1,
+                 at_s);
+      g_strlcpy (s->phase, o->detail, sizeof s->phase);
+      break;
+    case PROTO_OBS_ROUND_START:
+      fprintf (stderr, "dlsim node %s: round %d started with %" G_GINT64_FORMAT " peers, %.1f s after start\n",
+               s->name, o->round + 1, o->value, at_s);
+      break;
+    case PROTO_OBS_ROUND_END:
+      fprintf (stderr, "dlsim node %s: round %d: aggregated %" G_GINT64_FORMAT " models, %.1f s after start\n",
+               s->name, o->round + 1, o->value, at_s);
+      break;
+    case PROTO_OBS_FINISHED:
+      fprintf (stderr, "dlsim node %s: finished its %" G_GINT64_FORMAT " rounds, %.1f s after start\n", s->name,
+               o->value, at_s);
+      break;
+    case PROTO_OBS_RESET:
+      fprintf (stderr, "dlsim node %s: no peer left, %.1f s after start (%s)\n", s->name, at_s, o->detail);
+      break;
+    case PROTO_OBS_ERROR:
+      fprintf (stderr, "dlsim node %s: training failed, %.1f s after start (%s)\n", s->name, at_s, o->detail);
+      break;
+    default:
+      return;
+    }
+  fflush (stderr);
+}
+
+static void
+say_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+{
+  NodeSay *s = ud;
+  if (s->inner.fact)
+    s->inner.fact (s->inner.user_data, t, node, other, kind, detail);
+}
+
+static void
+say_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double value)
+{
+  NodeSay *s = ud;
+  if (s->inner.metric)
+    s->inner.metric (s->inner.user_data, t, round, peer, name, value);
+}
+
+static void
+say_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
+{
+  NodeSay *s = ud;
+  if (s->inner.traffic)
+    s->inner.traffic (s->inner.user_data, type, bytes);
+}
+
+static void
+say_violation (gpointer ud, DlTime t, const char *property, ProtoNodeId node, const char *explanation)
+{
+  NodeSay *s = ud;
+  if (s->inner.violation)
+    s->inner.violation (s->inner.user_data, t, property, node, explanation);
+}
+
 static gboolean
 split_hostport (const char *s, char **host, guint16 *port)
 {
@@ -214,10 +297,12 @@ cli_cmd_node (int argc, char **argv)
       sink.line = (void (*) (gpointer, const char *)) res_node_add_line;
       sink.line_ud = rn;
     }
+  NodeSay say = { tb_record_sink_recorder (&sink), is_peer ? name : "coordinator", "" };
+  SimRecorder said = { say_observation, say_fact, say_metric, say_traffic, &say, say_violation };
   SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
                     .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
                     .coordinator = coordinator, .t0_us = t0_us,
-                    .rec = tb_record_sink_recorder (&sink), .emulate_latency = emulate_latency };
+                    .rec = report ? say.inner : said, .emulate_latency = emulate_latency };
   int rc = CLI_EXIT_OK;
   NodeRun r = { 0 };
   r.node = sim_tb_node_new (&p, &error);

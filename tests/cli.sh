@@ -82,6 +82,28 @@ done
 rm -f "$tmp/p.db"
 "$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" > "$tmp/p.out" 2> "$tmp/p.err"
 [ -s "$tmp/p.err" ] && { ko "a short run printed on stderr:"; cat "$tmp/p.err"; } || ok "a short run: no status line"
+# dlsim node by hand (-o, no --report) says on stderr how its run goes: a
+# peer each round's training done and when it has finished its rounds, the
+# coordinator each round it starts
+SRC=${DLSIM_SRCDIR:-.}
+f=$SRC/scenarios/regression/consensus-mean-3.ini
+"$DLSIM" node coordinator --listen 127.0.0.1:0 --scenario "$f" -o "$tmp/n-coord.db" > /dev/null 2> "$tmp/n-coord.err" &
+cpid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q "listening on" "$tmp/n-coord.err"; do sleep 0.1; i=$((i + 1)); done
+port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/n-coord.err")
+for i in 1 2 3; do
+  "$DLSIM" node peer --coordinator "127.0.0.1:$port" --name p$i --scenario "$f" -o "$tmp/n-p$i.db" \
+    < /dev/null > /dev/null 2> "$tmp/n-p$i.err" &
+done
+for i in $(seq 1 150); do grep -q "finished its" "$tmp/n-p3.err" && break; sleep 0.1; done
+kill -TERM $cpid
+wait
+grep -q "^dlsim node p3: round 3: training done, [0-9.]* s after start$" "$tmp/n-p3.err" \
+  && grep -q "^dlsim node p3: finished its 3 rounds, [0-9.]* s after start$" "$tmp/n-p3.err" \
+  && ok "a node peer says when it is done" || { ko "dlsim node peer's stderr:"; cat "$tmp/n-p3.err"; }
+grep -q "^dlsim node coordinator: round 3 started with 3 peers" "$tmp/n-coord.err" \
+  && ok "the coordinator says its rounds" || { ko "dlsim node coordinator's stderr:"; cat "$tmp/n-coord.err"; }
 # shrink --help says what the user guide says it does: ddmin, then rounder times
 "$DLSIM" shrink --help > "$tmp/sh" 2>&1
 grep -q "Not yet.*times" "$tmp/sh" && ko "shrink --help says it does not shrink times" || ok "shrink --help on times"
