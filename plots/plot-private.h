@@ -54,6 +54,29 @@ gpointer plot_point_at (GArray *lines, const char *value, double x, gsize point_
  * dlsim) once. */
 gboolean plot_seen_run (GHashTable *seen, sqlite3 *db, const RunInfo *r);
 
+/* Line k of n's style: "lc C dt D pt P ps S lw W", a colour, dash type and
+ * point type of its own (open marks), earlier lines wider with larger
+ * marks, so that lines with the same data drawn over each other stay
+ * visible. (transfer full) */
+char *plot_series_style (guint k, guint n);
+/* The unit of a params value on an axis: "s" (a duration), "per s" (a
+ * rate per time), "count" (a whole number), or NULL. */
+const char *plot_value_unit (const char *v);
+/* The unit of a summary key, by its name (_s: s, bytes, accuracy,
+ * loss, counts), or NULL. */
+const char *plot_key_unit (const char *key);
+/* (transfer full) "KEY (UNIT)" quoted for gnuplot, or KEY without a unit */
+char *plot_axis_label (const char *key, const char *unit);
+/* Student's t for a two-sided 95 % interval of a mean of n values (NAN
+ * under 2), and that interval's half width from a sum and a sum of
+ * squares (0 under 2 values). */
+double plot_t95 (guint n);
+double plot_ci95 (double sum, double sumsq, guint n);
+/* Is run's time wall-clock time (runs.mode testbed or node)? */
+gboolean plot_run_is_wall_clock (sqlite3 *db, gint64 run);
+/* The time axis' label: simulated or wall-clock seconds. */
+const char *plot_time_label (gboolean wall_clock);
+
 /* plot-scaling.c */
 gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
 /* plot-summary.c */

@@ -13,6 +13,11 @@
  *                          that never reached it are left out
  *   final accuracy         summary final_accuracy
  *
+ * Each point is the mean over the seeds with its 95 % confidence interval
+ * as an error bar (on a log axis cut at the smallest seed's value), the
+ * seeds behind each point in the panel's title, or at each point when
+ * they differ.
+ *
  * Shape: plot_scaling appends the script for every run of the file. */
 #include "config.h"
 
@@ -24,6 +29,7 @@
 
 #define N_METRICS 6
 
+static const char *const units[N_METRICS] = { "count", "bytes", "bytes", "s", "s", "fraction correct" };
 static const char *const titles[N_METRICS] = {
   "messages per round", "bytes on the wire", "busiest uplink (bytes one peer sent)",
   "round period (s, median end to end)", NULL /* time to target: built */, "final test accuracy",
@@ -32,7 +38,7 @@ static const gboolean log_y[N_METRICS] = { TRUE, TRUE, TRUE, TRUE, TRUE, FALSE }
 
 typedef struct {
   double x;
-  double sum[N_METRICS];
+  double sum[N_METRICS], sumsq[N_METRICS], min[N_METRICS];
   guint n[N_METRICS];
   guint runs;
 } Point;
@@ -185,13 +191,21 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       for (guint m = 0; m < N_METRICS; m++)
         if (!isnan (v[m]))
           {
+            pt->min[m] = pt->n[m] ? MIN (pt->min[m], v[m]) : v[m];
             pt->sum[m] += v[m];
+            pt->sumsq[m] += v[m] * v[m];
             pt->n[m]++;
           }
     }
 
+  /* a row per x: x, the six means, the runs that reached the target and
+   * the runs (columns 8, 9), then the six bars' lower ends (10-15), their
+   * upper ends (16-21) and the seeds behind each mean (22-27) */
   double xmin = INFINITY, xmax = -INFINITY;
   gboolean has[N_METRICS] = { FALSE };
+  guint nmin[N_METRICS], nmax[N_METRICS] = { 0 };
+  for (guint m = 0; m < N_METRICS; m++)
+    nmin[m] = G_MAXUINT;
   for (guint k = 0; k < lines->len; k++)
     {
       PlotLine *l = &g_array_index (lines, PlotLine, k);
@@ -203,33 +217,60 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
           xmin = MIN (xmin, p->x);
           xmax = MAX (xmax, p->x);
           g_string_append_printf (s, "%.17g", p->x);
+          double mean[N_METRICS];
           for (guint m = 0; m < N_METRICS; m++)
             {
-              double mean = p->n[m] ? p->sum[m] / p->n[m] : NAN;
+              mean[m] = p->n[m] ? p->sum[m] / p->n[m] : NAN;
               /* a log axis cannot show zero or less */
-              if (log_y[m] && !(mean > 0))
-                mean = NAN;
-              has[m] |= !isnan (mean);
-              g_string_append_printf (s, isnan (mean) ? " NaN" : " %.10g", mean);
+              if (log_y[m] && !(mean[m] > 0))
+                mean[m] = NAN;
+              has[m] |= !isnan (mean[m]);
+              if (!isnan (mean[m]))
+                {
+                  nmin[m] = MIN (nmin[m], p->n[m]);
+                  nmax[m] = MAX (nmax[m], p->n[m]);
+                }
+              g_string_append_printf (s, isnan (mean[m]) ? " NaN" : " %.10g", mean[m]);
             }
-          g_string_append_printf (s, " %u %u\n", p->n[4], p->runs);
+          g_string_append_printf (s, " %u %u", p->n[4], p->runs);
+          for (guint side = 0; side < 2; side++)
+            for (guint m = 0; m < N_METRICS; m++)
+              {
+                double h = plot_ci95 (p->sum[m], p->sumsq[m], p->n[m]);
+                double e = side ? mean[m] + h : mean[m] - h;
+                if (!side && log_y[m] && !(e > 0))
+                  e = p->min[m] > 0 ? MIN (p->min[m], mean[m]) : mean[m];
+                g_string_append_printf (s, isnan (e) ? " NaN" : " %.10g", e);
+              }
+          for (guint m = 0; m < N_METRICS; m++)
+            g_string_append_printf (s, " %u", p->n[m]);
+          g_string_append_c (s, '\n');
         }
       g_string_append (s, "EOD\n");
     }
   plot_terminal (s, o->output, 1300, 1050);
   g_autofree char *qx = plot_quote (xkey), *qby = plot_quote (bykey), *qdb = plot_quote (db_name);
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
-  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (mean over seeds)\"\n", qdb, qby);
+  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (mean over seeds, bars: 95 %% confidence "
+                             "interval)\"\n", qdb, qby);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
-  g_string_append_printf (s, "set xlabel \"%s\"\n", qx);
+  {
+    g_autofree char *xv = plot_param (db, g_array_index (runs, RunInfo, 0).id, xkey);
+    g_autofree char *xl = plot_axis_label (xkey, plot_value_unit (xv));
+    g_string_append_printf (s, "set xlabel \"%s\"\n", xl);
+  }
   for (guint m = 0; m < N_METRICS; m++)
     {
       g_string_append (s, log_y[m] ? "set logscale y\n" : "unset logscale y\n");
+      g_autofree char *seeds = !has[m] ? g_strdup ("")
+                               : nmin[m] == nmax[m] ? g_strdup_printf (", %u seed%s a point", nmax[m], nmax[m] == 1 ? "" : "s")
+                                                    : g_strdup_printf (", %u to %u seeds a point: n at each", nmin[m], nmax[m]);
       if (titles[m])
-        g_string_append_printf (s, "set title \"%s\"\n", titles[m]);
+        g_string_append_printf (s, "set title \"%s%s\"\n", titles[m], seeds);
       else
-        g_string_append_printf (s, "set title \"time to %.2f accuracy (s; runs that reached it)\"\n", target);
+        g_string_append_printf (s, "set title \"time to %.2f accuracy (s; runs that reached it%s)\"\n", target, seeds);
+      g_string_append_printf (s, "set ylabel \"%s\"\n", units[m]);
       if (!has[m])
         {
           /* nothing to draw (model none has no accuracy): an empty panel that says so */
@@ -245,8 +286,12 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       for (guint k = 0; k < lines->len; k++)
         {
           g_autofree char *q = plot_quote (g_array_index (lines, PlotLine, k).value);
-          g_string_append_printf (s, "%s$line%u using 1:%u with linespoints lw 2 pt 7 title \"%s\"",
-                                  k ? ", " : "", k, m + 2, q);
+          g_autofree char *style = plot_series_style (k, lines->len);
+          g_string_append_printf (s, "%s$line%u using 1:%u:%u:%u with yerrorlines %s title \"%s\"", k ? ", " : "", k,
+                                  m + 2, m + 10, m + 16, style, q);
+          if (nmin[m] != nmax[m])
+            g_string_append_printf (s, ", $line%u using 1:%u:(sprintf('n=%%d', $%u)) with labels offset 0,0.8 "
+                                       "font ',8' notitle", k, m + 2, m + 22);
         }
       g_string_append_c (s, '\n');
       if (m == N_METRICS - 1)

@@ -1,7 +1,9 @@
 /* plot-summary.c — the `summary` figure: any summary keys (one panel each,
  * --y KEY,KEY...) against a swept parameter (--x), one line per value of
  * another (--by KEY, or per combination of --by KEY,KEY...), mean over the
- * runs of each point; --where KEY=VALUE,...
+ * runs of each point with its 95 % confidence interval as an error bar
+ * (the seeds behind each point in the title, or at the point when they
+ * differ); --where KEY=VALUE,...
  * keeps only the runs with those parameters.  It names no family: the
  * pipeline's figures are its metric.NAME.STAT keys, DISCO's its retries or
  * bytes.
@@ -18,7 +20,7 @@
 
 typedef struct {
   double x;
-  double sum[MAX_PANELS];
+  double sum[MAX_PANELS], sumsq[MAX_PANELS];
   guint n[MAX_PANELS];
 } Point;
 
@@ -144,12 +146,18 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
           if (isnan (v))
             continue;
           pt->sum[m] += v;
+          pt->sumsq[m] += v * v;
           pt->n[m]++;
           has[m] = TRUE;
         }
     }
 
+  /* a row per x: x, each panel's mean, each panel's 95 % half width, each
+   * panel's number of runs (seeds) */
   double xmin = INFINITY, xmax = -INFINITY;
+  guint nmin[MAX_PANELS], nmax[MAX_PANELS];
+  for (guint m = 0; m < ny; m++)
+    nmin[m] = G_MAXUINT, nmax[m] = 0;
   for (guint k = 0; k < lines->len; k++)
     {
       PlotLine *l = &g_array_index (lines, PlotLine, k);
@@ -163,6 +171,17 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
           g_string_append_printf (s, "%.10g", p->x);   /* 0.06, not 0.059999999999999998 */
           for (guint m = 0; m < ny; m++)
             g_string_append_printf (s, p->n[m] ? " %.10g" : " NaN", p->n[m] ? p->sum[m] / p->n[m] : 0);
+          for (guint m = 0; m < ny; m++)
+            g_string_append_printf (s, p->n[m] ? " %.10g" : " NaN", plot_ci95 (p->sum[m], p->sumsq[m], p->n[m]));
+          for (guint m = 0; m < ny; m++)
+            {
+              g_string_append_printf (s, " %u", p->n[m]);
+              if (p->n[m])
+                {
+                  nmin[m] = MIN (nmin[m], p->n[m]);
+                  nmax[m] = MAX (nmax[m], p->n[m]);
+                }
+            }
           g_string_append_c (s, '\n');
         }
       g_string_append (s, "EOD\n");
@@ -173,15 +192,26 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   g_autofree char *qby = plot_quote (bykey ? bykey : "all runs");
   g_autofree char *qwhere = plot_quote (o->where ? o->where : "");
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
-  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (mean over runs)\"\n", rows, cols, qdb,
-                          qby, o->where ? ", " : "", qwhere);
+  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (mean over seeds, bars: 95 %% "
+                             "confidence interval)\"\n", rows, cols, qdb, qby, o->where ? ", " : "", qwhere);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
-  g_string_append_printf (s, "set xlabel \"%s\"\n", qx);
+  {
+    g_autofree char *xv = plot_param (db, g_array_index (runs, gint64, 0), xkey);
+    g_autofree char *xl = plot_axis_label (xkey, plot_value_unit (xv));
+    g_string_append_printf (s, "set xlabel \"%s\"\n", xl);
+  }
   for (guint m = 0; m < ny; m++)
     {
       g_autofree char *qy = plot_quote (ys[m]);
-      g_string_append_printf (s, "set title \"%s\"\n", qy);
+      g_autofree char *yl = plot_axis_label (ys[m], plot_key_unit (ys[m]));
+      if (has[m] && nmin[m] == nmax[m])
+        g_string_append_printf (s, "set title \"%s (%u seed%s a point)\"\n", qy, nmax[m], nmax[m] == 1 ? "" : "s");
+      else if (has[m])
+        g_string_append_printf (s, "set title \"%s (%u to %u seeds a point: n at each)\"\n", qy, nmin[m], nmax[m]);
+      else
+        g_string_append_printf (s, "set title \"%s\"\n", qy);
+      g_string_append_printf (s, "set ylabel \"%s\"\n", yl);
       if (!has[m])
         {
           g_string_append_printf (s, "set xrange [%.17g:%.17g]\nset yrange [0:1]\n"
@@ -194,8 +224,12 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       for (guint k = 0; k < lines->len; k++)
         {
           g_autofree char *q = plot_quote (g_array_index (lines, PlotLine, k).value);
-          g_string_append_printf (s, "%s$line%u using 1:%u with linespoints lw 2 pt 7 title \"%s\"", k ? ", " : "", k,
-                                  m + 2, q);
+          g_autofree char *style = plot_series_style (k, lines->len);
+          g_string_append_printf (s, "%s$line%u using 1:%u:%u with yerrorlines %s title \"%s\"", k ? ", " : "", k,
+                                  m + 2, ny + m + 2, style, q);
+          if (nmin[m] != nmax[m])
+            g_string_append_printf (s, ", $line%u using 1:%u:(sprintf('n=%%d', $%u)) with labels offset 0,0.8 "
+                                       "font ',8' notitle", k, m + 2, 2 * ny + m + 2);
         }
       g_string_append (s, "\nset autoscale y\n");
     }

@@ -243,3 +243,110 @@ plot_point_at (GArray *lines, const char *value, double x, gsize point_size)
   *px = x;
   return px;
 }
+
+/* ---------------------------------------------------------------- styles, units, intervals */
+
+char *
+plot_series_style (guint k, guint n)
+{
+  /* open point types (circle, square, triangle, diamond, triangle down,
+   * pentagon) then crosses: an open mark shows one of another type drawn
+   * over it; 9 point types, 5 dash types and 8 colours cycle with
+   * different periods */
+  static const int pts[] = { 6, 4, 8, 12, 10, 14, 2, 1, 3 };
+  guint rank = n > k ? n - 1 - k : 0;   /* the first lines are drawn first: widest, largest marks */
+  double spread = n > 1 ? (double) rank / (double) (n - 1) : 0;
+  return g_strdup_printf ("lc %u dt %u pt %d ps %.2f lw %.2f", k % 8 + 1, k % 5 + 1, pts[k % G_N_ELEMENTS (pts)],
+                          1.0 + 1.2 * spread, 1.5 + 2.0 * spread);
+}
+
+const char *
+plot_value_unit (const char *v)
+{
+  if (!v)
+    return NULL;
+  char *end = NULL;
+  double d = g_ascii_strtod (v, &end);
+  if (end && end != v && *end == '\0')
+    return isfinite (d) && d == floor (d) && !strpbrk (v, ".eE") ? "count" : NULL;
+  DlTime t;
+  if (dl_parse_duration (v, &t, NULL))
+    return "s";
+  if (strchr (v, '/') && dl_parse_per_time (v, &d, NULL))
+    return "per s";
+  return NULL;
+}
+
+const char *
+plot_key_unit (const char *key)
+{
+  if (g_str_has_suffix (key, "_s") || strstr (key, "_s."))
+    return "s";
+  if (strstr (key, "bytes"))
+    return "bytes";
+  if (strstr (key, "accuracy"))
+    return "fraction correct";
+  if (strstr (key, "loss"))
+    return "nats";
+  if (strstr (key, "_bps"))
+    return "bit/s";
+  static const char *const counts[] = { "messages", "retries", "exclusions", "rounds", "peers_", "violations.",
+                                        "model_syncs", "smallest_round_list", "empty_rounds_started", NULL };
+  for (guint i = 0; counts[i]; i++)
+    if (strstr (key, counts[i]))
+      return "count";
+  return NULL;
+}
+
+char *
+plot_axis_label (const char *key, const char *unit)
+{
+  g_autofree char *q = plot_quote (key);
+  return unit ? g_strdup_printf ("%s (%s)", q, unit) : g_steal_pointer (&q);
+}
+
+double
+plot_t95 (guint n)
+{
+  /* two-sided 95 %, n - 1 degrees of freedom */
+  static const double t[] = { 0, 0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
+                              2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                              2.064, 2.060, 2.056, 2.052, 2.048, 2.045 };
+  if (n < 2)
+    return NAN;
+  return n < G_N_ELEMENTS (t) ? t[n] : 1.96;
+}
+
+double
+plot_ci95 (double sum, double sumsq, guint n)
+{
+  if (n < 2)
+    return 0;
+  double mean = sum / n;
+  double var = (sumsq - n * mean * mean) / (n - 1);
+  return var > 0 ? plot_t95 (n) * sqrt (var / n) : 0;
+}
+
+gboolean
+plot_run_is_wall_clock (sqlite3 *db, gint64 run)
+{
+  sqlite3_stmt *st = NULL;
+  gboolean wall = FALSE;
+  if (sqlite3_prepare_v2 (db, "SELECT mode FROM runs WHERE run_id = ?", -1, &st, NULL) == SQLITE_OK)
+    {
+      sqlite3_bind_int64 (st, 1, run);
+      if (sqlite3_step (st) == SQLITE_ROW)
+        {
+          const char *m = (const char *) sqlite3_column_text (st, 0);
+          wall = m && (strcmp (m, "testbed") == 0 || strcmp (m, "node") == 0);
+        }
+    }
+  sqlite3_finalize (st);
+  return wall;
+}
+
+const char *
+plot_time_label (gboolean wall_clock)
+{
+  return wall_clock ? "wall-clock time since the run's start (s)" : "simulated time (s)";
+}

@@ -247,6 +247,10 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   GString *plots[2] = { g_string_new (NULL), g_string_new (NULL) };
   const char *metrics[2] = { "accuracy", "loss" };
   guint max_repeats = 0;
+  /* the testbed's times are wall-clock seconds: so if every run is one */
+  gboolean wall = runs->len > 0;
+  for (guint i = 0; i < runs->len; i++)
+    wall &= plot_run_is_wall_clock (db, g_array_index (runs, RunInfo, i).id);
   for (guint gi = 0; gi < gs->len; gi++)
     {
       Group *g = &g_array_index (gs, Group, gi);
@@ -263,16 +267,17 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
           if (rows == 0)
             continue;
           g_autofree char *label = plot_quote (g->value);
+          g_autofree char *style = plot_series_style (gi, gs->len);
           g_string_append_printf (plots[m], "%s$%s using 1:3:4 with filledcurves fs transparent solid 0.18 noborder"
-                                  " lc %u notitle, $%s using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc %u title \"%s = %s\"",
-                                  plots[m]->len ? ", " : "", name, gi + 1, name, gi + 1, title_key, label);
+                                  " lc %u notitle, $%s using 1:2 with linespoints %s title \"%s = %s\"",
+                                  plots[m]->len ? ", " : "", name, gi % 8 + 1, name, style, title_key, label);
         }
     }
   g_string_append_printf (s, "set multiplot layout 2,1 title \"%s: test accuracy and loss by %s, one line per %s"
                           " (mean over %s%u seed%s, 95%% confidence band)\" font ',12'\n",
-                          title_scn, by_time ? "simulated time" : "round", title_key,
+                          title_scn, by_time ? (wall ? "wall-clock time" : "simulated time") : "round", title_key,
                           max_repeats > 1 ? "up to " : "", max_repeats, max_repeats > 1 ? "s" : "");
-  g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? "simulated time (s)" : "round");
+  g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? plot_time_label (wall) : "round");
   g_string_append (s, "set ylabel 'test accuracy (fraction correct)'\nset yrange [*:1]\n");
   g_string_append_printf (s, "plot %s\n", plots[0]->str);
   g_string_append (s, "set ylabel 'test loss (cross-entropy, nats)'\nset yrange [*:*]\n");
@@ -424,8 +429,8 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
   int height = 260 + 28 * (int) peers->len;
   plot_terminal (s, o->output, 1400, MIN (height, 4000));
   title_line (s, r, "peer phases");
-  g_string_append (s, "set xlabel 'simulated time (s)'\nset ylabel 'peer'\nset yrange [0.3:*] reverse\n"
-                      "set offsets 0, 0, 0.5, 0.5\nset ytics (");
+  g_string_append_printf (s, "set xlabel '%s'\nset ylabel 'peer'\nset yrange [0.3:*] reverse\n"
+                             "set offsets 0, 0, 0.5, 0.5\nset ytics (", plot_time_label (plot_run_is_wall_clock (db, r->id)));
   for (guint i = 0; i < peers->len; i++)
     g_string_append_printf (s, "%s\"%s\" %u", i ? ", " : "", (char *) peers->pdata[i], i + 1);
   g_string_append (s, ")\nset grid noytics\n");
@@ -538,9 +543,9 @@ participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, G
   g_string_append (s, "set xlabel 'round'\nset ylabel 'peers in the round'\nset yrange [0:*]\n");
   g_string_append_printf (s, "plot %s\n", have_rounds ? "$rounds using 1:2 with linespoints pt 7 lw 2 lc rgb '#4e79a7' title 'participants'"
                                                       : "NaN title 'no round started'");
-  g_string_append (s, "set xlabel 'simulated time (s)'\nset ylabel 'peers online'\n"
-                      "plot $online using 1:2 with steps lw 2 lc rgb '#59a14f' title 'online peers'\n"
-                      "unset multiplot\n");
+  g_string_append_printf (s, "set xlabel '%s'\nset ylabel 'peers online'\n"
+                             "plot $online using 1:2 with steps lw 2 lc rgb '#59a14f' title 'online peers'\n"
+                             "unset multiplot\n", plot_time_label (plot_run_is_wall_clock (db, r->id)));
   return TRUE;
 }
 

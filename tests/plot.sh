@@ -35,6 +35,21 @@ png () {  # png FILE: the PNG signature
 svg () {  # svg FILE: an XML file whose root element is svg, closed at the end
   [ -s "$1" ] && head -c 200 "$1" | grep -q '<?xml' && grep -q '<svg' "$1" && tail -c 20 "$1" | grep -q '</svg>'
 }
+# distinct_styles FILE: every plot command of a gnuplot script draws each
+# line series (linespoints, yerrorlines) with a dash type and a point type
+# of its own, so that lines with the same data drawn over each other stay
+# visible; and at least one plot command has two series or more
+distinct_styles () {
+  awk '/^plot / { n = split($0, items, /, [$]/); split("", seen); c = 0
+         for (i = 1; i <= n; i++) if (items[i] ~ /with (linespoints|yerrorlines)/) {
+           if (!match(items[i], / dt [0-9]+/)) { bad = 1; continue }
+           if (!match(items[i], / pt [0-9]+/)) { bad = 1; continue }
+           pt = substr(items[i], RSTART, RLENGTH)
+           if (pt in seen) bad = 1
+           seen[pt] = 1; c++ }
+         if (c > 1) several = 1 }
+       END { exit bad || !several }' "$1"
+}
 for kind in convergence timeline rounds participants traffic; do
   run=""
   [ "$kind" = convergence ] || run="--run 2"
@@ -66,6 +81,25 @@ expect 0 "title 'exchange (start to end)'" -- "$DLSIM" plot "$tmp/s.db" rounds -
 expect 0 "set terminal svg" -- "$DLSIM" plot "$tmp/s.db" participants --run 1 -o x.svg --script
 # no temporary files: the script goes through the pipe
 ls "$tmp" | grep -qv -e '\.png$' -e '\.svg$' -e '\.db' -e '\.ini$' -e '^out$' && { fail=$((fail + 1)); echo "FAIL: stray files"; ls "$tmp"; } || pass=$((pass + 1))
+
+# every figure: its own style per series, times labelled as what they are
+"$DLSIM" plot "$tmp/s.db" convergence --script > "$tmp/conv.gp"
+distinct_styles "$tmp/conv.gp" && ok || ko "convergence: series share a dash or point type"
+"$DLSIM" plot "$tmp/s.db" convergence --x time --script > "$tmp/conv-t.gp"
+grep -q "^set xlabel \"simulated time (s)\"" "$tmp/conv-t.gp" && ok || ko "convergence by time: x label"
+# the testbed's (and dlsim node's) times are wall-clock seconds, not simulated ones
+cp "$tmp/s.db" "$tmp/tb.db"
+sqlite3 "$tmp/tb.db" "UPDATE runs SET mode = 'testbed'"
+"$DLSIM" plot "$tmp/tb.db" timeline --run 1 --script > "$tmp/tl-tb.gp"
+grep -q "^set xlabel 'wall-clock time since the run's start (s)'" "$tmp/tl-tb.gp" && ! grep -q "simulated" "$tmp/tl-tb.gp" \
+  && ok || ko "testbed timeline: $(grep xlabel "$tmp/tl-tb.gp")"
+"$DLSIM" plot "$tmp/s.db" timeline --run 1 --script | grep -q "^set xlabel 'simulated time (s)'" && ok \
+  || ko "simulated timeline: x label"
+"$DLSIM" plot "$tmp/tb.db" convergence --x time --script | grep -q "^set xlabel \"wall-clock time" && ok \
+  || ko "testbed convergence by time: x label"
+sqlite3 "$tmp/tb.db" "UPDATE runs SET mode = 'node'"
+"$DLSIM" plot "$tmp/tb.db" participants --run 1 --script | grep -q "^set xlabel 'wall-clock time" && ok \
+  || ko "node participants: x label"
 
 # errors: each a clear message, exit 1
 expect 1 "unknown plot kind 'pie'" -- "$DLSIM" plot "$tmp/s.db" pie
@@ -123,6 +157,18 @@ png "$tmp/scale.png" && ok || ko "scaling: not a PNG"
 [ "$(grep -c '^plot ' "$tmp/scale.gp")" = 6 ] && ok || ko "scaling: expected 6 panels"
 grep -q 'title "disco"' "$tmp/scale.gp" && grep -q 'title "gossip"' "$tmp/scale.gp" && ok || ko "scaling: one line per family"
 grep -q 'set logscale x' "$tmp/scale.gp" && ok || ko "scaling: peers 3..30 on a log axis"
+distinct_styles "$tmp/scale.gp" && ok || ko "scaling: series share a dash or point type"
+grep -q '^set xlabel "peers.count (count)"' "$tmp/scale.gp" && grep -q '^set ylabel "bytes"' "$tmp/scale.gp" \
+  && grep -q '^set ylabel "s"' "$tmp/scale.gp" && ok || ko "scaling: axis labels with units"
+[ "$(grep -c '^plot .*with yerrorlines' "$tmp/scale.gp")" = 6 ] && [ "$(grep -c '^set title .*1 seed a point' "$tmp/scale.gp")" = 6 ] \
+  && ok || ko "scaling: error bars and the seeds behind each point (1) in every panel"
+# three seeds: the bars span the seeds' 95 % interval, each panel says 3
+"$DLSIM" run "$tmp/scale.ini" --set scenario.repeat=3 -o "$tmp/scale3.db" -q -j 2
+"$DLSIM" plot "$tmp/scale3.db" scaling --script -o "$tmp/x.png" > "$tmp/scale3.gp"
+grep -q '^set title "bytes on the wire, 3 seeds a point"' "$tmp/scale3.gp" && ok || ko "scaling: 3 seeds a point"
+# bytes (column 3) lies within its bar (11, 17), which is not empty at 30 peers; 3 seeds behind it (23)
+awk '/^30 / && $3 >= $11 && $3 <= $17 && $17 > $11 && $23 == 3 { ok = 1 } END { exit !ok }' "$tmp/scale3.gp" \
+  && ok || ko "scaling: a bar around the mean of 3 seeds"
 # the gossip line's messages per round at 30 peers is below DISCO's (its whole point)
 awk '/^\$line0 <</ { l = 0 } /^\$line1 <</ { l = 1 } /^30 / { m[l] = $2 } END { exit !(m[1] < m[0]) }' "$tmp/scale.gp" \
   && ok || ko "scaling: gossip's messages per round at 30 peers are not below DISCO's"
@@ -186,6 +232,13 @@ png "$tmp/sum.png" && ok || ko "summary: not a PNG"
   --by protocol.forwarding --where network.latency=60ms --script -o "$tmp/x.png" > "$tmp/sum.gp"
 [ "$(grep -c '^plot ' "$tmp/sum.gp")" = 2 ] && ok || ko "summary: expected 2 panels"
 grep -q 'title "client"' "$tmp/sum.gp" && grep -q 'title "next-peer"' "$tmp/sum.gp" && ok || ko "summary: one line per forwarding"
+distinct_styles "$tmp/sum.gp" && ok || ko "summary: series share a dash or point type"
+grep -q '^set xlabel "protocol.servers (count)"' "$tmp/sum.gp" \
+  && grep -q '^set ylabel "metric.step\\\\_latency\\\\_s.median (s)"' "$tmp/sum.gp" \
+  && grep -q '^set ylabel "metric.client\\\\_egress\\\\_bytes.mean (bytes)"' "$tmp/sum.gp" && ok \
+  || ko "summary: axis labels with units: $(grep label "$tmp/sum.gp")"
+[ "$(grep -c '^plot .*with yerrorlines' "$tmp/sum.gp")" = 2 ] && grep -q '^set title ".*(1 seed a point)"' "$tmp/sum.gp" \
+  && ok || ko "summary: error bars and the seeds behind each point"
 # the data: at 4 servers next-peer's median step is below client relay's
 awk '/^\$line0/ { l = 0 } /^\$line1/ { l = 1 } /^4 / { v[l] = $2 } END { exit !(v[1] + 0 > 0 && v[1] + 0 < v[0] + 0) }' "$tmp/sum.gp" \
   && ok || ko "summary: next-peer's step at 4 servers is not below client relay's"
@@ -193,6 +246,15 @@ awk '/^\$line0/ { l = 0 } /^\$line1/ { l = 1 } /^4 / { v[l] = $2 } END { exit !(
   --by protocol.forwarding,protocol.servers --script -o "$tmp/x.png" > "$tmp/sum2.gp"
 grep -q '^0.06 ' "$tmp/sum2.gp" && grep -q 'title "next-peer, 4"' "$tmp/sum2.gp" && ok \
   || ko "summary: a duration on x (60ms as 0.06) and a line per combination of --by keys"
+grep -q '^set xlabel "network.latency (s)"' "$tmp/sum2.gp" && ok || ko "summary: a duration's axis in s"
+distinct_styles "$tmp/sum2.gp" && ok || ko "summary: four series share a dash or point type"
+# runs of one point with other seeds: their count at each point, when it differs
+"$DLSIM" run "$tmp/pipe.ini" --set scenario.repeat=2 -o "$tmp/pipe2.db" -q
+sqlite3 "$tmp/pipe2.db" "DELETE FROM runs WHERE run_id = (SELECT MAX(run_id) FROM runs)"
+"$DLSIM" plot "$tmp/pipe2.db" summary --y metric.step_latency_s.median --x protocol.servers --by protocol.forwarding \
+  --where network.latency=60ms --script -o "$tmp/x.png" > "$tmp/sum3.gp"
+grep -q '^set title ".*(1 to 2 seeds a point: n at each)"' "$tmp/sum3.gp" && grep -q "with labels" "$tmp/sum3.gp" \
+  && ok || ko "summary: 1 to 2 seeds, n at each point: $(grep '^set title' "$tmp/sum3.gp")"
 expect 1 "summary needs --y" -- "$DLSIM" plot "$tmp/pipe.db" summary -o "$tmp/x.png"
 expect 1 "--where takes KEY=VALUE" -- "$DLSIM" plot "$tmp/pipe.db" summary --y outcome --where latency -o "$tmp/x.png"
 expect 1 "no run of .* has network.latency=5ms" -- "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s --where network.latency=5ms -o "$tmp/x.png"
