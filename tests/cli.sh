@@ -96,7 +96,7 @@ for i in 1 2 3; do
   "$DLSIM" node peer --coordinator "127.0.0.1:$port" --name p$i --scenario "$f" -o "$tmp/n-p$i.db" \
     < /dev/null > /dev/null 2> "$tmp/n-p$i.err" &
 done
-for i in $(seq 1 150); do grep -q "finished its" "$tmp/n-p3.err" && break; sleep 0.1; done
+for i in $(seq 1 150); do grep -q "finished its" "$tmp/n-p3.err" 2>/dev/null && break; sleep 0.1; done
 kill -TERM $cpid
 wait
 grep -q "^dlsim node p3: round 3: training done, [0-9.]* s after start$" "$tmp/n-p3.err" \
@@ -145,9 +145,61 @@ cmds=$("$DLSIM" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
 [ "$(echo "$cmds" | wc -l)" -ge 14 ] && ok "help lists the commands" || ko "dlsim --help lists only: $cmds"
 nm=$(for c in $cmds; do grep -q "^\.B $c\b" "$SRC/docs/dlsim.1.in" || echo "$c"; done)
 [ -z "$nm" ] && ok "man page" || ko "commands missing from docs/dlsim.1.in: $nm"
+# the man page names every option of every command's --help (and each
+# benchmark model's) in that command's own section (tools/man-options
+# writes them), and has the sections a man page is read for
+man_section () {  # man_section "CMD...": the lines of its .SS section
+  awk -v h=".SS \"dlsim $1\"" '$0 == h { on = 1; next } on && /^\.S[SH] / { exit } on' "$SRC/docs/dlsim.1.in"
+}
+models=$("$DLSIM" bench --help 2>&1 | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
+mo=$( (for c in $cmds; do [ "$c" = bench ] || echo "$c"; done; for m in $models; do echo "bench $m"; done) | while read -r c; do
+  # shellcheck disable=SC2086
+  for o in $("$DLSIM" $c --help 2>&1 | sed -n '/^Application Options:/,/^$/p' | grep -o -e '--[a-z][a-z0-9-]*' | sort -u); do
+    man_section "$c" | sed 's/\\-/-/g' | grep -q -e "^\.B .*$o\b" || echo "dlsim $c $o"
+  done
+done)
+[ -z "$mo" ] && ok "man page: every command's options" || ko "options missing from docs/dlsim.1.in (tools/man-options ./dlsim --update): $mo"
+for sec in "COMMAND OPTIONS" "SCENARIO FORMAT" ENVIRONMENT EXAMPLES; do
+  grep -q "^\.SH $sec\$" "$SRC/docs/dlsim.1.in" && ok "man page: $sec" || ko "man page: no $sec section"
+done
+# every environment variable the binary reads is in ENVIRONMENT
+envs=$(cd "$SRC" && grep -rhoE 'g_getenv \("DLSIM_[A-Z_]+"' cli sim results plots bench base learn protocol | sed 's/.*"\(.*\)"/\1/' | sort -u)
+for e in $envs; do
+  awk '/^\.SH ENVIRONMENT/ { on = 1; next } on && /^\.SH / { exit } on' "$SRC/docs/dlsim.1.in" | grep -qx ".B $e" \
+    && ok "man page: $e" || ko "man page: $e is not in ENVIRONMENT"
+done
+# make install installs the documents (every docs/*.md) and their figures
+ni=$(for f in $(cd "$SRC" && ls docs/*.md docs/figures/*.png); do
+  grep -qxF "$(printf '\t%s \\' "$f")" "$SRC/Makefile.am" || echo "$f"
+done)
+[ -z "$ni" ] && ok "documents installed" || ko "not installed (Makefile.am dist_doc_DATA, dist_docfigures_DATA): $ni"
 comp=$(bash -c ". '$SRC/tools/completion/dlsim'; PATH='$(dirname "$DLSIM")':\$PATH; COMP_WORDS=(dlsim ex); COMP_CWORD=1; _dlsim; echo \${COMPREPLY[*]}")
 [ "$comp" = "explore export export-scenario" ] && ok "completion of commands" || ko "completion of 'ex': '$comp'"
 comp=$(bash -c ". '$SRC/tools/completion/dlsim'; PATH='$(dirname "$DLSIM")':\$PATH; COMP_WORDS=(dlsim run --sh); COMP_CWORD=2; _dlsim; echo \${COMPREPLY[*]}")
 [ "$comp" = "--shard" ] && ok "completion of options" || ko "completion of 'run --sh': '$comp'"
+# completion offers plot kinds, benchmark models, --format values and --set
+# keys, each read from the binary
+complete_words () {  # complete_words CWORD WORD...: what _dlsim offers
+  cw=$1; shift
+  bash -c ". '$SRC/tools/completion/dlsim'; PATH='$(dirname "$DLSIM")':\$PATH; COMP_WORDS=(\"\$@\"); COMP_CWORD=$cw; _dlsim; echo \${COMPREPLY[*]}" _ "$@"
+}
+kinds=$("$DLSIM" plot --help | sed -n '/^KIND is one of:/,/^[^ ]/s/^  \([a-z][a-z-]*\)  .*/\1/p' | tr '\n' ' ')
+[ "$(complete_words 3 dlsim plot x.db '') " = "$kinds" ] && [ "$kinds" != " " ] && ok "completion of plot kinds" \
+  || ko "completion of 'plot x.db ': '$(complete_words 3 dlsim plot x.db '')' (kinds: $kinds)"
+comp=$(complete_words 5 dlsim plot --run 2 x.db s)
+[ "$comp" = "scaling summary" ] && ok "completion of a plot kind after --run N" || ko "completion of 'plot --run 2 x.db s': '$comp'"
+comp=$(complete_words 2 dlsim bench '')
+[ "$comp" = "phold scale record fuzz-frames" ] && ok "completion of bench models" || ko "completion of 'bench ': '$comp'"
+comp=$(complete_words 4 dlsim export x.db --format '')
+[ "$comp" = "csv jsonl" ] && ok "completion of export --format" || ko "completion of 'export --format ': '$comp'"
+comp=$(complete_words 4 dlsim trace x.db --format '')
+[ "$comp" = "text perfetto" ] && ok "completion of trace --format" || ko "completion of 'trace --format ': '$comp'"
+comp=$(complete_words 4 dlsim run x.ini --set scenario.rep)
+[ "$comp" = "scenario.repeat=" ] && ok "completion of a --set key" || ko "completion of 'run --set scenario.rep': '$comp'"
+comp=$(complete_words 3 dlsim check x.ini --set=peers.cou)
+[ "$comp" = "--set=peers.count=" ] && ok "completion of --set=KEY" || ko "completion of 'check --set=peers.cou': '$comp'"
+nkeys=$(complete_words 4 dlsim run x.ini --set '' | wc -w)
+[ "$nkeys" -eq "$("$DLSIM" run --keys | wc -l)" ] && ok "completion: every --set key" \
+  || ko "completion offers $nkeys --set keys, dlsim run --keys lists $("$DLSIM" run --keys | wc -l)"
 
 finish
