@@ -59,6 +59,8 @@ gboolean plot_seen_run (GHashTable *seen, sqlite3 *db, const RunInfo *r);
  * marks, so that lines with the same data drawn over each other stay
  * visible. (transfer full) */
 char *plot_series_style (guint k, guint n);
+/* Line k's colour ("rgb '#...'"), for a band drawn under it. */
+const char *plot_series_colour (guint k);
 /* The unit of a params value on an axis: "s" (a duration), "per s" (a
  * rate per time), "count" (a whole number), or NULL. */
 const char *plot_value_unit (const char *v);

@@ -256,8 +256,17 @@ plot_series_style (guint k, guint n)
   static const int pts[] = { 6, 4, 8, 12, 10, 14, 2, 1, 3 };
   guint rank = n > k ? n - 1 - k : 0;   /* the first lines are drawn first: widest, largest marks */
   double spread = n > 1 ? (double) rank / (double) (n - 1) : 0;
-  return g_strdup_printf ("lc %u dt %u pt %d ps %.2f lw %.2f", k % 8 + 1, k % 5 + 1, pts[k % G_N_ELEMENTS (pts)],
-                          1.0 + 1.2 * spread, 1.5 + 2.0 * spread);
+  return g_strdup_printf ("lc %s dt %u pt %d ps %.2f lw %.2f", plot_series_colour (k), k % 5 + 1,
+                          pts[k % G_N_ELEMENTS (pts)], 1.0 + 1.2 * spread, 1.5 + 2.0 * spread);
+}
+
+const char *
+plot_series_colour (guint k)
+{
+  /* strong colours that stay apart in print (no pale yellow) */
+  static const char *const c[] = { "rgb '#1f77b4'", "rgb '#d62728'", "rgb '#2ca02c'", "rgb '#9467bd'",
+                                   "rgb '#ff7f0e'", "rgb '#17becf'", "rgb '#8c564b'", "rgb '#e377c2'" };
+  return c[k % G_N_ELEMENTS (c)];
 }
 
 const char *

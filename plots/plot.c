@@ -268,9 +268,11 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
             continue;
           g_autofree char *label = plot_quote (g->value);
           g_autofree char *style = plot_series_style (gi, gs->len);
+          /* a mark every few points on a dense time axis, not a solid row of them */
           g_string_append_printf (plots[m], "%s$%s using 1:3:4 with filledcurves fs transparent solid 0.18 noborder"
-                                  " lc %u notitle, $%s using 1:2 with linespoints %s title \"%s = %s\"",
-                                  plots[m]->len ? ", " : "", name, gi % 8 + 1, name, style, title_key, label);
+                                  " lc %s notitle, $%s using 1:2 with linespoints %s pi %u title \"%s = %s\"",
+                                  plots[m]->len ? ", " : "", name, plot_series_colour (gi), name, style, MAX (rows / 12, 1),
+                                  title_key, label);
         }
     }
   g_string_append_printf (s, "set multiplot layout 2,1 title \"%s: test accuracy and loss by %s, one line per %s"
