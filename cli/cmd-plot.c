@@ -42,11 +42,12 @@ cli_cmd_plot (int argc, char **argv)
       "  traffic       one run: messages and bytes per round and message type\n"
       "  scaling       every run: messages per round, bytes, busiest uplink, round\n"
       "                duration, time to --target accuracy and final accuracy against\n"
-      "                --x KEY, one line per value of --by KEY (e.g. protocol.family)\n"
+      "                --x KEY, one line per value of --by KEY (e.g. protocol.family),\n"
+      "                mean over seeds with 95% confidence error bars\n"
       "  summary       every run (or those --where KEY=VALUE,...): the summary keys\n"
       "                --y KEY,... (e.g. metric.step_latency_s.median) against --x KEY,\n"
       "                one line per value of --by KEY (or combination of --by KEY,KEY),\n"
-      "                mean over the runs of each point\n"
+      "                mean over the runs of each point with 95% confidence error bars\n"
       "The format follows the output's extension (.png or .svg). gnuplot runs\n"
       "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
   g_autoptr (GError) error = NULL;
