@@ -357,5 +357,5 @@ plot_run_is_wall_clock (sqlite3 *db, gint64 run)
 const char *
 plot_time_label (gboolean wall_clock)
 {
-  return wall_clock ? "wall-clock time since the run's start (s)" : "simulated time (s)";
+  return wall_clock ? "wall-clock time since the start of the run (s)" : "simulated time (s)";
 }

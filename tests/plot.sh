@@ -91,8 +91,10 @@ grep -q "^set xlabel \"simulated time (s)\"" "$tmp/conv-t.gp" && ok || ko "conve
 cp "$tmp/s.db" "$tmp/tb.db"
 sqlite3 "$tmp/tb.db" "UPDATE runs SET mode = 'testbed'"
 "$DLSIM" plot "$tmp/tb.db" timeline --run 1 --script > "$tmp/tl-tb.gp"
-grep -q "^set xlabel 'wall-clock time since the run's start (s)'" "$tmp/tl-tb.gp" && ! grep -q "simulated" "$tmp/tl-tb.gp" \
+grep -q "^set xlabel 'wall-clock time since the start of the run (s)'" "$tmp/tl-tb.gp" && ! grep -q "simulated" "$tmp/tl-tb.gp" \
   && ok || ko "testbed timeline: $(grep xlabel "$tmp/tl-tb.gp")"
+"$DLSIM" plot "$tmp/tb.db" timeline --run 1 -o "$tmp/tl-tb.png" > "$out" 2>&1 && png "$tmp/tl-tb.png" && ok \
+  || { ko "testbed timeline: no figure"; cat "$out"; }
 "$DLSIM" plot "$tmp/s.db" timeline --run 1 --script | grep -q "^set xlabel 'simulated time (s)'" && ok \
   || ko "simulated timeline: x label"
 "$DLSIM" plot "$tmp/tb.db" convergence --x time --script | grep -q "^set xlabel \"wall-clock time" && ok \
@@ -100,6 +102,8 @@ grep -q "^set xlabel 'wall-clock time since the run's start (s)'" "$tmp/tl-tb.gp
 sqlite3 "$tmp/tb.db" "UPDATE runs SET mode = 'node'"
 "$DLSIM" plot "$tmp/tb.db" participants --run 1 --script | grep -q "^set xlabel 'wall-clock time" && ok \
   || ko "node participants: x label"
+"$DLSIM" plot "$tmp/tb.db" participants --run 1 -o "$tmp/pa-tb.png" > "$out" 2>&1 && png "$tmp/pa-tb.png" && ok \
+  || { ko "node participants: no figure"; cat "$out"; }
 
 # errors: each a clear message, exit 1
 expect 1 "unknown plot kind 'pie'" -- "$DLSIM" plot "$tmp/s.db" pie
