@@ -305,6 +305,9 @@ cli_progress_finish (CliProgress *p, gint64 now_us)
       return;
     case CLI_PROGRESS_LINE:
       {
+        /* the last line: the whole sweep's rate, not the last half second's */
+        p->last_us = p->t0_us;
+        p->last_events = 0;
         g_autofree char *t = cli_progress_describe (p, now_us);
         fprintf (p->out, "\r\033[K[%s]\n", t);
         fflush (p->out);
