@@ -22,6 +22,7 @@
 #include <pthread.h>
 
 #include "cli/cli.h"
+#include "cli/run-progress.h"
 #include "cli/explore.h"
 #include "protocol/proto-machine.h"
 #include "results/res-db.h"
@@ -291,6 +292,8 @@ cli_cmd_explore (int argc, char **argv)
   guint failing = 0, invalid = 0;
   gint64 t0 = g_get_monotonic_time ();
   guint done_runs = 0;
+  gboolean tty = isatty (1);
+  gint64 status_interval = cli_progress_interval_from_env (), last_status = t0;
   /* batches of runs, each made by up to `jobs` threads and then taken in run
    * order, so that -j changes nothing but the wall time; the time budget is
    * checked between batches (with -j 1, between runs) */
@@ -357,14 +360,22 @@ cli_cmd_explore (int argc, char **argv)
                 g_ptr_array_add (f->plans, g_ptr_array_ref (j->plan));
             }
           job_clear (j);
-          if (isatty (1) && (i + 1) % 50 == 0)
+          if (tty && (i + 1) % 50 == 0)
             {
               fprintf (stdout, "\r[%u/%d] %u failing, %u distinct", i + 1, runs, failing, failures->len);
               fflush (stdout);
             }
+          else if (!tty && g_get_monotonic_time () - last_status >= status_interval)
+            {
+              /* a log (a batch job, | tee): a status line on stderr now and then, as dlsim run */
+              last_status = g_get_monotonic_time ();
+              fprintf (stderr, "dlsim explore: %u/%d runs, %u failing, %u distinct, %.0f s elapsed\n", i + 1, runs,
+                       failing, failures->len, (double) (last_status - t0) / 1e6);
+              fflush (stderr);
+            }
         }
     }
-  if (isatty (1))
+  if (tty)
     fputc ('\n', stdout);
   double secs = (double) (g_get_monotonic_time () - t0) / 1e6;
   printf ("%s: %u runs in %.1f s, %u failing, %u distinct failures%s\n\n", path, done_runs, secs, failing,

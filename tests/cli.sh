@@ -80,7 +80,7 @@ for j in 1 2; do
 done
 # the default interval is 10 s: a run of a second says nothing more than before
 rm -f "$tmp/p.db"
-"$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" > "$tmp/p.out" 2> "$tmp/p.err"
+env -u DLSIM_PROGRESS_INTERVAL "$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" > "$tmp/p.out" 2> "$tmp/p.err"
 [ -s "$tmp/p.err" ] && { ko "a short run printed on stderr:"; cat "$tmp/p.err"; } || ok "a short run: no status line"
 # dlsim node by hand (-o, no --report) says on stderr how its run goes: a
 # peer each round's training done and when it has finished its rounds, the

@@ -135,5 +135,12 @@ expect 0 "600 runs in .*, 0 failing, 0 distinct failures" -- "$DLSIM" explore "$
 expect 0 "progress in wait-peers-for-round" -- "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/examples/explore-base.ini" \
   --runs 200 -j 2 --version robust --set protocol.coordinator_replicas=3 --faults coordinator-crash --no-shrink -o "$tmp/rx3.db"
 expect 2 "unknown kind 'leader-crash'" -- "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/examples/explore-base.ini" --faults leader-crash
+# in a log (stdout not a terminal): status lines on stderr, every
+# DLSIM_PROGRESS_INTERVAL seconds (0: after every run), none on stdout
+DLSIM_PROGRESS_INTERVAL=0 "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/examples/explore-base.ini" --runs 5 --no-shrink \
+  > "$tmp/st.out" 2> "$tmp/st.err"
+grep -q "^dlsim explore: 5/5 runs, [0-9]* failing, [0-9]* distinct, [0-9]* s elapsed$" "$tmp/st.err" \
+  && ! grep -q "dlsim explore:" "$tmp/st.out" && ok "explore: status lines on stderr" \
+  || { ko "explore: status lines: stderr:"; cat "$tmp/st.err"; }
 
 finish
