@@ -128,8 +128,12 @@ say_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
                s->name, o->round + 1, o->value, at_s);
       break;
     case PROTO_OBS_FINISHED:
-      fprintf (stderr, "dlsim node %s: finished its %" G_GINT64_FORMAT " rounds, %.1f s after start\n", s->name,
-               o->value, at_s);
+      if (*o->detail)   /* a pipeline client: "the session generated every step" */
+        fprintf (stderr, "dlsim node %s: finished: %s (%" G_GINT64_FORMAT "), %.1f s after start\n", s->name,
+                 o->detail, o->value, at_s);
+      else
+        fprintf (stderr, "dlsim node %s: finished its %" G_GINT64_FORMAT " rounds, %.1f s after start\n", s->name,
+                 o->value, at_s);
       break;
     case PROTO_OBS_RESET:
       fprintf (stderr, "dlsim node %s: no peer left, %.1f s after start (%s)\n", s->name, at_s, o->detail);
