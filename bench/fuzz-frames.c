@@ -69,9 +69,9 @@ feed (DlRandom *r, const guint8 *data, gsize len, const ProtoMsg *expect, BenchF
         {
           SimFrameKind kind;
           ProtoMsg m;
-          ProtoNodeId hello;
+          SimFrameAuth auth;
           g_autoptr (GError) e = NULL;
-          SimFrameResult res = sim_frame_reader_next (rd, &kind, &m, &hello, &e);
+          SimFrameResult res = sim_frame_reader_next (rd, &kind, &m, &auth, &e);
           if (res == SIM_FRAME_NEED_MORE)
             {
               st->need_more++;
@@ -123,14 +123,20 @@ bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
         }
       ProtoMsg m;
       random_msg (r, &m);
-      g_autoptr (GBytes) f = dl_random_below (r, 8) == 0 ? sim_frame_encode_hello (m.node)
-                                                          : sim_frame_encode_msg (&m);
+      static const char key[] = "fuzz-frames secret";
+      guint8 nonce[SIM_FRAME_NONCE_BYTES];
+      for (gsize k = 0; k < sizeof nonce; k++)
+        nonce[k] = (guint8) dl_random_below (r, 256);
+      guint which = (guint) dl_random_below (r, 16);
+      g_autoptr (GBytes) f = which == 0   ? sim_frame_encode_hello ((const guint8 *) key, sizeof key - 1, nonce, m.node, 0)
+                             : which == 1 ? sim_frame_encode_challenge (nonce)
+                                          : sim_frame_encode_msg (&m);
       gsize len;
       const guint8 *fd = g_bytes_get_data (f, &len);
       if (mode == 1)
         {
           /* valid: must come back as the same message */
-          gboolean hello = fd[4] == SIM_FRAME_HELLO;
+          gboolean hello = fd[4] != SIM_FRAME_MSG;
           if (!feed (r, fd, len, hello ? NULL : &m, st))
             ok = FALSE;
           else if (!hello)

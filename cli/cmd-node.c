@@ -7,7 +7,13 @@
  * metrics, traffic) to stdout as tab-separated lines, which `dlsim
  * testbed` reads back (cli/tb-records.c); it reads control lines on stdin
  * ("leave", "rule ...").  stdin closing means the orchestrator is gone: the
- * peer leaves and exits, so no process outlives its testbed. */
+ * peer leaves and exits, so no process outlives its testbed.
+ *
+ * Every node of a deployment holds its shared secret (sim-testbed.h: a
+ * HELLO proves it): --secret-file FILE, which a coordinator creates (mode
+ * 0600, 32 random bytes in hex) if it does not exist; `dlsim testbed` hands
+ * it to its children in the environment (DLSIM_TESTBED_SECRET), never in
+ * argv, which any user may read. */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -18,7 +24,10 @@
 
 #include <gio/gio.h>
 #include <gio/gunixinputstream.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <glib-unix.h>
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,10 +200,73 @@ split_hostport (const char *s, char **host, guint16 *port)
   return TRUE;
 }
 
+/* A coordinator's new secret in path (which must not exist), mode 0600. */
+static gboolean
+create_secret (const char *path, GError **error)
+{
+  g_autofree char *secret = sim_tb_secret_new (error);
+  if (!secret)
+    return FALSE;
+  int fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0)
+    {
+      int err = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
+      return FALSE;
+    }
+  g_autofree char *line = g_strdup_printf ("%s\n", secret);
+  gsize len = strlen (line);
+  gboolean ok = write (fd, line, len) == (gssize) len;
+  int err = errno;
+  ok &= g_close (fd, NULL);
+  if (!ok)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
+      g_unlink (path);
+    }
+  return ok;
+}
+
+/* (transfer full) the deployment's secret: --secret-file (a coordinator
+ * creates it if it does not exist), else what `dlsim testbed` put in our
+ * environment. */
+static char *
+node_secret (const char *path, gboolean is_peer, GError **error)
+{
+  const char *env = g_getenv ("DLSIM_TESTBED_SECRET");
+  if (!path && env)
+    {
+      g_autofree char *s = g_strdup (env);
+      g_unsetenv ("DLSIM_TESTBED_SECRET");
+      if (strlen (s) < SIM_TB_SECRET_MIN_BYTES)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "DLSIM_TESTBED_SECRET: at least %d bytes are needed",
+                       SIM_TB_SECRET_MIN_BYTES);
+          return NULL;
+        }
+      return g_steal_pointer (&s);
+    }
+  if (!path)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "--secret-file FILE is required: the deployment's shared secret (a coordinator creates FILE; "
+                   "copy it to each peer's machine)");
+      return NULL;
+    }
+  if (!is_peer && !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      if (!create_secret (path, error))
+        return NULL;
+      fprintf (stderr, "dlsim node: a new secret in %s (mode 0600): copy it to each peer's machine\n", path);
+    }
+  return sim_tb_secret_load (path, error);
+}
+
 int
 cli_cmd_node (int argc, char **argv)
 {
   g_autofree char *coordinator = NULL, *name = NULL, *scenario = NULL, *listen = NULL, *out = NULL;
+  g_autofree char *secret_file = NULL, *secret = NULL;
   g_auto (GStrv) sets = NULL;
   gint64 seed = -1, t0 = 0;
   gint point = 0;
@@ -205,6 +277,9 @@ cli_cmd_node (int argc, char **argv)
     { "listen", 0, 0, G_OPTION_ARG_STRING, &listen,
       "coordinator: HOST:PORT to listen on; peer: the HOST its links listen on (default 127.0.0.1)", "ADDR" },
     { "scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario, "the scenario file (required)", "FILE" },
+    { "secret-file", 0, 0, G_OPTION_ARG_FILENAME, &secret_file,
+      "the deployment's shared secret, mode 0600 (required; a coordinator creates FILE if it does not exist)",
+      "FILE" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value", "section.key=value" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "the run's seed (default: the scenario's)", "N" },
     { "point", 0, 0, G_OPTION_ARG_INT, &point, "the sweep point to run (default 0)", "K" },
@@ -218,8 +293,10 @@ cli_cmd_node (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("coordinator|peer - one testbed process");
   g_option_context_set_summary (ctx, "Runs one protocol machine over real sockets.  Examples:\n"
-                                     "  dlsim node coordinator --listen 0.0.0.0:7000 --scenario S.ini --report\n"
-                                     "  dlsim node peer --coordinator HOST:7000 --name p1 --listen MYIP --scenario S.ini --report");
+                                     "  dlsim node coordinator --listen MYIP:7000 --secret-file dlsim.secret --scenario S.ini\n"
+                                     "  dlsim node peer --coordinator HOST:7000 --name p1 --listen MYIP --secret-file dlsim.secret --scenario S.ini\n"
+                                     "The coordinator creates dlsim.secret if it does not exist: copy it to each\n"
+                                     "peer's machine (scp).  A stream that does not prove it is refused.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -255,6 +332,12 @@ cli_cmd_node (int argc, char **argv)
   if (!is_peer && (!listen || !split_hostport (listen, &host, &port)))
     {
       cli_error ("node", "a coordinator needs --listen HOST:PORT");
+      return CLI_EXIT_USAGE;
+    }
+  secret = node_secret (secret_file, is_peer, &error);
+  if (!secret)
+    {
+      cli_error ("node", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
   g_autoptr (SimScenario) s = sim_scenario_load (scenario, (const char *const *) sets, &error);
@@ -306,7 +389,8 @@ cli_cmd_node (int argc, char **argv)
   SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
                     .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
                     .coordinator = coordinator, .t0_us = t0_us,
-                    .rec = report ? say.inner : said, .emulate_latency = emulate_latency };
+                    .rec = report ? say.inner : said, .emulate_latency = emulate_latency,
+                    .secret = secret };
   int rc = CLI_EXIT_OK;
   NodeRun r = { 0 };
   r.node = sim_tb_node_new (&p, &error);

@@ -336,6 +336,7 @@ tb_teardown (Tb *tb)
     }
   g_ptr_array_unref (tb->peers);
   g_array_unref (tb->rules);
+  g_free (tb->secret);
   sim_tally_clear (&tb->tally);
   sim_props_free (tb->props);
 }
@@ -432,12 +433,23 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
     }
   res_run_add_param (run, "testbed.network", network_name, NULL);
   res_run_add_param (run, "testbed.network_detail", network, NULL);
+  tb.secret = sim_tb_secret_new (&error);
+  if (!tb.secret)
+    {
+      cli_error ("testbed", "%s", error->message);
+      res_run_abort (run, "error");
+      tb_teardown (&tb);
+      tb_netns_free (tb.net);
+      sim_built_clear (&built);
+      return CLI_EXIT_FAILURE;
+    }
   tb.t0_us = g_get_monotonic_time ();
   tb.loop = g_main_loop_new (NULL, FALSE);
   tb_fact (&tb, 0, PROTO_NO_NODE, PROTO_NO_NODE, "testbed", network);
   SimTbParams cp = { .cfg = &built.cfg, .id = PROTO_SERVER,
                      .listen_host = tb.net ? tb_netns_coordinator_host (tb.net) : "127.0.0.1", .listen_port = 0,
-                     .t0_us = tb.t0_us, .rec = tb.rec, .emulate_latency = tb.emulate_latency };
+                     .t0_us = tb.t0_us, .rec = tb.rec, .emulate_latency = tb.emulate_latency,
+                     .secret = tb.secret };
   tb.coord = sim_tb_node_new (&cp, &error);
   if (!tb.coord)
     {

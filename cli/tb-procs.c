@@ -98,8 +98,11 @@ tb_spawn (Tb *tb, ProtoNodeId id)
     g_ptr_array_add (argv, g_strdup_printf ("--set=%s", *s));
   g_ptr_array_add (argv, NULL);
   g_autoptr (GError) e = NULL;
-  p->proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                               G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &e);
+  /* the secret in the environment, which only this user may read (argv: anyone) */
+  g_autoptr (GSubprocessLauncher) launcher
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_setenv (launcher, "DLSIM_TESTBED_SECRET", tb->secret, TRUE);
+  p->proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &e);
   p->joined = tb_now (tb);
   p->progress = p->joined;
   tb->progress = MAX (tb->progress, p->joined);

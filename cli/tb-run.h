@@ -47,6 +47,7 @@ struct Tb {
   TbNetns *net;             /* --netem: the namespaces, or NULL (loopback) */
   gboolean emulate_latency; /* the peers add the scenario's latency (not with --no-latency) */
   gint64 t0_us;
+  char *secret;             /* the run's shared secret: the children get it in their environment */
   GPtrArray *peers;         /* TbPeer*, index = id */
   GArray *rules;            /* SimAction: drop/delay rules installed so far */
   guint pending_actions;

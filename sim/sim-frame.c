@@ -9,8 +9,12 @@ G_DEFINE_QUARK (sim-frame-error-quark, sim_frame_error)
 
 struct SimFrameReader {
   GByteArray *buf;
-  gsize start;   /* consumed prefix of buf */
+  gsize start;      /* consumed prefix of buf */
+  gsize max_body;   /* larger frames are refused */
 };
+
+/* what the HELLO's HMAC covers first: a HELLO proves nothing elsewhere */
+static const char hello_label[] = "dlsim testbed HELLO v1";
 
 static GBytes *
 frame (SimFrameKind kind, const guint8 *data, gsize len)
@@ -37,10 +41,57 @@ sim_frame_encode_msg (const ProtoMsg *msg)
   return frame (SIM_FRAME_MSG, data, len);
 }
 
-GBytes *
-sim_frame_encode_hello (ProtoNodeId id)
+static void
+put_id (guint8 *b, ProtoNodeId id)
 {
-  guint8 b[4] = { (guint8) (id >> 24), (guint8) (id >> 16), (guint8) (id >> 8), (guint8) id };
+  b[0] = (guint8) (id >> 24);
+  b[1] = (guint8) (id >> 16);
+  b[2] = (guint8) (id >> 8);
+  b[3] = (guint8) id;
+}
+
+GBytes *
+sim_frame_encode_challenge (const guint8 nonce[SIM_FRAME_NONCE_BYTES])
+{
+  return frame (SIM_FRAME_CHALLENGE, nonce, SIM_FRAME_NONCE_BYTES);
+}
+
+void
+sim_frame_hello_mac (const guint8 *key, gsize key_len, const guint8 nonce[SIM_FRAME_NONCE_BYTES], ProtoNodeId id,
+                     ProtoNodeId to, guint8 out[SIM_FRAME_MAC_BYTES])
+{
+  guint8 ids[8];
+  put_id (ids, id);
+  put_id (ids + 4, to);
+  GHmac *h = g_hmac_new (G_CHECKSUM_SHA256, key, key_len);
+  g_hmac_update (h, (const guchar *) hello_label, sizeof hello_label);
+  g_hmac_update (h, nonce, SIM_FRAME_NONCE_BYTES);
+  g_hmac_update (h, ids, sizeof ids);
+  gsize len = SIM_FRAME_MAC_BYTES;
+  g_hmac_get_digest (h, out, &len);
+  g_assert (len == SIM_FRAME_MAC_BYTES);
+  g_hmac_unref (h);
+}
+
+gboolean
+sim_frame_hello_verify (const SimFrameAuth *hello, const guint8 *key, gsize key_len,
+                        const guint8 nonce[SIM_FRAME_NONCE_BYTES], ProtoNodeId to)
+{
+  guint8 want[SIM_FRAME_MAC_BYTES];
+  sim_frame_hello_mac (key, key_len, nonce, hello->id, to, want);
+  guint8 diff = 0;
+  for (gsize i = 0; i < SIM_FRAME_MAC_BYTES; i++)
+    diff |= (guint8) (want[i] ^ hello->mac[i]);
+  return diff == 0;
+}
+
+GBytes *
+sim_frame_encode_hello (const guint8 *key, gsize key_len, const guint8 nonce[SIM_FRAME_NONCE_BYTES], ProtoNodeId id,
+                        ProtoNodeId to)
+{
+  guint8 b[4 + SIM_FRAME_MAC_BYTES];
+  put_id (b, id);
+  sim_frame_hello_mac (key, key_len, nonce, id, to, b + 4);
   return frame (SIM_FRAME_HELLO, b, sizeof b);
 }
 
@@ -49,6 +100,7 @@ sim_frame_reader_new (void)
 {
   SimFrameReader *r = g_new0 (SimFrameReader, 1);
   r->buf = g_byte_array_new ();
+  r->max_body = SIM_FRAME_MAX_BODY;
   return r;
 }
 
@@ -59,6 +111,12 @@ sim_frame_reader_free (SimFrameReader *r)
     return;
   g_byte_array_unref (r->buf);
   g_free (r);
+}
+
+void
+sim_frame_reader_set_max_body (SimFrameReader *r, gsize max_body)
+{
+  r->max_body = MIN (max_body, SIM_FRAME_MAX_BODY);
 }
 
 void
@@ -81,7 +139,7 @@ bad (GError **error, const char *what, gsize v)
 }
 
 SimFrameResult
-sim_frame_reader_next (SimFrameReader *r, SimFrameKind *out_kind, ProtoMsg *out_msg, ProtoNodeId *out_hello,
+sim_frame_reader_next (SimFrameReader *r, SimFrameKind *out_kind, ProtoMsg *out_msg, SimFrameAuth *out_auth,
                        GError **error)
 {
   gsize avail = r->buf->len - r->start;
@@ -91,12 +149,18 @@ sim_frame_reader_next (SimFrameReader *r, SimFrameKind *out_kind, ProtoMsg *out_
   gsize body = ((gsize) p[0] << 24) | ((gsize) p[1] << 16) | ((gsize) p[2] << 8) | p[3];
   if (body == 0)
     return bad (error, "empty frame", body);
-  if (body > SIM_FRAME_MAX_BODY)
-    return bad (error, "frame over the size limit, bytes", body);
+  if (body > r->max_body)
+    {
+      g_set_error (error, SIM_FRAME_ERROR, SIM_FRAME_ERROR_MALFORMED,
+                   "frame over the size limit (%" G_GUINT64_FORMAT " bytes, at most %" G_GUINT64_FORMAT "%s)",
+                   (guint64) body, (guint64) r->max_body,
+                   r->max_body < SIM_FRAME_MAX_BODY ? " before an authenticated HELLO" : "");
+      return SIM_FRAME_BAD;
+    }
   if (avail < 4 + body)
     {
       /* an unknown kind is refused as soon as its byte is here */
-      if (avail >= 5 && p[4] != SIM_FRAME_MSG && p[4] != SIM_FRAME_HELLO)
+      if (avail >= 5 && p[4] != SIM_FRAME_MSG && p[4] != SIM_FRAME_HELLO && p[4] != SIM_FRAME_CHALLENGE)
         return bad (error, "unknown frame kind", p[4]);
       return SIM_FRAME_NEED_MORE;
     }
@@ -112,10 +176,18 @@ sim_frame_reader_next (SimFrameReader *r, SimFrameKind *out_kind, ProtoMsg *out_
         break;
       }
     case SIM_FRAME_HELLO:
-      if (len != 4)
-        return bad (error, "HELLO frame of the wrong size (expected 4 data bytes)", len);
-      *out_hello = ((ProtoNodeId) data[0] << 24) | ((ProtoNodeId) data[1] << 16)
-                   | ((ProtoNodeId) data[2] << 8) | data[3];
+      if (body != SIM_FRAME_HELLO_BODY)
+        return bad (error, "HELLO frame of the wrong size (expected 36 data bytes)", len);
+      memset (out_auth, 0, sizeof *out_auth);
+      out_auth->id = ((ProtoNodeId) data[0] << 24) | ((ProtoNodeId) data[1] << 16)
+                     | ((ProtoNodeId) data[2] << 8) | data[3];
+      memcpy (out_auth->mac, data + 4, SIM_FRAME_MAC_BYTES);
+      break;
+    case SIM_FRAME_CHALLENGE:
+      if (body != SIM_FRAME_CHALLENGE_BODY)
+        return bad (error, "CHALLENGE frame of the wrong size (expected 32 data bytes)", len);
+      memset (out_auth, 0, sizeof *out_auth);
+      memcpy (out_auth->nonce, data, SIM_FRAME_NONCE_BYTES);
       break;
     default:
       return bad (error, "unknown frame kind", p[4]);

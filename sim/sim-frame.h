@@ -1,13 +1,18 @@
 /* sim-frame.h — the testbed's framing on a byte stream (TCP): each frame is
  * a 4-byte big-endian body length, then the body: one kind byte and its
  * data.  MSG frames carry one protocol message in its wire form
- * (proto_msg_encode); HELLO frames open a peer link with the sender's node
- * id (4 bytes, big endian).
+ * (proto_msg_encode).  A stream opens with a challenge and its answer:
+ * the listener sends CHALLENGE (a fresh random nonce), the connecting side
+ * answers HELLO: its node id (4 bytes, big endian) and an HMAC-SHA256,
+ * keyed by the deployment's shared secret, over a label, the nonce, its id
+ * and the id it meant to reach (sim_frame_hello_mac).
  *
  * Every byte from a socket is untrusted: the reader refuses an empty body,
- * a body over SIM_FRAME_MAX_BODY, an unknown kind and a HELLO of the wrong
- * size, with a SIM_FRAME_ERROR; the connection is then closed by its owner.
- * MSG data is checked by proto_msg_decode.
+ * a body over its limit (SIM_FRAME_MAX_BODY, or less with
+ * sim_frame_reader_set_max_body: an unauthenticated stream may send a
+ * HELLO and nothing larger), an unknown kind and a HELLO or CHALLENGE of the
+ * wrong size, with a SIM_FRAME_ERROR; the connection is then closed by its
+ * owner.  MSG data is checked by proto_msg_decode.
  *
  * Shape: SimFrameReader is sim_frame_reader_new / _free. */
 #pragma once
@@ -21,17 +26,41 @@ G_BEGIN_DECLS
 typedef enum {
   SIM_FRAME_MSG = 1,
   SIM_FRAME_HELLO = 2,
+  SIM_FRAME_CHALLENGE = 3,
 } SimFrameKind;
 
 #define SIM_FRAME_MAX_BODY (PROTO_MAX_WIRE_BYTES + 1)
+#define SIM_FRAME_NONCE_BYTES 32
+#define SIM_FRAME_MAC_BYTES 32   /* HMAC-SHA256 */
+/* the bodies of a HELLO and a CHALLENGE: all an unauthenticated stream may send */
+#define SIM_FRAME_HELLO_BODY (1 + 4 + SIM_FRAME_MAC_BYTES)
+#define SIM_FRAME_CHALLENGE_BODY (1 + SIM_FRAME_NONCE_BYTES)
+
+/* What a HELLO or a CHALLENGE frame carries. */
+typedef struct {
+  ProtoNodeId id;                        /* HELLO: the sender's node id */
+  guint8 mac[SIM_FRAME_MAC_BYTES];       /* HELLO: its proof */
+  guint8 nonce[SIM_FRAME_NONCE_BYTES];   /* CHALLENGE */
+} SimFrameAuth;
 
 #define SIM_FRAME_ERROR (sim_frame_error_quark ())
 GQuark sim_frame_error_quark (void);
 typedef enum { SIM_FRAME_ERROR_MALFORMED } SimFrameErrorCode;
 
-/* (transfer full) the frame bytes of a message, or of a HELLO. */
+/* (transfer full) the frame bytes of a message, a CHALLENGE, or a HELLO
+ * from `id` to `to` answering `nonce` with the secret `key`. */
 GBytes *sim_frame_encode_msg (const ProtoMsg *msg);
-GBytes *sim_frame_encode_hello (ProtoNodeId id);
+GBytes *sim_frame_encode_challenge (const guint8 nonce[SIM_FRAME_NONCE_BYTES]);
+GBytes *sim_frame_encode_hello (const guint8 *key, gsize key_len, const guint8 nonce[SIM_FRAME_NONCE_BYTES],
+                                ProtoNodeId id, ProtoNodeId to);
+
+/* The HELLO's proof: HMAC-SHA256 (key, label || nonce || id || to). */
+void sim_frame_hello_mac (const guint8 *key, gsize key_len, const guint8 nonce[SIM_FRAME_NONCE_BYTES],
+                          ProtoNodeId id, ProtoNodeId to, guint8 out[SIM_FRAME_MAC_BYTES]);
+/* TRUE if hello proves the secret for the challenge `nonce` sent by `to`
+ * (compared in constant time). */
+gboolean sim_frame_hello_verify (const SimFrameAuth *hello, const guint8 *key, gsize key_len,
+                                 const guint8 nonce[SIM_FRAME_NONCE_BYTES], ProtoNodeId to);
 
 typedef struct SimFrameReader SimFrameReader;
 
@@ -39,18 +68,21 @@ SimFrameReader *sim_frame_reader_new (void);
 void sim_frame_reader_free (SimFrameReader *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimFrameReader, sim_frame_reader_free)
 
+/* Frames whose body is over max_body bytes are refused from now on (at most
+ * SIM_FRAME_MAX_BODY, the default). */
+void sim_frame_reader_set_max_body (SimFrameReader *r, gsize max_body);
 /* Appends bytes read from the stream. */
 void sim_frame_reader_push (SimFrameReader *r, const guint8 *data, gsize len);
 
 typedef enum {
   SIM_FRAME_NEED_MORE,   /* no complete frame buffered */
-  SIM_FRAME_OK,          /* *out_kind and exactly one of *out_msg / *out_hello are set */
+  SIM_FRAME_OK,          /* *out_kind and *out_msg (MSG) or *out_auth (HELLO, CHALLENGE) are set */
   SIM_FRAME_BAD,         /* malformed: the stream cannot be trusted any more */
 } SimFrameResult;
 
 /* The next frame.  On SIM_FRAME_OK with a MSG frame, *out_msg is the
  * decoded message (clear it with proto_msg_clear). */
 SimFrameResult sim_frame_reader_next (SimFrameReader *r, SimFrameKind *out_kind, ProtoMsg *out_msg,
-                                      ProtoNodeId *out_hello, GError **error);
+                                      SimFrameAuth *out_auth, GError **error);
 
 G_END_DECLS

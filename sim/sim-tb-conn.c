@@ -32,6 +32,11 @@ sim_tb_conn_unref (SimTbConn *c)
       g_source_destroy (c->wait);
       g_source_unref (c->wait);
     }
+  if (c->hello_timer)
+    {
+      g_source_destroy (c->hello_timer);
+      g_source_unref (c->hello_timer);
+    }
   g_clear_object (&c->sc);
   sim_frame_reader_free (c->reader);
   g_free (c);
@@ -105,6 +110,12 @@ write_next (gpointer data)
     }
   if (c->closed || c->writing)
     return G_SOURCE_REMOVE;
+  if (c->held)
+    {
+      if (c->closing)
+        ended (c, NULL, FALSE);   /* never authenticated: what it holds cannot go */
+      return G_SOURCE_REMOVE;
+    }
   Pending *pd = g_queue_peek_head (&c->queue);
   if (!pd)
     {
@@ -125,6 +136,37 @@ write_next (gpointer data)
   const void *d = g_bytes_get_data (pd->frame, &len);
   g_output_stream_write_all_async (c->out, d, len, G_PRIORITY_DEFAULT, NULL, on_written, sim_tb_conn_ref (c));
   return G_SOURCE_REMOVE;
+}
+
+void
+sim_tb_conn_set_max_frame (SimTbConn *c, gsize max_body)
+{
+  sim_frame_reader_set_max_body (c->reader, max_body);
+}
+
+void
+sim_tb_conn_hold (SimTbConn *c)
+{
+  c->held = TRUE;
+}
+
+void
+sim_tb_conn_send_first (SimTbConn *c, GBytes *frame)
+{
+  if (c->closed)
+    return;
+  Pending *pd = g_new0 (Pending, 1);
+  pd->frame = g_bytes_ref (frame);
+  g_queue_push_head (&c->queue, pd);
+  c->held = FALSE;
+  if (c->wait)
+    {
+      /* the head changed: what was waiting for a later time waits behind it */
+      g_source_destroy (c->wait);
+      g_source_unref (c->wait);
+      c->wait = NULL;
+    }
+  write_next (c);
 }
 
 void
@@ -172,9 +214,9 @@ on_read (GObject *src, GAsyncResult *res, gpointer data)
     {
       SimFrameKind kind;
       ProtoMsg msg;
-      ProtoNodeId hello = PROTO_NO_NODE;
+      SimFrameAuth auth;
       g_autoptr (GError) fe = NULL;
-      SimFrameResult r = sim_frame_reader_next (c->reader, &kind, &msg, &hello, &fe);
+      SimFrameResult r = sim_frame_reader_next (c->reader, &kind, &msg, &auth, &fe);
       if (r == SIM_FRAME_NEED_MORE)
         break;
       if (r == SIM_FRAME_BAD)
@@ -184,7 +226,7 @@ on_read (GObject *src, GAsyncResult *res, gpointer data)
           sim_tb_conn_unref (c);
           return;
         }
-      c->ev->frame (c, kind, &msg, hello, c->ud);
+      c->ev->frame (c, kind, &msg, &auth, c->ud);
       if (kind == SIM_FRAME_MSG)
         proto_msg_clear (&msg);
       if (c->closed)

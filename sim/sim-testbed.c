@@ -14,8 +14,11 @@
 #include "sim/sim-tb-conn.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef SimTbConn Conn;
 
@@ -47,6 +50,11 @@ struct SimTbNode {
   GHashTable *never;      /* ids a link-fail rule says this peer never links with */
   double slow;            /* divisor of the speed from slow rules */
   gboolean gone;
+  GQueue unauth;          /* Conn* (refs), oldest first: accepted streams waiting for their HELLO */
+  /* the protocol-error rate limit: a token bucket, and a total */
+  double err_tokens;
+  gint64 err_refilled_us;
+  guint err_suppressed, err_recorded;
   /* training */
   LearnPartition *partition;
   LearnDataset *shard;
@@ -75,10 +83,43 @@ sim_tb_now (const SimTbNode *n)
 }
 
 static void
-fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
+record_fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
 {
   if (n->p.rec.fact)
     n->p.rec.fact (n->p.rec.user_data, sim_tb_now (n), n->p.id, other, kind, detail ? detail : "");
+}
+
+/* A protocol error comes from the socket's other end, who may send them
+ * as fast as it likes: at most SIM_TB_ERRORS_BURST at once, then
+ * SIM_TB_ERRORS_PER_S a second, SIM_TB_ERRORS_MAX in all; a recorded one
+ * says how many were not. */
+static void
+protocol_error (SimTbNode *n, ProtoNodeId other, const char *detail)
+{
+  gint64 now = g_get_monotonic_time ();
+  n->err_tokens = MIN (SIM_TB_ERRORS_BURST,
+                       n->err_tokens + (double) (now - n->err_refilled_us) / G_USEC_PER_SEC * SIM_TB_ERRORS_PER_S);
+  n->err_refilled_us = now;
+  if (n->err_tokens < 1 || n->err_recorded >= SIM_TB_ERRORS_MAX)
+    {
+      n->err_suppressed++;
+      return;
+    }
+  n->err_tokens -= 1;
+  n->err_recorded++;
+  g_autofree char *d = NULL;
+  if (n->err_recorded == SIM_TB_ERRORS_MAX)
+    d = g_strdup_printf ("%s (%u protocol errors recorded: no more will be)", detail, SIM_TB_ERRORS_MAX);
+  else if (n->err_suppressed > 0)
+    d = g_strdup_printf ("%s (and %u more protocol errors not recorded, rate limit)", detail, n->err_suppressed);
+  n->err_suppressed = 0;
+  record_fact (n, other, "protocol-error", d ? d : detail);
+}
+
+static void
+fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
+{
+  record_fact (n, other, kind, detail);
 }
 
 static void
@@ -99,12 +140,32 @@ feed_simple (SimTbNode *n, ProtoInputKind kind, ProtoNodeId from)
 
 /* ---------------------------------------------------------------- streams */
 
+/* Takes an accepted stream off the list of those waiting for their HELLO
+ * (it sent one, or it ended), and closes it if asked. */
+static void
+unauth_drop (SimTbNode *n, Conn *c, gboolean close)
+{
+  GList *l = g_queue_find (&n->unauth, c);
+  if (!l)
+    return;
+  g_queue_delete_link (&n->unauth, l);
+  if (c->hello_timer)
+    {
+      g_source_destroy (c->hello_timer);
+      g_clear_pointer (&c->hello_timer, g_source_unref);
+    }
+  if (close)
+    sim_tb_conn_close_now (c);
+  sim_tb_conn_unref (c);
+}
+
 /* The stream ended (EOF, an error, a bad frame, or we closed it). */
 static void
 conn_ended (Conn *c, const char *why)
 {
   SimTbNode *n = c->ud;
   gboolean was_open = !c->closed;
+  unauth_drop (n, c, FALSE);
   sim_tb_conn_close_now (c);
   if (!was_open && !why)
     return;
@@ -140,32 +201,78 @@ conn_ended (Conn *c, const char *why)
 
 /* ---------------------------------------------------------------- frames in */
 
+static gboolean
+known_id (const SimTbNode *n, ProtoNodeId id)
+{
+  return id != PROTO_SERVER && id <= MAX (n->cfg->max_peers, n->cfg->n_peers);
+}
+
+/* A HELLO on a stream we accepted: the proof, then the id. */
 static void
-on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, ProtoNodeId hello, gpointer ud)
+on_hello (SimTbNode *n, Conn *c, const SimFrameAuth *hello)
+{
+  const char *refused = NULL;
+  g_autofree char *why = NULL;
+  if (c->dialed || c->other != PROTO_NO_NODE)
+    refused = "unexpected HELLO";
+  else if (!sim_frame_hello_verify (hello, (const guint8 *) n->p.secret, strlen (n->p.secret), c->nonce, n->p.id))
+    refused = "HELLO without the deployment's secret (its HMAC does not match)";
+  else if (hello->id == n->p.id)
+    refused = "HELLO with this node's own id";
+  else if (!known_id (n, hello->id))
+    refused = why = g_strdup_printf ("HELLO from an id the scenario does not have (peers are p1..p%u)",
+                                     MAX (n->cfg->max_peers, n->cfg->n_peers));
+  else if (g_hash_table_contains (n->conns, GUINT_TO_POINTER (hello->id)))
+    refused = "HELLO from an id already connected";
+  if (refused)
+    {
+      g_autofree char *d = g_strdup_printf ("%s: stream closed", refused);
+      protocol_error (n, hello->id, d);
+      conn_ended (c, NULL);
+      return;
+    }
+  unauth_drop (n, c, FALSE);
+  sim_tb_conn_set_max_frame (c, SIM_FRAME_MAX_BODY);
+  c->other = hello->id;
+  g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello->id), sim_tb_conn_ref (c));
+  if (c->is_link)
+    {
+      fact (n, hello->id, "link-up", "accepted");
+      feed_simple (n, PROTO_IN_LINK_UP, hello->id);
+    }
+}
+
+static void
+on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, const SimFrameAuth *auth, gpointer ud)
 {
   SimTbNode *n = ud;
-  if (kind == SIM_FRAME_HELLO)
+  switch (kind)
     {
-      if (c->other != PROTO_NO_NODE || hello == PROTO_SERVER || hello == PROTO_NO_NODE
-          || g_hash_table_contains (n->conns, GUINT_TO_POINTER (hello)))
+    case SIM_FRAME_HELLO:
+      on_hello (n, c, auth);
+      return;
+    case SIM_FRAME_CHALLENGE:
+      if (!c->dialed || !c->held)
         {
-          fact (n, hello, "protocol-error", "unexpected HELLO: stream closed");
+          protocol_error (n, c->other, "unexpected CHALLENGE: stream closed");
           conn_ended (c, NULL);
           return;
         }
-      c->other = hello;
-      g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello), sim_tb_conn_ref (c));
-      if (c->is_link)
-        {
-          fact (n, hello, "link-up", "accepted");
-          feed_simple (n, PROTO_IN_LINK_UP, hello);
-        }
+      {
+        g_autoptr (GBytes) hello = sim_frame_encode_hello ((const guint8 *) n->p.secret, strlen (n->p.secret),
+                                                           auth->nonce, n->p.id, c->other);
+        sim_tb_conn_set_max_frame (c, SIM_FRAME_MAX_BODY);
+        sim_tb_conn_send_first (c, hello);
+      }
       return;
+    case SIM_FRAME_MSG:
+      break;
     }
   ProtoNodeId from = c->is_link || n->coord ? c->other : PROTO_SERVER;
-  if (from == PROTO_NO_NODE)
+  if (c->dialed ? c->held : c->other == PROTO_NO_NODE)
     {
-      fact (n, PROTO_NO_NODE, "protocol-error", "message before HELLO: stream closed");
+      protocol_error (n, c->dialed ? c->other : PROTO_NO_NODE,
+                      c->dialed ? "message before CHALLENGE: stream closed" : "message before HELLO: stream closed");
       conn_ended (c, NULL);
       return;
     }
@@ -177,10 +284,10 @@ on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, ProtoNodeId hello, gpointer
 }
 
 static void
-on_ended (Conn *c, const char *why, gboolean protocol_error, gpointer ud)
+on_ended (Conn *c, const char *why, gboolean is_protocol_error, gpointer ud)
 {
-  if (protocol_error)
-    fact (ud, c->other, "protocol-error", why);
+  if (is_protocol_error)
+    protocol_error (ud, c->other, why);
   conn_ended (c, why);
 }
 
@@ -193,12 +300,63 @@ conn_new (SimTbNode *n, GSocketConnection *sc, ProtoNodeId other, gboolean is_li
 }
 
 static gboolean
+random_bytes (guint8 *out, gsize len, GError **error)
+{
+  g_autoptr (GFile) f = g_file_new_for_path ("/dev/urandom");
+  g_autoptr (GFileInputStream) in = g_file_read (f, NULL, error);
+  gsize got = 0;
+  if (!in || !g_input_stream_read_all (G_INPUT_STREAM (in), out, len, &got, NULL, error))
+    {
+      g_prefix_error (error, "/dev/urandom: ");
+      return FALSE;
+    }
+  if (got != len)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "/dev/urandom: %" G_GSIZE_FORMAT " bytes read of %"
+                   G_GSIZE_FORMAT, got, len);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+hello_timeout (gpointer data)
+{
+  Conn *c = data;
+  SimTbNode *n = c->ud;
+  g_clear_pointer (&c->hello_timer, g_source_unref);   /* the source lives until we return */
+  protocol_error (n, PROTO_NO_NODE, "no HELLO within " G_STRINGIFY (SIM_TB_HELLO_TIMEOUT_MS) " ms: stream closed");
+  conn_ended (c, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
 on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gpointer data)
 {
   SimTbNode *n = data;
+  g_autoptr (GError) e = NULL;
+  guint8 nonce[SIM_FRAME_NONCE_BYTES];
+  if (!random_bytes (nonce, sizeof nonce, &e))
+    {
+      fact (n, PROTO_NO_NODE, "error", e->message);
+      return FALSE;   /* the connection is closed */
+    }
+  if (n->unauth.length >= SIM_TB_MAX_UNAUTHENTICATED)
+    {
+      /* the oldest has had the longest to say HELLO */
+      protocol_error (n, PROTO_NO_NODE, "too many streams waiting for their HELLO: the oldest closed");
+      unauth_drop (n, g_queue_peek_head (&n->unauth), TRUE);
+    }
   Conn *c = conn_new (n, sc, PROTO_NO_NODE, n->peer != NULL);
+  memcpy (c->nonce, nonce, sizeof nonce);
+  sim_tb_conn_set_max_frame (c, SIM_FRAME_HELLO_BODY);
+  g_queue_push_tail (&n->unauth, c);   /* the list's reference; the map's once HELLO came */
+  c->hello_timer = g_timeout_source_new (SIM_TB_HELLO_TIMEOUT_MS);
+  g_source_set_callback (c->hello_timer, hello_timeout, c, NULL);
+  g_source_attach (c->hello_timer, NULL);
+  g_autoptr (GBytes) challenge = sim_frame_encode_challenge (nonce);
+  sim_tb_conn_send (c, challenge, 0);
   sim_tb_conn_read (c);
-  sim_tb_conn_unref (c);   /* the read holds it; the map too once HELLO came */
   (void) service;
   (void) source;
   return TRUE;
@@ -300,6 +458,16 @@ tr_open_link (gpointer ud, ProtoNodeId self, ProtoNodeId other, gboolean initiat
 
 static void on_link_connected (GObject *src, GAsyncResult *res, gpointer data);
 
+/* A stream we dialled: what we send waits for our HELLO, which answers the
+ * listener's CHALLENGE; until then it may send nothing larger. */
+static void
+dialed (Conn *c)
+{
+  c->dialed = TRUE;
+  sim_tb_conn_hold (c);
+  sim_tb_conn_set_max_frame (c, SIM_FRAME_CHALLENGE_BODY);
+}
+
 static gboolean
 dial_later (gpointer data)
 {
@@ -341,8 +509,7 @@ on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
     }
   Conn *c = conn_new (n, sc, other, TRUE);
   g_hash_table_insert (n->conns, GUINT_TO_POINTER (other), sim_tb_conn_ref (c));
-  g_autoptr (GBytes) hello = sim_frame_encode_hello (n->p.id);
-  sim_tb_conn_send (c, hello, 0);
+  dialed (c);
   sim_tb_conn_read (c);
   sim_tb_conn_unref (c);
   fact (n, other, "link-up", "connected");
@@ -516,9 +683,13 @@ conn_value_free (gpointer data)
 SimTbNode *
 sim_tb_node_new (const SimTbParams *p, GError **error)
 {
+  g_return_val_if_fail (p->secret != NULL && strlen (p->secret) >= SIM_TB_SECRET_MIN_BYTES, NULL);
   SimTbNode *n = g_new0 (SimTbNode, 1);
   n->p = *p;
   n->cfg = p->cfg;
+  g_queue_init (&n->unauth);
+  n->err_tokens = SIM_TB_ERRORS_BURST;
+  n->err_refilled_us = g_get_monotonic_time ();
   n->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_value_free);
   n->addrs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   n->rules = g_array_new (FALSE, FALSE, sizeof (Rule));
@@ -592,8 +763,7 @@ sim_tb_node_start (SimTbNode *n, GError **error)
       return FALSE;
     }
   n->server = conn_new (n, sc, PROTO_SERVER, FALSE);
-  g_autoptr (GBytes) hello = sim_frame_encode_hello (n->p.id);
-  sim_tb_conn_send (n->server, hello, 0);
+  dialed (n->server);
   sim_tb_conn_read (n->server);
   fact (n, PROTO_SERVER, "join", n->p.coordinator);
   feed_simple (n, PROTO_IN_START, PROTO_NO_NODE);
@@ -651,6 +821,8 @@ sim_tb_node_free (SimTbNode *n)
       g_socket_listener_close (G_SOCKET_LISTENER (n->service));
       g_object_unref (n->service);
     }
+  while (n->unauth.length > 0)
+    unauth_drop (n, g_queue_peek_head (&n->unauth), TRUE);
   g_hash_table_unref (n->conns);
   if (n->server)
     {
@@ -692,4 +864,53 @@ sim_tb_node_free (SimTbNode *n)
   g_object_unref (n->cancel);
   g_free (n->my_addr);
   g_free (n);
+}
+
+char *
+sim_tb_secret_new (GError **error)
+{
+  guint8 b[32];
+  if (!random_bytes (b, sizeof b, error))
+    return NULL;
+  GString *hex = g_string_sized_new (2 * sizeof b);
+  for (gsize i = 0; i < sizeof b; i++)
+    g_string_append_printf (hex, "%02x", b[i]);
+  return g_string_free (hex, FALSE);
+}
+
+char *
+sim_tb_secret_load (const char *path, GError **error)
+{
+  GStatBuf st;
+  if (g_stat (path, &st) != 0)
+    {
+      int err = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
+      return NULL;
+    }
+  if (st.st_mode & (S_IRWXG | S_IRWXO))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_PERM,
+                   "%s: the secret file may be read or written by others (mode %03o): chmod 600 %s", path,
+                   (unsigned) (st.st_mode & 0777), path);
+      return NULL;
+    }
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &text, &len, error))
+    return NULL;
+  while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+    text[--len] = '\0';
+  if (strlen (text) != len)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has a NUL byte", path);
+      return NULL;
+    }
+  if (len < SIM_TB_SECRET_MIN_BYTES)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has %" G_GSIZE_FORMAT
+                   " bytes, at least %d are needed", path, len, SIM_TB_SECRET_MIN_BYTES);
+      return NULL;
+    }
+  return g_steal_pointer (&text);
 }

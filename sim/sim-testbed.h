@@ -6,6 +6,19 @@
  * - The coordinator listens; a peer's stream opens with a HELLO frame
  *   naming its node id, then carries MSG frames both ways.  The stream's
  *   end (EOF, an error, a malformed frame) is the peer's close.
+ * - Identity: every listener (the coordinator, a peer's link port) sends a
+ *   CHALLENGE with a fresh nonce from /dev/urandom; the HELLO that answers
+ *   it carries an HMAC-SHA256 keyed by the deployment's shared secret
+ *   (SimTbParams.secret; sim-frame.h).  A HELLO without the proof, from an
+ *   id outside the scenario (1 .. the most peers it ever has), with the
+ *   listener's own id, or from an id already connected closes the stream.
+ *   The secret proves membership of the deployment, not which peer one is:
+ *   a node that has it may claim any id not yet connected.
+ * - Limits before the HELLO: a frame over a HELLO's size ends the stream;
+ *   at most SIM_TB_MAX_UNAUTHENTICATED streams wait for their HELLO (a new
+ *   one closes the oldest), each at most SIM_TB_HELLO_TIMEOUT_MS.  The
+ *   `protocol-error` facts are rate-limited (SIM_TB_ERRORS_*): a flood
+ *   records a bounded number of rows, the next one says how many were not.
  * - A peer listens for links on its own address, which its SignalForPeer
  *   offers and answers carry (ProtoMsg.signal_data).  The initiator (the
  *   larger id) connects to the answerer's address when the machine says
@@ -38,6 +51,13 @@ G_BEGIN_DECLS
 
 typedef struct SimTbNode SimTbNode;
 
+#define SIM_TB_MAX_UNAUTHENTICATED 32
+#define SIM_TB_HELLO_TIMEOUT_MS 10000
+#define SIM_TB_ERRORS_BURST 10        /* protocol-error rows at once ... */
+#define SIM_TB_ERRORS_PER_S 1         /* ... then this many a second ... */
+#define SIM_TB_ERRORS_MAX 1000        /* ... and no more than this in all */
+#define SIM_TB_SECRET_MIN_BYTES 16
+
 typedef struct {
   const SimWorldConfig *cfg;   /* borrowed for the node's life */
   ProtoNodeId id;              /* PROTO_SERVER or the peer's id */
@@ -48,7 +68,16 @@ typedef struct {
   SimRecorder rec;             /* observations, facts, metrics, traffic */
   gboolean emulate_latency;    /* add [network] latency / server_latency to what this
                                   process sends, and link_setup before a link is dialled */
+  const char *secret;          /* the deployment's shared secret (its bytes are the HMAC key;
+                                  at least SIM_TB_SECRET_MIN_BYTES), borrowed */
 } SimTbParams;
+
+/* (transfer full) a new shared secret: 32 bytes from /dev/urandom, in hex. */
+char *sim_tb_secret_new (GError **error);
+/* (transfer full) the secret in `path`, without its trailing newline;
+ * refused if the file may be read by others than its owner, or is
+ * shorter than SIM_TB_SECRET_MIN_BYTES. */
+char *sim_tb_secret_load (const char *path, GError **error);
 
 SimTbNode *sim_tb_node_new (const SimTbParams *p, GError **error);
 void sim_tb_node_free (SimTbNode *n);

@@ -113,12 +113,15 @@ ip netns add $A && ip netns add $B && ip link add dlta$$ type veth peer name dlt
   && ip -n $A addr add 10.250.0.1/24 dev dlta$$ && ip -n $B addr add 10.250.0.2/24 dev dltb$$ \
   && ip -n $A link set dlta$$ up && ip -n $B link set dltb$$ up && ip -n $A link set lo up && ip -n $B link set lo up \
   && ok "two namespaces" || ko "could not make two namespaces"
-ip netns exec $A "$DLSIM" node coordinator --listen 10.250.0.1:7000 --emulate-latency --scenario "$f" -o "$tmp/m-coord.db" 2>/dev/null &
+# the coordinator makes the deployment's secret; "copying" it to B is a cp
+ip netns exec $A "$DLSIM" node coordinator --listen 10.250.0.1:7000 --secret-file "$tmp/a.secret" --emulate-latency \
+  --scenario "$f" -o "$tmp/m-coord.db" 2>/dev/null &
 cpid=$!
 sleep 0.3
+cp -p "$tmp/a.secret" "$tmp/b.secret"
 for i in 1 2 3; do
-  ip netns exec $B "$DLSIM" node peer --coordinator 10.250.0.1:7000 --name p$i --listen 10.250.0.2 --emulate-latency --scenario "$f" \
-    -o "$tmp/m-p$i.db" </dev/null >/dev/null 2>&1 &
+  ip netns exec $B "$DLSIM" node peer --coordinator 10.250.0.1:7000 --name p$i --listen 10.250.0.2 --secret-file "$tmp/b.secret" \
+    --emulate-latency --scenario "$f" -o "$tmp/m-p$i.db" </dev/null >/dev/null 2>&1 &
 done
 models () { for i in 1 2 3; do sqlite3 "$tmp/m-p$i.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE 'W%'" 2>/dev/null; done | tr '\n' ' '; }
 for i in $(seq 1 150); do [ "$(models)" = "3 3 3 " ] && break; sleep 0.1; done

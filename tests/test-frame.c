@@ -36,7 +36,7 @@ START_TEST (test_roundtrip_split_everywhere)
       g_autoptr (SimFrameReader) r = sim_frame_reader_new ();
       SimFrameKind kind;
       ProtoMsg out;
-      ProtoNodeId hello;
+      SimFrameAuth hello;
       sim_frame_reader_push (r, d, cut);
       if (cut < len)
         ck_assert_int_eq (sim_frame_reader_next (r, &kind, &out, &hello, NULL), SIM_FRAME_NEED_MORE);
@@ -61,7 +61,7 @@ read_one (const guint8 *b, gsize n, GError **error)
   sim_frame_reader_push (r, b, n);
   SimFrameKind kind;
   ProtoMsg out;
-  ProtoNodeId hello;
+  SimFrameAuth hello;
   SimFrameResult res = sim_frame_reader_next (r, &kind, &out, &hello, error);
   if (res == SIM_FRAME_OK && kind == SIM_FRAME_MSG)
     proto_msg_clear (&out);
@@ -73,13 +73,15 @@ START_TEST (test_malformed_refused)
   const guint8 empty[] = { 0, 0, 0, 0 };
   const guint8 huge[] = { 0xff, 0xff, 0xff, 0xff, 1 };
   const guint8 kind[] = { 0, 0, 0, 9, 7, 1, 2, 3 };           /* unknown kind, incomplete */
-  const guint8 hello[] = { 0, 0, 0, 3, 2, 1, 2 };             /* HELLO with 2 bytes */
+  const guint8 hello[] = { 0, 0, 0, 5, 2, 0, 0, 2, 1 };       /* HELLO with an id and no proof */
+  const guint8 chal[] = { 0, 0, 0, 3, 3, 1, 2 };              /* CHALLENGE with 2 bytes */
   const guint8 junk[] = { 0, 0, 0, 4, 1, 0xde, 0xad, 0xbe };   /* MSG, not a message */
   const struct { const guint8 *b; gsize n; const char *err; } cases[] = {
     { empty, sizeof empty, "empty frame" },
     { huge, sizeof huge, "over the size limit" },
     { kind, sizeof kind, "unknown frame kind" },
     { hello, sizeof hello, "HELLO" },
+    { chal, sizeof chal, "CHALLENGE" },
     { junk, sizeof junk, "" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -88,17 +90,68 @@ START_TEST (test_malformed_refused)
       ck_assert_int_eq (read_one (cases[i].b, cases[i].n, &e), SIM_FRAME_BAD);
       ck_assert_msg (e && strstr (e->message, cases[i].err), "case %zu: %s", i, e ? e->message : "(none)");
     }
-  g_autoptr (GBytes) h = sim_frame_encode_hello (513);
-  gsize n;
-  const guint8 *d = g_bytes_get_data (h, &n);
+  /* a HELLO answers a CHALLENGE: its HMAC binds the secret, the nonce, the
+   * sender's id and the listener's; change any of them and it fails */
+  static const char key[] = "a secret of the deployment";
+  const gsize klen = sizeof key - 1;
+  guint8 nonce[SIM_FRAME_NONCE_BYTES];
+  for (gsize i = 0; i < sizeof nonce; i++)
+    nonce[i] = (guint8) (i * 7 + 1);
+  g_autoptr (GBytes) c = sim_frame_encode_challenge (nonce);
+  g_autoptr (GBytes) h = sim_frame_encode_hello ((const guint8 *) key, klen, nonce, 513, 0);
   g_autoptr (SimFrameReader) r = sim_frame_reader_new ();
+  gsize n;
+  const guint8 *d = g_bytes_get_data (c, &n);
+  sim_frame_reader_push (r, d, n);
+  d = g_bytes_get_data (h, &n);
   sim_frame_reader_push (r, d, n);
   SimFrameKind k;
   ProtoMsg m;
-  ProtoNodeId id = 0;
-  ck_assert_int_eq (sim_frame_reader_next (r, &k, &m, &id, NULL), SIM_FRAME_OK);
+  SimFrameAuth got;
+  ck_assert_int_eq (sim_frame_reader_next (r, &k, &m, &got, NULL), SIM_FRAME_OK);
+  ck_assert_int_eq (k, SIM_FRAME_CHALLENGE);
+  ck_assert (memcmp (got.nonce, nonce, sizeof nonce) == 0);
+  ck_assert_int_eq (sim_frame_reader_next (r, &k, &m, &got, NULL), SIM_FRAME_OK);
   ck_assert_int_eq (k, SIM_FRAME_HELLO);
-  ck_assert_uint_eq (id, 513);
+  ck_assert_uint_eq (got.id, 513);
+  ck_assert (sim_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 0));
+  ck_assert (!sim_frame_hello_verify (&got, (const guint8 *) key, klen - 1, nonce, 0));   /* another secret */
+  ck_assert (!sim_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 2));       /* another listener */
+  SimFrameAuth other = got;
+  other.id = 3;                                                                        /* another id */
+  ck_assert (!sim_frame_hello_verify (&other, (const guint8 *) key, klen, nonce, 0));
+  nonce[5] ^= 1;                                                                       /* another challenge */
+  ck_assert (!sim_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 0));
+}
+END_TEST
+
+START_TEST (test_unauthenticated_limit)
+{
+  /* before its HELLO a stream may send a HELLO and nothing larger: a 1 GiB
+   * frame is refused at its length, before any of its body is buffered */
+  const guint8 big[] = { 0x40, 0, 0, 0, 1 };
+  g_autoptr (SimFrameReader) r = sim_frame_reader_new ();
+  sim_frame_reader_set_max_body (r, SIM_FRAME_HELLO_BODY);
+  sim_frame_reader_push (r, big, sizeof big);
+  SimFrameKind k;
+  ProtoMsg m;
+  SimFrameAuth a;
+  g_autoptr (GError) e = NULL;
+  ck_assert_int_eq (sim_frame_reader_next (r, &k, &m, &a, &e), SIM_FRAME_BAD);
+  ck_assert_msg (strstr (e->message, "before an authenticated HELLO"), "%s", e->message);
+  /* a message of a HELLO's size or less still passes the limit */
+  ProtoMsg small;
+  proto_msg_init (&small, PROTO_MSG_CLIENT_CONNECTED);
+  g_autoptr (GBytes) f = sim_frame_encode_msg (&small);
+  ck_assert_uint_le (g_bytes_get_size (f) - 4, SIM_FRAME_HELLO_BODY);
+  g_autoptr (SimFrameReader) r2 = sim_frame_reader_new ();
+  sim_frame_reader_set_max_body (r2, SIM_FRAME_HELLO_BODY);
+  gsize n;
+  const guint8 *d = g_bytes_get_data (f, &n);
+  sim_frame_reader_push (r2, d, n);
+  ck_assert_int_eq (sim_frame_reader_next (r2, &k, &m, &a, NULL), SIM_FRAME_OK);
+  proto_msg_clear (&m);
+  proto_msg_clear (&small);
 }
 END_TEST
 
@@ -171,6 +224,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, test_roundtrip_split_everywhere, 0, PROTO_MSG_N_TYPES);
   tcase_add_test (tc, test_malformed_refused);
+  tcase_add_test (tc, test_unauthenticated_limit);
   tcase_add_test (tc, test_signal_data_relayed);
   tcase_add_test (tc, test_fuzz_short);
   suite_add_tcase (s, tc);

@@ -84,15 +84,22 @@ expect 2 "replica-leader-crash.ini: \[protocol\] coordinator_replicas > 1 (the t
 sed 's/round 2 + 300ms = crash p3/2s = crash coordinator/' "$tmp/s17.ini" > "$tmp/cc.ini"
 expect 2 "cc.ini: \[timeline\] crash coordinator: not supported in the testbed" -- "$DLSIM" testbed "$tmp/cc.ini" -o "$tmp/cc.db"
 
-# 4. a coordinator that cannot be reached: a clear error, exit 1, within the connect timeout
+# 4. a coordinator that cannot be reached: a clear error, exit 1, within the
+# connect timeout.  Every node needs the deployment's secret (mode 0600)
+( umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$tmp/secret" )
 start=$(date +%s)
 expect 1 "cannot reach the coordinator at 127.0.0.1:1" -- \
-  "$DLSIM" node peer --coordinator 127.0.0.1:1 --name p1 --scenario "$tmp/s17.ini"
+  "$DLSIM" node peer --coordinator 127.0.0.1:1 --name p1 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini"
 [ $(( $(date +%s) - start )) -le 11 ] && ok "connect timeout" || ko "unreachable coordinator took too long"
+expect 2 "secret-file FILE is required" -- "$DLSIM" node peer --coordinator 127.0.0.1:1 --name p1 --scenario "$tmp/s17.ini"
+cp "$tmp/secret" "$tmp/open-secret"; chmod 644 "$tmp/open-secret"
+expect 2 "open-secret: the secret file may be read or written by others (mode 644): chmod 600" -- \
+  "$DLSIM" node peer --coordinator 127.0.0.1:1 --name p1 --secret-file "$tmp/open-secret" --scenario "$tmp/s17.ini"
 
 # 5. junk bytes to a coordinator: that stream is closed, the process goes on;
 #    a port already in use is an error
-"$DLSIM" node coordinator --listen 127.0.0.1:0 --scenario "$tmp/s17.ini" --report > "$tmp/co.out" 2> "$tmp/co.err" &
+"$DLSIM" node coordinator --listen 127.0.0.1:0 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini" --report \
+  > "$tmp/co.out" 2> "$tmp/co.err" &
 co=$!
 i=0
 while [ $i -lt 50 ] && ! grep -q "listening on" "$tmp/co.err"; do sleep 0.1; i=$((i + 1)); done
@@ -102,7 +109,7 @@ if [ -n "$port" ]; then
   sleep 0.5
   kill -0 $co 2>/dev/null && ok "coordinator survives junk" || ko "coordinator died on junk bytes"
   expect 1 "cannot listen on 127.0.0.1:$port" -- \
-    "$DLSIM" node coordinator --listen "127.0.0.1:$port" --scenario "$tmp/s17.ini"
+    "$DLSIM" node coordinator --listen "127.0.0.1:$port" --secret-file "$tmp/secret" --scenario "$tmp/s17.ini"
 else
   ko "coordinator did not start"; cat "$tmp/co.err"
 fi
@@ -125,14 +132,19 @@ no_children "Ctrl-C"
 # 8. the multi-machine form on one machine, as docs/testbed.md gives it: a
 # coordinator and three peers started by hand with --emulate-latency (the
 # file's latencies on a fast network), each recording its own database,
-# merged into one run
+# merged into one run.  The coordinator makes the deployment's secret
+# (dlsim.secret, mode 0600), which the peers read
 f=$cm3
 port=$((20000 + $$ % 20000))
-"$DLSIM" node coordinator --listen 127.0.0.1:$port --emulate-latency --scenario "$f" -o "$tmp/n-coord.db" 2>"$tmp/coord.err" &
+"$DLSIM" node coordinator --listen 127.0.0.1:$port --secret-file "$tmp/dlsim.secret" --emulate-latency --scenario "$f" \
+  -o "$tmp/n-coord.db" 2>"$tmp/coord.err" &
 cpid=$!
 sleep 0.3
+[ "$(stat -c %a "$tmp/dlsim.secret" 2>/dev/null)" = 600 ] && grep -q "a new secret in .*dlsim.secret (mode 0600)" "$tmp/coord.err" \
+  && ok "the coordinator made the secret, mode 0600" || ko "no new dlsim.secret of mode 0600: $(cat "$tmp/coord.err")"
 for i in 1 2 3; do
-  "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p$i --emulate-latency --scenario "$f" -o "$tmp/n-p$i.db" </dev/null >/dev/null 2>&1 &
+  "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p$i --secret-file "$tmp/dlsim.secret" --emulate-latency \
+    --scenario "$f" -o "$tmp/n-p$i.db" </dev/null >/dev/null 2>&1 &
 done
 # each peer records its model after every round: wait for the third, then
 # stop the coordinator as an operator would; its peers then exit by themselves
@@ -163,11 +175,11 @@ expect 1 "FAIL .*wrong.ini" -- "$DLSIM" testbed "$tmp/wrong.ini" -o "$tmp/wrong.
 # 10. a coordinator that crashes (SIGKILL): its peers see their stream end
 # and exit by themselves, leaving no process behind
 port2=$((port + 1))
-"$DLSIM" node coordinator --listen 127.0.0.1:$port2 --scenario "$f" 2>/dev/null >/dev/null &
+"$DLSIM" node coordinator --listen 127.0.0.1:$port2 --secret-file "$tmp/secret" --scenario "$f" 2>/dev/null >/dev/null &
 cpid=$!
 sleep 0.3
 for i in 1 2; do
-  "$DLSIM" node peer --coordinator 127.0.0.1:$port2 --name p$i --scenario "$f" </dev/null >/dev/null 2>&1 &
+  "$DLSIM" node peer --coordinator 127.0.0.1:$port2 --name p$i --secret-file "$tmp/secret" --scenario "$f" </dev/null >/dev/null 2>&1 &
 done
 sleep 0.5
 kill -KILL $cpid; wait $cpid 2>/dev/null
