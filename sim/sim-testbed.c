@@ -721,6 +721,9 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
       n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, &env);
     }
   n->service = g_socket_service_new ();
+  /* every peer joins at once at the start: GLib's backlog of 10 made the
+   * eleventh wait for a SYN retransmission (1 s) */
+  g_socket_listener_set_backlog (G_SOCKET_LISTENER (n->service), 128);
   g_autoptr (GInetAddress) ia = g_inet_address_new_from_string (p->listen_host ? p->listen_host : "127.0.0.1");
   if (!ia)
     {

@@ -260,4 +260,83 @@ expect 0 "sent PipePush to" -- "$DLSIM" trace "$tmp/tb-pipe.db" --run 1
 "$DLSIM" run "$tmp/tb-pipe.ini" -o "$tmp/tb-pipe-sim.db" -q
 expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/tb-pipe-sim.db" "$tmp/tb-pipe.db"
 
+# 12. hostile clients on the sockets (loopback, tests/tb-attack.py, about
+# 20 s): a coordinator and three peers started by hand with the secret
+# while an attacker connects first.
+# - an impostor's HELLO(3) without the secret is refused, and the real p3
+#   still joins: the run completes (it used to become p3, the real one
+#   refused);
+# - HELLO(1000000) with the secret is refused (not in the scenario), as is
+#   one to a peer's link port without the secret, and one with its own id;
+# - a stream that says nothing is closed after 10 s; of 40 waiting for
+#   their HELLO the oldest 8 are closed;
+# - a 1 GiB frame before the HELLO is cut at its length: the coordinator's
+#   RSS does not grow (two such streams took it from 0.24 to 1.0 GB);
+# - 300 streams of garbage record at most the rate limit's protocol-error
+#   rows, the last saying how many were not.
+atk () { timeout 30 /usr/bin/python3 "$SRC/tests/tb-attack.py" "$@"; }
+rss_kb () { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
+port3=$((port + 2))
+a0=$(date +%s)
+"$DLSIM" node coordinator --listen 127.0.0.1:$port3 --secret-file "$tmp/secret" --emulate-latency --scenario "$f" \
+  -o "$tmp/a-coord.db" 2>"$tmp/a-coord.err" &
+cpid=$!
+sleep 0.3
+atk idle $port3 > "$tmp/a-idle" &
+idle=$!
+atk hello $port3 3 0 > "$tmp/a-impostor" &
+imp=$!
+sleep 1.2   # the impostor's HELLO is in before the real p3's
+for i in 1 2 3; do
+  "$DLSIM" node peer --coordinator 127.0.0.1:$port3 --name p$i --secret-file "$tmp/secret" --emulate-latency \
+    --scenario "$f" -o "$tmp/a-p$i.db" </dev/null >/dev/null 2>&1 &
+  eval "ppid$i=\$!"
+done
+expect 0 "closed" -- atk hello $port3 1000000 0 "$tmp/secret"
+wait $imp
+[ "$(cat "$tmp/a-impostor")" = closed ] && ok "an impostor's HELLO(3) is refused" \
+  || ko "an impostor's HELLO(3) without the secret: the stream stayed $(cat "$tmp/a-impostor")"
+amodels () { for i in 1 2 3; do sqlite3 "$tmp/a-p$i.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE 'W%'" 2>/dev/null; done | tr '\n' ' '; }
+for i in $(seq 1 150); do [ "$(amodels)" = "3 3 3 " ] && break; sleep 0.1; done
+# p1's link port: without the secret, and with the secret but p1's own id
+lport=$(ss -ltnpH 2>/dev/null | grep "pid=$ppid1," | sed -n 's/.*127.0.0.1:\([0-9]*\) .*/\1/p' | head -1)
+if [ -n "$lport" ]; then
+  expect 0 "closed" -- atk hello "$lport" 2 1
+  expect 0 "closed" -- atk hello "$lport" 1 1 "$tmp/secret"
+else
+  ko "p1's link port not found"
+fi
+wait $idle
+awk -v t="$(cat "$tmp/a-idle")" 'BEGIN { exit !(t >= 9 && t <= 13) }' && ok "a silent stream is closed after 10 s" \
+  || ko "a silent stream: $(cat "$tmp/a-idle") (wanted closed after 10 s)"
+expect 0 "^8$" -- atk many $port3 40
+r0=$(rss_kb $cpid)
+atk oversize $port3 64 > "$tmp/a-took" &
+over=$!
+for i in $(seq 1 100); do [ -s "$tmp/a-took" ] && break; sleep 0.1; done
+sleep 0.3
+r1=$(rss_kb $cpid)
+wait $over
+took=$(cat "$tmp/a-took")
+[ -n "$r0" ] && [ -n "$r1" ] && [ "${took:-999}" -lt 16 ] && [ $(( r1 - r0 )) -lt 32768 ] && ok "a 1 GiB frame before HELLO is cut (RSS $r0 -> $r1 kB)" \
+  || ko "a 1 GiB frame before HELLO: $took MiB taken, RSS $r0 -> $r1 kB"
+atk flood $port3 300 >/dev/null
+kill -TERM $cpid; wait $cpid
+for i in $(seq 1 50); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
+expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
+  "$DLSIM" merge "$tmp/attacked.db" "$tmp/a-coord.db" "$tmp/a-p1.db" "$tmp/a-p2.db" "$tmp/a-p3.db"
+p3=$(sqlite3 "$tmp/attacked.db" "SELECT outcome || ' ' || rounds FROM peers WHERE peer = 'p3'")
+[ "$p3" = "finished 3" ] && ok "the real p3 joined and finished" || ko "the real p3: '$p3' (wanted finished 3)"
+has_fact () {   # has_fact DB TEXT: a protocol-error fact with TEXT
+  [ "$(sqlite3 "$1" "SELECT COUNT(*) FROM node_records WHERE line LIKE '%protocol-error%' AND line LIKE '%$2%'")" -ge 1 ]
+}
+has_fact "$tmp/a-coord.db" "HELLO without the deployment" && has_fact "$tmp/a-coord.db" "the scenario does not have" \
+  && has_fact "$tmp/a-p1.db" "own id" && has_fact "$tmp/a-coord.db" "before an authenticated HELLO" \
+  && has_fact "$tmp/a-coord.db" "no HELLO within" && ok "each refusal recorded" || ko "a refusal is not recorded"
+rows=$(sqlite3 "$tmp/a-coord.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE '%protocol-error%'")
+bound=$(( 10 + $(date +%s) - a0 + 1 ))
+[ "$rows" -le "$bound" ] && has_fact "$tmp/a-coord.db" "more protocol errors not recorded" \
+  && ok "a flood records $rows protocol-error rows (at most $bound)" || ko "$rows protocol-error rows after a flood (at most $bound)"
+no_children "hostile clients"
+
 finish

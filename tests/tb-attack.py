@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""tests/tb-attack.py — a hostile client of the testbed's sockets, for
+tests/testbed.sh (loopback only, every wait bounded).
+
+  tb-attack.py hello PORT ID TO [SECRET_FILE]  HELLO(ID) to the listener of id
+      TO: with the HMAC of SECRET_FILE's secret, else a made-up one; a
+      listener that sends no CHALLENGE gets the 4-byte HELLO of old.  Then
+      waits up to 5 s and prints "closed" if the listener closed the stream,
+      "open" if not (and then holds it open 15 s more, as an impostor would).
+  tb-attack.py idle PORT        connects, sends nothing; prints the seconds
+      until the listener closes the stream ("open" after 20 s).
+  tb-attack.py many PORT N      holds N connections; prints how many the
+      listener closed within 2 s.
+  tb-attack.py oversize PORT MB  two streams announce a 1 GiB frame and send
+      up to MB MiB of it each; prints the MiB the listener took, then holds
+      the streams open for 3 s (the listener's memory is measured then).
+  tb-attack.py flood PORT N     N streams of 64 bytes of garbage each.
+"""
+import hashlib
+import hmac
+import select
+import socket
+import struct
+import sys
+import time
+
+LABEL = b"dlsim testbed HELLO v1\0"   # sim-frame.c's hello_label, with its NUL
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    return s
+
+
+def read_challenge(s, wait):
+    """The listener's CHALLENGE nonce, or None if none came within wait s."""
+    s.settimeout(wait)
+    buf = b""
+    try:
+        while len(buf) < 4 + 33:
+            b = s.recv(4 + 33 - len(buf))
+            if not b:
+                return None
+            buf += b
+    except (socket.timeout, OSError):
+        return None
+    if buf[:5] != struct.pack(">IB", 33, 3):
+        return None
+    return buf[5:]
+
+
+def closed_within(s, wait):
+    """True if the other end closed (EOF or reset) within wait seconds."""
+    end = time.monotonic() + wait
+    s.setblocking(False)
+    while time.monotonic() < end:
+        r, _, _ = select.select([s], [], [], max(0.0, end - time.monotonic()))
+        if r:
+            try:
+                if not s.recv(65536):
+                    return True
+            except BlockingIOError:
+                continue
+            except OSError:
+                return True
+    return False
+
+
+def hello(port, ident, to, secret_file=None):
+    s = connect(port)
+    nonce = read_challenge(s, 1.0)
+    if nonce is None:
+        s.sendall(struct.pack(">IBI", 5, 2, ident))   # the HELLO of old: an id, no proof
+    else:
+        if secret_file:
+            key = open(secret_file, "rb").read().rstrip(b"\r\n")
+            mac = hmac.new(key, LABEL + nonce + struct.pack(">II", ident, to), hashlib.sha256).digest()
+        else:
+            mac = bytes(32)
+        s.sendall(struct.pack(">IBI", 37, 2, ident) + mac)
+    if closed_within(s, 5):
+        print("closed")
+    else:
+        print("open", flush=True)
+        time.sleep(15)
+
+
+def idle(port):
+    s = connect(port)
+    t0 = time.monotonic()
+    if closed_within(s, 20):
+        print("%.1f" % (time.monotonic() - t0))
+    else:
+        print("open")
+
+
+def many(port, n):
+    socks = []
+    for _ in range(n):
+        socks.append(connect(port))
+        time.sleep(0.01)
+    end = time.monotonic() + 2
+    closed = set()
+    while time.monotonic() < end and len(closed) < n:
+        for i, s in enumerate(socks):
+            if i not in closed and closed_within(s, 0.01):
+                closed.add(i)
+    print(len(closed))
+
+
+def oversize(port, mib):
+    took = 0
+    socks = []
+    for _ in range(2):
+        s = connect(port)
+        read_challenge(s, 1.0)
+        chunk = bytes(1 << 20)
+        try:
+            s.sendall(struct.pack(">IB", 1 << 30, 1))
+            for _ in range(mib):
+                s.sendall(chunk)
+                took += 1
+        except OSError:
+            pass
+        socks.append(s)
+    print(took, flush=True)
+    time.sleep(3)
+
+
+def flood(port, n):
+    for _ in range(n):
+        try:
+            s = connect(port)
+            s.sendall(b"\xff" * 64)
+            s.close()
+        except OSError:
+            pass
+    print(n)
+
+
+def main(argv):
+    cmd, port = argv[1], int(argv[2])
+    if cmd == "hello":
+        hello(port, int(argv[3]), int(argv[4]), argv[5] if len(argv) > 5 else None)
+    elif cmd == "idle":
+        idle(port)
+    elif cmd == "many":
+        many(port, int(argv[3]))
+    elif cmd == "oversize":
+        oversize(port, int(argv[3]))
+    elif cmd == "flood":
+        flood(port, int(argv[3]))
+    else:
+        sys.exit("tb-attack.py: unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
