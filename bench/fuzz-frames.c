@@ -4,6 +4,7 @@
 #include "bench/fuzz-frames.h"
 #include "sim/sim-frame.h"
 #include "base/dl-random.h"
+#include "protocol/proto-machine.h"
 
 #include <string.h>
 
@@ -52,11 +53,14 @@ same_msg (const ProtoMsg *a, const ProtoMsg *b)
   return g_bytes_equal (x, y);
 }
 
-/* Feeds bytes in random chunks and drains the reader after each chunk. */
+/* Feeds bytes in random chunks and drains the reader after each chunk;
+ * half the time with an unauthenticated stream's limit. */
 static gboolean
 feed (DlRandom *r, const guint8 *data, gsize len, const ProtoMsg *expect, BenchFuzzStats *st)
 {
   g_autoptr (SimFrameReader) rd = sim_frame_reader_new ();
+  if (!expect && dl_random_below (r, 2))
+    sim_frame_reader_set_max_body (rd, SIM_FRAME_HELLO_BODY);
   gsize at = 0;
   gboolean matched = expect == NULL;
   while (at < len)
@@ -95,16 +99,240 @@ feed (DlRandom *r, const guint8 *data, gsize len, const ProtoMsg *expect, BenchF
   return matched;
 }
 
+static const char fuzz_key[] = "fuzz-frames secret";
+
+/* A HELLO answering a CHALLENGE, intact or with one byte changed, read as
+ * an unauthenticated stream reads it: its proof holds iff it is intact and
+ * judged against the key, nonce and listener it was made for. */
+static gboolean
+fuzz_hello (DlRandom *r, BenchFuzzStats *st)
+{
+  guint8 nonce[SIM_FRAME_NONCE_BYTES];
+  for (gsize k = 0; k < sizeof nonce; k++)
+    nonce[k] = (guint8) dl_random_below (r, 256);
+  ProtoNodeId id = dl_random_below (r, 4) == 0 ? (ProtoNodeId) dl_random_below (r, G_MAXUINT32)
+                                               : (ProtoNodeId) dl_random_below (r, 8);
+  ProtoNodeId to = (ProtoNodeId) dl_random_below (r, 4);
+  const gsize klen = sizeof fuzz_key - 1;
+  g_autoptr (GBytes) f = sim_frame_encode_hello ((const guint8 *) fuzz_key, klen, nonce, id, to);
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  gsize len;
+  const guint8 *fd = g_bytes_get_data (f, &len);
+  g_byte_array_append (b, fd, (guint) len);
+  gboolean intact = dl_random_below (r, 3) == 0;
+  if (!intact)
+    b->data[dl_random_below (r, b->len)] ^= (guint8) (1 + dl_random_below (r, 255));
+  g_autoptr (SimFrameReader) rd = sim_frame_reader_new ();
+  sim_frame_reader_set_max_body (rd, SIM_FRAME_HELLO_BODY);
+  sim_frame_reader_push (rd, b->data, b->len);
+  SimFrameKind kind;
+  ProtoMsg m;
+  SimFrameAuth auth;
+  SimFrameResult res = sim_frame_reader_next (rd, &kind, &m, &auth, NULL);
+  if (res != SIM_FRAME_OK)
+    {
+      st->frames_bad += res == SIM_FRAME_BAD;
+      return !intact;   /* an intact HELLO must be read */
+    }
+  st->frames_ok++;
+  if (kind == SIM_FRAME_MSG)
+    {
+      proto_msg_clear (&m);   /* a changed kind byte: 36 bytes that decode as a message */
+      return !intact;
+    }
+  if (kind != SIM_FRAME_HELLO)
+    return !intact;
+  gboolean ok = sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, nonce, to);
+  if (ok)
+    st->hellos_verified++;
+  else
+    st->hellos_refused++;
+  if (ok != intact)
+    return FALSE;
+  /* the same proof for another listener, nonce or secret fails */
+  if (ok)
+    {
+      guint8 other[SIM_FRAME_NONCE_BYTES];
+      memcpy (other, nonce, sizeof other);
+      other[dl_random_below (r, sizeof other)] ^= 0x80;
+      if (sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, nonce, to + 1)
+          || sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, other, to)
+          || sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen - 1, nonce, to))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A coordinator and a peer (p1) of every family, fed what an authenticated
+ * stream may carry. */
+typedef struct {
+  ProtoConfig cfg[8];
+  ProtoMachine *coord[8], *peer[8];
+  DlRandom *rng[8];
+  guint n;
+  DlTime now;
+  LearnWeights *w0;
+} Machines;
+
+static void
+machines_start (Machines *ms)
+{
+  static const char *const families[] = { "disco", "gossip", "hierarchical", "pipeline" };
+  ms->w0 = learn_weights_new (4);
+  ms->now = 0;
+  ms->n = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (families) + 1; i++)
+    {
+      ProtoConfig *c = &ms->cfg[ms->n];
+      proto_config_init (c, i == G_N_ELEMENTS (families) ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110);
+      g_strlcpy (c->family, i < G_N_ELEMENTS (families) ? families[i] : "disco", sizeof c->family);
+      const ProtoFamily *f = proto_family_of (c);
+      ms->rng[ms->n] = dl_random_new (1, "fuzz-machines", ms->n);
+      ProtoPeerEnv env = { .initial = ms->w0, .rng = ms->rng[ms->n], .region = "", .speed = 1 };
+      ms->coord[ms->n] = f->new_coordinator (c);
+      ms->peer[ms->n] = f->new_peer (c, &env);
+      ProtoOutbox out;
+      proto_outbox_init (&out);
+      ProtoInput start = { .kind = PROTO_IN_START };
+      proto_machine_handle (ms->peer[ms->n], 0, &start, &out);
+      proto_outbox_clear (&out);
+      ms->n++;
+    }
+}
+
+static void
+machines_stop (Machines *ms)
+{
+  for (guint i = 0; i < ms->n; i++)
+    {
+      proto_machine_free (ms->coord[i]);
+      proto_machine_free (ms->peer[i]);
+      dl_random_free (ms->rng[i]);
+    }
+  learn_weights_unref (ms->w0);
+  ms->n = 0;
+}
+
+/* An id a hostile stream might name: nobody, the server, the receiver
+ * (p1), its sender, or one of a few peers. */
+static ProtoNodeId
+hostile_id (DlRandom *r)
+{
+  switch (dl_random_below (r, 6))
+    {
+    case 0: return PROTO_SERVER;
+    case 1: return 1;
+    case 2: return PROTO_NO_NODE;
+    case 3: return (ProtoNodeId) dl_random_below (r, G_MAXUINT32);
+    default: return (ProtoNodeId) dl_random_below (r, 6);
+    }
+}
+
+static guint32
+hostile_count (DlRandom *r)
+{
+  switch (dl_random_below (r, 4))
+    {
+    case 0: return 0;
+    case 1: return G_MAXUINT32;
+    case 2: return (guint32) dl_random_below (r, G_MAXUINT32);
+    default: return (guint32) dl_random_below (r, 8);
+    }
+}
+
+/* A well-formed message with hostile fields: if its frame decodes, every
+ * machine takes it, from a hostile sender, then time jumps to a deadline. */
+static void
+fuzz_hostile (DlRandom *r, Machines *ms, BenchFuzzStats *st)
+{
+  ProtoMsg m;
+  random_msg (r, &m);
+  m.node = hostile_id (r);
+  m.round = hostile_count (r);
+  if (dl_random_below (r, 2))
+    m.nb_participants = hostile_count (r);
+  if (m.type == PROTO_MSG_PEERS_FOR_ROUND)
+    {
+      ProtoNodeId ids[8];
+      guint n = (guint) dl_random_below (r, 8);
+      for (guint i = 0; i < n; i++)
+        ids[i] = hostile_id (r);
+      proto_msg_set_peers (&m, ids, n);
+    }
+  g_autoptr (GBytes) f = sim_frame_encode_msg (&m);
+  proto_msg_clear (&m);
+  g_autoptr (SimFrameReader) rd = sim_frame_reader_new ();
+  gsize len;
+  const guint8 *fd = g_bytes_get_data (f, &len);
+  sim_frame_reader_push (rd, fd, len);
+  SimFrameKind kind;
+  ProtoMsg d;
+  SimFrameAuth auth;
+  if (sim_frame_reader_next (rd, &kind, &d, &auth, NULL) != SIM_FRAME_OK)
+    {
+      st->frames_bad++;   /* the decoder refuses it: it never reaches a machine */
+      return;
+    }
+  st->frames_ok++;
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ms->now += (DlTime) dl_random_below (r, 1000) * DL_MS;
+  for (guint i = 0; i < ms->n; i++)
+    {
+      ProtoInput to_coord = { .kind = PROTO_IN_MESSAGE, .from = (ProtoNodeId) (1 + dl_random_below (r, 5)),
+                              .via = PROTO_VIA_SERVER, .msg = &d };
+      proto_machine_handle (ms->coord[i], ms->now, &to_coord, &out);
+      proto_outbox_reset (&out);
+      gboolean link = dl_random_below (r, 2);
+      ProtoInput to_peer = { .kind = PROTO_IN_MESSAGE, .from = link ? hostile_id (r) : PROTO_SERVER,
+                             .via = link ? PROTO_VIA_LINK : PROTO_VIA_SERVER, .msg = &d };
+      proto_machine_handle (ms->peer[i], ms->now, &to_peer, &out);
+      proto_outbox_reset (&out);
+      st->hostile_fed += 2;
+      if (dl_random_below (r, 4) == 0)
+        {
+          ProtoMachine *mm = dl_random_below (r, 2) ? ms->coord[i] : ms->peer[i];
+          DlTime at = proto_machine_next_deadline (mm);
+          if (at != DL_TIME_NEVER && at >= ms->now)
+            {
+              ProtoInput due = { .kind = PROTO_IN_DEADLINE };
+              proto_machine_handle (mm, at, &due, &out);
+              proto_outbox_reset (&out);
+            }
+        }
+    }
+  proto_outbox_clear (&out);
+  proto_msg_clear (&d);
+}
+
 gboolean
 bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
 {
   memset (st, 0, sizeof *st);
   g_autoptr (DlRandom) r = dl_random_new (seed, "fuzz-frames", DL_RANDOM_NO_NODE);
   gboolean ok = TRUE;
+  Machines ms = { 0 };
   for (guint64 i = 0; i < inputs; i++)
     {
       st->inputs++;
-      guint mode = (guint) dl_random_below (r, 4);
+      if (i % 2000 == 0)
+        {
+          /* fresh machines now and then: hostile input meets every state */
+          machines_stop (&ms);
+          machines_start (&ms);
+        }
+      guint mode = (guint) dl_random_below (r, 6);
+      if (mode == 4)
+        {
+          if (!fuzz_hello (r, st))
+            ok = FALSE;
+          continue;
+        }
+      if (mode == 5)
+        {
+          fuzz_hostile (r, &ms, st);
+          continue;
+        }
       if (mode == 0)
         {
           /* random bytes, sometimes behind a plausible length */
@@ -176,5 +404,6 @@ bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
       feed (r, b->data, b->len, NULL, st);
       proto_msg_clear (&m);
     }
+  machines_stop (&ms);
   return ok;
 }

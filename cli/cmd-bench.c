@@ -454,7 +454,7 @@ bench_fuzz (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the input stream (default 1)", "N" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("- fuzz the testbed's frame reader and message decoder");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- fuzz the testbed's frame reader, HELLO proofs and machines");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || inputs < 0)
@@ -467,8 +467,10 @@ bench_fuzz (int argc, char **argv)
   gboolean ok = bench_fuzz_frames ((guint64) inputs, (uint64_t) seed, &st);
   double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
   printf ("%" G_GUINT64_FORMAT " inputs in %.2f s: %" G_GUINT64_FORMAT " frames accepted, %" G_GUINT64_FORMAT
-          " refused, %" G_GUINT64_FORMAT " valid round trips%s\n",
-          st.inputs, wall, st.frames_ok, st.frames_bad, st.roundtrips, ok ? "" : "; A ROUND TRIP FAILED");
+          " refused, %" G_GUINT64_FORMAT " valid round trips; HELLO proofs %" G_GUINT64_FORMAT " verified, %"
+          G_GUINT64_FORMAT " refused; %" G_GUINT64_FORMAT " hostile messages into machines%s\n",
+          st.inputs, wall, st.frames_ok, st.frames_bad, st.roundtrips, st.hellos_verified, st.hellos_refused,
+          st.hostile_fed, ok ? "" : "; A ROUND TRIP OR A HELLO PROOF FAILED");
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 

@@ -1,7 +1,8 @@
 /* test-frame.c — sim/sim-frame.c: every message type round-trips through a
  * frame split at every byte; malformed frames are refused with an error;
  * and a seeded fuzz run (bench/fuzz-frames.c) of 30 000 inputs neither
- * crashes nor leaks (ASan in CI).  `dlsim bench fuzz-frames` runs 1M+. */
+ * crashes nor leaks (ASan in CI), judges every HELLO's proof right and
+ * feeds hostile messages into every family's machines.  `dlsim bench fuzz-frames` runs 1M+. */
 #include "config.h"
 
 #include "sim/sim-frame.h"
@@ -213,6 +214,10 @@ START_TEST (test_fuzz_short)
   ck_assert_uint_gt (st.roundtrips, 1000);
   ck_assert_uint_gt (st.frames_bad, 1000);
   ck_assert_uint_gt (st.frames_ok, st.roundtrips);
+  /* HELLO proofs judged both ways, hostile messages into every machine */
+  ck_assert_uint_gt (st.hellos_verified, 500);
+  ck_assert_uint_gt (st.hellos_refused, 500);
+  ck_assert_uint_gt (st.hostile_fed, 10000);
 }
 END_TEST
 
