@@ -112,7 +112,8 @@ tests_test_props_SOURCES = tests/test-props.c
 tests_test_props_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_props_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
-# `make check-fuzz`: a million frames through the decoder (run by .ci/run in
+# `make check-fuzz`: a million inputs: frames through the decoder, HELLO proofs,
+# hostile messages into every family's machines (run by .ci/run in
 # its sanitizer build: no crash, no leak, no UB report)
 check-fuzz: dlsim
 	./dlsim$(EXEEXT) bench fuzz-frames --inputs 1000000
