@@ -83,7 +83,7 @@ sim_tb_now (const SimTbNode *n)
 }
 
 static void
-record_fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
+fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
 {
   if (n->p.rec.fact)
     n->p.rec.fact (n->p.rec.user_data, sim_tb_now (n), n->p.id, other, kind, detail ? detail : "");
@@ -113,13 +113,7 @@ protocol_error (SimTbNode *n, ProtoNodeId other, const char *detail)
   else if (n->err_suppressed > 0)
     d = g_strdup_printf ("%s (and %u more protocol errors not recorded, rate limit)", detail, n->err_suppressed);
   n->err_suppressed = 0;
-  record_fact (n, other, "protocol-error", d ? d : detail);
-}
-
-static void
-fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
-{
-  record_fact (n, other, kind, detail);
+  fact (n, other, "protocol-error", d ? d : detail);
 }
 
 static void
@@ -226,8 +220,10 @@ on_hello (SimTbNode *n, Conn *c, const SimFrameAuth *hello)
     refused = "HELLO from an id already connected";
   if (refused)
     {
-      g_autofree char *d = g_strdup_printf ("%s: stream closed", refused);
-      protocol_error (n, hello->id, d);
+      /* the id is the other end's claim: it goes in the detail, not in the
+       * record's node column */
+      g_autofree char *d = g_strdup_printf ("%s (it claims p%u): stream closed", refused, hello->id);
+      protocol_error (n, PROTO_NO_NODE, d);
       conn_ended (c, NULL);
       return;
     }
@@ -896,6 +892,12 @@ sim_tb_secret_load (const char *path, GError **error)
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_PERM,
                    "%s: the secret file may be read or written by others (mode %03o): chmod 600 %s", path,
                    (unsigned) (st.st_mode & 0777), path);
+      return NULL;
+    }
+  if (st.st_size > 4096)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %" G_GINT64_FORMAT " bytes is not a secret file "
+                   "(at most 4096)", path, (gint64) st.st_size);
       return NULL;
     }
   g_autofree char *text = NULL;

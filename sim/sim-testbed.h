@@ -75,8 +75,9 @@ typedef struct {
 /* (transfer full) a new shared secret: 32 bytes from /dev/urandom, in hex. */
 char *sim_tb_secret_new (GError **error);
 /* (transfer full) the secret in `path`, without its trailing newline;
- * refused if the file may be read by others than its owner, or is
- * shorter than SIM_TB_SECRET_MIN_BYTES. */
+ * refused if the file may be read or written by others than its owner, or
+ * the secret is shorter than SIM_TB_SECRET_MIN_BYTES or the file longer
+ * than 4096 bytes. */
 char *sim_tb_secret_load (const char *path, GError **error);
 
 SimTbNode *sim_tb_node_new (const SimTbParams *p, GError **error);
