@@ -3,7 +3,9 @@
 # recorded as mode 'testbed' that report and trace read; S17 with a peer
 # killed by SIGKILL; unsupported keys refused by name; a coordinator that
 # cannot be reached; a port already in use; junk bytes to a coordinator;
-# Ctrl-C.  After every exit path no `dlsim node` process is left.
+# Ctrl-C; nodes by hand with the deployment's secret; hostile clients on the
+# sockets (an impostor, ids outside the scenario, the limits before a
+# HELLO).  After every exit path no `dlsim node` process is left.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 SRC=${DLSIM_SRCDIR:-.}
