@@ -87,13 +87,14 @@ env -u DLSIM_PROGRESS_INTERVAL "$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" > "$tmp/
 # coordinator each round it starts
 SRC=${DLSIM_SRCDIR:-.}
 f=$SRC/scenarios/regression/consensus-mean-3.ini
-"$DLSIM" node coordinator --listen 127.0.0.1:0 --scenario "$f" -o "$tmp/n-coord.db" > /dev/null 2> "$tmp/n-coord.err" &
+"$DLSIM" node coordinator --listen 127.0.0.1:0 --secret-file "$tmp/n.secret" --scenario "$f" -o "$tmp/n-coord.db" \
+  > /dev/null 2> "$tmp/n-coord.err" &
 cpid=$!
 i=0
 while [ $i -lt 50 ] && ! grep -q "listening on" "$tmp/n-coord.err"; do sleep 0.1; i=$((i + 1)); done
 port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/n-coord.err")
 for i in 1 2 3; do
-  "$DLSIM" node peer --coordinator "127.0.0.1:$port" --name p$i --scenario "$f" -o "$tmp/n-p$i.db" \
+  "$DLSIM" node peer --coordinator "127.0.0.1:$port" --name p$i --secret-file "$tmp/n.secret" --scenario "$f" -o "$tmp/n-p$i.db" \
     < /dev/null > /dev/null 2> "$tmp/n-p$i.err" &
 done
 for i in $(seq 1 150); do grep -q "finished its" "$tmp/n-p3.err" 2>/dev/null && break; sleep 0.1; done
