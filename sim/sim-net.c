@@ -872,7 +872,13 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
       int side = sim_link_side (self, other);
       DlTime now = sim_engine_now (w->engine);
       if (w->flows && l->q[side])
-        l->close_wait[side] = c;
+        {
+          /* an earlier close of this side still waiting is of an earlier
+           * connection (stale when it arrives): let it go now */
+          if (l->close_wait[side])
+            sim_engine_schedule_at (w->engine, now, ev_close_arrive, w, (uint64_t) (uintptr_t) l->close_wait[side]);
+          l->close_wait[side] = c;
+        }
       else
         sim_engine_schedule_at (w->engine, MAX (dl_time_add (now, c->latency), l->last_arrival[side]), ev_close_arrive,
                                 w, (uint64_t) (uintptr_t) c);
