@@ -404,6 +404,18 @@ channel_last (SimWorld *w, const Msg *m, Link *l)
   return last;
 }
 
+/* The one-way latency a message pays: a peer link's (its region's local
+ * one when both ends share a region), the replicas' own network, or the
+ * coordinator stream's. */
+static const DlDist *
+latency_of (const SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, gboolean internal)
+{
+  if (via == PROTO_VIA_LINK)
+    return w->cfg.local_latency_set && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, to)
+           ? &w->cfg.local_latency : &w->cfg.latency;
+  return internal ? &w->cfg.replica_latency : &w->cfg.server_latency;
+}
+
 /* ---------------------------------------------------------------- fair sharing */
 
 /* a link close on its way to the other end (see sim_net_close_link) */
@@ -451,11 +463,12 @@ flows_tick_now (SimWorld *w)
 /* m's channel: the queue of its messages (NULL: a channel with no link or
  * node to keep one, whose messages go as they come) */
 static Msg **
-channel_queue (SimWorld *w, const Msg *m, Msg ***tail)
+channel_queue (SimWorld *w, const Msg *m, Link *l, Msg ***tail)
 {
   if (m->via == PROTO_VIA_LINK)
     {
-      Link *l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
+      if (!l)
+        l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
       if (!l)
         return NULL;
       int side = sim_link_side (m->from, m->to);
@@ -480,7 +493,7 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l)
   DlTime t = dl_time_add (now, m->wire_done);
   m->wire_done = now;
   Msg **tail = NULL;
-  Msg **q = channel_queue (w, m, &tail);
+  Msg **q = channel_queue (w, m, l, &tail);
   if (q && *q == m)
     {
       *q = m->next;
@@ -557,14 +570,10 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   if (w->flows && !m->internal)
     {
       DlRandom *r = src ? src->rng_net : w->rng_links;
-      const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency : &w->cfg.server_latency;
-      if (via == PROTO_VIA_LINK && w->cfg.local_latency_set
-          && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, m->to))
-        lat = &w->cfg.local_latency;
-      m->wire_done = dl_time_add (dl_dist_sample_time (lat, r), extra);
+      m->wire_done = dl_time_add (dl_dist_sample_time (latency_of (w, from, m->to, via, FALSE), r), extra);
       w->in_flight++;
       Msg **tail = NULL;
-      Msg **q = channel_queue (w, m, &tail);
+      Msg **q = channel_queue (w, m, l, &tail);
       m->next = NULL;
       if (q && *q)
         {
@@ -593,13 +602,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
     }
   m->wire_done = t;
   DlRandom *r = src ? src->rng_net : w->rng_links;
-  const DlDist *lat = via == PROTO_VIA_LINK ? &w->cfg.latency
-                      : m->internal           ? &w->cfg.replica_latency
-                                              : &w->cfg.server_latency;
-  if (via == PROTO_VIA_LINK && w->cfg.local_latency_set
-      && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, m->to))
-    lat = &w->cfg.local_latency;   /* both ends in one region */
-  t = dl_time_add (t, dl_dist_sample_time (lat, r));
+  t = dl_time_add (t, dl_dist_sample_time (latency_of (w, from, m->to, via, m->internal), r));
   t = dl_time_add (t, extra);
   /* reliable, ordered per channel: never before the previous arrival */
   DlTime *last = channel_last (w, m, l);
@@ -806,10 +809,7 @@ sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
 static DlTime
 link_latency (SimWorld *w, ProtoNodeId a, ProtoNodeId b, DlRandom *r)
 {
-  const DlDist *lat = &w->cfg.latency;
-  if (w->cfg.local_latency_set && sim_peer_region (&w->cfg, a) == sim_peer_region (&w->cfg, b))
-    lat = &w->cfg.local_latency;
-  return dl_dist_sample_time (lat, r);
+  return dl_dist_sample_time (latency_of (w, a, b, PROTO_VIA_LINK, FALSE), r);
 }
 
 /* A link close notice arrives: the other end is told, if it still holds
