@@ -6,6 +6,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/bandwidth/a2a-8-20mbps.ini \
 	scenarios/bandwidth/a2a-8-mixed-uplinks.ini \
 	scenarios/edge/crash-during-sync.ini \
+	scenarios/edge/crash-frees-downlinks.ini \
+	scenarios/edge/crash-frees-downlinks-robust.ini \
 	scenarios/edge/crash-loses-unsent.ini \
 	scenarios/edge/crash-never-detected.ini \
 	scenarios/edge/join-while-list-sent.ini \

@@ -191,6 +191,8 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   n->status = crash ? NODE_CRASHED : NODE_LEFT;
   n->left = sim_engine_now (w->engine);
   sim_fact (w, id, PROTO_NO_NODE, crash ? "crash" : "leave", NULL);
+  if (crash)
+    sim_net_uplink_stopped (w, id);
   /* its links close: the other sides notice a graceful close, not a crash */
   GArray *others = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   uint32_t o;
