@@ -135,6 +135,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/found/explore-base-retries-before-exclusion.ini \
 	scenarios/found/explore-base-sync-served-model-sync-timed-out.ini \
 	scenarios/found/f1-early-payloads-next-round-tag.ini \
+	scenarios/reproductions/petals-1gbit-5ms.ini \
+	scenarios/reproductions/petals-100mbit-5ms.ini \
+	scenarios/reproductions/petals-100mbit-100ms.ini \
 	scenarios/regression/consensus-mean-10.ini \
 	scenarios/regression/consensus-mean-3.ini \
 	scenarios/regression/consensus-secure-10.ini \
