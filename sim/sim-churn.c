@@ -127,6 +127,7 @@ join (SimWorld *w, ProtoNodeId id, double speed)
   sim_peer_attributes (&w->cfg, id, &attrs);
   attrs.speed = n->speed;   /* a join may set it */
   ProtoPeerEnv env = sim_peer_env (&w->cfg, &attrs, w->initial, n->rng_shares);
+  env.id = id;
   n->peer = w->family->new_peer (&w->cfg.proto, &env);
   if (w->n_servers > 1)
     {

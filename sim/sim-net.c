@@ -289,6 +289,11 @@ wire_size_key (const ProtoMsg *msg)
     case PROTO_MSG_PEER_IS_READY:
       flag = msg->helper != 0;
       break;
+    case PROTO_MSG_GUEST:
+      /* the size the guest says (< 2^40 bytes), or the text's length (< 2^14) */
+      flag = msg->key != 0;
+      len = msg->key ? msg->key : (msg->signal_data ? strlen (msg->signal_data) : 0);
+      break;
     default:
       break;
     }
@@ -305,7 +310,7 @@ wire_size (SimWorld *w, const ProtoMsg *msg)
   gpointer v = dl_word_map_lookup (w->wire_sizes, key);
   if (v)
     return (gsize) (uintptr_t) v;
-  gsize bytes = proto_msg_wire_size (msg);
+  gsize bytes = proto_msg_charged_size (msg);
   g_assert (bytes > 0);
   dl_word_map_insert (w->wire_sizes, key, (gpointer) (uintptr_t) bytes);
   return bytes;

@@ -714,6 +714,7 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
           n->shard = learn_dataset_subset (cfg->train, (const gsize *) (const void *) idx->data, idx->len);
         }
       ProtoPeerEnv env = sim_peer_env (cfg, &n->attrs, n->initial, n->rng_shares);
+      env.id = p->id;
       n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, &env);
     }
   n->service = g_socket_service_new ();

@@ -93,7 +93,7 @@ expect 2 "unknown rate unit" -- "$DLSIM" run "$tmp/ok.ini" "$tmp/bad.ini" -o "$t
 if [ -e "$tmp/never.db" ]; then fail=$((fail + 1)); echo "FAIL: a database was written after a load error"; else pass=$((pass + 1)); fi
 expect 2 "unknown key protocol.nope" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.nope=1
 # the protocol family: disco (the default), gossip and hierarchical are built; the family is recorded
-expect 2 "\\[protocol\\] family: 'supernode': unknown family (expected disco, gossip, hierarchical or pipeline)" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=supernode -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] family: 'supernode': unknown family (expected disco, gossip, hierarchical, pipeline or guest)" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=supernode -o "$tmp/fam.db"
 # a key of another family is an error that names it
 expect 2 "\\[protocol\\] fanout: applies to family = gossip only, not to family = disco" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.fanout=3 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] max_connection_retry: applies to family = disco only, not to family = gossip" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.max_connection_retry=2 -o "$tmp/fam.db"
