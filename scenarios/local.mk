@@ -25,6 +25,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \
+	scenarios/guest/pushpull.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \

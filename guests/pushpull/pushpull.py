@@ -16,9 +16,12 @@ It uses every line of the protocol: send on the stream and on links, open
 (initiator or not), connect, close, train, deadline, state, round, list,
 finished, failed, note, metric, and disconnect (with --leave-after).
 
-    python3 pushpull.py [--leave-after] [--crash-at LINE] [--hang-at LINE]
-                        [--garbage-at LINE]
+    python3 pushpull.py [--leave-after] [--raise-on-link-failed]
+                        [--crash-at LINE] [--hang-at LINE] [--garbage-at LINE]
 
+--raise-on-link-failed plants a bug that only a fault reaches: a peer whose
+link fails raises an exception (as simple-peer's unhandled 'error' ends a
+Node client in DISCO, S28), so `dlsim explore --faults link-fail` finds it.
 The last three make a bad guest for tests: exit, sleep or print a line
 that is no action when it reads its LINE-th line.
 """
@@ -44,6 +47,7 @@ class Peer:
 class Guest:
     def __init__(self, argv):
         self.leave_after = "--leave-after" in argv
+        self.raise_on_link_failed = "--raise-on-link-failed" in argv
         self.faults = {}
         for flag in ("--crash-at", "--hang-at", "--garbage-at"):
             if flag in argv:
@@ -132,6 +136,8 @@ class Guest:
                 # the value travels as text; say it costs 8 bytes
                 self.act("send", w[0], "link", "Push", 8, repr(p.value))
         elif verb in ("link-failed", "link-closed"):
+            if verb == "link-failed" and self.raise_on_link_failed:
+                raise RuntimeError("%s: link to %s failed" % (p.name, w[0]))
             if w[0] == p.partner:
                 self.end_exchange(p, "link to %s %s" % (w[0], verb[5:]))
         elif verb == "stream-closed":

@@ -278,8 +278,9 @@ call (GuestNode *g, const char *line, ProtoOutbox *out)
       ProtoGuestAct a;
       const char *why = NULL;
       g_autoptr (GError) pe = NULL;
+      g_autofree char *quoted = NULL;
       if (!proto_guest_line_parse (r, &a, &pe))
-        why = pe->message;
+        why = pe->message;   /* it quotes the line */
       else if (out)
         apply (g, &a, out, &why);
       else if (a.kind == PROTO_GUEST_STATE)
@@ -289,13 +290,13 @@ call (GuestNode *g, const char *line, ProtoOutbox *out)
       else
         why = "a node's `new` is answered with state and deadline only";
       proto_guest_act_clear (&a);
+      if (why && !pe)
+        why = quoted = g_strdup_printf ("`%.80s`: %s", r, why);
       if (why)
         {
           g_autofree char *name = proto_guest_node_name (g->id);
-          g_autofree char *msg = g_strdup_printf ("guest `%s`: its line %" G_GUINT64_FORMAT " (for %s, after `%.60s`): "
-                                                  "`%.80s`: %s",
-                                                  *s->key->guest_command ? s->key->guest_command : "", first + i, name,
-                                                  line, r, why);
+          g_autofree char *msg = g_strdup_printf ("guest `%s`: its line %" G_GUINT64_FORMAT " (for %s, after `%.60s`): %s",
+                                                  s->key->guest_command, first + i, name, line, why);
           session_break (s, msg);
           return;
         }
