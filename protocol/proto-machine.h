@@ -152,6 +152,8 @@ typedef struct {
    * peer only by its state's name, counts such a peer settled, and
    * finished if it ends online */
   const char *const *serving_states;
+  /* why its machines cannot run on the testbed's sockets yet (NULL: they can) */
+  const char *no_testbed;
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);

@@ -503,4 +503,5 @@ const ProtoFamily proto_family_guest = {
   .excludes_after_retries = excludes_after_retries,
   .promises_agreement = no,
   .syncs_late_joiners = no,
+  .no_testbed = "a guest's messages are not carried over the testbed's sockets yet (docs/guest.md)",
 };
