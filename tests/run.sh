@@ -63,7 +63,7 @@ bad "bad.ini: \[protocol\] servers: 9 ranges of 8 blocks: a range would be empty
 bad "bad.ini: \[protocol\] servers: 'four': expected a count of servers or block ranges" "[protocol]" "family = pipeline" "servers = four"
 bad "bad.ini: \[peers\] count: 3 peers, but the pipeline needs 1 clients (p1..p1) and 4 servers" "[protocol]" "family = pipeline" "[peers]" "count = 3"
 bad "bad.ini: \[protocol\] forwarding: 'direct': expected client or next-peer" "[protocol]" "family = pipeline" "forwarding = direct"
-bad "bad.ini: \[training\] rounds: applies to family = disco or gossip or hierarchical only, not to family = pipeline" "[protocol]" "family = pipeline" "[training]" "rounds = 3"
+bad "bad.ini: \[training\] rounds: applies to family = disco or gossip or hierarchical or guest only, not to family = pipeline" "[protocol]" "family = pipeline" "[training]" "rounds = 3"
 bad "bad.ini: \[protocol\] steps: applies to family = pipeline only, not to family = disco" "[protocol]" "steps = 3"
 # robust's straggler policies, and the replicated coordinator's keys
 bad "bad.ini: \[protocol\] straggler_policy: 'drop-slowest' applies to version = robust only among DISCO's" "[protocol]" "straggler_policy = drop-slowest"
