@@ -13,9 +13,9 @@
 
 #include "cli/cli.h"
 #include "results/res-db.h"
+#include "results/res-query.h"
 
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,43 +39,34 @@ case_free (gpointer data)
 }
 
 static const char *
-col (sqlite3_stmt *st, int i)
+col (ResRows *st, int i)
 {
-  const char *t = (const char *) sqlite3_column_text (st, i);
+  const char *t = res_rows_text (st, i);
   return t ? t : "";
 }
 
 /* The checked runs (those with expectation rows), in run order. */
 static GPtrArray *
-load_cases (sqlite3 *db)
+load_cases (struct sqlite3 *db)
 {
   GPtrArray *cases = g_ptr_array_new_with_free_func (case_free);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT run_id, COALESCE(file, scenario), COALESCE(point_label, ''), seed,"
-                          " COALESCE(outcome, 'unfinished'), COALESCE(wall_seconds, 0) FROM runs"
-                          " WHERE run_id IN (SELECT run_id FROM expectations) ORDER BY run_id", -1, &st, NULL);
-  sqlite3_stmt *ex = NULL;
-  sqlite3_prepare_v2 (db, "SELECT key, expected, COALESCE(actual, '(none)') FROM expectations"
-                          " WHERE run_id = ? AND passed = 0", -1, &ex, NULL);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) st = res_db_checked_runs (db);
+  while (res_rows_next (st))
     {
       Case *c = g_new0 (Case, 1);
-      c->run = sqlite3_column_int64 (st, 0);
+      c->run = res_rows_int64 (st, 0);
       c->file = g_strdup (col (st, 1));
       c->label = g_strdup (col (st, 2));
-      c->seed = sqlite3_column_int64 (st, 3);
+      c->seed = res_rows_int64 (st, 3);
       c->outcome = g_strdup (col (st, 4));
-      c->wall = sqlite3_column_double (st, 5);
+      c->wall = res_rows_double (st, 5);
       c->failures = g_ptr_array_new_with_free_func (g_free);
-      sqlite3_bind_int64 (ex, 1, c->run);
-      while (sqlite3_step (ex) == SQLITE_ROW)
+      g_autoptr (ResRows) ex = res_db_failed_expectations (db, c->run);
+      while (res_rows_next (ex))
         for (int k = 0; k < 3; k++)
           g_ptr_array_add (c->failures, g_strdup (col (ex, k)));
-      sqlite3_reset (ex);
       g_ptr_array_add (cases, c);
     }
-  sqlite3_finalize (ex);
-  sqlite3_finalize (st);
   return cases;
 }
 
@@ -191,11 +182,11 @@ cli_write_check_reports (const char *db_path, const char *junit, const char *tap
 {
   if (!junit && !tap)
     return TRUE;
-  sqlite3 *db = res_db_open_read (db_path, error);
+  struct sqlite3 *db = res_db_open_read (db_path, error);
   if (!db)
     return FALSE;
   g_autoptr (GPtrArray) cases = load_cases (db);
-  sqlite3_close (db);
+  res_db_close_read (db);
   const char *paths[2] = { junit, tap };
   for (int k = 0; k < 2; k++)
     {

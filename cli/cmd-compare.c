@@ -13,15 +13,15 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "results/res-query.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 typedef struct {
   const char *path;
-  sqlite3 *db;
+  struct sqlite3 *db;
   gint64 run;
   char *mode;
 } Side;
@@ -30,20 +30,17 @@ typedef struct {
 static gboolean
 pick_run (Side *s, gint64 want, const char *opt)
 {
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (s->db, "SELECT run_id, COALESCE(mode, 'sim') FROM runs"
-                             " WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, want);
+  ResRows *st = res_db_compare_runs (s->db, want);
   guint n = 0;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
       if (n++ == 0)
         {
-          s->run = sqlite3_column_int64 (st, 0);
-          s->mode = g_strdup ((const char *) sqlite3_column_text (st, 1));
+          s->run = res_rows_int64 (st, 0);
+          s->mode = g_strdup (res_rows_text (st, 1));
         }
     }
-  sqlite3_finalize (st);
+  res_rows_free (st);
   if (n == 0)
     {
       if (want)
@@ -63,26 +60,15 @@ pick_run (Side *s, gint64 want, const char *opt)
 static char *
 summary (Side *s, const char *key)
 {
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (s->db, "SELECT value FROM summary WHERE run_id = ? AND key = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, s->run);
-  sqlite3_bind_text (st, 2, key, -1, SQLITE_STATIC);
-  char *v = NULL;
-  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_text (st, 0))
-    v = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  sqlite3_finalize (st);
+  char *v = res_db_summary_value (s->db, s->run, key);
   return v ? v : g_strdup ("-");
 }
 
 static char *
 run_outcome (Side *s)
 {
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (s->db, "SELECT COALESCE(outcome, 'unfinished') FROM runs WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, s->run);
-  char *v = g_strdup (sqlite3_step (st) == SQLITE_ROW ? (const char *) sqlite3_column_text (st, 0) : "-");
-  sqlite3_finalize (st);
-  return v;
+  char *v = res_db_run_outcome (s->db, s->run);
+  return v ? v : g_strdup ("-");
 }
 
 /* name -> "outcome rounds retries fails" for each peer of the run. */
@@ -90,15 +76,12 @@ static GHashTable *
 peer_facts (Side *s)
 {
   GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (s->db, "SELECT peer, COALESCE(outcome, '-'), rounds, retries_received, fails_received"
-                             " FROM peers WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, s->run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    g_hash_table_insert (h, g_strdup ((const char *) sqlite3_column_text (st, 0)),
-                         g_strdup_printf ("%s %d %d %d", sqlite3_column_text (st, 1), sqlite3_column_int (st, 2),
-                                          sqlite3_column_int (st, 3), sqlite3_column_int (st, 4)));
-  sqlite3_finalize (st);
+  ResRows *st = res_db_peer_facts (s->db, s->run);
+  while (res_rows_next (st))
+    g_hash_table_insert (h, g_strdup (res_rows_text (st, 0)),
+                         g_strdup_printf ("%s %d %d %d", res_rows_text (st, 1), res_rows_int (st, 2),
+                                          res_rows_int (st, 3), res_rows_int (st, 4)));
+  res_rows_free (st);
   return h;
 }
 
@@ -107,12 +90,10 @@ static GHashTable *
 violation_keys (Side *s)
 {
   GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (s->db, "SELECT key FROM summary WHERE run_id = ? AND key LIKE 'violations.%'", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, s->run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    g_hash_table_add (h, g_strdup ((const char *) sqlite3_column_text (st, 0)));
-  sqlite3_finalize (st);
+  ResRows *st = res_db_violation_keys (s->db, s->run);
+  while (res_rows_next (st))
+    g_hash_table_add (h, g_strdup (res_rows_text (st, 0)));
+  res_rows_free (st);
   return h;
 }
 
@@ -120,13 +101,11 @@ static GHashTable *
 traffic (Side *s)
 {
   GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (s->db, "SELECT type, messages FROM traffic WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, s->run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    g_hash_table_insert (h, g_strdup ((const char *) sqlite3_column_text (st, 0)),
-                         GINT_TO_POINTER (sqlite3_column_int (st, 1)));
-  sqlite3_finalize (st);
+  ResRows *st = res_db_traffic_messages (s->db, s->run);
+  while (res_rows_next (st))
+    g_hash_table_insert (h, g_strdup (res_rows_text (st, 0)),
+                         GINT_TO_POINTER (res_rows_int (st, 1)));
+  res_rows_free (st);
   return h;
 }
 
@@ -152,19 +131,16 @@ quantile (GArray *v, double q)
 static void
 durations (Side *s, GArray *period, GArray *exchange)
 {
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (s->db, "SELECT round, list_s, end_s FROM rounds WHERE run_id = ? AND end_s IS NOT NULL"
-                             " ORDER BY round", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, s->run);
+  ResRows *st = res_db_finished_rounds (s->db, s->run);
   double prev = NAN;
   int prev_round = -1;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
-      int r = sqlite3_column_int (st, 0);
-      double end = sqlite3_column_double (st, 2);
-      if (sqlite3_column_type (st, 1) != SQLITE_NULL)
+      int r = res_rows_int (st, 0);
+      double end = res_rows_double (st, 2);
+      if (!res_rows_is_null (st, 1))
         {
-          double x = end - sqlite3_column_double (st, 1);
+          double x = end - res_rows_double (st, 1);
           g_array_append_val (exchange, x);
         }
       if (prev_round >= 0 && r == prev_round + 1)
@@ -175,7 +151,7 @@ durations (Side *s, GArray *period, GArray *exchange)
       prev = end;
       prev_round = r;
     }
-  sqlite3_finalize (st);
+  res_rows_free (st);
   g_array_sort (period, cmp_double);
   g_array_sort (exchange, cmp_double);
 }
@@ -360,7 +336,7 @@ cli_cmd_compare (int argc, char **argv)
 out:
   for (int i = 0; i < 2; i++)
     {
-      sqlite3_close (s[i].db);
+      res_db_close_read (s[i].db);
       g_free (s[i].mode);
     }
   return rc;

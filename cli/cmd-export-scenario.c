@@ -11,8 +11,8 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "results/res-query.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,25 +39,22 @@ absolute (const char *file_dir, const char *p)
 char *
 cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, gboolean with_expect)
 {
-  sqlite3 *db = cli_open_results ("export-scenario", db_path);
+  struct sqlite3 *db = cli_open_results ("export-scenario", db_path);
   if (!db)
     return NULL;
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT COALESCE(file, ''), COALESCE(mode, 'sim'), seed, COALESCE(scenario, '') FROM runs"
-                          " WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  if (sqlite3_step (st) != SQLITE_ROW)
+  ResRows *st = res_db_run_origin (db, run);
+  if (!res_rows_next (st))
     {
       cli_error ("export-scenario", "%s: no run %" G_GINT64_FORMAT, db_path, run);
-      sqlite3_finalize (st);
-      sqlite3_close (db);
+      res_rows_free (st);
+      res_db_close_read (db);
       return NULL;
     }
-  g_autofree char *file = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  g_autofree char *mode = g_strdup ((const char *) sqlite3_column_text (st, 1));
-  gint64 seed = sqlite3_column_int64 (st, 2);
-  g_autofree char *name = g_strdup ((const char *) sqlite3_column_text (st, 3));
-  sqlite3_finalize (st);
+  g_autofree char *file = g_strdup (res_rows_text (st, 0));
+  g_autofree char *mode = g_strdup (res_rows_text (st, 1));
+  gint64 seed = res_rows_int64 (st, 2);
+  g_autofree char *name = g_strdup (res_rows_text (st, 3));
+  res_rows_free (st);
   g_autofree char *file_dir = *file ? g_path_get_dirname (file) : NULL;
   if (file_dir && !g_path_is_absolute (file_dir))
     {
@@ -68,18 +65,8 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
     }
 
   GString *o = g_string_new (NULL);
-  g_autofree char *build = NULL, *sha = NULL;
-  sqlite3_prepare_v2 (db, "SELECT key, value FROM params WHERE run_id = ? AND key LIKE 'provenance.%'", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      const char *k = (const char *) sqlite3_column_text (st, 0);
-      if (strcmp (k, "provenance.build") == 0)
-        build = g_strdup ((const char *) sqlite3_column_text (st, 1));
-      else if (strcmp (k, "provenance.scenario_sha256") == 0)
-        sha = g_strdup ((const char *) sqlite3_column_text (st, 1));
-    }
-  sqlite3_finalize (st);
+  g_autofree char *build = res_db_param_value (db, run, "provenance.build");
+  g_autofree char *sha = res_db_param_value (db, run, "provenance.scenario_sha256");
   g_string_append_printf (o, "# Exported by `dlsim export-scenario %s --run %" G_GINT64_FORMAT "` (a %s run of %s).\n"
                           "# Original text sha256 %s; recorded by build %s.\n",
                           db_path, run, mode, *file ? file : "?", sha ? sha : "?", build ? build : "?");
@@ -91,19 +78,15 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
     }
   /* the keys of another family than the run's are left out: giving them is
    * an error (sim_scenario_key_applies) */
-  g_autofree char *family = g_strdup ("disco");
-  sqlite3_prepare_v2 (db, "SELECT value FROM params WHERE run_id = ? AND key = 'protocol.family'", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_text (st, 0))
-    g_free (family), family = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  sqlite3_finalize (st);
-  sqlite3_prepare_v2 (db, "SELECT key, value FROM params WHERE run_id = ? ORDER BY rowid", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
+  g_autofree char *family = res_db_param_value (db, run, "protocol.family");
+  if (!family)
+    family = g_strdup ("disco");
+  st = res_db_run_params (db, run);
   const char *section = NULL;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
-      const char *k = (const char *) sqlite3_column_text (st, 0);
-      const char *v = sqlite3_column_text (st, 1) ? (const char *) sqlite3_column_text (st, 1) : "";
+      const char *k = res_rows_text (st, 0);
+      const char *v = res_rows_text (st, 1) ? res_rows_text (st, 1) : "";
       const char *dot = strchr (k, '.');
       if (!dot || skipped (k) || !sim_scenario_key_applies (k, family))
         continue;
@@ -135,33 +118,31 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
         continue;
       g_string_append_printf (o, "%s = %s\n", dot + 1, value);
     }
-  sqlite3_finalize (st);
+  res_rows_free (st);
   if (!with_expect)
     {
-      sqlite3_close (db);
+      res_db_close_read (db);
       return g_string_free (o, FALSE);
     }
-  sqlite3_prepare_v2 (db, "SELECT key, expected FROM expectations WHERE run_id = ? AND expected NOT LIKE '%implicit%'"
-                          " ORDER BY rowid", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
+  st = res_db_explicit_expectations (db, run);
   gboolean any = FALSE;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
       if (!any)
         g_string_append (o, "\n[expect]\n");
       any = TRUE;
       /* stored as "OP VALUE" */
-      const char *e = (const char *) sqlite3_column_text (st, 1);
+      const char *e = res_rows_text (st, 1);
       const char *sp = strchr (e, ' ');
       g_autofree char *op = sp ? g_strndup (e, (gsize) (sp - e)) : g_strdup ("=");
       const char *val = sp ? sp + 1 : e;
       if (strcmp (op, "=") == 0)
-        g_string_append_printf (o, "%s = %s\n", sqlite3_column_text (st, 0), val);
+        g_string_append_printf (o, "%s = %s\n", res_rows_text (st, 0), val);
       else
-        g_string_append_printf (o, "%s = %s %s\n", sqlite3_column_text (st, 0), op, val);
+        g_string_append_printf (o, "%s = %s %s\n", res_rows_text (st, 0), op, val);
     }
-  sqlite3_finalize (st);
-  sqlite3_close (db);
+  res_rows_free (st);
+  res_db_close_read (db);
   return g_string_free (o, FALSE);
 }
 

@@ -11,16 +11,16 @@
 
 #include "cli/cli.h"
 #include "results/res-db.h"
+#include "results/res-query.h"
 
 #include <csv.h>
 #include <errno.h>
 #include <json-glib/json-glib.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 static void
-csv_row (FILE *f, sqlite3_stmt *st, int n, gboolean header)
+csv_row (FILE *f, ResRows *st, int n, gboolean header)
 {
   for (int i = 0; i < n; i++)
     {
@@ -28,22 +28,22 @@ csv_row (FILE *f, sqlite3_stmt *st, int n, gboolean header)
         fputc (',', f);
       if (header)
         {
-          const char *name = sqlite3_column_name (st, i);
+          const char *name = res_rows_name (st, i);
           csv_fwrite (f, name, strlen (name));
           continue;
         }
-      switch (sqlite3_column_type (st, i))
+      switch (res_rows_kind (st, i))
         {
-        case SQLITE_NULL:
+        case RES_VALUE_NULL:
           break;
-        case SQLITE_INTEGER:
-        case SQLITE_FLOAT:
-          fputs ((const char *) sqlite3_column_text (st, i), f);
+        case RES_VALUE_INTEGER:
+        case RES_VALUE_FLOAT:
+          fputs (res_rows_text (st, i), f);
           break;
         default:
           {
-            const char *t = (const char *) sqlite3_column_text (st, i);
-            csv_fwrite (f, t, (size_t) sqlite3_column_bytes (st, i));
+            const char *t = res_rows_text (st, i);
+            csv_fwrite (f, t, (size_t) res_rows_bytes (st, i));
             (void) t;
           }
         }
@@ -52,19 +52,19 @@ csv_row (FILE *f, sqlite3_stmt *st, int n, gboolean header)
 }
 
 static void
-json_row (FILE *f, sqlite3_stmt *st, int n, JsonGenerator *gen)
+json_row (FILE *f, ResRows *st, int n, JsonGenerator *gen)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   for (int i = 0; i < n; i++)
     {
-      json_builder_set_member_name (b, sqlite3_column_name (st, i));
-      switch (sqlite3_column_type (st, i))
+      json_builder_set_member_name (b, res_rows_name (st, i));
+      switch (res_rows_kind (st, i))
         {
-        case SQLITE_NULL: json_builder_add_null_value (b); break;
-        case SQLITE_INTEGER: json_builder_add_int_value (b, sqlite3_column_int64 (st, i)); break;
-        case SQLITE_FLOAT: json_builder_add_double_value (b, sqlite3_column_double (st, i)); break;
-        default: json_builder_add_string_value (b, (const char *) sqlite3_column_text (st, i)); break;
+        case RES_VALUE_NULL: json_builder_add_null_value (b); break;
+        case RES_VALUE_INTEGER: json_builder_add_int_value (b, res_rows_int64 (st, i)); break;
+        case RES_VALUE_FLOAT: json_builder_add_double_value (b, res_rows_double (st, i)); break;
+        default: json_builder_add_string_value (b, res_rows_text (st, i)); break;
         }
     }
   json_builder_end_object (b);
@@ -112,7 +112,7 @@ cli_cmd_export (int argc, char **argv)
       cli_error ("export", "expected DB and --format csv|jsonl (dlsim export --help)");
       return CLI_EXIT_USAGE;
     }
-  sqlite3 *db = cli_open_results ("export", rest[0]);
+  struct sqlite3 *db = cli_open_results ("export", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
   /* the tables, and one row per run (res_db_make_wide) */
@@ -125,7 +125,7 @@ cli_cmd_export (int argc, char **argv)
   if ((!table || strcmp (table, "runs_wide") == 0) && !res_db_make_wide (db, &error))
     {
       cli_error ("export", "%s: %s", rest[0], error->message);
-      sqlite3_close (db);
+      res_db_close_read (db);
       return CLI_EXIT_FAILURE;
     }
   if (table)
@@ -136,7 +136,7 @@ cli_cmd_export (int argc, char **argv)
       if (!known || !res_db_has_table (db, strcmp (table, "runs_wide") == 0 ? "temp" : "main", table, TRUE))
         {
           cli_error ("export", "%s: no table '%s'", rest[0], table);
-          sqlite3_close (db);
+          res_db_close_read (db);
           return CLI_EXIT_USAGE;
         }
     }
@@ -144,7 +144,7 @@ cli_cmd_export (int argc, char **argv)
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       cli_error ("export", "%s: %s", dir, g_strerror (errno));
-      sqlite3_close (db);
+      res_db_close_read (db);
       return CLI_EXIT_FAILURE;
     }
   gboolean csv = strcmp (format, "csv") == 0;
@@ -163,18 +163,12 @@ cli_cmd_export (int argc, char **argv)
           rc = CLI_EXIT_FAILURE;
           break;
         }
-      /* rows in the order they were written: events by (run_id, seq) */
-      g_autofree char *sql = g_strdup_printf ("SELECT * FROM %s ORDER BY run_id%s", all[i],
-                                              strcmp (all[i], "events") == 0 || strcmp (all[i], "node_records") == 0
-                                                ? ", seq" : ", rowid");
-      sqlite3_stmt *st = NULL;
-      sqlite3_prepare_v2 (db, sql, -1, &st, NULL);
-      int n = sqlite3_column_count (st);
+      ResRows *st = res_db_export_table (db, all[i]);
+      int n = res_rows_n_columns (st);
       if (csv)
         csv_row (f, st, n, TRUE);
       guint64 rows = 0;
-      int step;
-      while ((step = sqlite3_step (st)) == SQLITE_ROW)
+      while (res_rows_next (st))
         {
           if (csv)
             csv_row (f, st, n, FALSE);
@@ -182,23 +176,24 @@ cli_cmd_export (int argc, char **argv)
             json_row (f, st, n, gen);
           rows++;
         }
-      if (step != SQLITE_DONE)
+      gboolean failed = res_rows_failed (st);
+      if (failed)
         {
           cli_error ("export", "%s: %s cannot be read after %" G_GUINT64_FORMAT " rows: %s", rest[0], all[i], rows,
-                     sqlite3_errmsg (db));
+                     res_rows_error (st));
           rc = CLI_EXIT_FAILURE;
         }
-      sqlite3_finalize (st);
+      res_rows_free (st);
       if (fclose (f) != 0)
         {
           cli_error ("export", "%s: %s", path, g_strerror (errno));
           rc = CLI_EXIT_FAILURE;
         }
-      else if (step != SQLITE_DONE)
+      else if (failed)
         break;
       else
         printf ("%s: %" G_GUINT64_FORMAT " rows\n", path, rows);
     }
-  sqlite3_close (db);
+  res_db_close_read (db);
   return rc;
 }

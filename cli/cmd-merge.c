@@ -21,169 +21,20 @@
 #include "cli/tb-records.h"
 #include "cli/tb-run.h"
 #include "results/res-db.h"
+#include "results/res-merge.h"
+#include "results/res-query.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- plain runs */
 
-static gboolean
-table_columns (sqlite3 *db, const char *table, GString *cols, GString *select_cols)
+static void
+say_renumbered (const char *path, gint64 from, gint64 to, gpointer data)
 {
-  g_autofree char *sql = g_strdup_printf ("PRAGMA main.table_info(%s)", table);
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
-    return FALSE;
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      const char *c = (const char *) sqlite3_column_text (st, 1);
-      g_string_append_printf (cols, "%s%s", cols->len ? ", " : "", c);
-      g_string_append_printf (select_cols, "%s%s", select_cols->len ? ", " : "",
-                              strcmp (c, "run_id") == 0 ? "?1" : c);
-    }
-  sqlite3_finalize (st);
-  return cols->len > 0;
-}
-
-/* Copies run `from` of src as run `to` of main. */
-static gboolean
-copy_run (sqlite3 *db, gint64 from, gint64 to)
-{
-  const char *const *tables = res_db_storage_names ();
-  /* an input older than schema 4 keeps its events in a table named events */
-  gboolean old_events = !res_db_has_table (db, "src", "event_chunks", FALSE);
-  for (int i = 0; tables[i]; i++)
-    {
-      const char *src_table = tables[i];
-      if (old_events && strcmp (tables[i], "event_rows") == 0)
-        src_table = "events";
-      else if (old_events && strcmp (tables[i], "event_chunks") == 0)
-        continue;
-      g_autoptr (GString) cols = g_string_new (NULL), sel = g_string_new (NULL);
-      if (!table_columns (db, tables[i], cols, sel))
-        return FALSE;
-      g_autofree char *sql = g_strdup_printf ("INSERT INTO main.%s (%s) SELECT %s FROM src.%s WHERE run_id = ?2",
-                                              tables[i], cols->str, sel->str, src_table);
-      sqlite3_stmt *st = NULL;
-      if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
-        {
-          /* an older input may lack a table (node_records before schema 3) */
-          if (strstr (sqlite3_errmsg (db), "no such table"))
-            continue;
-          return FALSE;
-        }
-      sqlite3_bind_int64 (st, 1, to);
-      sqlite3_bind_int64 (st, 2, from);
-      int rc = sqlite3_step (st);
-      sqlite3_finalize (st);
-      if (rc != SQLITE_DONE)
-        return FALSE;
-    }
-  return TRUE;
-}
-
-#define IDENTITY "COALESCE(scenario,'') || '|' || COALESCE(point,'') || '|' || COALESCE(seed,'') || '|' ||" \
-                 " COALESCE(dlsim_version,'') || '|' || COALESCE(started_at,'') || '|' || COALESCE(file,'') || '|' ||" \
-                 " COALESCE(mode,'sim')"
-
-/* Merges the runs of `path` (attached as src) that are not node runs. */
-/* The builds (provenance.build) of the runs of one side, comma-separated. */
-static char *
-builds_of (sqlite3 *db, const char *schema)
-{
-  g_autofree char *sql = g_strdup_printf ("SELECT group_concat(DISTINCT p.value) FROM %s.params p JOIN %s.runs r"
-                                          " ON r.run_id = p.run_id WHERE p.key = 'provenance.build'"
-                                          " AND COALESCE(r.mode, 'sim') != 'node'", schema, schema);
-  sqlite3_stmt *st = NULL;
-  char *v = NULL;
-  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW
-      && sqlite3_column_text (st, 0))
-    v = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  sqlite3_finalize (st);
-  return v;
-}
-
-static gboolean
-merge_plain (sqlite3 *db, const char *path, gboolean renumber, gboolean any_build, guint *merged, guint *skipped)
-{
-  /* results of different builds do not mix silently */
-  g_autofree char *in_build = builds_of (db, "src"), *out_build = builds_of (db, "main");
-  if (!any_build && in_build && out_build && strcmp (in_build, out_build) != 0)
-    {
-      cli_error ("merge", "%s comes from build %s, the output from %s: results of different builds do not mix "
-                 "(--any-build merges them anyway)", path, in_build, out_build);
-      return FALSE;
-    }
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT s.run_id, " IDENTITY ", (SELECT " IDENTITY " FROM main.runs m"
-                          " WHERE m.run_id = s.run_id) FROM src.runs s WHERE COALESCE(s.mode, 'sim') != 'node'"
-                          " ORDER BY s.run_id", -1, &st, NULL);
-  g_autoptr (GArray) copy_from = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr (GArray) copy_to = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr (GArray) conflicts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 next = 0;
-  {
-    sqlite3_stmt *mx = NULL;
-    /* past every id of both files: a renumbered run never takes an id another run keeps */
-    sqlite3_prepare_v2 (db, "SELECT MAX((SELECT COALESCE(MAX(run_id), 0) FROM main.runs),"
-                            " (SELECT COALESCE(MAX(run_id), 0) FROM src.runs))", -1, &mx, NULL);
-    if (sqlite3_step (mx) == SQLITE_ROW)
-      next = sqlite3_column_int64 (mx, 0);
-    sqlite3_finalize (mx);
-  }
-  /* next: the last id taken, until a run is renumbered (none past 2^63 - 1) */
-  gboolean ids_left = next < G_MAXINT64;
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      gint64 id = sqlite3_column_int64 (st, 0);
-      const char *mine = (const char *) sqlite3_column_text (st, 1);
-      const char *theirs = (const char *) sqlite3_column_text (st, 2);
-      if (!theirs)
-        {
-          g_array_append_val (copy_from, id);
-          g_array_append_val (copy_to, id);
-        }
-      else if (strcmp (mine, theirs) == 0)
-        (*skipped)++;   /* already merged */
-      else if (renumber && !ids_left)
-        {
-          cli_error ("merge", "%s: run %" G_GINT64_FORMAT " would take an id past 2^63 - 1, the largest SQLite keeps:"
-                     " nothing merged from this file", path, id);
-          sqlite3_finalize (st);
-          return FALSE;
-        }
-      else if (renumber)
-        {
-          next++;
-          ids_left = next < G_MAXINT64;
-          g_array_append_val (copy_from, id);
-          g_array_append_val (copy_to, next);
-          printf ("%s: run %" G_GINT64_FORMAT " is run %" G_GINT64_FORMAT " in the output\n", path, id, next);
-        }
-      else
-        g_array_append_val (conflicts, id);
-    }
-  sqlite3_finalize (st);
-  if (conflicts->len)
-    {
-      g_autoptr (GString) ids = g_string_new (NULL);
-      for (guint i = 0; i < conflicts->len && i < 10; i++)
-        g_string_append_printf (ids, "%s%" G_GINT64_FORMAT, i ? ", " : "", g_array_index (conflicts, gint64, i));
-      cli_error ("merge", "%s: run%s %s%s already in the output as different runs (another scenario, seed, "
-                 "build or start): nothing merged from this file; --renumber appends them under new ids",
-                 path, conflicts->len > 1 ? "s" : "", ids->str, conflicts->len > 10 ? ", ..." : "");
-      return FALSE;
-    }
-  for (guint i = 0; i < copy_from->len; i++)
-    if (!copy_run (db, g_array_index (copy_from, gint64, i), g_array_index (copy_to, gint64, i)))
-      {
-        cli_error ("merge", "%s: %s", path, sqlite3_errmsg (db));
-        return FALSE;
-      }
-  *merged += copy_from->len;
-  return TRUE;
+  (void) data;
+  printf ("%s: run %" G_GINT64_FORMAT " is run %" G_GINT64_FORMAT " in the output\n", path, from, to);
 }
 
 /* ---------------------------------------------------------------- node runs */
@@ -219,45 +70,30 @@ node_db_free (NodeDb *n)
   g_free (n);
 }
 
-static char *
-param_of (sqlite3 *db, gint64 run, const char *key)
-{
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT value FROM params WHERE run_id = ? AND key = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  sqlite3_bind_text (st, 2, key, -1, SQLITE_STATIC);
-  char *v = sqlite3_step (st) == SQLITE_ROW && sqlite3_column_text (st, 0)
-              ? g_strdup ((const char *) sqlite3_column_text (st, 0)) : NULL;
-  sqlite3_finalize (st);
-  return v;
-}
-
 /* The node runs of one input file (read-only). */
 static gboolean
 read_nodes (const char *path, GPtrArray *nodes)
 {
-  sqlite3 *db = cli_open_results ("merge", path);
+  struct sqlite3 *db = cli_open_results ("merge", path);
   if (!db)
     return FALSE;
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT run_id, scenario, point, seed, outcome FROM runs WHERE mode = 'node'", -1, &st,
-                      NULL);
+  ResRows *st = res_db_node_runs (db);
   gboolean ok = TRUE;
-  while (ok && sqlite3_step (st) == SQLITE_ROW)
+  while (ok && res_rows_next (st))
     {
       NodeDb *n = g_new0 (NodeDb, 1);
       g_ptr_array_add (nodes, n);
       n->path = g_strdup (path);
-      n->run = sqlite3_column_int64 (st, 0);
-      n->scenario = g_strdup ((const char *) sqlite3_column_text (st, 1));
-      n->point = sqlite3_column_int64 (st, 2);
-      n->seed = sqlite3_column_int64 (st, 3);
-      n->finished = sqlite3_column_type (st, 4) != SQLITE_NULL;
-      n->name = param_of (db, n->run, "node.name");
-      n->host = param_of (db, n->run, "node.host");
-      n->sets = param_of (db, n->run, "node.sets");
-      n->scenario_path = param_of (db, n->run, "node.scenario_path");
-      g_autofree char *t0 = param_of (db, n->run, "node.t0_unix_us");
+      n->run = res_rows_int64 (st, 0);
+      n->scenario = g_strdup (res_rows_text (st, 1));
+      n->point = res_rows_int64 (st, 2);
+      n->seed = res_rows_int64 (st, 3);
+      n->finished = !res_rows_is_null (st, 4);
+      n->name = res_db_param_value (db, n->run, "node.name");
+      n->host = res_db_param_value (db, n->run, "node.host");
+      n->sets = res_db_param_value (db, n->run, "node.sets");
+      n->scenario_path = res_db_param_value (db, n->run, "node.scenario_path");
+      g_autofree char *t0 = res_db_param_value (db, n->run, "node.t0_unix_us");
       guint64 id = 0;
       if (!n->name || !t0 || !g_ascii_string_to_signed (t0, 10, 0, G_MAXINT64, &n->t0_unix_us, NULL)
           || (strcmp (n->name, "coordinator") != 0
@@ -271,13 +107,11 @@ read_nodes (const char *path, GPtrArray *nodes)
       n->id = (ProtoNodeId) id;
       n->lines = g_ptr_array_new_with_free_func (g_free);
       n->times = g_array_new (FALSE, FALSE, sizeof (DlTime));
-      sqlite3_stmt *ls = NULL;
-      sqlite3_prepare_v2 (db, "SELECT line FROM node_records WHERE run_id = ? ORDER BY seq", -1, &ls, NULL);
-      sqlite3_bind_int64 (ls, 1, n->run);
+      ResRows *ls = res_db_node_lines (db, n->run);
       DlTime last = 0;
-      while (sqlite3_step (ls) == SQLITE_ROW)
+      while (res_rows_next (ls))
         {
-          const char *line = (const char *) sqlite3_column_text (ls, 0);
+          const char *line = res_rows_text (ls, 0);
           if (!line)
             continue;
           /* O, F and M lines carry their time; T and W lines follow one */
@@ -286,10 +120,10 @@ read_nodes (const char *path, GPtrArray *nodes)
           g_ptr_array_add (n->lines, g_strdup (line));
           g_array_append_val (n->times, last);
         }
-      sqlite3_finalize (ls);
+      res_rows_free (ls);
     }
-  sqlite3_finalize (st);
-  sqlite3_close (db);
+  res_rows_free (st);
+  res_db_close_read (db);
   return ok;
 }
 
@@ -378,20 +212,12 @@ merge_nodes (ResDb *out, GPtrArray *nodes, const char *scenario_opt)
   /* merged before? the coordinator's host and start name the deployment */
   g_autofree char *source = g_strdup_printf ("%s@%" G_GINT64_FORMAT, coord->host ? coord->host : "?",
                                              coord->t0_unix_us);
-  {
-    sqlite3_stmt *st = NULL;
-    sqlite3_prepare_v2 (res_db_handle (out), "SELECT run_id FROM params WHERE key = 'merge.source' AND value = ?",
-                        -1, &st, NULL);
-    sqlite3_bind_text (st, 1, source, -1, SQLITE_STATIC);
-    if (sqlite3_step (st) == SQLITE_ROW)
-      {
-        printf ("these node databases are already merged as run %lld: nothing to do\n",
-                sqlite3_column_int64 (st, 0));
-        sqlite3_finalize (st);
-        return CLI_EXIT_OK;
-      }
-    sqlite3_finalize (st);
-  }
+  gint64 merged_as = res_db_merged_as (out, source);
+  if (merged_as)
+    {
+      printf ("these node databases are already merged as run %lld: nothing to do\n", (long long) merged_as);
+      return CLI_EXIT_OK;
+    }
   const char *path = scenario_opt ? scenario_opt : coord->scenario_path;
   g_auto (GStrv) sets = coord->sets && *coord->sets ? g_strsplit (coord->sets, "\n", -1) : NULL;
   g_autoptr (GError) error = NULL;
@@ -585,10 +411,10 @@ cli_cmd_merge (int argc, char **argv)
     }
   for (guint i = 1; rest[i]; i++)
     {
-      sqlite3 *probe = cli_open_results ("merge", rest[i]);
+      struct sqlite3 *probe = cli_open_results ("merge", rest[i]);
       if (!probe)
         return CLI_EXIT_FAILURE;
-      sqlite3_close (probe);
+      res_db_close_read (probe);
       if (g_strcmp0 (rest[i], rest[0]) == 0)
         {
           cli_error ("merge", "%s is both the output and an input", rest[0]);
@@ -601,7 +427,7 @@ cli_cmd_merge (int argc, char **argv)
       cli_error ("merge", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }
-  sqlite3 *db = res_db_handle (out);
+  ResMergeOptions mo = { .renumber = renumber, .any_build = any_build, .renumbered = say_renumbered };
   guint merged = 0, skipped = 0;
   g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) node_db_free);
   int rc = CLI_EXIT_OK;
@@ -612,26 +438,12 @@ cli_cmd_merge (int argc, char **argv)
           rc = CLI_EXIT_FAILURE;
           break;
         }
-      sqlite3_stmt *st = NULL;
-      sqlite3_prepare_v2 (db, "ATTACH DATABASE ? AS src", -1, &st, NULL);
-      sqlite3_bind_text (st, 1, rest[i], -1, SQLITE_STATIC);
-      int arc = sqlite3_step (st);
-      sqlite3_finalize (st);
-      if (arc != SQLITE_DONE)
+      g_autoptr (GError) merr = NULL;
+      if (!res_db_merge_runs (out, rest[i], &mo, &merged, &skipped, &merr))
         {
-          cli_error ("merge", "%s: %s", rest[i], sqlite3_errmsg (db));
-          rc = CLI_EXIT_FAILURE;
-          break;
-        }
-      sqlite3_exec (db, "SAVEPOINT merge_file", NULL, NULL, NULL);
-      if (merge_plain (db, rest[i], renumber, any_build, &merged, &skipped))
-        sqlite3_exec (db, "RELEASE merge_file", NULL, NULL, NULL);
-      else
-        {
-          sqlite3_exec (db, "ROLLBACK TO merge_file; RELEASE merge_file", NULL, NULL, NULL);
+          cli_error ("merge", "%s", merr->message);
           rc = CLI_EXIT_FAILURE;
         }
-      sqlite3_exec (db, "DETACH DATABASE src", NULL, NULL, NULL);
     }
   if (rc != CLI_EXIT_OK)
     return rc;

@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 #include "plots/plot.h"
+#include "results/res-query.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -62,7 +63,7 @@ cli_cmd_plot (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   const char *db_path = rest[0], *kind = rest[1];
-  sqlite3 *db = cli_open_results ("plot", db_path);
+  struct sqlite3 *db = cli_open_results ("plot", db_path);
   if (!db)
     return CLI_EXIT_FAILURE;
   if (!output)
@@ -75,7 +76,7 @@ cli_cmd_plot (int argc, char **argv)
   PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output, .target = target, .y = y,
                     .where = where };
   g_autofree char *script = plot_script (db, db_path, &o, &error);
-  sqlite3_close (db);
+  res_db_close_read (db);
   if (!script)
     {
       cli_error ("plot", "%s", error->message);

@@ -4,12 +4,12 @@
 
 #include "cli/cli.h"
 #include "results/res-db.h"
+#include "results/res-query.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
-sqlite3 *
+struct sqlite3 *
 cli_open_results (const char *cmd, const char *path)
 {
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
@@ -18,36 +18,33 @@ cli_open_results (const char *cmd, const char *path)
       return NULL;
     }
   g_autoptr (GError) error = NULL;
-  sqlite3 *db = res_db_open_read (path, &error);
+  struct sqlite3 *db = res_db_open_read (path, &error);
   if (!db)
     cli_error (cmd, "%s", error->message);
   return db;
 }
 
 static gboolean
-run_exists (const char *cmd, sqlite3 *db, const char *path, gint64 id)
+run_exists (const char *cmd, struct sqlite3 *db, const char *path, gint64 id)
 {
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT COUNT(*), (SELECT MIN(run_id) FROM runs), (SELECT MAX(run_id) FROM runs)"
-                          " FROM runs WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, id);
-  gboolean ok = sqlite3_step (st) == SQLITE_ROW && sqlite3_column_int (st, 0) > 0;
+  gboolean any = FALSE;
+  gint64 lo = 0, hi = 0;
+  gboolean ok = res_db_run_exists (db, id, &any, &lo, &hi);
   if (!ok)
     {
-      if (sqlite3_column_type (st, 1) == SQLITE_NULL)
+      if (!any)
         cli_error (cmd, "%s has no runs", path);
       else
-        cli_error (cmd, "run %" G_GINT64_FORMAT " is not in %s (runs %lld..%lld)", id, path,
-                   sqlite3_column_int64 (st, 1), sqlite3_column_int64 (st, 2));
+        cli_error (cmd, "run %" G_GINT64_FORMAT " is not in %s (runs %lld..%lld)", id, path, (long long) lo,
+                   (long long) hi);
     }
-  sqlite3_finalize (st);
   return ok;
 }
 
 static const char *
-text_or (sqlite3_stmt *st, int col, const char *dflt)
+text_or (ResRows *st, int col, const char *dflt)
 {
-  const char *t = (const char *) sqlite3_column_text (st, col);
+  const char *t = res_rows_text (st, col);
   return t && *t ? t : dflt;
 }
 
@@ -78,27 +75,23 @@ cli_cmd_report (int argc, char **argv)
       cli_error ("report", "expected one results database (dlsim report --help)");
       return CLI_EXIT_USAGE;
     }
-  sqlite3 *db = cli_open_results ("report", rest[0]);
+  struct sqlite3 *db = cli_open_results ("report", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
-  sqlite3_stmt *st = NULL;
+  ResRows *st = NULL;
   int rc = CLI_EXIT_OK;
   if (run == 0)
     {
-      sqlite3_prepare_v2 (db,
-          "SELECT r.run_id, r.scenario, r.point_label, r.seed, COALESCE(r.outcome, 'unfinished'),"
-          " (SELECT value FROM summary s WHERE s.run_id = r.run_id AND key = 'rounds_completed'),"
-          " (SELECT value FROM summary s WHERE s.run_id = r.run_id AND key = 'final_accuracy'),"
-          " r.sim_end_s, r.wall_seconds FROM runs r ORDER BY r.run_id", -1, &st, NULL);
+      st = res_db_report_runs (db);
       printf ("%5s  %-28s %-11s %6s  %-11s %6s %8s %12s %9s  %s\n", "run", "scenario", "outcome", "seed",
               "", "rounds", "accuracy", "sim time", "wall", "point");
       guint n = 0;
-      while (sqlite3_step (st) == SQLITE_ROW)
+      while (res_rows_next (st))
         {
           printf ("%5lld  %-28.28s %-11s %6lld  %-11s %6s %8s %11.3fs %8.3fs  %s\n",
-                  sqlite3_column_int64 (st, 0), text_or (st, 1, "?"), text_or (st, 4, "?"),
-                  sqlite3_column_int64 (st, 3), "", text_or (st, 5, "-"), text_or (st, 6, "-"),
-                  sqlite3_column_double (st, 7), sqlite3_column_double (st, 8), text_or (st, 2, ""));
+                  (long long) res_rows_int64 (st, 0), text_or (st, 1, "?"), text_or (st, 4, "?"),
+                  (long long) res_rows_int64 (st, 3), "", text_or (st, 5, "-"), text_or (st, 6, "-"),
+                  res_rows_double (st, 7), res_rows_double (st, 8), text_or (st, 2, ""));
           n++;
         }
       if (n == 0)
@@ -106,34 +99,29 @@ cli_cmd_report (int argc, char **argv)
     }
   else if (run_exists ("report", db, rest[0], run))
     {
-      sqlite3_prepare_v2 (db, "SELECT key, value FROM summary WHERE run_id = ? AND key NOT LIKE 'peer.%'"
-                              " ORDER BY rowid", -1, &st, NULL);
-      sqlite3_bind_int64 (st, 1, run);
+      st = res_db_report_summary (db, run);
       printf ("run %" G_GINT64_FORMAT "\n", run);
-      while (sqlite3_step (st) == SQLITE_ROW)
+      while (res_rows_next (st))
         printf ("  %-20s %s\n", text_or (st, 0, "?"), text_or (st, 1, "-"));
-      sqlite3_finalize (st);
-      sqlite3_prepare_v2 (db, "SELECT peer, joined_s, left_s, outcome, rounds, speed, synced,"
-                              " retries_received, fails_received FROM peers WHERE run_id = ?"
-                              " ORDER BY CAST(SUBSTR(peer, 2) AS INTEGER)", -1, &st, NULL);
-      sqlite3_bind_int64 (st, 1, run);
+      res_rows_free (st);
+      st = res_db_report_peers (db, run);
       printf ("\n  %-6s %10s %10s %-10s %6s %6s %6s %7s %5s\n", "peer", "joined", "left", "outcome",
               "rounds", "speed", "synced", "retries", "fails");
-      while (sqlite3_step (st) == SQLITE_ROW)
+      while (res_rows_next (st))
         {
           char left[32] = "-";
-          if (sqlite3_column_type (st, 2) != SQLITE_NULL)
-            g_snprintf (left, sizeof left, "%.3fs", sqlite3_column_double (st, 2));
+          if (!res_rows_is_null (st, 2))
+            g_snprintf (left, sizeof left, "%.3fs", res_rows_double (st, 2));
           printf ("  %-6s %9.3fs %10s %-10s %6d %6.3g %6s %7d %5d\n", text_or (st, 0, "?"),
-                  sqlite3_column_double (st, 1), left, text_or (st, 3, "?"), sqlite3_column_int (st, 4),
-                  sqlite3_column_double (st, 5), sqlite3_column_int (st, 6) ? "yes" : "no",
-                  sqlite3_column_int (st, 7), sqlite3_column_int (st, 8));
+                  res_rows_double (st, 1), left, text_or (st, 3, "?"), res_rows_int (st, 4),
+                  res_rows_double (st, 5), res_rows_int (st, 6) ? "yes" : "no",
+                  res_rows_int (st, 7), res_rows_int (st, 8));
         }
     }
   else
     rc = CLI_EXIT_FAILURE;
-  sqlite3_finalize (st);
-  sqlite3_close (db);
+  res_rows_free (st);
+  res_db_close_read (db);
   return rc;
 }
 
@@ -178,12 +166,12 @@ cli_cmd_trace (int argc, char **argv)
       cli_error ("trace", "--format text, or --format perfetto -o FILE.json");
       return CLI_EXIT_USAGE;
     }
-  sqlite3 *db = cli_open_results ("trace", rest[0]);
+  struct sqlite3 *db = cli_open_results ("trace", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
   if (!run_exists ("trace", db, rest[0], run))
     {
-      sqlite3_close (db);
+      res_db_close_read (db);
       return CLI_EXIT_FAILURE;
     }
   if (format && strcmp (format, "perfetto") == 0)
@@ -194,29 +182,18 @@ cli_cmd_trace (int argc, char **argv)
           cli_error ("trace", "%s", error->message);
           rc = CLI_EXIT_FAILURE;
         }
-      sqlite3_close (db);
+      res_db_close_read (db);
       return rc;
     }
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db,
-      "SELECT t_s, node, kind, round, other, detail, state, msg, value FROM events WHERE run_id = ?1"
-      " AND (?2 IS NULL OR node = ?2 OR other = ?2) AND (?3 = 0 OR kind NOT IN ('sent', 'received'))"
-      " ORDER BY t_s, seq", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  if (peer)
-    sqlite3_bind_text (st, 2, peer, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null (st, 2);
-  sqlite3_bind_int (st, 3, brief);
+  ResRows *st = res_db_trace_events (db, run, peer, brief);
   guint n = 0;
-  int rc;
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
       const char *kind = text_or (st, 2, "?"), *other = text_or (st, 4, NULL), *msg = text_or (st, 7, NULL);
       const char *detail = text_or (st, 5, NULL);
       if (strcmp (kind, "phase") == 0 && detail)
         {
-          printf ("%12.6fs  %-5s %-22s enters %s\n", sqlite3_column_double (st, 0), text_or (st, 1, "?"),
+          printf ("%12.6fs  %-5s %-22s enters %s\n", res_rows_double (st, 0), text_or (st, 1, "?"),
                   text_or (st, 6, ""), detail);
           n++;
           continue;
@@ -230,23 +207,24 @@ cli_cmd_trace (int argc, char **argv)
                              || strcmp (kind, "dropped") == 0 ? "from" : "with";
           g_string_append_printf (what, " %s %s", prep, other);
         }
-      if (sqlite3_column_type (st, 3) != SQLITE_NULL)
-        g_string_append_printf (what, " (round %d)", sqlite3_column_int (st, 3));
-      if (sqlite3_column_type (st, 8) != SQLITE_NULL && strcmp (kind, "retry") == 0)
-        g_string_append_printf (what, " counter=%lld", sqlite3_column_int64 (st, 8));
+      if (!res_rows_is_null (st, 3))
+        g_string_append_printf (what, " (round %d)", res_rows_int (st, 3));
+      if (!res_rows_is_null (st, 8) && strcmp (kind, "retry") == 0)
+        g_string_append_printf (what, " counter=%lld", (long long) res_rows_int64 (st, 8));
       if (detail)
         g_string_append_printf (what, ": %s", detail);
-      printf ("%12.6fs  %-5s %-22s %s\n", sqlite3_column_double (st, 0), text_or (st, 1, "?"),
+      printf ("%12.6fs  %-5s %-22s %s\n", res_rows_double (st, 0), text_or (st, 1, "?"),
               text_or (st, 6, ""), what->str);
       g_string_free (what, TRUE);
       n++;
     }
-  if (rc != SQLITE_DONE)
+  gboolean failed = res_rows_failed (st);
+  if (failed)
     cli_error ("trace", "%s: run %" G_GINT64_FORMAT "'s events cannot be read after %u of them: %s", rest[0], run, n,
-               sqlite3_errmsg (db));
+               res_rows_error (st));
   else if (n == 0)
     printf ("(no events%s%s)\n", peer ? " for " : "", peer ? peer : "");
-  sqlite3_finalize (st);
-  sqlite3_close (db);
-  return rc == SQLITE_DONE ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  res_rows_free (st);
+  res_db_close_read (db);
+  return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }

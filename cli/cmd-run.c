@@ -11,9 +11,9 @@
 #include "cli/cli.h"
 #include "cli/run-progress.h"
 #include "results/res-db.h"
+#include "results/res-query.h"
 #include "sim/sim-scenario.h"
 
-#include <sqlite3.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -347,16 +347,11 @@ execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
           res_db_remove_files (paths->pdata[k]);
         }
       /* outcome counts come from the merged database */
-      sqlite3_stmt *st = NULL;
       g_hash_table_remove_all (plan->outcomes);
-      g_autofree char *q = g_strdup_printf ("SELECT COALESCE(outcome, 'interrupted'), COUNT(*) FROM runs"
-                                            " WHERE run_id >= %" G_GINT64_FORMAT " GROUP BY 1", next_id);
-      /* (with --shard the ids are not contiguous; the count covers the ids from the first) */
-      if (sqlite3_prepare_v2 (res_db_handle (db), q, -1, &st, NULL) == SQLITE_OK)
-        while (sqlite3_step (st) == SQLITE_ROW)
-          g_hash_table_insert (plan->outcomes, g_strdup ((const char *) sqlite3_column_text (st, 0)),
-                               GUINT_TO_POINTER ((guint) sqlite3_column_int (st, 1)));
-      sqlite3_finalize (st);
+      g_autoptr (ResRows) st = res_db_outcome_counts (db, next_id);
+      while (res_rows_next (st))
+        g_hash_table_insert (plan->outcomes, g_strdup (res_rows_text (st, 0)),
+                             GUINT_TO_POINTER ((guint) res_rows_int (st, 1)));
       if (worst && !interrupted)
         {
           cli_error (plan->cmd, "a worker failed");
@@ -542,9 +537,6 @@ skip_done (Plan *plan, ResDb *db, const char *db_path)
 static gboolean
 select_jobs (Plan *plan, ResDb *db, guint k, guint n, gboolean resume, GError **error)
 {
-  sqlite3 *h = res_db_handle (db);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (h, "SELECT scenario, point, seed, outcome FROM runs WHERE run_id = ?", -1, &st, NULL);
   GArray *keep = g_array_new (FALSE, FALSE, sizeof (Job));
   guint skipped = 0, redone = 0;
   gboolean ok = TRUE;
@@ -554,21 +546,22 @@ select_jobs (Plan *plan, ResDb *db, guint k, guint n, gboolean resume, GError **
       j.run_id = i + 1;
       if (i % n != k)
         continue;
-      sqlite3_bind_int64 (st, 1, j.run_id);
-      if (sqlite3_step (st) == SQLITE_ROW)
+      g_autoptr (ResRows) st = res_db_run_slot (db, j.run_id);
+      if (res_rows_next (st))
         {
-          const char *name = (const char *) sqlite3_column_text (st, 0);
+          const char *name = res_rows_text (st, 0);
           gboolean same = g_strcmp0 (name, j.scenario->name) == 0
-                          && sqlite3_column_int64 (st, 1) == (gint64) j.point->index
-                          && (guint64) sqlite3_column_int64 (st, 2) == j.seed;
-          const char *outcome = (const char *) sqlite3_column_text (st, 3);
+                          && res_rows_int64 (st, 1) == (gint64) j.point->index
+                          && (guint64) res_rows_int64 (st, 2) == j.seed;
+          const char *outcome = res_rows_text (st, 3);
           gboolean finished = outcome && strcmp (outcome, "interrupted") != 0 && strcmp (outcome, "error") != 0;
           if (!same)
             {
               g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                            "run %" G_GINT64_FORMAT " of the database is another run (%s, point %lld, seed %lld): "
                            "--shard and --resume need this sweep's database or a new one", j.run_id,
-                           name ? name : "?", sqlite3_column_int64 (st, 1), sqlite3_column_int64 (st, 2));
+                           name ? name : "?", (long long) res_rows_int64 (st, 1),
+                           (long long) res_rows_int64 (st, 2));
               ok = FALSE;
             }
           else if (!resume)
@@ -582,7 +575,7 @@ select_jobs (Plan *plan, ResDb *db, guint k, guint n, gboolean resume, GError **
             skipped++;
           else
             {
-              sqlite3_reset (st);
+              g_clear_pointer (&st, res_rows_free);
               ok = res_db_delete_run (db, j.run_id, error);
               redone++;
               if (ok)
@@ -591,9 +584,7 @@ select_jobs (Plan *plan, ResDb *db, guint k, guint n, gboolean resume, GError **
         }
       else
         g_array_append_val (keep, j);
-      sqlite3_reset (st);
     }
-  sqlite3_finalize (st);
   if (!ok)
     {
       g_array_unref (keep);

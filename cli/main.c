@@ -3,12 +3,12 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "results/res-query.h"
 
 #include <cblas.h>
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,7 +145,7 @@ main (int argc, char **argv)
   openblas_set_num_threads (1);
   /* a connection is used by one thread at a time (the run's writer thread,
    * then the main thread): SQLite's per-connection mutexes are not needed */
-  sqlite3_config (SQLITE_CONFIG_MULTITHREAD);
+  res_init ();
   if (argc < 2)
     {
       print_usage (stderr);

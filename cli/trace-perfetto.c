@@ -19,9 +19,9 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "results/res-query.h"
 
 #include <json-glib/json-glib.h>
-#include <sqlite3.h>
 #include <string.h>
 
 typedef struct {
@@ -93,19 +93,13 @@ sends_free (gpointer q)
 }
 
 gboolean
-cli_trace_perfetto (sqlite3 *db, gint64 run, const char *peer, gboolean brief, const char *path, GError **error)
+cli_trace_perfetto (struct sqlite3 *db, gint64 run, const char *peer, gboolean brief, const char *path, GError **error)
 {
   Out o = { json_builder_new (), g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
             g_ptr_array_new_with_free_func (g_free) };
   g_autoptr (GHashTable) open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, open_free);
   g_autoptr (GHashTable) sends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, sends_free);
-  double end = 0;
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT COALESCE(sim_end_s, 0) FROM runs WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  if (sqlite3_step (st) == SQLITE_ROW)
-    end = sqlite3_column_double (st, 0) * 1e6;
-  sqlite3_finalize (st);
+  double end = res_db_run_end_s (db, run) * 1e6;
   json_builder_begin_object (o.b);
   json_builder_set_member_name (o.b, "displayTimeUnit");
   json_builder_add_string_value (o.b, "ms");
@@ -113,25 +107,16 @@ cli_trace_perfetto (sqlite3 *db, gint64 run, const char *peer, gboolean brief, c
   json_builder_begin_array (o.b);
   tid_of (&o, "S");
   /* --peer and --brief keep the rows `dlsim trace` prints */
-  sqlite3_prepare_v2 (db, "SELECT t_s, node, kind, COALESCE(other, ''), COALESCE(detail, ''), COALESCE(msg, '')"
-                          " FROM events WHERE run_id = ?1 AND (?2 IS NULL OR node = ?2 OR other = ?2)"
-                          " AND (?3 = 0 OR kind NOT IN ('sent', 'received')) ORDER BY seq", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  if (peer)
-    sqlite3_bind_text (st, 2, peer, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null (st, 2);
-  sqlite3_bind_int (st, 3, brief);
+  ResRows *st = res_db_trace_timeline (db, run, peer, brief);
   guint64 flow = 0;
-  int rc;
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
-      double t = sqlite3_column_double (st, 0) * 1e6;
-      const char *node = (const char *) sqlite3_column_text (st, 1);
-      const char *kind = (const char *) sqlite3_column_text (st, 2);
-      const char *other = (const char *) sqlite3_column_text (st, 3);
-      const char *detail = (const char *) sqlite3_column_text (st, 4);
-      const char *msg = (const char *) sqlite3_column_text (st, 5);
+      double t = res_rows_double (st, 0) * 1e6;
+      const char *node = res_rows_text (st, 1);
+      const char *kind = res_rows_text (st, 2);
+      const char *other = res_rows_text (st, 3);
+      const char *detail = res_rows_text (st, 4);
+      const char *msg = res_rows_text (st, 5);
       if (!kind)
         kind = "?";   /* a damaged row */
       if (!node || !*node || strcmp (node, "world") == 0)
@@ -192,11 +177,12 @@ cli_trace_perfetto (sqlite3 *db, gint64 run, const char *peer, gboolean brief, c
       json_builder_add_string_value (o.b, "t");
       json_builder_end_object (o.b);
     }
-  if (rc != SQLITE_DONE)
+  gboolean failed = res_rows_failed (st);
+  if (failed)
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "run %" G_GINT64_FORMAT "'s events cannot be read: %s",
-                 run, sqlite3_errmsg (db));
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
+                 run, res_rows_error (st));
+  res_rows_free (st);
+  if (failed)
     {
       g_object_unref (o.b);
       g_hash_table_unref (o.tid);

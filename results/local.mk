@@ -4,6 +4,12 @@ results_libdlres_a_SOURCES = \
 	results/res-db.c \
 	results/res-db.h \
 	results/res-db-private.h \
+	results/res-merge.c \
+	results/res-merge.h \
+	results/res-query.c \
+	results/res-query.h \
+	results/res-rows.c \
+	results/res-rows.h \
 	results/res-file.c \
 	results/res-run-private.h \
 	results/res-writer.c \

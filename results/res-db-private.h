@@ -3,6 +3,7 @@
 #pragma once
 
 #include "results/res-db.h"
+#include "results/res-rows.h"
 
 #include <sqlite3.h>
 
@@ -14,3 +15,10 @@ struct ResDb {
 
 /* Runs SQL; on failure sets error with the file's path and SQLite's message. */
 gboolean res_db_exec (ResDb *db, const char *sql, GError **error);
+
+/* res-rows.c: a cursor over st (taken; NULL: no rows), or over sql
+ * prepared on db (no rows if it cannot be). */
+ResRows *_res_rows_new (sqlite3 *db, sqlite3_stmt *st);
+ResRows *_res_rows_prepare (sqlite3 *db, const char *sql);
+/* The statement, to bind its parameters before the first res_rows_next. */
+sqlite3_stmt *_res_rows_stmt (ResRows *rows);

@@ -38,7 +38,7 @@ ResDb *res_db_open (const char *path, GError **error);
 /* The same; if another process has the file, waiting (path) is called
  * once before waiting for it (e.g. to say so). */
 ResDb *res_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error);
-/* Opens a results database to read it (transfer full: sqlite3_close).  It
+/* Opens a results database to read it (transfer full: res_db_close_read).  It
  * waits up to RES_BUSY_TIMEOUT_MS for a writer's lock.  A journal that a
  * killed writer left (a hot journal) is rolled back first, which needs
  * write access to the file and its folder; without it the error says so.
