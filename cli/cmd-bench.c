@@ -7,6 +7,7 @@
 #include "bench/fuzz-frames.h"
 #include "base/dl-units.h"
 #include "results/res-db.h"
+#include "runner/runner.h"
 #include "sim/sim-world.h"
 
 #include <glib/gstdio.h>
@@ -253,16 +254,17 @@ bench_scale (int argc, char **argv)
         sim_world_config_clear (&cfg);
         return CLI_EXIT_USAGE;
       }
-  gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (SimWorld) w = sim_world_new (&cfg, NULL, &error);
-  if (!w)
+  RunnerOptions ro = { 0 };
+  RunnerResult rr;
+  if (!runner_run_config (&cfg, NULL, NULL, cfg.seed, &ro, &rr, &error))
     {
       cli_error ("bench scale", "%s", error->message);
+      runner_result_clear (&rr);
       sim_world_config_clear (&cfg);
       return CLI_EXIT_FAILURE;
     }
-  const SimResult *r = sim_world_run (w);
-  double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
+  const SimResult *r = &rr.result;
+  double wall = rr.wall_seconds;
   struct rusage ru;
   getrusage (RUSAGE_SELF, &ru);
   char b[DL_TIME_STR_LEN];
@@ -278,7 +280,9 @@ bench_scale (int argc, char **argv)
   printf ("wall %.2f s, %.0f events/s, peak memory %.1f MiB\n", wall,
           wall > 0 ? (double) r->events / wall : 0, (double) ru.ru_maxrss / 1024.0);
   sim_world_config_clear (&cfg);
-  return r->outcome == SIM_OUTCOME_COMPLETED ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  int rc = r->outcome == SIM_OUTCOME_COMPLETED ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  runner_result_clear (&rr);
+  return rc;
 }
 
 /* One recorded run of bench record: the same steps as `dlsim run` (open,
@@ -298,25 +302,18 @@ record_once (const SimWorldConfig *cfg, const char *path, gboolean events, gbool
   gint64 t0 = g_get_monotonic_time ();
   double wall = -1;
   ResDb *db = res_db_open (path, error);
-  ResRun *run = db ? res_run_begin (db, 0, &scenario, &point, cfg->seed, error) : NULL;
-  if (run)
+  if (db)
     {
-      res_run_set_events (run, events);
-      SimRecorder rec = res_run_recorder (run);
-      SimWorld *w = sim_world_new (cfg, &rec, error);
-      if (w)
+      RunnerOptions ro = { .db = db, .no_events = !events, .no_wall = TRUE };
+      RunnerResult rr;
+      if (runner_run_config (cfg, &scenario, &point, cfg->seed, &ro, &rr, error))
+        wall = 0;
+      if (rr.ran)
         {
-          res_run_set_world (run, w);
-          const SimResult *r = sim_world_run (w);
-          *ok = r->outcome == SIM_OUTCOME_COMPLETED;
-          res_run_drain (run);
-          *writer_cpu = res_run_writer_cpu_seconds (run);
-          if (res_run_finish (run, r, 0, NULL, NULL, error))
-            wall = 0;
-          sim_world_free (w);
+          *ok = rr.result.outcome == SIM_OUTCOME_COMPLETED;
+          *writer_cpu = rr.writer_cpu_seconds;
         }
-      else
-        res_run_abort (run, "error");
+      runner_result_clear (&rr);
     }
   res_db_close (db);
   if (wall == 0)

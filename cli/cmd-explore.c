@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "cli/run-progress.h"
 #include "cli/explore.h"
+#include "runner/runner.h"
 #include "protocol/proto-machine.h"
 #include "results/res-db.h"
 #include "sim/sim-props.h"
@@ -76,31 +77,13 @@ file_name (const char *signature)
 static gboolean
 record_run (const char *path, char **sets, GPtrArray *plan, guint64 seed, ResDb *db, GError **error)
 {
-  SimBuilt built;
-  g_autoptr (SimScenario) s = explore_build (path, sets, plan, seed, &built, error);
+  g_autoptr (SimScenario) s = explore_load (path, sets, plan, error);
   if (!s)
     return FALSE;
-  ResRun *run = res_run_begin (db, 0, s, s->points->pdata[0], seed, error);
-  if (!run)
-    {
-      sim_built_clear (&built);
-      return FALSE;
-    }
-  SimRecorder rec = res_run_recorder (run);
-  gint64 t0 = g_get_monotonic_time ();
-  SimWorld *w = sim_world_new (&built.cfg, &rec, error);
-  gboolean ok = w != NULL;
-  if (w)
-    {
-      res_run_set_world (run, w);
-      const SimResult *res = sim_world_run (w);
-      res_run_drain (run);
-      ok = res_run_finish (run, res, (double) (g_get_monotonic_time () - t0) / 1e6, NULL, NULL, error);
-      sim_world_free (w);
-    }
-  else
-    res_run_abort (run, "error");
-  sim_built_clear (&built);
+  RunnerOptions ro = { .db = db };
+  RunnerResult rr;
+  gboolean ok = runner_run_point (s, s->points->pdata[0], seed, &ro, &rr, error);
+  runner_result_clear (&rr);
   return ok;
 }
 

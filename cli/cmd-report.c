@@ -9,21 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-struct sqlite3 *
-cli_open_results (const char *cmd, const char *path)
-{
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      cli_error (cmd, "%s: no such results database", path);
-      return NULL;
-    }
-  g_autoptr (GError) error = NULL;
-  struct sqlite3 *db = res_db_open_read (path, &error);
-  if (!db)
-    cli_error (cmd, "%s", error->message);
-  return db;
-}
-
 static gboolean
 run_exists (const char *cmd, struct sqlite3 *db, const char *path, gint64 id)
 {

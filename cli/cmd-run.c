@@ -12,6 +12,7 @@
 #include "cli/run-progress.h"
 #include "results/res-db.h"
 #include "results/res-query.h"
+#include "runner/runner.h"
 #include "sim/sim-scenario.h"
 
 
@@ -81,52 +82,33 @@ static gboolean
 run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean tick, guint index, GError **error)
 {
   cli_progress_job_start (plan->progress, index, g_get_monotonic_time ());
-  SimBuilt built;
-  if (!sim_scenario_build (job->scenario, job->point, job->seed, &built, error))
-    return FALSE;
-  ResRun *run = res_run_begin (db, job->run_id, job->scenario, job->point, job->seed, error);
-  if (!run)
-    {
-      sim_built_clear (&built);
-      return FALSE;
-    }
-  res_run_set_events (run, !plan->no_events);
-  SimRecorder rec = res_run_recorder (run);
-  gint64 t0 = g_get_monotonic_time ();
-  SimWorld *w = sim_world_new (&built.cfg, &rec, error);
-  if (!w)
-    {
-      res_run_abort (run, "error");
-      sim_built_clear (&built);
-      return FALSE;
-    }
-  res_run_set_world (run, w);
-  sim_world_set_interrupt (w, &interrupted);
   Live lv = { plan->progress, index, tick };
-  sim_world_set_progress (w, live_progress, &lv);
-  const SimResult *res = sim_world_run (w);
-  res_run_drain (run);   /* the run's wall time includes writing its rows */
-  gint64 t1 = g_get_monotonic_time ();
-  double wall = (double) (t1 - t0) / 1e6;
-  cli_progress_job_sim (plan->progress, index, res->end, res->events);
-  cli_progress_job_end (plan->progress, index, t1);
-  g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
-  guint checked = 0;
-  gboolean ok = TRUE;
-  if (res->outcome == SIM_OUTCOME_INTERRUPTED)
-    res_run_abort (run, "interrupted");
-  else if (res->outcome == SIM_OUTCOME_ERROR)
+  RunnerOptions ro = { .db = db, .run_id = job->run_id, .no_events = plan->no_events, .interrupt = &interrupted,
+                       .progress = live_progress, .progress_data = &lv };
+  RunnerResult rr;
+  gboolean ran = runner_run_point (job->scenario, job->point, job->seed, &ro, &rr, error);
+  const SimResult *res = &rr.result;
+  if (rr.ran)
+    {
+      cli_progress_job_sim (plan->progress, index, res->end, res->events);
+      cli_progress_job_end (plan->progress, index, rr.end_us);
+    }
+  if (!ran)
+    {
+      runner_result_clear (&rr);
+      return FALSE;
+    }
+  if (res->outcome == SIM_OUTCOME_ERROR)
     {
       /* a broken guest: what it recorded stays, with outcome error */
-      res_run_abort (run, "error");
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s (seed %" G_GUINT64_FORMAT ", run %" G_GINT64_FORMAT "): %s",
                    job->scenario->path, job->seed, job->run_id, res->error);
-      sim_world_free (w);
-      sim_built_clear (&built);
+      runner_result_clear (&rr);
       return FALSE;
     }
-  else
-    ok = res_run_finish (run, res, wall, failed, &checked, error);
+  GPtrArray *failed = rr.failed;
+  guint checked = rr.checked;
+  gboolean ok = TRUE;
   if (ok && report)
     {
       const char *label = *job->point->label ? job->point->label : NULL;
@@ -158,8 +140,7 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean tick, 
       g_hash_table_insert (plan->outcomes, g_strdup (o),
                            GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
     }
-  sim_world_free (w);
-  sim_built_clear (&built);
+  runner_result_clear (&rr);
   return ok;
 }
 

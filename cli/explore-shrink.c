@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/explore.h"
+#include "runner/runner.h"
 #include "sim/sim-props.h"
 
 #include <glib/gstdio.h>
@@ -86,7 +87,7 @@ signature_of (const Obs *o)
 }
 
 SimScenario *
-explore_build (const char *path, char **sets, GPtrArray *plan, guint64 seed, SimBuilt *built, GError **error)
+explore_load (const char *path, char **sets, GPtrArray *plan, GError **error)
 {
   g_autoptr (GPtrArray) over = g_ptr_array_new ();
   for (char **s = sets; s && *s; s++)
@@ -94,40 +95,33 @@ explore_build (const char *path, char **sets, GPtrArray *plan, guint64 seed, Sim
   for (guint i = 0; i < plan->len; i++)
     g_ptr_array_add (over, plan->pdata[i]);
   g_ptr_array_add (over, NULL);
-  SimScenario *s = sim_scenario_load (path, (const char *const *) over->pdata, error);
-  if (s && !sim_scenario_build (s, s->points->pdata[0], seed, built, error))
-    g_clear_pointer (&s, sim_scenario_free);
-  return s;
+  return sim_scenario_load (path, (const char *const *) over->pdata, error);
 }
 
 /* Runs the base file with the plan; *sig: the failure's signature or NULL. */
 gboolean
 run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, char **sig, GError **error)
 {
-  SimBuilt built;
-  g_autoptr (SimScenario) s = explore_build (path, sets, plan, seed, &built, error);
+  g_autoptr (SimScenario) s = explore_load (path, sets, plan, error);
   if (!s)
     return FALSE;
   SimRecorder rec = { obs_observation, obs_fact, NULL, NULL, o, obs_violation };
-  SimWorld *w = sim_world_new (&built.cfg, &rec, error);
-  if (!w)
-    {
-      sim_built_clear (&built);
-      return FALSE;
-    }
-  const SimResult *res = sim_world_run (w);
-  if (res->outcome == SIM_OUTCOME_ERROR)
+  RunnerOptions ro = { .recorder = &rec };
+  RunnerResult rr;
+  gboolean ok = runner_run_point (s, s->points->pdata[0], seed, &ro, &rr, error);
+  if (ok && rr.result.outcome == SIM_OUTCOME_ERROR)
     {
       /* a guest that broke under this plan (docs/guest.md): a failure of
        * its own, whatever was violated before it */
       g_free (o->first_property);
       g_free (o->first_explanation);
       o->first_property = g_strdup ("guest-error");
-      o->first_explanation = g_strdup (res->error);
+      o->first_explanation = g_strdup (rr.result.error);
     }
+  runner_result_clear (&rr);
+  if (!ok)
+    return FALSE;
   *sig = o->first_property ? signature_of (o) : NULL;
-  sim_world_free (w);
-  sim_built_clear (&built);
   return TRUE;
 }
 

@@ -48,10 +48,9 @@ typedef struct {
 void obs_init (Obs *o, GHashTable *states, GHashTable *dropped, GHashTable *rules);
 void obs_clear (Obs *o);
 char *signature_of (const Obs *o);
-/* path loaded with sets and the plan's overrides, and built at seed (its
- * first sweep point) into *built; NULL with error if either fails. */
-SimScenario *explore_build (const char *path, char **sets, GPtrArray *plan, guint64 seed, SimBuilt *built,
-                            GError **error);
+/* path loaded with sets and the plan's overrides (its first sweep point
+ * is the one run); NULL with error if it fails. */
+SimScenario *explore_load (const char *path, char **sets, GPtrArray *plan, GError **error);
 /* Runs path with sets and the plan at seed; *sig: the failure's signature or NULL. */
 gboolean run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, char **sig, GError **error);
 gboolean still_fails (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs);

@@ -3,6 +3,7 @@ bin_PROGRAMS += dlsim
 dlsim_SOURCES = \
 	cli/main.c \
 	cli/cli.h \
+	cli/cli-util.c \
 	cli/cmd-bench.c \
 	cli/cmd-run.c \
 	cli/run-progress.c \
@@ -30,6 +31,7 @@ dlsim_SOURCES = \
 	cli/tb-netns.h \
 	$(NULL)
 dlsim_LDADD = \
+	runner/libdlrunner.a \
 	plots/libdlplot.a \
 	results/libdlres.a \
 	bench/libdlbench.a \

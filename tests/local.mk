@@ -177,3 +177,10 @@ TESTS += tests/test-guest
 tests_test_guest_SOURCES = tests/test-guest.c
 tests_test_guest_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_guest_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-runner
+TESTS += tests/test-runner
+tests_test_runner_SOURCES = tests/test-runner.c
+tests_test_runner_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_runner_LDADD = runner/libdlrunner.a results/libdlres.a sim/libdlsim.a protocol/libdlproto.a \
+	learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
