@@ -23,7 +23,7 @@
 
 #include "cli/cli.h"
 #include "cli/run-progress.h"
-#include "cli/explore.h"
+#include "explore/explore.h"
 #include "runner/runner.h"
 #include "protocol/proto-machine.h"
 #include "results/res-db.h"
@@ -102,7 +102,7 @@ typedef struct {
 typedef struct {
   const char *path;
   char **sets;
-  const Space *sp;
+  const ExploreSpace *sp;
   guint64 base;
 } JobCtx;
 
@@ -112,13 +112,13 @@ job_run (gpointer data, gpointer user_data)
   Job *j = data;
   const JobCtx *c = user_data;
   g_autoptr (GString) kinds = g_string_new (NULL);
-  j->plan = make_plan (c->sp, c->base, j->index, kinds);
-  Obs o;
-  obs_init (&o, j->states, j->dropped, j->rules);
-  j->ok = run_plan (c->path, c->sets, j->plan, c->base + j->index, &o, &j->sig, NULL);
+  j->plan = explore_plan_make (c->sp, c->base, j->index, kinds);
+  ExploreObs o;
+  explore_obs_init (&o, j->states, j->dropped, j->rules);
+  j->ok = explore_run_plan (c->path, c->sets, j->plan, c->base + j->index, &o, &j->sig, NULL);
   j->property = g_strdup (o.first_property);
   j->explanation = g_strdup (o.first_explanation);
-  obs_clear (&o);
+  explore_obs_clear (&o);
 }
 
 /* One worker thread: jobs w, w + n, w + 2n, ... of the batch.  Plain
@@ -233,8 +233,8 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "--time-budget %s: %s", budget, error->message);
       return CLI_EXIT_USAGE;
     }
-  Space sp = { 0 };
-  if (!parse_faults (faults, &sp, &error))
+  ExploreSpace sp = { 0 };
+  if (!explore_parse_faults (faults, &sp, &error))
     {
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
@@ -435,9 +435,9 @@ cli_cmd_explore (int argc, char **argv)
       Failure *f = failures->pdata[i];
       guint64 sd = g_array_index (f->seeds, guint64, 0);
       guint tries = 0;
-      g_autoptr (GPtrArray) min = ddmin (path, bsets, f->plan, sd, f->signature, &tries);
-      shrink_size (path, bsets, min, sd, f->signature, sp.n_peers, sp.rounds, &tries);
-      shrink_values (path, bsets, min, sd, f->signature, &tries);
+      g_autoptr (GPtrArray) min = explore_ddmin_plan (path, bsets, f->plan, sd, f->signature, &tries);
+      explore_shrink_size (path, bsets, min, sd, f->signature, sp.n_peers, sp.rounds, &tries);
+      explore_shrink_values (path, bsets, min, sd, f->signature, &tries);
       printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", f->signature, sd, f->plan->len,
               min->len, tries);
       for (guint k = 0; k < min->len; k++)

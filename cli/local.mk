@@ -17,9 +17,7 @@ dlsim_SOURCES = \
 	cli/check-report.c \
 	cli/check-testbed.c \
 	cli/cmd-explore.c \
-	cli/explore.h \
-	cli/explore-plan.c \
-	cli/explore-shrink.c \
+	cli/cmd-shrink.c \
 	cli/cmd-export-scenario.c \
 	cli/cmd-export.c \
 	cli/trace-perfetto.c \
@@ -31,6 +29,7 @@ dlsim_SOURCES = \
 	cli/tb-netns.h \
 	$(NULL)
 dlsim_LDADD = \
+	explore/libdlexplore.a \
 	runner/libdlrunner.a \
 	plots/libdlplot.a \
 	results/libdlres.a \

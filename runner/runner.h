@@ -1,7 +1,7 @@
 /* runner.h — the sequence that runs one scenario point, written once:
  * scenario point -> build -> world -> record.  `dlsim run` and `dlsim
  * check` (cli/cmd-run.c), `dlsim explore` and `dlsim shrink`
- * (cli/cmd-explore.c, cli/explore-shrink.c) and `dlsim bench scale` and
+ * (cli/cmd-explore.c, explore/explore-shrink.c) and `dlsim bench scale` and
  * `bench record` (cli/cmd-bench.c) call it; they parse, plan and print.
  *
  * Shape: RunnerOptions on the caller's stack; runner_run_point or

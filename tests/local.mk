@@ -184,3 +184,10 @@ tests_test_runner_SOURCES = tests/test-runner.c
 tests_test_runner_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_runner_LDADD = runner/libdlrunner.a results/libdlres.a sim/libdlsim.a protocol/libdlproto.a \
 	learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-explore
+TESTS += tests/test-explore
+tests_test_explore_SOURCES = tests/test-explore.c
+tests_test_explore_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_explore_LDADD = explore/libdlexplore.a runner/libdlrunner.a results/libdlres.a sim/libdlsim.a \
+	protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

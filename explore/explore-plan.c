@@ -2,11 +2,11 @@
  * derives from its seed (cli/explore.h). */
 #include "config.h"
 
-#include "cli/explore.h"
+#include "explore/explore.h"
 
 #include <string.h>
 
-const char *const explore_fault_names[F_N] = {
+const char *const explore_fault_names[EXPLORE_F_N] = {
   "drop", "delay", "crash", "leave", "join", "partition", "link-fail", "link-down", "link-slow", "slow", "jitter",
   "rejoin", "coordinator-crash",
 };
@@ -35,7 +35,7 @@ typedef struct {
 } When;
 
 static When
-when (DlRandom *r, const Space *sp)
+when (DlRandom *r, const ExploreSpace *sp)
 {
   When w = { 0, 0 };
   if (dl_random_bernoulli (r, 0.2))
@@ -57,7 +57,7 @@ when_text (When w)
 }
 
 static guint
-peer (DlRandom *r, const Space *sp)
+peer (DlRandom *r, const ExploreSpace *sp)
 {
   return (guint) uniform_int (r, 1, sp->n_peers);
 }
@@ -66,33 +66,33 @@ static const char *const delays[] = { "200ms", "2s", "20s", "70s" };
 
 /* The plan of one run: "WHEN=ACTION" lines (one action each, distinct WHENs). */
 GPtrArray *
-make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
+explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *kinds_out)
 {
   g_autoptr (DlRandom) r = dl_random_new (seed, "explore", index);
   GPtrArray *plan = g_ptr_array_new_with_free_func (g_free);
-  gboolean on[F_N] = { 0 };
+  gboolean on[EXPLORE_F_N] = { 0 };
   guint n_on = 0;
-  for (int k = 0; k < F_N_MAIN; k++)
+  for (int k = 0; k < EXPLORE_F_N_MAIN; k++)
     if (sp->kinds[k] && dl_random_bernoulli (r, 0.5))
       on[k] = TRUE, n_on++;
   if (n_on == 0)
     {
-      guint pick = (guint) uniform_int (r, 0, F_N_MAIN - 1);
-      for (guint k = 0; k < F_N_MAIN; k++)
-        if (sp->kinds[(pick + k) % F_N_MAIN])
+      guint pick = (guint) uniform_int (r, 0, EXPLORE_F_N_MAIN - 1);
+      for (guint k = 0; k < EXPLORE_F_N_MAIN; k++)
+        if (sp->kinds[(pick + k) % EXPLORE_F_N_MAIN])
           {
-            on[(pick + k) % F_N_MAIN] = TRUE;
+            on[(pick + k) % EXPLORE_F_N_MAIN] = TRUE;
             break;
           }
     }
   GHashTable *used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint next_join = sp->n_peers + 1;
-  for (int k = 0; k < F_N_MAIN; k++)
+  for (int k = 0; k < EXPLORE_F_N_MAIN; k++)
     {
       if (!on[k])
         continue;
       g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[k]);
-      guint n = (guint) uniform_int (r, 1, k == F_JITTER ? 1 : 2);
+      guint n = (guint) uniform_int (r, 1, k == EXPLORE_F_JITTER ? 1 : 2);
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *action = NULL;
@@ -101,44 +101,44 @@ make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
             b = a % sp->n_peers + 1;
           switch (k)
             {
-            case F_DROP:
+            case EXPLORE_F_DROP:
               {
                 guint m = (guint) uniform_int (r, 0, explore_n_msgs - 1);
                 action = g_strdup_printf ("drop %s %s p%u", explore_msgs[m].type, explore_msgs[m].dir, a);
                 break;
               }
-            case F_DELAY:
+            case EXPLORE_F_DELAY:
               {
                 guint m = (guint) uniform_int (r, 0, explore_n_msgs - 1);
                 action = g_strdup_printf ("delay %s %s p%u by %s", explore_msgs[m].type, explore_msgs[m].dir, a,
                                           delays[uniform_int (r, 0, G_N_ELEMENTS (delays) - 1)]);
                 break;
               }
-            case F_CRASH: action = g_strdup_printf ("crash p%u", a); break;
-            case F_LEAVE: action = g_strdup_printf ("leave p%u", a); break;
-            case F_JOIN: action = g_strdup_printf ("join p%u", next_join++); break;
-            case F_PARTITION: action = g_strdup_printf ("partition p%u | server", a); break;
-            case F_LINK_FAIL: action = g_strdup_printf ("link-fail p%u p%u", a, b); break;
-            case F_LINK_DOWN: action = g_strdup_printf ("link-down p%u p%u", a, b); break;
-            case F_LINK_SLOW:
+            case EXPLORE_F_CRASH: action = g_strdup_printf ("crash p%u", a); break;
+            case EXPLORE_F_LEAVE: action = g_strdup_printf ("leave p%u", a); break;
+            case EXPLORE_F_JOIN: action = g_strdup_printf ("join p%u", next_join++); break;
+            case EXPLORE_F_PARTITION: action = g_strdup_printf ("partition p%u | server", a); break;
+            case EXPLORE_F_LINK_FAIL: action = g_strdup_printf ("link-fail p%u p%u", a, b); break;
+            case EXPLORE_F_LINK_DOWN: action = g_strdup_printf ("link-down p%u p%u", a, b); break;
+            case EXPLORE_F_LINK_SLOW:
               action = g_strdup_printf ("link-slow p%u p%u by %s", a, b,
                                         delays[uniform_int (r, 0, G_N_ELEMENTS (delays) - 1)]);
               break;
-            case F_SLOW: action = g_strdup_printf ("slow p%u x%u", a, (guint) uniform_int (r, 2, 50)); break;
-            case F_JITTER:
+            case EXPLORE_F_SLOW: action = g_strdup_printf ("slow p%u x%u", a, (guint) uniform_int (r, 2, 50)); break;
+            case EXPLORE_F_JITTER:
               g_ptr_array_add (plan, g_strdup_printf ("network.latency=uniform(%ums, %ums)",
                                                       (guint) uniform_int (r, 1, 20),
                                                       (guint) uniform_int (r, 50, 400)));
               continue;
             }
           When at = when (r, sp);
-          if (k == F_JOIN)
+          if (k == EXPLORE_F_JOIN)
             at = (When) { 0, (guint) uniform_int (r, 0, 5000) };
           g_autofree char *w = when_text (at);
           if (!g_hash_table_add (used, g_strdup (w)))
             continue;   /* one action per WHEN */
           g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=%s", w, action));
-          if (k == F_PARTITION)
+          if (k == EXPLORE_F_PARTITION)
             {
               /* healed 30 s later */
               g_autofree char *h = when_text ((When) { at.round, at.ms + 30000 });
@@ -151,9 +151,9 @@ make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
    * reconnects a new id, so the world has it as a leave and a new peer's
    * join (its own shard), 2 to 30 s later */
   g_autoptr (DlRandom) rr = dl_random_new (seed, "explore-rejoin", index);
-  if (sp->kinds[F_REJOIN] && (dl_random_bernoulli (rr, 0.5) || plan->len == 0))
+  if (sp->kinds[EXPLORE_F_REJOIN] && (dl_random_bernoulli (rr, 0.5) || plan->len == 0))
     {
-      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[F_REJOIN]);
+      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[EXPLORE_F_REJOIN]);
       guint a = peer (rr, sp);
       When at = when (rr, sp);
       When back = (When) { at.round, at.ms + (guint) uniform_int (rr, 2000, 30000) };
@@ -167,9 +167,9 @@ make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
   /* coordinator-crash: the coordinator (with replicas, the leader of the
    * time) crashes, once or (one run in four) twice */
   g_autoptr (DlRandom) rc = dl_random_new (seed, "explore-coordinator", index);
-  if (sp->kinds[F_COORD_CRASH] && (dl_random_bernoulli (rc, 0.5) || plan->len == 0))
+  if (sp->kinds[EXPLORE_F_COORD_CRASH] && (dl_random_bernoulli (rc, 0.5) || plan->len == 0))
     {
-      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[F_COORD_CRASH]);
+      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[EXPLORE_F_COORD_CRASH]);
       guint n = dl_random_bernoulli (rc, 0.25) ? 2 : 1;
       for (guint i = 0; i < n; i++)
         {
@@ -183,22 +183,22 @@ make_plan (const Space *sp, guint64 seed, guint index, GString *kinds_out)
 }
 
 gboolean
-parse_faults (const char *list, Space *sp, GError **error)
+explore_parse_faults (const char *list, ExploreSpace *sp, GError **error)
 {
   if (!list)
     {
       /* all but the coordinator's crash, which is asked for by name: the
        * default search stays what it was (and with one coordinator the
        * crash just ends the session) */
-      for (int k = 0; k < F_N; k++)
-        sp->kinds[k] = k != F_COORD_CRASH;
+      for (int k = 0; k < EXPLORE_F_N; k++)
+        sp->kinds[k] = k != EXPLORE_F_COORD_CRASH;
       return TRUE;
     }
   g_auto (GStrv) parts = g_strsplit (list, ",", -1);
   for (char **p = parts; *p; p++)
     {
       gboolean known = FALSE;
-      for (int k = 0; k < F_N; k++)
+      for (int k = 0; k < EXPLORE_F_N; k++)
         if (strcmp (g_strstrip (*p), explore_fault_names[k]) == 0)
           sp->kinds[k] = known = TRUE;
       if (!known)

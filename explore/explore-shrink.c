@@ -1,10 +1,10 @@
 /* explore-shrink.c — one run of a plan and its failure signature, ddmin
- * and size shrinking, the scenario file a failure is written as, and
- * `dlsim shrink` (cli/explore.h). */
+ * and size shrinking, and the scenario file a failure is written as
+ * (explore/explore.h).  `dlsim explore` and `dlsim shrink` (cli/) call
+ * it; it prints nothing. */
 #include "config.h"
 
-#include "cli/cli.h"
-#include "cli/explore.h"
+#include "explore/explore.h"
 #include "runner/runner.h"
 #include "sim/sim-props.h"
 
@@ -18,7 +18,7 @@
 static void
 obs_violation (gpointer ud, DlTime t, const char *property, ProtoNodeId node, const char *explanation)
 {
-  Obs *o = ud;
+  ExploreObs *o = ud;
   static const char *const props[] = { SIM_PROP_NAMES };
   for (guint i = 0; i < SIM_N_PROPS; i++)
     if (strcmp (props[i], property) == 0)
@@ -34,7 +34,7 @@ obs_violation (gpointer ud, DlTime t, const char *property, ProtoNodeId node, co
 static void
 obs_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *obs)
 {
-  Obs *o = ud;
+  ExploreObs *o = ud;
   if (node != PROTO_SERVER && obs->kind == PROTO_OBS_PHASE)
     g_hash_table_add (o->states, (gpointer) g_intern_string (obs->detail));
   else if (obs->kind == PROTO_OBS_DROPPED && obs->msg_type >= 0)
@@ -45,7 +45,7 @@ obs_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
 static void
 obs_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
 {
-  Obs *o = ud;
+  ExploreObs *o = ud;
   if (g_strcmp0 (kind, "drop") == 0 && detail)
     g_hash_table_add (o->rules, (gpointer) g_intern_string (detail));
   (void) t;
@@ -58,7 +58,7 @@ obs_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char
  * there ("; dropped M"), if any: "progress in linking (dropped
  * ConnectionFail)". */
 char *
-signature_of (const Obs *o)
+explore_signature (const ExploreObs *o)
 {
   const char *e = o->first_explanation;
   const char *in = e ? strstr (e, "waits in ") : NULL;
@@ -100,7 +100,8 @@ explore_load (const char *path, char **sets, GPtrArray *plan, GError **error)
 
 /* Runs the base file with the plan; *sig: the failure's signature or NULL. */
 gboolean
-run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, char **sig, GError **error)
+explore_run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, ExploreObs *o, char **sig,
+                  GError **error)
 {
   g_autoptr (SimScenario) s = explore_load (path, sets, plan, error);
   if (!s)
@@ -121,12 +122,12 @@ run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, 
   runner_result_clear (&rr);
   if (!ok)
     return FALSE;
-  *sig = o->first_property ? signature_of (o) : NULL;
+  *sig = o->first_property ? explore_signature (o) : NULL;
   return TRUE;
 }
 
 void
-obs_init (Obs *o, GHashTable *states, GHashTable *dropped, GHashTable *rules)
+explore_obs_init (ExploreObs *o, GHashTable *states, GHashTable *dropped, GHashTable *rules)
 {
   memset (o, 0, sizeof *o);
   o->states = states;
@@ -135,7 +136,7 @@ obs_init (Obs *o, GHashTable *states, GHashTable *dropped, GHashTable *rules)
 }
 
 void
-obs_clear (Obs *o)
+explore_obs_clear (ExploreObs *o)
 {
   g_free (o->first_property);
   g_free (o->first_explanation);
@@ -143,25 +144,28 @@ obs_clear (Obs *o)
 
 /* Does the plan (a subset) still fail with this signature? */
 gboolean
-still_fails (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
+explore_still_fails (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
 {
   g_autoptr (GHashTable) scratch = g_hash_table_new (g_direct_hash, g_direct_equal);
-  Obs o;
-  obs_init (&o, scratch, scratch, scratch);
+  ExploreObs o;
+  explore_obs_init (&o, scratch, scratch, scratch);
   g_autofree char *sig = NULL;
   (*runs)++;
-  gboolean ok = run_plan (path, sets, plan, seed, &o, &sig, NULL) && g_strcmp0 (sig, want) == 0;
-  obs_clear (&o);
+  gboolean ok = explore_run_plan (path, sets, plan, seed, &o, &sig, NULL) && g_strcmp0 (sig, want) == 0;
+  explore_obs_clear (&o);
   return ok;
 }
 
-/* ddmin (Zeller and Hildebrandt) over the plan's lines. */
+/* ddmin (Zeller and Hildebrandt, "Simplifying and isolating
+ * failure-inducing input", 2002) over lines: the complements of n chunks
+ * first, n halved back (at least 2) on a success, doubled when none
+ * fails. */
 GPtrArray *
-ddmin (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
+explore_ddmin (GPtrArray *lines, ExploreFailsFn fails, gpointer data)
 {
   GPtrArray *cur = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < plan->len; i++)
-    g_ptr_array_add (cur, g_strdup (plan->pdata[i]));
+  for (guint i = 0; i < lines->len; i++)
+    g_ptr_array_add (cur, g_strdup (lines->pdata[i]));
   guint n = 2;
   while (cur->len >= 2)
     {
@@ -174,7 +178,7 @@ ddmin (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char 
           for (guint i = 0; i < cur->len; i++)
             if (i < start || i >= start + chunk)
               g_ptr_array_add (comp, cur->pdata[i]);
-          if (comp->len && still_fails (path, sets, comp, seed, want, runs))
+          if (comp->len && fails (comp, data))
             {
               GPtrArray *next = g_ptr_array_new_with_free_func (g_free);
               for (guint i = 0; i < comp->len; i++)
@@ -196,17 +200,39 @@ ddmin (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char 
   if (cur->len == 1)
     {
       g_autoptr (GPtrArray) none = g_ptr_array_new ();
-      if (still_fails (path, sets, none, seed, want, runs))
+      if (fails (none, data))
         g_ptr_array_set_size (cur, 0);
     }
   return cur;
 }
 
+typedef struct {
+  const char *path;
+  char **sets;
+  guint64 seed;
+  const char *want;
+  guint *runs;
+} PlanFails;
+
+static gboolean
+plan_fails (GPtrArray *subset, gpointer data)
+{
+  PlanFails *p = data;
+  return explore_still_fails (p->path, p->sets, subset, p->seed, p->want, p->runs);
+}
+
+GPtrArray *
+explore_ddmin_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
+{
+  PlanFails p = { path, sets, seed, want, runs };
+  return explore_ddmin (plan, plan_fails, &p);
+}
+
 /* After ddmin: fewer peers, then fewer rounds, keeping the signature (the
  * smallest that still fails, as overrides added to the plan). */
 void
-shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint n_peers,
-             guint rounds, guint *runs)
+explore_shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want,
+                     guint n_peers, guint rounds, guint *runs)
 {
   const char *keys[2] = { "peers.count", "training.rounds" };
   guint from[2] = { 2, 1 }, to[2] = { n_peers, rounds };
@@ -214,7 +240,7 @@ shrink_size (const char *path, char **sets, GPtrArray *plan, guint64 seed, const
     for (guint v = from[k]; v < to[k]; v++)
       {
         g_ptr_array_add (plan, g_strdup_printf ("%s=%u", keys[k], v));
-        if (still_fails (path, sets, plan, seed, want, runs))
+        if (explore_still_fails (path, sets, plan, seed, want, runs))
           break;
         g_ptr_array_remove_index (plan, plan->len - 1);
       }
@@ -319,7 +345,7 @@ when_taken (GPtrArray *plan, guint i, const char *line)
 /* After the sizes: each line's times and sizes made rounder (towards 0 or
  * whole seconds), one line at a time, keeping the signature. */
 void
-shrink_values (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
+explore_shrink_values (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
 {
   for (guint i = 0; i < plan->len; i++)
     for (gboolean again = TRUE; again;)
@@ -332,7 +358,7 @@ shrink_values (const char *path, char **sets, GPtrArray *plan, guint64 seed, con
               continue;   /* one action per WHEN: a second would override the first */
             char *old = plan->pdata[i];
             plan->pdata[i] = cands->pdata[k];
-            if (still_fails (path, sets, plan, seed, want, runs))
+            if (explore_still_fails (path, sets, plan, seed, want, runs))
               {
                 cands->pdata[k] = old;   /* freed with cands */
                 again = TRUE;             /* the new line may get rounder still */
@@ -366,8 +392,9 @@ line_key (const char *l)
  * plan's timeline lines in [timeline] and its network overrides in
  * [network].  A header says what was found and how it was shrunk. */
 char *
-scenario_text (const char *path, const char *origin, const char *name, GPtrArray *plan, const guint *counts,
-               const char *signature, guint64 seed, guint found_in, guint shrunk_from, const char *explanation)
+explore_scenario_text (const char *path, const char *origin, const char *name, GPtrArray *plan,
+                       const guint *counts, const char *signature, guint64 seed, guint found_in,
+                       guint shrunk_from, const char *explanation)
 {
   g_autofree char *text = NULL;
   g_file_get_contents (path, &text, NULL, NULL);
@@ -463,137 +490,25 @@ explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed
                      gboolean *reproduces, GError **error)
 {
   g_autoptr (GHashTable) sc = g_hash_table_new (g_direct_hash, g_direct_equal);
-  Obs m;
-  obs_init (&m, sc, sc, sc);
+  ExploreObs m;
+  explore_obs_init (&m, sc, sc, sc);
   g_autofree char *msig = NULL;
-  run_plan (base, sets, min, seed, &m, &msig, NULL);
+  explore_run_plan (base, sets, min, seed, &m, &msig, NULL);
   g_autoptr (GPtrArray) all = g_ptr_array_new ();
   for (char **s = sets; s && *s; s++)
     g_ptr_array_add (all, *s);
   for (guint i = 0; i < min->len; i++)
     g_ptr_array_add (all, min->pdata[i]);
-  g_autofree char *text = scenario_text (base, origin, name, all, m.counts, sig, seed, found_in, shrunk_from,
+  g_autofree char *text = explore_scenario_text (base, origin, name, all, m.counts, sig, seed, found_in, shrunk_from,
                                          m.first_explanation ? m.first_explanation : "?");
-  obs_clear (&m);
+  explore_obs_clear (&m);
   if (!g_file_set_contents (fname, text, -1, error))
     return FALSE;
-  Obs v;
-  obs_init (&v, sc, sc, sc);
+  ExploreObs v;
+  explore_obs_init (&v, sc, sc, sc);
   g_autofree char *vsig = NULL;
   g_autoptr (GPtrArray) none = g_ptr_array_new ();
-  *reproduces = run_plan (fname, NULL, none, seed, &v, &vsig, NULL) && g_strcmp0 (vsig, sig) == 0;
-  obs_clear (&v);
+  *reproduces = explore_run_plan (fname, NULL, none, seed, &v, &vsig, NULL) && g_strcmp0 (vsig, sig) == 0;
+  explore_obs_clear (&v);
   return TRUE;
-}
-
-/* ---------------------------------------------------------------- dlsim shrink */
-
-/* Shrinks the failing run whose scenario (without its timeline) is in
- * base, its timeline lines in timeline. */
-static int
-shrink_run (const char *db, gint64 run, const char *out, const char *base, GPtrArray *timeline)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SimScenario) s = sim_scenario_load (base, NULL, &error);
-  if (!s)
-    {
-      cli_error ("shrink", "the run's scenario: %s", error->message);
-      return CLI_EXIT_FAILURE;
-    }
-  guint64 seed = s->seed;
-  g_autoptr (GHashTable) sc = g_hash_table_new (g_direct_hash, g_direct_equal);
-  Obs o;
-  obs_init (&o, sc, sc, sc);
-  g_autofree char *sig = NULL;
-  if (!run_plan (base, NULL, timeline, seed, &o, &sig, &error))
-    {
-      cli_error ("shrink", "%s", error->message);
-      obs_clear (&o);
-      return CLI_EXIT_FAILURE;
-    }
-  if (!sig)
-    {
-      cli_error ("shrink", "%s: run %" G_GINT64_FORMAT " breaks no property: nothing to shrink", db, run);
-      obs_clear (&o);
-      return CLI_EXIT_FAILURE;
-    }
-  obs_clear (&o);
-  guint tries = 0;
-  g_autoptr (GPtrArray) min = ddmin (base, NULL, timeline, seed, sig, &tries);
-  shrink_values (base, NULL, min, seed, sig, &tries);
-  g_autofree char *origin = g_strdup_printf ("dlsim shrink %s --run %" G_GINT64_FORMAT, db, run);
-  g_autofree char *stem = g_path_get_basename (out);
-  char *dot = strrchr (stem, '.');
-  if (dot)
-    *dot = '\0';
-  gboolean ok = FALSE;
-  if (!explore_write_found (base, NULL, min, seed, sig, origin, stem, 1, timeline->len, out, &ok, &error))
-    {
-      cli_error ("shrink", "%s", error->message);
-      return CLI_EXIT_FAILURE;
-    }
-  printf ("%s: %s: %u timeline lines -> %u in %u runs; %s\n", out, sig, timeline->len, min->len, tries,
-          ok ? "reproduces" : "DOES NOT reproduce");
-  return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
-}
-
-
-int
-cli_cmd_shrink (int argc, char **argv)
-{
-  gint64 run = 0;
-  g_autofree char *out = NULL;
-  g_auto (GStrv) rest = NULL;
-  GOptionEntry entries[] = {
-    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the failing run (required)", "ID" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the shrunk scenario file (required)", "FILE.ini" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
-    { NULL }
-  };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB --run ID -o FILE.ini - shrink a recorded failing run");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-      "Rebuilds the run's scenario (as dlsim export-scenario), runs it to find its\n"
-      "first property violation, shrinks its timeline with ddmin keeping that\n"
-      "signature (property and state), then makes its times rounder (`round R + D`\n"
-      "becomes `round R` where it can, other times and `by D` delays whole or tenth\n"
-      "seconds), still keeping it, and writes the result with an [expect] that\n"
-      "pins the violations; the file is run again to check it reproduces.\n"
-      "Unlike dlsim explore, it does not shrink the number of peers or rounds.\n"
-      "\n"
-      "Exit status: 0 written and reproduced; 1 the run broke no property, or the\n"
-      "file does not reproduce; 2 usage error.");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("shrink", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  if (!rest || g_strv_length (rest) != 1 || run <= 0 || !out)
-    {
-      cli_error ("shrink", "expected DB, --run ID and -o FILE.ini (dlsim shrink --help)");
-      return CLI_EXIT_USAGE;
-    }
-  g_autoptr (GPtrArray) timeline = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *text = cli_export_scenario_text (rest[0], run, timeline, FALSE);
-  if (!text)
-    return CLI_EXIT_FAILURE;
-  g_autofree char *dir = g_dir_make_tmp ("dlsim-shrink-XXXXXX", &error);
-  if (!dir)
-    {
-      cli_error ("shrink", "%s", error->message);
-      return CLI_EXIT_FAILURE;
-    }
-  g_autofree char *base = g_build_filename (dir, "base.ini", NULL);
-  int rc = CLI_EXIT_FAILURE;
-  if (!g_file_set_contents (base, text, -1, &error))
-    {
-      cli_error ("shrink", "%s", error->message);
-      goto done;
-    }
-  rc = shrink_run (rest[0], run, out, base, timeline);
-done:
-  g_remove (base);
-  g_rmdir (dir);
-  return rc;
 }

@@ -1,0 +1,220 @@
+/* test-explore.c — explore/: ddmin on hand-made predicates (the result,
+ * and that it is 1-minimal), and the fault plans a search draws for a
+ * small scenario (deterministic per seed and index, only the kinds asked
+ * for, peers in range, one action per WHEN, every plan a scenario that
+ * loads and runs). */
+#include "config.h"
+
+#include "explore/explore.h"
+#include "results/res-query.h"
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- ddmin */
+
+typedef struct {
+  const char *const *needed;   /* the subset fails iff it holds all of these */
+  guint calls;
+} Needs;
+
+static gboolean
+holds_all (GPtrArray *subset, gpointer data)
+{
+  Needs *n = data;
+  n->calls++;
+  for (const char *const *w = n->needed; *w; w++)
+    {
+      gboolean found = FALSE;
+      for (guint i = 0; i < subset->len; i++)
+        found |= strcmp (subset->pdata[i], *w) == 0;
+      if (!found)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static GPtrArray *
+lines_of (const char *const *v)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  for (; *v; v++)
+    g_ptr_array_add (a, (gpointer) *v);
+  return a;
+}
+
+static char *
+joined (GPtrArray *a)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < a->len; i++)
+    g_string_append_printf (s, "%s%s", i ? " " : "", (char *) a->pdata[i]);
+  return g_string_free (s, FALSE);
+}
+
+START_TEST (test_ddmin_two_of_eight)
+{
+  static const char *const all[] = { "a", "b", "c", "d", "e", "f", "g", "h", NULL };
+  static const char *const need[] = { "b", "g", NULL };
+  g_autoptr (GPtrArray) in = lines_of (all);
+  Needs n = { need, 0 };
+  g_autoptr (GPtrArray) min = explore_ddmin (in, holds_all, &n);
+  g_autofree char *got = joined (min);
+  ck_assert_str_eq (got, "b g");
+  /* in its order, and fewer tries than the 2^8 subsets */
+  ck_assert_uint_gt (n.calls, 0);
+  ck_assert_uint_lt (n.calls, 64);
+  /* 1-minimal: leaving out any one line no longer fails */
+  for (guint i = 0; i < min->len; i++)
+    {
+      g_autoptr (GPtrArray) less = g_ptr_array_new ();
+      for (guint k = 0; k < min->len; k++)
+        if (k != i)
+          g_ptr_array_add (less, min->pdata[k]);
+      ck_assert (!holds_all (less, &n));
+    }
+  /* the input is not changed */
+  ck_assert_uint_eq (in->len, 8);
+}
+END_TEST
+
+START_TEST (test_ddmin_one_and_none)
+{
+  static const char *const all[] = { "x", "y", "z", NULL };
+  static const char *const need_one[] = { "z", NULL };
+  static const char *const need_none[] = { NULL };
+  g_autoptr (GPtrArray) in = lines_of (all);
+  Needs n1 = { need_one, 0 };
+  g_autoptr (GPtrArray) one = explore_ddmin (in, holds_all, &n1);
+  g_autofree char *got = joined (one);
+  ck_assert_str_eq (got, "z");
+  /* it fails whatever is left: nothing is needed */
+  Needs n0 = { need_none, 0 };
+  g_autoptr (GPtrArray) none = explore_ddmin (in, holds_all, &n0);
+  ck_assert_uint_eq (none->len, 0);
+}
+END_TEST
+
+START_TEST (test_ddmin_all_needed)
+{
+  static const char *const all[] = { "p", "q", "r", "s", "t", NULL };
+  g_autoptr (GPtrArray) in = lines_of (all);
+  Needs n = { all, 0 };
+  g_autoptr (GPtrArray) min = explore_ddmin (in, holds_all, &n);
+  g_autofree char *got = joined (min);
+  ck_assert_str_eq (got, "p q r s t");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- plans */
+
+static const char scenario_text[] =
+  "[scenario]\nname = explore-test\nseed = 3\n\n"
+  "[protocol]\nmin_participants = 2\n\n"
+  "[training]\nrounds = 2\n\n"
+  "[model]\nkind = none\nsize = 100000\n\n"
+  "[peers]\ncount = 3\n";
+
+START_TEST (test_plan_small_scenario)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-explore-XXXXXX", NULL);
+  ck_assert_ptr_nonnull (dir);
+  g_autofree char *ini = g_build_filename (dir, "explore-test.ini", NULL);
+  ck_assert (g_file_set_contents (ini, scenario_text, -1, NULL));
+  ExploreSpace sp = { .n_peers = 3, .rounds = 2 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (explore_parse_faults ("crash, leave", &sp, &error));
+  guint ran = 0;
+  for (guint index = 0; index < 12; index++)
+    {
+      g_autoptr (GString) kinds = g_string_new (NULL), kinds2 = g_string_new (NULL);
+      g_autoptr (GPtrArray) plan = explore_plan_make (&sp, 3, index, kinds);
+      g_autoptr (GPtrArray) again = explore_plan_make (&sp, 3, index, kinds2);
+      ck_assert_uint_gt (plan->len, 0);
+      ck_assert_uint_eq (plan->len, again->len);
+      ck_assert_str_eq (kinds->str, kinds2->str);
+      ck_assert (strcmp (kinds->str, "crash") == 0 || strcmp (kinds->str, "leave") == 0
+                 || strcmp (kinds->str, "crash,leave") == 0);
+      g_autoptr (GHashTable) whens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint i = 0; i < plan->len; i++)
+        {
+          const char *l = plan->pdata[i];
+          ck_assert_str_eq (l, again->pdata[i]);
+          ck_assert_msg (g_str_has_prefix (l, "timeline."), "%s", l);
+          const char *eq = strchr (l, '=');
+          ck_assert_ptr_nonnull (eq);
+          ck_assert_msg (g_hash_table_add (whens, g_strndup (l, (gsize) (eq - l))), "two actions at one WHEN: %s", l);
+          guint p = 0;
+          ck_assert_msg (sscanf (eq + 1, "crash p%u", &p) == 1 || sscanf (eq + 1, "leave p%u", &p) == 1, "%s", l);
+          ck_assert (p >= 1 && p <= 3);
+        }
+      /* the plan is a scenario the loader takes and the world runs */
+      g_autoptr (GHashTable) states = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g_autoptr (GHashTable) scratch = g_hash_table_new (g_direct_hash, g_direct_equal);
+      ExploreObs o;
+      explore_obs_init (&o, states, scratch, scratch);
+      g_autofree char *sig = NULL;
+      ck_assert_msg (explore_run_plan (ini, NULL, plan, 3 + index, &o, &sig, &error), "%s",
+                     error ? error->message : "?");
+      ck_assert_uint_gt (g_hash_table_size (states), 0);
+      explore_obs_clear (&o);
+      ran++;
+    }
+  ck_assert_uint_eq (ran, 12);
+  /* another seed draws other plans */
+  g_autoptr (GString) k1 = g_string_new (NULL), k2 = g_string_new (NULL);
+  guint differ = 0;
+  for (guint index = 0; index < 12; index++)
+    {
+      g_autoptr (GPtrArray) a = explore_plan_make (&sp, 3, index, k1);
+      g_autoptr (GPtrArray) b = explore_plan_make (&sp, 4, index, k2);
+      g_autofree char *ja = joined (a), *jb = joined (b);
+      differ += strcmp (ja, jb) != 0;
+    }
+  ck_assert_uint_gt (differ, 0);
+  g_unlink (ini);
+  g_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_parse_faults)
+{
+  ExploreSpace sp = { .n_peers = 3, .rounds = 2 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (!explore_parse_faults ("crash,teleport", &sp, &error));
+  ck_assert_msg (strstr (error->message, "unknown kind 'teleport'") != NULL, "%s", error->message);
+  ExploreSpace all = { .n_peers = 3, .rounds = 2 };
+  ck_assert (explore_parse_faults (NULL, &all, NULL));
+  ck_assert (all.kinds[EXPLORE_F_DROP] && all.kinds[EXPLORE_F_REJOIN]);
+  ck_assert (!all.kinds[EXPLORE_F_COORD_CRASH]);
+}
+END_TEST
+
+static Suite *
+explore_suite (void)
+{
+  Suite *s = suite_create ("explore");
+  TCase *dd = tcase_create ("ddmin");
+  tcase_add_test (dd, test_ddmin_two_of_eight);
+  tcase_add_test (dd, test_ddmin_one_and_none);
+  tcase_add_test (dd, test_ddmin_all_needed);
+  suite_add_tcase (s, dd);
+  TCase *pl = tcase_create ("plan");
+  tcase_set_timeout (pl, 120);
+  tcase_add_test (pl, test_plan_small_scenario);
+  tcase_add_test (pl, test_parse_faults);
+  suite_add_tcase (s, pl);
+  return s;
+}
+
+int
+main (void)
+{
+  res_init ();
+  SRunner *sr = srunner_create (explore_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
