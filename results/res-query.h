@@ -1,9 +1,10 @@
 /* res-query.h — the questions the dlsim commands ask of a results
- * database, one function each, with their SQL in res-query.c (and
- * res-merge.c, res-export.c).  A question with many rows returns a
- * cursor (res-rows.h) whose columns its comment lists in order; a question
- * with one answer returns it.  `db` is a handle from res_db_open_read or
- * res_db_handle. */
+ * database, one function each, with their SQL in res-query.c (merge's are
+ * in res-merge.h).  A question with many rows returns a cursor
+ * (res-rows.h) whose columns its comment lists in order; a question with
+ * one answer returns it.  A `struct sqlite3 *db` is a handle from
+ * res_db_open_read (or res_db_handle); a ResDb one the file being
+ * written. */
 #pragma once
 
 #include "results/res-db.h"
