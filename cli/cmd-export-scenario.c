@@ -106,6 +106,9 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
       g_autofree char *value = NULL;
       if (strcmp (k, "churn.trace") == 0)
         value = absolute (file_dir, v);
+      else if (strcmp (k, "protocol.guest_dir") == 0)
+        /* the guest runs where the run's file was (docs/guest.md) */
+        value = *v ? absolute (file_dir, v) : g_strdup (file_dir ? file_dir : "");
       else if (strcmp (k, "data.source") == 0 && g_str_has_prefix (v, "csv:"))
         {
           g_autofree char *p = absolute (file_dir, v + 4);

@@ -350,10 +350,13 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         return BAD ("protocol", "guest_command", "a guest needs its command line (docs/guest.md)");
       if (strlen (cmd) >= sizeof pc->guest_command)
         return BAD ("protocol", "guest_command", "longer than %zu bytes", sizeof pc->guest_command - 1);
-      g_autofree char *dir = g_path_get_dirname (s->path);
+      const char *gd = V ("protocol", "guest_dir");
+      g_autofree char *dir = *gd ? resolve_path (s, gd) : g_path_get_dirname (s->path);
       if (strlen (dir) >= sizeof pc->guest_dir)
-        return BAD ("protocol", "guest_command", "the scenario file's folder is longer than %zu bytes",
+        return BAD ("protocol", *gd ? "guest_dir" : "guest_command", "the guest's folder is longer than %zu bytes",
                     sizeof pc->guest_dir - 1);
+      if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+        return BAD ("protocol", "guest_dir", "'%s': no such folder", dir);
       g_strlcpy (pc->guest_command, cmd, sizeof pc->guest_command);
       g_strlcpy (pc->guest_dir, dir, sizeof pc->guest_dir);
       DlTime t;

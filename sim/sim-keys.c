@@ -80,6 +80,7 @@ static const KeySpec keys[] = {
   { "protocol", "step_timeout", "30s", K_DUR, "pipeline only: a client waits this long for a server's result, then replaces it and replays" },
   { "protocol", "guest_command", "", K_STR, "guest only: the guest's command line, run in the scenario file's folder, its stdin and stdout the line protocol (docs/guest.md), e.g. python3 ../../guests/pushpull/pushpull.py" },
   { "protocol", "guest_timeout", "30s", K_DUR, "guest only: wall-clock time the guest may take to answer one line; past it the run ends with outcome error" },
+  { "protocol", "guest_dir", "", K_PATH, "guest only: the folder the guest runs in (relative: to the scenario file's folder; empty: that folder)" },
   { "protocol", "guest_stall", "10min", K_DUR, "guest only: a connected peer that makes no progress for this long is hung (the hang detector's window)" },
   { "protocol", "coordinator_replicas", "1", K_UINT, "1 (one coordinator, as DISCO) or up to 9 replicas of it: the coordinator's state kept by a replicated log, peers in sessions that survive the leader's crash (protocol/replica/README.md); not in the testbed" },
   { "protocol", "coordinator_replication", "raft", K_REPLICATION, "with coordinator_replicas > 1: raft | primary-backup: an input is acted on once a majority logged it, or at once by the leader and shipped after (what no backup got is lost with it)" },
@@ -178,6 +179,7 @@ static const struct {
   { "protocol.step_timeout", "pipeline" },
   { "protocol.guest_command", "guest" },
   { "protocol.guest_timeout", "guest" },
+  { "protocol.guest_dir", "guest" },
   { "protocol.guest_stall", "guest" },
   /* the keys of learning: every family but the pipeline's, which infers */
   { "protocol.min_participants", "disco or gossip or hierarchical or guest" },
