@@ -28,10 +28,10 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/proto-peer-private.h \
 	protocol/disco/proto-peer.h \
 	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h protocol/gossip/gossip-dht.c \
+	protocol/gossip/gossip-dht-private.h \
 	protocol/gossip/gossip-family.c \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
-	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
-	protocol/gossip/gossip-peer-links.c protocol/gossip/gossip-peer-async.c protocol/gossip/gossip-peer-sync.c \
+	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
 	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
 	protocol/hierarchical/hier-coord-private.h protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-async.c \
 	protocol/hierarchical/hier-head.c protocol/hierarchical/hier-peer.c protocol/hierarchical/hier-peer-private.h \

@@ -404,7 +404,7 @@ gossip_coord_listens (const GossipCoord *c, ProtoMsgType type, ProtoNodeId from)
   return TRUE;   /* it takes every message and drops what it has no use for itself */
 }
 
-/* A late joiner's model provider (gossip-peer-sync.c): the member that has
+/* A late joiner's model provider (gossip-peer.c): the member that has
  * been in the latest step (ties: the lowest id); with no steps (async), the
  * lowest id that has trained; PROTO_NO_NODE if nobody has trained yet
  * (then everyone holds the initial model, and there is nothing to sync). */

@@ -15,10 +15,15 @@
  * latency of real traffic, and churn makes calls fail.  The coordinator only
  * hands a newcomer its bootstrap contacts (the last dht_k peers that joined,
  * DhtNodes call 0); each peer looks its own key up first, and a random key
- * after each of its rounds (a bucket refresh). */
+ * after each of its rounds (a bucket refresh).
+ *
+ * A leaf (gossip-dht-private.h): the table decides, and appends its sends
+ * and observations to an effects array that the peer carries out. */
 #include "config.h"
 
-#include "protocol/gossip/gossip-peer-private.h"
+#include "protocol/gossip/gossip-dht-private.h"
+#include "base/dl-random.h"
+#include "protocol/proto-links.h"
 
 #include <string.h>
 
@@ -48,17 +53,20 @@ typedef struct {
 } Call;
 
 struct GossipDht {
+  ProtoNodeId self;
+  guint k;                      /* dht_k */
+  guint alpha;                  /* dht_alpha */
+  DlTime rpc_timeout;           /* dht_rpc_timeout */
   guint64 self_key;
   GArray *buckets[N_BUCKETS];   /* ProtoNodeId, most recently seen last */
   GArray *lookups;              /* Lookup */
   GArray *calls;                /* Call */
   guint32 next_call;
   guint32 next_lookup;
-  guint lookups_done;
 };
 
-guint64
-gd_key (ProtoNodeId id)
+static guint64
+key_of (ProtoNodeId id)
 {
   return dl_mix64 ((guint64) id * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) + 1);
 }
@@ -71,28 +79,56 @@ bucket_of (const GossipDht *d, guint64 key)
 }
 
 static void
-observe (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...)
-  G_GNUC_PRINTF (6, 7);
+send (GArray *fx, ProtoNodeId to, ProtoMsg *m)
+{
+  GossipDhtEffect e = { .kind = GOSSIP_DHT_SEND, .to = to, .msg = *m };
+  g_array_append_val (fx, e);
+}
 
 static void
-observe (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...)
+observe_kind (GArray *fx, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value, const char *detail)
+{
+  GossipDhtEffect e = { .kind = GOSSIP_DHT_OBSERVE, .to = other, .obs = kind, .type = type, .value = value };
+  g_strlcpy (e.detail, detail, sizeof e.detail);
+  g_array_append_val (fx, e);
+}
+
+static void
+observe (GArray *fx, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+
+static void
+observe (GArray *fx, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...)
 {
   char d[PROTO_OBS_DETAIL_LEN];
   va_list ap;
   va_start (ap, fmt);
   g_vsnprintf (d, sizeof d, fmt, ap);
   va_end (ap);
-  gp_observe (p, out, PROTO_OBS_NOTE, other, type, value, d);
+  observe_kind (fx, PROTO_OBS_NOTE, other, type, value, d);
+}
+
+GArray *
+gossip_dht_effects_new (void)
+{
+  return g_array_new (FALSE, FALSE, sizeof (GossipDhtEffect));
+}
+
+void
+gossip_dht_effects_free (GArray *fx)
+{
+  for (guint i = 0; i < fx->len; i++)
+    if (g_array_index (fx, GossipDhtEffect, i).kind == GOSSIP_DHT_SEND)
+      proto_msg_clear (&g_array_index (fx, GossipDhtEffect, i).msg);
+  g_array_unref (fx);
 }
 
 /* A contact seen alive: to the tail of its bucket, or in if there is room. */
 static void
-touch (GossipPeer *p, ProtoNodeId id)
+touch (GossipDht *d, ProtoNodeId id)
 {
-  GossipDht *d = p->dht;
-  if (id == p->id || id == PROTO_SERVER || id == PROTO_NO_NODE)
+  if (id == d->self || id == PROTO_SERVER || id == PROTO_NO_NODE)
     return;
-  int b = bucket_of (d, gd_key (id));
+  int b = bucket_of (d, key_of (id));
   if (b < 0)
     return;
   GArray *bk = d->buckets[b];
@@ -103,15 +139,14 @@ touch (GossipPeer *p, ProtoNodeId id)
         g_array_append_val (bk, id);
         return;
       }
-  if (bk->len < p->cfg.dht_k)
+  if (bk->len < d->k)
     g_array_append_val (bk, id);
 }
 
 static void
-forget (GossipPeer *p, ProtoNodeId id)
+forget (GossipDht *d, ProtoNodeId id)
 {
-  GossipDht *d = p->dht;
-  int b = bucket_of (d, gd_key (id));
+  int b = bucket_of (d, key_of (id));
   if (b < 0)
     return;
   GArray *bk = d->buckets[b];
@@ -132,13 +167,12 @@ cmp_candidate (gconstpointer a, gconstpointer b)
 
 /* Every contact, in id order. */
 guint
-gd_contacts (GossipPeer *p, ProtoNodeId **out)
+gossip_dht_contacts (const GossipDht *d, ProtoNodeId **out)
 {
-  GossipDht *d = p->dht;
   GArray *all = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint b = 0; d && b < N_BUCKETS; b++)
     g_array_append_vals (all, d->buckets[b]->data, d->buckets[b]->len);
-  g_array_sort (all, gp_cmp_id);
+  g_array_sort (all, proto_node_id_cmp);
   guint n = all->len;
   *out = (ProtoNodeId *) (void *) g_array_free (all, FALSE);
   return n;
@@ -146,14 +180,14 @@ gd_contacts (GossipPeer *p, ProtoNodeId **out)
 
 /* The k contacts closest to key (ascending distance, then id). */
 static GArray *
-closest (GossipPeer *p, guint64 key, guint k)
+closest (GossipDht *d, guint64 key, guint k)
 {
   g_autofree ProtoNodeId *ids = NULL;
-  guint n = gd_contacts (p, &ids);
+  guint n = gossip_dht_contacts (d, &ids);
   GArray *c = g_array_new (FALSE, FALSE, sizeof (Candidate));
   for (guint i = 0; i < n; i++)
     {
-      Candidate x = { .id = ids[i], .dist = gd_key (ids[i]) ^ key, .state = SL_NEW };
+      Candidate x = { .id = ids[i], .dist = key_of (ids[i]) ^ key, .state = SL_NEW };
       g_array_append_val (c, x);
     }
   g_array_sort (c, cmp_candidate);
@@ -172,11 +206,10 @@ find_lookup (GossipDht *d, guint32 id)
 }
 
 static void
-send_call (GossipPeer *p, ProtoOutbox *out, Lookup *l, Candidate *c)
+send_call (GossipDht *d, DlTime now, GArray *fx, Lookup *l, Candidate *c)
 {
-  GossipDht *d = p->dht;
   Call call = { .id = ++d->next_call, .to = c->id, .lookup = l->id,
-                .deadline = dl_time_add (p->now, p->cfg.dht_rpc_timeout) };
+                .deadline = dl_time_add (now, d->rpc_timeout) };
   g_array_append_val (d->calls, call);
   c->state = SL_ASKED;
   l->inflight++;
@@ -184,17 +217,17 @@ send_call (GossipPeer *p, ProtoOutbox *out, Lookup *l, Candidate *c)
   proto_msg_init (&m, PROTO_MSG_DHT_FIND_NODE);
   m.round = call.id;
   m.key = l->target;
-  gp_send_or_queue (p, out, c->id, &m);
+  send (fx, c->id, &m);
 }
 
 /* As many calls as alpha allows to the closest not asked yet; the lookup
  * ends when the k closest have answered or failed. */
 static void
-advance (GossipPeer *p, ProtoOutbox *out, Lookup *l)
+advance (GossipDht *d, DlTime now, GArray *fx, Lookup *l)
 {
   if (l->done)
     return;
-  guint k = MIN (l->shortlist->len, p->cfg.dht_k), considered = 0;
+  guint k = MIN (l->shortlist->len, d->k), considered = 0;
   gboolean pending = FALSE;
   for (guint i = 0; i < l->shortlist->len && considered < k; i++)
     {
@@ -202,31 +235,29 @@ advance (GossipPeer *p, ProtoOutbox *out, Lookup *l)
       if (c->state == SL_FAILED)
         continue;   /* a failed contact does not count among the k */
       considered++;
-      if (c->state == SL_NEW && l->inflight < p->cfg.dht_alpha)
-        send_call (p, out, l, c);
+      if (c->state == SL_NEW && l->inflight < d->alpha)
+        send_call (d, now, fx, l, c);
       if (c->state == SL_NEW || c->state == SL_ASKED)
         pending = TRUE;
     }
   if (pending || l->inflight > 0)
     return;
   l->done = TRUE;
-  p->dht->lookups_done++;
   guint answered = 0;
   for (guint i = 0; i < l->shortlist->len; i++)
     answered += g_array_index (l->shortlist, Candidate, i).state == SL_ANSWERED;
   g_autofree ProtoNodeId *ids = NULL;
-  guint n = gd_contacts (p, &ids);
-  observe (p, out, PROTO_NO_NODE, PROTO_MSG_DHT_FIND_NODE, n,
+  guint n = gossip_dht_contacts (d, &ids);
+  observe (fx, PROTO_NO_NODE, PROTO_MSG_DHT_FIND_NODE, n,
            "kademlia: lookup %u done: %u of the closest answered; %u contacts known", l->id, answered, n);
 }
 
 static void
-start_lookup (GossipPeer *p, ProtoOutbox *out, guint64 target)
+start_lookup (GossipDht *d, DlTime now, GArray *fx, guint64 target)
 {
-  GossipDht *d = p->dht;
-  Lookup l = { .id = ++d->next_lookup, .target = target, .shortlist = closest (p, target, p->cfg.dht_k) };
+  Lookup l = { .id = ++d->next_lookup, .target = target, .shortlist = closest (d, target, d->k) };
   g_array_append_val (d->lookups, l);
-  advance (p, out, &g_array_index (d->lookups, Lookup, d->lookups->len - 1));
+  advance (d, now, fx, &g_array_index (d->lookups, Lookup, d->lookups->len - 1));
 }
 
 static void
@@ -245,22 +276,21 @@ drop_done_lookups (GossipDht *d)
 
 /* A call ended: answered with contacts (answer != NULL) or failed. */
 static void
-call_ended (GossipPeer *p, ProtoOutbox *out, guint ci, const ProtoMsg *answer)
+call_ended (GossipDht *d, DlTime now, GArray *fx, guint ci, const ProtoMsg *answer)
 {
-  GossipDht *d = p->dht;
   Call call = g_array_index (d->calls, Call, ci);
   g_array_remove_index (d->calls, ci);
   if (!answer)
     {
-      forget (p, call.to);
-      observe (p, out, call.to, PROTO_MSG_DHT_FIND_NODE, call.id, "kademlia: call %u unanswered: contact dropped",
+      forget (d, call.to);
+      observe (fx, call.to, PROTO_MSG_DHT_FIND_NODE, call.id, "kademlia: call %u unanswered: contact dropped",
                call.id);
     }
   else
     {
-      touch (p, call.to);
+      touch (d, call.to);
       for (guint i = 0; i < answer->n_peers; i++)
-        touch (p, answer->peers[i]);
+        touch (d, answer->peers[i]);
     }
   Lookup *l = find_lookup (d, call.lookup);
   if (!l)
@@ -278,37 +308,41 @@ call_ended (GossipPeer *p, ProtoOutbox *out, guint ci, const ProtoMsg *answer)
       for (guint i = 0; i < answer->n_peers; i++)
         {
           ProtoNodeId id = answer->peers[i];
-          if (id == p->id)
+          if (id == d->self)
             continue;
           gboolean known = FALSE;
           for (guint j = 0; j < l->shortlist->len && !known; j++)
             known = g_array_index (l->shortlist, Candidate, j).id == id;
           if (!known)
             {
-              Candidate c = { .id = id, .dist = gd_key (id) ^ l->target, .state = SL_NEW };
+              Candidate c = { .id = id, .dist = key_of (id) ^ l->target, .state = SL_NEW };
               g_array_append_val (l->shortlist, c);
             }
         }
       g_array_sort (l->shortlist, cmp_candidate);
     }
-  advance (p, out, l);
+  advance (d, now, fx, l);
   drop_done_lookups (d);
 }
 
-void
-gd_start (GossipPeer *p)
+GossipDht *
+gossip_dht_new (ProtoNodeId self, guint k, guint alpha, DlTime rpc_timeout)
 {
   GossipDht *d = g_new0 (GossipDht, 1);
-  d->self_key = gd_key (p->id);
+  d->self = self;
+  d->k = k;
+  d->alpha = alpha;
+  d->rpc_timeout = rpc_timeout;
+  d->self_key = key_of (self);
   for (guint b = 0; b < N_BUCKETS; b++)
     d->buckets[b] = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   d->lookups = g_array_new (FALSE, FALSE, sizeof (Lookup));
   d->calls = g_array_new (FALSE, FALSE, sizeof (Call));
-  p->dht = d;
+  return d;
 }
 
 void
-gd_free (GossipDht *d)
+gossip_dht_free (GossipDht *d)
 {
   if (!d)
     return;
@@ -322,36 +356,31 @@ gd_free (GossipDht *d)
 }
 
 void
-gd_handle_nodes (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+gossip_dht_handle_nodes (GossipDht *d, DlTime now, ProtoNodeId from, const ProtoMsg *msg, GArray *fx)
 {
-  GossipDht *d = p->dht;
-  if (!d)
-    return;
   if (from == PROTO_SERVER && msg->round == 0)
     {
       for (guint i = 0; i < msg->n_peers; i++)
-        touch (p, msg->peers[i]);
-      observe (p, out, PROTO_NO_NODE, PROTO_MSG_DHT_NODES, msg->n_peers, "kademlia: %u bootstrap contacts",
+        touch (d, msg->peers[i]);
+      observe (fx, PROTO_NO_NODE, PROTO_MSG_DHT_NODES, msg->n_peers, "kademlia: %u bootstrap contacts",
                msg->n_peers);
-      start_lookup (p, out, d->self_key);
+      start_lookup (d, now, fx, d->self_key);
       return;
     }
   for (guint i = 0; i < d->calls->len; i++)
     if (g_array_index (d->calls, Call, i).id == msg->round && g_array_index (d->calls, Call, i).to == from)
       {
-        call_ended (p, out, i, msg);
+        call_ended (d, now, fx, i, msg);
         return;
       }
-  gp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_DHT_NODES, msg->round, "kademlia: an answer to no call");
+  observe_kind (fx, PROTO_OBS_REJECTED, from, PROTO_MSG_DHT_NODES, msg->round, "kademlia: an answer to no call");
 }
 
 void
-gd_handle_find (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+gossip_dht_handle_find (GossipDht *d, ProtoNodeId from, const ProtoMsg *msg, GArray *fx)
 {
-  if (!p->dht)
-    return;
-  touch (p, from);   /* whoever calls is alive */
-  g_autoptr (GArray) c = closest (p, msg->key, p->cfg.dht_k);
+  touch (d, from);   /* whoever calls is alive */
+  g_autoptr (GArray) c = closest (d, msg->key, d->k);
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, MAX (c->len, 1));
   for (guint i = 0; i < c->len; i++)
     ids[i] = g_array_index (c, Candidate, i).id;
@@ -359,50 +388,37 @@ gd_handle_find (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMs
   proto_msg_init (&m, PROTO_MSG_DHT_NODES);
   m.round = msg->round;
   proto_msg_set_peers (&m, ids, c->len);
-  gp_send_or_queue (p, out, from, &m);
+  send (fx, from, &m);
 }
 
 void
-gd_refresh (GossipPeer *p, ProtoOutbox *out)
+gossip_dht_refresh (GossipDht *d, DlTime now, guint64 target, GArray *fx)
 {
-  if (p->dht)
-    start_lookup (p, out, dl_random_u64 (p->rng));
+  start_lookup (d, now, fx, target);
 }
 
 void
-gd_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other)
+gossip_dht_link_lost (GossipDht *d, DlTime now, ProtoNodeId other, GArray *fx)
 {
-  GossipDht *d = p->dht;
-  if (!d)
-    return;
   for (guint i = d->calls->len; i > 0; i--)
     if (g_array_index (d->calls, Call, i - 1).to == other)
-      call_ended (p, out, i - 1, NULL);
+      call_ended (d, now, fx, i - 1, NULL);
 }
 
 void
-gd_deadline (GossipPeer *p, ProtoOutbox *out)
+gossip_dht_deadline (GossipDht *d, DlTime now, GArray *fx)
 {
-  GossipDht *d = p->dht;
-  if (!d)
-    return;
   for (guint i = d->calls->len; i > 0; i--)
-    if (i - 1 < d->calls->len && g_array_index (d->calls, Call, i - 1).deadline <= p->now)
-      call_ended (p, out, i - 1, NULL);
+    if (i - 1 < d->calls->len && g_array_index (d->calls, Call, i - 1).deadline <= now)
+      call_ended (d, now, fx, i - 1, NULL);
 }
 
 DlTime
-gd_next_deadline (const GossipPeer *p)
+gossip_dht_next_deadline (const GossipDht *d)
 {
   DlTime t = DL_TIME_NEVER;
-  if (p->dht)
-    for (guint i = 0; i < p->dht->calls->len; i++)
-      t = MIN (t, g_array_index (p->dht->calls, Call, i).deadline);
+  if (d)
+    for (guint i = 0; i < d->calls->len; i++)
+      t = MIN (t, g_array_index (d->calls, Call, i).deadline);
   return t;
-}
-
-guint
-gd_lookups_done (const GossipPeer *p)
-{
-  return p->dht ? p->dht->lookups_done : 0;
 }

@@ -8,14 +8,84 @@
  * applied to what a peer shares of its model (gossip-mix.h).  The link
  * set-up reuses DISCO's signalling through the coordinator (SignalForPeer
  * offer/answer, the larger id offers: discojs/src/client/decentralized/
- * peer_pool.ts), so the world and the testbed carry it unchanged. */
+ * peer_pool.ts), so the world and the testbed carry it unchanged.
+ *
+ * Every transition is here, in `static` handlers: the synchronous step,
+ * model sync for a late joiner, asynchronous pushes (straggler_policy =
+ * async, mixed).  What lives outside are leaves it calls and that never
+ * call back: the arithmetic (gossip-mix.h), the link pool
+ * (protocol/proto-links.h) and Kademlia's routing table and lookups
+ * (gossip-dht-private.h), which answer with effects carried out here. */
 #include "config.h"
 
 #include "protocol/gossip/gossip-peer.h"
+#include "protocol/gossip/gossip-dht-private.h"
 #include "protocol/gossip/gossip-mix.h"
-#include "protocol/gossip/gossip-peer-private.h"
+#include "protocol/proto-links.h"
 
 #include <string.h>
+
+typedef struct {
+  ProtoNodeId id;
+  gboolean sent;        /* our payload went to it this step */
+  gboolean done;        /* its payload came, or it is given up */
+  gboolean got;
+  gboolean gave_up;     /* no payload by the deadline, or its link is lost */
+  LearnWeights *values;
+  guint32 *indices;
+  guint32 n_indices;
+  guint32 degree;
+} Nbr;
+
+typedef struct {
+  ProtoNodeId from;     /* Early: the sender; a pending push: the target */
+  ProtoMsg msg;
+} Early;
+
+/* An asynchronous push received: mixed in at the end of the peer's step. */
+typedef struct {
+  ProtoNodeId from;
+  guint32 round;        /* the sender's round */
+  LearnWeights *values;
+  guint32 *indices;
+  guint32 n_indices;
+} Pushed;
+
+struct GossipPeer {
+  ProtoConfig cfg;
+  GossipPeerState state;
+  ProtoNodeId id;
+  gboolean connected;
+  DlRandom *rng;
+  LearnWeights *model;
+  LearnWeights *base;      /* the model this step's training began from (top-k ranks the change) */
+  float *residual;         /* error feedback: change not sent yet */
+  guint rounds_done;
+  gboolean helper;         /* finished, stays, and keeps mixing for the others (no training) */
+  guint received[PROTO_MSG_N_TYPES];
+  char error[PROTO_OBS_DETAIL_LEN];
+
+  uint32_t step;           /* the coordinator's step this peer is in (or was last) */
+  gboolean have_step;
+  GArray *nbrs;            /* Nbr, ascending id */
+  ProtoLinks links;        /* its links (proto-links.h), kept across steps, with their queues */
+  GArray *early;           /* Early: payloads of this step that came before Neighbors */
+  GArray *inbox;           /* Pushed: asynchronous pushes not mixed in yet */
+  int32_t last_round_end;  /* the round of its last round-end observation (-1: none) */
+  LearnWeights *outgoing;  /* this step's payload values */
+  guint32 *out_idx;        /* and indices (NULL: dense) */
+  guint32 out_n;
+  DlTime xchg_deadline;
+  GossipDht *dht;          /* discovery = kademlia (gossip-dht.c, a leaf), NULL otherwise */
+  DlTime wait_deadline;    /* waiting for the coordinator (list, graph): say again where it is then */
+  ProtoNodeId *targets;    /* its draws of this step, for a repeat */
+  guint n_targets;
+  /* model sync when it joins late (below) */
+  ProtoNodeId sync_from;   /* the provider asked (PROTO_NO_NODE: none yet) */
+  DlTime sync_deadline;
+  gboolean synced;
+  DlTime now;              /* the time of the input being handled */
+};
 
 static const char *const state_names[GOSSIP_PEER_N_STATES] = {
   [GOSSIP_PEER_IDLE] = "idle",
@@ -38,16 +108,16 @@ gossip_peer_state_name (GossipPeerState s)
 
 /* ---- small helpers ---- */
 
-void
-gp_observe (GossipPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+static void
+observe (GossipPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
          const char *detail)
 {
   proto_outbox_observe (out, kind, state_names[p->state], p->have_step ? (int32_t) p->step : -1, other, type,
                         value, "%s", detail ? detail : "");
 }
 
-void
-gp_set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
+static void
+set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
 {
   if (p->state == s)
     return;
@@ -58,21 +128,130 @@ gp_set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
   p->wait_deadline = (s == GOSSIP_PEER_WAIT_LIST && !p->dht) || s == GOSSIP_PEER_WAIT_GRAPH
                      || (s == GOSSIP_PEER_DONE && !p->dht)
                      ? dl_time_add (p->now, p->cfg.payload_timeout) : DL_TIME_NEVER;
-  gp_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
+  observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
-void
-gp_send_msg (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
+static void
+send_msg (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
 {
-  gp_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
   proto_outbox_send (out, to, via, m);
 }
 
-void
-gp_send_server (GossipPeer *p, ProtoOutbox *out, ProtoMsg *m)
+static void
+send_server (GossipPeer *p, ProtoOutbox *out, ProtoMsg *m)
 {
-  gp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, m);
+  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, m);
 }
+
+/* ---- links: a link per neighbour (or Kademlia contact), kept across
+ * steps, set up by DISCO's signalling through the coordinator
+ * (protocol/proto-links.h) ---- */
+
+static void
+host_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
+{
+  send_msg (ud, out, to, via, m);
+}
+
+static void
+host_observe (void *ud, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, const char *detail)
+{
+  observe (ud, out, kind, other, type, -1, detail);
+}
+
+static void
+links_init (GossipPeer *p)
+{
+  ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
+  proto_links_init (&p->links, &h);
+}
+
+static void
+send_or_queue (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+{
+  proto_links_send (&p->links, out, to, m);
+}
+
+/* ---- Kademlia discovery (discovery = kademlia): the routing table and
+ * its lookups are a leaf (gossip-dht-private.h); what it decides to send
+ * or note comes back as effects, carried out here in order ---- */
+
+static void
+dht_apply (GossipPeer *p, ProtoOutbox *out, GArray *fx)
+{
+  for (guint i = 0; i < fx->len; i++)
+    {
+      GossipDhtEffect *e = &g_array_index (fx, GossipDhtEffect, i);
+      switch (e->kind)
+        {
+        case GOSSIP_DHT_SEND:
+          send_or_queue (p, out, e->to, &e->msg);
+          break;
+        case GOSSIP_DHT_OBSERVE:
+          observe (p, out, e->obs, e->to, e->type, e->value, e->detail);
+          break;
+        }
+    }
+  gossip_dht_effects_free (fx);
+}
+
+/* a random key after each round, to keep the buckets fresh */
+static void
+dht_refresh (GossipPeer *p, ProtoOutbox *out)
+{
+  if (!p->dht)
+    return;
+  GArray *fx = gossip_dht_effects_new ();
+  gossip_dht_refresh (p->dht, p->now, dl_random_u64 (p->rng), fx);
+  dht_apply (p, out, fx);
+}
+
+static void
+dht_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other)
+{
+  if (!p->dht)
+    return;
+  GArray *fx = gossip_dht_effects_new ();
+  gossip_dht_link_lost (p->dht, p->now, other, fx);
+  dht_apply (p, out, fx);
+}
+
+static void
+dht_deadline (GossipPeer *p, ProtoOutbox *out)
+{
+  if (!p->dht)
+    return;
+  GArray *fx = gossip_dht_effects_new ();
+  gossip_dht_deadline (p->dht, p->now, fx);
+  dht_apply (p, out, fx);
+}
+
+static void
+dht_handle_nodes (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (!p->dht)
+    return;
+  GArray *fx = gossip_dht_effects_new ();
+  gossip_dht_handle_nodes (p->dht, p->now, from, msg, fx);
+  dht_apply (p, out, fx);
+}
+
+static void
+dht_handle_find (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (!p->dht)
+    return;
+  GArray *fx = gossip_dht_effects_new ();
+  gossip_dht_handle_find (p->dht, from, msg, fx);
+  dht_apply (p, out, fx);
+}
+
+static void start_training (GossipPeer *p, ProtoOutbox *out);
+static void build_outgoing (GossipPeer *p);
+static void finish (GossipPeer *p, ProtoOutbox *out);
+static void mix_inbox (GossipPeer *p, ProtoOutbox *out);
+static guint draw_targets (GossipPeer *p, ProtoNodeId *pool, guint n);
 
 static void
 nbr_clear (Nbr *n)
@@ -97,7 +276,6 @@ clear_step (GossipPeer *p)
 }
 
 
-
 static Nbr *
 find_nbr (GossipPeer *p, ProtoNodeId id)
 {
@@ -108,20 +286,15 @@ find_nbr (GossipPeer *p, ProtoNodeId id)
 }
 
 
-
-
-
-
-
 /* ---- the step ---- */
 
-void
-gp_start_training (GossipPeer *p, ProtoOutbox *out)
+static void
+start_training (GossipPeer *p, ProtoOutbox *out)
 {
   clear_step (p);
   learn_weights_unref (p->base);
   p->base = learn_weights_ref (p->model);
-  gp_set_state (p, out, GOSSIP_PEER_TRAINING);
+  set_state (p, out, GOSSIP_PEER_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
@@ -129,8 +302,8 @@ gp_start_training (GossipPeer *p, ProtoOutbox *out)
 }
 
 /* What this step shares of the model (gossip-mix.h). */
-void
-gp_build_outgoing (GossipPeer *p)
+static void
+build_outgoing (GossipPeer *p)
 {
   gsize n = learn_weights_len (p->model);
   if (p->cfg.sparsify == PROTO_SPARSIFY_NONE || n == 0)
@@ -189,36 +362,36 @@ send_payload (GossipPeer *p, ProtoOutbox *out, Nbr *nb)
   if (p->out_idx)
     proto_msg_take_indices (&m, g_memdup2 (p->out_idx, p->out_n * sizeof *p->out_idx), p->out_n);
   nb->sent = TRUE;
-  gp_send_msg (p, out, nb->id, PROTO_VIA_LINK, &m);
+  send_msg (p, out, nb->id, PROTO_VIA_LINK, &m);
 }
 
-void
-gp_helper_ready (GossipPeer *p, ProtoOutbox *out)
+static void
+helper_ready (GossipPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
   m.helper = TRUE;
-  gp_send_server (p, out, &m);
-  gp_set_state (p, out, GOSSIP_PEER_DONE);
+  send_server (p, out, &m);
+  set_state (p, out, GOSSIP_PEER_DONE);
 }
 
-void
-gp_finish (GossipPeer *p, ProtoOutbox *out)
+static void
+finish (GossipPeer *p, ProtoOutbox *out)
 {
-  gp_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+  observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
   if (p->cfg.leave_after_training)
     {
       proto_links_close_all (&p->links, out);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
-      gp_set_state (p, out, GOSSIP_PEER_LEFT);
+      set_state (p, out, GOSSIP_PEER_LEFT);
       return;
     }
   /* it stays as a helper: it keeps mixing in the steps it is listed for,
    * without training, so that peers still training (late joiners) have
    * partners; the coordinator no longer waits for it (the helper flag) */
   p->helper = TRUE;
-  gp_helper_ready (p, out);
+  helper_ready (p, out);
 }
 
 /* Every neighbour answered or was given up: mix, end the step. */
@@ -248,7 +421,7 @@ maybe_complete (GossipPeer *p, ProtoOutbox *out)
   LearnWeights *mixed = gossip_mix (p->model, p->nbrs->len, cs, got);
   learn_weights_unref (p->model);
   p->model = mixed;
-  gp_mix_inbox (p, out);
+  mix_inbox (p, out);
   if (!p->helper)
     p->rounds_done++;
   p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
@@ -256,11 +429,11 @@ maybe_complete (GossipPeer *p, ProtoOutbox *out)
                         got + 1, "%smixed %u of %u neighbours", p->helper ? "helper: " : "", got, p->nbrs->len);
   clear_step (p);
   if (p->helper)
-    gp_helper_ready (p, out);
+    helper_ready (p, out);
   else if (p->rounds_done >= p->cfg.rounds)
-    gp_finish (p, out);
+    finish (p, out);
   else
-    gp_start_training (p, out);
+    start_training (p, out);
 }
 
 static void
@@ -272,7 +445,7 @@ give_up (GossipPeer *p, ProtoOutbox *out, Nbr *nb, const char *why)
   if (nb->got && !nb->sent)
     why = "our payload never went out (no link): its payload is still mixed";
   nb->done = TRUE;
-  gp_observe (p, out, PROTO_OBS_NOTE, nb->id, PROTO_MSG_GOSSIP_PAYLOAD, -1, why);
+  observe (p, out, PROTO_OBS_NOTE, nb->id, PROTO_MSG_GOSSIP_PAYLOAD, -1, why);
 }
 
 static void
@@ -281,7 +454,7 @@ take_payload (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg 
   Nbr *nb = find_nbr (p, from);
   if (nb == NULL || nb->done)
     {
-      gp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
                !nb ? "not a neighbour in this step"
                    : nb->gave_up ? "came after it was given up" : "a second payload in one step");
       return;
@@ -292,7 +465,7 @@ take_payload (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg 
                                      : learn_weights_len (msg->weights) == len);
   if (!fits)
     {
-      gp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
                "payload does not fit the model");
       give_up (p, out, nb, "its payload was refused");
       return;
@@ -317,8 +490,8 @@ handle_neighbors (GossipPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *o
         Nbr nb = { .id = msg->peers[i] };
         g_array_append_val (p->nbrs, nb);
       }
-  gp_build_outgoing (p);
-  gp_set_state (p, out, GOSSIP_PEER_EXCHANGING);
+  build_outgoing (p);
+  set_state (p, out, GOSSIP_PEER_EXCHANGING);
   p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
   for (guint i = 0; i < p->nbrs->len; i++)
     {
@@ -341,8 +514,6 @@ handle_neighbors (GossipPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *o
 }
 
 
-
-
 /* PeersForRound: draw the targets of this step from the members. */
 static void
 handle_list (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
@@ -354,7 +525,7 @@ handle_list (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   for (guint i = 0; i < msg->n_peers; i++)
     if (msg->peers[i] != p->id)
       pool[n++] = msg->peers[i];
-  guint k = gp_draw_targets (p, pool, n);
+  guint k = draw_targets (p, pool, n);
   g_free (p->targets);
   p->targets = g_memdup2 (pool, MAX (k, 1) * sizeof *pool);
   p->n_targets = k;
@@ -362,18 +533,240 @@ handle_list (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
   m.round = p->step;
   proto_msg_set_peers (&m, pool, k);
-  gp_send_server (p, out, &m);
-  gp_set_state (p, out, GOSSIP_PEER_WAIT_GRAPH);
+  send_server (p, out, &m);
+  set_state (p, out, GOSSIP_PEER_WAIT_GRAPH);
 }
 
+
+/* ---- model sync for a gossip peer that joins late
+ * as DISCO's: the coordinator names a provider
+ * (SignalModelProvider after NewNodeInfo, decentralized_controller.ts), the
+ * newcomer links to it and asks (ModelSyncRequest over the link), the
+ * provider answers with its current model (SharedModel), and the newcomer
+ * trains from it (discojs/src/client/decentralized/decentralized_client.ts,
+ * the model sync of a peer that joined mid-training).  Without an answer
+ * in model_sync_timeout, or if the link fails, it trains from its own.
+ * Gossip has no round-global model: the provider's is the latest model of
+ * a peer in the latest step, not a completed round's. */
+
+static void
+sync_give_up (GossipPeer *p, ProtoOutbox *out, const char *why)
+{
+  observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_SHARED_MODEL, -1, why);
+  p->sync_from = PROTO_NO_NODE;
+  start_training (p, out);
+}
+
+static void
+sync_expect (GossipPeer *p, ProtoOutbox *out)
+{
+  set_state (p, out, GOSSIP_PEER_SYNCING);
+  p->sync_from = PROTO_NO_NODE;
+  p->sync_deadline = dl_time_add (p->now, p->cfg.model_sync_timeout);
+}
+
+static void
+sync_provider (GossipPeer *p, ProtoOutbox *out, ProtoNodeId provider)
+{
+  if (p->state != GOSSIP_PEER_SYNCING || p->sync_from != PROTO_NO_NODE)
+    return;
+  if (provider == PROTO_NO_NODE || provider == p->id)
+    {
+      sync_give_up (p, out, "no model provider: trains from its own");
+      return;
+    }
+  p->sync_from = provider;
+  observe (p, out, PROTO_OBS_SYNC_STARTED, provider, PROTO_MSG_MODEL_SYNC_REQUEST, -1, NULL);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_MODEL_SYNC_REQUEST);
+  send_or_queue (p, out, provider, &m);
+}
+
+static void
+sync_serve (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
+  proto_msg_set_weights (&m, p->model);
+  send_or_queue (p, out, to, &m);
+}
+
+static void
+sync_model (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *model)
+{
+  if (p->state != GOSSIP_PEER_SYNCING || from != p->sync_from || model == NULL)
+    {
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_SHARED_MODEL, -1, "a model it did not ask for");
+      return;
+    }
+  learn_weights_unref (p->model);
+  p->model = learn_weights_ref (model);
+  p->synced = TRUE;
+  observe (p, out, PROTO_OBS_SYNC_DONE, from, PROTO_MSG_SHARED_MODEL, -1, NULL);
+  p->sync_from = PROTO_NO_NODE;
+  start_training (p, out);
+}
+
+static void
+sync_deadline (GossipPeer *p, ProtoOutbox *out)
+{
+  if (p->state == GOSSIP_PEER_SYNCING && p->now >= p->sync_deadline)
+    sync_give_up (p, out, "model_sync_timeout: no model from the provider: trains from its own");
+}
+
+static void
+sync_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other)
+{
+  if (p->state == GOSSIP_PEER_SYNCING && other == p->sync_from)
+    sync_give_up (p, out, "the link to the model provider is lost: trains from its own");
+}
+
+/* ---- asynchronous gossip (straggler_policy = async, and
+ * the slow peers of mixed): a step of the peer's own (GossipSample), pushes
+ * answered with a reply (push-pull), and the pushes received mixed in by
+ * staleness (gossip-mix.h). */
+
+static void
+clear_async (GossipPeer *p)
+{
+  for (guint i = 0; i < p->inbox->len; i++)
+    {
+      Pushed *x = &g_array_index (p->inbox, Pushed, i);
+      learn_weights_unref (x->values);
+      g_free (x->indices);
+    }
+  g_array_set_size (p->inbox, 0);
+}
+
+/* The pushes received since the last step, by staleness, in arrival order. */
+static void
+mix_inbox (GossipPeer *p, ProtoOutbox *out)
+{
+  for (guint i = 0; i < p->inbox->len; i++)
+    {
+      Pushed *x = &g_array_index (p->inbox, Pushed, i);
+      guint stale = p->rounds_done > x->round ? p->rounds_done - x->round : 0;
+      double w = gossip_staleness_weight (p->cfg.async_mix, p->cfg.staleness_exponent, stale);
+      GossipContribution c = { .values = x->values, .indices = x->indices, .n_indices = x->n_indices };
+      LearnWeights *y = gossip_blend (p->model, &c, w);
+      learn_weights_unref (p->model);
+      p->model = y;
+      proto_outbox_observe (out, PROTO_OBS_NOTE, gossip_peer_state_name (p->state), p->have_step ? (int32_t) p->step : -1,
+                            x->from, PROTO_MSG_GOSSIP_PAYLOAD, stale,
+                            "asynchronous push mixed in: staleness %u, weight %.3f", stale, w);
+      learn_weights_unref (x->values);
+      g_free (x->indices);
+    }
+  g_array_set_size (p->inbox, 0);
+}
+
+/* An asynchronous push is answered with the current model (push-pull, as
+ * AD-PSGD's atomic pairwise averaging: Lian et al., ICML 2018), so that a
+ * slow peer gets fresh models too: whole, or with sparsification a random
+ * `keep` of its coordinates (top-k's ranking belongs to the peer's own
+ * steps and is not disturbed). */
+static void
+reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
+{
+  if (!proto_links_is_up (&p->links, to))
+    return;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
+  m.round = p->rounds_done;
+  m.comm_round = PROTO_GOSSIP_REPLY;
+  gsize n = learn_weights_len (p->model);
+  if (p->cfg.sparsify == PROTO_SPARSIFY_NONE || n == 0)
+    proto_msg_set_weights (&m, p->model);
+  else
+    {
+      guint32 k = gossip_keep_count (n, p->cfg.keep);
+      guint32 *idx = gossip_pick_random (p->rng, (guint32) n, k);
+      g_autoptr (LearnWeights) v = NULL;
+      if (learn_weights_is_symbolic (p->model))
+        v = learn_weights_new_symbolic (k);
+      else
+        {
+          v = learn_weights_new (k);
+          float *d = learn_weights_data_mut (v);
+          for (guint32 j = 0; j < k; j++)
+            d[j] = learn_weights_data (p->model)[idx[j]];
+        }
+      proto_msg_set_weights (&m, v);
+      proto_msg_take_indices (&m, idx, k);
+    }
+  send_msg (p, out, to, PROTO_VIA_LINK, &m);
+}
+
+/* The targets of a step: `fanout` of the candidates, a partial Fisher-Yates
+ * from the peer's stream (in place; the first k of pool). */
+static guint
+draw_targets (GossipPeer *p, ProtoNodeId *pool, guint n)
+{
+  guint k = MIN (p->cfg.fanout, n);
+  for (guint i = 0; i < k; i++)
+    {
+      guint j = i + (guint) dl_random_below (p->rng, n - i);
+      ProtoNodeId t = pool[i];
+      pool[i] = pool[j];
+      pool[j] = t;
+    }
+  return k;
+}
+
+static void
+async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n)
+{
+  guint k = draw_targets (p, pool, n);
+  build_outgoing (p);
+  for (guint i = 0; i < k; i++)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
+      m.round = p->rounds_done;
+      m.comm_round = PROTO_GOSSIP_PUSH;   /* no step in common: answered with a reply */
+      proto_msg_set_weights (&m, p->outgoing);
+      if (p->out_idx)
+        proto_msg_take_indices (&m, g_memdup2 (p->out_idx, p->out_n * sizeof *p->out_idx), p->out_n);
+      send_or_queue (p, out, pool[i], &m);
+    }
+  g_clear_pointer (&p->outgoing, learn_weights_unref);
+  g_clear_pointer (&p->out_idx, g_free);
+  p->out_n = 0;
+  mix_inbox (p, out);
+  p->rounds_done++;
+  p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, gossip_peer_state_name (p->state), p->last_round_end, PROTO_NO_NODE, -1, 1,
+                        "asynchronous: pushed to %u of %u candidates", k, n);
+  dht_refresh (p, out);   /* kademlia: a random key, to keep the buckets fresh */
+  if (p->rounds_done >= p->cfg.rounds)
+    finish (p, out);
+  else
+    start_training (p, out);
+}
+
+/* GossipSample: an asynchronous step.  Push the model to `fanout` of the
+ * candidates (a push waits for its link, the peer does not), mix the pushes
+ * received meanwhile by staleness, and train again. */
+static void
+handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  p->step = msg->round;
+  p->have_step = TRUE;
+  g_autofree ProtoNodeId *pool = g_new (ProtoNodeId, MAX (msg->n_peers, 1));
+  guint n = 0;
+  for (guint i = 0; i < msg->n_peers; i++)
+    if (msg->peers[i] != p->id)
+      pool[n++] = msg->peers[i];
+  async_step (p, out, pool, n);
+}
 
 static void
 link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
-  gp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
+  observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
   proto_links_lost (&p->links, out, other);
-  gd_link_lost (p, out, other);
-  gp_sync_link_lost (p, out, other);
+  dht_link_lost (p, out, other);
+  sync_link_lost (p, out, other);
   Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
   if (nb && !(nb->got && nb->sent))
     {
@@ -427,31 +820,31 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
                           && p->state != GOSSIP_PEER_WAIT_GRAPH && p->state != GOSSIP_PEER_EXCHANGING;
   if (!gossip_peer_listens (p, msg->type, in->from) || outside_step)
     {
-      gp_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
     }
-  gp_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+  observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
   switch (msg->type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
       p->id = msg->node;
       p->links.self = p->id;
       if (p->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
-        gd_start (p);
+        p->dht = gossip_dht_new (p->id, p->cfg.dht_k, p->cfg.dht_alpha, p->cfg.dht_rpc_timeout);
       if (msg->joined_mid_training)
-        gp_sync_expect (p, out);
+        sync_expect (p, out);
       else
-        gp_start_training (p, out);
+        start_training (p, out);
       break;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
-      gp_sync_provider (p, out, msg->node);
+      sync_provider (p, out, msg->node);
       break;
     case PROTO_MSG_SHARED_MODEL:
-      gp_sync_model (p, out, in->from, msg->weights);
+      sync_model (p, out, in->from, msg->weights);
       break;
     case PROTO_MSG_MODEL_SYNC_REQUEST:
-      gp_observe (p, out, PROTO_OBS_SYNC_SERVED, in->from, PROTO_MSG_MODEL_SYNC_REQUEST, -1, NULL);
-      gp_sync_serve (p, out, in->from);
+      observe (p, out, PROTO_OBS_SYNC_SERVED, in->from, PROTO_MSG_MODEL_SYNC_REQUEST, -1, NULL);
+      sync_serve (p, out, in->from);
       break;
     case PROTO_MSG_PEERS_FOR_ROUND:
       handle_list (p, msg, out);
@@ -459,19 +852,19 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     case PROTO_MSG_NEIGHBORS:
       if (msg->round != p->step)
         {
-          gp_observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_NEIGHBORS, msg->round, "another step's graph");
+          observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_NEIGHBORS, msg->round, "another step's graph");
           break;
         }
       handle_neighbors (p, now, msg, out);
       break;
     case PROTO_MSG_GOSSIP_SAMPLE:
-      gp_handle_sample (p, msg, out);
+      handle_sample (p, msg, out);
       break;
     case PROTO_MSG_DHT_FIND_NODE:
-      gd_handle_find (p, out, in->from, msg);
+      dht_handle_find (p, out, in->from, msg);
       break;
     case PROTO_MSG_DHT_NODES:
-      gd_handle_nodes (p, out, in->from, msg);
+      dht_handle_nodes (p, out, in->from, msg);
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       if (msg->comm_round != PROTO_GOSSIP_STEP)
@@ -479,7 +872,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
           if (msg->weights == NULL)
             break;
           if (msg->comm_round == PROTO_GOSSIP_PUSH)
-            gp_reply_push (p, out, in->from);
+            reply_push (p, out, in->from);
           if (p->state == GOSSIP_PEER_DONE)
             break;   /* finished: it answers, but mixes no more */
           Pushed x = { .from = in->from, .round = msg->round, .values = learn_weights_ref (msg->weights),
@@ -489,7 +882,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
           g_array_append_val (p->inbox, x);
         }
       else if (msg->round != p->step)
-        gp_observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
+        observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
                  "another step's payload");
       else if (p->state == GOSSIP_PEER_WAIT_GRAPH)
         {
@@ -525,17 +918,17 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       {
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-        gp_send_server (p, out, &m);
+        send_server (p, out, &m);
       }
-      gp_set_state (p, out, GOSSIP_PEER_CONNECTING);
+      set_state (p, out, GOSSIP_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
       handle_message (p, now, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      gd_deadline (p, out);
-      gp_sync_deadline (p, out);
+      dht_deadline (p, out);
+      sync_deadline (p, out);
       if (p->state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
         {
           /* a helper's notice may have been lost too: the coordinator would
@@ -543,12 +936,12 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
           ProtoMsg m;
           proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
           m.helper = TRUE;
-          gp_send_server (p, out, &m);
+          send_server (p, out, &m);
           p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
         }
       if ((p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH) && now >= p->wait_deadline)
         {
-          gp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, -1, -1,
+          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, -1, -1,
                       "no answer from the coordinator: says again where it is");
           ProtoMsg m;
           if (p->state == GOSSIP_PEER_WAIT_LIST)
@@ -559,12 +952,12 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
               m.round = p->step;
               proto_msg_set_peers (&m, p->targets, p->n_targets);
             }
-          gp_send_server (p, out, &m);
+          send_server (p, out, &m);
           p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
         }
       if (p->state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
         {
-          gp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
+          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
                    "payload_timeout: the missing neighbours are mixed as absent");
           for (guint i = 0; i < p->nbrs->len; i++)
             give_up (p, out, &g_array_index (p->nbrs, Nbr, i), "no payload by the deadline");
@@ -580,17 +973,17 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
         {
           /* kademlia: no coordinator step; the partners come from the routing table */
           g_autofree ProtoNodeId *pool = NULL;
-          guint n = gd_contacts (p, &pool);
-          gp_set_state (p, out, GOSSIP_PEER_WAIT_LIST);
-          gp_async_step (p, out, pool, n);
+          guint n = gossip_dht_contacts (p->dht, &pool);
+          set_state (p, out, GOSSIP_PEER_WAIT_LIST);
+          async_step (p, out, pool, n);
           break;
         }
       {
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-        gp_send_server (p, out, &m);
+        send_server (p, out, &m);
       }
-      gp_set_state (p, out, GOSSIP_PEER_WAIT_LIST);
+      set_state (p, out, GOSSIP_PEER_WAIT_LIST);
       break;
     case PROTO_IN_LINK_UP:
       {
@@ -620,11 +1013,11 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
-      gp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
       clear_step (p);
-      gp_clear_async (p);
-      gp_set_state (p, out, GOSSIP_PEER_LEFT);
+      clear_async (p);
+      set_state (p, out, GOSSIP_PEER_LEFT);
       break;
     }
   DlTime after = gossip_peer_next_deadline (p);
@@ -644,7 +1037,7 @@ gossip_peer_next_deadline (const GossipPeer *p)
   if (p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH
       || (p->state == GOSSIP_PEER_DONE && p->helper))
     t = MIN (t, p->wait_deadline);
-  return MIN (t, gd_next_deadline (p));
+  return MIN (t, gossip_dht_next_deadline (p->dht));
 }
 
 GossipPeer *
@@ -658,7 +1051,7 @@ gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
   p->model = learn_weights_ref (initial);
   p->nbrs = g_array_new (FALSE, TRUE, sizeof (Nbr));
   p->early = g_array_new (FALSE, TRUE, sizeof (Early));
-  gp_links_init (p);
+  links_init (p);
   p->inbox = g_array_new (FALSE, TRUE, sizeof (Pushed));
   p->last_round_end = -1;
   p->xchg_deadline = DL_TIME_NEVER;
@@ -674,8 +1067,8 @@ gossip_peer_free (GossipPeer *p)
   if (!p)
     return;
   clear_step (p);
-  gp_clear_async (p);
-  gd_free (p->dht);
+  clear_async (p);
+  gossip_dht_free (p->dht);
   g_free (p->targets);
   g_array_unref (p->inbox);
   g_array_unref (p->nbrs);

@@ -24,7 +24,7 @@ G_BEGIN_DECLS
 typedef enum {
   GOSSIP_PEER_IDLE,
   GOSSIP_PEER_CONNECTING,   /* ClientConnected sent, NewNodeInfo awaited */
-  GOSSIP_PEER_SYNCING,      /* joined late: the model of a peer in the latest step first (gossip-peer-sync.c) */
+  GOSSIP_PEER_SYNCING,      /* joined late: the model of a peer in the latest step first (gossip-peer.c) */
   GOSSIP_PEER_TRAINING,
   GOSSIP_PEER_WAIT_LIST,    /* PeerIsReady sent, PeersForRound awaited */
   GOSSIP_PEER_WAIT_GRAPH,   /* GossipTargets sent, Neighbors awaited */

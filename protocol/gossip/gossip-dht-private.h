@@ -1,0 +1,59 @@
+/* gossip-dht-private.h — Kademlia's routing table and lookup bookkeeping for
+ * the gossip peer (gossip-dht.c), a leaf: it never calls the peer back.
+ *
+ * Every entry point that acts appends what it decided to an effects array
+ * (GossipDhtEffect): a message to send over a peer link, or an observation;
+ * the peer (gossip-peer.c) carries them out in order, so the outbox is the
+ * same as if the table sent and observed itself.
+ *
+ * Shape: gossip_dht_new / gossip_dht_free. */
+#pragma once
+
+#include "protocol/proto-message.h"
+#include "protocol/proto-outbox.h"
+
+G_BEGIN_DECLS
+
+typedef struct GossipDht GossipDht;
+
+typedef enum {
+  GOSSIP_DHT_SEND,      /* msg to `to` over a peer link (or queued until it is up) */
+  GOSSIP_DHT_OBSERVE,   /* an observation: obs, about `to`, of type, value, detail */
+} GossipDhtEffectKind;
+
+typedef struct {
+  GossipDhtEffectKind kind;
+  ProtoNodeId to;
+  ProtoMsg msg;                        /* SEND: owned until it is sent */
+  ProtoObsKind obs;                    /* OBSERVE */
+  int32_t type;
+  int64_t value;
+  char detail[PROTO_OBS_DETAIL_LEN];
+} GossipDhtEffect;
+
+/* (transfer full) an empty routing table of the peer `self`; buckets of at
+ * most k contacts, lookups with alpha calls in flight, a call unanswered
+ * for rpc_timeout fails. */
+GossipDht *gossip_dht_new (ProtoNodeId self, guint k, guint alpha, DlTime rpc_timeout);
+void gossip_dht_free (GossipDht *d);
+/* (transfer none) a new array for effects, and its release (messages not
+ * sent are cleared). */
+GArray *gossip_dht_effects_new (void);
+void gossip_dht_effects_free (GArray *fx);
+
+/* A DhtNodes from `from`: the bootstrap (from the coordinator, call 0) or an answer. */
+void gossip_dht_handle_nodes (GossipDht *d, DlTime now, ProtoNodeId from, const ProtoMsg *msg, GArray *fx);
+/* A DhtFindNode from `from`: the contacts closest to its key go back. */
+void gossip_dht_handle_find (GossipDht *d, ProtoNodeId from, const ProtoMsg *msg, GArray *fx);
+/* A lookup for `target` (a bucket refresh: a random key). */
+void gossip_dht_refresh (GossipDht *d, DlTime now, guint64 target, GArray *fx);
+/* The link to `other` is lost: its calls fail. */
+void gossip_dht_link_lost (GossipDht *d, DlTime now, ProtoNodeId other, GArray *fx);
+/* The calls whose deadline passed fail. */
+void gossip_dht_deadline (GossipDht *d, DlTime now, GArray *fx);
+/* The earliest call deadline (NEVER: none); d may be NULL. */
+DlTime gossip_dht_next_deadline (const GossipDht *d);
+/* (transfer full) every contact, in id order; d may be NULL (none). */
+guint gossip_dht_contacts (const GossipDht *d, ProtoNodeId **out);
+
+G_END_DECLS
