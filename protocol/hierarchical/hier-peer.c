@@ -1,5 +1,8 @@
-/* hier-peer.c — the member's part of a hierarchical peer, and its links
- * (hier-peer-private.h; the head's part is hier-head.c).
+/* hier-peer.c — the hierarchical family's peer (hier.h): the member's
+ * part, the head's part and the asynchronous policies, every transition in
+ * `static` handlers.  The arithmetic (cluster means, the count-weighted
+ * mean of aggregates, staleness blends) is a leaf, hier-mix.c; the links
+ * are protocol/proto-links.h.
  *
  * A member: connect, HierHello (its score and region: a node knows its own
  * host), train; stand in each election of its cluster (HierCandidacy);
@@ -14,10 +17,110 @@
  * coordinator). */
 #include "config.h"
 
-#include "protocol/hierarchical/hier-peer-private.h"
+#include "protocol/hierarchical/hier.h"
+#include "protocol/hierarchical/hier-mix-private.h"
+#include "protocol/proto-links.h"
 
-#include <math.h>
 #include <string.h>
+
+/* mixed: a slow member's update, mixed into the next cluster mean. */
+typedef struct {
+  ProtoNodeId from;
+  guint stale;                /* rounds behind the head's */
+  LearnWeights *w;
+} AsyncIn;
+
+/* A head's aggregate of one round (hier-mix-private.h). */
+typedef HierMixPart Agg;
+
+typedef enum {
+  HEAD_COLLECT,   /* its members' updates */
+  HEAD_GATHER,    /* its children's subtrees */
+  HEAD_UP,        /* its subtree went to its parent: the global comes down */
+  HEAD_TOP,       /* at the top: the other top heads' subtrees */
+} HeadPhase;
+
+struct HierPeer {
+  ProtoConfig cfg;
+  HierPeerState state;
+  ProtoNodeId id;
+  gboolean connected;
+  DlRandom *rng;
+  char *region;
+  guint32 score;
+  gboolean nat;
+  LearnWeights *model;
+  LearnWeights *initial;      /* the model every peer starts from */
+  LearnWeights *last_global;  /* a head's: the latest global it sent down (a late joiner's sync) */
+  gboolean synced;
+  ProtoNodeId sync_from;      /* the head asked for the latest model (PROTO_NO_NODE: none yet) */
+  DlTime sync_deadline;
+  guint rounds_done;
+  int32_t last_round_end;
+  guint received[PROTO_MSG_N_TYPES];
+
+  /* the cluster, as the coordinator last said */
+  uint32_t epoch;
+  uint32_t candidacy_epoch;   /* the last epoch it stood in (0: none) */
+  ProtoNodeId head;
+  GArray *members;            /* ProtoNodeId: whose updates the head awaits */
+  gboolean pending;           /* a trained model waits for its round's result */
+  ProtoNodeId sent_to;        /* the head it went to (PROTO_NO_NODE: not sent) */
+  DlTime result_deadline;
+  DlTime stand_deadline;      /* waiting for a head: stand again then (a lost candidacy or announcement) */
+
+  ProtoLinks links;           /* to its head, its members, the other heads (proto-links.h) */
+  GArray *probes;             /* HierProbe: round trips to landmarks it measures (cluster_by = latency) */
+
+  /* the head's part */
+  gboolean is_head;
+  HeadPhase phase;
+  uint32_t hr;                /* the round it aggregates */
+  gboolean hr_set;
+  GHashTable *updates;        /* member + 1 -> LearnWeights*: this round */
+  GHashTable *next_updates;   /* those that came during the exchange */
+  GArray *heads;              /* ProtoNodeId: the top heads it exchanges with (HierHeads; empty below the top) */
+  guint heads_expected;       /* how many heads the tree has */
+  gboolean heads_known;       /* a HierHeads came: the tree is known */
+  ProtoNodeId parent;         /* the head of heads it reports to (PROTO_NO_NODE: it is at the top) */
+  GArray *children;           /* ProtoNodeId: the heads that report to it */
+  GArray *child_aggs;         /* Agg: its children's subtrees */
+  Agg own;                    /* this round's cluster mean (mean NULL: none yet) */
+  ProtoNodeId up_to;          /* the parent this round's subtree went to (the tree may change meanwhile) */
+  /* straggler policies at the head */
+  DlTime round_start;         /* when its collection began: the last results went down */
+  GHashTable *latency;        /* member + 1 -> 1 + its update's delay after round_start (this round) */
+  GHashTable *dropped;        /* member + 1 -> 1 + the round from which it is waited for again */
+  GArray *aggs;               /* Agg: this round's and later ones */
+  /* straggler_policy = async (below) */
+  LearnWeights *async_model;  /* the head's cluster model (NULL: not yet) */
+  uint32_t async_version;     /* contributions mixed into it */
+  guint async_since_push;     /* updates mixed in since it last pushed it to the other heads */
+  uint32_t base_version;      /* a member's: the version of the model it trains from */
+  GArray *async_in;           /* AsyncIn: mixed: slow members' updates for the next cluster mean */
+  GHashTable *async_sent;     /* mixed: slow member + 1 -> 1 + when the head last sent it a model */
+  DlTime last_median;         /* drop-slowest, mixed: the last judged round's median update delay */
+  DlTime head_deadline;
+  DlTime now;
+};
+
+/* the head's part and the asynchronous policies (below) */
+static gboolean is_async (const HierPeer *p);
+static void async_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base, LearnWeights *w);
+static void async_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w);
+static void async_clear (HierPeer *p);
+static gboolean mixed_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base, LearnWeights *w);
+static LearnWeights *mixed_blend (HierPeer *p, ProtoOutbox *out, LearnWeights *mean);
+static void head_become (HierPeer *p, ProtoOutbox *out);
+static void head_resign (HierPeer *p, ProtoOutbox *out);
+static void head_members_changed (HierPeer *p, ProtoOutbox *out);
+static void head_heads_changed (HierPeer *p, ProtoOutbox *out);
+static void head_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w);
+static void head_serve_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from);
+static void head_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
+static void head_timer (HierPeer *p, ProtoOutbox *out);
+static void head_take_global (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global);
+static void head_clear (HierPeer *p);
 
 static const char *const state_names[HIER_PEER_N_STATES] = {
   [HIER_PEER_IDLE] = "idle",
@@ -50,8 +153,8 @@ hier_score (const ProtoPeerEnv *env)
   return s >= (double) G_MAXUINT32 ? G_MAXUINT32 : (guint32) MAX (s, 1.0);
 }
 
-void
-hp_observe (HierPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+static void
+observe (HierPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
             const char *detail)
 {
   proto_outbox_observe (out, kind, state_names[p->state], (int32_t) p->rounds_done, other, type, value, "%s",
@@ -64,13 +167,13 @@ set_state (HierPeer *p, ProtoOutbox *out, HierPeerState s)
   if (p->state == s)
     return;
   p->state = s;
-  hp_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
+  observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
 static void
 send_msg (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
 {
-  hp_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
   proto_outbox_send (out, to, via, m);
 }
 
@@ -85,11 +188,11 @@ host_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m
 static void
 host_observe (void *ud, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, const char *detail)
 {
-  hp_observe (ud, out, kind, other, type, -1, detail);
+  observe (ud, out, kind, other, type, -1, detail);
 }
 
-void
-hp_send_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+static void
+send_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
 {
   proto_links_send (&p->links, out, to, m);
 }
@@ -116,7 +219,7 @@ probe_ping (HierPeer *p, ProtoOutbox *out, Probe *q)
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_PING);
   m.round = q->index;
-  hp_send_link (p, out, q->landmark, &m);
+  send_link (p, out, q->landmark, &m);
 }
 
 /* The i-th probe is over: its round trip (G_MAXUINT64: no link) to the coordinator. */
@@ -218,26 +321,26 @@ send_update (HierPeer *p, ProtoOutbox *out)
   if (p->head == p->id)
     {
       set_state (p, out, HIER_PEER_WAIT_RESULT);
-      if (hh_async (p))
-        hh_async_update (p, out, p->id, p->base_version, p->model);
-      else if (!hh_mixed_update (p, out, p->id, p->base_version, p->model))
-        hh_take_update (p, out, p->id, p->model);
+      if (is_async (p))
+        async_update (p, out, p->id, p->base_version, p->model);
+      else if (!mixed_update (p, out, p->id, p->base_version, p->model))
+        head_take_update (p, out, p->id, p->model);
       return;
     }
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_UPDATE);
-  /* async: the version of the head's model it trained from (hier-async.c) */
-  m.round = hh_async (p) || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED ? p->base_version : p->rounds_done;
+  /* async: the version of the head's model it trained from (straggler_policy = async, below) */
+  m.round = is_async (p) || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED ? p->base_version : p->rounds_done;
   m.degree = 1;
   proto_msg_set_weights (&m, p->model);
   set_state (p, out, proto_links_is_up (&p->links, p->head) ? HIER_PEER_WAIT_RESULT : HIER_PEER_WAIT_LINK);
-  hp_send_link (p, out, p->head, &m);
+  send_link (p, out, p->head, &m);
 }
 
 static void
 finish (HierPeer *p, ProtoOutbox *out)
 {
-  hp_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+  observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
   if (p->cfg.leave_after_training)
     {
       proto_links_close_all (&p->links, out);
@@ -255,8 +358,8 @@ finish (HierPeer *p, ProtoOutbox *out)
   set_state (p, out, HIER_PEER_DONE);
 }
 
-void
-hp_take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global)
+static void
+take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global)
 {
   if (!p->pending)
     return;
@@ -265,7 +368,7 @@ hp_take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *glo
   p->base_version = round;
   p->rounds_done++;
   /* async: `round` is the head's version, not a round */
-  p->last_round_end = hh_async (p) ? p->last_round_end + 1 : MAX ((int32_t) round, p->last_round_end + 1);
+  p->last_round_end = is_async (p) ? p->last_round_end + 1 : MAX ((int32_t) round, p->last_round_end + 1);
   proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, p->sent_to, -1, 1,
                         "the global model from head p%u", p->sent_to);
   p->pending = FALSE;
@@ -279,7 +382,7 @@ hp_take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *glo
 static void
 head_lost (HierPeer *p, ProtoOutbox *out, const char *why)
 {
-  hp_observe (p, out, PROTO_OBS_NOTE, p->head, -1, p->epoch, why);
+  observe (p, out, PROTO_OBS_NOTE, p->head, -1, p->epoch, why);
   if (p->head == p->id)
     return;
   p->head = PROTO_NO_NODE;
@@ -300,8 +403,8 @@ ask_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from)
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_UPDATE);
   m.degree = 0;   /* no model: a request for the latest global */
-  hp_observe (p, out, PROTO_OBS_SYNC_STARTED, from, PROTO_MSG_HIER_UPDATE, -1, NULL);
-  hp_send_link (p, out, from, &m);
+  observe (p, out, PROTO_OBS_SYNC_STARTED, from, PROTO_MSG_HIER_UPDATE, -1, NULL);
+  send_link (p, out, from, &m);
 }
 
 static void
@@ -317,7 +420,7 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   if (p->head == PROTO_NO_NODE)
     {
       if (p->is_head)
-        hh_resign (p, out);
+        head_resign (p, out);
       stand (p, out, p->epoch);
       if (p->pending && p->state != HIER_PEER_WAIT_HEAD)
         {
@@ -327,9 +430,9 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       return;
     }
   if (p->head == p->id)
-    hh_become (p, out);
+    head_become (p, out);
   else if (p->is_head)
-    hh_resign (p, out);
+    head_resign (p, out);
   if (p->is_head)
     {
       /* both ends open a link; the larger id offers (a smaller head's members offer to it) */
@@ -339,7 +442,7 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
           if (m != p->id)
             open_link (p, out, m);
         }
-      hh_members_changed (p, out);
+      head_members_changed (p, out);
     }
   if (was != p->head && p->head != p->id)
     open_link (p, out, p->head);   /* ready before the update needs it */
@@ -353,6 +456,772 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
     }
   send_update (p, out);
 }
+
+/* ---- the head's part ----
+ *
+ * A round at a head:
+ *   collect: one HierUpdate from every member the coordinator listed (its
+ *     own model included, without a message); head_timeout after the first,
+ *     it goes with what came;
+ *   exchange: the cluster's mean (sum in member id order, divided by the
+ *     count) goes as HierAgg(round, count) to every other head; once every
+ *     head in HierHeads sent its own for the round (or head_timeout after the
+ *     exchange began), the global model is the count-weighted mean of the
+ *     clusters' means, summed in head id order, the same at every head;
+ *   down: HierResult(round, global) to every member that contributed.
+ * Updates that come during the exchange count for the next round.
+ * Straggler policies (straggler_policy): wait (above); deadline: the
+ * collection ends round_deadline after the first update; drop-slowest: a
+ * member whose update came later than drop_factor x the round's median is
+ * not waited for in the next drop_rounds rounds.  A head
+ * that is behind the others (elected late) catches up: an aggregate of a
+ * later round, while it collects, moves its round there. */
+
+static void
+agg_clear (Agg *a)
+{
+  g_clear_pointer (&a->mean, learn_weights_unref);
+}
+
+static void
+head_clear (HierPeer *p)
+{
+  g_hash_table_remove_all (p->latency);
+  g_hash_table_remove_all (p->dropped);
+  g_hash_table_remove_all (p->async_sent);
+  p->round_start = DL_TIME_NEVER;
+  agg_clear (&p->own);
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    agg_clear (&g_array_index (p->child_aggs, Agg, i));
+  g_array_set_size (p->child_aggs, 0);
+  g_hash_table_remove_all (p->updates);
+  g_hash_table_remove_all (p->next_updates);
+  for (guint i = 0; i < p->aggs->len; i++)
+    agg_clear (&g_array_index (p->aggs, Agg, i));
+  g_array_set_size (p->aggs, 0);
+  p->phase = HEAD_COLLECT;
+  p->hr_set = FALSE;
+  p->head_deadline = DL_TIME_NEVER;
+  async_clear (p);
+}
+
+static gboolean
+is_member (const HierPeer *p, ProtoNodeId id)
+{
+  for (guint i = 0; i < p->members->len; i++)
+    if (g_array_index (p->members, ProtoNodeId, i) == id)
+      return TRUE;
+  return FALSE;
+}
+
+static Agg *
+find_agg (HierPeer *p, ProtoNodeId head, uint32_t round)
+{
+  for (guint i = 0; i < p->aggs->len; i++)
+    {
+      Agg *a = &g_array_index (p->aggs, Agg, i);
+      if (a->head == head && a->round == round)
+        return a;
+    }
+  return NULL;
+}
+
+static void try_gather (HierPeer *p, ProtoOutbox *out);
+static void try_top (HierPeer *p, ProtoOutbox *out);
+
+static void
+start_exchange (HierPeer *p, ProtoOutbox *out)
+{
+  guint n = 0;
+  agg_clear (&p->own);
+  p->own = (Agg) { .head = p->id, .round = p->hr, .mean = mixed_blend (p, out, hier_mix_mean (p->updates, &n)) };
+  p->own.count = n;
+  p->phase = HEAD_GATHER;
+  p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+  proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1, n,
+                        "head: cluster mean of %u updates", n);
+  try_gather (p, out);
+}
+
+/* drop-slowest: is member m not waited for in this round? */
+static gboolean
+dropped (const HierPeer *p, ProtoNodeId m)
+{
+  gpointer v = g_hash_table_lookup (p->dropped, GUINT_TO_POINTER (m + 1));
+  return v && p->hr < GPOINTER_TO_UINT (v) - 1;
+}
+
+static void
+try_collect (HierPeer *p, ProtoOutbox *out)
+{
+  if (!p->is_head || p->phase != HEAD_COLLECT || !p->hr_set || g_hash_table_size (p->updates) == 0)
+    return;
+  gboolean all = TRUE;
+  for (guint i = 0; i < p->members->len && all; i++)
+    {
+      ProtoNodeId m = g_array_index (p->members, ProtoNodeId, i);
+      all = dropped (p, m) || g_hash_table_contains (p->updates, GUINT_TO_POINTER (m + 1));
+    }
+  if (all || p->now >= p->head_deadline)
+    {
+      if (!all)
+        observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_UPDATE,
+                    g_hash_table_size (p->updates),
+                    p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
+                    ? "round_deadline: the cluster's mean goes without the members still training"
+                    : "head_timeout: the cluster's mean goes without the missing members");
+      start_exchange (p, out);
+    }
+}
+
+static int
+cmp_time (const void *a, const void *b)
+{
+  DlTime x = *(const DlTime *) a, y = *(const DlTime *) b;
+  return (x > y) - (x < y);
+}
+
+/* drop-slowest, at a round's end: a member whose update came later than
+ * drop_factor x the median of this round's is not waited for in the next
+ * drop_rounds rounds (it still counts when it is in time). */
+static void
+judge_members (HierPeer *p, ProtoOutbox *out)
+{
+  if (p->cfg.straggler_policy != PROTO_STRAGGLER_DROP_SLOWEST && p->cfg.straggler_policy != PROTO_STRAGGLER_MIXED)
+    {
+      g_hash_table_remove_all (p->latency);
+      return;
+    }
+  guint n = g_hash_table_size (p->latency);
+  if (n >= 3)
+    {
+      g_autofree DlTime *d = g_new (DlTime, n);
+      g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
+      GHashTableIter it;
+      gpointer k, v;
+      guint i = 0;
+      g_hash_table_iter_init (&it, p->latency);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        {
+          ids[i] = GPOINTER_TO_UINT (k) - 1;
+          d[i++] = (DlTime) GPOINTER_TO_SIZE (v) - 1;
+        }
+      g_autofree DlTime *sorted = g_memdup2 (d, n * sizeof *d);
+      qsort (sorted, n, sizeof *sorted, cmp_time);
+      DlTime median = sorted[n / 2];
+      p->last_median = median;
+      g_array_sort (p->members, hier_cmp_id);
+      for (guint j = 0; j < n; j++)
+        if (median > 0 && (double) d[j] > p->cfg.drop_factor * (double) median
+            && p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED)
+          {
+            /* asynchronous until an update of its comes within the factor (mixed, below) */
+            g_hash_table_insert (p->dropped, GUINT_TO_POINTER (ids[j] + 1), GUINT_TO_POINTER (G_MAXUINT));
+            g_hash_table_insert (p->async_sent, GUINT_TO_POINTER (ids[j] + 1),
+                                 GSIZE_TO_POINTER ((gsize) p->now + 1));
+            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, ids[j], -1, -1,
+                                  "head: slow: its update came %.3f s into the round, over %.2f x the median "
+                                  "%.3f s: asynchronous from now on", dl_time_to_s (d[j]), p->cfg.drop_factor,
+                                  dl_time_to_s (median));
+          }
+        else if (median > 0 && (double) d[j] > p->cfg.drop_factor * (double) median)
+          {
+            g_hash_table_insert (p->dropped, GUINT_TO_POINTER (ids[j] + 1),
+                                 GUINT_TO_POINTER (p->hr + 1 + p->cfg.drop_rounds + 1));
+            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, ids[j], -1,
+                                  (int64_t) p->cfg.drop_rounds,
+                                  "head: slowest: its update came %.3f s into the round, over %.2f x the median "
+                                  "%.3f s: not waited for in the next %u rounds", dl_time_to_s (d[j]),
+                                  p->cfg.drop_factor, dl_time_to_s (median), p->cfg.drop_rounds);
+          }
+    }
+  g_hash_table_remove_all (p->latency);
+}
+
+static Agg *
+find_child_agg (HierPeer *p, ProtoNodeId child, uint32_t round)
+{
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    {
+      Agg *a = &g_array_index (p->child_aggs, Agg, i);
+      if (a->head == child && a->round == round)
+        return a;
+    }
+  return NULL;
+}
+
+static gboolean
+is_child (const HierPeer *p, ProtoNodeId id)
+{
+  for (guint i = 0; i < p->children->len; i++)
+    if (g_array_index (p->children, ProtoNodeId, i) == id)
+      return TRUE;
+  return FALSE;
+}
+
+static void distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead);
+
+/* Its subtree: its cluster and its children's subtrees; up to its parent,
+ * or, at the top, to the other top heads. */
+static void
+try_gather (HierPeer *p, ProtoOutbox *out)
+{
+  if (!p->is_head || p->phase != HEAD_GATHER)
+    return;
+  gboolean all = p->heads_known;
+  for (guint i = 0; i < p->children->len && all; i++)
+    all = find_child_agg (p, g_array_index (p->children, ProtoNodeId, i), p->hr) != NULL;
+  if (!all && p->now < p->head_deadline)
+    return;
+  if (!all)
+    observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, -1,
+                p->heads_known ? "head_timeout: its subtree goes without the missing heads below it"
+                               : "head_timeout: no heads tree yet: it goes alone");
+  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (Agg));
+  g_array_append_val (parts, p->own);
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    if (g_array_index (p->child_aggs, Agg, i).round == p->hr)
+      g_array_append_val (parts, g_array_index (p->child_aggs, Agg, i));
+  guint64 total = 0;
+  g_autoptr (LearnWeights) subtree = hier_mix_combine (parts, &total);
+  p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+  if (p->parent != PROTO_NO_NODE && p->heads_known)
+    {
+      p->phase = HEAD_UP;
+      p->up_to = p->parent;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
+      m.round = p->hr;
+      m.degree = (guint32) MIN (total, G_MAXUINT32);
+      proto_msg_set_weights (&m, subtree);
+      send_link (p, out, p->parent, &m);
+      /* kept, in case the global never comes down */
+      agg_clear (&p->own);
+      p->own = (Agg) { .head = p->id, .round = p->hr, .count = (guint32) MIN (total, G_MAXUINT32),
+                       .mean = subtree ? learn_weights_ref (subtree) : NULL };
+      return;
+    }
+  p->phase = HEAD_TOP;
+  if (subtree)
+    {
+      Agg mine = { .head = p->id, .round = p->hr, .count = (guint32) MIN (total, G_MAXUINT32),
+                   .mean = learn_weights_ref (subtree) };
+      g_array_append_val (p->aggs, mine);
+    }
+  for (guint i = 0; i < p->heads->len && subtree; i++)
+    {
+      ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
+      if (h == p->id)
+        continue;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
+      m.round = p->hr;
+      m.degree = (guint32) MIN (total, G_MAXUINT32);
+      proto_msg_set_weights (&m, subtree);
+      send_link (p, out, h, &m);
+    }
+  try_top (p, out);
+}
+
+/* Head h's aggregate for this round, or, if h is ahead (it was elected
+ * earlier, or this head late), its latest later one. */
+static Agg *
+agg_for (HierPeer *p, ProtoNodeId h)
+{
+  Agg *best = find_agg (p, h, p->hr);
+  if (best)
+    return best;
+  for (guint i = 0; i < p->aggs->len; i++)
+    {
+      Agg *a = &g_array_index (p->aggs, Agg, i);
+      if (a->head == h && a->round > p->hr && (!best || a->round > best->round))
+        best = a;
+    }
+  return best;
+}
+
+/* At the top: the global model from every top head's subtree. */
+static void
+try_top (HierPeer *p, ProtoOutbox *out)
+{
+  if (!p->is_head || p->phase != HEAD_TOP)
+    return;
+  gboolean all = p->heads_known;
+  for (guint i = 0; i < p->heads->len && all; i++)
+    all = agg_for (p, g_array_index (p->heads, ProtoNodeId, i)) != NULL;
+  if (!all && p->now < p->head_deadline)
+    return;
+  if (!all)
+    observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, -1,
+                "head_timeout: the global model goes without the missing heads");
+  /* every top aggregate of this round, listed head or not (a cluster that
+   * finished leaves the list after sending its last), and for a listed head
+   * without one, its later one (it is ahead: this head catches up) */
+  g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, sizeof (Agg));
+  uint32_t ahead = p->hr;
+  for (guint i = 0; i < p->aggs->len; i++)
+    if (g_array_index (p->aggs, Agg, i).round == p->hr)
+      g_array_append_val (mine, g_array_index (p->aggs, Agg, i));
+  for (guint i = 0; i < p->heads->len; i++)
+    {
+      ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
+      Agg *a = find_agg (p, h, p->hr) ? NULL : agg_for (p, h);
+      if (a)
+        {
+          g_array_append_val (mine, *a);
+          ahead = MAX (ahead, a->round);
+        }
+    }
+  guint64 total = 0;
+  LearnWeights *global = hier_mix_combine (mine, &total);
+  proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1,
+                        (int64_t) total, "head: global model of %u subtrees, %" G_GUINT64_FORMAT " updates", mine->len,
+                        total);
+  distribute (p, out, global, total, ahead);
+  if (global)
+    learn_weights_unref (global);
+}
+
+/* The round's global model down to its children and its members; the next
+ * round begins with the updates that came meanwhile. */
+static void
+distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead)
+{
+  uint32_t round = p->hr;
+  if (global)
+    {
+      g_clear_pointer (&p->last_global, learn_weights_unref);
+      p->last_global = learn_weights_ref (global);
+    }
+  /* down to its children: those of the tree now, and those that sent it
+   * their subtree this round (the tree may have changed since) */
+  g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  g_array_append_vals (kids, p->children->data, p->children->len);
+  for (guint i = 0; i < p->child_aggs->len; i++)
+    if (g_array_index (p->child_aggs, Agg, i).round == round && !is_child (p, g_array_index (p->child_aggs, Agg, i).head))
+      g_array_append_val (kids, g_array_index (p->child_aggs, Agg, i).head);
+  for (guint i = 0; i < kids->len && global; i++)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+      m.round = round;
+      m.degree = (guint32) MIN (total, G_MAXUINT32);
+      proto_msg_set_weights (&m, global);
+      send_link (p, out, g_array_index (kids, ProtoNodeId, i), &m);
+    }
+  /* its own member part last: it may start a round */
+  g_autoptr (GArray) to = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, p->updates);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    {
+      ProtoNodeId id = GPOINTER_TO_UINT (k) - 1;
+      g_array_append_val (to, id);
+    }
+  g_array_sort (to, hier_cmp_id);
+  gboolean self = FALSE;
+  for (guint i = 0; i < to->len && global; i++)
+    {
+      ProtoNodeId id = g_array_index (to, ProtoNodeId, i);
+      if (id == p->id)
+        {
+          self = TRUE;
+          continue;
+        }
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+      m.round = round;
+      m.degree = (guint32) MIN (total, G_MAXUINT32);
+      proto_msg_set_weights (&m, global);
+      send_link (p, out, id, &m);
+    }
+  if (ahead > round)
+    observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, ahead,
+                "head: the other heads are ahead: it catches up with their round");
+  p->hr = ahead;
+  for (guint i = p->aggs->len; i > 0; i--)
+    if (g_array_index (p->aggs, Agg, i - 1).round <= ahead)
+      {
+        agg_clear (&g_array_index (p->aggs, Agg, i - 1));
+        g_array_remove_index (p->aggs, i - 1);
+      }
+  for (guint i = p->child_aggs->len; i > 0; i--)
+    if (g_array_index (p->child_aggs, Agg, i - 1).round <= ahead)
+      {
+        agg_clear (&g_array_index (p->child_aggs, Agg, i - 1));
+        g_array_remove_index (p->child_aggs, i - 1);
+      }
+  agg_clear (&p->own);
+  GHashTable *t = p->updates;
+  p->updates = p->next_updates;
+  p->next_updates = t;
+  g_hash_table_remove_all (p->next_updates);
+  judge_members (p, out);
+  p->hr++;
+  p->phase = HEAD_COLLECT;
+  p->round_start = p->now;
+  p->head_deadline = g_hash_table_size (p->updates)
+                     ? dl_time_add (p->now, p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
+                                            ? p->cfg.round_deadline : p->cfg.head_timeout)
+                     : DL_TIME_NEVER;
+  if (self && global)
+    take_result (p, out, round, global);
+  try_collect (p, out);
+}
+
+static void
+head_take_global (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global)
+{
+  if (!p->is_head || p->phase != HEAD_UP || round < p->hr)
+    {
+      observe (p, out, PROTO_OBS_NOTE, p->parent, PROTO_MSG_HIER_RESULT, round,
+                  "head: a global model it does not wait for");
+      return;
+    }
+  distribute (p, out, global, 0, MAX (round, p->hr));
+}
+
+static void
+head_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w)
+{
+  if (!p->is_head)
+    return;
+  if (!p->hr_set)
+    {
+      p->hr = p->rounds_done;   /* a new head starts at its own round */
+      p->hr_set = TRUE;
+    }
+  GHashTable *into = p->phase == HEAD_COLLECT ? p->updates : p->next_updates;
+  g_hash_table_insert (into, GUINT_TO_POINTER (from + 1), learn_weights_ref (w));
+  if (p->phase == HEAD_COLLECT && p->round_start != DL_TIME_NEVER && p->now >= p->round_start)
+    g_hash_table_insert (p->latency, GUINT_TO_POINTER (from + 1),
+                         GSIZE_TO_POINTER ((gsize) (p->now - p->round_start) + 1));
+  if (p->phase == HEAD_COLLECT && p->head_deadline == DL_TIME_NEVER)
+    p->head_deadline = dl_time_add (p->now, p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
+                                                ? p->cfg.round_deadline : p->cfg.head_timeout);
+  if (!is_member (p, from))
+    observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, -1, "head: an update from a peer not (yet) listed");
+  try_collect (p, out);
+}
+
+static void
+head_serve_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from)
+{
+  if (!p->is_head)
+    return;
+  /* the latest global model (the initial one if no round ended here yet) */
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+  m.round = is_async (p) ? p->async_version : p->hr_set && p->hr > 0 ? p->hr - 1 : 0;
+  m.degree = 0;
+  proto_msg_set_weights (&m, p->last_global ? p->last_global : p->initial);
+  observe (p, out, PROTO_OBS_SYNC_SERVED, from, PROTO_MSG_HIER_RESULT, -1, NULL);
+  send_link (p, out, from, &m);
+}
+
+static void
+head_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (!p->is_head || msg->weights == NULL)
+    return;
+  if (is_async (p))
+    {
+      async_agg (p, out, from, msg->weights);
+      return;
+    }
+  if (p->hr_set && msg->round < p->hr)
+    {
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_HIER_AGG, msg->round, "an aggregate of a past round");
+      return;
+    }
+  if (is_child (p, from))
+    {
+      if (find_child_agg (p, from, msg->round))
+        return;
+      Agg c = { .head = from, .round = msg->round, .count = msg->degree, .mean = learn_weights_ref (msg->weights) };
+      g_array_append_val (p->child_aggs, c);
+      try_gather (p, out);
+      return;
+    }
+  if (find_agg (p, from, msg->round))
+    return;
+  if (p->phase == HEAD_COLLECT && (!p->hr_set || msg->round > p->hr))
+    {
+      /* the other heads are ahead (this head was elected late): catch up,
+       * this round's updates count for theirs */
+      observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_AGG, msg->round,
+                  "head: the other heads are at this round: it catches up");
+      p->hr = msg->round;
+      p->hr_set = TRUE;
+    }
+  Agg a = { .head = from, .round = msg->round, .count = msg->degree, .mean = learn_weights_ref (msg->weights) };
+  g_array_append_val (p->aggs, a);
+  try_top (p, out);
+}
+
+static void
+head_become (HierPeer *p, ProtoOutbox *out)
+{
+  if (p->is_head)
+    return;
+  p->is_head = TRUE;
+  head_clear (p);
+  p->round_start = p->now;
+  observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->epoch, "becomes its cluster's head");
+}
+
+static void
+head_resign (HierPeer *p, ProtoOutbox *out)
+{
+  if (!p->is_head)
+    return;
+  p->is_head = FALSE;
+  head_clear (p);
+  observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->epoch, "is no longer head");
+}
+
+static void
+head_members_changed (HierPeer *p, ProtoOutbox *out)
+{
+  if (is_async (p))
+    return;
+  try_collect (p, out);
+}
+
+static void
+head_heads_changed (HierPeer *p, ProtoOutbox *out)
+{
+  if (is_async (p))
+    return;
+  try_gather (p, out);
+  try_top (p, out);
+}
+
+static void
+head_timer (HierPeer *p, ProtoOutbox *out)
+{
+  if (!p->is_head || p->now < p->head_deadline || is_async (p))
+    return;
+  if (p->phase == HEAD_COLLECT)
+    try_collect (p, out);
+  else if (p->phase == HEAD_GATHER)
+    try_gather (p, out);
+  else if (p->phase == HEAD_TOP)
+    try_top (p, out);
+  else
+    {
+      /* HEAD_UP: the global never came down: its members get its subtree's mean */
+      observe (p, out, PROTO_OBS_TIMER_FIRED, p->parent, PROTO_MSG_HIER_RESULT, -1,
+                  "head_timeout: no global model from its parent: its subtree's mean goes down");
+      g_autoptr (LearnWeights) w = p->own.mean ? learn_weights_ref (p->own.mean) : NULL;
+      distribute (p, out, w, p->own.count, p->hr);
+    }
+}
+
+/* ---- `straggler_policy = async` at a head: FedAsync at each head (Xie,
+ * Koyejo and Gupta, "Asynchronous Federated Optimization", 2019) and
+ * asynchronous gossip
+ * among the heads.  Nobody waits for anybody.
+ *
+ * - The head keeps its cluster's model x and a version (how many
+ *   contributions it has mixed in).  A member's HierUpdate carries the
+ *   version of the model it trained from (its last HierResult's round).
+ * - The head mixes it in at once, x <- x + w (x_m - x), with the gossip
+ *   family's weight w = async_mix x (1 + s)^-staleness_exponent, s = the
+ *   head's version - the member's; the version goes up, and that member
+ *   alone gets HierResult(version, x): its round ends and it trains again
+ *   from x.
+ * - After as many mixed updates as its cluster has active members (about
+ *   one per member), the head pushes x as HierAgg to every head it knows in
+ *   the tree (the top heads, its parent, its children); a head mixes a
+ *   pushed model in with weight async_mix (heads' versions do not compare:
+ *   no staleness between heads).
+ * - A late joiner syncs x.
+ * Models differ between clusters and within them over time, so the family
+ * promises no agreement under async (hier-family.c). */
+
+static gboolean
+is_async (const HierPeer *p)
+{
+  return p->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC;
+}
+
+static LearnWeights *
+model_of (HierPeer *p)
+{
+  if (!p->async_model)
+    p->async_model = learn_weights_ref (p->last_global ? p->last_global : p->model);
+  return p->async_model;
+}
+
+static void
+take (HierPeer *p, LearnWeights *y, double w)
+{
+  LearnWeights *x = hier_mix_blend (model_of (p), y, w);
+  learn_weights_unref (p->async_model);
+  p->async_model = x;
+  p->async_version++;
+}
+
+/* A member's answer: the model w (HierResult), to itself without a message. */
+static void
+answer (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, uint32_t round, LearnWeights *w)
+{
+  if (to == p->id)
+    {
+      take_result (p, out, round, w);
+      return;
+    }
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_RESULT);
+  m.round = round;
+  m.degree = 1;
+  proto_msg_set_weights (&m, w);
+  send_link (p, out, to, &m);
+}
+
+/* x to every head it knows in the tree */
+static void
+push (HierPeer *p, ProtoOutbox *out)
+{
+  p->async_since_push = 0;
+  g_autoptr (GArray) to = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  g_array_append_vals (to, p->heads->data, p->heads->len);
+  g_array_append_vals (to, p->children->data, p->children->len);
+  if (p->parent != PROTO_NO_NODE)
+    g_array_append_val (to, p->parent);
+  for (guint i = 0; i < to->len; i++)
+    {
+      ProtoNodeId h = g_array_index (to, ProtoNodeId, i);
+      if (h == p->id || h == PROTO_NO_NODE)
+        continue;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
+      m.round = p->async_version;
+      m.degree = 1;
+      proto_msg_set_weights (&m, p->async_model);
+      send_link (p, out, h, &m);
+    }
+}
+
+static void
+async_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base, LearnWeights *w)
+{
+  if (!p->is_head || w == NULL)
+    return;
+  model_of (p);
+  guint s = p->async_version > base ? p->async_version - base : 0;
+  double weight = hier_mix_staleness_weight (p->cfg.async_mix, p->cfg.staleness_exponent, s);
+  take (p, w, weight);
+  char detail[96];
+  g_snprintf (detail, sizeof detail, "async: mixed in at staleness %u, weight %.3f: version %u", s, weight,
+              p->async_version);
+  observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, s, detail);
+  g_clear_pointer (&p->last_global, learn_weights_unref);
+  p->last_global = learn_weights_ref (p->async_model);
+  answer (p, out, from, p->async_version, p->async_model);
+  if (++p->async_since_push >= MAX (p->members->len, 1))
+    push (p, out);
+}
+
+static void
+async_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *w)
+{
+  if (!p->is_head || w == NULL)
+    return;
+  take (p, w, p->cfg.async_mix);
+  char detail[80];
+  g_snprintf (detail, sizeof detail, "async: another head's model mixed in: version %u", p->async_version);
+  observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_AGG, -1, detail);
+  g_clear_pointer (&p->last_global, learn_weights_unref);
+  p->last_global = learn_weights_ref (p->async_model);
+}
+
+static void
+async_clear (HierPeer *p)
+{
+  g_clear_pointer (&p->async_model, learn_weights_unref);
+  p->async_version = 0;
+  p->async_since_push = 0;
+  for (guint i = 0; i < p->async_in->len; i++)
+    learn_weights_unref (g_array_index (p->async_in, AsyncIn, i).w);
+  g_array_set_size (p->async_in, 0);
+}
+
+/* ---- straggler_policy = mixed ----
+ *
+ * Synchronous rounds among the members of similar speed, asynchronous for
+ * the slow: at a round's end the head judges its members as drop-slowest
+ * does (an update later than drop_factor x the round's median); a slow
+ * member is no longer waited for, and its updates are taken
+ * asynchronously: the head answers it at once with the latest global model
+ * (it trains again without waiting for the round), and mixes the update
+ * into its next cluster mean with the staleness weight
+ * async_mix x (1 + s)^-staleness_exponent, s = the rounds since the global
+ * it trained from.  An update that comes within drop_factor x the last
+ * median of the model the head last sent it makes it synchronous again (as
+ * the gossip family's mixed). */
+
+static gboolean
+mixed_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, uint32_t base, LearnWeights *w)
+{
+  if (p->cfg.straggler_policy != PROTO_STRAGGLER_MIXED || !p->is_head || !dropped (p, from) || w == NULL)
+    return FALSE;
+  gpointer sent = g_hash_table_lookup (p->async_sent, GUINT_TO_POINTER (from + 1));
+  if (sent && p->last_median > 0)
+    {
+      DlTime took = p->now - ((DlTime) GPOINTER_TO_SIZE (sent) - 1);
+      if ((double) took <= p->cfg.drop_factor * (double) p->last_median)
+        {
+          /* fast again: synchronous from this update on */
+          g_hash_table_remove (p->dropped, GUINT_TO_POINTER (from + 1));
+          g_hash_table_remove (p->async_sent, GUINT_TO_POINTER (from + 1));
+          char d[96];
+          g_snprintf (d, sizeof d, "mixed: fast again (%.3f s from its last model): synchronous", dl_time_to_s (took));
+          observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, -1, d);
+          return FALSE;
+        }
+    }
+  g_hash_table_insert (p->async_sent, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) p->now + 1));
+  guint s = p->hr > base + 1 ? p->hr - base - 1 : 0;
+  AsyncIn a = { .from = from, .stale = s, .w = learn_weights_ref (w) };
+  g_array_append_val (p->async_in, a);
+  char detail[96];
+  g_snprintf (detail, sizeof detail, "mixed: a slow member's update, %u rounds stale, for the next cluster mean", s);
+  observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, s, detail);
+  /* the latest global at once: it trains again without waiting for the round */
+  uint32_t round = p->hr > 0 ? p->hr - 1 : 0;
+  LearnWeights *g = p->last_global ? p->last_global : p->initial;
+  answer (p, out, from, round, g);
+  return TRUE;
+}
+
+static LearnWeights *
+mixed_blend (HierPeer *p, ProtoOutbox *out, LearnWeights *mean)
+{
+  for (guint i = 0; i < p->async_in->len; i++)
+    {
+      AsyncIn *a = &g_array_index (p->async_in, AsyncIn, i);
+      if (mean)
+        {
+          double wt = hier_mix_staleness_weight (p->cfg.async_mix, p->cfg.staleness_exponent, a->stale);
+          LearnWeights *x = hier_mix_blend (mean, a->w, wt);
+          learn_weights_unref (mean);
+          mean = x;
+          char detail[80];
+          g_snprintf (detail, sizeof detail, "mixed: mixed in at staleness %u, weight %.3f", a->stale, wt);
+          observe (p, out, PROTO_OBS_NOTE, a->from, PROTO_MSG_HIER_UPDATE, a->stale, detail);
+        }
+      else
+        mean = learn_weights_ref (a->w);   /* only slow members this round */
+      learn_weights_unref (a->w);
+    }
+  g_array_set_size (p->async_in, 0);
+  return mean;
+}
+
+/* ---- the machine ---- */
 
 gboolean
 hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
@@ -389,10 +1258,10 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
   p->received[msg->type]++;
   if (!hier_peer_listens (p, msg->type, in->from))
     {
-      hp_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
     }
-  hp_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+  observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
   switch (msg->type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
@@ -452,20 +1321,20 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
             from = (ProtoNodeId) msg->key;   /* a finished cluster's head */
           ask_sync (p, out, from);
         }
-      hh_heads_changed (p, out);
+      head_heads_changed (p, out);
       break;
     case PROTO_MSG_HIER_UPDATE:
       if (msg->degree == 0)
-        hh_serve_sync (p, out, in->from);   /* a late joiner's request */
-      else if (msg->weights && hh_async (p))
-        hh_async_update (p, out, in->from, msg->round, msg->weights);
-      else if (msg->weights && hh_mixed_update (p, out, in->from, msg->round, msg->weights))
+        head_serve_sync (p, out, in->from);   /* a late joiner's request */
+      else if (msg->weights && is_async (p))
+        async_update (p, out, in->from, msg->round, msg->weights);
+      else if (msg->weights && mixed_update (p, out, in->from, msg->round, msg->weights))
         ;
       else if (msg->weights)
-        hh_take_update (p, out, in->from, msg->weights);
+        head_take_update (p, out, in->from, msg->weights);
       break;
     case PROTO_MSG_HIER_AGG:
-      hh_take_agg (p, out, in->from, msg);
+      head_take_agg (p, out, in->from, msg);
       break;
     case PROTO_MSG_HIER_RESULT:
       if (p->state == HIER_PEER_SYNCING)
@@ -476,22 +1345,22 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
           p->model = learn_weights_ref (msg->weights);
           p->synced = TRUE;
           p->base_version = msg->round;
-          hp_observe (p, out, PROTO_OBS_SYNC_DONE, in->from, PROTO_MSG_HIER_RESULT, msg->round, NULL);
+          observe (p, out, PROTO_OBS_SYNC_DONE, in->from, PROTO_MSG_HIER_RESULT, msg->round, NULL);
           start_training (p, out);
           break;
         }
       if (p->is_head && (in->from == p->parent || in->from == p->up_to) && in->from != PROTO_NO_NODE && msg->weights)
         {
-          hh_take_global (p, out, msg->round, msg->weights);
+          head_take_global (p, out, msg->round, msg->weights);
           break;
         }
       if (in->from != p->sent_to || msg->weights == NULL)
         {
-          hp_observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, msg->round,
+          observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, msg->round,
                       "a result from another head than the one that has its update");
           break;
         }
-      hp_take_result (p, out, msg->round, msg->weights);
+      take_result (p, out, msg->round, msg->weights);
       break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       proto_links_signal (&p->links, out, msg);
@@ -504,7 +1373,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_HIER_PONG);
         m.round = msg->round;
-        hp_send_link (p, out, in->from, &m);
+        send_link (p, out, in->from, &m);
         break;
       }
     case PROTO_MSG_HIER_PONG:
@@ -533,7 +1402,7 @@ link_up (HierPeer *p, ProtoOutbox *out, ProtoNodeId other)
 static void
 link_lost (HierPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
-  hp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
+  observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
   proto_links_lost (&p->links, out, other);
   for (guint i = p->probes->len; i-- > 0;)
     if (g_array_index (p->probes, Probe, i).landmark == other)
@@ -565,10 +1434,10 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       handle_message (p, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      hh_deadline (p, out);
+      head_timer (p, out);
       if (p->state == HIER_PEER_SYNCING && now >= p->sync_deadline)
         {
-          hp_observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
+          observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
                       "head_timeout: no model from the head: trains from its own");
           start_training (p, out);
         }
@@ -577,7 +1446,7 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
           /* no head announced in head_timeout: its candidacy, or the
            * announcement, may have been lost (a partition); it stands again
            * and the coordinator says where things are */
-          hp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CANDIDACY, p->candidacy_epoch,
+          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CANDIDACY, p->candidacy_epoch,
                       "no head announced: stands again");
           uint32_t e = p->candidacy_epoch;
           p->candidacy_epoch = e ? e - 1 : 0;
@@ -614,9 +1483,9 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
       p->is_head = FALSE;
-      hh_clear (p);
+      head_clear (p);
       g_array_set_size (p->probes, 0);
-      hp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                   in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
       set_state (p, out, HIER_PEER_LEFT);
       break;
@@ -687,7 +1556,7 @@ hier_peer_free (HierPeer *p)
 {
   if (!p)
     return;
-  hh_clear (p);
+  head_clear (p);
   proto_links_clear (&p->links);
   g_array_unref (p->probes);
   g_array_unref (p->async_in);

@@ -26,7 +26,7 @@ guint hier_coord_n_clusters (const HierCoord *c);
 /* the head of member's cluster, PROTO_NO_NODE if none (yet) */
 ProtoNodeId hier_coord_head_of (const HierCoord *c, ProtoNodeId member);
 
-/* ---- the peer (hier-peer.c, hier-head.c) ---- */
+/* ---- the peer (hier-peer.c) ---- */
 
 typedef enum {
   HIER_PEER_IDLE,
