@@ -33,7 +33,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
 	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
-	protocol/hierarchical/hier-coord-private.h protocol/hierarchical/hier-latency.c \
+	protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-latency-private.h \
 	protocol/hierarchical/hier-mix.c protocol/hierarchical/hier-mix-private.h protocol/hierarchical/hier-peer.c \
 	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
 	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \

@@ -8,9 +8,10 @@
  * by region
  * (the peers' [network] regions label), each region split into balanced
  * chunks of at most cluster_size; without regions, the peers in id order in
- * such chunks; with cluster_by = latency, by measured round trips
- * (hier-latency.c).  A later peer joins the smallest cluster of its region (a new
- * cluster if its region has none).
+ * such chunks; with cluster_by = latency, by measured round trips (the
+ * probing below, the computation in hier-latency.c, a leaf).  A later peer
+ * joins the smallest cluster of its region (a new cluster if its region
+ * has none).
  *
  * An election (epoch e of a cluster): HierCluster(e, members, no head) to
  * every member; each answers HierCandidacy(e, score, eligible); once every
@@ -25,12 +26,65 @@
  * controller relays it (server/src/controllers/decentralized_controller.ts). */
 #include "config.h"
 
-#include "protocol/hierarchical/hier-coord-private.h"
+#include "protocol/hierarchical/hier.h"
+#include "protocol/hierarchical/hier-latency-private.h"
 
 #include <string.h>
 
-void
-hc_observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+typedef struct {
+  ProtoNodeId id;
+  char *region;
+  guint32 score;
+  gboolean nat;
+  int cluster;            /* index in clusters, -1 before they form */
+  gboolean resting;       /* finished and stays: no update of its is awaited */
+  /* cluster_by = latency (below; the computation in hier-latency.c) */
+  HierLatencyPlace lat;   /* its group, from its round trips */
+  gboolean probed;        /* it was among the peers that formed the clusters */
+  gboolean awaited;       /* its round trip to the current landmark is awaited */
+  gboolean leaving;       /* its stream closed: it is being removed */
+  guint late_left;        /* placed late: answers still awaited, one per landmark */
+  DlTime late_deadline;   /* ... until then */
+} Member;
+
+typedef struct {
+  char *name;
+  GArray *members;        /* ProtoNodeId, ascending */
+  uint32_t epoch;
+  ProtoNodeId head;       /* PROTO_NO_NODE during an election */
+  DlTime deadline;        /* the election's end (NEVER: none on) */
+  GHashTable *votes;      /* candidate id + 1 -> score << 1 | eligible (this epoch) */
+  int group;              /* cluster_by = latency: its landmark's group; -1 by region */
+  gboolean stuck;         /* every candidate is behind symmetric NAT: it waits for another cluster's
+                             eligible head to merge into */
+} Cluster;
+
+struct HierCoord {
+  ProtoConfig cfg;
+  GPtrArray *members;     /* Member*, ascending id */
+  GPtrArray *clusters;    /* Cluster* */
+  gboolean formed;
+  uint32_t heads_version;
+  DlTime now;
+  DlTime form_deadline;   /* min_participants said hello, some connected peer not yet: form then anyway */
+  /* cluster_by = latency (below) */
+  gboolean probing;       /* the landmarks are being measured: the clusters form after */
+  GArray *landmarks;      /* ProtoNodeId, in the order chosen: group g's is landmarks[g] */
+  guint probe_waiting;    /* answers awaited for the current landmark */
+  DlTime probe_deadline;  /* ... until then (election_timeout after the probe went out) */
+  guint late_probing;     /* members placed late whose probes are out */
+};
+
+static void observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
+                     const char *fmt, ...) G_GNUC_PRINTF (7, 8);
+static void clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers);
+static void place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_cluster);
+/* clustering by latency (below) */
+static void latency_start (HierCoord *c, ProtoOutbox *out);
+static void latency_place_late (HierCoord *c, ProtoOutbox *out, Member *m);
+
+static void
+observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
             const char *fmt, ...)
 {
   char detail[PROTO_OBS_DETAIL_LEN] = "";
@@ -44,15 +98,15 @@ hc_observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other
   proto_outbox_observe (out, kind, hier_coord_phase (c), -1, other, type, value, "%s", detail);
 }
 
-void
-hc_send (HierCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+static void
+send_msg (HierCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
 {
-  hc_observe (c, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  observe (c, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
   proto_outbox_send (out, to, PROTO_VIA_SERVER, m);
 }
 
-Member *
-hc_find (const HierCoord *c, ProtoNodeId id, guint *at)
+static Member *
+find_member (const HierCoord *c, ProtoNodeId id, guint *at)
 {
   guint lo = 0, hi = c->members->len;
   while (lo < hi)
@@ -93,8 +147,8 @@ cluster_free (gpointer p)
   g_free (k);
 }
 
-Cluster *
-hc_cluster_new (HierCoord *c, const char *name)
+static Cluster *
+cluster_new (HierCoord *c, const char *name)
 {
   Cluster *k = g_new0 (Cluster, 1);
   k->name = g_strdup (name);
@@ -115,7 +169,7 @@ send_cluster_to (HierCoord *c, ProtoOutbox *out, Cluster *k, ProtoNodeId only)
   g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < k->members->len; i++)
     {
-      Member *m = hc_find (c, g_array_index (k->members, ProtoNodeId, i), NULL);
+      Member *m = find_member (c, g_array_index (k->members, ProtoNodeId, i), NULL);
       if (m && !m->resting)
         g_array_append_val (active, m->id);
     }
@@ -128,7 +182,7 @@ send_cluster_to (HierCoord *c, ProtoOutbox *out, Cluster *k, ProtoNodeId only)
       msg.round = k->epoch;
       msg.node = k->head;
       proto_msg_set_peers (&msg, (const ProtoNodeId *) (const void *) active->data, active->len);
-      hc_send (c, out, g_array_index (k->members, ProtoNodeId, i), &msg);
+      send_msg (c, out, g_array_index (k->members, ProtoNodeId, i), &msg);
     }
 }
 
@@ -154,7 +208,7 @@ send_heads (HierCoord *c, ProtoOutbox *out)
       gboolean working = FALSE;
       for (guint j = 0; j < k->members->len && !working; j++)
         {
-          Member *m = hc_find (c, g_array_index (k->members, ProtoNodeId, j), NULL);
+          Member *m = find_member (c, g_array_index (k->members, ProtoNodeId, j), NULL);
           working = m && !m->resting;
         }
       if (!working)
@@ -213,15 +267,15 @@ send_heads (HierCoord *c, ProtoOutbox *out)
         proto_msg_set_peers (&msg, top, level->len);
       guint nk = kids->len;
       proto_msg_take_indices (&msg, (guint32 *) (void *) g_array_free (g_steal_pointer (&kids), FALSE), nk);
-      hc_send (c, out, h, &msg);
+      send_msg (c, out, h, &msg);
     }
   if (level->len < n)
-    hc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, level->len, "%u heads: %u at the top (fanin %u)", n,
+    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, level->len, "%u heads: %u at the top (fanin %u)", n,
              level->len, fanin);
 }
 
-void
-hc_start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, const char *why)
+static void
+start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, const char *why)
 {
   gboolean had_head = k->head != PROTO_NO_NODE;
   k->epoch = epoch;
@@ -229,19 +283,19 @@ hc_start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, c
   k->head = PROTO_NO_NODE;
   k->deadline = dl_time_add (c->now, c->cfg.election_timeout);
   g_hash_table_remove_all (k->votes);
-  hc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, epoch, "cluster %s: election, epoch %u (%s)", k->name, epoch,
+  observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, epoch, "cluster %s: election, epoch %u (%s)", k->name, epoch,
            why);
   send_cluster (c, out, k);
   if (had_head)
     send_heads (c, out);
 }
 
-gboolean
-hc_unreachable_head (const HierCoord *c, const Member *m, const Cluster *k)
+static gboolean
+unreachable_head (const HierCoord *c, const Member *m, const Cluster *k)
 {
   if (!m->nat || k->head == PROTO_NO_NODE)
     return FALSE;
-  const Member *h = hc_find (c, k->head, NULL);
+  const Member *h = find_member (c, k->head, NULL);
   return h && h->nat;
 }
 
@@ -251,7 +305,7 @@ hc_unreachable_head (const HierCoord *c, const Member *m, const Cluster *k)
 static int
 merge_target (HierCoord *c, const Cluster *k)
 {
-  const Member *first = k->members->len ? hc_find (c, g_array_index (k->members, ProtoNodeId, 0), NULL) : NULL;
+  const Member *first = k->members->len ? find_member (c, g_array_index (k->members, ProtoNodeId, 0), NULL) : NULL;
   int best = -1;
   guint best_key = G_MAXUINT;
   for (guint q = 0; q < c->clusters->len; q++)
@@ -259,10 +313,10 @@ merge_target (HierCoord *c, const Cluster *k)
       Cluster *o = g_ptr_array_index (c->clusters, q);
       if (o == k || o->head == PROTO_NO_NODE || o->members->len == 0)
         continue;
-      const Member *h = hc_find (c, o->head, NULL);
+      const Member *h = find_member (c, o->head, NULL);
       if (!h || h->nat)
         continue;
-      const Member *of = hc_find (c, g_array_index (o->members, ProtoNodeId, 0), NULL);
+      const Member *of = find_member (c, g_array_index (o->members, ProtoNodeId, 0), NULL);
       gboolean near = k->group >= 0 ? o->group == k->group
                                     : (first && of && first->region && of->region && strcmp (first->region, of->region) == 0);
       guint key = (near ? 0 : 1u << 30) + o->members->len;
@@ -283,7 +337,7 @@ merge_into (HierCoord *c, ProtoOutbox *out, Cluster *k, guint into)
   for (guint i = 0; i < n; i++)
     {
       ProtoNodeId id = g_array_index (k->members, ProtoNodeId, i);
-      Member *m = hc_find (c, id, NULL);
+      Member *m = find_member (c, id, NULL);
       if (m)
         m->cluster = (int) into;
       guint at = 0;
@@ -298,7 +352,7 @@ merge_into (HierCoord *c, ProtoOutbox *out, Cluster *k, guint into)
   k->head = PROTO_NO_NODE;
   k->deadline = DL_TIME_NEVER;
   k->stuck = FALSE;
-  hc_observe (c, out, PROTO_OBS_NOTE, o->head, -1, n,
+  observe (c, out, PROTO_OBS_NOTE, o->head, -1, n,
               "cluster %s: every candidate is behind symmetric NAT: its %u members join cluster %s (head p%u)", k->name,
               n, o->name, o->head);
   send_cluster (c, out, o);
@@ -345,7 +399,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
     {
       /* nobody answered: another epoch, unless the cluster is empty */
       k->deadline = k->members->len ? dl_time_add (c->now, c->cfg.election_timeout) : DL_TIME_NEVER;
-      hc_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, k->epoch, "cluster %s: no candidacy by the deadline",
+      observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, k->epoch, "cluster %s: no candidacy by the deadline",
                k->name);
       return;
     }
@@ -361,7 +415,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
       if (c->now < k->deadline && other_election_on (c, k))
         {
           if (!k->stuck)
-            hc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, k->epoch,
+            observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, k->epoch,
                         "cluster %s: every candidate is behind symmetric NAT: waits for another cluster's head",
                         k->name);
           k->stuck = TRUE;
@@ -371,7 +425,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
   k->stuck = FALSE;
   k->head = best;
   k->deadline = DL_TIME_NEVER;
-  hc_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, best, -1, k->epoch,
+  observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, best, -1, k->epoch,
               "cluster %s: p%u is head (epoch %u, %u of %u candidacies%s%s)", k->name, best, k->epoch,
               g_hash_table_size (k->votes), k->members->len, all ? "" : ", the rest timed out",
               eligible ? "" : ", behind symmetric NAT: no cluster to merge into");
@@ -420,7 +474,7 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
           /* balanced: chunk q takes members [i + n q / chunks, i + n (q + 1) / chunks) */
           g_autofree char *name = chunks > 1 || !*region ? g_strdup_printf ("%s%s%u", region, *region ? "." : "c", q + 1)
                                                          : g_strdup (region);
-          Cluster *k = hc_cluster_new (c, name);
+          Cluster *k = cluster_new (c, name);
           for (guint r = i + n * q / chunks; r < i + n * (q + 1) / chunks; r++)
             {
               Member *m = order->pdata[r];
@@ -431,17 +485,17 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
         }
       i = j;
     }
-  hc_clusters_formed (c, out, order->len);
+  clusters_formed (c, out, order->len);
 }
 
-void
-hc_clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
+static void
+clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
 {
   c->formed = TRUE;
-  hc_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, c->clusters->len, "%u peers in %u clusters", n_peers,
+  observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, c->clusters->len, "%u peers in %u clusters", n_peers,
               c->clusters->len);
   for (guint q = 0; q < c->clusters->len; q++)
-    hc_start_election (c, out, g_ptr_array_index (c->clusters, q), 1, "formed");
+    start_election (c, out, g_ptr_array_index (c->clusters, q), 1, "formed");
 }
 
 /* At least min_participants said hello, and everyone connected so far has
@@ -462,11 +516,11 @@ maybe_form (HierCoord *c, ProtoOutbox *out)
   if (hellos == c->members->len || c->now >= c->form_deadline)
     {
       if (hellos < c->members->len)
-        hc_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->members->len - hellos,
+        observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->members->len - hellos,
                  "election_timeout: the clusters form without the peers that never said hello");
       c->form_deadline = DL_TIME_NEVER;
       if (c->cfg.cluster_by_latency)
-        hl_start (c, out);
+        latency_start (c, out);
       else
         form_clusters (c, out);
     }
@@ -475,13 +529,13 @@ maybe_form (HierCoord *c, ProtoOutbox *out)
 }
 
 /* A peer after the clusters formed: the smallest cluster of its region
- * (cluster_by = latency: of its landmark's group, hier-latency.c). */
+ * (cluster_by = latency: of its landmark's group, below). */
 static void
 place_late (HierCoord *c, ProtoOutbox *out, Member *m)
 {
   if (c->cfg.cluster_by_latency)
     {
-      hl_place_late (c, out, m);
+      latency_place_late (c, out, m);
       return;
     }
   Cluster *best = NULL;
@@ -489,23 +543,23 @@ place_late (HierCoord *c, ProtoOutbox *out, Member *m)
   for (guint q = 0; q < c->clusters->len; q++)
     {
       Cluster *k = g_ptr_array_index (c->clusters, q);
-      gboolean same = k->members->len == 0 ? FALSE : strcmp (hc_find (c, g_array_index (k->members, ProtoNodeId, 0), NULL)->region,
+      gboolean same = k->members->len == 0 ? FALSE : strcmp (find_member (c, g_array_index (k->members, ProtoNodeId, 0), NULL)->region,
                                                              m->region) == 0;
-      if (same && k->members->len < MAX (c->cfg.cluster_size, 1) && !hc_unreachable_head (c, m, k)
+      if (same && k->members->len < MAX (c->cfg.cluster_size, 1) && !unreachable_head (c, m, k)
           && (!best || k->members->len < best->members->len))
         best = k, best_i = (int) q;
     }
   if (!best)
     {
       g_autofree char *name = g_strdup_printf ("%s%s%u", m->region, *m->region ? "." : "c", c->clusters->len + 1);
-      hc_cluster_new (c, name);
+      cluster_new (c, name);
       best_i = (int) c->clusters->len - 1;
     }
-  hc_place_into (c, out, m, (guint) best_i);
+  place_into (c, out, m, (guint) best_i);
 }
 
-void
-hc_place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_cluster)
+static void
+place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_cluster)
 {
   Cluster *best = g_ptr_array_index (c->clusters, at_cluster);
   m->cluster = (int) at_cluster;
@@ -513,22 +567,367 @@ hc_place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_cluster)
   while (at < best->members->len && g_array_index (best->members, ProtoNodeId, at) < m->id)
     at++;
   g_array_insert_val (best->members, at, m->id);
-  hc_observe (c, out, PROTO_OBS_NOTE, m->id, -1, -1, "joins cluster %s", best->name);
+  observe (c, out, PROTO_OBS_NOTE, m->id, -1, -1, "joins cluster %s", best->name);
   if (best->head == PROTO_NO_NODE && best->deadline == DL_TIME_NEVER)
-    hc_start_election (c, out, best, best->epoch + 1, "a peer joined a cluster without a head");
+    start_election (c, out, best, best->epoch + 1, "a peer joined a cluster without a head");
   else
     send_cluster (c, out, best);
+}
+
+/* ---- clustering by measured latency (`cluster_by = latency`): peers
+ * measure round trips to landmarks over links, and the coordinator groups
+ * them (the computation: hier-latency.c, a leaf).
+ *
+ * Landmark binning (Ratnasamy, Handley, Karp and Shenker, "Topologically-
+ * aware overlay construction and server selection", INFOCOM 2002) with the
+ * landmarks chosen farthest first (Gonzalez's k-center, 1985) and a radius,
+ * as the leader algorithm (Hartigan, "Clustering Algorithms", 1975):
+ *
+ * 1. the first landmark is the lowest-id peer not behind symmetric NAT;
+ * 2. every peer not yet in a group measures its round trip to it
+ *    (HierProbe to the peer and to the landmark, which opens the links;
+ *    HierPing and HierPong over the link; HierRtt to the coordinator); an
+ *    answer missing election_timeout after the probe counts as no link;
+ * 3. a peer within cluster_radius joins the landmark's group;
+ * 4. the next landmark is the peer still outside every group that is
+ *    farthest from all landmarks so far (its shortest round trip the
+ *    longest; no link counts as farthest; ties: the lowest id), again not
+ *    behind symmetric NAT, and step 2 follows;
+ * 5. once every peer is in a group, or only peers behind symmetric NAT are
+ *    left (they cannot be a landmark for each other), those join the group
+ *    of their nearest landmark, and each group is split into balanced
+ *    chunks of at most cluster_size in id order: the clusters lat1, lat2.1,
+ *    lat2.2, ...
+ *
+ * A landmark is one probe round (two link round trips and the signalling
+ * of the link), so the clusters form after about one such round per group.
+ * A peer after the clusters formed measures every landmark at once and
+ * joins the first (in their order) within cluster_radius, else the
+ * nearest, in the smallest cluster of that group with room. */
+
+static gboolean
+unassigned (const Member *m)
+{
+  return m->region && m->probed && !m->leaving && m->lat.group < 0;
+}
+
+static void
+probe (HierCoord *c, ProtoOutbox *out, ProtoNodeId prober, guint32 group, ProtoNodeId landmark)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_PROBE);
+  m.round = group;
+  proto_msg_set_peers (&m, &landmark, 1);
+  send_msg (c, out, prober, &m);
+}
+
+static void
+probe_landmark (HierCoord *c, ProtoOutbox *out, guint32 group, ProtoNodeId landmark, const ProtoNodeId *probers,
+                guint n)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_PROBE);
+  m.round = group;
+  proto_msg_take_indices (&m, g_memdup2 (probers, n * sizeof *probers), n);
+  send_msg (c, out, landmark, &m);
+}
+
+
+/* Every peer is in a group: the clusters form. */
+static void
+latency_finish (HierCoord *c, ProtoOutbox *out)
+{
+  c->probing = FALSE;
+  c->probe_deadline = DL_TIME_NEVER;
+  guint n = 0, size = MAX (c->cfg.cluster_size, 1);
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint g = 0; g < c->landmarks->len; g++)
+    {
+      g_array_set_size (ids, 0);
+      for (guint i = 0; i < c->members->len; i++)
+        {
+          Member *m = g_ptr_array_index (c->members, i);
+          if (m->region && m->probed && !m->leaving && m->lat.group == (int) g)
+            g_array_append_val (ids, m->id);
+        }
+      guint cnt = ids->len, chunks = (cnt + size - 1) / size;
+      n += cnt;
+      for (guint q = 0; q < chunks; q++)
+        {
+          g_autofree char *name = hier_latency_cluster_name (g, q, chunks > 1);
+          Cluster *k = cluster_new (c, name);
+          k->group = (int) g;
+          GString *who = g_string_new (NULL);
+          for (guint r = cnt * q / chunks; r < cnt * (q + 1) / chunks; r++)
+            {
+              ProtoNodeId id = g_array_index (ids, ProtoNodeId, r);
+              find_member (c, id, NULL)->cluster = (int) c->clusters->len - 1;
+              g_array_append_val (k->members, id);
+              g_string_append_printf (who, " p%u", id);
+            }
+          observe (c, out, PROTO_OBS_NOTE, g_array_index (c->landmarks, ProtoNodeId, g), -1, k->members->len,
+                      "cluster %s (landmark p%u):%s", name, g_array_index (c->landmarks, ProtoNodeId, g), who->str);
+          g_string_free (who, TRUE);
+        }
+    }
+  clusters_formed (c, out, n);
+  /* peers that said hello while the landmarks were measured come in as late ones */
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (m->region && !m->probed && !m->leaving && m->cluster < 0 && m->late_left == 0)
+        latency_place_late (c, out, m);
+    }
+}
+
+/* The next landmark (step 4), or the end (step 5). */
+static void
+next_landmark (HierCoord *c, ProtoOutbox *out)
+{
+  g_autoptr (GPtrArray) outside = g_ptr_array_new ();   /* Member*, ascending id */
+  for (guint i = 0; i < c->members->len; i++)
+    if (unassigned (g_ptr_array_index (c->members, i)))
+      g_ptr_array_add (outside, g_ptr_array_index (c->members, i));
+  guint left = outside->len;
+  g_autofree const HierLatencyPlace **places = g_new (const HierLatencyPlace *, MAX (left, 1));
+  g_autofree gboolean *nat = g_new (gboolean, MAX (left, 1));
+  for (guint i = 0; i < left; i++)
+    {
+      places[i] = &((Member *) outside->pdata[i])->lat;
+      nat[i] = ((Member *) outside->pdata[i])->nat;
+    }
+  int at = hier_latency_pick_landmark (places, nat, left);
+  Member *pick = at >= 0 ? outside->pdata[at] : NULL;
+  if (!pick && left && c->landmarks->len == 0)
+    {
+      /* every peer is behind symmetric NAT: no links between them to
+       * measure; one group, a landmark in name only */
+      for (guint i = 0; i < c->members->len && !pick; i++)
+        if (unassigned (g_ptr_array_index (c->members, i)))
+          pick = g_ptr_array_index (c->members, i);
+      g_array_append_val (c->landmarks, pick->id);
+      for (guint i = 0; i < c->members->len; i++)
+        if (unassigned (g_ptr_array_index (c->members, i)))
+          ((Member *) g_ptr_array_index (c->members, i))->lat.group = 0;
+      observe (c, out, PROTO_OBS_NOTE, pick->id, -1, left,
+                  "every peer is behind symmetric NAT: nothing to measure, one group");
+      latency_finish (c, out);
+      return;
+    }
+  if (!pick)
+    {
+      if (left)
+        observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, left,
+                    "%u peers behind symmetric NAT outside every group: each joins its nearest landmark's", left);
+      for (guint i = 0; i < c->members->len; i++)
+        {
+          Member *m = g_ptr_array_index (c->members, i);
+          if (unassigned (m))
+            m->lat.group = MAX (m->lat.best_group, 0);
+        }
+      latency_finish (c, out);
+      return;
+    }
+  guint group = c->landmarks->len;
+  g_array_append_val (c->landmarks, pick->id);
+  pick->lat.group = (int) group;
+  pick->lat.best_rtt = 0;
+  pick->lat.best_group = (int) group;
+  g_autoptr (GArray) probers = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (unassigned (m))
+        {
+          g_array_append_val (probers, m->id);
+          m->awaited = TRUE;
+        }
+    }
+  observe (c, out, PROTO_OBS_NOTE, pick->id, -1, group + 1, "landmark %u: p%u, measured by %u peers", group + 1,
+              pick->id, probers->len);
+  if (probers->len == 0)
+    {
+      latency_finish (c, out);
+      return;
+    }
+  probe_landmark (c, out, group, pick->id, (const ProtoNodeId *) (const void *) probers->data, probers->len);
+  for (guint i = 0; i < probers->len; i++)
+    probe (c, out, g_array_index (probers, ProtoNodeId, i), group, pick->id);
+  c->probe_waiting = probers->len;
+  c->probe_deadline = dl_time_add (c->now, c->cfg.election_timeout);
+}
+
+static void
+probe_done (HierCoord *c, ProtoOutbox *out)
+{
+  c->probe_deadline = DL_TIME_NEVER;
+  guint g = c->landmarks->len - 1, in = 0;
+  for (guint i = 0; i < c->members->len; i++)
+    in += ((Member *) g_ptr_array_index (c->members, i))->lat.group == (int) g;
+  observe (c, out, PROTO_OBS_NOTE, g_array_index (c->landmarks, ProtoNodeId, g), -1, in,
+              "landmark %u: %u peers in its group", g + 1, in);
+  next_landmark (c, out);
+}
+
+static void
+latency_start (HierCoord *c, ProtoOutbox *out)
+{
+  c->probing = TRUE;
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      m->probed = m->region != NULL;
+    }
+  next_landmark (c, out);
+}
+
+/* A late peer's answers are all in (or its deadline passed): its cluster. */
+static void
+late_done (HierCoord *c, ProtoOutbox *out, Member *m)
+{
+  m->late_left = 0;
+  m->late_deadline = DL_TIME_NEVER;
+  c->late_probing--;
+  int g = hier_latency_late_group (&m->lat);
+  m->lat.group = g;
+  int best = -1;
+  guint n_in_group = 0;
+  for (guint q = 0; q < c->clusters->len; q++)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, q);
+      if (k->group != g)
+        continue;
+      n_in_group++;
+      if (k->members->len < MAX (c->cfg.cluster_size, 1) && !unreachable_head (c, m, k)
+          && (best < 0 || k->members->len < ((Cluster *) g_ptr_array_index (c->clusters, best))->members->len))
+        best = (int) q;
+    }
+  if (best < 0)
+    {
+      g_autofree char *name = hier_latency_cluster_name ((guint) g, n_in_group, TRUE);
+      Cluster *k = cluster_new (c, name);
+      k->group = g;
+      best = (int) c->clusters->len - 1;
+    }
+  observe (c, out, PROTO_OBS_NOTE, m->id, -1, g + 1, "landmark %d's group (%s)", g + 1,
+              m->lat.late_within >= 0 ? "within cluster_radius" : "the nearest");
+  place_into (c, out, m, (guint) best);
+}
+
+static void
+latency_place_late (HierCoord *c, ProtoOutbox *out, Member *m)
+{
+  m->lat.late_within = -1;
+  m->lat.best_rtt = G_MAXUINT64;
+  m->lat.best_group = -1;
+  m->late_left = 0;
+  for (guint g = 0; g < c->landmarks->len; g++)
+    {
+      ProtoNodeId lm = g_array_index (c->landmarks, ProtoNodeId, g);
+      Member *l = find_member (c, lm, NULL);
+      if (!l || l->leaving || lm == m->id)
+        continue;
+      probe_landmark (c, out, g, lm, &m->id, 1);
+      probe (c, out, m->id, g, lm);
+      m->late_left++;
+    }
+  c->late_probing++;
+  if (m->late_left == 0)
+    {
+      late_done (c, out, m);
+      return;
+    }
+  m->late_deadline = dl_time_add (c->now, c->cfg.election_timeout);
+}
+
+static void
+latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
+{
+  guint g = msg->round;
+  if (g >= c->landmarks->len || g_array_index (c->landmarks, ProtoNodeId, g) != msg->node)
+    return;
+  if (m->late_left > 0)
+    {
+      hier_latency_took (&m->lat, g, msg->key, (guint64) c->cfg.cluster_radius, TRUE);
+      if (--m->late_left == 0)
+        {
+          m->late_left = 1;   /* late_done counts it down */
+          late_done (c, out, m);
+        }
+      return;
+    }
+  if (!c->probing || !m->awaited || g != c->landmarks->len - 1)
+    return;
+  m->awaited = FALSE;
+  hier_latency_took (&m->lat, g, msg->key, (guint64) c->cfg.cluster_radius, FALSE);
+  if (--c->probe_waiting == 0)
+    probe_done (c, out);
+}
+
+static void
+latency_deadline (HierCoord *c, ProtoOutbox *out)
+{
+  if (c->probing && c->probe_deadline <= c->now)
+    {
+      guint missing = 0;
+      for (guint i = 0; i < c->members->len; i++)
+        {
+          Member *m = g_ptr_array_index (c->members, i);
+          if (m->awaited)
+            m->awaited = FALSE, missing++;
+        }
+      c->probe_waiting = 0;
+      observe (c, out, PROTO_OBS_TIMER_FIRED, g_array_index (c->landmarks, ProtoNodeId, c->landmarks->len - 1),
+                  -1, missing, "election_timeout: %u round trips to the landmark unanswered: no link", missing);
+      probe_done (c, out);
+    }
+  for (guint i = 0; c->late_probing && i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (m->late_left > 0 && m->late_deadline <= c->now)
+        late_done (c, out, m);
+    }
+}
+
+static DlTime
+latency_next_deadline (const HierCoord *c)
+{
+  DlTime d = c->probing ? c->probe_deadline : DL_TIME_NEVER;
+  for (guint i = 0; c->late_probing && i < c->members->len; i++)
+    {
+      const Member *m = g_ptr_array_index (c->members, i);
+      if (m->late_left > 0)
+        d = MIN (d, m->late_deadline);
+    }
+  return d;
+}
+
+static void
+latency_member_left (HierCoord *c, ProtoOutbox *out, Member *m)
+{
+  m->leaving = TRUE;
+  if (m->late_left > 0)
+    {
+      m->late_left = 0;
+      c->late_probing--;
+    }
+  if (c->probing && m->awaited)
+    {
+      m->awaited = FALSE;
+      if (--c->probe_waiting == 0)
+        probe_done (c, out);
+    }
 }
 
 static void
 member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
 {
   guint at;
-  Member *m = hc_find (c, id, &at);
+  Member *m = find_member (c, id, &at);
   if (!m)
     return;
-  hc_observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed: left");
-  hl_member_left (c, out, m);
+  observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed: left");
+  latency_member_left (c, out, m);
   if (m->cluster >= 0)
     {
       Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
@@ -541,7 +940,7 @@ member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
       g_hash_table_remove (k->votes, GUINT_TO_POINTER (id + 1));
       g_ptr_array_remove_index (c->members, at);
       if (k->head == id)
-        hc_start_election (c, out, k, k->epoch + 1, "the head left");
+        start_election (c, out, k, k->epoch + 1, "the head left");
       else if (k->head != PROTO_NO_NODE)
         send_cluster (c, out, k);
       else
@@ -556,19 +955,19 @@ static void
 handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   guint at;
-  Member *m = hc_find (c, from, &at);
+  Member *m = find_member (c, from, &at);
   switch (msg->type)
     {
     case PROTO_MSG_CLIENT_CONNECTED:
-      hc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       if (!m)
         {
           m = g_new0 (Member, 1);
           m->id = from;
           m->cluster = -1;
-          m->group = -1;
-          m->best_group = -1;
-          m->best_rtt = G_MAXUINT64;
+          m->lat.group = -1;
+          m->lat.best_group = -1;
+          m->lat.best_rtt = G_MAXUINT64;
           m->late_deadline = DL_TIME_NEVER;
           g_ptr_array_insert (c->members, (gint) at, m);
         }
@@ -577,13 +976,13 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
         proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
         r.node = from;
         r.joined_mid_training = c->formed;   /* it syncs from its head before it trains */
-        hc_send (c, out, from, &r);
+        send_msg (c, out, from, &r);
       }
       return;
     case PROTO_MSG_HIER_HELLO:
       if (!m || m->region)
         break;
-      hc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
       m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
       m->score = msg->degree;
       m->nat = msg->helper;
@@ -598,16 +997,16 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
           break;
         Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
         if (msg->round > k->epoch)
-          hc_start_election (c, out, k, msg->round, "a member lost its head");
+          start_election (c, out, k, msg->round, "a member lost its head");
         if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
           {
-            hc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
+            observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
                      msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
             /* it missed an announcement (a lost message): where things are */
             send_cluster_to (c, out, k, from);
             return;
           }
-        hc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+        observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
         guint64 vote = ((guint64) msg->degree << 1) | (msg->helper ? 1 : 0);
         g_hash_table_insert (k->votes, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) vote + 1));
         try_tally (c, out, k);
@@ -616,14 +1015,14 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
     case PROTO_MSG_HIER_RTT:
       if (!m || !m->region)
         break;
-      hc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
                   NULL);
-      hl_rtt (c, out, m, msg);
+      latency_rtt (c, out, m, msg);
       return;
     case PROTO_MSG_PEER_IS_READY:
       if (!m || !msg->helper || m->resting)
         break;
-      hc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       m->resting = TRUE;
       if (m->cluster >= 0)
         {
@@ -636,25 +1035,25 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
         }
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      if (!m || !hc_find (c, msg->node, NULL))
+      if (!m || !find_member (c, msg->node, NULL))
         {
-          hc_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
+          observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
           return;
         }
-      hc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       {
         ProtoMsg r;
         proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
         r.node = from;
         r.signal = msg->signal;
         r.signal_data = g_strdup (msg->signal_data);
-        hc_send (c, out, msg->node, &r);
+        send_msg (c, out, msg->node, &r);
       }
       return;
     default:
       break;
     }
-  hc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+  observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
 }
 
 void
@@ -673,7 +1072,7 @@ hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *
       break;
     case PROTO_IN_DEADLINE:
       maybe_form (c, out);
-      hl_deadline (c, out);
+      latency_deadline (c, out);
       for (guint q = 0; q < c->clusters->len; q++)
         try_tally (c, out, g_ptr_array_index (c->clusters, q));
       break;
@@ -692,7 +1091,7 @@ DlTime
 hier_coord_next_deadline (const HierCoord *c)
 {
   DlTime d = c->formed || c->probing ? DL_TIME_NEVER : c->form_deadline;
-  d = MIN (d, hl_next_deadline (c));
+  d = MIN (d, latency_next_deadline (c));
   for (guint q = 0; q < c->clusters->len; q++)
     d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
   return d;
@@ -713,7 +1112,7 @@ hier_coord_n_clusters (const HierCoord *c)
 ProtoNodeId
 hier_coord_head_of (const HierCoord *c, ProtoNodeId member)
 {
-  Member *m = hc_find (c, member, NULL);
+  Member *m = find_member (c, member, NULL);
   if (!m || m->cluster < 0)
     return PROTO_NO_NODE;
   return ((Cluster *) g_ptr_array_index (c->clusters, m->cluster))->head;

@@ -204,7 +204,8 @@ open_link (HierPeer *p, ProtoOutbox *out, ProtoNodeId id)
     proto_links_open (&p->links, out, id);
 }
 
-/* ---- round trips to landmarks (cluster_by = latency, hier-latency.c) ---- */
+/* ---- round trips to landmarks (cluster_by = latency; the coordinator's
+ * side is in hier-coord.c) ---- */
 
 typedef struct {
   ProtoNodeId landmark;
