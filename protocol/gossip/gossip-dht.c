@@ -17,8 +17,8 @@
  * DhtNodes call 0); each peer looks its own key up first, and a random key
  * after each of its rounds (a bucket refresh).
  *
- * A leaf (gossip-dht-private.h): the table decides, and appends its sends
- * and observations to an effects array that the peer carries out. */
+ * A leaf (gossip-dht-private.h): the table decides, and queues its sends
+ * and observations as effects that the peer carries out. */
 #include "config.h"
 
 #include "protocol/gossip/gossip-dht-private.h"
@@ -63,6 +63,7 @@ struct GossipDht {
   GArray *calls;                /* Call */
   guint32 next_call;
   guint32 next_lookup;
+  GArray *fx;                   /* GossipDhtEffect: decided, not carried out yet */
 };
 
 static guint64
@@ -79,47 +80,50 @@ bucket_of (const GossipDht *d, guint64 key)
 }
 
 static void
-send (GArray *fx, ProtoNodeId to, ProtoMsg *m)
+send (GossipDht *d, ProtoNodeId to, ProtoMsg *m)
 {
   GossipDhtEffect e = { .kind = GOSSIP_DHT_SEND, .to = to, .msg = *m };
-  g_array_append_val (fx, e);
+  g_array_append_val (d->fx, e);
 }
 
 static void
-observe_kind (GArray *fx, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value, const char *detail)
+observe_kind (GossipDht *d, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value, const char *detail)
 {
   GossipDhtEffect e = { .kind = GOSSIP_DHT_OBSERVE, .to = other, .obs = kind, .type = type, .value = value };
   g_strlcpy (e.detail, detail, sizeof e.detail);
-  g_array_append_val (fx, e);
+  g_array_append_val (d->fx, e);
 }
 
 static void
-observe (GArray *fx, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+observe (GossipDht *d, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
 
 static void
-observe (GArray *fx, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...)
+observe (GossipDht *d, ProtoNodeId other, int32_t type, int64_t value, const char *fmt, ...)
 {
-  char d[PROTO_OBS_DETAIL_LEN];
+  char detail[PROTO_OBS_DETAIL_LEN];
   va_list ap;
   va_start (ap, fmt);
-  g_vsnprintf (d, sizeof d, fmt, ap);
+  g_vsnprintf (detail, sizeof detail, fmt, ap);
   va_end (ap);
-  observe_kind (fx, PROTO_OBS_NOTE, other, type, value, d);
+  observe_kind (d, PROTO_OBS_NOTE, other, type, value, detail);
 }
 
-GArray *
-gossip_dht_effects_new (void)
+GossipDhtEffect *
+gossip_dht_effects (GossipDht *d, guint *n)
 {
-  return g_array_new (FALSE, FALSE, sizeof (GossipDhtEffect));
+  *n = d && d->fx->len ? d->fx->len : 0;
+  return *n ? &g_array_index (d->fx, GossipDhtEffect, 0) : NULL;
 }
 
 void
-gossip_dht_effects_free (GArray *fx)
+gossip_dht_effects_done (GossipDht *d)
 {
-  for (guint i = 0; i < fx->len; i++)
-    if (g_array_index (fx, GossipDhtEffect, i).kind == GOSSIP_DHT_SEND)
-      proto_msg_clear (&g_array_index (fx, GossipDhtEffect, i).msg);
-  g_array_unref (fx);
+  if (!d)
+    return;
+  for (guint i = 0; i < d->fx->len; i++)
+    if (g_array_index (d->fx, GossipDhtEffect, i).kind == GOSSIP_DHT_SEND)
+      proto_msg_clear (&g_array_index (d->fx, GossipDhtEffect, i).msg);
+  g_array_set_size (d->fx, 0);
 }
 
 /* A contact seen alive: to the tail of its bucket, or in if there is room. */
@@ -206,7 +210,7 @@ find_lookup (GossipDht *d, guint32 id)
 }
 
 static void
-send_call (GossipDht *d, DlTime now, GArray *fx, Lookup *l, Candidate *c)
+send_call (GossipDht *d, DlTime now, Lookup *l, Candidate *c)
 {
   Call call = { .id = ++d->next_call, .to = c->id, .lookup = l->id,
                 .deadline = dl_time_add (now, d->rpc_timeout) };
@@ -217,13 +221,13 @@ send_call (GossipDht *d, DlTime now, GArray *fx, Lookup *l, Candidate *c)
   proto_msg_init (&m, PROTO_MSG_DHT_FIND_NODE);
   m.round = call.id;
   m.key = l->target;
-  send (fx, c->id, &m);
+  send (d, c->id, &m);
 }
 
 /* As many calls as alpha allows to the closest not asked yet; the lookup
  * ends when the k closest have answered or failed. */
 static void
-advance (GossipDht *d, DlTime now, GArray *fx, Lookup *l)
+advance (GossipDht *d, DlTime now, Lookup *l)
 {
   if (l->done)
     return;
@@ -236,7 +240,7 @@ advance (GossipDht *d, DlTime now, GArray *fx, Lookup *l)
         continue;   /* a failed contact does not count among the k */
       considered++;
       if (c->state == SL_NEW && l->inflight < d->alpha)
-        send_call (d, now, fx, l, c);
+        send_call (d, now, l, c);
       if (c->state == SL_NEW || c->state == SL_ASKED)
         pending = TRUE;
     }
@@ -248,16 +252,16 @@ advance (GossipDht *d, DlTime now, GArray *fx, Lookup *l)
     answered += g_array_index (l->shortlist, Candidate, i).state == SL_ANSWERED;
   g_autofree ProtoNodeId *ids = NULL;
   guint n = gossip_dht_contacts (d, &ids);
-  observe (fx, PROTO_NO_NODE, PROTO_MSG_DHT_FIND_NODE, n,
+  observe (d, PROTO_NO_NODE, PROTO_MSG_DHT_FIND_NODE, n,
            "kademlia: lookup %u done: %u of the closest answered; %u contacts known", l->id, answered, n);
 }
 
 static void
-start_lookup (GossipDht *d, DlTime now, GArray *fx, guint64 target)
+start_lookup (GossipDht *d, DlTime now, guint64 target)
 {
   Lookup l = { .id = ++d->next_lookup, .target = target, .shortlist = closest (d, target, d->k) };
   g_array_append_val (d->lookups, l);
-  advance (d, now, fx, &g_array_index (d->lookups, Lookup, d->lookups->len - 1));
+  advance (d, now, &g_array_index (d->lookups, Lookup, d->lookups->len - 1));
 }
 
 static void
@@ -276,14 +280,14 @@ drop_done_lookups (GossipDht *d)
 
 /* A call ended: answered with contacts (answer != NULL) or failed. */
 static void
-call_ended (GossipDht *d, DlTime now, GArray *fx, guint ci, const ProtoMsg *answer)
+call_ended (GossipDht *d, DlTime now, guint ci, const ProtoMsg *answer)
 {
   Call call = g_array_index (d->calls, Call, ci);
   g_array_remove_index (d->calls, ci);
   if (!answer)
     {
       forget (d, call.to);
-      observe (fx, call.to, PROTO_MSG_DHT_FIND_NODE, call.id, "kademlia: call %u unanswered: contact dropped",
+      observe (d, call.to, PROTO_MSG_DHT_FIND_NODE, call.id, "kademlia: call %u unanswered: contact dropped",
                call.id);
     }
   else
@@ -321,7 +325,7 @@ call_ended (GossipDht *d, DlTime now, GArray *fx, guint ci, const ProtoMsg *answ
         }
       g_array_sort (l->shortlist, cmp_candidate);
     }
-  advance (d, now, fx, l);
+  advance (d, now, l);
   drop_done_lookups (d);
 }
 
@@ -338,6 +342,7 @@ gossip_dht_new (ProtoNodeId self, guint k, guint alpha, DlTime rpc_timeout)
     d->buckets[b] = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   d->lookups = g_array_new (FALSE, FALSE, sizeof (Lookup));
   d->calls = g_array_new (FALSE, FALSE, sizeof (Call));
+  d->fx = g_array_new (FALSE, FALSE, sizeof (GossipDhtEffect));
   return d;
 }
 
@@ -351,34 +356,40 @@ gossip_dht_free (GossipDht *d)
   for (guint i = 0; i < d->lookups->len; i++)
     g_array_unref (g_array_index (d->lookups, Lookup, i).shortlist);
   g_array_unref (d->lookups);
+  gossip_dht_effects_done (d);
+  g_array_unref (d->fx);
   g_array_unref (d->calls);
   g_free (d);
 }
 
 void
-gossip_dht_handle_nodes (GossipDht *d, DlTime now, ProtoNodeId from, const ProtoMsg *msg, GArray *fx)
+gossip_dht_handle_nodes (GossipDht *d, DlTime now, ProtoNodeId from, const ProtoMsg *msg)
 {
+  if (!d)
+    return;
   if (from == PROTO_SERVER && msg->round == 0)
     {
       for (guint i = 0; i < msg->n_peers; i++)
         touch (d, msg->peers[i]);
-      observe (fx, PROTO_NO_NODE, PROTO_MSG_DHT_NODES, msg->n_peers, "kademlia: %u bootstrap contacts",
+      observe (d, PROTO_NO_NODE, PROTO_MSG_DHT_NODES, msg->n_peers, "kademlia: %u bootstrap contacts",
                msg->n_peers);
-      start_lookup (d, now, fx, d->self_key);
+      start_lookup (d, now, d->self_key);
       return;
     }
   for (guint i = 0; i < d->calls->len; i++)
     if (g_array_index (d->calls, Call, i).id == msg->round && g_array_index (d->calls, Call, i).to == from)
       {
-        call_ended (d, now, fx, i, msg);
+        call_ended (d, now, i, msg);
         return;
       }
-  observe_kind (fx, PROTO_OBS_REJECTED, from, PROTO_MSG_DHT_NODES, msg->round, "kademlia: an answer to no call");
+  observe_kind (d, PROTO_OBS_REJECTED, from, PROTO_MSG_DHT_NODES, msg->round, "kademlia: an answer to no call");
 }
 
 void
-gossip_dht_handle_find (GossipDht *d, ProtoNodeId from, const ProtoMsg *msg, GArray *fx)
+gossip_dht_handle_find (GossipDht *d, ProtoNodeId from, const ProtoMsg *msg)
 {
+  if (!d)
+    return;
   touch (d, from);   /* whoever calls is alive */
   g_autoptr (GArray) c = closest (d, msg->key, d->k);
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, MAX (c->len, 1));
@@ -388,29 +399,35 @@ gossip_dht_handle_find (GossipDht *d, ProtoNodeId from, const ProtoMsg *msg, GAr
   proto_msg_init (&m, PROTO_MSG_DHT_NODES);
   m.round = msg->round;
   proto_msg_set_peers (&m, ids, c->len);
-  send (fx, from, &m);
+  send (d, from, &m);
 }
 
 void
-gossip_dht_refresh (GossipDht *d, DlTime now, guint64 target, GArray *fx)
+gossip_dht_refresh (GossipDht *d, DlTime now, guint64 target)
 {
-  start_lookup (d, now, fx, target);
+  if (!d)
+    return;
+  start_lookup (d, now, target);
 }
 
 void
-gossip_dht_link_lost (GossipDht *d, DlTime now, ProtoNodeId other, GArray *fx)
+gossip_dht_link_lost (GossipDht *d, DlTime now, ProtoNodeId other)
 {
+  if (!d)
+    return;
   for (guint i = d->calls->len; i > 0; i--)
     if (g_array_index (d->calls, Call, i - 1).to == other)
-      call_ended (d, now, fx, i - 1, NULL);
+      call_ended (d, now, i - 1, NULL);
 }
 
 void
-gossip_dht_deadline (GossipDht *d, DlTime now, GArray *fx)
+gossip_dht_deadline (GossipDht *d, DlTime now)
 {
+  if (!d)
+    return;
   for (guint i = d->calls->len; i > 0; i--)
     if (i - 1 < d->calls->len && g_array_index (d->calls, Call, i - 1).deadline <= now)
-      call_ended (d, now, fx, i - 1, NULL);
+      call_ended (d, now, i - 1, NULL);
 }
 
 DlTime

@@ -174,77 +174,26 @@ send_or_queue (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
 }
 
 /* ---- Kademlia discovery (discovery = kademlia): the routing table and
- * its lookups are a leaf (gossip-dht-private.h); what it decides to send
- * or note comes back as effects, carried out here in order ---- */
+ * its lookups are a leaf (gossip-dht-private.h; NULL without kademlia);
+ * what it decides to send or note is queued there as effects, carried out
+ * here in order after each call ---- */
 
 static void
-dht_apply (GossipPeer *p, ProtoOutbox *out, GArray *fx)
+dht_apply (GossipPeer *p, ProtoOutbox *out)
 {
-  for (guint i = 0; i < fx->len; i++)
-    {
-      GossipDhtEffect *e = &g_array_index (fx, GossipDhtEffect, i);
-      switch (e->kind)
-        {
-        case GOSSIP_DHT_SEND:
-          send_or_queue (p, out, e->to, &e->msg);
-          break;
-        case GOSSIP_DHT_OBSERVE:
-          observe (p, out, e->obs, e->to, e->type, e->value, e->detail);
-          break;
-        }
-    }
-  gossip_dht_effects_free (fx);
-}
-
-/* a random key after each round, to keep the buckets fresh */
-static void
-dht_refresh (GossipPeer *p, ProtoOutbox *out)
-{
-  if (!p->dht)
-    return;
-  GArray *fx = gossip_dht_effects_new ();
-  gossip_dht_refresh (p->dht, p->now, dl_random_u64 (p->rng), fx);
-  dht_apply (p, out, fx);
-}
-
-static void
-dht_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other)
-{
-  if (!p->dht)
-    return;
-  GArray *fx = gossip_dht_effects_new ();
-  gossip_dht_link_lost (p->dht, p->now, other, fx);
-  dht_apply (p, out, fx);
-}
-
-static void
-dht_deadline (GossipPeer *p, ProtoOutbox *out)
-{
-  if (!p->dht)
-    return;
-  GArray *fx = gossip_dht_effects_new ();
-  gossip_dht_deadline (p->dht, p->now, fx);
-  dht_apply (p, out, fx);
-}
-
-static void
-dht_handle_nodes (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
-{
-  if (!p->dht)
-    return;
-  GArray *fx = gossip_dht_effects_new ();
-  gossip_dht_handle_nodes (p->dht, p->now, from, msg, fx);
-  dht_apply (p, out, fx);
-}
-
-static void
-dht_handle_find (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
-{
-  if (!p->dht)
-    return;
-  GArray *fx = gossip_dht_effects_new ();
-  gossip_dht_handle_find (p->dht, from, msg, fx);
-  dht_apply (p, out, fx);
+  guint n = 0;
+  GossipDhtEffect *fx = gossip_dht_effects (p->dht, &n);
+  for (guint i = 0; i < n; i++)
+    switch (fx[i].kind)
+      {
+      case GOSSIP_DHT_SEND:
+        send_or_queue (p, out, fx[i].to, &fx[i].msg);
+        break;
+      case GOSSIP_DHT_OBSERVE:
+        observe (p, out, fx[i].obs, fx[i].to, fx[i].type, fx[i].value, fx[i].detail);
+        break;
+      }
+  gossip_dht_effects_done (p->dht);
 }
 
 static void start_training (GossipPeer *p, ProtoOutbox *out);
@@ -275,6 +224,22 @@ clear_step (GossipPeer *p)
   p->xchg_deadline = DL_TIME_NEVER;
 }
 
+
+/* A step's list (PeersForRound, GossipSample): the peer is in its step;
+ * (transfer full) the candidates, every listed member but itself. */
+static ProtoNodeId *
+enter_step (GossipPeer *p, const ProtoMsg *msg, guint *n_out)
+{
+  p->step = msg->round;
+  p->have_step = TRUE;
+  ProtoNodeId *pool = g_new (ProtoNodeId, MAX (msg->n_peers, 1));
+  guint n = 0;
+  for (guint i = 0; i < msg->n_peers; i++)
+    if (msg->peers[i] != p->id)
+      pool[n++] = msg->peers[i];
+  *n_out = n;
+  return pool;
+}
 
 static Nbr *
 find_nbr (GossipPeer *p, ProtoNodeId id)
@@ -518,13 +483,8 @@ handle_neighbors (GossipPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *o
 static void
 handle_list (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  p->step = msg->round;
-  p->have_step = TRUE;
-  g_autofree ProtoNodeId *pool = g_new (ProtoNodeId, MAX (msg->n_peers, 1));
   guint n = 0;
-  for (guint i = 0; i < msg->n_peers; i++)
-    if (msg->peers[i] != p->id)
-      pool[n++] = msg->peers[i];
+  g_autofree ProtoNodeId *pool = enter_step (p, msg, &n);
   guint k = draw_targets (p, pool, n);
   g_free (p->targets);
   p->targets = g_memdup2 (pool, MAX (k, 1) * sizeof *pool);
@@ -737,7 +697,12 @@ async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n)
   p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
   proto_outbox_observe (out, PROTO_OBS_ROUND_END, gossip_peer_state_name (p->state), p->last_round_end, PROTO_NO_NODE, -1, 1,
                         "asynchronous: pushed to %u of %u candidates", k, n);
-  dht_refresh (p, out);   /* kademlia: a random key, to keep the buckets fresh */
+  if (p->dht)
+    {
+      /* kademlia: a random key, to keep the buckets fresh */
+      gossip_dht_refresh (p->dht, p->now, dl_random_u64 (p->rng));
+      dht_apply (p, out);
+    }
   if (p->rounds_done >= p->cfg.rounds)
     finish (p, out);
   else
@@ -750,13 +715,8 @@ async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n)
 static void
 handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  p->step = msg->round;
-  p->have_step = TRUE;
-  g_autofree ProtoNodeId *pool = g_new (ProtoNodeId, MAX (msg->n_peers, 1));
   guint n = 0;
-  for (guint i = 0; i < msg->n_peers; i++)
-    if (msg->peers[i] != p->id)
-      pool[n++] = msg->peers[i];
+  g_autofree ProtoNodeId *pool = enter_step (p, msg, &n);
   async_step (p, out, pool, n);
 }
 
@@ -765,7 +725,8 @@ link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
   observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
   proto_links_lost (&p->links, out, other);
-  dht_link_lost (p, out, other);
+  gossip_dht_link_lost (p->dht, p->now, other);
+  dht_apply (p, out);
   sync_link_lost (p, out, other);
   Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
   if (nb && !(nb->got && nb->sent))
@@ -861,10 +822,12 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       handle_sample (p, msg, out);
       break;
     case PROTO_MSG_DHT_FIND_NODE:
-      dht_handle_find (p, out, in->from, msg);
+      gossip_dht_handle_find (p->dht, in->from, msg);
+      dht_apply (p, out);
       break;
     case PROTO_MSG_DHT_NODES:
-      dht_handle_nodes (p, out, in->from, msg);
+      gossip_dht_handle_nodes (p->dht, now, in->from, msg);
+      dht_apply (p, out);
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       if (msg->comm_round != PROTO_GOSSIP_STEP)
@@ -927,7 +890,8 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       handle_message (p, now, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      dht_deadline (p, out);
+      gossip_dht_deadline (p->dht, now);
+      dht_apply (p, out);
       sync_deadline (p, out);
       if (p->state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
         {

@@ -506,21 +506,23 @@ head_clear (HierPeer *p)
   async_clear (p);
 }
 
+/* id is in ids (ProtoNodeId) */
 static gboolean
-is_member (const HierPeer *p, ProtoNodeId id)
+listed (const GArray *ids, ProtoNodeId id)
 {
-  for (guint i = 0; i < p->members->len; i++)
-    if (g_array_index (p->members, ProtoNodeId, i) == id)
+  for (guint i = 0; i < ids->len; i++)
+    if (g_array_index (ids, ProtoNodeId, i) == id)
       return TRUE;
   return FALSE;
 }
 
+/* head's aggregate of `round` in aggs (Agg), NULL if none */
 static Agg *
-find_agg (HierPeer *p, ProtoNodeId head, uint32_t round)
+find_in (GArray *aggs, ProtoNodeId head, uint32_t round)
 {
-  for (guint i = 0; i < p->aggs->len; i++)
+  for (guint i = 0; i < aggs->len; i++)
     {
-      Agg *a = &g_array_index (p->aggs, Agg, i);
+      Agg *a = &g_array_index (aggs, Agg, i);
       if (a->head == head && a->round == round)
         return a;
     }
@@ -639,27 +641,6 @@ judge_members (HierPeer *p, ProtoOutbox *out)
   g_hash_table_remove_all (p->latency);
 }
 
-static Agg *
-find_child_agg (HierPeer *p, ProtoNodeId child, uint32_t round)
-{
-  for (guint i = 0; i < p->child_aggs->len; i++)
-    {
-      Agg *a = &g_array_index (p->child_aggs, Agg, i);
-      if (a->head == child && a->round == round)
-        return a;
-    }
-  return NULL;
-}
-
-static gboolean
-is_child (const HierPeer *p, ProtoNodeId id)
-{
-  for (guint i = 0; i < p->children->len; i++)
-    if (g_array_index (p->children, ProtoNodeId, i) == id)
-      return TRUE;
-  return FALSE;
-}
-
 static void distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead);
 
 /* Its subtree: its cluster and its children's subtrees; up to its parent,
@@ -671,7 +652,7 @@ try_gather (HierPeer *p, ProtoOutbox *out)
     return;
   gboolean all = p->heads_known;
   for (guint i = 0; i < p->children->len && all; i++)
-    all = find_child_agg (p, g_array_index (p->children, ProtoNodeId, i), p->hr) != NULL;
+    all = find_in (p->child_aggs, g_array_index (p->children, ProtoNodeId, i), p->hr) != NULL;
   if (!all && p->now < p->head_deadline)
     return;
   if (!all)
@@ -729,7 +710,7 @@ try_gather (HierPeer *p, ProtoOutbox *out)
 static Agg *
 agg_for (HierPeer *p, ProtoNodeId h)
 {
-  Agg *best = find_agg (p, h, p->hr);
+  Agg *best = find_in (p->aggs, h, p->hr);
   if (best)
     return best;
   for (guint i = 0; i < p->aggs->len; i++)
@@ -766,7 +747,7 @@ try_top (HierPeer *p, ProtoOutbox *out)
   for (guint i = 0; i < p->heads->len; i++)
     {
       ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
-      Agg *a = find_agg (p, h, p->hr) ? NULL : agg_for (p, h);
+      Agg *a = find_in (p->aggs, h, p->hr) ? NULL : agg_for (p, h);
       if (a)
         {
           g_array_append_val (mine, *a);
@@ -799,7 +780,7 @@ distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, 
   g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   g_array_append_vals (kids, p->children->data, p->children->len);
   for (guint i = 0; i < p->child_aggs->len; i++)
-    if (g_array_index (p->child_aggs, Agg, i).round == round && !is_child (p, g_array_index (p->child_aggs, Agg, i).head))
+    if (g_array_index (p->child_aggs, Agg, i).round == round && !listed (p->children, g_array_index (p->child_aggs, Agg, i).head))
       g_array_append_val (kids, g_array_index (p->child_aggs, Agg, i).head);
   for (guint i = 0; i < kids->len && global; i++)
     {
@@ -901,7 +882,7 @@ head_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights 
   if (p->phase == HEAD_COLLECT && p->head_deadline == DL_TIME_NEVER)
     p->head_deadline = dl_time_add (p->now, p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
                                                 ? p->cfg.round_deadline : p->cfg.head_timeout);
-  if (!is_member (p, from))
+  if (!listed (p->members, from))
     observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, -1, "head: an update from a peer not (yet) listed");
   try_collect (p, out);
 }
@@ -936,16 +917,16 @@ head_take_agg (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
       observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_HIER_AGG, msg->round, "an aggregate of a past round");
       return;
     }
-  if (is_child (p, from))
+  if (listed (p->children, from))
     {
-      if (find_child_agg (p, from, msg->round))
+      if (find_in (p->child_aggs, from, msg->round))
         return;
       Agg c = { .head = from, .round = msg->round, .count = msg->degree, .mean = learn_weights_ref (msg->weights) };
       g_array_append_val (p->child_aggs, c);
       try_gather (p, out);
       return;
     }
-  if (find_agg (p, from, msg->round))
+  if (find_in (p->aggs, from, msg->round))
     return;
   if (p->phase == HEAD_COLLECT && (!p->hr_set || msg->round > p->hr))
     {
