@@ -439,6 +439,10 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       g_autofree char *tp = resolve_path (s, trace);
       PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
     }
+  const char *return_model = V ("churn", "return_model");
+  if (strcmp (return_model, "own") != 0 && strcmp (return_model, "initial") != 0)
+    return BAD ("churn", "return_model", "'%s': expected own or initial", return_model);
+  c->return_initial = strcmp (return_model, "initial") == 0;
 
   /* timeline */
   guint max_join = 0;

@@ -124,7 +124,8 @@ static const KeySpec keys[] = {
   { "churn", "session", "exponential(30min)", K_DIST_DUR, "lifetime of peers arriving by churn" },
   { "churn", "crash_fraction", "0.5", K_PROB, "share of churn departures that are crashes" },
   { "churn", "max_peers", "100", K_UINT, "most peers ever with churn arrivals" },
-  { "churn", "trace", "", K_PATH, "CSV peer,join,leave (seconds) to replay instead" },
+  { "churn", "trace", "", K_PATH, "CSV peer,join,leave (seconds) to replay instead; a peer may have several rows (it leaves and comes back); fedscale:PATH reads FedScale's client behaviour trace as JSON lines (docs/user-guide.md)" },
+  { "churn", "return_model", "own", K_STR, "own | initial: the model a peer that comes back starts its new session from: its own last one, or the initial model (DISCO's Disco.train fetches the task's model on every connect)" },
 };
 
 /* The keys that belong to one protocol family; every other key applies to

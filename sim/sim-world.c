@@ -557,6 +557,7 @@ sim_world_free (SimWorld *w)
 {
   if (!w)
     return;
+  g_clear_pointer (&w->cfg.session_origin, g_array_unref);
   for (guint i = 1; i < w->nodes->len; i++)
     {
       Node *n = sim_node_at (w, i);

@@ -544,7 +544,10 @@ START_TEST (test_trace_parse_and_replay)
     { "p1,5,3\n", "avail.csv:1: 'p1,5,3': leave must come after join" },
     { "p1,0,1,2\n", "avail.csv:1: 'p1,0,1,2': expected peer,join,leave" },
     { "p1,0,-4\n", "leave must be a number" },
-    { "p1,0\np1,3\n", "avail.csv:2: peer p1 appears twice" },
+    /* a peer's intervals may not overlap: the error names the later line */
+    { "p1,0\np1,3\n", "avail.csv:2: peer p1 is online from 3 s, which overlaps its interval on line 1" },
+    { "p1,10,20\np2,0,5\np1,15,30\n", "avail.csv:3: peer p1 is online from 15 s, which overlaps its interval on line 1" },
+    { "p1,50,60\np1,0,55\n", "avail.csv:2: peer p1 is online from 0 s, which overlaps its interval on line 1" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -552,6 +555,17 @@ START_TEST (test_trace_parse_and_replay)
       ck_assert (sim_trace_parse (bad[i].text, "avail.csv", &be) == NULL);
       ck_assert_msg (strstr (be->message, bad[i].needle) != NULL, "'%s' lacks '%s'", be->message, bad[i].needle);
     }
+  {
+    /* several intervals of one peer (a return may begin at the leave) */
+    g_autoptr (GError) me = NULL;
+    g_autoptr (GArray) m = sim_trace_parse ("p1,30,\np1,0,10\np1,10,20\np2,5,6\n", "multi.csv", &me);
+    ck_assert_msg (m != NULL, "%s", me ? me->message : "");
+    ck_assert_uint_eq (m->len, 4);
+    ck_assert_int_eq (g_array_index (m, SimTraceEntry, 0).join, 0);
+    ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 0).line, 2);
+    ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 1).peer, 2);
+    ck_assert_int_eq (g_array_index (m, SimTraceEntry, 3).join, 30 * DL_S);
+  }
   g_autoptr (GError) fe = NULL;
   ck_assert (sim_trace_load ("/nonexistent/avail.csv", &fe) == NULL);
   ck_assert (strstr (fe->message, "/nonexistent/avail.csv") != NULL);
@@ -582,6 +596,39 @@ START_TEST (test_trace_parse_and_replay)
   ck_assert_int_eq (sim_world_peer (w, 2)->left, 100 * DL_S);
   ck_assert (sim_world_peer (w, 3)->synced);   /* joined mid-training */
   ck_assert (res->outcome != SIM_OUTCOME_TIME_LIMIT);
+  teardown (w, &rec, &s);
+}
+END_TEST
+
+/* A peer that leaves and comes back (two intervals in the trace): its
+ * return is a new session, a new peer id to the protocol (DISCO's server
+ * gives a reconnecting client a fresh id), on the same device (its speed)
+ * and, as a late joiner, synced before it trains again. */
+START_TEST (test_trace_peer_returns)
+{
+  g_autoptr (GError) e = NULL;
+  GArray *t = sim_trace_parse ("p1,0,\np2,0,\np3,0,40\np3,80,\n", "back.csv", &e);
+  ck_assert_msg (t != NULL, "%s", e ? e->message : "");
+  Setup s;
+  setup_softmax (&s, 0, 20, 7);
+  s.cfg.max_peers = 3;
+  s.cfg.proto.min_participants = 2;
+  s.cfg.sample_cost = 20 * DL_MS;      /* rounds of a few seconds: p3 leaves in round 6 or so */
+  ck_assert (dl_dist_parse ("uniform(0.5, 2)", DL_UNIT_NUMBER, &s.cfg.speed, NULL));
+  s.cfg.trace = t;
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  run (&s, &rec, &w);
+  ck_assert_uint_eq (sim_world_n_nodes (w), 4);   /* p4 is p3's second session */
+  assert_peer (w, 3, "left");
+  ck_assert_int_eq (sim_world_peer (w, 3)->left, 40 * DL_S);
+  ck_assert_uint_gt (sim_world_peer (w, 3)->rounds, 0);
+  ck_assert_int_eq (sim_world_peer (w, 4)->joined, 80 * DL_S);
+  ck_assert (sim_world_peer (w, 4)->synced);       /* a late joiner: the model sync */
+  ck_assert_uint_gt (sim_world_peer (w, 4)->rounds, 0);
+  ck_assert (sim_world_peer (w, 4)->speed == sim_world_peer (w, 3)->speed);
+  ck_assert (sim_world_peer (w, 1)->speed != sim_world_peer (w, 3)->speed);
   teardown (w, &rec, &s);
 }
 END_TEST
@@ -763,6 +810,7 @@ world_suite (void)
   tcase_add_test (tc, test_bad_config_is_an_error);
   tcase_add_test (tc, test_stragglers_and_nat);
   tcase_add_test (tc, test_trace_parse_and_replay);
+  tcase_add_test (tc, test_trace_peer_returns);
   tcase_add_test (tc, test_partition_isolates_a_peer);
   tcase_add_test (tc, test_drop_and_delay_actions);
   tcase_add_test (tc, test_graceful_close_after_what_was_sent);
