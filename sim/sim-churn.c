@@ -40,6 +40,18 @@ sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *ou
       out->uplink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->uplink, bw), 1e3));
       out->downlink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->downlink, bw), 1e3));
     }
+  if (cfg->capacity && id < cfg->capacity->len)
+    {
+      /* a capacity trace's device: FedScale counts a training sample as 3
+       * inferences of `computation` ms (client_metadata.py,
+       * get_completion_time), and one rate both ways */
+      const SimCapacity *c = &g_array_index (cfg->capacity, SimCapacity, id);
+      if (c->ms_per_sample > 0)
+        {
+          out->speed = (double) cfg->sample_cost / (3 * c->ms_per_sample * 1e6);
+          out->uplink_bps = out->downlink_bps = c->bps;
+        }
+    }
 }
 
 int

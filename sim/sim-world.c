@@ -122,6 +122,7 @@ sim_world_config_clear (SimWorldConfig *c)
       g_clear_pointer (&c->actions, g_array_unref);
     }
   g_clear_pointer (&c->trace, g_array_unref);
+  g_clear_pointer (&c->capacity, g_array_unref);
   g_clear_pointer (&c->region_names, g_strfreev);
   g_clear_pointer (&c->region_counts, g_free);
   c->n_regions = 0;
