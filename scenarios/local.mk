@@ -30,6 +30,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/implosion-churn.ini \
 	scenarios/examples/stragglers.ini \
 	scenarios/examples/petals-next-peer.ini \
+	scenarios/examples/availability.ini \
+	scenarios/examples/traces/diurnal-day.csv \
 	scenarios/examples/traces/petals-no-churn.csv \
 	scenarios/examples/traces/petals-server-churn.csv \
 	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
