@@ -24,6 +24,8 @@ typedef struct {
   GArray *round_loss;         /* summed loss per round */
   guint dropped;
   DlTime first_close;         /* the coordinator's first "stream closed" */
+  ProtoNodeId watch, watch_origin;   /* at watch's first observation: its model and watch_origin's */
+  LearnWeights *watch_model, *origin_model;
 } Rec;
 
 static void
@@ -43,6 +45,11 @@ rec_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
   g_checksum_update (r->sum, (const guchar *) s, -1);
   if (o->kind == PROTO_OBS_DROPPED)
     r->dropped++;
+  if (r->watch && node == r->watch && !r->watch_model && r->world)
+    {
+      r->watch_model = learn_weights_ref (sim_world_peer_model (r->world, r->watch));
+      r->origin_model = learn_weights_ref (sim_world_peer_model (r->world, r->watch_origin));
+    }
   if (node == PROTO_SERVER && o->kind == PROTO_OBS_NOTE && strstr (o->detail, "stream closed")
       && r->first_close == 0)
     r->first_close = t;
@@ -109,6 +116,8 @@ static void
 rec_clear (Rec *r)
 {
   g_checksum_free (r->sum);
+  g_clear_pointer (&r->watch_model, learn_weights_unref);
+  g_clear_pointer (&r->origin_model, learn_weights_unref);
   g_ptr_array_unref (r->round_models);
   g_array_unref (r->round_acc);
   g_array_unref (r->round_acc_n);
@@ -655,6 +664,32 @@ remove_temp (const char *path)
 /* FedScale's client behaviour trace: intervals active[i]..inactive[i]
  * repeating every finish_time (or duration), up to the horizon; one that
  * wraps the period's end joins the next period's first. */
+/* churn.return_model: a return starts from the last model of the peer
+ * that came back (own), or from the initial model (initial). */
+START_TEST (test_trace_return_model)
+{
+  gboolean initial = _i == 1;
+  GArray *t = sim_trace_parse ("p1,0,\np2,0,\np3,0,40\np3,80,\n", "back.csv", NULL);
+  Setup s;
+  setup_softmax (&s, 0, 20, 7);
+  s.cfg.max_peers = 3;
+  s.cfg.proto.min_participants = 2;
+  s.cfg.sample_cost = 20 * DL_MS;
+  s.cfg.trace = t;
+  s.cfg.return_initial = initial;
+  Rec rec;
+  rec_init (&rec);
+  rec.watch = 4;
+  rec.watch_origin = 3;
+  SimWorld *w;
+  run (&s, &rec, &w);
+  ck_assert (rec.watch_model != NULL);
+  ck_assert_uint_gt (sim_world_peer (w, 3)->rounds, 0);   /* p3 trained: its model is not the initial one */
+  ck_assert (learn_weights_equal (rec.watch_model, rec.origin_model) == !initial);
+  teardown (w, &rec, &s);
+}
+END_TEST
+
 START_TEST (test_fedscale_behaviour)
 {
   g_autofree char *path = write_temp ("behave.jsonl",
@@ -932,6 +967,7 @@ world_suite (void)
   tcase_add_test (tc, test_stragglers_and_nat);
   tcase_add_test (tc, test_trace_parse_and_replay);
   tcase_add_test (tc, test_trace_peer_returns);
+  tcase_add_loop_test (tc, test_trace_return_model, 0, 2);
   tcase_add_test (tc, test_fedscale_behaviour);
   tcase_add_test (tc, test_fedscale_capacity);
   tcase_add_test (tc, test_partition_isolates_a_peer);
