@@ -288,6 +288,18 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
           proto_msg_take_indices (&m, g_memdup2 (q, k * sizeof *q), (uint32_t) k);
         break;
       }
+    case PROTO_MSG_GUEST:
+      {
+        guchar ty;
+        const char *s = NULL;
+        guint64 size = 0;
+        g_variant_get (inner, "(y&st)", &ty, &s, &size);
+        if (!strchr (s, ' '))
+          return malformed (error, "Guest needs a type name and data");
+        m.signal_data = g_strdup (s);
+        m.key = size;
+        break;
+      }
     case PROTO_MSG_PIPE_PING:
     case PROTO_MSG_PIPE_PONG:
     case PROTO_MSG_HIER_PING:

@@ -170,7 +170,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
    * another family: an error, so that nobody tunes a knob that does nothing */
   const char *family = V ("protocol", "family");
   if (!proto_family_lookup (family))
-    return BAD ("protocol", "family", "'%s': unknown family (expected disco, gossip, hierarchical or pipeline)", family);
+    return BAD ("protocol", "family", "'%s': unknown family (expected disco, gossip, hierarchical, pipeline or guest)", family);
   gboolean gossip = strcmp (family, "gossip") == 0;
   for (guint i = 0; i < p->keys->len; i++)
     {
@@ -342,6 +342,32 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   pc->webapp_runtime = strcmp (V ("peers", "runtime"), "webapp") == 0;
   if (pc->webapp_runtime)
     pc->leave_after_training = TRUE;
+
+  if (strcmp (family, "guest") == 0)
+    {
+      /* docs/guest.md: the command runs in the scenario file's folder */
+      const char *cmd = V ("protocol", "guest_command");
+      if (!*cmd)
+        return BAD ("protocol", "guest_command", "a guest needs its command line (docs/guest.md)");
+      if (strlen (cmd) >= sizeof pc->guest_command)
+        return BAD ("protocol", "guest_command", "longer than %zu bytes", sizeof pc->guest_command - 1);
+      g_autofree char *dir = g_path_get_dirname (s->path);
+      if (strlen (dir) >= sizeof pc->guest_dir)
+        return BAD ("protocol", "guest_command", "the scenario file's folder is longer than %zu bytes",
+                    sizeof pc->guest_dir - 1);
+      g_strlcpy (pc->guest_command, cmd, sizeof pc->guest_command);
+      g_strlcpy (pc->guest_dir, dir, sizeof pc->guest_dir);
+      DlTime t;
+      PARSE ("protocol", "guest_timeout", dl_parse_duration (V ("protocol", "guest_timeout"), &t, &_e));
+      if (t < DL_MS || t > 3600 * DL_S)
+        return BAD ("protocol", "guest_timeout", "must be 1ms to 1h");
+      pc->guest_timeout_ms = (guint) (t / DL_MS);
+      PARSE ("protocol", "guest_stall", dl_parse_duration (V ("protocol", "guest_stall"), &pc->guest_stall, &_e));
+      if (pc->guest_stall <= 0)
+        return BAD ("protocol", "guest_stall", "must be more than 0");
+      if (pc->coordinator_replicas > 1)
+        return BAD ("protocol", "coordinator_replicas", "a guest runs its own coordinator: 1 only");
+    }
 
   /* peers, compute, network, churn */
   c->n_peers = uint_of (V ("peers", "count"));
