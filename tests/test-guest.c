@@ -38,6 +38,20 @@ START_TEST (test_input_lines)
   g_autofree char *b = proto_guest_line_input (2, 7, &in);
   ck_assert_str_eq (b, "msg p2 7 S stream Push 0.25");
   proto_msg_clear (&m);
+  /* a Guest message not as a guest writes it (from a decoder, say) is not told */
+  proto_msg_init (&m, PROTO_MSG_GUEST);
+  m.signal_data = g_strdup ("Push 1\nnew p9 peer 1");
+  ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
+  proto_msg_clear (&m);
+  proto_msg_init (&m, PROTO_MSG_GUEST);
+  ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
+  proto_msg_clear (&m);
+  ck_assert (proto_guest_msg_text_ok ("Push 0.5"));
+  ck_assert (!proto_guest_msg_text_ok ("Push"));
+  ck_assert (!proto_guest_msg_text_ok ("Push "));
+  ck_assert (!proto_guest_msg_text_ok (" 0.5"));
+  ck_assert (!proto_guest_msg_text_ok ("Push 0.5 more"));
+  ck_assert (!proto_guest_msg_text_ok ("P/sh 0.5"));
   /* another family's message never reaches a guest */
   proto_msg_init (&m, PROTO_MSG_PAYLOAD);
   in.msg = &m;
@@ -118,6 +132,7 @@ static const struct {
   { "send p3 link P/sh 8 x", "TYPE is" },
   { "send p3 link Push 1099511627777 x", "SIZE" },
   { "send q3 link Push 8 x", "TO is" },
+  { "send p3 link Push 8 a\x01b", "one word" },
   { "open S", "two peers" },
   { "open p2 first", "open PEER" },
   { "train 0", "from 1" },

@@ -36,6 +36,36 @@ proto_guest_node_parse (const char *s, ProtoNodeId *out)
   return TRUE;
 }
 
+/* a name: 1..PROTO_GUEST_MAX_TYPE letters, digits, - _ . */
+static gboolean
+is_name_n (const char *s, gsize n)
+{
+  if (n == 0 || n > PROTO_GUEST_MAX_TYPE)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    if (!g_ascii_isalnum (s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_name (const char *s)
+{
+  return is_name_n (s, strlen (s));
+}
+
+gboolean
+proto_guest_msg_text_ok (const char *text)
+{
+  const char *sp = text ? strchr (text, ' ') : NULL;
+  if (!sp || !is_name_n (text, (gsize) (sp - text)) || sp[1] == '\0')
+    return FALSE;
+  for (const char *c = sp + 1; *c; c++)
+    if ((guchar) *c <= ' ' || *c == 0x7f)
+      return FALSE;   /* one word: no space, newline or control byte */
+  return TRUE;
+}
+
 static const char *
 via_name (ProtoVia via)
 {
@@ -52,8 +82,8 @@ proto_guest_line_input (ProtoNodeId node, DlTime now, const ProtoInput *in)
     case PROTO_IN_START:
       return g_strdup_printf ("start %s %" G_GINT64_FORMAT, self, now);
     case PROTO_IN_MESSAGE:
-      if (in->msg->type != PROTO_MSG_GUEST || !in->msg->signal_data)
-        return NULL;   /* nothing but a guest's own messages reaches a guest */
+      if (in->msg->type != PROTO_MSG_GUEST || !proto_guest_msg_text_ok (in->msg->signal_data))
+        return NULL;   /* nothing but a guest's own messages, as a guest wrote them, reaches a guest */
       return g_strdup_printf ("msg %s %" G_GINT64_FORMAT " %s %s %s", self, now, from, via_name (in->via),
                               in->msg->signal_data);
     case PROTO_IN_DEADLINE:
@@ -79,19 +109,6 @@ bad (GError **error, const char *line, const char *why)
 {
   g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "`%.120s`: %s (docs/guest.md)", line, why);
   return FALSE;
-}
-
-/* a token that is a name: 1..PROTO_GUEST_MAX_TYPE letters, digits, - _ . */
-static gboolean
-is_name (const char *s)
-{
-  gsize n = strlen (s);
-  if (n == 0 || n > PROTO_GUEST_MAX_TYPE)
-    return FALSE;
-  for (const char *c = s; *c; c++)
-    if (!g_ascii_isalnum (*c) && *c != '-' && *c != '_' && *c != '.')
-      return FALSE;
-  return TRUE;
 }
 
 static gboolean
@@ -136,6 +153,11 @@ proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
         return bad (error, line, "SIZE is the bytes it costs, 0 (its text's length) to 2^40");
       out->kind = PROTO_GUEST_SEND;
       out->text = g_strdup_printf ("%s %s", w[3], w[5]);
+      if (!proto_guest_msg_text_ok (out->text))
+        {
+          proto_guest_act_clear (out);
+          return bad (error, line, "DATA is one word with no control byte (- for none)");
+        }
       return TRUE;
     }
   if (strcmp (verb, "open") == 0 || strcmp (verb, "connect") == 0 || strcmp (verb, "close") == 0)

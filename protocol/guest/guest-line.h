@@ -50,8 +50,12 @@ void proto_guest_act_clear (ProtoGuestAct *a);
 char *proto_guest_node_name (ProtoNodeId id);
 gboolean proto_guest_node_parse (const char *s, ProtoNodeId *out);
 
+/* TRUE if a Guest message's text is as a guest writes it: "TYPE DATA",
+ * TYPE a name, DATA one word (no space, newline or control byte). */
+gboolean proto_guest_msg_text_ok (const char *text);
+
 /* The input line for `in` at `node` (NULL for an input kind a guest is not
- * told of). */
+ * told of, or a Guest message whose text is not as a guest writes it). */
 char *proto_guest_line_input (ProtoNodeId node, DlTime now, const ProtoInput *in);
 
 /* Parses one of the guest's action lines; FALSE and why if it is none. */
