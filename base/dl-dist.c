@@ -27,6 +27,7 @@ static const DistSpec specs[] = {
   { "exponential", DL_DIST_EXPONENTIAL, 1, TRUE, FALSE, "exponential(mean)" },
   { "pareto", DL_DIST_PARETO, 2, TRUE, FALSE, "pareto(scale, shape)" },
   { "gamma", DL_DIST_GAMMA, 2, FALSE, TRUE, "gamma(shape, scale)" },
+  { "weibull", DL_DIST_WEIBULL, 2, TRUE, FALSE, "weibull(scale, shape)" },
 };
 
 DlDist
@@ -67,6 +68,10 @@ check_params (const DistSpec *spec, const char *text, DlDist *d, GError **error)
       if (d->a <= 0 || d->b <= 0)
         why = "needs shape > 0 and scale > 0";
       break;
+    case DL_DIST_WEIBULL:
+      if (d->a <= 0 || d->b <= 0)
+        why = "needs scale > 0 and shape > 0";
+      break;
     }
   if (why)
     {
@@ -101,7 +106,7 @@ dl_dist_parse (const char *text, DlUnitKind unit, DlDist *out, GError **error)
     {
       g_set_error (error, DL_ERROR, DL_ERROR_PARSE,
                    "'%s': unknown distribution '%s' (expected constant, uniform, normal, "
-                   "lognormal, exponential, pareto or gamma)", s, name);
+                   "lognormal, exponential, pareto, gamma or weibull)", s, name);
       return FALSE;
     }
   gsize len = strlen (s);
@@ -158,6 +163,8 @@ dl_dist_sample (const DlDist *d, DlRandom *r)
       return gsl_ran_pareto (r, d->b, d->a);
     case DL_DIST_GAMMA:
       return gsl_ran_gamma (r, d->a, d->b);
+    case DL_DIST_WEIBULL:
+      return gsl_ran_weibull (r, d->a, d->b);
     }
   g_return_val_if_reached (0);
 }
@@ -185,6 +192,7 @@ dl_dist_mean (const DlDist *d)
     case DL_DIST_EXPONENTIAL: return d->a;
     case DL_DIST_PARETO: return d->b > 1 ? d->b * d->a / (d->b - 1) : INFINITY;
     case DL_DIST_GAMMA: return d->a * d->b;
+    case DL_DIST_WEIBULL: return d->a * tgamma (1 + 1 / d->b);
     }
   g_return_val_if_reached (NAN);
 }
@@ -206,6 +214,11 @@ dl_dist_variance (const DlDist *d)
     case DL_DIST_PARETO:
       return d->b > 2 ? d->a * d->a * d->b / ((d->b - 1) * (d->b - 1) * (d->b - 2)) : INFINITY;
     case DL_DIST_GAMMA: return d->a * d->b * d->b;
+    case DL_DIST_WEIBULL:
+      {
+        double g1 = tgamma (1 + 1 / d->b);
+        return d->a * d->a * (tgamma (1 + 2 / d->b) - g1 * g1);
+      }
     }
   g_return_val_if_reached (NAN);
 }

@@ -2,7 +2,7 @@
  *
  *   constant(x)  or a bare x     uniform(a, b)        normal(mean, sd)
  *   lognormal(median, sigma)     exponential(mean)    pareto(scale, shape)
- *   gamma(shape, scale)
+ *   gamma(shape, scale)          weibull(scale, shape)
  *
  * The location/scale arguments carry the unit of the value (a duration, a
  * rate, ...); sigma and shape are plain numbers.  Values are held in the
@@ -26,13 +26,15 @@ typedef enum {
   DL_DIST_EXPONENTIAL,
   DL_DIST_PARETO,
   DL_DIST_GAMMA,
+  DL_DIST_WEIBULL,     /* P(X > x) = exp(-(x/scale)^shape); measured P2P session lengths
+                          follow it (Stutzbach and Rejaie, IMC 2006) */
 } DlDistKind;
 
 typedef struct {
   DlDistKind kind;
   DlUnitKind unit;
-  double a;   /* constant x, uniform a, mean, median, exp mean, pareto scale, gamma shape */
-  double b;   /* uniform b, sd, sigma, pareto shape, gamma scale; unused otherwise */
+  double a;   /* constant x, uniform a, mean, median, exp mean, pareto scale, gamma shape, weibull scale */
+  double b;   /* uniform b, sd, sigma, pareto shape, gamma scale, weibull shape; unused otherwise */
 } DlDist;
 
 gboolean dl_dist_parse (const char *text, DlUnitKind unit, DlDist *out, GError **error);

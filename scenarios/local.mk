@@ -33,6 +33,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/implosion-churn.ini \
 	scenarios/examples/stragglers.ini \
 	scenarios/examples/petals-next-peer.ini \
+	scenarios/examples/availability.ini \
+	scenarios/examples/traces/diurnal-day.csv \
 	scenarios/examples/traces/petals-no-churn.csv \
 	scenarios/examples/traces/petals-server-churn.csv \
 	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
@@ -187,4 +189,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/replica-raft-no-loss.ini \
 	scenarios/regression/reset-after-everyone-leaves.ini \
 	scenarios/regression/status-timeline.ini \
+	scenarios/regression/trace-fedscale.ini \
+	scenarios/regression/trace-leave-and-return.ini \
+	scenarios/traces/fedscale-behave.jsonl \
+	scenarios/traces/fedscale-capacity.jsonl \
+	scenarios/traces/leave-and-return.csv \
 	$(NULL)

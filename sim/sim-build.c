@@ -7,6 +7,7 @@
 #include "sim/sim-scenario-private.h"
 #include "protocol/proto-machine.h"
 #include "sim/sim-trace.h"
+#include "sim/sim-fedscale.h"
 #include "base/dl-units.h"
 
 #include <math.h>
@@ -463,11 +464,27 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);
   guint churn_max = uint_of (V ("churn", "max_peers"));
   const char *trace = V ("churn", "trace");
+  const char *trace_format = V ("churn", "trace_format");
+  if (strcmp (trace_format, "csv") != 0 && strcmp (trace_format, "fedscale") != 0)
+    return BAD ("churn", "trace_format", "'%s': expected csv or fedscale", trace_format);
   if (*trace)
     {
       g_autofree char *tp = resolve_path (s, trace);
-      PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
+      if (strcmp (trace_format, "fedscale") == 0)
+        PARSE ("churn", "trace", (c->trace = sim_fedscale_load_behaviour (tp, c->time_limit, &_e)) != NULL);
+      else
+        PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
     }
+  const char *capacity = V ("peers", "capacity");
+  if (*capacity)
+    {
+      g_autofree char *cp = resolve_path (s, capacity);
+      PARSE ("peers", "capacity", (c->capacity = sim_fedscale_load_capacity (cp, &_e)) != NULL);
+    }
+  const char *return_model = V ("churn", "return_model");
+  if (strcmp (return_model, "own") != 0 && strcmp (return_model, "initial") != 0)
+    return BAD ("churn", "return_model", "'%s': expected own or initial", return_model);
+  c->return_initial = strcmp (return_model, "initial") == 0;
 
   /* timeline */
   guint max_join = 0;

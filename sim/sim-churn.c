@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "sim/sim-world-private.h"
+#include "base/dl-idset.h"
 #include "protocol/replica/proto-replica.h"
 
 #include <math.h>
@@ -11,9 +12,18 @@
 
 /* ---------------------------------------------------------------- membership */
 
+ProtoNodeId
+sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id)
+{
+  if (!cfg->session_origin || id <= cfg->max_peers || id - cfg->max_peers > cfg->session_origin->len)
+    return id;
+  return g_array_index (cfg->session_origin, guint, id - cfg->max_peers - 1);
+}
+
 void
 sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out)
 {
+  id = sim_peer_origin (cfg, id);   /* a return is the same device */
   /* per-peer attributes come from the node's own stream */
   g_autoptr (DlRandom) attrs = dl_random_new (cfg->seed, "peer-attributes", id);
   out->speed = MAX (dl_dist_sample (&cfg->speed, attrs), 1e-9);
@@ -30,6 +40,18 @@ sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *ou
       out->uplink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->uplink, bw), 1e3));
       out->downlink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->downlink, bw), 1e3));
     }
+  if (cfg->capacity && id < cfg->capacity->len)
+    {
+      /* a capacity trace's device: FedScale counts a training sample as 3
+       * inferences of `computation` ms (client_metadata.py,
+       * get_completion_time), and one rate both ways */
+      const SimCapacity *c = &g_array_index (cfg->capacity, SimCapacity, id);
+      if (c->ms_per_sample > 0)
+        {
+          out->speed = (double) cfg->sample_cost / (3 * c->ms_per_sample * 1e6);
+          out->uplink_bps = out->downlink_bps = c->bps;
+        }
+    }
 }
 
 int
@@ -37,6 +59,7 @@ sim_peer_region (const SimWorldConfig *cfg, ProtoNodeId id)
 {
   if (cfg->n_regions == 0 || id == PROTO_SERVER)
     return -1;
+  id = sim_peer_origin (cfg, id);
   guint total = 0;
   for (guint i = 0; i < cfg->n_regions; i++)
     total += cfg->region_counts[i];
@@ -92,7 +115,7 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   n->down_bps = attrs.downlink_bps;
   if (w->partition)
     {
-      GArray *idx = w->partition->idx[(id - 1) % w->partition->parts];
+      GArray *idx = w->partition->idx[(sim_peer_origin (&w->cfg, id) - 1) % w->partition->parts];
       n->shard = learn_dataset_subset (w->cfg.train, (const gsize *) (const void *) idx->data, idx->len);
     }
   g_ptr_array_index (w->nodes, id) = n;
@@ -108,8 +131,10 @@ round_trip (SimWorld *w, Node *n)
   return dl_time_add (one_way, one_way);
 }
 
+/* A peer connects: a new machine on a new coordinator stream, starting
+ * from `model` (NULL: the initial model). */
 static void
-join (SimWorld *w, ProtoNodeId id, double speed)
+join_with (SimWorld *w, ProtoNodeId id, double speed, LearnWeights *model)
 {
   Node *n = sim_ensure_node (w, id);
   if (n->status != NODE_ABSENT)
@@ -126,7 +151,7 @@ join (SimWorld *w, ProtoNodeId id, double speed)
   SimPeerAttrs attrs;
   sim_peer_attributes (&w->cfg, id, &attrs);
   attrs.speed = n->speed;   /* a join may set it */
-  ProtoPeerEnv env = sim_peer_env (&w->cfg, &attrs, w->initial, n->rng_shares);
+  ProtoPeerEnv env = sim_peer_env (&w->cfg, &attrs, model ? model : w->initial, n->rng_shares);
   env.id = id;
   n->peer = w->family->new_peer (&w->cfg.proto, &env);
   if (w->n_servers > 1)
@@ -148,6 +173,41 @@ join (SimWorld *w, ProtoNodeId id, double speed)
   /* ClientConnected goes out on the new stream */
   ProtoInput in = { .kind = PROTO_IN_START };
   sim_dispatch_peer (w, n, &in);
+}
+
+static void
+join (SimWorld *w, ProtoNodeId id, double speed)
+{
+  join_with (w, id, speed, NULL);
+}
+
+/* A trace's peer comes back (its next interval) as node `id`, a new
+ * session.  DISCO's server gives every WebSocket a fresh id
+ * (decentralized_controller.ts, handle: randomUUID) and keeps nothing of
+ * the old one past its close; the other peers' pools know the old id only.
+ * So the return is a new peer to the protocol, with the device, the data
+ * shard and (unless return_model = initial) the last model of the one that
+ * left: sim_peer_origin maps its id to that peer's. */
+static void
+trace_return (SimWorld *w, ProtoNodeId id)
+{
+  ProtoNodeId origin = sim_peer_origin (&w->cfg, id);
+  Node *o = sim_ensure_node (w, origin);
+  Node *prev = o->latest ? sim_node_at (w, o->latest) : o;
+  char buf[64];
+  if (prev->status == NODE_ONLINE)
+    {
+      g_snprintf (buf, sizeof buf, "return of p%u: p%u is still online", origin, prev->id);
+      sim_fact (w, id, PROTO_NO_NODE, "ignored", buf);
+      return;
+    }
+  LearnWeights *model = NULL;
+  if (!w->cfg.return_initial && prev->peer)
+    model = proto_machine_model (prev->peer);
+  o->latest = id;
+  g_snprintf (buf, sizeof buf, "p%u comes back: a new session", origin);
+  sim_fact (w, id, PROTO_NO_NODE, "return", buf);
+  join_with (w, id, 0, model);
 }
 
 static void
@@ -387,7 +447,10 @@ ev_trace_join (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   w->churn_pending--;
-  join (w, (ProtoNodeId) arg, 0);
+  if (sim_peer_origin (&w->cfg, (ProtoNodeId) arg) != (ProtoNodeId) arg)
+    trace_return (w, (ProtoNodeId) arg);
+  else
+    join (w, (ProtoNodeId) arg, 0);
   (void) e;
 }
 
@@ -422,17 +485,31 @@ sim_churn_start (SimWorld *w)
       sim_engine_schedule_at (w->engine, 0, ev_trace_join, w, id);
     }
   if (w->cfg.trace)
-    for (guint i = 0; i < w->cfg.trace->len; i++)
-      {
-        const SimTraceEntry *t = &g_array_index (w->cfg.trace, SimTraceEntry, i);
-        w->churn_pending++;
-        sim_engine_schedule_at (w->engine, t->join, ev_trace_join, w, t->peer);
-        if (t->leave != DL_TIME_NEVER)
-          {
-            w->churn_pending++;
-            sim_engine_schedule_at (w->engine, t->leave, ev_trace_leave, w, t->peer);
-          }
-        w->next_id = MAX (w->next_id, t->peer + 1);
-      }
+    {
+      /* a peer's first interval is the peer itself; each later one (in
+       * join order) a new session, ids above max_peers */
+      DlIdSet seen;
+      dl_id_set_init (&seen);
+      w->cfg.session_origin = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint i = 0; i < w->cfg.trace->len; i++)
+        {
+          const SimTraceEntry *t = &g_array_index (w->cfg.trace, SimTraceEntry, i);
+          ProtoNodeId id = t->peer;
+          if (!dl_id_set_add (&seen, t->peer))
+            {
+              g_array_append_val (w->cfg.session_origin, t->peer);
+              id = w->cfg.max_peers + w->cfg.session_origin->len;
+            }
+          w->churn_pending++;
+          sim_engine_schedule_at (w->engine, t->join, ev_trace_join, w, id);
+          if (t->leave != DL_TIME_NEVER)
+            {
+              w->churn_pending++;
+              sim_engine_schedule_at (w->engine, t->leave, ev_trace_leave, w, id);
+            }
+          w->next_id = MAX (w->next_id, t->peer + 1);
+        }
+      dl_id_set_clear (&seen);
+    }
   schedule_arrival (w);
 }

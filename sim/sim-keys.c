@@ -106,6 +106,7 @@ static const KeySpec keys[] = {
   { "peers", "speed", "1", K_DIST_NUM, "relative speed: a number or a distribution" },
   { "peers", "stragglers", "0", K_STRAGGLERS, "SHARE xFACTOR, e.g. 0.1 x8: 10% of peers 8x slower" },
   { "peers", "nat", "none", K_NAT, "none | symmetric(SHARE): links between two such peers never come up" },
+  { "peers", "capacity", "", K_PATH, "FedScale's device capacity trace as JSON lines (client N is pN; computation: ms per sample, communication: kbit/s): sets a listed peer's speed (3 x computation ms per training sample) and its uplink and downlink; empty: none" },
   { "peers", "runtime", "browser", K_RUNTIME, "browser | node | webapp: in node, an uncaught exception or unhandled rejection ends the client's process (its sockets close); webapp is DISCO's browser app, which closes the session after training and after a training error (as after_training = leave, and on failure)" },
   { "compute", "sample_cost", "1ms", K_DUR, "simulated time per sample per epoch at speed 1" },
   { "compute", "none_samples", "100", K_UINT, "samples per peer for compute time with model none" },
@@ -128,7 +129,9 @@ static const KeySpec keys[] = {
   { "churn", "session", "exponential(30min)", K_DIST_DUR, "lifetime of peers arriving by churn" },
   { "churn", "crash_fraction", "0.5", K_PROB, "share of churn departures that are crashes" },
   { "churn", "max_peers", "100", K_UINT, "most peers ever with churn arrivals" },
-  { "churn", "trace", "", K_PATH, "CSV peer,join,leave (seconds) to replay instead" },
+  { "churn", "trace", "", K_PATH, "CSV peer,join,leave (seconds) to replay instead; a peer may have several rows (it leaves and comes back); or with trace_format = fedscale, FedScale's client behaviour trace as JSON lines" },
+  { "churn", "trace_format", "csv", K_STR, "csv | fedscale: the format of trace (fedscale: per client a duration, active and inactive times, repeating every finish_time)" },
+  { "churn", "return_model", "own", K_STR, "own | initial: the model a peer that comes back starts its new session from: its own last one, or the initial model (DISCO's Disco.train fetches the task's model on every connect)" },
 };
 
 /* The keys that belong to one protocol family; every other key applies to

@@ -40,6 +40,41 @@ cmp_join (gconstpointer a, gconstpointer b)
   return x->peer < y->peer ? -1 : x->peer > y->peer;
 }
 
+static gint
+cmp_peer_join (gconstpointer a, gconstpointer b)
+{
+  const SimTraceEntry *x = a, *y = b;
+  if (x->peer != y->peer)
+    return x->peer < y->peer ? -1 : 1;
+  if (x->join != y->join)
+    return x->join < y->join ? -1 : 1;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+gboolean
+sim_trace_check (GArray *trace, const char *name, GError **error)
+{
+  /* a peer's intervals, in time order, must not overlap: each return
+   * begins at or after the leave before it */
+  g_array_sort (trace, cmp_peer_join);
+  for (guint i = 1; i < trace->len; i++)
+    {
+      const SimTraceEntry *a = &g_array_index (trace, SimTraceEntry, i - 1);
+      const SimTraceEntry *b = &g_array_index (trace, SimTraceEntry, i);
+      if (a->peer == b->peer && (a->leave == DL_TIME_NEVER || b->join < a->leave))
+        {
+          const SimTraceEntry *later = a->line > b->line ? a : b, *earlier = later == a ? b : a;
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                       "%s:%u: peer p%u is online from %g s, which overlaps its interval on line %u "
+                       "(a peer's intervals must not overlap)",
+                       name, later->line, later->peer, later->join / 1e9, earlier->line);
+          return FALSE;
+        }
+    }
+  g_array_sort (trace, cmp_join);
+  return TRUE;
+}
+
 typedef struct {
   const char *name;
   GArray *out;
@@ -73,13 +108,7 @@ trace_record (gpointer ud, char **f, guint n, gsize line, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: '%s': %s", t->name, line, joined, why);
       return FALSE;
     }
-  for (guint i = 0; i < t->out->len; i++)
-    if (g_array_index (t->out, SimTraceEntry, i).peer == e.peer)
-      {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: peer p%u appears twice (a peer joins once)",
-                     t->name, line, e.peer);
-        return FALSE;
-      }
+  e.line = (guint) MIN (line, G_MAXUINT);
   g_array_append_val (t->out, e);
   return TRUE;
 }
@@ -98,7 +127,11 @@ trace_parse (const char *text, gsize len, const char *name, GError **error)
       g_array_unref (t.out);
       return NULL;
     }
-  g_array_sort (t.out, cmp_join);
+  if (!sim_trace_check (t.out, name, error))
+    {
+      g_array_unref (t.out);
+      return NULL;
+    }
   return t.out;
 }
 

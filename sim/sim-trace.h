@@ -2,9 +2,12 @@
  *
  * peer is `pN` or `N` (N >= 1); join and leave are seconds (decimals
  * allowed) from the start of the run; an empty leave, `never` or `inf` means
- * the peer stays.  An optional header line (not starting with a peer) is
- * skipped; blank lines and `#` comments are ignored.  A bad row is an error
- * naming the file and the line. */
+ * the peer stays.  A peer may have several rows: each is one online
+ * interval (it leaves and comes back, docs/world.md); a peer's intervals
+ * must not overlap.  An optional header line (not starting with a peer) is
+ * skipped; blank lines and `#` comments are ignored.  A bad row, or one
+ * that overlaps another of its peer, is an error naming the file and the
+ * line. */
 #pragma once
 
 #include "sim/sim-world.h"
@@ -14,5 +17,9 @@ G_BEGIN_DECLS
 /* (transfer full) a GArray of SimTraceEntry, sorted by join time */
 GArray *sim_trace_load (const char *path, GError **error);
 GArray *sim_trace_parse (const char *text, const char *name, GError **error);
+
+/* Checks that no two intervals of one peer overlap (an error names `name`
+ * and the later line) and sorts the trace by join time. */
+gboolean sim_trace_check (GArray *trace, const char *name, GError **error);
 
 G_END_DECLS

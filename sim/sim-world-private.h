@@ -45,6 +45,7 @@ typedef struct {
   DlTime progress;        /* last phase change */
   double accuracy, loss;
   gboolean in_sync_wait;
+  ProtoNodeId latest;     /* a trace's peer: its latest session's id (0: itself) */
   DlTime last_to_server, last_from_server;  /* its coordinator stream's channels: last arrival */
   guint server;           /* the coordinator replica its stream goes to (0 without replicas) */
   guint32 stream;         /* its stream's number: a message sent on an earlier stream is lost */
@@ -206,3 +207,6 @@ void sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg);
 Node *sim_ensure_node (SimWorld *w, ProtoNodeId id);
 void sim_churn_round_started (SimWorld *w, guint round);
 void sim_churn_start (SimWorld *w);
+/* The peer a node id stands for: itself, or for a trace's return (a new
+ * session, an id above max_peers) the trace's peer that came back. */
+ProtoNodeId sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id);

@@ -123,6 +123,7 @@ sim_world_config_clear (SimWorldConfig *c)
       g_clear_pointer (&c->actions, g_array_unref);
     }
   g_clear_pointer (&c->trace, g_array_unref);
+  g_clear_pointer (&c->capacity, g_array_unref);
   g_clear_pointer (&c->region_names, g_strfreev);
   g_clear_pointer (&c->region_counts, g_free);
   c->n_regions = 0;
@@ -572,6 +573,7 @@ sim_world_free (SimWorld *w)
 {
   if (!w)
     return;
+  g_clear_pointer (&w->cfg.session_origin, g_array_unref);
   for (guint i = 1; i < w->nodes->len; i++)
     {
       Node *n = sim_node_at (w, i);

@@ -47,10 +47,20 @@ typedef struct {
   GArray *groups;       /* PARTITION: guint group per node index; owned by the config */
 } SimAction;
 
+/* A peer's device from a capacity trace (sim-fedscale.h): its time per
+ * training sample is 3 × ms_per_sample, its uplink and downlink bps. */
+typedef struct {
+  double ms_per_sample;   /* 0: not in the trace (speed and rates as drawn) */
+  uint64_t bps;
+} SimCapacity;
+
+/* One online interval of a peer in an availability trace; a peer may have
+ * several (it leaves and comes back: sim-churn.c, docs/world.md). */
 typedef struct {
   guint peer;
   DlTime join;
   DlTime leave;         /* DL_TIME_NEVER: stays */
+  guint line;           /* its line in the trace file (for errors) */
 } SimTraceEntry;
 
 typedef struct {
@@ -97,6 +107,11 @@ typedef struct {
   double crash_fraction;
   guint max_peers;              /* total peers ever (initial, timeline, churn, trace) */
   GArray *trace;                /* SimTraceEntry, or NULL */
+  gboolean return_initial;      /* [churn] return_model = initial: a peer that comes back
+                                   starts from the initial model, not from its own */
+  GArray *capacity;             /* SimCapacity by peer id ([peers] capacity), or NULL */
+  GArray *session_origin;       /* set by the world (sim-churn.c): guint, [k] = the trace peer
+                                   whose return is peer max_peers + 1 + k (a new session) */
 
   LearnModel model;             /* kind none: weights are only a size */
   LearnDataset *train;          /* borrowed; NULL with model none */

@@ -135,6 +135,10 @@ START_TEST (test_dist_parse_good)
   ck_assert (dl_dist_parse ("gamma(2, 10Mbps)", DL_UNIT_RATE, &d, NULL));
   ck_assert_double_eq (d.a, 2);
   ck_assert_double_eq (d.b, 1e7);
+  ck_assert (dl_dist_parse ("weibull(20min, 0.6)", DL_UNIT_DURATION, &d, NULL));
+  ck_assert_int_eq (d.kind, DL_DIST_WEIBULL);
+  ck_assert_double_eq (d.a, 1200e9);
+  ck_assert_double_eq (d.b, 0.6);
   ck_assert (dl_dist_parse ("constant(3)", DL_UNIT_NUMBER, &d, NULL));
   ck_assert_double_eq (d.a, 3);
 }
@@ -264,6 +268,8 @@ static const struct { const char *text; double var_tol; } moment_cases[] = {
   { "pareto(1, 8)", 0.06 },
   { "gamma(2, 3)", 0.03 },
   { "gamma(0.3, 1)", 0.04 },
+  { "weibull(2, 1.5)", 0.02 },
+  { "weibull(3, 0.8)", 0.05 },
 };
 
 START_TEST (test_dist_moments)

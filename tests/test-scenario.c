@@ -166,6 +166,56 @@ START_TEST (test_out_of_range)
 }
 END_TEST
 
+/* FedScale's traces through the loader: paths relative to the scenario
+ * file, the format key, and errors that name the scenario's key and the
+ * trace's file and line. */
+START_TEST (test_fedscale_keys)
+{
+  char *path = write_tmp ("[scenario]\ntime_limit = 20min\n[peers]\ncount = 0\ncapacity = cap.jsonl\n"
+                          "[churn]\ntrace = b.jsonl\ntrace_format = fedscale\nreturn_model = initial\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *cap = g_build_filename (dir, "cap.jsonl", NULL);
+  g_autofree char *beh = g_build_filename (dir, "b.jsonl", NULL);
+  ck_assert (g_file_set_contents (cap, "{\"client_id\": 2, \"computation\": 4, \"communication\": 100}\n", -1, NULL));
+  ck_assert (g_file_set_contents (beh, "{\"client_id\": 2, \"duration\": 600, \"active\": [0], \"inactive\": [300]}\n",
+                                  -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  SimBuilt b;
+  ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, &b, &e));
+  ck_assert_uint_eq (b.cfg.capacity->len, 3);
+  ck_assert_uint_eq (g_array_index (b.cfg.capacity, SimCapacity, 2).bps, 102400);
+  ck_assert_uint_eq (b.cfg.trace->len, 2);   /* 0-300 s and 600-900 s of a 20 min run */
+  ck_assert (b.cfg.return_initial);
+  ck_assert_uint_eq (b.cfg.max_peers, 2);
+  sim_built_clear (&b);
+
+  struct { const char *set, *needle; } bad[] = {
+    { "churn.trace_format=xml", "[churn] trace_format: 'xml': expected csv or fedscale" },
+    { "churn.return_model=latest", "[churn] return_model: 'latest': expected own or initial" },
+    { "peers.capacity=none.jsonl", "[peers] capacity: " },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      const char *sets[] = { bad[i].set, NULL };
+      g_autoptr (GError) be = NULL;
+      g_autoptr (SimScenario) bs = sim_scenario_load (path, sets, &be);
+      ck_assert_msg (bs == NULL, "%s loaded", bad[i].set);
+      ck_assert_msg (strstr (be->message, bad[i].needle), "'%s' lacks '%s'", be->message, bad[i].needle);
+    }
+  ck_assert (g_file_set_contents (cap, "\n{\"client_id\": 2, \"computation\": -4, \"communication\": 100}\n", -1, NULL));
+  g_autoptr (GError) ce = NULL;
+  g_autoptr (SimScenario) cs = sim_scenario_load (path, NULL, &ce);
+  ck_assert (cs == NULL);
+  ck_assert_msg (strstr (ce->message, "s.ini: [peers] capacity: ") && strstr (ce->message, "cap.jsonl:2: computation must be"),
+                 "%s", ce->message);
+  g_unlink (cap);
+  g_unlink (beh);
+  remove_tmp (path);
+}
+END_TEST
+
 /* A churn trace's peer ids are bounded as peers.count is. */
 START_TEST (test_trace_peer_out_of_range)
 {
@@ -383,6 +433,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_mutations_never_crash);
   tcase_add_loop_test (tc, test_out_of_range, 0, G_N_ELEMENTS (out_of_range));
   tcase_add_test (tc, test_trace_peer_out_of_range);
+  tcase_add_test (tc, test_fedscale_keys);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
   tcase_add_test (tc, test_nul_byte);
   tcase_add_loop_test (tc, test_invalid_utf8, 0, G_N_ELEMENTS (bad_utf8));

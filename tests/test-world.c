@@ -6,6 +6,7 @@
 
 #include "sim/sim-world.h"
 #include "sim/sim-trace.h"
+#include "sim/sim-fedscale.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
@@ -23,6 +24,8 @@ typedef struct {
   GArray *round_loss;         /* summed loss per round */
   guint dropped;
   DlTime first_close;         /* the coordinator's first "stream closed" */
+  ProtoNodeId watch, watch_origin;   /* at watch's first observation: its model and watch_origin's */
+  LearnWeights *watch_model, *origin_model;
 } Rec;
 
 static void
@@ -42,6 +45,11 @@ rec_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
   g_checksum_update (r->sum, (const guchar *) s, -1);
   if (o->kind == PROTO_OBS_DROPPED)
     r->dropped++;
+  if (r->watch && node == r->watch && !r->watch_model && r->world)
+    {
+      r->watch_model = learn_weights_ref (sim_world_peer_model (r->world, r->watch));
+      r->origin_model = learn_weights_ref (sim_world_peer_model (r->world, r->watch_origin));
+    }
   if (node == PROTO_SERVER && o->kind == PROTO_OBS_NOTE && strstr (o->detail, "stream closed")
       && r->first_close == 0)
     r->first_close = t;
@@ -108,6 +116,8 @@ static void
 rec_clear (Rec *r)
 {
   g_checksum_free (r->sum);
+  g_clear_pointer (&r->watch_model, learn_weights_unref);
+  g_clear_pointer (&r->origin_model, learn_weights_unref);
   g_ptr_array_unref (r->round_models);
   g_array_unref (r->round_acc);
   g_array_unref (r->round_acc_n);
@@ -544,7 +554,10 @@ START_TEST (test_trace_parse_and_replay)
     { "p1,5,3\n", "avail.csv:1: 'p1,5,3': leave must come after join" },
     { "p1,0,1,2\n", "avail.csv:1: 'p1,0,1,2': expected peer,join,leave" },
     { "p1,0,-4\n", "leave must be a number" },
-    { "p1,0\np1,3\n", "avail.csv:2: peer p1 appears twice" },
+    /* a peer's intervals may not overlap: the error names the later line */
+    { "p1,0\np1,3\n", "avail.csv:2: peer p1 is online from 3 s, which overlaps its interval on line 1" },
+    { "p1,10,20\np2,0,5\np1,15,30\n", "avail.csv:3: peer p1 is online from 15 s, which overlaps its interval on line 1" },
+    { "p1,50,60\np1,0,55\n", "avail.csv:2: peer p1 is online from 0 s, which overlaps its interval on line 1" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -552,6 +565,17 @@ START_TEST (test_trace_parse_and_replay)
       ck_assert (sim_trace_parse (bad[i].text, "avail.csv", &be) == NULL);
       ck_assert_msg (strstr (be->message, bad[i].needle) != NULL, "'%s' lacks '%s'", be->message, bad[i].needle);
     }
+  {
+    /* several intervals of one peer (a return may begin at the leave) */
+    g_autoptr (GError) me = NULL;
+    g_autoptr (GArray) m = sim_trace_parse ("p1,30,\np1,0,10\np1,10,20\np2,5,6\n", "multi.csv", &me);
+    ck_assert_msg (m != NULL, "%s", me ? me->message : "");
+    ck_assert_uint_eq (m->len, 4);
+    ck_assert_int_eq (g_array_index (m, SimTraceEntry, 0).join, 0);
+    ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 0).line, 2);
+    ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 1).peer, 2);
+    ck_assert_int_eq (g_array_index (m, SimTraceEntry, 3).join, 30 * DL_S);
+  }
   g_autoptr (GError) fe = NULL;
   ck_assert (sim_trace_load ("/nonexistent/avail.csv", &fe) == NULL);
   ck_assert (strstr (fe->message, "/nonexistent/avail.csv") != NULL);
@@ -583,6 +607,185 @@ START_TEST (test_trace_parse_and_replay)
   ck_assert (sim_world_peer (w, 3)->synced);   /* joined mid-training */
   ck_assert (res->outcome != SIM_OUTCOME_TIME_LIMIT);
   teardown (w, &rec, &s);
+}
+END_TEST
+
+/* A peer that leaves and comes back (two intervals in the trace): its
+ * return is a new session, a new peer id to the protocol (DISCO's server
+ * gives a reconnecting client a fresh id), on the same device (its speed)
+ * and, as a late joiner, synced before it trains again. */
+START_TEST (test_trace_peer_returns)
+{
+  g_autoptr (GError) e = NULL;
+  GArray *t = sim_trace_parse ("p1,0,\np2,0,\np3,0,40\np3,80,\n", "back.csv", &e);
+  ck_assert_msg (t != NULL, "%s", e ? e->message : "");
+  Setup s;
+  setup_softmax (&s, 0, 20, 7);
+  s.cfg.max_peers = 3;
+  s.cfg.proto.min_participants = 2;
+  s.cfg.sample_cost = 20 * DL_MS;      /* rounds of a few seconds: p3 leaves in round 6 or so */
+  ck_assert (dl_dist_parse ("uniform(0.5, 2)", DL_UNIT_NUMBER, &s.cfg.speed, NULL));
+  s.cfg.trace = t;
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  run (&s, &rec, &w);
+  ck_assert_uint_eq (sim_world_n_nodes (w), 4);   /* p4 is p3's second session */
+  assert_peer (w, 3, "left");
+  ck_assert_int_eq (sim_world_peer (w, 3)->left, 40 * DL_S);
+  ck_assert_uint_gt (sim_world_peer (w, 3)->rounds, 0);
+  ck_assert_int_eq (sim_world_peer (w, 4)->joined, 80 * DL_S);
+  ck_assert (sim_world_peer (w, 4)->synced);       /* a late joiner: the model sync */
+  ck_assert_uint_gt (sim_world_peer (w, 4)->rounds, 0);
+  ck_assert (sim_world_peer (w, 4)->speed == sim_world_peer (w, 3)->speed);
+  ck_assert (sim_world_peer (w, 1)->speed != sim_world_peer (w, 3)->speed);
+  teardown (w, &rec, &s);
+}
+END_TEST
+
+/* Writes text to a file of a fresh temporary folder; returns its path. */
+static char *
+write_temp (const char *name, const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-fedscale-XXXXXX", NULL);
+  char *path = g_build_filename (dir, name, NULL);
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static void
+remove_temp (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* FedScale's client behaviour trace: intervals active[i]..inactive[i]
+ * repeating every finish_time (or duration), up to the horizon; one that
+ * wraps the period's end joins the next period's first. */
+/* churn.return_model: a return starts from the last model of the peer
+ * that came back (own), or from the initial model (initial). */
+START_TEST (test_trace_return_model)
+{
+  gboolean initial = _i == 1;
+  GArray *t = sim_trace_parse ("p1,0,\np2,0,\np3,0,40\np3,80,\n", "back.csv", NULL);
+  Setup s;
+  setup_softmax (&s, 0, 20, 7);
+  s.cfg.max_peers = 3;
+  s.cfg.proto.min_participants = 2;
+  s.cfg.sample_cost = 20 * DL_MS;
+  s.cfg.trace = t;
+  s.cfg.return_initial = initial;
+  Rec rec;
+  rec_init (&rec);
+  rec.watch = 4;
+  rec.watch_origin = 3;
+  SimWorld *w;
+  run (&s, &rec, &w);
+  ck_assert (rec.watch_model != NULL);
+  ck_assert_uint_gt (sim_world_peer (w, 3)->rounds, 0);   /* p3 trained: its model is not the initial one */
+  ck_assert (learn_weights_equal (rec.watch_model, rec.origin_model) == !initial);
+  teardown (w, &rec, &s);
+}
+END_TEST
+
+START_TEST (test_fedscale_behaviour)
+{
+  g_autofree char *path = write_temp ("behave.jsonl",
+    "# two clients\n"
+    "{\"client_id\": 2, \"duration\": 600, \"finish_time\": 600, \"active\": [0, 300], \"inactive\": [200, 600], \"model\": \"x\"}\n"
+    "\n"
+    "{\"client_id\": 5, \"duration\": 1000, \"active\": [100.5], \"inactive\": [400]}\n");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GArray) t = sim_fedscale_load_behaviour (path, 1300 * DL_S, &e);
+  ck_assert_msg (t != NULL, "%s", e ? e->message : "");
+  remove_temp (path);
+  /* p2: [0, 200], [300, 800] (600..800 wraps), [900, 1400]; p5: [100.5, 400], [1100.5, 1400] */
+  static const struct { guint peer; double join_s, leave_s; } want[] = {
+    { 2, 0, 200 }, { 5, 100.5, 400 }, { 2, 300, 800 }, { 2, 900, 1400 }, { 5, 1100.5, 1400 },
+  };
+  ck_assert_uint_eq (t->len, G_N_ELEMENTS (want));
+  for (guint i = 0; i < t->len; i++)
+    {
+      const SimTraceEntry *x = &g_array_index (t, SimTraceEntry, i);
+      ck_assert_uint_eq (x->peer, want[i].peer);
+      ck_assert_int_eq (x->join, (DlTime) (want[i].join_s * 1e9));
+      ck_assert_int_eq (x->leave, (DlTime) (want[i].leave_s * 1e9));
+    }
+
+  struct { const char *text, *needle; } bad[] = {
+    { "{\"client_id\": 1, \"duration\": 10, \"active\": [0], \"inactive\": [5]}\n{\"client_id\": 0, \"duration\": 10, \"active\": [0], \"inactive\": [5]}\n",
+      "b.jsonl:2: client_id must be a whole number from 1" },
+    { "# c\n{\"client_id\": 1, \"duration\": 10, \"active\": [0, 4], \"inactive\": [5]}\n", "b.jsonl:2: active and inactive must be lists of one length" },
+    { "{\"client_id\": 1, \"duration\": 10, \"active\": [3], \"inactive\": [3]}\n", "b.jsonl:1: each inactive time must come after" },
+    { "{\"client_id\": 1, \"duration\": 10, \"active\": [0, 2], \"inactive\": [5, 6]}\n", "b.jsonl:1: an interval overlaps the one before" },
+    { "{\"client_id\": 1, \"duration\": 10, \"active\": [0], \"inactive\": [20]}\n", "b.jsonl:1: a time is past finish_time" },
+    { "{\"client_id\": 1, \"active\": [0], \"inactive\": [5]}\n", "b.jsonl:1: duration must be" },
+    { "{\"client_id\": 1, \"duration\": 10, \"active\": [0], \"inactive\": [\"5\"]}\n", "b.jsonl:1: active and inactive must be lists of seconds" },
+    { "{\"client_id\": 1, \"duration\": 10, \"active\": [0], \"inactive\": [5]}\n{\"client_id\": 1, \"duration\": 10, \"active\": [0], \"inactive\": [5]}\n",
+      "b.jsonl:2: this client_id has a line already" },
+    { "{\"client_id\": 1, \"duration\": 10, \"active\": [0], \"inactive\": [5]}\n[1, 2]\n", "b.jsonl:2: expected one JSON object per line" },
+    { "\n{\"client_id\": 1, \"duration\": 10,\n", "b.jsonl:2:" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *bp = write_temp ("b.jsonl", bad[i].text);
+      g_autoptr (GError) be = NULL;
+      GArray *bt = sim_fedscale_load_behaviour (bp, 100 * DL_S, &be);
+      remove_temp (bp);
+      ck_assert_msg (bt == NULL, "case %zu parsed", i);
+      ck_assert_msg (strstr (be->message, bad[i].needle) != NULL, "'%s' lacks '%s'", be->message, bad[i].needle);
+    }
+}
+END_TEST
+
+/* FedScale's device capacity trace sets a listed peer's speed (a training
+ * sample is 3 inferences of `computation` ms) and both its rates (kbit/s,
+ * 1 kbit = 1024 bits); an unlisted peer keeps the drawn ones. */
+START_TEST (test_fedscale_capacity)
+{
+  g_autofree char *path = write_temp ("cap.jsonl",
+    "{\"client_id\": 1, \"computation\": 2.0, \"communication\": 8000}\n"
+    "{\"client_id\": 3, \"computation\": 10, \"communication\": 1000.5}\n");
+  g_autoptr (GError) e = NULL;
+  GArray *cap = sim_fedscale_load_capacity (path, &e);
+  ck_assert_msg (cap != NULL, "%s", e ? e->message : "");
+  remove_temp (path);
+  ck_assert_uint_eq (cap->len, 4);
+  ck_assert_double_eq (g_array_index (cap, SimCapacity, 3).ms_per_sample, 10);
+  ck_assert_uint_eq (g_array_index (cap, SimCapacity, 3).bps, 1024512);
+
+  Setup s;
+  setup_none (&s, 3, 2, 100);
+  s.cfg.sample_cost = 6 * DL_MS;
+  s.cfg.capacity = cap;
+  Rec rec;
+  rec_init (&rec);
+  SimWorld *w;
+  run (&s, &rec, &w);
+  ck_assert_double_eq_tol (sim_world_peer (w, 1)->speed, 1.0, 1e-12);   /* 6 ms / (3 x 2 ms) */
+  ck_assert_double_eq_tol (sim_world_peer (w, 3)->speed, 0.2, 1e-12);
+  ck_assert_double_eq (sim_world_peer (w, 2)->speed, 1.0);               /* not listed: [peers] speed */
+  ck_assert_uint_eq (sim_world_peer (w, 1)->uplink_bps, 8192000);
+  ck_assert_uint_eq (sim_world_peer (w, 1)->downlink_bps, 8192000);
+  ck_assert_uint_eq (sim_world_peer (w, 2)->uplink_bps, s.cfg.uplink_bps);
+  teardown (w, &rec, &s);
+
+  struct { const char *text, *needle; } bad[] = {
+    { "{\"client_id\": 1, \"computation\": 0, \"communication\": 10}\n", "c.jsonl:1: computation must be" },
+    { "\n{\"client_id\": 1, \"computation\": 1, \"communication\": \"fast\"}\n", "c.jsonl:2: communication must be" },
+    { "{\"client_id\": 2.5, \"computation\": 1, \"communication\": 10}\n", "c.jsonl:1: client_id must be" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *bp = write_temp ("c.jsonl", bad[i].text);
+      g_autoptr (GError) be = NULL;
+      GArray *bc = sim_fedscale_load_capacity (bp, &be);
+      remove_temp (bp);
+      ck_assert_msg (bc == NULL, "case %zu parsed", i);
+      ck_assert_msg (strstr (be->message, bad[i].needle) != NULL, "'%s' lacks '%s'", be->message, bad[i].needle);
+    }
 }
 END_TEST
 
@@ -763,6 +966,10 @@ world_suite (void)
   tcase_add_test (tc, test_bad_config_is_an_error);
   tcase_add_test (tc, test_stragglers_and_nat);
   tcase_add_test (tc, test_trace_parse_and_replay);
+  tcase_add_test (tc, test_trace_peer_returns);
+  tcase_add_loop_test (tc, test_trace_return_model, 0, 2);
+  tcase_add_test (tc, test_fedscale_behaviour);
+  tcase_add_test (tc, test_fedscale_capacity);
   tcase_add_test (tc, test_partition_isolates_a_peer);
   tcase_add_test (tc, test_drop_and_delay_actions);
   tcase_add_test (tc, test_graceful_close_after_what_was_sent);
