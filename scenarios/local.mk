@@ -190,6 +190,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/reset-after-everyone-leaves.ini \
 	scenarios/regression/status-timeline.ini \
 	scenarios/regression/trace-fedscale.ini \
+	scenarios/regression/trace-fedscale-capacity.ini \
 	scenarios/regression/trace-leave-and-return.ini \
 	scenarios/traces/fedscale-behave.jsonl \
 	scenarios/traces/fedscale-capacity.jsonl \
