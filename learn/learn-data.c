@@ -1,4 +1,4 @@
-/* learn-data.c — synthetic and CSV datasets, split, partition.
+/* learn-data.c — synthetic and CSV datasets, standardizing, split, partition.
  *
  * Dirichlet partition: for each class, proportions over the parts are drawn
  * from Dir(alpha) (GSL) and that class's shuffled rows are cut accordingly.
@@ -18,8 +18,8 @@
 
 G_DEFINE_QUARK (learn-error-quark, learn_error)
 
-static LearnDataset *
-dataset_new (gsize n, gsize features, guint classes)
+LearnDataset *
+learn_dataset_new (gsize n, gsize features, guint classes)
 {
   LearnDataset *d = g_new0 (LearnDataset, 1);
   d->n = n;
@@ -45,7 +45,7 @@ learn_dataset_synthetic (gsize samples, gsize features, guint classes, double se
                          DlRandom *rng)
 {
   g_return_val_if_fail (features > 0 && classes > 0, NULL);
-  LearnDataset *d = dataset_new (samples, features, classes);
+  LearnDataset *d = learn_dataset_new (samples, features, classes);
   g_autofree double *centres = g_new (double, classes * features);
   for (guint c = 0; c < classes; c++)
     {
@@ -151,6 +151,13 @@ learn_dataset_load_csv (const char *path, GError **error)
       g_set_error (error, LEARN_ERROR, LEARN_ERROR_IO, "%s: %s", path, local->message);
       return NULL;
     }
+  return learn_dataset_parse_csv (text, len, path, error);
+}
+
+LearnDataset *
+learn_dataset_parse_csv (const char *text, gsize len, const char *path, GError **error)
+{
+  g_autoptr (GError) local = NULL;
   CsvLoad c = { path, g_array_new (FALSE, FALSE, sizeof (double)), g_array_new (FALSE, FALSE, sizeof (float)),
                 g_array_new (FALSE, FALSE, sizeof (int32_t)), 0, -1, 0 };
   gboolean ok = dl_csv_parse (text, len, path, load_record, &c, &local);
@@ -210,10 +217,43 @@ learn_dataset_save_csv (const LearnDataset *d, const char *path, GError **error)
   return ok;
 }
 
+void
+learn_dataset_standardize (LearnDataset *train, LearnDataset *test)
+{
+  g_return_if_fail (train != NULL);
+  g_return_if_fail (test == NULL || test->features == train->features);
+  gsize f = train->features;
+  g_autofree double *mean = g_new0 (double, MAX (f, 1));
+  g_autofree double *sd = g_new0 (double, MAX (f, 1));
+  for (gsize i = 0; i < train->n; i++)
+    for (gsize j = 0; j < f; j++)
+      mean[j] += train->x[i * f + j];
+  for (gsize j = 0; j < f; j++)
+    mean[j] /= (double) MAX (train->n, 1);
+  for (gsize i = 0; i < train->n; i++)
+    for (gsize j = 0; j < f; j++)
+      {
+        double e = train->x[i * f + j] - mean[j];
+        sd[j] += e * e;
+      }
+  for (gsize j = 0; j < f; j++)
+    {
+      sd[j] = sqrt (sd[j] / (double) MAX (train->n, 1));
+      if (!(sd[j] > 0))
+        sd[j] = 1;
+    }
+  LearnDataset *sets[] = { train, test };
+  for (guint k = 0; k < 2; k++)
+    if (sets[k])
+      for (gsize i = 0; i < sets[k]->n; i++)
+        for (gsize j = 0; j < f; j++)
+          sets[k]->x[i * f + j] = (float) ((sets[k]->x[i * f + j] - mean[j]) / sd[j]);
+}
+
 LearnDataset *
 learn_dataset_subset (const LearnDataset *d, const gsize *idx, gsize n)
 {
-  LearnDataset *s = dataset_new (n, d->features, d->classes);
+  LearnDataset *s = learn_dataset_new (n, d->features, d->classes);
   for (gsize i = 0; i < n; i++)
     {
       memcpy (s->x + i * d->features, d->x + idx[i] * d->features, d->features * sizeof (float));

@@ -2,8 +2,9 @@
  * partition over peers.
  *
  * A dataset is row-major float features and int32 labels in [0, classes).
- * Sources: synthetic Gaussian class clusters, or a CSV file (header optional,
- * last column the integer label).  Partitions: IID, Dirichlet(alpha) label
+ * Sources: synthetic Gaussian class clusters, a CSV file (header optional,
+ * last column the integer label), MNIST-format IDX files, or the CSVs that
+ * scikit-learn ships (learn-sources.c).  Partitions: IID, Dirichlet(alpha) label
  * skew, or label shards.  All randomness comes from streams the caller hands
  * in, so shards and orders are reproducible from the scenario seed.
  *
@@ -13,6 +14,7 @@
 
 #include "base/dl-random.h"
 
+#include <gio/gio.h>
 #include <glib.h>
 #include <stdint.h>
 
@@ -26,6 +28,8 @@ typedef struct {
   int32_t *y;       /* n */
 } LearnDataset;
 
+/* (transfer full) n rows of zeros */
+LearnDataset *learn_dataset_new (gsize n, gsize features, guint classes);
 void learn_dataset_free (LearnDataset *d);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LearnDataset, learn_dataset_free)
 
@@ -45,11 +49,17 @@ typedef enum {
  * >= 0; an optional first line that is not numeric is a header.  A bad row is
  * an error naming the file and the line. */
 LearnDataset *learn_dataset_load_csv (const char *path, GError **error);
+/* The same from text already in memory; `name` is what errors call it. */
+LearnDataset *learn_dataset_parse_csv (const char *text, gsize len, const char *name, GError **error);
 gboolean learn_dataset_save_csv (const LearnDataset *d, const char *path, GError **error);
 
 /* Splits d into train and test sets: a shuffled test_fraction goes to test. */
 void learn_dataset_split (const LearnDataset *d, double test_fraction, DlRandom *rng,
                           LearnDataset **out_train, LearnDataset **out_test);
+/* Standardizes every feature of train and test (which may be NULL) with the
+ * mean and the population standard deviation (ddof 0, as scikit-learn's
+ * StandardScaler) of train; a constant feature is only centred. */
+void learn_dataset_standardize (LearnDataset *train, LearnDataset *test);
 /* (transfer full) the rows idx[0..n) of d */
 LearnDataset *learn_dataset_subset (const LearnDataset *d, const gsize *idx, gsize n);
 
@@ -78,5 +88,52 @@ LearnPartition *learn_partition_new (const LearnDataset *d, const LearnPartition
                                      guint parts, DlRandom *rng);
 void learn_partition_free (LearnPartition *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LearnPartition, learn_partition_free)
+
+/* ---- learn-sources.c: MNIST-format IDX files and scikit-learn's CSVs ---- */
+
+/* Bounds on what an IDX header may declare (the files are untrusted input):
+ * a dimension, the items, the features of one item, and the floats that
+ * the first `limit` items make. */
+#define LEARN_IDX_MAX_DIM 65536u
+#define LEARN_IDX_MAX_ITEMS 10000000u
+#define LEARN_IDX_MAX_FEATURES 1048576u
+#define LEARN_IDX_MAX_FLOATS (G_GUINT64_CONSTANT (1) << 28)
+
+/* Reads an IDX images stream (unsigned bytes, two or more dimensions: items
+ * x ...) and its labels stream (unsigned bytes, one dimension); each may be
+ * gzipped (detected by its magic).  At most `limit` items are read (0: all);
+ * pixel values are scaled to [0, 1].  classes is the largest label + 1.
+ * A bad magic, a dimension or count past the bounds above, counts that
+ * differ, or a stream that ends early is an error naming `images_name` or
+ * `labels_name`. */
+LearnDataset *learn_dataset_read_idx (GInputStream *images, const char *images_name, GInputStream *labels,
+                                      const char *labels_name, gsize limit, GError **error);
+
+/* Loads DIR's training and test sets: the files whose names end with
+ * train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte
+ * and t10k-labels-idx1-ubyte (test- for t10k- also), each optionally .gz.
+ * At most `train_limit` training items (0: all); both sets get the larger
+ * class count. */
+gboolean learn_dataset_load_idx_dir (const char *dir, gsize train_limit, LearnDataset **out_train,
+                                     LearnDataset **out_test, GError **error);
+
+/* Where Debian's python3-sklearn puts its data sets. */
+#define LEARN_SKLEARN_DATA_DIR "/usr/lib/python3/dist-packages/sklearn/datasets/data"
+
+/* Loads scikit-learn's `digits`, `wine`, `breast_cancer` or `iris` from the
+ * CSV files in dir (LEARN_SKLEARN_DATA_DIR), checking the shape scikit-learn
+ * documents for each. */
+LearnDataset *learn_dataset_load_sklearn (const char *name, const char *dir, GError **error);
+
+typedef enum {
+  LEARN_SOURCE_SYNTHETIC,
+  LEARN_SOURCE_CSV,
+  LEARN_SOURCE_IDX,
+  LEARN_SOURCE_SKLEARN,
+} LearnSourceKind;
+
+/* Parses `synthetic`, `csv:PATH`, `idx:DIR` or `sklearn:NAME`; *out_arg
+ * (transfer full, NULL for synthetic) is PATH, DIR or NAME. */
+gboolean learn_source_parse (const char *text, LearnSourceKind *out_kind, char **out_arg, GError **error);
 
 G_END_DECLS

@@ -5,6 +5,7 @@ learn_libdllearn_a_SOURCES = \
 	learn/learn-weights.h \
 	learn/learn-data.c \
 	learn/learn-data.h \
+	learn/learn-sources.c \
 	learn/learn-model.c \
 	learn/learn-model.h \
 	$(NULL)

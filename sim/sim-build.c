@@ -598,42 +598,75 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       dl_parse_number (V ("data", "test_fraction"), &tf, NULL);
       if (tf >= 1)
         return BAD ("data", "test_fraction", "must be less than 1");
+      const char *scale = V ("data", "scale");
+      if (strcmp (scale, "none") != 0 && strcmp (scale, "standard") != 0)
+        return BAD ("data", "scale", "'%s': expected none or standard", scale);
       g_autoptr (LearnDataset) all = NULL;
       const char *src = V ("data", "source");
-      if (g_str_has_prefix (src, "csv:"))
+      LearnSourceKind sk = LEARN_SOURCE_SYNTHETIC;
+      g_autofree char *arg = NULL;
+      PARSE ("data", "source", learn_source_parse (src, &sk, &arg, &_e));
+      switch (sk)
         {
-          g_autofree char *path = resolve_path (s, src + 4);
-          PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
+        case LEARN_SOURCE_CSV:
+          {
+            g_autofree char *path = resolve_path (s, arg);
+            PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
+            break;
+          }
+        case LEARN_SOURCE_IDX:
+          {
+            /* the files carry their own test set (t10k-*) */
+            if (point_given (p, "data", "test_fraction"))
+              return BAD ("data", "test_fraction", "does not apply to idx: its t10k files are the test set");
+            g_autofree char *dir = resolve_path (s, arg);
+            gsize limit = point_given (p, "data", "samples") ? uint_of (V ("data", "samples")) : 0;
+            if (point_given (p, "data", "samples") && limit == 0)
+              return BAD ("data", "samples", "must be at least 1");
+            PARSE ("data", "source", learn_dataset_load_idx_dir (dir, limit, &out->train, &out->test, &_e));
+            break;
+          }
+        case LEARN_SOURCE_SKLEARN:
+          PARSE ("data", "source", (all = learn_dataset_load_sklearn (arg, LEARN_SKLEARN_DATA_DIR, &_e)) != NULL);
+          break;
+        case LEARN_SOURCE_SYNTHETIC:
+          {
+            guint features = uint_of (V ("data", "features")), classes = uint_of (V ("data", "classes"));
+            guint samples = uint_of (V ("data", "samples"));
+            double sep;
+            dl_parse_number (V ("data", "separation"), &sep, NULL);
+            if (features == 0)
+              return BAD ("data", "features", "must be at least 1");
+            if (classes < 2)
+              return BAD ("data", "classes", "must be at least 2");
+            if (samples < classes)
+              return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
+            if ((guint64) samples * features > SIM_FLOATS_MAX)
+              return BAD ("data", "samples", "%u samples of %u features are more than %u floats", samples, features,
+                          SIM_FLOATS_MAX);
+            /* the data set depends on the scenario seed only, not the repeat */
+            g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
+            all = learn_dataset_synthetic (samples, features, classes, sep, dr);
+            break;
+          }
         }
-      else
+      if (all)
         {
-          guint features = uint_of (V ("data", "features")), classes = uint_of (V ("data", "classes"));
-          guint samples = uint_of (V ("data", "samples"));
-          double sep;
-          dl_parse_number (V ("data", "separation"), &sep, NULL);
-          if (features == 0)
-            return BAD ("data", "features", "must be at least 1");
-          if (classes < 2)
-            return BAD ("data", "classes", "must be at least 2");
-          if (samples < classes)
-            return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
-          if ((guint64) samples * features > SIM_FLOATS_MAX)
-            return BAD ("data", "samples", "%u samples of %u features are more than %u floats", samples, features,
-                        SIM_FLOATS_MAX);
-          /* the data set depends on the scenario seed only, not the repeat */
-          g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
-          all = learn_dataset_synthetic (samples, features, classes, sep, dr);
+          if (all->classes < 2)
+            return BAD ("data", "source", "the data has fewer than 2 classes");
+          g_autoptr (DlRandom) sr = dl_random_new (s->seed, "data-split", DL_RANDOM_NO_NODE);
+          learn_dataset_split (all, tf, sr, &out->train, &out->test);
         }
-      if (all->classes < 2)
+      else if (out->train->classes < 2)
         return BAD ("data", "source", "the data has fewer than 2 classes");
-      g_autoptr (DlRandom) sr = dl_random_new (s->seed, "data-split", DL_RANDOM_NO_NODE);
-      learn_dataset_split (all, tf, sr, &out->train, &out->test);
       if (out->train->n == 0)
         return BAD ("data", "test_fraction", "leaves no training data");
+      if (strcmp (scale, "standard") == 0)
+        learn_dataset_standardize (out->train, out->test);
       c->train = out->train;
       c->test = out->test->n ? out->test : NULL;
-      c->model.features = all->features;
-      c->model.classes = all->classes;
+      c->model.features = out->train->features;
+      c->model.classes = out->train->classes;
       /* the weights, and a batch's work space (learn-model.c), in floats */
       guint64 f = c->model.features, k = c->model.classes, h = c->model.hidden;
       guint64 weights = mk == LEARN_MODEL_MLP ? h * f + h + k * h + k : k * f + k;
@@ -642,7 +675,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
                     G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a message carries at "
                     "most 1 GiB of floats)", f, h, k, weights, SIM_FLOATS_MAX);
       if (weights > SIM_FLOATS_MAX)
-        return BAD ("data", g_str_has_prefix (src, "csv:") ? "source" : "features", "a softmax of %" G_GUINT64_FORMAT
+        return BAD ("data", sk != LEARN_SOURCE_SYNTHETIC ? "source" : "features", "a softmax of %" G_GUINT64_FORMAT
                     " features and %" G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a "
                     "message carries at most 1 GiB of floats)", f, k, weights, SIM_FLOATS_MAX);
       guint64 rows = MIN ((guint64) c->model.batch_size, (guint64) out->train->n);

@@ -95,13 +95,14 @@ static const KeySpec keys[] = {
   { "model", "hidden", "32", K_UINT, "hidden units (mlp)" },
   { "model", "learning_rate", "0.1", K_NUM, "SGD learning rate" },
   { "model", "batch_size", "32", K_UINT, "SGD minibatch size" },
-  { "data", "source", "synthetic", K_SOURCE, "synthetic | csv:PATH (last column the integer label)" },
+  { "data", "source", "synthetic", K_SOURCE, "synthetic | csv:PATH (last column the integer label) | idx:DIR (MNIST-format IDX files, gzipped or not: train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte; Fashion-MNIST: idx:/usr/share/datasets/fashion-mnist from Debian's dataset-fashion-mnist) | sklearn:NAME (digits, wine, breast_cancer or iris from Debian's python3-sklearn) (docs/data.md)" },
   { "data", "features", "20", K_UINT, "synthetic: features" },
   { "data", "classes", "4", K_UINT, "synthetic: classes" },
-  { "data", "samples", "4000", K_UINT, "synthetic: samples" },
+  { "data", "samples", "4000", K_UINT, "synthetic: samples; idx: the first N training images (default: all)" },
   { "data", "separation", "2.0", K_NUM, "synthetic: distance of class centres" },
   { "data", "partition", "iid", K_PARTITION, "iid | dirichlet(ALPHA) | shards(K)" },
-  { "data", "test_fraction", "0.2", K_PROB, "held-out share of the data" },
+  { "data", "test_fraction", "0.2", K_PROB, "held-out share of the data (not with idx: its t10k files are the test set)" },
+  { "data", "scale", "none", K_STR, "none | standard: standard centres every feature on the training set's mean and divides by its standard deviation (scikit-learn's StandardScaler), applied to the test set too" },
   { "peers", "count", "3", K_UINT, "peers p1..pN connecting at time 0 (pipeline: sessions + servers unless given; more: extra servers)" },
   { "peers", "speed", "1", K_DIST_NUM, "relative speed: a number or a distribution" },
   { "peers", "stragglers", "0", K_STRAGGLERS, "SHARE xFACTOR, e.g. 0.1 x8: 10% of peers 8x slower" },
@@ -495,10 +496,10 @@ check_value (const KeySpec *k, const char *v, GError **error)
         return learn_model_kind_from_name (v, &mk, error);
       }
     case K_SOURCE:
-      if (strcmp (v, "synthetic") == 0 || (g_str_has_prefix (v, "csv:") && v[4]))
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected synthetic or csv:PATH", v);
-      return FALSE;
+      {
+        LearnSourceKind sk;
+        return learn_source_parse (v, &sk, NULL, error);
+      }
     case K_PARTITION:
       {
         LearnPartitionSpec ps;
