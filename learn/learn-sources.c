@@ -64,6 +64,28 @@ read_exact (GInputStream *in, void *buf, gsize n, const char *name, const char *
   return TRUE;
 }
 
+/* Checks that `in` is at its end: a gzip stream whose trailer (CRC and
+ * length) is cut or wrong fails here, and so does data after the end. */
+static gboolean
+expect_end (GInputStream *in, const char *name, GError **error)
+{
+  guint8 extra;
+  g_autoptr (GError) local = NULL;
+  gssize got = g_input_stream_read (in, &extra, 1, NULL, &local);
+  if (got < 0)
+    {
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s: at the end: %s (truncated or corrupt)", name,
+                   local->message);
+      return FALSE;
+    }
+  if (got > 0)
+    {
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s: data after the last item the header declares", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------- IDX */
 
 /* An IDX header: magic 00 00 TYPE NDIM, then NDIM big-endian u32 sizes. */
@@ -177,6 +199,12 @@ learn_dataset_read_idx (GInputStream *images, const char *images_name, GInputStr
       float *x = d->x + i * features;
       for (gsize f = 0; f < features; f++)
         x[f] = row[f] / 255.0f;
+    }
+  /* all items read: both files must end there */
+  if (n == idim[0] && (!expect_end (im, images_name, error) || !expect_end (lb, labels_name, error)))
+    {
+      learn_dataset_free (d);
+      return NULL;
     }
   return d;
 }
