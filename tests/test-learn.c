@@ -580,6 +580,27 @@ START_TEST (test_sources_parse_and_standardize)
 }
 END_TEST
 
+/* tools/sklearn-reference rebuilds dlsim's split in Python; its --self-test
+ * checks the same rows for seed 42 that this asserts of the C code. */
+START_TEST (test_split_matches_reference)
+{
+  g_autoptr (LearnDataset) d = learn_dataset_new (20, 1, 20);
+  for (gsize i = 0; i < 20; i++)
+    d->y[i] = (int32_t) i;
+  g_autoptr (DlRandom) sr = dl_random_new (42, "data-split", DL_RANDOM_NO_NODE);
+  LearnDataset *train = NULL, *test = NULL;
+  learn_dataset_split (d, 0.25, sr, &train, &test);
+  const int32_t want_test[] = { 17, 19, 8, 11, 15 }, want_train_head[] = { 13, 2, 16 };
+  ck_assert_uint_eq (test->n, 5);
+  for (guint i = 0; i < 5; i++)
+    ck_assert_int_eq (test->y[i], want_test[i]);
+  for (guint i = 0; i < 3; i++)
+    ck_assert_int_eq (train->y[i], want_train_head[i]);
+  learn_dataset_free (train);
+  learn_dataset_free (test);
+}
+END_TEST
+
 /* McMahan et al.'s pathological non-IID split: rows sorted by label, cut
  * into parts x K shards of equal size, K shards per part. */
 START_TEST (test_shards_are_mcmahans)
@@ -624,6 +645,7 @@ learn_suite (void)
   tcase_add_test (tc, test_csv_quoting);
   tcase_add_test (tc, test_partitions);
   tcase_add_test (tc, test_shards_are_mcmahans);
+  tcase_add_test (tc, test_split_matches_reference);
   tcase_add_test (tc, test_idx_reads_plain_and_gzip);
   tcase_add_test (tc, test_idx_truncated_never_crashes);
   tcase_add_test (tc, test_idx_bad_headers);
