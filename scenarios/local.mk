@@ -5,6 +5,10 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/bandwidth/a2a-16-20mbps.ini \
 	scenarios/bandwidth/a2a-8-20mbps.ini \
 	scenarios/bandwidth/a2a-8-mixed-uplinks.ini \
+	scenarios/data/digits-mlp.ini \
+	scenarios/data/digits-softmax.ini \
+	scenarios/data/fashion-mlp.ini \
+	scenarios/data/fashion-softmax.ini \
 	scenarios/edge/crash-during-sync.ini \
 	scenarios/edge/crash-frees-downlinks.ini \
 	scenarios/edge/crash-frees-downlinks-robust.ini \

@@ -75,6 +75,13 @@ tests_test_learn_SOURCES = tests/test-learn.c
 tests_test_learn_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_learn_LDADD = learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
+# tests/data.sh's probe of learn/'s data sources (built for make check, not a test itself)
+check_PROGRAMS += tests/data-probe
+TESTS += tests/data.sh
+EXTRA_DIST += tests/data.sh
+tests_data_probe_SOURCES = tests/data-probe.c
+tests_data_probe_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)
+
 check_PROGRAMS += tests/test-world
 TESTS += tests/test-world
 tests_test_world_SOURCES = tests/test-world.c
