@@ -9,3 +9,9 @@ bench_libdlbench_a_SOURCES = \
 	$(NULL)
 dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh bench/simgrid-compare/validate.sh
 EXTRA_DIST += bench/simgrid-compare/a2a.c bench/simgrid-compare/pattern.c
+
+# bench/train-cost: the wall time of local training on a real data set
+# (docs/performance.md, "Training on real data"); built by make check (so that it keeps compiling) or `make bench/train-cost`
+check_PROGRAMS += bench/train-cost
+bench_train_cost_SOURCES = bench/train-cost.c
+bench_train_cost_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)

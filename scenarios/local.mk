@@ -7,6 +7,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/bandwidth/a2a-8-mixed-uplinks.ini \
 	scenarios/data/digits-mlp.ini \
 	scenarios/data/digits-softmax.ini \
+	scenarios/data/fashion-mlp-20.ini \
 	scenarios/data/fashion-mlp.ini \
 	scenarios/data/fashion-softmax.ini \
 	scenarios/edge/crash-during-sync.ini \
