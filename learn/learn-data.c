@@ -3,7 +3,9 @@
  * Dirichlet partition: for each class, proportions over the parts are drawn
  * from Dir(alpha) (GSL) and that class's shuffled rows are cut accordingly.
  * Shards: rows sorted by label are cut into parts * k contiguous shards and
- * each part gets k shards drawn without replacement. */
+ * each part gets k shards drawn without replacement.  By column: a CSV
+ * column names each row's client (LEAF); the split and the partition keep
+ * a client's rows together. */
 #include "config.h"
 
 #include "base/dl-csv.h"
@@ -37,6 +39,7 @@ learn_dataset_free (LearnDataset *d)
     return;
   g_free (d->x);
   g_free (d->y);
+  g_free (d->group);
   g_free (d);
 }
 
@@ -92,13 +95,67 @@ typedef struct {
   gsize width;
   int32_t max_label;
   guint records;
+  /* by-column: the column's name and index, its values' ids, each row's id */
+  const char *group_name;
+  guint group_col;
+  GHashTable *group_ids;
+  GArray *gs;
 } CsvLoad;
+
+/* by-column: the header's column named c->group_name, or an error. */
+static gboolean
+find_group_column (CsvLoad *c, char **fields, guint n, gsize line, GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    if (strcmp (g_strstrip (fields[i]), c->group_name) == 0)
+      {
+        c->group_col = i;
+        return TRUE;
+      }
+  g_autofree char *joined = g_strjoinv (", ", fields);
+  if (parse_row (fields, n, c->vals))
+    g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                 "%s:%zu: by-column(%s) needs a header line naming the columns; the first line is numbers", c->path,
+                 line, c->group_name);
+  else
+    g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: no column named '%s' in the header (%s)", c->path,
+                 line, c->group_name, joined);
+  return FALSE;
+}
 
 static gboolean
 load_record (gpointer ud, char **fields, guint n, gsize line, GError **error)
 {
   CsvLoad *c = ud;
   gboolean first = c->records++ == 0;
+  if (c->group_name && first)
+    return find_group_column (c, fields, n, line, error);
+  g_autofree char **rest = NULL;
+  if (c->group_name)
+    {
+      if (c->group_col >= n)
+        {
+          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: no field for column '%s'", c->path, line,
+                       c->group_name);
+          return FALSE;
+        }
+      const char *key = fields[c->group_col];
+      gpointer id;
+      if (!g_hash_table_lookup_extended (c->group_ids, key, NULL, &id))
+        {
+          id = GUINT_TO_POINTER (g_hash_table_size (c->group_ids));
+          g_hash_table_insert (c->group_ids, g_strdup (key), id);
+        }
+      int32_t g = (int32_t) GPOINTER_TO_UINT (id);
+      g_array_append_val (c->gs, g);
+      /* the other fields, in order */
+      rest = g_new0 (char *, n);
+      for (guint i = 0, k = 0; i < n; i++)
+        if (i != c->group_col)
+          rest[k++] = fields[i];
+      fields = rest;
+      n--;
+    }
   if (!parse_row (fields, n, c->vals))
     {
       if (first)
@@ -140,8 +197,10 @@ load_record (gpointer ud, char **fields, guint n, gsize line, GError **error)
   return TRUE;
 }
 
-LearnDataset *
-learn_dataset_load_csv (const char *path, GError **error)
+static LearnDataset *parse_csv (const char *text, gsize len, const char *path, const char *column, GError **error);
+
+static LearnDataset *
+load_csv (const char *path, const char *column, GError **error)
 {
   g_autofree char *text = NULL;
   gsize len = 0;
@@ -151,15 +210,35 @@ learn_dataset_load_csv (const char *path, GError **error)
       g_set_error (error, LEARN_ERROR, LEARN_ERROR_IO, "%s: %s", path, local->message);
       return NULL;
     }
-  return learn_dataset_parse_csv (text, len, path, error);
+  return parse_csv (text, len, path, column, error);
+}
+
+LearnDataset *
+learn_dataset_load_csv (const char *path, GError **error)
+{
+  return load_csv (path, NULL, error);
+}
+
+LearnDataset *
+learn_dataset_load_csv_by_column (const char *path, const char *column, GError **error)
+{
+  g_return_val_if_fail (column != NULL, NULL);
+  return load_csv (path, column, error);
 }
 
 LearnDataset *
 learn_dataset_parse_csv (const char *text, gsize len, const char *path, GError **error)
 {
+  return parse_csv (text, len, path, NULL, error);
+}
+
+static LearnDataset *
+parse_csv (const char *text, gsize len, const char *path, const char *column, GError **error)
+{
   g_autoptr (GError) local = NULL;
   CsvLoad c = { path, g_array_new (FALSE, FALSE, sizeof (double)), g_array_new (FALSE, FALSE, sizeof (float)),
-                g_array_new (FALSE, FALSE, sizeof (int32_t)), 0, -1, 0 };
+                g_array_new (FALSE, FALSE, sizeof (int32_t)), 0, -1, 0, column, 0,
+                g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL), g_array_new (FALSE, FALSE, sizeof (int32_t)) };
   gboolean ok = dl_csv_parse (text, len, path, load_record, &c, &local);
   if (!ok)
     {
@@ -183,12 +262,20 @@ learn_dataset_parse_csv (const char *text, gsize len, const char *path, GError *
       d->classes = (guint) c.max_label + 1;
       d->x = (float *) g_array_free (c.xs, FALSE);
       d->y = (int32_t *) g_array_free (c.ys, FALSE);
+      if (column)
+        {
+          d->groups = g_hash_table_size (c.group_ids);
+          d->group = (int32_t *) g_array_free (g_steal_pointer (&c.gs), FALSE);
+        }
     }
   else
     {
       g_array_unref (c.xs);
       g_array_unref (c.ys);
     }
+  if (c.gs)
+    g_array_unref (c.gs);
+  g_hash_table_unref (c.group_ids);
   return d;
 }
 
@@ -259,6 +346,13 @@ learn_dataset_subset (const LearnDataset *d, const gsize *idx, gsize n)
       memcpy (s->x + i * d->features, d->x + idx[i] * d->features, d->features * sizeof (float));
       s->y[i] = d->y[idx[i]];
     }
+  if (d->group)
+    {
+      s->groups = d->groups;
+      s->group = g_new (int32_t, MAX (n, 1));
+      for (gsize i = 0; i < n; i++)
+        s->group[i] = d->group[idx[i]];
+    }
   return s;
 }
 
@@ -279,12 +373,34 @@ learn_dataset_split (const LearnDataset *d, double test_fraction, DlRandom *rng,
                      LearnDataset **out_train, LearnDataset **out_test)
 {
   g_autofree gsize *idx = g_new (gsize, MAX (d->n, 1));
-  for (gsize i = 0; i < d->n; i++)
-    idx[i] = i;
-  shuffle (idx, d->n, rng);
-  gsize n_test = (gsize) llround (CLAMP (test_fraction, 0.0, 1.0) * (double) d->n);
-  *out_test = learn_dataset_subset (d, idx, n_test);
-  *out_train = learn_dataset_subset (d, idx + n_test, d->n - n_test);
+  double tf = CLAMP (test_fraction, 0.0, 1.0);
+  if (d->group == NULL)
+    {
+      for (gsize i = 0; i < d->n; i++)
+        idx[i] = i;
+      shuffle (idx, d->n, rng);
+      gsize n_test = (gsize) llround (tf * (double) d->n);
+      *out_test = learn_dataset_subset (d, idx, n_test);
+      *out_train = learn_dataset_subset (d, idx + n_test, d->n - n_test);
+      return;
+    }
+  /* each group's rows shuffled and cut; test rows and training rows each
+   * in group order */
+  g_autoptr (GArray) test = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr (GArray) train = g_array_new (FALSE, FALSE, sizeof (gsize));
+  for (guint g = 0; g < d->groups; g++)
+    {
+      gsize m = 0;
+      for (gsize i = 0; i < d->n; i++)
+        if (d->group[i] == (int32_t) g)
+          idx[m++] = i;
+      shuffle (idx, m, rng);
+      gsize n_test = (gsize) llround (tf * (double) m);
+      g_array_append_vals (test, idx, (guint) n_test);
+      g_array_append_vals (train, idx + n_test, (guint) (m - n_test));
+    }
+  *out_test = learn_dataset_subset (d, (const gsize *) (const void *) test->data, test->len);
+  *out_train = learn_dataset_subset (d, (const gsize *) (const void *) train->data, train->len);
 }
 
 gboolean
@@ -323,8 +439,23 @@ learn_partition_spec_parse (const char *text, LearnPartitionSpec *out, GError **
           return TRUE;
         }
     }
+  if (g_str_has_prefix (s, "by-column(") && g_str_has_suffix (s, ")"))
+    {
+      g_autofree char *name = g_strstrip (g_strndup (s + 10, strlen (s) - 11));
+      gboolean ok = *name != '\0' && strlen (name) < sizeof p.column;
+      for (const char *q = name; ok && *q; q++)
+        ok = g_ascii_isalnum (*q) || *q == '_' || *q == '-' || *q == '.';
+      if (ok)
+        {
+          p.kind = LEARN_PARTITION_BY_COLUMN;
+          g_strlcpy (p.column, name, sizeof p.column);
+          *out = p;
+          return TRUE;
+        }
+    }
   g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-               "'%s' is not a partition (expected iid, dirichlet(ALPHA > 0) or shards(K >= 1))", s);
+               "'%s' is not a partition (expected iid, dirichlet(ALPHA > 0), shards(K >= 1) or by-column(NAME), "
+               "NAME of letters, digits, '_', '-', '.')", s);
   return FALSE;
 }
 
@@ -378,6 +509,12 @@ learn_partition_new (const LearnDataset *d, const LearnPartitionSpec *spec, guin
           }
         break;
       }
+    case LEARN_PARTITION_BY_COLUMN:
+      /* group g to part g mod parts; rows in their order */
+      g_return_val_if_fail (d->group != NULL || d->n == 0, p);
+      for (gsize i = 0; i < d->n; i++)
+        g_array_append_val (p->idx[(guint) d->group[i] % parts], all[i]);
+      break;
     case LEARN_PARTITION_SHARDS:
       {
         /* stable sort by label (counting sort) */

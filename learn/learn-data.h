@@ -26,6 +26,8 @@ typedef struct {
   guint classes;
   float *x;         /* n * features, row-major */
   int32_t *y;       /* n */
+  int32_t *group;   /* n, or NULL: the client a row belongs to (by-column), 0..groups-1 */
+  guint groups;
 } LearnDataset;
 
 /* (transfer full) n rows of zeros */
@@ -49,11 +51,18 @@ typedef enum {
  * >= 0; an optional first line that is not numeric is a header.  A bad row is
  * an error naming the file and the line. */
 LearnDataset *learn_dataset_load_csv (const char *path, GError **error);
+/* The same, with a column that is not a feature but says whose row it is
+ * (LEAF's writer or user): the header must name `column`; its distinct
+ * values, in order of first appearance, are the groups 0, 1, ...; the
+ * other columns are read as by learn_dataset_load_csv. */
+LearnDataset *learn_dataset_load_csv_by_column (const char *path, const char *column, GError **error);
 /* The same from text already in memory; `name` is what errors call it. */
 LearnDataset *learn_dataset_parse_csv (const char *text, gsize len, const char *name, GError **error);
 gboolean learn_dataset_save_csv (const LearnDataset *d, const char *path, GError **error);
 
-/* Splits d into train and test sets: a shuffled test_fraction goes to test. */
+/* Splits d into train and test sets: a shuffled test_fraction goes to test.
+ * With groups, each group's rows are split so (LEAF's split within each
+ * user), the groups in order. */
 void learn_dataset_split (const LearnDataset *d, double test_fraction, DlRandom *rng,
                           LearnDataset **out_train, LearnDataset **out_test);
 /* Standardizes every feature of train and test (which may be NULL) with the
@@ -67,15 +76,21 @@ typedef enum {
   LEARN_PARTITION_IID,
   LEARN_PARTITION_DIRICHLET,
   LEARN_PARTITION_SHARDS,
+  LEARN_PARTITION_BY_COLUMN,
 } LearnPartitionKind;
+
+#define LEARN_COLUMN_NAME_MAX 64
 
 typedef struct {
   LearnPartitionKind kind;
   double alpha;   /* dirichlet */
   guint shards;   /* shards per peer */
+  char column[LEARN_COLUMN_NAME_MAX];   /* by-column: the CSV header's name */
 } LearnPartitionSpec;
 
-/* Parses "iid", "dirichlet(0.5)" or "shards(2)". */
+/* Parses "iid", "dirichlet(0.5)", "shards(2)" or "by-column(NAME)" (NAME of
+ * letters, digits, '_', '-' and '.').  by-column deals group g's rows to
+ * part g mod parts: with as many groups as parts, one group a part. */
 gboolean learn_partition_spec_parse (const char *text, LearnPartitionSpec *out, GError **error);
 
 /* Row indices of each of `parts` shards of d. */

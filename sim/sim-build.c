@@ -611,7 +611,11 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         case LEARN_SOURCE_CSV:
           {
             g_autofree char *path = resolve_path (s, arg);
-            PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
+            if (c->partition.kind == LEARN_PARTITION_BY_COLUMN)
+              PARSE ("data", "partition",
+                     (all = learn_dataset_load_csv_by_column (path, c->partition.column, &_e)) != NULL);
+            else
+              PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
             break;
           }
         case LEARN_SOURCE_IDX:
@@ -661,6 +665,13 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         return BAD ("data", "source", "the data has fewer than 2 classes");
       if (out->train->n == 0)
         return BAD ("data", "test_fraction", "leaves no training data");
+      if (c->partition.kind == LEARN_PARTITION_BY_COLUMN && sk != LEARN_SOURCE_CSV)
+        return BAD ("data", "partition", "by-column(%s) needs a csv:PATH source whose header names the columns",
+                    c->partition.column);
+      if (c->partition.kind == LEARN_PARTITION_BY_COLUMN && all->groups < c->max_peers)
+        return BAD ("data", "partition", "column '%s' has %u distinct values for %u peers: each peer needs one "
+                    "(peers.count, the peers of joins and the trace, churn.max_peers)", c->partition.column,
+                    all->groups, c->max_peers);
       if (strcmp (scale, "standard") == 0)
         learn_dataset_standardize (out->train, out->test);
       c->train = out->train;

@@ -100,7 +100,7 @@ static const KeySpec keys[] = {
   { "data", "classes", "4", K_UINT, "synthetic: classes" },
   { "data", "samples", "4000", K_UINT, "synthetic: samples; idx: the first N training images (default: all)" },
   { "data", "separation", "2.0", K_NUM, "synthetic: distance of class centres" },
-  { "data", "partition", "iid", K_PARTITION, "iid | dirichlet(ALPHA) | shards(K)" },
+  { "data", "partition", "iid", K_PARTITION, "iid | dirichlet(ALPHA) | shards(K) | by-column(NAME): with a csv:PATH source whose header names NAME, each distinct value of that column is one peer's data (LEAF; docs/data.md)" },
   { "data", "test_fraction", "0.2", K_PROB, "held-out share of the data (not with idx: its t10k files are the test set)" },
   { "data", "scale", "none", K_STR, "none | standard: standard centres every feature on the training set's mean and divides by its standard deviation (scikit-learn's StandardScaler), applied to the test set too" },
   { "peers", "count", "3", K_UINT, "peers p1..pN connecting at time 0 (pipeline: sessions + servers unless given; more: extra servers)" },

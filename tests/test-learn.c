@@ -580,6 +580,80 @@ START_TEST (test_sources_parse_and_standardize)
 }
 END_TEST
 
+/* LEAF's natural split: a CSV column names each row's client. */
+START_TEST (test_partition_by_column)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-col-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "leaf.csv", NULL);
+  /* writers b, a, c (first appearance order: b=0, a=1, c=2) with 10, 20 and
+   * 30 rows; the writer column in the middle */
+  GString *csv = g_string_new ("x1,writer,x2,label\n");
+  const char *names[] = { "b", "a", "c" };
+  for (guint w = 0; w < 3; w++)
+    for (guint i = 0; i < 10 * (w + 1); i++)
+      g_string_append_printf (csv, "%u,%s,%u.5,%u\n", i, names[w], w, i % 2);
+  ck_assert (g_file_set_contents (path, csv->str, (gssize) csv->len, NULL));
+  g_string_free (csv, TRUE);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (LearnDataset) d = learn_dataset_load_csv_by_column (path, "writer", &e);
+  ck_assert_msg (d != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (d->n, 60);
+  ck_assert_uint_eq (d->features, 2);
+  ck_assert_uint_eq (d->classes, 2);
+  ck_assert_uint_eq (d->groups, 3);
+  ck_assert_int_eq (d->group[0], 0);
+  ck_assert_int_eq (d->group[10], 1);
+  ck_assert_int_eq (d->group[59], 2);
+  ck_assert_float_eq (d->x[10 * 2 + 1], 1.5f);   /* row 10: x2 of writer a */
+
+  /* the split keeps a quarter of each writer's rows for test */
+  g_autoptr (DlRandom) r = dl_random_new (5, "data-split", DL_RANDOM_NO_NODE);
+  LearnDataset *train = NULL, *test = NULL;
+  learn_dataset_split (d, 0.25, r, &train, &test);
+  guint per_test[3] = { 0 }, per_train[3] = { 0 };
+  for (gsize i = 0; i < test->n; i++)
+    per_test[test->group[i]]++;
+  for (gsize i = 0; i < train->n; i++)
+    per_train[train->group[i]]++;
+  const guint want_test[3] = { 3, 5, 8 };   /* llround (0.25 x 10, 20, 30) */
+  for (guint g = 0; g < 3; g++)
+    {
+      ck_assert_uint_eq (per_test[g], want_test[g]);
+      ck_assert_uint_eq (per_train[g] + per_test[g], 10 * (g + 1));
+    }
+  /* one writer, one part */
+  LearnPartitionSpec spec;
+  ck_assert (learn_partition_spec_parse ("by-column(writer)", &spec, NULL));
+  ck_assert_int_eq (spec.kind, LEARN_PARTITION_BY_COLUMN);
+  ck_assert_str_eq (spec.column, "writer");
+  g_autoptr (LearnPartition) p = learn_partition_new (train, &spec, 3, r);
+  assert_exact_cover (train, p);
+  for (guint k = 0; k < 3; k++)
+    {
+      ck_assert_uint_eq (p->idx[k]->len, per_train[k]);
+      for (guint i = 0; i < p->idx[k]->len; i++)
+        ck_assert_int_eq (train->group[g_array_index (p->idx[k], gsize, i)], (int32_t) k);
+    }
+  learn_dataset_free (train);
+  learn_dataset_free (test);
+
+  /* no such column; no header; a bad name */
+  g_clear_error (&e);
+  ck_assert (learn_dataset_load_csv_by_column (path, "author", &e) == NULL);
+  ck_assert_msg (strstr (e->message, "leaf.csv:1: no column named 'author' in the header (x1, writer, x2, label)"),
+                 "%s", e->message);
+  ck_assert (g_file_set_contents (path, "1,2,0\n3,4,1\n", -1, NULL));
+  g_clear_error (&e);
+  ck_assert (learn_dataset_load_csv_by_column (path, "writer", &e) == NULL);
+  ck_assert_msg (strstr (e->message, "needs a header line"), "%s", e->message);
+  const char *bad[] = { "by-column()", "by-column(a b)", "by-column(x,y)" };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    ck_assert_msg (!learn_partition_spec_parse (bad[i], &spec, NULL), "%s", bad[i]);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
 /* tools/sklearn-reference rebuilds dlsim's split in Python; its --self-test
  * checks the same rows for seed 42 that this asserts of the C code. */
 START_TEST (test_split_matches_reference)
@@ -646,6 +720,7 @@ learn_suite (void)
   tcase_add_test (tc, test_partitions);
   tcase_add_test (tc, test_shards_are_mcmahans);
   tcase_add_test (tc, test_split_matches_reference);
+  tcase_add_test (tc, test_partition_by_column);
   tcase_add_test (tc, test_idx_reads_plain_and_gzip);
   tcase_add_test (tc, test_idx_truncated_never_crashes);
   tcase_add_test (tc, test_idx_bad_headers);
