@@ -305,11 +305,18 @@ START_TEST (test_partitions)
   ck_assert_msg (s_skew > 0.6, "alpha 0.05: mean max-class share %g", s_skew);
   ck_assert_msg (s_flat < 0.2 && s_iid < 0.2, "alpha 100: %g, iid: %g", s_flat, s_iid);
 
+  /* McMahan et al.'s split: rows sorted by label cut into 10 x 2 shards of
+   * 100 rows (200 rows a label: each shard one label), 2 shards a part */
   ck_assert (learn_partition_spec_parse ("shards(2)", &spec, NULL));
   g_autoptr (LearnPartition) sh = learn_partition_new (d, &spec, 10, r);
   assert_exact_cover (d, sh);
   for (guint k = 0; k < 10; k++)
     {
+      ck_assert_uint_eq (sh->idx[k]->len, 200);
+      for (guint half = 0; half < 2; half++)
+        for (guint i = 1; i < 100; i++)
+          ck_assert_int_eq (d->y[g_array_index (sh->idx[k], gsize, half * 100 + i)],
+                            d->y[g_array_index (sh->idx[k], gsize, half * 100)]);
       guint labels[10] = { 0 }, distinct = 0;
       for (guint i = 0; i < sh->idx[k]->len; i++)
         labels[d->y[g_array_index (sh->idx[k], gsize, i)]] = 1;
@@ -675,29 +682,6 @@ START_TEST (test_split_matches_reference)
 }
 END_TEST
 
-/* McMahan et al.'s pathological non-IID split: rows sorted by label, cut
- * into parts x K shards of equal size, K shards per part. */
-START_TEST (test_shards_are_mcmahans)
-{
-  g_autoptr (DlRandom) r = dl_random_new (9, "part", 0);
-  g_autoptr (LearnDataset) d = learn_dataset_synthetic (6000, 2, 10, 1.0, r);
-  LearnPartitionSpec spec;
-  ck_assert (learn_partition_spec_parse ("shards(2)", &spec, NULL));
-  g_autoptr (LearnPartition) p = learn_partition_new (d, &spec, 20, r);
-  assert_exact_cover (d, p);
-  for (guint k = 0; k < 20; k++)
-    {
-      /* 40 shards of 150 rows, each of one label (600 rows a label) */
-      ck_assert_uint_eq (p->idx[k]->len, 300);
-      GArray *a = p->idx[k];
-      for (guint half = 0; half < 2; half++)
-        for (guint i = 1; i < 150; i++)
-          ck_assert_int_eq (d->y[g_array_index (a, gsize, half * 150 + i)],
-                            d->y[g_array_index (a, gsize, half * 150)]);
-    }
-}
-END_TEST
-
 static Suite *
 learn_suite (void)
 {
@@ -718,7 +702,6 @@ learn_suite (void)
   tcase_add_test (tc, test_csv_roundtrip_and_errors);
   tcase_add_test (tc, test_csv_quoting);
   tcase_add_test (tc, test_partitions);
-  tcase_add_test (tc, test_shards_are_mcmahans);
   tcase_add_test (tc, test_split_matches_reference);
   tcase_add_test (tc, test_partition_by_column);
   tcase_add_test (tc, test_idx_reads_plain_and_gzip);
