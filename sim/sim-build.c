@@ -620,13 +620,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
           }
         case LEARN_SOURCE_IDX:
           {
-            /* the files carry their own test set (t10k-*) */
-            if (point_given (p, "data", "test_fraction"))
-              return BAD ("data", "test_fraction", "does not apply to idx: its t10k files are the test set");
+            /* the files carry their own test set (t10k-*): test_fraction is not used */
             g_autofree char *dir = resolve_path (s, arg);
-            gsize limit = point_given (p, "data", "samples") ? uint_of (V ("data", "samples")) : 0;
-            if (point_given (p, "data", "samples") && limit == 0)
-              return BAD ("data", "samples", "must be at least 1");
+            gsize limit = uint_of (V ("data", "limit"));
             PARSE ("data", "source", learn_dataset_load_idx_dir (dir, limit, &out->train, &out->test, &_e));
             break;
           }
