@@ -173,7 +173,7 @@ learn_dataset_read_idx (GInputStream *images, const char *images_name, GInputStr
   if ((guint64) n * features > LEARN_IDX_MAX_FLOATS)
     {
       g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s: %zu images of %" G_GUINT64_FORMAT
-                   " values are more than %" G_GUINT64_FORMAT " floats (read fewer: [data] samples)",
+                   " values are more than %" G_GUINT64_FORMAT " floats (read fewer: [data] limit)",
                    images_name, n, features, (guint64) LEARN_IDX_MAX_FLOATS);
       return NULL;
     }
