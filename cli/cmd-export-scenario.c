@@ -4,7 +4,7 @@
  * the timeline lines, the seed the run used, and its [expect] lines.  On
  * the same build it gives the same summary and the same events.
  *
- * Relative paths (data.source = csv:PATH, churn.trace, peers.capacity) are made absolute
+ * Relative paths (data.source = csv:PATH or idx:DIR, churn.trace, peers.capacity) are made absolute
  * against the directory of the run's original file, so the exported file
  * can live anywhere.  The header names the build and the SHA-256 of the
  * original text (provenance.*), and warns when this build differs. */
@@ -109,10 +109,10 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
       else if (strcmp (k, "protocol.guest_dir") == 0)
         /* the guest runs where the run's file was (docs/guest.md) */
         value = *v ? absolute (file_dir, v) : g_strdup (file_dir ? file_dir : "");
-      else if (strcmp (k, "data.source") == 0 && g_str_has_prefix (v, "csv:"))
+      else if (strcmp (k, "data.source") == 0 && (g_str_has_prefix (v, "csv:") || g_str_has_prefix (v, "idx:")))
         {
           g_autofree char *p = absolute (file_dir, v + 4);
-          value = g_strdup_printf ("csv:%s", p);
+          value = g_strdup_printf ("%.4s%s", v, p);
         }
       else
         value = g_strdup (v);
