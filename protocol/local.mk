@@ -7,6 +7,8 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-config.c \
 	protocol/proto-config.h \
 	protocol/proto-input.h \
+	protocol/proto-keys.c \
+	protocol/proto-keys.h \
 	protocol/proto-links.c \
 	protocol/proto-links.h \
 	protocol/proto-machine.c \
@@ -19,6 +21,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
 	protocol/disco/disco-family.c \
+	protocol/disco/disco-keys.c \
 	protocol/disco/proto-aggregator.c \
 	protocol/disco/proto-aggregator.h \
 	protocol/disco/proto-coord.c protocol/disco/proto-coord-robust.c protocol/disco/proto-coord-private.h \
@@ -29,14 +32,16 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/proto-peer.h \
 	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h protocol/gossip/gossip-dht.c \
 	protocol/gossip/gossip-family.c \
+	protocol/gossip/gossip-keys.c \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
 	protocol/gossip/gossip-peer-links.c protocol/gossip/gossip-peer-async.c protocol/gossip/gossip-peer-sync.c \
 	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
+	protocol/hierarchical/hier-keys.c \
 	protocol/hierarchical/hier-coord-private.h protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-async.c \
 	protocol/hierarchical/hier-head.c protocol/hierarchical/hier-peer.c protocol/hierarchical/hier-peer-private.h \
 	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
-	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
+	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-keys.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
 	protocol/pipeline/pipe-client.c protocol/pipeline/pipe-server.c \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
