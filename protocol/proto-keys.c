@@ -154,6 +154,12 @@ proto_keys_configure_stragglers (ProtoConfig *g, ProtoKeyLookup *l, GError **err
   if (!proto_straggler_policy_from_name (proto_keys_value (l, "protocol", "straggler_policy"), &g->straggler_policy,
                                          &e))
     return proto_keys_fail_with (l, error, "protocol", "straggler_policy", e);
+  return proto_keys_configure_straggler_knobs (g, l, error);
+}
+
+gboolean
+proto_keys_configure_straggler_knobs (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
+{
   g->async_mix = proto_keys_number (l, "protocol", "async_mix");
   if (!(g->async_mix > 0))
     return FAIL ("async_mix", "must be in (0, 1]");

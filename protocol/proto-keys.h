@@ -102,6 +102,9 @@ gboolean proto_keys_fail_with (ProtoKeyLookup *l, GError **error, const char *se
  * the families with rounds beyond DISCO's take them): straggler_policy,
  * async_mix, staleness_exponent, round_deadline, drop_factor, drop_rounds. */
 gboolean proto_keys_configure_stragglers (ProtoConfig *cfg, ProtoKeyLookup *keys, GError **error);
+/* The knobs alone (a family with a policy check of its own parses the
+ * policy first). */
+gboolean proto_keys_configure_straggler_knobs (ProtoConfig *cfg, ProtoKeyLookup *keys, GError **error);
 
 /* The value parsers families and the loader share. */
 gboolean proto_key_parse_uint (const char *v, guint *out);

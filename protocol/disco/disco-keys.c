@@ -90,15 +90,10 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
       && proto_keys_is (l, "protocol", "aggregation", "secure"))
     return FAIL ("straggler_policy", "'%s' weighs contributions by staleness: it needs aggregation "
                  "= mean", proto_straggler_policy_name (pc->straggler_policy));
-  pc->staleness_exponent = proto_keys_number (l, "protocol", "staleness_exponent");
-  if (!(pc->staleness_exponent >= 0))
-    return FAIL ("staleness_exponent", "must be 0 or more");
-  pc->drop_factor = proto_keys_number (l, "protocol", "drop_factor");
-  if (!(pc->drop_factor >= 1))
-    return FAIL ("drop_factor", "must be at least 1 (a factor of the median)");
-  pc->drop_rounds = proto_keys_uint (l, "protocol", "drop_rounds");
-  if (pc->drop_rounds == 0)
-    return FAIL ("drop_rounds", "must be at least 1");
+  /* its knobs (async_mix and round_deadline are not DISCO's keys: their
+   * defaults, which the config holds already) */
+  if (!proto_keys_configure_straggler_knobs (pc, l, error))
+    return FALSE;
   pc->aggregation = proto_keys_is (l, "protocol", "aggregation", "secure") ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
   pc->max_share_value = proto_keys_number (l, "protocol", "max_share_value");
   if (!(pc->max_share_value > 0))
