@@ -115,6 +115,16 @@ run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean tick, 
   gboolean ok = TRUE;
   if (res->outcome == SIM_OUTCOME_INTERRUPTED)
     res_run_abort (run, "interrupted");
+  else if (res->outcome == SIM_OUTCOME_ERROR)
+    {
+      /* a broken guest: what it recorded stays, with outcome error */
+      res_run_abort (run, "error");
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s (seed %" G_GUINT64_FORMAT ", run %" G_GINT64_FORMAT "): %s",
+                   job->scenario->path, job->seed, job->run_id, res->error);
+      sim_world_free (w);
+      sim_built_clear (&built);
+      return FALSE;
+    }
   else
     ok = res_run_finish (run, res, wall, failed, &checked, error);
   if (ok && report)

@@ -115,7 +115,16 @@ run_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, Obs *o, 
       sim_built_clear (&built);
       return FALSE;
     }
-  sim_world_run (w);
+  const SimResult *res = sim_world_run (w);
+  if (res->outcome == SIM_OUTCOME_ERROR)
+    {
+      /* a guest that broke under this plan (docs/guest.md): a failure of
+       * its own, whatever was violated before it */
+      g_free (o->first_property);
+      g_free (o->first_explanation);
+      o->first_property = g_strdup ("guest-error");
+      o->first_explanation = g_strdup (res->error);
+    }
   *sig = o->first_property ? signature_of (o) : NULL;
   sim_world_free (w);
   sim_built_clear (&built);

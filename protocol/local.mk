@@ -44,6 +44,8 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-keys.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
 	protocol/pipeline/pipe-client.c protocol/pipeline/pipe-server.c \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
+	protocol/guest/guest-family.c protocol/guest/guest-keys.c protocol/guest/guest-line.c protocol/guest/guest-line.h \
+	protocol/guest/guest-proc.c protocol/guest/guest-proc.h \
 	$(NULL)
 EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \
-	protocol/pipeline/README.md protocol/replica/README.md
+	protocol/pipeline/README.md protocol/replica/README.md protocol/guest/README.md

@@ -258,6 +258,12 @@ typedef struct {
   gboolean family_hint;              /* routing prefers a next hop in the same family (region) */
   double faulty_share;               /* share of servers whose pushes are wrong */
   DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */
+
+  /* guest (protocol/guest/, docs/guest.md) */
+  char guest_command[512];           /* the guest's command line, split as a shell would */
+  char guest_dir[512];               /* the folder it runs in (the scenario file's) */
+  guint guest_timeout_ms;            /* wall clock the guest may take to answer one line */
+  DlTime guest_stall;                /* a peer waiting this long with no progress is hung */
 } ProtoConfig;
 
 /* pipeline: the configured block ranges (each listed range, or the even

@@ -11,8 +11,9 @@
  *
  * A key is declared once: by the common table, or by one family.  A family
  * that takes a key another family declares lists it in `shared`; a key
- * declared with `every_family` applies under any family.  Giving a key
- * under a family that does not take it is an error. */
+ * declared with `every_family` applies under any family; a common key
+ * applies under every family that does not list it in `refused`.  Giving a
+ * key under a family that does not take it is an error. */
 #pragma once
 
 #include "protocol/proto-config.h"
@@ -24,6 +25,7 @@ G_BEGIN_DECLS
 /* The kinds of value a family's key may have; kinds of its own are
  * PROTO_KEY_OWN with the row's check. */
 typedef enum {
+  PROTO_KEY_STR,       /* any text */
   PROTO_KEY_UINT,      /* a whole number from min to max */
   PROTO_KEY_NUM,       /* a number */
   PROTO_KEY_PROB,      /* a probability in [0, 1] */
@@ -57,6 +59,8 @@ struct ProtoKeyLookup {
   /* TRUE if the file or a --set gives section.key (not its default) */
   gboolean (*given) (const ProtoKeyLookup *l, const char *section, const char *key);
   const void *data;            /* the loader's */
+  const char *dir;             /* the scenario file's folder (a relative path in a value is relative
+                                  to it); NULL where no file is at hand */
   const char *bad_section;     /* set by proto_keys_fail: the key an error is about */
   const char *bad_key;
 };
@@ -66,9 +70,10 @@ typedef struct {
   guint n_rows;
   /* "section.key" of keys another family declares that this one takes too, NULL-ended */
   const char *const *shared;
-  /* TRUE: the family trains no model; the common keys of learning
-   * ([training], [model]) do not apply to it, and configure sets rounds */
-  gboolean no_training;
+  /* "section.key" of common keys that do not apply under it (the keys of
+   * learning a family without a model has no use for), NULL-ended; a
+   * family that refuses training.rounds sets rounds in its configure */
+  const char *const *refused;
   /* Sets the family's part of cfg from the values; on a bad value, FALSE
    * with error set by proto_keys_fail. */
   gboolean (*configure) (ProtoConfig *cfg, ProtoKeyLookup *keys, GError **error);

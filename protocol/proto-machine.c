@@ -10,9 +10,10 @@ extern const ProtoFamily proto_family_disco;    /* protocol/disco/disco-family.c
 extern const ProtoFamily proto_family_gossip;   /* protocol/gossip/gossip-family.c */
 extern const ProtoFamily proto_family_hierarchical;   /* protocol/hierarchical/hier-family.c */
 extern const ProtoFamily proto_family_pipeline;   /* protocol/pipeline/pipe-family.c */
+extern const ProtoFamily proto_family_guest;   /* protocol/guest/guest-family.c */
 
 static const ProtoFamily *const families[] = { &proto_family_disco, &proto_family_gossip,
-                                               &proto_family_hierarchical, &proto_family_pipeline, NULL };
+                                               &proto_family_hierarchical, &proto_family_pipeline, &proto_family_guest, NULL };
 
 const ProtoFamily *
 proto_family_at (guint i)

@@ -39,6 +39,9 @@ typedef struct {
 /* What a new peer knows of itself: its start, and the facts a real node
  * knows of its own host (the world draws them: sim_peer_attributes). */
 typedef struct {
+  ProtoNodeId id;            /* its id in the run (the timeline's pN); DISCO's machines learn
+                                theirs from NewNodeInfo and do not read it; a guest names its
+                                nodes by it (protocol/guest/) */
   LearnWeights *initial;     /* the model every peer starts from (a reference is taken) */
   DlRandom *rng;             /* the peer's stream (borrowed; outlives the machine) */
   const char *region;        /* its [network] regions label, "" if none */
@@ -61,6 +64,10 @@ typedef struct {
   gboolean (*waiting_on_peer) (const void *impl);
   LearnWeights *(*model) (const void *impl);   /* transfer none; the current weights */
   guint (*received_count) (const void *impl, ProtoMsgType type);
+  /* NULL, or why the machine cannot go on (a guest process that died, hung
+   * or wrote garbage: protocol/guest/): the host ends the run with outcome
+   * `error` and this reason.  NULL member: never. */
+  const char *(*broken) (const void *impl);
   void (*free) (void *impl);
 } ProtoMachineClass;
 
@@ -91,6 +98,12 @@ static inline gboolean
 proto_machine_listens (const ProtoMachine *m, ProtoMsgType type, ProtoNodeId from)
 {
   return m->klass->listens (m->impl, type, from);
+}
+
+static inline const char *
+proto_machine_broken (const ProtoMachine *m)
+{
+  return m->klass->broken ? m->klass->broken (m->impl) : NULL;
 }
 
 static inline gboolean
@@ -140,6 +153,8 @@ typedef struct {
    * peer only by its state's name, counts such a peer settled, and
    * finished if it ends online */
   const char *const *serving_states;
+  /* why its machines cannot run on the testbed's sockets yet (NULL: they can) */
+  const char *no_testbed;
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);

@@ -288,6 +288,18 @@ decode_body (GVariant *inner, ProtoMsg *out, guint depth, gboolean may_envelope,
           proto_msg_take_indices (&m, g_memdup2 (q, k * sizeof *q), (uint32_t) k);
         break;
       }
+    case PROTO_MSG_GUEST:
+      {
+        guchar ty;
+        const char *s = NULL;
+        guint64 size = 0;
+        g_variant_get (inner, "(y&st)", &ty, &s, &size);
+        /* what a guest reads of it is checked when it is told
+         * (protocol/guest/guest-line.c) */
+        m.signal_data = *s ? g_strdup (s) : NULL;
+        m.key = size;
+        break;
+      }
     case PROTO_MSG_PIPE_PING:
     case PROTO_MSG_PIPE_PONG:
     case PROTO_MSG_HIER_PING:

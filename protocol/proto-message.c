@@ -62,6 +62,7 @@ const char *const proto_msg_type_names[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_PONG] = "HierPong",
   [PROTO_MSG_HIER_RTT] = "HierRtt",
   [PROTO_MSG_ROUND_STALENESS] = "RoundStaleness",
+  [PROTO_MSG_GUEST] = "Guest",
 };
 
 /* Inner GVariant type per message type; the first member is the type byte. */
@@ -118,6 +119,7 @@ const char *const proto_msg_wire_types[PROTO_MSG_N_TYPES] = {
   [PROTO_MSG_HIER_PONG] = "(yu)",
   [PROTO_MSG_HIER_RTT] = "(yuut)",
   [PROTO_MSG_ROUND_STALENESS] = "(yuauau)",
+  [PROTO_MSG_GUEST] = "(yst)",
 };
 
 const char *
@@ -330,6 +332,9 @@ build_body (const ProtoMsg *msg, gboolean copy)
     case PROTO_MSG_HIER_PONG:
       inner = g_variant_new ("(yu)", t, msg->round);
       break;
+    case PROTO_MSG_GUEST:
+      inner = g_variant_new ("(yst)", t, msg->signal_data ? msg->signal_data : "", (guint64) msg->key);
+      break;
     case PROTO_MSG_HIER_RTT:
       inner = g_variant_new ("(yuut)", t, msg->round, msg->node, (guint64) msg->key);
       break;
@@ -414,5 +419,13 @@ proto_msg_wire_size (const ProtoMsg *msg)
   g_return_val_if_fail ((unsigned) msg->type < PROTO_MSG_N_TYPES, 0);
   g_autoptr (GVariant) v = build (msg, FALSE);
   return g_variant_get_size (v);
+}
+
+gsize
+proto_msg_charged_size (const ProtoMsg *msg)
+{
+  if (msg->type == PROTO_MSG_GUEST && msg->key)
+    return (gsize) msg->key;   /* what the guest says its message costs */
+  return proto_msg_wire_size (msg);
 }
 

@@ -114,8 +114,12 @@ typedef enum {
   PROTO_MSG_ROUND_STALENESS,  /* S -> listed peer, after PeersForRound: for round `round`, every listed
                                  peer (`peers`, itself included) and its staleness (`indices`: rounds
                                  since the list it was last in) */
+  /* a guest's message (protocol/guest/, docs/guest.md): `signal_data` its type name and its
+     data as the guest wrote them ("NAME DATA"), `key` the wire bytes it says it costs (0: its
+     length) */
+  PROTO_MSG_GUEST,
 } ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_ROUND_STALENESS + 1)
+#define PROTO_MSG_N_TYPES (PROTO_MSG_GUEST + 1)
 
 /* A GossipPayload's kind (its comm_round field). */
 typedef enum {
@@ -204,6 +208,9 @@ typedef enum {
 GBytes *proto_msg_encode (const ProtoMsg *msg);
 /* Exact length of proto_msg_encode(msg), without copying the weights. */
 gsize proto_msg_wire_size (const ProtoMsg *msg);
+/* The bytes msg costs on a simulated network: its wire size, or for a
+ * Guest message that says what it costs (`key`), that. */
+gsize proto_msg_charged_size (const ProtoMsg *msg);
 gboolean proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error);
 
 G_END_DECLS

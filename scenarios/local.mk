@@ -6,6 +6,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/bandwidth/a2a-8-20mbps.ini \
 	scenarios/bandwidth/a2a-8-mixed-uplinks.ini \
 	scenarios/edge/crash-during-sync.ini \
+	scenarios/edge/crash-frees-downlinks.ini \
+	scenarios/edge/crash-frees-downlinks-robust.ini \
 	scenarios/edge/crash-loses-unsent.ini \
 	scenarios/edge/crash-never-detected.ini \
 	scenarios/edge/join-while-list-sent.ini \
@@ -23,6 +25,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model.ini \
 	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \
+	scenarios/guest/pushpull.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \
@@ -133,6 +136,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/found/explore-base-retries-before-exclusion.ini \
 	scenarios/found/explore-base-sync-served-model-sync-timed-out.ini \
 	scenarios/found/f1-early-payloads-next-round-tag.ini \
+	scenarios/reproductions/petals-1gbit-5ms.ini \
+	scenarios/reproductions/petals-100mbit-5ms.ini \
+	scenarios/reproductions/petals-100mbit-100ms.ini \
 	scenarios/regression/consensus-mean-10.ini \
 	scenarios/regression/consensus-mean-3.ini \
 	scenarios/regression/consensus-secure-10.ini \

@@ -97,15 +97,16 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   g_strlcpy (c->proto.family, family, sizeof c->proto.family);
   c->proto.seed = seed;
   ProtoKeyLookup look;
-  sim_keys_lookup_init (&look, p);
+  g_autofree char *dir = g_path_get_dirname (s->path);
+  sim_keys_lookup_init (&look, p, dir);
   {
     g_autoptr (GError) e = NULL;
     if (fam->keys && !fam->keys->configure (&c->proto, &look, &e))
       return BAD (look.bad_section, look.bad_key, "%s", e->message);
   }
   ProtoConfig *pc = &c->proto;
-  /* a family that trains no model sets its rounds itself */
-  if (!fam->keys || !fam->keys->no_training)
+  /* a family that refuses the key sets its rounds itself */
+  if (sim_scenario_key_applies ("training.rounds", family))
     {
       pc->rounds = uint_of (V ("training", "rounds"));
       if (pc->rounds == 0)

@@ -127,6 +127,7 @@ join (SimWorld *w, ProtoNodeId id, double speed)
   sim_peer_attributes (&w->cfg, id, &attrs);
   attrs.speed = n->speed;   /* a join may set it */
   ProtoPeerEnv env = sim_peer_env (&w->cfg, &attrs, w->initial, n->rng_shares);
+  env.id = id;
   n->peer = w->family->new_peer (&w->cfg.proto, &env);
   if (w->n_servers > 1)
     {
@@ -191,6 +192,8 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   n->status = crash ? NODE_CRASHED : NODE_LEFT;
   n->left = sim_engine_now (w->engine);
   sim_fact (w, id, PROTO_NO_NODE, crash ? "crash" : "leave", NULL);
+  if (crash)
+    sim_net_uplink_stopped (w, id);
   /* its links close: the other sides notice a graceful close, not a crash */
   GArray *others = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   uint32_t o;

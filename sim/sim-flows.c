@@ -364,6 +364,25 @@ sim_flows_pop (SimFlows *f, DlTime now, guint64 *user)
   return TRUE;
 }
 
+guint
+sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
+{
+  if (res == NONE || res >= f->res->len)
+    return 0;
+  guint n = 0;
+  for (guint32 j = res_at (f, res)->head; j != NONE; n++)
+    {
+      Flow *x = flow_at (f, j);
+      guint32 nx = x->next[x->res[0] == res ? 0 : 1];
+      g_array_append_val (users, x->user);
+      x->stamp++;   /* its entries in the completion heap are stale now */
+      unlink_flow (f, j);
+      j = nx;
+    }
+  heap_clean (f);
+  return n;
+}
+
 /* ---------------------------------------------------------------- the solve */
 
 static inline gboolean

@@ -55,6 +55,12 @@ DlTime sim_flows_next (const SimFlows *f);
  * order of completion time, then of adding. */
 gboolean sim_flows_pop (SimFlows *f, DlTime now, guint64 *user);
 
+/* Ends every flow over res at once, finished or not (a crashed sender's
+ * uplink), and appends their users to `users` (guint64), in the order they
+ * were added.  The others' shares are re-solved by the next
+ * sim_flows_update.  Returns how many ended. */
+guint sim_flows_cancel (SimFlows *f, guint32 res, GArray *users);
+
 /* Flows in progress (added and not popped). */
 guint sim_flows_count (const SimFlows *f);
 

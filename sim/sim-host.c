@@ -127,6 +127,9 @@ sim_host_feed (ProtoMachine *m, ProtoNodeId self, DlTime now, const ProtoInput *
   proto_machine_handle (m, now, in, out);
   carry_out (self, out, tr, ud);
   outbox_give (out);
+  const char *why = proto_machine_broken (m);
+  if (why && tr->broken)
+    tr->broken (ud, self, why);
   tr->arm (ud, self, proto_machine_next_deadline (m));
 }
 

@@ -40,6 +40,9 @@ typedef struct {
    * fewer), so the transport may start loading what it will read (the
    * simulated network: its link table's slot, then the link) */
   void (*prepare_send) (gpointer ud, ProtoNodeId self, ProtoNodeId to, ProtoVia via, int stage);
+  /* the machine cannot go on (proto_machine_broken): end the run with
+   * outcome `error` and `why` (NULL: the transport has no such end) */
+  void (*broken) (gpointer ud, ProtoNodeId self, const char *why);
 } SimTransport;
 
 /* self: PROTO_SERVER for the coordinator, the peer's id otherwise */

@@ -32,16 +32,17 @@ typedef struct {
   const char *doc;
 } KeySpec;
 
-/* The common keys: every family takes them, but for the keys of learning
- * (learning_sections) under a family that trains no model.  Each
- * family's keys are in its folder (protocol/FAMILY/FAMILY-keys.c). */
+/* The common keys: every family takes them but for those it refuses
+ * (ProtoFamilyKeys' refused: the keys of learning under a family without a
+ * model).  Each family's keys are in its folder
+ * (protocol/FAMILY/FAMILY-keys.c). */
 static const KeySpec keys[] = {
   { "scenario", "name", "", K_STR, "name of the scenario (default: the file name)" },
   { "scenario", "description", "", K_STR, "one line on what it shows" },
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
-  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: FAMILIES (docs/families.md)" },
+  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: FAMILIES (docs/families.md; guest: docs/guest.md)" },
   { "protocol", NULL, NULL, K_FAMILY_KEYS, "the families' keys go here, in the registry's order (protocol/<family>/*-keys.c)" },
   { "protocol", "coordinator_replicas", "1", K_UINT, "1 (one coordinator, as DISCO) or up to 9 replicas of it: the coordinator's state kept by a replicated log, peers in sessions that survive the leader's crash (protocol/replica/README.md); not in the testbed" },
   { "protocol", "coordinator_replication", "raft", K_REPLICATION, "with coordinator_replicas > 1: raft | primary-backup: an input is acted on once a majority logged it, or at once by the leader and shipped after (what no backup got is lost with it)" },
@@ -95,10 +96,6 @@ static const KeySpec keys[] = {
 /* The keys that belong to one protocol family; every other key applies to
  * all.  Giving one under another family is an error (sim-build.c). */
 
-/* The sections of learning: their keys apply to the families that train a
- * model (ProtoFamilyKeys' no_training). */
-static const char *const learning_sections[] = { "training", "model", NULL };
-
 /* ---------------------------------------------------------------- the merged table */
 
 /* A row of the merged table: a common key (owner NULL) or one a family
@@ -113,12 +110,6 @@ typedef struct {
 
 static Row *rows;
 static guint n_rows;
-
-static gboolean
-is_learning (const char *section)
-{
-  return g_strv_contains (learning_sections, section);
-}
 
 /* The common table with each family's keys where its marker stands, in
  * the registry's order (families is NULL-ended). */
@@ -203,10 +194,16 @@ family_shares (const ProtoFamily *f, const char *full)
 }
 
 static gboolean
+family_refuses (const ProtoFamily *f, const char *full)
+{
+  return f->keys && f->keys->refused && g_strv_contains (f->keys->refused, full);
+}
+
+static gboolean
 row_applies (const Row *r, const ProtoFamily *f)
 {
   if (!r->owner)
-    return !(is_learning (r->section) && f->keys && f->keys->no_training);
+    return !family_refuses (f, r->full);
   return r->owner == f || r->fk->every_family || family_shares (f, r->full);
 }
 
@@ -238,6 +235,21 @@ sim_scenario_keys_check (const ProtoFamily *const *families, GError **error)
         if (!owner || !owner->owner || owner->owner == families[f])
           {
             g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s takes %s, which no other family declares",
+                         families[f]->name, full);
+            ok = FALSE;
+          }
+      }
+  for (guint f = 0; ok && families[f]; f++)
+    for (guint s = 0; ok && families[f]->keys && families[f]->keys->refused && families[f]->keys->refused[s]; s++)
+      {
+        const char *full = families[f]->keys->refused[s];
+        gboolean common = FALSE;
+        for (guint i = 0; i < a->len; i++)
+          if (strcmp (g_array_index (a, Row, i).full, full) == 0 && !g_array_index (a, Row, i).owner)
+            common = TRUE;
+        if (!common)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s refuses %s, which is not a common key",
                          families[f]->name, full);
             ok = FALSE;
           }
@@ -363,9 +375,9 @@ lookup_given (const ProtoKeyLookup *l, const char *section, const char *key)
 }
 
 void
-sim_keys_lookup_init (ProtoKeyLookup *l, const SimPoint *p)
+sim_keys_lookup_init (ProtoKeyLookup *l, const SimPoint *p, const char *dir)
 {
-  *l = (ProtoKeyLookup) { .value = lookup_value, .given = lookup_given, .data = p };
+  *l = (ProtoKeyLookup) { .value = lookup_value, .given = lookup_given, .data = p, .dir = dir };
 }
 
 /* ---------------------------------------------------------------- values (parsers: sim-values.c) */
@@ -593,6 +605,8 @@ check_family_value (const ProtoKey *k, const char *v, GError **error)
   gboolean b;
   switch (k->kind)
     {
+    case PROTO_KEY_STR:
+      return TRUE;
     case PROTO_KEY_UINT:
       return check_uint (k->min, k->max ? k->max : G_MAXUINT32, NULL, v, error);
     case PROTO_KEY_NUM:

@@ -289,6 +289,11 @@ wire_size_key (const ProtoMsg *msg)
     case PROTO_MSG_PEER_IS_READY:
       flag = msg->helper != 0;
       break;
+    case PROTO_MSG_GUEST:
+      /* the size the guest says (< 2^40 bytes), or the text's length (< 2^14) */
+      flag = msg->key != 0;
+      len = msg->key ? msg->key : (msg->signal_data ? strlen (msg->signal_data) : 0);
+      break;
     default:
       break;
     }
@@ -305,7 +310,7 @@ wire_size (SimWorld *w, const ProtoMsg *msg)
   gpointer v = dl_word_map_lookup (w->wire_sizes, key);
   if (v)
     return (gsize) (uintptr_t) v;
-  gsize bytes = proto_msg_wire_size (msg);
+  gsize bytes = proto_msg_charged_size (msg);
   g_assert (bytes > 0);
   dl_word_map_insert (w->wire_sizes, key, (gpointer) (uintptr_t) bytes);
   return bytes;
@@ -553,6 +558,50 @@ ev_flows (SimEngine *e, void *ctx, uint64_t arg)
       w->flows_ev = sim_engine_schedule_at (e, next, ev_flows, w, 0);
     }
   (void) arg;
+}
+
+/* A crash stops node id's uplink (sharing = fair): the flows it was
+ * sending end now, and they and the messages queued behind them on its
+ * channels are lost ("the sender crashed before it was sent", told now
+ * rather than when they would have arrived), so the receivers' downlinks
+ * go to the other senders from this instant.  A close notice still waiting
+ * behind them is never sent. */
+void
+sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
+{
+  if (!w->flows || id == PROTO_SERVER || !sim_node_at (w, id))
+    return;
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  if (sim_flows_cancel (w->flows, 2 * (guint32) id, users) == 0)
+    return;
+  DlTime now = sim_engine_now (w->engine);
+  for (guint i = 0; i < users->len; i++)
+    {
+      Msg *m = (Msg *) (uintptr_t) g_array_index (users, guint64, i);
+      Link *l = m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL;
+      Msg **tail = NULL;
+      Msg **q = channel_queue (w, m, l, &tail);
+      Msg *x = q && *q == m ? m : NULL;
+      if (!x)
+        x = m, m->next = NULL;   /* a message outside any queue */
+      else
+        *q = *tail = NULL;
+      while (x)
+        {
+          Msg *nx = x->next;
+          x->next = NULL;
+          x->wire_done = DL_TIME_NEVER;   /* never fully left the uplink */
+          sim_engine_schedule_at (w->engine, now, ev_deliver, w, (uint64_t) (uintptr_t) x);
+          x = nx;
+        }
+      int side = sim_link_side (m->from, m->to);
+      if (l && l->close_wait[side])
+        {
+          l->close_wait[side] = NULL;   /* (freed with the world's close_notes) */
+          w->timed_pending--;
+        }
+    }
+  flows_tick_now (w);
 }
 
 /* Puts m on the wire: the sender's uplink (FIFO), the latency, the extra

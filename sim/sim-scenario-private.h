@@ -49,7 +49,7 @@ gboolean sim_key_is_common (const char *section, const char *key);
  * declared twice, every key a family takes from another declared by
  * another family.  FALSE with error naming the first fault. */
 /* A lookup of p's values for a family's configure (proto-keys.h). */
-void sim_keys_lookup_init (ProtoKeyLookup *l, const SimPoint *p);
+void sim_keys_lookup_init (ProtoKeyLookup *l, const SimPoint *p, const char *dir);
 gboolean sim_keys_check_families (const ProtoFamily *const *families, GError **error);
 
 /* Every value of the point checked against its key's kind. */

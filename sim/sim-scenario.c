@@ -180,7 +180,7 @@ family_peer_count (SimPoint *p)
   guint n = 0;
   if (!f || !f->keys || !f->keys->peer_count || point_given (p, "peers", "count"))
     return;
-  sim_keys_lookup_init (&l, p);
+  sim_keys_lookup_init (&l, p, NULL);
   if (!f->keys->peer_count (&l, &n))
     return;
   for (guint i = 0; i < p->keys->len; i++)

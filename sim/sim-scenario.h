@@ -77,7 +77,8 @@ gboolean sim_scenario_key_applies (const char *full_key, const char *family);
 gboolean sim_scenario_key_is_common (const char *full_key);
 /* Checks the common table merged with `families` (NULL-ended, in the
  * registry's order): no key declared twice, and every key a family takes
- * from another (ProtoFamilyKeys' shared) declared by another family.
+ * from another (ProtoFamilyKeys' shared) declared by another family, every
+ * key a family refuses a common one.
  * FALSE with error naming the first fault. */
 gboolean sim_scenario_keys_check (const ProtoFamily *const *families, GError **error);
 

@@ -680,6 +680,12 @@ SimTbNode *
 sim_tb_node_new (const SimTbParams *p, GError **error)
 {
   g_return_val_if_fail (p->secret != NULL && strlen (p->secret) >= SIM_TB_SECRET_MIN_BYTES, NULL);
+  const ProtoFamily *fam = proto_family_of (&p->cfg->proto);
+  if (fam->no_testbed)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "[protocol] family = %s: %s", fam->name, fam->no_testbed);
+      return NULL;
+    }
   SimTbNode *n = g_new0 (SimTbNode, 1);
   n->p = *p;
   n->cfg = p->cfg;
@@ -714,6 +720,7 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
           n->shard = learn_dataset_subset (cfg->train, (const gsize *) (const void *) idx->data, idx->len);
         }
       ProtoPeerEnv env = sim_peer_env (cfg, &n->attrs, n->initial, n->rng_shares);
+      env.id = p->id;
       n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, &env);
     }
   n->service = g_socket_service_new ();

@@ -174,6 +174,7 @@ void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kin
 gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
 void sim_net_close_stream (SimWorld *w, Node *n);
+void sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id);
 void sim_net_msg_free (SimWorld *w, Msg *m);
 void sim_net_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);

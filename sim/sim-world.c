@@ -57,6 +57,7 @@ sim_outcome_name (SimOutcome o)
     case SIM_OUTCOME_STALLED: return "stalled";
     case SIM_OUTCOME_TIME_LIMIT: return "time_limit";
     case SIM_OUTCOME_INTERRUPTED: return "interrupted";
+    case SIM_OUTCOME_ERROR: return "error";
     }
   return "?";
 }
@@ -329,6 +330,19 @@ tr_prepare_send (gpointer ud, ProtoNodeId self, ProtoNodeId to, ProtoVia via, in
   sim_net_prepare_send (ud, self, to, via, stage);
 }
 
+static void
+tr_broken (gpointer ud, ProtoNodeId self, const char *why)
+{
+  SimWorld *w = ud;
+  if (w->result.outcome == SIM_OUTCOME_ERROR)
+    return;
+  sim_fact (w, self, PROTO_NO_NODE, "error", why);
+  w->result.outcome = SIM_OUTCOME_ERROR;
+  g_strlcpy (w->result.error, why, sizeof w->result.error);
+  w->finished = TRUE;
+  sim_engine_stop (w->engine);
+}
+
 static const SimTransport sim_network = {
   .send = tr_send,
   .open_link = tr_open_link,
@@ -341,6 +355,7 @@ static const SimTransport sim_network = {
   .reconnect = tr_reconnect,
   .close_stream = tr_close_stream,
   .prepare_send = tr_prepare_send,
+  .broken = tr_broken,
 };
 
 void

@@ -131,6 +131,7 @@ typedef enum {
   SIM_OUTCOME_STALLED,     /* some live peer made no progress for the rest of the run */
   SIM_OUTCOME_TIME_LIMIT,
   SIM_OUTCOME_INTERRUPTED, /* the interrupt flag was raised (Ctrl-C) */
+  SIM_OUTCOME_ERROR,       /* a machine could not go on (a broken guest): SimResult.error says why */
 } SimOutcome;
 const char *sim_outcome_name (SimOutcome o);
 
@@ -172,6 +173,7 @@ typedef struct {
 
 typedef struct {
   SimOutcome outcome;
+  char error[512];                 /* outcome error: why ("" otherwise) */
   DlTime end;
   guint rounds_completed;
   guint peers_finished, peers_failed, peers_hung;

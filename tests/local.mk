@@ -1,9 +1,9 @@
 # tests/ — one Check program per module folder, plus command-line tests.
 check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
-EXTRA_DIST += tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
+EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
 	tests/tb-attack.py
-TESTS += tests/db-faults.sh tests/analysis.sh
+TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh
 EXTRA_DIST += tests/db-faults.sh tests/analysis.sh
 
 tests_test_base_SOURCES = tests/test-base.c
@@ -171,3 +171,9 @@ TESTS += tests/test-cli
 tests_test_cli_SOURCES = tests/test-cli.c cli/run-progress.c cli/run-progress.h
 tests_test_cli_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_cli_LDADD = base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-guest
+TESTS += tests/test-guest
+tests_test_guest_SOURCES = tests/test-guest.c
+tests_test_guest_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_guest_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

@@ -85,6 +85,10 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_HIER_RTT:
       m->round = 2; m->node = 7; m->key = G_MAXUINT64;
       break;
+    case PROTO_MSG_GUEST:
+      m->signal_data = g_strdup ("Push 0.25");
+      m->key = 4096;
+      break;
     case PROTO_MSG_ROUND_STALENESS:
       {
         m->round = 6;

@@ -6,7 +6,7 @@ set -u
 DLSIM=${DLSIM:-./dlsim}
 SRC=${DLSIM_SRCDIR:-.}
 dirs=""
-for d in regression failures edge found bandwidth; do
+for d in regression failures edge found bandwidth reproductions; do
   [ -d "$SRC/scenarios/$d" ] && dirs="$dirs $SRC/scenarios/$d"
 done
 "$DLSIM" check -j 2 $dirs || exit 1

@@ -258,6 +258,40 @@ metric_value (GW *g, const char *name)
   return -1;
 }
 
+/* steps_per_ks is Petals' benchmark speed: the steps after the first
+ * (warm-up) one over the time they took.  Compute times are drawn, so the
+ * steps differ in length and counting the warm-up step would give another
+ * number. */
+START_TEST (test_step_rate_after_warmup)
+{
+  ProtoConfig c = pipe_cfg (4, 1, 1, 6, FALSE);
+  c.compute_per_block = (DlDist) { .kind = DL_DIST_LOGNORMAL, .unit = DL_UNIT_DURATION, .a = 1e6, .b = 0.5 };
+  GW *g = gw_new (&c, 5, 4);
+  gw_start_all (g);
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  gint64 first = -1, later = 0;
+  for (guint i = 0; i < g->log->len; i++)
+    {
+      const char *l = g->log->pdata[i];
+      const char *r = strstr (l, " round="), *v = strstr (l, " value=");
+      if (!g_str_has_suffix (l, ": step_latency_s") || !r || !v)
+        continue;
+      gint64 ns = g_ascii_strtoll (v + 7, NULL, 10);
+      if (g_ascii_strtoll (r + 7, NULL, 10) == 0)
+        first = ns;
+      else
+        later += ns;
+    }
+  ck_assert (first > 0 && later > 0);
+  gint64 want = llround (5 * 1e12 / (double) later);
+  ck_assert_int_ne (want, llround (6 * 1e12 / (double) (first + later)));   /* the warm-up step matters */
+  ck_assert_int_eq (metric_value (g, "steps_per_ks"), want);
+  ck_assert_uint_eq (gw_count (g, "steps_per_ks"), 1);
+  gw_free (g);
+}
+END_TEST
+
 START_TEST (test_hash_copy)
 {
   /* client_copy = hash: a server that gets a push gets the client's hash
@@ -499,6 +533,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_session_client_relay);
   tcase_add_test (tc, test_next_peer_pushes_and_checks);
   tcase_add_test (tc, test_faulty_push_caught);
+  tcase_add_test (tc, test_step_rate_after_warmup);
   tcase_add_test (tc, test_hash_copy);
   tcase_add_test (tc, test_hash_copy_faulty);
   tcase_add_test (tc, test_push_unknown_session_ignored);

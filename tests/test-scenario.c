@@ -441,7 +441,8 @@ START_TEST (test_common_protocol_keys)
   /* a key one family declares and others take */
   ck_assert_str_eq (sim_scenario_key_family ("protocol.straggler_policy"), "disco or gossip or hierarchical");
   ck_assert_str_eq (sim_scenario_key_family ("protocol.fanout"), "gossip");
-  ck_assert_str_eq (sim_scenario_key_family ("training.rounds"), "disco or gossip or hierarchical");
+  ck_assert_str_eq (sim_scenario_key_family ("training.rounds"), "disco or gossip or hierarchical or guest");
+  ck_assert_str_eq (sim_scenario_key_family ("model.kind"), "disco or gossip or hierarchical");
   ck_assert_ptr_null (sim_scenario_key_family ("protocol.payload_timeout"));
   ck_assert_ptr_null (sim_scenario_key_family ("network.latency"));
 }
@@ -458,24 +459,28 @@ static const ProtoKey fanout_rows[] = {
 static const ProtoFamilyKeys fanout_keys = { .rows = fanout_rows, .n_rows = G_N_ELEMENTS (fanout_rows) };
 static const char *const bad_shared[] = { "network.latency", NULL };
 static const ProtoFamilyKeys takes_common_keys = { .shared = bad_shared };
+static const char *const bad_refused[] = { "protocol.fanout", NULL };
+static const ProtoFamilyKeys refuses_family_key = { .refused = bad_refused };
 
-/* The check finds a key declared twice (a common key, another family's)
- * and a family taking a key no other family declares. */
+/* The check finds a key declared twice (a common key, another family's),
+ * a family taking a key no other family declares, and one refusing a key
+ * that is not common. */
 START_TEST (test_keys_check_finds_faults)
 {
   const ProtoFamily leaked = { .name = "leaked", .keys = &leaked_keys };
   const ProtoFamily again = { .name = "again", .keys = &fanout_keys };
   const ProtoFamily taker = { .name = "taker", .keys = &takes_common_keys };
+  const ProtoFamily refuser = { .name = "refuser", .keys = &refuses_family_key };
   const ProtoFamily *const *reg = families ();
   guint n = 0;
   while (reg[n])
     n++;
-  const ProtoFamily *fake[3] = { NULL };
+  const ProtoFamily *fake[4] = { NULL };
   const ProtoFamily *list[20] = { NULL };
-  fake[0] = &leaked, fake[1] = &again, fake[2] = &taker;
+  fake[0] = &leaked, fake[1] = &again, fake[2] = &taker, fake[3] = &refuser;
   const char *want[] = { "network.latency is declared twice", "protocol.fanout is declared twice",
-                         "taker takes network.latency" };
-  for (guint k = 0; k < 3; k++)
+                         "taker takes network.latency", "refuser refuses protocol.fanout" };
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
     {
       memcpy (list, reg, n * sizeof *list);
       list[n] = fake[k];

@@ -483,6 +483,70 @@ START_TEST (test_flows_share_then_speed_up)
 }
 END_TEST
 
+/* A crashed sender's uplink: its flows end at once and the receiver's
+ * downlink goes to the flow left.  A: up1->down1 and B: up1->down2 (up1
+ * 8 MB/s), C: up2->down1; down1 is 2 MB/s, so A and C get 1 MB/s, B 7.
+ * At 1 s up1 is cancelled: A and B end there, C has 2 MB/s for its 3 MB
+ * left (4 MB): done at 2.5 s.  Then a flow that reuses A's or B's record
+ * must not be taken for a stale heap entry: D up2->down2, 2 MB from 1 s. */
+START_TEST (test_flows_cancel_frees_the_receiver)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 64 * MBPS);    /* up1 */
+  sim_flows_set_capacity (f, 1, 16 * MBPS);    /* down1 */
+  sim_flows_set_capacity (f, 2, 64 * MBPS);    /* up2 */
+  sim_flows_set_capacity (f, 3, 64 * MBPS);    /* down2 */
+  sim_flows_add (f, 0, 0, 1, 100000000, 0);    /* A */
+  sim_flows_add (f, 0, 0, 3, 100000000, 1);    /* B */
+  sim_flows_add (f, 0, 2, 1, 4000000, 2);      /* C */
+  sim_flows_update (f, 0);
+  ck_assert_int_le (llabs (sim_flows_next (f) - 4 * DL_S), 2);   /* C alone would end at 4 s */
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ck_assert_uint_eq (sim_flows_cancel (f, 0, users), 2);
+  ck_assert_uint_eq (users->len, 2);
+  ck_assert_uint_eq (g_array_index (users, guint64, 0), 0);
+  ck_assert_uint_eq (g_array_index (users, guint64, 1), 1);
+  ck_assert_uint_eq (sim_flows_count (f), 1);
+  ck_assert_uint_eq (sim_flows_cancel (f, 0, users), 0);   /* nothing left on up1 */
+  sim_flows_add (f, DL_S, 2, 3, 2000000, 3);   /* D, in a freed record */
+  DlTime done[4] = { 0 };
+  flows_drain (f, DL_S, done, 4);
+  ck_assert_int_eq (done[0], 0);
+  ck_assert_int_eq (done[1], 0);
+  /* C: 1 MB by 1 s, then up2 shared with D: C is held to 2 MB/s by
+   * down1, D gets the 6 MB/s up2 has left: D done at 1 s + 2/6 s, C at
+   * 1 s + 3/2 s */
+  ck_assert_int_le (llabs (done[2] - 2500 * DL_MS), 2);
+  ck_assert_int_le (llabs (done[3] - (DL_S + DL_S / 3)), 2);
+}
+END_TEST
+
+/* A cancelled flow's entry in the completion heap stays stale when its
+ * record is reused: the new flow, not solved yet, never completes in its
+ * place. */
+START_TEST (test_flows_cancel_then_reuse)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 8 * MBPS);
+  sim_flows_set_capacity (f, 1, 8 * MBPS);
+  sim_flows_add (f, 0, 1, SIM_FLOWS_NONE, 500000, 0);    /* 0.5 s: the heap's top */
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 1000000, 1);   /* 1 s: below it */
+  sim_flows_update (f, 0);
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ck_assert_uint_eq (sim_flows_cancel (f, 0, users), 1);
+  ck_assert_uint_eq (g_array_index (users, guint64, 0), 1);
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 4000000, 2);   /* in flow 1's freed record */
+  /* before the next update only flow 0 can complete, at 0.5 s */
+  guint64 u;
+  ck_assert (sim_flows_pop (f, 2 * DL_S, &u));
+  ck_assert_uint_eq (u, 0);
+  ck_assert (!sim_flows_pop (f, 2 * DL_S, &u));
+  DlTime done[3] = { 0 };
+  flows_drain (f, 500 * DL_MS, done, 3);
+  ck_assert_int_le (llabs (done[2] - 4500 * DL_MS), 2);
+}
+END_TEST
+
 /* A change re-solves only its component: flows on other resources keep
  * their rates and are not visited. */
 START_TEST (test_flows_only_the_component)
@@ -665,6 +729,8 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_max_min_by_hand);
   tcase_add_test (tf, test_flows_share_then_speed_up);
   tcase_add_test (tf, test_flows_only_the_component);
+  tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
+  tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
   suite_add_tcase (s, tf);
   return s;

@@ -717,6 +717,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_HIER_PONG:
     case PROTO_MSG_HIER_RTT:
     case PROTO_MSG_ROUND_STALENESS:
+    case PROTO_MSG_GUEST:
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");

@@ -465,6 +465,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       handle_peers_for_round (p, now, msg, out);
       return;
     case PROTO_MSG_ROUND_STALENESS:
+    case PROTO_MSG_GUEST:
       {
         /* robust, async or mixed: each listed peer's contribution weighs
          * (1 + staleness)^-staleness_exponent in the round's mean */

@@ -35,6 +35,8 @@
 
 #include "protocol/pipeline/pipe-peer-private.h"
 
+#include <math.h>
+
 static gboolean
 banned (const PipePeer *p, ProtoNodeId id)
 {
@@ -225,6 +227,12 @@ finish (PipePeer *p, ProtoOutbox *out)
   pip_metric (p, out, "client_egress_bytes", last, (int64_t) p->egress_bytes);
   pip_metric (p, out, "client_ingress_bytes", last, (int64_t) p->ingress_bytes);
   pip_metric (p, out, "session_s", last, p->now - p->session_started);
+  /* Petals' benchmarks/benchmark_inference.py: the steps after the first
+   * (warm-up) one over the time they took, in steps per 1000 s (not a
+   * name ending in _s, which would read as nanoseconds) */
+  if (p->cfg.steps > 1 && p->now > p->warmed_up)
+    pip_metric (p, out, "steps_per_ks", last,
+                (int64_t) llround ((double) (p->cfg.steps - 1) * 1e12 / (double) (p->now - p->warmed_up)));
   for (guint i = 0; i < p->hops->len; i++)
     {
       Hop *h = hop_at (p, i);
@@ -248,6 +256,8 @@ step_done (PipePeer *p, ProtoOutbox *out)
     pip_metric (p, out, "failure_step_latency_s", (int32_t) p->step, took);
   pip_observe (p, out, PROTO_OBS_ROUND_END, PROTO_NO_NODE, -1, p->hops->len, "step generated");
   p->rounds_done++;
+  if (p->step == 0)
+    p->warmed_up = p->now;
   p->step++;
   if (p->step >= p->cfg.steps)
     {

@@ -182,7 +182,8 @@ configure (ProtoConfig *q, ProtoKeyLookup *l, GError **error)
   q->step_timeout = proto_keys_duration (l, "protocol", "step_timeout");
   if (q->step_timeout <= 0)
     return FAIL ("protocol", "step_timeout", "must be more than 0");
-  /* a client has finished when its session generated every step */
+  /* a client has finished when its session generated every step (the
+   * family refuses training.rounds) */
   q->rounds = q->steps;
   /* clients p1..p<sessions>, then the servers; `count` follows a swept
    * `servers` unless it is given */
@@ -208,10 +209,16 @@ peer_count (const ProtoKeyLookup *l, guint *count)
   return TRUE;
 }
 
+/* the keys of learning: the pipeline infers, it trains no model */
+static const char *const refused[] = {
+  "training.rounds", "training.epochs_per_round", "training.after_training", "model.kind", "model.size",
+  "model.hidden", "model.learning_rate", "model.batch_size", NULL,
+};
+
 const ProtoFamilyKeys proto_pipeline_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
-  .no_training = TRUE,
+  .refused = refused,
   .configure = configure,
   .peer_count = peer_count,
 };

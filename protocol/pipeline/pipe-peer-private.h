@@ -105,6 +105,7 @@ struct PipePeer {
   guint32 step;            /* the step in flight */
   DlTime step_started;
   DlTime session_started;  /* its first step began */
+  DlTime warmed_up;        /* its first (warm-up) step ended */
   gboolean step_failed;    /* a server failed during this step (it needed a replay) */
   guint64 egress_bytes, ingress_bytes;
   gboolean repair;         /* a failed hop's blocks are being routed again (lookup, pings, route) */

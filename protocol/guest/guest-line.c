@@ -1,0 +1,236 @@
+/* guest-line.c — the guest line protocol's words (guest-line.h). */
+#include "config.h"
+
+#include "protocol/guest/guest-line.h"
+#include "base/dl-units.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+proto_guest_act_clear (ProtoGuestAct *a)
+{
+  g_clear_pointer (&a->text, g_free);
+}
+
+char *
+proto_guest_node_name (ProtoNodeId id)
+{
+  return id == PROTO_SERVER ? g_strdup ("S") : g_strdup_printf ("p%u", id);
+}
+
+gboolean
+proto_guest_node_parse (const char *s, ProtoNodeId *out)
+{
+  if (strcmp (s, "S") == 0)
+    {
+      *out = PROTO_SERVER;
+      return TRUE;
+    }
+  guint64 v;
+  if (s[0] != 'p' || !g_ascii_isdigit (s[1]) || s[1] == '0'
+      || !g_ascii_string_to_unsigned (s + 1, 10, 1, G_MAXUINT32 - 1, &v, NULL))
+    return FALSE;
+  *out = (ProtoNodeId) v;
+  return TRUE;
+}
+
+/* a name: 1..PROTO_GUEST_MAX_TYPE letters, digits, - _ . */
+static gboolean
+is_name_n (const char *s, gsize n)
+{
+  if (n == 0 || n > PROTO_GUEST_MAX_TYPE)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    if (!g_ascii_isalnum (s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_name (const char *s)
+{
+  return is_name_n (s, strlen (s));
+}
+
+gboolean
+proto_guest_msg_text_ok (const char *text)
+{
+  const char *sp = text ? strchr (text, ' ') : NULL;
+  if (!sp || !is_name_n (text, (gsize) (sp - text)) || sp[1] == '\0')
+    return FALSE;
+  for (const char *c = sp + 1; *c; c++)
+    if ((guchar) *c <= ' ' || *c == 0x7f)
+      return FALSE;   /* one word: no space, newline or control byte */
+  return TRUE;
+}
+
+static const char *
+via_name (ProtoVia via)
+{
+  return via == PROTO_VIA_LINK ? "link" : "stream";
+}
+
+char *
+proto_guest_line_input (ProtoNodeId node, DlTime now, const ProtoInput *in)
+{
+  g_autofree char *self = proto_guest_node_name (node);
+  g_autofree char *from = proto_guest_node_name (in->from);
+  switch (in->kind)
+    {
+    case PROTO_IN_START:
+      return g_strdup_printf ("start %s %" G_GINT64_FORMAT, self, now);
+    case PROTO_IN_MESSAGE:
+      if (in->msg->type != PROTO_MSG_GUEST || !proto_guest_msg_text_ok (in->msg->signal_data))
+        return NULL;   /* nothing but a guest's own messages, as a guest wrote them, reaches a guest */
+      return g_strdup_printf ("msg %s %" G_GINT64_FORMAT " %s %s %s", self, now, from, via_name (in->via),
+                              in->msg->signal_data);
+    case PROTO_IN_DEADLINE:
+      return g_strdup_printf ("deadline %s %" G_GINT64_FORMAT, self, now);
+    case PROTO_IN_TRAINING_DONE:
+      return g_strdup_printf ("trained %s %" G_GINT64_FORMAT, self, now);
+    case PROTO_IN_LINK_UP:
+      return g_strdup_printf ("link-up %s %" G_GINT64_FORMAT " %s", self, now, from);
+    case PROTO_IN_LINK_FAILED:
+      return g_strdup_printf ("link-failed %s %" G_GINT64_FORMAT " %s", self, now, from);
+    case PROTO_IN_LINK_CLOSED:
+      return g_strdup_printf ("link-closed %s %" G_GINT64_FORMAT " %s", self, now, from);
+    case PROTO_IN_STREAM_CLOSED:
+      return g_strdup_printf ("stream-closed %s %" G_GINT64_FORMAT " %s", self, now, from);
+    case PROTO_IN_LEAVE:
+      return g_strdup_printf ("leave %s %" G_GINT64_FORMAT, self, now);
+    }
+  return NULL;
+}
+
+static gboolean
+bad (GError **error, const char *line, const char *why)
+{
+  g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "`%.120s`: %s (docs/guest.md)", line, why);
+  return FALSE;
+}
+
+static gboolean
+uint_of (const char *s, guint64 max, guint64 *out)
+{
+  return g_ascii_string_to_unsigned (s, 10, 0, max, out, NULL);
+}
+
+gboolean
+proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
+{
+  *out = (ProtoGuestAct) { .round = -1, .to = PROTO_NO_NODE };
+  if (*line == '\0' || strchr (line, '\t') || g_str_has_prefix (line, " ") || g_str_has_suffix (line, " ")
+      || strstr (line, "  "))
+    return bad (error, line, "an action is words separated by single spaces");
+  /* the free text of failed and note: the rest of the line */
+  if (g_str_has_prefix (line, "failed ") || g_str_has_prefix (line, "note "))
+    {
+      out->kind = line[0] == 'f' ? PROTO_GUEST_FAILED : PROTO_GUEST_NOTE;
+      out->text = g_strdup (strchr (line, ' ') + 1);
+      return TRUE;
+    }
+  g_auto (GStrv) w = g_strsplit (line, " ", -1);
+  guint n = g_strv_length (w);
+  const char *verb = w[0];
+  guint64 v;
+  if (strcmp (verb, "send") == 0)
+    {
+      if (n != 6)
+        return bad (error, line, "send TO stream|link TYPE SIZE DATA");
+      if (!proto_guest_node_parse (w[1], &out->to))
+        return bad (error, line, "TO is S or pN");
+      if (strcmp (w[2], "stream") == 0)
+        out->via = PROTO_VIA_SERVER;
+      else if (strcmp (w[2], "link") == 0)
+        out->via = PROTO_VIA_LINK;
+      else
+        return bad (error, line, "the way is stream or link");
+      if (!is_name (w[3]))
+        return bad (error, line, "TYPE is 1 to 32 letters, digits, '-', '_' or '.'");
+      if (!uint_of (w[4], PROTO_GUEST_MAX_SIZE, &out->size))
+        return bad (error, line, "SIZE is the bytes it costs, 0 (its text's length) to 2^40");
+      out->kind = PROTO_GUEST_SEND;
+      out->text = g_strdup_printf ("%s %s", w[3], w[5]);
+      if (!proto_guest_msg_text_ok (out->text))
+        {
+          proto_guest_act_clear (out);
+          return bad (error, line, "DATA is one word with no control byte (- for none)");
+        }
+      return TRUE;
+    }
+  if (strcmp (verb, "open") == 0 || strcmp (verb, "connect") == 0 || strcmp (verb, "close") == 0)
+    {
+      gboolean open = verb[0] == 'o';
+      if (n != 2 && !(open && n == 3 && strcmp (w[2], "initiator") == 0))
+        return bad (error, line, open ? "open PEER [initiator]" : "connect|close PEER");
+      if (!proto_guest_node_parse (w[1], &out->to) || out->to == PROTO_SERVER)
+        return bad (error, line, "a link joins two peers: pN");
+      out->kind = open ? PROTO_GUEST_OPEN : verb[1] == 'o' ? PROTO_GUEST_CONNECT : PROTO_GUEST_CLOSE;
+      out->initiator = n == 3;
+      return TRUE;
+    }
+  if (strcmp (verb, "disconnect") == 0 || strcmp (verb, "finished") == 0)
+    {
+      if (n != 1)
+        return bad (error, line, "takes no words");
+      out->kind = verb[0] == 'd' ? PROTO_GUEST_DISCONNECT : PROTO_GUEST_FINISHED;
+      return TRUE;
+    }
+  if (strcmp (verb, "train") == 0 || strcmp (verb, "round") == 0)
+    {
+      if (n != 2 || !uint_of (w[1], G_MAXINT32, &out->n) || out->n == 0)
+        return bad (error, line, "train|round N, N a round number from 1");
+      out->kind = verb[0] == 't' ? PROTO_GUEST_TRAIN : PROTO_GUEST_ROUND;
+      return TRUE;
+    }
+  if (strcmp (verb, "list") == 0)
+    {
+      if (n != 3 || !uint_of (w[1], G_MAXINT32, &out->n) || out->n == 0 || !uint_of (w[2], G_MAXINT32, &out->count))
+        return bad (error, line, "list N K: round N (from 1) begins with K peers");
+      out->kind = PROTO_GUEST_LIST;
+      return TRUE;
+    }
+  if (strcmp (verb, "deadline") == 0)
+    {
+      if (n != 2)
+        return bad (error, line, "deadline T|never");
+      out->kind = PROTO_GUEST_DEADLINE;
+      if (strcmp (w[1], "never") == 0)
+        out->t = DL_TIME_NEVER;
+      else if (uint_of (w[1], G_MAXINT64 - 1, &v))
+        out->t = (DlTime) v;
+      else
+        return bad (error, line, "T is nanoseconds of simulated time, or never");
+      return TRUE;
+    }
+  if (strcmp (verb, "state") == 0)
+    {
+      if (n != 2 || !is_name (w[1]))
+        return bad (error, line, "state NAME, NAME 1 to 32 letters, digits, '-', '_' or '.'");
+      out->kind = PROTO_GUEST_STATE;
+      out->text = g_strdup (w[1]);
+      return TRUE;
+    }
+  if (strcmp (verb, "metric") == 0)
+    {
+      gint64 x;
+      if (n < 3 || n > 4 || !is_name (w[1]))
+        return bad (error, line, "metric NAME VALUE [ROUND]");
+      if (!g_ascii_string_to_signed (w[2], 10, G_MININT64 + 1, G_MAXINT64, &x, NULL))
+        return bad (error, line, "VALUE is an integer (a NAME ending in _s: nanoseconds)");
+      if (n == 4)
+        {
+          if (!uint_of (w[3], G_MAXINT32, &v) || v == 0)
+            return bad (error, line, "ROUND is a round number from 1");
+          out->round = (int32_t) v;
+        }
+      out->kind = PROTO_GUEST_METRIC;
+      out->value = x;
+      out->text = g_strdup (w[1]);
+      return TRUE;
+    }
+  return bad (error, line, "unknown action (send, open, connect, close, disconnect, train, deadline, state, round, "
+                           "list, finished, failed, note, metric, quiet)");
+}

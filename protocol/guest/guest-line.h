@@ -1,0 +1,69 @@
+/* guest-line.h — the guest line protocol's words (docs/guest.md): dlsim's
+ * input lines written, the guest's action lines read.  A leaf of
+ * guest-family.c: pure text in and out, no process, no machine.
+ *
+ * Nodes are named as in the timeline: S (the coordinator), p1, p2, ...;
+ * times are integer nanoseconds of simulated time. */
+#pragma once
+
+#include "protocol/proto-input.h"
+#include "base/dl-time.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  PROTO_GUEST_SEND,        /* send TO stream|link TYPE SIZE DATA */
+  PROTO_GUEST_OPEN,        /* open TO [initiator] */
+  PROTO_GUEST_CONNECT,     /* connect TO */
+  PROTO_GUEST_CLOSE,       /* close TO */
+  PROTO_GUEST_DISCONNECT,  /* disconnect */
+  PROTO_GUEST_TRAIN,       /* train ROUND */
+  PROTO_GUEST_DEADLINE,    /* deadline T|never */
+  PROTO_GUEST_STATE,       /* state NAME */
+  PROTO_GUEST_ROUND,       /* round N (a peer: aggregation round N done) */
+  PROTO_GUEST_LIST,        /* list N K (the coordinator: round N begins with K peers) */
+  PROTO_GUEST_FINISHED,    /* finished */
+  PROTO_GUEST_FAILED,      /* failed TEXT */
+  PROTO_GUEST_NOTE,        /* note TEXT */
+  PROTO_GUEST_METRIC,      /* metric NAME VALUE [ROUND]: VALUE an integer (NAME ending in _s: ns) */
+} ProtoGuestActKind;
+
+typedef struct {
+  ProtoGuestActKind kind;
+  ProtoNodeId to;          /* SEND, OPEN, CONNECT, CLOSE */
+  ProtoVia via;            /* SEND */
+  gboolean initiator;      /* OPEN */
+  guint64 size;            /* SEND: the bytes it costs (0: its text's length) */
+  guint64 n;               /* TRAIN, ROUND, LIST: the round; LIST: K in `count` */
+  guint64 count;
+  DlTime t;                /* DEADLINE (DL_TIME_NEVER: none) */
+  gint64 value;            /* METRIC */
+  int32_t round;           /* METRIC: -1 if none */
+  char *text;              /* SEND: "TYPE DATA"; STATE, METRIC: the name; FAILED, NOTE: the text (owned) */
+} ProtoGuestAct;
+
+void proto_guest_act_clear (ProtoGuestAct *a);
+
+/* "S", "p1", ... */
+char *proto_guest_node_name (ProtoNodeId id);
+gboolean proto_guest_node_parse (const char *s, ProtoNodeId *out);
+
+/* TRUE if a Guest message's text is as a guest writes it: "TYPE DATA",
+ * TYPE a name, DATA one word (no space, newline or control byte). */
+gboolean proto_guest_msg_text_ok (const char *text);
+
+/* The input line for `in` at `node` (NULL for an input kind a guest is not
+ * told of, or a Guest message whose text is not as a guest writes it). */
+char *proto_guest_line_input (ProtoNodeId node, DlTime now, const ProtoInput *in);
+
+/* Parses one of the guest's action lines; FALSE and why if it is none. */
+gboolean proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error);
+
+/* The longest type name and data of a message, and the most a SEND may say
+ * it costs (2^40 bytes). */
+#define PROTO_GUEST_MAX_TYPE 32
+#define PROTO_GUEST_MAX_SIZE (G_GUINT64_CONSTANT (1) << 40)
+
+G_END_DECLS

@@ -1,0 +1,85 @@
+#!/bin/sh
+# tests/guest.sh — `[protocol] family = guest` as a user runs it, with the
+# project's own guest (guests/pushpull/pushpull.py, docs/guest.md): run and
+# check; the same tables twice; what push-pull averaging must do (the sum of
+# the values kept, their spread shrunk); explore finding and shrinking a bug
+# that only a fault reaches; shrink reading a recorded run back; and bad
+# guests (one that exits, one that hangs, one that writes garbage) ending
+# the run with an error that names the guest's line, with what was recorded
+# kept.
+set -u
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
+src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
+pp=$src/scenarios/guest/pushpull.ini
+if ! command -v python3 >/dev/null; then
+  echo "SKIP: no python3 (the project's guest is Python; apt install python3)"
+  exit 77
+fi
+
+expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$pp"
+expect 0 "1 run into" -- "$DLSIM" run "$pp" -o "$tmp/a.db"
+expect 0 "1 run into" -- "$DLSIM" run "$pp" -o "$tmp/b.db"
+[ "$(rowdump "$tmp/a.db")" = "$(rowdump "$tmp/b.db")" ] && ok "same tables twice" || ko "two runs of the guest differ"
+
+# push-pull averaging: every exchange moves a value by d and its partner's
+# by -d, so the sum stays (to the ppm rounding of 8 values); the spread
+# shrinks (Jelasity et al. 2005: by a constant factor a cycle)
+sums=$(sqlite3 "$tmp/a.db" "SELECT MAX(s) - MIN(s) FROM (SELECT SUM(value) s FROM metrics WHERE name = 'value_ppm' GROUP BY round)")
+[ "${sums%.*}" -le 8 ] && ok "sum kept" || ko "the sum of the values moved by $sums ppm"
+# the variance across peers after cycle R, in ppm^2
+var () { sqlite3 "$tmp/a.db" "SELECT CAST(AVG(value * value) - AVG(value) * AVG(value) AS INTEGER) FROM metrics WHERE name = 'value_ppm' AND round = $1"; }
+v1=$(var 1) v10=$(var 10)
+[ "$v10" -lt $((v1 / 1000)) ] && ok "variance shrinks" || ko "variance after cycle 10 ($v10) not under 1/1000 of cycle 1's ($v1)"
+n=$(sqlite3 "$tmp/a.db" "SELECT COUNT(*) FROM events WHERE detail LIKE '%Push%'")
+[ "$n" -gt 0 ] && ok "messages named by the guest's type" || ko "no event names the guest's Push"
+
+# a bug only a fault reaches: explore finds it, shrinks it, and it reproduces
+cat > "$tmp/bug.ini" <<EOF
+[scenario]
+seed = 1
+[protocol]
+family = guest
+guest_command = python3 $src/guests/pushpull/pushpull.py --raise-on-link-failed
+min_participants = 4
+[training]
+rounds = 3
+[peers]
+count = 4
+EOF
+expect 0 "0 failing" -- "$DLSIM" explore "$tmp/bug.ini" --runs 10 --faults crash,slow,jitter --no-shrink
+expect 0 "reproduces" -- "$DLSIM" explore "$tmp/bug.ini" --runs 20 --faults link-fail --found "$tmp/found"
+grep -q "^guest-error " "$out" && ok "guest-error found" || ko "no guest-error signature"
+grep -q "DOES NOT reproduce" "$out" && ko "the shrunk file does not reproduce" || ok "reproduces"
+[ "$(sed -n '/^\[timeline\]/,/^\[/p' "$tmp/found"/*.ini | grep -c ' = ')" -eq 1 ] && ok "shrunk to one action" \
+  || ko "the found file has more than one timeline action"
+expect 1 "its line .*link-failed p" -- "$DLSIM" run "$tmp/found"/*.ini -o "$tmp/found.db"
+# -o DB and shrink: the recorded failing run read back and shrunk
+expect 0 "failing runs recorded in" -- "$DLSIM" explore "$tmp/bug.ini" --runs 20 --faults link-fail --no-shrink -o "$tmp/search.db"
+id=$(sqlite3 "$tmp/search.db" "SELECT MIN(run_id) FROM runs")
+expect 0 "guest-error" -- "$DLSIM" shrink "$tmp/search.db" --run "$id" -o "$tmp/shrunk.ini"
+
+# bad guests: the run ends with an error naming the guest's line; the
+# events recorded before it stay, and the run's outcome is error
+for bad in crash hang garbage; do
+  sed -e "s|^guest_command = .*|guest_command = python3 $src/guests/pushpull/pushpull.py --$bad-at 12|" \
+      -e "s|^min_participants = 8|min_participants = 8\nguest_timeout = 1s|" "$pp" > "$tmp/$bad.ini"
+done
+expect 1 "exited with status 3 after its line" -- "$DLSIM" run "$tmp/crash.ini" -o "$tmp/crash.db"
+expect 1 "said nothing for 1000 ms .*guest_timeout" -- "$DLSIM" run "$tmp/hang.ini" -o "$tmp/hang.db"
+expect 1 "its line 28 (for p5, after \`start p5 0\`): \`hello world\`: unknown action" -- "$DLSIM" run "$tmp/garbage.ini" -o "$tmp/garbage.db"
+for bad in crash hang garbage; do
+  [ "$(sqlite3 "$tmp/$bad.db" "SELECT outcome FROM runs")" = error ] && ok "$bad: outcome error" || ko "$bad: outcome not error"
+  [ "$(sqlite3 "$tmp/$bad.db" "SELECT COUNT(*) FROM events")" -gt 5 ] && ok "$bad: events kept" || ko "$bad: events lost"
+done
+expect 1 "does not start" -- "$DLSIM" run "$pp" --set "protocol.guest_command=./no-such-guest" -o "$tmp/none.db"
+expect 2 "guest_command: a guest needs its command line" -- "$DLSIM" run "$pp" --set "protocol.guest_command=" -o "$tmp/empty.db"
+expect 2 "guest_timeout: must be 1ms to 1h" -- "$DLSIM" run "$pp" --set protocol.guest_timeout=2h -o "$tmp/t.db"
+expect 2 "guest_command: applies to family = guest only" -- "$DLSIM" run "$pp" --set protocol.family=disco -o "$tmp/d.db"
+expect 1 "family = guest: a guest's messages are not carried over the testbed's sockets yet" -- "$DLSIM" testbed "$pp" -o "$tmp/tb.db"
+# a timeline drop rule names a guest's messages Guest: p2's Hello lost, the
+# coordinator never has its 8 and the run stalls
+{ sed '/^\[expect\]/,$d' "$pp" | sed "s|^guest_command = .*|guest_command = python3 $src/guests/pushpull/pushpull.py|"
+  printf '[timeline]\n0s = drop Guest from p2 count 1\n'; } > "$tmp/drop.ini"
+expect 0 "1 stalled" -- "$DLSIM" run "$tmp/drop.ini" -o "$tmp/drop.db"
+[ "$(sqlite3 "$tmp/drop.db" "SELECT COUNT(*) FROM events WHERE kind = 'drop'")" = 1 ] && ok "one Guest dropped" || ko "the drop rule did not drop one Guest"
+finish

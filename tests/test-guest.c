@@ -1,0 +1,171 @@
+/* test-guest.c — the guest line protocol's words (protocol/guest/guest-line.c):
+ * what dlsim writes for each input, what it accepts from a guest, and what
+ * it refuses, with why. */
+#include "config.h"
+
+#include "protocol/guest/guest-line.h"
+
+#include <check.h>
+#include <string.h>
+
+START_TEST (test_node_names)
+{
+  ProtoNodeId id;
+  ck_assert (proto_guest_node_parse ("S", &id) && id == PROTO_SERVER);
+  ck_assert (proto_guest_node_parse ("p12", &id) && id == 12);
+  ck_assert (!proto_guest_node_parse ("p0", &id));
+  ck_assert (!proto_guest_node_parse ("p01", &id));
+  ck_assert (!proto_guest_node_parse ("q1", &id));
+  ck_assert (!proto_guest_node_parse ("p", &id));
+  ck_assert (!proto_guest_node_parse ("p1x", &id));
+  g_autofree char *a = proto_guest_node_name (PROTO_SERVER);
+  g_autofree char *b = proto_guest_node_name (7);
+  ck_assert_str_eq (a, "S");
+  ck_assert_str_eq (b, "p7");
+}
+END_TEST
+
+START_TEST (test_input_lines)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_GUEST);
+  m.signal_data = g_strdup ("Push 0.25");
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 3, .via = PROTO_VIA_LINK, .msg = &m };
+  g_autofree char *a = proto_guest_line_input (2, 1500, &in);
+  ck_assert_str_eq (a, "msg p2 1500 p3 link Push 0.25");
+  in.via = PROTO_VIA_SERVER;
+  in.from = PROTO_SERVER;
+  g_autofree char *b = proto_guest_line_input (2, 7, &in);
+  ck_assert_str_eq (b, "msg p2 7 S stream Push 0.25");
+  proto_msg_clear (&m);
+  /* a Guest message not as a guest writes it (from a decoder, say) is not told */
+  proto_msg_init (&m, PROTO_MSG_GUEST);
+  m.signal_data = g_strdup ("Push 1\nnew p9 peer 1");
+  ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
+  proto_msg_clear (&m);
+  proto_msg_init (&m, PROTO_MSG_GUEST);
+  ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
+  proto_msg_clear (&m);
+  ck_assert (proto_guest_msg_text_ok ("Push 0.5"));
+  ck_assert (!proto_guest_msg_text_ok ("Push"));
+  ck_assert (!proto_guest_msg_text_ok ("Push "));
+  ck_assert (!proto_guest_msg_text_ok (" 0.5"));
+  ck_assert (!proto_guest_msg_text_ok ("Push 0.5 more"));
+  ck_assert (!proto_guest_msg_text_ok ("P/sh 0.5"));
+  /* another family's message never reaches a guest */
+  proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+  in.msg = &m;
+  ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
+  proto_msg_clear (&m);
+  ProtoInput up = { .kind = PROTO_IN_LINK_UP, .from = 4 };
+  g_autofree char *c = proto_guest_line_input (1, 0, &up);
+  ck_assert_str_eq (c, "link-up p1 0 p4");
+  ProtoInput sc = { .kind = PROTO_IN_STREAM_CLOSED, .from = 5 };
+  g_autofree char *d = proto_guest_line_input (PROTO_SERVER, 9, &sc);
+  ck_assert_str_eq (d, "stream-closed S 9 p5");
+  ProtoInput dl = { .kind = PROTO_IN_DEADLINE };
+  g_autofree char *e = proto_guest_line_input (1, 42, &dl);
+  ck_assert_str_eq (e, "deadline p1 42");
+}
+END_TEST
+
+static ProtoGuestAct
+parse_ok (const char *line)
+{
+  ProtoGuestAct a;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (proto_guest_line_parse (line, &a, &e), "%s: %s", line, e ? e->message : "");
+  return a;
+}
+
+START_TEST (test_actions)
+{
+  ProtoGuestAct a = parse_ok ("send p3 link Push 8 0.5");
+  ck_assert_int_eq (a.kind, PROTO_GUEST_SEND);
+  ck_assert_uint_eq (a.to, 3);
+  ck_assert_int_eq (a.via, PROTO_VIA_LINK);
+  ck_assert_uint_eq (a.size, 8);
+  ck_assert_str_eq (a.text, "Push 0.5");
+  proto_guest_act_clear (&a);
+  a = parse_ok ("send S stream Hello 0 -");
+  ck_assert_uint_eq (a.to, PROTO_SERVER);
+  ck_assert_int_eq (a.via, PROTO_VIA_SERVER);
+  proto_guest_act_clear (&a);
+  a = parse_ok ("open p2 initiator");
+  ck_assert (a.kind == PROTO_GUEST_OPEN && a.initiator && a.to == 2);
+  a = parse_ok ("open p2");
+  ck_assert (a.kind == PROTO_GUEST_OPEN && !a.initiator);
+  a = parse_ok ("connect p2");
+  ck_assert_int_eq (a.kind, PROTO_GUEST_CONNECT);
+  a = parse_ok ("close p2");
+  ck_assert_int_eq (a.kind, PROTO_GUEST_CLOSE);
+  a = parse_ok ("deadline 123456789");
+  ck_assert (a.kind == PROTO_GUEST_DEADLINE && a.t == 123456789);
+  a = parse_ok ("deadline never");
+  ck_assert (a.t == DL_TIME_NEVER);
+  a = parse_ok ("train 3");
+  ck_assert (a.kind == PROTO_GUEST_TRAIN && a.n == 3);
+  a = parse_ok ("list 2 5");
+  ck_assert (a.kind == PROTO_GUEST_LIST && a.n == 2 && a.count == 5);
+  a = parse_ok ("metric value_ppm -12 4");
+  ck_assert (a.kind == PROTO_GUEST_METRIC && a.value == -12 && a.round == 4);
+  proto_guest_act_clear (&a);
+  a = parse_ok ("failed the coordinator is gone");
+  ck_assert (a.kind == PROTO_GUEST_FAILED);
+  ck_assert_str_eq (a.text, "the coordinator is gone");
+  proto_guest_act_clear (&a);
+  a = parse_ok ("state linking");
+  ck_assert_str_eq (a.text, "linking");
+  proto_guest_act_clear (&a);
+}
+END_TEST
+
+/* each refused, with the reason the error gives */
+static const struct {
+  const char *line, *why;
+} bad[] = {
+  { "", "single spaces" },
+  { "send  p3 link Push 8 x", "single spaces" },
+  { "send p3 link Push 8 x ", "single spaces" },
+  { "send p3 link Push 8", "send TO" },
+  { "send p3 wire Push 8 x", "stream or link" },
+  { "send p3 link P/sh 8 x", "TYPE is" },
+  { "send p3 link Push 1099511627777 x", "SIZE" },
+  { "send q3 link Push 8 x", "TO is" },
+  { "send p3 link Push 8 a\x01b", "one word" },
+  { "open S", "two peers" },
+  { "open p2 first", "open PEER" },
+  { "train 0", "from 1" },
+  { "train x", "round number" },
+  { "deadline soon", "nanoseconds" },
+  { "metric v 1.5", "integer" },
+  { "list 1", "list N K" },
+  { "finished now", "no words" },
+  { "hello world", "unknown action" },
+};
+
+START_TEST (test_refused)
+{
+  ProtoGuestAct a;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (!proto_guest_line_parse (bad[_i].line, &a, &e), "accepted `%s`", bad[_i].line);
+  ck_assert_msg (strstr (e->message, bad[_i].why), "`%s`: %s", bad[_i].line, e->message);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("guest");
+  TCase *t = tcase_create ("lines");
+  tcase_add_test (t, test_node_names);
+  tcase_add_test (t, test_input_lines);
+  tcase_add_test (t, test_actions);
+  tcase_add_loop_test (t, test_refused, 0, G_N_ELEMENTS (bad));
+  suite_add_tcase (s, t);
+  SRunner *r = srunner_create (s);
+  srunner_run_all (r, CK_NORMAL);
+  int failed = srunner_ntests_failed (r);
+  srunner_free (r);
+  return failed ? 1 : 0;
+}
