@@ -7,6 +7,8 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-config.c \
 	protocol/proto-config.h \
 	protocol/proto-input.h \
+	protocol/proto-keys.c \
+	protocol/proto-keys.h \
 	protocol/proto-links.c \
 	protocol/proto-links.h \
 	protocol/proto-machine.c \
@@ -19,6 +21,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
 	protocol/disco/disco-family.c \
+	protocol/disco/disco-keys.c \
 	protocol/disco/proto-aggregator.c \
 	protocol/disco/proto-aggregator.h \
 	protocol/disco/proto-coord.c protocol/disco/proto-coord-robust.c protocol/disco/proto-coord-private.h \
@@ -30,16 +33,18 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h protocol/gossip/gossip-dht.c \
 	protocol/gossip/gossip-dht-private.h \
 	protocol/gossip/gossip-family.c \
+	protocol/gossip/gossip-keys.c \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
 	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
+	protocol/hierarchical/hier-keys.c \
 	protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-latency-private.h \
 	protocol/hierarchical/hier-mix.c protocol/hierarchical/hier-mix-private.h protocol/hierarchical/hier-peer.c \
 	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
-	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
+	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-keys.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
 	protocol/pipeline/pipe-client.c protocol/pipeline/pipe-server.c \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
-	protocol/guest/guest-family.c protocol/guest/guest-line.c protocol/guest/guest-line.h \
+	protocol/guest/guest-family.c protocol/guest/guest-keys.c protocol/guest/guest-line.c protocol/guest/guest-line.h \
 	protocol/guest/guest-proc.c protocol/guest/guest-proc.h \
 	$(NULL)
 EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \

@@ -1,9 +1,10 @@
 /* proto-config.h — protocol parameters and the versions dlsim models.
  *
- * One code path serves every version; a version is a set of named switches
- * (PROTOCOL.md §6):
+ * One code path serves every version; a version is a set of named fixes
+ * (ProtoFix, PROTOCOL.md §6), a bitset that proto-config.c's `static const`
+ * version table gives each version:
  *
- *   switch                 disco-1110  disco-1110-draft  disco-775
+ *   fix                    disco-1110  disco-1110-draft  disco-775
  *   connect_barrier          yes          yes              no     ConnectionsReady/Start/Retry/Fail
  *   exclude_when_retry_ge    no           yes              no     exclude at retry >= M (else > M)
  *   provider_first_entry     no           yes              -      replacement = first connection
@@ -17,7 +18,8 @@
  *   participant_counts       yes          yes              no     nbOfParticipants in NewNodeInfo,
  *                                                                  Waiting and Enough
  *
- * robust has disco-1110's switches plus every robust_* one; disco-pre775 has
+ * robust has disco-1110's fixes plus every robust_* one (and
+ * straggler_timeout: its list goes out after 60 s); disco-pre775 has
  * disco-775's plus ready_at_round_start and list_first_min (no barrier, no
  * sync, no pause, no close handler).
  *
@@ -27,8 +29,12 @@
  *
  * `robust` is dlsim's own fix of every open hazard of PROTOCOL.md §7 on top
  * of disco-1110 (docs/protocol.md "robust: what changed and why"); its
- * switches are the `robust_*` fields, one per mechanism, each naming the
- * S-cases it closes. */
+ * fixes are the `robust_*` ones, one per mechanism, each naming the
+ * S-cases it closes.
+ *
+ * The machines read a fix as the gboolean field of its name in ProtoConfig
+ * (cfg->connect_barrier), which proto_config_set_version sets from the
+ * bitset (`fixes`); proto_config_has asks the bitset itself. */
 #pragma once
 
 #include "base/dl-dist.h"
@@ -84,6 +90,45 @@ typedef enum {
                                         wait, and what no backup got is lost with the leader */
 } ProtoReplication;
 
+/* DISCO's named fixes: a version is a set of them (the table above). */
+typedef enum {
+  PROTO_FIX_CONNECT_BARRIER,
+  PROTO_FIX_EXCLUDE_WHEN_RETRY_GE,
+  PROTO_FIX_PROVIDER_FIRST_ENTRY,
+  PROTO_FIX_MODEL_SYNC,
+  PROTO_FIX_COLLECT_OVER_JOINED,
+  PROTO_FIX_PAUSE_BEFORE_TRAINING,
+  PROTO_FIX_TIMER_FIXED_60S,
+  PROTO_FIX_RESET_WHEN_EMPTY,
+  PROTO_FIX_PARTICIPANT_COUNTS,
+  PROTO_FIX_READY_AT_ROUND_START,
+  PROTO_FIX_LIST_FIRST_MIN,
+  PROTO_FIX_ROBUST_RETRY_PER_ROUND,
+  PROTO_FIX_ROBUST_SINGLE_TIMER,
+  PROTO_FIX_ROBUST_MEMBERS_ONLY,
+  PROTO_FIX_ROBUST_CLOSE_RESTARTS,
+  PROTO_FIX_STRAGGLER_TIMEOUT,       /* S20: straggler_timeout is 60 s (else never) */
+  PROTO_FIX_ROBUST_COUNT_SYNCED,
+  PROTO_FIX_ROBUST_CHECKPOINT,
+  PROTO_FIX_ROBUST_LISTEN,
+  PROTO_FIX_ROBUST_LINKS,
+  PROTO_FIX_ROBUST_EXCHANGE_DEADLINE,
+  PROTO_FIX_ROBUST_SYNC_RETRY,
+  PROTO_FIX_ROBUST_SERVE_AFTER_ROUND,
+  PROTO_FIX_ROBUST_EXACT_ROUND,
+  PROTO_FIX_ROBUST_SINGLE_ADD,
+  PROTO_FIX_ROBUST_WAIT_TIMEOUT,
+  PROTO_FIX_N,
+} ProtoFix;
+
+/* A set of fixes, one bit each (bit f: 1 << f). */
+typedef guint32 ProtoFixes;
+#define PROTO_FIX_BIT(f) ((ProtoFixes) 1 << (f))
+G_STATIC_ASSERT (PROTO_FIX_N <= 32);
+
+/* the version a config has until DISCO's family sets the scenario's */
+#define PROTO_VERSION_DEFAULT PROTO_VERSION_DISCO_1110
+
 /* pipeline: most block ranges a scenario may list one by one */
 #define PROTO_PIPE_MAX_RANGES 64
 
@@ -108,7 +153,10 @@ typedef struct {
                                       closes the session after training and after a
                                       training error (leave_after_training is set too) */
 
-  /* version switches (set by proto_config_init) */
+  ProtoFixes fixes;                /* the version's fixes (proto_config_set_version) */
+
+  /* the fixes as the machines read them, one field per ProtoFix of its
+   * name (set from `fixes` by proto_config_set_version) */
   gboolean connect_barrier;
   gboolean exclude_when_retry_ge;
   gboolean provider_first_entry;
@@ -235,6 +283,14 @@ DlTime proto_config_wait_timeout (const ProtoConfig *config);
 
 /* DISCO's defaults for the version: min 3, M 3, T 60 s, sync 30 s, mean. */
 void proto_config_init (ProtoConfig *config, ProtoVersion version);
+/* The version and its fixes (the fields of their names, straggler_timeout:
+ * 60 s with PROTO_FIX_STRAGGLER_TIMEOUT, else never); nothing else changes. */
+void proto_config_set_version (ProtoConfig *config, ProtoVersion version);
+/* TRUE if the config's version has the fix. */
+gboolean proto_config_has (const ProtoConfig *config, ProtoFix fix);
+/* The fixes of a version, and a fix's name ("connect_barrier"). */
+ProtoFixes proto_version_fixes (ProtoVersion version);
+const char *proto_fix_name (ProtoFix fix);
 
 const char *proto_version_name (ProtoVersion version);
 const char *proto_sparsify_name (ProtoSparsify s);

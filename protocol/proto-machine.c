@@ -16,6 +16,21 @@ static const ProtoFamily *const families[] = { &proto_family_disco, &proto_famil
                                                &proto_family_hierarchical, &proto_family_pipeline, &proto_family_guest, NULL };
 
 const ProtoFamily *
+proto_family_at (guint i)
+{
+  return i < G_N_ELEMENTS (families) ? families[i] : NULL;
+}
+
+char *
+proto_family_names (const char *sep, const char *last)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; families[i]; i++)
+    g_string_append_printf (s, "%s%s", i == 0 ? "" : families[i + 1] ? sep : last, families[i]->name);
+  return g_string_free (s, FALSE);
+}
+
+const ProtoFamily *
 proto_family_lookup (const char *name)
 {
   for (guint i = 0; families[i]; i++)

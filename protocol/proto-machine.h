@@ -15,6 +15,7 @@
 #include "base/dl-random.h"
 #include "protocol/proto-config.h"
 #include "protocol/proto-input.h"
+#include "protocol/proto-keys.h"
 #include "protocol/proto-outbox.h"
 
 G_BEGIN_DECLS
@@ -157,10 +158,20 @@ typedef struct {
   /* the peer machine's states, for coverage reports */
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);
+  /* its scenario keys and how it configures itself from them
+   * (proto-keys.h; in the family's folder, `*-keys.c`) */
+  const ProtoFamilyKeys *keys;
 } ProtoFamily;
 
 /* TRUE if `state` is one of the family's serving states. */
 gboolean proto_family_serving_state (const ProtoFamily *f, const char *state);
+
+/* The registry's i-th family, NULL past the last (in the order the
+ * families are listed). */
+const ProtoFamily *proto_family_at (guint i);
+/* The registry's names, joined by sep, the last two by last ("disco,
+ * gossip, hierarchical or pipeline"); transfer full. */
+char *proto_family_names (const char *sep, const char *last);
 
 /* NULL if there is no such family. */
 const ProtoFamily *proto_family_lookup (const char *name);

@@ -1,7 +1,8 @@
 /* sim-build.c — building a world configuration from a scenario's sweep
- * point and a seed: every resolved value parsed into SimWorldConfig, the
- * timeline's actions, the data set and the availability trace
- * (sim_scenario_build in sim-scenario.h). */
+ * point and a seed: every resolved value parsed into SimWorldConfig (the
+ * protocol family's own keys by the family's configure, protocol/
+ * proto-keys.h), the timeline's actions, the data set and the availability
+ * trace (sim_scenario_build in sim-scenario.h). */
 #include "config.h"
 
 #include "sim/sim-scenario-private.h"
@@ -53,100 +54,6 @@ uint_of (const char *v)
   return n;
 }
 
-#undef BAD
-#define BAD(sec, key, ...) fail_at (error, _sim_scenario_origin (s, sec, key), sec, key, __VA_ARGS__)
-
-/* The pipeline family's keys (protocol/pipeline/README.md), and the
- * configurations that cannot run: an empty block range, a block no range
- * covers, a range past the last block, a range with no server. */
-static gboolean
-build_pipeline (const SimScenario *s, const SimPoint *p, SimWorldConfig *c, GError **error)
-{
-  ProtoConfig *q = &c->proto;
-  q->pipe_blocks = uint_of (V ("protocol", "blocks"));
-  if (q->pipe_blocks == 0 || q->pipe_blocks >= G_MAXUINT16)
-    return BAD ("protocol", "blocks", "must be from 1 to %u", G_MAXUINT16 - 1);
-  PARSE ("protocol", "servers",
-         parse_servers (V ("protocol", "servers"), &q->pipe_servers, &q->pipe_n_ranges, q->pipe_range_start,
-                        q->pipe_range_end, &_e));
-  q->pipe_replicas = uint_of (V ("protocol", "replicas"));
-  if (q->pipe_servers == 0)
-    return BAD ("protocol", "servers", "must be at least 1");
-  if (q->pipe_servers > SIM_PEERS_MAX)
-    return BAD ("protocol", "servers", "'%s' is out of range (a whole number from 1 to %u)", V ("protocol", "servers"),
-                SIM_PEERS_MAX);
-  if (q->pipe_n_ranges > 0)
-    {
-      if (point_given (p, "protocol", "replicas") && q->pipe_replicas != 1)
-        return BAD ("protocol", "replicas", "applies to a count of servers, not to ranges listed one by one "
-                    "(list a range again for another replica)");
-      q->pipe_replicas = 1;
-      /* every block covered, none past the last */
-      g_autofree guint *cover = g_new0 (guint, q->pipe_blocks);
-      for (guint i = 0; i < q->pipe_n_ranges; i++)
-        {
-          if (q->pipe_range_end[i] > q->pipe_blocks)
-            return BAD ("protocol", "servers", "range %u-%u goes past the last block (%u: blocks = %u)",
-                        q->pipe_range_start[i], q->pipe_range_end[i] - 1, q->pipe_blocks - 1, q->pipe_blocks);
-          for (guint b = q->pipe_range_start[i]; b < q->pipe_range_end[i]; b++)
-            cover[b]++;
-        }
-      for (guint b = 0; b < q->pipe_blocks; b++)
-        if (cover[b] == 0)
-          {
-            guint e = b;
-            while (e + 1 < q->pipe_blocks && cover[e + 1] == 0)
-              e++;
-            return BAD ("protocol", "servers", "no server for blocks %u-%u: the chain has a gap", b, e);
-          }
-    }
-  else
-    {
-      if (q->pipe_replicas == 0)
-        return BAD ("protocol", "replicas", "must be at least 1: a range with no server leaves its blocks unserved");
-      if (q->pipe_servers % q->pipe_replicas != 0)
-        return BAD ("protocol", "replicas", "%u servers do not split into ranges of %u replicas each",
-                    q->pipe_servers, q->pipe_replicas);
-      if (q->pipe_servers / q->pipe_replicas > q->pipe_blocks)
-        return BAD ("protocol", "servers", "%u ranges of %u blocks: a range would be empty",
-                    q->pipe_servers / q->pipe_replicas, q->pipe_blocks);
-    }
-  PARSE ("protocol", "compute_per_block",
-         dl_dist_parse (V ("protocol", "compute_per_block"), DL_UNIT_DURATION, &q->compute_per_block, &_e));
-  guint64 hidden = 0;
-  dl_parse_size (V ("protocol", "hidden_size"), &hidden, NULL);
-  if (hidden == 0 || hidden > (G_GUINT64_CONSTANT (1) << 28))
-    return BAD ("protocol", "hidden_size", "must be from 1 B to 256 MiB per token");
-  q->hidden_size = (guint) hidden;
-  q->steps = uint_of (V ("protocol", "steps"));
-  if (q->steps == 0)
-    return BAD ("protocol", "steps", "must be at least 1");
-  q->sessions = uint_of (V ("protocol", "sessions"));
-  if (q->sessions == 0)
-    return BAD ("protocol", "sessions", "must be at least 1");
-  q->next_peer = strcmp (V ("protocol", "forwarding"), "next-peer") == 0;
-  /* a knob of a setting not in use is ignored (a sweep over forwarding gives
-   * it to every point), as gossip's keep without sparsify */
-  q->hash_copy = strcmp (V ("protocol", "client_copy"), "hash") == 0;
-  PARSE ("protocol", "family_hint", parse_on_off (V ("protocol", "family_hint"), &q->family_hint, &_e));
-  parse_prob (V ("protocol", "faulty_share"), &q->faulty_share, NULL);
-  dl_parse_duration (V ("protocol", "step_timeout"), &q->step_timeout, NULL);
-  if (q->step_timeout <= 0)
-    return BAD ("protocol", "step_timeout", "must be more than 0");
-  /* clients p1..p<sessions>, then the servers; `count` follows a swept
-   * `servers` unless it is given */
-  if (!point_given (p, "peers", "count"))
-    return TRUE;
-  guint peers = uint_of (V ("peers", "count"));
-  if (peers < q->pipe_servers + q->sessions)
-    return BAD ("peers", "count", "%u peers, but the pipeline needs %u clients (p1..p%u) and %u servers (p%u..p%u)",
-                peers, q->sessions, q->sessions, q->pipe_servers, q->sessions + 1, q->sessions + q->pipe_servers);
-  return TRUE;
-}
-
-#undef BAD
-#define BAD(sec, key, ...) (fail_at (error, _sim_scenario_origin (s, sec, key), sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
-
 gboolean
 sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
 {
@@ -169,9 +76,12 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   /* the family (protocol/proto-machine.c), and the keys that belong to
    * another family: an error, so that nobody tunes a knob that does nothing */
   const char *family = V ("protocol", "family");
-  if (!proto_family_lookup (family))
-    return BAD ("protocol", "family", "'%s': unknown family (expected disco, gossip, hierarchical, pipeline or guest)", family);
-  gboolean gossip = strcmp (family, "gossip") == 0;
+  const ProtoFamily *fam = proto_family_lookup (family);
+  if (!fam)
+    {
+      g_autofree char *names = proto_family_names (", ", " or ");
+      return BAD ("protocol", "family", "'%s': unknown family (expected %s)", family, names);
+    }
   for (guint i = 0; i < p->keys->len; i++)
     {
       const char *full = p->keys->pdata[i], *dot = strchr (full, '.');
@@ -183,139 +93,26 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
                         sim_scenario_key_family (full), family);
         }
     }
-  ProtoVersion ver;
-  PARSE ("protocol", "version", proto_version_from_name (V ("protocol", "version"), &ver, &_e));
-  proto_config_init (&c->proto, ver);
+  /* the family's part of the config, from its keys (its folder's *-keys.c) */
+  proto_config_init (&c->proto, PROTO_VERSION_DEFAULT);
   g_strlcpy (c->proto.family, family, sizeof c->proto.family);
   c->proto.seed = seed;
-  if (gossip || strcmp (family, "hierarchical") == 0)
-    {
-      /* the straggler policies of the families with rounds beyond DISCO's
-       * (DISCO's robust has straggler_timeout, its deadline) */
-      ProtoConfig *g = &c->proto;
-      PARSE ("protocol", "straggler_policy",
-             proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &g->straggler_policy, &_e));
-      parse_prob (V ("protocol", "async_mix"), &g->async_mix, NULL);
-      if (!(g->async_mix > 0))
-        return BAD ("protocol", "async_mix", "must be in (0, 1]");
-      dl_parse_number (V ("protocol", "staleness_exponent"), &g->staleness_exponent, NULL);
-      if (!(g->staleness_exponent >= 0))
-        return BAD ("protocol", "staleness_exponent", "must be 0 or more");
-      dl_parse_duration (V ("protocol", "round_deadline"), &g->round_deadline, NULL);
-      if (g->round_deadline <= 0)
-        return BAD ("protocol", "round_deadline", "must be more than 0");
-      dl_parse_number (V ("protocol", "drop_factor"), &g->drop_factor, NULL);
-      if (!(g->drop_factor >= 1))
-        return BAD ("protocol", "drop_factor", "must be at least 1 (a factor of the median)");
-      g->drop_rounds = uint_of (V ("protocol", "drop_rounds"));
-      if (g->drop_rounds == 0)
-        return BAD ("protocol", "drop_rounds", "must be at least 1");
-    }
-  if (gossip)
-    {
-      ProtoConfig *g = &c->proto;
-      g->fanout = uint_of (V ("protocol", "fanout"));
-      PARSE ("protocol", "sparsify", proto_sparsify_from_name (V ("protocol", "sparsify"), &g->sparsify, &_e));
-      PARSE ("protocol", "keep", parse_share (V ("protocol", "keep"), &g->keep, &_e));
-      PARSE ("protocol", "error_feedback", parse_on_off (V ("protocol", "error_feedback"), &g->error_feedback, &_e));
-      /* a knob of a setting not in use (keep and error_feedback without
-       * top-k or random-k, a policy's knobs under another policy) is
-       * ignored, not an error: a sweep over the setting, and every run's
-       * export-scenario (which writes all keys), give them to every point */
-      g->discovery = strcmp (V ("protocol", "discovery"), "kademlia") == 0 ? PROTO_DISCOVERY_KADEMLIA
-                                                                          : PROTO_DISCOVERY_COORDINATOR;
-      if (g->discovery == PROTO_DISCOVERY_KADEMLIA && g->straggler_policy != PROTO_STRAGGLER_ASYNC)
-        return BAD ("protocol", "discovery", "kademlia has no coordinator steps to wait in: it needs "
-                    "straggler_policy = async (it is %s)", proto_straggler_policy_name (g->straggler_policy));
-      g->dht_k = uint_of (V ("protocol", "dht_k"));
-      if (g->dht_k == 0)
-        return BAD ("protocol", "dht_k", "must be at least 1");
-      g->dht_alpha = uint_of (V ("protocol", "dht_alpha"));
-      if (g->dht_alpha == 0)
-        return BAD ("protocol", "dht_alpha", "must be at least 1");
-      dl_parse_duration (V ("protocol", "dht_rpc_timeout"), &g->dht_rpc_timeout, NULL);
-      if (g->dht_rpc_timeout <= 0)
-        return BAD ("protocol", "dht_rpc_timeout", "must be more than 0");
-    }
-  if (strcmp (family, "hierarchical") == 0)
-    {
-      ProtoConfig *h = &c->proto;
-      h->cluster_size = uint_of (V ("protocol", "cluster_size"));
-      if (h->cluster_size == 0)
-        return BAD ("protocol", "cluster_size", "must be at least 1");
-      h->cluster_by_latency = strcmp (V ("protocol", "cluster_by"), "latency") == 0;
-      dl_parse_duration (V ("protocol", "cluster_radius"), &h->cluster_radius, NULL);
-      if (h->cluster_radius <= 0)
-        return BAD ("protocol", "cluster_radius", "must be more than 0");
-      h->fanin = uint_of (V ("protocol", "fanin"));
-      if (h->fanin < 2)
-        return BAD ("protocol", "fanin", "must be at least 2");
-      dl_parse_duration (V ("protocol", "election_timeout"), &h->election_timeout, NULL);
-      if (h->election_timeout <= 0)
-        return BAD ("protocol", "election_timeout", "must be more than 0");
-      dl_parse_duration (V ("protocol", "head_timeout"), &h->head_timeout, NULL);
-      if (h->head_timeout <= 0)
-        return BAD ("protocol", "head_timeout", "must be more than 0");
-    }
-  if (strcmp (family, "pipeline") == 0 && !build_pipeline (s, p, c, error))
-    {
-      sim_built_clear (out);
-      return FALSE;
-    }
+  ProtoKeyLookup look;
+  g_autofree char *dir = g_path_get_dirname (s->path);
+  sim_keys_lookup_init (&look, p, dir);
+  {
+    g_autoptr (GError) e = NULL;
+    if (fam->keys && !fam->keys->configure (&c->proto, &look, &e))
+      return BAD (look.bad_section, look.bad_key, "%s", e->message);
+  }
   ProtoConfig *pc = &c->proto;
-  pc->min_participants = uint_of (V ("protocol", "min_participants"));
-  if (pc->min_participants == 0)
-    return BAD ("protocol", "min_participants", "must be at least 1");
-  pc->max_connection_retry = uint_of (V ("protocol", "max_connection_retry"));
-  dl_parse_duration (V ("protocol", "peer_connection_timeout"), &pc->peer_connection_timeout, NULL);
-  dl_parse_duration (V ("protocol", "model_sync_timeout"), &pc->model_sync_timeout, NULL);
-  dl_parse_duration (V ("protocol", "aggregation_wait"), &pc->aggregation_wait, NULL);
-  dl_parse_duration (V ("protocol", "payload_timeout"), &pc->payload_timeout, NULL);
-  if (pc->peer_connection_timeout <= 0)
-    return BAD ("protocol", "peer_connection_timeout", "must be more than 0");
-  const char *strag_to = V ("protocol", "straggler_timeout");
-  if (*strag_to && ver != PROTO_VERSION_ROBUST)
-    return BAD ("protocol", "straggler_timeout", "applies to version = robust only (DISCO has no straggler timeout: S20)");
-  if (*strag_to)
+  /* a family that refuses the key sets its rounds itself */
+  if (sim_scenario_key_applies ("training.rounds", family))
     {
-      dl_parse_duration (strag_to, &pc->straggler_timeout, NULL);
-      if (pc->straggler_timeout <= 0)
-        return BAD ("protocol", "straggler_timeout", "must be more than 0");
+      pc->rounds = uint_of (V ("training", "rounds"));
+      if (pc->rounds == 0)
+        return BAD ("training", "rounds", "must be at least 1");
     }
-  if (strcmp (family, "disco") == 0)
-    {
-      /* DISCO's family: every version waits (S20); robust's wait has its
-       * straggler_timeout (deadline is the same: that timeout), and
-       * drop-slowest adds the drop.  `wait`, the key's default, is what
-       * every run's export writes: it changes nothing */
-      PARSE ("protocol", "straggler_policy",
-             proto_straggler_policy_from_name (V ("protocol", "straggler_policy"), &pc->straggler_policy, &_e));
-      if (pc->straggler_policy != PROTO_STRAGGLER_WAIT && ver != PROTO_VERSION_ROBUST)
-        return BAD ("protocol", "straggler_policy", "'%s' applies to version = robust only among DISCO's (DISCO waits "
-                    "for every peer: S20)", proto_straggler_policy_name (pc->straggler_policy));
-      if ((pc->straggler_policy == PROTO_STRAGGLER_ASYNC || pc->straggler_policy == PROTO_STRAGGLER_MIXED)
-          && strcmp (V ("protocol", "aggregation"), "secure") == 0)
-        return BAD ("protocol", "straggler_policy", "'%s' weighs contributions by staleness: it needs aggregation "
-                    "= mean", proto_straggler_policy_name (pc->straggler_policy));
-      dl_parse_number (V ("protocol", "staleness_exponent"), &pc->staleness_exponent, NULL);
-      if (!(pc->staleness_exponent >= 0))
-        return BAD ("protocol", "staleness_exponent", "must be 0 or more");
-      dl_parse_number (V ("protocol", "drop_factor"), &pc->drop_factor, NULL);
-      if (!(pc->drop_factor >= 1))
-        return BAD ("protocol", "drop_factor", "must be at least 1 (a factor of the median)");
-      pc->drop_rounds = uint_of (V ("protocol", "drop_rounds"));
-      if (pc->drop_rounds == 0)
-        return BAD ("protocol", "drop_rounds", "must be at least 1");
-    }
-  pc->aggregation = strcmp (V ("protocol", "aggregation"), "secure") == 0 ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
-  dl_parse_number (V ("protocol", "max_share_value"), &pc->max_share_value, NULL);
-  if (!(pc->max_share_value > 0))
-    return BAD ("protocol", "max_share_value", "must be more than 0");
-  pc->rounds = uint_of (V ("training", "rounds"));
-  if (pc->rounds == 0)
-    return BAD ("training", "rounds", "must be at least 1");
-  if (strcmp (family, "pipeline") == 0)
-    pc->rounds = pc->steps;   /* a client has finished when its session generated every step */
   c->epochs_per_round = uint_of (V ("training", "epochs_per_round"));
   if (c->epochs_per_round == 0)
     return BAD ("training", "epochs_per_round", "must be at least 1");
@@ -343,39 +140,12 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (pc->webapp_runtime)
     pc->leave_after_training = TRUE;
 
-  if (strcmp (family, "guest") == 0)
-    {
-      /* docs/guest.md: the command runs in the scenario file's folder */
-      const char *cmd = V ("protocol", "guest_command");
-      if (!*cmd)
-        return BAD ("protocol", "guest_command", "a guest needs its command line (docs/guest.md)");
-      if (strlen (cmd) >= sizeof pc->guest_command)
-        return BAD ("protocol", "guest_command", "longer than %zu bytes", sizeof pc->guest_command - 1);
-      const char *gd = V ("protocol", "guest_dir");
-      g_autofree char *dir = *gd ? resolve_path (s, gd) : g_path_get_dirname (s->path);
-      if (strlen (dir) >= sizeof pc->guest_dir)
-        return BAD ("protocol", *gd ? "guest_dir" : "guest_command", "the guest's folder is longer than %zu bytes",
-                    sizeof pc->guest_dir - 1);
-      if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
-        return BAD ("protocol", "guest_dir", "'%s': no such folder", dir);
-      g_strlcpy (pc->guest_command, cmd, sizeof pc->guest_command);
-      g_strlcpy (pc->guest_dir, dir, sizeof pc->guest_dir);
-      DlTime t;
-      PARSE ("protocol", "guest_timeout", dl_parse_duration (V ("protocol", "guest_timeout"), &t, &_e));
-      if (t < DL_MS || t > 3600 * DL_S)
-        return BAD ("protocol", "guest_timeout", "must be 1ms to 1h");
-      pc->guest_timeout_ms = (guint) (t / DL_MS);
-      PARSE ("protocol", "guest_stall", dl_parse_duration (V ("protocol", "guest_stall"), &pc->guest_stall, &_e));
-      if (pc->guest_stall <= 0)
-        return BAD ("protocol", "guest_stall", "must be more than 0");
-      if (pc->coordinator_replicas > 1)
-        return BAD ("protocol", "coordinator_replicas", "a guest runs its own coordinator: 1 only");
-    }
-
   /* peers, compute, network, churn */
   c->n_peers = uint_of (V ("peers", "count"));
-  if (strcmp (family, "pipeline") == 0 && !point_given (p, "peers", "count"))
-    c->n_peers = c->proto.sessions + c->proto.pipe_servers;
+  guint family_peers;
+  if (!point_given (p, "peers", "count") && fam->keys && fam->keys->peer_count
+      && fam->keys->peer_count (&look, &family_peers))
+    c->n_peers = family_peers;
   dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
   if (dl_dist_mean (&c->speed) <= 0 && c->speed.kind == DL_DIST_CONSTANT)
     return BAD ("peers", "speed", "must be more than 0");
@@ -621,9 +391,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         case LEARN_SOURCE_IDX:
           {
             /* the files carry their own test set (t10k-*): test_fraction is not used */
-            g_autofree char *dir = resolve_path (s, arg);
+            g_autofree char *idx_dir = resolve_path (s, arg);
             gsize limit = uint_of (V ("data", "limit"));
-            PARSE ("data", "source", learn_dataset_load_idx_dir (dir, limit, &out->train, &out->test, &_e));
+            PARSE ("data", "source", learn_dataset_load_idx_dir (idx_dir, limit, &out->train, &out->test, &_e));
             break;
           }
         case LEARN_SOURCE_SKLEARN:

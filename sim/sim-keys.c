@@ -1,13 +1,16 @@
-/* sim-keys.c — the key table: every scenario key with its default, its
- * kind (what its value must parse as) and its documentation, the keys that
- * belong to one protocol family, and the check of a point's values against
+/* sim-keys.c — the key table: the common keys with their defaults, kinds
+ * (what a value must parse as) and documentation, merged with the keys each
+ * protocol family declares (ProtoFamily's `keys`, protocol/proto-keys.h);
+ * which family a key applies to; and the check of a point's values against
  * their kinds (sim-scenario-private.h).  The loader (sim-scenario.c),
- * `params` rows and the user guide (`dlsim run --keys`) all read it. */
+ * `params` rows and the user guide (`dlsim run --keys`) all read the merged
+ * table. */
 #include "config.h"
 
 #include "sim/sim-scenario.h"
 #include "sim/sim-scenario-private.h"
 #include "sim/sim-trace.h"
+#include "protocol/proto-machine.h"
 #include "base/dl-error.h"
 #include "base/dl-units.h"
 
@@ -16,9 +19,9 @@
 
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
-  K_VERSION, K_AGG, K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
-  K_DUR_ROBUST, K_SPARSIFY, K_SHARE, K_ONOFF, K_STRAGGLER_POLICY, K_REGIONS, K_OPT_DIST_DUR, K_DISCOVERY,
-  K_SIZE, K_FORWARDING, K_SERVERS, K_CLIENT_COPY, K_REPLICATION, K_CLUSTER_BY, K_SHARING, K_DIST_RATE,
+  K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
+  K_REGIONS, K_OPT_DIST_DUR, K_SIZE, K_REPLICATION, K_SHARING, K_DIST_RATE,
+  K_FAMILY_KEYS,   /* not a key: where the families' keys go in the listing */
 } Kind;
 
 typedef struct {
@@ -29,59 +32,18 @@ typedef struct {
   const char *doc;
 } KeySpec;
 
+/* The common keys: every family takes them but for those it refuses
+ * (ProtoFamilyKeys' refused: the keys of learning under a family without a
+ * model).  Each family's keys are in its folder
+ * (protocol/FAMILY/FAMILY-keys.c). */
 static const KeySpec keys[] = {
   { "scenario", "name", "", K_STR, "name of the scenario (default: the file name)" },
   { "scenario", "description", "", K_STR, "one line on what it shows" },
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
-  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: disco | gossip | hierarchical | pipeline | guest (docs/families.md; guest: docs/guest.md)" },
-  { "protocol", "version", "disco-1110", K_VERSION, "disco-1110 | disco-1110-draft | disco-775 | disco-pre775 | robust" },
-  { "protocol", "min_participants", "3", K_UINT, "minNbOfParticipants" },
-  { "protocol", "max_connection_retry", "3", K_UINT, "maxConnectionRetry (M)" },
-  { "protocol", "peer_connection_timeout", "60s", K_DUR, "maxPeerConnectionTime (T)" },
-  { "protocol", "model_sync_timeout", "30s", K_DUR, "maxModelSyncTime (disco); gossip: a late joiner waits this long for its provider's model" },
-  { "protocol", "aggregation", "mean", K_AGG, "mean | secure" },
-  { "protocol", "max_share_value", "100", K_NUM, "secure aggregation share range" },
-  { "protocol", "aggregation_wait", "15s", K_DUR, "race per communication round; on expiry the loop breaks and that round's result (secure round 0: the partial sum) ends the round, awaited with no limit" },
-  { "protocol", "payload_timeout", "60s", K_DUR, "per-peer Payload receive wait; on expiry that reception is used up" },
-  { "protocol", "straggler_timeout", "", K_DUR_ROBUST, "robust only (default 60s): with min ready, the list goes out without the others after this" },
-  { "protocol", "fanout", "2", K_UINT, "gossip only: peers each peer draws per step; the step's contact graph joins the draws as undirected edges" },
-  { "protocol", "sparsify", "none", K_SPARSIFY, "gossip only: none | random-k | top-k: what a peer sends of its model" },
-  { "protocol", "keep", "100%", K_SHARE, "gossip only: share of the coordinates sent with random-k or top-k, 1%..100% (or 0.01..1)" },
-  { "protocol", "error_feedback", "off", K_ONOFF, "gossip only, with top-k: on ranks coordinates by the change accumulated since each was last sent" },
-  { "protocol", "discovery", "coordinator", K_DISCOVERY, "gossip only: coordinator | kademlia: where peers find partners (kademlia: a routing table filled by FIND_NODE lookups; needs straggler_policy = async)" },
-  { "protocol", "dht_k", "8", K_UINT, "gossip, kademlia: bucket size and contacts per answer" },
-  { "protocol", "dht_alpha", "3", K_UINT, "gossip, kademlia: calls in flight per lookup" },
-  { "protocol", "dht_rpc_timeout", "2s", K_DUR, "gossip, kademlia: a call unanswered this long fails and its contact is dropped" },
-  { "protocol", "straggler_policy", "wait", K_STRAGGLER_POLICY, "gossip and hierarchical (and disco's robust): wait | deadline | drop-slowest | async | mixed (hierarchical: all five; robust: all five, its wait and deadline both have its straggler_timeout, async and mixed weigh stale contributions): what a step, a head or robust's coordinator does about peers still training" },
-  { "protocol", "round_deadline", "30s", K_DUR, "gossip and hierarchical, straggler_policy = deadline: a step (a head's collection) goes this long after its first ready peer (update), with what came" },
-  { "protocol", "drop_factor", "2", K_NUM, "gossip, hierarchical and robust, drop-slowest (gossip: and mixed): a peer is slow when its step took more than this x the median" },
-  { "protocol", "drop_rounds", "3", K_UINT, "gossip, hierarchical and robust, drop-slowest: steps (rounds) a slow peer is not waited for" },
-  { "protocol", "async_mix", "0.5", K_PROB, "gossip and hierarchical, async and mixed: weight of a fresh pushed model or update (staleness 0)" },
-  { "protocol", "staleness_exponent", "0.5", K_NUM, "gossip, hierarchical and robust, async and mixed: a push or update s rounds (head versions) old weighs async_mix x (1 + s)^-exponent (robust: (1 + s)^-exponent against 1 for a fresh one, in the round's mean)" },
-  { "protocol", "cluster_size", "10", K_UINT, "hierarchical only: peers per cluster (without regions; a larger region is split)" },
-  { "protocol", "cluster_by", "region", K_CLUSTER_BY, "hierarchical only: region | latency: clusters follow [network] regions labels (without labels: id blocks), or measured round trips (landmarks chosen farthest first, each peer in the first landmark's group within cluster_radius)" },
-  { "protocol", "cluster_radius", "20ms", K_DUR, "hierarchical, cluster_by = latency: a peer whose round trip to a landmark is at most this joins its group; one farther from every landmark becomes the next landmark" },
-  { "protocol", "fanin", "32", K_UINT, "hierarchical only: heads exchange all-to-all up to this many; above, groups of fanin report to a head of heads, recursively" },
-  { "protocol", "election_timeout", "5s", K_DUR, "hierarchical only: the coordinator tallies a cluster's candidacies this long at most" },
-  { "protocol", "head_timeout", "60s", K_DUR, "hierarchical only: a member waits this long for its head's result, a head for the other heads" },
-  { "protocol", "blocks", "80", K_UINT, "pipeline only: transformer blocks of the model" },
-  { "protocol", "servers", "4", K_SERVERS, "pipeline only: servers (the peers after the clients), as a count (an even split of blocks over servers / replicas ranges) or one block range each, FIRST-LAST, e.g. 0-39, 40-79" },
-  { "protocol", "replicas", "1", K_UINT, "pipeline only, with a count of servers: servers per range" },
-  { "protocol", "compute_per_block", "1ms", K_DIST_DUR, "pipeline only: one block's compute for one token at speed 1 (a duration or a distribution)" },
-  { "protocol", "hidden_size", "16KiB", K_SIZE, "pipeline only: bytes of hidden states per token" },
-  { "protocol", "steps", "32", K_UINT, "pipeline only: tokens each session generates" },
-  { "protocol", "sessions", "1", K_UINT, "pipeline only: clients p1..pN, one session each (peers.count defaults to sessions + servers)" },
-  { "protocol", "forwarding", "client", K_FORWARDING, "pipeline only: client | next-peer: the client relays every hop, or servers also push their result to the next server" },
-  { "protocol", "client_copy", "full", K_CLIENT_COPY, "pipeline only, with next-peer: full | hash: the client relays each hop's hidden states, or only their hash to a server that gets a push (the full copy when it asks: dlsim's extension of the proposal)" },
-  { "protocol", "family_hint", "off", K_ONOFF, "pipeline only: on: with next-peer, routing takes a hop inside one family (region) as free" },
-  { "protocol", "faulty_share", "0", K_PROB, "pipeline only: share of servers whose pushes are wrong (what the next server's check catches)" },
-  { "protocol", "step_timeout", "30s", K_DUR, "pipeline only: a client waits this long for a server's result, then replaces it and replays" },
-  { "protocol", "guest_command", "", K_STR, "guest only: the guest's command line, run in the scenario file's folder, its stdin and stdout the line protocol (docs/guest.md), e.g. python3 ../../guests/pushpull/pushpull.py" },
-  { "protocol", "guest_timeout", "30s", K_DUR, "guest only: wall-clock time the guest may take to answer one line; past it the run ends with outcome error" },
-  { "protocol", "guest_dir", "", K_PATH, "guest only: the folder the guest runs in (relative: to the scenario file's folder; empty: that folder)" },
-  { "protocol", "guest_stall", "10min", K_DUR, "guest only: a connected peer that makes no progress for this long is hung (the hang detector's window)" },
+  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: FAMILIES (docs/families.md; guest: docs/guest.md)" },
+  { "protocol", NULL, NULL, K_FAMILY_KEYS, "the families' keys go here, in the registry's order (protocol/<family>/*-keys.c)" },
   { "protocol", "coordinator_replicas", "1", K_UINT, "1 (one coordinator, as DISCO) or up to 9 replicas of it: the coordinator's state kept by a replicated log, peers in sessions that survive the leader's crash (protocol/replica/README.md); not in the testbed" },
   { "protocol", "coordinator_replication", "raft", K_REPLICATION, "with coordinator_replicas > 1: raft | primary-backup: an input is acted on once a majority logged it, or at once by the leader and shipped after (what no backup got is lost with it)" },
   { "protocol", "replica_heartbeat", "50ms", K_DUR, "with coordinator_replicas > 1: the leader's heartbeat (an empty AppendEntries) period" },
@@ -138,73 +100,189 @@ static const KeySpec keys[] = {
 
 /* The keys that belong to one protocol family; every other key applies to
  * all.  Giving one under another family is an error (sim-build.c). */
-static const struct {
-  const char *key;
-  const char *family;
-} family_keys[] = {
-  { "protocol.version", "disco" },
-  { "protocol.max_connection_retry", "disco" },
-  { "protocol.peer_connection_timeout", "disco" },
-  { "protocol.model_sync_timeout", "disco or gossip" },
-  { "protocol.aggregation", "disco" },
-  { "protocol.max_share_value", "disco" },
-  { "protocol.aggregation_wait", "disco" },
-  { "protocol.straggler_timeout", "disco" },
-  { "protocol.fanout", "gossip" },
-  { "protocol.sparsify", "gossip" },
-  { "protocol.keep", "gossip" },
-  { "protocol.error_feedback", "gossip" },
-  { "protocol.straggler_policy", "disco or gossip or hierarchical" },
-  { "protocol.discovery", "gossip" },
-  { "protocol.dht_k", "gossip" },
-  { "protocol.dht_alpha", "gossip" },
-  { "protocol.dht_rpc_timeout", "gossip" },
-  { "protocol.round_deadline", "gossip or hierarchical" },
-  { "protocol.drop_factor", "disco or gossip or hierarchical" },
-  { "protocol.drop_rounds", "disco or gossip or hierarchical" },
-  { "protocol.async_mix", "gossip or hierarchical" },
-  { "protocol.staleness_exponent", "disco or gossip or hierarchical" },
-  { "protocol.cluster_size", "hierarchical" },
-  { "protocol.cluster_by", "hierarchical" },
-  { "protocol.cluster_radius", "hierarchical" },
-  { "protocol.fanin", "hierarchical" },
-  { "protocol.election_timeout", "hierarchical" },
-  { "protocol.head_timeout", "hierarchical" },
-  { "protocol.blocks", "pipeline" },
-  { "protocol.servers", "pipeline" },
-  { "protocol.replicas", "pipeline" },
-  { "protocol.compute_per_block", "pipeline" },
-  { "protocol.hidden_size", "pipeline" },
-  { "protocol.steps", "pipeline" },
-  { "protocol.sessions", "pipeline" },
-  { "protocol.forwarding", "pipeline" },
-  { "protocol.family_hint", "pipeline" },
-  { "protocol.client_copy", "pipeline" },
-  { "protocol.faulty_share", "pipeline" },
-  { "protocol.step_timeout", "pipeline" },
-  { "protocol.guest_command", "guest" },
-  { "protocol.guest_timeout", "guest" },
-  { "protocol.guest_dir", "guest" },
-  { "protocol.guest_stall", "guest" },
-  /* the keys of learning: every family but the pipeline's, which infers */
-  { "protocol.min_participants", "disco or gossip or hierarchical or guest" },
-  { "training.rounds", "disco or gossip or hierarchical or guest" },
-  { "training.epochs_per_round", "disco or gossip or hierarchical" },
-  { "training.after_training", "disco or gossip or hierarchical" },
-  { "model.kind", "disco or gossip or hierarchical" },
-  { "model.size", "disco or gossip or hierarchical" },
-  { "model.hidden", "disco or gossip or hierarchical" },
-  { "model.learning_rate", "disco or gossip or hierarchical" },
-  { "model.batch_size", "disco or gossip or hierarchical" },
-};
+
+/* ---------------------------------------------------------------- the merged table */
+
+/* A row of the merged table: a common key (owner NULL) or one a family
+ * declares. */
+typedef struct {
+  char *full;                /* "section.key" */
+  const char *section, *key, *def, *doc;
+  const KeySpec *common;
+  const ProtoKey *fk;
+  const ProtoFamily *owner;
+} Row;
+
+static Row *rows;
+static guint n_rows;
+
+/* The common table with each family's keys where its marker stands, in
+ * the registry's order (families is NULL-ended). */
+static GArray *
+merge (const ProtoFamily *const *families)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (Row));
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const KeySpec *k = &keys[i];
+      if (k->kind != K_FAMILY_KEYS)
+        {
+          Row r = { g_strdup_printf ("%s.%s", k->section, k->key), k->section, k->key, k->def, k->doc, k, NULL, NULL };
+          if (strstr (k->doc, "FAMILIES"))
+            {
+              /* the family key's list: the registry's names */
+              g_autofree char *names = proto_family_names (" | ", " | ");
+              g_auto (GStrv) parts = g_strsplit (k->doc, "FAMILIES", 2);
+              g_autofree char *doc = g_strconcat (parts[0], names, parts[1], NULL);
+              r.doc = g_intern_string (doc);
+            }
+          g_array_append_val (a, r);
+          continue;
+        }
+      for (guint f = 0; families[f]; f++)
+        for (guint j = 0; families[f]->keys && j < families[f]->keys->n_rows; j++)
+          {
+            const ProtoKey *fk = &families[f]->keys->rows[j];
+            Row r = { g_strdup_printf ("%s.%s", fk->section, fk->key), fk->section, fk->key, fk->def, fk->doc, NULL,
+                      fk, families[f] };
+            g_array_append_val (a, r);
+          }
+    }
+  return a;
+}
+
+static const ProtoFamily *const *
+registry (void)
+{
+  static const ProtoFamily *fams[64];
+  static gsize once = 0;
+  if (g_once_init_enter (&once))
+    {
+      guint n = 0;
+      while (n + 1 < G_N_ELEMENTS (fams) && proto_family_at (n))
+        {
+          fams[n] = proto_family_at (n);
+          n++;
+        }
+      g_once_init_leave (&once, 1);
+    }
+  return fams;
+}
+
+static void
+ensure_rows (void)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once))
+    {
+      GArray *a = merge (registry ());
+      n_rows = a->len;
+      rows = (Row *) (void *) g_array_free (a, FALSE);
+      g_once_init_leave (&once, 1);
+    }
+}
+
+static const Row *
+find_row (const char *section, const char *key)
+{
+  ensure_rows ();
+  for (guint i = 0; i < n_rows; i++)
+    if (strcmp (rows[i].section, section) == 0 && strcmp (rows[i].key, key) == 0)
+      return &rows[i];
+  return NULL;
+}
+
+static gboolean
+family_shares (const ProtoFamily *f, const char *full)
+{
+  return f->keys && f->keys->shared && g_strv_contains (f->keys->shared, full);
+}
+
+static gboolean
+family_refuses (const ProtoFamily *f, const char *full)
+{
+  return f->keys && f->keys->refused && g_strv_contains (f->keys->refused, full);
+}
+
+static gboolean
+row_applies (const Row *r, const ProtoFamily *f)
+{
+  if (!r->owner)
+    return !family_refuses (f, r->full);
+  return r->owner == f || r->fk->every_family || family_shares (f, r->full);
+}
+
+gboolean
+sim_scenario_keys_check (const ProtoFamily *const *families, GError **error)
+{
+  g_autoptr (GArray) a = merge (families);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < a->len; i++)
+    {
+      const Row *r = &g_array_index (a, Row, i);
+      for (guint j = 0; ok && j < i; j++)
+        if (strcmp (g_array_index (a, Row, j).full, r->full) == 0)
+          {
+            const ProtoFamily *o = g_array_index (a, Row, j).owner;
+            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s is declared twice: by %s and by %s", r->full,
+                         o ? o->name : "the common table", r->owner ? r->owner->name : "the common table");
+            ok = FALSE;
+          }
+    }
+  for (guint f = 0; ok && families[f]; f++)
+    for (guint s = 0; ok && families[f]->keys && families[f]->keys->shared && families[f]->keys->shared[s]; s++)
+      {
+        const char *full = families[f]->keys->shared[s];
+        const Row *owner = NULL;
+        for (guint i = 0; i < a->len; i++)
+          if (strcmp (g_array_index (a, Row, i).full, full) == 0)
+            owner = &g_array_index (a, Row, i);
+        if (!owner || !owner->owner || owner->owner == families[f])
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s takes %s, which no other family declares",
+                         families[f]->name, full);
+            ok = FALSE;
+          }
+      }
+  for (guint f = 0; ok && families[f]; f++)
+    for (guint s = 0; ok && families[f]->keys && families[f]->keys->refused && families[f]->keys->refused[s]; s++)
+      {
+        const char *full = families[f]->keys->refused[s];
+        gboolean common = FALSE;
+        for (guint i = 0; i < a->len; i++)
+          if (strcmp (g_array_index (a, Row, i).full, full) == 0 && !g_array_index (a, Row, i).owner)
+            common = TRUE;
+        if (!common)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s refuses %s, which is not a common key",
+                         families[f]->name, full);
+            ok = FALSE;
+          }
+      }
+  for (guint i = 0; i < a->len; i++)
+    g_free (g_array_index (a, Row, i).full);
+  return ok;
+}
 
 const char *
 sim_scenario_key_family (const char *full_key)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (family_keys); i++)
-    if (strcmp (family_keys[i].key, full_key) == 0)
-      return family_keys[i].family;
-  return NULL;
+  ensure_rows ();
+  const Row *r = NULL;
+  for (guint i = 0; i < n_rows && !r; i++)
+    if (strcmp (rows[i].full, full_key) == 0)
+      r = &rows[i];
+  if (!r)
+    return NULL;
+  /* "gossip or hierarchical": the families it applies to, in the
+   * registry's order; NULL if every family takes it */
+  const ProtoFamily *const *fams = registry ();
+  g_autoptr (GString) names = g_string_new (NULL);
+  guint n = 0, all = 0;
+  for (guint f = 0; fams[f]; f++, all++)
+    if (row_applies (r, fams[f]))
+      g_string_append_printf (names, "%s%s", n++ ? " or " : "", fams[f]->name);
+  return n == all ? NULL : g_intern_string (names->str);
 }
 
 gboolean
@@ -221,26 +299,21 @@ sim_scenario_key_applies (const char *full_key, const char *family)
 const char *const *
 sim_scenario_key_table (void)
 {
-  static const char *table[G_N_ELEMENTS (keys) * 3 + 1];
-  static char names[G_N_ELEMENTS (keys)][64];
-  if (table[0] == NULL)
-    for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
-      {
-        g_snprintf (names[i], sizeof names[i], "%s.%s", keys[i].section, keys[i].key);
-        table[3 * i] = names[i];
-        table[3 * i + 1] = keys[i].def;
-        table[3 * i + 2] = keys[i].doc;
-      }
+  static const char **table;
+  static gsize once = 0;
+  if (g_once_init_enter (&once))
+    {
+      ensure_rows ();
+      table = g_new0 (const char *, 3 * n_rows + 1);
+      for (guint i = 0; i < n_rows; i++)
+        {
+          table[3 * i] = rows[i].full;
+          table[3 * i + 1] = rows[i].def;
+          table[3 * i + 2] = rows[i].doc;
+        }
+      g_once_init_leave (&once, 1);
+    }
   return table;
-}
-
-static const KeySpec *
-find_key (const char *section, const char *key)
-{
-  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
-    if (strcmp (keys[i].section, section) == 0 && strcmp (keys[i].key, key) == 0)
-      return &keys[i];
-  return NULL;
 }
 
 static gboolean
@@ -248,8 +321,9 @@ known_section (const char *s)
 {
   if (strcmp (s, "timeline") == 0 || strcmp (s, "expect") == 0)
     return TRUE;
-  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
-    if (strcmp (keys[i].section, s) == 0)
+  ensure_rows ();
+  for (guint i = 0; i < n_rows; i++)
+    if (strcmp (rows[i].section, s) == 0)
       return TRUE;
   return FALSE;
 }
@@ -257,21 +331,33 @@ known_section (const char *s)
 guint
 sim_keys_n (void)
 {
-  return G_N_ELEMENTS (keys);
+  ensure_rows ();
+  return n_rows;
 }
 
 SimKeyInfo
 sim_key_at (guint i)
 {
-  g_return_val_if_fail (i < G_N_ELEMENTS (keys), (SimKeyInfo) { 0 });
-  return (SimKeyInfo) { keys[i].section, keys[i].key, keys[i].def };
+  ensure_rows ();
+  g_return_val_if_fail (i < n_rows, (SimKeyInfo) { 0 });
+  return (SimKeyInfo) { rows[i].section, rows[i].key, rows[i].def };
+}
+
+gboolean
+sim_scenario_key_is_common (const char *full_key)
+{
+  ensure_rows ();
+  for (guint i = 0; i < n_rows; i++)
+    if (strcmp (rows[i].full, full_key) == 0)
+      return rows[i].owner == NULL;
+  return FALSE;
 }
 
 const char *
 sim_key_default (const char *section, const char *key)
 {
-  const KeySpec *k = find_key (section, key);
-  return k ? k->def : NULL;
+  const Row *r = find_row (section, key);
+  return r ? r->def : NULL;
 }
 
 gboolean
@@ -280,28 +366,37 @@ sim_section_known (const char *section)
   return known_section (section);
 }
 
+/* A point's values as a family's configure looks them up. */
+static const char *
+lookup_value (const ProtoKeyLookup *l, const char *section, const char *key)
+{
+  return point_value (l->data, section, key);
+}
+
+static gboolean
+lookup_given (const ProtoKeyLookup *l, const char *section, const char *key)
+{
+  return point_given (l->data, section, key);
+}
+
+void
+sim_keys_lookup_init (ProtoKeyLookup *l, const SimPoint *p, const char *dir)
+{
+  *l = (ProtoKeyLookup) { .value = lookup_value, .given = lookup_given, .data = p, .dir = dir };
+}
+
 /* ---------------------------------------------------------------- values (parsers: sim-values.c) */
 
-/* The whole numbers with a bound below 2^32 - 1 (sim-scenario-private.h
- * says why); `min` is only said in the message (sim-build.c checks it,
- * with its reason). */
+/* The whole numbers of the common table with a bound below 2^32 - 1
+ * (sim-scenario-private.h says why; a family's row carries its own);
+ * `min` is only said in the message (sim-build.c checks it, with its
+ * reason). */
 static const struct {
   const char *section, *key;
   guint min, max;
   const char *what;
 } uint_ranges[] = {
   { "scenario", "repeat", 1, 1000000, NULL },
-  { "protocol", "min_participants", 1, SIM_PEERS_MAX, NULL },
-  { "protocol", "max_connection_retry", 0, 1000, NULL },
-  { "protocol", "fanout", 0, SIM_PEERS_MAX, NULL },
-  { "protocol", "dht_k", 1, SIM_PEERS_MAX, NULL },
-  { "protocol", "dht_alpha", 1, SIM_PEERS_MAX, NULL },
-  { "protocol", "drop_rounds", 1, 1000000, NULL },
-  { "protocol", "cluster_size", 1, SIM_PEERS_MAX, NULL },
-  { "protocol", "fanin", 2, SIM_PEERS_MAX, NULL },
-  { "protocol", "replicas", 1, SIM_PEERS_MAX, NULL },
-  { "protocol", "steps", 1, 1000000, NULL },
-  { "protocol", "sessions", 1, SIM_PEERS_MAX, NULL },
   { "training", "rounds", 1, 1000000, NULL },
   { "training", "epochs_per_round", 1, 1000000, NULL },
   { "model", "size", 1, SIM_FLOATS_MAX, "a message carries at most 1 GiB of floats" },
@@ -314,16 +409,13 @@ static const struct {
   { "churn", "max_peers", 0, SIM_PEERS_MAX, NULL },
 };
 
-/* A whole number in its key's range; a number out of it (4294967296,
- * 1e12) is said to be out of range, with the range. */
+G_STATIC_ASSERT (SIM_PEERS_MAX == PROTO_KEY_PEERS_MAX);
+
+/* A whole number from min to max; a number out of it (4294967296, 1e12)
+ * is said to be out of range, with the range. */
 static gboolean
-check_uint (const KeySpec *k, const char *v, GError **error)
+check_uint (guint min, guint max, const char *what, const char *v, GError **error)
 {
-  guint min = 0, max = G_MAXUINT32;
-  const char *what = NULL;
-  for (gsize i = 0; i < G_N_ELEMENTS (uint_ranges); i++)
-    if (strcmp (uint_ranges[i].section, k->section) == 0 && strcmp (uint_ranges[i].key, k->key) == 0)
-      min = uint_ranges[i].min, max = uint_ranges[i].max, what = uint_ranges[i].what;
   guint n;
   double x;
   gboolean whole = parse_uint (v, &n);
@@ -337,11 +429,22 @@ check_uint (const KeySpec *k, const char *v, GError **error)
   return FALSE;
 }
 
-/* A duration up to SIM_DURATION_MAX (time_limit: SIM_TIME_LIMIT_MAX). */
 static gboolean
-check_duration (const KeySpec *k, const char *v, GError **error)
+check_common_uint (const KeySpec *k, const char *v, GError **error)
 {
-  DlTime t, max = strcmp (k->key, "time_limit") == 0 ? SIM_TIME_LIMIT_MAX : SIM_DURATION_MAX;
+  guint min = 0, max = G_MAXUINT32;
+  const char *what = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (uint_ranges); i++)
+    if (strcmp (uint_ranges[i].section, k->section) == 0 && strcmp (uint_ranges[i].key, k->key) == 0)
+      min = uint_ranges[i].min, max = uint_ranges[i].max, what = uint_ranges[i].what;
+  return check_uint (min, max, what, v, error);
+}
+
+/* A duration up to max. */
+static gboolean
+check_duration (DlTime max, const char *v, GError **error)
+{
+  DlTime t;
   g_autoptr (GError) e = NULL;
   if (dl_parse_duration (v, &t, &e) && t <= max)
     return TRUE;
@@ -382,9 +485,10 @@ check_value (const KeySpec *k, const char *v, GError **error)
     {
     case K_STR:
     case K_PATH:
+    case K_FAMILY_KEYS:
       return TRUE;
     case K_UINT:
-      return check_uint (k, v, error);
+      return check_common_uint (k, v, error);
     case K_SEED:
       {
         guint64 s;
@@ -398,56 +502,15 @@ check_value (const KeySpec *k, const char *v, GError **error)
     case K_PROB:
       return parse_prob (v, &x, error);
     case K_DUR:
-      return check_duration (k, v, error);
-    case K_DUR_ROBUST:
-      return *v == '\0' || check_duration (k, v, error);
-    case K_SPARSIFY:
-      {
-        ProtoSparsify sp;
-        return proto_sparsify_from_name (v, &sp, error);
-      }
-    case K_SHARE:
-      return parse_share (v, &x, error);
+      return check_duration (strcmp (k->key, "time_limit") == 0 ? SIM_TIME_LIMIT_MAX : SIM_DURATION_MAX, v, error);
     case K_REGIONS:
       return *v == '\0' || parse_regions (v, NULL, NULL, NULL, error);
     case K_OPT_DIST_DUR:
       return *v == '\0' || check_dist_duration (v, &d, error);
-    case K_DISCOVERY:
-      if (strcmp (v, "coordinator") == 0 || strcmp (v, "kademlia") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected coordinator or kademlia", v);
-      return FALSE;
-    case K_STRAGGLER_POLICY:
-      {
-        ProtoStragglerPolicy sp;
-        return proto_straggler_policy_from_name (v, &sp, error);
-      }
-    case K_ONOFF:
-      {
-        gboolean b;
-        return parse_on_off (v, &b, error);
-      }
     case K_DIST_DUR:
       return check_dist_duration (v, &d, error);
     case K_SIZE:
       return dl_parse_size (v, &u, error);
-    case K_FORWARDING:
-      if (strcmp (v, "client") == 0 || strcmp (v, "next-peer") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected client or next-peer", v);
-      return FALSE;
-    case K_SERVERS:
-      return parse_servers (v, NULL, NULL, NULL, NULL, error);
-    case K_CLIENT_COPY:
-      if (strcmp (v, "full") == 0 || strcmp (v, "hash") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected full or hash", v);
-      return FALSE;
-    case K_CLUSTER_BY:
-      if (strcmp (v, "region") == 0 || strcmp (v, "latency") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected region or latency", v);
-      return FALSE;
     case K_DIST_RATE:
       if (strchr (v, '('))
         return dl_dist_parse (v, DL_UNIT_RATE, &d, error);
@@ -476,16 +539,6 @@ check_value (const KeySpec *k, const char *v, GError **error)
       return dl_parse_rate (v, &u, error);
     case K_PER_TIME:
       return dl_parse_per_time (v, &x, error);
-    case K_VERSION:
-      {
-        ProtoVersion pv;
-        return proto_version_from_name (v, &pv, error);
-      }
-    case K_AGG:
-      if (strcmp (v, "mean") == 0 || strcmp (v, "secure") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not an aggregation (expected mean or secure)", v);
-      return FALSE;
     case K_AFTER:
       if (strcmp (v, "leave") == 0 || strcmp (v, "stay") == 0)
         return TRUE;
@@ -547,15 +600,53 @@ check_value (const KeySpec *k, const char *v, GError **error)
   return TRUE;
 }
 
+/* A family's value against its row's kind. */
+static gboolean
+check_family_value (const ProtoKey *k, const char *v, GError **error)
+{
+  DlDist d;
+  double x;
+  uint64_t u;
+  gboolean b;
+  switch (k->kind)
+    {
+    case PROTO_KEY_STR:
+      return TRUE;
+    case PROTO_KEY_UINT:
+      return check_uint (k->min, k->max ? k->max : G_MAXUINT32, NULL, v, error);
+    case PROTO_KEY_NUM:
+      return dl_parse_number (v, &x, error);
+    case PROTO_KEY_PROB:
+      return parse_prob (v, &x, error);
+    case PROTO_KEY_DUR:
+      return check_duration (SIM_DURATION_MAX, v, error);
+    case PROTO_KEY_OPT_DUR:
+      return *v == '\0' || check_duration (SIM_DURATION_MAX, v, error);
+    case PROTO_KEY_DIST_DUR:
+      return check_dist_duration (v, &d, error);
+    case PROTO_KEY_SIZE:
+      return dl_parse_size (v, &u, error);
+    case PROTO_KEY_ON_OFF:
+      return proto_key_parse_on_off (v, &b, error);
+    case PROTO_KEY_SHARE:
+      return proto_key_parse_share (v, &x, error);
+    case PROTO_KEY_OWN:
+      return k->check (v, error);
+    }
+  return TRUE;
+}
+
 gboolean
 check_point_values (const SimScenario *s, const SimPoint *p, GError **error)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+  ensure_rows ();
+  for (guint i = 0; i < n_rows; i++)
     {
+      const Row *r = &rows[i];
+      const char *v = point_value (p, r->section, r->key);
       g_autoptr (GError) e = NULL;
-      if (!check_value (&keys[i], point_value (p, keys[i].section, keys[i].key), &e))
-        return fail_at (error, _sim_scenario_origin (s, keys[i].section, keys[i].key), keys[i].section, keys[i].key,
-                        "%s", e->message);
+      if (!(r->common ? check_value (r->common, v, &e) : check_family_value (r->fk, v, &e)))
+        return fail_at (error, _sim_scenario_origin (s, r->section, r->key), r->section, r->key, "%s", e->message);
     }
   return TRUE;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sim/sim-scenario.h"
+#include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS
 
@@ -42,6 +43,14 @@ SimKeyInfo sim_key_at (guint i);
 /* section.key's default; NULL if there is no such key */
 const char *sim_key_default (const char *section, const char *key);
 gboolean sim_section_known (const char *section);
+/* TRUE if section.key is a key of the common table (not a family's). */
+gboolean sim_key_is_common (const char *section, const char *key);
+/* Checks the common table merged with `families` (NULL-ended): no key
+ * declared twice, every key a family takes from another declared by
+ * another family.  FALSE with error naming the first fault. */
+/* A lookup of p's values for a family's configure (proto-keys.h). */
+void sim_keys_lookup_init (ProtoKeyLookup *l, const SimPoint *p, const char *dir);
+gboolean sim_keys_check_families (const ProtoFamily *const *families, GError **error);
 
 /* Every value of the point checked against its key's kind. */
 gboolean check_point_values (const SimScenario *s, const SimPoint *p, GError **error);
@@ -49,14 +58,6 @@ gboolean check_point_values (const SimScenario *s, const SimPoint *p, GError **e
 gboolean point_given (const SimPoint *p, const char *section, const char *key);
 /* TRUE if section.key's value is its default, word for word. */
 gboolean point_is_default (const SimPoint *p, const char *section, const char *key);
-/* "10%" or "0.1": a share in (0, 1]. */
-gboolean parse_share (const char *v, double *out, GError **error);
-gboolean parse_on_off (const char *v, gboolean *out, GError **error);
-/* pipeline servers: a count (*count, *n_ranges = 0) or ranges FIRST-LAST
- * (inclusive blocks), comma-separated, at most max of them (starts, ends:
- * half-open, may be NULL) */
-gboolean parse_servers (const char *v, guint *count, guint *n_ranges, guint16 *starts, guint16 *ends,
-                        GError **error);
 /* "a:4, b:4": names (NULL-terminated) and counts (transfer full; NULL to only check). */
 gboolean parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error);
 /* A point's resolved value of section.key. */

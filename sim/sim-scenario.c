@@ -166,25 +166,28 @@ point_given (const SimPoint *p, const char *section, const char *key)
   return g_hash_table_contains (p->given, full);
 }
 
-/* The pipeline's peers.count, unless given, is sessions + servers (a swept
- * chain length moves it): the point holds that value, so that `params`
- * and export-scenario carry the count the run had.  Values that do not
- * parse, or are out of range, are left for the checks to report. */
+/* peers.count, unless given, is what the family says (the pipeline's:
+ * sessions + servers, so that a swept chain length moves it): the point
+ * holds that value, so that `params` and export-scenario carry the count
+ * the run had.  Values that do not parse, or are out of range, are left
+ * for the checks to report. */
 static void
-pipeline_peer_count (SimPoint *p)
+family_peer_count (SimPoint *p)
 {
-  if (g_strcmp0 (point_value (p, "protocol", "family"), "pipeline") != 0 || point_given (p, "peers", "count"))
+  const char *name = point_value (p, "protocol", "family");
+  const ProtoFamily *f = name ? proto_family_lookup (name) : NULL;
+  ProtoKeyLookup l;
+  guint n = 0;
+  if (!f || !f->keys || !f->keys->peer_count || point_given (p, "peers", "count"))
     return;
-  guint servers = 0, sessions = 0;
-  if (!parse_servers (point_value (p, "protocol", "servers"), &servers, NULL, NULL, NULL, NULL)
-      || !parse_uint (point_value (p, "protocol", "sessions"), &sessions)
-      || servers > SIM_PEERS_MAX || sessions > SIM_PEERS_MAX)
+  sim_keys_lookup_init (&l, p, NULL);
+  if (!f->keys->peer_count (&l, &n))
     return;
   for (guint i = 0; i < p->keys->len; i++)
     if (strcmp (p->keys->pdata[i], "peers.count") == 0)
       {
         g_free (p->values->pdata[i]);
-        p->values->pdata[i] = g_strdup_printf ("%u", servers + sessions);
+        p->values->pdata[i] = g_strdup_printf ("%u", n);
       }
 }
 
@@ -420,7 +423,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           g_ptr_array_add (p->keys, g_strdup_printf ("%s.%s", ki.section, ki.key));
           g_ptr_array_add (p->values, g_strdup (v));
         }
-      pipeline_peer_count (p);
+      family_peer_count (p);
       for (guint k = 0; k < entries->len; k++)
         {
           Entry *e = entries->pdata[k];

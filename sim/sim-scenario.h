@@ -13,6 +13,7 @@
 #pragma once
 
 #include "sim/sim-world.h"
+#include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS
 
@@ -65,11 +66,21 @@ void sim_built_clear (SimBuilt *b);
 /* The scenario keys, their defaults and documentation, for `dlsim` help and
  * the user guide: NULL-terminated triples (key, default, description). */
 const char *const *sim_scenario_key_table (void);
-/* The family a key ("protocol.fanout") belongs to, NULL if it applies to
- * every family. */
+/* The families a key applies to ("gossip or hierarchical", in the
+ * registry's order: the family that declares it and those that take it
+ * too), NULL if it applies to every family. */
 const char *sim_scenario_key_family (const char *full_key);
 /* Does the key apply under `family`? */
 gboolean sim_scenario_key_applies (const char *full_key, const char *family);
+/* TRUE if full_key ("network.latency") is a key of the common table, not
+ * one a protocol family declares. */
+gboolean sim_scenario_key_is_common (const char *full_key);
+/* Checks the common table merged with `families` (NULL-ended, in the
+ * registry's order): no key declared twice, and every key a family takes
+ * from another (ProtoFamilyKeys' shared) declared by another family, every
+ * key a family refuses a common one.
+ * FALSE with error naming the first fault. */
+gboolean sim_scenario_keys_check (const ProtoFamily *const *families, GError **error);
 
 const char *sim_op_name (SimOp op);
 /* Does `actual` satisfy the expectation?  Numbers compare numerically,

@@ -606,6 +606,55 @@ START_TEST (test_waits_saturate)
 }
 END_TEST
 
+
+/* DISCO's versions as named fixes: each version's set, as proto-config.h's
+ * table says, and the machines' fields follow the bitset. */
+START_TEST (test_version_fixes)
+{
+  static const struct {
+    const char *version;
+    const char *fixes;
+  } want[] = {
+    { "disco-1110", "connect_barrier model_sync pause_before_training reset_when_empty participant_counts" },
+    { "disco-1110-draft", "connect_barrier exclude_when_retry_ge provider_first_entry model_sync "
+                          "pause_before_training timer_fixed_60s reset_when_empty participant_counts" },
+    { "disco-775", "collect_over_joined" },
+    { "disco-pre775", "collect_over_joined ready_at_round_start list_first_min" },
+    { "robust", "connect_barrier model_sync pause_before_training reset_when_empty participant_counts "
+                "robust_retry_per_round robust_single_timer robust_members_only robust_close_restarts "
+                "straggler_timeout robust_count_synced robust_checkpoint robust_listen robust_links "
+                "robust_exchange_deadline robust_sync_retry robust_serve_after_round robust_exact_round "
+                "robust_single_add robust_wait_timeout" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      ProtoVersion v;
+      ck_assert (proto_version_from_name (want[i].version, &v, NULL));
+      ck_assert_str_eq (proto_version_name (v), want[i].version);
+      ProtoConfig c;
+      proto_config_init (&c, v);
+      g_auto (GStrv) names = g_strsplit (want[i].fixes, " ", -1);
+      for (guint f = 0; f < PROTO_FIX_N; f++)
+        ck_assert_msg (proto_config_has (&c, f) == g_strv_contains ((const char *const *) names, proto_fix_name (f)),
+                       "%s: %s", want[i].version, proto_fix_name (f));
+      ck_assert_int_eq (c.connect_barrier, proto_config_has (&c, PROTO_FIX_CONNECT_BARRIER));
+      ck_assert_int_eq (c.timer_fixed_60s, proto_config_has (&c, PROTO_FIX_TIMER_FIXED_60S));
+      ck_assert_int_eq (c.robust_wait_timeout, proto_config_has (&c, PROTO_FIX_ROBUST_WAIT_TIMEOUT));
+      ck_assert_int_eq (c.list_first_min, proto_config_has (&c, PROTO_FIX_LIST_FIRST_MIN));
+      ck_assert_int_eq (c.straggler_timeout, v == PROTO_VERSION_ROBUST ? 60 * DL_S : DL_TIME_NEVER);
+      /* a version set later replaces the first one's fixes */
+      proto_config_set_version (&c, PROTO_VERSION_DISCO_775);
+      ck_assert (!c.connect_barrier && c.collect_over_joined && !c.robust_listen);
+      ck_assert_int_eq (c.straggler_timeout, DL_TIME_NEVER);
+    }
+  g_autoptr (GError) e = NULL;
+  ProtoVersion v;
+  ck_assert (!proto_version_from_name ("disco-9", &v, &e));
+  ck_assert_str_eq (e->message, "unknown protocol version 'disco-9' (expected disco-1110, disco-1110-draft, "
+                    "disco-775, disco-pre775 or robust)");
+}
+END_TEST
+
 static Suite *
 protocol_suite (void)
 {
@@ -613,6 +662,7 @@ protocol_suite (void)
   TCase *tc;
   tc = tcase_create ("coordinator");
   tcase_add_test (tc, test_controller_one_retry);
+  tcase_add_test (tc, test_version_fixes);
   tcase_add_test (tc, test_controller_exclusion_after_m_retries);
   tcase_add_test (tc, test_s05_draft_excludes_at_third_timeout);
   tcase_add_test (tc, test_collect_condition);

@@ -421,6 +421,127 @@ START_TEST (test_mutations_never_crash)
 }
 END_TEST
 
+
+/* ---- the key table: the common keys merged with each family's ---- */
+
+static const ProtoFamily *const *
+families (void)
+{
+  static const ProtoFamily *f[16];
+  for (guint i = 0; i + 1 < G_N_ELEMENTS (f); i++)
+    f[i] = proto_family_at (i);
+  return f;
+}
+
+static guint
+table_count (const char *full)
+{
+  guint n = 0;
+  const char *const *t = sim_scenario_key_table ();
+  for (guint i = 0; t[i]; i += 3)
+    n += strcmp (t[i], full) == 0;
+  return n;
+}
+
+/* Every key a family declares is listed once and is not in the common
+ * table; the registry's tables pass the check. */
+START_TEST (test_family_keys_declared_once)
+{
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (sim_scenario_keys_check (families (), &e), "%s", e ? e->message : "");
+  guint n_family_keys = 0;
+  for (guint f = 0; proto_family_at (f); f++)
+    {
+      const ProtoFamily *fam = proto_family_at (f);
+      ck_assert_ptr_nonnull (fam->keys);
+      for (guint i = 0; i < fam->keys->n_rows; i++, n_family_keys++)
+        {
+          g_autofree char *full = g_strdup_printf ("%s.%s", fam->keys->rows[i].section, fam->keys->rows[i].key);
+          ck_assert_msg (!sim_scenario_key_is_common (full), "%s of %s is in the common table", full, fam->name);
+          ck_assert_msg (table_count (full) == 1, "%s is listed %u times", full, table_count (full));
+          ck_assert (sim_scenario_key_applies (full, fam->name));
+        }
+    }
+  ck_assert_uint_gt (n_family_keys, 0);
+  /* the keys every family takes are the common ones and every_family's */
+  const char *const *t = sim_scenario_key_table ();
+  for (guint i = 0; t[i]; i += 3)
+    ck_assert_msg (table_count (t[i]) == 1, "%s is listed %u times", t[i], table_count (t[i]));
+}
+END_TEST
+
+/* The common table's [protocol] keys are the choice of a family and the
+ * replicated coordinator's (protocol/replica/, every family): a family's
+ * key moved into the common table fails here. */
+START_TEST (test_common_protocol_keys)
+{
+  static const char *const common[] = {
+    "protocol.family", "protocol.coordinator_replicas", "protocol.coordinator_replication",
+    "protocol.replica_heartbeat", "protocol.replica_election_timeout", "protocol.resume_timeout", NULL,
+  };
+  const char *const *t = sim_scenario_key_table ();
+  guint n = 0;
+  for (guint i = 0; t[i]; i += 3)
+    if (g_str_has_prefix (t[i], "protocol.") && sim_scenario_key_is_common (t[i]))
+      {
+        ck_assert_msg (g_strv_contains (common, t[i]), "%s is a family's key in the common table", t[i]);
+        n++;
+      }
+  ck_assert_uint_eq (n, g_strv_length ((char **) common));
+  /* a key one family declares and others take */
+  ck_assert_str_eq (sim_scenario_key_family ("protocol.straggler_policy"), "disco or gossip or hierarchical");
+  ck_assert_str_eq (sim_scenario_key_family ("protocol.fanout"), "gossip");
+  ck_assert_str_eq (sim_scenario_key_family ("training.rounds"), "disco or gossip or hierarchical or guest");
+  ck_assert_str_eq (sim_scenario_key_family ("model.kind"), "disco or gossip or hierarchical");
+  ck_assert_ptr_null (sim_scenario_key_family ("protocol.payload_timeout"));
+  ck_assert_ptr_null (sim_scenario_key_family ("network.latency"));
+}
+END_TEST
+
+static const ProtoKey leaked_rows[] = {
+  { "protocol", "leaked_knob", "1", PROTO_KEY_NUM, "a key of its own" },
+  { "network", "latency", "1ms", PROTO_KEY_DUR, "a common key declared again" },
+};
+static const ProtoFamilyKeys leaked_keys = { .rows = leaked_rows, .n_rows = G_N_ELEMENTS (leaked_rows) };
+static const ProtoKey fanout_rows[] = {
+  { "protocol", "fanout", "3", PROTO_KEY_UINT, "gossip's key declared again" },
+};
+static const ProtoFamilyKeys fanout_keys = { .rows = fanout_rows, .n_rows = G_N_ELEMENTS (fanout_rows) };
+static const char *const bad_shared[] = { "network.latency", NULL };
+static const ProtoFamilyKeys takes_common_keys = { .shared = bad_shared };
+static const char *const bad_refused[] = { "protocol.fanout", NULL };
+static const ProtoFamilyKeys refuses_family_key = { .refused = bad_refused };
+
+/* The check finds a key declared twice (a common key, another family's),
+ * a family taking a key no other family declares, and one refusing a key
+ * that is not common. */
+START_TEST (test_keys_check_finds_faults)
+{
+  const ProtoFamily leaked = { .name = "leaked", .keys = &leaked_keys };
+  const ProtoFamily again = { .name = "again", .keys = &fanout_keys };
+  const ProtoFamily taker = { .name = "taker", .keys = &takes_common_keys };
+  const ProtoFamily refuser = { .name = "refuser", .keys = &refuses_family_key };
+  const ProtoFamily *const *reg = families ();
+  guint n = 0;
+  while (reg[n])
+    n++;
+  const ProtoFamily *fake[4] = { NULL };
+  const ProtoFamily *list[20] = { NULL };
+  fake[0] = &leaked, fake[1] = &again, fake[2] = &taker, fake[3] = &refuser;
+  const char *want[] = { "network.latency is declared twice", "protocol.fanout is declared twice",
+                         "taker takes network.latency", "refuser refuses protocol.fanout" };
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+    {
+      memcpy (list, reg, n * sizeof *list);
+      list[n] = fake[k];
+      list[n + 1] = NULL;
+      g_autoptr (GError) e = NULL;
+      ck_assert (!sim_scenario_keys_check (list, &e));
+      ck_assert_msg (strstr (e->message, want[k]) != NULL, "%s", e->message);
+    }
+}
+END_TEST
+
 static Suite *
 scenario_suite (void)
 {
@@ -428,6 +549,9 @@ scenario_suite (void)
   TCase *tc = tcase_create ("loader");
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_sweep_product);
+  tcase_add_test (tc, test_family_keys_declared_once);
+  tcase_add_test (tc, test_common_protocol_keys);
+  tcase_add_test (tc, test_keys_check_finds_faults);
   tcase_add_test (tc, test_expect_compare);
   tcase_add_test (tc, test_crash_detection_values);
   tcase_add_test (tc, test_mutations_never_crash);

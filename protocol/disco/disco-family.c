@@ -195,6 +195,8 @@ peer_state_name_at (guint i)
   return proto_peer_state_name ((ProtoPeerState) i);
 }
 
+extern const ProtoFamilyKeys proto_disco_keys;   /* disco-keys.c */
+
 const ProtoFamily proto_family_disco = {
   .name = "disco",
   .new_coordinator = new_coordinator,
@@ -206,4 +208,5 @@ const ProtoFamily proto_family_disco = {
   .syncs_late_joiners = syncs_late_joiners,
   .n_peer_states = PROTO_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
+  .keys = &proto_disco_keys,
 };

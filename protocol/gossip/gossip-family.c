@@ -176,6 +176,8 @@ peer_state_name_at (guint i)
   return gossip_peer_state_name ((GossipPeerState) i);
 }
 
+extern const ProtoFamilyKeys proto_gossip_keys;   /* gossip-keys.c */
+
 const ProtoFamily proto_family_gossip = {
   .name = "gossip",
   .new_coordinator = new_coordinator,
@@ -187,4 +189,5 @@ const ProtoFamily proto_family_gossip = {
   .syncs_late_joiners = syncs_late_joiners,
   .n_peer_states = GOSSIP_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
+  .keys = &proto_gossip_keys,
 };

@@ -494,6 +494,8 @@ no (const ProtoConfig *cfg)
   return FALSE;
 }
 
+extern const ProtoFamilyKeys proto_guest_keys;   /* guest-keys.c */
+
 const ProtoFamily proto_family_guest = {
   .name = "guest",
   .new_coordinator = new_coordinator,
@@ -504,4 +506,5 @@ const ProtoFamily proto_family_guest = {
   .promises_agreement = no,
   .syncs_late_joiners = no,
   .no_testbed = "a guest's messages are not carried over the testbed's sockets yet (docs/guest.md)",
+  .keys = &proto_guest_keys,
 };

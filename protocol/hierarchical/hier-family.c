@@ -181,6 +181,8 @@ peer_state_name_at (guint i)
   return hier_peer_state_name ((HierPeerState) i);
 }
 
+extern const ProtoFamilyKeys proto_hierarchical_keys;   /* hier-keys.c */
+
 const ProtoFamily proto_family_hierarchical = {
   .name = "hierarchical",
   .new_coordinator = new_coordinator,
@@ -192,4 +194,5 @@ const ProtoFamily proto_family_hierarchical = {
   .syncs_late_joiners = syncs_late_joiners,
   .n_peer_states = HIER_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
+  .keys = &proto_hierarchical_keys,
 };

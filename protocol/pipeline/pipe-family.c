@@ -168,6 +168,8 @@ static const char *const metric_names[] = {
 /* a server serves while it stays (pipe_peer_view's serves_only) */
 static const char *const serving_states[] = { "serving", "computing", NULL };
 
+extern const ProtoFamilyKeys proto_pipeline_keys;   /* pipe-keys.c */
+
 const ProtoFamily proto_family_pipeline = {
   .name = "pipeline",
   .new_coordinator = new_coordinator,
@@ -181,4 +183,5 @@ const ProtoFamily proto_family_pipeline = {
   .serving_states = serving_states,
   .n_peer_states = PIPE_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
+  .keys = &proto_pipeline_keys,
 };

@@ -1,0 +1,98 @@
+/* gossip-keys.c — the gossip family's scenario keys (README.md beside it)
+ * and how it configures itself from them: the contact graph, the
+ * sparsification, the Kademlia discovery, and the straggler policies that
+ * the hierarchical family (and DISCO's robust) take too.  Exported through
+ * proto_family_gossip's `keys` (gossip-family.c). */
+#include "config.h"
+
+#include "protocol/proto-keys.h"
+
+#include <string.h>
+
+static gboolean
+check_sparsify (const char *v, GError **error)
+{
+  ProtoSparsify sp;
+  return proto_sparsify_from_name (v, &sp, error);
+}
+
+static gboolean
+check_discovery (const char *v, GError **error)
+{
+  return proto_key_check_words (v, "coordinator", "kademlia", error);
+}
+
+static gboolean
+check_straggler_policy (const char *v, GError **error)
+{
+  ProtoStragglerPolicy sp;
+  return proto_straggler_policy_from_name (v, &sp, error);
+}
+
+static const ProtoKey rows[] = {
+  { "protocol", "fanout", "2", PROTO_KEY_UINT, "gossip only: peers each peer draws per step; the step's contact graph joins the draws as undirected edges", 0, PROTO_KEY_PEERS_MAX },
+  { "protocol", "sparsify", "none", PROTO_KEY_OWN, "gossip only: none | random-k | top-k: what a peer sends of its model", .check = check_sparsify },
+  { "protocol", "keep", "100%", PROTO_KEY_SHARE, "gossip only: share of the coordinates sent with random-k or top-k, 1%..100% (or 0.01..1)" },
+  { "protocol", "error_feedback", "off", PROTO_KEY_ON_OFF, "gossip only, with top-k: on ranks coordinates by the change accumulated since each was last sent" },
+  { "protocol", "discovery", "coordinator", PROTO_KEY_OWN, "gossip only: coordinator | kademlia: where peers find partners (kademlia: a routing table filled by FIND_NODE lookups; needs straggler_policy = async)", .check = check_discovery },
+  { "protocol", "dht_k", "8", PROTO_KEY_UINT, "gossip, kademlia: bucket size and contacts per answer", 1, PROTO_KEY_PEERS_MAX },
+  { "protocol", "dht_alpha", "3", PROTO_KEY_UINT, "gossip, kademlia: calls in flight per lookup", 1, PROTO_KEY_PEERS_MAX },
+  { "protocol", "dht_rpc_timeout", "2s", PROTO_KEY_DUR, "gossip, kademlia: a call unanswered this long fails and its contact is dropped" },
+  { "protocol", "straggler_policy", "wait", PROTO_KEY_OWN, "gossip and hierarchical (and disco's robust): wait | deadline | drop-slowest | async | mixed (hierarchical: all five; robust: all five, its wait and deadline both have its straggler_timeout, async and mixed weigh stale contributions): what a step, a head or robust's coordinator does about peers still training", .check = check_straggler_policy },
+  { "protocol", "round_deadline", "30s", PROTO_KEY_DUR, "gossip and hierarchical, straggler_policy = deadline: a step (a head's collection) goes this long after its first ready peer (update), with what came" },
+  { "protocol", "drop_factor", "2", PROTO_KEY_NUM, "gossip, hierarchical and robust, drop-slowest (gossip: and mixed): a peer is slow when its step took more than this x the median" },
+  { "protocol", "drop_rounds", "3", PROTO_KEY_UINT, "gossip, hierarchical and robust, drop-slowest: steps (rounds) a slow peer is not waited for", 1, 1000000 },
+  { "protocol", "async_mix", "0.5", PROTO_KEY_PROB, "gossip and hierarchical, async and mixed: weight of a fresh pushed model or update (staleness 0)" },
+  { "protocol", "staleness_exponent", "0.5", PROTO_KEY_NUM, "gossip, hierarchical and robust, async and mixed: a push or update s rounds (head versions) old weighs async_mix x (1 + s)^-exponent (robust: (1 + s)^-exponent against 1 for a fresh one, in the round's mean)" },
+};
+
+/* DISCO's keys that gossip takes: a step's quorum, a late joiner's wait */
+static const char *const shared[] = { "protocol.min_participants", "protocol.model_sync_timeout", NULL };
+
+#define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
+
+static gboolean
+configure (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
+{
+  g_autoptr (GError) e = NULL;
+  if (!proto_keys_configure_stragglers (g, l, error))
+    return FALSE;
+  g->fanout = proto_keys_uint (l, "protocol", "fanout");
+  if (!proto_sparsify_from_name (proto_keys_value (l, "protocol", "sparsify"), &g->sparsify, &e))
+    return proto_keys_fail_with (l, error, "protocol", "sparsify", e);
+  if (!proto_key_parse_share (proto_keys_value (l, "protocol", "keep"), &g->keep, &e))
+    return proto_keys_fail_with (l, error, "protocol", "keep", e);
+  if (!proto_key_parse_on_off (proto_keys_value (l, "protocol", "error_feedback"), &g->error_feedback, &e))
+    return proto_keys_fail_with (l, error, "protocol", "error_feedback", e);
+  /* a knob of a setting not in use (keep and error_feedback without top-k
+   * or random-k, a policy's knobs under another policy) is ignored, not an
+   * error: a sweep over the setting, and every run's export-scenario
+   * (which writes all keys), give them to every point */
+  g->discovery = proto_keys_is (l, "protocol", "discovery", "kademlia") ? PROTO_DISCOVERY_KADEMLIA
+                                                                        : PROTO_DISCOVERY_COORDINATOR;
+  if (g->discovery == PROTO_DISCOVERY_KADEMLIA && g->straggler_policy != PROTO_STRAGGLER_ASYNC)
+    return FAIL ("discovery", "kademlia has no coordinator steps to wait in: it needs "
+                 "straggler_policy = async (it is %s)", proto_straggler_policy_name (g->straggler_policy));
+  g->dht_k = proto_keys_uint (l, "protocol", "dht_k");
+  if (g->dht_k == 0)
+    return FAIL ("dht_k", "must be at least 1");
+  g->dht_alpha = proto_keys_uint (l, "protocol", "dht_alpha");
+  if (g->dht_alpha == 0)
+    return FAIL ("dht_alpha", "must be at least 1");
+  g->dht_rpc_timeout = proto_keys_duration (l, "protocol", "dht_rpc_timeout");
+  if (g->dht_rpc_timeout <= 0)
+    return FAIL ("dht_rpc_timeout", "must be more than 0");
+  g->min_participants = proto_keys_uint (l, "protocol", "min_participants");
+  if (g->min_participants == 0)
+    return FAIL ("min_participants", "must be at least 1");
+  g->model_sync_timeout = proto_keys_duration (l, "protocol", "model_sync_timeout");
+  g->payload_timeout = proto_keys_duration (l, "protocol", "payload_timeout");
+  return TRUE;
+}
+
+const ProtoFamilyKeys proto_gossip_keys = {
+  .rows = rows,
+  .n_rows = G_N_ELEMENTS (rows),
+  .shared = shared,
+  .configure = configure,
+};

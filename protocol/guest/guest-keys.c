@@ -1,0 +1,75 @@
+/* guest-keys.c — the guest family's scenario keys (docs/guest.md,
+ * README.md beside it) and how it configures itself from them: the
+ * guest's command line and folder, its answer timeout, the hang window.
+ * Exported through proto_family_guest's `keys` (guest-family.c). */
+#include "config.h"
+
+#include "protocol/proto-keys.h"
+#include "base/dl-units.h"
+
+#include <string.h>
+
+static const ProtoKey rows[] = {
+  { "protocol", "guest_command", "", PROTO_KEY_STR, "guest only: the guest's command line, run in the scenario file's folder, its stdin and stdout the line protocol (docs/guest.md), e.g. python3 ../../guests/pushpull/pushpull.py" },
+  { "protocol", "guest_timeout", "30s", PROTO_KEY_DUR, "guest only: wall-clock time the guest may take to answer one line; past it the run ends with outcome error" },
+  { "protocol", "guest_dir", "", PROTO_KEY_STR, "guest only: the folder the guest runs in (relative: to the scenario file's folder; empty: that folder)" },
+  { "protocol", "guest_stall", "10min", PROTO_KEY_DUR, "guest only: a connected peer that makes no progress for this long is hung (the hang detector's window)" },
+};
+
+/* DISCO's quorum key: the guest is told it */
+static const char *const shared[] = { "protocol.min_participants", NULL };
+
+/* a guest is told the rounds alone: the other keys of learning do nothing */
+static const char *const refused[] = {
+  "training.epochs_per_round", "training.after_training", "model.kind", "model.size", "model.hidden",
+  "model.learning_rate", "model.batch_size", NULL,
+};
+
+#define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
+
+static gboolean
+configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
+{
+  g_autoptr (GError) e = NULL;
+  pc->min_participants = proto_keys_uint (l, "protocol", "min_participants");
+  if (pc->min_participants == 0)
+    return FAIL ("min_participants", "must be at least 1");
+  /* docs/guest.md: the command runs in the scenario file's folder */
+  const char *cmd = proto_keys_value (l, "protocol", "guest_command");
+  const char *gd = proto_keys_value (l, "protocol", "guest_dir");
+  const char *base = l->dir ? l->dir : ".";
+  g_autofree char *dir = !*gd ? g_strdup (base) : g_path_is_absolute (gd) ? g_strdup (gd) : g_build_filename (base, gd, NULL);
+  if (!*cmd)
+    return FAIL ("guest_command", "a guest needs its command line (docs/guest.md)");
+  if (strlen (cmd) >= sizeof pc->guest_command)
+    return FAIL ("guest_command", "longer than %zu bytes", sizeof pc->guest_command - 1);
+  if (strlen (dir) >= sizeof pc->guest_dir)
+    return FAIL (*gd ? "guest_dir" : "guest_command", "the guest's folder is longer than %zu bytes", sizeof pc->guest_dir - 1);
+  if (*gd && !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    return FAIL ("guest_dir", "'%s': no such folder", dir);
+  g_strlcpy (pc->guest_command, cmd, sizeof pc->guest_command);
+  g_strlcpy (pc->guest_dir, dir, sizeof pc->guest_dir);
+  DlTime t;
+  if (!dl_parse_duration (proto_keys_value (l, "protocol", "guest_timeout"), &t, &e))
+    return proto_keys_fail_with (l, error, "protocol", "guest_timeout", e);
+  if (t < DL_MS || t > 3600 * DL_S)
+    return FAIL ("guest_timeout", "must be 1ms to 1h");
+  pc->guest_timeout_ms = (guint) (t / DL_MS);
+  if (!dl_parse_duration (proto_keys_value (l, "protocol", "guest_stall"), &pc->guest_stall, &e))
+    return proto_keys_fail_with (l, error, "protocol", "guest_stall", e);
+  if (pc->guest_stall <= 0)
+    return FAIL ("guest_stall", "must be more than 0");
+  /* 2 to 9: a value out of 1..9 is the loader's error (its range) */
+  guint replicas = proto_keys_uint (l, "protocol", "coordinator_replicas");
+  if (replicas > 1 && replicas <= 9)
+    return FAIL ("coordinator_replicas", "a guest runs its own coordinator: 1 only");
+  return TRUE;
+}
+
+const ProtoFamilyKeys proto_guest_keys = {
+  .rows = rows,
+  .n_rows = G_N_ELEMENTS (rows),
+  .shared = shared,
+  .refused = refused,
+  .configure = configure,
+};
