@@ -5,6 +5,8 @@
 #include "sim/sim-frame.h"
 #include "base/dl-random.h"
 #include "protocol/proto-machine.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/pipeline/pipe-msgs.h"
 
 #include <string.h>
 
@@ -12,7 +14,7 @@
 static void
 random_msg (DlRandom *r, ProtoMsg *m)
 {
-  proto_msg_init (m, (ProtoMsgType) dl_random_below (r, PROTO_MSG_N_TYPES));
+  proto_msg_init (m, proto_msg_type_at ((guint) dl_random_below (r, proto_msg_n_types ())));
   m->node = (ProtoNodeId) dl_random_below (r, 1000);
   m->wait_for_more = dl_random_below (r, 2);
   m->joined_mid_training = dl_random_below (r, 2);

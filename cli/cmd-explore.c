@@ -384,9 +384,11 @@ cli_cmd_explore (int argc, char **argv)
   printf ("\ncoverage: %u of %u peer states reached; never: %s\n", g_hash_table_size (states), family->n_peer_states,
           never->len ? never->str : "-");
   g_autoptr (GString) nd = g_string_new (NULL), nr = g_string_new (NULL);
-  for (int t = 0; t < PROTO_MSG_N_TYPES; t++)
+  for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
     {
-      const char *name = proto_msg_type_name ((ProtoMsgType) t);
+      if (!proto_msg_type_known (t))
+        continue;
+      const char *name = proto_msg_type_name (t);
       if (!g_hash_table_contains (dropped, name))
         g_string_append_printf (nd, "%s%s", nd->len ? ", " : "", name);
     }

@@ -23,6 +23,7 @@
 #include "results/res-db.h"
 #include "results/res-merge.h"
 #include "results/res-query.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -33,6 +33,7 @@
 #include "sim/sim-host.h"
 #include "sim/sim-scenario.h"
 #include "sim/sim-testbed.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <gio/gio.h>
 #include <glib-unix.h>

@@ -104,7 +104,8 @@ tb_record_parse (const char *line, const SimRecorder *rec)
     {
       if (!int64_of (f[1], 0, G_MAXINT64, &t) || !int64_of (f[2], 0, G_MAXUINT32, &a)
           || !int64_of (f[3], 0, PROTO_OBS_N_KINDS - 1, &b) || !int64_of (f[5], -1, G_MAXINT32, &c)
-          || !int64_of (f[6], 0, G_MAXUINT32, &d) || !int64_of (f[7], -1, PROTO_MSG_N_TYPES - 1, &e))
+          || !int64_of (f[6], 0, G_MAXUINT32, &d) || !int64_of (f[7], -1, PROTO_MSG_TYPE_LIMIT - 1, &e)
+          || (e >= 0 && !proto_msg_type_known ((ProtoMsgType) e)))
         return FALSE;
       gint64 v;
       if (!int64_of (f[8], G_MININT64, G_MAXINT64, &v))
@@ -138,7 +139,8 @@ tb_record_parse (const char *line, const SimRecorder *rec)
     }
   if (n == 3 && strcmp (f[0], "T") == 0)
     {
-      if (!int64_of (f[1], 0, PROTO_MSG_N_TYPES - 1, &a) || !int64_of (f[2], 0, G_MAXINT64, &b))
+      if (!int64_of (f[1], 0, PROTO_MSG_TYPE_LIMIT - 1, &a) || !proto_msg_type_known ((ProtoMsgType) a)
+          || !int64_of (f[2], 0, G_MAXINT64, &b))
         return FALSE;
       if (rec->traffic)
         rec->traffic (rec->user_data, (ProtoMsgType) a, (gsize) b);
@@ -204,7 +206,8 @@ tb_rule_parse (const char *line, SimAction *out)
     }
   if (g_strv_length (f) != 7 || strcmp (f[0], "rule") != 0
       || (strcmp (f[1], "drop") != 0 && strcmp (f[1], "delay") != 0)
-      || !int64_of (f[2], 0, PROTO_MSG_N_TYPES - 1, &type) || !int64_of (f[3], 0, G_MAXUINT32, &node)
+      || !int64_of (f[2], 0, PROTO_MSG_TYPE_LIMIT - 1, &type) || !proto_msg_type_known ((ProtoMsgType) type)
+      || !int64_of (f[3], 0, G_MAXUINT32, &node)
       || !int64_of (f[4], 0, 1, &from) || !int64_of (f[5], 0, G_MAXUINT32, &count)
       || !int64_of (f[6], 0, G_MAXINT64, &delay))
     return FALSE;

@@ -1,7 +1,8 @@
 # protocol/ — what every protocol family shares (messages, inputs, outboxes,
 # the [protocol] config, the machine interface), and one folder per family:
 # protocol/disco/ holds DISCO's sans-IO coordinator and peer machines,
-# protocol/gossip/ the sparsified-gossip family's.
+# protocol/gossip/ the sparsified-gossip family's.  Each family declares its message
+# types in its folder (<family>-msgs.c); proto-msg-registry.c lists them.
 noinst_LIBRARIES += protocol/libdlproto.a
 protocol_libdlproto_a_SOURCES = \
 	protocol/proto-config.c \
@@ -15,13 +16,16 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-machine.h \
 	protocol/proto-message.c \
 	protocol/proto-message-decode.c \
-	protocol/proto-message-private.h \
 	protocol/proto-message.h \
+	protocol/proto-msg-class.h \
+	protocol/proto-msg-codec.c \
+	protocol/proto-msg-registry.c \
 	protocol/proto-omap.h \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
 	protocol/disco/disco-family.c \
 	protocol/disco/disco-keys.c \
+	protocol/disco/disco-msgs.c protocol/disco/disco-msgs.h \
 	protocol/disco/proto-aggregator.c \
 	protocol/disco/proto-aggregator.h \
 	protocol/disco/proto-coord.c protocol/disco/proto-coord-robust.c protocol/disco/proto-coord-private.h \
@@ -34,16 +38,21 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-dht-private.h \
 	protocol/gossip/gossip-family.c \
 	protocol/gossip/gossip-keys.c \
+	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
 	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
 	protocol/hierarchical/hier-keys.c \
+	protocol/hierarchical/hier-msgs.c protocol/hierarchical/hier-msgs.h \
 	protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-latency-private.h \
 	protocol/hierarchical/hier-mix.c protocol/hierarchical/hier-mix-private.h protocol/hierarchical/hier-peer.c \
 	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
+	protocol/pipeline/pipe-msgs.c protocol/pipeline/pipe-msgs.h \
 	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-keys.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
 	protocol/pipeline/pipe-client.c protocol/pipeline/pipe-server.c \
+	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
+	protocol/guest/guest-msgs.c protocol/guest/guest-msgs.h \
 	protocol/guest/guest-family.c protocol/guest/guest-keys.c protocol/guest/guest-line.c protocol/guest/guest-line.h \
 	protocol/guest/guest-proc.c protocol/guest/guest-proc.h \
 	$(NULL)

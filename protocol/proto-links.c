@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "protocol/proto-links.h"
+#include "protocol/disco/disco-msgs.h"
 
 typedef struct {
   ProtoNodeId to;

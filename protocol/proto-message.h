@@ -1,6 +1,7 @@
-/* proto-message.h — the messages every protocol family speaks, and their
- * wire form: DISCO's decentralized protocol (#1110) first, then the gossip
- * family's three (protocol/gossip/README.md).
+/* proto-message.h — the message every protocol family speaks (one ProtoMsg
+ * whose fields each type reads as it says in its family's header), the
+ * generic part of its wire form (the type byte, the session envelope), and
+ * the calls that dispatch through the families' message tables.
  *
  * Wire form: a GVariant of type "v" whose inner tuple type depends on the
  * message type (its first member is the type byte).  Weights travel as "ay"
@@ -26,108 +27,21 @@ typedef uint32_t ProtoNodeId;
 #define PROTO_SERVER ((ProtoNodeId) 0)
 #define PROTO_NO_NODE ((ProtoNodeId) UINT32_MAX)
 
-typedef enum {
-  PROTO_MSG_CLIENT_CONNECTED,
-  PROTO_MSG_NEW_NODE_INFO,
-  PROTO_MSG_JOIN_ROUND,
-  PROTO_MSG_PEER_IS_READY,
-  PROTO_MSG_PEERS_FOR_ROUND,
-  PROTO_MSG_CONNECTIONS_READY,
-  PROTO_MSG_START_WEIGHT_SHARING,
-  PROTO_MSG_RETRY_PEER_CONNECTIONS,
-  PROTO_MSG_CONNECTION_FAIL,
-  PROTO_MSG_WAITING_FOR_MORE,
-  PROTO_MSG_ENOUGH_PARTICIPANTS,
-  PROTO_MSG_SIGNAL_FOR_PEER,
-  PROTO_MSG_MODEL_SYNC_REQUEST,
-  PROTO_MSG_SIGNAL_MODEL_PROVIDER,
-  PROTO_MSG_SIGNAL_NEW_PEER,
-  PROTO_MSG_SHARED_MODEL,
-  PROTO_MSG_PAYLOAD,
-  /* gossip (protocol/gossip/) */
-  PROTO_MSG_GOSSIP_TARGETS,   /* peer -> S: the peers it drew for step `round` */
-  PROTO_MSG_NEIGHBORS,        /* S -> peer: its neighbours in step `round`'s contact graph */
-  PROTO_MSG_GOSSIP_PAYLOAD,   /* peer -> peer: its model (or `indices` of it), `degree`, and its kind
-                                 in `comm_round` (ProtoGossipKind) */
-  PROTO_MSG_GOSSIP_SAMPLE,    /* S -> peer: candidates for an asynchronous step of its own */
-  /* hierarchical (protocol/hierarchical/) */
-  PROTO_MSG_HIER_HELLO,       /* peer -> S: `degree` its score, `signal_data` its region, `helper` NAT */
-  PROTO_MSG_HIER_CLUSTER,     /* S -> peer: its cluster's `peers`, election epoch `round`, head `node`
-                                 (PROTO_NO_NODE: an election is on) */
-  PROTO_MSG_HIER_CANDIDACY,   /* peer -> S: for epoch `round`, score `degree`, `helper` eligible */
-  PROTO_MSG_HIER_HEADS,       /* S -> heads: the heads tree, version `round`, of `degree` heads:
-                                 this head's parent `node` (PROTO_NO_NODE: the top), the top
-                                 heads it exchanges with (`peers`, at the top), its children
-                                 (`indices`), and `key` a head to sync from (any other, finished
-                                 clusters included; PROTO_NO_NODE if none) */
-  PROTO_MSG_HIER_UPDATE,      /* member -> head: its model, `degree` 1, `round` the head's round */
-  PROTO_MSG_HIER_AGG,         /* head -> heads: its cluster's mean of `degree` updates, `round` */
-  PROTO_MSG_HIER_RESULT,      /* head -> member: the round's global model */
-  /* gossip's Kademlia discovery (protocol/gossip/gossip-dht.c) */
-  PROTO_MSG_DHT_FIND_NODE,    /* peer -> peer: the contacts closest to `key`, call `round` */
-  PROTO_MSG_DHT_NODES,        /* the answer: contacts (`peers`) for call `round`; from S, call 0:
-                                 the bootstrap contacts */
-  /* pipeline (protocol/pipeline/): Petals' inference chain */
-  PROTO_MSG_PIPE_HELLO,       /* peer -> S: `degree` its speed x 1000, `signal_data` its region */
-  PROTO_MSG_PIPE_ROLE,        /* S -> peer: its id `node`; `helper` TRUE: a server of blocks
-                                 [`round`, `comm_round`); FALSE: a client */
-  PROTO_MSG_PIPE_LOOKUP,      /* client -> S: which servers are there now */
-  PROTO_MSG_PIPE_SERVERS,     /* S -> client: the live servers (`peers`) and for each four numbers in
-                                 `indices`: first block, end block, speed x 1000, family code */
-  PROTO_MSG_PIPE_PING,        /* client -> server: `round` a sequence number */
-  PROTO_MSG_PIPE_PONG,        /* the answer, same `round` */
-  PROTO_MSG_PIPE_STEP,        /* client -> server: session `key`, step `round`, input hash `comm_round`,
-                                 `nb_participants` tokens of hidden states (`weights`) through blocks
-                                 [`degree`, `node`), and the servers after this one (`peers`, with
-                                 their blocks as [start, end) pairs in `indices`: next-peer forwarding
-                                 as Petals' next_servers; empty: none); `helper`: the hash alone, no
-                                 hidden states (client_copy = hash) */
-  PROTO_MSG_PIPE_PUSH,        /* server -> server: the same for the next server of the chain (Petals'
-                                 rpc_push), fire-and-forget; `peers` the rest of the chain */
-  PROTO_MSG_PIPE_RESULT,      /* server -> client: session `key`, step `round`, output hash `comm_round`
-                                 computed from input hash `degree`, `nb_participants` tokens */
-  PROTO_MSG_PIPE_CLOSE,       /* client -> server: session `key` is over */
-  PROTO_MSG_PIPE_NEED,        /* server -> client: the full copy of step `round` of session `key`, please
-                                 (client_copy = hash: its hash alone came, and no push matched it) */
-  /* the replicated coordinator (protocol/replica/): the session layer and Raft */
-  PROTO_MSG_SESSION_RESUME,   /* peer -> S (a new stream): resume my session; `sess_ack` the last
-                                 message of the coordinator's I hold */
-  PROTO_MSG_SESSION_RESUMED,  /* S -> peer: resumed; `sess_ack` the last of yours applied, `round`
-                                 the last number it gave a message to you; `helper`: no, your
-                                 session was closed (you are gone for the coordinator) */
-  PROTO_MSG_RAFT_VOTE,        /* replica -> replica: RequestVote, term `round`, last log index `key`
-                                 and term `comm_round` */
-  PROTO_MSG_RAFT_VOTE_REPLY,  /* term `round`, `helper` granted */
-  PROTO_MSG_RAFT_APPEND,      /* AppendEntries: term `round`, prev index `key` and term `comm_round`,
-                                 leader commit `degree`; one entry or none (a heartbeat): its
-                                 fields in `indices` (proto-replica.h) and its message `inner` */
-  PROTO_MSG_RAFT_APPEND_REPLY,/* term `round`, `helper` success, match index `key` */
-  /* the hierarchical family's clustering by measured latency (hier-coord.c) */
-  PROTO_MSG_HIER_PROBE,       /* S -> peer: measure the round trip to each landmark in `peers` (probe
-                                 `round` + i for the i-th), and open links to the peers in `indices`
-                                 (they will probe you: you are their landmark) */
-  PROTO_MSG_HIER_PING,        /* peer -> landmark, over a link: probe `round` */
-  PROTO_MSG_HIER_PONG,        /* the answer, same `round` */
-  PROTO_MSG_HIER_RTT,         /* peer -> S: probe `round` to landmark `node` took `key` ns
-                                 (G_MAXUINT64: no link to it) */
-  /* DISCO's family, robust with straggler_policy = async or mixed */
-  PROTO_MSG_ROUND_STALENESS,  /* S -> listed peer, after PeersForRound: for round `round`, every listed
-                                 peer (`peers`, itself included) and its staleness (`indices`: rounds
-                                 since the list it was last in) */
-  /* a guest's message (protocol/guest/, docs/guest.md): `signal_data` its type name and its
-     data as the guest wrote them ("NAME DATA"), `key` the wire bytes it says it costs (0: its
-     length) */
-  PROTO_MSG_GUEST,
-} ProtoMsgType;
-#define PROTO_MSG_N_TYPES (PROTO_MSG_GUEST + 1)
+/* A message's type: the one type byte its wire form starts with.  Each
+ * family declares its own types, with their byte values, in its folder
+ * (protocol/disco/disco-msgs.h, protocol/gossip/gossip-msgs.h, ...), and
+ * their names, codec and wire sizes in a table there (ProtoMsgClass,
+ * protocol/proto-msg-class.h); the registry (proto-msg-registry.c) finds
+ * a type's class by its byte.  Nothing here lists the types. */
+typedef uint32_t ProtoMsgType;
 
-/* A GossipPayload's kind (its comm_round field). */
-typedef enum {
-  PROTO_GOSSIP_STEP,    /* a step's exchange with a neighbour (`round`: the step) */
-  PROTO_GOSSIP_PUSH,    /* asynchronous: mixed in by staleness, answered with a REPLY (`round`: the
-                           sender's rounds done) */
-  PROTO_GOSSIP_REPLY,   /* the answer to a push: mixed in by staleness, not answered */
-} ProtoGossipKind;
+/* The type byte's values: the wire form's one byte is the only bound on
+ * the number of types (the registry checks that no two families claim one
+ * byte).  Tables indexed by type (a machine's received counts, the drop
+ * rule's flags) have this many entries. */
+#define PROTO_MSG_TYPE_LIMIT 256
+/* the older name, which the machines' received[] arrays still use */
+#define PROTO_MSG_N_TYPES PROTO_MSG_TYPE_LIMIT
 
 /* How a message travels. */
 typedef enum {
@@ -181,9 +95,16 @@ typedef struct ProtoMsg_ {
                                     PipeStep: the copy is its hash alone */
 } ProtoMsg;
 
+/* "?" for a type no family declares. */
 const char *proto_msg_type_name (ProtoMsgType type);
 /* Looks a type up by its name ("PeersForRound"); FALSE if unknown. */
 gboolean proto_msg_type_from_name (const char *name, ProtoMsgType *out);
+/* TRUE if some family declares the type. */
+gboolean proto_msg_type_known (ProtoMsgType type);
+/* How many types the families declare, and the i-th of them in byte order
+ * (i < proto_msg_n_types ()). */
+guint proto_msg_n_types (void);
+ProtoMsgType proto_msg_type_at (guint i);
 
 /* Any message type with no fields, or fields filled in after. */
 void proto_msg_init (ProtoMsg *msg, ProtoMsgType type);
@@ -208,9 +129,17 @@ typedef enum {
 GBytes *proto_msg_encode (const ProtoMsg *msg);
 /* Exact length of proto_msg_encode(msg), without copying the weights. */
 gsize proto_msg_wire_size (const ProtoMsg *msg);
-/* The bytes msg costs on a simulated network: its wire size, or for a
- * Guest message that says what it costs (`key`), that. */
+/* The bytes msg costs on a simulated network: its wire size, unless its
+ * family says otherwise (a Guest message that says what it costs). */
 gsize proto_msg_charged_size (const ProtoMsg *msg);
+/* What msg's wire size depends on, as one word: two messages with the same
+ * key have the same proto_msg_wire_size (the network caches sizes by it).
+ * Its family's size function says what varies (the weights' bytes, a list's
+ * length, a flag); PROTO_MSG_WIRE_KEY_NONE if the size is not cached (a
+ * session envelope, a replicated coordinator's message, or a shape the
+ * key cannot hold): then ask proto_msg_wire_size. */
+#define PROTO_MSG_WIRE_KEY_NONE G_MAXUINT64
+guint64 proto_msg_wire_key (const ProtoMsg *msg);
 gboolean proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error);
 
 G_END_DECLS

@@ -30,6 +30,7 @@
 #include "sim/sim-world-private.h"
 #include "sim/sim-flows.h"
 #include "protocol/replica/proto-replica.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -236,77 +237,15 @@ take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType typ
 static void schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra);
 
 /* A message's serialized size (proto_msg_wire_size builds its GVariant,
- * 3 % of a 1 000-peer run) depends only on its type, its shape (PeerIsReady's
- * helper flag, whether SignalForPeer carries data) and the length of its one
- * variable part (the weights' bytes, the peer list, the signal string): the
- * rest are fixed-width numbers.  So sizes are kept by that key. */
-static guint64
-wire_size_key (const ProtoMsg *msg)
-{
-  guint64 flag = 0, len = 0;
-  switch (msg->type)
-    {
-    case PROTO_MSG_PAYLOAD:
-    case PROTO_MSG_SHARED_MODEL:
-    case PROTO_MSG_HIER_UPDATE:
-    case PROTO_MSG_HIER_AGG:
-    case PROTO_MSG_HIER_RESULT:
-    case PROTO_MSG_PIPE_RESULT:
-      len = msg->weights ? learn_weights_byte_size (msg->weights) : 0;
-      break;
-    case PROTO_MSG_PIPE_STEP:
-    case PROTO_MSG_PIPE_PUSH:
-      /* the hidden states and the chain after the receiver (ids; fewer
-       * than 1 024: the chain's length is at most its servers') */
-      g_assert (msg->n_peers < 1024);
-      len = (msg->weights ? learn_weights_byte_size (msg->weights) : 0) * 1024 + msg->n_peers;
-      break;
-    case PROTO_MSG_PIPE_SERVERS:
-      len = msg->n_peers;
-      break;
-    case PROTO_MSG_HIER_HELLO:
-    case PROTO_MSG_PIPE_HELLO:
-      len = msg->signal_data ? strlen (msg->signal_data) : 0;
-      break;
-    case PROTO_MSG_PEERS_FOR_ROUND:
-    case PROTO_MSG_GOSSIP_TARGETS:
-    case PROTO_MSG_NEIGHBORS:
-    case PROTO_MSG_GOSSIP_SAMPLE:
-    case PROTO_MSG_HIER_CLUSTER:
-    case PROTO_MSG_HIER_HEADS:
-    case PROTO_MSG_DHT_NODES:
-      len = msg->n_peers;
-      break;
-    case PROTO_MSG_GOSSIP_PAYLOAD:
-      /* sparse: as many indices as values */
-      flag = msg->n_indices > 0;
-      len = msg->weights ? learn_weights_byte_size (msg->weights) : 0;
-      break;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
-      flag = msg->signal_data != NULL;
-      len = msg->signal_data ? strlen (msg->signal_data) : 0;
-      break;
-    case PROTO_MSG_PEER_IS_READY:
-      flag = msg->helper != 0;
-      break;
-    case PROTO_MSG_GUEST:
-      /* the size the guest says (< 2^40 bytes), or the text's length (< 2^14) */
-      flag = msg->key != 0;
-      len = msg->key ? msg->key : (msg->signal_data ? strlen (msg->signal_data) : 0);
-      break;
-    default:
-      break;
-    }
-  g_assert (len < (G_GUINT64_CONSTANT (1) << 48));
-  return ((guint64) msg->type << 56) | (flag << 55) | len;
-}
-
+ * 3 % of a 1 000-peer run) is kept by its wire key: the message's family
+ * says what its size depends on (proto_msg_wire_key); a message whose size
+ * has no key is measured each time. */
 static gsize
 wire_size (SimWorld *w, const ProtoMsg *msg)
 {
-  if (msg->sess_seq || msg->sess_ack || msg->inner || msg->type >= PROTO_MSG_SESSION_RESUME)
-    return proto_msg_wire_size (msg);   /* a replicated coordinator's: not in the table's key */
-  guint64 key = wire_size_key (msg);
+  guint64 key = proto_msg_wire_key (msg);
+  if (key == PROTO_MSG_WIRE_KEY_NONE)
+    return proto_msg_wire_size (msg);
   gpointer v = dl_word_map_lookup (w->wire_sizes, key);
   if (v)
     return (gsize) (uintptr_t) v;

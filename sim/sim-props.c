@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sim/sim-props.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
 #include <string.h>

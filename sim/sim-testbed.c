@@ -12,6 +12,7 @@
 #include "sim/sim-frame.h"
 #include "sim/sim-host.h"
 #include "sim/sim-tb-conn.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>

@@ -27,6 +27,7 @@
 #include "sim/sim-world-private.h"
 #include "sim/sim-props.h"
 #include "protocol/replica/proto-replica.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
 #include <string.h>

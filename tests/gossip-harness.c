@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "tests/gossip-harness.h"
+#include "protocol/gossip/gossip-msgs.h"
 
 #include <check.h>
 #include <string.h>

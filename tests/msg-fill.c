@@ -2,6 +2,12 @@
 #include "config.h"
 
 #include "tests/msg-fill.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/gossip/gossip-msgs.h"
+#include "protocol/hierarchical/hier-msgs.h"
+#include "protocol/pipeline/pipe-msgs.h"
+#include "protocol/replica/replica-msgs.h"
+#include "protocol/guest/guest-msgs.h"
 
 void
 fill_msg (ProtoMsg *m, ProtoMsgType t)

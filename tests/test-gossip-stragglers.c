@@ -6,6 +6,8 @@
 
 #include "protocol/gossip/gossip-mix.h"
 #include "tests/gossip-harness.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/gossip/gossip-msgs.h"
 
 #include <check.h>
 #include <math.h>

@@ -11,6 +11,8 @@
 #include "protocol/proto-machine.h"
 
 #include "tests/gossip-harness.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/gossip/gossip-msgs.h"
 
 #include <check.h>
 #include <math.h>

@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include "protocol/guest/guest-line.h"
+#include "protocol/guest/guest-msgs.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
 #include <string.h>

@@ -5,6 +5,8 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "tests/gossip-harness.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/hierarchical/hier-msgs.h"
 
 #include <check.h>
 #include <string.h>

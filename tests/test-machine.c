@@ -7,6 +7,7 @@
 #include "protocol/disco/proto-coord.h"
 #include "protocol/disco/proto-peer.h"
 #include "protocol/proto-machine.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
 #include <string.h>

@@ -9,6 +9,7 @@
 
 #include "protocol/pipeline/pipe.h"
 #include "tests/gossip-harness.h"
+#include "protocol/pipeline/pipe-msgs.h"
 
 #include <check.h>
 #include <math.h>

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "sim/sim-props.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
 #include <string.h>

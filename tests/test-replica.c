@@ -8,6 +8,8 @@
 #include "protocol/disco/proto-coord.h"
 #include "protocol/proto-machine.h"
 #include "protocol/replica/proto-replica.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/replica/replica-msgs.h"
 
 #include <check.h>
 #include <string.h>

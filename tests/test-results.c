@@ -119,7 +119,7 @@ record (SimRecorder *rec, guint n)
           o.state = i % 11 == 0 ? NULL : i % 11 == 1 ? "" : i % 11 == 2 ? long_state : "some-state";
           o.round = i % 4 == 0 ? -1 : (int32_t) (i % 50);
           o.other = i % 3 == 0 ? PROTO_NO_NODE : (ProtoNodeId) (i % 17 + 1);
-          o.msg_type = i % 6 == 0 ? -1 : (int32_t) (i % PROTO_MSG_N_TYPES);
+          o.msg_type = i % 6 == 0 ? -1 : (int32_t) proto_msg_type_at (i % proto_msg_n_types ());
           o.value = i % 2 ? -1 : (int64_t) i * 1000;
           if (i % 7 == 0)
             {

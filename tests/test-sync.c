@@ -9,6 +9,7 @@
 
 #include "tests/proto-harness.h"
 #include "learn/learn-weights.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
 #include <string.h>

@@ -7,6 +7,7 @@
 #include "sim/sim-world.h"
 #include "sim/sim-trace.h"
 #include "sim/sim-fedscale.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
 #include <glib/gstdio.h>

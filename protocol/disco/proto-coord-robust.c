@@ -10,6 +10,7 @@
 #include "protocol/disco/proto-coord.h"
 #include "protocol/proto-omap.h"
 #include "protocol/disco/proto-coord-private.h"
+#include "protocol/disco/disco-msgs.h"
 
 /* robust: the ready peers (trainers, then helpers) go into the connect
  * phase; a trainer that is not ready stays in #roundPeers for the next

@@ -7,6 +7,7 @@
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,9 +5,7 @@
 
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-peer-private.h"
-
-/* the tables are bit sets over the message types */
-G_STATIC_ASSERT (PROTO_MSG_N_TYPES <= 64);
+#include "protocol/disco/disco-msgs.h"
 
 /* ---- the drop rule ----
  *
@@ -24,46 +22,49 @@ G_STATIC_ASSERT (PROTO_MSG_N_TYPES <= 64);
  * Persistent, while connected: SignalForPeer, SignalNewPeer,
  * WaitingForMoreParticipants.  Conditional: EnoughParticipants while a pause
  * is pending (or before NewNodeInfo: DISCO's inversion flag); Payload from a
- * pool peer whose receive loop is active.  Nothing once disconnected. */
-#define BIT(t) (G_GUINT64_CONSTANT (1) << (t))
-static const guint64 one_shot[PROTO_PEER_N_STATES] = {
-  [PROTO_PEER_CONNECTING] = BIT (PROTO_MSG_NEW_NODE_INFO),
-  [PROTO_PEER_SYNC_WAIT_PROVIDER] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
-  [PROTO_PEER_SYNC_WAIT_MODEL] = BIT (PROTO_MSG_SHARED_MODEL),
-  [PROTO_PEER_WAIT_PEERS] = BIT (PROTO_MSG_PEERS_FOR_ROUND),
-  [PROTO_PEER_WAIT_DECISION] = BIT (PROTO_MSG_START_WEIGHT_SHARING)
-                               | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
-                               | BIT (PROTO_MSG_CONNECTION_FAIL),
+ * pool peer whose receive loop is active.  Nothing once disconnected.
+ *
+ * The tables hold a flag per type byte (PROTO_MSG_TYPE_LIMIT of them), so
+ * they take any type a family declares. */
+static const guint8 one_shot[PROTO_PEER_N_STATES][PROTO_MSG_TYPE_LIMIT] = {
+  [PROTO_PEER_CONNECTING] = { [PROTO_MSG_NEW_NODE_INFO] = 1 },
+  [PROTO_PEER_SYNC_WAIT_PROVIDER] = { [PROTO_MSG_SIGNAL_MODEL_PROVIDER] = 1 },
+  [PROTO_PEER_SYNC_WAIT_MODEL] = { [PROTO_MSG_SHARED_MODEL] = 1 },
+  [PROTO_PEER_WAIT_PEERS] = { [PROTO_MSG_PEERS_FOR_ROUND] = 1 },
+  [PROTO_PEER_WAIT_DECISION] = { [PROTO_MSG_START_WEIGHT_SHARING] = 1,
+                                 [PROTO_MSG_RETRY_PEER_CONNECTIONS] = 1,
+                                 [PROTO_MSG_CONNECTION_FAIL] = 1 },
 };
-static const guint64 persistent = BIT (PROTO_MSG_SIGNAL_FOR_PEER) | BIT (PROTO_MSG_SIGNAL_NEW_PEER)
-                                  | BIT (PROTO_MSG_WAITING_FOR_MORE);
+static const guint8 persistent[PROTO_MSG_TYPE_LIMIT] = {
+  [PROTO_MSG_SIGNAL_FOR_PEER] = 1, [PROTO_MSG_SIGNAL_NEW_PEER] = 1, [PROTO_MSG_WAITING_FOR_MORE] = 1,
+};
 
 /* robust adds (proto-config.h): Retry and Fail while linking and while
  * waiting for the list (S8, S9, S24); Retry during the exchange (S17: a
  * member left); a new provider while syncing (S12); and a finished peer
  * that stays is a helper, waiting in `done` for lists (S20). */
-static const guint64 robust_extra[PROTO_PEER_N_STATES] = {
-  [PROTO_PEER_SYNC_LINKING] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
-  [PROTO_PEER_SYNC_WAIT_MODEL] = BIT (PROTO_MSG_SIGNAL_MODEL_PROVIDER),
-  [PROTO_PEER_WAIT_PEERS] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS) | BIT (PROTO_MSG_CONNECTION_FAIL),
-  [PROTO_PEER_LINKING] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS) | BIT (PROTO_MSG_CONNECTION_FAIL),
-  [PROTO_PEER_EXCHANGING] = BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS),
-  [PROTO_PEER_PAUSED_END] = BIT (PROTO_MSG_PEERS_FOR_ROUND) | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
-                            | BIT (PROTO_MSG_CONNECTION_FAIL),
-  [PROTO_PEER_DONE] = BIT (PROTO_MSG_PEERS_FOR_ROUND) | BIT (PROTO_MSG_RETRY_PEER_CONNECTIONS)
-                      | BIT (PROTO_MSG_CONNECTION_FAIL),
+static const guint8 robust_extra[PROTO_PEER_N_STATES][PROTO_MSG_TYPE_LIMIT] = {
+  [PROTO_PEER_SYNC_LINKING] = { [PROTO_MSG_SIGNAL_MODEL_PROVIDER] = 1 },
+  [PROTO_PEER_SYNC_WAIT_MODEL] = { [PROTO_MSG_SIGNAL_MODEL_PROVIDER] = 1 },
+  [PROTO_PEER_WAIT_PEERS] = { [PROTO_MSG_RETRY_PEER_CONNECTIONS] = 1, [PROTO_MSG_CONNECTION_FAIL] = 1 },
+  [PROTO_PEER_LINKING] = { [PROTO_MSG_RETRY_PEER_CONNECTIONS] = 1, [PROTO_MSG_CONNECTION_FAIL] = 1 },
+  [PROTO_PEER_EXCHANGING] = { [PROTO_MSG_RETRY_PEER_CONNECTIONS] = 1 },
+  [PROTO_PEER_PAUSED_END] = { [PROTO_MSG_PEERS_FOR_ROUND] = 1, [PROTO_MSG_RETRY_PEER_CONNECTIONS] = 1,
+                              [PROTO_MSG_CONNECTION_FAIL] = 1 },
+  [PROTO_PEER_DONE] = { [PROTO_MSG_PEERS_FOR_ROUND] = 1, [PROTO_MSG_RETRY_PEER_CONNECTIONS] = 1,
+                        [PROTO_MSG_CONNECTION_FAIL] = 1 },
 };
 
 gboolean
 proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
 {
-  if (!p->connected || (unsigned) type >= PROTO_MSG_N_TYPES)
+  if (!p->connected || type >= PROTO_MSG_TYPE_LIMIT)
     return FALSE;
-  if (one_shot[p->state] & BIT (type))
+  if (one_shot[p->state][type])
     return type != PROTO_MSG_SHARED_MODEL || from == p->provider;
-  if (p->cfg.robust_listen && (robust_extra[p->state] & BIT (type)))
+  if (p->cfg.robust_listen && robust_extra[p->state][type])
     return p->state != PROTO_PEER_DONE || p->helper;
-  if (persistent & BIT (type))
+  if (persistent[type])
     return TRUE;
   if (type == PROTO_MSG_ROUND_STALENESS)   /* robust, async and mixed: right after a list */
     return p->cfg.robust_listen

@@ -9,6 +9,7 @@
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <string.h>
 

@@ -10,6 +10,7 @@
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-msgs.h"
 
 void
 pp_try_serve (ProtoPeer *p, ProtoOutbox *out)

@@ -25,6 +25,12 @@
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/gossip/gossip-msgs.h"
+#include "protocol/hierarchical/hier-msgs.h"
+#include "protocol/pipeline/pipe-msgs.h"
+#include "protocol/replica/replica-msgs.h"
+#include "protocol/guest/guest-msgs.h"
 
 #include <math.h>
 #include <string.h>

@@ -21,6 +21,8 @@
 
 #include "protocol/gossip/gossip-coord.h"
 #include "protocol/gossip/gossip-mix.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/gossip/gossip-msgs.h"
 
 #include <string.h>
 

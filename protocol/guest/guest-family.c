@@ -17,6 +17,7 @@
 #include "protocol/proto-machine.h"
 #include "protocol/guest/guest-line.h"
 #include "protocol/guest/guest-proc.h"
+#include "protocol/guest/guest-msgs.h"
 
 #include <string.h>
 

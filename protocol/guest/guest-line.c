@@ -3,6 +3,7 @@
 
 #include "protocol/guest/guest-line.h"
 #include "base/dl-units.h"
+#include "protocol/guest/guest-msgs.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -28,6 +28,8 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "protocol/hierarchical/hier-latency-private.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/hierarchical/hier-msgs.h"
 
 #include <string.h>
 

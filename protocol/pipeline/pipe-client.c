@@ -34,6 +34,7 @@
 #include "config.h"
 
 #include "protocol/pipeline/pipe-peer-private.h"
+#include "protocol/pipeline/pipe-msgs.h"
 
 #include <math.h>
 

@@ -20,6 +20,8 @@
 #include "config.h"
 
 #include "protocol/pipeline/pipe.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/pipeline/pipe-msgs.h"
 
 #include <string.h>
 

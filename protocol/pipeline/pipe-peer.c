@@ -11,6 +11,8 @@
 #include "config.h"
 
 #include "protocol/pipeline/pipe-peer-private.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/pipeline/pipe-msgs.h"
 
 #include <math.h>
 #include <string.h>

@@ -19,6 +19,8 @@
 #include "config.h"
 
 #include "protocol/replica/proto-replica.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/replica/replica-msgs.h"
 
 #include <string.h>
 

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "protocol/replica/proto-replica.h"
+#include "protocol/replica/replica-msgs.h"
 
 #define RECONNECT_FIRST (100 * DL_MS)
 #define RECONNECT_MAX (3200 * DL_MS)

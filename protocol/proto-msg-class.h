@@ -1,0 +1,113 @@
+/* proto-msg-class.h — what a family declares about each of its message
+ * types, and the codec pieces protocol/ lends it.
+ *
+ * A family's folder holds its message types: their byte values in its
+ * header (protocol/<family>/<family>-msgs.h) and, in its -msgs.c, one
+ * `static const` ProtoMsgClass per type (its name, its body's encoder and
+ * decoder, its size key) gathered in a ProtoMsgFamily.  The registry
+ * (proto-msg-registry.c) lists the families' tables, one line each, and
+ * checks them when first asked: every type has a name, a wire type, both
+ * codec arms and a size function; no byte and no name is claimed twice.
+ * protocol/ keeps the envelope (the outer variant, the type byte, the
+ * session numbers) and dispatches through the tables; nothing else
+ * switches on a message's type.
+ *
+ * Shape: the tables are static data; the helpers below work on caller
+ * memory like the rest of proto-message.h. */
+#pragma once
+
+#include "protocol/proto-message.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  ProtoMsgType type;         /* its type byte (the family's header names it) */
+  const char *name;          /* "PeersForRound": traces, results, fault rules */
+  const char *wire_type;     /* its body's GVariant type, the type byte first: "(yauu)" */
+  const char *alt_wire_type; /* a second shape it may have (an optional field), or NULL */
+  /* its body (floating), the type byte first; with copy = FALSE the weights
+   * are referenced, not copied (proto_msg_weights_variant) */
+  GVariant *(*encode) (const ProtoMsg *msg, gboolean copy);
+  /* fills m (proto_msg_init'd to the type) from a body of wire_type or
+   * alt_wire_type; depth: inside a RaftAppend.  On FALSE the caller clears m. */
+  gboolean (*decode) (GVariant *body, ProtoMsg *m, guint depth, GError **error);
+  /* what its wire size depends on besides its type, below 2^56 (0 for a
+   * fixed size: proto_msg_size_fixed), or PROTO_MSG_WIRE_KEY_NONE: not
+   * cached.  Two messages of the type with one key must encode to the same
+   * length (tests/test-message checks it for every type). */
+  guint64 (*size_key) (const ProtoMsg *msg);
+  /* optional: the bytes it costs on a simulated network when that is not
+   * its wire size (proto_msg_charged_size), keyed by size_key like it */
+  gsize (*charged_size) (const ProtoMsg *msg);
+} ProtoMsgClass;
+
+typedef struct {
+  const char *name;              /* the family's folder: "disco" */
+  const ProtoMsgClass *types;
+  guint n_types;
+} ProtoMsgFamily;
+
+/* The registered families' tables, NULL-ended (proto-msg-registry.c). */
+const ProtoMsgFamily *const *proto_msg_families (void);
+/* The class of a type byte, NULL if no family declares it. */
+const ProtoMsgClass *proto_msg_class_of (ProtoMsgType type);
+/* Checks one family's table on its own (complete entries, bytes below
+ * PROTO_MSG_TYPE_LIMIT, no byte or name twice); the registry runs it on
+ * every family, and across them, when first asked. */
+gboolean proto_msg_family_check (const ProtoMsgFamily *f, GError **error);
+
+/* ---- codec pieces for the families' arms ---- */
+
+/* An error for a malformed body; returns FALSE. */
+gboolean proto_msg_malformed (GError **error, const char *what);
+/* msg's weights as an "ay" (empty if none), floating. */
+GVariant *proto_msg_weights_variant (const ProtoMsg *msg, gboolean copy);
+/* n uint32 as an "au", floating. */
+GVariant *proto_msg_u32_variant (const uint32_t *v, uint32_t n);
+/* Sets m->weights from an "ay"; FALSE (and an error) if it is not a whole
+ * number of float32 values. */
+gboolean proto_msg_weights_from_variant (ProtoMsg *m, GVariant *ay, GError **error);
+/* m's peers, or its indices, from an "au". */
+void proto_msg_peers_from_variant (ProtoMsg *m, GVariant *au);
+void proto_msg_indices_from_variant (ProtoMsg *m, GVariant *au);
+/* A whole message's body, with its session envelope if it has one (for a
+ * message inside another: a RaftAppend's entry), floating. */
+GVariant *proto_msg_body (const ProtoMsg *msg, gboolean copy);
+/* A message inside another from its body (envelope allowed). */
+gboolean proto_msg_decode_nested (GVariant *body, ProtoMsg *out, guint depth, GError **error);
+
+/* Arms of shapes several families use: the type byte alone "(y)"; a
+ * `round` "(yu)"; `peers` and a `round` "(yauu)"; a `round`, `peers` and
+ * `indices` "(yuauau)" (no check of their lengths: the family's own
+ * decoder adds it). */
+GVariant *proto_msg_enc_bare (const ProtoMsg *msg, gboolean copy);
+gboolean proto_msg_dec_bare (GVariant *body, ProtoMsg *m, guint depth, GError **error);
+GVariant *proto_msg_enc_round (const ProtoMsg *msg, gboolean copy);
+gboolean proto_msg_dec_round (GVariant *body, ProtoMsg *m, guint depth, GError **error);
+GVariant *proto_msg_enc_peers_round (const ProtoMsg *msg, gboolean copy);
+gboolean proto_msg_dec_peers_round (GVariant *body, ProtoMsg *m, guint depth, GError **error);
+GVariant *proto_msg_enc_round_peers_indices (const ProtoMsg *msg, gboolean copy);
+gboolean proto_msg_dec_round_peers_indices (GVariant *body, ProtoMsg *m, guint depth, GError **error);
+/* a class of the type byte alone */
+#define PROTO_MSG_CLASS_BARE(type, name) \
+  { type, name, "(y)", NULL, proto_msg_enc_bare, proto_msg_dec_bare, proto_msg_size_fixed, NULL }
+
+/* ---- size functions ---- */
+
+/* The size is fixed by the type: key 0. */
+guint64 proto_msg_size_fixed (const ProtoMsg *msg);
+/* Never cached. */
+guint64 proto_msg_size_unkeyed (const ProtoMsg *msg);
+/* The weights' bytes are the one variable part. */
+guint64 proto_msg_size_weights (const ProtoMsg *msg);
+/* The peer list is the one variable part. */
+guint64 proto_msg_size_peers (const ProtoMsg *msg);
+/* The peer list and the indices are the variable parts. */
+guint64 proto_msg_size_peers_indices (const ProtoMsg *msg);
+/* signal_data's length (NULL or "" alike: an empty string on the wire). */
+guint64 proto_msg_size_string (const ProtoMsg *msg);
+/* Two lengths in one key, or PROTO_MSG_WIRE_KEY_NONE if either does not
+ * fit its 28 bits. */
+guint64 proto_msg_size_key_pair (guint64 a, guint64 b);
+
+G_END_DECLS

@@ -1,0 +1,155 @@
+/* proto-msg-registry.c — the families' message tables, one line each, and
+ * the lookup of a type byte's class (proto-msg-class.h).  The tables are
+ * checked the first time anything asks (every run, every test): a family
+ * whose type lacks a name, a codec arm or a size function, or that claims
+ * a byte or a name another type has, stops the program there. */
+#include "config.h"
+
+#include "protocol/proto-msg-class.h"
+
+#include <string.h>
+
+/* the messages' error domain (here, where the first check may raise it) */
+G_DEFINE_QUARK (proto-error-quark, proto_error)
+
+extern const ProtoMsgFamily proto_msgs_disco;          /* protocol/disco/disco-msgs.c */
+extern const ProtoMsgFamily proto_msgs_gossip;         /* protocol/gossip/gossip-msgs.c */
+extern const ProtoMsgFamily proto_msgs_hierarchical;   /* protocol/hierarchical/hier-msgs.c */
+extern const ProtoMsgFamily proto_msgs_pipeline;       /* protocol/pipeline/pipe-msgs.c */
+extern const ProtoMsgFamily proto_msgs_replica;        /* protocol/replica/replica-msgs.c */
+extern const ProtoMsgFamily proto_msgs_guest;          /* protocol/guest/guest-msgs.c */
+
+static const ProtoMsgFamily *const families[] = {
+  &proto_msgs_disco,
+  &proto_msgs_gossip,
+  &proto_msgs_hierarchical,
+  &proto_msgs_pipeline,
+  &proto_msgs_replica,
+  &proto_msgs_guest,
+  NULL,
+};
+
+static const ProtoMsgClass *by_type[PROTO_MSG_TYPE_LIMIT];
+static ProtoMsgType known[PROTO_MSG_TYPE_LIMIT];   /* the declared types, by byte */
+static guint n_known;
+
+const ProtoMsgFamily *const *
+proto_msg_families (void)
+{
+  return families;
+}
+
+gboolean
+proto_msg_family_check (const ProtoMsgFamily *f, GError **error)
+{
+  for (guint i = 0; i < f->n_types; i++)
+    {
+      const ProtoMsgClass *c = &f->types[i];
+      const char *missing = c->name == NULL ? "a name"
+                            : c->wire_type == NULL || strncmp (c->wire_type, "(y", 2) != 0
+                              ? "a wire type starting with the type byte"
+                            : c->encode == NULL ? "an encoder"
+                            : c->decode == NULL ? "a decoder"
+                            : c->size_key == NULL ? "a size function" : NULL;
+      if (missing)
+        {
+          g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "family %s: message type %u (%s) has no %s",
+                       f->name, c->type, c->name ? c->name : "unnamed", missing);
+          return FALSE;
+        }
+      if (c->type >= PROTO_MSG_TYPE_LIMIT)
+        {
+          g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "family %s: %s has type %u, beyond the type byte",
+                       f->name, c->name, c->type);
+          return FALSE;
+        }
+      for (guint j = 0; j < i; j++)
+        if (f->types[j].type == c->type || g_ascii_strcasecmp (f->types[j].name, c->name) == 0)
+          {
+            g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "family %s: %s and %s share a type or a name",
+                         f->name, f->types[j].name, c->name);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
+static void
+registry_build (void)
+{
+  for (guint k = 0; families[k]; k++)
+    {
+      const ProtoMsgFamily *f = families[k];
+      g_autoptr (GError) error = NULL;
+      if (!proto_msg_family_check (f, &error))
+        g_error ("message registry: %s", error->message);
+      for (guint i = 0; i < f->n_types; i++)
+        {
+          const ProtoMsgClass *c = &f->types[i];
+          if (by_type[c->type])
+            g_error ("message registry: type byte %u is both %s and %s (family %s)", c->type,
+                     by_type[c->type]->name, c->name, f->name);
+          for (guint t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
+            if (by_type[t] && g_ascii_strcasecmp (by_type[t]->name, c->name) == 0)
+              g_error ("message registry: two types are named %s (family %s)", c->name, f->name);
+          by_type[c->type] = c;
+        }
+    }
+  for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
+    if (by_type[t])
+      known[n_known++] = t;
+}
+
+const ProtoMsgClass *
+proto_msg_class_of (ProtoMsgType type)
+{
+  static gsize ready = 0;
+  if (g_once_init_enter (&ready))
+    {
+      registry_build ();
+      g_once_init_leave (&ready, 1);
+    }
+  return type < PROTO_MSG_TYPE_LIMIT ? by_type[type] : NULL;
+}
+
+gboolean
+proto_msg_type_known (ProtoMsgType type)
+{
+  return proto_msg_class_of (type) != NULL;
+}
+
+guint
+proto_msg_n_types (void)
+{
+  proto_msg_class_of (0);
+  return n_known;
+}
+
+ProtoMsgType
+proto_msg_type_at (guint i)
+{
+  g_return_val_if_fail (i < proto_msg_n_types (), 0);
+  return known[i];
+}
+
+const char *
+proto_msg_type_name (ProtoMsgType type)
+{
+  const ProtoMsgClass *c = proto_msg_class_of (type);
+  return c ? c->name : "?";
+}
+
+gboolean
+proto_msg_type_from_name (const char *name, ProtoMsgType *out)
+{
+  for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
+    {
+      const ProtoMsgClass *c = proto_msg_class_of (t);
+      if (c && g_ascii_strcasecmp (name, c->name) == 0)
+        {
+          *out = t;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
