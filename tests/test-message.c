@@ -1,13 +1,17 @@
-/* test-message.c — protocol/proto-message.c, the messages every family
- * speaks: each type round-trips through its wire form with every field, a
- * Payload costs its real size, and untrusted bytes are refused with an
- * error, never a crash. */
+/* test-message.c — protocol/proto-message.c and the families' message
+ * tables: the registry is complete (every type has a name, both codec arms
+ * and a size function, no byte or name twice), each type round-trips
+ * through its wire form with every field, its wire size is its encoded
+ * length and its size key never joins two sizes, a Payload costs its real
+ * size, and untrusted bytes are refused with an error, never a crash. */
 #include "config.h"
 
 #include "tests/msg-fill.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/proto-msg-class.h"
+#include "protocol/replica/replica-msgs.h"
 #include "learn/learn-weights.h"
 #include "base/dl-random.h"
+#include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
 #include <string.h>
@@ -58,6 +62,175 @@ START_TEST (test_message_roundtrip)
   ck_assert (proto_msg_type_from_name (proto_msg_type_name (t), &again) && again == t);
   proto_msg_clear (&m);
   proto_msg_clear (&back);
+}
+END_TEST
+
+/* Every type byte: a declared type has a class that the lookups find; any
+ * other byte has no name and decodes to an error. */
+START_TEST (test_type_bytes)
+{
+  ProtoMsgType t = (ProtoMsgType) _i;
+  const ProtoMsgClass *c = proto_msg_class_of (t);
+  if (c)
+    {
+      ck_assert_uint_eq (c->type, t);
+      ck_assert_str_eq (proto_msg_type_name (t), c->name);
+      ck_assert (proto_msg_type_known (t));
+      return;
+    }
+  ck_assert (!proto_msg_type_known (t));
+  ck_assert_str_eq (proto_msg_type_name (t), "?");
+  g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new ("(y)", (guchar) t)));
+  g_autoptr (GBytes) b = g_variant_get_data_as_bytes (v);
+  ProtoMsg m;
+  g_autoptr (GError) error = NULL;
+  ck_assert (!proto_msg_decode (b, &m, &error));
+  g_autofree char *want = g_strdup_printf ("unknown message type %u", t);
+  ck_assert_str_eq (error->message, want);
+}
+END_TEST
+
+/* The registry: every family's table is complete, every type in it is the
+ * one the lookups find, the types counted once; and the check refuses a
+ * table whose type lacks a size function or claims a byte twice. */
+START_TEST (test_registry_complete)
+{
+  guint total = 0;
+  const ProtoMsgFamily *const *fams = proto_msg_families ();
+  for (guint k = 0; fams[k]; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      ck_assert_msg (proto_msg_family_check (fams[k], &error), "%s", error ? error->message : "");
+      ck_assert_uint_gt (fams[k]->n_types, 0);
+      for (guint i = 0; i < fams[k]->n_types; i++)
+        {
+          const ProtoMsgClass *c = &fams[k]->types[i];
+          ck_assert_ptr_eq (proto_msg_class_of (c->type), c);
+          ck_assert_ptr_nonnull (c->name);
+          ck_assert_ptr_nonnull (c->encode);
+          ck_assert_ptr_nonnull (c->decode);
+          ck_assert_ptr_nonnull (c->size_key);
+          ck_assert_int_eq (c->wire_type[0], '(');
+          ck_assert_int_eq (c->wire_type[1], 'y');
+          total++;
+        }
+    }
+  ck_assert_uint_eq (total, proto_msg_n_types ());
+
+  /* a family that adds a variable-length type and forgets its size */
+  const ProtoMsgClass *payload = proto_msg_class_of (PROTO_MSG_PAYLOAD);
+  ProtoMsgClass broken[2] = { *payload, *payload };
+  broken[1].type = 200;
+  broken[1].name = "NewModel";
+  broken[1].size_key = NULL;
+  ProtoMsgFamily fam = { "new", broken, 2 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (!proto_msg_family_check (&fam, &error));
+  ck_assert_ptr_nonnull (strstr (error->message, "NewModel"));
+  ck_assert_ptr_nonnull (strstr (error->message, "size function"));
+  g_clear_error (&error);
+  /* ... or claims a byte twice */
+  broken[1] = *payload;
+  broken[1].name = "NewModel";
+  ck_assert (!proto_msg_family_check (&fam, &error));
+  g_clear_error (&error);
+  broken[1].type = 200;
+  ck_assert (proto_msg_family_check (&fam, &error));
+}
+END_TEST
+
+/* A message of type t with every field drawn from r: lists of 0 to 5
+ * entries, weights of 0 to 6 values or none, a signal string or none, the
+ * flags either way; a RaftAppend sometimes holds an entry, and a message
+ * sometimes carries session numbers. */
+static void
+random_msg (DlRandom *r, ProtoMsgType t, ProtoMsg *m)
+{
+  proto_msg_init (m, t);
+  m->node = (ProtoNodeId) dl_random_below (r, 1u << 20);
+  m->round = (uint32_t) dl_random_below (r, 1000);
+  m->comm_round = (uint32_t) dl_random_below (r, 3);
+  m->degree = (uint32_t) dl_random_below (r, 1000);
+  m->nb_participants = (uint32_t) dl_random_below (r, 50);
+  m->key = dl_random_below (r, 1u << 30);
+  m->signal = (ProtoSignal) dl_random_below (r, 2);
+  m->helper = (guint8) dl_random_below (r, 2);
+  m->wait_for_more = (guint8) dl_random_below (r, 2);
+  m->joined_mid_training = (guint8) dl_random_below (r, 2);
+  ProtoNodeId ids[5];
+  guint n = (guint) dl_random_below (r, 6);
+  for (guint i = 0; i < n; i++)
+    ids[i] = (ProtoNodeId) dl_random_below (r, 1000);
+  proto_msg_set_peers (m, ids, n);
+  /* indices: as many as the peers (times 1, 2 or 4), as the values, or any */
+  guint shape = (guint) dl_random_below (r, 5);
+  guint nw = (guint) dl_random_below (r, 8);   /* 7: no weights */
+  guint ni = shape < 3 ? n * (1u << shape) : shape == 3 ? (nw < 7 ? nw : 0) : (guint) dl_random_below (r, 9);
+  if (ni)
+    {
+      uint32_t *ix = g_new (uint32_t, ni);
+      for (guint i = 0; i < ni; i++)
+        ix[i] = 3 * i + (uint32_t) dl_random_below (r, 3);
+      proto_msg_take_indices (m, ix, ni);
+    }
+  if (nw < 7)
+    {
+      g_autoptr (LearnWeights) w = learn_weights_new (nw);
+      proto_msg_set_weights (m, w);
+    }
+  guint ns = (guint) dl_random_below (r, 8);   /* 7: none */
+  if (ns < 7)
+    m->signal_data = g_strnfill (ns, 'a' + (char) ns);
+  if (t == PROTO_MSG_RAFT_APPEND && dl_random_below (r, 2))
+    {
+      m->inner = g_new (ProtoMsg, 1);
+      fill_msg (m->inner, PROTO_MSG_PAYLOAD);
+    }
+  if (dl_random_below (r, 8) == 0)
+    m->sess_seq = (uint32_t) dl_random_below (r, 100) + 1;
+}
+
+/* For each type: the wire size is the encoded length, and two messages
+ * with one size key have one size (a family whose size function leaves
+ * out a variable part fails here), over the filled message and 400 random
+ * ones. */
+START_TEST (test_wire_size_key)
+{
+  ProtoMsgType t = proto_msg_type_at ((guint) _i);
+  g_autoptr (GHashTable) sizes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (DlRandom) r = dl_random_new (7, "wire-key", t);
+  guint keyed = 0;
+  for (guint i = 0; i <= 400; i++)
+    {
+      ProtoMsg m;
+      if (i == 0)
+        fill_msg (&m, t);
+      else
+        random_msg (r, t, &m);
+      g_autoptr (GBytes) b = proto_msg_encode (&m);
+      gsize size = proto_msg_wire_size (&m);
+      ck_assert_uint_eq (g_bytes_get_size (b), size);
+      if (!proto_msg_class_of (t)->charged_size)
+        ck_assert_uint_eq (proto_msg_charged_size (&m), size);
+      guint64 key = proto_msg_wire_key (&m);
+      if (key != PROTO_MSG_WIRE_KEY_NONE)
+        {
+          keyed++;
+          ck_assert_uint_eq (key >> 56, t);
+          gpointer seen = g_hash_table_lookup (sizes, &key);
+          if (seen)
+            ck_assert_msg ((gsize) GPOINTER_TO_SIZE (seen) == size, "%s: key %" G_GINT64_MODIFIER "x sized %zu and %zu",
+                           proto_msg_type_name (t), key, (gsize) GPOINTER_TO_SIZE (seen), size);
+          else
+            g_hash_table_insert (sizes, g_memdup2 (&key, sizeof key), GSIZE_TO_POINTER (size));
+        }
+      else
+        ck_assert (m.sess_seq || m.sess_ack || m.inner || proto_msg_class_of (t)->size_key (&m) == PROTO_MSG_WIRE_KEY_NONE);
+      proto_msg_clear (&m);
+    }
+  /* a type whose size is cached at all is cached for a good share of them */
+  if (proto_msg_class_of (t)->size_key != proto_msg_size_unkeyed)
+    ck_assert_uint_gt (keyed, 40);
 }
 END_TEST
 
@@ -185,7 +358,10 @@ message_suite (void)
 {
   Suite *s = suite_create ("message");
   TCase *tc = tcase_create ("messages");
+  tcase_add_test (tc, test_registry_complete);
+  tcase_add_loop_test (tc, test_type_bytes, 0, PROTO_MSG_TYPE_LIMIT);
   tcase_add_loop_test (tc, test_message_roundtrip, 0, (int) proto_msg_n_types ());
+  tcase_add_loop_test (tc, test_wire_size_key, 0, (int) proto_msg_n_types ());
   tcase_add_test (tc, test_session_envelope);
   tcase_add_test (tc, test_payload_charges_real_size);
   tcase_add_test (tc, test_decode_untrusted);
