@@ -245,7 +245,7 @@ wire_size (SimWorld *w, const ProtoMsg *msg)
 {
   guint64 key = proto_msg_wire_key (msg);
   if (key == PROTO_MSG_WIRE_KEY_NONE)
-    return proto_msg_wire_size (msg);
+    return proto_msg_charged_size (msg);
   gpointer v = dl_word_map_lookup (w->wire_sizes, key);
   if (v)
     return (gsize) (uintptr_t) v;

@@ -30,6 +30,13 @@ sums=$(sqlite3 "$tmp/a.db" "SELECT MAX(s) - MIN(s) FROM (SELECT SUM(value) s FRO
 var () { sqlite3 "$tmp/a.db" "SELECT CAST(AVG(value * value) - AVG(value) * AVG(value) AS INTEGER) FROM metrics WHERE name = 'value_ppm' AND round = $1"; }
 v1=$(var 1) v10=$(var 10)
 [ "$v10" -lt $((v1 / 1000)) ] && ok "variance shrinks" || ko "variance after cycle 10 ($v10) not under 1/1000 of cycle 1's ($v1)"
+# the network charges what a guest says a message costs: 1 MB a Push and a
+# Pull (their text is a few bytes)
+expect 0 "1 run into" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --value-bytes 1000000" -o "$tmp/big.db"
+npp=$(sqlite3 "$tmp/big.db" "SELECT COUNT(*) FROM events WHERE kind = 'sent' AND (detail = 'Push' OR detail = 'Pull')")
+gb=$(sqlite3 "$tmp/big.db" "SELECT bytes FROM traffic WHERE type = 'Guest'")
+[ "$npp" -gt 0 ] && [ "$gb" -ge $((npp * 1000000)) ] && [ "$gb" -lt $((npp * 1000000 + 100000)) ] && ok "said size charged" \
+  || ko "Guest traffic $gb bytes for $npp Pushes and Pulls of 1 MB"
 n=$(sqlite3 "$tmp/a.db" "SELECT COUNT(*) FROM events WHERE detail LIKE '%Push%'")
 [ "$n" -gt 0 ] && ok "messages named by the guest's type" || ko "no event names the guest's Push"
 

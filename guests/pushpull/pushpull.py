@@ -16,9 +16,10 @@ It uses every line of the protocol: send on the stream and on links, open
 (initiator or not), connect, close, train, deadline, state, round, list,
 finished, failed, note, metric, and disconnect (with --leave-after).
 
-    python3 pushpull.py [--leave-after] [--raise-on-link-failed]
+    python3 pushpull.py [--leave-after] [--raise-on-link-failed] [--value-bytes N]
                         [--crash-at LINE] [--hang-at LINE] [--garbage-at LINE]
 
+--value-bytes N: what a Push or a Pull says it costs (default 8).
 --raise-on-link-failed plants a bug that only a fault reaches: a peer whose
 link fails raises an exception (as simple-peer's unhandled 'error' ends a
 Node client in DISCO, S28), so `dlsim explore --faults link-fail` finds it.
@@ -48,6 +49,11 @@ class Guest:
     def __init__(self, argv):
         self.leave_after = "--leave-after" in argv
         self.raise_on_link_failed = "--raise-on-link-failed" in argv
+        # what a Push or a Pull says it costs on the wire (a model's size,
+        # say, where the value stands for a model)
+        self.value_bytes = 8
+        if "--value-bytes" in argv:
+            self.value_bytes = int(argv[argv.index("--value-bytes") + 1])
         self.faults = {}
         for flag in ("--crash-at", "--hang-at", "--garbage-at"):
             if flag in argv:
@@ -134,7 +140,7 @@ class Guest:
                 p.sent = p.value
                 self.act("state", "pushing")
                 # the value travels as text; say it costs 8 bytes
-                self.act("send", w[0], "link", "Push", 8, repr(p.value))
+                self.act("send", w[0], "link", "Push", self.value_bytes, repr(p.value))
         elif verb in ("link-failed", "link-closed"):
             if verb == "link-failed" and self.raise_on_link_failed:
                 raise RuntimeError("%s: link to %s failed" % (p.name, w[0]))
@@ -155,7 +161,7 @@ class Guest:
             elif typ == "Push":
                 d = (float(data) - p.value) / 2
                 p.value += d
-                self.act("send", frm, "link", "Pull", 8, repr(d))
+                self.act("send", frm, "link", "Pull", self.value_bytes, repr(d))
             elif typ == "Pull" and frm == p.partner and p.sent is not None:
                 p.value -= float(data)
                 self.end_exchange(p, None)

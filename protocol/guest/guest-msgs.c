@@ -35,10 +35,8 @@ charged_guest (const ProtoMsg *msg)
   return msg->key ? (gsize) msg->key : proto_msg_wire_size (msg);
 }
 
-/* Not cached: the network measures a Guest message's wire size each time
- * (as sim-net.c did before the registry: every type from SessionResume on,
- * Guest among them, went that way), so it charges the wire size, not what
- * the guest says (charged_guest: proto_msg_charged_size alone uses it). */
+/* Not cached (no size key): the network asks proto_msg_charged_size for
+ * every Guest message, and charges what the guest says it costs. */
 static const ProtoMsgClass types[] = {
   { PROTO_MSG_GUEST, "Guest", "(yst)", NULL, enc_guest, dec_guest, proto_msg_size_unkeyed, charged_guest },
 };
