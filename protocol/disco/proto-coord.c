@@ -688,42 +688,8 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
     case PROTO_MSG_SIGNAL_NEW_PEER:
     case PROTO_MSG_PAYLOAD:
-    case PROTO_MSG_GOSSIP_TARGETS:   /* another family's */
-    case PROTO_MSG_NEIGHBORS:
-    case PROTO_MSG_GOSSIP_PAYLOAD:
-    case PROTO_MSG_GOSSIP_SAMPLE:
-    case PROTO_MSG_HIER_HELLO:
-    case PROTO_MSG_HIER_CLUSTER:
-    case PROTO_MSG_HIER_CANDIDACY:
-    case PROTO_MSG_HIER_HEADS:
-    case PROTO_MSG_HIER_UPDATE:
-    case PROTO_MSG_HIER_AGG:
-    case PROTO_MSG_HIER_RESULT:
-    case PROTO_MSG_DHT_FIND_NODE:
-    case PROTO_MSG_DHT_NODES:
-    case PROTO_MSG_PIPE_HELLO:
-    case PROTO_MSG_PIPE_ROLE:
-    case PROTO_MSG_PIPE_LOOKUP:
-    case PROTO_MSG_PIPE_SERVERS:
-    case PROTO_MSG_PIPE_PING:
-    case PROTO_MSG_PIPE_PONG:
-    case PROTO_MSG_PIPE_STEP:
-    case PROTO_MSG_PIPE_PUSH:
-    case PROTO_MSG_PIPE_RESULT:
-    case PROTO_MSG_PIPE_CLOSE:
-    case PROTO_MSG_PIPE_NEED:
-    case PROTO_MSG_SESSION_RESUME:
-    case PROTO_MSG_SESSION_RESUMED:
-    case PROTO_MSG_RAFT_VOTE:
-    case PROTO_MSG_RAFT_VOTE_REPLY:
-    case PROTO_MSG_RAFT_APPEND:
-    case PROTO_MSG_RAFT_APPEND_REPLY:
-    case PROTO_MSG_HIER_PROBE:
-    case PROTO_MSG_HIER_PING:
-    case PROTO_MSG_HIER_PONG:
-    case PROTO_MSG_HIER_RTT:
     case PROTO_MSG_ROUND_STALENESS:
-    case PROTO_MSG_GUEST:
+    default:   /* another family's message (its own folder's types) */
       break;
     }
   pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
