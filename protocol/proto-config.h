@@ -65,6 +65,13 @@ typedef enum {
                                most since they were last sent) */
 } ProtoSparsify;
 
+/* gossip: what a peer gossips (protocol/gossip/README.md) */
+typedef enum {
+  PROTO_GOSSIP_MODE_SGD,         /* train, then mix models with the step's neighbours */
+  PROTO_GOSSIP_MODE_PUSH_PULL,   /* no training: a scalar, averaged with one random peer a cycle
+                                    (Jelasity, Montresor, Babaoglu, ACM TOCS 2005) */
+} ProtoGossipMode;
+
 /* gossip: where a peer finds partners */
 typedef enum {
   PROTO_DISCOVERY_COORDINATOR,   /* the coordinator's member lists */
@@ -213,6 +220,9 @@ typedef struct {
 
   /* gossip (protocol/gossip/); unused by DISCO's family */
   guint fanout;                      /* peers each peer draws per step (its out-edges) */
+  ProtoGossipMode gossip_mode;
+  DlTime cycle;                      /* push-pull: a cycle's length; a peer's exchange starts at a
+                                        uniform instant within it */
   ProtoSparsify sparsify;
   double keep;                       /* share of the coordinates sent, (0, 1] */
   gboolean error_feedback;           /* top-k ranks by the change accumulated since last sent */

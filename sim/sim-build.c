@@ -226,6 +226,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     return BAD ("network", "header_bytes", "must be at most 1MiB");
   dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
   parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
+  parse_prob (V ("network", "loss"), &c->loss, NULL);
   c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;
   if (!c->crash_never_detected)
     dl_dist_parse (V ("network", "crash_detection"), DL_UNIT_DURATION, &c->crash_detection, NULL);

@@ -85,6 +85,7 @@ static const KeySpec keys[] = {
   { "network", "header_bytes", "66B", K_SIZE, "bytes each segment adds on the wire (Ethernet 14, IPv4 20, TCP with timestamps 32); 0: messages cost only their own bytes" },
   { "network", "link_setup", "200ms", K_DUR, "time to bring a peer link up after signalling" },
   { "network", "connect_failure", "0", K_PROB, "probability that a peer link never comes up" },
+  { "network", "loss", "0", K_PROB, "probability that a message on an open peer link is lost (each independently; the coordinator's stream loses nothing)" },
   { "network", "crash_detection", "30s", K_DETECT, "the coordinator notices a crash after this: a duration, a distribution, or never (DISCO has no heartbeat: TCP gives up after minutes, or never)" },
   { "network", "replica_latency", "1ms", K_DIST_DUR, "with coordinator_replicas > 1: one-way latency between two replicas" },
   { "network", "replica_uplink", "1Gbps", K_RATE, "with coordinator_replicas > 1: a replica's uplink to the others (a crash loses what has not left it)" },

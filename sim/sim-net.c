@@ -699,6 +699,11 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
         ;  /* to a gone node: vanishes */
       else if (take_drop_rule (w, m->from, m->to, m->msg.type))
         sim_fact (w, m->to, m->from, "drop", proto_msg_type_name (m->msg.type));
+      else if (m->via == PROTO_VIA_LINK && w->cfg.loss > 0 && dl_random_bernoulli (w->rng_loss, w->cfg.loss))
+        /* [network] loss: each message on a peer link is lost with this
+         * probability, independently (its own "loss" stream: a run without
+         * loss draws nothing from it) */
+        sim_fact (w, m->to, m->from, "drop", proto_msg_type_name (m->msg.type));
       else if (m->via == PROTO_VIA_LINK)
         {
           /* what was sent on an open link arrives unless the receiver has

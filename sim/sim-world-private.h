@@ -120,6 +120,7 @@ struct SimWorld {
   GHashTable *channels;     /* (from, to, via) (in the key word) -> last arrival time (boxed), for channels
                                without a link or node to keep it in */
   DlRandom *rng_links, *rng_churn;
+  DlRandom *rng_loss;            /* [network] loss: which link messages are lost */
   DlRandom *rng_close;      /* the latency of link close notices (a stream of their own) */
   GPtrArray *close_notes;   /* every link close notice sent (sim-net.c), freed with the world */
   LearnPartition *partition;

@@ -540,6 +540,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->channels = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
   w->wire_sizes = dl_word_map_new (NULL);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);
+  w->rng_loss = dl_random_new (cfg->seed, "loss", DL_RANDOM_NO_NODE);
   w->rng_close = dl_random_new (cfg->seed, "link-close", DL_RANDOM_NO_NODE);
   w->close_notes = g_ptr_array_new_with_free_func (g_free);
   w->rng_churn = dl_random_new (cfg->seed, "churn", DL_RANDOM_NO_NODE);
@@ -602,6 +603,7 @@ sim_world_free (SimWorld *w)
   g_hash_table_unref (w->channels);
   dl_word_map_free (w->wire_sizes);
   dl_random_free (w->rng_links);
+  dl_random_free (w->rng_loss);
   dl_random_free (w->rng_close);
   g_ptr_array_unref (w->close_notes);
   dl_random_free (w->rng_churn);

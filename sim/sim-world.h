@@ -96,6 +96,7 @@ typedef struct {
   guint64 header_bytes;          /* each adding these (0: none): what it occupies links for */
   DlTime link_setup;
   double connect_failure;
+  double loss;                  /* probability that a message on a peer link is lost ([network] loss) */
   DlDist crash_detection;       /* sampled per crash from the node's "crash-detection" stream */
   gboolean crash_never_detected; /* crash_detection = never: the stream never closes */
   DlDist replica_latency;       /* between two coordinator replicas (protocol/replica/) */

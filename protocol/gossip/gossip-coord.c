@@ -16,7 +16,12 @@
  * A member whose stream closes leaves both phases at once; a peer that
  * joins or becomes ready while a graph is being joined waits for the next
  * step.  SignalForPeer is relayed as DISCO's controller relays it
- * (server/src/controllers/decentralized_controller.ts). */
+ * (server/src/controllers/decentralized_controller.ts).
+ * With gossip_mode = push-pull it also observes, the paper's simulations'
+ * way: each listed peer reports its value as the step begins (a
+ * GossipPayload of kind report), and once all have, it records the
+ * variance's reduction over the step before as the metric
+ * variance_factor_ppm. */
 #include "config.h"
 
 #include "protocol/gossip/gossip-coord.h"
@@ -24,6 +29,7 @@
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -61,6 +67,11 @@ struct GossipCoord {
   gboolean deadline_passed; /* deadline policy: this step's deadline passed; it lists as soon as it may */
   DlTime median_period; /* of the last list's members: drop-slowest and mixed compare with it */
   GArray *recent;       /* kademlia: the last dht_k peers to join (ProtoNodeId), the bootstrap contacts */
+  /* push-pull: the values reported for step pp_step (of pp_listed listed) */
+  uint32_t pp_step;
+  guint pp_listed;
+  GArray *pp_values;    /* double */
+  double pp_last_var;   /* the variance at the last step's start (NAN: none yet) */
 };
 
 /* Does the step wait for m? (helpers, dropped and async members: no) */
@@ -279,6 +290,37 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       send (c, out, ids[i], &m);
     }
   observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
+  c->pp_step = c->step;
+  c->pp_listed = n;
+  g_array_set_size (c->pp_values, 0);
+}
+
+/* push-pull: a listed peer's value as step pp_step begins; with all of
+ * them, the variance (the sample variance about their mean, two passes),
+ * and its ratio to the last step's, in parts per million. */
+static void
+pp_report (GossipCoord *c, ProtoOutbox *out, const ProtoMsg *msg)
+{
+  if (msg->round != c->pp_step || c->pp_values->len >= c->pp_listed || msg->weights == NULL
+      || learn_weights_len (msg->weights) < 1 || learn_weights_is_symbolic (msg->weights))
+    return;
+  double v = learn_weights_data (msg->weights)[0];
+  g_array_append_val (c->pp_values, v);
+  guint n = c->pp_values->len;
+  if (n < c->pp_listed || n < 2)
+    return;
+  const double *x = (const double *) (const void *) c->pp_values->data;
+  double mean = 0, ss = 0;
+  for (guint i = 0; i < n; i++)
+    mean += x[i];
+  mean /= n;
+  for (guint i = 0; i < n; i++)
+    ss += (x[i] - mean) * (x[i] - mean);
+  double var = ss / (n - 1);
+  if (!isnan (c->pp_last_var) && c->pp_last_var > 0 && c->pp_step > 0)
+    proto_outbox_observe (out, PROTO_OBS_METRIC, phase_name (c->phase), (int32_t) c->pp_step - 1, PROTO_NO_NODE, -1,
+                          llround (1e6 * var / c->pp_last_var), "variance_factor_ppm");
+  c->pp_last_var = var;
 }
 
 /* async, or a slow member under mixed: a step of its own, at once */
@@ -542,6 +584,14 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
         }
       try_list (c, out);
       return;
+    case PROTO_MSG_GOSSIP_PAYLOAD:
+      if (m && c->cfg.gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL && msg->comm_round == PROTO_GOSSIP_REPORT)
+        {
+          observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
+          pp_report (c, out, msg);
+          return;
+        }
+      break;
     case PROTO_MSG_GOSSIP_TARGETS:
       if (m && !m->listed && msg->round < c->step)
         {
@@ -674,6 +724,8 @@ gossip_coord_new (const ProtoConfig *cfg)
   c->deadline = DL_TIME_NEVER;
   c->targets_deadline = DL_TIME_NEVER;
   c->recent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  c->pp_values = g_array_new (FALSE, FALSE, sizeof (double));
+  c->pp_last_var = NAN;
   c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
   return c;
 }
@@ -686,5 +738,6 @@ gossip_coord_free (GossipCoord *c)
   g_ptr_array_unref (c->members);
   dl_random_free (c->rng);
   g_array_unref (c->recent);
+  g_array_unref (c->pp_values);
   g_free (c);
 }

@@ -17,6 +17,12 @@ check_sparsify (const char *v, GError **error)
 }
 
 static gboolean
+check_gossip_mode (const char *v, GError **error)
+{
+  return proto_key_check_words (v, "sgd", "push-pull", error);
+}
+
+static gboolean
 check_discovery (const char *v, GError **error)
 {
   return proto_key_check_words (v, "coordinator", "kademlia", error);
@@ -31,6 +37,8 @@ check_straggler_policy (const char *v, GError **error)
 
 static const ProtoKey rows[] = {
   { "protocol", "fanout", "2", PROTO_KEY_UINT, "gossip only: peers each peer draws per step; the step's contact graph joins the draws as undirected edges", 0, PROTO_KEY_PEERS_MAX },
+  { "protocol", "gossip_mode", "sgd", PROTO_KEY_OWN, "gossip only: sgd | push-pull: sgd trains and mixes models (decentralized SGD); push-pull averages a scalar, one exchange per peer a cycle (Jelasity et al. 2005; protocol/gossip/README.md)", .check = check_gossip_mode },
+  { "protocol", "cycle", "10s", PROTO_KEY_DUR, "gossip, push-pull: a cycle's length; each peer starts its exchange at a uniform instant within it" },
   { "protocol", "sparsify", "none", PROTO_KEY_OWN, "gossip only: none | random-k | top-k: what a peer sends of its model", .check = check_sparsify },
   { "protocol", "keep", "100%", PROTO_KEY_SHARE, "gossip only: share of the coordinates sent with random-k or top-k, 1%..100% (or 0.01..1)" },
   { "protocol", "error_feedback", "off", PROTO_KEY_ON_OFF, "gossip only, with top-k: on ranks coordinates by the change accumulated since each was last sent" },
@@ -58,6 +66,17 @@ configure (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
   if (!proto_keys_configure_stragglers (g, l, error))
     return FALSE;
   g->fanout = proto_keys_uint (l, "protocol", "fanout");
+  g->gossip_mode = proto_keys_is (l, "protocol", "gossip_mode", "push-pull") ? PROTO_GOSSIP_MODE_PUSH_PULL
+                                                                             : PROTO_GOSSIP_MODE_SGD;
+  g->cycle = proto_keys_duration (l, "protocol", "cycle");
+  if (g->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL)
+    {
+      if (g->cycle <= 0)
+        return FAIL ("cycle", "must be more than 0");
+      if (g->straggler_policy != PROTO_STRAGGLER_WAIT)
+        return FAIL ("gossip_mode", "push-pull runs cycle after cycle: it needs straggler_policy = wait (it is %s)",
+                     proto_straggler_policy_name (g->straggler_policy));
+    }
   if (!proto_sparsify_from_name (proto_keys_value (l, "protocol", "sparsify"), &g->sparsify, &e))
     return proto_keys_fail_with (l, error, "protocol", "sparsify", e);
   if (!proto_key_parse_share (proto_keys_value (l, "protocol", "keep"), &g->keep, &e))

@@ -159,3 +159,17 @@ gossip_blend (LearnWeights *own, const GossipContribution *c, double w)
         y[c->indices[j]] = (float) ((double) y[c->indices[j]] + w * ((double) v[j] - y[c->indices[j]]));
   return out;
 }
+
+float
+gossip_pushpull_mean (float mine, float pushed)
+{
+  return (float) (((double) mine + (double) pushed) / 2);
+}
+
+float
+gossip_pushpull_take (float mine, float sent, float mean)
+{
+  if (mine == sent)
+    return mean;
+  return (float) ((double) mine + ((double) mean - (double) sent));
+}

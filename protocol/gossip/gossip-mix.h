@@ -59,4 +59,15 @@ double gossip_staleness_weight (double alpha, double exponent, guint staleness);
  * c's coordinates only (sparse) or all (dense).  c->degree is not used. */
 LearnWeights *gossip_blend (LearnWeights *own, const GossipContribution *c, double w);
 
+/* Push-pull averaging (Jelasity, Montresor, Babaoglu, ACM TOCS 2005: the
+ * exchange of their Figure 1 with AVERAGE).  The receiver of a push takes
+ * the mean of the value pushed and its own, and answers with it. */
+float gossip_pushpull_mean (float mine, float pushed);
+
+/* The pusher, answered with `mean` for the value `sent`: it moves by what
+ * the receiver moved, the other way.  With nothing in between (mine ==
+ * sent) both end on the mean, exactly; when a push of a third peer changed
+ * mine meanwhile, the sum of the values is still kept. */
+float gossip_pushpull_take (float mine, float sent, float mean);
+
 G_END_DECLS

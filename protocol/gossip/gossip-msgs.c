@@ -25,7 +25,7 @@ dec_payload (GVariant *body, ProtoMsg *m, guint depth, GError **error)
   m->round = g_variant_get_uint32 (a);
   m->degree = g_variant_get_uint32 (b);
   m->comm_round = g_variant_get_uint32 (kv);
-  if (m->comm_round > PROTO_GOSSIP_REPLY)
+  if (m->comm_round > PROTO_GOSSIP_REPORT)
     return proto_msg_malformed (error, "GossipPayload of an unknown kind");
   gsize n = 0;
   const uint32_t *idx = g_variant_get_fixed_array (ix, &n, sizeof (uint32_t));

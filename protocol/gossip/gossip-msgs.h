@@ -23,5 +23,8 @@ typedef enum {
   PROTO_GOSSIP_STEP,    /* a step's exchange with a neighbour (`round`: the step) */
   PROTO_GOSSIP_PUSH,    /* asynchronous: mixed in by staleness, answered with a REPLY (`round`: the
                            sender's rounds done) */
-  PROTO_GOSSIP_REPLY,   /* the answer to a push: mixed in by staleness, not answered */
+  PROTO_GOSSIP_REPLY,   /* the answer to a push: mixed in by staleness, not answered (push-pull:
+                           the mean the receiver took) */
+  PROTO_GOSSIP_REPORT,  /* push-pull, peer -> coordinator: its value as a step begins (`round`: the
+                           step), for the variance the coordinator records */
 } ProtoGossipKind;

@@ -12,7 +12,7 @@
  *
  * Every transition is here, in `static` handlers: the synchronous step,
  * model sync for a late joiner, asynchronous pushes (straggler_policy =
- * async, mixed).  What lives outside are leaves it calls and that never
+ * async, mixed), push-pull averaging of a scalar (gossip_mode = push-pull).  What lives outside are leaves it calls and that never
  * call back: the arithmetic (gossip-mix.h), the link pool
  * (protocol/proto-links.h) and Kademlia's routing table and lookups
  * (gossip-dht-private.h), which answer with effects carried out here. */
@@ -87,7 +87,19 @@ struct GossipPeer {
   DlTime sync_deadline;
   gboolean synced;
   DlTime now;              /* the time of the input being handled */
+  /* gossip_mode = push-pull (below) */
+  float pp_start;          /* its value as drawn */
+  ProtoNodeId pp_target;   /* this cycle's partner (PROTO_NO_NODE: none) */
+  DlTime pp_push_at;       /* when its push goes (NEVER: it went, or there is none) */
+  float pp_sent;           /* the value pushed */
+  gboolean pp_waiting;     /* pushed, not answered yet */
 };
+
+static gboolean
+push_pull (const GossipPeer *p)
+{
+  return p->cfg.gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL;
+}
 
 static const char *const state_names[GOSSIP_PEER_N_STATES] = {
   [GOSSIP_PEER_IDLE] = "idle",
@@ -130,6 +142,9 @@ set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
   p->wait_deadline = (s == GOSSIP_PEER_WAIT_LIST && !p->dht) || s == GOSSIP_PEER_WAIT_GRAPH
                      || (s == GOSSIP_PEER_DONE && !p->dht)
                      ? dl_time_add (p->now, p->cfg.payload_timeout) : DL_TIME_NEVER;
+  /* push-pull: the next list waits for the others' exchanges, a cycle at most */
+  if (push_pull (p) && p->wait_deadline != DL_TIME_NEVER)
+    p->wait_deadline = dl_time_add (p->wait_deadline, p->cfg.cycle);
   observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
@@ -167,6 +182,8 @@ links_init (GossipPeer *p)
 {
   ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
   proto_links_init (&p->links, &h);
+  /* push-pull: only the pusher knows it wants the link */
+  p->links.opener_offers = push_pull (p);
 }
 
 static void
@@ -199,6 +216,7 @@ dht_apply (GossipPeer *p, ProtoOutbox *out)
 }
 
 static void start_training (GossipPeer *p, ProtoOutbox *out);
+static void say_ready (GossipPeer *p, ProtoOutbox *out);
 static void build_outgoing (GossipPeer *p);
 static void finish (GossipPeer *p, ProtoOutbox *out);
 static void mix_inbox (GossipPeer *p, ProtoOutbox *out);
@@ -259,6 +277,12 @@ static void
 start_training (GossipPeer *p, ProtoOutbox *out)
 {
   clear_step (p);
+  if (push_pull (p))
+    {
+      /* push-pull trains nothing: ready for the next cycle at once */
+      say_ready (p, out);
+      return;
+    }
   learn_weights_unref (p->base);
   p->base = learn_weights_ref (p->model);
   set_state (p, out, GOSSIP_PEER_TRAINING);
@@ -447,9 +471,18 @@ take_payload (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg 
     }
 }
 
+static void pp_exchange (GossipPeer *p, DlTime now, ProtoOutbox *out);
+
 static void
 handle_neighbors (GossipPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
 {
+  if (push_pull (p))
+    {
+      /* push-pull: the peer pushes to its own draw; the peers that drew
+       * it push to it, and it answers them whenever they do */
+      pp_exchange (p, now, out);
+      return;
+    }
   g_array_set_size (p->nbrs, 0);
   for (guint i = 0; i < msg->n_peers; i++)
     if (msg->peers[i] != p->id)
@@ -481,12 +514,34 @@ handle_neighbors (GossipPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *o
 }
 
 
+/* Ready for the coordinator's next step. */
+static void
+say_ready (GossipPeer *p, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  send_server (p, out, &m);
+  set_state (p, out, GOSSIP_PEER_WAIT_LIST);
+}
+
 /* PeersForRound: draw the targets of this step from the members. */
 static void
 handle_list (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
   guint n = 0;
   g_autofree ProtoNodeId *pool = enter_step (p, msg, &n);
+  if (push_pull (p))
+    {
+      /* every exchange of the last cycle is over (the coordinator lists
+       * once every peer is ready, and a peer is ready once its push is
+       * answered or given up): its value now is the cycle's result */
+      ProtoMsg r;
+      proto_msg_init (&r, PROTO_MSG_GOSSIP_PAYLOAD);
+      r.round = p->step;
+      r.comm_round = PROTO_GOSSIP_REPORT;
+      proto_msg_set_weights (&r, p->model);
+      send_server (p, out, &r);
+    }
   guint k = draw_targets (p, pool, n);
   g_free (p->targets);
   p->targets = g_memdup2 (pool, MAX (k, 1) * sizeof *pool);
@@ -664,7 +719,7 @@ reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
 static guint
 draw_targets (GossipPeer *p, ProtoNodeId *pool, guint n)
 {
-  guint k = MIN (p->cfg.fanout, n);
+  guint k = MIN (push_pull (p) ? 1 : p->cfg.fanout, n);
   for (guint i = 0; i < k; i++)
     {
       guint j = i + (guint) dl_random_below (p->rng, n - i);
@@ -722,6 +777,124 @@ handle_sample (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   async_step (p, out, pool, n);
 }
 
+/* ---- push-pull averaging (gossip_mode = push-pull)
+ * Jelasity, Montresor, Babaoglu, "Gossip-based aggregation in large
+ * dynamic networks", ACM TOCS 23(3), 2005, Figure 1 with AVERAGE: once a
+ * cycle, a peer sends its value to one random peer; that peer answers with
+ * its own and both take the mean.  Here the receiver takes the mean and
+ * answers with it, and the pusher moves by what the receiver moved
+ * (gossip_pushpull_take): the same when nothing comes between, and the
+ * sum of the values is kept when a third peer's push does.  A cycle's
+ * push goes at a uniform instant within `cycle` from the step's graph, so
+ * that exchanges seldom overlap, as the paper's analysis assumes; a push
+ * not answered within payload_timeout is given up (a lost push changes
+ * nothing; a lost answer leaves the receiver's half done). */
+
+static void
+pp_set (GossipPeer *p, float v)
+{
+  g_autoptr (LearnWeights) w = learn_weights_new (1);
+  learn_weights_data_mut (w)[0] = v;
+  learn_weights_unref (p->model);
+  p->model = learn_weights_ref (w);
+}
+
+static float
+pp_value (const GossipPeer *p)
+{
+  return learn_weights_data (p->model)[0];
+}
+
+static void
+pp_cycle_done (GossipPeer *p, ProtoOutbox *out, const char *how)
+{
+  p->pp_target = PROTO_NO_NODE;
+  p->pp_push_at = DL_TIME_NEVER;
+  p->pp_waiting = FALSE;
+  if (!p->helper)
+    p->rounds_done++;
+  p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, PROTO_NO_NODE, -1, 1,
+                        "push-pull: %s", how);
+  clear_step (p);
+  if (p->helper)
+    helper_ready (p, out);
+  else if (p->rounds_done >= p->cfg.rounds)
+    finish (p, out);
+  else
+    start_training (p, out);
+}
+
+static void
+pp_exchange (GossipPeer *p, DlTime now, ProtoOutbox *out)
+{
+  set_state (p, out, GOSSIP_PEER_EXCHANGING);
+  if (p->n_targets == 0)
+    {
+      pp_cycle_done (p, out, "alone, no exchange");
+      return;
+    }
+  p->pp_target = p->targets[0];
+  p->pp_push_at = dl_time_add (now, (DlTime) (dl_random_uniform (p->rng) * (double) p->cfg.cycle));
+  p->xchg_deadline = dl_time_add (p->pp_push_at, p->cfg.payload_timeout);
+}
+
+static void
+pp_push (GossipPeer *p, ProtoOutbox *out)
+{
+  p->pp_push_at = DL_TIME_NEVER;
+  p->pp_sent = pp_value (p);
+  p->pp_waiting = TRUE;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
+  m.round = p->step;
+  m.comm_round = PROTO_GOSSIP_PUSH;
+  proto_msg_set_weights (&m, p->model);
+  send_or_queue (p, out, p->pp_target, &m);
+}
+
+/* A push or an answer of push-pull (the value is its weights' first). */
+static void
+pp_receive (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  float v = learn_weights_data (msg->weights)[0];
+  if (msg->comm_round == PROTO_GOSSIP_PUSH)
+    {
+      float mean = gossip_pushpull_mean (pp_value (p), v);
+      pp_set (p, mean);
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
+      m.round = msg->round;
+      m.comm_round = PROTO_GOSSIP_REPLY;
+      proto_msg_set_weights (&m, p->model);
+      send_or_queue (p, out, from, &m);   /* its end of the link may not have seen it up yet */
+      return;
+    }
+  if (p->state != GOSSIP_PEER_EXCHANGING || !p->pp_waiting || from != p->pp_target)
+    {
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
+               "an answer to no push under way (it was given up)");
+      return;
+    }
+  pp_set (p, gossip_pushpull_take (pp_value (p), p->pp_sent, v));
+  pp_cycle_done (p, out, "exchanged");
+}
+
+static void
+pp_deadline (GossipPeer *p, DlTime now, ProtoOutbox *out)
+{
+  if (p->state != GOSSIP_PEER_EXCHANGING)
+    return;
+  if (now >= p->pp_push_at)
+    pp_push (p, out);
+  else if (now >= p->xchg_deadline)
+    {
+      observe (p, out, PROTO_OBS_TIMER_FIRED, p->pp_target, PROTO_MSG_GOSSIP_PAYLOAD, -1,
+               "payload_timeout: the push is not answered, given up");
+      pp_cycle_done (p, out, "no answer");
+    }
+}
+
 static void
 link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
@@ -730,6 +903,12 @@ link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
   gossip_dht_link_lost (p->dht, p->now, other);
   dht_apply (p, out);
   sync_link_lost (p, out, other);
+  if (push_pull (p))
+    {
+      if (p->state == GOSSIP_PEER_EXCHANGING && other == p->pp_target)
+        pp_cycle_done (p, out, "link lost, no exchange");
+      return;
+    }
   Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
   if (nb && !(nb->got && nb->sent))
     {
@@ -794,7 +973,14 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       p->links.self = p->id;
       if (p->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
         p->dht = gossip_dht_new (p->id, p->cfg.dht_k, p->cfg.dht_alpha, p->cfg.dht_rpc_timeout);
-      if (msg->joined_mid_training)
+      if (push_pull (p))
+        {
+          /* its value: uniform in [0, 1) from its own stream */
+          pp_set (p, (float) dl_random_uniform (p->rng));
+          p->pp_start = pp_value (p);
+          start_training (p, out);
+        }
+      else if (msg->joined_mid_training)
         sync_expect (p, out);
       else
         start_training (p, out);
@@ -832,7 +1018,16 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       dht_apply (p, out);
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
-      if (msg->comm_round != PROTO_GOSSIP_STEP)
+      if (push_pull (p))
+        {
+          if (msg->weights != NULL && learn_weights_len (msg->weights) >= 1 && !learn_weights_is_symbolic (msg->weights)
+              && (msg->comm_round == PROTO_GOSSIP_PUSH || msg->comm_round == PROTO_GOSSIP_REPLY))
+            pp_receive (p, out, in->from, msg);
+          else
+            observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
+                     "not a push-pull value");
+        }
+      else if (msg->comm_round != PROTO_GOSSIP_STEP)
         {
           if (msg->weights == NULL)
             break;
@@ -895,6 +1090,8 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       gossip_dht_deadline (p->dht, now);
       dht_apply (p, out);
       sync_deadline (p, out);
+      if (push_pull (p))
+        pp_deadline (p, now, out);
       if (p->state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
         {
           /* a helper's notice may have been lost too: the coordinator would
@@ -921,7 +1118,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
           send_server (p, out, &m);
           p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
         }
-      if (p->state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
+      if (!push_pull (p) && p->state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
         {
           observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
                    "payload_timeout: the missing neighbours are mixed as absent");
@@ -944,12 +1141,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
           async_step (p, out, pool, n);
           break;
         }
-      {
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-        send_server (p, out, &m);
-      }
-      set_state (p, out, GOSSIP_PEER_WAIT_LIST);
+      say_ready (p, out);
       break;
     case PROTO_IN_LINK_UP:
       {
@@ -997,7 +1189,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
 DlTime
 gossip_peer_next_deadline (const GossipPeer *p)
 {
-  DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? p->xchg_deadline
+  DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? MIN (p->xchg_deadline, p->pp_push_at)
              : p->state == GOSSIP_PEER_SYNCING  ? p->sync_deadline
                                                 : DL_TIME_NEVER;
   if (p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH
@@ -1024,6 +1216,8 @@ gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
   p->wait_deadline = DL_TIME_NEVER;
   p->sync_from = PROTO_NO_NODE;
   p->sync_deadline = DL_TIME_NEVER;
+  p->pp_target = PROTO_NO_NODE;
+  p->pp_push_at = DL_TIME_NEVER;
   return p;
 }
 
@@ -1048,6 +1242,7 @@ gossip_peer_free (GossipPeer *p)
 
 GossipPeerState gossip_peer_state (const GossipPeer *p) { return p->state; }
 gboolean gossip_peer_helper (const GossipPeer *p) { return p->helper; }
+float gossip_peer_pushpull_start (const GossipPeer *p) { return p->pp_start; }
 gboolean gossip_peer_synced (const GossipPeer *p) { return p->synced; }
 gboolean gossip_peer_connected (const GossipPeer *p) { return p->connected; }
 guint gossip_peer_rounds_done (const GossipPeer *p) { return p->rounds_done; }

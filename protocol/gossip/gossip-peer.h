@@ -54,6 +54,8 @@ gboolean gossip_peer_helper (const GossipPeer *p);
 /* took a model from another peer when it joined (model sync) */
 gboolean gossip_peer_synced (const GossipPeer *p);
 guint gossip_peer_rounds_done (const GossipPeer *p);
+/* push-pull: the value it drew when it joined (the sum of these is kept) */
+float gossip_peer_pushpull_start (const GossipPeer *p);
 const char *gossip_peer_error (const GossipPeer *p);
 /* (transfer none) */
 LearnWeights *gossip_peer_model (const GossipPeer *p);
