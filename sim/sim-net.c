@@ -703,7 +703,7 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
         /* [network] loss: each message on a peer link is lost with this
          * probability, independently (its own "loss" stream: a run without
          * loss draws nothing from it) */
-        sim_fact (w, m->to, m->from, "drop", proto_msg_type_name (m->msg.type));
+        sim_fact (w, m->from, m->to, "lost", "[network] loss");
       else if (m->via == PROTO_VIA_LINK)
         {
           /* what was sent on an open link arrives unless the receiver has

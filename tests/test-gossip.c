@@ -543,6 +543,119 @@ START_TEST (test_family_registry)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- push-pull */
+
+START_TEST (test_pushpull_arithmetic)
+{
+  /* the receiver takes the mean and answers with it; the pusher, with
+   * nothing in between, ends on the same mean */
+  float a = 0.125f, b = 0.75f;
+  float mean = gossip_pushpull_mean (b, a);
+  ck_assert_float_eq (mean, 0.4375f);
+  ck_assert_float_eq (gossip_pushpull_take (a, a, mean), mean);
+  /* a third peer's push changed the pusher meanwhile (0.125 -> 0.5): it
+   * moves by what the receiver moved, so the sum is kept */
+  float moved = gossip_pushpull_take (0.5f, a, mean);
+  ck_assert_float_eq_tol ((double) moved + mean, 0.5 + 0.75, 1e-7);
+}
+END_TEST
+
+/* Runs a hand-held push-pull world to its end: deliver everything, then
+ * move time to the earliest deadline and fire it, until every peer is done. */
+static void
+pp_run (GW *g)
+{
+  for (guint iter = 0; iter < 10000; iter++)
+    {
+      gw_settle (g);
+      gboolean all_done = TRUE;
+      for (guint i = 1; i <= g->n; i++)
+        all_done &= gossip_peer_state (gw_peer (g, i)) == GOSSIP_PEER_DONE;
+      if (all_done)
+        return;   /* every push is answered (a helper's notices would go on) */
+      DlTime t = DL_TIME_NEVER;
+      guint who = 0;
+      for (guint i = 0; i <= g->n; i++)
+        {
+          DlTime d = proto_machine_next_deadline (g->m[i]);
+          if (d < t)
+            t = d, who = i;
+        }
+      if (t == DL_TIME_NEVER)
+        return;
+      g->now = MAX (g->now, t);
+      gw_feed (g, who, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
+    }
+  ck_abort_msg ("push-pull world did not settle");
+}
+
+static ProtoConfig
+pp_cfg (guint n, guint rounds)
+{
+  ProtoConfig cfg = gossip_cfg (n, rounds, 2);
+  cfg.gossip_mode = PROTO_GOSSIP_MODE_PUSH_PULL;
+  cfg.cycle = 60 * DL_S;
+  cfg.leave_after_training = FALSE;
+  return cfg;
+}
+
+START_TEST (test_pushpull_two_peers_symmetric)
+{
+  /* two peers, each pushes to the other once a cycle: both ends of every
+   * exchange take the same mean, so after a cycle both hold (a + b) / 2 */
+  ProtoConfig cfg = pp_cfg (2, 3);
+  GW *g = gw_new (&cfg, 2, 1);
+  gw_start_all (g);
+  pp_run (g);
+  float a = gossip_peer_pushpull_start (gw_peer (g, 1));
+  float b = gossip_peer_pushpull_start (gw_peer (g, 2));
+  ck_assert_float_ne (a, b);
+  for (guint i = 1; i <= 2; i++)
+    {
+      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 3);
+    }
+  float x1 = learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0];
+  float x2 = learn_weights_data (gossip_peer_model (gw_peer (g, 2)))[0];
+  ck_assert_float_eq (x1, x2);
+  ck_assert_float_eq_tol (x1, ((double) a + b) / 2, 1e-7);
+  ck_assert_uint_eq (gw_count (g, "push-pull: exchanged"), 6);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_pushpull_keeps_sum)
+{
+  /* 9 peers, 5 cycles: every exchange keeps the sum of the values, and
+   * the spread shrinks */
+  guint n = 9;
+  ProtoConfig cfg = pp_cfg (n, 5);
+  GW *g = gw_new (&cfg, n, 1);
+  gw_start_all (g);
+  pp_run (g);
+  double s0 = 0, s1 = 0, v0 = 0, v1 = 0;
+  for (guint i = 1; i <= n; i++)
+    {
+      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      s0 += gossip_peer_pushpull_start (gw_peer (g, i));
+      s1 += learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0];
+    }
+  for (guint i = 1; i <= n; i++)
+    {
+      double a = gossip_peer_pushpull_start (gw_peer (g, i)) - s0 / n;
+      double b = learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0] - s1 / n;
+      v0 += a * a, v1 += b * b;
+    }
+  ck_assert_double_eq_tol (s1, s0, 1e-5);
+  ck_assert_double_lt (v1, v0 / 50);   /* 5 cycles at about 0.3 each: 1/400 expected */
+  ck_assert_uint_eq (gw_count (g, "push-pull: exchanged"), n * 5);
+  /* the coordinator recorded the factor of cycles 1..4 (values at the
+   * start of steps 1..5) */
+  ck_assert_uint_eq (gw_count (g, "variance_factor_ppm"), 4);
+  gw_free (g);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -567,6 +680,9 @@ suite (void)
   tcase_add_test (t, test_timeout_mixes_absent);
   tcase_add_test (t, test_fanout_draws);
   tcase_add_test (t, test_sparse_payload_sizes);
+  tcase_add_test (t, test_pushpull_arithmetic);
+  tcase_add_test (t, test_pushpull_two_peers_symmetric);
+  tcase_add_test (t, test_pushpull_keeps_sum);
   suite_add_tcase (s, t);
   return s;
 }
