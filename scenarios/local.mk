@@ -146,6 +146,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/reproductions/petals-1gbit-5ms.ini \
 	scenarios/reproductions/petals-100mbit-5ms.ini \
 	scenarios/reproductions/petals-100mbit-100ms.ini \
+	scenarios/reproductions/pushpull-10k.ini \
+	scenarios/reproductions/pushpull-10k-loss10.ini \
+	scenarios/reproductions-large/pushpull-100k.ini \
 	scenarios/regression/consensus-mean-10.ini \
 	scenarios/regression/consensus-mean-3.ini \
 	scenarios/regression/consensus-secure-10.ini \

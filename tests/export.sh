@@ -10,7 +10,10 @@ digest () {
                 SELECT key, value FROM summary WHERE run_id = 1 ORDER BY key" | md5sum
 }
 n=0
-for f in $(find "$SRC/scenarios" -name '*.ini' | sort); do
+# scenarios/reproductions-large/ is left out: 100 000 peers write 2 GB of
+# events a run (make check-reproductions runs it); pushpull-10k.ini, the
+# same keys at 10 000, is exported here
+for f in $(find "$SRC/scenarios" -name '*.ini' -not -path '*/reproductions-large/*' | sort); do
   name=$(basename "$f" .ini)
   case $f in
     */scenarios/data/*)

@@ -138,6 +138,13 @@ check-robust-search: dlsim
 	done
 .PHONY: check-robust-search
 
+# `make check-reproductions` (about a minute, 1 GB): the reproductions too
+# large for make check, scenarios/reproductions-large/ (push-pull averaging
+# at 100 000 nodes: docs/reproductions.md), events not recorded; run by .ci/run
+check-reproductions: dlsim
+	./dlsim$(EXEEXT) check --no-events $(srcdir)/scenarios/reproductions-large
+.PHONY: check-reproductions
+
 # `make check-scenario-fuzz` (a few minutes under the sanitizers): 400
 # mutated copies of the shipped scenario files, seeded, through dlsim run:
 # every one ends with exit 0, 1 or 2, and no crash, sanitizer report, GLib
