@@ -304,6 +304,8 @@ tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **erro
     bad = "[peers] nat";
   else if (c->connect_failure > 0)
     bad = "[network] connect_failure";
+  else if (c->loss > 0)
+    bad = "[network] loss";
   else if (c->proto.coordinator_replicas > 1)
     bad = "[protocol] coordinator_replicas > 1 (the testbed runs one coordinator)";
   for (guint i = 0; !bad && i < c->actions->len; i++)
