@@ -385,6 +385,25 @@ finish (GossipPeer *p, ProtoOutbox *out)
   helper_ready (p, out);
 }
 
+/* The peer's step (a push-pull cycle) is over: count it, observe its end
+ * (value and detail), and go on: help, finish, or train again. */
+static void
+end_step (GossipPeer *p, ProtoOutbox *out, int64_t value, const char *detail)
+{
+  if (!p->helper)
+    p->rounds_done++;
+  p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, PROTO_NO_NODE, -1,
+                        value, "%s", detail);
+  clear_step (p);
+  if (p->helper)
+    helper_ready (p, out);
+  else if (p->rounds_done >= p->cfg.rounds)
+    finish (p, out);
+  else
+    start_training (p, out);
+}
+
 /* Every neighbour answered or was given up: mix, end the step. */
 static void
 maybe_complete (GossipPeer *p, ProtoOutbox *out)
@@ -413,18 +432,9 @@ maybe_complete (GossipPeer *p, ProtoOutbox *out)
   learn_weights_unref (p->model);
   p->model = mixed;
   mix_inbox (p, out);
-  if (!p->helper)
-    p->rounds_done++;
-  p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, PROTO_NO_NODE, -1,
-                        got + 1, "%smixed %u of %u neighbours", p->helper ? "helper: " : "", got, p->nbrs->len);
-  clear_step (p);
-  if (p->helper)
-    helper_ready (p, out);
-  else if (p->rounds_done >= p->cfg.rounds)
-    finish (p, out);
-  else
-    start_training (p, out);
+  g_autofree char *detail = g_strdup_printf ("%smixed %u of %u neighbours", p->helper ? "helper: " : "", got,
+                                             p->nbrs->len);
+  end_step (p, out, got + 1, detail);
 }
 
 static void
@@ -811,18 +821,8 @@ pp_cycle_done (GossipPeer *p, ProtoOutbox *out, const char *how)
   p->pp_target = PROTO_NO_NODE;
   p->pp_push_at = DL_TIME_NEVER;
   p->pp_waiting = FALSE;
-  if (!p->helper)
-    p->rounds_done++;
-  p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, PROTO_NO_NODE, -1, 1,
-                        "push-pull: %s", how);
-  clear_step (p);
-  if (p->helper)
-    helper_ready (p, out);
-  else if (p->rounds_done >= p->cfg.rounds)
-    finish (p, out);
-  else
-    start_training (p, out);
+  g_autofree char *detail = g_strconcat ("push-pull: ", how, NULL);
+  end_step (p, out, 1, detail);
 }
 
 static void
