@@ -100,6 +100,12 @@ expect 2 "\\[protocol\\] max_connection_retry: applies to family = disco only, n
 expect 2 "\\[protocol\\] straggler_policy: 'slowest': expected wait, deadline, drop-slowest, async or mixed" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.straggler_policy=slowest -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] discovery: kademlia has no coordinator steps to wait in: it needs straggler_policy = async" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.discovery=kademlia -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] discovery: 'dht': expected coordinator or kademlia" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.discovery=dht -o "$tmp/fam.db"
+# push-pull averaging's keys (protocol/gossip/gossip-keys.c) and [network] loss
+expect 2 "\\[protocol\\] gossip_mode: 'bogus': expected sgd or push-pull" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.gossip_mode=bogus -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] gossip_mode: push-pull runs cycle after cycle: it needs straggler_policy = wait" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.gossip_mode=push-pull --set protocol.straggler_policy=async -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] cycle: must be more than 0" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.gossip_mode=push-pull --set protocol.cycle=0s -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] gossip_mode: applies to family = gossip only" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.gossip_mode=push-pull -o "$tmp/fam.db"
+expect 2 "\\[network\\] loss: '1.5' is not a probability" -- "$DLSIM" run "$tmp/ok.ini" --set network.loss=1.5 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] drop_factor: must be at least 1" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.drop_factor=0.5 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] keep: '0%': expected a share" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-k --set protocol.keep=0% -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] sparsify: 'top-3': expected none, random-k or top-k" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.sparsify=top-3 -o "$tmp/fam.db"
