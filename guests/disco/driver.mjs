@@ -1,0 +1,387 @@
+// driver.mjs - DISCO's own TypeScript as a dlsim guest (docs/guest.md,
+// "DISCO as a guest").  One Node process hosts DISCO's real server
+// (server/src/controllers/decentralized_controller.ts DecentralizedController)
+// as node S and real DecentralizedClients
+// (discojs/src/client/decentralized/decentralized_client.ts) as p1..pN, and
+// maps dlsim's line protocol onto them:
+//
+//   - a client's WebSocket to the server (isomorphic-ws, shims/ws.mjs) is the
+//     node's stream: every frame is a `send ... stream` line, both ways, and
+//     the server gets one in-memory socket per client through
+//     DecentralizedController.handle(ws);
+//   - simple-peer (shims/simple-peer.mjs) is one end of a dlsim link: `open`
+//     when DISCO's PeerPool makes the peer, `connect` once this end has sent
+//     and received its signal (offer and answer travel through the real
+//     server as SignalForPeer), dlsim's link-up is simple-peer's 'connect',
+//     and every chunk DISCO's Peer writes is a `send ... link` line;
+//   - the timers (setTimeout, setInterval, Date.now) run on a fake clock: a
+//     line moves it to the line's time, a `deadline` line fires the node's
+//     timers due by then, and the node's earliest timer is its `deadline`;
+//   - training: each round is DISCO's e2e test's (server/tests/e2e/
+//     decentralized.spec.ts simulateClient): onRoundBeginCommunication,
+//     `train R` (dlsim's compute time), onRoundEndCommunication with the
+//     weights injected, not trained: WeightsContainer.of four numbers drawn
+//     from the peer's seed.
+//
+// TYPE is DISCO's message type name (client/messages.ts `type`), SIZE the
+// bytes DISCO wrote (a msgpack frame; on a link the chunk with Peer's
+// header), DATA those bytes in base64.
+//
+//     node driver.mjs [--disco-src DIR]        (or DISCO_SRC=DIR)
+import { EventEmitter } from "node:events";
+import { createRequire, register } from "node:module";
+import { createInterface } from "node:readline";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+// tfjs greets on stdout, which is dlsim's: every log goes to stderr
+for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(...a);
+const out = process.stdout;
+const realSetImmediate = setImmediate;
+
+function fail(text) {
+  process.stderr.write(`disco guest: ${text}\n`);
+  process.exit(2);
+}
+
+// --- the checkout
+let discoSrc = process.env.DISCO_SRC;
+const argi = process.argv.indexOf("--disco-src");
+if (argi >= 0) discoSrc = process.argv[argi + 1];
+if (!discoSrc) fail("no DISCO checkout: give --disco-src DIR or set DISCO_SRC (guests/disco/install.sh prepares one)");
+discoSrc = fs.realpathSync(path.resolve(discoSrc));
+const built = (rel) => {
+  const f = path.join(discoSrc, rel);
+  if (!fs.existsSync(f)) fail(`${f} is missing: run guests/disco/install.sh --disco-src ${discoSrc}`);
+  return pathToFileURL(f).href;
+};
+
+// --- the fake clock (before DISCO's code loads)
+const EPOCH_MS = 1_700_000_000_000;
+let nowNs = 0;
+let ctx = null;                       // the node whose code runs now
+let timerSeq = 0;
+const timers = new Map();             // id -> { id, owner, when, ms, fn, args, repeat }
+
+class FakeTimeout {
+  constructor(id) { this.id = id; }
+  ref() { return this; }
+  unref() { return this; }
+  hasRef() { return true; }
+  refresh() {
+    const t = timers.get(this.id);
+    if (t) t.when = nowNs + t.ms * 1e6;
+    return this;
+  }
+  [Symbol.toPrimitive]() { return this.id; }
+}
+
+function addTimer(fn, ms, args, repeat) {
+  ms = Number(ms);
+  if (!(ms >= 1 && ms <= 2147483647)) ms = 1;      // as Node's timers
+  const id = ++timerSeq;
+  timers.set(id, { id, owner: ctx, when: nowNs + Math.round(ms * 1e6), ms, fn, args, repeat });
+  return new FakeTimeout(id);
+}
+globalThis.setTimeout = (fn, ms, ...args) => addTimer(fn, ms, args, false);
+globalThis.setInterval = (fn, ms, ...args) => addTimer(fn, ms, args, true);
+globalThis.clearTimeout = globalThis.clearInterval = (h) => {
+  if (h !== undefined && h !== null) timers.delete(typeof h === "object" ? h.id : Number(h));
+};
+Date.now = () => EPOCH_MS + Math.floor(nowNs / 1e6);
+
+function nextTimer(node) {
+  let best = null;
+  for (const t of timers.values())
+    if (t.owner === node && (best === null || t.when < best.when || (t.when === best.when && t.id < best.id)))
+      best = t;
+  return best;
+}
+
+// let every promise continuation run (nothing here does real I/O)
+async function drain() {
+  for (let i = 0; i < 4; i++) await new Promise((r) => realSetImmediate(r));
+}
+
+// --- the answer to the current line
+let actions = [];
+function act(node, ...words) {
+  if (node !== ctx) {
+    process.stderr.write(`disco guest: ${node} acted during ${ctx}'s line: ${words.join(" ")} (dropped)\n`);
+    return;
+  }
+  actions.push(words.join(" "));
+}
+const word = (s) => String(s).replace(/\s+/g, "-") || "-";
+
+// --- DISCO's code, through the resolve hook
+register("./hooks.mjs", import.meta.url);
+const uuid = await import("./shims/uuid.mjs");
+const disco = await import(built("discojs/dist/index.js"));
+const { PeerConnection } = await import(built("discojs/dist/client/event_connection.js"));
+const { DecentralizedController } = await import(built("server/dist/controllers/decentralized_controller.js"));
+const msgpack = createRequire(path.join(discoSrc, "discojs/package.json"))("@msgpack/msgpack");
+const MsgType = disco.client.messages.type;
+
+// the base model comes over HTTP in DISCO (Client.getLatestModel); the
+// weights here are injected, so no model is fetched
+disco.client.Client.prototype.getLatestModel = async function () { return undefined; };
+
+// A frame's DISCO type name, from its msgpack `type` field.
+function typeName(bytes) {
+  try {
+    const m = msgpack.decode(bytes);
+    return { name: MsgType[m.type] ?? "Unknown", msg: m };
+  } catch {
+    return { name: "Unknown", msg: null };
+  }
+}
+
+// --- the nodes
+let rounds = 1;
+let minParticipants = 1;
+const peers = new Map();              // name -> peer state
+const uuidToNode = new Map();
+let server = null;                    // { controller, conns: Map peer -> socket, listed }
+
+function splitmix(seed) {
+  let s = BigInt.asUintN(64, BigInt(seed));
+  return () => {
+    s = BigInt.asUintN(64, s + 0x9e3779b97f4a7c15n);
+    let z = s;
+    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+    z ^= z >> 31n;
+    return Number(z >> 11n) / 2 ** 53;
+  };
+}
+
+// The server's end of a client's socket: what DecentralizedController.handle
+// reads (on 'message', on 'close') and writes (send).
+class ServerSocket extends EventEmitter {
+  constructor(peer) { super(); this.peer = peer; }
+  send(data) {
+    const bytes = Buffer.from(data);
+    const { name, msg } = typeName(bytes);
+    if (name === "NewDecentralizedNodeInfo") uuidToNode.set(msg.id, this.peer);
+    if (name === "PeersForRound" && msg.aggregationRound + 1 > server.listed) {
+      server.listed = msg.aggregationRound + 1;
+      act("S", "list", server.listed, msg.peers.length + 1);
+    }
+    act("S", "send", this.peer, "stream", name, bytes.length, bytes.toString("base64"));
+  }
+}
+
+function makeTask() {
+  const task = disco.defaultTasks.cifar10.getTask();
+  return { ...task, trainingInformation: { ...task.trainingInformation, minNbOfParticipants: minParticipants } };
+}
+
+async function runPeer(p) {
+  try {
+    await p.client.connect();
+    let weights = disco.WeightsContainer.of(p.input);
+    for (let r = 1; r <= rounds; r++) {
+      await p.client.onRoundBeginCommunication();
+      act(p.name, "train", r);
+      await new Promise((resolve) => { p.trained = resolve; });
+      weights = await p.client.onRoundEndCommunication(weights);
+      const w0 = (await weights.weights[0].data())[0];
+      act(p.name, "round", r);
+      act(p.name, "metric", "w0_ppm", Math.round(w0 * 1e6), r);
+    }
+    act(p.name, "state", "done");
+    act(p.name, "finished");
+  } catch (e) {
+    if (!p.left) act(p.name, "failed", word(e?.message ?? e));
+  }
+}
+
+// what the shims call
+globalThis.__discoGuest = {
+  socketCreated(sock) {
+    const p = peers.get(ctx);
+    if (p === undefined) throw new Error(`a WebSocket made outside a peer (${ctx})`);
+    sock.node = p.name;
+    p.sock = sock;
+  },
+  socketSend(sock, bytes) {
+    act(sock.node, "send", "S", "stream", typeName(bytes).name, bytes.length, bytes.toString("base64"));
+  },
+  socketClose(sock) {
+    const p = peers.get(sock.node);
+    if (!p.left) act(sock.node, "disconnect");
+    p.left = true;
+    queueMicrotask(() => sock._closed());
+  },
+  peerCreated(sp) { sp.node = ctx; },
+  peerSignalled(sp) { act(sp.node, "connect", sp.remote); },
+  peerSend(sp, chunk) {
+    // Peer's chunk: message id (2), chunk number (1), and on the first the
+    // chunk count (1); a message in one chunk names its type
+    const first = chunk.length >= 4 && chunk.readUInt8(2) === 0 && chunk.readUInt8(3) === 1;
+    const name = first ? typeName(chunk.subarray(4)).name : "Chunk";
+    act(sp.node, "send", sp.remote, "link", name, chunk.length, chunk.toString("base64"));
+  },
+  peerDestroy(sp) {
+    const p = peers.get(sp.node);
+    if (p?.links.get(sp.remote) === sp) p.links.delete(sp.remote);
+    act(sp.node, "close", sp.remote);
+  },
+};
+
+// PeerPool.getPeers makes a Peer (over our SimplePeer) and connects it: here
+// the SimplePeer learns which dlsim node the other end is, and opens its link
+const connect = PeerConnection.prototype.connect;
+PeerConnection.prototype.connect = function () {
+  const sp = this.peer.peer;
+  const remote = uuidToNode.get(this.peer.id);
+  if (remote === undefined) throw new Error(`unknown peer id ${this.peer.id}`);
+  sp.remote = remote;
+  peers.get(sp.node).links.set(remote, sp);
+  if (sp.initiator) act(sp.node, "open", remote, "initiator");
+  else act(sp.node, "open", remote);
+  const done = connect.call(this);
+  sp._start();
+  return done;
+};
+
+// an error nobody catches ends a Node client: here it fails that peer
+function uncaught(e) {
+  const p = peers.get(ctx);
+  if (p === undefined) {
+    process.stderr.write(`disco guest: uncaught in ${ctx}: ${e?.stack ?? e}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`disco guest: ${ctx}: uncaught: ${e?.stack ?? e}\n`);
+  act(ctx, "failed", word(`uncaught: ${e?.message ?? e}`));
+}
+process.on("unhandledRejection", uncaught);
+process.on("uncaughtException", uncaught);
+
+// --- the lines
+async function handle(words) {
+  const [verb, node] = words;
+  switch (verb) {
+    case "hello":
+      uuid.seed(words[2]);
+      rounds = Number(words[3]);
+      minParticipants = Number(words[4]);
+      return;
+    case "new":
+      if (words[2] === "coordinator") {
+        server = { controller: new DecentralizedController(makeTask()), conns: new Map(), listed: 0 };
+        act(node, "state", "serving");
+      } else {
+        const rand = splitmix(words[3]);
+        const p = {
+          name: node, left: false, links: new Map(), sock: null, trained: null,
+          input: [rand(), rand(), rand(), rand()],
+        };
+        peers.set(node, p);
+        p.client = new disco.client.decentralized.DecentralizedClient(
+          new URL("http://disco.invalid/"), makeTask(), new disco.aggregator.MeanAggregator(0, 1, "relative"));
+        p.client.on("status", (s) => act(node, "state", word(s)));
+        act(node, "state", "connecting");
+        runPeer(p);
+      }
+      return;
+    case "start":
+      peers.get(node).sock._opened();
+      return;
+    case "msg": {
+      const [, , , from, via, , data] = words;
+      const bytes = Buffer.from(data, "base64");
+      if (node === "S") {
+        let ws = server.conns.get(from);
+        if (ws === undefined) {
+          ws = new ServerSocket(from);
+          server.conns.set(from, ws);
+          server.controller.handle(ws);
+        }
+        ws.emit("message", bytes);
+      } else if (via === "stream") {
+        peers.get(node).sock?._message(bytes);
+      } else {
+        peers.get(node).links.get(from)?._data(bytes);
+      }
+      return;
+    }
+    case "deadline": {
+      const until = Number(words[2]);
+      for (let t = nextTimer(node); t !== null && t.when <= until; t = nextTimer(node)) {
+        if (t.repeat) t.when += Math.round(t.ms * 1e6);
+        else timers.delete(t.id);
+        t.fn(...t.args);
+        await drain();
+      }
+      return;
+    }
+    case "trained": {
+      const p = peers.get(node);
+      const go = p.trained;
+      p.trained = null;
+      go?.();
+      return;
+    }
+    case "link-up":
+      peers.get(node).links.get(words[3])?._up();
+      return;
+    case "link-failed":
+      peers.get(node).links.get(words[3])?._gone("Ice connection failed.");
+      return;
+    case "link-closed":
+      peers.get(node).links.get(words[3])?._gone(null);
+      return;
+    case "stream-closed":
+      if (node === "S") {
+        const ws = server.conns.get(words[3]);
+        server.conns.delete(words[3]);
+        ws?.emit("close");
+      } else {
+        peers.get(node).sock?._closed();
+      }
+      return;
+    case "leave": {
+      const p = peers.get(node);
+      p.left = true;
+      p.client.disconnect().catch(() => {});
+      return;
+    }
+    case "free":
+    case "bye":
+      return;
+    default:
+      throw new Error(`unknown line: ${words.join(" ")}`);
+  }
+}
+
+const TIMED = new Set(["start", "msg", "deadline", "trained", "link-up", "link-failed",
+  "link-closed", "stream-closed", "leave"]);
+
+async function line(text) {
+  const words = text.split(" ");
+  const [verb, node] = words;
+  ctx = verb === "hello" || verb === "bye" ? null : node;
+  if (TIMED.has(verb)) nowNs = Math.max(nowNs, Number(words[2]));
+  actions = [];
+  try {
+    await handle(words);
+  } catch (e) {
+    uncaught(e);
+  }
+  await drain();
+  if (verb !== "hello" && verb !== "bye" && verb !== "free") {
+    const t = nextTimer(node);
+    actions.push(t === null ? "deadline never" : `deadline ${t.when}`);
+  }
+  actions.push("quiet");
+  out.write(actions.join("\n") + "\n");
+  if (verb === "bye") process.exit(0);
+}
+
+let chain = Promise.resolve();
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+rl.on("line", (text) => { chain = chain.then(() => line(text)); });
+rl.on("close", () => { chain.then(() => process.exit(0)); });

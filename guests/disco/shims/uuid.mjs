@@ -1,0 +1,27 @@
+// uuid, seeded: DISCO's server names each client with uuid v4
+// (DecentralizedController.handle), and the ids decide which end of a link
+// initiates (PeerPool.getPeers) and the order of immutable Maps.  The
+// stream is splitmix64 from the seed of dlsim's `hello` line.
+const MASK = (1n << 64n) - 1n;
+let state = 0n;
+
+export function seed(s) { state = BigInt.asUintN(64, BigInt(s)); }
+
+function next64() {
+  state = (state + 0x9e3779b97f4a7c15n) & MASK;
+  let z = state;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
+  return z ^ (z >> 31n);
+}
+
+export function v4() {
+  const hex = (next64().toString(16).padStart(16, "0") +
+               next64().toString(16).padStart(16, "0")).split("");
+  hex[12] = "4";                                         // version 4
+  hex[16] = "89ab"[parseInt(hex[16], 16) & 3];           // variant 10xx
+  const h = hex.join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export default { v4, seed };
