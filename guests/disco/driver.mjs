@@ -187,6 +187,10 @@ async function runPeer(p) {
       act(p.name, "train", r);
       await new Promise((resolve) => { p.trained = resolve; });
       weights = await p.client.onRoundEndCommunication(weights);
+      // `round r` is the peer's r-th round: dlsim takes it both as the
+      // round that ended and as the count of rounds done, so a late
+      // joiner's first round (the server's third, say) ends "round 1"
+      // (docs/guest.md, "DISCO as a guest")
       const w0 = (await weights.weights[0].data())[0];
       act(p.name, "round", r);
       act(p.name, "metric", "w0_ppm", Math.round(w0 * 1e6), r);
