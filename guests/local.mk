@@ -3,5 +3,14 @@
 # (../../guests/...) works from $(pkgdatadir) as from the source tree.
 nobase_dist_pkgdata_DATA += \
 	guests/pushpull/pushpull.py \
+	guests/disco/install.sh \
+	guests/disco/run.sh \
+	guests/disco/driver.mjs \
+	guests/disco/hooks.mjs \
+	guests/disco/shims/empty.mjs \
+	guests/disco/shims/sharp.mjs \
+	guests/disco/shims/simple-peer.mjs \
+	guests/disco/shims/uuid.mjs \
+	guests/disco/shims/ws.mjs \
 	$(NULL)
 EXTRA_DIST += guests/README.md

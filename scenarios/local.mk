@@ -31,6 +31,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/guest/pushpull.ini \
+	scenarios/guest/disco-three-rounds.ini \
+	scenarios/guest/disco-leave.ini \
+	scenarios/guest/disco-late-joiner.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \

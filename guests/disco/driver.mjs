@@ -35,8 +35,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-// tfjs greets on stdout, which is dlsim's: every log goes to stderr
-for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(...a);
+// tfjs greets on stdout, which is dlsim's: every log goes to stderr, and
+// tfjs-backend-cpu's advice to install tfjs-node (a native binary) not at all
+const toStderr = console.error;
+for (const k of ["log", "info", "debug", "warn"])
+  console[k] = (...a) => { if (!String(a[0]).includes("TensorFlow.js in Node.js")) toStderr(...a); };
 const out = process.stdout;
 const realSetImmediate = setImmediate;
 
