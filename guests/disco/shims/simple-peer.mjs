@@ -1,9 +1,12 @@
 // simple-peer, as one end of a dlsim link.  DISCO's Peer (peer.ts) wraps
 // it: the signals it emits still travel through DISCO's server as
 // SignalForPeer (PeerConnection.connect), and the driver
-// (globalThis.__discoGuest) says `open` when the end is made and `connect`
-// when this end has both sent and received its signal; dlsim's link-up
-// fires 'connect', and chunks go out as `send PEER link` lines.
+// (globalThis.__discoGuest) says `open` when the end is made and, at the
+// initiator, `connect` when the answer to its offer comes back: both sides
+// have signalled, and the link comes up link_setup later (as WebRTC's ICE
+// starts from the offerer once it holds the answer; dlsim's disco family
+// does the same, proto-peer-pool.c).  dlsim's link-up fires 'connect', and
+// chunks go out as `send PEER link` lines.
 import { EventEmitter } from "node:events";
 
 const host = () => globalThis.__discoGuest;
@@ -31,10 +34,7 @@ export default class SimplePeer extends EventEmitter {
   signal(data) {
     if (this.destroyed) return;
     if (data.type === "offer" && !this.initiator) {
-      queueMicrotask(() => {
-        this.emit("signal", { type: "answer", sdp: SDP });
-        host().peerSignalled(this);
-      });
+      queueMicrotask(() => this.emit("signal", { type: "answer", sdp: SDP }));
     } else if (data.type === "answer" && this.initiator) {
       host().peerSignalled(this);
     }
