@@ -5,6 +5,7 @@ nobase_dist_pkgdata_DATA += \
 	guests/pushpull/pushpull.py \
 	guests/disco/install.sh \
 	guests/disco/run.sh \
+	guests/disco/twin.sh \
 	guests/disco/driver.mjs \
 	guests/disco/hooks.mjs \
 	guests/disco/shims/empty.mjs \

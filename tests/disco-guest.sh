@@ -24,11 +24,6 @@ names="three-rounds leave late-joiner"
 
 expect 0 "3 passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco-*.ini
 
-# the C twin of a guest file: DISCO's family at #775, the same timings
-twin () {
-  sed -e 's/^family = guest$/family = disco\nversion = disco-775/' -e '/^guest_command/d' \
-      -e 's/^\[compute\]$/[model]\nkind = none\nsize = 4\n\n[compute]/' "$1"
-}
 # messages sent per type, the guest's type names as DISCO's C rendering names them
 types () {
   sqlite3 "$1" "SELECT CASE WHEN msg = 'Guest' THEN detail ELSE msg END, COUNT(*) FROM events
@@ -41,7 +36,7 @@ for n in $names; do
   expect 0 "1 run into" -- "$DLSIM" run "$f" -o "$tmp/$n-again.db"
   [ "$(rowdump "$tmp/$n.db")" = "$(rowdump "$tmp/$n-again.db")" ] && ok "$n: same tables twice" || ko "$n: two runs of the DISCO guest differ"
 
-  twin "$f" > "$tmp/c-$n.ini"
+  sh "$src/guests/disco/twin.sh" "$f" > "$tmp/c-$n.ini"
   expect 0 "1 run into" -- "$DLSIM" run "$tmp/c-$n.ini" -o "$tmp/c-$n.db"
   expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/c-$n.db" "$tmp/$n.db"
   a=$(types "$tmp/c-$n.db"); b=$(types "$tmp/$n.db")
