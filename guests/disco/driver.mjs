@@ -43,8 +43,13 @@ for (const k of ["log", "info", "debug", "warn"])
 const out = process.stdout;
 const realSetImmediate = setImmediate;
 
-function fail(text) {
+// A guest that cannot start says why, and exits once it has read dlsim's
+// first line: exiting before would race dlsim's write of it, and the error
+// dlsim records would depend on which came first.
+async function fail(text) {
   process.stderr.write(`disco guest: ${text}\n`);
+  const rl = createInterface({ input: process.stdin });
+  await new Promise((resolve) => { rl.once("line", resolve); rl.once("close", resolve); });
   process.exit(2);
 }
 
@@ -52,11 +57,12 @@ function fail(text) {
 let discoSrc = process.env.DISCO_SRC;
 const argi = process.argv.indexOf("--disco-src");
 if (argi >= 0) discoSrc = process.argv[argi + 1];
-if (!discoSrc) fail("no DISCO checkout: give --disco-src DIR or set DISCO_SRC (guests/disco/install.sh prepares one)");
+if (!discoSrc) await fail("no DISCO checkout: give --disco-src DIR or set DISCO_SRC (guests/disco/install.sh prepares one)");
+if (!fs.existsSync(discoSrc)) await fail(`${discoSrc}: no such folder (DISCO_SRC or --disco-src)`);
 discoSrc = fs.realpathSync(path.resolve(discoSrc));
-const built = (rel) => {
+const built = async (rel) => {
   const f = path.join(discoSrc, rel);
-  if (!fs.existsSync(f)) fail(`${f} is missing: run guests/disco/install.sh --disco-src ${discoSrc}`);
+  if (!fs.existsSync(f)) await fail(`${f} is missing: run guests/disco/install.sh --disco-src ${discoSrc}`);
   return pathToFileURL(f).href;
 };
 
@@ -121,9 +127,9 @@ const word = (s) => String(s).replace(/\s+/g, "-") || "-";
 // --- DISCO's code, through the resolve hook
 register("./hooks.mjs", import.meta.url);
 const uuid = await import("./shims/uuid.mjs");
-const disco = await import(built("discojs/dist/index.js"));
-const { PeerConnection } = await import(built("discojs/dist/client/event_connection.js"));
-const { DecentralizedController } = await import(built("server/dist/controllers/decentralized_controller.js"));
+const disco = await import(await built("discojs/dist/index.js"));
+const { PeerConnection } = await import(await built("discojs/dist/client/event_connection.js"));
+const { DecentralizedController } = await import(await built("server/dist/controllers/decentralized_controller.js"));
 const msgpack = createRequire(path.join(discoSrc, "discojs/package.json"))("@msgpack/msgpack");
 const MsgType = disco.client.messages.type;
 
