@@ -2,12 +2,12 @@
 # tests/disco-guest.sh — DISCO's own TypeScript as a guest (guests/disco/,
 # docs/guest.md "DISCO as a guest") on the three scenarios of issue 36
 # (scenarios/guest/disco-*.ini: three rounds, a leave after round 1, a late
-# joiner): dlsim check; the same tables twice; and against dlsim's C
-# machines (family = disco, version = disco-775, the model four floats as
-# the guest's injected weights) through dlsim compare: the discrete facts,
-# the messages per type, and every round's list time within 5 ms.
-# It needs a DISCO checkout prepared by guests/disco/install.sh, named by
-# DISCO_SRC; without one it says SKIP.
+# joiner): dlsim check; the same tables twice; against dlsim's C machines
+# (guests/disco/twin.sh: family = disco, version = disco-775) through dlsim
+# compare: the discrete facts, the messages per type, and every round's list
+# time within 5 ms; and explore finding and shrinking a failure that
+# reproduces on both.  It needs a DISCO checkout prepared by
+# guests/disco/install.sh, named by DISCO_SRC; without one it says SKIP.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
@@ -52,6 +52,18 @@ for n in $names; do
     ko "$n: round lists differ"; paste -d' ' "$tmp/c-$n.lists" "$tmp/$n.lists"
   fi
 done
+
+# dlsim explore on DISCO's real code: a leave in round 1 leaves the others
+# waiting below min_participants (progress), shrunk to a file that
+# reproduces on the guest and on its disco-775 twin.  A found file keeps the
+# scenario's relative guest_command, so it is written two folders deep
+# beside a link to guests/.
+mkdir -p "$tmp/x/found" && ln -s "$src/guests" "$tmp/guests"
+expect 0 "progress in" -- "$DLSIM" explore "$src/scenarios/guest/disco-three-rounds.ini" -n 3 \
+  --faults link-fail,crash,leave --found "$tmp/x/found"
+expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp"/x/found/*.ini
+for f in "$tmp"/x/found/*.ini; do sh "$src/guests/disco/twin.sh" "$f" > "$tmp/x/twin.ini"; done
+expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/x/twin.ini"
 
 # a missing checkout is a clear error that names it
 expect 1 "no DISCO checkout" -- env DISCO_SRC= "$DLSIM" run "$src/scenarios/guest/disco-three-rounds.ini" -o "$tmp/none.db"
