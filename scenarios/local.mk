@@ -34,6 +34,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/guest/disco-three-rounds.ini \
 	scenarios/guest/disco-leave.ini \
 	scenarios/guest/disco-late-joiner.ini \
+	scenarios/guest/disco-link-fail.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/disco-guest.sh — DISCO's own TypeScript as a guest (guests/disco/,
-# docs/guest.md "DISCO as a guest") on the three scenarios of issue 36
-# (scenarios/guest/disco-*.ini: three rounds, a leave after round 1, a late
-# joiner): dlsim check; the same tables twice; against dlsim's C machines
+# docs/guest.md "DISCO as a guest") on the three scenarios of issue 36 and
+# one more (scenarios/guest/disco-*.ini: three rounds, a leave after round 1,
+# a late joiner, a link that never comes up): dlsim check; the same tables twice; against dlsim's C machines
 # (guests/disco/twin.sh: family = disco, version = disco-775) through dlsim
 # compare: the discrete facts, the messages per type, and every round's list
 # time within 5 ms; and explore finding and shrinking a failure that
@@ -20,9 +20,9 @@ if ! command -v node >/dev/null || [ ! -f "$DISCO_SRC/server/dist/controllers/de
   exit 77
 fi
 export DISCO_SRC
-names="three-rounds leave late-joiner"
+names="three-rounds leave late-joiner link-fail"
 
-expect 0 "3 passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco-*.ini
+expect 0 "4 passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco-*.ini
 
 # messages sent per type, the guest's type names as DISCO's C rendering names them
 types () {

@@ -123,6 +123,7 @@ function act(node, ...words) {
   actions.push(words.join(" "));
 }
 const word = (s) => String(s).replace(/\s+/g, "-") || "-";
+const text = (s) => String(s).replace(/\s+/g, " ").trim() || "-";
 
 // --- DISCO's code, through the resolve hook
 register("./hooks.mjs", import.meta.url);
@@ -207,7 +208,7 @@ async function runPeer(p) {
     act(p.name, "state", "done");
     act(p.name, "finished");
   } catch (e) {
-    if (!p.left) act(p.name, "failed", word(e?.message ?? e));
+    if (!p.left) act(p.name, "failed", text(e?.message ?? e));
   }
 }
 
@@ -260,15 +261,19 @@ PeerConnection.prototype.connect = function () {
   return done;
 };
 
-// an error nobody catches ends a Node client: here it fails that peer
+// an error nobody catches ends a Node client's process: the peer fails and
+// its stream and links close (dlsim's disco family, [peers] runtime = node)
 function uncaught(e) {
   const p = peers.get(ctx);
   if (p === undefined) {
     process.stderr.write(`disco guest: uncaught in ${ctx}: ${e?.stack ?? e}\n`);
     process.exit(1);
   }
-  process.stderr.write(`disco guest: ${ctx}: uncaught: ${e?.stack ?? e}\n`);
-  act(ctx, "failed", word(`uncaught: ${e?.message ?? e}`));
+  process.stderr.write(`disco guest: ${ctx}: uncaught: ${e?.message ?? e}\n`);
+  if (p.left) return;
+  p.left = true;
+  act(ctx, "failed", text(`uncaught: ${e?.message ?? e}`));
+  act(ctx, "disconnect");
 }
 process.on("unhandledRejection", uncaught);
 process.on("uncaughtException", uncaught);

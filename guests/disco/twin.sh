@@ -3,6 +3,8 @@
 # with family = disco, version = disco-775 (dlsim's C rendering of the same
 # DISCO code) instead of the guest, and its model four floats, the size of
 # the weights the guest's clients inject (driver.mjs), so that a Payload
-# costs about what the guest's does.
+# costs about what the guest's does, and its clients Node processes
+# ([peers] runtime = node: an uncaught error ends one), as the guest's are.
 exec sed -e 's/^family = guest$/family = disco\nversion = disco-775/' -e '/^guest_command/d' \
-         -e 's/^\[compute\]$/[model]\nkind = none\nsize = 4\n\n[compute]/' "${1:?usage: twin.sh FILE}"
+         -e 's/^\[compute\]$/[model]\nkind = none\nsize = 4\n\n[compute]/' \
+         -e 's/^\[peers\]$/[peers]\nruntime = node/' "${1:?usage: twin.sh FILE}"
