@@ -155,16 +155,10 @@ const peers = new Map();              // name -> peer state
 const uuidToNode = new Map();
 let server = null;                    // { controller, conns: Map peer -> socket, listed }
 
-function splitmix(seed) {
-  let s = BigInt.asUintN(64, BigInt(seed));
-  return () => {
-    s = BigInt.asUintN(64, s + 0x9e3779b97f4a7c15n);
-    let z = s;
-    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
-    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
-    z ^= z >> 31n;
-    return Number(z >> 11n) / 2 ** 53;
-  };
+// numbers in [0, 1) from SEED (the shim's splitmix64)
+function uniform(seed) {
+  const next = uuid.splitmix64(seed);
+  return () => Number(next() >> 11n) / 2 ** 53;
 }
 
 // The server's end of a client's socket: what DecentralizedController.handle
@@ -292,7 +286,7 @@ async function handle(words) {
         server = { controller: new DecentralizedController(makeTask()), conns: new Map(), listed: 0 };
         act(node, "state", "serving");
       } else {
-        const rand = splitmix(words[3]);
+        const rand = uniform(words[3]);
         const p = {
           name: node, left: false, links: new Map(), sock: null, trained: null,
           input: [rand(), rand(), rand(), rand()],

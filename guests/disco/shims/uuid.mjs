@@ -3,17 +3,21 @@
 // initiates (PeerPool.getPeers) and the order of immutable Maps.  The
 // stream is splitmix64 from the seed of dlsim's `hello` line.
 const MASK = (1n << 64n) - 1n;
-let state = 0n;
 
-export function seed(s) { state = BigInt.asUintN(64, BigInt(s)); }
-
-function next64() {
-  state = (state + 0x9e3779b97f4a7c15n) & MASK;
-  let z = state;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
-  return z ^ (z >> 31n);
+// splitmix64 from SEED: a function giving the next 64-bit BigInt
+export function splitmix64(seed) {
+  let state = BigInt.asUintN(64, BigInt(seed));
+  return () => {
+    state = (state + 0x9e3779b97f4a7c15n) & MASK;
+    let z = state;
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
+    return z ^ (z >> 31n);
+  };
 }
+
+let next64 = splitmix64(0);
+export function seed(s) { next64 = splitmix64(s); }
 
 export function v4() {
   const hex = (next64().toString(16).padStart(16, "0") +
