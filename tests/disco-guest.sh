@@ -55,12 +55,12 @@ done
 
 # dlsim explore on DISCO's real code: a leave in round 1 leaves the others
 # waiting below min_participants (progress), shrunk to a file that
-# reproduces on the guest and on its disco-775 twin.  A found file keeps the
-# scenario's relative guest_command, so it is written two folders deep
-# beside a link to guests/.
-mkdir -p "$tmp/x/found" && ln -s "$src/guests" "$tmp/guests"
+# reproduces on the guest and on its disco-775 twin.  A found file keeps
+# the scenario's relative guest_command: guest_dir, set absolute, goes
+# with it.
+mkdir -p "$tmp/x/found"
 expect 0 "progress in" -- "$DLSIM" explore "$src/scenarios/guest/disco-three-rounds.ini" -n 3 \
-  --faults link-fail,crash,leave --found "$tmp/x/found"
+  --faults link-fail,crash,leave --set protocol.guest_dir="$src/scenarios/guest" --found "$tmp/x/found"
 expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp"/x/found/*.ini
 for f in "$tmp"/x/found/*.ini; do sh "$src/guests/disco/twin.sh" "$f" > "$tmp/x/twin.ini"; done
 expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/x/twin.ini"

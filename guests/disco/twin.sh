@@ -5,6 +5,6 @@
 # the weights the guest's clients inject (driver.mjs), so that a Payload
 # costs about what the guest's does, and its clients Node processes
 # ([peers] runtime = node: an uncaught error ends one), as the guest's are.
-exec sed -e 's/^family = guest$/family = disco\nversion = disco-775/' -e '/^guest_command/d' \
+exec sed -e 's/^family = guest$/family = disco\nversion = disco-775/' -e '/^guest_command/d' -e '/^guest_dir/d' \
          -e 's/^\[compute\]$/[model]\nkind = none\nsize = 4\n\n[compute]/' \
          -e 's/^\[peers\]$/[peers]\nruntime = node/' "${1:?usage: twin.sh FILE}"
