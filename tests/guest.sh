@@ -80,6 +80,11 @@ for bad in crash hang garbage; do
   [ "$(sqlite3 "$tmp/$bad.db" "SELECT outcome FROM runs")" = error ] && ok "$bad: outcome error" || ko "$bad: outcome not error"
   [ "$(sqlite3 "$tmp/$bad.db" "SELECT COUNT(*) FROM events")" -gt 5 ] && ok "$bad: events kept" || ko "$bad: events lost"
 done
+# one that exits before it reads a line: the same words whether dlsim's
+# write or its read meets the closed socket first
+for i in 1 2 3; do
+  expect 1 "exited with status 4 after its line 0 (after dlsim's line \`hello 1 " -- "$DLSIM" run "$pp" --set 'protocol.guest_command=python3 -c "import sys; sys.exit(4)"' -o "$tmp/ex$i.db"
+done
 expect 1 "does not start" -- "$DLSIM" run "$pp" --set "protocol.guest_command=./no-such-guest" -o "$tmp/none.db"
 expect 2 "guest_command: a guest needs its command line" -- "$DLSIM" run "$pp" --set "protocol.guest_command=" -o "$tmp/empty.db"
 expect 2 "guest_timeout: must be 1ms to 1h" -- "$DLSIM" run "$pp" --set protocol.guest_timeout=2h -o "$tmp/t.db"

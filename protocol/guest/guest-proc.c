@@ -126,8 +126,10 @@ write_line (ProtoGuestProc *p, const char *line, GError **error)
         continue;
       if (k < 0)
         {
+          /* it closed its end: said as when its output ends (which of the
+           * two dlsim sees first is a race) */
           char why[64];
-          return fail (error, p, "cannot be written to: it %s", exit_text (p, why, sizeof why));
+          return fail (error, p, "%s after its line %" G_GUINT64_FORMAT, exit_text (p, why, sizeof why), p->lines);
         }
       done += (gsize) k;
     }
