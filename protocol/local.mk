@@ -55,6 +55,10 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/guest/guest-msgs.c protocol/guest/guest-msgs.h \
 	protocol/guest/guest-family.c protocol/guest/guest-keys.c protocol/guest/guest-line.c protocol/guest/guest-line.h \
 	protocol/guest/guest-proc.c protocol/guest/guest-proc.h \
+	protocol/fedavg/fedavg.h protocol/fedavg/fedavg-agg.c protocol/fedavg/fedavg-agg.h \
+	protocol/fedavg/fedavg-client.c protocol/fedavg/fedavg-family.c protocol/fedavg/fedavg-keys.c \
+	protocol/fedavg/fedavg-msgs.c protocol/fedavg/fedavg-msgs.h protocol/fedavg/fedavg-server.c \
 	$(NULL)
 EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \
-	protocol/pipeline/README.md protocol/replica/README.md protocol/guest/README.md
+	protocol/pipeline/README.md protocol/replica/README.md protocol/guest/README.md \
+	protocol/fedavg/README.md

@@ -269,6 +269,9 @@ typedef struct {
   double faulty_share;               /* share of servers whose pushes are wrong */
   DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */
 
+  /* fedavg (protocol/fedavg/) */
+  double fedavg_fraction;            /* C: the share of the connected clients a round draws, (0, 1] */
+
   /* guest (protocol/guest/, docs/guest.md) */
   char guest_command[512];           /* the guest's command line, split as a shell would */
   char guest_dir[512];               /* the folder it runs in (the scenario file's) */

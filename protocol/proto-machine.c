@@ -11,9 +11,11 @@ extern const ProtoFamily proto_family_gossip;   /* protocol/gossip/gossip-family
 extern const ProtoFamily proto_family_hierarchical;   /* protocol/hierarchical/hier-family.c */
 extern const ProtoFamily proto_family_pipeline;   /* protocol/pipeline/pipe-family.c */
 extern const ProtoFamily proto_family_guest;   /* protocol/guest/guest-family.c */
+extern const ProtoFamily proto_family_fedavg;   /* protocol/fedavg/fedavg-family.c */
 
 static const ProtoFamily *const families[] = { &proto_family_disco, &proto_family_gossip,
-                                               &proto_family_hierarchical, &proto_family_pipeline, &proto_family_guest, NULL };
+                                               &proto_family_hierarchical, &proto_family_pipeline, &proto_family_guest,
+                                               &proto_family_fedavg, NULL };
 
 const ProtoFamily *
 proto_family_at (guint i)

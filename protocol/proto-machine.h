@@ -48,6 +48,8 @@ typedef struct {
   double speed;              /* relative compute speed (stragglers included) */
   guint64 uplink_bps;
   gboolean nat_symmetric;    /* behind a symmetric NAT (a node learns it from STUN) */
+  gsize samples;             /* its training samples (0: none; a client knows its own data set,
+                                fedavg weighs its updates by it) */
 } ProtoPeerEnv;
 
 typedef struct ProtoMachine ProtoMachine;

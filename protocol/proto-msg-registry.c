@@ -18,6 +18,7 @@ extern const ProtoMsgFamily proto_msgs_hierarchical;   /* protocol/hierarchical/
 extern const ProtoMsgFamily proto_msgs_pipeline;       /* protocol/pipeline/pipe-msgs.c */
 extern const ProtoMsgFamily proto_msgs_replica;        /* protocol/replica/replica-msgs.c */
 extern const ProtoMsgFamily proto_msgs_guest;          /* protocol/guest/guest-msgs.c */
+extern const ProtoMsgFamily proto_msgs_fedavg;         /* protocol/fedavg/fedavg-msgs.c */
 
 static const ProtoMsgFamily *const families[] = {
   &proto_msgs_disco,
@@ -26,6 +27,7 @@ static const ProtoMsgFamily *const families[] = {
   &proto_msgs_pipeline,
   &proto_msgs_replica,
   &proto_msgs_guest,
+  &proto_msgs_fedavg,
   NULL,
 };
 

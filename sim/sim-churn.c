@@ -153,6 +153,7 @@ join_with (SimWorld *w, ProtoNodeId id, double speed, LearnWeights *model)
   attrs.speed = n->speed;   /* a join may set it */
   ProtoPeerEnv env = sim_peer_env (&w->cfg, &attrs, model ? model : w->initial, n->rng_shares);
   env.id = id;
+  env.samples = n->shard ? n->shard->n : 0;
   n->peer = w->family->new_peer (&w->cfg.proto, &env);
   if (w->n_servers > 1)
     {

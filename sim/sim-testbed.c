@@ -722,6 +722,7 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
         }
       ProtoPeerEnv env = sim_peer_env (cfg, &n->attrs, n->initial, n->rng_shares);
       env.id = p->id;
+      env.samples = n->shard ? n->shard->n : 0;
       n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, &env);
     }
   n->service = g_socket_service_new ();

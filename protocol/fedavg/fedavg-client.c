@@ -1,0 +1,258 @@
+/* fedavg-client.c — the fedavg family's client, the peer machine
+ * (fedavg.h): FedAvg's ClientUpdate (McMahan et al. 2017, Algorithm 1).
+ *
+ *   connecting -> (stream open) FedHello(its samples) -> idle;
+ *   idle: FedModel(r, w) -> it trains E local epochs from w (from its
+ *     initial model when w is empty: round 0) -> training;
+ *   training: done -> FedUpdate(r, samples, trained weights) -> idle;
+ *   idle or training: FedDone(R, w) -> its model is w -> done (finished);
+ *   a leave -> left; the server's stream closing first -> failed.
+ * E is [training] epochs_per_round: the host trains (START_TRAINING).
+ * It sets no timers. */
+#include "config.h"
+
+#include "protocol/fedavg/fedavg-msgs.h"
+#include "protocol/fedavg/fedavg.h"
+
+typedef enum {
+  CLIENT_CONNECTING,
+  CLIENT_IDLE,
+  CLIENT_TRAINING,
+  CLIENT_DONE,
+  CLIENT_LEFT,
+  CLIENT_FAILED,
+} State;
+
+static const char *const state_names[FEDAVG_CLIENT_N_STATES] = {
+  "connecting", "idle", "training", "done", "left", "failed",
+};
+
+typedef struct {
+  State state;
+  guint64 samples;        /* the weight of its updates */
+  LearnWeights *model;    /* the initial, then its last trained, then the final global model */
+  guint32 round;          /* the round it trains or last trained */
+  guint rounds_done;      /* the global rounds its model has: the rounds of the last global model
+                             it was sent (the federation's progress, as far as it knows) */
+  guint rounds_trained;   /* rounds it was drawn for and uploaded */
+  gboolean connected;
+  const char *error;
+  guint received[PROTO_MSG_N_TYPES];
+} Client;
+
+static void
+state_to (Client *c, ProtoOutbox *out, State s)
+{
+  c->state = s;
+  proto_outbox_observe (out, PROTO_OBS_PHASE, state_names[s], (int32_t) c->round, PROTO_NO_NODE, -1, -1, "%s",
+                        state_names[s]);
+}
+
+static void
+send_server (Client *c, ProtoOutbox *out, ProtoMsg *m)
+{
+  proto_outbox_observe (out, PROTO_OBS_SENT, state_names[c->state], (int32_t) c->round, PROTO_SERVER,
+                        (int32_t) m->type, -1, "%s", "");
+  proto_outbox_send (out, PROTO_SERVER, PROTO_VIA_SERVER, m);
+}
+
+/* It holds the global model after `rounds` rounds: the world evaluates it
+ * (round-end, round = the last of them). */
+static void
+take_global (Client *c, const ProtoMsg *m, guint rounds, ProtoOutbox *out)
+{
+  if (!m->weights || rounds == 0)
+    return;
+  learn_weights_unref (c->model);
+  c->model = learn_weights_ref (m->weights);
+  c->rounds_done = rounds;
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[c->state], (int32_t) rounds - 1, PROTO_SERVER, -1, -1,
+                        "%s", "global model");
+}
+
+static void
+on_model (Client *c, const ProtoMsg *m, ProtoOutbox *out)
+{
+  take_global (c, m, m->round, out);
+  c->round = m->round;
+  state_to (c, out, CLIENT_TRAINING);
+  proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
+  ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
+  a->weights = learn_weights_ref (c->model);
+  a->round = c->round;
+}
+
+static void
+on_trained (Client *c, LearnWeights *w, ProtoOutbox *out)
+{
+  learn_weights_unref (c->model);
+  c->model = learn_weights_ref (w);
+  c->rounds_trained++;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_FED_UPDATE);
+  m.round = c->round;
+  m.key = c->samples;
+  proto_msg_set_weights (&m, w);
+  send_server (c, out, &m);
+  state_to (c, out, CLIENT_IDLE);
+}
+
+static void
+on_done (Client *c, const ProtoMsg *m, ProtoOutbox *out)
+{
+  take_global (c, m, m->round, out);
+  state_to (c, out, CLIENT_DONE);
+  proto_outbox_observe (out, PROTO_OBS_FINISHED, state_names[c->state], (int32_t) m->round - 1, PROTO_NO_NODE, -1,
+                        c->rounds_done, "trained in %u of %u rounds", c->rounds_trained, m->round);
+}
+
+static gboolean
+client_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
+{
+  const Client *c = impl;
+  if (from != PROTO_SERVER)
+    return FALSE;
+  switch (c->state)
+    {
+    case CLIENT_IDLE:
+      return type == PROTO_MSG_FED_MODEL || type == PROTO_MSG_FED_DONE;
+    case CLIENT_TRAINING:
+      return type == PROTO_MSG_FED_DONE;
+    default:
+      return FALSE;
+    }
+}
+
+static void
+client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  Client *c = impl;
+  (void) now;
+  switch (in->kind)
+    {
+    case PROTO_IN_START:
+      {
+        c->connected = TRUE;
+        ProtoMsg m;
+        proto_msg_init (&m, PROTO_MSG_FED_HELLO);
+        m.key = c->samples;
+        send_server (c, out, &m);
+        state_to (c, out, CLIENT_IDLE);
+        break;
+      }
+    case PROTO_IN_MESSAGE:
+      if (!client_listens (c, in->msg->type, in->from))
+        {
+          proto_outbox_observe (out, PROTO_OBS_DROPPED, state_names[c->state], (int32_t) c->round, in->from,
+                                (int32_t) in->msg->type, -1, "%s", "");
+          break;
+        }
+      c->received[in->msg->type]++;
+      proto_outbox_observe (out, PROTO_OBS_RECEIVED, state_names[c->state], (int32_t) c->round, in->from,
+                            (int32_t) in->msg->type, -1, "%s", "");
+      if (in->msg->type == PROTO_MSG_FED_MODEL)
+        on_model (c, in->msg, out);
+      else
+        on_done (c, in->msg, out);
+      break;
+    case PROTO_IN_TRAINING_DONE:
+      if (c->state == CLIENT_TRAINING)
+        on_trained (c, in->weights, out);
+      break;
+    case PROTO_IN_LEAVE:
+      if (c->state != CLIENT_DONE && c->state != CLIENT_FAILED)
+        {
+          c->connected = FALSE;
+          proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_NO_NODE);
+          state_to (c, out, CLIENT_LEFT);
+        }
+      break;
+    case PROTO_IN_STREAM_CLOSED:
+      c->connected = FALSE;
+      if (c->state == CLIENT_CONNECTING || c->state == CLIENT_IDLE || c->state == CLIENT_TRAINING)
+        {
+          c->error = "the server's stream closed before training ended";
+          proto_outbox_observe (out, PROTO_OBS_ERROR, state_names[c->state], (int32_t) c->round, PROTO_SERVER, -1,
+                                -1, "%s", c->error);
+          state_to (c, out, CLIENT_FAILED);
+        }
+      break;
+    default:
+      break;
+    }
+}
+
+static DlTime
+client_next_deadline (const void *impl)
+{
+  (void) impl;
+  return DL_TIME_NEVER;
+}
+
+static const char *
+client_state_name (const void *impl)
+{
+  const Client *c = impl;
+  return state_names[c->state];
+}
+
+static void
+client_view (const void *impl, ProtoPeerView *v)
+{
+  const Client *c = impl;
+  v->connected = c->connected;
+  v->settled = c->state == CLIENT_DONE || c->state == CLIENT_LEFT || c->state == CLIENT_FAILED;
+  v->failed = c->state == CLIENT_FAILED;
+  v->rounds_done = c->rounds_done;
+  v->error = c->error ? c->error : "";
+}
+
+static LearnWeights *
+client_model (const void *impl)
+{
+  const Client *c = impl;
+  return c->model;
+}
+
+static guint
+client_received_count (const void *impl, ProtoMsgType type)
+{
+  const Client *c = impl;
+  return type < PROTO_MSG_N_TYPES ? c->received[type] : 0;
+}
+
+static void
+client_free (void *impl)
+{
+  Client *c = impl;
+  learn_weights_unref (c->model);
+  g_free (c);
+}
+
+static const ProtoMachineClass client_class = {
+  .handle = client_handle,
+  .next_deadline = client_next_deadline,
+  .state_name = client_state_name,
+  .listens = client_listens,
+  .view = client_view,
+  .model = client_model,
+  .received_count = client_received_count,
+  .free = client_free,
+};
+
+const char *
+fedavg_client_state_name_at (guint i)
+{
+  return i < FEDAVG_CLIENT_N_STATES ? state_names[i] : NULL;
+}
+
+ProtoMachine *
+fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
+{
+  (void) cfg;
+  Client *c = g_new0 (Client, 1);
+  c->samples = MAX (env->samples, 1);   /* model none: no data, equal weights */
+  c->model = learn_weights_ref (env->initial);
+  c->state = CLIENT_CONNECTING;
+  return proto_machine_wrap (&client_class, c);
+}

@@ -1,0 +1,68 @@
+/* fedavg-family.c — the fedavg family (README.md beside it): its server
+ * and client behind the machine interface (proto-machine.h). */
+#include "config.h"
+
+#include "protocol/fedavg/fedavg.h"
+
+/* Neither machine sets a timer: a client waits for the server to draw it,
+ * the server for the drawn clients' training, which is their progress.  A
+ * live machine with nothing in flight for this long is hung. */
+static DlTime
+stall_window (const ProtoConfig *p)
+{
+  return dl_time_add (dl_time_mul (p->payload_timeout, 2), p->peer_connection_timeout);
+}
+
+static ProtoObsKind
+round_begins_with (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return PROTO_OBS_ROUND_START;
+}
+
+static gboolean
+excludes_after_retries (const ProtoConfig *cfg, guint *retries)
+{
+  (void) cfg;
+  *retries = 0;
+  return FALSE;   /* it never excludes anyone */
+}
+
+/* a client holds its own trained model between rounds; only FedDone's
+ * final model is common to all */
+static gboolean
+promises_agreement (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return FALSE;
+}
+
+/* a late joiner is sent the global model when it is drawn, not at once */
+static gboolean
+syncs_late_joiners (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return FALSE;
+}
+
+static ProtoMachine *
+new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
+{
+  return fedavg_client_new (cfg, env);
+}
+
+extern const ProtoFamilyKeys proto_fedavg_keys;   /* fedavg-keys.c */
+
+const ProtoFamily proto_family_fedavg = {
+  .name = "fedavg",
+  .new_coordinator = fedavg_server_new,
+  .new_peer = new_peer,
+  .stall_window = stall_window,
+  .round_begins_with = round_begins_with,
+  .excludes_after_retries = excludes_after_retries,
+  .promises_agreement = promises_agreement,
+  .syncs_late_joiners = syncs_late_joiners,
+  .n_peer_states = FEDAVG_CLIENT_N_STATES,
+  .peer_state_name_at = fedavg_client_state_name_at,
+  .keys = &proto_fedavg_keys,
+};

@@ -1,0 +1,267 @@
+/* fedavg-server.c — the fedavg family's server, the coordinator machine
+ * (fedavg.h): FedAvg's server loop (McMahan et al. 2017, Algorithm 1).
+ *
+ *   waiting: fewer than min_participants clients have said FedHello;
+ *   round r: once at least min_participants are connected, it draws
+ *     m = max(ceil(fraction x connected), min_participants) of them from
+ *     its stream (fedavg-agg.c) and sends each FedModel(r, global model);
+ *     round 0 carries no weights: the clients start from the common initial
+ *     model the world gives every peer (the server is given none).  It
+ *     waits for a FedUpdate(r) from each drawn client; a drawn client whose
+ *     stream closes is not waited for.  When none is left to wait for, the
+ *     global model becomes the average of the updates weighted by their
+ *     samples (observed as round-end, value = updates averaged) and round
+ *     r + 1 starts; a round that got no update is drawn again;
+ *   done: after `rounds` rounds every connected client (and any that says
+ *     FedHello later) gets FedDone(rounds, global model).
+ * A client that joins during a round is in the next round's draw.  The
+ * server sets no timers. */
+#include "config.h"
+
+#include "protocol/fedavg/fedavg-agg.h"
+#include "protocol/fedavg/fedavg-msgs.h"
+#include "protocol/fedavg/fedavg.h"
+
+typedef enum { SERVER_WAITING, SERVER_ROUND, SERVER_DONE } Phase;
+
+static const char *const phase_names[] = { "waiting", "round", "done" };
+
+typedef struct {
+  ProtoConfig cfg;
+  DlRandom *rng;           /* the draws: the run's "fedavg-server" stream */
+  GHashTable *clients;     /* ProtoNodeId -> samples (guint64 in a pointer-sized box) */
+  Phase phase;
+  guint32 round;
+  LearnWeights *global;    /* NULL before round 0 ends */
+  GHashTable *pending;     /* drawn clients whose update has not come */
+  GPtrArray *updates;      /* LearnWeights* of this round */
+  GArray *counts;          /* guint64: their samples */
+} Server;
+
+static void
+phase_to (Server *s, ProtoOutbox *out, Phase p)
+{
+  s->phase = p;
+  proto_outbox_observe (out, PROTO_OBS_PHASE, phase_names[p], (int32_t) s->round, PROTO_NO_NODE, -1, -1, "%s",
+                        phase_names[p]);
+}
+
+static void
+send_to (Server *s, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+{
+  proto_outbox_observe (out, PROTO_OBS_SENT, phase_names[s->phase], (int32_t) s->round, to, (int32_t) m->type, -1,
+                        "%s", "");
+  proto_outbox_send (out, to, PROTO_VIA_SERVER, m);
+}
+
+static void
+send_done (Server *s, ProtoOutbox *out, ProtoNodeId to)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_FED_DONE);
+  m.round = s->round;
+  if (s->global)
+    proto_msg_set_weights (&m, s->global);
+  send_to (s, out, to, &m);
+}
+
+static int
+cmp_id (gconstpointer a, gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void maybe_start_round (Server *s, ProtoOutbox *out);
+
+static void
+start_round (Server *s, ProtoOutbox *out)
+{
+  guint n = g_hash_table_size (s->clients);
+  g_autofree guint32 *ids = g_new (guint32, n);
+  GHashTableIter it;
+  gpointer k;
+  guint i = 0;
+  g_hash_table_iter_init (&it, s->clients);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    ids[i++] = GPOINTER_TO_UINT (k);
+  qsort (ids, n, sizeof *ids, cmp_id);   /* the draw depends on the ids, not the table's order */
+  guint m = fedavg_agg_sample_size (n, s->cfg.fedavg_fraction, s->cfg.min_participants);
+  g_autofree guint32 *drawn = g_new (guint32, MAX (m, 1));
+  fedavg_agg_sample (s->rng, ids, n, m, drawn);
+  phase_to (s, out, SERVER_ROUND);
+  proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1, m,
+                        "%u of %u clients", m, n);
+  for (i = 0; i < m; i++)
+    {
+      g_hash_table_add (s->pending, GUINT_TO_POINTER (drawn[i]));
+      ProtoMsg msg;
+      proto_msg_init (&msg, PROTO_MSG_FED_MODEL);
+      msg.round = s->round;
+      if (s->global)
+        proto_msg_set_weights (&msg, s->global);
+      send_to (s, out, drawn[i], &msg);
+    }
+}
+
+static void
+end_round (Server *s, ProtoOutbox *out)
+{
+  if (s->updates->len == 0)
+    {
+      /* everyone drawn left: draw again for the same round */
+      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1, -1,
+                            "%s", "round without updates: drawn again");
+      phase_to (s, out, SERVER_WAITING);
+      maybe_start_round (s, out);
+      return;
+    }
+  LearnWeights *avg = fedavg_agg_weighted_mean ((LearnWeights *const *) s->updates->pdata,
+                                                (const guint64 *) (const void *) s->counts->data, s->updates->len);
+  g_clear_pointer (&s->global, learn_weights_unref);
+  s->global = avg;
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1,
+                        s->updates->len, "%s", "");
+  g_ptr_array_set_size (s->updates, 0);
+  g_array_set_size (s->counts, 0);
+  s->round++;
+  if (s->round >= s->cfg.rounds)
+    {
+      phase_to (s, out, SERVER_DONE);
+      GHashTableIter it;
+      gpointer k;
+      g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_hash_table_iter_init (&it, s->clients);
+      while (g_hash_table_iter_next (&it, &k, NULL))
+        {
+          guint32 id = GPOINTER_TO_UINT (k);
+          g_array_append_val (ids, id);
+        }
+      g_array_sort (ids, cmp_id);
+      for (guint i = 0; i < ids->len; i++)
+        send_done (s, out, g_array_index (ids, guint32, i));
+      return;
+    }
+  phase_to (s, out, SERVER_WAITING);
+  maybe_start_round (s, out);
+}
+
+static void
+maybe_start_round (Server *s, ProtoOutbox *out)
+{
+  if (s->phase == SERVER_WAITING && g_hash_table_size (s->clients) >= MAX (s->cfg.min_participants, 1))
+    start_round (s, out);
+}
+
+static void
+on_hello (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
+{
+  g_hash_table_insert (s->clients, GUINT_TO_POINTER (from), GSIZE_TO_POINTER ((gsize) MAX (m->key, 1)));
+  if (s->phase == SERVER_DONE)
+    send_done (s, out, from);
+  else
+    maybe_start_round (s, out);
+}
+
+static void
+on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
+{
+  if (s->phase != SERVER_ROUND || m->round != s->round || !g_hash_table_remove (s->pending, GUINT_TO_POINTER (from)))
+    {
+      proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->phase], (int32_t) s->round, from,
+                            (int32_t) m->type, m->round, "%s", "not drawn for this round");
+      return;
+    }
+  g_ptr_array_add (s->updates, learn_weights_ref (m->weights));
+  guint64 n = m->key;
+  g_array_append_val (s->counts, n);
+  if (g_hash_table_size (s->pending) == 0)
+    end_round (s, out);
+}
+
+static void
+on_closed (Server *s, ProtoNodeId from, ProtoOutbox *out)
+{
+  g_hash_table_remove (s->clients, GUINT_TO_POINTER (from));
+  if (g_hash_table_remove (s->pending, GUINT_TO_POINTER (from)) && g_hash_table_size (s->pending) == 0)
+    end_round (s, out);
+}
+
+static void
+server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  Server *s = impl;
+  (void) now;
+  switch (in->kind)
+    {
+    case PROTO_IN_MESSAGE:
+      proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->phase], (int32_t) s->round, in->from,
+                            (int32_t) in->msg->type, -1, "%s", "");
+      if (in->msg->type == PROTO_MSG_FED_HELLO)
+        on_hello (s, in->from, in->msg, out);
+      else if (in->msg->type == PROTO_MSG_FED_UPDATE)
+        on_update (s, in->from, in->msg, out);
+      break;
+    case PROTO_IN_STREAM_CLOSED:
+      on_closed (s, in->from, out);
+      break;
+    default:
+      break;
+    }
+}
+
+static DlTime
+server_next_deadline (const void *impl)
+{
+  (void) impl;
+  return DL_TIME_NEVER;
+}
+
+static const char *
+server_state_name (const void *impl)
+{
+  const Server *s = impl;
+  return phase_names[s->phase];
+}
+
+static gboolean
+server_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
+{
+  (void) impl, (void) from;
+  return type == PROTO_MSG_FED_HELLO || type == PROTO_MSG_FED_UPDATE;
+}
+
+static void
+server_free (void *impl)
+{
+  Server *s = impl;
+  dl_random_free (s->rng);
+  g_hash_table_unref (s->clients);
+  g_hash_table_unref (s->pending);
+  g_ptr_array_unref (s->updates);
+  g_array_unref (s->counts);
+  g_clear_pointer (&s->global, learn_weights_unref);
+  g_free (s);
+}
+
+static const ProtoMachineClass server_class = {
+  .handle = server_handle,
+  .next_deadline = server_next_deadline,
+  .state_name = server_state_name,
+  .listens = server_listens,
+  .free = server_free,
+};
+
+ProtoMachine *
+fedavg_server_new (const ProtoConfig *cfg)
+{
+  Server *s = g_new0 (Server, 1);
+  s->cfg = *cfg;
+  s->rng = dl_random_new (cfg->seed, "fedavg-server", DL_RANDOM_NO_NODE);
+  s->clients = g_hash_table_new (NULL, NULL);
+  s->pending = g_hash_table_new (NULL, NULL);
+  s->updates = g_ptr_array_new_with_free_func ((GDestroyNotify) learn_weights_unref);
+  s->counts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  s->phase = SERVER_WAITING;
+  return proto_machine_wrap (&server_class, s);
+}

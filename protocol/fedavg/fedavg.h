@@ -1,0 +1,18 @@
+/* fedavg.h — the fedavg family's two machines (README.md beside it): the
+ * server (fedavg-server.c), the coordinator that samples, sends the global
+ * model and averages, and the client (fedavg-client.c), which trains when
+ * sampled.  Both sit behind the machine interface (proto-machine.h). */
+#pragma once
+
+#include "protocol/proto-machine.h"
+
+G_BEGIN_DECLS
+
+ProtoMachine *fedavg_server_new (const ProtoConfig *cfg);
+ProtoMachine *fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env);
+
+/* the client's states, for coverage reports */
+#define FEDAVG_CLIENT_N_STATES 6
+const char *fedavg_client_state_name_at (guint i);
+
+G_END_DECLS
