@@ -27,6 +27,12 @@ tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-ha
 tests_test_sync_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_sync_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
+check_PROGRAMS += tests/test-fedavg
+TESTS += tests/test-fedavg
+tests_test_fedavg_SOURCES = tests/test-fedavg.c
+tests_test_fedavg_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_fedavg_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
 check_PROGRAMS += tests/test-gossip
 TESTS += tests/test-gossip
 tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h

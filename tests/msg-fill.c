@@ -8,6 +8,7 @@
 #include "protocol/pipeline/pipe-msgs.h"
 #include "protocol/replica/replica-msgs.h"
 #include "protocol/guest/guest-msgs.h"
+#include "protocol/fedavg/fedavg-msgs.h"
 
 void
 fill_msg (ProtoMsg *m, ProtoMsgType t)
@@ -180,6 +181,20 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_SIGNAL_NEW_PEER:
       m->node = 11;
       break;
+    case PROTO_MSG_FED_HELLO:
+      m->key = 1234;
+      break;
+    case PROTO_MSG_FED_UPDATE:
+      m->key = 77;
+      /* fall through */
+    case PROTO_MSG_FED_MODEL:
+    case PROTO_MSG_FED_DONE:
+      {
+        m->round = 6;
+        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 3);
+        proto_msg_set_weights (m, lw);
+        break;
+      }
     case PROTO_MSG_PAYLOAD:
       m->node = 2; m->round = 4; m->comm_round = 1;
       /* fall through */

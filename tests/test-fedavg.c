@@ -1,0 +1,251 @@
+/* test-fedavg.c — the fedavg family (protocol/fedavg/): the sample-weighted
+ * average and the draw of a round's clients (fedavg-agg.c), and the server
+ * behind the machine interface averaging what the drawn clients upload. */
+#include "config.h"
+
+#include "learn/learn-weights.h"
+#include "protocol/fedavg/fedavg-agg.h"
+#include "protocol/fedavg/fedavg-msgs.h"
+#include "protocol/proto-machine.h"
+
+#include <check.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- the average */
+
+START_TEST (test_weighted_mean_two)
+{
+  const float a[] = { 1.0f, 2.0f }, b[] = { 4.0f, 8.0f };
+  g_autoptr (LearnWeights) wa = learn_weights_new_from (a, 2);
+  g_autoptr (LearnWeights) wb = learn_weights_new_from (b, 2);
+  LearnWeights *ws[] = { wa, wb };
+  const guint64 n[] = { 1, 3 };
+  g_autoptr (LearnWeights) m = fedavg_agg_weighted_mean (ws, n, 2);
+  /* 1/4 a + 3/4 b; the plain mean would be 2.5, 5 */
+  ck_assert_float_eq_tol (learn_weights_data (m)[0], 3.25f, 1e-6f);
+  ck_assert_float_eq_tol (learn_weights_data (m)[1], 6.5f, 1e-6f);
+}
+END_TEST
+
+START_TEST (test_weighted_mean_equal_counts_is_mean)
+{
+  const float a[] = { 1.0f, -1.0f, 0.5f }, b[] = { 3.0f, 1.0f, 0.5f }, c[] = { 5.0f, 3.0f, 2.0f };
+  g_autoptr (LearnWeights) wa = learn_weights_new_from (a, 3);
+  g_autoptr (LearnWeights) wb = learn_weights_new_from (b, 3);
+  g_autoptr (LearnWeights) wc = learn_weights_new_from (c, 3);
+  LearnWeights *ws[] = { wa, wb, wc };
+  const guint64 n[] = { 40, 40, 40 };
+  g_autoptr (LearnWeights) m = fedavg_agg_weighted_mean (ws, n, 3);
+  g_autoptr (LearnWeights) plain = learn_weights_mean (ws, 3);
+  ck_assert (learn_weights_max_abs_diff (m, plain) < 1e-6);
+  /* a heavy client pulls the average to itself */
+  const guint64 heavy[] = { 1, 1, 998 };
+  g_autoptr (LearnWeights) h = fedavg_agg_weighted_mean (ws, heavy, 3);
+  ck_assert_float_eq_tol (learn_weights_data (h)[0], (1.0f + 3.0f + 998 * 5.0f) / 1000, 1e-5f);
+  ck_assert_float_eq_tol (learn_weights_data (h)[2], (0.5f + 0.5f + 998 * 2.0f) / 1000, 1e-5f);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the draw */
+
+START_TEST (test_sample_size)
+{
+  ck_assert_uint_eq (fedavg_agg_sample_size (10, 0.1, 1), 1);
+  ck_assert_uint_eq (fedavg_agg_sample_size (10, 0.3, 2), 3);
+  ck_assert_uint_eq (fedavg_agg_sample_size (7, 0.5, 1), 4);    /* ceil */
+  ck_assert_uint_eq (fedavg_agg_sample_size (10, 0.1, 3), 3);   /* min_participants is the floor */
+  ck_assert_uint_eq (fedavg_agg_sample_size (2, 0.5, 5), 2);    /* never more than there are */
+  ck_assert_uint_eq (fedavg_agg_sample_size (100, 1.0, 1), 100);
+}
+END_TEST
+
+START_TEST (test_sample_distinct_and_deterministic)
+{
+  guint32 ids[20];
+  for (guint i = 0; i < 20; i++)
+    ids[i] = 100 + 3 * i;
+  guint32 x[6], y[6], z[6];
+  g_autoptr (DlRandom) a = dl_random_new (11, "fedavg-server", DL_RANDOM_NO_NODE);
+  g_autoptr (DlRandom) b = dl_random_new (11, "fedavg-server", DL_RANDOM_NO_NODE);
+  fedavg_agg_sample (a, ids, 20, 6, x);
+  fedavg_agg_sample (b, ids, 20, 6, y);
+  ck_assert (memcmp (x, y, sizeof x) == 0);   /* the same seed draws the same clients */
+  for (guint i = 0; i < 6; i++)
+    {
+      ck_assert_uint_ge (x[i], 100);
+      ck_assert_uint_eq ((x[i] - 100) % 3, 0);   /* one of the ids */
+      for (guint j = 0; j < i; j++)
+        ck_assert_uint_ne (x[i], x[j]);           /* without replacement */
+    }
+  /* other seeds draw other sets (of 38 760 six-sets, some seed of ten differs) */
+  gboolean differs = FALSE;
+  for (guint64 seed = 12; seed < 22 && !differs; seed++)
+    {
+      g_autoptr (DlRandom) c = dl_random_new (seed, "fedavg-server", DL_RANDOM_NO_NODE);
+      fedavg_agg_sample (c, ids, 20, 6, z);
+      differs = memcmp (x, z, sizeof x) != 0;
+    }
+  ck_assert (differs);
+  /* m = n draws everyone */
+  guint32 all[20];
+  fedavg_agg_sample (a, ids, 20, 20, all);
+  guint64 sum = 0;
+  for (guint i = 0; i < 20; i++)
+    sum += all[i];
+  ck_assert_uint_eq (sum, 20 * 100 + 3 * 190);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the server */
+
+static ProtoOutbox out;
+
+static void
+feed (ProtoMachine *m, ProtoNodeId from, ProtoInputKind kind, const ProtoMsg *msg)
+{
+  ProtoInput in = { .kind = kind, .from = from, .via = PROTO_VIA_SERVER, .msg = msg };
+  proto_outbox_reset (&out);
+  proto_machine_handle (m, 0, &in, &out);
+}
+
+static void
+hello (ProtoMachine *m, ProtoNodeId from, guint64 samples)
+{
+  ProtoMsg h;
+  proto_msg_init (&h, PROTO_MSG_FED_HELLO);
+  h.key = samples;
+  feed (m, from, PROTO_IN_MESSAGE, &h);
+  proto_msg_clear (&h);
+}
+
+/* the FedModel or FedDone recipients of the last step */
+static guint
+sent_to (ProtoMsgType type, ProtoNodeId *to, LearnWeights **w)
+{
+  guint n = 0;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      if (a->kind == PROTO_ACT_SEND && a->msg.type == type)
+        {
+          if (to)
+            to[n] = a->to;
+          if (w)
+            *w = a->msg.weights;
+          n++;
+        }
+    }
+  return n;
+}
+
+static ProtoConfig
+config (guint rounds, double fraction, guint min, guint64 seed)
+{
+  ProtoConfig c;
+  proto_config_init (&c, PROTO_VERSION_DEFAULT);
+  g_strlcpy (c.family, "fedavg", sizeof c.family);
+  c.rounds = rounds;
+  c.fedavg_fraction = fraction;
+  c.min_participants = min;
+  c.seed = seed;
+  return c;
+}
+
+START_TEST (test_server_round)
+{
+  const ProtoFamily *f = proto_family_lookup ("fedavg");
+  ck_assert_ptr_nonnull (f);
+  ProtoConfig cfg = config (1, 0.5, 2, 3);
+  g_autoptr (ProtoMachine) s = f->new_coordinator (&cfg);
+  proto_outbox_init (&out);
+  hello (s, 1, 10);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, NULL, NULL), 0);   /* fewer than min */
+  hello (s, 2, 30);
+  ProtoNodeId drawn[8];
+  /* 2 connected, C = 0.5: ceil(1) = 1, floor min_participants = 2 */
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, drawn, NULL), 2);
+  hello (s, 3, 50);   /* joins mid-round: not drawn now */
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, NULL, NULL), 0);
+  const float a[] = { 2.0f }, b[] = { 6.0f };
+  for (guint i = 0; i < 2; i++)
+    {
+      ProtoMsg u;
+      proto_msg_init (&u, PROTO_MSG_FED_UPDATE);
+      u.round = 0;
+      u.key = drawn[i] == 1 ? 10 : 30;
+      g_autoptr (LearnWeights) w = learn_weights_new_from (drawn[i] == 1 ? a : b, 1);
+      proto_msg_set_weights (&u, w);
+      feed (s, drawn[i], PROTO_IN_MESSAGE, &u);
+      proto_msg_clear (&u);
+    }
+  /* one round: FedDone to all three with 10/40 x 2 + 30/40 x 6 = 5 */
+  ProtoNodeId done[8];
+  LearnWeights *g = NULL;
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_DONE, done, &g), 3);
+  ck_assert_ptr_nonnull (g);
+  ck_assert_float_eq_tol (learn_weights_data (g)[0], 5.0f, 1e-6f);
+  ck_assert_str_eq (proto_machine_state_name (s), "done");
+  proto_outbox_clear (&out);
+}
+END_TEST
+
+START_TEST (test_server_leaver_not_waited)
+{
+  ProtoConfig cfg = config (2, 1.0, 2, 9);
+  g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
+  proto_outbox_init (&out);
+  hello (s, 1, 5);
+  hello (s, 2, 5);
+  ProtoNodeId drawn[4];
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, drawn, NULL), 2);
+  const float a[] = { 1.0f };
+  ProtoMsg u;
+  proto_msg_init (&u, PROTO_MSG_FED_UPDATE);
+  u.key = 5;
+  g_autoptr (LearnWeights) w = learn_weights_new_from (a, 1);
+  proto_msg_set_weights (&u, w);
+  feed (s, 1, PROTO_IN_MESSAGE, &u);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, NULL, NULL), 0);   /* still waits for 2 */
+  feed (s, 2, PROTO_IN_STREAM_CLOSED, NULL);
+  /* round 0 ends with 1's update; round 1 waits for min_participants = 2 */
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 1);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, NULL, NULL), 0);
+  hello (s, 3, 5);
+  LearnWeights *g = NULL;
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, drawn, &g), 2);
+  ck_assert_float_eq_tol (learn_weights_data (g)[0], 1.0f, 1e-6f);   /* the global model: 1's */
+  /* an update of another round is refused */
+  u.round = 0;
+  feed (s, 1, PROTO_IN_MESSAGE, &u);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_REJECTED), 1);
+  proto_msg_clear (&u);
+  proto_outbox_clear (&out);
+}
+END_TEST
+
+static Suite *
+suite (void)
+{
+  Suite *s = suite_create ("fedavg");
+  TCase *t = tcase_create ("aggregate");
+  tcase_add_test (t, test_weighted_mean_two);
+  tcase_add_test (t, test_weighted_mean_equal_counts_is_mean);
+  tcase_add_test (t, test_sample_size);
+  tcase_add_test (t, test_sample_distinct_and_deterministic);
+  suite_add_tcase (s, t);
+  t = tcase_create ("server");
+  tcase_add_test (t, test_server_round);
+  tcase_add_test (t, test_server_leaver_not_waited);
+  suite_add_tcase (s, t);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *r = srunner_create (suite ());
+  srunner_run_all (r, CK_NORMAL);
+  int failed = srunner_ntests_failed (r);
+  srunner_free (r);
+  return failed ? 1 : 0;
+}
