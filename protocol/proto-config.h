@@ -271,6 +271,8 @@ typedef struct {
 
   /* fedavg (protocol/fedavg/) */
   double fedavg_fraction;            /* C: the share of the connected clients a round draws, (0, 1] */
+  double fedavg_overcommit;          /* a round draws this x its K and keeps the first K updates (>= 1) */
+  DlTime fedavg_round_timeout;       /* a round ends this long after it began, with the updates that came */
 
   /* guest (protocol/guest/, docs/guest.md) */
   char guest_command[512];           /* the guest's command line, split as a shell would */

@@ -101,11 +101,30 @@ END_TEST
 static ProtoOutbox out;
 
 static void
-feed (ProtoMachine *m, ProtoNodeId from, ProtoInputKind kind, const ProtoMsg *msg)
+feed_at (ProtoMachine *m, DlTime now, ProtoNodeId from, ProtoInputKind kind, const ProtoMsg *msg)
 {
   ProtoInput in = { .kind = kind, .from = from, .via = PROTO_VIA_SERVER, .msg = msg };
   proto_outbox_reset (&out);
-  proto_machine_handle (m, 0, &in, &out);
+  proto_machine_handle (m, now, &in, &out);
+}
+
+static void
+feed (ProtoMachine *m, ProtoNodeId from, ProtoInputKind kind, const ProtoMsg *msg)
+{
+  feed_at (m, 0, from, kind, msg);
+}
+
+static void
+update (ProtoMachine *m, ProtoNodeId from, guint32 round, guint64 samples, float value)
+{
+  ProtoMsg u;
+  proto_msg_init (&u, PROTO_MSG_FED_UPDATE);
+  u.round = round;
+  u.key = samples;
+  g_autoptr (LearnWeights) w = learn_weights_new_from (&value, 1);
+  proto_msg_set_weights (&u, w);
+  feed (m, from, PROTO_IN_MESSAGE, &u);
+  proto_msg_clear (&u);
 }
 
 static void
@@ -146,6 +165,8 @@ config (guint rounds, double fraction, guint min, guint64 seed)
   g_strlcpy (c.family, "fedavg", sizeof c.family);
   c.rounds = rounds;
   c.fedavg_fraction = fraction;
+  c.fedavg_overcommit = 1.0;
+  c.fedavg_round_timeout = 60 * DL_S;
   c.min_participants = min;
   c.seed = seed;
   return c;
@@ -223,6 +244,55 @@ START_TEST (test_server_leaver_not_waited)
 }
 END_TEST
 
+/* overcommit 2: K = 1 of 4, two drawn, the first update alone is averaged
+ * and the second refused */
+START_TEST (test_server_overcommit_keeps_first)
+{
+  ProtoConfig cfg = config (1, 0.25, 1, 4);
+  cfg.fedavg_overcommit = 2.0;
+  g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
+  proto_outbox_init (&out);
+  hello (s, 1, 5);   /* starts a round of 1 at once (min 1) */
+  ProtoNodeId drawn[4];
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, drawn, NULL), 1);
+  update (s, drawn[0], 0, 5, 0.0f);
+  ck_assert_str_eq (proto_machine_state_name (s), "done");
+  cfg.rounds = 2;
+  g_autoptr (ProtoMachine) t = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
+  for (ProtoNodeId i = 1; i <= 4; i++)
+    hello (t, i, 5);
+  update (t, 1, 0, 5, 1.0f);   /* round 0: 1 alone (drawn: only client 1 was there) */
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, drawn, NULL), 2);   /* K = 1, 2 drawn */
+  update (t, drawn[1], 1, 7, 9.0f);
+  LearnWeights *g = NULL;
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_DONE, NULL, &g), 4);
+  ck_assert_float_eq_tol (learn_weights_data (g)[0], 9.0f, 1e-6f);    /* the first K = 1 */
+  update (t, drawn[0], 1, 5, 3.0f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_REJECTED), 1);
+  proto_outbox_clear (&out);
+}
+END_TEST
+
+/* a drawn client that never answers: the round ends at round_timeout */
+START_TEST (test_server_round_timeout)
+{
+  ProtoConfig cfg = config (1, 1.0, 2, 5);
+  g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
+  proto_outbox_init (&out);
+  hello (s, 1, 2);
+  hello (s, 2, 2);
+  ck_assert_int_eq (proto_machine_next_deadline (s), 60 * DL_S);
+  update (s, 1, 0, 2, 4.0f);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_DONE, NULL, NULL), 0);
+  feed_at (s, 60 * DL_S, PROTO_SERVER, PROTO_IN_DEADLINE, NULL);
+  LearnWeights *g = NULL;
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_DONE, NULL, &g), 2);
+  ck_assert_float_eq_tol (learn_weights_data (g)[0], 4.0f, 1e-6f);
+  ck_assert_int_eq (proto_machine_next_deadline (s), DL_TIME_NEVER);
+  proto_outbox_clear (&out);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -236,6 +306,8 @@ suite (void)
   t = tcase_create ("server");
   tcase_add_test (t, test_server_round);
   tcase_add_test (t, test_server_leaver_not_waited);
+  tcase_add_test (t, test_server_overcommit_keeps_first);
+  tcase_add_test (t, test_server_round_timeout);
   suite_add_tcase (s, t);
   return s;
 }

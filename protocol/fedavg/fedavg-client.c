@@ -5,10 +5,16 @@
  *   idle: FedModel(r, w) -> it trains E local epochs from w (from its
  *     initial model when w is empty: round 0) -> training;
  *   training: done -> FedUpdate(r, samples, trained weights) -> idle;
+ *     a FedModel that comes while it trains (the server ended round r at
+ *     its deadline and drew it again) is kept: when the training is done
+ *     its update goes (the server refuses it) and it trains on the new one;
  *   idle or training: FedDone(R, w) -> its model is w -> done (finished);
  *   a leave -> left; the server's stream closing first -> failed.
  * E is [training] epochs_per_round: the host trains (START_TRAINING).
- * It sets no timers. */
+ * Its one timer: idle, it says FedHello again every round_timeout (a round
+ * lasts that long at most), so that a lost FedHello or FedDone does not
+ * leave it waiting for ever: the server takes a repeat as a no-op and
+ * answers it with FedDone once training is over. */
 #include "config.h"
 
 #include "protocol/fedavg/fedavg-msgs.h"
@@ -38,12 +44,18 @@ typedef struct {
   gboolean connected;
   const char *error;
   guint received[PROTO_MSG_N_TYPES];
+  DlTime interval;        /* round_timeout */
+  DlTime deadline;        /* idle: when it says FedHello again (NEVER otherwise) */
+  DlTime now;
+  ProtoMsg next;          /* a FedModel that came while it trained (type 0: none) */
+  gboolean have_next;
 } Client;
 
 static void
 state_to (Client *c, ProtoOutbox *out, State s)
 {
   c->state = s;
+  c->deadline = s == CLIENT_IDLE ? dl_time_add (c->now, c->interval) : DL_TIME_NEVER;
   proto_outbox_observe (out, PROTO_OBS_PHASE, state_names[s], (int32_t) c->round, PROTO_NO_NODE, -1, -1, "%s",
                         state_names[s]);
 }
@@ -95,6 +107,12 @@ on_trained (Client *c, LearnWeights *w, ProtoOutbox *out)
   proto_msg_set_weights (&m, w);
   send_server (c, out, &m);
   state_to (c, out, CLIENT_IDLE);
+  if (c->have_next)
+    {
+      c->have_next = FALSE;
+      on_model (c, &c->next, out);
+      proto_msg_clear (&c->next);
+    }
 }
 
 static void
@@ -104,6 +122,15 @@ on_done (Client *c, const ProtoMsg *m, ProtoOutbox *out)
   state_to (c, out, CLIENT_DONE);
   proto_outbox_observe (out, PROTO_OBS_FINISHED, state_names[c->state], (int32_t) m->round - 1, PROTO_NO_NODE, -1,
                         c->rounds_done, "trained in %u of %u rounds", c->rounds_trained, m->round);
+}
+
+static void
+say_hello (Client *c, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_FED_HELLO);
+  m.key = c->samples;
+  send_server (c, out, &m);
 }
 
 static gboolean
@@ -117,7 +144,7 @@ client_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
     case CLIENT_IDLE:
       return type == PROTO_MSG_FED_MODEL || type == PROTO_MSG_FED_DONE;
     case CLIENT_TRAINING:
-      return type == PROTO_MSG_FED_DONE;
+      return type == PROTO_MSG_FED_MODEL || type == PROTO_MSG_FED_DONE;
     default:
       return FALSE;
     }
@@ -127,19 +154,21 @@ static void
 client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   Client *c = impl;
-  (void) now;
+  c->now = now;
   switch (in->kind)
     {
     case PROTO_IN_START:
-      {
-        c->connected = TRUE;
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_FED_HELLO);
-        m.key = c->samples;
-        send_server (c, out, &m);
-        state_to (c, out, CLIENT_IDLE);
-        break;
-      }
+      c->connected = TRUE;
+      say_hello (c, out);
+      state_to (c, out, CLIENT_IDLE);
+      break;
+    case PROTO_IN_DEADLINE:
+      if (c->state == CLIENT_IDLE && now >= c->deadline)
+        {
+          say_hello (c, out);
+          c->deadline = dl_time_add (now, c->interval);
+        }
+      break;
     case PROTO_IN_MESSAGE:
       if (!client_listens (c, in->msg->type, in->from))
         {
@@ -150,7 +179,13 @@ client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
       c->received[in->msg->type]++;
       proto_outbox_observe (out, PROTO_OBS_RECEIVED, state_names[c->state], (int32_t) c->round, in->from,
                             (int32_t) in->msg->type, -1, "%s", "");
-      if (in->msg->type == PROTO_MSG_FED_MODEL)
+      if (in->msg->type == PROTO_MSG_FED_MODEL && c->state == CLIENT_TRAINING)
+        {
+          proto_msg_clear (&c->next);
+          proto_msg_copy (&c->next, in->msg);
+          c->have_next = TRUE;
+        }
+      else if (in->msg->type == PROTO_MSG_FED_MODEL)
         on_model (c, in->msg, out);
       else
         on_done (c, in->msg, out);
@@ -185,8 +220,8 @@ client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 static DlTime
 client_next_deadline (const void *impl)
 {
-  (void) impl;
-  return DL_TIME_NEVER;
+  const Client *c = impl;
+  return c->deadline;
 }
 
 static const char *
@@ -226,6 +261,7 @@ client_free (void *impl)
 {
   Client *c = impl;
   learn_weights_unref (c->model);
+  proto_msg_clear (&c->next);
   g_free (c);
 }
 
@@ -249,8 +285,9 @@ fedavg_client_state_name_at (guint i)
 ProtoMachine *
 fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
-  (void) cfg;
   Client *c = g_new0 (Client, 1);
+  c->interval = cfg->fedavg_round_timeout > 0 ? cfg->fedavg_round_timeout : 60 * DL_S;
+  c->deadline = DL_TIME_NEVER;
   c->samples = MAX (env->samples, 1);   /* model none: no data, equal weights */
   c->model = learn_weights_ref (env->initial);
   c->state = CLIENT_CONNECTING;

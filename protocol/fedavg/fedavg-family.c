@@ -4,13 +4,13 @@
 
 #include "protocol/fedavg/fedavg.h"
 
-/* Neither machine sets a timer: a client waits for the server to draw it,
- * the server for the drawn clients' training, which is their progress.  A
- * live machine with nothing in flight for this long is hung. */
+/* A round lasts round_timeout at most, and a client that is never drawn
+ * legitimately waits in idle the whole run: every round, and the time to
+ * connect. */
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  return dl_time_add (dl_time_mul (p->payload_timeout, 2), p->peer_connection_timeout);
+  return dl_time_add (dl_time_mul (p->fedavg_round_timeout, (uint64_t) p->rounds + 1), p->peer_connection_timeout);
 }
 
 static ProtoObsKind

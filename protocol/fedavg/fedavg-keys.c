@@ -10,6 +10,8 @@
 
 static const ProtoKey rows[] = {
   { "protocol", "fraction", "10%", PROTO_KEY_SHARE, "fedavg only: C, the share of the connected clients the server draws each round, 1%..100% (or 0.01..1); at least min_participants are drawn (McMahan et al. 2017: C = 0.1)" },
+  { "protocol", "overcommit", "1", PROTO_KEY_NUM, "fedavg only: the server draws ceil(overcommit x K) clients, K the round's share, and averages the first K updates (FedScale's over-commitment: 1.3); 1 to 10" },
+  { "protocol", "round_timeout", "60s", PROTO_KEY_DUR, "fedavg only: the server ends a round this long after it began, with the updates that came (none: the round is drawn again)" },
 };
 
 /* DISCO's quorum key: the fewest clients a round starts with and draws */
@@ -26,6 +28,12 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
     return FAIL ("min_participants", "must be at least 1");
   if (!proto_key_parse_share (proto_keys_value (l, "protocol", "fraction"), &pc->fedavg_fraction, &e))
     return proto_keys_fail_with (l, error, "protocol", "fraction", e);
+  pc->fedavg_overcommit = proto_keys_number (l, "protocol", "overcommit");
+  if (!(pc->fedavg_overcommit >= 1 && pc->fedavg_overcommit <= 10))
+    return FAIL ("overcommit", "must be 1 to 10");
+  pc->fedavg_round_timeout = proto_keys_duration (l, "protocol", "round_timeout");
+  if (pc->fedavg_round_timeout <= 0)
+    return FAIL ("round_timeout", "must be more than 0");
   /* 2 to 9: a value out of 1..9 is the loader's error (its range) */
   guint replicas = proto_keys_uint (l, "protocol", "coordinator_replicas");
   if (replicas > 1 && replicas <= 9)

@@ -2,25 +2,32 @@
  * (fedavg.h): FedAvg's server loop (McMahan et al. 2017, Algorithm 1).
  *
  *   waiting: fewer than min_participants clients have said FedHello;
- *   round r: once at least min_participants are connected, it draws
- *     m = max(ceil(fraction x connected), min_participants) of them from
- *     its stream (fedavg-agg.c) and sends each FedModel(r, global model);
- *     round 0 carries no weights: the clients start from the common initial
- *     model the world gives every peer (the server is given none).  It
- *     waits for a FedUpdate(r) from each drawn client; a drawn client whose
- *     stream closes is not waited for.  When none is left to wait for, the
- *     global model becomes the average of the updates weighted by their
- *     samples (observed as round-end, value = updates averaged) and round
- *     r + 1 starts; a round that got no update is drawn again;
+ *   round r: once at least min_participants are connected, it takes
+ *     K = max(ceil(fraction x connected), min_participants) (at most all),
+ *     draws min(ceil(overcommit x K), connected) of them from its stream
+ *     (fedavg-agg.c) and sends each FedModel(r, global model); round 0
+ *     carries no weights: the clients start from the common initial model
+ *     the world gives every peer (the server is given none).  The round
+ *     ends at the K-th FedUpdate(r), when no drawn client is left to wait
+ *     for (one whose stream closes is not waited for), or round_timeout
+ *     after it began (FedScale's round deadline), whichever comes first;
+ *     the global model becomes the average of the updates that came,
+ *     weighted by their samples (observed as round-end, value = updates
+ *     averaged), and round r + 1 starts; a round that got no update is
+ *     drawn again.  Updates after the round's end are refused;
  *   done: after `rounds` rounds every connected client (and any that says
  *     FedHello later) gets FedDone(rounds, global model).
- * A client that joins during a round is in the next round's draw.  The
- * server sets no timers. */
+ * A client that joins during a round is in the next round's draw; a
+ * FedHello from a client it knows (a client idle for round_timeout says it
+ * again) changes nothing, and after training is answered with FedDone.  Its one
+ * timer is the round's deadline. */
 #include "config.h"
 
 #include "protocol/fedavg/fedavg-agg.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/fedavg/fedavg.h"
+
+#include <math.h>
 
 typedef enum { SERVER_WAITING, SERVER_ROUND, SERVER_DONE } Phase;
 
@@ -34,6 +41,9 @@ typedef struct {
   guint32 round;
   LearnWeights *global;    /* NULL before round 0 ends */
   GHashTable *pending;     /* drawn clients whose update has not come */
+  guint want;              /* K: the updates the round averages at most */
+  DlTime now;
+  DlTime deadline;         /* the round's end at the latest (NEVER outside a round) */
   GPtrArray *updates;      /* LearnWeights* of this round */
   GArray *counts;          /* guint64: their samples */
 } Server;
@@ -86,12 +96,14 @@ start_round (Server *s, ProtoOutbox *out)
   while (g_hash_table_iter_next (&it, &k, NULL))
     ids[i++] = GPOINTER_TO_UINT (k);
   qsort (ids, n, sizeof *ids, cmp_id);   /* the draw depends on the ids, not the table's order */
-  guint m = fedavg_agg_sample_size (n, s->cfg.fedavg_fraction, s->cfg.min_participants);
+  s->want = fedavg_agg_sample_size (n, s->cfg.fedavg_fraction, s->cfg.min_participants);
+  guint m = MIN ((guint) ceil (s->cfg.fedavg_overcommit * s->want - 1e-9), n);
   g_autofree guint32 *drawn = g_new (guint32, MAX (m, 1));
   fedavg_agg_sample (s->rng, ids, n, m, drawn);
   phase_to (s, out, SERVER_ROUND);
+  s->deadline = dl_time_add (s->now, s->cfg.fedavg_round_timeout);
   proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1, m,
-                        "%u of %u clients", m, n);
+                        "%u of %u clients, the first %u kept", m, n, s->want);
   for (i = 0; i < m; i++)
     {
       g_hash_table_add (s->pending, GUINT_TO_POINTER (drawn[i]));
@@ -107,6 +119,8 @@ start_round (Server *s, ProtoOutbox *out)
 static void
 end_round (Server *s, ProtoOutbox *out)
 {
+  g_hash_table_remove_all (s->pending);   /* the rest are refused when they come */
+  s->deadline = DL_TIME_NEVER;
   if (s->updates->len == 0)
     {
       /* everyone drawn left: draw again for the same round */
@@ -169,13 +183,13 @@ on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
   if (s->phase != SERVER_ROUND || m->round != s->round || !g_hash_table_remove (s->pending, GUINT_TO_POINTER (from)))
     {
       proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->phase], (int32_t) s->round, from,
-                            (int32_t) m->type, m->round, "%s", "not drawn for this round");
+                            (int32_t) m->type, m->round, "%s", "not drawn for this round, or it ended");
       return;
     }
   g_ptr_array_add (s->updates, learn_weights_ref (m->weights));
   guint64 n = m->key;
   g_array_append_val (s->counts, n);
-  if (g_hash_table_size (s->pending) == 0)
+  if (s->updates->len >= s->want || g_hash_table_size (s->pending) == 0)
     end_round (s, out);
 }
 
@@ -191,9 +205,19 @@ static void
 server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   Server *s = impl;
-  (void) now;
+  DlTime before = s->deadline;
+  s->now = now;
   switch (in->kind)
     {
+    case PROTO_IN_DEADLINE:
+      if (s->phase == SERVER_ROUND && now >= s->deadline)
+        {
+          proto_outbox_observe (out, PROTO_OBS_TIMER_FIRED, phase_names[s->phase], (int32_t) s->round,
+                                PROTO_NO_NODE, -1, s->updates->len, "round_timeout: %u of %u updates", s->updates->len,
+                                s->want);
+          end_round (s, out);
+        }
+      break;
     case PROTO_IN_MESSAGE:
       proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->phase], (int32_t) s->round, in->from,
                             (int32_t) in->msg->type, -1, "%s", "");
@@ -208,13 +232,18 @@ server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
     default:
       break;
     }
+  if (s->deadline != before)
+    {
+      proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = s->deadline;
+    }
 }
 
 static DlTime
 server_next_deadline (const void *impl)
 {
-  (void) impl;
-  return DL_TIME_NEVER;
+  const Server *s = impl;
+  return s->deadline;
 }
 
 static const char *
@@ -263,5 +292,6 @@ fedavg_server_new (const ProtoConfig *cfg)
   s->updates = g_ptr_array_new_with_free_func ((GDestroyNotify) learn_weights_unref);
   s->counts = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->phase = SERVER_WAITING;
+  s->deadline = DL_TIME_NEVER;
   return proto_machine_wrap (&server_class, s);
 }
