@@ -63,7 +63,7 @@ bad "bad.ini: \[protocol\] servers: 9 ranges of 8 blocks: a range would be empty
 bad "bad.ini: \[protocol\] servers: 'four': expected a count of servers or block ranges" "[protocol]" "family = pipeline" "servers = four"
 bad "bad.ini: \[peers\] count: 3 peers, but the pipeline needs 1 clients (p1..p1) and 4 servers" "[protocol]" "family = pipeline" "[peers]" "count = 3"
 bad "bad.ini: \[protocol\] forwarding: 'direct': expected client or next-peer" "[protocol]" "family = pipeline" "forwarding = direct"
-bad "bad.ini: \[training\] rounds: applies to family = disco or gossip or hierarchical or guest only, not to family = pipeline" "[protocol]" "family = pipeline" "[training]" "rounds = 3"
+bad "bad.ini: \[training\] rounds: applies to family = disco or gossip or hierarchical or guest or fedavg only, not to family = pipeline" "[protocol]" "family = pipeline" "[training]" "rounds = 3"
 bad "bad.ini: \[protocol\] steps: applies to family = pipeline only, not to family = disco" "[protocol]" "steps = 3"
 # robust's straggler policies, and the replicated coordinator's keys
 bad "bad.ini: \[protocol\] straggler_policy: 'drop-slowest' applies to version = robust only among DISCO's" "[protocol]" "straggler_policy = drop-slowest"
@@ -93,7 +93,7 @@ expect 2 "unknown rate unit" -- "$DLSIM" run "$tmp/ok.ini" "$tmp/bad.ini" -o "$t
 if [ -e "$tmp/never.db" ]; then fail=$((fail + 1)); echo "FAIL: a database was written after a load error"; else pass=$((pass + 1)); fi
 expect 2 "unknown key protocol.nope" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.nope=1
 # the protocol family: disco (the default), gossip and hierarchical are built; the family is recorded
-expect 2 "\\[protocol\\] family: 'supernode': unknown family (expected disco, gossip, hierarchical, pipeline or guest)" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=supernode -o "$tmp/fam.db"
+expect 2 "\\[protocol\\] family: 'supernode': unknown family (expected disco, gossip, hierarchical, pipeline, guest or fedavg)" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=supernode -o "$tmp/fam.db"
 # a key of another family is an error that names it
 expect 2 "\\[protocol\\] fanout: applies to family = gossip only, not to family = disco" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.fanout=3 -o "$tmp/fam.db"
 expect 2 "\\[protocol\\] max_connection_retry: applies to family = disco only, not to family = gossip" -- "$DLSIM" run "$tmp/ok.ini" --set protocol.family=gossip --set protocol.max_connection_retry=2 -o "$tmp/fam.db"

@@ -491,8 +491,8 @@ START_TEST (test_common_protocol_keys)
   /* a key one family declares and others take */
   ck_assert_str_eq (sim_scenario_key_family ("protocol.straggler_policy"), "disco or gossip or hierarchical");
   ck_assert_str_eq (sim_scenario_key_family ("protocol.fanout"), "gossip");
-  ck_assert_str_eq (sim_scenario_key_family ("training.rounds"), "disco or gossip or hierarchical or guest");
-  ck_assert_str_eq (sim_scenario_key_family ("model.kind"), "disco or gossip or hierarchical");
+  ck_assert_str_eq (sim_scenario_key_family ("training.rounds"), "disco or gossip or hierarchical or guest or fedavg");
+  ck_assert_str_eq (sim_scenario_key_family ("model.kind"), "disco or gossip or hierarchical or fedavg");
   ck_assert_ptr_null (sim_scenario_key_family ("protocol.payload_timeout"));
   ck_assert_ptr_null (sim_scenario_key_family ("network.latency"));
 }
