@@ -160,6 +160,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-exclusion-draft.ini \
 	scenarios/regression/controller-exclusion.ini \
 	scenarios/regression/controller-one-retry.ini \
+	scenarios/regression/fedavg-basic.ini \
+	scenarios/regression/fedavg-churn.ini \
 	scenarios/regression/gossip-consensus-bounded.ini \
 	scenarios/regression/gossip-crash-and-late-joiner.ini \
 	scenarios/regression/gossip-cut-off-helper.ini \
