@@ -57,8 +57,6 @@ dec_update (GVariant *body, ProtoMsg *m, guint depth, GError **error)
   g_autoptr (GVariant) ay = g_variant_get_child_value (body, 3);
   m->round = g_variant_get_uint32 (a);
   m->key = g_variant_get_uint64 (k);
-  if (m->key == 0)
-    return proto_msg_malformed (error, "FedUpdate of no samples");
   return proto_msg_weights_from_variant (m, ay, error);
 }
 

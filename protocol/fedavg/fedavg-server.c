@@ -180,14 +180,18 @@ on_hello (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
 static void
 on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
 {
-  if (s->phase != SERVER_ROUND || m->round != s->round || !g_hash_table_remove (s->pending, GUINT_TO_POINTER (from)))
+  gboolean shaped = m->weights != NULL
+                    && (s->updates->len == 0
+                        || learn_weights_len (m->weights) == learn_weights_len (g_ptr_array_index (s->updates, 0)));
+  if (!shaped || s->phase != SERVER_ROUND || m->round != s->round
+      || !g_hash_table_remove (s->pending, GUINT_TO_POINTER (from)))
     {
       proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->phase], (int32_t) s->round, from,
-                            (int32_t) m->type, m->round, "%s", "not drawn for this round, or it ended");
+                            (int32_t) m->type, m->round, "%s", "not drawn for this round, the round ended, or no model of the round's size");
       return;
     }
   g_ptr_array_add (s->updates, learn_weights_ref (m->weights));
-  guint64 n = m->key;
+  guint64 n = MAX (m->key, 1);   /* a client of no samples (model none) weighs 1 */
   g_array_append_val (s->counts, n);
   if (s->updates->len >= s->want || g_hash_table_size (s->pending) == 0)
     end_round (s, out);
