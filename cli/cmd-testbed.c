@@ -383,6 +383,15 @@ run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, Re
       sim_built_clear (&built);
       return CLI_EXIT_USAGE;
     }
+  /* a family whose machines cannot run on sockets says so before anything
+   * is started (sim_tb_node_new refuses it too, for dlsim node) */
+  const ProtoFamily *fam = proto_family_of (&built.cfg.proto);
+  if (fam->no_testbed)
+    {
+      cli_error ("testbed", "[protocol] family = %s: %s", fam->name, fam->no_testbed);
+      sim_built_clear (&built);
+      return CLI_EXIT_FAILURE;
+    }
   ResRun *run = res_run_begin (db, 0, s, pt, seed, &error);
   if (!run || !res_run_set_mode (run, "testbed", &error))
     {
