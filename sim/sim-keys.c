@@ -14,6 +14,7 @@
 #include "base/dl-error.h"
 #include "base/dl-units.h"
 
+#include <pthread.h>
 #include <math.h>
 #include <string.h>
 
@@ -152,35 +153,43 @@ merge (const ProtoFamily *const *families)
   return a;
 }
 
+/* (the one-time tables below are made under pthread_once, which
+ * ThreadSanitizer sees, rather than g_once_init_enter, whose atomics it
+ * does not: explore's worker threads load scenarios at once) */
+static const ProtoFamily *registry_fams[64];
+
+static void
+registry_init (void)
+{
+  guint n = 0;
+  while (n + 1 < G_N_ELEMENTS (registry_fams) && proto_family_at (n))
+    {
+      registry_fams[n] = proto_family_at (n);
+      n++;
+    }
+}
+
 static const ProtoFamily *const *
 registry (void)
 {
-  static const ProtoFamily *fams[64];
-  static gsize once = 0;
-  if (g_once_init_enter (&once))
-    {
-      guint n = 0;
-      while (n + 1 < G_N_ELEMENTS (fams) && proto_family_at (n))
-        {
-          fams[n] = proto_family_at (n);
-          n++;
-        }
-      g_once_init_leave (&once, 1);
-    }
-  return fams;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, registry_init);
+  return registry_fams;
+}
+
+static void
+rows_init (void)
+{
+  GArray *a = merge (registry ());
+  n_rows = a->len;
+  rows = (Row *) (void *) g_array_free (a, FALSE);
 }
 
 static void
 ensure_rows (void)
 {
-  static gsize once = 0;
-  if (g_once_init_enter (&once))
-    {
-      GArray *a = merge (registry ());
-      n_rows = a->len;
-      rows = (Row *) (void *) g_array_free (a, FALSE);
-      g_once_init_leave (&once, 1);
-    }
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, rows_init);
 }
 
 static const Row *
@@ -297,24 +306,27 @@ sim_scenario_key_applies (const char *full_key, const char *family)
   return g_strv_contains ((const char *const *) names, family);
 }
 
+static const char **key_table;
+
+static void
+key_table_init (void)
+{
+  ensure_rows ();
+  key_table = g_new0 (const char *, 3 * n_rows + 1);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      key_table[3 * i] = rows[i].full;
+      key_table[3 * i + 1] = rows[i].def;
+      key_table[3 * i + 2] = rows[i].doc;
+    }
+}
+
 const char *const *
 sim_scenario_key_table (void)
 {
-  static const char **table;
-  static gsize once = 0;
-  if (g_once_init_enter (&once))
-    {
-      ensure_rows ();
-      table = g_new0 (const char *, 3 * n_rows + 1);
-      for (guint i = 0; i < n_rows; i++)
-        {
-          table[3 * i] = rows[i].full;
-          table[3 * i + 1] = rows[i].def;
-          table[3 * i + 2] = rows[i].doc;
-        }
-      g_once_init_leave (&once, 1);
-    }
-  return table;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, key_table_init);
+  return key_table;
 }
 
 static gboolean
