@@ -3,6 +3,7 @@
 # (../../guests/...) works from $(pkgdatadir) as from the source tree.
 nobase_dist_pkgdata_DATA += \
 	guests/pushpull/pushpull.py \
+	guests/testing/close-race.py \
 	guests/disco/install.sh \
 	guests/disco/run.sh \
 	guests/disco/twin.sh \

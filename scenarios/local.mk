@@ -20,6 +20,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/leave-delivers-sent.ini \
 	scenarios/edge/secure-late-start.ini \
 	scenarios/edge/secure-with-churn.ini \
+	scenarios/edge/send-on-closing-link.ini \
 	scenarios/edge/straggler-50x-robust.ini \
 	scenarios/edge/straggler-50x.ini \
 	scenarios/edge/node-send-on-closed-link-browser.ini \
