@@ -31,7 +31,7 @@ void
 res_run_drain (ResRun *r)
 {
   if (r->writer_running)
-    sync_writer (r, FALSE);
+    _res_sync_writer (r, FALSE);
 }
 
 /* The next row of the batch being filled, with room for `text` bytes of
@@ -40,10 +40,10 @@ static EventRow *
 next_row (ResRun *r, gsize text)
 {
   if (r->cur && (r->cur->n == EVENT_BATCH || r->cur->text_len + text > EVENT_TEXT))
-    flush_events (r);
+    _res_flush_events (r);
   if (!r->cur)
     {
-      r->cur = take_item (r, ITEM_EVENTS);
+      r->cur = _res_take_item (r, ITEM_EVENTS);
       r->cur->text_len = 0;
     }
   EventRow *e = &r->cur->rows[r->cur->n++];
@@ -185,14 +185,14 @@ rec_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name
   ResRun *r = ud;
   if (r->no_events)
     return;
-  flush_events (r);   /* keeps rows in the order they were observed */
-  Item *it = take_item (r, ITEM_METRIC);
+  _res_flush_events (r);   /* keeps rows in the order they were observed */
+  Item *it = _res_take_item (r, ITEM_METRIC);
   it->t_s = dl_time_to_s (t);
   it->round = round + 1;
   res_node_name (it->peer, peer);
   g_strlcpy (it->name, name, sizeof it->name);
   it->value = v;
-  wq_push (&r->to_writer, it);
+  _res_wq_push (&r->to_writer, it);
 }
 
 static void
@@ -395,10 +395,10 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
                NULL);
   const char *file = sqlite3_db_filename (db->db, "main");
   r->writeback_fd = file && *file ? open (file, O_RDONLY | O_CLOEXEC) : -1;
-  wq_init (&r->to_writer);
-  wq_init (&r->free_items);
-  wq_init (&r->acks);
-  r->writer_running = pthread_create (&r->writer, NULL, writer_main, r) == 0;
+  _res_wq_init (&r->to_writer);
+  _res_wq_init (&r->free_items);
+  _res_wq_init (&r->acks);
+  r->writer_running = pthread_create (&r->writer, NULL, _res_writer_main, r) == 0;
   g_assert (r->writer_running);
   sqlite3_prepare_v2 (db->db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)", -1, &r->ins_metric, NULL);
   return r;
@@ -418,10 +418,10 @@ static void
 run_free (ResRun *r)
 {
   if (r->writer_running)
-    sync_writer (r, TRUE);
-  wq_clear (&r->to_writer, g_free);
-  wq_clear (&r->free_items, g_free);
-  wq_clear (&r->acks, g_free);
+    _res_sync_writer (r, TRUE);
+  _res_wq_clear (&r->to_writer, g_free);
+  _res_wq_clear (&r->free_items, g_free);
+  _res_wq_clear (&r->acks, g_free);
   sqlite3_finalize (r->ins_chunk);
   g_free (r->chunk);
   g_free (r->nodes);
@@ -438,7 +438,7 @@ void
 res_run_abort (ResRun *r, const char *outcome)
 {
   if (r->writer_running)
-    sync_writer (r, TRUE);
+    _res_sync_writer (r, TRUE);
   if (outcome)
     {
       sqlite3_stmt *st = NULL;
@@ -503,7 +503,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   gboolean ok = TRUE;
   sqlite3_stmt *st = NULL;
   if (r->writer_running)
-    sync_writer (r, TRUE);
+    _res_sync_writer (r, TRUE);
   if (r->write_error)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, r->write_error);

@@ -132,16 +132,16 @@ struct ResRun {
 /* S, pN, or "" for PROTO_NO_NODE */
 /* Returns the name's length. */
 gsize res_node_name (char buf[24], ProtoNodeId id);
-void wq_init (WQueue *q);
-void wq_clear (WQueue *q, GDestroyNotify free_item);
-void wq_push (WQueue *q, gpointer item);
-gpointer wq_pop (WQueue *q);
-gpointer wq_try_pop (WQueue *q);
+void _res_wq_init (WQueue *q);
+void _res_wq_clear (WQueue *q, GDestroyNotify free_item);
+void _res_wq_push (WQueue *q, gpointer item);
+gpointer _res_wq_pop (WQueue *q);
+gpointer _res_wq_try_pop (WQueue *q);
 /* the writer thread's loop */
-gpointer writer_main (gpointer data);
+gpointer _res_writer_main (gpointer data);
 /* an item to fill and hand to the writer */
-Item *take_item (ResRun *r, ItemKind kind);
+Item *_res_take_item (ResRun *r, ItemKind kind);
 /* hands the events batch being filled to the writer */
-void flush_events (ResRun *r);
+void _res_flush_events (ResRun *r);
 /* waits until the writer is idle (and stops it with stop) */
-void sync_writer (ResRun *r, gboolean stop);
+void _res_sync_writer (ResRun *r, gboolean stop);

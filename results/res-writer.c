@@ -12,7 +12,7 @@
 #include <sys/prctl.h>
 
 void
-wq_init (WQueue *q)
+_res_wq_init (WQueue *q)
 {
   pthread_mutex_init (&q->lock, NULL);
   pthread_cond_init (&q->ready, NULL);
@@ -20,7 +20,7 @@ wq_init (WQueue *q)
 }
 
 void
-wq_clear (WQueue *q, GDestroyNotify free_item)
+_res_wq_clear (WQueue *q, GDestroyNotify free_item)
 {
   g_queue_clear_full (&q->items, free_item);
   pthread_cond_destroy (&q->ready);
@@ -28,7 +28,7 @@ wq_clear (WQueue *q, GDestroyNotify free_item)
 }
 
 void
-wq_push (WQueue *q, gpointer item)
+_res_wq_push (WQueue *q, gpointer item)
 {
   pthread_mutex_lock (&q->lock);
   g_queue_push_tail (&q->items, item);
@@ -37,7 +37,7 @@ wq_push (WQueue *q, gpointer item)
 }
 
 gpointer
-wq_pop (WQueue *q)
+_res_wq_pop (WQueue *q)
 {
   pthread_mutex_lock (&q->lock);
   while (g_queue_is_empty (&q->items))
@@ -48,7 +48,7 @@ wq_pop (WQueue *q)
 }
 
 gpointer
-wq_try_pop (WQueue *q)
+_res_wq_try_pop (WQueue *q)
 {
   pthread_mutex_lock (&q->lock);
   gpointer item = g_queue_pop_head (&q->items);
@@ -402,7 +402,7 @@ write_metric (ResRun *r, Item *it)
 }
 
 gpointer
-writer_main (gpointer data)
+_res_writer_main (gpointer data)
 {
   ResRun *r = data;
   gint64 last_commit = g_get_monotonic_time ();
@@ -411,7 +411,7 @@ writer_main (gpointer data)
   prctl (PR_SET_NAME, "dlsim-writer", 0, 0, 0);
   for (;;)
     {
-      Item *it = wq_pop (&r->to_writer);
+      Item *it = _res_wq_pop (&r->to_writer);
       switch (it->kind)
         {
         case ITEM_EVENTS:
@@ -428,7 +428,7 @@ writer_main (gpointer data)
             if (!r->write_error)
               write_chunk (r);   /* everything handed over is in the database */
             gboolean stop = it->kind == ITEM_STOP;
-            wq_push (&r->acks, it);
+            _res_wq_push (&r->acks, it);
             if (stop)
               return NULL;
             continue;
@@ -456,21 +456,21 @@ writer_main (gpointer data)
           readers_window = FALSE;
         }
       it->n = 0;
-      wq_push (&r->free_items, it);
+      _res_wq_push (&r->free_items, it);
     }
 }
 
 Item *
-take_item (ResRun *r, ItemKind kind)
+_res_take_item (ResRun *r, ItemKind kind)
 {
-  Item *it = wq_try_pop (&r->free_items);
+  Item *it = _res_wq_try_pop (&r->free_items);
   if (!it && r->items_out < MAX_ITEMS)
     {
       it = g_new (Item, 1);
       r->items_out++;
     }
   else if (!it)
-    it = wq_pop (&r->free_items);   /* the writer is behind: wait for it (memory stays bounded) */
+    it = _res_wq_pop (&r->free_items);   /* the writer is behind: wait for it (memory stays bounded) */
   it->kind = kind;
   it->n = 0;
   return it;
@@ -478,11 +478,11 @@ take_item (ResRun *r, ItemKind kind)
 
 /* Hands the batch being filled to the writer. */
 void
-flush_events (ResRun *r)
+_res_flush_events (ResRun *r)
 {
   if (r->cur && r->cur->n > 0)
     {
-      wq_push (&r->to_writer, r->cur);
+      _res_wq_push (&r->to_writer, r->cur);
       r->cur = NULL;
     }
 }
@@ -490,11 +490,11 @@ flush_events (ResRun *r)
 /* Waits until the writer has written everything handed to it; the calling
  * thread may then use the connection (the writer waits for the next item). */
 void
-sync_writer (ResRun *r, gboolean stop)
+_res_sync_writer (ResRun *r, gboolean stop)
 {
-  flush_events (r);
-  wq_push (&r->to_writer, take_item (r, stop ? ITEM_STOP : ITEM_SYNC));
-  Item *ack = wq_pop (&r->acks);
+  _res_flush_events (r);
+  _res_wq_push (&r->to_writer, _res_take_item (r, stop ? ITEM_STOP : ITEM_SYNC));
+  Item *ack = _res_wq_pop (&r->acks);
   g_free (ack);
   r->items_out--;
   if (stop)

@@ -34,11 +34,11 @@
 
 /* The aggregator emitted 'aggregation' (takes the reference). */
 void
-pp_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted)
+_proto_peer_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted)
 {
   if (p->promise != PROMISE_PENDING)
     {
-      pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, proto_aggregator_comm_round (p->agg),
+      _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, proto_aggregator_comm_round (p->agg),
                "aggregation event with no pending aggregationResult: nobody awaits it");
       learn_weights_unref (emitted);
       return;
@@ -63,10 +63,10 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
         LearnWeights *emitted = proto_aggregator_add (p->agg, p->id, payloads[i], proto_aggregator_round (p->agg),
                                                       p->xchg_c, &refused);
         if (refused)
-          pp_observe (p, out, PROTO_OBS_ERROR, p->id, PROTO_MSG_PAYLOAD, -1,
+          _proto_peer_observe (p, out, PROTO_OBS_ERROR, p->id, PROTO_MSG_PAYLOAD, -1,
                    "own contribution refused by the aggregator");
         else if (emitted)
-          pp_resolve (p, out, emitted);
+          _proto_peer_resolve (p, out, emitted);
       }
   gboolean rejected = FALSE;
   for (guint i = 0; i < n; i++)
@@ -74,10 +74,10 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
       ProtoNodeId to = proto_aggregator_node (p->agg, i);
       if (to == p->id)
         continue;
-      Link *l = pp_find_link (p, to);
+      Link *l = _proto_peer_find_link (p, to);
       if (l == NULL)
         {
-          pp_observe (p, out, PROTO_OBS_NOTE, to, PROTO_MSG_PAYLOAD, -1, "no connection: payload skipped");
+          _proto_peer_observe (p, out, PROTO_OBS_NOTE, to, PROTO_MSG_PAYLOAD, -1, "no connection: payload skipped");
           continue;
         }
       if (l->state == PROTO_LINK_CLOSED)
@@ -89,7 +89,7 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
            * (decentralized_client.ts).  The other callbacks still send; the
            * rejection is unhandled: a browser logs it, Node ends the
            * process once they have (D2) */
-          pp_observe (p, out, PROTO_OBS_ERROR, to, PROTO_MSG_PAYLOAD, -1,
+          _proto_peer_observe (p, out, PROTO_OBS_ERROR, to, PROTO_MSG_PAYLOAD, -1,
                       "unhandled rejection 'cannot send after peer is destroyed': payload not sent");
           rejected = TRUE;
           continue;
@@ -102,11 +102,11 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
       m.round = p->cfg.robust_exact_round ? p->xchg_round : proto_aggregator_round (p->agg);
       m.comm_round = p->xchg_c;
       proto_msg_set_weights (&m, payloads[i]);
-      pp_send_msg (p, out, to, PROTO_VIA_LINK, &m);
+      _proto_peer_send_msg (p, out, to, PROTO_VIA_LINK, &m);
     }
   proto_aggregator_payloads_free (payloads, n);
   if (rejected)
-    pp_node_exits (p, out, "unhandled rejection 'cannot send after peer is destroyed'");
+    _proto_peer_node_exits (p, out, "unhandled rejection 'cannot send after peer is destroyed'");
 }
 
 static void
@@ -127,41 +127,41 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
   p->round_finished_pending = FALSE;
   for (guint i = 0; i < p->serves->len; i++)
     g_array_index (p->serves, Serve, i).wait_round = FALSE;
-  pp_try_serve (p, out);
+  _proto_peer_try_serve (p, out);
   if (p->helper)
     {
       /* robust: a helper's round does not count as one of its own */
       p->rounds_done--;
-      pp_send_ready (p, out);
+      _proto_peer_send_ready (p, out);
       return;
     }
   if (p->rounds_done >= p->cfg.rounds)
     {
-      pp_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
-      pp_set_state (p, out, PROTO_PEER_DONE);
+      _proto_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+      _proto_peer_set_state (p, out, PROTO_PEER_DONE);
       if (!p->cfg.leave_after_training && p->cfg.robust_members_only)
         {
           /* S20: a finished peer that stays helps the others' rounds
            * (PeerIsReady with the helper flag; it never starts one alone) */
           p->helper = TRUE;
-          pp_send_ready (p, out);
+          _proto_peer_send_ready (p, out);
           return;
         }
       if (p->cfg.leave_after_training)
         {
-          pp_shutdown_pool (p, out);
+          _proto_peer_shutdown_pool (p, out);
           proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
           p->connected = FALSE;
-          pp_set_state (p, out, PROTO_PEER_LEFT);
+          _proto_peer_set_state (p, out, PROTO_PEER_LEFT);
         }
       return;
     }
-  pp_begin_round (p, now, out);
+  _proto_peer_begin_round (p, now, out);
 }
 
 /* The exchange loop, as far as resolved promises let it run. */
 void
-pp_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+_proto_peer_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   while (p->state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
     {
@@ -183,9 +183,9 @@ pp_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 }
 
 void
-pp_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+_proto_peer_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  pp_set_state (p, out, PROTO_PEER_EXCHANGING);
+  _proto_peer_set_state (p, out, PROTO_PEER_EXCHANGING);
   p->xchg_c = 0;
   p->xchg_broke = FALSE;
   p->xchg_round = proto_aggregator_round (p->agg);
@@ -196,7 +196,7 @@ pp_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   if (p->cfg.robust_exchange_deadline)
     p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
   send_round (p, out);
-  pp_exchange_continue (p, now, out);
+  _proto_peer_exchange_continue (p, now, out);
 }
 
 /* robust: the exchange is given up (S15, S17).  The model stays the one
@@ -205,10 +205,10 @@ pp_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
  * goes back to PeerIsReady, as after a Retry.  Those that did complete the
  * round hold the same model (they had every contribution). */
 void
-pp_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why)
+_proto_peer_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why)
 {
   (void) now;
-  pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->xchg_c, why);
+  _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->xchg_c, why);
   guint n = proto_aggregator_n_nodes (p->agg);
   g_autofree ProtoNodeId *missing = g_new (ProtoNodeId, MAX (n, 1));
   guint k = 0;
@@ -219,7 +219,7 @@ pp_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why)
         missing[k++] = id;
     }
   for (guint i = 0; i < k; i++)
-    pp_drop_link (p, out, missing[i]);
+    _proto_peer_drop_link (p, out, missing[i]);
   proto_aggregator_abort (p->agg);
   g_clear_pointer (&p->promised, learn_weights_unref);
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
@@ -227,6 +227,6 @@ pp_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why)
   p->xchg_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
   p->round_finished_pending = FALSE;
-  pp_end_round_loop (p, out);
+  _proto_peer_end_round_loop (p, out);
 }
 

@@ -73,8 +73,8 @@ proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
     return p->pause == PAUSE_PENDING || p->state == PROTO_PEER_CONNECTING;
   if (type == PROTO_MSG_PAYLOAD)
     {
-      Link *l = pp_find_link (p, from);
-      return l != NULL && pp_loop_active (l);
+      Link *l = _proto_peer_find_link (p, from);
+      return l != NULL && _proto_peer_loop_active (l);
     }
   return FALSE;
 }

@@ -14,19 +14,19 @@
 #include <string.h>
 
 Link *
-pp_find_link (const ProtoPeer *p, ProtoNodeId other)
+_proto_peer_find_link (const ProtoPeer *p, ProtoNodeId other)
 {
   return dl_id_map_lookup (&p->pool_index, other);
 }
 
 Link *
-pp_pool_at (const ProtoPeer *p, guint i)
+_proto_peer_pool_at (const ProtoPeer *p, guint i)
 {
   return g_ptr_array_index (p->pool, i);
 }
 
 gboolean
-pp_loop_active (const Link *l)
+_proto_peer_loop_active (const Link *l)
 {
   return l->active > 0;
 }
@@ -44,7 +44,7 @@ loop_use (ProtoPeer *p, Link *l, RecvLoop *rl, DlTime now)
 
 /* A Payload from l's peer: each of l's loops with receptions left takes it. */
 void
-pp_loops_received (ProtoPeer *p, Link *l, DlTime now)
+_proto_peer_loops_received (ProtoPeer *p, Link *l, DlTime now)
 {
   for (guint i = 0; i < l->n_loops; i++)
     {
@@ -57,19 +57,19 @@ pp_loops_received (ProtoPeer *p, Link *l, DlTime now)
 /* The loops whose wait ran out use up one reception each; loops_deadline
  * becomes exact again. */
 void
-pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+_proto_peer_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   DlTime next = DL_TIME_NEVER;
   for (guint i = 0; i < p->pool->len; i++)
     {
-      Link *l = pp_pool_at (p, i);
+      Link *l = _proto_peer_pool_at (p, i);
       for (guint k = 0; k < l->n_loops; k++)
         {
           RecvLoop *rl = &l->loops[k];
           if (rl->remaining > 0 && rl->deadline <= now)
             {
               loop_use (p, l, rl, now);
-              pp_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
+              _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
                           "payload receive timeout: one reception used up");
             }
           if (rl->remaining > 0)
@@ -85,13 +85,13 @@ pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 #define LINK_SLAB 16
 
 Link *
-pp_link_new (ProtoPeer *p)
+_proto_peer_link_new (ProtoPeer *p)
 {
   return dl_slab_take (&p->links);
 }
 
 void
-pp_link_release (ProtoPeer *p, Link *l)
+_proto_peer_link_release (ProtoPeer *p, Link *l)
 {
   if (l->loops != l->own)
     g_free (l->loops);
@@ -99,35 +99,35 @@ pp_link_release (ProtoPeer *p, Link *l)
 }
 
 void
-pp_links_init (ProtoPeer *p)
+_proto_peer_links_init (ProtoPeer *p)
 {
   dl_slab_init (&p->links, sizeof (Link), LINK_SLAB);
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
 void
-pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
+_proto_peer_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool->len; i++)
-    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
+    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _proto_peer_pool_at (p, i)->peer);
   dl_id_map_remove_all (&p->pool_index);
   for (guint i = 0; i < p->pool->len; i++)
-    pp_link_release (p, pp_pool_at (p, i));
+    _proto_peer_link_release (p, _proto_peer_pool_at (p, i));
   g_ptr_array_set_size (p->pool, 0);
   g_array_set_size (p->pending, 0);
 }
 
 /* robust: one link leaves the pool (closed), pending included. */
 void
-pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
+_proto_peer_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  Link *l = pp_find_link (p, other);
+  Link *l = _proto_peer_find_link (p, other);
   if (l == NULL)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   dl_id_map_steal (&p->pool_index, other);
   g_ptr_array_remove (p->pool, l);
-  pp_link_release (p, l);
+  _proto_peer_link_release (p, l);
   for (guint i = 0; i < p->pending->len; i++)
     if (g_array_index (p->pending, ProtoNodeId, i) == other)
       {
@@ -138,7 +138,7 @@ pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
 void
-pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
+_proto_peer_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
 {
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n + 1);
   if (n)
@@ -148,32 +148,32 @@ pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
 }
 
 void
-pp_set_nodes_self_only (ProtoPeer *p)
+_proto_peer_set_nodes_self_only (ProtoPeer *p)
 {
-  pp_set_nodes (p, NULL, 0);
+  _proto_peer_set_nodes (p, NULL, 0);
 }
 
 /* Creates links for the ids not in the pool (they become pending), as
  * PeerPool.getPeers does.  With loops, starts receive loops for the whole
  * pool (the handle gets every pool peer, not only `ids`). */
 void
-pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
+_proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
 {
   g_array_set_size (p->pending, 0);
   for (guint i = 0; i < n; i++)
     {
-      Link *known = pp_find_link (p, ids[i]);
+      Link *known = _proto_peer_find_link (p, ids[i]);
       if (known && p->cfg.robust_links
           && (known->state == PROTO_LINK_CLOSED || known->state == PROTO_LINK_FAILED))
         {
           /* S15: robust opens a new link in place of one that closed or failed */
-          pp_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
-          pp_drop_link (p, out, ids[i]);
+          _proto_peer_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
+          _proto_peer_drop_link (p, out, ids[i]);
           known = NULL;
         }
       if (known)
         continue;
-      Link *l = pp_link_new (p);
+      Link *l = _proto_peer_link_new (p);
       l->peer = ids[i];
       l->initiator = p->id > ids[i];
       l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
@@ -188,13 +188,13 @@ pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids
           proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
           m.node = ids[i];
           m.signal = PROTO_SIGNAL_OFFER;
-          pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+          _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
         }
     }
   if (loops)
     for (guint i = 0; i < p->pool->len; i++)
       {
-        Link *l = pp_pool_at (p, i);
+        Link *l = _proto_peer_pool_at (p, i);
         /* exhausted loops are gone: the last takes the place of each (the
          * order g_array_remove_index_fast gave, which timeouts follow) */
         for (guint k = l->n_loops; k > 0; k--)
@@ -238,41 +238,41 @@ pending_remove (ProtoPeer *p, ProtoNodeId id)
 }
 
 void
-pp_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
+_proto_peer_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
 {
-  Link *l = pp_find_link (p, other);
+  Link *l = _proto_peer_find_link (p, other);
   if (l == NULL)
     {
-      pp_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
+      _proto_peer_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
       return;
     }
   l->state = PROTO_LINK_UP;
-  pp_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
+  _proto_peer_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
   for (guint i = 0; i < p->serves->len; i++)
     if (g_array_index (p->serves, Serve, i).newcomer == other)
       g_array_index (p->serves, Serve, i).link_ready = TRUE;
-  pp_try_serve (p, out);
+  _proto_peer_try_serve (p, out);
   if (!pending_remove (p, other) || p->pending->len > 0)
     return;
   if (p->state == PROTO_PEER_LINKING)
-    pp_links_ready (p, now, out);
+    _proto_peer_links_ready (p, now, out);
   else if (p->state == PROTO_PEER_SYNC_LINKING)
     {
-      pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      _proto_peer_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
     }
 }
 
 void
-pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+_proto_peer_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  Link *l = pp_find_link (p, msg->node);
+  Link *l = _proto_peer_find_link (p, msg->node);
   if (l == NULL)
     {
       /* PeerPool.signal throws inside the SignalForPeer listener */
-      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
                "received signal for unknown peer");
-      pp_node_exits (p, out, "uncaught 'received signal for unknown peer'");
+      _proto_peer_node_exits (p, out, "uncaught 'received signal for unknown peer'");
       return;
     }
   if (msg->signal == PROTO_SIGNAL_OFFER && l->state == PROTO_LINK_WAIT_OFFER)
@@ -281,7 +281,7 @@ pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
       m.node = msg->node;
       m.signal = PROTO_SIGNAL_ANSWER;
-      pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
       l->state = PROTO_LINK_CONNECTING;
     }
   else if (msg->signal == PROTO_SIGNAL_ANSWER && l->state == PROTO_LINK_WAIT_ANSWER)
@@ -292,9 +292,9 @@ pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
   else
     {
       /* Peer.signal (peer.ts) throws inside the same listener */
-      pp_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
                "unexpected offer/answer (buffer size set twice)");
-      pp_node_exits (p, out, "uncaught 'buffer size set twice'");
+      _proto_peer_node_exits (p, out, "uncaught 'buffer size set twice'");
     }
 }
 
@@ -304,19 +304,20 @@ pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
  * emits again: then the race takes the full second.  Links are destroyed at
  * once either way.  TRUE if the peer now waits out that second. */
 gboolean
-pp_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
+_proto_peer_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
 {
   gboolean slow = FALSE;
   for (guint i = 0; i < p->pool->len; i++)
-    slow |= pp_pool_at (p, i)->state == PROTO_LINK_CLOSED || pp_pool_at (p, i)->state == PROTO_LINK_FAILED;
-  pp_shutdown_pool (p, out);
+    slow |= _proto_peer_pool_at (p, i)->state == PROTO_LINK_CLOSED
+            || _proto_peer_pool_at (p, i)->state == PROTO_LINK_FAILED;
+  _proto_peer_shutdown_pool (p, out);
   if (!slow)
     return FALSE;
-  pp_set_nodes_self_only (p);
+  _proto_peer_set_nodes_self_only (p);
   p->shutdown_then_fail = then_fail;
   p->shutdown_deadline = dl_time_add (now, DL_S);
-  pp_set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
-  pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+  _proto_peer_set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
+  _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
            "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
   return TRUE;
 }

@@ -91,44 +91,46 @@ struct ProtoPeer {
 };
 
 /* proto-peer-pool.c: the link pool */
-Link *pp_pool_at (const ProtoPeer *p, guint i);
-gboolean pp_loop_active (const Link *l);
-void pp_links_init (ProtoPeer *p);
-Link *pp_link_new (ProtoPeer *p);
-void pp_link_release (ProtoPeer *p, Link *l);
-void pp_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);
-void pp_set_nodes_self_only (ProtoPeer *p);
-void pp_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops);
-void pp_loops_received (ProtoPeer *p, Link *l, DlTime now);
-void pp_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void pp_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out);
-void pp_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
-gboolean pp_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail);
+Link *_proto_peer_pool_at (const ProtoPeer *p, guint i);
+gboolean _proto_peer_loop_active (const Link *l);
+void _proto_peer_links_init (ProtoPeer *p);
+Link *_proto_peer_link_new (ProtoPeer *p);
+void _proto_peer_link_release (ProtoPeer *p, Link *l);
+void _proto_peer_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);
+void _proto_peer_set_nodes_self_only (ProtoPeer *p);
+void _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,
+                            gboolean loops);
+void _proto_peer_loops_received (ProtoPeer *p, Link *l, DlTime now);
+void _proto_peer_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void _proto_peer_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out);
+void _proto_peer_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+gboolean _proto_peer_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail);
 
 /* proto-peer-sync.c: model sync */
-void pp_handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
-void pp_handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out);
-void pp_handle_shared_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
-void pp_sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void _proto_peer_handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
+void _proto_peer_handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out);
+void _proto_peer_handle_shared_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+void _proto_peer_sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out);
 
 /* proto-peer.c */
-gboolean pp_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what);
-void pp_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why);
-void pp_after_sync (ProtoPeer *p, ProtoOutbox *out);
-void pp_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-Link * pp_find_link (const ProtoPeer *p, ProtoNodeId other);
-void pp_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value, const char *detail);
-void pp_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
-void pp_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s);
-void pp_shutdown_pool (ProtoPeer *p, ProtoOutbox *out);
-void pp_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other);
-void pp_try_serve (ProtoPeer *p, ProtoOutbox *out);
-void pp_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void pp_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void pp_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
-void pp_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why);
-void pp_send_ready (ProtoPeer *p, ProtoOutbox *out);
-void pp_end_round_loop (ProtoPeer *p, ProtoOutbox *out);
+gboolean _proto_peer_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what);
+void _proto_peer_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why);
+void _proto_peer_after_sync (ProtoPeer *p, ProtoOutbox *out);
+void _proto_peer_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void _proto_peer_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+Link * _proto_peer_find_link (const ProtoPeer *p, ProtoNodeId other);
+void _proto_peer_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+                          int64_t value, const char *detail);
+void _proto_peer_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
+void _proto_peer_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s);
+void _proto_peer_shutdown_pool (ProtoPeer *p, ProtoOutbox *out);
+void _proto_peer_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other);
+void _proto_peer_try_serve (ProtoPeer *p, ProtoOutbox *out);
+void _proto_peer_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void _proto_peer_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void _proto_peer_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
+void _proto_peer_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why);
+void _proto_peer_send_ready (ProtoPeer *p, ProtoOutbox *out);
+void _proto_peer_end_round_loop (ProtoPeer *p, ProtoOutbox *out);
 
 G_END_DECLS

@@ -16,7 +16,7 @@
  * with its aggregationResult promise: see the block comment at the exchange.
  *
  * Pool shutdown (Retry, ConnectionFail) takes its 1 s cap when a link in the
- * pool was already destroyed, else no time (pp_begin_pool_shutdown).
+ * pool was already destroyed, else no time (_proto_peer_begin_pool_shutdown).
  *
  * Not modelled: ICE candidates (one offer and one answer per link), message chunking,
  * listener accumulation (S16, memory only), DP/Byzantine clipping. */
@@ -63,7 +63,7 @@ proto_peer_state_name (ProtoPeerState s)
 /* ---- helpers ---- */
 
 void
-pp_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+_proto_peer_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
          int64_t value, const char *detail)
 {
   proto_outbox_observe (out, kind, state_names[p->state], (int32_t) proto_aggregator_round (p->agg), other, type,
@@ -99,19 +99,19 @@ arm_wait (ProtoPeer *p)
 }
 
 void
-pp_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
+_proto_peer_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
 {
   if (p->state == s)
     return;
   p->state = s;
   arm_wait (p);
-  pp_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
+  _proto_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
 void
-pp_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
+_proto_peer_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
 {
-  pp_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
+  _proto_peer_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
   proto_outbox_send (out, to, via, m);
 }
 
@@ -120,23 +120,23 @@ send_server (ProtoPeer *p, ProtoOutbox *out, ProtoMsgType type)
 {
   ProtoMsg m;
   proto_msg_init (&m, type);
-  pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
 }
 
 void
-pp_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
+_proto_peer_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 {
   g_strlcpy (p->error, why, sizeof p->error);
-  pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
+  _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
   /* webapp: Trainer.vue's finally closes the session after an error too */
   if ((disconnect || p->cfg.webapp_runtime) && p->connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
-        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, pp_pool_at (p, i)->peer);
+        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _proto_peer_pool_at (p, i)->peer);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
     }
-  pp_set_state (p, out, PROTO_PEER_FAILED);
+  _proto_peer_set_state (p, out, PROTO_PEER_FAILED);
 }
 
 /* runtime = node: Node.js ends the process on an uncaught exception or an
@@ -145,13 +145,13 @@ pp_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
  * deployment; DISCO's own CLI runs every client and the server in one
  * process, where the first such error ends them all. */
 gboolean
-pp_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
+_proto_peer_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
 {
   if (!p->cfg.node_runtime)
     return FALSE;
   char why[PROTO_OBS_DETAIL_LEN];
   g_snprintf (why, sizeof why, "process exited (Node.js): %s", what);
-  pp_fail (p, out, TRUE, why);
+  _proto_peer_fail (p, out, TRUE, why);
   return TRUE;
 }
 
@@ -160,7 +160,7 @@ pp_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
 static void
 start_training (ProtoPeer *p, ProtoOutbox *out)
 {
-  pp_set_state (p, out, PROTO_PEER_TRAINING);
+  _proto_peer_set_state (p, out, PROTO_PEER_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
@@ -173,8 +173,8 @@ pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
 {
   if (p->pause == PAUSE_PENDING)
     {
-      pp_set_state (p, out, paused_state);
-      pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
+      _proto_peer_set_state (p, out, paused_state);
+      _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
       return FALSE;
     }
   p->pause = PAUSE_NONE;
@@ -182,7 +182,7 @@ pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
 }
 
 void
-pp_after_sync (ProtoPeer *p, ProtoOutbox *out)
+_proto_peer_after_sync (ProtoPeer *p, ProtoOutbox *out)
 {
   send_server (p, out, PROTO_MSG_JOIN_ROUND);
   /* this.aggregationResult = aggregator.getPromiseForAggregation() */
@@ -201,7 +201,7 @@ static void
 pre775_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   send_server (p, out, PROTO_MSG_PEER_IS_READY);
-  pp_set_state (p, out, PROTO_PEER_WAIT_PEERS);
+  _proto_peer_set_state (p, out, PROTO_PEER_WAIT_PEERS);
   p->sync_deadline = dl_time_add (now, p->cfg.aggregation_wait);
 }
 
@@ -215,7 +215,7 @@ pre775_train (ProtoPeer *p, ProtoOutbox *out)
 }
 
 void
-pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+_proto_peer_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->cfg.ready_at_round_start)
     {
@@ -226,12 +226,12 @@ pp_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     {
       p->sync_attempts++;
       send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
-      pp_set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
+      _proto_peer_set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-      pp_observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
+      _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
       return;
     }
-  pp_after_sync (p, out);
+  _proto_peer_after_sync (p, out);
 }
 
 /* robust: a paused peer whose wait timed out says it is ready and stays
@@ -242,12 +242,12 @@ send_ready_paused (ProtoPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-  pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
   arm_wait (p);
 }
 
 void
-pp_send_ready (ProtoPeer *p, ProtoOutbox *out)
+_proto_peer_send_ready (ProtoPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
@@ -258,32 +258,32 @@ pp_send_ready (ProtoPeer *p, ProtoOutbox *out)
       g_clear_pointer (&p->promised, learn_weights_unref);
       p->promise = PROMISE_PENDING;
     }
-  pp_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-  pp_set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
+  _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  _proto_peer_set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
   arm_wait (p);
 }
 
 /* onRoundEndCommunication's loop head: pause point, then PeerIsReady. */
 void
-pp_end_round_loop (ProtoPeer *p, ProtoOutbox *out)
+_proto_peer_end_round_loop (ProtoPeer *p, ProtoOutbox *out)
 {
   if (!p->helper && !pass_pause_point (p, out, PROTO_PEER_PAUSED_END))
     return;
-  pp_send_ready (p, out);
+  _proto_peer_send_ready (p, out);
 }
 
 void
-pp_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+_proto_peer_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->cfg.connect_barrier)
     {
       send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
-      pp_set_state (p, out, PROTO_PEER_WAIT_DECISION);
+      _proto_peer_set_state (p, out, PROTO_PEER_WAIT_DECISION);
     }
   else if (p->cfg.ready_at_round_start)
     pre775_train (p, out);
   else
-    pp_begin_exchange (p, now, out);
+    _proto_peer_begin_exchange (p, now, out);
 }
 
 static void
@@ -297,24 +297,24 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
          * disco-1110 then waits in the race for Start/Retry/Fail; disco-775
          * goes straight on to exchangeWeightUpdates and aggregates alone
          * (decentralized_client.ts at b95004b4, onRoundEndCommunication). */
-        pp_set_nodes_self_only (p);
-        pp_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
+        _proto_peer_set_nodes_self_only (p);
+        _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
         if (p->cfg.ready_at_round_start)
           pre775_train (p, out);
         else if (p->cfg.connect_barrier)
-          pp_set_state (p, out, PROTO_PEER_WAIT_DECISION);
+          _proto_peer_set_state (p, out, PROTO_PEER_WAIT_DECISION);
         else
-          pp_begin_exchange (p, now, out);
+          _proto_peer_begin_exchange (p, now, out);
         return;
       }
-  pp_set_nodes (p, msg->peers, msg->n_peers);
+  _proto_peer_set_nodes (p, msg->peers, msg->n_peers);
   if (!p->cfg.ready_at_round_start)   /* pre-775's list has no round */
     proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
-  pp_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
+  _proto_peer_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
   if (p->pending->len == 0)
-    pp_links_ready (p, now, out);
+    _proto_peer_links_ready (p, now, out);
   else
-    pp_set_state (p, out, PROTO_PEER_LINKING);
+    _proto_peer_set_state (p, out, PROTO_PEER_LINKING);
 }
 
 /* One receive loop's handling of a Payload (receivePayloads in
@@ -335,12 +335,12 @@ add_contribution (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *ms
       char why[80];
       g_snprintf (why, sizeof why, "invalid contribution (payload round %u, comm %u)",
                   msg->round, msg->comm_round);
-      pp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round, why);
+      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round, why);
       return;
     }
   if (learn_weights_len (msg->weights) != learn_weights_len (p->model))
     {
-      pp_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round,
+      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round,
                "weights of the wrong size");
       return;
     }
@@ -354,12 +354,12 @@ add_contribution (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *ms
       /* S27: isValidContribution lets a future round's contribution in */
       char why[80];
       g_snprintf (why, sizeof why, "a contribution of round %u aggregated in round %u", msg->round, agg_round);
-      pp_observe (p, out, PROTO_OBS_FOREIGN_ROUND, from, PROTO_MSG_PAYLOAD, msg->round, why);
+      _proto_peer_observe (p, out, PROTO_OBS_FOREIGN_ROUND, from, PROTO_MSG_PAYLOAD, msg->round, why);
     }
   if (emitted)
     {
-      pp_resolve (p, out, emitted);
-      pp_exchange_continue (p, now, out);
+      _proto_peer_resolve (p, out, emitted);
+      _proto_peer_exchange_continue (p, now, out);
     }
 }
 
@@ -368,11 +368,11 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
 {
   /* every receive loop on the link with receptions left has a listener
    * (waitMessage in event_connection.ts) and takes this Payload */
-  Link *l = pp_find_link (p, from);
+  Link *l = _proto_peer_find_link (p, from);
   guint takers = 0;
   for (guint i = 0; l && i < l->n_loops; i++)
     takers += l->loops[i].remaining > 0;
-  pp_loops_received (p, l, now);
+  _proto_peer_loops_received (p, l, now);
   add_contribution (p, now, from, msg, out);
   /* D4: each of the other loops validates and adds it too.  Into the same
    * round it only replaces the first add; but if the first completed the
@@ -380,7 +380,7 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
    * stale contribution into the next round.  robust adds once. */
   for (guint k = 1; k < takers && !p->cfg.robust_single_add && p->connected; k++)
     {
-      pp_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_PAYLOAD, msg->round,
+      _proto_peer_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_PAYLOAD, msg->round,
                   "another receive loop on the link takes it and adds it again");
       add_contribution (p, now, from, msg, out);
     }
@@ -397,10 +397,10 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
   p->received[msg->type]++;
   if (!proto_peer_listens (p, msg->type, in->from))
     {
-      pp_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      _proto_peer_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
     }
-  pp_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+  _proto_peer_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
   switch (msg->type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
@@ -408,7 +408,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       p->sync_needed = msg->joined_mid_training && p->cfg.model_sync;
       if (msg->wait_for_more && !p->enough_before_info && !p->cfg.ready_at_round_start)
         p->pause = PAUSE_PENDING;   /* pre-775's client does not read it */
-      pp_begin_round (p, now, out);
+      _proto_peer_begin_round (p, now, out);
       return;
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
       if (p->state == PROTO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
@@ -417,7 +417,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
           return;
         }
       p->pause = PAUSE_RESOLVED;
-      pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
+      _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
       if (p->state == PROTO_PEER_PAUSED_BEGIN)
         {
           p->pause = PAUSE_NONE;
@@ -426,7 +426,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       else if (p->state == PROTO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;
-          pp_send_ready (p, out);
+          _proto_peer_send_ready (p, out);
         }
       return;
     case PROTO_MSG_WAITING_FOR_MORE:
@@ -434,39 +434,39 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
         {
           /* S21: robust takes a second Waiting as what it says */
           p->pause = PAUSE_PENDING;
-          pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, (int64_t) msg->nb_participants,
+          _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, (int64_t) msg->nb_participants,
                       "not enough participants (again)");
           return;
         }
       if (p->pause != PAUSE_NONE)
         {
           /* setupServerCallbacks (client.ts): the listener throws */
-          pp_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
+          _proto_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
                    "Server sent multiple WaitingForMoreParticipants messages");
-          pp_node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
+          _proto_peer_node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
           return;
         }
       p->pause = PAUSE_PENDING;
-      pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
+      _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
                p->cfg.participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      pp_handle_signal (p, msg, out);
+      _proto_peer_handle_signal (p, msg, out);
       return;
     case PROTO_MSG_SIGNAL_NEW_PEER:
-      pp_handle_signal_new_peer (p, now, msg->node, out);
+      _proto_peer_handle_signal_new_peer (p, now, msg->node, out);
       return;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
-      pp_handle_signal_model_provider (p, now, msg, out);
+      _proto_peer_handle_signal_model_provider (p, now, msg, out);
       return;
     case PROTO_MSG_SHARED_MODEL:
-      pp_handle_shared_model (p, in->from, msg, out);
+      _proto_peer_handle_shared_model (p, in->from, msg, out);
       return;
     case PROTO_MSG_PEERS_FOR_ROUND:
       if (p->state == PROTO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;   /* robust: the coordinator found enough */
-          pp_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
+          _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
         }
       handle_peers_for_round (p, now, msg, out);
       return;
@@ -482,13 +482,13 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       }
     case PROTO_MSG_START_WEIGHT_SHARING:
       p->round_finished_pending = TRUE;
-      pp_begin_exchange (p, now, out);
+      _proto_peer_begin_exchange (p, now, out);
       return;
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:
       if (p->state == PROTO_PEER_WAIT_PEERS || p->state == PROTO_PEER_DONE)
         {
           /* robust: a PeerIsReady again is harmless (S9) */
-          pp_send_ready (p, out);
+          _proto_peer_send_ready (p, out);
           return;
         }
       if (p->state == PROTO_PEER_PAUSED_END)
@@ -502,19 +502,19 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
            * the exchange gets aggregation_wait more, then is aborted */
           p->xchg_deadline = MIN (p->xchg_deadline, dl_time_add (now, p->cfg.aggregation_wait));
           p->xchg_cut = TRUE;
-          pp_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_RETRY_PEER_CONNECTIONS, -1,
+          _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_RETRY_PEER_CONNECTIONS, -1,
                       "a member left: the exchange ends within aggregation_wait");
           return;
         }
-      if (pp_begin_pool_shutdown (p, now, out, FALSE))
+      if (_proto_peer_begin_pool_shutdown (p, now, out, FALSE))
         return;
-      pp_set_nodes_self_only (p);
-      pp_end_round_loop (p, out);
+      _proto_peer_set_nodes_self_only (p);
+      _proto_peer_end_round_loop (p, out);
       return;
     case PROTO_MSG_CONNECTION_FAIL:
-      if (pp_begin_pool_shutdown (p, now, out, TRUE))
+      if (_proto_peer_begin_pool_shutdown (p, now, out, TRUE))
         return;
-      pp_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+      _proto_peer_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       return;
     case PROTO_MSG_PAYLOAD:
       handle_payload (p, now, in->from, msg, out);
@@ -535,7 +535,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
 static void
 wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
+  _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
               "no word from the coordinator for the wait timeout: said again");
   switch (p->state)
     {
@@ -551,15 +551,15 @@ wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       return;
     case PROTO_PEER_WAIT_PEERS:
     case PROTO_PEER_DONE:
-      pp_send_ready (p, out);
+      _proto_peer_send_ready (p, out);
       return;
     case PROTO_PEER_LINKING:
     case PROTO_PEER_WAIT_DECISION:
       /* as a Retry would */
-      if (pp_begin_pool_shutdown (p, now, out, FALSE))
+      if (_proto_peer_begin_pool_shutdown (p, now, out, FALSE))
         return;
-      pp_set_nodes_self_only (p);
-      pp_end_round_loop (p, out);
+      _proto_peer_set_nodes_self_only (p);
+      _proto_peer_end_round_loop (p, out);
       return;
     default:
       p->wait_deadline = DL_TIME_NEVER;
@@ -579,14 +579,14 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
        || p->state == PROTO_PEER_SYNC_LINKING)
       && p->sync_deadline <= now)
     {
-      pp_sync_expired (p, now, out);
+      _proto_peer_sync_expired (p, now, out);
       return;
     }
   if (p->cfg.ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
     {
-      pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
+      _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
                   "Timeout waiting for the round's peer list: the round's nodes are this peer alone");
-      pp_set_nodes_self_only (p);
+      _proto_peer_set_nodes_self_only (p);
       pre775_train (p, out);
       return;
     }
@@ -594,14 +594,14 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     {
       p->shutdown_deadline = DL_TIME_NEVER;
       if (p->shutdown_then_fail)
-        pp_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+        _proto_peer_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       else
-        pp_end_round_loop (p, out);
+        _proto_peer_end_round_loop (p, out);
       return;
     }
   if (p->state == PROTO_PEER_EXCHANGING && p->xchg_deadline <= now)
     {
-      pp_abort_exchange (p, now, out, "no contribution for payload_timeout: the exchange is aborted");
+      _proto_peer_abort_exchange (p, now, out, "no contribution for payload_timeout: the exchange is aborted");
       return;
     }
   if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && p->cfg.robust_exchange_deadline)
@@ -610,13 +610,13 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     {
       p->agg_wait_deadline = DL_TIME_NEVER;
       p->xchg_broke = TRUE;
-      pp_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->xchg_c,
+      _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->xchg_c,
                p->xchg_c + 1 < proto_aggregator_n_comm_rounds (p->agg)
                ? "aggregation wait expired in comm round 0: break; round 0's result (never sent) ends the round"
                : "aggregation wait expired: break; the result is awaited with no limit");
     }
   if (p->loops_deadline <= now)
-    pp_loops_expire (p, now, out);
+    _proto_peer_loops_expire (p, now, out);
 }
 
 DlTime
@@ -656,7 +656,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
         break;
       p->connected = TRUE;
       send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
-      pp_set_state (p, out, PROTO_PEER_CONNECTING);
+      _proto_peer_set_state (p, out, PROTO_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
@@ -669,34 +669,34 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
     case PROTO_IN_TRAINING_DONE:
       if (p->state != PROTO_PEER_TRAINING || in->weights == NULL)
         {
-          pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
+          _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
           break;
         }
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
       if (p->cfg.ready_at_round_start)
-        pp_begin_exchange (p, now, out);   /* pre-775: no barrier after training */
+        _proto_peer_begin_exchange (p, now, out);   /* pre-775: no barrier after training */
       else
-        pp_end_round_loop (p, out);
+        _proto_peer_end_round_loop (p, out);
       break;
     case PROTO_IN_LINK_UP:
       if (p->connected)
-        pp_handle_link_up (p, now, in->from, out);
+        _proto_peer_handle_link_up (p, now, in->from, out);
       break;
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
       {
-        Link *l = pp_find_link (p, in->from);
+        Link *l = _proto_peer_find_link (p, in->from);
         if (l && p->connected)
           {
             gboolean failed = in->kind == PROTO_IN_LINK_FAILED;
             l->state = failed ? PROTO_LINK_FAILED : PROTO_LINK_CLOSED;
-            pp_observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
+            _proto_peer_observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
                      failed ? "failed: never comes up (DISCO does not notice)"
                             : "closed (kept in the pool)");
             /* ICE failure: simple-peer emits `error` with no listener (S28) */
             if (failed)
-              pp_node_exits (p, out, "uncaught simple-peer error 'Connection failed.'");
+              _proto_peer_node_exits (p, out, "uncaught simple-peer error 'Connection failed.'");
           }
         break;
       }
@@ -704,13 +704,13 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
     case PROTO_IN_LEAVE:
       if (!p->connected)
         break;
-      pp_shutdown_pool (p, out);
+      _proto_peer_shutdown_pool (p, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
-      pp_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+      _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      pp_set_state (p, out, PROTO_PEER_LEFT);
+      _proto_peer_set_state (p, out, PROTO_PEER_LEFT);
       break;
     }
   DlTime after = proto_peer_next_deadline (p);
@@ -732,7 +732,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
   p->pool = g_ptr_array_new ();
-  pp_links_init (p);
+  _proto_peer_links_init (p);
   dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);
@@ -755,7 +755,7 @@ proto_peer_free (ProtoPeer *p)
     return;
   dl_id_map_clear (&p->pool_index);
   for (guint i = 0; i < p->pool->len; i++)
-    pp_link_release (p, pp_pool_at (p, i));
+    _proto_peer_link_release (p, _proto_peer_pool_at (p, i));
   g_ptr_array_unref (p->pool);
   dl_slab_clear (&p->links);
   g_array_unref (p->pending);
@@ -790,6 +790,6 @@ proto_peer_received_count (const ProtoPeer *p, ProtoMsgType type)
 int
 proto_peer_link_state (const ProtoPeer *p, ProtoNodeId other)
 {
-  Link *l = pp_find_link (p, other);
+  Link *l = _proto_peer_find_link (p, other);
   return l ? (int) l->state : -1;
 }
