@@ -107,6 +107,10 @@ START_TEST (test_actions)
   ck_assert (a.t == DL_TIME_NEVER);
   a = parse_ok ("train 3");
   ck_assert (a.kind == PROTO_GUEST_TRAIN && a.n == 3);
+  a = parse_ok ("round 3");
+  ck_assert (a.kind == PROTO_GUEST_ROUND && a.n == 3 && a.count == 0);
+  a = parse_ok ("round 5 2");
+  ck_assert (a.kind == PROTO_GUEST_ROUND && a.n == 5 && a.count == 2);
   a = parse_ok ("list 2 5");
   ck_assert (a.kind == PROTO_GUEST_LIST && a.n == 2 && a.count == 5);
   a = parse_ok ("metric value_ppm -12 4");
@@ -139,6 +143,9 @@ static const struct {
   { "open p2 first", "open PEER" },
   { "train 0", "from 1" },
   { "train x", "round number" },
+  { "train 2 1", "train N" },
+  { "round 2 0", "round N K" },
+  { "round 2 1 1", "round N [K]" },
   { "deadline soon", "nanoseconds" },
   { "metric v 1.5", "integer" },
   { "list 1", "list N K" },

@@ -27,7 +27,13 @@
 // bytes DISCO wrote (a msgpack frame; on a link the chunk with Peer's
 // header), DATA those bytes in base64.
 //
-//     node driver.mjs [--disco-src DIR]        (or DISCO_SRC=DIR)
+// With `--aggregation secure` the clients aggregate with DISCO's
+// SecureAggregator (discojs/src/aggregator/secure.ts, the task's
+// aggregationStrategy 'secure', as aggregator/get.ts getAggregator makes it):
+// two communication rounds of shares, whose random seeds
+// (generateRandomShare: crypto.getRandomValues) come from the peer's seed.
+//
+//     node driver.mjs [--disco-src DIR] [--aggregation mean|secure]   (or DISCO_SRC=DIR)
 import { EventEmitter } from "node:events";
 import { createRequire, register } from "node:module";
 import { createInterface } from "node:readline";
@@ -60,6 +66,10 @@ if (argi >= 0) discoSrc = process.argv[argi + 1];
 if (!discoSrc) await fail("no DISCO checkout: give --disco-src DIR or set DISCO_SRC (guests/disco/install.sh prepares one)");
 if (!fs.existsSync(discoSrc)) await fail(`${discoSrc}: no such folder (DISCO_SRC or --disco-src)`);
 discoSrc = fs.realpathSync(path.resolve(discoSrc));
+const aggi = process.argv.indexOf("--aggregation");
+const aggregation = aggi >= 0 ? process.argv[aggi + 1] : "mean";
+if (aggregation !== "mean" && aggregation !== "secure")
+  await fail(`--aggregation ${aggregation}: expected mean or secure`);
 const built = async (rel) => {
   const f = path.join(discoSrc, rel);
   if (!fs.existsSync(f)) await fail(`${f} is missing: run guests/disco/install.sh --disco-src ${discoSrc}`);
@@ -99,6 +109,24 @@ globalThis.clearTimeout = globalThis.clearInterval = (h) => {
   if (h !== undefined && h !== null) timers.delete(typeof h === "object" ? h.id : Number(h));
 };
 Date.now = () => EPOCH_MS + Math.floor(nowNs / 1e6);
+
+// crypto.getRandomValues (SecureAggregator.generateRandomShare seeds its
+// shares with it): each peer's own stream, from its `new` seed; any other
+// caller, the stream of hello's seed
+let globalRandom = null;
+const randomOf = () => peers.get(ctx)?.random ?? globalRandom;
+Object.defineProperty(globalThis.crypto, "getRandomValues", {
+  configurable: true,
+  value: (array) => {
+    const next = randomOf();
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+    for (let i = 0; i < bytes.length; i += 8) {
+      let v = next();
+      for (let j = i; j < Math.min(i + 8, bytes.length); j++, v >>= 8n) bytes[j] = Number(v & 0xffn);
+    }
+    return array;
+  },
+});
 
 function nextTimer(node) {
   let best = null;
@@ -179,7 +207,15 @@ class ServerSocket extends EventEmitter {
 
 function makeTask() {
   const task = disco.defaultTasks.cifar10.getTask();
-  return { ...task, trainingInformation: { ...task.trainingInformation, minNbOfParticipants: minParticipants } };
+  return { ...task, trainingInformation: { ...task.trainingInformation, minNbOfParticipants: minParticipants,
+                                           aggregationStrategy: aggregation } };
+}
+
+// the peer's aggregator: the mean as DISCO's e2e test makes it, or DISCO's
+// own choice for a secure task (aggregator/get.ts getAggregator)
+function makeAggregator(task) {
+  return aggregation === "secure" ? disco.aggregator.getAggregator(task)
+                                  : new disco.aggregator.MeanAggregator(0, 1, "relative");
 }
 
 async function runPeer(p) {
@@ -191,13 +227,13 @@ async function runPeer(p) {
       act(p.name, "train", r);
       await new Promise((resolve) => { p.trained = resolve; });
       weights = await p.client.onRoundEndCommunication(weights);
-      // `round r` is the peer's r-th round: dlsim takes it both as the
-      // round that ended and as the count of rounds done, so a late
-      // joiner's first round (the server's third, say) ends "round 1"
-      // (docs/guest.md, "DISCO as a guest")
+      // `round N r`: the server's round N ended (the aggregator took its
+      // number from PeersForRound, setRound, and counted it done, add), the
+      // peer's r-th: a late joiner's first round may be the server's third
+      const n = Math.max(p.client.aggregator.round, 1);
       const w0 = (await weights.weights[0].data())[0];
-      act(p.name, "round", r);
-      act(p.name, "metric", "w0_ppm", Math.round(w0 * 1e6), r);
+      act(p.name, "round", n, r);
+      act(p.name, "metric", "w0_ppm", Math.round(w0 * 1e6), n);
     }
     act(p.name, "state", "done");
     act(p.name, "finished");
@@ -278,6 +314,7 @@ async function handle(words) {
   switch (verb) {
     case "hello":
       uuid.seed(words[2]);
+      globalRandom = uuid.splitmix64(BigInt(words[2]) ^ 0x5ec0e5n);
       rounds = Number(words[3]);
       minParticipants = Number(words[4]);
       return;
@@ -290,10 +327,12 @@ async function handle(words) {
         const p = {
           name: node, left: false, links: new Map(), sock: null, trained: null,
           input: [rand(), rand(), rand(), rand()],
+          random: uuid.splitmix64(BigInt(words[3]) ^ 0x5ec0e5n),
         };
         peers.set(node, p);
+        const task = makeTask();
         p.client = new disco.client.decentralized.DecentralizedClient(
-          new URL("http://disco.invalid/"), makeTask(), new disco.aggregator.MeanAggregator(0, 1, "relative"));
+          new URL("http://disco.invalid/"), task, makeAggregator(task));
         p.client.on("status", (s) => act(node, "state", word(s)));
         act(node, "state", "connecting");
         runPeer(p);

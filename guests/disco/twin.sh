@@ -5,6 +5,9 @@
 # the weights the guest's clients inject (driver.mjs), so that a Payload
 # costs about what the guest's does, and its clients Node processes
 # ([peers] runtime = node: an uncaught error ends one), as the guest's are.
-exec sed -e 's/^family = guest$/family = disco\nversion = disco-775/' -e '/^guest_command/d' -e '/^guest_dir/d' \
+# A guest told `--aggregation secure` (driver.mjs) has `aggregation = secure`.
+exec sed -e 's/^family = guest$/family = disco\nversion = disco-775/' \
+         -e 's/^guest_command = .* --aggregation secure\( .*\)\{0,1\}$/aggregation = secure/' \
+         -e '/^guest_command/d' -e '/^guest_dir/d' \
          -e 's/^\[compute\]$/[model]\nkind = none\nsize = 4\n\n[compute]/' \
          -e 's/^\[peers\]$/[peers]\nruntime = node/' "${1:?usage: twin.sh FILE}"

@@ -221,7 +221,7 @@ apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
           *why = "round is a peer's (the coordinator says list)";
           return FALSE;
         }
-      g->rounds_done = (guint) a->n;
+      g->rounds_done = (guint) (a->count ? a->count : a->n);
       observe (g, out, PROTO_OBS_ROUND_END, (int32_t) a->n - 1, PROTO_NO_NODE, -1, -1, NULL);
       return TRUE;
     case PROTO_GUEST_LIST:

@@ -181,9 +181,13 @@ proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
     }
   if (strcmp (verb, "train") == 0 || strcmp (verb, "round") == 0)
     {
-      if (n != 2 || !uint_of (w[1], G_MAXINT32, &out->n) || out->n == 0)
-        return bad (error, line, "train|round N, N a round number from 1");
-      out->kind = verb[0] == 't' ? PROTO_GUEST_TRAIN : PROTO_GUEST_ROUND;
+      gboolean round = verb[0] == 'r';
+      if (n < 2 || n > (round ? 3 : 2) || !uint_of (w[1], G_MAXINT32, &out->n) || out->n == 0)
+        return bad (error, line, "train N | round N [K], N a round number from 1");
+      /* round N K: the coordinator's round N ended, the peer's K-th */
+      if (n == 3 && (!uint_of (w[2], G_MAXINT32, &out->count) || out->count == 0))
+        return bad (error, line, "round N K: K, the rounds this peer has done, is a number from 1");
+      out->kind = round ? PROTO_GUEST_ROUND : PROTO_GUEST_TRAIN;
       return TRUE;
     }
   if (strcmp (verb, "list") == 0)

@@ -22,7 +22,7 @@ typedef enum {
   PROTO_GUEST_TRAIN,       /* train ROUND */
   PROTO_GUEST_DEADLINE,    /* deadline T|never */
   PROTO_GUEST_STATE,       /* state NAME */
-  PROTO_GUEST_ROUND,       /* round N (a peer: aggregation round N done) */
+  PROTO_GUEST_ROUND,       /* round N [K] (a peer: aggregation round N done, its K-th; K in `count`, 0: N) */
   PROTO_GUEST_LIST,        /* list N K (the coordinator: round N begins with K peers) */
   PROTO_GUEST_FINISHED,    /* finished */
   PROTO_GUEST_FAILED,      /* failed TEXT */
@@ -36,7 +36,7 @@ typedef struct {
   ProtoVia via;            /* SEND */
   gboolean initiator;      /* OPEN */
   guint64 size;            /* SEND: the bytes it costs (0: its text's length) */
-  guint64 n;               /* TRAIN, ROUND, LIST: the round; LIST: K in `count` */
+  guint64 n;               /* TRAIN, ROUND, LIST: the round; LIST, ROUND: K in `count` */
   guint64 count;
   DlTime t;                /* DEADLINE (DL_TIME_NEVER: none) */
   gint64 value;            /* METRIC */
