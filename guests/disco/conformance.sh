@@ -1,0 +1,85 @@
+#!/bin/sh
+# conformance.sh - the conformance table of issue 36 §4 (docs/conformance.md):
+# each DISCO guest scenario run as `family = guest` over real DISCO and as
+# its C twin (twin.sh: family = disco, version = disco-775), compared with
+# `dlsim compare`.  Prints one markdown row a file:
+#
+#   - outcome: the run's outcome, guest / C;
+#   - discrete facts: `dlsim compare`'s verdict (outcome, rounds completed,
+#     retries, exclusions, model syncs, the properties' violations, each
+#     peer's outcome, rounds, retries and fails), and the facts that differ;
+#   - messages: the messages sent per type, equal or not (the events' type
+#     names: the guest's NewDecentralizedNodeInfo is the C side's NewNodeInfo;
+#     dlsim compare counts a guest's messages as one type, Guest);
+#   - rounds: how many rounds have a list (both), and the largest difference
+#     of a round's list time and of its end time, guest - C, in ms.
+#
+#     sh guests/disco/conformance.sh [--dlsim PATH] [--disco-src DIR] [FILE...]
+#
+# FILE: guest scenarios (default: scenarios/guest/disco-*.ini beside this
+# script).  DLSIM (or --dlsim; default ./dlsim, then dlsim on the PATH) and
+# DISCO_SRC (or --disco-src) as for run.sh.  Exit 1 if a run fails to
+# start; a difference is a row, not an error.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+dlsim=${DLSIM:-}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dlsim) dlsim=${2:?--dlsim needs a path}; shift 2 ;;
+    --disco-src) DISCO_SRC=${2:?--disco-src needs a folder}; export DISCO_SRC; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -*) echo "conformance.sh: unknown option: $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+if [ -z "$dlsim" ]; then
+  if [ -x ./dlsim ]; then dlsim=./dlsim; else dlsim=dlsim; fi
+fi
+command -v sqlite3 >/dev/null || { echo "conformance.sh: needs sqlite3" >&2; exit 2; }
+[ $# -gt 0 ] || set -- "$here"/../../scenarios/guest/disco-*.ini
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/conformance.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# messages sent per type, by the names of the events
+types () {
+  sqlite3 "$1" "SELECT CASE WHEN msg = 'Guest' THEN detail ELSE msg END, COUNT(*) FROM events
+                WHERE kind = 'sent' GROUP BY 1" | sed 's/^NewDecentralizedNodeInfo|/NewNodeInfo|/' | sort
+}
+summary () { sqlite3 "$1" "SELECT value FROM summary WHERE key = '$2'"; }
+
+echo "| file | outcome, guest / C | discrete facts | messages per type | rounds listed | max \\|Δ list\\| (ms) | max \\|Δ end\\| (ms) |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for f in "$@"; do
+  n=$(basename "$f" .ini)
+  g=$work/$n.db c=$work/c-$n.db
+  "$dlsim" run "$f" -o "$g" -q > "$work/$n.out" 2>&1 || { cat "$work/$n.out" >&2; exit 1; }
+  sh "$here/twin.sh" "$f" > "$work/c-$n.ini"
+  "$dlsim" run "$work/c-$n.ini" -o "$c" -q > "$work/c-$n.out" 2>&1 || { cat "$work/c-$n.out" >&2; exit 1; }
+  if "$dlsim" compare "$c" "$g" > "$work/$n.cmp" 2>&1; then
+    facts=agree
+  else
+    # the facts that differ: compare marks each row DIFFERS
+    # (columns: the header's "A:" and "B:" say where A's and B's start)
+    facts="differ: $(awk '
+      function trim(s) { gsub(/^ +| +$/, "", s); return s }
+      !a && /A: / { a = index($0, "A: "); b = index($0, "B: "); next }
+      a && /DIFFERS/ { printf "%s%s %s/%s", sep, trim(substr($0, 1, a - 1)), trim(substr($0, b, b - a)),
+                                                   trim(substr($0, a, b - a)); sep = ", " }' "$work/$n.cmp") (guest/C)"
+  fi
+  if [ "$(types "$g")" = "$(types "$c")" ]; then msgs=equal; else
+    msgs="differ: $(types "$g" > "$work/tg"; types "$c" > "$work/tc"
+      join -t'|' -a1 -a2 -e0 -o 0,1.2,2.2 "$work/tg" "$work/tc" | awk -F'|' '$2 != $3 { printf "%s%s %s/%s", sep, $1, $2, $3; sep = ", " }') (guest/C)"
+  fi
+  sqlite3 "$g" "SELECT round, list_s, IFNULL(end_s, '') FROM rounds ORDER BY round" > "$work/g.r"
+  sqlite3 "$c" "SELECT round, list_s, IFNULL(end_s, '') FROM rounds ORDER BY round" > "$work/c.r"
+  rounds="$(wc -l < "$work/g.r" | tr -d ' ') / $(wc -l < "$work/c.r" | tr -d ' ')"
+  times=$(join -t'|' "$work/g.r" "$work/c.r" | awk -F'|' '
+    function abs(x) { return x < 0 ? -x : x }
+    { l = abs($2 - $4) * 1000; if (l > ml) ml = l
+      if ($3 != "" && $5 != "") { e = abs($3 - $5) * 1000; if (e > me) me = e; ne++ } }
+    END { printf "%.2f|%s", ml, ne ? sprintf("%.2f", me) : "-" }')
+  printf '| %s | %s / %s | %s | %s | %s | %s | %s |\n' "$n" "$(summary "$g" outcome)" "$(summary "$c" outcome)" \
+    "$facts" "$msgs" "$rounds" "${times%|*}" "${times#*|}"
+done
