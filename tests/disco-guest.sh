@@ -1,13 +1,16 @@
 #!/bin/sh
 # tests/disco-guest.sh — DISCO's own TypeScript as a guest (guests/disco/,
-# docs/guest.md "DISCO as a guest") on the three scenarios of issue 36 and
-# one more (scenarios/guest/disco-*.ini: three rounds, a leave after round 1,
-# a late joiner, a link that never comes up): dlsim check; the same tables twice; against dlsim's C machines
-# (guests/disco/twin.sh: family = disco, version = disco-775) through dlsim
-# compare: the discrete facts, the messages per type, and every round's list
-# time within 5 ms; and explore finding and shrinking a failure that
-# reproduces on both.  It needs a DISCO checkout prepared by
-# guests/disco/install.sh, named by DISCO_SRC; without one it says SKIP.
+# docs/guest.md "DISCO as a guest") on the conformance scenarios of issue 36
+# §4 (scenarios/guest/disco-*.ini: three rounds, a leave after round 1, a
+# late joiner, two late joiners, a link that never comes up, a crash during
+# the exchange, a partition, secure aggregation; docs/conformance.md):
+# dlsim check; the same tables twice; against dlsim's C machines
+# (guests/disco/twin.sh: family = disco, version = disco-775) through
+# guests/disco/conformance.sh (dlsim compare): the outcomes, the discrete
+# facts, the messages per type, and every round's list and end time within
+# 5 ms; and explore finding and shrinking a failure that reproduces on both.
+# It needs a DISCO checkout prepared by guests/disco/install.sh, named by
+# DISCO_SRC; without one it says SKIP.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
@@ -20,36 +23,29 @@ if ! command -v node >/dev/null || [ ! -f "$DISCO_SRC/server/dist/controllers/de
   exit 77
 fi
 export DISCO_SRC
-names="three-rounds leave late-joiner link-fail"
+names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"
 
-expect 0 "4 passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco-*.ini
-
-# messages sent per type, the guest's type names as DISCO's C rendering names them
-types () {
-  sqlite3 "$1" "SELECT CASE WHEN msg = 'Guest' THEN detail ELSE msg END, COUNT(*) FROM events
-                WHERE kind = 'sent' GROUP BY 1 ORDER BY 1" | sed 's/^NewDecentralizedNodeInfo|/NewNodeInfo|/' | sort
-}
+expect 0 "8 passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco-*.ini
 
 for n in $names; do
   f=$src/scenarios/guest/disco-$n.ini
   expect 0 "1 run into" -- "$DLSIM" run "$f" -o "$tmp/$n.db"
   expect 0 "1 run into" -- "$DLSIM" run "$f" -o "$tmp/$n-again.db"
   [ "$(rowdump "$tmp/$n.db")" = "$(rowdump "$tmp/$n-again.db")" ] && ok "$n: same tables twice" || ko "$n: two runs of the DISCO guest differ"
+done
 
-  sh "$src/guests/disco/twin.sh" "$f" > "$tmp/c-$n.ini"
-  expect 0 "1 run into" -- "$DLSIM" run "$tmp/c-$n.ini" -o "$tmp/c-$n.db"
-  expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/c-$n.db" "$tmp/$n.db"
-  a=$(types "$tmp/c-$n.db"); b=$(types "$tmp/$n.db")
-  if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "$n: messages per type"; else
-    ko "$n: messages per type differ"; echo "C:     $a" | tr '\n' ' '; echo; echo "guest: $b" | tr '\n' ' '; echo; fi
-  sqlite3 "$tmp/c-$n.db" "SELECT round, list_s FROM rounds ORDER BY round" > "$tmp/c-$n.lists"
-  sqlite3 "$tmp/$n.db" "SELECT round, list_s FROM rounds ORDER BY round" > "$tmp/$n.lists"
-  if [ -s "$tmp/$n.lists" ] && join -t'|' "$tmp/c-$n.lists" "$tmp/$n.lists" \
-       | awk -F'|' -v want="$(wc -l < "$tmp/$n.lists")" \
-           '{ d = $2 - $3; if (d < 0) d = -d; if (d >= 0.005) bad++; n++ } END { exit !(n == want && bad == 0) }'; then
-    ok "$n: round lists within 5 ms"
+# the conformance table: a row a file, each against its disco-775 twin
+sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" > "$tmp/table.md" 2> "$tmp/table.err" \
+  || { ko "conformance.sh failed"; cat "$tmp/table.err"; }
+for n in $names; do
+  row=$(grep "^| disco-$n |" "$tmp/table.md")
+  # | file | outcome G / C | facts | messages | rounds G / C | list ms | end ms |
+  if echo "$row" | awk -F' [|] ' '{ sub(/ [|]$/, ""); split($2, o, " / "); split($5, r, " / ") }
+       END { exit !(NR == 1 && o[1] == o[2] && $3 == "agree" && $4 == "equal" && r[1] == r[2] && r[1] > 0 \
+                    && $6 < 5 && ($7 == "-" || $7 + 0 < 5)) }'; then
+    ok "$n: conforms to disco-775"
   else
-    ko "$n: round lists differ"; paste -d' ' "$tmp/c-$n.lists" "$tmp/$n.lists"
+    ko "$n: differs from disco-775: ${row:-no row}"
   fi
 done
 

@@ -14,8 +14,10 @@
 #   - rounds: how many rounds have a list (both), and the largest difference
 #     of a round's list time and of its end time, guest - C, in ms.
 #
-#     sh guests/disco/conformance.sh [--dlsim PATH] [--disco-src DIR] [FILE...]
+#     sh guests/disco/conformance.sh [--dlsim PATH] [--disco-src DIR]
+#                                    [--set SECTION.KEY=VALUE]... [FILE...]
 #
+# --set goes to both runs of every file (dlsim run --set; no spaces in it).
 # FILE: guest scenarios (default: scenarios/guest/disco-*.ini beside this
 # script).  DLSIM (or --dlsim; default ./dlsim, then dlsim on the PATH) and
 # DISCO_SRC (or --disco-src) as for run.sh.  Exit 1 if a run fails to
@@ -23,12 +25,14 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+sets=
 dlsim=${DLSIM:-}
 while [ $# -gt 0 ]; do
   case $1 in
     --dlsim) dlsim=${2:?--dlsim needs a path}; shift 2 ;;
     --disco-src) DISCO_SRC=${2:?--disco-src needs a folder}; export DISCO_SRC; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --set) sets="${sets:-} --set ${2:?--set needs SECTION.KEY=VALUE}"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "conformance.sh: unknown option: $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -54,9 +58,11 @@ echo "| --- | --- | --- | --- | --- | --- | --- |"
 for f in "$@"; do
   n=$(basename "$f" .ini)
   g=$work/$n.db c=$work/c-$n.db
-  "$dlsim" run "$f" -o "$g" -q > "$work/$n.out" 2>&1 || { cat "$work/$n.out" >&2; exit 1; }
+  # shellcheck disable=SC2086 # $sets: words
+  "$dlsim" run "$f" -o "$g" -q $sets > "$work/$n.out" 2>&1 || { cat "$work/$n.out" >&2; exit 1; }
   sh "$here/twin.sh" "$f" > "$work/c-$n.ini"
-  "$dlsim" run "$work/c-$n.ini" -o "$c" -q > "$work/c-$n.out" 2>&1 || { cat "$work/c-$n.out" >&2; exit 1; }
+  # shellcheck disable=SC2086
+  "$dlsim" run "$work/c-$n.ini" -o "$c" -q $sets > "$work/c-$n.out" 2>&1 || { cat "$work/c-$n.out" >&2; exit 1; }
   if "$dlsim" compare "$c" "$g" > "$work/$n.cmp" 2>&1; then
     facts=agree
   else
@@ -79,7 +85,7 @@ for f in "$@"; do
     function abs(x) { return x < 0 ? -x : x }
     { l = abs($2 - $4) * 1000; if (l > ml) ml = l
       if ($3 != "" && $5 != "") { e = abs($3 - $5) * 1000; if (e > me) me = e; ne++ } }
-    END { printf "%.2f|%s", ml, ne ? sprintf("%.2f", me) : "-" }')
+    END { printf "%.3f|%s", ml, ne ? sprintf("%.3f", me) : "-" }')
   printf '| %s | %s / %s | %s | %s | %s | %s | %s |\n' "$n" "$(summary "$g" outcome)" "$(summary "$c" outcome)" \
     "$facts" "$msgs" "$rounds" "${times%|*}" "${times#*|}"
 done
