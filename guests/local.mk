@@ -7,6 +7,7 @@ nobase_dist_pkgdata_DATA += \
 	guests/disco/install.sh \
 	guests/disco/run.sh \
 	guests/disco/twin.sh \
+	guests/disco/conformance.sh \
 	guests/disco/driver.mjs \
 	guests/disco/hooks.mjs \
 	guests/disco/shims/empty.mjs \

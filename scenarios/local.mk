@@ -36,6 +36,10 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/guest/disco-leave.ini \
 	scenarios/guest/disco-late-joiner.ini \
 	scenarios/guest/disco-link-fail.ini \
+	scenarios/guest/disco-late-sync.ini \
+	scenarios/guest/disco-crash-exchange.ini \
+	scenarios/guest/disco-partition.ini \
+	scenarios/guest/disco-secure.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \
