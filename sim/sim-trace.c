@@ -19,8 +19,8 @@ parse_seconds (const char *s, DlTime *out)
   return TRUE;
 }
 
-static gboolean
-parse_peer (const char *s, guint *out)
+gboolean
+sim_trace_parse_peer (const char *s, guint *out)
 {
   guint64 v = 0;
   if (s[0] == 'p')
@@ -87,7 +87,7 @@ trace_record (gpointer ud, char **f, guint n, gsize line, GError **error)
   TraceLoad *t = ud;
   gboolean first = t->records++ == 0;
   SimTraceEntry e = { .leave = DL_TIME_NEVER };
-  gboolean peer_ok = n >= 1 && parse_peer (f[0], &e.peer);
+  gboolean peer_ok = n >= 1 && sim_trace_parse_peer (f[0], &e.peer);
   if (first && !peer_ok)
     return TRUE;   /* a header: only the first record may be one */
   const char *why = NULL;

@@ -22,4 +22,7 @@ GArray *sim_trace_parse (const char *text, const char *name, GError **error);
  * and the later line) and sorts the trace by join time. */
 gboolean sim_trace_check (GArray *trace, const char *name, GError **error);
 
+/* A trace's peer: `pN` or `N` with N >= 1 (TRUE, *out set). */
+gboolean sim_trace_parse_peer (const char *s, guint *out);
+
 G_END_DECLS
