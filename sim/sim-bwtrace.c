@@ -6,6 +6,7 @@
 #include "sim/sim-bwtrace.h"
 #include "sim/sim-trace.h"
 #include "base/dl-csv.h"
+#include "base/dl-error.h"
 #include "base/dl-units.h"
 
 #include <math.h>
@@ -30,7 +31,9 @@ parse_time (const char *s, DlTime *out, char **why)
     }
   g_autoptr (GError) e = NULL;
   if (!dl_parse_duration (s, out, &e))
-    return (*why = g_strdup_printf ("%s (or a number of seconds)", e->message), FALSE);
+    return (*why = e->code == DL_ERROR_PARSE
+                   ? g_strdup_printf ("'%s' is neither a number of seconds nor a duration (e.g. 30s, 2min, 1m30s)", s)
+                   : g_strdup (e->message), FALSE);
   return TRUE;
 }
 
