@@ -14,6 +14,10 @@
  *   propagation latency, then the receiver's downlink (FIFO, at its rate):
  *   whole message after whole message, which makes all-to-all rounds up
  *   to 2x too slow (kept for comparison).
+ * A node's rates are its [network] (or peers.capacity) ones, and with a
+ * bandwidth trace (sim-bwtrace.h) its device's rows' from their instants
+ * on: fair re-solves the flows in flight then, fifo serializes a message
+ * over the rates to come (serialized_at).
  * Latency is sampled per message.  Per (sender, receiver, channel) delivery is ordered:
  * a later message never arrives before an earlier one, whatever the jitter.
  * The coordinator's own links are not rate-limited.  Weight messages are
