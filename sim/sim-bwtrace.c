@@ -5,7 +5,6 @@
 
 #include "sim/sim-bwtrace.h"
 #include "sim/sim-trace.h"
-#include "base/dl-csv.h"
 #include "base/dl-error.h"
 #include "base/dl-units.h"
 
@@ -110,13 +109,13 @@ bw_record (gpointer ud, char **f, guint n, gsize line, GError **error)
   return TRUE;
 }
 
-GArray *
-sim_bwtrace_parse (const char *text, gsize len, const char *name, GError **error)
+/* text NULL: the file `name` */
+static GArray *
+bw_parse (const char *text, gsize len, const char *name, GError **error)
 {
   BwLoad b = { name, g_array_new (FALSE, FALSE, sizeof (SimRateChange)), FALSE,
                g_hash_table_new (g_direct_hash, g_direct_equal) };
-  g_autoptr (GError) local = NULL;
-  gboolean ok = dl_csv_parse (text, len, name, bw_record, &b, &local);
+  gboolean ok = sim_trace_read_csv (name, text, len, bw_record, &b, error);
   g_hash_table_unref (b.last);
   if (ok && !b.header)
     {
@@ -124,28 +123,19 @@ sim_bwtrace_parse (const char *text, gsize len, const char *name, GError **error
                    name);
       ok = FALSE;
     }
-  else if (!ok)
-    {
-      if (local->domain == SIM_ERROR)
-        g_propagate_error (error, g_steal_pointer (&local));
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s", local->message);
-    }
   if (!ok)
     g_clear_pointer (&b.out, g_array_unref);
   return b.out;
 }
 
 GArray *
+sim_bwtrace_parse (const char *text, gsize len, const char *name, GError **error)
+{
+  return bw_parse (text, len, name, error);
+}
+
+GArray *
 sim_bwtrace_load (const char *path, GError **error)
 {
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
-      return NULL;
-    }
-  return sim_bwtrace_parse (text, len, path, error);   /* its whole length: a NUL is an error, not its end */
+  return bw_parse (NULL, 0, path, error);
 }

@@ -405,10 +405,13 @@ END_TEST
 
 /* ---------------------------------------------------------------- flows */
 
-/* Runs f until every flow is done: each flow's completion time by its
- * user value (< n), the shares checked max-min fair after every solve. */
+/* Runs f from now until every flow is done: each flow's completion time
+ * by its user value (< n), the shares checked max-min fair after every
+ * solve; and, if t0 is not DL_TIME_NEVER, resource res's capacity set to
+ * bps at t0 (a bandwidth trace's row), which must come before the last
+ * completion. */
 static void
-flows_drain (SimFlows *f, DlTime now, DlTime *done, guint n)
+flows_run (SimFlows *f, DlTime now, guint32 res, DlTime t0, uint64_t bps, DlTime *done, guint n)
 {
   g_autoptr (GString) why = g_string_new (NULL);
   sim_flows_update (f, now);
@@ -417,17 +420,33 @@ flows_drain (SimFlows *f, DlTime now, DlTime *done, guint n)
   while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
     {
       ck_assert_int_ge (t, now);
-      now = t;
-      guint64 u;
-      while (sim_flows_pop (f, now, &u))
+      if (t > t0)
         {
-          ck_assert_uint_lt (u, n);
-          done[u] = now;
+          now = t0;
+          t0 = DL_TIME_NEVER;
+          sim_flows_set_capacity (f, res, bps);
+        }
+      else
+        {
+          now = t;
+          guint64 u;
+          while (sim_flows_pop (f, now, &u))
+            {
+              ck_assert_uint_lt (u, n);
+              done[u] = now;
+            }
         }
       sim_flows_update (f, now);
       ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
     }
+  ck_assert_int_eq (t0, DL_TIME_NEVER);
   ck_assert_uint_eq (sim_flows_count (f), 0);
+}
+
+static void
+flows_drain (SimFlows *f, DlTime now, DlTime *done, guint n)
+{
+  flows_run (f, now, 0, DL_TIME_NEVER, 0, done, n);
 }
 
 #define MBPS 1000000u
@@ -483,41 +502,6 @@ START_TEST (test_flows_share_then_speed_up)
 }
 END_TEST
 
-/* Runs f as flows_drain does, with resource res's capacity set to bps at
- * t0 (a bandwidth trace's row) when no flow is done by then. */
-static void
-flows_drain_with_change (SimFlows *f, guint32 res, DlTime t0, uint64_t bps, DlTime *done, guint n)
-{
-  g_autoptr (GString) why = g_string_new (NULL);
-  DlTime now = 0;
-  gboolean changed = FALSE;
-  sim_flows_update (f, now);
-  DlTime t;
-  while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
-    {
-      if (!changed && t > t0)
-        {
-          now = t0;
-          changed = TRUE;
-          sim_flows_set_capacity (f, res, bps);
-          sim_flows_update (f, now);
-          ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
-          continue;
-        }
-      now = t;
-      guint64 u;
-      while (sim_flows_pop (f, now, &u))
-        {
-          ck_assert_uint_lt (u, n);
-          done[u] = now;
-        }
-      sim_flows_update (f, now);
-      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
-    }
-  ck_assert (changed);
-  ck_assert_uint_eq (sim_flows_count (f), 0);
-}
-
 /* A capacity that changes mid-flow (a bandwidth trace): the flow keeps what
  * it sent at the old rate and sends the rest at the new one.  The analytic
  * bound for one transfer of B bytes whose rate goes from R1 to R2 at t0
@@ -539,7 +523,7 @@ START_TEST (test_flows_capacity_change_one_flow)
       sim_flows_set_capacity (f, 0, cases[i].r1);
       sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 4000000, 0);
       DlTime done[1] = { 0 };
-      flows_drain_with_change (f, 0, cases[i].t0, cases[i].r2, done, 1);
+      flows_run (f, 0, 0, cases[i].t0, cases[i].r2, done, 1);
       double t0_s = (double) cases[i].t0 / 1e9;
       double closed_form = t0_s + (8 * 4e6 - (double) cases[i].r1 * t0_s) / (double) cases[i].r2;
       ck_assert_int_eq (done[0], cases[i].want);
@@ -564,7 +548,7 @@ START_TEST (test_flows_capacity_change_two_flows)
   sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 4000000, 1);   /* B */
   sim_flows_add (f, 0, 1, SIM_FLOWS_NONE, 5000000, 2);   /* C, elsewhere: 0.64 s */
   DlTime done[3] = { 0 };
-  flows_drain_with_change (f, 0, 200 * DL_MS, 7812500, done, 3);
+  flows_run (f, 0, 0, 200 * DL_MS, 7812500, done, 3);
   ck_assert_int_eq (done[0], 648 * DL_MS);
   ck_assert_int_eq (done[1], 3720 * DL_MS);
   ck_assert_int_eq (done[2], 640 * DL_MS);
