@@ -4,7 +4,8 @@
  * the timeline lines, the seed the run used, and its [expect] lines.  On
  * the same build it gives the same summary and the same events.
  *
- * Relative paths (data.source = csv:PATH or idx:DIR, churn.trace, peers.capacity) are made absolute
+ * Relative paths (data.source = csv:PATH or idx:DIR, churn.trace, peers.capacity,
+ * network.bandwidth_trace) are made absolute
  * against the directory of the run's original file, so the exported file
  * can live anywhere.  The header names the build and the SHA-256 of the
  * original text (provenance.*), and warns when this build differs. */
@@ -104,7 +105,8 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
             g_string_append_printf (o, "name = %s\nseed = %" G_GINT64_FORMAT "\n", name, seed);
         }
       g_autofree char *value = NULL;
-      if (strcmp (k, "churn.trace") == 0 || strcmp (k, "peers.capacity") == 0)
+      if (strcmp (k, "churn.trace") == 0 || strcmp (k, "peers.capacity") == 0
+          || strcmp (k, "network.bandwidth_trace") == 0)
         value = absolute (file_dir, v);
       else if (strcmp (k, "protocol.guest_dir") == 0)
         /* the guest runs where the run's file was (docs/guest.md) */

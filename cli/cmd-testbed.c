@@ -16,7 +16,8 @@
  * stragglers) and compute sections; timeline join, leave, crash, drop,
  * delay, slow and link-fail (at a time or at `round N`), and with --netem
  * partition and heal; [churn] traces.  Refused with an error naming the
- * key: churn arrivals, NAT, connect_failure, loss, link-down, link-slow.  Network
+ * key: churn arrivals, NAT, connect_failure, loss, bandwidth_trace,
+ * link-down, link-slow.  Network
  * conditions: by default loopback, with the scenario's latency and link
  * setup added by the sending process, so that the run has the file's
  * network (bandwidth is not shaped); with --no-latency, loopback at its own
@@ -612,7 +613,7 @@ cli_cmd_testbed (int argc, char **argv)
     "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
     "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
     "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
-    "connect_failure, loss, link-down, link-slow; partition and heal need --netem.\n"
+    "connect_failure, loss, bandwidth_trace, link-down, link-slow; partition and heal need --netem.\n"
     "Network: by default loopback, with [network] latency and link setup added by\n"
     "the sending process (bandwidth is not shaped), so that the run has the file's\n"
     "latencies.  --no-latency: loopback at its own speed, where a peer-to-peer path\n"

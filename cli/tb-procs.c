@@ -306,6 +306,8 @@ tb_supported (const SimBuilt *b, const char *path, gboolean netem, GError **erro
     bad = "[network] connect_failure";
   else if (c->loss > 0)
     bad = "[network] loss";
+  else if (c->rates)
+    bad = "[network] bandwidth_trace";
   else if (c->proto.coordinator_replicas > 1)
     bad = "[protocol] coordinator_replicas > 1 (the testbed runs one coordinator)";
   for (guint i = 0; !bad && i < c->actions->len; i++)

@@ -208,10 +208,13 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/replica-raft-no-loss.ini \
 	scenarios/regression/reset-after-everyone-leaves.ini \
 	scenarios/regression/status-timeline.ini \
+	scenarios/regression/bandwidth-trace.ini \
+	scenarios/regression/bandwidth-trace-fifo.ini \
 	scenarios/regression/trace-fedscale.ini \
 	scenarios/regression/trace-fedscale-capacity.ini \
 	scenarios/regression/trace-leave-and-return.ini \
 	scenarios/traces/fedscale-behave.jsonl \
 	scenarios/traces/fedscale-capacity.jsonl \
 	scenarios/traces/leave-and-return.csv \
+	scenarios/traces/uplink-drop.csv \
 	$(NULL)

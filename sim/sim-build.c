@@ -1,14 +1,15 @@
 /* sim-build.c — building a world configuration from a scenario's sweep
  * point and a seed: every resolved value parsed into SimWorldConfig (the
  * protocol family's own keys by the family's configure, protocol/
- * proto-keys.h), the timeline's actions, the data set and the availability
- * trace (sim_scenario_build in sim-scenario.h). */
+ * proto-keys.h), the timeline's actions, the data set, the availability
+ * trace and the bandwidth trace (sim_scenario_build in sim-scenario.h). */
 #include "config.h"
 
 #include "sim/sim-scenario-private.h"
 #include "protocol/proto-machine.h"
 #include "sim/sim-trace.h"
 #include "sim/sim-fedscale.h"
+#include "sim/sim-bwtrace.h"
 #include "base/dl-units.h"
 
 #include <math.h>
@@ -252,6 +253,11 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       g_autofree char *cp = resolve_path (s, capacity);
       PARSE ("peers", "capacity", (c->capacity = sim_fedscale_load_capacity (cp, &_e)) != NULL);
     }
+  /* a bandwidth trace: its peers are checked once the run's are known */
+  const char *bw = V ("network", "bandwidth_trace");
+  g_autofree char *bw_path = *bw ? resolve_path (s, bw) : NULL;
+  if (bw_path)
+    PARSE ("network", "bandwidth_trace", (c->rates = sim_bwtrace_load (bw_path, &_e)) != NULL);
   const char *return_model = V ("churn", "return_model");
   if (strcmp (return_model, "own") != 0 && strcmp (return_model, "initial") != 0)
     return BAD ("churn", "return_model", "'%s': expected own or initial", return_model);
@@ -344,6 +350,14 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (known == 0)
     return BAD ("peers", "count", "no peer ever joins (count is 0, no join, trace or churn)");
   c->max_peers = known;
+  for (guint i = 0; c->rates && i < c->rates->len; i++)
+    {
+      const SimRateChange *r = &g_array_index (c->rates, SimRateChange, i);
+      if (r->peer > known)
+        return BAD ("network", "bandwidth_trace", "%s:%u: column 1 (peer): p%u is not in the run (its peers are p1 to "
+                    "p%u: peers.count, the peers of joins and the churn trace, churn.max_peers)", bw_path, r->line,
+                    r->peer, known);
+    }
 
   /* model and data */
   LearnModelKind mk;

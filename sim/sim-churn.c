@@ -111,8 +111,9 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   n->speed = attrs.speed;
   n->straggler = attrs.straggler;
   n->nat_symmetric = attrs.nat_symmetric;
-  n->up_bps = attrs.uplink_bps;
-  n->down_bps = attrs.downlink_bps;
+  n->up_bps = n->up_bps0 = attrs.uplink_bps;
+  n->down_bps = n->down_bps0 = attrs.downlink_bps;
+  sim_net_node_rates (w, n);
   if (w->partition)
     {
       GArray *idx = w->partition->idx[(sim_peer_origin (&w->cfg, id) - 1) % w->partition->parts];

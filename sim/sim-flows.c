@@ -11,9 +11,10 @@
  *
  * What is re-solved: the components (flows and the resources they cross,
  * joined by shared resources) that hold a resource where a flow was added
- * or popped since the last solve.  A flow outside them keeps its rate, its
- * bytes left at its last solve and its completion in the heap: nothing
- * about it changes (lazy, as SimGrid's selective update of its LMM).
+ * or popped, or whose capacity changed, since the last solve.  A flow
+ * outside them keeps its rate, its bytes left at its last solve and its
+ * completion in the heap: nothing about it changes (lazy, as SimGrid's
+ * selective update of its LMM).
  *
  * Not modelled: anything below the fluid model.  No slow start, no
  * congestion window, no loss, no header bytes: a flow gets its fair share
@@ -121,6 +122,8 @@ sim_flows_free (SimFlows *f)
   g_free (f);
 }
 
+static void mark_dirty (SimFlows *f, guint32 r);
+
 static void
 res_ensure (SimFlows *f, guint32 r)
 {
@@ -139,8 +142,12 @@ sim_flows_set_capacity (SimFlows *f, guint32 r, uint64_t bps)
   g_return_if_fail (r != NONE && bps > 0);
   res_ensure (f, r);
   Res *x = res_at (f, r);
-  g_return_if_fail (x->count == 0 || x->cap == (double) bps / 8e9);
-  x->cap = (double) bps / 8e9;
+  double cap = (double) bps / 8e9;
+  if (x->cap == cap)
+    return;
+  x->cap = cap;
+  if (x->count > 0)
+    mark_dirty (f, r);   /* its flows' shares change from now (the next update) */
 }
 
 gboolean

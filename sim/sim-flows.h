@@ -33,8 +33,11 @@ SimFlows *sim_flows_new (void);
 void sim_flows_free (SimFlows *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimFlows, sim_flows_free)
 
-/* Resource res's capacity in bit/s (more than 0).  A resource's capacity
- * is set before the first flow that uses it and not changed after. */
+/* Resource res's capacity in bit/s (more than 0): set before the first
+ * flow that uses it, and changed at any instant (a bandwidth trace).  A
+ * change with flows over res re-solves their component at the next
+ * sim_flows_update, which the caller makes at the same instant: what each
+ * flow sent up to then was at its old rate, its completion moves. */
 void sim_flows_set_capacity (SimFlows *f, guint32 res, uint64_t bps);
 gboolean sim_flows_has_capacity (const SimFlows *f, guint32 res);
 
@@ -44,7 +47,7 @@ gboolean sim_flows_has_capacity (const SimFlows *f, guint32 res);
 void sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user);
 
 /* Re-solves the shares of the components that changed since the last
- * update (flows added or popped). */
+ * update (flows added or popped, a capacity changed). */
 void sim_flows_update (SimFlows *f, DlTime now);
 
 /* The earliest completion time, DL_TIME_NEVER when no flow is in progress

@@ -82,6 +82,7 @@ static const KeySpec keys[] = {
   { "network", "uplink", "20Mbps", K_DIST_RATE, "per-peer uplink: a rate, or a distribution each peer draws its own from (e.g. uniform(10Mbps, 100Mbps))" },
   { "network", "downlink", "100Mbps", K_DIST_RATE, "per-peer downlink: a rate or a distribution, as uplink" },
   { "network", "sharing", "fair", K_SHARING, "fair | fifo: fair: every message is a flow, concurrent flows share the sender's uplink and the receiver's downlink max-min fairly; fifo: whole message after whole message, uplink then downlink (docs/world.md)" },
+  { "network", "bandwidth_trace", "", K_PATH, "CSV peer,time,uplink,downlink with that header line first (time: seconds or a duration; rates as uplink): from each row's time on, that peer's uplink and downlink have its rates (before its first row: uplink, downlink or peers.capacity); sharing = fair re-solves the flows in progress then, under fifo the message on the link goes on at the new rate (docs/world.md); a peer's rows in time order; not in the testbed; empty: none" },
   { "network", "mss", "1448B", K_SIZE, "bytes of a message in one segment on the wire (TCP's MSS over a 1500-byte MTU with timestamps)" },
   { "network", "header_bytes", "66B", K_SIZE, "bytes each segment adds on the wire (Ethernet 14, IPv4 20, TCP with timestamps 32); 0: messages cost only their own bytes" },
   { "network", "link_setup", "200ms", K_DUR, "time to bring a peer link up after signalling" },

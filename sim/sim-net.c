@@ -14,6 +14,10 @@
  *   propagation latency, then the receiver's downlink (FIFO, at its rate):
  *   whole message after whole message, which makes all-to-all rounds up
  *   to 2x too slow (kept for comparison).
+ * A node's rates are its [network] (or peers.capacity) ones, and with a
+ * bandwidth trace (sim-bwtrace.h) its device's rows' from their instants
+ * on: fair re-solves the flows in flight then, fifo serializes a message
+ * over the rates to come (serialized_at).
  * Latency is sampled per message.  Per (sender, receiver, channel) delivery is ordered:
  * a later message never arrives before an earlier one, whatever the jitter.
  * The coordinator's own links are not rate-limited.  Weight messages are
@@ -148,6 +152,35 @@ tx_time (gsize bytes, uint64_t bps)
 }
 
 
+/* When `bytes` that start on node n's uplink (down: its downlink) at
+ * `start` have left it: at its rate then, and with a bandwidth trace at
+ * each later rate of its device from that row's instant on (the message
+ * on the wire goes on at the new rate, as the flows of sharing = fair do).
+ * In bit-ns, exact: ceil of what is left over the last rate. */
+static DlTime
+serialized_at (const Node *n, int down, DlTime start, gsize bytes)
+{
+  if (!n->rates)
+    return dl_time_add (start, tx_time (bytes, down ? n->down_bps : n->up_bps));
+  uint64_t bps = down ? n->down_bps0 : n->up_bps0;
+  guint i = 0;
+  for (; i < n->n_rates && n->rates[i].at <= start; i++)
+    bps = down ? n->rates[i].down_bps : n->rates[i].up_bps;
+  __uint128_t left = (__uint128_t) bytes * 8u * 1000000000u;
+  DlTime t = start;
+  for (; i < n->n_rates; i++)
+    {
+      __uint128_t can = (__uint128_t) bps * (uint64_t) (n->rates[i].at - t);
+      if (can >= left)
+        break;
+      left -= can;
+      t = n->rates[i].at;
+      bps = down ? n->rates[i].down_bps : n->rates[i].up_bps;
+    }
+  __uint128_t dt = (left + bps - 1) / bps;
+  return dl_time_add (t, dt < (__uint128_t) DL_TIME_NEVER ? (DlTime) dt : DL_TIME_NEVER);
+}
+
 /* ---------------------------------------------------------------- network */
 
 static void ev_arrive (SimEngine *e, void *ctx, uint64_t arg);
@@ -160,6 +193,8 @@ static void ev_deliver (SimEngine *e, void *ctx, uint64_t arg);
  * slabs live as long as the world. */
 #define MSG_SLAB 4096
 #define LINK_SLAB 1024
+
+static void rates_init (SimWorld *w);
 
 /* With the engine: the network's records, and the engine's hints for its
  * events.  A message's arrival and delivery each read its record first, a
@@ -175,6 +210,7 @@ sim_net_init (SimWorld *w)
   sim_engine_prefetch_arg (w->engine, ev_deliver, 0, sizeof (Msg));
   if (!w->cfg.sharing_fifo)
     w->flows = sim_flows_new ();
+  rates_init (w);
 }
 
 static Msg *
@@ -206,6 +242,8 @@ void
 sim_net_free (SimWorld *w)
 {
   g_clear_pointer (&w->flows, sim_flows_free);
+  g_clear_pointer (&w->rates_by_peer, g_array_unref);
+  g_clear_pointer (&w->rates_by_time, g_array_unref);
   dl_slab_clear (&w->link_slab);
   if (!w->msgs.slabs)
     return;
@@ -499,6 +537,136 @@ ev_flows (SimEngine *e, void *ctx, uint64_t arg)
   (void) arg;
 }
 
+/* ---------------------------------------------------------------- bandwidth trace */
+
+static gint
+cmp_peer_time (gconstpointer a, gconstpointer b)
+{
+  const SimRateChange *x = a, *y = b;
+  if (x->peer != y->peer)
+    return x->peer < y->peer ? -1 : 1;
+  return x->at < y->at ? -1 : x->at > y->at;   /* (a peer's times differ: sim-bwtrace.c) */
+}
+
+static gint
+cmp_time_line (gconstpointer a, gconstpointer b)
+{
+  const SimRateChange *x = a, *y = b;
+  if (x->at != y->at)
+    return x->at < y->at ? -1 : 1;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The trace's rows by peer (a node's own rows, for fifo's serialization)
+ * and by time (the order of the changes; at one instant, the file's). */
+static void
+rates_init (SimWorld *w)
+{
+  if (!w->cfg.rates || w->cfg.rates->len == 0)
+    return;
+  for (int k = 0; k < 2; k++)
+    {
+      GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (SimRateChange), w->cfg.rates->len);
+      g_array_append_vals (a, w->cfg.rates->data, w->cfg.rates->len);
+      g_array_sort (a, k ? cmp_time_line : cmp_peer_time);
+      *(k ? &w->rates_by_time : &w->rates_by_peer) = a;
+    }
+}
+
+static void ev_rate (SimEngine *e, void *ctx, uint64_t arg);
+
+void
+sim_net_schedule_rates (SimWorld *w)
+{
+  for (guint i = 0; w->rates_by_time && i < w->rates_by_time->len; i++)
+    sim_engine_schedule_at (w->engine, g_array_index (w->rates_by_time, SimRateChange, i).at, ev_rate, w, i);
+}
+
+/* n's rates now: [network] or peers.capacity's (set by the caller), or
+ * its device's latest row at or before now */
+void
+sim_net_node_rates (SimWorld *w, Node *n)
+{
+  if (!w->rates_by_peer)
+    return;
+  ProtoNodeId dev = sim_peer_origin (&w->cfg, n->id);
+  const SimRateChange *r = (const SimRateChange *) (const void *) w->rates_by_peer->data;
+  guint lo = 0, hi = w->rates_by_peer->len;
+  while (lo < hi)   /* the device's first row */
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (r[mid].peer < dev)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  guint end = lo;
+  while (end < w->rates_by_peer->len && r[end].peer == dev)
+    end++;
+  if (end == lo)
+    return;
+  n->rates = &r[lo];
+  n->n_rates = end - lo;
+  DlTime now = sim_engine_now (w->engine);
+  for (guint i = 0; i < n->n_rates && n->rates[i].at <= now; i++)
+    {
+      n->up_bps = n->rates[i].up_bps;
+      n->down_bps = n->rates[i].down_bps;
+    }
+}
+
+static void
+set_rates (SimWorld *w, Node *n, const SimRateChange *r)
+{
+  n->up_bps = r->up_bps;
+  n->down_bps = r->down_bps;
+  if (!w->flows)
+    return;   /* fifo: serialized_at reads the rows */
+  for (guint32 k = 0; k < 2; k++)
+    {
+      guint32 res = 2 * (guint32) n->id + k;
+      if (sim_flows_has_capacity (w->flows, res))   /* (else set when its first flow starts) */
+        sim_flows_set_capacity (w->flows, res, k ? r->down_bps : r->up_bps);
+    }
+  flows_tick_now (w);   /* the flows in progress re-solved at this instant */
+}
+
+static void
+fmt_rate (char *buf, gsize size, uint64_t bps)
+{
+  static const struct { double scale; const char *unit; } units[] = {
+    { 1e9, "Gbps" }, { 1e6, "Mbps" }, { 1e3, "kbps" }, { 1, "bps" },
+  };
+  gsize u = 0;
+  while (u + 1 < G_N_ELEMENTS (units) && (double) bps < units[u].scale)
+    u++;
+  g_snprintf (buf, size, "%.9g%s", (double) bps / units[u].scale, units[u].unit);
+}
+
+/* A bandwidth trace's row: its device's nodes (the peer and every return
+ * of it) have its rates from now on.  The timeline tells it on the
+ * device's latest session. */
+static void
+ev_rate (SimEngine *e, void *ctx, uint64_t arg)
+{
+  SimWorld *w = ctx;
+  const SimRateChange *r = &g_array_index (w->rates_by_time, SimRateChange, arg);
+  Node *n = sim_node_at (w, r->peer);
+  if (n)
+    set_rates (w, n, r);
+  const GArray *so = w->cfg.session_origin;
+  for (guint k = 0; so && k < so->len; k++)
+    if (g_array_index (so, guint, k) == r->peer && (n = sim_node_at (w, w->cfg.max_peers + 1 + k)))
+      set_rates (w, n, r);
+  Node *dev = sim_node_at (w, r->peer);
+  char up[32], down[32], buf[128];
+  fmt_rate (up, sizeof up, r->up_bps);
+  fmt_rate (down, sizeof down, r->down_bps);
+  g_snprintf (buf, sizeof buf, "uplink %s, downlink %s (bandwidth_trace line %u)", up, down, r->line);
+  sim_fact (w, dev && dev->latest ? dev->latest : r->peer, PROTO_NO_NODE, "rate", buf);
+  (void) e;
+}
+
 /* A crash stops node id's uplink (sharing = fair): the flows it was
  * sending end now, and they and the messages queued behind them on its
  * channels are lost ("the sender crashed before it was sent", told now
@@ -577,7 +745,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   if (src)
     {
       DlTime start = MAX (now, src->up_free);
-      src->up_free = dl_time_add (start, tx_time (wire_bytes (w, m->bytes), src->up_bps));
+      src->up_free = serialized_at (src, 0, start, wire_bytes (w, m->bytes));
       t = src->up_free;
     }
   else if (m->internal)
@@ -631,7 +799,7 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
   if (dst)
     {
       DlTime start = MAX (t, dst->down_free);
-      dst->down_free = dl_time_add (start, tx_time (wire_bytes (w, m->bytes), dst->down_bps));
+      dst->down_free = serialized_at (dst, 1, start, wire_bytes (w, m->bytes));
       t = dst->down_free;
     }
   sim_engine_schedule_at (e, t, ev_deliver, w, arg);

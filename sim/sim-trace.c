@@ -1,8 +1,6 @@
 /* sim-trace.c — parsing availability traces (see sim-trace.h). */
 #include "config.h"
 
-#include "base/dl-csv.h"
-
 #include "sim/sim-trace.h"
 
 #include <math.h>
@@ -19,8 +17,8 @@ parse_seconds (const char *s, DlTime *out)
   return TRUE;
 }
 
-static gboolean
-parse_peer (const char *s, guint *out)
+gboolean
+sim_trace_parse_peer (const char *s, guint *out)
 {
   guint64 v = 0;
   if (s[0] == 'p')
@@ -87,7 +85,7 @@ trace_record (gpointer ud, char **f, guint n, gsize line, GError **error)
   TraceLoad *t = ud;
   gboolean first = t->records++ == 0;
   SimTraceEntry e = { .leave = DL_TIME_NEVER };
-  gboolean peer_ok = n >= 1 && parse_peer (f[0], &e.peer);
+  gboolean peer_ok = n >= 1 && sim_trace_parse_peer (f[0], &e.peer);
   if (first && !peer_ok)
     return TRUE;   /* a header: only the first record may be one */
   const char *why = NULL;
@@ -113,21 +111,35 @@ trace_record (gpointer ud, char **f, guint n, gsize line, GError **error)
   return TRUE;
 }
 
+gboolean
+sim_trace_read_csv (const char *name, const char *text, gsize len, DlCsvRecord record, gpointer ud, GError **error)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr (GError) local = NULL;
+  if (!text)
+    {
+      if (!g_file_get_contents (name, &contents, &len, &local))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", name, local->message);
+          return FALSE;
+        }
+      text = contents;   /* its whole length: a NUL is an error, not its end */
+    }
+  if (dl_csv_parse (text, len, name, record, ud, &local))
+    return TRUE;
+  if (local->domain == SIM_ERROR)
+    g_propagate_error (error, g_steal_pointer (&local));
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s", local->message);
+  return FALSE;
+}
+
+/* text NULL: the file `name` */
 static GArray *
 trace_parse (const char *text, gsize len, const char *name, GError **error)
 {
   TraceLoad t = { name, g_array_new (FALSE, FALSE, sizeof (SimTraceEntry)), 0 };
-  g_autoptr (GError) local = NULL;
-  if (!dl_csv_parse (text, len, name, trace_record, &t, &local))
-    {
-      if (local->domain == SIM_ERROR)
-        g_propagate_error (error, g_steal_pointer (&local));
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s", local->message);
-      g_array_unref (t.out);
-      return NULL;
-    }
-  if (!sim_trace_check (t.out, name, error))
+  if (!sim_trace_read_csv (name, text, len, trace_record, &t, error) || !sim_trace_check (t.out, name, error))
     {
       g_array_unref (t.out);
       return NULL;
@@ -144,13 +156,5 @@ sim_trace_parse (const char *text, const char *name, GError **error)
 GArray *
 sim_trace_load (const char *path, GError **error)
 {
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
-      return NULL;
-    }
-  return trace_parse (text, len, path, error);   /* its whole length: a NUL is an error, not its end */
+  return trace_parse (NULL, 0, path, error);
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "sim/sim-world.h"
+#include "base/dl-csv.h"
 
 G_BEGIN_DECLS
 
@@ -21,5 +22,14 @@ GArray *sim_trace_parse (const char *text, const char *name, GError **error);
 /* Checks that no two intervals of one peer overlap (an error names `name`
  * and the later line) and sorts the trace by join time. */
 gboolean sim_trace_check (GArray *trace, const char *name, GError **error);
+
+/* A trace's peer: `pN` or `N` with N >= 1 (TRUE, *out set). */
+gboolean sim_trace_parse_peer (const char *s, guint *out);
+
+/* Calls record on each CSV record (dl-csv.h) of text (len bytes), or of
+ * the file `name` when text is NULL; every error is a SIM_ERROR, and
+ * names `name` (the file, its line). */
+gboolean sim_trace_read_csv (const char *name, const char *text, gsize len, DlCsvRecord record, gpointer ud,
+                             GError **error);
 
 G_END_DECLS

@@ -35,7 +35,10 @@ typedef struct {
   gboolean straggler;
   gboolean nat_symmetric;
   DlTime up_free, down_free;
-  uint64_t up_bps, down_bps;  /* its uplink's and downlink's rates */
+  uint64_t up_bps, down_bps;  /* its uplink's and downlink's rates now */
+  uint64_t up_bps0, down_bps0;  /* before its device's first bandwidth trace row (peers.uplink_bps) */
+  const SimRateChange *rates; /* its device's bandwidth trace rows in time order (n_rates; NULL: none) */
+  guint n_rates;
   SimTimer deadline;
   SimEventId train_ev;
   LearnWeights *train_result;
@@ -140,6 +143,8 @@ struct SimWorld {
   DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
+  GArray *rates_by_peer;              /* cfg.rates (SimRateChange) by peer, then time; NULL: none */
+  GArray *rates_by_time;              /* the same by time, then line: the order they happen in */
   struct SimFlows *flows;             /* sharing = fair: the messages in flight as flows (sim-flows.h) */
   SimEventId flows_ev;                /* the flows' next completion (or a solve at this instant) */
   DlTime flows_at;                    /* its time while pending */
@@ -182,6 +187,11 @@ void sim_net_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);
+/* a bandwidth trace: its changes scheduled (before anything else of the
+ * run, so that a change comes first at its instant), and a new node's rows
+ * and its rates now */
+void sim_net_schedule_rates (SimWorld *w);
+void sim_net_node_rates (SimWorld *w, Node *n);
 
 /* sim-world.c */
 /* an input to the coordinator from peer in->from (its stream's replica), or

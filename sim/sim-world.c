@@ -125,6 +125,7 @@ sim_world_config_clear (SimWorldConfig *c)
     }
   g_clear_pointer (&c->trace, g_array_unref);
   g_clear_pointer (&c->capacity, g_array_unref);
+  g_clear_pointer (&c->rates, g_array_unref);
   g_clear_pointer (&c->region_names, g_strfreev);
   g_clear_pointer (&c->region_counts, g_free);
   c->n_regions = 0;
@@ -662,8 +663,8 @@ finish_results (SimWorld *w)
       pr->joined = n->joined;
       pr->left = n->left;
       pr->speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
-      pr->uplink_bps = n->up_bps;
-      pr->downlink_bps = n->down_bps;
+      pr->uplink_bps = n->up_bps0;   /* a bandwidth trace's changes are in the timeline */
+      pr->downlink_bps = n->down_bps0;
       ProtoPeerView v;
       proto_machine_view (n->peer, &v);
       /* its coordinator is gone for it (a crashed coordinator, a session the
@@ -730,6 +731,7 @@ const SimResult *
 sim_world_run (SimWorld *w)
 {
   g_return_val_if_fail (!w->finished, &w->result);
+  sim_net_schedule_rates (w);
   if (w->n_servers > 1)
     for (guint k = 0; k < w->n_servers; k++)
       {

@@ -63,6 +63,16 @@ typedef struct {
   guint line;           /* its line in the trace file (for errors) */
 } SimTraceEntry;
 
+/* A row of a bandwidth trace ([network] bandwidth_trace, sim-bwtrace.h):
+ * from `at` on, the device of peer `peer` (its returns included) has these
+ * rates. */
+typedef struct {
+  guint peer;
+  DlTime at;
+  uint64_t up_bps, down_bps;
+  guint line;           /* its line in the file (for errors and the timeline) */
+} SimRateChange;
+
 typedef struct {
   uint64_t seed;
   DlTime time_limit;
@@ -111,6 +121,7 @@ typedef struct {
   gboolean return_initial;      /* [churn] return_model = initial: a peer that comes back
                                    starts from the initial model, not from its own */
   GArray *capacity;             /* SimCapacity by peer id ([peers] capacity), or NULL */
+  GArray *rates;                /* SimRateChange in file order ([network] bandwidth_trace), or NULL */
   GArray *session_origin;       /* set by the world (sim-churn.c): guint, [k] = the trace peer
                                    whose return is peer max_peers + 1 + k (a new session) */
 

@@ -186,3 +186,21 @@ awk -v a="$pb" -v b="$rf" 'BEGIN { exit !(a != "" && b != "" && a + 0 < b + 0) }
   || { echo "FAIL: Raft's rounds before the crash were not slower than primary-backup's"; exit 1; }
 [ "${pbl:-0}" -ge 1 ] && [ "$rfl" = 0 ] || { echo "FAIL: primary-backup lost nothing, or Raft lost something"; exit 1; }
 same_rows_twice replica-leader-crash.ini
+
+# a bandwidth trace: the round's time that each file pins is the trace's
+# (without it both files fail their sim_time_s), its change is a `rate`
+# fact in the timeline at 2 s, the peers table keeps the rates before it,
+# and two runs give the same rows
+for f in bandwidth-trace bandwidth-trace-fifo; do
+  "$DLSIM" check "$SRC/scenarios/regression/$f.ini" --set network.bandwidth_trace= > "$tmp/bw.out" 2>&1 \
+    && { echo "FAIL: $f.ini passes without its bandwidth trace"; exit 1; }
+  grep -q "sim_time_s: expected = .*, actual [34]\." "$tmp/bw.out" || { echo "FAIL: $f.ini without the trace:"; cat "$tmp/bw.out"; exit 1; }
+done
+"$DLSIM" run "$SRC/scenarios/regression/bandwidth-trace.ini" -o "$tmp/bw.db" -q || exit 1
+got=$(sqlite3 "$tmp/bw.db" "SELECT t_s || ' ' || node || ' ' || detail FROM events WHERE kind = 'rate';
+                            SELECT peer || ' ' || uplink_bps || ' ' || downlink_bps FROM peers ORDER BY peer")
+echo "bandwidth trace: $got" | tr '\n' ';'; echo
+[ "$got" = "2.0 p1 uplink 1Mbps, downlink 100Mbps (bandwidth_trace line 6)
+p1 10000000 100000000
+p2 10000000 100000000" ] || { echo "FAIL: the bandwidth trace's change is not in the timeline as expected"; exit 1; }
+same_rows_twice bandwidth-trace.ini

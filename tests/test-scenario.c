@@ -216,6 +216,76 @@ START_TEST (test_fedscale_keys)
 }
 END_TEST
 
+/* [network] bandwidth_trace through the loader: the path relative to the
+ * scenario file, times in seconds or as durations, rates as the scenario
+ * writes them; and errors that name the scenario's key, the trace's file
+ * and line, and the column at fault. */
+START_TEST (test_bandwidth_trace)
+{
+  char *path = write_tmp ("[peers]\ncount = 3\n[network]\nbandwidth_trace = bw.csv\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *csv = g_build_filename (dir, "bw.csv", NULL);
+  ck_assert (g_file_set_contents (csv, "# a comment\nPeer, Time, Uplink, Downlink\np2,1.5,1Mbps,10Mbps\n"
+                                  "3,2min,500kbps,1Gbps\np2,2s,2Mbps,20Mbps\n", -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  SimBuilt b;
+  ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, &b, &e));
+  ck_assert_uint_eq (b.cfg.rates->len, 3);
+  const SimRateChange *r = (const SimRateChange *) (const void *) b.cfg.rates->data;
+  ck_assert_uint_eq (r[0].peer, 2);
+  ck_assert_int_eq (r[0].at, 1500 * DL_MS);
+  ck_assert_uint_eq (r[0].up_bps, 1000000);
+  ck_assert_uint_eq (r[0].down_bps, 10000000);
+  ck_assert_uint_eq (r[0].line, 3);
+  ck_assert_uint_eq (r[1].peer, 3);
+  ck_assert_int_eq (r[1].at, 120 * DL_S);
+  ck_assert_uint_eq (r[1].up_bps, 500000);
+  ck_assert_uint_eq (r[1].down_bps, 1000000000);
+  ck_assert_int_eq (r[2].at, 2 * DL_S);   /* file order, not time order */
+  sim_built_clear (&b);
+
+  static const struct { const char *text, *needle; } bad[] = {
+    { "", "bw.csv: no header line (expected peer,time,uplink,downlink)" },
+    { "p1,1,1Mbps,1Mbps\n", "bw.csv:1: 'p1,1,1Mbps,1Mbps': expected the header peer,time,uplink,downlink first" },
+    { "peer,time,uplink\np1,1,1Mbps\n", "bw.csv:1: 'peer,time,uplink': expected the header" },
+    { "peer,time,uplink,downlink\np1,1,1Mbps\n", "bw.csv:2: 'p1,1,1Mbps': 3 fields: expected 4" },
+    { "peer,time,uplink,downlink\nq1,1,1Mbps,1Mbps\n", "bw.csv:2: 'q1,1,1Mbps,1Mbps': column 1 (peer): 'q1' is not a peer" },
+    { "peer,time,uplink,downlink\np0,1,1Mbps,1Mbps\n", "bw.csv:2: 'p0,1,1Mbps,1Mbps': column 1 (peer)" },
+    { "peer,time,uplink,downlink\np1,1,1Mbps,1Mbps\np4,1,1Mbps,1Mbps\n",
+      "bw.csv:3: column 1 (peer): p4 is not in the run (its peers are p1 to p3" },
+    { "peer,time,uplink,downlink\np1,-1,1Mbps,1Mbps\n", "bw.csv:2: 'p1,-1,1Mbps,1Mbps': column 2 (time): '-1' is negative" },
+    { "peer,time,uplink,downlink\np1,-2s,1Mbps,1Mbps\n", "bw.csv:2: 'p1,-2s,1Mbps,1Mbps': column 2 (time): '-2s' is negative" },
+    { "peer,time,uplink,downlink\np1,soon,1Mbps,1Mbps\n", "bw.csv:2: 'p1,soon,1Mbps,1Mbps': column 2 (time): " },
+    { "peer,time,uplink,downlink\np1,5,1Mbps,1Mbps\np2,1,1Mbps,1Mbps\np1,3,1Mbps,1Mbps\n",
+      "bw.csv:4: 'p1,3,1Mbps,1Mbps': column 2 (time): 3 s is not after the 5 s of p1's row on line 2" },
+    { "peer,time,uplink,downlink\np1,5,1Mbps,1Mbps\np1,5s,2Mbps,1Mbps\n",
+      "bw.csv:3: 'p1,5s,2Mbps,1Mbps': column 2 (time): 5 s is not after" },
+    { "peer,time,uplink,downlink\np1,1,10Mbs,1Mbps\n", "bw.csv:2: 'p1,1,10Mbs,1Mbps': column 3 (uplink): '10Mbs'" },
+    { "peer,time,uplink,downlink\np1,1,1Mbps,10bps\n",
+      "bw.csv:2: 'p1,1,1Mbps,10bps': column 4 (downlink): '10bps': a rate must be from 1kbps" },
+    { "peer,time,uplink,downlink\np1,1,1Mbps,\n", "bw.csv:2: 'p1,1,1Mbps,': column 4 (downlink): empty value" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      ck_assert (g_file_set_contents (csv, bad[i].text, -1, NULL));
+      g_autoptr (GError) be = NULL;
+      g_autoptr (SimScenario) bs = sim_scenario_load (path, NULL, &be);
+      ck_assert_msg (bs == NULL, "'%s' loaded", bad[i].text);
+      ck_assert_msg (strstr (be->message, "s.ini: [network] bandwidth_trace: ") && strstr (be->message, bad[i].needle),
+                     "'%s' lacks '%s'", be->message, bad[i].needle);
+    }
+  g_unlink (csv);
+  g_autoptr (GError) me = NULL;
+  g_autoptr (SimScenario) ms = sim_scenario_load (path, NULL, &me);
+  ck_assert (ms == NULL);
+  ck_assert_msg (strstr (me->message, "s.ini: [network] bandwidth_trace: ") && strstr (me->message, "bw.csv: "), "%s",
+                 me->message);
+  remove_tmp (path);
+}
+END_TEST
+
 /* A churn trace's peer ids are bounded as peers.count is. */
 START_TEST (test_trace_peer_out_of_range)
 {
@@ -557,6 +627,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_mutations_never_crash);
   tcase_add_loop_test (tc, test_out_of_range, 0, G_N_ELEMENTS (out_of_range));
   tcase_add_test (tc, test_trace_peer_out_of_range);
+  tcase_add_test (tc, test_bandwidth_trace);
   tcase_add_test (tc, test_fedscale_keys);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
   tcase_add_test (tc, test_nul_byte);

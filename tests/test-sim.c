@@ -405,10 +405,13 @@ END_TEST
 
 /* ---------------------------------------------------------------- flows */
 
-/* Runs f until every flow is done: each flow's completion time by its
- * user value (< n), the shares checked max-min fair after every solve. */
+/* Runs f from now until every flow is done: each flow's completion time
+ * by its user value (< n), the shares checked max-min fair after every
+ * solve; and, if t0 is not DL_TIME_NEVER, resource res's capacity set to
+ * bps at t0 (a bandwidth trace's row), which must come before the last
+ * completion. */
 static void
-flows_drain (SimFlows *f, DlTime now, DlTime *done, guint n)
+flows_run (SimFlows *f, DlTime now, guint32 res, DlTime t0, uint64_t bps, DlTime *done, guint n)
 {
   g_autoptr (GString) why = g_string_new (NULL);
   sim_flows_update (f, now);
@@ -417,17 +420,33 @@ flows_drain (SimFlows *f, DlTime now, DlTime *done, guint n)
   while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
     {
       ck_assert_int_ge (t, now);
-      now = t;
-      guint64 u;
-      while (sim_flows_pop (f, now, &u))
+      if (t > t0)
         {
-          ck_assert_uint_lt (u, n);
-          done[u] = now;
+          now = t0;
+          t0 = DL_TIME_NEVER;
+          sim_flows_set_capacity (f, res, bps);
+        }
+      else
+        {
+          now = t;
+          guint64 u;
+          while (sim_flows_pop (f, now, &u))
+            {
+              ck_assert_uint_lt (u, n);
+              done[u] = now;
+            }
         }
       sim_flows_update (f, now);
       ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
     }
+  ck_assert_int_eq (t0, DL_TIME_NEVER);
   ck_assert_uint_eq (sim_flows_count (f), 0);
+}
+
+static void
+flows_drain (SimFlows *f, DlTime now, DlTime *done, guint n)
+{
+  flows_run (f, now, 0, DL_TIME_NEVER, 0, done, n);
 }
 
 #define MBPS 1000000u
@@ -480,6 +499,59 @@ START_TEST (test_flows_share_then_speed_up)
   flows_drain (f, 0, done, 2);
   ck_assert_int_le (llabs (done[0] - 2 * DL_S), 2);
   ck_assert_int_le (llabs (done[1] - 4 * DL_S), 2);
+}
+END_TEST
+
+/* A capacity that changes mid-flow (a bandwidth trace): the flow keeps what
+ * it sent at the old rate and sends the rest at the new one.  The analytic
+ * bound for one transfer of B bytes whose rate goes from R1 to R2 at t0
+ * (B > R1 t0 / 8) is closed-form: T = t0 + (8 B - R1 t0) / R2.  4 MB at
+ * 62.5 Mbit/s, 7.8125 Mbit/s (8x less) from 0.2 s: 12.5 Mbit sent by then,
+ * 19.5 Mbit left take 2.496 s: T = 2.696 s.  The other way, 7.8125 then
+ * 62.5 Mbit/s from 2 s: 15.625 Mbit sent, 16.375 Mbit left take 0.262 s:
+ * T = 2.262 s.  (The rates are 2^-7 and 2^-10 bytes per ns, exact in a
+ * double: the solver's arithmetic gives the hand's ns.) */
+START_TEST (test_flows_capacity_change_one_flow)
+{
+  static const struct { uint64_t r1, r2; DlTime t0, want; } cases[] = {
+    { 62500000, 7812500, 200 * DL_MS, 2696 * DL_MS },
+    { 7812500, 62500000, 2 * DL_S, 2262 * DL_MS },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (SimFlows) f = sim_flows_new ();
+      sim_flows_set_capacity (f, 0, cases[i].r1);
+      sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 4000000, 0);
+      DlTime done[1] = { 0 };
+      flows_run (f, 0, 0, cases[i].t0, cases[i].r2, done, 1);
+      double t0_s = (double) cases[i].t0 / 1e9;
+      double closed_form = t0_s + (8 * 4e6 - (double) cases[i].r1 * t0_s) / (double) cases[i].r2;
+      ck_assert_int_eq (done[0], cases[i].want);
+      ck_assert_int_eq (done[0], (DlTime) llround (closed_form * 1e9));
+    }
+}
+END_TEST
+
+/* Two flows sharing one uplink whose capacity drops 8x mid-flow: A (1 MB)
+ * and B (4 MB) have 31.25 Mbit/s each; at 0.2 s each has sent 781 250 B,
+ * then 3.90625 Mbit/s each: A's 218 750 B left take 0.448 s (A done at
+ * 0.648 s), by when B has sent as much again; B's 3 000 000 B left, alone
+ * at 7.8125 Mbit/s, take 3.072 s: B done at 3.72 s.  (The uplink never
+ * idles: 5 MB = 1.5625 MB at 62.5 Mbit/s in 0.2 s and 3.4375 MB at
+ * 7.8125 Mbit/s in 3.52 s.)  A flow on another uplink keeps its rate. */
+START_TEST (test_flows_capacity_change_two_flows)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 62500000);
+  sim_flows_set_capacity (f, 1, 62500000);
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 1000000, 0);   /* A */
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 4000000, 1);   /* B */
+  sim_flows_add (f, 0, 1, SIM_FLOWS_NONE, 5000000, 2);   /* C, elsewhere: 0.64 s */
+  DlTime done[3] = { 0 };
+  flows_run (f, 0, 0, 200 * DL_MS, 7812500, done, 3);
+  ck_assert_int_eq (done[0], 648 * DL_MS);
+  ck_assert_int_eq (done[1], 3720 * DL_MS);
+  ck_assert_int_eq (done[2], 640 * DL_MS);
 }
 END_TEST
 
@@ -728,6 +800,8 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_alone);
   tcase_add_test (tf, test_flows_max_min_by_hand);
   tcase_add_test (tf, test_flows_share_then_speed_up);
+  tcase_add_test (tf, test_flows_capacity_change_one_flow);
+  tcase_add_test (tf, test_flows_capacity_change_two_flows);
   tcase_add_test (tf, test_flows_only_the_component);
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);

@@ -7,6 +7,7 @@
 #include "sim/sim-world.h"
 #include "sim/sim-trace.h"
 #include "sim/sim-fedscale.h"
+#include "sim/sim-bwtrace.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
@@ -644,6 +645,77 @@ START_TEST (test_trace_peer_returns)
 }
 END_TEST
 
+/* What a bandwidth trace test watches: when the watched node first sends
+ * a Payload and when one of its Payloads is first received, and the
+ * trace's `rate` facts. */
+typedef struct {
+  ProtoNodeId watch;
+  DlTime sent, received;
+  GString *rates;
+} BwRec;
+
+static void
+bw_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  BwRec *r = ud;
+  if (o->msg_type != PROTO_MSG_PAYLOAD)
+    return;
+  if (o->kind == PROTO_OBS_SENT && node == r->watch && r->sent == DL_TIME_NEVER)
+    r->sent = t;
+  if (o->kind == PROTO_OBS_RECEIVED && o->other == r->watch && r->received == DL_TIME_NEVER)
+    r->received = t;
+}
+
+static void
+bw_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+{
+  BwRec *r = ud;
+  if (strcmp (kind, "rate") == 0)
+    g_string_append_printf (r->rates, "%.3f p%u %s;", t / 1e9, node, detail);
+  (void) other;
+}
+
+/* A bandwidth trace changes the device: p3's row at 60 s, while it is
+ * away (online 0-40 s and from 80 s, trace-leave-and-return's pattern),
+ * sets the uplink of its return p4 (a new session, the same device) to
+ * 2 Mbit/s instead of the 20 Mbit/s of [network].  p4's first Payload
+ * (1 000 025 B of 250 000 floats, 1 045 631 B on the wire: 691 segments of
+ * 66 header bytes) takes at least 8 x 1 045 631 / 2 Mbit/s = 4.18 s from
+ * its send to its arrival: under fifo its first, under fair both its
+ * Payloads share the uplink (8.36 s for both); at 20 Mbit/s it took under
+ * 1 s.  peers.uplink_bps keeps the rate before the row (20 Mbit/s).  Loop:
+ * sharing = fair, fifo. */
+START_TEST (test_bandwidth_trace_follows_the_device)
+{
+  g_autoptr (GError) e = NULL;
+  Setup s;
+  setup_none (&s, 0, 20, 250000);
+  s.cfg.max_peers = 3;
+  s.cfg.proto.min_participants = 2;
+  s.cfg.sample_cost = 50 * DL_MS;   /* 5 s of training a round: p4 still has rounds to share */
+  s.cfg.sharing_fifo = _i == 1;
+  s.cfg.trace = sim_trace_parse ("p1,0,\np2,0,\np3,0,40\np3,80,\n", "back.csv", &e);
+  const char *csv = "peer,time,uplink,downlink\np3,60,2Mbps,100Mbps\n";
+  s.cfg.rates = sim_bwtrace_parse (csv, strlen (csv), "bw.csv", &e);
+  ck_assert_msg (s.cfg.trace && s.cfg.rates, "%s", e ? e->message : "");
+  BwRec r = { 4, DL_TIME_NEVER, DL_TIME_NEVER, g_string_new (NULL) };
+  SimRecorder sr = { bw_obs, bw_fact, NULL, NULL, &r, NULL };
+  SimWorld *w = sim_world_new (&s.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  ck_assert_uint_eq (sim_world_n_nodes (w), 4);
+  ck_assert_str_eq (r.rates->str, "60.000 p3 uplink 2Mbps, downlink 100Mbps (bandwidth_trace line 2);");
+  ck_assert_msg (r.sent != DL_TIME_NEVER && r.received != DL_TIME_NEVER, "p4 sent no Payload that arrived");
+  ck_assert_int_ge (r.sent, 80 * DL_S);
+  DlTime took = r.received - r.sent;
+  ck_assert_msg (took >= 4180 * DL_MS && took <= 9 * DL_S, "p4's first Payload took %" G_GINT64_FORMAT " ns", took);
+  ck_assert_uint_eq (sim_world_peer (w, 4)->uplink_bps, 20000000);
+  g_string_free (r.rates, TRUE);
+  sim_world_free (w);
+  setup_clear (&s);
+}
+END_TEST
+
 /* Writes text to a file of a fresh temporary folder; returns its path. */
 static char *
 write_temp (const char *name, const char *text)
@@ -968,6 +1040,7 @@ world_suite (void)
   tcase_add_test (tc, test_stragglers_and_nat);
   tcase_add_test (tc, test_trace_parse_and_replay);
   tcase_add_test (tc, test_trace_peer_returns);
+  tcase_add_loop_test (tc, test_bandwidth_trace_follows_the_device, 0, 2);
   tcase_add_loop_test (tc, test_trace_return_model, 0, 2);
   tcase_add_test (tc, test_fedscale_behaviour);
   tcase_add_test (tc, test_fedscale_capacity);

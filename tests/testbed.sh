@@ -83,6 +83,8 @@ expect 2 "lf.ini: \[timeline\] link-down: not supported in the testbed" -- "$DLS
 [ -e s17-kill.db ] && ko "a refused file left s17-kill.db behind" || ok "no database for a refused file"
 expect 2 "replica-leader-crash.ini: \[protocol\] coordinator_replicas > 1 (the testbed runs one coordinator): not supported in the testbed" -- \
   "$DLSIM" testbed "${DLSIM_SRCDIR:-.}/scenarios/regression/replica-leader-crash.ini" -o "$tmp/rep.db"
+expect 2 "bandwidth-trace.ini: \[network\] bandwidth_trace: not supported in the testbed" -- \
+  "$DLSIM" testbed "${DLSIM_SRCDIR:-.}/scenarios/regression/bandwidth-trace.ini" -o "$tmp/bw.db"
 sed 's/round 2 + 300ms = crash p3/2s = crash coordinator/' "$tmp/s17.ini" > "$tmp/cc.ini"
 expect 2 "cc.ini: \[timeline\] crash coordinator: not supported in the testbed" -- "$DLSIM" testbed "$tmp/cc.ini" -o "$tmp/cc.db"
 
