@@ -1,6 +1,7 @@
 /* plot-private.h — shared by the figure kinds: plot.c (convergence,
- * timeline, rounds, participants, traffic), plot-scaling.c (scaling) and
- * their helpers (plot-util.c). */
+ * timeline, rounds, participants, traffic), plot-scaling.c (scaling),
+ * plot-summary.c (summary) and
+ * their helpers (plot-util.c, a leaf: it calls none of the figure files). */
 #pragma once
 
 #include "plots/plot.h"
@@ -47,7 +48,7 @@ GArray *plot_lines_new (void);
 /* The point at x of the line named value, made (zeroed but x) if new. */
 gpointer plot_point_at (GArray *lines, const char *value, double x, gsize point_size);
 
-/* plot.c: has an earlier run of seen been the same run (the same
+/* Has an earlier run of seen been the same run (the same
  * provenance.run_identity; for a file written before identities, the same
  * scenario, point and seed)?  Adds this one.  A mean over seeds counts a
  * copy of a run (dlsim run --again, or a sweep run twice by an older

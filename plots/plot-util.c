@@ -1,4 +1,7 @@
-/* plot-util.c — what the figure kinds share (plot-private.h). */
+/* plot-util.c — what the figure kinds share (plot-private.h): the error
+ * domain, gnuplot quoting and terminals, the runs of a file, styles, units
+ * and intervals.  A leaf: plot.c, plot-summary.c and plot-scaling.c call
+ * it, and it calls none of them. */
 #include "config.h"
 
 #include "plots/plot-private.h"
@@ -10,6 +13,8 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- helpers */
+
+G_DEFINE_QUARK (plot - error - quark, plot_error)
 
 void
 plot_terminal (GString *s, const char *output, int w, int h)
@@ -131,6 +136,15 @@ plot_param (sqlite3 *db, gint64 run, const char *key)
   return v;
 }
 
+gboolean
+plot_seen_run (GHashTable *seen, sqlite3 *db, const RunInfo *r)
+{
+  char *id = plot_param (db, r->id, "provenance.run_identity");
+  if (!id)
+    id = g_strdup_printf ("%s\037%s\037%" G_GUINT64_FORMAT, r->scenario ? r->scenario : "",
+                          r->label, r->seed);
+  return !g_hash_table_add (seen, id);
+}
 
 double
 plot_summary_value (sqlite3 *db, gint64 run, const char *key)

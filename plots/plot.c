@@ -22,8 +22,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-G_DEFINE_QUARK (plot-error-quark, plot_error)
-
 const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "participants", "traffic", "scaling",
                                    "summary", NULL };
 
@@ -136,15 +134,6 @@ mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs
     }
   g_string_append (s, "EOD\n");
   return rows;
-}
-
-gboolean
-plot_seen_run (GHashTable *seen, sqlite3 *db, const RunInfo *r)
-{
-  char *id = plot_param (db, r->id, "provenance.run_identity");
-  if (!id)
-    id = g_strdup_printf ("%s\037%s\037%" G_GUINT64_FORMAT, r->scenario ? r->scenario : "", r->label, r->seed);
-  return !g_hash_table_add (seen, id);
 }
 
 static gboolean

@@ -28,7 +28,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/disco-msgs.c protocol/disco/disco-msgs.h \
 	protocol/disco/proto-aggregator.c \
 	protocol/disco/proto-aggregator.h \
-	protocol/disco/proto-coord.c protocol/disco/proto-coord-robust.c protocol/disco/proto-coord-private.h \
+	protocol/disco/proto-coord.c protocol/disco/proto-coord-effects.c protocol/disco/proto-coord-straggler.c protocol/disco/proto-coord-private.h \
 	protocol/disco/proto-coord.h \
 	protocol/disco/proto-peer.c protocol/disco/proto-peer-listen.c \
 	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
@@ -49,7 +49,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
 	protocol/pipeline/pipe-msgs.c protocol/pipeline/pipe-msgs.h \
 	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-keys.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
-	protocol/pipeline/pipe-client.c protocol/pipeline/pipe-server.c \
+	protocol/pipeline/pipe-peer-effects.c protocol/pipeline/pipe-peer-route.c protocol/pipeline/pipe-peer-sessions.c \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	protocol/guest/guest-msgs.c protocol/guest/guest-msgs.h \

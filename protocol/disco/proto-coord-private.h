@@ -1,6 +1,7 @@
 /* proto-coord-private.h — the coordinator's state, shared by proto-coord.c
- * (DISCO's controller) and proto-coord-robust.c (robust's and pre-775's
- * parts). */
+ * (DISCO's controller: every transition) and its leaves, which it calls
+ * and which never call it: proto-coord-effects.c (records, sends, timers)
+ * and proto-coord-straggler.c (the straggler policies' bookkeeping). */
 #pragma once
 
 #include "protocol/disco/proto-coord.h"
@@ -54,25 +55,38 @@ typedef struct {
   DlTime after;
 } ReadyTime;
 
-void pc_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
-                 int64_t value, const char *detail);
-void pc_send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg);
-void pc_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
-guint pc_active_count (const ProtoCoord *c);
-void pc_send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
-void pc_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind);
-void pc_start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out);
-gboolean pc_straggler_timer_running (const ProtoCoord *c);
-void pc_clear_timer (ProtoCoord *c, ProtoOutbox *out);
-gboolean pc_in_connect_phase (const ProtoCoord *c);
-guint pc_participating (const ProtoCoord *c);
-void pc_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
-void pc_send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out);
-void pc_robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out);
-void pc_request_checkpoint (ProtoCoord *c, ProtoOutbox *out);
-void pc_robust_back_to_collect (ProtoCoord *c, DlTime now, ProtoOutbox *out, const char *why);
-gboolean pc_assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutbox *out);
-void pc_pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out);
-void pc_robust_note_ready (ProtoCoord *c, ProtoNodeId id, DlTime now);
+/* proto-coord-effects.c (a leaf) */
+void _proto_coord_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+                           int64_t value, const char *detail);
+/* over the coordinator's stream to `to`, observed */
+void _proto_coord_send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg);
+/* a message of no fields; a Retry counts in `tries` (robust_retry_per_round) */
+void _proto_coord_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
+/* the participants that Waiting/Enough and NewNodeInfo count */
+guint _proto_coord_active_count (const ProtoCoord *c);
+/* PeersForRound to each of ids[0..n) (the others of the list, and the round), and the list's record */
+void _proto_coord_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
+/* Waiting or Enough, with the count where the version carries one */
+void _proto_coord_send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
+/* a new timer of kind; it becomes `#timeout` (robust_single_timer: the old one is cleared) */
+void _proto_coord_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind);
+/* a connection timer */
+void _proto_coord_start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out);
+gboolean _proto_coord_has_straggler_timer (const ProtoCoord *c);
+/* clearTimeout(#timeout): whichever timer it points to now */
+void _proto_coord_clear_timer (ProtoCoord *c, ProtoOutbox *out);
+
+/* proto-coord-straggler.c (a leaf) */
+/* drop-slowest and mixed judge the slowest; async and mixed weigh by staleness */
+gboolean _proto_coord_straggler_judges (const ProtoCoord *c);
+gboolean _proto_coord_straggler_weighs (const ProtoCoord *c);
+/* a trainer's PeerIsReady: how long after the round began (when it judges) */
+void _proto_coord_straggler_note_ready (ProtoCoord *c, ProtoNodeId id, DlTime now);
+/* trainers not ready that drop-slowest does not wait for */
+guint _proto_coord_straggler_dropped_waiting (const ProtoCoord *c);
+/* drop-slowest's verdict on this collect's times; they are forgotten */
+void _proto_coord_straggler_judge_slowest (ProtoCoord *c, ProtoOutbox *out);
+/* every listed peer's staleness, to every listed peer */
+void _proto_coord_straggler_send_staleness (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
 
 G_END_DECLS

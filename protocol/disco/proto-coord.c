@@ -11,8 +11,19 @@
  * model download, message encoding (drivers do that), later DISCO messages
  * (ParticipantsUpdate, CrashClient).
  *
- * robust's and disco-pre775's own parts are in proto-coord-robust.c; the
- * state is in proto-coord-private.h. */
+ * Every transition is here, in static handlers, robust's and
+ * disco-pre775's too (docs/protocol.md, "robust: what changed and why"):
+ * the collect phase's list to the ready peers with the straggler timeout
+ * and helpers (S19, S20), the return to the collect phase after a Retry
+ * (S7, S9, S24), the checkpoint of each round's model (S11, S25), the
+ * provider choice for a newcomer (S12), and disco-pre775's list of the
+ * first min ready peers (S1).  What moved out are leaves it calls and
+ * that never call it back (proto-coord-private.h, which also holds the
+ * state): proto-coord-effects.c (records, sends, lists, timers) and
+ * proto-coord-straggler.c (the straggler policies' bookkeeping).  It is
+ * a little over 800 lines because the one machine carries every DISCO
+ * version's switches; none of what is left can move out without taking
+ * a transition with it. */
 #include "config.h"
 
 #include "protocol/disco/proto-coord.h"
@@ -72,137 +83,16 @@ proto_coord_free (ProtoCoord *c)
   g_free (c);
 }
 
-const char *
-proto_coord_phase (const ProtoCoord *c)
-{
-  return proto_omap_len (&c->connect_flags) > 0 ? "connect" : "collect";
-}
-
-void
-pc_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
-         int64_t value, const char *detail)
-{
-  proto_outbox_observe (out, kind, proto_coord_phase (c), (int32_t) c->round, other, type, value,
-                        "%s", detail ? detail : "");
-}
-
-void
-pc_send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg)
-{
-  pc_observe (c, out, PROTO_OBS_SENT, to, (int32_t) msg->type, -1, NULL);
-  proto_outbox_send (out, to, PROTO_VIA_SERVER, msg);
-}
-
-void
-pc_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
-{
-  if (type == PROTO_MSG_RETRY_PEER_CONNECTIONS && c->cfg.robust_retry_per_round)
-    g_hash_table_insert (c->tries, GUINT_TO_POINTER (to),
-                         GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (to))) + 1));
-  ProtoMsg m;
-  proto_msg_init (&m, type);
-  pc_send (c, out, to, &m);
-}
-
-/* The participants that Waiting/Enough and NewNodeInfo count: every
- * connection in DISCO (syncing ones included: S23); robust counts those that
- * are not syncing, as the ready barrier does. */
-guint
-pc_active_count (const ProtoCoord *c)
-{
-  if (!c->cfg.robust_count_synced)
-    return proto_omap_len (&c->connections);
-  guint n = 0;
-  for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-    n += !proto_omap_has (&c->syncing, proto_omap_at (&c->connections, i)->id);
-  return n;
-}
-
-void
-pc_send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
-{
-  ProtoMsg m;
-  proto_msg_init (&m, type);
-  /* disco-775's Waiting and Enough carry no nbOfParticipants */
-  m.nb_participants = c->cfg.participant_counts ? pc_active_count (c) : 0;
-  pc_send (c, out, to, &m);
-}
-
-/* ---- timers ---- */
-
-void
-pc_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
-{
-  if (c->cfg.robust_single_timer)
-    pc_clear_timer (c, out);   /* robust: one timer; a new one replaces the old (S7) */
-  DlTime d = kind == TIMER_STRAGGLER ? c->cfg.straggler_timeout : proto_config_connection_timer (&c->cfg);
-  CoordTimer t = { .at = dl_time_add (now, d), .handle = ++c->next_handle, .kind = kind };
-  g_array_append_val (c->timers, t);
-  char detail[64];
-  g_snprintf (detail, sizeof detail, "%s timer #%" G_GUINT64_FORMAT "%s",
-              kind == TIMER_STRAGGLER ? "straggler" : "connection", t.handle,
-              c->current_timer ? " (previous timer not cleared)" : "");
-  c->current_timer = t.handle;
-  pc_observe (c, out, PROTO_OBS_TIMER_SET, PROTO_NO_NODE, -1, (int64_t) t.handle, detail);
-}
-
-void
-pc_start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out)
-{
-  pc_start_timer_kind (c, now, out, TIMER_CONNECT);
-}
-
-gboolean
-pc_straggler_timer_running (const ProtoCoord *c)
-{
-  for (guint i = 0; i < c->timers->len; i++)
-    if (g_array_index (c->timers, CoordTimer, i).kind == TIMER_STRAGGLER)
-      return TRUE;
-  return FALSE;
-}
-
-static gboolean
-remove_timer (ProtoCoord *c, uint64_t handle)
-{
-  for (guint i = 0; i < c->timers->len; i++)
-    if (g_array_index (c->timers, CoordTimer, i).handle == handle)
-      {
-        g_array_remove_index (c->timers, i);
-        return TRUE;
-      }
-  return FALSE;
-}
-
-/* clearTimeout(#timeout): whichever timer it points to now. */
-void
-pc_clear_timer (ProtoCoord *c, ProtoOutbox *out)
-{
-  if (c->current_timer == 0)
-    return;
-  if (remove_timer (c, c->current_timer))
-    pc_observe (c, out, PROTO_OBS_TIMER_CLEARED, PROTO_NO_NODE, -1, (int64_t) c->current_timer, NULL);
-  c->current_timer = 0;
-}
-
-DlTime
-proto_coord_next_deadline (const ProtoCoord *c)
-{
-  DlTime t = DL_TIME_NEVER;
-  for (guint i = 0; i < c->timers->len; i++)
-    t = MIN (t, g_array_index (c->timers, CoordTimer, i).at);
-  return t;
-}
-
 /* ---- collect and connect ---- */
 
-gboolean
-pc_in_connect_phase (const ProtoCoord *c)
+static gboolean
+in_connect_phase (const ProtoCoord *c)
 {
   return proto_omap_len (&c->connect_flags) > 0;
 }
 
-guint
-pc_participating (const ProtoCoord *c)
+static guint
+participating (const ProtoCoord *c)
 {
   if (c->cfg.collect_over_joined)
     return proto_omap_len (&c->round_peers);
@@ -215,41 +105,96 @@ pc_participating (const ProtoCoord *c)
   return n;
 }
 
-/* PeersForRound to each of ids[0..n) (the others of the list, and the round). */
-void
-pc_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
+/* robust: the ready peers (trainers, then helpers) go into the connect
+ * phase; a trainer that is not ready stays in #roundPeers for the next
+ * collect.  With ready >= min but fewer than the participants, the straggler
+ * timeout decides (S20); helpers alone never start a round. */
+static void
+robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
-  g_autofree ProtoNodeId *others = g_new (ProtoNodeId, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
+  if (in_connect_phase (c))
+    return;
+  guint ready = proto_omap_count (&c->round_peers, TRUE);
+  guint helpers = proto_omap_count (&c->helpers, TRUE);
+  if (ready == 0 || ready + helpers < c->cfg.min_participants)
+    return;
+  guint owed = participating (c);
+  /* async waits for nobody beyond min_participants */
+  guint skipped = c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC ? owed - MIN (ready, owed)
+                  : _proto_coord_straggler_judges (c)              ? _proto_coord_straggler_dropped_waiting (c)
+                                                                   : 0;
+  if (ready + skipped < owed && !c->straggler_due)
     {
-      guint k = 0;
-      for (guint j = 0; j < n; j++)
-        if (j != i)
-          others[k++] = ids[j];
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
-      proto_msg_set_peers (&m, others, k);
-      m.round = c->round;
-      pc_send (c, out, ids[i], &m);
+      if (c->cfg.straggler_timeout != DL_TIME_NEVER && !_proto_coord_has_straggler_timer (c))
+        _proto_coord_start_timer_kind (c, now, out, TIMER_STRAGGLER);
+      return;
     }
-  pc_observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
+  c->straggler_due = FALSE;
+  if (_proto_coord_straggler_judges (c))
+    _proto_coord_straggler_judge_slowest (c, out);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
+    if (proto_omap_at (&c->round_peers, i)->flag)
+      g_array_append_val (ids, proto_omap_at (&c->round_peers, i)->id);
+  for (guint i = 0; i < proto_omap_len (&c->helpers); i++)
+    if (proto_omap_at (&c->helpers, i)->flag)
+      g_array_append_val (ids, proto_omap_at (&c->helpers, i)->id);
+  _proto_coord_send_lists (c, out, (ProtoNodeId *) ids->data, ids->len);
+  if (_proto_coord_straggler_weighs (c))
+    _proto_coord_straggler_send_staleness (c, out, (const ProtoNodeId *) (const void *) ids->data, ids->len);
+  if (ready < owed)
+    _proto_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, owed - ready,
+                          c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC
+                            ? "async: the round goes on without the peers that are not ready"
+                            : skipped && ready + skipped >= owed
+                            ? "drop-slowest: the round goes on without the slow peers that are not ready"
+                            : "straggler timeout: the round goes on without the peers that are not ready");
+  for (guint i = 0; i < ids->len; i++)
+    {
+      ProtoNodeId id = g_array_index (ids, ProtoNodeId, i);
+      proto_omap_set (&c->connect_flags, id, FALSE);
+      if (proto_omap_has (&c->helpers, id))
+        proto_omap_set (&c->helpers, id, FALSE);
+      else
+        proto_omap_set (&c->round_peers, id, FALSE);
+    }
+  g_array_unref (ids);
+  _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
+  _proto_coord_start_timer (c, now, out);
 }
 
-void
-pc_send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+/* disco-pre775 (server at b95004b4^1, PeerIsReady): as soon as min peers are
+ * ready, they are the round and the ready set starts empty again (S1).  No
+ * round number, no barrier. */
+static void
+pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out)
+{
+  guint n = proto_omap_len (&c->round_peers);
+  if (n == 0 || n < c->cfg.min_participants)
+    return;
+  g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
+  for (guint i = 0; i < n; i++)
+    ids[i] = proto_omap_at (&c->round_peers, i)->id;
+  _proto_coord_send_lists (c, out, ids, n);
+  proto_omap_remove_all (&c->round_peers);
+  c->round++;
+}
+
+static void
+send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (c->cfg.robust_members_only)
     {
-      pc_robust_list_if_needed (c, now, out);
+      robust_list_if_needed (c, now, out);
       return;
     }
   if (c->cfg.list_first_min)
     {
-      pc_pre775_list_if_needed (c, out);
+      pre775_list_if_needed (c, out);
       return;
     }
   guint ready = proto_omap_count (&c->round_peers, TRUE);
-  guint part = pc_participating (c);
+  guint part = participating (c);
   if (ready == 0 || ready < c->cfg.min_participants || ready != part)
     return;
 
@@ -257,7 +202,7 @@ pc_send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
   for (guint i = 0; i < n; i++)
     ids[i] = proto_omap_at (&c->round_peers, i)->id;
-  pc_send_lists (c, out, ids, n);
+  _proto_coord_send_lists (c, out, ids, n);
 
   if (c->cfg.connect_barrier)
     {
@@ -265,8 +210,8 @@ pc_send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       for (guint i = 0; i < n; i++)
         proto_omap_set (&c->connect_flags, ids[i], FALSE);
       proto_omap_set_all (&c->round_peers, FALSE);
-      pc_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
-      pc_start_timer (c, now, out);  /* without clearing a running one (S7) */
+      _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
+      _proto_coord_start_timer (c, now, out);  /* without clearing a running one (S7) */
     }
   else
     {
@@ -276,12 +221,108 @@ pc_send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
     }
 }
 
+/* robust: the coordinator asks the round's provider for the model the round
+ * ends with: SignalNewPeer naming the coordinator itself (PROTO_SERVER); the
+ * provider answers with SharedModel over its stream once its round is over
+ * (S11, S25). */
+static void
+request_checkpoint (ProtoCoord *c, ProtoOutbox *out)
+{
+  if (!c->cfg.robust_checkpoint || c->provider == PROTO_NO_NODE)
+    return;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+  m.node = PROTO_SERVER;
+  _proto_coord_send (c, out, c->provider, &m);
+}
+
+/* robust: a Retry sends the connect phase's members back to the collect
+ * phase; the timer stops until the next list (S7, S9, S24). */
+static void
+robust_back_to_collect (ProtoCoord *c, DlTime now, ProtoOutbox *out, const char *why)
+{
+  for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
+    _proto_coord_send_simple (c, out, proto_omap_at (&c->connect_flags, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+  proto_omap_remove_all (&c->connect_flags);
+  _proto_coord_clear_timer (c, out);
+  _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+  if (why)
+    _proto_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, why);
+  send_peers_for_round_if_needed (c, now, out);
+}
+
+/* robust: (re)assign a provider to a newcomer that asked for a sync: the
+ * provider, or the coordinator itself with its checkpoint (S11, S12; and
+ * for a repeated request when it has one: the link to the provider may
+ * never come up). */
+static gboolean
+assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  ProtoNodeId provider = c->provider;
+  if (repeat && !c->checkpoint)
+    {
+      /* the provider may hold no model yet (S13b) or be out of reach: the
+       * k-th request goes to the k-th candidate, the provider first, then
+       * every other connected node that is not syncing */
+      GArray *cand = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+      if (provider != PROTO_NO_NODE && provider != newcomer)
+        g_array_append_val (cand, provider);
+      for (guint i = 0; i < proto_omap_len (&c->connections); i++)
+        {
+          ProtoNodeId id = proto_omap_at (&c->connections, i)->id;
+          if (id != newcomer && id != provider && !proto_omap_has (&c->syncing, id))
+            g_array_append_val (cand, id);
+        }
+      guint a = GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks, GUINT_TO_POINTER (newcomer))) - 1;
+      gboolean none = a >= cand->len;
+      if (!none)
+        provider = g_array_index (cand, ProtoNodeId, a);
+      g_array_unref (cand);
+      if (none)
+        {
+          /* every candidate was asked and none had a model, and no round's
+           * model reached the coordinator: no trained model exists to sync.
+           * SignalModelProvider naming the newcomer itself tells it to
+           * start from its own (DISCO would fail it: S10) */
+          proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+          m.node = newcomer;
+          _proto_coord_send (c, out, newcomer, &m);
+          proto_omap_delete (&c->syncing, newcomer);
+          _proto_coord_observe (c, out, PROTO_OBS_NOTE, newcomer, -1, -1, "no trained model to sync: the newcomer starts from its own");
+          return TRUE;
+        }
+    }
+  if (provider != PROTO_NO_NODE && provider != newcomer && !(repeat && c->checkpoint))
+    {
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+      m.node = provider;
+      _proto_coord_send (c, out, newcomer, &m);
+      proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+      m.node = newcomer;
+      _proto_coord_send (c, out, provider, &m);
+      _proto_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, provider, "provider assigned");
+      return TRUE;
+    }
+  if (!c->cfg.robust_checkpoint || c->checkpoint == NULL)
+    return FALSE;
+  proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+  m.node = PROTO_SERVER;
+  _proto_coord_send (c, out, newcomer, &m);
+  proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
+  proto_msg_set_weights (&m, c->checkpoint);
+  _proto_coord_send (c, out, newcomer, &m);
+  proto_msg_clear (&m);
+  _proto_coord_observe (c, out, PROTO_OBS_SYNC_SERVED, newcomer, -1, 0, "the coordinator's checkpoint");
+  return TRUE;
+}
+
 static void
 signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (proto_omap_count (&c->connect_flags, FALSE) > 0)
     return;
-  pc_clear_timer (c, out);
+  _proto_coord_clear_timer (c, out);
   if (c->cfg.robust_members_only)
     {
       /* the connect phase's members are the round: the others keep their
@@ -291,11 +332,11 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       for (guint i = 0; i < n; i++)
         {
           ProtoNodeId id = proto_omap_at (&c->connect_flags, i)->id;
-          pc_send_simple (c, out, id, PROTO_MSG_START_WEIGHT_SHARING);
+          _proto_coord_send_simple (c, out, id, PROTO_MSG_START_WEIGHT_SHARING);
           proto_omap_delete (&c->round_peers, id);
           proto_omap_set (&c->exchanging, id, TRUE);
         }
-      pc_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
+      _proto_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
       proto_omap_remove_all (&c->connect_flags);
       c->round++;
       c->round_began = now;
@@ -304,19 +345,19 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
           c->retry = 0;   /* S6 */
           g_hash_table_remove_all (c->tries);
         }
-      pc_request_checkpoint (c, out);
-      pc_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
-      pc_send_peers_for_round_if_needed (c, now, out);
+      request_checkpoint (c, out);
+      _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+      send_peers_for_round_if_needed (c, now, out);
       return;
     }
   guint n = proto_omap_len (&c->round_peers);
   for (guint i = 0; i < n; i++)
-    pc_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_START_WEIGHT_SHARING);
-  pc_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
+    _proto_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_START_WEIGHT_SHARING);
+  _proto_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
   proto_omap_remove_all (&c->round_peers);
   proto_omap_remove_all (&c->connect_flags);
   c->round++;
-  pc_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+  _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
 }
 
 /* Both branches of handleTimeout (decentralized_controller.ts) end with
@@ -336,20 +377,20 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
 {
   if (kind == TIMER_STRAGGLER)
     {
-      pc_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
+      _proto_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
       if (handle == c->current_timer)
         c->current_timer = 0;
       c->straggler_due = TRUE;
-      pc_send_peers_for_round_if_needed (c, now, out);
+      send_peers_for_round_if_needed (c, now, out);
       c->straggler_due = FALSE;
       return;
     }
   gboolean orphan = handle != c->current_timer;
-  pc_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle,
-           orphan ? "orphan timer (not #timeout)" : NULL);
-  pc_clear_timer (c, out);
+  _proto_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle,
+                     orphan ? "orphan timer (not #timeout)" : NULL);
+  _proto_coord_clear_timer (c, out);
   c->retry++;
-  pc_observe (c, out, PROTO_OBS_RETRY, PROTO_NO_NODE, -1, c->retry, NULL);
+  _proto_coord_observe (c, out, PROTO_OBS_RETRY, PROTO_NO_NODE, -1, c->retry, NULL);
 
   /* robust decides per peer (below): any member without ConnectionsReady
    * that was itself sent M Retries this round */
@@ -373,7 +414,7 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
       if (c->cfg.robust_retry_per_round && failed->len == 0)
         {
           g_array_unref (failed);
-          pc_robust_back_to_collect (c, now, out, NULL);
+          robust_back_to_collect (c, now, out, NULL);
           return;
         }
       for (guint i = 0; i < failed->len; i++)
@@ -384,35 +425,35 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
           proto_omap_delete (&c->helpers, id);
           if (c->cfg.robust_wait_timeout)
             proto_omap_set (&c->excluded, id, TRUE);
-          pc_send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
-          pc_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
+          _proto_coord_send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
+          _proto_coord_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
         }
       g_array_unref (failed);
       if (c->cfg.robust_single_timer)
         {
           c->retry = 0;
-          pc_robust_back_to_collect (c, now, out, NULL);
+          robust_back_to_collect (c, now, out, NULL);
           return;
         }
       for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-        pc_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+        _proto_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
       /* #roundPeers.map(() => false); #connectFinishedNodes = #roundPeers.map(() => false):
        * the flags are rebuilt from the round peers, so a stray flag goes
        * (S31) and a peer whose JoinRound came in the connect phase is in (S19) */
       reset_flags_from_round_peers (c);
       c->retry = 0;
-      pc_start_timer (c, now, out);
+      _proto_coord_start_timer (c, now, out);
       return;
     }
   if (c->cfg.robust_single_timer)
     {
-      pc_robust_back_to_collect (c, now, out, NULL);
+      robust_back_to_collect (c, now, out, NULL);
       return;
     }
   reset_flags_from_round_peers (c);
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-    pc_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-  pc_start_timer (c, now, out);
+    _proto_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+  _proto_coord_start_timer (c, now, out);
 }
 
 static void
@@ -430,16 +471,16 @@ reset (ProtoCoord *c, ProtoOutbox *out)
   g_hash_table_remove_all (c->sync_asks);
   c->retry = 0;
   c->provider = PROTO_NO_NODE;
-  pc_clear_timer (c, out);  /* #timeout only: an orphan timer survives */
+  _proto_coord_clear_timer (c, out);  /* #timeout only: an orphan timer survives */
   if (c->checkpoint)
     {
       /* robust: the round and its model stay; the next joiners sync (S25) */
-      pc_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, c->round,
-               "no connection left: session reset, the coordinator keeps the last round's model");
+      _proto_coord_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, c->round,
+                         "no connection left: session reset, the coordinator keeps the last round's model");
       return;
     }
   c->round = 0;
-  pc_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, -1, "no connection left: session reset, model lost");
+  _proto_coord_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, -1, "no connection left: session reset, model lost");
 }
 
 static void
@@ -449,7 +490,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
     {
       /* the pre-775 controller has no close handler: the node stays in
        * `connections` and in the ready set (S2) */
-      pc_observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed (pre-775: not handled)");
+      _proto_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed (pre-775: not handled)");
       return;
     }
   if (!proto_omap_delete (&c->connections, id))
@@ -461,22 +502,22 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   proto_omap_delete (&c->sync_wait, id);
   g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (id));
   proto_omap_delete (&c->excluded, id);
-  pc_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
+  _proto_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
   if (proto_omap_len (&c->connections) == 0 && c->cfg.reset_when_empty)
     {
       reset (c, out);
       return;
     }
-  if (c->cfg.robust_close_restarts && member && pc_in_connect_phase (c))
+  if (c->cfg.robust_close_restarts && member && in_connect_phase (c))
     /* S18, S26: the others may be linking to it; they start over at once */
-    pc_robust_back_to_collect (c, now, out, "a listed peer left in the connect phase: Retry (not counted)");
+    robust_back_to_collect (c, now, out, "a listed peer left in the connect phase: Retry (not counted)");
   else if (c->cfg.robust_close_restarts && exchanging && proto_omap_len (&c->exchanging) > 0)
     {
       /* S17: its Payload may never come; the round's other members abort */
       for (guint i = 0; i < proto_omap_len (&c->exchanging); i++)
-        pc_send_simple (c, out, proto_omap_at (&c->exchanging, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-      pc_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->exchanging),
-               "a member left during the exchange: Retry aborts it for the others");
+        _proto_coord_send_simple (c, out, proto_omap_at (&c->exchanging, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+      _proto_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->exchanging),
+                         "a member left during the exchange: Retry aborts it for the others");
       proto_omap_remove_all (&c->exchanging);
     }
   if (c->cfg.model_sync && id == c->provider)
@@ -492,36 +533,36 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
               break;
             }
       c->provider = next;
-      pc_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
-               next == PROTO_NO_NODE ? "no provider left" :
-               proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
+      _proto_coord_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
+                         next == PROTO_NO_NODE ? "no provider left" :
+                         proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
       if (c->cfg.robust_sync_retry)
         for (guint i = 0; i < proto_omap_len (&c->sync_wait); i++)
-          pc_assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, FALSE, out);   /* S12 */
+          assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, FALSE, out);   /* S12 */
     }
   if (c->waiting)
     return;
-  if (pc_active_count (c) >= c->cfg.min_participants)
-    pc_send_peers_for_round_if_needed (c, now, out);
+  if (_proto_coord_active_count (c) >= c->cfg.min_participants)
+    send_peers_for_round_if_needed (c, now, out);
   else
     {
       c->waiting = TRUE;
       for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-        pc_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_WAITING_FOR_MORE);
+        _proto_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_WAITING_FOR_MORE);
     }
 }
 
 static void
 handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  pc_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  _proto_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   if (proto_omap_has (&c->excluded, from)
       && (msg->type == PROTO_MSG_JOIN_ROUND || msg->type == PROTO_MSG_PEER_IS_READY
           || msg->type == PROTO_MSG_CONNECTIONS_READY))
     {
       /* robust: its ConnectionFail was lost; it is told again */
-      pc_send_simple (c, out, from, PROTO_MSG_CONNECTION_FAIL);
-      pc_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
+      _proto_coord_send_simple (c, out, from, PROTO_MSG_CONNECTION_FAIL);
+      _proto_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
       return;
     }
   switch (msg->type)
@@ -535,16 +576,16 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
         m.node = from;
-        m.wait_for_more = pc_active_count (c) < c->cfg.min_participants;
-        m.nb_participants = c->cfg.participant_counts ? pc_active_count (c) : 0;
+        m.wait_for_more = _proto_coord_active_count (c) < c->cfg.min_participants;
+        m.nb_participants = c->cfg.participant_counts ? _proto_coord_active_count (c) : 0;
         m.joined_mid_training = joined;
-        pc_send (c, out, from, &m);
-        if (c->waiting && pc_active_count (c) >= c->cfg.min_participants && !c->cfg.list_first_min)
+        _proto_coord_send (c, out, from, &m);
+        if (c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants && !c->cfg.list_first_min)
           {
             for (guint i = 0; i < proto_omap_len (&c->connections); i++)
               if (proto_omap_at (&c->connections, i)->id != from)
-                pc_send_count (c, out, proto_omap_at (&c->connections, i)->id,
-                            PROTO_MSG_ENOUGH_PARTICIPANTS);
+                _proto_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id,
+                                      PROTO_MSG_ENOUGH_PARTICIPANTS);
             c->waiting = FALSE;
           }
         return;
@@ -561,11 +602,11 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           if (proto_omap_has (&c->connect_flags, from))
             return;   /* a member: its JoinRound cannot be of a later round */
           proto_omap_set (&c->round_peers, from, FALSE);
-          if (c->cfg.robust_count_synced && c->waiting && pc_active_count (c) >= c->cfg.min_participants)
+          if (c->cfg.robust_count_synced && c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants)
             {
               /* S23: a synced newcomer is the participant that makes min */
               for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-                pc_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_ENOUGH_PARTICIPANTS);
+                _proto_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_ENOUGH_PARTICIPANTS);
               c->waiting = FALSE;
             }
           return;
@@ -580,13 +621,13 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
             {
               if (!c->cfg.robust_wait_timeout)
                 {
-                  pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                           "PeerIsReady from a member of the connect phase: ignored");
+                  _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                                     "PeerIsReady from a member of the connect phase: ignored");
                   return;
                 }
               /* its list or the decision was lost: this attempt is over */
-              pc_robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
-                                      "Retry (not counted)");
+              robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
+                                   "Retry (not counted)");
             }
           if (msg->helper)
             {
@@ -596,13 +637,13 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           else
             {
               proto_omap_set (&c->round_peers, from, TRUE);
-              pc_robust_note_ready (c, from, now);
+              _proto_coord_straggler_note_ready (c, from, now);
             }
-          pc_send_peers_for_round_if_needed (c, now, out);
+          send_peers_for_round_if_needed (c, now, out);
           return;
         }
       proto_omap_set (&c->round_peers, from, TRUE);
-      pc_send_peers_for_round_if_needed (c, now, out);
+      send_peers_for_round_if_needed (c, now, out);
       return;
     case PROTO_MSG_CONNECTIONS_READY:
       if (!c->cfg.connect_barrier)
@@ -610,15 +651,15 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       if (c->cfg.robust_members_only && !proto_omap_has (&c->connect_flags, from))
         {
           /* S31: a stray ConnectionsReady (of an attempt that is over) */
-          pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                   "ConnectionsReady from a peer that is not in the connect phase: ignored");
+          _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                             "ConnectionsReady from a peer that is not in the connect phase: ignored");
           return;
         }
       if (proto_omap_count (&c->connect_flags, TRUE) == 0)
         {
           c->provider = from;
-          pc_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
-                   proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
+          _proto_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
+                             proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
         }
       proto_omap_set (&c->connect_flags, from, TRUE);
       signal_weight_sharing (c, now, out);
@@ -633,33 +674,33 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           g_hash_table_insert (c->sync_asks, GUINT_TO_POINTER (from),
                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks,
                                                                                         GUINT_TO_POINTER (from))) + 1));
-          if (!pc_assign_provider (c, from, repeat, out))
-            pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                     "no provider and no checkpoint yet: the newcomer asks again");
+          if (!assign_provider (c, from, repeat, out))
+            _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                               "no provider and no checkpoint yet: the newcomer asks again");
           return;
         }
       if (c->provider == PROTO_NO_NODE)
         {
-          pc_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                   "There is no provider node: request ignored");
+          _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                             "There is no provider node: request ignored");
           return;
         }
       {
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
         m.node = c->provider;
-        pc_send (c, out, from, &m);
+        _proto_coord_send (c, out, from, &m);
         proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
         m.node = from;
-        pc_send (c, out, c->provider, &m);
-        pc_observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
+        _proto_coord_send (c, out, c->provider, &m);
+        _proto_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
       }
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       if (!proto_omap_has (&c->connections, msg->node))
         {
-          pc_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
-                   "signal to an unknown peer: silently dropped");
+          _proto_coord_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
+                             "signal to an unknown peer: silently dropped");
           return;
         }
       {
@@ -668,7 +709,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         m.node = from;
         m.signal = msg->signal;
         m.signal_data = g_strdup (msg->signal_data);   /* relayed verbatim, as DISCO relays the SDP */
-        pc_send (c, out, msg->node, &m);
+        _proto_coord_send (c, out, msg->node, &m);
       }
       return;
     case PROTO_MSG_SHARED_MODEL:
@@ -676,7 +717,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         break;
       g_clear_pointer (&c->checkpoint, learn_weights_unref);
       c->checkpoint = learn_weights_ref (msg->weights);
-      pc_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
+      _proto_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
       return;
     case PROTO_MSG_NEW_NODE_INFO:
     case PROTO_MSG_PEERS_FOR_ROUND:
@@ -692,7 +733,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     default:   /* another family's message (its own folder's types) */
       break;
     }
-  pc_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
+  _proto_coord_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
 }
 
 void

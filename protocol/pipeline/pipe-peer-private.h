@@ -1,6 +1,8 @@
 /* pipe-peer-private.h — the pipeline peer's state, shared by pipe-peer.c
- * (role, links, dispatch, views), pipe-client.c (a session through a chain
- * of servers) and pipe-server.c (sessions, the compute queue, pushes). */
+ * (the machine: hello, role, a client's session, a server's work; every
+ * transition) and its leaves, which it calls and which never call it:
+ * pipe-peer-effects.c (records and sends), pipe-peer-route.c (a client's
+ * routing over its table) and pipe-peer-sessions.c (a server's sessions). */
 #pragma once
 
 #include "protocol/pipeline/pipe.h"
@@ -111,32 +113,34 @@ struct PipePeer {
   gboolean repair;         /* a failed hop's blocks are being routed again (lookup, pings, route) */
 };
 
-/* pipe-peer.c */
-void pip_observe (PipePeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
-                 int64_t value, const char *detail);
-void pip_metric (PipePeer *p, ProtoOutbox *out, const char *name, int32_t round, int64_t value);
-void pip_set_state (PipePeer *p, ProtoOutbox *out, PipePeerState s);
+/* pipe-peer-effects.c (a leaf) */
+void _pipe_peer_observe (PipePeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+                        int64_t value, const char *detail);
+void _pipe_peer_metric (PipePeer *p, ProtoOutbox *out, const char *name, int32_t round, int64_t value);
+void _pipe_peer_set_state (PipePeer *p, ProtoOutbox *out, PipePeerState s);
+/* every send: observed; a client's link bytes counted, a ping's departure timed */
+void _pipe_peer_send (PipePeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
 /* over the link to `to` (queued until it is up) */
-void pip_send_link (PipePeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m);
-void pip_send_server (PipePeer *p, ProtoOutbox *out, ProtoMsg *m);
+void _pipe_peer_send_link (PipePeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m);
+void _pipe_peer_send_server (PipePeer *p, ProtoOutbox *out, ProtoMsg *m);
 /* (transfer full) hidden states of `tokens` tokens: a size only */
-LearnWeights *pip_hidden (PipePeer *p, guint tokens);
+LearnWeights *_pipe_peer_hidden (PipePeer *p, guint tokens);
 
-/* pipe-client.c */
-void pcl_begin (PipePeer *p, ProtoOutbox *out);
-void pcl_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
-void pcl_deadline (PipePeer *p, ProtoOutbox *out);
-void pcl_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why);
-DlTime pcl_next_deadline (const PipePeer *p);
-/* a ping to `to` leaves now (its round trip counts from here) */
-void pcl_ping_left (PipePeer *p, ProtoNodeId to);
-void pcl_clear (PipePeer *p);
+/* pipe-peer-route.c (a leaf) */
+/* Is server id banned now (a failure within PIPE_BAN_NS)? */
+gboolean _pipe_peer_banned (const PipePeer *p, ProtoNodeId id);
+/* Routes blocks [from, to) over the table; the hops (Hop) in *out.  FALSE
+ * if a block has no server that is not banned. */
+gboolean _pipe_peer_route (PipePeer *p, guint from, guint to, GArray *out);
 
-/* pipe-server.c */
-void psv_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
-void psv_deadline (PipePeer *p, ProtoOutbox *out);
-void psv_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other);
-DlTime psv_next_deadline (const PipePeer *p);
-void psv_clear (PipePeer *p);
+/* pipe-peer-sessions.c (a leaf) */
+/* The session of key (its index in *at if at), or NULL. */
+Session *_pipe_peer_session_find (PipePeer *p, guint64 key, guint *at);
+void _pipe_peer_session_remove (PipePeer *p, guint at);
+/* The work on step of s; with create, made if new (and the finished
+ * steps four back dropped); else NULL if none. */
+StepWork *_pipe_peer_work_for (Session *s, guint32 step, gboolean create);
+/* The blocks and the chain a request or push names for its step. */
+void _pipe_peer_work_set_chain (StepWork *w, const ProtoMsg *msg);
 
 G_END_DECLS

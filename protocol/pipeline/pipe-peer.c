@@ -1,6 +1,14 @@
-/* pipe-peer.c — the pipeline peer: its hello and role, its links, the
- * dispatch to its client (pipe-client.c) or server (pipe-server.c) half,
- * and what a run records of it.
+/* pipe-peer.c — the pipeline peer's machine: its hello and role, its
+ * links, a client's session and a server's work (sections below), and
+ * what a run records of it.  Every transition of the peer is here, in
+ * static handlers; what moved out are leaves that it calls and that never
+ * call it back (pipe-peer-private.h): pipe-peer-effects.c (records and
+ * sends), pipe-peer-route.c (a client's routing over its table) and
+ * pipe-peer-sessions.c (a server's sessions as a data structure).  It is
+ * longer than 800 lines because one machine with two roles (ten states,
+ * thirteen message types) is: the roles share the hello, the links, the
+ * state and the records, as ngtcp2_conn.c keeps a client's and a server's
+ * transitions in one file.
  *
  * A peer says hello to the registry with what a node knows of its host
  * (its speed, Petals' announced throughput; its region, the family) and
@@ -17,93 +25,918 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const state_names[PIPE_PEER_N_STATES] = {
-  [PIPE_PEER_IDLE] = "idle",
-  [PIPE_PEER_CONNECTING] = "connecting",
-  [PIPE_PEER_SERVING] = "serving",
-  [PIPE_PEER_COMPUTING] = "computing",
-  [PIPE_PEER_LOOKUP] = "lookup",
-  [PIPE_PEER_PINGING] = "pinging",
-  [PIPE_PEER_STEPPING] = "stepping",
-  [PIPE_PEER_WAIT_SERVERS] = "wait-servers",
-  [PIPE_PEER_DONE] = "done",
-  [PIPE_PEER_LEFT] = "left",
-};
-
-const char *
-pipe_peer_state_name (PipePeerState s)
-{
-  return (unsigned) s < PIPE_PEER_N_STATES ? state_names[s] : "?";
-}
-
-void
-pip_observe (PipePeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
-            const char *detail)
-{
-  int32_t round = p->is_server ? -1 : (int32_t) p->step;
-  proto_outbox_observe (out, kind, state_names[p->state], round, other, type, value, "%s", detail ? detail : "");
-}
-
-void
-pip_metric (PipePeer *p, ProtoOutbox *out, const char *name, int32_t round, int64_t value)
-{
-  proto_outbox_observe (out, PROTO_OBS_METRIC, state_names[p->state], round, PROTO_NO_NODE, -1, value, "%s", name);
-}
-
-void
-pip_set_state (PipePeer *p, ProtoOutbox *out, PipePeerState s)
-{
-  if (p->state == s)
-    return;
-  p->state = s;
-  pip_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
-}
-
-/* every send the machine makes, observed and, for a client, counted */
-static void
-send_msg (PipePeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
-{
-  pip_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
-  if (!p->is_server && via == PROTO_VIA_LINK)
-    {
-      p->egress_bytes += proto_msg_wire_size (m);
-      if (m->type == PROTO_MSG_PIPE_PING)
-        pcl_ping_left (p, to);
-    }
-  proto_outbox_send (out, to, via, m);
-}
-
 static void
 host_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
 {
-  send_msg (ud, out, to, via, m);
+  _pipe_peer_send (ud, out, to, via, m);
 }
 
 static void
 host_observe (void *ud, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, const char *detail)
 {
-  pip_observe (ud, out, kind, other, type, -1, detail);
+  _pipe_peer_observe (ud, out, kind, other, type, -1, detail);
 }
 
-void
-pip_send_link (PipePeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
+/* ---- the client ----
+ *
+ * A pipeline client: one inference session of `steps` tokens through a
+ * chain of servers (Petals' client/inference_session.py,
+ * InferenceSession.step and _update_sequence; README.md).
+ *
+ * The session: look up the servers (PipeLookup), ping each over its link
+ * (Petals' PingAggregator) to learn the round trips, route (pipe-route.c),
+ * then step.  A step sends the token's hidden states to the first server;
+ * each result that comes back is relayed to the next server, as Petals'
+ * client does, and the step ends when the last server's result is in.
+ *
+ * With next-peer, each request also names the servers after the
+ * receiver that already hold the session (Petals' _collect_next_servers:
+ * only those that stepped), so each server pushes its result onward as
+ * well.  A result is the right one when it was computed from the right
+ * input: every result carries the hash of its input, and the client holds
+ * the right input of each hop (its own token for the first, the previous
+ * hop's right output for the others).  So the client may take a result
+ * that a pushed copy produced as soon as it comes, before its own copy
+ * reaches that server; a result from a wrong push waits for the one the
+ * server recomputes from the client's copy.
+ *
+ * A failure: no right result within step_timeout of sending the input (a
+ * crash is silent), or the server's link closes (a leave).  The server is
+ * banned for 15 s (Petals' ban_timeout), the table is read again from the
+ * registry (servers gone since leave it), its blocks are routed again over
+ * the others, and the new servers get the session's whole history (step +
+ * 1 tokens): the replay, real time and real bytes.  With no server for
+ * some block the client looks up again with Petals' backoff (1 s, doubling
+ * to 60 s).
+ *
+ * Not modelled: a prompt (the first step is one token, as every other),
+ * Petals' periodic table refresh (a client looks up at the start and after
+ * a failure), and its max_retries (it retries for as long as the run). */
+
+
+static Hop *
+hop_at (PipePeer *p, guint i)
 {
-  proto_links_send (&p->links, out, to, m);
+  return &g_array_index (p->hops, Hop, i);
 }
 
-void
-pip_send_server (PipePeer *p, ProtoOutbox *out, ProtoMsg *m)
+static int
+hop_of (PipePeer *p, ProtoNodeId server)
 {
-  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, m);
+  for (guint i = 0; i < p->hops->len; i++)
+    if (hop_at (p, i)->server == server)
+      return (int) i;
+  return -1;
 }
 
-LearnWeights *
-pip_hidden (PipePeer *p, guint tokens)
+/* Asks the registry for the servers; with no answer in step_timeout (a
+ * message lost across a partition) it asks again. */
+static void
+lookup (PipePeer *p, ProtoOutbox *out)
 {
-  if (tokens == 1)
-    return learn_weights_ref (p->hidden);
-  return learn_weights_new_symbolic (learn_weights_len (p->hidden) * tokens);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PIPE_LOOKUP);
+  _pipe_peer_send_server (p, out, &m);
+  p->lookup_at = dl_time_add (p->now, p->cfg.step_timeout);
+  _pipe_peer_set_state (p, out, PIPE_PEER_LOOKUP);
 }
+
+static void
+client_begin (PipePeer *p, ProtoOutbox *out)
+{
+  lookup (p, out);
+}
+
+/* the right input of hop i for this step, if the client knows it yet */
+static gboolean
+expected_input (PipePeer *p, guint i, guint32 *in)
+{
+  if (i == 0)
+    {
+      *in = pipe_input_hash (p->id, p->step);
+      return TRUE;
+    }
+  Hop *prev = hop_at (p, i - 1);
+  *in = prev->res_out;
+  return prev->validated;
+}
+
+static void validate (PipePeer *p, ProtoOutbox *out, guint i);
+
+/* a session under way: stepping, or repairing a hop */
+static gboolean
+running (const PipePeer *p)
+{
+  return p->hops->len > 0
+         && (p->state == PIPE_PEER_STEPPING || p->state == PIPE_PEER_LOOKUP || p->state == PIPE_PEER_PINGING
+             || p->state == PIPE_PEER_WAIT_SERVERS);
+}
+
+
+/* The input of hop i for this step (hash `in`): the hidden states, or with
+ * hash_only the hash alone (client_copy = hash, to a server that gets a
+ * push: the chain named it when the hop before it got its input). */
+static void
+send_step (PipePeer *p, ProtoOutbox *out, guint i, guint32 in, gboolean hash_only)
+{
+  Hop *h = hop_at (p, i);
+  guint tokens = h->stepped ? 1 : p->step + 1;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_PIPE_STEP);
+  m.key = p->id;
+  m.round = p->step;
+  m.comm_round = in;
+  m.nb_participants = tokens;
+  m.helper = hash_only;
+  if (!hash_only)
+    m.weights = _pipe_peer_hidden (p, tokens);
+  m.degree = h->start;
+  m.node = h->end;
+  if (p->cfg.next_peer)
+    {
+      g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+      g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint k = i + 1; k < p->hops->len && hop_at (p, k)->stepped; k++)
+        {
+          Hop *n = hop_at (p, k);
+          guint32 span[2] = { n->start, n->end };
+          g_array_append_val (chain, n->server);
+          g_array_append_vals (spans, span, 2);
+        }
+      proto_msg_set_peers (&m, (const ProtoNodeId *) (const void *) chain->data, chain->len);
+      if (spans->len)
+        proto_msg_take_indices (&m, g_memdup2 (spans->data, spans->len * sizeof (guint32)), spans->len);
+    }
+  if (tokens > 1)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, h->server, PROTO_MSG_PIPE_STEP, tokens,
+                          "replays the session's inputs to a new server");
+      _pipe_peer_metric (p, out, "replay_bytes", (int32_t) p->step, (int64_t) proto_msg_wire_size (&m));
+    }
+  h->deadline = dl_time_add (p->now, p->cfg.step_timeout);
+  _pipe_peer_send_link (p, out, h->server, &m);
+}
+
+static void
+send_input (PipePeer *p, ProtoOutbox *out, guint i)
+{
+  Hop *h = hop_at (p, i);
+  guint32 in;
+  if (h->sent || h->failed || !expected_input (p, i, &in))
+    return;
+  /* a hop that holds the session was in the chain of the hop before it,
+   * so a push is on its way to it */
+  gboolean hash_only = p->cfg.next_peer && p->cfg.hash_copy && i > 0 && h->stepped;
+  h->sent = TRUE;
+  send_step (p, out, i, in, hash_only);
+  /* a result from a pushed copy may be here already */
+  h = hop_at (p, i);
+  if (h->have_result && h->res_in == in)
+    validate (p, out, i);
+}
+
+/* A server got the hash alone and no push that matches it: the full copy. */
+static void
+need (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  int i = hop_of (p, from);
+  guint32 in;
+  if (msg->key != p->id || msg->round != p->step || i < 0 || !running (p) || hop_at (p, (guint) i)->failed
+      || hop_at (p, (guint) i)->validated || !expected_input (p, (guint) i, &in))
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
+                          "a request for a copy of another step or server, or taken already");
+      return;
+    }
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, "sends the full copy");
+  _pipe_peer_metric (p, out, "full_copies_asked", (int32_t) p->step, 1);
+  send_step (p, out, (guint) i, in, FALSE);
+}
+
+static void
+begin_step (PipePeer *p, ProtoOutbox *out)
+{
+  if (p->step == 0)
+    p->session_started = p->now;
+  p->step_started = p->now;
+  p->step_failed = FALSE;
+  for (guint i = 0; i < p->hops->len; i++)
+    {
+      Hop *h = hop_at (p, i);
+      h->sent = h->validated = h->have_result = FALSE;
+      h->deadline = DL_TIME_NEVER;
+    }
+  /* during a repair the state stays the repair's (lookup, pings): the step
+   * goes as far as the failed hop and waits there */
+  if (!p->repair)
+    _pipe_peer_set_state (p, out, PIPE_PEER_STEPPING);
+  send_input (p, out, 0);
+}
+
+/* Sends every input that can go now (after a repair). */
+static void
+kick (PipePeer *p, ProtoOutbox *out)
+{
+  for (guint i = 0; i < p->hops->len; i++)
+    send_input (p, out, i);
+}
+
+static int
+first_failed (PipePeer *p)
+{
+  for (guint i = 0; i < p->hops->len; i++)
+    if (hop_at (p, i)->failed)
+      return (int) i;
+  return -1;
+}
+
+static void
+finish (PipePeer *p, ProtoOutbox *out)
+{
+  int32_t last = (int32_t) p->cfg.steps - 1;
+  _pipe_peer_metric (p, out, "client_egress_bytes", last, (int64_t) p->egress_bytes);
+  _pipe_peer_metric (p, out, "client_ingress_bytes", last, (int64_t) p->ingress_bytes);
+  _pipe_peer_metric (p, out, "session_s", last, p->now - p->session_started);
+  /* Petals' benchmarks/benchmark_inference.py: the steps after the first
+   * (warm-up) one over the time they took, in steps per 1000 s (not a
+   * name ending in _s, which would read as nanoseconds) */
+  if (p->cfg.steps > 1 && p->now > p->warmed_up)
+    _pipe_peer_metric (p, out, "steps_per_ks", last,
+                       (int64_t) llround ((double) (p->cfg.steps - 1) * 1e12 / (double) (p->now - p->warmed_up)));
+  for (guint i = 0; i < p->hops->len; i++)
+    {
+      Hop *h = hop_at (p, i);
+      if (!proto_links_is_up (&p->links, h->server))
+        continue;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PIPE_CLOSE);
+      m.key = p->id;
+      _pipe_peer_send_link (p, out, h->server, &m);
+    }
+  _pipe_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->cfg.steps, "the session generated every step");
+  _pipe_peer_set_state (p, out, PIPE_PEER_DONE);
+}
+
+static void
+step_done (PipePeer *p, ProtoOutbox *out)
+{
+  DlTime took = p->now - p->step_started;
+  _pipe_peer_metric (p, out, "step_latency_s", (int32_t) p->step, took);
+  if (p->step_failed)
+    _pipe_peer_metric (p, out, "failure_step_latency_s", (int32_t) p->step, took);
+  _pipe_peer_observe (p, out, PROTO_OBS_ROUND_END, PROTO_NO_NODE, -1, p->hops->len, "step generated");
+  p->rounds_done++;
+  if (p->step == 0)
+    p->warmed_up = p->now;
+  p->step++;
+  if (p->step >= p->cfg.steps)
+    {
+      p->step--;   /* observations of the end keep the last step */
+      finish (p, out);
+      return;
+    }
+  begin_step (p, out);
+}
+
+static void
+validate (PipePeer *p, ProtoOutbox *out, guint i)
+{
+  Hop *h = hop_at (p, i);
+  h->validated = TRUE;
+  h->stepped = TRUE;
+  h->deadline = DL_TIME_NEVER;
+  if (i + 1 == p->hops->len)
+    {
+      step_done (p, out);
+      return;
+    }
+  Hop *next = hop_at (p, i + 1);
+  if (!next->sent)
+    {
+      send_input (p, out, i + 1);
+      return;
+    }
+  /* its input went already (this hop was replaced after it was taken):
+   * the result it gave may be the right one */
+  if (next->have_result && !next->validated && next->res_in == h->res_out)
+    validate (p, out, i + 1);
+}
+
+static void
+wait_servers (PipePeer *p, ProtoOutbox *out)
+{
+  _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_PIPE_SERVERS, p->backoff / DL_MS,
+                     "no server for some block: looks up again after the backoff (ms)");
+  p->lookup_at = dl_time_add (p->now, p->backoff);
+  p->backoff = MIN (2 * p->backoff, PIPE_BACKOFF_MAX_NS);
+  _pipe_peer_set_state (p, out, PIPE_PEER_WAIT_SERVERS);
+}
+
+/* With the table and the round trips known: the first chain, or the
+ * replacement of a failed hop. */
+static void
+proceed (PipePeer *p, ProtoOutbox *out)
+{
+  g_autoptr (GArray) hops = g_array_new (FALSE, TRUE, sizeof (Hop));
+  if (!p->repair)
+    {
+      if (!_pipe_peer_route (p, 0, p->cfg.pipe_blocks, hops))
+        {
+          wait_servers (p, out);
+          return;
+        }
+      p->backoff = PIPE_BACKOFF_MIN_NS;
+      g_array_set_size (p->hops, 0);
+      g_array_append_vals (p->hops, hops->data, hops->len);
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->hops->len, "route: servers in the chain");
+      begin_step (p, out);
+      return;
+    }
+  /* every failed hop, first to last, over the table just read */
+  for (int at = first_failed (p); at >= 0; at = first_failed (p))
+    {
+      Hop lost = *hop_at (p, (guint) at);
+      if (!_pipe_peer_route (p, lost.start, lost.end, hops))
+        {
+          wait_servers (p, out);
+          return;
+        }
+      g_array_remove_index (p->hops, (guint) at);
+      g_array_insert_vals (p->hops, (guint) at, hops->data, hops->len);
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, hop_at (p, (guint) at)->server, -1, hops->len,
+                          "the lost server's blocks are routed again");
+    }
+  p->backoff = PIPE_BACKOFF_MIN_NS;
+  p->repair = FALSE;
+  _pipe_peer_set_state (p, out, PIPE_PEER_STEPPING);
+  kick (p, out);
+}
+
+static void
+fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
+{
+  Hop *h = hop_at (p, i);
+  ProtoNodeId id = h->server;
+  g_hash_table_insert (p->banned, GUINT_TO_POINTER (id + 1), GSIZE_TO_POINTER (dl_time_add (p->now, PIPE_BAN_NS) + 1));
+  _pipe_peer_observe (p, out, PROTO_OBS_NOTE, id, PROTO_MSG_PIPE_RESULT, (int64_t) i, why);
+  _pipe_peer_metric (p, out, "replays", (int32_t) p->step, 1);
+  p->step_failed = TRUE;
+  h->deadline = DL_TIME_NEVER;
+  h->failed = TRUE;   /* nothing more goes to it */
+  if (proto_links_is_up (&p->links, id))
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PIPE_CLOSE);
+      m.key = p->id;
+      _pipe_peer_send_link (p, out, id, &m);
+    }
+  if (p->repair)
+    return;   /* the repair under way takes this hop too */
+  p->repair = TRUE;
+  /* the table it routed over may list servers gone since: read it again
+   * (Petals keeps its table fresh from the DHT), then route */
+  lookup (p, out);
+}
+
+/* ---- inputs ---- */
+
+static void
+table (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
+{
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, PROTO_SERVER, (int32_t) msg->type, msg->n_peers, NULL);
+  if (p->state != PIPE_PEER_LOOKUP)
+    return;
+  p->lookup_at = DL_TIME_NEVER;
+  g_array_set_size (p->servers, 0);
+  for (guint i = 0; i < msg->n_peers && 4 * i + 3 < msg->n_indices; i++)
+    {
+      const guint32 *q = msg->indices + 4 * i;
+      PipeServerInfo s = { .id = msg->peers[i], .start = q[0], .end = q[1], .speed = q[2] / 1000.0,
+                           .family = q[3], .rtt = DL_TIME_NEVER };
+      g_array_append_val (p->servers, s);
+    }
+  /* ping the servers whose round trip it does not know */
+  p->pings_out = 0;
+  for (guint i = 0; i < p->servers->len; i++)
+    {
+      ProtoNodeId id = g_array_index (p->servers, PipeServerInfo, i).id;
+      if (_pipe_peer_banned (p, id) || g_hash_table_contains (p->rtt, GUINT_TO_POINTER (id + 1)))
+        continue;
+      /* 0 until it leaves (it may wait for its link): _pipe_peer_send */
+      g_hash_table_insert (p->ping_sent, GUINT_TO_POINTER (id + 1), GSIZE_TO_POINTER (0));
+      p->pings_out++;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PIPE_PING);
+      m.round = i;
+      _pipe_peer_send_link (p, out, id, &m);
+    }
+  if (p->pings_out == 0)
+    {
+      proceed (p, out);
+      return;
+    }
+  p->ping_deadline = dl_time_add (p->now, PIPE_PING_NS);
+  _pipe_peer_set_state (p, out, PIPE_PEER_PINGING);
+}
+
+static void
+ping_settled (PipePeer *p, ProtoOutbox *out, ProtoNodeId id)
+{
+  if (!g_hash_table_remove (p->ping_sent, GUINT_TO_POINTER (id + 1)) || p->pings_out == 0)
+    return;
+  if (--p->pings_out == 0 && p->state == PIPE_PEER_PINGING)
+    {
+      p->ping_deadline = DL_TIME_NEVER;
+      proceed (p, out);
+    }
+}
+
+static void
+pong (PipePeer *p, ProtoOutbox *out, ProtoNodeId from)
+{
+  gpointer v = g_hash_table_lookup (p->ping_sent, GUINT_TO_POINTER (from + 1));
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, PROTO_MSG_PIPE_PONG, -1, NULL);
+  if (v)
+    {
+      /* the ping's time is when it left, not when it was queued for the link */
+      DlTime rtt = p->now - ((DlTime) GPOINTER_TO_SIZE (v) - 1);
+      g_hash_table_insert (p->rtt, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER (rtt + 1));
+    }
+  ping_settled (p, out, from);
+}
+
+static void
+result (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  int i = hop_of (p, from);
+  if (msg->key != p->id || msg->round != p->step || i < 0 || hop_at (p, (guint) i)->failed || !running (p))
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
+                         "a result of another step or server: ignored");
+      return;
+    }
+  Hop *h = hop_at (p, (guint) i);
+  if (h->validated)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "a result already taken");
+      return;
+    }
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
+  h->have_result = TRUE;
+  h->res_in = msg->degree;
+  h->res_out = msg->comm_round;
+  guint32 in;
+  if (!expected_input (p, (guint) i, &in))
+    return;   /* taken when the hop before it is */
+  if (h->res_in == in)
+    validate (p, out, (guint) i);
+  else
+    _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
+                       "a result computed from a wrong pushed copy: waits for the recomputed one");
+}
+
+static void
+client_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  switch (msg->type)
+    {
+    case PROTO_MSG_PIPE_SERVERS:
+      table (p, out, msg);
+      return;
+    case PROTO_MSG_PIPE_PONG:
+      pong (p, out, from);
+      return;
+    case PROTO_MSG_PIPE_RESULT:
+      result (p, out, from, msg);
+      return;
+    case PROTO_MSG_PIPE_NEED:
+      need (p, out, from, msg);
+      return;
+    default:
+      _pipe_peer_observe (p, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+      return;
+    }
+}
+
+static void
+client_deadline (PipePeer *p, ProtoOutbox *out)
+{
+  if (p->state == PIPE_PEER_PINGING && p->now >= p->ping_deadline)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_PIPE_PONG, p->pings_out,
+                         "pings unanswered: their round trips stay unknown");
+      g_hash_table_remove_all (p->ping_sent);
+      p->pings_out = 0;
+      p->ping_deadline = DL_TIME_NEVER;
+      proceed (p, out);
+      return;
+    }
+  if (p->state == PIPE_PEER_WAIT_SERVERS && p->now >= p->lookup_at)
+    {
+      lookup (p, out);
+      return;
+    }
+  if (p->state == PIPE_PEER_LOOKUP && p->now >= p->lookup_at)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_SERVERS, -1,
+                          "the registry did not answer within step_timeout: looks up again");
+      lookup (p, out);
+      return;
+    }
+  if (!running (p))
+    return;
+  for (guint i = 0; i < p->hops->len; i++)
+    {
+      Hop *h = hop_at (p, i);
+      if (h->sent && !h->validated && !h->failed && p->now >= h->deadline)
+        {
+          fail_hop (p, out, i, "no result within step_timeout: the server is taken as failed");
+          return;
+        }
+    }
+}
+
+static void
+client_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
+{
+  if (g_hash_table_contains (p->ping_sent, GUINT_TO_POINTER (other + 1)))
+    ping_settled (p, out, other);
+  int i = hop_of (p, other);
+  if (i < 0 || !running (p) || hop_at (p, (guint) i)->failed)
+    return;
+  g_autofree char *detail = g_strdup_printf ("its link %s: the server is gone", why);
+  fail_hop (p, out, (guint) i, detail);
+}
+
+static DlTime
+client_next_deadline (const PipePeer *p)
+{
+  DlTime d = DL_TIME_NEVER;
+  if (p->state == PIPE_PEER_PINGING)
+    d = p->ping_deadline;
+  if (p->state == PIPE_PEER_WAIT_SERVERS || p->state == PIPE_PEER_LOOKUP)
+    d = p->lookup_at;
+  if (!running (p))
+    return d;
+  for (guint i = 0; i < p->hops->len; i++)
+    {
+      const Hop *h = &g_array_index (p->hops, Hop, i);
+      if (h->sent && !h->validated && !h->failed)
+        d = MIN (d, h->deadline);
+    }
+  return d;
+}
+
+static void
+client_clear (PipePeer *p)
+{
+  g_hash_table_remove_all (p->ping_sent);
+  p->pings_out = 0;
+  p->ping_deadline = DL_TIME_NEVER;
+  p->lookup_at = DL_TIME_NEVER;
+  p->repair = FALSE;
+}
+
+/* ---- the server ----
+ *
+ * A pipeline server: the sessions it holds, its compute queue, and the
+ * next-peer proposal's push and check (README.md).
+ *
+ * A session opens with the client's first PipeStep (Petals' rpc_inference
+ * stream) and closes with PipeClose or the client's link.  Requests run
+ * one at a time in arrival order (one GPU); a request of n tokens on
+ * blocks [start, end) takes n x (end - start) x a draw of
+ * compute_per_block / speed, the draw from the peer's own stream.
+ *
+ * Next-peer (Petals' rpc_push, server/handler.py _push_outputs): a
+ * finished step also goes, fire-and-forget, to the first server of the
+ * chain the request named, with the rest of the chain.  The next server
+ * starts on whichever copy comes first, the pushed or the client's, as
+ * Petals' _iterate_inference_steps does; a push for a session it does not
+ * hold is ignored (_put_into_session_queue), and so is a push for a step
+ * it already has.  The proposal adds the check Petals does not make: when
+ * the client's copy comes after an early start, its hash is compared with
+ * the pushed one's; if they differ the early work is thrown away and the
+ * step is computed again from the client's copy, and both are recorded.
+ * The result goes to the client as soon as it is computed, tagged with
+ * the hash of the input it came from, so the client can tell a result of
+ * a wrong push from the right one.
+ *
+ * A faulty server (faulty_share) pushes a wrong result and returns the
+ * right one to the client: what the check can catch.  Not modelled:
+ * batching several sessions' requests together, a server's memory for
+ * session caches, and the `slow` timeline action (it changes the world's
+ * training speed, not a server's; use [peers] speed and stragglers). */
+
+
+/* Does this server hold blocks [msg->degree, msg->node)? */
+static gboolean
+serves (const PipePeer *p, const ProtoMsg *msg)
+{
+  return msg->degree >= p->start && msg->node <= p->end && msg->degree < msg->node;
+}
+
+/* Is this queued or running job still the one its step wants? */
+static StepWork *
+job_wanted (PipePeer *p, const Job *j)
+{
+  Session *s = _pipe_peer_session_find (p, j->key, NULL);
+  StepWork *w = s ? _pipe_peer_work_for (s, j->step, FALSE) : NULL;
+  return w && w->job && !w->done && w->job_in == j->in ? w : NULL;
+}
+
+static void
+start_next (PipePeer *p, ProtoOutbox *out)
+{
+  while (!p->running && !g_queue_is_empty (&p->jobs))
+    {
+      Job *j = g_queue_pop_head (&p->jobs);
+      if (!job_wanted (p, j))
+        {
+          _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, PROTO_MSG_PIPE_STEP, j->step,
+                             "a queued computation no longer wanted: dropped");
+          g_free (j);
+          continue;
+        }
+      double per_block = (double) dl_dist_sample_time (&p->cfg.compute_per_block, p->rng);
+      double ns = per_block * (double) (j->end - j->start) * (double) j->tokens / p->speed;
+      p->running = j;
+      p->compute_done = dl_time_add (p->now, (DlTime) llround (ns));
+      _pipe_peer_set_state (p, out, PIPE_PEER_COMPUTING);
+    }
+  if (!p->running)
+    _pipe_peer_set_state (p, out, PIPE_PEER_SERVING);
+}
+
+static void
+queue_job (PipePeer *p, ProtoOutbox *out, guint64 key, const StepWork *w)
+{
+  Job *j = g_new0 (Job, 1);
+  *j = (Job) { .key = key, .step = w->step, .in = w->job_in, .tokens = w->tokens, .start = w->start, .end = w->end };
+  g_queue_push_tail (&p->jobs, j);
+  start_next (p, out);
+}
+
+static void
+server_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (!serves (p, msg))
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
+      return;
+    }
+  Session *s = _pipe_peer_session_find (p, msg->key, NULL);
+  if (!s)
+    {
+      Session n = { .key = msg->key, .client = from, .steps = g_array_new (FALSE, TRUE, sizeof (StepWork)) };
+      g_array_append_val (p->sessions, n);
+      s = &g_array_index (p->sessions, Session, p->sessions->len - 1);
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->nb_participants,
+                         msg->nb_participants > 1 ? "session opened by a replay of the client's inputs" : "session opened");
+    }
+  StepWork *w = _pipe_peer_work_for (s, msg->round, TRUE);
+  gboolean hash_only = msg->helper;
+  /* a full copy after the hash alone (asked for) is the step's data */
+  gboolean full_after_hash = w->have_copy && w->copy_hash_only && !hash_only;
+  if (w->have_copy && !full_after_hash)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "a second copy of a step: ignored");
+      return;
+    }
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, hash_only ? "its hash alone" : NULL);
+  s->copies_upto = MAX (s->copies_upto, msg->round + 1);
+  if (!w->have_copy)
+    {
+      w->have_copy = TRUE;
+      w->copy_in = msg->comm_round;
+      w->tokens = msg->nb_participants;
+      _pipe_peer_work_set_chain (w, msg);
+    }
+  w->copy_hash_only = hash_only;
+  if (w->job && w->job_early)
+    {
+      if (w->job_in == w->copy_in)
+        {
+          _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
+                              "the pushed copy was the client's: early start used");
+          _pipe_peer_metric (p, out, "early_starts_used", (int32_t) msg->round, 1);
+          w->job_early = FALSE;
+          return;
+        }
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
+                          "the pushed copy differs from the client's: early work thrown away, computed again");
+      _pipe_peer_metric (p, out, "early_starts_wasted", (int32_t) msg->round, 1);
+      _pipe_peer_metric (p, out, "recomputations", (int32_t) msg->round, 1);
+      w->job = FALSE;   /* the running or queued early work is thrown away */
+      w->done = FALSE;
+    }
+  else if (w->job)
+    return;   /* computed or computing from the client's copy, or a push its hash vouched for */
+  if (w->copy_hash_only)
+    {
+      /* the hash alone, and no push with that hash: the hidden states, please */
+      ProtoMsg r;
+      proto_msg_init (&r, PROTO_MSG_PIPE_NEED);
+      r.key = s->key;
+      r.round = msg->round;
+      _pipe_peer_send_link (p, out, s->client, &r);
+      return;
+    }
+  w->job = TRUE;
+  w->job_early = FALSE;
+  w->done = FALSE;
+  w->job_in = w->copy_in;
+  queue_job (p, out, s->key, w);
+}
+
+static void
+push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (!serves (p, msg))
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
+      return;
+    }
+  Session *s = _pipe_peer_session_find (p, msg->key, NULL);
+  if (!s)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
+                         "a push for a session it does not hold: ignored");
+      _pipe_peer_metric (p, out, "pushes_ignored", (int32_t) msg->round, 1);
+      return;
+    }
+  StepWork *w = _pipe_peer_work_for (s, msg->round, FALSE);
+  if (!w && msg->round < s->copies_upto)
+    {
+      /* the step was done from the client's copy (and forgotten) */
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
+                          "the push came after the client's copy: ignored");
+      _pipe_peer_metric (p, out, "late_pushes", (int32_t) msg->round, 1);
+      return;
+    }
+  if (!w)
+    w = _pipe_peer_work_for (s, msg->round, TRUE);
+  if (!w->job && w->have_copy && w->copy_hash_only && msg->comm_round == w->copy_in)
+    {
+      /* the client's hash came first and vouches for this push: its data */
+      _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round,
+                          "the push matches the client's hash: computed from it");
+      _pipe_peer_metric (p, out, "early_starts_used", (int32_t) msg->round, 1);
+      w->job = TRUE;
+      w->job_early = FALSE;
+      w->done = FALSE;
+      w->job_in = msg->comm_round;
+      queue_job (p, out, s->key, w);
+      return;
+    }
+  if (w->job || w->have_copy)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->round,
+                         "the push came after the client's copy: ignored");
+      _pipe_peer_metric (p, out, "late_pushes", (int32_t) msg->round, 1);
+      return;
+    }
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, "early start");
+  w->job = TRUE;
+  w->job_early = TRUE;
+  w->job_in = msg->comm_round;
+  w->tokens = msg->nb_participants;
+  _pipe_peer_work_set_chain (w, msg);
+  queue_job (p, out, s->key, w);
+}
+
+static void
+server_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  switch (msg->type)
+    {
+    case PROTO_MSG_PIPE_PING:
+      {
+        _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+        ProtoMsg r;
+        proto_msg_init (&r, PROTO_MSG_PIPE_PONG);
+        r.round = msg->round;
+        _pipe_peer_send_link (p, out, from, &r);
+        return;
+      }
+    case PROTO_MSG_PIPE_STEP:
+      server_step (p, out, from, msg);
+      return;
+    case PROTO_MSG_PIPE_PUSH:
+      push (p, out, from, msg);
+      return;
+    case PROTO_MSG_PIPE_CLOSE:
+      {
+        guint at;
+        if (!_pipe_peer_session_find (p, msg->key, &at))
+          {
+            _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1, "close of no session");
+            return;
+          }
+        _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, "session closed");
+        _pipe_peer_session_remove (p, at);
+        return;
+      }
+    default:
+      _pipe_peer_observe (p, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+      return;
+    }
+}
+
+/* The running computation is over. */
+static void
+server_deadline (PipePeer *p, ProtoOutbox *out)
+{
+  if (!p->running || p->now < p->compute_done)
+    return;
+  g_autofree Job *j = g_steal_pointer (&p->running);
+  p->compute_done = DL_TIME_NEVER;
+  StepWork *w = job_wanted (p, j);
+  if (!w)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, PROTO_MSG_PIPE_STEP, j->step,
+                         "its input proved wrong or its session closed: result thrown away");
+      start_next (p, out);
+      return;
+    }
+  Session *s = _pipe_peer_session_find (p, j->key, NULL);
+  w->done = TRUE;
+  w->job_out = pipe_blocks_hash (j->in, j->start, j->end);
+  p->rounds_done++;
+  ProtoMsg r;
+  proto_msg_init (&r, PROTO_MSG_PIPE_RESULT);
+  r.key = j->key;
+  r.round = j->step;
+  r.comm_round = w->job_out;
+  r.degree = j->in;
+  r.nb_participants = j->tokens;
+  r.weights = _pipe_peer_hidden (p, j->tokens);
+  _pipe_peer_send_link (p, out, s->client, &r);
+  if (w->chain && w->chain->len > 0 && !w->pushed)
+    {
+      w->pushed = TRUE;
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_PIPE_PUSH);
+      m.key = j->key;
+      m.round = j->step;
+      m.comm_round = p->faulty ? w->job_out ^ 0xa5a5a5a5u : w->job_out;
+      /* the next server holds the session (a chain names only servers that
+       * stepped): it needs the new token only, even after a replay here */
+      m.nb_participants = 1;
+      const ChainHop *next = &g_array_index (w->chain, ChainHop, 0);
+      m.degree = next->start;
+      m.node = next->end;
+      guint rest = w->chain->len - 1;
+      g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, MAX (rest, 1));
+      guint32 *spans = g_new (guint32, MAX (2 * rest, 1));
+      for (guint k = 0; k < rest; k++)
+        {
+          const ChainHop *h = &g_array_index (w->chain, ChainHop, k + 1);
+          ids[k] = h->id;
+          spans[2 * k] = h->start;
+          spans[2 * k + 1] = h->end;
+        }
+      proto_msg_set_peers (&m, ids, rest);
+      proto_msg_take_indices (&m, spans, 2 * rest);
+      m.weights = _pipe_peer_hidden (p, 1);
+      _pipe_peer_metric (p, out, "server_to_server_bytes", (int32_t) j->step, (int64_t) proto_msg_wire_size (&m));
+      _pipe_peer_send_link (p, out, next->id, &m);
+    }
+  start_next (p, out);
+}
+
+static void
+server_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other)
+{
+  for (guint i = 0; i < p->sessions->len;)
+    if (g_array_index (p->sessions, Session, i).client == other)
+      {
+        _pipe_peer_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "the client's link is gone: session closed");
+        _pipe_peer_session_remove (p, i);
+      }
+    else
+      i++;
+}
+
+static DlTime
+server_next_deadline (const PipePeer *p)
+{
+  return p->running ? p->compute_done : DL_TIME_NEVER;
+}
+
+static void
+server_clear (PipePeer *p)
+{
+  while (p->sessions && p->sessions->len)
+    _pipe_peer_session_remove (p, p->sessions->len - 1);
+  g_clear_pointer (&p->running, g_free);
+  Job *j;
+  while ((j = g_queue_pop_head (&p->jobs)))
+    g_free (j);
+  p->compute_done = DL_TIME_NEVER;
+}
+
+/* ---- the peer: hello, role, dispatch ---- */
 
 /* What a node knows of its host: its speed (Petals' announced throughput)
  * and its region (the family); again after step_timeout without a role (a
@@ -116,7 +949,7 @@ hello (PipePeer *p, ProtoOutbox *out)
   double s = p->speed * 1000.0;
   m.degree = s >= (double) G_MAXUINT32 ? G_MAXUINT32 : (guint32) MAX (lround (s), 1);
   m.signal_data = g_strdup (p->region);
-  pip_send_server (p, out, &m);
+  _pipe_peer_send_server (p, out, &m);
   p->hello_again = dl_time_add (p->now, p->cfg.step_timeout);
 }
 
@@ -127,14 +960,14 @@ take_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
 {
   if (p->role_known || p->state != PIPE_PEER_CONNECTING)
     {
-      pip_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1, "a second role: ignored");
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1, "a second role: ignored");
       return;
     }
   p->role_known = TRUE;
   p->id = msg->node;
   p->links.self = msg->node;
   p->is_server = msg->helper;
-  pip_observe (p, out, PROTO_OBS_RECEIVED, PROTO_SERVER, (int32_t) msg->type, -1, p->is_server ? "server" : "client");
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, PROTO_SERVER, (int32_t) msg->type, -1, p->is_server ? "server" : "client");
   if (p->is_server)
     {
       p->start = msg->round;
@@ -142,11 +975,11 @@ take_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
       /* a faulty server is a property of the node, drawn once from its stream */
       p->faulty = p->cfg.faulty_share > 0 && dl_random_bernoulli (p->rng, p->cfg.faulty_share);
       if (p->faulty)
-        pip_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "faulty: its pushes are wrong");
-      pip_set_state (p, out, PIPE_PEER_SERVING);
+        _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "faulty: its pushes are wrong");
+      _pipe_peer_set_state (p, out, PIPE_PEER_SERVING);
     }
   else
-    pcl_begin (p, out);
+    client_begin (p, out);
 }
 
 static gboolean
@@ -188,7 +1021,7 @@ handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
   const ProtoMsg *msg = in->msg;
   if ((unsigned) msg->type >= PROTO_MSG_N_TYPES || !listens (p, msg->type))
     {
-      pip_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      _pipe_peer_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
     }
   p->received[msg->type]++;
@@ -198,19 +1031,19 @@ handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
       take_role (p, out, msg);
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      pip_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+      _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
       proto_links_signal (&p->links, out, msg);
       return;
     default:
       break;
     }
   if (p->is_server)
-    psv_message (p, out, in->from, msg);
+    server_message (p, out, in->from, msg);
   else
     {
       if (in->via == PROTO_VIA_LINK)
         p->ingress_bytes += proto_msg_wire_size (msg);
-      pcl_message (p, out, in->from, msg);
+      client_message (p, out, in->from, msg);
     }
 }
 
@@ -219,12 +1052,12 @@ link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
 {
   if (!proto_links_get (&p->links, other, NULL))
     return;
-  pip_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
+  _pipe_peer_observe (p, out, PROTO_OBS_LINK, other, -1, -1, why);
   proto_links_lost (&p->links, out, other);
   if (p->is_server)
-    psv_link_lost (p, out, other);
+    server_link_lost (p, out, other);
   else
-    pcl_link_lost (p, out, other, why);
+    client_link_lost (p, out, other, why);
 }
 
 void
@@ -239,7 +1072,7 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
         break;
       p->connected = TRUE;
       hello (p, out);
-      pip_set_state (p, out, PIPE_PEER_CONNECTING);
+      _pipe_peer_set_state (p, out, PIPE_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
@@ -250,14 +1083,14 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
         break;
       if (!p->role_known && now >= p->hello_again)
         {
-          pip_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_ROLE, -1,
-                       "no role within step_timeout: hello again");
+          _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_ROLE, -1,
+                              "no role within step_timeout: hello again");
           hello (p, out);
         }
       else if (p->is_server)
-        psv_deadline (p, out);
+        server_deadline (p, out);
       else if (p->role_known)
-        pcl_deadline (p, out);
+        client_deadline (p, out);
       break;
     case PROTO_IN_TRAINING_DONE:
       break;   /* a pipeline peer never trains */
@@ -279,11 +1112,11 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
-      psv_clear (p);
-      pcl_clear (p);
-      pip_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
-                  in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      pip_set_state (p, out, PIPE_PEER_LEFT);
+      server_clear (p);
+      client_clear (p);
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+                         in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
+      _pipe_peer_set_state (p, out, PIPE_PEER_LEFT);
       break;
     }
   DlTime after = pipe_peer_next_deadline (p);
@@ -301,7 +1134,7 @@ pipe_peer_next_deadline (const PipePeer *p)
     return DL_TIME_NEVER;
   if (!p->role_known)
     return p->hello_again;
-  return p->is_server ? psv_next_deadline (p) : pcl_next_deadline (p);
+  return p->is_server ? server_next_deadline (p) : client_next_deadline (p);
 }
 
 PipePeerState
@@ -396,8 +1229,8 @@ pipe_peer_free (PipePeer *p)
 {
   if (!p)
     return;
-  psv_clear (p);
-  pcl_clear (p);
+  server_clear (p);
+  client_clear (p);
   proto_links_clear (&p->links);
   g_array_unref (p->sessions);
   g_array_unref (p->servers);
