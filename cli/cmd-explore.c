@@ -264,6 +264,7 @@ cli_cmd_explore (int argc, char **argv)
     sp.n_peers = MAX (b.cfg.n_peers, 2);
     sp.rounds = b.cfg.proto.rounds;
     family = proto_family_of (&b.cfg.proto);
+    sp.msgs = proto_msg_family_named (family->name);
     sim_built_clear (&b);
   }
   guint64 base = seed >= 0 ? (guint64) seed : s->seed;
@@ -392,9 +393,13 @@ cli_cmd_explore (int argc, char **argv)
       if (!g_hash_table_contains (dropped, name))
         g_string_append_printf (nd, "%s%s", nd->len ? ", " : "", name);
     }
-  for (guint m = 0; m < explore_n_msgs; m++)
-    if (!g_hash_table_contains (rules, g_intern_string (explore_msgs[m].type)) && !strstr (nr->str, explore_msgs[m].type))
-      g_string_append_printf (nr, "%s%s", nr->len ? ", " : "", explore_msgs[m].type);
+  for (guint m = 0; m < explore_n_msgs (&sp); m++)
+    {
+      const char *type, *dir;
+      explore_msg_at (&sp, m, &type, &dir);
+      if (!g_hash_table_contains (rules, g_intern_string (type)) && !strstr (nr->str, type))
+        g_string_append_printf (nr, "%s%s", nr->len ? ", " : "", type);
+    }
   printf ("messages never dropped for want of a listener: %s\n", nd->len ? nd->str : "-");
   printf ("drop rules that never fired: %s\n", nr->len ? nr->str : "-");
 

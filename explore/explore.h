@@ -5,6 +5,7 @@
  * and the scenario file a failure is written as (explore-shrink.c). */
 #pragma once
 
+#include "protocol/proto-msg-class.h"
 #include "sim/sim-scenario.h"
 #include "sim/sim-world.h"
 
@@ -20,17 +21,19 @@ enum {
 #define EXPLORE_F_N_MAIN EXPLORE_F_REJOIN
 extern const char *const explore_fault_names[EXPLORE_F_N];
 
-/* the messages a drop or delay picks from, and their direction */
-typedef struct {
-  const char *type, *dir;
-} ExploreMsg;
-extern const ExploreMsg explore_msgs[];
-extern const guint explore_n_msgs;
-
 typedef struct {
   guint n_peers, rounds;
   gboolean kinds[EXPLORE_F_N];   /* the fault kinds the search may turn on */
+  /* the running family's message table: a drop or a delay picks one of
+   * its fault targets (proto_msg_family_fault_target); NULL: none, and
+   * drop and delay draw no action */
+  const ProtoMsgFamily *msgs;
 } ExploreSpace;
+
+/* the messages a drop or delay picks from: how many, and the i-th's type
+ * name and direction ("to" or "from") */
+guint explore_n_msgs (const ExploreSpace *sp);
+void explore_msg_at (const ExploreSpace *sp, guint i, const char **type, const char **dir);
 
 /* explore-plan.c */
 /* The plan of run `index`: "section.key=value" overrides (timeline.WHEN=ACTION

@@ -75,7 +75,52 @@ proto_msg_family_check (const ProtoMsgFamily *f, GError **error)
             return FALSE;
           }
     }
+  for (guint i = 0; i < f->n_fault_targets; i++)
+    {
+      const ProtoMsgFaultTarget *t = &f->fault_targets[i];
+      gboolean own = FALSE;
+      for (guint j = 0; j < f->n_types; j++)
+        own |= f->types[j].type == t->type;
+      if (!own || !t->dir || (strcmp (t->dir, "to") != 0 && strcmp (t->dir, "from") != 0))
+        {
+          g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
+                       "family %s: fault target %u (type %u) is not one of its types with \"to\" or \"from\"",
+                       f->name, i, t->type);
+          return FALSE;
+        }
+    }
   return TRUE;
+}
+
+const ProtoMsgFamily *
+proto_msg_family_named (const char *name)
+{
+  for (guint k = 0; families[k]; k++)
+    if (strcmp (families[k]->name, name) == 0)
+      return families[k];
+  return NULL;
+}
+
+guint
+proto_msg_family_n_fault_targets (const ProtoMsgFamily *f)
+{
+  return f->n_fault_targets ? f->n_fault_targets : 2 * f->n_types;
+}
+
+void
+proto_msg_family_fault_target (const ProtoMsgFamily *f, guint i, const char **type, const char **dir)
+{
+  g_return_if_fail (i < proto_msg_family_n_fault_targets (f));
+  if (f->n_fault_targets)
+    {
+      *type = proto_msg_type_name (f->fault_targets[i].type);
+      *dir = f->fault_targets[i].dir;
+    }
+  else
+    {
+      *type = f->types[i / 2].name;
+      *dir = i % 2 ? "from" : "to";
+    }
 }
 
 static void

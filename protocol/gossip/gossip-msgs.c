@@ -103,4 +103,13 @@ static const ProtoMsgClass types[] = {
   { PROTO_MSG_DHT_NODES, "DhtNodes", "(yuau)", NULL, enc_nodes, dec_nodes, proto_msg_size_peers },
 };
 
-const ProtoMsgFamily proto_msgs_gossip = { "gossip", types, G_N_ELEMENTS (types) };
+/* what explore's drop and delay faults pick from: the coordinator's
+ * messages one way, the peers' both ways (README.md's diagrams) */
+static const ProtoMsgFaultTarget fault_targets[] = {
+  { PROTO_MSG_GOSSIP_TARGETS, "from" },  { PROTO_MSG_NEIGHBORS, "to" },       { PROTO_MSG_GOSSIP_PAYLOAD, "to" },
+  { PROTO_MSG_GOSSIP_PAYLOAD, "from" },  { PROTO_MSG_GOSSIP_SAMPLE, "to" },   { PROTO_MSG_DHT_FIND_NODE, "to" },
+  { PROTO_MSG_DHT_FIND_NODE, "from" },   { PROTO_MSG_DHT_NODES, "to" },       { PROTO_MSG_DHT_NODES, "from" },
+};
+
+const ProtoMsgFamily proto_msgs_gossip = { "gossip", types, G_N_ELEMENTS (types), fault_targets,
+                                           G_N_ELEMENTS (fault_targets) };
