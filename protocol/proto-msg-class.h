@@ -54,7 +54,8 @@ typedef struct {
   const ProtoMsgClass *types;
   guint n_types;
   /* the messages explore's drop and delay faults pick from, in the order
-   * it draws them, each one of types (NULL: every type, "to" then "from") */
+   * it draws them: its types, or another family's it speaks (NULL: every
+   * one of types, "to" then "from") */
   const ProtoMsgFaultTarget *fault_targets;
   guint n_fault_targets;
 } ProtoMsgFamily;
@@ -70,8 +71,8 @@ void proto_msg_family_fault_target (const ProtoMsgFamily *f, guint i, const char
 /* The class of a type byte, NULL if no family declares it. */
 const ProtoMsgClass *proto_msg_class_of (ProtoMsgType type);
 /* Checks one family's table on its own (complete entries, bytes below
- * PROTO_MSG_TYPE_LIMIT, no byte or name twice, fault targets among its
- * types with a direction "to" or "from"); the registry runs it on
+ * PROTO_MSG_TYPE_LIMIT, no byte or name twice, fault targets with a
+ * direction "to" or "from"; the registry checks that their types exist); the registry runs it on
  * every family, and across them, when first asked. */
 gboolean proto_msg_family_check (const ProtoMsgFamily *f, GError **error);
 

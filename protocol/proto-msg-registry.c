@@ -78,14 +78,11 @@ proto_msg_family_check (const ProtoMsgFamily *f, GError **error)
   for (guint i = 0; i < f->n_fault_targets; i++)
     {
       const ProtoMsgFaultTarget *t = &f->fault_targets[i];
-      gboolean own = FALSE;
-      for (guint j = 0; j < f->n_types; j++)
-        own |= f->types[j].type == t->type;
-      if (!own || !t->dir || (strcmp (t->dir, "to") != 0 && strcmp (t->dir, "from") != 0))
+      if (t->type >= PROTO_MSG_TYPE_LIMIT || !t->dir || (strcmp (t->dir, "to") != 0 && strcmp (t->dir, "from") != 0))
         {
           g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
-                       "family %s: fault target %u (type %u) is not one of its types with \"to\" or \"from\"",
-                       f->name, i, t->type);
+                       "family %s: fault target %u (type %u) needs a type byte and \"to\" or \"from\"", f->name, i,
+                       t->type);
           return FALSE;
         }
     }
@@ -147,6 +144,13 @@ registry_build (void)
   for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
     if (by_type[t])
       known[n_known++] = t;
+  /* a family's fault targets may be another's types it speaks (DISCO's
+   * admission messages), but each must be declared */
+  for (guint k = 0; families[k]; k++)
+    for (guint i = 0; i < families[k]->n_fault_targets; i++)
+      if (!by_type[families[k]->fault_targets[i].type])
+        g_error ("message registry: family %s targets type byte %u, which no family declares", families[k]->name,
+                 families[k]->fault_targets[i].type);
 }
 
 const ProtoMsgClass *
