@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 /* the progress of a search: on a terminal a counter every 50 runs; in a log
