@@ -60,11 +60,6 @@ gboolean cli_write_check_reports (const char *db_path, const char *junit, const 
  * text; without with_expect no [expect] section is written. */
 char *cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, gboolean with_expect);
 
-/* trace-perfetto.c: run `run` of db as Chrome trace-event JSON in path;
- * peer (NULL: every node) and brief filter as `dlsim trace` does. */
-gboolean cli_trace_perfetto (struct sqlite3 *db, gint64 run, const char *peer, gboolean brief, const char *path,
-                             GError **error);
-
 /* Opens an existing results database to read it (res_db_open_read: a
  * killed run's journal rolled back, a writer's lock waited for); on
  * failure prints why ("no such results database", "not a dlsim results

@@ -16,149 +16,45 @@
  * violation; the file is run once more to check that it reproduces.
  *
  * Deterministic: the plans come from (seed, "explore", run index); the same
- * command gives the same table. */
+ * command gives the same table.
+ *
+ * This file parses the options and prints; the search, the coverage, the
+ * recording and the shrinking are explore/'s (explore/explore.h). */
 #include "config.h"
-
-#include <pthread.h>
 
 #include "cli/cli.h"
 #include "cli/run-progress.h"
 #include "explore/explore.h"
-#include "runner/runner.h"
-#include "protocol/proto-machine.h"
-#include "results/res-db.h"
-#include "sim/sim-props.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
+/* the progress of a search: on a terminal a counter every 50 runs; in a log
+ * (a batch job, | tee) a status line on stderr now and then, as dlsim run */
 typedef struct {
-  char *signature, *property, *explanation;
-  GArray *seeds;          /* guint64 */
-  GPtrArray *plan;        /* the first failing run's */
-  GPtrArray *plans;       /* every failing run's (GPtrArray*), for -o */
-} Failure;
+  guint runs;
+  gboolean tty;
+  gint64 t0, interval, last;
+} Progress;
 
 static void
-failure_free (gpointer data)
+progress (const ExploreSearch *s, guint i, gpointer data)
 {
-  Failure *f = data;
-  g_free (f->signature);
-  g_free (f->property);
-  g_free (f->explanation);
-  g_array_unref (f->seeds);
-  g_ptr_array_unref (f->plan);
-  g_ptr_array_unref (f->plans);
-  g_free (f);
-}
-
-static char *
-file_name (const char *signature)
-{
-  GString *s = g_string_new (NULL);
-  for (const char *c = signature; *c; c++)
-    if (g_ascii_isalnum (*c))
-      g_string_append_c (s, *c);
-    else if (s->len > 0 && s->str[s->len - 1] != '-')
-      g_string_append_c (s, '-');
-  while (s->len > 0 && s->str[s->len - 1] == '-')
-    g_string_truncate (s, s->len - 1);
-  return g_string_free (s, FALSE);
-}
-
-/* ---------------------------------------------------------------- -o DB */
-
-/* Runs the plan again (runs are deterministic: the same run) into db, with
- * its events; the plan is in the run's params as timeline.* and the
- * overridden keys, and the violations in its violations rows. */
-static gboolean
-record_run (const char *path, char **sets, GPtrArray *plan, guint64 seed, ResDb *db, GError **error)
-{
-  g_autoptr (SimScenario) s = explore_load (path, sets, plan, error);
-  if (!s)
-    return FALSE;
-  RunnerOptions ro = { .db = db };
-  RunnerResult rr;
-  gboolean ok = runner_run_point (s, s->points->pdata[0], seed, &ro, &rr, error);
-  runner_result_clear (&rr);
-  return ok;
-}
-
-/* ---------------------------------------------------------------- -j N */
-
-/* One run of the search, made by a worker: its plan, its failure signature
- * and what it reached, in tables of its own (merged in run order after). */
-typedef struct {
-  guint index;
-  GPtrArray *plan;
-  gboolean ok;
-  char *sig, *property, *explanation;
-  GHashTable *states, *dropped, *rules;
-} Job;
-
-typedef struct {
-  const char *path;
-  char **sets;
-  const ExploreSpace *sp;
-  guint64 base;
-} JobCtx;
-
-static void
-job_run (gpointer data, gpointer user_data)
-{
-  Job *j = data;
-  const JobCtx *c = user_data;
-  g_autoptr (GString) kinds = g_string_new (NULL);
-  j->plan = explore_plan_make (c->sp, c->base, j->index, kinds);
-  ExploreObs o;
-  explore_obs_init (&o, j->states, j->dropped, j->rules);
-  j->ok = explore_run_plan (c->path, c->sets, j->plan, c->base + j->index, &o, &j->sig, NULL);
-  j->property = g_strdup (o.first_property);
-  j->explanation = g_strdup (o.first_explanation);
-  explore_obs_clear (&o);
-}
-
-/* One worker thread: jobs w, w + n, w + 2n, ... of the batch.  Plain
- * pthreads (joined before the batch is read), which ThreadSanitizer follows;
- * GLib's thread pool synchronises with futexes it cannot see. */
-typedef struct {
-  Job *jobs;
-  guint n, first, stride;
-  const JobCtx *ctx;
-} Worker;
-
-static void *
-worker_main (void *data)
-{
-  Worker *w = data;
-  for (guint k = w->first; k < w->n; k += w->stride)
-    job_run (&w->jobs[k], (gpointer) w->ctx);
-  return NULL;
-}
-
-static void
-job_clear (Job *j)
-{
-  g_clear_pointer (&j->plan, g_ptr_array_unref);
-  g_free (j->sig);
-  g_free (j->property);
-  g_free (j->explanation);
-  g_hash_table_unref (j->states);
-  g_hash_table_unref (j->dropped);
-  g_hash_table_unref (j->rules);
-}
-
-static void
-merge_set (GHashTable *into, GHashTable *from)
-{
-  GHashTableIter it;
-  gpointer k;
-  g_hash_table_iter_init (&it, from);
-  while (g_hash_table_iter_next (&it, &k, NULL))
-    g_hash_table_add (into, k);
+  Progress *p = data;
+  if (p->tty && (i + 1) % 50 == 0)
+    {
+      fprintf (stdout, "\r[%u/%u] %u failing, %u distinct", i + 1, p->runs, s->failing, s->failures->len);
+      fflush (stdout);
+    }
+  else if (!p->tty && g_get_monotonic_time () - p->last >= p->interval)
+    {
+      p->last = g_get_monotonic_time ();
+      fprintf (stderr, "dlsim explore: %u/%u runs, %u failing, %u distinct, %.0f s elapsed\n", i + 1, p->runs,
+               s->failing, s->failures->len, (double) (p->last - p->t0) / 1e6);
+      fflush (stderr);
+    }
 }
 
 int
@@ -247,128 +143,32 @@ cli_cmd_explore (int argc, char **argv)
     g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
   g_ptr_array_add (base_sets, NULL);
   char **bsets = (char **) base_sets->pdata;
-  const ProtoFamily *family = NULL;
-  g_autoptr (SimScenario) s = sim_scenario_load (path, (const char *const *) bsets, &error);
-  if (!s)
+  guint64 scenario_seed = 0;
+  if (!explore_space_load (&sp, path, bsets, &scenario_seed, &error))
     {
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  {
-    SimBuilt b;
-    if (!sim_scenario_build (s, s->points->pdata[0], s->seed, &b, &error))
-      {
-        cli_error ("explore", "%s", error->message);
-        return CLI_EXIT_USAGE;
-      }
-    sp.n_peers = MAX (b.cfg.n_peers, 2);
-    sp.rounds = b.cfg.proto.rounds;
-    family = proto_family_of (&b.cfg.proto);
-    sim_built_clear (&b);
-  }
-  guint64 base = seed >= 0 ? (guint64) seed : s->seed;
-  g_autoptr (GHashTable) states = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autoptr (GHashTable) dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autoptr (GHashTable) rules = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autoptr (GPtrArray) failures = g_ptr_array_new_with_free_func (failure_free);
-  g_autoptr (GHashTable) by_sig = g_hash_table_new (g_str_hash, g_str_equal);
-  guint failing = 0, invalid = 0;
   gint64 t0 = g_get_monotonic_time ();
-  guint done_runs = 0;
-  gboolean tty = isatty (1);
-  gint64 status_interval = cli_progress_interval_from_env (), last_status = t0;
-  /* batches of runs, each made by up to `jobs` threads and then taken in run
-   * order, so that -j changes nothing but the wall time; the time budget is
-   * checked between batches (with -j 1, between runs) */
-  JobCtx jc = { path, bsets, &sp, base };
-  guint batch = jobs == 1 ? 1 : 16 * (guint) jobs;
-  for (guint i0 = 0; i0 < (guint) runs; i0 += batch)
-    {
-      if (budget_ns > 0 && (g_get_monotonic_time () - t0) * 1000 >= budget_ns)
-        break;   /* the wall clock decides here, and only here */
-      guint n = MIN (batch, (guint) runs - i0);
-      g_autofree Job *js = g_new0 (Job, n);
-      for (guint k = 0; k < n; k++)
-        {
-          js[k].index = i0 + k;
-          js[k].states = g_hash_table_new (g_direct_hash, g_direct_equal);
-          js[k].dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
-          js[k].rules = g_hash_table_new (g_direct_hash, g_direct_equal);
-        }
-      if (jobs == 1)
-        job_run (&js[0], &jc);
-      else
-        {
-          guint nt = MIN ((guint) jobs, n);
-          g_autofree pthread_t *tids = g_new (pthread_t, nt);
-          g_autofree Worker *ws = g_new (Worker, nt);
-          for (guint t = 0; t < nt; t++)
-            {
-              ws[t] = (Worker) { js, n, t, nt, &jc };
-              if (pthread_create (&tids[t], NULL, worker_main, &ws[t]) != 0)
-                g_error ("explore: cannot start a worker thread");
-            }
-          for (guint t = 0; t < nt; t++)
-            pthread_join (tids[t], NULL);
-        }
-      for (guint k = 0; k < n; k++)
-        {
-          Job *j = &js[k];
-          guint i = j->index;
-          done_runs++;
-          merge_set (states, j->states);
-          merge_set (dropped, j->dropped);
-          merge_set (rules, j->rules);
-          if (!j->ok)
-            invalid++;   /* a plan the scenario refuses (e.g. a peer beyond max_peers) */
-          else if (j->sig)
-            {
-              failing++;
-              Failure *f = g_hash_table_lookup (by_sig, j->sig);
-              if (!f)
-                {
-                  f = g_new0 (Failure, 1);
-                  f->signature = g_strdup (j->sig);
-                  f->property = g_strdup (j->property);
-                  f->explanation = g_strdup (j->explanation);
-                  f->seeds = g_array_new (FALSE, FALSE, sizeof (guint64));
-                  f->plan = g_ptr_array_ref (j->plan);
-                  f->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-                  g_ptr_array_add (failures, f);
-                  g_hash_table_insert (by_sig, f->signature, f);
-                }
-              guint64 sd = base + i;
-              g_array_append_val (f->seeds, sd);
-              if (out)
-                g_ptr_array_add (f->plans, g_ptr_array_ref (j->plan));
-            }
-          job_clear (j);
-          if (tty && (i + 1) % 50 == 0)
-            {
-              fprintf (stdout, "\r[%u/%d] %u failing, %u distinct", i + 1, runs, failing, failures->len);
-              fflush (stdout);
-            }
-          else if (!tty && g_get_monotonic_time () - last_status >= status_interval)
-            {
-              /* a log (a batch job, | tee): a status line on stderr now and then, as dlsim run */
-              last_status = g_get_monotonic_time ();
-              fprintf (stderr, "dlsim explore: %u/%d runs, %u failing, %u distinct, %.0f s elapsed\n", i + 1, runs,
-                       failing, failures->len, (double) (last_status - t0) / 1e6);
-              fflush (stderr);
-            }
-        }
-    }
-  if (tty)
+  Progress pr = { (guint) runs, isatty (1), t0, cli_progress_interval_from_env (), t0 };
+  ExploreSearchOptions so = {
+    .path = path, .sets = bsets, .sp = &sp, .base = seed >= 0 ? (guint64) seed : scenario_seed,
+    .runs = (guint) runs, .jobs = (guint) jobs, .budget = budget_ns, .keep_plans = out != NULL,
+    .progress = progress, .progress_data = &pr,
+  };
+  g_autoptr (ExploreSearch) search = explore_search_run (&so);
+  GPtrArray *failures = search->failures;
+  if (pr.tty)
     fputc ('\n', stdout);
   double secs = (double) (g_get_monotonic_time () - t0) / 1e6;
-  printf ("%s: %u runs in %.1f s, %u failing, %u distinct failures%s\n\n", path, done_runs, secs, failing,
-          failures->len, done_runs < (guint) runs ? " (time budget reached)" : "");
-  if (invalid)
-    printf ("(%u plans refused by the scenario and not run)\n", invalid);
+  printf ("%s: %u runs in %.1f s, %u failing, %u distinct failures%s\n\n", path, search->done, secs, search->failing,
+          failures->len, search->done < (guint) runs ? " (time budget reached)" : "");
+  if (search->invalid)
+    printf ("(%u plans refused by the scenario and not run)\n", search->invalid);
   printf ("%-60s %6s  %s\n", "signature", "runs", "seeds");
   for (guint i = 0; i < failures->len; i++)
     {
-      Failure *f = failures->pdata[i];
+      ExploreFailure *f = failures->pdata[i];
       g_autoptr (GString) sd = g_string_new (NULL);
       for (guint k = 0; k < f->seeds->len && k < 6; k++)
         g_string_append_printf (sd, "%s%" G_GUINT64_FORMAT, k ? " " : "", g_array_index (f->seeds, guint64, k));
@@ -377,48 +177,21 @@ cli_cmd_explore (int argc, char **argv)
       printf ("%-60s %6u  %s\n", f->signature, f->seeds->len, sd->str);
     }
   /* coverage: what the batch never reached */
-  g_autoptr (GString) never = g_string_new (NULL);
-  for (guint st = 0; st < family->n_peer_states; st++)
-    if (!g_hash_table_contains (states, g_intern_string (family->peer_state_name_at (st))))
-      g_string_append_printf (never, "%s%s", never->len ? ", " : "", family->peer_state_name_at (st));
-  printf ("\ncoverage: %u of %u peer states reached; never: %s\n", g_hash_table_size (states), family->n_peer_states,
-          never->len ? never->str : "-");
-  g_autoptr (GString) nd = g_string_new (NULL), nr = g_string_new (NULL);
-  for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
-    {
-      if (!proto_msg_type_known (t))
-        continue;
-      const char *name = proto_msg_type_name (t);
-      if (!g_hash_table_contains (dropped, name))
-        g_string_append_printf (nd, "%s%s", nd->len ? ", " : "", name);
-    }
-  for (guint m = 0; m < explore_n_msgs; m++)
-    if (!g_hash_table_contains (rules, g_intern_string (explore_msgs[m].type)) && !strstr (nr->str, explore_msgs[m].type))
-      g_string_append_printf (nr, "%s%s", nr->len ? ", " : "", explore_msgs[m].type);
-  printf ("messages never dropped for want of a listener: %s\n", nd->len ? nd->str : "-");
-  printf ("drop rules that never fired: %s\n", nr->len ? nr->str : "-");
+  ExploreCoverage cov;
+  explore_coverage (search, &sp, &cov);
+  printf ("\ncoverage: %u of %u peer states reached; never: %s\n", cov.states_reached, cov.n_states, cov.states_never);
+  printf ("messages never dropped for want of a listener: %s\n", cov.dropped_never);
+  printf ("drop rules that never fired: %s\n", cov.rules_never);
+  explore_coverage_clear (&cov);
 
   if (out)
     {
       g_autoptr (ResDb) db = cli_db_open (out, &error);
-      if (!db)
+      guint recorded = 0;
+      if (!db || !explore_record_failures (search, path, bsets, db, &recorded, &error))
         {
           cli_error ("explore", "%s", error->message);
           return CLI_EXIT_FAILURE;
-        }
-      guint recorded = 0;
-      for (guint i = 0; i < failures->len; i++)
-        {
-          Failure *f = failures->pdata[i];
-          for (guint k = 0; k < f->plans->len; k++)
-            {
-              if (!record_run (path, bsets, f->plans->pdata[k], g_array_index (f->seeds, guint64, k), db, &error))
-                {
-                  cli_error ("explore", "%s", error->message);
-                  return CLI_EXIT_FAILURE;
-                }
-              recorded++;
-            }
         }
       printf ("\n%u failing runs recorded in %s (plans in params timeline.*, violations in violations)\n", recorded,
               out);
@@ -434,24 +207,17 @@ cli_cmd_explore (int argc, char **argv)
   printf ("\nshrunk (ddmin over the plan's lines):\n");
   for (guint i = 0; i < failures->len; i++)
     {
-      Failure *f = failures->pdata[i];
+      ExploreFailure *f = failures->pdata[i];
       guint64 sd = g_array_index (f->seeds, guint64, 0);
       guint tries = 0;
-      g_autoptr (GPtrArray) min = explore_ddmin_plan (path, bsets, f->plan, sd, f->signature, &tries);
-      explore_shrink_size (path, bsets, min, sd, f->signature, sp.n_peers, sp.rounds, &tries);
-      explore_shrink_values (path, bsets, min, sd, f->signature, &tries);
+      g_autoptr (GPtrArray) min = explore_shrink_failure (f, path, bsets, &sp, &tries);
       printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", f->signature, sd, f->plan->len,
               min->len, tries);
       for (guint k = 0; k < min->len; k++)
         printf ("      %s\n", (char *) min->pdata[k]);
       if (!found)
         continue;
-      g_autofree char *stem = g_path_get_basename (path);
-      char *dot = strrchr (stem, '.');
-      if (dot)
-        *dot = '\0';
-      g_autofree char *base_name = file_name (f->signature);
-      g_autofree char *sname = g_strdup_printf ("%s-%s", stem, base_name);
+      g_autofree char *sname = explore_found_name (path, f->signature);
       g_autofree char *fname = g_strdup_printf ("%s/%s.ini", found, sname);
       g_autofree char *origin = g_strdup_printf ("dlsim explore %s", path);
       gboolean ok = FALSE;
@@ -467,4 +233,3 @@ cli_cmd_explore (int argc, char **argv)
     }
   return rc;
 }
-

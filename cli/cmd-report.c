@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "export/export.h"
 #include "results/res-db.h"
 #include "results/res-query.h"
 
@@ -162,7 +163,7 @@ cli_cmd_trace (int argc, char **argv)
   if (format && strcmp (format, "perfetto") == 0)
     {
       int rc = CLI_EXIT_OK;
-      if (!cli_trace_perfetto (db, run, peer, brief, out, &error))
+      if (!export_perfetto (db, run, peer, brief, out, &error))
         {
           cli_error ("trace", "%s", error->message);
           rc = CLI_EXIT_FAILURE;

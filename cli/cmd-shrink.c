@@ -12,51 +12,28 @@
 /* ---------------------------------------------------------------- dlsim shrink */
 
 /* Shrinks the failing run whose scenario (without its timeline) is in
- * base, its timeline lines in timeline. */
+ * base, its timeline lines in timeline, and says how it went. */
 static int
 shrink_run (const char *db, gint64 run, const char *out, const char *base, GPtrArray *timeline)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimScenario) s = sim_scenario_load (base, NULL, &error);
-  if (!s)
-    {
-      cli_error ("shrink", "the run's scenario: %s", error->message);
-      return CLI_EXIT_FAILURE;
-    }
-  guint64 seed = s->seed;
-  g_autoptr (GHashTable) sc = g_hash_table_new (g_direct_hash, g_direct_equal);
-  ExploreObs o;
-  explore_obs_init (&o, sc, sc, sc);
-  g_autofree char *sig = NULL;
-  if (!explore_run_plan (base, NULL, timeline, seed, &o, &sig, &error))
+  g_autofree char *origin = g_strdup_printf ("dlsim shrink %s --run %" G_GINT64_FORMAT, db, run);
+  ExploreShrunk r;
+  if (!explore_shrink_recorded (base, timeline, origin, out, &r, &error))
     {
       cli_error ("shrink", "%s", error->message);
-      explore_obs_clear (&o);
+      explore_shrunk_clear (&r);
       return CLI_EXIT_FAILURE;
     }
-  if (!sig)
+  if (!r.signature)
     {
       cli_error ("shrink", "%s: run %" G_GINT64_FORMAT " breaks no property: nothing to shrink", db, run);
-      explore_obs_clear (&o);
       return CLI_EXIT_FAILURE;
     }
-  explore_obs_clear (&o);
-  guint tries = 0;
-  g_autoptr (GPtrArray) min = explore_ddmin_plan (base, NULL, timeline, seed, sig, &tries);
-  explore_shrink_values (base, NULL, min, seed, sig, &tries);
-  g_autofree char *origin = g_strdup_printf ("dlsim shrink %s --run %" G_GINT64_FORMAT, db, run);
-  g_autofree char *stem = g_path_get_basename (out);
-  char *dot = strrchr (stem, '.');
-  if (dot)
-    *dot = '\0';
-  gboolean ok = FALSE;
-  if (!explore_write_found (base, NULL, min, seed, sig, origin, stem, 1, timeline->len, out, &ok, &error))
-    {
-      cli_error ("shrink", "%s", error->message);
-      return CLI_EXIT_FAILURE;
-    }
-  printf ("%s: %s: %u timeline lines -> %u in %u runs; %s\n", out, sig, timeline->len, min->len, tries,
-          ok ? "reproduces" : "DOES NOT reproduce");
+  printf ("%s: %s: %u timeline lines -> %u in %u runs; %s\n", out, r.signature, r.from, r.to, r.tries,
+          r.reproduces ? "reproduces" : "DOES NOT reproduce");
+  gboolean ok = r.reproduces;
+  explore_shrunk_clear (&r);
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 

@@ -20,7 +20,6 @@ dlsim_SOURCES = \
 	cli/cmd-shrink.c \
 	cli/cmd-export-scenario.c \
 	cli/cmd-export.c \
-	cli/trace-perfetto.c \
 	cli/tb-records.c \
 	cli/tb-records.h \
 	cli/tb-run.h \
@@ -30,6 +29,7 @@ dlsim_SOURCES = \
 	$(NULL)
 dlsim_LDADD = \
 	explore/libdlexplore.a \
+	export/libdlexport.a \
 	runner/libdlrunner.a \
 	plots/libdlplot.a \
 	results/libdlres.a \

@@ -1,5 +1,5 @@
 /* explore-plan.c — the fault space of `dlsim explore` and the plan a run
- * derives from its seed (cli/explore.h). */
+ * derives from its seed (explore/explore.h). */
 #include "config.h"
 
 #include "explore/explore.h"
@@ -11,15 +11,17 @@ const char *const explore_fault_names[EXPLORE_F_N] = {
   "rejoin", "coordinator-crash",
 };
 
-/* the messages a drop or delay picks from, and their direction */
-const ExploreMsg explore_msgs[] = {
-  { "PeersForRound", "to" },        { "StartWeightSharing", "to" }, { "RetryPeerConnections", "to" },
-  { "ConnectionFail", "to" },       { "Payload", "to" },            { "Payload", "from" },
-  { "PeerIsReady", "from" },        { "ConnectionsReady", "from" }, { "SignalForPeer", "to" },
-  { "EnoughParticipants", "to" },   { "WaitingForMoreParticipants", "to" }, { "JoinRound", "from" },
-  { "NewNodeInfo", "to" },          { "SharedModel", "to" },        { "SignalModelProvider", "to" },
-};
-const guint explore_n_msgs = G_N_ELEMENTS (explore_msgs);
+guint
+explore_n_msgs (const ExploreSpace *sp)
+{
+  return sp->msgs ? proto_msg_family_n_fault_targets (sp->msgs) : 0;
+}
+
+void
+explore_msg_at (const ExploreSpace *sp, guint i, const char **type, const char **dir)
+{
+  proto_msg_family_fault_target (sp->msgs, i, type, dir);
+}
 
 
 /* uniform in [lo, hi] */
@@ -87,6 +89,7 @@ explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *k
     }
   GHashTable *used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint next_join = sp->n_peers + 1;
+  guint n_msgs = explore_n_msgs (sp);
   for (int k = 0; k < EXPLORE_F_N_MAIN; k++)
     {
       if (!on[k])
@@ -102,16 +105,16 @@ explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *k
           switch (k)
             {
             case EXPLORE_F_DROP:
-              {
-                guint m = (guint) uniform_int (r, 0, explore_n_msgs - 1);
-                action = g_strdup_printf ("drop %s %s p%u", explore_msgs[m].type, explore_msgs[m].dir, a);
-                break;
-              }
             case EXPLORE_F_DELAY:
               {
-                guint m = (guint) uniform_int (r, 0, explore_n_msgs - 1);
-                action = g_strdup_printf ("delay %s %s p%u by %s", explore_msgs[m].type, explore_msgs[m].dir, a,
-                                          delays[uniform_int (r, 0, G_N_ELEMENTS (delays) - 1)]);
+                if (n_msgs == 0)
+                  continue;
+                const char *type, *dir;
+                explore_msg_at (sp, (guint) uniform_int (r, 0, n_msgs - 1), &type, &dir);
+                action = k == EXPLORE_F_DROP
+                           ? g_strdup_printf ("drop %s %s p%u", type, dir, a)
+                           : g_strdup_printf ("delay %s %s p%u by %s", type, dir, a,
+                                              delays[uniform_int (r, 0, G_N_ELEMENTS (delays) - 1)]);
                 break;
               }
             case EXPLORE_F_CRASH: action = g_strdup_printf ("crash p%u", a); break;

@@ -1,10 +1,16 @@
 /* explore.h — randomized fault search and shrinking, for `dlsim explore`
- * and `dlsim shrink` (cli/cmd-explore.c, cli/cmd-shrink.c): the fault
- * space and the plan a run derives from its seed (explore-plan.c); one run
- * of a plan and its failure signature, ddmin, size and value shrinking,
- * and the scenario file a failure is written as (explore-shrink.c). */
+ * and `dlsim shrink` (cli/cmd-explore.c, cli/cmd-shrink.c parse and
+ * print): the fault space and the plan a run derives from its seed
+ * (explore-plan.c); one run of a plan and its failure signature, ddmin,
+ * size and value shrinking, and the scenario file a failure is written as
+ * (explore-shrink.c); the search itself (its runs in worker threads,
+ * failures grouped by signature, coverage, recording, shrinking each
+ * failure) and the shrinking of a recorded run (explore-search.c). */
 #pragma once
 
+#include "protocol/proto-machine.h"
+#include "protocol/proto-msg-class.h"
+#include "results/res-db.h"
 #include "sim/sim-scenario.h"
 #include "sim/sim-world.h"
 
@@ -20,17 +26,20 @@ enum {
 #define EXPLORE_F_N_MAIN EXPLORE_F_REJOIN
 extern const char *const explore_fault_names[EXPLORE_F_N];
 
-/* the messages a drop or delay picks from, and their direction */
-typedef struct {
-  const char *type, *dir;
-} ExploreMsg;
-extern const ExploreMsg explore_msgs[];
-extern const guint explore_n_msgs;
-
 typedef struct {
   guint n_peers, rounds;
   gboolean kinds[EXPLORE_F_N];   /* the fault kinds the search may turn on */
+  const ProtoFamily *family;     /* the family the scenario runs (its peer states: coverage) */
+  /* the running family's message table: a drop or a delay picks one of
+   * its fault targets (proto_msg_family_fault_target); NULL: none, and
+   * drop and delay draw no action */
+  const ProtoMsgFamily *msgs;
 } ExploreSpace;
+
+/* the messages a drop or delay picks from: how many, and the i-th's type
+ * name and direction ("to" or "from") */
+guint explore_n_msgs (const ExploreSpace *sp);
+void explore_msg_at (const ExploreSpace *sp, guint i, const char **type, const char **dir);
 
 /* explore-plan.c */
 /* The plan of run `index`: "section.key=value" overrides (timeline.WHEN=ACTION
@@ -82,5 +91,76 @@ char *explore_scenario_text (const char *path, const char *origin, const char *n
 gboolean explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed, const char *sig,
                               const char *origin, const char *name, guint found_in, guint shrunk_from,
                               const char *fname, gboolean *reproduces, GError **error);
+
+/* explore-search.c */
+/* Fills sp's peers (at least 2), rounds, family and messages from path's
+ * first sweep point with sets (NULL-ended); *seed: the scenario's seed.
+ * The kinds are left as they are. */
+gboolean explore_space_load (ExploreSpace *sp, const char *path, char **sets, guint64 *seed, GError **error);
+
+typedef struct {
+  char *signature, *property, *explanation;
+  GArray *seeds;          /* guint64, the failing runs' seeds in run order */
+  GPtrArray *plan;        /* the first failing run's */
+  GPtrArray *plans;       /* every failing run's (GPtrArray*), with keep_plans */
+} ExploreFailure;
+
+typedef struct {
+  guint done, failing, invalid;   /* runs made; failing; plans the scenario refused */
+  GPtrArray *failures;            /* ExploreFailure*, in the order first met */
+  GHashTable *states, *dropped, *rules;   /* reached: interned names */
+  GHashTable *by_sig;
+} ExploreSearch;
+
+typedef struct {
+  const char *path;
+  char **sets;                    /* the base's overrides, NULL-ended */
+  const ExploreSpace *sp;
+  guint64 base;                   /* run i's seed is base + i (its plan's too) */
+  guint runs, jobs;               /* jobs: threads at once; the result does not change */
+  DlTime budget;                  /* wall time after which no run starts (0: none) */
+  gboolean keep_plans;            /* keep every failing run's plan (explore_record_failures) */
+  /* after each run is taken, in run order (i: its index) */
+  void (*progress) (const ExploreSearch *s, guint i, gpointer data);
+  gpointer progress_data;
+} ExploreSearchOptions;
+
+/* Makes the runs (until o->budget), in batches taken in run order. */
+ExploreSearch *explore_search_run (const ExploreSearchOptions *o);
+void explore_search_free (ExploreSearch *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ExploreSearch, explore_search_free)
+
+/* What the search never reached ("-": everything reached): the peer states
+ * of the family, the registered message types never dropped for want of a
+ * listener, the fault targets whose drop rule never fired. */
+typedef struct {
+  guint states_reached, n_states;
+  char *states_never, *dropped_never, *rules_never;
+} ExploreCoverage;
+void explore_coverage (const ExploreSearch *s, const ExploreSpace *sp, ExploreCoverage *c);
+void explore_coverage_clear (ExploreCoverage *c);
+
+/* Runs every failing run again into db (needs keep_plans); *recorded: how many. */
+gboolean explore_record_failures (const ExploreSearch *s, const char *path, char **sets, ResDb *db, guint *recorded,
+                                  GError **error);
+/* The failure's first plan shrunk: ddmin over its lines, fewer peers and
+ * rounds, rounder values (transfer full); tries counts the runs. */
+GPtrArray *explore_shrink_failure (const ExploreFailure *f, const char *path, char **sets, const ExploreSpace *sp,
+                                   guint *tries);
+/* The found file's scenario name: path's stem and the signature's words,
+ * "explore-base-progress-in-linking-dropped-ConnectionFail". */
+char *explore_found_name (const char *path, const char *signature);
+
+typedef struct {
+  char *signature;        /* NULL: the run breaks no property (nothing written) */
+  guint from, to, tries;  /* timeline lines before and after; runs made */
+  gboolean reproduces;
+} ExploreShrunk;
+/* Runs base (a recorded run's scenario without its timeline) with the
+ * timeline's lines, and if it fails shrinks them (ddmin, rounder values)
+ * and writes out, checked to reproduce. */
+gboolean explore_shrink_recorded (const char *base, GPtrArray *timeline, const char *origin, const char *out,
+                                  ExploreShrunk *r, GError **error);
+void explore_shrunk_clear (ExploreShrunk *r);
 
 G_END_DECLS

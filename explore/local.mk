@@ -4,4 +4,5 @@ explore_libdlexplore_a_SOURCES = \
 	explore/explore.h \
 	explore/explore-plan.c \
 	explore/explore-shrink.c \
+	explore/explore-search.c \
 	$(NULL)

@@ -41,18 +41,38 @@ typedef struct {
   gsize (*charged_size) (const ProtoMsg *msg);
 } ProtoMsgClass;
 
+/* A message a fault may target (`dlsim explore`'s drop and delay): its
+ * type and the timeline rule's direction, "to" (delivered to the peer) or
+ * "from" (sent by it). */
+typedef struct {
+  ProtoMsgType type;
+  const char *dir;
+} ProtoMsgFaultTarget;
+
 typedef struct {
   const char *name;              /* the family's folder: "disco" */
   const ProtoMsgClass *types;
   guint n_types;
+  /* the messages explore's drop and delay faults pick from, in the order
+   * it draws them: its types, or another family's it speaks (NULL: every
+   * one of types, "to" then "from") */
+  const ProtoMsgFaultTarget *fault_targets;
+  guint n_fault_targets;
 } ProtoMsgFamily;
 
 /* The registered families' tables, NULL-ended (proto-msg-registry.c). */
 const ProtoMsgFamily *const *proto_msg_families (void);
+/* The table of the family named name (a ProtoFamily's name), NULL if none. */
+const ProtoMsgFamily *proto_msg_family_named (const char *name);
+/* The messages f's faults may target: how many, and the i-th (its type's
+ * name and its direction), with the default of every type both ways. */
+guint proto_msg_family_n_fault_targets (const ProtoMsgFamily *f);
+void proto_msg_family_fault_target (const ProtoMsgFamily *f, guint i, const char **type, const char **dir);
 /* The class of a type byte, NULL if no family declares it. */
 const ProtoMsgClass *proto_msg_class_of (ProtoMsgType type);
 /* Checks one family's table on its own (complete entries, bytes below
- * PROTO_MSG_TYPE_LIMIT, no byte or name twice); the registry runs it on
+ * PROTO_MSG_TYPE_LIMIT, no byte or name twice, fault targets with a
+ * direction "to" or "from"; the registry checks that their types exist); the registry runs it on
  * every family, and across them, when first asked. */
 gboolean proto_msg_family_check (const ProtoMsgFamily *f, GError **error);
 

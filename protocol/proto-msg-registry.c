@@ -75,7 +75,49 @@ proto_msg_family_check (const ProtoMsgFamily *f, GError **error)
             return FALSE;
           }
     }
+  for (guint i = 0; i < f->n_fault_targets; i++)
+    {
+      const ProtoMsgFaultTarget *t = &f->fault_targets[i];
+      if (t->type >= PROTO_MSG_TYPE_LIMIT || !t->dir || (strcmp (t->dir, "to") != 0 && strcmp (t->dir, "from") != 0))
+        {
+          g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED,
+                       "family %s: fault target %u (type %u) needs a type byte and \"to\" or \"from\"", f->name, i,
+                       t->type);
+          return FALSE;
+        }
+    }
   return TRUE;
+}
+
+const ProtoMsgFamily *
+proto_msg_family_named (const char *name)
+{
+  for (guint k = 0; families[k]; k++)
+    if (strcmp (families[k]->name, name) == 0)
+      return families[k];
+  return NULL;
+}
+
+guint
+proto_msg_family_n_fault_targets (const ProtoMsgFamily *f)
+{
+  return f->n_fault_targets ? f->n_fault_targets : 2 * f->n_types;
+}
+
+void
+proto_msg_family_fault_target (const ProtoMsgFamily *f, guint i, const char **type, const char **dir)
+{
+  g_return_if_fail (i < proto_msg_family_n_fault_targets (f));
+  if (f->n_fault_targets)
+    {
+      *type = proto_msg_type_name (f->fault_targets[i].type);
+      *dir = f->fault_targets[i].dir;
+    }
+  else
+    {
+      *type = f->types[i / 2].name;
+      *dir = i % 2 ? "from" : "to";
+    }
 }
 
 static void
@@ -102,6 +144,13 @@ registry_build (void)
   for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
     if (by_type[t])
       known[n_known++] = t;
+  /* a family's fault targets may be another's types it speaks (DISCO's
+   * admission messages), but each must be declared */
+  for (guint k = 0; families[k]; k++)
+    for (guint i = 0; i < families[k]->n_fault_targets; i++)
+      if (!by_type[families[k]->fault_targets[i].type])
+        g_error ("message registry: family %s targets type byte %u, which no family declares", families[k]->name,
+                 families[k]->fault_targets[i].type);
 }
 
 const ProtoMsgClass *

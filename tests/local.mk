@@ -211,3 +211,10 @@ tests_test_explore_SOURCES = tests/test-explore.c
 tests_test_explore_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_explore_LDADD = explore/libdlexplore.a runner/libdlrunner.a results/libdlres.a sim/libdlsim.a \
 	protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+check_PROGRAMS += tests/test-export
+TESTS += tests/test-export
+tests_test_export_SOURCES = tests/test-export.c
+tests_test_export_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JSON_CFLAGS)
+tests_test_export_LDADD = export/libdlexport.a runner/libdlrunner.a results/libdlres.a sim/libdlsim.a \
+	protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS) $(JSON_LIBS)

@@ -2,7 +2,9 @@
  * and that it is 1-minimal), and the fault plans a search draws for a
  * small scenario (deterministic per seed and index, only the kinds asked
  * for, peers in range, one action per WHEN, every plan a scenario that
- * loads and runs). */
+ * loads and runs); the messages drop and delay target come from the
+ * running family (DISCO's list as it always was; fedavg's and gossip's
+ * plans name their own messages, and a fedavg search fires them). */
 #include "config.h"
 
 #include "explore/explore.h"
@@ -191,6 +193,201 @@ START_TEST (test_parse_faults)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the family's messages */
+
+/* the scenario file rel under the source tree */
+static char *
+shipped_path (const char *rel)
+{
+  const char *src = g_getenv ("DLSIM_SRCDIR");
+  return g_build_filename (src ? src : ".", rel, NULL);
+}
+
+START_TEST (test_fault_targets)
+{
+  /* every family that runs has a message table with fault targets, each a
+   * declared type and a direction */
+  guint families = 0;
+  for (guint i = 0; proto_family_at (i); i++, families++)
+    {
+      const ProtoFamily *fam = proto_family_at (i);
+      const ProtoMsgFamily *mf = proto_msg_family_named (fam->name);
+      ck_assert_msg (mf != NULL, "family %s has no message table", fam->name);
+      guint n = proto_msg_family_n_fault_targets (mf);
+      ck_assert_msg (n > 0, "family %s: no fault targets", fam->name);
+      for (guint k = 0; k < n; k++)
+        {
+          const char *type, *dir;
+          ProtoMsgType t;
+          proto_msg_family_fault_target (mf, k, &type, &dir);
+          ck_assert_msg (proto_msg_type_from_name (type, &t), "%s: %s", fam->name, type);
+          ck_assert (strcmp (dir, "to") == 0 || strcmp (dir, "from") == 0);
+        }
+    }
+  ck_assert_uint_ge (families, 6);
+  ck_assert_ptr_null (proto_msg_family_named ("teleport"));
+  /* DISCO's list is the one explore always drew from, in its order: the
+   * same seed draws the same plans, and found files stay reproducible */
+  static const char *const disco[] = {
+    "PeersForRound to", "StartWeightSharing to", "RetryPeerConnections to", "ConnectionFail to", "Payload to",
+    "Payload from", "PeerIsReady from", "ConnectionsReady from", "SignalForPeer to", "EnoughParticipants to",
+    "WaitingForMoreParticipants to", "JoinRound from", "NewNodeInfo to", "SharedModel to", "SignalModelProvider to",
+  };
+  const ProtoMsgFamily *d = proto_msg_family_named ("disco");
+  ck_assert_uint_eq (proto_msg_family_n_fault_targets (d), G_N_ELEMENTS (disco));
+  for (guint k = 0; k < G_N_ELEMENTS (disco); k++)
+    {
+      const char *type, *dir;
+      proto_msg_family_fault_target (d, k, &type, &dir);
+      g_autofree char *got = g_strdup_printf ("%s %s", type, dir);
+      ck_assert_str_eq (got, disco[k]);
+    }
+  /* a family without a list of its own: every type both ways */
+  static const ProtoMsgClass one[] = { PROTO_MSG_CLASS_BARE (200, "Solo") };
+  const ProtoMsgFamily solo = { "solo", one, 1, NULL, 0 };
+  ck_assert_uint_eq (proto_msg_family_n_fault_targets (&solo), 2);
+  const char *type, *dir;
+  proto_msg_family_fault_target (&solo, 1, &type, &dir);
+  ck_assert_str_eq (type, "Solo");
+  ck_assert_str_eq (dir, "from");
+  /* a target with another direction is refused */
+  static const ProtoMsgFaultTarget bad[] = { { 200, "sideways" } };
+  const ProtoMsgFamily wrong = { "wrong", one, 1, bad, 1 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (!proto_msg_family_check (&wrong, &error));
+  ck_assert_msg (strstr (error->message, "\"to\" or \"from\"") != NULL, "%s", error->message);
+}
+END_TEST
+
+/* the type and direction of a plan line's drop or delay, or FALSE */
+static gboolean
+msg_of_line (const char *line, char **type, char **dir)
+{
+  const char *eq = strchr (line, '=');
+  if (!eq || (!g_str_has_prefix (eq + 1, "drop ") && !g_str_has_prefix (eq + 1, "delay ")))
+    return FALSE;
+  g_auto (GStrv) w = g_strsplit (eq + 1, " ", -1);
+  ck_assert_uint_ge (g_strv_length (w), 4);
+  *type = g_strdup (w[1]);
+  *dir = g_strdup (w[2]);
+  return TRUE;
+}
+
+/* Draws plans of drops and delays for the shipped file rel: each names one
+ * of its family's fault targets (and only those: the set of (type, dir)
+ * that the family lists); returns how many lines named a message. */
+static guint
+check_plans_name_family (const char *rel, const char *family, const char *must_prefix)
+{
+  g_autofree char *path = shipped_path (rel);
+  ExploreSpace sp = { 0 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (explore_parse_faults ("drop,delay", &sp, &error));
+  guint64 seed = 0;
+  ck_assert_msg (explore_space_load (&sp, path, NULL, &seed, &error), "%s: %s", rel, error ? error->message : "?");
+  ck_assert_str_eq (sp.family->name, family);
+  ck_assert_ptr_eq (sp.msgs, proto_msg_family_named (family));
+  g_autoptr (GHashTable) allowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint m = 0; m < explore_n_msgs (&sp); m++)
+    {
+      const char *type, *dir;
+      explore_msg_at (&sp, m, &type, &dir);
+      g_hash_table_add (allowed, g_strdup_printf ("%s %s", type, dir));
+    }
+  guint named = 0;
+  for (guint index = 0; index < 40; index++)
+    {
+      g_autoptr (GString) kinds = g_string_new (NULL);
+      g_autoptr (GPtrArray) plan = explore_plan_make (&sp, seed, index, kinds);
+      for (guint i = 0; i < plan->len; i++)
+        {
+          g_autofree char *type = NULL, *dir = NULL;
+          if (!msg_of_line (plan->pdata[i], &type, &dir))
+            continue;
+          g_autofree char *key = g_strdup_printf ("%s %s", type, dir);
+          ck_assert_msg (g_hash_table_contains (allowed, key), "%s: %s is not one of %s's targets", rel,
+                         (char *) plan->pdata[i], family);
+          if (must_prefix)
+            ck_assert_msg (g_str_has_prefix (type, must_prefix), "%s: %s", rel, (char *) plan->pdata[i]);
+          named++;
+        }
+    }
+  return named;
+}
+
+START_TEST (test_plans_name_the_family)
+{
+  ck_assert_uint_gt (check_plans_name_family ("scenarios/examples/explore-base.ini", "disco", NULL), 20);
+  /* fedavg speaks only its own four types */
+  ck_assert_uint_gt (check_plans_name_family ("scenarios/regression/fedavg-basic.ini", "fedavg", "Fed"), 20);
+  ck_assert_uint_gt (check_plans_name_family ("scenarios/regression/gossip-lost-list.ini", "gossip", NULL), 20);
+  ck_assert_uint_gt (check_plans_name_family ("scenarios/examples/explore-pipeline.ini", "pipeline", NULL), 20);
+}
+END_TEST
+
+/* A search on fedavg under drops and delays fires drop rules on fedavg's
+ * messages (the world's `drop` facts), and every failing run's plan names
+ * only them; -j changes nothing. */
+START_TEST (test_search_fedavg)
+{
+  g_autofree char *path = shipped_path ("scenarios/regression/fedavg-churn.ini");
+  ExploreSpace sp = { 0 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (explore_parse_faults ("drop,delay,crash,leave", &sp, &error));
+  guint64 seed = 0;
+  ck_assert_msg (explore_space_load (&sp, path, NULL, &seed, &error), "%s", error ? error->message : "?");
+  ExploreSearchOptions o = { .path = path, .sp = &sp, .base = seed, .runs = 40, .jobs = 1, .keep_plans = TRUE };
+  g_autoptr (ExploreSearch) s = explore_search_run (&o);
+  ck_assert_uint_eq (s->done, 40);
+  ck_assert_uint_eq (s->invalid, 0);
+  ck_assert_uint_gt (g_hash_table_size (s->rules), 0);
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, s->rules);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    ck_assert_msg (g_str_has_prefix (k, "Fed"), "a drop rule on %s fired in a fedavg run", (char *) k);
+  for (guint i = 0; i < s->failures->len; i++)
+    {
+      ExploreFailure *f = s->failures->pdata[i];
+      ck_assert_uint_eq (f->plans->len, f->seeds->len);
+      for (guint p = 0; p < f->plans->len; p++)
+        {
+          GPtrArray *plan = f->plans->pdata[p];
+          for (guint l = 0; l < plan->len; l++)
+            {
+              g_autofree char *type = NULL, *dir = NULL;
+              if (msg_of_line (plan->pdata[l], &type, &dir))
+                ck_assert_msg (g_str_has_prefix (type, "Fed"), "%s", (char *) plan->pdata[l]);
+            }
+        }
+    }
+  ExploreCoverage c;
+  explore_coverage (s, &sp, &c);
+  ck_assert_uint_eq (c.n_states, sp.family->n_peer_states);
+  ck_assert (strstr (c.rules_never, "PeersForRound") == NULL);
+  explore_coverage_clear (&c);
+  /* two threads: the same failures, seeds and rules */
+  o.jobs = 2;
+  g_autoptr (ExploreSearch) s2 = explore_search_run (&o);
+  ck_assert_uint_eq (s2->failing, s->failing);
+  ck_assert_uint_eq (s2->failures->len, s->failures->len);
+  ck_assert_uint_eq (g_hash_table_size (s2->rules), g_hash_table_size (s->rules));
+  for (guint i = 0; i < s->failures->len; i++)
+    ck_assert_str_eq (((ExploreFailure *) s2->failures->pdata[i])->signature,
+                      ((ExploreFailure *) s->failures->pdata[i])->signature);
+}
+END_TEST
+
+START_TEST (test_found_name)
+{
+  g_autofree char *a = explore_found_name ("scenarios/examples/explore-base.ini",
+                                           "progress in linking (dropped ConnectionFail)");
+  ck_assert_str_eq (a, "explore-base-progress-in-linking-dropped-ConnectionFail");
+  g_autofree char *b = explore_found_name ("dir/x", "own-round-only");
+  ck_assert_str_eq (b, "x-own-round-only");
+}
+END_TEST
+
 static Suite *
 explore_suite (void)
 {
@@ -204,7 +401,14 @@ explore_suite (void)
   tcase_set_timeout (pl, 120);
   tcase_add_test (pl, test_plan_small_scenario);
   tcase_add_test (pl, test_parse_faults);
+  tcase_add_test (pl, test_found_name);
   suite_add_tcase (s, pl);
+  TCase *fm = tcase_create ("family");
+  tcase_set_timeout (fm, 300);
+  tcase_add_test (fm, test_fault_targets);
+  tcase_add_test (fm, test_plans_name_the_family);
+  tcase_add_test (fm, test_search_fedavg);
+  suite_add_tcase (s, fm);
   return s;
 }
 

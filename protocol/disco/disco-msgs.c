@@ -198,4 +198,18 @@ static const ProtoMsgClass types[] = {
     proto_msg_size_peers_indices },
 };
 
-const ProtoMsgFamily proto_msgs_disco = { "disco", types, G_N_ELEMENTS (types) };
+/* what explore's drop and delay faults pick from (its order is the draw's:
+ * a new entry goes last, or every search's plans change) */
+static const ProtoMsgFaultTarget fault_targets[] = {
+  { PROTO_MSG_PEERS_FOR_ROUND, "to" },       { PROTO_MSG_START_WEIGHT_SHARING, "to" },
+  { PROTO_MSG_RETRY_PEER_CONNECTIONS, "to" }, { PROTO_MSG_CONNECTION_FAIL, "to" },
+  { PROTO_MSG_PAYLOAD, "to" },               { PROTO_MSG_PAYLOAD, "from" },
+  { PROTO_MSG_PEER_IS_READY, "from" },       { PROTO_MSG_CONNECTIONS_READY, "from" },
+  { PROTO_MSG_SIGNAL_FOR_PEER, "to" },       { PROTO_MSG_ENOUGH_PARTICIPANTS, "to" },
+  { PROTO_MSG_WAITING_FOR_MORE, "to" },      { PROTO_MSG_JOIN_ROUND, "from" },
+  { PROTO_MSG_NEW_NODE_INFO, "to" },         { PROTO_MSG_SHARED_MODEL, "to" },
+  { PROTO_MSG_SIGNAL_MODEL_PROVIDER, "to" },
+};
+
+const ProtoMsgFamily proto_msgs_disco = { "disco", types, G_N_ELEMENTS (types), fault_targets,
+                                          G_N_ELEMENTS (fault_targets) };

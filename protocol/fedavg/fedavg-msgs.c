@@ -67,4 +67,12 @@ static const ProtoMsgClass types[] = {
   { PROTO_MSG_FED_DONE, "FedDone", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL },
 };
 
-const ProtoMsgFamily proto_msgs_fedavg = { "fedavg", types, G_N_ELEMENTS (types) };
+/* what explore's drop and delay faults pick from: each type in the one
+ * direction it travels (README.md's table) */
+static const ProtoMsgFaultTarget fault_targets[] = {
+  { PROTO_MSG_FED_HELLO, "from" }, { PROTO_MSG_FED_MODEL, "to" },
+  { PROTO_MSG_FED_UPDATE, "from" }, { PROTO_MSG_FED_DONE, "to" },
+};
+
+const ProtoMsgFamily proto_msgs_fedavg = { "fedavg", types, G_N_ELEMENTS (types), fault_targets,
+                                           G_N_ELEMENTS (fault_targets) };

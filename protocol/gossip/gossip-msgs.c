@@ -3,6 +3,7 @@
  * contract: protocol/proto-msg-class.h). */
 #include "config.h"
 
+#include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 #include "protocol/proto-msg-class.h"
 
@@ -103,4 +104,17 @@ static const ProtoMsgClass types[] = {
   { PROTO_MSG_DHT_NODES, "DhtNodes", "(yuau)", NULL, enc_nodes, dec_nodes, proto_msg_size_peers },
 };
 
-const ProtoMsgFamily proto_msgs_gossip = { "gossip", types, G_N_ELEMENTS (types) };
+/* what explore's drop and delay faults pick from: the DISCO admission and
+ * signalling messages it speaks, as DISCO's list has them (a lost
+ * PeersForRound found scenarios/regression/gossip-lost-list.ini), then its
+ * own: the coordinator's one way, the peers' both ways (README.md) */
+static const ProtoMsgFaultTarget fault_targets[] = {
+  { PROTO_MSG_PEERS_FOR_ROUND, "to" },   { PROTO_MSG_PEER_IS_READY, "from" }, { PROTO_MSG_SIGNAL_FOR_PEER, "to" },
+  { PROTO_MSG_NEW_NODE_INFO, "to" },     { PROTO_MSG_SHARED_MODEL, "to" },    { PROTO_MSG_SIGNAL_MODEL_PROVIDER, "to" },
+  { PROTO_MSG_GOSSIP_TARGETS, "from" },  { PROTO_MSG_NEIGHBORS, "to" },       { PROTO_MSG_GOSSIP_PAYLOAD, "to" },
+  { PROTO_MSG_GOSSIP_PAYLOAD, "from" },  { PROTO_MSG_GOSSIP_SAMPLE, "to" },   { PROTO_MSG_DHT_FIND_NODE, "to" },
+  { PROTO_MSG_DHT_FIND_NODE, "from" },   { PROTO_MSG_DHT_NODES, "to" },       { PROTO_MSG_DHT_NODES, "from" },
+};
+
+const ProtoMsgFamily proto_msgs_gossip = { "gossip", types, G_N_ELEMENTS (types), fault_targets,
+                                           G_N_ELEMENTS (fault_targets) };

@@ -3,6 +3,7 @@
  * contract: protocol/proto-msg-class.h). */
 #include "config.h"
 
+#include "protocol/disco/disco-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 #include "protocol/proto-msg-class.h"
 
@@ -145,4 +146,19 @@ static const ProtoMsgClass types[] = {
   { PROTO_MSG_HIER_RTT, "HierRtt", "(yuut)", NULL, enc_rtt, dec_rtt, proto_msg_size_fixed },
 };
 
-const ProtoMsgFamily proto_msgs_hierarchical = { "hierarchical", types, G_N_ELEMENTS (types) };
+/* what explore's drop and delay faults pick from: the DISCO admission and
+ * signalling messages it speaks, as DISCO's list has them, then its own
+ * both ways */
+#define BOTH_WAYS(t) { t, "to" }, { t, "from" }
+static const ProtoMsgFaultTarget fault_targets[] = {
+  { PROTO_MSG_PEER_IS_READY, "from" },        { PROTO_MSG_SIGNAL_FOR_PEER, "to" },
+  { PROTO_MSG_NEW_NODE_INFO, "to" },          BOTH_WAYS (PROTO_MSG_HIER_HELLO),
+  BOTH_WAYS (PROTO_MSG_HIER_CLUSTER),         BOTH_WAYS (PROTO_MSG_HIER_CANDIDACY),
+  BOTH_WAYS (PROTO_MSG_HIER_HEADS),           BOTH_WAYS (PROTO_MSG_HIER_UPDATE),
+  BOTH_WAYS (PROTO_MSG_HIER_AGG),             BOTH_WAYS (PROTO_MSG_HIER_RESULT),
+  BOTH_WAYS (PROTO_MSG_HIER_PROBE),           BOTH_WAYS (PROTO_MSG_HIER_PING),
+  BOTH_WAYS (PROTO_MSG_HIER_PONG),            BOTH_WAYS (PROTO_MSG_HIER_RTT),
+};
+
+const ProtoMsgFamily proto_msgs_hierarchical = { "hierarchical", types, G_N_ELEMENTS (types), fault_targets,
+                                                 G_N_ELEMENTS (fault_targets) };

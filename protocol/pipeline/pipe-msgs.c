@@ -3,6 +3,7 @@
  * protocol/proto-msg-class.h). */
 #include "config.h"
 
+#include "protocol/disco/disco-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 #include "protocol/proto-msg-class.h"
 
@@ -193,4 +194,15 @@ static const ProtoMsgClass types[] = {
   { PROTO_MSG_PIPE_NEED, "PipeNeed", "(ytu)", NULL, enc_need, dec_need, proto_msg_size_fixed },
 };
 
-const ProtoMsgFamily proto_msgs_pipeline = { "pipeline", types, G_N_ELEMENTS (types) };
+/* what explore's drop and delay faults pick from: DISCO's SignalForPeer,
+ * which it speaks to open links, then its own both ways */
+#define BOTH_WAYS(t) { t, "to" }, { t, "from" }
+static const ProtoMsgFaultTarget fault_targets[] = {
+  { PROTO_MSG_SIGNAL_FOR_PEER, "to" },  BOTH_WAYS (PROTO_MSG_PIPE_HELLO),  BOTH_WAYS (PROTO_MSG_PIPE_ROLE),
+  BOTH_WAYS (PROTO_MSG_PIPE_LOOKUP),    BOTH_WAYS (PROTO_MSG_PIPE_SERVERS), BOTH_WAYS (PROTO_MSG_PIPE_PING),
+  BOTH_WAYS (PROTO_MSG_PIPE_PONG),      BOTH_WAYS (PROTO_MSG_PIPE_STEP),  BOTH_WAYS (PROTO_MSG_PIPE_PUSH),
+  BOTH_WAYS (PROTO_MSG_PIPE_RESULT),    BOTH_WAYS (PROTO_MSG_PIPE_CLOSE), BOTH_WAYS (PROTO_MSG_PIPE_NEED),
+};
+
+const ProtoMsgFamily proto_msgs_pipeline = { "pipeline", types, G_N_ELEMENTS (types), fault_targets,
+                                             G_N_ELEMENTS (fault_targets) };

@@ -1,4 +1,5 @@
-/* trace-perfetto.c — `dlsim trace DB --run ID --format perfetto -o FILE`:
+/* export-perfetto.c — `dlsim trace DB --run ID --format perfetto -o FILE`
+ * (cli/cmd-report.c parses and calls it; export/export.h):
  * one run in the Chrome trace-event JSON format, which Perfetto
  * (ui.perfetto.dev) and chrome://tracing open as a zoomable timeline.
  *
@@ -18,7 +19,7 @@
  * and no sends or receives (no arrows; drops stay). */
 #include "config.h"
 
-#include "cli/cli.h"
+#include "export/export.h"
 #include "results/res-query.h"
 
 #include <json-glib/json-glib.h>
@@ -93,7 +94,7 @@ sends_free (gpointer q)
 }
 
 gboolean
-cli_trace_perfetto (struct sqlite3 *db, gint64 run, const char *peer, gboolean brief, const char *path, GError **error)
+export_perfetto (struct sqlite3 *db, gint64 run, const char *peer, gboolean brief, const char *path, GError **error)
 {
   Out o = { json_builder_new (), g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
             g_ptr_array_new_with_free_func (g_free) };

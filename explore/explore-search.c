@@ -1,0 +1,377 @@
+/* explore-search.c — the search of `dlsim explore` and the shrinking of a
+ * recorded run for `dlsim shrink` (explore/explore.h): the fault space a
+ * scenario gives, batches of runs made by worker threads and taken in run
+ * order, failures grouped by signature, what the batch never reached, the
+ * failing runs recorded again into a database, and each failure shrunk.
+ * It calls explore-plan.c and explore-shrink.c, which never call it; it
+ * prints nothing (cli/cmd-explore.c and cli/cmd-shrink.c print). */
+#include "config.h"
+
+#include <pthread.h>
+
+#include "explore/explore.h"
+#include "protocol/proto-machine.h"
+#include "runner/runner.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- the space */
+
+gboolean
+explore_space_load (ExploreSpace *sp, const char *path, char **sets, guint64 *seed, GError **error)
+{
+  g_autoptr (SimScenario) s = sim_scenario_load (path, (const char *const *) sets, error);
+  if (!s)
+    return FALSE;
+  SimBuilt b;
+  if (!sim_scenario_build (s, s->points->pdata[0], s->seed, &b, error))
+    return FALSE;
+  sp->n_peers = MAX (b.cfg.n_peers, 2);
+  sp->rounds = b.cfg.proto.rounds;
+  sp->family = proto_family_of (&b.cfg.proto);
+  sp->msgs = proto_msg_family_named (sp->family->name);
+  sim_built_clear (&b);
+  *seed = s->seed;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+/* One run of the search, made by a worker: its plan, its failure signature
+ * and what it reached, in tables of its own (merged in run order after). */
+typedef struct {
+  guint index;
+  GPtrArray *plan;
+  gboolean ok;
+  char *sig, *property, *explanation;
+  GHashTable *states, *dropped, *rules;
+} Job;
+
+static void
+job_run (Job *j, const ExploreSearchOptions *o)
+{
+  g_autoptr (GString) kinds = g_string_new (NULL);
+  j->plan = explore_plan_make (o->sp, o->base, j->index, kinds);
+  ExploreObs obs;
+  explore_obs_init (&obs, j->states, j->dropped, j->rules);
+  j->ok = explore_run_plan (o->path, o->sets, j->plan, o->base + j->index, &obs, &j->sig, NULL);
+  j->property = g_strdup (obs.first_property);
+  j->explanation = g_strdup (obs.first_explanation);
+  explore_obs_clear (&obs);
+}
+
+/* One worker thread: jobs first, first + stride, ... of the batch.  Plain
+ * pthreads (joined before the batch is read), which ThreadSanitizer follows;
+ * GLib's thread pool synchronises with futexes it cannot see. */
+typedef struct {
+  Job *jobs;
+  guint n, first, stride;
+  const ExploreSearchOptions *o;
+} Worker;
+
+static void *
+worker_main (void *data)
+{
+  Worker *w = data;
+  for (guint k = w->first; k < w->n; k += w->stride)
+    job_run (&w->jobs[k], w->o);
+  return NULL;
+}
+
+static void
+job_clear (Job *j)
+{
+  g_clear_pointer (&j->plan, g_ptr_array_unref);
+  g_free (j->sig);
+  g_free (j->property);
+  g_free (j->explanation);
+  g_hash_table_unref (j->states);
+  g_hash_table_unref (j->dropped);
+  g_hash_table_unref (j->rules);
+}
+
+static void
+merge_set (GHashTable *into, GHashTable *from)
+{
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, from);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    g_hash_table_add (into, k);
+}
+
+static void
+failure_free (gpointer data)
+{
+  ExploreFailure *f = data;
+  g_free (f->signature);
+  g_free (f->property);
+  g_free (f->explanation);
+  g_array_unref (f->seeds);
+  g_ptr_array_unref (f->plan);
+  g_ptr_array_unref (f->plans);
+  g_free (f);
+}
+
+/* takes job j's result into s, in run order */
+static void
+search_take (ExploreSearch *s, const ExploreSearchOptions *o, Job *j)
+{
+  s->done++;
+  merge_set (s->states, j->states);
+  merge_set (s->dropped, j->dropped);
+  merge_set (s->rules, j->rules);
+  if (!j->ok)
+    {
+      s->invalid++;   /* a plan the scenario refuses (e.g. a peer beyond max_peers) */
+      return;
+    }
+  if (!j->sig)
+    return;
+  s->failing++;
+  ExploreFailure *f = g_hash_table_lookup (s->by_sig, j->sig);
+  if (!f)
+    {
+      f = g_new0 (ExploreFailure, 1);
+      f->signature = g_strdup (j->sig);
+      f->property = g_strdup (j->property);
+      f->explanation = g_strdup (j->explanation);
+      f->seeds = g_array_new (FALSE, FALSE, sizeof (guint64));
+      f->plan = g_ptr_array_ref (j->plan);
+      f->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+      g_ptr_array_add (s->failures, f);
+      g_hash_table_insert (s->by_sig, f->signature, f);
+    }
+  guint64 sd = o->base + j->index;
+  g_array_append_val (f->seeds, sd);
+  if (o->keep_plans)
+    g_ptr_array_add (f->plans, g_ptr_array_ref (j->plan));
+}
+
+ExploreSearch *
+explore_search_run (const ExploreSearchOptions *o)
+{
+  ExploreSearch *s = g_new0 (ExploreSearch, 1);
+  s->failures = g_ptr_array_new_with_free_func (failure_free);
+  s->by_sig = g_hash_table_new (g_str_hash, g_str_equal);
+  s->states = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->rules = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gint64 t0 = g_get_monotonic_time ();
+  guint jobs = MAX (o->jobs, 1);
+  /* batches of runs, each made by up to `jobs` threads and then taken in run
+   * order, so that jobs changes nothing but the wall time; the time budget is
+   * checked between batches (with one job, between runs) */
+  guint batch = jobs == 1 ? 1 : 16 * jobs;
+  for (guint i0 = 0; i0 < o->runs; i0 += batch)
+    {
+      if (o->budget > 0 && (g_get_monotonic_time () - t0) * 1000 >= o->budget)
+        break;   /* the wall clock decides here, and only here */
+      guint n = MIN (batch, o->runs - i0);
+      g_autofree Job *js = g_new0 (Job, n);
+      for (guint k = 0; k < n; k++)
+        {
+          js[k].index = i0 + k;
+          js[k].states = g_hash_table_new (g_direct_hash, g_direct_equal);
+          js[k].dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+          js[k].rules = g_hash_table_new (g_direct_hash, g_direct_equal);
+        }
+      if (jobs == 1)
+        job_run (&js[0], o);
+      else
+        {
+          guint nt = MIN (jobs, n);
+          g_autofree pthread_t *tids = g_new (pthread_t, nt);
+          g_autofree Worker *ws = g_new (Worker, nt);
+          for (guint t = 0; t < nt; t++)
+            {
+              ws[t] = (Worker) { js, n, t, nt, o };
+              if (pthread_create (&tids[t], NULL, worker_main, &ws[t]) != 0)
+                g_error ("explore: cannot start a worker thread");
+            }
+          for (guint t = 0; t < nt; t++)
+            pthread_join (tids[t], NULL);
+        }
+      for (guint k = 0; k < n; k++)
+        {
+          search_take (s, o, &js[k]);
+          job_clear (&js[k]);
+          if (o->progress)
+            o->progress (s, i0 + k, o->progress_data);
+        }
+    }
+  return s;
+}
+
+void
+explore_search_free (ExploreSearch *s)
+{
+  if (!s)
+    return;
+  g_ptr_array_unref (s->failures);
+  g_hash_table_unref (s->by_sig);
+  g_hash_table_unref (s->states);
+  g_hash_table_unref (s->dropped);
+  g_hash_table_unref (s->rules);
+  g_free (s);
+}
+
+/* ---------------------------------------------------------------- coverage */
+
+static void
+append (GString *s, const char *word)
+{
+  g_string_append_printf (s, "%s%s", s->len ? ", " : "", word);
+}
+
+static char *
+or_dash (GString *s)
+{
+  if (s->len == 0)
+    g_string_append (s, "-");
+  return g_string_free (s, FALSE);
+}
+
+void
+explore_coverage (const ExploreSearch *s, const ExploreSpace *sp, ExploreCoverage *c)
+{
+  const ProtoFamily *family = sp->family;
+  GString *never = g_string_new (NULL), *nd = g_string_new (NULL), *nr = g_string_new (NULL);
+  for (guint st = 0; st < family->n_peer_states; st++)
+    if (!g_hash_table_contains (s->states, g_intern_string (family->peer_state_name_at (st))))
+      append (never, family->peer_state_name_at (st));
+  c->states_reached = g_hash_table_size (s->states);
+  c->n_states = family->n_peer_states;
+  /* every registered type, of every family: what the line has always listed */
+  for (guint i = 0; i < proto_msg_n_types (); i++)
+    {
+      const char *name = proto_msg_type_name (proto_msg_type_at (i));
+      if (!g_hash_table_contains (s->dropped, name))
+        append (nd, name);
+    }
+  /* each target type once, though it is a target both ways */
+  g_autoptr (GHashTable) listed = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint m = 0; m < explore_n_msgs (sp); m++)
+    {
+      const char *type, *dir;
+      explore_msg_at (sp, m, &type, &dir);
+      if (!g_hash_table_contains (s->rules, g_intern_string (type)) && g_hash_table_add (listed, (gpointer) type))
+        append (nr, type);
+    }
+  c->states_never = or_dash (never);
+  c->dropped_never = or_dash (nd);
+  c->rules_never = or_dash (nr);
+}
+
+void
+explore_coverage_clear (ExploreCoverage *c)
+{
+  g_free (c->states_never);
+  g_free (c->dropped_never);
+  g_free (c->rules_never);
+}
+
+/* ---------------------------------------------------------------- -o DB */
+
+gboolean
+explore_record_failures (const ExploreSearch *s, const char *path, char **sets, ResDb *db, guint *recorded,
+                         GError **error)
+{
+  *recorded = 0;
+  for (guint i = 0; i < s->failures->len; i++)
+    {
+      const ExploreFailure *f = s->failures->pdata[i];
+      for (guint k = 0; k < f->plans->len; k++)
+        {
+          /* the run again (runs are deterministic: the same run), with its
+           * events; the plan is in its params as timeline.* and the
+           * overridden keys, the violations in its violations rows */
+          g_autoptr (SimScenario) sc = explore_load (path, sets, f->plans->pdata[k], error);
+          if (!sc)
+            return FALSE;
+          RunnerOptions ro = { .db = db };
+          RunnerResult rr;
+          gboolean ok = runner_run_point (sc, sc->points->pdata[0], g_array_index (f->seeds, guint64, k), &ro, &rr,
+                                          error);
+          runner_result_clear (&rr);
+          if (!ok)
+            return FALSE;
+          (*recorded)++;
+        }
+    }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- shrinking */
+
+GPtrArray *
+explore_shrink_failure (const ExploreFailure *f, const char *path, char **sets, const ExploreSpace *sp, guint *tries)
+{
+  guint64 sd = g_array_index (f->seeds, guint64, 0);
+  GPtrArray *min = explore_ddmin_plan (path, sets, f->plan, sd, f->signature, tries);
+  explore_shrink_size (path, sets, min, sd, f->signature, sp->n_peers, sp->rounds, tries);
+  explore_shrink_values (path, sets, min, sd, f->signature, tries);
+  return min;
+}
+
+/* path's file name without its extension */
+static char *
+stem_of (const char *path)
+{
+  char *stem = g_path_get_basename (path);
+  char *dot = strrchr (stem, '.');
+  if (dot)
+    *dot = '\0';
+  return stem;
+}
+
+char *
+explore_found_name (const char *path, const char *signature)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *stem = stem_of (path);
+  g_string_append_printf (s, "%s-", stem);
+  gsize start = s->len;
+  for (const char *c = signature; *c; c++)
+    if (g_ascii_isalnum (*c))
+      g_string_append_c (s, *c);
+    else if (s->len > start && s->str[s->len - 1] != '-')
+      g_string_append_c (s, '-');
+  while (s->len > start && s->str[s->len - 1] == '-')
+    g_string_truncate (s, s->len - 1);
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+explore_shrink_recorded (const char *base, GPtrArray *timeline, const char *origin, const char *out,
+                         ExploreShrunk *r, GError **error)
+{
+  memset (r, 0, sizeof *r);
+  r->from = timeline->len;
+  g_autoptr (SimScenario) s = sim_scenario_load (base, NULL, error);
+  if (!s)
+    {
+      g_prefix_error (error, "the run's scenario: ");
+      return FALSE;
+    }
+  guint64 seed = s->seed;
+  g_autoptr (GHashTable) scratch = g_hash_table_new (g_direct_hash, g_direct_equal);
+  ExploreObs o;
+  explore_obs_init (&o, scratch, scratch, scratch);
+  gboolean ok = explore_run_plan (base, NULL, timeline, seed, &o, &r->signature, error);
+  explore_obs_clear (&o);
+  if (!ok || !r->signature)
+    return ok;
+  g_autoptr (GPtrArray) min = explore_ddmin_plan (base, NULL, timeline, seed, r->signature, &r->tries);
+  explore_shrink_values (base, NULL, min, seed, r->signature, &r->tries);
+  r->to = min->len;
+  g_autofree char *stem = stem_of (out);
+  return explore_write_found (base, NULL, min, seed, r->signature, origin, stem, 1, timeline->len, out,
+                              &r->reproduces, error);
+}
+
+void
+explore_shrunk_clear (ExploreShrunk *r)
+{
+  g_clear_pointer (&r->signature, g_free);
+}
