@@ -5,6 +5,7 @@
 
 #include "learn/learn-weights.h"
 #include "protocol/fedavg/fedavg-agg.h"
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/proto-machine.h"
 
@@ -164,9 +165,7 @@ config (guint rounds, double fraction, guint min, guint64 seed)
   proto_config_init (&c, PROTO_VERSION_DEFAULT);
   g_strlcpy (c.family, "fedavg", sizeof c.family);
   c.rounds = rounds;
-  c.fedavg_fraction = fraction;
-  c.fedavg_overcommit = 1.0;
-  c.fedavg_round_timeout = 60 * DL_S;
+  *fedavg_config_mut (&c) = (FedavgConfig) { .fraction = fraction, .overcommit = 1.0, .round_timeout = 60 * DL_S };
   c.min_participants = min;
   c.seed = seed;
   return c;
@@ -249,7 +248,7 @@ END_TEST
 START_TEST (test_server_overcommit_keeps_first)
 {
   ProtoConfig cfg = config (1, 0.25, 1, 4);
-  cfg.fedavg_overcommit = 2.0;
+  fedavg_config_mut (&cfg)->overcommit = 2.0;
   g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
   proto_outbox_init (&out);
   hello (s, 1, 5);   /* starts a round of 1 at once (min 1) */

@@ -17,6 +17,7 @@
  * answers it with FedDone once training is over. */
 #include "config.h"
 
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/fedavg/fedavg.h"
 
@@ -286,7 +287,7 @@ ProtoMachine *
 fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   Client *c = g_new0 (Client, 1);
-  c->interval = cfg->fedavg_round_timeout > 0 ? cfg->fedavg_round_timeout : 60 * DL_S;
+  c->interval = fedavg_config (cfg)->round_timeout > 0 ? fedavg_config (cfg)->round_timeout : 60 * DL_S;
   c->deadline = DL_TIME_NEVER;
   c->samples = MAX (env->samples, 1);   /* model none: no data, equal weights */
   c->model = learn_weights_ref (env->initial);

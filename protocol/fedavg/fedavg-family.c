@@ -2,6 +2,7 @@
  * and client behind the machine interface (proto-machine.h). */
 #include "config.h"
 
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg.h"
 
 /* A round lasts round_timeout at most, and a client that is never drawn
@@ -10,7 +11,7 @@
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  return dl_time_add (dl_time_mul (p->fedavg_round_timeout, (uint64_t) p->rounds + 1), p->peer_connection_timeout);
+  return dl_time_add (dl_time_mul (fedavg_config (p)->round_timeout, (uint64_t) p->rounds + 1), p->peer_connection_timeout);
 }
 
 static ProtoObsKind
@@ -51,6 +52,7 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   return fedavg_client_new (cfg, env);
 }
 
+extern const ProtoMsgFamily proto_msgs_fedavg;   /* fedavg-msgs.c */
 extern const ProtoFamilyKeys proto_fedavg_keys;   /* fedavg-keys.c */
 
 const ProtoFamily proto_family_fedavg = {
@@ -66,4 +68,5 @@ const ProtoFamily proto_family_fedavg = {
   .n_peer_states = FEDAVG_CLIENT_N_STATES,
   .peer_state_name_at = fedavg_client_state_name_at,
   .keys = &proto_fedavg_keys,
+  .msgs = &proto_msgs_fedavg,
 };

@@ -6,6 +6,7 @@
  * (fedavg-family.c). */
 #include "config.h"
 
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/proto-keys.h"
 
 static const ProtoKey rows[] = {
@@ -23,16 +24,17 @@ static gboolean
 configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
 {
   g_autoptr (GError) e = NULL;
+  FedavgConfig *fc = fedavg_config_mut (pc);
   pc->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (pc->min_participants == 0)
     return FAIL ("min_participants", "must be at least 1");
-  if (!proto_key_parse_share (proto_keys_value (l, "protocol", "fraction"), &pc->fedavg_fraction, &e))
+  if (!proto_key_parse_share (proto_keys_value (l, "protocol", "fraction"), &fc->fraction, &e))
     return proto_keys_fail_with (l, error, "protocol", "fraction", e);
-  pc->fedavg_overcommit = proto_keys_number (l, "protocol", "overcommit");
-  if (!(pc->fedavg_overcommit >= 1 && pc->fedavg_overcommit <= 10))
+  fc->overcommit = proto_keys_number (l, "protocol", "overcommit");
+  if (!(fc->overcommit >= 1 && fc->overcommit <= 10))
     return FAIL ("overcommit", "must be 1 to 10");
-  pc->fedavg_round_timeout = proto_keys_duration (l, "protocol", "round_timeout");
-  if (pc->fedavg_round_timeout <= 0)
+  fc->round_timeout = proto_keys_duration (l, "protocol", "round_timeout");
+  if (fc->round_timeout <= 0)
     return FAIL ("round_timeout", "must be more than 0");
   /* 2 to 9: a value out of 1..9 is the loader's error (its range) */
   guint replicas = proto_keys_uint (l, "protocol", "coordinator_replicas");

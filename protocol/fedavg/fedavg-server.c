@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include "protocol/fedavg/fedavg-agg.h"
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/fedavg/fedavg.h"
 
@@ -96,12 +97,12 @@ start_round (Server *s, ProtoOutbox *out)
   while (g_hash_table_iter_next (&it, &k, NULL))
     ids[i++] = GPOINTER_TO_UINT (k);
   qsort (ids, n, sizeof *ids, cmp_id);   /* the draw depends on the ids, not the table's order */
-  s->want = fedavg_agg_sample_size (n, s->cfg.fedavg_fraction, s->cfg.min_participants);
-  guint m = MIN ((guint) ceil (s->cfg.fedavg_overcommit * s->want - 1e-9), n);
+  s->want = fedavg_agg_sample_size (n, fedavg_config (&s->cfg)->fraction, s->cfg.min_participants);
+  guint m = MIN ((guint) ceil (fedavg_config (&s->cfg)->overcommit * s->want - 1e-9), n);
   g_autofree guint32 *drawn = g_new (guint32, MAX (m, 1));
   fedavg_agg_sample (s->rng, ids, n, m, drawn);
   phase_to (s, out, SERVER_ROUND);
-  s->deadline = dl_time_add (s->now, s->cfg.fedavg_round_timeout);
+  s->deadline = dl_time_add (s->now, fedavg_config (&s->cfg)->round_timeout);
   proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1, m,
                         "%u of %u clients, the first %u kept", m, n, s->want);
   for (i = 0; i < m; i++)
