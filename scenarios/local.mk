@@ -162,6 +162,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-one-retry.ini \
 	scenarios/regression/fedavg-basic.ini \
 	scenarios/regression/fedavg-churn.ini \
+	scenarios/regression/fedbuff-churn.ini \
+	scenarios/regression/fedbuff-fedasync.ini \
+	scenarios/regression/fedbuff-stragglers.ini \
 	scenarios/regression/gossip-consensus-bounded.ini \
 	scenarios/regression/gossip-crash-and-late-joiner.ini \
 	scenarios/regression/gossip-cut-off-helper.ini \

@@ -7,7 +7,8 @@
 
 /* A round lasts round_timeout at most, and a client that is never drawn
  * legitimately waits in idle the whole run: every round, and the time to
- * connect. */
+ * connect.  (The asynchronous modes keep the window: their clients are
+ * answered at once and say FedHello again every round_timeout.) */
 static DlTime
 stall_window (const ProtoConfig *p)
 {
@@ -47,6 +48,12 @@ syncs_late_joiners (const ProtoConfig *cfg)
 }
 
 static ProtoMachine *
+new_coordinator (const ProtoConfig *cfg)
+{
+  return fedavg_config (cfg)->mode == FEDAVG_MODE_SYNC ? fedavg_server_new (cfg) : fedavg_async_server_new (cfg);
+}
+
+static ProtoMachine *
 new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   return fedavg_client_new (cfg, env);
@@ -57,7 +64,7 @@ extern const ProtoFamilyKeys proto_fedavg_keys;   /* fedavg-keys.c */
 
 const ProtoFamily proto_family_fedavg = {
   .name = "fedavg",
-  .new_coordinator = fedavg_server_new,
+  .new_coordinator = new_coordinator,
   .new_peer = new_peer,
   .stall_window = stall_window,
   .round_begins_with = round_begins_with,

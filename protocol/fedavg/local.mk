@@ -3,6 +3,7 @@
 protocol_libdlproto_a_SOURCES += \
 	protocol/fedavg/fedavg.h \
 	protocol/fedavg/fedavg-agg.c protocol/fedavg/fedavg-agg.h \
+	protocol/fedavg/fedavg-async.c \
 	protocol/fedavg/fedavg-client.c \
 	protocol/fedavg/fedavg-config.h \
 	protocol/fedavg/fedavg-family.c \
