@@ -43,6 +43,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/stragglers.ini \
 	scenarios/examples/petals-next-peer.ini \
 	scenarios/examples/availability.ini \
+	scenarios/examples/fed-vs-gossip.ini \
 	scenarios/examples/traces/diurnal-day.csv \
 	scenarios/examples/traces/petals-no-churn.csv \
 	scenarios/examples/traces/petals-server-churn.csv \
