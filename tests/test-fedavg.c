@@ -554,7 +554,12 @@ START_TEST (test_keys_modes)
   ck_assert (configure (&cfg, asyn, &bad));
   ck_assert_int_eq (fedavg_config (&cfg)->mode, FEDAVG_MODE_FEDASYNC);
   ck_assert_double_eq_tol (fedavg_config (&cfg)->mixing, 0.9, 1e-12);
-  /* a knob of another mode is an error, naming the key */
+  /* a knob of another mode at its default passes (an exported scenario
+   * gives every key); at another value it is an error, naming the key */
+  const char *const k_def[] = { "buffer_size=10", "mixing=0.6", NULL };
+  ck_assert (configure (&cfg, k_def, &bad));
+  const char *const f_def[] = { "fedavg_mode=fedbuff", "fraction=10%", "overcommit=1", NULL };
+  ck_assert (configure (&cfg, f_def, &bad));
   const char *const k_sync[] = { "buffer_size=4", NULL };
   ck_assert (!configure (&cfg, k_sync, &bad));
   ck_assert_str_eq (bad, "buffer_size");

@@ -35,6 +35,15 @@ static const ProtoKey rows[] = {
 /* DISCO's quorum key: the fewest clients a round starts with and draws */
 static const char *const shared[] = { "protocol.min_participants", NULL };
 
+static const char *
+default_of (const char *key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    if (strcmp (rows[i].key, key) == 0)
+      return rows[i].def;
+  g_return_val_if_reached ("");
+}
+
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 
 static gboolean
@@ -46,7 +55,9 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
   fc->mode = strcmp (mode, "fedbuff") == 0    ? FEDAVG_MODE_FEDBUFF
              : strcmp (mode, "fedasync") == 0 ? FEDAVG_MODE_FEDASYNC
                                               : FEDAVG_MODE_SYNC;
-  /* a knob of another mode does nothing: an error, as a key of another family */
+  /* a knob of another mode set to other than its default does nothing: an
+   * error, as a key of another family (at its default it is let pass: an
+   * exported scenario, dlsim export-scenario, gives every key) */
   static const struct { const char *key; guint modes; } only[] = {
     { "fraction", 1u << FEDAVG_MODE_SYNC }, { "overcommit", 1u << FEDAVG_MODE_SYNC },
     { "buffer_size", 1u << FEDAVG_MODE_FEDBUFF }, { "server_lr", 1u << FEDAVG_MODE_FEDBUFF },
@@ -54,7 +65,8 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
     { "staleness_power", 1u << FEDAVG_MODE_FEDBUFF | 1u << FEDAVG_MODE_FEDASYNC },
   };
   for (guint i = 0; i < G_N_ELEMENTS (only); i++)
-    if (!(only[i].modes & 1u << fc->mode) && proto_keys_given (l, "protocol", only[i].key))
+    if (!(only[i].modes & 1u << fc->mode) && proto_keys_given (l, "protocol", only[i].key)
+        && strcmp (proto_keys_value (l, "protocol", only[i].key), default_of (only[i].key)) != 0)
       return FAIL (only[i].key, "does nothing with fedavg_mode = %s", mode);
   fc->buffer_size = proto_keys_uint (l, "protocol", "buffer_size");
   fc->server_lr = proto_keys_number (l, "protocol", "server_lr");
