@@ -2,7 +2,11 @@
 # the [protocol] config, the machine interface), and one folder per family:
 # protocol/disco/ holds DISCO's sans-IO coordinator and peer machines,
 # protocol/gossip/ the sparsified-gossip family's.  Each family declares its message
-# types in its folder (<family>-msgs.c); proto-msg-registry.c lists them.
+# types in its folder (<family>-msgs.c), and its ProtoFamily (listed in
+# proto-machine.c) points to them.  A family with a local.mk of its own
+# lists its sources there and is included at the end of this file: that
+# include line is the build's half of registering a family, the other half
+# its line in proto-machine.c's family list.
 noinst_LIBRARIES += protocol/libdlproto.a
 protocol_libdlproto_a_SOURCES = \
 	protocol/proto-config.c \
@@ -52,13 +56,10 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/pipeline/pipe-peer-effects.c protocol/pipeline/pipe-peer-route.c protocol/pipeline/pipe-peer-sessions.c \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
-	protocol/guest/guest-msgs.c protocol/guest/guest-msgs.h \
-	protocol/guest/guest-family.c protocol/guest/guest-keys.c protocol/guest/guest-line.c protocol/guest/guest-line.h \
-	protocol/guest/guest-proc.c protocol/guest/guest-proc.h \
-	protocol/fedavg/fedavg.h protocol/fedavg/fedavg-agg.c protocol/fedavg/fedavg-agg.h \
-	protocol/fedavg/fedavg-client.c protocol/fedavg/fedavg-family.c protocol/fedavg/fedavg-keys.c \
-	protocol/fedavg/fedavg-msgs.c protocol/fedavg/fedavg-msgs.h protocol/fedavg/fedavg-server.c \
 	$(NULL)
 EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \
-	protocol/pipeline/README.md protocol/replica/README.md protocol/guest/README.md \
-	protocol/fedavg/README.md
+	protocol/pipeline/README.md protocol/replica/README.md
+
+# families whose folder lists its own sources
+include protocol/guest/local.mk
+include protocol/fedavg/local.mk

@@ -41,6 +41,7 @@
 #include "base/dl-time.h"
 
 #include <glib.h>
+#include <stddef.h>
 
 G_BEGIN_DECLS
 
@@ -138,6 +139,22 @@ G_STATIC_ASSERT (PROTO_FIX_N <= 32);
 
 /* pipeline: most block ranges a scenario may list one by one */
 #define PROTO_PIPE_MAX_RANGES 64
+
+/* The running family's own config (docs/architecture.md, "Config: each
+ * family owns its part"): inline storage in ProtoConfig that the family's
+ * configure (its *-keys.c) fills with a struct declared in its folder
+ * (protocol/fedavg/fedavg-config.h), read back through the accessors that
+ * PROTO_FAMILY_CONFIG_DEFINE makes.  A new family needs no field here.
+ * Inline, not a pointer: ProtoConfig is copied by value into every machine
+ * and into explore's worker threads, and a copy carries its family's part
+ * with no owner to free it.  The size is the largest family's (the
+ * guest's two 512-byte strings); a family whose struct does not fit stops
+ * the build (a static assertion). */
+#define PROTO_FAMILY_CONFIG_SIZE 1040
+typedef union {
+  guint8 bytes[PROTO_FAMILY_CONFIG_SIZE];
+  max_align_t align;
+} ProtoFamilyConfig;
 
 typedef struct {
   char family[16];                 /* the ProtoFamily that runs (proto-machine.h): "disco" | "gossip" */
@@ -269,17 +286,28 @@ typedef struct {
   double faulty_share;               /* share of servers whose pushes are wrong */
   DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */
 
-  /* fedavg (protocol/fedavg/) */
-  double fedavg_fraction;            /* C: the share of the connected clients a round draws, (0, 1] */
-  double fedavg_overcommit;          /* a round draws this x its K and keeps the first K updates (>= 1) */
-  DlTime fedavg_round_timeout;       /* a round ends this long after it began, with the updates that came */
-
-  /* guest (protocol/guest/, docs/guest.md) */
-  char guest_command[512];           /* the guest's command line, split as a shell would */
-  char guest_dir[512];               /* the folder it runs in (the scenario file's) */
-  guint guest_timeout_ms;            /* wall clock the guest may take to answer one line */
-  DlTime guest_stall;                /* a peer waiting this long with no progress is hung */
+  /* the running family's own config: its struct, declared in its folder,
+   * that its configure fills (PROTO_FAMILY_CONFIG_DEFINE below) */
+  ProtoFamilyConfig family_config;
 } ProtoConfig;
+
+/* In a family's config header, after its struct `Type`: declares
+ *   const Type *prefix (const ProtoConfig *c);   the family's part, to read
+ *   Type *prefix##_mut (ProtoConfig *c);         to fill (its configure, tests)
+ * and fails the build if Type does not fit PROTO_FAMILY_CONFIG_SIZE or
+ * needs a stricter alignment.  The bytes mean Type only while c->family is
+ * the family's name: only the family's own files call these. */
+#define PROTO_FAMILY_CONFIG_DEFINE(Type, prefix)                                        \
+  G_STATIC_ASSERT (sizeof (Type) <= PROTO_FAMILY_CONFIG_SIZE);                          \
+  G_STATIC_ASSERT (_Alignof (Type) <= _Alignof (ProtoFamilyConfig));                    \
+  static inline const Type *prefix (const ProtoConfig *c)                               \
+  {                                                                                     \
+    return (const Type *) (const void *) c->family_config.bytes;                        \
+  }                                                                                     \
+  static inline Type *prefix##_mut (ProtoConfig *c)                                     \
+  {                                                                                     \
+    return (Type *) (void *) c->family_config.bytes;                                    \
+  }
 
 /* pipeline: the configured block ranges (each listed range, or the even
  * split's), and server i's (0-based, i < pipe_servers) [*start, *end);

@@ -16,6 +16,7 @@
 #include "protocol/proto-config.h"
 #include "protocol/proto-input.h"
 #include "protocol/proto-keys.h"
+#include "protocol/proto-msg-class.h"
 #include "protocol/proto-outbox.h"
 
 G_BEGIN_DECLS
@@ -48,8 +49,9 @@ typedef struct {
   double speed;              /* relative compute speed (stragglers included) */
   guint64 uplink_bps;
   gboolean nat_symmetric;    /* behind a symmetric NAT (a node learns it from STUN) */
-  gsize samples;             /* its training samples (0: none; a client knows its own data set,
-                                fedavg weighs its updates by it) */
+  gsize samples;             /* its training samples, its shard's size (0: none, model none):
+                                common to every family, as a real client knows the size of its
+                                own data set; any family may weigh by it (fedavg does) */
 } ProtoPeerEnv;
 
 typedef struct ProtoMachine ProtoMachine;
@@ -163,6 +165,10 @@ typedef struct {
   /* its scenario keys and how it configures itself from them
    * (proto-keys.h; in the family's folder, `*-keys.c`) */
   const ProtoFamilyKeys *keys;
+  /* its message types (proto-msg-class.h; in the family's folder,
+   * `*-msgs.c`): the message registry takes every family's from here, so
+   * a new family is one line in proto-machine.c's list */
+  const ProtoMsgFamily *msgs;
 } ProtoFamily;
 
 /* TRUE if `state` is one of the family's serving states. */

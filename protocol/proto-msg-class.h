@@ -4,8 +4,9 @@
  * A family's folder holds its message types: their byte values in its
  * header (protocol/<family>/<family>-msgs.h) and, in its -msgs.c, one
  * `static const` ProtoMsgClass per type (its name, its body's encoder and
- * decoder, its size key) gathered in a ProtoMsgFamily.  The registry
- * (proto-msg-registry.c) lists the families' tables, one line each, and
+ * decoder, its size key) gathered in a ProtoMsgFamily, which its
+ * ProtoFamily's `msgs` points to.  The registry (proto-msg-registry.c)
+ * takes the tables from the family registry (proto-machine.c), and
  * checks them when first asked: every type has a name, a wire type, both
  * codec arms and a size function; no byte and no name is claimed twice.
  * protocol/ keeps the envelope (the outer variant, the type byte, the

@@ -1,12 +1,15 @@
-/* proto-msg-registry.c — the families' message tables, one line each, and
- * the lookup of a type byte's class (proto-msg-class.h).  The tables are
- * checked the first time anything asks (every run, every test): a family
- * whose type lacks a name, a codec arm or a size function, or that claims
- * a byte or a name another type has, stops the program there. */
+/* proto-msg-registry.c — the message tables, taken from the family
+ * registry (each ProtoFamily's `msgs`, proto-machine.h: a family registers
+ * its types where it registers itself) plus the replicated coordinator's,
+ * and the lookup of a type byte's class (proto-msg-class.h).  The tables
+ * are checked the first time anything asks (every run, every test): a
+ * family whose type lacks a name, a codec arm or a size function, or that
+ * claims a byte or a name another type has, stops the program there. */
 #include "config.h"
 
 #include <pthread.h>
 
+#include "protocol/proto-machine.h"
 #include "protocol/proto-msg-class.h"
 
 #include <string.h>
@@ -14,24 +17,15 @@
 /* the messages' error domain (here, where the first check may raise it) */
 G_DEFINE_QUARK (proto-error-quark, proto_error)
 
-extern const ProtoMsgFamily proto_msgs_disco;          /* protocol/disco/disco-msgs.c */
-extern const ProtoMsgFamily proto_msgs_gossip;         /* protocol/gossip/gossip-msgs.c */
-extern const ProtoMsgFamily proto_msgs_hierarchical;   /* protocol/hierarchical/hier-msgs.c */
-extern const ProtoMsgFamily proto_msgs_pipeline;       /* protocol/pipeline/pipe-msgs.c */
+/* the tables no family owns: the replicated coordinator's, which runs
+ * under any family */
 extern const ProtoMsgFamily proto_msgs_replica;        /* protocol/replica/replica-msgs.c */
-extern const ProtoMsgFamily proto_msgs_guest;          /* protocol/guest/guest-msgs.c */
-extern const ProtoMsgFamily proto_msgs_fedavg;         /* protocol/fedavg/fedavg-msgs.c */
+static const ProtoMsgFamily *const shared_tables[] = { &proto_msgs_replica };
 
-static const ProtoMsgFamily *const families[] = {
-  &proto_msgs_disco,
-  &proto_msgs_gossip,
-  &proto_msgs_hierarchical,
-  &proto_msgs_pipeline,
-  &proto_msgs_replica,
-  &proto_msgs_guest,
-  &proto_msgs_fedavg,
-  NULL,
-};
+/* every family's table (its ProtoFamily's `msgs`, in the family registry's
+ * order: proto-machine.c), then the shared ones; NULL-ended */
+#define MAX_TABLES 64
+static const ProtoMsgFamily *families[MAX_TABLES + 1];
 
 static const ProtoMsgClass *by_type[PROTO_MSG_TYPE_LIMIT];
 static ProtoMsgType known[PROTO_MSG_TYPE_LIMIT];   /* the declared types, by byte */
@@ -40,6 +34,7 @@ static guint n_known;
 const ProtoMsgFamily *const *
 proto_msg_families (void)
 {
+  proto_msg_class_of (0);
   return families;
 }
 
@@ -123,6 +118,18 @@ proto_msg_family_fault_target (const ProtoMsgFamily *f, guint i, const char **ty
 static void
 registry_build (void)
 {
+  guint n = 0;
+  for (guint i = 0; proto_family_at (i); i++)
+    if (proto_family_at (i)->msgs)
+      {
+        g_assert (n < MAX_TABLES);
+        families[n++] = proto_family_at (i)->msgs;
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (shared_tables); i++)
+    {
+      g_assert (n < MAX_TABLES);
+      families[n++] = shared_tables[i];
+    }
   for (guint k = 0; families[k]; k++)
     {
       const ProtoMsgFamily *f = families[k];

@@ -48,6 +48,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/stragglers.ini \
 	scenarios/examples/petals-next-peer.ini \
 	scenarios/examples/availability.ini \
+	scenarios/examples/fed-vs-gossip.ini \
 	scenarios/examples/traces/diurnal-day.csv \
 	scenarios/examples/traces/petals-no-churn.csv \
 	scenarios/examples/traces/petals-server-churn.csv \
@@ -167,6 +168,9 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-one-retry.ini \
 	scenarios/regression/fedavg-basic.ini \
 	scenarios/regression/fedavg-churn.ini \
+	scenarios/regression/fedbuff-churn.ini \
+	scenarios/regression/fedbuff-fedasync.ini \
+	scenarios/regression/fedbuff-stragglers.ini \
 	scenarios/regression/gossip-consensus-bounded.ini \
 	scenarios/regression/gossip-crash-and-late-joiner.ini \
 	scenarios/regression/gossip-cut-off-helper.ini \

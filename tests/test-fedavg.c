@@ -1,14 +1,19 @@
 /* test-fedavg.c — the fedavg family (protocol/fedavg/): the sample-weighted
- * average and the draw of a round's clients (fedavg-agg.c), and the server
- * behind the machine interface averaging what the drawn clients upload. */
+ * average and the draw of a round's clients (fedavg-agg.c), the server
+ * behind the machine interface averaging what the drawn clients upload,
+ * and the asynchronous modes: FedBuff's staleness weight and buffer flush,
+ * FedAsync's mixing (fedavg-async.c), the client's update and offset
+ * (fedavg-client.c), and the keys that choose them (fedavg-keys.c). */
 #include "config.h"
 
 #include "learn/learn-weights.h"
 #include "protocol/fedavg/fedavg-agg.h"
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/proto-machine.h"
 
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- the average */
@@ -164,9 +169,7 @@ config (guint rounds, double fraction, guint min, guint64 seed)
   proto_config_init (&c, PROTO_VERSION_DEFAULT);
   g_strlcpy (c.family, "fedavg", sizeof c.family);
   c.rounds = rounds;
-  c.fedavg_fraction = fraction;
-  c.fedavg_overcommit = 1.0;
-  c.fedavg_round_timeout = 60 * DL_S;
+  *fedavg_config_mut (&c) = (FedavgConfig) { .fraction = fraction, .overcommit = 1.0, .round_timeout = 60 * DL_S };
   c.min_participants = min;
   c.seed = seed;
   return c;
@@ -249,7 +252,7 @@ END_TEST
 START_TEST (test_server_overcommit_keeps_first)
 {
   ProtoConfig cfg = config (1, 0.25, 1, 4);
-  cfg.fedavg_overcommit = 2.0;
+  fedavg_config_mut (&cfg)->overcommit = 2.0;
   g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
   proto_outbox_init (&out);
   hello (s, 1, 5);   /* starts a round of 1 at once (min 1) */
@@ -293,6 +296,288 @@ START_TEST (test_server_round_timeout)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- fedbuff, fedasync */
+
+START_TEST (test_staleness_weight)
+{
+  ck_assert_double_eq_tol (fedavg_agg_staleness_weight (0, 0.5), 1.0, 1e-12);
+  ck_assert_double_eq_tol (fedavg_agg_staleness_weight (3, 0.5), 0.5, 1e-12);        /* 1/sqrt(4) */
+  ck_assert_double_eq_tol (fedavg_agg_staleness_weight (8, 0.5), 1.0 / 3, 1e-12);    /* 1/sqrt(9) */
+  ck_assert_double_eq_tol (fedavg_agg_staleness_weight (1, 1.0), 0.5, 1e-12);
+  ck_assert_double_eq_tol (fedavg_agg_staleness_weight (7, 0.0), 1.0, 1e-12);        /* no discount */
+}
+END_TEST
+
+static ProtoConfig
+async_config (FedavgMode mode, guint rounds, guint k, double lr, double mixing, guint min)
+{
+  ProtoConfig c = config (rounds, 1.0, min, 1);
+  FedavgConfig *fc = fedavg_config_mut (&c);
+  fc->mode = mode;
+  fc->buffer_size = k;
+  fc->server_lr = lr;
+  fc->mixing = mixing;
+  fc->staleness_power = 0.5;
+  return c;
+}
+
+/* the version and first weight of the FedModel (or FedDone) of the last step to `to` */
+static gboolean
+model_to (ProtoNodeId to, ProtoMsgType type, guint32 *version, float *w0)
+{
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      if (a->kind == PROTO_ACT_SEND && a->msg.type == type && a->to == to)
+        {
+          *version = a->msg.round;
+          *w0 = a->msg.weights ? learn_weights_data (a->msg.weights)[0] : NAN;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* K = 2, server_lr 1: nothing moves at the first update; at the second the
+ * model moves by the mean delta; a delta one version old weighs
+ * 1/sqrt(2) in the next buffer */
+START_TEST (test_fedbuff_flush_and_staleness)
+{
+  ProtoConfig cfg = async_config (FEDAVG_MODE_FEDBUFF, 3, 2, 1.0, 0.6, 2);
+  g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
+  proto_outbox_init (&out);
+  hello (s, 1, 5);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, NULL, NULL), 0);   /* fewer than min 2 */
+  hello (s, 2, 5);
+  hello (s, 3, 5);
+  guint32 v;
+  float w;
+  ck_assert (model_to (3, PROTO_MSG_FED_MODEL, &v, &w));
+  ck_assert_uint_eq (v, 0);
+  ck_assert (isnan (w));                                   /* version 0: w0, no weights */
+  update (s, 1, 0, 5, 2.0f);                               /* delta 2, fresh */
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 0);   /* 1 of K = 2 */
+  ck_assert (model_to (1, PROTO_MSG_FED_MODEL, &v, &w));   /* asked again: still version 0 */
+  ck_assert_uint_eq (v, 0);
+  update (s, 2, 0, 5, 4.0f);                               /* delta 4: the buffer flushes */
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 1);
+  ck_assert (model_to (2, PROTO_MSG_FED_MODEL, &v, &w));
+  ck_assert_uint_eq (v, 1);
+  ck_assert_float_eq_tol (w, 3.0f, 1e-6f);                 /* 0 + 1/2 (2 + 4) */
+  /* version 1: 3 uploads a delta of 8 from version 0 (tau 1), 1 one of 2
+   * from version 1 (tau 0): 3 + 1/2 (8/sqrt(2) + 2) */
+  update (s, 3, 0, 5, 8.0f);
+  update (s, 1, 1, 5, 2.0f);
+  ck_assert (model_to (1, PROTO_MSG_FED_MODEL, &v, &w));
+  ck_assert_uint_eq (v, 2);
+  ck_assert_float_eq_tol (w, 3.0f + 0.5f * (8.0f / sqrtf (2.0f) + 2.0f), 1e-5f);
+  /* an update of a version the server has not made is refused */
+  update (s, 2, 7, 5, 1.0f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_REJECTED), 1);
+  /* the third version ends the run: FedDone to the three, the uploader once */
+  update (s, 2, 2, 5, 0.0f);
+  update (s, 3, 2, 5, 0.0f);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_DONE, NULL, NULL), 3);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_MODEL, NULL, NULL), 0);
+  ck_assert_str_eq (proto_machine_state_name (s), "done");
+  /* an update in flight from a client told is refused without an answer */
+  update (s, 1, 2, 5, 0.0f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_REJECTED), 1);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_DONE, NULL, NULL), 0);
+  proto_outbox_clear (&out);
+}
+END_TEST
+
+/* server_lr scales the step */
+START_TEST (test_fedbuff_server_lr)
+{
+  ProtoConfig cfg = async_config (FEDAVG_MODE_FEDBUFF, 5, 1, 0.25, 0.6, 1);
+  g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
+  proto_outbox_init (&out);
+  hello (s, 1, 5);
+  update (s, 1, 0, 5, 8.0f);
+  guint32 v;
+  float w;
+  ck_assert (model_to (1, PROTO_MSG_FED_MODEL, &v, &w));
+  ck_assert_uint_eq (v, 1);
+  ck_assert_float_eq_tol (w, 2.0f, 1e-6f);   /* 0.25 x 8 */
+  proto_outbox_clear (&out);
+}
+END_TEST
+
+/* FedAsync: every update a version, mixed in with alpha x s(tau) */
+START_TEST (test_fedasync_mixing)
+{
+  ProtoConfig cfg = async_config (FEDAVG_MODE_FEDASYNC, 4, 10, 1.0, 0.5, 2);
+  g_autoptr (ProtoMachine) s = proto_family_lookup ("fedavg")->new_coordinator (&cfg);
+  proto_outbox_init (&out);
+  hello (s, 1, 5);
+  hello (s, 2, 5);
+  update (s, 1, 0, 5, 4.0f);            /* buffer_size does not apply: a version at once */
+  guint32 v;
+  float w;
+  ck_assert (model_to (1, PROTO_MSG_FED_MODEL, &v, &w));
+  ck_assert_uint_eq (v, 1);
+  ck_assert_float_eq_tol (w, 2.0f, 1e-6f);   /* (1 - 0.5) 0 + 0.5 x 4 */
+  update (s, 2, 0, 5, 10.0f);           /* tau 1: a = 0.5 / sqrt(2) */
+  ck_assert (model_to (2, PROTO_MSG_FED_MODEL, &v, &w));
+  ck_assert_uint_eq (v, 2);
+  float a = 0.5f / sqrtf (2.0f);
+  ck_assert_float_eq_tol (w, (1 - a) * 2.0f + a * 10.0f, 1e-5f);
+  proto_outbox_clear (&out);
+}
+END_TEST
+
+/* the client: trains from w0 + offset; uploads (FedBuff) trained - start,
+ * (FedAsync) trained - w0, with the version it started from */
+static void
+client_round_trip (FedavgMode mode, float expect_up)
+{
+  ProtoConfig cfg = async_config (mode, 3, 2, 1.0, 0.6, 1);
+  const float w0v = 1.0f;
+  g_autoptr (LearnWeights) w0 = learn_weights_new_from (&w0v, 1);
+  g_autoptr (DlRandom) rng = dl_random_new (1, "test", DL_RANDOM_NO_NODE);
+  ProtoPeerEnv env = { .id = 4, .initial = w0, .rng = rng, .region = "", .speed = 1, .samples = 7 };
+  g_autoptr (ProtoMachine) c = proto_family_lookup ("fedavg")->new_peer (&cfg, &env);
+  proto_outbox_init (&out);
+  feed (c, PROTO_SERVER, PROTO_IN_START, NULL);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_HELLO, NULL, NULL), 1);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_FED_MODEL);
+  m.round = 2;
+  const float off = 2.0f;
+  g_autoptr (LearnWeights) ow = learn_weights_new_from (&off, 1);
+  proto_msg_set_weights (&m, ow);
+  feed (c, PROTO_SERVER, PROTO_IN_MESSAGE, &m);
+  proto_msg_clear (&m);
+  LearnWeights *start = NULL;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    if (proto_outbox_get (&out, i)->kind == PROTO_ACT_START_TRAINING)
+      start = proto_outbox_get (&out, i)->weights;
+  ck_assert_ptr_nonnull (start);
+  ck_assert_float_eq_tol (learn_weights_data (start)[0], 3.0f, 1e-6f);             /* w0 + offset */
+  ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (c))[0], 3.0f, 1e-6f);
+  const float tv = 5.0f;
+  g_autoptr (LearnWeights) trained = learn_weights_new_from (&tv, 1);
+  ProtoInput in = { .kind = PROTO_IN_TRAINING_DONE, .from = PROTO_NO_NODE, .weights = trained };
+  proto_outbox_reset (&out);
+  proto_machine_handle (c, 0, &in, &out);
+  ProtoNodeId to;
+  LearnWeights *up = NULL;
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_UPDATE, &to, &up), 1);
+  ck_assert_ptr_nonnull (up);
+  ck_assert_float_eq_tol (learn_weights_data (up)[0], expect_up, 1e-6f);
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    if (proto_outbox_get (&out, i)->kind == PROTO_ACT_SEND)
+      {
+        ck_assert_uint_eq (proto_outbox_get (&out, i)->msg.round, 2);   /* the version it started from */
+        ck_assert_uint_eq (proto_outbox_get (&out, i)->msg.key, 7);     /* its samples */
+      }
+  proto_outbox_clear (&out);
+}
+
+START_TEST (test_client_fedbuff_sends_delta)
+{
+  client_round_trip (FEDAVG_MODE_FEDBUFF, 2.0f);    /* 5 - (1 + 2) */
+}
+END_TEST
+
+START_TEST (test_client_fedasync_sends_offset)
+{
+  client_round_trip (FEDAVG_MODE_FEDASYNC, 4.0f);   /* 5 - 1 */
+}
+END_TEST
+
+/* the keys: a fake lookup over the family's rows and the given values */
+typedef struct {
+  ProtoKeyLookup l;
+  const char *const *given;   /* "key=value", NULL-ended ([protocol] keys) */
+} FakeKeys;
+
+static const char *
+fake_value (const ProtoKeyLookup *l, const char *section, const char *key)
+{
+  const FakeKeys *f = (const FakeKeys *) l;
+  gsize n = strlen (key);
+  for (guint i = 0; f->given[i]; i++)
+    if (strncmp (f->given[i], key, n) == 0 && f->given[i][n] == '=')
+      return f->given[i] + n + 1;
+  const ProtoFamilyKeys *k = proto_family_lookup ("fedavg")->keys;
+  for (guint i = 0; i < k->n_rows; i++)
+    if (strcmp (k->rows[i].section, section) == 0 && strcmp (k->rows[i].key, key) == 0)
+      return k->rows[i].def;
+  if (strcmp (key, "min_participants") == 0)
+    return "3";
+  if (strcmp (key, "coordinator_replicas") == 0)
+    return "1";
+  return NULL;
+}
+
+static gboolean
+fake_given (const ProtoKeyLookup *l, const char *section, const char *key)
+{
+  (void) section;
+  const FakeKeys *f = (const FakeKeys *) l;
+  gsize n = strlen (key);
+  for (guint i = 0; f->given[i]; i++)
+    if (strncmp (f->given[i], key, n) == 0 && f->given[i][n] == '=')
+      return TRUE;
+  return FALSE;
+}
+
+/* configure with the given [protocol] values: TRUE, or FALSE with the bad key */
+static gboolean
+configure (ProtoConfig *cfg, const char *const *given, const char **bad)
+{
+  FakeKeys f = { .l = { .value = fake_value, .given = fake_given }, .given = given };
+  proto_config_init (cfg, PROTO_VERSION_DEFAULT);
+  g_autoptr (GError) e = NULL;
+  gboolean ok = proto_family_lookup ("fedavg")->keys->configure (cfg, &f.l, &e);
+  *bad = ok ? NULL : f.l.bad_key;
+  return ok;
+}
+
+START_TEST (test_keys_modes)
+{
+  ProtoConfig cfg;
+  const char *bad;
+  const char *const sync[] = { NULL };
+  ck_assert (configure (&cfg, sync, &bad));
+  ck_assert_int_eq (fedavg_config (&cfg)->mode, FEDAVG_MODE_SYNC);
+  const char *const buff[] = { "fedavg_mode=fedbuff", "buffer_size=4", "server_lr=0.5", NULL };
+  ck_assert (configure (&cfg, buff, &bad));
+  ck_assert_int_eq (fedavg_config (&cfg)->mode, FEDAVG_MODE_FEDBUFF);
+  ck_assert_uint_eq (fedavg_config (&cfg)->buffer_size, 4);
+  ck_assert_double_eq_tol (fedavg_config (&cfg)->server_lr, 0.5, 1e-12);
+  ck_assert_double_eq_tol (fedavg_config (&cfg)->staleness_power, 0.5, 1e-12);   /* 1/sqrt(1 + tau) */
+  const char *const asyn[] = { "fedavg_mode=fedasync", "mixing=0.9", NULL };
+  ck_assert (configure (&cfg, asyn, &bad));
+  ck_assert_int_eq (fedavg_config (&cfg)->mode, FEDAVG_MODE_FEDASYNC);
+  ck_assert_double_eq_tol (fedavg_config (&cfg)->mixing, 0.9, 1e-12);
+  /* a knob of another mode at its default passes (an exported scenario
+   * gives every key); at another value it is an error, naming the key */
+  const char *const k_def[] = { "buffer_size=10", "mixing=0.6", NULL };
+  ck_assert (configure (&cfg, k_def, &bad));
+  const char *const f_def[] = { "fedavg_mode=fedbuff", "fraction=10%", "overcommit=1", NULL };
+  ck_assert (configure (&cfg, f_def, &bad));
+  const char *const k_sync[] = { "buffer_size=4", NULL };
+  ck_assert (!configure (&cfg, k_sync, &bad));
+  ck_assert_str_eq (bad, "buffer_size");
+  const char *const f_buff[] = { "fedavg_mode=fedbuff", "fraction=50%", NULL };
+  ck_assert (!configure (&cfg, f_buff, &bad));
+  ck_assert_str_eq (bad, "fraction");
+  const char *const m_buff[] = { "fedavg_mode=fedbuff", "mixing=0.5", NULL };
+  ck_assert (!configure (&cfg, m_buff, &bad));
+  ck_assert_str_eq (bad, "mixing");
+  const char *const mix0[] = { "fedavg_mode=fedasync", "mixing=0", NULL };
+  ck_assert (!configure (&cfg, mix0, &bad));
+  ck_assert_str_eq (bad, "mixing");
+  const char *const lr0[] = { "fedavg_mode=fedbuff", "server_lr=0", NULL };
+  ck_assert (!configure (&cfg, lr0, &bad));
+  ck_assert_str_eq (bad, "server_lr");
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -308,6 +593,15 @@ suite (void)
   tcase_add_test (t, test_server_leaver_not_waited);
   tcase_add_test (t, test_server_overcommit_keeps_first);
   tcase_add_test (t, test_server_round_timeout);
+  suite_add_tcase (s, t);
+  t = tcase_create ("async");
+  tcase_add_test (t, test_staleness_weight);
+  tcase_add_test (t, test_fedbuff_flush_and_staleness);
+  tcase_add_test (t, test_fedbuff_server_lr);
+  tcase_add_test (t, test_fedasync_mixing);
+  tcase_add_test (t, test_client_fedbuff_sends_delta);
+  tcase_add_test (t, test_client_fedasync_sends_offset);
+  tcase_add_test (t, test_keys_modes);
   suite_add_tcase (s, t);
   return s;
 }

@@ -195,6 +195,7 @@ peer_state_name_at (guint i)
   return proto_peer_state_name ((ProtoPeerState) i);
 }
 
+extern const ProtoMsgFamily proto_msgs_disco;   /* disco-msgs.c */
 extern const ProtoFamilyKeys proto_disco_keys;   /* disco-keys.c */
 
 const ProtoFamily proto_family_disco = {
@@ -209,4 +210,5 @@ const ProtoFamily proto_family_disco = {
   .n_peer_states = PROTO_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
   .keys = &proto_disco_keys,
+  .msgs = &proto_msgs_disco,
 };

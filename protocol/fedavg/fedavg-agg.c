@@ -1,4 +1,5 @@
-/* fedavg-agg.c — the weighted average and the client draw (fedavg-agg.h). */
+/* fedavg-agg.c — the weighted average, the client draw, and the
+ * asynchronous modes' arithmetic (fedavg-agg.h). */
 #include "config.h"
 
 #include "protocol/fedavg/fedavg-agg.h"
@@ -43,4 +44,74 @@ fedavg_agg_sample (DlRandom *rng, const guint32 *ids, guint n, guint m, guint32 
       pool[j] = t;
       out[i] = pool[i];
     }
+}
+
+static int
+cmp_id (gconstpointer a, gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return x < y ? -1 : x > y;
+}
+
+GArray *
+fedavg_agg_sorted_ids (GHashTable *set)
+{
+  GArray *ids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), g_hash_table_size (set));
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, set);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    {
+      guint32 id = GPOINTER_TO_UINT (k);
+      g_array_append_val (ids, id);
+    }
+  g_array_sort (ids, cmp_id);
+  return ids;
+}
+
+double
+fedavg_agg_staleness_weight (guint32 tau, double power)
+{
+  return pow (1.0 + (double) tau, -power);
+}
+
+static LearnWeights *
+zeros_like (const LearnWeights *x)
+{
+  gsize n = learn_weights_len (x);
+  return learn_weights_is_symbolic (x) ? learn_weights_new_symbolic (n) : learn_weights_new (n);
+}
+
+void
+fedavg_agg_buffer_add (LearnWeights **sum, double weight, const LearnWeights *x)
+{
+  if (!*sum)
+    *sum = zeros_like (x);
+  g_return_if_fail (learn_weights_len (*sum) == learn_weights_len (x));
+  learn_weights_axpy (*sum, (float) weight, x);
+}
+
+LearnWeights *
+fedavg_agg_step (const LearnWeights *model, double step, const LearnWeights *sum)
+{
+  LearnWeights *w = model ? learn_weights_copy (model) : zeros_like (sum);
+  learn_weights_axpy (w, (float) step, sum);
+  return w;
+}
+
+LearnWeights *
+fedavg_agg_mix (const LearnWeights *model, double a, const LearnWeights *x)
+{
+  LearnWeights *w = model ? learn_weights_copy (model) : zeros_like (x);
+  learn_weights_scal (w, (float) (1.0 - a));
+  learn_weights_axpy (w, (float) a, x);
+  return w;
+}
+
+LearnWeights *
+fedavg_agg_add (const LearnWeights *a, float sign, const LearnWeights *b)
+{
+  LearnWeights *w = learn_weights_copy (a);
+  learn_weights_axpy (w, sign, b);
+  return w;
 }

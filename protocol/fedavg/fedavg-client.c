@@ -11,12 +11,22 @@
  *   idle or training: FedDone(R, w) -> its model is w -> done (finished);
  *   a leave -> left; the server's stream closing first -> failed.
  * E is [training] epochs_per_round: the host trains (START_TRAINING).
+ * In the asynchronous modes (fedavg_mode = fedbuff, fedasync:
+ * fedavg-async.c) the same states serve: the server answers every upload
+ * with the model of now, so the client trains again at once, at its own
+ * pace.  There the weights of FedModel and FedDone are the model's offset
+ * from the common initial model w0, which the client adds back; it
+ * uploads, with FedBuff, its update delta (trained minus the model it
+ * started from) and, with FedAsync, its trained model minus w0; `round`
+ * is the version it started from (the server's staleness count).
  * Its one timer: idle, it says FedHello again every round_timeout (a round
  * lasts that long at most), so that a lost FedHello or FedDone does not
  * leave it waiting for ever: the server takes a repeat as a no-op and
  * answers it with FedDone once training is over. */
 #include "config.h"
 
+#include "protocol/fedavg/fedavg-agg.h"
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/fedavg/fedavg.h"
 
@@ -49,6 +59,9 @@ typedef struct {
   DlTime now;
   ProtoMsg next;          /* a FedModel that came while it trained (type 0: none) */
   gboolean have_next;
+  FedavgMode mode;
+  LearnWeights *initial;  /* async modes: w0, the common initial model */
+  LearnWeights *base;     /* async modes: the global model it trains from (version `round`) */
 } Client;
 
 static void
@@ -68,15 +81,30 @@ send_server (Client *c, ProtoOutbox *out, ProtoMsg *m)
   proto_outbox_send (out, PROTO_SERVER, PROTO_VIA_SERVER, m);
 }
 
+/* (transfer full) the global model a FedModel or FedDone carries: its
+ * weights (sync; NULL without), or w0 plus its offset (async modes; w0
+ * without) */
+static LearnWeights *
+global_of (const Client *c, const ProtoMsg *m)
+{
+  if (c->mode == FEDAVG_MODE_SYNC)
+    return m->weights ? learn_weights_ref (m->weights) : NULL;
+  return m->weights ? fedavg_agg_add (c->initial, 1.0f, m->weights) : learn_weights_ref (c->initial);
+}
+
 /* It holds the global model after `rounds` rounds: the world evaluates it
- * (round-end, round = the last of them). */
+ * (round-end, round = the last of them); once per rounds (an async server
+ * sends one version to an uploader again when no version came since). */
 static void
 take_global (Client *c, const ProtoMsg *m, guint rounds, ProtoOutbox *out)
 {
-  if (!m->weights || rounds == 0)
+  if (rounds == 0 || rounds <= c->rounds_done)
+    return;
+  LearnWeights *g = global_of (c, m);
+  if (!g)
     return;
   learn_weights_unref (c->model);
-  c->model = learn_weights_ref (m->weights);
+  c->model = g;
   c->rounds_done = rounds;
   proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[c->state], (int32_t) rounds - 1, PROTO_SERVER, -1, -1,
                         "%s", "global model");
@@ -87,10 +115,15 @@ on_model (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
   take_global (c, m, m->round, out);
   c->round = m->round;
+  if (c->mode != FEDAVG_MODE_SYNC)
+    {
+      g_clear_pointer (&c->base, learn_weights_unref);
+      c->base = global_of (c, m);
+    }
   state_to (c, out, CLIENT_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
-  a->weights = learn_weights_ref (c->model);
+  a->weights = learn_weights_ref (c->mode == FEDAVG_MODE_SYNC ? c->model : c->base);
   a->round = c->round;
 }
 
@@ -104,7 +137,14 @@ on_trained (Client *c, LearnWeights *w, ProtoOutbox *out)
   proto_msg_init (&m, PROTO_MSG_FED_UPDATE);
   m.round = c->round;
   m.key = c->samples;
-  proto_msg_set_weights (&m, w);
+  if (c->mode == FEDAVG_MODE_SYNC)
+    proto_msg_set_weights (&m, w);
+  else
+    {
+      /* fedbuff: the update delta; fedasync: the model, as an offset from w0 */
+      g_autoptr (LearnWeights) up = fedavg_agg_add (w, -1.0f, c->mode == FEDAVG_MODE_FEDBUFF ? c->base : c->initial);
+      proto_msg_set_weights (&m, up);
+    }
   send_server (c, out, &m);
   state_to (c, out, CLIENT_IDLE);
   if (c->have_next)
@@ -261,6 +301,8 @@ client_free (void *impl)
 {
   Client *c = impl;
   learn_weights_unref (c->model);
+  g_clear_pointer (&c->initial, learn_weights_unref);
+  g_clear_pointer (&c->base, learn_weights_unref);
   proto_msg_clear (&c->next);
   g_free (c);
 }
@@ -286,10 +328,13 @@ ProtoMachine *
 fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   Client *c = g_new0 (Client, 1);
-  c->interval = cfg->fedavg_round_timeout > 0 ? cfg->fedavg_round_timeout : 60 * DL_S;
+  c->interval = fedavg_config (cfg)->round_timeout > 0 ? fedavg_config (cfg)->round_timeout : 60 * DL_S;
   c->deadline = DL_TIME_NEVER;
   c->samples = MAX (env->samples, 1);   /* model none: no data, equal weights */
   c->model = learn_weights_ref (env->initial);
+  c->mode = fedavg_config (cfg)->mode;
+  if (c->mode != FEDAVG_MODE_SYNC)
+    c->initial = learn_weights_ref (env->initial);
   c->state = CLIENT_CONNECTING;
   return proto_machine_wrap (&client_class, c);
 }

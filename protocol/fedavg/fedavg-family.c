@@ -2,15 +2,17 @@
  * and client behind the machine interface (proto-machine.h). */
 #include "config.h"
 
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg.h"
 
 /* A round lasts round_timeout at most, and a client that is never drawn
  * legitimately waits in idle the whole run: every round, and the time to
- * connect. */
+ * connect.  (The asynchronous modes keep the window: their clients are
+ * answered at once and say FedHello again every round_timeout.) */
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  return dl_time_add (dl_time_mul (p->fedavg_round_timeout, (uint64_t) p->rounds + 1), p->peer_connection_timeout);
+  return dl_time_add (dl_time_mul (fedavg_config (p)->round_timeout, (uint64_t) p->rounds + 1), p->peer_connection_timeout);
 }
 
 static ProtoObsKind
@@ -46,16 +48,23 @@ syncs_late_joiners (const ProtoConfig *cfg)
 }
 
 static ProtoMachine *
+new_coordinator (const ProtoConfig *cfg)
+{
+  return fedavg_config (cfg)->mode == FEDAVG_MODE_SYNC ? fedavg_server_new (cfg) : fedavg_async_server_new (cfg);
+}
+
+static ProtoMachine *
 new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   return fedavg_client_new (cfg, env);
 }
 
+extern const ProtoMsgFamily proto_msgs_fedavg;   /* fedavg-msgs.c */
 extern const ProtoFamilyKeys proto_fedavg_keys;   /* fedavg-keys.c */
 
 const ProtoFamily proto_family_fedavg = {
   .name = "fedavg",
-  .new_coordinator = fedavg_server_new,
+  .new_coordinator = new_coordinator,
   .new_peer = new_peer,
   .stall_window = stall_window,
   .round_begins_with = round_begins_with,
@@ -66,4 +75,5 @@ const ProtoFamily proto_family_fedavg = {
   .n_peer_states = FEDAVG_CLIENT_N_STATES,
   .peer_state_name_at = fedavg_client_state_name_at,
   .keys = &proto_fedavg_keys,
+  .msgs = &proto_msgs_fedavg,
 };

@@ -60,6 +60,12 @@ dec_update (GVariant *body, ProtoMsg *m, guint depth, GError **error)
   return proto_msg_weights_from_variant (m, ay, error);
 }
 
+gboolean
+fedavg_msgs_to_server (ProtoMsgType type)
+{
+  return type == PROTO_MSG_FED_HELLO || type == PROTO_MSG_FED_UPDATE;
+}
+
 static const ProtoMsgClass types[] = {
   { PROTO_MSG_FED_HELLO, "FedHello", "(yt)", NULL, enc_hello, dec_hello, proto_msg_size_fixed, NULL },
   { PROTO_MSG_FED_MODEL, "FedModel", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL },

@@ -13,3 +13,7 @@ enum {
   PROTO_MSG_FED_DONE = 99,    /* S -> client: training is over after `round` rounds; `weights`:
                                  the final global model */
 };
+
+/* TRUE for the types a client sends the server (FedHello, FedUpdate):
+ * what both servers listen for, from anyone */
+gboolean fedavg_msgs_to_server (ProtoMsgType type);

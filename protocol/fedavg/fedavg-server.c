@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include "protocol/fedavg/fedavg-agg.h"
+#include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/fedavg/fedavg.h"
 
@@ -75,36 +76,23 @@ send_done (Server *s, ProtoOutbox *out, ProtoNodeId to)
   send_to (s, out, to, &m);
 }
 
-static int
-cmp_id (gconstpointer a, gconstpointer b)
-{
-  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-  return x < y ? -1 : x > y;
-}
-
 static void maybe_start_round (Server *s, ProtoOutbox *out);
 
 static void
 start_round (Server *s, ProtoOutbox *out)
 {
-  guint n = g_hash_table_size (s->clients);
-  g_autofree guint32 *ids = g_new (guint32, n);
-  GHashTableIter it;
-  gpointer k;
-  guint i = 0;
-  g_hash_table_iter_init (&it, s->clients);
-  while (g_hash_table_iter_next (&it, &k, NULL))
-    ids[i++] = GPOINTER_TO_UINT (k);
-  qsort (ids, n, sizeof *ids, cmp_id);   /* the draw depends on the ids, not the table's order */
-  s->want = fedavg_agg_sample_size (n, s->cfg.fedavg_fraction, s->cfg.min_participants);
-  guint m = MIN ((guint) ceil (s->cfg.fedavg_overcommit * s->want - 1e-9), n);
+  g_autoptr (GArray) sorted = fedavg_agg_sorted_ids (s->clients);   /* the draw depends on the ids */
+  guint n = sorted->len;
+  const guint32 *ids = (const guint32 *) (const void *) sorted->data;
+  s->want = fedavg_agg_sample_size (n, fedavg_config (&s->cfg)->fraction, s->cfg.min_participants);
+  guint m = MIN ((guint) ceil (fedavg_config (&s->cfg)->overcommit * s->want - 1e-9), n);
   g_autofree guint32 *drawn = g_new (guint32, MAX (m, 1));
   fedavg_agg_sample (s->rng, ids, n, m, drawn);
   phase_to (s, out, SERVER_ROUND);
-  s->deadline = dl_time_add (s->now, s->cfg.fedavg_round_timeout);
+  s->deadline = dl_time_add (s->now, fedavg_config (&s->cfg)->round_timeout);
   proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1, m,
                         "%u of %u clients, the first %u kept", m, n, s->want);
-  for (i = 0; i < m; i++)
+  for (guint i = 0; i < m; i++)
     {
       g_hash_table_add (s->pending, GUINT_TO_POINTER (drawn[i]));
       ProtoMsg msg;
@@ -142,16 +130,7 @@ end_round (Server *s, ProtoOutbox *out)
   if (s->round >= s->cfg.rounds)
     {
       phase_to (s, out, SERVER_DONE);
-      GHashTableIter it;
-      gpointer k;
-      g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
-      g_hash_table_iter_init (&it, s->clients);
-      while (g_hash_table_iter_next (&it, &k, NULL))
-        {
-          guint32 id = GPOINTER_TO_UINT (k);
-          g_array_append_val (ids, id);
-        }
-      g_array_sort (ids, cmp_id);
+      g_autoptr (GArray) ids = fedavg_agg_sorted_ids (s->clients);
       for (guint i = 0; i < ids->len; i++)
         send_done (s, out, g_array_index (ids, guint32, i));
       return;
@@ -261,7 +240,7 @@ static gboolean
 server_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
 {
   (void) impl, (void) from;
-  return type == PROTO_MSG_FED_HELLO || type == PROTO_MSG_FED_UPDATE;
+  return fedavg_msgs_to_server (type);
 }
 
 static void

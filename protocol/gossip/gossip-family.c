@@ -176,6 +176,7 @@ peer_state_name_at (guint i)
   return gossip_peer_state_name ((GossipPeerState) i);
 }
 
+extern const ProtoMsgFamily proto_msgs_gossip;   /* gossip-msgs.c */
 extern const ProtoFamilyKeys proto_gossip_keys;   /* gossip-keys.c */
 
 const ProtoFamily proto_family_gossip = {
@@ -190,4 +191,5 @@ const ProtoFamily proto_family_gossip = {
   .n_peer_states = GOSSIP_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
   .keys = &proto_gossip_keys,
+  .msgs = &proto_msgs_gossip,
 };

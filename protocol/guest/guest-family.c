@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "protocol/proto-machine.h"
+#include "protocol/guest/guest-config.h"
 #include "protocol/guest/guest-line.h"
 #include "protocol/guest/guest-proc.h"
 #include "protocol/guest/guest-msgs.h"
@@ -61,12 +62,12 @@ session_ref (const ProtoConfig *cfg)
   g_hash_table_insert (sessions, (gpointer) cfg, s);
   g_mutex_unlock (&sessions_lock);
   g_autoptr (GError) e = NULL;
-  if (!*cfg->guest_command)
+  if (!*guest_config (cfg)->command)
     session_break (s, "no guest: [protocol] guest_command is empty");
-  else if (!(s->proc = proto_guest_proc_new (cfg->guest_command, *cfg->guest_dir ? cfg->guest_dir : NULL,
-                                             cfg->guest_timeout_ms, &e)))
+  else if (!(s->proc = proto_guest_proc_new (guest_config (cfg)->command, *guest_config (cfg)->dir ? guest_config (cfg)->dir : NULL,
+                                             guest_config (cfg)->timeout_ms, &e)))
     {
-      g_autofree char *why = g_strdup_printf ("guest `%s` does not start: %s", cfg->guest_command, e->message);
+      g_autofree char *why = g_strdup_printf ("guest `%s` does not start: %s", guest_config (cfg)->command, e->message);
       session_break (s, why);
     }
   else
@@ -79,7 +80,7 @@ session_ref (const ProtoConfig *cfg)
       else if (replies->len)
         {
           g_autofree char *why = g_strdup_printf ("guest `%s`: its line %u: `%.80s`: hello is answered with quiet alone",
-                                                  cfg->guest_command, 1u, (char *) replies->pdata[0]);
+                                                  guest_config (cfg)->command, 1u, (char *) replies->pdata[0]);
           session_break (s, why);
         }
     }
@@ -297,7 +298,7 @@ call (GuestNode *g, const char *line, ProtoOutbox *out)
         {
           g_autofree char *name = proto_guest_node_name (g->id);
           g_autofree char *msg = g_strdup_printf ("guest `%s`: its line %" G_GUINT64_FORMAT " (for %s, after `%.60s`): %s",
-                                                  s->key->guest_command, first + i, name, line, why);
+                                                  guest_config (s->key)->command, first + i, name, line, why);
           session_break (s, msg);
           return;
         }
@@ -471,7 +472,7 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *cfg)
 {
-  return cfg->guest_stall;
+  return guest_config (cfg)->stall;
 }
 
 static ProtoObsKind
@@ -495,6 +496,7 @@ no (const ProtoConfig *cfg)
   return FALSE;
 }
 
+extern const ProtoMsgFamily proto_msgs_guest;   /* guest-msgs.c */
 extern const ProtoFamilyKeys proto_guest_keys;   /* guest-keys.c */
 
 const ProtoFamily proto_family_guest = {
@@ -508,4 +510,5 @@ const ProtoFamily proto_family_guest = {
   .syncs_late_joiners = no,
   .no_testbed = "a guest's messages are not carried over the testbed's sockets yet (docs/guest.md)",
   .keys = &proto_guest_keys,
+  .msgs = &proto_msgs_guest,
 };

@@ -4,6 +4,7 @@
  * Exported through proto_family_guest's `keys` (guest-family.c). */
 #include "config.h"
 
+#include "protocol/guest/guest-config.h"
 #include "protocol/proto-keys.h"
 #include "base/dl-units.h"
 
@@ -31,6 +32,7 @@ static gboolean
 configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
 {
   g_autoptr (GError) e = NULL;
+  GuestConfig *gc = guest_config_mut (pc);
   pc->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (pc->min_participants == 0)
     return FAIL ("min_participants", "must be at least 1");
@@ -41,23 +43,23 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
   g_autofree char *dir = !*gd ? g_strdup (base) : g_path_is_absolute (gd) ? g_strdup (gd) : g_build_filename (base, gd, NULL);
   if (!*cmd)
     return FAIL ("guest_command", "a guest needs its command line (docs/guest.md)");
-  if (strlen (cmd) >= sizeof pc->guest_command)
-    return FAIL ("guest_command", "longer than %zu bytes", sizeof pc->guest_command - 1);
-  if (strlen (dir) >= sizeof pc->guest_dir)
-    return FAIL (*gd ? "guest_dir" : "guest_command", "the guest's folder is longer than %zu bytes", sizeof pc->guest_dir - 1);
+  if (strlen (cmd) >= sizeof gc->command)
+    return FAIL ("guest_command", "longer than %zu bytes", sizeof gc->command - 1);
+  if (strlen (dir) >= sizeof gc->dir)
+    return FAIL (*gd ? "guest_dir" : "guest_command", "the guest's folder is longer than %zu bytes", sizeof gc->dir - 1);
   if (*gd && !g_file_test (dir, G_FILE_TEST_IS_DIR))
     return FAIL ("guest_dir", "'%s': no such folder", dir);
-  g_strlcpy (pc->guest_command, cmd, sizeof pc->guest_command);
-  g_strlcpy (pc->guest_dir, dir, sizeof pc->guest_dir);
+  g_strlcpy (gc->command, cmd, sizeof gc->command);
+  g_strlcpy (gc->dir, dir, sizeof gc->dir);
   DlTime t;
   if (!dl_parse_duration (proto_keys_value (l, "protocol", "guest_timeout"), &t, &e))
     return proto_keys_fail_with (l, error, "protocol", "guest_timeout", e);
   if (t < DL_MS || t > 3600 * DL_S)
     return FAIL ("guest_timeout", "must be 1ms to 1h");
-  pc->guest_timeout_ms = (guint) (t / DL_MS);
-  if (!dl_parse_duration (proto_keys_value (l, "protocol", "guest_stall"), &pc->guest_stall, &e))
+  gc->timeout_ms = (guint) (t / DL_MS);
+  if (!dl_parse_duration (proto_keys_value (l, "protocol", "guest_stall"), &gc->stall, &e))
     return proto_keys_fail_with (l, error, "protocol", "guest_stall", e);
-  if (pc->guest_stall <= 0)
+  if (gc->stall <= 0)
     return FAIL ("guest_stall", "must be more than 0");
   /* 2 to 9: a value out of 1..9 is the loader's error (its range) */
   guint replicas = proto_keys_uint (l, "protocol", "coordinator_replicas");

@@ -181,6 +181,7 @@ peer_state_name_at (guint i)
   return hier_peer_state_name ((HierPeerState) i);
 }
 
+extern const ProtoMsgFamily proto_msgs_hierarchical;   /* hier-msgs.c */
 extern const ProtoFamilyKeys proto_hierarchical_keys;   /* hier-keys.c */
 
 const ProtoFamily proto_family_hierarchical = {
@@ -195,4 +196,5 @@ const ProtoFamily proto_family_hierarchical = {
   .n_peer_states = HIER_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
   .keys = &proto_hierarchical_keys,
+  .msgs = &proto_msgs_hierarchical,
 };

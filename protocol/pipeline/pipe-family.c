@@ -168,6 +168,7 @@ static const char *const metric_names[] = {
 /* a server serves while it stays (pipe_peer_view's serves_only) */
 static const char *const serving_states[] = { "serving", "computing", NULL };
 
+extern const ProtoMsgFamily proto_msgs_pipeline;   /* pipe-msgs.c */
 extern const ProtoFamilyKeys proto_pipeline_keys;   /* pipe-keys.c */
 
 const ProtoFamily proto_family_pipeline = {
@@ -184,4 +185,5 @@ const ProtoFamily proto_family_pipeline = {
   .n_peer_states = PIPE_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
   .keys = &proto_pipeline_keys,
+  .msgs = &proto_msgs_pipeline,
 };

@@ -1,0 +1,14 @@
+# protocol/fedavg/ — the fedavg family (README.md beside this file);
+# included from protocol/local.mk.
+protocol_libdlproto_a_SOURCES += \
+	protocol/fedavg/fedavg.h \
+	protocol/fedavg/fedavg-agg.c protocol/fedavg/fedavg-agg.h \
+	protocol/fedavg/fedavg-async.c \
+	protocol/fedavg/fedavg-client.c \
+	protocol/fedavg/fedavg-config.h \
+	protocol/fedavg/fedavg-family.c \
+	protocol/fedavg/fedavg-keys.c \
+	protocol/fedavg/fedavg-msgs.c protocol/fedavg/fedavg-msgs.h \
+	protocol/fedavg/fedavg-server.c \
+	$(NULL)
+EXTRA_DIST += protocol/fedavg/README.md protocol/fedavg/local.mk

@@ -1,0 +1,20 @@
+/* guest-config.h — the guest family's own config: what guest-keys.c's
+ * configure reads from the scenario's keys, kept in ProtoConfig's
+ * family_config (proto-config.h). */
+#pragma once
+
+#include "protocol/proto-config.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char command[512];          /* the guest's command line, split as a shell would */
+  char dir[512];              /* the folder it runs in (the scenario file's) */
+  guint timeout_ms;           /* wall clock the guest may take to answer one line */
+  DlTime stall;               /* a peer waiting this long with no progress is hung */
+} GuestConfig;
+
+/* guest_config (cfg): the family's part, to read; guest_config_mut, to fill */
+PROTO_FAMILY_CONFIG_DEFINE (GuestConfig, guest_config)
+
+G_END_DECLS
