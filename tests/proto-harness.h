@@ -1,42 +1,16 @@
-/* proto-harness.h — a hand-held world for protocol tests: one coordinator,
- * peers 1..n, a FIFO of messages in flight that the test delivers (all, or
- * selectively), links that come up when the test says, training that ends
- * when the test says (or at once), and time that moves only by hand.
- * No simulator, no network model: just explicit orderings. */
+/* proto-harness.h — DISCO's tests on the hand-held world (harness.h): one
+ * coordinator, peers 1..n, messages delivered by the test, links that come
+ * up when the test says (a pair at a time, some never), training that ends
+ * when the test says (or at once), time moved by hand.  A thin layer: the
+ * world, and the host layer under it, are harness.c's. */
 #pragma once
 
 #include "protocol/disco/proto-coord.h"
 #include "protocol/disco/proto-peer.h"
+#include "tests/harness.h"
 
-typedef struct {
-  ProtoNodeId from;
-  ProtoNodeId to;
-  ProtoVia via;
-  ProtoMsg msg;
-} HMsg;
-
-typedef struct {
-  DlTime now;
-  ProtoConfig cfg;
-  ProtoCoord *coord;
-  guint n;
-  ProtoPeer **peers;        /* [1..n] */
-  DlRandom **rngs;
-  GArray *queue;            /* HMsg in flight */
-  GArray *links_pending;    /* pairs (a<<32|b) signalled, not up yet */
-  GArray *links_up;         /* pairs up */
-  gboolean auto_links;      /* bring links up as soon as signalled */
-  gboolean auto_train;      /* finish training at once */
-  gboolean *training;       /* [1..n] a START_TRAINING is outstanding */
-  float train_step;         /* auto training adds train_step * peer id to every weight */
-  guint64 fail_pairs[16];   /* link pairs that never come up */
-  guint n_fail_pairs;
-  int hold_type[4];         /* messages of these types from hold_from stay queued (-1: none) */
-  ProtoNodeId hold_from[4];
-  ProtoNodeId hold_to[4];
-  GPtrArray *log;           /* observations and actions, as text */
-  gboolean verbose;
-} Harness;
+/* h->coord is the ProtoCoord, h->peers[i] the ProtoPeers */
+typedef HarnessMsg HMsg;
 
 Harness *h_new (const ProtoConfig *cfg, guint n_peers, gsize model_len);
 void h_free (Harness *h);
@@ -63,7 +37,7 @@ void h_leave (Harness *h, guint i);
 void h_to_coord (Harness *h, ProtoNodeId from, ProtoMsgType type);
 /* Feeds a message to peer i directly (from: server or a peer). */
 void h_to_peer (Harness *h, guint i, ProtoNodeId from, const ProtoMsg *msg);
-/* How many observations of a kind (and message type, -1 any) node has logged. */
+/* How many log lines (observations, lost link messages) contain needle. */
 guint h_count_log (Harness *h, const char *needle);
 void h_dump (Harness *h);
 
