@@ -187,7 +187,7 @@ check_PROGRAMS += tests/test-replica
 TESTS += tests/test-replica
 tests_test_replica_SOURCES = tests/test-replica.c
 tests_test_replica_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_replica_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_replica_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-cli
 TESTS += tests/test-cli
