@@ -2,6 +2,7 @@
 # (tests/README.md: which program covers which module).
 # The protocol tests' one hand-held world, on the host layer (sim/sim-host.c)
 HARNESS_SOURCES = tests/harness.c tests/harness.h
+EXTRA_DIST += tests/README.md
 check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
 EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
