@@ -37,53 +37,16 @@ gw_new_env (const ProtoConfig *cfg, guint n, gsize model_len, const ProtoPeerEnv
 }
 
 void
-gw_free (GW *g)
-{
-  harness_free (g);
-}
-
-void
-gw_feed (GW *g, ProtoNodeId id, const ProtoInput *in)
-{
-  harness_feed (g, id, in);
-}
-
-void
 gw_start_all (GW *g)
 {
   for (guint i = 1; i <= g->n; i++)
     harness_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_START });
 }
 
-/* Training adds 1 * id to every weight. */
-void
-gw_train (GW *g, ProtoNodeId id)
-{
-  harness_finish_training (g, id);
-}
-
-void
-gw_settle (GW *g)
-{
-  harness_settle (g);
-}
-
 void
 gw_hold (GW *g, ProtoMsgType type)
 {
   harness_hold (g, type, PROTO_NO_NODE, PROTO_NO_NODE);
-}
-
-void
-gw_unhold (GW *g)
-{
-  harness_unhold (g);
-}
-
-guint
-gw_count (GW *g, const char *needle)
-{
-  return harness_count_log (g, needle);
 }
 
 GossipPeer *

@@ -182,7 +182,8 @@ harness_feed (Harness *h, ProtoNodeId id, const ProtoInput *in)
 /* ---------------------------------------------------------------- the world */
 
 Harness *
-harness_new (const ProtoConfig *cfg, guint n, gsize model_len, const ProtoPeerEnv *envs, const HarnessRules *rules)
+harness_new (const ProtoConfig *cfg, guint n, gsize model_len, const ProtoPeerEnv *envs,
+             const HarnessRules *rules)
 {
   Harness *h = g_new0 (Harness, 1);
   h->cfg = *cfg;

@@ -25,39 +25,9 @@ h_new (const ProtoConfig *cfg, guint n_peers, gsize model_len)
 }
 
 void
-h_free (Harness *h)
-{
-  harness_free (h);
-}
-
-void
 h_start (Harness *h, guint i)
 {
   harness_feed (h, i, &(ProtoInput) { .kind = PROTO_IN_START });
-}
-
-void
-h_settle (Harness *h)
-{
-  harness_settle (h);
-}
-
-gboolean
-h_deliver_one (Harness *h, ProtoMsgType type, ProtoNodeId to)
-{
-  return harness_deliver_one (h, type, to);
-}
-
-guint
-h_drop (Harness *h, ProtoMsgType type, ProtoNodeId to)
-{
-  return harness_drop (h, type, to);
-}
-
-guint
-h_queued (Harness *h, ProtoMsgType type, ProtoNodeId to)
-{
-  return harness_queued (h, type, to);
 }
 
 void
@@ -73,39 +43,9 @@ h_hold_to (Harness *h, ProtoMsgType type, ProtoNodeId to)
 }
 
 void
-h_unhold (Harness *h)
-{
-  harness_unhold (h);
-}
-
-void
-h_advance_to (Harness *h, DlTime t)
-{
-  harness_advance_to (h, t);
-}
-
-void
 h_advance (Harness *h, DlTime dt)
 {
   harness_advance_to (h, h->now + dt);
-}
-
-void
-h_finish_training (Harness *h, guint i)
-{
-  harness_finish_training (h, i);
-}
-
-void
-h_links_up (Harness *h)
-{
-  harness_links_up (h);
-}
-
-void
-h_fail_link (Harness *h, ProtoNodeId a, ProtoNodeId b)
-{
-  harness_fail_link (h, a, b);
 }
 
 void
@@ -131,18 +71,6 @@ h_to_peer (Harness *h, guint i, ProtoNodeId from, const ProtoMsg *msg)
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = from,
                     .via = from == PROTO_SERVER ? PROTO_VIA_SERVER : PROTO_VIA_LINK, .msg = msg };
   harness_feed (h, i, &in);
-}
-
-guint
-h_count_log (Harness *h, const char *needle)
-{
-  return harness_count_log (h, needle);
-}
-
-void
-h_dump (Harness *h)
-{
-  harness_dump (h);
 }
 
 ProtoConfig
