@@ -486,6 +486,9 @@ harness_advance_to (Harness *h, DlTime t)
       DlTime best = DL_TIME_NEVER;
       guint who = 0;
       for (guint i = 0; i <= h->n; i++)
+        ck_assert_msg (!h->alive[i] || h->deadline[i] == proto_machine_next_deadline (h->m[i]),
+                       "node %u was fed around the harness: the deadline armed for it is stale", i);
+      for (guint i = 0; i <= h->n; i++)
         if (h->alive[i] && h->deadline[i] < best)
           {
             best = h->deadline[i];

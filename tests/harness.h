@@ -101,7 +101,9 @@ guint harness_queued (Harness *h, ProtoMsgType type, ProtoNodeId to);
 /* Delivers the first queued stream close from `from`, if any. */
 void harness_deliver_close (Harness *h, ProtoNodeId from);
 /* Moves time to t, feeding the armed deadlines in time order (the
- * coordinator first at ties, then the lower id). */
+ * coordinator first at ties, then the lower id); fails the test if a
+ * machine's deadline is not the one armed for it (it was fed around the
+ * harness). */
 void harness_advance_to (Harness *h, DlTime t);
 /* Ends peer i's training: its model plus the rules' step. */
 void harness_finish_training (Harness *h, ProtoNodeId i);
