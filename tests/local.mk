@@ -1,4 +1,8 @@
-# tests/ — one Check program per module folder, plus command-line tests.
+# tests/ — one Check program per module folder, plus command-line tests
+# (tests/README.md: which program covers which module).
+# The protocol tests' one hand-held world, on the host layer (sim/sim-host.c)
+HARNESS_SOURCES = tests/harness.c tests/harness.h
+EXTRA_DIST += tests/README.md
 check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
 EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
@@ -16,16 +20,16 @@ tests_test_sim_LDADD = bench/libdlbench.a sim/libdlsim.a base/libdlbase.a $(CHEC
 
 check_PROGRAMS += tests/test-protocol
 TESTS += tests/test-protocol
-tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h \
+tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES) \
 	tests/msg-fill.c tests/msg-fill.h
 tests_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_protocol_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_protocol_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-sync
 TESTS += tests/test-sync
-tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-harness.h
+tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
 tests_test_sync_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_sync_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_sync_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-fedavg
 TESTS += tests/test-fedavg
@@ -35,15 +39,15 @@ tests_test_fedavg_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbas
 
 check_PROGRAMS += tests/test-gossip
 TESTS += tests/test-gossip
-tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h
+tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
 tests_test_gossip_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_gossip_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_gossip_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-disco-failures
 TESTS += tests/test-disco-failures
-tests_test_disco_failures_SOURCES = tests/test-disco-failures.c tests/proto-harness.c tests/proto-harness.h
+tests_test_disco_failures_SOURCES = tests/test-disco-failures.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
 tests_test_disco_failures_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_disco_failures_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_disco_failures_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-message
 TESTS += tests/test-message
@@ -53,27 +57,27 @@ tests_test_message_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlba
 
 check_PROGRAMS += tests/test-pipeline
 TESTS += tests/test-pipeline
-tests_test_pipeline_SOURCES = tests/test-pipeline.c tests/gossip-harness.c tests/gossip-harness.h
+tests_test_pipeline_SOURCES = tests/test-pipeline.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
 tests_test_pipeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_pipeline_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_pipeline_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-gossip-stragglers
 TESTS += tests/test-gossip-stragglers
-tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/gossip-harness.c tests/gossip-harness.h
+tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
 tests_test_gossip_stragglers_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_gossip_stragglers_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_gossip_stragglers_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-hier
 TESTS += tests/test-hier
-tests_test_hier_SOURCES = tests/test-hier.c tests/gossip-harness.c tests/gossip-harness.h
+tests_test_hier_SOURCES = tests/test-hier.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
 tests_test_hier_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_hier_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_hier_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-robust
 TESTS += tests/test-robust
-tests_test_robust_SOURCES = tests/test-robust.c tests/proto-harness.c tests/proto-harness.h
+tests_test_robust_SOURCES = tests/test-robust.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
 tests_test_robust_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_robust_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_robust_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-learn
 TESTS += tests/test-learn
@@ -102,9 +106,9 @@ tests_test_scenario_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllear
 
 check_PROGRAMS += tests/test-fidelity
 TESTS += tests/test-fidelity
-tests_test_fidelity_SOURCES = tests/test-fidelity.c tests/proto-harness.c tests/proto-harness.h
+tests_test_fidelity_SOURCES = tests/test-fidelity.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
 tests_test_fidelity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_fidelity_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_fidelity_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-frame
 TESTS += tests/test-frame
@@ -184,7 +188,7 @@ check_PROGRAMS += tests/test-replica
 TESTS += tests/test-replica
 tests_test_replica_SOURCES = tests/test-replica.c
 tests_test_replica_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_replica_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_replica_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-cli
 TESTS += tests/test-cli

@@ -417,7 +417,7 @@ START_TEST (test_timeout_mixes_absent)
   /* the payloads never arrive: at payload_timeout the peers mix alone */
   ProtoConfig cfg = gossip_cfg (2, 1, 1);
   GW *g = gw_new (&cfg, 2, 1);
-  g->hold_payloads = TRUE;
+  gw_hold (g, PROTO_MSG_GOSSIP_PAYLOAD);
   gw_start_all (g);
   gw_settle (g);
   ck_assert_int_eq (gossip_peer_state (gw_peer (g, 1)), GOSSIP_PEER_EXCHANGING);
@@ -431,7 +431,7 @@ START_TEST (test_timeout_mixes_absent)
   ck_assert_float_eq (learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0], 1.0f);
   ck_assert_uint_eq (gw_count (g, "mixed 0 of 1"), 2);
   /* the held payloads now come late: the peers drop them */
-  g->hold_payloads = FALSE;
+  gw_unhold (g);
   gw_settle (g);
   ck_assert_uint_eq (gw_count (g, "dropped GossipPayload"), 2);
   ck_assert_float_eq (learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0], 1.0f);

@@ -178,7 +178,7 @@ START_TEST (test_head_lost)
   GW *g = gw_new_env (&cfg, 2, 1, envs);
   gw_start_all (g);
   /* everything but the head's results */
-  g->hold_type = PROTO_MSG_HIER_RESULT;
+  gw_hold (g, PROTO_MSG_HIER_RESULT);
   gw_settle (g);
   ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_WAIT_RESULT);
   DlTime d = proto_machine_next_deadline (g->m[2]);
