@@ -63,7 +63,7 @@ cli_cmd_explore (int argc, char **argv)
   gint runs = 100, jobs = 1;
   gint64 seed = -1;
   gboolean no_shrink = FALSE;
-  g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL;
+  g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL, *messages = NULL;
   g_auto (GStrv) sets = NULL;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
@@ -75,6 +75,9 @@ cli_cmd_explore (int argc, char **argv)
       "partition, link-fail, link-down, link-slow, slow, jitter, rejoin, coordinator-crash (the coordinator, with "
       "replicas its leader, crashes once or twice; named only, so that default searches stay as they were; meant "
       "for a replicated coordinator: --set protocol.coordinator_replicas=5)", "KIND,..." },
+    { "messages", 0, 0, G_OPTION_ARG_STRING, &messages,
+      "the messages drop and delay pick from, each to and from a peer (default the family's own list); "
+      "TYPE:KIND names one kind of a type that has kinds, a guest's messages: Guest:Payload", "TYPE[:KIND],..." },
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (protocol.version)", "V" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },
@@ -131,6 +134,12 @@ cli_cmd_explore (int argc, char **argv)
     }
   ExploreSpace sp = { 0 };
   if (!explore_parse_faults (faults, &sp, &error))
+    {
+      cli_error ("explore", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  g_auto (GStrv) message_list = messages ? g_strsplit (messages, ",", -1) : NULL;
+  if (message_list && !explore_parse_messages (message_list, &sp, &error))
     {
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;

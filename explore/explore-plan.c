@@ -14,13 +14,45 @@ const char *const explore_fault_names[EXPLORE_F_N] = {
 guint
 explore_n_msgs (const ExploreSpace *sp)
 {
+  if (sp->messages)
+    return 2 * g_strv_length (sp->messages);
   return sp->msgs ? proto_msg_family_n_fault_targets (sp->msgs) : 0;
 }
 
 void
 explore_msg_at (const ExploreSpace *sp, guint i, const char **type, const char **dir)
 {
+  if (sp->messages)
+    {
+      *type = sp->messages[i / 2];
+      *dir = i % 2 ? "from" : "to";
+      return;
+    }
   proto_msg_family_fault_target (sp->msgs, i, type, dir);
+}
+
+gboolean
+explore_parse_messages (char **list, ExploreSpace *sp, GError **error)
+{
+  if (!list || !list[0])
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--messages: expected TYPE[:KIND],...");
+      return FALSE;
+    }
+  for (char **p = list; *p; p++)
+    {
+      int type;
+      char kind[33];
+      if (!sim_timeline_msg_parse (*p, &type, kind))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--messages: '%s' is not a message type, or TYPE:KIND with a type whose messages have kinds "
+                       "(Guest:Payload)", *p);
+          return FALSE;
+        }
+    }
+  sp->messages = list;
+  return TRUE;
 }
 
 

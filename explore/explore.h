@@ -34,6 +34,9 @@ typedef struct {
    * its fault targets (proto_msg_family_fault_target); NULL: none, and
    * drop and delay draw no action */
   const ProtoMsgFamily *msgs;
+  /* --messages: the messages drop and delay pick from instead, each "to"
+   * then "from" (borrowed; NULL: the family's fault targets) */
+  char **messages;
 } ExploreSpace;
 
 /* the messages a drop or delay picks from: how many, and the i-th's type
@@ -46,6 +49,10 @@ void explore_msg_at (const ExploreSpace *sp, guint i, const char **type, const c
  * mostly); the kinds turned on are appended to kinds_out. */
 GPtrArray *explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *kinds_out);
 gboolean explore_parse_faults (const char *list, ExploreSpace *sp, GError **error);
+/* --messages TYPE[:KIND],...: checks each as a timeline rule's message
+ * (sim_timeline_msg_parse) and makes them the ones drop and delay pick
+ * from; `list` stays the caller's. */
+gboolean explore_parse_messages (char **list, ExploreSpace *sp, GError **error);
 
 /* explore-shrink.c */
 typedef struct {

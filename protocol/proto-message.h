@@ -99,6 +99,15 @@ typedef struct ProtoMsg_ {
 const char *proto_msg_type_name (ProtoMsgType type);
 /* Looks a type up by its name ("PeersForRound"); FALSE if unknown. */
 gboolean proto_msg_type_from_name (const char *name, ProtoMsgType *out);
+/* TRUE if msg has kinds within its type (its class's `label`: a guest's
+ * TYPE word) and its kind is `label`; a timeline rule `drop Guest:Push ...`
+ * matches with it. */
+gboolean proto_msg_label_is (const ProtoMsg *msg, const char *label);
+/* msg's kind (the first *len bytes of what it returns), or NULL if its
+ * type has none. */
+const char *proto_msg_label (const ProtoMsg *msg, gsize *len);
+/* TRUE if messages of the type have kinds (a class with `label`). */
+gboolean proto_msg_type_has_labels (ProtoMsgType type);
 /* TRUE if some family declares the type. */
 gboolean proto_msg_type_known (ProtoMsgType type);
 /* How many types the families declare, and the i-th of them in byte order

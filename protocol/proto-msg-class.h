@@ -40,6 +40,11 @@ typedef struct {
   /* optional: the bytes it costs on a simulated network when that is not
    * its wire size (proto_msg_charged_size), keyed by size_key like it */
   gsize (*charged_size) (const ProtoMsg *msg);
+  /* optional: the kind of message this one is within its type, as a
+   * timeline rule names it after a colon (`drop Guest:Payload to p2`):
+   * the first *len bytes of what it returns; NULL where the type has no
+   * kinds (a guest's message: the TYPE word the guest gave it) */
+  const char *(*label) (const ProtoMsg *msg, gsize *len);
 } ProtoMsgClass;
 
 /* A message a fault may target (`dlsim explore`'s drop and delay): its

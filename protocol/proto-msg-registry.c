@@ -160,6 +160,28 @@ registry_build (void)
                  families[k]->fault_targets[i].type);
 }
 
+gboolean
+proto_msg_type_has_labels (ProtoMsgType type)
+{
+  const ProtoMsgClass *c = proto_msg_class_of (type);
+  return c && c->label;
+}
+
+const char *
+proto_msg_label (const ProtoMsg *msg, gsize *len)
+{
+  const ProtoMsgClass *c = proto_msg_class_of (msg->type);
+  return c && c->label ? c->label (msg, len) : NULL;
+}
+
+gboolean
+proto_msg_label_is (const ProtoMsg *msg, const char *label)
+{
+  gsize len = 0;
+  const char *l = proto_msg_label (msg, &len);
+  return l && strlen (label) == len && memcmp (l, label, len) == 0;
+}
+
 const ProtoMsgClass *
 proto_msg_class_of (ProtoMsgType type)
 {

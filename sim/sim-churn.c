@@ -353,8 +353,10 @@ run_action (SimWorld *w, const SimAction *a)
       {
         Rule r = { .msg_type = a->msg_type, .node = a->a, .count = a->count ? a->count : 1,
                    .delay = a->delay, .from = a->value == 1 };
+        memcpy (r.label, a->msg_label, sizeof r.label);
         g_array_append_val (a->kind == SIM_ACT_DROP ? w->drop_rules : w->delay_rules, r);
-        g_snprintf (buf, sizeof buf, "%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type), r.count);
+        g_snprintf (buf, sizeof buf, "%s%s%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type),
+                    r.label[0] ? ":" : "", r.label, r.count);
         sim_fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);
         break;
       }

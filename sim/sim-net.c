@@ -257,13 +257,14 @@ sim_net_free (SimWorld *w)
 }
 
 static DlTime
-take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type)
+take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg)
 {
   for (guint i = 0; i < w->delay_rules->len; i++)
     {
       Rule *r = &g_array_index (w->delay_rules, Rule, i);
       /* delay rules: `from` FALSE matches the sender, TRUE the receiver */
-      if (r->count > 0 && r->node == (r->from ? to : from) && r->msg_type == (int) type)
+      if (r->count > 0 && r->node == (r->from ? to : from) && r->msg_type == (int) msg->type
+          && (!r->label[0] || proto_msg_label_is (msg, r->label)))
         {
           r->count--;
           return r->delay;
@@ -359,7 +360,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       msg_drop (w, m);
       return;
     }
-  schedule_msg (w, m, l, take_delay_rule (w, from, to, m->msg.type));
+  schedule_msg (w, m, l, take_delay_rule (w, from, to, &m->msg));
 }
 
 /* The last arrival time on m's channel (from, to, via): kept in the link
@@ -806,12 +807,13 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
 }
 
 static gboolean
-take_drop_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type)
+take_drop_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg)
 {
   for (guint i = 0; i < w->drop_rules->len; i++)
     {
       Rule *r = &g_array_index (w->drop_rules, Rule, i);
-      if (r->count > 0 && r->node == (r->from ? from : to) && r->msg_type == (int) type)
+      if (r->count > 0 && r->node == (r->from ? from : to) && r->msg_type == (int) msg->type
+          && (!r->label[0] || proto_msg_label_is (msg, r->label)))
         {
           r->count--;
           return TRUE;
@@ -820,9 +822,24 @@ take_drop_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type
   return FALSE;
 }
 
+/* A dropped message as the timeline names it: its type, and its kind
+ * where its type has kinds ("Guest:Push"). */
+static const char *
+kind_name (const ProtoMsg *msg, char buf[64])
+{
+  const char *type = proto_msg_type_name (msg->type);
+  gsize len = 0;
+  const char *label = proto_msg_label (msg, &len);
+  if (!label)
+    return type;
+  g_snprintf (buf, 64, "%s:%.*s", type, (int) MIN (len, 32), label);
+  return buf;
+}
+
 static void
 ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
 {
+  char kind[64];
   SimWorld *w = ctx;
   Msg *m = (Msg *) (uintptr_t) arg;
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via, .msg = &m->msg };
@@ -855,8 +872,8 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
     sim_fact (w, m->from, m->to, "lost", "the sender crashed before it was sent");
   else if (m->to == PROTO_SERVER)
     {
-      if (take_drop_rule (w, m->from, m->to, m->msg.type))
-        sim_fact (w, m->from, PROTO_SERVER, "drop", proto_msg_type_name (m->msg.type));
+      if (take_drop_rule (w, m->from, m->to, &m->msg))
+        sim_fact (w, m->from, PROTO_SERVER, "drop", kind_name (&m->msg, kind));
       else if (src && !src->coord_closed)
         sim_dispatch_coord (w, &in);
     }
@@ -865,8 +882,8 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
       Node *dst = sim_node_at (w, m->to);
       if (!dst || dst->status != NODE_ONLINE)
         ;  /* to a gone node: vanishes */
-      else if (take_drop_rule (w, m->from, m->to, m->msg.type))
-        sim_fact (w, m->to, m->from, "drop", proto_msg_type_name (m->msg.type));
+      else if (take_drop_rule (w, m->from, m->to, &m->msg))
+        sim_fact (w, m->to, m->from, "drop", kind_name (&m->msg, kind));
       else if (m->via == PROTO_VIA_LINK && w->cfg.loss > 0 && dl_random_bernoulli (w->rng_loss, w->cfg.loss))
         /* [network] loss: each message on a peer link is lost with this
          * probability, independently (its own "loss" stream: a run without

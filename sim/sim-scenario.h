@@ -86,5 +86,9 @@ const char *sim_op_name (SimOp op);
 /* Does `actual` satisfy the expectation?  Numbers compare numerically,
  * words as text (only = and != apply to words). */
 gboolean sim_expect_check (const SimExpect *e, const char *actual);
+/* A drop or delay rule's message: TYPE, or TYPE:KIND where the type's
+ * messages have kinds (a guest's TYPE words, docs/guest.md); kind: "" or
+ * the kind (1 to 32 letters, digits, -_.).  FALSE if unknown or malformed. */
+gboolean sim_timeline_msg_parse (const char *word, int *msg_type, char kind[33]);
 
 G_END_DECLS

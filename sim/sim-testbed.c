@@ -25,6 +25,7 @@ typedef SimTbConn Conn;
 
 typedef struct {
   int msg_type;
+  char label[33];   /* as the world's rules (sim-world-private.h) */
   ProtoNodeId node;
   gboolean from;
   guint count;
@@ -362,12 +363,13 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
 /* ---------------------------------------------------------------- the transport */
 
 static gboolean
-take_rule (SimTbNode *n, ProtoNodeId from, ProtoNodeId to, ProtoMsgType type, gboolean drop, DlTime *delay)
+take_rule (SimTbNode *n, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg, gboolean drop, DlTime *delay)
 {
   for (guint i = 0; i < n->rules->len; i++)
     {
       Rule *r = &g_array_index (n->rules, Rule, i);
-      if (r->drop != drop || r->count == 0 || r->msg_type != (int) type)
+      if (r->drop != drop || r->count == 0 || r->msg_type != (int) msg->type
+          || (r->label[0] && !proto_msg_label_is (msg, r->label)))
         continue;
       /* as in the simulator: drop rules match the receiver unless `from`;
        * delay rules match the sender unless `from` (then the receiver) */
@@ -405,14 +407,14 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
   SimTbNode *n = ud;
   if (msg->type == PROTO_MSG_SIGNAL_FOR_PEER && n->peer && !msg->signal_data)
     msg->signal_data = g_strdup (n->my_addr);   /* the offer/answer carries our link address */
-  if (take_rule (n, from, to, msg->type, TRUE, NULL))
+  if (take_rule (n, from, to, msg, TRUE, NULL))
     {
       fact (n, to, "drop", proto_msg_type_name (msg->type));
       proto_msg_clear (msg);
       return;
     }
   DlTime delay = 0;
-  take_rule (n, from, to, msg->type, FALSE, &delay);
+  take_rule (n, from, to, msg, FALSE, &delay);
   if (n->p.emulate_latency)
     delay = dl_time_add (delay, dl_dist_sample_time (via == PROTO_VIA_LINK ? &n->cfg->latency
                                                                           : &n->cfg->server_latency,
@@ -805,6 +807,7 @@ sim_tb_node_add_rule (SimTbNode *n, const SimAction *a)
   g_return_if_fail (a->kind == SIM_ACT_DROP || a->kind == SIM_ACT_DELAY);
   Rule r = { .msg_type = a->msg_type, .node = a->a, .from = a->value == 1, .count = a->count ? a->count : 1,
              .delay = a->delay, .drop = a->kind == SIM_ACT_DROP };
+  memcpy (r.label, a->msg_label, sizeof r.label);
   g_array_append_val (n->rules, r);
 }
 

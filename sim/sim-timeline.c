@@ -20,6 +20,28 @@ parse_peer_name (const char *s, guint *out)
   return TRUE;
 }
 
+gboolean
+sim_timeline_msg_parse (const char *word, int *msg_type, char kind[33])
+{
+  const char *colon = strchr (word, ':');
+  g_autofree char *type_name = colon ? g_strndup (word, (gsize) (colon - word)) : g_strdup (word);
+  ProtoMsgType mt;
+  if (!proto_msg_type_from_name (type_name, &mt))
+    return FALSE;
+  kind[0] = '\0';
+  if (colon)
+    {
+      const char *k = colon + 1;
+      gsize n = strlen (k);
+      if (n < 1 || n > 32 || !proto_msg_type_has_labels (mt)
+          || strspn (k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != n)
+        return FALSE;
+      memcpy (kind, k, n + 1);
+    }
+  *msg_type = (int) mt;
+  return TRUE;
+}
+
 /* Parses WHEN: "5min", "round 2", "round 3 + 10s". */
 gboolean
 parse_when (const char *when, SimAction *a, GError **error)
@@ -104,15 +126,15 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
     {
       gboolean drop = verb[1] == 'r';
       a->kind = drop ? SIM_ACT_DROP : SIM_ACT_DELAY;
-      ProtoMsgType mt;
       a->count = 1;
       guint next = drop ? 4 : 6;
-      ok = t->len >= 4 && proto_msg_type_from_name (t->pdata[1], &mt)
+      int mt = 0;
+      ok = t->len >= 4 && sim_timeline_msg_parse (t->pdata[1], &mt, a->msg_label)
            && (strcmp (t->pdata[2], drop ? "to" : "from") == 0
                || (drop && strcmp (t->pdata[2], "from") == 0 && (a->value = 1))
                || (!drop && strcmp (t->pdata[2], "to") == 0 && (a->value = 1)))
            && PEER (3, &a->a);
-      a->msg_type = (int) mt;
+      a->msg_type = mt;
       if (ok && !drop)
         ok = t->len >= 6 && strcmp (t->pdata[4], "by") == 0 && dl_parse_duration (t->pdata[5], &a->delay, NULL);
       if (ok && t->len > next)

@@ -100,6 +100,7 @@ G_STATIC_ASSERT (sizeof (Msg) == 136);
 
 typedef struct {
   int msg_type;
+  char label[33];     /* "" or the message's kind within its type (proto_msg_label_is) */
   ProtoNodeId node;
   gboolean from;      /* drop rules: match the sender instead of the receiver */
   guint count;

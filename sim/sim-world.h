@@ -42,6 +42,7 @@ typedef struct {
   guint a, b;
   double value;
   int msg_type;         /* a ProtoMsgType */
+  char msg_label[33];   /* DROP, DELAY: "" or the kind within msg_type (`Guest:Payload`) */
   guint count;
   DlTime delay;
   GArray *groups;       /* PARTITION: guint group per node index; owned by the config */

@@ -96,4 +96,16 @@ expect 1 "family = guest: a guest's messages are not carried over the testbed's 
   printf '[timeline]\n0s = drop Guest from p2 count 1\n'; } > "$tmp/drop.ini"
 expect 0 "1 stalled" -- "$DLSIM" run "$tmp/drop.ini" -o "$tmp/drop.db"
 [ "$(sqlite3 "$tmp/drop.db" "SELECT COUNT(*) FROM events WHERE kind = 'drop'")" = 1 ] && ok "one Guest dropped" || ko "the drop rule did not drop one Guest"
+# ... and a kind of them by the guest's TYPE word: Guest:Push drops only
+# Pushes (the first two to p3), Guest:Nope none; the timeline says which
+{ sed '/^\[expect\]/,$d' "$pp" | sed "s|^guest_command = .*|guest_command = python3 $src/guests/pushpull/pushpull.py|"
+  printf '[timeline]\n0s = drop Guest:Push to p3 count 2\n1ms = drop Guest:Nope from p2\n'; } > "$tmp/kind.ini"
+expect 0 "1 completed" -- "$DLSIM" run "$tmp/kind.ini" -o "$tmp/kind.db"
+drops=$(sqlite3 "$tmp/kind.db" "SELECT group_concat(detail, ',') FROM events WHERE kind = 'drop'")
+[ "$drops" = "Guest:Push,Guest:Push" ] && ok "Guest:Push dropped twice, nothing else" || ko "kind drops: '$drops'"
+expect 2 "drop TYPE to|from pN" -- "$DLSIM" run "$tmp/kind.ini" --set "timeline.1s=drop Payload:Push to p1" -o "$tmp/k2.db"
+expect 2 "drop TYPE to|from pN" -- "$DLSIM" run "$tmp/kind.ini" --set "timeline.1s=drop Guest:Pu\$h to p1" -o "$tmp/k3.db"
+# explore aims its drops and delays at the kinds --messages names
+expect 0 "drop rules that never fired: Guest:[A-Za-z]*\(, Guest:[A-Za-z]*\)*$" -- "$DLSIM" explore "$pp" --runs 5 --faults drop,delay --messages Guest:Push,Guest:Pull,Guest:Hello --no-shrink
+expect 2 "--messages: 'Payload:x' is not a message type" -- "$DLSIM" explore "$pp" --runs 1 --messages Payload:x
 finish

@@ -6,6 +6,8 @@
 #include "protocol/guest/guest-msgs.h"
 #include "protocol/proto-msg-class.h"
 
+#include <string.h>
+
 static GVariant *
 enc_guest (const ProtoMsg *msg, gboolean copy)
 {
@@ -35,10 +37,21 @@ charged_guest (const ProtoMsg *msg)
   return msg->key ? (gsize) msg->key : proto_msg_wire_size (msg);
 }
 
+/* its kind: the TYPE word of the guest's `send` (signal_data is "TYPE DATA") */
+static const char *
+label_guest (const ProtoMsg *msg, gsize *len)
+{
+  if (!msg->signal_data)
+    return NULL;
+  *len = strcspn (msg->signal_data, " ");
+  return msg->signal_data;
+}
+
 /* Not cached (no size key): the network asks proto_msg_charged_size for
  * every Guest message, and charges what the guest says it costs. */
 static const ProtoMsgClass types[] = {
-  { PROTO_MSG_GUEST, "Guest", "(yst)", NULL, enc_guest, dec_guest, proto_msg_size_unkeyed, charged_guest },
+  { PROTO_MSG_GUEST, "Guest", "(yst)", NULL, enc_guest, dec_guest, proto_msg_size_unkeyed, charged_guest,
+    label_guest },
 };
 
 const ProtoMsgFamily proto_msgs_guest = { "guest", types, G_N_ELEMENTS (types) };
