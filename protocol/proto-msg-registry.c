@@ -87,6 +87,7 @@ proto_msg_family_check (const ProtoMsgFamily *f, GError **error)
 const ProtoMsgFamily *
 proto_msg_family_named (const char *name)
 {
+  proto_msg_class_of (0);   /* the tables are built when first asked */
   for (guint k = 0; families[k]; k++)
     if (strcmp (families[k]->name, name) == 0)
       return families[k];
