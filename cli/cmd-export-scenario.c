@@ -64,6 +64,14 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
       g_free (file_dir);
       file_dir = g_steal_pointer (&abs);
     }
+  /* [scenario] dir moves the folder relative paths are taken from */
+  g_autofree char *dir_param = res_db_param_value (db, run, "scenario.dir");
+  if (file_dir && dir_param && *dir_param)
+    {
+      g_autofree char *d = absolute (file_dir, dir_param);
+      g_free (file_dir);
+      file_dir = g_steal_pointer (&d);
+    }
 
   GString *o = g_string_new (NULL);
   g_autofree char *build = res_db_param_value (db, run, "provenance.build");
@@ -105,7 +113,9 @@ cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, 
             g_string_append_printf (o, "name = %s\nseed = %" G_GINT64_FORMAT "\n", name, seed);
         }
       g_autofree char *value = NULL;
-      if (strcmp (k, "churn.trace") == 0 || strcmp (k, "peers.capacity") == 0
+      if (strcmp (k, "scenario.dir") == 0)
+        value = g_strdup (file_dir ? file_dir : v);
+      else if (strcmp (k, "churn.trace") == 0 || strcmp (k, "peers.capacity") == 0
           || strcmp (k, "network.bandwidth_trace") == 0)
         value = absolute (file_dir, v);
       else if (strcmp (k, "protocol.guest_dir") == 0)

@@ -479,6 +479,34 @@ explore_scenario_text (const char *path, const char *origin, const char *name, G
   return g_string_free (o, FALSE);
 }
 
+/* The path from folder `from` to folder `to`, both absolute and canonical
+ * ("../examples"); "" if they are one. */
+static char *
+relative_dir (const char *from, const char *to)
+{
+  g_auto (GStrv) a = g_strsplit (from, G_DIR_SEPARATOR_S, -1);
+  g_auto (GStrv) b = g_strsplit (to, G_DIR_SEPARATOR_S, -1);
+  guint i = 0;
+  while (a[i] && b[i] && strcmp (a[i], b[i]) == 0)
+    i++;
+  GString *r = g_string_new (NULL);
+  for (guint k = i; a[k]; k++)
+    if (*a[k])
+      g_string_append (r, r->len ? "/.." : "..");
+  for (guint k = i; b[k]; k++)
+    if (*b[k])
+      g_string_append_printf (r, "%s%s", r->len ? "/" : "", b[k]);
+  return g_string_free (r, FALSE);
+}
+
+/* The folder of a file, absolute and canonical. */
+static char *
+folder_of (const char *file)
+{
+  g_autofree char *dir = g_path_get_dirname (file);
+  return g_canonicalize_filename (dir, NULL);
+}
+
 /* Writes the shrunk failure as a scenario file: the base's text with the
  * base overrides (sets) and the shrunk plan, an [expect] that pins the
  * violations counted on that plan's run, then runs the file on its own.
@@ -499,6 +527,14 @@ explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed
     g_ptr_array_add (all, *s);
   for (guint i = 0; i < min->len; i++)
     g_ptr_array_add (all, min->pdata[i]);
+  /* written in another folder than the base's: its relative paths (traces,
+   * data, a guest's command) are still the base folder's ([scenario] dir,
+   * relative, so that the two folders can move together) */
+  g_autofree char *base_dir = folder_of (base), *found_dir = folder_of (fname);
+  g_autofree char *rel = relative_dir (found_dir, base_dir);
+  g_autofree char *dir_line = *rel ? g_strdup_printf ("scenario.dir=%s", rel) : NULL;
+  if (dir_line)
+    g_ptr_array_insert (all, 0, dir_line);
   g_autofree char *text = explore_scenario_text (base, origin, name, all, m.counts, sig, seed, found_in, shrunk_from,
                                          m.first_explanation ? m.first_explanation : "?");
   explore_obs_clear (&m);

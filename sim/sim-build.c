@@ -25,12 +25,24 @@ sim_built_clear (SimBuilt *b)
   g_clear_pointer (&b->test, learn_dataset_free);
 }
 
+/* The folder the file's relative paths are taken from: [scenario] dir
+ * (itself relative to the file's folder), or the file's folder. */
 static char *
-resolve_path (const SimScenario *s, const char *rel)
+scenario_dir (const SimScenario *s, const SimPoint *p)
+{
+  g_autofree char *file_dir = g_path_get_dirname (s->path);
+  const char *dir = point_value (p, "scenario", "dir");
+  if (!*dir)
+    return g_steal_pointer (&file_dir);
+  return g_path_is_absolute (dir) ? g_strdup (dir) : g_build_filename (file_dir, dir, NULL);
+}
+
+static char *
+resolve_path (const SimScenario *s, const SimPoint *p, const char *rel)
 {
   if (g_path_is_absolute (rel))
     return g_strdup (rel);
-  g_autofree char *dir = g_path_get_dirname (s->path);
+  g_autofree char *dir = scenario_dir (s, p);
   return g_build_filename (dir, rel, NULL);
 }
 
@@ -99,7 +111,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   g_strlcpy (c->proto.family, family, sizeof c->proto.family);
   c->proto.seed = seed;
   ProtoKeyLookup look;
-  g_autofree char *dir = g_path_get_dirname (s->path);
+  g_autofree char *dir = scenario_dir (s, p);
   sim_keys_lookup_init (&look, p, dir);
   {
     g_autoptr (GError) e = NULL;
@@ -241,7 +253,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     return BAD ("churn", "trace_format", "'%s': expected csv or fedscale", trace_format);
   if (*trace)
     {
-      g_autofree char *tp = resolve_path (s, trace);
+      g_autofree char *tp = resolve_path (s, p, trace);
       if (strcmp (trace_format, "fedscale") == 0)
         PARSE ("churn", "trace", (c->trace = sim_fedscale_load_behaviour (tp, c->time_limit, &_e)) != NULL);
       else
@@ -250,12 +262,12 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   const char *capacity = V ("peers", "capacity");
   if (*capacity)
     {
-      g_autofree char *cp = resolve_path (s, capacity);
+      g_autofree char *cp = resolve_path (s, p, capacity);
       PARSE ("peers", "capacity", (c->capacity = sim_fedscale_load_capacity (cp, &_e)) != NULL);
     }
   /* a bandwidth trace: its peers are checked once the run's are known */
   const char *bw = V ("network", "bandwidth_trace");
-  g_autofree char *bw_path = *bw ? resolve_path (s, bw) : NULL;
+  g_autofree char *bw_path = *bw ? resolve_path (s, p, bw) : NULL;
   if (bw_path)
     PARSE ("network", "bandwidth_trace", (c->rates = sim_bwtrace_load (bw_path, &_e)) != NULL);
   const char *return_model = V ("churn", "return_model");
@@ -395,7 +407,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         {
         case LEARN_SOURCE_CSV:
           {
-            g_autofree char *path = resolve_path (s, arg);
+            g_autofree char *path = resolve_path (s, p, arg);
             if (c->partition.kind == LEARN_PARTITION_BY_COLUMN)
               PARSE ("data", "partition",
                      (all = learn_dataset_load_csv_by_column (path, c->partition.column, &_e)) != NULL);
@@ -406,7 +418,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         case LEARN_SOURCE_IDX:
           {
             /* the files carry their own test set (t10k-*): test_fraction is not used */
-            g_autofree char *idx_dir = resolve_path (s, arg);
+            g_autofree char *idx_dir = resolve_path (s, p, arg);
             gsize limit = uint_of (V ("data", "limit"));
             PARSE ("data", "source", learn_dataset_load_idx_dir (idx_dir, limit, &out->train, &out->test, &_e));
             break;

@@ -43,6 +43,7 @@ static const KeySpec keys[] = {
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
+  { "scenario", "dir", "", K_STR, "the folder the file's relative paths are taken from (traces, data, the guest's folder and command), itself relative to the file's folder; empty: the file's folder (dlsim explore --found writes it, so that a found file runs from its own folder)" },
   { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: FAMILIES (docs/families.md; guest: docs/guest.md)" },
   { "protocol", NULL, NULL, K_FAMILY_KEYS, "the families' keys go here, in the registry's order (protocol/<family>/*-keys.c)" },
   { "protocol", "coordinator_replicas", "1", K_UINT, "1 (one coordinator, as DISCO) or up to 9 replicas of it: the coordinator's state kept by a replicated log, peers in sessions that survive the leader's crash (protocol/replica/README.md); not in the testbed" },

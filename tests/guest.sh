@@ -60,6 +60,17 @@ grep -q "DOES NOT reproduce" "$out" && ko "the shrunk file does not reproduce" |
 [ "$(sed -n '/^\[timeline\]/,/^\[/p' "$tmp/found"/*.ini | grep -c ' = ')" -eq 1 ] && ok "shrunk to one action" \
   || ko "the found file has more than one timeline action"
 expect 1 "its line .*link-failed p" -- "$DLSIM" run "$tmp/found"/*.ini -o "$tmp/found.db"
+# the same bug with the shipped file's relative guest_command, found into
+# another folder: the found file says where its relative paths are taken
+# from ([scenario] dir, relative) and reproduces; without dir it cannot start
+expect 0 "reproduces" -- "$DLSIM" explore "$pp" --runs 20 --faults link-fail --found "$tmp/found-rel" \
+  --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --raise-on-link-failed"
+grep -q "DOES NOT reproduce" "$out" && ko "the found file with a relative command does not reproduce" || ok "relative: reproduces"
+f=$(ls "$tmp/found-rel"/*.ini | head -1)
+want=$(python3 -c "import os,sys; print(os.path.relpath(os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])))" "$src/scenarios/guest" "$tmp/found-rel")
+[ "$(sed -n 's/^dir = //p' "$f")" = "$want" ] && ok "[scenario] dir = $want" || ko "dir in $f: '$(sed -n 's/^dir = //p' "$f")', wanted '$want'"
+sed '/^dir = /d' "$f" > "$tmp/found-rel/nodir.ini"
+expect 1 "does not start\|can't open\|No such file" -- "$DLSIM" run "$tmp/found-rel/nodir.ini" -o "$tmp/nodir.db"
 # -o DB and shrink: the recorded failing run read back and shrunk
 expect 0 "failing runs recorded in" -- "$DLSIM" explore "$tmp/bug.ini" --runs 20 --faults link-fail --no-shrink -o "$tmp/search.db"
 id=$(sqlite3 "$tmp/search.db" "SELECT MIN(run_id) FROM runs")

@@ -6,8 +6,12 @@
 # costs about what the guest's does, and its clients Node processes
 # ([peers] runtime = node: an uncaught error ends one), as the guest's are.
 # A guest told `--aggregation secure` (driver.mjs) has `aggregation = secure`.
+# A timeline rule on a kind of the guest's messages (`drop Guest:Payload to
+# p1`, docs/guest.md) names the C type of that name (NewDecentralizedNodeInfo
+# is the C machines' NewNodeInfo).
 exec sed -e 's/^family = guest$/family = disco\nversion = disco-775/' \
          -e 's/^guest_command = .* --aggregation secure\( .*\)\{0,1\}$/aggregation = secure/' \
          -e '/^guest_command/d' -e '/^guest_dir/d' \
          -e 's/^\[compute\]$/[model]\nkind = none\nsize = 4\n\n[compute]/' \
+         -e 's/Guest:NewDecentralizedNodeInfo/NewNodeInfo/g' -e 's/Guest:\([A-Za-z]\)/\1/g' \
          -e 's/^\[peers\]$/[peers]\nruntime = node/' "${1:?usage: twin.sh FILE}"
