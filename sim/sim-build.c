@@ -31,7 +31,7 @@ static char *
 scenario_dir (const SimScenario *s, const SimPoint *p)
 {
   g_autofree char *file_dir = g_path_get_dirname (s->path);
-  const char *dir = point_value (p, "scenario", "dir");
+  const char *dir = _sim_scenario_point_value (p, "scenario", "dir");
   if (!*dir)
     return g_steal_pointer (&file_dir);
   return g_path_is_absolute (dir) ? g_strdup (dir) : g_build_filename (file_dir, dir, NULL);
@@ -46,8 +46,8 @@ resolve_path (const SimScenario *s, const SimPoint *p, const char *rel)
   return g_build_filename (dir, rel, NULL);
 }
 
-#define V(sec, key) point_value (p, sec, key)
-#define BAD(sec, key, ...) (fail_at (error, _sim_scenario_origin (s, sec, key), sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
+#define V(sec, key) _sim_scenario_point_value (p, sec, key)
+#define BAD(sec, key, ...) (_sim_scenario_fail_at (error, _sim_scenario_origin (s, sec, key), sec, key, __VA_ARGS__), sim_built_clear (out), FALSE)
 
 /* Parses a value with `fn`, prefixing errors with file, section and key. */
 #define PARSE(sec, key, call)                                                     \
@@ -63,7 +63,7 @@ static guint
 uint_of (const char *v)
 {
   guint n = 0;
-  parse_uint (v, &n);
+  _sim_scenario_parse_uint (v, &n);
   return n;
 }
 
@@ -76,7 +76,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   c->seed = seed;
 
   /* every key is checked against its kind first */
-  if (!check_point_values (s, p, error))
+  if (!_sim_scenario_check_point_values (s, p, error))
     {
       sim_built_clear (out);
       return FALSE;
@@ -101,7 +101,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       if (dot && !sim_scenario_key_applies (full, family))
         {
           g_autofree char *sec = g_strndup (full, (gsize) (dot - full));
-          if (point_given (p, sec, dot + 1))
+          if (_sim_scenario_point_given (p, sec, dot + 1))
             return BAD (sec, dot + 1, "applies to family = %s only, not to family = %s",
                         sim_scenario_key_family (full), family);
         }
@@ -156,7 +156,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   /* peers, compute, network, churn */
   c->n_peers = uint_of (V ("peers", "count"));
   guint family_peers;
-  if (!point_given (p, "peers", "count") && fam->keys && fam->keys->peer_count
+  if (!_sim_scenario_point_given (p, "peers", "count") && fam->keys && fam->keys->peer_count
       && fam->keys->peer_count (&look, &family_peers))
     c->n_peers = family_peers;
   dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
@@ -195,7 +195,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   }
   if (*V ("network", "regions"))
     PARSE ("network", "regions",
-           parse_regions (V ("network", "regions"), &c->region_names, &c->region_counts, &c->n_regions, &_e));
+           _sim_scenario_parse_regions (V ("network", "regions"), &c->region_names, &c->region_counts, &c->n_regions, &_e));
   if (*V ("network", "local_latency"))
     {
       if (c->n_regions == 0)
@@ -238,14 +238,14 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->header_bytes > 1 << 20)
     return BAD ("network", "header_bytes", "must be at most 1MiB");
   dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
-  parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
-  parse_prob (V ("network", "loss"), &c->loss, NULL);
+  _sim_scenario_parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
+  _sim_scenario_parse_prob (V ("network", "loss"), &c->loss, NULL);
   c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;
   if (!c->crash_never_detected)
     dl_dist_parse (V ("network", "crash_detection"), DL_UNIT_DURATION, &c->crash_detection, NULL);
   dl_parse_per_time (V ("churn", "arrival_rate"), &c->arrival_rate_per_s, NULL);
   dl_dist_parse (V ("churn", "session"), DL_UNIT_DURATION, &c->session, NULL);
-  parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);
+  _sim_scenario_parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);
   guint churn_max = uint_of (V ("churn", "max_peers"));
   const char *trace = V ("churn", "trace");
   const char *trace_format = V ("churn", "trace_format");
@@ -287,17 +287,17 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       const char *when = full + 9;
       SimAction base = { 0 };
       g_autoptr (GError) e = NULL;
-      if (!parse_when (when, &base, &e))
+      if (!_sim_scenario_parse_when (when, &base, &e))
         {
           g_array_unref (joined);
           return BAD ("timeline", when, "'%s' is not a time: %s", when, e->message);
         }
-      g_autoptr (GPtrArray) acts = split_top (p->values->pdata[i], ';');
+      g_autoptr (GPtrArray) acts = _sim_scenario_split_top (p->values->pdata[i], ';');
       for (guint k = 0; k < acts->len; k++)
         {
           SimAction a = base;
           guint before = refs->len;
-          if (!parse_action (acts->pdata[k], &a, refs, &e))
+          if (!_sim_scenario_parse_action (acts->pdata[k], &a, refs, &e))
             {
               if (a.groups)
                 g_array_unref (a.groups);
@@ -342,7 +342,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
             if (g_str_has_prefix (p->keys->pdata[k], "timeline."))
               {
                 g_autofree char *needle = g_strdup_printf ("p%u", id);
-                g_autoptr (GPtrArray) words = split_top (p->values->pdata[k], ' ');
+                g_autoptr (GPtrArray) words = _sim_scenario_split_top (p->values->pdata[k], ' ');
                 for (guint w2 = 0; w2 < words->len; w2++)
                   if (strstr (words->pdata[w2], needle))
                     {

@@ -27,7 +27,7 @@ sim_op_name (SimOp op)
 }
 
 gboolean
-parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error)
+_sim_scenario_parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error)
 {
   gboolean ok = FALSE;
   for (guint i = 0; summary_keys[i]; i++)
@@ -56,7 +56,7 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
           ok |= strcmp (dot + 1, peer_keys[i]) == 0;
     }
   if (!ok)
-    return fail_at (error, file, "expect", key,
+    return _sim_scenario_fail_at (error, file, "expect", key,
                     "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
                     "final_accuracy, peer.pN.outcome|rounds|synced|retries_received|fails_received|state, "
                     "metric.NAME.count|sum|mean|median|p90|max, or "
@@ -76,10 +76,10 @@ parse_expect_line (const char *file, const char *key, const char *value, SimExpe
       }
   g_autofree char *val = g_strstrip (g_strdup (v));
   if (*val == '\0')
-    return fail_at (error, file, "expect", key, "missing value (expected [OP] VALUE, e.g. >= 8)");
+    return _sim_scenario_fail_at (error, file, "expect", key, "missing value (expected [OP] VALUE, e.g. >= 8)");
   double num;
   if (op != SIM_OP_EQ && op != SIM_OP_NE && !dl_parse_number (val, &num, NULL))
-    return fail_at (error, file, "expect", key, "'%s': %s needs a number", val, sim_op_name (op));
+    return _sim_scenario_fail_at (error, file, "expect", key, "'%s': %s needs a number", val, sim_op_name (op));
   out->key = g_strdup (key);
   out->op = op;
   out->value = g_steal_pointer (&val);

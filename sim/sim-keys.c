@@ -385,13 +385,13 @@ sim_section_known (const char *section)
 static const char *
 lookup_value (const ProtoKeyLookup *l, const char *section, const char *key)
 {
-  return point_value (l->data, section, key);
+  return _sim_scenario_point_value (l->data, section, key);
 }
 
 static gboolean
 lookup_given (const ProtoKeyLookup *l, const char *section, const char *key)
 {
-  return point_given (l->data, section, key);
+  return _sim_scenario_point_given (l->data, section, key);
 }
 
 void
@@ -433,7 +433,7 @@ check_uint (guint min, guint max, const char *what, const char *v, GError **erro
 {
   guint n;
   double x;
-  gboolean whole = parse_uint (v, &n);
+  gboolean whole = _sim_scenario_parse_uint (v, &n);
   if (whole && n <= max)
     return TRUE;
   if (whole || (dl_parse_number (v, &x, NULL) && x > max && x == floor (x)))
@@ -515,11 +515,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
     case K_NUM:
       return dl_parse_number (v, &x, error);
     case K_PROB:
-      return parse_prob (v, &x, error);
+      return _sim_scenario_parse_prob (v, &x, error);
     case K_DUR:
       return check_duration (strcmp (k->key, "time_limit") == 0 ? SIM_TIME_LIMIT_MAX : SIM_DURATION_MAX, v, error);
     case K_REGIONS:
-      return *v == '\0' || parse_regions (v, NULL, NULL, NULL, error);
+      return *v == '\0' || _sim_scenario_parse_regions (v, NULL, NULL, NULL, error);
     case K_OPT_DIST_DUR:
       return *v == '\0' || check_dist_duration (v, &d, error);
     case K_DIST_DUR:
@@ -632,7 +632,7 @@ check_family_value (const ProtoKey *k, const char *v, GError **error)
     case PROTO_KEY_NUM:
       return dl_parse_number (v, &x, error);
     case PROTO_KEY_PROB:
-      return parse_prob (v, &x, error);
+      return _sim_scenario_parse_prob (v, &x, error);
     case PROTO_KEY_DUR:
       return check_duration (SIM_DURATION_MAX, v, error);
     case PROTO_KEY_OPT_DUR:
@@ -652,16 +652,16 @@ check_family_value (const ProtoKey *k, const char *v, GError **error)
 }
 
 gboolean
-check_point_values (const SimScenario *s, const SimPoint *p, GError **error)
+_sim_scenario_check_point_values (const SimScenario *s, const SimPoint *p, GError **error)
 {
   ensure_rows ();
   for (guint i = 0; i < n_rows; i++)
     {
       const Row *r = &rows[i];
-      const char *v = point_value (p, r->section, r->key);
+      const char *v = _sim_scenario_point_value (p, r->section, r->key);
       g_autoptr (GError) e = NULL;
       if (!(r->common ? check_value (r->common, v, &e) : check_family_value (r->fk, v, &e)))
-        return fail_at (error, _sim_scenario_origin (s, r->section, r->key), r->section, r->key, "%s", e->message);
+        return _sim_scenario_fail_at (error, _sim_scenario_origin (s, r->section, r->key), r->section, r->key, "%s", e->message);
     }
   return TRUE;
 }

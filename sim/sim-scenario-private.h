@@ -24,15 +24,15 @@ G_BEGIN_DECLS
  * key that --set gave, else the file's path. */
 const char *_sim_scenario_origin (const SimScenario *s, const char *section, const char *key);
 
-gboolean fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
+gboolean _sim_scenario_fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
   G_GNUC_PRINTF (5, 6);
-gboolean parse_uint (const char *v, guint *out);
+gboolean _sim_scenario_parse_uint (const char *v, guint *out);
 /* WHEN: "5min", "round 2", "round 3 + 10s" (into a->at, or a->round and a->after). */
-gboolean parse_when (const char *when, SimAction *a, GError **error);
+gboolean _sim_scenario_parse_when (const char *when, SimAction *a, GError **error);
 /* One timeline action; peers it names go to peer_refs (guint*). */
-gboolean parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error);
+gboolean _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error);
 /* One [expect] line. */
-gboolean parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error);
+gboolean _sim_scenario_parse_expect_line (const char *file, const char *key, const char *value, SimExpect *out, GError **error);
 
 /* The key table (sim-keys.c). */
 typedef struct {
@@ -53,17 +53,17 @@ void sim_keys_lookup_init (ProtoKeyLookup *l, const SimPoint *p, const char *dir
 gboolean sim_keys_check_families (const ProtoFamily *const *families, GError **error);
 
 /* Every value of the point checked against its key's kind. */
-gboolean check_point_values (const SimScenario *s, const SimPoint *p, GError **error);
+gboolean _sim_scenario_check_point_values (const SimScenario *s, const SimPoint *p, GError **error);
 /* TRUE if the file or a --set gives section.key (not its default). */
-gboolean point_given (const SimPoint *p, const char *section, const char *key);
+gboolean _sim_scenario_point_given (const SimPoint *p, const char *section, const char *key);
 /* TRUE if section.key's value is its default, word for word. */
-gboolean point_is_default (const SimPoint *p, const char *section, const char *key);
+gboolean _sim_scenario_point_is_default (const SimPoint *p, const char *section, const char *key);
 /* "a:4, b:4": names (NULL-terminated) and counts (transfer full; NULL to only check). */
-gboolean parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error);
+gboolean _sim_scenario_parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error);
 /* A point's resolved value of section.key. */
-const char *point_value (const SimPoint *p, const char *section, const char *key);
-gboolean parse_prob (const char *v, double *out, GError **error);
+const char *_sim_scenario_point_value (const SimPoint *p, const char *section, const char *key);
+gboolean _sim_scenario_parse_prob (const char *v, double *out, GError **error);
 /* s split at sep outside parentheses and quotes (char*, transfer full). */
-GPtrArray *split_top (const char *s, char sep);
+GPtrArray *_sim_scenario_split_top (const char *s, char sep);
 
 G_END_DECLS

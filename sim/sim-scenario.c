@@ -58,7 +58,7 @@ strip_comment (const char *raw)
 
 /* Splits at commas that are not inside parentheses. */
 GPtrArray *
-split_top (const char *s, char sep)
+_sim_scenario_split_top (const char *s, char sep)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
   int depth = 0;
@@ -82,7 +82,7 @@ split_top (const char *s, char sep)
 
 
 gboolean
-fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
+_sim_scenario_fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
@@ -141,7 +141,7 @@ _sim_scenario_origin (const SimScenario *s, const char *section, const char *key
 }
 
 const char *
-point_value (const SimPoint *p, const char *section, const char *key)
+_sim_scenario_point_value (const SimPoint *p, const char *section, const char *key)
 {
   g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
   for (guint i = 0; i < p->keys->len; i++)
@@ -152,15 +152,15 @@ point_value (const SimPoint *p, const char *section, const char *key)
 
 
 gboolean
-point_is_default (const SimPoint *p, const char *section, const char *key)
+_sim_scenario_point_is_default (const SimPoint *p, const char *section, const char *key)
 {
   const char *def = sim_key_default (section, key);
-  const char *v = point_value (p, section, key);
+  const char *v = _sim_scenario_point_value (p, section, key);
   return def && v && strcmp (def, v) == 0;
 }
 
 gboolean
-point_given (const SimPoint *p, const char *section, const char *key)
+_sim_scenario_point_given (const SimPoint *p, const char *section, const char *key)
 {
   g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
   return g_hash_table_contains (p->given, full);
@@ -174,11 +174,11 @@ point_given (const SimPoint *p, const char *section, const char *key)
 static void
 family_peer_count (SimPoint *p)
 {
-  const char *name = point_value (p, "protocol", "family");
+  const char *name = _sim_scenario_point_value (p, "protocol", "family");
   const ProtoFamily *f = name ? proto_family_lookup (name) : NULL;
   ProtoKeyLookup l;
   guint n = 0;
-  if (!f || !f->keys || !f->keys->peer_count || point_given (p, "peers", "count"))
+  if (!f || !f->keys || !f->keys->peer_count || _sim_scenario_point_given (p, "peers", "count"))
     return;
   sim_keys_lookup_init (&l, p, NULL);
   if (!f->keys->peer_count (&l, &n))
@@ -242,12 +242,12 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
       if (!g_utf8_validate (groups[g], -1, NULL))
         {
           g_autofree char *shown = g_utf8_make_valid (groups[g], -1);
-          fail_at (error, path, shown, NULL, "not valid UTF-8");
+          _sim_scenario_fail_at (error, path, shown, NULL, "not valid UTF-8");
           return NULL;
         }
       if (!sim_section_known (groups[g]))
         {
-          fail_at (error, path, groups[g], NULL,
+          _sim_scenario_fail_at (error, path, groups[g], NULL,
                    "unknown section (expected scenario, protocol, training, model, data, peers, "
                    "compute, network, churn, timeline or expect)");
           return NULL;
@@ -259,13 +259,13 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           if (!g_utf8_validate (ks[k], -1, NULL))
             {
               g_autofree char *shown = g_utf8_make_valid (ks[k], -1);
-              fail_at (error, path, groups[g], shown, "not valid UTF-8");
+              _sim_scenario_fail_at (error, path, groups[g], shown, "not valid UTF-8");
               return NULL;
             }
           for (gsize j = 0; j < k; j++)
             if (strcmp (ks[j], ks[k]) == 0)
               {
-                fail_at (error, path, groups[g], ks[k],
+                _sim_scenario_fail_at (error, path, groups[g], ks[k],
                          "appears twice (several timeline actions at one instant go on one line, "
                          "separated by ;)");
                 return NULL;
@@ -277,7 +277,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
               for (guint i = 0; i < sim_keys_n (); i++)
                 if (strcmp (sim_key_at (i).section, groups[g]) == 0)
                   g_string_append_printf (known, "%s%s", known->len ? ", " : "", sim_key_at (i).key);
-              fail_at (error, path, groups[g], ks[k], "unknown key (keys of [%s]: %s)", groups[g], known->str);
+              _sim_scenario_fail_at (error, path, groups[g], ks[k], "unknown key (keys of [%s]: %s)", groups[g], known->str);
               g_string_free (known, TRUE);
               return NULL;
             }
@@ -286,7 +286,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           if (!g_utf8_validate (v, -1, NULL))
             {
               g_autofree char *shown = g_utf8_make_valid (v, -1);
-              fail_at (error, path, groups[g], ks[k], "'%s' is not valid UTF-8", shown);
+              _sim_scenario_fail_at (error, path, groups[g], ks[k], "'%s' is not valid UTF-8", shown);
               return NULL;
             }
           g_ptr_array_add (entries, entry_new (groups[g], ks[k], v));
@@ -346,24 +346,24 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         {
           if (strstr (e->value, "${"))
             {
-              fail_at (error, path, e->section, e->key, "'%s': a sweep list ${...} is missing its '}'", e->value);
+              _sim_scenario_fail_at (error, path, e->section, e->key, "'%s': a sweep list ${...} is missing its '}'", e->value);
               return NULL;
             }
           continue;
         }
       g_autofree char *inner = g_strndup (e->value + a + 2, b - a - 3);
-      GPtrArray *alts = split_top (inner, ',');
+      GPtrArray *alts = _sim_scenario_split_top (inner, ',');
       for (guint i = 0; i < alts->len; i++)
         if (*(char *) alts->pdata[i] == '\0')
           {
             g_ptr_array_unref (alts);
-            fail_at (error, path, e->section, e->key, "'%s': empty entry in a sweep list", e->value);
+            _sim_scenario_fail_at (error, path, e->section, e->key, "'%s': empty entry in a sweep list", e->value);
             return NULL;
           }
       if (n_points > 100000 / MAX (alts->len, 1))
         {
           g_ptr_array_unref (alts);
-          fail_at (error, path, e->section, e->key, "the sweep has more than 100000 points");
+          _sim_scenario_fail_at (error, path, e->section, e->key, "the sweep has more than 100000 points");
           return NULL;
         }
       n_points *= alts->len;
@@ -436,7 +436,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           else if (strcmp (e->section, "expect") == 0)
             {
               SimExpect x;
-              if (!parse_expect_line (path, e->key, v, &x, error))
+              if (!_sim_scenario_parse_expect_line (path, e->key, v, &x, error))
                 {
                   sim_scenario_free (s);
                   return NULL;
@@ -446,7 +446,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         }
     }
   SimPoint *p0 = s->points->pdata[0];
-  const char *name = point_value (p0, "scenario", "name");
+  const char *name = _sim_scenario_point_value (p0, "scenario", "name");
   if (*name)
     s->name = g_strdup (name);
   else
@@ -457,14 +457,14 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         *dot = '\0';
       s->name = g_utf8_make_valid (base, -1);   /* a file name is bytes; the name is text */
     }
-  s->description = g_strdup (point_value (p0, "scenario", "description"));
-  g_ascii_string_to_unsigned (point_value (p0, "scenario", "seed"), 10, 0, G_MAXUINT64, &s->seed, NULL);
+  s->description = g_strdup (_sim_scenario_point_value (p0, "scenario", "description"));
+  g_ascii_string_to_unsigned (_sim_scenario_point_value (p0, "scenario", "seed"), 10, 0, G_MAXUINT64, &s->seed, NULL);
   s->repeat = 1;
-  parse_uint (point_value (p0, "scenario", "repeat"), &s->repeat);
-  s->version = g_strdup (point_value (p0, "protocol", "version"));
+  _sim_scenario_parse_uint (_sim_scenario_point_value (p0, "scenario", "repeat"), &s->repeat);
+  s->version = g_strdup (_sim_scenario_point_value (p0, "protocol", "version"));
   if (s->repeat == 0)
     {
-      fail_at (error, path, "scenario", "repeat", "must be at least 1");
+      _sim_scenario_fail_at (error, path, "scenario", "repeat", "must be at least 1");
       sim_scenario_free (s);
       return NULL;
     }

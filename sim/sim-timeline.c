@@ -44,14 +44,14 @@ sim_timeline_msg_parse (const char *word, int *msg_type, char kind[33])
 
 /* Parses WHEN: "5min", "round 2", "round 3 + 10s". */
 gboolean
-parse_when (const char *when, SimAction *a, GError **error)
+_sim_scenario_parse_when (const char *when, SimAction *a, GError **error)
 {
   g_autofree char *w = g_strstrip (g_strdup (when));
   if (g_str_has_prefix (w, "round"))
     {
       g_auto (GStrv) parts = g_strsplit (w + 5, "+", 2);
       guint r;
-      if (!parts[0] || !parse_uint (g_strstrip (parts[0]), &r) || r == 0)
+      if (!parts[0] || !_sim_scenario_parse_uint (g_strstrip (parts[0]), &r) || r == 0)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "expected 'round N' or 'round N + DURATION' with N >= 1");
           return FALSE;
@@ -65,7 +65,7 @@ parse_when (const char *when, SimAction *a, GError **error)
 }
 
 gboolean
-parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error)
+_sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error)
 {
   g_auto (GStrv) w = g_strsplit_set (text, " \t", -1);
   GPtrArray *t = g_ptr_array_new ();
@@ -138,7 +138,7 @@ parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **err
       if (ok && !drop)
         ok = t->len >= 6 && strcmp (t->pdata[4], "by") == 0 && dl_parse_duration (t->pdata[5], &a->delay, NULL);
       if (ok && t->len > next)
-        ok = t->len == next + 2 && strcmp (t->pdata[next], "count") == 0 && parse_uint (t->pdata[next + 1], &a->count)
+        ok = t->len == next + 2 && strcmp (t->pdata[next], "count") == 0 && _sim_scenario_parse_uint (t->pdata[next + 1], &a->count)
              && a->count > 0;
       else if (ok)
         ok = t->len == next;

@@ -14,13 +14,13 @@
 
 
 gboolean
-parse_uint (const char *v, guint *out)
+_sim_scenario_parse_uint (const char *v, guint *out)
 {
   return proto_key_parse_uint (v, out);
 }
 
 gboolean
-parse_prob (const char *v, double *out, GError **error)
+_sim_scenario_parse_prob (const char *v, double *out, GError **error)
 {
   if (!dl_parse_number (v, out, error))
     return FALSE;
@@ -33,9 +33,9 @@ parse_prob (const char *v, double *out, GError **error)
 }
 
 gboolean
-parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error)
+_sim_scenario_parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error)
 {
-  g_autoptr (GPtrArray) parts = split_top (v, ',');
+  g_autoptr (GPtrArray) parts = _sim_scenario_split_top (v, ',');
   g_autoptr (GPtrArray) nm = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GArray) ct = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint i = 0; i < parts->len; i++)
@@ -46,7 +46,7 @@ parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **
       if (colon)
         *colon = '\0';
       g_strstrip (t);
-      if (!colon || !*t || !parse_uint (g_strstrip (colon + 1), &c) || c == 0)
+      if (!colon || !*t || !_sim_scenario_parse_uint (g_strstrip (colon + 1), &c) || c == 0)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected NAME:COUNT, ... (a count of at least 1)",
                        (const char *) parts->pdata[i]);
