@@ -5,7 +5,7 @@
  *
  * With --report the process writes what it records (observations, facts,
  * metrics, traffic) to stdout as tab-separated lines, which `dlsim
- * testbed` reads back (cli/tb-records.c); it reads control lines on stdin
+ * testbed` reads back (testbed/testbed-records.c); it reads control lines on stdin
  * ("leave", "rule ...").  stdin closing means the orchestrator is gone: the
  * peer leaves and exits, so no process outlives its testbed.
  *
@@ -17,7 +17,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
-#include "cli/tb-records.h"
+#include "testbed/testbed-records.h"
 #include "results/res-node.h"
 #include "sim/sim-scenario.h"
 #include "sim/sim-testbed.h"
@@ -72,7 +72,7 @@ on_control (GObject *src, GAsyncResult *res, gpointer data)
   SimAction a;
   if (strcmp (line, "leave") == 0)
     on_term (r);
-  else if (tb_rule_parse (line, &a))
+  else if (testbed_rule_parse (line, &a))
     sim_tb_node_add_rule (r->node, &a);
   else
     fprintf (stderr, "dlsim node: ignoring control line '%s'\n", line);
@@ -359,8 +359,8 @@ cli_cmd_node (int argc, char **argv)
     }
   signal (SIGPIPE, SIG_IGN);
   gint64 t0_us = t0 > 0 ? t0 : g_get_monotonic_time ();
-  TbRecordSink sink;
-  tb_record_sink_init (&sink, report || !out ? stdout : NULL);
+  TestbedRecordSink sink;
+  testbed_record_sink_init (&sink, report || !out ? stdout : NULL);
   g_autoptr (ResDb) db = NULL;
   ResNode *rn = NULL;
   if (out)
@@ -384,7 +384,7 @@ cli_cmd_node (int argc, char **argv)
       sink.line = (void (*) (gpointer, const char *)) res_node_add_line;
       sink.line_ud = rn;
     }
-  NodeSay say = { tb_record_sink_recorder (&sink), is_peer ? name : "coordinator", "" };
+  NodeSay say = { testbed_record_sink_recorder (&sink), is_peer ? name : "coordinator", "" };
   SimRecorder said = { say_observation, say_fact, say_metric, say_traffic, &say, say_violation };
   SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
                     .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
