@@ -10,6 +10,8 @@ testbed_libdltestbed_a_SOURCES = \
 	testbed/testbed-procs.c \
 	testbed/testbed-merge.c \
 	testbed/testbed-merge.h \
+	testbed/testbed-node.c \
+	testbed/testbed-node.h \
 	testbed/testbed-netns.c \
 	testbed/testbed-netns.h \
 	testbed/testbed-records.c \

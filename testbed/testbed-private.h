@@ -7,8 +7,9 @@
  * testbed-procs.c (the peers' processes), testbed-tally.c (the run's state
  * and tally) and testbed-netns.c; testbed-procs.c calls testbed-tally.c and
  * testbed-netns.c; testbed-merge.c calls testbed-tally.c; testbed-tally.c
- * calls testbed-records.c; testbed-records.c and testbed-netns.c call
- * none of them. */
+ * calls testbed-records.c; testbed-node.c (a `dlsim node` process) calls
+ * testbed-records.c; testbed-records.c and testbed-netns.c call none of
+ * them. */
 #pragma once
 
 #include "testbed/testbed-netns.h"

@@ -4,18 +4,21 @@
  * commands --netem would run, what the testbed refuses and why, the record
  * and control lines both ways, the run's tally fed record lines, and the
  * merge of node databases (the clock offset from the ClientConnected /
- * NewNodeInfo round trip, the merged order, the refusals). */
+ * NewNodeInfo round trip, the merged order, the refusals), and a node's
+ * secret (made by a coordinator, refused to a peer, from the environment). */
 #include "config.h"
 
 #include "testbed/testbed.h"
 #include "testbed/testbed-merge.h"
 #include "testbed/testbed-netns.h"
+#include "testbed/testbed-node.h"
 #include "testbed/testbed-private.h"
 #include "testbed/testbed-records.h"
 #include "protocol/disco/disco-msgs.h"
 #include "results/res-query.h"
 
 #include <check.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -571,6 +574,52 @@ START_TEST (test_merge_refusals)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- a node's secret */
+
+START_TEST (test_node_secret)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-tb-secret-XXXXXX", NULL);
+  ck_assert_ptr_nonnull (dir);
+  g_autofree char *path = g_build_filename (dir, "dlsim.secret", NULL);
+  gboolean created = TRUE;
+  g_unsetenv ("DLSIM_TESTBED_SECRET");
+  /* a peer does not make one */
+  g_autoptr (GError) e1 = NULL;
+  ck_assert_ptr_null (testbed_node_secret (path, TRUE, &created, &e1));
+  ck_assert (!created);
+  ck_assert (!g_file_test (path, G_FILE_TEST_EXISTS));
+  /* a coordinator does: 32 bytes in hex, mode 0600, the same when read again */
+  g_autoptr (GError) e2 = NULL;
+  g_autofree char *made = testbed_node_secret (path, FALSE, &created, &e2);
+  ck_assert_msg (made != NULL, "%s", e2 ? e2->message : "?");
+  ck_assert (created);
+  ck_assert_uint_eq (strlen (made), 64);
+  for (const char *c = made; *c; c++)
+    ck_assert (g_ascii_isxdigit (*c));
+  GStatBuf st;
+  ck_assert_int_eq (g_stat (path, &st), 0);
+  ck_assert_int_eq (st.st_mode & 0777, 0600);
+  g_autofree char *again = testbed_node_secret (path, TRUE, &created, NULL);
+  ck_assert (!created);
+  ck_assert_str_eq (again, made);
+  /* without a file: none at all, a short one, one from dlsim testbed (then gone from the environment) */
+  g_autoptr (GError) e3 = NULL;
+  ck_assert_ptr_null (testbed_node_secret (NULL, TRUE, &created, &e3));
+  ck_assert (g_str_has_prefix (e3->message, "--secret-file FILE is required"));
+  g_setenv ("DLSIM_TESTBED_SECRET", "short", TRUE);
+  g_autoptr (GError) e4 = NULL;
+  ck_assert_ptr_null (testbed_node_secret (NULL, TRUE, &created, &e4));
+  ck_assert_str_eq (e4->message, "DLSIM_TESTBED_SECRET: at least 16 bytes are needed");
+  ck_assert_ptr_null (g_getenv ("DLSIM_TESTBED_SECRET"));
+  g_setenv ("DLSIM_TESTBED_SECRET", "0123456789abcdef0123", TRUE);
+  g_autofree char *env = testbed_node_secret (NULL, TRUE, &created, NULL);
+  ck_assert_str_eq (env, "0123456789abcdef0123");
+  ck_assert_ptr_null (g_getenv ("DLSIM_TESTBED_SECRET"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
 static Suite *
 testbed_suite (void)
 {
@@ -598,6 +647,9 @@ testbed_suite (void)
   tcase_add_test (mg, test_merge_order);
   tcase_add_test (mg, test_merge_refusals);
   suite_add_tcase (s, mg);
+  TCase *nd = tcase_create ("node");
+  tcase_add_test (nd, test_node_secret);
+  suite_add_tcase (s, nd);
   return s;
 }
 
