@@ -1,5 +1,5 @@
 /* cmd-node.c — `dlsim node coordinator|peer`: one testbed process running
- * one protocol machine on real sockets (sim/sim-testbed.c).  `dlsim
+ * one protocol machine on real sockets (testbed/testbed-host.c).  `dlsim
  * testbed` starts its peers this way; on several machines a user starts
  * them by hand.
  *
@@ -9,7 +9,7 @@
  * ("leave", "rule ...").  stdin closing means the orchestrator is gone: the
  * peer leaves and exits, so no process outlives its testbed.
  *
- * Every node of a deployment holds its shared secret (sim-testbed.h: a
+ * Every node of a deployment holds its shared secret (testbed-host.h: a
  * HELLO proves it): --secret-file FILE, which a coordinator creates (mode
  * 0600, 32 random bytes in hex) if it does not exist; `dlsim testbed` hands
  * it to its children in the environment (DLSIM_TESTBED_SECRET), never in
@@ -25,7 +25,7 @@
 #include "testbed/testbed-records.h"
 #include "results/res-node.h"
 #include "sim/sim-scenario.h"
-#include "sim/sim-testbed.h"
+#include "testbed/testbed-host.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -263,13 +263,13 @@ cli_cmd_node (int argc, char **argv)
     }
   NodeSay say = { testbed_record_sink_recorder (&sink), is_peer ? name : "coordinator", "" };
   SimRecorder said = { say_observation, say_fact, say_metric, say_traffic, &say, say_violation };
-  SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
+  TestbedHostParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
                     .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
                     .coordinator = coordinator, .t0_us = t0_us,
                     .rec = report ? say.inner : said, .emulate_latency = emulate_latency,
                     .secret = secret };
   int rc = CLI_EXIT_OK;
-  SimTbNode *node = sim_tb_node_new (&p, &error);
+  TestbedHost *node = testbed_host_new (&p, &error);
   if (!node)
     {
       cli_error ("node", "%s", error->message);
@@ -278,10 +278,10 @@ cli_cmd_node (int argc, char **argv)
       sim_built_clear (&built);
       return CLI_EXIT_FAILURE;
     }
-  sink.peer = sim_tb_node_peer (node);
+  sink.peer = testbed_host_peer (node);
   if (!is_peer)
-    fprintf (stderr, "dlsim node: coordinator listening on %s:%u\n", host, sim_tb_node_port (node));
-  if (is_peer && !sim_tb_node_start (node, &error))
+    fprintf (stderr, "dlsim node: coordinator listening on %s:%u\n", host, testbed_host_port (node));
+  if (is_peer && !testbed_host_start (node, &error))
     {
       cli_error ("node", "%s", error->message);
       rc = CLI_EXIT_FAILURE;
@@ -289,7 +289,7 @@ cli_cmd_node (int argc, char **argv)
   else
     testbed_node_serve (node, report, rn, say_ignored);
   fflush (stdout);
-  sim_tb_node_free (node);
+  testbed_host_free (node);
   if (rn)
     res_node_finish (rn, rc == CLI_EXIT_OK ? "recorded" : "error");
   sim_built_clear (&built);

@@ -24,11 +24,11 @@ dlsim_SOURCES = \
 dlsim_LDADD = \
 	explore/libdlexplore.a \
 	export/libdlexport.a \
-	testbed/libdltestbed.a \
 	runner/libdlrunner.a \
 	plots/libdlplot.a \
-	results/libdlres.a \
 	bench/libdlbench.a \
+	testbed/libdltestbed.a \
+	results/libdlres.a \
 	sim/libdlsim.a \
 	protocol/libdlproto.a \
 	learn/libdllearn.a \

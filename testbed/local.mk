@@ -1,6 +1,7 @@
 # testbed/ — the testbed: the orchestrator of a run on real sockets and
 # processes, the peers' processes, the network namespaces of --netem, the
-# record and control lines, the merge of node databases.
+# record and control lines, the merge of node databases; a node on sockets
+# (its streams and frames) under the host layer.
 noinst_LIBRARIES += testbed/libdltestbed.a
 testbed_libdltestbed_a_SOURCES = \
 	testbed/testbed.c \
@@ -16,5 +17,11 @@ testbed_libdltestbed_a_SOURCES = \
 	testbed/testbed-netns.h \
 	testbed/testbed-records.c \
 	testbed/testbed-records.h \
+	testbed/testbed-host.c \
+	testbed/testbed-host.h \
+	testbed/testbed-conn.c \
+	testbed/testbed-conn.h \
+	testbed/testbed-frame.c \
+	testbed/testbed-frame.h \
 	$(NULL)
 EXTRA_DIST += testbed/README.md

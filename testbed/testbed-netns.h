@@ -11,7 +11,7 @@
  *
  * Latency is not applied here: this machine's kernel has no sch_netem
  * (the qdisc kind is unknown), so the sending process adds it
- * (SimTbParams.emulate_latency).  Needs root, iproute2's `ip` and `tc`. */
+ * (TestbedHostParams.emulate_latency).  Needs root, iproute2's `ip` and `tc`. */
 #pragma once
 
 #include <glib.h>

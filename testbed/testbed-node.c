@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 typedef struct {
-  SimTbNode *node;
+  TestbedHost *node;
   GMainLoop *loop;
   GDataInputStream *control;
   gboolean leaving;
@@ -31,9 +31,9 @@ on_term (gpointer data)
   if (!r->leaving)
     {
       r->leaving = TRUE;
-      sim_tb_node_leave (r->node);
+      testbed_host_leave (r->node);
     }
-  if (!sim_tb_node_peer (r->node))
+  if (!testbed_host_peer (r->node))
     g_main_loop_quit (r->loop);   /* the coordinator just stops */
   return G_SOURCE_CONTINUE;
 }
@@ -50,7 +50,7 @@ on_control (GObject *src, GAsyncResult *res, gpointer data)
     {
       /* the orchestrator went away: a peer leaves; a coordinator stops
        * reading control lines and runs until SIGTERM or SIGINT */
-      if (sim_tb_node_peer (r->node))
+      if (testbed_host_peer (r->node))
         on_term (r);
       return;
     }
@@ -58,7 +58,7 @@ on_control (GObject *src, GAsyncResult *res, gpointer data)
   if (strcmp (line, "leave") == 0)
     on_term (r);
   else if (testbed_rule_parse (line, &a))
-    sim_tb_node_add_rule (r->node, &a);
+    testbed_host_add_rule (r->node, &a);
   else if (r->ignored)
     r->ignored (line);
   read_control (r);
@@ -74,7 +74,7 @@ static gboolean
 check_gone (gpointer data)
 {
   NodeRun *r = data;
-  if (sim_tb_node_peer (r->node) && sim_tb_node_gone (r->node))
+  if (testbed_host_peer (r->node) && testbed_host_gone (r->node))
     g_main_loop_quit (r->loop);
   return G_SOURCE_CONTINUE;
 }
@@ -87,7 +87,7 @@ commit_records (gpointer data)
 }
 
 void
-testbed_node_serve (SimTbNode *node, gboolean control, ResNode *rn, void (*ignored) (const char *line))
+testbed_node_serve (TestbedHost *node, gboolean control, ResNode *rn, void (*ignored) (const char *line))
 {
   NodeRun r = { .node = node, .loop = g_main_loop_new (NULL, FALSE), .ignored = ignored };
   guint t1 = g_unix_signal_add (SIGTERM, on_term, &r);
@@ -118,7 +118,7 @@ testbed_node_serve (SimTbNode *node, gboolean control, ResNode *rn, void (*ignor
 static gboolean
 create_secret (const char *path, GError **error)
 {
-  g_autofree char *secret = sim_tb_secret_new (error);
+  g_autofree char *secret = testbed_secret_new (error);
   if (!secret)
     return FALSE;
   int fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
@@ -150,10 +150,10 @@ testbed_node_secret (const char *path, gboolean is_peer, gboolean *out_created, 
     {
       g_autofree char *s = g_strdup (env);
       g_unsetenv ("DLSIM_TESTBED_SECRET");
-      if (strlen (s) < SIM_TB_SECRET_MIN_BYTES)
+      if (strlen (s) < TESTBED_SECRET_MIN_BYTES)
         {
           g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "DLSIM_TESTBED_SECRET: at least %d bytes are needed",
-                       SIM_TB_SECRET_MIN_BYTES);
+                       TESTBED_SECRET_MIN_BYTES);
           return NULL;
         }
       return g_steal_pointer (&s);
@@ -171,5 +171,5 @@ testbed_node_secret (const char *path, gboolean is_peer, gboolean *out_created, 
         return NULL;
       *out_created = TRUE;
     }
-  return sim_tb_secret_load (path, error);
+  return testbed_secret_load (path, error);
 }

@@ -2,11 +2,11 @@
  * real sockets (`dlsim node coordinator|peer`; `dlsim testbed` starts its
  * peers this way): the deployment's shared secret, and the process's
  * main loop.  cli/cmd-node.c parses the options, makes the node
- * (sim/sim-testbed.h) and prints. */
+ * (testbed/testbed-host.h) and prints. */
 #pragma once
 
 #include "results/res-node.h"
-#include "sim/sim-testbed.h"
+#include "testbed/testbed-host.h"
 
 G_BEGIN_DECLS
 
@@ -24,6 +24,6 @@ char *testbed_node_secret (const char *path, gboolean is_peer, gboolean *out_cre
  * ignored (may be NULL).  rn non-NULL: committed once a second, so that a
  * node that is killed loses at most a second.  Returns after letting the
  * last writes (a close's queued frames) go out. */
-void testbed_node_serve (SimTbNode *node, gboolean control, ResNode *rn, void (*ignored) (const char *line));
+void testbed_node_serve (TestbedHost *node, gboolean control, ResNode *rn, void (*ignored) (const char *line));
 
 G_END_DECLS

@@ -9,14 +9,16 @@
  * testbed-netns.c; testbed-merge.c calls testbed-tally.c; testbed-tally.c
  * calls testbed-records.c; testbed-node.c (a `dlsim node` process) calls
  * testbed-records.c; testbed-records.c and testbed-netns.c call none of
- * them. */
+ * them.  The sockets: testbed.c, testbed-procs.c and testbed-node.c call
+ * testbed-host.c (a node on sockets), which calls testbed-conn.c (a
+ * stream), which calls testbed-frame.c (the frames, a leaf). */
 #pragma once
 
 #include "testbed/testbed-netns.h"
 #include "results/res-db.h"
 #include "sim/sim-host.h"
 #include "sim/sim-scenario.h"
-#include "sim/sim-testbed.h"
+#include "testbed/testbed-host.h"
 
 #include <gio/gio.h>
 
@@ -60,7 +62,7 @@ struct TestbedRun {
   SimRecorder rec;          /* what the processes' records go through: track,
                              * or the orchestrator's in front of it */
   SimTally tally;
-  SimTbNode *coord;
+  TestbedHost *coord;
   TestbedNetns *net;        /* --netem: the namespaces, or NULL (loopback) */
   gboolean emulate_latency; /* the peers add the scenario's latency (not with --no-latency) */
   gint64 t0_us;

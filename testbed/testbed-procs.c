@@ -105,7 +105,7 @@ _testbed_procs_spawn (TestbedRun *tb, ProtoNodeId id)
       _testbed_run_fact (tb, _testbed_run_now (tb), id, PROTO_NO_NODE, "ignored", "join: the peer already joined once");
       return;
     }
-  g_auto (GStrv) argv = _testbed_procs_argv (tb, id, sim_tb_node_port (tb->coord));
+  g_auto (GStrv) argv = _testbed_procs_argv (tb, id, testbed_host_port (tb->coord));
   g_autoptr (GError) e = NULL;
   /* the secret in the environment, which only this user may read (argv: anyone) */
   g_autoptr (GSubprocessLauncher) launcher

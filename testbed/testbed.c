@@ -1,6 +1,6 @@
 /* testbed.c — the testbed's orchestrator: one run of a scenario point on
  * real sockets and processes (testbed.h).  The coordinator runs in this
- * process (sim/sim-testbed.c on TCP); each peer is a `dlsim node peer`
+ * process (testbed/testbed-host.c on TCP); each peer is a `dlsim node peer`
  * child (testbed-procs.c) whose records come back on its stdout and are
  * tallied (testbed-tally.c).  Joins spawn a child, leaves ask it to leave
  * (it closes its links and stream), crashes SIGKILL it.  The timeline's
@@ -160,7 +160,7 @@ run_action (TestbedRun *tb, const SimAction *a)
         /* rules go to every process (each keeps what names it), and to
          * those that join later */
         g_array_append_val (tb->rules, *a);
-        sim_tb_node_add_rule (tb->coord, a);
+        testbed_host_add_rule (tb->coord, a);
         g_autofree char *l = testbed_rule_line (a);
         for (guint i = 1; i < tb->peers->len; i++)
           {
@@ -383,7 +383,7 @@ testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char 
       return TESTBED_RUN_REFUSED;
     }
   /* a family whose machines cannot run on sockets says so before anything
-   * is started (sim_tb_node_new refuses it too, for dlsim node) */
+   * is started (testbed_host_new refuses it too, for dlsim node) */
   const ProtoFamily *fam = proto_family_of (&built.cfg.proto);
   if (fam->no_testbed)
     {
@@ -411,7 +411,7 @@ testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char 
   const char *detail = testbed_network_detail (network);
   res_run_add_param (run, "testbed.network", testbed_network_name (network), NULL);
   res_run_add_param (run, "testbed.network_detail", detail, NULL);
-  tb.secret = sim_tb_secret_new (error);
+  tb.secret = testbed_secret_new (error);
   if (!tb.secret)
     {
       res_run_abort (run, "error");
@@ -420,11 +420,11 @@ testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char 
   tb.t0_us = g_get_monotonic_time ();
   tb.loop = g_main_loop_new (NULL, FALSE);
   _testbed_run_fact (&tb, 0, PROTO_NO_NODE, PROTO_NO_NODE, "testbed", detail);
-  SimTbParams cp = { .cfg = &built.cfg, .id = PROTO_SERVER,
+  TestbedHostParams cp = { .cfg = &built.cfg, .id = PROTO_SERVER,
                      .listen_host = tb.net ? testbed_netns_coordinator_host (tb.net) : "127.0.0.1", .listen_port = 0,
                      .t0_us = tb.t0_us, .rec = tb.rec, .emulate_latency = tb.emulate_latency,
                      .secret = tb.secret };
-  tb.coord = sim_tb_node_new (&cp, error);
+  tb.coord = testbed_host_new (&cp, error);
   if (!tb.coord)
     {
       res_run_abort (run, "error");
@@ -433,7 +433,7 @@ testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char 
   status = drive (&tb, &built.cfg, run, report, error);
 out:
   _testbed_run_clear (&tb);
-  g_clear_pointer (&tb.coord, sim_tb_node_free);
+  g_clear_pointer (&tb.coord, testbed_host_free);
   g_clear_pointer (&tb.net, testbed_netns_free);
   g_clear_pointer (&tb.loop, g_main_loop_unref);
   sim_built_clear (&built);

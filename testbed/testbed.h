@@ -2,7 +2,7 @@
  * on this machine (`dlsim testbed`, `dlsim check --testbed`), and the
  * replay of the node databases of a deployment (`dlsim merge`,
  * testbed-merge.h).  The coordinator runs in the calling process
- * (sim/sim-testbed.c on TCP); each peer is a `dlsim node peer` child that
+ * (testbed/testbed-host.c on TCP); each peer is a `dlsim node peer` child that
  * reports its records on stdout (testbed-records.h).  The run is recorded
  * in the results schema with runs.mode = 'testbed'.  cli/ parses the
  * command line and prints what these functions return. */

@@ -114,7 +114,7 @@ check_PROGRAMS += tests/test-frame
 TESTS += tests/test-frame
 tests_test_frame_SOURCES = tests/test-frame.c
 tests_test_frame_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_frame_LDADD = bench/libdlbench.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_frame_LDADD = bench/libdlbench.a testbed/libdltestbed.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 # `make check-netem` (root): the testbed with a network namespace per peer.
 EXTRA_DIST += tests/netem.sh
