@@ -57,6 +57,17 @@ plan_text (TestbedNetns *t, guint from)
 
 /* ---------------------------------------------------------------- a peer's command line */
 
+/* peer id's command line, the coordinator at port, is before, the
+ * scenario's path, after */
+static void
+assert_argv (const TestbedRun *tb, ProtoNodeId id, guint16 port, const char *before, const char *after)
+{
+  g_auto (GStrv) argv = _testbed_procs_argv (tb, id, port);
+  g_autofree char *got = joined (argv);
+  g_autofree char *want = g_strconcat (before, tb->scenario->path, after, NULL);
+  ck_assert_str_eq (got, want);
+}
+
 START_TEST (test_peer_argv)
 {
   const char *sets[] = { "training.rounds=2", NULL };
@@ -68,26 +79,17 @@ START_TEST (test_peer_argv)
   tb.self_exe = "/opt/bin/dlsim";
   tb.t0_us = 123456;
   tb.emulate_latency = TRUE;
-  g_auto (GStrv) argv = _testbed_procs_argv (&tb, 2, 40000);
-  g_autofree char *got = joined (argv);
-  g_autofree char *want = g_strdup_printf ("/opt/bin/dlsim node peer --coordinator=127.0.0.1:40000 --emulate-latency "
-                                           "--name=p2 --scenario=%s --seed=7 --point=0 --t0=123456 --report "
-                                           "--set=training.rounds=2", s->path);
-  ck_assert_str_eq (got, want);
+  assert_argv (&tb, 2, 40000, "/opt/bin/dlsim node peer --coordinator=127.0.0.1:40000 --emulate-latency --name=p2 "
+                              "--scenario=", " --seed=7 --point=0 --t0=123456 --report --set=training.rounds=2");
   /* with --netem: dlsim exec'd inside the peer's namespace, the
    * coordinator on the bridge, the peer's links on its own address; no
    * latency added with --no-latency's flag off */
   tb.net = testbed_netns_new_plan (4242, 120);
   tb.emulate_latency = FALSE;
   tb.sets = NULL;
-  g_auto (GStrv) argv2 = _testbed_procs_argv (&tb, 3, 7000);
-  g_autofree char *got2 = joined (argv2);
-  g_autofree char *want2 = g_strdup_printf ("ip netns exec dlsim-4242-p3 /opt/bin/dlsim node peer "
-                                            "--coordinator=10.120.0.1:7000 --listen=10.120.0.4 --name=p3 "
-                                            "--scenario=%s --seed=7 --point=0 --t0=123456 --report", s->path);
-  ck_assert_str_eq (got2, want2);
-  testbed_netns_free (tb.net);
-  tb.net = NULL;
+  assert_argv (&tb, 3, 7000, "ip netns exec dlsim-4242-p3 /opt/bin/dlsim node peer --coordinator=10.120.0.1:7000 "
+                             "--listen=10.120.0.4 --name=p3 --scenario=", " --seed=7 --point=0 --t0=123456 --report");
+  g_clear_pointer (&tb.net, testbed_netns_free);
   _testbed_run_clear (&tb);
   sim_built_clear (&built);
 }
@@ -540,37 +542,40 @@ START_TEST (test_merge_order)
 }
 END_TEST
 
-START_TEST (test_merge_refusals)
+/* Why testbed_merge_nodes refuses nodes (transfer full). */
+static char *
+merge_refusal (GPtrArray *nodes)
 {
   TestbedReport rep;
+  testbed_report_init (&rep);
   gint64 merged_as = 0;
+  g_autoptr (GError) error = NULL;
+  /* out NULL: the refusal comes before the database is asked anything */
+  ck_assert_int_eq (testbed_merge_nodes (NULL, nodes, NULL, &rep, &merged_as, &error), TESTBED_RUN_ERROR);
+  ck_assert_int_eq (merged_as, 0);
+  testbed_report_clear (&rep);
+  return g_strdup (error->message);
+}
+
+START_TEST (test_merge_refusals)
+{
   /* peers without their coordinator */
   g_autoptr (GPtrArray) a = g_ptr_array_new_with_free_func ((GDestroyNotify) testbed_node_free);
   g_ptr_array_add (a, node ("p1", 0));
   g_ptr_array_add (a, node ("p2", 0));
-  testbed_report_init (&rep);
-  g_autoptr (GError) e1 = NULL;
-  ck_assert_int_eq (testbed_merge_nodes (NULL, a, NULL, &rep, &merged_as, &e1), TESTBED_RUN_ERROR);
-  ck_assert_str_eq (e1->message, "node databases without the coordinator's: add the database of "
-                                 "`dlsim node coordinator -o DB`");
-  testbed_report_clear (&rep);
+  g_autofree char *e1 = merge_refusal (a);
+  ck_assert_str_eq (e1, "node databases without the coordinator's: add the database of "
+                        "`dlsim node coordinator -o DB`");
   /* two p1s: two deployments mixed */
   g_ptr_array_add (a, node ("coordinator", 0));
   g_ptr_array_add (a, node ("p1", 0));
-  testbed_report_init (&rep);
-  g_autoptr (GError) e2 = NULL;
-  ck_assert_int_eq (testbed_merge_nodes (NULL, a, NULL, &rep, &merged_as, &e2), TESTBED_RUN_ERROR);
-  ck_assert_str_eq (e2->message, "x.db: a second node named p1: merge one deployment's node databases at a time");
-  testbed_report_clear (&rep);
+  g_autofree char *e2 = merge_refusal (a);
+  ck_assert_str_eq (e2, "x.db: a second node named p1: merge one deployment's node databases at a time");
   /* another seed */
   g_ptr_array_set_size (a, 3);
   ((TestbedNode *) a->pdata[1])->seed = 2;
-  testbed_report_init (&rep);
-  g_autoptr (GError) e3 = NULL;
-  ck_assert_int_eq (testbed_merge_nodes (NULL, a, NULL, &rep, &merged_as, &e3), TESTBED_RUN_ERROR);
-  ck_assert_str_eq (e3->message, "x.db: node p2 ran scenario s seed 2, the coordinator s seed 1: not one deployment");
-  testbed_report_clear (&rep);
-  ck_assert_int_eq (merged_as, 0);
+  g_autofree char *e3 = merge_refusal (a);
+  ck_assert_str_eq (e3, "x.db: node p2 ran scenario s seed 2, the coordinator s seed 1: not one deployment");
 }
 END_TEST
 
