@@ -42,9 +42,8 @@ void testbed_report_clear (TestbedReport *r);
 
 /* Refuses what the testbed cannot express, naming the key: churn
  * arrivals, NAT, connect_failure, loss, bandwidth_trace, replicated
- * coordinators,
- * link-down, link-slow, crash coordinator; partition and heal without
- * netem.  path names the file in the error. */
+ * coordinators, link-down, link-slow, crash coordinator; partition and
+ * heal without netem.  path names the file in the error. */
 gboolean testbed_supported (const SimBuilt *b, const char *path, gboolean netem, GError **error);
 /* The same for every point of s. */
 gboolean testbed_scenario_supported (const SimScenario *s, gboolean netem, GError **error);

@@ -217,6 +217,12 @@ START_TEST (test_refusals)
   assert_refused ("timeline.5s=partition p1 | server,p2,p3", FALSE, "[timeline] partition (without --netem)");
   assert_refused ("timeline.5s=heal", FALSE, "[timeline] heal (without --netem)");
   assert_refused ("timeline.5s=link-down p1 p2", TRUE, "[timeline] link-down");
+  /* a bandwidth trace changes rates the sockets cannot follow */
+  g_autoptr (SimScenario) bw = load ("scenarios/regression/bandwidth-trace.ini", NULL);
+  g_autoptr (GError) ebw = NULL;
+  ck_assert (!testbed_scenario_supported (bw, TRUE, &ebw));
+  g_autofree char *wbw = g_strdup_printf ("%s: [network] bandwidth_trace: not supported in the testbed", bw->path);
+  ck_assert_str_eq (ebw->message, wbw);
   /* with --netem a partition is blackhole routes */
   const char *sets[] = { "timeline.5s=partition p1 | server,p2,p3", NULL };
   g_autoptr (SimScenario) part = load ("scenarios/regression/consensus-mean-3.ini", sets);
