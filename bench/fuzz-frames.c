@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "bench/fuzz-frames.h"
-#include "sim/sim-frame.h"
+#include "testbed/testbed-frame.h"
 #include "base/dl-random.h"
 #include "protocol/proto-machine.h"
 #include "protocol/disco/disco-msgs.h"
@@ -60,37 +60,37 @@ same_msg (const ProtoMsg *a, const ProtoMsg *b)
 static gboolean
 feed (DlRandom *r, const guint8 *data, gsize len, const ProtoMsg *expect, BenchFuzzStats *st)
 {
-  g_autoptr (SimFrameReader) rd = sim_frame_reader_new ();
+  g_autoptr (TestbedFrameReader) rd = testbed_frame_reader_new ();
   if (!expect && dl_random_below (r, 2))
-    sim_frame_reader_set_max_body (rd, SIM_FRAME_HELLO_BODY);
+    testbed_frame_reader_set_max_body (rd, TESTBED_FRAME_HELLO_BODY);
   gsize at = 0;
   gboolean matched = expect == NULL;
   while (at < len)
     {
       gsize want = 1 + (gsize) dl_random_below (r, 64);   /* drawn once: MIN evaluates twice */
       gsize chunk = MIN (len - at, want);
-      sim_frame_reader_push (rd, data + at, chunk);
+      testbed_frame_reader_push (rd, data + at, chunk);
       at += chunk;
       for (;;)
         {
-          SimFrameKind kind;
+          TestbedFrameKind kind;
           ProtoMsg m;
-          SimFrameAuth auth;
+          TestbedFrameAuth auth;
           g_autoptr (GError) e = NULL;
-          SimFrameResult res = sim_frame_reader_next (rd, &kind, &m, &auth, &e);
-          if (res == SIM_FRAME_NEED_MORE)
+          TestbedFrameResult res = testbed_frame_reader_next (rd, &kind, &m, &auth, &e);
+          if (res == TESTBED_FRAME_NEED_MORE)
             {
               st->need_more++;
               break;
             }
-          if (res == SIM_FRAME_BAD)
+          if (res == TESTBED_FRAME_BAD)
             {
               g_assert (e != NULL);
               st->frames_bad++;
               return matched;   /* the owner closes the stream */
             }
           st->frames_ok++;
-          if (kind == SIM_FRAME_MSG)
+          if (kind == TESTBED_FRAME_MSG)
             {
               if (expect && !matched)
                 matched = same_msg (&m, expect);
@@ -109,14 +109,14 @@ static const char fuzz_key[] = "fuzz-frames secret";
 static gboolean
 fuzz_hello (DlRandom *r, BenchFuzzStats *st)
 {
-  guint8 nonce[SIM_FRAME_NONCE_BYTES];
+  guint8 nonce[TESTBED_FRAME_NONCE_BYTES];
   for (gsize k = 0; k < sizeof nonce; k++)
     nonce[k] = (guint8) dl_random_below (r, 256);
   ProtoNodeId id = dl_random_below (r, 4) == 0 ? (ProtoNodeId) dl_random_below (r, G_MAXUINT32)
                                                : (ProtoNodeId) dl_random_below (r, 8);
   ProtoNodeId to = (ProtoNodeId) dl_random_below (r, 4);
   const gsize klen = sizeof fuzz_key - 1;
-  g_autoptr (GBytes) f = sim_frame_encode_hello ((const guint8 *) fuzz_key, klen, nonce, id, to);
+  g_autoptr (GBytes) f = testbed_frame_encode_hello ((const guint8 *) fuzz_key, klen, nonce, id, to);
   g_autoptr (GByteArray) b = g_byte_array_new ();
   gsize len;
   const guint8 *fd = g_bytes_get_data (f, &len);
@@ -124,27 +124,27 @@ fuzz_hello (DlRandom *r, BenchFuzzStats *st)
   gboolean intact = dl_random_below (r, 3) == 0;
   if (!intact)
     b->data[dl_random_below (r, b->len)] ^= (guint8) (1 + dl_random_below (r, 255));
-  g_autoptr (SimFrameReader) rd = sim_frame_reader_new ();
-  sim_frame_reader_set_max_body (rd, SIM_FRAME_HELLO_BODY);
-  sim_frame_reader_push (rd, b->data, b->len);
-  SimFrameKind kind;
+  g_autoptr (TestbedFrameReader) rd = testbed_frame_reader_new ();
+  testbed_frame_reader_set_max_body (rd, TESTBED_FRAME_HELLO_BODY);
+  testbed_frame_reader_push (rd, b->data, b->len);
+  TestbedFrameKind kind;
   ProtoMsg m;
-  SimFrameAuth auth;
-  SimFrameResult res = sim_frame_reader_next (rd, &kind, &m, &auth, NULL);
-  if (res != SIM_FRAME_OK)
+  TestbedFrameAuth auth;
+  TestbedFrameResult res = testbed_frame_reader_next (rd, &kind, &m, &auth, NULL);
+  if (res != TESTBED_FRAME_OK)
     {
-      st->frames_bad += res == SIM_FRAME_BAD;
+      st->frames_bad += res == TESTBED_FRAME_BAD;
       return !intact;   /* an intact HELLO must be read */
     }
   st->frames_ok++;
-  if (kind == SIM_FRAME_MSG)
+  if (kind == TESTBED_FRAME_MSG)
     {
       proto_msg_clear (&m);   /* a changed kind byte: 36 bytes that decode as a message */
       return !intact;
     }
-  if (kind != SIM_FRAME_HELLO)
+  if (kind != TESTBED_FRAME_HELLO)
     return !intact;
-  gboolean ok = sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, nonce, to);
+  gboolean ok = testbed_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, nonce, to);
   if (ok)
     st->hellos_verified++;
   else
@@ -154,12 +154,12 @@ fuzz_hello (DlRandom *r, BenchFuzzStats *st)
   /* the same proof for another listener, nonce or secret fails */
   if (ok)
     {
-      guint8 other[SIM_FRAME_NONCE_BYTES];
+      guint8 other[TESTBED_FRAME_NONCE_BYTES];
       memcpy (other, nonce, sizeof other);
       other[dl_random_below (r, sizeof other)] ^= 0x80;
-      if (sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, nonce, to + 1)
-          || sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, other, to)
-          || sim_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen - 1, nonce, to))
+      if (testbed_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, nonce, to + 1)
+          || testbed_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen, other, to)
+          || testbed_frame_hello_verify (&auth, (const guint8 *) fuzz_key, klen - 1, nonce, to))
         return FALSE;
     }
   return TRUE;
@@ -261,16 +261,16 @@ fuzz_hostile (DlRandom *r, Machines *ms, BenchFuzzStats *st)
         ids[i] = hostile_id (r);
       proto_msg_set_peers (&m, ids, n);
     }
-  g_autoptr (GBytes) f = sim_frame_encode_msg (&m);
+  g_autoptr (GBytes) f = testbed_frame_encode_msg (&m);
   proto_msg_clear (&m);
-  g_autoptr (SimFrameReader) rd = sim_frame_reader_new ();
+  g_autoptr (TestbedFrameReader) rd = testbed_frame_reader_new ();
   gsize len;
   const guint8 *fd = g_bytes_get_data (f, &len);
-  sim_frame_reader_push (rd, fd, len);
-  SimFrameKind kind;
+  testbed_frame_reader_push (rd, fd, len);
+  TestbedFrameKind kind;
   ProtoMsg d;
-  SimFrameAuth auth;
-  if (sim_frame_reader_next (rd, &kind, &d, &auth, NULL) != SIM_FRAME_OK)
+  TestbedFrameAuth auth;
+  if (testbed_frame_reader_next (rd, &kind, &d, &auth, NULL) != TESTBED_FRAME_OK)
     {
       st->frames_bad++;   /* the decoder refuses it: it never reaches a machine */
       return;
@@ -354,19 +354,19 @@ bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
       ProtoMsg m;
       random_msg (r, &m);
       static const char key[] = "fuzz-frames secret";
-      guint8 nonce[SIM_FRAME_NONCE_BYTES];
+      guint8 nonce[TESTBED_FRAME_NONCE_BYTES];
       for (gsize k = 0; k < sizeof nonce; k++)
         nonce[k] = (guint8) dl_random_below (r, 256);
       guint which = (guint) dl_random_below (r, 16);
-      g_autoptr (GBytes) f = which == 0   ? sim_frame_encode_hello ((const guint8 *) key, sizeof key - 1, nonce, m.node, 0)
-                             : which == 1 ? sim_frame_encode_challenge (nonce)
-                                          : sim_frame_encode_msg (&m);
+      g_autoptr (GBytes) f = which == 0   ? testbed_frame_encode_hello ((const guint8 *) key, sizeof key - 1, nonce, m.node, 0)
+                             : which == 1 ? testbed_frame_encode_challenge (nonce)
+                                          : testbed_frame_encode_msg (&m);
       gsize len;
       const guint8 *fd = g_bytes_get_data (f, &len);
       if (mode == 1)
         {
           /* valid: must come back as the same message */
-          gboolean hello = fd[4] != SIM_FRAME_MSG;
+          gboolean hello = fd[4] != TESTBED_FRAME_MSG;
           if (!feed (r, fd, len, hello ? NULL : &m, st))
             ok = FALSE;
           else if (!hello)

@@ -1,5 +1,5 @@
 /* fuzz-frames.h — a seeded fuzzer for the testbed's frame reader
- * (sim/sim-frame.c) and what lies behind it: random bytes, mutated valid
+ * (testbed/testbed-frame.c) and what lies behind it: random bytes, mutated valid
  * frames (bit flips, truncation, insertion, length-field damage) and valid
  * frames, fed in random chunks, half of them to a reader with an
  * unauthenticated stream's limit (a HELLO's size); HELLOs answering a

@@ -1,6 +1,6 @@
 /* check-testbed.c — `dlsim check --testbed`: the files' expectations
  * checked in the testbed instead of the simulator (cmd-testbed.c runs each
- * scenario). */
+ * scenario through testbed/). */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -31,7 +31,7 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
       gboolean has_expect = FALSE;
       for (guint p = 0; p < s->points->len; p++)
         has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
-      if (has_expect && !cli_testbed_supported (s, netem, &error))
+      if (has_expect && !testbed_scenario_supported (s, netem, &error))
         {
           printf ("SKIP %s\n", error->message);
           skipped++;
@@ -54,7 +54,7 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
   guint passed = 0, failed = 0;
   int rc = CLI_EXIT_OK;
   for (guint i = 0; i < scenarios->len && rc == CLI_EXIT_OK; i++)
-    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem ? CLI_TB_NETEM : CLI_TB_LOOPBACK, db,
+    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem ? TESTBED_NETEM : TESTBED_LOOPBACK, db,
                                &passed, &failed);
   res_db_close (db);
   g_autoptr (GError) rerr = NULL;

@@ -7,6 +7,7 @@
 
 #include "results/res-db.h"
 #include "sim/sim-scenario.h"
+#include "testbed/testbed.h"
 
 #include <glib.h>
 
@@ -33,17 +34,11 @@ int cli_cmd_export_scenario (int argc, char **argv);
 int cli_cmd_shrink (int argc, char **argv);
 int cli_cmd_export (int argc, char **argv);
 
-/* The testbed's network: loopback with the scenario's latency and link
- * setup added by the sender (the default), loopback at its own speed
- * (--no-latency), or a namespace per peer (--netem, root). */
-typedef enum { CLI_TB_LOOPBACK, CLI_TB_LOOPBACK_RAW, CLI_TB_NETEM } CliTbNetwork;
-
 /* The testbed (cmd-testbed.c) for dlsim check --testbed: runs every point
- * and repeat of s, counting runs whose expectations passed or failed. */
-int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, CliTbNetwork network, ResDb *db,
+ * and repeat of s (testbed_run_point), printing each run's line and
+ * counting runs whose expectations passed or failed. */
+int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
                           guint *passed, guint *failed);
-/* Can the testbed run every point of s?  If not, the error names the key. */
-gboolean cli_testbed_supported (const SimScenario *s, gboolean netem, GError **error);
 
 /* check-testbed.c: dlsim check --testbed over the scenario files `files`
  * (seed -1: each file's own; output NULL: a temporary database). */

@@ -1,105 +1,35 @@
 /* cmd-node.c — `dlsim node coordinator|peer`: one testbed process running
- * one protocol machine on real sockets (sim/sim-testbed.c).  `dlsim
+ * one protocol machine on real sockets (testbed/testbed-host.c).  `dlsim
  * testbed` starts its peers this way; on several machines a user starts
  * them by hand.
  *
  * With --report the process writes what it records (observations, facts,
  * metrics, traffic) to stdout as tab-separated lines, which `dlsim
- * testbed` reads back (cli/tb-records.c); it reads control lines on stdin
+ * testbed` reads back (testbed/testbed-records.c); it reads control lines on stdin
  * ("leave", "rule ...").  stdin closing means the orchestrator is gone: the
  * peer leaves and exits, so no process outlives its testbed.
  *
- * Every node of a deployment holds its shared secret (sim-testbed.h: a
+ * Every node of a deployment holds its shared secret (testbed-host.h: a
  * HELLO proves it): --secret-file FILE, which a coordinator creates (mode
  * 0600, 32 random bytes in hex) if it does not exist; `dlsim testbed` hands
  * it to its children in the environment (DLSIM_TESTBED_SECRET), never in
- * argv, which any user may read. */
+ * argv, which any user may read.
+ *
+ * This file parses the options and prints; the secret and the process's
+ * main loop are testbed/testbed-node.c, the record and control lines
+ * testbed/testbed-records.c. */
 #include "config.h"
 
 #include "cli/cli.h"
-#include "cli/tb-records.h"
+#include "testbed/testbed-node.h"
+#include "testbed/testbed-records.h"
 #include "results/res-node.h"
 #include "sim/sim-scenario.h"
-#include "sim/sim-testbed.h"
+#include "testbed/testbed-host.h"
 
-#include <gio/gio.h>
-#include <gio/gunixinputstream.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <glib-unix.h>
-#include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef struct {
-  SimTbNode *node;
-  GMainLoop *loop;
-  GDataInputStream *control;
-  gboolean leaving;
-} NodeRun;
-
-static gboolean
-on_term (gpointer data)
-{
-  NodeRun *r = data;
-  if (!r->leaving)
-    {
-      r->leaving = TRUE;
-      sim_tb_node_leave (r->node);
-    }
-  if (!sim_tb_node_peer (r->node))
-    g_main_loop_quit (r->loop);   /* the coordinator just stops */
-  return G_SOURCE_CONTINUE;
-}
-
-static void read_control (NodeRun *r);
-
-static void
-on_control (GObject *src, GAsyncResult *res, gpointer data)
-{
-  NodeRun *r = data;
-  gsize len;
-  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (src), res, &len, NULL);
-  if (!line)
-    {
-      /* the orchestrator went away: a peer leaves; a coordinator stops
-       * reading control lines and runs until SIGTERM or SIGINT */
-      if (sim_tb_node_peer (r->node))
-        on_term (r);
-      return;
-    }
-  SimAction a;
-  if (strcmp (line, "leave") == 0)
-    on_term (r);
-  else if (tb_rule_parse (line, &a))
-    sim_tb_node_add_rule (r->node, &a);
-  else
-    fprintf (stderr, "dlsim node: ignoring control line '%s'\n", line);
-  read_control (r);
-}
-
-static void
-read_control (NodeRun *r)
-{
-  g_data_input_stream_read_line_async (r->control, G_PRIORITY_DEFAULT, NULL, on_control, r);
-}
-
-static gboolean
-check_gone (gpointer data)
-{
-  NodeRun *r = data;
-  if (sim_tb_node_peer (r->node) && sim_tb_node_gone (r->node))
-    g_main_loop_quit (r->loop);
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-commit_records (gpointer data)
-{
-  res_node_commit (data);   /* a node that is killed loses at most a second */
-  return G_SOURCE_CONTINUE;
-}
 
 /* What a node started by hand says on stderr as the run goes: a peer when
  * its training of a round is done, when it has aggregated the round and
@@ -200,66 +130,10 @@ split_hostport (const char *s, char **host, guint16 *port)
   return TRUE;
 }
 
-/* A coordinator's new secret in path (which must not exist), mode 0600. */
-static gboolean
-create_secret (const char *path, GError **error)
+static void
+say_ignored (const char *line)
 {
-  g_autofree char *secret = sim_tb_secret_new (error);
-  if (!secret)
-    return FALSE;
-  int fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0)
-    {
-      int err = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
-      return FALSE;
-    }
-  g_autofree char *line = g_strdup_printf ("%s\n", secret);
-  gsize len = strlen (line);
-  gboolean ok = write (fd, line, len) == (gssize) len;
-  int err = errno;
-  ok &= g_close (fd, NULL);
-  if (!ok)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
-      g_unlink (path);
-    }
-  return ok;
-}
-
-/* (transfer full) the deployment's secret: --secret-file (a coordinator
- * creates it if it does not exist), else what `dlsim testbed` put in our
- * environment. */
-static char *
-node_secret (const char *path, gboolean is_peer, GError **error)
-{
-  const char *env = g_getenv ("DLSIM_TESTBED_SECRET");
-  if (!path && env)
-    {
-      g_autofree char *s = g_strdup (env);
-      g_unsetenv ("DLSIM_TESTBED_SECRET");
-      if (strlen (s) < SIM_TB_SECRET_MIN_BYTES)
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "DLSIM_TESTBED_SECRET: at least %d bytes are needed",
-                       SIM_TB_SECRET_MIN_BYTES);
-          return NULL;
-        }
-      return g_steal_pointer (&s);
-    }
-  if (!path)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "--secret-file FILE is required: the deployment's shared secret (a coordinator creates FILE; "
-                   "copy it to each peer's machine)");
-      return NULL;
-    }
-  if (!is_peer && !g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      if (!create_secret (path, error))
-        return NULL;
-      fprintf (stderr, "dlsim node: a new secret in %s (mode 0600): copy it to each peer's machine\n", path);
-    }
-  return sim_tb_secret_load (path, error);
+  fprintf (stderr, "dlsim node: ignoring control line '%s'\n", line);
 }
 
 int
@@ -334,7 +208,10 @@ cli_cmd_node (int argc, char **argv)
       cli_error ("node", "a coordinator needs --listen HOST:PORT");
       return CLI_EXIT_USAGE;
     }
-  secret = node_secret (secret_file, is_peer, &error);
+  gboolean created = FALSE;
+  secret = testbed_node_secret (secret_file, is_peer, &created, &error);
+  if (created)
+    fprintf (stderr, "dlsim node: a new secret in %s (mode 0600): copy it to each peer's machine\n", secret_file);
   if (!secret)
     {
       cli_error ("node", "%s", error->message);
@@ -359,8 +236,8 @@ cli_cmd_node (int argc, char **argv)
     }
   signal (SIGPIPE, SIG_IGN);
   gint64 t0_us = t0 > 0 ? t0 : g_get_monotonic_time ();
-  TbRecordSink sink;
-  tb_record_sink_init (&sink, report || !out ? stdout : NULL);
+  TestbedRecordSink sink;
+  testbed_record_sink_init (&sink, report || !out ? stdout : NULL);
   g_autoptr (ResDb) db = NULL;
   ResNode *rn = NULL;
   if (out)
@@ -384,19 +261,16 @@ cli_cmd_node (int argc, char **argv)
       sink.line = (void (*) (gpointer, const char *)) res_node_add_line;
       sink.line_ud = rn;
     }
-  NodeSay say = { tb_record_sink_recorder (&sink), is_peer ? name : "coordinator", "" };
+  NodeSay say = { testbed_record_sink_recorder (&sink), is_peer ? name : "coordinator", "" };
   SimRecorder said = { say_observation, say_fact, say_metric, say_traffic, &say, say_violation };
-  SimTbParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
+  TestbedHostParams p = { .cfg = &built.cfg, .id = (ProtoNodeId) id,
                     .listen_host = is_peer ? (listen ? listen : "127.0.0.1") : host, .listen_port = port,
                     .coordinator = coordinator, .t0_us = t0_us,
                     .rec = report ? say.inner : said, .emulate_latency = emulate_latency,
                     .secret = secret };
   int rc = CLI_EXIT_OK;
-  NodeRun r = { 0 };
-  r.node = sim_tb_node_new (&p, &error);
-  if (r.node)
-    sink.peer = sim_tb_node_peer (r.node);
-  if (!r.node)
+  TestbedHost *node = testbed_host_new (&p, &error);
+  if (!node)
     {
       cli_error ("node", "%s", error->message);
       if (rn)
@@ -404,43 +278,20 @@ cli_cmd_node (int argc, char **argv)
       sim_built_clear (&built);
       return CLI_EXIT_FAILURE;
     }
+  sink.peer = testbed_host_peer (node);
   if (!is_peer)
-    fprintf (stderr, "dlsim node: coordinator listening on %s:%u\n", host, sim_tb_node_port (r.node));
-  r.loop = g_main_loop_new (NULL, FALSE);
-  if (is_peer && !sim_tb_node_start (r.node, &error))
+    fprintf (stderr, "dlsim node: coordinator listening on %s:%u\n", host, testbed_host_port (node));
+  if (is_peer && !testbed_host_start (node, &error))
     {
       cli_error ("node", "%s", error->message);
       rc = CLI_EXIT_FAILURE;
     }
   else
-    {
-      guint t1 = g_unix_signal_add (SIGTERM, on_term, &r);
-      guint t2 = g_unix_signal_add (SIGINT, on_term, &r);
-      if (report)
-        {
-          g_autoptr (GInputStream) in = g_unix_input_stream_new (0, FALSE);
-          r.control = g_data_input_stream_new (in);
-          read_control (&r);
-        }
-      guint w = g_timeout_add (50, check_gone, &r);
-      guint c = rn ? g_timeout_add_seconds (1, commit_records, rn) : 0;
-      g_main_loop_run (r.loop);
-      g_source_remove (w);
-      if (c)
-        g_source_remove (c);
-      g_source_remove (t1);
-      g_source_remove (t2);
-      /* let the last writes (a close's queued frames) go out */
-      gint64 until = g_get_monotonic_time () + 200000;
-      while (g_get_monotonic_time () < until && g_main_context_iteration (NULL, FALSE))
-        ;
-      g_clear_object (&r.control);
-    }
+    testbed_node_serve (node, report, rn, say_ignored);
   fflush (stdout);
-  sim_tb_node_free (r.node);
+  testbed_host_free (node);
   if (rn)
     res_node_finish (rn, rc == CLI_EXIT_OK ? "recorded" : "error");
-  g_main_loop_unref (r.loop);
   sim_built_clear (&built);
   return rc;
 }

@@ -20,20 +20,15 @@ dlsim_SOURCES = \
 	cli/cmd-shrink.c \
 	cli/cmd-export-scenario.c \
 	cli/cmd-export.c \
-	cli/tb-records.c \
-	cli/tb-records.h \
-	cli/tb-run.h \
-	cli/tb-procs.c \
-	cli/tb-netns.c \
-	cli/tb-netns.h \
 	$(NULL)
 dlsim_LDADD = \
 	explore/libdlexplore.a \
 	export/libdlexport.a \
 	runner/libdlrunner.a \
 	plots/libdlplot.a \
-	results/libdlres.a \
 	bench/libdlbench.a \
+	testbed/libdltestbed.a \
+	results/libdlres.a \
 	sim/libdlsim.a \
 	protocol/libdlproto.a \
 	learn/libdllearn.a \

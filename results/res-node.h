@@ -1,7 +1,7 @@
 /* res-node.h — a testbed node's own database (`dlsim node -o DB`): the
  * runs row (mode 'node') and params as for any run, plus node.* params
  * (name, host, t0 on the wall clock) and the node's record lines
- * (cli/tb-records.h) in node_records, in the order written, committed at
+ * (testbed/testbed-records.h) in node_records, in the order written, committed at
  * least every second so that a node that is killed loses at most the last
  * second.  `dlsim merge` turns a coordinator's and its peers' node
  * databases into one testbed run.

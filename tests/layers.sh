@@ -49,6 +49,7 @@ done > "$tmp/unnamed"
   || ok "every cycle is named"
 # every row: a cycle that is still there (its folder and its first file)
 printf '%s\n' "$table" | while IFS= read -r row; do
+  [ -n "$row" ] || continue
   folder=$(printf '%s\n' "$row" | sed -n 's/^| `\([^`]*\)\/` .*/\1/p')
   first=$(printf '%s\n' "$row" | cut -d'|' -f3 | sed -n 's/^ `\([^`]*\)`.*/\1/p')
   printf '%s\n' "$cycles" | grep "^$folder: " | grep -q -F "$first" || echo "$folder/$first"
@@ -65,6 +66,7 @@ done > "$tmp/unprefixed"
 [ -s "$tmp/unprefixed" ] && ko "names without their module's prefix that docs/architecture.md does not name: $(cat "$tmp/unprefixed")" \
   || ok "every name without its prefix is named"
 printf '%s\n' "$ptable" | while IFS= read -r row; do
+  [ -n "$row" ] || continue
   file=$(printf '%s\n' "$row" | sed -n 's/^| `\([^`]*\)` .*/\1/p')
   printf '%s\n' "$names" | grep -q "^$file: " || echo "$file"
 done > "$tmp/pstale"

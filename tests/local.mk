@@ -114,7 +114,7 @@ check_PROGRAMS += tests/test-frame
 TESTS += tests/test-frame
 tests_test_frame_SOURCES = tests/test-frame.c
 tests_test_frame_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_frame_LDADD = bench/libdlbench.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_frame_LDADD = bench/libdlbench.a testbed/libdltestbed.a sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 # `make check-netem` (root): the testbed with a network namespace per peer.
 EXTRA_DIST += tests/netem.sh
@@ -222,3 +222,11 @@ tests_test_export_SOURCES = tests/test-export.c
 tests_test_export_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JSON_CFLAGS)
 tests_test_export_LDADD = export/libdlexport.a runner/libdlrunner.a results/libdlres.a sim/libdlsim.a \
 	protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS) $(JSON_LIBS)
+
+# testbed/: a peer's command line, the --netem plan, refusals, record lines, the tally, merge (no root)
+check_PROGRAMS += tests/test-testbed
+TESTS += tests/test-testbed
+tests_test_testbed_SOURCES = tests/test-testbed.c
+tests_test_testbed_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_testbed_LDADD = testbed/libdltestbed.a results/libdlres.a sim/libdlsim.a protocol/libdlproto.a \
+	learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

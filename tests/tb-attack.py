@@ -24,7 +24,7 @@ import struct
 import sys
 import time
 
-LABEL = b"dlsim testbed HELLO v1\0"   # sim-frame.c's hello_label, with its NUL
+LABEL = b"dlsim testbed HELLO v1\0"   # testbed/testbed-frame.c's hello_label, with its NUL
 
 
 def connect(port):

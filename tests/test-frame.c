@@ -1,11 +1,11 @@
-/* test-frame.c — sim/sim-frame.c: every message type round-trips through a
+/* test-frame.c — testbed/testbed-frame.c: every message type round-trips through a
  * frame split at every byte; malformed frames are refused with an error;
  * and a seeded fuzz run (bench/fuzz-frames.c) of 30 000 inputs neither
  * crashes nor leaks (ASan in CI), judges every HELLO's proof right and
  * feeds hostile messages into every family's machines.  `dlsim bench fuzz-frames` runs 1M+. */
 #include "config.h"
 
-#include "sim/sim-frame.h"
+#include "testbed/testbed-frame.h"
 #include "bench/fuzz-frames.h"
 #include "protocol/disco/proto-coord.h"
 #include "protocol/disco/disco-msgs.h"
@@ -30,42 +30,42 @@ START_TEST (test_roundtrip_split_everywhere)
       const ProtoNodeId ids[] = { 4, 9 };
       proto_msg_set_peers (&m, ids, 2);
     }
-  g_autoptr (GBytes) f = sim_frame_encode_msg (&m);
+  g_autoptr (GBytes) f = testbed_frame_encode_msg (&m);
   gsize len;
   const guint8 *d = g_bytes_get_data (f, &len);
   for (gsize cut = 0; cut <= len; cut++)
     {
-      g_autoptr (SimFrameReader) r = sim_frame_reader_new ();
-      SimFrameKind kind;
+      g_autoptr (TestbedFrameReader) r = testbed_frame_reader_new ();
+      TestbedFrameKind kind;
       ProtoMsg out;
-      SimFrameAuth hello;
-      sim_frame_reader_push (r, d, cut);
+      TestbedFrameAuth hello;
+      testbed_frame_reader_push (r, d, cut);
       if (cut < len)
-        ck_assert_int_eq (sim_frame_reader_next (r, &kind, &out, &hello, NULL), SIM_FRAME_NEED_MORE);
-      sim_frame_reader_push (r, d + cut, len - cut);
-      ck_assert_int_eq (sim_frame_reader_next (r, &kind, &out, &hello, NULL), SIM_FRAME_OK);
-      ck_assert_int_eq (kind, SIM_FRAME_MSG);
+        ck_assert_int_eq (testbed_frame_reader_next (r, &kind, &out, &hello, NULL), TESTBED_FRAME_NEED_MORE);
+      testbed_frame_reader_push (r, d + cut, len - cut);
+      ck_assert_int_eq (testbed_frame_reader_next (r, &kind, &out, &hello, NULL), TESTBED_FRAME_OK);
+      ck_assert_int_eq (kind, TESTBED_FRAME_MSG);
       ck_assert_int_eq (out.type, m.type);
       g_autoptr (GBytes) a = proto_msg_encode (&m);
       g_autoptr (GBytes) b = proto_msg_encode (&out);
       ck_assert (g_bytes_equal (a, b));
       proto_msg_clear (&out);
-      ck_assert_int_eq (sim_frame_reader_next (r, &kind, &out, &hello, NULL), SIM_FRAME_NEED_MORE);
+      ck_assert_int_eq (testbed_frame_reader_next (r, &kind, &out, &hello, NULL), TESTBED_FRAME_NEED_MORE);
     }
   proto_msg_clear (&m);
 }
 END_TEST
 
-static SimFrameResult
+static TestbedFrameResult
 read_one (const guint8 *b, gsize n, GError **error)
 {
-  g_autoptr (SimFrameReader) r = sim_frame_reader_new ();
-  sim_frame_reader_push (r, b, n);
-  SimFrameKind kind;
+  g_autoptr (TestbedFrameReader) r = testbed_frame_reader_new ();
+  testbed_frame_reader_push (r, b, n);
+  TestbedFrameKind kind;
   ProtoMsg out;
-  SimFrameAuth hello;
-  SimFrameResult res = sim_frame_reader_next (r, &kind, &out, &hello, error);
-  if (res == SIM_FRAME_OK && kind == SIM_FRAME_MSG)
+  TestbedFrameAuth hello;
+  TestbedFrameResult res = testbed_frame_reader_next (r, &kind, &out, &hello, error);
+  if (res == TESTBED_FRAME_OK && kind == TESTBED_FRAME_MSG)
     proto_msg_clear (&out);
   return res;
 }
@@ -89,41 +89,41 @@ START_TEST (test_malformed_refused)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr (GError) e = NULL;
-      ck_assert_int_eq (read_one (cases[i].b, cases[i].n, &e), SIM_FRAME_BAD);
+      ck_assert_int_eq (read_one (cases[i].b, cases[i].n, &e), TESTBED_FRAME_BAD);
       ck_assert_msg (e && strstr (e->message, cases[i].err), "case %zu: %s", i, e ? e->message : "(none)");
     }
   /* a HELLO answers a CHALLENGE: its HMAC binds the secret, the nonce, the
    * sender's id and the listener's; change any of them and it fails */
   static const char key[] = "a secret of the deployment";
   const gsize klen = sizeof key - 1;
-  guint8 nonce[SIM_FRAME_NONCE_BYTES];
+  guint8 nonce[TESTBED_FRAME_NONCE_BYTES];
   for (gsize i = 0; i < sizeof nonce; i++)
     nonce[i] = (guint8) (i * 7 + 1);
-  g_autoptr (GBytes) c = sim_frame_encode_challenge (nonce);
-  g_autoptr (GBytes) h = sim_frame_encode_hello ((const guint8 *) key, klen, nonce, 513, 0);
-  g_autoptr (SimFrameReader) r = sim_frame_reader_new ();
+  g_autoptr (GBytes) c = testbed_frame_encode_challenge (nonce);
+  g_autoptr (GBytes) h = testbed_frame_encode_hello ((const guint8 *) key, klen, nonce, 513, 0);
+  g_autoptr (TestbedFrameReader) r = testbed_frame_reader_new ();
   gsize n;
   const guint8 *d = g_bytes_get_data (c, &n);
-  sim_frame_reader_push (r, d, n);
+  testbed_frame_reader_push (r, d, n);
   d = g_bytes_get_data (h, &n);
-  sim_frame_reader_push (r, d, n);
-  SimFrameKind k;
+  testbed_frame_reader_push (r, d, n);
+  TestbedFrameKind k;
   ProtoMsg m;
-  SimFrameAuth got;
-  ck_assert_int_eq (sim_frame_reader_next (r, &k, &m, &got, NULL), SIM_FRAME_OK);
-  ck_assert_int_eq (k, SIM_FRAME_CHALLENGE);
+  TestbedFrameAuth got;
+  ck_assert_int_eq (testbed_frame_reader_next (r, &k, &m, &got, NULL), TESTBED_FRAME_OK);
+  ck_assert_int_eq (k, TESTBED_FRAME_CHALLENGE);
   ck_assert (memcmp (got.nonce, nonce, sizeof nonce) == 0);
-  ck_assert_int_eq (sim_frame_reader_next (r, &k, &m, &got, NULL), SIM_FRAME_OK);
-  ck_assert_int_eq (k, SIM_FRAME_HELLO);
+  ck_assert_int_eq (testbed_frame_reader_next (r, &k, &m, &got, NULL), TESTBED_FRAME_OK);
+  ck_assert_int_eq (k, TESTBED_FRAME_HELLO);
   ck_assert_uint_eq (got.id, 513);
-  ck_assert (sim_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 0));
-  ck_assert (!sim_frame_hello_verify (&got, (const guint8 *) key, klen - 1, nonce, 0));   /* another secret */
-  ck_assert (!sim_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 2));       /* another listener */
-  SimFrameAuth other = got;
+  ck_assert (testbed_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 0));
+  ck_assert (!testbed_frame_hello_verify (&got, (const guint8 *) key, klen - 1, nonce, 0));   /* another secret */
+  ck_assert (!testbed_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 2));       /* another listener */
+  TestbedFrameAuth other = got;
   other.id = 3;                                                                        /* another id */
-  ck_assert (!sim_frame_hello_verify (&other, (const guint8 *) key, klen, nonce, 0));
+  ck_assert (!testbed_frame_hello_verify (&other, (const guint8 *) key, klen, nonce, 0));
   nonce[5] ^= 1;                                                                       /* another challenge */
-  ck_assert (!sim_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 0));
+  ck_assert (!testbed_frame_hello_verify (&got, (const guint8 *) key, klen, nonce, 0));
 }
 END_TEST
 
@@ -132,26 +132,26 @@ START_TEST (test_unauthenticated_limit)
   /* before its HELLO a stream may send a HELLO and nothing larger: a 1 GiB
    * frame is refused at its length, before any of its body is buffered */
   const guint8 big[] = { 0x40, 0, 0, 0, 1 };
-  g_autoptr (SimFrameReader) r = sim_frame_reader_new ();
-  sim_frame_reader_set_max_body (r, SIM_FRAME_HELLO_BODY);
-  sim_frame_reader_push (r, big, sizeof big);
-  SimFrameKind k;
+  g_autoptr (TestbedFrameReader) r = testbed_frame_reader_new ();
+  testbed_frame_reader_set_max_body (r, TESTBED_FRAME_HELLO_BODY);
+  testbed_frame_reader_push (r, big, sizeof big);
+  TestbedFrameKind k;
   ProtoMsg m;
-  SimFrameAuth a;
+  TestbedFrameAuth a;
   g_autoptr (GError) e = NULL;
-  ck_assert_int_eq (sim_frame_reader_next (r, &k, &m, &a, &e), SIM_FRAME_BAD);
+  ck_assert_int_eq (testbed_frame_reader_next (r, &k, &m, &a, &e), TESTBED_FRAME_BAD);
   ck_assert_msg (strstr (e->message, "before an authenticated HELLO"), "%s", e->message);
   /* a message of a HELLO's size or less still passes the limit */
   ProtoMsg small;
   proto_msg_init (&small, PROTO_MSG_CLIENT_CONNECTED);
-  g_autoptr (GBytes) f = sim_frame_encode_msg (&small);
-  ck_assert_uint_le (g_bytes_get_size (f) - 4, SIM_FRAME_HELLO_BODY);
-  g_autoptr (SimFrameReader) r2 = sim_frame_reader_new ();
-  sim_frame_reader_set_max_body (r2, SIM_FRAME_HELLO_BODY);
+  g_autoptr (GBytes) f = testbed_frame_encode_msg (&small);
+  ck_assert_uint_le (g_bytes_get_size (f) - 4, TESTBED_FRAME_HELLO_BODY);
+  g_autoptr (TestbedFrameReader) r2 = testbed_frame_reader_new ();
+  testbed_frame_reader_set_max_body (r2, TESTBED_FRAME_HELLO_BODY);
   gsize n;
   const guint8 *d = g_bytes_get_data (f, &n);
-  sim_frame_reader_push (r2, d, n);
-  ck_assert_int_eq (sim_frame_reader_next (r2, &k, &m, &a, NULL), SIM_FRAME_OK);
+  testbed_frame_reader_push (r2, d, n);
+  ck_assert_int_eq (testbed_frame_reader_next (r2, &k, &m, &a, NULL), TESTBED_FRAME_OK);
   proto_msg_clear (&m);
   proto_msg_clear (&small);
 }

@@ -1,7 +1,8 @@
-/* tb-records.c — the testbed's record and control lines (tb-records.h). */
+/* testbed-records.c — the testbed's record and control lines
+ * (testbed-records.h): a leaf that calls no other file of testbed/. */
 #include "config.h"
 
-#include "cli/tb-records.h"
+#include "testbed/testbed-records.h"
 #include "protocol/proto-machine.h"
 
 #include <math.h>
@@ -18,7 +19,7 @@ clean (char *s)
 
 /* A record line (with its newline) to stdout and/or the line callback. */
 static void
-emit (TbRecordSink *k, char *line)
+emit (TestbedRecordSink *k, char *line)
 {
   if (k->out)
     {
@@ -36,7 +37,7 @@ emit (TbRecordSink *k, char *line)
 static void
 sink_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
 {
-  TbRecordSink *k = ud;
+  TestbedRecordSink *k = ud;
   char detail[PROTO_OBS_DETAIL_LEN];
   g_strlcpy (detail, o->detail, sizeof detail);
   clean (detail);
@@ -53,7 +54,7 @@ sink_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservatio
 static void
 sink_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
 {
-  TbRecordSink *k = ud;
+  TestbedRecordSink *k = ud;
   g_autofree char *d = g_strdup (detail ? detail : "");
   g_autofree char *kd = g_strdup (kind ? kind : "");
   clean (d);
@@ -64,26 +65,26 @@ sink_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const cha
 static void
 sink_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double value)
 {
-  TbRecordSink *k = ud;
+  TestbedRecordSink *k = ud;
   emit (k, g_strdup_printf ("M\t%" G_GINT64_FORMAT "\t%d\t%u\t%s\t%.17g\n", t, round, peer, name, value));
 }
 
 static void
 sink_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
 {
-  TbRecordSink *k = ud;
+  TestbedRecordSink *k = ud;
   emit (k, g_strdup_printf ("T\t%d\t%zu\n", (int) type, bytes));
 }
 
 void
-tb_record_sink_init (TbRecordSink *sink, FILE *out)
+testbed_record_sink_init (TestbedRecordSink *sink, FILE *out)
 {
   memset (sink, 0, sizeof *sink);
   sink->out = out;
 }
 
 SimRecorder
-tb_record_sink_recorder (TbRecordSink *sink)
+testbed_record_sink_recorder (TestbedRecordSink *sink)
 {
   return (SimRecorder) { sink_observation, sink_fact, sink_metric, sink_traffic, sink };
 }
@@ -95,7 +96,7 @@ int64_of (const char *s, gint64 min, gint64 max, gint64 *out)
 }
 
 gboolean
-tb_record_parse (const char *line, const SimRecorder *rec)
+testbed_record_parse (const char *line, const SimRecorder *rec)
 {
   g_auto (GStrv) f = g_strsplit (line, "\t", 11);
   guint n = g_strv_length (f);
@@ -150,7 +151,7 @@ tb_record_parse (const char *line, const SimRecorder *rec)
 }
 
 gboolean
-tb_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **out_weights)
+testbed_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **out_weights)
 {
   g_auto (GStrv) f = g_strsplit (line, "\t", 4);
   gint64 node;
@@ -166,7 +167,7 @@ tb_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **o
 }
 
 char *
-tb_rule_line (const SimAction *a)
+testbed_rule_line (const SimAction *a)
 {
   if (a->kind == SIM_ACT_SLOW)
     return g_strdup_printf ("rule slow %u %.17g", a->a, a->value);
@@ -177,7 +178,7 @@ tb_rule_line (const SimAction *a)
 }
 
 gboolean
-tb_rule_parse (const char *line, SimAction *out)
+testbed_rule_parse (const char *line, SimAction *out)
 {
   g_auto (GStrv) f = g_strsplit (line, " ", 0);
   gint64 type, node, from, count, delay, other;

@@ -1,4 +1,4 @@
-/* tb-records.h — how a testbed process hands its records to `dlsim
+/* testbed-records.h — how a testbed process hands its records to `dlsim
  * testbed`: one tab-separated line per record on its stdout.
  *
  *   O  t_ns  node  kind  state  round  other  msg_type  value  detail
@@ -24,19 +24,19 @@ typedef struct {
   void (*line) (gpointer ud, const char *line);   /* each line, without its newline; may be NULL */
   gpointer line_ud;
   struct ProtoMachine *peer;   /* if set: its model goes out (W) after each round */
-} TbRecordSink;
+} TestbedRecordSink;
 
-void tb_record_sink_init (TbRecordSink *sink, FILE *out);
+void testbed_record_sink_init (TestbedRecordSink *sink, FILE *out);
 /* A recorder that writes lines to sink->out (flushed per line). */
-SimRecorder tb_record_sink_recorder (TbRecordSink *sink);
+SimRecorder testbed_record_sink_recorder (TestbedRecordSink *sink);
 
 /* Parses one record line and hands it to rec.  FALSE if malformed. */
-gboolean tb_record_parse (const char *line, const SimRecorder *rec);
+gboolean testbed_record_parse (const char *line, const SimRecorder *rec);
 /* A W line: (transfer full) *out_weights. */
-gboolean tb_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **out_weights);
+gboolean testbed_record_parse_model (const char *line, ProtoNodeId *out_node, LearnWeights **out_weights);
 
 /* (transfer full) the control line of a drop or delay rule. */
-char *tb_rule_line (const SimAction *a);
-gboolean tb_rule_parse (const char *line, SimAction *out);
+char *testbed_rule_line (const SimAction *a);
+gboolean testbed_rule_parse (const char *line, SimAction *out);
 
 G_END_DECLS

@@ -1,8 +1,10 @@
-/* tb-netns.c — the namespaces, bridge, veths and tbf qdiscs of `dlsim
- * testbed --netem` (tb-netns.h), made with iproute2's `ip` and `tc`. */
+/* testbed-netns.c — the namespaces, bridge, veths and tbf qdiscs of
+ * `dlsim testbed --netem` (testbed-netns.h), made with iproute2's `ip` and
+ * `tc`; or, for a plan (testbed_netns_new_plan), the same commands kept as
+ * strings and not run.  A leaf: it calls no other file of testbed/. */
 #include "config.h"
 
-#include "cli/tb-netns.h"
+#include "testbed/testbed-netns.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -13,27 +15,33 @@
 
 #define MAX_PEER_ID 9999u   /* dlhPID-N must fit IFNAMSIZ - 1 = 15 characters */
 
-struct TbNetns {
+struct TestbedNetns {
   guint pid;
   guint subnet;           /* 10.SUBNET.0.0/16 */
   char *bridge;
   char *coord_host;
   GArray *peers;          /* guint: ids whose namespace exists */
   GPtrArray *routes;      /* "NS|IP" of the partition's blackhole routes (NS "" = ours) */
+  GPtrArray *plan;        /* a plan: the commands, kept instead of run; NULL: run them */
 };
 
 /* Runs a command given as one string of space-separated words (none of ours
  * has spaces inside a word).  On failure: the command and what it said. */
 static gboolean
-run (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+run (TestbedNetns *t, GError **error, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 
 static gboolean
-run (GError **error, const char *fmt, ...)
+run (TestbedNetns *t, GError **error, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
   g_autofree char *cmd = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  if (t && t->plan)
+    {
+      g_ptr_array_add (t->plan, g_steal_pointer (&cmd));
+      return TRUE;
+    }
   g_auto (GStrv) argv = g_strsplit (cmd, " ", -1);
   g_autofree char *err = NULL;
   gint status = 0;
@@ -85,7 +93,7 @@ pid_of (const char *name, const char *prefix)
 }
 
 guint
-tb_netns_sweep_stale (char **report)
+testbed_netns_sweep_stale (char **report)
 {
   g_autoptr (GString) done = g_string_new (NULL);
   guint n = 0;
@@ -97,7 +105,7 @@ tb_netns_sweep_stale (char **report)
       if (!w[0] || !*w[0])
         continue;
       guint64 pid = pid_of (w[0], "dlsim-");
-      if (pid && !pid_alive (pid) && run (NULL, "ip netns del %s", w[0]))
+      if (pid && !pid_alive (pid) && run (NULL, NULL, "ip netns del %s", w[0]))
         {
           g_string_append_printf (done, "%snamespace %s", n++ ? ", " : "", w[0]);
         }
@@ -116,7 +124,7 @@ tb_netns_sweep_stale (char **report)
       guint64 pid = pid_of (f[1], "dlb");
       if (!pid)
         pid = pid_of (f[1], "dlh");
-      if (pid && !pid_alive (pid) && run (NULL, "ip link del %s", f[1]))
+      if (pid && !pid_alive (pid) && run (NULL, NULL, "ip link del %s", f[1]))
         g_string_append_printf (done, "%slink %s", n++ ? ", " : "", f[1]);
     }
   if (report)
@@ -148,7 +156,7 @@ rate_arg (guint64 bps)
 /* tbf on dev (run inside ns if ns): a queue long enough that TCP is never
  * dropped at the shaper (the simulator's uplink is an unbounded FIFO) */
 static gboolean
-shape (const char *ns, const char *dev, guint64 bps, GError **error)
+shape (TestbedNetns *t, const char *ns, const char *dev, guint64 bps, GError **error)
 {
   if (bps == 0)
     return TRUE;
@@ -157,14 +165,44 @@ shape (const char *ns, const char *dev, guint64 bps, GError **error)
   guint64 limit = CLAMP (bytes_s * 10, 1 << 20, 1u << 30); /* 10 s of queue */
   g_autofree char *rate = rate_arg (bps);
   if (ns)
-    return run (error, "ip netns exec %s tc qdisc add dev %s root tbf rate %s burst %" G_GUINT64_FORMAT
+    return run (t, error, "ip netns exec %s tc qdisc add dev %s root tbf rate %s burst %" G_GUINT64_FORMAT
                        " limit %" G_GUINT64_FORMAT, ns, dev, rate, burst, limit);
-  return run (error, "tc qdisc add dev %s root tbf rate %s burst %" G_GUINT64_FORMAT " limit %" G_GUINT64_FORMAT,
+  return run (t, error, "tc qdisc add dev %s root tbf rate %s burst %" G_GUINT64_FORMAT " limit %" G_GUINT64_FORMAT,
               dev, rate, burst, limit);
 }
 
-TbNetns *
-tb_netns_new (GError **error)
+/* The bridge of pid's run on 10.subnet.0.0/16 (subnet 0: none is free);
+ * plan non-NULL: its commands are kept there, not run. */
+static TestbedNetns *
+make (guint pid, guint subnet, GPtrArray *plan, GError **error)
+{
+  TestbedNetns *t = g_new0 (TestbedNetns, 1);
+  t->pid = pid;
+  t->plan = plan;
+  t->peers = g_array_new (FALSE, FALSE, sizeof (guint));
+  t->routes = g_ptr_array_new_with_free_func (g_free);
+  t->subnet = subnet;
+  t->bridge = g_strdup_printf ("dlb%u", t->pid);
+  t->coord_host = g_strdup_printf ("10.%u.0.1", t->subnet);
+  if (t->subnet == 0)
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "--netem: no free 10.x.0.0/16 subnet");
+      testbed_netns_free (t);
+      return NULL;
+    }
+  if (!run (t, error, "ip link add %s type bridge", t->bridge)
+      || !run (t, error, "ip addr add %s/16 dev %s", t->coord_host, t->bridge)
+      || !run (t, error, "ip link set %s up", t->bridge))
+    {
+      g_prefix_error (error, "--netem: ");
+      testbed_netns_free (t);
+      return NULL;
+    }
+  return t;
+}
+
+TestbedNetns *
+testbed_netns_new (GError **error)
 {
   if (geteuid () != 0)
     {
@@ -180,51 +218,44 @@ tb_netns_new (GError **error)
                    "--netem needs iproute2's ip and tc (apt install iproute2)");
       return NULL;
     }
-  TbNetns *t = g_new0 (TbNetns, 1);
-  t->pid = (guint) getpid ();
-  t->peers = g_array_new (FALSE, FALSE, sizeof (guint));
-  t->routes = g_ptr_array_new_with_free_func (g_free);
-  t->subnet = free_subnet (t->pid);
-  t->bridge = g_strdup_printf ("dlb%u", t->pid);
-  t->coord_host = g_strdup_printf ("10.%u.0.1", t->subnet);
-  if (t->subnet == 0)
-    {
-      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "--netem: no free 10.x.0.0/16 subnet");
-      tb_netns_free (t);
-      return NULL;
-    }
-  if (!run (error, "ip link add %s type bridge", t->bridge)
-      || !run (error, "ip addr add %s/16 dev %s", t->coord_host, t->bridge)
-      || !run (error, "ip link set %s up", t->bridge))
-    {
-      g_prefix_error (error, "--netem: ");
-      tb_netns_free (t);
-      return NULL;
-    }
-  return t;
+  guint pid = (guint) getpid ();
+  return make (pid, free_subnet (pid), NULL, error);
+}
+
+TestbedNetns *
+testbed_netns_new_plan (guint pid, guint subnet)
+{
+  g_return_val_if_fail (subnet > 0 && subnet < 256, NULL);
+  return make (pid, subnet, g_ptr_array_new_with_free_func (g_free), NULL);
+}
+
+GPtrArray *
+testbed_netns_plan (TestbedNetns *t)
+{
+  return t->plan;
 }
 
 char *
-tb_netns_peer_ns (const TbNetns *t, guint id)
+testbed_netns_peer_ns (const TestbedNetns *t, guint id)
 {
   return g_strdup_printf ("dlsim-%u-p%u", t->pid, id);
 }
 
 char *
-tb_netns_peer_host (const TbNetns *t, guint id)
+testbed_netns_peer_host (const TestbedNetns *t, guint id)
 {
   guint k = id + 1;   /* .0.1 is the bridge */
   return g_strdup_printf ("10.%u.%u.%u", t->subnet, k >> 8, k & 255);
 }
 
 const char *
-tb_netns_coordinator_host (const TbNetns *t)
+testbed_netns_coordinator_host (const TestbedNetns *t)
 {
   return t->coord_host;
 }
 
 gboolean
-tb_netns_add_peer (TbNetns *t, guint id, guint64 uplink_bps, guint64 downlink_bps, GError **error)
+testbed_netns_add_peer (TestbedNetns *t, guint id, guint64 uplink_bps, guint64 downlink_bps, GError **error)
 {
   if (id == 0 || id > MAX_PEER_ID)
     {
@@ -232,19 +263,19 @@ tb_netns_add_peer (TbNetns *t, guint id, guint64 uplink_bps, guint64 downlink_bp
                    MAX_PEER_ID, id);
       return FALSE;
     }
-  g_autofree char *ns = tb_netns_peer_ns (t, id);
-  g_autofree char *host = tb_netns_peer_host (t, id);
+  g_autofree char *ns = testbed_netns_peer_ns (t, id);
+  g_autofree char *host = testbed_netns_peer_host (t, id);
   g_autofree char *veth = g_strdup_printf ("dlh%u-%u", t->pid, id);
-  if (!run (error, "ip netns add %s", ns))
+  if (!run (t, error, "ip netns add %s", ns))
     goto fail;
   g_array_append_val (t->peers, id);
-  if (!run (error, "ip link add %s type veth peer name eth0 netns %s", veth, ns)
-      || !run (error, "ip link set %s master %s up", veth, t->bridge)
-      || !run (error, "ip netns exec %s ip addr add %s/16 dev eth0", ns, host)
-      || !run (error, "ip netns exec %s ip link set eth0 up", ns)
-      || !run (error, "ip netns exec %s ip link set lo up", ns)
-      || !shape (ns, "eth0", uplink_bps, error)     /* the peer's uplink */
-      || !shape (NULL, veth, downlink_bps, error))  /* its downlink */
+  if (!run (t, error, "ip link add %s type veth peer name eth0 netns %s", veth, ns)
+      || !run (t, error, "ip link set %s master %s up", veth, t->bridge)
+      || !run (t, error, "ip netns exec %s ip addr add %s/16 dev eth0", ns, host)
+      || !run (t, error, "ip netns exec %s ip link set eth0 up", ns)
+      || !run (t, error, "ip netns exec %s ip link set lo up", ns)
+      || !shape (t, ns, "eth0", uplink_bps, error)     /* the peer's uplink */
+      || !shape (t, NULL, veth, downlink_bps, error))  /* its downlink */
     goto fail;
   return TRUE;
 fail:
@@ -253,30 +284,32 @@ fail:
 }
 
 void
-tb_netns_free (TbNetns *t)
+testbed_netns_free (TestbedNetns *t)
 {
   if (!t)
     return;
   for (guint i = 0; i < t->peers->len; i++)
     {
       guint id = g_array_index (t->peers, guint, i);
-      g_autofree char *ns = tb_netns_peer_ns (t, id);
+      g_autofree char *ns = testbed_netns_peer_ns (t, id);
       /* the kernel frees a namespace's devices later: delete the pair now */
-      run (NULL, "ip link del dlh%u-%u", t->pid, id);
-      run (NULL, "ip netns del %s", ns);
+      run (t, NULL, "ip link del dlh%u-%u", t->pid, id);
+      run (t, NULL, "ip netns del %s", ns);
     }
-  tb_netns_heal (t);
+  testbed_netns_heal (t);
   if (t->subnet)
-    run (NULL, "ip link del %s", t->bridge);
+    run (t, NULL, "ip link del %s", t->bridge);
   g_array_unref (t->peers);
   g_ptr_array_unref (t->routes);
   g_free (t->bridge);
   g_free (t->coord_host);
+  if (t->plan)
+    g_ptr_array_unref (t->plan);
   g_free (t);
 }
 
 static gboolean
-has_peer (const TbNetns *t, guint id)
+has_peer (const TestbedNetns *t, guint id)
 {
   for (guint i = 0; i < t->peers->len; i++)
     if (g_array_index (t->peers, guint, i) == id)
@@ -286,20 +319,20 @@ has_peer (const TbNetns *t, guint id)
 
 /* a blackhole route to ip in node's namespace (node 0: ours) */
 static gboolean
-blackhole (TbNetns *t, guint node, const char *ip, GError **error)
+blackhole (TestbedNetns *t, guint node, const char *ip, GError **error)
 {
-  g_autofree char *ns = node ? tb_netns_peer_ns (t, node) : g_strdup ("");
-  gboolean ok = node ? run (error, "ip -n %s route add blackhole %s/32", ns, ip)
-                     : run (error, "ip route add blackhole %s/32", ip);
+  g_autofree char *ns = node ? testbed_netns_peer_ns (t, node) : g_strdup ("");
+  gboolean ok = node ? run (t, error, "ip -n %s route add blackhole %s/32", ns, ip)
+                     : run (t, error, "ip route add blackhole %s/32", ip);
   if (ok)
     g_ptr_array_add (t->routes, g_strdup_printf ("%s|%s", ns, ip));
   return ok;
 }
 
 gboolean
-tb_netns_partition (TbNetns *t, const GArray *groups, guint n_peers, GError **error)
+testbed_netns_partition (TestbedNetns *t, const GArray *groups, guint n_peers, GError **error)
 {
-  tb_netns_heal (t);
+  testbed_netns_heal (t);
   guint server = groups && groups->len ? g_array_index (groups, guint, 0) : 0;
   for (guint a = 0; a <= n_peers; a++)
     for (guint b = 0; b <= n_peers; b++)
@@ -310,7 +343,7 @@ tb_netns_partition (TbNetns *t, const GArray *groups, guint n_peers, GError **er
         guint gb = b < (groups ? groups->len : 0) ? g_array_index (groups, guint, b) : server;
         if (ga == gb)
           continue;
-        g_autofree char *ip = b ? tb_netns_peer_host (t, b) : g_strdup (t->coord_host);
+        g_autofree char *ip = b ? testbed_netns_peer_host (t, b) : g_strdup (t->coord_host);
         if (!blackhole (t, a, ip, error))
           {
             g_prefix_error (error, "--netem partition: ");
@@ -321,15 +354,15 @@ tb_netns_partition (TbNetns *t, const GArray *groups, guint n_peers, GError **er
 }
 
 void
-tb_netns_heal (TbNetns *t)
+testbed_netns_heal (TestbedNetns *t)
 {
   for (guint i = 0; i < t->routes->len; i++)
     {
       g_auto (GStrv) f = g_strsplit (t->routes->pdata[i], "|", 2);
       if (*f[0])
-        run (NULL, "ip -n %s route del blackhole %s/32", f[0], f[1]);
+        run (t, NULL, "ip -n %s route del blackhole %s/32", f[0], f[1]);
       else
-        run (NULL, "ip route del blackhole %s/32", f[1]);
+        run (t, NULL, "ip route del blackhole %s/32", f[1]);
     }
   g_ptr_array_set_size (t->routes, 0);
 }

@@ -1,7 +1,7 @@
-/* sim-testbed.h — one testbed process's node: the coordinator or one peer,
+/* testbed-host.h — one testbed process's node: the coordinator or one peer,
  * driven through the host layer (sim-host.c) by real sockets and the wall
  * clock.  This is the second SimTransport: GIO streams on the process's
- * GMainContext, length-prefixed frames (sim-frame.c).
+ * GMainContext, length-prefixed frames (testbed-frame.c).
  *
  * - The coordinator listens; a peer's stream opens with a HELLO frame
  *   naming its node id, then carries MSG frames both ways.  The stream's
@@ -9,15 +9,15 @@
  * - Identity: every listener (the coordinator, a peer's link port) sends a
  *   CHALLENGE with a fresh nonce from /dev/urandom; the HELLO that answers
  *   it carries an HMAC-SHA256 keyed by the deployment's shared secret
- *   (SimTbParams.secret; sim-frame.h).  A HELLO without the proof, from an
+ *   (TestbedHostParams.secret; testbed-frame.h).  A HELLO without the proof, from an
  *   id outside the scenario (1 .. the most peers it ever has), with the
  *   listener's own id, or from an id already connected closes the stream.
  *   The secret proves membership of the deployment, not which peer one is:
  *   a node that has it may claim any id not yet connected.
  * - Limits before the HELLO: a frame over a HELLO's size ends the stream;
- *   at most SIM_TB_MAX_UNAUTHENTICATED streams wait for their HELLO (a new
- *   one closes the oldest), each at most SIM_TB_HELLO_TIMEOUT_MS.  The
- *   `protocol-error` facts are rate-limited (SIM_TB_ERRORS_*): a flood
+ *   at most TESTBED_HOST_MAX_UNAUTHENTICATED streams wait for their HELLO (a new
+ *   one closes the oldest), each at most TESTBED_HOST_HELLO_TIMEOUT_MS.  The
+ *   `protocol-error` facts are rate-limited (TESTBED_HOST_ERRORS_*): a flood
  *   records a bounded number of rows, the next one says how many were not.
  * - A peer listens for links on its own address, which its SignalForPeer
  *   offers and answers carry (ProtoMsg.signal_data).  The initiator (the
@@ -41,7 +41,7 @@
  * Not done here: bandwidth (the kernel's, with --netem), churn and traces,
  * link-fail / link-down / partitions.
  *
- * Shape: sim_tb_node_new / sim_tb_node_free. */
+ * Shape: testbed_host_new / testbed_host_free. */
 #pragma once
 
 #include "sim/sim-world.h"
@@ -49,14 +49,14 @@
 
 G_BEGIN_DECLS
 
-typedef struct SimTbNode SimTbNode;
+typedef struct TestbedHost TestbedHost;
 
-#define SIM_TB_MAX_UNAUTHENTICATED 32
-#define SIM_TB_HELLO_TIMEOUT_MS 10000
-#define SIM_TB_ERRORS_BURST 10        /* protocol-error rows at once ... */
-#define SIM_TB_ERRORS_PER_S 1         /* ... then this many a second ... */
-#define SIM_TB_ERRORS_MAX 1000        /* ... and no more than this in all */
-#define SIM_TB_SECRET_MIN_BYTES 16
+#define TESTBED_HOST_MAX_UNAUTHENTICATED 32
+#define TESTBED_HOST_HELLO_TIMEOUT_MS 10000
+#define TESTBED_HOST_ERRORS_BURST 10        /* protocol-error rows at once ... */
+#define TESTBED_HOST_ERRORS_PER_S 1         /* ... then this many a second ... */
+#define TESTBED_HOST_ERRORS_MAX 1000        /* ... and no more than this in all */
+#define TESTBED_SECRET_MIN_BYTES 16
 
 typedef struct {
   const SimWorldConfig *cfg;   /* borrowed for the node's life */
@@ -69,36 +69,36 @@ typedef struct {
   gboolean emulate_latency;    /* add [network] latency / server_latency to what this
                                   process sends, and link_setup before a link is dialled */
   const char *secret;          /* the deployment's shared secret (its bytes are the HMAC key;
-                                  at least SIM_TB_SECRET_MIN_BYTES), borrowed */
-} SimTbParams;
+                                  at least TESTBED_SECRET_MIN_BYTES), borrowed */
+} TestbedHostParams;
 
 /* (transfer full) a new shared secret: 32 bytes from /dev/urandom, in hex. */
-char *sim_tb_secret_new (GError **error);
+char *testbed_secret_new (GError **error);
 /* (transfer full) the secret in `path`, without its trailing newline;
  * refused if the file may be read or written by others than its owner, or
- * the secret is shorter than SIM_TB_SECRET_MIN_BYTES or the file longer
+ * the secret is shorter than TESTBED_SECRET_MIN_BYTES or the file longer
  * than 4096 bytes. */
-char *sim_tb_secret_load (const char *path, GError **error);
+char *testbed_secret_load (const char *path, GError **error);
 
-SimTbNode *sim_tb_node_new (const SimTbParams *p, GError **error);
-void sim_tb_node_free (SimTbNode *n);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTbNode, sim_tb_node_free)
+TestbedHost *testbed_host_new (const TestbedHostParams *p, GError **error);
+void testbed_host_free (TestbedHost *n);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestbedHost, testbed_host_free)
 
 /* The port the coordinator listens on. */
-guint16 sim_tb_node_port (const SimTbNode *n);
+guint16 testbed_host_port (const TestbedHost *n);
 /* Peer: connects to the coordinator (within 10 s) and starts the machine. */
-gboolean sim_tb_node_start (SimTbNode *n, GError **error);
+gboolean testbed_host_start (TestbedHost *n, GError **error);
 /* Peer: leaves gracefully (the machine's LEAVE: links and stream close). */
-void sim_tb_node_leave (SimTbNode *n);
+void testbed_host_leave (TestbedHost *n);
 /* Installs a drop or delay rule (SIM_ACT_DROP / SIM_ACT_DELAY) for what
  * this process sends. */
-void sim_tb_node_add_rule (SimTbNode *n, const SimAction *a);
+void testbed_host_add_rule (TestbedHost *n, const SimAction *a);
 /* Peer: its stream to the coordinator is gone (it left, failed, was
  * excluded, or the coordinator went away): the process may exit. */
-gboolean sim_tb_node_gone (const SimTbNode *n);
+gboolean testbed_host_gone (const TestbedHost *n);
 /* Milliseconds of wall time since t0, as DlTime. */
-DlTime sim_tb_now (const SimTbNode *n);
-ProtoMachine *sim_tb_node_coord (SimTbNode *n);
-ProtoMachine *sim_tb_node_peer (SimTbNode *n);
+DlTime testbed_host_now (const TestbedHost *n);
+ProtoMachine *testbed_host_coord (TestbedHost *n);
+ProtoMachine *testbed_host_peer (TestbedHost *n);
 
 G_END_DECLS

@@ -1,23 +1,23 @@
-/* sim-tb-conn.c — one framed TCP stream of a testbed process
- * (sim-tb-conn.h). */
+/* testbed-conn.c — one framed TCP stream of a testbed process
+ * (testbed-conn.h). */
 #include "config.h"
 
-#include "sim/sim-tb-conn.h"
+#include "testbed/testbed-conn.h"
 
 typedef struct {
   GBytes *frame;
   gint64 not_before_us;   /* held until then (a delay rule, emulated latency) */
 } Pending;
 
-SimTbConn *
-sim_tb_conn_ref (SimTbConn *c)
+TestbedConn *
+testbed_conn_ref (TestbedConn *c)
 {
   c->ref++;
   return c;
 }
 
 void
-sim_tb_conn_unref (SimTbConn *c)
+testbed_conn_unref (TestbedConn *c)
 {
   if (--c->ref > 0)
     return;
@@ -38,25 +38,25 @@ sim_tb_conn_unref (SimTbConn *c)
       g_source_unref (c->hello_timer);
     }
   g_clear_object (&c->sc);
-  sim_frame_reader_free (c->reader);
+  testbed_frame_reader_free (c->reader);
   g_free (c);
 }
 
-SimTbConn *
-sim_tb_conn_new (GSocketConnection *sc, ProtoNodeId other, gboolean is_link, const SimTbConnEvents *ev,
+TestbedConn *
+testbed_conn_new (GSocketConnection *sc, ProtoNodeId other, gboolean is_link, const TestbedConnEvents *ev,
                  gpointer ud)
 {
   /* the client's 10 s timeout is for connecting: an open stream may be
    * quiet for as long as the protocol likes */
   g_socket_set_timeout (g_socket_connection_get_socket (sc), 0);
-  SimTbConn *c = g_new0 (SimTbConn, 1);
+  TestbedConn *c = g_new0 (TestbedConn, 1);
   c->ref = 1;
   c->ev = ev;
   c->ud = ud;
   c->sc = g_object_ref (sc);
   c->in = g_io_stream_get_input_stream (G_IO_STREAM (sc));
   c->out = g_io_stream_get_output_stream (G_IO_STREAM (sc));
-  c->reader = sim_frame_reader_new ();
+  c->reader = testbed_frame_reader_new ();
   c->other = other;
   c->is_link = is_link;
   g_queue_init (&c->queue);
@@ -64,7 +64,7 @@ sim_tb_conn_new (GSocketConnection *sc, ProtoNodeId other, gboolean is_link, con
 }
 
 void
-sim_tb_conn_close_now (SimTbConn *c)
+testbed_conn_close_now (TestbedConn *c)
 {
   if (c->closed)
     return;
@@ -73,7 +73,7 @@ sim_tb_conn_close_now (SimTbConn *c)
 }
 
 static void
-ended (SimTbConn *c, const char *why, gboolean protocol_error)
+ended (TestbedConn *c, const char *why, gboolean protocol_error)
 {
   c->ev->ended (c, why, protocol_error, c->ud);
 }
@@ -85,7 +85,7 @@ static gboolean write_next (gpointer data);
 static void
 on_written (GObject *src, GAsyncResult *res, gpointer data)
 {
-  SimTbConn *c = data;
+  TestbedConn *c = data;
   g_autoptr (GError) e = NULL;
   gboolean ok = g_output_stream_write_all_finish (G_OUTPUT_STREAM (src), res, NULL, &e);
   Pending *pd = g_queue_pop_head (&c->queue);
@@ -96,13 +96,13 @@ on_written (GObject *src, GAsyncResult *res, gpointer data)
     ended (c, e->message, FALSE);
   else
     write_next (c);
-  sim_tb_conn_unref (c);
+  testbed_conn_unref (c);
 }
 
 static gboolean
 write_next (gpointer data)
 {
-  SimTbConn *c = data;
+  TestbedConn *c = data;
   if (c->wait)
     {
       g_source_unref (c->wait);
@@ -134,24 +134,24 @@ write_next (gpointer data)
   c->writing = TRUE;
   gsize len;
   const void *d = g_bytes_get_data (pd->frame, &len);
-  g_output_stream_write_all_async (c->out, d, len, G_PRIORITY_DEFAULT, NULL, on_written, sim_tb_conn_ref (c));
+  g_output_stream_write_all_async (c->out, d, len, G_PRIORITY_DEFAULT, NULL, on_written, testbed_conn_ref (c));
   return G_SOURCE_REMOVE;
 }
 
 void
-sim_tb_conn_set_max_frame (SimTbConn *c, gsize max_body)
+testbed_conn_set_max_frame (TestbedConn *c, gsize max_body)
 {
-  sim_frame_reader_set_max_body (c->reader, max_body);
+  testbed_frame_reader_set_max_body (c->reader, max_body);
 }
 
 void
-sim_tb_conn_hold (SimTbConn *c)
+testbed_conn_hold (TestbedConn *c)
 {
   c->held = TRUE;
 }
 
 void
-sim_tb_conn_send_first (SimTbConn *c, GBytes *frame)
+testbed_conn_send_first (TestbedConn *c, GBytes *frame)
 {
   if (c->closed)
     return;
@@ -170,7 +170,7 @@ sim_tb_conn_send_first (SimTbConn *c, GBytes *frame)
 }
 
 void
-sim_tb_conn_send (SimTbConn *c, GBytes *frame, gint64 not_before_us)
+testbed_conn_send (TestbedConn *c, GBytes *frame, gint64 not_before_us)
 {
   if (c->closed || c->closing)
     return;
@@ -183,7 +183,7 @@ sim_tb_conn_send (SimTbConn *c, GBytes *frame, gint64 not_before_us)
 }
 
 void
-sim_tb_conn_close_gracefully (SimTbConn *c)
+testbed_conn_close_gracefully (TestbedConn *c)
 {
   c->closing = TRUE;
   if (!c->writing && !c->wait)
@@ -195,52 +195,52 @@ sim_tb_conn_close_gracefully (SimTbConn *c)
 static void
 on_read (GObject *src, GAsyncResult *res, gpointer data)
 {
-  SimTbConn *c = data;
+  TestbedConn *c = data;
   g_autoptr (GError) e = NULL;
   gssize got = g_input_stream_read_finish (G_INPUT_STREAM (src), res, &e);
   if (c->closed)
     {
-      sim_tb_conn_unref (c);
+      testbed_conn_unref (c);
       return;
     }
   if (got <= 0)
     {
       ended (c, got == 0 ? "end of stream" : e->message, FALSE);
-      sim_tb_conn_unref (c);
+      testbed_conn_unref (c);
       return;
     }
-  sim_frame_reader_push (c->reader, c->buf, (gsize) got);
+  testbed_frame_reader_push (c->reader, c->buf, (gsize) got);
   for (;;)
     {
-      SimFrameKind kind;
+      TestbedFrameKind kind;
       ProtoMsg msg;
-      SimFrameAuth auth;
+      TestbedFrameAuth auth;
       g_autoptr (GError) fe = NULL;
-      SimFrameResult r = sim_frame_reader_next (c->reader, &kind, &msg, &auth, &fe);
-      if (r == SIM_FRAME_NEED_MORE)
+      TestbedFrameResult r = testbed_frame_reader_next (c->reader, &kind, &msg, &auth, &fe);
+      if (r == TESTBED_FRAME_NEED_MORE)
         break;
-      if (r == SIM_FRAME_BAD)
+      if (r == TESTBED_FRAME_BAD)
         {
           g_autofree char *why = g_strdup_printf ("protocol error: %s: stream closed", fe->message);
           ended (c, why, TRUE);
-          sim_tb_conn_unref (c);
+          testbed_conn_unref (c);
           return;
         }
       c->ev->frame (c, kind, &msg, &auth, c->ud);
-      if (kind == SIM_FRAME_MSG)
+      if (kind == TESTBED_FRAME_MSG)
         proto_msg_clear (&msg);
       if (c->closed)
         {
-          sim_tb_conn_unref (c);
+          testbed_conn_unref (c);
           return;
         }
     }
-  sim_tb_conn_read (c);
-  sim_tb_conn_unref (c);
+  testbed_conn_read (c);
+  testbed_conn_unref (c);
 }
 
 void
-sim_tb_conn_read (SimTbConn *c)
+testbed_conn_read (TestbedConn *c)
 {
-  g_input_stream_read_async (c->in, c->buf, sizeof c->buf, G_PRIORITY_DEFAULT, NULL, on_read, sim_tb_conn_ref (c));
+  g_input_stream_read_async (c->in, c->buf, sizeof c->buf, G_PRIORITY_DEFAULT, NULL, on_read, testbed_conn_ref (c));
 }

@@ -1,4 +1,4 @@
-/* tb-netns.h — the network of `dlsim testbed --netem`: one Linux network
+/* testbed-netns.h — the network of `dlsim testbed --netem`: one Linux network
  * namespace per peer, joined to a bridge in the orchestrator's namespace by
  * a veth pair, with the scenario's bandwidth applied by tc tbf (uplink on
  * the peer's side of its veth, downlink on the bridge's side).  The
@@ -7,48 +7,56 @@
  * Names carry the orchestrator's pid, so that what a killed dlsim left
  * behind can be told from what a running one owns:
  *   namespace  dlsim-PID-pN      bridge  dlbPID      veth (bridge side)  dlhPID-N
- * tb_netns_sweep_stale removes everything whose pid is no longer alive.
+ * testbed_netns_sweep_stale removes everything whose pid is no longer alive.
  *
  * Latency is not applied here: this machine's kernel has no sch_netem
  * (the qdisc kind is unknown), so the sending process adds it
- * (SimTbParams.emulate_latency).  Needs root, iproute2's `ip` and `tc`. */
+ * (TestbedHostParams.emulate_latency).  Needs root, iproute2's `ip` and `tc`. */
 #pragma once
 
 #include <glib.h>
 
 G_BEGIN_DECLS
 
-typedef struct TbNetns TbNetns;
+typedef struct TestbedNetns TestbedNetns;
 
 /* Removes the namespaces, bridges and veths named for a dlsim process that
  * no longer runs.  Returns how many it removed; names what it removed in
  * *report (transfer full, may be NULL). */
-guint tb_netns_sweep_stale (char **report);
+guint testbed_netns_sweep_stale (char **report);
 
 /* A bridge and its subnet.  Fails (not root, no `ip`, no tbf) with a
  * message that says why. */
-TbNetns *tb_netns_new (GError **error);
+TestbedNetns *testbed_netns_new (GError **error);
+/* A plan of the same network, for tests: named for pid, on
+ * 10.subnet.0.0/16 (1..255), with every command that would be run kept,
+ * in order, in testbed_netns_plan instead (none is run, none fails; no
+ * root needed). */
+TestbedNetns *testbed_netns_new_plan (guint pid, guint subnet);
+/* A plan's commands so far (one string each, words separated by one
+ * space), or NULL for a network that is made. */
+GPtrArray *testbed_netns_plan (TestbedNetns *t);
 /* Removes every namespace, veth and qdisc of this run, and the bridge. */
-void tb_netns_free (TbNetns *t);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbNetns, tb_netns_free)
+void testbed_netns_free (TestbedNetns *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestbedNetns, testbed_netns_free)
 
 /* The address the coordinator listens on (the bridge's). */
-const char *tb_netns_coordinator_host (const TbNetns *t);
+const char *testbed_netns_coordinator_host (const TestbedNetns *t);
 /* Creates peer id's namespace, veth and qdiscs: its uplink and downlink
  * shaped at these rates in bit/s (0: not shaped). */
-gboolean tb_netns_add_peer (TbNetns *t, guint id, guint64 uplink_bps, guint64 downlink_bps, GError **error);
+gboolean testbed_netns_add_peer (TestbedNetns *t, guint id, guint64 uplink_bps, guint64 downlink_bps, GError **error);
 /* A partition (groups: a group per node index, node 0 the coordinator;
  * beyond the array, the coordinator's group): for every pair of nodes in
  * different groups, a blackhole route each way (in the peer's namespace,
  * and in this one for the coordinator), so that nothing passes between
  * them.  Replaces the previous partition.  Unlike the simulator, which
  * loses what is sent across, TCP holds it and delivers it after the heal. */
-gboolean tb_netns_partition (TbNetns *t, const GArray *groups, guint n_peers, GError **error);
+gboolean testbed_netns_partition (TestbedNetns *t, const GArray *groups, guint n_peers, GError **error);
 /* Removes the partition's routes. */
-void tb_netns_heal (TbNetns *t);
+void testbed_netns_heal (TestbedNetns *t);
 
 /* (transfer full) the namespace's name and the peer's address in it. */
-char *tb_netns_peer_ns (const TbNetns *t, guint id);
-char *tb_netns_peer_host (const TbNetns *t, guint id);
+char *testbed_netns_peer_ns (const TestbedNetns *t, guint id);
+char *testbed_netns_peer_host (const TestbedNetns *t, guint id);
 
 G_END_DECLS

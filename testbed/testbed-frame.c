@@ -1,13 +1,13 @@
-/* sim-frame.c — length-prefixed frames for the testbed's streams. */
+/* testbed-frame.c — length-prefixed frames for the testbed's streams. */
 #include "config.h"
 
-#include "sim/sim-frame.h"
+#include "testbed/testbed-frame.h"
 
 #include <string.h>
 
-G_DEFINE_QUARK (sim-frame-error-quark, sim_frame_error)
+G_DEFINE_QUARK (testbed-frame-error-quark, testbed_frame_error)
 
-struct SimFrameReader {
+struct TestbedFrameReader {
   GByteArray *buf;
   gsize start;      /* consumed prefix of buf */
   gsize max_body;   /* larger frames are refused */
@@ -17,10 +17,10 @@ struct SimFrameReader {
 static const char hello_label[] = "dlsim testbed HELLO v1";
 
 static GBytes *
-frame (SimFrameKind kind, const guint8 *data, gsize len)
+frame (TestbedFrameKind kind, const guint8 *data, gsize len)
 {
   gsize body = len + 1;
-  g_return_val_if_fail (body <= SIM_FRAME_MAX_BODY, NULL);
+  g_return_val_if_fail (body <= TESTBED_FRAME_MAX_BODY, NULL);
   guint8 *out = g_malloc (4 + body);
   out[0] = (guint8) (body >> 24);
   out[1] = (guint8) (body >> 16);
@@ -33,12 +33,12 @@ frame (SimFrameKind kind, const guint8 *data, gsize len)
 }
 
 GBytes *
-sim_frame_encode_msg (const ProtoMsg *msg)
+testbed_frame_encode_msg (const ProtoMsg *msg)
 {
   g_autoptr (GBytes) wire = proto_msg_encode (msg);
   gsize len;
   const guint8 *data = g_bytes_get_data (wire, &len);
-  return frame (SIM_FRAME_MSG, data, len);
+  return frame (TESTBED_FRAME_MSG, data, len);
 }
 
 static void
@@ -51,61 +51,61 @@ put_id (guint8 *b, ProtoNodeId id)
 }
 
 GBytes *
-sim_frame_encode_challenge (const guint8 nonce[SIM_FRAME_NONCE_BYTES])
+testbed_frame_encode_challenge (const guint8 nonce[TESTBED_FRAME_NONCE_BYTES])
 {
-  return frame (SIM_FRAME_CHALLENGE, nonce, SIM_FRAME_NONCE_BYTES);
+  return frame (TESTBED_FRAME_CHALLENGE, nonce, TESTBED_FRAME_NONCE_BYTES);
 }
 
 void
-sim_frame_hello_mac (const guint8 *key, gsize key_len, const guint8 nonce[SIM_FRAME_NONCE_BYTES], ProtoNodeId id,
-                     ProtoNodeId to, guint8 out[SIM_FRAME_MAC_BYTES])
+testbed_frame_hello_mac (const guint8 *key, gsize key_len, const guint8 nonce[TESTBED_FRAME_NONCE_BYTES], ProtoNodeId id,
+                     ProtoNodeId to, guint8 out[TESTBED_FRAME_MAC_BYTES])
 {
   guint8 ids[8];
   put_id (ids, id);
   put_id (ids + 4, to);
   GHmac *h = g_hmac_new (G_CHECKSUM_SHA256, key, key_len);
   g_hmac_update (h, (const guchar *) hello_label, sizeof hello_label);
-  g_hmac_update (h, nonce, SIM_FRAME_NONCE_BYTES);
+  g_hmac_update (h, nonce, TESTBED_FRAME_NONCE_BYTES);
   g_hmac_update (h, ids, sizeof ids);
-  gsize len = SIM_FRAME_MAC_BYTES;
+  gsize len = TESTBED_FRAME_MAC_BYTES;
   g_hmac_get_digest (h, out, &len);
-  g_assert (len == SIM_FRAME_MAC_BYTES);
+  g_assert (len == TESTBED_FRAME_MAC_BYTES);
   g_hmac_unref (h);
 }
 
 gboolean
-sim_frame_hello_verify (const SimFrameAuth *hello, const guint8 *key, gsize key_len,
-                        const guint8 nonce[SIM_FRAME_NONCE_BYTES], ProtoNodeId to)
+testbed_frame_hello_verify (const TestbedFrameAuth *hello, const guint8 *key, gsize key_len,
+                        const guint8 nonce[TESTBED_FRAME_NONCE_BYTES], ProtoNodeId to)
 {
-  guint8 want[SIM_FRAME_MAC_BYTES];
-  sim_frame_hello_mac (key, key_len, nonce, hello->id, to, want);
+  guint8 want[TESTBED_FRAME_MAC_BYTES];
+  testbed_frame_hello_mac (key, key_len, nonce, hello->id, to, want);
   guint8 diff = 0;
-  for (gsize i = 0; i < SIM_FRAME_MAC_BYTES; i++)
+  for (gsize i = 0; i < TESTBED_FRAME_MAC_BYTES; i++)
     diff |= (guint8) (want[i] ^ hello->mac[i]);
   return diff == 0;
 }
 
 GBytes *
-sim_frame_encode_hello (const guint8 *key, gsize key_len, const guint8 nonce[SIM_FRAME_NONCE_BYTES], ProtoNodeId id,
+testbed_frame_encode_hello (const guint8 *key, gsize key_len, const guint8 nonce[TESTBED_FRAME_NONCE_BYTES], ProtoNodeId id,
                         ProtoNodeId to)
 {
-  guint8 b[4 + SIM_FRAME_MAC_BYTES];
+  guint8 b[4 + TESTBED_FRAME_MAC_BYTES];
   put_id (b, id);
-  sim_frame_hello_mac (key, key_len, nonce, id, to, b + 4);
-  return frame (SIM_FRAME_HELLO, b, sizeof b);
+  testbed_frame_hello_mac (key, key_len, nonce, id, to, b + 4);
+  return frame (TESTBED_FRAME_HELLO, b, sizeof b);
 }
 
-SimFrameReader *
-sim_frame_reader_new (void)
+TestbedFrameReader *
+testbed_frame_reader_new (void)
 {
-  SimFrameReader *r = g_new0 (SimFrameReader, 1);
+  TestbedFrameReader *r = g_new0 (TestbedFrameReader, 1);
   r->buf = g_byte_array_new ();
-  r->max_body = SIM_FRAME_MAX_BODY;
+  r->max_body = TESTBED_FRAME_MAX_BODY;
   return r;
 }
 
 void
-sim_frame_reader_free (SimFrameReader *r)
+testbed_frame_reader_free (TestbedFrameReader *r)
 {
   if (!r)
     return;
@@ -114,13 +114,13 @@ sim_frame_reader_free (SimFrameReader *r)
 }
 
 void
-sim_frame_reader_set_max_body (SimFrameReader *r, gsize max_body)
+testbed_frame_reader_set_max_body (TestbedFrameReader *r, gsize max_body)
 {
-  r->max_body = MIN (max_body, SIM_FRAME_MAX_BODY);
+  r->max_body = MIN (max_body, TESTBED_FRAME_MAX_BODY);
 }
 
 void
-sim_frame_reader_push (SimFrameReader *r, const guint8 *data, gsize len)
+testbed_frame_reader_push (TestbedFrameReader *r, const guint8 *data, gsize len)
 {
   /* drop the consumed prefix before it grows large */
   if (r->start > 0 && r->start >= r->buf->len / 2)
@@ -131,68 +131,68 @@ sim_frame_reader_push (SimFrameReader *r, const guint8 *data, gsize len)
   g_byte_array_append (r->buf, data, (guint) len);
 }
 
-static SimFrameResult
+static TestbedFrameResult
 bad (GError **error, const char *what, gsize v)
 {
-  g_set_error (error, SIM_FRAME_ERROR, SIM_FRAME_ERROR_MALFORMED, "%s (%" G_GUINT64_FORMAT ")", what, (guint64) v);
-  return SIM_FRAME_BAD;
+  g_set_error (error, TESTBED_FRAME_ERROR, TESTBED_FRAME_ERROR_MALFORMED, "%s (%" G_GUINT64_FORMAT ")", what, (guint64) v);
+  return TESTBED_FRAME_BAD;
 }
 
-SimFrameResult
-sim_frame_reader_next (SimFrameReader *r, SimFrameKind *out_kind, ProtoMsg *out_msg, SimFrameAuth *out_auth,
+TestbedFrameResult
+testbed_frame_reader_next (TestbedFrameReader *r, TestbedFrameKind *out_kind, ProtoMsg *out_msg, TestbedFrameAuth *out_auth,
                        GError **error)
 {
   gsize avail = r->buf->len - r->start;
   const guint8 *p = r->buf->data + r->start;
   if (avail < 4)
-    return SIM_FRAME_NEED_MORE;
+    return TESTBED_FRAME_NEED_MORE;
   gsize body = ((gsize) p[0] << 24) | ((gsize) p[1] << 16) | ((gsize) p[2] << 8) | p[3];
   if (body == 0)
     return bad (error, "empty frame", body);
   if (body > r->max_body)
     {
-      g_set_error (error, SIM_FRAME_ERROR, SIM_FRAME_ERROR_MALFORMED,
+      g_set_error (error, TESTBED_FRAME_ERROR, TESTBED_FRAME_ERROR_MALFORMED,
                    "frame over the size limit (%" G_GUINT64_FORMAT " bytes, at most %" G_GUINT64_FORMAT "%s)",
                    (guint64) body, (guint64) r->max_body,
-                   r->max_body < SIM_FRAME_MAX_BODY ? " before an authenticated HELLO" : "");
-      return SIM_FRAME_BAD;
+                   r->max_body < TESTBED_FRAME_MAX_BODY ? " before an authenticated HELLO" : "");
+      return TESTBED_FRAME_BAD;
     }
   if (avail < 4 + body)
     {
       /* an unknown kind is refused as soon as its byte is here */
-      if (avail >= 5 && p[4] != SIM_FRAME_MSG && p[4] != SIM_FRAME_HELLO && p[4] != SIM_FRAME_CHALLENGE)
+      if (avail >= 5 && p[4] != TESTBED_FRAME_MSG && p[4] != TESTBED_FRAME_HELLO && p[4] != TESTBED_FRAME_CHALLENGE)
         return bad (error, "unknown frame kind", p[4]);
-      return SIM_FRAME_NEED_MORE;
+      return TESTBED_FRAME_NEED_MORE;
     }
   const guint8 *data = p + 5;
   gsize len = body - 1;
   switch (p[4])
     {
-    case SIM_FRAME_MSG:
+    case TESTBED_FRAME_MSG:
       {
         g_autoptr (GBytes) b = g_bytes_new (data, len);
         if (!proto_msg_decode (b, out_msg, error))
-          return SIM_FRAME_BAD;
+          return TESTBED_FRAME_BAD;
         break;
       }
-    case SIM_FRAME_HELLO:
-      if (body != SIM_FRAME_HELLO_BODY)
+    case TESTBED_FRAME_HELLO:
+      if (body != TESTBED_FRAME_HELLO_BODY)
         return bad (error, "HELLO frame of the wrong size (expected 36 data bytes)", len);
       memset (out_auth, 0, sizeof *out_auth);
       out_auth->id = ((ProtoNodeId) data[0] << 24) | ((ProtoNodeId) data[1] << 16)
                      | ((ProtoNodeId) data[2] << 8) | data[3];
-      memcpy (out_auth->mac, data + 4, SIM_FRAME_MAC_BYTES);
+      memcpy (out_auth->mac, data + 4, TESTBED_FRAME_MAC_BYTES);
       break;
-    case SIM_FRAME_CHALLENGE:
-      if (body != SIM_FRAME_CHALLENGE_BODY)
+    case TESTBED_FRAME_CHALLENGE:
+      if (body != TESTBED_FRAME_CHALLENGE_BODY)
         return bad (error, "CHALLENGE frame of the wrong size (expected 32 data bytes)", len);
       memset (out_auth, 0, sizeof *out_auth);
-      memcpy (out_auth->nonce, data, SIM_FRAME_NONCE_BYTES);
+      memcpy (out_auth->nonce, data, TESTBED_FRAME_NONCE_BYTES);
       break;
     default:
       return bad (error, "unknown frame kind", p[4]);
     }
-  *out_kind = (SimFrameKind) p[4];
+  *out_kind = (TestbedFrameKind) p[4];
   r->start += 4 + body;
-  return SIM_FRAME_OK;
+  return TESTBED_FRAME_OK;
 }

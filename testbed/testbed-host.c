@@ -1,6 +1,6 @@
-/* sim-testbed.c — the testbed's transport: one node (the coordinator or a
+/* testbed-host.c — the testbed's transport: one node (the coordinator or a
  * peer) on GIO sockets and the wall clock, under the host layer.  See
- * sim-testbed.h for what it does and does not do.
+ * testbed-host.h for what it does and does not do.
  *
  * The wall clock rules here, and only here: now = monotonic time since the
  * run's t0.  Writes are asynchronous and ordered per stream (a queue per
@@ -8,10 +8,10 @@
  * frame follows the data. */
 #include "config.h"
 
-#include "sim/sim-testbed.h"
-#include "sim/sim-frame.h"
+#include "testbed/testbed-host.h"
+#include "testbed/testbed-frame.h"
 #include "sim/sim-host.h"
-#include "sim/sim-tb-conn.h"
+#include "testbed/testbed-conn.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <gio/gio.h>
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef SimTbConn Conn;
+typedef TestbedConn Conn;
 
 typedef struct {
   int msg_type;
@@ -33,8 +33,8 @@ typedef struct {
   gboolean drop;
 } Rule;
 
-struct SimTbNode {
-  SimTbParams p;
+struct TestbedHost {
+  TestbedHostParams p;
   const SimWorldConfig *cfg;
   ProtoMachine *coord;    /* through the machine interface (proto-machine.h) */
   ProtoMachine *peer;
@@ -79,30 +79,30 @@ peer_connected (const ProtoMachine *peer)
 static const SimTransport tb_transport;
 
 DlTime
-sim_tb_now (const SimTbNode *n)
+testbed_host_now (const TestbedHost *n)
 {
   return (g_get_monotonic_time () - n->p.t0_us) * 1000;
 }
 
 static void
-fact (SimTbNode *n, ProtoNodeId other, const char *kind, const char *detail)
+fact (TestbedHost *n, ProtoNodeId other, const char *kind, const char *detail)
 {
   if (n->p.rec.fact)
-    n->p.rec.fact (n->p.rec.user_data, sim_tb_now (n), n->p.id, other, kind, detail ? detail : "");
+    n->p.rec.fact (n->p.rec.user_data, testbed_host_now (n), n->p.id, other, kind, detail ? detail : "");
 }
 
 /* A protocol error comes from the socket's other end, who may send them
- * as fast as it likes: at most SIM_TB_ERRORS_BURST at once, then
- * SIM_TB_ERRORS_PER_S a second, SIM_TB_ERRORS_MAX in all; a recorded one
+ * as fast as it likes: at most TESTBED_HOST_ERRORS_BURST at once, then
+ * TESTBED_HOST_ERRORS_PER_S a second, TESTBED_HOST_ERRORS_MAX in all; a recorded one
  * says how many were not. */
 static void
-protocol_error (SimTbNode *n, ProtoNodeId other, const char *detail)
+protocol_error (TestbedHost *n, ProtoNodeId other, const char *detail)
 {
   gint64 now = g_get_monotonic_time ();
-  n->err_tokens = MIN (SIM_TB_ERRORS_BURST,
-                       n->err_tokens + (double) (now - n->err_refilled_us) / G_USEC_PER_SEC * SIM_TB_ERRORS_PER_S);
+  n->err_tokens = MIN (TESTBED_HOST_ERRORS_BURST,
+                       n->err_tokens + (double) (now - n->err_refilled_us) / G_USEC_PER_SEC * TESTBED_HOST_ERRORS_PER_S);
   n->err_refilled_us = now;
-  if (n->err_tokens < 1 || n->err_recorded >= SIM_TB_ERRORS_MAX)
+  if (n->err_tokens < 1 || n->err_recorded >= TESTBED_HOST_ERRORS_MAX)
     {
       n->err_suppressed++;
       return;
@@ -110,8 +110,8 @@ protocol_error (SimTbNode *n, ProtoNodeId other, const char *detail)
   n->err_tokens -= 1;
   n->err_recorded++;
   g_autofree char *d = NULL;
-  if (n->err_recorded == SIM_TB_ERRORS_MAX)
-    d = g_strdup_printf ("%s (%u protocol errors recorded: no more will be)", detail, SIM_TB_ERRORS_MAX);
+  if (n->err_recorded == TESTBED_HOST_ERRORS_MAX)
+    d = g_strdup_printf ("%s (%u protocol errors recorded: no more will be)", detail, TESTBED_HOST_ERRORS_MAX);
   else if (n->err_suppressed > 0)
     d = g_strdup_printf ("%s (and %u more protocol errors not recorded, rate limit)", detail, n->err_suppressed);
   n->err_suppressed = 0;
@@ -119,16 +119,16 @@ protocol_error (SimTbNode *n, ProtoNodeId other, const char *detail)
 }
 
 static void
-feed (SimTbNode *n, const ProtoInput *in)
+feed (TestbedHost *n, const ProtoInput *in)
 {
   if (n->coord)
-    sim_host_feed (n->coord, PROTO_SERVER, sim_tb_now (n), in, &tb_transport, n);
+    sim_host_feed (n->coord, PROTO_SERVER, testbed_host_now (n), in, &tb_transport, n);
   else
-    sim_host_feed (n->peer, n->p.id, sim_tb_now (n), in, &tb_transport, n);
+    sim_host_feed (n->peer, n->p.id, testbed_host_now (n), in, &tb_transport, n);
 }
 
 static void
-feed_simple (SimTbNode *n, ProtoInputKind kind, ProtoNodeId from)
+feed_simple (TestbedHost *n, ProtoInputKind kind, ProtoNodeId from)
 {
   ProtoInput in = { .kind = kind, .from = from };
   feed (n, &in);
@@ -139,7 +139,7 @@ feed_simple (SimTbNode *n, ProtoInputKind kind, ProtoNodeId from)
 /* Takes an accepted stream off the list of those waiting for their HELLO
  * (it sent one, or it ended), and closes it if asked. */
 static void
-unauth_drop (SimTbNode *n, Conn *c, gboolean close)
+unauth_drop (TestbedHost *n, Conn *c, gboolean close)
 {
   GList *l = g_queue_find (&n->unauth, c);
   if (!l)
@@ -151,18 +151,18 @@ unauth_drop (SimTbNode *n, Conn *c, gboolean close)
       g_clear_pointer (&c->hello_timer, g_source_unref);
     }
   if (close)
-    sim_tb_conn_close_now (c);
-  sim_tb_conn_unref (c);
+    testbed_conn_close_now (c);
+  testbed_conn_unref (c);
 }
 
 /* The stream ended (EOF, an error, a bad frame, or we closed it). */
 static void
 conn_ended (Conn *c, const char *why)
 {
-  SimTbNode *n = c->ud;
+  TestbedHost *n = c->ud;
   gboolean was_open = !c->closed;
   unauth_drop (n, c, FALSE);
-  sim_tb_conn_close_now (c);
+  testbed_conn_close_now (c);
   if (!was_open && !why)
     return;
   if (c->is_link)
@@ -191,27 +191,27 @@ conn_ended (Conn *c, const char *why)
       fact (n, PROTO_SERVER, "stream-closed", why);
       if (peer_connected (n->peer))
         feed_simple (n, PROTO_IN_STREAM_CLOSED, PROTO_SERVER);
-      sim_tb_conn_unref (c);
+      testbed_conn_unref (c);
     }
 }
 
 /* ---------------------------------------------------------------- frames in */
 
 static gboolean
-known_id (const SimTbNode *n, ProtoNodeId id)
+known_id (const TestbedHost *n, ProtoNodeId id)
 {
   return id != PROTO_SERVER && id <= MAX (n->cfg->max_peers, n->cfg->n_peers);
 }
 
 /* A HELLO on a stream we accepted: the proof, then the id. */
 static void
-on_hello (SimTbNode *n, Conn *c, const SimFrameAuth *hello)
+on_hello (TestbedHost *n, Conn *c, const TestbedFrameAuth *hello)
 {
   const char *refused = NULL;
   g_autofree char *why = NULL;
   if (c->dialed || c->other != PROTO_NO_NODE)
     refused = "unexpected HELLO";
-  else if (!sim_frame_hello_verify (hello, (const guint8 *) n->p.secret, strlen (n->p.secret), c->nonce, n->p.id))
+  else if (!testbed_frame_hello_verify (hello, (const guint8 *) n->p.secret, strlen (n->p.secret), c->nonce, n->p.id))
     refused = "HELLO without the deployment's secret (its HMAC does not match)";
   else if (hello->id == n->p.id)
     refused = "HELLO with this node's own id";
@@ -230,9 +230,9 @@ on_hello (SimTbNode *n, Conn *c, const SimFrameAuth *hello)
       return;
     }
   unauth_drop (n, c, FALSE);
-  sim_tb_conn_set_max_frame (c, SIM_FRAME_MAX_BODY);
+  testbed_conn_set_max_frame (c, TESTBED_FRAME_MAX_BODY);
   c->other = hello->id;
-  g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello->id), sim_tb_conn_ref (c));
+  g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello->id), testbed_conn_ref (c));
   if (c->is_link)
     {
       fact (n, hello->id, "link-up", "accepted");
@@ -241,15 +241,15 @@ on_hello (SimTbNode *n, Conn *c, const SimFrameAuth *hello)
 }
 
 static void
-on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, const SimFrameAuth *auth, gpointer ud)
+on_frame (Conn *c, TestbedFrameKind kind, ProtoMsg *msg, const TestbedFrameAuth *auth, gpointer ud)
 {
-  SimTbNode *n = ud;
+  TestbedHost *n = ud;
   switch (kind)
     {
-    case SIM_FRAME_HELLO:
+    case TESTBED_FRAME_HELLO:
       on_hello (n, c, auth);
       return;
-    case SIM_FRAME_CHALLENGE:
+    case TESTBED_FRAME_CHALLENGE:
       if (!c->dialed || !c->held)
         {
           protocol_error (n, c->other, "unexpected CHALLENGE: stream closed");
@@ -257,13 +257,13 @@ on_frame (Conn *c, SimFrameKind kind, ProtoMsg *msg, const SimFrameAuth *auth, g
           return;
         }
       {
-        g_autoptr (GBytes) hello = sim_frame_encode_hello ((const guint8 *) n->p.secret, strlen (n->p.secret),
+        g_autoptr (GBytes) hello = testbed_frame_encode_hello ((const guint8 *) n->p.secret, strlen (n->p.secret),
                                                            auth->nonce, n->p.id, c->other);
-        sim_tb_conn_set_max_frame (c, SIM_FRAME_MAX_BODY);
-        sim_tb_conn_send_first (c, hello);
+        testbed_conn_set_max_frame (c, TESTBED_FRAME_MAX_BODY);
+        testbed_conn_send_first (c, hello);
       }
       return;
-    case SIM_FRAME_MSG:
+    case TESTBED_FRAME_MSG:
       break;
     }
   ProtoNodeId from = c->is_link || n->coord ? c->other : PROTO_SERVER;
@@ -289,12 +289,12 @@ on_ended (Conn *c, const char *why, gboolean is_protocol_error, gpointer ud)
   conn_ended (c, why);
 }
 
-static const SimTbConnEvents conn_events = { on_frame, on_ended };
+static const TestbedConnEvents conn_events = { on_frame, on_ended };
 
 static Conn *
-conn_new (SimTbNode *n, GSocketConnection *sc, ProtoNodeId other, gboolean is_link)
+conn_new (TestbedHost *n, GSocketConnection *sc, ProtoNodeId other, gboolean is_link)
 {
-  return sim_tb_conn_new (sc, other, is_link, &conn_events, n);
+  return testbed_conn_new (sc, other, is_link, &conn_events, n);
 }
 
 static gboolean
@@ -321,9 +321,9 @@ static gboolean
 hello_timeout (gpointer data)
 {
   Conn *c = data;
-  SimTbNode *n = c->ud;
+  TestbedHost *n = c->ud;
   g_clear_pointer (&c->hello_timer, g_source_unref);   /* the source lives until we return */
-  protocol_error (n, PROTO_NO_NODE, "no HELLO within " G_STRINGIFY (SIM_TB_HELLO_TIMEOUT_MS) " ms: stream closed");
+  protocol_error (n, PROTO_NO_NODE, "no HELLO within " G_STRINGIFY (TESTBED_HOST_HELLO_TIMEOUT_MS) " ms: stream closed");
   conn_ended (c, NULL);
   return G_SOURCE_REMOVE;
 }
@@ -331,15 +331,15 @@ hello_timeout (gpointer data)
 static gboolean
 on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gpointer data)
 {
-  SimTbNode *n = data;
+  TestbedHost *n = data;
   g_autoptr (GError) e = NULL;
-  guint8 nonce[SIM_FRAME_NONCE_BYTES];
+  guint8 nonce[TESTBED_FRAME_NONCE_BYTES];
   if (!random_bytes (nonce, sizeof nonce, &e))
     {
       fact (n, PROTO_NO_NODE, "error", e->message);
       return FALSE;   /* the connection is closed */
     }
-  if (n->unauth.length >= SIM_TB_MAX_UNAUTHENTICATED)
+  if (n->unauth.length >= TESTBED_HOST_MAX_UNAUTHENTICATED)
     {
       /* the oldest has had the longest to say HELLO */
       protocol_error (n, PROTO_NO_NODE, "too many streams waiting for their HELLO: the oldest closed");
@@ -347,14 +347,14 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
     }
   Conn *c = conn_new (n, sc, PROTO_NO_NODE, n->peer != NULL);
   memcpy (c->nonce, nonce, sizeof nonce);
-  sim_tb_conn_set_max_frame (c, SIM_FRAME_HELLO_BODY);
+  testbed_conn_set_max_frame (c, TESTBED_FRAME_HELLO_BODY);
   g_queue_push_tail (&n->unauth, c);   /* the list's reference; the map's once HELLO came */
-  c->hello_timer = g_timeout_source_new (SIM_TB_HELLO_TIMEOUT_MS);
+  c->hello_timer = g_timeout_source_new (TESTBED_HOST_HELLO_TIMEOUT_MS);
   g_source_set_callback (c->hello_timer, hello_timeout, c, NULL);
   g_source_attach (c->hello_timer, NULL);
-  g_autoptr (GBytes) challenge = sim_frame_encode_challenge (nonce);
-  sim_tb_conn_send (c, challenge, 0);
-  sim_tb_conn_read (c);
+  g_autoptr (GBytes) challenge = testbed_frame_encode_challenge (nonce);
+  testbed_conn_send (c, challenge, 0);
+  testbed_conn_read (c);
   (void) service;
   (void) source;
   return TRUE;
@@ -363,7 +363,7 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
 /* ---------------------------------------------------------------- the transport */
 
 static gboolean
-take_rule (SimTbNode *n, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg, gboolean drop, DlTime *delay)
+take_rule (TestbedHost *n, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg, gboolean drop, DlTime *delay)
 {
   for (guint i = 0; i < n->rules->len; i++)
     {
@@ -385,7 +385,7 @@ take_rule (SimTbNode *n, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg, 
 }
 
 typedef struct {
-  SimTbNode *node;
+  TestbedHost *node;
   ProtoNodeId other;
   char *addr;      /* a dial held for link_setup ... */
   GSource *held;   /* ... by this timeout */
@@ -404,7 +404,7 @@ link_failed_later (gpointer data)
 static void
 tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
-  SimTbNode *n = ud;
+  TestbedHost *n = ud;
   if (msg->type == PROTO_MSG_SIGNAL_FOR_PEER && n->peer && !msg->signal_data)
     msg->signal_data = g_strdup (n->my_addr);   /* the offer/answer carries our link address */
   if (take_rule (n, from, to, msg, TRUE, NULL))
@@ -439,10 +439,10 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
       fact (n, msg->node, "link-failed", "link-fail action");
       g_idle_add (link_failed_later, d);
     }
-  g_autoptr (GBytes) f = sim_frame_encode_msg (msg);
+  g_autoptr (GBytes) f = testbed_frame_encode_msg (msg);
   if (n->p.rec.traffic)
     n->p.rec.traffic (n->p.rec.user_data, msg->type, g_bytes_get_size (f));
-  sim_tb_conn_send (c, f, g_get_monotonic_time () + delay / 1000);
+  testbed_conn_send (c, f, g_get_monotonic_time () + delay / 1000);
   proto_msg_clear (msg);
 }
 
@@ -463,15 +463,15 @@ static void
 dialed (Conn *c)
 {
   c->dialed = TRUE;
-  sim_tb_conn_hold (c);
-  sim_tb_conn_set_max_frame (c, SIM_FRAME_CHALLENGE_BODY);
+  testbed_conn_hold (c);
+  testbed_conn_set_max_frame (c, TESTBED_FRAME_CHALLENGE_BODY);
 }
 
 static gboolean
 dial_later (gpointer data)
 {
   Dial *d = data;
-  SimTbNode *n = d->node;
+  TestbedHost *n = d->node;
   g_ptr_array_remove_fast (n->dials, d);
   g_clear_pointer (&d->held, g_source_unref);   /* the source lives until we return */
   char *addr = g_steal_pointer (&d->addr);
@@ -487,7 +487,7 @@ static void
 on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
 {
   Dial *d = data;
-  SimTbNode *n = d->node;
+  TestbedHost *n = d->node;
   ProtoNodeId other = d->other;
   g_free (d);
   g_autoptr (GError) e = NULL;
@@ -507,10 +507,10 @@ on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
       return;
     }
   Conn *c = conn_new (n, sc, other, TRUE);
-  g_hash_table_insert (n->conns, GUINT_TO_POINTER (other), sim_tb_conn_ref (c));
+  g_hash_table_insert (n->conns, GUINT_TO_POINTER (other), testbed_conn_ref (c));
   dialed (c);
-  sim_tb_conn_read (c);
-  sim_tb_conn_unref (c);
+  testbed_conn_read (c);
+  testbed_conn_unref (c);
   fact (n, other, "link-up", "connected");
   feed_simple (n, PROTO_IN_LINK_UP, other);
 }
@@ -519,7 +519,7 @@ on_link_connected (GObject *src, GAsyncResult *res, gpointer data)
 static void
 tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
 {
-  SimTbNode *n = ud;
+  TestbedHost *n = ud;
   const char *addr = g_hash_table_lookup (n->addrs, GUINT_TO_POINTER (other));
   Dial *d = g_new0 (Dial, 1);
   d->node = n;
@@ -554,13 +554,13 @@ tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
 static void
 tr_close_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
 {
-  SimTbNode *n = ud;
+  TestbedHost *n = ud;
   Conn *c = g_hash_table_lookup (n->conns, GUINT_TO_POINTER (other));
   if (c)
     {
       g_hash_table_steal (n->conns, GUINT_TO_POINTER (other));
-      sim_tb_conn_close_gracefully (c);
-      sim_tb_conn_unref (c);   /* the map's reference; pending writes hold their own */
+      testbed_conn_close_gracefully (c);
+      testbed_conn_unref (c);   /* the map's reference; pending writes hold their own */
     }
   (void) self;
 }
@@ -568,7 +568,7 @@ tr_close_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
 static gboolean
 on_trained (gpointer data)
 {
-  SimTbNode *n = data;
+  TestbedHost *n = data;
   g_source_unref (n->train_src);
   n->train_src = NULL;
   g_autoptr (LearnWeights) w = g_steal_pointer (&n->train_result);
@@ -581,7 +581,7 @@ on_trained (gpointer data)
 static void
 tr_start_training (gpointer ud, ProtoNodeId self, LearnWeights *weights, guint round)
 {
-  SimTbNode *n = ud;
+  TestbedHost *n = ud;
   const SimWorldConfig *cfg = n->cfg;
   gint64 t0 = g_get_monotonic_time ();
   g_clear_pointer (&n->train_result, learn_weights_unref);
@@ -605,18 +605,18 @@ tr_start_training (gpointer ud, ProtoNodeId self, LearnWeights *weights, guint r
 static void
 tr_disconnect (gpointer ud, ProtoNodeId self)
 {
-  SimTbNode *n = ud;
+  TestbedHost *n = ud;
   fact (n, PROTO_NO_NODE, "disconnect", NULL);
   if (n->server)
-    sim_tb_conn_close_gracefully (n->server);
+    testbed_conn_close_gracefully (n->server);
   (void) self;
 }
 
 static void
 tr_observed (gpointer ud, ProtoNodeId self, const ProtoObservation *obs)
 {
-  SimTbNode *n = ud;
-  DlTime now = sim_tb_now (n);
+  TestbedHost *n = ud;
+  DlTime now = testbed_host_now (n);
   if (n->p.rec.observation)
     n->p.rec.observation (n->p.rec.user_data, now, self, obs);
   if (obs->kind == PROTO_OBS_ROUND_END && n->peer && n->cfg->model.kind != LEARN_MODEL_NONE && n->cfg->test
@@ -632,7 +632,7 @@ tr_observed (gpointer ud, ProtoNodeId self, const ProtoObservation *obs)
 static gboolean
 on_deadline (gpointer data)
 {
-  SimTbNode *n = data;
+  TestbedHost *n = data;
   g_source_unref (n->deadline);
   n->deadline = NULL;
   feed_simple (n, PROTO_IN_DEADLINE, PROTO_NO_NODE);
@@ -642,7 +642,7 @@ on_deadline (gpointer data)
 static void
 tr_arm (gpointer ud, ProtoNodeId self, DlTime deadline)
 {
-  SimTbNode *n = ud;
+  TestbedHost *n = ud;
   if (n->deadline)
     {
       g_source_destroy (n->deadline);
@@ -651,7 +651,7 @@ tr_arm (gpointer ud, ProtoNodeId self, DlTime deadline)
     }
   if (deadline == DL_TIME_NEVER)
     return;
-  DlTime in_ns = deadline - sim_tb_now (n);
+  DlTime in_ns = deadline - testbed_host_now (n);
   n->deadline = g_timeout_source_new ((guint) MAX ((in_ns + 999999) / 1000000, 0));
   g_source_set_callback (n->deadline, on_deadline, n, NULL);
   g_source_attach (n->deadline, NULL);
@@ -675,25 +675,25 @@ static void
 conn_value_free (gpointer data)
 {
   Conn *c = data;
-  sim_tb_conn_close_now (c);
-  sim_tb_conn_unref (c);
+  testbed_conn_close_now (c);
+  testbed_conn_unref (c);
 }
 
-SimTbNode *
-sim_tb_node_new (const SimTbParams *p, GError **error)
+TestbedHost *
+testbed_host_new (const TestbedHostParams *p, GError **error)
 {
-  g_return_val_if_fail (p->secret != NULL && strlen (p->secret) >= SIM_TB_SECRET_MIN_BYTES, NULL);
+  g_return_val_if_fail (p->secret != NULL && strlen (p->secret) >= TESTBED_SECRET_MIN_BYTES, NULL);
   const ProtoFamily *fam = proto_family_of (&p->cfg->proto);
   if (fam->no_testbed)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "[protocol] family = %s: %s", fam->name, fam->no_testbed);
       return NULL;
     }
-  SimTbNode *n = g_new0 (SimTbNode, 1);
+  TestbedHost *n = g_new0 (TestbedHost, 1);
   n->p = *p;
   n->cfg = p->cfg;
   g_queue_init (&n->unauth);
-  n->err_tokens = SIM_TB_ERRORS_BURST;
+  n->err_tokens = TESTBED_HOST_ERRORS_BURST;
   n->err_refilled_us = g_get_monotonic_time ();
   n->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_value_free);
   n->addrs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -735,7 +735,7 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
   if (!ia)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "'%s' is not an IP address", p->listen_host);
-      sim_tb_node_free (n);
+      testbed_host_free (n);
       return NULL;
     }
   g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (ia, n->coord ? p->listen_port : 0);
@@ -745,7 +745,7 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
     {
       g_prefix_error (error, "cannot listen on %s:%u: ", p->listen_host ? p->listen_host : "127.0.0.1",
                       n->coord ? p->listen_port : 0);
-      sim_tb_node_free (n);
+      testbed_host_free (n);
       return NULL;
     }
   n->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
@@ -757,13 +757,13 @@ sim_tb_node_new (const SimTbParams *p, GError **error)
 }
 
 guint16
-sim_tb_node_port (const SimTbNode *n)
+testbed_host_port (const TestbedHost *n)
 {
   return n->port;
 }
 
 gboolean
-sim_tb_node_start (SimTbNode *n, GError **error)
+testbed_host_start (TestbedHost *n, GError **error)
 {
   g_return_val_if_fail (n->peer != NULL, FALSE);
   g_autoptr (GSocketConnection) sc = g_socket_client_connect_to_host (n->client, n->p.coordinator, 0, NULL, error);
@@ -774,14 +774,14 @@ sim_tb_node_start (SimTbNode *n, GError **error)
     }
   n->server = conn_new (n, sc, PROTO_SERVER, FALSE);
   dialed (n->server);
-  sim_tb_conn_read (n->server);
+  testbed_conn_read (n->server);
   fact (n, PROTO_SERVER, "join", n->p.coordinator);
   feed_simple (n, PROTO_IN_START, PROTO_NO_NODE);
   return TRUE;
 }
 
 void
-sim_tb_node_leave (SimTbNode *n)
+testbed_host_leave (TestbedHost *n)
 {
   if (!n->peer || !peer_connected (n->peer))
     return;
@@ -790,7 +790,7 @@ sim_tb_node_leave (SimTbNode *n)
 }
 
 void
-sim_tb_node_add_rule (SimTbNode *n, const SimAction *a)
+testbed_host_add_rule (TestbedHost *n, const SimAction *a)
 {
   if (a->kind == SIM_ACT_SLOW)
     {
@@ -812,16 +812,16 @@ sim_tb_node_add_rule (SimTbNode *n, const SimAction *a)
 }
 
 gboolean
-sim_tb_node_gone (const SimTbNode *n)
+testbed_host_gone (const TestbedHost *n)
 {
   return n->gone || (n->peer && !peer_connected (n->peer) && (!n->server || n->server->closed));
 }
 
-ProtoMachine *sim_tb_node_coord (SimTbNode *n) { return n->coord; }
-ProtoMachine *sim_tb_node_peer (SimTbNode *n) { return n->peer; }
+ProtoMachine *testbed_host_coord (TestbedHost *n) { return n->coord; }
+ProtoMachine *testbed_host_peer (TestbedHost *n) { return n->peer; }
 
 void
-sim_tb_node_free (SimTbNode *n)
+testbed_host_free (TestbedHost *n)
 {
   if (!n)
     return;
@@ -837,8 +837,8 @@ sim_tb_node_free (SimTbNode *n)
   g_hash_table_unref (n->conns);
   if (n->server)
     {
-      sim_tb_conn_close_now (n->server);
-      sim_tb_conn_unref (n->server);
+      testbed_conn_close_now (n->server);
+      testbed_conn_unref (n->server);
     }
   g_hash_table_unref (n->addrs);
   g_array_unref (n->rules);
@@ -878,7 +878,7 @@ sim_tb_node_free (SimTbNode *n)
 }
 
 char *
-sim_tb_secret_new (GError **error)
+testbed_secret_new (GError **error)
 {
   guint8 b[32];
   if (!random_bytes (b, sizeof b, error))
@@ -890,7 +890,7 @@ sim_tb_secret_new (GError **error)
 }
 
 char *
-sim_tb_secret_load (const char *path, GError **error)
+testbed_secret_load (const char *path, GError **error)
 {
   GStatBuf st;
   if (g_stat (path, &st) != 0)
@@ -923,10 +923,10 @@ sim_tb_secret_load (const char *path, GError **error)
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has a NUL byte", path);
       return NULL;
     }
-  if (len < SIM_TB_SECRET_MIN_BYTES)
+  if (len < TESTBED_SECRET_MIN_BYTES)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has %" G_GSIZE_FORMAT
-                   " bytes, at least %d are needed", path, len, SIM_TB_SECRET_MIN_BYTES);
+                   " bytes, at least %d are needed", path, len, TESTBED_SECRET_MIN_BYTES);
       return NULL;
     }
   return g_steal_pointer (&text);

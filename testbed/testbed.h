@@ -1,0 +1,67 @@
+/* testbed.h — the testbed: a scenario on real sockets and real processes,
+ * on this machine (`dlsim testbed`, `dlsim check --testbed`), and the
+ * replay of the node databases of a deployment (`dlsim merge`,
+ * testbed-merge.h).  The coordinator runs in the calling process
+ * (testbed/testbed-host.c on TCP); each peer is a `dlsim node peer` child that
+ * reports its records on stdout (testbed-records.h).  The run is recorded
+ * in the results schema with runs.mode = 'testbed'.  cli/ parses the
+ * command line and prints what these functions return. */
+#pragma once
+
+#include "results/res-db.h"
+#include "sim/sim-scenario.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The testbed's network: loopback with the scenario's latency and link
+ * setup added by the sender (the default), loopback at its own speed
+ * (--no-latency), or a namespace per peer (--netem, root). */
+typedef enum { TESTBED_LOOPBACK, TESTBED_LOOPBACK_RAW, TESTBED_NETEM } TestbedNetwork;
+
+typedef enum {
+  TESTBED_RUN_DONE,         /* the run ended and is recorded: see the report */
+  TESTBED_RUN_REFUSED,      /* the scenario does not build, or asks what the testbed cannot do (bad input) */
+  TESTBED_RUN_ERROR,        /* the run could not be set up or recorded (or the family refuses sockets) */
+  TESTBED_RUN_INTERRUPTED,  /* SIGINT or SIGTERM: recorded as interrupted */
+} TestbedRunStatus;
+
+/* What a run that is done reports.  Shape: testbed_report_init /
+ * testbed_report_clear on caller memory. */
+typedef struct {
+  SimResult result;
+  gint64 run_id;            /* the run's id in its database */
+  guint checked;            /* expectations checked */
+  GPtrArray *failed;        /* char*: the expectations that failed, as lines */
+  guint bad_lines;          /* malformed record lines refused */
+} TestbedReport;
+
+void testbed_report_init (TestbedReport *r);
+void testbed_report_clear (TestbedReport *r);
+
+/* Refuses what the testbed cannot express, naming the key: churn
+ * arrivals, NAT, connect_failure, loss, bandwidth_trace, replicated
+ * coordinators, link-down, link-slow, crash coordinator; partition and
+ * heal without netem.  path names the file in the error. */
+gboolean testbed_supported (const SimBuilt *b, const char *path, gboolean netem, GError **error);
+/* The same for every point of s. */
+gboolean testbed_scenario_supported (const SimScenario *s, gboolean netem, GError **error);
+
+/* The network's name (testbed.network) and what it applies
+ * (testbed.network_detail), as the run's params say. */
+const char *testbed_network_name (TestbedNetwork network);
+const char *testbed_network_detail (TestbedNetwork network);
+
+/* One run of point pt with this seed into db: the peers run self_exe
+ * (`dlsim node peer`).  Returns when every peer has finished, failed or
+ * left and nothing is pending (completed), when no peer made progress for
+ * the stall window (stalled), at the scenario's time_limit of wall time,
+ * or on SIGINT or SIGTERM; every child is then asked to leave, killed
+ * after 3 s if it has not, and reaped.  DONE fills report; any other
+ * status sets error (INTERRUPTED does not). */
+TestbedRunStatus testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db,
+                                    const char *self_exe, TestbedNetwork network, TestbedReport *report,
+                                    GError **error);
+
+G_END_DECLS

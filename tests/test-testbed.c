@@ -1,0 +1,680 @@
+/* test-testbed.c — testbed/ without root, sockets or child processes: the
+ * command line of a peer's process (loopback and in its namespace), the
+ * plan of namespaces, veths, tc tbf qdiscs and partition routes as the
+ * commands --netem would run, what the testbed refuses and why, the record
+ * and control lines both ways, the run's tally fed record lines, and the
+ * merge of node databases (the clock offset from the ClientConnected /
+ * NewNodeInfo round trip, the merged order, the refusals), and a node's
+ * secret (made by a coordinator, refused to a peer, from the environment). */
+#include "config.h"
+
+#include "testbed/testbed.h"
+#include "testbed/testbed-merge.h"
+#include "testbed/testbed-netns.h"
+#include "testbed/testbed-node.h"
+#include "testbed/testbed-private.h"
+#include "testbed/testbed-records.h"
+#include "protocol/disco/disco-msgs.h"
+#include "results/res-query.h"
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static char *
+scenario_path (const char *rel)
+{
+  const char *src = g_getenv ("DLSIM_SRCDIR");
+  return g_build_filename (src ? src : ".", rel, NULL);
+}
+
+static SimScenario *
+load (const char *rel, const char *const *sets)
+{
+  g_autofree char *path = scenario_path (rel);
+  g_autoptr (GError) error = NULL;
+  SimScenario *s = sim_scenario_load (path, sets, &error);
+  ck_assert_msg (s != NULL, "%s: %s", path, error ? error->message : "?");
+  return s;
+}
+
+static char *
+joined (char **v)
+{
+  return g_strjoinv (" ", v);
+}
+
+static char *
+plan_text (TestbedNetns *t, guint from)
+{
+  GPtrArray *p = testbed_netns_plan (t);
+  GString *s = g_string_new (NULL);
+  for (guint i = from; i < p->len; i++)
+    g_string_append_printf (s, "%s\n", (char *) p->pdata[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* ---------------------------------------------------------------- a peer's command line */
+
+/* peer id's command line, the coordinator at port, is before, the
+ * scenario's path, after */
+static void
+assert_argv (const TestbedRun *tb, ProtoNodeId id, guint16 port, const char *before, const char *after)
+{
+  g_auto (GStrv) argv = _testbed_procs_argv (tb, id, port);
+  g_autofree char *got = joined (argv);
+  g_autofree char *want = g_strconcat (before, tb->scenario->path, after, NULL);
+  ck_assert_str_eq (got, want);
+}
+
+START_TEST (test_peer_argv)
+{
+  const char *sets[] = { "training.rounds=2", NULL };
+  g_autoptr (SimScenario) s = load ("scenarios/regression/consensus-mean-3.ini", sets);
+  SimBuilt built;
+  ck_assert (sim_scenario_build (s, s->points->pdata[0], 7, &built, NULL));
+  TestbedRun tb;
+  _testbed_run_init (&tb, s, s->points->pdata[0], 7, (char **) sets, &built.cfg, NULL);
+  tb.self_exe = "/opt/bin/dlsim";
+  tb.t0_us = 123456;
+  tb.emulate_latency = TRUE;
+  assert_argv (&tb, 2, 40000, "/opt/bin/dlsim node peer --coordinator=127.0.0.1:40000 --emulate-latency --name=p2 "
+                              "--scenario=", " --seed=7 --point=0 --t0=123456 --report --set=training.rounds=2");
+  /* with --netem: dlsim exec'd inside the peer's namespace, the
+   * coordinator on the bridge, the peer's links on its own address; no
+   * latency added with --no-latency's flag off */
+  tb.net = testbed_netns_new_plan (4242, 120);
+  tb.emulate_latency = FALSE;
+  tb.sets = NULL;
+  assert_argv (&tb, 3, 7000, "ip netns exec dlsim-4242-p3 /opt/bin/dlsim node peer --coordinator=10.120.0.1:7000 "
+                             "--listen=10.120.0.4 --name=p3 --scenario=", " --seed=7 --point=0 --t0=123456 --report");
+  g_clear_pointer (&tb.net, testbed_netns_free);
+  _testbed_run_clear (&tb);
+  sim_built_clear (&built);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the namespaces' plan */
+
+START_TEST (test_netns_plan)
+{
+  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
+  g_autofree char *bridge = plan_text (t, 0);
+  ck_assert_str_eq (bridge, "ip link add dlb4242 type bridge\n"
+                            "ip addr add 10.120.0.1/16 dev dlb4242\n"
+                            "ip link set dlb4242 up\n");
+  ck_assert_str_eq (testbed_netns_coordinator_host (t), "10.120.0.1");
+  /* p3 at 8 Mbit/s up (1 MB/s: a 16 KiB burst, the floor; 10 s of queue)
+   * and 100 Mbit/s down (12.5 MB/s: a tick at HZ 250 is 50 000 bytes) */
+  guint n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_add_peer (t, 3, 8000000, 100000000, NULL));
+  g_autofree char *p3 = plan_text (t, n);
+  ck_assert_str_eq (p3, "ip netns add dlsim-4242-p3\n"
+                        "ip link add dlh4242-3 type veth peer name eth0 netns dlsim-4242-p3\n"
+                        "ip link set dlh4242-3 master dlb4242 up\n"
+                        "ip netns exec dlsim-4242-p3 ip addr add 10.120.0.4/16 dev eth0\n"
+                        "ip netns exec dlsim-4242-p3 ip link set eth0 up\n"
+                        "ip netns exec dlsim-4242-p3 ip link set lo up\n"
+                        "ip netns exec dlsim-4242-p3 tc qdisc add dev eth0 root tbf rate 8000000bit burst 16384 "
+                        "limit 10000000\n"
+                        "tc qdisc add dev dlh4242-3 root tbf rate 100000000bit burst 50000 limit 125000000\n");
+  /* unshaped: no qdisc; a slow link's queue is at least 1 MiB */
+  n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_add_peer (t, 1, 0, 80000, NULL));
+  g_autofree char *p1 = plan_text (t, n);
+  ck_assert_ptr_null (strstr (p1, "dev eth0 root tbf"));
+  ck_assert_ptr_nonnull (strstr (p1, "tc qdisc add dev dlh4242-1 root tbf rate 80000bit burst 16384 limit 1048576\n"));
+  g_autofree char *host = testbed_netns_peer_host (t, 300);
+  ck_assert_str_eq (host, "10.120.1.45");   /* 301 = 1 * 256 + 45 */
+}
+END_TEST
+
+START_TEST (test_netns_refuses_ids)
+{
+  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
+  guint n = testbed_netns_plan (t)->len;
+  g_autoptr (GError) e0 = NULL, e1 = NULL;
+  ck_assert (!testbed_netns_add_peer (t, 0, 0, 0, &e0));
+  ck_assert_str_eq (e0->message, "--netem: peer ids go up to p9999 (p0)");
+  /* dlhPID-N must fit an interface name */
+  ck_assert (!testbed_netns_add_peer (t, 10000, 0, 0, &e1));
+  ck_assert_str_eq (e1->message, "--netem: peer ids go up to p9999 (p10000)");
+  ck_assert_uint_eq (testbed_netns_plan (t)->len, n);
+  ck_assert (testbed_netns_add_peer (t, 9999, 0, 0, NULL));
+}
+END_TEST
+
+/* The routes that cut p2 (10.120.0.3) off the server (.1) and p1 (.2),
+ * added or deleted (verb), in the order the plan makes them. */
+static char *
+cut_p2 (const char *verb)
+{
+  return g_strdup_printf ("ip route %s blackhole 10.120.0.3/32\n"
+                          "ip -n dlsim-4242-p1 route %s blackhole 10.120.0.3/32\n"
+                          "ip -n dlsim-4242-p2 route %s blackhole 10.120.0.1/32\n"
+                          "ip -n dlsim-4242-p2 route %s blackhole 10.120.0.2/32\n", verb, verb, verb, verb);
+}
+
+START_TEST (test_netns_partition_plan)
+{
+  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
+  ck_assert (testbed_netns_add_peer (t, 1, 0, 0, NULL));
+  ck_assert (testbed_netns_add_peer (t, 2, 0, 0, NULL));
+  /* server and p1 | p2 (p3 has no namespace: left out) */
+  g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint g[] = { 0, 0, 1, 1 };
+  g_array_append_vals (groups, g, 4);
+  guint n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_partition (t, groups, 3, NULL));
+  g_autofree char *routes = plan_text (t, n);
+  g_autofree char *added = cut_p2 ("add"), *removed = cut_p2 ("del");
+  ck_assert_str_eq (routes, added);
+  n = testbed_netns_plan (t)->len;
+  testbed_netns_heal (t);
+  g_autofree char *healed = plan_text (t, n);
+  ck_assert_str_eq (healed, removed);
+  /* healed twice: nothing left to remove */
+  n = testbed_netns_plan (t)->len;
+  testbed_netns_heal (t);
+  ck_assert_uint_eq (testbed_netns_plan (t)->len, n);
+  /* a new partition replaces the old: p2 alone beyond the array's end
+   * joins the server's group */
+  ck_assert (testbed_netns_partition (t, groups, 3, NULL));
+  g_array_set_size (groups, 2);
+  g_array_index (groups, guint, 1) = 5;   /* p1 alone */
+  n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_partition (t, groups, 3, NULL));
+  g_autofree char *again = plan_text (t, n);
+  g_autofree char *want = g_strconcat (removed,
+                           "ip route add blackhole 10.120.0.2/32\n"
+                           "ip -n dlsim-4242-p1 route add blackhole 10.120.0.1/32\n"
+                           "ip -n dlsim-4242-p1 route add blackhole 10.120.0.3/32\n"
+                           "ip -n dlsim-4242-p2 route add blackhole 10.120.0.2/32\n", NULL);
+  ck_assert_str_eq (again, want);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- refusals */
+
+static void
+assert_refused (const char *set, gboolean netem, const char *why)
+{
+  const char *sets[] = { set, NULL };
+  g_autoptr (SimScenario) s = load ("scenarios/regression/consensus-mean-3.ini", sets);
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (!testbed_scenario_supported (s, netem, &error), "%s accepted", set);
+  g_autofree char *want = g_strdup_printf ("%s: %s: not supported in the testbed", s->path, why);
+  ck_assert_str_eq (error->message, want);
+}
+
+START_TEST (test_refusals)
+{
+  g_autoptr (SimScenario) plain = load ("scenarios/regression/consensus-mean-3.ini", NULL);
+  ck_assert (testbed_scenario_supported (plain, FALSE, NULL));
+  assert_refused ("network.loss=0.1", FALSE, "[network] loss");
+  assert_refused ("network.connect_failure=0.5", FALSE, "[network] connect_failure");
+  assert_refused ("timeline.5s=partition p1 | server,p2,p3", FALSE, "[timeline] partition (without --netem)");
+  assert_refused ("timeline.5s=heal", FALSE, "[timeline] heal (without --netem)");
+  assert_refused ("timeline.5s=link-down p1 p2", TRUE, "[timeline] link-down");
+  /* a bandwidth trace changes rates the sockets cannot follow */
+  g_autoptr (SimScenario) bw = load ("scenarios/regression/bandwidth-trace.ini", NULL);
+  g_autoptr (GError) ebw = NULL;
+  ck_assert (!testbed_scenario_supported (bw, TRUE, &ebw));
+  g_autofree char *wbw = g_strdup_printf ("%s: [network] bandwidth_trace: not supported in the testbed", bw->path);
+  ck_assert_str_eq (ebw->message, wbw);
+  /* with --netem a partition is blackhole routes */
+  const char *sets[] = { "timeline.5s=partition p1 | server,p2,p3", NULL };
+  g_autoptr (SimScenario) part = load ("scenarios/regression/consensus-mean-3.ini", sets);
+  ck_assert (testbed_scenario_supported (part, TRUE, NULL));
+}
+END_TEST
+
+START_TEST (test_family_refused_before_anything)
+{
+  /* fedavg's machines do not run on sockets: refused before a database,
+   * a process or a socket is made (db NULL is never touched) */
+  g_autoptr (SimScenario) s = load ("scenarios/regression/fedavg-basic.ini", NULL);
+  TestbedReport rep;
+  testbed_report_init (&rep);
+  g_autoptr (GError) error = NULL;
+  TestbedRunStatus st = testbed_run_point (s, s->points->pdata[0], s->seed, NULL, NULL, "/nonexistent/dlsim",
+                                           TESTBED_LOOPBACK, &rep, &error);
+  ck_assert_int_eq (st, TESTBED_RUN_ERROR);
+  ck_assert_msg (g_str_has_prefix (error->message, "[protocol] family = fedavg: "), "%s", error->message);
+  testbed_report_clear (&rep);
+  /* a scenario the testbed cannot express: refused as bad input */
+  const char *sets[] = { "network.loss=0.2", NULL };
+  g_autoptr (SimScenario) lossy = load ("scenarios/regression/consensus-mean-3.ini", sets);
+  testbed_report_init (&rep);
+  g_autoptr (GError) e2 = NULL;
+  st = testbed_run_point (lossy, lossy->points->pdata[0], 1, NULL, NULL, "/nonexistent/dlsim", TESTBED_LOOPBACK,
+                          &rep, &e2);
+  ck_assert_int_eq (st, TESTBED_RUN_REFUSED);
+  ck_assert_ptr_nonnull (strstr (e2->message, "[network] loss: not supported in the testbed"));
+  testbed_report_clear (&rep);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- record lines */
+
+typedef struct {
+  GPtrArray *lines;
+  GString *got;
+} Collect;
+
+static void
+collect_line (gpointer ud, const char *line)
+{
+  Collect *c = ud;
+  g_ptr_array_add (c->lines, g_strdup (line));
+}
+
+static void
+got_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  Collect *c = ud;
+  g_string_append_printf (c->got, "O %" G_GINT64_FORMAT " %u %d [%s] %d %u %d %" G_GINT64_FORMAT " [%s]\n", t, node,
+                          (int) o->kind, o->state, o->round, o->other, o->msg_type, o->value,
+                          o->detail);
+}
+
+static void
+got_fact (gpointer ud, DlTime t, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
+{
+  Collect *c = ud;
+  g_string_append_printf (c->got, "F %" G_GINT64_FORMAT " %u %u %s [%s]\n", t, node, other, kind, detail);
+}
+
+static void
+got_metric (gpointer ud, DlTime t, int round, ProtoNodeId peer, const char *name, double v)
+{
+  Collect *c = ud;
+  g_string_append_printf (c->got, "M %" G_GINT64_FORMAT " %d %u %s %.17g\n", t, round, peer, name, v);
+}
+
+static void
+got_traffic (gpointer ud, ProtoMsgType type, gsize bytes)
+{
+  Collect *c = ud;
+  g_string_append_printf (c->got, "T %d %zu\n", (int) type, bytes);
+}
+
+START_TEST (test_records_both_ways)
+{
+  Collect c = { g_ptr_array_new_with_free_func (g_free), g_string_new (NULL) };
+  TestbedRecordSink sink;
+  testbed_record_sink_init (&sink, NULL);
+  sink.line = collect_line;
+  sink.line_ud = &c;
+  SimRecorder out = testbed_record_sink_recorder (&sink);
+  ProtoObservation o = { .kind = PROTO_OBS_SENT, .state = NULL, .round = 4, .other = 0,
+                         .msg_type = PROTO_MSG_PAYLOAD, .value = -17 };
+  g_strlcpy (o.detail, "a\ttab and\na newline", sizeof o.detail);
+  out.observation (out.user_data, 1500, 2, &o);
+  out.fact (out.user_data, 9, PROTO_NO_NODE, 3, "crash", NULL);
+  out.metric (out.user_data, 2000, 1, 3, "accuracy", 0.1);
+  out.traffic (out.user_data, PROTO_MSG_PAYLOAD, 4096);
+  ck_assert_uint_eq (c.lines->len, 4);
+  /* tabs and newlines inside a field become spaces: one record a line */
+  g_autofree char *o_line = g_strdup_printf ("O\t1500\t2\t%d\t\t4\t0\t%d\t-17\ta tab and a newline", PROTO_OBS_SENT,
+                                             PROTO_MSG_PAYLOAD);
+  ck_assert_str_eq (c.lines->pdata[0], o_line);
+  ck_assert_str_eq (c.lines->pdata[1], "F\t9\t4294967295\t3\tcrash\t");
+  ck_assert_str_eq (c.lines->pdata[2], "M\t2000\t1\t3\taccuracy\t0.10000000000000001");
+  g_autofree char *t_line = g_strdup_printf ("T\t%d\t4096", PROTO_MSG_PAYLOAD);
+  ck_assert_str_eq (c.lines->pdata[3], t_line);
+  SimRecorder in = { got_obs, got_fact, got_metric, got_traffic, &c };
+  for (guint i = 0; i < c.lines->len; i++)
+    ck_assert_msg (testbed_record_parse (c.lines->pdata[i], &in), "%s", (char *) c.lines->pdata[i]);
+  g_autofree char *want = g_strdup_printf ("O 1500 2 %d [] 4 0 %d -17 [a tab and a newline]\n"
+                                           "F 9 4294967295 3 crash []\n"
+                                           "M 2000 1 3 accuracy 0.10000000000000001\n"
+                                           "T %d 4096\n", PROTO_OBS_SENT, PROTO_MSG_PAYLOAD, PROTO_MSG_PAYLOAD);
+  ck_assert_str_eq (c.got->str, want);
+  /* malformed: refused, nothing recorded */
+  g_string_truncate (c.got, 0);
+  static const char *const bad[] = {
+    "O\t1\t2\t3",                                      /* too few fields */
+    "O\t-1\t2\t0\t\t0\t0\t0\t0\t",                     /* a time before the start */
+    "O\t1\t2\t9999\t\t0\t0\t0\t0\t",                   /* no such observation kind */
+    "O\t1\t2\t0\t\t0\t0\t255\t0\t",                    /* no such message type */
+    "M\t1\t0\t1\taccuracy\t0.5x",                      /* not a number */
+    "T\t16\t-4",                                       /* negative bytes */
+    "X\t1",
+    "",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    ck_assert_msg (!testbed_record_parse (bad[i], &in), "accepted: %s", bad[i]);
+  ck_assert_str_eq (c.got->str, "");
+  g_ptr_array_unref (c.lines);
+  g_string_free (c.got, TRUE);
+}
+END_TEST
+
+START_TEST (test_rule_lines)
+{
+  SimAction drop = { .kind = SIM_ACT_DROP, .msg_type = PROTO_MSG_PAYLOAD, .a = 2, .value = 1, .count = 3 };
+  g_autofree char *l = testbed_rule_line (&drop);
+  g_autofree char *want = g_strdup_printf ("rule drop %d 2 1 3 0", PROTO_MSG_PAYLOAD);
+  ck_assert_str_eq (l, want);
+  SimAction back;
+  ck_assert (testbed_rule_parse (l, &back));
+  ck_assert_int_eq (back.kind, SIM_ACT_DROP);
+  ck_assert_int_eq (back.msg_type, PROTO_MSG_PAYLOAD);
+  ck_assert_uint_eq (back.a, 2);
+  ck_assert (back.value == 1);
+  ck_assert_uint_eq (back.count, 3);
+  SimAction delay = { .kind = SIM_ACT_DELAY, .msg_type = PROTO_MSG_PAYLOAD, .a = 1, .count = 1, .delay = 250 * DL_MS };
+  g_autofree char *ld = testbed_rule_line (&delay);
+  ck_assert (testbed_rule_parse (ld, &back));
+  ck_assert_int_eq (back.kind, SIM_ACT_DELAY);
+  ck_assert_int_eq (back.delay, 250 * DL_MS);
+  ck_assert (back.value == 0);
+  SimAction slow = { .kind = SIM_ACT_SLOW, .a = 3, .value = 2.5 };
+  g_autofree char *ls = testbed_rule_line (&slow);
+  ck_assert_str_eq (ls, "rule slow 3 2.5");
+  ck_assert (testbed_rule_parse (ls, &back));
+  ck_assert_int_eq (back.kind, SIM_ACT_SLOW);
+  ck_assert (back.value == 2.5);
+  SimAction lf = { .kind = SIM_ACT_LINK_FAIL, .a = 1, .b = 3 };
+  g_autofree char *llf = testbed_rule_line (&lf);
+  ck_assert_str_eq (llf, "rule link-fail 1 3");
+  ck_assert (testbed_rule_parse (llf, &back));
+  ck_assert_uint_eq (back.b, 3);
+  static const char *const bad[] = { "rule slow 3 0", "rule slow 0 2", "rule slow 3 inf", "rule link-fail 0 1",
+                                     "rule drop 255 1 0 1 0", "rule drop 16 1 2 1 0", "rule drop 16 1 0 1",
+                                     "rule teleport 16 1 0 1 0", "leave", "" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    ck_assert_msg (!testbed_rule_parse (bad[i], &back), "accepted: %s", bad[i]);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the tally */
+
+static char *
+obs_line (DlTime t, ProtoNodeId node, ProtoObsKind kind, const char *state, int round, ProtoNodeId other,
+          int msg_type, const char *detail)
+{
+  return g_strdup_printf ("O\t%" G_GINT64_FORMAT "\t%u\t%d\t%s\t%d\t%u\t%d\t0\t%s", t, node, (int) kind, state, round,
+                          other, msg_type, detail);
+}
+
+START_TEST (test_tally)
+{
+  g_autoptr (SimScenario) s = load ("scenarios/regression/consensus-mean-3.ini", NULL);
+  SimBuilt built;
+  ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, &built, NULL));
+  TestbedRun tb;
+  _testbed_run_init (&tb, s, s->points->pdata[0], 1, NULL, &built.cfg, NULL);
+  tb.replaying = TRUE;
+  const ProtoFamily *f = proto_family_of (&built.cfg.proto);
+  TestbedPeer *p1 = _testbed_run_peer (&tb, 1, TRUE);
+  p1->status = TESTBED_PEER_ONLINE;
+  g_autofree char *train = obs_line (10, 1, PROTO_OBS_PHASE, "state", 0, 0, -1, "training");
+  _testbed_run_ingest (&tb, 1, train);
+  ck_assert_str_eq (p1->state, "training");
+  ck_assert (!_testbed_peer_settled (p1, f));
+  g_autofree char *end = obs_line (20, 1, PROTO_OBS_ROUND_END, "", 0, 0, -1, "");
+  _testbed_run_ingest (&tb, 1, end);
+  g_autofree char *retry = obs_line (21, 1, PROTO_OBS_RECEIVED, "", 0, 0, PROTO_MSG_RETRY_PEER_CONNECTIONS, "");
+  _testbed_run_ingest (&tb, 1, retry);
+  g_autofree char *done = obs_line (30, 1, PROTO_OBS_PHASE, "state", 0, 0, -1, "done");
+  _testbed_run_ingest (&tb, 1, done);
+  ck_assert_uint_eq (p1->rounds, 1);
+  ck_assert_int_eq (p1->last_round_end, 0);
+  ck_assert_uint_eq (p1->retries_received, 1);
+  ck_assert_str_eq (p1->state, "done");
+  ck_assert_int_eq (p1->progress, 30);
+  ck_assert (_testbed_peer_settled (p1, f));
+  _testbed_run_ingest (&tb, 1, "M\t31\t0\t1\taccuracy\t0.75");
+  ck_assert (p1->accuracy == 0.75);
+  ck_assert (isnan (p1->loss));
+  /* a model: only a process's own is taken */
+  float w[] = { 1.0f, -2.0f, 0.5f };
+  g_autofree char *b64 = g_base64_encode ((const guchar *) w, sizeof w);
+  g_autofree char *wline = g_strdup_printf ("W\t1\t%s", b64);
+  _testbed_run_ingest (&tb, 2, wline);
+  ck_assert_ptr_null (p1->model);
+  _testbed_run_ingest (&tb, 1, wline);
+  ck_assert_ptr_nonnull (p1->model);
+  ck_assert_uint_eq (learn_weights_len (p1->model), 3);
+  ck_assert (learn_weights_data (p1->model)[1] == -2.0f);
+  ck_assert_uint_eq (tb.bad_lines, 0);
+  _testbed_run_ingest (&tb, 1, "O\tjunk");
+  _testbed_run_ingest (&tb, 1, "W\t1\tAAA=");   /* 2 bytes: not float32s */
+  ck_assert_uint_eq (tb.bad_lines, 2);
+  /* the traffic lines add up */
+  _testbed_run_ingest (&tb, 1, "T\t16\t100");
+  _testbed_run_ingest (&tb, 1, "T\t16\t50");
+  ck_assert_uint_eq (tb.messages, 2);
+  ck_assert_uint_eq (tb.bytes, 150);
+  /* a peer that exited is settled whatever its state */
+  TestbedPeer *p2 = _testbed_run_peer (&tb, 2, TRUE);
+  p2->status = TESTBED_PEER_ONLINE;
+  p2->state = "training";
+  ck_assert (!_testbed_peer_settled (p2, f));
+  p2->exited = TRUE;
+  ck_assert (_testbed_peer_settled (p2, f));
+  _testbed_run_clear (&tb);
+  sim_built_clear (&built);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- merge */
+
+static TestbedNode *
+node (const char *name, gint64 t0_unix_us)
+{
+  TestbedNode *n = testbed_node_new ("x.db", 1, g_strdup (name));
+  ck_assert_ptr_nonnull (n);
+  n->t0_unix_us = t0_unix_us;
+  n->scenario = g_strdup ("s");
+  n->seed = 1;
+  return n;
+}
+
+static void
+add_obs (TestbedNode *n, DlTime t, ProtoNodeId at, ProtoObsKind kind, ProtoNodeId other, int msg_type)
+{
+  g_autofree char *l = obs_line (t, at, kind, "", -1, other, msg_type, "");
+  testbed_node_add_line (n, l);
+}
+
+START_TEST (test_node_names)
+{
+  ProtoNodeId id = 99;
+  ck_assert (testbed_node_id_of ("coordinator", &id));
+  ck_assert_uint_eq (id, PROTO_SERVER);
+  ck_assert (testbed_node_id_of ("p12", &id));
+  ck_assert_uint_eq (id, 12);
+  static const char *const bad[] = { "p0", "p", "p1x", "q1", "coordinator2", "", "p-1" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    ck_assert_msg (!testbed_node_id_of (bad[i], &id), "accepted %s", bad[i]);
+  ck_assert (!testbed_node_id_of (NULL, &id));
+  ck_assert_ptr_null (testbed_node_new ("x.db", 1, g_strdup ("server")));
+}
+END_TEST
+
+START_TEST (test_merge_clock)
+{
+  /* p1's clock is 0.5 ms behind the coordinator's, their starts on the
+   * wall clock equal; 1 us each way.  p1 sends ClientConnected at its 0
+   * (the coordinator's 500 us), which arrives at 501 us; NewNodeInfo
+   * leaves at 503 us and arrives at 504 us (p1's 4 us). */
+  g_autoptr (TestbedNode) coord = node ("coordinator", 1000000);
+  g_autoptr (TestbedNode) p1 = node ("p1", 1000000);
+  add_obs (coord, 501000, 0, PROTO_OBS_RECEIVED, 1, PROTO_MSG_CLIENT_CONNECTED);
+  add_obs (coord, 503000, 0, PROTO_OBS_SENT, 1, PROTO_MSG_NEW_NODE_INFO);
+  add_obs (p1, 0, 1, PROTO_OBS_SENT, 0, PROTO_MSG_CLIENT_CONNECTED);
+  add_obs (p1, 4000, 1, PROTO_OBS_RECEIVED, 0, PROTO_MSG_NEW_NODE_INFO);
+  g_autofree char *said = testbed_merge_clock (coord, p1);
+  ck_assert_int_eq (p1->shift, 500000);
+  /* the round trip's network time is 4 - 2 = 2 us: +- 1 us */
+  ck_assert_str_eq (said, "wall-clock start +0.000 ms; ClientConnected/NewNodeInfo offset +0.500 ms +- 0.001 ms");
+  /* no round trip (p2 never connected): the wall clocks' starts alone */
+  g_autoptr (TestbedNode) p2 = node ("p2", 1002000);
+  add_obs (p2, 100, 2, PROTO_OBS_SENT, 0, PROTO_MSG_CLIENT_CONNECTED);
+  g_autofree char *said2 = testbed_merge_clock (coord, p2);
+  ck_assert_int_eq (p2->shift, 2000000);
+  ck_assert_str_eq (said2, "wall-clock start +2.000 ms; no ClientConnected/NewNodeInfo round trip: "
+                           "the wall clocks' skew is not removed");
+}
+END_TEST
+
+START_TEST (test_merge_order)
+{
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) testbed_node_free);
+  TestbedNode *coord = node ("coordinator", 0), *p1 = node ("p1", 0);
+  g_ptr_array_add (nodes, coord);
+  g_ptr_array_add (nodes, p1);
+  testbed_node_add_line (coord, "F\t100\t0\t0\ta\t");
+  testbed_node_add_line (coord, "F\t300\t0\t0\tb\t");
+  testbed_node_add_line (p1, "F\t50\t1\t0\tc\t");
+  testbed_node_add_line (p1, "T\t16\t10");   /* takes the time before it: 50 */
+  testbed_node_add_line (p1, "F\t250\t1\t0\td\t");
+  ck_assert_int_eq (g_array_index (p1->times, DlTime, 1), 50);
+  p1->shift = 50;   /* p1's 50 is the coordinator's 100: after its line at 100 (node order) */
+  g_autoptr (GArray) order = testbed_merge_order (nodes);
+  ck_assert_uint_eq (order->len, 5);
+  GString *got = g_string_new (NULL);
+  for (guint i = 0; i < order->len; i++)
+    {
+      const TestbedMergeEntry *e = &g_array_index (order, TestbedMergeEntry, i);
+      const TestbedNode *n = nodes->pdata[e->node];
+      g_autofree char *l = testbed_merge_retime (n->lines->pdata[e->index], e->t);
+      g_string_append_printf (got, "%s|", l);
+    }
+  ck_assert_str_eq (got->str, "F\t100\t0\t0\ta\t|F\t100\t1\t0\tc\t|T\t16\t10|F\t300\t0\t0\tb\t|F\t300\t1\t0\td\t|");
+  g_string_free (got, TRUE);
+  g_autofree char *r = testbed_merge_retime ("M\t5\t0\t1\tloss\t0.5", 7000000000);
+  ck_assert_str_eq (r, "M\t7000000000\t0\t1\tloss\t0.5");
+}
+END_TEST
+
+/* Why testbed_merge_nodes refuses nodes (transfer full). */
+static char *
+merge_refusal (GPtrArray *nodes)
+{
+  TestbedReport rep;
+  testbed_report_init (&rep);
+  gint64 merged_as = 0;
+  g_autoptr (GError) error = NULL;
+  /* out NULL: the refusal comes before the database is asked anything */
+  ck_assert_int_eq (testbed_merge_nodes (NULL, nodes, NULL, &rep, &merged_as, &error), TESTBED_RUN_ERROR);
+  ck_assert_int_eq (merged_as, 0);
+  testbed_report_clear (&rep);
+  return g_strdup (error->message);
+}
+
+START_TEST (test_merge_refusals)
+{
+  /* peers without their coordinator */
+  g_autoptr (GPtrArray) a = g_ptr_array_new_with_free_func ((GDestroyNotify) testbed_node_free);
+  g_ptr_array_add (a, node ("p1", 0));
+  g_ptr_array_add (a, node ("p2", 0));
+  g_autofree char *e1 = merge_refusal (a);
+  ck_assert_str_eq (e1, "node databases without the coordinator's: add the database of "
+                        "`dlsim node coordinator -o DB`");
+  /* two p1s: two deployments mixed */
+  g_ptr_array_add (a, node ("coordinator", 0));
+  g_ptr_array_add (a, node ("p1", 0));
+  g_autofree char *e2 = merge_refusal (a);
+  ck_assert_str_eq (e2, "x.db: a second node named p1: merge one deployment's node databases at a time");
+  /* another seed */
+  g_ptr_array_set_size (a, 3);
+  ((TestbedNode *) a->pdata[1])->seed = 2;
+  g_autofree char *e3 = merge_refusal (a);
+  ck_assert_str_eq (e3, "x.db: node p2 ran scenario s seed 2, the coordinator s seed 1: not one deployment");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- a node's secret */
+
+START_TEST (test_node_secret)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-tb-secret-XXXXXX", NULL);
+  ck_assert_ptr_nonnull (dir);
+  g_autofree char *path = g_build_filename (dir, "dlsim.secret", NULL);
+  gboolean created = TRUE;
+  g_unsetenv ("DLSIM_TESTBED_SECRET");
+  /* a peer does not make one */
+  g_autoptr (GError) e1 = NULL;
+  ck_assert_ptr_null (testbed_node_secret (path, TRUE, &created, &e1));
+  ck_assert (!created);
+  ck_assert (!g_file_test (path, G_FILE_TEST_EXISTS));
+  /* a coordinator does: 32 bytes in hex, mode 0600, the same when read again */
+  g_autoptr (GError) e2 = NULL;
+  g_autofree char *made = testbed_node_secret (path, FALSE, &created, &e2);
+  ck_assert_msg (made != NULL, "%s", e2 ? e2->message : "?");
+  ck_assert (created);
+  ck_assert_uint_eq (strlen (made), 64);
+  for (const char *c = made; *c; c++)
+    ck_assert (g_ascii_isxdigit (*c));
+  GStatBuf st;
+  ck_assert_int_eq (g_stat (path, &st), 0);
+  ck_assert_int_eq (st.st_mode & 0777, 0600);
+  g_autofree char *again = testbed_node_secret (path, TRUE, &created, NULL);
+  ck_assert (!created);
+  ck_assert_str_eq (again, made);
+  /* without a file: none at all, a short one, one from dlsim testbed (then gone from the environment) */
+  g_autoptr (GError) e3 = NULL;
+  ck_assert_ptr_null (testbed_node_secret (NULL, TRUE, &created, &e3));
+  ck_assert (g_str_has_prefix (e3->message, "--secret-file FILE is required"));
+  g_setenv ("DLSIM_TESTBED_SECRET", "short", TRUE);
+  g_autoptr (GError) e4 = NULL;
+  ck_assert_ptr_null (testbed_node_secret (NULL, TRUE, &created, &e4));
+  ck_assert_str_eq (e4->message, "DLSIM_TESTBED_SECRET: at least 16 bytes are needed");
+  ck_assert_ptr_null (g_getenv ("DLSIM_TESTBED_SECRET"));
+  g_setenv ("DLSIM_TESTBED_SECRET", "0123456789abcdef0123", TRUE);
+  g_autofree char *env = testbed_node_secret (NULL, TRUE, &created, NULL);
+  ck_assert_str_eq (env, "0123456789abcdef0123");
+  ck_assert_ptr_null (g_getenv ("DLSIM_TESTBED_SECRET"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
+static Suite *
+testbed_suite (void)
+{
+  Suite *s = suite_create ("testbed");
+  TCase *pr = tcase_create ("procs");
+  tcase_add_test (pr, test_peer_argv);
+  suite_add_tcase (s, pr);
+  TCase *ns = tcase_create ("netns");
+  tcase_add_test (ns, test_netns_plan);
+  tcase_add_test (ns, test_netns_refuses_ids);
+  tcase_add_test (ns, test_netns_partition_plan);
+  suite_add_tcase (s, ns);
+  TCase *rf = tcase_create ("refusals");
+  tcase_add_test (rf, test_refusals);
+  tcase_add_test (rf, test_family_refused_before_anything);
+  suite_add_tcase (s, rf);
+  TCase *rc = tcase_create ("records");
+  tcase_add_test (rc, test_records_both_ways);
+  tcase_add_test (rc, test_rule_lines);
+  tcase_add_test (rc, test_tally);
+  suite_add_tcase (s, rc);
+  TCase *mg = tcase_create ("merge");
+  tcase_add_test (mg, test_node_names);
+  tcase_add_test (mg, test_merge_clock);
+  tcase_add_test (mg, test_merge_order);
+  tcase_add_test (mg, test_merge_refusals);
+  suite_add_tcase (s, mg);
+  TCase *nd = tcase_create ("node");
+  tcase_add_test (nd, test_node_secret);
+  suite_add_tcase (s, nd);
+  return s;
+}
+
+int
+main (void)
+{
+  res_init ();
+  SRunner *sr = srunner_create (testbed_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
