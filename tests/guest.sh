@@ -119,4 +119,12 @@ expect 2 "drop TYPE to|from pN" -- "$DLSIM" run "$tmp/kind.ini" --set "timeline.
 # explore aims its drops and delays at the kinds --messages names
 expect 0 "drop rules that never fired: Guest:[A-Za-z]*\(, Guest:[A-Za-z]*\)*$" -- "$DLSIM" explore "$pp" --runs 5 --faults drop,delay --messages Guest:Push,Guest:Pull,Guest:Hello --no-shrink
 expect 2 "--messages: 'Payload:x' is not a message type" -- "$DLSIM" explore "$pp" --runs 1 --messages Payload:x
+# model V: with guest_agreement = on the agreement property compares the
+# models peers report; push-pull's values differ, so it finds violations,
+# and without the key it checks nothing
+expect 0 "1 completed" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --report-model" --set protocol.guest_agreement=on -o "$tmp/agree.db"
+n=$(sqlite3 "$tmp/agree.db" "SELECT value FROM summary WHERE key = 'violations.agreement'")
+[ "${n:-0}" -gt 0 ] && ok "agreement checked on reported models ($n violations)" || ko "no agreement violation on push-pull's differing values"
+expect 0 "1 completed" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --report-model" -o "$tmp/noagree.db"
+[ "$(sqlite3 "$tmp/noagree.db" "SELECT value FROM summary WHERE key = 'violations.agreement'")" = 0 ] && ok "no agreement promised, none checked" || ko "agreement checked without guest_agreement"
 finish

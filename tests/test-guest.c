@@ -82,7 +82,13 @@ parse_ok (const char *line)
 
 START_TEST (test_actions)
 {
-  ProtoGuestAct a = parse_ok ("send p3 link Push 8 0.5");
+  ProtoGuestAct a = parse_ok ("model 1,-2.5,3e-3");
+  ck_assert_int_eq (a.kind, PROTO_GUEST_MODEL);
+  ck_assert_uint_eq (a.n_values, 3);
+  ck_assert (a.values[0] == 1.0f && a.values[1] == -2.5f && a.values[2] == 3e-3f);
+  proto_guest_act_clear (&a);
+  ck_assert (a.values == NULL && a.n_values == 0);
+  a = parse_ok ("send p3 link Push 8 0.5");
   ck_assert_int_eq (a.kind, PROTO_GUEST_SEND);
   ck_assert_uint_eq (a.to, 3);
   ck_assert_int_eq (a.via, PROTO_VIA_LINK);
@@ -151,6 +157,12 @@ static const struct {
   { "list 1", "list N K" },
   { "finished now", "no words" },
   { "hello world", "unknown action" },
+  { "model", "model V1,V2" },
+  { "model 1 2", "model V1,V2" },
+  { "model 1,x", "finite number" },
+  { "model nan", "finite number" },
+  { "model 1,,2", "finite number" },
+  { "model 1e39", "finite number" },
 };
 
 START_TEST (test_refused)

@@ -232,6 +232,11 @@ async function runPeer(p) {
       // peer's r-th: a late joiner's first round may be the server's third
       const n = Math.max(p.client.aggregator.round, 1);
       const w0 = (await weights.weights[0].data())[0];
+      // the model it ends the round with, for dlsim's agreement property
+      // (guest_agreement = on: every peer of a round holds the same one)
+      const flat = [];
+      for (const t of weights.weights) for (const v of await t.data()) flat.push(String(v));
+      act(p.name, "model", flat.join(","));
       act(p.name, "round", n, r);
       act(p.name, "metric", "w0_ppm", Math.round(w0 * 1e6), n);
     }

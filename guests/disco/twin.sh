@@ -11,7 +11,7 @@
 # is the C machines' NewNodeInfo).
 exec sed -e 's/^family = guest$/family = disco\nversion = disco-775/' \
          -e 's/^guest_command = .* --aggregation secure\( .*\)\{0,1\}$/aggregation = secure/' \
-         -e '/^guest_command/d' -e '/^guest_dir/d' \
+         -e '/^guest_command/d' -e '/^guest_dir/d' -e '/^guest_agreement/d' \
          -e 's/^\[compute\]$/[model]\nkind = none\nsize = 4\n\n[compute]/' \
          -e 's/Guest:NewDecentralizedNodeInfo/NewNodeInfo/g' -e 's/Guest:\([A-Za-z]\)/\1/g' \
          -e 's/^\[peers\]$/[peers]\nruntime = node/' "${1:?usage: twin.sh FILE}"

@@ -16,10 +16,13 @@ It uses every line of the protocol: send on the stream and on links, open
 (initiator or not), connect, close, train, deadline, state, round, list,
 finished, failed, note, metric, and disconnect (with --leave-after).
 
-    python3 pushpull.py [--leave-after] [--raise-on-link-failed] [--value-bytes N]
+    python3 pushpull.py [--leave-after] [--raise-on-link-failed] [--report-model] [--value-bytes N]
                         [--crash-at LINE] [--hang-at LINE] [--garbage-at LINE]
 
 --value-bytes N: what a Push or a Pull says it costs (default 8).
+--report-model: after every cycle a peer reports its value as its model
+(`model V`), which the agreement property compares when the scenario says
+guest_agreement = on: push-pull values differ, so that finds violations.
 --raise-on-link-failed plants a bug that only a fault reaches: a peer whose
 link fails raises an exception (as simple-peer's unhandled 'error' ends a
 Node client in DISCO, S28), so `dlsim explore --faults link-fail` finds it.
@@ -49,6 +52,7 @@ class Guest:
     def __init__(self, argv):
         self.leave_after = "--leave-after" in argv
         self.raise_on_link_failed = "--raise-on-link-failed" in argv
+        self.report_model = "--report-model" in argv
         # what a Push or a Pull says it costs on the wire (a model's size,
         # say, where the value stands for a model)
         self.value_bytes = 8
@@ -113,6 +117,10 @@ class Guest:
             self.act("note", how)
         p.partner, p.sent = None, None
         self.act("deadline", "never")
+        if self.report_model:
+            # its value as its model: the peers' values differ until they
+            # have converged, so guest_agreement = on must see violations
+            self.act("model", repr(p.value))
         self.act("round", p.cycle)
         self.act("metric", "value_ppm", round(p.value * 1e6), p.cycle)
         self.next_cycle(p)

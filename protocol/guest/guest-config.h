@@ -11,6 +11,8 @@ typedef struct {
   char command[512];          /* the guest's command line, split as a shell would */
   char dir[512];              /* the folder it runs in (the scenario file's) */
   guint timeout_ms;           /* wall clock the guest may take to answer one line */
+  gboolean agreement;         /* the guest promises that peers that end a round hold one model:
+                                 the agreement property checks the models it reports (`model`) */
   DlTime stall;               /* a peer waiting this long with no progress is hung */
 } GuestConfig;
 

@@ -113,6 +113,7 @@ typedef struct {
   guint rounds_done;
   char error[PROTO_OBS_DETAIL_LEN];
   LearnWeights *weights;      /* what it trains from: the initial model, then its last result */
+  LearnWeights *reported;     /* the model the guest last reported (`model`), or NULL */
   guint received;             /* Guest messages delivered */
 } GuestNode;
 
@@ -224,6 +225,15 @@ apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
         }
       g->rounds_done = (guint) (a->count ? a->count : a->n);
       observe (g, out, PROTO_OBS_ROUND_END, (int32_t) a->n - 1, PROTO_NO_NODE, -1, -1, NULL);
+      return TRUE;
+    case PROTO_GUEST_MODEL:
+      if (!peer)
+        {
+          *why = "model is a peer's";
+          return FALSE;
+        }
+      g_clear_pointer (&g->reported, learn_weights_unref);
+      g->reported = learn_weights_new_from (a->values, a->n_values);
       return TRUE;
     case PROTO_GUEST_LIST:
       if (peer)
@@ -402,7 +412,10 @@ node_view (const void *impl, ProtoPeerView *v)
 static LearnWeights *
 node_model (const void *impl)
 {
-  return ((const GuestNode *) impl)->weights;
+  /* what the guest reported, which the agreement property compares (the
+   * weights it was given are dlsim's, not the guest's) */
+  const GuestNode *g = impl;
+  return g->reported ? g->reported : g->weights;
 }
 
 static guint
@@ -431,6 +444,7 @@ node_free (void *impl)
     }
   session_unref (g->s);
   g_clear_pointer (&g->weights, learn_weights_unref);
+  g_clear_pointer (&g->reported, learn_weights_unref);
   g_free (g);
 }
 
@@ -490,6 +504,12 @@ excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 }
 
 static gboolean
+agreement (const ProtoConfig *cfg)
+{
+  return guest_config (cfg)->agreement;
+}
+
+static gboolean
 no (const ProtoConfig *cfg)
 {
   (void) cfg;
@@ -506,7 +526,7 @@ const ProtoFamily proto_family_guest = {
   .stall_window = stall_window,
   .round_begins_with = round_begins_with,
   .excludes_after_retries = excludes_after_retries,
-  .promises_agreement = no,
+  .promises_agreement = agreement,
   .syncs_late_joiners = no,
   .no_testbed = "a guest's messages are not carried over the testbed's sockets yet (docs/guest.md)",
   .keys = &proto_guest_keys,

@@ -15,6 +15,7 @@ static const ProtoKey rows[] = {
   { "protocol", "guest_timeout", "30s", PROTO_KEY_DUR, "guest only: wall-clock time the guest may take to answer one line; past it the run ends with outcome error" },
   { "protocol", "guest_dir", "", PROTO_KEY_STR, "guest only: the folder the guest runs in (relative: to the scenario file's folder; empty: that folder)" },
   { "protocol", "guest_stall", "10min", PROTO_KEY_DUR, "guest only: a connected peer that makes no progress for this long is hung (the hang detector's window)" },
+  { "protocol", "guest_agreement", "off", PROTO_KEY_ON_OFF, "guest only: on: the guest promises that the peers that end a round hold one model, and the agreement property compares the models its peers report with `model` (docs/guest.md)" },
 };
 
 /* DISCO's quorum key: the guest is told it */
@@ -61,6 +62,7 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
     return proto_keys_fail_with (l, error, "protocol", "guest_stall", e);
   if (gc->stall <= 0)
     return FAIL ("guest_stall", "must be more than 0");
+  gc->agreement = proto_keys_on (l, "protocol", "guest_agreement");
   /* 2 to 9: a value out of 1..9 is the loader's error (its range) */
   guint replicas = proto_keys_uint (l, "protocol", "coordinator_replicas");
   if (replicas > 1 && replicas <= 9)

@@ -6,6 +6,7 @@
 #include "protocol/guest/guest-msgs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@ void
 proto_guest_act_clear (ProtoGuestAct *a)
 {
   g_clear_pointer (&a->text, g_free);
+  g_clear_pointer (&a->values, g_free);
+  a->n_values = 0;
 }
 
 char *
@@ -236,6 +239,31 @@ proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
       out->text = g_strdup (w[1]);
       return TRUE;
     }
+  if (strcmp (verb, "model") == 0)
+    {
+      if (n != 2)
+        return bad (error, line, "model V1,V2,...: the peer's model as numbers, comma-separated");
+      g_auto (GStrv) vs = g_strsplit (w[1], ",", -1);
+      guint nv = g_strv_length (vs);
+      if (nv == 0 || nv > PROTO_GUEST_MODEL_MAX)
+        return bad (error, line, "model: 1 to 1048576 numbers");
+      float *values = g_new (float, nv);
+      for (guint i = 0; i < nv; i++)
+        {
+          char *end = NULL;
+          double d = g_ascii_strtod (vs[i], &end);
+          if (!*vs[i] || !end || *end || !isfinite (d) || fabs (d) > G_MAXFLOAT)
+            {
+              g_free (values);
+              return bad (error, line, "model: each value is a finite number");
+            }
+          values[i] = (float) d;
+        }
+      out->kind = PROTO_GUEST_MODEL;
+      out->values = values;
+      out->n_values = nv;
+      return TRUE;
+    }
   return bad (error, line, "unknown action (send, open, connect, close, disconnect, train, deadline, state, round, "
-                           "list, finished, failed, note, metric, quiet)");
+                           "list, finished, failed, note, metric, model, quiet)");
 }

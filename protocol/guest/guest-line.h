@@ -28,6 +28,7 @@ typedef enum {
   PROTO_GUEST_FAILED,      /* failed TEXT */
   PROTO_GUEST_NOTE,        /* note TEXT */
   PROTO_GUEST_METRIC,      /* metric NAME VALUE [ROUND]: VALUE an integer (NAME ending in _s: ns) */
+  PROTO_GUEST_MODEL,       /* model V1,V2,...: a peer's model (or a digest of it) as numbers */
 } ProtoGuestActKind;
 
 typedef struct {
@@ -42,7 +43,12 @@ typedef struct {
   gint64 value;            /* METRIC */
   int32_t round;           /* METRIC: -1 if none */
   char *text;              /* SEND: "TYPE DATA"; STATE, METRIC: the name; FAILED, NOTE: the text (owned) */
+  float *values;           /* MODEL: n_values numbers (owned) */
+  guint n_values;
 } ProtoGuestAct;
+
+/* most values a `model` line may give */
+#define PROTO_GUEST_MODEL_MAX (1u << 20)
 
 void proto_guest_act_clear (ProtoGuestAct *a);
 
