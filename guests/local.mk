@@ -4,6 +4,8 @@
 nobase_dist_pkgdata_DATA += \
 	guests/pushpull/pushpull.py \
 	guests/testing/close-race.py \
+	guests/asyncio/vclock.py \
+	guests/asyncio/sleepy.py \
 	guests/disco/install.sh \
 	guests/disco/run.sh \
 	guests/disco/twin.sh \

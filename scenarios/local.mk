@@ -32,6 +32,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/guest/pushpull.ini \
+	scenarios/guest/asyncio-sleep.ini \
 	scenarios/guest/disco-three-rounds.ini \
 	scenarios/guest/disco-leave.ini \
 	scenarios/guest/disco-late-joiner.ini \

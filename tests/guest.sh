@@ -127,4 +127,15 @@ n=$(sqlite3 "$tmp/agree.db" "SELECT value FROM summary WHERE key = 'violations.a
 [ "${n:-0}" -gt 0 ] && ok "agreement checked on reported models ($n violations)" || ko "no agreement violation on push-pull's differing values"
 expect 0 "1 completed" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --report-model" -o "$tmp/noagree.db"
 [ "$(sqlite3 "$tmp/noagree.db" "SELECT value FROM summary WHERE key = 'violations.agreement'")" = 0 ] && ok "no agreement promised, none checked" || ko "agreement checked without guest_agreement"
+# a guest written with asyncio on the simulated clock (guests/asyncio/:
+# one VirtualLoop a node): asyncio.sleep(300) is a deadline at 300 s, not
+# five minutes of wall time, and asyncio.sleep(0.25) after the Ack ends the
+# round 250 ms after it arrived
+expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$src/scenarios/guest/asyncio-sleep.ini"
+expect 0 "1 completed" -- "$DLSIM" run "$src/scenarios/guest/asyncio-sleep.ini" -o "$tmp/as.db"
+hello=$(sqlite3 "$tmp/as.db" "SELECT group_concat(t_s, ',') FROM events WHERE kind = 'sent' AND detail = 'Hello'")
+[ "$hello" = "300.0,300.0,300.0" ] && ok "the Hellos leave at 300 s" || ko "Hellos at '$hello', wanted 300.0 x3"
+gap=$(sqlite3 "$tmp/as.db" "SELECT printf('%.6f', e.t_s - a.t_s) FROM events e JOIN events a ON a.node = e.node
+                             AND a.kind = 'received' AND a.detail = 'Ack' WHERE e.kind = 'round-end' AND e.node = 'p1'")
+[ "$gap" = "0.250000" ] && ok "the round ends 250 ms after the Ack" || ko "round end - Ack = '$gap', wanted 0.250000"
 finish
