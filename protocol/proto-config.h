@@ -137,9 +137,6 @@ G_STATIC_ASSERT (PROTO_FIX_N <= 32);
 /* the version a config has until DISCO's family sets the scenario's */
 #define PROTO_VERSION_DEFAULT PROTO_VERSION_DISCO_1110
 
-/* pipeline: most block ranges a scenario may list one by one */
-#define PROTO_PIPE_MAX_RANGES 64
-
 /* The running family's own config (docs/architecture.md, "Config: each
  * family owns its part"): inline storage in ProtoConfig that the family's
  * configure (its *-keys.c) fills with a struct declared in its folder
@@ -265,27 +262,6 @@ typedef struct {
   DlTime head_timeout;               /* a member waits this long for its head's result, a head for the
                                         other heads' aggregates */
 
-  /* pipeline (protocol/pipeline/): Petals' inference chain */
-  guint pipe_blocks;                 /* transformer blocks of the model */
-  guint pipe_servers;                /* servers: the peers after the clients (pipe_n_ranges given: one
-                                        range each; else an even split into pipe_servers / pipe_replicas
-                                        ranges) */
-  guint pipe_replicas;               /* even split: servers per range */
-  guint pipe_n_ranges;               /* explicit ranges given (0: the even split) */
-  guint16 pipe_range_start[PROTO_PIPE_MAX_RANGES];
-  guint16 pipe_range_end[PROTO_PIPE_MAX_RANGES];   /* exclusive */
-  DlDist compute_per_block;          /* one block's compute for one token at speed 1 (ns) */
-  guint hidden_size;                 /* bytes of hidden states per token */
-  guint steps;                       /* tokens each session generates */
-  guint sessions;                    /* clients: peers p1..p<sessions>, one session each */
-  gboolean next_peer;                /* forwarding = next-peer: servers push their result to the next */
-  gboolean hash_copy;                /* client_copy = hash: with next-peer, the client sends a server that
-                                        holds the session the hash of its input alone, and the full copy
-                                        only when the server asks (PipeNeed) */
-  gboolean family_hint;              /* routing prefers a next hop in the same family (region) */
-  double faulty_share;               /* share of servers whose pushes are wrong */
-  DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */
-
   /* the running family's own config: its struct, declared in its folder,
    * that its configure fills (PROTO_FAMILY_CONFIG_DEFINE below) */
   ProtoFamilyConfig family_config;
@@ -308,12 +284,6 @@ typedef struct {
   {                                                                                     \
     return (Type *) (void *) c->family_config.bytes;                                    \
   }
-
-/* pipeline: the configured block ranges (each listed range, or the even
- * split's), and server i's (0-based, i < pipe_servers) [*start, *end);
- * range r is proto_config_pipe_range of server r x pipe_replicas. */
-guint proto_config_pipe_n_ranges (const ProtoConfig *config);
-void proto_config_pipe_range (const ProtoConfig *config, guint i, guint *start, guint *end);
 
 /* The coordinator's connection timer as the version runs it: 60 s in
  * disco-1110-draft whatever peer_connection_timeout says. */
