@@ -45,18 +45,13 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
-	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
-	protocol/hierarchical/hier-keys.c \
-	protocol/hierarchical/hier-msgs.c protocol/hierarchical/hier-msgs.h \
-	protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-latency-private.h \
-	protocol/hierarchical/hier-mix.c protocol/hierarchical/hier-mix-private.h protocol/hierarchical/hier-peer.c \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
-EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \
-	protocol/replica/README.md
+EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/replica/README.md
 
 # families whose folder lists its own sources
 include protocol/guest/local.mk
 include protocol/fedavg/local.mk
 include protocol/pipeline/local.mk
+include protocol/hierarchical/local.mk

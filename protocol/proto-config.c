@@ -215,11 +215,6 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
     .drop_rounds = 3,
     .async_mix = 0.5,
     .staleness_exponent = 0.5,
-    .cluster_size = 10,
-    .cluster_radius = 20 * DL_MS,
-    .fanin = 32,
-    .election_timeout = 5 * DL_S,
-    .head_timeout = 60 * DL_S,
   };
   proto_config_set_version (c, version);
 }

@@ -251,17 +251,6 @@ typedef struct {
   double async_mix;                  /* async pushes: weight of a fresh model (staleness 0) */
   double staleness_exponent;         /* async pushes: weight = async_mix x (1 + staleness)^-exponent */
 
-  /* hierarchical (protocol/hierarchical/) */
-  guint cluster_size;                /* peers per cluster: without regions, or to split a large region */
-  gboolean cluster_by_latency;       /* cluster_by = latency: by measured round trips to landmarks, not
-                                        by region labels (hier-coord.c) */
-  DlTime cluster_radius;             /* latency: a peer joins a landmark's group within this round trip */
-  guint fanin;                       /* heads exchange all-to-all up to this many; above, they report to
-                                        a head of heads, recursively */
-  DlTime election_timeout;           /* the coordinator tallies the candidacies this long at most */
-  DlTime head_timeout;               /* a member waits this long for its head's result, a head for the
-                                        other heads' aggregates */
-
   /* the running family's own config: its struct, declared in its folder,
    * that its configure fills (PROTO_FAMILY_CONFIG_DEFINE below) */
   ProtoFamilyConfig family_config;
