@@ -261,7 +261,10 @@ typedef struct {
  *   Type *prefix##_mut (ProtoConfig *c);         to fill (its configure, tests)
  * and fails the build if Type does not fit PROTO_FAMILY_CONFIG_SIZE or
  * needs a stricter alignment.  The bytes mean Type only while c->family is
- * the family's name: only the family's own files call these. */
+ * the family's name: only the family's own files call these.  Declare Type
+ * `typedef struct G_GNUC_MAY_ALIAS { ... } Type;`: the storage is bytes,
+ * and GCC's type-based alias analysis otherwise may drop a store through
+ * prefix##_mut before a copy of the ProtoConfig (docs/architecture.md). */
 #define PROTO_FAMILY_CONFIG_DEFINE(Type, prefix)                                        \
   G_STATIC_ASSERT (sizeof (Type) <= PROTO_FAMILY_CONFIG_SIZE);                          \
   G_STATIC_ASSERT (_Alignof (Type) <= _Alignof (ProtoFamilyConfig));                    \
