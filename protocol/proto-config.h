@@ -232,18 +232,8 @@ typedef struct {
   guint64 seed;                      /* the run's seed: a coordinator that draws takes its stream from it
                                         (gossip's candidate samples); DISCO's draws nothing */
 
-  /* gossip (protocol/gossip/); unused by DISCO's family */
-  guint fanout;                      /* peers each peer draws per step (its out-edges) */
-  ProtoGossipMode gossip_mode;
-  DlTime cycle;                      /* push-pull: a cycle's length; a peer's exchange starts at a
-                                        uniform instant within it */
-  ProtoSparsify sparsify;
-  double keep;                       /* share of the coordinates sent, (0, 1] */
-  gboolean error_feedback;           /* top-k ranks by the change accumulated since last sent */
-  ProtoDiscovery discovery;
-  guint dht_k;                       /* kademlia: bucket size, and contacts per answer */
-  guint dht_alpha;                   /* kademlia: calls in flight per lookup */
-  DlTime dht_rpc_timeout;            /* kademlia: a call unanswered this long fails (the contact is dropped) */
+  /* the straggler policies: gossip's keys, read by gossip, hierarchical
+   * and DISCO's robust (gossip's own knobs: protocol/gossip/gossip-config.h) */
   ProtoStragglerPolicy straggler_policy;
   DlTime round_deadline;             /* deadline */
   double drop_factor;                /* drop-slowest, mixed: slow = period > drop_factor x median */
