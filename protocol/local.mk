@@ -38,28 +38,14 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
 	protocol/disco/proto-peer-private.h \
 	protocol/disco/proto-peer.h \
-	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h protocol/gossip/gossip-dht.c \
-	protocol/gossip/gossip-dht-private.h \
-	protocol/gossip/gossip-family.c \
-	protocol/gossip/gossip-keys.c \
-	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \
-	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
-	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
-	protocol/hierarchical/hier.h protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-family.c \
-	protocol/hierarchical/hier-keys.c \
-	protocol/hierarchical/hier-msgs.c protocol/hierarchical/hier-msgs.h \
-	protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-latency-private.h \
-	protocol/hierarchical/hier-mix.c protocol/hierarchical/hier-mix-private.h protocol/hierarchical/hier-peer.c \
-	protocol/pipeline/pipe.h protocol/pipeline/pipe-route.c protocol/pipeline/pipe-coord.c \
-	protocol/pipeline/pipe-msgs.c protocol/pipeline/pipe-msgs.h \
-	protocol/pipeline/pipe-family.c protocol/pipeline/pipe-keys.c protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
-	protocol/pipeline/pipe-peer-effects.c protocol/pipeline/pipe-peer-route.c protocol/pipeline/pipe-peer-sessions.c \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
-EXTRA_DIST += protocol/disco/README.md protocol/gossip/README.md protocol/hierarchical/README.md \
-	protocol/pipeline/README.md protocol/replica/README.md
+EXTRA_DIST += protocol/disco/README.md protocol/replica/README.md
 
 # families whose folder lists its own sources
 include protocol/guest/local.mk
 include protocol/fedavg/local.mk
+include protocol/pipeline/local.mk
+include protocol/hierarchical/local.mk
+include protocol/gossip/local.mk

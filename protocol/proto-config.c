@@ -202,32 +202,12 @@ proto_config_init (ProtoConfig *c, ProtoVersion version)
     .replica_heartbeat = 50 * DL_MS,
     .replica_election_timeout = 150 * DL_MS,
     .resume_timeout = 10 * DL_S,
-    .fanout = 2,
-    .sparsify = PROTO_SPARSIFY_NONE,
-    .keep = 1.0,
-    .discovery = PROTO_DISCOVERY_COORDINATOR,
-    .dht_k = 8,
-    .dht_alpha = 3,
-    .dht_rpc_timeout = 2 * DL_S,
     .straggler_policy = PROTO_STRAGGLER_WAIT,
     .round_deadline = 30 * DL_S,
     .drop_factor = 2.0,
     .drop_rounds = 3,
     .async_mix = 0.5,
     .staleness_exponent = 0.5,
-    .cluster_size = 10,
-    .cluster_radius = 20 * DL_MS,
-    .fanin = 32,
-    .election_timeout = 5 * DL_S,
-    .head_timeout = 60 * DL_S,
-    .pipe_blocks = 80,
-    .pipe_servers = 4,
-    .pipe_replicas = 1,
-    .compute_per_block = { .kind = DL_DIST_CONSTANT, .unit = DL_UNIT_DURATION, .a = 1e6 },
-    .hidden_size = 16384,
-    .steps = 32,
-    .sessions = 1,
-    .step_timeout = 30 * DL_S,
   };
   proto_config_set_version (c, version);
 }
@@ -247,32 +227,4 @@ gboolean
 proto_config_has (const ProtoConfig *c, ProtoFix fix)
 {
   return (c->fixes & PROTO_FIX_BIT (fix)) != 0;
-}
-
-guint
-proto_config_pipe_n_ranges (const ProtoConfig *c)
-{
-  if (c->pipe_n_ranges > 0)
-    return c->pipe_n_ranges;
-  return MAX (c->pipe_servers / MAX (c->pipe_replicas, 1), 1);
-}
-
-void
-proto_config_pipe_range (const ProtoConfig *c, guint i, guint *start, guint *end)
-{
-  if (c->pipe_n_ranges > 0)
-    {
-      g_return_if_fail (i < c->pipe_n_ranges);
-      *start = c->pipe_range_start[i];
-      *end = c->pipe_range_end[i];
-      return;
-    }
-  /* the even split: pipe_servers / pipe_replicas ranges, server i serving
-   * range i / replicas; the first blocks % ranges ranges one block longer */
-  guint replicas = MAX (c->pipe_replicas, 1);
-  guint ranges = proto_config_pipe_n_ranges (c);
-  guint r = (i / replicas) % ranges;
-  guint base = c->pipe_blocks / ranges, extra = c->pipe_blocks % ranges;
-  *start = r * base + MIN (r, extra);
-  *end = *start + base + (r < extra ? 1 : 0);
 }

@@ -137,9 +137,6 @@ G_STATIC_ASSERT (PROTO_FIX_N <= 32);
 /* the version a config has until DISCO's family sets the scenario's */
 #define PROTO_VERSION_DEFAULT PROTO_VERSION_DISCO_1110
 
-/* pipeline: most block ranges a scenario may list one by one */
-#define PROTO_PIPE_MAX_RANGES 64
-
 /* The running family's own config (docs/architecture.md, "Config: each
  * family owns its part"): inline storage in ProtoConfig that the family's
  * configure (its *-keys.c) fills with a struct declared in its folder
@@ -235,56 +232,14 @@ typedef struct {
   guint64 seed;                      /* the run's seed: a coordinator that draws takes its stream from it
                                         (gossip's candidate samples); DISCO's draws nothing */
 
-  /* gossip (protocol/gossip/); unused by DISCO's family */
-  guint fanout;                      /* peers each peer draws per step (its out-edges) */
-  ProtoGossipMode gossip_mode;
-  DlTime cycle;                      /* push-pull: a cycle's length; a peer's exchange starts at a
-                                        uniform instant within it */
-  ProtoSparsify sparsify;
-  double keep;                       /* share of the coordinates sent, (0, 1] */
-  gboolean error_feedback;           /* top-k ranks by the change accumulated since last sent */
-  ProtoDiscovery discovery;
-  guint dht_k;                       /* kademlia: bucket size, and contacts per answer */
-  guint dht_alpha;                   /* kademlia: calls in flight per lookup */
-  DlTime dht_rpc_timeout;            /* kademlia: a call unanswered this long fails (the contact is dropped) */
+  /* the straggler policies: gossip's keys, read by gossip, hierarchical
+   * and DISCO's robust (gossip's own knobs: protocol/gossip/gossip-config.h) */
   ProtoStragglerPolicy straggler_policy;
   DlTime round_deadline;             /* deadline */
   double drop_factor;                /* drop-slowest, mixed: slow = period > drop_factor x median */
   guint drop_rounds;                 /* drop-slowest */
   double async_mix;                  /* async pushes: weight of a fresh model (staleness 0) */
   double staleness_exponent;         /* async pushes: weight = async_mix x (1 + staleness)^-exponent */
-
-  /* hierarchical (protocol/hierarchical/) */
-  guint cluster_size;                /* peers per cluster: without regions, or to split a large region */
-  gboolean cluster_by_latency;       /* cluster_by = latency: by measured round trips to landmarks, not
-                                        by region labels (hier-coord.c) */
-  DlTime cluster_radius;             /* latency: a peer joins a landmark's group within this round trip */
-  guint fanin;                       /* heads exchange all-to-all up to this many; above, they report to
-                                        a head of heads, recursively */
-  DlTime election_timeout;           /* the coordinator tallies the candidacies this long at most */
-  DlTime head_timeout;               /* a member waits this long for its head's result, a head for the
-                                        other heads' aggregates */
-
-  /* pipeline (protocol/pipeline/): Petals' inference chain */
-  guint pipe_blocks;                 /* transformer blocks of the model */
-  guint pipe_servers;                /* servers: the peers after the clients (pipe_n_ranges given: one
-                                        range each; else an even split into pipe_servers / pipe_replicas
-                                        ranges) */
-  guint pipe_replicas;               /* even split: servers per range */
-  guint pipe_n_ranges;               /* explicit ranges given (0: the even split) */
-  guint16 pipe_range_start[PROTO_PIPE_MAX_RANGES];
-  guint16 pipe_range_end[PROTO_PIPE_MAX_RANGES];   /* exclusive */
-  DlDist compute_per_block;          /* one block's compute for one token at speed 1 (ns) */
-  guint hidden_size;                 /* bytes of hidden states per token */
-  guint steps;                       /* tokens each session generates */
-  guint sessions;                    /* clients: peers p1..p<sessions>, one session each */
-  gboolean next_peer;                /* forwarding = next-peer: servers push their result to the next */
-  gboolean hash_copy;                /* client_copy = hash: with next-peer, the client sends a server that
-                                        holds the session the hash of its input alone, and the full copy
-                                        only when the server asks (PipeNeed) */
-  gboolean family_hint;              /* routing prefers a next hop in the same family (region) */
-  double faulty_share;               /* share of servers whose pushes are wrong */
-  DlTime step_timeout;               /* a client waits this long for a server's result, then replaces it */
 
   /* the running family's own config: its struct, declared in its folder,
    * that its configure fills (PROTO_FAMILY_CONFIG_DEFINE below) */
@@ -296,7 +251,10 @@ typedef struct {
  *   Type *prefix##_mut (ProtoConfig *c);         to fill (its configure, tests)
  * and fails the build if Type does not fit PROTO_FAMILY_CONFIG_SIZE or
  * needs a stricter alignment.  The bytes mean Type only while c->family is
- * the family's name: only the family's own files call these. */
+ * the family's name: only the family's own files call these.  Declare Type
+ * `typedef struct G_GNUC_MAY_ALIAS { ... } Type;`: the storage is bytes,
+ * and GCC's type-based alias analysis otherwise may drop a store through
+ * prefix##_mut before a copy of the ProtoConfig (docs/architecture.md). */
 #define PROTO_FAMILY_CONFIG_DEFINE(Type, prefix)                                        \
   G_STATIC_ASSERT (sizeof (Type) <= PROTO_FAMILY_CONFIG_SIZE);                          \
   G_STATIC_ASSERT (_Alignof (Type) <= _Alignof (ProtoFamilyConfig));                    \
@@ -308,12 +266,6 @@ typedef struct {
   {                                                                                     \
     return (Type *) (void *) c->family_config.bytes;                                    \
   }
-
-/* pipeline: the configured block ranges (each listed range, or the even
- * split's), and server i's (0-based, i < pipe_servers) [*start, *end);
- * range r is proto_config_pipe_range of server r x pipe_replicas. */
-guint proto_config_pipe_n_ranges (const ProtoConfig *config);
-void proto_config_pipe_range (const ProtoConfig *config, guint i, guint *start, guint *end);
 
 /* The coordinator's connection timer as the version runs it: 60 s in
  * disco-1110-draft whatever peer_connection_timeout says. */

@@ -12,7 +12,12 @@ gossip_cfg (guint min, guint rounds, guint fanout)
   g_strlcpy (c.family, "gossip", sizeof c.family);
   c.min_participants = min;
   c.rounds = rounds;
-  c.fanout = fanout;
+  GossipConfig *gc = gossip_config_mut (&c);
+  gc->fanout = fanout;
+  gc->keep = 1.0;   /* the rest as gossip-keys.c's defaults */
+  gc->dht_k = 8;
+  gc->dht_alpha = 3;
+  gc->dht_rpc_timeout = 2 * DL_S;
   c.payload_timeout = 10 * DL_S;
   return c;
 }

@@ -286,8 +286,8 @@ START_TEST (test_kademlia_world)
    * lists, and every one finishes its rounds (asynchronous steps) */
   ProtoConfig cfg = gossip_cfg (1, 3, 2);
   cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
-  cfg.discovery = PROTO_DISCOVERY_KADEMLIA;
-  cfg.dht_k = 4;
+  gossip_config_mut (&cfg)->discovery = PROTO_DISCOVERY_KADEMLIA;
+  gossip_config_mut (&cfg)->dht_k = 4;
   GW *g = gw_new (&cfg, 12, 1);
   gw_start_all (g);
   gw_settle (g);
@@ -309,7 +309,7 @@ START_TEST (test_kademlia_call_timeout)
    * dht_rpc_timeout and the contact leaves the table */
   ProtoConfig cfg = gossip_cfg (1, 3, 1);
   cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
-  cfg.discovery = PROTO_DISCOVERY_KADEMLIA;
+  gossip_config_mut (&cfg)->discovery = PROTO_DISCOVERY_KADEMLIA;
   g_autoptr (DlRandom) r = dl_random_new (1, "shares", 7);
   g_autoptr (LearnWeights) init = learn_weights_new (1);
   GossipPeer *p = gossip_peer_new (&cfg, init, r);
@@ -325,8 +325,8 @@ START_TEST (test_kademlia_call_timeout)
   proto_msg_set_peers (&m, boot, 1);
   gossip_peer_handle (p, DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_msg_clear (&m);
-  ck_assert_int_eq (gossip_peer_next_deadline (p), DL_S + cfg.dht_rpc_timeout);
-  gossip_peer_handle (p, DL_S + cfg.dht_rpc_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
+  ck_assert_int_eq (gossip_peer_next_deadline (p), DL_S + gossip_config (&cfg)->dht_rpc_timeout);
+  gossip_peer_handle (p, DL_S + gossip_config (&cfg)->dht_rpc_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
   guint dropped = 0;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {

@@ -507,9 +507,9 @@ START_TEST (test_sparse_payload_sizes)
   /* top-k at 25 % of 8 weights sends 2 values and their indices; with
    * error feedback the unsent change is kept for the next step */
   ProtoConfig cfg = gossip_cfg (2, 2, 1);
-  cfg.sparsify = PROTO_SPARSIFY_TOP_K;
-  cfg.keep = 0.25;
-  cfg.error_feedback = TRUE;
+  gossip_config_mut (&cfg)->sparsify = PROTO_SPARSIFY_TOP_K;
+  gossip_config_mut (&cfg)->keep = 0.25;
+  gossip_config_mut (&cfg)->error_feedback = TRUE;
   GW *g = gw_new (&cfg, 2, 8);
   gw_start_all (g);
   gw_settle (g);
@@ -593,8 +593,8 @@ static ProtoConfig
 pp_cfg (guint n, guint rounds)
 {
   ProtoConfig cfg = gossip_cfg (n, rounds, 2);
-  cfg.gossip_mode = PROTO_GOSSIP_MODE_PUSH_PULL;
-  cfg.cycle = 60 * DL_S;
+  gossip_config_mut (&cfg)->gossip_mode = PROTO_GOSSIP_MODE_PUSH_PULL;
+  gossip_config_mut (&cfg)->cycle = 60 * DL_S;
   cfg.leave_after_training = FALSE;
   return cfg;
 }

@@ -19,9 +19,12 @@ hier_cfg (guint min, guint rounds, guint cluster_size)
   g_strlcpy (c.family, "hierarchical", sizeof c.family);
   c.min_participants = min;
   c.rounds = rounds;
-  c.cluster_size = cluster_size;
-  c.election_timeout = 5 * DL_S;
-  c.head_timeout = 10 * DL_S;
+  HierConfig *hc = hier_config_mut (&c);
+  hc->cluster_size = cluster_size;
+  hc->cluster_radius = 20 * DL_MS;   /* the keys' defaults (hier-keys.c) */
+  hc->fanin = 32;
+  hc->election_timeout = 5 * DL_S;
+  hc->head_timeout = 10 * DL_S;
   return c;
 }
 
@@ -100,7 +103,7 @@ START_TEST (test_heads_tree)
   /* 6 clusters of one, fanin 2: the heads form a tree (1, 3, 5 lead pairs;
    * 1 and 5 are the top); the global still is the exact mean everywhere */
   ProtoConfig cfg = hier_cfg (6, 2, 1);
-  cfg.fanin = 2;
+  hier_config_mut (&cfg)->fanin = 2;
   GW *g = gw_new (&cfg, 6, 1);
   gw_start_all (g);
   gw_settle (g);
@@ -182,7 +185,7 @@ START_TEST (test_head_lost)
   gw_settle (g);
   ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_WAIT_RESULT);
   DlTime d = proto_machine_next_deadline (g->m[2]);
-  ck_assert_int_eq (d, g->now + 3 * cfg.head_timeout);
+  ck_assert_int_eq (d, g->now + 3 * hier_config (&cfg)->head_timeout);
   g->now = d;
   gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
   ck_assert_uint_eq (gw_count (g, "no result from the head"), 1);

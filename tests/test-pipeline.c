@@ -21,16 +21,17 @@ pipe_cfg (guint servers, guint replicas, guint sessions, guint steps, gboolean n
   ProtoConfig c;
   proto_config_init (&c, PROTO_VERSION_DISCO_1110);
   g_strlcpy (c.family, "pipeline", sizeof c.family);
-  c.pipe_blocks = 16;
-  c.pipe_servers = servers;
-  c.pipe_replicas = replicas;
-  c.sessions = sessions;
-  c.steps = steps;
+  PipeConfig *pc = pipe_config_mut (&c);
+  pc->blocks = 16;
+  pc->servers = servers;
+  pc->replicas = replicas;
+  pc->sessions = sessions;
+  pc->steps = steps;
   c.rounds = steps;
-  c.next_peer = next_peer;
-  c.hidden_size = 4096;
-  c.compute_per_block = dl_dist_constant (DL_UNIT_DURATION, 1e6);   /* 1 ms */
-  c.step_timeout = 5 * DL_S;
+  pc->next_peer = next_peer;
+  pc->hidden_size = 4096;
+  pc->compute_per_block = dl_dist_constant (DL_UNIT_DURATION, 1e6);   /* 1 ms */
+  pc->step_timeout = 5 * DL_S;
   return c;
 }
 
@@ -146,18 +147,18 @@ END_TEST
 START_TEST (test_even_split)
 {
   ProtoConfig c = pipe_cfg (6, 2, 1, 1, FALSE);
-  c.pipe_blocks = 10;   /* 3 ranges: 4, 3, 3 blocks */
+  pipe_config_mut (&c)->blocks = 10;   /* 3 ranges: 4, 3, 3 blocks */
   guint a, b;
-  proto_config_pipe_range (&c, 0, &a, &b);
+  pipe_config_range (pipe_config (&c), 0, &a, &b);
   ck_assert_uint_eq (a, 0);
   ck_assert_uint_eq (b, 4);
-  proto_config_pipe_range (&c, 1, &a, &b);
+  pipe_config_range (pipe_config (&c), 1, &a, &b);
   ck_assert_uint_eq (a, 0);
   ck_assert_uint_eq (b, 4);   /* its replica */
-  proto_config_pipe_range (&c, 2, &a, &b);
+  pipe_config_range (pipe_config (&c), 2, &a, &b);
   ck_assert_uint_eq (a, 4);
   ck_assert_uint_eq (b, 7);
-  proto_config_pipe_range (&c, 5, &a, &b);
+  pipe_config_range (pipe_config (&c), 5, &a, &b);
   ck_assert_uint_eq (a, 7);
   ck_assert_uint_eq (b, 10);
 }
@@ -219,7 +220,7 @@ END_TEST
 START_TEST (test_faulty_push_caught)
 {
   ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
-  c.faulty_share = 1;   /* every server's pushes are wrong */
+  pipe_config_mut (&c)->faulty_share = 1;   /* every server's pushes are wrong */
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
@@ -266,7 +267,7 @@ metric_value (GW *g, const char *name)
 START_TEST (test_step_rate_after_warmup)
 {
   ProtoConfig c = pipe_cfg (4, 1, 1, 6, FALSE);
-  c.compute_per_block = (DlDist) { .kind = DL_DIST_LOGNORMAL, .unit = DL_UNIT_DURATION, .a = 1e6, .b = 0.5 };
+  pipe_config_mut (&c)->compute_per_block = (DlDist) { .kind = DL_DIST_LOGNORMAL, .unit = DL_UNIT_DURATION, .a = 1e6, .b = 0.5 };
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
@@ -302,7 +303,7 @@ START_TEST (test_hash_copy)
   for (int hash = 0; hash <= 1; hash++)
     {
       ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
-      c.hash_copy = hash;
+      pipe_config_mut (&c)->hash_copy = hash;
       GW *g = gw_new (&c, 5, 4);
       gw_start_all (g);
       run_until (g, DL_S * 100);
@@ -338,8 +339,8 @@ START_TEST (test_hash_copy_faulty)
   /* every push wrong: each hash contradicts the push, the server asks for
    * the full copy and computes from it; the session still completes */
   ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
-  c.hash_copy = TRUE;
-  c.faulty_share = 1;
+  pipe_config_mut (&c)->hash_copy = TRUE;
+  pipe_config_mut (&c)->faulty_share = 1;
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
@@ -451,7 +452,7 @@ START_TEST (test_crash_replaced_with_replay)
   ck_assert_uint_eq (gw_count (g, "session opened by a replay"), 1);
   ck_assert_uint_eq (gw_count (g, "failure_step_latency_s"), 1);
   /* the replayed step took the timeout and more */
-  ck_assert (g->now >= c.step_timeout);
+  ck_assert (g->now >= pipe_config (&c)->step_timeout);
   /* the replacement took steps 2 and 3 */
   ck_assert_uint_eq (pipe_peer_computations (peer (g, repl)), 2);
   gw_free (g);
@@ -474,7 +475,7 @@ START_TEST (test_leave_fails_at_once)
   g->alive[first] = FALSE;
   run_until (g, DL_S * 100);
   ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
-  ck_assert (g->now < c.step_timeout);   /* replaced at once, not after step_timeout */
+  ck_assert (g->now < pipe_config (&c)->step_timeout);   /* replaced at once, not after step_timeout */
   gw_free (g);
 }
 END_TEST

@@ -16,7 +16,7 @@ typedef enum {
   FEDAVG_MODE_FEDASYNC,   /* asynchronous (Xie et al. 2019): each update is mixed in as it comes */
 } FedavgMode;
 
-typedef struct {
+typedef struct G_GNUC_MAY_ALIAS {   /* it lives in family_config's bytes (docs/architecture.md) */
   FedavgMode mode;
   double fraction;            /* sync: C, the share of the connected clients a round draws, (0, 1] */
   double overcommit;          /* sync: a round draws this x its K and keeps the first K updates (>= 1) */

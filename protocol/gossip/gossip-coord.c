@@ -268,7 +268,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
   /* each peer gets the step's members, or beyond GOSSIP_SAMPLE of them a
    * sample: the whole list to everyone would be n^2 ids a step, the very
    * implosion gossip avoids (400 MB a step at 10 000 peers) */
-  guint sample = gossip_sample_size (c->cfg.fanout);
+  guint sample = gossip_sample_size (gossip_config (&c->cfg)->fanout);
   g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MIN (n, sample + 1));
   for (guint i = 0; i < n; i++)
     {
@@ -327,7 +327,7 @@ pp_report (GossipCoord *c, ProtoOutbox *out, const ProtoMsg *msg)
 static void
 send_sample (GossipCoord *c, ProtoOutbox *out, Member *m)
 {
-  guint sample = gossip_sample_size (c->cfg.fanout);
+  guint sample = gossip_sample_size (gossip_config (&c->cfg)->fanout);
   g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MAX (c->members->len, 1));
   guint n = 0, others = c->members->len - 1;
   if (others <= sample)
@@ -515,7 +515,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
             send (c, out, from, &q);
           }
       }
-      if (c->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
+      if (gossip_config (&c->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
         {
           /* its bootstrap contacts: the last peers to join (gossip-dht.c) */
           ProtoMsg r;
@@ -524,7 +524,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) c->recent->data, c->recent->len);
           send (c, out, from, &r);
           g_array_append_val (c->recent, from);
-          if (c->recent->len > MAX (c->cfg.dht_k, 1))
+          if (c->recent->len > MAX (gossip_config (&c->cfg)->dht_k, 1))
             g_array_remove_index (c->recent, 0);
         }
       return;
@@ -542,7 +542,8 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           ProtoMsg r;
           proto_msg_init (&r, PROTO_MSG_PEERS_FOR_ROUND);
           r.round = c->step;
-          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) ids->data, MIN (ids->len, 1 + gossip_sample_size (c->cfg.fanout)));
+          guint most = 1 + gossip_sample_size (gossip_config (&c->cfg)->fanout);
+          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) ids->data, MIN (ids->len, most));
           send (c, out, from, &r);
           return;
         }
@@ -585,7 +586,8 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       try_list (c, out);
       return;
     case PROTO_MSG_GOSSIP_PAYLOAD:
-      if (m && c->cfg.gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL && msg->comm_round == PROTO_GOSSIP_REPORT)
+      if (m && gossip_config (&c->cfg)->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL
+          && msg->comm_round == PROTO_GOSSIP_REPORT)
         {
           observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
           pp_report (c, out, msg);

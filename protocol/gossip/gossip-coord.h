@@ -5,7 +5,7 @@
  * every machine (proto-machine.h). */
 #pragma once
 
-#include "protocol/proto-config.h"
+#include "protocol/gossip/gossip-config.h"
 #include "protocol/proto-input.h"
 #include "protocol/proto-outbox.h"
 

@@ -5,6 +5,7 @@
  * proto_family_gossip's `keys` (gossip-family.c). */
 #include "config.h"
 
+#include "protocol/gossip/gossip-config.h"
 #include "protocol/proto-keys.h"
 
 #include <string.h>
@@ -65,41 +66,42 @@ configure (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
   g_autoptr (GError) e = NULL;
   if (!proto_keys_configure_stragglers (g, l, error))
     return FALSE;
-  g->fanout = proto_keys_uint (l, "protocol", "fanout");
-  g->gossip_mode = proto_keys_is (l, "protocol", "gossip_mode", "push-pull") ? PROTO_GOSSIP_MODE_PUSH_PULL
+  GossipConfig *gc = gossip_config_mut (g);
+  gc->fanout = proto_keys_uint (l, "protocol", "fanout");
+  gc->gossip_mode = proto_keys_is (l, "protocol", "gossip_mode", "push-pull") ? PROTO_GOSSIP_MODE_PUSH_PULL
                                                                              : PROTO_GOSSIP_MODE_SGD;
-  g->cycle = proto_keys_duration (l, "protocol", "cycle");
-  if (g->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL)
+  gc->cycle = proto_keys_duration (l, "protocol", "cycle");
+  if (gc->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL)
     {
-      if (g->cycle <= 0)
+      if (gc->cycle <= 0)
         return FAIL ("cycle", "must be more than 0");
       if (g->straggler_policy != PROTO_STRAGGLER_WAIT)
         return FAIL ("gossip_mode", "push-pull runs cycle after cycle: it needs straggler_policy = wait (it is %s)",
                      proto_straggler_policy_name (g->straggler_policy));
     }
-  if (!proto_sparsify_from_name (proto_keys_value (l, "protocol", "sparsify"), &g->sparsify, &e))
+  if (!proto_sparsify_from_name (proto_keys_value (l, "protocol", "sparsify"), &gc->sparsify, &e))
     return proto_keys_fail_with (l, error, "protocol", "sparsify", e);
-  if (!proto_key_parse_share (proto_keys_value (l, "protocol", "keep"), &g->keep, &e))
+  if (!proto_key_parse_share (proto_keys_value (l, "protocol", "keep"), &gc->keep, &e))
     return proto_keys_fail_with (l, error, "protocol", "keep", e);
-  if (!proto_key_parse_on_off (proto_keys_value (l, "protocol", "error_feedback"), &g->error_feedback, &e))
+  if (!proto_key_parse_on_off (proto_keys_value (l, "protocol", "error_feedback"), &gc->error_feedback, &e))
     return proto_keys_fail_with (l, error, "protocol", "error_feedback", e);
   /* a knob of a setting not in use (keep and error_feedback without top-k
    * or random-k, a policy's knobs under another policy) is ignored, not an
    * error: a sweep over the setting, and every run's export-scenario
    * (which writes all keys), give them to every point */
-  g->discovery = proto_keys_is (l, "protocol", "discovery", "kademlia") ? PROTO_DISCOVERY_KADEMLIA
+  gc->discovery = proto_keys_is (l, "protocol", "discovery", "kademlia") ? PROTO_DISCOVERY_KADEMLIA
                                                                         : PROTO_DISCOVERY_COORDINATOR;
-  if (g->discovery == PROTO_DISCOVERY_KADEMLIA && g->straggler_policy != PROTO_STRAGGLER_ASYNC)
+  if (gc->discovery == PROTO_DISCOVERY_KADEMLIA && g->straggler_policy != PROTO_STRAGGLER_ASYNC)
     return FAIL ("discovery", "kademlia has no coordinator steps to wait in: it needs "
                  "straggler_policy = async (it is %s)", proto_straggler_policy_name (g->straggler_policy));
-  g->dht_k = proto_keys_uint (l, "protocol", "dht_k");
-  if (g->dht_k == 0)
+  gc->dht_k = proto_keys_uint (l, "protocol", "dht_k");
+  if (gc->dht_k == 0)
     return FAIL ("dht_k", "must be at least 1");
-  g->dht_alpha = proto_keys_uint (l, "protocol", "dht_alpha");
-  if (g->dht_alpha == 0)
+  gc->dht_alpha = proto_keys_uint (l, "protocol", "dht_alpha");
+  if (gc->dht_alpha == 0)
     return FAIL ("dht_alpha", "must be at least 1");
-  g->dht_rpc_timeout = proto_keys_duration (l, "protocol", "dht_rpc_timeout");
-  if (g->dht_rpc_timeout <= 0)
+  gc->dht_rpc_timeout = proto_keys_duration (l, "protocol", "dht_rpc_timeout");
+  if (gc->dht_rpc_timeout <= 0)
     return FAIL ("dht_rpc_timeout", "must be more than 0");
   g->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (g->min_participants == 0)

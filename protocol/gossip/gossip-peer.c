@@ -98,7 +98,7 @@ struct GossipPeer {
 static gboolean
 push_pull (const GossipPeer *p)
 {
-  return p->cfg.gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL;
+  return gossip_config (&p->cfg)->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL;
 }
 
 static const char *const state_names[GOSSIP_PEER_N_STATES] = {
@@ -144,7 +144,7 @@ set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
                      ? dl_time_add (p->now, p->cfg.payload_timeout) : DL_TIME_NEVER;
   /* push-pull: the next list waits for the others' exchanges, a cycle at most */
   if (push_pull (p) && p->wait_deadline != DL_TIME_NEVER)
-    p->wait_deadline = dl_time_add (p->wait_deadline, p->cfg.cycle);
+    p->wait_deadline = dl_time_add (p->wait_deadline, gossip_config (&p->cfg)->cycle);
   observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
@@ -297,14 +297,14 @@ static void
 build_outgoing (GossipPeer *p)
 {
   gsize n = learn_weights_len (p->model);
-  if (p->cfg.sparsify == PROTO_SPARSIFY_NONE || n == 0)
+  if (gossip_config (&p->cfg)->sparsify == PROTO_SPARSIFY_NONE || n == 0)
     {
       p->outgoing = learn_weights_ref (p->model);
       return;
     }
-  guint32 k = gossip_keep_count (n, p->cfg.keep);
+  guint32 k = gossip_keep_count (n, gossip_config (&p->cfg)->keep);
   gboolean symbolic = learn_weights_is_symbolic (p->model);
-  if (p->cfg.sparsify == PROTO_SPARSIFY_RANDOM_K)
+  if (gossip_config (&p->cfg)->sparsify == PROTO_SPARSIFY_RANDOM_K)
     p->out_idx = gossip_pick_random (p->rng, (guint32) n, k);
   else if (symbolic)
     {
@@ -320,7 +320,7 @@ build_outgoing (GossipPeer *p)
       for (gsize i = 0; i < n; i++)
         score[i] = x[i] - b[i] + (p->residual ? p->residual[i] : 0.0f);
       p->out_idx = gossip_pick_top (score, (guint32) n, k);
-      if (p->cfg.error_feedback)
+      if (gossip_config (&p->cfg)->error_feedback)
         {
           if (!p->residual)
             p->residual = g_new0 (float, n);
@@ -702,11 +702,11 @@ reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
   m.round = p->rounds_done;
   m.comm_round = PROTO_GOSSIP_REPLY;
   gsize n = learn_weights_len (p->model);
-  if (p->cfg.sparsify == PROTO_SPARSIFY_NONE || n == 0)
+  if (gossip_config (&p->cfg)->sparsify == PROTO_SPARSIFY_NONE || n == 0)
     proto_msg_set_weights (&m, p->model);
   else
     {
-      guint32 k = gossip_keep_count (n, p->cfg.keep);
+      guint32 k = gossip_keep_count (n, gossip_config (&p->cfg)->keep);
       guint32 *idx = gossip_pick_random (p->rng, (guint32) n, k);
       g_autoptr (LearnWeights) v = NULL;
       if (learn_weights_is_symbolic (p->model))
@@ -729,7 +729,7 @@ reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
 static guint
 draw_targets (GossipPeer *p, ProtoNodeId *pool, guint n)
 {
-  guint k = MIN (push_pull (p) ? 1 : p->cfg.fanout, n);
+  guint k = MIN (push_pull (p) ? 1 : gossip_config (&p->cfg)->fanout, n);
   for (guint i = 0; i < k; i++)
     {
       guint j = i + (guint) dl_random_below (p->rng, n - i);
@@ -835,7 +835,7 @@ pp_exchange (GossipPeer *p, DlTime now, ProtoOutbox *out)
       return;
     }
   p->pp_target = p->targets[0];
-  p->pp_push_at = dl_time_add (now, (DlTime) (dl_random_uniform (p->rng) * (double) p->cfg.cycle));
+  p->pp_push_at = dl_time_add (now, (DlTime) (dl_random_uniform (p->rng) * (double) gossip_config (&p->cfg)->cycle));
   p->xchg_deadline = dl_time_add (p->pp_push_at, p->cfg.payload_timeout);
 }
 
@@ -971,8 +971,11 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     case PROTO_MSG_NEW_NODE_INFO:
       p->id = msg->node;
       p->links.self = p->id;
-      if (p->cfg.discovery == PROTO_DISCOVERY_KADEMLIA)
-        p->dht = gossip_dht_new (p->id, p->cfg.dht_k, p->cfg.dht_alpha, p->cfg.dht_rpc_timeout);
+      if (gossip_config (&p->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
+        {
+          const GossipConfig *gc = gossip_config (&p->cfg);
+          p->dht = gossip_dht_new (p->id, gc->dht_k, gc->dht_alpha, gc->dht_rpc_timeout);
+        }
       if (push_pull (p))
         {
           /* its value: uniform in [0, 1) from its own stream */

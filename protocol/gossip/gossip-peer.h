@@ -15,7 +15,7 @@
 #pragma once
 
 #include "base/dl-random.h"
-#include "protocol/proto-config.h"
+#include "protocol/gossip/gossip-config.h"
 #include "protocol/proto-input.h"
 #include "protocol/proto-outbox.h"
 

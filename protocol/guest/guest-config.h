@@ -7,7 +7,7 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
+typedef struct G_GNUC_MAY_ALIAS {   /* it lives in family_config's bytes (docs/architecture.md) */
   char command[512];          /* the guest's command line, split as a shell would */
   char dir[512];              /* the folder it runs in (the scenario file's) */
   guint timeout_ms;           /* wall clock the guest may take to answer one line */

@@ -220,7 +220,7 @@ send_heads (HierCoord *c, ProtoOutbox *out)
       g_array_append_val (heads, k->head);
     }
   g_array_sort (heads, hier_cmp_id);
-  guint n = heads->len, fanin = MAX (c->cfg.fanin, 2);
+  guint n = heads->len, fanin = MAX (hier_config (&c->cfg)->fanin, 2);
   g_autofree ProtoNodeId *parent = g_new (ProtoNodeId, MAX (n, 1));
   for (guint i = 0; i < n; i++)
     parent[i] = PROTO_NO_NODE;
@@ -283,7 +283,7 @@ start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, cons
   k->epoch = epoch;
   k->stuck = FALSE;
   k->head = PROTO_NO_NODE;
-  k->deadline = dl_time_add (c->now, c->cfg.election_timeout);
+  k->deadline = dl_time_add (c->now, hier_config (&c->cfg)->election_timeout);
   g_hash_table_remove_all (k->votes);
   observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, epoch, "cluster %s: election, epoch %u (%s)", k->name, epoch,
            why);
@@ -400,7 +400,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
   if (best == PROTO_NO_NODE)
     {
       /* nobody answered: another epoch, unless the cluster is empty */
-      k->deadline = k->members->len ? dl_time_add (c->now, c->cfg.election_timeout) : DL_TIME_NEVER;
+      k->deadline = k->members->len ? dl_time_add (c->now, hier_config (&c->cfg)->election_timeout) : DL_TIME_NEVER;
       observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, k->epoch, "cluster %s: no candidacy by the deadline",
                k->name);
       return;
@@ -469,7 +469,7 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
       guint j = i;
       while (j < order->len && strcmp (((Member *) order->pdata[j])->region, region) == 0)
         j++;
-      guint n = j - i, size = MAX (c->cfg.cluster_size, 1);
+      guint n = j - i, size = MAX (hier_config (&c->cfg)->cluster_size, 1);
       guint chunks = (n + size - 1) / size;
       for (guint q = 0; q < chunks; q++)
         {
@@ -521,13 +521,13 @@ maybe_form (HierCoord *c, ProtoOutbox *out)
         observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->members->len - hellos,
                  "election_timeout: the clusters form without the peers that never said hello");
       c->form_deadline = DL_TIME_NEVER;
-      if (c->cfg.cluster_by_latency)
+      if (hier_config (&c->cfg)->cluster_by_latency)
         latency_start (c, out);
       else
         form_clusters (c, out);
     }
   else if (c->form_deadline == DL_TIME_NEVER)
-    c->form_deadline = dl_time_add (c->now, c->cfg.election_timeout);
+    c->form_deadline = dl_time_add (c->now, hier_config (&c->cfg)->election_timeout);
 }
 
 /* A peer after the clusters formed: the smallest cluster of its region
@@ -535,7 +535,7 @@ maybe_form (HierCoord *c, ProtoOutbox *out)
 static void
 place_late (HierCoord *c, ProtoOutbox *out, Member *m)
 {
-  if (c->cfg.cluster_by_latency)
+  if (hier_config (&c->cfg)->cluster_by_latency)
     {
       latency_place_late (c, out, m);
       return;
@@ -547,7 +547,7 @@ place_late (HierCoord *c, ProtoOutbox *out, Member *m)
       Cluster *k = g_ptr_array_index (c->clusters, q);
       gboolean same = k->members->len == 0 ? FALSE : strcmp (find_member (c, g_array_index (k->members, ProtoNodeId, 0), NULL)->region,
                                                              m->region) == 0;
-      if (same && k->members->len < MAX (c->cfg.cluster_size, 1) && !unreachable_head (c, m, k)
+      if (same && k->members->len < MAX (hier_config (&c->cfg)->cluster_size, 1) && !unreachable_head (c, m, k)
           && (!best || k->members->len < best->members->len))
         best = k, best_i = (int) q;
     }
@@ -641,7 +641,7 @@ latency_finish (HierCoord *c, ProtoOutbox *out)
 {
   c->probing = FALSE;
   c->probe_deadline = DL_TIME_NEVER;
-  guint n = 0, size = MAX (c->cfg.cluster_size, 1);
+  guint n = 0, size = MAX (hier_config (&c->cfg)->cluster_size, 1);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint g = 0; g < c->landmarks->len; g++)
     {
@@ -756,7 +756,7 @@ next_landmark (HierCoord *c, ProtoOutbox *out)
   for (guint i = 0; i < probers->len; i++)
     probe (c, out, g_array_index (probers, ProtoNodeId, i), group, pick->id);
   c->probe_waiting = probers->len;
-  c->probe_deadline = dl_time_add (c->now, c->cfg.election_timeout);
+  c->probe_deadline = dl_time_add (c->now, hier_config (&c->cfg)->election_timeout);
 }
 
 static void
@@ -800,7 +800,7 @@ late_done (HierCoord *c, ProtoOutbox *out, Member *m)
       if (k->group != g)
         continue;
       n_in_group++;
-      if (k->members->len < MAX (c->cfg.cluster_size, 1) && !unreachable_head (c, m, k)
+      if (k->members->len < MAX (hier_config (&c->cfg)->cluster_size, 1) && !unreachable_head (c, m, k)
           && (best < 0 || k->members->len < ((Cluster *) g_ptr_array_index (c->clusters, best))->members->len))
         best = (int) q;
     }
@@ -839,7 +839,7 @@ latency_place_late (HierCoord *c, ProtoOutbox *out, Member *m)
       late_done (c, out, m);
       return;
     }
-  m->late_deadline = dl_time_add (c->now, c->cfg.election_timeout);
+  m->late_deadline = dl_time_add (c->now, hier_config (&c->cfg)->election_timeout);
 }
 
 static void
@@ -850,7 +850,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
     return;
   if (m->late_left > 0)
     {
-      hier_latency_took (&m->lat, g, msg->key, (guint64) c->cfg.cluster_radius, TRUE);
+      hier_latency_took (&m->lat, g, msg->key, (guint64) hier_config (&c->cfg)->cluster_radius, TRUE);
       if (--m->late_left == 0)
         {
           m->late_left = 1;   /* late_done counts it down */
@@ -861,7 +861,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
   if (!c->probing || !m->awaited || g != c->landmarks->len - 1)
     return;
   m->awaited = FALSE;
-  hier_latency_took (&m->lat, g, msg->key, (guint64) c->cfg.cluster_radius, FALSE);
+  hier_latency_took (&m->lat, g, msg->key, (guint64) hier_config (&c->cfg)->cluster_radius, FALSE);
   if (--c->probe_waiting == 0)
     probe_done (c, out);
 }

@@ -134,7 +134,8 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  DlTime waits = dl_time_add (dl_time_mul (p->head_timeout, 3), dl_time_mul (p->election_timeout, 2));
+  const HierConfig *h = hier_config (p);
+  DlTime waits = dl_time_add (dl_time_mul (h->head_timeout, 3), dl_time_mul (h->election_timeout, 2));
   return dl_time_add (waits, 60 * DL_S);
 }
 

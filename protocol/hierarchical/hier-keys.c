@@ -4,6 +4,7 @@
  * (hier-family.c). */
 #include "config.h"
 
+#include "protocol/hierarchical/hier-config.h"
 #include "protocol/proto-keys.h"
 
 static gboolean
@@ -34,21 +35,22 @@ configure (ProtoConfig *h, ProtoKeyLookup *l, GError **error)
 {
   if (!proto_keys_configure_stragglers (h, l, error))
     return FALSE;
-  h->cluster_size = proto_keys_uint (l, "protocol", "cluster_size");
-  if (h->cluster_size == 0)
+  HierConfig *hc = hier_config_mut (h);
+  hc->cluster_size = proto_keys_uint (l, "protocol", "cluster_size");
+  if (hc->cluster_size == 0)
     return FAIL ("cluster_size", "must be at least 1");
-  h->cluster_by_latency = proto_keys_is (l, "protocol", "cluster_by", "latency");
-  h->cluster_radius = proto_keys_duration (l, "protocol", "cluster_radius");
-  if (h->cluster_radius <= 0)
+  hc->cluster_by_latency = proto_keys_is (l, "protocol", "cluster_by", "latency");
+  hc->cluster_radius = proto_keys_duration (l, "protocol", "cluster_radius");
+  if (hc->cluster_radius <= 0)
     return FAIL ("cluster_radius", "must be more than 0");
-  h->fanin = proto_keys_uint (l, "protocol", "fanin");
-  if (h->fanin < 2)
+  hc->fanin = proto_keys_uint (l, "protocol", "fanin");
+  if (hc->fanin < 2)
     return FAIL ("fanin", "must be at least 2");
-  h->election_timeout = proto_keys_duration (l, "protocol", "election_timeout");
-  if (h->election_timeout <= 0)
+  hc->election_timeout = proto_keys_duration (l, "protocol", "election_timeout");
+  if (hc->election_timeout <= 0)
     return FAIL ("election_timeout", "must be more than 0");
-  h->head_timeout = proto_keys_duration (l, "protocol", "head_timeout");
-  if (h->head_timeout <= 0)
+  hc->head_timeout = proto_keys_duration (l, "protocol", "head_timeout");
+  if (hc->head_timeout <= 0)
     return FAIL ("head_timeout", "must be more than 0");
   h->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (h->min_participants == 0)

@@ -295,7 +295,7 @@ stand (HierPeer *p, ProtoOutbox *out, uint32_t epoch)
   if (p->candidacy_epoch >= epoch)
     return;
   p->candidacy_epoch = epoch;
-  p->stand_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+  p->stand_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_CANDIDACY);
   m.round = epoch;
@@ -320,7 +320,7 @@ send_update (HierPeer *p, ProtoOutbox *out)
     return;
   p->sent_to = p->head;
   /* the head may take head_timeout to collect and as long to exchange */
-  p->result_deadline = dl_time_add (p->now, dl_time_mul (p->cfg.head_timeout, 3));
+  p->result_deadline = dl_time_add (p->now, dl_time_mul (hier_config (&p->cfg)->head_timeout, 3));
   if (p->head == p->id)
     {
       set_state (p, out, HIER_PEER_WAIT_RESULT);
@@ -542,7 +542,7 @@ start_exchange (HierPeer *p, ProtoOutbox *out)
   p->own = (Agg) { .head = p->id, .round = p->hr, .mean = mixed_blend (p, out, hier_mix_mean (p->updates, &n)) };
   p->own.count = n;
   p->phase = HEAD_GATHER;
-  p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+  p->head_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
   proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1, n,
                         "head: cluster mean of %u updates", n);
   try_gather (p, out);
@@ -668,7 +668,7 @@ try_gather (HierPeer *p, ProtoOutbox *out)
       g_array_append_val (parts, g_array_index (p->child_aggs, Agg, i));
   guint64 total = 0;
   g_autoptr (LearnWeights) subtree = hier_mix_combine (parts, &total);
-  p->head_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+  p->head_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
   if (p->parent != PROTO_NO_NODE && p->heads_known)
     {
       p->phase = HEAD_UP;
@@ -847,7 +847,7 @@ distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, 
   p->round_start = p->now;
   p->head_deadline = g_hash_table_size (p->updates)
                      ? dl_time_add (p->now, p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
-                                            ? p->cfg.round_deadline : p->cfg.head_timeout)
+                                            ? p->cfg.round_deadline : hier_config (&p->cfg)->head_timeout)
                      : DL_TIME_NEVER;
   if (self && global)
     take_result (p, out, round, global);
@@ -883,7 +883,7 @@ head_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights 
                          GSIZE_TO_POINTER ((gsize) (p->now - p->round_start) + 1));
   if (p->phase == HEAD_COLLECT && p->head_deadline == DL_TIME_NEVER)
     p->head_deadline = dl_time_add (p->now, p->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE
-                                                ? p->cfg.round_deadline : p->cfg.head_timeout);
+                                                ? p->cfg.round_deadline : hier_config (&p->cfg)->head_timeout);
   if (!listed (p->members, from))
     observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_HIER_UPDATE, -1, "head: an update from a peer not (yet) listed");
   try_collect (p, out);
@@ -1263,7 +1263,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
             /* the clusters formed before it came: the latest global model
              * from its head before it trains (as DISCO's model sync) */
             set_state (p, out, HIER_PEER_SYNCING);
-            p->sync_deadline = dl_time_add (p->now, p->cfg.head_timeout);
+            p->sync_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
           }
         else
           start_training (p, out);

@@ -7,6 +7,7 @@
  * next_deadline as every machine (protocol/proto-machine.h). */
 #pragma once
 
+#include "protocol/hierarchical/hier-config.h"
 #include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS

@@ -85,12 +85,13 @@ family_code (PipeCoord *c, const char *region)
 static void
 least_served_range (PipeCoord *c, guint *start, guint *end)
 {
+  const PipeConfig *pc = pipe_config (&c->cfg);
   guint best = G_MAXUINT;
-  for (guint r = 0; r < proto_config_pipe_n_ranges (&c->cfg); r++)
+  for (guint r = 0; r < pipe_config_n_ranges (pc); r++)
     {
       guint s, e, live = 0;
       /* range r is server r's (listed ranges) or server r x replicas' (even split) */
-      proto_config_pipe_range (&c->cfg, c->cfg.pipe_n_ranges ? r : r * MAX (c->cfg.pipe_replicas, 1), &s, &e);
+      pipe_config_range (pc, pc->n_ranges ? r : r * MAX (pc->replicas, 1), &s, &e);
       for (guint i = 0; i < c->members->len; i++)
         {
           const Member *m = &g_array_index (c->members, Member, i);
@@ -130,13 +131,13 @@ hello (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
     }
   observe (out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   Member m = { .id = from, .speed_milli = msg->degree, .family = family_code (c, msg->signal_data) };
-  guint sessions = c->cfg.sessions, servers = c->cfg.pipe_servers;
+  guint sessions = pipe_config (&c->cfg)->sessions, servers = pipe_config (&c->cfg)->servers;
   if (from >= 1 && from <= sessions)
     m.server = FALSE;
   else if (from > sessions && from <= sessions + servers)
     {
       m.server = TRUE;
-      proto_config_pipe_range (&c->cfg, from - sessions - 1, &m.start, &m.end);
+      pipe_config_range (pipe_config (&c->cfg), from - sessions - 1, &m.start, &m.end);
     }
   else
     {

@@ -117,7 +117,7 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  return dl_time_add (dl_time_mul (p->step_timeout, 3), 120 * DL_S);
+  return dl_time_add (dl_time_mul (pipe_config (p)->step_timeout, 3), 120 * DL_S);
 }
 
 /* the registry sees no rounds: `round N` timeline times do not exist for

@@ -6,6 +6,7 @@
  * `keys` (pipe-family.c). */
 #include "config.h"
 
+#include "protocol/pipeline/pipe-config.h"
 #include "protocol/proto-keys.h"
 #include "protocol/proto-message.h"
 #include "base/dl-units.h"
@@ -13,7 +14,7 @@
 #include <string.h>
 
 /* servers: a count (*count, *n_ranges = 0) or ranges FIRST-LAST (inclusive
- * blocks), comma-separated, at most PROTO_PIPE_MAX_RANGES of them (starts,
+ * blocks), comma-separated, at most PIPE_MAX_RANGES of them (starts,
  * ends: half-open, may be NULL) */
 static gboolean
 parse_servers (const char *v, guint *count, guint *n_ranges, guint16 *starts, guint16 *ends, GError **error)
@@ -53,10 +54,10 @@ parse_servers (const char *v, guint *count, guint *n_ranges, guint16 *starts, gu
                        "range %u-%u is empty (its last block is before its first)", a, b);
           return FALSE;
         }
-      if (k >= PROTO_PIPE_MAX_RANGES || b >= G_MAXUINT16)
+      if (k >= PIPE_MAX_RANGES || b >= G_MAXUINT16)
         {
           g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "at most %u ranges of blocks below %u",
-                       PROTO_PIPE_MAX_RANGES, G_MAXUINT16);
+                       PIPE_MAX_RANGES, G_MAXUINT16);
           return FALSE;
         }
       if (starts)
@@ -111,88 +112,89 @@ static gboolean
 configure (ProtoConfig *q, ProtoKeyLookup *l, GError **error)
 {
   g_autoptr (GError) e = NULL;
-  q->pipe_blocks = proto_keys_uint (l, "protocol", "blocks");
-  if (q->pipe_blocks == 0 || q->pipe_blocks >= G_MAXUINT16)
+  PipeConfig *pc = pipe_config_mut (q);
+  pc->blocks = proto_keys_uint (l, "protocol", "blocks");
+  if (pc->blocks == 0 || pc->blocks >= G_MAXUINT16)
     return FAIL ("protocol", "blocks", "must be from 1 to %u", G_MAXUINT16 - 1);
   const char *servers = proto_keys_value (l, "protocol", "servers");
-  if (!parse_servers (servers, &q->pipe_servers, &q->pipe_n_ranges, q->pipe_range_start, q->pipe_range_end, &e))
+  if (!parse_servers (servers, &pc->servers, &pc->n_ranges, pc->range_start, pc->range_end, &e))
     return proto_keys_fail_with (l, error, "protocol", "servers", e);
-  q->pipe_replicas = proto_keys_uint (l, "protocol", "replicas");
-  if (q->pipe_servers == 0)
+  pc->replicas = proto_keys_uint (l, "protocol", "replicas");
+  if (pc->servers == 0)
     return FAIL ("protocol", "servers", "must be at least 1");
-  if (q->pipe_servers > PROTO_KEY_PEERS_MAX)
+  if (pc->servers > PROTO_KEY_PEERS_MAX)
     return FAIL ("protocol", "servers", "'%s' is out of range (a whole number from 1 to %u)", servers,
                  PROTO_KEY_PEERS_MAX);
-  if (q->pipe_n_ranges > 0)
+  if (pc->n_ranges > 0)
     {
-      if (proto_keys_given (l, "protocol", "replicas") && q->pipe_replicas != 1)
+      if (proto_keys_given (l, "protocol", "replicas") && pc->replicas != 1)
         return FAIL ("protocol", "replicas", "applies to a count of servers, not to ranges listed one by one "
                      "(list a range again for another replica)");
-      q->pipe_replicas = 1;
+      pc->replicas = 1;
       /* every block covered, none past the last */
-      g_autofree guint *cover = g_new0 (guint, q->pipe_blocks);
-      for (guint i = 0; i < q->pipe_n_ranges; i++)
+      g_autofree guint *cover = g_new0 (guint, pc->blocks);
+      for (guint i = 0; i < pc->n_ranges; i++)
         {
-          if (q->pipe_range_end[i] > q->pipe_blocks)
+          if (pc->range_end[i] > pc->blocks)
             return FAIL ("protocol", "servers", "range %u-%u goes past the last block (%u: blocks = %u)",
-                         q->pipe_range_start[i], q->pipe_range_end[i] - 1, q->pipe_blocks - 1, q->pipe_blocks);
-          for (guint b = q->pipe_range_start[i]; b < q->pipe_range_end[i]; b++)
+                         pc->range_start[i], pc->range_end[i] - 1, pc->blocks - 1, pc->blocks);
+          for (guint b = pc->range_start[i]; b < pc->range_end[i]; b++)
             cover[b]++;
         }
-      for (guint b = 0; b < q->pipe_blocks; b++)
+      for (guint b = 0; b < pc->blocks; b++)
         if (cover[b] == 0)
           {
             guint last = b;
-            while (last + 1 < q->pipe_blocks && cover[last + 1] == 0)
+            while (last + 1 < pc->blocks && cover[last + 1] == 0)
               last++;
             return FAIL ("protocol", "servers", "no server for blocks %u-%u: the chain has a gap", b, last);
           }
     }
   else
     {
-      if (q->pipe_replicas == 0)
+      if (pc->replicas == 0)
         return FAIL ("protocol", "replicas", "must be at least 1: a range with no server leaves its blocks unserved");
-      if (q->pipe_servers % q->pipe_replicas != 0)
+      if (pc->servers % pc->replicas != 0)
         return FAIL ("protocol", "replicas", "%u servers do not split into ranges of %u replicas each",
-                     q->pipe_servers, q->pipe_replicas);
-      if (q->pipe_servers / q->pipe_replicas > q->pipe_blocks)
+                     pc->servers, pc->replicas);
+      if (pc->servers / pc->replicas > pc->blocks)
         return FAIL ("protocol", "servers", "%u ranges of %u blocks: a range would be empty",
-                     q->pipe_servers / q->pipe_replicas, q->pipe_blocks);
+                     pc->servers / pc->replicas, pc->blocks);
     }
-  if (!dl_dist_parse (proto_keys_value (l, "protocol", "compute_per_block"), DL_UNIT_DURATION, &q->compute_per_block,
+  if (!dl_dist_parse (proto_keys_value (l, "protocol", "compute_per_block"), DL_UNIT_DURATION, &pc->compute_per_block,
                       &e))
     return proto_keys_fail_with (l, error, "protocol", "compute_per_block", e);
   guint64 hidden = proto_keys_size (l, "protocol", "hidden_size");
   if (hidden == 0 || hidden > (G_GUINT64_CONSTANT (1) << 28))
     return FAIL ("protocol", "hidden_size", "must be from 1 B to 256 MiB per token");
-  q->hidden_size = (guint) hidden;
-  q->steps = proto_keys_uint (l, "protocol", "steps");
-  if (q->steps == 0)
+  pc->hidden_size = (guint) hidden;
+  pc->steps = proto_keys_uint (l, "protocol", "steps");
+  if (pc->steps == 0)
     return FAIL ("protocol", "steps", "must be at least 1");
-  q->sessions = proto_keys_uint (l, "protocol", "sessions");
-  if (q->sessions == 0)
+  pc->sessions = proto_keys_uint (l, "protocol", "sessions");
+  if (pc->sessions == 0)
     return FAIL ("protocol", "sessions", "must be at least 1");
-  q->next_peer = proto_keys_is (l, "protocol", "forwarding", "next-peer");
+  pc->next_peer = proto_keys_is (l, "protocol", "forwarding", "next-peer");
   /* a knob of a setting not in use is ignored (a sweep over forwarding gives
    * it to every point), as gossip's keep without sparsify */
-  q->hash_copy = proto_keys_is (l, "protocol", "client_copy", "hash");
-  if (!proto_key_parse_on_off (proto_keys_value (l, "protocol", "family_hint"), &q->family_hint, &e))
+  pc->hash_copy = proto_keys_is (l, "protocol", "client_copy", "hash");
+  if (!proto_key_parse_on_off (proto_keys_value (l, "protocol", "family_hint"), &pc->family_hint, &e))
     return proto_keys_fail_with (l, error, "protocol", "family_hint", e);
-  q->faulty_share = proto_keys_number (l, "protocol", "faulty_share");
-  q->step_timeout = proto_keys_duration (l, "protocol", "step_timeout");
-  if (q->step_timeout <= 0)
+  pc->faulty_share = proto_keys_number (l, "protocol", "faulty_share");
+  pc->step_timeout = proto_keys_duration (l, "protocol", "step_timeout");
+  if (pc->step_timeout <= 0)
     return FAIL ("protocol", "step_timeout", "must be more than 0");
   /* a client has finished when its session generated every step (the
    * family refuses training.rounds) */
-  q->rounds = q->steps;
+  q->rounds = pc->steps;
   /* clients p1..p<sessions>, then the servers; `count` follows a swept
    * `servers` unless it is given */
   if (!proto_keys_given (l, "peers", "count"))
     return TRUE;
   guint peers = proto_keys_uint (l, "peers", "count");
-  if (peers < q->pipe_servers + q->sessions)
+  if (peers < pc->servers + pc->sessions)
     return FAIL ("peers", "count", "%u peers, but the pipeline needs %u clients (p1..p%u) and %u servers (p%u..p%u)",
-                 peers, q->sessions, q->sessions, q->pipe_servers, q->sessions + 1, q->sessions + q->pipe_servers);
+                 peers, pc->sessions, pc->sessions, pc->servers, pc->sessions + 1, pc->sessions + pc->servers);
   return TRUE;
 }
 

@@ -19,8 +19,8 @@ _pipe_peer_banned (const PipePeer *p, ProtoNodeId id)
 static PipeRouteCost
 route_cost (const PipePeer *p)
 {
-  return (PipeRouteCost) { .block_ns = pipe_block_ns_pessimistic (&p->cfg), .next_peer = p->cfg.next_peer,
-                           .family_hint = p->cfg.family_hint };
+  return (PipeRouteCost) { .block_ns = pipe_block_ns_pessimistic (&p->cfg), .next_peer = pipe_config (&p->cfg)->next_peer,
+                           .family_hint = pipe_config (&p->cfg)->family_hint };
 }
 
 /* Routes blocks [from, to); the hops in *out.  FALSE if a block has no

@@ -97,7 +97,7 @@ lookup (PipePeer *p, ProtoOutbox *out)
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PIPE_LOOKUP);
   _pipe_peer_send_server (p, out, &m);
-  p->lookup_at = dl_time_add (p->now, p->cfg.step_timeout);
+  p->lookup_at = dl_time_add (p->now, pipe_config (&p->cfg)->step_timeout);
   _pipe_peer_set_state (p, out, PIPE_PEER_LOOKUP);
 }
 
@@ -152,7 +152,7 @@ send_step (PipePeer *p, ProtoOutbox *out, guint i, guint32 in, gboolean hash_onl
     m.weights = _pipe_peer_hidden (p, tokens);
   m.degree = h->start;
   m.node = h->end;
-  if (p->cfg.next_peer)
+  if (pipe_config (&p->cfg)->next_peer)
     {
       g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
       g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -173,7 +173,7 @@ send_step (PipePeer *p, ProtoOutbox *out, guint i, guint32 in, gboolean hash_onl
                           "replays the session's inputs to a new server");
       _pipe_peer_metric (p, out, "replay_bytes", (int32_t) p->step, (int64_t) proto_msg_wire_size (&m));
     }
-  h->deadline = dl_time_add (p->now, p->cfg.step_timeout);
+  h->deadline = dl_time_add (p->now, pipe_config (&p->cfg)->step_timeout);
   _pipe_peer_send_link (p, out, h->server, &m);
 }
 
@@ -186,7 +186,8 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
     return;
   /* a hop that holds the session was in the chain of the hop before it,
    * so a push is on its way to it */
-  gboolean hash_only = p->cfg.next_peer && p->cfg.hash_copy && i > 0 && h->stepped;
+  const PipeConfig *pc = pipe_config (&p->cfg);
+  gboolean hash_only = pc->next_peer && pc->hash_copy && i > 0 && h->stepped;
   h->sent = TRUE;
   send_step (p, out, i, in, hash_only);
   /* a result from a pushed copy may be here already */
@@ -253,16 +254,17 @@ first_failed (PipePeer *p)
 static void
 finish (PipePeer *p, ProtoOutbox *out)
 {
-  int32_t last = (int32_t) p->cfg.steps - 1;
+  guint steps = pipe_config (&p->cfg)->steps;
+  int32_t last = (int32_t) steps - 1;
   _pipe_peer_metric (p, out, "client_egress_bytes", last, (int64_t) p->egress_bytes);
   _pipe_peer_metric (p, out, "client_ingress_bytes", last, (int64_t) p->ingress_bytes);
   _pipe_peer_metric (p, out, "session_s", last, p->now - p->session_started);
   /* Petals' benchmarks/benchmark_inference.py: the steps after the first
    * (warm-up) one over the time they took, in steps per 1000 s (not a
    * name ending in _s, which would read as nanoseconds) */
-  if (p->cfg.steps > 1 && p->now > p->warmed_up)
+  if (steps > 1 && p->now > p->warmed_up)
     _pipe_peer_metric (p, out, "steps_per_ks", last,
-                       (int64_t) llround ((double) (p->cfg.steps - 1) * 1e12 / (double) (p->now - p->warmed_up)));
+                       (int64_t) llround ((double) (steps - 1) * 1e12 / (double) (p->now - p->warmed_up)));
   for (guint i = 0; i < p->hops->len; i++)
     {
       Hop *h = hop_at (p, i);
@@ -273,7 +275,7 @@ finish (PipePeer *p, ProtoOutbox *out)
       m.key = p->id;
       _pipe_peer_send_link (p, out, h->server, &m);
     }
-  _pipe_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->cfg.steps, "the session generated every step");
+  _pipe_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, pipe_config (&p->cfg)->steps, "the session generated every step");
   _pipe_peer_set_state (p, out, PIPE_PEER_DONE);
 }
 
@@ -289,7 +291,7 @@ step_done (PipePeer *p, ProtoOutbox *out)
   if (p->step == 0)
     p->warmed_up = p->now;
   p->step++;
-  if (p->step >= p->cfg.steps)
+  if (p->step >= pipe_config (&p->cfg)->steps)
     {
       p->step--;   /* observations of the end keep the last step */
       finish (p, out);
@@ -340,7 +342,7 @@ proceed (PipePeer *p, ProtoOutbox *out)
   g_autoptr (GArray) hops = g_array_new (FALSE, TRUE, sizeof (Hop));
   if (!p->repair)
     {
-      if (!_pipe_peer_route (p, 0, p->cfg.pipe_blocks, hops))
+      if (!_pipe_peer_route (p, 0, pipe_config (&p->cfg)->blocks, hops))
         {
           wait_servers (p, out);
           return;
@@ -658,7 +660,7 @@ start_next (PipePeer *p, ProtoOutbox *out)
           g_free (j);
           continue;
         }
-      double per_block = (double) dl_dist_sample_time (&p->cfg.compute_per_block, p->rng);
+      double per_block = (double) dl_dist_sample_time (&pipe_config (&p->cfg)->compute_per_block, p->rng);
       double ns = per_block * (double) (j->end - j->start) * (double) j->tokens / p->speed;
       p->running = j;
       p->compute_done = dl_time_add (p->now, (DlTime) llround (ns));
@@ -950,7 +952,7 @@ hello (PipePeer *p, ProtoOutbox *out)
   m.degree = s >= (double) G_MAXUINT32 ? G_MAXUINT32 : (guint32) MAX (lround (s), 1);
   m.signal_data = g_strdup (p->region);
   _pipe_peer_send_server (p, out, &m);
-  p->hello_again = dl_time_add (p->now, p->cfg.step_timeout);
+  p->hello_again = dl_time_add (p->now, pipe_config (&p->cfg)->step_timeout);
 }
 
 /* ---- messages ---- */
@@ -973,7 +975,8 @@ take_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
       p->start = msg->round;
       p->end = msg->comm_round;
       /* a faulty server is a property of the node, drawn once from its stream */
-      p->faulty = p->cfg.faulty_share > 0 && dl_random_bernoulli (p->rng, p->cfg.faulty_share);
+      double faulty_share = pipe_config (&p->cfg)->faulty_share;
+      p->faulty = faulty_share > 0 && dl_random_bernoulli (p->rng, faulty_share);
       if (p->faulty)
         _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "faulty: its pushes are wrong");
       _pipe_peer_set_state (p, out, PIPE_PEER_SERVING);
@@ -1206,7 +1209,7 @@ pipe_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->rng = env->rng;
   p->region = g_strdup (env->region ? env->region : "");
   p->speed = env->speed > 0 ? env->speed : 1e-3;
-  p->hidden = learn_weights_new_symbolic ((cfg->hidden_size + 3) / 4);
+  p->hidden = learn_weights_new_symbolic ((pipe_config (cfg)->hidden_size + 3) / 4);
   p->sessions = g_array_new (FALSE, TRUE, sizeof (Session));
   g_queue_init (&p->jobs);
   p->compute_done = DL_TIME_NEVER;

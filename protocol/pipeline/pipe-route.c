@@ -140,8 +140,9 @@ pipe_input_hash (guint64 session, guint32 step)
 double
 pipe_block_ns_pessimistic (const ProtoConfig *cfg)
 {
-  double m = dl_dist_mean (&cfg->compute_per_block), v = dl_dist_variance (&cfg->compute_per_block);
+  const DlDist *block = &pipe_config (cfg)->compute_per_block;
+  double m = dl_dist_mean (block), v = dl_dist_variance (block);
   if (isfinite (m) && isfinite (v))
     return m + 2.0 * sqrt (MAX (v, 0.0));
-  return 10.0 * cfg->compute_per_block.a;
+  return 10.0 * block->a;
 }

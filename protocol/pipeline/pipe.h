@@ -17,6 +17,7 @@
  * Shape: pipe_coord_new / pipe_coord_free, pipe_peer_new / pipe_peer_free. */
 #pragma once
 
+#include "protocol/pipeline/pipe-config.h"
 #include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS

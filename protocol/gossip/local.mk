@@ -1,0 +1,13 @@
+# protocol/gossip/ — the gossip family (README.md beside this file);
+# included from protocol/local.mk.
+protocol_libdlproto_a_SOURCES += \
+	protocol/gossip/gossip-config.h \
+	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h \
+	protocol/gossip/gossip-dht.c protocol/gossip/gossip-dht-private.h \
+	protocol/gossip/gossip-family.c \
+	protocol/gossip/gossip-keys.c \
+	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
+	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \
+	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
+	$(NULL)
+EXTRA_DIST += protocol/gossip/README.md protocol/gossip/local.mk

@@ -1,0 +1,14 @@
+# protocol/pipeline/ — the pipeline family (README.md beside this file);
+# included from protocol/local.mk.
+protocol_libdlproto_a_SOURCES += \
+	protocol/pipeline/pipe.h \
+	protocol/pipeline/pipe-config.c protocol/pipeline/pipe-config.h \
+	protocol/pipeline/pipe-coord.c \
+	protocol/pipeline/pipe-family.c \
+	protocol/pipeline/pipe-keys.c \
+	protocol/pipeline/pipe-msgs.c protocol/pipeline/pipe-msgs.h \
+	protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
+	protocol/pipeline/pipe-peer-effects.c protocol/pipeline/pipe-peer-route.c protocol/pipeline/pipe-peer-sessions.c \
+	protocol/pipeline/pipe-route.c \
+	$(NULL)
+EXTRA_DIST += protocol/pipeline/README.md protocol/pipeline/local.mk
