@@ -103,13 +103,15 @@ GVariant *proto_msg_body (const ProtoMsg *msg, gboolean copy);
 gboolean proto_msg_decode_nested (GVariant *body, ProtoMsg *out, guint depth, GError **error);
 
 /* Arms of shapes several families use: the type byte alone "(y)"; a
- * `round` "(yu)"; `peers` and a `round` "(yauu)"; a `round`, `peers` and
+ * `round` "(yu)"; a `key` "(yt)"; `peers` and a `round` "(yauu)"; a `round`, `peers` and
  * `indices` "(yuauau)" (no check of their lengths: the family's own
  * decoder adds it). */
 GVariant *proto_msg_enc_bare (const ProtoMsg *msg, gboolean copy);
 gboolean proto_msg_dec_bare (GVariant *body, ProtoMsg *m, guint depth, GError **error);
 GVariant *proto_msg_enc_round (const ProtoMsg *msg, gboolean copy);
 gboolean proto_msg_dec_round (GVariant *body, ProtoMsg *m, guint depth, GError **error);
+GVariant *proto_msg_enc_key (const ProtoMsg *msg, gboolean copy);
+gboolean proto_msg_dec_key (GVariant *body, ProtoMsg *m, guint depth, GError **error);
 GVariant *proto_msg_enc_peers_round (const ProtoMsg *msg, gboolean copy);
 gboolean proto_msg_dec_peers_round (GVariant *body, ProtoMsg *m, guint depth, GError **error);
 GVariant *proto_msg_enc_round_peers_indices (const ProtoMsg *msg, gboolean copy);

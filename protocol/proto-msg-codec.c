@@ -148,6 +148,24 @@ proto_msg_dec_round (GVariant *body, ProtoMsg *m, guint depth, GError **error)
 }
 
 GVariant *
+proto_msg_enc_key (const ProtoMsg *msg, gboolean copy)
+{
+  (void) copy;
+  return g_variant_new ("(yt)", (guchar) msg->type, (guint64) msg->key);
+}
+
+gboolean
+proto_msg_dec_key (GVariant *body, ProtoMsg *m, guint depth, GError **error)
+{
+  (void) depth, (void) error;
+  guchar ty;
+  guint64 k;
+  g_variant_get (body, "(yt)", &ty, &k);
+  m->key = k;
+  return TRUE;
+}
+
+GVariant *
 proto_msg_enc_peers_round (const ProtoMsg *msg, gboolean copy)
 {
   (void) copy;

@@ -6,24 +6,6 @@
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/proto-msg-class.h"
 
-static GVariant *
-enc_hello (const ProtoMsg *msg, gboolean copy)
-{
-  (void) copy;
-  return g_variant_new ("(yt)", (guchar) msg->type, (guint64) msg->key);
-}
-
-static gboolean
-dec_hello (GVariant *body, ProtoMsg *m, guint depth, GError **error)
-{
-  (void) depth, (void) error;
-  guchar ty;
-  guint64 k;
-  g_variant_get (body, "(yt)", &ty, &k);
-  m->key = k;
-  return TRUE;
-}
-
 /* FedModel and FedDone: a round and the weights */
 static GVariant *
 enc_model (const ProtoMsg *msg, gboolean copy)
@@ -67,7 +49,7 @@ fedavg_msgs_to_server (ProtoMsgType type)
 }
 
 static const ProtoMsgClass types[] = {
-  { PROTO_MSG_FED_HELLO, "FedHello", "(yt)", NULL, enc_hello, dec_hello, proto_msg_size_fixed, NULL },
+  { PROTO_MSG_FED_HELLO, "FedHello", "(yt)", NULL, proto_msg_enc_key, proto_msg_dec_key, proto_msg_size_fixed, NULL },
   { PROTO_MSG_FED_MODEL, "FedModel", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL },
   { PROTO_MSG_FED_UPDATE, "FedUpdate", "(yutay)", NULL, enc_update, dec_update, proto_msg_size_weights, NULL },
   { PROTO_MSG_FED_DONE, "FedDone", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL },

@@ -144,24 +144,6 @@ dec_result (GVariant *body, ProtoMsg *m, guint depth, GError **error)
 }
 
 static GVariant *
-enc_close (const ProtoMsg *msg, gboolean copy)
-{
-  (void) copy;
-  return g_variant_new ("(yt)", (guchar) msg->type, (guint64) msg->key);
-}
-
-static gboolean
-dec_close (GVariant *body, ProtoMsg *m, guint depth, GError **error)
-{
-  (void) depth, (void) error;
-  guchar ty;
-  guint64 k;
-  g_variant_get (body, "(yt)", &ty, &k);
-  m->key = k;
-  return TRUE;
-}
-
-static GVariant *
 enc_need (const ProtoMsg *msg, gboolean copy)
 {
   (void) copy;
@@ -190,7 +172,7 @@ static const ProtoMsgClass types[] = {
   { PROTO_MSG_PIPE_STEP, "PipeStep", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step },
   { PROTO_MSG_PIPE_PUSH, "PipePush", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step },
   { PROTO_MSG_PIPE_RESULT, "PipeResult", "(ytuuuuay)", NULL, enc_result, dec_result, proto_msg_size_weights },
-  { PROTO_MSG_PIPE_CLOSE, "PipeClose", "(yt)", NULL, enc_close, dec_close, proto_msg_size_fixed },
+  { PROTO_MSG_PIPE_CLOSE, "PipeClose", "(yt)", NULL, proto_msg_enc_key, proto_msg_dec_key, proto_msg_size_fixed },
   { PROTO_MSG_PIPE_NEED, "PipeNeed", "(ytu)", NULL, enc_need, dec_need, proto_msg_size_fixed },
 };
 
