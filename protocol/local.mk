@@ -34,7 +34,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/disco/proto-aggregator.h \
 	protocol/disco/proto-coord.c protocol/disco/proto-coord-effects.c protocol/disco/proto-coord-straggler.c protocol/disco/proto-coord-private.h \
 	protocol/disco/proto-coord.h \
-	protocol/disco/proto-peer.c protocol/disco/proto-peer-listen.c \
+	protocol/disco/proto-peer.c protocol/disco/proto-peer-effects.c protocol/disco/proto-peer-listen.c \
 	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
 	protocol/disco/proto-peer-private.h \
 	protocol/disco/proto-peer.h \
