@@ -679,6 +679,21 @@ START_TEST (eta_per_point)
 }
 END_TEST
 
+/* Points that alternate, the costly one timed first: each waiting run
+ * costs its own point's mean, 1 + 1 + 10 s (not the costliest point's 30
+ * s, nor the mean run's 16.5 s). */
+START_TEST (eta_waiting_by_point)
+{
+  const guint group[] = { 0, 1, 0, 0, 1 };
+  g_autoptr (RunnerProgress) p = runner_progress_new (RUNNER_PROGRESS_NONE, 5, group, 1, 0, 0);
+  runner_progress_job_start (p, 0, S (0));
+  runner_progress_job_end (p, 0, S (1));
+  runner_progress_job_start (p, 1, S (1));
+  runner_progress_job_end (p, 1, S (11));
+  ck_assert_double_eq_tol (runner_progress_eta_s (p, S (11)), 12, 1e-3);
+}
+END_TEST
+
 /* Two workers, five waiting runs of 2 s: the queue goes to the worker free
  * first: 2 + 2 + 2 on one, 2 + 2 on the other. */
 START_TEST (eta_queue_on_workers)
@@ -817,6 +832,7 @@ runner_suite (void)
   TCase *pr = tcase_create ("progress");
   tcase_add_test (pr, eta_fewer_runs_than_workers);
   tcase_add_test (pr, eta_per_point);
+  tcase_add_test (pr, eta_waiting_by_point);
   tcase_add_test (pr, eta_queue_on_workers);
   tcase_add_test (pr, status_line);
   tcase_add_test (pr, lines_due);
