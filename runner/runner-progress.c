@@ -284,17 +284,8 @@ runner_progress_tick (RunnerProgress *p, gint64 now_us)
 char *
 runner_progress_finish (RunnerProgress *p, gint64 now_us)
 {
-  switch (p->mode)
-    {
-    case RUNNER_PROGRESS_NONE:
-      return NULL;
-    case RUNNER_PROGRESS_LINE:
-      break;
-    case RUNNER_PROGRESS_STATUS:
-      if (!p->printed)
-        return NULL;
-      break;
-    }
+  if (p->mode == RUNNER_PROGRESS_NONE || (p->mode == RUNNER_PROGRESS_STATUS && !p->printed))
+    return NULL;
   /* the last line: the whole sweep's rate, not the last interval's */
   p->last_us = p->t0_us;
   p->last_events = 0;
