@@ -190,12 +190,6 @@ tests_test_replica_SOURCES = tests/test-replica.c
 tests_test_replica_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_replica_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
-check_PROGRAMS += tests/test-cli
-TESTS += tests/test-cli
-tests_test_cli_SOURCES = tests/test-cli.c cli/run-progress.c cli/run-progress.h
-tests_test_cli_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_cli_LDADD = base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
-
 check_PROGRAMS += tests/test-guest
 TESTS += tests/test-guest
 tests_test_guest_SOURCES = tests/test-guest.c
