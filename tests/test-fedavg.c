@@ -3,7 +3,8 @@
  * behind the machine interface averaging what the drawn clients upload,
  * and the asynchronous modes: FedBuff's staleness weight and buffer flush,
  * FedAsync's mixing (fedavg-async.c), the client's update and offset
- * (fedavg-client.c), and the keys that choose them (fedavg-keys.c). */
+ * (fedavg-client.c), and the keys that choose them (fedavg-keys.c); the
+ * fault search's plans and runs on fedavg, and the testbed's refusal. */
 #include "config.h"
 
 #include "learn/learn-weights.h"
@@ -11,6 +12,10 @@
 #include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/proto-machine.h"
+#include "explore/explore.h"
+#include "results/res-query.h"
+#include "testbed/testbed.h"
+#include "tests/plan-check.h"
 
 #include <check.h>
 #include <math.h>
@@ -578,6 +583,85 @@ START_TEST (test_keys_modes)
 }
 END_TEST
 
+/* fedavg's plans of drops and delays name only its own four types */
+START_TEST (test_plans_name_fedavg)
+{
+  ck_assert_uint_gt (plan_check_family ("scenarios/regression/fedavg-basic.ini", "fedavg", "Fed"), 20);
+}
+END_TEST
+
+/* A search on fedavg under drops and delays fires drop rules on fedavg's
+ * messages (the world's `drop` facts), and every failing run's plan names
+ * only them; -j changes nothing. */
+START_TEST (test_search_fedavg)
+{
+  g_autofree char *path = plan_check_path ("scenarios/regression/fedavg-churn.ini");
+  ExploreSpace sp = { 0 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (explore_parse_faults ("drop,delay,crash,leave", &sp, &error));
+  guint64 seed = 0;
+  ck_assert_msg (explore_space_load (&sp, path, NULL, &seed, &error), "%s", error ? error->message : "?");
+  ExploreSearchOptions o = { .path = path, .sp = &sp, .base = seed, .runs = 40, .jobs = 1, .keep_plans = TRUE };
+  g_autoptr (ExploreSearch) s = explore_search_run (&o);
+  ck_assert_uint_eq (s->done, 40);
+  ck_assert_uint_eq (s->invalid, 0);
+  ck_assert_uint_gt (g_hash_table_size (s->rules), 0);
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, s->rules);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    ck_assert_msg (g_str_has_prefix (k, "Fed"), "a drop rule on %s fired in a fedavg run", (char *) k);
+  for (guint i = 0; i < s->failures->len; i++)
+    {
+      ExploreFailure *f = s->failures->pdata[i];
+      ck_assert_uint_eq (f->plans->len, f->seeds->len);
+      for (guint p = 0; p < f->plans->len; p++)
+        {
+          GPtrArray *plan = f->plans->pdata[p];
+          for (guint l = 0; l < plan->len; l++)
+            {
+              g_autofree char *type = NULL, *dir = NULL;
+              if (plan_check_msg_of_line (plan->pdata[l], &type, &dir))
+                ck_assert_msg (g_str_has_prefix (type, "Fed"), "%s", (char *) plan->pdata[l]);
+            }
+        }
+    }
+  ExploreCoverage c;
+  explore_coverage (s, &sp, &c);
+  ck_assert_uint_eq (c.n_states, sp.family->n_peer_states);
+  ck_assert (strstr (c.rules_never, "PeersForRound") == NULL);
+  explore_coverage_clear (&c);
+  /* two threads: the same failures, seeds and rules */
+  o.jobs = 2;
+  g_autoptr (ExploreSearch) s2 = explore_search_run (&o);
+  ck_assert_uint_eq (s2->failing, s->failing);
+  ck_assert_uint_eq (s2->failures->len, s->failures->len);
+  ck_assert_uint_eq (g_hash_table_size (s2->rules), g_hash_table_size (s->rules));
+  for (guint i = 0; i < s->failures->len; i++)
+    ck_assert_str_eq (((ExploreFailure *) s2->failures->pdata[i])->signature,
+                      ((ExploreFailure *) s->failures->pdata[i])->signature);
+}
+END_TEST
+
+/* fedavg's machines do not run on sockets: the testbed refuses the
+ * family before a database, a process or a socket is made (db NULL is
+ * never touched), with the family's reason */
+START_TEST (test_testbed_refuses)
+{
+  g_autofree char *path = plan_check_path ("scenarios/regression/fedavg-basic.ini");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "?");
+  TestbedReport rep;
+  testbed_report_init (&rep);
+  TestbedRunStatus st = testbed_run_point (s, s->points->pdata[0], s->seed, NULL, NULL, "/nonexistent/dlsim",
+                                           TESTBED_LOOPBACK, &rep, &error);
+  ck_assert_int_eq (st, TESTBED_RUN_ERROR);
+  ck_assert_msg (g_str_has_prefix (error->message, "[protocol] family = fedavg: "), "%s", error->message);
+  testbed_report_clear (&rep);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -603,12 +687,20 @@ suite (void)
   tcase_add_test (t, test_client_fedasync_sends_offset);
   tcase_add_test (t, test_keys_modes);
   suite_add_tcase (s, t);
+  /* the fault search and the testbed, as for the other families */
+  t = tcase_create ("explore");
+  tcase_set_timeout (t, 300);
+  tcase_add_test (t, test_plans_name_fedavg);
+  tcase_add_test (t, test_search_fedavg);
+  tcase_add_test (t, test_testbed_refuses);
+  suite_add_tcase (s, t);
   return s;
 }
 
 int
 main (void)
 {
+  res_init ();
   SRunner *r = srunner_create (suite ());
   srunner_run_all (r, CK_NORMAL);
   int failed = srunner_ntests_failed (r);
