@@ -169,6 +169,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-one-retry.ini \
 	scenarios/regression/fedavg-basic.ini \
 	scenarios/regression/fedavg-churn.ini \
+	scenarios/regression/fedavg-redrawn-round.ini \
 	scenarios/regression/fedbuff-churn.ini \
 	scenarios/regression/fedbuff-fedasync.ini \
 	scenarios/regression/fedbuff-stragglers.ini \
