@@ -433,43 +433,79 @@ START_TEST (test_fedasync_mixing)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the client */
+
+/* a client (id 4, 7 samples, w0 = 1) that said FedHello */
+static ProtoMachine *
+started_client (const ProtoConfig *cfg)
+{
+  const float w0v = 1.0f;
+  g_autoptr (LearnWeights) w0 = learn_weights_new_from (&w0v, 1);
+  g_autoptr (DlRandom) rng = dl_random_new (1, "test", DL_RANDOM_NO_NODE);
+  ProtoPeerEnv env = { .id = 4, .initial = w0, .rng = rng, .region = "", .speed = 1, .samples = 7 };
+  ProtoMachine *c = proto_family_lookup ("fedavg")->new_peer (cfg, &env);
+  proto_outbox_init (&out);
+  feed (c, PROTO_SERVER, PROTO_IN_START, NULL);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_HELLO, NULL, NULL), 1);
+  return c;
+}
+
+/* the model the one START_TRAINING of the last input starts from */
+static LearnWeights *
+started_from (void)
+{
+  LearnWeights *start = NULL;
+  guint n = 0;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    if (proto_outbox_get (&out, i)->kind == PROTO_ACT_START_TRAINING)
+      {
+        start = proto_outbox_get (&out, i)->weights;
+        n++;
+      }
+  ck_assert_uint_eq (n, 1);
+  ck_assert_ptr_nonnull (start);
+  return start;
+}
+
+/* FedModel(round, one weight of `value`; NULL: no weights) to the client */
+static void
+client_model_msg (ProtoMachine *c, guint32 round, const float *value)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_FED_MODEL);
+  m.round = round;
+  g_autoptr (LearnWeights) w = value ? learn_weights_new_from (value, 1) : NULL;
+  if (w)
+    proto_msg_set_weights (&m, w);
+  feed (c, PROTO_SERVER, PROTO_IN_MESSAGE, &m);
+  proto_msg_clear (&m);
+}
+
+/* the client's training ends with one weight of `value`: it uploads */
+static void
+client_trained (ProtoMachine *c, float value)
+{
+  g_autoptr (LearnWeights) trained = learn_weights_new_from (&value, 1);
+  ProtoInput in = { .kind = PROTO_IN_TRAINING_DONE, .from = PROTO_NO_NODE, .weights = trained };
+  proto_outbox_reset (&out);
+  proto_machine_handle (c, 0, &in, &out);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_UPDATE, NULL, NULL), 1);
+}
+
 /* the client: trains from w0 + offset; uploads (FedBuff) trained - start,
  * (FedAsync) trained - w0, with the version it started from */
 static void
 client_round_trip (FedavgMode mode, float expect_up)
 {
   ProtoConfig cfg = async_config (mode, 3, 2, 1.0, 0.6, 1);
-  const float w0v = 1.0f;
-  g_autoptr (LearnWeights) w0 = learn_weights_new_from (&w0v, 1);
-  g_autoptr (DlRandom) rng = dl_random_new (1, "test", DL_RANDOM_NO_NODE);
-  ProtoPeerEnv env = { .id = 4, .initial = w0, .rng = rng, .region = "", .speed = 1, .samples = 7 };
-  g_autoptr (ProtoMachine) c = proto_family_lookup ("fedavg")->new_peer (&cfg, &env);
-  proto_outbox_init (&out);
-  feed (c, PROTO_SERVER, PROTO_IN_START, NULL);
-  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_HELLO, NULL, NULL), 1);
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_FED_MODEL);
-  m.round = 2;
+  g_autoptr (ProtoMachine) c = started_client (&cfg);
   const float off = 2.0f;
-  g_autoptr (LearnWeights) ow = learn_weights_new_from (&off, 1);
-  proto_msg_set_weights (&m, ow);
-  feed (c, PROTO_SERVER, PROTO_IN_MESSAGE, &m);
-  proto_msg_clear (&m);
-  LearnWeights *start = NULL;
-  for (guint i = 0; i < proto_outbox_len (&out); i++)
-    if (proto_outbox_get (&out, i)->kind == PROTO_ACT_START_TRAINING)
-      start = proto_outbox_get (&out, i)->weights;
-  ck_assert_ptr_nonnull (start);
-  ck_assert_float_eq_tol (learn_weights_data (start)[0], 3.0f, 1e-6f);             /* w0 + offset */
+  client_model_msg (c, 2, &off);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);   /* w0 + offset */
   ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (c))[0], 3.0f, 1e-6f);
-  const float tv = 5.0f;
-  g_autoptr (LearnWeights) trained = learn_weights_new_from (&tv, 1);
-  ProtoInput in = { .kind = PROTO_IN_TRAINING_DONE, .from = PROTO_NO_NODE, .weights = trained };
-  proto_outbox_reset (&out);
-  proto_machine_handle (c, 0, &in, &out);
-  ProtoNodeId to;
+  client_trained (c, 5.0f);
   LearnWeights *up = NULL;
-  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_UPDATE, &to, &up), 1);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_UPDATE, NULL, &up), 1);
   ck_assert_ptr_nonnull (up);
   ck_assert_float_eq_tol (learn_weights_data (up)[0], expect_up, 1e-6f);
   for (guint i = 0; i < proto_outbox_len (&out); i++)
@@ -490,6 +526,44 @@ END_TEST
 START_TEST (test_client_fedasync_sends_offset)
 {
   client_round_trip (FEDAVG_MODE_FEDASYNC, 4.0f);   /* 5 - 1 */
+}
+END_TEST
+
+/* sync: the server draws a client again for a round it has trained in (a
+ * round that got no update is drawn again: its update was lost or late).
+ * The client trains again from the model the server sent, not from its
+ * own trained one, and observes the round's global model once (explore
+ * found the second round-end: monotone-rounds, fedavg-churn.ini seed 436;
+ * scenarios/regression/fedavg-redrawn-round.ini) */
+START_TEST (test_client_redrawn_round)
+{
+  ProtoConfig cfg = config (5, 1.0, 1, 1);
+  const float g = 3.0f;
+  g_autoptr (ProtoMachine) c = started_client (&cfg);
+  /* round 0 (no weights: w0), drawn twice */
+  client_model_msg (c, 0, NULL);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 1.0f, 1e-6f);
+  client_trained (c, 5.0f);
+  client_model_msg (c, 0, NULL);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 1.0f, 1e-6f);
+  client_trained (c, 5.0f);
+  /* round 2 (the global model after 2 rounds), drawn twice */
+  client_model_msg (c, 2, &g);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 1);
+  client_trained (c, 5.0f);
+  client_model_msg (c, 2, &g);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 0);   /* round 2's model: seen */
+  /* drawn again while it trains: the kept FedModel is trained from the server's model too */
+  client_model_msg (c, 2, &g);
+  ProtoPeerView v;
+  proto_machine_view (c, &v);
+  ck_assert_uint_eq (v.rounds_done, 2);
+  client_trained (c, 5.0f);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 0);
+  proto_outbox_clear (&out);
 }
 END_TEST
 
@@ -677,6 +751,7 @@ suite (void)
   tcase_add_test (t, test_server_leaver_not_waited);
   tcase_add_test (t, test_server_overcommit_keeps_first);
   tcase_add_test (t, test_server_round_timeout);
+  tcase_add_test (t, test_client_redrawn_round);
   suite_add_tcase (s, t);
   t = tcase_create ("async");
   tcase_add_test (t, test_staleness_weight);
