@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -322,11 +323,20 @@ execute_here (Exec *x, ResDb *db, GError **error)
   return RUNNER_EXEC_OK;
 }
 
+/* What the forked workers share (an anonymous shared mapping): the next
+ * job index, and a lock held while one writes its record, so that a record
+ * longer than PIPE_BUF (many failed lines) never interleaves with another
+ * worker's on the pipe. */
+typedef struct {
+  guint next_job;
+  sem_t write_lock;
+} Shared;
+
 /* A worker's record of a finished job on the pipe: "INDEX\tOUTCOME\t
  * CHECKED\tNFAILED" and then each failed line, every piece ending in a
- * NUL. */
+ * NUL; written whole under the shared lock. */
 static gboolean
-write_done (int fd, const RunnerJobDone *d)
+write_done (int fd, Shared *sh, const RunnerJobDone *d)
 {
   g_autoptr (GString) rec = g_string_new (NULL);
   g_string_append_printf (rec, "%u\t%d\t%u\t%u", d->index, (int) d->outcome, d->checked, d->failed->len);
@@ -336,7 +346,20 @@ write_done (int fd, const RunnerJobDone *d)
       g_string_append (rec, d->failed->pdata[i]);
       g_string_append_c (rec, '\0');
     }
-  return write (fd, rec->str, rec->len) == (ssize_t) rec->len;
+  while (sem_wait (&sh->write_lock) != 0 && errno == EINTR)
+    ;
+  gsize done = 0;
+  while (done < rec->len)
+    {
+      ssize_t n = write (fd, rec->str + done, rec->len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += (gsize) n;
+    }
+  sem_post (&sh->write_lock);
+  return done == rec->len;
 }
 
 /* Reads the records of write_done from a pipe, piece by piece. */
@@ -382,13 +405,13 @@ read_piece (Exec *x, Reader *r, const char *piece)
  * is none (or the stop flag is raised), writing into its own database
  * file and a record per job into the pipe. */
 G_GNUC_NORETURN static void
-worker_main (Exec *x, const char *wpath, guint *next_job, int fd)
+worker_main (Exec *x, const char *wpath, Shared *sh, int fd)
 {
   g_autoptr (GError) werr = NULL;
   ResDb *wdb = res_db_open (wpath, &werr);
   int rc = 0;
-  for (guint i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST); wdb && i < x->plan->jobs->len && !stopped (x);
-       i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST))
+  for (guint i = __atomic_fetch_add (&sh->next_job, 1, __ATOMIC_SEQ_CST); wdb && i < x->plan->jobs->len && !stopped (x);
+       i = __atomic_fetch_add (&sh->next_job, 1, __ATOMIC_SEQ_CST))
     {
       RunnerJobDone d;
       if (!run_job (x, wdb, i, FALSE, &d, &werr))
@@ -396,7 +419,7 @@ worker_main (Exec *x, const char *wpath, guint *next_job, int fd)
           rc = 1;
           break;
         }
-      if (!write_done (fd, &d))
+      if (!write_done (fd, sh, &d))
         rc = 1;
       job_done_clear (&d);
     }
@@ -419,13 +442,19 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
   /* a work queue: the next job index, shared by the forked workers; each
    * takes the next job when it is free (run ids are fixed in advance, so
    * which worker runs a job changes nothing in the results) */
-  guint *next_job = mmap (NULL, sizeof (guint), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (next_job == MAP_FAILED)
+  Shared *sh = mmap (NULL, sizeof (Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (sh == MAP_FAILED)
     {
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "mmap: %s", g_strerror (errno));
       return RUNNER_EXEC_ERROR;
     }
-  *next_job = 0;
+  sh->next_job = 0;
+  if (sem_init (&sh->write_lock, 1, 1) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "sem_init: %s", g_strerror (errno));
+      munmap (sh, sizeof (Shared));
+      return RUNNER_EXEC_ERROR;
+    }
   fflush (NULL);
   GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
@@ -438,7 +467,7 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
       if (pid == 0)
         {
           close (pipefd[0]);
-          worker_main (x, wpath, next_job, pipefd[1]);
+          worker_main (x, wpath, sh, pipefd[1]);
         }
       if (pid < 0)
         {
@@ -491,7 +520,8 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
         worst = 1;
     }
   g_array_unref (pids);
-  munmap (next_job, sizeof (guint));
+  sem_destroy (&sh->write_lock);
+  munmap (sh, sizeof (Shared));
   for (guint k = 0; k < paths->len; k++)
     {
       if (!res_db_merge (db, paths->pdata[k], error))
