@@ -171,8 +171,7 @@ static ProtoConfig
 config (guint rounds, double fraction, guint min, guint64 seed)
 {
   ProtoConfig c;
-  proto_config_init (&c, PROTO_VERSION_DEFAULT);
-  g_strlcpy (c.family, "fedavg", sizeof c.family);
+  proto_config_init (&c, "fedavg");
   c.rounds = rounds;
   *fedavg_config_mut (&c) = (FedavgConfig) { .fraction = fraction, .overcommit = 1.0, .round_timeout = 60 * DL_S };
   c.min_participants = min;
@@ -609,7 +608,7 @@ static gboolean
 configure (ProtoConfig *cfg, const char *const *given, const char **bad)
 {
   FakeKeys f = { .l = { .value = fake_value, .given = fake_given }, .given = given };
-  proto_config_init (cfg, PROTO_VERSION_DEFAULT);
+  proto_config_init (cfg, "fedavg");
   g_autoptr (GError) e = NULL;
   gboolean ok = proto_family_lookup ("fedavg")->keys->configure (cfg, &f.l, &e);
   *bad = ok ? NULL : f.l.bad_key;

@@ -1,6 +1,7 @@
 # protocol/disco/ — the disco family: DISCO's coordinator and peer
 # (README.md beside this file); included from protocol/local.mk.
 protocol_libdlproto_a_SOURCES += \
+	protocol/disco/disco-config.c protocol/disco/disco-config.h \
 	protocol/disco/disco-family.c \
 	protocol/disco/disco-keys.c \
 	protocol/disco/disco-msgs.c protocol/disco/disco-msgs.h \

@@ -86,7 +86,7 @@ _proto_peer_send_round (ProtoPeer *p, ProtoOutbox *out)
       m.node = to;
       /* robust tags with the round the exchange began in: the own add above
        * may already have completed that round (F1, docs/found.md) */
-      m.round = p->cfg.robust_exact_round ? p->xchg_round : proto_aggregator_round (p->agg);
+      m.round = disco_config (&p->cfg)->robust_exact_round ? p->xchg_round : proto_aggregator_round (p->agg);
       m.comm_round = p->xchg_c;
       proto_msg_set_weights (&m, payloads[i]);
       _proto_peer_send_msg (p, out, to, PROTO_VIA_LINK, &m);
@@ -107,9 +107,9 @@ _proto_peer_exchange_add (ProtoPeer *p, DlTime now, ProtoNodeId from, const Prot
    * throws (caught and logged by the loop) for a secure comm round > 1 */
   /* pre-775's Payload carries no aggregation round: receivePayloads passes
    * the receiver's own (always within the cutoff) */
-  uint32_t msg_round = p->cfg.ready_at_round_start ? proto_aggregator_round (p->agg) : msg->round;
+  uint32_t msg_round = disco_config (&p->cfg)->ready_at_round_start ? proto_aggregator_round (p->agg) : msg->round;
   if (msg->weights == NULL || !proto_aggregator_is_valid (p->agg, from, msg_round)
-      || (p->cfg.robust_exact_round && msg->round != proto_aggregator_round (p->agg))
+      || (disco_config (&p->cfg)->robust_exact_round && msg->round != proto_aggregator_round (p->agg))
       || (proto_aggregator_n_comm_rounds (p->agg) == 2 && msg->comm_round >= 2))
     {
       char why[80];
@@ -124,7 +124,7 @@ _proto_peer_exchange_add (ProtoPeer *p, DlTime now, ProtoNodeId from, const Prot
                "weights of the wrong size");
       return FALSE;
     }
-  if (p->cfg.robust_exchange_deadline && p->state == PROTO_PEER_EXCHANGING && !p->xchg_cut)
+  if (disco_config (&p->cfg)->robust_exchange_deadline && p->state == PROTO_PEER_EXCHANGING && !p->xchg_cut)
     p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
   gboolean refused;
   uint32_t agg_round = proto_aggregator_round (p->agg);
@@ -175,9 +175,9 @@ _proto_peer_exchange_reset (ProtoPeer *p, DlTime now)
   p->xchg_round = proto_aggregator_round (p->agg);
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
   p->xchg_result = learn_weights_ref (p->model);
-  p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+  p->agg_wait_deadline = dl_time_add (now, disco_config (&p->cfg)->aggregation_wait);
   p->xchg_cut = FALSE;
-  if (p->cfg.robust_exchange_deadline)
+  if (disco_config (&p->cfg)->robust_exchange_deadline)
     p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
 }
 

@@ -167,7 +167,7 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
   for (guint i = 0; i < n; i++)
     {
       Link *known = _proto_peer_find_link (p, ids[i]);
-      if (known && p->cfg.robust_links
+      if (known && disco_config (&p->cfg)->robust_links
           && (known->state == PROTO_LINK_CLOSED || known->state == PROTO_LINK_FAILED))
         {
           /* S15: robust opens a new link in place of one that closed or failed */

@@ -65,17 +65,17 @@ void
 _proto_peer_serve (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
 {
   Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
-  if (p->cfg.robust_serve_after_round
+  if (disco_config (&p->cfg)->robust_serve_after_round
       && (p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION))
     s.wait_round = TRUE;   /* S13: the round in its connect phase ends first */
-  if (newcomer == PROTO_SERVER && p->cfg.robust_checkpoint)
+  if (newcomer == PROTO_SERVER && disco_config (&p->cfg)->robust_checkpoint)
     {
       s.link_ready = TRUE;
       g_array_append_val (p->serves, s);
       _proto_peer_try_serve (p, out);
       return;
     }
-  if (p->cfg.robust_sync_retry)
+  if (disco_config (&p->cfg)->robust_sync_retry)
     for (guint i = 0; i < p->serves->len; i++)
       if (g_array_index (p->serves, Serve, i).newcomer == newcomer)
         {

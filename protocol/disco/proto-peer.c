@@ -62,8 +62,8 @@ waits_for_coordinator (const ProtoPeer *p)
 static void
 arm_wait (ProtoPeer *p)
 {
-  p->wait_deadline = p->cfg.robust_wait_timeout && waits_for_coordinator (p)
-                     ? dl_time_add (p->now, proto_config_wait_timeout (&p->cfg)) : DL_TIME_NEVER;
+  p->wait_deadline = disco_config (&p->cfg)->robust_wait_timeout && waits_for_coordinator (p)
+                     ? dl_time_add (p->now, proto_disco_wait_timeout (&p->cfg)) : DL_TIME_NEVER;
 }
 
 static void
@@ -82,7 +82,7 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
   g_strlcpy (p->error, why, sizeof p->error);
   _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
   /* webapp: Trainer.vue's finally closes the session after an error too */
-  if ((disconnect || p->cfg.webapp_runtime) && p->connected)
+  if ((disconnect || disco_config (&p->cfg)->webapp_runtime) && p->connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
         proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _proto_peer_pool_at (p, i)->peer);
@@ -100,7 +100,7 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 static gboolean
 node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
 {
-  if (!p->cfg.node_runtime)
+  if (!disco_config (&p->cfg)->node_runtime)
     return FALSE;
   char why[PROTO_OBS_DETAIL_LEN];
   g_snprintf (why, sizeof why, "process exited (Node.js): %s", what);
@@ -141,7 +141,7 @@ after_sync (ProtoPeer *p, ProtoOutbox *out)
   /* this.aggregationResult = aggregator.getPromiseForAggregation() */
   g_clear_pointer (&p->promised, learn_weights_unref);
   p->promise = PROMISE_PENDING;
-  if (p->cfg.pause_before_training && !pass_pause_point (p, out, PROTO_PEER_PAUSED_BEGIN))
+  if (disco_config (&p->cfg)->pause_before_training && !pass_pause_point (p, out, PROTO_PEER_PAUSED_BEGIN))
     return;
   start_training (p, out);
 }
@@ -155,7 +155,7 @@ pre775_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   _proto_peer_send_server (p, out, PROTO_MSG_PEER_IS_READY);
   set_state (p, out, PROTO_PEER_WAIT_PEERS);
-  p->sync_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+  p->sync_deadline = dl_time_add (now, disco_config (&p->cfg)->aggregation_wait);
 }
 
 static void
@@ -170,12 +170,12 @@ pre775_train (ProtoPeer *p, ProtoOutbox *out)
 static void
 begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  if (p->cfg.ready_at_round_start)
+  if (disco_config (&p->cfg)->ready_at_round_start)
     {
       pre775_begin_round (p, now, out);
       return;
     }
-  if (p->sync_needed && p->cfg.model_sync)
+  if (p->sync_needed && disco_config (&p->cfg)->model_sync)
     {
       p->sync_attempts++;
       _proto_peer_send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
@@ -266,7 +266,7 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
     {
       _proto_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
       set_state (p, out, PROTO_PEER_DONE);
-      if (!p->cfg.leave_after_training && p->cfg.robust_members_only)
+      if (!p->cfg.leave_after_training && disco_config (&p->cfg)->robust_members_only)
         {
           /* S20: a finished peer that stays helps the others' rounds
            * (PeerIsReady with the helper flag; it never starts one alone) */
@@ -304,7 +304,7 @@ exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       p->xchg_result = g_steal_pointer (&r);
       p->promise = PROMISE_PENDING;
       p->xchg_c++;
-      p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+      p->agg_wait_deadline = dl_time_add (now, disco_config (&p->cfg)->aggregation_wait);
       send_round (p, out);
     }
 }
@@ -329,12 +329,12 @@ add_contribution (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *ms
 static void
 links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  if (p->cfg.connect_barrier)
+  if (disco_config (&p->cfg)->connect_barrier)
     {
       _proto_peer_send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
       set_state (p, out, PROTO_PEER_WAIT_DECISION);
     }
-  else if (p->cfg.ready_at_round_start)
+  else if (disco_config (&p->cfg)->ready_at_round_start)
     pre775_train (p, out);
   else
     begin_exchange (p, now, out);
@@ -353,16 +353,16 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
          * (decentralized_client.ts at b95004b4, onRoundEndCommunication). */
         _proto_peer_set_nodes_self_only (p);
         _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
-        if (p->cfg.ready_at_round_start)
+        if (disco_config (&p->cfg)->ready_at_round_start)
           pre775_train (p, out);
-        else if (p->cfg.connect_barrier)
+        else if (disco_config (&p->cfg)->connect_barrier)
           set_state (p, out, PROTO_PEER_WAIT_DECISION);
         else
           begin_exchange (p, now, out);
         return;
       }
   _proto_peer_set_nodes (p, msg->peers, msg->n_peers);
-  if (!p->cfg.ready_at_round_start)   /* pre-775's list has no round */
+  if (!disco_config (&p->cfg)->ready_at_round_start)   /* pre-775's list has no round */
     proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
   _proto_peer_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
   if (p->pending->len == 0)
@@ -386,7 +386,7 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
    * round it only replaces the first add; but if the first completed the
    * round (a Payload tagged for the next one, F1), the second stores a
    * stale contribution into the next round.  robust adds once. */
-  for (guint k = 1; k < takers && !p->cfg.robust_single_add && p->connected; k++)
+  for (guint k = 1; k < takers && !disco_config (&p->cfg)->robust_single_add && p->connected; k++)
     {
       _proto_peer_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_PAYLOAD, msg->round,
                   "another receive loop on the link takes it and adds it again");
@@ -469,14 +469,14 @@ handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOut
 static void
 handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  if (p->cfg.robust_sync_retry && p->provider != PROTO_NO_NODE && p->provider != msg->node)
+  if (disco_config (&p->cfg)->robust_sync_retry && p->provider != PROTO_NO_NODE && p->provider != msg->node)
     {
       /* S12: re-targeted; a link to the old provider that is not up goes */
       _proto_peer_drop_link_unless_up (p, out, p->provider);
       g_array_set_size (p->pending, 0);
     }
   p->provider = msg->node;
-  if (msg->node == PROTO_SERVER && p->cfg.robust_checkpoint)
+  if (msg->node == PROTO_SERVER && disco_config (&p->cfg)->robust_checkpoint)
     {
       /* robust: the coordinator serves its checkpoint over the stream */
       _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "the coordinator's checkpoint");
@@ -485,7 +485,7 @@ handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, Pro
       return;
     }
   _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
-  if (msg->node == p->id && p->cfg.robust_sync_retry)
+  if (msg->node == p->id && disco_config (&p->cfg)->robust_sync_retry)
     {
       /* robust: no trained model exists anywhere; start from our own */
       _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_SIGNAL_MODEL_PROVIDER, -1,
@@ -507,7 +507,7 @@ handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, Pro
     {
       set_state (p, out, PROTO_PEER_SYNC_LINKING);
       /* getPeers has no timeout; robust bounds it (S12) */
-      p->sync_deadline = p->cfg.robust_sync_retry ? dl_time_add (now, p->cfg.model_sync_timeout) : DL_TIME_NEVER;
+      p->sync_deadline = disco_config (&p->cfg)->robust_sync_retry ? dl_time_add (now, p->cfg.model_sync_timeout) : DL_TIME_NEVER;
     }
   else
     {
@@ -522,7 +522,7 @@ sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   p->sync_deadline = DL_TIME_NEVER;
   _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
-  if (p->cfg.robust_sync_retry)
+  if (disco_config (&p->cfg)->robust_sync_retry)
     {
       /* S11, S12: ask again, for as long as the peer stays; the
        * coordinator names another provider or serves its checkpoint */
@@ -558,8 +558,8 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     {
     case PROTO_MSG_NEW_NODE_INFO:
       p->id = msg->node;
-      p->sync_needed = msg->joined_mid_training && p->cfg.model_sync;
-      if (msg->wait_for_more && !p->enough_before_info && !p->cfg.ready_at_round_start)
+      p->sync_needed = msg->joined_mid_training && disco_config (&p->cfg)->model_sync;
+      if (msg->wait_for_more && !p->enough_before_info && !disco_config (&p->cfg)->ready_at_round_start)
         p->pause = PAUSE_PENDING;   /* pre-775's client does not read it */
       begin_round (p, now, out);
       return;
@@ -583,7 +583,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
         }
       return;
     case PROTO_MSG_WAITING_FOR_MORE:
-      if (p->pause != PAUSE_NONE && p->cfg.robust_listen)
+      if (p->pause != PAUSE_NONE && disco_config (&p->cfg)->robust_listen)
         {
           /* S21: robust takes a second Waiting as what it says */
           p->pause = PAUSE_PENDING;
@@ -601,7 +601,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
         }
       p->pause = PAUSE_PENDING;
       _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
-               p->cfg.participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
+               disco_config (&p->cfg)->participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       handle_signal (p, msg, out);
@@ -654,7 +654,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
         {
           /* robust (S17): a member left; what it sent may still arrive, so
            * the exchange gets aggregation_wait more, then is aborted */
-          p->xchg_deadline = MIN (p->xchg_deadline, dl_time_add (now, p->cfg.aggregation_wait));
+          p->xchg_deadline = MIN (p->xchg_deadline, dl_time_add (now, disco_config (&p->cfg)->aggregation_wait));
           p->xchg_cut = TRUE;
           _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_RETRY_PEER_CONNECTIONS, -1,
                       "a member left: the exchange ends within aggregation_wait");
@@ -736,7 +736,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       sync_expired (p, now, out);
       return;
     }
-  if (p->cfg.ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
+  if (disco_config (&p->cfg)->ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
     {
       _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
                   "Timeout waiting for the round's peer list: the round's nodes are this peer alone");
@@ -760,7 +760,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       end_round_loop (p, out);
       return;
     }
-  if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && p->cfg.robust_exchange_deadline)
+  if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && disco_config (&p->cfg)->robust_exchange_deadline)
     p->agg_wait_deadline = DL_TIME_NEVER;   /* robust does not break: a partial sum is no model */
   if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
     {
@@ -783,7 +783,7 @@ proto_peer_next_deadline (const ProtoPeer *p)
   DlTime t = DL_TIME_NEVER;
   if (p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL
       || p->state == PROTO_PEER_SYNC_LINKING
-      || (p->cfg.ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS))
+      || (disco_config (&p->cfg)->ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS))
     t = MIN (t, p->sync_deadline);
   if (p->state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->xchg_deadline);
@@ -830,7 +830,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
         }
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
-      if (p->cfg.ready_at_round_start)
+      if (disco_config (&p->cfg)->ready_at_round_start)
         begin_exchange (p, now, out);   /* pre-775: no barrier after training */
       else
         end_round_loop (p, out);
@@ -891,8 +891,8 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   _proto_peer_links_init (p);
   dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  p->agg = proto_aggregator_new (config->aggregation, config->max_share_value, rng);
-  proto_aggregator_set_strict (p->agg, config->robust_exact_round);
+  p->agg = proto_aggregator_new (disco_config (config)->aggregation, disco_config (config)->max_share_value, rng);
+  proto_aggregator_set_strict (p->agg, disco_config (config)->robust_exact_round);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
   p->sync_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
@@ -900,7 +900,7 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->loops_deadline = DL_TIME_NEVER;
   p->xchg_deadline = DL_TIME_NEVER;
   p->wait_deadline = DL_TIME_NEVER;
-  g_return_val_if_fail (config->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
+  g_return_val_if_fail (disco_config (config)->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
   return p;
 }
 
