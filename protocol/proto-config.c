@@ -8,32 +8,6 @@
 
 #include <string.h>
 
-static const char *const sparsify_names[] = {
-  [PROTO_SPARSIFY_NONE] = "none",
-  [PROTO_SPARSIFY_RANDOM_K] = "random-k",
-  [PROTO_SPARSIFY_TOP_K] = "top-k",
-};
-
-const char *
-proto_sparsify_name (ProtoSparsify s)
-{
-  return (unsigned) s < G_N_ELEMENTS (sparsify_names) ? sparsify_names[s] : "?";
-}
-
-gboolean
-proto_sparsify_from_name (const char *name, ProtoSparsify *out, GError **error)
-{
-  for (gsize i = 0; i < G_N_ELEMENTS (sparsify_names); i++)
-    if (g_strcmp0 (name, sparsify_names[i]) == 0)
-      {
-        *out = (ProtoSparsify) i;
-        return TRUE;
-      }
-  g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "'%s': expected none, random-k or top-k",
-               name ? name : "");
-  return FALSE;
-}
-
 static const char *const straggler_names[] = {
   [PROTO_STRAGGLER_WAIT] = "wait",
   [PROTO_STRAGGLER_DEADLINE] = "deadline",

@@ -17,28 +17,8 @@
 
 G_BEGIN_DECLS
 
-/* gossip: what a peer sends of its model (protocol/gossip/README.md) */
-typedef enum {
-  PROTO_SPARSIFY_NONE,      /* the whole model */
-  PROTO_SPARSIFY_RANDOM_K,  /* `keep` of the coordinates, drawn from the peer's stream */
-  PROTO_SPARSIFY_TOP_K,     /* `keep` of the coordinates that changed most (with error feedback:
-                               most since they were last sent) */
-} ProtoSparsify;
-
-/* gossip: what a peer gossips (protocol/gossip/README.md) */
-typedef enum {
-  PROTO_GOSSIP_MODE_SGD,         /* train, then mix models with the step's neighbours */
-  PROTO_GOSSIP_MODE_PUSH_PULL,   /* no training: a scalar, averaged with one random peer a cycle
-                                    (Jelasity, Montresor, Babaoglu, ACM TOCS 2005) */
-} ProtoGossipMode;
-
-/* gossip: where a peer finds partners */
-typedef enum {
-  PROTO_DISCOVERY_COORDINATOR,   /* the coordinator's member lists */
-  PROTO_DISCOVERY_KADEMLIA,      /* a Kademlia routing table, filled by FIND_NODE lookups over links */
-} ProtoDiscovery;
-
-/* gossip: what a step does about peers that are late (protocol/gossip/README.md) */
+/* the straggler policies: gossip's keys, which hierarchical and DISCO's
+ * robust take too (protocol/gossip/README.md) */
 typedef enum {
   PROTO_STRAGGLER_WAIT,          /* a step waits for every member still training */
   PROTO_STRAGGLER_DEADLINE,      /* round_deadline after the first ready, the step goes with the ready */
@@ -137,9 +117,7 @@ typedef struct {
  * protocol/proto-machine.h; all zero if it has none). */
 void proto_config_init (ProtoConfig *config, const char *family);
 
-const char *proto_sparsify_name (ProtoSparsify s);
 const char *proto_straggler_policy_name (ProtoStragglerPolicy p);
 gboolean proto_straggler_policy_from_name (const char *name, ProtoStragglerPolicy *out, GError **error);
-gboolean proto_sparsify_from_name (const char *name, ProtoSparsify *out, GError **error);
 
 G_END_DECLS
