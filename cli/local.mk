@@ -24,9 +24,9 @@ dlsim_SOURCES = \
 dlsim_LDADD = \
 	explore/libdlexplore.a \
 	export/libdlexport.a \
+	bench/libdlbench.a \
 	runner/libdlrunner.a \
 	plots/libdlplot.a \
-	bench/libdlbench.a \
 	testbed/libdltestbed.a \
 	results/libdlres.a \
 	sim/libdlsim.a \

@@ -2,7 +2,7 @@
  * scenario point -> build -> world -> record.  `dlsim run` and `dlsim
  * check` (cli/cmd-run.c), `dlsim explore` and `dlsim shrink`
  * (cli/cmd-explore.c, explore/explore-shrink.c) and `dlsim bench scale` and
- * `bench record` (cli/cmd-bench.c) call it; they parse, plan and print.
+ * `bench record` (bench/bench-run.c) call it; they parse, plan and print.
  *
  * Shape: RunnerOptions on the caller's stack; runner_run_point or
  * runner_run_config fills a RunnerResult (runner_result_clear). */
