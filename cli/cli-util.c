@@ -1,9 +1,11 @@
-/* cli-util.c — what every command shares: its error line, and opening a
- * results database to write (with why it cannot be) or to read.  A leaf of
- * cli/: the commands call it, it calls none of them. */
+/* cli-util.c — what every command shares: its error line, opening a
+ * results database to write (with why it cannot be) or to read, and the
+ * check reports (export/).  A leaf of cli/: the commands call it, it calls
+ * none of them. */
 #include "config.h"
 
 #include "cli/cli.h"
+#include "export/export.h"
 #include "results/res-db.h"
 
 #include <errno.h>
@@ -76,4 +78,10 @@ cli_open_results (const char *cmd, const char *path)
   if (!db)
     cli_error (cmd, "%s", error->message);
   return db;
+}
+
+gboolean
+cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error)
+{
+  return export_check_reports (db_path, junit, tap, error);
 }

@@ -45,8 +45,8 @@ int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, Testbe
 int cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, const char *output,
                        const char *junit, const char *tap);
 
-/* check-report.c: the checked runs of db_path as JUnit XML and/or TAP
- * (either path may be NULL). */
+/* cli-util.c: the checked runs of db_path as JUnit XML and/or TAP
+ * (either path may be NULL): export_check_reports (export/export.h). */
 gboolean cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);
 
 /* cmd-export-scenario.c: the text of a scenario file that reproduces run

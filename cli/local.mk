@@ -14,7 +14,6 @@ dlsim_SOURCES = \
 	cli/cmd-node.c \
 	cli/cmd-compare.c \
 	cli/cmd-merge.c \
-	cli/check-report.c \
 	cli/check-testbed.c \
 	cli/cmd-explore.c \
 	cli/cmd-shrink.c \

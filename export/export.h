@@ -2,8 +2,9 @@
  * export-perfetto.c writes one run's events as Chrome trace-event JSON
  * for Perfetto (`dlsim trace --format perfetto`); export-tables.c writes
  * every table of a results database as CSV or JSON lines (`dlsim
- * export`).  They read through results/' queries (res-query.h) and call
- * no SQLite themselves. */
+ * export`); export-check.c the checked runs as JUnit XML and TAP (`dlsim
+ * check --junit --tap`).  They read through results/' queries
+ * (res-query.h) and call no SQLite themselves. */
 #pragma once
 
 #include <glib.h>
@@ -54,5 +55,11 @@ typedef struct {
  * error (a file being written is closed; a table whose rows cannot be
  * read after some were written keeps them). */
 ExportStatus export_tables (struct sqlite3 *db, const char *db_path, const ExportTablesOptions *o);
+
+/* The checked runs of db_path (runs with expectation rows, in run order)
+ * as JUnit XML in junit and/or TAP version 13 in tap (either may be NULL;
+ * both NULL: nothing is read).  FALSE (error set) if the database cannot
+ * be read or a file cannot be written. */
+gboolean export_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);
 
 G_END_DECLS

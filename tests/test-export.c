@@ -5,7 +5,7 @@
  * arrows; --brief keeps the spans and no arrows; an unwritable file is an
  * error.  Then every table as CSV and JSON lines (`dlsim export`): a file
  * per table with its rows, the run's row as recorded, one table alone,
- * and what is refused. */
+ * and what is refused; and checked runs as JUnit XML and TAP. */
 #include "config.h"
 
 #include "export/export.h"
@@ -346,6 +346,84 @@ START_TEST (test_tables_one_and_refusals)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- check reports */
+
+/* 3 peers, 2 rounds; its [expect] holds unless rounds_completed is set to
+ * what it is not */
+static const char checked_text[] =
+  "[scenario]\nname = check-report-test\nseed = 5\n\n"
+  "[protocol]\nmin_participants = 2\n\n"
+  "[training]\nrounds = 2\n\n"
+  "[model]\nkind = none\nsize = 100\n\n"
+  "[peers]\ncount = 3\n\n"
+  "[expect]\noutcome = completed\nrounds_completed = 2\n";
+
+static char *
+text_of (const char *path)
+{
+  char *t = NULL;
+  ck_assert_msg (g_file_get_contents (path, &t, NULL, NULL), "%s not written", path);
+  return t;
+}
+
+/* Two checked runs of a file whose name needs escaping (XML's &, TAP's
+ * #), the second failing an expectation, and a run without [expect] (no
+ * test case): one suite of two cases, one failure with key, expected,
+ * actual, outcome and run. */
+START_TEST (test_check_reports)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *ini = g_build_filename (dir, "a&b#c.ini", NULL);
+  g_autofree char *plain = g_build_filename (dir, "plain.ini", NULL);
+  g_autofree char *cdb = g_build_filename (dir, "check.db", NULL);
+  ck_assert (g_file_set_contents (ini, checked_text, -1, NULL));
+  ck_assert (g_file_set_contents (plain, scenario_text, -1, NULL));
+  g_autoptr (ResDb) db = res_db_open (cdb, &error);
+  ck_assert_ptr_nonnull (db);
+  const char *const fail[] = { "expect.rounds_completed=5", NULL };
+  struct { const char *path; const char *const *sets; } runs[] = { { ini, NULL }, { ini, fail }, { plain, NULL } };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autoptr (SimScenario) s = sim_scenario_load (runs[i].path, runs[i].sets, &error);
+      ck_assert_msg (s != NULL, "%s", error ? error->message : "?");
+      RunnerOptions ro = { .db = db };
+      RunnerResult rr;
+      ck_assert_msg (runner_run_point (s, s->points->pdata[0], s->seed, &ro, &rr, &error), "%s",
+                     error ? error->message : "?");
+      runner_result_clear (&rr);
+    }
+  g_clear_pointer (&db, res_db_close);
+  g_autofree char *xml = g_build_filename (dir, "r.xml", NULL), *tap = g_build_filename (dir, "r.tap", NULL);
+  ck_assert_msg (export_check_reports (cdb, xml, tap, &error), "%s", error ? error->message : "?");
+  g_autofree char *x = text_of (xml), *t = text_of (tap);
+  ck_assert_msg (strstr (x, "<testsuites name=\"dlsim check\" tests=\"2\" failures=\"1\" errors=\"0\">") != NULL, "%s", x);
+  g_autofree char *suite = g_strdup_printf ("<testsuite name=\"%s/a&amp;b#c.ini\" tests=\"2\" failures=\"1\"", dir);
+  ck_assert_msg (strstr (x, suite) != NULL, "%s", x);
+  ck_assert (strstr (x, "<testcase classname=\"a&amp;b#c\" name=\"seed 5\"") != NULL);
+  ck_assert_msg (strstr (x, "<failure message=\"rounds_completed: expected = 5, actual 2 (outcome completed, run 2)\" "
+                            "type=\"expectation\">rounds_completed: expected = 5, actual 2\n</failure>") != NULL, "%s", x);
+  ck_assert (strstr (x, "plain") == NULL);
+  g_autofree char *want = g_strdup_printf ("TAP version 13\n1..2\n"
+                                           "ok 1 - %s/a&b_c.ini seed 5 (completed)\n"
+                                           "not ok 2 - %s/a&b_c.ini seed 5 (completed)\n"
+                                           "  ---\n  run: 2\n  failures:\n"
+                                           "    - key: \"rounds_completed\"\n      expected: \"= 5\"\n"
+                                           "      actual: \"2\"\n  ...\n", dir, dir);
+  ck_assert_str_eq (t, want);
+  /* neither file asked for: nothing is read, even a missing database */
+  ck_assert (export_check_reports ("/nonexistent/x.db", NULL, NULL, &error));
+  /* a file that cannot be written */
+  g_autofree char *bad = g_build_filename (dir, "no-such-dir", "r.tap", NULL);
+  ck_assert (!export_check_reports (cdb, NULL, bad, &error));
+  ck_assert (g_str_has_prefix (error->message, bad));
+  res_db_remove_files (cdb);
+  g_unlink (ini);
+  g_unlink (plain);
+  g_unlink (xml);
+  g_unlink (tap);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -362,6 +440,10 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_tables_every_table);
   tcase_add_test (tc, test_tables_one_and_refusals);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("check reports");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_check_reports);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);
