@@ -62,8 +62,8 @@ char *cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *time
 struct sqlite3 *cli_open_results (const char *cmd, const char *path);
 
 /* res_db_open for a command that writes path; when it fails because of the
- * folder or the file, the error says which and why (SQLite says "unable to
- * open database file" for a missing folder and a read-only one alike). */
+ * folder or the file, the error says which and why
+ * (res_db_open_explained). */
 ResDb *cli_db_open (const char *path, GError **error);
 /* The same; waiting (path) is called once if another process is writing
  * the file (res_db_open_wait). */
