@@ -9,10 +9,9 @@
  * - Node databases (`dlsim node -o`: mode 'node') of one deployment, one
  *   coordinator's and its peers', become one testbed run.  Each node's
  *   times are moved onto the coordinator's clock: first by the nodes'
- *   wall-clock starts, then by the offset estimated from the
- *   ClientConnected / NewNodeInfo round trip (as NTP does: offset
- *   ((c1 - a) + (c2 - b)) / 2, uncertain by half the round trip's network
- *   time), which the run's params give per peer (merge.clock.pN).  The
+ *   wall-clock starts, then by the offset estimated from the round trip
+ *   of a peer's admission (as NTP does: testbed-merge.h says which
+ *   messages), which the run's params give per peer (merge.clock.pN).  The
  *   lines are then replayed, in time order, through the same tally as
  *   `dlsim testbed`, and the run's [expect] is checked: that, and reading
  *   the node runs, is testbed/testbed-merge.c; this file opens the
@@ -102,22 +101,17 @@ cli_cmd_merge (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("OUT.db IN.db... - combine results databases");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
+  g_autofree char *summary = g_strconcat (
       "Copies every run of each IN into OUT (created if missing), with all its rows.\n"
       "A run id already in OUT with the same identity (scenario, point, seed, build,\n"
       "start, file, mode) is the same run and is skipped: merging twice changes\n"
       "nothing.  A different run under a taken id is a conflict: nothing of that\n"
       "file is merged unless --renumber gives it new ids.  Runs recorded by another\n"
       "build (provenance.build) than those in OUT are refused unless --any-build.\n"
-      "\n"
-      "Node databases (dlsim node ... -o DB) of one deployment, the coordinator's\n"
-      "and its peers', become one testbed run: each node's times are moved onto the\n"
-      "coordinator's clock (wall-clock start, then the ClientConnected/NewNodeInfo\n"
-      "round trip; the run's params merge.clock.pN give the offset and what is left\n"
-      "uncertain), and the run's [expect] is checked.\n"
-      "\n"
+      "\n", testbed_merge_help, "\n"
       "Exit status: 0 merged (or nothing to do); 1 a conflict, an unreadable file or\n"
-      "a failed expectation; 2 usage error.");
+      "a failed expectation; 2 usage error.", NULL);
+  g_option_context_set_summary (ctx, summary);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {

@@ -67,7 +67,7 @@ say_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
                s->name, o->round + 1, o->value, at_s);
       break;
     case PROTO_OBS_FINISHED:
-      if (*o->detail)   /* a pipeline client: "the session generated every step" */
+      if (*o->detail)   /* a finish the machine explains (a session that generated every step) */
         fprintf (stderr, "dlsim node %s: finished: %s (%" G_GINT64_FORMAT "), %.1f s after start\n", s->name,
                  o->detail, o->value, at_s);
       else

@@ -92,21 +92,7 @@ cli_cmd_testbed (int argc, char **argv)
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - run a scenario on real sockets and processes");
-  g_option_context_set_summary (ctx,
-    "The coordinator runs in this process, each peer in a `dlsim node peer` process,\n"
-    "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
-    "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
-    "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
-    "connect_failure, loss, bandwidth_trace, link-down, link-slow; partition and heal need --netem.\n"
-    "Network: by default loopback, with [network] latency and link setup added by\n"
-    "the sending process (bandwidth is not shaped), so that the run has the file's\n"
-    "latencies.  --no-latency: loopback at its own speed, where a peer-to-peer path\n"
-    "faster than the coordinator's shows DISCO's F1 race (docs/found.md).  With\n"
-    "--netem (root): a network namespace per peer on a bridge, uplink and downlink\n"
-    "shaped by tc tbf, latency and link setup added by the sending process (this\n"
-    "kernel has no sch_netem).  Namespaces left by a dlsim that was killed are\n"
-    "removed at the next --netem run.\n"
-    "Compare with the simulator: dlsim compare SIM.db TESTBED.db.");
+  g_option_context_set_summary (ctx, testbed_help);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))

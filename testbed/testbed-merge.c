@@ -14,6 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char testbed_merge_help[] =
+  "Node databases (dlsim node ... -o DB) of one deployment, the coordinator's\n"
+  "and its peers', become one testbed run: each node's times are moved onto the\n"
+  "coordinator's clock (wall-clock start, then the ClientConnected/NewNodeInfo\n"
+  "round trip; the run's params merge.clock.pN give the offset and what is left\n"
+  "uncertain), and the run's [expect] is checked.\n";
+
 gboolean
 testbed_node_id_of (const char *name, ProtoNodeId *out_id)
 {

@@ -46,6 +46,10 @@ void testbed_node_add_line (TestbedNode *n, const char *line);
 
 struct sqlite3;
 
+/* What `dlsim merge --help` says of node databases (a paragraph, ending
+ * with a newline). */
+extern const char testbed_merge_help[];
+
 /* Appends the node runs of db (a results database open to read, from
  * path) to nodes (TestbedNode*), each with its node.* params
  * (testbed-node.h) and its record lines.  FALSE (error set) at a node run

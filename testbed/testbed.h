@@ -15,6 +15,10 @@
 
 G_BEGIN_DECLS
 
+/* What `dlsim testbed --help` says of the testbed: how a run is made,
+ * what it supports and refuses (testbed_supported), its networks. */
+extern const char testbed_help[];
+
 /* The testbed's network: loopback with the scenario's latency and link
  * setup added by the sender (the default), loopback at its own speed
  * (--no-latency), or a namespace per peer (--netem, root). */
