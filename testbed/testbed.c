@@ -119,6 +119,40 @@ testbed_scenario_supported (const SimScenario *s, gboolean netem, GError **error
   return TRUE;
 }
 
+gboolean
+testbed_select_checked (GPtrArray *paths, char **sets, gboolean netem, GPtrArray *out, guint *n_skipped,
+                        void (*skipped) (const char *why, gpointer data), gpointer data, GError **error)
+{
+  for (guint f = 0; f < paths->len; f++)
+    {
+      SimScenario *s = sim_scenario_load (paths->pdata[f], (const char *const *) sets, error);
+      if (!s)
+        return FALSE;
+      gboolean has_expect = FALSE;
+      for (guint p = 0; p < s->points->len; p++)
+        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
+      g_autoptr (GError) why = NULL;
+      if (has_expect && !testbed_scenario_supported (s, netem, &why))
+        {
+          if (skipped)
+            skipped (why->message, data);
+          (*n_skipped)++;
+          has_expect = FALSE;
+        }
+      if (has_expect)
+        g_ptr_array_add (out, s);
+      else
+        sim_scenario_free (s);
+    }
+  return TRUE;
+}
+
+guint64
+testbed_repeat_seed (gint64 seed, guint64 scenario_seed, guint k)
+{
+  return (seed >= 0 ? (guint64) seed : scenario_seed) + k;
+}
+
 const char *
 testbed_network_name (TestbedNetwork network)
 {
@@ -454,4 +488,30 @@ out:
   g_clear_pointer (&tb.loop, g_main_loop_unref);
   sim_built_clear (&built);
   return status;
+}
+
+TestbedRunStatus
+testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
+                      void (*done) (const SimScenario *s, guint64 seed, const TestbedReport *report, gpointer data),
+                      gpointer data, GError **error)
+{
+  g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (!self_exe)
+    self_exe = g_strdup ("dlsim");
+  signal (SIGPIPE, SIG_IGN);
+  for (guint pi = 0; pi < s->points->len; pi++)
+    for (guint k = 0; k < s->repeat; k++)
+      {
+        guint64 sd = testbed_repeat_seed (seed, s->seed, k);
+        TestbedReport rep;
+        testbed_report_init (&rep);
+        TestbedRunStatus st = testbed_run_point (s, s->points->pdata[pi], sd, sets, db, self_exe, network, &rep,
+                                                 error);
+        if (st == TESTBED_RUN_DONE && done)
+          done (s, sd, &rep, data);
+        testbed_report_clear (&rep);
+        if (st != TESTBED_RUN_DONE)
+          return st;
+      }
+  return TESTBED_RUN_DONE;
 }

@@ -5,7 +5,8 @@
  * and control lines both ways, the run's tally fed record lines, and the
  * merge of node databases (the clock offset from the ClientConnected /
  * NewNodeInfo round trip, the merged order, the refusals, a node's
- * database written and read back), and a node's
+ * database written and read back), the files check --testbed keeps and
+ * the seeds of repeats, and a node's
  * secret (made by a coordinator, refused to a peer, from the environment). */
 #include "config.h"
 
@@ -663,6 +664,66 @@ START_TEST (test_node_record_read_back)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- dlsim check --testbed */
+
+static void
+note_skip (const char *why, gpointer data)
+{
+  g_ptr_array_add (data, g_strdup (why));
+}
+
+/* Of the files check --testbed is given, the ones with an [expect] the
+ * testbed can express are kept, in order; one it cannot express is
+ * skipped with the file and key named; one without [expect] is left out
+ * silently; a file that does not load stops the choice. */
+START_TEST (test_select_checked)
+{
+  g_autofree char *cm3 = scenario_path ("scenarios/regression/consensus-mean-3.ini");
+  g_autofree char *s15 = scenario_path ("scenarios/failures/s15-dead-link-reused.ini");
+  g_autofree char *demo = scenario_path ("scenarios/demo.ini");
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  g_ptr_array_add (paths, s15);
+  g_ptr_array_add (paths, cm3);
+  g_ptr_array_add (paths, demo);   /* no [expect] */
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
+  g_autoptr (GPtrArray) said = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  guint skipped = 0;
+  ck_assert_msg (testbed_select_checked (paths, NULL, FALSE, out, &skipped, note_skip, said, &error), "%s",
+                 error ? error->message : "?");
+  ck_assert_uint_eq (out->len, 1);
+  ck_assert_str_eq (((SimScenario *) out->pdata[0])->path, cm3);
+  ck_assert_uint_eq (skipped, 1);
+  ck_assert_uint_eq (said->len, 1);
+  g_autofree char *want = g_strdup_printf ("%s: [timeline] link-down: not supported in the testbed", s15);
+  ck_assert_msg (g_str_has_prefix (said->pdata[0], want), "%s", (char *) said->pdata[0]);
+  /* the overrides apply to every file: a loss the testbed refuses skips cm3 too */
+  char *lossy[] = { (char *) "network.loss=0.1", NULL };
+  g_ptr_array_set_size (out, 0);
+  skipped = 0;
+  ck_assert (testbed_select_checked (paths, lossy, FALSE, out, &skipped, NULL, NULL, &error));
+  ck_assert_uint_eq (out->len, 0);
+  ck_assert_uint_eq (skipped, 2);
+  /* a file that does not load */
+  g_autofree char *missing = scenario_path ("scenarios/no-such-file.ini");
+  g_ptr_array_insert (paths, 1, missing);
+  g_ptr_array_set_size (out, 0);
+  ck_assert (!testbed_select_checked (paths, NULL, FALSE, out, &skipped, NULL, NULL, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_uint_eq (out->len, 0);   /* s15 was skipped before it; nothing after it was loaded */
+}
+END_TEST
+
+/* Repeat k runs with the given seed + k, or the scenario's own + k. */
+START_TEST (test_repeat_seed)
+{
+  ck_assert_uint_eq (testbed_repeat_seed (-1, 7, 0), 7);
+  ck_assert_uint_eq (testbed_repeat_seed (-1, 7, 2), 9);
+  ck_assert_uint_eq (testbed_repeat_seed (0, 7, 0), 0);
+  ck_assert_uint_eq (testbed_repeat_seed (100, 7, 3), 103);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- a node's secret */
 
 START_TEST (test_node_secret)
@@ -736,6 +797,8 @@ testbed_suite (void)
   tcase_add_test (mg, test_merge_order);
   tcase_add_test (mg, test_merge_refusals);
   tcase_add_test (mg, test_node_record_read_back);
+  tcase_add_test (mg, test_select_checked);
+  tcase_add_test (mg, test_repeat_seed);
   suite_add_tcase (s, mg);
   TCase *nd = tcase_create ("node");
   tcase_add_test (nd, test_node_secret);
