@@ -1,6 +1,9 @@
-# bench/ — benchmark models and their reference loops (linked into dlsim bench).
+# bench/ — benchmark models and their reference loops, and what dlsim bench
+# runs and the arithmetic of its readings (bench-run.c; tests/test-bench).
 noinst_LIBRARIES += bench/libdlbench.a
 bench_libdlbench_a_SOURCES = \
+	bench/bench-run.c \
+	bench/bench-run.h \
 	bench/phold.c \
 	bench/phold.h \
 	bench/phold-ref.c \

@@ -1,6 +1,7 @@
 /* check-testbed.c — `dlsim check --testbed`: the files' expectations
- * checked in the testbed instead of the simulator (cmd-testbed.c runs each
- * scenario through testbed/). */
+ * checked in the testbed instead of the simulator: testbed/ picks the files
+ * (testbed_select_checked) and cmd-testbed.c runs each scenario through
+ * testbed/; this file prints and writes the reports. */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -9,6 +10,13 @@
 
 #include <glib/gstdio.h>
 #include <stdio.h>
+
+static void
+say_skip (const char *why, gpointer data)
+{
+  (void) data;
+  printf ("SKIP %s\n", why);
+}
 
 /* dlsim check --testbed: every file with an [expect] in the testbed, one
  * after the other (they share this machine's wall clock); a file the
@@ -19,29 +27,14 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
 {
   g_autoptr (GPtrArray) scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
   guint skipped = 0;
-  for (guint f = 0; f < files->len; f++)
-    {
-      g_autoptr (GError) error = NULL;
-      SimScenario *s = sim_scenario_load (files->pdata[f], (const char *const *) sets, &error);
-      if (!s)
-        {
-          cli_error ("check", "%s", error->message);
-          return CLI_EXIT_USAGE;
-        }
-      gboolean has_expect = FALSE;
-      for (guint p = 0; p < s->points->len; p++)
-        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
-      if (has_expect && !testbed_scenario_supported (s, netem, &error))
-        {
-          printf ("SKIP %s\n", error->message);
-          skipped++;
-          has_expect = FALSE;
-        }
-      if (has_expect)
-        g_ptr_array_add (scenarios, s);
-      else
-        sim_scenario_free (s);
-    }
+  {
+    g_autoptr (GError) error = NULL;
+    if (!testbed_select_checked (files, sets, netem, scenarios, &skipped, say_skip, NULL, &error))
+      {
+        cli_error ("check", "%s", error->message);
+        return CLI_EXIT_USAGE;
+      }
+  }
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = output ? NULL : g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
   g_autofree char *db_path = output ? g_strdup (output) : dir ? g_build_filename (dir, "check.db", NULL) : NULL;

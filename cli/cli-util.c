@@ -1,16 +1,16 @@
-/* cli-util.c — what every command shares: its error line, and opening a
- * results database to write (with why it cannot be) or to read.  A leaf of
- * cli/: the commands call it, it calls none of them. */
+/* cli-util.c — what every command shares: its error line, opening a
+ * results database to write (res_db_open_explained: with why it cannot
+ * be) or to read, and the check reports (export/).  A leaf of cli/: the
+ * commands call it, it calls none of them. */
 #include "config.h"
 
 #include "cli/cli.h"
+#include "export/export.h"
 #include "results/res-db.h"
 
-#include <errno.h>
 #include <glib/gstdio.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <unistd.h>
 
 void
 cli_error (const char *cmd, const char *fmt, ...)
@@ -32,35 +32,7 @@ cli_db_open (const char *path, GError **error)
 ResDb *
 cli_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error)
 {
-  g_autoptr (GError) local = NULL;
-  ResDb *db = res_db_open_wait (path, waiting, &local);
-  if (db)
-    return db;
-  g_autofree char *dir = g_path_get_dirname (path);
-  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
-    g_set_error (error, local->domain, local->code, "%s: cannot create the database: the folder %s does not exist",
-                 path, dir);
-  else if (!g_file_test (path, G_FILE_TEST_EXISTS) && g_access (dir, W_OK | X_OK) != 0)
-    {
-      int e = errno;
-      g_set_error (error, local->domain, local->code,
-                   "%s: cannot create the database: the folder %s is not writable (%s)", path, dir, g_strerror (e));
-    }
-  else if (g_file_test (path, G_FILE_TEST_EXISTS) && g_access (path, W_OK) != 0)
-    {
-      int e = errno;
-      g_set_error (error, local->domain, local->code, "%s: cannot write the database: %s", path, g_strerror (e));
-    }
-  else if (g_file_test (path, G_FILE_TEST_EXISTS) && g_access (dir, W_OK | X_OK) != 0)
-    {
-      int e = errno;
-      g_set_error (error, local->domain, local->code,
-                   "%s: cannot write the database: its folder %s is not writable (%s), and SQLite writes its "
-                   "journal there", path, dir, g_strerror (e));
-    }
-  else
-    g_propagate_error (error, g_steal_pointer (&local));
-  return NULL;
+  return res_db_open_explained (path, waiting, error);
 }
 
 struct sqlite3 *
@@ -76,4 +48,10 @@ cli_open_results (const char *cmd, const char *path)
   if (!db)
     cli_error (cmd, "%s", error->message);
   return db;
+}
+
+gboolean
+cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error)
+{
+  return export_check_reports (db_path, junit, tap, error);
 }

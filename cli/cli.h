@@ -45,8 +45,8 @@ int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, Testbe
 int cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, const char *output,
                        const char *junit, const char *tap);
 
-/* check-report.c: the checked runs of db_path as JUnit XML and/or TAP
- * (either path may be NULL). */
+/* cli-util.c: the checked runs of db_path as JUnit XML and/or TAP
+ * (either path may be NULL): export_check_reports (export/export.h). */
 gboolean cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);
 
 /* cmd-export-scenario.c: the text of a scenario file that reproduces run
@@ -62,8 +62,8 @@ char *cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *time
 struct sqlite3 *cli_open_results (const char *cmd, const char *path);
 
 /* res_db_open for a command that writes path; when it fails because of the
- * folder or the file, the error says which and why (SQLite says "unable to
- * open database file" for a missing folder and a read-only one alike). */
+ * folder or the file, the error says which and why
+ * (res_db_open_explained). */
 ResDb *cli_db_open (const char *path, GError **error);
 /* The same; waiting (path) is called once if another process is writing
  * the file (res_db_open_wait). */

@@ -1,41 +1,22 @@
-/* cmd-bench.c — `dlsim bench`: built-in benchmarks.  Wall-clock time is
- * measured here, in the command, never inside the simulator. */
+/* cmd-bench.c — `dlsim bench`: built-in benchmarks.  This file parses the
+ * options and prints; the runs, their timing and the arithmetic of their
+ * readings are bench/'s (bench/bench-run.h).  Wall-clock time is measured
+ * there, around whole runs, never inside the simulator. */
 #include "config.h"
 
 #include "cli/cli.h"
+#include "bench/bench-run.h"
 #include "bench/phold.h"
 #include "bench/fuzz-frames.h"
-#include "protocol/disco/disco-config.h"
 #include "base/dl-units.h"
-#include "results/res-db.h"
-#include "runner/runner.h"
-#include "sim/sim-world.h"
-
-#include <glib/gstdio.h>
-
-#include <sys/resource.h>
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-  BenchPholdResult res;
-  double wall_s;
-} Timed;
-
-static Timed
-timed_run (BenchPholdResult (*fn) (const BenchPholdParams *), const BenchPholdParams *p)
-{
-  gint64 t0 = g_get_monotonic_time ();
-  Timed t = { .res = fn (p) };
-  t.wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
-  return t;
-}
-
 static void
-print_timed (const char *label, const Timed *t)
+print_timed (const char *label, const BenchTimed *t)
 {
-  double rate = t->wall_s > 0 ? (double) t->res.events / t->wall_s : 0;
+  double rate = bench_timed_rate (t);
   printf ("%-10s %" G_GUINT64_FORMAT " events in %.3f s wall: %.0f events/s (order checksum %016" G_GINT64_MODIFIER "x)\n",
           label, t->res.events, t->wall_s, rate, t->res.checksum);
 }
@@ -124,56 +105,28 @@ bench_phold (int argc, char **argv)
 
   if (!compare)
     {
-      Timed t = timed_run (reference_only ? bench_phold_run_reference : bench_phold_run_engine, &p);
+      BenchTimed t = bench_timed_run (reference_only ? bench_phold_run_reference : bench_phold_run_engine, &p);
       print_timed (reference_only ? "reference" : "engine", &t);
       return CLI_EXIT_OK;
     }
 
-  Timed best_e = { .wall_s = -1 }, best_r = { .wall_s = -1 }, best_p = { .wall_s = -1 };
-  for (int i = 0; i < repeat; i++)
+  BenchPholdComparison c;
+  BenchTimed e, r;
+  if (!bench_phold_compare (&p, (guint) repeat, &c, &e, &r))
     {
-      Timed e = timed_run (bench_phold_run_engine, &p);
-      Timed r = timed_run (bench_phold_run_reference, &p);
-      Timed pl = timed_run (bench_phold_run_plain, &p);
-      if (best_p.wall_s < 0 || pl.wall_s < best_p.wall_s)
-        best_p = pl;
-      if (e.res.events != r.res.events || e.res.checksum != r.res.checksum)
-        {
-          print_timed ("engine", &e);
-          print_timed ("reference", &r);
-          cli_error ("bench phold", "engine and reference processed different event sequences");
-          return CLI_EXIT_FAILURE;
-        }
-      if (best_e.wall_s < 0 || e.wall_s < best_e.wall_s)
-        best_e = e;
-      if (best_r.wall_s < 0 || r.wall_s < best_r.wall_s)
-        best_r = r;
+      print_timed ("engine", &e);
+      print_timed ("reference", &r);
+      cli_error ("bench phold", "engine and reference processed different event sequences");
+      return CLI_EXIT_FAILURE;
     }
-  print_timed ("engine", &best_e);
-  print_timed ("reference", &best_r);
-  print_timed ("plain", &best_p);
-  double rate_e = best_e.wall_s > 0 ? (double) best_e.res.events / best_e.wall_s : 0;
-  double rate_r = best_r.wall_s > 0 ? (double) best_r.res.events / best_r.wall_s : 0;
-  double rate_p = best_p.wall_s > 0 ? (double) best_p.res.events / best_p.wall_s : 0;
+  print_timed ("engine", &c.engine);
+  print_timed ("reference", &c.reference);
+  print_timed ("plain", &c.plain);
   printf ("ratio engine/reference events/s: %.3f (fastest of %d alternating runs each)\n",
-          rate_r > 0 ? rate_e / rate_r : 0, repeat);
+          bench_phold_comparison_ratio_reference (&c), repeat);
   printf ("ratio engine/plain events/s: %.3f (plain: binary heap of 16-byte (time, lp) entries, one generator)\n",
-          rate_p > 0 ? rate_e / rate_p : 0);
+          bench_phold_comparison_ratio_plain (&c));
   return CLI_EXIT_OK;
-}
-
-/* The protocol benchmarks' run: N peers, all in every round
- * (min_participants = N), R rounds, mean aggregation, model `none` of S
- * floats, the default network, no time limit to speak of. */
-static void
-protocol_run_config (SimWorldConfig *cfg, gint64 seed, int peers, int rounds, gint64 size)
-{
-  sim_world_config_init (cfg);
-  cfg->seed = (uint64_t) seed;
-  cfg->n_peers = cfg->max_peers = cfg->proto.min_participants = (guint) peers;
-  cfg->proto.rounds = (guint) rounds;
-  cfg->time_limit = 1000 * DL_H;
-  cfg->model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = (gsize) size };
 }
 
 static int
@@ -185,7 +138,7 @@ bench_scale (int argc, char **argv)
   gboolean secure = FALSE;
   g_autofree char *version = NULL, *sharing = NULL;
   GOptionEntry entries[] = {
-    { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (default disco-1110)", "V" },
+    { "version", 0, 0, G_OPTION_ARG_STRING, &version, bench_scale_version_doc, "V" },
     { "sharing", 0, 0, G_OPTION_ARG_STRING, &sharing, "the network's bandwidth model: fair (default) or fifo", "MODEL" },
     { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 3)", "R" },
@@ -199,16 +152,7 @@ bench_scale (int argc, char **argv)
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- protocol scale benchmark");
-  g_option_context_set_summary (ctx,
-      "dlsim bench scale --peers N --rounds R --model-size S\n\n"
-      "Runs DISCO (disco-1110, or --version) with N peers that all take part in every round\n"
-      "(min_participants = N), all-to-all mean aggregation, model `none` (weights\n"
-      "are only a size, shared and never copied), default network. Prints the\n"
-      "run's outcome, simulated time, events, messages and bytes, wall seconds\n"
-      "and the process's peak resident memory.\n\n"
-      "--min-participants M < N: only disco-pre775 then caps a round at M peers\n"
-      "(its coordinator lists the first M ready peers); the other versions list\n"
-      "every ready peer once M are ready, as DISCO does.");
+  g_option_context_set_summary (ctx, bench_scale_summary);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -226,27 +170,23 @@ bench_scale (int argc, char **argv)
       cli_error ("bench scale", "--peers, --rounds and --model-size must be positive (--min-participants: 0 or more)");
       return CLI_EXIT_USAGE;
     }
-  if (min_participants == 0 || min_participants > peers)
-    min_participants = peers;
   if (sharing && strcmp (sharing, "fair") != 0 && strcmp (sharing, "fifo") != 0)
     {
       cli_error ("bench scale", "--sharing: '%s': expected fair or fifo", sharing);
       return CLI_EXIT_USAGE;
     }
-  ProtoVersion pv = PROTO_VERSION_DISCO_1110;
-  if (version && !proto_version_from_name (version, &pv, &error))
+  BenchScaleParams bp = {
+    .version = version, .peers = (guint) peers, .min_participants = (guint) min_participants,
+    .rounds = (guint) rounds, .model_size = (gsize) size, .seed = (guint64) seed, .secure = secure,
+    .fifo = sharing && strcmp (sharing, "fifo") == 0,
+  };
+  SimWorldConfig cfg;
+  if (!bench_scale_config (&bp, &cfg, &error))
     {
       cli_error ("bench scale", "--version: %s", error->message);
+      sim_world_config_clear (&cfg);
       return CLI_EXIT_USAGE;
     }
-  SimWorldConfig cfg;
-  protocol_run_config (&cfg, seed, peers, rounds, size);
-  /* bench scale runs DISCO (its summary says so): its version and
-   * aggregation are DISCO's part of the config */
-  proto_disco_set_version (&cfg.proto, pv);
-  disco_config_mut (&cfg.proto)->aggregation = secure ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
-  cfg.proto.min_participants = (guint) min_participants;
-  cfg.sharing_fifo = sharing && strcmp (sharing, "fifo") == 0;
   struct { const char *opt, *text; uint64_t *dst; } rates[] = {
     { "--uplink", uplink, &cfg.uplink_bps }, { "--downlink", downlink, &cfg.downlink_bps },
   };
@@ -257,9 +197,9 @@ bench_scale (int argc, char **argv)
         sim_world_config_clear (&cfg);
         return CLI_EXIT_USAGE;
       }
-  RunnerOptions ro = { 0 };
   RunnerResult rr;
-  if (!runner_run_config (&cfg, NULL, NULL, cfg.seed, &ro, &rr, &error))
+  double peak_mib = 0;
+  if (!bench_scale_run (&cfg, &rr, &peak_mib, &error))
     {
       cli_error ("bench scale", "%s", error->message);
       runner_result_clear (&rr);
@@ -268,71 +208,21 @@ bench_scale (int argc, char **argv)
     }
   const SimResult *r = &rr.result;
   double wall = rr.wall_seconds;
-  struct rusage ru;
-  getrusage (RUSAGE_SELF, &ru);
   char b[DL_TIME_STR_LEN];
-  printf ("scale: version=%s peers=%d min_participants=%d rounds=%d model_size=%" G_GINT64_FORMAT
+  printf ("scale: version=%s peers=%d min_participants=%u rounds=%d model_size=%" G_GINT64_FORMAT
           " floats aggregation=%s sharing=%s\n",
-          proto_version_name (pv), peers, min_participants, rounds, size, secure ? "secure" : "mean",
-          cfg.sharing_fifo ? "fifo" : "fair");
+          bench_config_version_name (&cfg), peers, cfg.proto.min_participants, rounds, size,
+          secure ? "secure" : "mean", cfg.sharing_fifo ? "fifo" : "fair");
   printf ("outcome %s, rounds completed %u, peers finished %u, sim time %s\n",
           sim_outcome_name (r->outcome), r->rounds_completed, r->peers_finished, dl_time_format (r->end, b));
   printf ("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " messages, %.3f GB on the wire, "
           "%u dropped by the drop rule\n",
           r->events, r->messages, (double) r->bytes / 1e9, r->messages_dropped);
-  printf ("wall %.2f s, %.0f events/s, peak memory %.1f MiB\n", wall,
-          wall > 0 ? (double) r->events / wall : 0, (double) ru.ru_maxrss / 1024.0);
+  printf ("wall %.2f s, %.0f events/s, peak memory %.1f MiB\n", wall, bench_rate (r->events, wall), peak_mib);
   sim_world_config_clear (&cfg);
   int rc = r->outcome == SIM_OUTCOME_COMPLETED ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
   runner_result_clear (&rr);
   return rc;
-}
-
-/* One recorded run of bench record: the same steps as `dlsim run` (open,
- * runs row, world, drain, finish, close), timed as a whole. */
-static double
-record_once (const SimWorldConfig *cfg, const char *path, gboolean events, gboolean *ok, double *writer_cpu,
-             GError **error)
-{
-  SimScenario scenario = { 0 };
-  scenario.name = (char *) "bench-record";
-  scenario.path = (char *) "";
-  SimPoint point = { 0 };
-  point.label = (char *) "";
-  point.keys = g_ptr_array_new ();
-  point.values = g_ptr_array_new ();
-  point.expects = g_array_new (FALSE, TRUE, sizeof (SimExpect));
-  gint64 t0 = g_get_monotonic_time ();
-  double wall = -1;
-  ResDb *db = res_db_open (path, error);
-  if (db)
-    {
-      RunnerOptions ro = { .db = db, .no_events = !events, .no_wall = TRUE };
-      RunnerResult rr;
-      if (runner_run_config (cfg, &scenario, &point, cfg->seed, &ro, &rr, error))
-        wall = 0;
-      if (rr.ran)
-        {
-          *ok = rr.result.outcome == SIM_OUTCOME_COMPLETED;
-          *writer_cpu = rr.writer_cpu_seconds;
-        }
-      runner_result_clear (&rr);
-    }
-  res_db_close (db);
-  if (wall == 0)
-    wall = (double) (g_get_monotonic_time () - t0) / 1e6;
-  g_ptr_array_unref (point.keys);
-  g_ptr_array_unref (point.values);
-  g_array_unref (point.expects);
-  res_db_remove_files (path);
-  return wall;
-}
-
-static int
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
 }
 
 static int
@@ -349,18 +239,7 @@ bench_record (int argc, char **argv)
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- the cost of recording events");
-  g_option_context_set_summary (ctx,
-      "dlsim bench record --peers N --rounds R\n\n"
-      "Runs DISCO (disco-1110) with N peers, all in every round, all-to-all mean,\n"
-      "model `none` (a pure-protocol run), 1 Gbit/s links, recorded into a\n"
-      "results database in a temporary folder: K times with events and K times\n"
-      "with --no-events, alternated.  Each time covers what `dlsim run` does for\n"
-      "a run (open, runs row, simulation, writing every row, close).  Prints the\n"
-      "events recorded, the median wall seconds of each kind and their ratio,\n"
-      "then two steadier readings on a shared machine: the median of each\n"
-      "with-events run's ratio to the --no-events run right after it, and the\n"
-      "ratio of the fastest run of each kind; and the CPU time of the thread\n"
-      "that writes the rows (what a recorded run adds on a second core).");
+  g_option_context_set_summary (ctx, bench_record_summary);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -379,69 +258,35 @@ bench_record (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   SimWorldConfig cfg;
-  protocol_run_config (&cfg, seed, peers, rounds, size);
-  cfg.uplink_bps = cfg.downlink_bps = 1000000000;
-  g_autofree char *dir = g_dir_make_tmp ("dlsim-bench-record-XXXXXX", &error);
-  if (!dir)
-    {
-      cli_error ("bench record", "%s", error->message);
-      sim_world_config_clear (&cfg);
-      return CLI_EXIT_FAILURE;
-    }
-  g_autofree char *path = g_build_filename (dir, "r.db", NULL);
-  g_autoptr (GArray) with = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) without = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) writer = g_array_new (FALSE, FALSE, sizeof (double));
-  gboolean all_ok = TRUE;
-  for (int k = 0; k < 2 * repeat && all_ok; k++)
-    {
-      gboolean events = k % 2 == 0, ok = FALSE;
-      double cpu = 0;
-      double wall = record_once (&cfg, path, events, &ok, &cpu, &error);
-      if (wall < 0)
-        {
-          cli_error ("bench record", "%s", error ? error->message : "the run failed");
-          all_ok = FALSE;
-          break;
-        }
-      all_ok = ok;
-      g_array_append_val (events ? with : without, wall);
-      if (events)
-        g_array_append_val (writer, cpu);
-    }
-  g_rmdir (dir);
+  bench_record_config (&cfg, (guint64) seed, (guint) peers, (guint) rounds, (gsize) size);
+  BenchRecordReading rd;
+  BenchRecordStatus st = bench_record_run (&cfg, (guint) repeat, &rd, &error);
+  g_autofree char *version = g_strdup (bench_config_version_name (&cfg));
   sim_world_config_clear (&cfg);
-  if (!all_ok)
+  switch (st)
     {
+    case BENCH_RECORD_NO_FOLDER:
+      cli_error ("bench record", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    case BENCH_RECORD_RUN_FAILED:
+      cli_error ("bench record", "%s", error->message);
       cli_error ("bench record", "the run did not complete");
       return CLI_EXIT_FAILURE;
+    case BENCH_RECORD_INCOMPLETE:
+      cli_error ("bench record", "the run did not complete");
+      return CLI_EXIT_FAILURE;
+    case BENCH_RECORD_DONE:
+      break;
     }
-  /* each with-events run against the --no-events run right after it: on a
-   * shared machine the load drifts, and neighbours see the same load */
-  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint k = 0; k < with->len && k < without->len; k++)
-    {
-      double q = g_array_index (with, double, k) / g_array_index (without, double, k);
-      g_array_append_val (pairs, q);
-    }
-  g_array_sort (pairs, cmp_double);
-  g_array_sort (with, cmp_double);
-  g_array_sort (without, cmp_double);
-  g_array_sort (writer, cmp_double);
-  double a = g_array_index (with, double, with->len / 2), b = g_array_index (without, double, without->len / 2);
-  printf ("record: disco-1110 peers=%d rounds=%d model none (%" G_GINT64_FORMAT " floats), 1 Gbit/s, %d runs each\n",
-          peers, rounds, size, repeat);
-  printf ("with events  %.3f s (median; %.3f-%.3f)\n", a, g_array_index (with, double, 0),
-          g_array_index (with, double, with->len - 1));
-  printf ("--no-events  %.3f s (median; %.3f-%.3f)\n", b, g_array_index (without, double, 0),
-          g_array_index (without, double, without->len - 1));
-  printf ("recording costs %+.0f %% (with / without = %.2f)\n", (a / b - 1) * 100, a / b);
-  double q = g_array_index (pairs, double, pairs->len / 2);
-  double fa = g_array_index (with, double, 0), fb = g_array_index (without, double, 0);
-  printf ("paired runs: median with / without %.2f (%+.0f %%); fastest of each: %.2f (%+.0f %%)\n", q,
-          (q - 1) * 100, fa / fb, (fa / fb - 1) * 100);
-  printf ("writer thread: %.3f s of CPU (median), %.0f %% of a --no-events run's wall time\n",
-          g_array_index (writer, double, writer->len / 2), 100 * g_array_index (writer, double, writer->len / 2) / b);
+  printf ("record: %s peers=%d rounds=%d model none (%" G_GINT64_FORMAT " floats), 1 Gbit/s, %d runs each\n",
+          version, peers, rounds, size, repeat);
+  printf ("with events  %.3f s (median; %.3f-%.3f)\n", rd.with_median, rd.with_min, rd.with_max);
+  printf ("--no-events  %.3f s (median; %.3f-%.3f)\n", rd.without_median, rd.without_min, rd.without_max);
+  printf ("recording costs %+.0f %% (with / without = %.2f)\n", (rd.median_ratio - 1) * 100, rd.median_ratio);
+  printf ("paired runs: median with / without %.2f (%+.0f %%); fastest of each: %.2f (%+.0f %%)\n",
+          rd.paired_median, (rd.paired_median - 1) * 100, rd.fastest_ratio, (rd.fastest_ratio - 1) * 100);
+  printf ("writer thread: %.3f s of CPU (median), %.0f %% of a --no-events run's wall time\n", rd.writer_median,
+          rd.writer_percent);
   return CLI_EXIT_OK;
 }
 
@@ -484,9 +329,10 @@ cli_cmd_bench (int argc, char **argv)
                "Usage: dlsim bench MODEL [OPTIONS]\n\n"
                "Models:\n"
                "  phold    PHOLD on the event engine (dlsim bench phold --help)\n"
-               "  scale    DISCO with N peers, all-to-all mean (dlsim bench scale --help)\n"
+               "  scale    %s (dlsim bench scale --help)\n"
                "  record   the cost of recording events (dlsim bench record --help)\n"
-               "  fuzz-frames  fuzz the testbed's frame reader (dlsim bench fuzz-frames --help)\n");
+               "  fuzz-frames  fuzz the testbed's frame reader (dlsim bench fuzz-frames --help)\n",
+               bench_scale_list_line);
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
   if (strcmp (argv[1], "phold") == 0)

@@ -1,78 +1,28 @@
 /* cmd-export.c — `dlsim export DB --format csv|jsonl [--table T] [-o DIR]`:
  * every table of a results database as files that pandas, R and
  * spreadsheets read directly, one file per table (DIR/TABLE.csv or
- * DIR/TABLE.jsonl).
- *
- * CSV: a header row of the column names (times carry their unit: t_s,
- * joined_s, wall_seconds), numbers as SQLite prints them, text quoted by
- * libcsv (csv_fwrite), NULL as an empty field.  JSON lines: one object per
- * row built with json-glib, NULL as null, integers and reals as numbers. */
+ * DIR/TABLE.jsonl).  This file parses the options and prints; the tables
+ * and their formats are export/'s (export/export-tables.c). */
 #include "config.h"
 
 #include "cli/cli.h"
-#include "results/res-db.h"
+#include "export/export.h"
 #include "results/res-query.h"
 
-#include <csv.h>
-#include <errno.h>
-#include <json-glib/json-glib.h>
 #include <stdio.h>
-#include <string.h>
 
 static void
-csv_row (FILE *f, ResRows *st, int n, gboolean header)
+say_written (const char *path, guint64 rows, gpointer data)
 {
-  for (int i = 0; i < n; i++)
-    {
-      if (i)
-        fputc (',', f);
-      if (header)
-        {
-          const char *name = res_rows_name (st, i);
-          csv_fwrite (f, name, strlen (name));
-          continue;
-        }
-      switch (res_rows_kind (st, i))
-        {
-        case RES_VALUE_NULL:
-          break;
-        case RES_VALUE_INTEGER:
-        case RES_VALUE_FLOAT:
-          fputs (res_rows_text (st, i), f);
-          break;
-        default:
-          {
-            const char *t = res_rows_text (st, i);
-            csv_fwrite (f, t, (size_t) res_rows_bytes (st, i));
-            (void) t;
-          }
-        }
-    }
-  fputc ('\n', f);
+  (void) data;
+  printf ("%s: %" G_GUINT64_FORMAT " rows\n", path, rows);
 }
 
 static void
-json_row (FILE *f, ResRows *st, int n, JsonGenerator *gen)
+say_failed (const char *message, gpointer data)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  for (int i = 0; i < n; i++)
-    {
-      json_builder_set_member_name (b, res_rows_name (st, i));
-      switch (res_rows_kind (st, i))
-        {
-        case RES_VALUE_NULL: json_builder_add_null_value (b); break;
-        case RES_VALUE_INTEGER: json_builder_add_int_value (b, res_rows_int64 (st, i)); break;
-        case RES_VALUE_FLOAT: json_builder_add_double_value (b, res_rows_double (st, i)); break;
-        default: json_builder_add_string_value (b, res_rows_text (st, i)); break;
-        }
-    }
-  json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  g_autofree char *line = json_generator_to_data (gen, NULL);
-  fputs (line, f);
-  fputc ('\n', f);
+  (void) data;
+  cli_error ("export", "%s", message);
 }
 
 int
@@ -107,7 +57,8 @@ cli_cmd_export (int argc, char **argv)
       cli_error ("export", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  if (!rest || g_strv_length (rest) != 1 || !format || (strcmp (format, "csv") != 0 && strcmp (format, "jsonl") != 0))
+  ExportFormat fmt;
+  if (!rest || g_strv_length (rest) != 1 || !export_format_from_name (format, &fmt))
     {
       cli_error ("export", "expected DB and --format csv|jsonl (dlsim export --help)");
       return CLI_EXIT_USAGE;
@@ -115,85 +66,19 @@ cli_cmd_export (int argc, char **argv)
   struct sqlite3 *db = cli_open_results ("export", rest[0]);
   if (!db)
     return CLI_EXIT_FAILURE;
-  /* the tables, and one row per run (res_db_make_wide) */
-  g_autoptr (GPtrArray) names = g_ptr_array_new ();
-  for (const char *const *t = res_db_table_names (); *t; t++)
-    g_ptr_array_add (names, (gpointer) *t);
-  g_ptr_array_add (names, (gpointer) "runs_wide");
-  g_ptr_array_add (names, NULL);
-  const char *const *all = (const char *const *) names->pdata;
-  if ((!table || strcmp (table, "runs_wide") == 0) && !res_db_make_wide (db, &error))
-    {
-      cli_error ("export", "%s: %s", rest[0], error->message);
-      res_db_close_read (db);
-      return CLI_EXIT_FAILURE;
-    }
-  if (table)
-    {
-      gboolean known = FALSE;
-      for (int i = 0; all[i]; i++)
-        known |= strcmp (all[i], table) == 0;
-      if (!known || !res_db_has_table (db, strcmp (table, "runs_wide") == 0 ? "temp" : "main", table, TRUE))
-        {
-          cli_error ("export", "%s: no table '%s'", rest[0], table);
-          res_db_close_read (db);
-          return CLI_EXIT_USAGE;
-        }
-    }
   g_autofree char *dir = out ? g_strdup (out) : g_strdup_printf ("%s-export", rest[0]);
-  if (g_mkdir_with_parents (dir, 0755) != 0)
+  ExportTablesOptions o = { .format = fmt, .table = table, .dir = dir, .written = say_written,
+                            .failed = say_failed };
+  ExportStatus st = export_tables (db, rest[0], &o);
+  res_db_close_read (db);
+  switch (st)
     {
-      cli_error ("export", "%s: %s", dir, g_strerror (errno));
-      res_db_close_read (db);
+    case EXPORT_DONE:
+      return CLI_EXIT_OK;
+    case EXPORT_NO_TABLE:
+      return CLI_EXIT_USAGE;
+    case EXPORT_FAILED:
       return CLI_EXIT_FAILURE;
     }
-  gboolean csv = strcmp (format, "csv") == 0;
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  int rc = CLI_EXIT_OK;
-  for (int i = 0; all[i] && rc == CLI_EXIT_OK; i++)
-    {
-      if ((table && strcmp (table, all[i]) != 0)
-          || !res_db_has_table (db, strcmp (all[i], "runs_wide") == 0 ? "temp" : "main", all[i], TRUE))
-        continue;
-      g_autofree char *path = g_strdup_printf ("%s/%s.%s", dir, all[i], format);
-      FILE *f = fopen (path, "w");
-      if (!f)
-        {
-          cli_error ("export", "%s: %s", path, g_strerror (errno));
-          rc = CLI_EXIT_FAILURE;
-          break;
-        }
-      ResRows *st = res_db_export_table (db, all[i]);
-      int n = res_rows_n_columns (st);
-      if (csv)
-        csv_row (f, st, n, TRUE);
-      guint64 rows = 0;
-      while (res_rows_next (st))
-        {
-          if (csv)
-            csv_row (f, st, n, FALSE);
-          else
-            json_row (f, st, n, gen);
-          rows++;
-        }
-      gboolean failed = res_rows_failed (st);
-      if (failed)
-        {
-          cli_error ("export", "%s: %s cannot be read after %" G_GUINT64_FORMAT " rows: %s", rest[0], all[i], rows,
-                     res_rows_error (st));
-          rc = CLI_EXIT_FAILURE;
-        }
-      res_rows_free (st);
-      if (fclose (f) != 0)
-        {
-          cli_error ("export", "%s: %s", path, g_strerror (errno));
-          rc = CLI_EXIT_FAILURE;
-        }
-      else if (failed)
-        break;
-      else
-        printf ("%s: %" G_GUINT64_FORMAT " rows\n", path, rows);
-    }
-  res_db_close_read (db);
-  return rc;
+  return CLI_EXIT_FAILURE;
 }

@@ -9,13 +9,13 @@
  * - Node databases (`dlsim node -o`: mode 'node') of one deployment, one
  *   coordinator's and its peers', become one testbed run.  Each node's
  *   times are moved onto the coordinator's clock: first by the nodes'
- *   wall-clock starts, then by the offset estimated from the
- *   ClientConnected / NewNodeInfo round trip (as NTP does: offset
- *   ((c1 - a) + (c2 - b)) / 2, uncertain by half the round trip's network
- *   time), which the run's params give per peer (merge.clock.pN).  The
+ *   wall-clock starts, then by the offset estimated from the round trip
+ *   of a peer's admission (as NTP does: testbed-merge.h says which
+ *   messages), which the run's params give per peer (merge.clock.pN).  The
  *   lines are then replayed, in time order, through the same tally as
- *   `dlsim testbed`, and the run's [expect] is checked: that is
- *   testbed/testbed-merge.c; this file reads the databases and prints. */
+ *   `dlsim testbed`, and the run's [expect] is checked: that, and reading
+ *   the node runs, is testbed/testbed-merge.c; this file opens the
+ *   databases and prints. */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -38,46 +38,17 @@ say_renumbered (const char *path, gint64 from, gint64 to, gpointer data)
 
 /* ---------------------------------------------------------------- node runs */
 
-/* The node runs of one input file (read-only), as testbed/ merges them. */
+/* The node runs of one input file (read-only): testbed/ reads them. */
 static gboolean
 read_nodes (const char *path, GPtrArray *nodes)
 {
   struct sqlite3 *db = cli_open_results ("merge", path);
   if (!db)
     return FALSE;
-  ResRows *st = res_db_node_runs (db);
-  gboolean ok = TRUE;
-  while (ok && res_rows_next (st))
-    {
-      gint64 run = res_rows_int64 (st, 0);
-      g_autofree char *t0 = res_db_param_value (db, run, "node.t0_unix_us");
-      TestbedNode *n = testbed_node_new (path, run, res_db_param_value (db, run, "node.name"));
-      if (!n || !t0 || !g_ascii_string_to_signed (t0, 10, 0, G_MAXINT64, &n->t0_unix_us, NULL))
-        {
-          cli_error ("merge", "%s: run %" G_GINT64_FORMAT ": a node run without node.name or node.t0_unix_us",
-                     path, run);
-          testbed_node_free (n);
-          ok = FALSE;
-          break;
-        }
-      g_ptr_array_add (nodes, n);
-      n->scenario = g_strdup (res_rows_text (st, 1));
-      n->point = res_rows_int64 (st, 2);
-      n->seed = res_rows_int64 (st, 3);
-      n->finished = !res_rows_is_null (st, 4);
-      n->host = res_db_param_value (db, n->run, "node.host");
-      n->sets = res_db_param_value (db, n->run, "node.sets");
-      n->scenario_path = res_db_param_value (db, n->run, "node.scenario_path");
-      ResRows *ls = res_db_node_lines (db, n->run);
-      while (res_rows_next (ls))
-        {
-          const char *line = res_rows_text (ls, 0);
-          if (line)
-            testbed_node_add_line (n, line);
-        }
-      res_rows_free (ls);
-    }
-  res_rows_free (st);
+  g_autoptr (GError) error = NULL;
+  gboolean ok = testbed_merge_read_nodes (db, path, nodes, &error);
+  if (!ok)
+    cli_error ("merge", "%s", error->message);
   res_db_close_read (db);
   return ok;
 }
@@ -130,22 +101,17 @@ cli_cmd_merge (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("OUT.db IN.db... - combine results databases");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
+  g_autofree char *summary = g_strconcat (
       "Copies every run of each IN into OUT (created if missing), with all its rows.\n"
       "A run id already in OUT with the same identity (scenario, point, seed, build,\n"
       "start, file, mode) is the same run and is skipped: merging twice changes\n"
       "nothing.  A different run under a taken id is a conflict: nothing of that\n"
       "file is merged unless --renumber gives it new ids.  Runs recorded by another\n"
       "build (provenance.build) than those in OUT are refused unless --any-build.\n"
-      "\n"
-      "Node databases (dlsim node ... -o DB) of one deployment, the coordinator's\n"
-      "and its peers', become one testbed run: each node's times are moved onto the\n"
-      "coordinator's clock (wall-clock start, then the ClientConnected/NewNodeInfo\n"
-      "round trip; the run's params merge.clock.pN give the offset and what is left\n"
-      "uncertain), and the run's [expect] is checked.\n"
-      "\n"
+      "\n", testbed_merge_help, "\n"
       "Exit status: 0 merged (or nothing to do); 1 a conflict, an unreadable file or\n"
-      "a failed expectation; 2 usage error.");
+      "a failed expectation; 2 usage error.", NULL);
+  g_option_context_set_summary (ctx, summary);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {

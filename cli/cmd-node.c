@@ -67,7 +67,7 @@ say_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
                s->name, o->round + 1, o->value, at_s);
       break;
     case PROTO_OBS_FINISHED:
-      if (*o->detail)   /* a pipeline client: "the session generated every step" */
+      if (*o->detail)   /* a finish the machine explains (a session that generated every step) */
         fprintf (stderr, "dlsim node %s: finished: %s (%" G_GINT64_FORMAT "), %.1f s after start\n", s->name,
                  o->detail, o->value, at_s);
       else
@@ -242,16 +242,10 @@ cli_cmd_node (int argc, char **argv)
   ResNode *rn = NULL;
   if (out)
     {
-      /* the node's clock: its t0 on the wall clock, for dlsim merge */
-      g_autofree char *t0_unix = g_strdup_printf ("%" G_GINT64_FORMAT,
-                                                  g_get_real_time () - (g_get_monotonic_time () - t0_us));
-      g_autofree char *all_sets = sets ? g_strjoinv ("\n", sets) : g_strdup ("");
-      const char *extra[] = { "node.name", is_peer ? name : "coordinator", "node.host", g_get_host_name (),
-                              "node.t0_unix_us", t0_unix, "node.sets", all_sets, "node.scenario_path", scenario,
-                              NULL };
       db = cli_db_open (out, &error);
       if (db)
-        rn = res_node_begin (db, s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed, extra, &error);
+        rn = testbed_node_record_begin (db, s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed,
+                                        is_peer ? name : "coordinator", t0_us, sets, scenario, &error);
       if (!rn)
         {
           cli_error ("node", "%s", error->message);

@@ -11,51 +11,31 @@
 #include <signal.h>
 #include <stdio.h>
 
-/* One run: its PASS or FAIL line, or why it did not run. */
-static int
-run_one (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db, const char *self_exe,
-         TestbedNetwork network, guint *passed, guint *failed_runs)
+/* What cli_testbed_scenario counts. */
+typedef struct {
+  guint *passed, *failed;
+} Tally;
+
+/* A run that is done: its PASS or FAIL line. */
+static void
+say_run (const SimScenario *s, guint64 seed, const TestbedReport *rep, gpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  TestbedReport rep;
-  testbed_report_init (&rep);
-  int rc = CLI_EXIT_OK;
-  switch (testbed_run_point (s, pt, seed, sets, db, self_exe, network, &rep, &error))
-    {
-    case TESTBED_RUN_REFUSED:
-      cli_error ("testbed", "%s", error->message);
-      rc = CLI_EXIT_USAGE;
-      break;
-    case TESTBED_RUN_ERROR:
-      cli_error ("testbed", "%s", error->message);
-      rc = CLI_EXIT_FAILURE;
-      break;
-    case TESTBED_RUN_INTERRUPTED:
-      rc = 130;
-      break;
-    case TESTBED_RUN_DONE:
-      printf ("%s %s seed %" G_GUINT64_FORMAT ": %s, %u rounds, %u expectations%s\n",
-              rep.failed->len ? "FAIL" : "PASS", s->path, seed, sim_outcome_name (rep.result.outcome),
-              rep.result.rounds_completed, rep.checked, rep.bad_lines ? " (malformed record lines refused)" : "");
-      for (guint i = 0; i < rep.failed->len; i++)
-        printf ("    %s\n", (char *) rep.failed->pdata[i]);
-      if (rep.failed->len > 0)
-        (*failed_runs)++;
-      else
-        (*passed)++;
-      break;
-    }
-  testbed_report_clear (&rep);
-  return rc;
+  Tally *t = data;
+  printf ("%s %s seed %" G_GUINT64_FORMAT ": %s, %u rounds, %u expectations%s\n",
+          rep->failed->len ? "FAIL" : "PASS", s->path, seed, sim_outcome_name (rep->result.outcome),
+          rep->result.rounds_completed, rep->checked, rep->bad_lines ? " (malformed record lines refused)" : "");
+  for (guint i = 0; i < rep->failed->len; i++)
+    printf ("    %s\n", (char *) rep->failed->pdata[i]);
+  if (rep->failed->len > 0)
+    (*t->failed)++;
+  else
+    (*t->passed)++;
 }
 
 int
 cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
                       guint *passed, guint *failed)
 {
-  g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
-  if (!self_exe)
-    self_exe = g_strdup ("dlsim");
   signal (SIGPIPE, SIG_IGN);
   if (network == TESTBED_NETEM)
     {
@@ -63,15 +43,22 @@ cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNet
       if (testbed_netns_sweep_stale (&swept))
         fprintf (stderr, "dlsim testbed: removed what a dlsim that no longer runs left: %s\n", swept);
     }
-  for (guint pi = 0; pi < s->points->len; pi++)
-    for (guint k = 0; k < s->repeat; k++)
-      {
-        guint64 sd = (seed >= 0 ? (guint64) seed : s->seed) + k;
-        int rc = run_one (s, s->points->pdata[pi], sd, sets, db, self_exe, network, passed, failed);
-        if (rc != CLI_EXIT_OK)
-          return rc;
-      }
-  return CLI_EXIT_OK;
+  g_autoptr (GError) error = NULL;
+  Tally t = { passed, failed };
+  switch (testbed_run_scenario (s, sets, seed, network, db, say_run, &t, &error))
+    {
+    case TESTBED_RUN_DONE:
+      return CLI_EXIT_OK;
+    case TESTBED_RUN_REFUSED:
+      cli_error ("testbed", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    case TESTBED_RUN_ERROR:
+      cli_error ("testbed", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    case TESTBED_RUN_INTERRUPTED:
+      return 130;
+    }
+  return CLI_EXIT_FAILURE;
 }
 
 int
@@ -92,21 +79,7 @@ cli_cmd_testbed (int argc, char **argv)
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - run a scenario on real sockets and processes");
-  g_option_context_set_summary (ctx,
-    "The coordinator runs in this process, each peer in a `dlsim node peer` process,\n"
-    "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
-    "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
-    "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
-    "connect_failure, loss, bandwidth_trace, link-down, link-slow; partition and heal need --netem.\n"
-    "Network: by default loopback, with [network] latency and link setup added by\n"
-    "the sending process (bandwidth is not shaped), so that the run has the file's\n"
-    "latencies.  --no-latency: loopback at its own speed, where a peer-to-peer path\n"
-    "faster than the coordinator's shows DISCO's F1 race (docs/found.md).  With\n"
-    "--netem (root): a network namespace per peer on a bridge, uplink and downlink\n"
-    "shaped by tc tbf, latency and link setup added by the sending process (this\n"
-    "kernel has no sch_netem).  Namespaces left by a dlsim that was killed are\n"
-    "removed at the next --netem run.\n"
-    "Compare with the simulator: dlsim compare SIM.db TESTBED.db.");
+  g_option_context_set_summary (ctx, testbed_help);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))

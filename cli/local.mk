@@ -13,7 +13,6 @@ dlsim_SOURCES = \
 	cli/cmd-node.c \
 	cli/cmd-compare.c \
 	cli/cmd-merge.c \
-	cli/check-report.c \
 	cli/check-testbed.c \
 	cli/cmd-explore.c \
 	cli/cmd-shrink.c \
@@ -23,9 +22,9 @@ dlsim_SOURCES = \
 dlsim_LDADD = \
 	explore/libdlexplore.a \
 	export/libdlexport.a \
+	bench/libdlbench.a \
 	runner/libdlrunner.a \
 	plots/libdlplot.a \
-	bench/libdlbench.a \
 	testbed/libdltestbed.a \
 	results/libdlres.a \
 	sim/libdlsim.a \

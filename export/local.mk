@@ -1,7 +1,10 @@
-# export/ — a recorded run in formats other tools read (Perfetto's JSON).
+# export/ — recorded runs in formats other tools read (Perfetto's JSON; CSV and JSON lines;
+# JUnit XML and TAP).
 noinst_LIBRARIES += export/libdlexport.a
 export_libdlexport_a_SOURCES = \
 	export/export.h \
 	export/export-perfetto.c \
+	export/export-tables.c \
+	export/export-check.c \
 	$(NULL)
 export_libdlexport_a_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)

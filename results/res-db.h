@@ -38,6 +38,13 @@ ResDb *res_db_open (const char *path, GError **error);
 /* The same; if another process has the file, waiting (path) is called
  * once before waiting for it (e.g. to say so). */
 ResDb *res_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error);
+/* res_db_open_wait for a command that writes path; when it fails because
+ * of the folder or the file, the error says which and why (SQLite says
+ * "unable to open database file" for a missing folder and a read-only one
+ * alike): a folder that does not exist or is not writable, a file that is
+ * not writable, a file whose folder is not (SQLite writes its journal
+ * there).  Otherwise the error is res_db_open_wait's. */
+ResDb *res_db_open_explained (const char *path, void (*waiting) (const char *path), GError **error);
 /* Opens a results database to read it (transfer full: res_db_close_read).  It
  * waits up to RES_BUSY_TIMEOUT_MS for a writer's lock.  A journal that a
  * killed writer left (a hot journal) is rolled back first, which needs

@@ -328,6 +328,40 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
   return db;
 }
 
+ResDb *
+res_db_open_explained (const char *path, void (*waiting) (const char *path), GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  ResDb *db = res_db_open_wait (path, waiting, &local);
+  if (db)
+    return db;
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    g_set_error (error, local->domain, local->code, "%s: cannot create the database: the folder %s does not exist",
+                 path, dir);
+  else if (!g_file_test (path, G_FILE_TEST_EXISTS) && g_access (dir, W_OK | X_OK) != 0)
+    {
+      int e = errno;
+      g_set_error (error, local->domain, local->code,
+                   "%s: cannot create the database: the folder %s is not writable (%s)", path, dir, g_strerror (e));
+    }
+  else if (g_file_test (path, G_FILE_TEST_EXISTS) && g_access (path, W_OK) != 0)
+    {
+      int e = errno;
+      g_set_error (error, local->domain, local->code, "%s: cannot write the database: %s", path, g_strerror (e));
+    }
+  else if (g_file_test (path, G_FILE_TEST_EXISTS) && g_access (dir, W_OK | X_OK) != 0)
+    {
+      int e = errno;
+      g_set_error (error, local->domain, local->code,
+                   "%s: cannot write the database: its folder %s is not writable (%s), and SQLite writes its "
+                   "journal there", path, dir, g_strerror (e));
+    }
+  else
+    g_propagate_error (error, g_steal_pointer (&local));
+  return NULL;
+}
+
 /* Opens path read-write (never creating it) and reads its schema, which
  * rolls back a hot journal: what a read-only connection cannot do. */
 static gboolean

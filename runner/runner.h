@@ -2,7 +2,7 @@
  * scenario point -> build -> world -> record.  `dlsim run` and `dlsim
  * check` (through runner-plan.c's sweep), `dlsim explore` and `dlsim
  * shrink` (explore/explore-search.c, explore/explore-shrink.c) and `dlsim
- * bench scale` and `bench record` (cli/cmd-bench.c) call it; the commands
+ * bench scale` and `bench record` (bench/bench-run.c) call it; the commands
  * parse and print.
  *
  * Shape: RunnerOptions on the caller's stack; runner_run_point or

@@ -6,11 +6,20 @@
 
 #include "testbed/testbed-merge.h"
 #include "testbed/testbed-private.h"
+#include "testbed/testbed-node.h"
 #include "results/res-merge.h"
+#include "results/res-query.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+const char testbed_merge_help[] =
+  "Node databases (dlsim node ... -o DB) of one deployment, the coordinator's\n"
+  "and its peers', become one testbed run: each node's times are moved onto the\n"
+  "coordinator's clock (wall-clock start, then the ClientConnected/NewNodeInfo\n"
+  "round trip; the run's params merge.clock.pN give the offset and what is left\n"
+  "uncertain), and the run's [expect] is checked.\n";
 
 gboolean
 testbed_node_id_of (const char *name, ProtoNodeId *out_id)
@@ -69,6 +78,45 @@ testbed_node_add_line (TestbedNode *n, const char *line)
     last = g_ascii_strtoll (line + 2, NULL, 10);
   g_ptr_array_add (n->lines, g_strdup (line));
   g_array_append_val (n->times, last);
+}
+
+gboolean
+testbed_merge_read_nodes (struct sqlite3 *db, const char *path, GPtrArray *nodes, GError **error)
+{
+  ResRows *st = res_db_node_runs (db);
+  gboolean ok = TRUE;
+  while (ok && res_rows_next (st))
+    {
+      gint64 run = res_rows_int64 (st, 0);
+      g_autofree char *t0 = res_db_param_value (db, run, TESTBED_NODE_PARAM_T0);
+      TestbedNode *n = testbed_node_new (path, run, res_db_param_value (db, run, TESTBED_NODE_PARAM_NAME));
+      if (!n || !t0 || !g_ascii_string_to_signed (t0, 10, 0, G_MAXINT64, &n->t0_unix_us, NULL))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                       "%s: run %" G_GINT64_FORMAT ": a node run without node.name or node.t0_unix_us", path, run);
+          testbed_node_free (n);
+          ok = FALSE;
+          break;
+        }
+      g_ptr_array_add (nodes, n);
+      n->scenario = g_strdup (res_rows_text (st, 1));
+      n->point = res_rows_int64 (st, 2);
+      n->seed = res_rows_int64 (st, 3);
+      n->finished = !res_rows_is_null (st, 4);
+      n->host = res_db_param_value (db, n->run, TESTBED_NODE_PARAM_HOST);
+      n->sets = res_db_param_value (db, n->run, TESTBED_NODE_PARAM_SETS);
+      n->scenario_path = res_db_param_value (db, n->run, TESTBED_NODE_PARAM_SCENARIO);
+      ResRows *ls = res_db_node_lines (db, n->run);
+      while (res_rows_next (ls))
+        {
+          const char *line = res_rows_text (ls, 0);
+          if (line)
+            testbed_node_add_line (n, line);
+        }
+      res_rows_free (ls);
+    }
+  res_rows_free (st);
+  return ok;
 }
 
 /* The first time of an O line of `node` with this kind, other and message. */

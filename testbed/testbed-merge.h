@@ -7,8 +7,9 @@
  * trip's network time), which the run's params give per peer
  * (merge.clock.pN).  The lines are then replayed, in time order, through
  * the same tally as a live testbed run (testbed-tally.c), and the run's
- * [expect] is checked.  cli/cmd-merge.c reads the databases (through
- * results/) and prints. */
+ * [expect] is checked.  The node runs are read from their databases
+ * here too (testbed_merge_read_nodes, through results/' queries);
+ * cli/cmd-merge.c opens the files and prints. */
 #pragma once
 
 #include "testbed/testbed.h"
@@ -42,6 +43,19 @@ gboolean testbed_node_id_of (const char *name, ProtoNodeId *out_id);
 /* Appends one record line: O, F and M lines carry their time, T and W
  * lines take the time of the line before. */
 void testbed_node_add_line (TestbedNode *n, const char *line);
+
+struct sqlite3;
+
+/* What `dlsim merge --help` says of node databases (a paragraph, ending
+ * with a newline). */
+extern const char testbed_merge_help[];
+
+/* Appends the node runs of db (a results database open to read, from
+ * path) to nodes (TestbedNode*), each with its node.* params
+ * (testbed-node.h) and its record lines.  FALSE (error set) at a node run
+ * without node.name or node.t0_unix_us, or whose name is not a node's;
+ * the nodes read before it stay in nodes. */
+gboolean testbed_merge_read_nodes (struct sqlite3 *db, const char *path, GPtrArray *nodes, GError **error);
 
 /* Sets n->shift, the move of n's times onto coord's clock, and returns
  * what the run's param merge.clock.NAME says of it (transfer full). */

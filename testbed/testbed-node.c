@@ -173,3 +173,17 @@ testbed_node_secret (const char *path, gboolean is_peer, gboolean *out_created, 
     }
   return testbed_secret_load (path, error);
 }
+
+ResNode *
+testbed_node_record_begin (ResDb *db, const SimScenario *s, const SimPoint *p, guint64 seed, const char *name,
+                           gint64 t0_us, char **sets, const char *scenario_path, GError **error)
+{
+  /* the node's clock: its t0 on the wall clock, for dlsim merge */
+  g_autofree char *t0_unix = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                              g_get_real_time () - (g_get_monotonic_time () - t0_us));
+  g_autofree char *all_sets = sets ? g_strjoinv ("\n", sets) : g_strdup ("");
+  const char *extra[] = { TESTBED_NODE_PARAM_NAME, name, TESTBED_NODE_PARAM_HOST, g_get_host_name (),
+                          TESTBED_NODE_PARAM_T0, t0_unix, TESTBED_NODE_PARAM_SETS, all_sets,
+                          TESTBED_NODE_PARAM_SCENARIO, scenario_path, NULL };
+  return res_node_begin (db, s, p, seed, extra, error);
+}

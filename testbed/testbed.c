@@ -26,6 +26,22 @@
 #include <signal.h>
 #include <string.h>
 
+const char testbed_help[] =
+  "The coordinator runs in this process, each peer in a `dlsim node peer` process,\n"
+  "over TCP; the run is recorded with runs.mode = 'testbed'.\n"
+  "Supported: join, leave (graceful), crash (SIGKILL), drop, delay, slow, link-fail,\n"
+  "at a time or at `round N`, and [churn] traces.  Refused: churn arrivals, NAT,\n"
+  "connect_failure, loss, bandwidth_trace, link-down, link-slow; partition and heal need --netem.\n"
+  "Network: by default loopback, with [network] latency and link setup added by\n"
+  "the sending process (bandwidth is not shaped), so that the run has the file's\n"
+  "latencies.  --no-latency: loopback at its own speed, where a peer-to-peer path\n"
+  "faster than the coordinator's shows DISCO's F1 race (docs/found.md).  With\n"
+  "--netem (root): a network namespace per peer on a bridge, uplink and downlink\n"
+  "shaped by tc tbf, latency and link setup added by the sending process (this\n"
+  "kernel has no sch_netem).  Namespaces left by a dlsim that was killed are\n"
+  "removed at the next --netem run.\n"
+  "Compare with the simulator: dlsim compare SIM.db TESTBED.db.";
+
 void
 testbed_report_init (TestbedReport *r)
 {
@@ -101,6 +117,40 @@ testbed_scenario_supported (const SimScenario *s, gboolean netem, GError **error
         return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+testbed_select_checked (GPtrArray *paths, char **sets, gboolean netem, GPtrArray *out, guint *n_skipped,
+                        void (*skipped) (const char *why, gpointer data), gpointer data, GError **error)
+{
+  for (guint f = 0; f < paths->len; f++)
+    {
+      SimScenario *s = sim_scenario_load (paths->pdata[f], (const char *const *) sets, error);
+      if (!s)
+        return FALSE;
+      gboolean has_expect = FALSE;
+      for (guint p = 0; p < s->points->len; p++)
+        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
+      g_autoptr (GError) why = NULL;
+      if (has_expect && !testbed_scenario_supported (s, netem, &why))
+        {
+          if (skipped)
+            skipped (why->message, data);
+          (*n_skipped)++;
+          has_expect = FALSE;
+        }
+      if (has_expect)
+        g_ptr_array_add (out, s);
+      else
+        sim_scenario_free (s);
+    }
+  return TRUE;
+}
+
+guint64
+testbed_repeat_seed (gint64 seed, guint64 scenario_seed, guint k)
+{
+  return (seed >= 0 ? (guint64) seed : scenario_seed) + k;
 }
 
 const char *
@@ -438,4 +488,30 @@ out:
   g_clear_pointer (&tb.loop, g_main_loop_unref);
   sim_built_clear (&built);
   return status;
+}
+
+TestbedRunStatus
+testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
+                      void (*done) (const SimScenario *s, guint64 seed, const TestbedReport *report, gpointer data),
+                      gpointer data, GError **error)
+{
+  g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (!self_exe)
+    self_exe = g_strdup ("dlsim");
+  signal (SIGPIPE, SIG_IGN);
+  for (guint pi = 0; pi < s->points->len; pi++)
+    for (guint k = 0; k < s->repeat; k++)
+      {
+        guint64 sd = testbed_repeat_seed (seed, s->seed, k);
+        TestbedReport rep;
+        testbed_report_init (&rep);
+        TestbedRunStatus st = testbed_run_point (s, s->points->pdata[pi], sd, sets, db, self_exe, network, &rep,
+                                                 error);
+        if (st == TESTBED_RUN_DONE && done)
+          done (s, sd, &rep, data);
+        testbed_report_clear (&rep);
+        if (st != TESTBED_RUN_DONE)
+          return st;
+      }
+  return TESTBED_RUN_DONE;
 }

@@ -15,6 +15,10 @@
 
 G_BEGIN_DECLS
 
+/* What `dlsim testbed --help` says of the testbed: how a run is made,
+ * what it supports and refuses (testbed_supported), its networks. */
+extern const char testbed_help[];
+
 /* The testbed's network: loopback with the scenario's latency and link
  * setup added by the sender (the default), loopback at its own speed
  * (--no-latency), or a namespace per peer (--netem, root). */
@@ -63,5 +67,32 @@ const char *testbed_network_detail (TestbedNetwork network);
 TestbedRunStatus testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db,
                                     const char *self_exe, TestbedNetwork network, TestbedReport *report,
                                     GError **error);
+
+/* dlsim check --testbed's files: each of paths (char*) loaded with the
+ * overrides sets, in order; those with an [expect] that the testbed can
+ * express are appended to out (SimScenario*, transfer full).  One with an
+ * [expect] it cannot express (testbed_scenario_supported) is skipped:
+ * skipped (why, data) is called with the reason, which names the file and
+ * the key that stops it, and *n_skipped counts it.  A file without an
+ * [expect] is left out silently.  FALSE (error set) at the first file
+ * that does not load; nothing after it is loaded. */
+gboolean testbed_select_checked (GPtrArray *paths, char **sets, gboolean netem, GPtrArray *out, guint *n_skipped,
+                                 void (*skipped) (const char *why, gpointer data), gpointer data, GError **error);
+
+/* The seed of repeat k of a scenario whose own seed is scenario_seed:
+ * seed + k, or scenario_seed + k when seed < 0 (the run's --seed unset). */
+guint64 testbed_repeat_seed (gint64 seed, guint64 scenario_seed, guint k);
+
+/* Every point of s and every repeat of each, one run after the other
+ * (testbed_run_point; repeat k runs with testbed_repeat_seed), the peers
+ * running this program (/proc/self/exe, else `dlsim` on the PATH).  done
+ * (s, seed, report, data) is called after each run that is done.  Stops
+ * at the first run that is not done and returns its status (error set as
+ * testbed_run_point sets it); TESTBED_RUN_DONE when every run is. */
+TestbedRunStatus testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network,
+                                       ResDb *db,
+                                       void (*done) (const SimScenario *s, guint64 seed,
+                                                     const TestbedReport *report, gpointer data),
+                                       gpointer data, GError **error);
 
 G_END_DECLS

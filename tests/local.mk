@@ -234,3 +234,11 @@ tests_test_testbed_SOURCES = tests/test-testbed.c
 tests_test_testbed_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_testbed_LDADD = testbed/libdltestbed.a results/libdlres.a sim/libdlsim.a protocol/libdlproto.a \
 	learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+# bench/: dlsim bench's worlds and the arithmetic of its readings (no timing)
+check_PROGRAMS += tests/test-bench
+TESTS += tests/test-bench
+tests_test_bench_SOURCES = tests/test-bench.c
+tests_test_bench_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_bench_LDADD = bench/libdlbench.a runner/libdlrunner.a results/libdlres.a sim/libdlsim.a \
+	protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

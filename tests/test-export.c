@@ -3,7 +3,9 @@
  * span closes (dur >= 0) on a named track, every flow arrow has its start
  * and its end (the end no earlier); --peer keeps fewer events and whole
  * arrows; --brief keeps the spans and no arrows; an unwritable file is an
- * error. */
+ * error.  Then every table as CSV and JSON lines (`dlsim export`): a file
+ * per table with its rows, the run's row as recorded, one table alone,
+ * and what is refused; and checked runs as JUnit XML and TAP. */
 #include "config.h"
 
 #include "export/export.h"
@@ -181,6 +183,247 @@ START_TEST (test_perfetto_unwritable)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- tables */
+
+typedef struct {
+  GHashTable *rows;        /* file's base name -> its rows (guint64 in a pointer) */
+  GPtrArray *errors;       /* char* */
+} Said;
+
+static void
+said_written (const char *path, guint64 rows, gpointer data)
+{
+  Said *s = data;
+  g_hash_table_insert (s->rows, g_path_get_basename (path), GSIZE_TO_POINTER ((gsize) rows));
+}
+
+static void
+said_failed (const char *message, gpointer data)
+{
+  Said *s = data;
+  g_ptr_array_add (s->errors, g_strdup (message));
+}
+
+static ExportStatus
+export_to (const char *out, ExportFormat format, const char *table, Said *said)
+{
+  said->rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  said->errors = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  struct sqlite3 *db = res_db_open_read (db_path, &error);
+  ck_assert_ptr_nonnull (db);
+  ExportTablesOptions o = { .format = format, .table = table, .dir = out, .written = said_written,
+                            .failed = said_failed, .data = said };
+  ExportStatus st = export_tables (db, db_path, &o);
+  res_db_close_read (db);
+  return st;
+}
+
+static void
+said_clear (Said *s)
+{
+  g_hash_table_unref (s->rows);
+  g_ptr_array_unref (s->errors);
+}
+
+/* the rows of a table as results/ gives them */
+static guint64
+rows_in (const char *table)
+{
+  g_autoptr (GError) error = NULL;
+  struct sqlite3 *db = res_db_open_read (db_path, &error);
+  ck_assert_ptr_nonnull (db);
+  if (strcmp (table, "runs_wide") == 0)
+    ck_assert (res_db_make_wide (db, &error));
+  guint64 n = 0;
+  g_autoptr (ResRows) st = res_db_export_table (db, table);
+  while (res_rows_next (st))
+    n++;
+  res_db_close_read (db);
+  return n;
+}
+
+static char **
+lines_of (const char *path)
+{
+  g_autofree char *text = NULL;
+  ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "%s not written", path);
+  ck_assert (g_str_has_suffix (text, "\n"));
+  text[strlen (text) - 1] = '\0';
+  return g_strsplit (text, "\n", -1);
+}
+
+/* Every table in both formats: a file per table with its rows (CSV: a
+ * header, then a line per row; JSON lines: an object per row, with a
+ * member per column), and the run's row as it was recorded. */
+START_TEST (test_tables_every_table)
+{
+  g_autofree char *out_csv = g_build_filename (dir, "ex-csv", NULL);
+  g_autofree char *out_json = g_build_filename (dir, "ex-json", NULL);
+  Said c, j;
+  ck_assert_int_eq (export_to (out_csv, EXPORT_CSV, NULL, &c), EXPORT_DONE);
+  ck_assert_int_eq (export_to (out_json, EXPORT_JSONL, NULL, &j), EXPORT_DONE);
+  ck_assert_uint_eq (c.errors->len, 0);
+  ck_assert_uint_eq (j.errors->len, 0);
+  guint tables = 0;
+  for (const char *const *t = export_table_names (); *t; t++)
+    tables++;
+  ck_assert_uint_eq (g_hash_table_size (c.rows), tables);   /* a recorded run has them all */
+  ck_assert_uint_eq (g_hash_table_size (j.rows), tables);
+  static const char *const checked[] = { "runs", "events", "peers", "summary", "runs_wide" };
+  for (guint i = 0; i < G_N_ELEMENTS (checked); i++)
+    {
+      const char *t = checked[i];
+      guint64 want = rows_in (t);
+      ck_assert_uint_gt (want, 0);
+      g_autofree char *cn = g_strdup_printf ("%s.csv", t), *jn = g_strdup_printf ("%s.jsonl", t);
+      ck_assert_uint_eq (GPOINTER_TO_SIZE (g_hash_table_lookup (c.rows, cn)), want);
+      ck_assert_uint_eq (GPOINTER_TO_SIZE (g_hash_table_lookup (j.rows, jn)), want);
+      g_autofree char *cp = g_build_filename (out_csv, cn, NULL), *jp = g_build_filename (out_json, jn, NULL);
+      g_auto (GStrv) cl = lines_of (cp);
+      g_auto (GStrv) jl = lines_of (jp);
+      ck_assert_uint_eq (g_strv_length (cl), want + 1);
+      ck_assert_uint_eq (g_strv_length (jl), want);
+      g_auto (GStrv) header = g_strsplit (cl[0], ",", -1);
+      guint columns = g_strv_length (header);
+      for (guint k = 0; jl[k]; k++)
+        {
+          g_autoptr (JsonParser) p = json_parser_new ();
+          ck_assert_msg (json_parser_load_from_data (p, jl[k], -1, NULL), "%s line %u", jp, k + 1);
+          JsonObject *o = json_node_get_object (json_parser_get_root (p));
+          ck_assert_ptr_nonnull (o);
+          ck_assert_uint_eq (json_object_get_size (o), columns);
+          if (strcmp (t, "runs") == 0)
+            {
+              ck_assert_str_eq (json_object_get_string_member (o, "scenario"), "export-test");
+              ck_assert_int_eq (json_object_get_int_member (o, "seed"), 3);
+            }
+        }
+      if (strcmp (t, "runs") == 0)
+        {
+          /* names and text quoted, numbers bare */
+          ck_assert (g_str_has_prefix (cl[0], "\"run_id\",\"scenario\",\"point\",\"point_label\",\"seed\","));
+          ck_assert (g_str_has_prefix (cl[1], "1,\"export-test\",0,\"\",3,"));
+        }
+    }
+  said_clear (&c);
+  said_clear (&j);
+}
+END_TEST
+
+/* One table: only its file; a table that is not one: refused, by name;
+ * a folder that cannot be made: an error that names it. */
+START_TEST (test_tables_one_and_refusals)
+{
+  g_autofree char *out = g_build_filename (dir, "ex-one", NULL);
+  Said s;
+  ck_assert_int_eq (export_to (out, EXPORT_CSV, "runs", &s), EXPORT_DONE);
+  ck_assert_uint_eq (g_hash_table_size (s.rows), 1);
+  ck_assert_uint_eq (GPOINTER_TO_SIZE (g_hash_table_lookup (s.rows, "runs.csv")), 1);
+  said_clear (&s);
+
+  g_autofree char *out2 = g_build_filename (dir, "ex-none", NULL);
+  ck_assert_int_eq (export_to (out2, EXPORT_JSONL, "nope", &s), EXPORT_NO_TABLE);
+  ck_assert_uint_eq (s.errors->len, 1);
+  g_autofree char *want = g_strdup_printf ("%s: no table 'nope'", db_path);
+  ck_assert_str_eq (s.errors->pdata[0], want);
+  ck_assert (!g_file_test (out2, G_FILE_TEST_EXISTS));   /* refused before anything is made */
+  said_clear (&s);
+
+  /* a folder under a file */
+  g_autofree char *bad = g_build_filename (db_path, "sub", NULL);
+  ck_assert_int_eq (export_to (bad, EXPORT_CSV, "runs", &s), EXPORT_FAILED);
+  ck_assert_uint_eq (s.errors->len, 1);
+  ck_assert (g_str_has_prefix (s.errors->pdata[0], bad));
+  ck_assert_uint_eq (g_hash_table_size (s.rows), 0);
+  said_clear (&s);
+
+  ExportFormat f;
+  ck_assert (export_format_from_name ("csv", &f) && f == EXPORT_CSV);
+  ck_assert (export_format_from_name ("jsonl", &f) && f == EXPORT_JSONL);
+  ck_assert (!export_format_from_name ("json", &f));
+  ck_assert (!export_format_from_name (NULL, &f));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- check reports */
+
+/* 3 peers, 2 rounds; its [expect] holds unless rounds_completed is set to
+ * what it is not */
+static const char checked_text[] =
+  "[scenario]\nname = check-report-test\nseed = 5\n\n"
+  "[protocol]\nmin_participants = 2\n\n"
+  "[training]\nrounds = 2\n\n"
+  "[model]\nkind = none\nsize = 100\n\n"
+  "[peers]\ncount = 3\n\n"
+  "[expect]\noutcome = completed\nrounds_completed = 2\n";
+
+static char *
+text_of (const char *path)
+{
+  char *t = NULL;
+  ck_assert_msg (g_file_get_contents (path, &t, NULL, NULL), "%s not written", path);
+  return t;
+}
+
+/* Two checked runs of a file whose name needs escaping (XML's &, TAP's
+ * #), the second failing an expectation, and a run without [expect] (no
+ * test case): one suite of two cases, one failure with key, expected,
+ * actual, outcome and run. */
+START_TEST (test_check_reports)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *ini = g_build_filename (dir, "a&b#c.ini", NULL);
+  g_autofree char *plain = g_build_filename (dir, "plain.ini", NULL);
+  g_autofree char *cdb = g_build_filename (dir, "check.db", NULL);
+  ck_assert (g_file_set_contents (ini, checked_text, -1, NULL));
+  ck_assert (g_file_set_contents (plain, scenario_text, -1, NULL));
+  g_autoptr (ResDb) db = res_db_open (cdb, &error);
+  ck_assert_ptr_nonnull (db);
+  const char *const fail[] = { "expect.rounds_completed=5", NULL };
+  struct { const char *path; const char *const *sets; } runs[] = { { ini, NULL }, { ini, fail }, { plain, NULL } };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autoptr (SimScenario) s = sim_scenario_load (runs[i].path, runs[i].sets, &error);
+      ck_assert_msg (s != NULL, "%s", error ? error->message : "?");
+      RunnerOptions ro = { .db = db };
+      RunnerResult rr;
+      ck_assert_msg (runner_run_point (s, s->points->pdata[0], s->seed, &ro, &rr, &error), "%s",
+                     error ? error->message : "?");
+      runner_result_clear (&rr);
+    }
+  g_clear_pointer (&db, res_db_close);
+  g_autofree char *xml = g_build_filename (dir, "r.xml", NULL), *tap = g_build_filename (dir, "r.tap", NULL);
+  ck_assert_msg (export_check_reports (cdb, xml, tap, &error), "%s", error ? error->message : "?");
+  g_autofree char *x = text_of (xml), *t = text_of (tap);
+  ck_assert_msg (strstr (x, "<testsuites name=\"dlsim check\" tests=\"2\" failures=\"1\" errors=\"0\">") != NULL, "%s", x);
+  g_autofree char *suite = g_strdup_printf ("<testsuite name=\"%s/a&amp;b#c.ini\" tests=\"2\" failures=\"1\"", dir);
+  ck_assert_msg (strstr (x, suite) != NULL, "%s", x);
+  ck_assert (strstr (x, "<testcase classname=\"a&amp;b#c\" name=\"seed 5\"") != NULL);
+  ck_assert_msg (strstr (x, "<failure message=\"rounds_completed: expected = 5, actual 2 (outcome completed, run 2)\" "
+                            "type=\"expectation\">rounds_completed: expected = 5, actual 2\n</failure>") != NULL, "%s", x);
+  ck_assert (strstr (x, "plain") == NULL);
+  g_autofree char *want = g_strdup_printf ("TAP version 13\n1..2\n"
+                                           "ok 1 - %s/a&b_c.ini seed 5 (completed)\n"
+                                           "not ok 2 - %s/a&b_c.ini seed 5 (completed)\n"
+                                           "  ---\n  run: 2\n  failures:\n"
+                                           "    - key: \"rounds_completed\"\n      expected: \"= 5\"\n"
+                                           "      actual: \"2\"\n  ...\n", dir, dir);
+  ck_assert_str_eq (t, want);
+  /* neither file asked for: nothing is read, even a missing database */
+  ck_assert (export_check_reports ("/nonexistent/x.db", NULL, NULL, &error));
+  /* a file that cannot be written */
+  g_autofree char *bad = g_build_filename (dir, "no-such-dir", "r.tap", NULL);
+  ck_assert (!export_check_reports (cdb, NULL, bad, &error));
+  ck_assert (g_str_has_prefix (error->message, bad));
+  res_db_remove_files (cdb);
+  g_unlink (ini);
+  g_unlink (plain);
+  g_unlink (xml);
+  g_unlink (tap);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -192,6 +435,15 @@ main (void)
   tcase_add_test (tc, test_perfetto_whole_run);
   tcase_add_test (tc, test_perfetto_peer_and_brief);
   tcase_add_test (tc, test_perfetto_unwritable);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("tables");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_tables_every_table);
+  tcase_add_test (tc, test_tables_one_and_refusals);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("check reports");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_check_reports);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);

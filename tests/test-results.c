@@ -366,6 +366,42 @@ START_TEST (test_run_identity)
 }
 END_TEST
 
+/* Why a database cannot be opened to write, said by res_db_open_explained:
+ * a missing folder is named (SQLite only says "unable to open database
+ * file"); a file that opens is opened; a file that is not a results
+ * database keeps the loader's own error.  (Unwritable folders and files
+ * are not tested: the tests may run as root, whom no mode stops.) */
+START_TEST (test_open_explained)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-res-open-XXXXXX", NULL);
+  ck_assert_ptr_nonnull (dir);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *missing = g_build_filename (dir, "nope", "r.db", NULL);
+  g_autofree char *missing_dir = g_build_filename (dir, "nope", NULL);
+  ck_assert_ptr_null (res_db_open_explained (missing, NULL, &error));
+  g_autofree char *want = g_strdup_printf ("%s: cannot create the database: the folder %s does not exist", missing,
+                                           missing_dir);
+  ck_assert_str_eq (error->message, want);
+  g_clear_error (&error);
+
+  g_autofree char *ok = g_build_filename (dir, "r.db", NULL);
+  ResDb *db = res_db_open_explained (ok, NULL, &error);
+  ck_assert_msg (db != NULL, "%s", error ? error->message : "?");
+  res_db_close (db);
+  res_db_remove_files (ok);
+
+  g_autofree char *junk = g_build_filename (dir, "junk.db", NULL);
+  ck_assert (g_file_set_contents (junk, "not sqlite at all, not at all, not at all, not at all, no\n", -1, NULL));
+  ck_assert_ptr_null (res_db_open_explained (junk, NULL, &error));
+  g_autoptr (GError) plain = NULL;
+  ck_assert_ptr_null (res_db_open (junk, &plain));
+  ck_assert_str_eq (error->message, plain->message);
+  ck_assert (strstr (error->message, "cannot create") == NULL);
+  g_unlink (junk);
+  g_rmdir (dir);
+}
+END_TEST
+
 static Suite *
 results_suite (void)
 {
@@ -376,6 +412,7 @@ results_suite (void)
   tcase_add_test (tc, test_two_runs_apart);
   tcase_add_test (tc, test_run_ids_bounded);
   tcase_add_test (tc, test_run_identity);
+  tcase_add_test (tc, test_open_explained);
   suite_add_tcase (s, tc);
   return s;
 }

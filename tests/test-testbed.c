@@ -4,7 +4,9 @@
  * commands --netem would run, what the testbed refuses and why, the record
  * and control lines both ways, the run's tally fed record lines, and the
  * merge of node databases (the clock offset from the ClientConnected /
- * NewNodeInfo round trip, the merged order, the refusals), and a node's
+ * NewNodeInfo round trip, the merged order, the refusals, a node's
+ * database written and read back), the files check --testbed keeps and
+ * the seeds of repeats, and a node's
  * secret (made by a coordinator, refused to a peer, from the environment). */
 #include "config.h"
 
@@ -20,6 +22,7 @@
 #include <check.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char *
@@ -590,6 +593,138 @@ START_TEST (test_merge_refusals)
 }
 END_TEST
 
+/* A node's database as `dlsim node -o` begins it and `dlsim merge` reads
+ * it back: its name, host, wall-clock start, overrides, scenario path,
+ * run identity and record lines, in the order written.  A node run
+ * without its name is refused, by file and run. */
+START_TEST (test_node_record_read_back)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-tb-noderec-XXXXXX", NULL);
+  ck_assert_ptr_nonnull (dir);
+  g_autofree char *path = g_build_filename (dir, "p3.db", NULL);
+  g_autoptr (SimScenario) s = load ("scenarios/demo.ini", NULL);
+  g_autoptr (GError) error = NULL;
+  char *sets[] = { (char *) "peers.count=4", (char *) "training.rounds=2", NULL };
+  gint64 before = g_get_real_time ();
+  gint64 t0_us = g_get_monotonic_time () - 5000000;   /* started 5 s ago */
+  ResDb *db = res_db_open (path, &error);
+  ck_assert_msg (db != NULL, "%s", error ? error->message : "?");
+  ResNode *rn = testbed_node_record_begin (db, s, s->points->pdata[0], 42, "p3", t0_us, sets, "x/demo.ini", &error);
+  ck_assert_msg (rn != NULL, "%s", error ? error->message : "?");
+  res_node_add_line (rn, "F\t100\t3\t0\ta\t");
+  res_node_add_line (rn, "T\t16\t10");
+  res_node_add_line (rn, "F\t250\t3\t0\tb\t");
+  res_node_finish (rn, "recorded");
+  res_db_close (db);
+
+  struct sqlite3 *rd = res_db_open_read (path, &error);
+  ck_assert_msg (rd != NULL, "%s", error ? error->message : "?");
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) testbed_node_free);
+  ck_assert_msg (testbed_merge_read_nodes (rd, path, nodes, &error), "%s", error ? error->message : "?");
+  res_db_close_read (rd);
+  ck_assert_uint_eq (nodes->len, 1);
+  TestbedNode *n = nodes->pdata[0];
+  ck_assert_str_eq (n->name, "p3");
+  ck_assert_uint_eq (n->id, 3);
+  ck_assert_str_eq (n->path, path);
+  ck_assert_str_eq (n->host, g_get_host_name ());
+  ck_assert_str_eq (n->sets, "peers.count=4\ntraining.rounds=2");
+  ck_assert_str_eq (n->scenario_path, "x/demo.ini");
+  ck_assert_str_eq (n->scenario, s->name);
+  ck_assert_int_eq (n->point, 0);
+  ck_assert_int_eq (n->seed, 42);
+  ck_assert (n->finished);
+  /* its start on the wall clock: 5 s before this test began, to the ms */
+  ck_assert_msg (llabs ((n->t0_unix_us - (before - 5000000))) < 100000, "t0 %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT,
+                 n->t0_unix_us, before - 5000000);
+  ck_assert_uint_eq (n->lines->len, 3);
+  ck_assert_str_eq (n->lines->pdata[1], "T\t16\t10");
+  ck_assert_int_eq (g_array_index (n->times, DlTime, 1), 100);
+  ck_assert_int_eq (g_array_index (n->times, DlTime, 2), 250);
+  res_db_remove_files (path);
+
+  /* a node run whose name is no node's: refused, naming the file and run */
+  db = res_db_open (path, &error);
+  ck_assert_ptr_nonnull (db);
+  rn = testbed_node_record_begin (db, s, s->points->pdata[0], 42, "server", t0_us, NULL, "x/demo.ini", &error);
+  ck_assert_ptr_nonnull (rn);
+  gint64 run = res_node_run_id (rn);
+  res_node_finish (rn, "recorded");
+  res_db_close (db);
+  rd = res_db_open_read (path, &error);
+  ck_assert_ptr_nonnull (rd);
+  g_autoptr (GPtrArray) none = g_ptr_array_new_with_free_func ((GDestroyNotify) testbed_node_free);
+  ck_assert (!testbed_merge_read_nodes (rd, path, none, &error));
+  res_db_close_read (rd);
+  ck_assert_uint_eq (none->len, 0);
+  g_autofree char *want = g_strdup_printf ("%s: run %" G_GINT64_FORMAT ": a node run without node.name or "
+                                           "node.t0_unix_us", path, run);
+  ck_assert_str_eq (error->message, want);
+  res_db_remove_files (path);
+  g_rmdir (dir);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- dlsim check --testbed */
+
+static void
+note_skip (const char *why, gpointer data)
+{
+  g_ptr_array_add (data, g_strdup (why));
+}
+
+/* Of the files check --testbed is given, the ones with an [expect] the
+ * testbed can express are kept, in order; one it cannot express is
+ * skipped with the file and key named; one without [expect] is left out
+ * silently; a file that does not load stops the choice. */
+START_TEST (test_select_checked)
+{
+  g_autofree char *cm3 = scenario_path ("scenarios/regression/consensus-mean-3.ini");
+  g_autofree char *s15 = scenario_path ("scenarios/failures/s15-dead-link-reused.ini");
+  g_autofree char *demo = scenario_path ("scenarios/demo.ini");
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  g_ptr_array_add (paths, s15);
+  g_ptr_array_add (paths, cm3);
+  g_ptr_array_add (paths, demo);   /* no [expect] */
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
+  g_autoptr (GPtrArray) said = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  guint skipped = 0;
+  ck_assert_msg (testbed_select_checked (paths, NULL, FALSE, out, &skipped, note_skip, said, &error), "%s",
+                 error ? error->message : "?");
+  ck_assert_uint_eq (out->len, 1);
+  ck_assert_str_eq (((SimScenario *) out->pdata[0])->path, cm3);
+  ck_assert_uint_eq (skipped, 1);
+  ck_assert_uint_eq (said->len, 1);
+  g_autofree char *want = g_strdup_printf ("%s: [timeline] link-down: not supported in the testbed", s15);
+  ck_assert_msg (g_str_has_prefix (said->pdata[0], want), "%s", (char *) said->pdata[0]);
+  /* the overrides apply to every file: a loss the testbed refuses skips cm3 too */
+  char *lossy[] = { (char *) "network.loss=0.1", NULL };
+  g_ptr_array_set_size (out, 0);
+  skipped = 0;
+  ck_assert (testbed_select_checked (paths, lossy, FALSE, out, &skipped, NULL, NULL, &error));
+  ck_assert_uint_eq (out->len, 0);
+  ck_assert_uint_eq (skipped, 2);
+  /* a file that does not load */
+  g_autofree char *missing = scenario_path ("scenarios/no-such-file.ini");
+  g_ptr_array_insert (paths, 1, missing);
+  g_ptr_array_set_size (out, 0);
+  ck_assert (!testbed_select_checked (paths, NULL, FALSE, out, &skipped, NULL, NULL, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_uint_eq (out->len, 0);   /* s15 was skipped before it; nothing after it was loaded */
+}
+END_TEST
+
+/* Repeat k runs with the given seed + k, or the scenario's own + k. */
+START_TEST (test_repeat_seed)
+{
+  ck_assert_uint_eq (testbed_repeat_seed (-1, 7, 0), 7);
+  ck_assert_uint_eq (testbed_repeat_seed (-1, 7, 2), 9);
+  ck_assert_uint_eq (testbed_repeat_seed (0, 7, 0), 0);
+  ck_assert_uint_eq (testbed_repeat_seed (100, 7, 3), 103);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- a node's secret */
 
 START_TEST (test_node_secret)
@@ -662,6 +797,9 @@ testbed_suite (void)
   tcase_add_test (mg, test_merge_clock);
   tcase_add_test (mg, test_merge_order);
   tcase_add_test (mg, test_merge_refusals);
+  tcase_add_test (mg, test_node_record_read_back);
+  tcase_add_test (mg, test_select_checked);
+  tcase_add_test (mg, test_repeat_seed);
   suite_add_tcase (s, mg);
   TCase *nd = tcase_create ("node");
   tcase_add_test (nd, test_node_secret);

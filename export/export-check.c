@@ -1,18 +1,18 @@
-/* check-report.c — `dlsim check --junit FILE.xml` and `--tap FILE`: the
- * checked runs of a results database as CI systems read them.  One test case
- * per run (file, sweep point, seed); its failures are the expectations that
- * did not hold (explicit ones and the implicit "no undeclared property
- * violation"), each with key, expected and actual.
+/* export-check.c — the checked runs of a results database as CI systems
+ * read them (`dlsim check --junit FILE.xml` and `--tap FILE`).  One test
+ * case per run (file, sweep point, seed); its failures are the
+ * expectations that did not hold (explicit ones and the implicit "no
+ * undeclared property violation"), each with key, expected and actual.
  *
  * JUnit: the shape Jenkins' JUnit plugin and GitLab's test reports read:
  * <testsuites tests failures> / <testsuite name tests failures time> per
  * scenario file / <testcase classname name time> / <failure message type>.
  * TAP: version 13, a plan line, "ok N - ..." / "not ok N - ...", and a YAML
- * block with the failures. */
+ * block with the failures.  The runs come through results/' queries
+ * (res_db_checked_runs, res_db_failed_expectations). */
 #include "config.h"
 
-#include "cli/cli.h"
-#include "results/res-db.h"
+#include "export/export.h"
 #include "results/res-query.h"
 
 #include <errno.h>
@@ -178,7 +178,7 @@ write_tap (GPtrArray *cases, FILE *f)
 }
 
 gboolean
-cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error)
+export_check_reports (const char *db_path, const char *junit, const char *tap, GError **error)
 {
   if (!junit && !tap)
     return TRUE;
