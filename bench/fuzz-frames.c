@@ -5,6 +5,7 @@
 #include "testbed/testbed-frame.h"
 #include "base/dl-random.h"
 #include "protocol/proto-machine.h"
+#include "protocol/disco/disco-config.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
@@ -186,8 +187,9 @@ machines_start (Machines *ms)
   for (guint i = 0; i < G_N_ELEMENTS (families) + 1; i++)
     {
       ProtoConfig *c = &ms->cfg[ms->n];
-      proto_config_init (c, i == G_N_ELEMENTS (families) ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110);
-      g_strlcpy (c->family, i < G_N_ELEMENTS (families) ? families[i] : "disco", sizeof c->family);
+      proto_config_init (c, i < G_N_ELEMENTS (families) ? families[i] : "disco");
+      if (i == G_N_ELEMENTS (families))
+        proto_disco_set_version (c, PROTO_VERSION_ROBUST);
       const ProtoFamily *f = proto_family_of (c);
       ms->rng[ms->n] = dl_random_new (1, "fuzz-machines", ms->n);
       ProtoPeerEnv env = { .initial = ms->w0, .rng = ms->rng[ms->n], .region = "", .speed = 1 };

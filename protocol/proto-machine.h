@@ -165,6 +165,9 @@ typedef struct {
   /* its scenario keys and how it configures itself from them
    * (proto-keys.h; in the family's folder, `*-keys.c`) */
   const ProtoFamilyKeys *keys;
+  /* sets its part of cfg (family_config, proto-config.h) to its defaults,
+   * for proto_config_init (NULL: all zero; its configure sets the rest) */
+  void (*config_init) (ProtoConfig *cfg);
   /* its message types (proto-msg-class.h; in the family's folder,
    * `*-msgs.c`): the message registry takes every family's from here, so
    * a new family is one line in proto-machine.c's list */

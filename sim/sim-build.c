@@ -107,8 +107,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         }
     }
   /* the family's part of the config, from its keys (its folder's *-keys.c) */
-  proto_config_init (&c->proto, PROTO_VERSION_DEFAULT);
-  g_strlcpy (c->proto.family, family, sizeof c->proto.family);
+  proto_config_init (&c->proto, family);
   c->proto.seed = seed;
   ProtoKeyLookup look;
   g_autofree char *dir = scenario_dir (s, p);
@@ -146,11 +145,9 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
                 "would stand between two heartbeats", V ("protocol", "replica_heartbeat"));
   if (pc->resume_timeout <= 0)
     return BAD ("protocol", "resume_timeout", "must be more than 0");
-  pc->node_runtime = strcmp (V ("peers", "runtime"), "node") == 0;
-  /* webapp/src/components/training/Trainer.vue: cleanupTrainingSession in
-   * the finally of the training call closes the session (D3) */
-  pc->webapp_runtime = strcmp (V ("peers", "runtime"), "webapp") == 0;
-  if (pc->webapp_runtime)
+  /* runtime = webapp is DISCO's browser app, which closes the session
+   * after training (D3; DISCO's configure reads the runtime too) */
+  if (strcmp (V ("peers", "runtime"), "webapp") == 0)
     pc->leave_after_training = TRUE;
 
   /* peers, compute, network, churn */

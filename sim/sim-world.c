@@ -89,7 +89,7 @@ sim_world_config_init (SimWorldConfig *c)
   memset (c, 0, sizeof *c);
   c->seed = 1;
   c->time_limit = 2 * DL_H;
-  proto_config_init (&c->proto, PROTO_VERSION_DISCO_1110);
+  proto_config_init (&c->proto, NULL);   /* the default family */
   c->proto.min_participants = 2;
   c->n_peers = 3;
   c->speed = dl_dist_constant (DL_UNIT_NUMBER, 1);

@@ -8,8 +8,7 @@ ProtoConfig
 gossip_cfg (guint min, guint rounds, guint fanout)
 {
   ProtoConfig c;
-  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
-  g_strlcpy (c.family, "gossip", sizeof c.family);
+  proto_config_init (&c, "gossip");
   c.min_participants = min;
   c.rounds = rounds;
   GossipConfig *gc = gossip_config_mut (&c);

@@ -77,7 +77,7 @@ ProtoConfig
 h_cfg (ProtoVersion v, guint min, guint rounds)
 {
   ProtoConfig c;
-  proto_config_init (&c, v);
+  proto_disco_config_init (&c, v);
   c.min_participants = min;
   c.rounds = rounds;
   return c;

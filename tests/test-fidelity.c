@@ -25,7 +25,7 @@ static Harness *
 three_start_held (ProtoAggregation agg, guint rounds)
 {
   ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 3, rounds);
-  c.aggregation = agg;
+  disco_config_mut (&c)->aggregation = agg;
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
@@ -286,7 +286,7 @@ START_TEST (test_exclusion_rebuilds_flags_from_round_peers)
    * from a peer outside the round goes (S31).  M = 0: the first timeout
    * excludes. */
   ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
-  c.max_connection_retry = 0;
+  disco_config_mut (&c)->max_connection_retry = 0;
   Harness *h = h_new (&c, 3, 4);
   h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
   h_to_coord (h, 2, PROTO_MSG_CLIENT_CONNECTED);
@@ -446,7 +446,7 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
     for (int node = 0; node < 2; node++)
       {
         ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
-        c.node_runtime = node;
+        disco_config_mut (&c)->node_runtime = node;
         Harness *h = h_new (&c, 2, 4);
         h->auto_train = FALSE;
         h_start (h, 1);

@@ -174,7 +174,7 @@ START_TEST (test_signal_data_relayed)
   ck_assert_str_eq (d.signal_data, "127.0.0.1:40001");
   proto_msg_clear (&d);
   ProtoConfig c;
-  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
+  proto_disco_config_init (&c, PROTO_VERSION_DISCO_1110);
   g_autoptr (ProtoCoord) co = proto_coord_new (&c);
   ProtoOutbox out;
   proto_outbox_init (&out);

@@ -15,8 +15,7 @@ static ProtoConfig
 hier_cfg (guint min, guint rounds, guint cluster_size)
 {
   ProtoConfig c;
-  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
-  g_strlcpy (c.family, "hierarchical", sizeof c.family);
+  proto_config_init (&c, "hierarchical");
   c.min_participants = min;
   c.rounds = rounds;
   HierConfig *hc = hier_config_mut (&c);

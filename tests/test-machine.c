@@ -42,7 +42,7 @@ START_TEST (test_family_lookup)
   ck_assert_str_eq (f->name, "disco");
   ck_assert_ptr_null (proto_family_lookup ("gossip-not-yet"));
   ProtoConfig cfg;
-  proto_config_init (&cfg, PROTO_VERSION_DISCO_775);
+  proto_disco_config_init (&cfg, PROTO_VERSION_DISCO_775);
   ck_assert_ptr_eq (proto_family_of (&cfg), f);
   ck_assert_uint_eq (f->n_peer_states, PROTO_PEER_N_STATES);
   ck_assert_str_eq (f->peer_state_name_at (PROTO_PEER_WAIT_PEERS), proto_peer_state_name (PROTO_PEER_WAIT_PEERS));
@@ -50,10 +50,10 @@ START_TEST (test_family_lookup)
   ck_assert_int_eq (f->round_begins_with (&cfg), PROTO_OBS_ROUND_LIST);
   guint m = 99;
   ck_assert (!f->excludes_after_retries (&cfg, &m));
-  proto_config_init (&cfg, PROTO_VERSION_DISCO_1110);
+  proto_disco_config_init (&cfg, PROTO_VERSION_DISCO_1110);
   ck_assert_int_eq (f->round_begins_with (&cfg), PROTO_OBS_ROUND_START);
   ck_assert (f->excludes_after_retries (&cfg, &m));
-  ck_assert_uint_eq (m, cfg.max_connection_retry);
+  ck_assert_uint_eq (m, disco_config (&cfg)->max_connection_retry);
 }
 END_TEST
 
@@ -62,7 +62,7 @@ END_TEST
 START_TEST (test_machine_interface_is_the_machine)
 {
   ProtoConfig cfg;
-  proto_config_init (&cfg, PROTO_VERSION_DISCO_1110);
+  proto_disco_config_init (&cfg, PROTO_VERSION_DISCO_1110);
   const ProtoFamily *f = proto_family_of (&cfg);
   g_autoptr (LearnWeights) w0 = learn_weights_new (4);
   g_autoptr (DlRandom) r1 = dl_random_new (1, "shares", 1);

@@ -19,8 +19,7 @@ static ProtoConfig
 pipe_cfg (guint servers, guint replicas, guint sessions, guint steps, gboolean next_peer)
 {
   ProtoConfig c;
-  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
-  g_strlcpy (c.family, "pipeline", sizeof c.family);
+  proto_config_init (&c, "pipeline");
   PipeConfig *pc = pipe_config_mut (&c);
   pc->blocks = 16;
   pc->servers = servers;

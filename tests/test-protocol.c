@@ -200,7 +200,7 @@ static Harness *
 two_ready (ProtoVersion v, guint M)
 {
   ProtoConfig c = h_cfg (v, 2, 1);
-  c.max_connection_retry = M;
+  disco_config_mut (&c)->max_connection_retry = M;
   Harness *h = h_new (&c, 2, 4);
   for (ProtoNodeId id = 1; id <= 2; id++)
     h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
@@ -456,7 +456,7 @@ static void
 consensus (ProtoAggregation agg, guint n, guint rounds)
 {
   ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, n, rounds);
-  c.aggregation = agg;
+  disco_config_mut (&c)->aggregation = agg;
   const gsize len = 6;
   Harness *h = h_new (&c, n, len);
   for (guint i = 1; i <= n; i++)
@@ -494,7 +494,7 @@ START_TEST (test_secure_shares_hide_inputs)
   /* With secure aggregation no Payload of communication round 0 carries a
    * peer's own weights. */
   ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 3, 1);
-  c.aggregation = PROTO_AGG_SECURE;
+  disco_config_mut (&c)->aggregation = PROTO_AGG_SECURE;
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
@@ -601,17 +601,21 @@ START_TEST (test_waits_saturate)
   for (gsize i = 0; i < G_N_ELEMENTS (families); i++)
     {
       ProtoConfig c;
-      proto_config_init (&c, PROTO_VERSION_ROBUST);
-      c.robust_wait_timeout = TRUE;
-      c.max_connection_retry = G_MAXUINT32;
+      proto_config_init (&c, families[i]);
       c.peer_connection_timeout = 1281024 * DL_H;
       c.model_sync_timeout = c.payload_timeout = DL_TIME_NEVER / 2;
       /* the family's own part (family_config) means the running family's struct alone */
+      if (strcmp (families[i], "disco") == 0)
+        {
+          proto_disco_set_version (&c, PROTO_VERSION_ROBUST);
+          disco_config_mut (&c)->max_connection_retry = G_MAXUINT32;
+          ck_assert (disco_config (&c)->robust_wait_timeout);
+          ck_assert_int_eq (proto_disco_wait_timeout (&c), DL_TIME_NEVER);
+        }
       if (strcmp (families[i], "pipeline") == 0)
         pipe_config_mut (&c)->step_timeout = DL_TIME_NEVER / 2;
       if (strcmp (families[i], "hierarchical") == 0)
         hier_config_mut (&c)->head_timeout = hier_config_mut (&c)->election_timeout = DL_TIME_NEVER / 2;
-      ck_assert_int_eq (proto_config_wait_timeout (&c), DL_TIME_NEVER);
       const ProtoFamily *f = proto_family_lookup (families[i]);
       ck_assert_ptr_nonnull (f);
       ck_assert_int_eq (f->stall_window (&c), DL_TIME_NEVER);
@@ -645,20 +649,20 @@ START_TEST (test_version_fixes)
       ck_assert (proto_version_from_name (want[i].version, &v, NULL));
       ck_assert_str_eq (proto_version_name (v), want[i].version);
       ProtoConfig c;
-      proto_config_init (&c, v);
+      proto_disco_config_init (&c, v);
       g_auto (GStrv) names = g_strsplit (want[i].fixes, " ", -1);
       for (guint f = 0; f < PROTO_FIX_N; f++)
-        ck_assert_msg (proto_config_has (&c, f) == g_strv_contains ((const char *const *) names, proto_fix_name (f)),
+        ck_assert_msg (proto_disco_has (&c, f) == g_strv_contains ((const char *const *) names, proto_fix_name (f)),
                        "%s: %s", want[i].version, proto_fix_name (f));
-      ck_assert_int_eq (c.connect_barrier, proto_config_has (&c, PROTO_FIX_CONNECT_BARRIER));
-      ck_assert_int_eq (c.timer_fixed_60s, proto_config_has (&c, PROTO_FIX_TIMER_FIXED_60S));
-      ck_assert_int_eq (c.robust_wait_timeout, proto_config_has (&c, PROTO_FIX_ROBUST_WAIT_TIMEOUT));
-      ck_assert_int_eq (c.list_first_min, proto_config_has (&c, PROTO_FIX_LIST_FIRST_MIN));
-      ck_assert_int_eq (c.straggler_timeout, v == PROTO_VERSION_ROBUST ? 60 * DL_S : DL_TIME_NEVER);
+      ck_assert_int_eq (disco_config (&c)->connect_barrier, proto_disco_has (&c, PROTO_FIX_CONNECT_BARRIER));
+      ck_assert_int_eq (disco_config (&c)->timer_fixed_60s, proto_disco_has (&c, PROTO_FIX_TIMER_FIXED_60S));
+      ck_assert_int_eq (disco_config (&c)->robust_wait_timeout, proto_disco_has (&c, PROTO_FIX_ROBUST_WAIT_TIMEOUT));
+      ck_assert_int_eq (disco_config (&c)->list_first_min, proto_disco_has (&c, PROTO_FIX_LIST_FIRST_MIN));
+      ck_assert_int_eq (disco_config (&c)->straggler_timeout, v == PROTO_VERSION_ROBUST ? 60 * DL_S : DL_TIME_NEVER);
       /* a version set later replaces the first one's fixes */
-      proto_config_set_version (&c, PROTO_VERSION_DISCO_775);
-      ck_assert (!c.connect_barrier && c.collect_over_joined && !c.robust_listen);
-      ck_assert_int_eq (c.straggler_timeout, DL_TIME_NEVER);
+      proto_disco_set_version (&c, PROTO_VERSION_DISCO_775);
+      ck_assert (!disco_config (&c)->connect_barrier && disco_config (&c)->collect_over_joined && !disco_config (&c)->robust_listen);
+      ck_assert_int_eq (disco_config (&c)->straggler_timeout, DL_TIME_NEVER);
     }
   g_autoptr (GError) e = NULL;
   ProtoVersion v;

@@ -164,7 +164,7 @@ static Group *
 group_new (ProtoReplication mode)
 {
   Group *g = g_new0 (Group, 1);
-  proto_config_init (&g->cfg, PROTO_VERSION_ROBUST);
+  proto_disco_config_init (&g->cfg, PROTO_VERSION_ROBUST);
   g->cfg.coordinator_replicas = N;
   g->cfg.replication = mode;
   g->cfg.min_participants = 2;
@@ -449,7 +449,7 @@ has_action (Peer *p, ProtoActionKind kind)
 START_TEST (test_session_peer)
 {
   ProtoConfig cfg;
-  proto_config_init (&cfg, PROTO_VERSION_ROBUST);
+  proto_disco_config_init (&cfg, PROTO_VERSION_ROBUST);
   cfg.coordinator_replicas = 3;
   g_autoptr (LearnWeights) w0 = learn_weights_new (4);
   g_autoptr (DlRandom) rng = dl_random_new (1, "peer", 1);

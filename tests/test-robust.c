@@ -42,12 +42,12 @@ START_TEST (test_versions_by_name)
   ck_assert (!proto_version_from_name ("robust2", &v, &e));
   ck_assert (strstr (e->message, "robust") != NULL);
   ProtoConfig c;
-  proto_config_init (&c, PROTO_VERSION_DISCO_1110);
-  ck_assert (proto_config_wait_timeout (&c) == DL_TIME_NEVER);
-  ck_assert (!c.robust_single_timer && !c.robust_checkpoint);
-  proto_config_init (&c, PROTO_VERSION_ROBUST);
-  ck_assert (proto_config_wait_timeout (&c) == 2 * T60);
-  ck_assert (c.connect_barrier && c.model_sync);
+  proto_disco_config_init (&c, PROTO_VERSION_DISCO_1110);
+  ck_assert (proto_disco_wait_timeout (&c) == DL_TIME_NEVER);
+  ck_assert (!disco_config (&c)->robust_single_timer && !disco_config (&c)->robust_checkpoint);
+  proto_disco_config_init (&c, PROTO_VERSION_ROBUST);
+  ck_assert (proto_disco_wait_timeout (&c) == 2 * T60);
+  ck_assert (disco_config (&c)->connect_barrier && disco_config (&c)->model_sync);
 }
 END_TEST
 
@@ -87,7 +87,7 @@ END_TEST
 START_TEST (test_s06_retry_counter_per_round)
 {
   ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 6);
-  c.max_connection_retry = 1;
+  disco_config_mut (&c)->max_connection_retry = 1;
   Harness *h = h_new (&c, 2, 4);
   for (guint i = 1; i <= 2; i++)
     h_start (h, i);

@@ -8,6 +8,7 @@
 #include "sim/sim-trace.h"
 #include "sim/sim-fedscale.h"
 #include "sim/sim-bwtrace.h"
+#include "protocol/disco/disco-config.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
@@ -418,7 +419,7 @@ START_TEST (test_connect_failure_recovers_by_retry)
       setup_none (&s, 3, 2, 1000);
       s.cfg.seed = seed;
       s.cfg.connect_failure = 0.3;
-      s.cfg.proto.max_connection_retry = 10;
+      disco_config_mut (&s.cfg.proto)->max_connection_retry = 10;
       Rec rec;
       rec_init (&rec);
       SimWorld *w;

@@ -3,6 +3,7 @@
  * -775, -pre775, robust) is this family, told apart by its ProtoConfig. */
 #include "config.h"
 
+#include "protocol/disco/disco-config.h"
 #include "protocol/disco/proto-coord.h"
 #include "protocol/disco/proto-peer.h"
 #include "protocol/proto-machine.h"
@@ -151,14 +152,14 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  DlTime t = dl_time_mul (proto_config_connection_timer (p), (guint64) p->max_connection_retry + 2);
+  DlTime t = dl_time_mul (proto_disco_connection_timer (p), (guint64) disco_config (p)->max_connection_retry + 2);
   return dl_time_add (dl_time_add (t, p->model_sync_timeout), p->payload_timeout);
 }
 
 static ProtoObsKind
 round_begins_with (const ProtoConfig *cfg)
 {
-  return cfg->connect_barrier ? PROTO_OBS_ROUND_START : PROTO_OBS_ROUND_LIST;
+  return disco_config (cfg)->connect_barrier ? PROTO_OBS_ROUND_START : PROTO_OBS_ROUND_LIST;
 }
 
 /* disco-1110's controller: behind the connection barrier, a peer is
@@ -167,8 +168,8 @@ round_begins_with (const ProtoConfig *cfg)
 static gboolean
 excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 {
-  *retries = cfg->max_connection_retry;
-  return cfg->connect_barrier;
+  *retries = disco_config (cfg)->max_connection_retry;
+  return disco_config (cfg)->connect_barrier;
 }
 
 /* every member of a round aggregates the same contributions
@@ -210,5 +211,6 @@ const ProtoFamily proto_family_disco = {
   .n_peer_states = PROTO_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
   .keys = &proto_disco_keys,
+  .config_init = proto_disco_config_defaults,
   .msgs = &proto_msgs_disco,
 };

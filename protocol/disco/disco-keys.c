@@ -5,6 +5,7 @@
  * `keys` (disco-family.c); the loader (sim/sim-keys.c) merges the table. */
 #include "config.h"
 
+#include "protocol/disco/disco-config.h"
 #include "protocol/proto-keys.h"
 #include "protocol/proto-message.h"
 
@@ -56,14 +57,15 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
   g_autoptr (GError) e = NULL;
   if (!proto_version_from_name (proto_keys_value (l, "protocol", "version"), &ver, &e))
     return proto_keys_fail_with (l, error, "protocol", "version", e);
-  proto_config_set_version (pc, ver);
+  proto_disco_set_version (pc, ver);
+  DiscoConfig *dc = disco_config_mut (pc);
   pc->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (pc->min_participants == 0)
     return FAIL ("min_participants", "must be at least 1");
-  pc->max_connection_retry = proto_keys_uint (l, "protocol", "max_connection_retry");
+  dc->max_connection_retry = proto_keys_uint (l, "protocol", "max_connection_retry");
   pc->peer_connection_timeout = proto_keys_duration (l, "protocol", "peer_connection_timeout");
   pc->model_sync_timeout = proto_keys_duration (l, "protocol", "model_sync_timeout");
-  pc->aggregation_wait = proto_keys_duration (l, "protocol", "aggregation_wait");
+  dc->aggregation_wait = proto_keys_duration (l, "protocol", "aggregation_wait");
   pc->payload_timeout = proto_keys_duration (l, "protocol", "payload_timeout");
   if (pc->peer_connection_timeout <= 0)
     return FAIL ("peer_connection_timeout", "must be more than 0");
@@ -72,8 +74,8 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
     return FAIL ("straggler_timeout", "applies to version = robust only (DISCO has no straggler timeout: S20)");
   if (*strag_to)
     {
-      pc->straggler_timeout = proto_keys_duration (l, "protocol", "straggler_timeout");
-      if (pc->straggler_timeout <= 0)
+      dc->straggler_timeout = proto_keys_duration (l, "protocol", "straggler_timeout");
+      if (dc->straggler_timeout <= 0)
         return FAIL ("straggler_timeout", "must be more than 0");
     }
   /* every version waits (S20); robust's wait has its straggler_timeout
@@ -94,10 +96,16 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
    * defaults, which the config holds already) */
   if (!proto_keys_configure_straggler_knobs (pc, l, error))
     return FALSE;
-  pc->aggregation = proto_keys_is (l, "protocol", "aggregation", "secure") ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
-  pc->max_share_value = proto_keys_number (l, "protocol", "max_share_value");
-  if (!(pc->max_share_value > 0))
+  dc->aggregation = proto_keys_is (l, "protocol", "aggregation", "secure") ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
+  dc->max_share_value = proto_keys_number (l, "protocol", "max_share_value");
+  if (!(dc->max_share_value > 0))
     return FAIL ("max_share_value", "must be more than 0");
+  /* the clients' runtime ([peers] runtime, a common key: the world sets
+   * leave_after_training for webapp) */
+  dc->node_runtime = proto_keys_is (l, "peers", "runtime", "node");
+  /* webapp/src/components/training/Trainer.vue: cleanupTrainingSession in
+   * the finally of the training call closes the session (D3) */
+  dc->webapp_runtime = proto_keys_is (l, "peers", "runtime", "webapp");
   return TRUE;
 }
 

@@ -17,7 +17,7 @@
 
 #include "base/dl-random.h"
 #include "learn/learn-weights.h"
-#include "protocol/proto-config.h"
+#include "protocol/disco/disco-config.h"
 #include "protocol/proto-message.h"
 
 G_BEGIN_DECLS

@@ -34,7 +34,7 @@ _proto_coord_send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *ms
 void
 _proto_coord_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
-  if (type == PROTO_MSG_RETRY_PEER_CONNECTIONS && c->cfg.robust_retry_per_round)
+  if (type == PROTO_MSG_RETRY_PEER_CONNECTIONS && disco_config (&c->cfg)->robust_retry_per_round)
     g_hash_table_insert (c->tries, GUINT_TO_POINTER (to),
                          GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (to))) + 1));
   ProtoMsg m;
@@ -48,7 +48,7 @@ _proto_coord_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, Proto
 guint
 _proto_coord_active_count (const ProtoCoord *c)
 {
-  if (!c->cfg.robust_count_synced)
+  if (!disco_config (&c->cfg)->robust_count_synced)
     return proto_omap_len (&c->connections);
   guint n = 0;
   for (guint i = 0; i < proto_omap_len (&c->connections); i++)
@@ -62,7 +62,7 @@ _proto_coord_send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoM
   ProtoMsg m;
   proto_msg_init (&m, type);
   /* disco-775's Waiting and Enough carry no nbOfParticipants */
-  m.nb_participants = c->cfg.participant_counts ? _proto_coord_active_count (c) : 0;
+  m.nb_participants = disco_config (&c->cfg)->participant_counts ? _proto_coord_active_count (c) : 0;
   _proto_coord_send (c, out, to, &m);
 }
 
@@ -91,9 +91,9 @@ _proto_coord_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids
 void
 _proto_coord_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
 {
-  if (c->cfg.robust_single_timer)
+  if (disco_config (&c->cfg)->robust_single_timer)
     _proto_coord_clear_timer (c, out);   /* robust: one timer; a new one replaces the old (S7) */
-  DlTime d = kind == TIMER_STRAGGLER ? c->cfg.straggler_timeout : proto_config_connection_timer (&c->cfg);
+  DlTime d = kind == TIMER_STRAGGLER ? disco_config (&c->cfg)->straggler_timeout : proto_disco_connection_timer (&c->cfg);
   CoordTimer t = { .at = dl_time_add (now, d), .handle = ++c->next_handle, .kind = kind };
   g_array_append_val (c->timers, t);
   char detail[64];

@@ -94,7 +94,7 @@ in_connect_phase (const ProtoCoord *c)
 static guint
 participating (const ProtoCoord *c)
 {
-  if (c->cfg.collect_over_joined)
+  if (disco_config (&c->cfg)->collect_over_joined)
     return proto_omap_len (&c->round_peers);
   guint n = 0;
   for (guint i = 0; i < proto_omap_len (&c->connections); i++)
@@ -125,7 +125,7 @@ robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
                                                                    : 0;
   if (ready + skipped < owed && !c->straggler_due)
     {
-      if (c->cfg.straggler_timeout != DL_TIME_NEVER && !_proto_coord_has_straggler_timer (c))
+      if (disco_config (&c->cfg)->straggler_timeout != DL_TIME_NEVER && !_proto_coord_has_straggler_timer (c))
         _proto_coord_start_timer_kind (c, now, out, TIMER_STRAGGLER);
       return;
     }
@@ -183,12 +183,12 @@ pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out)
 static void
 send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 {
-  if (c->cfg.robust_members_only)
+  if (disco_config (&c->cfg)->robust_members_only)
     {
       robust_list_if_needed (c, now, out);
       return;
     }
-  if (c->cfg.list_first_min)
+  if (disco_config (&c->cfg)->list_first_min)
     {
       pre775_list_if_needed (c, out);
       return;
@@ -204,7 +204,7 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
     ids[i] = proto_omap_at (&c->round_peers, i)->id;
   _proto_coord_send_lists (c, out, ids, n);
 
-  if (c->cfg.connect_barrier)
+  if (disco_config (&c->cfg)->connect_barrier)
     {
       proto_omap_remove_all (&c->connect_flags);
       for (guint i = 0; i < n; i++)
@@ -228,7 +228,7 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
 static void
 request_checkpoint (ProtoCoord *c, ProtoOutbox *out)
 {
-  if (!c->cfg.robust_checkpoint || c->provider == PROTO_NO_NODE)
+  if (!disco_config (&c->cfg)->robust_checkpoint || c->provider == PROTO_NO_NODE)
     return;
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
@@ -304,7 +304,7 @@ assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutb
       _proto_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, provider, "provider assigned");
       return TRUE;
     }
-  if (!c->cfg.robust_checkpoint || c->checkpoint == NULL)
+  if (!disco_config (&c->cfg)->robust_checkpoint || c->checkpoint == NULL)
     return FALSE;
   proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
   m.node = PROTO_SERVER;
@@ -323,7 +323,7 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   if (proto_omap_count (&c->connect_flags, FALSE) > 0)
     return;
   _proto_coord_clear_timer (c, out);
-  if (c->cfg.robust_members_only)
+  if (disco_config (&c->cfg)->robust_members_only)
     {
       /* the connect phase's members are the round: the others keep their
        * place (and readiness) for the next collect (S19) */
@@ -340,7 +340,7 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       proto_omap_remove_all (&c->connect_flags);
       c->round++;
       c->round_began = now;
-      if (c->cfg.robust_retry_per_round)
+      if (disco_config (&c->cfg)->robust_retry_per_round)
         {
           c->retry = 0;   /* S6 */
           g_hash_table_remove_all (c->tries);
@@ -394,9 +394,9 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
 
   /* robust decides per peer (below): any member without ConnectionsReady
    * that was itself sent M Retries this round */
-  gboolean exclude = c->cfg.robust_retry_per_round
-                     || (c->cfg.exclude_when_retry_ge ? c->retry >= c->cfg.max_connection_retry
-                                                      : c->retry > c->cfg.max_connection_retry);
+  gboolean exclude = disco_config (&c->cfg)->robust_retry_per_round
+                     || (disco_config (&c->cfg)->exclude_when_retry_ge ? c->retry >= disco_config (&c->cfg)->max_connection_retry
+                                                      : c->retry > disco_config (&c->cfg)->max_connection_retry);
   if (exclude)
     {
       GArray *failed = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
@@ -406,12 +406,12 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
           /* robust: only a peer that was itself sent M Retries this round
            * (one listed in a later attempt gets its own M) */
           if (!proto_omap_at (&c->connect_flags, i)->flag
-              && (!c->cfg.robust_retry_per_round
+              && (!disco_config (&c->cfg)->robust_retry_per_round
                   || GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (id)))
-                     >= c->cfg.max_connection_retry))
+                     >= disco_config (&c->cfg)->max_connection_retry))
             g_array_append_val (failed, id);
         }
-      if (c->cfg.robust_retry_per_round && failed->len == 0)
+      if (disco_config (&c->cfg)->robust_retry_per_round && failed->len == 0)
         {
           g_array_unref (failed);
           robust_back_to_collect (c, now, out, NULL);
@@ -423,13 +423,13 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
           proto_omap_delete (&c->round_peers, id);
           proto_omap_delete (&c->connect_flags, id);
           proto_omap_delete (&c->helpers, id);
-          if (c->cfg.robust_wait_timeout)
+          if (disco_config (&c->cfg)->robust_wait_timeout)
             proto_omap_set (&c->excluded, id, TRUE);
           _proto_coord_send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
           _proto_coord_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
         }
       g_array_unref (failed);
-      if (c->cfg.robust_single_timer)
+      if (disco_config (&c->cfg)->robust_single_timer)
         {
           c->retry = 0;
           robust_back_to_collect (c, now, out, NULL);
@@ -445,7 +445,7 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
       _proto_coord_start_timer (c, now, out);
       return;
     }
-  if (c->cfg.robust_single_timer)
+  if (disco_config (&c->cfg)->robust_single_timer)
     {
       robust_back_to_collect (c, now, out, NULL);
       return;
@@ -486,7 +486,7 @@ reset (ProtoCoord *c, ProtoOutbox *out)
 static void
 stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
 {
-  if (c->cfg.list_first_min)
+  if (disco_config (&c->cfg)->list_first_min)
     {
       /* the pre-775 controller has no close handler: the node stays in
        * `connections` and in the ready set (S2) */
@@ -503,15 +503,15 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (id));
   proto_omap_delete (&c->excluded, id);
   _proto_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
-  if (proto_omap_len (&c->connections) == 0 && c->cfg.reset_when_empty)
+  if (proto_omap_len (&c->connections) == 0 && disco_config (&c->cfg)->reset_when_empty)
     {
       reset (c, out);
       return;
     }
-  if (c->cfg.robust_close_restarts && member && in_connect_phase (c))
+  if (disco_config (&c->cfg)->robust_close_restarts && member && in_connect_phase (c))
     /* S18, S26: the others may be linking to it; they start over at once */
     robust_back_to_collect (c, now, out, "a listed peer left in the connect phase: Retry (not counted)");
-  else if (c->cfg.robust_close_restarts && exchanging && proto_omap_len (&c->exchanging) > 0)
+  else if (disco_config (&c->cfg)->robust_close_restarts && exchanging && proto_omap_len (&c->exchanging) > 0)
     {
       /* S17: its Payload may never come; the round's other members abort */
       for (guint i = 0; i < proto_omap_len (&c->exchanging); i++)
@@ -520,10 +520,10 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
                          "a member left during the exchange: Retry aborts it for the others");
       proto_omap_remove_all (&c->exchanging);
     }
-  if (c->cfg.model_sync && id == c->provider)
+  if (disco_config (&c->cfg)->model_sync && id == c->provider)
     {
       ProtoNodeId next = PROTO_NO_NODE;
-      if (c->cfg.provider_first_entry)
+      if (disco_config (&c->cfg)->provider_first_entry)
         next = proto_omap_at (&c->connections, 0)->id;
       else
         for (guint i = 0; i < proto_omap_len (&c->connections); i++)
@@ -536,7 +536,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
       _proto_coord_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
                          next == PROTO_NO_NODE ? "no provider left" :
                          proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
-      if (c->cfg.robust_sync_retry)
+      if (disco_config (&c->cfg)->robust_sync_retry)
         for (guint i = 0; i < proto_omap_len (&c->sync_wait); i++)
           assign_provider (c, proto_omap_at (&c->sync_wait, i)->id, FALSE, out);   /* S12 */
     }
@@ -570,17 +570,17 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     case PROTO_MSG_CLIENT_CONNECTED:
       {
         proto_omap_set (&c->connections, from, FALSE);
-        gboolean joined = c->cfg.model_sync && c->round > 0;
+        gboolean joined = disco_config (&c->cfg)->model_sync && c->round > 0;
         if (joined)
           proto_omap_set (&c->syncing, from, TRUE);
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
         m.node = from;
         m.wait_for_more = _proto_coord_active_count (c) < c->cfg.min_participants;
-        m.nb_participants = c->cfg.participant_counts ? _proto_coord_active_count (c) : 0;
+        m.nb_participants = disco_config (&c->cfg)->participant_counts ? _proto_coord_active_count (c) : 0;
         m.joined_mid_training = joined;
         _proto_coord_send (c, out, from, &m);
-        if (c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants && !c->cfg.list_first_min)
+        if (c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants && !disco_config (&c->cfg)->list_first_min)
           {
             for (guint i = 0; i < proto_omap_len (&c->connections); i++)
               if (proto_omap_at (&c->connections, i)->id != from)
@@ -591,10 +591,10 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         return;
       }
     case PROTO_MSG_JOIN_ROUND:
-      if (c->cfg.ready_at_round_start)
+      if (disco_config (&c->cfg)->ready_at_round_start)
         break;   /* pre-775 has no JoinRound */
       proto_omap_delete (&c->syncing, from);
-      if (c->cfg.robust_members_only)
+      if (disco_config (&c->cfg)->robust_members_only)
         {
           proto_omap_delete (&c->sync_wait, from);
           g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (from));
@@ -602,7 +602,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           if (proto_omap_has (&c->connect_flags, from))
             return;   /* a member: its JoinRound cannot be of a later round */
           proto_omap_set (&c->round_peers, from, FALSE);
-          if (c->cfg.robust_count_synced && c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants)
+          if (disco_config (&c->cfg)->robust_count_synced && c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants)
             {
               /* S23: a synced newcomer is the participant that makes min */
               for (guint i = 0; i < proto_omap_len (&c->connections); i++)
@@ -614,12 +614,12 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       proto_omap_set (&c->round_peers, from, FALSE);
       return;
     case PROTO_MSG_PEER_IS_READY:
-      if (c->cfg.robust_members_only)
+      if (disco_config (&c->cfg)->robust_members_only)
         {
           proto_omap_delete (&c->exchanging, from);
           if (proto_omap_has (&c->connect_flags, from))
             {
-              if (!c->cfg.robust_wait_timeout)
+              if (!disco_config (&c->cfg)->robust_wait_timeout)
                 {
                   _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                                      "PeerIsReady from a member of the connect phase: ignored");
@@ -646,9 +646,9 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       send_peers_for_round_if_needed (c, now, out);
       return;
     case PROTO_MSG_CONNECTIONS_READY:
-      if (!c->cfg.connect_barrier)
+      if (!disco_config (&c->cfg)->connect_barrier)
         break;
-      if (c->cfg.robust_members_only && !proto_omap_has (&c->connect_flags, from))
+      if (disco_config (&c->cfg)->robust_members_only && !proto_omap_has (&c->connect_flags, from))
         {
           /* S31: a stray ConnectionsReady (of an attempt that is over) */
           _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
@@ -665,9 +665,9 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       signal_weight_sharing (c, now, out);
       return;
     case PROTO_MSG_MODEL_SYNC_REQUEST:
-      if (!c->cfg.model_sync)
+      if (!disco_config (&c->cfg)->model_sync)
         break;
-      if (c->cfg.robust_sync_retry)
+      if (disco_config (&c->cfg)->robust_sync_retry)
         {
           gboolean repeat = proto_omap_has (&c->sync_wait, from);
           proto_omap_set (&c->sync_wait, from, TRUE);
@@ -713,7 +713,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       }
       return;
     case PROTO_MSG_SHARED_MODEL:
-      if (!c->cfg.robust_checkpoint || msg->weights == NULL)
+      if (!disco_config (&c->cfg)->robust_checkpoint || msg->weights == NULL)
         break;
       g_clear_pointer (&c->checkpoint, learn_weights_unref);
       c->checkpoint = learn_weights_ref (msg->weights);

@@ -10,7 +10,7 @@
  * Shape: proto_coord_new / proto_coord_free (g_autoptr). */
 #pragma once
 
-#include "protocol/proto-config.h"
+#include "protocol/disco/disco-config.h"
 #include "protocol/proto-input.h"
 #include "protocol/proto-outbox.h"
 

@@ -62,12 +62,12 @@ proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
     return FALSE;
   if (one_shot[p->state][type])
     return type != PROTO_MSG_SHARED_MODEL || from == p->provider;
-  if (p->cfg.robust_listen && robust_extra[p->state][type])
+  if (disco_config (&p->cfg)->robust_listen && robust_extra[p->state][type])
     return p->state != PROTO_PEER_DONE || p->helper;
   if (persistent[type])
     return TRUE;
   if (type == PROTO_MSG_ROUND_STALENESS)   /* robust, async and mixed: right after a list */
-    return p->cfg.robust_listen
+    return disco_config (&p->cfg)->robust_listen
            && (p->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED);
   if (type == PROTO_MSG_ENOUGH_PARTICIPANTS)
     return p->pause == PAUSE_PENDING || p->state == PROTO_PEER_CONNECTING;

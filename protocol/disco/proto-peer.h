@@ -10,7 +10,7 @@
 #pragma once
 
 #include "base/dl-random.h"
-#include "protocol/proto-config.h"
+#include "protocol/disco/disco-config.h"
 #include "protocol/proto-input.h"
 #include "protocol/proto-outbox.h"
 

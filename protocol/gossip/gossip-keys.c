@@ -7,14 +7,35 @@
 
 #include "protocol/gossip/gossip-config.h"
 #include "protocol/proto-keys.h"
+#include "protocol/proto-message.h"
 
 #include <string.h>
+
+static const char *const sparsify_names[] = {
+  [PROTO_SPARSIFY_NONE] = "none",
+  [PROTO_SPARSIFY_RANDOM_K] = "random-k",
+  [PROTO_SPARSIFY_TOP_K] = "top-k",
+};
+
+static gboolean
+sparsify_from_name (const char *name, ProtoSparsify *out, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (sparsify_names); i++)
+    if (g_strcmp0 (name, sparsify_names[i]) == 0)
+      {
+        *out = (ProtoSparsify) i;
+        return TRUE;
+      }
+  g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "'%s': expected none, random-k or top-k",
+               name ? name : "");
+  return FALSE;
+}
 
 static gboolean
 check_sparsify (const char *v, GError **error)
 {
   ProtoSparsify sp;
-  return proto_sparsify_from_name (v, &sp, error);
+  return sparsify_from_name (v, &sp, error);
 }
 
 static gboolean
@@ -79,7 +100,7 @@ configure (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
         return FAIL ("gossip_mode", "push-pull runs cycle after cycle: it needs straggler_policy = wait (it is %s)",
                      proto_straggler_policy_name (g->straggler_policy));
     }
-  if (!proto_sparsify_from_name (proto_keys_value (l, "protocol", "sparsify"), &gc->sparsify, &e))
+  if (!sparsify_from_name (proto_keys_value (l, "protocol", "sparsify"), &gc->sparsify, &e))
     return proto_keys_fail_with (l, error, "protocol", "sparsify", e);
   if (!proto_key_parse_share (proto_keys_value (l, "protocol", "keep"), &gc->keep, &e))
     return proto_keys_fail_with (l, error, "protocol", "keep", e);
