@@ -28,7 +28,11 @@
  * link_setup, or never (connect_failure, both ends behind symmetric NAT, a
  * partition, a link-fail action): the machines are told LINK_FAILED.  A
  * link a side closes is closed for the other side too; an open link hit by
- * link-down dies silently (what is sent on it is lost). */
+ * link-down dies silently (what is sent on it is lost).
+ *
+ * The bottom of the world's files (sim-world-private.h draws them): it calls
+ * only sim-peers.c and the leaves sim-flows.c and sim-engine.c; what it
+ * delivers goes to a machine through the callbacks sim-world.c sets. */
 #include "config.h"
 
 #include "sim/sim-world-private.h"

@@ -1,9 +1,11 @@
 /* sim-scenario.c — loading scenario files and expanding sweeps (see
- * sim-scenario.h).  The key table (every key with its default, kind and
+ * sim-scenario.h): the top of the loader, which calls its parts and which
+ * none of them calls.  The key table (every key with its default, kind and
  * documentation, which the loader, `params` rows and the user guide all
  * come from) is sim-keys.c; building a world configuration sim-build.c, the
  * timeline sim-timeline.c, the expectations sim-expect.c, the value parsers
- * sim-values.c. */
+ * sim-values.c, a point's values and the error naming file, section and key
+ * sim-point.c (sim-scenario-private.h draws the layers). */
 #include "config.h"
 
 #include "sim/sim-scenario.h"
@@ -56,45 +58,6 @@ strip_comment (const char *raw)
   return g_strstrip (v);
 }
 
-/* Splits at commas that are not inside parentheses. */
-GPtrArray *
-_sim_scenario_split_top (const char *s, char sep)
-{
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-  int depth = 0;
-  const char *start = s;
-  for (const char *p = s;; p++)
-    {
-      if (*p == '(')
-        depth++;
-      else if (*p == ')')
-        depth--;
-      if (*p == '\0' || (*p == sep && depth == 0))
-        {
-          g_ptr_array_add (out, g_strstrip (g_strndup (start, (gsize) (p - start))));
-          if (*p == '\0')
-            break;
-          start = p + 1;
-        }
-    }
-  return out;
-}
-
-
-gboolean
-_sim_scenario_fail_at (GError **error, const char *file, const char *section, const char *key, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  if (key)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: [%s] %s: %s", file, section, key, msg);
-  else
-    g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: [%s]: %s", file, section, msg);
-  return FALSE;
-}
-
 /* ---------------------------------------------------------------- points */
 
 static void
@@ -128,42 +91,6 @@ sim_scenario_free (SimScenario *s)
   g_clear_pointer (&s->set_by, g_hash_table_unref);
   g_ptr_array_unref (s->points);
   g_free (s);
-}
-
-const char *
-_sim_scenario_origin (const SimScenario *s, const char *section, const char *key)
-{
-  if (!s->set_by || !section || !key)
-    return s->path;
-  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
-  const char *o = g_hash_table_lookup (s->set_by, full);
-  return o ? o : s->path;
-}
-
-const char *
-_sim_scenario_point_value (const SimPoint *p, const char *section, const char *key)
-{
-  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
-  for (guint i = 0; i < p->keys->len; i++)
-    if (strcmp (p->keys->pdata[i], full) == 0)
-      return p->values->pdata[i];
-  return NULL;
-}
-
-
-gboolean
-_sim_scenario_point_is_default (const SimPoint *p, const char *section, const char *key)
-{
-  const char *def = sim_key_default (section, key);
-  const char *v = _sim_scenario_point_value (p, section, key);
-  return def && v && strcmp (def, v) == 0;
-}
-
-gboolean
-_sim_scenario_point_given (const SimPoint *p, const char *section, const char *key)
-{
-  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
-  return g_hash_table_contains (p->given, full);
 }
 
 /* peers.count, unless given, is what the family says (the pipeline's:

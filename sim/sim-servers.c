@@ -2,8 +2,9 @@
  * the replicas of a replicated one (protocol/replica/README.md).  Which
  * replica leads, a peer's stream to it (reconnect, a replica closing it, a
  * stream broken by a crash), the `crash coordinator` action, and the
- * coordinator's deadline events.  Feeding a server is sim-world.c's
- * (sim_dispatch_server, through the host layer). */
+ * coordinator's deadline events.  It calls sim-net.c; feeding a machine
+ * goes through the callbacks sim-world.c sets (sim_dispatch_server and
+ * sim_dispatch_peer, sim-world-private.h). */
 #include "config.h"
 
 #include "sim/sim-world-private.h"

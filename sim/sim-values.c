@@ -1,7 +1,9 @@
 /* sim-values.c — the parsers of scenario values that are not units or
  * distributions (those are base/dl-units.h): whole numbers, probabilities,
- * region lists (sim-scenario-private.h); the families' own (shares, on/off,
- * a pipeline's servers) are in protocol/. */
+ * region lists, and splitting a value at a separator outside parentheses
+ * (sweep lists, timeline actions); the families' own (shares, on/off, a
+ * pipeline's servers) are in protocol/.  A leaf of the loader: it calls no
+ * other part of it (sim-scenario-private.h draws the layers). */
 #include "config.h"
 
 #include "sim/sim-scenario.h"
@@ -12,6 +14,29 @@
 #include <math.h>
 #include <string.h>
 
+/* Splits at separators that are not inside parentheses. */
+GPtrArray *
+_sim_scenario_split_top (const char *s, char sep)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  int depth = 0;
+  const char *start = s;
+  for (const char *p = s;; p++)
+    {
+      if (*p == '(')
+        depth++;
+      else if (*p == ')')
+        depth--;
+      if (*p == '\0' || (*p == sep && depth == 0))
+        {
+          g_ptr_array_add (out, g_strstrip (g_strndup (start, (gsize) (p - start))));
+          if (*p == '\0')
+            break;
+          start = p + 1;
+        }
+    }
+  return out;
+}
 
 gboolean
 _sim_scenario_parse_uint (const char *v, guint *out)

@@ -1,8 +1,9 @@
 /* sim-world-private.h — the simulated world's state, shared by the files
  * that make it up: sim-world.c (hosts, compute, the watch, results),
- * sim-net.c (messages, streams, links), sim-churn.c (membership, the
- * timeline, churn, traces) and sim-servers.c (the coordinator, one or its
- * replicas).  Nothing outside sim/ includes it. */
+ * sim-churn.c (membership, the timeline, churn, traces), sim-servers.c (the
+ * coordinator, one or its replicas), sim-net.c (messages, streams, links)
+ * and sim-peers.c (a peer's attributes); below, which calls which.
+ * Nothing outside sim/ includes it. */
 #pragma once
 
 #include "sim/sim-world.h"
@@ -13,6 +14,8 @@
 #include "sim/sim-host.h"
 
 typedef enum { NODE_ABSENT, NODE_ONLINE, NODE_LEFT, NODE_CRASHED } NodeStatus;
+
+typedef struct SimWorldCallbacks SimWorldCallbacks;   /* below */
 
 /* A machine's deadline event.  `at` is its time while ev is pending (the
  * handler sets ev to SIM_EVENT_NONE first), kept here so that re-arming
@@ -150,6 +153,7 @@ struct SimWorld {
   SimEventId flows_ev;                /* the flows' next completion (or a solve at this instant) */
   DlTime flows_at;                    /* its time while pending */
   gboolean flows_ticking;             /* inside ev_flows: no other tick is scheduled */
+  const SimWorldCallbacks *cb;        /* set by sim-world.c: what its parts ask of it */
   const volatile int *interrupt;
   SimProgressFn progress_fn;          /* sim_world_set_progress */
   gpointer progress_ud;
@@ -170,7 +174,76 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
   return id < w->nodes->len ? g_ptr_array_index (w->nodes, id) : NULL;
 }
 
-/* sim-net.c */
+/* The world's files in layers: each calls only those below it, none calls
+ * back up (docs/architecture.md, "Cycles between files of one folder").
+ *
+ *   sim-world.c    hosts, compute, the watch, results; sets the callbacks
+ *   sim-churn.c    membership, the timeline, churn, traces
+ *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
+ *   sim-net.c      messages, streams, links
+ *   sim-peers.c    a peer's attributes from the configuration
+ *
+ * Where a lower file must feed a machine (a message arrives, a stream
+ * breaks, a peer joins), it calls through SimWorldCallbacks, which
+ * sim-world.c sets, never sim-world.c's functions.  A callback runs at
+ * once, where the call was: the order of events is the order of calls. */
+
+/* What the world's parts ask of sim-world.c (as ngtcp2's callbacks):
+ * feeding a machine an input through the host layer (sim_host_feed). */
+struct SimWorldCallbacks {
+  /* peer n */
+  void (*dispatch_peer) (SimWorld *w, Node *n, const ProtoInput *in);
+  /* the coordinator's server k (its replica k; 0 without replicas);
+   * nothing if it crashed */
+  void (*dispatch_server) (SimWorld *w, guint k, const ProtoInput *in);
+};
+
+static inline void
+sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in)
+{
+  w->cb->dispatch_peer (w, n, in);
+}
+
+static inline void
+sim_dispatch_server (SimWorld *w, guint k, const ProtoInput *in)
+{
+  w->cb->dispatch_server (w, k, in);
+}
+
+/* an input to the coordinator from peer in->from: to its stream's replica */
+static inline void
+sim_dispatch_coord (SimWorld *w, const ProtoInput *in)
+{
+  Node *n = sim_node_at (w, in->from);
+  sim_dispatch_server (w, n ? n->server : 0, in);
+}
+
+/* Arms a machine's deadline timer for `when` with handler h (arg its
+ * argument), or cancels it (DL_TIME_NEVER); nothing if it is pending for
+ * that time already. */
+static inline void
+sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg)
+{
+  if (timer->ev != SIM_EVENT_NONE && timer->at == when)
+    return;
+  sim_engine_cancel (w->engine, timer->ev);
+  timer->ev = SIM_EVENT_NONE;
+  if (when != DL_TIME_NEVER)
+    {
+      /* the event's own time, as sim_engine_event_time would give it */
+      timer->at = MAX (when, sim_engine_now (w->engine));
+      timer->ev = sim_engine_schedule_at (w->engine, timer->at, h, w, arg);
+    }
+}
+
+/* ---- sim-peers.c */
+
+/* The peer a node id stands for: itself, or for a trace's return (a new
+ * session, an id above max_peers) the trace's peer that came back. */
+ProtoNodeId sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id);
+
+/* ---- sim-net.c */
+
 /* with the engine: the network's records and the engine's hints for its
  * events */
 void sim_net_init (SimWorld *w);
@@ -194,15 +267,11 @@ void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gbool
 void sim_net_schedule_rates (SimWorld *w);
 void sim_net_node_rates (SimWorld *w, Node *n);
 
-/* sim-world.c */
-/* an input to the coordinator from peer in->from (its stream's replica), or
- * a deadline's (in->from unused) */
-void sim_dispatch_coord (SimWorld *w, const ProtoInput *in);
-void sim_dispatch_server (SimWorld *w, guint k, const ProtoInput *in);
+/* ---- sim-servers.c */
+
 /* the replica the coordinator service's streams go to now (the live leader
  * of the highest term), n_servers if none; 0 without replicas (if alive) */
 guint sim_server_leader (const SimWorld *w);
-/* sim-servers.c */
 /* peer n's stream closes from the coordinator's side after `after` */
 void sim_stream_broken (SimWorld *w, Node *n, DlTime after, const char *why);
 void sim_crash_coordinator (SimWorld *w);
@@ -211,14 +280,9 @@ void sim_servers_reconnect (SimWorld *w, ProtoNodeId self);
 void sim_servers_close_stream (SimWorld *w, ProtoNodeId self, ProtoNodeId peer);
 /* a server's deadline event (arg: its index) */
 void sim_ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg);
-void sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in);
-void sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg);
-void sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg);
 
-/* sim-churn.c */
+/* ---- sim-churn.c */
+
 Node *sim_ensure_node (SimWorld *w, ProtoNodeId id);
 void sim_churn_round_started (SimWorld *w, guint round);
 void sim_churn_start (SimWorld *w);
-/* The peer a node id stands for: itself, or for a trace's return (a new
- * session, an id above max_peers) the trace's peer that came back. */
-ProtoNodeId sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id);

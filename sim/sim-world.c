@@ -2,7 +2,10 @@
  * the host layer's transport, sim-host.c), compute, the hang detector, and
  * the run's results.  The network and links are in sim-net.c; membership,
  * the timeline and churn in sim-churn.c; the coordinator's servers (one, or
- * replicas) in sim-servers.c; the shared state in sim-world-private.h.
+ * replicas) in sim-servers.c; a peer's attributes in sim-peers.c; the
+ * shared state in sim-world-private.h.  This file calls them and they never
+ * call it: where they feed a machine, they call through the callbacks it
+ * sets (world_callbacks, SimWorldCallbacks).
  *
  * Compute: samples x epochs x sample_cost / speed; stragglers are slower by
  * their factor; `slow` divides the speed.  The model really trains; the wall
@@ -173,21 +176,6 @@ start_training (SimWorld *w, Node *n, LearnWeights *weights)
 /* ---------------------------------------------------------------- hosts */
 
 
-void
-sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg)
-{
-  if (timer->ev != SIM_EVENT_NONE && timer->at == when)
-    return;
-  sim_engine_cancel (w->engine, timer->ev);
-  timer->ev = SIM_EVENT_NONE;
-  if (when != DL_TIME_NEVER)
-    {
-      /* the event's own time, as sim_engine_event_time would give it */
-      timer->at = MAX (when, sim_engine_now (w->engine));
-      timer->ev = sim_engine_schedule_at (w->engine, timer->at, h, w, arg);
-    }
-}
-
 static void
 evaluate (SimWorld *w, Node *n, int round)
 {
@@ -242,6 +230,8 @@ note_observation (SimWorld *w, ProtoNodeId node, const ProtoObservation *o)
 }
 
 /* ---- the simulated network as the host layer's transport ---- */
+
+static void ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg);
 
 static void
 tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
@@ -312,7 +302,7 @@ tr_arm (gpointer ud, ProtoNodeId self, DlTime deadline)
       sim_rearm (w, &w->servers[k].deadline, deadline, sim_ev_coord_deadline, k);
     }
   else
-    sim_rearm (w, &sim_node_at (w, self)->deadline, deadline, sim_ev_peer_deadline, self);
+    sim_rearm (w, &sim_node_at (w, self)->deadline, deadline, ev_peer_deadline, self);
 }
 
 static void
@@ -361,8 +351,10 @@ static const SimTransport sim_network = {
   .broken = tr_broken,
 };
 
-void
-sim_dispatch_server (SimWorld *w, guint k, const ProtoInput *in)
+/* ---- what the world's parts ask of it (SimWorldCallbacks) ---- */
+
+static void
+dispatch_server (SimWorld *w, guint k, const ProtoInput *in)
 {
   SimServer *sv = &w->servers[k];
   if (sv->crashed)
@@ -371,22 +363,20 @@ sim_dispatch_server (SimWorld *w, guint k, const ProtoInput *in)
   sim_host_feed (sv->m, self, sim_engine_now (w->engine), in, &sim_network, w);
 }
 
-void
-sim_dispatch_coord (SimWorld *w, const ProtoInput *in)
-{
-  Node *n = sim_node_at (w, in->from);
-  sim_dispatch_server (w, n ? n->server : 0, in);
-}
-
-void
-sim_dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in)
+static void
+dispatch_peer (SimWorld *w, Node *n, const ProtoInput *in)
 {
   sim_host_feed (n->peer, n->id, sim_engine_now (w->engine), in, &sim_network, w);
   n->in_sync_wait = proto_machine_waiting_on_peer (n->peer);
 }
 
-void
-sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg)
+static const SimWorldCallbacks world_callbacks = {
+  .dispatch_peer = dispatch_peer,
+  .dispatch_server = dispatch_server,
+};
+
+static void
+ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   Node *n = sim_node_at (w, (ProtoNodeId) arg);
@@ -395,7 +385,7 @@ sim_ev_peer_deadline (SimEngine *e, void *ctx, uint64_t arg)
     return;
   if (proto_machine_next_deadline (n->peer) > sim_engine_now (e))
     {
-      sim_rearm (w, &n->deadline, proto_machine_next_deadline (n->peer), sim_ev_peer_deadline, n->id);
+      sim_rearm (w, &n->deadline, proto_machine_next_deadline (n->peer), ev_peer_deadline, n->id);
       return;  /* stale wake-up */
     }
   ProtoInput in = { .kind = PROTO_IN_DEADLINE };
@@ -520,6 +510,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->cfg = *cfg;
   if (rec)
     w->rec = *rec;
+  w->cb = &world_callbacks;
   w->engine = sim_engine_new ();
   sim_net_init (w);
   w->family = proto_family_of (&cfg->proto);

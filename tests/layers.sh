@@ -33,7 +33,7 @@ section () {
 cycles=$(python3 "$src/tools/file-cycles" --src "$src") || ko "tools/file-cycles failed"
 table=$(section "Cycles between files of one folder" | grep '^| `')
 n=$(printf '%s\n' "$cycles" | grep -c .)
-said=$(section "Cycles between files of one folder" | sed -n 's/.*it prints \([0-9]*\) lines.*/\1/p')
+said=$(section "Cycles between files of one folder" | sed -n 's/.*it prints \([0-9]*\) line.*/\1/p')
 [ "$n" = "$said" ] && ok "docs/architecture.md says $said cycles" \
   || ko "tools/file-cycles prints $n cycles; docs/architecture.md says '$said'"
 # every cycle: a row with its folder and each of its files

@@ -1,0 +1,87 @@
+/* sim-peers.c — what a peer is, from the configuration alone: the device a
+ * node id stands for (a trace's return is the peer that came back), its
+ * drawn attributes (speed, straggler, NAT, rates, from its own
+ * "peer-attributes" and "bandwidth" streams), its region, and what its
+ * machine is told of itself.  Pure functions of SimWorldConfig, the same in
+ * the simulator and the testbed; a leaf of sim/: sim-net.c and sim-churn.c
+ * call it, it calls neither. */
+#include "config.h"
+
+#include "sim/sim-world-private.h"
+
+#include <math.h>
+
+ProtoNodeId
+sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id)
+{
+  if (!cfg->session_origin || id <= cfg->max_peers || id - cfg->max_peers > cfg->session_origin->len)
+    return id;
+  return g_array_index (cfg->session_origin, guint, id - cfg->max_peers - 1);
+}
+
+void
+sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out)
+{
+  id = sim_peer_origin (cfg, id);   /* a return is the same device */
+  /* per-peer attributes come from the node's own stream */
+  g_autoptr (DlRandom) attrs = dl_random_new (cfg->seed, "peer-attributes", id);
+  out->speed = MAX (dl_dist_sample (&cfg->speed, attrs), 1e-9);
+  out->straggler = dl_random_bernoulli (attrs, cfg->straggler_share);
+  out->nat_symmetric = dl_random_bernoulli (attrs, cfg->nat_symmetric_share);
+  int r = sim_peer_region (cfg, id);
+  out->region = r >= 0 ? cfg->region_names[r] : "";
+  out->uplink_bps = cfg->uplink_bps;
+  out->downlink_bps = cfg->downlink_bps;
+  if (cfg->rates_drawn)
+    {
+      /* a stream of their own: drawing rates shifts no other draw */
+      g_autoptr (DlRandom) bw = dl_random_new (cfg->seed, "bandwidth", id);
+      out->uplink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->uplink, bw), 1e3));
+      out->downlink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->downlink, bw), 1e3));
+    }
+  if (cfg->capacity && id < cfg->capacity->len)
+    {
+      /* a capacity trace's device: FedScale counts a training sample as 3
+       * inferences of `computation` ms (client_metadata.py,
+       * get_completion_time), and one rate both ways */
+      const SimCapacity *c = &g_array_index (cfg->capacity, SimCapacity, id);
+      if (c->ms_per_sample > 0)
+        {
+          out->speed = (double) cfg->sample_cost / (3 * c->ms_per_sample * 1e6);
+          out->uplink_bps = out->downlink_bps = c->bps;
+        }
+    }
+}
+
+int
+sim_peer_region (const SimWorldConfig *cfg, ProtoNodeId id)
+{
+  if (cfg->n_regions == 0 || id == PROTO_SERVER)
+    return -1;
+  id = sim_peer_origin (cfg, id);
+  guint total = 0;
+  for (guint i = 0; i < cfg->n_regions; i++)
+    total += cfg->region_counts[i];
+  /* the counts in order, then the same again for peers beyond them */
+  guint k = total ? (id - 1) % total : 0;
+  for (guint i = 0; i < cfg->n_regions; i++)
+    {
+      if (k < cfg->region_counts[i])
+        return (int) i;
+      k -= cfg->region_counts[i];
+    }
+  return 0;
+}
+
+ProtoPeerEnv
+sim_peer_env (const SimWorldConfig *cfg, const SimPeerAttrs *a, LearnWeights *initial, DlRandom *rng)
+{
+  return (ProtoPeerEnv) {
+    .initial = initial,
+    .rng = rng,
+    .region = a->region,
+    .speed = a->speed / (a->straggler ? cfg->straggler_slowdown : 1.0),
+    .uplink_bps = a->uplink_bps,
+    .nat_symmetric = a->nat_symmetric,
+  };
+}
