@@ -23,7 +23,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
-#include "cli/run-progress.h"
+#include "runner/runner-progress.h"
 #include "explore/explore.h"
 
 #include <errno.h>
@@ -159,7 +159,7 @@ cli_cmd_explore (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   gint64 t0 = g_get_monotonic_time ();
-  Progress pr = { (guint) runs, isatty (1), t0, cli_progress_interval_from_env (), t0 };
+  Progress pr = { (guint) runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
   ExploreSearchOptions so = {
     .path = path, .sets = bsets, .sp = &sp, .base = seed >= 0 ? (guint64) seed : scenario_seed,
     .runs = (guint) runs, .jobs = (guint) jobs, .budget = budget_ns, .keep_plans = out != NULL,
