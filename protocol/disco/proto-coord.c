@@ -30,11 +30,6 @@
 #include "protocol/proto-omap.h"
 #include "protocol/disco/proto-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
-#include "protocol/gossip/gossip-msgs.h"
-#include "protocol/hierarchical/hier-msgs.h"
-#include "protocol/pipeline/pipe-msgs.h"
-#include "protocol/replica/replica-msgs.h"
-#include "protocol/guest/guest-msgs.h"
 
 ProtoCoord *
 proto_coord_new (const ProtoConfig *config)
