@@ -71,42 +71,31 @@ run_outcome (struct sqlite3 *db, gint64 run)
   return v ? v : g_strdup ("-");
 }
 
-/* name -> "outcome rounds retries fails" for each peer of the run. */
+/* The first column of the rows as keys of a table (transfer full), with
+ * value (st) as their values (NULL: none, a set); frees st. */
 static GHashTable *
-peer_facts (struct sqlite3 *db, gint64 run)
+keyed (ResRows *st, char *(*value) (ResRows *st))
 {
   GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  ResRows *st = res_db_peer_facts (db, run);
   while (res_rows_next (st))
-    g_hash_table_insert (h, g_strdup (res_rows_text (st, 0)),
-                         g_strdup_printf ("%s %d %d %d", res_rows_text (st, 1), res_rows_int (st, 2),
-                                          res_rows_int (st, 3), res_rows_int (st, 4)));
+    g_hash_table_insert (h, g_strdup (res_rows_text (st, 0)), value ? value (st) : NULL);
   res_rows_free (st);
   return h;
 }
 
-/* The run's violations.NAME summary keys (a set). */
-static GHashTable *
-violation_keys (struct sqlite3 *db, gint64 run)
+/* a peer's "outcome rounds retries fails" */
+static char *
+peer_value (ResRows *st)
 {
-  GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  ResRows *st = res_db_violation_keys (db, run);
-  while (res_rows_next (st))
-    g_hash_table_add (h, g_strdup (res_rows_text (st, 0)));
-  res_rows_free (st);
-  return h;
+  return g_strdup_printf ("%s %d %d %d", res_rows_text (st, 1), res_rows_int (st, 2), res_rows_int (st, 3),
+                          res_rows_int (st, 4));
 }
 
-/* type -> messages */
-static GHashTable *
-traffic (struct sqlite3 *db, gint64 run)
+/* a type's messages */
+static char *
+count_value (ResRows *st)
 {
-  GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  ResRows *st = res_db_traffic_messages (db, run);
-  while (res_rows_next (st))
-    g_hash_table_insert (h, g_strdup (res_rows_text (st, 0)), GINT_TO_POINTER (res_rows_int (st, 1)));
-  res_rows_free (st);
-  return h;
+  return g_strdup_printf ("%d", res_rows_int (st, 1));
 }
 
 static int
@@ -194,8 +183,8 @@ fact_rows (GPtrArray *rows, struct sqlite3 *const db[2], const gint64 run[2])
     add_row (rows, judged[k], summary (db[0], run[0], judged[k]), summary (db[1], run[1], judged[k]), TRUE);
   /* the properties each run broke (a run recorded before properties
    * were checked has no such keys: "-", not judged) */
-  g_autoptr (GHashTable) va = violation_keys (db[0], run[0]);
-  g_autoptr (GHashTable) vb = violation_keys (db[1], run[1]);
+  g_autoptr (GHashTable) va = keyed (res_db_violation_keys (db[0], run[0]), NULL);
+  g_autoptr (GHashTable) vb = keyed (res_db_violation_keys (db[1], run[1]), NULL);
   g_autoptr (GPtrArray) props = res_compare_union_keys (va, vb);
   for (guint i = 0; i < props->len; i++)
     {
@@ -207,31 +196,16 @@ fact_rows (GPtrArray *rows, struct sqlite3 *const db[2], const gint64 run[2])
            summary (db[1], run[1], "final_accuracy"), FALSE);
 }
 
+/* A row for each key of a or b, in order: its values, or missing. */
 static void
-peer_rows (GPtrArray *rows, struct sqlite3 *const db[2], const gint64 run[2])
+keyed_rows (GPtrArray *rows, GHashTable *a, GHashTable *b, const char *missing, gboolean judged)
 {
-  g_autoptr (GHashTable) pa = peer_facts (db[0], run[0]);
-  g_autoptr (GHashTable) pb = peer_facts (db[1], run[1]);
-  g_autoptr (GPtrArray) names = res_compare_union_keys (pa, pb);
-  for (guint i = 0; i < names->len; i++)
+  g_autoptr (GPtrArray) keys = res_compare_union_keys (a, b);
+  for (guint i = 0; i < keys->len; i++)
     {
-      const char *n = names->pdata[i];
-      const char *a = g_hash_table_lookup (pa, n), *b = g_hash_table_lookup (pb, n);
-      add_row (rows, n, g_strdup (a ? a : "absent"), g_strdup (b ? b : "absent"), TRUE);
-    }
-}
-
-static void
-message_rows (GPtrArray *rows, struct sqlite3 *const db[2], const gint64 run[2])
-{
-  g_autoptr (GHashTable) ta = traffic (db[0], run[0]);
-  g_autoptr (GHashTable) tb = traffic (db[1], run[1]);
-  g_autoptr (GPtrArray) types = res_compare_union_keys (ta, tb);
-  for (guint i = 0; i < types->len; i++)
-    {
-      const char *t = types->pdata[i];
-      add_row (rows, t, g_strdup_printf ("%d", GPOINTER_TO_INT (g_hash_table_lookup (ta, t))),
-               g_strdup_printf ("%d", GPOINTER_TO_INT (g_hash_table_lookup (tb, t))), FALSE);
+      const char *k = keys->pdata[i];
+      const char *va = g_hash_table_lookup (a, k), *vb = g_hash_table_lookup (b, k);
+      add_row (rows, k, g_strdup (va ? va : missing), g_strdup (vb ? vb : missing), judged);
     }
 }
 
@@ -260,8 +234,12 @@ res_compare_runs (struct sqlite3 *db_a, gint64 a, struct sqlite3 *db_b, gint64 b
   c->messages = g_ptr_array_new_with_free_func (row_free);
   c->durations = g_ptr_array_new_with_free_func (duration_free);
   fact_rows (c->facts, db, run);
-  peer_rows (c->peers, db, run);
-  message_rows (c->messages, db, run);
+  g_autoptr (GHashTable) pa = keyed (res_db_peer_facts (db_a, a), peer_value);
+  g_autoptr (GHashTable) pb = keyed (res_db_peer_facts (db_b, b), peer_value);
+  keyed_rows (c->peers, pa, pb, "absent", TRUE);
+  g_autoptr (GHashTable) ta = keyed (res_db_traffic_messages (db_a, a), count_value);
+  g_autoptr (GHashTable) tb = keyed (res_db_traffic_messages (db_b, b), count_value);
+  keyed_rows (c->messages, ta, tb, "0", FALSE);
   g_autoptr (GArray) per_a = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) per_b = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) ex_a = g_array_new (FALSE, FALSE, sizeof (double));

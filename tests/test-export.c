@@ -368,41 +368,44 @@ check_loads_elsewhere (const char *path, const char *name)
   sim_built_clear (&b);
 }
 
-START_TEST (test_scenario_export_with_dir)
+/* Records the traced scenario as sub/NAME.ini with [scenario] lines
+ * `scenario`, the bandwidth and churn traces bw and trace; its export must
+ * say dir, trace and bandwidth_trace are want_dir, want_trace, want_bw. */
+static void
+check_export (const char *name, const char *scenario, const char *bw, const char *trace, const char *want_dir,
+              const char *want_trace, const char *want_bw)
 {
   write_traces ();
-  g_autofree char *bw = g_build_filename (dir, "files", "bw.csv", NULL);
-  /* [scenario] dir = ../files: the churn trace is found there, the
-   * bandwidth trace is absolute */
-  g_autofree char *text = g_strdup_printf (traced_text, "dir = ../files\n", bw, "churn.csv");
-  g_autofree char *db = record_in_sub ("with-dir", text);
+  g_autofree char *text = g_strdup_printf (traced_text, scenario, bw, trace);
+  g_autofree char *db = record_in_sub (name, text);
   g_autofree char *out = export_run (db, NULL);
-  g_autofree char *folder = g_build_filename (dir, "sub", "../files", NULL);
-  g_autofree char *dir_line = g_strdup_printf ("dir = %s", folder);
-  g_autofree char *trace_line = g_strdup_printf ("trace = %s/churn.csv", folder);
-  g_autofree char *bw_line = g_strdup_printf ("bandwidth_trace = %s", bw);
+  g_autofree char *dir_line = g_strdup_printf ("dir = %s", want_dir);
+  g_autofree char *trace_line = g_strdup_printf ("trace = %s", want_trace);
+  g_autofree char *bw_line = g_strdup_printf ("bandwidth_trace = %s", want_bw);
   assert_line (out, dir_line);
   assert_line (out, trace_line);
   assert_line (out, bw_line);
-  check_loads_elsewhere (db, "with-dir");
+  check_loads_elsewhere (db, name);
+}
+
+START_TEST (test_scenario_export_with_dir)
+{
+  /* [scenario] dir = ../files: the churn trace is found there, the
+   * bandwidth trace is absolute */
+  g_autofree char *bw = g_build_filename (dir, "files", "bw.csv", NULL);
+  g_autofree char *folder = g_build_filename (dir, "sub", "../files", NULL);
+  g_autofree char *trace = g_build_filename (folder, "churn.csv", NULL);
+  check_export ("with-dir", "dir = ../files\n", bw, "churn.csv", folder, trace, bw);
 }
 END_TEST
 
 START_TEST (test_scenario_export_without_dir)
 {
-  write_traces ();
   /* no [scenario] dir: relative to the file's folder, sub/ */
-  g_autofree char *text = g_strdup_printf (traced_text, "", "../files/bw.csv", "here.csv");
-  g_autofree char *db = record_in_sub ("without-dir", text);
-  g_autofree char *out = export_run (db, NULL);
   g_autofree char *sub = g_build_filename (dir, "sub", NULL);
-  g_autofree char *dir_line = g_strdup_printf ("dir = %s", sub);
-  g_autofree char *trace_line = g_strdup_printf ("trace = %s/here.csv", sub);
-  g_autofree char *bw_line = g_strdup_printf ("bandwidth_trace = %s/../files/bw.csv", sub);
-  assert_line (out, dir_line);
-  assert_line (out, trace_line);
-  assert_line (out, bw_line);
-  check_loads_elsewhere (db, "without-dir");
+  g_autofree char *trace = g_build_filename (sub, "here.csv", NULL);
+  g_autofree char *bw = g_build_filename (sub, "../files/bw.csv", NULL);
+  check_export ("without-dir", "", "../files/bw.csv", "here.csv", sub, trace, bw);
 }
 END_TEST
 

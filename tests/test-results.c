@@ -407,21 +407,27 @@ START_TEST (test_compare_quantile)
 }
 END_TEST
 
-/* Records n empty runs into f's file; their ids into ids. */
-static void
+/* A fixture's file with n empty runs (their ids into ids, if given),
+ * opened to read. */
+static sqlite3 *
 empty_runs (Fixture *f, guint n, gint64 *ids)
 {
+  fixture_init (f);
   g_autoptr (GError) error = NULL;
-  ResDb *db = res_db_open (f->path, &error);
-  ck_assert_msg (db, "%s", error ? error->message : "");
+  ResDb *w = res_db_open (f->path, &error);
+  ck_assert_msg (w, "%s", error ? error->message : "");
   for (guint k = 0; k < n; k++)
     {
-      ResRun *run = res_run_begin (db, 0, &f->scenario, &f->point, 1, &error);
+      ResRun *run = res_run_begin (w, 0, &f->scenario, &f->point, 1, &error);
       ck_assert_msg (run, "%s", error ? error->message : "");
-      ids[k] = res_run_id (run);
+      if (ids)
+        ids[k] = res_run_id (run);
       res_run_abort (run, NULL);
     }
-  res_db_close (db);
+  res_db_close (w);
+  sqlite3 *db = res_db_open_read (f->path, &error);
+  ck_assert_msg (db, "%s", error ? error->message : "");
+  return db;
 }
 
 /* Runs sql on the file at path (the tests' own rows). */
@@ -438,12 +444,8 @@ exec (const char *path, const char *sql)
 START_TEST (test_compare_pick_run)
 {
   Fixture f;
-  fixture_init (&f);
   gint64 ids[3];
-  empty_runs (&f, 3, ids);
-  g_autoptr (GError) error = NULL;
-  sqlite3 *db = res_db_open_read (f.path, &error);
-  ck_assert_msg (db, "%s", error ? error->message : "");
+  sqlite3 *db = empty_runs (&f, 3, ids);
   gint64 run = -1;
   char *mode = NULL;
   /* every run: three, the first one's id */
@@ -475,12 +477,7 @@ END_TEST
 START_TEST (test_compare_durations)
 {
   Fixture f;
-  fixture_init (&f);
-  gint64 ids[1];
-  empty_runs (&f, 1, ids);
-  g_autoptr (GError) error = NULL;
-  sqlite3 *db = res_db_open_read (f.path, &error);
-  ck_assert_msg (db, "%s", error ? error->message : "");
+  sqlite3 *db = empty_runs (&f, 1, NULL);
   /* rounds 1-3 end at 10, 20, 35; 4 never ends; 5 ends at 60 (no period:
    * 4 is missing); round 2 has no list_s (no exchange); another run's
    * round is not counted; given out of order */
@@ -532,19 +529,15 @@ find_row (const GPtrArray *rows, const char *what)
 START_TEST (test_compare_rows)
 {
   Fixture f;
-  fixture_init (&f);
-  gint64 ids[2];
-  empty_runs (&f, 2, ids);
-  g_autoptr (GError) error = NULL;
-  sqlite3 *db = res_db_open_read (f.path, &error);
-  ck_assert_msg (db, "%s", error ? error->message : "");
+  sqlite3 *db = empty_runs (&f, 2, NULL);
   exec (f.path, "INSERT INTO summary (run_id, key, value) VALUES (1, 'rounds_completed', 3), (2, 'rounds_completed', 3),"
             " (1, 'retries', 0), (2, 'retries', 1), (1, 'final_accuracy', 0.5), (2, 'final_accuracy', 0.75),"
             " (1, 'violations.progress', 0), (2, 'violations.progress', 1), (2, 'violations.agreement', 1)");
   exec (f.path, "INSERT INTO peers (run_id, peer, outcome, rounds, retries_received, fails_received) VALUES"
             " (1, 'p1', 'finished', 3, 0, 0), (2, 'p1', 'finished', 3, 0, 0), (1, 'p2', 'finished', 3, 0, 0),"
             " (2, 'p2', 'hung', 2, 1, 0), (2, 'p10', 'finished', 3, 0, 0)");
-  exec (f.path, "INSERT INTO traffic (run_id, type, messages, bytes) VALUES (1, 'Payload', 6, 1), (2, 'Payload', 7, 1)");
+  exec (f.path, "INSERT INTO traffic (run_id, type, messages, bytes) VALUES (1, 'Payload', 6, 1), (2, 'Payload', 7, 1),"
+            " (2, 'Leave', 1, 1)");
   exec (f.path, "INSERT INTO rounds (run_id, round, list_s, end_s) VALUES (1, 1, 0, 10), (1, 2, 10, 30), (2, 1, 0, 5)");
   g_autoptr (ResComparison) c = res_compare_runs (db, 1, db, 2);
   /* facts: outcome, the four judged summary keys, the two violations, final_accuracy */
@@ -575,6 +568,10 @@ START_TEST (test_compare_rows)
   ck_assert_str_eq (r->b, "hung 2 1 0");
   r = find_row (c->messages, "Payload");
   ck_assert (!r->judged && res_compare_row_differs (r));
+  ck_assert_str_eq (r->a, "6");
+  r = find_row (c->messages, "Leave");
+  ck_assert_str_eq (r->a, "0");
+  ck_assert_str_eq (r->b, "1");
   /* judged and different: retries, violations.progress, p2, p10 */
   ck_assert_uint_eq (res_comparison_differences (c), 4);
   /* durations: period and exchange, median and p90 */
