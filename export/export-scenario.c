@@ -8,11 +8,11 @@
  * Relative paths are made absolute against the folder of the run's
  * original file (moved by its [scenario] dir), so the exported file can
  * live anywhere.  Which keys hold a path, and of which form, the key table
- * says (sim_scenario_key_path: a family's row sets it, e.g. the guest's
- * guest_dir); this file names no key of a family.  The header names the
- * build and the SHA-256 of the original text (provenance.*), and says when
- * this build differs.  The run is read through results/' queries
- * (res-query.h). */
+ * says (sim_scenario_key_path: the common table's kinds, and a family's
+ * rows set their own); this file names no family and no key of one.  The
+ * header names the build and the SHA-256 of the original text
+ * (provenance.*), and says when this build differs.  The run is read
+ * through results/' queries (res-query.h). */
 #include "config.h"
 
 #include "export/export.h"
@@ -74,8 +74,8 @@ export_scenario_path (ProtoKeyPath form, const char *value, const char *folder)
     case PROTO_KEY_PATH:
       return absolute (folder, value);
     case PROTO_KEY_PATH_OR_HERE:
-      /* empty: the folder itself (a guest runs where the run's file was,
-       * docs/guest.md) */
+      /* empty: the folder itself (e.g. the folder a family's process runs
+       * in: where the run's file was) */
       return *value ? absolute (folder, value) : g_strdup (folder ? folder : "");
     case PROTO_KEY_PATH_SOURCE:
       {
