@@ -1,29 +1,21 @@
-/* cmd-run.c — `dlsim run` and `dlsim check`: load every scenario first
- * (nothing runs after a load error), then run each sweep point and repeat
- * into one results database.  -j N forks N workers that take the next run
- * from a shared counter (a work queue), each writing its own database file
- * with run ids assigned up front; the parent merges them.
- * Ctrl-C stops the runs in progress (outcome `interrupted`) and keeps every
- * finished run.  Wall-clock time is measured here, never in the simulator. */
-#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
+/* cmd-run.c — `dlsim run` and `dlsim check`: their options, and what they
+ * print.  The sweep itself (loading every file first, the jobs a database
+ * lacks, --shard and --resume, running the jobs in -j worker processes)
+ * is runner/runner-plan.c's; this file parses into it, raises its stop
+ * flag on Ctrl-C and prints the progress lines, the PASS and FAIL lines
+ * and the last line it reports. */
 #include "config.h"
 
 #include "cli/cli.h"
-#include "cli/run-progress.h"
 #include "results/res-db.h"
-#include "results/res-query.h"
-#include "runner/runner.h"
+#include "runner/runner-plan.h"
+#include "runner/runner-progress.h"
 #include "sim/sim-scenario.h"
 
-
-#include <errno.h>
 #include <glib/gstdio.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile int interrupted;
@@ -35,113 +27,67 @@ on_sigint (int sig)
   (void) sig;
 }
 
-typedef struct {
-  SimScenario *scenario;
-  SimPoint *point;
-  guint64 seed;
-  gint64 run_id;
-  guint group;          /* its (scenario, point): runs of one point cost about the same */
-} Job;
-
+/* What the command prints while the plan runs. */
 typedef struct {
   const char *cmd;
-  GPtrArray *scenarios;   /* SimScenario* */
-  GArray *jobs;           /* Job */
-  gboolean quiet;
-  CliProgressMode progress_mode;   /* a terminal's line, status lines on stderr, or none (-q) */
-  CliProgress *progress;           /* while execute runs */
-  gboolean check;         /* print PASS/FAIL lines */
-  gboolean no_events;
-  guint passed, failed;
-  GHashTable *outcomes;   /* outcome -> count */
-  gboolean ids_fixed;     /* --shard / --resume: run i of the full expansion is run i + 1 */
-} Plan;
-
-/* A run's progress as the world reports it (every simulated second):
- * into the sweep's shared table, and, in the sequential loop, the line or
- * status line printed when due. */
-typedef struct {
-  CliProgress *progress;
-  guint index;          /* this run's 0-based position */
-  gboolean tick;
-} Live;
+  gboolean check;                 /* print PASS/FAIL lines */
+  RunnerProgressMode progress;    /* a terminal's line (stdout), status lines (stderr), or none (-q) */
+} Say;
 
 static void
-live_progress (gpointer ud, DlTime now, guint64 events)
+say_line (gpointer ud, const char *text, gboolean last)
 {
-  Live *l = ud;
-  cli_progress_job_sim (l->progress, l->index, now, events);
-  if (l->tick)
-    cli_progress_tick (l->progress, g_get_monotonic_time ());
+  const Say *say = ud;
+  switch (say->progress)
+    {
+    case RUNNER_PROGRESS_NONE:
+      return;
+    case RUNNER_PROGRESS_LINE:
+      fprintf (stdout, last ? "\r\033[K[%s]\n" : "\r\033[K[%s]", text);
+      fflush (stdout);
+      return;
+    case RUNNER_PROGRESS_STATUS:
+      fprintf (stderr, last ? "dlsim %s: %s (end)\n" : "dlsim %s: %s\n", say->cmd, text);
+      fflush (stderr);
+      return;
+    }
 }
 
-/* Runs job `index` into db, telling plan->progress; tick: print its
- * lines when due (the sequential loop; a worker only writes the shared
- * table).  Returns FALSE on a database error (fatal). */
-static gboolean
-run_job (Plan *plan, ResDb *db, const Job *job, GString *report, gboolean tick, guint index, GError **error)
+/* check: a run's PASS, FAIL (with each failed expectation) or INTERRUPTED
+ * line */
+static void
+say_done (gpointer ud, const RunnerJob *job, const RunnerJobDone *d)
 {
-  cli_progress_job_start (plan->progress, index, g_get_monotonic_time ());
-  Live lv = { plan->progress, index, tick };
-  RunnerOptions ro = { .db = db, .run_id = job->run_id, .no_events = plan->no_events, .interrupt = &interrupted,
-                       .progress = live_progress, .progress_data = &lv };
-  RunnerResult rr;
-  gboolean ran = runner_run_point (job->scenario, job->point, job->seed, &ro, &rr, error);
-  const SimResult *res = &rr.result;
-  if (rr.ran)
+  const Say *say = ud;
+  if (!say->check)
+    return;
+  g_autoptr (GString) report = g_string_new (NULL);
+  const char *label = *job->point->label ? job->point->label : NULL;
+  if (d->outcome == SIM_OUTCOME_INTERRUPTED)
+    g_string_append_printf (report, "INTERRUPTED %s (seed %" G_GUINT64_FORMAT ")\n", job->scenario->path, job->seed);
+  else if (d->failed->len == 0)
+    g_string_append_printf (report, "PASS %s%s%s%s seed %" G_GUINT64_FORMAT ": %s, %u expectations\n",
+                            job->scenario->path, label ? " [" : "", label ? label : "", label ? "]" : "", job->seed,
+                            sim_outcome_name (d->outcome), d->checked);
+  else
     {
-      cli_progress_job_sim (plan->progress, index, res->end, res->events);
-      cli_progress_job_end (plan->progress, index, rr.end_us);
+      g_string_append_printf (report, "FAIL %s%s%s%s seed %" G_GUINT64_FORMAT " (run %" G_GINT64_FORMAT "): %s\n",
+                              job->scenario->path, label ? " [" : "", label ? label : "", label ? "]" : "",
+                              job->seed, job->run_id, sim_outcome_name (d->outcome));
+      for (guint i = 0; i < d->failed->len; i++)
+        g_string_append_printf (report, "    %s\n", (char *) d->failed->pdata[i]);
     }
-  if (!ran)
-    {
-      runner_result_clear (&rr);
-      return FALSE;
-    }
-  if (res->outcome == SIM_OUTCOME_ERROR)
-    {
-      /* a broken guest: what it recorded stays, with outcome error */
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s (seed %" G_GUINT64_FORMAT ", run %" G_GINT64_FORMAT "): %s",
-                   job->scenario->path, job->seed, job->run_id, res->error);
-      runner_result_clear (&rr);
-      return FALSE;
-    }
-  GPtrArray *failed = rr.failed;
-  guint checked = rr.checked;
-  gboolean ok = TRUE;
-  if (ok && report)
-    {
-      const char *label = *job->point->label ? job->point->label : NULL;
-      if (res->outcome == SIM_OUTCOME_INTERRUPTED)
-        g_string_append_printf (report, "INTERRUPTED %s (seed %" G_GUINT64_FORMAT ")\n", job->scenario->path, job->seed);
-      else if (failed->len == 0)
-        g_string_append_printf (report, "PASS %s%s%s%s seed %" G_GUINT64_FORMAT ": %s, %u expectations\n",
-                                job->scenario->path, label ? " [" : "", label ? label : "", label ? "]" : "",
-                                job->seed, sim_outcome_name (res->outcome), checked);
-      else
-        {
-          g_string_append_printf (report, "FAIL %s%s%s%s seed %" G_GUINT64_FORMAT " (run %" G_GINT64_FORMAT "): %s\n",
-                                  job->scenario->path, label ? " [" : "", label ? label : "", label ? "]" : "",
-                                  job->seed, job->run_id, sim_outcome_name (res->outcome));
-          for (guint i = 0; i < failed->len; i++)
-            g_string_append_printf (report, "    %s\n", (char *) failed->pdata[i]);
-        }
-    }
-  if (ok && plan->check && res->outcome != SIM_OUTCOME_INTERRUPTED)
-    {
-      if (failed->len == 0)
-        plan->passed++;
-      else
-        plan->failed++;
-    }
-  if (ok)
-    {
-      const char *o = sim_outcome_name (res->outcome);
-      g_hash_table_insert (plan->outcomes, g_strdup (o),
-                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
-    }
-  runner_result_clear (&rr);
-  return ok;
+  if (say->progress == RUNNER_PROGRESS_LINE)
+    fputs ("\r\033[K", stdout);   /* the progress line goes first */
+  fputs (report->str, stdout);
+}
+
+/* a worker's error, in the worker */
+static void
+say_worker_error (gpointer ud, const char *message)
+{
+  const Say *say = ud;
+  fprintf (stderr, "dlsim %s: %s\n", say->cmd, message);
 }
 
 /* res_db_open_wait's notice: another process writes the file */
@@ -151,295 +97,37 @@ say_waiting (const char *path)
   fprintf (stderr, "dlsim: another dlsim process is writing %s: waiting until it has finished\n", path);
 }
 
-/* Runs the plan into db (and db_path for workers' merge). */
+/* Runs the plan into db (db_path: for the workers' files and the notice
+ * of an interrupted sweep). */
 static int
-execute (Plan *plan, ResDb *db, const char *db_path, guint workers)
+execute (RunnerPlan *plan, Say *say, gboolean no_events, ResDb *db, const char *db_path, guint workers)
 {
   struct sigaction sa = { 0 };
   sa.sa_handler = on_sigint;
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
-  gint64 next_id = 1;
+  RunnerExecOptions xo = { .db_path = db_path, .workers = workers, .no_events = no_events, .stop = &interrupted,
+                           .progress_mode = say->progress,
+                           .progress_interval_us = runner_progress_interval_from_env (),
+                           .line = say_line, .done = say_done, .worker_error = say_worker_error, .ud = say };
   g_autoptr (GError) error = NULL;
-  if (plan->ids_fixed)
-    next_id = plan->jobs->len ? g_array_index (plan->jobs, Job, 0).run_id : next_id;
-  else if (!res_db_next_run_ids (db, plan->jobs->len, &next_id, &error))
+  switch (runner_plan_execute (plan, db, &xo, &error))
     {
-      cli_error (plan->cmd, "%s", error->message);
+    case RUNNER_EXEC_OK:
+      return CLI_EXIT_OK;
+    case RUNNER_EXEC_ERROR:
+      cli_error (say->cmd, "%s", error->message);
       return CLI_EXIT_FAILURE;
-    }
-  else
-    for (guint i = 0; i < plan->jobs->len; i++)
-      g_array_index (plan->jobs, Job, i).run_id = next_id + i;
-  g_autoptr (GString) report = g_string_new (NULL);
-  workers = MAX (MIN (workers, plan->jobs->len), 1);
-  g_autofree guint *groups = g_new0 (guint, MAX (plan->jobs->len, 1));
-  for (guint i = 0; i < plan->jobs->len; i++)
-    groups[i] = g_array_index (plan->jobs, Job, i).group;
-  g_autoptr (CliProgress) progress
-      = cli_progress_new (plan->cmd, plan->progress_mode, plan->jobs->len, groups, workers,
-                          cli_progress_interval_from_env (),
-                          plan->progress_mode == CLI_PROGRESS_LINE ? stdout : stderr);
-  plan->progress = progress;
-
-  if (workers <= 1)
-    {
-      for (guint i = 0; i < plan->jobs->len && !interrupted; i++)
-        {
-          g_string_truncate (report, 0);
-          if (!run_job (plan, db, &g_array_index (plan->jobs, Job, i), report, TRUE, i, &error))
-            {
-              cli_error (plan->cmd, "%s", error->message);
-              return CLI_EXIT_FAILURE;
-            }
-          if (plan->check && report->len)
-            {
-              cli_progress_clear_line (progress);
-              fputs (report->str, stdout);
-            }
-          cli_progress_tick (progress, g_get_monotonic_time ());
-        }
-      cli_progress_finish (progress, g_get_monotonic_time ());
-    }
-  else
-    {
-      int pipefd[2];
-      if (pipe (pipefd) != 0)
-        {
-          cli_error (plan->cmd, "pipe: %s", g_strerror (errno));
-          return CLI_EXIT_FAILURE;
-        }
-      /* a work queue: the next job index, shared by the forked workers; each
-       * takes the next job when it is free (run ids are fixed in advance,
-       * so which worker runs a job changes nothing in the results) */
-      guint *next_job = mmap (NULL, sizeof (guint), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-      if (next_job == MAP_FAILED)
-        {
-          cli_error (plan->cmd, "mmap: %s", g_strerror (errno));
-          return CLI_EXIT_FAILURE;
-        }
-      *next_job = 0;
-      fflush (NULL);
-      GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
-      g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-      for (guint k = 0; k < workers; k++)
-        {
-          char *wpath = g_strdup_printf ("%s.worker%u-%d", db_path, k, (int) getpid ());
-          res_db_remove_files (wpath);
-          g_ptr_array_add (paths, wpath);
-          pid_t pid = fork ();
-          if (pid == 0)
-            {
-              close (pipefd[0]);
-              g_autoptr (GError) werr = NULL;
-              ResDb *wdb = res_db_open (wpath, &werr);
-              int rc = 0;
-              for (guint i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST);
-                   wdb && i < plan->jobs->len && !interrupted;
-                   i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST))
-                {
-                  GString *rep = g_string_new (NULL);
-                  if (!run_job (plan, wdb, &g_array_index (plan->jobs, Job, i), rep, FALSE, i, &werr))
-                    {
-                      rc = 1;
-                      g_string_free (rep, TRUE);
-                      break;
-                    }
-                  /* one record per finished run: "i\tPASS/FAIL lines" */
-                  g_autofree char *rec = g_strdup_printf ("%u\t%u\t%u\t%s%c", i, plan->passed, plan->failed,
-                                                          rep->str, '\0');
-                  plan->passed = plan->failed = 0;
-                  if (write (pipefd[1], rec, strlen (rec) + 1) < 0)
-                    rc = 1;
-                  g_string_free (rep, TRUE);
-                }
-              if (werr)
-                fprintf (stderr, "dlsim %s: %s\n", plan->cmd, werr->message);
-              res_db_close (wdb);
-              _exit (wdb ? rc : 1);
-            }
-          if (pid < 0)
-            {
-              cli_error (plan->cmd, "fork: %s", g_strerror (errno));
-              return CLI_EXIT_FAILURE;
-            }
-          g_array_append_val (pids, pid);
-        }
-      close (pipefd[1]);
-      GString *buf = g_string_new (NULL);
-      char chunk[4096];
-      for (;;)
-        {
-          /* the workers write the progress table; the parent prints it
-           * when due, between their records */
-          struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-          int pr = poll (&pfd, 1, plan->progress_mode == CLI_PROGRESS_NONE ? -1 : 250);
-          cli_progress_tick (progress, g_get_monotonic_time ());
-          if (pr == 0 || (pr < 0 && errno == EINTR))
-            continue;
-          ssize_t n = read (pipefd[0], chunk, sizeof chunk);
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n <= 0)
-            break;
-          g_string_append_len (buf, chunk, n);
-          gsize start = 0;
-          for (gsize i = 0; i < buf->len; i++)
-            if (buf->str[i] == '\0')
-              {
-                char **f = g_strsplit (buf->str + start, "\t", 4);
-                if (g_strv_length (f) == 4)
-                  {
-                    plan->passed += (guint) g_ascii_strtoull (f[1], NULL, 10);
-                    plan->failed += (guint) g_ascii_strtoull (f[2], NULL, 10);
-                    if (plan->check && *f[3])
-                      {
-                        cli_progress_clear_line (progress);
-                        fputs (f[3], stdout);
-                      }
-                  }
-                g_strfreev (f);
-                start = i + 1;
-                cli_progress_tick (progress, g_get_monotonic_time ());
-              }
-          g_string_erase (buf, 0, start);
-        }
-      g_string_free (buf, TRUE);
-      close (pipefd[0]);
-      cli_progress_finish (progress, g_get_monotonic_time ());
-      int worst = 0;
-      for (guint k = 0; k < pids->len; k++)
-        {
-          int status = 0;
-          while (waitpid (g_array_index (pids, pid_t, k), &status, 0) < 0 && errno == EINTR)
-            ;
-          if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-            worst = 1;
-        }
-      g_array_unref (pids);
-      munmap (next_job, sizeof (guint));
-      for (guint k = 0; k < paths->len; k++)
-        {
-          if (!res_db_merge (db, paths->pdata[k], &error))
-            {
-              cli_error (plan->cmd, "merging %s: %s", (char *) paths->pdata[k], error->message);
-              return CLI_EXIT_FAILURE;
-            }
-          res_db_remove_files (paths->pdata[k]);
-        }
-      /* outcome counts come from the merged database */
-      g_hash_table_remove_all (plan->outcomes);
-      g_autoptr (ResRows) st = res_db_outcome_counts (db, next_id);
-      while (res_rows_next (st))
-        g_hash_table_insert (plan->outcomes, g_strdup (res_rows_text (st, 0)),
-                             GUINT_TO_POINTER ((guint) res_rows_int (st, 1)));
-      if (worst && !interrupted)
-        {
-          cli_error (plan->cmd, "a worker failed");
-          return CLI_EXIT_FAILURE;
-        }
-    }
-  if (interrupted)
-    {
-      fprintf (stderr, "dlsim %s: interrupted; finished runs are in %s\n", plan->cmd, db_path);
+    case RUNNER_EXEC_INTERRUPTED:
+      fprintf (stderr, "dlsim %s: interrupted; finished runs are in %s\n", say->cmd, db_path);
       return 130;
     }
-  return CLI_EXIT_OK;
-}
-
-static gint
-cmp_str (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
-/* A file as given, or every *.ini below a folder (sorted, recursively). */
-static gboolean
-collect_files (const char *path, GPtrArray *out, GError **error)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, error);
-      if (!dir)
-        return FALSE;
-      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-      const char *n;
-      while ((n = g_dir_read_name (dir)))
-        g_ptr_array_add (names, g_build_filename (path, n, NULL));
-      g_ptr_array_sort (names, cmp_str);
-      for (guint i = 0; i < names->len; i++)
-        {
-          const char *f = names->pdata[i];
-          if (g_file_test (f, G_FILE_TEST_IS_DIR))
-            {
-              if (!collect_files (f, out, error))
-                return FALSE;
-            }
-          else if (g_str_has_suffix (f, ".ini"))
-            g_ptr_array_add (out, g_strdup (f));
-        }
-      return TRUE;
-    }
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such file or directory", path);
-      return FALSE;
-    }
-  g_ptr_array_add (out, g_strdup (path));
-  return TRUE;
+  return CLI_EXIT_FAILURE;
 }
 
 static void
-plan_clear (Plan *plan)
+print_outcomes (const RunnerPlan *plan, const char *db_path)
 {
-  g_ptr_array_unref (plan->scenarios);
-  g_array_unref (plan->jobs);
-  g_hash_table_unref (plan->outcomes);
-}
-
-/* Loads every file (an error in any stops everything) and lists the jobs. */
-static int
-plan_load (Plan *plan, GPtrArray *files, const char *const *sets, gboolean has_seed, gint64 seed,
-           gboolean only_expect)
-{
-  plan->scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
-  plan->jobs = g_array_new (FALSE, TRUE, sizeof (Job));
-  plan->outcomes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  guint group = 0;
-  for (guint f = 0; f < files->len; f++)
-    {
-      g_autoptr (GError) error = NULL;
-      SimScenario *s = sim_scenario_load (files->pdata[f], sets, &error);
-      if (!s)
-        {
-          cli_error (plan->cmd, "%s", error->message);
-          return CLI_EXIT_USAGE;
-        }
-      gboolean has_expect = FALSE;
-      for (guint p = 0; p < s->points->len; p++)
-        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
-      if (only_expect && !has_expect)
-        {
-          sim_scenario_free (s);
-          continue;
-        }
-      g_ptr_array_add (plan->scenarios, s);
-      guint64 base = has_seed ? (guint64) seed : s->seed;
-      for (guint p = 0; p < s->points->len; p++, group++)
-        for (guint r = 0; r < s->repeat; r++)
-          {
-            Job j = { .scenario = s, .point = s->points->pdata[p], .seed = base + r, .group = group };
-            g_array_append_val (plan->jobs, j);
-          }
-    }
-  return CLI_EXIT_OK;
-}
-
-static void
-print_outcomes (Plan *plan, const char *db_path)
-{
-  if (plan->quiet)
-    return;
   GString *s = g_string_new (NULL);
   static const char *const order[] = { "completed", "stalled", "time_limit", "interrupted", NULL };
   for (guint i = 0; order[i]; i++)
@@ -481,101 +169,6 @@ parse_seed (const char *name, const char *value, gpointer data, GError **error)
     }
   o->seed = (gint64) v;
   o->seed_given = TRUE;
-  return TRUE;
-}
-
-/* Leaves out the jobs db already has a finished copy of (the same
- * identity: res_run_identity), and says how many. */
-static void
-skip_done (Plan *plan, ResDb *db, const char *db_path)
-{
-  g_autoptr (GHashTable) done = res_db_finished_identities (db);
-  if (g_hash_table_size (done) == 0)
-    return;
-  GArray *keep = g_array_new (FALSE, FALSE, sizeof (Job));
-  for (guint i = 0; i < plan->jobs->len; i++)
-    {
-      Job *j = &g_array_index (plan->jobs, Job, i);
-      g_autofree char *id = res_run_identity (j->scenario, j->point, j->seed);
-      if (!g_hash_table_contains (done, id))
-        g_array_append_val (keep, *j);
-    }
-  guint skipped = plan->jobs->len - keep->len;
-  if (skipped)
-    fprintf (stderr,
-             "dlsim %s: %u of %u runs are already in %s (same scenario text, values, seed and build): skipped;"
-             " --again runs them once more\n", plan->cmd, skipped, plan->jobs->len, db_path);
-  g_array_unref (plan->jobs);
-  plan->jobs = keep;
-}
-
-/* --shard K/N and --resume: run i of the full expansion (every file, point
- * and repeat, in order) is run i + 1 in every shard, so shards merge into
- * exactly the database of one unsharded run.  Keeps the jobs of shard K
- * (i mod N == K) that db lacks; with resume, an interrupted or unfinished
- * run is removed and done again.  A different run under one of the ids is
- * an error. */
-static gboolean
-select_jobs (Plan *plan, ResDb *db, guint k, guint n, gboolean resume, GError **error)
-{
-  GArray *keep = g_array_new (FALSE, FALSE, sizeof (Job));
-  guint skipped = 0, redone = 0;
-  gboolean ok = TRUE;
-  for (guint i = 0; ok && i < plan->jobs->len; i++)
-    {
-      Job j = g_array_index (plan->jobs, Job, i);
-      j.run_id = i + 1;
-      if (i % n != k)
-        continue;
-      g_autoptr (ResRows) st = res_db_run_slot (db, j.run_id);
-      if (res_rows_next (st))
-        {
-          const char *name = res_rows_text (st, 0);
-          gboolean same = g_strcmp0 (name, j.scenario->name) == 0
-                          && res_rows_int64 (st, 1) == (gint64) j.point->index
-                          && (guint64) res_rows_int64 (st, 2) == j.seed;
-          const char *outcome = res_rows_text (st, 3);
-          gboolean finished = outcome && strcmp (outcome, "interrupted") != 0 && strcmp (outcome, "error") != 0;
-          if (!same)
-            {
-              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                           "run %" G_GINT64_FORMAT " of the database is another run (%s, point %lld, seed %lld): "
-                           "--shard and --resume need this sweep's database or a new one", j.run_id,
-                           name ? name : "?", (long long) res_rows_int64 (st, 1),
-                           (long long) res_rows_int64 (st, 2));
-              ok = FALSE;
-            }
-          else if (!resume)
-            {
-              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                           "run %" G_GINT64_FORMAT " is already in the database: --resume runs what is missing",
-                           j.run_id);
-              ok = FALSE;
-            }
-          else if (finished)
-            skipped++;
-          else
-            {
-              g_clear_pointer (&st, res_rows_free);
-              ok = res_db_delete_run (db, j.run_id, error);
-              redone++;
-              if (ok)
-                g_array_append_val (keep, j);
-            }
-        }
-      else
-        g_array_append_val (keep, j);
-    }
-  if (!ok)
-    {
-      g_array_unref (keep);
-      return FALSE;
-    }
-  if (resume && !plan->quiet)
-    printf ("resume: %u runs already done, %u interrupted runs redone, %u to run\n", skipped, redone, keep->len);
-  g_array_unref (plan->jobs);
-  plan->jobs = keep;
-  plan->ids_fixed = TRUE;
   return TRUE;
 }
 
@@ -687,10 +280,10 @@ run_or_check (int argc, char **argv, gboolean check)
           rc = CLI_EXIT_USAGE;
           goto out;
         }
-      collect_files ("scenarios", files, NULL);
+      runner_collect_files ("scenarios", files, NULL);
     }
   for (guint i = 0; o.files && o.files[i]; i++)
-    if (!collect_files (o.files[i], files, &error))
+    if (!runner_collect_files (o.files[i], files, &error))
       {
         cli_error (cmd, "%s", error->message);
         rc = CLI_EXIT_USAGE;
@@ -719,14 +312,17 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_USAGE;
       goto out;
     }
-  Plan plan = { .cmd = cmd, .quiet = o.quiet, .check = check, .no_events = o.no_events,
-                .progress_mode = o.quiet                  ? CLI_PROGRESS_NONE
-                                 : isatty (STDOUT_FILENO) ? CLI_PROGRESS_LINE
-                                                          : CLI_PROGRESS_STATUS };
-  rc = plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, o.seed, check);
-  if (rc != CLI_EXIT_OK)
+  Say say = { .cmd = cmd, .check = check,
+              .progress = o.quiet                  ? RUNNER_PROGRESS_NONE
+                          : isatty (STDOUT_FILENO) ? RUNNER_PROGRESS_LINE
+                                                   : RUNNER_PROGRESS_STATUS };
+  RunnerPlan plan;
+  runner_plan_init (&plan);
+  if (!runner_plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, (guint64) o.seed, check, &error))
     {
-      plan_clear (&plan);
+      cli_error (cmd, "%s", error->message);
+      runner_plan_clear (&plan);
+      rc = CLI_EXIT_USAGE;
       goto out;
     }
   gboolean temp = FALSE;
@@ -738,7 +334,7 @@ run_or_check (int argc, char **argv, gboolean check)
       if (!dir)
         {
           cli_error (cmd, "%s", error->message);
-          plan_clear (&plan);
+          runner_plan_clear (&plan);
           rc = CLI_EXIT_FAILURE;
           goto out;
         }
@@ -751,21 +347,31 @@ run_or_check (int argc, char **argv, gboolean check)
   if (!db)
     {
       cli_error (cmd, "%s", error->message);
-      plan_clear (&plan);
+      runner_plan_clear (&plan);
       rc = CLI_EXIT_FAILURE;
       goto out;
     }
   if (!check && !o.shard && !o.resume && !o.again)
-    skip_done (&plan, db, db_path);
-  if ((o.shard || o.resume) && !select_jobs (&plan, db, shard_k, shard_n, o.resume, &error))
+    {
+      guint total = plan.jobs->len, skipped = runner_plan_skip_done (&plan, db);
+      if (skipped)
+        fprintf (stderr,
+                 "dlsim %s: %u of %u runs are already in %s (same scenario text, values, seed and build): skipped;"
+                 " --again runs them once more\n", cmd, skipped, total, db_path);
+    }
+  guint skipped = 0, redone = 0;
+  if ((o.shard || o.resume)
+      && !runner_plan_select (&plan, db, (guint) shard_k, (guint) shard_n, o.resume, &skipped, &redone, &error))
     {
       cli_error (cmd, "%s", error->message);
       res_db_close (db);
-      plan_clear (&plan);
+      runner_plan_clear (&plan);
       rc = CLI_EXIT_FAILURE;
       goto out;
     }
-  rc = execute (&plan, db, db_path, (guint) o.jobs);
+  if (o.resume && !o.quiet)
+    printf ("resume: %u runs already done, %u interrupted runs redone, %u to run\n", skipped, redone, plan.jobs->len);
+  rc = execute (&plan, &say, o.no_events, db, db_path, (guint) o.jobs);
   res_db_close (db);
   if (check && !cli_write_check_reports (db_path, o.junit, o.tap, &error))
     {
@@ -778,7 +384,7 @@ run_or_check (int argc, char **argv, gboolean check)
       if (rc == CLI_EXIT_OK && plan.failed > 0)
         rc = CLI_EXIT_FAILURE;
     }
-  else if (rc == CLI_EXIT_OK)
+  else if (rc == CLI_EXIT_OK && !o.quiet)
     print_outcomes (&plan, db_path);
   if (temp)
     {
@@ -786,7 +392,7 @@ run_or_check (int argc, char **argv, gboolean check)
       res_db_remove_files (db_path);
       g_rmdir (dir);
     }
-  plan_clear (&plan);
+  runner_plan_clear (&plan);
 out:
   g_free (o.output);
   g_free (o.junit);

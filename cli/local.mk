@@ -6,7 +6,6 @@ dlsim_SOURCES = \
 	cli/cli-util.c \
 	cli/cmd-bench.c \
 	cli/cmd-run.c \
-	cli/run-progress.c \
 	cli/run-progress.h \
 	cli/cmd-report.c \
 	cli/cmd-plot.c \

@@ -1,12 +1,12 @@
 # protocol/ — what every protocol family shares (messages, inputs, outboxes,
-# the [protocol] config, the machine interface), and one folder per family:
-# protocol/disco/ holds DISCO's sans-IO coordinator and peer machines,
-# protocol/gossip/ the sparsified-gossip family's.  Each family declares its message
-# types in its folder (<family>-msgs.c), and its ProtoFamily (listed in
-# proto-machine.c) points to them.  A family with a local.mk of its own
-# lists its sources there and is included at the end of this file: that
+# the [protocol] config, the machine interface, the family registry), the
+# replicated coordinator (protocol/replica/, not a family: it wraps any
+# family's), and one folder per family (protocol/disco/, gossip/,
+# hierarchical/, pipeline/, guest/, fedavg/).  Each family's folder lists
+# its sources in its own local.mk, included at the end of this file: that
 # include line is the build's half of registering a family, the other half
-# its line in proto-machine.c's family list.
+# its entry in proto-machine.c's family list (docs/architecture.md,
+# "Registering a family"; tools/family-diff shows that nothing else is).
 noinst_LIBRARIES += protocol/libdlproto.a
 protocol_libdlproto_a_SOURCES = \
 	protocol/proto-config.c \
@@ -27,23 +27,13 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-omap.h \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
-	protocol/disco/disco-family.c \
-	protocol/disco/disco-keys.c \
-	protocol/disco/disco-msgs.c protocol/disco/disco-msgs.h \
-	protocol/disco/proto-aggregator.c \
-	protocol/disco/proto-aggregator.h \
-	protocol/disco/proto-coord.c protocol/disco/proto-coord-effects.c protocol/disco/proto-coord-straggler.c protocol/disco/proto-coord-private.h \
-	protocol/disco/proto-coord.h \
-	protocol/disco/proto-peer.c protocol/disco/proto-peer-listen.c \
-	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
-	protocol/disco/proto-peer-private.h \
-	protocol/disco/proto-peer.h \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
-EXTRA_DIST += protocol/disco/README.md protocol/replica/README.md
+EXTRA_DIST += protocol/replica/README.md
 
-# families whose folder lists its own sources
+# the families: each folder lists its own sources
+include protocol/disco/local.mk
 include protocol/guest/local.mk
 include protocol/fedavg/local.mk
 include protocol/pipeline/local.mk

@@ -6,16 +6,23 @@
 
 #include <string.h>
 
-extern const ProtoFamily proto_family_disco;    /* protocol/disco/disco-family.c */
-extern const ProtoFamily proto_family_gossip;   /* protocol/gossip/gossip-family.c */
-extern const ProtoFamily proto_family_hierarchical;   /* protocol/hierarchical/hier-family.c */
-extern const ProtoFamily proto_family_pipeline;   /* protocol/pipeline/pipe-family.c */
-extern const ProtoFamily proto_family_guest;   /* protocol/guest/guest-family.c */
-extern const ProtoFamily proto_family_fedavg;   /* protocol/fedavg/fedavg-family.c */
+/* The family registry: one line a family, in the order of the help's lists
+ * (X (name) stands for proto_family_name, the ProtoFamily its folder's
+ * *-family.c defines).  A family's line here and its include line in
+ * protocol/local.mk are all it adds outside its folder (tools/family-diff). */
+#define PROTO_FAMILIES(X) \
+  X (disco)           /* protocol/disco/disco-family.c */ \
+  X (gossip)          /* protocol/gossip/gossip-family.c */ \
+  X (hierarchical)    /* protocol/hierarchical/hier-family.c */ \
+  X (pipeline)        /* protocol/pipeline/pipe-family.c */ \
+  X (guest)           /* protocol/guest/guest-family.c */ \
+  X (fedavg)          /* protocol/fedavg/fedavg-family.c */ \
+  /* (the list's end) */
 
-static const ProtoFamily *const families[] = { &proto_family_disco, &proto_family_gossip,
-                                               &proto_family_hierarchical, &proto_family_pipeline, &proto_family_guest,
-                                               &proto_family_fedavg, NULL };
+#define PROTO_FAMILY_DECLARE(name) extern const ProtoFamily proto_family_##name;
+#define PROTO_FAMILY_ENTRY(name) &proto_family_##name,
+PROTO_FAMILIES (PROTO_FAMILY_DECLARE)
+static const ProtoFamily *const families[] = { PROTO_FAMILIES (PROTO_FAMILY_ENTRY) NULL };
 
 const ProtoFamily *
 proto_family_at (guint i)
@@ -54,7 +61,7 @@ const ProtoFamily *
 proto_family_of (const ProtoConfig *cfg)
 {
   const ProtoFamily *f = proto_family_lookup (cfg->family);
-  return f ? f : &proto_family_disco;
+  return f ? f : families[0];   /* the registry's first, disco: the default family */
 }
 
 ProtoMachine *

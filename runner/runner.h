@@ -1,8 +1,9 @@
 /* runner.h — the sequence that runs one scenario point, written once:
  * scenario point -> build -> world -> record.  `dlsim run` and `dlsim
- * check` (cli/cmd-run.c), `dlsim explore` and `dlsim shrink`
- * (cli/cmd-explore.c, explore/explore-shrink.c) and `dlsim bench scale` and
- * `bench record` (cli/cmd-bench.c) call it; they parse, plan and print.
+ * check` (through runner-plan.c's sweep), `dlsim explore` and `dlsim
+ * shrink` (explore/explore-search.c, explore/explore-shrink.c) and `dlsim
+ * bench scale` and `bench record` (cli/cmd-bench.c) call it; the commands
+ * parse and print.
  *
  * Shape: RunnerOptions on the caller's stack; runner_run_point or
  * runner_run_config fills a RunnerResult (runner_result_clear). */

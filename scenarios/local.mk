@@ -169,6 +169,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-one-retry.ini \
 	scenarios/regression/fedavg-basic.ini \
 	scenarios/regression/fedavg-churn.ini \
+	scenarios/regression/fedavg-redrawn-round.ini \
 	scenarios/regression/fedbuff-churn.ini \
 	scenarios/regression/fedbuff-fedasync.ini \
 	scenarios/regression/fedbuff-stragglers.ini \
@@ -179,6 +180,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/gossip-late-joiner-syncs.ini \
 	scenarios/regression/gossip-lost-helper-notice.ini \
 	scenarios/regression/gossip-lost-list.ini \
+	scenarios/regression/gossip-lost-new-node-info.ini \
 	scenarios/regression/gossip-lost-ready.ini \
 	scenarios/regression/gossip-stragglers.ini \
 	scenarios/regression/gossip-topk-error-feedback.ini \

@@ -78,12 +78,16 @@ expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/shrunk.ini"
 expect 1 "breaks no property: nothing to shrink" -- "$DLSIM" shrink "$tmp/ok.db" --run 1 -o "$tmp/x.ini"
 
 # the new families under fault search: gossip (steps, deadline, async), its
-# drops and delays drawn from its own fault targets, finds in 300 runs each
-# one failure only: a lost NewNodeInfo (the admission it borrows from DISCO
-# has no retry; DISCO hangs on it too), shrunk to that one drop; four hangs
-# and a deadline loop were found this way before and fixed. hierarchical finds only agreement (heads go on without the
-# missing after head_timeout: by design) and, with it, no-lost-model (a late
-# joiner synced from a head whose cluster went on alone), never a hang
+# drops and delays drawn from its own fault targets, finds nothing in 300
+# runs each.  It found a lost NewNodeInfo (seed 132: the joiner waited in
+# connecting, the others in wait-list, for good), now said again after
+# payload_timeout (protocol/gossip/README.md, "Lost messages";
+# scenarios/regression/gossip-lost-new-node-info.ini); four hangs and a
+# deadline loop were found this way before and fixed.  That the search
+# finds real failures is shown above, on DISCO's base.  hierarchical finds
+# only agreement (heads go on without the missing after head_timeout: by
+# design) and, with it, no-lost-model (a late joiner synced from a head
+# whose cluster went on alone), never a hang
 cat > "$tmp/gx.ini" <<'INI'
 [protocol]
 family = gossip
@@ -104,13 +108,17 @@ separation = 3.0
 count = 6
 INI
 for pol in wait deadline async; do
-  expect 0 "300 runs in .*, [01] failing, [01] distinct failures" -- "$DLSIM" explore "$tmp/gx.ini" --runs 300 --set protocol.straggler_policy=$pol -o "$tmp/gx-$pol.db" --found "$tmp/gx-found-$pol"
-  grep -q "DOES NOT reproduce" "$out" && ko "gossip $pol: a found file does not reproduce" || ok "gossip $pol: found files reproduce"
-  # the plan shrinks to a lost NewNodeInfo, and nothing else is found
-  other=$(for f in "$tmp/gx-found-$pol"/*.ini; do [ -f "$f" ] || continue
-            sed -n '/^\[timeline\]/,/^\[/p' "$f" | grep ' = ' | grep -v '^[0-9.]*m\?s = drop NewNodeInfo to p[0-9]*$'; done)
-  [ -z "$other" ] && ok "gossip $pol: only the lost admission" || ko "gossip $pol found more than a lost NewNodeInfo: $other"
+  expect 0 "300 runs in .*, 0 failing, 0 distinct failures" -- "$DLSIM" explore "$tmp/gx.ini" --runs 300 --set protocol.straggler_policy=$pol
 done
+# the lost admission itself, and drops of NewNodeInfo only (2 of 300 hung
+# before the repeat): the joiner says ClientConnected again and all finish
+"$DLSIM" run "$tmp/gx.ini" --set 'timeline.0s=drop NewNodeInfo to p2' -o "$tmp/gx-lost.db" -q >/dev/null 2>&1
+[ "$(sqlite3 "$tmp/gx-lost.db" "SELECT value FROM summary WHERE key = 'outcome'")" = completed ] \
+  && [ "$(sqlite3 "$tmp/gx-lost.db" 'SELECT COUNT(*) FROM violations')" = 0 ] \
+  && ok "gossip: a lost NewNodeInfo no longer hangs" || ko "gossip: a lost NewNodeInfo: $(sqlite3 "$tmp/gx-lost.db" 'SELECT property, explanation FROM violations LIMIT 2')"
+expect 0 "sent ClientConnected to S" -- "$DLSIM" trace "$tmp/gx-lost.db" --run 1 --peer p2
+[ "$(grep -c 'sent ClientConnected to S' "$out")" -eq 2 ] && ok "gossip: the joiner said ClientConnected twice" || ko "gossip: ClientConnected sent $(grep -c 'sent ClientConnected to S' "$out") times"
+expect 0 "300 runs in .*, 0 failing, 0 distinct failures" -- "$DLSIM" explore "$tmp/gx.ini" --runs 300 --faults drop --messages NewNodeInfo --no-shrink
 sed 's/^family = gossip/family = hierarchical/; /^round_deadline/d; /^payload_timeout/d' "$tmp/gx.ini" > "$tmp/hx.ini"
 printf 'cluster_size = 3\nhead_timeout = 10s\n' > "$tmp/hx-extra"
 sed -i "/^family = hierarchical/r $tmp/hx-extra" "$tmp/hx.ini"

@@ -44,3 +44,19 @@ rowdump () {
     esac | sort
   done | md5sum
 }
+
+# The dlsim processes this test started, and their children: each inherits
+# DLSIM_TEST_RUN (this test's $tmp), so a test's "no process left" check
+# does not see another test's `dlsim node` running beside it under make -j.
+export DLSIM_TEST_RUN="$tmp"
+# ours WHAT: the pids of our "$DLSIM WHAT" processes ("node", "node peer"),
+# one a line; status 0 if there is any
+ours () {
+  found=1
+  for p in $(pgrep -f "$DLSIM $1"); do
+    if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qxF "DLSIM_TEST_RUN=$tmp"; then
+      echo "$p"; found=0
+    fi
+  done
+  return $found
+}

@@ -2,12 +2,21 @@
 # (tests/README.md: which program covers which module).
 # The protocol tests' one hand-held world, on the host layer (sim/sim-host.c)
 HARNESS_SOURCES = tests/harness.c tests/harness.h
+# a message of every type (tests/msg-fill.h); a family that fills its own
+# types adds its file here, on a line of its own
+MSG_FILL_SOURCES = tests/msg-fill.c tests/msg-fill.h
+MSG_FILL_SOURCES += tests/msg-fill-fedavg.c
+# explore's plans as the tests check them (tests/plan-check.h)
+PLAN_CHECK_SOURCES = tests/plan-check.c tests/plan-check.h
 EXTRA_DIST += tests/README.md
 check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
 EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
 	tests/tb-attack.py
 TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/layers.sh tests/disco-guest.sh
+# a family is a folder: where the code names a family outside it (cheap: reads the sources)
+TESTS += tests/family-folder.sh
+EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff
 EXTRA_DIST += tests/db-faults.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh
 
 tests_test_base_SOURCES = tests/test-base.c
@@ -21,7 +30,7 @@ tests_test_sim_LDADD = bench/libdlbench.a sim/libdlsim.a base/libdlbase.a $(CHEC
 check_PROGRAMS += tests/test-protocol
 TESTS += tests/test-protocol
 tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES) \
-	tests/msg-fill.c tests/msg-fill.h
+	$(MSG_FILL_SOURCES)
 tests_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_protocol_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
@@ -33,9 +42,10 @@ tests_test_sync_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a 
 
 check_PROGRAMS += tests/test-fedavg
 TESTS += tests/test-fedavg
-tests_test_fedavg_SOURCES = tests/test-fedavg.c
+tests_test_fedavg_SOURCES = tests/test-fedavg.c $(PLAN_CHECK_SOURCES)
 tests_test_fedavg_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_fedavg_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_fedavg_LDADD = explore/libdlexplore.a runner/libdlrunner.a testbed/libdltestbed.a results/libdlres.a \
+	sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-gossip
 TESTS += tests/test-gossip
@@ -51,7 +61,7 @@ tests_test_disco_failures_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/lib
 
 check_PROGRAMS += tests/test-message
 TESTS += tests/test-message
-tests_test_message_SOURCES = tests/test-message.c tests/msg-fill.c tests/msg-fill.h
+tests_test_message_SOURCES = tests/test-message.c $(MSG_FILL_SOURCES)
 tests_test_message_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_message_LDADD = protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
@@ -190,12 +200,6 @@ tests_test_replica_SOURCES = tests/test-replica.c
 tests_test_replica_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_replica_LDADD = sim/libdlsim.a protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 
-check_PROGRAMS += tests/test-cli
-TESTS += tests/test-cli
-tests_test_cli_SOURCES = tests/test-cli.c cli/run-progress.c cli/run-progress.h
-tests_test_cli_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_cli_LDADD = base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
-
 check_PROGRAMS += tests/test-guest
 TESTS += tests/test-guest
 tests_test_guest_SOURCES = tests/test-guest.c
@@ -211,7 +215,7 @@ tests_test_runner_LDADD = runner/libdlrunner.a results/libdlres.a sim/libdlsim.a
 
 check_PROGRAMS += tests/test-explore
 TESTS += tests/test-explore
-tests_test_explore_SOURCES = tests/test-explore.c
+tests_test_explore_SOURCES = tests/test-explore.c $(PLAN_CHECK_SOURCES)
 tests_test_explore_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_explore_LDADD = explore/libdlexplore.a runner/libdlrunner.a results/libdlres.a sim/libdlsim.a \
 	protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)

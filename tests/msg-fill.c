@@ -8,7 +8,16 @@
 #include "protocol/pipeline/pipe-msgs.h"
 #include "protocol/replica/replica-msgs.h"
 #include "protocol/guest/guest-msgs.h"
-#include "protocol/fedavg/fedavg-msgs.h"
+
+static MsgFillFunc fillers[16];
+static guint n_fillers;
+
+void
+msg_fill_register (MsgFillFunc f)
+{
+  g_assert (n_fillers < G_N_ELEMENTS (fillers));
+  fillers[n_fillers++] = f;
+}
 
 void
 fill_msg (ProtoMsg *m, ProtoMsgType t)
@@ -181,20 +190,6 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
     case PROTO_MSG_SIGNAL_NEW_PEER:
       m->node = 11;
       break;
-    case PROTO_MSG_FED_HELLO:
-      m->key = 1234;
-      break;
-    case PROTO_MSG_FED_UPDATE:
-      m->key = 77;
-      /* fall through */
-    case PROTO_MSG_FED_MODEL:
-    case PROTO_MSG_FED_DONE:
-      {
-        m->round = 6;
-        g_autoptr (LearnWeights) lw = learn_weights_new_from (w, 3);
-        proto_msg_set_weights (m, lw);
-        break;
-      }
     case PROTO_MSG_PAYLOAD:
       m->node = 2; m->round = 4; m->comm_round = 1;
       /* fall through */
@@ -205,6 +200,9 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
         break;
       }
     default:
+      /* a type of a family that fills its own (msg-fill.h) */
+      for (guint i = 0; i < n_fillers && !fillers[i] (m, t); i++)
+        ;
       break;
     }
 }

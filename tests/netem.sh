@@ -101,7 +101,7 @@ ip netns list | grep -q "^dlsim-$pid-p1" && ok "stale namespaces exist" || ko "n
 expect 0 "removed what a dlsim that no longer runs left: .*namespace dlsim-$pid-p1" -- \
   "$DLSIM" testbed "$f" --netem -o "$tmp/after.db"
 clean "after the stale sweep"
-pgrep -f "$DLSIM node" >/dev/null && ko "dlsim node processes left" || ok "no dlsim node left"
+ours node >/dev/null && ko "dlsim node processes left" || ok "no dlsim node left"
 
 # 6. dlsim node across two network namespaces standing in for two machines:
 # the coordinator on "machine" A, three peers on B, each node recording its
@@ -126,14 +126,14 @@ done
 models () { for i in 1 2 3; do sqlite3 "$tmp/m-p$i.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE 'W%'" 2>/dev/null; done | tr '\n' ' '; }
 for i in $(seq 1 150); do [ "$(models)" = "3 3 3 " ] && break; sleep 0.1; done
 kill -TERM $cpid; wait $cpid
-for i in $(seq 1 50); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
+for i in $(seq 1 50); do ours "node peer" >/dev/null || break; sleep 0.1; done
 expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
   "$DLSIM" merge "$tmp/machines.db" "$tmp/m-coord.db" "$tmp/m-p1.db" "$tmp/m-p2.db" "$tmp/m-p3.db"
 expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/machines.db"
 n=$(sqlite3 "$tmp/machines.db" "SELECT COUNT(*) FROM events WHERE kind = 'join' AND detail = '10.250.0.1:7000'")
 [ "${n:-0}" -ge 3 ] && ok "peers joined over the namespaces' link" || ko "no join with 10.250.0.1:7000 recorded ($n)"
 ip netns del $A; ip netns del $B
-pgrep -f "$DLSIM node" >/dev/null && ko "dlsim node processes left" || ok "no dlsim node left"
+ours node >/dev/null && ko "dlsim node processes left" || ok "no dlsim node left"
 
 # 7. a partition: p3 cut off from everyone by blackhole routes in round 2,
 # healed 15 s later; the run hangs as in the simulator, and no route stays

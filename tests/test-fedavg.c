@@ -3,7 +3,8 @@
  * behind the machine interface averaging what the drawn clients upload,
  * and the asynchronous modes: FedBuff's staleness weight and buffer flush,
  * FedAsync's mixing (fedavg-async.c), the client's update and offset
- * (fedavg-client.c), and the keys that choose them (fedavg-keys.c). */
+ * (fedavg-client.c), and the keys that choose them (fedavg-keys.c); the
+ * fault search's plans and runs on fedavg, and the testbed's refusal. */
 #include "config.h"
 
 #include "learn/learn-weights.h"
@@ -11,6 +12,10 @@
 #include "protocol/fedavg/fedavg-config.h"
 #include "protocol/fedavg/fedavg-msgs.h"
 #include "protocol/proto-machine.h"
+#include "explore/explore.h"
+#include "results/res-query.h"
+#include "testbed/testbed.h"
+#include "tests/plan-check.h"
 
 #include <check.h>
 #include <math.h>
@@ -428,43 +433,79 @@ START_TEST (test_fedasync_mixing)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the client */
+
+/* a client (id 4, 7 samples, w0 = 1) that said FedHello */
+static ProtoMachine *
+started_client (const ProtoConfig *cfg)
+{
+  const float w0v = 1.0f;
+  g_autoptr (LearnWeights) w0 = learn_weights_new_from (&w0v, 1);
+  g_autoptr (DlRandom) rng = dl_random_new (1, "test", DL_RANDOM_NO_NODE);
+  ProtoPeerEnv env = { .id = 4, .initial = w0, .rng = rng, .region = "", .speed = 1, .samples = 7 };
+  ProtoMachine *c = proto_family_lookup ("fedavg")->new_peer (cfg, &env);
+  proto_outbox_init (&out);
+  feed (c, PROTO_SERVER, PROTO_IN_START, NULL);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_HELLO, NULL, NULL), 1);
+  return c;
+}
+
+/* the model the one START_TRAINING of the last input starts from */
+static LearnWeights *
+started_from (void)
+{
+  LearnWeights *start = NULL;
+  guint n = 0;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    if (proto_outbox_get (&out, i)->kind == PROTO_ACT_START_TRAINING)
+      {
+        start = proto_outbox_get (&out, i)->weights;
+        n++;
+      }
+  ck_assert_uint_eq (n, 1);
+  ck_assert_ptr_nonnull (start);
+  return start;
+}
+
+/* FedModel(round, one weight of `value`; NULL: no weights) to the client */
+static void
+client_model_msg (ProtoMachine *c, guint32 round, const float *value)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_FED_MODEL);
+  m.round = round;
+  g_autoptr (LearnWeights) w = value ? learn_weights_new_from (value, 1) : NULL;
+  if (w)
+    proto_msg_set_weights (&m, w);
+  feed (c, PROTO_SERVER, PROTO_IN_MESSAGE, &m);
+  proto_msg_clear (&m);
+}
+
+/* the client's training ends with one weight of `value`: it uploads */
+static void
+client_trained (ProtoMachine *c, float value)
+{
+  g_autoptr (LearnWeights) trained = learn_weights_new_from (&value, 1);
+  ProtoInput in = { .kind = PROTO_IN_TRAINING_DONE, .from = PROTO_NO_NODE, .weights = trained };
+  proto_outbox_reset (&out);
+  proto_machine_handle (c, 0, &in, &out);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_UPDATE, NULL, NULL), 1);
+}
+
 /* the client: trains from w0 + offset; uploads (FedBuff) trained - start,
  * (FedAsync) trained - w0, with the version it started from */
 static void
 client_round_trip (FedavgMode mode, float expect_up)
 {
   ProtoConfig cfg = async_config (mode, 3, 2, 1.0, 0.6, 1);
-  const float w0v = 1.0f;
-  g_autoptr (LearnWeights) w0 = learn_weights_new_from (&w0v, 1);
-  g_autoptr (DlRandom) rng = dl_random_new (1, "test", DL_RANDOM_NO_NODE);
-  ProtoPeerEnv env = { .id = 4, .initial = w0, .rng = rng, .region = "", .speed = 1, .samples = 7 };
-  g_autoptr (ProtoMachine) c = proto_family_lookup ("fedavg")->new_peer (&cfg, &env);
-  proto_outbox_init (&out);
-  feed (c, PROTO_SERVER, PROTO_IN_START, NULL);
-  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_HELLO, NULL, NULL), 1);
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_FED_MODEL);
-  m.round = 2;
+  g_autoptr (ProtoMachine) c = started_client (&cfg);
   const float off = 2.0f;
-  g_autoptr (LearnWeights) ow = learn_weights_new_from (&off, 1);
-  proto_msg_set_weights (&m, ow);
-  feed (c, PROTO_SERVER, PROTO_IN_MESSAGE, &m);
-  proto_msg_clear (&m);
-  LearnWeights *start = NULL;
-  for (guint i = 0; i < proto_outbox_len (&out); i++)
-    if (proto_outbox_get (&out, i)->kind == PROTO_ACT_START_TRAINING)
-      start = proto_outbox_get (&out, i)->weights;
-  ck_assert_ptr_nonnull (start);
-  ck_assert_float_eq_tol (learn_weights_data (start)[0], 3.0f, 1e-6f);             /* w0 + offset */
+  client_model_msg (c, 2, &off);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);   /* w0 + offset */
   ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (c))[0], 3.0f, 1e-6f);
-  const float tv = 5.0f;
-  g_autoptr (LearnWeights) trained = learn_weights_new_from (&tv, 1);
-  ProtoInput in = { .kind = PROTO_IN_TRAINING_DONE, .from = PROTO_NO_NODE, .weights = trained };
-  proto_outbox_reset (&out);
-  proto_machine_handle (c, 0, &in, &out);
-  ProtoNodeId to;
+  client_trained (c, 5.0f);
   LearnWeights *up = NULL;
-  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_UPDATE, &to, &up), 1);
+  ck_assert_uint_eq (sent_to (PROTO_MSG_FED_UPDATE, NULL, &up), 1);
   ck_assert_ptr_nonnull (up);
   ck_assert_float_eq_tol (learn_weights_data (up)[0], expect_up, 1e-6f);
   for (guint i = 0; i < proto_outbox_len (&out); i++)
@@ -485,6 +526,44 @@ END_TEST
 START_TEST (test_client_fedasync_sends_offset)
 {
   client_round_trip (FEDAVG_MODE_FEDASYNC, 4.0f);   /* 5 - 1 */
+}
+END_TEST
+
+/* sync: the server draws a client again for a round it has trained in (a
+ * round that got no update is drawn again: its update was lost or late).
+ * The client trains again from the model the server sent, not from its
+ * own trained one, and observes the round's global model once (explore
+ * found the second round-end: monotone-rounds, fedavg-churn.ini seed 436;
+ * scenarios/regression/fedavg-redrawn-round.ini) */
+START_TEST (test_client_redrawn_round)
+{
+  ProtoConfig cfg = config (5, 1.0, 1, 1);
+  const float g = 3.0f;
+  g_autoptr (ProtoMachine) c = started_client (&cfg);
+  /* round 0 (no weights: w0), drawn twice */
+  client_model_msg (c, 0, NULL);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 1.0f, 1e-6f);
+  client_trained (c, 5.0f);
+  client_model_msg (c, 0, NULL);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 1.0f, 1e-6f);
+  client_trained (c, 5.0f);
+  /* round 2 (the global model after 2 rounds), drawn twice */
+  client_model_msg (c, 2, &g);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 1);
+  client_trained (c, 5.0f);
+  client_model_msg (c, 2, &g);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 0);   /* round 2's model: seen */
+  /* drawn again while it trains: the kept FedModel is trained from the server's model too */
+  client_model_msg (c, 2, &g);
+  ProtoPeerView v;
+  proto_machine_view (c, &v);
+  ck_assert_uint_eq (v.rounds_done, 2);
+  client_trained (c, 5.0f);
+  ck_assert_float_eq_tol (learn_weights_data (started_from ())[0], 3.0f, 1e-6f);
+  ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_ROUND_END), 0);
+  proto_outbox_clear (&out);
 }
 END_TEST
 
@@ -578,6 +657,85 @@ START_TEST (test_keys_modes)
 }
 END_TEST
 
+/* fedavg's plans of drops and delays name only its own four types */
+START_TEST (test_plans_name_fedavg)
+{
+  ck_assert_uint_gt (plan_check_family ("scenarios/regression/fedavg-basic.ini", "fedavg", "Fed"), 20);
+}
+END_TEST
+
+/* A search on fedavg under drops and delays fires drop rules on fedavg's
+ * messages (the world's `drop` facts), and every failing run's plan names
+ * only them; -j changes nothing. */
+START_TEST (test_search_fedavg)
+{
+  g_autofree char *path = plan_check_path ("scenarios/regression/fedavg-churn.ini");
+  ExploreSpace sp = { 0 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (explore_parse_faults ("drop,delay,crash,leave", &sp, &error));
+  guint64 seed = 0;
+  ck_assert_msg (explore_space_load (&sp, path, NULL, &seed, &error), "%s", error ? error->message : "?");
+  ExploreSearchOptions o = { .path = path, .sp = &sp, .base = seed, .runs = 40, .jobs = 1, .keep_plans = TRUE };
+  g_autoptr (ExploreSearch) s = explore_search_run (&o);
+  ck_assert_uint_eq (s->done, 40);
+  ck_assert_uint_eq (s->invalid, 0);
+  ck_assert_uint_gt (g_hash_table_size (s->rules), 0);
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, s->rules);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    ck_assert_msg (g_str_has_prefix (k, "Fed"), "a drop rule on %s fired in a fedavg run", (char *) k);
+  for (guint i = 0; i < s->failures->len; i++)
+    {
+      ExploreFailure *f = s->failures->pdata[i];
+      ck_assert_uint_eq (f->plans->len, f->seeds->len);
+      for (guint p = 0; p < f->plans->len; p++)
+        {
+          GPtrArray *plan = f->plans->pdata[p];
+          for (guint l = 0; l < plan->len; l++)
+            {
+              g_autofree char *type = NULL, *dir = NULL;
+              if (plan_check_msg_of_line (plan->pdata[l], &type, &dir))
+                ck_assert_msg (g_str_has_prefix (type, "Fed"), "%s", (char *) plan->pdata[l]);
+            }
+        }
+    }
+  ExploreCoverage c;
+  explore_coverage (s, &sp, &c);
+  ck_assert_uint_eq (c.n_states, sp.family->n_peer_states);
+  ck_assert (strstr (c.rules_never, "PeersForRound") == NULL);
+  explore_coverage_clear (&c);
+  /* two threads: the same failures, seeds and rules */
+  o.jobs = 2;
+  g_autoptr (ExploreSearch) s2 = explore_search_run (&o);
+  ck_assert_uint_eq (s2->failing, s->failing);
+  ck_assert_uint_eq (s2->failures->len, s->failures->len);
+  ck_assert_uint_eq (g_hash_table_size (s2->rules), g_hash_table_size (s->rules));
+  for (guint i = 0; i < s->failures->len; i++)
+    ck_assert_str_eq (((ExploreFailure *) s2->failures->pdata[i])->signature,
+                      ((ExploreFailure *) s->failures->pdata[i])->signature);
+}
+END_TEST
+
+/* fedavg's machines do not run on sockets: the testbed refuses the
+ * family before a database, a process or a socket is made (db NULL is
+ * never touched), with the family's reason */
+START_TEST (test_testbed_refuses)
+{
+  g_autofree char *path = plan_check_path ("scenarios/regression/fedavg-basic.ini");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "?");
+  TestbedReport rep;
+  testbed_report_init (&rep);
+  TestbedRunStatus st = testbed_run_point (s, s->points->pdata[0], s->seed, NULL, NULL, "/nonexistent/dlsim",
+                                           TESTBED_LOOPBACK, &rep, &error);
+  ck_assert_int_eq (st, TESTBED_RUN_ERROR);
+  ck_assert_msg (g_str_has_prefix (error->message, "[protocol] family = fedavg: "), "%s", error->message);
+  testbed_report_clear (&rep);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -593,6 +751,7 @@ suite (void)
   tcase_add_test (t, test_server_leaver_not_waited);
   tcase_add_test (t, test_server_overcommit_keeps_first);
   tcase_add_test (t, test_server_round_timeout);
+  tcase_add_test (t, test_client_redrawn_round);
   suite_add_tcase (s, t);
   t = tcase_create ("async");
   tcase_add_test (t, test_staleness_weight);
@@ -603,12 +762,20 @@ suite (void)
   tcase_add_test (t, test_client_fedasync_sends_offset);
   tcase_add_test (t, test_keys_modes);
   suite_add_tcase (s, t);
+  /* the fault search and the testbed, as for the other families */
+  t = tcase_create ("explore");
+  tcase_set_timeout (t, 300);
+  tcase_add_test (t, test_plans_name_fedavg);
+  tcase_add_test (t, test_search_fedavg);
+  tcase_add_test (t, test_testbed_refuses);
+  suite_add_tcase (s, t);
   return s;
 }
 
 int
 main (void)
 {
+  res_init ();
   SRunner *r = srunner_create (suite ());
   srunner_run_all (r, CK_NORMAL);
   int failed = srunner_ntests_failed (r);

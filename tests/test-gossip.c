@@ -439,6 +439,72 @@ START_TEST (test_timeout_mixes_absent)
 }
 END_TEST
 
+START_TEST (test_lost_new_node_info)
+{
+  /* min 2: p2's NewNodeInfo is lost.  p2 waits in connecting, p1 in
+   * wait-list for it; at payload_timeout p2 says ClientConnected again, is
+   * admitted once more (one member still), and both finish.  Without the
+   * repeat both wait for good (explore: tests/explore.sh's gossip base,
+   * seed 132; scenarios/regression/gossip-lost-new-node-info.ini). */
+  ProtoConfig cfg = gossip_cfg (2, 1, 1);
+  GW *g = gw_new (&cfg, 2, 1);
+  harness_hold (g, PROTO_MSG_NEW_NODE_INFO, PROTO_NO_NODE, 2);
+  gw_start_all (g);
+  gw_settle (g);
+  ck_assert_uint_eq (harness_drop (g, PROTO_MSG_NEW_NODE_INFO, 2), 1);
+  gw_unhold (g);
+  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 1)), GOSSIP_PEER_WAIT_LIST);
+  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 2)), GOSSIP_PEER_CONNECTING);
+  DlTime again = cfg.payload_timeout;   /* after its ClientConnected, at 0 */
+  ck_assert_int_eq (proto_machine_next_deadline (g->m[2]), again);
+  harness_advance_to (g, again);
+  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_CLIENT_CONNECTED, PROTO_SERVER), 1);
+  gw_settle (g);
+  for (guint i = 1; i <= 2; i++)
+    {
+      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 1);
+    }
+  /* the step listed two members: p2 was not added twice */
+  ck_assert_uint_eq (gw_count (g, "received ClientConnected"), 3);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_repeated_admission_kademlia)
+{
+  /* kademlia: a repeated ClientConnected gets the bootstrap contacts again,
+   * without itself, and does not enter the recent list twice */
+  ProtoConfig cfg = gossip_cfg (1, 1, 1);
+  gossip_config_mut (&cfg)->discovery = PROTO_DISCOVERY_KADEMLIA;
+  cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
+  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  const ProtoNodeId order[] = { 1, 2, 2, 3 };
+  const guint want_n[] = { 0, 1, 1, 2 };
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++)
+    {
+      proto_outbox_reset (&out);
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = order[k], .msg = &m }, &out);
+      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEW_NODE_INFO, order[k]), 1);
+      const ProtoMsg *boot = NULL;
+      for (guint i = 0; i < proto_outbox_len (&out); i++)
+        if (proto_outbox_get (&out, i)->kind == PROTO_ACT_SEND
+            && proto_outbox_get (&out, i)->msg.type == PROTO_MSG_DHT_NODES)
+          boot = &proto_outbox_get (&out, i)->msg;
+      ck_assert_ptr_nonnull (boot);
+      ck_assert_uint_eq (boot->n_peers, want_n[k]);
+      for (guint i = 0; i < boot->n_peers; i++)
+        ck_assert_uint_eq (boot->peers[i], i + 1);   /* 1, then 1 2: never itself, never twice */
+    }
+  proto_outbox_clear (&out);
+  gossip_coord_free (c);
+}
+END_TEST
+
 START_TEST (test_fanout_draws)
 {
   /* the peer alone: its targets are `fanout` distinct others, never itself */
@@ -678,6 +744,8 @@ suite (void)
   tcase_add_test (t, test_helpers);
   tcase_add_test (t, test_late_joiner_finishes_with_helpers);
   tcase_add_test (t, test_timeout_mixes_absent);
+  tcase_add_test (t, test_lost_new_node_info);
+  tcase_add_test (t, test_repeated_admission_kademlia);
   tcase_add_test (t, test_fanout_draws);
   tcase_add_test (t, test_sparse_payload_sizes);
   tcase_add_test (t, test_pushpull_arithmetic);

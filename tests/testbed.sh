@@ -12,7 +12,7 @@ SRC=${DLSIM_SRCDIR:-.}
 
 no_children () {   # no_children WHAT: no dlsim node process of ours remains
   sleep 0.3
-  if pgrep -f "$DLSIM node" >/dev/null 2>&1; then ko "$1: dlsim node processes left"; pgrep -af "$DLSIM node" | head -5
+  if ours node >/dev/null 2>&1; then ko "$1: dlsim node processes left"; for p in $(ours node); do tr "\0" " " < /proc/$p/cmdline; echo; done | head -5
   else ok "$1"; fi
 }
 
@@ -155,7 +155,7 @@ done
 models () { for i in 1 2 3; do sqlite3 "$tmp/n-p$i.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE 'W%'" 2>/dev/null; done | tr '\n' ' '; }
 for i in $(seq 1 150); do [ "$(models)" = "3 3 3 " ] && break; sleep 0.1; done
 kill -TERM $cpid; wait $cpid
-for i in $(seq 1 50); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
+for i in $(seq 1 50); do ours "node peer" >/dev/null || break; sleep 0.1; done
 expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
   "$DLSIM" merge "$tmp/nodes.db" "$tmp/n-coord.db" "$tmp/n-p1.db" "$tmp/n-p2.db" "$tmp/n-p3.db"
 c=$(sqlite3 "$tmp/nodes.db" "SELECT COUNT(*) FROM params WHERE key LIKE 'merge.clock.p%' AND value LIKE '%NewNodeInfo offset%'")
@@ -187,8 +187,8 @@ for i in 1 2; do
 done
 sleep 0.5
 kill -KILL $cpid; wait $cpid 2>/dev/null
-for i in $(seq 1 30); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
-pgrep -f "$DLSIM node peer" >/dev/null && ko "peers outlived their crashed coordinator" || ok "peers exit after a coordinator crash"
+for i in $(seq 1 30); do ours "node peer" >/dev/null || break; sleep 0.1; done
+ours "node peer" >/dev/null && ko "peers outlived their crashed coordinator" || ok "peers exit after a coordinator crash"
 
 # 11. an availability trace: its joins and leaves happen at their times, and
 # the discrete facts agree with the simulator's (short timeouts: p4 joins
@@ -330,7 +330,7 @@ atk flood $port3 300 >/dev/null
 sleep 1.2
 atk flood $port3 1 >/dev/null
 kill -TERM $cpid; wait $cpid
-for i in $(seq 1 50); do pgrep -f "$DLSIM node peer" >/dev/null || break; sleep 0.1; done
+for i in $(seq 1 50); do ours "node peer" >/dev/null || break; sleep 0.1; done
 expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
   "$DLSIM" merge "$tmp/attacked.db" "$tmp/a-coord.db" "$tmp/a-p1.db" "$tmp/a-p2.db" "$tmp/a-p3.db"
 p3=$(sqlite3 "$tmp/attacked.db" "SELECT outcome || ' ' || rounds FROM peers WHERE peer = 'p3'")

@@ -1,7 +1,12 @@
-/* proto-peer-exchange.c — the peer's exchange of weight updates:
- * exchangeWeightUpdates (discojs/src/client/decentralized/
+/* proto-peer-exchange.c — the bookkeeping of the peer's exchange of weight
+ * updates: exchangeWeightUpdates (discojs/src/client/decentralized/
  * decentralized_client.ts) with its aggregationResult promise
- * (proto-peer-private.h). */
+ * (proto-peer-private.h; the block comment at the exchange in
+ * proto-peer.c says how it runs): a communication round's Payloads, a received
+ * contribution's validation and add, the promise, and what a finished or
+ * aborted exchange leaves.  A leaf of proto-peer.c: the peer decides when
+ * the exchange begins, goes on, ends or is aborted, and what comes next;
+ * this file calls nothing of proto-peer.c. */
 #include "config.h"
 
 #include "protocol/disco/proto-peer.h"
@@ -11,26 +16,6 @@
 
 #include <math.h>
 #include <string.h>
-
-/* ---- the exchange: exchangeWeightUpdates (decentralized_client.ts) ----
- *
- * for c in 0 .. communicationRounds-1:
- *   payloads = aggregator.makePayloads(result); our own goes to
- *   aggregator.add at once, the others out as Payload{round, c} to every
- *   node we have a connection to;
- *   result = await race(aggregationResult, 15 s timeout)
- *     expired: break (and `return await aggregationResult`: whatever the
- *     pending promise resolves to, with no limit);
- *   if c is not the last: aggregationResult = a new promise.
- * return await aggregationResult
- *
- * aggregationResult is created at the start of each round (after JoinRound)
- * and resolves at the aggregator's next 'aggregation' event, whenever that
- * comes.  So with secure aggregation, a wait that expires in communication
- * round 0 ends the round with round 0's result: the partial sum, which the
- * peer takes as its model and never sends; its peers wait in communication
- * round 1, and its aggregator stays in communication round 1. */
-
 
 /* The aggregator emitted 'aggregation' (takes the reference). */
 void
@@ -47,9 +32,11 @@ _proto_peer_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted)
   p->promised = emitted;
 }
 
-/* One communication round: our own contribution, then the Payloads. */
-static void
-send_round (ProtoPeer *p, ProtoOutbox *out)
+/* One communication round: our own contribution, then the Payloads.  TRUE
+ * if a send was rejected (a link the other end closed): an unhandled
+ * rejection, which ends a Node.js process (proto-peer.c decides). */
+gboolean
+_proto_peer_send_round (ProtoPeer *p, ProtoOutbox *out)
 {
   guint n = proto_aggregator_n_nodes (p->agg);
   LearnWeights **payloads = proto_aggregator_make_payloads (p->agg, p->xchg_result);
@@ -105,12 +92,61 @@ send_round (ProtoPeer *p, ProtoOutbox *out)
       _proto_peer_send_msg (p, out, to, PROTO_VIA_LINK, &m);
     }
   proto_aggregator_payloads_free (payloads, n);
-  if (rejected)
-    _proto_peer_node_exits (p, out, "unhandled rejection 'cannot send after peer is destroyed'");
+  return rejected;
 }
 
-static void
-finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, gboolean partial)
+/* One receive loop's handling of a Payload (receivePayloads in
+ * decentralized_client.ts): isValidContribution, then aggregator.add.
+ * TRUE if the aggregator emitted (the promise took it): the exchange may
+ * go on (proto-peer.c). */
+gboolean
+_proto_peer_exchange_add (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  /* receivePayloads: isValidContribution (sender in nodes and round -
+   * msgRound <= 0: a future round passes, S27), then aggregator.add, which
+   * throws (caught and logged by the loop) for a secure comm round > 1 */
+  /* pre-775's Payload carries no aggregation round: receivePayloads passes
+   * the receiver's own (always within the cutoff) */
+  uint32_t msg_round = p->cfg.ready_at_round_start ? proto_aggregator_round (p->agg) : msg->round;
+  if (msg->weights == NULL || !proto_aggregator_is_valid (p->agg, from, msg_round)
+      || (p->cfg.robust_exact_round && msg->round != proto_aggregator_round (p->agg))
+      || (proto_aggregator_n_comm_rounds (p->agg) == 2 && msg->comm_round >= 2))
+    {
+      char why[80];
+      g_snprintf (why, sizeof why, "invalid contribution (payload round %u, comm %u)",
+                  msg->round, msg->comm_round);
+      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round, why);
+      return FALSE;
+    }
+  if (learn_weights_len (msg->weights) != learn_weights_len (p->model))
+    {
+      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round,
+               "weights of the wrong size");
+      return FALSE;
+    }
+  if (p->cfg.robust_exchange_deadline && p->state == PROTO_PEER_EXCHANGING && !p->xchg_cut)
+    p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
+  gboolean refused;
+  uint32_t agg_round = proto_aggregator_round (p->agg);
+  LearnWeights *emitted = proto_aggregator_add (p->agg, from, msg->weights, msg_round, msg->comm_round, &refused);
+  if (!refused && msg_round != agg_round)
+    {
+      /* S27: isValidContribution lets a future round's contribution in */
+      char why[80];
+      g_snprintf (why, sizeof why, "a contribution of round %u aggregated in round %u", msg->round, agg_round);
+      _proto_peer_observe (p, out, PROTO_OBS_FOREIGN_ROUND, from, PROTO_MSG_PAYLOAD, msg->round, why);
+    }
+  if (emitted == NULL)
+    return FALSE;
+  _proto_peer_resolve (p, out, emitted);
+  return TRUE;
+}
+
+/* exchangeWeightUpdates returned `result` (partial: communication round
+ * 0's, never sent): it becomes the model, the round counts, and providers
+ * waiting for this round serve now. */
+void
+_proto_peer_round_finished (ProtoPeer *p, ProtoOutbox *out, LearnWeights *result, gboolean partial)
 {
   learn_weights_unref (p->model);
   p->model = learn_weights_ref (result);
@@ -128,64 +164,12 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
   for (guint i = 0; i < p->serves->len; i++)
     g_array_index (p->serves, Serve, i).wait_round = FALSE;
   _proto_peer_try_serve (p, out);
-  if (p->helper)
-    {
-      /* robust: a helper's round does not count as one of its own */
-      p->rounds_done--;
-      _proto_peer_send_ready (p, out);
-      return;
-    }
-  if (p->rounds_done >= p->cfg.rounds)
-    {
-      _proto_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
-      _proto_peer_set_state (p, out, PROTO_PEER_DONE);
-      if (!p->cfg.leave_after_training && p->cfg.robust_members_only)
-        {
-          /* S20: a finished peer that stays helps the others' rounds
-           * (PeerIsReady with the helper flag; it never starts one alone) */
-          p->helper = TRUE;
-          _proto_peer_send_ready (p, out);
-          return;
-        }
-      if (p->cfg.leave_after_training)
-        {
-          _proto_peer_shutdown_pool (p, out);
-          proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-          p->connected = FALSE;
-          _proto_peer_set_state (p, out, PROTO_PEER_LEFT);
-        }
-      return;
-    }
-  _proto_peer_begin_round (p, now, out);
 }
 
-/* The exchange loop, as far as resolved promises let it run. */
+/* exchangeWeightUpdates begins: communication round 0 sends the model. */
 void
-_proto_peer_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+_proto_peer_exchange_reset (ProtoPeer *p, DlTime now)
 {
-  while (p->state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
-    {
-      g_autoptr (LearnWeights) r = g_steal_pointer (&p->promised);
-      p->promise = PROMISE_NONE;
-      guint n_comm = proto_aggregator_n_comm_rounds (p->agg);
-      if (p->xchg_broke || p->xchg_c + 1 >= n_comm)
-        {
-          finish_round (p, now, out, r, p->xchg_broke && p->xchg_c + 1 < n_comm);
-          return;
-        }
-      learn_weights_unref (p->xchg_result);
-      p->xchg_result = g_steal_pointer (&r);
-      p->promise = PROMISE_PENDING;
-      p->xchg_c++;
-      p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
-      send_round (p, out);
-    }
-}
-
-void
-_proto_peer_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
-{
-  _proto_peer_set_state (p, out, PROTO_PEER_EXCHANGING);
   p->xchg_c = 0;
   p->xchg_broke = FALSE;
   p->xchg_round = proto_aggregator_round (p->agg);
@@ -195,19 +179,17 @@ _proto_peer_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   p->xchg_cut = FALSE;
   if (p->cfg.robust_exchange_deadline)
     p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
-  send_round (p, out);
-  _proto_peer_exchange_continue (p, now, out);
 }
 
 /* robust: the exchange is given up (S15, S17).  The model stays the one
  * local training made; what arrived is dropped, and so are the links to the
- * nodes whose contribution is missing (one may be dead: S15).  The peer
- * goes back to PeerIsReady, as after a Retry.  Those that did complete the
- * round hold the same model (they had every contribution). */
+ * nodes whose contribution is missing (one may be dead: S15).  (The peer
+ * then goes back to PeerIsReady, as after a Retry: proto-peer.c.)  Those
+ * that did complete the round hold the same model (they had every
+ * contribution). */
 void
-_proto_peer_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why)
+_proto_peer_exchange_abort (ProtoPeer *p, ProtoOutbox *out, const char *why)
 {
-  (void) now;
   _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, p->xchg_c, why);
   guint n = proto_aggregator_n_nodes (p->agg);
   g_autofree ProtoNodeId *missing = g_new (ProtoNodeId, MAX (n, 1));
@@ -227,6 +209,5 @@ _proto_peer_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ch
   p->xchg_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
   p->round_finished_pending = FALSE;
-  _proto_peer_end_round_loop (p, out);
 }
 

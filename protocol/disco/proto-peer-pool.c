@@ -1,9 +1,13 @@
-/* proto-peer-pool.c — the peer's link pool: PeerPool (discojs/src/client/
- * decentralized/peer_pool.ts) and the per-link receive loops.  getPeers
- * creates links only for unknown ids and waits (no timeout) for the new ones;
- * shutdown destroys them all (with its 1 s cap when a link was already
- * destroyed); signals are applied to the pool's peers (peer.ts).  robust
- * replaces closed or failed links and drops single links (proto-config.h). */
+/* proto-peer-pool.c — the peer's link pool as a data structure: PeerPool
+ * (discojs/src/client/decentralized/peer_pool.ts) and the per-link receive
+ * loops.  getPeers creates links only for unknown ids and records the new
+ * ones as pending (the peer waits for them, with no timeout); shutdown
+ * destroys them all; signals are applied to the pool's peers (peer.ts).
+ * robust replaces closed or failed links and drops single links
+ * (proto-config.h).  A leaf of proto-peer.c (proto-peer-private.h): the
+ * peer decides what a link coming up or a bad signal leads to; this file
+ * keeps the pool, sends through proto-peer-effects.c and calls nothing of
+ * proto-peer.c. */
 #include "config.h"
 
 #include "protocol/disco/proto-peer.h"
@@ -84,8 +88,8 @@ _proto_peer_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
  * its sender's: with malloc's 16-byte header most straddled two). */
 #define LINK_SLAB 16
 
-Link *
-_proto_peer_link_new (ProtoPeer *p)
+static Link *
+link_new (ProtoPeer *p)
 {
   return dl_slab_take (&p->links);
 }
@@ -173,7 +177,7 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
         }
       if (known)
         continue;
-      Link *l = _proto_peer_link_new (p);
+      Link *l = link_new (p);
       l->peer = ids[i];
       l->initiator = p->id > ids[i];
       l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
@@ -225,8 +229,9 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       }
 }
 
-static gboolean
-pending_remove (ProtoPeer *p, ProtoNodeId id)
+/* A pending link came up: TRUE if `id` was pending. */
+gboolean
+_proto_peer_pending_remove (ProtoPeer *p, ProtoNodeId id)
 {
   for (guint i = 0; i < p->pending->len; i++)
     if (g_array_index (p->pending, ProtoNodeId, i) == id)
@@ -237,34 +242,20 @@ pending_remove (ProtoPeer *p, ProtoNodeId id)
   return FALSE;
 }
 
+/* robust: a link to `other` that is not up leaves the pool. */
 void
-_proto_peer_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
+_proto_peer_drop_link_unless_up (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  Link *l = _proto_peer_find_link (p, other);
-  if (l == NULL)
-    {
-      _proto_peer_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
-      return;
-    }
-  l->state = PROTO_LINK_UP;
-  _proto_peer_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
-  for (guint i = 0; i < p->serves->len; i++)
-    if (g_array_index (p->serves, Serve, i).newcomer == other)
-      g_array_index (p->serves, Serve, i).link_ready = TRUE;
-  _proto_peer_try_serve (p, out);
-  if (!pending_remove (p, other) || p->pending->len > 0)
-    return;
-  if (p->state == PROTO_PEER_LINKING)
-    _proto_peer_links_ready (p, now, out);
-  else if (p->state == PROTO_PEER_SYNC_LINKING)
-    {
-      _proto_peer_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
-      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-    }
+  Link *old = _proto_peer_find_link (p, other);
+  if (old && old->state != PROTO_LINK_UP)
+    _proto_peer_drop_link (p, out, other);
 }
 
-void
-_proto_peer_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+/* SignalForPeer: an offer answered or an answer taken.  NULL if it applied,
+ * else the uncaught error it raises in DISCO (the signal is observed as
+ * rejected). */
+const char *
+_proto_peer_pool_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
   Link *l = _proto_peer_find_link (p, msg->node);
   if (l == NULL)
@@ -272,8 +263,7 @@ _proto_peer_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       /* PeerPool.signal throws inside the SignalForPeer listener */
       _proto_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
                "received signal for unknown peer");
-      _proto_peer_node_exits (p, out, "uncaught 'received signal for unknown peer'");
-      return;
+      return "uncaught 'received signal for unknown peer'";
     }
   if (msg->signal == PROTO_SIGNAL_OFFER && l->state == PROTO_LINK_WAIT_OFFER)
     {
@@ -294,30 +284,19 @@ _proto_peer_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       /* Peer.signal (peer.ts) throws inside the same listener */
       _proto_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
                "unexpected offer/answer (buffer size set twice)");
-      _proto_peer_node_exits (p, out, "uncaught 'buffer size set twice'");
+      return "uncaught 'buffer size set twice'";
     }
+  return NULL;
 }
 
-/* `await pool.shutdown()` (peer_pool.ts): race(all peers' destroy(), 1 s).
- * Peer.destroy (peer.ts) resolves on simple-peer's 'close', which a peer
- * already destroyed (its link closed by the other side, or failed) never
- * emits again: then the race takes the full second.  Links are destroyed at
- * once either way.  TRUE if the peer now waits out that second. */
+/* Does the pool hold a link already destroyed (closed by the other side, or
+ * failed)?  Then PeerPool.shutdown waits its 1 s cap (proto-peer.c). */
 gboolean
-_proto_peer_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
+_proto_peer_pool_has_destroyed (const ProtoPeer *p)
 {
   gboolean slow = FALSE;
   for (guint i = 0; i < p->pool->len; i++)
     slow |= _proto_peer_pool_at (p, i)->state == PROTO_LINK_CLOSED
             || _proto_peer_pool_at (p, i)->state == PROTO_LINK_FAILED;
-  _proto_peer_shutdown_pool (p, out);
-  if (!slow)
-    return FALSE;
-  _proto_peer_set_nodes_self_only (p);
-  p->shutdown_then_fail = then_fail;
-  p->shutdown_deadline = dl_time_add (now, DL_S);
-  _proto_peer_set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
-  _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
-           "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
-  return TRUE;
+  return slow;
 }

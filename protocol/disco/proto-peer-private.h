@@ -1,6 +1,9 @@
 /* proto-peer-private.h — the peer machine's state, shared by proto-peer.c
- * (membership, linking, the round, sync) and proto-peer-exchange.c (the
- * exchange of weight updates). */
+ * (DISCO's decentralized client: every transition) and its leaves, which
+ * it calls and which never call it: proto-peer-effects.c (observations,
+ * sends), proto-peer-pool.c (the link pool and its receive loops),
+ * proto-peer-exchange.c (the exchange's bookkeeping), proto-peer-sync.c
+ * (model sync's bookkeeping) and proto-peer-listen.c (the drop rule). */
 #pragma once
 
 #include "protocol/disco/proto-peer.h"
@@ -90,47 +93,43 @@ struct ProtoPeer {
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
 
-/* proto-peer-pool.c: the link pool */
+/* proto-peer-effects.c: observations and sends */
+void _proto_peer_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+                          int64_t value, const char *detail);
+void _proto_peer_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
+void _proto_peer_send_server (ProtoPeer *p, ProtoOutbox *out, ProtoMsgType type);
+
+/* proto-peer-pool.c: the link pool and its receive loops */
+Link *_proto_peer_find_link (const ProtoPeer *p, ProtoNodeId other);
 Link *_proto_peer_pool_at (const ProtoPeer *p, guint i);
 gboolean _proto_peer_loop_active (const Link *l);
 void _proto_peer_links_init (ProtoPeer *p);
-Link *_proto_peer_link_new (ProtoPeer *p);
 void _proto_peer_link_release (ProtoPeer *p, Link *l);
 void _proto_peer_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);
 void _proto_peer_set_nodes_self_only (ProtoPeer *p);
 void _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,
                             gboolean loops);
+gboolean _proto_peer_pending_remove (ProtoPeer *p, ProtoNodeId id);
 void _proto_peer_loops_received (ProtoPeer *p, Link *l, DlTime now);
 void _proto_peer_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void _proto_peer_handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out);
-void _proto_peer_handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
-gboolean _proto_peer_begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail);
-
-/* proto-peer-sync.c: model sync */
-void _proto_peer_handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
-void _proto_peer_handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out);
-void _proto_peer_handle_shared_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
-void _proto_peer_sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-
-/* proto-peer.c */
-gboolean _proto_peer_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what);
-void _proto_peer_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why);
-void _proto_peer_after_sync (ProtoPeer *p, ProtoOutbox *out);
-void _proto_peer_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void _proto_peer_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-Link * _proto_peer_find_link (const ProtoPeer *p, ProtoNodeId other);
-void _proto_peer_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
-                          int64_t value, const char *detail);
-void _proto_peer_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
-void _proto_peer_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s);
 void _proto_peer_shutdown_pool (ProtoPeer *p, ProtoOutbox *out);
 void _proto_peer_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other);
-void _proto_peer_try_serve (ProtoPeer *p, ProtoOutbox *out);
-void _proto_peer_begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void _proto_peer_exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out);
+void _proto_peer_drop_link_unless_up (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other);
+const char *_proto_peer_pool_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+gboolean _proto_peer_pool_has_destroyed (const ProtoPeer *p);
+
+/* proto-peer-exchange.c: the exchange's bookkeeping */
 void _proto_peer_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
-void _proto_peer_abort_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out, const char *why);
-void _proto_peer_send_ready (ProtoPeer *p, ProtoOutbox *out);
-void _proto_peer_end_round_loop (ProtoPeer *p, ProtoOutbox *out);
+gboolean _proto_peer_send_round (ProtoPeer *p, ProtoOutbox *out);
+gboolean _proto_peer_exchange_add (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+void _proto_peer_exchange_reset (ProtoPeer *p, DlTime now);
+void _proto_peer_round_finished (ProtoPeer *p, ProtoOutbox *out, LearnWeights *result, gboolean partial);
+void _proto_peer_exchange_abort (ProtoPeer *p, ProtoOutbox *out, const char *why);
+
+/* proto-peer-sync.c: model sync's bookkeeping */
+void _proto_peer_try_serve (ProtoPeer *p, ProtoOutbox *out);
+void _proto_peer_serve (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
+void _proto_peer_serves_link_up (ProtoPeer *p, ProtoNodeId other, ProtoOutbox *out);
+gboolean _proto_peer_sync_take_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
 
 G_END_DECLS

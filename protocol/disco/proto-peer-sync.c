@@ -1,10 +1,12 @@
-/* proto-peer-sync.c — model sync for late joiners (#1110): the newcomer's
- * side (ModelSyncRequest, SignalModelProvider, the link to the provider,
- * SharedModel, the sync timeouts) and the provider's (handleSignalNewPeer in
+/* proto-peer-sync.c — the bookkeeping of model sync for late joiners
+ * (#1110): the provider's side (handleSignalNewPeer in
  * decentralized_client.ts: a link to the newcomer, then #latestModel, after
- * the round in flight when #roundFinishedPromise is set).  robust's sync
- * retries, re-targeting and the coordinator's checkpoint are here too
- * (proto-config.h). */
+ * the round in flight when #roundFinishedPromise is set; robust's repeated
+ * requests and the coordinator's checkpoint) and the newcomer's taking of
+ * SharedModel.  A leaf of proto-peer.c (proto-peer-private.h): the
+ * newcomer's phases (ModelSyncRequest, SignalModelProvider, the link to the
+ * provider, the sync timeouts) are decided there; this file calls nothing
+ * of proto-peer.c. */
 #include "config.h"
 
 #include "protocol/disco/proto-peer.h"
@@ -56,17 +58,12 @@ _proto_peer_try_serve (ProtoPeer *p, ProtoOutbox *out)
     }
 }
 
+/* SignalNewPeer for a newcomer other than this peer: a link to it (a sync
+ * getPeers, which does not disturb the round's pending links), then
+ * SharedModel once the link is up and the round in flight, if any, ended. */
 void
-_proto_peer_handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
+_proto_peer_serve (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
 {
-  if (newcomer == p->id)
-    {
-      /* `void this.handleSignalNewPeer(event)`: getPeers rejects, unhandled */
-      _proto_peer_observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
-               "peers to connect contains our id (provider side)");
-      _proto_peer_node_exits (p, out, "unhandled rejection 'peers to connect contains our id'");
-      return;
-    }
   Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
   if (p->cfg.robust_serve_after_round
       && (p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION))
@@ -98,66 +95,25 @@ _proto_peer_handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcom
   _proto_peer_try_serve (p, out);
 }
 
+/* The link to `other` is up: a newcomer waiting for it may be served. */
 void
-_proto_peer_handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
+_proto_peer_serves_link_up (ProtoPeer *p, ProtoNodeId other, ProtoOutbox *out)
 {
-  if (p->cfg.robust_sync_retry && p->provider != PROTO_NO_NODE && p->provider != msg->node)
-    {
-      /* S12: re-targeted; a link to the old provider that is not up goes */
-      Link *old = _proto_peer_find_link (p, p->provider);
-      if (old && old->state != PROTO_LINK_UP)
-        _proto_peer_drop_link (p, out, p->provider);
-      g_array_set_size (p->pending, 0);
-    }
-  p->provider = msg->node;
-  if (msg->node == PROTO_SERVER && p->cfg.robust_checkpoint)
-    {
-      /* robust: the coordinator serves its checkpoint over the stream */
-      _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "the coordinator's checkpoint");
-      _proto_peer_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
-      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-      return;
-    }
-  _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
-  if (msg->node == p->id && p->cfg.robust_sync_retry)
-    {
-      /* robust: no trained model exists anywhere; start from our own */
-      _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_SIGNAL_MODEL_PROVIDER, -1,
-                  "no trained model to sync: starts from its own");
-      p->provider = PROTO_NO_NODE;
-      p->sync_needed = FALSE;
-      p->sync_deadline = DL_TIME_NEVER;
-      _proto_peer_after_sync (p, out);
-      return;
-    }
-  if (msg->node == p->id)
-    {
-      _proto_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
-      _proto_peer_fail (p, out, FALSE, "training failed: peers to connect contains our id (provider is self)");
-      return;
-    }
-  _proto_peer_get_peers (p, now, out, &msg->node, 1, FALSE);
-  if (p->pending->len > 0)
-    {
-      _proto_peer_set_state (p, out, PROTO_PEER_SYNC_LINKING);
-      /* getPeers has no timeout; robust bounds it (S12) */
-      p->sync_deadline = p->cfg.robust_sync_retry ? dl_time_add (now, p->cfg.model_sync_timeout) : DL_TIME_NEVER;
-    }
-  else
-    {
-      _proto_peer_set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
-      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-    }
-  return;
+  for (guint i = 0; i < p->serves->len; i++)
+    if (g_array_index (p->serves, Serve, i).newcomer == other)
+      g_array_index (p->serves, Serve, i).link_ready = TRUE;
+  _proto_peer_try_serve (p, out);
 }
 
-void
-_proto_peer_handle_shared_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+/* SharedModel reached the newcomer: TRUE if it became the model (FALSE:
+ * rejected, of the wrong size). */
+gboolean
+_proto_peer_sync_take_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   if (msg->weights == NULL || learn_weights_len (msg->weights) != learn_weights_len (p->model))
     {
       _proto_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1, "model of the wrong size");
-      return;
+      return FALSE;
     }
   learn_weights_unref (p->model);
   p->model = learn_weights_ref (msg->weights);
@@ -167,34 +123,5 @@ _proto_peer_handle_shared_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg 
   p->synced = TRUE;
   p->sync_deadline = DL_TIME_NEVER;
   _proto_peer_observe (p, out, PROTO_OBS_SYNC_DONE, from, -1, -1, NULL);
-  _proto_peer_after_sync (p, out);
-  return;
-}
-
-/* A sync wait ended (SignalModelProvider, the link, or SharedModel). */
-void
-_proto_peer_sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
-{
-  p->sync_deadline = DL_TIME_NEVER;
-  _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
-  if (p->cfg.robust_sync_retry)
-    {
-      /* S11, S12: ask again, for as long as the peer stays; the
-       * coordinator names another provider or serves its checkpoint */
-      if (p->provider != PROTO_NO_NODE && p->provider != PROTO_SERVER)
-        {
-          Link *old = _proto_peer_find_link (p, p->provider);
-          if (old && old->state != PROTO_LINK_UP)
-            _proto_peer_drop_link (p, out, p->provider);
-        }
-      g_array_set_size (p->pending, 0);
-      p->provider = PROTO_NO_NODE;
-      _proto_peer_begin_round (p, now, out);
-      return;
-    }
-  _proto_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
-  _proto_peer_fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
-                           ? "training failed: timed out waiting for SignalModelProvider"
-                           : "training failed: timed out waiting for SharedModel");
-  return;
+  return TRUE;
 }

@@ -1,5 +1,6 @@
 /* proto-peer.c — DISCO's decentralized client at dcf4b31e (DISCO-NOTES.md
- * §1.2, §1.3, §3), with the version switches of proto-config.h.
+ * §1.2, §1.3, §3), with the version switches of proto-config.h: every
+ * transition of the peer, one `static` handler per input.
  *
  * One round: [sync if joined mid-training] -> JoinRound -> [pause] -> train
  * -> loop { [pause] -> PeerIsReady -> PeersForRound -> open new links ->
@@ -16,7 +17,13 @@
  * with its aggregationResult promise: see the block comment at the exchange.
  *
  * Pool shutdown (Retry, ConnectionFail) takes its 1 s cap when a link in the
- * pool was already destroyed, else no time (_proto_peer_begin_pool_shutdown).
+ * pool was already destroyed, else no time (begin_pool_shutdown).
+ *
+ * The leaves this file calls, which never call it (proto-peer-private.h):
+ * proto-peer-effects.c (observations, sends), proto-peer-pool.c (the link
+ * pool and its receive loops as a data structure), proto-peer-exchange.c
+ * (the exchange's bookkeeping), proto-peer-sync.c (model sync's
+ * bookkeeping, the provider's side) and proto-peer-listen.c (the drop rule).
  *
  * Not modelled: ICE candidates (one offer and one answer per link), message chunking,
  * listener accumulation (S16, memory only), DP/Byzantine clipping. */
@@ -26,49 +33,10 @@
 #include "protocol/disco/proto-aggregator.h"
 #include "protocol/disco/proto-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
-#include "protocol/gossip/gossip-msgs.h"
-#include "protocol/hierarchical/hier-msgs.h"
-#include "protocol/pipeline/pipe-msgs.h"
-#include "protocol/replica/replica-msgs.h"
-#include "protocol/guest/guest-msgs.h"
 
 #include <math.h>
-#include <string.h>
-
-static const char *const state_names[PROTO_PEER_N_STATES] = {
-  [PROTO_PEER_IDLE] = "idle",
-  [PROTO_PEER_CONNECTING] = "connecting",
-  [PROTO_PEER_SYNC_WAIT_PROVIDER] = "sync-wait-provider",
-  [PROTO_PEER_SYNC_LINKING] = "sync-linking",
-  [PROTO_PEER_SYNC_WAIT_MODEL] = "sync-wait-model",
-  [PROTO_PEER_PAUSED_BEGIN] = "paused-before-training",
-  [PROTO_PEER_TRAINING] = "training",
-  [PROTO_PEER_PAUSED_END] = "paused-before-ready",
-  [PROTO_PEER_WAIT_PEERS] = "wait-peers-for-round",
-  [PROTO_PEER_LINKING] = "linking",
-  [PROTO_PEER_WAIT_DECISION] = "wait-start-retry-fail",
-  [PROTO_PEER_POOL_SHUTDOWN] = "pool-shutdown",
-  [PROTO_PEER_EXCHANGING] = "exchanging",
-  [PROTO_PEER_DONE] = "done",
-  [PROTO_PEER_FAILED] = "failed",
-  [PROTO_PEER_LEFT] = "left",
-};
-
-const char *
-proto_peer_state_name (ProtoPeerState s)
-{
-  return (unsigned) s < PROTO_PEER_N_STATES ? state_names[s] : "?";
-}
 
 /* ---- helpers ---- */
-
-void
-_proto_peer_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
-         int64_t value, const char *detail)
-{
-  proto_outbox_observe (out, kind, state_names[p->state], (int32_t) proto_aggregator_round (p->agg), other, type,
-                        value, "%s", detail ? detail : "");
-}
 
 /* robust: the states in which the peer waits for the coordinator, and for
  * which a lost message would otherwise be a silent hang */
@@ -98,33 +66,18 @@ arm_wait (ProtoPeer *p)
                      ? dl_time_add (p->now, proto_config_wait_timeout (&p->cfg)) : DL_TIME_NEVER;
 }
 
-void
-_proto_peer_set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
+static void
+set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
 {
   if (p->state == s)
     return;
   p->state = s;
   arm_wait (p);
-  _proto_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
-}
-
-void
-_proto_peer_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
-{
-  _proto_peer_observe (p, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
-  proto_outbox_send (out, to, via, m);
+  _proto_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, proto_peer_state_name (s));
 }
 
 static void
-send_server (ProtoPeer *p, ProtoOutbox *out, ProtoMsgType type)
-{
-  ProtoMsg m;
-  proto_msg_init (&m, type);
-  _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-}
-
-void
-_proto_peer_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
+fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 {
   g_strlcpy (p->error, why, sizeof p->error);
   _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
@@ -136,7 +89,7 @@ _proto_peer_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const cha
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->connected = FALSE;
     }
-  _proto_peer_set_state (p, out, PROTO_PEER_FAILED);
+  set_state (p, out, PROTO_PEER_FAILED);
 }
 
 /* runtime = node: Node.js ends the process on an uncaught exception or an
@@ -144,14 +97,14 @@ _proto_peer_fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const cha
  * close and the coordinator sees a close.  One client per process, as in a
  * deployment; DISCO's own CLI runs every client and the server in one
  * process, where the first such error ends them all. */
-gboolean
-_proto_peer_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
+static gboolean
+node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
 {
   if (!p->cfg.node_runtime)
     return FALSE;
   char why[PROTO_OBS_DETAIL_LEN];
   g_snprintf (why, sizeof why, "process exited (Node.js): %s", what);
-  _proto_peer_fail (p, out, TRUE, why);
+  fail (p, out, TRUE, why);
   return TRUE;
 }
 
@@ -160,7 +113,7 @@ _proto_peer_node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
 static void
 start_training (ProtoPeer *p, ProtoOutbox *out)
 {
-  _proto_peer_set_state (p, out, PROTO_PEER_TRAINING);
+  set_state (p, out, PROTO_PEER_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
@@ -173,7 +126,7 @@ pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
 {
   if (p->pause == PAUSE_PENDING)
     {
-      _proto_peer_set_state (p, out, paused_state);
+      set_state (p, out, paused_state);
       _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
       return FALSE;
     }
@@ -181,10 +134,10 @@ pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
   return TRUE;
 }
 
-void
-_proto_peer_after_sync (ProtoPeer *p, ProtoOutbox *out)
+static void
+after_sync (ProtoPeer *p, ProtoOutbox *out)
 {
-  send_server (p, out, PROTO_MSG_JOIN_ROUND);
+  _proto_peer_send_server (p, out, PROTO_MSG_JOIN_ROUND);
   /* this.aggregationResult = aggregator.getPromiseForAggregation() */
   g_clear_pointer (&p->promised, learn_weights_unref);
   p->promise = PROMISE_PENDING;
@@ -200,8 +153,8 @@ _proto_peer_after_sync (ProtoPeer *p, ProtoOutbox *out)
 static void
 pre775_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  send_server (p, out, PROTO_MSG_PEER_IS_READY);
-  _proto_peer_set_state (p, out, PROTO_PEER_WAIT_PEERS);
+  _proto_peer_send_server (p, out, PROTO_MSG_PEER_IS_READY);
+  set_state (p, out, PROTO_PEER_WAIT_PEERS);
   p->sync_deadline = dl_time_add (now, p->cfg.aggregation_wait);
 }
 
@@ -214,8 +167,8 @@ pre775_train (ProtoPeer *p, ProtoOutbox *out)
   start_training (p, out);
 }
 
-void
-_proto_peer_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+static void
+begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->cfg.ready_at_round_start)
     {
@@ -225,13 +178,13 @@ _proto_peer_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   if (p->sync_needed && p->cfg.model_sync)
     {
       p->sync_attempts++;
-      send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
-      _proto_peer_set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
+      _proto_peer_send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
+      set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
       _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
       return;
     }
-  _proto_peer_after_sync (p, out);
+  after_sync (p, out);
 }
 
 /* robust: a paused peer whose wait timed out says it is ready and stays
@@ -240,14 +193,12 @@ _proto_peer_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 static void
 send_ready_paused (ProtoPeer *p, ProtoOutbox *out)
 {
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-  _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  _proto_peer_send_server (p, out, PROTO_MSG_PEER_IS_READY);
   arm_wait (p);
 }
 
-void
-_proto_peer_send_ready (ProtoPeer *p, ProtoOutbox *out)
+static void
+send_ready (ProtoPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
@@ -259,31 +210,134 @@ _proto_peer_send_ready (ProtoPeer *p, ProtoOutbox *out)
       p->promise = PROMISE_PENDING;
     }
   _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-  _proto_peer_set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
+  set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
   arm_wait (p);
 }
 
 /* onRoundEndCommunication's loop head: pause point, then PeerIsReady. */
-void
-_proto_peer_end_round_loop (ProtoPeer *p, ProtoOutbox *out)
+static void
+end_round_loop (ProtoPeer *p, ProtoOutbox *out)
 {
   if (!p->helper && !pass_pause_point (p, out, PROTO_PEER_PAUSED_END))
     return;
-  _proto_peer_send_ready (p, out);
+  send_ready (p, out);
 }
 
-void
-_proto_peer_links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+/* ---- the exchange: exchangeWeightUpdates (decentralized_client.ts) ----
+ *
+ * (its bookkeeping: proto-peer-exchange.c)
+ *
+ * for c in 0 .. communicationRounds-1:
+ *   payloads = aggregator.makePayloads(result); our own goes to
+ *   aggregator.add at once, the others out as Payload{round, c} to every
+ *   node we have a connection to;
+ *   result = await race(aggregationResult, 15 s timeout)
+ *     expired: break (and `return await aggregationResult`: whatever the
+ *     pending promise resolves to, with no limit);
+ *   if c is not the last: aggregationResult = a new promise.
+ * return await aggregationResult
+ *
+ * aggregationResult is created at the start of each round (after JoinRound)
+ * and resolves at the aggregator's next 'aggregation' event, whenever that
+ * comes.  So with secure aggregation, a wait that expires in communication
+ * round 0 ends the round with round 0's result: the partial sum, which the
+ * peer takes as its model and never sends; its peers wait in communication
+ * round 1, and its aggregator stays in communication round 1. */
+
+static void
+send_round (ProtoPeer *p, ProtoOutbox *out)
+{
+  if (_proto_peer_send_round (p, out))
+    node_exits (p, out, "unhandled rejection 'cannot send after peer is destroyed'");
+}
+
+static void
+finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, gboolean partial)
+{
+  _proto_peer_round_finished (p, out, result, partial);
+  if (p->helper)
+    {
+      /* robust: a helper's round does not count as one of its own */
+      p->rounds_done--;
+      send_ready (p, out);
+      return;
+    }
+  if (p->rounds_done >= p->cfg.rounds)
+    {
+      _proto_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+      set_state (p, out, PROTO_PEER_DONE);
+      if (!p->cfg.leave_after_training && p->cfg.robust_members_only)
+        {
+          /* S20: a finished peer that stays helps the others' rounds
+           * (PeerIsReady with the helper flag; it never starts one alone) */
+          p->helper = TRUE;
+          send_ready (p, out);
+          return;
+        }
+      if (p->cfg.leave_after_training)
+        {
+          _proto_peer_shutdown_pool (p, out);
+          proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+          p->connected = FALSE;
+          set_state (p, out, PROTO_PEER_LEFT);
+        }
+      return;
+    }
+  begin_round (p, now, out);
+}
+
+/* The exchange loop, as far as resolved promises let it run. */
+static void
+exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  while (p->state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
+    {
+      g_autoptr (LearnWeights) r = g_steal_pointer (&p->promised);
+      p->promise = PROMISE_NONE;
+      guint n_comm = proto_aggregator_n_comm_rounds (p->agg);
+      if (p->xchg_broke || p->xchg_c + 1 >= n_comm)
+        {
+          finish_round (p, now, out, r, p->xchg_broke && p->xchg_c + 1 < n_comm);
+          return;
+        }
+      learn_weights_unref (p->xchg_result);
+      p->xchg_result = g_steal_pointer (&r);
+      p->promise = PROMISE_PENDING;
+      p->xchg_c++;
+      p->agg_wait_deadline = dl_time_add (now, p->cfg.aggregation_wait);
+      send_round (p, out);
+    }
+}
+
+static void
+begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  set_state (p, out, PROTO_PEER_EXCHANGING);
+  _proto_peer_exchange_reset (p, now);
+  send_round (p, out);
+  exchange_continue (p, now, out);
+}
+
+/* A contribution taken by the aggregator may resolve the promise. */
+static void
+add_contribution (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (_proto_peer_exchange_add (p, now, from, msg, out))
+    exchange_continue (p, now, out);
+}
+
+static void
+links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->cfg.connect_barrier)
     {
-      send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
-      _proto_peer_set_state (p, out, PROTO_PEER_WAIT_DECISION);
+      _proto_peer_send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
+      set_state (p, out, PROTO_PEER_WAIT_DECISION);
     }
   else if (p->cfg.ready_at_round_start)
     pre775_train (p, out);
   else
-    _proto_peer_begin_exchange (p, now, out);
+    begin_exchange (p, now, out);
 }
 
 static void
@@ -302,9 +356,9 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
         if (p->cfg.ready_at_round_start)
           pre775_train (p, out);
         else if (p->cfg.connect_barrier)
-          _proto_peer_set_state (p, out, PROTO_PEER_WAIT_DECISION);
+          set_state (p, out, PROTO_PEER_WAIT_DECISION);
         else
-          _proto_peer_begin_exchange (p, now, out);
+          begin_exchange (p, now, out);
         return;
       }
   _proto_peer_set_nodes (p, msg->peers, msg->n_peers);
@@ -312,55 +366,9 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
     proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
   _proto_peer_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
   if (p->pending->len == 0)
-    _proto_peer_links_ready (p, now, out);
+    links_ready (p, now, out);
   else
-    _proto_peer_set_state (p, out, PROTO_PEER_LINKING);
-}
-
-/* One receive loop's handling of a Payload (receivePayloads in
- * decentralized_client.ts): isValidContribution, then aggregator.add. */
-static void
-add_contribution (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
-{
-  /* receivePayloads: isValidContribution (sender in nodes and round -
-   * msgRound <= 0: a future round passes, S27), then aggregator.add, which
-   * throws (caught and logged by the loop) for a secure comm round > 1 */
-  /* pre-775's Payload carries no aggregation round: receivePayloads passes
-   * the receiver's own (always within the cutoff) */
-  uint32_t msg_round = p->cfg.ready_at_round_start ? proto_aggregator_round (p->agg) : msg->round;
-  if (msg->weights == NULL || !proto_aggregator_is_valid (p->agg, from, msg_round)
-      || (p->cfg.robust_exact_round && msg->round != proto_aggregator_round (p->agg))
-      || (proto_aggregator_n_comm_rounds (p->agg) == 2 && msg->comm_round >= 2))
-    {
-      char why[80];
-      g_snprintf (why, sizeof why, "invalid contribution (payload round %u, comm %u)",
-                  msg->round, msg->comm_round);
-      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round, why);
-      return;
-    }
-  if (learn_weights_len (msg->weights) != learn_weights_len (p->model))
-    {
-      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_PAYLOAD, msg->round,
-               "weights of the wrong size");
-      return;
-    }
-  if (p->cfg.robust_exchange_deadline && p->state == PROTO_PEER_EXCHANGING && !p->xchg_cut)
-    p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
-  gboolean refused;
-  uint32_t agg_round = proto_aggregator_round (p->agg);
-  LearnWeights *emitted = proto_aggregator_add (p->agg, from, msg->weights, msg_round, msg->comm_round, &refused);
-  if (!refused && msg_round != agg_round)
-    {
-      /* S27: isValidContribution lets a future round's contribution in */
-      char why[80];
-      g_snprintf (why, sizeof why, "a contribution of round %u aggregated in round %u", msg->round, agg_round);
-      _proto_peer_observe (p, out, PROTO_OBS_FOREIGN_ROUND, from, PROTO_MSG_PAYLOAD, msg->round, why);
-    }
-  if (emitted)
-    {
-      _proto_peer_resolve (p, out, emitted);
-      _proto_peer_exchange_continue (p, now, out);
-    }
+    set_state (p, out, PROTO_PEER_LINKING);
 }
 
 static void
@@ -386,6 +394,151 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
     }
 }
 
+/* ---- the link pool (the data structure: proto-peer-pool.c) ---- */
+
+/* `await pool.shutdown()` (peer_pool.ts): race(all peers' destroy(), 1 s).
+ * Peer.destroy (peer.ts) resolves on simple-peer's 'close', which a peer
+ * already destroyed (its link closed by the other side, or failed) never
+ * emits again: then the race takes the full second.  Links are destroyed at
+ * once either way.  TRUE if the peer now waits out that second. */
+static gboolean
+begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
+{
+  gboolean slow = _proto_peer_pool_has_destroyed (p);
+  _proto_peer_shutdown_pool (p, out);
+  if (!slow)
+    return FALSE;
+  _proto_peer_set_nodes_self_only (p);
+  p->shutdown_then_fail = then_fail;
+  p->shutdown_deadline = dl_time_add (now, DL_S);
+  set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
+  _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+           "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
+  return TRUE;
+}
+
+static void
+handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
+{
+  Link *l = _proto_peer_find_link (p, other);
+  if (l == NULL)
+    {
+      _proto_peer_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
+      return;
+    }
+  l->state = PROTO_LINK_UP;
+  _proto_peer_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
+  _proto_peer_serves_link_up (p, other, out);
+  if (!_proto_peer_pending_remove (p, other) || p->pending->len > 0)
+    return;
+  if (p->state == PROTO_PEER_LINKING)
+    links_ready (p, now, out);
+  else if (p->state == PROTO_PEER_SYNC_LINKING)
+    {
+      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+    }
+}
+
+/* SignalForPeer: its listener throws on an unknown peer or an unexpected
+ * offer or answer (proto-peer-pool.c applies it). */
+static void
+handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  const char *uncaught = _proto_peer_pool_signal (p, msg, out);
+  if (uncaught)
+    node_exits (p, out, uncaught);
+}
+
+/* ---- model sync (its bookkeeping: proto-peer-sync.c) ---- */
+
+static void
+handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
+{
+  if (newcomer == p->id)
+    {
+      /* `void this.handleSignalNewPeer(event)`: getPeers rejects, unhandled */
+      _proto_peer_observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
+               "peers to connect contains our id (provider side)");
+      node_exits (p, out, "unhandled rejection 'peers to connect contains our id'");
+      return;
+    }
+  _proto_peer_serve (p, now, newcomer, out);
+}
+
+static void
+handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (p->cfg.robust_sync_retry && p->provider != PROTO_NO_NODE && p->provider != msg->node)
+    {
+      /* S12: re-targeted; a link to the old provider that is not up goes */
+      _proto_peer_drop_link_unless_up (p, out, p->provider);
+      g_array_set_size (p->pending, 0);
+    }
+  p->provider = msg->node;
+  if (msg->node == PROTO_SERVER && p->cfg.robust_checkpoint)
+    {
+      /* robust: the coordinator serves its checkpoint over the stream */
+      _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "the coordinator's checkpoint");
+      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+      return;
+    }
+  _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
+  if (msg->node == p->id && p->cfg.robust_sync_retry)
+    {
+      /* robust: no trained model exists anywhere; start from our own */
+      _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_SIGNAL_MODEL_PROVIDER, -1,
+                  "no trained model to sync: starts from its own");
+      p->provider = PROTO_NO_NODE;
+      p->sync_needed = FALSE;
+      p->sync_deadline = DL_TIME_NEVER;
+      after_sync (p, out);
+      return;
+    }
+  if (msg->node == p->id)
+    {
+      _proto_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
+      fail (p, out, FALSE, "training failed: peers to connect contains our id (provider is self)");
+      return;
+    }
+  _proto_peer_get_peers (p, now, out, &msg->node, 1, FALSE);
+  if (p->pending->len > 0)
+    {
+      set_state (p, out, PROTO_PEER_SYNC_LINKING);
+      /* getPeers has no timeout; robust bounds it (S12) */
+      p->sync_deadline = p->cfg.robust_sync_retry ? dl_time_add (now, p->cfg.model_sync_timeout) : DL_TIME_NEVER;
+    }
+  else
+    {
+      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
+    }
+}
+
+/* A sync wait ended (SignalModelProvider, the link, or SharedModel). */
+static void
+sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  p->sync_deadline = DL_TIME_NEVER;
+  _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
+  if (p->cfg.robust_sync_retry)
+    {
+      /* S11, S12: ask again, for as long as the peer stays; the
+       * coordinator names another provider or serves its checkpoint */
+      if (p->provider != PROTO_NO_NODE && p->provider != PROTO_SERVER)
+        _proto_peer_drop_link_unless_up (p, out, p->provider);
+      g_array_set_size (p->pending, 0);
+      p->provider = PROTO_NO_NODE;
+      begin_round (p, now, out);
+      return;
+    }
+  _proto_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
+  fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
+                       ? "training failed: timed out waiting for SignalModelProvider"
+                       : "training failed: timed out waiting for SharedModel");
+}
+
 #define CONNECTION_FAIL_ERROR "training failed: ConnectionFail (client disconnected after connection failure)"
 
 static void
@@ -408,7 +561,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       p->sync_needed = msg->joined_mid_training && p->cfg.model_sync;
       if (msg->wait_for_more && !p->enough_before_info && !p->cfg.ready_at_round_start)
         p->pause = PAUSE_PENDING;   /* pre-775's client does not read it */
-      _proto_peer_begin_round (p, now, out);
+      begin_round (p, now, out);
       return;
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
       if (p->state == PROTO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
@@ -426,7 +579,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       else if (p->state == PROTO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;
-          _proto_peer_send_ready (p, out);
+          send_ready (p, out);
         }
       return;
     case PROTO_MSG_WAITING_FOR_MORE:
@@ -443,7 +596,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
           /* setupServerCallbacks (client.ts): the listener throws */
           _proto_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
                    "Server sent multiple WaitingForMoreParticipants messages");
-          _proto_peer_node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
+          node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
           return;
         }
       p->pause = PAUSE_PENDING;
@@ -451,16 +604,17 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
                p->cfg.participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      _proto_peer_handle_signal (p, msg, out);
+      handle_signal (p, msg, out);
       return;
     case PROTO_MSG_SIGNAL_NEW_PEER:
-      _proto_peer_handle_signal_new_peer (p, now, msg->node, out);
+      handle_signal_new_peer (p, now, msg->node, out);
       return;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
-      _proto_peer_handle_signal_model_provider (p, now, msg, out);
+      handle_signal_model_provider (p, now, msg, out);
       return;
     case PROTO_MSG_SHARED_MODEL:
-      _proto_peer_handle_shared_model (p, in->from, msg, out);
+      if (_proto_peer_sync_take_model (p, in->from, msg, out))
+        after_sync (p, out);
       return;
     case PROTO_MSG_PEERS_FOR_ROUND:
       if (p->state == PROTO_PEER_PAUSED_END)
@@ -482,13 +636,13 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       }
     case PROTO_MSG_START_WEIGHT_SHARING:
       p->round_finished_pending = TRUE;
-      _proto_peer_begin_exchange (p, now, out);
+      begin_exchange (p, now, out);
       return;
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:
       if (p->state == PROTO_PEER_WAIT_PEERS || p->state == PROTO_PEER_DONE)
         {
           /* robust: a PeerIsReady again is harmless (S9) */
-          _proto_peer_send_ready (p, out);
+          send_ready (p, out);
           return;
         }
       if (p->state == PROTO_PEER_PAUSED_END)
@@ -506,15 +660,15 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
                       "a member left: the exchange ends within aggregation_wait");
           return;
         }
-      if (_proto_peer_begin_pool_shutdown (p, now, out, FALSE))
+      if (begin_pool_shutdown (p, now, out, FALSE))
         return;
       _proto_peer_set_nodes_self_only (p);
-      _proto_peer_end_round_loop (p, out);
+      end_round_loop (p, out);
       return;
     case PROTO_MSG_CONNECTION_FAIL:
-      if (_proto_peer_begin_pool_shutdown (p, now, out, TRUE))
+      if (begin_pool_shutdown (p, now, out, TRUE))
         return;
-      _proto_peer_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+      fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       return;
     case PROTO_MSG_PAYLOAD:
       handle_payload (p, now, in->from, msg, out);
@@ -540,7 +694,7 @@ wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   switch (p->state)
     {
     case PROTO_PEER_CONNECTING:
-      send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
+      _proto_peer_send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
       arm_wait (p);
       return;
     case PROTO_PEER_PAUSED_BEGIN:
@@ -551,15 +705,15 @@ wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       return;
     case PROTO_PEER_WAIT_PEERS:
     case PROTO_PEER_DONE:
-      _proto_peer_send_ready (p, out);
+      send_ready (p, out);
       return;
     case PROTO_PEER_LINKING:
     case PROTO_PEER_WAIT_DECISION:
       /* as a Retry would */
-      if (_proto_peer_begin_pool_shutdown (p, now, out, FALSE))
+      if (begin_pool_shutdown (p, now, out, FALSE))
         return;
       _proto_peer_set_nodes_self_only (p);
-      _proto_peer_end_round_loop (p, out);
+      end_round_loop (p, out);
       return;
     default:
       p->wait_deadline = DL_TIME_NEVER;
@@ -579,7 +733,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
        || p->state == PROTO_PEER_SYNC_LINKING)
       && p->sync_deadline <= now)
     {
-      _proto_peer_sync_expired (p, now, out);
+      sync_expired (p, now, out);
       return;
     }
   if (p->cfg.ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
@@ -594,14 +748,16 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     {
       p->shutdown_deadline = DL_TIME_NEVER;
       if (p->shutdown_then_fail)
-        _proto_peer_fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+        fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       else
-        _proto_peer_end_round_loop (p, out);
+        end_round_loop (p, out);
       return;
     }
   if (p->state == PROTO_PEER_EXCHANGING && p->xchg_deadline <= now)
     {
-      _proto_peer_abort_exchange (p, now, out, "no contribution for payload_timeout: the exchange is aborted");
+      /* robust: given up (proto-peer-exchange.c); back to PeerIsReady, as after a Retry */
+      _proto_peer_exchange_abort (p, out, "no contribution for payload_timeout: the exchange is aborted");
+      end_round_loop (p, out);
       return;
     }
   if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && p->cfg.robust_exchange_deadline)
@@ -655,8 +811,8 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
       if (p->state != PROTO_PEER_IDLE)
         break;
       p->connected = TRUE;
-      send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
-      _proto_peer_set_state (p, out, PROTO_PEER_CONNECTING);
+      _proto_peer_send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
+      set_state (p, out, PROTO_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
@@ -675,13 +831,13 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
       if (p->cfg.ready_at_round_start)
-        _proto_peer_begin_exchange (p, now, out);   /* pre-775: no barrier after training */
+        begin_exchange (p, now, out);   /* pre-775: no barrier after training */
       else
-        _proto_peer_end_round_loop (p, out);
+        end_round_loop (p, out);
       break;
     case PROTO_IN_LINK_UP:
       if (p->connected)
-        _proto_peer_handle_link_up (p, now, in->from, out);
+        handle_link_up (p, now, in->from, out);
       break;
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
@@ -696,7 +852,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
                             : "closed (kept in the pool)");
             /* ICE failure: simple-peer emits `error` with no listener (S28) */
             if (failed)
-              _proto_peer_node_exits (p, out, "uncaught simple-peer error 'Connection failed.'");
+              node_exits (p, out, "uncaught simple-peer error 'Connection failed.'");
           }
         break;
       }
@@ -710,7 +866,7 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
       p->connected = FALSE;
       _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      _proto_peer_set_state (p, out, PROTO_PEER_LEFT);
+      set_state (p, out, PROTO_PEER_LEFT);
       break;
     }
   DlTime after = proto_peer_next_deadline (p);

@@ -60,8 +60,8 @@ typedef struct {
   ProtoMsg next;          /* a FedModel that came while it trained (type 0: none) */
   gboolean have_next;
   FedavgMode mode;
-  LearnWeights *initial;  /* async modes: w0, the common initial model */
-  LearnWeights *base;     /* async modes: the global model it trains from (version `round`) */
+  LearnWeights *initial;  /* w0, the common initial model */
+  LearnWeights *base;     /* the global model it trains from (round or version `round`) */
 } Client;
 
 static void
@@ -110,20 +110,23 @@ take_global (Client *c, const ProtoMsg *m, guint rounds, ProtoOutbox *out)
                         "%s", "global model");
 }
 
+/* It trains from the model the FedModel carries (w0 when it carries none:
+ * round 0), also when the server draws it again for a round it has
+ * trained in (a round that got no update is drawn again), never from its
+ * own trained model; take_global observes that round's model once. */
 static void
 on_model (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
   take_global (c, m, m->round, out);
   c->round = m->round;
-  if (c->mode != FEDAVG_MODE_SYNC)
-    {
-      g_clear_pointer (&c->base, learn_weights_unref);
-      c->base = global_of (c, m);
-    }
+  g_clear_pointer (&c->base, learn_weights_unref);
+  c->base = global_of (c, m);
+  if (!c->base)
+    c->base = learn_weights_ref (c->initial);
   state_to (c, out, CLIENT_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
-  a->weights = learn_weights_ref (c->mode == FEDAVG_MODE_SYNC ? c->model : c->base);
+  a->weights = learn_weights_ref (c->base);
   a->round = c->round;
 }
 
@@ -333,8 +336,7 @@ fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   c->samples = MAX (env->samples, 1);   /* model none: no data, equal weights */
   c->model = learn_weights_ref (env->initial);
   c->mode = fedavg_config (cfg)->mode;
-  if (c->mode != FEDAVG_MODE_SYNC)
-    c->initial = learn_weights_ref (env->initial);
+  c->initial = learn_weights_ref (env->initial);
   c->state = CLIENT_CONNECTING;
   return proto_machine_wrap (&client_class, c);
 }

@@ -482,6 +482,9 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
   switch (msg->type)
     {
     case PROTO_MSG_CLIENT_CONNECTED:
+      /* a member's repeat (its NewNodeInfo was lost: gossip-peer.c says
+       * ClientConnected again after payload_timeout in connecting) is
+       * answered as the first was, and it stays one member */
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       if (!m)
         {
@@ -517,13 +520,22 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       }
       if (gossip_config (&c->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
         {
-          /* its bootstrap contacts: the last peers to join (gossip-dht.c) */
+          /* its bootstrap contacts: the last peers to join (gossip-dht.c),
+           * itself not among them (a repeat: it may be) */
+          g_autoptr (GArray) boot = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+          gboolean listed = FALSE;
+          for (guint i = 0; i < c->recent->len; i++)
+            if (g_array_index (c->recent, ProtoNodeId, i) != from)
+              g_array_append_val (boot, g_array_index (c->recent, ProtoNodeId, i));
+            else
+              listed = TRUE;
           ProtoMsg r;
           proto_msg_init (&r, PROTO_MSG_DHT_NODES);
           r.round = 0;
-          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) c->recent->data, c->recent->len);
+          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) boot->data, boot->len);
           send (c, out, from, &r);
-          g_array_append_val (c->recent, from);
+          if (!listed)
+            g_array_append_val (c->recent, from);
           if (c->recent->len > MAX (gossip_config (&c->cfg)->dht_k, 1))
             g_array_remove_index (c->recent, 0);
         }

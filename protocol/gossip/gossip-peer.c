@@ -138,9 +138,10 @@ set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
   p->state = s;
   /* a wait for the coordinator ends after payload_timeout: a message on its
    * stream may have been lost (a partition); the peer then says again
-   * where it is (as DISCO's robust does: proto-config.h robust_wait_timeout) */
+   * where it is (as DISCO's robust does: proto-config.h robust_wait_timeout);
+   * in connecting, ClientConnected again: its NewNodeInfo may be lost */
   p->wait_deadline = (s == GOSSIP_PEER_WAIT_LIST && !p->dht) || s == GOSSIP_PEER_WAIT_GRAPH
-                     || (s == GOSSIP_PEER_DONE && !p->dht)
+                     || (s == GOSSIP_PEER_DONE && !p->dht) || s == GOSSIP_PEER_CONNECTING
                      ? dl_time_add (p->now, p->cfg.payload_timeout) : DL_TIME_NEVER;
   /* push-pull: the next list waits for the others' exchanges, a cycle at most */
   if (push_pull (p) && p->wait_deadline != DL_TIME_NEVER)
@@ -1105,12 +1106,16 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
           send_server (p, out, &m);
           p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
         }
-      if ((p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH) && now >= p->wait_deadline)
+      if ((p->state == GOSSIP_PEER_CONNECTING || p->state == GOSSIP_PEER_WAIT_LIST
+           || p->state == GOSSIP_PEER_WAIT_GRAPH)
+          && now >= p->wait_deadline)
         {
           observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, -1, -1,
                       "no answer from the coordinator: says again where it is");
           ProtoMsg m;
-          if (p->state == GOSSIP_PEER_WAIT_LIST)
+          if (p->state == GOSSIP_PEER_CONNECTING)
+            proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);   /* no NewNodeInfo: admitted again */
+          else if (p->state == GOSSIP_PEER_WAIT_LIST)
             proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
           else
             {
@@ -1195,7 +1200,7 @@ gossip_peer_next_deadline (const GossipPeer *p)
   DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? MIN (p->xchg_deadline, p->pp_push_at)
              : p->state == GOSSIP_PEER_SYNCING  ? p->sync_deadline
                                                 : DL_TIME_NEVER;
-  if (p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH
+  if (p->state == GOSSIP_PEER_CONNECTING || p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH
       || (p->state == GOSSIP_PEER_DONE && p->helper))
     t = MIN (t, p->wait_deadline);
   return MIN (t, gossip_dht_next_deadline (p->dht));

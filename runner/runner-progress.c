@@ -1,14 +1,14 @@
-/* run-progress.c — progress of a sweep, for a terminal or a log
- * (run-progress.h).  A leaf: it knows jobs by index and point group, never
- * the scenario or the simulator.  The ETA was the mean run time times the
- * runs left divided over nothing: with 9 runs on 8 workers it said "1 s"
- * when the ninth had just started 11 s of work, and a sweep whose later
- * points are larger was always late; cli_progress_eta_s schedules the runs
- * left on the workers instead. */
+/* runner-progress.c — progress of a sweep, for a terminal or a log
+ * (runner-progress.h).  A leaf: it knows jobs by index and point group,
+ * never the scenario or the simulator, and it returns text, never prints.
+ * The ETA was the mean run time times the runs left divided over nothing:
+ * with 9 runs on 8 workers it said "1 s" when the ninth had just started
+ * 11 s of work, and a sweep whose later points are larger was always late;
+ * runner_progress_eta_s schedules the runs left on the workers instead. */
 #define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
 #include "config.h"
 
-#include "cli/run-progress.h"
+#include "runner/runner-progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,27 +22,24 @@ typedef struct {
   guint64 events;
 } Job;
 
-struct _CliProgress {
-  char *cmd;
-  CliProgressMode mode;
+struct _RunnerProgress {
+  RunnerProgressMode mode;
   guint n_jobs, workers, n_groups;
   guint *group;
   Job *jobs;              /* shared memory: n_jobs */
   gsize jobs_bytes;
   gint64 interval_us;
-  gint64 t0_us, last_us;  /* the sweep's start, the last line printed */
+  gint64 t0_us, last_us;  /* the sweep's start, the last text given */
   guint64 last_events;    /* events at the last line */
   guint last_done;        /* runs ended at the last line */
-  gboolean printed;       /* STATUS: a line was printed */
-  FILE *out;
+  gboolean printed;       /* STATUS: a line was due */
 };
 
-CliProgress *
-cli_progress_new (const char *cmd, CliProgressMode mode, guint n_jobs, const guint *group, guint workers,
-                  gint64 interval_us, FILE *out)
+RunnerProgress *
+runner_progress_new (RunnerProgressMode mode, guint n_jobs, const guint *group, guint workers, gint64 interval_us,
+                     gint64 now_us)
 {
-  CliProgress *p = g_new0 (CliProgress, 1);
-  p->cmd = g_strdup (cmd);
+  RunnerProgress *p = g_new0 (RunnerProgress, 1);
   p->mode = mode;
   p->n_jobs = n_jobs;
   p->workers = MAX (workers, 1);
@@ -59,16 +56,15 @@ cli_progress_new (const char *cmd, CliProgressMode mode, guint n_jobs, const gui
       /* no progress is no reason to refuse the sweep: report nothing */
       p->jobs = g_new0 (Job, MAX (n_jobs, 1));
       p->jobs_bytes = 0;
-      p->mode = CLI_PROGRESS_NONE;
+      p->mode = RUNNER_PROGRESS_NONE;
     }
   p->interval_us = interval_us;
-  p->t0_us = p->last_us = g_get_monotonic_time ();
-  p->out = out;
+  p->t0_us = p->last_us = now_us;
   return p;
 }
 
 void
-cli_progress_free (CliProgress *p)
+runner_progress_free (RunnerProgress *p)
 {
   if (!p)
     return;
@@ -77,12 +73,17 @@ cli_progress_free (CliProgress *p)
   else
     g_free (p->jobs);
   g_free (p->group);
-  g_free (p->cmd);
   g_free (p);
 }
 
+RunnerProgressMode
+runner_progress_mode (const RunnerProgress *p)
+{
+  return p->mode;
+}
+
 gint64
-cli_progress_interval_from_env (void)
+runner_progress_interval_from_env (void)
 {
   const char *s = g_getenv ("DLSIM_PROGRESS_INTERVAL");
   if (s && *s)
@@ -96,14 +97,14 @@ cli_progress_interval_from_env (void)
 }
 
 void
-cli_progress_job_start (CliProgress *p, guint job, gint64 now_us)
+runner_progress_job_start (RunnerProgress *p, guint job, gint64 now_us)
 {
   g_return_if_fail (job < p->n_jobs);
   __atomic_store_n (&p->jobs[job].start_us, MAX (now_us, 1), __ATOMIC_RELEASE);
 }
 
 void
-cli_progress_job_sim (CliProgress *p, guint job, DlTime sim_now, guint64 events)
+runner_progress_job_sim (RunnerProgress *p, guint job, DlTime sim_now, guint64 events)
 {
   g_return_if_fail (job < p->n_jobs);
   __atomic_store_n (&p->jobs[job].sim_now, (gint64) sim_now, __ATOMIC_RELAXED);
@@ -111,7 +112,7 @@ cli_progress_job_sim (CliProgress *p, guint job, DlTime sim_now, guint64 events)
 }
 
 void
-cli_progress_job_end (CliProgress *p, guint job, gint64 now_us)
+runner_progress_job_end (RunnerProgress *p, guint job, gint64 now_us)
 {
   g_return_if_fail (job < p->n_jobs);
   __atomic_store_n (&p->jobs[job].end_us, MAX (now_us, 1), __ATOMIC_RELEASE);
@@ -125,7 +126,7 @@ cmp_double (gconstpointer a, gconstpointer b)
 }
 
 double
-cli_progress_eta_s (const CliProgress *p, gint64 now_us)
+runner_progress_eta_s (const RunnerProgress *p, gint64 now_us)
 {
   g_autofree double *sum = g_new0 (double, MAX (p->n_groups, 1));
   g_autofree guint *count = g_new0 (guint, MAX (p->n_groups, 1));
@@ -184,7 +185,7 @@ cli_progress_eta_s (const CliProgress *p, gint64 now_us)
 }
 
 static guint64
-total_events (const CliProgress *p)
+total_events (const RunnerProgress *p)
 {
   guint64 n = 0;
   for (guint i = 0; i < p->n_jobs; i++)
@@ -193,7 +194,7 @@ total_events (const CliProgress *p)
 }
 
 static guint
-runs_done (const CliProgress *p)
+runs_done (const RunnerProgress *p)
 {
   guint done = 0;
   for (guint i = 0; i < p->n_jobs; i++)
@@ -213,14 +214,14 @@ append_seconds (GString *s, double v)
 }
 
 char *
-cli_progress_describe (CliProgress *p, gint64 now_us)
+runner_progress_describe (RunnerProgress *p, gint64 now_us)
 {
   guint done = runs_done (p);
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "%u/%u runs, ", done, p->n_jobs);
   append_seconds (s, (double) (now_us - p->t0_us) / 1e6);
   g_string_append (s, " elapsed");
-  double eta = cli_progress_eta_s (p, now_us);
+  double eta = runner_progress_eta_s (p, now_us);
   if (done < p->n_jobs)
     {
       g_string_append (s, ", ETA ");
@@ -258,71 +259,35 @@ cli_progress_describe (CliProgress *p, gint64 now_us)
   return g_string_free (s, FALSE);
 }
 
-void
-cli_progress_tick (CliProgress *p, gint64 now_us)
+char *
+runner_progress_tick (RunnerProgress *p, gint64 now_us)
 {
   switch (p->mode)
     {
-    case CLI_PROGRESS_NONE:
-      return;
-    case CLI_PROGRESS_LINE:
+    case RUNNER_PROGRESS_NONE:
+      return NULL;
+    case RUNNER_PROGRESS_LINE:
       if (now_us - p->last_us < G_USEC_PER_SEC / 2)
-        return;
-      {
-        g_autofree char *t = cli_progress_describe (p, now_us);
-        fprintf (p->out, "\r\033[K[%s]", t);
-        fflush (p->out);
-      }
-      return;
-    case CLI_PROGRESS_STATUS:
+        return NULL;
+      return runner_progress_describe (p, now_us);
+    case RUNNER_PROGRESS_STATUS:
       /* interval 0: a line each time a run has ended */
       if (now_us - p->last_us < p->interval_us || (p->interval_us == 0 && runs_done (p) == p->last_done)
-          || runs_done (p) == p->n_jobs)   /* cli_progress_finish says the end */
-        return;
-      {
-        g_autofree char *t = cli_progress_describe (p, now_us);
-        fprintf (p->out, "dlsim %s: %s\n", p->cmd, t);
-        fflush (p->out);
-        p->printed = TRUE;
-      }
-      return;
+          || runs_done (p) == p->n_jobs)   /* runner_progress_finish says the end */
+        return NULL;
+      p->printed = TRUE;
+      return runner_progress_describe (p, now_us);
     }
+  return NULL;
 }
 
-void
-cli_progress_clear_line (CliProgress *p)
+char *
+runner_progress_finish (RunnerProgress *p, gint64 now_us)
 {
-  if (p->mode == CLI_PROGRESS_LINE)
-    fputs ("\r\033[K", p->out);
-}
-
-void
-cli_progress_finish (CliProgress *p, gint64 now_us)
-{
-  switch (p->mode)
-    {
-    case CLI_PROGRESS_NONE:
-      return;
-    case CLI_PROGRESS_LINE:
-      {
-        /* the last line: the whole sweep's rate, not the last half second's */
-        p->last_us = p->t0_us;
-        p->last_events = 0;
-        g_autofree char *t = cli_progress_describe (p, now_us);
-        fprintf (p->out, "\r\033[K[%s]\n", t);
-        fflush (p->out);
-      }
-      return;
-    case CLI_PROGRESS_STATUS:
-      if (p->printed)
-        {
-          /* the last line: the whole sweep's rate, not the last interval's */
-          p->last_us = p->t0_us;
-          p->last_events = 0;
-          g_autofree char *t = cli_progress_describe (p, now_us);
-          fprintf (p->out, "dlsim %s: %s (end)\n", p->cmd, t);
-          fflush (p->out);
-        }
-      return;
-    }
+  if (p->mode == RUNNER_PROGRESS_NONE || (p->mode == RUNNER_PROGRESS_STATUS && !p->printed))
+    return NULL;
+  /* the last line: the whole sweep's rate, not the last interval's */
+  p->last_us = p->t0_us;
+  p->last_events = 0;
+  return runner_progress_describe (p, now_us);
 }

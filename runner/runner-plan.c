@@ -1,0 +1,540 @@
+/* runner-plan.c — a sweep's jobs and their execution (runner-plan.h):
+ * loading every file first (nothing runs after a load error), the jobs a
+ * database lacks, and the work queue of -j's forked workers, each run
+ * through runner_run_point.  Ctrl-C (the caller's stop flag) stops the runs
+ * in progress (outcome `interrupted`) and keeps every finished run.
+ * Wall-clock time is measured here for the progress, never in the
+ * simulator; nothing here prints. */
+#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
+#include "config.h"
+
+#include "runner/runner-plan.h"
+
+#include "results/res-query.h"
+#include "runner/runner.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void
+runner_plan_init (RunnerPlan *plan)
+{
+  memset (plan, 0, sizeof *plan);
+  plan->scenarios = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_scenario_free);
+  plan->jobs = g_array_new (FALSE, TRUE, sizeof (RunnerJob));
+  plan->outcomes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+void
+runner_plan_clear (RunnerPlan *plan)
+{
+  g_clear_pointer (&plan->jobs, g_array_unref);
+  g_clear_pointer (&plan->scenarios, g_ptr_array_unref);
+  g_clear_pointer (&plan->outcomes, g_hash_table_unref);
+}
+
+static gint
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+gboolean
+runner_collect_files (const char *path, GPtrArray *out, GError **error)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, error);
+      if (!dir)
+        return FALSE;
+      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      const char *n;
+      while ((n = g_dir_read_name (dir)))
+        g_ptr_array_add (names, g_build_filename (path, n, NULL));
+      g_ptr_array_sort (names, cmp_str);
+      for (guint i = 0; i < names->len; i++)
+        {
+          const char *f = names->pdata[i];
+          if (g_file_test (f, G_FILE_TEST_IS_DIR))
+            {
+              if (!runner_collect_files (f, out, error))
+                return FALSE;
+            }
+          else if (g_str_has_suffix (f, ".ini"))
+            g_ptr_array_add (out, g_strdup (f));
+        }
+      return TRUE;
+    }
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such file or directory", path);
+      return FALSE;
+    }
+  g_ptr_array_add (out, g_strdup (path));
+  return TRUE;
+}
+
+gboolean
+runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, gboolean has_seed, guint64 seed,
+                  gboolean only_expect, GError **error)
+{
+  guint group = 0;
+  for (guint f = 0; f < files->len; f++)
+    {
+      SimScenario *s = sim_scenario_load (files->pdata[f], sets, error);
+      if (!s)
+        return FALSE;
+      gboolean has_expect = FALSE;
+      for (guint p = 0; p < s->points->len; p++)
+        has_expect |= ((SimPoint *) s->points->pdata[p])->expects->len > 0;
+      if (only_expect && !has_expect)
+        {
+          sim_scenario_free (s);
+          continue;
+        }
+      g_ptr_array_add (plan->scenarios, s);
+      guint64 base = has_seed ? seed : s->seed;
+      for (guint p = 0; p < s->points->len; p++, group++)
+        for (guint r = 0; r < s->repeat; r++)
+          {
+            RunnerJob j = { .scenario = s, .point = s->points->pdata[p], .seed = base + r, .group = group };
+            g_array_append_val (plan->jobs, j);
+          }
+    }
+  return TRUE;
+}
+
+guint
+runner_plan_skip_done (RunnerPlan *plan, ResDb *db)
+{
+  g_autoptr (GHashTable) done = res_db_finished_identities (db);
+  if (g_hash_table_size (done) == 0)
+    return 0;
+  GArray *keep = g_array_new (FALSE, FALSE, sizeof (RunnerJob));
+  for (guint i = 0; i < plan->jobs->len; i++)
+    {
+      RunnerJob *j = &g_array_index (plan->jobs, RunnerJob, i);
+      g_autofree char *id = res_run_identity (j->scenario, j->point, j->seed);
+      if (!g_hash_table_contains (done, id))
+        g_array_append_val (keep, *j);
+    }
+  guint skipped = plan->jobs->len - keep->len;
+  g_array_unref (plan->jobs);
+  plan->jobs = keep;
+  return skipped;
+}
+
+gboolean
+runner_plan_select (RunnerPlan *plan, ResDb *db, guint k, guint n, gboolean resume, guint *out_skipped,
+                    guint *out_redone, GError **error)
+{
+  g_return_val_if_fail (n >= 1 && k < n, FALSE);
+  GArray *keep = g_array_new (FALSE, FALSE, sizeof (RunnerJob));
+  guint skipped = 0, redone = 0;
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < plan->jobs->len; i++)
+    {
+      RunnerJob j = g_array_index (plan->jobs, RunnerJob, i);
+      j.run_id = i + 1;
+      if (i % n != k)
+        continue;
+      g_autoptr (ResRows) st = res_db_run_slot (db, j.run_id);
+      if (res_rows_next (st))
+        {
+          const char *name = res_rows_text (st, 0);
+          gboolean same = g_strcmp0 (name, j.scenario->name) == 0
+                          && res_rows_int64 (st, 1) == (gint64) j.point->index
+                          && (guint64) res_rows_int64 (st, 2) == j.seed;
+          const char *outcome = res_rows_text (st, 3);
+          gboolean finished = outcome && strcmp (outcome, "interrupted") != 0 && strcmp (outcome, "error") != 0;
+          if (!same)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                           "run %" G_GINT64_FORMAT " of the database is another run (%s, point %lld, seed %lld): "
+                           "--shard and --resume need this sweep's database or a new one", j.run_id,
+                           name ? name : "?", (long long) res_rows_int64 (st, 1),
+                           (long long) res_rows_int64 (st, 2));
+              ok = FALSE;
+            }
+          else if (!resume)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                           "run %" G_GINT64_FORMAT " is already in the database: --resume runs what is missing",
+                           j.run_id);
+              ok = FALSE;
+            }
+          else if (finished)
+            skipped++;
+          else
+            {
+              g_clear_pointer (&st, res_rows_free);
+              ok = res_db_delete_run (db, j.run_id, error);
+              redone++;
+              if (ok)
+                g_array_append_val (keep, j);
+            }
+        }
+      else
+        g_array_append_val (keep, j);
+    }
+  if (!ok)
+    {
+      g_array_unref (keep);
+      return FALSE;
+    }
+  g_array_unref (plan->jobs);
+  plan->jobs = keep;
+  plan->ids_fixed = TRUE;
+  if (out_skipped)
+    *out_skipped = skipped;
+  if (out_redone)
+    *out_redone = redone;
+  return TRUE;
+}
+
+/* One execution: the plan, its options and its progress. */
+typedef struct {
+  RunnerPlan *plan;
+  const RunnerExecOptions *o;
+  RunnerProgress *progress;
+} Exec;
+
+static gboolean
+stopped (const Exec *x)
+{
+  return x->o->stop && *x->o->stop;
+}
+
+/* A progress line, if one is due. */
+static void
+tick (Exec *x)
+{
+  g_autofree char *t = runner_progress_tick (x->progress, g_get_monotonic_time ());
+  if (t && x->o->line)
+    x->o->line (x->o->ud, t, FALSE);
+}
+
+static void
+finish (Exec *x)
+{
+  g_autofree char *t = runner_progress_finish (x->progress, g_get_monotonic_time ());
+  if (t && x->o->line)
+    x->o->line (x->o->ud, t, TRUE);
+}
+
+/* A job's end, in the process that runs the plan: counted, then told. */
+static void
+tally (Exec *x, const RunnerJobDone *d)
+{
+  RunnerPlan *plan = x->plan;
+  if (d->outcome != SIM_OUTCOME_INTERRUPTED)
+    {
+      if (d->failed->len == 0)
+        plan->passed++;
+      else
+        plan->failed++;
+    }
+  const char *o = sim_outcome_name (d->outcome);
+  g_hash_table_insert (plan->outcomes, g_strdup (o),
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
+  if (x->o->done)
+    x->o->done (x->o->ud, &g_array_index (plan->jobs, RunnerJob, d->index), d);
+}
+
+/* A run's progress as the world reports it (every simulated second):
+ * into the sweep's shared table, and, in the sequential loop, the line
+ * given when due. */
+typedef struct {
+  Exec *x;
+  guint index;          /* this run's 0-based position */
+  gboolean tick;
+} Live;
+
+static void
+live_progress (gpointer ud, DlTime now, guint64 events)
+{
+  Live *l = ud;
+  runner_progress_job_sim (l->x->progress, l->index, now, events);
+  if (l->tick)
+    tick (l->x);
+}
+
+/* Runs job `index` into db, telling the progress table; tick: give its
+ * lines when due (the sequential loop; a worker only writes the shared
+ * table).  FALSE on a database error or a run that ended in error (fatal);
+ * else d (runner_job_done_clear) says how the run ended. */
+static gboolean
+run_job (Exec *x, ResDb *db, guint index, gboolean with_tick, RunnerJobDone *d, GError **error)
+{
+  const RunnerJob *job = &g_array_index (x->plan->jobs, RunnerJob, index);
+  runner_progress_job_start (x->progress, index, g_get_monotonic_time ());
+  Live lv = { x, index, with_tick };
+  RunnerOptions ro = { .db = db, .run_id = job->run_id, .no_events = x->o->no_events, .interrupt = x->o->stop,
+                       .progress = live_progress, .progress_data = &lv };
+  RunnerResult rr;
+  gboolean ran = runner_run_point (job->scenario, job->point, job->seed, &ro, &rr, error);
+  const SimResult *res = &rr.result;
+  if (rr.ran)
+    {
+      runner_progress_job_sim (x->progress, index, res->end, res->events);
+      runner_progress_job_end (x->progress, index, rr.end_us);
+    }
+  if (ran && res->outcome == SIM_OUTCOME_ERROR)
+    {
+      /* a broken guest: what it recorded stays, with outcome error */
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s (seed %" G_GUINT64_FORMAT ", run %" G_GINT64_FORMAT "): %s",
+                   job->scenario->path, job->seed, job->run_id, res->error);
+      ran = FALSE;
+    }
+  if (ran)
+    {
+      *d = (RunnerJobDone) { .index = index, .outcome = res->outcome, .checked = rr.checked,
+                             .failed = g_steal_pointer (&rr.failed) };
+    }
+  runner_result_clear (&rr);
+  return ran;
+}
+
+static void
+job_done_clear (RunnerJobDone *d)
+{
+  g_clear_pointer (&d->failed, g_ptr_array_unref);
+}
+
+static RunnerExecStatus
+execute_here (Exec *x, ResDb *db, GError **error)
+{
+  for (guint i = 0; i < x->plan->jobs->len && !stopped (x); i++)
+    {
+      RunnerJobDone d;
+      if (!run_job (x, db, i, TRUE, &d, error))
+        return RUNNER_EXEC_ERROR;
+      tally (x, &d);
+      job_done_clear (&d);
+      tick (x);
+    }
+  finish (x);
+  return RUNNER_EXEC_OK;
+}
+
+/* A worker's record of a finished job on the pipe: "INDEX\tOUTCOME\t
+ * CHECKED\tNFAILED" and then each failed line, every piece ending in a
+ * NUL. */
+static gboolean
+write_done (int fd, const RunnerJobDone *d)
+{
+  g_autoptr (GString) rec = g_string_new (NULL);
+  g_string_append_printf (rec, "%u\t%d\t%u\t%u", d->index, (int) d->outcome, d->checked, d->failed->len);
+  g_string_append_c (rec, '\0');
+  for (guint i = 0; i < d->failed->len; i++)
+    {
+      g_string_append (rec, d->failed->pdata[i]);
+      g_string_append_c (rec, '\0');
+    }
+  return write (fd, rec->str, rec->len) == (ssize_t) rec->len;
+}
+
+/* Reads the records of write_done from a pipe, piece by piece. */
+typedef struct {
+  RunnerJobDone d;
+  guint want;        /* failed lines still to come */
+  gboolean open;     /* a header was read */
+} Reader;
+
+/* TRUE when the piece ended a record (its job is counted and told; a
+ * malformed header is passed over). */
+static gboolean
+read_piece (Exec *x, Reader *r, const char *piece)
+{
+  if (r->open)
+    {
+      g_ptr_array_add (r->d.failed, g_strdup (piece));
+      r->want--;
+    }
+  else
+    {
+      g_auto (GStrv) f = g_strsplit (piece, "\t", 4);
+      guint64 index = f[0] ? g_ascii_strtoull (f[0], NULL, 10) : G_MAXUINT64;
+      if (g_strv_length (f) != 4 || index >= x->plan->jobs->len)
+        return TRUE;
+      r->d = (RunnerJobDone) { .index = (guint) index, .outcome = (SimOutcome) g_ascii_strtoll (f[1], NULL, 10),
+                               .checked = (guint) g_ascii_strtoull (f[2], NULL, 10),
+                               .failed = g_ptr_array_new_with_free_func (g_free) };
+      r->want = (guint) g_ascii_strtoull (f[3], NULL, 10);
+      r->open = TRUE;
+    }
+  if (r->open && r->want == 0)
+    {
+      tally (x, &r->d);
+      job_done_clear (&r->d);
+      r->open = FALSE;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* A forked worker: takes the next job from the shared counter until there
+ * is none (or the stop flag is raised), writing into its own database
+ * file and a record per job into the pipe. */
+G_GNUC_NORETURN static void
+worker_main (Exec *x, const char *wpath, guint *next_job, int fd)
+{
+  g_autoptr (GError) werr = NULL;
+  ResDb *wdb = res_db_open (wpath, &werr);
+  int rc = 0;
+  for (guint i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST); wdb && i < x->plan->jobs->len && !stopped (x);
+       i = __atomic_fetch_add (next_job, 1, __ATOMIC_SEQ_CST))
+    {
+      RunnerJobDone d;
+      if (!run_job (x, wdb, i, FALSE, &d, &werr))
+        {
+          rc = 1;
+          break;
+        }
+      if (!write_done (fd, &d))
+        rc = 1;
+      job_done_clear (&d);
+    }
+  if (werr && x->o->worker_error)
+    x->o->worker_error (x->o->ud, werr->message);
+  res_db_close (wdb);
+  _exit (wdb ? rc : 1);
+}
+
+static RunnerExecStatus
+execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **error)
+{
+  RunnerPlan *plan = x->plan;
+  int pipefd[2];
+  if (pipe (pipefd) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "pipe: %s", g_strerror (errno));
+      return RUNNER_EXEC_ERROR;
+    }
+  /* a work queue: the next job index, shared by the forked workers; each
+   * takes the next job when it is free (run ids are fixed in advance, so
+   * which worker runs a job changes nothing in the results) */
+  guint *next_job = mmap (NULL, sizeof (guint), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (next_job == MAP_FAILED)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "mmap: %s", g_strerror (errno));
+      return RUNNER_EXEC_ERROR;
+    }
+  *next_job = 0;
+  fflush (NULL);
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  for (guint k = 0; k < workers; k++)
+    {
+      char *wpath = g_strdup_printf ("%s.worker%u-%d", x->o->db_path, k, (int) getpid ());
+      res_db_remove_files (wpath);
+      g_ptr_array_add (paths, wpath);
+      pid_t pid = fork ();
+      if (pid == 0)
+        {
+          close (pipefd[0]);
+          worker_main (x, wpath, next_job, pipefd[1]);
+        }
+      if (pid < 0)
+        {
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "fork: %s", g_strerror (errno));
+          return RUNNER_EXEC_ERROR;
+        }
+      g_array_append_val (pids, pid);
+    }
+  close (pipefd[1]);
+  GString *buf = g_string_new (NULL);
+  Reader reader = { 0 };
+  char chunk[4096];
+  for (;;)
+    {
+      /* the workers write the progress table; the parent gives its lines
+       * when due, between their records */
+      struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+      int pr = poll (&pfd, 1, x->o->progress_mode == RUNNER_PROGRESS_NONE ? -1 : 250);
+      tick (x);
+      if (pr == 0 || (pr < 0 && errno == EINTR))
+        continue;
+      ssize_t n = read (pipefd[0], chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      g_string_append_len (buf, chunk, n);
+      gsize start = 0;
+      for (gsize i = 0; i < buf->len; i++)
+        if (buf->str[i] == '\0')
+          {
+            gboolean ended = read_piece (x, &reader, buf->str + start);
+            start = i + 1;
+            if (ended)
+              tick (x);
+          }
+      g_string_erase (buf, 0, start);
+    }
+  job_done_clear (&reader.d);
+  g_string_free (buf, TRUE);
+  close (pipefd[0]);
+  finish (x);
+  int worst = 0;
+  for (guint k = 0; k < pids->len; k++)
+    {
+      int status = 0;
+      while (waitpid (g_array_index (pids, pid_t, k), &status, 0) < 0 && errno == EINTR)
+        ;
+      if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        worst = 1;
+    }
+  g_array_unref (pids);
+  munmap (next_job, sizeof (guint));
+  for (guint k = 0; k < paths->len; k++)
+    {
+      if (!res_db_merge (db, paths->pdata[k], error))
+        {
+          g_prefix_error (error, "merging %s: ", (char *) paths->pdata[k]);
+          return RUNNER_EXEC_ERROR;
+        }
+      res_db_remove_files (paths->pdata[k]);
+    }
+  /* outcome counts come from the merged database */
+  g_hash_table_remove_all (plan->outcomes);
+  g_autoptr (ResRows) st = res_db_outcome_counts (db, first_id);
+  while (res_rows_next (st))
+    g_hash_table_insert (plan->outcomes, g_strdup (res_rows_text (st, 0)),
+                         GUINT_TO_POINTER ((guint) res_rows_int (st, 1)));
+  if (worst && !stopped (x))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a worker failed");
+      return RUNNER_EXEC_ERROR;
+    }
+  return RUNNER_EXEC_OK;
+}
+
+RunnerExecStatus
+runner_plan_execute (RunnerPlan *plan, ResDb *db, const RunnerExecOptions *o, GError **error)
+{
+  gint64 next_id = 1;
+  if (plan->ids_fixed)
+    next_id = plan->jobs->len ? g_array_index (plan->jobs, RunnerJob, 0).run_id : next_id;
+  else if (!res_db_next_run_ids (db, plan->jobs->len, &next_id, error))
+    return RUNNER_EXEC_ERROR;
+  else
+    for (guint i = 0; i < plan->jobs->len; i++)
+      g_array_index (plan->jobs, RunnerJob, i).run_id = next_id + i;
+  guint workers = MAX (MIN (o->workers, plan->jobs->len), 1);
+  g_autofree guint *groups = g_new0 (guint, MAX (plan->jobs->len, 1));
+  for (guint i = 0; i < plan->jobs->len; i++)
+    groups[i] = g_array_index (plan->jobs, RunnerJob, i).group;
+  g_autoptr (RunnerProgress) progress = runner_progress_new (o->progress_mode, plan->jobs->len, groups, workers,
+                                                             o->progress_interval_us, g_get_monotonic_time ());
+  Exec x = { plan, o, progress };
+  RunnerExecStatus st = workers <= 1 ? execute_here (&x, db, error) : execute_workers (&x, db, workers, next_id, error);
+  if (st == RUNNER_EXEC_OK && stopped (&x))
+    st = RUNNER_EXEC_INTERRUPTED;
+  return st;
+}

@@ -1,0 +1,55 @@
+#!/bin/sh
+# tests/family-folder.sh — a protocol family is a folder (issue 34): outside
+# protocol/FAMILY/, docs/, tests/, scenarios/ and guests/, the code names a
+# family only in its registry line (protocol/proto-machine.c) and its
+# include line (protocol/local.mk).  tools/family-mentions lists every other
+# place; this test fails on one that docs/architecture.md's table "Family
+# names outside their folder" does not name (file, family and the name),
+# and on a row or a name of that table that is gone.  So the world, the
+# CLI, results, plots, explore, runner, testbed or sim naming fedavg (or
+# any family, in a new place) fails here.  Cheap: it reads the sources.
+set -u
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
+src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
+doc=$src/docs/architecture.md
+
+found=$(python3 "$src/tools/family-mentions" --src "$src") || ko "tools/family-mentions failed"
+table=$(awk '$0 == "## Family names outside their folder" { on = 1; next } /^## / { on = 0 } on' "$doc" | grep '^| `')
+[ -n "$table" ] || ko "docs/architecture.md has no table \"Family names outside their folder\""
+# every mention: a row with its file and family that names it
+printf '%s\n' "$found" | grep . | while IFS= read -r line; do
+  file=${line%%: *} rest=${line#*: }
+  fam=${rest%%: *} name=${rest#*: }
+  printf '%s\n' "$table" | grep -F "| \`$file\` | $fam |" | grep -q -F "\`$name\`" || echo "$line"
+done > "$tmp/unnamed"
+if [ -s "$tmp/unnamed" ]; then
+  ko "family names outside their folder that docs/architecture.md does not name:
+$(cat "$tmp/unnamed")"
+else
+  ok "every family name outside its folder is named ($(printf '%s\n' "$found" | grep -c .))"
+fi
+# fedavg, the proof (issue 34 §6): named nowhere outside its folder
+printf '%s\n' "$found" | grep -q ': fedavg: ' && ko "fedavg is named outside its folder: $(printf '%s\n' "$found" | grep ': fedavg: ')" \
+  || ok "fedavg is named nowhere outside protocol/fedavg/ but its two lines"
+# every row, and every name in it: still found
+printf '%s\n' "$table" | while IFS= read -r row; do
+  file=$(printf '%s\n' "$row" | cut -d'|' -f2 | sed -n 's/^ `\([^`]*\)` $/\1/p')
+  fam=$(printf '%s\n' "$row" | cut -d'|' -f3 | tr -d ' ')
+  for name in $(printf '%s\n' "$row" | cut -d'|' -f4 | grep -o '`[^`]*`' | tr -d '`'); do
+    printf '%s\n' "$found" | grep -q -x -F "$file: $fam: $name" || echo "$file: $fam: $name"
+  done
+done > "$tmp/stale"
+[ -s "$tmp/stale" ] && ko "docs/architecture.md names family names that are gone: $(cat "$tmp/stale")" \
+  || ok "every name in the table is still there"
+
+# the tool finds a planted mention, and not the two lines of registration
+mkdir -p "$tmp/tree/protocol/fam" "$tmp/tree/sim"
+printf '#define PROTO_FAMILIES(X) \\\n  X (fam)   /* protocol/fam/fam-family.c */ \\\n\n' > "$tmp/tree/protocol/proto-machine.c"
+printf 'include protocol/fam/local.mk\n' > "$tmp/tree/protocol/local.mk"
+printf '#pragma once\n#define FAM_HELLO 7\ntypedef struct { int x; } FamThing;\nvoid fam_start (FamThing *t);\n' \
+  > "$tmp/tree/protocol/fam/fam.h"
+printf '/* fam_start in a comment is no mention */\nvoid g (void) { f (FAM_HELLO, "fam"); }\n' > "$tmp/tree/sim/sim-x.c"
+got=$(python3 "$src/tools/family-mentions" --src "$tmp/tree" | tr '\n' '|')
+[ "$got" = 'sim/sim-x.c: fam: "fam"|sim/sim-x.c: fam: FAM_HELLO|' ] && ok "a planted mention is found, the registration is not" \
+  || ko "planted mention: got '$got'"
+finish
