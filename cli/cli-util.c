@@ -1,6 +1,7 @@
 /* cli-util.c — what every command shares: its error line, opening a
  * results database to write (res_db_open_explained: with why it cannot
- * be) or to read, and the check reports (export/).  A leaf of cli/: the
+ * be) or to read, the check reports (export/), and the command line of a
+ * command on one recorded run.  A leaf of cli/: the
  * commands call it, it calls none of them. */
 #include "config.h"
 
@@ -54,4 +55,35 @@ gboolean
 cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error)
 {
   return export_check_reports (db_path, junit, tap, error);
+}
+
+int
+cli_parse_run_command (const CliRunCommand *c, int argc, char **argv, char **db, gint64 *run, char **output)
+{
+  g_auto (GStrv) rest = NULL;
+  *run = 0;
+  *output = NULL;
+  *db = NULL;
+  GOptionEntry entries[] = {
+    { "run", 0, 0, G_OPTION_ARG_INT64, run, c->run_doc, "ID" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, output, c->output_doc, "FILE.ini" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (c->parameter);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, c->summary);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error (c->cmd, "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (!rest || g_strv_length (rest) != 1 || *run <= 0 || (c->need_output && !*output))
+    {
+      cli_error (c->cmd, "%s", c->missing);
+      return CLI_EXIT_USAGE;
+    }
+  *db = g_strdup (rest[0]);
+  return CLI_EXIT_OK;
 }

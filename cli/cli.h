@@ -50,7 +50,8 @@ int cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean nete
 gboolean cli_write_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);
 
 /* cmd-export-scenario.c: the text of a scenario file that reproduces run
- * `run` of db_path (NULL after printing why).  With timeline non-NULL the
+ * `run` of db_path (export_scenario_text, export/export.h), after printing
+ * its warning if any; NULL after printing why.  With timeline non-NULL the
  * timeline lines go there as "timeline.WHEN=ACTION" instead of into the
  * text; without with_expect no [expect] section is written. */
 char *cli_export_scenario_text (const char *db_path, gint64 run, GPtrArray *timeline, gboolean with_expect);
@@ -68,6 +69,23 @@ ResDb *cli_db_open (const char *path, GError **error);
 /* The same; waiting (path) is called once if another process is writing
  * the file (res_db_open_wait). */
 ResDb *cli_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error);
+
+/* A command on one recorded run, `DB --run ID [-o FILE.ini]`
+ * (export-scenario, shrink): its name, help texts and usage error. */
+typedef struct {
+  const char *cmd;
+  const char *parameter;     /* the usage line after the command's name */
+  const char *summary;
+  const char *run_doc;       /* --run's help */
+  const char *output_doc;    /* -o's help */
+  gboolean need_output;      /* -o is required */
+  const char *missing;       /* the error when DB, --run ID (or -o) is missing */
+} CliRunCommand;
+
+/* Parses such a command's line into *db, *run and *output (NULL without
+ * -o; the caller frees both); on a bad line prints why and returns
+ * CLI_EXIT_USAGE, else CLI_EXIT_OK. */
+int cli_parse_run_command (const CliRunCommand *c, int argc, char **argv, char **db, gint64 *run, char **output);
 
 /* Prints "dlsim CMD: message" to stderr. */
 void cli_error (const char *cmd, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

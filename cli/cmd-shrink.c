@@ -37,45 +37,35 @@ shrink_run (const char *db, gint64 run, const char *out, const char *base, GPtrA
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
+static const CliRunCommand command = {
+  .cmd = "shrink",
+  .parameter = "DB --run ID -o FILE.ini - shrink a recorded failing run",
+  .summary = "Rebuilds the run's scenario (as dlsim export-scenario), runs it to find its\n"
+             "first property violation, shrinks its timeline with ddmin keeping that\n"
+             "signature (property and state), then makes its times rounder (`round R + D`\n"
+             "becomes `round R` where it can, other times and `by D` delays whole or tenth\n"
+             "seconds), still keeping it, and writes the result with an [expect] that\n"
+             "pins the violations; the file is run again to check it reproduces.\n"
+             "Unlike dlsim explore, it does not shrink the number of peers or rounds.\n"
+             "\n"
+             "Exit status: 0 written and reproduced; 1 the run broke no property, or the\n"
+             "file does not reproduce; 2 usage error.",
+  .run_doc = "the failing run (required)",
+  .output_doc = "the shrunk scenario file (required)",
+  .need_output = TRUE,
+  .missing = "expected DB, --run ID and -o FILE.ini (dlsim shrink --help)",
+};
 
 int
 cli_cmd_shrink (int argc, char **argv)
 {
-  gint64 run = 0;
-  g_autofree char *out = NULL;
-  g_auto (GStrv) rest = NULL;
-  GOptionEntry entries[] = {
-    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "the failing run (required)", "ID" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the shrunk scenario file (required)", "FILE.ini" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
-    { NULL }
-  };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("DB --run ID -o FILE.ini - shrink a recorded failing run");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-      "Rebuilds the run's scenario (as dlsim export-scenario), runs it to find its\n"
-      "first property violation, shrinks its timeline with ddmin keeping that\n"
-      "signature (property and state), then makes its times rounder (`round R + D`\n"
-      "becomes `round R` where it can, other times and `by D` delays whole or tenth\n"
-      "seconds), still keeping it, and writes the result with an [expect] that\n"
-      "pins the violations; the file is run again to check it reproduces.\n"
-      "Unlike dlsim explore, it does not shrink the number of peers or rounds.\n"
-      "\n"
-      "Exit status: 0 written and reproduced; 1 the run broke no property, or the\n"
-      "file does not reproduce; 2 usage error.");
+  g_autofree char *db = NULL, *out = NULL;
+  gint64 run;
+  if (cli_parse_run_command (&command, argc, argv, &db, &run, &out) != CLI_EXIT_OK)
+    return CLI_EXIT_USAGE;
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("shrink", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  if (!rest || g_strv_length (rest) != 1 || run <= 0 || !out)
-    {
-      cli_error ("shrink", "expected DB, --run ID and -o FILE.ini (dlsim shrink --help)");
-      return CLI_EXIT_USAGE;
-    }
   g_autoptr (GPtrArray) timeline = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *text = cli_export_scenario_text (rest[0], run, timeline, FALSE);
+  g_autofree char *text = cli_export_scenario_text (db, run, timeline, FALSE);
   if (!text)
     return CLI_EXIT_FAILURE;
   g_autofree char *dir = g_dir_make_tmp ("dlsim-shrink-XXXXXX", &error);
@@ -91,7 +81,7 @@ cli_cmd_shrink (int argc, char **argv)
       cli_error ("shrink", "%s", error->message);
       goto done;
     }
-  rc = shrink_run (rest[0], run, out, base, timeline);
+  rc = shrink_run (db, run, out, base, timeline);
 done:
   g_remove (base);
   g_rmdir (dir);

@@ -3,9 +3,13 @@
  * for Perfetto (`dlsim trace --format perfetto`); export-tables.c writes
  * every table of a results database as CSV or JSON lines (`dlsim
  * export`); export-check.c the checked runs as JUnit XML and TAP (`dlsim
- * check --junit --tap`).  They read through results/' queries
- * (res-query.h) and call no SQLite themselves. */
+ * check --junit --tap`); export-scenario.c rebuilds the scenario file
+ * that reproduces a run (`dlsim export-scenario`, `dlsim shrink`).  They
+ * read through results/' queries (res-query.h) and call no SQLite
+ * themselves. */
 #pragma once
+
+#include "protocol/proto-keys.h"
 
 #include <glib.h>
 
@@ -61,5 +65,27 @@ ExportStatus export_tables (struct sqlite3 *db, const char *db_path, const Expor
  * both NULL: nothing is read).  FALSE (error set) if the database cannot
  * be read or a file cannot be written. */
 gboolean export_check_reports (const char *db_path, const char *junit, const char *tap, GError **error);
+/* The text of a scenario file that reproduces run `run` of db (opened for
+ * reading; db_name is how its header names the file): every resolved
+ * value, the timeline, the seed the run used and, with with_expect, its
+ * [expect] lines.  With timeline non-NULL the timeline lines go there as
+ * "timeline.WHEN=ACTION" instead of into the text.  Relative paths are
+ * made absolute (export_scenario_folder, export_scenario_path).  When
+ * this build is not the one that recorded the run, the text says so and
+ * *warning (if given; else NULL) is the line to tell the user.  NULL with
+ * error (RES_ERROR_NOT_FOUND: "DB: no run N") if there is no such run. */
+char *export_scenario_text (struct sqlite3 *db, const char *db_name, gint64 run, GPtrArray *timeline,
+                            gboolean with_expect, char **warning, GError **error);
+
+/* The folder a run's relative paths are taken from: the folder of its file
+ * (made absolute against cwd), moved by its [scenario] dir (relative: to
+ * the file's folder; NULL or empty: not moved).  NULL if file is "" (a run
+ * recorded without a file). */
+char *export_scenario_folder (const char *file, const char *dir, const char *cwd);
+
+/* A key's value with its path, of the key table's form, made absolute
+ * against folder (NULL: the value as it is, but for PATH_OR_HERE's empty
+ * value, then ""); a value that is not a path as it is. */
+char *export_scenario_path (ProtoKeyPath form, const char *value, const char *folder);
 
 G_END_DECLS

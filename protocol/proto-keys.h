@@ -38,6 +38,19 @@ typedef enum {
   PROTO_KEY_OWN,       /* the row's check decides */
 } ProtoKeyKind;
 
+/* What a key's value is to a tool that moves the scenario file elsewhere
+ * (`dlsim export-scenario`, export/export-scenario.c): a relative path in
+ * it is relative to the scenario's folder (the file's, or its [scenario]
+ * dir), so the tool makes it absolute.  A key table sets the form of each
+ * key that holds a path; the tool names no key. */
+typedef enum {
+  PROTO_KEY_NOT_PATH,      /* not a path */
+  PROTO_KEY_PATH,          /* a file or folder; empty: none */
+  PROTO_KEY_PATH_OR_HERE,  /* a folder; empty: the scenario's folder itself */
+  PROTO_KEY_PATH_SOURCE,   /* a data source (learn_source_parse): csv:PATH and idx:DIR hold a path,
+                              synthetic and sklearn:NAME none */
+} ProtoKeyPath;
+
 /* The most peers a scenario may have (the loader's SIM_PEERS_MAX), for a
  * whole number's range. */
 #define PROTO_KEY_PEERS_MAX 1000000u
@@ -49,6 +62,7 @@ typedef struct {
   guint min, max;              /* PROTO_KEY_UINT: the range (max 0: up to 2^32 - 1) */
   gboolean (*check) (const char *value, GError **error);  /* PROTO_KEY_OWN */
   gboolean every_family;       /* applies under every family, not only the ones that take it */
+  ProtoKeyPath path;           /* the value is a path (a relative one: to the scenario's folder) */
 } ProtoKey;
 
 /* The point's resolved values, as the loader gives them to a family's

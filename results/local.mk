@@ -1,6 +1,8 @@
 # results/ — the SQLite results database and the recorder.
 noinst_LIBRARIES += results/libdlres.a
 results_libdlres_a_SOURCES = \
+	results/res-compare.c \
+	results/res-compare.h \
 	results/res-db.c \
 	results/res-db.h \
 	results/res-db-private.h \

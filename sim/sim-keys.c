@@ -18,6 +18,9 @@
 #include <math.h>
 #include <string.h>
 
+/* K_PATH is a file (relative: to the scenario's folder; empty: none) and
+ * K_SOURCE's csv:PATH and idx:DIR hold one: sim_scenario_key_path says so,
+ * for export-scenario, which makes them absolute. */
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
@@ -366,6 +369,21 @@ sim_scenario_key_is_common (const char *full_key)
     if (strcmp (rows[i].full, full_key) == 0)
       return rows[i].owner == NULL;
   return FALSE;
+}
+
+ProtoKeyPath
+sim_scenario_key_path (const char *full_key)
+{
+  ensure_rows ();
+  for (guint i = 0; i < n_rows; i++)
+    if (strcmp (rows[i].full, full_key) == 0)
+      {
+        if (rows[i].fk)
+          return rows[i].fk->path;
+        return rows[i].common->kind == K_PATH ? PROTO_KEY_PATH
+               : rows[i].common->kind == K_SOURCE ? PROTO_KEY_PATH_SOURCE : PROTO_KEY_NOT_PATH;
+      }
+  return PROTO_KEY_NOT_PATH;
 }
 
 const char *

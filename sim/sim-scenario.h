@@ -75,6 +75,10 @@ gboolean sim_scenario_key_applies (const char *full_key, const char *family);
 /* TRUE if full_key ("network.latency") is a key of the common table, not
  * one a protocol family declares. */
 gboolean sim_scenario_key_is_common (const char *full_key);
+/* Whether full_key's value is a path, and of which form (its row's: a
+ * family's sets `path`; in the common table the path kinds, and the data
+ * source); PROTO_KEY_NOT_PATH for a key that is not in the table. */
+ProtoKeyPath sim_scenario_key_path (const char *full_key);
 /* Checks the common table merged with `families` (NULL-ended, in the
  * registry's order): no key declared twice, and every key a family takes
  * from another (ProtoFamilyKeys' shared) declared by another family, every

@@ -5,7 +5,15 @@
  * arrows; --brief keeps the spans and no arrows; an unwritable file is an
  * error.  Then every table as CSV and JSON lines (`dlsim export`): a file
  * per table with its rows, the run's row as recorded, one table alone,
- * and what is refused; and checked runs as JUnit XML and TAP. */
+ * and what is refused; and checked runs as JUnit XML and TAP.
+ *
+ * export-scenario.c: each path form of the key table made absolute (or
+ * left alone) against a folder; the folder of a run (the file's, made
+ * absolute, moved by [scenario] dir); the key table's forms (a family's
+ * guest_dir among them); and runs recorded from a file in a subfolder, with
+ * and without [scenario] dir, exported with their trace paths absolute,
+ * the exported text loading from another folder, the timeline taken
+ * apart, and no such run an error. */
 #include "config.h"
 
 #include "export/export.h"
@@ -424,6 +432,257 @@ START_TEST (test_check_reports)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- export-scenario */
+
+static void
+check_path (ProtoKeyPath form, const char *value, const char *folder, const char *want)
+{
+  g_autofree char *got = export_scenario_path (form, value, folder);
+  ck_assert_msg (g_strcmp0 (got, want) == 0, "form %d, '%s' in %s: '%s', expected '%s'", form, value,
+                 folder ? folder : "(none)", got, want);
+}
+
+START_TEST (test_scenario_path_forms)
+{
+  /* not a path: as it is */
+  check_path (PROTO_KEY_NOT_PATH, "a/b", "/x/y", "a/b");
+  /* a file: relative to the folder, absolute as it is, empty none */
+  check_path (PROTO_KEY_PATH, "t.csv", "/x/y", "/x/y/t.csv");
+  check_path (PROTO_KEY_PATH, "../t/t.csv", "/x/y", "/x/y/../t/t.csv");
+  check_path (PROTO_KEY_PATH, "/abs/t.csv", "/x/y", "/abs/t.csv");
+  check_path (PROTO_KEY_PATH, "", "/x/y", "");
+  check_path (PROTO_KEY_PATH, "t.csv", NULL, "t.csv");
+  /* a folder whose empty value is the folder itself */
+  check_path (PROTO_KEY_PATH_OR_HERE, "", "/x/y", "/x/y");
+  check_path (PROTO_KEY_PATH_OR_HERE, "g", "/x/y", "/x/y/g");
+  check_path (PROTO_KEY_PATH_OR_HERE, "/g", "/x/y", "/g");
+  check_path (PROTO_KEY_PATH_OR_HERE, "", NULL, "");
+  check_path (PROTO_KEY_PATH_OR_HERE, "g", NULL, "g");
+  /* a data source: csv:PATH and idx:DIR hold a path, the others none */
+  check_path (PROTO_KEY_PATH_SOURCE, "csv:d.csv", "/x/y", "csv:/x/y/d.csv");
+  check_path (PROTO_KEY_PATH_SOURCE, "idx:mnist", "/x/y", "idx:/x/y/mnist");
+  check_path (PROTO_KEY_PATH_SOURCE, "idx:/usr/share/datasets/fashion-mnist", "/x/y",
+              "idx:/usr/share/datasets/fashion-mnist");
+  check_path (PROTO_KEY_PATH_SOURCE, "sklearn:digits", "/x/y", "sklearn:digits");
+  check_path (PROTO_KEY_PATH_SOURCE, "synthetic", "/x/y", "synthetic");
+  check_path (PROTO_KEY_PATH_SOURCE, "csv:", "/x/y", "csv:");
+  check_path (PROTO_KEY_PATH_SOURCE, "csv:d.csv", NULL, "csv:d.csv");
+}
+END_TEST
+
+static void
+check_folder (const char *file, const char *d, const char *want)
+{
+  g_autofree char *got = export_scenario_folder (file, d, "/cwd");
+  ck_assert_msg (g_strcmp0 (got, want) == 0, "%s with dir '%s': '%s', expected '%s'", file, d ? d : "(none)",
+                 got ? got : "(none)", want ? want : "(none)");
+}
+
+START_TEST (test_scenario_folder)
+{
+  /* the file's folder, made absolute against the working folder */
+  check_folder ("a/s.ini", NULL, "/cwd/a");
+  check_folder ("s.ini", "", "/cwd/.");
+  check_folder ("/f/s.ini", "", "/f");
+  /* [scenario] dir moves it: relative to the file's folder, or absolute */
+  check_folder ("/f/s.ini", "../d", "/f/../d");
+  check_folder ("a/s.ini", "d", "/cwd/a/d");
+  check_folder ("/f/s.ini", "/abs", "/abs");
+  /* a run without a file has no folder */
+  check_folder ("", "d", NULL);
+}
+END_TEST
+
+START_TEST (test_scenario_key_table_paths)
+{
+  /* the common table's path kinds and the data source */
+  ck_assert_int_eq (sim_scenario_key_path ("churn.trace"), PROTO_KEY_PATH);
+  ck_assert_int_eq (sim_scenario_key_path ("peers.capacity"), PROTO_KEY_PATH);
+  ck_assert_int_eq (sim_scenario_key_path ("network.bandwidth_trace"), PROTO_KEY_PATH);
+  ck_assert_int_eq (sim_scenario_key_path ("data.source"), PROTO_KEY_PATH_SOURCE);
+  /* a family's row sets its own */
+  ck_assert_int_eq (sim_scenario_key_path ("protocol.guest_dir"), PROTO_KEY_PATH_OR_HERE);
+  ck_assert_int_eq (sim_scenario_key_path ("protocol.guest_command"), PROTO_KEY_NOT_PATH);
+  ck_assert_int_eq (sim_scenario_key_path ("peers.count"), PROTO_KEY_NOT_PATH);
+  ck_assert_int_eq (sim_scenario_key_path ("scenario.description"), PROTO_KEY_NOT_PATH);
+  ck_assert_int_eq (sim_scenario_key_path ("no.such"), PROTO_KEY_NOT_PATH);
+}
+END_TEST
+
+/* Records `text` as sub/NAME.ini below dir into sub/NAME.db; returns the
+ * database's path. */
+static char *
+record_in_sub (const char *name, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+  g_mkdir_with_parents (sub, 0755);
+  g_autofree char *base = g_strdup_printf ("%s.ini", name);
+  g_autofree char *ini = g_build_filename (sub, base, NULL);
+  g_autofree char *dbbase = g_strdup_printf ("%s.db", name);
+  char *path = g_build_filename (sub, dbbase, NULL);
+  ck_assert_msg (g_file_set_contents (ini, text, -1, &error), "%s", error ? error->message : "");
+  g_autoptr (SimScenario) s = sim_scenario_load (ini, NULL, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
+  g_autoptr (ResDb) db = res_db_open (path, &error);
+  ck_assert_msg (db != NULL, "%s", error ? error->message : "");
+  RunnerOptions ro = { .db = db };
+  RunnerResult rr;
+  ck_assert_msg (runner_run_point (s, s->points->pdata[0], s->seed, &ro, &rr, &error), "%s",
+                 error ? error->message : "");
+  runner_result_clear (&rr);
+  return path;
+}
+
+/* Run 1 of db_path as exported text (its timeline into timeline, if given). */
+static char *
+export_run (const char *path, GPtrArray *timeline)
+{
+  g_autoptr (GError) error = NULL;
+  struct sqlite3 *rdb = res_db_open_read (path, &error);
+  ck_assert_msg (rdb != NULL, "%s", error ? error->message : "");
+  char *text = export_scenario_text (rdb, path, 1, timeline, TRUE, NULL, &error);
+  res_db_close_read (rdb);
+  ck_assert_msg (text != NULL, "%s", error ? error->message : "");
+  return text;
+}
+
+static void
+assert_line (const char *text, const char *line)
+{
+  g_autofree char *needle = g_strdup_printf ("\n%s\n", line);
+  ck_assert_msg (strstr (text, needle) != NULL, "no line '%s' in:\n%s", line, text);
+}
+
+/* writes the traces the scenarios below name: files/churn.csv and
+ * files/bw.csv, and sub/here.csv */
+static void
+write_traces (void)
+{
+  static const char churn[] = "peer,join,leave\np1,0,\np2,0,\np3,0,30\n";
+  static const char bw[] = "peer,time,uplink,downlink\np1,1s,1Mbps,100Mbps\n";
+  g_autofree char *files = g_build_filename (dir, "files", NULL);
+  g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+  g_mkdir_with_parents (files, 0755);
+  g_mkdir_with_parents (sub, 0755);
+  g_autofree char *c = g_build_filename (files, "churn.csv", NULL);
+  g_autofree char *b = g_build_filename (files, "bw.csv", NULL);
+  g_autofree char *h = g_build_filename (sub, "here.csv", NULL);
+  ck_assert (g_file_set_contents (c, churn, -1, NULL));
+  ck_assert (g_file_set_contents (b, bw, -1, NULL));
+  ck_assert (g_file_set_contents (h, churn, -1, NULL));
+}
+
+static const char traced_text[] =
+  "[scenario]\nseed = 2\n%s\n"
+  "[protocol]\nmin_participants = 2\n\n"
+  "[training]\nrounds = 2\n\n"
+  "[model]\nkind = none\nsize = 1000\n\n"
+  "[peers]\ncount = 0\n\n"
+  "[network]\nbandwidth_trace = %s\n\n"
+  "[churn]\ntrace = %s\n\n"
+  "[timeline]\nround 1 = drop Payload to p2\n\n"
+  "[expect]\nrounds_completed = >= 0\n";
+
+/* Exports text with the timeline apart, writes it in another folder and
+ * loads it: its paths must lead to the traces from there. */
+static void
+check_loads_elsewhere (const char *path, const char *name)
+{
+  g_autoptr (GPtrArray) timeline = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *apart = export_run (path, timeline);
+  ck_assert_uint_eq (timeline->len, 1);
+  ck_assert_str_eq (timeline->pdata[0], "timeline.round 1=drop Payload to p2");
+  ck_assert_ptr_null (strstr (apart, "[timeline]"));
+  g_autofree char *text = export_run (path, NULL);
+  assert_line (text, "round 1 = drop Payload to p2");
+  assert_line (text, "rounds_completed = >= 0");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *elsewhere = g_build_filename (dir, "elsewhere", NULL);
+  g_mkdir_with_parents (elsewhere, 0755);
+  g_autofree char *base = g_strdup_printf ("%s.ini", name);
+  g_autofree char *ini = g_build_filename (elsewhere, base, NULL);
+  ck_assert (g_file_set_contents (ini, text, -1, NULL));
+  g_autoptr (SimScenario) s = sim_scenario_load (ini, NULL, &error);
+  ck_assert_msg (s != NULL, "%s:\n%s", error ? error->message : "", text);
+  SimBuilt b;
+  ck_assert_msg (sim_scenario_build (s, s->points->pdata[0], s->seed, &b, &error), "%s:\n%s",
+                 error ? error->message : "", text);
+  sim_built_clear (&b);
+}
+
+/* Records the traced scenario as sub/NAME.ini with [scenario] lines
+ * `scenario`, the bandwidth and churn traces bw and trace; its export must
+ * say dir, trace and bandwidth_trace are want_dir, want_trace, want_bw. */
+static void
+check_export (const char *name, const char *scenario, const char *bw, const char *trace, const char *want_dir,
+              const char *want_trace, const char *want_bw)
+{
+  write_traces ();
+  g_autofree char *text = g_strdup_printf (traced_text, scenario, bw, trace);
+  g_autofree char *db = record_in_sub (name, text);
+  g_autofree char *out = export_run (db, NULL);
+  g_autofree char *dir_line = g_strdup_printf ("dir = %s", want_dir);
+  g_autofree char *trace_line = g_strdup_printf ("trace = %s", want_trace);
+  g_autofree char *bw_line = g_strdup_printf ("bandwidth_trace = %s", want_bw);
+  assert_line (out, dir_line);
+  assert_line (out, trace_line);
+  assert_line (out, bw_line);
+  check_loads_elsewhere (db, name);
+}
+
+START_TEST (test_scenario_export_with_dir)
+{
+  /* [scenario] dir = ../files: the churn trace is found there, the
+   * bandwidth trace is absolute */
+  g_autofree char *bw = g_build_filename (dir, "files", "bw.csv", NULL);
+  g_autofree char *folder = g_build_filename (dir, "sub", "../files", NULL);
+  g_autofree char *trace = g_build_filename (folder, "churn.csv", NULL);
+  check_export ("with-dir", "dir = ../files\n", bw, "churn.csv", folder, trace, bw);
+}
+END_TEST
+
+START_TEST (test_scenario_export_without_dir)
+{
+  /* no [scenario] dir: relative to the file's folder, sub/ */
+  g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+  g_autofree char *trace = g_build_filename (sub, "here.csv", NULL);
+  g_autofree char *bw = g_build_filename (sub, "../files/bw.csv", NULL);
+  check_export ("without-dir", "", "../files/bw.csv", "here.csv", sub, trace, bw);
+}
+END_TEST
+
+START_TEST (test_scenario_no_run)
+{
+  g_autoptr (GError) error = NULL;
+  struct sqlite3 *rdb = res_db_open_read (db_path, &error);
+  ck_assert (rdb != NULL);
+  g_autofree char *warning = NULL;
+  g_autofree char *text = export_scenario_text (rdb, "r.db", 99, NULL, TRUE, &warning, &error);
+  res_db_close_read (rdb);
+  ck_assert_ptr_null (text);
+  ck_assert (g_error_matches (error, RES_ERROR, RES_ERROR_NOT_FOUND));
+  ck_assert_str_eq (error->message, "r.db: no run 99");
+}
+END_TEST
+
+/* removes everything below path */
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+  const char *n;
+  while (d && (n = g_dir_read_name (d)))
+    {
+      g_autofree char *f = g_build_filename (path, n, NULL);
+      if (g_file_test (f, G_FILE_TEST_IS_DIR))
+        remove_tree (f);
+      else
+        g_unlink (f);
+    }
+  g_rmdir (path);
+}
+
 int
 main (void)
 {
@@ -445,18 +704,20 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_check_reports);
   suite_add_tcase (s, tc);
+  TCase *ts = tcase_create ("scenario");
+  tcase_set_timeout (ts, 60);
+  tcase_add_test (ts, test_scenario_path_forms);
+  tcase_add_test (ts, test_scenario_folder);
+  tcase_add_test (ts, test_scenario_key_table_paths);
+  tcase_add_test (ts, test_scenario_export_with_dir);
+  tcase_add_test (ts, test_scenario_export_without_dir);
+  tcase_add_test (ts, test_scenario_no_run);
+  suite_add_tcase (s, ts);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);
   int failed = srunner_ntests_failed (sr);
   srunner_free (sr);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *n;
-  while (d && (n = g_dir_read_name (d)))
-    {
-      g_autofree char *f = g_build_filename (dir, n, NULL);
-      g_unlink (f);
-    }
-  g_rmdir (dir);
+  remove_tree (dir);
   g_free (dir);
   g_free (db_path);
   return failed == 0 ? 0 : 1;

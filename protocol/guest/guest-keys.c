@@ -13,7 +13,8 @@
 static const ProtoKey rows[] = {
   { "protocol", "guest_command", "", PROTO_KEY_STR, "guest only: the guest's command line, run in the scenario file's folder, its stdin and stdout the line protocol (docs/guest.md), e.g. python3 ../../guests/pushpull/pushpull.py" },
   { "protocol", "guest_timeout", "30s", PROTO_KEY_DUR, "guest only: wall-clock time the guest may take to answer one line; past it the run ends with outcome error" },
-  { "protocol", "guest_dir", "", PROTO_KEY_STR, "guest only: the folder the guest runs in (relative: to the scenario file's folder; empty: that folder)" },
+  { "protocol", "guest_dir", "", PROTO_KEY_STR, "guest only: the folder the guest runs in (relative: to the scenario file's folder; empty: that folder)",
+    .path = PROTO_KEY_PATH_OR_HERE },
   { "protocol", "guest_stall", "10min", PROTO_KEY_DUR, "guest only: a connected peer that makes no progress for this long is hung (the hang detector's window)" },
   { "protocol", "guest_agreement", "off", PROTO_KEY_ON_OFF, "guest only: on: the guest promises that the peers that end a round hold one model, and the agreement property compares the models its peers report with `model` (docs/guest.md)" },
 };
