@@ -189,6 +189,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/hier-head-failover.ini \
 	scenarios/regression/hier-late-joiner-syncs.ini \
 	scenarios/regression/hier-lost-candidacy.ini \
+	scenarios/regression/hier-lost-new-node-info.ini \
 	scenarios/regression/hier-nat.ini \
 	scenarios/regression/hier-nat-cluster.ini \
 	scenarios/regression/hier-latency-clusters.ini \
