@@ -202,6 +202,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/pipeline-hash-copy.ini \
 	scenarios/regression/pipeline-lost-hello.ini \
 	scenarios/regression/pipeline-lost-lookup.ini \
+	scenarios/regression/pipeline-lost-role.ini \
 	scenarios/regression/pipeline-next-peer-latency.ini \
 	scenarios/regression/pipeline-push-unknown-session.ini \
 	scenarios/regression/pipeline-server-churn.ini \
