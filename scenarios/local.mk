@@ -189,6 +189,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/hier-head-failover.ini \
 	scenarios/regression/hier-late-joiner-syncs.ini \
 	scenarios/regression/hier-lost-candidacy.ini \
+	scenarios/regression/hier-lost-new-node-info.ini \
 	scenarios/regression/hier-nat.ini \
 	scenarios/regression/hier-nat-cluster.ini \
 	scenarios/regression/hier-latency-clusters.ini \
@@ -201,6 +202,7 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/pipeline-hash-copy.ini \
 	scenarios/regression/pipeline-lost-hello.ini \
 	scenarios/regression/pipeline-lost-lookup.ini \
+	scenarios/regression/pipeline-lost-role.ini \
 	scenarios/regression/pipeline-next-peer-latency.ini \
 	scenarios/regression/pipeline-push-unknown-session.ini \
 	scenarios/regression/pipeline-server-churn.ini \

@@ -53,6 +53,17 @@ gw_hold (GW *g, ProtoMsgType type)
   harness_hold (g, type, PROTO_NO_NODE, PROTO_NO_NODE);
 }
 
+guint
+gw_start_losing (GW *g, ProtoMsgType type, ProtoNodeId to)
+{
+  harness_hold (g, type, PROTO_NO_NODE, to);
+  gw_start_all (g);
+  harness_settle (g);
+  guint n = harness_drop (g, type, to);
+  harness_unhold (g);
+  return n;
+}
+
 GossipPeer *
 gw_peer (GW *g, guint i)
 {

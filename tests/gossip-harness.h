@@ -22,6 +22,9 @@ GW *gw_new_env (const ProtoConfig *cfg, guint n, gsize model_len, const ProtoPee
 void gw_start_all (GW *g);
 /* Messages of `type` stay queued until gw_unhold. */
 void gw_hold (GW *g, ProtoMsgType type);
+/* Starts every peer with the messages of `type` to `to` held, settles, and
+ * drops those (lost): how many. */
+guint gw_start_losing (GW *g, ProtoMsgType type, ProtoNodeId to);
 GossipPeer *gw_peer (GW *g, guint i);
 
 /* The rest are harness.h's, by their old names (gw_train: training adds

@@ -33,6 +33,43 @@ hp (GW *g, guint i)
   return g->m[i]->impl;
 }
 
+/* the coordinator alone: a message from peer `from` at `now` */
+static void
+coord_gets (HierCoord *c, DlTime now, ProtoNodeId from, ProtoMsg *m, ProtoOutbox *out)
+{
+  hier_coord_handle (c, now, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = from, .msg = m }, out);
+}
+
+/* ... a message of `type` (its degree: a hello's score) at 0 */
+static void
+coord_says (HierCoord *c, ProtoNodeId from, ProtoMsgType type, guint32 degree, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, type);
+  m.degree = degree;
+  coord_gets (c, 0, from, &m, out);
+}
+
+/* the coordinator alone, min_participants min, clusters of cluster_size */
+static HierCoord *
+coord_alone (guint min, guint cluster_size, ProtoOutbox *out)
+{
+  ProtoConfig cfg = hier_cfg (min, 1, cluster_size);
+  proto_outbox_init (out);
+  return hier_coord_new (&cfg);
+}
+
+/* the last message of `type` the outbox sends, or NULL */
+static const ProtoMsg *
+sent_of (const ProtoOutbox *out, ProtoMsgType type)
+{
+  const ProtoMsg *r = NULL;
+  for (guint i = 0; i < proto_outbox_len (out); i++)
+    if (proto_outbox_get (out, i)->kind == PROTO_ACT_SEND && proto_outbox_get (out, i)->msg.type == type)
+      r = &proto_outbox_get (out, i)->msg;
+  return r;
+}
+
 START_TEST (test_score)
 {
   ProtoPeerEnv e = { .speed = 2, .uplink_bps = 20000000 };
@@ -125,18 +162,13 @@ START_TEST (test_tally_times_out)
 {
   /* the coordinator alone: two of three members stand; at the deadline the
    * head is the best of them */
-  ProtoConfig cfg = hier_cfg (3, 1, 3);
-  HierCoord *c = hier_coord_new (&cfg);
   ProtoOutbox out;
-  proto_outbox_init (&out);
+  HierCoord *c = coord_alone (3, 3, &out);
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
-      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-      hier_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-      proto_msg_init (&m, PROTO_MSG_HIER_HELLO);
-      m.degree = 100 * p;
-      hier_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      coord_says (c, p, PROTO_MSG_CLIENT_CONNECTED, 0, &out);
+      coord_says (c, p, PROTO_MSG_HIER_HELLO, 100 * p, &out);
     }
   ck_assert_uint_eq (hier_coord_n_clusters (c), 1);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_HIER_CLUSTER, PROTO_NO_NODE), 3);
@@ -146,7 +178,7 @@ START_TEST (test_tally_times_out)
       m.round = 1;
       m.degree = 100 * p;
       m.helper = TRUE;
-      hier_coord_handle (c, DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      coord_gets (c, DL_S, p, &m, &out);
     }
   ck_assert_uint_eq (hier_coord_head_of (c, 1), PROTO_NO_NODE);
   ck_assert_int_eq (hier_coord_next_deadline (c), 5 * DL_S);
@@ -157,7 +189,7 @@ START_TEST (test_tally_times_out)
   m.round = 2;
   m.degree = 100;
   m.helper = TRUE;
-  hier_coord_handle (c, 9 * DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m }, &out);
+  coord_gets (c, 9 * DL_S, 1, &m, &out);
   ck_assert_uint_eq (hier_coord_head_of (c, 3), PROTO_NO_NODE);
   /* the head's stream closes: it leaves the cluster; at the deadline p1 is head */
   hier_coord_handle (c, 10 * DL_S, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 2 }, &out);
@@ -193,6 +225,104 @@ START_TEST (test_head_lost)
 }
 END_TEST
 
+/* two peers, min 2, one round: p2's NewNodeInfo is held, the rest
+ * settled (p1 trained and waits for a head, p2 in connecting) */
+static GW *
+admission_held (const ProtoConfig *cfg)
+{
+  GW *g = gw_new (cfg, 2, 1);
+  harness_hold (g, PROTO_MSG_NEW_NODE_INFO, PROTO_SERVER, 2);
+  gw_start_all (g);
+  gw_settle (g);
+  ck_assert_int_eq (hier_peer_state (hp (g, 1)), HIER_PEER_WAIT_HEAD);
+  ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_CONNECTING);
+  return g;
+}
+
+START_TEST (test_lost_new_node_info)
+{
+  /* min 2: p2's NewNodeInfo is lost.  p2 waits in connecting and, with
+   * min_participants counting it, the clusters never form: p1 waits for a
+   * head.  head_timeout after its ClientConnected p2 says it again, is
+   * admitted once more (one member still), and both finish.  Without the
+   * repeat both wait for good (dlsim explore --faults drop --messages
+   * NewNodeInfo; scenarios/regression/hier-lost-new-node-info.ini). */
+  ProtoConfig cfg = hier_cfg (2, 1, 2);
+  GW *g = admission_held (&cfg);
+  ck_assert_uint_eq (harness_drop (g, PROTO_MSG_NEW_NODE_INFO, 2), 1);
+  gw_unhold (g);
+  ck_assert_int_eq (proto_machine_next_deadline (g->m[2]), g->now + hier_config (&cfg)->head_timeout);
+  harness_advance_to (g, g->now + hier_config (&cfg)->head_timeout);
+  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_CLIENT_CONNECTED, PROTO_SERVER), 1);
+  gw_settle (g);
+  for (guint i = 1; i <= 2; i++)
+    {
+      ck_assert_int_eq (hier_peer_state (hp (g, i)), HIER_PEER_DONE);
+      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 1);
+    }
+  /* one cluster of the two: p2 was not counted twice */
+  HierCoord *c = g->m[0]->impl;
+  ck_assert_uint_eq (hier_coord_n_clusters (c), 1);
+  ck_assert_uint_ne (hier_coord_head_of (c, 1), PROTO_NO_NODE);
+  ck_assert_uint_eq (hier_coord_head_of (c, 2), hier_coord_head_of (c, 1));
+  ck_assert_uint_eq (gw_count (g, "received ClientConnected"), 3);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_late_new_node_info)
+{
+  /* p2's NewNodeInfo is only late: it says ClientConnected again at
+   * head_timeout, then both answers come; the first admits it, the second
+   * is dropped (it listens for NewNodeInfo only in connecting), and it says
+   * hello once */
+  ProtoConfig cfg = hier_cfg (2, 1, 2);
+  GW *g = admission_held (&cfg);
+  harness_advance_to (g, g->now + hier_config (&cfg)->head_timeout);
+  gw_settle (g);
+  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_NEW_NODE_INFO, 2), 2);
+  gw_unhold (g);
+  gw_settle (g);
+  ck_assert_uint_eq (hier_peer_received_count (hp (g, 2), PROTO_MSG_NEW_NODE_INFO), 2);
+  ck_assert_uint_eq (gw_count (g, "dropped NewNodeInfo"), 1);
+  ck_assert_uint_eq (gw_count (g, "sent HierHello"), 2);
+  for (guint i = 1; i <= 2; i++)
+    ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 1);
+  ck_assert_uint_eq (hier_coord_n_clusters (g->m[0]->impl), 1);
+  gw_free (g);
+}
+END_TEST
+
+START_TEST (test_repeated_admission)
+{
+  /* the coordinator alone: a member's repeated ClientConnected is answered
+   * as the first (NewNodeInfo with its id; joined_mid_training once the
+   * clusters formed), and it stays one member: with min 2, two hellos form
+   * the clusters at once (counted twice, a third member without hello
+   * would hold them back election_timeout) */
+  ProtoOutbox out;
+  HierCoord *c = coord_alone (2, 3, &out);
+  const ProtoNodeId order[] = { 1, 2, 2, 3, 3 };
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++)
+    {
+      proto_outbox_reset (&out);
+      coord_says (c, order[k], PROTO_MSG_CLIENT_CONNECTED, 0, &out);
+      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEW_NODE_INFO, order[k]), 1);
+      const ProtoMsg *r = sent_of (&out, PROTO_MSG_NEW_NODE_INFO);
+      ck_assert_uint_eq (r->node, order[k]);
+      ck_assert_int_eq (r->joined_mid_training, order[k] == 3);   /* p3 after the clusters formed */
+      if (k == 2)
+        for (ProtoNodeId p = 1; p <= 2; p++)
+          coord_says (c, p, PROTO_MSG_HIER_HELLO, 100 * p, &out);
+      if (k >= 2)
+        ck_assert_uint_eq (hier_coord_n_clusters (c), 1);
+    }
+  ck_assert_int_eq (hier_coord_next_deadline (c), 5 * DL_S);   /* the election, not a form deadline */
+  proto_outbox_clear (&out);
+  hier_coord_free (c);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -204,6 +334,9 @@ suite (void)
   tcase_add_test (t, test_heads_tree);
   tcase_add_test (t, test_tally_times_out);
   tcase_add_test (t, test_head_lost);
+  tcase_add_test (t, test_lost_new_node_info);
+  tcase_add_test (t, test_late_new_node_info);
+  tcase_add_test (t, test_repeated_admission);
   suite_add_tcase (s, t);
   return s;
 }

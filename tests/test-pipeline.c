@@ -9,6 +9,7 @@
 
 #include "protocol/pipeline/pipe.h"
 #include "tests/gossip-harness.h"
+#include "protocol/disco/disco-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
 #include <check.h>
@@ -479,6 +480,24 @@ START_TEST (test_leave_fails_at_once)
 }
 END_TEST
 
+START_TEST (test_lost_offer_link_opened_again)
+{
+  /* the client's offer to the server p2 is lost (the server dropped it
+   * before it knew its role, or the relay lost it): the link never comes
+   * up; at step_timeout the hop fails, and the link goes with it, so that
+   * the next route to p2 offers again (before: the messages queued behind
+   * the dead link for good; scenarios/regression/pipeline-lost-role.ini) */
+  ProtoConfig c = pipe_cfg (2, 1, 1, 2, FALSE);
+  GW *g = gw_new (&c, 3, 4);
+  ck_assert_uint_eq (gw_start_losing (g, PROTO_MSG_SIGNAL_FOR_PEER, 2), 1);
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_uint_eq (view (g, 1).rounds_done, 2);
+  ck_assert_uint_eq (gw_count (g, "never came up: dropped"), 1);
+  gw_free (g);
+}
+END_TEST
+
 START_TEST (test_missing_blocks_look_up_again)
 {
   /* servers = 2 but only p1, the client, says hello first: no server yet */
@@ -541,6 +560,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_stale_push_not_computed);
   tcase_add_test (tc, test_crash_replaced_with_replay);
   tcase_add_test (tc, test_leave_fails_at_once);
+  tcase_add_test (tc, test_lost_offer_link_opened_again);
   tcase_add_test (tc, test_missing_blocks_look_up_again);
   tcase_add_test (tc, test_later_peer_serves_least_served_range);
   suite_add_tcase (s, tc);

@@ -961,6 +961,9 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
   switch (msg->type)
     {
     case PROTO_MSG_CLIENT_CONNECTED:
+      /* a member's repeat (its NewNodeInfo was lost: hier-peer.c says
+       * ClientConnected again after head_timeout in connecting) is
+       * answered as the first was, and it stays one member */
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       if (!m)
         {

@@ -70,6 +70,7 @@ struct HierPeer {
   ProtoNodeId sent_to;        /* the head it went to (PROTO_NO_NODE: not sent) */
   DlTime result_deadline;
   DlTime stand_deadline;      /* waiting for a head: stand again then (a lost candidacy or announcement) */
+  DlTime admit_deadline;      /* connecting: say ClientConnected again then (a lost NewNodeInfo) */
 
   ProtoLinks links;           /* to its head, its members, the other heads (proto-links.h) */
   GArray *probes;             /* HierProbe: round trips to landmarks it measures (cluster_by = latency) */
@@ -1395,6 +1396,18 @@ link_lost (HierPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
     head_lost (p, out, "the link to the head is lost");
 }
 
+/* ClientConnected to the coordinator, and again head_timeout later while
+ * no NewNodeInfo came (connecting): the answer may have been lost, and the
+ * coordinator answers a repeat as the first (hier-coord.c) */
+static void
+say_connected (HierPeer *p, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  p->admit_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
+}
+
 void
 hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -1406,11 +1419,7 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       if (p->state != HIER_PEER_IDLE)
         break;
       p->connected = TRUE;
-      {
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-        send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-      }
+      say_connected (p, out);
       set_state (p, out, HIER_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
@@ -1419,6 +1428,12 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       break;
     case PROTO_IN_DEADLINE:
       head_timer (p, out);
+      if (p->state == HIER_PEER_CONNECTING && now >= p->admit_deadline)
+        {
+          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_NEW_NODE_INFO, -1,
+                      "head_timeout: no NewNodeInfo: says ClientConnected again");
+          say_connected (p, out);
+        }
       if (p->state == HIER_PEER_SYNCING && now >= p->sync_deadline)
         {
           observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
@@ -1486,6 +1501,8 @@ DlTime
 hier_peer_next_deadline (const HierPeer *p)
 {
   DlTime d = p->is_head ? p->head_deadline : DL_TIME_NEVER;
+  if (p->state == HIER_PEER_CONNECTING)
+    d = MIN (d, p->admit_deadline);
   if (p->state == HIER_PEER_WAIT_HEAD)
     d = MIN (d, p->stand_deadline);
   if (p->state == HIER_PEER_SYNCING)
@@ -1515,6 +1532,7 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->result_deadline = DL_TIME_NEVER;
   p->head_deadline = DL_TIME_NEVER;
   p->stand_deadline = DL_TIME_NEVER;
+  p->admit_deadline = DL_TIME_NEVER;
   p->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
   proto_links_init (&p->links, &h);

@@ -392,6 +392,14 @@ fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
       m.key = p->id;
       _pipe_peer_send_link (p, out, id, &m);
     }
+  else if (proto_links_get (&p->links, id, NULL))
+    {
+      /* a link that never came up (its offer or answer was lost, or the
+       * server dropped it before it knew its role): the next route to the
+       * server opens a new one instead of queueing behind it for good */
+      _pipe_peer_observe (p, out, PROTO_OBS_LINK, id, -1, -1, "never came up: dropped");
+      proto_links_lost (&p->links, out, id);
+    }
   if (p->repair)
     return;   /* the repair under way takes this hop too */
   p->repair = TRUE;
