@@ -6,46 +6,33 @@
 #include "base/dl-random.h"
 #include "protocol/proto-machine.h"
 #include "protocol/disco/disco-config.h"
-#include "protocol/disco/disco-msgs.h"
-#include "protocol/pipeline/pipe-msgs.h"
 
 #include <string.h>
 
-/* A valid message of a type drawn from r, with random fields. */
+/* A node id below 1000. */
+static ProtoNodeId
+any_id (DlRandom *r)
+{
+  return (ProtoNodeId) dl_random_below (r, 1000);
+}
+
+/* A valid message of a type drawn from r, with random fields: the common
+ * ones here, the rest as its family's class draws them (its `fuzz`: a
+ * peer list, whose ids come from id, weights, what its decoder requires). */
 static void
-random_msg (DlRandom *r, ProtoMsg *m)
+random_msg (DlRandom *r, ProtoMsg *m, ProtoNodeId (*id) (DlRandom *r))
 {
   proto_msg_init (m, proto_msg_type_at ((guint) dl_random_below (r, proto_msg_n_types ())));
-  m->node = (ProtoNodeId) dl_random_below (r, 1000);
+  m->node = any_id (r);
   m->wait_for_more = dl_random_below (r, 2);
   m->joined_mid_training = dl_random_below (r, 2);
   m->nb_participants = (uint32_t) dl_random_below (r, 100);
-  if (m->type == PROTO_MSG_PIPE_STEP || m->type == PROTO_MSG_PIPE_PUSH || m->type == PROTO_MSG_PIPE_RESULT)
-    {
-      m->nb_participants++;   /* a pipeline step carries at least one token */
-      m->degree = 0;          /* through blocks [0, node) */
-      m->node = MAX (m->node, 1);
-    }
   m->round = (uint32_t) dl_random_below (r, 100);
   m->comm_round = (uint32_t) dl_random_below (r, 2);
   m->signal = (ProtoSignal) dl_random_below (r, 2);
-  if (m->type == PROTO_MSG_PEERS_FOR_ROUND)
-    {
-      ProtoNodeId ids[8];
-      guint n = (guint) dl_random_below (r, 8);
-      for (guint i = 0; i < n; i++)
-        ids[i] = (ProtoNodeId) dl_random_below (r, 1000);
-      proto_msg_set_peers (m, ids, n);
-    }
-  if (m->type == PROTO_MSG_PAYLOAD || m->type == PROTO_MSG_SHARED_MODEL)
-    {
-      gsize n = (gsize) dl_random_below (r, 64);
-      g_autoptr (LearnWeights) w = learn_weights_new (n);
-      float *d = learn_weights_data_mut (w);
-      for (gsize k = 0; k < n; k++)
-        d[k] = (float) dl_random_uniform (r);
-      proto_msg_set_weights (m, w);
-    }
+  const ProtoMsgClass *c = proto_msg_class_of (m->type);
+  if (c->fuzz)
+    c->fuzz (m, r, id);
 }
 
 static gboolean
@@ -166,42 +153,52 @@ fuzz_hello (DlRandom *r, BenchFuzzStats *st)
   return TRUE;
 }
 
-/* A coordinator and a peer (p1) of every family, fed what an authenticated
- * stream may carry. */
+/* A coordinator and a peer (p1) of every family that runs on the
+ * testbed's sockets (the registry's, in its order), and of the default
+ * family under robust, fed what an authenticated stream may carry. */
+#define MAX_MACHINES 16
 typedef struct {
-  ProtoConfig cfg[8];
-  ProtoMachine *coord[8], *peer[8];
-  DlRandom *rng[8];
+  ProtoConfig cfg[MAX_MACHINES];
+  ProtoMachine *coord[MAX_MACHINES], *peer[MAX_MACHINES];
+  DlRandom *rng[MAX_MACHINES];
   guint n;
   DlTime now;
   LearnWeights *w0;
 } Machines;
 
+/* A coordinator and a started peer of family (NULL: the default family,
+ * DISCO, at its robust version). */
+static void
+machines_add (Machines *ms, const char *family)
+{
+  g_assert (ms->n < MAX_MACHINES);
+  ProtoConfig *c = &ms->cfg[ms->n];
+  proto_config_init (c, family);
+  if (!family)
+    proto_disco_set_version (c, PROTO_VERSION_ROBUST);
+  const ProtoFamily *f = proto_family_of (c);
+  ms->rng[ms->n] = dl_random_new (1, "fuzz-machines", ms->n);
+  ProtoPeerEnv env = { .initial = ms->w0, .rng = ms->rng[ms->n], .region = "", .speed = 1 };
+  ms->coord[ms->n] = f->new_coordinator (c);
+  ms->peer[ms->n] = f->new_peer (c, &env);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoInput start = { .kind = PROTO_IN_START };
+  proto_machine_handle (ms->peer[ms->n], 0, &start, &out);
+  proto_outbox_clear (&out);
+  ms->n++;
+}
+
 static void
 machines_start (Machines *ms)
 {
-  static const char *const families[] = { "disco", "gossip", "hierarchical", "pipeline" };
   ms->w0 = learn_weights_new (4);
   ms->now = 0;
   ms->n = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (families) + 1; i++)
-    {
-      ProtoConfig *c = &ms->cfg[ms->n];
-      proto_config_init (c, i < G_N_ELEMENTS (families) ? families[i] : "disco");
-      if (i == G_N_ELEMENTS (families))
-        proto_disco_set_version (c, PROTO_VERSION_ROBUST);
-      const ProtoFamily *f = proto_family_of (c);
-      ms->rng[ms->n] = dl_random_new (1, "fuzz-machines", ms->n);
-      ProtoPeerEnv env = { .initial = ms->w0, .rng = ms->rng[ms->n], .region = "", .speed = 1 };
-      ms->coord[ms->n] = f->new_coordinator (c);
-      ms->peer[ms->n] = f->new_peer (c, &env);
-      ProtoOutbox out;
-      proto_outbox_init (&out);
-      ProtoInput start = { .kind = PROTO_IN_START };
-      proto_machine_handle (ms->peer[ms->n], 0, &start, &out);
-      proto_outbox_clear (&out);
-      ms->n++;
-    }
+  for (guint i = 0; proto_family_at (i); i++)
+    if (!proto_family_at (i)->no_testbed)
+      machines_add (ms, proto_family_at (i)->name);
+  machines_add (ms, NULL);
 }
 
 static void
@@ -250,19 +247,11 @@ static void
 fuzz_hostile (DlRandom *r, Machines *ms, BenchFuzzStats *st)
 {
   ProtoMsg m;
-  random_msg (r, &m);
+  random_msg (r, &m, hostile_id);   /* the peers it lists: hostile ids */
   m.node = hostile_id (r);
   m.round = hostile_count (r);
   if (dl_random_below (r, 2))
     m.nb_participants = hostile_count (r);
-  if (m.type == PROTO_MSG_PEERS_FOR_ROUND)
-    {
-      ProtoNodeId ids[8];
-      guint n = (guint) dl_random_below (r, 8);
-      for (guint i = 0; i < n; i++)
-        ids[i] = hostile_id (r);
-      proto_msg_set_peers (&m, ids, n);
-    }
   g_autoptr (GBytes) f = testbed_frame_encode_msg (&m);
   proto_msg_clear (&m);
   g_autoptr (TestbedFrameReader) rd = testbed_frame_reader_new ();
@@ -354,7 +343,7 @@ bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
           continue;
         }
       ProtoMsg m;
-      random_msg (r, &m);
+      random_msg (r, &m, any_id);
       static const char key[] = "fuzz-frames secret";
       guint8 nonce[TESTBED_FRAME_NONCE_BYTES];
       for (gsize k = 0; k < sizeof nonce; k++)

@@ -121,6 +121,19 @@ void proto_machine_view (const ProtoMachine *m, ProtoPeerView *out);
 /* (transfer none) a peer's current weights, NULL for a coordinator */
 LearnWeights *proto_machine_model (const ProtoMachine *m);
 guint proto_machine_received_count (const ProtoMachine *m, ProtoMsgType type);
+
+/* The messages of every type with this role it received
+ * (proto_msg_type_role).  (Inline: proto-machine.c, which the message
+ * registry calls, calls no registry function.) */
+static inline guint
+proto_machine_received_role_count (const ProtoMachine *m, ProtoMsgRole role)
+{
+  guint n = 0;
+  for (guint i = 0; i < proto_msg_n_types (); i++)
+    if (proto_msg_type_role (proto_msg_type_at (i)) == role)
+      n += proto_machine_received_count (m, proto_msg_type_at (i));
+  return n;
+}
 void proto_machine_free (ProtoMachine *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoMachine, proto_machine_free)
 

@@ -110,6 +110,30 @@ const char *proto_msg_label (const ProtoMsg *msg, gsize *len);
 gboolean proto_msg_type_has_labels (ProtoMsgType type);
 /* TRUE if some family declares the type. */
 gboolean proto_msg_type_known (ProtoMsgType type);
+
+/* What a message is to the world and the testbed, which name no family's
+ * types: a family declares it on its type's class (ProtoMsgClass's
+ * `role`, in its -msgs.c), and they ask it here.  A family whose types
+ * declare none runs too; the world then counts and aligns nothing by it. */
+typedef enum {
+  PROTO_MSG_ROLE_NONE = 0,
+  PROTO_MSG_ROLE_HELLO,            /* a client's first message of a session, to the coordinator
+                                      (a new session: the properties forget its rounds) */
+  PROTO_MSG_ROLE_WELCOME,          /* the coordinator's answer to a hello (the testbed aligns
+                                      a node's clock on the pair) */
+  PROTO_MSG_ROLE_BARRIER_RETRY,    /* the coordinator tells a peer to retry the round's
+                                      connection barrier (counted per peer; a property) */
+  PROTO_MSG_ROLE_CONNECTION_FAIL,  /* the coordinator tells a peer it is excluded for failing to
+                                      connect (counted per peer; a property) */
+  PROTO_MSG_ROLE_SIGNAL,           /* a link's signalling relayed by the coordinator: `node` the
+                                      other peer; on the testbed `signal_data` carries the
+                                      sender's link address */
+  PROTO_MSG_N_ROLES
+} ProtoMsgRole;
+
+/* The role its family declares for the type; PROTO_MSG_ROLE_NONE if none,
+ * or if no family declares the type. */
+ProtoMsgRole proto_msg_type_role (ProtoMsgType type);
 /* How many types the families declare, and the i-th of them in byte order
  * (i < proto_msg_n_types ()). */
 guint proto_msg_n_types (void);

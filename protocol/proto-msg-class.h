@@ -17,6 +17,7 @@
  * memory like the rest of proto-message.h. */
 #pragma once
 
+#include "base/dl-random.h"
 #include "protocol/proto-message.h"
 
 G_BEGIN_DECLS
@@ -45,6 +46,17 @@ typedef struct {
    * the first *len bytes of what it returns; NULL where the type has no
    * kinds (a guest's message: the TYPE word the guest gave it) */
   const char *(*label) (const ProtoMsg *msg, gsize *len);
+  /* optional: what the type is to the world and the testbed, which ask
+   * proto_msg_type_role and name no type (proto-message.h's ProtoMsgRole);
+   * PROTO_MSG_ROLE_NONE (0) where it is nothing to them */
+  ProtoMsgRole role;
+  /* optional, for the frame fuzzer (bench/fuzz-frames.c): once a random
+   * message of the type has its common fields drawn (node, round,
+   * nb_participants, ...), draws from r the parts the type carries beyond
+   * them (a peer list, its ids from id; weights) and sets what its decoder
+   * requires of the common ones (a pipeline step's tokens and blocks);
+   * NULL: the common fields alone */
+  void (*fuzz) (ProtoMsg *msg, DlRandom *r, ProtoNodeId (*id) (DlRandom *r));
 } ProtoMsgClass;
 
 /* A message a fault may target (`dlsim explore`'s drop and delay): its
@@ -119,6 +131,9 @@ gboolean proto_msg_dec_round_peers_indices (GVariant *body, ProtoMsg *m, guint d
 /* a class of the type byte alone */
 #define PROTO_MSG_CLASS_BARE(type, name) \
   { type, name, "(y)", NULL, proto_msg_enc_bare, proto_msg_dec_bare, proto_msg_size_fixed, NULL }
+/* one that plays a role (ProtoMsgRole) */
+#define PROTO_MSG_CLASS_BARE_ROLE(type, name, role_) \
+  { type, name, "(y)", NULL, proto_msg_enc_bare, proto_msg_dec_bare, proto_msg_size_fixed, .role = role_ }
 
 /* ---- size functions ---- */
 

@@ -56,6 +56,12 @@ proto_msg_family_check (const ProtoMsgFamily *f, GError **error)
                        f->name, c->type, c->name ? c->name : "unnamed", missing);
           return FALSE;
         }
+      if ((guint) c->role >= PROTO_MSG_N_ROLES)
+        {
+          g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "family %s: %s has role %u, which is none",
+                       f->name, c->name, (guint) c->role);
+          return FALSE;
+        }
       if (c->type >= PROTO_MSG_TYPE_LIMIT)
         {
           g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "family %s: %s has type %u, beyond the type byte",
@@ -197,6 +203,13 @@ gboolean
 proto_msg_type_known (ProtoMsgType type)
 {
   return proto_msg_class_of (type) != NULL;
+}
+
+ProtoMsgRole
+proto_msg_type_role (ProtoMsgType type)
+{
+  const ProtoMsgClass *c = proto_msg_class_of (type);
+  return c ? c->role : PROTO_MSG_ROLE_NONE;
 }
 
 guint

@@ -8,6 +8,7 @@
 #include "results/res-db-private.h"
 #include "results/res-run-private.h"
 #include "results/res-violations.h"
+#include "protocol/proto-machine.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -320,15 +321,16 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
                       "INSERT INTO runs (run_id, scenario, point, point_label, seed, dlsim_version,"
                       " protocol_version, started_at, file) VALUES (?,?,?,?,?,?,?,datetime('now'),?)",
                       -1, &st, NULL);
-  /* DISCO's version, or the family's name for any other family (their
-   * runs have no version: `runs.protocol_version` tells families apart) */
-  const char *version = "", *family = "disco";
+  /* the default family's version (the registry's first, DISCO: its
+   * versions), or the family's name for any other family (their runs have
+   * no version: `runs.protocol_version` tells families apart) */
+  const char *version = "", *def = proto_family_at (0)->name, *family = def;
   for (guint i = 0; i < p->keys->len; i++)
     if (strcmp (p->keys->pdata[i], "protocol.version") == 0)
       version = p->values->pdata[i];
     else if (strcmp (p->keys->pdata[i], "protocol.family") == 0)
       family = p->values->pdata[i];
-  if (strcmp (family, "disco") != 0)
+  if (strcmp (family, def) != 0)
     version = family;
   sqlite3_bind_int64 (st, 1, run_id);
   sqlite3_bind_text (st, 2, s->name, -1, SQLITE_TRANSIENT);

@@ -39,7 +39,8 @@ typedef struct {
 /* The common keys: every family takes them but for those it refuses
  * (ProtoFamilyKeys' refused: the keys of learning under a family without a
  * model).  Each family's keys are in its folder
- * (protocol/FAMILY/FAMILY-keys.c). */
+ * (protocol/FAMILY/FAMILY-keys.c).  A NULL default is the registry's
+ * first family (protocol.family). */
 static const KeySpec keys[] = {
   { "scenario", "name", "", K_STR, "name of the scenario (default: the file name)" },
   { "scenario", "description", "", K_STR, "one line on what it shows" },
@@ -47,7 +48,7 @@ static const KeySpec keys[] = {
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
   { "scenario", "dir", "", K_STR, "the folder the file's relative paths are taken from (traces, data, the guest's folder and command), itself relative to the file's folder; empty: the file's folder (dlsim explore --found writes it, so that a found file runs from its own folder)" },
-  { "protocol", "family", "disco", K_STR, "the protocol family whose machines run: FAMILIES (docs/families.md; guest: docs/guest.md)" },
+  { "protocol", "family", NULL, K_STR, "the protocol family whose machines run: FAMILIES (docs/families.md; guest: docs/guest.md)" },
   { "protocol", NULL, NULL, K_FAMILY_KEYS, "the families' keys go here, in the registry's order (protocol/<family>/*-keys.c)" },
   { "protocol", "coordinator_replicas", "1", K_UINT, "1 (one coordinator, as DISCO) or up to 9 replicas of it: the coordinator's state kept by a replicated log, peers in sessions that survive the leader's crash (protocol/replica/README.md); not in the testbed" },
   { "protocol", "coordinator_replication", "raft", K_REPLICATION, "with coordinator_replicas > 1: raft | primary-backup: an input is acted on once a majority logged it, or at once by the leader and shipped after (what no backup got is lost with it)" },
@@ -134,7 +135,8 @@ merge (const ProtoFamily *const *families)
       const KeySpec *k = &keys[i];
       if (k->kind != K_FAMILY_KEYS)
         {
-          Row r = { g_strdup_printf ("%s.%s", k->section, k->key), k->section, k->key, k->def, k->doc, k, NULL, NULL };
+          Row r = { g_strdup_printf ("%s.%s", k->section, k->key), k->section, k->key,
+                    k->def ? k->def : families[0]->name, k->doc, k, NULL, NULL };
           if (strstr (k->doc, "FAMILIES"))
             {
               /* the family key's list: the registry's names */

@@ -38,7 +38,6 @@
 #include "sim/sim-world-private.h"
 #include "sim/sim-flows.h"
 #include "protocol/replica/proto-replica.h"
-#include "protocol/disco/disco-msgs.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -789,7 +788,7 @@ sim_net_close_stream (SimWorld *w, Node *n)
   m->via = PROTO_VIA_SERVER;
   m->close = TRUE;
   m->stream = n->stream;
-  proto_msg_init (&m->msg, PROTO_MSG_CLIENT_CONNECTED);  /* unused */
+  proto_msg_init (&m->msg, PROTO_MSG_TYPE_LIMIT);  /* no type: a close frame carries no message */
   m->bytes = CLOSE_FRAME_BYTES;
   schedule_msg (w, m, NULL, 0);
 }

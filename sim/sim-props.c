@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include "sim/sim-props.h"
-#include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
 #include <string.h>
@@ -122,7 +121,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
       switch (o->kind)
         {
         case PROTO_OBS_SENT:
-          if (o->msg_type == PROTO_MSG_RETRY_PEER_CONNECTIONS)
+          if (proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_BARRIER_RETRY)
             {
               guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
               g_hash_table_insert (p->retries, GUINT_TO_POINTER (o->other), GUINT_TO_POINTER (n + 1));
@@ -185,7 +184,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
         g_hash_table_insert (p->dropped, GUINT_TO_POINTER (node), GINT_TO_POINTER (o->msg_type + 1));
       break;
     case PROTO_OBS_SENT:
-      if (o->msg_type == PROTO_MSG_CLIENT_CONNECTED)
+      if (proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_HELLO)
         {
           /* a new session */
           g_hash_table_remove (p->peer_round, GUINT_TO_POINTER (node));
@@ -193,7 +192,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
         }
       break;
     case PROTO_OBS_RECEIVED:
-      if (o->msg_type == PROTO_MSG_CONNECTION_FAIL)
+      if (proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_CONNECTION_FAIL)
         g_hash_table_remove (p->excluded, GUINT_TO_POINTER (node));
       break;
     case PROTO_OBS_ROUND_END:

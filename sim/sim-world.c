@@ -30,7 +30,6 @@
 #include "sim/sim-world-private.h"
 #include "sim/sim-props.h"
 #include "protocol/replica/proto-replica.h"
-#include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
 #include <string.h>
@@ -664,8 +663,8 @@ finish_results (SimWorld *w)
         pr->left = n->progress;
       pr->rounds = v.rounds_done;
       pr->synced = v.synced;
-      pr->retries_received = proto_machine_received_count (n->peer, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-      pr->fails_received = proto_machine_received_count (n->peer, PROTO_MSG_CONNECTION_FAIL);
+      pr->retries_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_BARRIER_RETRY);
+      pr->fails_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_CONNECTION_FAIL);
       pr->state = proto_machine_state_name (n->peer);
       pr->accuracy = n->accuracy;
       pr->loss = n->loss;

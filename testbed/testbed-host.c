@@ -12,7 +12,6 @@
 #include "testbed/testbed-frame.h"
 #include "sim/sim-host.h"
 #include "testbed/testbed-conn.h"
-#include "protocol/disco/disco-msgs.h"
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -274,7 +273,7 @@ on_frame (Conn *c, TestbedFrameKind kind, ProtoMsg *msg, const TestbedFrameAuth 
       conn_ended (c, NULL);
       return;
     }
-  if (n->peer && !c->is_link && msg->type == PROTO_MSG_SIGNAL_FOR_PEER && msg->signal_data)
+  if (n->peer && !c->is_link && proto_msg_type_role (msg->type) == PROTO_MSG_ROLE_SIGNAL && msg->signal_data)
     g_hash_table_insert (n->addrs, GUINT_TO_POINTER (msg->node), g_strdup (msg->signal_data));
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = from,
                     .via = c->is_link ? PROTO_VIA_LINK : PROTO_VIA_SERVER, .msg = msg };
@@ -405,7 +404,7 @@ static void
 tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
   TestbedHost *n = ud;
-  if (msg->type == PROTO_MSG_SIGNAL_FOR_PEER && n->peer && !msg->signal_data)
+  if (proto_msg_type_role (msg->type) == PROTO_MSG_ROLE_SIGNAL && n->peer && !msg->signal_data)
     msg->signal_data = g_strdup (n->my_addr);   /* the offer/answer carries our link address */
   if (take_rule (n, from, to, msg, TRUE, NULL))
     {
@@ -427,7 +426,7 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
       proto_msg_clear (msg);
       return;
     }
-  if (n->peer && msg->type == PROTO_MSG_SIGNAL_FOR_PEER && msg->node > n->p.id
+  if (n->peer && proto_msg_type_role (msg->type) == PROTO_MSG_ROLE_SIGNAL && msg->node > n->p.id
       && g_hash_table_contains (n->never, GUINT_TO_POINTER (msg->node)))
     {
       /* the answerer of a link-fail'd pair: the simulator fails both ends

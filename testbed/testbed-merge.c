@@ -9,7 +9,6 @@
 #include "testbed/testbed-node.h"
 #include "results/res-merge.h"
 #include "results/res-query.h"
-#include "protocol/disco/disco-msgs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,9 +118,10 @@ testbed_merge_read_nodes (struct sqlite3 *db, const char *path, GPtrArray *nodes
   return ok;
 }
 
-/* The first time of an O line of `node` with this kind, other and message. */
+/* The first time of an O line of `node` with this kind, other and a
+ * message of this role (proto_msg_type_role). */
 static gboolean
-find_obs (const TestbedNode *n, ProtoObsKind kind, ProtoNodeId other, ProtoMsgType type, DlTime *out)
+find_obs (const TestbedNode *n, ProtoObsKind kind, ProtoNodeId other, ProtoMsgRole role, DlTime *out)
 {
   for (guint i = 0; i < n->lines->len; i++)
     {
@@ -132,7 +132,7 @@ find_obs (const TestbedNode *n, ProtoObsKind kind, ProtoNodeId other, ProtoMsgTy
       if (g_strv_length (f) < 9)
         continue;
       if (atoi (f[3]) == (int) kind && (other == PROTO_NO_NODE || (ProtoNodeId) g_ascii_strtoull (f[6], NULL, 10) == other)
-          && atoi (f[7]) == (int) type)
+          && atoi (f[7]) >= 0 && proto_msg_type_role ((ProtoMsgType) atoi (f[7])) == role)
         {
           *out = g_array_index (n->times, DlTime, i);
           return TRUE;
@@ -146,10 +146,10 @@ testbed_merge_clock (const TestbedNode *coord, TestbedNode *n)
 {
   DlTime wall = (n->t0_unix_us - coord->t0_unix_us) * 1000;
   DlTime a, b, c1, c2;
-  if (find_obs (n, PROTO_OBS_SENT, PROTO_SERVER, PROTO_MSG_CLIENT_CONNECTED, &a)
-      && find_obs (n, PROTO_OBS_RECEIVED, PROTO_SERVER, PROTO_MSG_NEW_NODE_INFO, &b)
-      && find_obs (coord, PROTO_OBS_RECEIVED, n->id, PROTO_MSG_CLIENT_CONNECTED, &c1)
-      && find_obs (coord, PROTO_OBS_SENT, n->id, PROTO_MSG_NEW_NODE_INFO, &c2))
+  if (find_obs (n, PROTO_OBS_SENT, PROTO_SERVER, PROTO_MSG_ROLE_HELLO, &a)
+      && find_obs (n, PROTO_OBS_RECEIVED, PROTO_SERVER, PROTO_MSG_ROLE_WELCOME, &b)
+      && find_obs (coord, PROTO_OBS_RECEIVED, n->id, PROTO_MSG_ROLE_HELLO, &c1)
+      && find_obs (coord, PROTO_OBS_SENT, n->id, PROTO_MSG_ROLE_WELCOME, &c2))
     {
       a += wall;
       b += wall;

@@ -10,7 +10,6 @@
 #include "testbed/testbed-private.h"
 #include "testbed/testbed-records.h"
 #include "sim/sim-props.h"
-#include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
 #include <string.h>
@@ -69,10 +68,10 @@ track_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservati
           break;
         case PROTO_OBS_RECEIVED:
         case PROTO_OBS_DROPPED:
-          /* as proto_machine_received_count, which the simulator reads: every
-           * delivered message, listened for or dropped */
-          p->retries_received += o->msg_type == PROTO_MSG_RETRY_PEER_CONNECTIONS;
-          p->fails_received += o->msg_type == PROTO_MSG_CONNECTION_FAIL;
+          /* as proto_machine_received_role_count, which the simulator
+           * reads: every delivered message, listened for or dropped */
+          p->retries_received += proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_BARRIER_RETRY;
+          p->fails_received += proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_CONNECTION_FAIL;
           break;
         case PROTO_OBS_ERROR:
           if (strstr (o->detail, "ConnectionFail"))

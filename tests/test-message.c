@@ -8,6 +8,7 @@
 
 #include "tests/msg-fill.h"
 #include "protocol/proto-msg-class.h"
+#include "protocol/proto-machine.h"
 #include "protocol/replica/replica-msgs.h"
 #include "learn/learn-weights.h"
 #include "base/dl-random.h"
@@ -353,12 +354,76 @@ START_TEST (test_decode_untrusted)
 }
 END_TEST
 
+/* The roles the world and the testbed ask instead of naming types
+ * (proto_msg_type_role): DISCO's admission, barrier and signalling types
+ * answer theirs; a type of no role, and a byte no family declares, answer
+ * none; every role is some type's; the check refuses a role that is none
+ * of them; and a machine's count by role sums its types' counts. */
+static guint
+fake_received_count (const void *impl, ProtoMsgType type)
+{
+  (void) impl;
+  return 100 + type;   /* a count of its own for each type */
+}
+
+START_TEST (test_roles)
+{
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_CLIENT_CONNECTED), PROTO_MSG_ROLE_HELLO);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_NEW_NODE_INFO), PROTO_MSG_ROLE_WELCOME);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_RETRY_PEER_CONNECTIONS), PROTO_MSG_ROLE_BARRIER_RETRY);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_CONNECTION_FAIL), PROTO_MSG_ROLE_CONNECTION_FAIL);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_SIGNAL_FOR_PEER), PROTO_MSG_ROLE_SIGNAL);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_PAYLOAD), PROTO_MSG_ROLE_NONE);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_PEERS_FOR_ROUND), PROTO_MSG_ROLE_NONE);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_TYPE_LIMIT), PROTO_MSG_ROLE_NONE);
+  ck_assert_int_eq (proto_msg_type_role ((ProtoMsgType) -1), PROTO_MSG_ROLE_NONE);
+  guint undeclared = 0, per_role[PROTO_MSG_N_ROLES] = { 0 };
+  for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
+    if (!proto_msg_type_known (t))
+      {
+        ck_assert_int_eq (proto_msg_type_role (t), PROTO_MSG_ROLE_NONE);
+        undeclared++;
+      }
+    else
+      per_role[proto_msg_type_role (t)]++;
+  ck_assert_uint_gt (undeclared, 0);
+  for (guint k = PROTO_MSG_ROLE_NONE + 1; k < PROTO_MSG_N_ROLES; k++)
+    ck_assert_uint_eq (per_role[k], 1);   /* today one type each: DISCO's */
+
+  /* a role beyond the known ones */
+  ProtoMsgClass odd = *proto_msg_class_of (PROTO_MSG_CLIENT_CONNECTED);
+  odd.type = 200;
+  odd.name = "Odd";
+  odd.role = PROTO_MSG_N_ROLES;
+  ProtoMsgFamily fam = { "new", &odd, 1 };
+  g_autoptr (GError) error = NULL;
+  ck_assert (!proto_msg_family_check (&fam, &error));
+  ck_assert_ptr_nonnull (strstr (error->message, "Odd"));
+  odd.role = PROTO_MSG_ROLE_HELLO;
+  ck_assert (proto_msg_family_check (&fam, NULL));
+
+  /* a machine's received messages by role: the sum over the role's types */
+  static const ProtoMachineClass fake = { .received_count = fake_received_count };
+  ProtoMachine m = { &fake, NULL };
+  ck_assert_uint_eq (proto_machine_received_role_count (&m, PROTO_MSG_ROLE_BARRIER_RETRY),
+                     100 + PROTO_MSG_RETRY_PEER_CONNECTIONS);
+  ck_assert_uint_eq (proto_machine_received_role_count (&m, PROTO_MSG_ROLE_CONNECTION_FAIL),
+                     100 + PROTO_MSG_CONNECTION_FAIL);
+  guint none = 0;
+  for (guint i = 0; i < proto_msg_n_types (); i++)
+    if (proto_msg_type_role (proto_msg_type_at (i)) == PROTO_MSG_ROLE_NONE)
+      none += 100 + proto_msg_type_at (i);
+  ck_assert_uint_eq (proto_machine_received_role_count (&m, PROTO_MSG_ROLE_NONE), none);
+}
+END_TEST
+
 static Suite *
 message_suite (void)
 {
   Suite *s = suite_create ("message");
   TCase *tc = tcase_create ("messages");
   tcase_add_test (tc, test_registry_complete);
+  tcase_add_test (tc, test_roles);
   tcase_add_loop_test (tc, test_type_bytes, 0, PROTO_MSG_TYPE_LIMIT);
   tcase_add_loop_test (tc, test_message_roundtrip, 0, (int) proto_msg_n_types ());
   tcase_add_loop_test (tc, test_wire_size_key, 0, (int) proto_msg_n_types ());

@@ -166,34 +166,60 @@ dec_round_staleness (GVariant *body, ProtoMsg *m, guint depth, GError **error)
   return TRUE;
 }
 
+/* the frame fuzzer's PeersForRound: up to 7 peers */
+static void
+fuzz_peers (ProtoMsg *m, DlRandom *r, ProtoNodeId (*id) (DlRandom *r))
+{
+  ProtoNodeId ids[8];
+  guint n = (guint) dl_random_below (r, 8);
+  for (guint i = 0; i < n; i++)
+    ids[i] = id (r);
+  proto_msg_set_peers (m, ids, n);
+}
+
+/* the frame fuzzer's SharedModel and Payload: up to 63 weights in [0, 1) */
+static void
+fuzz_weights (ProtoMsg *m, DlRandom *r, ProtoNodeId (*id) (DlRandom *r))
+{
+  (void) id;
+  gsize n = (gsize) dl_random_below (r, 64);
+  g_autoptr (LearnWeights) w = learn_weights_new (n);
+  float *d = learn_weights_data_mut (w);
+  for (gsize k = 0; k < n; k++)
+    d[k] = (float) dl_random_uniform (r);
+  proto_msg_set_weights (m, w);
+}
+
 #define BARE PROTO_MSG_CLASS_BARE
+#define BARE_ROLE PROTO_MSG_CLASS_BARE_ROLE
 
 static const ProtoMsgClass types[] = {
-  BARE (PROTO_MSG_CLIENT_CONNECTED, "ClientConnected"),
+  BARE_ROLE (PROTO_MSG_CLIENT_CONNECTED, "ClientConnected", PROTO_MSG_ROLE_HELLO),
   { PROTO_MSG_NEW_NODE_INFO, "NewNodeInfo", "(yubub)", NULL, enc_new_node_info, dec_new_node_info,
-    proto_msg_size_fixed },
+    proto_msg_size_fixed, .role = PROTO_MSG_ROLE_WELCOME },
   BARE (PROTO_MSG_JOIN_ROUND, "JoinRound"),
   { PROTO_MSG_PEER_IS_READY, "PeerIsReady", "(y)", "(yb)", enc_peer_is_ready, dec_peer_is_ready,
     size_peer_is_ready },
   { PROTO_MSG_PEERS_FOR_ROUND, "PeersForRound", "(yauu)", NULL, proto_msg_enc_peers_round, proto_msg_dec_peers_round,
-    proto_msg_size_peers },
+    proto_msg_size_peers, .fuzz = fuzz_peers },
   BARE (PROTO_MSG_CONNECTIONS_READY, "ConnectionsReady"),
   BARE (PROTO_MSG_START_WEIGHT_SHARING, "StartWeightSharing"),
-  BARE (PROTO_MSG_RETRY_PEER_CONNECTIONS, "RetryPeerConnections"),
-  BARE (PROTO_MSG_CONNECTION_FAIL, "ConnectionFail"),
+  BARE_ROLE (PROTO_MSG_RETRY_PEER_CONNECTIONS, "RetryPeerConnections", PROTO_MSG_ROLE_BARRIER_RETRY),
+  BARE_ROLE (PROTO_MSG_CONNECTION_FAIL, "ConnectionFail", PROTO_MSG_ROLE_CONNECTION_FAIL),
   { PROTO_MSG_WAITING_FOR_MORE, "WaitingForMoreParticipants", "(yu)", NULL, enc_participants, dec_participants,
     proto_msg_size_fixed },
   { PROTO_MSG_ENOUGH_PARTICIPANTS, "EnoughParticipants", "(yu)", NULL, enc_participants, dec_participants,
     proto_msg_size_fixed },
   { PROTO_MSG_SIGNAL_FOR_PEER, "SignalForPeer", "(yuy)", "(yuys)", enc_signal_for_peer, dec_signal_for_peer,
-    size_signal_for_peer },
+    size_signal_for_peer, .role = PROTO_MSG_ROLE_SIGNAL },
   BARE (PROTO_MSG_MODEL_SYNC_REQUEST, "ModelSyncRequest"),
   { PROTO_MSG_SIGNAL_MODEL_PROVIDER, "SignalModelProvider", "(yu)", NULL, enc_node, dec_node,
     proto_msg_size_fixed },
   { PROTO_MSG_SIGNAL_NEW_PEER, "SignalNewPeer", "(yu)", NULL, enc_node, dec_node, proto_msg_size_fixed },
   { PROTO_MSG_SHARED_MODEL, "SharedModel", "(yay)", NULL, enc_shared_model, dec_shared_model,
-    proto_msg_size_weights },
-  { PROTO_MSG_PAYLOAD, "Payload", "(yuuuay)", NULL, enc_payload, dec_payload, proto_msg_size_weights },
+    proto_msg_size_weights, .fuzz = fuzz_weights },
+  { PROTO_MSG_PAYLOAD, "Payload", "(yuuuay)", NULL, enc_payload, dec_payload, proto_msg_size_weights,
+    .fuzz = fuzz_weights },
   { PROTO_MSG_ROUND_STALENESS, "RoundStaleness", "(yuauau)", NULL, proto_msg_enc_round_peers_indices, dec_round_staleness,
     proto_msg_size_peers_indices },
 };

@@ -161,6 +161,17 @@ dec_need (GVariant *body, ProtoMsg *m, guint depth, GError **error)
   return TRUE;
 }
 
+/* the frame fuzzer's steps and results: what their decoders require, at
+ * least one token, through blocks [0, node) with node >= 1 */
+static void
+fuzz_step (ProtoMsg *m, DlRandom *r, ProtoNodeId (*id) (DlRandom *r))
+{
+  (void) r, (void) id;
+  m->nb_participants++;
+  m->degree = 0;
+  m->node = MAX (m->node, 1);
+}
+
 static const ProtoMsgClass types[] = {
   { PROTO_MSG_PIPE_HELLO, "PipeHello", "(yus)", NULL, enc_hello, dec_hello, proto_msg_size_string },
   { PROTO_MSG_PIPE_ROLE, "PipeRole", "(yubuu)", NULL, enc_role, dec_role, proto_msg_size_fixed },
@@ -169,9 +180,10 @@ static const ProtoMsgClass types[] = {
     proto_msg_size_peers_indices },
   { PROTO_MSG_PIPE_PING, "PipePing", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed },
   { PROTO_MSG_PIPE_PONG, "PipePong", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed },
-  { PROTO_MSG_PIPE_STEP, "PipeStep", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step },
-  { PROTO_MSG_PIPE_PUSH, "PipePush", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step },
-  { PROTO_MSG_PIPE_RESULT, "PipeResult", "(ytuuuuay)", NULL, enc_result, dec_result, proto_msg_size_weights },
+  { PROTO_MSG_PIPE_STEP, "PipeStep", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step, .fuzz = fuzz_step },
+  { PROTO_MSG_PIPE_PUSH, "PipePush", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step, .fuzz = fuzz_step },
+  { PROTO_MSG_PIPE_RESULT, "PipeResult", "(ytuuuuay)", NULL, enc_result, dec_result, proto_msg_size_weights,
+    .fuzz = fuzz_step },
   { PROTO_MSG_PIPE_CLOSE, "PipeClose", "(yt)", NULL, proto_msg_enc_key, proto_msg_dec_key, proto_msg_size_fixed },
   { PROTO_MSG_PIPE_NEED, "PipeNeed", "(ytu)", NULL, enc_need, dec_need, proto_msg_size_fixed },
 };
