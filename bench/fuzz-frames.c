@@ -5,7 +5,10 @@
 #include "testbed/testbed-frame.h"
 #include "base/dl-random.h"
 #include "protocol/proto-machine.h"
-#include "protocol/disco/disco-config.h"
+#include "sim/sim-scenario.h"
+
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include <string.h>
 
@@ -164,18 +167,47 @@ typedef struct {
   guint n;
   DlTime now;
   LearnWeights *w0;
+  gboolean loaded[MAX_MACHINES];   /* cfg[i] read from its scenario (once: it does not change) */
 } Machines;
 
-/* A coordinator and a started peer of family (NULL: the default family,
- * DISCO, at its robust version). */
+/* The config a scenario file that says only `text` loads to (its first
+ * point, seed 1): every other key at its default, checked as a user's file
+ * is, so the machines are ones a run can have (a pipeline of 0 blocks, say,
+ * is refused there and must not be fuzzed here). */
+static void
+scenario_config (ProtoConfig *c, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("dlsim-fuzz-XXXXXX.ini", &path, &error);
+  if (fd >= 0)
+    close (fd);
+  g_autoptr (SimScenario) sc = NULL;
+  if (fd >= 0 && g_file_set_contents (path, text, -1, &error))
+    sc = sim_scenario_load (path, NULL, &error);
+  if (path)
+    g_unlink (path);
+  SimBuilt b;
+  if (!sc || !sim_scenario_build (sc, sc->points->pdata[0], 1, &b, &error))
+    g_error ("fuzz-frames: the config of \"%s\": %s", text, error ? error->message : "?");
+  *c = b.cfg.proto;
+  sim_built_clear (&b);
+}
+
+/* A coordinator and a started peer of family (NULL: the default family
+ * at its robust version). */
 static void
 machines_add (Machines *ms, const char *family)
 {
   g_assert (ms->n < MAX_MACHINES);
   ProtoConfig *c = &ms->cfg[ms->n];
-  proto_config_init (c, family);
-  if (!family)
-    proto_disco_set_version (c, PROTO_VERSION_ROBUST);
+  if (!ms->loaded[ms->n])
+    {
+      g_autofree char *text = family ? g_strdup_printf ("[protocol]\nfamily = %s\n", family)
+                                     : g_strdup ("[protocol]\nversion = robust\n");
+      scenario_config (c, text);
+      ms->loaded[ms->n] = TRUE;
+    }
   const ProtoFamily *f = proto_family_of (c);
   ms->rng[ms->n] = dl_random_new (1, "fuzz-machines", ms->n);
   ProtoPeerEnv env = { .initial = ms->w0, .rng = ms->rng[ms->n], .region = "", .speed = 1 };
