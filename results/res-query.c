@@ -18,7 +18,9 @@ res_init (void)
 void
 res_db_close_read (sqlite3 *db)
 {
-  sqlite3_close (db);
+  /* _v2: a cursor (ResRows) still open keeps the connection until it is
+   * freed, rather than the close failing and the connection leaking */
+  sqlite3_close_v2 (db);
 }
 
 /* A cursor over sql with its first parameter bound to run. */

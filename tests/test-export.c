@@ -247,6 +247,7 @@ rows_in (const char *table)
   g_autoptr (ResRows) st = res_db_export_table (db, table);
   while (res_rows_next (st))
     n++;
+  g_clear_pointer (&st, res_rows_free);   /* before the close: a live statement keeps it open */
   res_db_close_read (db);
   return n;
 }
