@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "protocol/proto-machine.h"
 #include "results/res-query.h"
 
 #include <cblas.h>
@@ -50,14 +51,16 @@ static const Command commands[] = {
 static void
 print_usage (FILE *out)
 {
+  /* the families come from the registry (protocol/proto-machine.c), so a
+   * family added there is listed here without an edit */
+  g_autofree char *families = proto_family_names (", ", " and ");
   fprintf (out,
            "Usage: dlsim COMMAND [OPTIONS]\n"
            "\n"
            "dlsim %s: a discrete-event simulator and testbed for decentralized-learning\n"
-           "round protocols (DISCO's coordinator/peer protocol, sparsified gossip, elected\n"
-           "cluster heads: [protocol] family).\n"
+           "round protocols.  Families ([protocol] family):\n  %s.\n"
            "\n"
-           "Commands:\n", PACKAGE_VERSION);
+           "Commands:\n", PACKAGE_VERSION, families);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-16s %s%s\n", commands[i].name, commands[i].summary,
              commands[i].run ? "" : " (not implemented yet)");
@@ -68,7 +71,9 @@ print_usage (FILE *out)
            "  --version      print the version\n"
            "\n"
            "Exit status: 0 success; 1 the work failed (run error, failed expectation,\n"
-           "benchmark cross-check); 2 usage error or command not implemented yet.\n");
+           "benchmark cross-check); 2 usage error, bad input or a command not\n"
+           "implemented yet; 130 interrupted "
+           "(Ctrl-C or SIGTERM).\n");
 }
 
 static int

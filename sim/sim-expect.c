@@ -56,11 +56,16 @@ _sim_scenario_parse_expect_line (const char *file, const char *key, const char *
           ok |= strcmp (dot + 1, peer_keys[i]) == 0;
     }
   if (!ok)
-    return _sim_scenario_fail_at (error, file, "expect", key,
+    {
+      /* the property names come from SIM_PROP_NAMES, so that a property
+       * added there is listed here too */
+      static const char *const props[] = { SIM_PROP_NAMES, NULL };
+      g_autofree char *names = g_strjoinv ("|", (char **) props);
+      return _sim_scenario_fail_at (error, file, "expect", key,
                     "unknown key (expected a summary key such as outcome, rounds_completed, retries, "
                     "final_accuracy, peer.pN.outcome|rounds|synced|retries_received|fails_received|state, "
-                    "metric.NAME.count|sum|mean|median|p90|max, or "
-                    "violations.agreement|own-round-only|monotone-rounds|progress|excluded-was-told|no-lost-model)");
+                    "metric.NAME.count|sum|mean|median|p90|max, or violations.%s)", names);
+    }
   const char *v = value;
   SimOp op = SIM_OP_EQ;
   static const struct { const char *s; SimOp op; } ops[] = {

@@ -187,6 +187,67 @@ else:
         for n in re.findall(r"\bS(\d+)\b(?![a-z])", item.split(":")[0]):
             if any(f.startswith("s%02d-" % int(n)) for f in shipped):
                 ko("user-guide.md: S%s is listed as not expressible, but scenarios/failures has it" % n)
+# the binary's own lists: the families it accepts, the distributions it
+# parses and the properties [expect] takes, each from its refusal of a bad
+# name; the man page, --help and the guide must name all of them
+import tempfile
+def refusal(section, key, value):
+    with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
+        f.write("[%s]\n%s = %s\n" % (section, key, value))
+    out = subprocess.run([dlsim, "run", f.name, "-o", f.name + ".db"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT).stdout.decode()
+    os.unlink(f.name)
+    return out
+out = refusal("protocol", "family", "nope")
+m = re.search(r"expected ([^)]*)\)", out)
+families = re.split(r", | or ", m.group(1)) if m else []
+if not families:
+    ko("no family list in the refusal of family = nope: %s" % out.strip())
+out = refusal("network", "latency", "nope(1)")
+m = re.search(r"\(expected ([a-z]+(?:, [a-z]+)*,? or [a-z]+)\)", out)
+dists = re.split(r", or |, | or ", m.group(1)) if m else []
+if not dists:
+    ko("no distribution list in the refusal of latency = nope(1): %s" % out.strip())
+out = refusal("expect", "violations.nope", "0")
+m = re.search(r"violations\.([a-z|-]+)\)", out)
+props = m.group(1).split("|") if m else []
+if len(props) < 2:
+    ko("no property list in the refusal of violations.nope: %s" % out.strip())
+man = open(os.path.join(src, "docs/dlsim.1.in"), encoding="utf-8").read().replace("\\-", "-")
+top = subprocess.run([dlsim, "--help"], stdout=subprocess.PIPE).stdout.decode()
+for fam in families:
+    desc = man.split(".SH DESCRIPTION")[-1].split(".SH")[0]
+    if not re.search(r"\b%s\b" % fam, desc):
+        ko("dlsim.1.in: the description does not name family %s" % fam)
+    if not re.search(r"\b%s\b" % fam, top):
+        ko("dlsim --help does not name family %s" % fam)
+for d in dists:
+    if not re.search(r"\b%s\(" % d, man):
+        ko("dlsim.1.in does not name distribution %s(...)" % d)
+for text, name in ((man, "dlsim.1.in"), (top, "dlsim --help")):
+    if not re.search(r"130 interrupted", text):
+        ko("%s: the exit status does not name 130" % name)
+psec = guide.split("\n## Properties\n")[-1].split("\n## ")[0]
+for row in re.findall(r"^\| `([a-z-]+)` \| ", psec, re.M):
+    if row not in props:
+        ko("user-guide.md: the properties table's %s is not in [expect]'s list of properties" % row)
+for pr in props:
+    if "| `%s` |" % pr not in guide:
+        ko("user-guide.md: the properties table has no row for %s" % pr)
+words = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+m = re.search(r"run checks (\w+) properties", guide)
+if not m or words.get(m.group(1), -1) != len(props):
+    ko("user-guide.md: 'checks %s properties', the binary has %d" % (m.group(1) if m else "?", len(props)))
+# docs/world.md: a `snake_case` name is a key (dlsim run --keys), a column
+# of the results schema, or a function or test of the source
+keyset = {l.split()[0].split(".")[-1] for l in keys if l.strip()}
+schema = open(os.path.join(src, "results/res-file.c"), encoding="utf-8").read()
+srcs = subprocess.run(["grep", "-rhoE", "--include=*.c", "--include=*.h", r"\b(sim|test)_[a-z0-9_]+\b",
+                       os.path.join(src, "sim"), os.path.join(src, "tests")], stdout=subprocess.PIPE).stdout.decode()
+funcs = set(srcs.split("\n"))
+for tok in sorted(set(re.findall(r"`([a-z][a-z0-9]*_[a-z0-9_]+)`", open(os.path.join(src, "docs/world.md"), encoding="utf-8").read()))):
+    if tok not in keyset and tok not in funcs and not re.search(r"\b%s\b" % tok, schema):
+        ko("docs/world.md names `%s`: no key (dlsim run --keys), column or function has that name" % tok)
 print("drift: %d problems" % bad)
 sys.exit(1 if bad else 0)
 PY
