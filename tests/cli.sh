@@ -174,6 +174,13 @@ ni=$(for f in $(cd "$SRC" && ls docs/*.md docs/figures/*.png); do
   grep -qxF "$(printf '\t%s \\' "$f")" "$SRC/Makefile.am" || echo "$f"
 done)
 [ -z "$ni" ] && ok "documents installed" || ko "not installed (Makefile.am dist_doc_DATA, dist_docfigures_DATA): $ni"
+# make install installs every tool the user documents name (tools/NAME);
+# install-deps and the family-* checks are for the source tree
+ut=$(cd "$SRC" && grep -ohE 'tools/[a-z][a-z0-9-]+' README.md docs/user-guide.md docs/cluster.md \
+  docs/data.md docs/families.md | sort -u | grep -v -e install-deps -e tools/family-)
+ni=$(for t in $ut; do grep -qxF "$(printf '\t%s \\' "$t")" "$SRC/Makefile.am" || echo "$t"; done)
+[ -n "$ut" ] && [ -z "$ni" ] && ok "documented tools installed" \
+  || ko "named by the documents, not installed (Makefile.am dist_usertools_SCRIPTS): $ni"
 comp=$(bash -c ". '$SRC/tools/completion/dlsim'; PATH='$(dirname "$DLSIM")':\$PATH; COMP_WORDS=(dlsim ex); COMP_CWORD=1; _dlsim; echo \${COMPREPLY[*]}")
 [ "$comp" = "explore export export-scenario" ] && ok "completion of commands" || ko "completion of 'ex': '$comp'"
 comp=$(bash -c ". '$SRC/tools/completion/dlsim'; PATH='$(dirname "$DLSIM")':\$PATH; COMP_WORDS=(dlsim run --sh); COMP_CWORD=2; _dlsim; echo \${COMPREPLY[*]}")

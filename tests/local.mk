@@ -176,7 +176,7 @@ check-scenario-fuzz: dlsim
 
 # `make check-slurm` (root, with slurm-wlm, munge and parallel installed): a
 # real single-node Slurm runs a sharded sweep (tests/slurm.sh)
-EXTRA_DIST += tests/slurm.sh tools/slurm-sweep tools/testbed-agreement tools/version-cost
+EXTRA_DIST += tests/slurm.sh tools/testbed-agreement tools/version-cost
 check-slurm: dlsim
 	DLSIM=$(abs_builddir)/dlsim DLSIM_SRCDIR=$(srcdir) bash $(srcdir)/tests/slurm.sh >tests/slurm.log 2>&1; \
 	  st=$$?; cat tests/slurm.log; test $$st -eq 0
