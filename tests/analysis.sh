@@ -41,6 +41,8 @@ else
     'assert runs["churn.arrival_rate_per_s"].nunique() == 4 and runs["seed"].dtype.kind == "i"' >> "$tmp/recipe/recipe.py"
   if (cd "$tmp/recipe" && $PY recipe.py) > "$out" 2>&1 && grep -q "churn.arrival_rate=1/min *0\.[0-9]" "$out"; then
     ok "the guide's pandas recipe"
+    [ -s "$tmp/recipe/accuracy-vs-churn.png" ] && ok "the recipe's figure (matplotlib)" \
+      || ko "the recipe drew no accuracy-vs-churn.png"
   else
     ko "the guide's pandas recipe"; sed 's/^/  | /' "$out" | tail -15
   fi

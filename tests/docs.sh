@@ -248,6 +248,15 @@ funcs = set(srcs.split("\n"))
 for tok in sorted(set(re.findall(r"`([a-z][a-z0-9]*_[a-z0-9_]+)`", open(os.path.join(src, "docs/world.md"), encoding="utf-8").read()))):
     if tok not in keyset and tok not in funcs and not re.search(r"\b%s\b" % tok, schema):
         ko("docs/world.md names `%s`: no key (dlsim run --keys), column or function has that name" % tok)
+# every module a document's Python block imports is in the standard library
+# or a Debian package tools/install-deps installs (python3-NAME)
+deps = open(os.path.join(src, "tools/install-deps"), encoding="utf-8").read()
+for doc in ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(src, "docs"))) if f.endswith(".md")]:
+    text = open(os.path.join(src, doc), encoding="utf-8").read()
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        for mod in re.findall(r"^\s*(?:import|from) (\w+)", block, re.M):
+            if mod not in sys.stdlib_module_names and mod != "dlsim" and "python3-" + mod not in deps:
+                ko("%s imports %s, which tools/install-deps does not install (python3-%s)" % (doc, mod, mod))
 print("drift: %d problems" % bad)
 sys.exit(1 if bad else 0)
 PY

@@ -138,4 +138,44 @@ hello=$(sqlite3 "$tmp/as.db" "SELECT group_concat(t_s, ',') FROM events WHERE ki
 gap=$(sqlite3 "$tmp/as.db" "SELECT printf('%.6f', e.t_s - a.t_s) FROM events e JOIN events a ON a.node = e.node
                              AND a.kind = 'received' AND a.detail = 'Ack' WHERE e.kind = 'round-end' AND e.node = 'p1'")
 [ "$gap" = "0.250000" ] && ok "the round ends 250 ms after the Ack" || ko "round end - Ack = '$gap', wanted 0.250000"
+# docs/guest.md's sample session: the same scenario through a relay that
+# logs both directions; the sample's lines (comments stripped) occur in the
+# log in the sample's order
+cat > "$tmp/relay.py" <<'PY'
+import subprocess, sys
+log = open(sys.argv[1], "w")
+child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+for line in sys.stdin:
+    log.write("> " + line)
+    child.stdin.write(line)
+    child.stdin.flush()
+    if line.strip() == "bye":
+        break
+    while True:
+        r = child.stdout.readline()
+        log.write("< " + r)
+        sys.stdout.write(r)
+        sys.stdout.flush()
+        if r.strip() == "quiet" or not r:
+            break
+PY
+cat > "$tmp/sample.ini" <<EOF
+[scenario]
+seed = 1
+[protocol]
+family = guest
+guest_command = python3 $tmp/relay.py $tmp/session.log python3 $src/guests/pushpull/pushpull.py
+min_participants = 2
+[training]
+rounds = 1
+[peers]
+count = 2
+EOF
+expect 0 "1 completed" -- "$DLSIM" run "$tmp/sample.ini" -o "$tmp/sample.db"
+awk '/<!-- guest-sample -->/ { s = 1; next } s && /^```$/ { if (p) exit; p = 1; next } p' "$src/docs/guest.md" \
+  | grep -v '^\.\.\.' | sed 's/  .*$//; s/ *$//' > "$tmp/sample.txt"
+missing=$(awk 'NR == FNR { want[++n] = $0; next } k < n && $0 == want[k + 1] { k++ } END { if (k < n) print want[k + 1]; if (n < 15) print "(only " n " lines)" }' \
+  "$tmp/sample.txt" "$tmp/session.log")
+[ -z "$missing" ] && ok "docs/guest.md's sample session happens" || ko "docs/guest.md's sample session: not in order in a real run: $missing"
+
 finish
