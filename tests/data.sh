@@ -47,6 +47,14 @@ EOT
   else ko "seed 7: dlsim $(cat "$tmp/c7.txt"), script $(cat "$tmp/py7.txt"), seed 1 $(cat "$tmp/c.txt")"; fi
   # the 8-peer DISCO runs reach the reference minus 0.03 (the bounds in the files)
   expect 0 "2 passed, 0 failed" -- "$DLSIM" check "$SRC/scenarios/data/digits-softmax.ini" "$SRC/scenarios/data/digits-mlp.ini"
+  # docs/data.md's digits rows are what the scenarios give (4 decimals)
+  "$DLSIM" run "$SRC/scenarios/data/digits-softmax.ini" "$SRC/scenarios/data/digits-mlp.ini" -o "$tmp/dg.db" -q
+  for m in softmax mlp; do
+    got=$(sqlite3 "$tmp/dg.db" "SELECT printf('%.4f', s.value) FROM summary s JOIN runs r USING (run_id) WHERE s.key = 'final_accuracy' AND r.scenario = 'digits-$m'")
+    doc=$(awk -F' \\| ' -v m="$m" '$1 ~ /^\| digits/ && $2 ~ "^" m { print $5 }' "$SRC/docs/data.md")
+    [ -n "$got" ] && [ "$got" = "$doc" ] && ok "docs/data.md's digits $m row" \
+      || ko "docs/data.md's digits $m row says '$doc', the run gives '$got'"
+  done
 else
   echo "SKIP (part): scikit-learn's digits: install python3-sklearn (Debian's /usr/bin/python3)"
 fi
