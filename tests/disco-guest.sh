@@ -9,20 +9,45 @@
 # guests/disco/conformance.sh (dlsim compare): the outcomes, the discrete
 # facts, the messages per type, and every round's list and end time within
 # 5 ms; and explore finding and shrinking a failure that reproduces on both.
-# It needs a DISCO checkout prepared by guests/disco/install.sh, named by
-# DISCO_SRC; without one it says SKIP.
+# DISCO's code: DISCO_SRC, a checkout prepared by guests/disco/install.sh;
+# without it, the archives of DISCO_ARCHIVES (default ../shared/disco beside
+# the source tree: disco-10b4be70.tar.gz, disco-1110.tar.gz), unpacked and
+# prepared once per build tree by tests/disco-trees.sh into disco-trees/.
+# The checks above run on 10b4be70 (or DISCO_SRC); on the #1110 tree, DISCO's
+# own unit test of retry and exclusion (controller-retry-test.mjs, beside
+# the archives).  With neither a checkout nor the archives it says SKIP and
+# what it needs; under CI (CI=true) a tree that cannot be prepared fails.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
+arch=${DISCO_ARCHIVES:-$src/../shared/disco}
+tree1110=
 if [ -z "${DISCO_SRC:-}" ]; then
-  echo "SKIP: no DISCO checkout (set DISCO_SRC to one prepared by guests/disco/install.sh)"
-  exit 77
+  if [ ! -f "$arch/disco-10b4be70.tar.gz" ]; then
+    echo "SKIP: no DISCO code: set DISCO_SRC to a checkout prepared by guests/disco/install.sh, or put DISCO's"
+    echo "  archives (disco-10b4be70.tar.gz, disco-1110.tar.gz) in DISCO_ARCHIVES (now $arch)"
+    exit 77
+  fi
+  if ! sh "$src/tests/disco-trees.sh" "$arch" "$(pwd)/disco-trees"; then
+    [ "${CI:-}" = true ] && { echo "FAIL: DISCO's archives could not be prepared (above)"; exit 1; }
+    echo "SKIP: DISCO's archives could not be prepared (above: npm needs its registry)"
+    exit 77
+  fi
+  DISCO_SRC=$(pwd)/disco-trees/disco-10b4be70/disco
+  [ -f "$(pwd)/disco-trees/disco-1110/.stamp" ] && tree1110=$(pwd)/disco-trees/disco-1110/disco
 fi
 if ! command -v node >/dev/null || [ ! -f "$DISCO_SRC/server/dist/controllers/decentralized_controller.js" ]; then
   echo "SKIP: $DISCO_SRC is not prepared (sh guests/disco/install.sh --disco-src $DISCO_SRC), or no node"
   exit 77
 fi
 export DISCO_SRC
+# the #1110 tree: DISCO's own test of retry (max_connection_retry) and
+# exclusion (ConnectionFail), ported to Node with a fake clock
+if [ -n "$tree1110" ]; then
+  expect 0 "2 of 2 passed" -- node "$arch/controller-retry-test.mjs" "$tree1110"
+  # and the driver runs #1110's client and server through three plain rounds
+  expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src/scenarios/guest/disco-three-rounds.ini"
+fi
 names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"
 
 expect 0 "8 passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco-*.ini

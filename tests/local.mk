@@ -17,7 +17,8 @@ TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/layers.sh tes
 # a family is a folder: where the code names a family outside it (cheap: reads the sources)
 TESTS += tests/family-folder.sh
 EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff
-EXTRA_DIST += tests/db-faults.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh
+EXTRA_DIST += tests/db-faults.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
+	tests/disco-trees.sh
 
 tests_test_base_SOURCES = tests/test-base.c
 tests_test_base_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -242,3 +243,9 @@ tests_test_bench_SOURCES = tests/test-bench.c
 tests_test_bench_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_bench_LDADD = bench/libdlbench.a runner/libdlrunner.a results/libdlres.a sim/libdlsim.a \
 	protocol/libdlproto.a learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+
+# DISCO's code that tests/disco-guest.sh prepared from ../shared/disco's
+# archives (tests/disco-trees.sh): kept between runs, removed by distclean
+distclean-local:
+	rm -rf disco-trees
+.PHONY: distclean-local
