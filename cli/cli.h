@@ -19,6 +19,9 @@ enum {
   CLI_EXIT_USAGE = 2,
 };
 
+/* the folder dlsim check searches when given no FILE or DIR */
+#define CLI_CHECK_DEFAULT_DIR "scenarios"
+
 int cli_cmd_bench (int argc, char **argv);
 int cli_cmd_run (int argc, char **argv);
 int cli_cmd_check (int argc, char **argv);

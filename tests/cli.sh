@@ -57,6 +57,24 @@ printf '[peers]\ncount = 2\n[protocol]\nmin_participants = 2\n[training]\nrounds
 "$DLSIM" run "$tmp/q.ini" -o "$tmp/q.db" -q > "$tmp/q.out" 2>&1
 [ -s "$tmp/q.out" ] && { ko "run -q printed:"; cat "$tmp/q.out"; } || ok "run -q prints nothing"
 expect 0 "^1 passed, 0 failed" -- "$DLSIM" check "$tmp/q.ini" -q
+# nothing to check is an error that says where it looked: a folder without
+# an [expect] file, a file without one, and no argument in a folder without
+# scenarios/ (the default, which --help names)
+mkdir -p "$tmp/noexp"
+sed '/^\[expect\]/,$d' "$tmp/q.ini" > "$tmp/noexp/n.ini"
+expect 2 "^dlsim check: no scenario with an \[expect\] section found in .*noexp$" -- "$DLSIM" check "$tmp/noexp"
+expect 2 "no scenario with an \[expect\] section found in .*noexp/n.ini" -- "$DLSIM" check "$tmp/noexp/n.ini"
+expect 2 "found in scenarios (the folder checked when no FILE or DIR is given)" -- \
+  sh -c "cd '$tmp/noexp' && '$DLSIM' check"
+grep -q "no FILE or DIR.*scenarios" "$tmp/ch" && ok "check --help names the default folder" \
+  || ko "check --help does not say what it checks with no FILE or DIR"
+# a run that ends in error (a guest that does not start) is counted as an
+# error on the last line, not hidden behind "0 passed, 0 failed"
+printf '[protocol]\nfamily = guest\nguest_command = sh -c "exit 3"\nmin_participants = 2\n[peers]\ncount = 2\n[training]\nrounds = 1\n[expect]\noutcome = completed\n' \
+  > "$tmp/gerr.ini"
+expect 1 "^0 passed, 0 failed, 1 error$" -- "$DLSIM" check "$tmp/gerr.ini" -q
+cp "$tmp/gerr.ini" "$tmp/gerr2.ini"
+expect 1 "^1 passed, 0 failed, 2 errors$" -- "$DLSIM" check "$tmp/q.ini" "$tmp/gerr.ini" "$tmp/gerr2.ini" -q -j 3
 grep -e "-q, --quiet" "$tmp/ch" | grep -q "last line stay" && ok "check --help: -q keeps the last line" \
   || ko "check --help says of -q: $(grep -e '-q, --quiet' "$tmp/ch")"
 grep -e "-q, --quiet" "$tmp/rh" | grep -q "no summary line" && ok "run --help: -q" || ko "run --help: -q"
