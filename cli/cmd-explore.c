@@ -79,7 +79,8 @@ cli_cmd_explore (int argc, char **argv)
       "the messages drop and delay pick from, each to and from a peer (default the family's own list); "
       "TYPE:KIND names one kind of a type that has kinds, a guest's messages: Guest:Payload", "TYPE[:KIND],..." },
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (protocol.version)", "V" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value (repeatable)" CLI_SET_PATHS,
+      "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },
     { "no-shrink", 0, 0, G_OPTION_ARG_NONE, &no_shrink, "do not shrink the failures", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -115,6 +116,8 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (!cli_check_sets ("explore", sets))
+    return CLI_EXIT_USAGE;
   if (jobs < 1 || jobs > 256)
     {
       cli_error ("explore", "-j %d: expected 1 to 256", jobs);

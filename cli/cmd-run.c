@@ -212,7 +212,8 @@ run_or_check (int argc, char **argv, gboolean check)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
       check ? "also keep the results in DB (default: a temporary database)" : "results database (default NAME.db)", "DB" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, "run in N worker processes (default 1)", "N" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)", "SECTION.KEY=VALUE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
+      "SECTION.KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
       check ? "no progress or status lines (the PASS and FAIL lines and the last line stay)"
@@ -262,6 +263,11 @@ run_or_check (int argc, char **argv, gboolean check)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       cli_error (cmd, "%s", error->message);
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (!cli_check_sets (cmd, o.sets))
+    {
       rc = CLI_EXIT_USAGE;
       goto out;
     }

@@ -133,6 +133,23 @@ grep -q "rounder" "$tmp/sh" && ok "shrink --help: rounder times" || ko "shrink -
 expect 2 "^dlsim run: --set training.rounds=abc: \[training\] rounds: 'abc' is not a whole number" -- \
   "$DLSIM" run "$tmp/q.ini" -o "$tmp/set.db" --set training.rounds=abc
 expect 2 "^dlsim check: --set peers.count=x: \[peers\] count" -- "$DLSIM" check "$tmp/q.ini" --set peers.count=x
+# --set is one SECTION.KEY=VALUE argument: `--set peers.count 4` is refused
+# as such, not taken as a file named 4, by every command that has --set
+for c in run check explore testbed; do
+  expect 2 "^dlsim $c: --set peers.count: --set needs SECTION.KEY=VALUE" -- "$DLSIM" $c "$tmp/q.ini" --set peers.count 4
+done
+expect 2 "^dlsim node: --set peers.count: --set needs SECTION.KEY=VALUE" -- \
+  "$DLSIM" node peer --set peers.count 4 --scenario "$tmp/q.ini"
+# a relative path in a --set value is the scenario file's folder's, as
+# --help says: a trace beside the file is found from another folder
+for c in run check explore testbed node; do
+  "$DLSIM" $c --help | grep -q -- "--set.*relative path in VALUE is taken from the scenario file's folder" \
+    && ok "$c --help: --set paths" || ko "$c --help does not say where --set paths are taken from"
+done
+mkdir -p "$tmp/setdir"
+cp "$tmp/q.ini" "$tmp/setdir/q.ini" && printf 'peer,join,leave\np1,0,100000\np2,0,100000\n' > "$tmp/setdir/tr.csv"
+expect 0 "^1 run into" -- sh -c "cd '$tmp' && '$DLSIM' run setdir/q.ini --set churn.trace=tr.csv -o setdir.db"
+expect 2 "trace: setdir/setdir/tr.csv:" -- sh -c "cd '$tmp' && '$DLSIM' run setdir/q.ini --set churn.trace=setdir/tr.csv -o x.db"
 printf '[peers]\ncount = z\n' > "$tmp/z.ini"   # the file's own bad value: the file is named
 expect 2 "z.ini: \[peers\] count: 'z' is not" -- "$DLSIM" run "$tmp/z.ini" -o "$tmp/set.db" --set training.rounds=2
 expect 2 "^dlsim node: --name bob: a peer's name is p and its number" -- \
