@@ -35,6 +35,12 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
         return CLI_EXIT_USAGE;
       }
   }
+  if (scenarios->len == 0 && skipped == 0)
+    {
+      cli_error ("check", "no scenario with an [expect] section found (%u .ini file%s looked at)", files->len,
+                 files->len == 1 ? "" : "s");
+      return CLI_EXIT_USAGE;
+    }
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = output ? NULL : g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
   g_autofree char *db_path = output ? g_strdup (output) : dir ? g_build_filename (dir, "check.db", NULL) : NULL;

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void
 cli_error (const char *cmd, const char *fmt, ...)
@@ -22,6 +23,21 @@ cli_error (const char *cmd, const char *fmt, ...)
   msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   fprintf (stderr, "dlsim %s: %s\n", cmd, msg);
+}
+
+gboolean
+cli_check_sets (const char *cmd, char **sets)
+{
+  for (char **s = sets; s && *s; s++)
+    {
+      const char *eq = strchr (*s, '='), *dot = strchr (*s, '.');
+      if (!eq || !dot || dot > eq || dot == *s)
+        {
+          cli_error (cmd, "--set %s: --set needs SECTION.KEY=VALUE, as one argument (--set peers.count=4)", *s);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 ResDb *

@@ -19,6 +19,9 @@ enum {
   CLI_EXIT_USAGE = 2,
 };
 
+/* the folder dlsim check searches when given no FILE or DIR */
+#define CLI_CHECK_DEFAULT_DIR "scenarios"
+
 int cli_cmd_bench (int argc, char **argv);
 int cli_cmd_run (int argc, char **argv);
 int cli_cmd_check (int argc, char **argv);
@@ -86,6 +89,15 @@ typedef struct {
  * -o; the caller frees both); on a bad line prints why and returns
  * CLI_EXIT_USAGE, else CLI_EXIT_OK. */
 int cli_parse_run_command (const CliRunCommand *c, int argc, char **argv, char **db, gint64 *run, char **output);
+
+/* --set's help: what every command that takes it says of VALUE */
+#define CLI_SET_PATHS "; a relative path in VALUE is taken from the scenario file's folder, as in the file"
+
+/* Checks every --set of sets (NULL-ended, or NULL) is one SECTION.KEY=VALUE
+ * argument; at the first that is not (`--set peers.count 4` gives
+ * "peers.count" and a file "4") prints why and returns FALSE: before the
+ * files are looked at, so the error is about --set. */
+gboolean cli_check_sets (const char *cmd, char **sets);
 
 /* Prints "dlsim CMD: message" to stderr. */
 void cli_error (const char *cmd, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
   const char *path;
@@ -41,30 +42,96 @@ pick_run (Side *s, gint64 want, const char *opt)
   return TRUE;
 }
 
+/* The columns' widths: the widest entry of each (at least the header's
+ * and 22), so that a long key (violations.retries-before-exclusion) or
+ * value does not push its row out of line. */
+typedef struct {
+  int what, a, b;
+} Widths;
+
 static void
-print_rows (const GPtrArray *rows)
+widen (Widths *w, const char *what, const char *a, const char *b)
+{
+  w->what = MAX (w->what, (int) strlen (what));
+  w->a = MAX (w->a, (int) strlen (a));
+  w->b = MAX (w->b, (int) strlen (b));
+}
+
+static char *
+duration_text (double v)
+{
+  return isnan (v) ? g_strdup ("-") : g_strdup_printf ("%.3f", v);
+}
+
+static Widths
+widths_of (const ResComparison *c, const char *ha, const char *hb)
+{
+  Widths w = { 34, 22, 22 };
+  widen (&w, "", ha, hb);
+  const GPtrArray *tables[] = { c->facts, c->peers, c->messages };
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    for (guint i = 0; i < tables[t]->len; i++)
+      {
+        const ResCompareRow *r = tables[t]->pdata[i];
+        widen (&w, r->what, r->a, r->b);
+      }
+  for (guint i = 0; i < c->durations->len; i++)
+    {
+      const ResCompareDuration *d = c->durations->pdata[i];
+      g_autofree char *sa = duration_text (d->a), *sb = duration_text (d->b);
+      widen (&w, d->what, sa, sb);
+    }
+  return w;
+}
+
+/* One line: the three columns and what follows, without trailing spaces. */
+static void
+print_line (const Widths *w, const char *what, const char *a, const char *b, const char *tail)
+{
+  g_autofree char *line = g_strdup_printf ("  %-*s %-*s %-*s%s", w->what, what, w->a, a, w->b, b, tail);
+  g_strchomp (line);
+  printf ("%s\n", line);
+}
+
+/* A row that differs says whether it counts: DIFFERS (judged), or
+ * (differs, not judged), which leaves the verdict as it is. */
+static void
+print_rows (const Widths *w, const GPtrArray *rows)
 {
   for (guint i = 0; i < rows->len; i++)
     {
       const ResCompareRow *r = rows->pdata[i];
-      const char *mark = !res_compare_row_differs (r) ? "" : r->judged ? "  DIFFERS" : "  (differs)";
-      printf ("  %-34s %-22s %-22s%s\n", r->what, r->a, r->b, mark);
+      const char *mark = !res_compare_row_differs (r) ? "" : r->judged ? "  DIFFERS" : "  (differs, not judged)";
+      print_line (w, r->what, r->a, r->b, mark);
     }
 }
 
 static void
-print_durations (const GPtrArray *rows)
+print_durations (const Widths *w, const GPtrArray *rows)
 {
   for (guint i = 0; i < rows->len; i++)
     {
       const ResCompareDuration *d = rows->pdata[i];
-      g_autofree char *sa = isnan (d->a) ? g_strdup ("-") : g_strdup_printf ("%.3f", d->a);
-      g_autofree char *sb = isnan (d->b) ? g_strdup ("-") : g_strdup_printf ("%.3f", d->b);
-      printf ("  %-34s %-22s %-22s", d->what, sa, sb);
-      if (!isnan (d->a) && !isnan (d->b) && d->a > 0)
-        printf ("  ratio %.2f", d->b / d->a);
-      printf ("\n");
+      g_autofree char *sa = duration_text (d->a), *sb = duration_text (d->b);
+      g_autofree char *ratio = !isnan (d->a) && !isnan (d->b) && d->a > 0 ? g_strdup_printf ("  ratio %.2f", d->b / d->a)
+                                                                          : g_strdup ("");
+      print_line (w, d->what, sa, sb, ratio);
     }
+}
+
+/* The rows shown but not judged whose values differ. */
+static guint
+unjudged_differences (const ResComparison *c)
+{
+  guint n = 0;
+  const GPtrArray *tables[] = { c->facts, c->peers, c->messages };
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    for (guint i = 0; i < tables[t]->len; i++)
+      {
+        const ResCompareRow *r = tables[t]->pdata[i];
+        n += !r->judged && res_compare_row_differs (r);
+      }
+  return n;
 }
 
 /* Prints the comparison; returns the number of discrete facts that differ. */
@@ -74,17 +141,24 @@ print_comparison (Side *s)
   g_autoptr (ResComparison) c = res_compare_runs (s[0].db, s[0].run, s[1].db, s[1].run);
   g_autofree char *ha = g_strdup_printf ("A: %s run %" G_GINT64_FORMAT, s[0].mode, s[0].run);
   g_autofree char *hb = g_strdup_printf ("B: %s run %" G_GINT64_FORMAT, s[1].mode, s[1].run);
+  Widths w = widths_of (c, ha, hb);
   printf ("A = %s\nB = %s\n\n", s[0].path, s[1].path);
-  printf ("  %-34s %-22s %-22s\n", "", ha, hb);
-  print_rows (c->facts);
-  printf ("\n  %-34s %-22s %-22s\n", "peer: outcome rounds retries fails", "", "");
-  print_rows (c->peers);
-  printf ("\n  %-34s %-22s %-22s\n", "messages", "", "");
-  print_rows (c->messages);
+  print_line (&w, "", ha, hb, "");
+  print_rows (&w, c->facts);
   printf ("\n");
-  print_durations (c->durations);
-  guint differences = res_comparison_differences (c);
-  printf ("\n%s\n", differences ? "discrete facts DIFFER" : "discrete facts agree");
+  print_line (&w, "peer: outcome rounds retries fails", "", "", "");
+  print_rows (&w, c->peers);
+  printf ("\n");
+  print_line (&w, "messages (not judged)", "", "", "");
+  print_rows (&w, c->messages);
+  printf ("\n");
+  print_line (&w, "durations (not judged)", "", "", "");
+  print_durations (&w, c->durations);
+  guint differences = res_comparison_differences (c), shown = unjudged_differences (c);
+  g_autofree char *also = shown ? g_strdup_printf ("; %u row%s not judged differ%s", shown, shown == 1 ? "" : "s",
+                                                   shown == 1 ? "s" : "")
+                                : g_strdup ("");
+  printf ("\n%s%s\n", differences ? "discrete facts DIFFER" : "discrete facts agree", also);
   return differences;
 }
 
@@ -110,7 +184,8 @@ cli_cmd_compare (int argc, char **argv)
       "and each peer's outcome, rounds, retries and fails received.  Shown only: messages per type, round durations (median and p90\n"
       "of the round period, end to end from round 2 on, and of the exchange,\n"
       "PeersForRound to the last aggregation) with their ratio B/A, and the final\n"
-      "accuracy.\n"
+      "accuracy.  A judged row that differs is marked DIFFERS, a row shown\n"
+      "without judging (differs, not judged); the last line counts both.\n"
       "\n"
       "Exit status: 0 the discrete facts agree; 1 they differ (or a file or run\n"
       "cannot be read); 2 usage error.");

@@ -79,7 +79,8 @@ cli_cmd_explore (int argc, char **argv)
       "the messages drop and delay pick from, each to and from a peer (default the family's own list); "
       "TYPE:KIND names one kind of a type that has kinds, a guest's messages: Guest:Payload", "TYPE[:KIND],..." },
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, "protocol version (protocol.version)", "V" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value", "section.key=value" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a base value (repeatable)" CLI_SET_PATHS,
+      "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },
     { "no-shrink", 0, 0, G_OPTION_ARG_NONE, &no_shrink, "do not shrink the failures", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -115,6 +116,8 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (!cli_check_sets ("explore", sets))
+    return CLI_EXIT_USAGE;
   if (jobs < 1 || jobs > 256)
     {
       cli_error ("explore", "-j %d: expected 1 to 256", jobs);
@@ -188,7 +191,12 @@ cli_cmd_explore (int argc, char **argv)
   /* coverage: what the batch never reached */
   ExploreCoverage cov;
   explore_coverage (search, &sp, &cov);
-  printf ("\ncoverage: %u of %u peer states reached; never: %s\n", cov.states_reached, cov.n_states, cov.states_never);
+  if (cov.n_states)
+    printf ("\ncoverage: %u of %u peer states reached; never: %s\n", cov.states_reached, cov.n_states,
+            cov.states_never);
+  else   /* the peers name their states as they run: no list to count against */
+    printf ("\ncoverage: %u peer states reached (the family lists none in advance): %s\n", cov.states_reached,
+            cov.states_seen);
   printf ("messages never dropped for want of a listener: %s\n", cov.dropped_never);
   printf ("drop rules that never fired: %s\n", cov.rules_never);
   explore_coverage_clear (&cov);
@@ -230,8 +238,10 @@ cli_cmd_explore (int argc, char **argv)
       g_autofree char *fname = g_strdup_printf ("%s/%s.ini", found, sname);
       g_autofree char *origin = g_strdup_printf ("dlsim explore %s", path);
       gboolean ok = FALSE;
-      if (!explore_write_found (path, bsets, min, sd, f->signature, origin, sname, f->seeds->len, f->plan->len,
-                                fname, &ok, &error))
+      ExploreFoundInfo info = { .origin = origin, .name = sname, .found_in = f->seeds->len,
+                                .shrunk_from = f->plan->len, .then = EXPLORE_SHRINK_FAILURE_THEN,
+                                .base_relative = TRUE };
+      if (!explore_write_found (path, bsets, min, sd, f->signature, &info, fname, &ok, &error))
         {
           cli_error ("explore", "%s", error->message);
           return CLI_EXIT_FAILURE;

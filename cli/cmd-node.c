@@ -154,7 +154,8 @@ cli_cmd_node (int argc, char **argv)
     { "secret-file", 0, 0, G_OPTION_ARG_FILENAME, &secret_file,
       "the deployment's shared secret, mode 0600 (required; a coordinator creates FILE if it does not exist)",
       "FILE" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value", "section.key=value" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
+      "section.key=value" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "the run's seed (default: the scenario's)", "N" },
     { "point", 0, 0, G_OPTION_ARG_INT, &point, "the sweep point to run (default 0)", "K" },
     { "t0", 0, 0, G_OPTION_ARG_INT64, &t0, "the run's start on this machine's monotonic clock, in us", "US" },
@@ -178,6 +179,8 @@ cli_cmd_node (int argc, char **argv)
       cli_error ("node", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (!cli_check_sets ("node", sets))
+    return CLI_EXIT_USAGE;
   if (argc != 2 || (strcmp (argv[1], "coordinator") != 0 && strcmp (argv[1], "peer") != 0))
     {
       cli_error ("node", "expected 'coordinator' or 'peer' (dlsim node --help)");

@@ -141,6 +141,33 @@ print_outcomes (const RunnerPlan *plan, const char *db_path)
   g_string_free (s, TRUE);
 }
 
+/* check's last line: "N passed, N failed", and ", N errors" when a run
+ * ended in error (a guest that did not start): such a run is neither
+ * passed nor failed, and the line does not hide it */
+static void
+print_check_line (guint passed, guint failed, guint errors)
+{
+  printf ("%u passed, %u failed", passed, failed);
+  if (errors)
+    printf (", %u error%s", errors, errors == 1 ? "" : "s");
+  printf ("\n");
+}
+
+/* check found no file with an [expect] section in args (NULL: the
+ * default folder) */
+static void
+say_nothing_to_check (char **args)
+{
+  if (!args || !args[0])
+    {
+      cli_error ("check", "no scenario with an [expect] section found in " CLI_CHECK_DEFAULT_DIR
+                          " (the folder checked when no FILE or DIR is given)");
+      return;
+    }
+  g_autofree char *list = g_strjoinv (", ", args);
+  cli_error ("check", "no scenario with an [expect] section found in %s", list);
+}
+
 typedef struct {
   char *output;
   int jobs;
@@ -185,7 +212,8 @@ run_or_check (int argc, char **argv, gboolean check)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
       check ? "also keep the results in DB (default: a temporary database)" : "results database (default NAME.db)", "DB" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, "run in N worker processes (default 1)", "N" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)", "SECTION.KEY=VALUE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
+      "SECTION.KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
       check ? "no progress or status lines (the PASS and FAIL lines and the last line stay)"
@@ -214,9 +242,12 @@ run_or_check (int argc, char **argv, gboolean check)
   g_option_context_set_main_group (ctx, group);
   g_option_context_set_summary (ctx, check
       ? "Runs every scenario file that has an [expect] section (folders are searched\n"
-        "for *.ini files) and checks its expectations on every run. Prints PASS or\n"
-        "FAIL per run, each failure with key, expected and actual, then a last line\n"
-        "'N passed, N failed'. Exit status 1 if any run failed, 2 on a bad file.\n"
+        "for *.ini files; with no FILE or DIR, the folder ./" CLI_CHECK_DEFAULT_DIR ") and checks its\n"
+        "expectations on every run. Prints PASS or FAIL per run, each failure with\n"
+        "key, expected and actual, then a last line 'N passed, N failed' (and ', N\n"
+        "errors' when runs ended in error, such as a guest that did not start).\n"
+        "Exit status 1 if any run failed or ended in error, 2 on a bad file or when\n"
+        "no file with an [expect] section is found.\n"
         "With --testbed the files run in the testbed (dlsim testbed), one at a time\n"
         "in wall-clock time; files it cannot express are skipped, naming the key."
       : "Runs every sweep point and repeat of the scenario files into one results\n"
@@ -232,6 +263,11 @@ run_or_check (int argc, char **argv, gboolean check)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       cli_error (cmd, "%s", error->message);
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (!cli_check_sets (cmd, o.sets))
+    {
       rc = CLI_EXIT_USAGE;
       goto out;
     }
@@ -280,7 +316,7 @@ run_or_check (int argc, char **argv, gboolean check)
           rc = CLI_EXIT_USAGE;
           goto out;
         }
-      runner_collect_files ("scenarios", files, NULL);
+      runner_collect_files (CLI_CHECK_DEFAULT_DIR, files, NULL);
     }
   for (guint i = 0; o.files && o.files[i]; i++)
     if (!runner_collect_files (o.files[i], files, &error))
@@ -321,6 +357,13 @@ run_or_check (int argc, char **argv, gboolean check)
   if (!runner_plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, (guint64) o.seed, check, &error))
     {
       cli_error (cmd, "%s", error->message);
+      runner_plan_clear (&plan);
+      rc = CLI_EXIT_USAGE;
+      goto out;
+    }
+  if (check && plan.scenarios->len == 0)
+    {
+      say_nothing_to_check (o.files);
       runner_plan_clear (&plan);
       rc = CLI_EXIT_USAGE;
       goto out;
@@ -380,7 +423,7 @@ run_or_check (int argc, char **argv, gboolean check)
     }
   if (check)
     {
-      printf ("%u passed, %u failed\n", plan.passed, plan.failed);
+      print_check_line (plan.passed, plan.failed, plan.errors);
       if (rc == CLI_EXIT_OK && plan.failed > 0)
         rc = CLI_EXIT_FAILURE;
     }

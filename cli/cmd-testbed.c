@@ -70,7 +70,8 @@ cli_cmd_testbed (int argc, char **argv)
   gboolean netem = FALSE, no_latency = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results database (default NAME.db)", "DB" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value", "section.key=value" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
+      "section.key=value" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the first run (default: the scenario's)", "N" },
     { "netem", 0, 0, G_OPTION_ARG_NONE, &netem,
       "a network namespace per peer with the scenario's bandwidth (tc tbf) and latency (root)", NULL },
@@ -87,6 +88,8 @@ cli_cmd_testbed (int argc, char **argv)
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (!cli_check_sets ("testbed", sets))
+    return CLI_EXIT_USAGE;
   if (netem && no_latency)
     {
       cli_error ("testbed", "--no-latency is a loopback option: --netem always adds the scenario's latency");

@@ -13,6 +13,7 @@
 #include "protocol/proto-machine.h"
 #include "runner/runner.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- the space */
@@ -232,33 +233,102 @@ or_dash (GString *s)
   return g_string_free (s, FALSE);
 }
 
+static gint
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The peer states: those of the family's list never reached; a family
+ * whose peers name their states as they run (a guest) has no list, and
+ * the states reached are named instead, sorted. */
+static void
+cover_states (const ExploreSearch *s, const ProtoFamily *family, ExploreCoverage *c)
+{
+  GString *never = g_string_new (NULL);
+  c->n_states = family->n_peer_states;
+  c->states_reached = 0;
+  for (guint st = 0; st < family->n_peer_states; st++)
+    {
+      if (g_hash_table_contains (s->states, g_intern_string (family->peer_state_name_at (st))))
+        c->states_reached++;
+      else
+        append (never, family->peer_state_name_at (st));
+    }
+  c->states_never = or_dash (never);
+  GString *seen = g_string_new (NULL);
+  if (family->n_peer_states == 0)
+    {
+      g_autofree gpointer *keys = g_hash_table_get_keys_as_array (s->states, &c->states_reached);
+      qsort (keys, c->states_reached, sizeof *keys, cmp_str);
+      for (guint i = 0; i < c->states_reached; i++)
+        append (seen, keys[i]);
+    }
+  c->states_seen = or_dash (seen);
+}
+
+/* The running family's message types (the registry's table for it: its
+ * own types, then the types of its fault targets it does not declare, as
+ * gossip speaks DISCO's signalling), each once; NULL table: none. */
+static GPtrArray *
+family_types (const ExploreSpace *sp)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  if (!sp->msgs)
+    return names;
+  for (guint i = 0; i < sp->msgs->n_types; i++)
+    if (g_hash_table_add (seen, (gpointer) sp->msgs->types[i].name))
+      g_ptr_array_add (names, (gpointer) sp->msgs->types[i].name);
+  for (guint i = 0; i < proto_msg_family_n_fault_targets (sp->msgs); i++)
+    {
+      const char *type, *dir;
+      proto_msg_family_fault_target (sp->msgs, i, &type, &dir);
+      if (g_hash_table_add (seen, (gpointer) type))
+        g_ptr_array_add (names, (gpointer) type);
+    }
+  return names;
+}
+
+/* Did a drop rule on target fire?  The world names a drop by the type,
+ * and by TYPE:KIND where the type has kinds (a guest's Guest:Token), which
+ * a rule on the bare type also catches. */
+static gboolean
+rule_fired (GHashTable *rules, const char *target)
+{
+  if (g_hash_table_contains (rules, g_intern_string (target)))
+    return TRUE;
+  if (strchr (target, ':'))
+    return FALSE;
+  gsize n = strlen (target);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, rules);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    if (strncmp (key, target, n) == 0 && ((const char *) key)[n] == ':')
+      return TRUE;
+  return FALSE;
+}
+
 void
 explore_coverage (const ExploreSearch *s, const ExploreSpace *sp, ExploreCoverage *c)
 {
-  const ProtoFamily *family = sp->family;
-  GString *never = g_string_new (NULL), *nd = g_string_new (NULL), *nr = g_string_new (NULL);
-  for (guint st = 0; st < family->n_peer_states; st++)
-    if (!g_hash_table_contains (s->states, g_intern_string (family->peer_state_name_at (st))))
-      append (never, family->peer_state_name_at (st));
-  c->states_reached = g_hash_table_size (s->states);
-  c->n_states = family->n_peer_states;
-  /* every registered type, of every family: what the line has always listed */
-  for (guint i = 0; i < proto_msg_n_types (); i++)
-    {
-      const char *name = proto_msg_type_name (proto_msg_type_at (i));
-      if (!g_hash_table_contains (s->dropped, name))
-        append (nd, name);
-    }
+  cover_states (s, sp->family, c);
+  GString *nd = g_string_new (NULL), *nr = g_string_new (NULL);
+  /* the running family's types only: another family's never reach its peers */
+  g_autoptr (GPtrArray) types = family_types (sp);
+  for (guint i = 0; i < types->len; i++)
+    if (!g_hash_table_contains (s->dropped, types->pdata[i]))
+      append (nd, types->pdata[i]);
   /* each target type once, though it is a target both ways */
   g_autoptr (GHashTable) listed = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint m = 0; m < explore_n_msgs (sp); m++)
     {
       const char *type, *dir;
       explore_msg_at (sp, m, &type, &dir);
-      if (!g_hash_table_contains (s->rules, g_intern_string (type)) && g_hash_table_add (listed, (gpointer) type))
+      if (!rule_fired (s->rules, type) && g_hash_table_add (listed, (gpointer) type))
         append (nr, type);
     }
-  c->states_never = or_dash (never);
   c->dropped_never = or_dash (nd);
   c->rules_never = or_dash (nr);
 }
@@ -267,6 +337,7 @@ void
 explore_coverage_clear (ExploreCoverage *c)
 {
   g_free (c->states_never);
+  g_free (c->states_seen);
   g_free (c->dropped_never);
   g_free (c->rules_never);
 }
@@ -366,8 +437,9 @@ explore_shrink_recorded (const char *base, GPtrArray *timeline, const char *orig
   explore_shrink_values (base, NULL, min, seed, r->signature, &r->tries);
   r->to = min->len;
   g_autofree char *stem = stem_of (out);
-  return explore_write_found (base, NULL, min, seed, r->signature, origin, stem, 1, timeline->len, out,
-                              &r->reproduces, error);
+  ExploreFoundInfo info = { .origin = origin, .name = stem, .found_in = 1, .shrunk_from = timeline->len,
+                            .then = EXPLORE_SHRINK_RECORDED_THEN, .base_relative = FALSE };
+  return explore_write_found (base, NULL, min, seed, r->signature, &info, out, &r->reproduces, error);
 }
 
 void

@@ -392,10 +392,10 @@ line_key (const char *l)
  * plan's timeline lines in [timeline] and its network overrides in
  * [network].  A header says what was found and how it was shrunk. */
 char *
-explore_scenario_text (const char *path, const char *origin, const char *name, GPtrArray *plan,
-                       const guint *counts, const char *signature, guint64 seed, guint found_in,
-                       guint shrunk_from, const char *explanation)
+explore_scenario_text (const char *path, const ExploreFoundInfo *info, GPtrArray *plan, guint shrunk_to,
+                       const guint *counts, const char *signature, guint64 seed, const char *explanation)
 {
+  const char *name = info->name;
   g_autofree char *text = NULL;
   g_file_get_contents (path, &text, NULL, NULL);
   g_auto (GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
@@ -423,11 +423,12 @@ explore_scenario_text (const char *path, const char *origin, const char *name, G
       g_hash_table_add (replaced, g_strdup_printf ("%s%s", sec, key));
     }
   GString *o = g_string_new (NULL);
-  g_string_append_printf (o, "# Found by `%s`: %u failing runs with the signature\n"
+  g_string_append_printf (o, "# Found by `%s`: %u failing run%s with the signature\n"
                           "#   %s\n# first violation: %s\n"
-                          "# Shrunk by ddmin over the plan's lines (%u -> %u), then peers and rounds.\n"
+                          "# Shrunk by ddmin over the plan's lines (%u -> %u), %s.\n"
                           "# The seed is the run's.\n",
-                          origin, found_in, signature, explanation, shrunk_from, plan->len);
+                          info->origin, info->found_in, info->found_in == 1 ? "" : "s", signature, explanation,
+                          info->shrunk_from, shrunk_to, info->then);
   const char *section = "";
   gboolean seen_scenario = FALSE;
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
@@ -514,8 +515,7 @@ folder_of (const char *file)
  * the same signature. */
 gboolean
 explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed, const char *sig,
-                     const char *origin, const char *name, guint found_in, guint shrunk_from, const char *fname,
-                     gboolean *reproduces, GError **error)
+                     const ExploreFoundInfo *info, const char *fname, gboolean *reproduces, GError **error)
 {
   g_autoptr (GHashTable) sc = g_hash_table_new (g_direct_hash, g_direct_equal);
   ExploreObs m;
@@ -529,14 +529,15 @@ explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed
     g_ptr_array_add (all, min->pdata[i]);
   /* written in another folder than the base's: its relative paths (traces,
    * data, a guest's command) are still the base folder's ([scenario] dir,
-   * relative, so that the two folders can move together) */
+   * relative, so that the two folders can move together); a base with
+   * absolute paths (an exported run's, in a temporary folder) gets none */
   g_autofree char *base_dir = folder_of (base), *found_dir = folder_of (fname);
-  g_autofree char *rel = relative_dir (found_dir, base_dir);
+  g_autofree char *rel = info->base_relative ? relative_dir (found_dir, base_dir) : g_strdup ("");
   g_autofree char *dir_line = *rel ? g_strdup_printf ("scenario.dir=%s", rel) : NULL;
   if (dir_line)
     g_ptr_array_insert (all, 0, dir_line);
-  g_autofree char *text = explore_scenario_text (base, origin, name, all, m.counts, sig, seed, found_in, shrunk_from,
-                                         m.first_explanation ? m.first_explanation : "?");
+  g_autofree char *text = explore_scenario_text (base, info, all, min->len, m.counts, sig, seed,
+                                                 m.first_explanation ? m.first_explanation : "?");
   explore_obs_clear (&m);
   if (!g_file_set_contents (fname, text, -1, error))
     return FALSE;

@@ -91,13 +91,30 @@ void explore_shrink_size (const char *path, char **sets, GPtrArray *plan, guint6
                           guint n_peers, guint rounds, guint *runs);
 void explore_shrink_values (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want,
                             guint *runs);
-char *explore_scenario_text (const char *path, const char *origin, const char *name, GPtrArray *plan,
-                             const guint *counts, const char *signature, guint64 seed, guint found_in,
-                             guint shrunk_from, const char *explanation);
+/* What a found file's header says and where its relative paths go. */
+typedef struct {
+  const char *origin;      /* the command that found it: "dlsim explore FILE" */
+  const char *name;        /* its [scenario] name */
+  guint found_in;          /* failing runs with the signature */
+  guint shrunk_from;       /* the plan's lines before ddmin */
+  /* what shrinking did after ddmin, for the header: "then fewer peers and
+   * rounds, then rounder times and sizes" */
+  const char *then;
+  /* TRUE: the base's relative paths (traces, data, a guest's command) are
+   * its folder's, and a file written elsewhere gets a [scenario] dir to
+   * it; FALSE: the base's paths are absolute (an exported run's) */
+  gboolean base_relative;
+} ExploreFoundInfo;
+
+/* The found file's text: path's text with plan (the base's overrides, then
+ * the shrunk lines: shrunk_to of them, counted in the header) and an
+ * [expect] pinning counts. */
+char *explore_scenario_text (const char *path, const ExploreFoundInfo *info, GPtrArray *plan, guint shrunk_to,
+                             const guint *counts, const char *signature, guint64 seed, const char *explanation);
 
 gboolean explore_write_found (const char *base, char **sets, GPtrArray *min, guint64 seed, const char *sig,
-                              const char *origin, const char *name, guint found_in, guint shrunk_from,
-                              const char *fname, gboolean *reproduces, GError **error);
+                              const ExploreFoundInfo *info, const char *fname, gboolean *reproduces,
+                              GError **error);
 
 /* explore-search.c */
 /* Fills sp's peers (at least 2), rounds, family and messages from path's
@@ -138,11 +155,14 @@ void explore_search_free (ExploreSearch *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ExploreSearch, explore_search_free)
 
 /* What the search never reached ("-": everything reached): the peer states
- * of the family, the registered message types never dropped for want of a
- * listener, the fault targets whose drop rule never fired. */
+ * of the family's list, the running family's message types never dropped
+ * for want of a listener, the fault targets whose drop rule never fired
+ * (a rule on a type with kinds fires on any of them).  n_states 0: the
+ * family's peers name their states as they run (a guest), and states_seen
+ * names the states_reached ones ("-" otherwise). */
 typedef struct {
   guint states_reached, n_states;
-  char *states_never, *dropped_never, *rules_never;
+  char *states_never, *states_seen, *dropped_never, *rules_never;
 } ExploreCoverage;
 void explore_coverage (const ExploreSearch *s, const ExploreSpace *sp, ExploreCoverage *c);
 void explore_coverage_clear (ExploreCoverage *c);
@@ -151,7 +171,9 @@ void explore_coverage_clear (ExploreCoverage *c);
 gboolean explore_record_failures (const ExploreSearch *s, const char *path, char **sets, ResDb *db, guint *recorded,
                                   GError **error);
 /* The failure's first plan shrunk: ddmin over its lines, fewer peers and
- * rounds, rounder values (transfer full); tries counts the runs. */
+ * rounds, rounder values (transfer full); tries counts the runs.  Its
+ * file's header says the steps after ddmin in these words. */
+#define EXPLORE_SHRINK_FAILURE_THEN "then fewer peers and rounds, then rounder times and sizes"
 GPtrArray *explore_shrink_failure (const ExploreFailure *f, const char *path, char **sets, const ExploreSpace *sp,
                                    guint *tries);
 /* The found file's scenario name: path's stem and the signature's words,
@@ -163,9 +185,11 @@ typedef struct {
   guint from, to, tries;  /* timeline lines before and after; runs made */
   gboolean reproduces;
 } ExploreShrunk;
-/* Runs base (a recorded run's scenario without its timeline) with the
- * timeline's lines, and if it fails shrinks them (ddmin, rounder values)
- * and writes out, checked to reproduce. */
+/* Runs base (a recorded run's scenario without its timeline, its paths
+ * absolute) with the timeline's lines, and if it fails shrinks them
+ * (ddmin, rounder values: not the peers and rounds) and writes out,
+ * checked to reproduce, with no [scenario] dir. */
+#define EXPLORE_SHRINK_RECORDED_THEN "then rounder times and sizes; peers and rounds as recorded"
 gboolean explore_shrink_recorded (const char *base, GPtrArray *timeline, const char *origin, const char *out,
                                   ExploreShrunk *r, GError **error);
 void explore_shrunk_clear (ExploreShrunk *r);

@@ -314,7 +314,10 @@ execute_here (Exec *x, ResDb *db, GError **error)
     {
       RunnerJobDone d;
       if (!run_job (x, db, i, TRUE, &d, error))
-        return RUNNER_EXEC_ERROR;
+        {
+          x->plan->errors++;
+          return RUNNER_EXEC_ERROR;
+        }
       tally (x, &d);
       job_done_clear (&d);
       tick (x);
@@ -517,7 +520,10 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
       while (waitpid (g_array_index (pids, pid_t, k), &status, 0) < 0 && errno == EINTR)
         ;
       if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-        worst = 1;
+        {
+          worst = 1;
+          plan->errors++;
+        }
     }
   g_array_unref (pids);
   sem_destroy (&sh->write_lock);

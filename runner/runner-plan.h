@@ -33,8 +33,10 @@ typedef struct {
   /* What runner_plan_execute counted: the runs with no failed expectation
    * and those with one (interrupted runs are neither), and the runs by
    * outcome name (char* -> count in a pointer; with workers, the merged
-   * database's runs from the first id on). */
-  guint passed, failed;
+   * database's runs from the first id on); errors: the runs that ended
+   * in error (a guest that did not start, a database that failed), at
+   * most one a process since a run's error stops its process's runs. */
+  guint passed, failed, errors;
   GHashTable *outcomes;
 } RunnerPlan;
 

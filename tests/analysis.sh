@@ -21,6 +21,20 @@ grep -q "violations.own-round-only  *0  *4  *DIFFERS" "$out" && ok "compare: the
   || { ko "compare: no DIFFERS row for violations.own-round-only"; cat "$out"; }
 expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/sim.db"
 grep -q "violations.progress  *0  *0" "$out" && ok "compare: the properties shown" || ko "compare: no violations rows"
+# columns in line: every row's A and B values start under the header's
+# "A:" and "B:", however long its key (violations.retries-before-exclusion)
+# or value; a row shown without judging that differs says so, and the last
+# line does not say "agree" under it without counting it
+cp "$tmp/sim.db" "$tmp/msg.db"
+sqlite3 "$tmp/msg.db" "UPDATE runs SET mode = 'testbed'; UPDATE traffic SET messages = messages + 2 WHERE type = 'Payload'"
+expect 0 "^discrete facts agree; 1 row not judged differs$" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/msg.db"
+grep -q "^  Payload  *18  *20  *(differs, not judged)$" "$out" && ok "compare: unjudged row marked" \
+  || { ko "compare: Payload's row"; grep Payload "$out"; }
+grep -q "^  messages (not judged)$" "$out" && ok "compare: messages not judged" || ko "compare: messages heading"
+awk 'index($0, "A: ") > 0 && pa == 0 { pa = index($0, "A: "); pb = index($0, "B: "); next }
+     pa && length($0) >= pb && $0 ~ /^  [^ ]/ {
+       if (substr($0, pa - 1, 1) != " " || substr($0, pa, 1) == " " || substr($0, pb - 1, 1) != " " || substr($0, pb, 1) == " ") { print; bad = 1 } }
+     END { exit !(pa > 0 && !bad) }' "$out" && ok "compare: columns in line" || ko "compare: rows out of line (above)"
 
 # the user guide's pandas recipe, as printed, on the sweep it names: numeric
 # columns (wide export and typed summary values), means without casts

@@ -57,6 +57,24 @@ printf '[peers]\ncount = 2\n[protocol]\nmin_participants = 2\n[training]\nrounds
 "$DLSIM" run "$tmp/q.ini" -o "$tmp/q.db" -q > "$tmp/q.out" 2>&1
 [ -s "$tmp/q.out" ] && { ko "run -q printed:"; cat "$tmp/q.out"; } || ok "run -q prints nothing"
 expect 0 "^1 passed, 0 failed" -- "$DLSIM" check "$tmp/q.ini" -q
+# nothing to check is an error that says where it looked: a folder without
+# an [expect] file, a file without one, and no argument in a folder without
+# scenarios/ (the default, which --help names)
+mkdir -p "$tmp/noexp"
+sed '/^\[expect\]/,$d' "$tmp/q.ini" > "$tmp/noexp/n.ini"
+expect 2 "^dlsim check: no scenario with an \[expect\] section found in .*noexp$" -- "$DLSIM" check "$tmp/noexp"
+expect 2 "no scenario with an \[expect\] section found in .*noexp/n.ini" -- "$DLSIM" check "$tmp/noexp/n.ini"
+expect 2 "found in scenarios (the folder checked when no FILE or DIR is given)" -- \
+  sh -c "cd '$tmp/noexp' && '$DLSIM' check"
+grep -q "no FILE or DIR.*scenarios" "$tmp/ch" && ok "check --help names the default folder" \
+  || ko "check --help does not say what it checks with no FILE or DIR"
+# a run that ends in error (a guest that does not start) is counted as an
+# error on the last line, not hidden behind "0 passed, 0 failed"
+printf '[protocol]\nfamily = guest\nguest_command = sh -c "exit 3"\nmin_participants = 2\n[peers]\ncount = 2\n[training]\nrounds = 1\n[expect]\noutcome = completed\n' \
+  > "$tmp/gerr.ini"
+expect 1 "^0 passed, 0 failed, 1 error$" -- "$DLSIM" check "$tmp/gerr.ini" -q
+cp "$tmp/gerr.ini" "$tmp/gerr2.ini"
+expect 1 "^1 passed, 0 failed, 2 errors$" -- "$DLSIM" check "$tmp/q.ini" "$tmp/gerr.ini" "$tmp/gerr2.ini" -q -j 3
 grep -e "-q, --quiet" "$tmp/ch" | grep -q "last line stay" && ok "check --help: -q keeps the last line" \
   || ko "check --help says of -q: $(grep -e '-q, --quiet' "$tmp/ch")"
 grep -e "-q, --quiet" "$tmp/rh" | grep -q "no summary line" && ok "run --help: -q" || ko "run --help: -q"
@@ -115,6 +133,23 @@ grep -q "rounder" "$tmp/sh" && ok "shrink --help: rounder times" || ko "shrink -
 expect 2 "^dlsim run: --set training.rounds=abc: \[training\] rounds: 'abc' is not a whole number" -- \
   "$DLSIM" run "$tmp/q.ini" -o "$tmp/set.db" --set training.rounds=abc
 expect 2 "^dlsim check: --set peers.count=x: \[peers\] count" -- "$DLSIM" check "$tmp/q.ini" --set peers.count=x
+# --set is one SECTION.KEY=VALUE argument: `--set peers.count 4` is refused
+# as such, not taken as a file named 4, by every command that has --set
+for c in run check explore testbed; do
+  expect 2 "^dlsim $c: --set peers.count: --set needs SECTION.KEY=VALUE" -- "$DLSIM" $c "$tmp/q.ini" --set peers.count 4
+done
+expect 2 "^dlsim node: --set peers.count: --set needs SECTION.KEY=VALUE" -- \
+  "$DLSIM" node peer --set peers.count 4 --scenario "$tmp/q.ini"
+# a relative path in a --set value is the scenario file's folder's, as
+# --help says: a trace beside the file is found from another folder
+for c in run check explore testbed node; do
+  "$DLSIM" $c --help | grep -q -- "--set.*relative path in VALUE is taken from the scenario file's folder" \
+    && ok "$c --help: --set paths" || ko "$c --help does not say where --set paths are taken from"
+done
+mkdir -p "$tmp/setdir"
+cp "$tmp/q.ini" "$tmp/setdir/q.ini" && printf 'peer,join,leave\np1,0,100000\np2,0,100000\n' > "$tmp/setdir/tr.csv"
+expect 0 "^1 run into" -- sh -c "cd '$tmp' && '$DLSIM' run setdir/q.ini --set churn.trace=tr.csv -o setdir.db"
+expect 2 "trace: setdir/setdir/tr.csv:" -- sh -c "cd '$tmp' && '$DLSIM' run setdir/q.ini --set churn.trace=setdir/tr.csv -o x.db"
 printf '[peers]\ncount = z\n' > "$tmp/z.ini"   # the file's own bad value: the file is named
 expect 2 "z.ini: \[peers\] count: 'z' is not" -- "$DLSIM" run "$tmp/z.ini" -o "$tmp/set.db" --set training.rounds=2
 expect 2 "^dlsim node: --name bob: a peer's name is p and its number" -- \

@@ -24,6 +24,21 @@ grep -q "^coverage: [0-9]* of [0-9]* peer states reached; never: " "$tmp/a.txt" 
 expect 0 "2000 runs in .* s, 0 failing, 0 distinct failures" -- "$DLSIM" explore "$base" --runs 2000 --version robust --no-shrink
 expect 0 "reproduces" -- "$DLSIM" explore "$base" --runs 300 --found "$tmp/found"
 grep -q "DOES NOT reproduce" "$out" && ko "a shrunk file does not reproduce" || ok "all reproduce"
+# each found file's header counts the plan's lines as the console did
+# ("A lines -> B"), not the [scenario] dir or the base's overrides too
+same_counts () {
+  awk '/ lines -> [0-9]* in / { for (i = 1; i <= NF; i++) if ($i == "->") { a = $(i - 2); b = $(i + 1) } }
+       /^    -> .*: reproduces$/ { f = $2; sub(/:$/, "", f); print a, b, f }' "$1" | {
+    bad=0 n=0
+    while read -r a b f; do
+      n=$((n + 1))
+      grep -q "^# Shrunk by ddmin over the plan's lines ($a -> $b), then fewer peers and rounds" "$f" \
+        || { bad=1; echo "  $f: console $a -> $b, header: $(grep '^# Shrunk' "$f")"; }
+    done
+    [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
+  }
+}
+same_counts "$out" && ok "found headers count as the console" || ko "found headers and console disagree"
 files=$(ls "$tmp/found"/*.ini 2>/dev/null | wc -l)
 [ "$files" -ge 4 ] && ok "found files" || ko "$files found files"
 expect 0 "$files passed, 0 failed" -- "$DLSIM" check "$tmp/found"
@@ -44,6 +59,7 @@ expect 0 "reproduces" -- "$DLSIM" shrink "$tmp/search.db" --run 1 -o "$tmp/from-
 expect 0 "reproduces" -- "$DLSIM" explore "$base" --runs 100 --version disco-775 --found "$tmp/found775"
 grep -q "DOES NOT reproduce" "$out" && ko "a --version disco-775 file does not reproduce" || ok "775 files reproduce"
 [ "$(grep -L '^version = disco-775$' "$tmp/found775"/*.ini | wc -l)" -eq 0 ] && ok "version kept" || ko "a found file lost --version"
+same_counts "$out" && ok "--version: headers count as the console" || ko "--version: found headers and console disagree"
 expect 2 "--faults: unknown kind 'nope'" -- "$DLSIM" explore "$base" --runs 5 --faults crash,nope
 expect 0 "5 runs" -- "$DLSIM" explore "$base" --runs 5 --faults crash --no-shrink
 expect 2 "expected one scenario FILE" -- "$DLSIM" explore
@@ -74,6 +90,15 @@ expect 0 "progress in wait-peers-for-round (dropped ConnectionFail): 6 timeline 
   "$DLSIM" shrink "$tmp/sh.db" --run 1 -o "$tmp/shrunk.ini"
 grep -q "^round 1 = drop PeersForRound to p3$" "$tmp/shrunk.ini" && ok "the lost list is what matters, at a round time" || ko "shrunk timeline: $(sed -n '/^\[timeline\]/,$p' "$tmp/shrunk.ini")"
 expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/shrunk.ini"
+# the header says what dlsim shrink did (ddmin, rounder times; not peers or
+# rounds) with the console's counts, and the file names no temporary folder:
+# copied elsewhere it still passes
+grep -q "^# Shrunk by ddmin over the plan's lines (6 -> 1), then rounder times and sizes; peers and rounds as recorded" \
+  "$tmp/shrunk.ini" && ok "shrink: header" || ko "shrink header: $(grep '^# Shrunk' "$tmp/shrunk.ini")"
+grep -q "dlsim-shrink" "$tmp/shrunk.ini" && ko "shrink wrote its temporary folder: $(grep -n 'dlsim-shrink' "$tmp/shrunk.ini")" \
+  || ok "shrink: no temporary folder"
+mkdir -p "$tmp/elsewhere" && cp "$tmp/shrunk.ini" "$tmp/elsewhere/"
+expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/elsewhere/shrunk.ini"
 "$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-3.ini" -o "$tmp/ok.db" -q >/dev/null 2>&1
 expect 1 "breaks no property: nothing to shrink" -- "$DLSIM" shrink "$tmp/ok.db" --run 1 -o "$tmp/x.ini"
 
@@ -165,5 +190,20 @@ DLSIM_PROGRESS_INTERVAL=0 "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/example
 grep -q "^dlsim explore: 5/5 runs, [0-9]* failing, [0-9]* distinct, [0-9]* s elapsed$" "$tmp/st.err" \
   && ! grep -q "dlsim explore:" "$tmp/st.out" && ok "explore: status lines on stderr" \
   || { ko "explore: status lines: stderr:"; cat "$tmp/st.err"; }
+
+# coverage on a guest (the project's Python one): its peers name their
+# states as they run (no "N of 0"), its drops are Guest:KIND (the rule on
+# Guest fired), and only its own message type is listed
+if command -v python3 >/dev/null; then
+  "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/guest/pushpull.ini" --runs 6 --faults drop --no-shrink \
+    > "$tmp/g.txt" 2>&1
+  grep -q "^coverage: [1-9][0-9]* peer states reached (the family lists none in advance): [a-z]" "$tmp/g.txt" \
+    && ! grep -q " of 0 peer states" "$tmp/g.txt" && ok "guest: states reached" \
+    || { ko "guest coverage:"; cat "$tmp/g.txt"; }
+  grep -q "^drop rules that never fired: -$" "$tmp/g.txt" && ok "guest: Guest:KIND drops fire Guest's rule" \
+    || ko "guest: $(grep '^drop rules' "$tmp/g.txt")"
+  grep -q "^messages never dropped for want of a listener: Guest$" "$tmp/g.txt" && ok "guest: its own type only" \
+    || ko "guest: $(grep '^messages never' "$tmp/g.txt")"
+fi
 
 finish

@@ -4,7 +4,9 @@
  * for, peers in range, one action per WHEN, every plan a scenario that
  * loads and runs); the messages drop and delay target come from the
  * running family (DISCO's list as it always was; gossip's and pipeline's
- * plans name their own messages; fedavg's search is in test-fedavg.c). */
+ * plans name their own messages; fedavg's search is in test-fedavg.c);
+ * the coverage a search prints names the running family's types only, a
+ * guest's kinds as its type's, and no "of 0" states. */
 #include "config.h"
 
 #include "explore/explore.h"
@@ -274,6 +276,112 @@ START_TEST (test_found_name)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- coverage */
+
+/* a search's reached sets, as explore-search.c fills them: interned names */
+typedef struct {
+  ExploreSearch s;
+  ExploreSpace sp;
+  ExploreCoverage c;
+} Cov;
+
+static void
+cov_init (Cov *v, const char *family)
+{
+  memset (v, 0, sizeof *v);
+  v->s.states = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->s.dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->s.rules = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->sp.family = proto_family_lookup (family);
+  v->sp.msgs = proto_msg_family_named (family);
+  ck_assert (v->sp.family && v->sp.msgs);
+}
+
+static void
+cov_add (GHashTable *set, const char *name)
+{
+  g_hash_table_add (set, (gpointer) g_intern_string (name));
+}
+
+/* a dropped type, named as the search names it: the registry's name */
+static void
+cov_dropped (Cov *v, const char *name)
+{
+  ProtoMsgType t;
+  ck_assert (proto_msg_type_from_name (name, &t));
+  g_hash_table_add (v->s.dropped, (gpointer) proto_msg_type_name (t));
+}
+
+static void
+cov_clear (Cov *v)
+{
+  explore_coverage_clear (&v->c);
+  g_hash_table_unref (v->s.states);
+  g_hash_table_unref (v->s.dropped);
+  g_hash_table_unref (v->s.rules);
+}
+
+static gboolean
+has_word (const char *list, const char *word)
+{
+  g_auto (GStrv) w = g_strsplit (list, ", ", -1);
+  return g_strv_contains ((const char *const *) w, word);
+}
+
+START_TEST (test_coverage_guest)
+{
+  /* a guest's drops are named TYPE:KIND (Guest:Token): the rule on Guest
+   * fired; its peers name their states as they run: no "5 of 0" */
+  Cov v;
+  cov_init (&v, "guest");
+  cov_add (v.s.rules, "Guest:Token");
+  cov_add (v.s.states, "training");
+  cov_add (v.s.states, "linking");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert_str_eq (v.c.rules_never, "-");
+  ck_assert_uint_eq (v.c.n_states, 0);
+  ck_assert_uint_eq (v.c.states_reached, 2);
+  ck_assert_str_eq (v.c.states_seen, "linking, training");
+  /* the guest's own type only, not the 57 of every family */
+  ck_assert_str_eq (v.c.dropped_never, "Guest");
+  cov_clear (&v);
+  /* a rule on one kind fires on that kind only */
+  cov_init (&v, "guest");
+  cov_add (v.s.rules, "Guest:Token");
+  g_auto (GStrv) kinds = g_strsplit ("Guest:Token,Guest:Push", ",", -1);
+  v.sp.messages = kinds;
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert_str_eq (v.c.rules_never, "Guest:Push");
+  cov_clear (&v);
+}
+END_TEST
+
+START_TEST (test_coverage_family_types)
+{
+  /* DISCO's coverage lists DISCO's types, gossip's its own and the DISCO
+   * signalling it speaks (its fault targets), never another family's */
+  Cov v;
+  cov_init (&v, "disco");
+  cov_dropped (&v, "Payload");
+  cov_add (v.s.states, "training");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert (!has_word (v.c.dropped_never, "Payload"));
+  ck_assert (has_word (v.c.dropped_never, "PeersForRound"));
+  ck_assert_msg (!has_word (v.c.dropped_never, "GossipTargets") && !has_word (v.c.dropped_never, "FedHello")
+                   && !has_word (v.c.dropped_never, "Guest"), "%s", v.c.dropped_never);
+  ck_assert_uint_eq (v.c.n_states, v.sp.family->n_peer_states);
+  ck_assert_uint_eq (v.c.states_reached, 1);
+  ck_assert_str_eq (v.c.states_seen, "-");
+  cov_clear (&v);
+  cov_init (&v, "gossip");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert (has_word (v.c.dropped_never, "GossipTargets") && has_word (v.c.dropped_never, "PeersForRound"));
+  ck_assert_msg (!has_word (v.c.dropped_never, "Payload") && !has_word (v.c.dropped_never, "HierHello"), "%s",
+                 v.c.dropped_never);
+  cov_clear (&v);
+}
+END_TEST
+
 static Suite *
 explore_suite (void)
 {
@@ -294,6 +402,10 @@ explore_suite (void)
   tcase_add_test (fm, test_fault_targets);
   tcase_add_test (fm, test_plans_name_the_family);
   suite_add_tcase (s, fm);
+  TCase *cv = tcase_create ("coverage");
+  tcase_add_test (cv, test_coverage_guest);
+  tcase_add_test (cv, test_coverage_family_types);
+  suite_add_tcase (s, cv);
   return s;
 }
 
