@@ -125,6 +125,28 @@ execute (RunnerPlan *plan, Say *say, gboolean no_events, ResDb *db, const char *
   return CLI_EXIT_FAILURE;
 }
 
+/* Takes the finished runs of the workers' files a killed sweep left
+ * beside db_path, telling what it took. */
+static gboolean
+adopt_orphans (const char *cmd, ResDb *db, const char *db_path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  guint runs = 0;
+  if (!runner_plan_adopt_orphans (db, db_path, files, &runs, &error))
+    {
+      cli_error (cmd, "%s", error->message);
+      return FALSE;
+    }
+  if (files->len == 0)
+    return TRUE;
+  g_ptr_array_add (files, NULL);
+  g_autofree char *list = g_strjoinv (", ", (char **) files->pdata);
+  fprintf (stderr, "dlsim %s: %u finished run%s taken into %s from the files of a killed sweep's workers (%s),"
+           " then removed\n", cmd, runs, runs == 1 ? "" : "s", db_path, list);
+  return TRUE;
+}
+
 static void
 print_outcomes (const RunnerPlan *plan, const char *db_path)
 {
@@ -347,6 +369,13 @@ run_or_check (int argc, char **argv, gboolean check)
   if (!db)
     {
       cli_error (cmd, "%s", error->message);
+      runner_plan_clear (&plan);
+      rc = CLI_EXIT_FAILURE;
+      goto out;
+    }
+  if (!adopt_orphans (cmd, db, db_path))
+    {
+      res_db_close (db);
       runner_plan_clear (&plan);
       rc = CLI_EXIT_FAILURE;
       goto out;

@@ -132,4 +132,12 @@ gboolean res_db_delete_run (ResDb *db, gint64 run_id, GError **error);
  * workers: their run ids were assigned up front, so they do not collide). */
 gboolean res_db_merge (ResDb *db, const char *other_path, GError **error);
 
+/* Copies into db, in one transaction, the finished runs (not interrupted,
+ * not error, no outcome: not finished) of a worker's file that a killed
+ * sweep left, whose run ids db lacks, with all their rows; out_runs: how
+ * many.  A file without tables (its worker was killed making it) gives
+ * none. */
+gboolean res_db_adopt_finished (ResDb *db, const char *other_path, guint *out_runs, GError **error);
+
+
 G_END_DECLS

@@ -515,3 +515,41 @@ res_db_merge (ResDb *db, const char *other, GError **error)
   return ok;
 }
 
+
+/* The runs of w (attached) that db may take from a worker file left by a
+ * killed sweep: finished (an outcome other than interrupted or error) and
+ * under an id db does not have. */
+static const char adoptable[] =
+  "CREATE TEMP TABLE adopt AS SELECT run_id FROM w.runs WHERE outcome IS NOT NULL"
+  " AND outcome NOT IN ('interrupted', 'error') AND run_id NOT IN (SELECT run_id FROM main.runs)";
+
+gboolean
+res_db_adopt_finished (ResDb *db, const char *other, guint *out_runs, GError **error)
+{
+  char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
+  gboolean ok = res_db_exec (db, q, error);
+  sqlite3_free (q);
+  if (!ok)
+    return FALSE;
+  guint n = 0;
+  /* a worker killed while it made its file has no tables: nothing to take */
+  gboolean any = res_db_has_table (db->db, "w", "runs", FALSE);
+  ok = res_db_exec (db, "BEGIN", error) && (!any || res_db_exec (db, adoptable, error));
+  for (guint i = 0; ok && any && storage[i]; i++)
+    {
+      if (!res_db_has_table (db->db, "w", storage[i], FALSE))
+        continue;
+      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s"
+                                              " WHERE run_id IN (SELECT run_id FROM temp.adopt)", storage[i], storage[i]);
+      ok = res_db_exec (db, ins, error);
+      if (ok && i == 0)
+        n = (guint) sqlite3_changes (db->db);
+    }
+  ok = ok && (!any || res_db_exec (db, "DROP TABLE temp.adopt", error)) && res_db_exec (db, "COMMIT", error);
+  if (!ok)
+    res_db_exec (db, "ROLLBACK", NULL);
+  res_db_exec (db, "DETACH DATABASE w", NULL);
+  if (ok && out_runs)
+    *out_runs = n;
+  return ok;
+}

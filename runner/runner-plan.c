@@ -16,9 +16,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -195,6 +197,52 @@ runner_plan_select (RunnerPlan *plan, ResDb *db, guint k, guint n, gboolean resu
     *out_skipped = skipped;
   if (out_redone)
     *out_redone = redone;
+  return TRUE;
+}
+
+/* Is name DB.workerK-PID, a worker's file of the results file DB (base:
+ * DB's name without its folder), and not its journal? */
+static gboolean
+is_worker_file (const char *name, const char *base)
+{
+  gsize n = strlen (base);
+  if (strncmp (name, base, n) != 0 || !g_str_has_prefix (name + n, ".worker"))
+    return FALSE;
+  const char *p = name + n + strlen (".worker");
+  gsize k = strspn (p, "0123456789");
+  if (k == 0 || p[k] != '-')
+    return FALSE;
+  p += k + 1;
+  k = strspn (p, "0123456789");
+  return k > 0 && p[k] == '\0';
+}
+
+gboolean
+runner_plan_adopt_orphans (ResDb *db, const char *db_path, GPtrArray *out_files, guint *out_runs, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (db_path);
+  g_autofree char *base = g_path_get_basename (db_path);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *n;
+  while (d && (n = g_dir_read_name (d)))
+    if (is_worker_file (n, base))
+      g_ptr_array_add (names, g_strconcat (db_path, n + strlen (base), NULL));   /* the folder as given */
+  g_ptr_array_sort (names, cmp_str);
+  guint runs = 0;
+  for (guint i = 0; i < names->len; i++)
+    {
+      guint got = 0;
+      if (!res_db_adopt_finished (db, names->pdata[i], &got, error))
+        {
+          g_prefix_error (error, "taking the finished runs of %s: ", (char *) names->pdata[i]);
+          return FALSE;
+        }
+      res_db_remove_files (names->pdata[i]);
+      runs += got;
+      g_ptr_array_add (out_files, g_strdup (names->pdata[i]));
+    }
+  *out_runs = runs;
   return TRUE;
 }
 
@@ -401,12 +449,26 @@ read_piece (Exec *x, Reader *r, const char *piece)
   return FALSE;
 }
 
+/* A forked worker dies with the process that forked it (parent): a
+ * parent killed with SIGKILL (the OOM killer, a batch system's hard limit)
+ * runs no handler, and a worker left alone would wait on write_lock or a
+ * full pipe forever while keeping the results file's writer lock (its
+ * descriptor is inherited), so that the next run on the file waits too.
+ * The parent may have died before the request: then getppid() is not it. */
+static void
+die_with_parent (pid_t parent)
+{
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != parent)
+    _exit (1);
+}
+
 /* A forked worker: takes the next job from the shared counter until there
  * is none (or the stop flag is raised), writing into its own database
  * file and a record per job into the pipe. */
 G_GNUC_NORETURN static void
-worker_main (Exec *x, const char *wpath, Shared *sh, int fd)
+worker_main (Exec *x, const char *wpath, Shared *sh, int fd, pid_t parent)
 {
+  die_with_parent (parent);
   g_autoptr (GError) werr = NULL;
   ResDb *wdb = res_db_open (wpath, &werr);
   int rc = 0;
@@ -457,17 +519,18 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
     }
   fflush (NULL);
   GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  pid_t self = getpid ();
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   for (guint k = 0; k < workers; k++)
     {
-      char *wpath = g_strdup_printf ("%s.worker%u-%d", x->o->db_path, k, (int) getpid ());
+      char *wpath = g_strdup_printf ("%s.worker%u-%d", x->o->db_path, k, (int) self);
       res_db_remove_files (wpath);
       g_ptr_array_add (paths, wpath);
       pid_t pid = fork ();
       if (pid == 0)
         {
           close (pipefd[0]);
-          worker_main (x, wpath, sh, pipefd[1]);
+          worker_main (x, wpath, sh, pipefd[1], self);
         }
       if (pid < 0)
         {

@@ -67,6 +67,15 @@ guint runner_plan_skip_done (RunnerPlan *plan, ResDb *db);
 gboolean runner_plan_select (RunnerPlan *plan, ResDb *db, guint k, guint n, gboolean resume, guint *out_skipped,
                              guint *out_redone, GError **error);
 
+/* The files DB_PATH.workerK-PID that the -j workers of a killed sweep
+ * left beside db (db_path: its file, opened for writing, so that no
+ * living sweep writes to it or its workers' files): their finished runs
+ * are copied into db (res_db_adopt_finished) and the files removed.
+ * out_files: their names are appended (transfer full); out_runs: the runs
+ * copied. */
+gboolean runner_plan_adopt_orphans (ResDb *db, const char *db_path, GPtrArray *out_files, guint *out_runs,
+                                    GError **error);
+
 /* A job that ran to its end, told in the process that runs the plan. */
 typedef struct {
   guint index;           /* in plan->jobs */
