@@ -112,24 +112,29 @@ runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, g
   return TRUE;
 }
 
-guint
-runner_plan_skip_done (RunnerPlan *plan, ResDb *db)
+gboolean
+runner_plan_skip_done (RunnerPlan *plan, ResDb *db, guint *out_skipped, guint *out_replaced, GError **error)
 {
   g_autoptr (GHashTable) done = res_db_finished_identities (db);
-  if (g_hash_table_size (done) == 0)
-    return 0;
+  g_autoptr (GHashTable) again = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GArray *keep = g_array_new (FALSE, FALSE, sizeof (RunnerJob));
   for (guint i = 0; i < plan->jobs->len; i++)
     {
       RunnerJob *j = &g_array_index (plan->jobs, RunnerJob, i);
-      g_autofree char *id = res_run_identity (j->scenario, j->point, j->seed);
-      if (!g_hash_table_contains (done, id))
-        g_array_append_val (keep, *j);
+      char *id = res_run_identity (j->scenario, j->point, j->seed);
+      if (g_hash_table_contains (done, id))
+        g_free (id);
+      else
+        {
+          g_array_append_val (keep, *j);
+          g_hash_table_add (again, id);
+        }
     }
   guint skipped = plan->jobs->len - keep->len;
   g_array_unref (plan->jobs);
   plan->jobs = keep;
-  return skipped;
+  *out_skipped = skipped;
+  return res_db_delete_unfinished (db, again, out_replaced, error);
 }
 
 gboolean
@@ -491,6 +496,28 @@ worker_main (Exec *x, const char *wpath, Shared *sh, int fd, pid_t parent)
   _exit (wdb ? rc : 1);
 }
 
+/* The outcome counts of the plan's runs, from the merged database (a
+ * worker that failed told no record for its run).  Only the plan's ids:
+ * with --resume or --shard, runs under larger ids may be older ones. */
+static void
+count_outcomes (RunnerPlan *plan, ResDb *db, gint64 first_id)
+{
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint i = 0; i < plan->jobs->len; i++)
+    g_hash_table_add (ids, &g_array_index (plan->jobs, RunnerJob, i).run_id);
+  g_hash_table_remove_all (plan->outcomes);
+  g_autoptr (ResRows) st = res_db_run_outcomes (db, first_id);
+  while (res_rows_next (st))
+    {
+      gint64 id = res_rows_int64 (st, 0);
+      if (!g_hash_table_contains (ids, &id))
+        continue;
+      const char *o = res_rows_text (st, 1);
+      g_hash_table_insert (plan->outcomes, g_strdup (o),
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
+    }
+}
+
 static RunnerExecStatus
 execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **error)
 {
@@ -594,12 +621,7 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
         }
       res_db_remove_files (paths->pdata[k]);
     }
-  /* outcome counts come from the merged database */
-  g_hash_table_remove_all (plan->outcomes);
-  g_autoptr (ResRows) st = res_db_outcome_counts (db, first_id);
-  while (res_rows_next (st))
-    g_hash_table_insert (plan->outcomes, g_strdup (res_rows_text (st, 0)),
-                         GUINT_TO_POINTER ((guint) res_rows_int (st, 1)));
+  count_outcomes (plan, db, first_id);
   if (worst && !stopped (x))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a worker failed");

@@ -54,8 +54,12 @@ gboolean runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const
                            guint64 seed, gboolean only_expect, GError **error);
 
 /* Leaves out the jobs db already has a finished copy of (the same
- * identity: res_run_identity), and returns how many it left out. */
-guint runner_plan_skip_done (RunnerPlan *plan, ResDb *db);
+ * identity: res_run_identity), and removes from db the unfinished runs
+ * (interrupted, error, killed) of the jobs it keeps: the runs about to be
+ * done again replace them.  out_skipped: jobs left out; out_replaced: runs
+ * removed. */
+gboolean runner_plan_skip_done (RunnerPlan *plan, ResDb *db, guint *out_skipped, guint *out_replaced,
+                                GError **error);
 
 /* --shard K/N and --resume: run i of the full expansion (every file, point
  * and repeat, in order) is run i + 1 in every shard, so shards merge into

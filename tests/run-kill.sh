@@ -76,4 +76,29 @@ r=$(sqlite3 "$tmp/k.db" "SELECT COUNT(*), COUNT(DISTINCT run_id), COUNT(DISTINCT
 left_files=$(ls "$tmp" | grep -c 'k\.db\.worker')
 [ "$left_files" = 0 ] && ok "worker files removed" || ko "$left_files worker files left: $(ls "$tmp")"
 
+# 3. --resume -j 2 counts only the runs it ran: with runs 2 and 3 to redo
+# and 4 to 8 done, "2 runs (2 completed)", not the 7 from id 2 on
+sqlite3 "$tmp/k.db" "UPDATE runs SET outcome = 'interrupted' WHERE run_id IN (2, 3)"
+expect 0 "^2 runs into .*k.db (2 completed)$" -- \
+  timeout 120 "$DLSIM" run "$tmp/long.ini" --resume -o "$tmp/k.db" -j 2 --no-events
+
+# 4. Ctrl-C during a run, then the same command again: the interrupted run
+# is replaced, not kept beside the new one; the message names --resume
+sed 's/^repeat = 8/repeat = 3/' "$tmp/long.ini" > "$tmp/three.ini"
+"$DLSIM" run "$tmp/three.ini" -o "$tmp/c.db" -q > "$out" 2>&1 &
+pid=$!
+await_file "$tmp/c.db" "SELECT COUNT(*) FROM event_chunks JOIN runs USING (run_id) WHERE outcome IS NULL" \
+  || ko "no run in progress within 60 s"
+kill -INT $pid
+wait $pid
+rc=$?
+i=$(sqlite3 "$tmp/c.db" "SELECT COUNT(*) FROM runs WHERE outcome = 'interrupted'")
+[ "$rc" = 130 ] && [ "$i" = 1 ] && grep -q "interrupted; finished runs are in .*c.db: .*--resume" "$out" \
+  && ok "Ctrl-C: one run interrupted, --resume named" \
+  || { ko "Ctrl-C: exit $rc, $i interrupted runs"; cat "$out"; }
+expect 0 "1 interrupted or unfinished run of these points removed from .*c.db: run again" -- \
+  timeout 120 "$DLSIM" run "$tmp/three.ini" -o "$tmp/c.db"
+r=$(sqlite3 "$tmp/c.db" "SELECT COUNT(*), COUNT(DISTINCT seed), COUNT(*) FILTER (WHERE outcome = 'completed') FROM runs")
+[ "$r" = "3|3|3" ] && ok "the same command again: every run once" || ko "runs after the re-run (all, seeds, completed): $r"
+
 finish

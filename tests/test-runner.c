@@ -507,24 +507,55 @@ START_TEST (test_resume)
 }
 END_TEST
 
+static gboolean
+has_run (ResDb *db, gint64 id)
+{
+  g_autoptr (ResRows) st = res_db_run_slot (db, id);
+  return res_rows_next (st);
+}
+
+/* runner_plan_skip_done's jobs left out (replaced: the runs it removed) */
+static guint
+skip_done (RunnerPlan *plan, ResDb *db, guint *replaced)
+{
+  g_autoptr (GError) error = NULL;
+  guint skipped = G_MAXUINT;
+  gboolean ok = runner_plan_skip_done (plan, db, &skipped, replaced, &error);
+  ck_assert_msg (ok, "%s", error ? error->message : "?");
+  return skipped;
+}
+
 /* The default run leaves out the jobs whose identity the database has
- * finished (under any id), and says how many. */
+ * finished (under any id), and says how many; an interrupted run of a
+ * job it keeps is removed (the job replaces it). */
 START_TEST (test_skip_done)
 {
+  guint replaced = G_MAXUINT;
   g_autoptr (GError) error = NULL;
   ResDb *db = res_db_open (pf.db, &error);
   ck_assert (db != NULL);
   RunnerPlan plan;
   load_plan (&plan, NULL, -1, FALSE);
-  ck_assert_uint_eq (runner_plan_skip_done (&plan, db), 0);   /* an empty database */
+  ck_assert_uint_eq (skip_done (&plan, db, &replaced), 0);   /* an empty database */
+  ck_assert_uint_eq (replaced, 0);
   ck_assert_uint_eq (plan.jobs->len, 8);
   record_job (db, &plan, 1, FALSE);
   record_job (db, &plan, 7, FALSE);
   record_job (db, &plan, 4, TRUE);   /* interrupted: not finished */
   runner_plan_clear (&plan);
 
+  /* another seed is another run: the interrupted run stays */
+  load_plan (&plan, NULL, 40, FALSE);
+  ck_assert_uint_eq (skip_done (&plan, db, &replaced), 0);
+  ck_assert_uint_eq (replaced, 0);
+  ck_assert (has_run (db, 5));
+  runner_plan_clear (&plan);
+
   load_plan (&plan, NULL, -1, FALSE);
-  ck_assert_uint_eq (runner_plan_skip_done (&plan, db), 2);
+  ck_assert_uint_eq (skip_done (&plan, db, &replaced), 2);
+  ck_assert_uint_eq (replaced, 1);
+  ck_assert (!has_run (db, 5));   /* the interrupted run (job 4, id 5) is gone */
+  ck_assert (has_run (db, 2) && has_run (db, 8));
   ck_assert_uint_eq (plan.jobs->len, 6);
   for (guint i = 0; i < plan.jobs->len; i++)
     {
@@ -533,11 +564,6 @@ START_TEST (test_skip_done)
       gboolean z3 = strcmp (j->scenario->name, "z") == 0 && j->seed == 3;
       ck_assert (!b1 && !z3);
     }
-  runner_plan_clear (&plan);
-
-  /* another seed is another run */
-  load_plan (&plan, NULL, 40, FALSE);
-  ck_assert_uint_eq (runner_plan_skip_done (&plan, db), 0);
   runner_plan_clear (&plan);
   res_db_close (db);
 }
