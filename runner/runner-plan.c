@@ -82,6 +82,24 @@ runner_collect_files (const char *path, GPtrArray *out, GError **error)
   return TRUE;
 }
 
+/* Does s's runs (points x repeat) fit in the plan beside those it has
+ * (RUNNER_PLAN_MAX_RUNS)?  Asked before a job is allocated. */
+static gboolean
+within_bound (const RunnerPlan *plan, const SimScenario *s, GError **error)
+{
+  guint64 runs = (guint64) s->points->len * s->repeat, before = plan->jobs->len;
+  if (runs <= RUNNER_PLAN_MAX_RUNS - before)
+    return TRUE;
+  g_autofree char *others = before ? g_strdup_printf (" and the files before it %" G_GUINT64_FORMAT, before)
+                                   : g_strdup ("");
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+               "%s: [scenario] repeat = %u x %u sweep point%s = %" G_GUINT64_FORMAT " runs%s: more than the %u"
+               " runs one sweep may plan (its list is made before the first run): lower repeat, or split the"
+               " sweep into several files or commands", s->path, s->repeat, s->points->len,
+               s->points->len == 1 ? "" : "s", runs, others, RUNNER_PLAN_MAX_RUNS);
+  return FALSE;
+}
+
 gboolean
 runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, gboolean has_seed, guint64 seed,
                   gboolean only_expect, GError **error)
@@ -99,6 +117,11 @@ runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, g
         {
           sim_scenario_free (s);
           continue;
+        }
+      if (!within_bound (plan, s, error))
+        {
+          sim_scenario_free (s);
+          return FALSE;
         }
       g_ptr_array_add (plan->scenarios, s);
       guint64 base = has_seed ? seed : s->seed;

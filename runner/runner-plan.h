@@ -45,11 +45,17 @@ void runner_plan_clear (RunnerPlan *plan);
  * below it if it is a folder (sorted by name, recursively). */
 gboolean runner_collect_files (const char *path, GPtrArray *out, GError **error);
 
+/* The most runs one plan holds (every file, point and repeat): 40 MB of
+ * jobs.  A sweep of 1 000 points x 1 000 000 repeats (10^9 runs) was
+ * allocated whole before its first run. */
+#define RUNNER_PLAN_MAX_RUNS 1000000u
+
 /* Loads every file of files with the values sets ("section.key=value"
  * lines, NULL: none) and appends its jobs: each point, each repeat r, seed
  * (has_seed ? seed : the file's seed) + r.  only_expect: leaves out the
  * files without an [expect] section in any point.  FALSE at the first file
- * that does not load (nothing is run after a load error). */
+ * that does not load (nothing is run after a load error), or that would
+ * take the plan past RUNNER_PLAN_MAX_RUNS. */
 gboolean runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, gboolean has_seed,
                            guint64 seed, gboolean only_expect, GError **error);
 

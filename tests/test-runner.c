@@ -514,6 +514,39 @@ has_run (ResDb *db, gint64 id)
   return res_rows_next (st);
 }
 
+/* A plan past RUNNER_PLAN_MAX_RUNS is refused when its file is loaded,
+ * before its jobs are made, naming the file, the key and the bound: a
+ * file alone (2 points x (MAX / 2 + 1)), and one that passes it with the
+ * file before it (z.ini's MAX / 2, then 2 x MAX / 2). */
+START_TEST (test_plan_bound)
+{
+  put ("big.ini", "big", "${3, 4}", 1, 1, FALSE);
+  g_autofree char *path = g_build_filename (pf.dir, "big.ini", NULL);
+  for (guint c = 0; c < 2; c++)
+    {
+      guint repeat = RUNNER_PLAN_MAX_RUNS / 2 + (c == 0);
+      g_autofree char *set = g_strdup_printf ("scenario.repeat=%u", repeat);
+      const char *sets[] = { set, NULL };
+      g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+      if (c == 1)
+        g_ptr_array_add (files, g_build_filename (pf.dir, "z.ini", NULL));
+      g_ptr_array_add (files, g_strdup (path));
+      RunnerPlan plan;
+      runner_plan_init (&plan);
+      g_autoptr (GError) error = NULL;
+      ck_assert (!runner_plan_load (&plan, files, sets, FALSE, 0, FALSE, &error));
+      g_autofree char *want = g_strdup_printf ("%s: [scenario] repeat = %u x 2 sweep points = %u runs%s: more than"
+                                               " the %u runs one sweep may plan", path, repeat, 2 * repeat,
+                                               c == 0 ? "" : " and the files before it 500000",
+                                               RUNNER_PLAN_MAX_RUNS);
+      ck_assert_msg (g_str_has_prefix (error->message, want), "%s", error->message);
+      ck_assert_uint_eq (plan.jobs->len, c == 0 ? 0 : RUNNER_PLAN_MAX_RUNS / 2);
+      runner_plan_clear (&plan);
+    }
+  g_unlink (path);
+}
+END_TEST
+
 /* runner_plan_skip_done's jobs left out (replaced: the runs it removed) */
 static guint
 skip_done (RunnerPlan *plan, ResDb *db, guint *replaced)
@@ -852,6 +885,7 @@ runner_suite (void)
   tcase_add_test (pl, test_shards_partition);
   tcase_add_test (pl, test_resume);
   tcase_add_test (pl, test_skip_done);
+  tcase_add_test (pl, test_plan_bound);
   tcase_add_loop_test (pl, test_execute, 1, 3);   /* in this process, then in 2 workers */
   suite_add_tcase (s, pl);
 
