@@ -712,8 +712,33 @@ START_TEST (eta_fewer_runs_than_workers)
   runner_progress_job_start (p, 8, S (111));
   ck_assert_double_eq_tol (runner_progress_eta_s (p, S (111)), 11, 1e-3);
   ck_assert_double_eq_tol (runner_progress_eta_s (p, S (116)), 6, 1e-3);
-  /* late: nothing left but the run going, not a negative time */
-  ck_assert_double_eq_tol (runner_progress_eta_s (p, S (130)), 0, 1e-3);
+  /* late: the run going has outlasted its estimate: unknown, not 0 s */
+  ck_assert (runner_progress_eta_s (p, S (130)) < 0);
+}
+END_TEST
+
+/* No estimate, no number: before any run has ended, and while a run goes
+ * past its estimate (the runs of 10 s, the second taking 40 s: the ETA
+ * said "0 s" or, with a run waiting, "10 s" for all that time). */
+START_TEST (eta_unknown)
+{
+  g_autoptr (RunnerProgress) p = runner_progress_new (RUNNER_PROGRESS_NONE, 3, NULL, 1, 0, 0);
+  runner_progress_job_start (p, 0, S (0));
+  g_autofree char *l0 = runner_progress_describe (p, S (5));
+  ck_assert_msg (strstr (l0, ", ETA unknown; run 1 at"), "%s", l0);
+  runner_progress_job_end (p, 0, S (10));
+  runner_progress_job_start (p, 1, S (10));
+  g_autofree char *l1 = runner_progress_describe (p, S (15));
+  ck_assert_msg (strstr (l1, ", ETA 15 s; run 2 at"), "%s", l1);
+  g_autofree char *l2 = runner_progress_describe (p, S (19));
+  ck_assert_msg (strstr (l2, ", ETA 11 s; run 2 at"), "%s", l2);
+  g_autofree char *l3 = runner_progress_describe (p, S (21));
+  ck_assert_msg (strstr (l3, ", ETA unknown; run 2 at"), "%s", l3);
+  ck_assert (runner_progress_eta_s (p, S (49)) < 0);
+  runner_progress_job_end (p, 1, S (50));
+  runner_progress_job_start (p, 2, S (50));
+  /* the mean of 10 s and 40 s */
+  ck_assert_double_eq_tol (runner_progress_eta_s (p, S (50)), 25, 1e-3);
 }
 END_TEST
 
@@ -799,7 +824,7 @@ START_TEST (lines_due)
   runner_progress_job_start (line, 0, S (0.1));
   runner_progress_job_sim (line, 0, 3 * DL_S, 4000000);
   g_autofree char *l1 = runner_progress_tick (line, S (0.5));
-  ck_assert_str_eq (l1, "0/2 runs, 0 s elapsed, ETA ?; run 1 at 3 s simulated; 8 M events/s");
+  ck_assert_str_eq (l1, "0/2 runs, 0 s elapsed, ETA unknown; run 1 at 3 s simulated; 8 M events/s");
   ck_assert_ptr_null (runner_progress_tick (line, S (0.9)));
   runner_progress_job_end (line, 0, S (2));
   runner_progress_job_start (line, 1, S (2));
@@ -817,7 +842,7 @@ START_TEST (lines_due)
   runner_progress_job_start (log, 0, S (0));
   ck_assert_ptr_null (runner_progress_tick (log, S (9)));
   g_autofree char *s1 = runner_progress_tick (log, S (10));
-  ck_assert_str_eq (s1, "0/3 runs, 10 s elapsed, ETA ?; run 1 at 0 s simulated; 0 M events/s");
+  ck_assert_str_eq (s1, "0/3 runs, 10 s elapsed, ETA unknown; run 1 at 0 s simulated; 0 M events/s");
   ck_assert_ptr_null (runner_progress_tick (log, S (19)));
   runner_progress_job_end (log, 0, S (12));
   runner_progress_job_start (log, 1, S (12));
@@ -891,6 +916,7 @@ runner_suite (void)
 
   TCase *pr = tcase_create ("progress");
   tcase_add_test (pr, eta_fewer_runs_than_workers);
+  tcase_add_test (pr, eta_unknown);
   tcase_add_test (pr, eta_per_point);
   tcase_add_test (pr, eta_waiting_by_point);
   tcase_add_test (pr, eta_queue_on_workers);
