@@ -235,7 +235,8 @@ cli_cmd_explore (int argc, char **argv)
       if (!found)
         continue;
       g_autofree char *sname = explore_found_name (path, f->signature);
-      g_autofree char *fname = g_strdup_printf ("%s/%s.ini", found, sname);
+      g_autofree char *iname = g_strdup_printf ("%s.ini", sname);
+      g_autofree char *fname = g_build_filename (found, iname, NULL);   /* "DIR/" gives no "//" */
       g_autofree char *origin = g_strdup_printf ("dlsim explore %s", path);
       gboolean ok = FALSE;
       ExploreFoundInfo info = { .origin = origin, .name = sname, .found_in = f->seeds->len,

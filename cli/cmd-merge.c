@@ -36,6 +36,14 @@ say_renumbered (const char *path, gint64 from, gint64 to, gpointer data)
   printf ("%s: run %" G_GINT64_FORMAT " is run %" G_GINT64_FORMAT " in the output\n", path, from, to);
 }
 
+static void
+say_upgraded (const char *path, int from, gpointer data)
+{
+  (void) data;
+  printf ("%s: upgraded from results schema %d to %d first (as dlsim run -o does)\n", path, from,
+          RES_SCHEMA_VERSION);
+}
+
 /* ---------------------------------------------------------------- node runs */
 
 /* The node runs of one input file (read-only): testbed/ reads them. */
@@ -108,6 +116,7 @@ cli_cmd_merge (int argc, char **argv)
       "nothing.  A different run under a taken id is a conflict: nothing of that\n"
       "file is merged unless --renumber gives it new ids.  Runs recorded by another\n"
       "build (provenance.build) than those in OUT are refused unless --any-build.\n"
+      "An IN of an older results schema is upgraded in place first (as run -o does).\n"
       "\n", testbed_merge_help, "\n"
       "Exit status: 0 merged (or nothing to do); 1 a conflict, an unreadable file or\n"
       "a failed expectation; 2 usage error.", NULL);
@@ -141,7 +150,8 @@ cli_cmd_merge (int argc, char **argv)
       cli_error ("merge", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }
-  ResMergeOptions mo = { .renumber = renumber, .any_build = any_build, .renumbered = say_renumbered };
+  ResMergeOptions mo = { .renumber = renumber, .any_build = any_build, .renumbered = say_renumbered,
+                         .upgraded = say_upgraded };
   guint merged = 0, skipped = 0;
   g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) testbed_node_free);
   int rc = CLI_EXIT_OK;

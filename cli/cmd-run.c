@@ -119,10 +119,58 @@ execute (RunnerPlan *plan, Say *say, gboolean no_events, ResDb *db, const char *
       cli_error (say->cmd, "%s", error->message);
       return CLI_EXIT_FAILURE;
     case RUNNER_EXEC_INTERRUPTED:
-      fprintf (stderr, "dlsim %s: interrupted; finished runs are in %s\n", say->cmd, db_path);
+      if (say->check)
+        fprintf (stderr, "dlsim %s: interrupted; finished runs are in %s\n", say->cmd, db_path);
+      else
+        fprintf (stderr, "dlsim %s: interrupted; finished runs are in %s: the same command again, or with"
+                 " --resume -o %s, runs the rest and replaces the interrupted runs\n", say->cmd, db_path, db_path);
       return 130;
     }
   return CLI_EXIT_FAILURE;
+}
+
+/* Takes the finished runs of the workers' files a killed sweep left
+ * beside db_path, telling what it took. */
+static gboolean
+adopt_orphans (const char *cmd, ResDb *db, const char *db_path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  guint runs = 0;
+  if (!runner_plan_adopt_orphans (db, db_path, files, &runs, &error))
+    {
+      cli_error (cmd, "%s", error->message);
+      return FALSE;
+    }
+  if (files->len == 0)
+    return TRUE;
+  g_ptr_array_add (files, NULL);
+  g_autofree char *list = g_strjoinv (", ", (char **) files->pdata);
+  fprintf (stderr, "dlsim %s: %u finished run%s taken into %s from the files of a killed sweep's workers (%s),"
+           " then removed\n", cmd, runs, runs == 1 ? "" : "s", db_path, list);
+  return TRUE;
+}
+
+/* A plain run: leaves out the runs db_path has, and replaces its
+ * unfinished ones, telling both. */
+static gboolean
+skip_done (const char *cmd, RunnerPlan *plan, ResDb *db, const char *db_path)
+{
+  g_autoptr (GError) error = NULL;
+  guint total = plan->jobs->len, skipped = 0, replaced = 0;
+  if (!runner_plan_skip_done (plan, db, &skipped, &replaced, &error))
+    {
+      cli_error (cmd, "%s", error->message);
+      return FALSE;
+    }
+  if (skipped)
+    fprintf (stderr,
+             "dlsim %s: %u of %u runs are already in %s (same scenario text, values, seed and build): skipped;"
+             " --again runs them once more\n", cmd, skipped, total, db_path);
+  if (replaced)
+    fprintf (stderr, "dlsim %s: %u interrupted or unfinished run%s of these points removed from %s: run again\n",
+             cmd, replaced, replaced == 1 ? "" : "s", db_path);
+  return TRUE;
 }
 
 static void
@@ -255,7 +303,8 @@ run_or_check (int argc, char **argv, gboolean check)
         "progress line shows done/total, elapsed time, ETA, simulated time and\n"
         "events/s; otherwise status lines go to stderr every 10 s of wall-clock\n"
         "time (DLSIM_PROGRESS_INTERVAL=SECONDS) and at the end. Ctrl-C stops: the\n"
-        "finished runs stay in the database, the interrupted one is marked so.");
+        "finished runs stay in the database, the interrupted one is marked so; the\n"
+        "same command again (or --resume) runs the rest in its place.");
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *db_path = NULL;
@@ -394,13 +443,19 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_FAILURE;
       goto out;
     }
-  if (!check && !o.shard && !o.resume && !o.again)
+  if (!adopt_orphans (cmd, db, db_path))
     {
-      guint total = plan.jobs->len, skipped = runner_plan_skip_done (&plan, db);
-      if (skipped)
-        fprintf (stderr,
-                 "dlsim %s: %u of %u runs are already in %s (same scenario text, values, seed and build): skipped;"
-                 " --again runs them once more\n", cmd, skipped, total, db_path);
+      res_db_close (db);
+      runner_plan_clear (&plan);
+      rc = CLI_EXIT_FAILURE;
+      goto out;
+    }
+  if (!check && !o.shard && !o.resume && !o.again && !skip_done (cmd, &plan, db, db_path))
+    {
+      res_db_close (db);
+      runner_plan_clear (&plan);
+      rc = CLI_EXIT_FAILURE;
+      goto out;
     }
   guint skipped = 0, redone = 0;
   if ((o.shard || o.resume)

@@ -171,7 +171,8 @@ export_tables (struct sqlite3 *db, const char *db_path, const ExportTablesOption
     {
       if ((table && strcmp (table, all[i]) != 0) || !present (db, all[i]))
         continue;
-      g_autofree char *path = g_strdup_printf ("%s/%s.%s", o->dir, all[i], ext);
+      g_autofree char *name = g_strdup_printf ("%s.%s", all[i], ext);
+      g_autofree char *path = g_build_filename (o->dir, name, NULL);   /* "DIR/" gives no "//" */
       FILE *f = fopen (path, "w");
       if (!f)
         {

@@ -308,6 +308,35 @@ res_db_finished_identities (ResDb *db)
   return ids;
 }
 
+gboolean
+res_db_delete_unfinished (ResDb *db, GHashTable *identities, guint *out_removed, GError **error)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (db->db, "SELECT r.run_id, p.value FROM runs r JOIN params p ON p.run_id = r.run_id"
+                                  " WHERE p.key = 'provenance.run_identity'"
+                                  " AND (r.outcome IS NULL OR r.outcome IN ('interrupted', 'error'))", -1, &st, NULL)
+      == SQLITE_OK)
+    while (sqlite3_step (st) == SQLITE_ROW)
+      {
+        const char *id = (const char *) sqlite3_column_text (st, 1);
+        gint64 run = sqlite3_column_int64 (st, 0);
+        if (id && g_hash_table_contains (identities, id))
+          g_array_append_val (ids, run);
+      }
+  sqlite3_finalize (st);
+  gboolean ok = ids->len == 0 || res_db_exec (db, "BEGIN", error);
+  for (guint i = 0; ok && i < ids->len; i++)
+    ok = res_db_delete_run (db, g_array_index (ids, gint64, i), error);
+  if (ids->len && ok)
+    ok = res_db_exec (db, "COMMIT", error);
+  else if (ids->len)
+    res_db_exec (db, "ROLLBACK", NULL);
+  if (ok && out_removed)
+    *out_removed = ids->len;
+  return ok;
+}
+
 ResRun *
 res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
                GError **error)

@@ -72,6 +72,11 @@ char *res_run_identity (const SimScenario *s, const SimPoint *p, guint64 seed);
 /* The identities of the finished runs in db (those with an outcome other
  * than interrupted or error), as a set (transfer full). */
 GHashTable *res_db_finished_identities (ResDb *db);
+/* Removes, in one transaction, every row of the runs in db that did not
+ * finish (interrupted, error, or no outcome: killed) and whose identity is
+ * in the set `identities` (char*): runs about to be run again replace
+ * them.  out_removed: how many runs. */
+gboolean res_db_delete_unfinished (ResDb *db, GHashTable *identities, guint *out_removed, GError **error);
 
 /* Writes the runs row (outcome NULL) and the params rows.  run_id 0: the
  * next free id. */
@@ -131,5 +136,12 @@ gboolean res_db_delete_run (ResDb *db, gint64 run_id, GError **error);
 /* Copies every row of another results database into db (for parallel
  * workers: their run ids were assigned up front, so they do not collide). */
 gboolean res_db_merge (ResDb *db, const char *other_path, GError **error);
+
+/* Copies into db, in one transaction, the finished runs (not interrupted,
+ * not error, no outcome: not finished) of a worker's file that a killed
+ * sweep left, whose run ids db lacks, with all their rows; out_runs: how
+ * many.  A file without tables (its worker was killed making it) gives
+ * none. */
+gboolean res_db_adopt_finished (ResDb *db, const char *other_path, guint *out_runs, GError **error);
 
 G_END_DECLS

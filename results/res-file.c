@@ -169,6 +169,22 @@ lock_writer (const char *path, void (*waiting) (const char *path), GError **erro
   return -1;
 }
 
+/* Has main's table a column of that name?  (No table: no column.) */
+static gboolean
+has_column (sqlite3 *db, const char *table, const char *column)
+{
+  sqlite3_stmt *st = NULL;
+  gboolean yes = FALSE;
+  if (sqlite3_prepare_v2 (db, "SELECT 1 FROM pragma_table_info (?1) WHERE name = ?2", -1, &st, NULL) == SQLITE_OK)
+    {
+      sqlite3_bind_text (st, 1, table, -1, SQLITE_STATIC);
+      sqlite3_bind_text (st, 2, column, -1, SQLITE_STATIC);
+      yes = sqlite3_step (st) == SQLITE_ROW;
+    }
+  sqlite3_finalize (st);
+  return yes;
+}
+
 /* The tables every dlsim results file has had since schema 1. */
 static const char *const first_tables[] = {
   "runs", "params", "peers", "rounds", "metrics", "traffic", "summary", "expectations", NULL
@@ -257,16 +273,14 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
       res_db_close (db);
       return NULL;
     }
+  /* Each step of an upgrade is decided here and made in the transaction
+   * below, with the new user_version: a process killed in it leaves the
+   * file as it was.  Each checks what it adds is not there yet (a file an
+   * earlier dlsim left half upgraded, its ALTER done and its version not). */
+  /* 2: version 1 had no runs.mode: every run in it was simulated */
+  gboolean add_mode = version == 1 && !has_column (db->db, "runs", "mode");
   if (version == 1)
-    {
-      /* version 1 had no runs.mode: every run in it was simulated */
-      if (!res_db_exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
-        {
-          res_db_close (db);
-          return NULL;
-        }
-      version = 2;
-    }
+    version = 2;
   if (version == 2)
     version = 3;   /* 3 adds the node_records table, created below */
   /* 4: the events table becomes event_rows, under the events view, and
@@ -276,7 +290,8 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
     version = 4;
   /* 5: each peer's rates (drawn per peer when a rate is a distribution),
    * two columns added in the transaction below */
-  gboolean add_rates = version == 4 && res_db_has_table (db->db, "main", "peers", FALSE);
+  gboolean add_uplink = version == 4 && !has_column (db->db, "peers", "uplink_bps");
+  gboolean add_downlink = version == 4 && !has_column (db->db, "peers", "downlink_bps");
   if (version == 4)
     version = 5;
   /* 6: summary.value NUMERIC instead of TEXT, its values converted as a new
@@ -309,12 +324,14 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
   if (!res_db_exec (db, "PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096;"
                  " PRAGMA temp_store = MEMORY;", error)
       || !res_db_exec (db, "BEGIN", error)
+      || (add_mode && !res_db_exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
       || (rename_events && !res_db_exec (db, "ALTER TABLE events RENAME TO event_rows", error))
-      || (add_rates && !res_db_exec (db, "ALTER TABLE peers ADD COLUMN uplink_bps INTEGER;"
-                                         " ALTER TABLE peers ADD COLUMN downlink_bps INTEGER;", error))
+      || (add_uplink && !res_db_exec (db, "ALTER TABLE peers ADD COLUMN uplink_bps INTEGER", error))
+      || (add_downlink && !res_db_exec (db, "ALTER TABLE peers ADD COLUMN downlink_bps INTEGER", error))
       || (retype_summary
           && !res_db_exec (db,
-                           "CREATE TABLE summary_v6 (run_id INTEGER, key TEXT, value NUMERIC);"
+                           "DROP TABLE IF EXISTS summary_v6;"
+                           " CREATE TABLE summary_v6 (run_id INTEGER, key TEXT, value NUMERIC);"
                            " INSERT INTO summary_v6 SELECT run_id, key, NULLIF (value, '') FROM summary ORDER BY rowid;"
                            " DROP TABLE summary; ALTER TABLE summary_v6 RENAME TO summary;",
                            error))
@@ -515,3 +532,41 @@ res_db_merge (ResDb *db, const char *other, GError **error)
   return ok;
 }
 
+
+/* The runs of w (attached) that db may take from a worker file left by a
+ * killed sweep: finished (an outcome other than interrupted or error) and
+ * under an id db does not have. */
+static const char adoptable[] =
+  "CREATE TEMP TABLE adopt AS SELECT run_id FROM w.runs WHERE outcome IS NOT NULL"
+  " AND outcome NOT IN ('interrupted', 'error') AND run_id NOT IN (SELECT run_id FROM main.runs)";
+
+gboolean
+res_db_adopt_finished (ResDb *db, const char *other, guint *out_runs, GError **error)
+{
+  char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
+  gboolean ok = res_db_exec (db, q, error);
+  sqlite3_free (q);
+  if (!ok)
+    return FALSE;
+  guint n = 0;
+  /* a worker killed while it made its file has no tables: nothing to take */
+  gboolean any = res_db_has_table (db->db, "w", "runs", FALSE);
+  ok = res_db_exec (db, "BEGIN", error) && (!any || res_db_exec (db, adoptable, error));
+  for (guint i = 0; ok && any && storage[i]; i++)
+    {
+      if (!res_db_has_table (db->db, "w", storage[i], FALSE))
+        continue;
+      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s"
+                                              " WHERE run_id IN (SELECT run_id FROM temp.adopt)", storage[i], storage[i]);
+      ok = res_db_exec (db, ins, error);
+      if (ok && i == 0)
+        n = (guint) sqlite3_changes (db->db);
+    }
+  ok = ok && (!any || res_db_exec (db, "DROP TABLE temp.adopt", error)) && res_db_exec (db, "COMMIT", error);
+  if (!ok)
+    res_db_exec (db, "ROLLBACK", NULL);
+  res_db_exec (db, "DETACH DATABASE w", NULL);
+  if (ok && out_runs)
+    *out_runs = n;
+  return ok;
+}

@@ -99,9 +99,15 @@ merge_plain (sqlite3 *db, const char *path, const ResMergeOptions *o, guint *mer
       return FALSE;
     }
   sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT s.run_id, " IDENTITY ", (SELECT " IDENTITY " FROM main.runs m"
-                          " WHERE m.run_id = s.run_id) FROM src.runs s WHERE COALESCE(s.mode, 'sim') != 'node'"
-                          " ORDER BY s.run_id", -1, &st, NULL);
+  if (sqlite3_prepare_v2 (db, "SELECT s.run_id, " IDENTITY ", (SELECT " IDENTITY " FROM main.runs m"
+                              " WHERE m.run_id = s.run_id) FROM src.runs s WHERE COALESCE(s.mode, 'sim') != 'node'"
+                              " ORDER BY s.run_id", -1, &st, NULL) != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: its runs table cannot be read as a dlsim results"
+                   " database's (%s): nothing merged from this file", path, sqlite3_errmsg (db));
+      sqlite3_finalize (st);
+      return FALSE;
+    }
   g_autoptr (GArray) copy_from = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) copy_to = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) conflicts = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -142,8 +148,6 @@ merge_plain (sqlite3 *db, const char *path, const ResMergeOptions *o, guint *mer
           ids_left = next < G_MAXINT64;
           g_array_append_val (copy_from, id);
           g_array_append_val (copy_to, next);
-          if (o->renumbered)
-            o->renumbered (path, id, next, o->data);
         }
       else
         g_array_append_val (conflicts, id);
@@ -163,10 +167,82 @@ merge_plain (sqlite3 *db, const char *path, const ResMergeOptions *o, guint *mer
   for (guint i = 0; i < copy_from->len; i++)
     if (!copy_run (db, g_array_index (copy_from, gint64, i), g_array_index (copy_to, gint64, i)))
       {
-        g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path, sqlite3_errmsg (db));
+        g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s: nothing merged from this file", path,
+                     sqlite3_errmsg (db));
         return FALSE;
       }
+  /* told once every run of the file is in: never a notice for a file
+   * then rolled back */
+  for (guint i = 0; o->renumbered && i < copy_from->len; i++)
+    if (g_array_index (copy_from, gint64, i) != g_array_index (copy_to, gint64, i))
+      o->renumbered (path, g_array_index (copy_from, gint64, i), g_array_index (copy_to, gint64, i), o->data);
   *merged += copy_from->len;
+  return TRUE;
+}
+
+/* The input's run ids: each a whole number, each one run.  (A dlsim file's
+ * runs.run_id is its INTEGER PRIMARY KEY; a file made otherwise may hold
+ * text, whose rows no run_id = N finds, or one id twice.) */
+static gboolean
+check_run_ids (sqlite3 *db, const char *path, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  gboolean ok = TRUE;
+  if (sqlite3_prepare_v2 (db, "SELECT quote (run_id) FROM src.runs WHERE typeof (run_id) != 'integer' LIMIT 1", -1,
+                          &st, NULL) == SQLITE_OK
+      && sqlite3_step (st) == SQLITE_ROW)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: its runs table has run_id %s, not a whole number:"
+                   " nothing merged from this file", path, (const char *) sqlite3_column_text (st, 0));
+      ok = FALSE;
+    }
+  g_clear_pointer (&st, sqlite3_finalize);
+  if (ok && sqlite3_prepare_v2 (db, "SELECT run_id, COUNT(*) FROM src.runs GROUP BY run_id HAVING COUNT(*) > 1"
+                                    " ORDER BY run_id LIMIT 1", -1, &st, NULL) == SQLITE_OK
+      && sqlite3_step (st) == SQLITE_ROW)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: its runs table has %d rows with run_id %" G_GINT64_FORMAT
+                   " (a run id names one run): nothing merged from this file", path, sqlite3_column_int (st, 1),
+                   (gint64) sqlite3_column_int64 (st, 0));
+      ok = FALSE;
+    }
+  sqlite3_finalize (st);
+  return ok;
+}
+
+/* The input's results schema version (PRAGMA user_version), -1 if it
+ * cannot be read. */
+static int
+input_version (const char *path)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int v = -1;
+  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+      && sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
+    v = sqlite3_column_int (st, 0);
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return v;
+}
+
+/* An input written by an older dlsim (schema 1 to 5) is upgraded in place
+ * first, as `dlsim run -o` upgrades its output: schema 1 has no runs.mode,
+ * which the merge's questions read. */
+static gboolean
+upgrade_input (const char *path, const ResMergeOptions *o, GError **error)
+{
+  int v = input_version (path);
+  if (v < 1 || v >= RES_SCHEMA_VERSION)
+    return TRUE;
+  g_autoptr (ResDb) up = res_db_open (path, error);
+  if (!up)
+    {
+      g_prefix_error (error, "%s is a results file of schema %d, which merge upgrades in place first: ", path, v);
+      return FALSE;
+    }
+  if (o->upgraded)
+    o->upgraded (path, v, o->data);
   return TRUE;
 }
 
@@ -175,6 +251,8 @@ res_db_merge_runs (ResDb *out, const char *path, const ResMergeOptions *o, guint
                    GError **error)
 {
   sqlite3 *db = out->db;
+  if (!upgrade_input (path, o, error))
+    return FALSE;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db, "ATTACH DATABASE ? AS src", -1, &st, NULL);
   sqlite3_bind_text (st, 1, path, -1, SQLITE_STATIC);
@@ -186,7 +264,7 @@ res_db_merge_runs (ResDb *out, const char *path, const ResMergeOptions *o, guint
       return FALSE;
     }
   sqlite3_exec (db, "SAVEPOINT merge_file", NULL, NULL, NULL);
-  gboolean ok = merge_plain (db, path, o, merged, skipped, error);
+  gboolean ok = check_run_ids (db, path, error) && merge_plain (db, path, o, merged, skipped, error);
   if (ok)
     sqlite3_exec (db, "RELEASE merge_file", NULL, NULL, NULL);
   else

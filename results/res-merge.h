@@ -14,12 +14,17 @@ typedef struct {
   gboolean any_build;   /* merge runs of another build (provenance.build) too */
   /* called for each renumbered run (may be NULL) */
   void (*renumbered) (const char *path, gint64 from, gint64 to, gpointer data);
+  /* called when an input of an older schema (version `from`) was upgraded
+   * in place before its runs were read (may be NULL) */
+  void (*upgraded) (const char *path, int from, gpointer data);
   gpointer data;
 } ResMergeOptions;
 
 /* Copies every run of the results database `path` that is not a node run
  * into out, with every row of every table, in one savepoint: on an error
- * nothing of that file is merged.  A run whose identity out already has
+ * nothing of that file is merged (and no run of it is told renumbered).
+ * An input of an older schema is upgraded in place first, as `dlsim run
+ * -o` does; one whose run ids are not each one whole number is refused.  A run whose identity out already has
  * under its id is counted in skipped; the copied ones in merged.  Errors:
  * another build (without any_build), a different run under an id out has
  * (without renumber), no id left, or SQLite's. */

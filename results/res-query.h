@@ -89,9 +89,9 @@ ResRows *res_db_run_params (struct sqlite3 *db, gint64 run);
  * key, expected ("OP VALUE"), in the order written. */
 ResRows *res_db_explicit_expectations (struct sqlite3 *db, gint64 run);
 
-/* dlsim run -j: outcome ('interrupted' if none), and how many runs from
- * id `from` on have it. */
-ResRows *res_db_outcome_counts (ResDb *db, gint64 from);
+/* dlsim run -j: each run's id from `from` on and its outcome
+ * ('interrupted' if none). */
+ResRows *res_db_run_outcomes (ResDb *db, gint64 from);
 /* dlsim run --shard/--resume: scenario, point, seed, outcome of run `run`
  * (no row: no such run). */
 ResRows *res_db_run_slot (ResDb *db, gint64 run);

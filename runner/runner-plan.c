@@ -16,9 +16,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,6 +82,24 @@ runner_collect_files (const char *path, GPtrArray *out, GError **error)
   return TRUE;
 }
 
+/* Does s's runs (points x repeat) fit in the plan beside those it has
+ * (RUNNER_PLAN_MAX_RUNS)?  Asked before a job is allocated. */
+static gboolean
+within_bound (const RunnerPlan *plan, const SimScenario *s, GError **error)
+{
+  guint64 runs = (guint64) s->points->len * s->repeat, before = plan->jobs->len;
+  if (runs <= RUNNER_PLAN_MAX_RUNS - before)
+    return TRUE;
+  g_autofree char *others = before ? g_strdup_printf (" and the files before it %" G_GUINT64_FORMAT, before)
+                                   : g_strdup ("");
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+               "%s: [scenario] repeat = %u x %u sweep point%s = %" G_GUINT64_FORMAT " runs%s: more than the %u"
+               " runs one sweep may plan (its list is made before the first run): lower repeat, or split the"
+               " sweep into several files or commands", s->path, s->repeat, s->points->len,
+               s->points->len == 1 ? "" : "s", runs, others, RUNNER_PLAN_MAX_RUNS);
+  return FALSE;
+}
+
 gboolean
 runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, gboolean has_seed, guint64 seed,
                   gboolean only_expect, GError **error)
@@ -98,6 +118,11 @@ runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, g
           sim_scenario_free (s);
           continue;
         }
+      if (!within_bound (plan, s, error))
+        {
+          sim_scenario_free (s);
+          return FALSE;
+        }
       g_ptr_array_add (plan->scenarios, s);
       guint64 base = has_seed ? seed : s->seed;
       for (guint p = 0; p < s->points->len; p++, group++)
@@ -110,24 +135,29 @@ runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, g
   return TRUE;
 }
 
-guint
-runner_plan_skip_done (RunnerPlan *plan, ResDb *db)
+gboolean
+runner_plan_skip_done (RunnerPlan *plan, ResDb *db, guint *out_skipped, guint *out_replaced, GError **error)
 {
   g_autoptr (GHashTable) done = res_db_finished_identities (db);
-  if (g_hash_table_size (done) == 0)
-    return 0;
+  g_autoptr (GHashTable) again = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GArray *keep = g_array_new (FALSE, FALSE, sizeof (RunnerJob));
   for (guint i = 0; i < plan->jobs->len; i++)
     {
       RunnerJob *j = &g_array_index (plan->jobs, RunnerJob, i);
-      g_autofree char *id = res_run_identity (j->scenario, j->point, j->seed);
-      if (!g_hash_table_contains (done, id))
-        g_array_append_val (keep, *j);
+      char *id = res_run_identity (j->scenario, j->point, j->seed);
+      if (g_hash_table_contains (done, id))
+        g_free (id);
+      else
+        {
+          g_array_append_val (keep, *j);
+          g_hash_table_add (again, id);
+        }
     }
   guint skipped = plan->jobs->len - keep->len;
   g_array_unref (plan->jobs);
   plan->jobs = keep;
-  return skipped;
+  *out_skipped = skipped;
+  return res_db_delete_unfinished (db, again, out_replaced, error);
 }
 
 gboolean
@@ -195,6 +225,52 @@ runner_plan_select (RunnerPlan *plan, ResDb *db, guint k, guint n, gboolean resu
     *out_skipped = skipped;
   if (out_redone)
     *out_redone = redone;
+  return TRUE;
+}
+
+/* Is name DB.workerK-PID, a worker's file of the results file DB (base:
+ * DB's name without its folder), and not its journal? */
+static gboolean
+is_worker_file (const char *name, const char *base)
+{
+  gsize n = strlen (base);
+  if (strncmp (name, base, n) != 0 || !g_str_has_prefix (name + n, ".worker"))
+    return FALSE;
+  const char *p = name + n + strlen (".worker");
+  gsize k = strspn (p, "0123456789");
+  if (k == 0 || p[k] != '-')
+    return FALSE;
+  p += k + 1;
+  k = strspn (p, "0123456789");
+  return k > 0 && p[k] == '\0';
+}
+
+gboolean
+runner_plan_adopt_orphans (ResDb *db, const char *db_path, GPtrArray *out_files, guint *out_runs, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (db_path);
+  g_autofree char *base = g_path_get_basename (db_path);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *n;
+  while (d && (n = g_dir_read_name (d)))
+    if (is_worker_file (n, base))
+      g_ptr_array_add (names, g_strconcat (db_path, n + strlen (base), NULL));   /* the folder as given */
+  g_ptr_array_sort (names, cmp_str);
+  guint runs = 0;
+  for (guint i = 0; i < names->len; i++)
+    {
+      guint got = 0;
+      if (!res_db_adopt_finished (db, names->pdata[i], &got, error))
+        {
+          g_prefix_error (error, "taking the finished runs of %s: ", (char *) names->pdata[i]);
+          return FALSE;
+        }
+      res_db_remove_files (names->pdata[i]);
+      runs += got;
+      g_ptr_array_add (out_files, g_strdup (names->pdata[i]));
+    }
+  *out_runs = runs;
   return TRUE;
 }
 
@@ -404,12 +480,26 @@ read_piece (Exec *x, Reader *r, const char *piece)
   return FALSE;
 }
 
+/* A forked worker dies with the process that forked it (parent): a
+ * parent killed with SIGKILL (the OOM killer, a batch system's hard limit)
+ * runs no handler, and a worker left alone would wait on write_lock or a
+ * full pipe forever while keeping the results file's writer lock (its
+ * descriptor is inherited), so that the next run on the file waits too.
+ * The parent may have died before the request: then getppid() is not it. */
+static void
+die_with_parent (pid_t parent)
+{
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != parent)
+    _exit (1);
+}
+
 /* A forked worker: takes the next job from the shared counter until there
  * is none (or the stop flag is raised), writing into its own database
  * file and a record per job into the pipe. */
 G_GNUC_NORETURN static void
-worker_main (Exec *x, const char *wpath, Shared *sh, int fd)
+worker_main (Exec *x, const char *wpath, Shared *sh, int fd, pid_t parent)
 {
+  die_with_parent (parent);
   g_autoptr (GError) werr = NULL;
   ResDb *wdb = res_db_open (wpath, &werr);
   int rc = 0;
@@ -430,6 +520,28 @@ worker_main (Exec *x, const char *wpath, Shared *sh, int fd)
     x->o->worker_error (x->o->ud, werr->message);
   res_db_close (wdb);
   _exit (wdb ? rc : 1);
+}
+
+/* The outcome counts of the plan's runs, from the merged database (a
+ * worker that failed told no record for its run).  Only the plan's ids:
+ * with --resume or --shard, runs under larger ids may be older ones. */
+static void
+count_outcomes (RunnerPlan *plan, ResDb *db, gint64 first_id)
+{
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint i = 0; i < plan->jobs->len; i++)
+    g_hash_table_add (ids, &g_array_index (plan->jobs, RunnerJob, i).run_id);
+  g_hash_table_remove_all (plan->outcomes);
+  g_autoptr (ResRows) st = res_db_run_outcomes (db, first_id);
+  while (res_rows_next (st))
+    {
+      gint64 id = res_rows_int64 (st, 0);
+      if (!g_hash_table_contains (ids, &id))
+        continue;
+      const char *o = res_rows_text (st, 1);
+      g_hash_table_insert (plan->outcomes, g_strdup (o),
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
+    }
 }
 
 static RunnerExecStatus
@@ -460,17 +572,18 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
     }
   fflush (NULL);
   GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  pid_t self = getpid ();
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   for (guint k = 0; k < workers; k++)
     {
-      char *wpath = g_strdup_printf ("%s.worker%u-%d", x->o->db_path, k, (int) getpid ());
+      char *wpath = g_strdup_printf ("%s.worker%u-%d", x->o->db_path, k, (int) self);
       res_db_remove_files (wpath);
       g_ptr_array_add (paths, wpath);
       pid_t pid = fork ();
       if (pid == 0)
         {
           close (pipefd[0]);
-          worker_main (x, wpath, sh, pipefd[1]);
+          worker_main (x, wpath, sh, pipefd[1], self);
         }
       if (pid < 0)
         {
@@ -537,12 +650,7 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
         }
       res_db_remove_files (paths->pdata[k]);
     }
-  /* outcome counts come from the merged database */
-  g_hash_table_remove_all (plan->outcomes);
-  g_autoptr (ResRows) st = res_db_outcome_counts (db, first_id);
-  while (res_rows_next (st))
-    g_hash_table_insert (plan->outcomes, g_strdup (res_rows_text (st, 0)),
-                         GUINT_TO_POINTER ((guint) res_rows_int (st, 1)));
+  count_outcomes (plan, db, first_id);
   if (worst && !stopped (x))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a worker failed");

@@ -47,17 +47,27 @@ void runner_plan_clear (RunnerPlan *plan);
  * below it if it is a folder (sorted by name, recursively). */
 gboolean runner_collect_files (const char *path, GPtrArray *out, GError **error);
 
+/* The most runs one plan holds (every file, point and repeat): 40 MB of
+ * jobs.  A sweep of 1 000 points x 1 000 000 repeats (10^9 runs) was
+ * allocated whole before its first run. */
+#define RUNNER_PLAN_MAX_RUNS 1000000u
+
 /* Loads every file of files with the values sets ("section.key=value"
  * lines, NULL: none) and appends its jobs: each point, each repeat r, seed
  * (has_seed ? seed : the file's seed) + r.  only_expect: leaves out the
  * files without an [expect] section in any point.  FALSE at the first file
- * that does not load (nothing is run after a load error). */
+ * that does not load (nothing is run after a load error), or that would
+ * take the plan past RUNNER_PLAN_MAX_RUNS. */
 gboolean runner_plan_load (RunnerPlan *plan, GPtrArray *files, const char *const *sets, gboolean has_seed,
                            guint64 seed, gboolean only_expect, GError **error);
 
 /* Leaves out the jobs db already has a finished copy of (the same
- * identity: res_run_identity), and returns how many it left out. */
-guint runner_plan_skip_done (RunnerPlan *plan, ResDb *db);
+ * identity: res_run_identity), and removes from db the unfinished runs
+ * (interrupted, error, killed) of the jobs it keeps: the runs about to be
+ * done again replace them.  out_skipped: jobs left out; out_replaced: runs
+ * removed. */
+gboolean runner_plan_skip_done (RunnerPlan *plan, ResDb *db, guint *out_skipped, guint *out_replaced,
+                                GError **error);
 
 /* --shard K/N and --resume: run i of the full expansion (every file, point
  * and repeat, in order) is run i + 1 in every shard, so shards merge into
@@ -68,6 +78,15 @@ guint runner_plan_skip_done (RunnerPlan *plan, ResDb *db);
  * of the ids, or without resume any run under one, is an error. */
 gboolean runner_plan_select (RunnerPlan *plan, ResDb *db, guint k, guint n, gboolean resume, guint *out_skipped,
                              guint *out_redone, GError **error);
+
+/* The files DB_PATH.workerK-PID that the -j workers of a killed sweep
+ * left beside db (db_path: its file, opened for writing, so that no
+ * living sweep writes to it or its workers' files): their finished runs
+ * are copied into db (res_db_adopt_finished) and the files removed.
+ * out_files: their names are appended (transfer full); out_runs: the runs
+ * copied. */
+gboolean runner_plan_adopt_orphans (ResDb *db, const char *db_path, GPtrArray *out_files, guint *out_runs,
+                                    GError **error);
 
 /* A job that ran to its end, told in the process that runs the plan. */
 typedef struct {

@@ -4,7 +4,10 @@
  * The ETA was the mean run time times the runs left divided over nothing:
  * with 9 runs on 8 workers it said "1 s" when the ninth had just started
  * 11 s of work, and a sweep whose later points are larger was always late;
- * runner_progress_eta_s schedules the runs left on the workers instead. */
+ * runner_progress_eta_s schedules the runs left on the workers instead.
+ * A run that outlasts its estimate left it at 0 s: the ETA said "0 s" for
+ * the 40 s such a run still took, and "1 s" with 17 s to go; it says
+ * "unknown" now, as before any run has ended. */
 #define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
 #include "config.h"
 
@@ -158,7 +161,9 @@ runner_progress_eta_s (const RunnerProgress *p, gint64 now_us)
         continue;
       guint g = p->group[i];
       double cost = count[g] ? sum[g] / count[g] : costliest;
-      double left = MAX (cost - (double) (now_us - s) / 1e6, 0);
+      double left = cost - (double) (now_us - s) / 1e6;
+      if (left < 0)
+        return -1;   /* past its estimate: how long it still runs is not known */
       if (busy < p->workers)
         free_at[busy++] = left;
     }
@@ -226,7 +231,7 @@ runner_progress_describe (RunnerProgress *p, gint64 now_us)
     {
       g_string_append (s, ", ETA ");
       if (eta < 0)
-        g_string_append (s, "?");
+        g_string_append (s, "unknown");
       else
         append_seconds (s, eta);
     }

@@ -49,8 +49,8 @@ void runner_progress_job_start (RunnerProgress *p, guint job, gint64 now_us);
 void runner_progress_job_sim (RunnerProgress *p, guint job, DlTime sim_now, guint64 events);
 void runner_progress_job_end (RunnerProgress *p, guint job, gint64 now_us);
 
-/* Wall-clock seconds until the last run ends, or < 0 before any run has
- * ended.  Each run that is left costs the mean of the finished runs of its
+/* Wall-clock seconds until the last run ends, or < 0 (unknown) before any
+ * run has ended or while a running run has spent more than its estimate.  Each run that is left costs the mean of the finished runs of its
  * point (a point not timed yet: the costliest point timed); a running run
  * has what it already spent taken off; runs that wait go to the worker free
  * first, in order.  So a sweep whose points grow, or whose last runs are
@@ -60,7 +60,7 @@ double runner_progress_eta_s (const RunnerProgress *p, gint64 now_us);
 
 /* The text of a status line at now_us (transfer full): "D/N runs, T
  * elapsed, ETA T; run I at T, ... simulated; R M events/s", the rate since
- * the last text. */
+ * the last text; "ETA unknown" when runner_progress_eta_s has none. */
 char *runner_progress_describe (RunnerProgress *p, gint64 now_us);
 
 /* The text of the line due at now_us (transfer full), or NULL if none is:

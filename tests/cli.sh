@@ -245,4 +245,9 @@ nkeys=$(complete_words 4 dlsim run x.ini --set '' | wc -w)
 [ "$nkeys" -eq "$("$DLSIM" run --keys | wc -l)" ] && ok "completion: every --set key" \
   || ko "completion offers $nkeys --set keys, dlsim run --keys lists $("$DLSIM" run --keys | wc -l)"
 
+# printed paths have no doubled slash: a folder given as "DIR/"
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-3.ini" -o "$tmp/slash.db" -q >/dev/null 2>&1
+expect 0 "^$tmp/ex/runs.csv: 1 rows" -- "$DLSIM" export "$tmp/slash.db" --format csv -o "$tmp/ex/"
+grep -q "//" "$out" && ko "export printed a doubled slash: $(grep -m1 // "$out")" || ok "export: no doubled slash"
+
 finish

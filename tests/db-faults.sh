@@ -156,4 +156,41 @@ r=$(sqlite3 "$tmp/full.db" "PRAGMA integrity_check; SELECT COUNT(*), COUNT(outco
 [ "$r" = "ok
 1|1" ] && ok "full disk: no unfinished runs" || ko "full disk: $(echo $r)"
 
+# merge of unusual inputs: a schema-1 file is upgraded in place and merged
+# (it merged as "0 runs merged" with exit 0); a text run_id (dropped
+# silently) and a run_id on two rows (a raw UNIQUE error, or with
+# --renumber exit 1 after the renumbering lines) are refused by name,
+# nothing of the file merged, nothing told renumbered
+"$DLSIM" run "$F3" --set scenario.repeat=2 -o "$tmp/two.db" -q >/dev/null 2>&1
+cp "$tmp/two.db" "$tmp/v1.db"
+sqlite3 "$tmp/v1.db" "CREATE TABLE old AS SELECT * FROM events; DROP VIEW events; DROP TABLE event_rows;
+  DROP TABLE event_chunks;
+  CREATE TABLE events (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT, round INTEGER, other TEXT,
+    detail TEXT, state TEXT, msg TEXT, value INTEGER, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+  INSERT INTO events SELECT * FROM old; DROP TABLE old;
+  ALTER TABLE runs DROP COLUMN mode; DROP TABLE node_records;
+  ALTER TABLE peers DROP COLUMN uplink_bps; ALTER TABLE peers DROP COLUMN downlink_bps; PRAGMA user_version = 1;"
+expect 0 "^2 runs merged into .*mv1.db, 0 already there" -- "$DLSIM" merge "$tmp/mv1.db" "$tmp/v1.db"
+grep -q "v1.db: upgraded from results schema 1 to 6" "$out" && ok "merge says it upgraded" || ko "merge: no upgrade notice"
+r=$(sqlite3 "$tmp/mv1.db" "SELECT COUNT(*), COUNT(DISTINCT seed), group_concat(DISTINCT mode) FROM runs; SELECT COUNT(*) > 0 FROM events")
+[ "$r" = "2|2|sim
+1" ] && ok "schema-1 input merged with its events" || ko "schema-1 input merged as: $(echo $r)"
+# (a runs table without its INTEGER PRIMARY KEY, as a file not made by dlsim may have)
+loose () {
+  cp "$tmp/two.db" "$1"
+  sqlite3 "$1" "CREATE TABLE r2 AS SELECT * FROM runs; DROP TABLE runs; ALTER TABLE r2 RENAME TO runs; $2"
+}
+loose "$tmp/text.db" "UPDATE runs SET run_id = 'abc' WHERE run_id = 2"
+expect 1 "text.db: its runs table has run_id 'abc', not a whole number: nothing merged" -- \
+  "$DLSIM" merge "$tmp/mt.db" "$tmp/text.db"
+[ "$(sqlite3 "$tmp/mt.db" "SELECT COUNT(*) FROM runs")" = 0 ] && ok "text run_id: nothing merged" || ko "text run_id: runs merged"
+loose "$tmp/dup.db" "INSERT INTO runs SELECT * FROM runs WHERE run_id = 1"
+expect 1 "dup.db: its runs table has 2 rows with run_id 1 (a run id names one run): nothing merged" -- \
+  "$DLSIM" merge "$tmp/md.db" "$tmp/dup.db"
+"$DLSIM" run "$F3" --seed 99 -o "$tmp/mr.db" -q >/dev/null 2>&1
+before=$(rowdump "$tmp/mr.db")
+expect 1 "dup.db: its runs table has 2 rows with run_id 1" -- "$DLSIM" merge "$tmp/mr.db" "$tmp/dup.db" --renumber
+grep -q "in the output" "$out" && ko "--renumber told runs renumbered, then failed" || ok "--renumber: no partial message"
+[ "$(rowdump "$tmp/mr.db")" = "$before" ] && ok "--renumber: the output unchanged" || ko "--renumber: the output changed"
+
 finish

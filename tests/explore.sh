@@ -22,7 +22,7 @@ grep -q "^coverage: [0-9]* of [0-9]* peer states reached; never: " "$tmp/a.txt" 
 # robust survives what the search throws at disco-1110 (the full 3 x 10,000
 # runs are `make check-robust-search`)
 expect 0 "2000 runs in .* s, 0 failing, 0 distinct failures" -- "$DLSIM" explore "$base" --runs 2000 --version robust --no-shrink
-expect 0 "reproduces" -- "$DLSIM" explore "$base" --runs 300 --found "$tmp/found"
+expect 0 "reproduces" -- "$DLSIM" explore "$base" --runs 300 --found "$tmp/found/"
 grep -q "DOES NOT reproduce" "$out" && ko "a shrunk file does not reproduce" || ok "all reproduce"
 # each found file's header counts the plan's lines as the console did
 # ("A lines -> B"), not the [scenario] dir or the base's overrides too
@@ -39,6 +39,7 @@ same_counts () {
   }
 }
 same_counts "$out" && ok "found headers count as the console" || ko "found headers and console disagree"
+grep -q "$tmp/found//" "$out" && ko "--found DIR/ printed a doubled slash" || ok "--found DIR/: no doubled slash"
 files=$(ls "$tmp/found"/*.ini 2>/dev/null | wc -l)
 [ "$files" -ge 4 ] && ok "found files" || ko "$files found files"
 expect 0 "$files passed, 0 failed" -- "$DLSIM" check "$tmp/found"

@@ -13,6 +13,8 @@ check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
 EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
 	tests/tb-attack.py
+TESTS += tests/run-kill.sh
+EXTRA_DIST += tests/run-kill.sh
 TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/layers.sh tests/disco-guest.sh
 # a family is a folder: where the code names a family outside it (cheap: reads the sources)
 TESTS += tests/family-folder.sh

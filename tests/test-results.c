@@ -410,6 +410,57 @@ START_TEST (test_open_explained)
 }
 END_TEST
 
+/* A file an earlier dlsim left half upgraded: killed after a step's ALTER
+ * and before the COMMIT that set the new user_version (that dlsim ran the
+ * schema-1 step in autocommit).  Each case makes a new file, takes it back
+ * to an older schema but for the columns the killed upgrade had added,
+ * then opens it to write: it is upgraded (user_version 6), its columns
+ * once each. */
+static const char *const half_upgraded[] = {
+  /* schema 1 with runs.mode already added */
+  "DROP VIEW events; DROP TABLE event_rows; DROP TABLE event_chunks; DROP TABLE node_records;"
+  " CREATE TABLE events (run_id INTEGER, seq INTEGER, t_s REAL, node TEXT, kind TEXT, round INTEGER,"
+  " other TEXT, detail TEXT, state TEXT, msg TEXT, value INTEGER, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+  " ALTER TABLE peers DROP COLUMN uplink_bps; ALTER TABLE peers DROP COLUMN downlink_bps;"
+  " PRAGMA user_version = 1;",
+  /* schema 4 with one of the rates' columns already added */
+  "ALTER TABLE peers DROP COLUMN downlink_bps; PRAGMA user_version = 4;",
+  NULL
+};
+
+START_TEST (test_upgrade_half_done)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-res-upgrade-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "r.db", NULL);
+  g_autoptr (GError) error = NULL;
+  ResDb *db = res_db_open (path, &error);
+  ck_assert_msg (db != NULL, "%s", error ? error->message : "?");
+  res_db_close (db);
+  sqlite3 *raw = NULL;
+  ck_assert_int_eq (sqlite3_open (path, &raw), SQLITE_OK);
+  ck_assert_msg (sqlite3_exec (raw, half_upgraded[_i], NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg (raw));
+  sqlite3_close (raw);
+  db = res_db_open (path, &error);
+  ck_assert_msg (db != NULL, "case %d: %s", _i, error ? error->message : "?");
+  res_db_close (db);
+  ck_assert_int_eq (sqlite3_open (path, &raw), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ck_assert_int_eq (sqlite3_prepare_v2 (raw, "SELECT (SELECT user_version FROM pragma_user_version),"
+                                             " (SELECT COUNT(*) FROM pragma_table_info ('runs') WHERE name = 'mode'),"
+                                             " (SELECT COUNT(*) FROM pragma_table_info ('peers')"
+                                             "  WHERE name IN ('uplink_bps', 'downlink_bps'))", -1, &st, NULL),
+                    SQLITE_OK);
+  ck_assert_int_eq (sqlite3_step (st), SQLITE_ROW);
+  ck_assert_int_eq (sqlite3_column_int (st, 0), 6);
+  ck_assert_int_eq (sqlite3_column_int (st, 1), 1);
+  ck_assert_int_eq (sqlite3_column_int (st, 2), 2);
+  sqlite3_finalize (st);
+  sqlite3_close (raw);
+  res_db_remove_files (path);
+  g_rmdir (dir);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- compare */
 
 static GArray *
@@ -636,6 +687,7 @@ results_suite (void)
   tcase_add_test (tc, test_run_ids_bounded);
   tcase_add_test (tc, test_run_identity);
   tcase_add_test (tc, test_open_explained);
+  tcase_add_loop_test (tc, test_upgrade_half_done, 0, G_N_ELEMENTS (half_upgraded) - 1);
   suite_add_tcase (s, tc);
   TCase *tcc = tcase_create ("compare");
   tcase_set_timeout (tcc, 60);

@@ -507,24 +507,88 @@ START_TEST (test_resume)
 }
 END_TEST
 
+static gboolean
+has_run (ResDb *db, gint64 id)
+{
+  g_autoptr (ResRows) st = res_db_run_slot (db, id);
+  return res_rows_next (st);
+}
+
+/* A plan past RUNNER_PLAN_MAX_RUNS is refused when its file is loaded,
+ * before its jobs are made, naming the file, the key and the bound: a
+ * file alone (2 points x (MAX / 2 + 1)), and one that passes it with the
+ * file before it (z.ini's MAX / 2, then 2 x MAX / 2). */
+START_TEST (test_plan_bound)
+{
+  put ("big.ini", "big", "${3, 4}", 1, 1, FALSE);
+  g_autofree char *path = g_build_filename (pf.dir, "big.ini", NULL);
+  for (guint c = 0; c < 2; c++)
+    {
+      guint repeat = RUNNER_PLAN_MAX_RUNS / 2 + (c == 0);
+      g_autofree char *set = g_strdup_printf ("scenario.repeat=%u", repeat);
+      const char *sets[] = { set, NULL };
+      g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+      if (c == 1)
+        g_ptr_array_add (files, g_build_filename (pf.dir, "z.ini", NULL));
+      g_ptr_array_add (files, g_strdup (path));
+      RunnerPlan plan;
+      runner_plan_init (&plan);
+      g_autoptr (GError) error = NULL;
+      ck_assert (!runner_plan_load (&plan, files, sets, FALSE, 0, FALSE, &error));
+      g_autofree char *want = g_strdup_printf ("%s: [scenario] repeat = %u x 2 sweep points = %u runs%s: more than"
+                                               " the %u runs one sweep may plan", path, repeat, 2 * repeat,
+                                               c == 0 ? "" : " and the files before it 500000",
+                                               RUNNER_PLAN_MAX_RUNS);
+      ck_assert_msg (g_str_has_prefix (error->message, want), "%s", error->message);
+      ck_assert_uint_eq (plan.jobs->len, c == 0 ? 0 : RUNNER_PLAN_MAX_RUNS / 2);
+      runner_plan_clear (&plan);
+    }
+  g_unlink (path);
+}
+END_TEST
+
+/* runner_plan_skip_done's jobs left out (replaced: the runs it removed) */
+static guint
+skip_done (RunnerPlan *plan, ResDb *db, guint *replaced)
+{
+  g_autoptr (GError) error = NULL;
+  guint skipped = G_MAXUINT;
+  gboolean ok = runner_plan_skip_done (plan, db, &skipped, replaced, &error);
+  ck_assert_msg (ok, "%s", error ? error->message : "?");
+  return skipped;
+}
+
 /* The default run leaves out the jobs whose identity the database has
- * finished (under any id), and says how many. */
+ * finished (under any id), and says how many; an interrupted run of a
+ * job it keeps is removed (the job replaces it). */
 START_TEST (test_skip_done)
 {
+  guint replaced = G_MAXUINT;
   g_autoptr (GError) error = NULL;
   ResDb *db = res_db_open (pf.db, &error);
   ck_assert (db != NULL);
   RunnerPlan plan;
   load_plan (&plan, NULL, -1, FALSE);
-  ck_assert_uint_eq (runner_plan_skip_done (&plan, db), 0);   /* an empty database */
+  ck_assert_uint_eq (skip_done (&plan, db, &replaced), 0);   /* an empty database */
+  ck_assert_uint_eq (replaced, 0);
   ck_assert_uint_eq (plan.jobs->len, 8);
   record_job (db, &plan, 1, FALSE);
   record_job (db, &plan, 7, FALSE);
   record_job (db, &plan, 4, TRUE);   /* interrupted: not finished */
   runner_plan_clear (&plan);
 
+  /* another seed is another run: the interrupted run stays */
+  load_plan (&plan, NULL, 40, FALSE);
+  ck_assert_uint_eq (skip_done (&plan, db, &replaced), 0);
+  ck_assert_uint_eq (replaced, 0);
+  ck_assert (has_run (db, 5));
+  runner_plan_clear (&plan);
+
   load_plan (&plan, NULL, -1, FALSE);
-  ck_assert_uint_eq (runner_plan_skip_done (&plan, db), 2);
+  ck_assert_uint_eq (skip_done (&plan, db, &replaced), 2);
+  ck_assert_uint_eq (replaced, 1);
+  ck_assert (!has_run (db, 5));   /* the interrupted run (job 4, id 5) is gone */
+  ck_assert (has_run (db, 2) && has_run (db, 8));
   ck_assert_uint_eq (plan.jobs->len, 6);
   for (guint i = 0; i < plan.jobs->len; i++)
     {
@@ -533,11 +597,6 @@ START_TEST (test_skip_done)
       gboolean z3 = strcmp (j->scenario->name, "z") == 0 && j->seed == 3;
       ck_assert (!b1 && !z3);
     }
-  runner_plan_clear (&plan);
-
-  /* another seed is another run */
-  load_plan (&plan, NULL, 40, FALSE);
-  ck_assert_uint_eq (runner_plan_skip_done (&plan, db), 0);
   runner_plan_clear (&plan);
   res_db_close (db);
 }
@@ -653,8 +712,33 @@ START_TEST (eta_fewer_runs_than_workers)
   runner_progress_job_start (p, 8, S (111));
   ck_assert_double_eq_tol (runner_progress_eta_s (p, S (111)), 11, 1e-3);
   ck_assert_double_eq_tol (runner_progress_eta_s (p, S (116)), 6, 1e-3);
-  /* late: nothing left but the run going, not a negative time */
-  ck_assert_double_eq_tol (runner_progress_eta_s (p, S (130)), 0, 1e-3);
+  /* late: the run going has outlasted its estimate: unknown, not 0 s */
+  ck_assert (runner_progress_eta_s (p, S (130)) < 0);
+}
+END_TEST
+
+/* No estimate, no number: before any run has ended, and while a run goes
+ * past its estimate (the runs of 10 s, the second taking 40 s: the ETA
+ * said "0 s" or, with a run waiting, "10 s" for all that time). */
+START_TEST (eta_unknown)
+{
+  g_autoptr (RunnerProgress) p = runner_progress_new (RUNNER_PROGRESS_NONE, 3, NULL, 1, 0, 0);
+  runner_progress_job_start (p, 0, S (0));
+  g_autofree char *l0 = runner_progress_describe (p, S (5));
+  ck_assert_msg (strstr (l0, ", ETA unknown; run 1 at"), "%s", l0);
+  runner_progress_job_end (p, 0, S (10));
+  runner_progress_job_start (p, 1, S (10));
+  g_autofree char *l1 = runner_progress_describe (p, S (15));
+  ck_assert_msg (strstr (l1, ", ETA 15 s; run 2 at"), "%s", l1);
+  g_autofree char *l2 = runner_progress_describe (p, S (19));
+  ck_assert_msg (strstr (l2, ", ETA 11 s; run 2 at"), "%s", l2);
+  g_autofree char *l3 = runner_progress_describe (p, S (21));
+  ck_assert_msg (strstr (l3, ", ETA unknown; run 2 at"), "%s", l3);
+  ck_assert (runner_progress_eta_s (p, S (49)) < 0);
+  runner_progress_job_end (p, 1, S (50));
+  runner_progress_job_start (p, 2, S (50));
+  /* the mean of 10 s and 40 s */
+  ck_assert_double_eq_tol (runner_progress_eta_s (p, S (50)), 25, 1e-3);
 }
 END_TEST
 
@@ -740,7 +824,7 @@ START_TEST (lines_due)
   runner_progress_job_start (line, 0, S (0.1));
   runner_progress_job_sim (line, 0, 3 * DL_S, 4000000);
   g_autofree char *l1 = runner_progress_tick (line, S (0.5));
-  ck_assert_str_eq (l1, "0/2 runs, 0 s elapsed, ETA ?; run 1 at 3 s simulated; 8 M events/s");
+  ck_assert_str_eq (l1, "0/2 runs, 0 s elapsed, ETA unknown; run 1 at 3 s simulated; 8 M events/s");
   ck_assert_ptr_null (runner_progress_tick (line, S (0.9)));
   runner_progress_job_end (line, 0, S (2));
   runner_progress_job_start (line, 1, S (2));
@@ -758,7 +842,7 @@ START_TEST (lines_due)
   runner_progress_job_start (log, 0, S (0));
   ck_assert_ptr_null (runner_progress_tick (log, S (9)));
   g_autofree char *s1 = runner_progress_tick (log, S (10));
-  ck_assert_str_eq (s1, "0/3 runs, 10 s elapsed, ETA ?; run 1 at 0 s simulated; 0 M events/s");
+  ck_assert_str_eq (s1, "0/3 runs, 10 s elapsed, ETA unknown; run 1 at 0 s simulated; 0 M events/s");
   ck_assert_ptr_null (runner_progress_tick (log, S (19)));
   runner_progress_job_end (log, 0, S (12));
   runner_progress_job_start (log, 1, S (12));
@@ -826,11 +910,13 @@ runner_suite (void)
   tcase_add_test (pl, test_shards_partition);
   tcase_add_test (pl, test_resume);
   tcase_add_test (pl, test_skip_done);
+  tcase_add_test (pl, test_plan_bound);
   tcase_add_loop_test (pl, test_execute, 1, 3);   /* in this process, then in 2 workers */
   suite_add_tcase (s, pl);
 
   TCase *pr = tcase_create ("progress");
   tcase_add_test (pr, eta_fewer_runs_than_workers);
+  tcase_add_test (pr, eta_unknown);
   tcase_add_test (pr, eta_per_point);
   tcase_add_test (pr, eta_waiting_by_point);
   tcase_add_test (pr, eta_queue_on_workers);
