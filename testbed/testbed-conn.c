@@ -38,6 +38,7 @@ testbed_conn_unref (TestbedConn *c)
       g_source_unref (c->hello_timer);
     }
   g_clear_object (&c->sc);
+  g_free (c->source);
   testbed_frame_reader_free (c->reader);
   g_free (c);
 }

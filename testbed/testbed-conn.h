@@ -40,6 +40,7 @@ struct TestbedConn {
   gboolean dialed;        /* we connected: our HELLO answers the listener's CHALLENGE */
   guint8 nonce[TESTBED_FRAME_NONCE_BYTES];   /* accepted: the CHALLENGE we sent */
   GSource *hello_timer;   /* accepted: closes the stream if no HELLO comes in time */
+  char *source;           /* accepted: the other end's address (an IPv6 one's /64), freed with the stream */
   /* the stream's state, read-only for the owner */
   gboolean closing, closed;
   /* private */

@@ -327,6 +327,50 @@ hello_timeout (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* (transfer full) the source an accepted stream counts against: its
+ * address, an IPv6 address's /64 (one host's or one site's share); "?"
+ * if the socket cannot say. */
+static char *
+source_of (GSocketConnection *sc)
+{
+  g_autoptr (GSocketAddress) sa = g_socket_connection_get_remote_address (sc, NULL);
+  if (!sa || !G_IS_INET_SOCKET_ADDRESS (sa))
+    return g_strdup ("?");
+  GInetAddress *ia = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (sa));
+  if (g_inet_address_get_family (ia) == G_SOCKET_FAMILY_IPV6)
+    {
+      g_autoptr (GInetAddressMask) m = g_inet_address_mask_new (ia, 64, NULL);
+      if (m)
+        return g_inet_address_mask_to_string (m);
+    }
+  return g_inet_address_to_string (ia);
+}
+
+/* The stream to close when every slot before a HELLO is taken: the oldest
+ * of the source that holds the most of them, counting the newcomer's
+ * (ties: the source whose oldest is oldest).  A stranger who opens
+ * streams faster than a real peer's HELLO can come back only ever closes
+ * its own, so real peers from other addresses still get in. */
+static Conn *
+unauth_victim (TestbedHost *n, const char *newcomer)
+{
+  Conn *victim = g_queue_peek_head (&n->unauth);
+  guint most = 0;
+  for (GList *l = n->unauth.head; l; l = l->next)
+    {
+      Conn *c = l->data;
+      guint count = g_strcmp0 (c->source, newcomer) == 0;
+      for (GList *k = n->unauth.head; k; k = k->next)
+        count += g_strcmp0 (((Conn *) k->data)->source, c->source) == 0;
+      if (count > most)
+        {
+          most = count;
+          victim = c;
+        }
+    }
+  return victim;
+}
+
 static gboolean
 on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gpointer data)
 {
@@ -338,13 +382,17 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
       fact (n, PROTO_NO_NODE, "error", e->message);
       return FALSE;   /* the connection is closed */
     }
+  g_autofree char *from = source_of (sc);
   if (n->unauth.length >= TESTBED_HOST_MAX_UNAUTHENTICATED)
     {
-      /* the oldest has had the longest to say HELLO */
-      protocol_error (n, PROTO_NO_NODE, "too many streams waiting for their HELLO: the oldest closed");
-      unauth_drop (n, g_queue_peek_head (&n->unauth), TRUE);
+      Conn *old = unauth_victim (n, from);
+      g_autofree char *d = g_strdup_printf ("too many streams waiting for their HELLO: the oldest from %s closed "
+                                            "(the source with the most)", old->source);
+      protocol_error (n, PROTO_NO_NODE, d);
+      unauth_drop (n, old, TRUE);
     }
   Conn *c = conn_new (n, sc, PROTO_NO_NODE, n->peer != NULL);
+  c->source = g_steal_pointer (&from);
   memcpy (c->nonce, nonce, sizeof nonce);
   testbed_conn_set_max_frame (c, TESTBED_FRAME_HELLO_BODY);
   g_queue_push_tail (&n->unauth, c);   /* the list's reference; the map's once HELLO came */

@@ -16,7 +16,9 @@
  *   a node that has it may claim any id not yet connected.
  * - Limits before the HELLO: a frame over a HELLO's size ends the stream;
  *   at most TESTBED_HOST_MAX_UNAUTHENTICATED streams wait for their HELLO (a new
- *   one closes the oldest), each at most TESTBED_HOST_HELLO_TIMEOUT_MS.  The
+ *   one closes the oldest of the source address that holds the most, so a
+ *   flood from one address cannot keep others out), each at most
+ *   TESTBED_HOST_HELLO_TIMEOUT_MS.  The
  *   `protocol-error` facts are rate-limited (TESTBED_HOST_ERRORS_*): a flood
  *   records a bounded number of rows, the next one says how many were not.
  * - A peer listens for links on its own address, which its SignalForPeer

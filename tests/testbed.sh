@@ -5,7 +5,8 @@
 # cannot be reached; a port already in use; junk bytes to a coordinator;
 # Ctrl-C; nodes by hand with the deployment's secret; hostile clients on the
 # sockets (an impostor, ids outside the scenario, the limits before a
-# HELLO).  After every exit path no `dlsim node` process is left.
+# HELLO, a flood of silent streams from another address).  After every
+# exit path no `dlsim node` process is left.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 SRC=${DLSIM_SRCDIR:-.}
@@ -346,5 +347,38 @@ bound=$(( 10 + $(date +%s) - a0 + 1 ))
 [ "$rows" -le "$bound" ] && has_fact "$tmp/a-coord.db" "more protocol errors not recorded" \
   && ok "a flood records $rows protocol-error rows (at most $bound)" || ko "$rows protocol-error rows after a flood (at most $bound)"
 no_children "hostile clients"
+
+
+# 13. a flood that holds every slot before a HELLO: a stranger on 127.0.0.2
+# opens 600 silent streams a second (each is closed within 55 ms as 32
+# slots turn over) while three peers join through a relay that adds 40 ms
+# each way (an 80 ms round trip: their HELLO comes back after the flood
+# had closed their stream, when the oldest stream of all was closed).
+# Only the stranger's own streams are closed now: the run completes.
+port4=$((port + 3)) rport=$((port + 4))
+"$DLSIM" node coordinator --listen 127.0.0.1:$port4 --secret-file "$tmp/secret" --emulate-latency --scenario "$f" \
+  -o "$tmp/f-coord.db" 2>/dev/null &
+cpid=$!
+atk relay $rport $port4 40 25 &
+relay=$!
+sleep 0.3
+atk hold $port4 600 20 127.0.0.2 >/dev/null &
+hold=$!
+sleep 1
+for i in 1 2 3; do
+  "$DLSIM" node peer --coordinator 127.0.0.1:$rport --name p$i --secret-file "$tmp/secret" --emulate-latency \
+    --scenario "$f" -o "$tmp/f-p$i.db" </dev/null >/dev/null 2>&1 &
+done
+fmodels () { for i in 1 2 3; do sqlite3 "$tmp/f-p$i.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE 'W%'" 2>/dev/null; done | tr '\n' ' '; }
+for i in $(seq 1 150); do [ "$(fmodels)" = "3 3 3 " ] && break; sleep 0.1; done
+kill -0 $hold 2>/dev/null && flooding=yes || flooding=no
+kill -TERM $cpid; wait $cpid
+kill $relay $hold 2>/dev/null; wait $relay $hold 2>/dev/null
+for i in $(seq 1 50); do ours "node peer" >/dev/null || break; sleep 0.1; done
+[ "$flooding" = yes ] && has_fact "$tmp/f-coord.db" "the oldest from 127.0.0.2 closed" \
+  && ok "the flood held the slots to the end" || ko "the flood did not last the run (flooding: $flooding)"
+expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
+  "$DLSIM" merge "$tmp/flooded.db" "$tmp/f-coord.db" "$tmp/f-p1.db" "$tmp/f-p2.db" "$tmp/f-p3.db"
+no_children "a flood from another address"
 
 finish
