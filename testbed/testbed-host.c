@@ -51,6 +51,8 @@ struct TestbedHost {
   GHashTable *never;      /* ids a link-fail rule says this peer never links with */
   double slow;            /* divisor of the speed from slow rules */
   gboolean gone;
+  gboolean admitted;      /* a peer: a message came from the coordinator */
+  char *refused;          /* a peer: why the coordinator never admitted it, or NULL */
   GQueue unauth;          /* Conn* (refs), oldest first: accepted streams waiting for their HELLO */
   /* the protocol-error rate limit: a token bucket, and a total */
   double err_tokens;
@@ -154,6 +156,22 @@ unauth_drop (TestbedHost *n, Conn *c, gboolean close)
   testbed_conn_unref (c);
 }
 
+/* (transfer full) why a peer's stream to the coordinator ended before
+ * any message came on it: the coordinator closes a stream it refuses and
+ * says nothing (a stranger learns nothing), so the peer can only say what
+ * the coordinator refuses. */
+static char *
+refusal (const TestbedHost *n, const Conn *c, const char *why)
+{
+  if (c->held)
+    return g_strdup_printf ("the coordinator at %s closed the stream before its CHALLENGE (%s): it is not a dlsim "
+                            "coordinator, or too many streams were waiting for their HELLO", n->p.coordinator, why);
+  return g_strdup_printf ("the coordinator at %s closed the stream after p%u's HELLO, before any message (%s): it "
+                          "refused p%u (its secret file is not this one, or its scenario has no p%u; its "
+                          "protocol-error records say which), or it went away", n->p.coordinator, n->p.id, why,
+                          n->p.id, n->p.id);
+}
+
 /* The stream ended (EOF, an error, a bad frame, or we closed it). */
 static void
 conn_ended (Conn *c, const char *why)
@@ -187,6 +205,8 @@ conn_ended (Conn *c, const char *why)
     {
       n->server = NULL;
       n->gone = TRUE;
+      if (why && !n->admitted)
+        n->refused = refusal (n, c, why);
       fact (n, PROTO_SERVER, "stream-closed", why);
       if (peer_connected (n->peer))
         feed_simple (n, PROTO_IN_STREAM_CLOSED, PROTO_SERVER);
@@ -196,10 +216,16 @@ conn_ended (Conn *c, const char *why)
 
 /* ---------------------------------------------------------------- frames in */
 
+guint
+testbed_host_max_peer (const SimWorldConfig *cfg)
+{
+  return MAX (cfg->max_peers, cfg->n_peers);
+}
+
 static gboolean
 known_id (const TestbedHost *n, ProtoNodeId id)
 {
-  return id != PROTO_SERVER && id <= MAX (n->cfg->max_peers, n->cfg->n_peers);
+  return id != PROTO_SERVER && id <= testbed_host_max_peer (n->cfg);
 }
 
 /* A HELLO on a stream we accepted: the proof, then the id. */
@@ -216,7 +242,7 @@ on_hello (TestbedHost *n, Conn *c, const TestbedFrameAuth *hello)
     refused = "HELLO with this node's own id";
   else if (!known_id (n, hello->id))
     refused = why = g_strdup_printf ("HELLO from an id the scenario does not have (peers are p1..p%u)",
-                                     MAX (n->cfg->max_peers, n->cfg->n_peers));
+                                     testbed_host_max_peer (n->cfg));
   else if (g_hash_table_contains (n->conns, GUINT_TO_POINTER (hello->id)))
     refused = "HELLO from an id already connected";
   if (refused)
@@ -266,6 +292,8 @@ on_frame (Conn *c, TestbedFrameKind kind, ProtoMsg *msg, const TestbedFrameAuth 
       break;
     }
   ProtoNodeId from = c->is_link || n->coord ? c->other : PROTO_SERVER;
+  if (c == n->server && !c->held)
+    n->admitted = TRUE;
   if (c->dialed ? c->held : c->other == PROTO_NO_NODE)
     {
       protocol_error (n, c->dialed ? c->other : PROTO_NO_NODE,
@@ -864,6 +892,12 @@ testbed_host_gone (const TestbedHost *n)
   return n->gone || (n->peer && !peer_connected (n->peer) && (!n->server || n->server->closed));
 }
 
+const char *
+testbed_host_refused (const TestbedHost *n)
+{
+  return n->refused;
+}
+
 ProtoMachine *testbed_host_coord (TestbedHost *n) { return n->coord; }
 ProtoMachine *testbed_host_peer (TestbedHost *n) { return n->peer; }
 
@@ -921,6 +955,7 @@ testbed_host_free (TestbedHost *n)
   g_object_unref (n->client);
   g_object_unref (n->cancel);
   g_free (n->my_addr);
+  g_free (n->refused);
   g_free (n);
 }
 

@@ -82,6 +82,10 @@ char *testbed_secret_new (GError **error);
  * than 4096 bytes. */
 char *testbed_secret_load (const char *path, GError **error);
 
+/* The largest peer id a scenario has (p1 .. this): the most peers it ever
+ * has online, or its count. */
+guint testbed_host_max_peer (const SimWorldConfig *cfg);
+
 TestbedHost *testbed_host_new (const TestbedHostParams *p, GError **error);
 void testbed_host_free (TestbedHost *n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestbedHost, testbed_host_free)
@@ -98,6 +102,10 @@ void testbed_host_add_rule (TestbedHost *n, const SimAction *a);
 /* Peer: its stream to the coordinator is gone (it left, failed, was
  * excluded, or the coordinator went away): the process may exit. */
 gboolean testbed_host_gone (const TestbedHost *n);
+/* Peer: why its stream to the coordinator ended before the coordinator
+ * sent it anything (a refused HELLO: another secret, a name the
+ * coordinator's scenario lacks), or NULL. */
+const char *testbed_host_refused (const TestbedHost *n);
 /* Milliseconds of wall time since t0, as DlTime. */
 DlTime testbed_host_now (const TestbedHost *n);
 ProtoMachine *testbed_host_coord (TestbedHost *n);

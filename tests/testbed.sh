@@ -102,6 +102,7 @@ expect 2 "open-secret: the secret file may be read or written by others (mode 64
   "$DLSIM" node peer --coordinator 127.0.0.1:1 --name p1 --secret-file "$tmp/open-secret" --scenario "$tmp/s17.ini"
 
 # 5. junk bytes to a coordinator: that stream is closed, the process goes on;
+#    a refused peer exits non-zero with the reason;
 #    a port already in use is an error
 "$DLSIM" node coordinator --listen 127.0.0.1:0 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini" --report \
   > "$tmp/co.out" 2> "$tmp/co.err" &
@@ -117,6 +118,19 @@ if [ -n "$port" ]; then
     "$DLSIM" node coordinator --listen "127.0.0.1:$port" --secret-file "$tmp/secret" --scenario "$tmp/s17.ini"
 else
   ko "coordinator did not start"; cat "$tmp/co.err"
+fi
+# a peer that the coordinator refuses (another secret, a name its
+# scenario lacks) exits 1 and says why; one whose own scenario lacks its
+# name exits 2 before it dials
+if [ -n "$port" ]; then
+  ( umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$tmp/other-secret" )
+  expect 1 "closed the stream after p1's HELLO, before any message.*refused p1" -- timeout 15 \
+    "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p1 --secret-file "$tmp/other-secret" --scenario "$tmp/s17.ini"
+  expect 1 "refused p4 (its secret file is not this one, or its scenario has no p4" -- timeout 15 \
+    "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p4 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini" \
+    --set peers.count=4
+  expect 2 "name p9: .*s17.ini has peers p1..p3" -- timeout 15 \
+    "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p9 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini"
 fi
 kill -TERM $co 2>/dev/null
 wait $co 2>/dev/null
