@@ -140,9 +140,9 @@ write_next (gpointer data)
 }
 
 void
-testbed_conn_set_max_frame (TestbedConn *c, gsize max_body)
+testbed_conn_set_max_frame (TestbedConn *c, gsize max_body, const char *why)
 {
-  testbed_frame_reader_set_max_body (c->reader, max_body);
+  testbed_frame_reader_set_limit (c->reader, max_body, why);
 }
 
 void

@@ -55,6 +55,8 @@ struct TestbedHost {
   gboolean gone;
   gboolean admitted;      /* a peer: a message came from the coordinator */
   char *refused;          /* a peer: why the coordinator never admitted it, or NULL */
+  gsize max_frame;        /* an authenticated stream's largest frame body (testbed_host_max_frame) */
+  char *max_frame_why;    /* ... and what it is, for the error */
   GQueue unauth;          /* Conn* (refs), oldest first: accepted streams waiting for their HELLO */
   /* the protocol-error rate limit: a token bucket, and a total */
   double err_tokens;
@@ -224,6 +226,27 @@ testbed_host_max_peer (const SimWorldConfig *cfg)
   return MAX (cfg->max_peers, cfg->n_peers);
 }
 
+/* The most floats a message of the scenario carries: the model's, or more
+ * if its family says so (ProtoFamily.largest_floats). */
+static gsize
+largest_floats (const SimWorldConfig *cfg)
+{
+  const ProtoFamily *f = proto_family_of (&cfg->proto);
+  gsize model = learn_model_n_params (&cfg->model);
+  return MAX (model, f->largest_floats ? f->largest_floats (&cfg->proto) : 0);
+}
+
+gsize
+testbed_host_max_frame (const SimWorldConfig *cfg)
+{
+  /* weights as float32 and, for a sparse payload, an index for each; the
+   * lists (peers, a route's four numbers a server) and the headroom take
+   * the rest; never over the wire form's own bound */
+  guint64 bytes = (guint64) largest_floats (cfg) * 8 + (guint64) testbed_host_max_peer (cfg) * 32
+                  + TESTBED_HOST_FRAME_HEADROOM_BYTES;
+  return (gsize) MIN (bytes, (guint64) TESTBED_FRAME_MAX_BODY);
+}
+
 static gboolean
 known_id (const TestbedHost *n, ProtoNodeId id)
 {
@@ -257,7 +280,7 @@ on_hello (TestbedHost *n, Conn *c, const TestbedFrameAuth *hello)
       return;
     }
   unauth_drop (n, c, FALSE);
-  testbed_conn_set_max_frame (c, TESTBED_FRAME_MAX_BODY);
+  testbed_conn_set_max_frame (c, n->max_frame, n->max_frame_why);
   c->other = hello->id;
   g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello->id), testbed_conn_ref (c));
   if (c->is_link)
@@ -286,7 +309,7 @@ on_frame (Conn *c, TestbedFrameKind kind, ProtoMsg *msg, const TestbedFrameAuth 
       {
         g_autoptr (GBytes) hello = testbed_frame_encode_hello ((const guint8 *) n->p.secret, strlen (n->p.secret),
                                                            auth->nonce, n->p.id, c->other);
-        testbed_conn_set_max_frame (c, TESTBED_FRAME_MAX_BODY);
+        testbed_conn_set_max_frame (c, n->max_frame, n->max_frame_why);
         testbed_conn_send_first (c, hello);
       }
       return;
@@ -424,7 +447,7 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
   Conn *c = conn_new (n, sc, PROTO_NO_NODE, n->peer != NULL);
   c->source = g_steal_pointer (&from);
   memcpy (c->nonce, nonce, sizeof nonce);
-  testbed_conn_set_max_frame (c, TESTBED_FRAME_HELLO_BODY);
+  testbed_conn_set_max_frame (c, TESTBED_FRAME_HELLO_BODY, NULL);
   g_queue_push_tail (&n->unauth, c);   /* the list's reference; the map's once HELLO came */
   c->hello_timer = g_timeout_source_new (TESTBED_HOST_HELLO_TIMEOUT_MS);
   g_source_set_callback (c->hello_timer, hello_timeout, c, NULL);
@@ -541,7 +564,7 @@ dialed (Conn *c)
 {
   c->dialed = TRUE;
   testbed_conn_hold (c);
-  testbed_conn_set_max_frame (c, TESTBED_FRAME_CHALLENGE_BODY);
+  testbed_conn_set_max_frame (c, TESTBED_FRAME_CHALLENGE_BODY, NULL);
 }
 
 static gboolean
@@ -770,6 +793,10 @@ testbed_host_new (const TestbedHostParams *p, GError **error)
   n->p = *p;
   n->cfg = p->cfg;
   g_queue_init (&n->unauth);
+  n->max_frame = testbed_host_max_frame (p->cfg);
+  n->max_frame_why = g_strdup_printf ("this scenario's largest message: %" G_GSIZE_FORMAT " floats, %u peers, and "
+                                      "%d KiB of headroom", largest_floats (p->cfg), testbed_host_max_peer (p->cfg),
+                                      TESTBED_HOST_FRAME_HEADROOM_BYTES / 1024);
   n->err_tokens = TESTBED_HOST_ERRORS_BURST;
   n->err_refilled_us = g_get_monotonic_time ();
   n->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_value_free);
@@ -958,6 +985,7 @@ testbed_host_free (TestbedHost *n)
   g_object_unref (n->cancel);
   g_free (n->my_addr);
   g_free (n->refused);
+  g_free (n->max_frame_why);
   g_free (n);
 }
 

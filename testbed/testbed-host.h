@@ -58,6 +58,7 @@ typedef struct TestbedHost TestbedHost;
 #define TESTBED_HOST_ERRORS_BURST 10        /* protocol-error rows at once ... */
 #define TESTBED_HOST_ERRORS_PER_S 1         /* ... then this many a second ... */
 #define TESTBED_HOST_ERRORS_MAX 1000        /* ... and no more than this in all */
+#define TESTBED_HOST_FRAME_HEADROOM_BYTES (64 * 1024)
 #define TESTBED_SECRET_MIN_BYTES 16
 #define TESTBED_SECRET_MIN_DISTINCT 8       /* distinct bytes besides blanks */
 #define TESTBED_SECRET_MAX_FILE_BYTES 4096
@@ -94,6 +95,15 @@ gboolean testbed_secret_check (const char *secret, const char *where, GError **e
 /* The largest peer id a scenario has (p1 .. this): the most peers it ever
  * has online, or its count. */
 guint testbed_host_max_peer (const SimWorldConfig *cfg);
+
+/* The largest frame body an authenticated stream may send in this
+ * scenario: its largest message (8 bytes for each of the most floats a
+ * message carries, the model's or its family's ProtoFamily.largest_floats,
+ * as a value and an index; 32 for each peer) and
+ * TESTBED_HOST_FRAME_HEADROOM_BYTES, at most TESTBED_FRAME_MAX_BODY.  A
+ * larger frame ends the stream with a protocol error that names the
+ * bound. */
+gsize testbed_host_max_frame (const SimWorldConfig *cfg);
 
 TestbedHost *testbed_host_new (const TestbedHostParams *p, GError **error);
 void testbed_host_free (TestbedHost *n);

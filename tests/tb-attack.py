@@ -15,6 +15,9 @@ tests/testbed.sh (loopback only, every wait bounded).
       up to MB MiB of it each; prints the MiB the listener took, then holds
       the streams open for 3 s (the listener's memory is measured then).
   tb-attack.py flood PORT N     N streams of 64 bytes of garbage each.
+  tb-attack.py bigframe PORT ID TO SECRET_FILE MB  HELLO(ID) with the
+      secret, then a MSG frame that announces 1 GiB and up to MB MiB of it;
+      prints the MiB the listener took and "closed" or "open" (2 s later).
   tb-attack.py hold PORT RATE SECONDS SRC  opens RATE streams a second from
       the loopback address SRC for SECONDS, says nothing on them and holds
       the last 1000 open; prints how many it opened.
@@ -147,6 +150,25 @@ def flood(port, n):
     print(n)
 
 
+def bigframe(port, ident, to, secret_file, mib):
+    s = connect(port)
+    nonce = read_challenge(s, 1.0) or bytes(32)
+    key = open(secret_file, "rb").read().rstrip(b"\r\n")
+    mac = hmac.new(key, LABEL + nonce + struct.pack(">II", ident, to), hashlib.sha256).digest()
+    took = 0
+    s.settimeout(2)
+    try:
+        s.sendall(struct.pack(">IBI", 37, 2, ident) + mac)
+        s.sendall(struct.pack(">IB", 1 << 30, 1))
+        chunk = bytes(1 << 20)
+        for _ in range(mib):
+            s.sendall(chunk)
+            took += 1
+    except OSError:
+        pass
+    print(took, "closed" if closed_within(s, 2) else "open")
+
+
 def hold(port, rate, seconds, src):
     """Opens rate streams a second from src, never says HELLO; the listener
     closes what it will, the oldest beyond 1000 are closed here."""
@@ -234,6 +256,8 @@ def main(argv):
         oversize(port, int(argv[3]))
     elif cmd == "flood":
         flood(port, int(argv[3]))
+    elif cmd == "bigframe":
+        bigframe(port, int(argv[3]), int(argv[4]), argv[5], int(argv[6]))
     elif cmd == "hold":
         hold(port, int(argv[3]), float(argv[4]), argv[5])
     elif cmd == "relay":

@@ -131,6 +131,16 @@ if [ -n "$port" ]; then
     --set peers.count=4
   expect 2 "name p9: .*s17.ini has peers p1..p3" -- timeout 15 \
     "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p9 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini"
+  # an authenticated stream that announces a 1 GiB frame, where this
+  # scenario's largest message is a few hundred bytes of model: closed at
+  # the frame's length, with the bound named
+  big=$(timeout 30 /usr/bin/python3 "$SRC/tests/tb-attack.py" bigframe $port 1 0 "$tmp/secret" 64)
+  sleep 0.3
+  case $big in
+    [0-9]" closed"|1[0-5]" closed") grep -q "frame over the size limit (1073741824 bytes, at most [0-9]*: this scenario's largest message" "$tmp/co.out" \
+      && ok "a 1 GiB frame after the HELLO is cut at the scenario's bound" || ko "no protocol-error naming the scenario's bound" ;;
+    *) ko "a 1 GiB frame after an authenticated HELLO: '$big' (MiB taken, stream)" ;;
+  esac
 fi
 kill -TERM $co 2>/dev/null
 wait $co 2>/dev/null
