@@ -196,6 +196,19 @@ expect 0 "1 passed, 0 failed, 1 skipped" -- "$DLSIM" check --testbed "$cm3" \
   "$SRC/scenarios/failures/s15-dead-link-reused.ini"
 grep -q "SKIP .*s15-dead-link-reused.ini: \[timeline\] link-down: not supported in the testbed" "$out" && ok "skip named" \
   || ko "check --testbed: no SKIP line naming link-down"
+# status lines as `run` prints them, and first a warning when a file
+# expects a stall that takes minutes (s07: a stall window of 390 s, where
+# check --testbed used to say nothing for 10 min 51 s): both seen within
+# 10 s, then Ctrl-C
+DLSIM_PROGRESS_INTERVAL=1 "$DLSIM" check --testbed "$SRC/scenarios/failures/s07-orphan-timer.ini" \
+  >"$tmp/s07.out" 2>"$tmp/s07.err" &
+pid=$!
+for i in $(seq 1 100); do grep -q "run 1 at" "$tmp/s07.err" 2>/dev/null && break; sleep 0.1; done
+kill -INT $pid; wait $pid
+grep -q "dlsim check: warning: .*s07-orphan-timer.ini expects a stall: each run waits 390 s of wall time" "$tmp/s07.err" \
+  && grep -q "dlsim check: 0/1 runs, ETA unknown; run 1 at [0-9]* s of wall time, .* messages, [0-9]* s since a peer's progress" "$tmp/s07.err" \
+  && ok "check --testbed: a stall warning and status lines" || { ko "check --testbed on s07: no warning or status line"; cat "$tmp/s07.err"; }
+no_children "check --testbed interrupted"
 sed 's/^rounds_completed = 3/rounds_completed = 4/' "$SRC/scenarios/regression/consensus-mean-3.ini" > "$tmp/wrong.ini"
 expect 1 "0 passed, 1 failed" -- "$DLSIM" check --testbed "$tmp/wrong.ini"
 expect 2 "belong to dlsim check" -- "$DLSIM" run --testbed "$tmp/wrong.ini"
