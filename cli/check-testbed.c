@@ -50,11 +50,16 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
       cli_error ("check", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }
-  guint passed = 0, failed = 0;
+  guint n_runs = 0;
+  for (guint i = 0; i < scenarios->len; i++)
+    n_runs += ((SimScenario *) scenarios->pdata[i])->points->len * ((SimScenario *) scenarios->pdata[i])->repeat;
+  CliTestbedRuns runs;
+  cli_testbed_runs_init (&runs, "check", n_runs);
   int rc = CLI_EXIT_OK;
   for (guint i = 0; i < scenarios->len && rc == CLI_EXIT_OK; i++)
-    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem ? TESTBED_NETEM : TESTBED_LOOPBACK, db,
-                               &passed, &failed);
+    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem ? TESTBED_NETEM : TESTBED_LOOPBACK, db, &runs);
+  cli_testbed_runs_clear (&runs);
+  guint passed = runs.passed, failed = runs.failed;
   res_db_close (db);
   g_autoptr (GError) rerr = NULL;
   if (!cli_write_check_reports (db_path, junit, tap, &rerr))

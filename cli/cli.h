@@ -6,6 +6,7 @@
 #pragma once
 
 #include "results/res-db.h"
+#include "runner/runner-progress.h"
 #include "sim/sim-scenario.h"
 #include "testbed/testbed.h"
 
@@ -37,11 +38,26 @@ int cli_cmd_export_scenario (int argc, char **argv);
 int cli_cmd_shrink (int argc, char **argv);
 int cli_cmd_export (int argc, char **argv);
 
-/* The testbed (cmd-testbed.c) for dlsim check --testbed: runs every point
- * and repeat of s (testbed_run_point), printing each run's line and
- * counting runs whose expectations passed or failed. */
+/* The testbed's runs of one command (cmd-testbed.c), as `run` shows a
+ * sweep (runner-progress.h): a line rewritten in place on a terminal, else
+ * status lines on stderr every DLSIM_PROGRESS_INTERVAL seconds; and the
+ * runs whose expectations passed or failed.  _init / _clear (which prints
+ * the last line) on caller memory. */
+typedef struct {
+  const char *cmd;              /* "testbed" or "check" */
+  RunnerProgress *progress;
+  RunnerProgressMode mode;
+  guint n_runs, job;            /* every file's runs; the one going */
+  gint64 t0_us;
+  guint passed, failed;
+} CliTestbedRuns;
+void cli_testbed_runs_init (CliTestbedRuns *r, const char *cmd, guint n_runs);
+void cli_testbed_runs_clear (CliTestbedRuns *r);
+/* The runs of one file: every point and repeat of s (testbed_run_point),
+ * printing each run's line and counting it in runs; a warning first if a
+ * run that hangs would wait long before it is stalled. */
 int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
-                          guint *passed, guint *failed);
+                          CliTestbedRuns *runs);
 
 /* check-testbed.c: dlsim check --testbed over the scenario files `files`
  * (seed -1: each file's own; output NULL: a temporary database). */

@@ -237,6 +237,12 @@ cli_cmd_node (int argc, char **argv)
       cli_error ("node", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (is_peer && id > testbed_host_max_peer (&built.cfg))
+    {
+      cli_error ("node", "--name %s: %s has peers p1..p%u", name, scenario, testbed_host_max_peer (&built.cfg));
+      sim_built_clear (&built);
+      return CLI_EXIT_USAGE;
+    }
   signal (SIGPIPE, SIG_IGN);
   gint64 t0_us = t0 > 0 ? t0 : g_get_monotonic_time ();
   TestbedRecordSink sink;
@@ -284,7 +290,14 @@ cli_cmd_node (int argc, char **argv)
       rc = CLI_EXIT_FAILURE;
     }
   else
-    testbed_node_serve (node, report, rn, say_ignored);
+    {
+      testbed_node_serve (node, report, rn, say_ignored);
+      if (is_peer && testbed_host_refused (node))
+        {
+          cli_error ("node", "%s", testbed_host_refused (node));
+          rc = CLI_EXIT_FAILURE;
+        }
+    }
   fflush (stdout);
   testbed_host_free (node);
   if (rn)

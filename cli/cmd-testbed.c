@@ -10,31 +10,130 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
-/* What cli_testbed_scenario counts. */
-typedef struct {
-  guint *passed, *failed;
-} Tally;
+/* A stall window longer than this gets a warning before the run. */
+#define LONG_STALL_WINDOW (60 * DL_S)
+
+void
+cli_testbed_runs_init (CliTestbedRuns *r, const char *cmd, guint n_runs)
+{
+  *r = (CliTestbedRuns) { .cmd = cmd, .n_runs = n_runs, .t0_us = g_get_monotonic_time () };
+  RunnerProgressMode mode = isatty (STDOUT_FILENO) ? RUNNER_PROGRESS_LINE : RUNNER_PROGRESS_STATUS;
+  r->progress = runner_progress_new (mode, n_runs, NULL, 1, runner_progress_interval_from_env (), r->t0_us);
+  r->mode = runner_progress_mode (r->progress);
+}
+
+static void
+say_line (const CliTestbedRuns *r, const char *text, gboolean last)
+{
+  switch (r->mode)
+    {
+    case RUNNER_PROGRESS_NONE:
+      return;
+    case RUNNER_PROGRESS_LINE:
+      fprintf (stdout, last ? "\r\033[K[%s]\n" : "\r\033[K[%s]", text);
+      fflush (stdout);
+      return;
+    case RUNNER_PROGRESS_STATUS:
+      fprintf (stderr, last ? "dlsim %s: %s (end)\n" : "dlsim %s: %s\n", r->cmd, text);
+      fflush (stderr);
+      return;
+    }
+}
+
+void
+cli_testbed_runs_clear (CliTestbedRuns *r)
+{
+  if (!r->progress)
+    return;
+  /* runner-progress's last line speaks of events: its timing only */
+  gint64 now = g_get_monotonic_time ();
+  g_autofree char *due = runner_progress_finish (r->progress, now);
+  g_autofree char *last = g_strdup_printf ("%u/%u runs, %.0f s elapsed", r->job, r->n_runs,
+                                           (double) (now - r->t0_us) / G_USEC_PER_SEC);
+  if (due)
+    say_line (r, last, TRUE);
+  g_clear_pointer (&r->progress, runner_progress_free);
+}
+
+/* TRUE if the point's [expect] says outcome = stalled */
+static gboolean
+expects_stall (const SimPoint *pt)
+{
+  for (guint i = 0; pt->expects && i < pt->expects->len; i++)
+    {
+      const SimExpect *e = &g_array_index (pt->expects, SimExpect, i);
+      if (strcmp (e->key, "outcome") == 0 && sim_expect_check (e, "stalled"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+say_start (const SimScenario *s, guint k, guint64 seed, DlTime stall_window, gpointer data)
+{
+  CliTestbedRuns *r = data;
+  if (k % s->repeat == 0 && stall_window > LONG_STALL_WINDOW && expects_stall (s->points->pdata[k / s->repeat]))
+    {
+      if (r->mode == RUNNER_PROGRESS_LINE)
+        fputs ("\r\033[K", stdout);
+      fflush (stdout);
+      fprintf (stderr, "dlsim %s: warning: %s%s%s%s expects a stall: each run waits %.0f s of wall time without progress "
+               "before it ends stalled (the family's stall window, from the file's timeouts); shorten the timeouts "
+               "with --set to check it sooner\n", r->cmd, s->path, s->points->len > 1 ? " [" : "",
+               s->points->len > 1 ? ((SimPoint *) s->points->pdata[k / s->repeat])->label : "",
+               s->points->len > 1 ? "]" : "", (double) stall_window / DL_S);
+    }
+  runner_progress_job_start (r->progress, r->job, g_get_monotonic_time ());
+  (void) seed;
+}
+
+/* The status line of the run going: the runs done, the ETA (runner-progress's),
+ * and where the run is. */
+static void
+say_tick (DlTime elapsed, DlTime since_progress, guint round, guint64 messages, gpointer data)
+{
+  CliTestbedRuns *r = data;
+  gint64 now = g_get_monotonic_time ();
+  runner_progress_job_sim (r->progress, r->job, elapsed, messages);
+  g_autofree char *due = runner_progress_tick (r->progress, now);
+  if (!due)
+    return;
+  double eta = runner_progress_eta_s (r->progress, now);
+  g_autofree char *eta_text = eta < 0 ? g_strdup ("unknown") : g_strdup_printf ("%.0f s", eta);
+  g_autofree char *round_text = round ? g_strdup_printf ("round %u", round) : g_strdup ("no round begun");
+  g_autofree char *text = g_strdup_printf ("%u/%u runs, ETA %s; run %u at %.0f s of wall time, %s, %"
+                                           G_GUINT64_FORMAT " messages, %.0f s since a peer's progress",
+                                           r->job, r->n_runs, eta_text, r->job + 1, (double) elapsed / DL_S,
+                                           round_text, messages, (double) since_progress / DL_S);
+  say_line (r, text, FALSE);
+}
 
 /* A run that is done: its PASS or FAIL line. */
 static void
 say_run (const SimScenario *s, guint64 seed, const TestbedReport *rep, gpointer data)
 {
-  Tally *t = data;
+  CliTestbedRuns *r = data;
+  runner_progress_job_end (r->progress, r->job++, g_get_monotonic_time ());
+  if (r->mode == RUNNER_PROGRESS_LINE)
+    fputs ("\r\033[K", stdout);   /* the progress line goes first */
   printf ("%s %s seed %" G_GUINT64_FORMAT ": %s, %u rounds, %u expectations%s\n",
           rep->failed->len ? "FAIL" : "PASS", s->path, seed, sim_outcome_name (rep->result.outcome),
           rep->result.rounds_completed, rep->checked, rep->bad_lines ? " (malformed record lines refused)" : "");
   for (guint i = 0; i < rep->failed->len; i++)
     printf ("    %s\n", (char *) rep->failed->pdata[i]);
+  fflush (stdout);
   if (rep->failed->len > 0)
-    (*t->failed)++;
+    r->failed++;
   else
-    (*t->passed)++;
+    r->passed++;
 }
 
 int
 cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
-                      guint *passed, guint *failed)
+                      CliTestbedRuns *runs)
 {
   signal (SIGPIPE, SIG_IGN);
   if (network == TESTBED_NETEM)
@@ -44,8 +143,8 @@ cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNet
         fprintf (stderr, "dlsim testbed: removed what a dlsim that no longer runs left: %s\n", swept);
     }
   g_autoptr (GError) error = NULL;
-  Tally t = { passed, failed };
-  switch (testbed_run_scenario (s, sets, seed, network, db, say_run, &t, &error))
+  TestbedSay say = { say_start, say_tick, say_run, runs };
+  switch (testbed_run_scenario (s, sets, seed, network, db, &say, &error))
     {
     case TESTBED_RUN_DONE:
       return CLI_EXIT_OK;
@@ -119,11 +218,13 @@ cli_cmd_testbed (int argc, char **argv)
       cli_error ("testbed", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }
-  guint passed = 0, failed = 0;
+  CliTestbedRuns runs;
+  cli_testbed_runs_init (&runs, "testbed", s->points->len * s->repeat);
   int rc = cli_testbed_scenario (s, sets, seed,
                                  netem ? TESTBED_NETEM : no_latency ? TESTBED_LOOPBACK_RAW : TESTBED_LOOPBACK, db,
-                                 &passed, &failed);
-  if (rc == CLI_EXIT_OK && failed > 0)
+                                 &runs);
+  cli_testbed_runs_clear (&runs);
+  if (rc == CLI_EXIT_OK && runs.failed > 0)
     rc = CLI_EXIT_FAILURE;   /* an expectation failed */
   return rc;
 }

@@ -170,6 +170,10 @@ typedef struct {
    * peer only by its state's name, counts such a peer settled, and
    * finished if it ends online */
   const char *const *serving_states;
+  /* the most floats one of its messages carries when that can be more
+   * than the model's (a pipeline's hidden states for every token of a
+   * session); NULL: the model's.  The testbed bounds a frame by it. */
+  gsize (*largest_floats) (const ProtoConfig *cfg);
   /* why its machines cannot run on the testbed's sockets yet (NULL: they can) */
   const char *no_testbed;
   /* the peer machine's states, for coverage reports */

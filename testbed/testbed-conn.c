@@ -38,6 +38,7 @@ testbed_conn_unref (TestbedConn *c)
       g_source_unref (c->hello_timer);
     }
   g_clear_object (&c->sc);
+  g_free (c->source);
   testbed_frame_reader_free (c->reader);
   g_free (c);
 }
@@ -139,9 +140,9 @@ write_next (gpointer data)
 }
 
 void
-testbed_conn_set_max_frame (TestbedConn *c, gsize max_body)
+testbed_conn_set_max_frame (TestbedConn *c, gsize max_body, const char *why)
 {
-  testbed_frame_reader_set_max_body (c->reader, max_body);
+  testbed_frame_reader_set_limit (c->reader, max_body, why);
 }
 
 void

@@ -40,6 +40,7 @@ struct TestbedConn {
   gboolean dialed;        /* we connected: our HELLO answers the listener's CHALLENGE */
   guint8 nonce[TESTBED_FRAME_NONCE_BYTES];   /* accepted: the CHALLENGE we sent */
   GSource *hello_timer;   /* accepted: closes the stream if no HELLO comes in time */
+  char *source;           /* accepted: the other end's address (an IPv6 one's /64), freed with the stream */
   /* the stream's state, read-only for the owner */
   gboolean closing, closed;
   /* private */
@@ -64,8 +65,9 @@ TestbedConn *testbed_conn_new (GSocketConnection *sc, ProtoNodeId other, gboolea
 TestbedConn *testbed_conn_ref (TestbedConn *c);
 void testbed_conn_unref (TestbedConn *c);
 void testbed_conn_read (TestbedConn *c);
-/* Frames over max_body bytes end the stream from now on. */
-void testbed_conn_set_max_frame (TestbedConn *c, gsize max_body);
+/* Frames over max_body bytes end the stream from now on; why (NULL: none)
+ * names the limit in the error. */
+void testbed_conn_set_max_frame (TestbedConn *c, gsize max_body, const char *why);
 /* Holds what is queued until testbed_conn_send_first. */
 void testbed_conn_hold (TestbedConn *c);
 /* Puts frame at the head of the queue and ends the hold. */

@@ -11,6 +11,7 @@ struct TestbedFrameReader {
   GByteArray *buf;
   gsize start;      /* consumed prefix of buf */
   gsize max_body;   /* larger frames are refused */
+  char *why;        /* what the limit is, for the error (NULL: the default's words) */
 };
 
 /* what the HELLO's HMAC covers first: a HELLO proves nothing elsewhere */
@@ -110,6 +111,7 @@ testbed_frame_reader_free (TestbedFrameReader *r)
   if (!r)
     return;
   g_byte_array_unref (r->buf);
+  g_free (r->why);
   g_free (r);
 }
 
@@ -117,6 +119,14 @@ void
 testbed_frame_reader_set_max_body (TestbedFrameReader *r, gsize max_body)
 {
   r->max_body = MIN (max_body, TESTBED_FRAME_MAX_BODY);
+  g_clear_pointer (&r->why, g_free);
+}
+
+void
+testbed_frame_reader_set_limit (TestbedFrameReader *r, gsize max_body, const char *why)
+{
+  testbed_frame_reader_set_max_body (r, max_body);
+  r->why = g_strdup (why);
 }
 
 void
@@ -152,9 +162,9 @@ testbed_frame_reader_next (TestbedFrameReader *r, TestbedFrameKind *out_kind, Pr
   if (body > r->max_body)
     {
       g_set_error (error, TESTBED_FRAME_ERROR, TESTBED_FRAME_ERROR_MALFORMED,
-                   "frame over the size limit (%" G_GUINT64_FORMAT " bytes, at most %" G_GUINT64_FORMAT "%s)",
-                   (guint64) body, (guint64) r->max_body,
-                   r->max_body < TESTBED_FRAME_MAX_BODY ? " before an authenticated HELLO" : "");
+                   "frame over the size limit (%" G_GUINT64_FORMAT " bytes, at most %" G_GUINT64_FORMAT "%s%s)",
+                   (guint64) body, (guint64) r->max_body, r->why ? ": " : "",
+                   r->why ? r->why : r->max_body < TESTBED_FRAME_MAX_BODY ? " before an authenticated HELLO" : "");
       return TESTBED_FRAME_BAD;
     }
   if (avail < 4 + body)

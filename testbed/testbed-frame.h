@@ -71,6 +71,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestbedFrameReader, testbed_frame_reader_free)
 /* Frames whose body is over max_body bytes are refused from now on (at most
  * TESTBED_FRAME_MAX_BODY, the default). */
 void testbed_frame_reader_set_max_body (TestbedFrameReader *r, gsize max_body);
+/* The same, and the error over it names the limit as `why` (copied). */
+void testbed_frame_reader_set_limit (TestbedFrameReader *r, gsize max_body, const char *why);
 /* Appends bytes read from the stream. */
 void testbed_frame_reader_push (TestbedFrameReader *r, const guint8 *data, gsize len);
 

@@ -18,7 +18,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef TestbedConn Conn;
 
@@ -51,6 +53,10 @@ struct TestbedHost {
   GHashTable *never;      /* ids a link-fail rule says this peer never links with */
   double slow;            /* divisor of the speed from slow rules */
   gboolean gone;
+  gboolean admitted;      /* a peer: a message came from the coordinator */
+  char *refused;          /* a peer: why the coordinator never admitted it, or NULL */
+  gsize max_frame;        /* an authenticated stream's largest frame body (testbed_host_max_frame) */
+  char *max_frame_why;    /* ... and what it is, for the error */
   GQueue unauth;          /* Conn* (refs), oldest first: accepted streams waiting for their HELLO */
   /* the protocol-error rate limit: a token bucket, and a total */
   double err_tokens;
@@ -154,6 +160,22 @@ unauth_drop (TestbedHost *n, Conn *c, gboolean close)
   testbed_conn_unref (c);
 }
 
+/* (transfer full) why a peer's stream to the coordinator ended before
+ * any message came on it: the coordinator closes a stream it refuses and
+ * says nothing (a stranger learns nothing), so the peer can only say what
+ * the coordinator refuses. */
+static char *
+refusal (const TestbedHost *n, const Conn *c, const char *why)
+{
+  if (c->held)
+    return g_strdup_printf ("the coordinator at %s closed the stream before its CHALLENGE (%s): it is not a dlsim "
+                            "coordinator, or too many streams were waiting for their HELLO", n->p.coordinator, why);
+  return g_strdup_printf ("the coordinator at %s closed the stream after p%u's HELLO, before any message (%s): it "
+                          "refused p%u (its secret file is not this one, or its scenario has no p%u; its "
+                          "protocol-error records say which), or it went away", n->p.coordinator, n->p.id, why,
+                          n->p.id, n->p.id);
+}
+
 /* The stream ended (EOF, an error, a bad frame, or we closed it). */
 static void
 conn_ended (Conn *c, const char *why)
@@ -187,6 +209,8 @@ conn_ended (Conn *c, const char *why)
     {
       n->server = NULL;
       n->gone = TRUE;
+      if (why && !n->admitted)
+        n->refused = refusal (n, c, why);
       fact (n, PROTO_SERVER, "stream-closed", why);
       if (peer_connected (n->peer))
         feed_simple (n, PROTO_IN_STREAM_CLOSED, PROTO_SERVER);
@@ -196,10 +220,37 @@ conn_ended (Conn *c, const char *why)
 
 /* ---------------------------------------------------------------- frames in */
 
+guint
+testbed_host_max_peer (const SimWorldConfig *cfg)
+{
+  return MAX (cfg->max_peers, cfg->n_peers);
+}
+
+/* The most floats a message of the scenario carries: the model's, or more
+ * if its family says so (ProtoFamily.largest_floats). */
+static gsize
+largest_floats (const SimWorldConfig *cfg)
+{
+  const ProtoFamily *f = proto_family_of (&cfg->proto);
+  gsize model = learn_model_n_params (&cfg->model);
+  return MAX (model, f->largest_floats ? f->largest_floats (&cfg->proto) : 0);
+}
+
+gsize
+testbed_host_max_frame (const SimWorldConfig *cfg)
+{
+  /* weights as float32 and, for a sparse payload, an index for each; the
+   * lists (peers, a route's four numbers a server) and the headroom take
+   * the rest; never over the wire form's own bound */
+  guint64 bytes = (guint64) largest_floats (cfg) * 8 + (guint64) testbed_host_max_peer (cfg) * 32
+                  + TESTBED_HOST_FRAME_HEADROOM_BYTES;
+  return (gsize) MIN (bytes, (guint64) TESTBED_FRAME_MAX_BODY);
+}
+
 static gboolean
 known_id (const TestbedHost *n, ProtoNodeId id)
 {
-  return id != PROTO_SERVER && id <= MAX (n->cfg->max_peers, n->cfg->n_peers);
+  return id != PROTO_SERVER && id <= testbed_host_max_peer (n->cfg);
 }
 
 /* A HELLO on a stream we accepted: the proof, then the id. */
@@ -216,7 +267,7 @@ on_hello (TestbedHost *n, Conn *c, const TestbedFrameAuth *hello)
     refused = "HELLO with this node's own id";
   else if (!known_id (n, hello->id))
     refused = why = g_strdup_printf ("HELLO from an id the scenario does not have (peers are p1..p%u)",
-                                     MAX (n->cfg->max_peers, n->cfg->n_peers));
+                                     testbed_host_max_peer (n->cfg));
   else if (g_hash_table_contains (n->conns, GUINT_TO_POINTER (hello->id)))
     refused = "HELLO from an id already connected";
   if (refused)
@@ -229,7 +280,7 @@ on_hello (TestbedHost *n, Conn *c, const TestbedFrameAuth *hello)
       return;
     }
   unauth_drop (n, c, FALSE);
-  testbed_conn_set_max_frame (c, TESTBED_FRAME_MAX_BODY);
+  testbed_conn_set_max_frame (c, n->max_frame, n->max_frame_why);
   c->other = hello->id;
   g_hash_table_insert (n->conns, GUINT_TO_POINTER (hello->id), testbed_conn_ref (c));
   if (c->is_link)
@@ -258,7 +309,7 @@ on_frame (Conn *c, TestbedFrameKind kind, ProtoMsg *msg, const TestbedFrameAuth 
       {
         g_autoptr (GBytes) hello = testbed_frame_encode_hello ((const guint8 *) n->p.secret, strlen (n->p.secret),
                                                            auth->nonce, n->p.id, c->other);
-        testbed_conn_set_max_frame (c, TESTBED_FRAME_MAX_BODY);
+        testbed_conn_set_max_frame (c, n->max_frame, n->max_frame_why);
         testbed_conn_send_first (c, hello);
       }
       return;
@@ -266,6 +317,8 @@ on_frame (Conn *c, TestbedFrameKind kind, ProtoMsg *msg, const TestbedFrameAuth 
       break;
     }
   ProtoNodeId from = c->is_link || n->coord ? c->other : PROTO_SERVER;
+  if (c == n->server && !c->held)
+    n->admitted = TRUE;
   if (c->dialed ? c->held : c->other == PROTO_NO_NODE)
     {
       protocol_error (n, c->dialed ? c->other : PROTO_NO_NODE,
@@ -327,6 +380,50 @@ hello_timeout (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* (transfer full) the source an accepted stream counts against: its
+ * address, an IPv6 address's /64 (one host's or one site's share); "?"
+ * if the socket cannot say. */
+static char *
+source_of (GSocketConnection *sc)
+{
+  g_autoptr (GSocketAddress) sa = g_socket_connection_get_remote_address (sc, NULL);
+  if (!sa || !G_IS_INET_SOCKET_ADDRESS (sa))
+    return g_strdup ("?");
+  GInetAddress *ia = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (sa));
+  if (g_inet_address_get_family (ia) == G_SOCKET_FAMILY_IPV6)
+    {
+      g_autoptr (GInetAddressMask) m = g_inet_address_mask_new (ia, 64, NULL);
+      if (m)
+        return g_inet_address_mask_to_string (m);
+    }
+  return g_inet_address_to_string (ia);
+}
+
+/* The stream to close when every slot before a HELLO is taken: the oldest
+ * of the source that holds the most of them, counting the newcomer's
+ * (ties: the source whose oldest is oldest).  A stranger who opens
+ * streams faster than a real peer's HELLO can come back only ever closes
+ * its own, so real peers from other addresses still get in. */
+static Conn *
+unauth_victim (TestbedHost *n, const char *newcomer)
+{
+  Conn *victim = g_queue_peek_head (&n->unauth);
+  guint most = 0;
+  for (GList *l = n->unauth.head; l; l = l->next)
+    {
+      Conn *c = l->data;
+      guint count = g_strcmp0 (c->source, newcomer) == 0;
+      for (GList *k = n->unauth.head; k; k = k->next)
+        count += g_strcmp0 (((Conn *) k->data)->source, c->source) == 0;
+      if (count > most)
+        {
+          most = count;
+          victim = c;
+        }
+    }
+  return victim;
+}
+
 static gboolean
 on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gpointer data)
 {
@@ -338,15 +435,19 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
       fact (n, PROTO_NO_NODE, "error", e->message);
       return FALSE;   /* the connection is closed */
     }
+  g_autofree char *from = source_of (sc);
   if (n->unauth.length >= TESTBED_HOST_MAX_UNAUTHENTICATED)
     {
-      /* the oldest has had the longest to say HELLO */
-      protocol_error (n, PROTO_NO_NODE, "too many streams waiting for their HELLO: the oldest closed");
-      unauth_drop (n, g_queue_peek_head (&n->unauth), TRUE);
+      Conn *old = unauth_victim (n, from);
+      g_autofree char *d = g_strdup_printf ("too many streams waiting for their HELLO: the oldest from %s closed "
+                                            "(the source with the most)", old->source);
+      protocol_error (n, PROTO_NO_NODE, d);
+      unauth_drop (n, old, TRUE);
     }
   Conn *c = conn_new (n, sc, PROTO_NO_NODE, n->peer != NULL);
+  c->source = g_steal_pointer (&from);
   memcpy (c->nonce, nonce, sizeof nonce);
-  testbed_conn_set_max_frame (c, TESTBED_FRAME_HELLO_BODY);
+  testbed_conn_set_max_frame (c, TESTBED_FRAME_HELLO_BODY, NULL);
   g_queue_push_tail (&n->unauth, c);   /* the list's reference; the map's once HELLO came */
   c->hello_timer = g_timeout_source_new (TESTBED_HOST_HELLO_TIMEOUT_MS);
   g_source_set_callback (c->hello_timer, hello_timeout, c, NULL);
@@ -463,7 +564,7 @@ dialed (Conn *c)
 {
   c->dialed = TRUE;
   testbed_conn_hold (c);
-  testbed_conn_set_max_frame (c, TESTBED_FRAME_CHALLENGE_BODY);
+  testbed_conn_set_max_frame (c, TESTBED_FRAME_CHALLENGE_BODY, NULL);
 }
 
 static gboolean
@@ -692,6 +793,10 @@ testbed_host_new (const TestbedHostParams *p, GError **error)
   n->p = *p;
   n->cfg = p->cfg;
   g_queue_init (&n->unauth);
+  n->max_frame = testbed_host_max_frame (p->cfg);
+  n->max_frame_why = g_strdup_printf ("this scenario's largest message: %" G_GSIZE_FORMAT " floats, %u peers, and "
+                                      "%d KiB of headroom", largest_floats (p->cfg), testbed_host_max_peer (p->cfg),
+                                      TESTBED_HOST_FRAME_HEADROOM_BYTES / 1024);
   n->err_tokens = TESTBED_HOST_ERRORS_BURST;
   n->err_refilled_us = g_get_monotonic_time ();
   n->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_value_free);
@@ -816,6 +921,12 @@ testbed_host_gone (const TestbedHost *n)
   return n->gone || (n->peer && !peer_connected (n->peer) && (!n->server || n->server->closed));
 }
 
+const char *
+testbed_host_refused (const TestbedHost *n)
+{
+  return n->refused;
+}
+
 ProtoMachine *testbed_host_coord (TestbedHost *n) { return n->coord; }
 ProtoMachine *testbed_host_peer (TestbedHost *n) { return n->peer; }
 
@@ -873,6 +984,8 @@ testbed_host_free (TestbedHost *n)
   g_object_unref (n->client);
   g_object_unref (n->cancel);
   g_free (n->my_addr);
+  g_free (n->refused);
+  g_free (n->max_frame_why);
   g_free (n);
 }
 
@@ -888,33 +1001,118 @@ testbed_secret_new (GError **error)
   return g_string_free (hex, FALSE);
 }
 
-char *
-testbed_secret_load (const char *path, GError **error)
+gboolean
+testbed_secret_check (const char *secret, const char *where, GError **error)
 {
-  GStatBuf st;
-  if (g_stat (path, &st) != 0)
+  gsize len = strlen (secret);
+  if (len < TESTBED_SECRET_MIN_BYTES)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has %" G_GSIZE_FORMAT
+                   " bytes, at least %d are needed", where, len, TESTBED_SECRET_MIN_BYTES);
+      return FALSE;
+    }
+  gboolean seen[256] = { FALSE };
+  guint distinct = 0;
+  for (const guchar *b = (const guchar *) secret; *b; b++)
+    if (!g_ascii_isspace (*b) && !seen[*b])
+      {
+        seen[*b] = TRUE;
+        distinct++;
+      }
+  if (distinct < TESTBED_SECRET_MIN_DISTINCT)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has %u distinct bytes besides blanks, "
+                   "at least %d are needed (a guessable secret; let a coordinator make one: 32 random bytes in "
+                   "hex)", where, distinct, TESTBED_SECRET_MIN_DISTINCT);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static const char *
+file_kind (mode_t mode)
+{
+  return S_ISFIFO (mode) ? "a FIFO" : S_ISCHR (mode) ? "a character device" : S_ISBLK (mode) ? "a block device"
+       : S_ISDIR (mode) ? "a folder" : S_ISSOCK (mode) ? "a socket" : "not a regular file";
+}
+
+/* The secret file's mode, kind and size, on the open descriptor. */
+static gboolean
+secret_file_ok (int fd, const char *path, GError **error)
+{
+  struct stat st;
+  if (fstat (fd, &st) != 0)
     {
       int err = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
-      return NULL;
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s, not a regular file: the secret must be in "
+                   "a file", path, file_kind (st.st_mode));
+      return FALSE;
     }
   if (st.st_mode & (S_IRWXG | S_IRWXO))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_PERM,
                    "%s: the secret file may be read or written by others (mode %03o): chmod 600 %s", path,
                    (unsigned) (st.st_mode & 0777), path);
-      return NULL;
+      return FALSE;
     }
-  if (st.st_size > 4096)
+  if (st.st_size > TESTBED_SECRET_MAX_FILE_BYTES)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %" G_GINT64_FORMAT " bytes is not a secret file "
-                   "(at most 4096)", path, (gint64) st.st_size);
+                   "(at most %d)", path, (gint64) st.st_size, TESTBED_SECRET_MAX_FILE_BYTES);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reads at most TESTBED_SECRET_MAX_FILE_BYTES + 1 bytes of fd into buf. */
+static gssize
+secret_read (int fd, char *buf)
+{
+  gsize got = 0;
+  while (got <= TESTBED_SECRET_MAX_FILE_BYTES)
+    {
+      gssize r = read (fd, buf + got, TESTBED_SECRET_MAX_FILE_BYTES + 1 - got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return -1;
+      if (r == 0)
+        break;
+      got += (gsize) r;
+    }
+  return (gssize) got;
+}
+
+char *
+testbed_secret_load (const char *path, GError **error)
+{
+  /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of
+   * waiting for a writer; fstat on what was opened, not on the name */
+  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      int err = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
       return NULL;
     }
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  if (!g_file_get_contents (path, &text, &len, error))
+  g_autofree char *text = g_malloc (TESTBED_SECRET_MAX_FILE_BYTES + 2);
+  gssize got = secret_file_ok (fd, path, error) ? secret_read (fd, text) : -2;
+  int err = errno;
+  g_close (fd, NULL);
+  if (got == -1)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path, g_strerror (err));
+  else if (got > TESTBED_SECRET_MAX_FILE_BYTES)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: more than %d bytes is not a secret file", path,
+                 TESTBED_SECRET_MAX_FILE_BYTES);
+  if (got < 0 || got > TESTBED_SECRET_MAX_FILE_BYTES)
     return NULL;
+  gsize len = (gsize) got;
+  text[len] = '\0';
   while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
     text[--len] = '\0';
   if (strlen (text) != len)
@@ -922,11 +1120,7 @@ testbed_secret_load (const char *path, GError **error)
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has a NUL byte", path);
       return NULL;
     }
-  if (len < TESTBED_SECRET_MIN_BYTES)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the secret has %" G_GSIZE_FORMAT
-                   " bytes, at least %d are needed", path, len, TESTBED_SECRET_MIN_BYTES);
-      return NULL;
-    }
+  if (!testbed_secret_check (text, path, error))
+    return NULL;
   return g_steal_pointer (&text);
 }

@@ -16,7 +16,9 @@
  *   a node that has it may claim any id not yet connected.
  * - Limits before the HELLO: a frame over a HELLO's size ends the stream;
  *   at most TESTBED_HOST_MAX_UNAUTHENTICATED streams wait for their HELLO (a new
- *   one closes the oldest), each at most TESTBED_HOST_HELLO_TIMEOUT_MS.  The
+ *   one closes the oldest of the source address that holds the most, so a
+ *   flood from one address cannot keep others out), each at most
+ *   TESTBED_HOST_HELLO_TIMEOUT_MS.  The
  *   `protocol-error` facts are rate-limited (TESTBED_HOST_ERRORS_*): a flood
  *   records a bounded number of rows, the next one says how many were not.
  * - A peer listens for links on its own address, which its SignalForPeer
@@ -56,7 +58,10 @@ typedef struct TestbedHost TestbedHost;
 #define TESTBED_HOST_ERRORS_BURST 10        /* protocol-error rows at once ... */
 #define TESTBED_HOST_ERRORS_PER_S 1         /* ... then this many a second ... */
 #define TESTBED_HOST_ERRORS_MAX 1000        /* ... and no more than this in all */
+#define TESTBED_HOST_FRAME_HEADROOM_BYTES (64 * 1024)
 #define TESTBED_SECRET_MIN_BYTES 16
+#define TESTBED_SECRET_MIN_DISTINCT 8       /* distinct bytes besides blanks */
+#define TESTBED_SECRET_MAX_FILE_BYTES 4096
 
 typedef struct {
   const SimWorldConfig *cfg;   /* borrowed for the node's life */
@@ -75,10 +80,30 @@ typedef struct {
 /* (transfer full) a new shared secret: 32 bytes from /dev/urandom, in hex. */
 char *testbed_secret_new (GError **error);
 /* (transfer full) the secret in `path`, without its trailing newline;
- * refused if the file may be read or written by others than its owner, or
- * the secret is shorter than TESTBED_SECRET_MIN_BYTES or the file longer
- * than 4096 bytes. */
+ * refused if `path` is not a regular file (a FIFO or a device: it is
+ * opened with O_NONBLOCK and checked with fstat before a byte is read),
+ * if the file may be read or written by others than its owner or is
+ * longer than TESTBED_SECRET_MAX_FILE_BYTES, or if testbed_secret_check
+ * refuses the secret. */
 char *testbed_secret_load (const char *path, GError **error);
+/* A secret of at least TESTBED_SECRET_MIN_BYTES bytes, with at least
+ * TESTBED_SECRET_MIN_DISTINCT distinct bytes besides blanks: a floor
+ * against a secret of 32 spaces or one letter repeated, not a measure of
+ * its entropy.  `where` (the file, or the variable) begins the error. */
+gboolean testbed_secret_check (const char *secret, const char *where, GError **error);
+
+/* The largest peer id a scenario has (p1 .. this): the most peers it ever
+ * has online, or its count. */
+guint testbed_host_max_peer (const SimWorldConfig *cfg);
+
+/* The largest frame body an authenticated stream may send in this
+ * scenario: its largest message (8 bytes for each of the most floats a
+ * message carries, the model's or its family's ProtoFamily.largest_floats,
+ * as a value and an index; 32 for each peer) and
+ * TESTBED_HOST_FRAME_HEADROOM_BYTES, at most TESTBED_FRAME_MAX_BODY.  A
+ * larger frame ends the stream with a protocol error that names the
+ * bound. */
+gsize testbed_host_max_frame (const SimWorldConfig *cfg);
 
 TestbedHost *testbed_host_new (const TestbedHostParams *p, GError **error);
 void testbed_host_free (TestbedHost *n);
@@ -96,6 +121,10 @@ void testbed_host_add_rule (TestbedHost *n, const SimAction *a);
 /* Peer: its stream to the coordinator is gone (it left, failed, was
  * excluded, or the coordinator went away): the process may exit. */
 gboolean testbed_host_gone (const TestbedHost *n);
+/* Peer: why its stream to the coordinator ended before the coordinator
+ * sent it anything (a refused HELLO: another secret, a name the
+ * coordinator's scenario lacks), or NULL. */
+const char *testbed_host_refused (const TestbedHost *n);
 /* Milliseconds of wall time since t0, as DlTime. */
 DlTime testbed_host_now (const TestbedHost *n);
 ProtoMachine *testbed_host_coord (TestbedHost *n);

@@ -150,12 +150,8 @@ testbed_node_secret (const char *path, gboolean is_peer, gboolean *out_created, 
     {
       g_autofree char *s = g_strdup (env);
       g_unsetenv ("DLSIM_TESTBED_SECRET");
-      if (strlen (s) < TESTBED_SECRET_MIN_BYTES)
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "DLSIM_TESTBED_SECRET: at least %d bytes are needed",
-                       TESTBED_SECRET_MIN_BYTES);
-          return NULL;
-        }
+      if (!testbed_secret_check (s, "DLSIM_TESTBED_SECRET", error))
+        return NULL;
       return g_steal_pointer (&s);
     }
   if (!path)

@@ -79,6 +79,8 @@ struct TestbedRun {
   SimOutcome outcome;
   GMainLoop *loop;
   struct SimProps *props;   /* the same properties as the simulator's (sim-props.h) */
+  gconstpointer say;        /* testbed.c's TestbedSay (testbed.h), or NULL */
+  guint watch_ticks;        /* the watch's ticks (10 a second) */
   gboolean replaying;       /* dlsim merge: time is replay_now, not the clock */
   DlTime replay_now;
 };

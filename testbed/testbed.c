@@ -297,11 +297,21 @@ on_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation 
 
 /* ---------------------------------------------------------------- the watch */
 
+/* Once a second, the run so far to the caller (TestbedSay.tick). */
+static void
+say_tick (TestbedRun *tb, DlTime now)
+{
+  const TestbedSay *say = tb->say;
+  if (say && say->tick && ++tb->watch_ticks % 10 == 0)
+    say->tick (now, now - MIN (tb->progress, now), tb->round_started, tb->messages, say->data);
+}
+
 static gboolean
 on_watch (gpointer data)
 {
   TestbedRun *tb = data;
   DlTime now = _testbed_run_now (tb);
+  say_tick (tb, now);
   if (tb->interrupted)
     tb->outcome = SIM_OUTCOME_INTERRUPTED;
   else if (now >= tb->cfg->time_limit)
@@ -419,9 +429,20 @@ drive (TestbedRun *tb, const SimWorldConfig *cfg, ResRun *run, TestbedReport *re
   return status;
 }
 
+static TestbedRunStatus run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db,
+                                   const char *self_exe, TestbedNetwork network, const TestbedSay *say, guint k,
+                                   TestbedReport *report, GError **error);
+
 TestbedRunStatus
 testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db,
                    const char *self_exe, TestbedNetwork network, TestbedReport *report, GError **error)
+{
+  return run_point (s, pt, seed, sets, db, self_exe, network, NULL, 0, report, error);
+}
+
+static TestbedRunStatus
+run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db, const char *self_exe,
+           TestbedNetwork network, const TestbedSay *say, guint k, TestbedReport *report, GError **error)
 {
   gboolean netem = network == TESTBED_NETEM;
   SimBuilt built;
@@ -451,6 +472,7 @@ testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char 
   _testbed_run_init (&tb, s, pt, seed, sets, &built.cfg, run);
   tb.rec = (SimRecorder) { on_observation, tb.track.fact, tb.track.metric, tb.track.traffic, &tb };
   tb.self_exe = self_exe;
+  tb.say = say;
   tb.emulate_latency = network != TESTBED_LOOPBACK_RAW;
   TestbedRunStatus status = TESTBED_RUN_ERROR;
   if (netem && !(tb.net = make_network (&built.cfg, error)))
@@ -467,6 +489,8 @@ testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char 
       res_run_abort (run, "error");
       goto out;
     }
+  if (say && say->start)
+    say->start (s, k, seed, sim_stall_window (&built.cfg), say->data);
   tb.t0_us = g_get_monotonic_time ();
   tb.loop = g_main_loop_new (NULL, FALSE);
   _testbed_run_fact (&tb, 0, PROTO_NO_NODE, PROTO_NO_NODE, "testbed", detail);
@@ -492,8 +516,7 @@ out:
 
 TestbedRunStatus
 testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
-                      void (*done) (const SimScenario *s, guint64 seed, const TestbedReport *report, gpointer data),
-                      gpointer data, GError **error)
+                      const TestbedSay *say, GError **error)
 {
   g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
   if (!self_exe)
@@ -505,10 +528,10 @@ testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNet
         guint64 sd = testbed_repeat_seed (seed, s->seed, k);
         TestbedReport rep;
         testbed_report_init (&rep);
-        TestbedRunStatus st = testbed_run_point (s, s->points->pdata[pi], sd, sets, db, self_exe, network, &rep,
-                                                 error);
-        if (st == TESTBED_RUN_DONE && done)
-          done (s, sd, &rep, data);
+        TestbedRunStatus st = run_point (s, s->points->pdata[pi], sd, sets, db, self_exe, network, say,
+                                         pi * s->repeat + k, &rep, error);
+        if (st == TESTBED_RUN_DONE && say && say->done)
+          say->done (s, sd, &rep, say->data);
         testbed_report_clear (&rep);
         if (st != TESTBED_RUN_DONE)
           return st;

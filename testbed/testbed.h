@@ -83,16 +83,28 @@ gboolean testbed_select_checked (GPtrArray *paths, char **sets, gboolean netem, 
  * seed + k, or scenario_seed + k when seed < 0 (the run's --seed unset). */
 guint64 testbed_repeat_seed (gint64 seed, guint64 scenario_seed, guint k);
 
+/* What testbed_run_scenario tells its caller as it goes (a member may be
+ * NULL): what `dlsim testbed` and `dlsim check --testbed` print. */
+typedef struct {
+  /* run k (0 .. points x repeats - 1) of s begins; stall_window: how long
+   * it may go without progress before it ends as stalled */
+  void (*start) (const SimScenario *s, guint k, guint64 seed, DlTime stall_window, gpointer data);
+  /* about once a second of a run: its wall time so far, the time since a
+   * peer last made progress, the round the coordinator began last (0:
+   * none yet) and the messages so far */
+  void (*tick) (DlTime elapsed, DlTime since_progress, guint round, guint64 messages, gpointer data);
+  /* a run that is done */
+  void (*done) (const SimScenario *s, guint64 seed, const TestbedReport *report, gpointer data);
+  gpointer data;
+} TestbedSay;
+
 /* Every point of s and every repeat of each, one run after the other
  * (testbed_run_point; repeat k runs with testbed_repeat_seed), the peers
- * running this program (/proc/self/exe, else `dlsim` on the PATH).  done
- * (s, seed, report, data) is called after each run that is done.  Stops
- * at the first run that is not done and returns its status (error set as
- * testbed_run_point sets it); TESTBED_RUN_DONE when every run is. */
+ * running this program (/proc/self/exe, else `dlsim` on the PATH), told to
+ * say (NULL: nothing).  Stops at the first run that is not done and
+ * returns its status (error set as testbed_run_point sets it);
+ * TESTBED_RUN_DONE when every run is. */
 TestbedRunStatus testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network,
-                                       ResDb *db,
-                                       void (*done) (const SimScenario *s, guint64 seed,
-                                                     const TestbedReport *report, gpointer data),
-                                       gpointer data, GError **error);
+                                       ResDb *db, const TestbedSay *say, GError **error);
 
 G_END_DECLS

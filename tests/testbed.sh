@@ -5,7 +5,8 @@
 # cannot be reached; a port already in use; junk bytes to a coordinator;
 # Ctrl-C; nodes by hand with the deployment's secret; hostile clients on the
 # sockets (an impostor, ids outside the scenario, the limits before a
-# HELLO).  After every exit path no `dlsim node` process is left.
+# HELLO, a flood of silent streams from another address).  After every
+# exit path no `dlsim node` process is left.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 SRC=${DLSIM_SRCDIR:-.}
@@ -101,6 +102,7 @@ expect 2 "open-secret: the secret file may be read or written by others (mode 64
   "$DLSIM" node peer --coordinator 127.0.0.1:1 --name p1 --secret-file "$tmp/open-secret" --scenario "$tmp/s17.ini"
 
 # 5. junk bytes to a coordinator: that stream is closed, the process goes on;
+#    a refused peer exits non-zero with the reason;
 #    a port already in use is an error
 "$DLSIM" node coordinator --listen 127.0.0.1:0 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini" --report \
   > "$tmp/co.out" 2> "$tmp/co.err" &
@@ -116,6 +118,29 @@ if [ -n "$port" ]; then
     "$DLSIM" node coordinator --listen "127.0.0.1:$port" --secret-file "$tmp/secret" --scenario "$tmp/s17.ini"
 else
   ko "coordinator did not start"; cat "$tmp/co.err"
+fi
+# a peer that the coordinator refuses (another secret, a name its
+# scenario lacks) exits 1 and says why; one whose own scenario lacks its
+# name exits 2 before it dials
+if [ -n "$port" ]; then
+  ( umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$tmp/other-secret" )
+  expect 1 "closed the stream after p1's HELLO, before any message.*refused p1" -- timeout 15 \
+    "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p1 --secret-file "$tmp/other-secret" --scenario "$tmp/s17.ini"
+  expect 1 "refused p4 (its secret file is not this one, or its scenario has no p4" -- timeout 15 \
+    "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p4 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini" \
+    --set peers.count=4
+  expect 2 "name p9: .*s17.ini has peers p1..p3" -- timeout 15 \
+    "$DLSIM" node peer --coordinator 127.0.0.1:$port --name p9 --secret-file "$tmp/secret" --scenario "$tmp/s17.ini"
+  # an authenticated stream that announces a 1 GiB frame, where this
+  # scenario's largest message is a few hundred bytes of model: closed at
+  # the frame's length, with the bound named
+  big=$(timeout 30 /usr/bin/python3 "$SRC/tests/tb-attack.py" bigframe $port 1 0 "$tmp/secret" 64)
+  sleep 0.3
+  case $big in
+    [0-9]" closed"|1[0-5]" closed") grep -q "frame over the size limit (1073741824 bytes, at most [0-9]*: this scenario's largest message" "$tmp/co.out" \
+      && ok "a 1 GiB frame after the HELLO is cut at the scenario's bound" || ko "no protocol-error naming the scenario's bound" ;;
+    *) ko "a 1 GiB frame after an authenticated HELLO: '$big' (MiB taken, stream)" ;;
+  esac
 fi
 kill -TERM $co 2>/dev/null
 wait $co 2>/dev/null
@@ -171,6 +196,19 @@ expect 0 "1 passed, 0 failed, 1 skipped" -- "$DLSIM" check --testbed "$cm3" \
   "$SRC/scenarios/failures/s15-dead-link-reused.ini"
 grep -q "SKIP .*s15-dead-link-reused.ini: \[timeline\] link-down: not supported in the testbed" "$out" && ok "skip named" \
   || ko "check --testbed: no SKIP line naming link-down"
+# status lines as `run` prints them, and first a warning when a file
+# expects a stall that takes minutes (s07: a stall window of 390 s, where
+# check --testbed used to say nothing for 10 min 51 s): both seen within
+# 10 s, then Ctrl-C
+DLSIM_PROGRESS_INTERVAL=1 "$DLSIM" check --testbed "$SRC/scenarios/failures/s07-orphan-timer.ini" \
+  >"$tmp/s07.out" 2>"$tmp/s07.err" &
+pid=$!
+for i in $(seq 1 100); do grep -q "run 1 at" "$tmp/s07.err" 2>/dev/null && break; sleep 0.1; done
+kill -INT $pid; wait $pid
+grep -q "dlsim check: warning: .*s07-orphan-timer.ini expects a stall: each run waits 390 s of wall time" "$tmp/s07.err" \
+  && grep -q "dlsim check: 0/1 runs, ETA unknown; run 1 at [0-9]* s of wall time, .* messages, [0-9]* s since a peer's progress" "$tmp/s07.err" \
+  && ok "check --testbed: a stall warning and status lines" || { ko "check --testbed on s07: no warning or status line"; cat "$tmp/s07.err"; }
+no_children "check --testbed interrupted"
 sed 's/^rounds_completed = 3/rounds_completed = 4/' "$SRC/scenarios/regression/consensus-mean-3.ini" > "$tmp/wrong.ini"
 expect 1 "0 passed, 1 failed" -- "$DLSIM" check --testbed "$tmp/wrong.ini"
 expect 2 "belong to dlsim check" -- "$DLSIM" run --testbed "$tmp/wrong.ini"
@@ -346,5 +384,38 @@ bound=$(( 10 + $(date +%s) - a0 + 1 ))
 [ "$rows" -le "$bound" ] && has_fact "$tmp/a-coord.db" "more protocol errors not recorded" \
   && ok "a flood records $rows protocol-error rows (at most $bound)" || ko "$rows protocol-error rows after a flood (at most $bound)"
 no_children "hostile clients"
+
+
+# 13. a flood that holds every slot before a HELLO: a stranger on 127.0.0.2
+# opens 600 silent streams a second (each is closed within 55 ms as 32
+# slots turn over) while three peers join through a relay that adds 40 ms
+# each way (an 80 ms round trip: their HELLO comes back after the flood
+# had closed their stream, when the oldest stream of all was closed).
+# Only the stranger's own streams are closed now: the run completes.
+port4=$((port + 3)) rport=$((port + 4))
+"$DLSIM" node coordinator --listen 127.0.0.1:$port4 --secret-file "$tmp/secret" --emulate-latency --scenario "$f" \
+  -o "$tmp/f-coord.db" 2>/dev/null &
+cpid=$!
+atk relay $rport $port4 40 25 &
+relay=$!
+sleep 0.3
+atk hold $port4 600 20 127.0.0.2 >/dev/null &
+hold=$!
+sleep 1
+for i in 1 2 3; do
+  "$DLSIM" node peer --coordinator 127.0.0.1:$rport --name p$i --secret-file "$tmp/secret" --emulate-latency \
+    --scenario "$f" -o "$tmp/f-p$i.db" </dev/null >/dev/null 2>&1 &
+done
+fmodels () { for i in 1 2 3; do sqlite3 "$tmp/f-p$i.db" "SELECT COUNT(*) FROM node_records WHERE line LIKE 'W%'" 2>/dev/null; done | tr '\n' ' '; }
+for i in $(seq 1 150); do [ "$(fmodels)" = "3 3 3 " ] && break; sleep 0.1; done
+kill -0 $hold 2>/dev/null && flooding=yes || flooding=no
+kill -TERM $cpid; wait $cpid
+kill $relay $hold 2>/dev/null; wait $relay $hold 2>/dev/null
+for i in $(seq 1 50); do ours "node peer" >/dev/null || break; sleep 0.1; done
+[ "$flooding" = yes ] && has_fact "$tmp/f-coord.db" "the oldest from 127.0.0.2 closed" \
+  && ok "the flood held the slots to the end" || ko "the flood did not last the run (flooding: $flooding)"
+expect 0 "merged 4 node databases into run 1 (testbed): completed, 3 rounds, 6 expectations" -- \
+  "$DLSIM" merge "$tmp/flooded.db" "$tmp/f-coord.db" "$tmp/f-p1.db" "$tmp/f-p2.db" "$tmp/f-p3.db"
+no_children "a flood from another address"
 
 finish

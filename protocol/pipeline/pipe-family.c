@@ -168,6 +168,15 @@ static const char *const metric_names[] = {
 /* a server serves while it stays (pipe_peer_view's serves_only) */
 static const char *const serving_states[] = { "serving", "computing", NULL };
 
+/* PipeStep and PipeResult carry the hidden states of up to `steps`
+ * tokens, (hidden_size + 3) / 4 floats each (_pipe_peer_hidden) */
+static gsize
+largest_floats (const ProtoConfig *cfg)
+{
+  const PipeConfig *pc = pipe_config (cfg);
+  return (gsize) ((pc->hidden_size + 3) / 4) * MAX (pc->steps, 1);
+}
+
 extern const ProtoMsgFamily proto_msgs_pipeline;   /* pipe-msgs.c */
 extern const ProtoFamilyKeys proto_pipeline_keys;   /* pipe-keys.c */
 
@@ -182,6 +191,7 @@ const ProtoFamily proto_family_pipeline = {
   .syncs_late_joiners = syncs_late_joiners,
   .metric_names = metric_names,
   .serving_states = serving_states,
+  .largest_floats = largest_floats,
   .n_peer_states = PIPE_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
   .keys = &proto_pipeline_keys,
