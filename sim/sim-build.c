@@ -67,6 +67,43 @@ uint_of (const char *v)
   return n;
 }
 
+/* Whether the model of c fits what a run may hold: its weights (a message
+ * carries at most SIM_FLOATS_MAX), the copies that the run's peers hold
+ * (SIM_RUN_FLOATS_MAX) and a batch's work space (learn-model.c), in
+ * floats.  NULL if it fits; else (transfer full) the message, and
+ * *out_sec and *out_key the key to blame. */
+static char *
+model_fault (const SimWorldConfig *c, gsize train_rows, gboolean synthetic, const char *src, const char **out_sec,
+             const char **out_key)
+{
+  gboolean mlp = c->model.kind == LEARN_MODEL_MLP;
+  guint64 f = c->model.features, k = c->model.classes, h = c->model.hidden;
+  guint64 weights = mlp ? h * f + h + k * h + k : k * f + k;
+  g_autofree char *model = mlp ? g_strdup_printf ("an mlp of %" G_GUINT64_FORMAT " features, %" G_GUINT64_FORMAT
+                                                  " hidden units and %" G_GUINT64_FORMAT " classes", f, h, k)
+                               : g_strdup_printf ("a softmax of %" G_GUINT64_FORMAT " features and %" G_GUINT64_FORMAT
+                                                  " classes", f, k);
+  *out_sec = mlp ? "model" : "data";
+  *out_key = mlp ? "hidden" : synthetic ? "features" : "source";
+  if (weights > SIM_FLOATS_MAX)
+    return g_strdup_printf ("%s (data.source %s) has %" G_GUINT64_FORMAT " weights: at most %u (a message carries "
+                            "at most 1 GiB of floats)", model, src, weights, SIM_FLOATS_MAX);
+  guint64 held = weights * ((guint64) c->max_peers + 1);
+  if (held > SIM_RUN_FLOATS_MAX)
+    return g_strdup_printf ("%s (data.source %s) has %" G_GUINT64_FORMAT " weights, and every one of the run's %u "
+                            "peers holds its own: %" G_GUINT64_FORMAT " x (%u peers + 1) = %" G_GUINT64_FORMAT
+                            " floats, more than the run's bound of %u (2 GB of model copies; use fewer peers, "
+                            "features, classes or hidden units)", model, src, weights, c->max_peers, weights,
+                            c->max_peers, held, SIM_RUN_FLOATS_MAX);
+  guint64 rows = MIN ((guint64) c->model.batch_size, (guint64) train_rows);
+  *out_sec = "model";
+  *out_key = "batch_size";
+  if (rows * (f + k + (mlp ? 3 * h : 0)) > SIM_FLOATS_MAX)
+    return g_strdup_printf ("a batch of %" G_GUINT64_FORMAT " rows needs more than %u floats of work space", rows,
+                            SIM_FLOATS_MAX);
+  return NULL;
+}
+
 gboolean
 sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
 {
@@ -468,21 +505,10 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       c->test = out->test->n ? out->test : NULL;
       c->model.features = out->train->features;
       c->model.classes = out->train->classes;
-      /* the weights, and a batch's work space (learn-model.c), in floats */
-      guint64 f = c->model.features, k = c->model.classes, h = c->model.hidden;
-      guint64 weights = mk == LEARN_MODEL_MLP ? h * f + h + k * h + k : k * f + k;
-      if (weights > SIM_FLOATS_MAX && mk == LEARN_MODEL_MLP)
-        return BAD ("model", "hidden", "an mlp of %" G_GUINT64_FORMAT " features, %" G_GUINT64_FORMAT " hidden units and %"
-                    G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a message carries at "
-                    "most 1 GiB of floats)", f, h, k, weights, SIM_FLOATS_MAX);
-      if (weights > SIM_FLOATS_MAX)
-        return BAD ("data", sk != LEARN_SOURCE_SYNTHETIC ? "source" : "features", "a softmax of %" G_GUINT64_FORMAT
-                    " features and %" G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a "
-                    "message carries at most 1 GiB of floats)", f, k, weights, SIM_FLOATS_MAX);
-      guint64 rows = MIN ((guint64) c->model.batch_size, (guint64) out->train->n);
-      if (rows * (f + k + (mk == LEARN_MODEL_MLP ? 3 * h : 0)) > SIM_FLOATS_MAX)
-        return BAD ("model", "batch_size", "a batch of %" G_GUINT64_FORMAT " rows needs more than %u floats of "
-                    "work space", rows, SIM_FLOATS_MAX);
+      const char *msec = NULL, *mkey = NULL;
+      g_autofree char *why = model_fault (c, out->train->n, sk == LEARN_SOURCE_SYNTHETIC, src, &msec, &mkey);
+      if (why)
+        return BAD (msec, mkey, "%s", why);
     }
   return TRUE;
 }

@@ -20,6 +20,10 @@
 #include <math.h>
 #include <string.h>
 
+/* The most intervals a behaviour trace may make up to the time limit, all
+ * its lines together (an interval is 32 bytes: 32 MB). */
+#define SIM_FEDSCALE_INTERVALS_MAX 1000000u
+
 typedef gboolean (*LineFn) (gpointer ud, JsonObject *o, guint line, const char **why);
 
 /* Calls fn on each JSON object line of the file; blank lines and lines
@@ -178,8 +182,9 @@ behave_line (gpointer ud, JsonObject *o, guint line, const char **why)
   /* FedScale's is_active takes the time modulo finish_time: the intervals
    * repeat every period, here up to the run's time limit */
   guint64 periods = (guint64) ceil ((double) b->horizon / 1e9 / period);
-  if (periods * active->len > 1000000)
-    return (*why = "more than a million intervals up to the time limit (lower scenario.time_limit)", FALSE);
+  if (periods * active->len > SIM_FEDSCALE_INTERVALS_MAX - b->out->len)
+    return (*why = "the file's intervals up to the time limit pass 1 000 000 with this line (a bound on the whole "
+                   "file: lower scenario.time_limit, or give fewer clients or intervals)", FALSE);
   for (guint64 k = 0; k < periods; k++)
     for (guint i = 0; i < active->len; i++)
       add_interval (b, peer, line, k * period + g_array_index (active, double, i),

@@ -205,6 +205,13 @@ START_TEST (test_csv_roundtrip_and_errors)
     { "1,2,-1\n", "data.csv:1: the label" },
     { "h1,h2\n", "no data rows" },
     { "5\n", "data.csv:1: a row needs at least one feature" },
+    /* one label of a million would make a million classes (a softmax of
+     * features x 1 000 001 weights a peer) */
+    { "1,2,0\n1,2,1000000\n", "data.csv:2: the label (last column) must be an integer from 0 to 65535 (at most 65536 "
+      "classes), got 1e+06" },
+    /* past a float's range: once inf, silently */
+    { "1,2,0\n3,1e39,1\n", "data.csv:2: column 2: 1e+39 is past a float's range" },
+    { "1,2,0\n-1e39,4,1\n", "data.csv:2: column 1: -1e+39 is past a float's range" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
