@@ -26,6 +26,39 @@
 
 typedef gboolean (*LineFn) (gpointer ud, JsonObject *o, guint line, const char **why);
 
+/* How deep a line may nest arrays and objects: json-glib's parser
+ * recurses once a level, so 100 000 `[` overflowed the stack; a trace
+ * line needs 2 (an object holding lists). */
+#define SIM_FEDSCALE_DEPTH_MAX 16
+
+/* TRUE if l nests `[` and `{` (outside strings) deeper than
+ * SIM_FEDSCALE_DEPTH_MAX: a scan, before the recursive parse. */
+static gboolean
+too_deep (const char *l)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE, escaped = FALSE;
+  for (const char *q = l; *q; q++)
+    {
+      if (in_string)
+        {
+          if (escaped)
+            escaped = FALSE;
+          else if (*q == '\\')
+            escaped = TRUE;
+          else if (*q == '"')
+            in_string = FALSE;
+        }
+      else if (*q == '"')
+        in_string = TRUE;
+      else if ((*q == '[' || *q == '{') && ++depth > SIM_FEDSCALE_DEPTH_MAX)
+        return TRUE;
+      else if ((*q == ']' || *q == '}') && depth > 0)
+        depth--;
+    }
+  return FALSE;
+}
+
 /* Calls fn on each JSON object line of the file; blank lines and lines
  * starting with # are skipped.  Errors name the file and the line. */
 static gboolean
@@ -54,7 +87,9 @@ each_line (const char *path, LineFn fn, gpointer ud, GError **error)
       g_autoptr (GError) pe = NULL;
       const char *why = NULL;
       JsonNode *root = NULL;
-      if (!json_parser_load_from_data (parser, l, -1, &pe))
+      if (too_deep (l))
+        why = "[ and { nest more than " G_STRINGIFY (SIM_FEDSCALE_DEPTH_MAX) " deep (a trace line needs 2)";
+      else if (!json_parser_load_from_data (parser, l, -1, &pe))
         why = pe->message;
       else if (!(root = json_parser_get_root (parser)) || !JSON_NODE_HOLDS_OBJECT (root))
         why = "expected one JSON object per line";

@@ -426,6 +426,33 @@ START_TEST (test_fedscale_intervals_per_file)
 }
 END_TEST
 
+/* A line of 100 000 nested [ overflowed the stack in json-glib's
+ * recursive parser (SIGSEGV): the depth is scanned first, and the line
+ * refused with the file and the line; brackets inside a string count
+ * for nothing. */
+START_TEST (test_fedscale_nesting)
+{
+  char *path = write_tmp ("[peers]\ncount = 0\n[churn]\ntrace = b.jsonl\ntrace_format = fedscale\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *beh = g_build_filename (dir, "b.jsonl", NULL);
+  g_autofree char *deep = g_strnfill (100000, '[');
+  g_autofree char *text = g_strdup_printf ("{\"client_id\": 1, \"duration\": 60, \"active\": [0], \"inactive\": [30], "
+                                           "\"model\": \"[[[[[[[[[[[[[[[[[[[[{{{{\\\"\"}\n# a comment\n%s\n", deep);
+  ck_assert (g_file_set_contents (beh, text, -1, NULL));
+  g_autofree char *m = refusal (path);
+  ck_assert_msg (m && strstr (m, "s.ini: [churn] trace: ") && strstr (m, "b.jsonl:3: [ and { nest more than 16 deep"),
+                 "%s", m ? m : "loaded");
+  /* 16 deep is not too deep: json-glib's own message */
+  g_autofree char *sixteen = g_strnfill (15, '[');
+  g_autofree char *text2 = g_strdup_printf ("{\"client_id\": %s\n", sixteen);
+  ck_assert (g_file_set_contents (beh, text2, -1, NULL));
+  g_autofree char *m2 = refusal (path);
+  ck_assert_msg (m2 && strstr (m2, "b.jsonl:1: ") && !strstr (m2, "nest more"), "%s", m2 ? m2 : "loaded");
+  g_unlink (beh);
+  remove_tmp (path);
+}
+END_TEST
+
 /* Every value at its largest: no family's stall window, and no wait of
  * robust's, overflows (UBSan traps a signed overflow). */
 START_TEST (test_largest_values)
@@ -770,6 +797,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_trace_peer_out_of_range);
   tcase_add_test (tc, test_model_copies_bounded);
   tcase_add_test (tc, test_fedscale_intervals_per_file);
+  tcase_add_test (tc, test_fedscale_nesting);
   tcase_add_test (tc, test_bandwidth_trace);
   tcase_add_test (tc, test_fedscale_keys);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
