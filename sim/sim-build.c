@@ -23,6 +23,7 @@ sim_built_clear (SimBuilt *b)
   sim_world_config_clear (&b->cfg);
   g_clear_pointer (&b->train, learn_dataset_free);
   g_clear_pointer (&b->test, learn_dataset_free);
+  g_clear_pointer (&b->warning, g_free);
 }
 
 /* The folder the file's relative paths are taken from: [scenario] dir
@@ -292,6 +293,14 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         PARSE ("churn", "trace", (c->trace = sim_fedscale_load_behaviour (tp, c->time_limit, &_e)) != NULL);
       else
         PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
+      /* an empty trace once ran with no churn and no word: it runs (a
+       * sweep's baseline may be one), with a warning */
+      if (c->trace->len == 0)
+        out->warning = g_strdup_printf ("%s: [churn] trace: %s: no peer is ever online in it before the time limit "
+                                        "(%s): the run has no trace churn", _sim_scenario_origin (s, "churn", "trace"),
+                                        tp, strcmp (trace_format, "fedscale") == 0
+                                              ? "no line, or every interval after scenario.time_limit"
+                                              : "no peer,join,leave row");
     }
   const char *capacity = V ("peers", "capacity");
   if (*capacity)

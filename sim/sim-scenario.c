@@ -89,6 +89,7 @@ sim_scenario_free (SimScenario *s)
   g_free (s->version);
   g_free (s->sha256);
   g_clear_pointer (&s->set_by, g_hash_table_unref);
+  g_clear_pointer (&s->warnings, g_ptr_array_unref);
   g_ptr_array_unref (s->points);
   g_free (s);
 }
@@ -303,6 +304,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
   s->sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
   s->set_by = g_steal_pointer (&set_by);
   s->points = g_ptr_array_new_with_free_func (point_free);
+  s->warnings = g_ptr_array_new_with_free_func (g_free);
   for (guint pi = 0; pi < n_points; pi++)
     {
       SimPoint *p = g_new0 (SimPoint, 1);
@@ -410,6 +412,8 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           sim_scenario_free (s);
           return NULL;
         }
+      if (b.warning && !g_ptr_array_find_with_equal_func (s->warnings, b.warning, g_str_equal, NULL))
+        g_ptr_array_add (s->warnings, g_steal_pointer (&b.warning));
       sim_built_clear (&b);
     }
   return s;

@@ -50,6 +50,12 @@ bad "bad.ini: \[expect\] rounds_completed: 'many': >= needs a number" "[expect]"
 bad "bad.ini: \[protocol\] version: unknown protocol version 'disco-9'" "[protocol]" "version = disco-9"
 bad "bad.ini: \[timeline\] 5min: appears twice" "[timeline]" "5min = crash p1" "5min = crash p2"
 bad "bad.ini: \[churn\] trace: .*nope.csv" "[churn]" "trace = nope.csv"
+# an empty trace runs (a sweep's baseline may be one), with a warning
+# naming the key and the file (once it ran with no churn and no word)
+: > "$tmp/empty.csv"
+printf '[peers]\ncount = 2\n[churn]\ntrace = empty.csv\n' > "$tmp/empty.ini"
+expect 0 "^dlsim run: warning: .*empty.ini: \[churn\] trace: .*empty.csv: no peer is ever online in it" -- \
+  "$DLSIM" run "$tmp/empty.ini" -o "$tmp/empty.db" -q
 bad "bad.ini: \[data\] source: .*missing.csv" "[model]" "kind = softmax" "[data]" "source = csv:missing.csv"
 bad "(sweep point peers.count=0)" "[peers]" "count = \${3, 0}"
 # the pipeline family's impossible configurations (protocol/pipeline/README.md)

@@ -453,6 +453,48 @@ START_TEST (test_fedscale_nesting)
 }
 END_TEST
 
+/* An empty churn trace once ran with no churn and no word: it loads (a
+ * sweep's baseline may be one) with a warning naming the key and the
+ * file, once however many points share it; a trace with rows has none. */
+START_TEST (test_empty_trace_warns)
+{
+  char *path = write_tmp ("[peers]\ncount = 3\nspeed = ${1, 2}\n[churn]\ntrace = t.csv\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *csv = g_build_filename (dir, "t.csv", NULL);
+  const char *texts[] = { "", "peer,join,leave\n# nothing\n", "p1,0,10\n" };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      ck_assert (g_file_set_contents (csv, texts[i], -1, NULL));
+      g_autoptr (GError) e = NULL;
+      g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+      ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+      if (i == 2)
+        {
+          ck_assert_uint_eq (s->warnings->len, 0);
+          continue;
+        }
+      ck_assert_uint_eq (s->warnings->len, 1);
+      const char *w = s->warnings->pdata[0];
+      ck_assert_msg (strstr (w, "s.ini: [churn] trace: ") && strstr (w, "t.csv: no peer is ever online in it")
+                     && strstr (w, "the run has no trace churn"), "%s", w);
+    }
+  ck_assert (g_file_set_contents (path, "[churn]\ntrace = b.jsonl\ntrace_format = fedscale\n[peers]\ncount = 2\n"
+                                  "[scenario]\ntime_limit = 1min\n", -1, NULL));
+  g_autofree char *beh = g_build_filename (dir, "b.jsonl", NULL);
+  ck_assert (g_file_set_contents (beh, "{\"client_id\": 1, \"duration\": 600, \"active\": [120], \"inactive\": [300]}\n",
+                                  -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (s->warnings->len, 1);
+  ck_assert_msg (strstr (s->warnings->pdata[0], "every interval after scenario.time_limit"), "%s",
+                 (char *) s->warnings->pdata[0]);
+  g_unlink (beh);
+  g_unlink (csv);
+  remove_tmp (path);
+}
+END_TEST
+
 /* Every value at its largest: no family's stall window, and no wait of
  * robust's, overflows (UBSan traps a signed overflow). */
 START_TEST (test_largest_values)
@@ -798,6 +840,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_model_copies_bounded);
   tcase_add_test (tc, test_fedscale_intervals_per_file);
   tcase_add_test (tc, test_fedscale_nesting);
+  tcase_add_test (tc, test_empty_trace_warns);
   tcase_add_test (tc, test_bandwidth_trace);
   tcase_add_test (tc, test_fedscale_keys);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
