@@ -44,6 +44,18 @@ expect 2 "inf.ini: \[data\] source: .*inf.csv:2: column 2: 1e+39 is past a float
 # the results file holds no row of the refused runs
 if [ ! -e "$tmp/h.db" ] || [ "$(sqlite3 "$tmp/h.db" 'SELECT count(*) FROM runs')" = 0 ]; then ok
 else ko "refused runs left rows: $(sqlite3 "$tmp/h.db" 'SELECT run_id, status FROM runs')"; fi
+# a gzip file of several members (cat a.gz b.gz) is one file, as gzip
+# reads it: it once read as "truncated" after the first member
+mkdir "$tmp/mm"
+printf '\000\000\010\003\000\000\000\002\000\000\000\002' > "$tmp/i1"
+printf '\000\000\000\002\000\377\063\146\001\002\003\377' > "$tmp/i2"
+printf '\000\000\010\001\000\000\000\002\000\001' > "$tmp/l1"
+for set in train t10k; do
+  gzip -c "$tmp/i1" > "$tmp/a.gz" && gzip -c "$tmp/i2" > "$tmp/b.gz"
+  cat "$tmp/a.gz" "$tmp/b.gz" > "$tmp/mm/$set-images-idx3-ubyte.gz"
+  gzip -c "$tmp/l1" > "$tmp/mm/$set-labels-idx1-ubyte.gz"
+done
+expect 0 "^train rows 2 features 4 classes 2 labels 0..1 values 0..1$" -- "$PROBE" "idx:$tmp/mm" 0
 if [ -f "$SKDATA/digits.csv.gz" ] && /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
   ran=1
   # 1797 images of 8x8 values 0..16, ten digits; seed 1 and test_fraction 0.2
