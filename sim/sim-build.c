@@ -248,7 +248,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
           dl_dist_parse (V ("network", key), DL_UNIT_RATE, d, NULL);
           double mean = dl_dist_mean (d);
           if (!(mean >= 1e3 && mean < 1e15))
-            return BAD ("network", key, "the distribution's mean must be between 1kbps and 1000Tbps");
+            return BAD ("network", key, "the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)");
           *bps = (uint64_t) llround (mean);
           c->rates_drawn = TRUE;
         }

@@ -280,7 +280,7 @@ m1=$(sqlite3 "$tmp/rates.db" "SELECT group_concat(uplink_bps) FROM (SELECT uplin
 m2=$(sqlite3 "$tmp/rates2.db" "SELECT group_concat(uplink_bps) FROM (SELECT uplink_bps FROM peers ORDER BY peer)")
 [ "$m" = "6|1|1|1|100000000" ] && [ "$m1" = "$m2" ] && pass=$((pass + 1)) \
   || { fail=$((fail + 1)); echo "FAIL: per-peer rates: $m; $m1 against $m2"; }
-expect 2 "\\[network\\] uplink: the distribution's mean must be between 1kbps and 1000Tbps" -- "$DLSIM" run "$tmp/ok.ini" --set 'network.uplink=uniform(0bps, 1bps)' -o "$tmp/never.db"
+expect 2 "\\[network\\] uplink: the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)" -- "$DLSIM" run "$tmp/ok.ini" --set 'network.uplink=uniform(0bps, 1bps)' -o "$tmp/never.db"
 expect 2 "\\[network\\] mss: must be between 1B and 1MiB" -- "$DLSIM" run "$tmp/ok.ini" --set network.mss=0B -o "$tmp/never.db"
 
 # a link close reaches the other end after the link's latency (D1), behind

@@ -495,6 +495,49 @@ START_TEST (test_empty_trace_warns)
 }
 END_TEST
 
+/* Messages that once misled: a duplicate key got a hint about timeline
+ * actions and no line; the rate bound named a unit, Tbps, that does not
+ * exist; an exponent in a duration was "unknown duration unit 'e'". */
+static const struct { const char *text, *needle, *not; } unclear[] = {
+  { "[peers]\ncount = 2\nspeed = 1\n\n[network]\nuplink = 1Mbps\n[peers]\ncount = 3\n",
+    "s.ini: [peers] count: appears twice, on lines 2 and 8: a key is given once in a section", "timeline" },
+  { "[timeline]\n5min = crash p1\n# a comment = x\n 5min=crash p2\n",
+    "s.ini: [timeline] 5min: appears twice, on lines 2 and 4: a key is given once in a section (several timeline "
+    "actions at one instant go on one line, separated by ;)", NULL },
+  { "[network]\nuplink = uniform(0bps, 1bps)\n",
+    "s.ini: [network] uplink: the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)", "Tbps" },
+  { "[churn]\narrival_rate = 1/min\nsession = weibull(1e300s, 1)\n",
+    "s.ini: [churn] session: 'weibull(1e300s, 1)': argument 1 of weibull(scale, shape): '1e300s': a duration takes "
+    "no exponent (e or E)", "unit 'e'" },
+  { "[scenario]\ntime_limit = 1e3s\n", "s.ini: [scenario] time_limit: '1e3s': a duration takes no exponent",
+    "out of range" },
+};
+
+START_TEST (test_unclear_messages)
+{
+  char *path = write_tmp (unclear[_i].text);
+  g_autofree char *m = refusal (path);
+  ck_assert_msg (m && strstr (m, unclear[_i].needle) && !(unclear[_i].not && strstr (m, unclear[_i].not)), "%s",
+                 m ? m : "loaded");
+  remove_tmp (path);
+}
+END_TEST
+
+/* A bandwidth trace's rate bound names real units. */
+START_TEST (test_bwtrace_rate_bound)
+{
+  char *path = write_tmp ("[peers]\ncount = 2\n[network]\nbandwidth_trace = bw.csv\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *csv = g_build_filename (dir, "bw.csv", NULL);
+  ck_assert (g_file_set_contents (csv, "peer,time,uplink,downlink\np1,1,2000000Gbps,1Mbps\n", -1, NULL));
+  g_autofree char *m = refusal (path);
+  ck_assert_msg (m && strstr (m, "bw.csv:2: ") && strstr (m, "a rate must be from 1kbps to below 1000000Gbps")
+                 && !strstr (m, "Tbps"), "%s", m ? m : "loaded");
+  g_unlink (csv);
+  remove_tmp (path);
+}
+END_TEST
+
 /* Every value at its largest: no family's stall window, and no wait of
  * robust's, overflows (UBSan traps a signed overflow). */
 START_TEST (test_largest_values)
@@ -841,6 +884,8 @@ scenario_suite (void)
   tcase_add_test (tc, test_fedscale_intervals_per_file);
   tcase_add_test (tc, test_fedscale_nesting);
   tcase_add_test (tc, test_empty_trace_warns);
+  tcase_add_loop_test (tc, test_unclear_messages, 0, G_N_ELEMENTS (unclear));
+  tcase_add_test (tc, test_bwtrace_rate_bound);
   tcase_add_test (tc, test_bandwidth_trace);
   tcase_add_test (tc, test_fedscale_keys);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
