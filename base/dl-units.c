@@ -171,6 +171,14 @@ dl_parse_duration (const char *text, DlTime *out_ns, GError **error)
       for (gsize i = 0; i < G_N_ELEMENTS (duration_units); i++)
         if (strcmp (unit, duration_units[i].name) == 0)
           scale = duration_units[i].ns;
+      if (scale == 0 && (strcmp (unit, "e") == 0 || strcmp (unit, "E") == 0)
+          && (g_ascii_isdigit (*p) || *p == '+' || *p == '-'))
+        {
+          g_set_error (error, DL_ERROR, DL_ERROR_UNIT,
+                       "'%s': a duration takes no exponent (e or E): write the number out with a unit, e.g. "
+                       "1000s or 2h (at most about 292 years)", s);
+          return FALSE;
+        }
       if (scale == 0)
         {
           if (unit[0] == '\0')

@@ -417,6 +417,12 @@ run_or_check (int argc, char **argv, gboolean check)
       rc = CLI_EXIT_USAGE;
       goto out;
     }
+  for (guint i = 0; i < plan.scenarios->len; i++)
+    {
+      const SimScenario *sc = plan.scenarios->pdata[i];
+      for (guint k = 0; k < sc->warnings->len; k++)
+        cli_error (cmd, "warning: %s", (const char *) sc->warnings->pdata[k]);
+    }
   gboolean temp = FALSE;
   if (o.output)
     db_path = g_strdup (o.output);

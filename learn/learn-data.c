@@ -13,6 +13,7 @@
 #include "learn/learn-data.h"
 
 #include <errno.h>
+#include <float.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -180,16 +181,27 @@ load_record (gpointer ud, char **fields, guint n, gsize line, GError **error)
       return FALSE;
     }
   double label = g_array_index (c->vals, double, c->width - 1);
-  if (label < 0 || label != floor (label) || label > 1e6)
+  if (label < 0 || label != floor (label) || label >= LEARN_CLASSES_MAX)
     {
       g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                   "%s:%zu: the label (last column) must be an integer >= 0, got %g", c->path, line, label);
+                   "%s:%zu: the label (last column) must be an integer from 0 to %u (at most %u classes), got %g",
+                   c->path, line, LEARN_CLASSES_MAX - 1, LEARN_CLASSES_MAX, label);
       return FALSE;
     }
   for (gsize f = 0; f + 1 < c->width; f++)
     {
-      float v = (float) g_array_index (c->vals, double, f);
-      g_array_append_val (c->xs, v);
+      double v = g_array_index (c->vals, double, f);
+      if (fabs (v) > FLT_MAX)
+        {
+          /* the column as the file counts it, the by-column one included */
+          gsize col = f + 1 + (c->group_name && f >= c->group_col ? 1 : 0);
+          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                       "%s:%zu: column %zu: %g is past a float's range (features are 32-bit floats, at most "
+                       "about 3.4e38 in size)", c->path, line, col, v);
+          return FALSE;
+        }
+      float x = (float) v;
+      g_array_append_val (c->xs, x);
     }
   int32_t y = (int32_t) label;
   g_array_append_val (c->ys, y);

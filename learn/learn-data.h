@@ -47,9 +47,14 @@ typedef enum {
   LEARN_ERROR_FORMAT,
 } LearnErrorCode;
 
+/* The most classes a data set may have (a CSV label is at most this - 1;
+ * an IDX label is a byte). */
+#define LEARN_CLASSES_MAX 65536u
+
 /* Reads a CSV file: comma-separated numbers, the last column an integer label
- * >= 0; an optional first line that is not numeric is a header.  A bad row is
- * an error naming the file and the line. */
+ * from 0 to LEARN_CLASSES_MAX - 1; an optional first line that is not
+ * numeric is a header.  A bad row, or a feature past a float's range (1e39
+ * would be inf), is an error naming the file, the line (and the column). */
 LearnDataset *learn_dataset_load_csv (const char *path, GError **error);
 /* The same, with a column that is not a feature but says whose row it is
  * (LEAF's writer or user): the header must name `column`; its distinct

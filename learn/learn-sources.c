@@ -8,8 +8,9 @@
  * bounded (LEARN_IDX_MAX_* in learn-data.h) before anything is allocated,
  * and a file that ends early (or a gzip stream that is cut) is an error
  * naming the file, never a read past its end.  Gzip is read through GIO's
- * GZlibDecompressor, detected by the two magic bytes, so a file may be
- * compressed or not whatever its name.
+ * GZlibDecompressor, every member of the file (LearnGunzipAll), detected by
+ * the two magic bytes, so a file may be compressed or not whatever its
+ * name.
  *
  * Not supported: IDX types other than unsigned bytes (0x08), labels past
  * 255, and EMNIST's transposed images (a model does not care). */
@@ -21,8 +22,91 @@
 
 /* ---------------------------------------------------------------- streams */
 
-/* (transfer full) `in` itself, or a gunzipping stream over it when it
- * starts with gzip's magic 1f 8b. */
+/* A gzip file may hold several members, one after the other (`cat a.gz
+ * b.gz`, as gzip(1) reads them): GZlibDecompressor stops at the end of
+ * the first, so a valid file read as truncated.  LearnGunzipAll is a
+ * GConverter over it that starts the next member where one ends; at the
+ * end of the input, between members, it is finished.  Bytes after a
+ * member that are not a gzip member are an error, as before. */
+typedef struct {
+  GObject parent;
+  GConverter *member;   /* a GZlibDecompressor, reset at each member */
+  gboolean between;     /* a member has ended and no byte of the next is read */
+} LearnGunzipAll;
+typedef struct {
+  GObjectClass parent_class;
+} LearnGunzipAllClass;
+
+static GType learn_gunzip_all_get_type (void);
+static void learn_gunzip_all_converter_init (GConverterIface *iface);
+G_DEFINE_TYPE_WITH_CODE (LearnGunzipAll, learn_gunzip_all, G_TYPE_OBJECT,
+                         G_IMPLEMENT_INTERFACE (G_TYPE_CONVERTER, learn_gunzip_all_converter_init))
+
+static GConverterResult
+learn_gunzip_all_convert (GConverter *converter, const void *inbuf, gsize inbuf_size, void *outbuf, gsize outbuf_size,
+                          GConverterFlags flags, gsize *bytes_read, gsize *bytes_written, GError **error)
+{
+  LearnGunzipAll *self = (LearnGunzipAll *) converter;
+  if (self->between && inbuf_size == 0 && (flags & G_CONVERTER_INPUT_AT_END))
+    {
+      *bytes_read = *bytes_written = 0;
+      return G_CONVERTER_FINISHED;
+    }
+  GConverterResult r = g_converter_convert (self->member, inbuf, inbuf_size, outbuf, outbuf_size, flags, bytes_read,
+                                            bytes_written, error);
+  self->between = FALSE;
+  if (r != G_CONVERTER_FINISHED)
+    return r;
+  if (*bytes_read == inbuf_size && (flags & G_CONVERTER_INPUT_AT_END))
+    return G_CONVERTER_FINISHED;
+  /* more input may follow: the next member */
+  g_converter_reset (self->member);
+  self->between = TRUE;
+  if (*bytes_read == 0 && *bytes_written == 0)
+    {
+      /* GConverterInputStream takes 0 and 0 with CONVERTED for an error */
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, "the next gzip member");
+      return G_CONVERTER_ERROR;
+    }
+  return G_CONVERTER_CONVERTED;
+}
+
+static void
+learn_gunzip_all_reset (GConverter *converter)
+{
+  LearnGunzipAll *self = (LearnGunzipAll *) converter;
+  g_converter_reset (self->member);
+  self->between = FALSE;
+}
+
+static void
+learn_gunzip_all_converter_init (GConverterIface *iface)
+{
+  iface->convert = learn_gunzip_all_convert;
+  iface->reset = learn_gunzip_all_reset;
+}
+
+static void
+learn_gunzip_all_finalize (GObject *object)
+{
+  g_clear_object (&((LearnGunzipAll *) object)->member);
+  G_OBJECT_CLASS (learn_gunzip_all_parent_class)->finalize (object);
+}
+
+static void
+learn_gunzip_all_class_init (LearnGunzipAllClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = learn_gunzip_all_finalize;
+}
+
+static void
+learn_gunzip_all_init (LearnGunzipAll *self)
+{
+  self->member = G_CONVERTER (g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP));
+}
+
+/* (transfer full) `in` itself, or a gunzipping stream over it (every
+ * member) when it starts with gzip's magic 1f 8b. */
 static GInputStream *
 maybe_gunzip (GInputStream *in, const char *name, GError **error)
 {
@@ -38,8 +122,8 @@ maybe_gunzip (GInputStream *in, const char *name, GError **error)
   const guint8 *head = g_buffered_input_stream_peek_buffer (G_BUFFERED_INPUT_STREAM (buffered), &avail);
   if (avail >= 2 && head[0] == 0x1f && head[1] == 0x8b)
     {
-      g_autoptr (GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-      return g_converter_input_stream_new (buffered, G_CONVERTER (z));
+      g_autoptr (GConverter) z = g_object_new (learn_gunzip_all_get_type (), NULL);
+      return g_converter_input_stream_new (buffered, z);
     }
   return g_steal_pointer (&buffered);
 }

@@ -23,6 +23,7 @@ sim_built_clear (SimBuilt *b)
   sim_world_config_clear (&b->cfg);
   g_clear_pointer (&b->train, learn_dataset_free);
   g_clear_pointer (&b->test, learn_dataset_free);
+  g_clear_pointer (&b->warning, g_free);
 }
 
 /* The folder the file's relative paths are taken from: [scenario] dir
@@ -65,6 +66,43 @@ uint_of (const char *v)
   guint n = 0;
   _sim_scenario_parse_uint (v, &n);
   return n;
+}
+
+/* Whether the model of c fits what a run may hold: its weights (a message
+ * carries at most SIM_FLOATS_MAX), the copies that the run's peers hold
+ * (SIM_RUN_FLOATS_MAX) and a batch's work space (learn-model.c), in
+ * floats.  NULL if it fits; else (transfer full) the message, and
+ * *out_sec and *out_key the key to blame. */
+static char *
+model_fault (const SimWorldConfig *c, gsize train_rows, gboolean synthetic, const char *src, const char **out_sec,
+             const char **out_key)
+{
+  gboolean mlp = c->model.kind == LEARN_MODEL_MLP;
+  guint64 f = c->model.features, k = c->model.classes, h = c->model.hidden;
+  guint64 weights = mlp ? h * f + h + k * h + k : k * f + k;
+  g_autofree char *model = mlp ? g_strdup_printf ("an mlp of %" G_GUINT64_FORMAT " features, %" G_GUINT64_FORMAT
+                                                  " hidden units and %" G_GUINT64_FORMAT " classes", f, h, k)
+                               : g_strdup_printf ("a softmax of %" G_GUINT64_FORMAT " features and %" G_GUINT64_FORMAT
+                                                  " classes", f, k);
+  *out_sec = mlp ? "model" : "data";
+  *out_key = mlp ? "hidden" : synthetic ? "features" : "source";
+  if (weights > SIM_FLOATS_MAX)
+    return g_strdup_printf ("%s (data.source %s) has %" G_GUINT64_FORMAT " weights: at most %u (a message carries "
+                            "at most 1 GiB of floats)", model, src, weights, SIM_FLOATS_MAX);
+  guint64 held = weights * ((guint64) c->max_peers + 1);
+  if (held > SIM_RUN_FLOATS_MAX)
+    return g_strdup_printf ("%s (data.source %s) has %" G_GUINT64_FORMAT " weights, and every one of the run's %u "
+                            "peers holds its own: %" G_GUINT64_FORMAT " x (%u peers + 1) = %" G_GUINT64_FORMAT
+                            " floats, more than the run's bound of %u (2 GB of model copies; use fewer peers, "
+                            "features, classes or hidden units)", model, src, weights, c->max_peers, weights,
+                            c->max_peers, held, SIM_RUN_FLOATS_MAX);
+  guint64 rows = MIN ((guint64) c->model.batch_size, (guint64) train_rows);
+  *out_sec = "model";
+  *out_key = "batch_size";
+  if (rows * (f + k + (mlp ? 3 * h : 0)) > SIM_FLOATS_MAX)
+    return g_strdup_printf ("a batch of %" G_GUINT64_FORMAT " rows needs more than %u floats of work space", rows,
+                            SIM_FLOATS_MAX);
+  return NULL;
 }
 
 gboolean
@@ -210,7 +248,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
           dl_dist_parse (V ("network", key), DL_UNIT_RATE, d, NULL);
           double mean = dl_dist_mean (d);
           if (!(mean >= 1e3 && mean < 1e15))
-            return BAD ("network", key, "the distribution's mean must be between 1kbps and 1000Tbps");
+            return BAD ("network", key, "the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)");
           *bps = (uint64_t) llround (mean);
           c->rates_drawn = TRUE;
         }
@@ -255,6 +293,14 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
         PARSE ("churn", "trace", (c->trace = sim_fedscale_load_behaviour (tp, c->time_limit, &_e)) != NULL);
       else
         PARSE ("churn", "trace", (c->trace = sim_trace_load (tp, &_e)) != NULL);
+      /* an empty trace once ran with no churn and no word: it runs (a
+       * sweep's baseline may be one), with a warning */
+      if (c->trace->len == 0)
+        out->warning = g_strdup_printf ("%s: [churn] trace: %s: no peer is ever online in it before the time limit "
+                                        "(%s): the run has no trace churn", _sim_scenario_origin (s, "churn", "trace"),
+                                        tp, strcmp (trace_format, "fedscale") == 0
+                                              ? "no line, or every interval after scenario.time_limit"
+                                              : "no peer,join,leave row");
     }
   const char *capacity = V ("peers", "capacity");
   if (*capacity)
@@ -468,21 +514,10 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       c->test = out->test->n ? out->test : NULL;
       c->model.features = out->train->features;
       c->model.classes = out->train->classes;
-      /* the weights, and a batch's work space (learn-model.c), in floats */
-      guint64 f = c->model.features, k = c->model.classes, h = c->model.hidden;
-      guint64 weights = mk == LEARN_MODEL_MLP ? h * f + h + k * h + k : k * f + k;
-      if (weights > SIM_FLOATS_MAX && mk == LEARN_MODEL_MLP)
-        return BAD ("model", "hidden", "an mlp of %" G_GUINT64_FORMAT " features, %" G_GUINT64_FORMAT " hidden units and %"
-                    G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a message carries at "
-                    "most 1 GiB of floats)", f, h, k, weights, SIM_FLOATS_MAX);
-      if (weights > SIM_FLOATS_MAX)
-        return BAD ("data", sk != LEARN_SOURCE_SYNTHETIC ? "source" : "features", "a softmax of %" G_GUINT64_FORMAT
-                    " features and %" G_GUINT64_FORMAT " classes has %" G_GUINT64_FORMAT " weights: at most %u (a "
-                    "message carries at most 1 GiB of floats)", f, k, weights, SIM_FLOATS_MAX);
-      guint64 rows = MIN ((guint64) c->model.batch_size, (guint64) out->train->n);
-      if (rows * (f + k + (mk == LEARN_MODEL_MLP ? 3 * h : 0)) > SIM_FLOATS_MAX)
-        return BAD ("model", "batch_size", "a batch of %" G_GUINT64_FORMAT " rows needs more than %u floats of "
-                    "work space", rows, SIM_FLOATS_MAX);
+      const char *msec = NULL, *mkey = NULL;
+      g_autofree char *why = model_fault (c, out->train->n, sk == LEARN_SOURCE_SYNTHETIC, src, &msec, &mkey);
+      if (why)
+        return BAD (msec, mkey, "%s", why);
     }
   return TRUE;
 }

@@ -43,7 +43,7 @@ parse_rate (const char *s, uint64_t *out, char **why)
   if (!dl_parse_rate (s, out, &e))
     return (*why = g_strdup (e->message), FALSE);
   if (*out < 1000 || *out >= 1000000000000000u)
-    return (*why = g_strdup_printf ("'%s': a rate must be from 1kbps to below 1000Tbps", s), FALSE);
+    return (*why = g_strdup_printf ("'%s': a rate must be from 1kbps to below 1000000Gbps (1e15 bit/s)", s), FALSE);
   return TRUE;
 }
 

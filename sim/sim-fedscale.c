@@ -20,7 +20,44 @@
 #include <math.h>
 #include <string.h>
 
+/* The most intervals a behaviour trace may make up to the time limit, all
+ * its lines together (an interval is 32 bytes: 32 MB). */
+#define SIM_FEDSCALE_INTERVALS_MAX 1000000u
+
 typedef gboolean (*LineFn) (gpointer ud, JsonObject *o, guint line, const char **why);
+
+/* How deep a line may nest arrays and objects: json-glib's parser
+ * recurses once a level, so 100 000 `[` overflowed the stack; a trace
+ * line needs 2 (an object holding lists). */
+#define SIM_FEDSCALE_DEPTH_MAX 16
+
+/* TRUE if l nests `[` and `{` (outside strings) deeper than
+ * SIM_FEDSCALE_DEPTH_MAX: a scan, before the recursive parse. */
+static gboolean
+too_deep (const char *l)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE, escaped = FALSE;
+  for (const char *q = l; *q; q++)
+    {
+      if (in_string)
+        {
+          if (escaped)
+            escaped = FALSE;
+          else if (*q == '\\')
+            escaped = TRUE;
+          else if (*q == '"')
+            in_string = FALSE;
+        }
+      else if (*q == '"')
+        in_string = TRUE;
+      else if ((*q == '[' || *q == '{') && ++depth > SIM_FEDSCALE_DEPTH_MAX)
+        return TRUE;
+      else if ((*q == ']' || *q == '}') && depth > 0)
+        depth--;
+    }
+  return FALSE;
+}
 
 /* Calls fn on each JSON object line of the file; blank lines and lines
  * starting with # are skipped.  Errors name the file and the line. */
@@ -50,7 +87,9 @@ each_line (const char *path, LineFn fn, gpointer ud, GError **error)
       g_autoptr (GError) pe = NULL;
       const char *why = NULL;
       JsonNode *root = NULL;
-      if (!json_parser_load_from_data (parser, l, -1, &pe))
+      if (too_deep (l))
+        why = "[ and { nest more than " G_STRINGIFY (SIM_FEDSCALE_DEPTH_MAX) " deep (a trace line needs 2)";
+      else if (!json_parser_load_from_data (parser, l, -1, &pe))
         why = pe->message;
       else if (!(root = json_parser_get_root (parser)) || !JSON_NODE_HOLDS_OBJECT (root))
         why = "expected one JSON object per line";
@@ -178,8 +217,9 @@ behave_line (gpointer ud, JsonObject *o, guint line, const char **why)
   /* FedScale's is_active takes the time modulo finish_time: the intervals
    * repeat every period, here up to the run's time limit */
   guint64 periods = (guint64) ceil ((double) b->horizon / 1e9 / period);
-  if (periods * active->len > 1000000)
-    return (*why = "more than a million intervals up to the time limit (lower scenario.time_limit)", FALSE);
+  if (periods * active->len > SIM_FEDSCALE_INTERVALS_MAX - b->out->len)
+    return (*why = "the file's intervals up to the time limit pass 1 000 000 with this line (a bound on the whole "
+                   "file: lower scenario.time_limit, or give fewer clients or intervals)", FALSE);
   for (guint64 k = 0; k < periods; k++)
     for (guint i = 0; i < active->len; i++)
       add_interval (b, peer, line, k * period + g_array_index (active, double, i),

@@ -18,6 +18,11 @@ G_BEGIN_DECLS
 #define SIM_TIME_LIMIT_MAX (100000 * DL_H)
 #define SIM_PEERS_MAX 1000000u
 #define SIM_FLOATS_MAX 250000000u
+/* What one run may hold in model weights: a model's floats x (peers + 1),
+ * every peer ever in the run holding its own copy and the world the
+ * initial model, at most 500 million floats (2 GB; a run's peak is two to
+ * three times that, with the models being trained and in flight). */
+#define SIM_RUN_FLOATS_MAX 500000000u
 
 /* The loader's layers: each file calls only those below it, none calls
  * back up (docs/architecture.md, "Cycles between files of one folder").

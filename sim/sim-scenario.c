@@ -58,6 +58,45 @@ strip_comment (const char *raw)
   return g_strstrip (v);
 }
 
+/* The lines (from 1) where [group] of text gives key the first and the
+ * second time, as GKeyFile reads it (a section may come back; # starts a
+ * comment line); 0 for one not found. */
+static void
+key_lines (const char *text, const char *group, const char *key, gsize *first, gsize *second)
+{
+  *first = *second = 0;
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean in_group = FALSE;
+  for (gsize i = 0; lines[i] && *second == 0; i++)
+    {
+      char *l = g_strstrip (lines[i]);
+      if (*l == '[')
+        {
+          char *end = strrchr (l, ']');
+          in_group = end && (gsize) (end - l - 1) == strlen (group) && strncmp (l + 1, group, strlen (group)) == 0;
+          continue;
+        }
+      char *eq = strchr (l, '=');
+      if (!in_group || *l == '#' || !eq)
+        continue;
+      *eq = '\0';
+      if (strcmp (g_strstrip (l), key) == 0)
+        *(*first ? second : first) = i + 1;
+    }
+}
+
+/* A key given twice in one section: the error names both lines. */
+static void
+fail_twice (GError **error, const char *path, const char *text, const char *group, const char *key)
+{
+  gsize a, b;
+  key_lines (text, group, key, &a, &b);
+  g_autofree char *where = b ? g_strdup_printf (", on lines %zu and %zu", a, b) : g_strdup ("");
+  _sim_scenario_fail_at (error, path, group, key, "appears twice%s: a key is given once in a section%s", where,
+                         strcmp (group, "timeline") == 0
+                           ? " (several timeline actions at one instant go on one line, separated by ;)" : "");
+}
+
 /* ---------------------------------------------------------------- points */
 
 static void
@@ -89,6 +128,7 @@ sim_scenario_free (SimScenario *s)
   g_free (s->version);
   g_free (s->sha256);
   g_clear_pointer (&s->set_by, g_hash_table_unref);
+  g_clear_pointer (&s->warnings, g_ptr_array_unref);
   g_ptr_array_unref (s->points);
   g_free (s);
 }
@@ -192,9 +232,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           for (gsize j = 0; j < k; j++)
             if (strcmp (ks[j], ks[k]) == 0)
               {
-                _sim_scenario_fail_at (error, path, groups[g], ks[k],
-                         "appears twice (several timeline actions at one instant go on one line, "
-                         "separated by ;)");
+                fail_twice (error, path, text, groups[g], ks[k]);
                 return NULL;
               }
           gboolean free_keys = strcmp (groups[g], "timeline") == 0 || strcmp (groups[g], "expect") == 0;
@@ -303,6 +341,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
   s->sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
   s->set_by = g_steal_pointer (&set_by);
   s->points = g_ptr_array_new_with_free_func (point_free);
+  s->warnings = g_ptr_array_new_with_free_func (g_free);
   for (guint pi = 0; pi < n_points; pi++)
     {
       SimPoint *p = g_new0 (SimPoint, 1);
@@ -410,6 +449,8 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           sim_scenario_free (s);
           return NULL;
         }
+      if (b.warning && !g_ptr_array_find_with_equal_func (s->warnings, b.warning, g_str_equal, NULL))
+        g_ptr_array_add (s->warnings, g_steal_pointer (&b.warning));
       sim_built_clear (&b);
     }
   return s;

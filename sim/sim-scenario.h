@@ -44,6 +44,8 @@ typedef struct {
   GPtrArray *points;    /* SimPoint* */
   char *sha256;         /* of the file's text, as read (provenance) */
   GHashTable *set_by;   /* "section.key" -> "--set ARG" for the keys --set gave */
+  GPtrArray *warnings;  /* char*, each once: what loads but is likely a mistake (an empty churn
+                           trace), "FILE: [SECTION] KEY: ...", for the caller to print */
 } SimScenario;
 
 void sim_scenario_free (SimScenario *s);
@@ -57,6 +59,7 @@ SimScenario *sim_scenario_load (const char *path, const char *const *overrides, 
 typedef struct {
   SimWorldConfig cfg;
   LearnDataset *train, *test;
+  char *warning;        /* NULL, or what loads but is likely a mistake (SimScenario's warnings) */
 } SimBuilt;
 
 gboolean sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed,

@@ -23,6 +23,39 @@ kind = softmax
 source = idx:/nonexistent-dlsim-data
 INI
 expect 2 "missing.ini: \[data\] source: .*apt-get install dataset-fashion-mnist" -- "$DLSIM" run "$tmp/missing.ini" -o "$tmp/m.db" -q
+# hostile files within their own bounds, refused at load before anything
+# is allocated or recorded (they once died in malloc, losing the run): a
+# CSV label of a million (a million classes), a CSV whose softmax every peer
+# holds a copy of (4000 features x 50 001 classes x 3 peers)
+printf '1,2,0\n3,4,1000000\n' > "$tmp/label.csv"
+printf '[model]\nkind = softmax\n[data]\nsource = csv:label.csv\n' > "$tmp/label.ini"
+expect 2 "label.ini: \[data\] source: .*label.csv:2: the label (last column) must be an integer from 0 to 65535" -- \
+  "$DLSIM" run "$tmp/label.ini" -o "$tmp/h.db" -q
+awk 'BEGIN { for (i = 0; i < 4000; i++) printf "0,"; print 0; for (i = 0; i < 4000; i++) printf "0,"; print 50000 }' \
+  > "$tmp/wide.csv"
+printf '[model]\nkind = softmax\n[data]\nsource = csv:wide.csv\ntest_fraction = 0\n[peers]\ncount = 3\n' > "$tmp/wide.ini"
+expect 2 "wide.ini: \[data\] source: a softmax of 4000 features and 50001 classes .* more than the run's bound of 500000000" -- \
+  "$DLSIM" run "$tmp/wide.ini" -o "$tmp/h.db" -q
+# a feature past a float's range: once inf, silently
+printf '1,2,0\n3,1e39,1\n' > "$tmp/inf.csv"
+printf '[model]\nkind = softmax\n[data]\nsource = csv:inf.csv\n' > "$tmp/inf.ini"
+expect 2 "inf.ini: \[data\] source: .*inf.csv:2: column 2: 1e+39 is past a float's range" -- \
+  "$DLSIM" run "$tmp/inf.ini" -o "$tmp/h.db" -q
+# the results file holds no row of the refused runs
+if [ ! -e "$tmp/h.db" ] || [ "$(sqlite3 "$tmp/h.db" 'SELECT count(*) FROM runs')" = 0 ]; then ok
+else ko "refused runs left rows: $(sqlite3 "$tmp/h.db" 'SELECT run_id, status FROM runs')"; fi
+# a gzip file of several members (cat a.gz b.gz) is one file, as gzip
+# reads it: it once read as "truncated" after the first member
+mkdir "$tmp/mm"
+printf '\000\000\010\003\000\000\000\002\000\000\000\002' > "$tmp/i1"
+printf '\000\000\000\002\000\377\063\146\001\002\003\377' > "$tmp/i2"
+printf '\000\000\010\001\000\000\000\002\000\001' > "$tmp/l1"
+for set in train t10k; do
+  gzip -c "$tmp/i1" > "$tmp/a.gz" && gzip -c "$tmp/i2" > "$tmp/b.gz"
+  cat "$tmp/a.gz" "$tmp/b.gz" > "$tmp/mm/$set-images-idx3-ubyte.gz"
+  gzip -c "$tmp/l1" > "$tmp/mm/$set-labels-idx1-ubyte.gz"
+done
+expect 0 "^train rows 2 features 4 classes 2 labels 0..1 values 0..1$" -- "$PROBE" "idx:$tmp/mm" 0
 if [ -f "$SKDATA/digits.csv.gz" ] && /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
   ran=1
   # 1797 images of 8x8 values 0..16, ten digits; seed 1 and test_fraction 0.2

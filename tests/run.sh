@@ -50,6 +50,12 @@ bad "bad.ini: \[expect\] rounds_completed: 'many': >= needs a number" "[expect]"
 bad "bad.ini: \[protocol\] version: unknown protocol version 'disco-9'" "[protocol]" "version = disco-9"
 bad "bad.ini: \[timeline\] 5min: appears twice" "[timeline]" "5min = crash p1" "5min = crash p2"
 bad "bad.ini: \[churn\] trace: .*nope.csv" "[churn]" "trace = nope.csv"
+# an empty trace runs (a sweep's baseline may be one), with a warning
+# naming the key and the file (once it ran with no churn and no word)
+: > "$tmp/empty.csv"
+printf '[peers]\ncount = 2\n[churn]\ntrace = empty.csv\n' > "$tmp/empty.ini"
+expect 0 "^dlsim run: warning: .*empty.ini: \[churn\] trace: .*empty.csv: no peer is ever online in it" -- \
+  "$DLSIM" run "$tmp/empty.ini" -o "$tmp/empty.db" -q
 bad "bad.ini: \[data\] source: .*missing.csv" "[model]" "kind = softmax" "[data]" "source = csv:missing.csv"
 bad "(sweep point peers.count=0)" "[peers]" "count = \${3, 0}"
 # the pipeline family's impossible configurations (protocol/pipeline/README.md)
@@ -274,7 +280,7 @@ m1=$(sqlite3 "$tmp/rates.db" "SELECT group_concat(uplink_bps) FROM (SELECT uplin
 m2=$(sqlite3 "$tmp/rates2.db" "SELECT group_concat(uplink_bps) FROM (SELECT uplink_bps FROM peers ORDER BY peer)")
 [ "$m" = "6|1|1|1|100000000" ] && [ "$m1" = "$m2" ] && pass=$((pass + 1)) \
   || { fail=$((fail + 1)); echo "FAIL: per-peer rates: $m; $m1 against $m2"; }
-expect 2 "\\[network\\] uplink: the distribution's mean must be between 1kbps and 1000Tbps" -- "$DLSIM" run "$tmp/ok.ini" --set 'network.uplink=uniform(0bps, 1bps)' -o "$tmp/never.db"
+expect 2 "\\[network\\] uplink: the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)" -- "$DLSIM" run "$tmp/ok.ini" --set 'network.uplink=uniform(0bps, 1bps)' -o "$tmp/never.db"
 expect 2 "\\[network\\] mss: must be between 1B and 1MiB" -- "$DLSIM" run "$tmp/ok.ini" --set network.mss=0B -o "$tmp/never.db"
 
 # a link close reaches the other end after the link's latency (D1), behind

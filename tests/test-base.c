@@ -40,6 +40,9 @@ static const struct { const char *text; const char *needle; } bad_durations[] = 
   { "-1s", "negative" }, { "s", "not a duration" }, { "1.5", "without a unit" },
   { "1s2", "without a unit" }, { "abc", "not a duration" }, { "99999999999h", "too large" },
   { "2 days", "unknown duration unit 'days'" },
+  /* once "unknown duration unit 'e'" */
+  { "1e300s", "'1e300s': a duration takes no exponent (e or E)" }, { "1E-3s", "takes no exponent" },
+  { "2.5e3ms", "takes no exponent" }, { "5e", "unknown duration unit 'e'" },
   /* the whole hours fit below DL_TIME_NEVER, with their fraction they do not */
   { "2562047.9h", "too large" }, { "2562047h 1h", "too large" },
 };

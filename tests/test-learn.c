@@ -205,6 +205,13 @@ START_TEST (test_csv_roundtrip_and_errors)
     { "1,2,-1\n", "data.csv:1: the label" },
     { "h1,h2\n", "no data rows" },
     { "5\n", "data.csv:1: a row needs at least one feature" },
+    /* one label of a million would make a million classes (a softmax of
+     * features x 1 000 001 weights a peer) */
+    { "1,2,0\n1,2,1000000\n", "data.csv:2: the label (last column) must be an integer from 0 to 65535 (at most 65536 "
+      "classes), got 1e+06" },
+    /* past a float's range: once inf, silently */
+    { "1,2,0\n3,1e39,1\n", "data.csv:2: column 2: 1e+39 is past a float's range" },
+    { "1,2,0\n-1e39,4,1\n", "data.csv:2: column 1: -1e+39 is past a float's range" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -406,6 +413,56 @@ START_TEST (test_idx_reads_plain_and_gzip)
       ck_assert_uint_eq (two->n, 2);
       ck_assert_uint_eq (two->classes, 3);
     }
+}
+END_TEST
+
+/* gzip members back to back (`cat a.gz b.gz`) are one file, as gzip(1)
+ * reads it: it once read as "truncated" after the first member.  An empty
+ * member in between counts for nothing; bytes after a member that are not
+ * one are an error. */
+static GByteArray *
+gzip_members (const GByteArray *in, const gsize *cuts, guint n_cuts)
+{
+  GByteArray *out = g_byte_array_new ();
+  gsize from = 0;
+  for (guint i = 0; i <= n_cuts; i++)
+    {
+      gsize to = i < n_cuts ? cuts[i] : in->len;
+      g_autoptr (GByteArray) part = g_byte_array_new ();
+      g_byte_array_append (part, in->data + from, (guint) (to - from));
+      g_autoptr (GByteArray) z = gzip_bytes (part);
+      g_byte_array_append (out, z->data, z->len);
+      from = to;
+    }
+  return out;
+}
+
+START_TEST (test_idx_gzip_members)
+{
+  const guint8 px[12] = { 0, 255, 51, 102, 1, 2, 3, 4, 255, 255, 0, 0 }, ys[3] = { 2, 0, 1 };
+  const guint32 idim[3] = { 3, 2, 2 }, ldim[1] = { 3 };
+  g_autoptr (GByteArray) im = idx_bytes (3, idim, px, 12);
+  g_autoptr (GByteArray) lb = idx_bytes (1, ldim, ys, 3);
+  const gsize icuts[] = { 7, 20 }, lcuts[] = { 3, 3 };
+  g_autoptr (GByteArray) imz = gzip_members (im, icuts, G_N_ELEMENTS (icuts));
+  g_autoptr (GByteArray) lbz = gzip_members (lb, lcuts, G_N_ELEMENTS (lcuts));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (LearnDataset) d = read_idx_mem (imz, imz->len, lbz, lbz->len, 0, &e);
+  ck_assert_msg (d != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (d->n, 3);
+  ck_assert_uint_eq (d->features, 4);
+  ck_assert_int_eq (d->y[0], 2);
+  ck_assert_int_eq (d->y[2], 1);
+  ck_assert_float_eq (d->x[1], 1.0f);
+  ck_assert_float_eq (d->x[11], 0.0f);
+  /* a member cut short, and bytes after the last member, are errors */
+  g_autoptr (GError) e2 = NULL;
+  ck_assert (read_idx_mem (imz, imz->len - 3, lbz, lbz->len, 0, &e2) == NULL);
+  ck_assert_msg (strstr (e2->message, "images") != NULL, "%s", e2->message);
+  g_byte_array_append (lbz, (const guint8 *) "junk", 4);
+  g_autoptr (GError) e3 = NULL;
+  ck_assert (read_idx_mem (imz, imz->len, lbz, lbz->len, 0, &e3) == NULL);
+  ck_assert_msg (strstr (e3->message, "labels: ") != NULL, "%s", e3->message);
 }
 END_TEST
 
@@ -705,6 +762,7 @@ learn_suite (void)
   tcase_add_test (tc, test_split_matches_reference);
   tcase_add_test (tc, test_partition_by_column);
   tcase_add_test (tc, test_idx_reads_plain_and_gzip);
+  tcase_add_test (tc, test_idx_gzip_members);
   tcase_add_test (tc, test_idx_truncated_never_crashes);
   tcase_add_test (tc, test_idx_bad_headers);
   tcase_add_test (tc, test_idx_dir_and_sklearn_missing);

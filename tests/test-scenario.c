@@ -304,6 +304,240 @@ START_TEST (test_trace_peer_out_of_range)
 }
 END_TEST
 
+/* The error that loading or building path's first point gives (transfer
+ * full), or NULL if both succeed. */
+static char *
+refusal (const char *path)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  if (!s)
+    return g_strdup (e->message);
+  SimBuilt b;
+  if (!sim_scenario_build (s, s->points->pdata[0], 1, &b, &e))
+    return g_strdup (e->message);
+  sim_built_clear (&b);
+  return NULL;
+}
+
+/* An IDX file of unsigned bytes: the header, then n bytes of value v. */
+static void
+write_idx (const char *dir, const char *name, guint ndim, const guint32 *dims, gsize n, guint8 v)
+{
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  guint8 head[4] = { 0, 0, 0x08, (guint8) ndim };
+  g_byte_array_append (b, head, 4);
+  for (guint i = 0; i < ndim; i++)
+    {
+      guint8 be[4] = { (guint8) (dims[i] >> 24), (guint8) (dims[i] >> 16), (guint8) (dims[i] >> 8), (guint8) dims[i] };
+      g_byte_array_append (b, be, 4);
+    }
+  g_autofree guint8 *data = g_malloc (n);
+  memset (data, v, n);
+  g_byte_array_append (b, data, (guint) n);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  ck_assert (g_file_set_contents (path, (const char *) b->data, b->len, NULL));
+}
+
+/* Files within every bound of their own that make a model every peer
+ * holds a copy of: refused before anything is allocated, naming the key,
+ * the data and the run's bound (1 GB a copy once made 3 peers hold 6 GB
+ * and 8 abort in malloc). */
+START_TEST (test_model_copies_bounded)
+{
+  char *path = write_tmp ("[model]\nkind = softmax\n[data]\nsource = idx:d\n[peers]\ncount = 3\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *d = g_build_filename (dir, "d", NULL);
+  ck_assert_int_eq (g_mkdir (d, 0700), 0);
+  /* one image of 1000 x 975 bytes, label 255: 256 x 975 001 weights */
+  const guint32 idim[3] = { 1, 1000, 975 }, ldim[1] = { 1 };
+  write_idx (d, "train-images-idx3-ubyte", 3, idim, 975000, 7);
+  write_idx (d, "t10k-images-idx3-ubyte", 3, idim, 975000, 7);
+  write_idx (d, "train-labels-idx1-ubyte", 1, ldim, 1, 255);
+  write_idx (d, "t10k-labels-idx1-ubyte", 1, ldim, 1, 255);
+  g_autofree char *m = refusal (path);
+  ck_assert_msg (m && strstr (m, "s.ini: [data] source: a softmax of 975000 features and 256 classes (data.source "
+                                 "idx:d) has 249600256 weights")
+                 && strstr (m, "3 peers + 1) = 998401024 floats, more than the run's bound of 500000000"),
+                 "%s", m ? m : "loaded");
+  const char *names[] = { "train-images-idx3-ubyte", "t10k-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                          "t10k-labels-idx1-ubyte" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *f = g_build_filename (d, names[i], NULL);
+      g_unlink (f);
+    }
+  g_rmdir (d);
+
+  /* a CSV of 4000 features and a label of 50 000: 200 million weights */
+  g_autofree char *csv = g_build_filename (dir, "w.csv", NULL);
+  GString *row = g_string_new (NULL);
+  for (guint f = 0; f < 4000; f++)
+    g_string_append (row, "0,");
+  g_string_append (row, "0\n");
+  g_autofree char *text = g_strdup_printf ("%s%.*s50000\n", row->str, (int) row->len - 2, row->str);
+  g_string_free (row, TRUE);
+  ck_assert (g_file_set_contents (csv, text, -1, NULL));
+  ck_assert (g_file_set_contents (path, "[model]\nkind = softmax\n[data]\nsource = csv:w.csv\ntest_fraction = 0\n"
+                                  "[peers]\ncount = 3\n", -1, NULL));
+  g_autofree char *m2 = refusal (path);
+  ck_assert_msg (m2 && strstr (m2, "s.ini: [data] source: a softmax of 4000 features and 50001 classes (data.source "
+                                   "csv:w.csv) has 200054001 weights")
+                 && strstr (m2, "the run's bound of 500000000"), "%s", m2 ? m2 : "loaded");
+  /* an mlp names its hidden units; one peer fewer than the bound passes */
+  ck_assert (g_file_set_contents (path, "[model]\nkind = mlp\nhidden = 10000\n[data]\nfeatures = 10000\nsamples = 10\n"
+                                  "[peers]\ncount = 5\n", -1, NULL));
+  g_autofree char *m3 = refusal (path);
+  ck_assert_msg (m3 && strstr (m3, "s.ini: [model] hidden: an mlp of 10000 features, 10000 hidden units")
+                 && strstr (m3, "(5 peers + 1) = 600"), "%s", m3 ? m3 : "loaded");
+  ck_assert (g_file_set_contents (path, "[model]\nkind = mlp\nhidden = 10000\n[data]\nfeatures = 10000\nsamples = 10\n"
+                                  "[peers]\ncount = 3\n", -1, NULL));
+  g_autofree char *m4 = refusal (path);
+  ck_assert_msg (m4 == NULL, "%s", m4);
+  g_unlink (csv);
+  remove_tmp (path);
+}
+END_TEST
+
+/* A FedScale behaviour trace is bounded by the file, not by the line:
+ * lines each under a line's bound once made 200 million intervals. */
+START_TEST (test_fedscale_intervals_per_file)
+{
+  char *path = write_tmp ("[scenario]\ntime_limit = 600000s\n[peers]\ncount = 0\n"
+                          "[churn]\ntrace = b.jsonl\ntrace_format = fedscale\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *beh = g_build_filename (dir, "b.jsonl", NULL);
+  /* each line 600 000 intervals (online half of every second) */
+#define LINE "{\"client_id\": %u, \"duration\": 1, \"active\": [0], \"inactive\": [0.5]}\n"
+  g_autofree char *one = g_strdup_printf (LINE, 1u);
+  g_autofree char *two = g_strdup_printf (LINE, 2u);
+#undef LINE
+  g_autofree char *both = g_strconcat (one, two, NULL);
+  ck_assert (g_file_set_contents (beh, one, -1, NULL));
+  g_autofree char *m1 = refusal (path);
+  ck_assert_msg (m1 == NULL, "%s", m1);
+  ck_assert (g_file_set_contents (beh, both, -1, NULL));
+  g_autofree char *m2 = refusal (path);
+  ck_assert_msg (m2 && strstr (m2, "s.ini: [churn] trace: ") && strstr (m2, "b.jsonl:2: the file's intervals up to the "
+                                                                       "time limit pass 1 000 000 with this line"),
+                 "%s", m2 ? m2 : "loaded");
+  g_unlink (beh);
+  remove_tmp (path);
+}
+END_TEST
+
+/* A line of 100 000 nested [ overflowed the stack in json-glib's
+ * recursive parser (SIGSEGV): the depth is scanned first, and the line
+ * refused with the file and the line; brackets inside a string count
+ * for nothing. */
+START_TEST (test_fedscale_nesting)
+{
+  char *path = write_tmp ("[peers]\ncount = 0\n[churn]\ntrace = b.jsonl\ntrace_format = fedscale\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *beh = g_build_filename (dir, "b.jsonl", NULL);
+  g_autofree char *deep = g_strnfill (100000, '[');
+  g_autofree char *text = g_strdup_printf ("{\"client_id\": 1, \"duration\": 60, \"active\": [0], \"inactive\": [30], "
+                                           "\"model\": \"[[[[[[[[[[[[[[[[[[[[{{{{\\\"\"}\n# a comment\n%s\n", deep);
+  ck_assert (g_file_set_contents (beh, text, -1, NULL));
+  g_autofree char *m = refusal (path);
+  ck_assert_msg (m && strstr (m, "s.ini: [churn] trace: ") && strstr (m, "b.jsonl:3: [ and { nest more than 16 deep"),
+                 "%s", m ? m : "loaded");
+  /* 16 deep is not too deep: json-glib's own message */
+  g_autofree char *sixteen = g_strnfill (15, '[');
+  g_autofree char *text2 = g_strdup_printf ("{\"client_id\": %s\n", sixteen);
+  ck_assert (g_file_set_contents (beh, text2, -1, NULL));
+  g_autofree char *m2 = refusal (path);
+  ck_assert_msg (m2 && strstr (m2, "b.jsonl:1: ") && !strstr (m2, "nest more"), "%s", m2 ? m2 : "loaded");
+  g_unlink (beh);
+  remove_tmp (path);
+}
+END_TEST
+
+/* An empty churn trace once ran with no churn and no word: it loads (a
+ * sweep's baseline may be one) with a warning naming the key and the
+ * file, once however many points share it; a trace with rows has none. */
+START_TEST (test_empty_trace_warns)
+{
+  char *path = write_tmp ("[peers]\ncount = 3\nspeed = ${1, 2}\n[churn]\ntrace = t.csv\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *csv = g_build_filename (dir, "t.csv", NULL);
+  const char *texts[] = { "", "peer,join,leave\n# nothing\n", "p1,0,10\n" };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      ck_assert (g_file_set_contents (csv, texts[i], -1, NULL));
+      g_autoptr (GError) e = NULL;
+      g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+      ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+      if (i == 2)
+        {
+          ck_assert_uint_eq (s->warnings->len, 0);
+          continue;
+        }
+      ck_assert_uint_eq (s->warnings->len, 1);
+      const char *w = s->warnings->pdata[0];
+      ck_assert_msg (strstr (w, "s.ini: [churn] trace: ") && strstr (w, "t.csv: no peer is ever online in it")
+                     && strstr (w, "the run has no trace churn"), "%s", w);
+    }
+  ck_assert (g_file_set_contents (path, "[churn]\ntrace = b.jsonl\ntrace_format = fedscale\n[peers]\ncount = 2\n"
+                                  "[scenario]\ntime_limit = 1min\n", -1, NULL));
+  g_autofree char *beh = g_build_filename (dir, "b.jsonl", NULL);
+  ck_assert (g_file_set_contents (beh, "{\"client_id\": 1, \"duration\": 600, \"active\": [120], \"inactive\": [300]}\n",
+                                  -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (s->warnings->len, 1);
+  ck_assert_msg (strstr (s->warnings->pdata[0], "every interval after scenario.time_limit"), "%s",
+                 (char *) s->warnings->pdata[0]);
+  g_unlink (beh);
+  g_unlink (csv);
+  remove_tmp (path);
+}
+END_TEST
+
+/* Messages that once misled: a duplicate key got a hint about timeline
+ * actions and no line; the rate bound named a unit, Tbps, that does not
+ * exist; an exponent in a duration was "unknown duration unit 'e'". */
+static const struct { const char *text, *needle, *not; } unclear[] = {
+  { "[peers]\ncount = 2\nspeed = 1\n\n[network]\nuplink = 1Mbps\n[peers]\ncount = 3\n",
+    "s.ini: [peers] count: appears twice, on lines 2 and 8: a key is given once in a section", "timeline" },
+  { "[timeline]\n5min = crash p1\n# a comment = x\n 5min=crash p2\n",
+    "s.ini: [timeline] 5min: appears twice, on lines 2 and 4: a key is given once in a section (several timeline "
+    "actions at one instant go on one line, separated by ;)", NULL },
+  { "[network]\nuplink = uniform(0bps, 1bps)\n",
+    "s.ini: [network] uplink: the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)", "Tbps" },
+  { "[churn]\narrival_rate = 1/min\nsession = weibull(1e300s, 1)\n",
+    "s.ini: [churn] session: 'weibull(1e300s, 1)': argument 1 of weibull(scale, shape): '1e300s': a duration takes "
+    "no exponent (e or E)", "unit 'e'" },
+  { "[scenario]\ntime_limit = 1e3s\n", "s.ini: [scenario] time_limit: '1e3s': a duration takes no exponent",
+    "out of range" },
+};
+
+START_TEST (test_unclear_messages)
+{
+  char *path = write_tmp (unclear[_i].text);
+  g_autofree char *m = refusal (path);
+  ck_assert_msg (m && strstr (m, unclear[_i].needle) && !(unclear[_i].not && strstr (m, unclear[_i].not)), "%s",
+                 m ? m : "loaded");
+  remove_tmp (path);
+}
+END_TEST
+
+/* A bandwidth trace's rate bound names real units. */
+START_TEST (test_bwtrace_rate_bound)
+{
+  char *path = write_tmp ("[peers]\ncount = 2\n[network]\nbandwidth_trace = bw.csv\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *csv = g_build_filename (dir, "bw.csv", NULL);
+  ck_assert (g_file_set_contents (csv, "peer,time,uplink,downlink\np1,1,2000000Gbps,1Mbps\n", -1, NULL));
+  g_autofree char *m = refusal (path);
+  ck_assert_msg (m && strstr (m, "bw.csv:2: ") && strstr (m, "a rate must be from 1kbps to below 1000000Gbps")
+                 && !strstr (m, "Tbps"), "%s", m ? m : "loaded");
+  g_unlink (csv);
+  remove_tmp (path);
+}
+END_TEST
+
 /* Every value at its largest: no family's stall window, and no wait of
  * robust's, overflows (UBSan traps a signed overflow). */
 START_TEST (test_largest_values)
@@ -646,6 +880,12 @@ scenario_suite (void)
   tcase_add_test (tc, test_mutations_never_crash);
   tcase_add_loop_test (tc, test_out_of_range, 0, G_N_ELEMENTS (out_of_range));
   tcase_add_test (tc, test_trace_peer_out_of_range);
+  tcase_add_test (tc, test_model_copies_bounded);
+  tcase_add_test (tc, test_fedscale_intervals_per_file);
+  tcase_add_test (tc, test_fedscale_nesting);
+  tcase_add_test (tc, test_empty_trace_warns);
+  tcase_add_loop_test (tc, test_unclear_messages, 0, G_N_ELEMENTS (unclear));
+  tcase_add_test (tc, test_bwtrace_rate_bound);
   tcase_add_test (tc, test_bandwidth_trace);
   tcase_add_test (tc, test_fedscale_keys);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
