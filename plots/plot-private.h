@@ -80,6 +80,17 @@ gboolean plot_run_is_wall_clock (sqlite3 *db, gint64 run);
 /* The time axis' label: simulated or wall-clock seconds. */
 const char *plot_time_label (gboolean wall_clock);
 
+/* plot-mean.c: a run's metric at each time, one definition (its opening
+ * comment): a step at every time it changes, by time. */
+typedef struct {
+  double t;
+  double mean;
+} PlotStep;
+/* (transfer full) GArray of PlotStep; end: the run's sim_end_s */
+GArray *plot_mean_steps (sqlite3 *db, gint64 run, const char *metric, double end);
+/* The mean at time t (the last step at or before it), NAN before any. */
+double plot_mean_at (GArray *steps, double t);
+
 /* plot-scaling.c */
 gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
 /* plot-summary.c */

@@ -8,9 +8,10 @@
  *   busiest uplink         summary busiest_uplink_bytes (the most one peer sent)
  *   round period           median over rounds of end - previous end (rounds
  *                          table): training included, one measure for all
- *   time to accuracy       the first time the mean of the peers' latest test
- *                          accuracy reached --target (metrics table); runs
- *                          that never reached it are left out
+ *   time to accuracy       the first time the run's test accuracy (the
+ *                          mean of plot-mean.c: the peers there or
+ *                          finished, each one's latest) reached --target;
+ *                          runs that never reached it are left out
  *   final accuracy         summary final_accuracy
  *
  * Each point is the mean over the seeds with its 95 % confidence interval
@@ -81,42 +82,15 @@ median_round (sqlite3 *db, gint64 run)
                     : (g_array_index (d, double, m - 1) + g_array_index (d, double, m)) / 2;
 }
 
+/* The first time the run's accuracy (plot_mean_steps) reached target. */
 static double
-time_to_accuracy (sqlite3 *db, gint64 run, double target)
+time_to_accuracy (sqlite3 *db, const RunInfo *run, double target)
 {
-  sqlite3_stmt *st = NULL;
-  double t = NAN, sum = 0;
-  guint n = 0;
-  g_autoptr (GHashTable) latest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  sqlite3_prepare_v2 (db, "SELECT t_s, peer, value FROM metrics WHERE run_id = ? AND name = 'accuracy'"
-                          " ORDER BY t_s, rowid", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      const char *peer = (const char *) sqlite3_column_text (st, 1);
-      double v = sqlite3_column_double (st, 2);
-      double *old = g_hash_table_lookup (latest, peer);
-      if (old)
-        {
-          sum += v - *old;
-          *old = v;
-        }
-      else
-        {
-          double *x = g_new (double, 1);
-          *x = v;
-          g_hash_table_insert (latest, g_strdup (peer), x);
-          sum += v;
-          n++;
-        }
-      if (sum / n >= target)
-        {
-          t = sqlite3_column_double (st, 0);
-          break;
-        }
-    }
-  sqlite3_finalize (st);
-  return t;
+  g_autoptr (GArray) steps = plot_mean_steps (db, run->id, "accuracy", run->sim_end);
+  for (guint i = 0; i < steps->len; i++)
+    if (g_array_index (steps, PlotStep, i).mean >= target)
+      return g_array_index (steps, PlotStep, i).t;
+  return NAN;
 }
 
 static gint
@@ -184,7 +158,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
         plot_summary_value (db, id, "bytes"),
         plot_summary_value (db, id, "busiest_uplink_bytes"),
         median_round (db, id),
-        time_to_accuracy (db, id, target),
+        time_to_accuracy (db, &g_array_index (runs, RunInfo, i), target),
         plot_summary_value (db, id, "final_accuracy"),
       };
       pt->runs++;

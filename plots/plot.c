@@ -1,7 +1,9 @@
 /* plot.c — gnuplot scripts for the five figure kinds, data inline.
  *
  * convergence: per group (a params key), the mean over runs of the peers'
- * test accuracy (top) and loss (bottom) by round or by simulated time, with
+ * test accuracy (top) and loss (bottom) by round (the peers that evaluated
+ * the round) or by time (plot-mean.c: the peers there or finished at that
+ * time, each one's latest value, as the summary's final_accuracy), with
  * a 95% Student-t confidence band over the runs (seeds).
  * timeline: one run, one row per peer, a bar per protocol phase, markers for
  * join, leave, crash, Retry, Fail and dropped messages.
@@ -29,7 +31,7 @@ const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "partici
 
 typedef struct {
   char *value;          /* the group's value of the key */
-  GArray *runs;         /* gint64 */
+  GArray *runs;         /* const RunInfo * */
 } Group;
 
 static void
@@ -40,61 +42,37 @@ group_clear (gpointer p)
   g_array_unref (g->runs);
 }
 
-/* Per run: the mean over peers of a metric at each round (x = round), or the
- * mean over peers of their latest value at each grid time (x = time). */
+/* Per run: the mean over the peers that evaluated each round of their
+ * value (x = round), or the run's metric at each grid time as
+ * plot_mean_steps defines it (x = time). */
 static GArray *
-run_curve (sqlite3 *db, gint64 run, const char *metric, gboolean by_time, const double *grid, guint n_grid)
+run_curve (sqlite3 *db, const RunInfo *run, const char *metric, gboolean by_time, const double *grid, guint n_grid)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (double));
-  sqlite3_stmt *st = NULL;
-  if (!by_time)
+  if (by_time)
     {
-      sqlite3_prepare_v2 (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
-                              " AND value IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
-      sqlite3_bind_int64 (st, 1, run);
-      sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
-      while (sqlite3_step (st) == SQLITE_ROW)
-        {
-          int r = sqlite3_column_int (st, 0);
-          if (r < 1 || r > 100000)
-            continue;
-          while (out->len < (guint) r)
-            {
-              double nan = NAN;
-              g_array_append_val (out, nan);
-            }
-          g_array_index (out, double, r - 1) = sqlite3_column_double (st, 1);
-        }
-      sqlite3_finalize (st);
+      g_autoptr (GArray) steps = plot_mean_steps (db, run->id, metric, run->sim_end);
+      g_array_set_size (out, n_grid);
+      for (guint g = 0; g < n_grid; g++)
+        g_array_index (out, double, g) = plot_mean_at (steps, grid[g]);
       return out;
     }
-  g_array_set_size (out, n_grid);
-  g_autoptr (GHashTable) latest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  sqlite3_prepare_v2 (db, "SELECT t_s, peer, value FROM metrics WHERE run_id = ? AND name = ?"
-                          " AND value IS NOT NULL ORDER BY t_s, rowid", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
+                          " AND value IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run->id);
   sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
-  gboolean more = sqlite3_step (st) == SQLITE_ROW;
-  for (guint g = 0; g < n_grid; g++)
+  while (sqlite3_step (st) == SQLITE_ROW)
     {
-      while (more && sqlite3_column_double (st, 0) <= grid[g])
+      int r = sqlite3_column_int (st, 0);
+      if (r < 1 || r > 100000)
+        continue;
+      while (out->len < (guint) r)
         {
-          double *v = g_new (double, 1);
-          *v = sqlite3_column_double (st, 2);
-          g_hash_table_replace (latest, g_strdup ((const char *) sqlite3_column_text (st, 1)), v);
-          more = sqlite3_step (st) == SQLITE_ROW;
+          double nan = NAN;
+          g_array_append_val (out, nan);
         }
-      double sum = 0;
-      guint n = 0;
-      GHashTableIter it;
-      gpointer k, v;
-      g_hash_table_iter_init (&it, latest);
-      while (g_hash_table_iter_next (&it, &k, &v))
-        {
-          sum += *(double *) v;
-          n++;
-        }
-      g_array_index (out, double, g) = n ? sum / n : NAN;
+      g_array_index (out, double, r - 1) = sqlite3_column_double (st, 1);
     }
   sqlite3_finalize (st);
   return out;
@@ -194,11 +172,11 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
           g = &g_array_index (gs, Group, k);
       if (!g)
         {
-          Group ng = { g_strdup (v), g_array_new (FALSE, FALSE, sizeof (gint64)) };
+          Group ng = { g_strdup (v), g_array_new (FALSE, FALSE, sizeof (const RunInfo *)) };
           g_array_append_val (gs, ng);
           g = &g_array_index (gs, Group, gs->len - 1);
         }
-      g_array_append_val (g->runs, r->id);
+      g_array_append_val (g->runs, r);
       max_t = MAX (max_t, r->sim_end);
     }
   g_ptr_array_unref (groups);
@@ -248,7 +226,7 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
         {
           GPtrArray *curves = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
           for (guint k = 0; k < g->runs->len; k++)
-            g_ptr_array_add (curves, run_curve (db, g_array_index (g->runs, gint64, k), metrics[m], by_time, xs, n));
+            g_ptr_array_add (curves, run_curve (db, g_array_index (g->runs, const RunInfo *, k), metrics[m], by_time, xs, n));
           char name[32];
           g_snprintf (name, sizeof name, "%s%u", metrics[m], gi);
           guint rows = mean_ci_block (s, name, curves, xs, n);
@@ -269,9 +247,13 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
                           title_scn, by_time ? (wall ? "wall-clock time" : "simulated time") : "round", title_key,
                           max_repeats > 1 ? "up to " : "", max_repeats, max_repeats > 1 ? "s" : "");
   g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? plot_time_label (wall) : "round");
-  g_string_append (s, "set ylabel 'test accuracy (fraction correct)'\nset yrange [*:1]\n");
+  /* which peers a point is the mean of: the definition the summary's
+   * final_accuracy shares (plot-mean.c), or those of a round */
+  const char *over = by_time ? "of the latest values of the peers there or finished"
+                             : "over the peers that evaluated the round";
+  g_string_append_printf (s, "set ylabel \"test accuracy (fraction correct)\\nmean %s\"\nset yrange [*:1]\n", over);
   g_string_append_printf (s, "plot %s\n", plots[0]->str);
-  g_string_append (s, "set ylabel 'test loss (cross-entropy, nats)'\nset yrange [*:*]\n");
+  g_string_append_printf (s, "set ylabel \"test loss (cross-entropy, nats)\\nmean %s\"\nset yrange [*:*]\n", over);
   g_string_append_printf (s, "plot %s\n", plots[1]->len ? plots[1]->str : "NaN notitle");
   g_string_append (s, "unset multiplot\n");
   g_string_free (plots[0], TRUE);

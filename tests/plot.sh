@@ -71,7 +71,7 @@ png "$tmp/ct.png" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: con
 # the script for this database: one series per swept value, both panels
 expect 0 'title "network.uplink = 5Mbps"' -- "$DLSIM" plot "$tmp/s.db" convergence --script
 expect 0 'title "network.uplink = 50Mbps"' -- "$DLSIM" plot "$tmp/s.db" convergence --script
-expect 0 "set ylabel 'test loss" -- "$DLSIM" plot "$tmp/s.db" convergence --script
+expect 0 'set ylabel "test loss' -- "$DLSIM" plot "$tmp/s.db" convergence --script
 expect 0 'mean over up to 2 seeds' -- "$DLSIM" plot "$tmp/s.db" convergence --script
 expect 0 'title "scenario.name = small\\\\_sweep"' -- "$DLSIM" plot "$tmp/s.db" convergence --by scenario.name --script
 expect 0 "title 'crash'" -- "$DLSIM" plot "$tmp/s.db" timeline --run 1 --script
@@ -104,6 +104,64 @@ sqlite3 "$tmp/tb.db" "UPDATE runs SET mode = 'node'"
   || ko "node participants: x label"
 "$DLSIM" plot "$tmp/tb.db" participants --run 1 -o "$tmp/pa-tb.png" > "$out" 2>&1 && png "$tmp/pa-tb.png" && ok \
   || { ko "node participants: no figure"; cat "$out"; }
+
+# one "accuracy at time t" (plot-mean.c): the peers there or finished at t,
+# each one's latest value; at the end of a run it is the summary's
+# final_accuracy, crashed peers (p3 here) left out
+last_acc () {  # last_acc SCRIPT: the accuracy curve's last mean
+  awk '/^[$]accuracy0 <</ { on = 1; next } on && /^EOD/ { print v; exit } on { v = $2 }' "$1"
+}
+near () { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a - b < 1e-5 && b - a < 1e-5) }'; }
+"$DLSIM" plot "$tmp/s.db" convergence --x time --by scenario.name --script > "$tmp/conv-end.gp"
+sum=$(sqlite3 "$tmp/s.db" "SELECT AVG(value) FROM summary WHERE key = 'final_accuracy'")
+near "$(last_acc "$tmp/conv-end.gp")" "$sum" && ok || ko "convergence by time ends at $(last_acc "$tmp/conv-end.gp"), final_accuracy $sum"
+grep -q '^set ylabel "test accuracy (fraction correct)\\nmean of the latest values of the peers there or finished"' \
+  "$tmp/conv-end.gp" && ok || ko "convergence by time: the y label does not say which peers"
+# every session left before the end: final_accuracy is the mean of each
+# one's last value (not empty), and the figure ends there too
+printf 'peer,join,leave\np1,0,6\np2,0,9\np3,1,12\np4,2,4\n' > "$tmp/left.csv"
+cat > "$tmp/left.ini" <<'INI'
+[scenario]
+name = all_left
+seed = 3
+time_limit = 1h
+[protocol]
+family = gossip
+min_participants = 2
+[training]
+rounds = 1000
+[model]
+kind = softmax
+learning_rate = 0.002
+[data]
+features = 6
+classes = 3
+samples = 600
+separation = 1
+partition = dirichlet(0.3)
+[compute]
+sample_cost = 10ms
+[peers]
+count = 0
+[churn]
+trace = left.csv
+INI
+"$DLSIM" run "$tmp/left.ini" -o "$tmp/left.db" -q
+fa=$(sqlite3 "$tmp/left.db" "SELECT value FROM summary WHERE key = 'final_accuracy'")
+each=$(sqlite3 "$tmp/left.db" "SELECT AVG(accuracy) FROM peers WHERE left_s IS NOT NULL")
+near "$fa" "$each" && ok || ko "all sessions left: final_accuracy '$fa', the mean of their last values $each"
+"$DLSIM" plot "$tmp/left.db" convergence --x time --script > "$tmp/left.gp"
+near "$(last_acc "$tmp/left.gp")" "$fa" && ok || ko "all sessions left: the figure ends at $(last_acc "$tmp/left.gp"), final_accuracy '$fa'"
+# two sessions of four leave, two finish: the figure ends at the mean of
+# the two that finished, as the summary, not of all four
+printf 'peer,join,leave\np1,0,\np2,0,\np3,1,5\np4,2,6\n' > "$tmp/some.csv"
+sed -e 's/left.csv/some.csv/' -e 's/^rounds = 1000/rounds = 12/' "$tmp/left.ini" > "$tmp/some.ini"
+"$DLSIM" run "$tmp/some.ini" -o "$tmp/some.db" -q
+fa=$(sqlite3 "$tmp/some.db" "SELECT value FROM summary WHERE key = 'final_accuracy'")
+each=$(sqlite3 "$tmp/some.db" "SELECT AVG(accuracy) FROM peers WHERE outcome = 'finished'")
+"$DLSIM" plot "$tmp/some.db" convergence --x time --script > "$tmp/some.gp"
+near "$fa" "$each" && near "$(last_acc "$tmp/some.gp")" "$fa" && ok \
+  || ko "two sessions left: the figure ends at $(last_acc "$tmp/some.gp"), final_accuracy '$fa', the finished peers' $each"
 
 # errors: each a clear message, exit 1
 expect 1 "unknown plot kind 'pie'" -- "$DLSIM" plot "$tmp/s.db" pie

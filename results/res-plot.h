@@ -1,0 +1,23 @@
+/* res-plot.h — the questions `dlsim plot` asks of a results database
+ * whose answers need more than a table read as it is: the values of a
+ * metric with who was there to hold them, and which runs finished.  Their
+ * SQL is in res-plot.c; plots/ draws the answers.  A `struct sqlite3 *db`
+ * is a handle from res_db_open_read. */
+#pragma once
+
+#include "results/res-rows.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+struct sqlite3;
+
+/* A run's values of metric `name` (not NULL): t_s, peer, value, in the
+ * order recorded (by time). */
+ResRows *res_plot_metric_values (struct sqlite3 *db, gint64 run, const char *name);
+/* A run's peers: peer, left_s (NULL: it never left nor crashed), outcome
+ * ('' if none). */
+ResRows *res_plot_peer_ends (struct sqlite3 *db, gint64 run);
+
+G_END_DECLS
