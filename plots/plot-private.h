@@ -21,10 +21,21 @@ typedef struct {
   guint64 seed;
   char *outcome;
   double sim_end;
+  gboolean finished;   /* not a row an interrupted, killed or failed run left */
 } RunInfo;
 
 /* (transfer full) every run of the file, by id (RunInfo). */
 GArray *plot_load_runs (sqlite3 *db);
+/* (transfer full) the runs that finished, by id (RunInfo): a figure over
+ * many runs (a mean over seeds) leaves out the rows a Ctrl-C, a kill or
+ * an error left; out_left_out: how many. */
+GArray *plot_load_finished_runs (sqlite3 *db, guint *out_left_out);
+/* (transfer full) ", N unfinished runs left out" for a title ("" if none) */
+char *plot_left_out_note (guint left_out);
+/* (transfer full) a panel title's count of what it draws: ", N seeds a
+ * point" (or ", N to M seeds a point: n at each"), and ", K of P points"
+ * when only K of its P points have a value; "" if none has (has FALSE). */
+char *plot_seeds_note (gboolean has, guint nmin, guint nmax, guint drawn, guint points);
 /* The run with this id, or the only one (id 0); NULL with an error. */
 const RunInfo *plot_pick_run (GArray *runs, gint64 id, const char *db_name, GError **error);
 /* (transfer full) a run's params value, NULL if it has none. */

@@ -102,9 +102,10 @@ cmp_point (gconstpointer a, gconstpointer b)
 gboolean
 plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
 {
-  g_autoptr (GArray) runs = plot_load_runs (db);
+  guint left_out = 0;
+  g_autoptr (GArray) runs = plot_load_finished_runs (db, &left_out);
   if (runs->len == 0)
-    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no %sruns", db_name, left_out ? "finished " : "");
   double target = o->target > 0 ? o->target : 0.85;
   if (!(target <= 1))
     return plot_fail (error, PLOT_ERROR_USAGE, "--target must be an accuracy in (0, 1], not %g", target);
@@ -177,7 +178,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
    * upper ends (16-21) and the seeds behind each mean (22-27) */
   double xmin = INFINITY, xmax = -INFINITY;
   gboolean has[N_METRICS] = { FALSE };
-  guint nmin[N_METRICS], nmax[N_METRICS] = { 0 };
+  guint nmin[N_METRICS], nmax[N_METRICS] = { 0 }, n_points = 0, empty[N_METRICS] = { 0 };
   for (guint m = 0; m < N_METRICS; m++)
     nmin[m] = G_MAXUINT;
   for (guint k = 0; k < lines->len; k++)
@@ -188,6 +189,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       for (guint j = 0; j < l->points->len; j++)
         {
           Point *p = &g_array_index (l->points, Point, j);
+          n_points++;
           xmin = MIN (xmin, p->x);
           xmax = MAX (xmax, p->x);
           g_string_append_printf (s, "%.17g", p->x);
@@ -199,6 +201,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
               if (log_y[m] && !(mean[m] > 0))
                 mean[m] = NAN;
               has[m] |= !isnan (mean[m]);
+              empty[m] += isnan (mean[m]);
               if (!isnan (mean[m]))
                 {
                   nmin[m] = MIN (nmin[m], p->n[m]);
@@ -225,8 +228,9 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   plot_terminal (s, o->output, 1300, 1050);
   g_autofree char *qx = plot_quote (xkey), *qby = plot_quote (bykey), *qdb = plot_quote (db_name);
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
+  g_autofree char *note = plot_left_out_note (left_out);
   g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (mean over seeds, bars: 95 %% confidence "
-                             "interval)\"\n", qdb, qby);
+                             "interval%s)\"\n", qdb, qby, note);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {
@@ -237,9 +241,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   for (guint m = 0; m < N_METRICS; m++)
     {
       g_string_append (s, log_y[m] ? "set logscale y\n" : "unset logscale y\n");
-      g_autofree char *seeds = !has[m] ? g_strdup ("")
-                               : nmin[m] == nmax[m] ? g_strdup_printf (", %u seed%s a point", nmax[m], nmax[m] == 1 ? "" : "s")
-                                                    : g_strdup_printf (", %u to %u seeds a point: n at each", nmin[m], nmax[m]);
+      g_autofree char *seeds = plot_seeds_note (has[m], nmin[m], nmax[m], n_points - empty[m], n_points);
       if (titles[m])
         g_string_append_printf (s, "set title \"%s%s\"\n", titles[m], seeds);
       else

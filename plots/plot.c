@@ -117,9 +117,10 @@ mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs
 static gboolean
 convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
 {
-  g_autoptr (GArray) runs = plot_load_runs (db);
+  guint left_out = 0;
+  g_autoptr (GArray) runs = plot_load_finished_runs (db, &left_out);
   if (runs->len == 0)
-    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no %sruns", db_name, left_out ? "finished " : "");
   gboolean by_time = g_strcmp0 (o->x, "time") == 0;
   if (o->x && !by_time && g_strcmp0 (o->x, "round") != 0)
     return plot_fail (error, PLOT_ERROR_USAGE, "--x must be time or round, not '%s'", o->x);
@@ -242,10 +243,11 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
                                   title_key, label);
         }
     }
+  g_autofree char *note = plot_left_out_note (left_out);
   g_string_append_printf (s, "set multiplot layout 2,1 title \"%s: test accuracy and loss by %s, one line per %s"
-                          " (mean over %s%u seed%s, 95%% confidence band)\" font ',12'\n",
+                          " (mean over %s%u seed%s, 95%% confidence band%s)\" font ',12'\n",
                           title_scn, by_time ? (wall ? "wall-clock time" : "simulated time") : "round", title_key,
-                          max_repeats > 1 ? "up to " : "", max_repeats, max_repeats > 1 ? "s" : "");
+                          max_repeats > 1 ? "up to " : "", max_repeats, max_repeats > 1 ? "s" : "", note);
   g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? plot_time_label (wall) : "round");
   /* which peers a point is the mean of: the definition the summary's
    * final_accuracy shares (plot-mean.c), or those of a round */

@@ -20,4 +20,11 @@ ResRows *res_plot_metric_values (struct sqlite3 *db, gint64 run, const char *nam
  * ('' if none). */
 ResRows *res_plot_peer_ends (struct sqlite3 *db, gint64 run);
 
+/* The runs of the file: run_id, scenario ('?' if none), point_label (''
+ * if none), seed, outcome ('unfinished' if none), sim_end_s (0 if none),
+ * finished (1: the run ended with an outcome other than interrupted or
+ * error, what `dlsim run --resume` counts as done; 0: a row a Ctrl-C, a
+ * kill or an error left); by run id. */
+ResRows *res_plot_runs (struct sqlite3 *db);
+
 G_END_DECLS

@@ -234,6 +234,33 @@ awk '/^30 / && $3 >= $11 && $3 <= $17 && $17 > $11 && $23 == 3 { ok = 1 } END { 
 # the gossip line's messages per round at 30 peers is below DISCO's (its whole point)
 awk '/^\$line0 <</ { l = 0 } /^\$line1 <</ { l = 1 } /^30 / { m[l] = $2 } END { exit !(m[1] < m[0]) }' "$tmp/scale.gp" \
   && ok || ko "scaling: gossip's messages per round at 30 peers are not below DISCO's"
+# Ctrl-C, then the same command again: the interrupted run's row stays,
+# before the finished run of the same point and seed.  The figures over
+# many runs leave it out (every panel full, as without it) and say so
+int_db () {  # int_db FROM TO: FROM with an interrupted first try of its run 3
+  cp "$1" "$2"
+  for t in runs params peers rounds metrics traffic summary expectations violations event_chunks event_rows node_records; do
+    sqlite3 "$2" "UPDATE $t SET run_id = run_id + 100"
+  done
+  sqlite3 "$2" "INSERT INTO runs (run_id, scenario, point, point_label, seed, dlsim_version, protocol_version, started_at, file, mode, outcome)
+                SELECT 1, scenario, point, point_label, seed, dlsim_version, protocol_version, started_at, file, mode, 'interrupted'
+                FROM runs WHERE run_id = 103;
+                INSERT INTO params SELECT 1, key, value FROM params WHERE run_id = 103"
+}
+data_of () { sed '/^set terminal/q' "$1" | grep -v '^set terminal'; }
+int_db "$tmp/scale.db" "$tmp/scale-int.db"
+for fig in "scaling" "summary --y messages,bytes --x peers.count --by protocol.family" "convergence"; do
+  "$DLSIM" plot "$tmp/scale.db" $fig --script -o "$tmp/x.png" > "$tmp/fin.gp"
+  "$DLSIM" plot "$tmp/scale-int.db" $fig --script -o "$tmp/x.png" > "$tmp/int.gp"
+  [ -s "$tmp/fin.gp" ] && [ "$(data_of "$tmp/fin.gp")" = "$(data_of "$tmp/int.gp")" ] && ok \
+    || ko "$fig: an interrupted row changes the data: $(diff "$tmp/fin.gp" "$tmp/int.gp" | head -5)"
+  grep -q 'title ".*1 unfinished run left out' "$tmp/int.gp" && ok || ko "$fig: the title does not say the interrupted run is left out"
+done
+# a panel title counts the points it draws
+sqlite3 "$tmp/scale-int.db" "DELETE FROM summary WHERE run_id = 103 AND key = 'bytes'"
+"$DLSIM" plot "$tmp/scale-int.db" scaling --script -o "$tmp/x.png" > "$tmp/int.gp"
+grep -q '^set title "bytes on the wire, 1 seed a point, 5 of 6 points"' "$tmp/int.gp" && ok \
+  || ko "scaling: a point without a value is not counted in the title: $(grep '^set title "bytes' "$tmp/int.gp")"
 # a panel with no data (model none has no accuracy) is drawn empty, not an error
 cat > "$tmp/scale-none.ini" <<'INI'
 [protocol]
