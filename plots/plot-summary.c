@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "plots/plot-private.h"
+#include "results/res-plot.h"
 
 #include <math.h>
 #include <string.h>
@@ -69,6 +70,27 @@ by_value (sqlite3 *db, gint64 id, const char *bykey, char **out, GError **error)
     }
   *out = g_string_free (v, FALSE);
   return TRUE;
+}
+
+/* --y KEY drew nothing: an error naming KEY and the file's numeric keys */
+static gboolean
+no_values (sqlite3 *db, const char *db_name, const char *key, const char *where, GError **error)
+{
+  g_autoptr (GString) numeric = g_string_new (NULL);
+  gboolean known = FALSE;
+  g_autoptr (ResRows) r = res_plot_summary_keys (db);
+  while (res_rows_next (r))
+    {
+      known |= strcmp (res_rows_text (r, 0), key) == 0;
+      if (res_rows_int (r, 1))
+        g_string_append_printf (numeric, "%s%s", numeric->len ? ", " : "", res_rows_text (r, 0));
+    }
+  if (known)
+    return plot_fail (error, PLOT_ERROR_USAGE, "--y %s: no finished run of %s%s%s has a number for it; the keys with "
+                      "numbers: %s (and peer.pN.*)", key, db_name, where ? " with " : "", where ? where : "",
+                      numeric->str);
+  return plot_fail (error, PLOT_ERROR_USAGE, "--y %s: no such summary key in %s; the keys with numbers: %s (and "
+                    "peer.pN.*)", key, db_name, numeric->str);
 }
 
 gboolean
@@ -153,6 +175,10 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
         }
     }
 
+  for (guint m = 0; m < ny; m++)
+    if (!has[m])
+      return no_values (db, db_name, ys[m], o->where, error);
+
   /* a row per x: x, each panel's mean, each panel's 95 % half width, each
    * panel's number of runs (seeds) */
   double xmin = INFINITY, xmax = -INFINITY;
@@ -218,14 +244,6 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       else
         g_string_append_printf (s, "set title \"%s\"\n", qy);
       g_string_append_printf (s, "set ylabel \"%s\"\n", yl);
-      if (!has[m])
-        {
-          g_string_append_printf (s, "set xrange [%.17g:%.17g]\nset yrange [0:1]\n"
-                                     "set label 1 \"no run has this key\" at graph 0.5,0.5 center\nunset key\n"
-                                     "plot -1 notitle\nunset label 1\nset autoscale\n"
-                                     "set key inside top left box opaque\n", xmin, xmax > xmin ? xmax : xmin + 1);
-          continue;
-        }
       g_string_append (s, "set yrange [0:*]\nset offsets 0, 0, graph 0.45, 0\nplot ");
       for (guint k = 0; k < lines->len; k++)
         {

@@ -33,3 +33,10 @@ res_plot_runs (sqlite3 *db)
                                 " outcome IS NOT NULL AND outcome NOT IN ('interrupted', 'error')"
                                 " FROM runs ORDER BY run_id");
 }
+
+ResRows *
+res_plot_summary_keys (sqlite3 *db)
+{
+  return _res_rows_prepare (db, "SELECT key, MAX(typeof (value) IN ('integer', 'real')) FROM summary"
+                                " WHERE key NOT LIKE 'peer.%' GROUP BY key ORDER BY key");
+}

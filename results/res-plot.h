@@ -26,5 +26,8 @@ ResRows *res_plot_peer_ends (struct sqlite3 *db, gint64 run);
  * error, what `dlsim run --resume` counts as done; 0: a row a Ctrl-C, a
  * kill or an error left); by run id. */
 ResRows *res_plot_runs (struct sqlite3 *db);
+/* The summary keys of the file's runs but the per-peer ones (peer.*):
+ * key, whether some run's value of it is a number (1 or 0); by key. */
+ResRows *res_plot_summary_keys (struct sqlite3 *db);
 
 G_END_DECLS

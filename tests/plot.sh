@@ -344,6 +344,12 @@ sqlite3 "$tmp/pipe2.db" "DELETE FROM runs WHERE run_id = (SELECT MAX(run_id) FRO
   --where network.latency=60ms --script -o "$tmp/x.png" > "$tmp/sum3.gp"
 grep -q '^set title ".*(1 to 2 seeds a point: n at each)"' "$tmp/sum3.gp" && grep -q "with labels" "$tmp/sum3.gp" \
   && ok || ko "summary: 1 to 2 seeds, n at each point: $(grep '^set title' "$tmp/sum3.gp")"
+# a key no run has a number for: an error naming it and the keys there are, no figure
+rm -f "$tmp/nokey.png"
+expect 1 "--y no_such_key: no such summary key in .*pipe.db; the keys with numbers: .*bytes, .*sim_time_s" -- \
+  "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s,no_such_key -o "$tmp/nokey.png"
+[ -e "$tmp/nokey.png" ] && ko "summary --y no_such_key drew $tmp/nokey.png" || ok
+expect 1 "--y outcome: no finished run of .* has a number for it" -- "$DLSIM" plot "$tmp/pipe.db" summary --y outcome -o "$tmp/x.png"
 expect 1 "summary needs --y" -- "$DLSIM" plot "$tmp/pipe.db" summary -o "$tmp/x.png"
 expect 1 "--where takes KEY=VALUE" -- "$DLSIM" plot "$tmp/pipe.db" summary --y outcome --where latency -o "$tmp/x.png"
 expect 1 "no run of .* has network.latency=5ms" -- "$DLSIM" plot "$tmp/pipe.db" summary --y sim_time_s --where network.latency=5ms -o "$tmp/x.png"
