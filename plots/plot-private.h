@@ -88,8 +88,12 @@ double plot_t95 (guint n);
 double plot_ci95 (double sum, double sumsq, guint n);
 /* Is run's time wall-clock time (runs.mode testbed or node)? */
 gboolean plot_run_is_wall_clock (sqlite3 *db, gint64 run);
-/* The time axis' label: simulated or wall-clock seconds. */
-const char *plot_time_label (gboolean wall_clock);
+/* The unit of a time axis that spans span_s seconds: its divisor, 1
+ * (seconds) or 3600 (hours, past 3 h). */
+double plot_time_div (double span_s);
+/* The time axis' label: simulated or wall-clock time, in seconds (div 1)
+ * or hours (div 3600). */
+const char *plot_time_label (gboolean wall_clock, double div);
 
 /* plot-mean.c: a run's metric at each time, one definition (its opening
  * comment): a step at every time it changes, by time. */

@@ -229,8 +229,12 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   g_autofree char *qx = plot_quote (xkey), *qby = plot_quote (bykey), *qdb = plot_quote (db_name);
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
   g_autofree char *note = plot_left_out_note (left_out);
-  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (mean over seeds, bars: 95 %% confidence "
-                             "interval%s)\"\n", qdb, qby, note);
+  /* bars only where a point has seeds to spread */
+  guint most = 0;
+  for (guint m = 0; m < N_METRICS; m++)
+    most = MAX (most, nmax[m]);
+  const char *stat = most > 1 ? "mean over seeds, bars: 95 % confidence interval" : "1 seed a point, no interval";
+  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (%s%s)\"\n", qdb, qby, stat, note);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {

@@ -222,8 +222,13 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   g_autofree char *qwhere = plot_quote (o->where ? o->where : "");
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
   g_autofree char *note = plot_left_out_note (left_out);
-  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (mean over seeds, bars: 95 %% "
-                             "confidence interval%s)\"\n", rows, cols, qdb, qby, o->where ? ", " : "", qwhere, note);
+  /* bars only where a point has seeds to spread */
+  guint most = 0;
+  for (guint m = 0; m < ny; m++)
+    most = MAX (most, nmax[m]);
+  const char *stat = most > 1 ? "mean over seeds, bars: 95 % confidence interval" : "1 seed a point, no interval";
+  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (%s%s)\"\n", rows, cols, qdb, qby,
+                          o->where ? ", " : "", qwhere, stat, note);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {

@@ -410,8 +410,17 @@ plot_run_is_wall_clock (sqlite3 *db, gint64 run)
   return wall;
 }
 
-const char *
-plot_time_label (gboolean wall_clock)
+double
+plot_time_div (double span_s)
 {
+  /* past 3 hours, seconds read as 90 000: hours */
+  return span_s > 3 * 3600 ? 3600 : 1;
+}
+
+const char *
+plot_time_label (gboolean wall_clock, double div)
+{
+  if (div == 3600)
+    return wall_clock ? "wall-clock time since the start of the run (h)" : "simulated time (h)";
   return wall_clock ? "wall-clock time since the start of the run (s)" : "simulated time (s)";
 }

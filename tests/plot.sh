@@ -163,6 +163,45 @@ each=$(sqlite3 "$tmp/some.db" "SELECT AVG(accuracy) FROM peers WHERE outcome = '
 near "$fa" "$each" && near "$(last_acc "$tmp/some.gp")" "$fa" && ok \
   || ko "two sessions left: the figure ends at $(last_acc "$tmp/some.gp"), final_accuracy '$fa', the finished peers' $each"
 
+# a comparison of several scenarios is titled by their number, not the first one's name
+cp "$tmp/s.db" "$tmp/two.db"
+sqlite3 "$tmp/two.db" "UPDATE runs SET scenario = 'other' WHERE run_id = 2"
+expect 0 'set multiplot layout 2,1 title "2 scenarios: ' -- "$DLSIM" plot "$tmp/two.db" convergence --script
+# one seed: no confidence band or interval is claimed
+sqlite3 "$tmp/two.db" "DELETE FROM runs WHERE run_id > 1"
+"$DLSIM" plot "$tmp/two.db" convergence --script > "$tmp/one.gp"
+grep -q '^set multiplot .*(1 seed, no confidence band)' "$tmp/one.gp" && ! grep -q '95% confidence band' "$tmp/one.gp" \
+  && ok || ko "convergence of one seed: $(grep '^set multiplot' "$tmp/one.gp")"
+# a day on the time axis reads in hours, not in seconds up to 90 000
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/examples/availability.ini" -o "$tmp/day.db" -q
+"$DLSIM" plot "$tmp/day.db" convergence --x time --script > "$tmp/day.gp"
+grep -q '^set xlabel "simulated time (h)"' "$tmp/day.gp" && awk '/^[$]accuracy0 <</ { on = 1; next } on && /^EOD/ { exit !(x == 24) } on { x = $1 }' "$tmp/day.gp" \
+  && ok || ko "convergence over a day: $(grep xlabel "$tmp/day.gp"), ends at x $(awk '/^[$]accuracy0 <</ { on = 1; next } on && /^EOD/ { print x; exit } on { x = $1 }' "$tmp/day.gp")"
+"$DLSIM" plot "$tmp/day.db" timeline --script | grep -q "^set xlabel 'simulated time (h)'" && ok || ko "timeline over a day: not in hours"
+"$DLSIM" plot "$tmp/day.db" participants --script | grep -q "^set xlabel 'simulated time (h)'" && ok || ko "participants over a day: not in hours"
+# traffic: a closing message tagged with the round after the last (FedAvg's FedDone) is in the last round, the axis ends there
+sed -e 's/^min_participants = 2/family = fedavg\nmin_participants = 2/' -e '/^uplink/d' -e '/^\[network\]/d' -e '/^\[timeline\]/,$d' \
+  -e 's/^repeat = 2/repeat = 1/' "$tmp/sweep.ini" > "$tmp/fed.ini"
+"$DLSIM" run "$tmp/fed.ini" -o "$tmp/fed.db" -q
+"$DLSIM" plot "$tmp/fed.db" traffic --script > "$tmp/fed.gp"
+grep -q '^set xrange \[0.5:3.5\]' "$tmp/fed.gp" && ! grep -q '^4 ' "$tmp/fed.gp" && ok \
+  || ko "traffic of 3 rounds: $(grep xrange "$tmp/fed.gp"), rows of round 4: $(grep -c '^4 ' "$tmp/fed.gp")"
+# traffic: a round without a type's messages breaks its line on the log axis
+cp "$tmp/fed.db" "$tmp/gap.db"
+sqlite3 "$tmp/gap.db" "INSERT INTO traffic VALUES (1, 'Gappy', 2, 200);
+  INSERT INTO event_rows (run_id, seq, t_s, node, kind, round, msg) VALUES (1, 900001, 0.1, 'p1', 'sent', 1, 'Gappy'), (1, 900002, 0.9, 'p1', 'sent', 3, 'Gappy')"
+"$DLSIM" plot "$tmp/gap.db" traffic --run 1 --script > "$tmp/gap.gp"
+t=$(grep -o '[$]t[0-9]* using 1:2 [^,]* title .Gappy.' "$tmp/gap.gp" | cut -d' ' -f1)
+[ -n "$t" ] && [ "$(sed -n "/^[$]${t#$} <</,/^EOD/p" "$tmp/gap.gp" | tr '\n' '|')" = "\$${t#$} << EOD|1 1 100||3 1 100|EOD|" ] \
+  && ok || ko "traffic: the line of a type absent from round 2 is not broken: $(sed -n "/^[$]${t#$} <</,/^EOD/p" "$tmp/gap.gp" | tr '\n' '|')"
+# timeline: one join mark a peer, though the testbed records two (process started, then connected)
+cp "$tmp/s.db" "$tmp/join.db"
+sqlite3 "$tmp/join.db" "INSERT INTO event_rows (run_id, seq, t_s, node, kind, state, detail)
+  SELECT 1, seq + 0.5, t_s + 0.01, node, 'join', 'world', '127.0.0.1:1' FROM events WHERE run_id = 1 AND kind = 'join'"
+"$DLSIM" plot "$tmp/join.db" timeline --run 1 --script > "$tmp/join.gp"
+n=$(sed -n '/^[$]mark0 <</,/^EOD/p' "$tmp/join.gp" | grep -c '^[0-9]')
+[ "$n" = 3 ] && ok || ko "timeline: $n join marks for 3 peers"
+
 # errors: each a clear message, exit 1
 expect 1 "unknown plot kind 'pie'" -- "$DLSIM" plot "$tmp/s.db" pie
 expect 1 "run 42 is not in" -- "$DLSIM" plot "$tmp/s.db" timeline --run 42
@@ -224,10 +263,13 @@ grep -q '^set xlabel "peers.count (count)"' "$tmp/scale.gp" && grep -q '^set yla
   && grep -q '^set ylabel "s"' "$tmp/scale.gp" && ok || ko "scaling: axis labels with units"
 [ "$(grep -c '^plot .*with yerrorlines' "$tmp/scale.gp")" = 6 ] && [ "$(grep -c '^set title .*1 seed a point' "$tmp/scale.gp")" = 6 ] \
   && ok || ko "scaling: error bars and the seeds behind each point (1) in every panel"
+grep -q '^set multiplot layout 3,2 title ".*(1 seed a point, no interval)' "$tmp/scale.gp" && ! grep -q '95 % confidence' "$tmp/scale.gp" \
+  && ok || ko "scaling of one seed claims an interval: $(grep '^set multiplot' "$tmp/scale.gp")"
 # three seeds: the bars span the seeds' 95 % interval, each panel says 3
 "$DLSIM" run "$tmp/scale.ini" --set scenario.repeat=3 -o "$tmp/scale3.db" -q -j 2
 "$DLSIM" plot "$tmp/scale3.db" scaling --script -o "$tmp/x.png" > "$tmp/scale3.gp"
 grep -q '^set title "bytes on the wire, 3 seeds a point"' "$tmp/scale3.gp" && ok || ko "scaling: 3 seeds a point"
+grep -q '^set multiplot .*(mean over seeds, bars: 95 % confidence interval)' "$tmp/scale3.gp" && ok || ko "scaling of 3 seeds: no interval in the title"
 # bytes (column 3) lies within its bar (11, 17), which is not empty at 30 peers; 3 seeds behind it (23)
 awk '/^30 / && $3 >= $11 && $3 <= $17 && $17 > $11 && $23 == 3 { ok = 1 } END { exit !ok }' "$tmp/scale3.gp" \
   && ok || ko "scaling: a bar around the mean of 3 seeds"
