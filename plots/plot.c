@@ -518,14 +518,21 @@ participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, G
   while (sqlite3_step (st) == SQLITE_ROW)
     g_string_append_printf (per_round, "%d %d\n", sqlite3_column_int (st, 0), sqlite3_column_int (st, 1));
   sqlite3_finalize (st);
-  sqlite3_prepare_v2 (db, "SELECT t_s, kind FROM events WHERE run_id = ? AND state = 'world'"
+  sqlite3_prepare_v2 (db, "SELECT t_s, kind, COALESCE(node, '') FROM events WHERE run_id = ? AND state = 'world'"
                           " AND kind IN ('join', 'leave', 'crash', 'disconnect') ORDER BY seq", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, r->id);
   int count = 0;
+  /* the peers online: a join counts once however often it is recorded
+   * (the testbed: process started, then connected), and so a leave */
+  g_autoptr (GHashTable) on = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_string_append (online, "0 0\n");
   while (sqlite3_step (st) == SQLITE_ROW)
     {
-      count += strcmp ((const char *) sqlite3_column_text (st, 1), "join") == 0 ? 1 : -1;
+      const char *node = (const char *) sqlite3_column_text (st, 2);
+      gboolean join = strcmp ((const char *) sqlite3_column_text (st, 1), "join") == 0;
+      if (join ? !g_hash_table_add (on, g_strdup (node)) : !g_hash_table_remove (on, node))
+        continue;
+      count += join ? 1 : -1;
       g_string_append_printf (online, "%.9g %d\n", sqlite3_column_double (st, 0) / div, count);
     }
   sqlite3_finalize (st);

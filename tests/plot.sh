@@ -201,6 +201,9 @@ sqlite3 "$tmp/join.db" "INSERT INTO event_rows (run_id, seq, t_s, node, kind, st
 "$DLSIM" plot "$tmp/join.db" timeline --run 1 --script > "$tmp/join.gp"
 n=$(sed -n '/^[$]mark0 <</,/^EOD/p' "$tmp/join.gp" | grep -c '^[0-9]')
 [ "$n" = 3 ] && ok || ko "timeline: $n join marks for 3 peers"
+# participants: the peers online count each once
+most=$("$DLSIM" plot "$tmp/join.db" participants --run 1 --script | sed -n '/^[$]online <</,/^EOD/p' | awk '/^[0-9]/ && $2 + 0 > m { m = $2 + 0 } END { print m + 0 }')
+[ "$most" = 3 ] && ok || ko "participants: $most peers online of 3"
 
 # errors: each a clear message, exit 1
 expect 1 "unknown plot kind 'pie'" -- "$DLSIM" plot "$tmp/s.db" pie
