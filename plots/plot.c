@@ -404,12 +404,22 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
       /* one join and one leave mark a session: the testbed records a
        * join when the process starts and when it reaches the coordinator,
        * a leave and a disconnect when it goes */
+      int was = in[row];
       if (strcmp (kind, "join") == 0)
-        mk = in[row] == 1 ? -1 : 0, in[row] = 1;
+        {
+          mk = was == 1 ? -1 : 0;
+          in[row] = 1;
+        }
       else if (strcmp (kind, "leave") == 0 || strcmp (kind, "disconnect") == 0)
-        mk = in[row] == 2 ? -1 : 1, in[row] = 2;
+        {
+          mk = was == 2 ? -1 : 1;
+          in[row] = 2;
+        }
       else if (strcmp (kind, "crash") == 0)
-        mk = 2, in[row] = 2;
+        {
+          mk = 2;
+          in[row] = 2;
+        }
       else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
                && strcmp (msg, "RetryPeerConnections") == 0)
         mk = 3;
