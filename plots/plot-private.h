@@ -21,10 +21,21 @@ typedef struct {
   guint64 seed;
   char *outcome;
   double sim_end;
+  gboolean finished;   /* not a row an interrupted, killed or failed run left */
 } RunInfo;
 
 /* (transfer full) every run of the file, by id (RunInfo). */
 GArray *plot_load_runs (sqlite3 *db);
+/* (transfer full) the runs that finished, by id (RunInfo): a figure over
+ * many runs (a mean over seeds) leaves out the rows a Ctrl-C, a kill or
+ * an error left; out_left_out: how many. */
+GArray *plot_load_finished_runs (sqlite3 *db, guint *out_left_out);
+/* (transfer full) ", N unfinished runs left out" for a title ("" if none) */
+char *plot_left_out_note (guint left_out);
+/* (transfer full) a panel title's count of what it draws: ", N seeds a
+ * point" (or ", N to M seeds a point: n at each"), and ", K of P points"
+ * when only K of its P points have a value; "" if none has (has FALSE). */
+char *plot_seeds_note (gboolean has, guint nmin, guint nmax, guint drawn, guint points);
 /* The run with this id, or the only one (id 0); NULL with an error. */
 const RunInfo *plot_pick_run (GArray *runs, gint64 id, const char *db_name, GError **error);
 /* (transfer full) a run's params value, NULL if it has none. */
@@ -77,8 +88,23 @@ double plot_t95 (guint n);
 double plot_ci95 (double sum, double sumsq, guint n);
 /* Is run's time wall-clock time (runs.mode testbed or node)? */
 gboolean plot_run_is_wall_clock (sqlite3 *db, gint64 run);
-/* The time axis' label: simulated or wall-clock seconds. */
-const char *plot_time_label (gboolean wall_clock);
+/* The unit of a time axis that spans span_s seconds: its divisor, 1
+ * (seconds) or 3600 (hours, past 3 h). */
+double plot_time_div (double span_s);
+/* The time axis' label: simulated or wall-clock time, in seconds (div 1)
+ * or hours (div 3600). */
+const char *plot_time_label (gboolean wall_clock, double div);
+
+/* plot-mean.c: a run's metric at each time, one definition (its opening
+ * comment): a step at every time it changes, by time. */
+typedef struct {
+  double t;
+  double mean;
+} PlotStep;
+/* (transfer full) GArray of PlotStep; end: the run's sim_end_s */
+GArray *plot_mean_steps (sqlite3 *db, gint64 run, const char *metric, double end);
+/* The mean at time t (the last step at or before it), NAN before any. */
+double plot_mean_at (GArray *steps, double t);
 
 /* plot-scaling.c */
 gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);

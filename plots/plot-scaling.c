@@ -8,9 +8,10 @@
  *   busiest uplink         summary busiest_uplink_bytes (the most one peer sent)
  *   round period           median over rounds of end - previous end (rounds
  *                          table): training included, one measure for all
- *   time to accuracy       the first time the mean of the peers' latest test
- *                          accuracy reached --target (metrics table); runs
- *                          that never reached it are left out
+ *   time to accuracy       the first time the run's test accuracy (the
+ *                          mean of plot-mean.c: the peers there or
+ *                          finished, each one's latest) reached --target;
+ *                          runs that never reached it are left out
  *   final accuracy         summary final_accuracy
  *
  * Each point is the mean over the seeds with its 95 % confidence interval
@@ -81,42 +82,15 @@ median_round (sqlite3 *db, gint64 run)
                     : (g_array_index (d, double, m - 1) + g_array_index (d, double, m)) / 2;
 }
 
+/* The first time the run's accuracy (plot_mean_steps) reached target. */
 static double
-time_to_accuracy (sqlite3 *db, gint64 run, double target)
+time_to_accuracy (sqlite3 *db, const RunInfo *run, double target)
 {
-  sqlite3_stmt *st = NULL;
-  double t = NAN, sum = 0;
-  guint n = 0;
-  g_autoptr (GHashTable) latest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  sqlite3_prepare_v2 (db, "SELECT t_s, peer, value FROM metrics WHERE run_id = ? AND name = 'accuracy'"
-                          " ORDER BY t_s, rowid", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      const char *peer = (const char *) sqlite3_column_text (st, 1);
-      double v = sqlite3_column_double (st, 2);
-      double *old = g_hash_table_lookup (latest, peer);
-      if (old)
-        {
-          sum += v - *old;
-          *old = v;
-        }
-      else
-        {
-          double *x = g_new (double, 1);
-          *x = v;
-          g_hash_table_insert (latest, g_strdup (peer), x);
-          sum += v;
-          n++;
-        }
-      if (sum / n >= target)
-        {
-          t = sqlite3_column_double (st, 0);
-          break;
-        }
-    }
-  sqlite3_finalize (st);
-  return t;
+  g_autoptr (GArray) steps = plot_mean_steps (db, run->id, "accuracy", run->sim_end);
+  for (guint i = 0; i < steps->len; i++)
+    if (g_array_index (steps, PlotStep, i).mean >= target)
+      return g_array_index (steps, PlotStep, i).t;
+  return NAN;
 }
 
 static gint
@@ -128,9 +102,10 @@ cmp_point (gconstpointer a, gconstpointer b)
 gboolean
 plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
 {
-  g_autoptr (GArray) runs = plot_load_runs (db);
+  guint left_out = 0;
+  g_autoptr (GArray) runs = plot_load_finished_runs (db, &left_out);
   if (runs->len == 0)
-    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no %sruns", db_name, left_out ? "finished " : "");
   double target = o->target > 0 ? o->target : 0.85;
   if (!(target <= 1))
     return plot_fail (error, PLOT_ERROR_USAGE, "--target must be an accuracy in (0, 1], not %g", target);
@@ -184,7 +159,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
         plot_summary_value (db, id, "bytes"),
         plot_summary_value (db, id, "busiest_uplink_bytes"),
         median_round (db, id),
-        time_to_accuracy (db, id, target),
+        time_to_accuracy (db, &g_array_index (runs, RunInfo, i), target),
         plot_summary_value (db, id, "final_accuracy"),
       };
       pt->runs++;
@@ -203,7 +178,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
    * upper ends (16-21) and the seeds behind each mean (22-27) */
   double xmin = INFINITY, xmax = -INFINITY;
   gboolean has[N_METRICS] = { FALSE };
-  guint nmin[N_METRICS], nmax[N_METRICS] = { 0 };
+  guint nmin[N_METRICS], nmax[N_METRICS] = { 0 }, n_points = 0, empty[N_METRICS] = { 0 };
   for (guint m = 0; m < N_METRICS; m++)
     nmin[m] = G_MAXUINT;
   for (guint k = 0; k < lines->len; k++)
@@ -214,6 +189,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       for (guint j = 0; j < l->points->len; j++)
         {
           Point *p = &g_array_index (l->points, Point, j);
+          n_points++;
           xmin = MIN (xmin, p->x);
           xmax = MAX (xmax, p->x);
           g_string_append_printf (s, "%.17g", p->x);
@@ -225,6 +201,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
               if (log_y[m] && !(mean[m] > 0))
                 mean[m] = NAN;
               has[m] |= !isnan (mean[m]);
+              empty[m] += isnan (mean[m]);
               if (!isnan (mean[m]))
                 {
                   nmin[m] = MIN (nmin[m], p->n[m]);
@@ -251,8 +228,13 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   plot_terminal (s, o->output, 1300, 1050);
   g_autofree char *qx = plot_quote (xkey), *qby = plot_quote (bykey), *qdb = plot_quote (db_name);
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
-  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (mean over seeds, bars: 95 %% confidence "
-                             "interval)\"\n", qdb, qby);
+  g_autofree char *note = plot_left_out_note (left_out);
+  /* bars only where a point has seeds to spread */
+  guint most = 0;
+  for (guint m = 0; m < N_METRICS; m++)
+    most = MAX (most, nmax[m]);
+  const char *stat = most > 1 ? "mean over seeds, bars: 95 % confidence interval" : "1 seed a point, no interval";
+  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (%s%s)\"\n", qdb, qby, stat, note);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {
@@ -263,9 +245,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   for (guint m = 0; m < N_METRICS; m++)
     {
       g_string_append (s, log_y[m] ? "set logscale y\n" : "unset logscale y\n");
-      g_autofree char *seeds = !has[m] ? g_strdup ("")
-                               : nmin[m] == nmax[m] ? g_strdup_printf (", %u seed%s a point", nmax[m], nmax[m] == 1 ? "" : "s")
-                                                    : g_strdup_printf (", %u to %u seeds a point: n at each", nmin[m], nmax[m]);
+      g_autofree char *seeds = plot_seeds_note (has[m], nmin[m], nmax[m], n_points - empty[m], n_points);
       if (titles[m])
         g_string_append_printf (s, "set title \"%s%s\"\n", titles[m], seeds);
       else

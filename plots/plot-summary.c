@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "plots/plot-private.h"
+#include "results/res-plot.h"
 
 #include <math.h>
 #include <string.h>
@@ -71,6 +72,27 @@ by_value (sqlite3 *db, gint64 id, const char *bykey, char **out, GError **error)
   return TRUE;
 }
 
+/* --y KEY drew nothing: an error naming KEY and the file's numeric keys */
+static gboolean
+no_values (sqlite3 *db, const char *db_name, const char *key, const char *where, GError **error)
+{
+  g_autoptr (GString) numeric = g_string_new (NULL);
+  gboolean known = FALSE;
+  g_autoptr (ResRows) r = res_plot_summary_keys (db);
+  while (res_rows_next (r))
+    {
+      known |= strcmp (res_rows_text (r, 0), key) == 0;
+      if (res_rows_int (r, 1))
+        g_string_append_printf (numeric, "%s%s", numeric->len ? ", " : "", res_rows_text (r, 0));
+    }
+  if (known)
+    return plot_fail (error, PLOT_ERROR_USAGE, "--y %s: no finished run of %s%s%s has a number for it; the keys with "
+                      "numbers: %s (and peer.pN.*)", key, db_name, where ? " with " : "", where ? where : "",
+                      numeric->str);
+  return plot_fail (error, PLOT_ERROR_USAGE, "--y %s: no such summary key in %s; the keys with numbers: %s (and "
+                    "peer.pN.*)", key, db_name, numeric->str);
+}
+
 gboolean
 plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
 {
@@ -94,9 +116,10 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       if (!strchr (where[i], '=') || where[i][0] == '=')
         return plot_fail (error, PLOT_ERROR_USAGE, "--where takes KEY=VALUE,..., not '%s'", where[i]);
     }
-  g_autoptr (GArray) all = plot_load_runs (db);
+  guint left_out = 0;
+  g_autoptr (GArray) all = plot_load_finished_runs (db, &left_out);
   if (all->len == 0)
-    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no %sruns", db_name, left_out ? "finished " : "");
   g_autoptr (GArray) runs = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < all->len; i++)
@@ -152,10 +175,14 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
         }
     }
 
+  for (guint m = 0; m < ny; m++)
+    if (!has[m])
+      return no_values (db, db_name, ys[m], o->where, error);
+
   /* a row per x: x, each panel's mean, each panel's 95 % half width, each
    * panel's number of runs (seeds) */
   double xmin = INFINITY, xmax = -INFINITY;
-  guint nmin[MAX_PANELS], nmax[MAX_PANELS];
+  guint nmin[MAX_PANELS], nmax[MAX_PANELS], n_points = 0, empty[MAX_PANELS] = { 0 };
   for (guint m = 0; m < ny; m++)
     nmin[m] = G_MAXUINT, nmax[m] = 0;
   for (guint k = 0; k < lines->len; k++)
@@ -166,6 +193,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       for (guint j = 0; j < l->points->len; j++)
         {
           Point *p = &g_array_index (l->points, Point, j);
+          n_points++;
           xmin = MIN (xmin, p->x);
           xmax = MAX (xmax, p->x);
           g_string_append_printf (s, "%.10g", p->x);   /* 0.06, not 0.059999999999999998 */
@@ -176,6 +204,7 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
           for (guint m = 0; m < ny; m++)
             {
               g_string_append_printf (s, " %u", p->n[m]);
+              empty[m] += p->n[m] == 0;
               if (p->n[m])
                 {
                   nmin[m] = MIN (nmin[m], p->n[m]);
@@ -192,8 +221,14 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   g_autofree char *qby = plot_quote (bykey ? bykey : "all runs");
   g_autofree char *qwhere = plot_quote (o->where ? o->where : "");
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
-  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (mean over seeds, bars: 95 %% "
-                             "confidence interval)\"\n", rows, cols, qdb, qby, o->where ? ", " : "", qwhere);
+  g_autofree char *note = plot_left_out_note (left_out);
+  /* bars only where a point has seeds to spread */
+  guint most = 0;
+  for (guint m = 0; m < ny; m++)
+    most = MAX (most, nmax[m]);
+  const char *stat = most > 1 ? "mean over seeds, bars: 95 % confidence interval" : "1 seed a point, no interval";
+  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (%s%s)\"\n", rows, cols, qdb, qby,
+                          o->where ? ", " : "", qwhere, stat, note);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {
@@ -205,21 +240,15 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
     {
       g_autofree char *qy = plot_quote (ys[m]);
       g_autofree char *yl = plot_axis_label (ys[m], plot_key_unit (ys[m]));
+      /* what the panel draws: the points without a value are said */
+      g_autofree char *pts = empty[m] ? g_strdup_printf (", %u of %u points", n_points - empty[m], n_points) : g_strdup ("");
       if (has[m] && nmin[m] == nmax[m])
-        g_string_append_printf (s, "set title \"%s (%u seed%s a point)\"\n", qy, nmax[m], nmax[m] == 1 ? "" : "s");
+        g_string_append_printf (s, "set title \"%s (%u seed%s a point%s)\"\n", qy, nmax[m], nmax[m] == 1 ? "" : "s", pts);
       else if (has[m])
-        g_string_append_printf (s, "set title \"%s (%u to %u seeds a point: n at each)\"\n", qy, nmin[m], nmax[m]);
+        g_string_append_printf (s, "set title \"%s (%u to %u seeds a point: n at each%s)\"\n", qy, nmin[m], nmax[m], pts);
       else
         g_string_append_printf (s, "set title \"%s\"\n", qy);
       g_string_append_printf (s, "set ylabel \"%s\"\n", yl);
-      if (!has[m])
-        {
-          g_string_append_printf (s, "set xrange [%.17g:%.17g]\nset yrange [0:1]\n"
-                                     "set label 1 \"no run has this key\" at graph 0.5,0.5 center\nunset key\n"
-                                     "plot -1 notitle\nunset label 1\nset autoscale\n"
-                                     "set key inside top left box opaque\n", xmin, xmax > xmin ? xmax : xmin + 1);
-          continue;
-        }
       g_string_append (s, "set yrange [0:*]\nset offsets 0, 0, graph 0.45, 0\nplot ");
       for (guint k = 0; k < lines->len; k++)
         {

@@ -6,6 +6,7 @@
 
 #include "plots/plot-private.h"
 #include "base/dl-units.h"
+#include "results/res-plot.h"
 
 #include <math.h>
 
@@ -79,23 +80,64 @@ run_info_clear (gpointer p)
   g_free (r->outcome);
 }
 
-GArray *
-plot_load_runs (sqlite3 *db)
+static GArray *
+load_runs (sqlite3 *db, gboolean finished_only, guint *out_left_out)
 {
   GArray *a = g_array_new (FALSE, TRUE, sizeof (RunInfo));
   g_array_set_clear_func (a, run_info_clear);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT run_id, COALESCE(scenario, '?'), COALESCE(point_label, ''), seed, COALESCE(outcome, 'unfinished'),"
-                          " COALESCE(sim_end_s, 0) FROM runs ORDER BY run_id", -1, &st, NULL);
-  while (st && sqlite3_step (st) == SQLITE_ROW)
+  guint left_out = 0;
+  g_autoptr (ResRows) rows = res_plot_runs (db);
+  while (res_rows_next (rows))
     {
-      RunInfo r = { sqlite3_column_int64 (st, 0), g_strdup ((const char *) sqlite3_column_text (st, 1)),
-                    g_strdup ((const char *) sqlite3_column_text (st, 2)), (guint64) sqlite3_column_int64 (st, 3),
-                    g_strdup ((const char *) sqlite3_column_text (st, 4)), sqlite3_column_double (st, 5) };
+      RunInfo r = { res_rows_int64 (rows, 0), g_strdup (res_rows_text (rows, 1)), g_strdup (res_rows_text (rows, 2)),
+                    (guint64) res_rows_int64 (rows, 3), g_strdup (res_rows_text (rows, 4)), res_rows_double (rows, 5),
+                    res_rows_int (rows, 6) != 0 };
+      if (finished_only && !r.finished)
+        {
+          run_info_clear (&r);
+          left_out++;
+          continue;
+        }
       g_array_append_val (a, r);
     }
-  sqlite3_finalize (st);
+  if (out_left_out)
+    *out_left_out = left_out;
   return a;
+}
+
+GArray *
+plot_load_runs (sqlite3 *db)
+{
+  return load_runs (db, FALSE, NULL);
+}
+
+GArray *
+plot_load_finished_runs (sqlite3 *db, guint *out_left_out)
+{
+  return load_runs (db, TRUE, out_left_out);
+}
+
+char *
+plot_left_out_note (guint left_out)
+{
+  if (left_out == 0)
+    return g_strdup ("");
+  return g_strdup_printf (", %u unfinished run%s left out", left_out, left_out == 1 ? "" : "s");
+}
+
+char *
+plot_seeds_note (gboolean has, guint nmin, guint nmax, guint drawn, guint points)
+{
+  if (!has)
+    return g_strdup ("");
+  GString *n = g_string_new (NULL);
+  if (nmin == nmax)
+    g_string_append_printf (n, ", %u seed%s a point", nmax, nmax == 1 ? "" : "s");
+  else
+    g_string_append_printf (n, ", %u to %u seeds a point: n at each", nmin, nmax);
+  if (drawn < points)
+    g_string_append_printf (n, ", %u of %u points", drawn, points);
+  return g_string_free (n, FALSE);
 }
 
 const RunInfo *
@@ -368,8 +410,17 @@ plot_run_is_wall_clock (sqlite3 *db, gint64 run)
   return wall;
 }
 
-const char *
-plot_time_label (gboolean wall_clock)
+double
+plot_time_div (double span_s)
 {
+  /* past 3 hours, seconds read as 90 000: hours */
+  return span_s > 3 * 3600 ? 3600 : 1;
+}
+
+const char *
+plot_time_label (gboolean wall_clock, double div)
+{
+  if (div == 3600)
+    return wall_clock ? "wall-clock time since the start of the run (h)" : "simulated time (h)";
   return wall_clock ? "wall-clock time since the start of the run (s)" : "simulated time (s)";
 }

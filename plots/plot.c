@@ -1,7 +1,9 @@
 /* plot.c — gnuplot scripts for the five figure kinds, data inline.
  *
  * convergence: per group (a params key), the mean over runs of the peers'
- * test accuracy (top) and loss (bottom) by round or by simulated time, with
+ * test accuracy (top) and loss (bottom) by round (the peers that evaluated
+ * the round) or by time (plot-mean.c: the peers there or finished at that
+ * time, each one's latest value, as the summary's final_accuracy), with
  * a 95% Student-t confidence band over the runs (seeds).
  * timeline: one run, one row per peer, a bar per protocol phase, markers for
  * join, leave, crash, Retry, Fail and dropped messages.
@@ -29,7 +31,7 @@ const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "partici
 
 typedef struct {
   char *value;          /* the group's value of the key */
-  GArray *runs;         /* gint64 */
+  GArray *runs;         /* const RunInfo * */
 } Group;
 
 static void
@@ -40,61 +42,37 @@ group_clear (gpointer p)
   g_array_unref (g->runs);
 }
 
-/* Per run: the mean over peers of a metric at each round (x = round), or the
- * mean over peers of their latest value at each grid time (x = time). */
+/* Per run: the mean over the peers that evaluated each round of their
+ * value (x = round), or the run's metric at each grid time as
+ * plot_mean_steps defines it (x = time). */
 static GArray *
-run_curve (sqlite3 *db, gint64 run, const char *metric, gboolean by_time, const double *grid, guint n_grid)
+run_curve (sqlite3 *db, const RunInfo *run, const char *metric, gboolean by_time, const double *grid, guint n_grid)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (double));
-  sqlite3_stmt *st = NULL;
-  if (!by_time)
+  if (by_time)
     {
-      sqlite3_prepare_v2 (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
-                              " AND value IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
-      sqlite3_bind_int64 (st, 1, run);
-      sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
-      while (sqlite3_step (st) == SQLITE_ROW)
-        {
-          int r = sqlite3_column_int (st, 0);
-          if (r < 1 || r > 100000)
-            continue;
-          while (out->len < (guint) r)
-            {
-              double nan = NAN;
-              g_array_append_val (out, nan);
-            }
-          g_array_index (out, double, r - 1) = sqlite3_column_double (st, 1);
-        }
-      sqlite3_finalize (st);
+      g_autoptr (GArray) steps = plot_mean_steps (db, run->id, metric, run->sim_end);
+      g_array_set_size (out, n_grid);
+      for (guint g = 0; g < n_grid; g++)
+        g_array_index (out, double, g) = plot_mean_at (steps, grid[g]);
       return out;
     }
-  g_array_set_size (out, n_grid);
-  g_autoptr (GHashTable) latest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  sqlite3_prepare_v2 (db, "SELECT t_s, peer, value FROM metrics WHERE run_id = ? AND name = ?"
-                          " AND value IS NOT NULL ORDER BY t_s, rowid", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
+                          " AND value IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run->id);
   sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
-  gboolean more = sqlite3_step (st) == SQLITE_ROW;
-  for (guint g = 0; g < n_grid; g++)
+  while (sqlite3_step (st) == SQLITE_ROW)
     {
-      while (more && sqlite3_column_double (st, 0) <= grid[g])
+      int r = sqlite3_column_int (st, 0);
+      if (r < 1 || r > 100000)
+        continue;
+      while (out->len < (guint) r)
         {
-          double *v = g_new (double, 1);
-          *v = sqlite3_column_double (st, 2);
-          g_hash_table_replace (latest, g_strdup ((const char *) sqlite3_column_text (st, 1)), v);
-          more = sqlite3_step (st) == SQLITE_ROW;
+          double nan = NAN;
+          g_array_append_val (out, nan);
         }
-      double sum = 0;
-      guint n = 0;
-      GHashTableIter it;
-      gpointer k, v;
-      g_hash_table_iter_init (&it, latest);
-      while (g_hash_table_iter_next (&it, &k, &v))
-        {
-          sum += *(double *) v;
-          n++;
-        }
-      g_array_index (out, double, g) = n ? sum / n : NAN;
+      g_array_index (out, double, r - 1) = sqlite3_column_double (st, 1);
     }
   sqlite3_finalize (st);
   return out;
@@ -102,7 +80,7 @@ run_curve (sqlite3 *db, gint64 run, const char *metric, gboolean by_time, const 
 
 /* Appends a datablock "x mean lo hi" over the runs' curves. */
 static guint
-mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs, guint n)
+mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs, double div, guint n)
 {
   guint rows = 0;
   g_string_append_printf (s, "$%s << EOD\n", name);
@@ -129,19 +107,39 @@ mean_ci_block (GString *s, const char *name, GPtrArray *curves, const double *xs
           double var = MAX (0.0, (sum2 - k * mean * mean) / (k - 1));
           half = gsl_cdf_tdist_Pinv (0.975, (double) (k - 1)) * sqrt (var / k);
         }
-      g_string_append_printf (s, "%.9g %.9g %.9g %.9g %u\n", xs[i], mean, mean - half, mean + half, k);
+      g_string_append_printf (s, "%.9g %.9g %.9g %.9g %u\n", xs[i] / div, mean, mean - half, mean + half, k);
       rows++;
     }
   g_string_append (s, "EOD\n");
   return rows;
 }
 
+/* The scenario the groups' runs share, or "N scenarios" (transfer full). */
+static char *
+scenarios_of (GArray *gs)
+{
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  const char *one = NULL;
+  for (guint gi = 0; gi < gs->len; gi++)
+    {
+      GArray *runs = g_array_index (gs, Group, gi).runs;
+      for (guint k = 0; k < runs->len; k++)
+        {
+          one = g_array_index (runs, const RunInfo *, k)->scenario;
+          g_hash_table_add (names, (gpointer) one);
+        }
+    }
+  guint n = g_hash_table_size (names);
+  return n == 1 ? g_strdup (one) : g_strdup_printf ("%u scenarios", n);
+}
+
 static gboolean
 convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
 {
-  g_autoptr (GArray) runs = plot_load_runs (db);
+  guint left_out = 0;
+  g_autoptr (GArray) runs = plot_load_finished_runs (db, &left_out);
   if (runs->len == 0)
-    return plot_fail (error, PLOT_ERROR_DATA, "%s has no runs", db_name);
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no %sruns", db_name, left_out ? "finished " : "");
   gboolean by_time = g_strcmp0 (o->x, "time") == 0;
   if (o->x && !by_time && g_strcmp0 (o->x, "round") != 0)
     return plot_fail (error, PLOT_ERROR_USAGE, "--x must be time or round, not '%s'", o->x);
@@ -194,11 +192,11 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
           g = &g_array_index (gs, Group, k);
       if (!g)
         {
-          Group ng = { g_strdup (v), g_array_new (FALSE, FALSE, sizeof (gint64)) };
+          Group ng = { g_strdup (v), g_array_new (FALSE, FALSE, sizeof (const RunInfo *)) };
           g_array_append_val (gs, ng);
           g = &g_array_index (gs, Group, gs->len - 1);
         }
-      g_array_append_val (g->runs, r->id);
+      g_array_append_val (g->runs, r);
       max_t = MAX (max_t, r->sim_end);
     }
   g_ptr_array_unref (groups);
@@ -229,8 +227,8 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   for (guint i = 0; i < n; i++)
     xs[i] = by_time ? max_t * (i + 1) / n : (double) (i + 1);
 
-  const RunInfo *r0 = &g_array_index (runs, RunInfo, 0);
-  g_autofree char *title_scn = plot_quote (r0->scenario);
+  g_autofree char *scenarios = scenarios_of (gs);
+  g_autofree char *title_scn = plot_quote (scenarios);
   g_autofree char *title_key = plot_quote (key);
   plot_terminal (s, o->output, 1200, 900);
   GString *plots[2] = { g_string_new (NULL), g_string_new (NULL) };
@@ -238,6 +236,7 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   guint max_repeats = 0;
   /* the testbed's times are wall-clock seconds: so if every run is one */
   gboolean wall = runs->len > 0;
+  double div = by_time ? plot_time_div (max_t) : 1;
   for (guint i = 0; i < runs->len; i++)
     wall &= plot_run_is_wall_clock (db, g_array_index (runs, RunInfo, i).id);
   for (guint gi = 0; gi < gs->len; gi++)
@@ -248,10 +247,10 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
         {
           GPtrArray *curves = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
           for (guint k = 0; k < g->runs->len; k++)
-            g_ptr_array_add (curves, run_curve (db, g_array_index (g->runs, gint64, k), metrics[m], by_time, xs, n));
+            g_ptr_array_add (curves, run_curve (db, g_array_index (g->runs, const RunInfo *, k), metrics[m], by_time, xs, n));
           char name[32];
           g_snprintf (name, sizeof name, "%s%u", metrics[m], gi);
-          guint rows = mean_ci_block (s, name, curves, xs, n);
+          guint rows = mean_ci_block (s, name, curves, xs, div, n);
           g_ptr_array_unref (curves);
           if (rows == 0)
             continue;
@@ -264,14 +263,22 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
                                   title_key, label);
         }
     }
+  g_autofree char *note = plot_left_out_note (left_out);
+  /* a band only where there are seeds to spread: one seed is no interval */
+  g_autofree char *seeds = max_repeats > 1 ? g_strdup_printf ("mean over up to %u seeds, 95%% confidence band", max_repeats)
+                                           : g_strdup ("1 seed, no confidence band");
   g_string_append_printf (s, "set multiplot layout 2,1 title \"%s: test accuracy and loss by %s, one line per %s"
-                          " (mean over %s%u seed%s, 95%% confidence band)\" font ',12'\n",
+                          " (%s%s)\" font ',12'\n",
                           title_scn, by_time ? (wall ? "wall-clock time" : "simulated time") : "round", title_key,
-                          max_repeats > 1 ? "up to " : "", max_repeats, max_repeats > 1 ? "s" : "");
-  g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? plot_time_label (wall) : "round");
-  g_string_append (s, "set ylabel 'test accuracy (fraction correct)'\nset yrange [*:1]\n");
+                          seeds, note);
+  g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? plot_time_label (wall, div) : "round");
+  /* which peers a point is the mean of: the definition the summary's
+   * final_accuracy shares (plot-mean.c), or those of a round */
+  const char *over = by_time ? "of the latest values of the peers there or finished"
+                             : "over the peers that evaluated the round";
+  g_string_append_printf (s, "set ylabel \"test accuracy (fraction correct)\\nmean %s\"\nset yrange [*:1]\n", over);
   g_string_append_printf (s, "plot %s\n", plots[0]->str);
-  g_string_append (s, "set ylabel 'test loss (cross-entropy, nats)'\nset yrange [*:*]\n");
+  g_string_append_printf (s, "set ylabel \"test loss (cross-entropy, nats)\\nmean %s\"\nset yrange [*:*]\n", over);
   g_string_append_printf (s, "plot %s\n", plots[1]->len ? plots[1]->str : "NaN notitle");
   g_string_append (s, "unset multiplot\n");
   g_string_free (plots[0], TRUE);
@@ -347,6 +354,7 @@ static gboolean
 timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
   g_autoptr (GPtrArray) peers = load_peers (db, r->id);
+  double div = plot_time_div (r->sim_end), end = r->sim_end / div;   /* seconds or hours */
   if (peers->len == 0)
     return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no recorded events (recorded with --no-events?)", r->id);
   GString *blocks[G_N_ELEMENTS (cat_names)];
@@ -366,6 +374,7 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
   /* open phase per peer */
   g_autofree double *since = g_new (double, peers->len + 1);
   g_autofree int *cat = g_new (int, peers->len + 1);
+  g_autofree int *in = g_new0 (int, peers->len + 1);   /* 0 not seen, 1 joined, 2 gone */
   for (guint i = 0; i <= peers->len; i++)
     cat[i] = -1;
   sqlite3_stmt *st = NULL;
@@ -374,7 +383,7 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
   sqlite3_bind_int64 (st, 1, r->id);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
-      double t = sqlite3_column_double (st, 0);
+      double t = sqlite3_column_double (st, 0) / div;
       const char *node = (const char *) sqlite3_column_text (st, 1);
       const char *kind = (const char *) sqlite3_column_text (st, 2);
       const char *detail = (const char *) sqlite3_column_text (st, 3);
@@ -392,12 +401,25 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
           cat[row] = strcmp (kind, "phase") == 0 ? state_cat (detail) : -1;
           since[row] = t;
         }
+      /* one join and one leave mark a session: the testbed records a
+       * join when the process starts and when it reaches the coordinator,
+       * a leave and a disconnect when it goes */
+      int was = in[row];
       if (strcmp (kind, "join") == 0)
-        mk = 0;
+        {
+          mk = was == 1 ? -1 : 0;
+          in[row] = 1;
+        }
       else if (strcmp (kind, "leave") == 0 || strcmp (kind, "disconnect") == 0)
-        mk = 1;
+        {
+          mk = was == 2 ? -1 : 1;
+          in[row] = 2;
+        }
       else if (strcmp (kind, "crash") == 0)
-        mk = 2;
+        {
+          mk = 2;
+          in[row] = 2;
+        }
       else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
                && strcmp (msg, "RetryPeerConnections") == 0)
         mk = 3;
@@ -413,15 +435,15 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
     }
   sqlite3_finalize (st);
   for (guint row = 1; row <= peers->len; row++)
-    if (cat[row] >= 0 && r->sim_end > since[row])
-      g_string_append_printf (blocks[cat[row]], "%.9g %u %.9g 0.35\n", (since[row] + r->sim_end) / 2, row,
-                              (r->sim_end - since[row]) / 2);
+    if (cat[row] >= 0 && end > since[row])
+      g_string_append_printf (blocks[cat[row]], "%.9g %u %.9g 0.35\n", (since[row] + end) / 2, row,
+                              (end - since[row]) / 2);
 
   int height = 260 + 28 * (int) peers->len;
   plot_terminal (s, o->output, 1400, MIN (height, 4000));
   title_line (s, r, "peer phases");
   g_string_append_printf (s, "set xlabel '%s'\nset ylabel 'peer'\nset yrange [0.3:*] reverse\n"
-                             "set offsets 0, 0, 0.5, 0.5\nset ytics (", plot_time_label (plot_run_is_wall_clock (db, r->id)));
+                             "set offsets 0, 0, 0.5, 0.5\nset ytics (", plot_time_label (plot_run_is_wall_clock (db, r->id), div));
   for (guint i = 0; i < peers->len; i++)
     g_string_append_printf (s, "%s\"%s\" %u", i ? ", " : "", (char *) peers->pdata[i], i + 1);
   g_string_append (s, ")\nset grid noytics\n");
@@ -499,24 +521,32 @@ participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, G
 {
   sqlite3_stmt *st = NULL;
   GString *per_round = g_string_new (NULL), *online = g_string_new (NULL);
+  double div = plot_time_div (r->sim_end);   /* seconds or hours */
   sqlite3_prepare_v2 (db, "SELECT round, participants FROM rounds WHERE run_id = ? AND participants IS NOT NULL"
                           " ORDER BY round", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, r->id);
   while (sqlite3_step (st) == SQLITE_ROW)
     g_string_append_printf (per_round, "%d %d\n", sqlite3_column_int (st, 0), sqlite3_column_int (st, 1));
   sqlite3_finalize (st);
-  sqlite3_prepare_v2 (db, "SELECT t_s, kind FROM events WHERE run_id = ? AND state = 'world'"
+  sqlite3_prepare_v2 (db, "SELECT t_s, kind, COALESCE(node, '') FROM events WHERE run_id = ? AND state = 'world'"
                           " AND kind IN ('join', 'leave', 'crash', 'disconnect') ORDER BY seq", -1, &st, NULL);
   sqlite3_bind_int64 (st, 1, r->id);
   int count = 0;
+  /* the peers online: a join counts once however often it is recorded
+   * (the testbed: process started, then connected), and so a leave */
+  g_autoptr (GHashTable) on = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_string_append (online, "0 0\n");
   while (sqlite3_step (st) == SQLITE_ROW)
     {
-      count += strcmp ((const char *) sqlite3_column_text (st, 1), "join") == 0 ? 1 : -1;
-      g_string_append_printf (online, "%.9g %d\n", sqlite3_column_double (st, 0), count);
+      const char *node = (const char *) sqlite3_column_text (st, 2);
+      gboolean join = strcmp ((const char *) sqlite3_column_text (st, 1), "join") == 0;
+      if (join ? !g_hash_table_add (on, g_strdup (node)) : !g_hash_table_remove (on, node))
+        continue;
+      count += join ? 1 : -1;
+      g_string_append_printf (online, "%.9g %d\n", sqlite3_column_double (st, 0) / div, count);
     }
   sqlite3_finalize (st);
-  g_string_append_printf (online, "%.9g %d\n", r->sim_end, count);
+  g_string_append_printf (online, "%.9g %d\n", r->sim_end / div, count);
   if (per_round->len == 0 && count == 0 && online->len < 12)
     {
       g_string_free (per_round, TRUE);
@@ -536,7 +566,7 @@ participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, G
                                                       : "NaN title 'no round started'");
   g_string_append_printf (s, "set xlabel '%s'\nset ylabel 'peers online'\n"
                              "plot $online using 1:2 with steps lw 2 lc rgb '#59a14f' title 'online peers'\n"
-                             "unset multiplot\n", plot_time_label (plot_run_is_wall_clock (db, r->id)));
+                             "unset multiplot\n", plot_time_label (plot_run_is_wall_clock (db, r->id), div));
   return TRUE;
 }
 
@@ -564,20 +594,38 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
       return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no traffic", r->id);
     }
   plot_terminal (s, o->output, 1300, 900);
+  /* the run's last round: a message a family tags with the round after it
+   * (a closing message) is sent at the end of the last one */
+  int last = G_MAXINT;
+  sqlite3_prepare_v2 (db, "SELECT MAX(round) FROM rounds WHERE run_id = ?", -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, r->id);
+  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL)
+    last = sqlite3_column_int (st, 0);
+  sqlite3_finalize (st);
   GString *p1 = g_string_new (NULL), *p2 = g_string_new (NULL);
+  int max_round = 0;
   for (guint t = 0; t < types->len; t++)
     {
-      sqlite3_prepare_v2 (db, "SELECT round, COUNT(*) FROM events WHERE run_id = ? AND kind = 'sent' AND msg = ?"
-                              " AND round IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
+      sqlite3_prepare_v2 (db, "SELECT MIN(round, ?3), COUNT(*) FROM events WHERE run_id = ?1 AND kind = 'sent' AND msg = ?2"
+                              " AND round IS NOT NULL GROUP BY 1 ORDER BY 1", -1, &st, NULL);
       sqlite3_bind_int64 (st, 1, r->id);
       sqlite3_bind_text (st, 2, types->pdata[t], -1, SQLITE_STATIC);
+      sqlite3_bind_int (st, 3, last);
       g_string_append_printf (s, "$t%u << EOD\n", t);
       gboolean any = FALSE;
+      int prev = 0;
       while (sqlite3_step (st) == SQLITE_ROW)
         {
           double n = sqlite3_column_double (st, 1);
-          g_string_append_printf (s, "%d %.0f %.9g\n", sqlite3_column_int (st, 0), n, n * g_array_index (sizes, double, t));
+          int round = sqlite3_column_int (st, 0);
+          /* a round without such messages breaks the line (a blank line):
+           * zero has no place on the log axis, and a line across it lies */
+          if (any && round > prev + 1)
+            g_string_append_c (s, '\n');
+          g_string_append_printf (s, "%d %.0f %.9g\n", round, n, n * g_array_index (sizes, double, t));
           any = TRUE;
+          prev = round;
+          max_round = MAX (max_round, round);
         }
       sqlite3_finalize (st);
       g_string_append (s, "EOD\n");
@@ -594,6 +642,7 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
   g_string_append_printf (s, "set multiplot layout 2,1 title \"%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT
                           ", %s): traffic per round\" font ',12'\n", scn, r->id, r->seed, r->outcome);
   g_string_append (s, "set xlabel 'round'\nset ylabel 'messages sent'\nset logscale y\n");
+  g_string_append_printf (s, "set xrange [0.5:%d.5]\n", MAX (max_round, 1));
   g_string_append_printf (s, "plot %s\n", p1->len ? p1->str : "NaN notitle");
   g_string_append (s, "set ylabel 'bytes sent (messages x mean size)'\nset format y '%.0s%cB'\n");
   g_string_append_printf (s, "plot %s\nunset multiplot\n", p2->len ? p2->str : "NaN notitle");

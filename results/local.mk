@@ -8,6 +8,8 @@ results_libdlres_a_SOURCES = \
 	results/res-db-private.h \
 	results/res-merge.c \
 	results/res-merge.h \
+	results/res-plot.c \
+	results/res-plot.h \
 	results/res-query.c \
 	results/res-query.h \
 	results/res-rows.c \

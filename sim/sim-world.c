@@ -415,6 +415,30 @@ sim_peer_outcome_of (const SimWorldConfig *cfg, const SimPeerEnd *e)
   return e->stalled ? SIM_PEER_HUNG : SIM_PEER_RUNNING;
 }
 
+void
+sim_final_means (const SimPeerResult *peers, guint n, double *out_accuracy, double *out_loss)
+{
+  double acc[2] = { 0, 0 }, loss[2] = { 0, 0 };
+  guint count[2] = { 0, 0 };   /* [0]: the peers still there or finished, [1]: every peer */
+  for (guint i = 1; i <= n; i++)
+    {
+      const SimPeerResult *p = &peers[i];
+      if (p->outcome == SIM_PEER_ABSENT || isnan (p->accuracy))
+        continue;
+      gboolean there = p->outcome == SIM_PEER_FINISHED
+                       || (p->left == DL_TIME_NEVER && p->outcome != SIM_PEER_LEFT && p->outcome != SIM_PEER_CRASHED);
+      for (guint k = there ? 0 : 1; k < 2; k++)
+        {
+          acc[k] += p->accuracy;
+          loss[k] += p->loss;
+          count[k]++;
+        }
+    }
+  guint k = count[0] ? 0 : 1;
+  *out_accuracy = count[k] ? acc[k] / count[k] : NAN;
+  *out_loss = count[k] ? loss[k] / count[k] : NAN;
+}
+
 static gboolean
 peer_settled (const Node *n)
 {
@@ -638,8 +662,6 @@ finish_results (SimWorld *w)
   r->events = sim_engine_events_run (w->engine);
   sim_tally_fill (&w->tally, r);
   g_array_set_size (w->peer_results, w->nodes->len);
-  double acc = 0, loss = 0;
-  guint evaluated = 0;
   GPtrArray *models = g_ptr_array_new ();
   for (guint i = 1; i < w->nodes->len; i++)
     {
@@ -687,20 +709,14 @@ finish_results (SimWorld *w)
       r->peers_finished += pr->outcome == SIM_PEER_FINISHED;
       r->peers_failed += pr->outcome == SIM_PEER_FAILED || pr->outcome == SIM_PEER_EXCLUDED;
       r->peers_hung += pr->outcome == SIM_PEER_HUNG;
-      if (!isnan (n->accuracy) && (n->status == NODE_ONLINE || pr->outcome == SIM_PEER_FINISHED))
-        {
-          acc += n->accuracy;
-          loss += n->loss;
-          evaluated++;
-        }
       if (pr->outcome == SIM_PEER_FINISHED || n->status == NODE_ONLINE)
         g_ptr_array_add (models, proto_machine_model (n->peer));
       r->busiest_uplink_bytes = MAX (r->busiest_uplink_bytes, n->bytes_sent);
     }
   if (r->outcome == SIM_OUTCOME_COMPLETED && r->peers_hung > 0)
     r->outcome = SIM_OUTCOME_STALLED;
-  r->final_accuracy = evaluated ? acc / evaluated : NAN;
-  r->final_loss = evaluated ? loss / evaluated : NAN;
+  sim_final_means ((const SimPeerResult *) (const void *) w->peer_results->data, w->peer_results->len - 1,
+                   &r->final_accuracy, &r->final_loss);
   r->consensus_distance = NAN;
   if (models->len > 0 && w->cfg.model.kind != LEARN_MODEL_NONE)
     {

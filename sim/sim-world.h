@@ -248,6 +248,15 @@ typedef struct {
 } SimPeerEnd;
 SimPeerOutcome sim_peer_outcome_of (const SimWorldConfig *cfg, const SimPeerEnd *end);
 
+/* The run's final accuracy and loss from its peers (peers[1..n]), the one
+ * definition the summary and `dlsim plot convergence --x time` share: the
+ * mean of the last evaluation of every peer that finished its rounds or is
+ * still in the run at the end (joined, neither left nor crashed: a failed
+ * peer still counts); when no such peer has one (every session left), the
+ * mean of every peer's last evaluation before it left.  NAN if no peer
+ * was ever evaluated. */
+void sim_final_means (const SimPeerResult *peers, guint n, double *out_accuracy, double *out_loss);
+
 /* The modelled duration of one round of local training on `samples`
  * samples at relative `speed` (slow and straggler factors applied). */
 DlTime sim_training_time (const SimWorldConfig *cfg, gsize samples, double speed);

@@ -138,8 +138,6 @@ _testbed_run_finish (TestbedRun *tb, SimResult *r, GArray *results)
   r->bytes = tb->bytes;
   g_autoptr (GPtrArray) models = g_ptr_array_new ();
   g_array_set_size (results, tb->peers->len);
-  double acc = 0, loss = 0;
-  guint evaluated = 0;
   for (guint i = 1; i < tb->peers->len; i++)
     {
       TestbedPeer *p = g_ptr_array_index (tb->peers, i);
@@ -179,17 +177,11 @@ _testbed_run_finish (TestbedRun *tb, SimResult *r, GArray *results)
                          || pr->outcome == SIM_PEER_RUNNING;
       if (present && p->model)
         g_ptr_array_add (models, p->model);
-      if (!isnan (p->accuracy) && present)
-        {
-          acc += p->accuracy;
-          loss += p->loss;
-          evaluated++;
-        }
     }
   if (r->outcome == SIM_OUTCOME_COMPLETED && r->peers_hung > 0)
     r->outcome = SIM_OUTCOME_STALLED;
-  r->final_accuracy = evaluated ? acc / evaluated : NAN;
-  r->final_loss = evaluated ? loss / evaluated : NAN;
+  sim_final_means ((const SimPeerResult *) (const void *) results->data, results->len - 1, &r->final_accuracy,
+                   &r->final_loss);
   /* as the simulator: the models of the peers that finished or are still there */
   sim_props_end (tb->props, now, (const SimPeerResult *) (const void *) results->data, results->len - 1);
   static const char *const prop_names[] = { SIM_PROP_NAMES };

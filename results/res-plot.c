@@ -1,0 +1,42 @@
+/* res-plot.c — the SQL of the questions `dlsim plot` asks (res-plot.h):
+ * a metric's values with the peers' departures, from which plots/ builds
+ * the mean at each time (plots/plot-mean.c), and the runs with whether
+ * each finished. */
+#include "config.h"
+
+#include "results/res-db-private.h"
+#include "results/res-plot.h"
+
+ResRows *
+res_plot_metric_values (sqlite3 *db, gint64 run, const char *name)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT t_s, peer, value FROM metrics WHERE run_id = ? AND name = ?"
+                                      " AND value IS NOT NULL ORDER BY t_s, rowid");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  sqlite3_bind_text (_res_rows_stmt (r), 2, name, -1, SQLITE_TRANSIENT);
+  return r;
+}
+
+ResRows *
+res_plot_peer_ends (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT peer, left_s, COALESCE(outcome, '') FROM peers WHERE run_id = ?");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}
+
+ResRows *
+res_plot_runs (sqlite3 *db)
+{
+  return _res_rows_prepare (db, "SELECT run_id, COALESCE(scenario, '?'), COALESCE(point_label, ''), seed,"
+                                " COALESCE(outcome, 'unfinished'), COALESCE(sim_end_s, 0),"
+                                " outcome IS NOT NULL AND outcome NOT IN ('interrupted', 'error')"
+                                " FROM runs ORDER BY run_id");
+}
+
+ResRows *
+res_plot_summary_keys (sqlite3 *db)
+{
+  return _res_rows_prepare (db, "SELECT key, MAX(typeof (value) IN ('integer', 'real')) FROM summary"
+                                " WHERE key NOT LIKE 'peer.%' GROUP BY key ORDER BY key");
+}

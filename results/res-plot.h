@@ -1,0 +1,33 @@
+/* res-plot.h — the questions `dlsim plot` asks of a results database
+ * whose answers need more than a table read as it is: the values of a
+ * metric with who was there to hold them, and which runs finished.  Their
+ * SQL is in res-plot.c; plots/ draws the answers.  A `struct sqlite3 *db`
+ * is a handle from res_db_open_read. */
+#pragma once
+
+#include "results/res-rows.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+struct sqlite3;
+
+/* A run's values of metric `name` (not NULL): t_s, peer, value, in the
+ * order recorded (by time). */
+ResRows *res_plot_metric_values (struct sqlite3 *db, gint64 run, const char *name);
+/* A run's peers: peer, left_s (NULL: it never left nor crashed), outcome
+ * ('' if none). */
+ResRows *res_plot_peer_ends (struct sqlite3 *db, gint64 run);
+
+/* The runs of the file: run_id, scenario ('?' if none), point_label (''
+ * if none), seed, outcome ('unfinished' if none), sim_end_s (0 if none),
+ * finished (1: the run ended with an outcome other than interrupted or
+ * error, what `dlsim run --resume` counts as done; 0: a row a Ctrl-C, a
+ * kill or an error left); by run id. */
+ResRows *res_plot_runs (struct sqlite3 *db);
+/* The summary keys of the file's runs but the per-peer ones (peer.*):
+ * key, whether some run's value of it is a number (1 or 0); by key. */
+ResRows *res_plot_summary_keys (struct sqlite3 *db);
+
+G_END_DECLS
