@@ -155,6 +155,8 @@ struct SimWorld {
   gboolean flows_ticking;             /* inside ev_flows: no other tick is scheduled */
   const SimWorldCallbacks *cb;        /* set by sim-world.c: what its parts ask of it */
   const volatile int *interrupt;
+  gint64 wall_limit_us;               /* sim_world_set_wall_limit (0: none) */
+  gint64 wall_end_us;                 /* g_get_monotonic_time at which it is reached */
   SimProgressFn progress_fn;          /* sim_world_set_progress */
   gpointer progress_ud;
 };

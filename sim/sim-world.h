@@ -258,9 +258,16 @@ SimWorld *sim_world_new (const SimWorldConfig *cfg, const SimRecorder *recorder,
 void sim_world_free (SimWorld *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimWorld, sim_world_free)
 
-/* A flag (set by a signal handler) that stops the run within a second of
- * simulated time, with outcome `interrupted`. */
+/* A flag (set by a signal handler) that stops the run, with outcome
+ * `interrupted`.  It is read on the wall clock's terms, every few thousand
+ * events (SIM_WORLD_POLL_EVENTS), so a run whose simulated time hardly
+ * moves hears it too. */
 void sim_world_set_interrupt (SimWorld *w, const volatile int *flag);
+/* A wall-clock watchdog: the run stops, with outcome `interrupted` and
+ * SimResult.error saying so, once it has taken limit_us of wall time
+ * (0: no limit).  Read as the interrupt is. */
+void sim_world_set_wall_limit (SimWorld *w, gint64 limit_us);
+#define SIM_WORLD_POLL_EVENTS 4096u
 /* Called once a simulated second (from the watchdog) with the simulated
  * time and the engine events run so far, for a progress line.  It reads
  * nothing of the world and changes nothing in it. */
