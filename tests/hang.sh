@@ -29,8 +29,9 @@ expect 2 "\[protocol\] payload_timeout: must be at least 1ms (it is 0s)" -- time
 expect 2 "\[protocol\] payload_timeout: must be at least 1ms (it is 1ns)" -- timeout -s KILL 20 "$DLSIM" run "$tmp/g1.ini" -o "$tmp/g1.db"
 expect 2 "\[protocol\] election_timeout: must be at least 1ms (it is 1ns)" -- timeout -s KILL 20 "$DLSIM" run "$tmp/h1.ini" -o "$tmp/h1.db"
 
-# a guest (MODE: past, flood or tick) whose peers, once started, ask for
-# a deadline in the past, write notes forever, or ask for one 1 ns on
+# a guest (MODE: past, flood, tick or biground) whose peers, once started, ask for
+# a deadline in the past, write notes forever, ask for one 1 ns on, or
+# say they ended round 2^31 - 1
 cat > "$tmp/guest.py" <<'EOF'
 import sys
 mode = sys.argv[1]
@@ -43,6 +44,8 @@ for line in sys.stdin:
         t = int(w[2])
         if mode == "past":
             out.write("deadline %d\n" % (t + 10 if w[0] == "start" else t - 5))
+        elif mode == "biground":
+            out.write("round 2147483647\n")
         elif mode == "tick":
             out.write("note tick\ndeadline %d\n" % (t + 1))
         else:
@@ -51,13 +54,16 @@ for line in sys.stdin:
     out.write("quiet\n")
     out.flush()
 EOF
-for m in past flood tick; do
+for m in past flood tick biground; do
   scn guest "guest_command = python3 $tmp/guest.py $m" "guest_timeout = 10s" > "$tmp/$m.ini"
   sed -i '/^\[model\]/,/^samples/d' "$tmp/$m.ini"
 done
 expect 1 "asked for a deadline at or before now 1000 times in a row .*(bound: 1000" -- timeout -s KILL 20 "$DLSIM" run "$tmp/past.ini" -o "$tmp/past.db"
 expect 1 "with 100000 lines .* and no \`quiet\` (bounds: 100000 lines" -- timeout -s KILL 20 "$DLSIM" run "$tmp/flood.ini" -o "$tmp/flood.db"
-for m in past flood; do
+# a round number far beyond any run's (the recorder keeps a row per round
+# number up to the largest: 2^31 rows were 128 GiB)
+expect 1 "round 2147483647\`: train N | round N \[K\], N a round number from 1 to 1000000" -- timeout -s KILL 20 "$DLSIM" run "$tmp/biground.ini" -o "$tmp/biground.db"
+for m in past flood biground; do
   [ "$(sqlite3 "$tmp/$m.db" "SELECT outcome FROM runs")" = error ] && ok "$m: outcome error" || ko "$m: outcome not error"
 done
 
