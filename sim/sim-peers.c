@@ -19,13 +19,23 @@ sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id)
   return g_array_index (cfg->session_origin, guint, id - cfg->max_peers - 1);
 }
 
+/* One draw of d, at least floor.  Drawn once into a variable: MAX's
+ * macro evaluated its argument twice, so the clamp tested one draw and
+ * returned another (a peer got speed -0.185). */
+static double
+draw_at_least (const DlDist *d, DlRandom *r, double floor)
+{
+  double x = dl_dist_sample (d, r);
+  return x >= floor ? x : floor;   /* and a NaN (none is drawn) gives the floor */
+}
+
 void
 sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out)
 {
   id = sim_peer_origin (cfg, id);   /* a return is the same device */
   /* per-peer attributes come from the node's own stream */
   g_autoptr (DlRandom) attrs = dl_random_new (cfg->seed, "peer-attributes", id);
-  out->speed = MAX (dl_dist_sample (&cfg->speed, attrs), 1e-9);
+  out->speed = draw_at_least (&cfg->speed, attrs, SIM_PEER_MIN_SPEED);
   out->straggler = dl_random_bernoulli (attrs, cfg->straggler_share);
   out->nat_symmetric = dl_random_bernoulli (attrs, cfg->nat_symmetric_share);
   int r = sim_peer_region (cfg, id);
@@ -36,8 +46,8 @@ sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *ou
     {
       /* a stream of their own: drawing rates shifts no other draw */
       g_autoptr (DlRandom) bw = dl_random_new (cfg->seed, "bandwidth", id);
-      out->uplink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->uplink, bw), 1e3));
-      out->downlink_bps = (uint64_t) llround (MAX (dl_dist_sample (&cfg->downlink, bw), 1e3));
+      out->uplink_bps = (uint64_t) llround (draw_at_least (&cfg->uplink, bw, SIM_PEER_MIN_BPS));
+      out->downlink_bps = (uint64_t) llround (draw_at_least (&cfg->downlink, bw, SIM_PEER_MIN_BPS));
     }
   if (cfg->capacity && id < cfg->capacity->len)
     {

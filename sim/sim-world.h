@@ -227,6 +227,10 @@ typedef struct {
   const char *region;   /* its region's name (the config's), "" if none */
   uint64_t uplink_bps, downlink_bps;
 } SimPeerAttrs;
+/* The floors of a drawn speed and a drawn rate (docs/world.md: a rate
+ * is at least 1 kbit/s). */
+#define SIM_PEER_MIN_SPEED 1e-9
+#define SIM_PEER_MIN_BPS 1e3
 void sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out);
 /* Peer id's region index in cfg->region_names, -1 without regions. */
 int sim_peer_region (const SimWorldConfig *cfg, ProtoNodeId id);

@@ -1021,10 +1021,41 @@ START_TEST (test_crash_detection_distribution_and_never)
 }
 END_TEST
 
+/* A speed or a rate drawn from a distribution that reaches below 0 is
+ * floored, never negative: normal(0.1, 1) and normal(100kbps, 1Mbps)
+ * draw below their floors for about half the peers.  The clamp used to
+ * test one draw and return the next (MAX evaluated the sample twice). */
+START_TEST (test_drawn_attributes_floored)
+{
+  SimWorldConfig cfg;
+  sim_world_config_init (&cfg);
+  cfg.seed = 7;
+  ck_assert (dl_dist_parse ("normal(0.1, 1)", DL_UNIT_NUMBER, &cfg.speed, NULL));
+  ck_assert (dl_dist_parse ("normal(100kbps, 1Mbps)", DL_UNIT_RATE, &cfg.uplink, NULL));
+  ck_assert (dl_dist_parse ("normal(100kbps, 1Mbps)", DL_UNIT_RATE, &cfg.downlink, NULL));
+  cfg.rates_drawn = TRUE;
+  guint floored = 0;
+  for (ProtoNodeId id = 1; id <= 200; id++)
+    {
+      SimPeerAttrs a;
+      sim_peer_attributes (&cfg, id, &a);
+      ck_assert_msg (a.speed >= SIM_PEER_MIN_SPEED, "p%u: speed %g", id, a.speed);
+      ck_assert_msg (a.uplink_bps >= 1000 && a.uplink_bps < UINT64_C (1) << 40, "p%u: uplink %" G_GUINT64_FORMAT, id, a.uplink_bps);
+      ck_assert_msg (a.downlink_bps >= 1000 && a.downlink_bps < UINT64_C (1) << 40, "p%u: downlink %" G_GUINT64_FORMAT, id,
+                     a.downlink_bps);
+      floored += a.speed == SIM_PEER_MIN_SPEED;
+    }
+  ck_assert_uint_gt (floored, 50);   /* the floor was reached, so tested */
+}
+END_TEST
+
 static Suite *
 world_suite (void)
 {
   Suite *s = suite_create ("world");
+  TCase *tf = tcase_create ("floors");
+  tcase_add_test (tf, test_drawn_attributes_floored);
+  suite_add_tcase (s, tf);
   TCase *tc = tcase_create ("runs");
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_three_peers_converge);
