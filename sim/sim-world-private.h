@@ -287,4 +287,7 @@ void sim_ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg);
 
 Node *sim_ensure_node (SimWorld *w, ProtoNodeId id);
 void sim_churn_round_started (SimWorld *w, guint round);
+/* At the end of a run: a fact (`timeline-unfired`) for each timeline
+ * action whose round the run never reached; returns how many. */
+guint sim_churn_unfired (SimWorld *w);
 void sim_churn_start (SimWorld *w);

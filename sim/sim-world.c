@@ -665,6 +665,7 @@ finish_results (SimWorld *w)
   r->end = w->completed_at != DL_TIME_NEVER ? w->completed_at : now;
   r->events = sim_engine_events_run (w->engine);
   sim_tally_fill (&w->tally, r);
+  r->timeline_unfired = sim_churn_unfired (w);
   g_array_set_size (w->peer_results, w->nodes->len);
   double acc = 0, loss = 0;
   guint evaluated = 0;

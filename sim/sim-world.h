@@ -209,6 +209,7 @@ typedef struct {
   guint stale_model_syncs;   /* SharedModel served between PeersForRound and Start (S13) */
   guint empty_rounds_started; /* StartWeightSharing with no round peers (S31) */
   guint smallest_round_list;  /* fewest peers one PeersForRound batch named (S1); 0: none */
+  guint timeline_unfired;     /* timeline actions at a round the run never reached */
   guint64 messages, bytes;
   guint64 busiest_uplink_bytes;   /* the most wire bytes one peer sent (its uplink), 0 if unmeasured */
   double final_accuracy, final_loss, consensus_distance;

@@ -556,6 +556,28 @@ print('ok' if ok else 'bad %d spans %d flows %d named' % (len(spans), len(flows)
 [ "$r" = ok ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: perfetto JSON: $r"; }
 expect 2 "--format perfetto -o FILE.json" -- "$DLSIM" trace "$tmp/pf.db" --run 1 --format perfetto
 
+# a timeline action at a round the run never reaches does not vanish: a
+# fact in the trace and timeline_unfired in the report (2 rounds, the
+# action at round 3)
+cat > "$tmp/unfired.ini" <<EOF
+[scenario]
+seed = 1
+[training]
+rounds = 2
+[model]
+kind = none
+[peers]
+count = 3
+[timeline]
+round 3 + 1s = crash p2
+round 1 = slow p1 x2
+EOF
+expect 0 "1 completed" -- "$DLSIM" run "$tmp/unfired.ini" -o "$tmp/unfired.db"
+expect 0 "timeline action 1 (round 3 + 1.000000s: crash p2) never fired: round 3 not reached" -- "$DLSIM" trace "$tmp/unfired.db" --run 1
+expect 0 "timeline_unfired *1" -- "$DLSIM" report "$tmp/unfired.db" --run 1
+[ "$(sqlite3 "$tmp/unfired.db" "SELECT COUNT(*) FROM events WHERE kind = 'timeline-unfired'")" = 1 ] && pass=$((pass + 1)) \
+  || { fail=$((fail + 1)); echo "FAIL: not one timeline-unfired event (the action at round 1 fired)"; }
+
 guide=${DLSIM_SRCDIR:-.}/docs/user-guide.md
 missing=$("$DLSIM" run --keys | awk '{print $1}' | while read -r k; do grep -q "\`$k\`" "$guide" || echo "$k"; done)
 [ -z "$missing" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: keys missing from docs/user-guide.md: $missing"; }
