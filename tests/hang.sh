@@ -3,7 +3,7 @@
 # hardly moves, end: durations that make a protocol spin are refused with
 # their floor; a guest that asks for a deadline in the past again and
 # again, or writes lines and never says `quiet`, ends the run in error
-# naming the bound; and Ctrl-C (SIGINT) stops a run stuck below one
+# naming the bound; and Ctrl-C (SIGINT, and SIGTERM) stops a run stuck below one
 # simulated second within a second or two of wall time, exit status 130,
 # with what it recorded kept.
 set -u
@@ -67,25 +67,29 @@ for m in past flood biground; do
   [ "$(sqlite3 "$tmp/$m.db" "SELECT outcome FROM runs")" = error ] && ok "$m: outcome error" || ko "$m: outcome not error"
 done
 
-# Ctrl-C on a run that never reaches one simulated second: exit 130 within
-# two seconds of wall time, the run recorded as interrupted, its events kept
-"$DLSIM" run "$tmp/tick.ini" -o "$tmp/tick.db" >"$tmp/tick.out" 2>&1 &
-pid=$!
-sleep 3
-kill -INT $pid
-t0=$(date +%s%N)
-# a watchdog of our own, so that the test ends if dlsim does not
-( sleep 10; kill -KILL $pid 2>/dev/null ) &
-dog=$!
-wait $pid
-st=$?
-ms=$((($(date +%s%N) - t0) / 1000000))
-kill $dog 2>/dev/null
-[ "$st" -eq 130 ] && ok "SIGINT: status 130" || ko "SIGINT: status $st, wanted 130"
-[ "$ms" -lt 2000 ] && ok "SIGINT: ended in $ms ms" || ko "SIGINT: took $ms ms of wall time to end"
-[ "$(sqlite3 "$tmp/tick.db" "SELECT outcome FROM runs")" = interrupted ] && ok "recorded as interrupted" || ko "outcome not interrupted"
-n=$(sqlite3 "$tmp/tick.db" "SELECT COUNT(*) FROM events WHERE detail = 'tick'")
-[ "${n:-0}" -gt 10 ] && ok "its events kept ($n ticks)" || ko "events lost ($n ticks)"
-end=$(sqlite3 "$tmp/tick.db" "SELECT MAX(t_s) FROM events")
-awk -v e="$end" 'BEGIN { exit !(e < 1) }' && ok "stuck below 1 s (last event at $end s)" || ko "the run reached $end s"
+# Ctrl-C (and SIGTERM) on a run that never reaches one simulated second:
+# exit 130 within two seconds of wall time, the run recorded as
+# interrupted, its events kept
+for sig in INT TERM; do
+  rm -f "$tmp/tick.db"
+  "$DLSIM" run "$tmp/tick.ini" -o "$tmp/tick.db" >"$tmp/tick.out" 2>&1 &
+  pid=$!
+  sleep 3
+  kill -$sig $pid
+  t0=$(date +%s%N)
+  # a watchdog of our own, so that the test ends if dlsim does not
+  ( sleep 10; kill -KILL $pid 2>/dev/null ) &
+  dog=$!
+  wait $pid
+  st=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  kill $dog 2>/dev/null
+  [ "$st" -eq 130 ] && ok "SIG$sig: status 130" || ko "SIG$sig: status $st, wanted 130"
+  [ "$ms" -lt 2000 ] && ok "SIG$sig: ended in $ms ms" || ko "SIG$sig: took $ms ms of wall time to end"
+  [ "$(sqlite3 "$tmp/tick.db" "SELECT outcome FROM runs")" = interrupted ] && ok "recorded as interrupted" || ko "SIG$sig: outcome not interrupted"
+  n=$(sqlite3 "$tmp/tick.db" "SELECT COUNT(*) FROM events WHERE detail = 'tick'")
+  [ "${n:-0}" -gt 10 ] && ok "its events kept ($n ticks)" || ko "SIG$sig: events lost ($n ticks)"
+  end=$(sqlite3 "$tmp/tick.db" "SELECT MAX(t_s) FROM events")
+  awk -v e="$end" 'BEGIN { exit !(e < 1) }' && ok "stuck below 1 s (last event at $end s)" || ko "SIG$sig: the run reached $end s"
+done
 finish
