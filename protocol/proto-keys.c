@@ -91,6 +91,19 @@ proto_keys_fail_with (ProtoKeyLookup *l, GError **error, const char *section, co
 }
 
 gboolean
+proto_keys_wait (ProtoKeyLookup *l, GError **error, const char *section, const char *key, DlTime *out)
+{
+  DlTime t = proto_keys_duration (l, section, key);
+  if (t < PROTO_KEY_WAIT_FLOOR)
+    return proto_keys_fail (l, error, section, key,
+                            "must be at least " PROTO_KEY_WAIT_FLOOR_TEXT " (it is %s): a shorter wait makes "
+                            "the protocol retry without simulated time going on, and the run never ends",
+                            proto_keys_value (l, section, key));
+  *out = t;
+  return TRUE;
+}
+
+gboolean
 proto_key_parse_uint (const char *v, guint *out)
 {
   guint64 x;

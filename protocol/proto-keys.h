@@ -117,6 +117,14 @@ gboolean proto_keys_fail (ProtoKeyLookup *l, GError **error, const char *section
 gboolean proto_keys_fail_with (ProtoKeyLookup *l, GError **error, const char *section, const char *key,
                                GError *e);
 
+/* A duration that bounds a wait a protocol repeats (a timeout, a cycle):
+ * below PROTO_KEY_WAIT_FLOOR the protocol retries without simulated time
+ * going on, and the run spins.  Sets *out, or fails naming the key and
+ * the floor. */
+#define PROTO_KEY_WAIT_FLOOR DL_MS
+#define PROTO_KEY_WAIT_FLOOR_TEXT "1ms"
+gboolean proto_keys_wait (ProtoKeyLookup *l, GError **error, const char *section, const char *key, DlTime *out);
+
 /* The straggler policy and its knobs (the gossip family declares the keys;
  * the families with rounds beyond DISCO's take them): straggler_policy,
  * async_mix, staleness_exponent, round_deadline, drop_factor, drop_rounds. */

@@ -654,6 +654,8 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   add_summary (sum, order, "empty_rounds_started", g_strdup_printf ("%u", res->empty_rounds_started));
   add_summary (sum, order, "smallest_round_list", g_strdup_printf ("%u", res->smallest_round_list));
   add_summary (sum, order, "messages_dropped", g_strdup_printf ("%u", res->messages_dropped));
+  if (res->timeline_unfired > 0)   /* only then: the tables of every other run stay as they were */
+    add_summary (sum, order, "timeline_unfired", g_strdup_printf ("%u", res->timeline_unfired));
   add_summary (sum, order, "final_accuracy", fmt_double (res->final_accuracy));
   add_summary (sum, order, "final_loss", fmt_double (res->final_loss));
   add_summary (sum, order, "consensus_distance", fmt_double (res->consensus_distance));

@@ -33,6 +33,7 @@ run_world (const SimWorldConfig *cfg, const SimRecorder *rec, ResRun *run, const
     res_run_set_world (run, w);
   if (o->interrupt)
     sim_world_set_interrupt (w, o->interrupt);
+  sim_world_set_wall_limit (w, o->wall_limit_us);
   if (o->progress)
     sim_world_set_progress (w, o->progress, o->progress_data);
   const SimResult *res = sim_world_run (w);

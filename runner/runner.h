@@ -27,6 +27,7 @@ typedef struct {
   /* Without db: where the observations go (NULL: nowhere). */
   const SimRecorder *recorder;
   const volatile int *interrupt;   /* sim_world_set_interrupt (NULL: none) */
+  gint64 wall_limit_us;            /* sim_world_set_wall_limit (0: none) */
   SimProgressFn progress;          /* sim_world_set_progress (NULL: none) */
   gpointer progress_data;
 } RunnerOptions;

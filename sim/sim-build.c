@@ -197,21 +197,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
   if (dl_dist_mean (&c->speed) <= 0 && c->speed.kind == DL_DIST_CONSTANT)
     return BAD ("peers", "speed", "must be more than 0");
-  const char *strag = V ("peers", "stragglers");
-  if (strcmp (strag, "0") != 0)
-    {
-      g_auto (GStrv) f = g_strsplit_set (strag, " \t", -1);
-      guint m = 0;
-      for (guint i = 0; f[i]; i++)
-        if (*f[i])
-          {
-            if (m == 0)
-              dl_parse_number (f[i], &c->straggler_share, NULL);
-            else if (m == 1)
-              dl_parse_number (f[i] + 1, &c->straggler_slowdown, NULL);
-            m++;
-          }
-    }
+  _sim_scenario_parse_stragglers (V ("peers", "stragglers"), &c->straggler_share, &c->straggler_slowdown, NULL);
   const char *nat = V ("peers", "nat");
   if (g_str_has_prefix (nat, "symmetric("))
     {

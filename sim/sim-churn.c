@@ -330,6 +330,49 @@ sim_churn_round_started (SimWorld *w, guint round)
     }
 }
 
+static const char *
+action_verb (SimActionKind k)
+{
+  switch (k)
+    {
+    case SIM_ACT_JOIN: return "join";
+    case SIM_ACT_LEAVE: return "leave";
+    case SIM_ACT_CRASH: return "crash";
+    case SIM_ACT_LINK_FAIL: return "link-fail";
+    case SIM_ACT_LINK_DOWN: return "link-down";
+    case SIM_ACT_PARTITION: return "partition";
+    case SIM_ACT_HEAL: return "heal";
+    case SIM_ACT_DROP: return "drop";
+    case SIM_ACT_DELAY: return "delay";
+    case SIM_ACT_SLOW: return "slow";
+    case SIM_ACT_LINK_SLOW: return "link-slow";
+    case SIM_ACT_CRASH_COORD: return "crash coordinator";
+    }
+  return "?";
+}
+
+guint
+sim_churn_unfired (SimWorld *w)
+{
+  guint n = 0;
+  for (guint i = 0; i < w->cfg.actions->len; i++)
+    {
+      const SimAction *a = &g_array_index (w->cfg.actions, SimAction, i);
+      if (a->round == 0 || a->round <= w->round_started)
+        continue;
+      char after[DL_TIME_STR_LEN], who[16] = "";
+      if (a->a)
+        g_snprintf (who, sizeof who, " p%u", a->a);
+      g_autofree char *what = g_strdup_printf ("timeline action %u (round %u + %s: %s%s) never fired: round %u "
+                                               "not reached (rounds started: %u)", i + 1, a->round,
+                                               dl_time_format (a->after, after), action_verb (a->kind), who,
+                                               a->round, w->round_started);
+      sim_fact (w, PROTO_SERVER, PROTO_NO_NODE, "timeline-unfired", what);
+      n++;
+    }
+  return n;
+}
+
 /* ---------------------------------------------------------------- churn */
 
 static void ev_arrival (SimEngine *e, void *ctx, uint64_t arg);

@@ -87,6 +87,9 @@ struct SimEngine {
   uint64_t next_seq;
   uint64_t events_run;
   gboolean stop;
+  SimPollFn poll;            /* sim_engine_set_poll: asked every poll_every events */
+  void *poll_ctx;
+  uint32_t poll_every, poll_left;
 
   Key last;                  /* the last key popped; every pending key is > it */
   Bucket buckets[N_BUCKETS];
@@ -649,6 +652,23 @@ sim_engine_step (SimEngine *e)
   return run_next (e, DL_TIME_NEVER - 1);
 }
 
+void
+sim_engine_set_poll (SimEngine *e, uint32_t every, SimPollFn poll, void *ctx)
+{
+  g_return_if_fail (every > 0 || !poll);
+  e->poll = poll;
+  e->poll_ctx = ctx;
+  e->poll_every = e->poll_left = poll ? every : 0;
+}
+
+/* The poll's turn came (every poll_every events): TRUE if it says stop. */
+static gboolean
+poll_due (SimEngine *e)
+{
+  e->poll_left = e->poll_every;
+  return e->poll (e->poll_ctx);
+}
+
 SimRunResult
 sim_engine_run_until (SimEngine *e, DlTime end)
 {
@@ -663,7 +683,7 @@ sim_engine_run_until (SimEngine *e, DlTime end)
             e->now = end;
           return SIM_RUN_TIME_REACHED;
         }
-      if (e->stop)
+      if (e->stop || (e->poll && --e->poll_left == 0 && poll_due (e)))
         {
           e->stop = FALSE;
           return SIM_RUN_STOPPED;

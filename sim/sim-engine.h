@@ -61,6 +61,13 @@ SimRunResult sim_engine_run_until (SimEngine *engine, DlTime end);
 gboolean sim_engine_step (SimEngine *engine);
 /* Makes the running sim_engine_run_until return after the current event. */
 void sim_engine_stop (SimEngine *engine);
+/* Asked between events, every `every` events run by sim_engine_run_until
+ * (NULL: never): TRUE makes it return SIM_RUN_STOPPED after the current
+ * event.  It must change nothing the events see: it is for what lives
+ * outside simulated time (a Ctrl-C flag, the wall clock), so that a run
+ * whose simulated time hardly moves still hears them. */
+typedef gboolean (*SimPollFn) (void *ctx);
+void sim_engine_set_poll (SimEngine *engine, uint32_t every, SimPollFn poll, void *ctx);
 
 DlTime sim_engine_next_time (const SimEngine *engine);
 /* A hint, which changes no result: handler's events carry in arg a pointer

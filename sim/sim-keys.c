@@ -74,7 +74,7 @@ static const KeySpec keys[] = {
   { "data", "scale", "none", K_STR, "none | standard: standard centres every feature on the training set's mean and divides by its standard deviation (scikit-learn's StandardScaler), applied to the test set too" },
   { "peers", "count", "3", K_UINT, "peers p1..pN connecting at time 0 (pipeline: sessions + servers unless given; more: extra servers)" },
   { "peers", "speed", "1", K_DIST_NUM, "relative speed: a number or a distribution" },
-  { "peers", "stragglers", "0", K_STRAGGLERS, "SHARE xFACTOR, e.g. 0.1 x8: 10% of peers 8x slower" },
+  { "peers", "stragglers", "0", K_STRAGGLERS, "SHARE xFACTOR, e.g. 0.1 x8 or 10% x8: exactly round(SHARE x count) of the peers (drawn from the seed) train 8x slower" },
   { "peers", "nat", "none", K_NAT, "none | symmetric(SHARE): links between two such peers never come up" },
   { "peers", "capacity", "", K_PATH, "FedScale's device capacity trace as JSON lines (client N is pN; computation: ms per sample, communication: kbit/s): sets a listed peer's speed (3 x computation ms per training sample) and its uplink and downlink; empty: none" },
   { "peers", "runtime", "browser", K_RUNTIME, "browser | node | webapp: in node, an uncaught exception or unhandled rejection ends the client's process (its sockets close); webapp is DISCO's browser app, which closes the session after training and after a training error (as after_training = leave, and on failure)" },
@@ -597,20 +597,7 @@ check_value (const KeySpec *k, const char *v, GError **error)
     case K_STRAGGLERS:
       {
         double share, factor;
-        g_auto (GStrv) f = g_strsplit_set (v, " \t", -1);
-        guint m = 0;
-        const char *parts[2] = { NULL, NULL };
-        for (guint i = 0; f[i]; i++)
-          if (*f[i] && m < 2)
-            parts[m++] = f[i];
-        if (strcmp (v, "0") == 0)
-          return TRUE;
-        if (m == 2 && parts[1][0] == 'x' && dl_parse_number (parts[0], &share, NULL) && share >= 0
-            && share <= 1 && dl_parse_number (parts[1] + 1, &factor, NULL) && factor >= 1)
-          return TRUE;
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
-                     "'%s': expected SHARE xFACTOR with SHARE in [0, 1] and FACTOR >= 1, e.g. 0.1 x8", v);
-        return FALSE;
+        return _sim_scenario_parse_stragglers (v, &share, &factor, error);
       }
     case K_RUNTIME:
       if (strcmp (v, "browser") == 0 || strcmp (v, "node") == 0 || strcmp (v, "webapp") == 0)

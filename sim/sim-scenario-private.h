@@ -59,6 +59,9 @@ gboolean _sim_scenario_point_given (const SimPoint *p, const char *section, cons
 GPtrArray *_sim_scenario_split_top (const char *s, char sep);
 gboolean _sim_scenario_parse_uint (const char *v, guint *out);
 gboolean _sim_scenario_parse_prob (const char *v, double *out, GError **error);
+/* [peers] stragglers: "0", or "SHARE xFACTOR", SHARE in [0, 1] or a
+ * percentage, FACTOR >= 1. */
+gboolean _sim_scenario_parse_stragglers (const char *v, double *share, double *factor, GError **error);
 /* "a:4, b:4": names (NULL-terminated) and counts (transfer full; NULL to only check). */
 gboolean _sim_scenario_parse_regions (const char *v, char ***names, guint **counts, guint *n, GError **error);
 

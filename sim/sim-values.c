@@ -102,3 +102,37 @@ _sim_scenario_parse_regions (const char *v, char ***names, guint **counts, guint
     *counts = (guint *) g_array_free (g_steal_pointer (&ct), FALSE);
   return TRUE;
 }
+
+gboolean
+_sim_scenario_parse_stragglers (const char *v, double *share, double *factor, GError **error)
+{
+  *share = 0;
+  *factor = 1;
+  if (strcmp (v, "0") == 0)
+    return TRUE;
+  g_auto (GStrv) f = g_strsplit_set (v, " \t", -1);
+  guint m = 0;
+  const char *parts[3] = { NULL, NULL, NULL };
+  for (guint i = 0; f[i]; i++)
+    if (*f[i] && m < 3)
+      parts[m++] = f[i];
+  if (m == 2 && parts[1][0] == 'x' && dl_parse_number (parts[1] + 1, factor, NULL) && *factor >= 1)
+    {
+      gsize len = strlen (parts[0]);
+      g_autofree char *num = g_strndup (parts[0], len - (len > 1 && parts[0][len - 1] == '%'));
+      double x;
+      if (dl_parse_number (num, &x, NULL) && isfinite (x))
+        {
+          x = parts[0][len - 1] == '%' ? x / 100 : x;
+          if (x >= 0 && x <= 1)
+            {
+              *share = x;
+              return TRUE;
+            }
+        }
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+               "'%s': expected SHARE xFACTOR with SHARE in [0, 1] (or 0%%..100%%) and FACTOR >= 1, e.g. 0.1 x8 or 10%% x8",
+               v);
+  return FALSE;
+}

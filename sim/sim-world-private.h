@@ -155,6 +155,8 @@ struct SimWorld {
   gboolean flows_ticking;             /* inside ev_flows: no other tick is scheduled */
   const SimWorldCallbacks *cb;        /* set by sim-world.c: what its parts ask of it */
   const volatile int *interrupt;
+  gint64 wall_limit_us;               /* sim_world_set_wall_limit (0: none) */
+  gint64 wall_end_us;                 /* g_get_monotonic_time at which it is reached */
   SimProgressFn progress_fn;          /* sim_world_set_progress */
   gpointer progress_ud;
 };
@@ -285,4 +287,7 @@ void sim_ev_coord_deadline (SimEngine *e, void *ctx, uint64_t arg);
 
 Node *sim_ensure_node (SimWorld *w, ProtoNodeId id);
 void sim_churn_round_started (SimWorld *w, guint round);
+/* At the end of a run: a fact (`timeline-unfired`) for each timeline
+ * action whose round the run never reached; returns how many. */
+guint sim_churn_unfired (SimWorld *w);
 void sim_churn_start (SimWorld *w);

@@ -44,6 +44,34 @@ sim_world_set_interrupt (SimWorld *w, const volatile int *flag)
 }
 
 void
+sim_world_set_wall_limit (SimWorld *w, gint64 limit_us)
+{
+  w->wall_limit_us = MAX (limit_us, 0);
+}
+
+/* The engine's poll (sim_engine_set_poll): the interrupt and the wall
+ * clock, read every SIM_WORLD_POLL_EVENTS events whatever the simulated
+ * time does.  A cheap look at the flag, and one monotonic clock read. */
+static gboolean
+world_poll (void *ctx)
+{
+  SimWorld *w = ctx;
+  gboolean interrupted = w->interrupt && *w->interrupt;
+  if (!interrupted && w->wall_limit_us > 0 && g_get_monotonic_time () >= w->wall_end_us)
+    {
+      g_snprintf (w->result.error, sizeof w->result.error,
+                  "the wall-clock limit of %.3f s was reached at simulated time %.9f s",
+                  (double) w->wall_limit_us / 1e6, (double) sim_engine_now (w->engine) / 1e9);
+      interrupted = TRUE;
+    }
+  if (!interrupted)
+    return FALSE;
+  w->result.outcome = SIM_OUTCOME_INTERRUPTED;
+  w->finished = TRUE;
+  return TRUE;
+}
+
+void
 sim_world_set_progress (SimWorld *w, SimProgressFn fn, gpointer ud)
 {
   w->progress_fn = fn;
@@ -661,6 +689,7 @@ finish_results (SimWorld *w)
   r->end = w->completed_at != DL_TIME_NEVER ? w->completed_at : now;
   r->events = sim_engine_events_run (w->engine);
   sim_tally_fill (&w->tally, r);
+  r->timeline_unfired = sim_churn_unfired (w);
   g_array_set_size (w->peer_results, w->nodes->len);
   GPtrArray *models = g_ptr_array_new ();
   for (guint i = 1; i < w->nodes->len; i++)
@@ -746,6 +775,8 @@ sim_world_run (SimWorld *w)
       }
   sim_churn_start (w);
   sim_engine_schedule_in (w->engine, DL_S, ev_watch, w, 0);
+  w->wall_end_us = g_get_monotonic_time () + w->wall_limit_us;
+  sim_engine_set_poll (w->engine, SIM_WORLD_POLL_EVENTS, world_poll, w);
   SimRunResult rr = sim_engine_run_until (w->engine, w->cfg.time_limit);
   if (!w->finished)
     w->result.outcome = rr == SIM_RUN_EMPTY ? SIM_OUTCOME_COMPLETED : SIM_OUTCOME_TIME_LIMIT;

@@ -209,6 +209,7 @@ typedef struct {
   guint stale_model_syncs;   /* SharedModel served between PeersForRound and Start (S13) */
   guint empty_rounds_started; /* StartWeightSharing with no round peers (S31) */
   guint smallest_round_list;  /* fewest peers one PeersForRound batch named (S1); 0: none */
+  guint timeline_unfired;     /* timeline actions at a round the run never reached */
   guint64 messages, bytes;
   guint64 busiest_uplink_bytes;   /* the most wire bytes one peer sent (its uplink), 0 if unmeasured */
   double final_accuracy, final_loss, consensus_distance;
@@ -227,6 +228,10 @@ typedef struct {
   const char *region;   /* its region's name (the config's), "" if none */
   uint64_t uplink_bps, downlink_bps;
 } SimPeerAttrs;
+/* The floors of a drawn speed and a drawn rate (docs/world.md: a rate
+ * is at least 1 kbit/s). */
+#define SIM_PEER_MIN_SPEED 1e-9
+#define SIM_PEER_MIN_BPS 1e3
 void sim_peer_attributes (const SimWorldConfig *cfg, ProtoNodeId id, SimPeerAttrs *out);
 /* Peer id's region index in cfg->region_names, -1 without regions. */
 int sim_peer_region (const SimWorldConfig *cfg, ProtoNodeId id);
@@ -267,9 +272,16 @@ SimWorld *sim_world_new (const SimWorldConfig *cfg, const SimRecorder *recorder,
 void sim_world_free (SimWorld *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimWorld, sim_world_free)
 
-/* A flag (set by a signal handler) that stops the run within a second of
- * simulated time, with outcome `interrupted`. */
+/* A flag (set by a signal handler) that stops the run, with outcome
+ * `interrupted`.  It is read on the wall clock's terms, every few thousand
+ * events (SIM_WORLD_POLL_EVENTS), so a run whose simulated time hardly
+ * moves hears it too. */
 void sim_world_set_interrupt (SimWorld *w, const volatile int *flag);
+/* A wall-clock watchdog: the run stops, with outcome `interrupted` and
+ * SimResult.error saying so, once it has taken limit_us of wall time
+ * (0: no limit).  Read as the interrupt is. */
+void sim_world_set_wall_limit (SimWorld *w, gint64 limit_us);
+#define SIM_WORLD_POLL_EVENTS 4096u
 /* Called once a simulated second (from the watchdog) with the simulated
  * time and the engine events run so far, for a progress line.  It reads
  * nothing of the world and changes nothing in it. */

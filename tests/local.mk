@@ -15,11 +15,11 @@ EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/
 	tests/tb-attack.py
 TESTS += tests/run-kill.sh
 EXTRA_DIST += tests/run-kill.sh
-TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/layers.sh tests/disco-guest.sh
+TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh tests/disco-guest.sh
 # a family is a folder: where the code names a family outside it (cheap: reads the sources)
 TESTS += tests/family-folder.sh
 EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff
-EXTRA_DIST += tests/db-faults.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
+EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
 	tests/disco-trees.sh
 
 tests_test_base_SOURCES = tests/test-base.c

@@ -167,6 +167,46 @@ START_TEST (test_out_of_range)
 }
 END_TEST
 
+/* [peers] stragglers: exactly round(share x count) of the peers, for
+ * every seed (it was a coin flip a peer: seeds 3..12 of 20 peers at 0.1
+ * gave 0 to 3); a share as a percentage too */
+START_TEST (test_stragglers_exact_count)
+{
+  char *path = write_tmp ("[peers]\ncount = 20\nstragglers = 10% x5\n");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  for (guint64 seed = 1; seed <= 20; seed++)
+    {
+      SimBuilt b;
+      ck_assert (sim_scenario_build (s, s->points->pdata[0], seed, &b, &e));
+      ck_assert_double_eq (b.cfg.straggler_share, 0.1);
+      ck_assert_double_eq (b.cfg.straggler_slowdown, 5);
+      guint n = 0;
+      for (ProtoNodeId id = 1; id <= 20; id++)
+        {
+          SimPeerAttrs a;
+          sim_peer_attributes (&b.cfg, id, &a);
+          n += a.straggler;
+        }
+      ck_assert_msg (n == 2, "seed %" G_GUINT64_FORMAT ": %u stragglers of 20, wanted 2", seed, n);
+      /* the next 20 (arrivals) have their 2 too */
+      n = 0;
+      for (ProtoNodeId id = 21; id <= 40; id++)
+        {
+          SimPeerAttrs a;
+          sim_peer_attributes (&b.cfg, id, &a);
+          n += a.straggler;
+        }
+      ck_assert_uint_eq (n, 2);
+      sim_built_clear (&b);
+    }
+  g_autoptr (SimScenario) bad = sim_scenario_load (path, (const char *const[]) { "peers.stragglers=110% x5", NULL }, &e);
+  ck_assert (bad == NULL);
+  ck_assert_msg (strstr (e->message, "[peers] stragglers: '110% x5': expected SHARE xFACTOR"), "%s", e->message);
+}
+END_TEST
+
 /* FedScale's traces through the loader: paths relative to the scenario
  * file, the format key, and errors that name the scenario's key and the
  * trace's file and line. */
@@ -872,6 +912,7 @@ scenario_suite (void)
   TCase *tc = tcase_create ("loader");
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_sweep_product);
+  tcase_add_test (tc, test_stragglers_exact_count);
   tcase_add_test (tc, test_family_keys_declared_once);
   tcase_add_test (tc, test_common_protocol_keys);
   tcase_add_test (tc, test_keys_check_finds_faults);

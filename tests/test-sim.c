@@ -83,6 +83,39 @@ schedule_zero_delay (SimEngine *e, void *ctx, uint64_t arg)
     sim_engine_schedule_in (e, 0, log_event, c->log, 100);
 }
 
+/* an event that reschedules itself at the same instant forever: the poll,
+ * asked every 1000 events, stops the run though time never moves */
+static void
+ev_spin (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (*(guint64 *) ctx)++;
+  sim_engine_schedule_in (e, 0, ev_spin, ctx, arg);
+}
+
+static gboolean
+poll_after (void *ctx)
+{
+  guint *polls = ctx;
+  return ++*polls == 5;
+}
+
+START_TEST (test_poll_stops_a_spin)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  guint64 ran = 0;
+  guint polls = 0;
+  sim_engine_schedule_in (e, 0, ev_spin, &ran, 0);
+  sim_engine_set_poll (e, 1000, poll_after, &polls);
+  ck_assert_int_eq (sim_engine_run_until (e, DL_TIME_NEVER), SIM_RUN_STOPPED);
+  ck_assert_uint_eq (polls, 5);
+  ck_assert_uint_eq (ran, 5000);
+  ck_assert_int_eq (sim_engine_now (e), 0);
+  /* without a poll, only a handler's stop ends it; the poll can be taken away */
+  sim_engine_set_poll (e, 0, NULL, NULL);
+  ck_assert (sim_engine_step (e));
+}
+END_TEST
+
 START_TEST (test_zero_delay_runs_after_existing_ties)
 {
   g_autoptr (SimEngine) e = sim_engine_new ();
@@ -785,6 +818,7 @@ sim_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, test_ties_in_scheduling_order, 0, 4);
   tcase_add_test (tc, test_zero_delay_runs_after_existing_ties);
+  tcase_add_test (tc, test_poll_stops_a_spin);
   tcase_add_test (tc, test_cancel);
   tcase_add_test (tc, test_cancel_next_event);
   tcase_add_test (tc, test_cancel_from_handler_same_instant);

@@ -206,6 +206,37 @@ run (Setup *s, Rec *rec, SimWorld **out_world)
   return res;
 }
 
+/* The wall-clock watchdog (sim_world_set_wall_limit): a limit of 1 us is
+ * past by the first poll, 4 096 events in, so a run that needs more stops
+ * there, outcome interrupted, the error saying why; without a limit the
+ * same run completes. */
+START_TEST (test_wall_limit_stops_a_run)
+{
+  Setup s;
+  setup_none (&s, 10, 40, 1000);
+  Rec rec;
+  rec_init (&rec);
+  SimRecorder sr = recorder (&rec);
+  g_autoptr (GError) error = NULL;
+  SimWorld *w = sim_world_new (&s.cfg, &sr, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  rec.world = w;
+  sim_world_set_wall_limit (w, 1);
+  const SimResult *res = sim_world_run (w);
+  ck_assert_msg (res->outcome == SIM_OUTCOME_INTERRUPTED, "%s after %" G_GUINT64_FORMAT " events",
+                 sim_outcome_name (res->outcome), res->events);
+  ck_assert_msg (strstr (res->error, "the wall-clock limit of 0.000 s was reached"), "%s", res->error);
+  ck_assert_uint_eq (res->events, SIM_WORLD_POLL_EVENTS);
+  sim_world_free (w);
+  w = sim_world_new (&s.cfg, &sr, &error);
+  rec.world = w;
+  res = sim_world_run (w);
+  ck_assert_str_eq (sim_outcome_name (res->outcome), "completed");
+  ck_assert_uint_gt (res->events, SIM_WORLD_POLL_EVENTS);
+  teardown (w, &rec, &s);
+}
+END_TEST
+
 START_TEST (test_three_peers_converge)
 {
   Setup s;
@@ -1021,10 +1052,42 @@ START_TEST (test_crash_detection_distribution_and_never)
 }
 END_TEST
 
+/* A speed or a rate drawn from a distribution that reaches below 0 is
+ * floored, never negative: normal(0.1, 1) and normal(100kbps, 1Mbps)
+ * draw below their floors for about half the peers.  The clamp used to
+ * test one draw and return the next (MAX evaluated the sample twice). */
+START_TEST (test_drawn_attributes_floored)
+{
+  SimWorldConfig cfg;
+  sim_world_config_init (&cfg);
+  cfg.seed = 7;
+  ck_assert (dl_dist_parse ("normal(0.1, 1)", DL_UNIT_NUMBER, &cfg.speed, NULL));
+  ck_assert (dl_dist_parse ("normal(100kbps, 1Mbps)", DL_UNIT_RATE, &cfg.uplink, NULL));
+  ck_assert (dl_dist_parse ("normal(100kbps, 1Mbps)", DL_UNIT_RATE, &cfg.downlink, NULL));
+  cfg.rates_drawn = TRUE;
+  guint floored = 0;
+  for (ProtoNodeId id = 1; id <= 200; id++)
+    {
+      SimPeerAttrs a;
+      sim_peer_attributes (&cfg, id, &a);
+      ck_assert_msg (a.speed >= SIM_PEER_MIN_SPEED, "p%u: speed %g", id, a.speed);
+      ck_assert_msg (a.uplink_bps >= 1000 && a.uplink_bps < UINT64_C (1) << 40, "p%u: uplink %" G_GUINT64_FORMAT, id, a.uplink_bps);
+      ck_assert_msg (a.downlink_bps >= 1000 && a.downlink_bps < UINT64_C (1) << 40, "p%u: downlink %" G_GUINT64_FORMAT, id,
+                     a.downlink_bps);
+      floored += a.speed == SIM_PEER_MIN_SPEED;
+    }
+  ck_assert_uint_gt (floored, 50);   /* the floor was reached, so tested */
+}
+END_TEST
+
 static Suite *
 world_suite (void)
 {
   Suite *s = suite_create ("world");
+  TCase *tf = tcase_create ("floors");
+  tcase_add_test (tf, test_drawn_attributes_floored);
+  tcase_add_test (tf, test_wall_limit_stops_a_run);
+  suite_add_tcase (s, tf);
   TCase *tc = tcase_create ("runs");
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_three_peers_converge);

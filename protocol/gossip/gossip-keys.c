@@ -94,8 +94,8 @@ configure (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
   gc->cycle = proto_keys_duration (l, "protocol", "cycle");
   if (gc->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL)
     {
-      if (gc->cycle <= 0)
-        return FAIL ("cycle", "must be more than 0");
+      if (!proto_keys_wait (l, error, "protocol", "cycle", &gc->cycle))
+        return FALSE;
       if (g->straggler_policy != PROTO_STRAGGLER_WAIT)
         return FAIL ("gossip_mode", "push-pull runs cycle after cycle: it needs straggler_policy = wait (it is %s)",
                      proto_straggler_policy_name (g->straggler_policy));
@@ -121,15 +121,13 @@ configure (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
   gc->dht_alpha = proto_keys_uint (l, "protocol", "dht_alpha");
   if (gc->dht_alpha == 0)
     return FAIL ("dht_alpha", "must be at least 1");
-  gc->dht_rpc_timeout = proto_keys_duration (l, "protocol", "dht_rpc_timeout");
-  if (gc->dht_rpc_timeout <= 0)
-    return FAIL ("dht_rpc_timeout", "must be more than 0");
+  if (!proto_keys_wait (l, error, "protocol", "dht_rpc_timeout", &gc->dht_rpc_timeout))
+    return FALSE;
   g->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (g->min_participants == 0)
     return FAIL ("min_participants", "must be at least 1");
   g->model_sync_timeout = proto_keys_duration (l, "protocol", "model_sync_timeout");
-  g->payload_timeout = proto_keys_duration (l, "protocol", "payload_timeout");
-  return TRUE;
+  return proto_keys_wait (l, error, "protocol", "payload_timeout", &g->payload_timeout);
 }
 
 const ProtoFamilyKeys proto_gossip_keys = {

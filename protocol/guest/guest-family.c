@@ -109,6 +109,8 @@ typedef struct {
   ProtoNodeId id;
   const char *state;          /* interned */
   DlTime deadline;
+  DlTime due_at;              /* the instant of the last PROTO_IN_DEADLINE */
+  guint due_again;            /* deadlines in a row at that instant */
   gboolean connected, finished, failed;
   guint rounds_done;
   char error[PROTO_OBS_DETAIL_LEN];
@@ -331,6 +333,30 @@ node_new (const ProtoConfig *cfg, ProtoNodeId id, guint64 seed, LearnWeights *in
   return g;
 }
 
+/* A deadline before now is clamped to now; one that comes again and again
+ * at one instant (the guest answers each with a deadline at or before
+ * it) breaks the session after PROTO_GUEST_MAX_DUE_AT_ONCE, instead of
+ * a run that never leaves that instant. */
+static void
+deadline_not_past (GuestNode *g, DlTime now, gboolean was_due)
+{
+  if (g->deadline < now)
+    g->deadline = now;
+  if (!was_due)
+    return;
+  g->due_again = g->due_at == now ? g->due_again + 1 : 1;
+  g->due_at = now;
+  if (g->deadline == now && g->due_again >= PROTO_GUEST_MAX_DUE_AT_ONCE)
+    {
+      g_autofree char *name = proto_guest_node_name (g->id);
+      g_autofree char *why = g_strdup_printf ("guest `%s`: %s asked for a deadline at or before now %u times "
+                                              "in a row at %" G_GINT64_FORMAT " ns (bound: %u; a deadline in "
+                                              "the past is taken as now)", guest_config (g->s->key)->command,
+                                              name, g->due_again, now, PROTO_GUEST_MAX_DUE_AT_ONCE);
+      session_break (g->s, why);
+    }
+}
+
 static void
 node_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -368,6 +394,7 @@ node_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   g_autofree char *line = proto_guest_line_input (g->id, now, in);
   if (line)
     call (g, line, out);
+  deadline_not_past (g, now, in->kind == PROTO_IN_DEADLINE);
   if (in->kind == PROTO_IN_LEAVE && g->connected)
     {
       /* Disco.close: whatever the guest said, the client is gone */

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the messages below spell the bound out */
+G_STATIC_ASSERT (PROTO_GUEST_MAX_ROUND == 1000000u);
+
 void
 proto_guest_act_clear (ProtoGuestAct *a)
 {
@@ -185,18 +188,20 @@ proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
   if (strcmp (verb, "train") == 0 || strcmp (verb, "round") == 0)
     {
       gboolean round = verb[0] == 'r';
-      if (n < 2 || n > (round ? 3 : 2) || !uint_of (w[1], G_MAXINT32, &out->n) || out->n == 0)
-        return bad (error, line, "train N | round N [K], N a round number from 1");
+      if (n < 2 || n > (round ? 3 : 2) || !uint_of (w[1], PROTO_GUEST_MAX_ROUND, &out->n) || out->n == 0)
+        return bad (error, line, "train N | round N [K], N a round number from 1 to " G_STRINGIFY (1000000));
       /* round N K: the coordinator's round N ended, the peer's K-th */
-      if (n == 3 && (!uint_of (w[2], G_MAXINT32, &out->count) || out->count == 0))
-        return bad (error, line, "round N K: K, the rounds this peer has done, is a number from 1");
+      if (n == 3 && (!uint_of (w[2], PROTO_GUEST_MAX_ROUND, &out->count) || out->count == 0))
+        return bad (error, line, "round N K: K, the rounds this peer has done, is a number from 1 to "
+                    G_STRINGIFY (1000000));
       out->kind = round ? PROTO_GUEST_ROUND : PROTO_GUEST_TRAIN;
       return TRUE;
     }
   if (strcmp (verb, "list") == 0)
     {
-      if (n != 3 || !uint_of (w[1], G_MAXINT32, &out->n) || out->n == 0 || !uint_of (w[2], G_MAXINT32, &out->count))
-        return bad (error, line, "list N K: round N (from 1) begins with K peers");
+      if (n != 3 || !uint_of (w[1], PROTO_GUEST_MAX_ROUND, &out->n) || out->n == 0
+          || !uint_of (w[2], G_MAXINT32, &out->count))
+        return bad (error, line, "list N K: round N (from 1 to " G_STRINGIFY (1000000) ") begins with K peers");
       out->kind = PROTO_GUEST_LIST;
       return TRUE;
     }
@@ -230,8 +235,8 @@ proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
         return bad (error, line, "VALUE is an integer (a NAME ending in _s: nanoseconds)");
       if (n == 4)
         {
-          if (!uint_of (w[3], G_MAXINT32, &v) || v == 0)
-            return bad (error, line, "ROUND is a round number from 1");
+          if (!uint_of (w[3], PROTO_GUEST_MAX_ROUND, &v) || v == 0)
+            return bad (error, line, "ROUND is a round number from 1 to " G_STRINGIFY (1000000));
           out->round = (int32_t) v;
         }
       out->kind = PROTO_GUEST_METRIC;

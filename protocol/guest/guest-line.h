@@ -69,6 +69,10 @@ gboolean proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **
 
 /* The longest type name and data of a message, and the most a SEND may say
  * it costs (2^40 bytes). */
+/* The largest round number a guest may say (train, round, list, metric):
+ * training.rounds' own bound.  The recorder keeps a row per round number
+ * up to the largest seen, so a larger one is refused, not allocated. */
+#define PROTO_GUEST_MAX_ROUND 1000000u
 #define PROTO_GUEST_MAX_TYPE 32
 #define PROTO_GUEST_MAX_SIZE (G_GUINT64_CONSTANT (1) << 40)
 

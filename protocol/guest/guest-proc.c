@@ -200,6 +200,7 @@ proto_guest_proc_call (ProtoGuestProc *p, const char *line, GPtrArray *replies, 
     return fail (error, p, "is gone");
   if (!write_line (p, line, error))
     return FALSE;
+  gsize bytes = 0;
   for (;;)
     {
       char *l = read_line (p, error);
@@ -210,7 +211,12 @@ proto_guest_proc_call (ProtoGuestProc *p, const char *line, GPtrArray *replies, 
           g_free (l);
           return TRUE;
         }
+      bytes += strlen (l) + 1;
       g_ptr_array_add (replies, l);
+      if (replies->len >= PROTO_GUEST_MAX_ANSWER_LINES || bytes >= PROTO_GUEST_MAX_ANSWER_BYTES)
+        return fail (error, p, "answered `%.60s` with %u lines (%" G_GSIZE_FORMAT " bytes) and no `quiet` "
+                     "(bounds: %u lines, %u bytes an answer)", line, replies->len, bytes,
+                     PROTO_GUEST_MAX_ANSWER_LINES, PROTO_GUEST_MAX_ANSWER_BYTES);
     }
 }
 

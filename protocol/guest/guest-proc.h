@@ -33,5 +33,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoGuestProc, proto_guest_proc_free)
 
 /* The longest line either side may write. */
 #define PROTO_GUEST_MAX_LINE (1u << 20)
+/* The most lines, and bytes, one answer (the lines up to `quiet`) may
+ * hold: a guest that writes on and never says `quiet` ends the run in
+ * error instead of filling memory. */
+#define PROTO_GUEST_MAX_ANSWER_LINES 100000u
+#define PROTO_GUEST_MAX_ANSWER_BYTES (64u << 20)
+/* The most times in a row a node's deadline may come at one instant
+ * (guest-family.c): a guest that keeps asking for one at or before now. */
+#define PROTO_GUEST_MAX_DUE_AT_ONCE 1000u
 
 G_END_DECLS

@@ -46,12 +46,9 @@ configure (ProtoConfig *h, ProtoKeyLookup *l, GError **error)
   hc->fanin = proto_keys_uint (l, "protocol", "fanin");
   if (hc->fanin < 2)
     return FAIL ("fanin", "must be at least 2");
-  hc->election_timeout = proto_keys_duration (l, "protocol", "election_timeout");
-  if (hc->election_timeout <= 0)
-    return FAIL ("election_timeout", "must be more than 0");
-  hc->head_timeout = proto_keys_duration (l, "protocol", "head_timeout");
-  if (hc->head_timeout <= 0)
-    return FAIL ("head_timeout", "must be more than 0");
+  if (!proto_keys_wait (l, error, "protocol", "election_timeout", &hc->election_timeout)
+      || !proto_keys_wait (l, error, "protocol", "head_timeout", &hc->head_timeout))
+    return FALSE;
   h->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (h->min_participants == 0)
     return FAIL ("min_participants", "must be at least 1");
