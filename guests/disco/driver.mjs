@@ -33,7 +33,16 @@
 // two communication rounds of shares, whose random seeds
 // (generateRandomShare: crypto.getRandomValues) come from the peer's seed.
 //
+// On a tree with PR #1110 (its task has maxConnectionRetry) the three
+// options below set the task's decentralized fields, as dlsim's [protocol]
+// max_connection_retry, peer_connection_timeout and model_sync_timeout set
+// the C machines' (guests/disco/guestify.sh passes them); unset, #1110's
+// defaults (3, 60 000 ms, 30 000 ms).  10b4be70's task has no such fields
+// and the options change nothing there.
+//
 //     node driver.mjs [--disco-src DIR] [--aggregation mean|secure]   (or DISCO_SRC=DIR)
+//                     [--max-connection-retry M] [--peer-connection-time MS]
+//                     [--model-sync-time MS]
 import { EventEmitter } from "node:events";
 import { createRequire, register } from "node:module";
 import { createInterface } from "node:readline";
@@ -70,6 +79,19 @@ const aggi = process.argv.indexOf("--aggregation");
 const aggregation = aggi >= 0 ? process.argv[aggi + 1] : "mean";
 if (aggregation !== "mean" && aggregation !== "secure")
   await fail(`--aggregation ${aggregation}: expected mean or secure`);
+async function wholeArg(name) {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return undefined;
+  const v = process.argv[i + 1];
+  if (!/^[0-9]+$/.test(v ?? "")) await fail(`${name} ${v ?? ""}: expected a whole number`);
+  return Number(v);
+}
+// #1110's names (discojs/src/task/training_information.ts)
+const fields1110 = {
+  maxConnectionRetry: await wholeArg("--max-connection-retry"),
+  maxPeerConnectionTime: await wholeArg("--peer-connection-time"),
+  maxModelSyncTime: await wholeArg("--model-sync-time"),
+};
 const built = async (rel) => {
   const f = path.join(discoSrc, rel);
   if (!fs.existsSync(f)) await fail(`${f} is missing: run guests/disco/install.sh --disco-src ${discoSrc}`);
@@ -207,8 +229,10 @@ class ServerSocket extends EventEmitter {
 
 function makeTask() {
   const task = disco.defaultTasks.cifar10.getTask();
-  return { ...task, trainingInformation: { ...task.trainingInformation, minNbOfParticipants: minParticipants,
-                                           aggregationStrategy: aggregation } };
+  const info = { ...task.trainingInformation, minNbOfParticipants: minParticipants, aggregationStrategy: aggregation };
+  if ("maxConnectionRetry" in info)
+    for (const [k, v] of Object.entries(fields1110)) if (v !== undefined) info[k] = v;
+  return { ...task, trainingInformation: info };
 }
 
 // the peer's aggregator: the mean as DISCO's e2e test makes it, or DISCO's
@@ -221,12 +245,18 @@ function makeAggregator(task) {
 async function runPeer(p) {
   try {
     await p.client.connect();
-    let weights = disco.WeightsContainer.of(p.input);
+    // p.weights: the trainer's model (a #1110 sync replaces it, below)
+    p.weights = disco.WeightsContainer.of(p.input);
     for (let r = 1; r <= rounds; r++) {
       await p.client.onRoundBeginCommunication();
       act(p.name, "train", r);
       await new Promise((resolve) => { p.trained = resolve; });
-      weights = await p.client.onRoundEndCommunication(weights);
+      const weights = await p.client.onRoundEndCommunication(p.weights);
+      // #1110's Trainer (training/trainer.ts #runRounds): the round's
+      // result is the model, then client.finishRound(result), which the
+      // peer serves a late joiner (10b4be70's client has no finishRound)
+      p.weights = weights;
+      if (typeof p.client.finishRound === "function") p.client.finishRound(weights);
       // `round N r`: the server's round N ended (the aggregator took its
       // number from PeersForRound, setRound, and counted it done, add), the
       // peer's r-th: a late joiner's first round may be the server's third
@@ -339,6 +369,9 @@ async function handle(words) {
         p.client = new disco.client.decentralized.DecentralizedClient(
           new URL("http://disco.invalid/"), task, makeAggregator(task));
         p.client.on("status", (s) => act(node, "state", word(s)));
+        // #1110's Disco (training/disco.ts): a synced model replaces the
+        // trainer's
+        p.client.on("modelSynced", (w) => { p.weights = w; });
         act(node, "state", "connecting");
         runPeer(p);
       }
