@@ -47,6 +47,11 @@ if [ -n "$tree1110" ]; then
   expect 0 "2 of 2 passed" -- node "$arch/controller-retry-test.mjs" "$tree1110"
   # and the driver runs #1110's client and server through three plain rounds
   expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src/scenarios/guest/disco-three-rounds.ini"
+  # the facts of #1110 (retry, exclusion, the Retries a peer gets before it,
+  # docs/guest.md "Facts") on S6's guest twin: the counts and the
+  # retries-before-exclusion violation the C machines pin
+  expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check \
+    "$src/scenarios/guest/disco1110/s06-retry-counter-session-wide.ini"
 fi
 names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"
 
