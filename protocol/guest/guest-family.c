@@ -191,7 +191,12 @@ apply_fact (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char *
       break;
     case PROTO_GUEST_EXCLUDED:
       if (peer)
-        g->excluded = TRUE;   /* its `failed` is an exclusion */
+        {
+          /* its `failed` is an exclusion; it acted on the connection fail */
+          g->excluded = TRUE;
+          observe (g, out, PROTO_OBS_RECEIVED, -1, PROTO_SERVER, PROTO_MSG_GUEST, -1,
+                   *guest_config (g->s->key)->connection_fail ? guest_config (g->s->key)->connection_fail : "excluded");
+        }
       else
         observe (g, out, PROTO_OBS_EXCLUDED, -1, a->to, -1, -1, NULL);
       break;
@@ -432,8 +437,12 @@ node_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
         {
           g->received++;
           g_autofree char *name = msg_type_name (in->msg->signal_data);
-          g->kind_received[kind_role (g->s->key, name)]++;
-          observe (g, out, PROTO_OBS_RECEIVED, -1, in->from, PROTO_MSG_GUEST, -1, name);
+          ProtoMsgRole role = kind_role (g->s->key, name);
+          g->kind_received[role]++;
+          /* a connection fail is received when the peer acts on it (it says
+           * `excluded`), as the C peer observes one its state processes */
+          if (role != PROTO_MSG_ROLE_CONNECTION_FAIL)
+            observe (g, out, PROTO_OBS_RECEIVED, -1, in->from, PROTO_MSG_GUEST, -1, name);
         }
       break;
     default:
