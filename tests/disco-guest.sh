@@ -52,6 +52,18 @@ if [ -n "$tree1110" ]; then
   # retries-before-exclusion violation the C machines pin
   expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check \
     "$src/scenarios/guest/disco1110/s06-retry-counter-session-wide.ini"
+  # every guest twin of the failure library (guests/disco/guestify.sh), its
+  # [expect] pinned from DISCO's own run (pin.sh; docs/conformance.md, "The
+  # #1110 table"): about 75 s
+  n1110=$(ls "$src"/scenarios/guest/disco1110/*.ini | wc -l)
+  expect 0 "$n1110 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src"/scenarios/guest/disco1110/*.ini
+  # and guestify.sh still makes them: each file is its source's twin, but
+  # for the expectations pin.sh set from DISCO's run (`# C:` above them)
+  for f in "$src"/scenarios/guest/disco1110/*.ini; do
+    sh "$src/guests/disco/guestify.sh" "$src/scenarios/failures/$(basename "$f")" > "$tmp/twin.ini"
+    if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$(basename "$f"): guestify.sh's twin"
+    else ko "$(basename "$f") is not guestify.sh's twin of scenarios/failures/$(basename "$f")"; fi
+  done
 fi
 names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"
 
