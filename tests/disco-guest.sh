@@ -15,7 +15,9 @@
 # prepared once per build tree by tests/disco-trees.sh into disco-trees/.
 # The checks above run on 10b4be70 (or DISCO_SRC); on the #1110 tree, DISCO's
 # own unit test of retry and exclusion (controller-retry-test.mjs, beside
-# the archives).  With neither a checkout nor the archives it says SKIP and
+# the archives), three rounds, and the 25 guest twins of the failure
+# library (scenarios/guest/disco1110/, docs/conformance.md "The #1110
+# table"), about a minute more.  With neither a checkout nor the archives it says SKIP and
 # what it needs; under CI (CI=true) a tree that cannot be prepared fails.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
