@@ -45,9 +45,9 @@ typedef enum {
  * Inline, not a pointer: ProtoConfig is copied by value into every machine
  * and into explore's worker threads, and a copy carries its family's part
  * with no owner to free it.  The size is the largest family's (the
- * guest's two 512-byte strings); a family whose struct does not fit stops
+ * guest's two 512-byte strings and its kinds); a family whose struct does not fit stops
  * the build (a static assertion). */
-#define PROTO_FAMILY_CONFIG_SIZE 1040
+#define PROTO_FAMILY_CONFIG_SIZE 1120
 typedef union {
   guint8 bytes[PROTO_FAMILY_CONFIG_SIZE];
   max_align_t align;

@@ -35,6 +35,8 @@ typedef struct {
   gboolean serves_only;      /* it owes no rounds of its own (a pipeline server): it ends finished
                                 if it ends online */
   const char *error;         /* why it failed, "" if it did not */
+  guint kind_received[PROTO_MSG_N_ROLES]; /* a family whose kinds play roles (kind_role):
+                                messages of each role it received */
 } ProtoPeerView;
 
 /* What a new peer knows of itself: its start, and the facts a real node
@@ -156,6 +158,10 @@ typedef struct {
   /* TRUE if the coordinator excludes a peer only after `*retries` Retries
    * in a round (the retries-before-exclusion property checks it) */
   gboolean (*excludes_after_retries) (const ProtoConfig *cfg, guint *retries);
+  /* the role a kind of its messages plays (ProtoMsgRole), for a family
+   * whose one message type has kinds (a guest: `guest_barrier_retry`);
+   * NULL: its types' roles alone */
+  ProtoMsgRole (*kind_role) (const ProtoConfig *cfg, const char *kind);
   /* TRUE if every peer that finishes a round holds the same model (the
    * `agreement` property checks it; DISCO: yes, gossip: no) */
   gboolean (*promises_agreement) (const ProtoConfig *cfg);

@@ -21,6 +21,8 @@ struct SimProps {
   GHashTable *dropped;      /* node -> message type + 1 it dropped last in its current state */
   GHashTable *retries;      /* node -> Retries the coordinator sent it since the last Start */
   guint max_connection_retry;
+  ProtoMsgRole (*kind_role) (const ProtoConfig *, const char *);
+  const ProtoConfig *kind_cfg;
   gboolean no_agreement;    /* the family does not promise it */
   gboolean no_model_sync;   /* the family has no model sync for late joiners */
   GHashTable *holds_since;  /* node -> 1 + time it first held a trained model (a round's end, a sync) */
@@ -114,6 +116,25 @@ sim_props_set_max_connection_retry (SimProps *p, guint m)
 }
 
 void
+sim_props_set_kind_role (SimProps *p, ProtoMsgRole (*kind_role) (const ProtoConfig *, const char *),
+                         const ProtoConfig *cfg)
+{
+  p->kind_role = kind_role;
+  p->kind_cfg = cfg;
+}
+
+/* the role of a SENT or RECEIVED observation's message: its type's, or its
+ * kind's (sim_props_set_kind_role) */
+static ProtoMsgRole
+role_of (const SimProps *p, const ProtoObservation *o)
+{
+  ProtoMsgRole r = o->msg_type >= 0 ? proto_msg_type_role ((ProtoMsgType) o->msg_type) : PROTO_MSG_ROLE_NONE;
+  if (r == PROTO_MSG_ROLE_NONE && p->kind_role && o->detail[0])
+    r = p->kind_role (p->kind_cfg, o->detail);
+  return r;
+}
+
+void
 sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o)
 {
   if (node == PROTO_SERVER)
@@ -121,7 +142,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
       switch (o->kind)
         {
         case PROTO_OBS_SENT:
-          if (proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_BARRIER_RETRY)
+          if (role_of (p, o) == PROTO_MSG_ROLE_BARRIER_RETRY)
             {
               guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
               g_hash_table_insert (p->retries, GUINT_TO_POINTER (o->other), GUINT_TO_POINTER (n + 1));
@@ -184,7 +205,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
         g_hash_table_insert (p->dropped, GUINT_TO_POINTER (node), GINT_TO_POINTER (o->msg_type + 1));
       break;
     case PROTO_OBS_SENT:
-      if (proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_HELLO)
+      if (role_of (p, o) == PROTO_MSG_ROLE_HELLO)
         {
           /* a new session */
           g_hash_table_remove (p->peer_round, GUINT_TO_POINTER (node));
@@ -192,7 +213,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
         }
       break;
     case PROTO_OBS_RECEIVED:
-      if (proto_msg_type_role ((ProtoMsgType) o->msg_type) == PROTO_MSG_ROLE_CONNECTION_FAIL)
+      if (role_of (p, o) == PROTO_MSG_ROLE_CONNECTION_FAIL)
         g_hash_table_remove (p->excluded, GUINT_TO_POINTER (node));
       break;
     case PROTO_OBS_ROUND_END:

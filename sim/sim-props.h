@@ -64,6 +64,11 @@ void sim_props_set_agreement (SimProps *p, gboolean checked);
 void sim_props_set_model_sync (SimProps *p, gboolean checked);
 /* Turns retries-before-exclusion on, with this M. */
 void sim_props_set_max_connection_retry (SimProps *p, guint m);
+/* A family whose one message type has kinds says which role a kind plays
+ * (ProtoFamily's kind_role): a SENT or RECEIVED observation's detail, its
+ * kind, then counts as its role's (cfg: the run's, kept). */
+void sim_props_set_kind_role (SimProps *p, ProtoMsgRole (*kind_role) (const ProtoConfig *, const char *),
+                              const ProtoConfig *cfg);
 void sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o);
 /* A peer finished a round with this model (borrowed; NULL or symbolic: not compared). */
 void sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, LearnWeights *model);

@@ -600,6 +600,8 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   guint retries = 0;
   if (w->family->excludes_after_retries (&cfg->proto, &retries))
     sim_props_set_max_connection_retry (w->props, retries);
+  if (w->family->kind_role)
+    sim_props_set_kind_role (w->props, w->family->kind_role, &w->cfg.proto);
   w->peer_results = g_array_new (FALSE, TRUE, sizeof (SimPeerResult));
   if (cfg->model.kind != LEARN_MODEL_NONE)
     {
@@ -714,8 +716,10 @@ finish_results (SimWorld *w)
         pr->left = n->progress;
       pr->rounds = v.rounds_done;
       pr->synced = v.synced;
-      pr->retries_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_BARRIER_RETRY);
-      pr->fails_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_CONNECTION_FAIL);
+      pr->retries_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_BARRIER_RETRY)
+                             + v.kind_received[PROTO_MSG_ROLE_BARRIER_RETRY];
+      pr->fails_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_CONNECTION_FAIL)
+                           + v.kind_received[PROTO_MSG_ROLE_CONNECTION_FAIL];
       pr->state = proto_machine_state_name (n->peer);
       pr->accuracy = n->accuracy;
       pr->loss = n->loss;

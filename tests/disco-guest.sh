@@ -15,7 +15,9 @@
 # prepared once per build tree by tests/disco-trees.sh into disco-trees/.
 # The checks above run on 10b4be70 (or DISCO_SRC); on the #1110 tree, DISCO's
 # own unit test of retry and exclusion (controller-retry-test.mjs, beside
-# the archives).  With neither a checkout nor the archives it says SKIP and
+# the archives), three rounds, and the 25 guest twins of the failure
+# library (scenarios/guest/disco1110/, docs/conformance.md "The #1110
+# table"), about a minute more.  With neither a checkout nor the archives it says SKIP and
 # what it needs; under CI (CI=true) a tree that cannot be prepared fails.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
@@ -47,6 +49,23 @@ if [ -n "$tree1110" ]; then
   expect 0 "2 of 2 passed" -- node "$arch/controller-retry-test.mjs" "$tree1110"
   # and the driver runs #1110's client and server through three plain rounds
   expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src/scenarios/guest/disco-three-rounds.ini"
+  # the facts of #1110 (retry, exclusion, the Retries a peer gets before it,
+  # docs/guest.md "Facts") on S6's guest twin: the counts and the
+  # retries-before-exclusion violation the C machines pin
+  expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check \
+    "$src/scenarios/guest/disco1110/s06-retry-counter-session-wide.ini"
+  # every guest twin of the failure library (guests/disco/guestify.sh), its
+  # [expect] pinned from DISCO's own run (pin.sh; docs/conformance.md, "The
+  # #1110 table"): about 75 s
+  n1110=$(ls "$src"/scenarios/guest/disco1110/*.ini | wc -l)
+  expect 0 "$n1110 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src"/scenarios/guest/disco1110/*.ini
+  # and guestify.sh still makes them: each file is its source's twin, but
+  # for the expectations pin.sh set from DISCO's run (`# C:` above them)
+  for f in "$src"/scenarios/guest/disco1110/*.ini; do
+    sh "$src/guests/disco/guestify.sh" "$src/scenarios/failures/$(basename "$f")" > "$tmp/twin.ini"
+    if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$(basename "$f"): guestify.sh's twin"
+    else ko "$(basename "$f") is not guestify.sh's twin of scenarios/failures/$(basename "$f")"; fi
+  done
 fi
 names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"
 

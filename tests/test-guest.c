@@ -132,6 +132,26 @@ START_TEST (test_actions)
 }
 END_TEST
 
+/* the facts dlsim counts for its own machines (docs/guest.md, "Facts") */
+START_TEST (test_facts)
+{
+  ProtoGuestAct a = parse_ok ("start 2 3");
+  ck_assert (a.kind == PROTO_GUEST_START && a.n == 2 && a.count == 3);
+  a = parse_ok ("retry");
+  ck_assert_int_eq (a.kind, PROTO_GUEST_RETRY);
+  a = parse_ok ("reset");
+  ck_assert_int_eq (a.kind, PROTO_GUEST_RESET);
+  a = parse_ok ("excluded p4");
+  ck_assert (a.kind == PROTO_GUEST_EXCLUDED && a.to == 4);
+  a = parse_ok ("excluded");
+  ck_assert (a.kind == PROTO_GUEST_EXCLUDED && a.to == PROTO_NO_NODE);
+  a = parse_ok ("synced p1");
+  ck_assert (a.kind == PROTO_GUEST_SYNCED && a.to == 1);
+  a = parse_ok ("foreign p3 2");
+  ck_assert (a.kind == PROTO_GUEST_FOREIGN && a.to == 3 && a.n == 2);
+}
+END_TEST
+
 /* each refused, with the reason the error gives */
 static const struct {
   const char *line, *why;
@@ -163,6 +183,17 @@ static const struct {
   { "model nan", "finite number" },
   { "model 1,,2", "finite number" },
   { "model 1e39", "finite number" },
+  { "start 1", "start N K" },
+  { "start 0 2", "start N K" },
+  { "retry 1", "no words" },
+  { "reset now", "no words" },
+  { "excluded S", "excluded [PEER]" },
+  { "excluded p1 p2", "excluded [PEER]" },
+  { "synced", "synced PEER" },
+  { "synced S", "synced PEER" },
+  { "foreign p2", "foreign PEER N" },
+  { "foreign S 1", "foreign PEER N" },
+  { "foreign p2 0", "foreign PEER N" },
 };
 
 START_TEST (test_refused)
@@ -182,6 +213,7 @@ main (void)
   tcase_add_test (t, test_node_names);
   tcase_add_test (t, test_input_lines);
   tcase_add_test (t, test_actions);
+  tcase_add_test (t, test_facts);
   tcase_add_loop_test (t, test_refused, 0, G_N_ELEMENTS (bad));
   suite_add_tcase (s, t);
   SRunner *r = srunner_create (s);

@@ -33,7 +33,22 @@
 // two communication rounds of shares, whose random seeds
 // (generateRandomShare: crypto.getRandomValues) come from the peer's seed.
 //
+// On a tree with PR #1110 (its task has maxConnectionRetry) the three
+// options below set the task's decentralized fields, as dlsim's [protocol]
+// max_connection_retry, peer_connection_timeout and model_sync_timeout set
+// the C machines' (guests/disco/guestify.sh passes them); unset, #1110's
+// defaults (3, 60 000 ms, 30 000 ms).  10b4be70's task has no such fields
+// and the options change nothing there.
+//
+// With --ordered-ids the server's id for pN begins with N (shims/uuid.mjs
+// order), so that of two peers the one with the larger node number initiates
+// their link (PeerPool.getPeers: `new Peer(id, id < this.id)`), as in
+// dlsim's C machines (proto-peer-pool.c); without it the seeded UUIDs decide
+// (docs/conformance.md, "Link initiators").
+//
 //     node driver.mjs [--disco-src DIR] [--aggregation mean|secure]   (or DISCO_SRC=DIR)
+//                     [--max-connection-retry M] [--peer-connection-time MS]
+//                     [--model-sync-time MS] [--ordered-ids]
 import { EventEmitter } from "node:events";
 import { createRequire, register } from "node:module";
 import { createInterface } from "node:readline";
@@ -70,6 +85,20 @@ const aggi = process.argv.indexOf("--aggregation");
 const aggregation = aggi >= 0 ? process.argv[aggi + 1] : "mean";
 if (aggregation !== "mean" && aggregation !== "secure")
   await fail(`--aggregation ${aggregation}: expected mean or secure`);
+async function wholeArg(name) {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return undefined;
+  const v = process.argv[i + 1];
+  if (!/^[0-9]+$/.test(v ?? "")) await fail(`${name} ${v ?? ""}: expected a whole number`);
+  return Number(v);
+}
+// #1110's names (discojs/src/task/training_information.ts)
+const fields1110 = {
+  maxConnectionRetry: await wholeArg("--max-connection-retry"),
+  maxPeerConnectionTime: await wholeArg("--peer-connection-time"),
+  maxModelSyncTime: await wholeArg("--model-sync-time"),
+};
+const orderedIds = process.argv.includes("--ordered-ids");
 const built = async (rel) => {
   const f = path.join(discoSrc, rel);
   if (!fs.existsSync(f)) await fail(`${f} is missing: run guests/disco/install.sh --disco-src ${discoSrc}`);
@@ -197,6 +226,10 @@ class ServerSocket extends EventEmitter {
     const bytes = Buffer.from(data);
     const { name, msg } = typeName(bytes);
     if (name === "NewDecentralizedNodeInfo") uuidToNode.set(msg.id, this.peer);
+    // #1110: the controller's handleTimeout excludes a peer with ConnectionFail,
+    // and signalWeightSharing ends the barrier with a StartWeightSharing a peer
+    if (name === "ConnectionFail") act("S", "excluded", this.peer);
+    if (name === "StartWeightSharing") server.starting++;
     if (name === "PeersForRound" && msg.aggregationRound + 1 > server.listed) {
       server.listed = msg.aggregationRound + 1;
       act("S", "list", server.listed, msg.peers.length + 1);
@@ -207,8 +240,10 @@ class ServerSocket extends EventEmitter {
 
 function makeTask() {
   const task = disco.defaultTasks.cifar10.getTask();
-  return { ...task, trainingInformation: { ...task.trainingInformation, minNbOfParticipants: minParticipants,
-                                           aggregationStrategy: aggregation } };
+  const info = { ...task.trainingInformation, minNbOfParticipants: minParticipants, aggregationStrategy: aggregation };
+  if ("maxConnectionRetry" in info)
+    for (const [k, v] of Object.entries(fields1110)) if (v !== undefined) info[k] = v;
+  return { ...task, trainingInformation: info };
 }
 
 // the peer's aggregator: the mean as DISCO's e2e test makes it, or DISCO's
@@ -221,12 +256,18 @@ function makeAggregator(task) {
 async function runPeer(p) {
   try {
     await p.client.connect();
-    let weights = disco.WeightsContainer.of(p.input);
+    // p.weights: the trainer's model (a #1110 sync replaces it, below)
+    p.weights = disco.WeightsContainer.of(p.input);
     for (let r = 1; r <= rounds; r++) {
       await p.client.onRoundBeginCommunication();
       act(p.name, "train", r);
       await new Promise((resolve) => { p.trained = resolve; });
-      weights = await p.client.onRoundEndCommunication(weights);
+      const weights = await p.client.onRoundEndCommunication(p.weights);
+      // #1110's Trainer (training/trainer.ts #runRounds): the round's
+      // result is the model, then client.finishRound(result), which the
+      // peer serves a late joiner (10b4be70's client has no finishRound)
+      p.weights = weights;
+      if (typeof p.client.finishRound === "function") p.client.finishRound(weights);
       // `round N r`: the server's round N ended (the aggregator took its
       // number from PeersForRound, setRound, and counted it done, add), the
       // peer's r-th: a late joiner's first round may be the server's third
@@ -243,8 +284,26 @@ async function runPeer(p) {
     act(p.name, "state", "done");
     act(p.name, "finished");
   } catch (e) {
-    if (!p.left) act(p.name, "failed", text(e?.message ?? e));
+    // #1110: a ConnectionFail makes the client disconnect and throw this
+    // (decentralized_client.ts onRoundEndCommunication): it was excluded
+    const excluded = String(e?.message).includes("Client disconnected after connection failure");
+    if (excluded) act(p.name, "excluded");
+    if (!p.left || excluded) act(p.name, "failed", text(e?.message ?? e));
   }
+}
+
+// A method of a class, wrapped: before(this, args) runs first, after(this,
+// args) once it returned.  A method the tree lacks (10b4be70 has none of
+// #1110's) stays absent.
+function around(proto, name, before, after) {
+  const f = proto[name];
+  if (typeof f !== "function") return;
+  proto[name] = function (...args) {
+    before?.(this, args);
+    const r = f.apply(this, args);
+    after?.(this, args);
+    return r;
+  };
 }
 
 // what the shims call
@@ -279,6 +338,25 @@ globalThis.__discoGuest = {
     act(sp.node, "close", sp.remote);
   },
 };
+
+// The facts dlsim counts for its C machines (docs/guest.md, "Facts"), from
+// DISCO's methods.  #1110's DecentralizedController: handleTimeout is the
+// connection barrier's timeout (`retry`, as the C coordinator observes one a
+// timeout); signalWeightSharing sends the round's StartWeightSharings
+// (`start N K`, the C coordinator's round start); reset, when the last
+// connection closes, is the session's (`reset`).
+around(DecentralizedController.prototype, "handleTimeout", () => act("S", "retry"));
+around(DecentralizedController.prototype, "signalWeightSharing", () => { server.starting = 0; },
+  () => { if (server.starting > 0) act("S", "start", server.listed, server.starting); });
+around(DecentralizedController.prototype, "reset", () => act("S", "reset"));
+// Aggregator.add of a contribution of another round than the aggregator's
+// (isValidContribution lets a later one in): the peer's `foreign`, as the
+// C peer observes one (protocol/disco/proto-peer-exchange.c)
+around(disco.aggregator.Aggregator.prototype, "add", (agg, [nodeId, , aggregationRound]) => {
+  const from = uuidToNode.get(nodeId);
+  if (aggregationRound !== agg.round && from !== undefined && from !== ctx && peers.has(ctx))
+    act(ctx, "foreign", from, aggregationRound + 1);
+});
 
 // PeerPool.getPeers makes a Peer (over our SimplePeer) and connects it: here
 // the SimplePeer learns which dlsim node the other end is, and opens its link
@@ -325,7 +403,7 @@ async function handle(words) {
       return;
     case "new":
       if (words[2] === "coordinator") {
-        server = { controller: new DecentralizedController(makeTask()), conns: new Map(), listed: 0 };
+        server = { controller: new DecentralizedController(makeTask()), conns: new Map(), listed: 0, starting: 0 };
         act(node, "state", "serving");
       } else {
         const rand = uniform(words[3]);
@@ -339,6 +417,12 @@ async function handle(words) {
         p.client = new disco.client.decentralized.DecentralizedClient(
           new URL("http://disco.invalid/"), task, makeAggregator(task));
         p.client.on("status", (s) => act(node, "state", word(s)));
+        // #1110's Disco (training/disco.ts): a synced model replaces the
+        // trainer's
+        p.client.on("modelSynced", (w) => {
+          p.weights = w;
+          act(node, "synced", p.provider ?? "p0");
+        });
         act(node, "state", "connecting");
         runPeer(p);
       }
@@ -354,12 +438,16 @@ async function handle(words) {
         if (ws === undefined) {
           ws = new ServerSocket(from);
           server.conns.set(from, ws);
+          if (orderedIds) uuid.order(Number(from.slice(1)));
           server.controller.handle(ws);
+          uuid.order(null);
         }
         ws.emit("message", bytes);
       } else if (via === "stream") {
         peers.get(node).sock?._message(bytes);
       } else {
+        // #1110's SharedModel names the peer a synced model came from
+        if (words[5] === "SharedModel") peers.get(node).provider = from;
         peers.get(node).links.get(from)?._data(bytes);
       }
       return;

@@ -14,6 +14,11 @@ typedef struct G_GNUC_MAY_ALIAS {   /* it lives in family_config's bytes (docs/a
   gboolean agreement;         /* the guest promises that peers that end a round hold one model:
                                  the agreement property checks the models it reports (`model`) */
   DlTime stall;               /* a peer waiting this long with no progress is hung */
+  gboolean round_begins_at_start; /* guest_round_begins = start: a round begins at the
+                                 coordinator's `start`, not its `list` */
+  char barrier_retry[33];     /* the kinds that play the barrier-retry and connection-fail */
+  char connection_fail[33];   /* roles ("": none; PROTO_GUEST_MAX_TYPE + 1 bytes) */
+  guint max_connection_retry; /* Retries a peer gets in a round before it is excluded */
 } GuestConfig;
 
 /* guest_config (cfg): the family's part, to read; guest_config_mut, to fill */

@@ -104,6 +104,19 @@ session_unref (Session *s)
 
 /* ---------------------------------------------------------------- the proxy */
 
+/* the role the scenario gives a kind of the guest's messages
+ * (guest_barrier_retry, guest_connection_fail) */
+static ProtoMsgRole
+kind_role (const ProtoConfig *cfg, const char *kind)
+{
+  const GuestConfig *gc = guest_config (cfg);
+  if (*gc->barrier_retry && strcmp (kind, gc->barrier_retry) == 0)
+    return PROTO_MSG_ROLE_BARRIER_RETRY;
+  if (*gc->connection_fail && strcmp (kind, gc->connection_fail) == 0)
+    return PROTO_MSG_ROLE_CONNECTION_FAIL;
+  return PROTO_MSG_ROLE_NONE;
+}
+
 typedef struct {
   Session *s;
   ProtoNodeId id;
@@ -112,11 +125,13 @@ typedef struct {
   DlTime due_at;              /* the instant of the last PROTO_IN_DEADLINE */
   guint due_again;            /* deadlines in a row at that instant */
   gboolean connected, finished, failed;
+  gboolean excluded, synced;  /* it said `excluded`, `synced PEER` */
   guint rounds_done;
   char error[PROTO_OBS_DETAIL_LEN];
   LearnWeights *weights;      /* what it trains from: the initial model, then its last result */
   LearnWeights *reported;     /* the model the guest last reported (`model`), or NULL */
   guint received;             /* Guest messages delivered */
+  guint kind_received[PROTO_MSG_N_ROLES]; /* of them, by their kind's role (kind_role) */
 } GuestNode;
 
 static void
@@ -148,6 +163,62 @@ check_send (const GuestNode *g, const ProtoGuestAct *a, const char **why)
   else
     return TRUE;
   return FALSE;
+}
+
+/* The facts dlsim counts for its own machines (guest-line.h), as the
+ * observations its machines make of them; FALSE and why if this node may
+ * not say it. */
+static gboolean
+apply_fact (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char **why)
+{
+  gboolean peer = g->id != PROTO_SERVER;
+  gboolean coordinators = a->kind == PROTO_GUEST_START || a->kind == PROTO_GUEST_RETRY || a->kind == PROTO_GUEST_RESET
+                          || (a->kind == PROTO_GUEST_EXCLUDED && a->to != PROTO_NO_NODE);
+  if (peer == coordinators)
+    {
+      *why = coordinators ? "start, retry, reset and excluded PEER are the coordinator's"
+                          : "synced, foreign and excluded (alone) are a peer's";
+      return FALSE;
+    }
+  switch (a->kind)
+    {
+    case PROTO_GUEST_START:
+      observe (g, out, PROTO_OBS_ROUND_START, (int32_t) a->n - 1, PROTO_NO_NODE, -1, (int64_t) a->count, NULL);
+      break;
+    case PROTO_GUEST_RETRY:
+      observe (g, out, PROTO_OBS_RETRY, -1, PROTO_NO_NODE, -1, -1, NULL);
+      break;
+    case PROTO_GUEST_RESET:
+      observe (g, out, PROTO_OBS_RESET, -1, PROTO_NO_NODE, -1, -1, "session reset");
+      break;
+    case PROTO_GUEST_EXCLUDED:
+      if (peer)
+        {
+          /* its `failed` is an exclusion; it acted on the connection fail */
+          g->excluded = TRUE;
+          observe (g, out, PROTO_OBS_RECEIVED, -1, PROTO_SERVER, PROTO_MSG_GUEST, -1,
+                   *guest_config (g->s->key)->connection_fail ? guest_config (g->s->key)->connection_fail : "excluded");
+        }
+      else
+        observe (g, out, PROTO_OBS_EXCLUDED, -1, a->to, -1, -1, NULL);
+      break;
+    case PROTO_GUEST_SYNCED:
+      g->synced = TRUE;
+      observe (g, out, PROTO_OBS_SYNC_DONE, -1, a->to, -1, -1, NULL);
+      break;
+    case PROTO_GUEST_FOREIGN:
+      {
+        g_autofree char *from = proto_guest_node_name (a->to);
+        g_autofree char *what = g_strdup_printf ("%s's contribution of round %" G_GUINT64_FORMAT " aggregated in another",
+                                                 from, a->n);
+        observe (g, out, PROTO_OBS_FOREIGN_ROUND, -1, a->to, PROTO_MSG_GUEST, (int64_t) a->n - 1, what);
+        break;
+      }
+    default:
+      *why = "unknown action";
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Carries one action into the outbox; FALSE and why if this node may not
@@ -265,6 +336,13 @@ apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
     case PROTO_GUEST_METRIC:
       observe (g, out, PROTO_OBS_METRIC, a->round > 0 ? a->round - 1 : -1, PROTO_NO_NODE, -1, a->value, a->text);
       return TRUE;
+    case PROTO_GUEST_START:
+    case PROTO_GUEST_RETRY:
+    case PROTO_GUEST_EXCLUDED:
+    case PROTO_GUEST_SYNCED:
+    case PROTO_GUEST_RESET:
+    case PROTO_GUEST_FOREIGN:
+      return apply_fact (g, a, out, why);
     }
   *why = "unknown action";
   return FALSE;
@@ -385,7 +463,12 @@ node_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
         {
           g->received++;
           g_autofree char *name = msg_type_name (in->msg->signal_data);
-          observe (g, out, PROTO_OBS_RECEIVED, -1, in->from, PROTO_MSG_GUEST, -1, name);
+          ProtoMsgRole role = kind_role (g->s->key, name);
+          g->kind_received[role]++;
+          /* a connection fail is received when the peer acts on it (it says
+           * `excluded`), as the C peer observes one its state processes */
+          if (role != PROTO_MSG_ROLE_CONNECTION_FAIL)
+            observe (g, out, PROTO_OBS_RECEIVED, -1, in->from, PROTO_MSG_GUEST, -1, name);
         }
       break;
     default:
@@ -431,9 +514,12 @@ node_view (const void *impl, ProtoPeerView *v)
     .connected = g->connected,
     .settled = g->finished || g->failed || !g->connected,
     .failed = g->failed,
+    .excluded = g->failed && g->excluded,
+    .synced = g->synced,
     .rounds_done = g->rounds_done,
     .error = g->error,
   };
+  memcpy (v->kind_received, g->kind_received, sizeof v->kind_received);
 }
 
 static LearnWeights *
@@ -519,15 +605,14 @@ stall_window (const ProtoConfig *cfg)
 static ProtoObsKind
 round_begins_with (const ProtoConfig *cfg)
 {
-  (void) cfg;
-  return PROTO_OBS_ROUND_LIST;
+  return guest_config (cfg)->round_begins_at_start ? PROTO_OBS_ROUND_START : PROTO_OBS_ROUND_LIST;
 }
 
 static gboolean
 excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 {
-  (void) cfg, (void) retries;
-  return FALSE;
+  *retries = guest_config (cfg)->max_connection_retry;
+  return *retries > 0;
 }
 
 static gboolean
@@ -553,6 +638,7 @@ const ProtoFamily proto_family_guest = {
   .stall_window = stall_window,
   .round_begins_with = round_begins_with,
   .excludes_after_retries = excludes_after_retries,
+  .kind_role = kind_role,
   .promises_agreement = agreement,
   .syncs_late_joiners = no,
   .no_testbed = "a guest's messages are not carried over the testbed's sockets yet (docs/guest.md)",

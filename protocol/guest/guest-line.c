@@ -124,6 +124,53 @@ uint_of (const char *s, guint64 max, guint64 *out)
   return g_ascii_string_to_unsigned (s, 10, 0, max, out, NULL);
 }
 
+static int
+refused (GError **error, const char *line, const char *why)
+{
+  bad (error, line, why);
+  return -1;
+}
+
+/* The facts dlsim counts for its own machines: 1 if w is one (parsed into
+ * out), 0 if it is not one of them, -1 if it is one said wrong. */
+static int
+parse_fact (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  const char *verb = w[0];
+  if (strcmp (verb, "start") == 0)
+    {
+      if (n != 3 || !uint_of (w[1], G_MAXINT32, &out->n) || out->n == 0 || !uint_of (w[2], G_MAXINT32, &out->count))
+        return refused (error, line, "start N K: round N's (from 1) exchange starts with K peers");
+      out->kind = PROTO_GUEST_START;
+      return 1;
+    }
+  if (strcmp (verb, "retry") == 0 || strcmp (verb, "reset") == 0)
+    {
+      if (n != 1)
+        return refused (error, line, "takes no words");
+      out->kind = verb[2] == 't' ? PROTO_GUEST_RETRY : PROTO_GUEST_RESET;
+      return 1;
+    }
+  gboolean excluded = strcmp (verb, "excluded") == 0, synced = strcmp (verb, "synced") == 0;
+  if (excluded || synced)
+    {
+      if ((n != 2 && !(excluded && n == 1))
+          || (n == 2 && (!proto_guest_node_parse (w[1], &out->to) || out->to == PROTO_SERVER)))
+        return refused (error, line, excluded ? "excluded [PEER], PEER pN" : "synced PEER, PEER pN");
+      out->kind = excluded ? PROTO_GUEST_EXCLUDED : PROTO_GUEST_SYNCED;
+      return 1;
+    }
+  if (strcmp (verb, "foreign") == 0)
+    {
+      if (n != 3 || !proto_guest_node_parse (w[1], &out->to) || out->to == PROTO_SERVER
+          || !uint_of (w[2], G_MAXINT32, &out->n) || out->n == 0)
+        return refused (error, line, "foreign PEER N: PEER's contribution of round N (from 1), PEER pN");
+      out->kind = PROTO_GUEST_FOREIGN;
+      return 1;
+    }
+  return 0;
+}
+
 gboolean
 proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
 {
@@ -269,6 +316,10 @@ proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
       out->n_values = nv;
       return TRUE;
     }
+  int fact = parse_fact (line, w, n, out, error);
+  if (fact != 0)
+    return fact > 0;
   return bad (error, line, "unknown action (send, open, connect, close, disconnect, train, deadline, state, round, "
-                           "list, finished, failed, note, metric, model, quiet)");
+                           "list, finished, failed, note, metric, model, start, retry, excluded, synced, reset, "
+                           "foreign, quiet)");
 }

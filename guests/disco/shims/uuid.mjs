@@ -19,13 +19,20 @@ export function splitmix64(seed) {
 let next64 = splitmix64(0);
 export function seed(s) { next64 = splitmix64(s); }
 
+// order(N): the ids made until order(null) begin with N in 8 hex digits, so
+// that the ids of p1, p2, ... sort as their node numbers (the driver's
+// --ordered-ids); the rest of the id is the seeded stream's, as without it
+let prefix = null;
+export function order(n) { prefix = n === null ? null : n.toString(16).padStart(8, "0"); }
+
 export function v4() {
   const hex = (next64().toString(16).padStart(16, "0") +
                next64().toString(16).padStart(16, "0")).split("");
   hex[12] = "4";                                         // version 4
   hex[16] = "89ab"[parseInt(hex[16], 16) & 3];           // variant 10xx
+  if (prefix !== null) hex.splice(0, 8, ...prefix);
   const h = hex.join("");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export default { v4, seed };
+export default { v4, seed, order };
