@@ -41,6 +41,31 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/guest/disco-crash-exchange.ini \
 	scenarios/guest/disco-partition.ini \
 	scenarios/guest/disco-secure.ini \
+	scenarios/guest/disco1110/s04-fast-peer-payload-dropped-fixed.ini \
+	scenarios/guest/disco1110/s05-retry-off-by-one-fixed.ini \
+	scenarios/guest/disco1110/s06-retry-counter-session-wide.ini \
+	scenarios/guest/disco1110/s07-orphan-timer.ini \
+	scenarios/guest/disco1110/s08-stuck-linking-node.ini \
+	scenarios/guest/disco1110/s08-stuck-linking.ini \
+	scenarios/guest/disco1110/s09-retry-wipes-ready-flag.ini \
+	scenarios/guest/disco1110/s10-provider-replaced-by-syncing-peer-fixed.ini \
+	scenarios/guest/disco1110/s11-no-provider-left.ini \
+	scenarios/guest/disco1110/s12-provider-leaves-during-sync.ini \
+	scenarios/guest/disco1110/s13-stale-model-served.ini \
+	scenarios/guest/disco1110/s14-retry-destroys-sync-link.ini \
+	scenarios/guest/disco1110/s15-dead-link-reused.ini \
+	scenarios/guest/disco1110/s17-leave-during-exchange.ini \
+	scenarios/guest/disco1110/s18-leave-in-connect-phase.ini \
+	scenarios/guest/disco1110/s19-join-in-connect-phase.ini \
+	scenarios/guest/disco1110/s19-ready-in-connect-phase-deadlock.ini \
+	scenarios/guest/disco1110/s20-finished-peers-block-late-joiner.ini \
+	scenarios/guest/disco1110/s21-second-waiting-node.ini \
+	scenarios/guest/disco1110/s21-second-waiting.ini \
+	scenarios/guest/disco1110/s23-syncing-counts-for-min.ini \
+	scenarios/guest/disco1110/s24-exclusion-below-min.ini \
+	scenarios/guest/disco1110/s26-signal-to-departed-peer.ini \
+	scenarios/guest/disco1110/s27-future-round-payload.ini \
+	scenarios/guest/disco1110/s31-stray-connections-ready.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \
