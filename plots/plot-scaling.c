@@ -249,16 +249,15 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       g_string_append (s, "EOD\n");
     }
   plot_terminal (s, o->output, 1300, 1050);
-  g_autofree char *qx = plot_quote (xkey), *qby = plot_quote (bykey), *qdb = plot_quote (db_name);
+  g_autofree char *title = plot_quotef ("%s: by %s (mean over seeds, bars: 95 %% confidence interval)", db_name, bykey);
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
-  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (mean over seeds, bars: 95 %% confidence "
-                             "interval)\"\n", qdb, qby);
+  g_string_append_printf (s, "set multiplot layout 3,2 title %s\n", title);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {
     g_autofree char *xv = plot_param (db, g_array_index (runs, RunInfo, 0).id, xkey);
     g_autofree char *xl = plot_axis_label (xkey, plot_value_unit (xv));
-    g_string_append_printf (s, "set xlabel \"%s\"\n", xl);
+    g_string_append_printf (s, "set xlabel %s\n", xl);
   }
   for (guint m = 0; m < N_METRICS; m++)
     {
@@ -287,7 +286,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
         {
           g_autofree char *q = plot_quote (g_array_index (lines, PlotLine, k).value);
           g_autofree char *style = plot_series_style (k, lines->len);
-          g_string_append_printf (s, "%s$line%u using 1:%u:%u:%u with yerrorlines %s title \"%s\"", k ? ", " : "", k,
+          g_string_append_printf (s, "%s$line%u using 1:%u:%u:%u with yerrorlines %s title %s", k ? ", " : "", k,
                                   m + 2, m + 10, m + 16, style, q);
           if (nmin[m] != nmax[m])
             g_string_append_printf (s, ", $line%u using 1:%u:(sprintf('n=%%d', $%u)) with labels offset 0,0.8 "
