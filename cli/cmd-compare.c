@@ -48,7 +48,9 @@ print_rows (const GPtrArray *rows)
     {
       const ResCompareRow *r = rows->pdata[i];
       const char *mark = !res_compare_row_differs (r) ? "" : r->judged ? "  DIFFERS" : "  (differs)";
-      printf ("  %-34s %-22s %-22s%s\n", r->what, r->a, r->b, mark);
+      /* names and values from the files */
+      g_autofree char *what = cli_shown (r->what, FALSE), *a = cli_shown (r->a, FALSE), *b = cli_shown (r->b, FALSE);
+      printf ("  %-34s %-22s %-22s%s\n", what, a, b, mark);
     }
 }
 
@@ -60,7 +62,8 @@ print_durations (const GPtrArray *rows)
       const ResCompareDuration *d = rows->pdata[i];
       g_autofree char *sa = isnan (d->a) ? g_strdup ("-") : g_strdup_printf ("%.3f", d->a);
       g_autofree char *sb = isnan (d->b) ? g_strdup ("-") : g_strdup_printf ("%.3f", d->b);
-      printf ("  %-34s %-22s %-22s", d->what, sa, sb);
+      g_autofree char *what = cli_shown (d->what, FALSE);
+      printf ("  %-34s %-22s %-22s", what, sa, sb);
       if (!isnan (d->a) && !isnan (d->b) && d->a > 0)
         printf ("  ratio %.2f", d->b / d->a);
       printf ("\n");
