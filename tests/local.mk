@@ -258,3 +258,6 @@ tests_test_plot_LDADD = plots/libdlplot.a base/libdlbase.a $(CHECK_LIBS) $(DL_CO
 # cli/: text from a file or a database printed with its control bytes escaped
 TESTS += tests/print-hostile.sh
 EXTRA_DIST += tests/print-hostile.sh
+# tools/: file names written into a shell (slurm-sweep's job scripts) stay one word
+TESTS += tests/shell-hostile.sh
+EXTRA_DIST += tests/shell-hostile.sh
