@@ -65,5 +65,8 @@ f="$tmp/e$(printf '\033')[2J.ini"
 cp "$tmp/e.ini" "$f"
 "$DLSIM" check "$f" > "$out" 2>&1
 grep -q '^PASS .*e\\x1b\[2J.ini' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && ok || { ko "check's PASS line"; od -c "$out" | head; }
+# the testbed's PASS line too (a loopback run of the same file, about 1 s)
+"$DLSIM" testbed "$f" -o "$tmp/tb.db" > "$out" 2>&1
+grep -q '^PASS .*e\\x1b\[2J.ini' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && ok || { ko "testbed's PASS line"; od -c "$out" | head; }
 
 finish
