@@ -12,8 +12,8 @@ G_BEGIN_DECLS
 void plot_terminal (GString *s, const char *output, int w, int h);
 /* (transfer full) t as a gnuplot string constant that runs nothing: in
  * double quotes, ` and @ as octal escapes (no `command`, no @macro), a
- * quote and a backslash escaped, a control byte (newline, ESC) as a
- * space, invalid UTF-8 as U+FFFD.  Every text that reaches gnuplot from a
+ * quote and a backslash escaped, a control character (newline, ESC, C1)
+ * as a space, invalid UTF-8 as U+FFFD.  Every text that reaches gnuplot from a
  * file, a database or the command line (titles, labels, keys, tics, file
  * names) goes through it; the terminals are noenhanced, so it is drawn as
  * it is. */

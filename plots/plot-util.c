@@ -34,8 +34,8 @@ plot_terminal (GString *s, const char *output, int w, int h)
  * which gnuplot's scanner meets no character it acts on.  A backquote
  * (a command) and @ (a macro) are written as octal escapes, \140 and \100,
  * which gnuplot turns back into the character after the scan; a quote and
- * a backslash are escaped; a control byte would end the command (newline)
- * or reach the terminal (ESC): it becomes a space.  Single quotes would not
+ * a backslash are escaped; a control character would end the command
+ * (newline) or reach the terminal (ESC): it becomes a space.  Single quotes would not
  * do: gnuplot's scanner ends 'a''''b' at the third quote. */
 char *
 plot_quote (const char *t)
@@ -45,7 +45,14 @@ plot_quote (const char *t)
   for (const char *p = valid; *p; p++)
     {
       unsigned char c = (unsigned char) *p;
-      if (c == '"' || c == '\\')
+      /* a C1 control (U+0080..U+009F: 0xc2 0x80..0x9f) too: pango draws
+       * it as a box as high as the figure */
+      if (c == 0xc2 && (unsigned char) p[1] >= 0x80 && (unsigned char) p[1] < 0xa0)
+        {
+          g_string_append_c (s, ' ');
+          p++;
+        }
+      else if (c == '"' || c == '\\')
         {
           g_string_append_c (s, '\\');
           g_string_append_c (s, *p);

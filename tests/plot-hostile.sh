@@ -42,7 +42,7 @@ bq="b\`touch $tmp/pwned-bq\`"
 dq="d\" . system(\"touch $tmp/pwned-dq\") . \""
 sq="s'' . system(''touch $tmp/pwned-sq'') . ''"
 nl="n' || char(10) || 'system(\"touch $tmp/pwned-nl\")' || char(10) || '! touch $tmp/pwned-bang"
-esc="e' || char(27) || ']0;title' || char(7) || char(27) || '[2J @x \\_{}^&~"
+esc="e' || char(27) || ']0;title' || char(7) || char(27) || '[2J' || char(155) || ' @x \\_{}^&~"
 sqlite3 "$tmp/h.db" "
   UPDATE runs SET scenario = '$bq $nl' WHERE run_id = 1;
   UPDATE runs SET scenario = '$dq $esc', outcome = '$sq' WHERE run_id = 2;
@@ -100,13 +100,13 @@ expect 1 "the output's name must be UTF-8 without control characters" -- "$DLSIM
 # the text is drawn as text: in the script, one line each, ` and @ as
 # octal escapes, quotes escaped, control bytes as spaces
 want1='set title "b\140touch '"$tmp"'/pwned-bq\140 n system(\"touch '"$tmp"'/pwned-nl\") ! touch '"$tmp"'/pwned-bang [peers.count=3], run 1 (seed 3, completed): peer phases"'
-want2='set title "d\" . system(\"touch '"$tmp"'/pwned-dq\") . \" e ]0;title  [2J \100x \\_{}^&~ [peers.count=3], run 2 (seed 4, s'"'"' . system('"'"'touch '"$tmp"'/pwned-sq'"'"') . '"'"'): peer phases"'
+want2='set title "d\" . system(\"touch '"$tmp"'/pwned-dq\") . \" e ]0;title  [2J  \100x \\_{}^&~ [peers.count=3], run 2 (seed 4, s'"'"' . system('"'"'touch '"$tmp"'/pwned-sq'"'"') . '"'"'): peer phases"'
 for run in 1 2; do
   "$DLSIM" plot "$tmp/h.db" timeline --run $run --script > "$tmp/t$run.gp"
   eval "want=\$want$run"
   grep -qxF "$want font ',12'" "$tmp/t$run.gp" && ok \
     || { ko "timeline $run title:"; grep '^set title' "$tmp/t$run.gp"; printf '%s\n' "wanted: $want"; }
 done
-LC_ALL=C grep -q "$(printf '\033')" "$tmp/t1.gp" "$tmp/t2.gp" && ko "ESC in the script" || ok
+LC_ALL=C grep -q -e "$(printf '\033')" -e "$(printf '\302\233')" "$tmp/t1.gp" "$tmp/t2.gp" && ko "ESC or a C1 CSI in the script" || ok
 
 finish

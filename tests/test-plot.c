@@ -2,8 +2,8 @@
  * file reaches gnuplot: a fuzz of seeded random bytes, mixed with pieces
  * of gnuplot syntax (backquote commands, system(), quotes, newlines,
  * macros), each quoted and printed back by a real gnuplot.  Each must come
- * back as one string: the same text, with a control byte as a space and
- * invalid UTF-8 as U+FFFD; and no command may run (the folder gnuplot runs
+ * back as one string: the same text, with a control character (C0, DEL,
+ * C1) as a space and invalid UTF-8 as U+FFFD; and no command may run (the folder gnuplot runs
  * in holds only its script afterwards).
  *
  * DLSIM_QUOTE_FUZZ sets the number of strings (default 3000; `make
@@ -20,18 +20,24 @@
 static char *
 expected_text (const char *t)
 {
-  char *v = g_utf8_make_valid (t, -1);
-  for (char *p = v; *p; p++)
-    if ((unsigned char) *p < 0x20 || (unsigned char) *p == 0x7f)
-      *p = ' ';
-  return v;
+  g_autofree char *v = g_utf8_make_valid (t, -1);
+  GString *s = g_string_new (NULL);
+  for (const char *p = v; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      if (c < 0x20 || (c >= 0x7f && c < 0xa0))
+        g_string_append_c (s, ' ');
+      else
+        g_string_append_unichar (s, c);
+    }
+  return g_string_free (s, FALSE);
 }
 
 static const char *const pieces[] = {
   "`touch pwned-bq`", "system(\"touch pwned-sys\")", "system('touch pwned-sys1')", "\n! touch pwned-bang\n",
   "\nsystem \"touch pwned-nl\"\n", "'", "''", "\"", "\\", "\\'", "@", "@x", "$", "EOD", "\nEOD\n", "\r", "\t",
   "\033]0;title\007", "\033[2J", "#", ";", "%s", "%d", "{", "}", "_", "^", "&", "~", ".", "caf\xc3\xa9", "\xe9",
-  "\xff\xfe", "\xc3", "set output 'pwned-out'", "`", "\x7f", "(", ")", ",",
+  "\xff\xfe", "\xc3", "set output 'pwned-out'", "`", "\x7f", "(", ")", ",", "\xc2\x9b", "\xc2\x85", "\xc2\xa0",
 };
 
 /* A random string: bytes 1..255 and pieces of gnuplot syntax. */
@@ -95,6 +101,7 @@ START_TEST (test_quote_examples)
     { "line\nnext\r\033[2J", "\"line next  [2J\"" },
     { "", "\"\"" },
     { "x\xff", "\"x\xef\xbf\xbd\"" },
+    { "c1\xc2\x9b[2J \xc2\xa0", "\"c1 [2J \xc2\xa0\"" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
