@@ -1,7 +1,8 @@
 /* cli-util.c — what every command shares: its error line, opening a
  * results database to write (res_db_open_explained: with why it cannot
- * be) or to read, the check reports (export/), and the command line of a
- * command on one recorded run.  A leaf of cli/: the
+ * be) or to read, the check reports (export/), the command line of a
+ * command on one recorded run, and text from a file or a database made
+ * safe to print (cli_shown).  A leaf of cli/: the
  * commands call it, it calls none of them. */
 #include "config.h"
 
@@ -22,7 +23,64 @@ cli_error (const char *cmd, const char *fmt, ...)
   va_start (ap, fmt);
   msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  fprintf (stderr, "dlsim %s: %s\n", cmd, msg);
+  /* a message may quote a file or a database: shown, its lines kept */
+  g_autofree char *shown = cli_shown (msg, TRUE);
+  fprintf (stderr, "dlsim %s: %s\n", cmd, shown);
+}
+
+/* One character of t at p (n bytes, or -1 for a byte of invalid UTF-8) as
+ * shown: itself, or an escape for what a terminal would act on. */
+static void
+shown_char (GString *s, const char *p, int n, gboolean keep_lines)
+{
+  if (n < 0)
+    {
+      g_string_append_printf (s, "\\x%02x", (unsigned char) *p);
+      return;
+    }
+  gunichar c = g_utf8_get_char (p);
+  if ((c == '\n' || c == '\t') && keep_lines)
+    g_string_append_unichar (s, c);
+  else if (c < 0x20 || c == 0x7f)
+    g_string_append_printf (s, "\\x%02x", c);
+  else if (c >= 0x80 && c < 0xa0)
+    g_string_append_printf (s, "\\u%04x", c);
+  else
+    g_string_append_len (s, p, n);
+}
+
+char *
+cli_shown (const char *t, gboolean keep_lines)
+{
+  if (!t)
+    return NULL;
+  GString *s = g_string_sized_new (strlen (t));
+  const char *end = t + strlen (t);
+  for (const char *p = t; p < end;)
+    {
+      const char *next = g_utf8_find_next_char (p, end);
+      int n = next ? (int) (next - p) : (int) (end - p);
+      gboolean valid = g_utf8_validate (p, n, NULL);
+      shown_char (s, p, valid ? n : -1, keep_lines);
+      p += valid ? n : 1;
+    }
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+cli_is_shown (const char *t)
+{
+  if (!t)
+    return TRUE;
+  if (!g_utf8_validate (t, -1, NULL))
+    return FALSE;
+  for (const char *p = t; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean

@@ -115,7 +115,19 @@ int cli_parse_run_command (const CliRunCommand *c, int argc, char **argv, char *
  * files are looked at, so the error is about --set. */
 gboolean cli_check_sets (const char *cmd, char **sets);
 
-/* Prints "dlsim CMD: message" to stderr. */
+
+/* (transfer full) t as it may be printed to a terminal: a control
+ * character (C0, DEL, C1) and a byte of invalid UTF-8 as \xNN (C1 as
+ * \u0080...), so that text from a file or a database (a scenario name, a
+ * guest's note) cannot move the cursor, clear the screen or retitle the
+ * window.  keep_lines: newlines and tabs stay.  NULL for NULL.  Every
+ * print of such text goes through it. */
+char *cli_shown (const char *t, gboolean keep_lines);
+/* Is t printed as it is (cli_shown would change nothing, newlines
+ * included)? */
+gboolean cli_is_shown (const char *t);
+
+/* Prints "dlsim CMD: message" to stderr, through cli_shown. */
 void cli_error (const char *cmd, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 G_END_DECLS

@@ -102,7 +102,9 @@ print_rows (const Widths *w, const GPtrArray *rows)
     {
       const ResCompareRow *r = rows->pdata[i];
       const char *mark = !res_compare_row_differs (r) ? "" : r->judged ? "  DIFFERS" : "  (differs, not judged)";
-      print_line (w, r->what, r->a, r->b, mark);
+      /* names and values from the files */
+      g_autofree char *what = cli_shown (r->what, FALSE), *a = cli_shown (r->a, FALSE), *b = cli_shown (r->b, FALSE);
+      print_line (w, what, a, b, mark);
     }
 }
 
@@ -115,7 +117,8 @@ print_durations (const Widths *w, const GPtrArray *rows)
       g_autofree char *sa = duration_text (d->a), *sb = duration_text (d->b);
       g_autofree char *ratio = !isnan (d->a) && !isnan (d->b) && d->a > 0 ? g_strdup_printf ("  ratio %.2f", d->b / d->a)
                                                                           : g_strdup ("");
-      print_line (w, d->what, sa, sb, ratio);
+      g_autofree char *what = cli_shown (d->what, FALSE);
+      print_line (w, what, sa, sb, ratio);
     }
 }
 

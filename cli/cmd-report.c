@@ -27,11 +27,21 @@ run_exists (const char *cmd, struct sqlite3 *db, const char *path, gint64 id)
   return ok;
 }
 
+/* A column's text as printed (cli_shown), or dflt for NULL or empty; an
+ * escaped copy lives until the next call for the same column. */
 static const char *
 text_or (ResRows *st, int col, const char *dflt)
 {
+  static char *shown[32];
   const char *t = res_rows_text (st, col);
-  return t && *t ? t : dflt;
+  if (!t || !*t)
+    return dflt;
+  if (cli_is_shown (t))
+    return t;
+  g_assert (col >= 0 && col < (int) G_N_ELEMENTS (shown));
+  g_free (shown[col]);
+  shown[col] = cli_shown (t, FALSE);
+  return shown[col];
 }
 
 int

@@ -38,16 +38,18 @@ static void
 say_line (gpointer ud, const char *text, gboolean last)
 {
   const Say *say = ud;
+  /* the line may name a scenario or a point from a file */
+  g_autofree char *shown = cli_shown (text, FALSE);
   switch (say->progress)
     {
     case RUNNER_PROGRESS_NONE:
       return;
     case RUNNER_PROGRESS_LINE:
-      fprintf (stdout, last ? "\r\033[K[%s]\n" : "\r\033[K[%s]", text);
+      fprintf (stdout, last ? "\r\033[K[%s]\n" : "\r\033[K[%s]", shown);
       fflush (stdout);
       return;
     case RUNNER_PROGRESS_STATUS:
-      fprintf (stderr, last ? "dlsim %s: %s (end)\n" : "dlsim %s: %s\n", say->cmd, text);
+      fprintf (stderr, last ? "dlsim %s: %s (end)\n" : "dlsim %s: %s\n", say->cmd, shown);
       fflush (stderr);
       return;
     }
@@ -79,7 +81,9 @@ say_done (gpointer ud, const RunnerJob *job, const RunnerJobDone *d)
     }
   if (say->progress == RUNNER_PROGRESS_LINE)
     fputs ("\r\033[K", stdout);   /* the progress line goes first */
-  fputs (report->str, stdout);
+  /* file names, labels and expectations' text from files: shown */
+  g_autofree char *shown = cli_shown (report->str, TRUE);
+  fputs (shown, stdout);
 }
 
 /* a worker's error, in the worker */
@@ -87,7 +91,8 @@ static void
 say_worker_error (gpointer ud, const char *message)
 {
   const Say *say = ud;
-  fprintf (stderr, "dlsim %s: %s\n", say->cmd, message);
+  g_autofree char *shown = cli_shown (message, TRUE);
+  fprintf (stderr, "dlsim %s: %s\n", say->cmd, shown);
 }
 
 /* res_db_open_wait's notice: another process writes the file */

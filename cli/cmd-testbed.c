@@ -119,11 +119,16 @@ say_run (const SimScenario *s, guint64 seed, const TestbedReport *rep, gpointer 
   runner_progress_job_end (r->progress, r->job++, g_get_monotonic_time ());
   if (r->mode == RUNNER_PROGRESS_LINE)
     fputs ("\r\033[K", stdout);   /* the progress line goes first */
+  /* the file's name and the failed expectations' text: shown */
+  g_autofree char *path = cli_shown (s->path, FALSE);
   printf ("%s %s seed %" G_GUINT64_FORMAT ": %s, %u rounds, %u expectations%s\n",
-          rep->failed->len ? "FAIL" : "PASS", s->path, seed, sim_outcome_name (rep->result.outcome),
+          rep->failed->len ? "FAIL" : "PASS", path, seed, sim_outcome_name (rep->result.outcome),
           rep->result.rounds_completed, rep->checked, rep->bad_lines ? " (malformed record lines refused)" : "");
   for (guint i = 0; i < rep->failed->len; i++)
-    printf ("    %s\n", (char *) rep->failed->pdata[i]);
+    {
+      g_autofree char *failed = cli_shown (rep->failed->pdata[i], FALSE);
+      printf ("    %s\n", failed);
+    }
   fflush (stdout);
   if (rep->failed->len > 0)
     r->failed++;

@@ -10,8 +10,19 @@ G_BEGIN_DECLS
 
 /* gnuplot's terminal and output for FILE.png or FILE.svg, w x h pixels. */
 void plot_terminal (GString *s, const char *output, int w, int h);
-/* (transfer full) text escaped for a double-quoted gnuplot string. */
+/* (transfer full) t as a gnuplot string constant that runs nothing: in
+ * double quotes, ` and @ as octal escapes (no `command`, no @macro), a
+ * quote and a backslash escaped, a control character (newline, ESC, C1)
+ * as a space, invalid UTF-8 as U+FFFD.  Every text that reaches gnuplot from a
+ * file, a database or the command line (titles, labels, keys, tics, file
+ * names) goes through it; the terminals are noenhanced, so it is drawn as
+ * it is. */
 char *plot_quote (const char *t);
+/* Does plot_quote keep t as it is (UTF-8, no control byte)?  A file
+ * name must: gnuplot would write another file. */
+gboolean plot_text_is_plain (const char *t);
+/* (transfer full) plot_quote of the formatted text. */
+char *plot_quotef (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 gboolean plot_fail (GError **error, PlotErrorCode code, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 
 typedef struct {
@@ -79,7 +90,7 @@ const char *plot_value_unit (const char *v);
 /* The unit of a summary key, by its name (_s: s, bytes, accuracy,
  * loss, counts), or NULL. */
 const char *plot_key_unit (const char *key);
-/* (transfer full) "KEY (UNIT)" quoted for gnuplot, or KEY without a unit */
+/* (transfer full) "KEY (UNIT)", or KEY without a unit, through plot_quote */
 char *plot_axis_label (const char *key, const char *unit);
 /* Student's t for a two-sided 95 % interval of a mean of n values (NAN
  * under 2), and that interval's half width from a sum and a sum of

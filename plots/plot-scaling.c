@@ -226,7 +226,6 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
       g_string_append (s, "EOD\n");
     }
   plot_terminal (s, o->output, 1300, 1050);
-  g_autofree char *qx = plot_quote (xkey), *qby = plot_quote (bykey), *qdb = plot_quote (db_name);
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
   g_autofree char *note = plot_left_out_note (left_out);
   /* bars only where a point has seeds to spread */
@@ -234,13 +233,14 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   for (guint m = 0; m < N_METRICS; m++)
     most = MAX (most, nmax[m]);
   const char *stat = most > 1 ? "mean over seeds, bars: 95 % confidence interval" : "1 seed a point, no interval";
-  g_string_append_printf (s, "set multiplot layout 3,2 title \"%s: by %s (%s%s)\"\n", qdb, qby, stat, note);
+  g_autofree char *title = plot_quotef ("%s: by %s (%s%s)", db_name, bykey, stat, note);
+  g_string_append_printf (s, "set multiplot layout 3,2 title %s\n", title);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {
     g_autofree char *xv = plot_param (db, g_array_index (runs, RunInfo, 0).id, xkey);
     g_autofree char *xl = plot_axis_label (xkey, plot_value_unit (xv));
-    g_string_append_printf (s, "set xlabel \"%s\"\n", xl);
+    g_string_append_printf (s, "set xlabel %s\n", xl);
   }
   for (guint m = 0; m < N_METRICS; m++)
     {
@@ -267,7 +267,7 @@ plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
         {
           g_autofree char *q = plot_quote (g_array_index (lines, PlotLine, k).value);
           g_autofree char *style = plot_series_style (k, lines->len);
-          g_string_append_printf (s, "%s$line%u using 1:%u:%u:%u with yerrorlines %s title \"%s\"", k ? ", " : "", k,
+          g_string_append_printf (s, "%s$line%u using 1:%u:%u:%u with yerrorlines %s title %s", k ? ", " : "", k,
                                   m + 2, m + 10, m + 16, style, q);
           if (nmin[m] != nmax[m])
             g_string_append_printf (s, ", $line%u using 1:%u:(sprintf('n=%%d', $%u)) with labels offset 0,0.8 "

@@ -217,9 +217,6 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
     }
   guint rows = ny <= 2 ? 1 : (ny + 1) / 2, cols = ny == 1 ? 1 : 2;
   plot_terminal (s, o->output, cols == 1 ? 800 : 1300, rows == 1 ? 520 : 350 * rows);
-  g_autofree char *qx = plot_quote (xkey), *qdb = plot_quote (db_name);
-  g_autofree char *qby = plot_quote (bykey ? bykey : "all runs");
-  g_autofree char *qwhere = plot_quote (o->where ? o->where : "");
   g_string_append (s, "set datafile missing 'NaN'\nset key inside top left box opaque\n");
   g_autofree char *note = plot_left_out_note (left_out);
   /* bars only where a point has seeds to spread */
@@ -227,34 +224,40 @@ plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o
   for (guint m = 0; m < ny; m++)
     most = MAX (most, nmax[m]);
   const char *stat = most > 1 ? "mean over seeds, bars: 95 % confidence interval" : "1 seed a point, no interval";
-  g_string_append_printf (s, "set multiplot layout %u,%u title \"%s: by %s%s%s (%s%s)\"\n", rows, cols, qdb, qby,
-                          o->where ? ", " : "", qwhere, stat, note);
+  g_autofree char *title = plot_quotef ("%s: by %s%s%s (%s%s)", db_name, bykey ? bykey : "all runs",
+                                        o->where ? ", " : "", o->where ? o->where : "", stat, note);
+  g_string_append_printf (s, "set multiplot layout %u,%u title %s\n", rows, cols, title);
   if (xmin > 0 && xmax / xmin >= 10)
     g_string_append (s, "set logscale x\n");
   {
     g_autofree char *xv = plot_param (db, g_array_index (runs, gint64, 0), xkey);
     g_autofree char *xl = plot_axis_label (xkey, plot_value_unit (xv));
-    g_string_append_printf (s, "set xlabel \"%s\"\n", xl);
+    g_string_append_printf (s, "set xlabel %s\n", xl);
   }
   for (guint m = 0; m < ny; m++)
     {
-      g_autofree char *qy = plot_quote (ys[m]);
       g_autofree char *yl = plot_axis_label (ys[m], plot_key_unit (ys[m]));
       /* what the panel draws: the points without a value are said */
       g_autofree char *pts = empty[m] ? g_strdup_printf (", %u of %u points", n_points - empty[m], n_points) : g_strdup ("");
-      if (has[m] && nmin[m] == nmax[m])
-        g_string_append_printf (s, "set title \"%s (%u seed%s a point%s)\"\n", qy, nmax[m], nmax[m] == 1 ? "" : "s", pts);
-      else if (has[m])
-        g_string_append_printf (s, "set title \"%s (%u to %u seeds a point: n at each%s)\"\n", qy, nmin[m], nmax[m], pts);
-      else
-        g_string_append_printf (s, "set title \"%s\"\n", qy);
-      g_string_append_printf (s, "set ylabel \"%s\"\n", yl);
+      g_autofree char *qy = !has[m] ? plot_quote (ys[m])
+                            : nmin[m] == nmax[m] ? plot_quotef ("%s (%u seed%s a point%s)", ys[m], nmax[m], nmax[m] == 1 ? "" : "s", pts)
+                                                 : plot_quotef ("%s (%u to %u seeds a point: n at each%s)", ys[m], nmin[m], nmax[m], pts);
+      g_string_append_printf (s, "set title %s\n", qy);
+      g_string_append_printf (s, "set ylabel %s\n", yl);
+      if (!has[m])
+        {
+          g_string_append_printf (s, "set xrange [%.17g:%.17g]\nset yrange [0:1]\n"
+                                     "set label 1 \"no run has this key\" at graph 0.5,0.5 center\nunset key\n"
+                                     "plot -1 notitle\nunset label 1\nset autoscale\n"
+                                     "set key inside top left box opaque\n", xmin, xmax > xmin ? xmax : xmin + 1);
+          continue;
+        }
       g_string_append (s, "set yrange [0:*]\nset offsets 0, 0, graph 0.45, 0\nplot ");
       for (guint k = 0; k < lines->len; k++)
         {
           g_autofree char *q = plot_quote (g_array_index (lines, PlotLine, k).value);
           g_autofree char *style = plot_series_style (k, lines->len);
-          g_string_append_printf (s, "%s$line%u using 1:%u:%u with yerrorlines %s title \"%s\"", k ? ", " : "", k,
+          g_string_append_printf (s, "%s$line%u using 1:%u:%u with yerrorlines %s title %s", k ? ", " : "", k,
                                   m + 2, ny + m + 2, style, q);
           if (nmin[m] != nmax[m])
             g_string_append_printf (s, ", $line%u using 1:%u:(sprintf('n=%%d', $%u)) with labels offset 0,0.8 "

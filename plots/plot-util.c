@@ -20,44 +20,76 @@ G_DEFINE_QUARK (plot - error - quark, plot_error)
 void
 plot_terminal (GString *s, const char *output, int w, int h)
 {
+  /* noenhanced: text is drawn as it is (no _ ^ { } @ & ~ markup), so a
+   * name from a file needs no escape beyond plot_quote's */
   if (g_str_has_suffix (output, ".svg"))
-    g_string_append_printf (s, "set terminal svg size %d,%d dynamic enhanced font 'Sans,11' background rgb 'white'\n", w, h);
+    g_string_append_printf (s, "set terminal svg size %d,%d dynamic noenhanced font 'Sans,11' background rgb 'white'\n", w, h);
   else
-    g_string_append_printf (s, "set terminal pngcairo size %d,%d enhanced font 'Sans,10'\n", w, h);
-  /* a single-quoted gnuplot string: double any quote */
-  GString *q = g_string_new (NULL);
-  for (const char *p = output; *p; p++)
-    {
-      if (*p == '\'')
-        g_string_append_c (q, '\'');
-      g_string_append_c (q, *p);
-    }
-  g_string_append_printf (s, "set output '%s'\n", q->str);
-  g_string_free (q, TRUE);
+    g_string_append_printf (s, "set terminal pngcairo size %d,%d noenhanced font 'Sans,10'\n", w, h);
+  g_autofree char *q = plot_quote (output);
+  g_string_append_printf (s, "set output %s\n", q);
   g_string_append (s, "set grid lc rgb '#dddddd'\nset key outside right top box opaque\n");
 }
 
-/* Escapes text for a double-quoted gnuplot string (enhanced mode off for it). */
+/* The one way text reaches gnuplot's commands: a double-quoted string in
+ * which gnuplot's scanner meets no character it acts on.  A backquote
+ * (a command) and @ (a macro) are written as octal escapes, \140 and \100,
+ * which gnuplot turns back into the character after the scan; a quote and
+ * a backslash are escaped; a control character would end the command
+ * (newline) or reach the terminal (ESC): it becomes a space.  Single quotes would not
+ * do: gnuplot's scanner ends 'a''''b' at the third quote. */
 char *
 plot_quote (const char *t)
 {
-  GString *s = g_string_new (NULL);
-  for (const char *p = t; *p; p++)
+  g_autofree char *valid = g_utf8_make_valid (t ? t : "", -1);
+  GString *s = g_string_new ("\"");
+  for (const char *p = valid; *p; p++)
     {
-      if (*p == '"')
-        g_string_append (s, "\\\"");
-      else if (*p == '\\')
-        g_string_append (s, "\\\\\\\\");
-      else if (*p == '_' || *p == '^' || *p == '{' || *p == '}' || *p == '@' || *p == '&' || *p == '~')
+      unsigned char c = (unsigned char) *p;
+      /* a C1 control (U+0080..U+009F: 0xc2 0x80..0x9f) too: pango draws
+       * it as a box as high as the figure */
+      if (c == 0xc2 && (unsigned char) p[1] >= 0x80 && (unsigned char) p[1] < 0xa0)
         {
-          /* enhanced text: "\\_" in a double-quoted string is a literal _ */
-          g_string_append (s, "\\\\");
+          g_string_append_c (s, ' ');
+          p++;
+        }
+      else if (c == '"' || c == '\\')
+        {
+          g_string_append_c (s, '\\');
           g_string_append_c (s, *p);
         }
+      else if (c == '`')
+        g_string_append (s, "\\140");
+      else if (c == '@')
+        g_string_append (s, "\\100");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_c (s, ' ');
       else
         g_string_append_c (s, *p);
     }
+  g_string_append_c (s, '"');
   return g_string_free (s, FALSE);
+}
+
+gboolean
+plot_text_is_plain (const char *t)
+{
+  if (!g_utf8_validate (t, -1, NULL))
+    return FALSE;
+  for (const char *p = t; *p; p++)
+    if ((unsigned char) *p < 0x20 || *p == 0x7f)
+      return FALSE;
+  return TRUE;
+}
+
+char *
+plot_quotef (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *t = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  return plot_quote (t);
 }
 
 gboolean
@@ -366,8 +398,7 @@ plot_key_unit (const char *key)
 char *
 plot_axis_label (const char *key, const char *unit)
 {
-  g_autofree char *q = plot_quote (key);
-  return unit ? g_strdup_printf ("%s (%s)", q, unit) : g_steal_pointer (&q);
+  return unit ? plot_quotef ("%s (%s)", key, unit) : plot_quote (key);
 }
 
 double

@@ -228,8 +228,6 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
     xs[i] = by_time ? max_t * (i + 1) / n : (double) (i + 1);
 
   g_autofree char *scenarios = scenarios_of (gs);
-  g_autofree char *title_scn = plot_quote (scenarios);
-  g_autofree char *title_key = plot_quote (key);
   plot_terminal (s, o->output, 1200, 900);
   GString *plots[2] = { g_string_new (NULL), g_string_new (NULL) };
   const char *metrics[2] = { "accuracy", "loss" };
@@ -254,23 +252,23 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
           g_ptr_array_unref (curves);
           if (rows == 0)
             continue;
-          g_autofree char *label = plot_quote (g->value);
+          g_autofree char *label = plot_quotef ("%s = %s", key, g->value);
           g_autofree char *style = plot_series_style (gi, gs->len);
           /* a mark every few points on a dense time axis, not a solid row of them */
           g_string_append_printf (plots[m], "%s$%s using 1:3:4 with filledcurves fs transparent solid 0.18 noborder"
-                                  " lc %s notitle, $%s using 1:2 with linespoints %s pi %u title \"%s = %s\"",
+                                  " lc %s notitle, $%s using 1:2 with linespoints %s pi %u title %s",
                                   plots[m]->len ? ", " : "", name, plot_series_colour (gi), name, style, MAX (rows / 12, 1),
-                                  title_key, label);
+                                  label);
         }
     }
   g_autofree char *note = plot_left_out_note (left_out);
   /* a band only where there are seeds to spread: one seed is no interval */
   g_autofree char *seeds = max_repeats > 1 ? g_strdup_printf ("mean over up to %u seeds, 95%% confidence band", max_repeats)
                                            : g_strdup ("1 seed, no confidence band");
-  g_string_append_printf (s, "set multiplot layout 2,1 title \"%s: test accuracy and loss by %s, one line per %s"
-                          " (%s%s)\" font ',12'\n",
-                          title_scn, by_time ? (wall ? "wall-clock time" : "simulated time") : "round", title_key,
-                          seeds, note);
+  g_autofree char *title = plot_quotef ("%s: test accuracy and loss by %s, one line per %s (%s%s)", scenarios,
+                                        by_time ? (wall ? "wall-clock time" : "simulated time") : "round", key, seeds,
+                                        note);
+  g_string_append_printf (s, "set multiplot layout 2,1 title %s font ',12'\n", title);
   g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? plot_time_label (wall, div) : "round");
   /* which peers a point is the mean of: the definition the summary's
    * final_accuracy shares (plot-mean.c), or those of a round */
@@ -344,10 +342,10 @@ load_peers (sqlite3 *db, gint64 run)
 static void
 title_line (GString *s, const RunInfo *r, const char *what)
 {
-  g_autofree char *scn = plot_quote (r->scenario);
-  g_autofree char *lbl = plot_quote (r->label);
-  g_string_append_printf (s, "set title \"%s%s%s%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT ", %s): %s\" font ',12'\n",
-                          scn, *r->label ? " [" : "", lbl, *r->label ? "]" : "", r->id, r->seed, r->outcome, what);
+  g_autofree char *title = plot_quotef ("%s%s%s%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT ", %s): %s",
+                                        r->scenario, *r->label ? " [" : "", r->label, *r->label ? "]" : "", r->id,
+                                        r->seed, r->outcome, what);
+  g_string_append_printf (s, "set title %s font ',12'\n", title);
 }
 
 static gboolean
@@ -445,7 +443,10 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
   g_string_append_printf (s, "set xlabel '%s'\nset ylabel 'peer'\nset yrange [0.3:*] reverse\n"
                              "set offsets 0, 0, 0.5, 0.5\nset ytics (", plot_time_label (plot_run_is_wall_clock (db, r->id), div));
   for (guint i = 0; i < peers->len; i++)
-    g_string_append_printf (s, "%s\"%s\" %u", i ? ", " : "", (char *) peers->pdata[i], i + 1);
+    {
+      g_autofree char *peer = plot_quote (peers->pdata[i]);
+      g_string_append_printf (s, "%s%s %u", i ? ", " : "", peer, i + 1);
+    }
   g_string_append (s, ")\nset grid noytics\n");
   GString *plot = g_string_new (NULL);
   for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
@@ -558,9 +559,9 @@ participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, G
   gboolean have_rounds = per_round->len > 0;
   g_string_free (per_round, TRUE);
   g_string_free (online, TRUE);
-  g_autofree char *scn = plot_quote (r->scenario);
-  g_string_append_printf (s, "set multiplot layout 2,1 title \"%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT
-                          ", %s): participants\" font ',12'\n", scn, r->id, r->seed, r->outcome);
+  g_autofree char *title = plot_quotef ("%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT ", %s): participants",
+                                        r->scenario, r->id, r->seed, r->outcome);
+  g_string_append_printf (s, "set multiplot layout 2,1 title %s font ',12'\n", title);
   g_string_append (s, "set xlabel 'round'\nset ylabel 'peers in the round'\nset yrange [0:*]\n");
   g_string_append_printf (s, "plot %s\n", have_rounds ? "$rounds using 1:2 with linespoints pt 7 lw 2 lc rgb '#4e79a7' title 'participants'"
                                                       : "NaN title 'no round started'");
@@ -632,15 +633,16 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
       if (!any)
         continue;
       /* colours repeat after 8: vary dash and point type too */
-      g_string_append_printf (p1, "%s$t%u using 1:2 with linespoints pt %u ps 0.8 lw 2 dt %u lc %u title '%s'",
-                              p1->len ? ", " : "", t, t % 13 + 1, t / 8 + 1, t + 1, (char *) types->pdata[t]);
-      g_string_append_printf (p2, "%s$t%u using 1:3 with linespoints pt %u ps 0.8 lw 2 dt %u lc %u title '%s'",
-                              p2->len ? ", " : "", t, t % 13 + 1, t / 8 + 1, t + 1, (char *) types->pdata[t]);
+      g_autofree char *type = plot_quote (types->pdata[t]);
+      g_string_append_printf (p1, "%s$t%u using 1:2 with linespoints pt %u ps 0.8 lw 2 dt %u lc %u title %s",
+                              p1->len ? ", " : "", t, t % 13 + 1, t / 8 + 1, t + 1, type);
+      g_string_append_printf (p2, "%s$t%u using 1:3 with linespoints pt %u ps 0.8 lw 2 dt %u lc %u title %s",
+                              p2->len ? ", " : "", t, t % 13 + 1, t / 8 + 1, t + 1, type);
     }
   g_array_unref (sizes);
-  g_autofree char *scn = plot_quote (r->scenario);
-  g_string_append_printf (s, "set multiplot layout 2,1 title \"%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT
-                          ", %s): traffic per round\" font ',12'\n", scn, r->id, r->seed, r->outcome);
+  g_autofree char *title = plot_quotef ("%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT ", %s): traffic per round",
+                                        r->scenario, r->id, r->seed, r->outcome);
+  g_string_append_printf (s, "set multiplot layout 2,1 title %s font ',12'\n", title);
   g_string_append (s, "set xlabel 'round'\nset ylabel 'messages sent'\nset logscale y\n");
   g_string_append_printf (s, "set xrange [0.5:%d.5]\n", MAX (max_round, 1));
   g_string_append_printf (s, "plot %s\n", p1->len ? p1->str : "NaN notitle");
@@ -668,6 +670,11 @@ plot_script (sqlite3 *db, const char *db_name, const PlotOptions *o, GError **er
   if (!g_str_has_suffix (o->output, ".png") && !g_str_has_suffix (o->output, ".svg"))
     {
       plot_fail (error, PLOT_ERROR_USAGE, "-o %s: the output must end in .png or .svg", o->output);
+      return NULL;
+    }
+  if (!plot_text_is_plain (o->output))
+    {
+      plot_fail (error, PLOT_ERROR_USAGE, "-o: the output's name must be UTF-8 without control characters");
       return NULL;
     }
   GString *s = g_string_new ("# dlsim plot: generated gnuplot script\n");

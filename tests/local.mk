@@ -171,10 +171,15 @@ check-reproductions: dlsim
 # `make check-scenario-fuzz` (a few minutes under the sanitizers): 400
 # mutated copies of the shipped scenario files, seeded, through dlsim run:
 # every one ends with exit 0, 1 or 2, and no crash, sanitizer report, GLib
-# CRITICAL or hang (tools/fuzz-scenarios); run by .ci/run in its sanitizer build
-check-scenario-fuzz: dlsim
+# CRITICAL or hang (tools/fuzz-scenarios); then plots of a database whose
+# text holds gnuplot commands (tests/plot-hostile.sh), and 200 000 strings
+# through plot_quote and a real gnuplot (tests/test-plot); run by .ci/run
+# in its sanitizer build
+check-scenario-fuzz: dlsim tests/test-plot$(EXEEXT)
 	DLSIM_SRCDIR=$(srcdir) ASAN_OPTIONS='detect_leaks=1:abort_on_error=1' \
 	  UBSAN_OPTIONS='print_stacktrace=1:halt_on_error=1' $(srcdir)/tools/fuzz-scenarios ./dlsim$(EXEEXT) 400 1
+	DLSIM=$(abs_builddir)/dlsim DLSIM_SRCDIR=$(srcdir) sh $(srcdir)/tests/plot-hostile.sh
+	DLSIM_QUOTE_FUZZ=200000 ./tests/test-plot$(EXEEXT)
 .PHONY: check-scenario-fuzz
 
 # `make check-slurm` (root, with slurm-wlm, munge and parallel installed): a
@@ -251,3 +256,16 @@ tests_test_bench_LDADD = bench/libdlbench.a runner/libdlrunner.a results/libdlre
 distclean-local:
 	rm -rf disco-trees
 .PHONY: distclean-local
+# plots/: plot_quote's fuzz against a real gnuplot; plots of hostile text
+check_PROGRAMS += tests/test-plot
+TESTS += tests/test-plot tests/plot-hostile.sh
+EXTRA_DIST += tests/plot-hostile.sh
+tests_test_plot_SOURCES = tests/test-plot.c
+tests_test_plot_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_plot_LDADD = plots/libdlplot.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+# cli/: text from a file or a database printed with its control bytes escaped
+TESTS += tests/print-hostile.sh
+EXTRA_DIST += tests/print-hostile.sh
+# tools/: file names written into a shell (slurm-sweep's job scripts) stay one word
+TESTS += tests/shell-hostile.sh
+EXTRA_DIST += tests/shell-hostile.sh

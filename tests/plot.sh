@@ -73,10 +73,10 @@ expect 0 'title "network.uplink = 5Mbps"' -- "$DLSIM" plot "$tmp/s.db" convergen
 expect 0 'title "network.uplink = 50Mbps"' -- "$DLSIM" plot "$tmp/s.db" convergence --script
 expect 0 'set ylabel "test loss' -- "$DLSIM" plot "$tmp/s.db" convergence --script
 expect 0 'mean over up to 2 seeds' -- "$DLSIM" plot "$tmp/s.db" convergence --script
-expect 0 'title "scenario.name = small\\\\_sweep"' -- "$DLSIM" plot "$tmp/s.db" convergence --by scenario.name --script
+expect 0 'title "scenario.name = small_sweep"' -- "$DLSIM" plot "$tmp/s.db" convergence --by scenario.name --script
 expect 0 "title 'crash'" -- "$DLSIM" plot "$tmp/s.db" timeline --run 1 --script
 expect 0 "title 'training'" -- "$DLSIM" plot "$tmp/s.db" timeline --run 1 --script
-expect 0 "title 'Payload'" -- "$DLSIM" plot "$tmp/s.db" traffic --run 1 --script
+expect 0 'title "Payload"' -- "$DLSIM" plot "$tmp/s.db" traffic --run 1 --script
 expect 0 "title 'exchange (start to end)'" -- "$DLSIM" plot "$tmp/s.db" rounds --run 1 --script
 expect 0 "set terminal svg" -- "$DLSIM" plot "$tmp/s.db" participants --run 1 -o x.svg --script
 # no temporary files: the script goes through the pipe
@@ -368,8 +368,8 @@ png "$tmp/sum.png" && ok || ko "summary: not a PNG"
 grep -q 'title "client"' "$tmp/sum.gp" && grep -q 'title "next-peer"' "$tmp/sum.gp" && ok || ko "summary: one line per forwarding"
 distinct_styles "$tmp/sum.gp" && ok || ko "summary: series share a dash or point type"
 grep -q '^set xlabel "protocol.servers (count)"' "$tmp/sum.gp" \
-  && grep -q '^set ylabel "metric.step\\\\_latency\\\\_s.median (s)"' "$tmp/sum.gp" \
-  && grep -q '^set ylabel "metric.client\\\\_egress\\\\_bytes.mean (bytes)"' "$tmp/sum.gp" && ok \
+  && grep -q '^set ylabel "metric.step_latency_s.median (s)"' "$tmp/sum.gp" \
+  && grep -q '^set ylabel "metric.client_egress_bytes.mean (bytes)"' "$tmp/sum.gp" && ok \
   || ko "summary: axis labels with units: $(grep label "$tmp/sum.gp")"
 [ "$(grep -c '^plot .*with yerrorlines' "$tmp/sum.gp")" = 2 ] && grep -q '^set title ".*(1 seed a point)"' "$tmp/sum.gp" \
   && ok || ko "summary: error bars and the seeds behind each point"

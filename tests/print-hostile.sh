@@ -1,0 +1,72 @@
+#!/bin/sh
+# tests/print-hostile.sh — text from a file or a results database printed
+# by dlsim (report, trace, compare, check's PASS line, errors) reaches the
+# terminal with its control bytes escaped (cli_shown, cli/cli-util.c): ESC
+# ]0; (retitle), ESC [2J (clear), BEL, a C1 CSI and a newline come out as
+# \x1b, \x07, \u009b, \x0a, never as the bytes.
+set -u
+. "${DLSIM_SRCDIR:-.}/tests/lib.sh"
+
+cat > "$tmp/e.ini" <<'INI'
+[scenario]
+name = plain
+seed = 3
+[protocol]
+min_participants = 2
+[training]
+rounds = 2
+[model]
+kind = softmax
+[data]
+features = 6
+classes = 3
+samples = 300
+separation = 3
+[peers]
+count = 3
+[expect]
+outcome = completed
+INI
+"$DLSIM" run "$tmp/e.ini" -o "$tmp/e.db" -q || { echo "FAIL: could not make the test database"; exit 1; }
+# ESC ]0;title BEL, ESC [2J, a C1 CSI (U+009B), a newline
+bad="'a' || char(27) || ']0;owned' || char(7) || char(27) || '[2J' || char(155) || char(10) || 'fake line'"
+sqlite3 "$tmp/e.db" "
+  UPDATE runs SET scenario = $bad, point_label = $bad;
+  UPDATE summary SET value = $bad WHERE key = 'outcome';
+  UPDATE peers SET peer = $bad WHERE peer = 'p1';
+  UPDATE params SET value = $bad WHERE key = 'scenario.description';
+  INSERT INTO event_rows (run_id, seq, t_s, node, kind, detail) VALUES (1, 1000000, 0.5, 'p2', 'note', $bad);
+  INSERT INTO event_rows (run_id, seq, t_s, node, kind, msg, other, detail)
+    VALUES (1, 1000001, 0.6, $bad, 'failed', $bad, $bad, $bad);" || { echo "FAIL: could not write the text"; exit 1; }
+
+esc=$(printf '\033') bel=$(printf '\007') csi=$(printf '\302\233')
+# shown OUT WHAT [LINES]: OUT holds the escapes, none of the bytes (with
+# LINES, an error message: its newlines are kept)
+shown () {
+  want='a\x1b]0;owned\x07\x1b[2J\u009b\x0afake line'
+  [ $# -gt 2 ] && want='a\x1b]0;owned\x07\x1b[2J\u009b'
+  if LC_ALL=C grep -q -e "$esc" -e "$bel" -e "$csi" "$1"; then
+    ko "$2: a control byte printed raw"; LC_ALL=C grep -a -e "$esc" -e "$bel" "$1" | od -c | head -5
+  elif ! grep -qF "$want" "$1"; then
+    ko "$2: the text is not shown escaped"; head -c 600 "$1"
+  else ok; fi
+}
+"$DLSIM" report "$tmp/e.db" > "$out" 2>&1; shown "$out" "report"
+"$DLSIM" report "$tmp/e.db" --run 1 > "$out" 2>&1; shown "$out" "report --run"
+"$DLSIM" trace "$tmp/e.db" --run 1 > "$out" 2>&1; shown "$out" "trace"
+grep -q '^ *0.500000s  p2 .* note: a\\x1b' "$out" && [ "$(grep -c 'fake line' "$out")" = 2 ] && ok \
+  || ko "trace: the note and the failure are not one line each"
+"$DLSIM" compare "$tmp/e.db" "$tmp/e.db" > "$out" 2>&1; shown "$out" "compare"
+# an error quoting the database (a value that is not a number)
+"$DLSIM" plot "$tmp/e.db" summary --y sim_time_s --x scenario.description -o "$tmp/x.png" > "$out" 2>&1
+grep -q "not a number" "$out" && shown "$out" "plot's error" lines || { ko "plot's error: $(cat "$out")"; }
+# check's PASS line names the file: a file name with ESC in it
+f="$tmp/e$(printf '\033')[2J.ini"
+cp "$tmp/e.ini" "$f"
+"$DLSIM" check "$f" > "$out" 2>&1
+grep -q '^PASS .*e\\x1b\[2J.ini' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && ok || { ko "check's PASS line"; od -c "$out" | head; }
+# the testbed's PASS line too (a loopback run of the same file, about 1 s)
+"$DLSIM" testbed "$f" -o "$tmp/tb.db" > "$out" 2>&1
+grep -q '^PASS .*e\\x1b\[2J.ini' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && ok || { ko "testbed's PASS line"; od -c "$out" | head; }
+
+finish
