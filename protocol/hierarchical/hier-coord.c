@@ -75,6 +75,7 @@ struct HierCoord {
   guint probe_waiting;    /* answers awaited for the current landmark */
   DlTime probe_deadline;  /* ... until then (election_timeout after the probe went out) */
   guint late_probing;     /* members placed late whose probes are out */
+  GArray *cut;            /* ProtoNodeId pairs (member, head): a member stood while that head stayed head */
 };
 
 static void observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
@@ -292,6 +293,35 @@ start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, cons
     send_heads (c, out);
 }
 
+/* A member that stands while its head is head lost it (its link failed or
+ * died, or no result came): the pair is remembered, so that the same head
+ * is not elected again while another candidate can serve the cluster (a
+ * link inside a cluster that fails for good re-elected the same head for
+ * ever: scenarios/regression/hier-link-fail-in-cluster.ini). */
+static void
+note_cut (HierCoord *c, ProtoNodeId member, ProtoNodeId head)
+{
+  if (head == PROTO_NO_NODE || head == member)
+    return;
+  ProtoNodeId pair[2] = { member, head };
+  g_array_append_vals (c->cut, pair, 2);
+}
+
+/* Is a candidate cut from another member of k (either way)? */
+static gboolean
+cut_in_cluster (const HierCoord *c, const Cluster *k, ProtoNodeId id)
+{
+  for (guint i = 0; i + 1 < c->cut->len; i += 2)
+    {
+      ProtoNodeId a = g_array_index (c->cut, ProtoNodeId, i), b = g_array_index (c->cut, ProtoNodeId, i + 1);
+      ProtoNodeId other = a == id ? b : b == id ? a : PROTO_NO_NODE;
+      for (guint j = 0; other != PROTO_NO_NODE && j < k->members->len; j++)
+        if (g_array_index (k->members, ProtoNodeId, j) == other)
+          return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 unreachable_head (const HierCoord *c, const Member *m, const Cluster *k)
 {
@@ -392,8 +422,9 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
       if (!v)
         continue;
       guint64 vote = GPOINTER_TO_SIZE (v) - 1;
-      /* eligible first, then the score; members are in ascending id, so a tie keeps the lower */
-      guint64 key = ((vote & 1) << 40) | ((vote >> 1) + 1);
+      /* eligible first, then not cut from a member (note_cut), then the
+       * score; members are in ascending id, so a tie keeps the lower */
+      guint64 key = ((vote & 1) << 41) | ((guint64) !cut_in_cluster (c, k, id) << 40) | ((vote >> 1) + 1);
       if (key > best_key)
         best_key = key, best = id;
     }
@@ -405,7 +436,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
                k->name);
       return;
     }
-  gboolean eligible = (best_key >> 40) & 1;
+  gboolean eligible = (best_key >> 41) & 1;
   if (!eligible)
     {
       int into = merge_target (c, k);
@@ -1002,7 +1033,10 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
           break;
         Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
         if (msg->round > k->epoch)
-          start_election (c, out, k, msg->round, "a member lost its head");
+          {
+            note_cut (c, from, k->head);
+            start_election (c, out, k, msg->round, "a member lost its head");
+          }
         if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
           {
             observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
@@ -1133,6 +1167,7 @@ hier_coord_new (const ProtoConfig *cfg)
   c->form_deadline = DL_TIME_NEVER;
   c->landmarks = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->probe_deadline = DL_TIME_NEVER;
+  c->cut = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   return c;
 }
 
@@ -1144,5 +1179,6 @@ hier_coord_free (HierCoord *c)
   g_ptr_array_unref (c->members);
   g_ptr_array_unref (c->clusters);
   g_array_unref (c->landmarks);
+  g_array_unref (c->cut);
   g_free (c);
 }
