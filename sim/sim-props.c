@@ -351,7 +351,7 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
       if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants && !r->cut_off)
         violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s%s)",
                   i, r->state ? r->state : "?", drop);
-      else if (r->outcome == SIM_PEER_RUNNING && connected >= p->min_participants && !r->cut_off
+      else if (r->outcome == SIM_PEER_RUNNING && connected >= p->min_participants && !r->cut_off && !r->starved
                && going_round (p, t, i, r))
         violated (p, t, "progress", i,
                   "p%u still runs but finished no round for the stall window (a livelock: in %s%s)", i,

@@ -658,6 +658,7 @@ finish_results (SimWorld *w)
       pr->downlink_bps = n->down_bps0;
       ProtoPeerView v;
       proto_machine_view (n->peer, &v);
+      pr->starved = v.starved;
       /* its coordinator is gone for it (a crashed coordinator, a session the
        * replicas closed): it left then, as far as the session goes */
       if (pr->left == DL_TIME_NEVER && !v.connected && (n->stream_down || w->n_servers > 1))
