@@ -20,7 +20,8 @@
  *                      strict rule, a livelock) a peer still running at
  *                      the time limit that finished no round for W (from
  *                      its last round's end, or its arrival), however its
- *                      state changed (sim_props_set_stall_window).  Checked at the
+ *                      state changed (sim_props_set_stall_window), unless it
+ *                      is starved (ProtoPeerView.starved).  Checked at the
  *                      end of the run; a peer that a partition still cuts
  *                      off from the coordinator is neither owed progress nor
  *                      counted.  The explanation names the message the peer
