@@ -307,19 +307,23 @@ note_cut (HierCoord *c, ProtoNodeId member, ProtoNodeId head)
   g_array_append_vals (c->cut, pair, 2);
 }
 
-/* Is a candidate cut from another member of k (either way)? */
-static gboolean
-cut_in_cluster (const HierCoord *c, const Cluster *k, ProtoNodeId id)
+/* How often a candidate was cut from another member of k, each time
+ * counted, twice as the head that was lost (a member that lost its head
+ * may head the cluster itself): a link that fails for good adds at every
+ * re-election, so a candidate a passing fault cut (a partition since
+ * healed) wins over it in the end. */
+static guint
+cuts_in_cluster (const HierCoord *c, const Cluster *k, ProtoNodeId id)
 {
+  guint n = 0;
   for (guint i = 0; i + 1 < c->cut->len; i += 2)
     {
       ProtoNodeId a = g_array_index (c->cut, ProtoNodeId, i), b = g_array_index (c->cut, ProtoNodeId, i + 1);
       ProtoNodeId other = a == id ? b : b == id ? a : PROTO_NO_NODE;
       for (guint j = 0; other != PROTO_NO_NODE && j < k->members->len; j++)
-        if (g_array_index (k->members, ProtoNodeId, j) == other)
-          return TRUE;
+        n += g_array_index (k->members, ProtoNodeId, j) == other ? (b == id ? 2 : 1) : 0;
     }
-  return FALSE;
+  return n;
 }
 
 static gboolean
@@ -422,9 +426,11 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
       if (!v)
         continue;
       guint64 vote = GPOINTER_TO_SIZE (v) - 1;
-      /* eligible first, then not cut from a member (note_cut), then the
-       * score; members are in ascending id, so a tie keeps the lower */
-      guint64 key = ((vote & 1) << 41) | ((guint64) !cut_in_cluster (c, k, id) << 40) | ((vote >> 1) + 1);
+      /* eligible first, then the fewest cuts from members (note_cut),
+       * then the score; members are in ascending id, so a tie keeps the
+       * lower */
+      guint cuts = MIN (cuts_in_cluster (c, k, id), 0xFFFFu);
+      guint64 key = ((vote & 1) << 62) | ((guint64) (0xFFFFu - cuts) << 40) | ((vote >> 1) + 1);
       if (key > best_key)
         best_key = key, best = id;
     }
@@ -436,7 +442,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
                k->name);
       return;
     }
-  gboolean eligible = (best_key >> 41) & 1;
+  gboolean eligible = (best_key >> 62) & 1;
   if (!eligible)
     {
       int into = merge_target (c, k);
