@@ -34,6 +34,9 @@ typedef struct {
                                 server does none) */
   gboolean serves_only;      /* it owes no rounds of its own (a pipeline server): it ends finished
                                 if it ends online */
+  gboolean starved;          /* it waits for what no peer it knows of holds (a pipeline client
+                                whose registry lists no server for some block): as a peer a
+                                partition cuts off, it is not owed progress */
   const char *error;         /* why it failed, "" if it did not */
   guint kind_received[PROTO_MSG_N_ROLES]; /* a family whose kinds play roles (kind_role):
                                 messages of each role it received */

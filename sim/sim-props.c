@@ -29,6 +29,8 @@ struct SimProps {
   GHashTable *sync_tried;   /* node -> 1 + time of its last sync failure (SYNC_FAILED) */
   GHashTable *sync_failed;  /* node -> 1 + time its training failed on a sync */
   GHashTable *sync_why;     /* node -> why its last sync failed (owned) */
+  GHashTable *round_at;     /* node -> 1 + time it last finished a round */
+  DlTime stall_window;      /* the strict progress rule's W (0: off) */
 };
 
 static guint
@@ -74,6 +76,7 @@ sim_props_new (const SimRecorder *rec, guint min_participants)
   p->sync_tried = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->sync_failed = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->sync_why = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  p->round_at = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->coord_round = -1;
   return p;
 }
@@ -94,6 +97,7 @@ sim_props_free (SimProps *p)
   g_hash_table_unref (p->sync_tried);
   g_hash_table_unref (p->sync_failed);
   g_hash_table_unref (p->sync_why);
+  g_hash_table_unref (p->round_at);
   g_free (p);
 }
 
@@ -132,6 +136,12 @@ role_of (const SimProps *p, const ProtoObservation *o)
   if (r == PROTO_MSG_ROLE_NONE && p->kind_role && o->detail[0])
     r = p->kind_role (p->kind_cfg, o->detail);
   return r;
+}
+
+void
+sim_props_set_stall_window (SimProps *p, DlTime w)
+{
+  p->stall_window = w;
 }
 
 void
@@ -225,6 +235,7 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
           violated (p, t, "monotone-rounds", node, "p%u finished round %d after round %u", node, o->round,
                     last - 1);
         g_hash_table_insert (p->peer_round, GUINT_TO_POINTER (node), GUINT_TO_POINTER (MAX (last, o->round + 1u)));
+        g_hash_table_insert (p->round_at, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
         break;
       }
     case PROTO_OBS_FOREIGN_ROUND:
@@ -322,6 +333,19 @@ sim_props_round_model (SimProps *p, DlTime t, ProtoNodeId node, guint round, Lea
               node, round, GPOINTER_TO_UINT (g_hash_table_lookup (p->ref_node, GUINT_TO_POINTER (round))), diff);
 }
 
+/* The strict rule: a peer still running at the end whose last finished
+ * round (or, with none, its arrival) lies a stall window or more back goes
+ * round without progress, however its state changes. */
+static gboolean
+going_round (SimProps *p, DlTime t, guint node, const SimPeerResult *r)
+{
+  if (p->stall_window == 0)
+    return FALSE;
+  gsize at = GPOINTER_TO_SIZE (g_hash_table_lookup (p->round_at, GUINT_TO_POINTER (node)));
+  DlTime since = at > 0 ? MAX ((DlTime) (at - 1), r->joined) : r->joined;
+  return t >= since && t - since >= p->stall_window;
+}
+
 void
 sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
 {
@@ -348,6 +372,11 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
       if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants && !r->cut_off)
         violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s%s)",
                   i, r->state ? r->state : "?", drop);
+      else if (r->outcome == SIM_PEER_RUNNING && connected >= p->min_participants && !r->cut_off && !r->starved
+               && going_round (p, t, i, r))
+        violated (p, t, "progress", i,
+                  "p%u still runs but finished no round for the stall window (a livelock: in %s%s)", i,
+                  r->state ? r->state : "?", drop);
       gpointer failed_at = g_hash_table_lookup (p->sync_failed, GUINT_TO_POINTER (i));
       if (failed_at)
         for (guint h = 1; h <= n; h++)

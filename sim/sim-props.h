@@ -16,7 +16,12 @@
  *                      connected (finished peers that stay count), a peer
  *                      still connected at the end that made no progress for
  *                      the stall window W = (M + 2) x T + model_sync_timeout
- *                      + payload_timeout (hung) violates it.  Checked at the
+ *                      + payload_timeout (hung) violates it; so does (the
+ *                      strict rule, a livelock) a peer still running at
+ *                      the time limit that finished no round for W (from
+ *                      its last round's end, or its arrival), however its
+ *                      state changed (sim_props_set_stall_window), unless it
+ *                      is starved (ProtoPeerView.starved).  Checked at the
  *                      end of the run; a peer that a partition still cuts
  *                      off from the coordinator is neither owed progress nor
  *                      counted.  The explanation names the message the peer
@@ -62,6 +67,9 @@ void sim_props_free (SimProps *p);
 void sim_props_set_agreement (SimProps *p, gboolean checked);
 /* Turns no-lost-model off (a family without model sync: syncs_late_joiners). */
 void sim_props_set_model_sync (SimProps *p, gboolean checked);
+/* Turns progress's strict rule on (sim-props.c, going_round): a peer still
+ * running at the end that finished no round for w breaks it. */
+void sim_props_set_stall_window (SimProps *p, DlTime w);
 /* Turns retries-before-exclusion on, with this M. */
 void sim_props_set_max_connection_retry (SimProps *p, guint m);
 /* A family whose one message type has kinds says which role a kind plays

@@ -597,6 +597,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->props = sim_props_new (&w->rec, cfg->proto.min_participants);
   sim_props_set_agreement (w->props, w->family->promises_agreement (&cfg->proto));
   sim_props_set_model_sync (w->props, w->family->syncs_late_joiners (&cfg->proto));
+  sim_props_set_stall_window (w->props, sim_stall_window (cfg));
   guint retries = 0;
   if (w->family->excludes_after_retries (&cfg->proto, &retries))
     sim_props_set_max_connection_retry (w->props, retries);
@@ -710,6 +711,7 @@ finish_results (SimWorld *w)
       pr->downlink_bps = n->down_bps0;
       ProtoPeerView v;
       proto_machine_view (n->peer, &v);
+      pr->starved = v.starved;
       /* its coordinator is gone for it (a crashed coordinator, a session the
        * replicas closed): it left then, as far as the session goes */
       if (pr->left == DL_TIME_NEVER && !v.connected && (n->stream_down || w->n_servers > 1))

@@ -188,6 +188,7 @@ typedef struct {
   double accuracy;         /* last evaluation, NAN if none */
   double loss;
   gboolean cut_off;        /* partitioned from the coordinator when the run ended */
+  gboolean starved;        /* waits for what no peer it knows of holds (ProtoPeerView.starved) */
   uint64_t uplink_bps, downlink_bps;   /* its rates (0: not known) */
 } SimPeerResult;
 

@@ -161,6 +161,43 @@ START_TEST (progress_and_excluded)
 }
 END_TEST
 
+/* the strict rule: a peer still running at the end owes a round within the
+ * stall window (from its last round's end, or its arrival), however its
+ * state changed; not a starved or cut-off peer, nor with the rule off */
+START_TEST (progress_livelock)
+{
+  Seen s;
+  SimProps *p = props (&s);
+  sim_props_set_stall_window (p, 100);
+  ProtoObservation end = obs (PROTO_OBS_ROUND_END, 0, PROTO_NO_NODE, -1);
+  sim_props_observe (p, 150, 1, &end);   /* p1 finished a round at 150 */
+  ProtoObservation phase = obs (PROTO_OBS_PHASE, 1, PROTO_NO_NODE, -1);
+  sim_props_observe (p, 290, 2, &phase); /* p2 changes state, finishes nothing */
+  SimPeerResult peers[5] = { 0 };
+  for (guint i = 1; i < 5; i++)
+    peers[i].outcome = SIM_PEER_RUNNING, peers[i].left = DL_TIME_NEVER, peers[i].joined = 10;
+  peers[3].joined = 250;                 /* arrived 50 before the end */
+  peers[4].starved = TRUE;               /* waits for what nobody holds */
+  sim_props_end (p, 300, peers, 4);
+  /* p1: 150 back; p2: 290 back since arrival; p3: 50; p4: starved */
+  ck_assert_uint_eq (sim_props_count (p, "progress"), 2);
+  ck_assert_uint_eq (s.n, 2);
+  sim_props_free (p);
+  p = props (&s);
+  sim_props_observe (p, 150, 1, &end);
+  sim_props_set_stall_window (p, 160);   /* p1's round is within the window */
+  peers[2].cut_off = TRUE;
+  sim_props_end (p, 300, peers, 4);
+  ck_assert_uint_eq (sim_props_count (p, "progress"), 0);
+  sim_props_free (p);
+  p = props (&s);                        /* no window set: the rule is off */
+  peers[2].cut_off = FALSE;
+  sim_props_end (p, 300, peers, 4);
+  ck_assert_uint_eq (sim_props_count (p, "progress"), 0);
+  sim_props_free (p);
+}
+END_TEST
+
 START_TEST (no_lost_model)
 {
   Seen s;
@@ -191,6 +228,7 @@ main (void)
   tcase_add_test (tc, monotone_rounds);
   tcase_add_test (tc, own_round_only);
   tcase_add_test (tc, progress_and_excluded);
+  tcase_add_test (tc, progress_livelock);
   tcase_add_test (tc, no_lost_model);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);

@@ -620,7 +620,16 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
                                      "PeerIsReady from a member of the connect phase: ignored");
                   return;
                 }
-              /* its list or the decision was lost: this attempt is over */
+              /* a member that has not sent ConnectionsReady says it again
+               * across its list (its wait timeout crossed the list): the
+               * connection timer ends a list that was really lost */
+              if (!proto_omap_at (&c->connect_flags, (guint) proto_omap_find (&c->connect_flags, from))->flag)
+                {
+                  _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                                     "PeerIsReady from a member without ConnectionsReady: crossed its list, ignored");
+                  return;
+                }
+              /* its decision was lost: this attempt is over */
               robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
                                    "Retry (not counted)");
             }

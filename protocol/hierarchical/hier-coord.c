@@ -75,6 +75,7 @@ struct HierCoord {
   guint probe_waiting;    /* answers awaited for the current landmark */
   DlTime probe_deadline;  /* ... until then (election_timeout after the probe went out) */
   guint late_probing;     /* members placed late whose probes are out */
+  GArray *cut;            /* ProtoNodeId pairs (member, head): a member stood while that head stayed head */
 };
 
 static void observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
@@ -292,6 +293,39 @@ start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, cons
     send_heads (c, out);
 }
 
+/* A member that stands while its head is head lost it (its link failed or
+ * died, or no result came): the pair is remembered, so that the same head
+ * is not elected again while another candidate can serve the cluster (a
+ * link inside a cluster that fails for good re-elected the same head for
+ * ever: scenarios/regression/hier-link-fail-in-cluster.ini). */
+static void
+note_cut (HierCoord *c, ProtoNodeId member, ProtoNodeId head)
+{
+  if (head == PROTO_NO_NODE || head == member)
+    return;
+  ProtoNodeId pair[2] = { member, head };
+  g_array_append_vals (c->cut, pair, 2);
+}
+
+/* How often a candidate was cut from another member of k, each time
+ * counted, twice as the head that was lost (a member that lost its head
+ * may head the cluster itself): a link that fails for good adds at every
+ * re-election, so a candidate a passing fault cut (a partition since
+ * healed) wins over it in the end. */
+static guint
+cuts_in_cluster (const HierCoord *c, const Cluster *k, ProtoNodeId id)
+{
+  guint n = 0;
+  for (guint i = 0; i + 1 < c->cut->len; i += 2)
+    {
+      ProtoNodeId a = g_array_index (c->cut, ProtoNodeId, i), b = g_array_index (c->cut, ProtoNodeId, i + 1);
+      ProtoNodeId other = a == id ? b : b == id ? a : PROTO_NO_NODE;
+      for (guint j = 0; other != PROTO_NO_NODE && j < k->members->len; j++)
+        n += g_array_index (k->members, ProtoNodeId, j) == other ? (b == id ? 2 : 1) : 0;
+    }
+  return n;
+}
+
 static gboolean
 unreachable_head (const HierCoord *c, const Member *m, const Cluster *k)
 {
@@ -392,8 +426,11 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
       if (!v)
         continue;
       guint64 vote = GPOINTER_TO_SIZE (v) - 1;
-      /* eligible first, then the score; members are in ascending id, so a tie keeps the lower */
-      guint64 key = ((vote & 1) << 40) | ((vote >> 1) + 1);
+      /* eligible first, then the fewest cuts from members (note_cut),
+       * then the score; members are in ascending id, so a tie keeps the
+       * lower */
+      guint cuts = MIN (cuts_in_cluster (c, k, id), 0xFFFFu);
+      guint64 key = ((vote & 1) << 62) | ((guint64) (0xFFFFu - cuts) << 40) | ((vote >> 1) + 1);
       if (key > best_key)
         best_key = key, best = id;
     }
@@ -405,7 +442,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
                k->name);
       return;
     }
-  gboolean eligible = (best_key >> 40) & 1;
+  gboolean eligible = (best_key >> 62) & 1;
   if (!eligible)
     {
       int into = merge_target (c, k);
@@ -1002,7 +1039,10 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
           break;
         Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
         if (msg->round > k->epoch)
-          start_election (c, out, k, msg->round, "a member lost its head");
+          {
+            note_cut (c, from, k->head);
+            start_election (c, out, k, msg->round, "a member lost its head");
+          }
         if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
           {
             observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
@@ -1133,6 +1173,7 @@ hier_coord_new (const ProtoConfig *cfg)
   c->form_deadline = DL_TIME_NEVER;
   c->landmarks = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->probe_deadline = DL_TIME_NEVER;
+  c->cut = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   return c;
 }
 
@@ -1144,5 +1185,6 @@ hier_coord_free (HierCoord *c)
   g_ptr_array_unref (c->members);
   g_ptr_array_unref (c->clusters);
   g_array_unref (c->landmarks);
+  g_array_unref (c->cut);
   g_free (c);
 }

@@ -1452,7 +1452,18 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
           stand (p, out, MAX (e, 1));
         }
       if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id && now >= p->result_deadline)
-        head_lost (p, out, "head_timeout: no result from the head");
+        {
+          /* a link to the head that never came up (its signalling was
+           * lost: a partition) is dropped, so that an update to the same
+           * head, re-elected, opens a new one instead of queueing behind
+           * it for good (scenarios/regression/hier-link-never-up.ini) */
+          if (proto_links_get (&p->links, p->sent_to, NULL) && !proto_links_is_up (&p->links, p->sent_to))
+            {
+              observe (p, out, PROTO_OBS_LINK, p->sent_to, -1, -1, "never came up: dropped");
+              proto_links_lost (&p->links, out, p->sent_to);
+            }
+          head_lost (p, out, "head_timeout: no result from the head");
+        }
       break;
     case PROTO_IN_TRAINING_DONE:
       if (p->state != HIER_PEER_TRAINING || in->weights == NULL)

@@ -1163,6 +1163,9 @@ pipe_peer_view (const PipePeer *p, ProtoPeerView *v)
   v->settled = v->serves_only || p->state == PIPE_PEER_DONE || p->state == PIPE_PEER_LEFT;
   v->failed = FALSE;
   v->error = "";
+  /* the last table it read lacked a server for some block (the backoff
+   * is reset by a table that routes) */
+  v->starved = !p->is_server && p->backoff > PIPE_BACKOFF_MIN_NS;
   /* a client's steps; a server does no rounds (its computations are
    * pipe_peer_computations), as the testbed counts them from round ends */
   v->rounds_done = p->is_server ? 0 : p->rounds_done;
