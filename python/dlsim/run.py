@@ -71,9 +71,11 @@ def _one(args, progress, interval):
                     other.append(line)
             status = proc.wait()
         except KeyboardInterrupt:
+            proc.stderr.close()
             proc.send_signal(signal.SIGINT)
             proc.wait()
             raise
+        proc.stderr.close()
         so.seek(0)
         summary = so.read().strip()
     if status == 130:
