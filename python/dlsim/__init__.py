@@ -6,6 +6,7 @@ from .scenario import Scenario, ScenarioError, keys
 from .results import Results
 from .run import Progress, run
 from .search import check, explore
+from . import plot
 
 __all__ = ["DlsimError", "Progress", "Results", "Scenario", "ScenarioError", "binary", "check",
            "explore", "keys", "run"]

@@ -41,6 +41,12 @@ class Results:
             raise DlsimError("%s: no such results database" % path)
         self.path = path
 
+    @property
+    def plot(self):
+        """the figures of dlsim plot, with matplotlib: plot.convergence(x=, by=)"""
+        from .plot import Plot
+        return Plot(self)
+
     def table(self, name):
         """One table of the database (or runs_wide) as a DataFrame."""
         with tempfile.TemporaryDirectory(prefix="dlsim-py-") as tmp:

@@ -267,6 +267,61 @@ class TestResults(Tmp):
                                                 "excluded-was-told", "no-lost-model",
                                                 "retries-before-exclusion", "sync-served"})
 
+    def script_blocks(self, x):
+        """the datablocks of dlsim plot convergence --script"""
+        out = subprocess.run([dlsim.binary(), "plot", self.r.path, "convergence", "--x", x, "--script"],
+                             stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+        blocks, name = {}, None
+        for line in out.splitlines():
+            if line.endswith(" << EOD"):
+                name, blocks[line[1:-7]] = line[1:-7], []
+            elif line == "EOD":
+                name = None
+            elif name:
+                blocks[name].append([float(v) for v in line.split()])
+        return blocks
+
+    def test_convergence_as_dlsim_plot(self):
+        # the same numbers as the binary's figure: by round every line;
+        # by time the group without churn, where no peer leaves unfinished
+        # (the binary's definition of a time point is being changed to the
+        # peers online or finished, which the package draws)
+        for x in ("round", "time"):
+            by, lines = self.r.plot.convergence_data(x=x)
+            self.assertEqual(by, "churn.arrival_rate")
+            blocks = self.script_blocks(x)
+            groups = ["0", "2/min"] if x == "round" else ["0"]
+            for gi, value in enumerate(["0", "2/min"]):
+                if value not in groups:
+                    continue
+                for metric in ("accuracy", "loss"):
+                    with self.subTest(x=x, group=value, metric=metric):
+                        mine = lines[(metric, value)].values.tolist()
+                        theirs = blocks["%s%d" % (metric, gi)]
+                        self.assertEqual(len(mine), len(theirs))
+                        for a, b in zip(mine, theirs):
+                            for u, v in zip(a, b):
+                                self.assertAlmostEqual(u, v, delta=1e-6 * max(1, abs(v)))
+
+    def test_convergence_counts_online_or_finished_peers(self):
+        # by time, a peer that crashed or left unfinished stops counting
+        # when it goes; a finished one keeps its last value
+        peers = pd.DataFrame({"peer": ["a", "b"], "left_s": [5.0, 5.0], "outcome": ["finished", "crashed"]})
+        metrics = pd.DataFrame({"t_s": [1.0, 2.0], "peer": ["a", "b"], "name": ["accuracy"] * 2,
+                                "value": [0.5, 0.9], "round": [1, 1]})
+        c = dlsim.plot.run_curve(metrics, peers, "accuracy", True, [1.5, 3.0, 6.0])
+        self.assertEqual(c.tolist(), [0.5, 0.7, 0.5])
+
+    def test_convergence_figure(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        fig = self.r.plot.convergence(x="time", by="churn.arrival_rate")
+        fig.savefig(os.path.join(self.dir, "c.png"))
+        self.assertGreater(os.path.getsize(os.path.join(self.dir, "c.png")), 1000)
+        self.assertEqual(len(fig.axes[0].get_lines()), 2)
+        with self.assertRaisesRegex(ValueError, "no run .* has the parameter 'peers.nope'"):
+            self.r.plot.convergence(by="peers.nope")
+
     def test_missing_database(self):
         with self.assertRaisesRegex(dlsim.DlsimError, "no such results database"):
             dlsim.Results("nope.db")
