@@ -4,10 +4,11 @@
 # configure's AM_PATH_PYTHON); in the source tree PYTHONPATH=python finds it.
 pkgpython_PYTHON = \
 	python/dlsim/__init__.py \
+	python/dlsim/guest.py \
 	python/dlsim/plot.py \
 	python/dlsim/_binary.py \
 	python/dlsim/results.py \
-	python/dlsim/run.py \
+	python/dlsim/runs.py \
 	python/dlsim/scenario.py \
 	python/dlsim/search.py \
 	$(NULL)

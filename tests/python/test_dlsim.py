@@ -359,5 +359,93 @@ class TestSearch(Tmp):
             self.assertEqual(dlsim.check(f.found).failed, 0)
 
 
+def _toy():
+    """a toy protocol on the guest SDK: every effect once"""
+    from dlsim import guest
+
+    class Toy(guest.Node):
+        def on_new(self):
+            self.state("new-" + self.kind)
+
+        def on_start(self):
+            self.send(guest.COORDINATOR, "Hello")
+
+        def on_message(self, frm, via, type, data):
+            if self.kind == "coordinator":
+                self.list_round(1, 1)
+                self.send(frm, "Go", "x")
+            else:
+                self.open_link("p2", initiator=True)
+                self.connect("p2")
+                self.train(1)
+                self.set_timer(self.now + 5)
+
+        def on_timer(self):
+            self.set_timer(None)
+
+        def on_training_done(self):
+            self.send("p2", "Push", "0.5", size=8)
+            self.report_model([0.5, 1])
+            self.observe("value_ppm", 500000, 1)
+            self.round_done(1)
+            self.round_done(3, 1)
+
+        def on_link_failed(self, peer):
+            self.note("lost " + peer)
+            self.close(peer)
+            self.failed("no link")
+
+        def on_leave(self):
+            self.finished()
+            self.disconnect()
+    return Toy
+
+
+class TestGuestSdk(unittest.TestCase):
+    def session(self, lines):
+        import io
+        from dlsim import guest
+        out = io.StringIO()
+        guest.run(_toy(), stdin=io.StringIO("".join(l + "\n" for l in lines)), stdout=out)
+        return out.getvalue().split("\n")[:-1]
+
+    def test_lines(self):
+        got = self.session(["hello 1 7 2 1", "new S coordinator 3", "new p1 peer 4", "start p1 0",
+                            "msg S 10 p1 stream Hello -", "msg p1 20 S stream Go x", "deadline p1 25",
+                            "trained p1 30", "link-failed p1 31 p2", "leave p1 40", "free p1", "bye",
+                            "never read"])
+        self.assertEqual(got, [
+            "quiet",
+            "state new-coordinator", "quiet",
+            "state new-peer", "quiet",
+            "send S stream Hello 0 -", "quiet",
+            "list 1 1", "send p1 stream Go 0 x", "quiet",
+            "open p2 initiator", "connect p2", "train 1", "deadline 25", "quiet",
+            "deadline never", "quiet",
+            "send p2 link Push 8 0.5", "model 0.5,1.0", "metric value_ppm 500000 1", "round 1", "round 3 1",
+            "quiet",
+            "note lost p2", "close p2", "failed no link", "quiet",
+            "finished", "disconnect", "quiet",
+            "quiet"])
+
+    def test_hello_of_another_version(self):
+        with self.assertRaises(SystemExit) as e:
+            self.session(["hello 2 7 2 1"])
+        self.assertIn("version 2", str(e.exception.code))
+
+    def test_guest_needs_no_pandas(self):
+        code = "import sys, dlsim.guest; sys.exit(1 if 'pandas' in sys.modules else 0)"
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(dlsim.__file__))))
+        self.assertEqual(subprocess.run([sys.executable, "-c", code], env=env).returncode, 0)
+
+    def test_pushpull_on_the_sdk(self):
+        # the project's guest is written on the SDK and passes its check
+        src = os.path.join(SRC, "guests", "pushpull", "pushpull.py")
+        with open(src, encoding="utf-8") as f:
+            self.assertIn("from dlsim import guest", f.read())
+        c = dlsim.check(os.path.join(SRC, "scenarios", "guest", "pushpull.ini"))
+        self.assertEqual((c.passed, c.failed), (1, 0))
+
+
 if __name__ == "__main__":
     unittest.main()
