@@ -58,8 +58,11 @@ def _one(args, progress, interval):
     the CLI's own Ctrl-C does (finished runs stay) and is raised again."""
     env = dict(os.environ, DLSIM_PROGRESS_INTERVAL=str(interval))
     with tempfile.TemporaryFile("w+") as so:
+        # its own process group, so that Ctrl-C reaches it (and its -j
+        # workers) once, from here, as a terminal's Ctrl-C reaches them all
         proc = subprocess.Popen([binary()] + args, stdin=subprocess.DEVNULL, stdout=so,
-                                stderr=subprocess.PIPE, universal_newlines=True, env=env)
+                                stderr=subprocess.PIPE, universal_newlines=True, env=env,
+                                start_new_session=True)
         other = []
         try:
             for line in proc.stderr:
@@ -71,9 +74,14 @@ def _one(args, progress, interval):
                     other.append(line)
             status = proc.wait()
         except KeyboardInterrupt:
+            os.killpg(proc.pid, signal.SIGINT)
+            # read on: a closed pipe would end it (SIGPIPE) before it has
+            # merged its workers' runs and said where they are
+            tail = proc.stderr.read()
             proc.stderr.close()
-            proc.send_signal(signal.SIGINT)
             proc.wait()
+            if progress is True and tail.strip():
+                print(tail.rstrip("\n").split("\n")[-1], file=sys.stderr, flush=True)
             raise
         proc.stderr.close()
         so.seek(0)

@@ -171,13 +171,14 @@ class TestRun(Tmp):
             self.assertEqual(f.read(), "[peers]\ncount = 3\n")
 
     def test_ctrl_c(self):
-        # SIGINT to the Python process: the binary stops as under the CLI's
-        # Ctrl-C, no dlsim process is left, finished runs stay, and the
+        # SIGINT to the Python process: the binary and its -j workers stop
+        # as under the CLI's Ctrl-C, no dlsim process is left, finished
+        # runs stay in the database, and the
         # same call again makes only the rest
         code = ("import dlsim, sys\n"
                 "s = dlsim.Scenario.load(%r).set('training.rounds', 2)\n"
                 "try:\n"
-                "    dlsim.run(s, out='k.db', seeds=range(40), interval=0,\n"
+                "    dlsim.run(s, out='k.db', seeds=range(40), jobs=2, interval=0,\n"
                 "              progress=lambda p: print('P', p.done, flush=True))\n"
                 "except KeyboardInterrupt:\n"
                 "    print('INTERRUPTED', flush=True); sys.exit(3)\n" % DEMO)
@@ -192,6 +193,8 @@ class TestRun(Tmp):
         self.assertIn("INTERRUPTED", rest)
         left = subprocess.run(["pgrep", "-f", "%s run k.ini" % dlsim.binary()], stdout=subprocess.PIPE)
         self.assertEqual(left.stdout, b"")
+        # the -j workers' runs are merged into k.db, as after the CLI's Ctrl-C
+        self.assertEqual(glob.glob("k.db.worker*"), [])
         con = sqlite3.connect("k.db")
         done = con.execute("SELECT count(*) FROM runs WHERE outcome NOT IN ('interrupted')").fetchone()[0]
         con.close()
