@@ -441,13 +441,15 @@ class TestGuestSdk(unittest.TestCase):
         env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(dlsim.__file__))))
         self.assertEqual(subprocess.run([sys.executable, "-c", code], env=env).returncode, 0)
 
-    def test_pushpull_on_the_sdk(self):
-        # the project's guest is written on the SDK and passes its check
-        src = os.path.join(SRC, "guests", "pushpull", "pushpull.py")
-        with open(src, encoding="utf-8") as f:
-            self.assertIn("from dlsim import guest", f.read())
-        c = dlsim.check(os.path.join(SRC, "scenarios", "guest", "pushpull.ini"))
-        self.assertEqual((c.passed, c.failed), (1, 0))
+    def test_guests_on_the_sdk(self):
+        # the project's guests are written on the SDK and pass their checks
+        for g in ("pushpull/pushpull.py", "testing/close-race.py", "asyncio/sleepy.py"):
+            with open(os.path.join(SRC, "guests", g), encoding="utf-8") as f:
+                self.assertIn("from dlsim import guest", f.read(), g)
+        c = dlsim.check([os.path.join(SRC, "scenarios", "guest", "pushpull.ini"),
+                         os.path.join(SRC, "scenarios", "guest", "asyncio-sleep.ini"),
+                         os.path.join(SRC, "scenarios", "edge", "send-on-closing-link.ini")])
+        self.assertEqual((c.passed, c.failed, c.errors), (3, 0, 0))
 
 
 if __name__ == "__main__":
