@@ -1,13 +1,15 @@
 #!/bin/bash
-# tests/docs.sh — every command example of README.md, docs/user-guide.md
-# and docs/testbed.md runs as printed.  Each document's fenced blocks are taken in order, in a
+# tests/docs.sh — every command example of README.md, docs/user-guide.md,
+# docs/testbed.md and docs/python.md runs as printed.  Each document's fenced blocks are taken in order, in a
 # scratch folder laid out as a fresh clone after the Quick start (the
 # scenarios, ./dlsim, and on PATH, since the guide writes `dlsim`):
 #   ```sh      a script: run with sh -e, it must exit 0;
 #   ```        whose first line starts with "$ ": a transcript: each "$ "
 #              line is run and must exit 0, and the lines up to the next
 #              "$ " line, when there are any, are its exact output;
-#   other blocks (ini, python, the synopsis) are not commands.
+#   ```python  in docs/python.md only: run by a python3 that has pandas,
+#              the package from the tree (PYTHONPATH), it must exit 0;
+#   other blocks (ini, python elsewhere, the synopsis) are not commands.
 # A marker, an HTML comment on the line before the fence, changes that:
 #   <!-- doc-test: file NAME -->     the block is the file NAME (written)
 #   <!-- doc-test: skip REASON -->   not run (root, several machines, the build)
@@ -26,12 +28,24 @@ scratch () {   # scratch DIR: a fresh clone's layout after the Quick start
   (cd "$1" && ./dlsim run scenarios/demo.ini -o demo.db -q >/dev/null 2>&1) || ko "setup: the demo run failed"
 }
 
-for doc in README.md docs/user-guide.md docs/testbed.md; do
+# docs/python.md's blocks: the first of $PYTHON, /usr/bin/python3 and
+# python3 that has pandas (python3-pandas, which tools/install-deps installs)
+PY=
+for p in ${PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c "import pandas, matplotlib" >/dev/null 2>&1; then PY=$p; break; fi
+done
+
+for doc in README.md docs/user-guide.md docs/testbed.md docs/python.md; do
   d=$tmp/$(basename "$doc" .md)
+  py=
+  if [ "$doc" = docs/python.md ]; then
+    [ -n "$PY" ] || { ko "$doc: no python3 with pandas and matplotlib to run its examples"; continue; }
+    py=$PY
+  fi
   scratch "$d"
-  PATH="$d:$PATH" python3 - "$SRC/$doc" "$d" "${DLSIM_DOCS_LONG:-0}" > "$tmp/doc.out" 2>&1 <<'PY'
-import re, subprocess, sys, time
-doc, cwd, long_ok = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+  PATH="$d:$PATH" python3 - "$SRC/$doc" "$d" "${DLSIM_DOCS_LONG:-0}" "$py" "$SRC/python" > "$tmp/doc.out" 2>&1 <<'PY'
+import os, re, subprocess, sys, time
+doc, cwd, long_ok, py, pypath = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4], sys.argv[5]
 lines = open(doc, encoding="utf-8").read().split("\n")
 blocks, i, marker = [], 0, None
 while i < len(lines):
@@ -73,6 +87,19 @@ def run(cmd, trace=False):
     print("  %5.1f s  %s" % (time.time() - t0, cmd.split("\n")[0][:90]))
     return rc, out.decode("utf-8", "replace")
 
+def run_python(code):
+    # a docs/python.md block: the package from the tree, figures to files
+    t0 = time.time()
+    env = dict(os.environ, PYTHONPATH=pypath, MPLBACKEND="Agg")
+    try:
+        p = subprocess.run([py, "-c", code], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+        rc, out = p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        rc, out = 124, (e.output or b"") + b"\n(killed after 300 s)"
+    print("  %5.1f s  python: %s" % (time.time() - t0, code.split("\n")[0][:80]))
+    return rc, out.decode("utf-8", "replace")
+
 name = doc.split("/")[-1]
 for start, lang, body, marker in blocks:
     where = "%s:%d" % (name, start)
@@ -85,7 +112,10 @@ for start, lang, body, marker in blocks:
     if marker and marker[0] == "file":
         open("%s/%s" % (cwd, marker[1]), "w").write("\n".join(body) + "\n")
         continue
-    if lang == "sh":
+    if lang == "python" and py:
+        rc, out = run_python("\n".join(body))
+        report(rc == 0, "%s: exit %d" % (where, rc), out)
+    elif lang == "sh":
         rc, out = run("\n".join(body), trace=True)
         report(rc == 0, "%s: exit %d" % (where, rc), out)
     elif lang == "" and body and body[0].startswith("$ "):

@@ -16,6 +16,9 @@ EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/
 TESTS += tests/run-kill.sh
 EXTRA_DIST += tests/run-kill.sh
 TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh tests/disco-guest.sh
+# the Python package's unit tests (python/, tests/python/)
+TESTS += tests/python.sh
+EXTRA_DIST += tests/python.sh tests/python/test_dlsim.py
 # a family is a folder: where the code names a family outside it (cheap: reads the sources)
 TESTS += tests/family-folder.sh
 EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff

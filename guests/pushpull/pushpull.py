@@ -12,7 +12,9 @@ takes off its own value, so the sum of all values never changes.  A cycle
 whose link fails or whose Pull does not come within 5 s ends without an
 exchange.  After every cycle a peer reports `metric value_ppm`.
 
-It uses every line of the protocol: send on the stream and on links, open
+It is written on dlsim's guest SDK (python/dlsim/guest.py, docs/python.md):
+a Coordinator and a Peer class with handlers and effects; the SDK reads
+dlsim's lines and writes the actions.  It uses every line of the protocol: send on the stream and on links, open
 (initiator or not), connect, close, train, deadline, state, round, list,
 finished, failed, note, metric, and disconnect (with --leave-after).
 
@@ -29,26 +31,21 @@ Node client in DISCO, S28), so `dlsim explore --faults link-fail` finds it.
 The last three make a bad guest for tests: exit, sleep or print a line
 that is no action when it reads its LINE-th line.
 """
-import random
+import os
 import sys
 import time
+
+# the SDK: from the source tree (python/ beside guests/), else where
+# make install put it (the system's Python path)
+_TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+if os.path.isfile(os.path.join(_TREE, "dlsim", "guest.py")):
+    sys.path.insert(0, _TREE)
+from dlsim import guest  # noqa: E402
 
 EXCHANGE_TIMEOUT = 5_000_000_000  # ns
 
 
-class Peer:
-    def __init__(self, name, seed):
-        self.name = name
-        self.rng = random.Random(seed)
-        self.value = self.rng.random()
-        self.peers = []
-        self.cycle = 0
-        self.partner = None     # the peer of the exchange under way
-        self.sent = None        # the value pushed to it
-        self.done = False
-
-
-class Guest:
+class Options:
     def __init__(self, argv):
         self.leave_after = "--leave-after" in argv
         self.raise_on_link_failed = "--raise-on-link-failed" in argv
@@ -62,157 +59,148 @@ class Guest:
         for flag in ("--crash-at", "--hang-at", "--garbage-at"):
             if flag in argv:
                 self.faults[flag] = int(argv[argv.index(flag) + 1])
-        self.rounds = 1
-        self.min = 1
-        self.nodes = {}         # name -> Peer, or "coordinator"
-        self.joined = []        # the coordinator's peers, in order of hello
+
+
+OPTIONS = Options(sys.argv[1:])
+
+
+class Coordinator(guest.Node):
+    def on_new(self):
+        self.joined = []        # the peers, in order of hello
         self.listed = False
-        self.out = []
-        self.lines = 0
+        self.state("collecting")
 
-    def act(self, *words):
-        self.out.append(" ".join(str(w) for w in words))
+    def on_message(self, frm, via, type, data):
+        if type == "Hello":
+            if frm not in self.joined:
+                self.joined.append(frm)
+            if self.listed:
+                self.send(frm, "Peers", ",".join(self.joined))
+            elif len(self.joined) >= self.guest.min_participants:
+                self.listed = True
+                self.list_round(1, len(self.joined))
+                self.state("listing")
+                for p in self.joined:
+                    self.send(p, "Peers", ",".join(self.joined))
+        elif type == "Want":
+            # introduce the pusher to its partner
+            self.send(data, "Meet", frm)
 
-    # -- the coordinator
-    def coordinator(self, verb, t, w):
-        if verb == "msg":
-            frm, _via, typ = w[0], w[1], w[2]
-            if typ == "Hello":
-                if frm not in self.joined:
-                    self.joined.append(frm)
-                if self.listed:
-                    self.act("send", frm, "stream", "Peers", 0, ",".join(self.joined))
-                elif len(self.joined) >= self.min:
-                    self.listed = True
-                    self.act("list", 1, len(self.joined))
-                    self.act("state", "listing")
-                    for p in self.joined:
-                        self.act("send", p, "stream", "Peers", 0, ",".join(self.joined))
-            elif typ == "Want":
-                # introduce the pusher to its partner
-                self.act("send", w[3], "stream", "Meet", 0, frm)
-        elif verb == "stream-closed":
-            if w[0] in self.joined:
-                self.joined.remove(w[0])
-                self.act("note", w[0], "left the list")
+    def on_stream_closed(self, other):
+        if other in self.joined:
+            self.joined.remove(other)
+            self.note("%s left the list" % other)
 
-    # -- a peer
-    def next_cycle(self, p):
-        if p.cycle >= self.rounds:
-            if not p.done:
-                p.done = True
-                self.act("state", "done")
-                self.act("finished")
-                if self.leave_after:
-                    self.act("disconnect")
+
+class Peer(guest.Node):
+    def on_new(self):
+        self.value = self.rng.random()
+        self.peers = []
+        self.cycle = 0
+        self.partner = None     # the peer of the exchange under way
+        self.sent = None        # the value pushed to it
+        self.done = False
+        self.state("new")
+
+    def next_cycle(self):
+        if self.cycle >= self.guest.rounds:
+            if not self.done:
+                self.done = True
+                self.state("done")
+                self.finished()
+                if OPTIONS.leave_after:
+                    self.disconnect()
             return
-        p.cycle += 1
-        self.act("state", "training")
-        self.act("train", p.cycle)
+        self.cycle += 1
+        self.state("training")
+        self.train(self.cycle)
 
-    def end_exchange(self, p, how):
-        if p.partner is not None:
-            self.act("close", p.partner)
+    def end_exchange(self, how):
+        if self.partner is not None:
+            self.close(self.partner)
         if how:
-            self.act("note", how)
-        p.partner, p.sent = None, None
-        self.act("deadline", "never")
-        if self.report_model:
+            self.note(how)
+        self.partner, self.sent = None, None
+        self.set_timer(None)
+        if OPTIONS.report_model:
             # its value as its model: the peers' values differ until they
             # have converged, so guest_agreement = on must see violations
-            self.act("model", repr(p.value))
-        self.act("round", p.cycle)
-        self.act("metric", "value_ppm", round(p.value * 1e6), p.cycle)
-        self.next_cycle(p)
+            self.report_model([self.value])
+        self.round_done(self.cycle)
+        self.observe("value_ppm", round(self.value * 1e6), self.cycle)
+        self.next_cycle()
 
-    def peer(self, p, verb, t, w):
-        if verb == "start":
-            self.act("state", "joining")
-            self.act("send", "S", "stream", "Hello", 0, "-")
-        elif verb == "trained":
-            others = [q for q in p.peers if q != p.name]
-            if not others:
-                self.end_exchange(p, "nobody to average with")
-                return
-            q = p.rng.choice(others)
-            p.partner = q
-            self.act("state", "linking")
-            self.act("open", q, "initiator")
-            self.act("send", "S", "stream", "Want", 0, q)
-            self.act("deadline", t + EXCHANGE_TIMEOUT)
-        elif verb == "deadline":
-            if p.partner is not None:
-                self.end_exchange(p, "no Pull within 5 s")
-        elif verb == "link-up":
-            if w[0] == p.partner and p.sent is None:
-                p.sent = p.value
-                self.act("state", "pushing")
-                # the value travels as text; say it costs 8 bytes
-                self.act("send", w[0], "link", "Push", self.value_bytes, repr(p.value))
-        elif verb in ("link-failed", "link-closed"):
-            if verb == "link-failed" and self.raise_on_link_failed:
-                raise RuntimeError("%s: link to %s failed" % (p.name, w[0]))
-            if w[0] == p.partner:
-                self.end_exchange(p, "link to %s %s" % (w[0], verb[5:]))
-        elif verb == "stream-closed":
-            self.act("failed", "the coordinator is gone")
-        elif verb == "msg":
-            frm, _via, typ, data = w[0], w[1], w[2], w[3]
-            if typ == "Peers":
-                first = not p.peers
-                p.peers = data.split(",")
-                if first:
-                    self.next_cycle(p)
-            elif typ == "Meet":
-                self.act("open", data)
-                self.act("connect", data)
-            elif typ == "Push":
-                d = (float(data) - p.value) / 2
-                p.value += d
-                self.act("send", frm, "link", "Pull", self.value_bytes, repr(d))
-            elif typ == "Pull" and frm == p.partner and p.sent is not None:
-                p.value -= float(data)
-                self.end_exchange(p, None)
+    def on_start(self):
+        self.state("joining")
+        self.send(guest.COORDINATOR, "Hello")
 
-    def handle(self, line):
-        w = line.split(" ")
-        verb = w[0]
-        if verb == "hello":
-            _seed, self.rounds, self.min = int(w[2]), int(w[3]), int(w[4])
+    def on_training_done(self):
+        others = [q for q in self.peers if q != self.name]
+        if not others:
+            self.end_exchange("nobody to average with")
             return
-        if verb == "new":
-            name, kind, seed = w[1], w[2], int(w[3])
-            self.nodes[name] = "coordinator" if kind == "coordinator" else Peer(name, seed)
-            self.act("state", "collecting" if kind == "coordinator" else "new")
-            return
-        if verb == "free":
-            self.nodes.pop(w[1], None)
-            return
-        node = self.nodes[w[1]]
-        t = int(w[2])
-        if node == "coordinator":
-            self.coordinator(verb, t, w[3:])
-        else:
-            self.peer(node, verb, t, w[3:])
+        q = self.rng.choice(others)
+        self.partner = q
+        self.state("linking")
+        self.open_link(q, initiator=True)
+        self.send(guest.COORDINATOR, "Want", q)
+        self.set_timer(self.now + EXCHANGE_TIMEOUT)
 
-    def run(self):
-        for line in sys.stdin:
-            self.lines += 1
-            line = line.rstrip("\n")
-            if self.faults.get("--crash-at") == self.lines:
-                sys.exit(3)
-            if self.faults.get("--hang-at") == self.lines:
-                time.sleep(3600)
-            if line == "bye":
-                return
-            self.out = []
-            self.handle(line)
-            if self.faults.get("--garbage-at") == self.lines:
-                self.out.append("hello world")
-            self.out.append("quiet")
-            sys.stdout.write("\n".join(self.out) + "\n")
-            sys.stdout.flush()
+    def on_timer(self):
+        if self.partner is not None:
+            self.end_exchange("no Pull within 5 s")
+
+    def on_link_up(self, peer):
+        if peer == self.partner and self.sent is None:
+            self.sent = self.value
+            self.state("pushing")
+            # the value travels as text; say it costs value_bytes
+            self.send(peer, "Push", repr(self.value), size=OPTIONS.value_bytes)
+
+    def on_link_failed(self, peer):
+        if OPTIONS.raise_on_link_failed:
+            raise RuntimeError("%s: link to %s failed" % (self.name, peer))
+        if peer == self.partner:
+            self.end_exchange("link to %s failed" % peer)
+
+    def on_link_closed(self, peer):
+        if peer == self.partner:
+            self.end_exchange("link to %s closed" % peer)
+
+    def on_stream_closed(self, other):
+        self.failed("the coordinator is gone")
+
+    def on_message(self, frm, via, type, data):
+        if type == "Peers":
+            first = not self.peers
+            self.peers = data.split(",")
+            if first:
+                self.next_cycle()
+        elif type == "Meet":
+            self.open_link(data)
+            self.connect(data)
+        elif type == "Push":
+            d = (float(data) - self.value) / 2
+            self.value += d
+            self.send(frm, "Pull", repr(d), size=OPTIONS.value_bytes)
+        elif type == "Pull" and frm == self.partner and self.sent is not None:
+            self.value -= float(data)
+            self.end_exchange(None)
+
+
+class PushPull(guest.Guest):
+    """the SDK's loop, with the bad guest's faults of the flags"""
+
+    def before_line(self, n, line):
+        if OPTIONS.faults.get("--crash-at") == n:
+            sys.exit(3)
+        if OPTIONS.faults.get("--hang-at") == n:
+            time.sleep(3600)
+
+    def after_line(self, n):
+        if OPTIONS.faults.get("--garbage-at") == n:
+            self.out.append("hello world")
 
 
 if __name__ == "__main__":
-    Guest(sys.argv[1:]).run()
+    PushPull(Coordinator, Peer).run()

@@ -13,58 +13,67 @@ message sent after the receiver destroyed its end is "doomed").
 p1 says `failed` if `Late` reaches it, else `finished` 100 ms after its
 close; p2 says `finished` when the close notice reaches it.  The
 coordinator does nothing.  scenarios/edge/send-on-closing-link.ini runs it.
+It is written on dlsim's guest SDK (python/dlsim/guest.py).
 """
+import os
 import sys
+
+# the SDK: from the source tree (python/ beside guests/), else where
+# make install put it (the system's Python path)
+_TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+if os.path.isfile(os.path.join(_TREE, "dlsim", "guest.py")):
+    sys.path.insert(0, _TREE)
+from dlsim import guest  # noqa: E402
 
 SEND_AFTER = 1_000_000      # ns after p2's link-up
 FINISH_AFTER = 100_000_000  # ns after p1's close
 
 
-FAILED = set()
+class Coordinator(guest.Node):
+    """does nothing"""
 
 
-def handle(w, out):
-    verb = w[0]
-    if verb in ("hello", "new", "free"):
-        return
-    node, t = w[1], int(w[2])
-    if node == "S":
-        return
-    if verb == "start":
-        if node == "p1":
-            out += ["state linking", "open p2 initiator", "connect p2"]
+class Racer(guest.Node):
+    def on_new(self):
+        self.got = False
+
+    def on_start(self):
+        self.state("linking")
+        if self.name == "p1":
+            self.open_link("p2", initiator=True)
+            self.connect("p2")
         else:
-            out += ["state linking", "open p1"]
-    elif verb == "link-up":
-        if node == "p1":
-            out += ["close p2", "state closed", "deadline %d" % (t + FINISH_AFTER)]
-        else:
-            out += ["state up", "deadline %d" % (t + SEND_AFTER)]
-    elif verb == "deadline":
-        if node == "p1" and node not in FAILED:
-            out += ["deadline never", "state done", "round 1", "finished"]
-        elif node == "p1":
-            out.append("deadline never")
-        else:
-            out += ["deadline never", "send p1 link Late 0 -", "state sent"]
-    elif verb == "msg":
-        FAILED.add(node)
-        out.append("failed %s got %s on a link it had closed" % (node, w[5]))
-    elif verb == "link-closed" and node == "p2":
-        out += ["state done", "round 1", "finished"]
+            self.open_link("p1")
 
+    def on_link_up(self, peer):
+        if self.name == "p1":
+            self.close("p2")
+            self.state("closed")
+            self.set_timer(self.now + FINISH_AFTER)
+        else:
+            self.state("up")
+            self.set_timer(self.now + SEND_AFTER)
 
-def main():
-    for line in sys.stdin:
-        line = line.rstrip("\n")
-        if line == "bye":
-            return
-        out = []
-        handle(line.split(" "), out)
-        out.append("quiet")
-        sys.stdout.write("\n".join(out) + "\n")
-        sys.stdout.flush()
+    def on_timer(self):
+        self.set_timer(None)
+        if self.name == "p1" and not self.got:
+            self.state("done")
+            self.round_done(1)
+            self.finished()
+        elif self.name != "p1":
+            self.send("p1", "Late")
+            self.state("sent")
+
+    def on_message(self, frm, via, type, data):
+        self.got = True
+        self.failed("%s got %s on a link it had closed" % (self.name, type))
+
+    def on_link_closed(self, peer):
+        if self.name == "p2":
+            self.state("done")
+            self.round_done(1)
+            self.finished()
 
 
 if __name__ == "__main__":
-    main()
+    guest.run(Coordinator, Racer)

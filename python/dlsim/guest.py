@@ -1,0 +1,218 @@
+"""dlsim.guest: a guest's side of the line protocol (docs/guest.md), so
+that a protocol is a class with handlers and effects, on dlsim's clock.
+
+A protocol subclasses Node (once for the coordinator, once for a peer,
+or one class for both) and implements the handlers it needs:
+
+    on_new()                        the node is made (self.kind, self.seed)
+    on_start()                      a peer's stream to the coordinator is open
+    on_message(frm, via, type, data)  via: "stream" or "link"
+    on_timer()                      the deadline set_timer asked for
+    on_training_done()              the training train() started is done
+    on_link_up(peer), on_link_failed(peer), on_link_closed(peer)
+    on_stream_closed(other)         a peer: other is "S"
+    on_leave()                      the user closes the client
+    on_free()                       the run is over for this node
+
+and calls the effects, each one action line:
+
+    send(to, type, data="-", size=0, via=None)   via: stream to or from S, else link
+    open_link(peer, initiator=False), connect(peer), close(peer), disconnect()
+    train(round), set_timer(at_ns) / set_timer(None)
+    state(name), round_done(n, k=None), list_round(n, k), finished(), failed(text)
+    note(text), observe(name, value, round=None), report_model(values)
+
+self.now is the simulated time in ns of the line being handled;
+self.rng a random.Random seeded from the node's own seed;
+self.guest.rounds, .min_participants and .seed are hello's values.
+dlsim.guest.run(Coordinator, Peer) reads stdin and answers on stdout.
+It needs only the standard library (no pandas).
+"""
+import random
+import sys
+
+COORDINATOR = "S"
+
+
+class Node:
+    """One node of a run: the coordinator S or a peer."""
+
+    def __init__(self, guest, name, kind, seed):
+        self.guest, self.name, self.kind, self.seed = guest, name, kind, seed
+        self.rng = random.Random(seed)
+        self.now = 0
+
+    # -- effects: each one action line for this node
+    def _act(self, *words):
+        self.guest.out.append(" ".join(str(w) for w in words))
+
+    def send(self, to, type, data="-", size=0, via=None):
+        if via is None:
+            via = "stream" if COORDINATOR in (to, self.name) else "link"
+        self._act("send", to, via, type, size, data)
+
+    def open_link(self, peer, initiator=False):
+        self._act("open", peer, "initiator") if initiator else self._act("open", peer)
+
+    def connect(self, peer):
+        self._act("connect", peer)
+
+    def close(self, peer):
+        self._act("close", peer)
+
+    def disconnect(self):
+        self._act("disconnect")
+
+    def train(self, round):
+        self._act("train", round)
+
+    def set_timer(self, at_ns):
+        """the node's one deadline, in simulated ns (None: never)"""
+        self._act("deadline", "never" if at_ns is None else int(at_ns))
+
+    def state(self, name):
+        self._act("state", name)
+
+    def round_done(self, n, k=None):
+        self._act("round", n) if k is None else self._act("round", n, k)
+
+    def list_round(self, n, k):
+        self._act("list", n, k)
+
+    def finished(self):
+        self._act("finished")
+
+    def failed(self, text):
+        self._act("failed", text)
+
+    def note(self, text):
+        self._act("note", text)
+
+    def observe(self, name, value, round=None):
+        if round is None:
+            self._act("metric", name, int(value))
+        else:
+            self._act("metric", name, int(value), round)
+
+    def report_model(self, values):
+        if isinstance(values, (int, float)):
+            values = [values]
+        self._act("model", ",".join(repr(float(v)) if not isinstance(v, str) else v for v in values))
+
+    # -- handlers: override those the protocol needs
+    def on_new(self):
+        pass
+
+    def on_start(self):
+        pass
+
+    def on_message(self, frm, via, type, data):
+        pass
+
+    def on_timer(self):
+        pass
+
+    def on_training_done(self):
+        pass
+
+    def on_link_up(self, peer):
+        pass
+
+    def on_link_failed(self, peer):
+        pass
+
+    def on_link_closed(self, peer):
+        pass
+
+    def on_stream_closed(self, other):
+        pass
+
+    def on_leave(self):
+        pass
+
+    def on_free(self):
+        pass
+
+
+class Guest:
+    """The loop: one line of dlsim's, the node's handler, its actions and
+    `quiet`.  before_line(n, line) and after_line(n) may be overridden
+    (a test guest's faults)."""
+
+    VERSION = "1"
+
+    def __init__(self, coordinator, peer=None):
+        self.classes = {"coordinator": coordinator, "peer": peer or coordinator}
+        self.nodes = {}
+        self.out = []
+        self.seed = self.rounds = self.min_participants = None
+        self.lines = 0
+
+    def make(self, name, kind, seed):
+        return self.classes[kind](self, name, kind, seed)
+
+    def handle(self, line):
+        w = line.split(" ")
+        verb = w[0]
+        if verb == "hello":
+            if w[1] != self.VERSION:
+                sys.exit("dlsim.guest: line protocol version %s, this guest knows %s" % (w[1], self.VERSION))
+            self.seed, self.rounds, self.min_participants = int(w[2]), int(w[3]), int(w[4])
+            return
+        if verb == "new":
+            node = self.nodes[w[1]] = self.make(w[1], w[2], int(w[3]))
+            node.on_new()
+            return
+        if verb == "free":
+            node = self.nodes.pop(w[1], None)
+            if node:
+                node.on_free()
+            return
+        node = self.nodes[w[1]]
+        node.now = int(w[2])
+        a = w[3:]
+        if verb == "msg":
+            node.on_message(a[0], a[1], a[2], a[3])
+        elif verb == "start":
+            node.on_start()
+        elif verb == "deadline":
+            node.on_timer()
+        elif verb == "trained":
+            node.on_training_done()
+        elif verb == "link-up":
+            node.on_link_up(a[0])
+        elif verb == "link-failed":
+            node.on_link_failed(a[0])
+        elif verb == "link-closed":
+            node.on_link_closed(a[0])
+        elif verb == "stream-closed":
+            node.on_stream_closed(a[0])
+        elif verb == "leave":
+            node.on_leave()
+
+    def before_line(self, n, line):
+        pass
+
+    def after_line(self, n):
+        pass
+
+    def run(self, stdin=None, stdout=None):
+        stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+        for line in stdin:
+            self.lines += 1
+            line = line.rstrip("\n")
+            self.before_line(self.lines, line)
+            if line == "bye":
+                return
+            self.out = []
+            self.handle(line)
+            self.after_line(self.lines)
+            self.out.append("quiet")
+            stdout.write("\n".join(self.out) + "\n")
+            stdout.flush()
+
+
+def run(coordinator, peer=None, stdin=None, stdout=None):
+    """Serves a run: coordinator and peer are Node classes (one class for
+    both if peer is None)."""
+    Guest(coordinator, peer).run(stdin, stdout)

@@ -1,0 +1,456 @@
+"""Unit tests of the dlsim Python package (python/dlsim, docs/python.md),
+run by tests/python.sh: PYTHONPATH names python/, DLSIM the binary, and
+DLSIM_SRCDIR the source tree."""
+import glob
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import pandas as pd
+from pandas.api import types as pdt
+
+import dlsim
+
+SRC = os.path.abspath(os.environ.get("DLSIM_SRCDIR", os.path.join(os.path.dirname(__file__), "..", "..")))
+DEMO = os.path.join(SRC, "scenarios", "demo.ini")
+
+
+def small():
+    """the demo, short: two rounds"""
+    return dlsim.Scenario.load(DEMO).set("training.rounds", 2)
+
+
+def params(db, run_id):
+    """a run's resolved values, but those naming the file"""
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT key, value FROM params WHERE run_id = ? AND key NOT LIKE 'provenance.%'"
+                       " AND key <> 'scenario.name'", (run_id,)).fetchall()
+    con.close()
+    return sorted(rows)
+
+
+def put(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+class Tmp(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="dlsim-pytest-")
+        self.cwd = os.getcwd()
+        os.chdir(self.tmp)
+
+    def tearDown(self):
+        os.chdir(self.cwd)
+        shutil.rmtree(self.tmp)
+
+
+class TestScenario(Tmp):
+    def test_round_trip_every_shipped_file(self):
+        # load -> write -> load: the same values, every key one --keys lists
+        keys = dlsim.keys()
+        # but the implosion sweeps: the binary takes 5-9 s to plan them
+        files = [DEMO] + sorted(f for f in glob.glob(os.path.join(SRC, "scenarios", "examples", "*.ini"))
+                                if "implosion" not in f) \
+            + sorted(glob.glob(os.path.join(SRC, "scenarios", "failures", "s0*.ini")))
+        self.assertGreater(len(files), 10)
+        for folder in sorted({os.path.dirname(f) for f in files}):
+            shutil.copytree(folder, os.path.basename(folder))
+        for f in files:
+            with self.subTest(file=f):
+                a = dlsim.Scenario.load(f)
+                for k, _ in a.items():
+                    if k.split(".")[0] not in dlsim.scenario.FREE_SECTIONS:
+                        self.assertIn(k, keys)
+                # written in a copy of its folder: the same text, no dir
+                w = a.copy()
+                w.base_dir = os.path.abspath(os.path.basename(os.path.dirname(f)))
+                path = w.write(os.path.join(w.base_dir, "rt.ini"))
+                b = dlsim.Scenario.load(path)
+                self.assertEqual(a.items(), b.items())
+
+    def test_round_trip_runs_the_same(self):
+        # the binary resolves the written file to the same values and runs
+        # it to the same summary
+        a = small()
+        path = a.write("rt.ini")          # another folder: [scenario] dir keeps the paths
+        b = dlsim.Scenario.load(path)
+        r1 = dlsim.run(a, out="a.db", progress=False)
+        r2 = dlsim.run(b, out="b.db", progress=False)
+        # scenario.dir: each written file's way back to the scenarios folder
+        self.assertEqual([p for p in params("a.db", 1) if p[0] != "scenario.dir"],
+                         [p for p in params("b.db", 1) if p[0] != "scenario.dir"])
+        s1 = r1.summary().drop(columns="run_id")
+        s2 = r2.summary().drop(columns="run_id")
+        self.assertTrue(s1.equals(s2))
+
+    def test_written_elsewhere_keeps_relative_paths(self):
+        a = dlsim.Scenario.load(os.path.join(SRC, "scenarios", "examples", "availability.ini"))
+        self.assertEqual(a.get("churn.trace"), "traces/diurnal-day.csv")
+        path = a.write("elsewhere.ini")
+        b = dlsim.Scenario.load(path)    # checked by the binary: the trace is found
+        self.assertEqual(b.get("churn.trace"), "traces/diurnal-day.csv")
+        self.assertTrue(os.path.isabs(os.path.join(os.getcwd(), b.get("scenario.dir"))))
+
+    def test_dict_forms(self):
+        a = dlsim.Scenario({"peers": {"count": 4}, "training": {"rounds": 1}})
+        b = dlsim.Scenario({"peers.count": 4, "training.rounds": "1"})
+        self.assertEqual(a, b)
+        self.assertEqual(a.get("peers.count"), "4")
+        self.assertIs(a.set("network.latency", "50ms"), a)
+        self.assertEqual(a["network.latency"], "50ms")
+
+    def test_sweep(self):
+        s = small().sweep("churn.arrival_rate", ["0", "1/min"])
+        self.assertEqual(s.get("churn.arrival_rate"), "${0, 1/min}")
+        runs = dlsim.run(s, out="sw.db", progress=False).runs()
+        self.assertEqual(sorted(runs["point_label"]), ["churn.arrival_rate=0", "churn.arrival_rate=1/min"])
+
+    def test_bad_value_names_section_and_key_as_the_cli(self):
+        s = small()
+        before = s.items()
+        with self.assertRaises(dlsim.ScenarioError) as e:
+            s.set("network.latency", "5parsecs")
+        self.assertEqual(s.items(), before)            # refused: unchanged
+        # the CLI's own message for the same file
+        bad = s.copy()
+        bad.sections["network"]["latency"] = "5parsecs"
+        bad.write("bad.ini")
+        p = subprocess.run([dlsim.binary(), "run", "bad.ini", "-o", "bad.db"], stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        self.assertEqual(p.returncode, 2)
+        cli = p.stderr.strip().replace("dlsim run: bad.ini: ", "")
+        self.assertIn("[network] latency: '5parsecs'", str(e.exception))
+        self.assertTrue(str(e.exception).endswith(cli), (str(e.exception), cli))
+        self.assertTrue(str(e.exception).startswith(DEMO + ": "))
+
+    def test_unknown_key(self):
+        with self.assertRaisesRegex(dlsim.ScenarioError, r"\[network\] latenc: unknown key \(keys of \[network\]: latency"):
+            small().set("network.latenc", "5ms")
+        with self.assertRaisesRegex(dlsim.ScenarioError, r"^scenario: \[nope\]: unknown section \(expected scenario, "):
+            dlsim.Scenario({"nope.x": 1})
+        with self.assertRaisesRegex(dlsim.ScenarioError, "SECTION.KEY"):
+            small().set("latency", "5ms")
+
+
+class TestRun(Tmp):
+    def test_seeds_and_skip(self):
+        seen = []
+        r = dlsim.run(small(), out="r.db", jobs=2, seeds=range(3), progress=seen.append, interval=0)
+        runs = r.runs()
+        self.assertEqual(list(runs["seed"]), [0, 1, 2])
+        self.assertTrue(seen and seen[-1].done == seen[-1].total == 3, seen)
+        # again: every run is in the file, none is made
+        dlsim.run(small(), out="r.db", jobs=2, seeds=range(3), progress=False)
+        self.assertEqual(len(r.runs()), 3)
+        # seeds that are not consecutive
+        dlsim.run(small(), out="r.db", seeds=[7, 9], progress=False)
+        self.assertEqual(sorted(r.runs()["seed"]), [0, 1, 2, 7, 9])
+
+    def test_unchanged_file_runs_itself(self):
+        shutil.copy(os.path.join(SRC, "scenarios", "failures", "s01-ready-after-min-left-out.ini"), "s01.ini")
+        r = dlsim.run("s01.ini", out="s.db", progress=False)
+        self.assertEqual(list(r.table("runs")["file"]), ["s01.ini"])
+        self.assertFalse(os.path.exists("s.ini"))
+        # the CLI's run of the same file is the same run: skipped
+        p = subprocess.run([dlsim.binary(), "run", "s01.ini", "-o", "s.db"], stderr=subprocess.PIPE,
+                           stdout=subprocess.PIPE, universal_newlines=True)
+        self.assertIn("already in s.db", p.stderr)
+
+    def test_refuses_to_overwrite_a_foreign_file(self):
+        put("o.ini", "[peers]\ncount = 3\n")
+        with self.assertRaisesRegex(dlsim.DlsimError, "did not write it"):
+            dlsim.run(small(), out="o.db", progress=False)
+        with open("o.ini", encoding="utf-8") as f:
+            self.assertEqual(f.read(), "[peers]\ncount = 3\n")
+
+    def test_ctrl_c(self):
+        # SIGINT to the Python process: the binary and its -j workers stop
+        # as under the CLI's Ctrl-C, no dlsim process is left, finished
+        # runs stay in the database, and the
+        # same call again makes only the rest
+        code = ("import dlsim, sys\n"
+                "s = dlsim.Scenario.load(%r).set('training.rounds', 2)\n"
+                "try:\n"
+                "    dlsim.run(s, out='k.db', seeds=range(40), jobs=2, interval=0,\n"
+                "              progress=lambda p: print('P', p.done, flush=True))\n"
+                "except KeyboardInterrupt:\n"
+                "    print('INTERRUPTED', flush=True); sys.exit(3)\n" % DEMO)
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(dlsim.__file__))))
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, universal_newlines=True, env=env)
+        line = p.stdout.readline()
+        self.assertTrue(line.startswith("P "), line)
+        p.send_signal(signal.SIGINT)
+        rest = p.stdout.read()
+        p.stdout.close()
+        self.assertEqual(p.wait(timeout=60), 3, rest)
+        self.assertIn("INTERRUPTED", rest)
+        left = subprocess.run(["pgrep", "-f", "%s run k.ini" % dlsim.binary()], stdout=subprocess.PIPE)
+        self.assertEqual(left.stdout, b"")
+        # the -j workers' runs are merged into k.db, as after the CLI's Ctrl-C
+        self.assertEqual(glob.glob("k.db.worker*"), [])
+        con = sqlite3.connect("k.db")
+        done = con.execute("SELECT count(*) FROM runs WHERE outcome NOT IN ('interrupted')").fetchone()[0]
+        con.close()
+        self.assertGreater(done, 0)
+        self.assertLess(done, 40)
+        seen = []
+        dlsim.run(dlsim.Scenario.load(DEMO).set("training.rounds", 2), out="k.db", seeds=range(40),
+                  interval=0, progress=seen.append)
+        self.assertEqual(seen[-1].total, 40 - done)
+
+
+class TestResults(Tmp):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="dlsim-pytest-")
+        s = small().sweep("churn.arrival_rate", ["0", "2/min"])
+        cls.r = dlsim.run(s, out=os.path.join(cls.dir, "res.db"), seeds=range(2), progress=False)
+        b = dlsim.Scenario.load(os.path.join(SRC, "scenarios", "failures", "s02-leave-breaks-round.ini"))
+        cls.v = dlsim.run(b, out=os.path.join(cls.dir, "v.db"), progress=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir)
+
+    def numeric(self, df, cols):
+        for c in cols:
+            self.assertTrue(pdt.is_numeric_dtype(df[c]), "%s is %s" % (c, df[c].dtype))
+
+    def test_runs_wide(self):
+        runs = self.r.runs()
+        self.assertEqual(len(runs), 4)
+        self.numeric(runs, ["run_id", "seed", "final_accuracy", "sim_time_s", "network.uplink_bps",
+                            "churn.arrival_rate_per_s", "rounds_completed"])
+        rates = sorted(runs["churn.arrival_rate_per_s"].unique())
+        self.assertEqual(len(rates), 2)
+        self.assertEqual(rates[0], 0)
+        self.assertAlmostEqual(rates[1], 2 / 60)
+
+    def test_tables_are_typed(self):
+        for name, cols in (("events", ["run_id", "seq", "t_s", "round"]),
+                           ("rounds", ["round", "list_s", "start_s", "end_s", "participants"]),
+                           ("metrics", ["t_s", "round", "value"]),
+                           ("peers", ["joined_s", "left_s", "rounds", "accuracy", "uplink_bps"]),
+                           ("traffic", ["messages", "bytes"]),
+                           ("violations", ["run_id", "t_s"])):
+            with self.subTest(table=name):
+                df = getattr(self.r, name)()
+                self.numeric(df, cols)
+                if name != "violations":
+                    self.assertGreater(len(df), 0)
+        ev = self.r.events()
+        self.assertTrue(pdt.is_float_dtype(ev["t_s"]))
+        self.assertEqual(ev["node"].dtype, object)
+
+    def test_times_in_seconds(self):
+        # seconds, not ns: within the hour's time limit, the last round
+        # ends before the last event, and runs' end is summary's sim_time_s
+        ev, rounds, runs, summ = self.r.events(), self.r.rounds(), self.r.table("runs"), self.r.summary()
+        for rid in runs["run_id"]:
+            last = ev.loc[ev["run_id"] == rid, "t_s"].max()
+            self.assertLessEqual(last, 3600)
+            self.assertGreaterEqual(last + 1e-9, rounds.loc[rounds["run_id"] == rid, "end_s"].max())
+            self.assertGreater(rounds.loc[rounds["run_id"] == rid, "end_s"].max(), 1)
+            end = runs.loc[runs["run_id"] == rid, "sim_end_s"].iloc[0]
+            t = summ.loc[(summ["run_id"] == rid) & (summ["key"] == "sim_time_s"), "value"].iloc[0]
+            self.assertAlmostEqual(float(t), end, places=3)
+
+    def test_violations(self):
+        v = self.v.violations()
+        self.assertGreater(len(v), 0)
+        self.numeric(v, ["run_id", "t_s"])
+        self.assertTrue(set(v["property"]) <= {"agreement", "own-round-only", "monotone-rounds", "progress",
+                                                "excluded-was-told", "no-lost-model",
+                                                "retries-before-exclusion", "sync-served"})
+
+    def script_blocks(self, x):
+        """the datablocks of dlsim plot convergence --script"""
+        out = subprocess.run([dlsim.binary(), "plot", self.r.path, "convergence", "--x", x, "--script"],
+                             stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+        blocks, name = {}, None
+        for line in out.splitlines():
+            if line.endswith(" << EOD"):
+                name, blocks[line[1:-7]] = line[1:-7], []
+            elif line == "EOD":
+                name = None
+            elif name:
+                blocks[name].append([float(v) for v in line.split()])
+        return blocks
+
+    def test_convergence_as_dlsim_plot(self):
+        # the same numbers as the binary's figure: by round every line;
+        # by time the group without churn, where no peer leaves unfinished
+        # (the binary's definition of a time point is being changed to the
+        # peers online or finished, which the package draws)
+        for x in ("round", "time"):
+            by, lines = self.r.plot.convergence_data(x=x)
+            self.assertEqual(by, "churn.arrival_rate")
+            blocks = self.script_blocks(x)
+            groups = ["0", "2/min"] if x == "round" else ["0"]
+            for gi, value in enumerate(["0", "2/min"]):
+                if value not in groups:
+                    continue
+                for metric in ("accuracy", "loss"):
+                    with self.subTest(x=x, group=value, metric=metric):
+                        mine = lines[(metric, value)].values.tolist()
+                        theirs = blocks["%s%d" % (metric, gi)]
+                        self.assertEqual(len(mine), len(theirs))
+                        for a, b in zip(mine, theirs):
+                            for u, v in zip(a, b):
+                                self.assertAlmostEqual(u, v, delta=1e-6 * max(1, abs(v)))
+
+    def test_convergence_counts_online_or_finished_peers(self):
+        # by time, a peer that crashed or left unfinished stops counting
+        # when it goes; a finished one keeps its last value
+        peers = pd.DataFrame({"peer": ["a", "b"], "left_s": [5.0, 5.0], "outcome": ["finished", "crashed"]})
+        metrics = pd.DataFrame({"t_s": [1.0, 2.0], "peer": ["a", "b"], "name": ["accuracy"] * 2,
+                                "value": [0.5, 0.9], "round": [1, 1]})
+        c = dlsim.plot.run_curve(metrics, peers, "accuracy", True, [1.5, 3.0, 6.0])
+        self.assertEqual(c.tolist(), [0.5, 0.7, 0.5])
+
+    def test_convergence_figure(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        fig = self.r.plot.convergence(x="time", by="churn.arrival_rate")
+        fig.savefig(os.path.join(self.dir, "c.png"))
+        self.assertGreater(os.path.getsize(os.path.join(self.dir, "c.png")), 1000)
+        self.assertEqual(len(fig.axes[0].get_lines()), 2)
+        with self.assertRaisesRegex(ValueError, "no run .* has the parameter 'peers.nope'"):
+            self.r.plot.convergence(by="peers.nope")
+
+    def test_missing_database(self):
+        with self.assertRaisesRegex(dlsim.DlsimError, "no such results database"):
+            dlsim.Results("nope.db")
+
+
+class TestSearch(Tmp):
+    def test_check(self):
+        shutil.copy(os.path.join(SRC, "scenarios", "failures", "s01-ready-after-min-left-out.ini"), "good.ini")
+        put("bad.ini", "[peers]\ncount = 3\n[training]\nrounds = 1\n[expect]\noutcome = timeout\n")
+        c = dlsim.check(["good.ini", "bad.ini"])
+        self.assertEqual((c.passed, c.failed, c.errors), (1, 1, 0))
+        good, bad = c.runs
+        self.assertTrue(good.passed)
+        self.assertEqual((good.file, good.outcome), ("good.ini", "completed"))
+        self.assertFalse(bad.passed)
+        self.assertEqual(bad.failures, ["outcome: expected = timeout, actual completed"])
+
+    def test_check_refuses_a_bad_file(self):
+        put("bad.ini", "[network]\nlatency = 5parsecs\n[expect]\noutcome = completed\n")
+        with self.assertRaisesRegex(dlsim.DlsimError, r"\[network\] latency"):
+            dlsim.check("bad.ini")
+
+    def test_explore(self):
+        base = os.path.join(SRC, "scenarios", "examples", "explore-base.ini")
+        x = dlsim.explore(base, runs=20, found="found")
+        self.assertEqual(x.runs, 20)
+        self.assertEqual(x.distinct, len(x.failures))
+        self.assertGreater(x.distinct, 0)
+        self.assertEqual(sum(f.runs for f in x.failures), x.failing)
+        for f in x.failures:
+            self.assertTrue(f.seeds)
+            self.assertTrue(f.reproduces)
+            self.assertTrue(os.path.exists(f.found), f.found)
+            # the found file pins the violation: it passes dlsim check
+            self.assertEqual(dlsim.check(f.found).failed, 0)
+
+
+def _toy():
+    """a toy protocol on the guest SDK: every effect once"""
+    from dlsim import guest
+
+    class Toy(guest.Node):
+        def on_new(self):
+            self.state("new-" + self.kind)
+
+        def on_start(self):
+            self.send(guest.COORDINATOR, "Hello")
+
+        def on_message(self, frm, via, type, data):
+            if self.kind == "coordinator":
+                self.list_round(1, 1)
+                self.send(frm, "Go", "x")
+            else:
+                self.open_link("p2", initiator=True)
+                self.connect("p2")
+                self.train(1)
+                self.set_timer(self.now + 5)
+
+        def on_timer(self):
+            self.set_timer(None)
+
+        def on_training_done(self):
+            self.send("p2", "Push", "0.5", size=8)
+            self.report_model([0.5, 1])
+            self.observe("value_ppm", 500000, 1)
+            self.round_done(1)
+            self.round_done(3, 1)
+
+        def on_link_failed(self, peer):
+            self.note("lost " + peer)
+            self.close(peer)
+            self.failed("no link")
+
+        def on_leave(self):
+            self.finished()
+            self.disconnect()
+    return Toy
+
+
+class TestGuestSdk(unittest.TestCase):
+    def session(self, lines):
+        import io
+        from dlsim import guest
+        out = io.StringIO()
+        guest.run(_toy(), stdin=io.StringIO("".join(l + "\n" for l in lines)), stdout=out)
+        return out.getvalue().split("\n")[:-1]
+
+    def test_lines(self):
+        got = self.session(["hello 1 7 2 1", "new S coordinator 3", "new p1 peer 4", "start p1 0",
+                            "msg S 10 p1 stream Hello -", "msg p1 20 S stream Go x", "deadline p1 25",
+                            "trained p1 30", "link-failed p1 31 p2", "leave p1 40", "free p1", "bye",
+                            "never read"])
+        self.assertEqual(got, [
+            "quiet",
+            "state new-coordinator", "quiet",
+            "state new-peer", "quiet",
+            "send S stream Hello 0 -", "quiet",
+            "list 1 1", "send p1 stream Go 0 x", "quiet",
+            "open p2 initiator", "connect p2", "train 1", "deadline 25", "quiet",
+            "deadline never", "quiet",
+            "send p2 link Push 8 0.5", "model 0.5,1.0", "metric value_ppm 500000 1", "round 1", "round 3 1",
+            "quiet",
+            "note lost p2", "close p2", "failed no link", "quiet",
+            "finished", "disconnect", "quiet",
+            "quiet"])
+
+    def test_hello_of_another_version(self):
+        with self.assertRaises(SystemExit) as e:
+            self.session(["hello 2 7 2 1"])
+        self.assertIn("version 2", str(e.exception.code))
+
+    def test_guest_needs_no_pandas(self):
+        code = "import sys, dlsim.guest; sys.exit(1 if 'pandas' in sys.modules else 0)"
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(dlsim.__file__))))
+        self.assertEqual(subprocess.run([sys.executable, "-c", code], env=env).returncode, 0)
+
+    def test_guests_on_the_sdk(self):
+        # the project's guests are written on the SDK and pass their checks
+        for g in ("pushpull/pushpull.py", "testing/close-race.py", "asyncio/sleepy.py"):
+            with open(os.path.join(SRC, "guests", g), encoding="utf-8") as f:
+                self.assertIn("from dlsim import guest", f.read(), g)
+        c = dlsim.check([os.path.join(SRC, "scenarios", "guest", "pushpull.ini"),
+                         os.path.join(SRC, "scenarios", "guest", "asyncio-sleep.ini"),
+                         os.path.join(SRC, "scenarios", "edge", "send-on-closing-link.ini")])
+        self.assertEqual((c.passed, c.failed, c.errors), (3, 0, 0))
+
+
+if __name__ == "__main__":
+    unittest.main()
