@@ -10,8 +10,9 @@ bench_libdlbench_a_SOURCES = \
 	bench/fuzz-frames.c \
 	bench/fuzz-frames.h \
 	$(NULL)
-dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh bench/simgrid-compare/validate.sh
-EXTRA_DIST += bench/simgrid-compare/a2a.c bench/simgrid-compare/pattern.c
+dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh bench/simgrid-compare/validate.sh \
+	bench/ns3-compare/run.sh
+EXTRA_DIST += bench/simgrid-compare/a2a.c bench/simgrid-compare/pattern.c bench/ns3-compare/star.cc
 
 # bench/train-cost: the wall time of local training on a real data set
 # (docs/performance.md, "Training on real data"); built by make check (so that it keeps compiling) or `make bench/train-cost`
