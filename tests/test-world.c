@@ -717,6 +717,57 @@ START_TEST (test_bandwidth_trace_follows_the_device)
 }
 END_TEST
 
+/* The analytic slow-start time of S bytes at C bytes/ns, round trip R,
+ * initial window W (as tests/test-sim.c's): whole rounds of W, 2W, 4W...
+ * while the rest does not fit in the window and the window is below C R,
+ * then the rest at C. */
+static double
+slow_start_ns (double S, double C, double R, double W)
+{
+  double t = 0, left = S;
+  while (left > W && W < C * R)
+    {
+      left -= W;
+      W *= 2;
+      t += R;
+    }
+  return t + left / C;
+}
+
+/* [network] transport on a 2-peer round: p1's Payload (1 000 025 B, 691
+ * segments, 1 045 631 B on the wire) over 100 Mbit/s links, 50 ms one way,
+ * on a peer link that has just come up (a new connection), takes from its
+ * send to its reception: fluid, its bytes at line rate; tcp, the analytic
+ * slow-start time from 10 segments of 1 514 wire bytes with a round trip
+ * of 100 ms; sctp, the same from RFC 4960's 4 380 bytes; plus the 50 ms
+ * latency.  Loop: fluid, tcp, sctp. */
+START_TEST (test_transport_slow_start)
+{
+  g_autoptr (GError) e = NULL;
+  Setup s;
+  setup_none (&s, 2, 1, 250000);
+  s.cfg.transport = (SimWireTransport) _i;
+  s.cfg.latency = dl_dist_constant (DL_UNIT_DURATION, 50e6);
+  s.cfg.server_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);
+  s.cfg.uplink_bps = s.cfg.downlink_bps = 100000000;
+  BwRec r = { 1, DL_TIME_NEVER, DL_TIME_NEVER, g_string_new (NULL) };
+  SimRecorder sr = { bw_obs, bw_fact, NULL, NULL, &r, NULL };
+  SimWorld *w = sim_world_new (&s.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  ck_assert_msg (r.sent != DL_TIME_NEVER && r.received != DL_TIME_NEVER, "p1 sent no Payload that arrived");
+  double c = 100e6 / 8e9, wire = 1045631, seg = 1448 + 66;
+  double want = _i == SIM_TRANSPORT_FLUID ? wire / c
+                : slow_start_ns (wire, c, 100e6, _i == SIM_TRANSPORT_TCP ? 10 * seg : 4380);
+  want += 50e6;
+  DlTime took = r.received - r.sent;
+  ck_assert_msg (fabs ((double) took - want) <= 3, "transport %d: %" G_GINT64_FORMAT " ns, want %.0f", _i, took, want);
+  g_string_free (r.rates, TRUE);
+  sim_world_free (w);
+  setup_clear (&s);
+}
+END_TEST
+
 /* Writes text to a file of a fresh temporary folder; returns its path. */
 static char *
 write_temp (const char *name, const char *text)
@@ -1041,6 +1092,7 @@ world_suite (void)
   tcase_add_test (tc, test_stragglers_and_nat);
   tcase_add_test (tc, test_trace_parse_and_replay);
   tcase_add_test (tc, test_trace_peer_returns);
+  tcase_add_loop_test (tc, test_transport_slow_start, 0, 3);
   tcase_add_loop_test (tc, test_bandwidth_trace_follows_the_device, 0, 2);
   tcase_add_loop_test (tc, test_trace_return_model, 0, 2);
   tcase_add_test (tc, test_fedscale_behaviour);
