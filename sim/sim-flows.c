@@ -19,14 +19,16 @@
  * Slow start (sim_flows_add_window): a flow with a round trip and a
  * congestion window is also capped at window / round trip, a limit of its
  * own in the filling (a capped flow is fixed at its cap when that is
- * below every share it could get).  The window doubles every round trip
- * (a ramp event: the flow's component is re-solved then) until the flow
+ * below every share it could get).  The window grows every round trip,
+ * doubling or as the caller says (x growth - lag: TCP with a delayed ACK
+ * at each round's end goes 10, 19, 37, 73 segments) (a ramp event: the
+ * flow's component is re-solved then) until the flow
  * gets less than its cap (it has reached its share) or everything it has
  * left fits in its window (the last round goes at the share, as TCP's
  * last burst goes at line rate); from then on it is a flow without a
  * cap.  So in round k it moves its window's bytes, as TCP's burst and
- * wait do, and the ramp costs at most log2(bytes / initial window)
- * re-solves.
+ * wait do, and the ramp costs at most log_growth(bytes / initial
+ * window) re-solves.
  *
  * Not modelled: anything else below the fluid model.  No loss, no
  * congestion avoidance after slow start (a flow at its share keeps its
@@ -50,6 +52,7 @@ typedef struct {
                            its window's doubling (its key in the heap) */
   double cwnd;          /* its congestion window, bytes (0: none, no cap) */
   DlTime rtt;           /* its round trip (with a window) */
+  double growth, lag;   /* its window's growth every round trip: x growth - lag */
   DlTime t_ramp;        /* in slow start: when its window doubles next */
   guint64 user;
   guint64 seq;          /* the order of adding: ties at one completion time */
@@ -301,12 +304,12 @@ mark_dirty (SimFlows *f, guint32 r)
 void
 sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user)
 {
-  sim_flows_add_window (f, now, res_a, res_b, bytes, user, 0, 0);
+  sim_flows_add_window (f, now, res_a, res_b, bytes, user, NULL);
 }
 
 void
 sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
-                      DlTime rtt_ns, guint64 cwnd_bytes)
+                      const SimFlowsWindow *win)
 {
   g_return_if_fail (bytes > 0 && (res_a != NONE || res_b != NONE) && res_a != res_b);
   guint32 i;
@@ -324,12 +327,14 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
   guint32 stamp = x->stamp;   /* a reused record's stale entries stay stale */
   *x = (Flow) { .rem = (double) bytes, .t_upd = now, .t_end = DL_TIME_NEVER, .user = user, .seq = f->seq++,
                 .res = { res_a, res_b }, .live = TRUE, .stamp = stamp };
-  if (rtt_ns > 0 && cwnd_bytes > 0)
+  if (win && win->rtt_ns > 0 && win->cwnd_bytes > 0)
     {
-      x->cwnd = (double) cwnd_bytes;
-      x->rtt = rtt_ns;
-      x->ramping = bytes > cwnd_bytes;   /* (else it all goes in its first window) */
-      x->t_ramp = dl_time_add (now, rtt_ns);
+      x->cwnd = (double) win->cwnd_bytes;
+      x->rtt = win->rtt_ns;
+      x->growth = win->growth > 1 ? win->growth : 2;
+      x->lag = (double) win->lag_bytes;
+      x->ramping = bytes > win->cwnd_bytes;   /* (else it all goes in its first window) */
+      x->t_ramp = dl_time_add (now, win->rtt_ns);
     }
   for (int k = 0; k < 2; k++)
     {
@@ -400,7 +405,7 @@ static void
 ramp (SimFlows *f, guint32 i)
 {
   Flow *x = flow_at (f, i);
-  x->cwnd *= 2;
+  x->cwnd = MAX (x->cwnd, x->cwnd * x->growth - x->lag);
   x->t_ramp = dl_time_add (x->t_ramp, x->rtt);
   x->t_end = DL_TIME_NEVER;   /* no event in the heap until the update */
   x->ramp = FALSE;

@@ -46,14 +46,23 @@ gboolean sim_flows_has_capacity (const SimFlows *f, guint32 res);
  * sim_flows_pop.  Its rate is set by the next sim_flows_update. */
 void sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user);
 
+/* A flow's slow start (sim_flows_add_window). */
+typedef struct {
+  DlTime rtt_ns;        /* its round trip */
+  guint64 cwnd_bytes;   /* the window it starts with */
+  double growth;        /* the window's factor every round trip (0: 2, doubling) */
+  guint64 lag_bytes;    /* then taken off it (a round's last ACK, delayed: 0 none) */
+} SimFlowsWindow;
+
 /* sim_flows_add with slow start: the flow's rate is also capped at
- * cwnd_bytes / rtt_ns (both more than 0; else as sim_flows_add), and the
- * window doubles every rtt_ns from now until the flow gets less than that
- * cap (it has reached its share) or its bytes left fit in the window;
- * from then on it has no cap.  Each doubling is an event of its own
- * (sim_flows_next counts it, sim_flows_pop handles it). */
+ * cwnd_bytes / rtt_ns (win NULL, or either 0: as sim_flows_add), and the
+ * window grows every rtt_ns from now (to cwnd x growth - lag_bytes, at
+ * least cwnd) until the flow gets less than that cap (it has reached its
+ * share) or its bytes left fit in the window; from then on it has no
+ * cap.  Each growth is an event of its own (sim_flows_next counts it,
+ * sim_flows_pop handles it). */
 void sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
-                           DlTime rtt_ns, guint64 cwnd_bytes);
+                           const SimFlowsWindow *win);
 
 /* Re-solves the shares of the components that changed since the last
  * update (flows added or popped, a capacity changed). */

@@ -516,27 +516,46 @@ conn_is_sctp (const SimWorld *w, const Msg *m)
   return w->cfg.transport == SIM_TRANSPORT_SCTP && m->via == PROTO_VIA_LINK;
 }
 
-/* The window m's flow starts with (0: no slow start): the initial window
- * on a new connection or one idle longer than its retransmission timeout
- * (Linux's tcp_slow_start_after_idle; RFC 4960 §7.2.1 for SCTP), else
- * the window its connection had.  Segments are counted in wire bytes
- * (mss plus header_bytes).  TCP: 10 segments (RFC 6928), a timeout of the
- * round trip plus Linux's 200 ms minimum; SCTP: min(4 MTU, max(2 MTU,
- * 4 380 bytes)), RFC 4960's minimum timeout of 1 s. */
-static guint64
-conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt)
+/* The slow start of m's flow (FALSE: none, fluid): it starts with the
+ * initial window on a new connection or one idle longer than its
+ * retransmission timeout (Linux's tcp_slow_start_after_idle; RFC 4960
+ * §7.2.1 for SCTP), else with the window its connection had.  Segments
+ * are counted in wire bytes (mss plus header_bytes).
+ * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
+ *   less the segment whose ACK the receiver delays at each round's end
+ *   (10, 19, 37, 73: what ns-3's delayed ACKs give, docs/world.md); a
+ *   timeout of the round trip plus Linux's 200 ms minimum.
+ * - SCTP: min(4 MTU, max(2 MTU, 4 380 bytes)); at most one MTU more per
+ *   SACK and a SACK every second packet (RFC 4960 §7.2.1, §6.2): x 1.5
+ *   every round trip; RFC 4960's minimum timeout of 1 s. */
+static gboolean
+conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlowsWindow *win)
 {
   if (w->cfg.transport == SIM_TRANSPORT_FLUID || rtt <= 0)
-    return 0;
+    return FALSE;
   guint64 seg = w->cfg.mss_bytes + w->cfg.header_bytes;
   gboolean sctp = conn_is_sctp (w, m);
   guint64 iw = sctp ? MIN (4 * seg, MAX (2 * seg, 4380)) : 10 * seg;
   DlTime rto = sctp ? MAX (DL_S, rtt) : rtt + 200 * DL_MS;
+  *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg };
   guint32 *cwnd;
   DlTime *sent;
-  if (!conn_state (w, m, l, &cwnd, &sent) || *cwnd == 0 || now - *sent > rto)
-    return iw;
-  return MAX (iw, *cwnd);
+  if (conn_state (w, m, l, &cwnd, &sent) && *cwnd != 0 && now - *sent <= rto)
+    win->cwnd_bytes = MAX (iw, *cwnd);
+  return TRUE;
+}
+
+/* Under tcp or sctp, what the switch between the sender's uplink and the
+ * receiver's downlink adds: it forwards a packet once it has it whole,
+ * so m's last segment crosses the downlink after it has left the uplink
+ * (a fluid flow counts its bytes on both links at once). */
+static DlTime
+store_and_forward (const SimWorld *w, const Msg *m)
+{
+  Node *dst = w->cfg.transport == SIM_TRANSPORT_FLUID ? NULL : sim_node_at ((SimWorld *) w, m->to);
+  if (!dst || m->to == PROTO_SERVER || m->from == PROTO_SERVER)
+    return 0;
+  return tx_time (MIN (wire_bytes (w, m->bytes), w->cfg.mss_bytes + w->cfg.header_bytes), dst->down_bps);
 }
 
 /* m's flow has left with window cwnd: its connection keeps it */
@@ -560,7 +579,7 @@ static void
 flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
 {
   conn_sent (w, m, l, now, cwnd);
-  DlTime t = dl_time_add (now, m->wire_done);
+  DlTime t = dl_time_add (now, dl_time_add (m->wire_done, store_and_forward (w, m)));
   m->wire_done = now;
   Msg **tail = NULL;
   Msg **q = channel_queue (w, m, l, &tail);
@@ -599,8 +618,9 @@ flow_start (SimWorld *w, Msg *m)
     }
   /* the round trip: the latency m pays, both ways (wire_done holds it) */
   DlTime now = sim_engine_now (w->engine), rtt = dl_time_add (m->wire_done, m->wire_done);
-  guint64 cwnd = conn_window (w, m, NULL, now, rtt);
-  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), (uint64_t) (uintptr_t) m, rtt, cwnd);
+  SimFlowsWindow win;
+  gboolean ss = conn_window (w, m, NULL, now, rtt, &win);
+  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), (uint64_t) (uintptr_t) m, ss ? &win : NULL);
   flows_tick_now (w);
 }
 

@@ -649,27 +649,37 @@ END_TEST
  * window is below the link's bandwidth-delay product C R; the rest then
  * goes at C.  Computed here from that formula, not pasted. */
 static double
-slow_start_ns (double S, double C, double R, double W)
+slow_start_grow_ns (double S, double C, double R, double W, double g, double lag)
 {
   double t = 0, left = S;
   while (left > W && W < C * R)
     {
       left -= W;
-      W *= 2;
+      W = W * g - lag;
       t += R;
     }
   return t + left / C;
 }
 
+static double
+slow_start_ns (double S, double C, double R, double W)
+{
+  return slow_start_grow_ns (S, C, R, W, 2, 0);
+}
+
 static const struct {
   guint64 bytes, bps;
   DlTime rtt;
+  double growth;
+  guint64 lag;
 } ss_cases[] = {
-  { 1000000, 100 * MBPS, 100 * DL_MS },    /* 6 rounds, then 87 760 bytes at line rate */
-  { 40000000, 100 * MBPS, 100 * DL_MS },   /* reaches the link's share after 7 rounds */
-  { 10000, 10 * MBPS, 2 * DL_MS },         /* fits in the initial window: line rate */
-  { 4000000, 1000 * MBPS, 200 * DL_MS },
-  { 100000, 10 * MBPS, 20 * DL_MS },       /* BDP 25 000 bytes: 1 round, then line rate */
+  { 1000000, 100 * MBPS, 100 * DL_MS, 2, 0 },    /* 6 rounds, then 87 760 bytes at line rate */
+  { 40000000, 100 * MBPS, 100 * DL_MS, 2, 0 },   /* reaches the link's share after 7 rounds */
+  { 10000, 10 * MBPS, 2 * DL_MS, 2, 0 },         /* fits in the initial window: line rate */
+  { 4000000, 1000 * MBPS, 200 * DL_MS, 2, 0 },
+  { 100000, 10 * MBPS, 20 * DL_MS, 2, 0 },       /* BDP 25 000 bytes: 1 round, then line rate */
+  { 100000, 100 * MBPS, 100 * DL_MS, 2, 1448 },  /* 10, 19, 37 segments: 3 rounds where doubling takes 2 */
+  { 1000000, 100 * MBPS, 100 * DL_MS, 1.5, 0 },  /* SCTP's growth with a SACK every second packet */
 };
 
 /* One flow with a window takes the analytic slow-start time, and its ramp
@@ -679,7 +689,8 @@ START_TEST (test_flows_slow_start_alone)
   const guint64 iw = 10 * 1448;
   g_autoptr (SimFlows) f = sim_flows_new ();
   sim_flows_set_capacity (f, 0, ss_cases[_i].bps);
-  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, ss_cases[_i].bytes, 0, ss_cases[_i].rtt, iw);
+  SimFlowsWindow win = { ss_cases[_i].rtt, iw, ss_cases[_i].growth, ss_cases[_i].lag };
+  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, ss_cases[_i].bytes, 0, &win);
   sim_flows_update (f, 0);
   DlTime now = 0, t, done = DL_TIME_NEVER;
   guint events = 0;
@@ -695,11 +706,11 @@ START_TEST (test_flows_slow_start_alone)
         }
       sim_flows_update (f, now);
     }
-  double want = slow_start_ns ((double) ss_cases[_i].bytes, (double) ss_cases[_i].bps / 8e9, (double) ss_cases[_i].rtt,
-                               (double) iw);
+  double want = slow_start_grow_ns ((double) ss_cases[_i].bytes, (double) ss_cases[_i].bps / 8e9,
+                                    (double) ss_cases[_i].rtt, (double) iw, ss_cases[_i].growth, (double) ss_cases[_i].lag);
   ck_assert_msg (fabs ((double) done - want) <= 2, "%" G_GUINT64_FORMAT " bytes: %" G_GINT64_FORMAT " ns, want %.0f",
                  ss_cases[_i].bytes, done, want);
-  ck_assert_uint_le (events, 2 + (guint) ceil (log2 ((double) ss_cases[_i].bytes / (double) iw)));
+  ck_assert_uint_le (events, 2 + (guint) ceil (log ((double) ss_cases[_i].bytes / (double) iw) / log (ss_cases[_i].growth - 0.1)));
 }
 END_TEST
 
@@ -713,7 +724,8 @@ START_TEST (test_flows_window_leaves_the_rest)
   g_autoptr (SimFlows) f = sim_flows_new ();
   sim_flows_set_capacity (f, 0, 100 * MBPS);
   sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 10000000, 0);
-  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, 1000000, 1, 100 * DL_MS, 14480);
+  SimFlowsWindow win = { 100 * DL_MS, 14480, 2, 0 };
+  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, 1000000, 1, &win);
   DlTime done[2] = { 0 };
   flows_drain (f, 0, done, 2);
   double c = 100.0 * MBPS / 8e9;

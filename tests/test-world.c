@@ -718,17 +718,17 @@ START_TEST (test_bandwidth_trace_follows_the_device)
 END_TEST
 
 /* The analytic slow-start time of S bytes at C bytes/ns, round trip R,
- * initial window W (as tests/test-sim.c's): whole rounds of W, 2W, 4W...
- * while the rest does not fit in the window and the window is below C R,
- * then the rest at C. */
+ * initial window W growing to W g - lag every round (as tests/test-sim.c's):
+ * whole rounds of the window while the rest does not fit in it and it is
+ * below C R, then the rest at C. */
 static double
-slow_start_ns (double S, double C, double R, double W)
+slow_start_ns (double S, double C, double R, double W, double g, double lag)
 {
   double t = 0, left = S;
   while (left > W && W < C * R)
     {
       left -= W;
-      W *= 2;
+      W = W * g - lag;
       t += R;
     }
   return t + left / C;
@@ -738,8 +738,10 @@ slow_start_ns (double S, double C, double R, double W)
  * segments, 1 045 631 B on the wire) over 100 Mbit/s links, 50 ms one way,
  * on a peer link that has just come up (a new connection), takes from its
  * send to its reception: fluid, its bytes at line rate; tcp, the analytic
- * slow-start time from 10 segments of 1 514 wire bytes with a round trip
- * of 100 ms; sctp, the same from RFC 4960's 4 380 bytes; plus the 50 ms
+ * slow-start time from 10 segments of 1 514 wire bytes, 2 W - 1 segment a
+ * round, with a round trip of 100 ms; sctp, the same from RFC 4960's 4 380
+ * bytes, 1.5 W a round, and for both the last segment's time on the
+ * downlink once more (the switch stores and forwards it); plus the 50 ms
  * latency.  Loop: fluid, tcp, sctp. */
 START_TEST (test_transport_slow_start)
 {
@@ -758,8 +760,9 @@ START_TEST (test_transport_slow_start)
   ck_assert_msg (r.sent != DL_TIME_NEVER && r.received != DL_TIME_NEVER, "p1 sent no Payload that arrived");
   double c = 100e6 / 8e9, wire = 1045631, seg = 1448 + 66;
   double want = _i == SIM_TRANSPORT_FLUID ? wire / c
-                : slow_start_ns (wire, c, 100e6, _i == SIM_TRANSPORT_TCP ? 10 * seg : 4380);
-  want += 50e6;
+                : _i == SIM_TRANSPORT_TCP ? slow_start_ns (wire, c, 100e6, 10 * seg, 2, seg)
+                                          : slow_start_ns (wire, c, 100e6, 4380, 1.5, 0);
+  want += 50e6 + (_i == SIM_TRANSPORT_FLUID ? 0 : ceil (seg / c));
   DlTime took = r.received - r.sent;
   ck_assert_msg (fabs ((double) took - want) <= 3, "transport %d: %" G_GINT64_FORMAT " ns, want %.0f", _i, took, want);
   g_string_free (r.rates, TRUE);
