@@ -50,22 +50,29 @@ typedef struct {
   double rate;          /* bytes per ns since t_upd (0: not solved yet) */
   DlTime t_upd, t_end;  /* t_end: its next event at that rate, its completion or (ramp)
                            its window's doubling (its key in the heap) */
-  double cwnd;          /* its congestion window, bytes (0: none, no cap) */
-  DlTime rtt;           /* its round trip (with a window) */
-  double growth, lag;   /* its window's growth every round trip: x growth - lag */
-  DlTime t_ramp;        /* in slow start: when its window doubles next */
   guint64 user;
   guint64 seq;          /* the order of adding: ties at one completion time */
   guint32 res[2];
   guint32 next[2], prev[2];  /* in the list of res[k] */
   guint32 stamp;        /* its entry in the completion heap (older ones are stale) */
   guint32 mark;         /* the solve that last visited it */
-  guint8 live;          /* added and not popped */
-  guint8 fixed;         /* in the solve under way: its rate is set */
-  guint8 ramping;       /* in slow start: capped at cwnd / rtt */
-  guint8 capped;        /* in the last solve: fixed at its cap */
-  guint8 ramp;          /* t_end is a doubling, not its completion */
+  guint32 win;          /* its window (FlowWin), NONE: none */
+  guint8 live : 1;      /* added and not popped */
+  guint8 fixed : 1;     /* in the solve under way: its rate is set */
+  guint8 ramping : 1;   /* in slow start: capped at its window / round trip */
+  guint8 capped : 1;    /* in the last solve: fixed at its cap */
+  guint8 ramp : 1;      /* t_end is its window's growth, not its completion */
 } Flow;
+
+/* A flow's window, apart so that a flow without one costs no more (a
+ * million flows are in flight at 1 000 peers). */
+typedef struct {
+  double cwnd;          /* bytes */
+  double growth, lag;   /* every round trip: x growth - lag */
+  DlTime rtt;
+  DlTime t_ramp;        /* in slow start: when it grows next */
+  guint32 next_free;
+} FlowWin;
 
 typedef struct {
   double cap;           /* bytes per ns; 0: not set */
@@ -95,6 +102,8 @@ typedef struct {
 struct SimFlows {
   GArray *flows;        /* Flow, by index; a free one is on the free list */
   guint32 free;         /* first free flow (its next[0] the next), NONE */
+  GArray *wins;         /* FlowWin, by index; free ones listed from free_win */
+  guint32 free_win;
   GArray *res;          /* Res, by resource id */
   GArray *dirty;        /* guint32: resources with dirty set */
   GArray *heap;         /* HeapEnt: completions by (t_end, seq) */
@@ -113,6 +122,12 @@ flow_at (SimFlows *f, guint32 i)
   return &g_array_index (f->flows, Flow, i);
 }
 
+static inline FlowWin *
+win_of (SimFlows *f, const Flow *x)
+{
+  return &g_array_index (f->wins, FlowWin, x->win);
+}
+
 static inline Res *
 res_at (SimFlows *f, guint32 r)
 {
@@ -125,6 +140,8 @@ sim_flows_new (void)
   SimFlows *f = g_new0 (SimFlows, 1);
   f->flows = g_array_new (FALSE, TRUE, sizeof (Flow));   /* zeroed: a new record's stamp is 0 */
   f->free = NONE;
+  f->wins = g_array_new (FALSE, FALSE, sizeof (FlowWin));
+  f->free_win = NONE;
   f->res = g_array_new (FALSE, TRUE, sizeof (Res));
   f->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
@@ -140,6 +157,7 @@ sim_flows_free (SimFlows *f)
   if (!f)
     return;
   g_array_unref (f->flows);
+  g_array_unref (f->wins);
   g_array_unref (f->res);
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
@@ -326,15 +344,23 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
   Flow *x = flow_at (f, i);
   guint32 stamp = x->stamp;   /* a reused record's stale entries stay stale */
   *x = (Flow) { .rem = (double) bytes, .t_upd = now, .t_end = DL_TIME_NEVER, .user = user, .seq = f->seq++,
-                .res = { res_a, res_b }, .live = TRUE, .stamp = stamp };
+                .res = { res_a, res_b }, .live = TRUE, .stamp = stamp, .win = NONE };
   if (win && win->rtt_ns > 0 && win->cwnd_bytes > 0)
     {
-      x->cwnd = (double) win->cwnd_bytes;
-      x->rtt = win->rtt_ns;
-      x->growth = win->growth > 1 ? win->growth : 2;
-      x->lag = (double) win->lag_bytes;
+      if (f->free_win != NONE)
+        {
+          x->win = f->free_win;
+          f->free_win = win_of (f, x)->next_free;
+        }
+      else
+        {
+          x->win = f->wins->len;
+          g_array_set_size (f->wins, x->win + 1);
+        }
+      *win_of (f, x) = (FlowWin) { .cwnd = (double) win->cwnd_bytes, .growth = win->growth > 1 ? win->growth : 2,
+                                   .lag = (double) win->lag_bytes, .rtt = win->rtt_ns,
+                                   .t_ramp = dl_time_add (now, win->rtt_ns) };
       x->ramping = bytes > win->cwnd_bytes;   /* (else it all goes in its first window) */
-      x->t_ramp = dl_time_add (now, win->rtt_ns);
     }
   for (int k = 0; k < 2; k++)
     {
@@ -387,6 +413,13 @@ unlink_flow (SimFlows *f, guint32 i)
       mark_dirty (f, r);
     }
   x->live = FALSE;
+  if (x->win != NONE)
+    {
+      win_of (f, x)->next_free = f->free_win;
+      f->free_win = x->win;
+      x->win = NONE;
+    }
+  x->ramping = FALSE;
   x->next[0] = f->free;
   f->free = i;
   f->live--;
@@ -405,8 +438,9 @@ static void
 ramp (SimFlows *f, guint32 i)
 {
   Flow *x = flow_at (f, i);
-  x->cwnd = MAX (x->cwnd, x->cwnd * x->growth - x->lag);
-  x->t_ramp = dl_time_add (x->t_ramp, x->rtt);
+  FlowWin *v = win_of (f, x);
+  v->cwnd = MAX (v->cwnd, v->cwnd * v->growth - v->lag);
+  v->t_ramp = dl_time_add (v->t_ramp, v->rtt);
   x->t_end = DL_TIME_NEVER;   /* no event in the heap until the update */
   x->ramp = FALSE;
   for (int k = 0; k < 2; k++)
@@ -440,7 +474,8 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
         }
       *user = x->user;
       if (cwnd_bytes)
-        *cwnd_bytes = x->cwnd <= 0 ? 0 : (guint64) MAX (x->cwnd, x->ramping ? 0 : x->rate * (double) x->rtt);
+        *cwnd_bytes = x->win == NONE ? 0
+                      : (guint64) MAX (win_of (f, x)->cwnd, x->ramping ? 0 : x->rate * (double) win_of (f, x)->rtt);
       unlink_flow (f, top.flow);
       heap_clean (f);
       return TRUE;
@@ -629,7 +664,7 @@ fill (SimFlows *f)
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *y = flow_at (f, j);
       if (y->ramping)
-        rheap_push_key (f, (ResKey) { y->cwnd / (double) y->rtt, NONE, j + 1 });
+        rheap_push_key (f, (ResKey) { win_of (f, y)->cwnd / (double) win_of (f, y)->rtt, NONE, j + 1 });
     }
   while (f->rheap->len)
     {
@@ -680,7 +715,7 @@ sim_flows_update (SimFlows *f, DlTime now)
         x->rem = MAX (0.0, x->rem - x->rate * (double) (now - x->t_upd));
       x->t_upd = now;
       x->fixed = x->capped = FALSE;
-      if (x->ramping && x->rem <= x->cwnd)
+      if (x->ramping && x->rem <= win_of (f, x)->cwnd)
         x->ramping = FALSE;
     }
   fill (f);
@@ -692,10 +727,10 @@ sim_flows_update (SimFlows *f, DlTime now)
       if (x->ramping && !x->capped)
         x->ramping = FALSE;
       DlTime end = end_time (now, x->rem, x->rate);
-      gboolean ramp_first = x->ramping && x->t_ramp < end;
+      gboolean ramp_first = x->ramping && win_of (f, x)->t_ramp < end;
       if (ramp_first)
-        end = x->t_ramp;
-      if (end != x->t_end || ramp_first != x->ramp)
+        end = win_of (f, x)->t_ramp;
+      if (end != x->t_end || ramp_first != (gboolean) x->ramp)
         {
           x->t_end = end;
           x->ramp = ramp_first;
@@ -737,7 +772,7 @@ sim_flows_check (SimFlows *f, GString *why)
       Flow *x = flow_at (f, i);
       if (!x->live || x->t_end == DL_TIME_NEVER)
         continue;
-      gboolean bottleneck = x->ramping && x->rate >= x->cwnd / (double) x->rtt * (1 - 1e-9);   /* its window */
+      gboolean bottleneck = x->ramping && x->rate >= win_of (f, x)->cwnd / (double) win_of (f, x)->rtt * (1 - 1e-9);
       for (int k = 0; k < 2; k++)
         {
           guint32 r = x->res[k];

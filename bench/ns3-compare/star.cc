@@ -7,8 +7,10 @@
  * The switch's queue towards each host (where concurrent senders meet) is
  * drop-tail, --qbdp bandwidth-delay products of the host-to-host round
  * trip (2 --lat, at --rate) in 1 500-byte packets (at least 4); a host's
- * own queue holds 1 000 packets (Linux's txqueuelen: a sender does not
- * drop its own burst); no queue disc above either.
+ * own queue holds 1 000 packets (Linux's txqueuelen) or 4 bandwidth-delay
+ * products if more, so that a sender never drops its own slow-start burst
+ * (Linux's TCP small queues hold the socket back instead); no queue disc
+ * above either.
  *
  * TCP: --cc cubic or newreno, an initial window of 10 segments, MSS 1 448
  * (1 500 bytes on the wire with timestamps), SACK, delayed ACKs every 2
@@ -182,9 +184,12 @@ main (int argc, char **argv)
       p2p.SetDeviceAttribute ("DataRate", DataRateValue (DataRate ((uint64_t) r)));
       p2p.SetChannelAttribute ("Delay", TimeValue (Seconds (lat / 2)));
       NetDeviceContainer d = p2p.Install (nodes.Get (i), sw);
-      /* the host's own queue never drops (Linux's txqueuelen, 1 000); the
-       * switch's, towards the host, is the bottleneck's */
-      d.Get (0)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (QueueSize (QueueSizeUnit::PACKETS, 1000));
+      /* the host's own queue never drops (Linux's TCP small queues hold a
+       * socket back instead): 1 000 packets (Linux's txqueuelen) or 4
+       * bandwidth-delay products, more than slow start ever queues there;
+       * the switch's, towards the host, is where senders meet */
+      d.Get (0)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
+          QueueSize (QueueSizeUnit::PACKETS, std::max (1000u, queue_packets (r, lat, 4))));
       d.Get (1)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
           QueueSize (QueueSizeUnit::PACKETS, queue_packets (rate, lat, qbdp)));
       Ipv4InterfaceContainer ifs = addr.Assign (d);
