@@ -68,10 +68,10 @@ typedef struct {
  * million flows are in flight at 1 000 peers). */
 typedef struct {
   double cwnd;          /* bytes */
-  double growth, lag;   /* every round trip: x growth - lag */
   DlTime rtt;
   DlTime t_ramp;        /* in slow start: when it grows next */
-  guint32 next_free;
+  float growth;         /* every round trip: x growth - lag */
+  guint32 lag;          /* (free: the next free one) */
 } FlowWin;
 
 typedef struct {
@@ -350,16 +350,17 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       if (f->free_win != NONE)
         {
           x->win = f->free_win;
-          f->free_win = win_of (f, x)->next_free;
+          f->free_win = win_of (f, x)->lag;
         }
       else
         {
           x->win = f->wins->len;
           g_array_set_size (f->wins, x->win + 1);
         }
-      *win_of (f, x) = (FlowWin) { .cwnd = (double) win->cwnd_bytes, .growth = win->growth > 1 ? win->growth : 2,
-                                   .lag = (double) win->lag_bytes, .rtt = win->rtt_ns,
-                                   .t_ramp = dl_time_add (now, win->rtt_ns) };
+      *win_of (f, x) = (FlowWin) { .cwnd = (double) win->cwnd_bytes, .rtt = win->rtt_ns,
+                                   .t_ramp = dl_time_add (now, win->rtt_ns),
+                                   .growth = win->growth > 1 ? (float) win->growth : 2,
+                                   .lag = (guint32) MIN (win->lag_bytes, G_MAXUINT32) };
       x->ramping = bytes > win->cwnd_bytes;   /* (else it all goes in its first window) */
     }
   for (int k = 0; k < 2; k++)
@@ -415,7 +416,7 @@ unlink_flow (SimFlows *f, guint32 i)
   x->live = FALSE;
   if (x->win != NONE)
     {
-      win_of (f, x)->next_free = f->free_win;
+      win_of (f, x)->lag = f->free_win;
       f->free_win = x->win;
       x->win = NONE;
     }
@@ -439,7 +440,7 @@ ramp (SimFlows *f, guint32 i)
 {
   Flow *x = flow_at (f, i);
   FlowWin *v = win_of (f, x);
-  v->cwnd = MAX (v->cwnd, v->cwnd * v->growth - v->lag);
+  v->cwnd = MAX (v->cwnd, v->cwnd * (double) v->growth - (double) v->lag);
   v->t_ramp = dl_time_add (v->t_ramp, v->rtt);
   x->t_end = DL_TIME_NEVER;   /* no event in the heap until the update */
   x->ramp = FALSE;

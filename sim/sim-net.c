@@ -477,11 +477,11 @@ static void flow_start (SimWorld *w, Msg *m);
 /* ---------------------------------------------------------------- slow start */
 
 /* m's connection under transport tcp or sctp: its window (0: a new
- * connection) and when its last message left, kept by the link's sending
- * side or by the peer's stream and direction (a window of an earlier
- * stream is not this one's); FALSE for a channel with no record. */
+ * connection), kept by the link's sending side or by the peer's stream
+ * and direction (a window of an earlier stream is not this one's); FALSE
+ * for a channel with no record. */
 static gboolean
-conn_state (SimWorld *w, const Msg *m, Link *l, guint32 **cwnd, DlTime **sent)
+conn_state (SimWorld *w, const Msg *m, Link *l, guint32 **cwnd)
 {
   if (m->via == PROTO_VIA_LINK)
     {
@@ -489,9 +489,7 @@ conn_state (SimWorld *w, const Msg *m, Link *l, guint32 **cwnd, DlTime **sent)
         l = sim_link_get (w, m->from, m->to, FALSE);
       if (!l)
         return FALSE;
-      int side = sim_link_side (m->from, m->to);
-      *cwnd = &l->cwnd[side];
-      *sent = &l->sent[side];
+      *cwnd = &l->cwnd[sim_link_side (m->from, m->to)];
       return TRUE;
     }
   Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
@@ -502,9 +500,7 @@ conn_state (SimWorld *w, const Msg *m, Link *l, guint32 **cwnd, DlTime **sent)
       n->stream_cwnd_of = n->stream;   /* a new stream: a new connection */
       n->stream_cwnd[0] = n->stream_cwnd[1] = 0;
     }
-  int dir = m->to == PROTO_SERVER ? 0 : 1;
-  *cwnd = &n->stream_cwnd[dir];
-  *sent = &n->stream_sent[dir];
+  *cwnd = &n->stream_cwnd[m->to == PROTO_SERVER ? 0 : 1];
   return TRUE;
 }
 
@@ -519,7 +515,8 @@ conn_is_sctp (const SimWorld *w, const Msg *m)
 /* The slow start of m's flow (FALSE: none, fluid): it starts with the
  * initial window on a new connection or one idle longer than its
  * retransmission timeout (Linux's tcp_slow_start_after_idle; RFC 4960
- * §7.2.1 for SCTP), else with the window its connection had.  Segments
+ * §7.2.1 for SCTP), else with the window its connection had.  Its last
+ * message left when it arrived (channel_last) less half a round trip.  Segments
  * are counted in wire bytes (mss plus header_bytes).
  * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
  *   less the segment whose ACK the receiver delays at each round's end
@@ -539,8 +536,7 @@ conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlow
   DlTime rto = sctp ? MAX (DL_S, rtt) : rtt + 200 * DL_MS;
   *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg };
   guint32 *cwnd;
-  DlTime *sent;
-  if (conn_state (w, m, l, &cwnd, &sent) && *cwnd != 0 && now - *sent <= rto)
+  if (conn_state (w, m, l, &cwnd) && *cwnd != 0 && now - (*channel_last (w, m, l) - rtt / 2) <= rto)
     win->cwnd_bytes = MAX (iw, *cwnd);
   return TRUE;
 }
@@ -560,15 +556,11 @@ store_and_forward (const SimWorld *w, const Msg *m)
 
 /* m's flow has left with window cwnd: its connection keeps it */
 static void
-conn_sent (SimWorld *w, const Msg *m, Link *l, DlTime now, guint64 cwnd)
+conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd)
 {
   guint32 *c;
-  DlTime *sent;
-  if (cwnd > 0 && conn_state (w, m, l, &c, &sent))
-    {
-      *c = (guint32) MIN (cwnd, G_MAXUINT32);
-      *sent = now;
-    }
+  if (cwnd > 0 && conn_state (w, m, l, &c))
+    *c = (guint32) MIN (cwnd, G_MAXUINT32);
 }
 
 /* ---------------------------------------------------------------- flows */
@@ -578,7 +570,7 @@ conn_sent (SimWorld *w, const Msg *m, Link *l, DlTime now, guint64 cwnd)
 static void
 flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
 {
-  conn_sent (w, m, l, now, cwnd);
+  conn_sent (w, m, l, cwnd);
   DlTime t = dl_time_add (now, dl_time_add (m->wire_done, store_and_forward (w, m)));
   m->wire_done = now;
   Msg **tail = NULL;

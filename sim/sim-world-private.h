@@ -65,7 +65,6 @@ typedef struct {
   guint32 stream_cwnd[2]; /* transport tcp or sctp: its stream's window to [0] and from [1] the
                              coordinator, bytes (0: none yet), of stream number stream_cwnd_of */
   guint32 stream_cwnd_of;
-  DlTime stream_sent[2];  /* when its last message on the stream left, by direction */
 } Node;
 
 typedef struct {
@@ -81,7 +80,6 @@ typedef struct {
                                     data channel, the head in flight and the rest behind it */
   guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
                              new connection) */
-  DlTime sent[2];         /* by the sender's side, when its last message left */
 } Link;
 
 typedef struct Msg Msg;
