@@ -4,7 +4,7 @@
 # (docs/world.md, "ns-3").
 #
 #   bench/ns3-compare/run.sh [-d DLSIM] [-t TRANSPORTS] [-c CC] [-q QBDP]
-#                            [--tol PCT] GRID...
+#                            [-x NS3_ARGS] [--tol PCT] GRID...
 #
 # GRID: single (the 60 single transfers: 10 kB, 100 kB, 1 MB, 4 MB, 40 MB;
 # 10, 100, 1000 Mbit/s; one-way latency 1, 10, 50, 100 ms), a2a (all-to-all
@@ -13,7 +13,8 @@
 # bytes).  TRANSPORTS: dlsim's [network] transport values to run, one
 # column each (default: tcp fluid); CC: ns-3's congestion control, cubic
 # (default) or newreno; QBDP: ns-3's drop-tail queues in bandwidth-delay
-# products (default 1).  With --tol, exits 1 if a case of the first
+# products (default 1); NS3_ARGS: more arguments to star.cc, e.g.
+# --ns3::TcpCubic::HyStart=false.  With --tol, exits 1 if a case of the first
 # transport is further than PCT % from ns-3.
 #
 # Prints SKIP and exits 77 (automake's skip) when libns3-dev is missing.
@@ -37,6 +38,7 @@ DLSIM=./dlsim
 TRANSPORTS="tcp fluid"
 CC=cubic
 QBDP=1
+XARGS=
 TOL=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
     -t) TRANSPORTS=$2; shift 2 ;;
     -c) CC=$2; shift 2 ;;
     -q) QBDP=$2; shift 2 ;;
+    -x) XARGS=$2; shift 2 ;;
     --tol) TOL=$2; shift 2 ;;
     -*) echo "ns3-compare: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -128,7 +131,7 @@ total=0
 worst=1
 hdr=$(printf '%-28s %10s' case "ns-3 s")
 for tr in $TRANSPORTS; do hdr+=$(printf ' %10s %7s' "$tr s" ratio); done
-echo "# ns-3 $CC, queues of $QBDP BDP; ratio = ns-3 / dlsim"
+echo "# ns-3 $CC $XARGS, queues of $QBDP BDP; ratio = ns-3 / dlsim"
 echo "$hdr   ns-3 wall"
 for c in "${cases[@]}"; do
   IFS=: read -r pat a b d e <<<"$c"
@@ -143,7 +146,7 @@ for c in "${cases[@]}"; do
   done
   t0=$(date +%s.%N)
   ns=$("$tmp/star" --pattern="$pat" --hosts="$n" --size="$bytes" --rate="${mbps}e6" --lat="$(awk -v l="$lat" 'BEGIN { print l / 1000 }')" \
-       --qbdp="$QBDP" --cc="$CC" | sed -n 's/^time //p')
+       --qbdp="$QBDP" --cc="$CC" $XARGS | sed -n 's/^time //p')
   t1=$(date +%s.%N)
   line=$(printf '%-28s %10.4f' "$c" "$ns")
   for t in $row; do line+=$(printf ' %10.4f %7.2f' "$t" "$(awk -v a="$ns" -v b="$t" 'BEGIN { print a / b }')"); done
