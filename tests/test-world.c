@@ -771,6 +771,63 @@ START_TEST (test_transport_slow_start)
 }
 END_TEST
 
+/* p1's Payloads: when each was sent and when each was received */
+typedef struct {
+  DlTime sent[3], received[3];
+  guint n_sent, n_received;
+} PayRec;
+
+static void
+pay_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  PayRec *r = ud;
+  if (o->msg_type != PROTO_MSG_PAYLOAD)
+    return;
+  if (o->kind == PROTO_OBS_SENT && node == 1 && r->n_sent < 3)
+    r->sent[r->n_sent++] = t;
+  if (o->kind == PROTO_OBS_RECEIVED && o->other == 1 && r->n_received < 3)
+    r->received[r->n_received++] = t;
+}
+
+/* A connection idle longer than its retransmission timeout starts again
+ * from the initial window; one idle less keeps its window.  Two rounds on
+ * the link of test_transport_slow_start (it stays up): round 1's Payload
+ * ends with a window of the link's bandwidth-delay product (1.25 MB, more
+ * than the Payload).  With 100 ms of training between rounds the link is
+ * idle about 154 ms, under its timeout of 300 ms (round trip + 200 ms):
+ * round 2's Payload goes at line rate (its bytes at 100 Mbit/s, the
+ * stored-and-forwarded segment, the latency).  With 500 ms of training it
+ * is idle longer: round 2 starts cold and takes what round 1 took.  Loop:
+ * short, long. */
+START_TEST (test_transport_idle_restart)
+{
+  g_autoptr (GError) e = NULL;
+  Setup s;
+  setup_none (&s, 2, 2, 250000);
+  s.cfg.transport = SIM_TRANSPORT_TCP;
+  s.cfg.latency = dl_dist_constant (DL_UNIT_DURATION, 50e6);
+  s.cfg.server_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);
+  s.cfg.uplink_bps = s.cfg.downlink_bps = 100000000;
+  s.cfg.sample_cost = _i == 0 ? DL_MS : 5 * DL_MS;   /* 100 samples: 100 or 500 ms */
+  PayRec r = { 0 };
+  SimRecorder sr = { pay_obs, NULL, NULL, NULL, &r, NULL };
+  SimWorld *w = sim_world_new (&s.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  ck_assert_uint_eq (r.n_sent, 2);
+  ck_assert_uint_eq (r.n_received, 2);
+  double c = 100e6 / 8e9, wire = 1045631, seg = 1448 + 66;
+  DlTime first = r.received[0] - r.sent[0], second = r.received[1] - r.sent[1];
+  double cold = slow_start_ns (wire, c, 100e6, 10 * seg, 2, seg) + 50e6 + ceil (seg / c);
+  ck_assert_msg (fabs ((double) first - cold) <= 3, "round 1: %" G_GINT64_FORMAT " ns, want %.0f", first, cold);
+  double want = _i == 0 ? wire / c + 50e6 + ceil (seg / c) : cold;
+  ck_assert_msg (fabs ((double) second - want) <= 3, "round 2 (idle %" G_GINT64_FORMAT " ns): %" G_GINT64_FORMAT " ns, want %.0f",
+                 r.sent[1] - r.received[0], second, want);
+  sim_world_free (w);
+  setup_clear (&s);
+}
+END_TEST
+
 /* Writes text to a file of a fresh temporary folder; returns its path. */
 static char *
 write_temp (const char *name, const char *text)
@@ -1096,6 +1153,7 @@ world_suite (void)
   tcase_add_test (tc, test_trace_parse_and_replay);
   tcase_add_test (tc, test_trace_peer_returns);
   tcase_add_loop_test (tc, test_transport_slow_start, 0, 3);
+  tcase_add_loop_test (tc, test_transport_idle_restart, 0, 2);
   tcase_add_loop_test (tc, test_bandwidth_trace_follows_the_device, 0, 2);
   tcase_add_loop_test (tc, test_trace_return_model, 0, 2);
   tcase_add_test (tc, test_fedscale_behaviour);
