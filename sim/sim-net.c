@@ -419,11 +419,21 @@ static void ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
 static void ev_flows (SimEngine *e, void *ctx, uint64_t arg);
 
 /* A node's resources in the flows: its uplink and its downlink.  The
- * coordinator's are not rate-limited. */
+ * coordinator's (PROTO_SERVER, 0: resources 0 and 1) only with
+ * [network] server_uplink or server_downlink. */
 static guint32
 node_res (SimWorld *w, ProtoNodeId id, int down)
 {
-  if (id == PROTO_SERVER || !sim_node_at (w, id))
+  if (id == PROTO_SERVER)
+    {
+      uint64_t bps = down ? w->cfg.server_downlink_bps : w->cfg.server_uplink_bps;
+      if (bps == 0)
+        return SIM_FLOWS_NONE;
+      if (!sim_flows_has_capacity (w->flows, (guint32) down))
+        sim_flows_set_capacity (w->flows, (guint32) down, bps);
+      return (guint32) down;
+    }
+  if (!sim_node_at (w, id))
     return SIM_FLOWS_NONE;
   guint32 r = 2 * (guint32) id + (guint32) down;
   if (!sim_flows_has_capacity (w->flows, r))

@@ -111,6 +111,8 @@ typedef struct {
                                    "bandwidth" stream (at least 1 kbit/s) */
   gboolean rates_drawn;
   SimWireTransport transport;       /* [network] transport: the flows' slow start (sim-net.c) */
+  uint64_t server_uplink_bps;   /* [network] server_uplink, server_downlink: the coordinator's (every */
+  uint64_t server_downlink_bps; /* server role's) links under sharing = fair (0: not rate-limited) */
   gboolean sharing_fifo;        /* [network] sharing = fifo: whole messages in turn, uplink then downlink;
                                    else fair: flows share both max-min (sim-flows.h) */
   guint64 mss_bytes;             /* a message is cut into segments of this many bytes on the wire, */
