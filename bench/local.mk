@@ -10,11 +10,24 @@ bench_libdlbench_a_SOURCES = \
 	bench/fuzz-frames.c \
 	bench/fuzz-frames.h \
 	$(NULL)
-dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh bench/simgrid-compare/validate.sh
-EXTRA_DIST += bench/simgrid-compare/a2a.c bench/simgrid-compare/pattern.c
+dist_noinst_SCRIPTS += bench/phold-compare.sh bench/scaling.sh bench/simgrid-compare/run.sh bench/simgrid-compare/validate.sh \
+	bench/ns3-compare/run.sh
+EXTRA_DIST += bench/simgrid-compare/a2a.c bench/simgrid-compare/pattern.c bench/ns3-compare/star.cc
 
 # bench/train-cost: the wall time of local training on a real data set
 # (docs/performance.md, "Training on real data"); built by make check (so that it keeps compiling) or `make bench/train-cost`
 check_PROGRAMS += bench/train-cost
 bench_train_cost_SOURCES = bench/train-cost.c
 bench_train_cost_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)
+
+# `make check-ns3`: dlsim's transport = tcp against packet-level TCP in
+# ns-3 (CUBIC) on five single transfers of the grid in docs/world.md
+# ("ns-3"), each within 10 %; about 30 s, most of it compiling star.cc.
+# Prints SKIP and passes where Debian's libns3-dev is not installed
+# (.ci/run installs it as root).
+NS3_CHECK_CASES = single:10000:100:50 single:100000:100:50 single:1000000:100:50 \
+	single:1000000:10:100 single:4000000:100:100
+check-ns3: dlsim
+	bash $(srcdir)/bench/ns3-compare/run.sh -d $(abs_builddir)/dlsim -t 'tcp fluid' --tol 10 $(NS3_CHECK_CASES); \
+	  st=$$?; test $$st -eq 0 -o $$st -eq 77
+.PHONY: check-ns3

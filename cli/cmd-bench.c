@@ -136,10 +136,11 @@ bench_scale (int argc, char **argv)
   gint64 size = 100000, seed = 1;
   g_autofree char *uplink = NULL, *downlink = NULL;
   gboolean secure = FALSE;
-  g_autofree char *version = NULL, *sharing = NULL;
+  g_autofree char *version = NULL, *sharing = NULL, *transport = NULL;
   GOptionEntry entries[] = {
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, bench_scale_version_doc, "V" },
     { "sharing", 0, 0, G_OPTION_ARG_STRING, &sharing, "the network's bandwidth model: fair (default) or fifo", "MODEL" },
+    { "transport", 0, 0, G_OPTION_ARG_STRING, &transport, "[network] transport: fluid (default), tcp or sctp", "T" },
     { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 3)", "R" },
     { "min-participants", 0, 0, G_OPTION_ARG_INT, &min_participants,
@@ -175,6 +176,15 @@ bench_scale (int argc, char **argv)
       cli_error ("bench scale", "--sharing: '%s': expected fair or fifo", sharing);
       return CLI_EXIT_USAGE;
     }
+  static const char *const transports[] = { "fluid", "tcp", "sctp" };   /* SimWireTransport's order */
+  guint tr = 0;
+  while (transport && tr < G_N_ELEMENTS (transports) && strcmp (transport, transports[tr]) != 0)
+    tr++;
+  if (tr == G_N_ELEMENTS (transports))
+    {
+      cli_error ("bench scale", "--transport: '%s': expected fluid, tcp or sctp", transport);
+      return CLI_EXIT_USAGE;
+    }
   BenchScaleParams bp = {
     .version = version, .peers = (guint) peers, .min_participants = (guint) min_participants,
     .rounds = (guint) rounds, .model_size = (gsize) size, .seed = (guint64) seed, .secure = secure,
@@ -187,6 +197,7 @@ bench_scale (int argc, char **argv)
       sim_world_config_clear (&cfg);
       return CLI_EXIT_USAGE;
     }
+  cfg.transport = (SimWireTransport) tr;
   struct { const char *opt, *text; uint64_t *dst; } rates[] = {
     { "--uplink", uplink, &cfg.uplink_bps }, { "--downlink", downlink, &cfg.downlink_bps },
   };
@@ -210,9 +221,9 @@ bench_scale (int argc, char **argv)
   double wall = rr.wall_seconds;
   char b[DL_TIME_STR_LEN];
   printf ("scale: version=%s peers=%d min_participants=%u rounds=%d model_size=%" G_GINT64_FORMAT
-          " floats aggregation=%s sharing=%s\n",
+          " floats aggregation=%s sharing=%s transport=%s\n",
           bench_config_version_name (&cfg), peers, cfg.proto.min_participants, rounds, size,
-          secure ? "secure" : "mean", cfg.sharing_fifo ? "fifo" : "fair");
+          secure ? "secure" : "mean", cfg.sharing_fifo ? "fifo" : "fair", transports[tr]);
   printf ("outcome %s, rounds completed %u, peers finished %u, sim time %s\n",
           sim_outcome_name (r->outcome), r->rounds_completed, r->peers_finished, dl_time_format (r->end, b));
   printf ("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " messages, %.3f GB on the wire, "

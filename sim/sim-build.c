@@ -252,6 +252,11 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->downlink_bps == 0)
     return BAD ("network", "downlink", "must be more than 0");
   c->sharing_fifo = strcmp (V ("network", "sharing"), "fifo") == 0;
+  dl_parse_rate (V ("network", "server_uplink"), &c->server_uplink_bps, NULL);
+  dl_parse_rate (V ("network", "server_downlink"), &c->server_downlink_bps, NULL);
+  c->transport = strcmp (V ("network", "transport"), "tcp") == 0    ? SIM_TRANSPORT_TCP
+                 : strcmp (V ("network", "transport"), "sctp") == 0 ? SIM_TRANSPORT_SCTP
+                                                                     : SIM_TRANSPORT_FLUID;
   dl_parse_size (V ("network", "mss"), &c->mss_bytes, NULL);
   if (c->mss_bytes == 0 || c->mss_bytes > 1 << 20)
     return BAD ("network", "mss", "must be between 1B and 1MiB");

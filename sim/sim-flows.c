@@ -16,10 +16,27 @@
  * completion in the heap: nothing about it changes (lazy, as SimGrid's
  * selective update of its LMM).
  *
- * Not modelled: anything below the fluid model.  No slow start, no
- * congestion window, no loss, no header bytes: a flow gets its fair share
- * from its first byte (SimGrid's CM02 model without its TCP factors).
- * Time is integer ns; a completion is rounded up to the next ns. */
+ * Slow start (sim_flows_add_window): a flow with a round trip and a
+ * congestion window is also capped at window / round trip, a limit of its
+ * own in the filling (a capped flow is fixed at its cap when that is
+ * below every share it could get).  The window grows every round trip,
+ * doubling or as the caller says (x growth - lag: TCP with a delayed ACK
+ * at each round's end goes 10, 19, 37, 73 segments) (a ramp event: the
+ * flow's component is re-solved then) until the flow
+ * gets less than its cap (it has reached its share) or everything it has
+ * left fits in its window (the last round goes at the share, as TCP's
+ * last burst goes at line rate); from then on it is a flow without a
+ * cap.  So in round k it moves its window's bytes, as TCP's burst and
+ * wait do, and the ramp costs at most log_growth(bytes / initial
+ * window) re-solves.
+ *
+ * Not modelled: anything else below the fluid model.  No loss, no
+ * congestion avoidance after slow start (a flow at its share keeps its
+ * share, whatever the others do), no delayed ACKs, no queueing delay in
+ * the round trip, no header bytes (the caller adds them); without a
+ * window a flow gets its fair share from its first byte (SimGrid's CM02
+ * model without its TCP factors).  Time is integer ns; a completion is
+ * rounded up to the next ns. */
 #include "config.h"
 
 #include "sim/sim-flows.h"
@@ -31,16 +48,31 @@
 typedef struct {
   double rem;           /* bytes left at t_upd */
   double rate;          /* bytes per ns since t_upd (0: not solved yet) */
-  DlTime t_upd, t_end;  /* t_end: when it completes at that rate (in the heap) */
+  DlTime t_upd, t_end;  /* t_end: its next event at that rate, its completion or (ramp)
+                           its window's doubling (its key in the heap) */
   guint64 user;
   guint64 seq;          /* the order of adding: ties at one completion time */
   guint32 res[2];
   guint32 next[2], prev[2];  /* in the list of res[k] */
   guint32 stamp;        /* its entry in the completion heap (older ones are stale) */
-  gboolean live;        /* added and not popped */
   guint32 mark;         /* the solve that last visited it */
-  gboolean fixed;       /* in the solve under way: its rate is set */
+  guint32 win;          /* its window (FlowWin), NONE: none */
+  guint8 live : 1;      /* added and not popped */
+  guint8 fixed : 1;     /* in the solve under way: its rate is set */
+  guint8 ramping : 1;   /* in slow start: capped at its window / round trip */
+  guint8 capped : 1;    /* in the last solve: fixed at its cap */
+  guint8 ramp : 1;      /* t_end is its window's growth, not its completion */
 } Flow;
+
+/* A flow's window, apart so that a flow without one costs no more (a
+ * million flows are in flight at 1 000 peers). */
+typedef struct {
+  double cwnd;          /* bytes */
+  DlTime rtt;
+  DlTime t_ramp;        /* in slow start: when it grows next */
+  float growth;         /* every round trip: x growth - lag */
+  guint32 lag;          /* (free: the next free one) */
+} FlowWin;
 
 typedef struct {
   double cap;           /* bytes per ns; 0: not set */
@@ -52,9 +84,11 @@ typedef struct {
   guint32 unfixed;      /* in a solve: its flows not yet fixed */
 } Res;
 
+/* a resource's share, or (flow set) a ramping flow's cap */
 typedef struct {
   double share;
   guint32 res;
+  guint32 flow;         /* a flow's index + 1 (0: a resource) */
 } ResKey;
 
 /* a completion heap entry (see "the completion heap") */
@@ -68,6 +102,8 @@ typedef struct {
 struct SimFlows {
   GArray *flows;        /* Flow, by index; a free one is on the free list */
   guint32 free;         /* first free flow (its next[0] the next), NONE */
+  GArray *wins;         /* FlowWin, by index; free ones listed from free_win */
+  guint32 free_win;
   GArray *res;          /* Res, by resource id */
   GArray *dirty;        /* guint32: resources with dirty set */
   GArray *heap;         /* HeapEnt: completions by (t_end, seq) */
@@ -86,6 +122,12 @@ flow_at (SimFlows *f, guint32 i)
   return &g_array_index (f->flows, Flow, i);
 }
 
+static inline FlowWin *
+win_of (SimFlows *f, const Flow *x)
+{
+  return &g_array_index (f->wins, FlowWin, x->win);
+}
+
 static inline Res *
 res_at (SimFlows *f, guint32 r)
 {
@@ -98,6 +140,8 @@ sim_flows_new (void)
   SimFlows *f = g_new0 (SimFlows, 1);
   f->flows = g_array_new (FALSE, TRUE, sizeof (Flow));   /* zeroed: a new record's stamp is 0 */
   f->free = NONE;
+  f->wins = g_array_new (FALSE, FALSE, sizeof (FlowWin));
+  f->free_win = NONE;
   f->res = g_array_new (FALSE, TRUE, sizeof (Res));
   f->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
@@ -113,6 +157,7 @@ sim_flows_free (SimFlows *f)
   if (!f)
     return;
   g_array_unref (f->flows);
+  g_array_unref (f->wins);
   g_array_unref (f->res);
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
@@ -277,6 +322,13 @@ mark_dirty (SimFlows *f, guint32 r)
 void
 sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user)
 {
+  sim_flows_add_window (f, now, res_a, res_b, bytes, user, NULL);
+}
+
+void
+sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
+                      const SimFlowsWindow *win)
+{
   g_return_if_fail (bytes > 0 && (res_a != NONE || res_b != NONE) && res_a != res_b);
   guint32 i;
   if (f->free != NONE)
@@ -292,7 +344,25 @@ sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 by
   Flow *x = flow_at (f, i);
   guint32 stamp = x->stamp;   /* a reused record's stale entries stay stale */
   *x = (Flow) { .rem = (double) bytes, .t_upd = now, .t_end = DL_TIME_NEVER, .user = user, .seq = f->seq++,
-                .res = { res_a, res_b }, .live = TRUE, .stamp = stamp };
+                .res = { res_a, res_b }, .live = TRUE, .stamp = stamp, .win = NONE };
+  if (win && win->rtt_ns > 0 && win->cwnd_bytes > 0)
+    {
+      if (f->free_win != NONE)
+        {
+          x->win = f->free_win;
+          f->free_win = win_of (f, x)->lag;
+        }
+      else
+        {
+          x->win = f->wins->len;
+          g_array_set_size (f->wins, x->win + 1);
+        }
+      *win_of (f, x) = (FlowWin) { .cwnd = (double) win->cwnd_bytes, .rtt = win->rtt_ns,
+                                   .t_ramp = dl_time_add (now, win->rtt_ns),
+                                   .growth = win->growth > 1 ? (float) win->growth : 2,
+                                   .lag = (guint32) MIN (win->lag_bytes, G_MAXUINT32) };
+      x->ramping = bytes > win->cwnd_bytes;   /* (else it all goes in its first window) */
+    }
   for (int k = 0; k < 2; k++)
     {
       x->next[k] = x->prev[k] = NONE;
@@ -344,6 +414,13 @@ unlink_flow (SimFlows *f, guint32 i)
       mark_dirty (f, r);
     }
   x->live = FALSE;
+  if (x->win != NONE)
+    {
+      win_of (f, x)->lag = f->free_win;
+      f->free_win = x->win;
+      x->win = NONE;
+    }
+  x->ramping = FALSE;
   x->next[0] = f->free;
   f->free = i;
   f->live--;
@@ -356,19 +433,54 @@ sim_flows_next (const SimFlows *f)
   return f->heap->len ? g_array_index (f->heap, HeapEnt, 0).t_end : DL_TIME_NEVER;
 }
 
+/* A ramp event of flow i: its window doubles, and its component is
+ * re-solved at the next update (which gives it its next event). */
+static void
+ramp (SimFlows *f, guint32 i)
+{
+  Flow *x = flow_at (f, i);
+  FlowWin *v = win_of (f, x);
+  v->cwnd = MAX (v->cwnd, v->cwnd * (double) v->growth - (double) v->lag);
+  v->t_ramp = dl_time_add (v->t_ramp, v->rtt);
+  x->t_end = DL_TIME_NEVER;   /* no event in the heap until the update */
+  x->ramp = FALSE;
+  for (int k = 0; k < 2; k++)
+    if (x->res[k] != NONE)
+      mark_dirty (f, x->res[k]);
+}
+
 gboolean
 sim_flows_pop (SimFlows *f, DlTime now, guint64 *user)
 {
-  if (f->heap->len == 0)
-    return FALSE;
-  HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
-  if (top.t_end > now)
-    return FALSE;
-  *user = flow_at (f, top.flow)->user;
-  heap_pop_top (f);
-  unlink_flow (f, top.flow);
-  heap_clean (f);
-  return TRUE;
+  return sim_flows_pop_window (f, now, user, NULL);
+}
+
+gboolean
+sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes)
+{
+  for (;;)
+    {
+      if (f->heap->len == 0)
+        return FALSE;
+      HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
+      if (top.t_end > now)
+        return FALSE;
+      Flow *x = flow_at (f, top.flow);
+      heap_pop_top (f);
+      if (x->ramp)
+        {
+          ramp (f, top.flow);
+          heap_clean (f);
+          continue;
+        }
+      *user = x->user;
+      if (cwnd_bytes)
+        *cwnd_bytes = x->win == NONE ? 0
+                      : (guint64) MAX (win_of (f, x)->cwnd, x->ramping ? 0 : x->rate * (double) win_of (f, x)->rtt);
+      unlink_flow (f, top.flow);
+      heap_clean (f);
+      return TRUE;
+    }
 }
 
 guint
@@ -392,16 +504,20 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
 
 /* ---------------------------------------------------------------- the solve */
 
+/* by share; at one share a flow's cap before a resource, then by index */
 static inline gboolean
 key_before (const ResKey *a, const ResKey *b)
 {
-  return a->share < b->share || (a->share == b->share && a->res < b->res);
+  if (a->share != b->share)
+    return a->share < b->share;
+  if ((a->flow != 0) != (b->flow != 0))
+    return a->flow != 0;
+  return a->flow != 0 ? a->flow < b->flow : a->res < b->res;
 }
 
 static void
-rheap_push (SimFlows *f, double share, guint32 r)
+rheap_push_key (SimFlows *f, ResKey k)
 {
-  ResKey k = { share, r };
   g_array_append_val (f->rheap, k);
   ResKey *h = (ResKey *) (void *) f->rheap->data;
   guint pos = f->rheap->len - 1;
@@ -414,6 +530,12 @@ rheap_push (SimFlows *f, double share, guint32 r)
       pos = parent;
     }
   h[pos] = k;
+}
+
+static void
+rheap_push (SimFlows *f, double share, guint32 r)
+{
+  rheap_push_key (f, (ResKey) { share, r, 0 });
 }
 
 static ResKey
@@ -461,15 +583,13 @@ end_time (DlTime now, double rem, double rate)
   return now + (DlTime) dt;
 }
 
-void
-sim_flows_update (SimFlows *f, DlTime now)
+/* The components that hold a dirty resource, in a breadth-first walk:
+ * their resources in comp_res, their flows in comp_flows. */
+static void
+collect_components (SimFlows *f, guint32 epoch)
 {
-  if (f->dirty->len == 0)
-    return;
-  guint32 epoch = ++f->epoch;
   g_array_set_size (f->comp_res, 0);
   g_array_set_size (f->comp_flows, 0);
-  /* the components that hold a dirty resource, in a breadth-first walk */
   for (guint i = 0; i < f->dirty->len; i++)
     {
       guint32 r = g_array_index (f->dirty, guint32, i);
@@ -504,16 +624,32 @@ sim_flows_update (SimFlows *f, DlTime now)
           j = nx;
         }
     }
-  /* bytes left now, at the rates they had */
-  for (guint i = 0; i < f->comp_flows->len; i++)
+}
+
+/* Fixes flow y at rate: it leaves the resources it crosses but skip (the
+ * one being saturated, or NONE). */
+static void
+fix_flow (SimFlows *f, Flow *y, double rate, guint32 skip)
+{
+  y->fixed = TRUE;
+  y->rate = rate;
+  for (int k = 0; k < 2; k++)
     {
-      Flow *x = flow_at (f, g_array_index (f->comp_flows, guint32, i));
-      if (x->rate > 0)
-        x->rem = MAX (0.0, x->rem - x->rate * (double) (now - x->t_upd));
-      x->t_upd = now;
-      x->fixed = FALSE;
+      guint32 o = y->res[k];
+      if (o != NONE && o != skip)
+        {
+          Res *z = res_at (f, o);
+          z->left -= rate;
+          z->unfixed--;
+        }
     }
-  /* progressive filling */
+}
+
+/* Progressive filling of the component, with each ramping flow's cap as
+ * a limit of its own. */
+static void
+fill (SimFlows *f)
+{
   g_array_set_size (f->rheap, 0);
   for (guint i = 0; i < f->comp_res->len; i++)
     {
@@ -524,9 +660,26 @@ sim_flows_update (SimFlows *f, DlTime now)
       if (x->unfixed)
         rheap_push (f, res_share (x), r);
     }
+  for (guint i = 0; i < f->comp_flows->len; i++)
+    {
+      guint32 j = g_array_index (f->comp_flows, guint32, i);
+      Flow *y = flow_at (f, j);
+      if (y->ramping)
+        rheap_push_key (f, (ResKey) { win_of (f, y)->cwnd / (double) win_of (f, y)->rtt, NONE, j + 1 });
+    }
   while (f->rheap->len)
     {
       ResKey k = rheap_pop (f);
+      if (k.flow)
+        {
+          Flow *y = flow_at (f, k.flow - 1);
+          if (!y->fixed)
+            {
+              fix_flow (f, y, k.share, NONE);
+              y->capped = TRUE;
+            }
+          continue;
+        }
       Res *x = res_at (f, k.res);
       if (x->unfixed == 0)
         continue;
@@ -541,29 +694,47 @@ sim_flows_update (SimFlows *f, DlTime now)
           Flow *y = flow_at (f, j);
           int side = y->res[0] == k.res ? 0 : 1;
           if (!y->fixed)
-            {
-              y->fixed = TRUE;
-              y->rate = share;
-              guint32 o = y->res[1 - side];
-              if (o != NONE)
-                {
-                  Res *z = res_at (f, o);
-                  z->left -= share;
-                  z->unfixed--;
-                }
-            }
+            fix_flow (f, y, share, k.res);
           j = y->next[side];
         }
       x->unfixed = 0;
     }
+}
+
+void
+sim_flows_update (SimFlows *f, DlTime now)
+{
+  if (f->dirty->len == 0)
+    return;
+  collect_components (f, ++f->epoch);
+  /* bytes left now, at the rates they had; a ramping flow whose bytes
+   * left fit in its window sends them at its share */
+  for (guint i = 0; i < f->comp_flows->len; i++)
+    {
+      Flow *x = flow_at (f, g_array_index (f->comp_flows, guint32, i));
+      if (x->rate > 0)
+        x->rem = MAX (0.0, x->rem - x->rate * (double) (now - x->t_upd));
+      x->t_upd = now;
+      x->fixed = x->capped = FALSE;
+      if (x->ramping && x->rem <= win_of (f, x)->cwnd)
+        x->ramping = FALSE;
+    }
+  fill (f);
+  /* a ramping flow below its cap has reached its share: slow start ends */
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *x = flow_at (f, j);
+      if (x->ramping && !x->capped)
+        x->ramping = FALSE;
       DlTime end = end_time (now, x->rem, x->rate);
-      if (end != x->t_end)
+      gboolean ramp_first = x->ramping && win_of (f, x)->t_ramp < end;
+      if (ramp_first)
+        end = win_of (f, x)->t_ramp;
+      if (end != x->t_end || ramp_first != (gboolean) x->ramp)
         {
           x->t_end = end;
+          x->ramp = ramp_first;
           heap_push (f, j);
         }
     }
@@ -602,7 +773,7 @@ sim_flows_check (SimFlows *f, GString *why)
       Flow *x = flow_at (f, i);
       if (!x->live || x->t_end == DL_TIME_NEVER)
         continue;
-      gboolean bottleneck = FALSE;
+      gboolean bottleneck = x->ramping && x->rate >= win_of (f, x)->cwnd / (double) win_of (f, x)->rtt * (1 - 1e-9);
       for (int k = 0; k < 2; k++)
         {
           guint32 r = x->res[k];

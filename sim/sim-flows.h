@@ -46,17 +46,43 @@ gboolean sim_flows_has_capacity (const SimFlows *f, guint32 res);
  * sim_flows_pop.  Its rate is set by the next sim_flows_update. */
 void sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user);
 
+/* A flow's slow start (sim_flows_add_window). */
+typedef struct {
+  DlTime rtt_ns;        /* its round trip */
+  guint64 cwnd_bytes;   /* the window it starts with */
+  double growth;        /* the window's factor every round trip (0: 2, doubling) */
+  guint64 lag_bytes;    /* then taken off it (a round's last ACK, delayed: 0 none) */
+} SimFlowsWindow;
+
+/* sim_flows_add with slow start: the flow's rate is also capped at
+ * cwnd_bytes / rtt_ns (win NULL, or either 0: as sim_flows_add), and the
+ * window grows every rtt_ns from now (to cwnd x growth - lag_bytes, at
+ * least cwnd) until the flow gets less than that cap (it has reached its
+ * share) or its bytes left fit in the window; from then on it has no
+ * cap.  Each growth is an event of its own (sim_flows_next counts it,
+ * sim_flows_pop handles it). */
+void sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
+                           const SimFlowsWindow *win);
+
 /* Re-solves the shares of the components that changed since the last
  * update (flows added or popped, a capacity changed). */
 void sim_flows_update (SimFlows *f, DlTime now);
 
-/* The earliest completion time, DL_TIME_NEVER when no flow is in progress
- * (a flow added since the last update is not counted). */
+/* The earliest completion time, or a window's doubling, DL_TIME_NEVER
+ * when no flow is in progress (a flow added since the last update is not
+ * counted). */
 DlTime sim_flows_next (const SimFlows *f);
 
 /* A flow that completes at or before now, if any (TRUE, *user set): in the
- * order of completion time, then of adding. */
+ * order of completion time, then of adding.  The windows' doublings due
+ * by now are made on the way (their flows are re-solved by the next
+ * sim_flows_update). */
 gboolean sim_flows_pop (SimFlows *f, DlTime now, guint64 *user);
+
+/* sim_flows_pop, and (cwnd_bytes, if not NULL) the flow's window at its
+ * end: its last window, or once it had reached its share that share's
+ * bytes per round trip if more (0: a flow without a window). */
+gboolean sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes);
 
 /* Ends every flow over res at once, finished or not (a crashed sender's
  * uplink), and appends their users to `users` (guint64), in the order they

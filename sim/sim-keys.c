@@ -24,7 +24,7 @@
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
-  K_REGIONS, K_OPT_DIST_DUR, K_SIZE, K_REPLICATION, K_SHARING, K_DIST_RATE,
+  K_REGIONS, K_OPT_DIST_DUR, K_SIZE, K_REPLICATION, K_SHARING, K_TRANSPORT, K_DIST_RATE,
   K_FAMILY_KEYS,   /* not a key: where the families' keys go in the listing */
 } Kind;
 
@@ -87,6 +87,9 @@ static const KeySpec keys[] = {
   { "network", "uplink", "20Mbps", K_DIST_RATE, "per-peer uplink: a rate, or a distribution each peer draws its own from (e.g. uniform(10Mbps, 100Mbps))" },
   { "network", "downlink", "100Mbps", K_DIST_RATE, "per-peer downlink: a rate or a distribution, as uplink" },
   { "network", "sharing", "fair", K_SHARING, "fair | fifo: fair: every message is a flow, concurrent flows share the sender's uplink and the receiver's downlink max-min fairly; fifo: whole message after whole message, uplink then downlink (docs/world.md)" },
+  { "network", "transport", "fluid", K_TRANSPORT, "fluid | tcp | sctp: with sharing = fair, fluid: a flow has its share from its first byte; tcp: every message is a flow with TCP's slow start (initial window 10 segments, doubled every round trip of twice the latency until the flow reaches its share; a connection idle longer than its retransmission timeout, or new, starts again from it); sctp: WebRTC's, peer links with SCTP's slow start (initial window 3 segments: RFC 4960's min(4 MTU, max(2 MTU, 4380 bytes))), the coordinator stream with TCP's (docs/world.md)" },
+  { "network", "server_uplink", "0", K_RATE, "with sharing = fair: the coordinator's uplink (FedAvg's server, every server role's, one for all replicas), which its flows share max-min as a peer's do; 0: not rate-limited (the default)" },
+  { "network", "server_downlink", "0", K_RATE, "with sharing = fair: the coordinator's downlink, as server_uplink; 0: not rate-limited (the default)" },
   { "network", "bandwidth_trace", "", K_PATH, "CSV peer,time,uplink,downlink with that header line first (time: seconds or a duration; rates as uplink): from each row's time on, that peer's uplink and downlink have its rates (before its first row: uplink, downlink or peers.capacity); sharing = fair re-solves the flows in progress then, under fifo the message on the link goes on at the new rate (docs/world.md); a peer's rows in time order; not in the testbed; empty: none" },
   { "network", "mss", "1448B", K_SIZE, "bytes of a message in one segment on the wire (TCP's MSS over a 1500-byte MTU with timestamps)" },
   { "network", "header_bytes", "66B", K_SIZE, "bytes each segment adds on the wire (Ethernet 14, IPv4 20, TCP with timestamps 32); 0: messages cost only their own bytes" },
@@ -554,6 +557,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
       if (strcmp (v, "fair") == 0 || strcmp (v, "fifo") == 0)
         return TRUE;
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected fair or fifo", v);
+      return FALSE;
+    case K_TRANSPORT:
+      if (strcmp (v, "fluid") == 0 || strcmp (v, "tcp") == 0 || strcmp (v, "sctp") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected fluid, tcp or sctp", v);
       return FALSE;
     case K_REPLICATION:
       if (strcmp (v, "raft") == 0 || strcmp (v, "primary-backup") == 0)

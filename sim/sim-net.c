@@ -10,6 +10,9 @@
  *   it has left.  DISCO opens a channel per peer pair and sends every
  *   Payload of a round at once (exchangeWeightUpdates: payloads.forEach),
  *   so a round's Payloads are concurrent flows.
+ *   With [network] transport = tcp or sctp, each flow also has slow start
+ *   (sim_flows_add_window): the window it starts with is its channel's
+ *   connection's (conn_window: the initial window on a new or idle one).
  * - fifo: a message occupies the sender's uplink (FIFO, at its rate), then
  *   propagation latency, then the receiver's downlink (FIFO, at its rate):
  *   whole message after whole message, which makes all-to-all rounds up
@@ -416,11 +419,21 @@ static void ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
 static void ev_flows (SimEngine *e, void *ctx, uint64_t arg);
 
 /* A node's resources in the flows: its uplink and its downlink.  The
- * coordinator's are not rate-limited. */
+ * coordinator's (PROTO_SERVER, 0: resources 0 and 1) only with
+ * [network] server_uplink or server_downlink. */
 static guint32
 node_res (SimWorld *w, ProtoNodeId id, int down)
 {
-  if (id == PROTO_SERVER || !sim_node_at (w, id))
+  if (id == PROTO_SERVER)
+    {
+      uint64_t bps = down ? w->cfg.server_downlink_bps : w->cfg.server_uplink_bps;
+      if (bps == 0)
+        return SIM_FLOWS_NONE;
+      if (!sim_flows_has_capacity (w->flows, (guint32) down))
+        sim_flows_set_capacity (w->flows, (guint32) down, bps);
+      return (guint32) down;
+    }
+  if (!sim_node_at (w, id))
     return SIM_FLOWS_NONE;
   guint32 r = 2 * (guint32) id + (guint32) down;
   if (!sim_flows_has_capacity (w->flows, r))
@@ -471,12 +484,106 @@ channel_queue (SimWorld *w, const Msg *m, Link *l, Msg ***tail)
 
 static void flow_start (SimWorld *w, Msg *m);
 
-/* m has left: its latency, its channel's order, its delivery; and the next
- * message on its channel goes */
-static void
-flow_done (SimWorld *w, Msg *m, DlTime now, Link *l)
+/* ---------------------------------------------------------------- slow start */
+
+/* m's connection under transport tcp or sctp: its window (0: a new
+ * connection), kept by the link's sending side or by the peer's stream
+ * and direction (a window of an earlier stream is not this one's); FALSE
+ * for a channel with no record. */
+static gboolean
+conn_state (SimWorld *w, const Msg *m, Link *l, guint32 **cwnd)
 {
-  DlTime t = dl_time_add (now, m->wire_done);
+  if (m->via == PROTO_VIA_LINK)
+    {
+      if (!l)
+        l = sim_link_get (w, m->from, m->to, FALSE);
+      if (!l)
+        return FALSE;
+      *cwnd = &l->cwnd[sim_link_side (m->from, m->to)];
+      return TRUE;
+    }
+  Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
+  if (!n)
+    return FALSE;
+  if (n->stream_cwnd_of != n->stream)
+    {
+      n->stream_cwnd_of = n->stream;   /* a new stream: a new connection */
+      n->stream_cwnd[0] = n->stream_cwnd[1] = 0;
+    }
+  *cwnd = &n->stream_cwnd[m->to == PROTO_SERVER ? 0 : 1];
+  return TRUE;
+}
+
+/* SCTP on a peer link (transport = sctp: WebRTC's data channels), else
+ * TCP (a WebSocket, or transport = tcp) */
+static gboolean
+conn_is_sctp (const SimWorld *w, const Msg *m)
+{
+  return w->cfg.transport == SIM_TRANSPORT_SCTP && m->via == PROTO_VIA_LINK;
+}
+
+/* The slow start of m's flow (FALSE: none, fluid): it starts with the
+ * initial window on a new connection or one idle longer than its
+ * retransmission timeout (Linux's tcp_slow_start_after_idle; RFC 4960
+ * §7.2.1 for SCTP), else with the window its connection had.  Its last
+ * message left when it arrived (channel_last) less half a round trip.  Segments
+ * are counted in wire bytes (mss plus header_bytes).
+ * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
+ *   less the segment whose ACK the receiver delays at each round's end
+ *   (10, 19, 37, 73: what ns-3's delayed ACKs give, docs/world.md); a
+ *   timeout of the round trip plus Linux's 200 ms minimum.
+ * - SCTP: min(4 MTU, max(2 MTU, 4 380 bytes)); at most one MTU more per
+ *   SACK and a SACK every second packet (RFC 4960 §7.2.1, §6.2): x 1.5
+ *   every round trip; RFC 4960's minimum timeout of 1 s. */
+static gboolean
+conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlowsWindow *win)
+{
+  if (w->cfg.transport == SIM_TRANSPORT_FLUID || rtt <= 0)
+    return FALSE;
+  guint64 seg = w->cfg.mss_bytes + w->cfg.header_bytes;
+  gboolean sctp = conn_is_sctp (w, m);
+  guint64 iw = sctp ? MIN (4 * seg, MAX (2 * seg, 4380)) : 10 * seg;
+  DlTime rto = sctp ? MAX (DL_S, rtt) : rtt + 200 * DL_MS;
+  *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg };
+  if (!l && m->via == PROTO_VIA_LINK)
+    l = sim_link_get (w, m->from, m->to, FALSE);   /* (channel_last keeps a link's in it) */
+  guint32 *cwnd;
+  if (conn_state (w, m, l, &cwnd) && *cwnd != 0 && now - (*channel_last (w, m, l) - rtt / 2) <= rto)
+    win->cwnd_bytes = MAX (iw, *cwnd);
+  return TRUE;
+}
+
+/* Under tcp or sctp, what the switch between the sender's uplink and the
+ * receiver's downlink adds: it forwards a packet once it has it whole,
+ * so m's last segment crosses the downlink after it has left the uplink
+ * (a fluid flow counts its bytes on both links at once). */
+static DlTime
+store_and_forward (const SimWorld *w, const Msg *m)
+{
+  Node *dst = w->cfg.transport == SIM_TRANSPORT_FLUID ? NULL : sim_node_at ((SimWorld *) w, m->to);
+  if (!dst || m->to == PROTO_SERVER || m->from == PROTO_SERVER)
+    return 0;
+  return tx_time (MIN (wire_bytes (w, m->bytes), w->cfg.mss_bytes + w->cfg.header_bytes), dst->down_bps);
+}
+
+/* m's flow has left with window cwnd: its connection keeps it */
+static void
+conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd)
+{
+  guint32 *c;
+  if (cwnd > 0 && conn_state (w, m, l, &c))
+    *c = (guint32) MIN (cwnd, G_MAXUINT32);
+}
+
+/* ---------------------------------------------------------------- flows */
+
+/* m has left (with window cwnd, 0: none): its latency, its channel's
+ * order, its delivery; and the next message on its channel goes */
+static void
+flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
+{
+  conn_sent (w, m, l, cwnd);
+  DlTime t = dl_time_add (now, dl_time_add (m->wire_done, store_and_forward (w, m)));
   m->wire_done = now;
   Msg **tail = NULL;
   Msg **q = channel_queue (w, m, l, &tail);
@@ -510,10 +617,14 @@ flow_start (SimWorld *w, Msg *m)
   guint32 up = node_res (w, m->from, 0), down = node_res (w, m->to, 1);
   if (up == SIM_FLOWS_NONE && down == SIM_FLOWS_NONE)
     {
-      flow_done (w, m, sim_engine_now (w->engine), NULL);   /* coordinator to a node not there: no limit */
+      flow_done (w, m, sim_engine_now (w->engine), NULL, 0);   /* coordinator to a node not there: no limit */
       return;
     }
-  sim_flows_add (w->flows, sim_engine_now (w->engine), up, down, wire_bytes (w, m->bytes), (uint64_t) (uintptr_t) m);
+  /* the round trip: the latency m pays, both ways (wire_done holds it) */
+  DlTime now = sim_engine_now (w->engine), rtt = dl_time_add (m->wire_done, m->wire_done);
+  SimFlowsWindow win;
+  gboolean ss = conn_window (w, m, NULL, now, rtt, &win);
+  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), (uint64_t) (uintptr_t) m, ss ? &win : NULL);
   flows_tick_now (w);
 }
 
@@ -524,11 +635,11 @@ ev_flows (SimEngine *e, void *ctx, uint64_t arg)
   DlTime now = sim_engine_now (e);
   w->flows_ev = SIM_EVENT_NONE;
   w->flows_ticking = TRUE;
-  guint64 u;
-  while (sim_flows_pop (w->flows, now, &u))
+  guint64 u, cwnd;
+  while (sim_flows_pop_window (w->flows, now, &u, &cwnd))
     {
       Msg *m = (Msg *) (uintptr_t) u;
-      flow_done (w, m, now, m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL);
+      flow_done (w, m, now, m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL, cwnd);
     }
   sim_flows_update (w->flows, now);
   w->flows_ticking = FALSE;
@@ -935,6 +1046,7 @@ ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
   if (!l->obj[0] || !l->obj[1] || na->status != NODE_ONLINE || nb->status != NODE_ONLINE)
     return;
   l->up = TRUE;
+  l->cwnd[0] = l->cwnd[1] = 0;   /* a new connection starts cold */
   sim_fact (w, a, b, "link-up", NULL);
   ProtoInput in = { .kind = PROTO_IN_LINK_UP, .from = b };
   sim_dispatch_peer (w, na, &in);

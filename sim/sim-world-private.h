@@ -62,6 +62,9 @@ typedef struct {
   struct Msg *stream_q[2], *stream_q_tail[2];  /* sharing = fair: its coordinator stream's messages
                                                   to [0] and from [1] the coordinator, the head in
                                                   flight and the rest behind it (one WebSocket) */
+  guint32 stream_cwnd[2]; /* transport tcp or sctp: its stream's window to [0] and from [1] the
+                             coordinator, bytes (0: none yet), of stream number stream_cwnd_of */
+  guint32 stream_cwnd_of;
 } Node;
 
 typedef struct {
@@ -75,6 +78,8 @@ typedef struct {
                              what it sent before the close to leave (sim-net.c) */
   struct Msg *q[2], *q_tail[2];  /* sharing = fair: by the sender's side, its messages on the link's
                                     data channel, the head in flight and the rest behind it */
+  guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
+                             new connection) */
 } Link;
 
 typedef struct Msg Msg;

@@ -19,6 +19,15 @@
 
 G_BEGIN_DECLS
 
+/* [network] transport: fluid flows (a flow has its share from its first
+ * byte), or slow start as TCP does on every channel, or as WebRTC does
+ * (SCTP on peer links, TCP on the coordinator's WebSocket). */
+typedef enum {
+  SIM_TRANSPORT_FLUID,
+  SIM_TRANSPORT_TCP,
+  SIM_TRANSPORT_SCTP,
+} SimWireTransport;
+
 typedef enum {
   SIM_ACT_JOIN,       /* a = peer; value = speed (0: from [peers] speed) */
   SIM_ACT_LEAVE,      /* a = peer: graceful, the coordinator sees it at once */
@@ -101,6 +110,9 @@ typedef struct {
   DlDist uplink, downlink;      /* with rates_drawn: each peer draws its own rates once, from its
                                    "bandwidth" stream (at least 1 kbit/s) */
   gboolean rates_drawn;
+  SimWireTransport transport;       /* [network] transport: the flows' slow start (sim-net.c) */
+  uint64_t server_uplink_bps;   /* [network] server_uplink, server_downlink: the coordinator's (every */
+  uint64_t server_downlink_bps; /* server role's) links under sharing = fair (0: not rate-limited) */
   gboolean sharing_fifo;        /* [network] sharing = fifo: whole messages in turn, uplink then downlink;
                                    else fair: flows share both max-min (sim-flows.h) */
   guint64 mss_bytes;             /* a message is cut into segments of this many bytes on the wire, */

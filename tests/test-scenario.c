@@ -207,6 +207,39 @@ START_TEST (test_stragglers_exact_count)
 }
 END_TEST
 
+/* [network] transport and server_uplink/server_downlink: what they build
+ * (default fluid and unlimited), and a bad transport named by its key. */
+START_TEST (test_transport_keys)
+{
+  char *path = write_tmp ("[scenario]\ntime_limit = 1min\n[peers]\ncount = 2\n");
+  struct { const char *set; SimWireTransport tr; uint64_t up; } cases[] = {
+    { "network.mss=1448B", SIM_TRANSPORT_FLUID, 0 },
+    { "network.transport=tcp", SIM_TRANSPORT_TCP, 0 },
+    { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0 },
+    { "network.server_uplink=100Mbps", SIM_TRANSPORT_FLUID, 100000000 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *sets[] = { cases[i].set, NULL };
+      g_autoptr (GError) e = NULL;
+      g_autoptr (SimScenario) s = sim_scenario_load (path, sets, &e);
+      ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+      SimBuilt b;
+      ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, &b, &e));
+      ck_assert_int_eq (b.cfg.transport, cases[i].tr);
+      ck_assert_uint_eq (b.cfg.server_uplink_bps, cases[i].up);
+      ck_assert_uint_eq (b.cfg.server_downlink_bps, 0);
+      sim_built_clear (&b);
+    }
+  const char *sets[] = { "network.transport=quic", NULL };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, sets, &e);
+  ck_assert (s == NULL);
+  ck_assert_msg (strstr (e->message, "[network] transport: 'quic': expected fluid, tcp or sctp"), "%s", e->message);
+  remove_tmp (path);
+}
+END_TEST
+
 /* FedScale's traces through the loader: paths relative to the scenario
  * file, the format key, and errors that name the scenario's key and the
  * trace's file and line. */
@@ -929,6 +962,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_bwtrace_rate_bound);
   tcase_add_test (tc, test_bandwidth_trace);
   tcase_add_test (tc, test_fedscale_keys);
+  tcase_add_test (tc, test_transport_keys);
   tcase_add_loop_test (tc, test_largest_values, 0, 4);
   tcase_add_test (tc, test_nul_byte);
   tcase_add_loop_test (tc, test_invalid_utf8, 0, G_N_ELEMENTS (bad_utf8));

@@ -676,6 +676,98 @@ START_TEST (test_flows_only_the_component)
 }
 END_TEST
 
+/* Slow start, the analytic bound: a flow of S bytes over a link of C
+ * bytes/ns with round trip R and initial window W sends W, 2W, 4W... in
+ * whole rounds of R while what is left does not fit in the window and the
+ * window is below the link's bandwidth-delay product C R; the rest then
+ * goes at C.  Computed here from that formula, not pasted. */
+static double
+slow_start_grow_ns (double S, double C, double R, double W, double g, double lag)
+{
+  double t = 0, left = S;
+  while (left > W && W < C * R)
+    {
+      left -= W;
+      W = W * g - lag;
+      t += R;
+    }
+  return t + left / C;
+}
+
+static double
+slow_start_ns (double S, double C, double R, double W)
+{
+  return slow_start_grow_ns (S, C, R, W, 2, 0);
+}
+
+static const struct {
+  guint64 bytes, bps;
+  DlTime rtt;
+  double growth;
+  guint64 lag;
+} ss_cases[] = {
+  { 1000000, 100 * MBPS, 100 * DL_MS, 2, 0 },    /* 6 rounds, then 87 760 bytes at line rate */
+  { 40000000, 100 * MBPS, 100 * DL_MS, 2, 0 },   /* reaches the link's share after 7 rounds */
+  { 10000, 10 * MBPS, 2 * DL_MS, 2, 0 },         /* fits in the initial window: line rate */
+  { 4000000, 1000 * MBPS, 200 * DL_MS, 2, 0 },
+  { 100000, 10 * MBPS, 20 * DL_MS, 2, 0 },       /* BDP 25 000 bytes: 1 round, then line rate */
+  { 100000, 100 * MBPS, 100 * DL_MS, 2, 1448 },  /* 10, 19, 37 segments: 3 rounds where doubling takes 2 */
+  { 1000000, 100 * MBPS, 100 * DL_MS, 1.5, 0 },  /* SCTP's growth with a SACK every second packet */
+};
+
+/* One flow with a window takes the analytic slow-start time, and its ramp
+ * costs at most one event per doubling (log2 of size over window). */
+START_TEST (test_flows_slow_start_alone)
+{
+  const guint64 iw = 10 * 1448;
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, ss_cases[_i].bps);
+  SimFlowsWindow win = { ss_cases[_i].rtt, iw, ss_cases[_i].growth, ss_cases[_i].lag };
+  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, ss_cases[_i].bytes, 0, &win);
+  sim_flows_update (f, 0);
+  DlTime now = 0, t, done = DL_TIME_NEVER;
+  guint events = 0;
+  while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
+    {
+      now = t;
+      events++;
+      guint64 u, cwnd;
+      while (sim_flows_pop_window (f, now, &u, &cwnd))
+        {
+          done = now;
+          ck_assert_uint_ge (cwnd, iw);
+        }
+      sim_flows_update (f, now);
+    }
+  double want = slow_start_grow_ns ((double) ss_cases[_i].bytes, (double) ss_cases[_i].bps / 8e9,
+                                    (double) ss_cases[_i].rtt, (double) iw, ss_cases[_i].growth, (double) ss_cases[_i].lag);
+  ck_assert_msg (fabs ((double) done - want) <= 2, "%" G_GUINT64_FORMAT " bytes: %" G_GINT64_FORMAT " ns, want %.0f",
+                 ss_cases[_i].bytes, done, want);
+  ck_assert_uint_le (events, 2 + (guint) ceil (log ((double) ss_cases[_i].bytes / (double) iw) / log (ss_cases[_i].growth - 0.1)));
+}
+END_TEST
+
+/* A plain flow beside a ramping one gets what the window leaves: the link
+ * is never idle, so the plain flow, which ends last, ends when both
+ * flows' bytes have crossed it at its rate; the ramping one takes longer
+ * than alone (it shares once at its share); the shares are max-min with
+ * the window as a limit after every solve (flows_run). */
+START_TEST (test_flows_window_leaves_the_rest)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 100 * MBPS);
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 10000000, 0);
+  SimFlowsWindow win = { 100 * DL_MS, 14480, 2, 0 };
+  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, 1000000, 1, &win);
+  DlTime done[2] = { 0 };
+  flows_drain (f, 0, done, 2);
+  double c = 100.0 * MBPS / 8e9;
+  ck_assert_int_le (llabs (done[0] - (DlTime) ceil (11000000 / c)), 2);
+  ck_assert_int_lt (done[1], done[0]);
+  ck_assert_int_gt (done[1], (DlTime) slow_start_ns (1000000, c, 100 * DL_MS, 14480));
+}
+END_TEST
+
 /* The naive model: every flow's max-min rate re-solved from scratch at
  * every event (progressive filling over all resources, scanning for the
  * smallest share), in doubles. */
@@ -839,6 +931,8 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_only_the_component);
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
+  tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
+  tcase_add_test (tf, test_flows_window_leaves_the_rest);
   tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
   suite_add_tcase (s, tf);
   return s;

@@ -8,6 +8,7 @@
 #include "sim/sim-trace.h"
 #include "sim/sim-fedscale.h"
 #include "sim/sim-bwtrace.h"
+#include "sim/sim-scenario.h"
 #include "protocol/disco/disco-config.h"
 #include "protocol/disco/disco-msgs.h"
 
@@ -748,6 +749,172 @@ START_TEST (test_bandwidth_trace_follows_the_device)
 }
 END_TEST
 
+/* The analytic slow-start time of S bytes at C bytes/ns, round trip R,
+ * initial window W growing to W g - lag every round (as tests/test-sim.c's):
+ * whole rounds of the window while the rest does not fit in it and it is
+ * below C R, then the rest at C. */
+static double
+slow_start_ns (double S, double C, double R, double W, double g, double lag)
+{
+  double t = 0, left = S;
+  while (left > W && W < C * R)
+    {
+      left -= W;
+      W = W * g - lag;
+      t += R;
+    }
+  return t + left / C;
+}
+
+/* [network] transport on a 2-peer round: p1's Payload (1 000 025 B, 691
+ * segments, 1 045 631 B on the wire) over 100 Mbit/s links, 50 ms one way,
+ * on a peer link that has just come up (a new connection), takes from its
+ * send to its reception: fluid, its bytes at line rate; tcp, the analytic
+ * slow-start time from 10 segments of 1 514 wire bytes, 2 W - 1 segment a
+ * round, with a round trip of 100 ms; sctp, the same from RFC 4960's 4 380
+ * bytes, 1.5 W a round, and for both the last segment's time on the
+ * downlink once more (the switch stores and forwards it); plus the 50 ms
+ * latency.  Loop: fluid, tcp, sctp. */
+START_TEST (test_transport_slow_start)
+{
+  g_autoptr (GError) e = NULL;
+  Setup s;
+  setup_none (&s, 2, 1, 250000);
+  s.cfg.transport = (SimWireTransport) _i;
+  s.cfg.latency = dl_dist_constant (DL_UNIT_DURATION, 50e6);
+  s.cfg.server_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);
+  s.cfg.uplink_bps = s.cfg.downlink_bps = 100000000;
+  BwRec r = { 1, DL_TIME_NEVER, DL_TIME_NEVER, g_string_new (NULL) };
+  SimRecorder sr = { bw_obs, bw_fact, NULL, NULL, &r, NULL };
+  SimWorld *w = sim_world_new (&s.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  ck_assert_msg (r.sent != DL_TIME_NEVER && r.received != DL_TIME_NEVER, "p1 sent no Payload that arrived");
+  double c = 100e6 / 8e9, wire = 1045631, seg = 1448 + 66;
+  double want = _i == SIM_TRANSPORT_FLUID ? wire / c
+                : _i == SIM_TRANSPORT_TCP ? slow_start_ns (wire, c, 100e6, 10 * seg, 2, seg)
+                                          : slow_start_ns (wire, c, 100e6, 4380, 1.5, 0);
+  want += 50e6 + (_i == SIM_TRANSPORT_FLUID ? 0 : ceil (seg / c));
+  DlTime took = r.received - r.sent;
+  ck_assert_msg (fabs ((double) took - want) <= 3, "transport %d: %" G_GINT64_FORMAT " ns, want %.0f", _i, took, want);
+  g_string_free (r.rates, TRUE);
+  sim_world_free (w);
+  setup_clear (&s);
+}
+END_TEST
+
+/* p1's Payloads: when each was sent and when each was received */
+typedef struct {
+  DlTime sent[3], received[3];
+  guint n_sent, n_received;
+} PayRec;
+
+static void
+pay_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  PayRec *r = ud;
+  if (o->msg_type != PROTO_MSG_PAYLOAD)
+    return;
+  if (o->kind == PROTO_OBS_SENT && node == 1 && r->n_sent < 3)
+    r->sent[r->n_sent++] = t;
+  if (o->kind == PROTO_OBS_RECEIVED && o->other == 1 && r->n_received < 3)
+    r->received[r->n_received++] = t;
+}
+
+/* A connection idle longer than its retransmission timeout starts again
+ * from the initial window; one idle less keeps its window.  Two rounds on
+ * the link of test_transport_slow_start (it stays up): round 1's Payload
+ * ends with a window of the link's bandwidth-delay product (1.25 MB, more
+ * than the Payload).  With 100 ms of training between rounds the link is
+ * idle about 154 ms, under its timeout of 300 ms (round trip + 200 ms):
+ * round 2's Payload goes at line rate (its bytes at 100 Mbit/s, the
+ * stored-and-forwarded segment, the latency).  With 500 ms of training it
+ * is idle longer: round 2 starts cold and takes what round 1 took.  Loop:
+ * short, long. */
+START_TEST (test_transport_idle_restart)
+{
+  g_autoptr (GError) e = NULL;
+  Setup s;
+  setup_none (&s, 2, 2, 250000);
+  s.cfg.transport = SIM_TRANSPORT_TCP;
+  s.cfg.latency = dl_dist_constant (DL_UNIT_DURATION, 50e6);
+  s.cfg.server_latency = dl_dist_constant (DL_UNIT_DURATION, 1e6);
+  s.cfg.uplink_bps = s.cfg.downlink_bps = 100000000;
+  s.cfg.sample_cost = _i == 0 ? DL_MS : 5 * DL_MS;   /* 100 samples: 100 or 500 ms */
+  PayRec r = { 0 };
+  SimRecorder sr = { pay_obs, NULL, NULL, NULL, &r, NULL };
+  SimWorld *w = sim_world_new (&s.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  ck_assert_uint_eq (r.n_sent, 2);
+  ck_assert_uint_eq (r.n_received, 2);
+  double c = 100e6 / 8e9, wire = 1045631, seg = 1448 + 66;
+  DlTime first = r.received[0] - r.sent[0], second = r.received[1] - r.sent[1];
+  double cold = slow_start_ns (wire, c, 100e6, 10 * seg, 2, seg) + 50e6 + ceil (seg / c);
+  ck_assert_msg (fabs ((double) first - cold) <= 3, "round 1: %" G_GINT64_FORMAT " ns, want %.0f", first, cold);
+  double want = _i == 0 ? wire / c + 50e6 + ceil (seg / c) : cold;
+  ck_assert_msg (fabs ((double) second - want) <= 3, "round 2 (idle %" G_GINT64_FORMAT " ns): %" G_GINT64_FORMAT " ns, want %.0f",
+                 r.sent[1] - r.received[0], second, want);
+  sim_world_free (w);
+  setup_clear (&s);
+}
+END_TEST
+
+/* FedDone's first send (by the server) and last reception */
+typedef struct {
+  DlTime first_sent, last_received;
+} FanRec;
+
+static void
+fan_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  FanRec *r = ud;
+  if (strcmp (proto_msg_type_name (o->msg_type), "FedDone") != 0)
+    return;
+  if (o->kind == PROTO_OBS_SENT && node == PROTO_SERVER && r->first_sent == DL_TIME_NEVER)
+    r->first_sent = t;
+  if (o->kind == PROTO_OBS_RECEIVED)
+    r->last_received = MAX (r->last_received, t);
+}
+
+/* [network] server_uplink: FedAvg's server sends its final model
+ * (FedDone, 4 000 015 B, 4 182 373 B on the wire) to 10 clients at once.
+ * Unlimited (0, the default), each copy takes a client's 20 Mbit/s
+ * downlink: 1.673 s; at 100 Mbit/s the ten share the server's uplink
+ * (10 Mbit/s each): 10 copies x 8 / 100 Mbit/s = 3.346 s; plus the 50 ms
+ * latency.  Loop: 0, 100Mbps. */
+START_TEST (test_server_uplink_shared)
+{
+  static const char *ini = "[protocol]\nfamily = fedavg\nfraction = 100%\nmin_participants = 10\n"
+                           "[training]\nrounds = 1\n[model]\nsize = 1000000\n"
+                           "[network]\nlatency = 50ms\nserver_latency = 50ms\nuplink = 20Mbps\ndownlink = 20Mbps\n"
+                           "[peers]\ncount = 10\n";
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-fan-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "fan.ini", NULL);
+  ck_assert (g_file_set_contents (path, ini, -1, NULL));
+  const char *const sets[] = { _i == 0 ? "network.server_uplink=0" : "network.server_uplink=100Mbps", NULL };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) sc = sim_scenario_load (path, sets, &e);
+  ck_assert_msg (sc != NULL, "%s", e ? e->message : "");
+  SimBuilt b;
+  ck_assert_msg (sim_scenario_build (sc, sc->points->pdata[0], 1, &b, &e), "%s", e ? e->message : "");
+  FanRec r = { DL_TIME_NEVER, 0 };
+  SimRecorder sr = { fan_obs, NULL, NULL, NULL, &r, NULL };
+  SimWorld *w = sim_world_new (&b.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  ck_assert (r.first_sent != DL_TIME_NEVER);
+  double wire = 4182373;
+  double want = (_i == 0 ? wire * 8 / 20e6 : 10 * wire * 8 / 100e6) * 1e9 + 50e6;
+  DlTime took = r.last_received - r.first_sent;
+  ck_assert_msg (fabs ((double) took - want) <= 10, "%" G_GINT64_FORMAT " ns, want %.0f", took, want);
+  sim_world_free (w);
+  sim_built_clear (&b);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
 /* Writes text to a file of a fresh temporary folder; returns its path. */
 static char *
 write_temp (const char *name, const char *text)
@@ -1104,6 +1271,9 @@ world_suite (void)
   tcase_add_test (tc, test_stragglers_and_nat);
   tcase_add_test (tc, test_trace_parse_and_replay);
   tcase_add_test (tc, test_trace_peer_returns);
+  tcase_add_loop_test (tc, test_transport_slow_start, 0, 3);
+  tcase_add_loop_test (tc, test_transport_idle_restart, 0, 2);
+  tcase_add_loop_test (tc, test_server_uplink_shared, 0, 2);
   tcase_add_loop_test (tc, test_bandwidth_trace_follows_the_device, 0, 2);
   tcase_add_loop_test (tc, test_trace_return_model, 0, 2);
   tcase_add_test (tc, test_fedscale_behaviour);

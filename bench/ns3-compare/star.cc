@@ -1,0 +1,259 @@
+/* star.cc — a packet-level reference for dlsim's network model, in ns-3
+ * (Debian's libns3-dev, ns-3.37), for bench/ns3-compare/run.sh.
+ *
+ * A star: every host has its own point-to-point access link to one switch
+ * (a router: ns-3's global routing), at --rate bit/s each way, with a
+ * one-way delay of --lat/2 each, so that host to host is --lat one way.
+ * The switch's queue towards each host (where concurrent senders meet) is
+ * drop-tail, --qbdp bandwidth-delay products of the host-to-host round
+ * trip (2 --lat, at --rate) in 1 500-byte packets (at least 4); a host's
+ * own queue holds 1 000 packets (Linux's txqueuelen) or 4 bandwidth-delay
+ * products if more, so that a sender never drops its own slow-start burst
+ * (Linux's TCP small queues hold the socket back instead); no queue disc
+ * above either.
+ *
+ * TCP: --cc cubic or newreno, an initial window of 10 segments, MSS 1 448
+ * (1 500 bytes on the wire with timestamps), SACK, delayed ACKs every 2
+ * segments (ns-3's default), send and receive buffers big enough never to
+ * limit the window.
+ *
+ * What is timed: every connection is opened first; once all are
+ * established (at --start seconds), each sender hands its --size bytes to
+ * its socket at once (plus a uniform jitter of up to --jitter seconds,
+ * drawn with --seed); a transfer ends when its receiver has read its last
+ * byte.  Prints "time S" (from the first send to the last transfer's end),
+ * and "transfers N".
+ *
+ * Patterns: --pattern single (host 0 to host 1, two hosts), a2a (every
+ * host to every other, --hosts hosts), fanout (host 0 to each of the
+ * others; host 0's access link runs at --server-rate).
+ *
+ *   star --pattern=single --size=1000000 --rate=100e6 --lat=0.05 --cc=cubic
+ *
+ * Written for dlsim from ns-3's API documentation; not derived from ns-3's
+ * examples. */
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Transfer
+{
+  uint32_t src, dst;
+  Ptr<Socket> tx;
+  bool connected = false;
+  uint64_t received = 0;
+  double sent_at = -1, done_at = -1;
+};
+
+std::vector<Transfer> g_transfers;
+std::map<Socket *, size_t> g_by_tx;            /* sender socket -> transfer */
+std::map<Socket *, size_t> g_by_rx;            /* accepted socket -> transfer */
+std::map<std::pair<uint32_t, uint16_t>, size_t> g_by_port;   /* (dst, src port) */
+uint64_t g_size = 0;
+uint32_t g_done = 0;
+
+void
+on_connected (Ptr<Socket> s)
+{
+  g_transfers[g_by_tx[PeekPointer (s)]].connected = true;
+}
+
+void
+on_connect_failed (Ptr<Socket> s)
+{
+  std::fprintf (stderr, "star: a connection failed\n");
+  (void) s;
+}
+
+void
+on_recv (Ptr<Socket> s)
+{
+  Transfer &t = g_transfers[g_by_rx[PeekPointer (s)]];
+  Ptr<Packet> p;
+  while ((p = s->Recv ()))
+    t.received += p->GetSize ();
+  if (t.done_at < 0 && t.received >= g_size)
+    {
+      t.done_at = Simulator::Now ().GetSeconds ();
+      if (++g_done == g_transfers.size ())
+        Simulator::Stop ();
+    }
+}
+
+/* the listening host's accepted connection: which transfer it is, by the
+ * sender's port (each transfer's sender binds a port of its own) */
+std::vector<uint32_t> g_host_of_node;
+
+void
+on_accept (Ptr<Socket> s, const Address &from)
+{
+  InetSocketAddress a = InetSocketAddress::ConvertFrom (from);
+  uint32_t dst = g_host_of_node[s->GetNode ()->GetId ()];
+  g_by_rx[PeekPointer (s)] = g_by_port.at ({dst, a.GetPort ()});
+  s->SetRecvCallback (MakeCallback (&on_recv));
+}
+
+void
+send_all (size_t i)
+{
+  Transfer &t = g_transfers[i];
+  if (!t.connected)
+    {
+      std::fprintf (stderr, "star: transfer %u -> %u not established at its start\n", t.src, t.dst);
+      std::exit (1);
+    }
+  t.sent_at = Simulator::Now ().GetSeconds ();
+  if (t.tx->Send (Create<Packet> (g_size)) < 0)
+    {
+      std::fprintf (stderr, "star: send of %llu bytes refused\n", (unsigned long long) g_size);
+      std::exit (1);
+    }
+}
+
+uint32_t
+queue_packets (double rate, double lat, double qbdp)
+{
+  double bdp = rate * 2 * lat / 8 / 1500;
+  return (uint32_t) std::max (4.0, std::ceil (bdp * qbdp));
+}
+
+} // namespace
+
+int
+main (int argc, char **argv)
+{
+  std::string pattern = "single", cc = "cubic";
+  uint32_t hosts = 2, seed = 1;
+  double rate = 100e6, server_rate = 0, lat = 0.01, qbdp = 1, start = 2, jitter = 0;
+  double size = 1e6;
+  CommandLine cmd;
+  cmd.AddValue ("pattern", "single, a2a or fanout", pattern);
+  cmd.AddValue ("hosts", "hosts in a2a or fanout", hosts);
+  cmd.AddValue ("size", "bytes per transfer", size);
+  cmd.AddValue ("rate", "access link rate, bit/s", rate);
+  cmd.AddValue ("server-rate", "host 0's link rate in fanout (0: --rate)", server_rate);
+  cmd.AddValue ("lat", "one-way latency host to host, s", lat);
+  cmd.AddValue ("qbdp", "queue per device, in bandwidth-delay products", qbdp);
+  cmd.AddValue ("cc", "cubic or newreno", cc);
+  cmd.AddValue ("start", "when the transfers start, s (all connections open by then)", start);
+  cmd.AddValue ("jitter", "each sender starts up to this late, s", jitter);
+  cmd.AddValue ("seed", "the jitter's seed", seed);
+  cmd.Parse (argc, argv);
+  if (pattern == "single")
+    hosts = 2;
+  g_size = (uint64_t) size;
+  RngSeedManager::SetSeed (seed);
+
+  Config::SetDefault ("ns3::TcpL4Protocol::SocketType",
+                      TypeIdValue (cc == "newreno" ? TcpNewReno::GetTypeId () : TcpCubic::GetTypeId ()));
+  Config::SetDefault ("ns3::TcpSocket::SegmentSize", UintegerValue (1448));
+  Config::SetDefault ("ns3::TcpSocket::InitialCwnd", UintegerValue (10));
+  Config::SetDefault ("ns3::TcpSocket::SndBufSize", UintegerValue ((uint32_t) std::min (4e9, size + 65536)));
+  Config::SetDefault ("ns3::TcpSocket::RcvBufSize", UintegerValue (1u << 30));
+  Config::SetDefault ("ns3::TcpSocketBase::Sack", BooleanValue (true));
+  Config::SetDefault ("ns3::TcpSocketBase::WindowScaling", BooleanValue (true));
+
+  NodeContainer nodes;
+  nodes.Create (hosts);
+  Ptr<Node> sw = CreateObject<Node> ();
+  InternetStackHelper stack;
+  stack.Install (nodes);
+  stack.Install (sw);
+  Ipv4AddressHelper addr;
+  addr.SetBase ("10.1.0.0", "255.255.255.0");
+  std::vector<Ipv4Address> ip (hosts);
+  g_host_of_node.assign (hosts + 1, 0);
+  TrafficControlHelper tch;
+  for (uint32_t i = 0; i < hosts; i++)
+    {
+      double r = (pattern == "fanout" && i == 0 && server_rate > 0) ? server_rate : rate;
+      PointToPointHelper p2p;
+      p2p.SetDeviceAttribute ("DataRate", DataRateValue (DataRate ((uint64_t) r)));
+      p2p.SetChannelAttribute ("Delay", TimeValue (Seconds (lat / 2)));
+      NetDeviceContainer d = p2p.Install (nodes.Get (i), sw);
+      /* the host's own queue never drops (Linux's TCP small queues hold a
+       * socket back instead): 1 000 packets (Linux's txqueuelen) or 4
+       * bandwidth-delay products, more than slow start ever queues there;
+       * the switch's, towards the host, is where senders meet */
+      d.Get (0)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
+          QueueSize (QueueSizeUnit::PACKETS, std::max (1000u, queue_packets (r, lat, 4))));
+      d.Get (1)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
+          QueueSize (QueueSizeUnit::PACKETS, queue_packets (rate, lat, qbdp)));
+      Ipv4InterfaceContainer ifs = addr.Assign (d);
+      tch.Uninstall (d);   /* the device's drop-tail queue only */
+      ip[i] = ifs.GetAddress (0);
+      g_host_of_node[nodes.Get (i)->GetId ()] = i;
+      addr.NewNetwork ();
+    }
+  Ipv4GlobalRoutingHelper::PopulateRoutingTables ();
+
+  const uint16_t port = 5000;
+  for (uint32_t i = 0; i < hosts; i++)
+    {
+      Ptr<Socket> l = Socket::CreateSocket (nodes.Get (i), TcpSocketFactory::GetTypeId ());
+      l->Bind (InetSocketAddress (Ipv4Address::GetAny (), port));
+      l->Listen ();
+      l->SetAcceptCallback (MakeNullCallback<bool, Ptr<Socket>, const Address &> (), MakeCallback (&on_accept));
+    }
+  for (uint32_t s = 0; s < hosts; s++)
+    for (uint32_t d = 0; d < hosts; d++)
+      {
+        bool want = pattern == "a2a" ? s != d : s == 0 && d != 0;
+        if (pattern == "single")
+          want = s == 0 && d == 1;
+        if (!want)
+          continue;
+        Transfer t;
+        t.src = s;
+        t.dst = d;
+        g_transfers.push_back (t);
+      }
+  Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable> ();
+  std::vector<double> host_start (hosts);
+  for (uint32_t i = 0; i < hosts; i++)
+    host_start[i] = start + (jitter > 0 ? u->GetValue (0, jitter) : 0);
+  uint16_t next_port = 10000;
+  for (size_t i = 0; i < g_transfers.size (); i++)
+    {
+      Transfer &t = g_transfers[i];
+      t.tx = Socket::CreateSocket (nodes.Get (t.src), TcpSocketFactory::GetTypeId ());
+      uint16_t sp = next_port++;
+      t.tx->Bind (InetSocketAddress (Ipv4Address::GetAny (), sp));
+      g_by_tx[PeekPointer (t.tx)] = i;
+      g_by_port[{t.dst, sp}] = i;
+      t.tx->SetConnectCallback (MakeCallback (&on_connected), MakeCallback (&on_connect_failed));
+      /* connections open spread over the first second, then sit idle */
+      Simulator::Schedule (Seconds (0.001 * (double) (i % 1000)), &Socket::Connect, t.tx,
+                           Address (InetSocketAddress (ip[t.dst], port)));
+      Simulator::Schedule (Seconds (host_start[t.src]), &send_all, i);
+    }
+  Simulator::Run ();
+  Simulator::Destroy ();
+  double first = 1e300, last = 0;
+  for (const Transfer &t : g_transfers)
+    {
+      if (t.done_at < 0)
+        {
+          std::fprintf (stderr, "star: transfer %u -> %u never ended (%llu bytes)\n", t.src, t.dst,
+                        (unsigned long long) t.received);
+          return 1;
+        }
+      first = std::min (first, t.sent_at);
+      last = std::max (last, t.done_at);
+    }
+  std::printf ("time %.6f\ntransfers %zu\n", last - first, g_transfers.size ());
+  return 0;
+}
