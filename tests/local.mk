@@ -265,7 +265,7 @@ TESTS += tests/test-plot tests/plot-hostile.sh
 EXTRA_DIST += tests/plot-hostile.sh
 tests_test_plot_SOURCES = tests/test-plot.c
 tests_test_plot_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_plot_LDADD = plots/libdlplot.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+tests_test_plot_LDADD = plots/libdlplot.a results/libdlres.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 # cli/: text from a file or a database printed with its control bytes escaped
 TESTS += tests/print-hostile.sh
 EXTRA_DIST += tests/print-hostile.sh
