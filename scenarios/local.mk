@@ -247,6 +247,12 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/trace-fedscale.ini \
 	scenarios/regression/trace-fedscale-capacity.ini \
 	scenarios/regression/trace-leave-and-return.ini \
+	scenarios/regression/hier-cut-both-ways.ini \
+	scenarios/regression/hier-cut-pair-cluster.ini \
+	scenarios/regression/hier-link-fail-in-cluster.ini \
+	scenarios/regression/hier-link-never-up.ini \
+	scenarios/regression/pipeline-block-lost.ini \
+	scenarios/regression/robust-ready-crossing.ini \
 	scenarios/traces/fedscale-behave.jsonl \
 	scenarios/traces/fedscale-capacity.jsonl \
 	scenarios/traces/leave-and-return.csv \
