@@ -68,5 +68,13 @@ grep -q '^PASS .*e\\x1b\[2J.ini' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && o
 # the testbed's PASS line too (a loopback run of the same file, about 1 s)
 "$DLSIM" testbed "$f" -o "$tmp/tb.db" > "$out" 2>&1
 grep -q '^PASS .*e\\x1b\[2J.ini' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && ok || { ko "testbed's PASS line"; od -c "$out" | head; }
+# dlsim node: a control line it ignores (stdin, with --report) is quoted
+# escaped, as is a machine's text in its error, reset and finish lines
+# (say_observation: no family whose text comes from a file runs on the
+# testbed yet, so the ignored line is what a test can reach)
+printf 'x\033[2J\007y\nleave\n' | "$DLSIM" node coordinator --listen 127.0.0.1:0 --secret-file "$tmp/n.secret" \
+  --scenario "$tmp/e.ini" --report > /dev/null 2> "$out"
+grep -qF "ignoring control line 'x\x1b[2J\x07y'" "$out" && ! LC_ALL=C grep -q -e "$esc" -e "$bel" "$out" && ok \
+  || { ko "node's ignored control line"; od -c "$out" | head; }
 
 finish
