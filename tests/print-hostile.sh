@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/print-hostile.sh — text from a file or a results database printed
-# by dlsim (report, trace, compare, check's PASS line, errors) reaches the
+# by dlsim (report, trace, compare, check's PASS line, errors, node's
+# lines, explore's and shrink's signatures, merge's line) reaches the
 # terminal with its control bytes escaped (cli_shown, cli/cli-util.c): ESC
 # ]0; (retitle), ESC [2J (clear), BEL, a C1 CSI and a newline come out as
 # \x1b, \x07, \u009b, \x0a, never as the bytes.
@@ -76,5 +77,32 @@ printf 'x\033[2J\007y\nleave\n' | "$DLSIM" node coordinator --listen 127.0.0.1:0
   --scenario "$tmp/e.ini" --report > /dev/null 2> "$out"
 grep -qF "ignoring control line 'x\x1b[2J\x07y'" "$out" && ! LC_ALL=C grep -q -e "$esc" -e "$bel" "$out" && ok \
   || { ko "node's ignored control line"; od -c "$out" | head; }
+
+# explore's and shrink's failure signatures: a guest's state names are
+# letters, digits and -_. (the line parser refuses `state x<ESC>[2J`), but
+# a guest-error signature takes its state from the error, which quotes
+# the guest's bad line: `bogus (in x<ESC>[2J<BEL>y)` gives "guest-error in
+# x<ESC>[2J<BEL>y"
+if command -v python3 >/dev/null; then
+  # guest NAME SAID: a guest that says SAID when a node is made, and the
+  # scenario NAME.ini that runs it
+  guest () {
+    printf 'import sys\nfor line in sys.stdin:\n    if line.startswith("bye"):\n        break\n    if line.startswith("new "):\n        sys.stdout.write("%s\\n")\n    sys.stdout.write("quiet\\n")\n    sys.stdout.flush()\n' "$2" > "$tmp/$1.py"
+    printf '[scenario]\nseed = 1\n[protocol]\nfamily = guest\nguest_command = python3 %s\nmin_participants = 2\n[training]\nrounds = 1\n[peers]\ncount = 2\n' "$tmp/$1.py" > "$tmp/$1.ini"
+  }
+  guest gs 'state x\033[2J'
+  guest gb 'bogus (in x\033[2J\007y)'
+  "$DLSIM" run "$tmp/gs.ini" -o "$tmp/gs.db" > "$out" 2>&1
+  grep -q 'state NAME, NAME 1 to 32 letters' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && ok \
+    || { ko "a state name with ESC: not refused, or the refusal raw"; od -c "$out" | head; }
+  "$DLSIM" explore "$tmp/gb.ini" --runs 1 --faults crash --found "$tmp/gfound" -o "$tmp/gb.db" > "$out" 2>&1
+  [ "$(grep -cF 'guest-error in x\x1b[2J\x07y' "$out")" = 2 ] && ! LC_ALL=C grep -q -e "$esc" -e "$bel" "$out" && ok \
+    || { ko "explore's signatures"; od -c "$out" | head -20; }
+  "$DLSIM" shrink "$tmp/gb.db" --run "$(sqlite3 "$tmp/gb.db" "SELECT MIN(run_id) FROM runs")" -o "$tmp/gb-shrunk.ini" > "$out" 2>&1
+  grep -qF 'guest-error in x\x1b[2J\x07y' "$out" && ! LC_ALL=C grep -q -e "$esc" -e "$bel" "$out" && ok \
+    || { ko "shrink's signature"; od -c "$out" | head -20; }
+else
+  echo "SKIP: no python3: the guest signatures are not checked"
+fi
 
 finish
