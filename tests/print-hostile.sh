@@ -105,4 +105,27 @@ else
   echo "SKIP: no python3: the guest signatures are not checked"
 fi
 
+# merge's node-merge line: a failed expectation quotes the scenario's
+# [expect] value (here an outcome with ESC [2J), as check's FAIL line does
+sed "s/^outcome = completed/outcome = x$esc[2J/; s/^rounds = 2/rounds = 1/; s/^count = 3/count = 2/" "$tmp/e.ini" > "$tmp/h.ini"
+"$DLSIM" node coordinator --listen 127.0.0.1:0 --secret-file "$tmp/n.secret" --scenario "$tmp/h.ini" -o "$tmp/n-c.db" \
+  > /dev/null 2> "$tmp/n-c.err" &
+cpid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q "listening on" "$tmp/n-c.err"; do sleep 0.1; i=$((i + 1)); done
+port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/n-c.err")
+for i in 1 2; do
+  "$DLSIM" node peer --coordinator "127.0.0.1:$port" --name p$i --secret-file "$tmp/n.secret" --scenario "$tmp/h.ini" \
+    -o "$tmp/n-p$i.db" < /dev/null > /dev/null 2> "$tmp/n-p$i.err" &
+done
+for i in $(seq 1 150); do
+  [ "$(grep -l "finished its" "$tmp/n-p1.err" "$tmp/n-p2.err" 2>/dev/null | wc -l)" = 2 ] && break
+  sleep 0.1
+done
+kill -TERM $cpid
+wait
+"$DLSIM" merge "$tmp/m.db" "$tmp/n-c.db" "$tmp/n-p1.db" "$tmp/n-p2.db" > "$out" 2>&1
+grep -qF 'outcome: expected = x\x1b[2J, actual' "$out" && ! LC_ALL=C grep -q "$esc" "$out" && ok \
+  || { ko "merge's failed expectation"; od -c "$out" | head; }
+
 finish
