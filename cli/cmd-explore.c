@@ -186,7 +186,8 @@ cli_cmd_explore (int argc, char **argv)
         g_string_append_printf (sd, "%s%" G_GUINT64_FORMAT, k ? " " : "", g_array_index (f->seeds, guint64, k));
       if (f->seeds->len > 6)
         g_string_append (sd, " ...");
-      printf ("%-60s %6u  %s\n", f->signature, f->seeds->len, sd->str);
+      g_autofree char *sig = cli_shown (f->signature, FALSE);   /* a guest's error text may be in it */
+      printf ("%-60s %6u  %s\n", sig, f->seeds->len, sd->str);
     }
   /* coverage: what the batch never reached */
   ExploreCoverage cov;
@@ -228,7 +229,8 @@ cli_cmd_explore (int argc, char **argv)
       guint64 sd = g_array_index (f->seeds, guint64, 0);
       guint tries = 0;
       g_autoptr (GPtrArray) min = explore_shrink_failure (f, path, bsets, &sp, &tries);
-      printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", f->signature, sd, f->plan->len,
+      g_autofree char *sig = cli_shown (f->signature, FALSE);
+      printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", sig, sd, f->plan->len,
               min->len, tries);
       for (guint k = 0; k < min->len; k++)
         printf ("      %s\n", (char *) min->pdata[k]);

@@ -82,7 +82,11 @@ merge_nodes (ResDb *out, GPtrArray *nodes, const char *scenario_opt)
               "%u expectations%s\n", nodes->len, rep.run_id, sim_outcome_name (rep.result.outcome),
               rep.result.rounds_completed, rep.checked, rep.failed->len ? " FAILED" : "");
       for (guint i = 0; i < rep.failed->len; i++)
-        printf ("    %s\n", (char *) rep.failed->pdata[i]);
+        {
+          /* it quotes the scenario's [expect] and what the nodes recorded */
+          g_autofree char *shown = cli_shown (rep.failed->pdata[i], FALSE);
+          printf ("    %s\n", shown);
+        }
       if (rep.bad_lines)
         printf ("    %u malformed record lines refused\n", rep.bad_lines);
       rc = rep.failed->len ? CLI_EXIT_FAILURE : CLI_EXIT_OK;

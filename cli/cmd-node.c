@@ -50,6 +50,8 @@ say_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
   if (s->inner.observation)
     s->inner.observation (s->inner.user_data, t, node, o);
   double at_s = (double) t / DL_S;
+  /* a machine's text (a guest's `failed TEXT`) is shown, never raw */
+  g_autofree char *detail = cli_shown (o->detail, FALSE);
   switch (o->kind)
     {
     case PROTO_OBS_PHASE:
@@ -69,16 +71,16 @@ say_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
     case PROTO_OBS_FINISHED:
       if (*o->detail)   /* a finish the machine explains (a session that generated every step) */
         fprintf (stderr, "dlsim node %s: finished: %s (%" G_GINT64_FORMAT "), %.1f s after start\n", s->name,
-                 o->detail, o->value, at_s);
+                 detail, o->value, at_s);
       else
         fprintf (stderr, "dlsim node %s: finished its %" G_GINT64_FORMAT " rounds, %.1f s after start\n", s->name,
                  o->value, at_s);
       break;
     case PROTO_OBS_RESET:
-      fprintf (stderr, "dlsim node %s: no peer left, %.1f s after start (%s)\n", s->name, at_s, o->detail);
+      fprintf (stderr, "dlsim node %s: no peer left, %.1f s after start (%s)\n", s->name, at_s, detail);
       break;
     case PROTO_OBS_ERROR:
-      fprintf (stderr, "dlsim node %s: training failed, %.1f s after start (%s)\n", s->name, at_s, o->detail);
+      fprintf (stderr, "dlsim node %s: training failed, %.1f s after start (%s)\n", s->name, at_s, detail);
       break;
     default:
       return;
@@ -133,7 +135,8 @@ split_hostport (const char *s, char **host, guint16 *port)
 static void
 say_ignored (const char *line)
 {
-  fprintf (stderr, "dlsim node: ignoring control line '%s'\n", line);
+  g_autofree char *shown = cli_shown (line, FALSE);
+  fprintf (stderr, "dlsim node: ignoring control line '%s'\n", shown);
 }
 
 int

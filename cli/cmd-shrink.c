@@ -30,7 +30,8 @@ shrink_run (const char *db, gint64 run, const char *out, const char *base, GPtrA
       cli_error ("shrink", "%s: run %" G_GINT64_FORMAT " breaks no property: nothing to shrink", db, run);
       return CLI_EXIT_FAILURE;
     }
-  printf ("%s: %s: %u timeline lines -> %u in %u runs; %s\n", out, r.signature, r.from, r.to, r.tries,
+  g_autofree char *sig = cli_shown (r.signature, FALSE);   /* a guest's error text may be in it */
+  printf ("%s: %s: %u timeline lines -> %u in %u runs; %s\n", out, sig, r.from, r.to, r.tries,
           r.reproduces ? "reproduces" : "DOES NOT reproduce");
   gboolean ok = r.reproduces;
   explore_shrunk_clear (&r);

@@ -573,6 +573,23 @@ participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, G
 
 /* ---------------------------------------------------------------- traffic */
 
+/* The two panels, messages and bytes, of the series p1 and p2 (empty: the
+ * run recorded no sent message events, though its traffic table counts
+ * some: an empty figure that says so, as gnuplot cannot scale a log axis
+ * to no points). */
+static void
+traffic_panels (GString *s, const char *p1, const char *p2, int max_round)
+{
+  g_string_append (s, "set xlabel 'round'\nset ylabel 'messages sent'\nset logscale y\n");
+  g_string_append_printf (s, "set xrange [0.5:%d.5]\n", MAX (max_round, 1));
+  if (!*p1)
+    g_string_append (s, "unset key\nset yrange [1:10]\n"
+                        "set label 1 'no sent message events recorded in this run' at graph 0.5, graph 0.5 center\n");
+  g_string_append_printf (s, "plot %s\n", *p1 ? p1 : "NaN notitle");
+  g_string_append (s, "set ylabel 'bytes sent (messages x mean size)'\nset format y '%.0s%cB'\n");
+  g_string_append_printf (s, "plot %s\nunset multiplot\n", *p2 ? p2 : "NaN notitle");
+}
+
 static gboolean
 traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
@@ -643,11 +660,7 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
   g_autofree char *title = plot_quotef ("%s, run %" G_GINT64_FORMAT " (seed %" G_GUINT64_FORMAT ", %s): traffic per round",
                                         r->scenario, r->id, r->seed, r->outcome);
   g_string_append_printf (s, "set multiplot layout 2,1 title %s font ',12'\n", title);
-  g_string_append (s, "set xlabel 'round'\nset ylabel 'messages sent'\nset logscale y\n");
-  g_string_append_printf (s, "set xrange [0.5:%d.5]\n", MAX (max_round, 1));
-  g_string_append_printf (s, "plot %s\n", p1->len ? p1->str : "NaN notitle");
-  g_string_append (s, "set ylabel 'bytes sent (messages x mean size)'\nset format y '%.0s%cB'\n");
-  g_string_append_printf (s, "plot %s\nunset multiplot\n", p2->len ? p2->str : "NaN notitle");
+  traffic_panels (s, p1->str, p2->str, max_round);
   g_string_free (p1, TRUE);
   g_string_free (p2, TRUE);
   return TRUE;
