@@ -19,6 +19,9 @@ TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests
 # the Python package's unit tests (python/, tests/python/)
 TESTS += tests/python.sh
 EXTRA_DIST += tests/python.sh tests/python/test_dlsim.py
+# the example notebook, executed with nbconvert (examples/notebooks/)
+TESTS += tests/notebook.sh
+EXTRA_DIST += tests/notebook.sh examples/notebooks/dlsim-churn.ipynb
 # a family is a folder: where the code names a family outside it (cheap: reads the sources)
 TESTS += tests/family-folder.sh
 EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff
