@@ -10,6 +10,8 @@ nobase_dist_pkgdata_DATA += \
 	guests/disco/run.sh \
 	guests/disco/twin.sh \
 	guests/disco/conformance.sh \
+	guests/disco/guestify.sh \
+	guests/disco/pin.sh \
 	guests/disco/driver.mjs \
 	guests/disco/hooks.mjs \
 	guests/disco/shims/empty.mjs \
