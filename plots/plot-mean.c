@@ -60,16 +60,17 @@ departures (sqlite3 *db, gint64 run, double end)
   g_autoptr (ResRows) r = res_plot_peer_ends (db, run);
   while (res_rows_next (r))
     {
-      const char *outcome = res_rows_text (r, 2);
-      if (strcmp (outcome, "finished") == 0)
+      const char *outcome = res_rows_text (r, 2);   /* NULL: no outcome recorded */
+      if (g_strcmp0 (outcome, "finished") == 0)
         continue;
-      gboolean gone = strcmp (outcome, "left") == 0 || strcmp (outcome, "crashed") == 0;
+      gboolean gone = g_strcmp0 (outcome, "left") == 0 || g_strcmp0 (outcome, "crashed") == 0;
       if (res_rows_is_null (r, 1) && !gone)
         continue;
       Departure x = { res_rows_is_null (r, 1) ? end : res_rows_double (r, 1), g_strdup (res_rows_text (r, 0)) };
       g_array_append_val (d, x);
     }
-  qsort (d->data, d->len, sizeof (Departure), cmp_departure);
+  if (d->len > 1)   /* an empty GArray's data is NULL, which qsort may not take */
+    qsort (d->data, d->len, sizeof (Departure), cmp_departure);
   return d;
 }
 
