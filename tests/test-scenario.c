@@ -204,6 +204,7 @@ START_TEST (test_stragglers_exact_count)
   g_autoptr (SimScenario) bad = sim_scenario_load (path, (const char *const[]) { "peers.stragglers=110% x5", NULL }, &e);
   ck_assert (bad == NULL);
   ck_assert_msg (strstr (e->message, "[peers] stragglers: '110% x5': expected SHARE xFACTOR"), "%s", e->message);
+  remove_tmp (path);
 }
 END_TEST
 
