@@ -55,17 +55,45 @@ say_line (gpointer ud, const char *text, gboolean last)
     }
 }
 
+typedef struct {
+  char *output;
+  int jobs;
+  char **sets;
+  gint64 seed;
+  gboolean seed_given;
+  gboolean quiet;
+  gboolean no_events;
+  gboolean keys;
+  gboolean testbed, netem;
+  char *junit, *tap;
+  char *shard;
+  gboolean resume, again;
+  gint64 wall_limit_us;
+  char **files;
+} RunOpts;
+
 /* check: a run's PASS, FAIL (with each failed expectation) or INTERRUPTED
- * line */
+ * line; run: only a run that --wall-limit stopped (interrupted, with the
+ * world's message as its failed line) */
 static void
 say_done (gpointer ud, const RunnerJob *job, const RunnerJobDone *d)
 {
   const Say *say = ud;
+  if (!say->check && d->outcome == SIM_OUTCOME_INTERRUPTED && d->failed->len > 0)
+    {
+      g_autofree char *text = g_strdup_printf ("%s seed %" G_GUINT64_FORMAT " (run %" G_GINT64_FORMAT "): %s; "
+                                               "recorded as interrupted", job->scenario->path, job->seed,
+                                               job->run_id, (char *) d->failed->pdata[0]);
+      g_autofree char *shown = cli_shown (text, FALSE);
+      if (say->progress == RUNNER_PROGRESS_LINE)
+        fputs ("\r\033[K", stdout);
+      fprintf (stderr, "dlsim %s: %s\n", say->cmd, shown);
+    }
   if (!say->check)
     return;
   g_autoptr (GString) report = g_string_new (NULL);
   const char *label = *job->point->label ? job->point->label : NULL;
-  if (d->outcome == SIM_OUTCOME_INTERRUPTED)
+  if (d->outcome == SIM_OUTCOME_INTERRUPTED && d->failed->len == 0)
     g_string_append_printf (report, "INTERRUPTED %s (seed %" G_GUINT64_FORMAT ")\n", job->scenario->path, job->seed);
   else if (d->failed->len == 0)
     g_string_append_printf (report, "PASS %s%s%s%s seed %" G_GUINT64_FORMAT ": %s, %u expectations\n",
@@ -105,13 +133,14 @@ say_waiting (const char *path)
 /* Runs the plan into db (db_path: for the workers' files and the notice
  * of an interrupted sweep). */
 static int
-execute (RunnerPlan *plan, Say *say, gboolean no_events, ResDb *db, const char *db_path, guint workers)
+execute (RunnerPlan *plan, Say *say, const RunOpts *ro, ResDb *db, const char *db_path)
 {
   struct sigaction sa = { 0 };
   sa.sa_handler = on_sigint;
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
-  RunnerExecOptions xo = { .db_path = db_path, .workers = workers, .no_events = no_events, .stop = &interrupted,
+  RunnerExecOptions xo = { .db_path = db_path, .workers = (guint) ro->jobs, .no_events = ro->no_events,
+                           .stop = &interrupted, .wall_limit_us = ro->wall_limit_us,
                            .progress_mode = say->progress,
                            .progress_interval_us = runner_progress_interval_from_env (),
                            .line = say_line, .done = say_done, .worker_error = say_worker_error, .ud = say };
@@ -221,22 +250,6 @@ say_nothing_to_check (char **args)
   cli_error ("check", "no scenario with an [expect] section found in %s", list);
 }
 
-typedef struct {
-  char *output;
-  int jobs;
-  char **sets;
-  gint64 seed;
-  gboolean seed_given;
-  gboolean quiet;
-  gboolean no_events;
-  gboolean keys;
-  gboolean testbed, netem;
-  char *junit, *tap;
-  char *shard;
-  gboolean resume, again;
-  char **files;
-} RunOpts;
-
 static gboolean
 parse_seed (const char *name, const char *value, gpointer data, GError **error)
 {
@@ -249,6 +262,22 @@ parse_seed (const char *name, const char *value, gpointer data, GError **error)
     }
   o->seed = (gint64) v;
   o->seed_given = TRUE;
+  return TRUE;
+}
+
+static gboolean
+parse_wall_limit (const char *name, const char *value, gpointer data, GError **error)
+{
+  RunOpts *o = data;
+  DlTime ns = 0;
+  g_autoptr (GError) e = NULL;
+  if (!dl_parse_duration (value, &ns, &e) || ns < 1000)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--wall-limit %s: %s", value,
+                   e ? e->message : "at least 1us");
+      return FALSE;
+    }
+  o->wall_limit_us = ns / 1000;
   return TRUE;
 }
 
@@ -272,6 +301,8 @@ run_or_check (int argc, char **argv, gboolean check)
       check ? "no progress or status lines (the PASS and FAIL lines and the last line stay)"
             : "no progress or status lines, no summary line (errors only)", NULL },
     { "no-events", 0, 0, G_OPTION_ARG_NONE, &o.no_events, "do not record events and metrics rows (summaries only)", NULL },
+    { "wall-limit", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_wall_limit,
+      "stop a run after D of wall-clock time (a watchdog for hangs): recorded as interrupted, and check counts it failed", "D" },
     { "keys", 0, run_only, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
     { "shard", 0, run_only, G_OPTION_ARG_STRING, &o.shard,
       "run only runs i with i mod N = K of the full expansion; run ids as in the unsharded run", "K/N" },
@@ -480,7 +511,7 @@ run_or_check (int argc, char **argv, gboolean check)
     }
   if (o.resume && !o.quiet)
     printf ("resume: %u runs already done, %u interrupted runs redone, %u to run\n", skipped, redone, plan.jobs->len);
-  rc = execute (&plan, &say, o.no_events, db, db_path, (guint) o.jobs);
+  rc = execute (&plan, &say, &o, db, db_path);
   res_db_close (db);
   if (check && !cli_write_check_reports (db_path, o.junit, o.tap, &error))
     {

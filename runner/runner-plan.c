@@ -309,7 +309,9 @@ static void
 tally (Exec *x, const RunnerJobDone *d)
 {
   RunnerPlan *plan = x->plan;
-  if (d->outcome != SIM_OUTCOME_INTERRUPTED)
+  /* an interrupted job is neither, unless the watchdog stopped it
+   * (run_job): then it failed */
+  if (d->outcome != SIM_OUTCOME_INTERRUPTED || d->failed->len > 0)
     {
       if (d->failed->len == 0)
         plan->passed++;
@@ -352,7 +354,7 @@ run_job (Exec *x, ResDb *db, guint index, gboolean with_tick, RunnerJobDone *d, 
   runner_progress_job_start (x->progress, index, g_get_monotonic_time ());
   Live lv = { x, index, with_tick };
   RunnerOptions ro = { .db = db, .run_id = job->run_id, .no_events = x->o->no_events, .interrupt = x->o->stop,
-                       .progress = live_progress, .progress_data = &lv };
+                       .wall_limit_us = x->o->wall_limit_us, .progress = live_progress, .progress_data = &lv };
   RunnerResult rr;
   gboolean ran = runner_run_point (job->scenario, job->point, job->seed, &ro, &rr, error);
   const SimResult *res = &rr.result;
@@ -372,6 +374,10 @@ run_job (Exec *x, ResDb *db, guint index, gboolean with_tick, RunnerJobDone *d, 
     {
       *d = (RunnerJobDone) { .index = index, .outcome = res->outcome, .checked = rr.checked,
                              .failed = g_steal_pointer (&rr.failed) };
+      /* interrupted with no stop raised: the watchdog, whose message
+       * (the world's error) is the job's failed line */
+      if (res->outcome == SIM_OUTCOME_INTERRUPTED && !stopped (x) && *res->error)
+        g_ptr_array_add (d->failed, g_strdup (res->error));
     }
   runner_result_clear (&rr);
   return ran;

@@ -103,6 +103,10 @@ typedef struct {
   /* Raised (by the caller's SIGINT handler, in every process): no job
    * starts after it, the jobs going end `interrupted`. */
   const volatile int *stop;
+  /* Each run's wall-clock watchdog (sim_world_set_wall_limit; 0: none).
+   * A run that reaches it ends `interrupted`, and its job counts as
+   * failed, with the world's message as its failed line. */
+  gint64 wall_limit_us;
   RunnerProgressMode progress_mode;
   gint64 progress_interval_us;
   /* A progress line is due (runner_progress_tick), or the last one

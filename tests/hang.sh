@@ -92,4 +92,23 @@ for sig in INT TERM; do
   end=$(sqlite3 "$tmp/tick.db" "SELECT MAX(t_s) FROM events")
   awk -v e="$end" 'BEGIN { exit !(e < 1) }' && ok "stuck below 1 s (last event at $end s)" || ko "SIG$sig: the run reached $end s"
 done
+# --wall-limit: the same stuck run stops by itself after 1 s of wall time;
+# check counts it as failed (exit 1, the limit named), with one worker and
+# with two; run records it as interrupted and says so
+{ cat "$tmp/tick.ini"; printf '[expect]\noutcome = completed\n'; } > "$tmp/tickx.ini"
+for j in 1 2; do
+  rm -f "$tmp/wl.db"
+  t0=$(date +%s%N)
+  expect 1 "^    the wall-clock limit of 1.000 s was reached at simulated time 0\." -- \
+    timeout -s KILL 20 "$DLSIM" check "$tmp/tickx.ini" --wall-limit 1s -j $j -o "$tmp/wl.db"
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  grep -q "^0 passed, 1 failed$" "$out" && ok "-j $j: counted as failed" || { ko "-j $j: not counted as failed"; cat "$out"; }
+  [ "$ms" -lt 5000 ] && ok "-j $j: ended in $ms ms" || ko "-j $j: --wall-limit 1s took $ms ms"
+done
+rm -f "$tmp/wl.db"
+expect 0 "tick.ini seed 1 (run 1): the wall-clock limit of 1.000 s was reached at .*; recorded as interrupted" -- \
+  timeout -s KILL 20 "$DLSIM" run "$tmp/tick.ini" --wall-limit 1s -o "$tmp/wl.db"
+[ "$(sqlite3 "$tmp/wl.db" "SELECT outcome FROM runs")" = interrupted ] && ok "run: recorded as interrupted" \
+  || ko "run --wall-limit: outcome not interrupted"
+expect 2 "--wall-limit 0s: at least 1us" -- "$DLSIM" check "$tmp/tickx.ini" --wall-limit 0s
 finish
