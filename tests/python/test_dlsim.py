@@ -454,6 +454,96 @@ class TestGuestSdk(unittest.TestCase):
         self.assertEqual((c.passed, c.failed, c.errors), (3, 0, 0))
 
 
+USER_GUEST = '''"""a user's guest on dlsim.guest: each round every peer trains and
+sends its Model to the coordinator, which answers all of them with Next
+once it has every peer's.  Its bug: a peer whose stream closes is taken
+off the round's set, which raises if its Model has not come"""
+from dlsim import guest
+
+
+class Coordinator(guest.Node):
+    def on_new(self):
+        self.got = set()
+
+    def on_message(self, frm, via, type, data):
+        self.got.add(frm)
+        if len(self.got) == self.guest.min_participants:
+            self.list_round(int(data), len(self.got))
+            for p in sorted(self.got):
+                self.send(p, "Next", data)
+            self.got = set()
+
+    def on_stream_closed(self, other):
+        self.got.remove(other)
+
+
+class Peer(guest.Node):
+    def on_start(self):
+        self.round = 1
+        self.train(1)
+
+    def on_training_done(self):
+        self.send(guest.COORDINATOR, "Model", str(self.round), size=1000)
+
+    def on_message(self, frm, via, type, data):
+        self.round_done(self.round)
+        if self.round == self.guest.rounds:
+            self.finished()
+        else:
+            self.round += 1
+            self.train(self.round)
+
+
+guest.run(Coordinator, Peer)
+'''
+
+
+class TestUserGuest(Tmp):
+    """A guest a user writes on the SDK (the package on PYTHONPATH), through
+    run, check, explore and shrink, as docs/python.md and docs/guest.md
+    tell"""
+
+    def test_run_check_explore_shrink(self):
+        put("barrier.py", USER_GUEST)
+        put("barrier.ini", "[protocol]\nfamily = guest\nguest_command = %s barrier.py\nmin_participants = 3\n"
+            "[training]\nrounds = 5\n[peers]\ncount = 3\n"
+            "[expect]\noutcome = completed\npeer.p3.rounds = 5\n" % sys.executable)
+        r = dlsim.run("barrier.ini", out="b.db", progress=False)
+        self.assertEqual(list(r.runs()["outcome"]), ["completed"])
+        self.assertEqual(list(r.peers()["rounds"]), [5, 5, 5])
+        self.assertEqual(len(r.rounds()), 5)
+        c = dlsim.check("barrier.ini")
+        self.assertEqual((c.passed, c.failed, c.errors), (1, 0, 0))
+        # a crash reaches the bug: explore finds it, shrinks it to the
+        # crash, and the found file reproduces it: run, the guest breaks
+        # on the stream's close (a guest-error's found file pins nothing
+        # dlsim check can check: its [expect] is empty, and check counts a
+        # run that ends in error as an error)
+        x = dlsim.explore("barrier.ini", runs=20, faults=["crash"], found="found")
+        self.assertEqual([f.signature for f in x.failures], ["guest-error"])
+        f = x.failures[0]
+        self.assertTrue(f.reproduces)
+        self.assertTrue(any("crash p" in line for line in f.shrunk), f.shrunk)
+        p = subprocess.run([dlsim.binary(), "run", f.found, "-o", "found.db"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("KeyError", p.stdout)
+        self.assertIn("stream-closed S", p.stdout)
+        # dlsim shrink: a recorded failing run read back and shrunk
+        plan = dlsim.Scenario.load("barrier.ini").set("timeline.round 2 + 10ms", "crash p2")
+        plan.sections.pop("expect")
+        plan.write("crash.ini")
+        p = subprocess.run([dlsim.binary(), "run", "crash.ini", "-o", "crash.db"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("stream-closed S", p.stdout)
+        p = subprocess.run([dlsim.binary(), "shrink", "crash.db", "--run", "1", "-o", "shrunk.ini"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn("shrunk.ini: guest-error: 1 timeline lines -> 1", p.stdout)
+        self.assertIn("reproduces", p.stdout)
+
+
 class TestGuestTwin(Tmp):
     """The guest SDK against the C twin of push-pull: the project's guest
     (guests/pushpull/pushpull.py, on dlsim.guest) and gossip's push-pull
