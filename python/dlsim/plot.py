@@ -85,7 +85,9 @@ def run_curve(metrics, peers, metric, by_time, grid):
         while i < len(rows) and rows[i][0] <= t:
             latest[rows[i][1]] = rows[i][2]
             i += 1
-        vals = [v for p, v in latest.items() if _counts(left.get(p), t)]
+        # when no peer there or finished has a value (every session has
+        # left), the mean of every peer's latest value, as plot-mean.c
+        vals = [v for p, v in latest.items() if _counts(left.get(p), t)] or list(latest.values())
         out.append(sum(vals) / len(vals) if vals else float("nan"))
     return pd.Series(out, index=grid, dtype=float)
 

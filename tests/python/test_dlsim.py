@@ -287,15 +287,13 @@ class TestResults(Tmp):
         return blocks
 
     def test_convergence_as_dlsim_plot(self):
-        # the same numbers as the binary's figure: by round every line;
-        # by time the group without churn, where no peer leaves unfinished
-        # (the binary's definition of a time point is being changed to the
-        # peers online or finished, which the package draws)
+        # the same numbers as the binary's figure, every line, by round and
+        # by time (plots/plot-mean.c: the peers there or finished)
         for x in ("round", "time"):
             by, lines = self.r.plot.convergence_data(x=x)
             self.assertEqual(by, "churn.arrival_rate")
             blocks = self.script_blocks(x)
-            groups = ["0", "2/min"] if x == "round" else ["0"]
+            groups = ["0", "2/min"]
             for gi, value in enumerate(["0", "2/min"]):
                 if value not in groups:
                     continue
@@ -316,6 +314,11 @@ class TestResults(Tmp):
                                 "value": [0.5, 0.9], "round": [1, 1]})
         c = dlsim.plot.run_curve(metrics, peers, "accuracy", True, [1.5, 3.0, 6.0])
         self.assertEqual(c.tolist(), [0.5, 0.7, 0.5])
+        # every peer gone unfinished: the mean of every peer's latest value
+        # (plots/plot-mean.c), not nothing
+        peers["outcome"] = ["left", "crashed"]
+        c = dlsim.plot.run_curve(metrics, peers, "accuracy", True, [1.5, 3.0, 6.0])
+        self.assertEqual(c.tolist(), [0.5, 0.7, 0.7])
 
     def test_convergence_figure(self):
         import matplotlib
