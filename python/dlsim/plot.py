@@ -7,7 +7,8 @@ over the runs; a copy of a run (the same provenance.run_identity) counts
 once.  A run's curve by round is the mean over its peers of their
 accuracy (or loss) at that round; by time, at each of 120 instants up to
 the longest run's end, the mean over the peers online or finished at that
-instant of their latest value.
+instant of their latest value (if none has one, every peer's latest
+value: plots/plot-mean.c).
 """
 import math
 
