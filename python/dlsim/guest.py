@@ -21,6 +21,8 @@ and calls the effects, each one action line:
     train(round), set_timer(at_ns) / set_timer(None)
     state(name), round_done(n, k=None), list_round(n, k), finished(), failed(text)
     note(text), observe(name, value, round=None), report_model(values)
+    the facts: start_round(n, k), retry(), excluded(peer=None), synced(peer),
+    reset(), foreign(peer, n)
 
 self.now is the simulated time in ns of the line being handled;
 self.rng a random.Random seeded from the node's own seed;
@@ -93,6 +95,31 @@ class Node:
             self._act("metric", name, int(value))
         else:
             self._act("metric", name, int(value), round)
+
+    # the facts dlsim counts for its own machines (docs/guest.md, "Facts")
+    def start_round(self, n, k):
+        """the coordinator: round n's exchange starts with k peers"""
+        self._act("start", n, k)
+
+    def retry(self):
+        """the coordinator: its connection barrier timed out"""
+        self._act("retry")
+
+    def excluded(self, peer=None):
+        """the coordinator excluded peer; a peer (no argument): it was"""
+        self._act("excluded", peer) if peer else self._act("excluded")
+
+    def synced(self, peer):
+        """a peer took its model from peer"""
+        self._act("synced", peer)
+
+    def reset(self):
+        """the coordinator: its session reset"""
+        self._act("reset")
+
+    def foreign(self, peer, n):
+        """a peer aggregated peer's contribution of round n into another"""
+        self._act("foreign", peer, n)
 
     def report_model(self, values):
         if isinstance(values, (int, float)):

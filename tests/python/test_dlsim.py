@@ -382,6 +382,10 @@ def _toy():
             if self.kind == "coordinator":
                 self.list_round(1, 1)
                 self.send(frm, "Go", "x")
+                self.start_round(1, 1)
+                self.retry()
+                self.excluded("p9")
+                self.reset()
             else:
                 self.open_link("p2", initiator=True)
                 self.connect("p2")
@@ -397,6 +401,16 @@ def _toy():
             self.observe("value_ppm", 500000, 1)
             self.round_done(1)
             self.round_done(3, 1)
+
+        def on_link_up(self, peer):
+            self.synced(peer)
+            self.excluded()
+
+        def on_link_closed(self, peer):
+            self.foreign(peer, 2)
+
+        def on_stream_closed(self, other):
+            self.note("closed " + other)
 
         def on_link_failed(self, peer):
             self.note("lost " + peer)
@@ -420,18 +434,22 @@ class TestGuestSdk(unittest.TestCase):
     def test_lines(self):
         got = self.session(["hello 1 7 2 1", "new S coordinator 3", "new p1 peer 4", "start p1 0",
                             "msg S 10 p1 stream Hello -", "msg p1 20 S stream Go x", "deadline p1 25",
-                            "trained p1 30", "link-failed p1 31 p2", "leave p1 40", "free p1", "bye",
+                            "trained p1 30", "link-up p1 31 p2", "link-closed p1 32 p2", "stream-closed p1 33 S",
+                            "link-failed p1 34 p2", "leave p1 40", "free p1", "bye",
                             "never read"])
         self.assertEqual(got, [
             "quiet",
             "state new-coordinator", "quiet",
             "state new-peer", "quiet",
             "send S stream Hello 0 -", "quiet",
-            "list 1 1", "send p1 stream Go 0 x", "quiet",
+            "list 1 1", "send p1 stream Go 0 x", "start 1 1", "retry", "excluded p9", "reset", "quiet",
             "open p2 initiator", "connect p2", "train 1", "deadline 25", "quiet",
             "deadline never", "quiet",
             "send p2 link Push 8 0.5", "model 0.5,1.0", "metric value_ppm 500000 1", "round 1", "round 3 1",
             "quiet",
+            "synced p2", "excluded", "quiet",
+            "foreign p2 2", "quiet",
+            "note closed S", "quiet",
             "note lost p2", "close p2", "failed no link", "quiet",
             "finished", "disconnect", "quiet",
             "quiet"])
