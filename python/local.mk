@@ -12,5 +12,6 @@ pkgpython_PYTHON = \
 	python/dlsim/runs.py \
 	python/dlsim/scenario.py \
 	python/dlsim/search.py \
+	python/dlsim/vclock.py \
 	$(NULL)
 EXTRA_DIST += dlsim.py

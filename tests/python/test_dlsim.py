@@ -454,6 +454,44 @@ class TestGuestSdk(unittest.TestCase):
             "finished", "disconnect", "quiet",
             "quiet"])
 
+    def test_async_node(self):
+        # asyncio on dlsim's clock: a sleep is a deadline, a queue gets a
+        # message, and nothing waits for the wall clock
+        import asyncio
+        import io
+        from dlsim import guest
+
+        class Nap(guest.AsyncNode):
+            def on_new(self):
+                self.inbox = asyncio.Queue()
+
+            async def main(self):
+                await asyncio.sleep(300)
+                self.send(guest.COORDINATOR, "Hello")
+                frm, typ = await self.inbox.get()
+                await asyncio.sleep(0.25)
+                self.note("%s %s at %d" % (frm, typ, round(self.loop.time() * 1e9)))
+                self.finished()
+
+            def on_start(self):
+                self.spawn(self.main())
+
+            def on_message(self, frm, via, type, data):
+                self.loop.call_soon(self.inbox.put_nowait, (frm, type))
+
+        out = io.StringIO()
+        t0 = time.time()
+        guest.run(Nap, stdin=io.StringIO("hello 1 1 1 1\nnew p1 peer 5\nstart p1 1000\ndeadline p1 300000001000\n"
+                                          "msg p1 300020000000 S stream Ack -\ndeadline p1 300270000000\nbye\n"),
+                  stdout=out)
+        self.assertLess(time.time() - t0, 5)
+        self.assertEqual(out.getvalue().split("\n")[:-1], [
+            "quiet", "quiet",
+            "deadline 300000001000", "quiet",
+            "send S stream Hello 0 -", "deadline never", "quiet",
+            "deadline 300270000000", "quiet",
+            "note S Ack at 300270000000", "finished", "deadline never", "quiet"])
+
     def test_hello_of_another_version(self):
         with self.assertRaises(SystemExit) as e:
             self.session(["hello 2 7 2 1"])
