@@ -367,6 +367,19 @@ class TestSearch(Tmp):
             self.assertEqual(dlsim.check(f.found).failed, 0)
 
 
+class TestExploreGuest(Tmp):
+    def test_messages(self):
+        # messages=: the kinds drop and delay pick from, as --messages
+        pp = os.path.join(SRC, "scenarios", "guest", "pushpull.ini")
+        x = dlsim.explore(pp, runs=3, faults=["drop", "delay"], messages=["Guest:Push", "Guest:Nope"],
+                          shrink=False)
+        self.assertEqual(x.runs, 3)
+        rules = [l for l in x.coverage if l.startswith("drop rules that never fired")]
+        self.assertTrue(rules and "Guest:Nope" in rules[0], x.coverage)
+        with self.assertRaisesRegex(dlsim.DlsimError, "--messages: 'Payload:x' is not a message type"):
+            dlsim.explore(pp, runs=1, messages=["Payload:x"])
+
+
 def _toy():
     """a toy protocol on the guest SDK: every effect once"""
     from dlsim import guest
