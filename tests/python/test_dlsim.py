@@ -3,6 +3,7 @@ run by tests/python.sh: PYTHONPATH names python/, DLSIM the binary, and
 DLSIM_SRCDIR the source tree."""
 import glob
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -204,6 +205,69 @@ class TestRun(Tmp):
         dlsim.run(dlsim.Scenario.load(DEMO).set("training.rounds", 2), out="k.db", seeds=range(40),
                   interval=0, progress=seen.append)
         self.assertEqual(seen[-1].total, 40 - done)
+
+
+def _importable(*names):
+    import importlib.util
+    return all(importlib.util.find_spec(n) for n in names)
+
+
+@unittest.skipUnless(_importable("jupyter_client", "ipykernel"), "no jupyter_client and ipykernel "
+                     "(python3-nbconvert and python3-ipykernel, which tools/install-deps installs)")
+class TestKernel(Tmp):
+    """dlsim.run in a Jupyter kernel, as a notebook runs it: the status
+    lines reach the front end, and the kernel's interrupt (SIGINT to the
+    kernel's process group, jupyter_client's way) stops the runs cleanly;
+    the same cell again runs only the rest"""
+
+    CODE = ("import dlsim\n"
+            "s = dlsim.Scenario.load(%r).set('training.rounds', 2)\n"
+            "r = dlsim.run(s, out='k.db', seeds=range(40), jobs=2, interval=0)\n" % DEMO)
+
+    def cell(self, kc, code, interrupt=None):
+        """runs code; returns (its execute_reply's content, its stderr
+        text); interrupt() is called at its first status line"""
+        msg_id, err = kc.execute(code), ""
+        while True:
+            m = kc.get_iopub_msg(timeout=120)
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            if m["msg_type"] == "stream" and m["content"]["name"] == "stderr":
+                err += m["content"]["text"]
+                if interrupt and "dlsim run: " in err:
+                    interrupt()
+                    interrupt = None
+            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                break
+        while True:
+            r = kc.get_shell_msg(timeout=60)
+            if r["parent_header"].get("msg_id") == msg_id:
+                return r["content"], err
+
+    def test_interrupt_and_again(self):
+        from jupyter_client import KernelManager
+        km = KernelManager(kernel_name="python3")
+        km.start_kernel(cwd=self.tmp, env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
+        kc = km.client()
+        try:
+            kc.start_channels()
+            kc.wait_for_ready(timeout=120)
+            reply, err = self.cell(kc, self.CODE, interrupt=km.interrupt_kernel)
+            self.assertEqual((reply["status"], reply.get("ename")), ("error", "KeyboardInterrupt"), reply)
+            self.assertRegex(err, r"dlsim run: \d+/40 runs")
+            left = subprocess.run(["pgrep", "-f", "%s run k.ini" % dlsim.binary()], stdout=subprocess.PIPE)
+            self.assertEqual(left.stdout, b"")
+            con = sqlite3.connect("k.db")
+            done = con.execute("SELECT count(*) FROM runs WHERE outcome <> 'interrupted'").fetchone()[0]
+            con.close()
+            self.assertTrue(0 < done < 40, done)
+            reply, err = self.cell(kc, self.CODE + "print(len(r.runs()))")
+            self.assertEqual(reply["status"], "ok", reply)
+            totals = set(re.findall(r"dlsim run: \d+/(\d+) runs", err))
+            self.assertEqual(totals, {str(40 - done)}, err)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
 
 
 class TestResults(Tmp):
