@@ -270,6 +270,31 @@ class TestKernel(Tmp):
             km.shutdown_kernel(now=True)
 
 
+class TestInterruptRace(Tmp):
+    def test_interrupt_after_the_binary_ended(self):
+        # Ctrl-C the moment the binary has ended and been reaped: the
+        # KeyboardInterrupt goes on, not an error of signalling a process
+        # that is gone
+        from dlsim import runs
+        real = subprocess.Popen
+
+        class Reaped:
+            def __init__(self, *a, **k):
+                self.p = real(*a, **k)
+                self.pid, self.stderr = self.p.pid, self.p.stderr
+
+            def wait(self, timeout=None):
+                self.p.wait()
+                raise KeyboardInterrupt
+
+        runs.subprocess.Popen = Reaped
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                runs._one(["--version"], False, 1)
+        finally:
+            runs.subprocess.Popen = real
+
+
 class TestResults(Tmp):
     @classmethod
     def setUpClass(cls):
