@@ -24,6 +24,7 @@ scratch () {   # scratch DIR: a fresh clone's layout after the Quick start
   mkdir -p "$1"
   cp -R "$SRC/scenarios" "$1/" && chmod -R u+w "$1/scenarios"   # a copy: no example writes into the source
   ln -s "$DLSIM" "$1/dlsim"
+  ln -s "$SRC/python" "$1/python" && ln -s "$SRC/dlsim.py" "$1/dlsim.py"   # the Python package, as in the tree
   # the Quick start's `make demo` (Makefile.am): demo.db, as the README's later blocks use it
   (cd "$1" && ./dlsim run scenarios/demo.ini -o demo.db -q >/dev/null 2>&1) || ko "setup: the demo run failed"
 }

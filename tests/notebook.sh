@@ -4,7 +4,8 @@
 # --to notebook --execute` (Debian's python3-nbconvert and
 # python3-ipykernel, which tools/install-deps installs), against this
 # build's binary and the tree's python/ package.  It fails if a cell
-# fails, or if a figure the notebook saves is missing; SKIP only where
+# fails, if a figure the notebook saves is missing, or if the binary's
+# status lines (dlsim.run's progress) do not show in it; SKIP only where
 # nbconvert, ipykernel or pandas are missing.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
@@ -33,13 +34,19 @@ done
 # the executed copy has every code cell run, and no error output
 if [ -f "$tmp/executed/dlsim-churn.ipynb" ]; then
   "$PY" - "$tmp/executed/dlsim-churn.ipynb" > "$out" 2>&1 <<'PY'
-import json, sys
+import json, re, sys
 nb = json.load(open(sys.argv[1]))
 code = [c for c in nb["cells"] if c["cell_type"] == "code"]
 bad = [i for i, c in enumerate(code) if c.get("execution_count") is None
        or any(o.get("output_type") == "error" for o in c["outputs"])]
 print(len(code), "code cells;", "not run or failed:", bad)
-sys.exit(1 if bad or not code else 0)
+# the binary's status lines reach the notebook, under the cell that runs:
+# each family's sweep to its last line, 9/9 runs ... (end)
+err = "".join("".join(o.get("text", "")) for c in code for o in c["outputs"]
+              if o.get("output_type") == "stream" and o.get("name") == "stderr")
+ends = re.findall(r"^dlsim run: (\d+)/(\d+) runs, .*\(end\)$", err, re.M)
+print("status lines' ends:", ends)
+sys.exit(1 if bad or not code or len(ends) != 2 or any(a != b for a, b in ends) else 0)
 PY
   if [ $? -eq 0 ]; then ok; else ko "executed notebook: $(cat "$out")"; fi
 else

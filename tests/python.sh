@@ -2,7 +2,10 @@
 # tests/python.sh — the dlsim Python package (python/dlsim, docs/python.md):
 # its unit tests (tests/python/test_dlsim.py, python3 -m unittest) against
 # this build's binary, from the source tree with no install (PYTHONPATH
-# names python/), and `import dlsim` as docs/python.md says.  The Python
+# names python/), and `import dlsim` as docs/python.md says: in the top
+# folder with no PYTHONPATH, and after a real `make install` (prefix
+# /usr/local into a DESTDIR), from a folder of the system Python's path,
+# with the installed binary and the installed push-pull guest.  The Python
 # is the first of $PYTHON, /usr/bin/python3 and python3 that has pandas
 # (python3-pandas, which tools/install-deps installs).
 set -u
@@ -25,15 +28,39 @@ else
 fi
 if grep -qx "$SRC/dlsim\|$DLSIM" "$out"; then ok; else ko "import dlsim from the source tree: $(cat "$out")"; fi
 
-# installed: the files python/local.mk installs (pkgpython_PYTHON), alone
-# in a folder on the path, find every module they import and the binary
-# on PATH (as after make install)
-mkdir -p "$tmp/site/dlsim" "$tmp/bin"
-for f in $(sed -n 's|^\t\(python/dlsim/[a-z_]*\.py\) *\\$|\1|p' "$SRC/python/local.mk"); do cp "$SRC/$f" "$tmp/site/dlsim/"; done
-ln -s "$DLSIM" "$tmp/bin/dlsim"
-(cd "$tmp" && env -u DLSIM PYTHONPATH="$tmp/site" PATH="$tmp/bin:$PATH" "$PY" -c "import dlsim; print(dlsim.binary()); dlsim.Scenario({'peers.count': 3})") > "$out" 2>&1
-if grep -qx "$tmp/bin/dlsim" "$out"; then ok; else ko "the installed files: $(cat "$out")"; fi
-[ "$(ls "$SRC/python/dlsim/"*.py | wc -l)" -eq "$(ls "$tmp/site/dlsim" | wc -l)" ] && ok || ko "python/local.mk does not install every python/dlsim/*.py"
+# in the tree's top folder, with no PYTHONPATH: python3 -c "import dlsim"
+# (the top folder's dlsim.py hands over to python/dlsim)
+(cd "$SRC" && env -u PYTHONPATH "$PY" -c "import dlsim, dlsim.guest; print(dlsim.__file__); dlsim.Scenario" > "$out" 2>&1)
+if [ "$(head -1 "$out")" = "$SRC/python/dlsim/__init__.py" ]; then ok; else ko "import dlsim in the top folder: $(cat "$out")"; fi
+
+# make install, as a user runs it (prefix /usr/local, into DESTDIR): the
+# package lands in a folder of the system Python's own path, and from
+# there, with the installed binary on PATH, it imports, runs a scenario,
+# and the installed push-pull guest finds its SDK
+build=$(dirname "$DLSIM")
+if [ -f "$build/Makefile" ]; then
+  root=$tmp/root
+  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s -C "$build" install DESTDIR="$root" prefix=/usr/local \
+    > "$tmp/install.out" 2>&1 || ko "make install: $(tail -5 "$tmp/install.out")"
+  init=$(find "$root" -path '*/dlsim/__init__.py' | head -1)
+  site=${init%/dlsim/__init__.py}
+  site=${site#"$root"}
+  if [ -n "$init" ] && "$PY" -c "import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)" "$site"; then ok
+  else ko "make install put the package in '${site:-nowhere}', not in $PY's sys.path: $("$PY" -c 'import sys; print(sys.path)')"; fi
+  [ "$(ls "$SRC/python/dlsim/"*.py | wc -l)" -eq "$(ls "$root$site/dlsim/"*.py | wc -l)" ] && ok \
+    || ko "make install does not install every python/dlsim/*.py (python/local.mk)"
+  mkdir -p "$tmp/user"
+  (cd "$tmp/user" && env -u DLSIM PYTHONPATH="$root$site" PATH="$root/usr/local/bin:$PATH" \
+     "$PY" -c "import dlsim; print(dlsim.binary()); print(dlsim.__file__); dlsim.Scenario({'peers.count': 3})") > "$out" 2>&1
+  if [ "$(cat "$out")" = "$root/usr/local/bin/dlsim
+$root$site/dlsim/__init__.py" ]; then ok; else ko "the installed package: $(cat "$out")"; fi
+  pp=$root/usr/local/share/dlsim/scenarios/guest/pushpull.ini
+  (cd "$tmp/user" && env -u DLSIM PYTHONPATH="$root$site" PATH="$root/usr/local/bin:$PATH" \
+     "$root/usr/local/bin/dlsim" check "$pp") > "$out" 2>&1
+  if grep -q "^1 passed, 0 failed" "$out"; then ok; else ko "the installed guest on the installed SDK: $(tail -5 "$out")"; fi
+else
+  echo "SKIP: make install (no Makefile beside $DLSIM)"
+fi
 
 (cd "$tmp" && "$PY" -m unittest discover -s "$SRC/tests/python" -v) > "$tmp/unit.out" 2>&1
 rc=$?

@@ -21,6 +21,11 @@ and calls the effects, each one action line:
     train(round), set_timer(at_ns) / set_timer(None)
     state(name), round_done(n, k=None), list_round(n, k), finished(), failed(text)
     note(text), observe(name, value, round=None), report_model(values)
+    the facts: start_round(n, k), retry(), excluded(peer=None), synced(peer),
+    reset(), foreign(peer, n)
+
+AsyncNode is a Node whose code may be asyncio's, on dlsim's clock (its own
+dlsim.vclock.VirtualLoop, self.loop; self.spawn(coroutine)).
 
 self.now is the simulated time in ns of the line being handled;
 self.rng a random.Random seeded from the node's own seed;
@@ -94,6 +99,31 @@ class Node:
         else:
             self._act("metric", name, int(value), round)
 
+    # the facts dlsim counts for its own machines (docs/guest.md, "Facts")
+    def start_round(self, n, k):
+        """the coordinator: round n's exchange starts with k peers"""
+        self._act("start", n, k)
+
+    def retry(self):
+        """the coordinator: its connection barrier timed out"""
+        self._act("retry")
+
+    def excluded(self, peer=None):
+        """the coordinator excluded peer; a peer (no argument): it was"""
+        self._act("excluded", peer) if peer else self._act("excluded")
+
+    def synced(self, peer):
+        """a peer took its model from peer"""
+        self._act("synced", peer)
+
+    def reset(self):
+        """the coordinator: its session reset"""
+        self._act("reset")
+
+    def foreign(self, peer, n):
+        """a peer aggregated peer's contribution of round n into another"""
+        self._act("foreign", peer, n)
+
     def report_model(self, values):
         if isinstance(values, (int, float)):
             values = [values]
@@ -134,6 +164,41 @@ class Node:
         pass
 
 
+NS = 1_000_000_000
+
+
+class AsyncNode(Node):
+    """A node whose code may be asyncio's, on dlsim's clock: self.loop is
+    its own dlsim.vclock.VirtualLoop.  Around each of the node's lines the
+    SDK runs the loop up to the line's time, before and after the handler,
+    and says the loop's next timer as the node's deadline when it changed
+    (so asyncio.sleep(300) is a deadline 300 s on).  self.spawn(coro)
+    starts a coroutine; a handler hands input to it with
+    self.loop.call_soon (a queue's put_nowait, a future's set_result).
+    The node's deadline is the loop's: do not call set_timer."""
+
+    def __init__(self, guest, name, kind, seed):
+        super().__init__(guest, name, kind, seed)
+        from .vclock import VirtualLoop
+        self.loop = VirtualLoop()
+        self._said = ("nothing",)
+
+    def spawn(self, coro):
+        """runs coro as a task of the node's loop, from now on"""
+        self.loop.call_soon(lambda: self.loop.create_task(coro))
+
+    def _around(self, t_ns, handler):
+        t = t_ns / NS
+        self.loop.advance(t)
+        handler()
+        self.loop.advance(t)
+        d = self.loop.next_deadline()
+        said = None if d is None else round(d * NS)
+        if self._said != ("said", said):
+            self.set_timer(said)
+            self._said = ("said", said)
+
+
 class Guest:
     """The loop: one line of dlsim's, the node's handler, its actions and
     `quiet`.  before_line(n, line) and after_line(n) may be overridden
@@ -170,7 +235,13 @@ class Guest:
             return
         node = self.nodes[w[1]]
         node.now = int(w[2])
-        a = w[3:]
+        if isinstance(node, AsyncNode):
+            node._around(node.now, lambda: self._dispatch(node, verb, w[3:]))
+        else:
+            self._dispatch(node, verb, w[3:])
+
+    @staticmethod
+    def _dispatch(node, verb, a):
         if verb == "msg":
             node.on_message(a[0], a[1], a[2], a[3])
         elif verb == "start":

@@ -7,7 +7,8 @@ over the runs; a copy of a run (the same provenance.run_identity) counts
 once.  A run's curve by round is the mean over its peers of their
 accuracy (or loss) at that round; by time, at each of 120 instants up to
 the longest run's end, the mean over the peers online or finished at that
-instant of their latest value.
+instant of their latest value (if none has one, every peer's latest
+value: plots/plot-mean.c).
 """
 import math
 
@@ -85,7 +86,9 @@ def run_curve(metrics, peers, metric, by_time, grid):
         while i < len(rows) and rows[i][0] <= t:
             latest[rows[i][1]] = rows[i][2]
             i += 1
-        vals = [v for p, v in latest.items() if _counts(left.get(p), t)]
+        # when no peer there or finished has a value (every session has
+        # left), the mean of every peer's latest value, as plot-mean.c
+        vals = [v for p, v in latest.items() if _counts(left.get(p), t)] or list(latest.values())
         out.append(sum(vals) / len(vals) if vals else float("nan"))
     return pd.Series(out, index=grid, dtype=float)
 

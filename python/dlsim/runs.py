@@ -74,7 +74,10 @@ def _one(args, progress, interval):
                     other.append(line)
             status = proc.wait()
         except KeyboardInterrupt:
-            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                os.killpg(proc.pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass    # it had ended, and been waited for
             # read on: a closed pipe would end it (SIGPIPE) before it has
             # merged its workers' runs and said where they are
             tail = proc.stderr.read()

@@ -79,9 +79,12 @@ def _shrunk(lines, failures, folder):
             cur.shrunk.append(line.strip())
 
 
-def explore(scenario, runs=100, jobs=1, found=None, seed=None, faults=None, shrink=True, sets=()):
+def explore(scenario, runs=100, jobs=1, found=None, seed=None, faults=None, shrink=True, sets=(),
+            messages=None):
     """dlsim explore: an ExploreResult (runs, failing, distinct, each
-    Failure's signature, runs, seeds, shrunk lines and found file)."""
+    Failure's signature, runs, seeds, shrunk lines and found file).
+    faults, messages and sets: lists, as --faults, --messages (the
+    messages drop and delay pick from: a guest's Guest:TYPE) and --set."""
     tmp = None
     if isinstance(scenario, Scenario):
         if scenario.unchanged():
@@ -98,6 +101,8 @@ def explore(scenario, runs=100, jobs=1, found=None, seed=None, faults=None, shri
         args += ["--seed", str(seed)]
     if faults:
         args += ["--faults", ",".join(faults)]
+    if messages:
+        args += ["--messages", ",".join(messages)]
     if not shrink:
         args.append("--no-shrink")
     for s in sets:

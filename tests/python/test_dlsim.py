@@ -3,6 +3,7 @@ run by tests/python.sh: PYTHONPATH names python/, DLSIM the binary, and
 DLSIM_SRCDIR the source tree."""
 import glob
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -206,6 +207,94 @@ class TestRun(Tmp):
         self.assertEqual(seen[-1].total, 40 - done)
 
 
+def _importable(*names):
+    import importlib.util
+    return all(importlib.util.find_spec(n) for n in names)
+
+
+@unittest.skipUnless(_importable("jupyter_client", "ipykernel"), "no jupyter_client and ipykernel "
+                     "(python3-nbconvert and python3-ipykernel, which tools/install-deps installs)")
+class TestKernel(Tmp):
+    """dlsim.run in a Jupyter kernel, as a notebook runs it: the status
+    lines reach the front end, and the kernel's interrupt (SIGINT to the
+    kernel's process group, jupyter_client's way) stops the runs cleanly;
+    the same cell again runs only the rest"""
+
+    CODE = ("import dlsim\n"
+            "s = dlsim.Scenario.load(%r).set('training.rounds', 2)\n"
+            "r = dlsim.run(s, out='k.db', seeds=range(40), jobs=2, interval=0)\n" % DEMO)
+
+    def cell(self, kc, code, interrupt=None):
+        """runs code; returns (its execute_reply's content, its stderr
+        text); interrupt() is called at its first status line"""
+        msg_id, err = kc.execute(code), ""
+        while True:
+            m = kc.get_iopub_msg(timeout=120)
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            if m["msg_type"] == "stream" and m["content"]["name"] == "stderr":
+                err += m["content"]["text"]
+                if interrupt and "dlsim run: " in err:
+                    interrupt()
+                    interrupt = None
+            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                break
+        while True:
+            r = kc.get_shell_msg(timeout=60)
+            if r["parent_header"].get("msg_id") == msg_id:
+                return r["content"], err
+
+    def test_interrupt_and_again(self):
+        from jupyter_client import KernelManager
+        km = KernelManager(kernel_name="python3")
+        km.start_kernel(cwd=self.tmp, env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
+        kc = km.client()
+        try:
+            kc.start_channels()
+            kc.wait_for_ready(timeout=120)
+            reply, err = self.cell(kc, self.CODE, interrupt=km.interrupt_kernel)
+            self.assertEqual((reply["status"], reply.get("ename")), ("error", "KeyboardInterrupt"), reply)
+            self.assertRegex(err, r"dlsim run: \d+/40 runs")
+            left = subprocess.run(["pgrep", "-f", "%s run k.ini" % dlsim.binary()], stdout=subprocess.PIPE)
+            self.assertEqual(left.stdout, b"")
+            con = sqlite3.connect("k.db")
+            done = con.execute("SELECT count(*) FROM runs WHERE outcome <> 'interrupted'").fetchone()[0]
+            con.close()
+            self.assertTrue(0 < done < 40, done)
+            reply, err = self.cell(kc, self.CODE + "print(len(r.runs()))")
+            self.assertEqual(reply["status"], "ok", reply)
+            totals = set(re.findall(r"dlsim run: \d+/(\d+) runs", err))
+            self.assertEqual(totals, {str(40 - done)}, err)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
+
+class TestInterruptRace(Tmp):
+    def test_interrupt_after_the_binary_ended(self):
+        # Ctrl-C the moment the binary has ended and been reaped: the
+        # KeyboardInterrupt goes on, not an error of signalling a process
+        # that is gone
+        from dlsim import runs
+        real = subprocess.Popen
+
+        class Reaped:
+            def __init__(self, *a, **k):
+                self.p = real(*a, **k)
+                self.pid, self.stderr = self.p.pid, self.p.stderr
+
+            def wait(self, timeout=None):
+                self.p.wait()
+                raise KeyboardInterrupt
+
+        runs.subprocess.Popen = Reaped
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                runs._one(["--version"], False, 1)
+        finally:
+            runs.subprocess.Popen = real
+
+
 class TestResults(Tmp):
     @classmethod
     def setUpClass(cls):
@@ -287,15 +376,13 @@ class TestResults(Tmp):
         return blocks
 
     def test_convergence_as_dlsim_plot(self):
-        # the same numbers as the binary's figure: by round every line;
-        # by time the group without churn, where no peer leaves unfinished
-        # (the binary's definition of a time point is being changed to the
-        # peers online or finished, which the package draws)
+        # the same numbers as the binary's figure, every line, by round and
+        # by time (plots/plot-mean.c: the peers there or finished)
         for x in ("round", "time"):
             by, lines = self.r.plot.convergence_data(x=x)
             self.assertEqual(by, "churn.arrival_rate")
             blocks = self.script_blocks(x)
-            groups = ["0", "2/min"] if x == "round" else ["0"]
+            groups = ["0", "2/min"]
             for gi, value in enumerate(["0", "2/min"]):
                 if value not in groups:
                     continue
@@ -316,6 +403,11 @@ class TestResults(Tmp):
                                 "value": [0.5, 0.9], "round": [1, 1]})
         c = dlsim.plot.run_curve(metrics, peers, "accuracy", True, [1.5, 3.0, 6.0])
         self.assertEqual(c.tolist(), [0.5, 0.7, 0.5])
+        # every peer gone unfinished: the mean of every peer's latest value
+        # (plots/plot-mean.c), not nothing
+        peers["outcome"] = ["left", "crashed"]
+        c = dlsim.plot.run_curve(metrics, peers, "accuracy", True, [1.5, 3.0, 6.0])
+        self.assertEqual(c.tolist(), [0.5, 0.7, 0.7])
 
     def test_convergence_figure(self):
         import matplotlib
@@ -364,6 +456,19 @@ class TestSearch(Tmp):
             self.assertEqual(dlsim.check(f.found).failed, 0)
 
 
+class TestExploreGuest(Tmp):
+    def test_messages(self):
+        # messages=: the kinds drop and delay pick from, as --messages
+        pp = os.path.join(SRC, "scenarios", "guest", "pushpull.ini")
+        x = dlsim.explore(pp, runs=3, faults=["drop", "delay"], messages=["Guest:Push", "Guest:Nope"],
+                          shrink=False)
+        self.assertEqual(x.runs, 3)
+        rules = [l for l in x.coverage if l.startswith("drop rules that never fired")]
+        self.assertTrue(rules and "Guest:Nope" in rules[0], x.coverage)
+        with self.assertRaisesRegex(dlsim.DlsimError, "--messages: 'Payload:x' is not a message type"):
+            dlsim.explore(pp, runs=1, messages=["Payload:x"])
+
+
 def _toy():
     """a toy protocol on the guest SDK: every effect once"""
     from dlsim import guest
@@ -379,6 +484,10 @@ def _toy():
             if self.kind == "coordinator":
                 self.list_round(1, 1)
                 self.send(frm, "Go", "x")
+                self.start_round(1, 1)
+                self.retry()
+                self.excluded("p9")
+                self.reset()
             else:
                 self.open_link("p2", initiator=True)
                 self.connect("p2")
@@ -394,6 +503,16 @@ def _toy():
             self.observe("value_ppm", 500000, 1)
             self.round_done(1)
             self.round_done(3, 1)
+
+        def on_link_up(self, peer):
+            self.synced(peer)
+            self.excluded()
+
+        def on_link_closed(self, peer):
+            self.foreign(peer, 2)
+
+        def on_stream_closed(self, other):
+            self.note("closed " + other)
 
         def on_link_failed(self, peer):
             self.note("lost " + peer)
@@ -417,21 +536,63 @@ class TestGuestSdk(unittest.TestCase):
     def test_lines(self):
         got = self.session(["hello 1 7 2 1", "new S coordinator 3", "new p1 peer 4", "start p1 0",
                             "msg S 10 p1 stream Hello -", "msg p1 20 S stream Go x", "deadline p1 25",
-                            "trained p1 30", "link-failed p1 31 p2", "leave p1 40", "free p1", "bye",
+                            "trained p1 30", "link-up p1 31 p2", "link-closed p1 32 p2", "stream-closed p1 33 S",
+                            "link-failed p1 34 p2", "leave p1 40", "free p1", "bye",
                             "never read"])
         self.assertEqual(got, [
             "quiet",
             "state new-coordinator", "quiet",
             "state new-peer", "quiet",
             "send S stream Hello 0 -", "quiet",
-            "list 1 1", "send p1 stream Go 0 x", "quiet",
+            "list 1 1", "send p1 stream Go 0 x", "start 1 1", "retry", "excluded p9", "reset", "quiet",
             "open p2 initiator", "connect p2", "train 1", "deadline 25", "quiet",
             "deadline never", "quiet",
             "send p2 link Push 8 0.5", "model 0.5,1.0", "metric value_ppm 500000 1", "round 1", "round 3 1",
             "quiet",
+            "synced p2", "excluded", "quiet",
+            "foreign p2 2", "quiet",
+            "note closed S", "quiet",
             "note lost p2", "close p2", "failed no link", "quiet",
             "finished", "disconnect", "quiet",
             "quiet"])
+
+    def test_async_node(self):
+        # asyncio on dlsim's clock: a sleep is a deadline, a queue gets a
+        # message, and nothing waits for the wall clock
+        import asyncio
+        import io
+        from dlsim import guest
+
+        class Nap(guest.AsyncNode):
+            def on_new(self):
+                self.inbox = asyncio.Queue()
+
+            async def main(self):
+                await asyncio.sleep(300)
+                self.send(guest.COORDINATOR, "Hello")
+                frm, typ = await self.inbox.get()
+                await asyncio.sleep(0.25)
+                self.note("%s %s at %d" % (frm, typ, round(self.loop.time() * 1e9)))
+                self.finished()
+
+            def on_start(self):
+                self.spawn(self.main())
+
+            def on_message(self, frm, via, type, data):
+                self.loop.call_soon(self.inbox.put_nowait, (frm, type))
+
+        out = io.StringIO()
+        t0 = time.time()
+        guest.run(Nap, stdin=io.StringIO("hello 1 1 1 1\nnew p1 peer 5\nstart p1 1000\ndeadline p1 300000001000\n"
+                                          "msg p1 300020000000 S stream Ack -\ndeadline p1 300270000000\nbye\n"),
+                  stdout=out)
+        self.assertLess(time.time() - t0, 5)
+        self.assertEqual(out.getvalue().split("\n")[:-1], [
+            "quiet", "quiet",
+            "deadline 300000001000", "quiet",
+            "send S stream Hello 0 -", "deadline never", "quiet",
+            "deadline 300270000000", "quiet",
+            "note S Ack at 300270000000", "finished", "deadline never", "quiet"])
 
     def test_hello_of_another_version(self):
         with self.assertRaises(SystemExit) as e:
@@ -452,6 +613,177 @@ class TestGuestSdk(unittest.TestCase):
                          os.path.join(SRC, "scenarios", "guest", "asyncio-sleep.ini"),
                          os.path.join(SRC, "scenarios", "edge", "send-on-closing-link.ini")])
         self.assertEqual((c.passed, c.failed, c.errors), (3, 0, 0))
+
+
+USER_GUEST = '''"""a user's guest on dlsim.guest: each round every peer trains and
+sends its Model to the coordinator, which answers all of them with Next
+once it has every peer's.  Its bug: a peer whose stream closes is taken
+off the round's set, which raises if its Model has not come"""
+from dlsim import guest
+
+
+class Coordinator(guest.Node):
+    def on_new(self):
+        self.got = set()
+
+    def on_message(self, frm, via, type, data):
+        self.got.add(frm)
+        if len(self.got) == self.guest.min_participants:
+            self.list_round(int(data), len(self.got))
+            for p in sorted(self.got):
+                self.send(p, "Next", data)
+            self.got = set()
+
+    def on_stream_closed(self, other):
+        self.got.remove(other)
+
+
+class Peer(guest.Node):
+    def on_start(self):
+        self.round = 1
+        self.train(1)
+
+    def on_training_done(self):
+        self.send(guest.COORDINATOR, "Model", str(self.round), size=1000)
+
+    def on_message(self, frm, via, type, data):
+        self.round_done(self.round)
+        if self.round == self.guest.rounds:
+            self.finished()
+        else:
+            self.round += 1
+            self.train(self.round)
+
+
+guest.run(Coordinator, Peer)
+'''
+
+
+class TestUserGuest(Tmp):
+    """A guest a user writes on the SDK (the package on PYTHONPATH), through
+    run, check, explore and shrink, as docs/python.md and docs/guest.md
+    tell"""
+
+    def test_run_check_explore_shrink(self):
+        put("barrier.py", USER_GUEST)
+        put("barrier.ini", "[protocol]\nfamily = guest\nguest_command = %s barrier.py\nmin_participants = 3\n"
+            "[training]\nrounds = 5\n[peers]\ncount = 3\n"
+            "[expect]\noutcome = completed\npeer.p3.rounds = 5\n" % sys.executable)
+        r = dlsim.run("barrier.ini", out="b.db", progress=False)
+        self.assertEqual(list(r.runs()["outcome"]), ["completed"])
+        self.assertEqual(list(r.peers()["rounds"]), [5, 5, 5])
+        self.assertEqual(len(r.rounds()), 5)
+        c = dlsim.check("barrier.ini")
+        self.assertEqual((c.passed, c.failed, c.errors), (1, 0, 0))
+        # a crash reaches the bug: explore finds it, shrinks it to the
+        # crash, and the found file reproduces it: run, the guest breaks
+        # on the stream's close (a guest-error's found file pins nothing
+        # dlsim check can check: its [expect] is empty, and check counts a
+        # run that ends in error as an error)
+        x = dlsim.explore("barrier.ini", runs=20, faults=["crash"], found="found")
+        self.assertEqual([f.signature for f in x.failures], ["guest-error"])
+        f = x.failures[0]
+        self.assertTrue(f.reproduces)
+        self.assertTrue(any("crash p" in line for line in f.shrunk), f.shrunk)
+        p = subprocess.run([dlsim.binary(), "run", f.found, "-o", "found.db"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("KeyError", p.stdout)
+        self.assertIn("stream-closed S", p.stdout)
+        # dlsim shrink: a recorded failing run read back and shrunk
+        plan = dlsim.Scenario.load("barrier.ini").set("timeline.round 2 + 10ms", "crash p2")
+        plan.sections.pop("expect")
+        plan.write("crash.ini")
+        p = subprocess.run([dlsim.binary(), "run", "crash.ini", "-o", "crash.db"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("stream-closed S", p.stdout)
+        p = subprocess.run([dlsim.binary(), "shrink", "crash.db", "--run", "1", "-o", "shrunk.ini"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn("shrunk.ini: guest-error: 1 timeline lines -> 1", p.stdout)
+        self.assertIn("reproduces", p.stdout)
+
+
+class TestGuestTwin(Tmp):
+    """The guest SDK against the C twin of push-pull: the project's guest
+    (guests/pushpull/pushpull.py, on dlsim.guest) and gossip's push-pull
+    (protocol/gossip, gossip_mode = push-pull), run on the same scenario,
+    seeds, peers and network, must agree on the discrete facts (`dlsim
+    compare`: outcome, rounds, each peer's outcome and rounds, the
+    properties' violations) and both do push-pull averaging: the sum kept,
+    the spread cut at every cycle."""
+
+    SEEDS = range(3)
+
+    def twin(self, g):
+        """g's C twin: its [protocol] gossip's push-pull, its value one float"""
+        d = {sec: dict(kv) for sec, kv in g.sections.items()}
+        d["protocol"] = {"family": "gossip", "gossip_mode": "push-pull",
+                         "min_participants": g.get("protocol.min_participants")}
+        d.setdefault("model", {})["size"] = 1
+        return dlsim.Scenario(d, base_dir=g.base_dir)
+
+    def pair(self, g, name):
+        rg = dlsim.run(g, out=name + "-guest.db", seeds=self.SEEDS, progress=False)
+        rc = dlsim.run(self.twin(g), out=name + "-c.db", seeds=self.SEEDS, progress=False)
+        return rg, rc
+
+    def compare(self, rg, rc):
+        ig, ic = rg.runs().set_index("seed")["run_id"], rc.runs().set_index("seed")["run_id"]
+        self.assertEqual(sorted(ig.index), list(self.SEEDS))
+        self.assertEqual(sorted(ic.index), list(self.SEEDS))
+        for seed in self.SEEDS:
+            p = subprocess.run([dlsim.binary(), "compare", "--run-a=%d" % ic[seed], "--run-b=%d" % ig[seed],
+                                rc.path, rg.path], stdout=subprocess.PIPE, universal_newlines=True)
+            with self.subTest(seed=seed):
+                self.assertEqual(p.returncode, 0, p.stdout)
+                self.assertIn("discrete facts agree", p.stdout)
+        # the same from the package's tables: each peer's outcome and rounds
+        cols = ["seed", "peer", "outcome", "rounds"]
+        pg = rg.peers().merge(rg.runs()[["run_id", "seed"]])[cols].sort_values(cols[:2]).reset_index(drop=True)
+        pc = rc.peers().merge(rc.runs()[["run_id", "seed"]])[cols].sort_values(cols[:2]).reset_index(drop=True)
+        self.assertTrue(pg.equals(pc), (pg, pc))
+
+    def factors(self, rg, rc):
+        """the variance's factor per cycle, guest and C, over all seeds:
+        the guest's from its peers' value_ppm after each cycle, the C
+        twin's its coordinator's variance_factor_ppm"""
+        m = rg.metrics()
+        v = m[m["name"] == "value_ppm"].groupby(["run_id", "round"])["value"]
+        # the sum kept, to the ppm rounding of each peer's value
+        spread = v.sum().groupby(level=0).agg(lambda s: s.max() - s.min())
+        self.assertTrue((spread <= v.size().max()).all(), spread)
+        var = v.var().unstack()
+        guest = (var[var.columns[1:]].values / var[var.columns[:-1]].values).ravel()
+        m = rc.metrics()
+        c = (m.loc[m["name"] == "variance_factor_ppm", "value"] / 1e6).values
+        return guest, c
+
+    def test_pushpull_and_its_c_twin(self):
+        g = dlsim.Scenario.load(os.path.join(SRC, "scenarios", "guest", "pushpull.ini"))
+        rg, rc = self.pair(g, "pp")
+        self.assertEqual(set(rg.runs()["outcome"]), {"completed"})
+        self.compare(rg, rc)
+        guest, c = self.factors(rg, rc)
+        rounds = int(g.get("training.rounds"))
+        self.assertEqual(len(guest), len(c))
+        self.assertEqual(len(c), (rounds - 1) * len(self.SEEDS))
+        # each cuts the variance a cycle, on the mean by more than half
+        # (Jelasity et al. 2005: 1/(2 sqrt e) = 0.30 with exchanges one at
+        # a time; the guest's cycles overlap, 0.4 to 0.5 measured)
+        for name, f in (("guest", guest), ("C twin", c)):
+            with self.subTest(side=name):
+                self.assertLess(f.mean(), 0.6, f)
+                self.assertLess(f.max(), 1.0, f)
+
+    def test_fewer_peers_than_listed(self):
+        # 5 peers, 4 cycles, 2 listed first: the latecomers are listed as
+        # they come, on both sides
+        g = dlsim.Scenario.load(os.path.join(SRC, "scenarios", "guest", "pushpull.ini"))
+        g.set("peers.count", 5).set("training.rounds", 4).set("protocol.min_participants", 2)
+        rg, rc = self.pair(g, "small")
+        self.compare(rg, rc)
 
 
 if __name__ == "__main__":
