@@ -25,6 +25,9 @@ EXTRA_DIST += tests/notebook.sh examples/notebooks/dlsim-churn.ipynb
 # a family is a folder: where the code names a family outside it (cheap: reads the sources)
 TESTS += tests/family-folder.sh
 EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff
+# no function over 80 lines outside a shrinking allow-list (cheap: reads the sources)
+TESTS += tests/function-length.sh
+EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-length.allow
 EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
 	tests/disco-trees.sh
 
