@@ -28,6 +28,9 @@ EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff
 # no function over 80 lines outside a shrinking allow-list (cheap: reads the sources)
 TESTS += tests/function-length.sh
 EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-length.allow
+# the rules docs/style.md says a tool checks, and commit messages' form
+TESTS += tests/style.sh
+EXTRA_DIST += tests/style.sh tools/style-check tools/commit-form
 EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
 	tests/disco-trees.sh
 
