@@ -1,4 +1,5 @@
-/* dl-dist.c — parsing and sampling the distributions of SCENARIO-FORMAT.md.
+/* dl-dist.c — parsing and sampling the distributions a scenario's values
+ * take (docs/user-guide.md: constant, uniform, normal, ...).
  * Samplers are GSL's (gsl_ran_*): well tested, deterministic for a given
  * generator state. */
 #include "config.h"

@@ -21,6 +21,8 @@ typedef struct {
   const char *summary;
 } Command;
 
+static int cmd_families (int argc, char **argv);
+
 static const Command commands[] = {
   { "run", cli_cmd_run, "run FILE... [-o DB] [-j N] [--set section.key=value]... [--seed N] [-q]",
     "run scenario files into a results database" },
@@ -46,7 +48,34 @@ static const Command commands[] = {
   { "node", cli_cmd_node, "node coordinator|peer --scenario FILE ...",
     "one testbed process (dlsim node --help)" },
   { "bench", cli_cmd_bench, "bench MODEL [OPTIONS]", "built-in benchmarks (phold, scale, record, fuzz-frames)" },
+  { "families", cmd_families, "families", "the protocol families, each with what it is" },
 };
+
+/* dlsim families: the registry's families in its order, each with its
+ * description (protocol/proto-machine.c), the first the default */
+static int
+cmd_families (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- the protocol families");
+  g_option_context_set_summary (ctx,
+      "Prints one line per family that [protocol] family takes: its name and\n"
+      "what it is.  The first is the default.");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      cli_error ("families", "%s", error->message);
+      return CLI_EXIT_USAGE;
+    }
+  if (argc > 1)
+    {
+      cli_error ("families", "takes no arguments (dlsim families --help)");
+      return CLI_EXIT_USAGE;
+    }
+  for (guint i = 0; proto_family_at (i); i++)
+    printf ("%-14s %s%s\n", proto_family_at (i)->name, proto_family_description (proto_family_at (i)),
+            i == 0 ? " (the default)" : "");
+  return CLI_EXIT_OK;
+}
 
 static void
 print_usage (FILE *out)
@@ -58,7 +87,8 @@ print_usage (FILE *out)
            "Usage: dlsim COMMAND [OPTIONS]\n"
            "\n"
            "dlsim %s: a discrete-event simulator and testbed for decentralized-learning\n"
-           "round protocols.  Families ([protocol] family):\n  %s.\n"
+           "round protocols.  Families ([protocol] family; dlsim families says\n"
+           "what each is):\n  %s.\n"
            "\n"
            "Commands:\n", PACKAGE_VERSION, families);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)

@@ -7,22 +7,25 @@
 #include <string.h>
 
 /* The family registry: one line a family, in the order of the help's lists
- * (X (name) stands for proto_family_name, the ProtoFamily its folder's
- * *-family.c defines).  A family's line here and its include line in
+ * (X (name, what) stands for proto_family_name, the ProtoFamily its
+ * folder's *-family.c defines, and what `dlsim families` says it is, in
+ * one line).  A family's line here and its include line in
  * protocol/local.mk are all it adds outside its folder (tools/family-diff). */
 #define PROTO_FAMILIES(X) \
-  X (disco)           /* protocol/disco/disco-family.c */ \
-  X (gossip)          /* protocol/gossip/gossip-family.c */ \
-  X (hierarchical)    /* protocol/hierarchical/hier-family.c */ \
-  X (pipeline)        /* protocol/pipeline/pipe-family.c */ \
-  X (guest)           /* protocol/guest/guest-family.c */ \
-  X (fedavg)          /* protocol/fedavg/fedavg-family.c */ \
+  X (disco, "DISCO: a coordinator admits peers, which exchange models all-to-all") \
+  X (gossip, "sparsified gossip: each peer averages with a few neighbours a step") \
+  X (hierarchical, "cluster heads: members send to their head, heads exchange means") \
+  X (pipeline, "Petals' inference chain: servers hold blocks, clients send tokens") \
+  X (guest, "a protocol run by an external process over a line protocol") \
+  X (fedavg, "federated averaging: FedAvg's server, FedBuff and FedAsync") \
   /* (the list's end) */
 
-#define PROTO_FAMILY_DECLARE(name) extern const ProtoFamily proto_family_##name;
-#define PROTO_FAMILY_ENTRY(name) &proto_family_##name,
+#define PROTO_FAMILY_DECLARE(name, what) extern const ProtoFamily proto_family_##name;
+#define PROTO_FAMILY_ENTRY(name, what) &proto_family_##name,
+#define PROTO_FAMILY_WHAT(name, what) what,
 PROTO_FAMILIES (PROTO_FAMILY_DECLARE)
 static const ProtoFamily *const families[] = { PROTO_FAMILIES (PROTO_FAMILY_ENTRY) NULL };
+static const char *const descriptions[] = { PROTO_FAMILIES (PROTO_FAMILY_WHAT) NULL };
 
 const ProtoFamily *
 proto_family_at (guint i)
@@ -37,6 +40,16 @@ proto_family_names (const char *sep, const char *last)
   for (guint i = 0; families[i]; i++)
     g_string_append_printf (s, "%s%s", i == 0 ? "" : families[i + 1] ? sep : last, families[i]->name);
   return g_string_free (s, FALSE);
+}
+
+const char *
+proto_family_description (const ProtoFamily *f)
+{
+  for (guint i = 0; families[i]; i++)
+    if (families[i] == f)
+      return descriptions[i];
+  g_return_val_if_fail (FALSE, "");
+  return "";
 }
 
 const ProtoFamily *

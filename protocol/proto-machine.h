@@ -209,6 +209,8 @@ const ProtoFamily *proto_family_at (guint i);
 /* The registry's names, joined by sep, the last two by last ("disco,
  * gossip, hierarchical or pipeline"); transfer full. */
 char *proto_family_names (const char *sep, const char *last);
+/* What the family is, in one line (its registry line; `dlsim families`). */
+const char *proto_family_description (const ProtoFamily *f);
 
 /* NULL if there is no such family. */
 const ProtoFamily *proto_family_lookup (const char *name);

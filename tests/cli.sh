@@ -18,6 +18,25 @@ expect 0 "^  dlsim report \[OPTION" -- "$DLSIM" report --help
 expect 0 "Models:" -- "$DLSIM" bench --help
 expect 2 "unknown benchmark 'nope'" -- "$DLSIM" bench nope
 expect 0 "lookahead" -- "$DLSIM" bench phold --help
+
+# dlsim families: the registry's families (those --help names, in its
+# order, and those a bad [protocol] family lists), each with what it is
+expect 0 "^  dlsim families \[OPTION" -- "$DLSIM" families --help
+expect 2 "families: takes no arguments" -- "$DLSIM" families extra
+"$DLSIM" families > "$tmp/families"
+listed=$(awk '{ print $1 }' "$tmp/families" | tr '\n' ' ')
+inhelp=$("$DLSIM" --help | sed -n '/what each is):$/{n;p;}' | sed 's/^ *//; s/\.$//; s/,//g; s/ and / /')
+[ -n "$inhelp" ] && [ "$listed" = "$inhelp " ] && ok "dlsim families lists --help's families" \
+  || ko "dlsim families lists '$listed', --help '$inhelp'"
+printf '[protocol]\nfamily = nope\n' > "$tmp/nofam.ini"
+refused=$("$DLSIM" run "$tmp/nofam.ini" -o "$tmp/nofam.db" 2>&1 | sed -n 's/.*(expected \([^)]*\)).*/\1/p' \
+  | sed 's/,//g; s/ or / /')
+[ -n "$refused" ] && [ "$listed" = "$refused " ] && ok "dlsim families lists the families a scenario takes" \
+  || ko "dlsim families lists '$listed', a bad family is told '$refused'"
+short=$(awk 'NF < 5' "$tmp/families")
+[ -z "$short" ] && ok "every family has a description" || ko "families without a description: $short"
+head -1 "$tmp/families" | grep -q ' (the default)$' && [ "$(grep -c '(the default)' "$tmp/families")" = 1 ] \
+  && ok "the first family is the default" || ko "the default is not marked once, first: $(cat "$tmp/families")"
 expect 2 "end: '5x': unknown duration unit 'x'" -- "$DLSIM" bench phold --end 5x
 expect 2 "must be positive" -- "$DLSIM" bench phold --lps 0
 expect 2 "probability" -- "$DLSIM" bench phold --remote 1.5
