@@ -281,6 +281,29 @@ parse_wall_limit (const char *name, const char *value, gpointer data, GError **e
   return TRUE;
 }
 
+/* run's and check's --help summary */
+static const char *
+run_summary (gboolean check)
+{
+  return check
+    ? "Runs every scenario file that has an [expect] section (folders are searched\n"
+      "for *.ini files; with no FILE or DIR, the folder ./" CLI_CHECK_DEFAULT_DIR ") and checks its\n"
+      "expectations on every run. Prints PASS or FAIL per run, each failure with\n"
+      "key, expected and actual, then a last line 'N passed, N failed' (and ', N\n"
+      "errors' when runs ended in error, such as a guest that did not start).\n"
+      "Exit status 1 if any run failed or ended in error, 2 on a bad file or when\n"
+      "no file with an [expect] section is found.\n"
+      "With --testbed the files run in the testbed (dlsim testbed), one at a time\n"
+      "in wall-clock time; files it cannot express are skipped, naming the key."
+    : "Runs every sweep point and repeat of the scenario files into one results\n"
+      "database. Every file is checked before anything runs. On a terminal a\n"
+      "progress line shows done/total, elapsed time, ETA, simulated time and\n"
+      "events/s; otherwise status lines go to stderr every 10 s of wall-clock\n"
+      "time (DLSIM_PROGRESS_INTERVAL=SECONDS) and at the end. Ctrl-C stops: the\n"
+      "finished runs stay in the database, the interrupted one is marked so; the\n"
+      "same command again (or --resume) runs the rest in its place.";
+}
+
 static int
 run_or_check (int argc, char **argv, gboolean check)
 {
@@ -324,23 +347,7 @@ run_or_check (int argc, char **argv, gboolean check)
   GOptionGroup *group = g_option_group_new ("main", "", "", &o, NULL);
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (ctx, group);
-  g_option_context_set_summary (ctx, check
-      ? "Runs every scenario file that has an [expect] section (folders are searched\n"
-        "for *.ini files; with no FILE or DIR, the folder ./" CLI_CHECK_DEFAULT_DIR ") and checks its\n"
-        "expectations on every run. Prints PASS or FAIL per run, each failure with\n"
-        "key, expected and actual, then a last line 'N passed, N failed' (and ', N\n"
-        "errors' when runs ended in error, such as a guest that did not start).\n"
-        "Exit status 1 if any run failed or ended in error, 2 on a bad file or when\n"
-        "no file with an [expect] section is found.\n"
-        "With --testbed the files run in the testbed (dlsim testbed), one at a time\n"
-        "in wall-clock time; files it cannot express are skipped, naming the key."
-      : "Runs every sweep point and repeat of the scenario files into one results\n"
-        "database. Every file is checked before anything runs. On a terminal a\n"
-        "progress line shows done/total, elapsed time, ETA, simulated time and\n"
-        "events/s; otherwise status lines go to stderr every 10 s of wall-clock\n"
-        "time (DLSIM_PROGRESS_INTERVAL=SECONDS) and at the end. Ctrl-C stops: the\n"
-        "finished runs stay in the database, the interrupted one is marked so; the\n"
-        "same command again (or --resume) runs the rest in its place.");
+  g_option_context_set_summary (ctx, run_summary (check));
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *db_path = NULL;
