@@ -30,6 +30,15 @@
  * wait do, and the ramp costs at most log_growth(bytes / initial
  * window) re-solves.
  *
+ * Round trips in the sharing: a flow with a window weighs (1 s / its
+ * round trip)^(1/2), and the filling is weighted (a flow's rate is its
+ * weight times the level at which its bottleneck saturates).  ns-3's
+ * CUBIC gives a flow with a 10 ms round trip 1.3 to 4.6 times what one
+ * with 100 ms gets on a shared bottleneck, about 10^(1/2) in the middle;
+ * SimGrid's LV08 weighs by 1 / round trip, 10 times (docs/world.md).
+ * Without windows every weight is 1 and the solve is the unweighted one,
+ * operation for operation.
+ *
  * Not modelled: anything else below the fluid model.  No loss, no
  * congestion avoidance after slow start (a flow at its share keeps its
  * share, whatever the others do), no delayed ACKs, no queueing delay in
@@ -82,6 +91,8 @@ typedef struct {
   gboolean dirty;       /* a flow was added or popped since the last solve */
   double left;          /* in a solve: capacity not yet given to fixed flows */
   guint32 unfixed;      /* in a solve: its flows not yet fixed */
+  double wextra;        /* in a solve: the sum of (weight - 1) of those flows
+                           (0 without windows: their weight is 1) */
 } Res;
 
 /* a resource's share, or (flow set) a ramping flow's cap */
@@ -564,12 +575,24 @@ rheap_pop (SimFlows *f)
   return top;
 }
 
-/* The share of resource x now: what is left over its unfixed flows (never
- * below a billionth of its capacity, so that rounding cannot stall a flow). */
+/* The share of resource x now, per unit of weight: what is left over its
+ * unfixed flows' weights (never below a billionth of its capacity, so that
+ * rounding cannot stall a flow).  Without windows the weights are 1, and
+ * this is what is left over the number of unfixed flows, exactly. */
 static inline double
 res_share (const Res *x)
 {
-  return MAX (x->left, x->cap * 1e-9) / x->unfixed;
+  return MAX (x->left, x->cap * 1e-9) / ((double) x->unfixed + x->wextra);
+}
+
+/* A flow's weight in the sharing: 1 without a window; with one, (1 s /
+ * its round trip)^(1/2), so that where flows of different round trips
+ * share a bottleneck the shorter one gets more, as ns-3's CUBIC gives
+ * (docs/world.md, "ns-3": mixed round trips). */
+static inline double
+flow_weight (SimFlows *f, const Flow *x)
+{
+  return x->win == NONE ? 1.0 : sqrt ((double) DL_S / (double) win_of (f, x)->rtt);
 }
 
 static DlTime
@@ -626,10 +649,10 @@ collect_components (SimFlows *f, guint32 epoch)
     }
 }
 
-/* Fixes flow y at rate: it leaves the resources it crosses but skip (the
- * one being saturated, or NONE). */
+/* Fixes flow y (of weight w) at rate: it leaves the resources it crosses
+ * but skip (the one being saturated, or NONE). */
 static void
-fix_flow (SimFlows *f, Flow *y, double rate, guint32 skip)
+fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip)
 {
   y->fixed = TRUE;
   y->rate = rate;
@@ -641,31 +664,44 @@ fix_flow (SimFlows *f, Flow *y, double rate, guint32 skip)
           Res *z = res_at (f, o);
           z->left -= rate;
           z->unfixed--;
+          z->wextra -= w - 1;
         }
     }
 }
 
-/* Progressive filling of the component, with each ramping flow's cap as
- * a limit of its own. */
+/* Weighted progressive filling of the component (every flow's rate is
+ * its weight times a level that rises until a resource saturates), with
+ * each ramping flow's cap as a limit of its own (at the level cap /
+ * weight). */
 static void
 fill (SimFlows *f)
 {
   g_array_set_size (f->rheap, 0);
   for (guint i = 0; i < f->comp_res->len; i++)
     {
-      guint32 r = g_array_index (f->comp_res, guint32, i);
-      Res *x = res_at (f, r);
+      Res *x = res_at (f, g_array_index (f->comp_res, guint32, i));
       x->left = x->cap;
       x->unfixed = x->count;
-      if (x->unfixed)
-        rheap_push (f, res_share (x), r);
+      x->wextra = 0;
     }
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *y = flow_at (f, j);
+      if (y->win == NONE)
+        continue;
+      double w = flow_weight (f, y);
+      for (int k = 0; k < 2; k++)
+        if (y->res[k] != NONE)
+          res_at (f, y->res[k])->wextra += w - 1;
       if (y->ramping)
-        rheap_push_key (f, (ResKey) { win_of (f, y)->cwnd / (double) win_of (f, y)->rtt, NONE, j + 1 });
+        rheap_push_key (f, (ResKey) { win_of (f, y)->cwnd / (double) win_of (f, y)->rtt / w, NONE, j + 1 });
+    }
+  for (guint i = 0; i < f->comp_res->len; i++)
+    {
+      guint32 r = g_array_index (f->comp_res, guint32, i);
+      if (res_at (f, r)->unfixed)
+        rheap_push (f, res_share (res_at (f, r)), r);
     }
   while (f->rheap->len)
     {
@@ -675,7 +711,7 @@ fill (SimFlows *f)
           Flow *y = flow_at (f, k.flow - 1);
           if (!y->fixed)
             {
-              fix_flow (f, y, k.share, NONE);
+              fix_flow (f, y, win_of (f, y)->cwnd / (double) win_of (f, y)->rtt, flow_weight (f, y), NONE);
               y->capped = TRUE;
             }
           continue;
@@ -694,7 +730,10 @@ fill (SimFlows *f)
           Flow *y = flow_at (f, j);
           int side = y->res[0] == k.res ? 0 : 1;
           if (!y->fixed)
-            fix_flow (f, y, share, k.res);
+            {
+              double w = flow_weight (f, y);
+              fix_flow (f, y, share * w, w, k.res);
+            }
           j = y->next[side];
         }
       x->unfixed = 0;
@@ -759,7 +798,7 @@ sim_flows_check (SimFlows *f, GString *why)
         if (x->res[k] != NONE)
           {
             sum[x->res[k]] += x->rate;
-            top[x->res[k]] = MAX (top[x->res[k]], x->rate);
+            top[x->res[k]] = MAX (top[x->res[k]], x->rate / flow_weight (f, x));
           }
     }
   for (guint r = 0; r < nres; r++)
@@ -777,7 +816,8 @@ sim_flows_check (SimFlows *f, GString *why)
       for (int k = 0; k < 2; k++)
         {
           guint32 r = x->res[k];
-          if (r != NONE && sum[r] >= res_at (f, r)->cap * (1 - 1e-9) && x->rate >= top[r] * (1 - 1e-9))
+          if (r != NONE && sum[r] >= res_at (f, r)->cap * (1 - 1e-9)
+              && x->rate / flow_weight (f, x) >= top[r] * (1 - 1e-9))
             bottleneck = TRUE;
         }
       if (!bottleneck)

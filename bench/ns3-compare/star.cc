@@ -33,7 +33,8 @@
  * than --rate (the switch's links towards the hosts, where senders meet,
  * stay at --rate); the switch's queue towards host i is then sized by the
  * longest round trip into it.  Also prints "flow SRC DST S" for every
- * transfer (its end, from the first send).
+ * transfer (its end, from the first send) as "flow SRC DST S BYTES" (BYTES:
+ * what it had delivered when the first transfer ended).
  *
  *   star --pattern=single --size=1000000 --rate=100e6 --lat=0.05 --cc=cubic
  *
@@ -63,6 +64,7 @@ struct Transfer
   Ptr<Socket> tx;
   bool connected = false;
   uint64_t received = 0;
+  uint64_t at_first = 0;   /* received when the first transfer ended */
   double sent_at = -1, done_at = -1;
 };
 
@@ -96,6 +98,9 @@ on_recv (Ptr<Socket> s)
   if (t.done_at < 0 && t.received >= g_size)
     {
       t.done_at = Simulator::Now ().GetSeconds ();
+      if (g_done == 0)
+        for (Transfer &o : g_transfers)
+          o.at_first = o.received;
       if (++g_done == g_transfers.size ())
         Simulator::Stop ();
     }
@@ -295,7 +300,7 @@ main (int argc, char **argv)
       last = std::max (last, t.done_at);
     }
   for (const Transfer &t : g_transfers)
-    std::printf ("flow %u %u %.6f\n", t.src, t.dst, t.done_at - first);
+    std::printf ("flow %u %u %.6f %llu\n", t.src, t.dst, t.done_at - first, (unsigned long long) t.at_first);
   std::printf ("time %.6f\ntransfers %zu\n", last - first, g_transfers.size ());
   return 0;
 }
