@@ -26,8 +26,11 @@
 # a case of the first transport is further than PCT % from ns-3.  With -k,
 # ns-3's output for each case (and QBDP, CC, NS3_ARGS) is kept in DIR and
 # reused by the next run with the same -k (dlsim's side always runs).  After
-# each GRID: how many cases of each transport are within 10 %, and the
-# ratios' median and the one furthest from 1.
+# each GRID (consecutive single cases of one pattern make one): how many
+# cases of each transport are within 10 %, and the
+# ratios' median and the one furthest from 1.  The last two columns are
+# wall times: ns-3's run (0 when kept from -k) and dlsim's run under the
+# first transport.
 #
 # Prints SKIP and exits 77 (automake's skip) when libns3-dev is missing.
 #
@@ -173,7 +176,11 @@ header_bytes = 54
 count = $n
 INI
   rm -f "$tmp"/d.db*
+  local t0 t1
+  t0=$(date +%s.%N)
   "$DLSIM" run "$tmp/case.ini" -o "$tmp/d.db" -q
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' > "$tmp/dwall.$tr"
   local first="(SELECT MIN(t_s) FROM events WHERE kind = 'sent' AND msg = '$msg')"
   case $pat in
     single)
@@ -234,34 +241,48 @@ status=0
 hdr=$(printf '%-30s %10s' case "ns-3 s")
 for tr in $TRANSPORTS; do hdr+=$(printf ' %10s %7s' "$tr s" ratio); done
 echo "# ns-3 $CC $XARGS, queues of $QBDP BDP; ratio = ns-3 / dlsim"
-echo "$hdr   ns-3 wall"
+echo "$hdr   ns-3 wall  dlsim wall"
+# the cases, each after its group: a named grid, or consecutive cases of
+# one pattern
+groups=()
 for g in "$@"; do
-  : > "$tmp/ratios"
-  for c in $(expand "$g"); do
-    row=
-    ratios=
-    for tr in $TRANSPORTS; do
-      read -r t bytes < <(dlsim_case "$c" "$tr")
-      row+=" $t"
-    done
-    t0=$(date +%s.%N)
-    ns=$(ns3_case "$c" "$bytes")
-    t1=$(date +%s.%N)
-    line=$(printf '%-30s %10.4f' "$c" "$ns")
-    for t in $row; do
-      r=$(awk -v a="$ns" -v b="$t" 'BEGIN { print a / b }')
-      ratios+=" $r"
-      line+=$(printf ' %10.4f %7.2f' "$t" "$r")
-    done
-    printf '%s   %8.2fs\n' "$line" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
-    echo "$ratios" >> "$tmp/ratios"
-    r=${ratios# }
-    r=${r%% *}
-    if [ -n "$TOL" ] && ! awk -v r="$r" -v t="$TOL" 'BEGIN { exit !(r <= 1 + t / 100 && r >= 1 / (1 + t / 100)) }'; then
-      echo "ns3-compare: $c: ns-3 / dlsim ($(set -- $TRANSPORTS; echo "$1")) = $r, outside $TOL %" >&2
-      status=1
-    fi
-  done
-  summary "$g" "$tmp/ratios"
+  case $g in *:*) label="${g%%:*} cases" ;; *) label=$g ;; esac
+  for c in $(expand "$g"); do groups+=("$label" "$c"); done
 done
+prev=
+: > "$tmp/ratios"
+for ((i = 0; i < ${#groups[@]}; i += 2)); do
+  label=${groups[i]}
+  c=${groups[i + 1]}
+  if [ -n "$prev" ] && [ "$label" != "$prev" ]; then
+    summary "$prev" "$tmp/ratios"
+    : > "$tmp/ratios"
+  fi
+  prev=$label
+  row=
+  ratios=
+  for tr in $TRANSPORTS; do
+    read -r t bytes < <(dlsim_case "$c" "$tr")
+    row+=" $t"
+  done
+  t0=$(date +%s.%N)
+  ns=$(ns3_case "$c" "$bytes")
+  t1=$(date +%s.%N)
+  line=$(printf '%-30s %10.4f' "$c" "$ns")
+  for t in $row; do
+    r=$(awk -v a="$ns" -v b="$t" 'BEGIN { print a / b }')
+    ratios+=" $r"
+    line+=$(printf ' %10.4f %7.2f' "$t" "$r")
+  done
+  printf '%s   %8.2fs  %9.3fs\n' "$line" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+    "$(cat "$tmp/dwall.$(set -- $TRANSPORTS; echo "$1")")"
+  echo "$ratios" >> "$tmp/ratios"
+  r=${ratios# }
+  r=${r%% *}
+  if [ -n "$TOL" ] && ! awk -v r="$r" -v t="$TOL" 'BEGIN { exit !(r <= 1 + t / 100 && r >= 1 / (1 + t / 100)) }'; then
+    echo "ns3-compare: $c: ns-3 / dlsim ($(set -- $TRANSPORTS; echo "$1")) = $r, outside $TOL %" >&2
+    status=1
+  fi
+done
+[ -z "$prev" ] || summary "$prev" "$tmp/ratios"
 exit $status
