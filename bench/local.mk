@@ -21,12 +21,15 @@ bench_train_cost_SOURCES = bench/train-cost.c
 bench_train_cost_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)
 
 # `make check-ns3`: dlsim's transport = tcp against packet-level TCP in
-# ns-3 (CUBIC) on five single transfers of the grid in docs/world.md
-# ("ns-3"), each within 10 %; about 30 s, most of it compiling star.cc.
-# Prints SKIP and passes where Debian's libns3-dev is not installed
-# (.ci/run installs it as root).
+# ns-3 (CUBIC, one-BDP queues) on five single transfers of the grid in
+# docs/world.md ("ns-3"), two fan-outs (FedAvg's server at 100 Mbit/s and
+# 1 Gbit/s to 10 clients) and the short flow of a mixed-round-trip cell
+# (round trips in the sharing), each within 10 %; about 45 s, much of it
+# compiling star.cc.  Prints SKIP and passes where Debian's libns3-dev is
+# not installed (.ci/run installs it as root).
 NS3_CHECK_CASES = single:10000:100:50 single:100000:100:50 single:1000000:100:50 \
-	single:1000000:10:100 single:4000000:100:100
+	single:1000000:10:100 single:4000000:100:100 \
+	fanout:10:4000000:100:20:50 fanout:10:4000000:1000:20:50 mixed:4000000:20:5:50:short
 check-ns3: dlsim
 	bash $(srcdir)/bench/ns3-compare/run.sh -d $(abs_builddir)/dlsim -t 'tcp fluid' --tol 10 $(NS3_CHECK_CASES); \
 	  st=$$?; test $$st -eq 0 -o $$st -eq 77

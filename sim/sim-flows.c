@@ -30,6 +30,15 @@
  * wait do, and the ramp costs at most log_growth(bytes / initial
  * window) re-solves.
  *
+ * Round trips in the sharing: a flow with a window weighs (1 s / its
+ * round trip)^(1/2), and the filling is weighted (a flow's rate is its
+ * weight times the level at which its bottleneck saturates).  ns-3's
+ * CUBIC gives a flow with a 10 ms round trip 1.3 to 4.6 times what one
+ * with 100 ms gets on a shared bottleneck, about 10^(1/2) in the middle;
+ * SimGrid's LV08 weighs by 1 / round trip, 10 times (docs/world.md).
+ * Without windows every weight is 1 and the solve is the unweighted one,
+ * operation for operation.
+ *
  * Not modelled: anything else below the fluid model.  No loss, no
  * congestion avoidance after slow start (a flow at its share keeps its
  * share, whatever the others do), no delayed ACKs, no queueing delay in
@@ -56,12 +65,14 @@ typedef struct {
   guint32 next[2], prev[2];  /* in the list of res[k] */
   guint32 stamp;        /* its entry in the completion heap (older ones are stale) */
   guint32 mark;         /* the solve that last visited it */
-  guint32 win;          /* its window (FlowWin), NONE: none */
+  guint32 win;          /* its window (FlowWin, or FlowTail once tail is set), NONE: none */
   guint8 live : 1;      /* added and not popped */
   guint8 fixed : 1;     /* in the solve under way: its rate is set */
   guint8 ramping : 1;   /* in slow start: capped at its window / round trip */
   guint8 capped : 1;    /* in the last solve: fixed at its cap */
   guint8 ramp : 1;      /* t_end is its window's growth, not its completion */
+  guint8 tail : 1;      /* win is a FlowTail: out of slow start, or not solved yet */
+  guint8 kind;          /* a FlowTail not solved yet: its growth (kinds) */
 } Flow;
 
 /* A flow's window, apart so that a flow without one costs no more (a
@@ -74,6 +85,25 @@ typedef struct {
   guint32 lag;          /* (free: the next free one) */
 } FlowWin;
 
+/* What a window keeps once its flow is out of slow start: the window
+ * (whole bytes, as its connection keeps it) and the round trip (for its
+ * weight and its share's bytes per round trip).  A quarter of a FlowWin:
+ * at 1 000 peers a million flows are in flight, nearly all past slow
+ * start.  A flow with a window starts as a FlowTail too (its growth in
+ * kinds), and becomes a FlowWin at its first solve only if its window
+ * caps it: at 1 000 peers a million flows start at one instant, and
+ * their share is below their first window's rate. */
+typedef struct {
+  guint32 cwnd;         /* bytes (free: the next free one) */
+  guint32 rtt;          /* ns */
+} FlowTail;
+
+/* a window's growth: cwnd x growth - lag every round trip */
+typedef struct {
+  float growth;
+  guint32 lag;
+} FlowKind;
+
 typedef struct {
   double cap;           /* bytes per ns; 0: not set */
   guint32 head, tail;   /* its flows, in the order they were added */
@@ -82,6 +112,8 @@ typedef struct {
   gboolean dirty;       /* a flow was added or popped since the last solve */
   double left;          /* in a solve: capacity not yet given to fixed flows */
   guint32 unfixed;      /* in a solve: its flows not yet fixed */
+  double wextra;        /* in a solve: the sum of (weight - 1) of those flows
+                           (0 without windows: their weight is 1) */
 } Res;
 
 /* a resource's share, or (flow set) a ramping flow's cap */
@@ -104,6 +136,9 @@ struct SimFlows {
   guint32 free;         /* first free flow (its next[0] the next), NONE */
   GArray *wins;         /* FlowWin, by index; free ones listed from free_win */
   guint32 free_win;
+  GArray *tails;        /* FlowTail, by index; free ones listed from free_tail */
+  guint32 free_tail;
+  GArray *kinds;        /* FlowKind: the growths seen (at most 256) */
   GArray *res;          /* Res, by resource id */
   GArray *dirty;        /* guint32: resources with dirty set */
   GArray *heap;         /* HeapEnt: completions by (t_end, seq) */
@@ -128,6 +163,25 @@ win_of (SimFlows *f, const Flow *x)
   return &g_array_index (f->wins, FlowWin, x->win);
 }
 
+static inline FlowTail *
+tail_of (SimFlows *f, const Flow *x)
+{
+  return &g_array_index (f->tails, FlowTail, x->win);
+}
+
+/* a flow's round trip and window, wherever its window is (it has one) */
+static inline DlTime
+flow_rtt (SimFlows *f, const Flow *x)
+{
+  return x->tail ? (DlTime) tail_of (f, x)->rtt : win_of (f, x)->rtt;
+}
+
+static inline double
+flow_cwnd (SimFlows *f, const Flow *x)
+{
+  return x->tail ? (double) tail_of (f, x)->cwnd : win_of (f, x)->cwnd;
+}
+
 static inline Res *
 res_at (SimFlows *f, guint32 r)
 {
@@ -142,6 +196,9 @@ sim_flows_new (void)
   f->free = NONE;
   f->wins = g_array_new (FALSE, FALSE, sizeof (FlowWin));
   f->free_win = NONE;
+  f->tails = g_array_new (FALSE, FALSE, sizeof (FlowTail));
+  f->free_tail = NONE;
+  f->kinds = g_array_new (FALSE, FALSE, sizeof (FlowKind));
   f->res = g_array_new (FALSE, TRUE, sizeof (Res));
   f->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
@@ -158,6 +215,8 @@ sim_flows_free (SimFlows *f)
     return;
   g_array_unref (f->flows);
   g_array_unref (f->wins);
+  g_array_unref (f->tails);
+  g_array_unref (f->kinds);
   g_array_unref (f->res);
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
@@ -319,6 +378,66 @@ mark_dirty (SimFlows *f, guint32 r)
     }
 }
 
+/* a FlowWin for x (x->win), not filled in */
+static void
+win_new (SimFlows *f, Flow *x)
+{
+  if (f->free_win != NONE)
+    {
+      x->win = f->free_win;
+      f->free_win = win_of (f, x)->lag;
+    }
+  else
+    {
+      x->win = f->wins->len;
+      g_array_set_size (f->wins, x->win + 1);
+    }
+  x->tail = FALSE;
+}
+
+/* a FlowTail for x (x->win), not filled in */
+static void
+tail_new (SimFlows *f, Flow *x)
+{
+  if (f->free_tail != NONE)
+    {
+      x->win = f->free_tail;
+      f->free_tail = tail_of (f, x)->cwnd;
+    }
+  else
+    {
+      x->win = f->tails->len;
+      g_array_set_size (f->tails, x->win + 1);
+    }
+  x->tail = TRUE;
+}
+
+/* k's index in kinds (added if new; past 255, more than a Flow holds) */
+static guint
+kind_of (SimFlows *f, FlowKind k)
+{
+  for (guint i = 0; i < f->kinds->len; i++)
+    if (g_array_index (f->kinds, FlowKind, i).growth == k.growth && g_array_index (f->kinds, FlowKind, i).lag == k.lag)
+      return i;
+  if (f->kinds->len <= G_MAXUINT8)
+    g_array_append_val (f->kinds, k);
+  return f->kinds->len - 1 + (f->kinds->len > G_MAXUINT8 + 1);
+}
+
+/* A flow that starts as a FlowTail and is in slow start gets its FlowWin,
+ * which grows first at t_ramp. */
+static void
+expand (SimFlows *f, Flow *x, DlTime t_ramp)
+{
+  FlowTail t = *tail_of (f, x);
+  FlowKind k = g_array_index (f->kinds, FlowKind, x->kind);
+  tail_of (f, x)->cwnd = f->free_tail;
+  f->free_tail = x->win;
+  win_new (f, x);
+  *win_of (f, x) = (FlowWin) { .cwnd = (double) t.cwnd, .rtt = (DlTime) t.rtt, .t_ramp = t_ramp,
+                               .growth = k.growth, .lag = k.lag };
+}
+
 void
 sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user)
 {
@@ -347,20 +466,20 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
                 .res = { res_a, res_b }, .live = TRUE, .stamp = stamp, .win = NONE };
   if (win && win->rtt_ns > 0 && win->cwnd_bytes > 0)
     {
-      if (f->free_win != NONE)
+      FlowKind k = { win->growth > 1 ? (float) win->growth : 2, (guint32) MIN (win->lag_bytes, G_MAXUINT32) };
+      guint kind = kind_of (f, k);
+      if (kind <= G_MAXUINT8 && win->rtt_ns <= (DlTime) G_MAXUINT32 && win->cwnd_bytes < G_MAXUINT32)
         {
-          x->win = f->free_win;
-          f->free_win = win_of (f, x)->lag;
+          tail_new (f, x);
+          *tail_of (f, x) = (FlowTail) { (guint32) win->cwnd_bytes, (guint32) win->rtt_ns };
+          x->kind = (guint8) kind;
         }
       else
         {
-          x->win = f->wins->len;
-          g_array_set_size (f->wins, x->win + 1);
+          win_new (f, x);
+          *win_of (f, x) = (FlowWin) { .cwnd = (double) win->cwnd_bytes, .rtt = win->rtt_ns,
+                                       .t_ramp = dl_time_add (now, win->rtt_ns), .growth = k.growth, .lag = k.lag };
         }
-      *win_of (f, x) = (FlowWin) { .cwnd = (double) win->cwnd_bytes, .rtt = win->rtt_ns,
-                                   .t_ramp = dl_time_add (now, win->rtt_ns),
-                                   .growth = win->growth > 1 ? (float) win->growth : 2,
-                                   .lag = (guint32) MIN (win->lag_bytes, G_MAXUINT32) };
       x->ramping = bytes > win->cwnd_bytes;   /* (else it all goes in its first window) */
     }
   for (int k = 0; k < 2; k++)
@@ -414,12 +533,18 @@ unlink_flow (SimFlows *f, guint32 i)
       mark_dirty (f, r);
     }
   x->live = FALSE;
-  if (x->win != NONE)
+  if (x->win != NONE && x->tail)
+    {
+      tail_of (f, x)->cwnd = f->free_tail;
+      f->free_tail = x->win;
+    }
+  else if (x->win != NONE)
     {
       win_of (f, x)->lag = f->free_win;
       f->free_win = x->win;
-      x->win = NONE;
     }
+  x->win = NONE;
+  x->tail = FALSE;
   x->ramping = FALSE;
   x->next[0] = f->free;
   f->free = i;
@@ -476,7 +601,7 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
       *user = x->user;
       if (cwnd_bytes)
         *cwnd_bytes = x->win == NONE ? 0
-                      : (guint64) MAX (win_of (f, x)->cwnd, x->ramping ? 0 : x->rate * (double) win_of (f, x)->rtt);
+                      : (guint64) MAX (flow_cwnd (f, x), x->ramping ? 0 : x->rate * (double) flow_rtt (f, x));
       unlink_flow (f, top.flow);
       heap_clean (f);
       return TRUE;
@@ -564,12 +689,24 @@ rheap_pop (SimFlows *f)
   return top;
 }
 
-/* The share of resource x now: what is left over its unfixed flows (never
- * below a billionth of its capacity, so that rounding cannot stall a flow). */
+/* The share of resource x now, per unit of weight: what is left over its
+ * unfixed flows' weights (never below a billionth of its capacity, so that
+ * rounding cannot stall a flow).  Without windows the weights are 1, and
+ * this is what is left over the number of unfixed flows, exactly. */
 static inline double
 res_share (const Res *x)
 {
-  return MAX (x->left, x->cap * 1e-9) / x->unfixed;
+  return MAX (x->left, x->cap * 1e-9) / ((double) x->unfixed + x->wextra);
+}
+
+/* A flow's weight in the sharing: 1 without a window; with one, (1 s /
+ * its round trip)^(1/2), so that where flows of different round trips
+ * share a bottleneck the shorter one gets more, as ns-3's CUBIC gives
+ * (docs/world.md, "ns-3": mixed round trips). */
+static inline double
+flow_weight (SimFlows *f, const Flow *x)
+{
+  return x->win == NONE ? 1.0 : sqrt ((double) DL_S / (double) flow_rtt (f, x));
 }
 
 static DlTime
@@ -626,10 +763,10 @@ collect_components (SimFlows *f, guint32 epoch)
     }
 }
 
-/* Fixes flow y at rate: it leaves the resources it crosses but skip (the
- * one being saturated, or NONE). */
+/* Fixes flow y (of weight w) at rate: it leaves the resources it crosses
+ * but skip (the one being saturated, or NONE). */
 static void
-fix_flow (SimFlows *f, Flow *y, double rate, guint32 skip)
+fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip)
 {
   y->fixed = TRUE;
   y->rate = rate;
@@ -641,31 +778,44 @@ fix_flow (SimFlows *f, Flow *y, double rate, guint32 skip)
           Res *z = res_at (f, o);
           z->left -= rate;
           z->unfixed--;
+          z->wextra -= w - 1;
         }
     }
 }
 
-/* Progressive filling of the component, with each ramping flow's cap as
- * a limit of its own. */
+/* Weighted progressive filling of the component (every flow's rate is
+ * its weight times a level that rises until a resource saturates), with
+ * each ramping flow's cap as a limit of its own (at the level cap /
+ * weight). */
 static void
 fill (SimFlows *f)
 {
   g_array_set_size (f->rheap, 0);
   for (guint i = 0; i < f->comp_res->len; i++)
     {
-      guint32 r = g_array_index (f->comp_res, guint32, i);
-      Res *x = res_at (f, r);
+      Res *x = res_at (f, g_array_index (f->comp_res, guint32, i));
       x->left = x->cap;
       x->unfixed = x->count;
-      if (x->unfixed)
-        rheap_push (f, res_share (x), r);
+      x->wextra = 0;
     }
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *y = flow_at (f, j);
+      if (y->win == NONE)
+        continue;
+      double w = flow_weight (f, y);
+      for (int k = 0; k < 2; k++)
+        if (y->res[k] != NONE)
+          res_at (f, y->res[k])->wextra += w - 1;
       if (y->ramping)
-        rheap_push_key (f, (ResKey) { win_of (f, y)->cwnd / (double) win_of (f, y)->rtt, NONE, j + 1 });
+        rheap_push_key (f, (ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / w, NONE, j + 1 });
+    }
+  for (guint i = 0; i < f->comp_res->len; i++)
+    {
+      guint32 r = g_array_index (f->comp_res, guint32, i);
+      if (res_at (f, r)->unfixed)
+        rheap_push (f, res_share (res_at (f, r)), r);
     }
   while (f->rheap->len)
     {
@@ -675,7 +825,7 @@ fill (SimFlows *f)
           Flow *y = flow_at (f, k.flow - 1);
           if (!y->fixed)
             {
-              fix_flow (f, y, k.share, NONE);
+              fix_flow (f, y, flow_cwnd (f, y) / (double) flow_rtt (f, y), flow_weight (f, y), NONE);
               y->capped = TRUE;
             }
           continue;
@@ -694,11 +844,30 @@ fill (SimFlows *f)
           Flow *y = flow_at (f, j);
           int side = y->res[0] == k.res ? 0 : 1;
           if (!y->fixed)
-            fix_flow (f, y, share, k.res);
+            {
+              double w = flow_weight (f, y);
+              fix_flow (f, y, share * w, w, k.res);
+            }
           j = y->next[side];
         }
       x->unfixed = 0;
     }
+}
+
+/* Flow x is out of slow start: its FlowWin gives way to a FlowTail (the
+ * window in whole bytes: what its end reports is whole bytes too), unless
+ * its round trip or window does not fit one (over 4.29 s, 4 GiB). */
+static void
+to_tail (SimFlows *f, Flow *x)
+{
+  FlowWin *v = win_of (f, x);
+  if (v->rtt > (DlTime) G_MAXUINT32 || !(v->cwnd < (double) G_MAXUINT32))
+    return;
+  FlowTail t = { (guint32) v->cwnd, (guint32) v->rtt };
+  v->lag = f->free_win;
+  f->free_win = x->win;
+  tail_new (f, x);
+  *tail_of (f, x) = t;
 }
 
 void
@@ -714,9 +883,11 @@ sim_flows_update (SimFlows *f, DlTime now)
       Flow *x = flow_at (f, g_array_index (f->comp_flows, guint32, i));
       if (x->rate > 0)
         x->rem = MAX (0.0, x->rem - x->rate * (double) (now - x->t_upd));
+      if (x->ramping && x->tail && x->t_upd != now)
+        expand (f, x, dl_time_add (x->t_upd, flow_rtt (f, x)));   /* (added before this instant) */
       x->t_upd = now;
       x->fixed = x->capped = FALSE;
-      if (x->ramping && x->rem <= win_of (f, x)->cwnd)
+      if (x->ramping && x->rem <= flow_cwnd (f, x))
         x->ramping = FALSE;
     }
   fill (f);
@@ -727,6 +898,10 @@ sim_flows_update (SimFlows *f, DlTime now)
       Flow *x = flow_at (f, j);
       if (x->ramping && !x->capped)
         x->ramping = FALSE;
+      if (x->ramping && x->tail)
+        expand (f, x, dl_time_add (now, flow_rtt (f, x)));   /* (added at now) */
+      if (!x->ramping && x->win != NONE && !x->tail)
+        to_tail (f, x);
       DlTime end = end_time (now, x->rem, x->rate);
       gboolean ramp_first = x->ramping && win_of (f, x)->t_ramp < end;
       if (ramp_first)
@@ -759,7 +934,7 @@ sim_flows_check (SimFlows *f, GString *why)
         if (x->res[k] != NONE)
           {
             sum[x->res[k]] += x->rate;
-            top[x->res[k]] = MAX (top[x->res[k]], x->rate);
+            top[x->res[k]] = MAX (top[x->res[k]], x->rate / flow_weight (f, x));
           }
     }
   for (guint r = 0; r < nres; r++)
@@ -777,7 +952,8 @@ sim_flows_check (SimFlows *f, GString *why)
       for (int k = 0; k < 2; k++)
         {
           guint32 r = x->res[k];
-          if (r != NONE && sum[r] >= res_at (f, r)->cap * (1 - 1e-9) && x->rate >= top[r] * (1 - 1e-9))
+          if (r != NONE && sum[r] >= res_at (f, r)->cap * (1 - 1e-9)
+              && x->rate / flow_weight (f, x) >= top[r] * (1 - 1e-9))
             bottleneck = TRUE;
         }
       if (!bottleneck)

@@ -55,7 +55,10 @@ typedef struct {
 } SimFlowsWindow;
 
 /* sim_flows_add with slow start: the flow's rate is also capped at
- * cwnd_bytes / rtt_ns (win NULL, or either 0: as sim_flows_add), and the
+ * cwnd_bytes / rtt_ns (win NULL, or either 0: as sim_flows_add), it weighs
+ * (1 s / rtt_ns)^(1/2) in the sharing (a flow without a window weighs 1:
+ * where round trips differ, the shorter one gets more, as ns-3's CUBIC
+ * gives; with one round trip for all, the shares are as without), and the
  * window grows every rtt_ns from now (to cwnd x growth - lag_bytes, at
  * least cwnd) until the flow gets less than that cap (it has reached its
  * share) or its bytes left fit in the window; from then on it has no
@@ -98,7 +101,8 @@ guint64 sim_flows_solved (const SimFlows *f);
 
 /* For tests: whether the rates of the solved flows are max-min fair (no
  * resource over its capacity; every flow has a bottleneck, a saturated
- * resource where no flow goes faster).  If not, FALSE and why. */
+ * resource where no flow goes faster per unit of weight, or its window's
+ * cap).  If not, FALSE and why. */
 gboolean sim_flows_check (SimFlows *f, GString *why);
 
 G_END_DECLS

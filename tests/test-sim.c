@@ -768,6 +768,31 @@ START_TEST (test_flows_window_leaves_the_rest)
 }
 END_TEST
 
+/* Round trips in the sharing: two flows with windows past slow start
+ * (their windows hold all their bytes), round trips of 10 and 100 ms, on
+ * one 20 Mbit/s link: the 10 ms one gets 10^(1/2) times the other's
+ * rate (weights (1 s / round trip)^(1/2)), so it ends at S / (C x
+ * w1 / (w1 + w2)); the other ends when both have crossed, at 2 S / C
+ * (the link is never idle); the shares are weighted max-min after every
+ * solve.  With one round trip for both, they share evenly (loop 1). */
+START_TEST (test_flows_round_trips_weigh)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, 20 * MBPS);
+  const double S = 4000000;
+  DlTime rtt2 = _i == 0 ? 100 * DL_MS : 10 * DL_MS;
+  SimFlowsWindow a = { 10 * DL_MS, (guint64) S, 2, 0 }, b = { rtt2, (guint64) S, 2, 0 };
+  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, (guint64) S, 0, &a);
+  sim_flows_add_window (f, 0, 0, SIM_FLOWS_NONE, (guint64) S, 1, &b);
+  DlTime done[2] = { 0 };
+  flows_drain (f, 0, done, 2);
+  double c = 20.0 * MBPS / 8e9;
+  double w1 = sqrt (1e9 / 10e6), w2 = sqrt (1e9 / (double) rtt2);
+  ck_assert_int_le (llabs (done[0] - (DlTime) ceil (S / (c * w1 / (w1 + w2)))), 2);
+  ck_assert_int_le (llabs (done[1] - (DlTime) ceil (2 * S / c)), 2);
+}
+END_TEST
+
 /* The naive model: every flow's max-min rate re-solved from scratch at
  * every event (progressive filling over all resources, scanning for the
  * smallest share), in doubles. */
@@ -933,6 +958,7 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
   tcase_add_test (tf, test_flows_window_leaves_the_rest);
+  tcase_add_loop_test (tf, test_flows_round_trips_weigh, 0, 2);
   tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
   suite_add_tcase (s, tf);
   return s;

@@ -4,18 +4,33 @@
 # (docs/world.md, "ns-3").
 #
 #   bench/ns3-compare/run.sh [-d DLSIM] [-t TRANSPORTS] [-c CC] [-q QBDP]
-#                            [-x NS3_ARGS] [--tol PCT] GRID...
+#                            [-x NS3_ARGS] [-k DIR] [--tol PCT] GRID...
 #
 # GRID: single (the 60 single transfers: 10 kB, 100 kB, 1 MB, 4 MB, 40 MB;
 # 10, 100, 1000 Mbit/s; one-way latency 1, 10, 50, 100 ms), a2a (all-to-all
-# rounds: 4, 8, 16 hosts; 1 and 4 MB; 20 and 100 Mbit/s; 1 and 50 ms), or
-# one case `single:SIZE:MBPS:LAT_MS` / `a2a:HOSTS:SIZE:MBPS:LAT_MS` (SIZE in
-# bytes).  TRANSPORTS: dlsim's [network] transport values to run, one
-# column each (default: tcp fluid); CC: ns-3's congestion control, cubic
-# (default) or newreno; QBDP: ns-3's drop-tail queues in bandwidth-delay
-# products (default 1); NS3_ARGS: more arguments to star.cc, e.g.
-# --ns3::TcpCubic::HyStart=false.  With --tol, exits 1 if a case of the first
-# transport is further than PCT % from ns-3.
+# rounds: 4, 8, 16 hosts; 1 and 4 MB; 20 and 100 Mbit/s; 1 and 50 ms),
+# fanout (FedAvg's server to 10 and 50 clients, 4 MB each, server link 100
+# Mbit/s and 1 Gbit/s, clients 20 Mbit/s, 50 ms), mixed (three hosts
+# all-to-all, two of them 5 ms apart and the third 50 ms from both, links
+# towards the switch at 1 Gbit/s and from it at 20 or 100 Mbit/s, 1 and 4
+# MB: host 0's downlink is shared by a flow with a 10 ms round trip, from
+# host 1, and one with a 100 ms round trip, from host 2; each is a row of
+# its own), or one case `single:SIZE:MBPS:LAT_MS`,
+# `a2a:HOSTS:SIZE:MBPS:LAT_MS`, `fanout:CLIENTS:SIZE:SERVER_MBPS:MBPS:LAT_MS`
+# or `mixed:SIZE:MBPS:SHORT_MS:LONG_MS:short|long` (SIZE in bytes; the
+# mixed latencies one way).  TRANSPORTS: dlsim's [network] transport
+# values to run, one column each (default: tcp fluid); CC: ns-3's
+# congestion control, cubic (default) or newreno; QBDP: ns-3's drop-tail
+# queues in bandwidth-delay products (default 1); NS3_ARGS: more arguments
+# to star.cc, e.g. --ns3::TcpCubic::HyStart=false.  With --tol, exits 1 if
+# a case of the first transport is further than PCT % from ns-3.  With -k,
+# ns-3's output for each case (and QBDP, CC, NS3_ARGS) is kept in DIR and
+# reused by the next run with the same -k (dlsim's side always runs).  After
+# each GRID (consecutive single cases of one pattern make one): how many
+# cases of each transport are within 10 %, and the
+# ratios' median and the one furthest from 1.  The last two columns are
+# wall times: ns-3's run (0 when kept from -k) and dlsim's run under the
+# first transport.
 #
 # Prints SKIP and exits 77 (automake's skip) when libns3-dev is missing.
 #
@@ -29,9 +44,15 @@
 #   32-byte TCP header with timestamps of ns-3's segments, and PPP's 2); a
 #   transfer is a Payload, from its send to its reception (events table):
 #   for single, p1's Payload to p2 (p2's goes the other way on other links);
-#   for a2a, the first Payload sent to the last received.  The model's size
-#   is SIZE / 4 floats (4 bytes each), and ns-3 is given the Payload's bytes as dlsim
-#   counted them (traffic table), so both move the same payload.
+#   for a2a, the first Payload sent to the last received; for mixed,
+#   regions (p1 and p2 in one, local_latency SHORT; p3 LONG away), uplinks
+#   of 1 Gbit/s, the first Payload sent to p1's reception of p2's (short) or
+#   p3's (long).  fanout is one round of FedAvg (every client in it), with
+#   server_uplink and server_downlink at SERVER_MBPS and server_latency L:
+#   the server's final model (FedDone) from its first send to its last
+#   reception.  The model's size is SIZE / 4 floats (4 bytes each), and
+#   ns-3 is given the message's bytes as dlsim counted them (traffic
+#   table), so both move the same payload.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 DLSIM=./dlsim
@@ -40,6 +61,7 @@ CC=cubic
 QBDP=1
 XARGS=
 TOL=
+KEEP=
 while [ $# -gt 0 ]; do
   case $1 in
     -d) DLSIM=$2; shift 2 ;;
@@ -47,6 +69,7 @@ while [ $# -gt 0 ]; do
     -c) CC=$2; shift 2 ;;
     -q) QBDP=$2; shift 2 ;;
     -x) XARGS=$2; shift 2 ;;
+    -k) KEEP=$2; shift 2 ;;
     --tol) TOL=$2; shift 2 ;;
     -*) echo "ns3-compare: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -64,37 +87,80 @@ trap 'rm -rf "$tmp"' EXIT
 g++ -O2 -std=c++17 -w -o "$tmp/star" "$here/star.cc" \
   $(pkg-config --cflags --libs ns3-core ns3-network ns3-internet ns3-point-to-point ns3-traffic-control)
 
-cases=()
-for g in "$@"; do
-  case $g in
+# expand GRID: prints its cases, one a line
+expand () {
+  local s r l h k
+  case $1 in
     single)
       for s in 10000 100000 1000000 4000000 40000000; do
         for r in 10 100 1000; do
-          for l in 1 10 50 100; do cases+=("single:$s:$r:$l"); done
+          for l in 1 10 50 100; do echo "single:$s:$r:$l"; done
         done
       done ;;
     a2a)
       for h in 4 8 16; do
         for s in 1000000 4000000; do
           for r in 20 100; do
-            for l in 1 50; do cases+=("a2a:$h:$s:$r:$l"); done
+            for l in 1 50; do echo "a2a:$h:$s:$r:$l"; done
           done
         done
       done ;;
-    single:*:*:*|a2a:*:*:*:*) cases+=("$g") ;;
-    *) echo "ns3-compare: unknown grid $g" >&2; exit 2 ;;
+    fanout)
+      for k in 10 50; do
+        for r in 100 1000; do echo "fanout:$k:4000000:$r:20:50"; done
+      done ;;
+    mixed)
+      for r in 20 100; do
+        for s in 1000000 4000000; do
+          for l in short long; do echo "mixed:$s:$r:5:50:$l"; done
+        done
+      done ;;
+    single:*:*:*|a2a:*:*:*:*|fanout:*:*:*:*:*|mixed:*:*:*:*:short|mixed:*:*:*:*:long) echo "$1" ;;
+    *) echo "ns3-compare: unknown grid $1" >&2; return 2 ;;
   esac
-done
+}
+for g in "$@"; do expand "$g" >/dev/null || exit 2; done
 
-# dlsim_case PATTERN HOSTS SIZE MBPS LAT_MS TRANSPORT: prints "SECONDS BYTES"
+# dlsim_case CASE TRANSPORT: prints "SECONDS BYTES"
 dlsim_case () {
-  local pat=$1 n=$2 size=$3 mbps=$4 lat=$5 tr=$6 q
+  local pat a b c d e tr=$2 n size mbps lat net proto msg q
+  IFS=: read -r pat a b c d e <<<"$1"
+  case $pat in
+    single) n=2 size=$a mbps=$b lat=$c ;;
+    a2a) n=$a size=$b mbps=$c lat=$d ;;
+    fanout) n=$a size=$b mbps=$d lat=$e ;;
+    mixed) n=3 size=$a mbps=$b lat=$d ;;
+  esac
+  net="latency = ${lat}ms
+uplink = ${mbps}Mbps
+downlink = ${mbps}Mbps"
+  proto="version = disco-1110"
+  msg=Payload
+  case $pat in
+    fanout)
+      proto="family = fedavg
+fraction = 100%"
+      msg=FedDone
+      net+="
+server_latency = ${lat}ms
+server_uplink = ${c}Mbps
+server_downlink = ${c}Mbps" ;;
+    mixed)
+      net="regions = a:2, b:1
+local_latency = ${c}ms
+latency = ${d}ms
+uplink = 1Gbps
+downlink = ${mbps}Mbps
+server_latency = 1ms" ;;
+    *) net+="
+server_latency = 1ms" ;;
+  esac
   cat > "$tmp/case.ini" <<INI
 [scenario]
 name = ns3-$pat
 time_limit = 100h
 [protocol]
-version = disco-1110
+$proto
 min_participants = $n
 [training]
 rounds = 1
@@ -103,62 +169,120 @@ size = $((size / 4))
 [network]
 sharing = fair
 $([ "$tr" = default ] || echo "transport = $tr")
-latency = ${lat}ms
-server_latency = 1ms
-uplink = ${mbps}Mbps
-downlink = ${mbps}Mbps
+$net
 link_setup = 1ms
 header_bytes = 54
 [peers]
 count = $n
 INI
   rm -f "$tmp"/d.db*
+  local t0 t1
+  t0=$(date +%s.%N)
   "$DLSIM" run "$tmp/case.ini" -o "$tmp/d.db" -q
-  if [ "$pat" = single ]; then
-    q="SELECT printf('%.6f', r.t_s - s.t_s) FROM events s, events r
-         WHERE s.kind = 'sent' AND s.msg = 'Payload' AND s.node = 'p1'
-           AND r.kind = 'received' AND r.msg = 'Payload' AND r.node = 'p2'"
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' > "$tmp/dwall.$tr"
+  local first="(SELECT MIN(t_s) FROM events WHERE kind = 'sent' AND msg = '$msg')"
+  case $pat in
+    single)
+      q="SELECT r.t_s - s.t_s FROM events s, events r
+           WHERE s.kind = 'sent' AND s.msg = 'Payload' AND s.node = 'p1'
+             AND r.kind = 'received' AND r.msg = 'Payload' AND r.node = 'p2'" ;;
+    mixed)
+      q="SELECT t_s - $first FROM events WHERE kind = 'received' AND msg = 'Payload' AND node = 'p1'
+           AND other = '$([ "$e" = short ] && echo p2 || echo p3)'" ;;
+    *) q="SELECT MAX(t_s) - $first FROM events WHERE kind = 'received' AND msg = '$msg'" ;;
+  esac
+  echo "$(sqlite3 "$tmp/d.db" "SELECT printf('%.6f', ($q))") $(sqlite3 "$tmp/d.db" "SELECT bytes / messages FROM traffic WHERE type = '$msg'")"
+}
+
+# ns3_case CASE BYTES: prints ns-3's seconds for CASE, each transfer BYTES
+ns3_case () {
+  local pat a b c d e args
+  IFS=: read -r pat a b c d e <<<"$1"
+  case $pat in
+    single) args="--pattern=single --rate=${b}e6 --lat=$(ms "$c")" ;;
+    a2a) args="--pattern=a2a --hosts=$a --rate=${c}e6 --lat=$(ms "$d")" ;;
+    fanout) args="--pattern=fanout --hosts=$((a + 1)) --server-rate=${c}e6 --rate=${d}e6 --lat=$(ms "$e")" ;;
+    mixed) args="--pattern=a2a --hosts=3 --rate=${b}e6 --up-rate=1e9
+                 --delays=$(ms "$c" 2),$(ms "$c" 2),$(awk -v s="$c" -v l="$d" 'BEGIN { print (l - s / 2) / 1000 }')" ;;
+  esac
+  local key
+  key=$(echo "$1 $2 $QBDP $CC $XARGS" | tr -c 'A-Za-z0-9.:=\n-' _)
+  if [ -n "$KEEP" ] && [ -s "$KEEP/$key" ]; then
+    cp "$KEEP/$key" "$tmp/ns3.out"
   else
-    q="SELECT printf('%.6f', MAX(t_s) - (SELECT MIN(t_s) FROM events WHERE kind = 'sent' AND msg = 'Payload'))
-         FROM events WHERE kind = 'received' AND msg = 'Payload'"
+    # shellcheck disable=SC2086
+    "$tmp/star" $args --size="$2" --qbdp="$QBDP" --cc="$CC" $XARGS > "$tmp/ns3.out"
+    if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && cp "$tmp/ns3.out" "$KEEP/$key"; fi
   fi
-  echo "$(sqlite3 "$tmp/d.db" "$q") $(sqlite3 "$tmp/d.db" "SELECT bytes / messages FROM traffic WHERE type = 'Payload'")"
+  if [ "$pat" = mixed ]; then
+    awk -v w="$([ "$e" = short ] && echo 1 || echo 2)" '$1 == "flow" && $2 == w && $3 == 0 { print $4 }' "$tmp/ns3.out"
+  else
+    sed -n 's/^time //p' "$tmp/ns3.out"
+  fi
+}
+
+# ms MS [DIV]: MS milliseconds (divided by DIV) in seconds
+ms () { awk -v m="$1" -v d="${2:-1}" 'BEGIN { print m / d / 1000 }'; }
+
+# summary GRID FILE: FILE has one line per case, a ratio per transport
+summary () {
+  local i=0 tr
+  for tr in $TRANSPORTS; do
+    i=$((i + 1))
+    sort -g -k"$i" "$2" | awk -v c="$i" -v g="$1" -v tr="$tr" '
+      { r[NR] = $c; x = $c < 1 ? 1 / $c : $c; if (x > wx) { wx = x; w = $c } if (x <= 1.10) n++ }
+      END { m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+            printf "# %s, %s: %d of %d cases within 10 %% of ns-3; ratio median %.2f, furthest %.2f\n", g, tr, n, NR, m, w }'
+  done
 }
 
 status=0
-within=0
-total=0
-worst=1
-hdr=$(printf '%-28s %10s' case "ns-3 s")
+hdr=$(printf '%-30s %10s' case "ns-3 s")
 for tr in $TRANSPORTS; do hdr+=$(printf ' %10s %7s' "$tr s" ratio); done
 echo "# ns-3 $CC $XARGS, queues of $QBDP BDP; ratio = ns-3 / dlsim"
-echo "$hdr   ns-3 wall"
-for c in "${cases[@]}"; do
-  IFS=: read -r pat a b d e <<<"$c"
-  if [ "$pat" = single ]; then n=2 size=$a mbps=$b lat=$d; else n=$a size=$b mbps=$d lat=$e; fi
+echo "$hdr   ns-3 wall  dlsim wall"
+# the cases, each after its group: a named grid, or consecutive cases of
+# one pattern
+groups=()
+for g in "$@"; do
+  case $g in *:*) label="${g%%:*} cases" ;; *) label=$g ;; esac
+  for c in $(expand "$g"); do groups+=("$label" "$c"); done
+done
+prev=
+: > "$tmp/ratios"
+for ((i = 0; i < ${#groups[@]}; i += 2)); do
+  label=${groups[i]}
+  c=${groups[i + 1]}
+  if [ -n "$prev" ] && [ "$label" != "$prev" ]; then
+    summary "$prev" "$tmp/ratios"
+    : > "$tmp/ratios"
+  fi
+  prev=$label
   row=
-  bytes=
-  first=
+  ratios=
   for tr in $TRANSPORTS; do
-    read -r t bytes < <(dlsim_case "$pat" "$n" "$size" "$mbps" "$lat" "$tr")
+    read -r t bytes < <(dlsim_case "$c" "$tr")
     row+=" $t"
-    [ -n "$first" ] || first=$t
   done
   t0=$(date +%s.%N)
-  ns=$("$tmp/star" --pattern="$pat" --hosts="$n" --size="$bytes" --rate="${mbps}e6" --lat="$(awk -v l="$lat" 'BEGIN { print l / 1000 }')" \
-       --qbdp="$QBDP" --cc="$CC" $XARGS | sed -n 's/^time //p')
+  ns=$(ns3_case "$c" "$bytes")
   t1=$(date +%s.%N)
-  line=$(printf '%-28s %10.4f' "$c" "$ns")
-  for t in $row; do line+=$(printf ' %10.4f %7.2f' "$t" "$(awk -v a="$ns" -v b="$t" 'BEGIN { print a / b }')"); done
-  printf '%s   %8.2fs\n' "$line" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
-  total=$((total + 1))
-  r=$(awk -v a="$ns" -v b="$first" 'BEGIN { print a / b }')
-  worst=$(awk -v r="$r" -v w="$worst" 'BEGIN { x = r < 1 ? 1 / r : r; y = w < 1 ? 1 / w : w; print (x > y ? r : w) }')
-  if awk -v r="$r" 'BEGIN { exit !(r <= 1.10 && r >= 1 / 1.10) }'; then within=$((within + 1)); fi
+  line=$(printf '%-30s %10.4f' "$c" "$ns")
+  for t in $row; do
+    r=$(awk -v a="$ns" -v b="$t" 'BEGIN { print a / b }')
+    ratios+=" $r"
+    line+=$(printf ' %10.4f %7.2f' "$t" "$r")
+  done
+  printf '%s   %8.2fs  %9.3fs\n' "$line" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+    "$(cat "$tmp/dwall.$(set -- $TRANSPORTS; echo "$1")")"
+  echo "$ratios" >> "$tmp/ratios"
+  r=${ratios# }
+  r=${r%% *}
   if [ -n "$TOL" ] && ! awk -v r="$r" -v t="$TOL" 'BEGIN { exit !(r <= 1 + t / 100 && r >= 1 / (1 + t / 100)) }'; then
     echo "ns3-compare: $c: ns-3 / dlsim ($(set -- $TRANSPORTS; echo "$1")) = $r, outside $TOL %" >&2
     status=1
   fi
 done
-echo "# $(set -- $TRANSPORTS; echo "$1"): $within of $total cases within 10 % of ns-3; the furthest at $worst"
+[ -z "$prev" ] || summary "$prev" "$tmp/ratios"
 exit $status

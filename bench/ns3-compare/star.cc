@@ -26,7 +26,15 @@
  *
  * Patterns: --pattern single (host 0 to host 1, two hosts), a2a (every
  * host to every other, --hosts hosts), fanout (host 0 to each of the
- * others; host 0's access link runs at --server-rate).
+ * others; host 0's access link runs at --server-rate).  --delays D0,D1,..
+ * (seconds, one per host) gives each host's access link its own one-way
+ * delay instead of --lat/2, so that hosts i and j are Di + Dj apart (mixed
+ * round trips); --up-rate makes the hosts' links towards the switch faster
+ * than --rate (the switch's links towards the hosts, where senders meet,
+ * stay at --rate); the switch's queue towards host i is then sized by the
+ * longest round trip into it.  Also prints "flow SRC DST S" for every
+ * transfer (its end, from the first send) as "flow SRC DST S BYTES" (BYTES:
+ * what it had delivered when the first transfer ended).
  *
  *   star --pattern=single --size=1000000 --rate=100e6 --lat=0.05 --cc=cubic
  *
@@ -38,6 +46,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -55,6 +64,7 @@ struct Transfer
   Ptr<Socket> tx;
   bool connected = false;
   uint64_t received = 0;
+  uint64_t at_first = 0;   /* received when the first transfer ended */
   double sent_at = -1, done_at = -1;
 };
 
@@ -88,6 +98,9 @@ on_recv (Ptr<Socket> s)
   if (t.done_at < 0 && t.received >= g_size)
     {
       t.done_at = Simulator::Now ().GetSeconds ();
+      if (g_done == 0)
+        for (Transfer &o : g_transfers)
+          o.at_first = o.received;
       if (++g_done == g_transfers.size ())
         Simulator::Stop ();
     }
@@ -123,6 +136,22 @@ send_all (size_t i)
     }
 }
 
+std::vector<double>
+parse_delays (const std::string &text)
+{
+  std::vector<double> v;
+  size_t at = 0;
+  while (at < text.size ())
+    {
+      size_t comma = text.find (',', at);
+      if (comma == std::string::npos)
+        comma = text.size ();
+      v.push_back (std::stod (text.substr (at, comma - at)));
+      at = comma + 1;
+    }
+  return v;
+}
+
 uint32_t
 queue_packets (double rate, double lat, double qbdp)
 {
@@ -137,6 +166,8 @@ main (int argc, char **argv)
 {
   std::string pattern = "single", cc = "cubic";
   uint32_t hosts = 2, seed = 1;
+  std::string delays_text;
+  double up_rate = 0;
   double rate = 100e6, server_rate = 0, lat = 0.01, qbdp = 1, start = 2, jitter = 0;
   double size = 1e6;
   CommandLine cmd;
@@ -146,6 +177,8 @@ main (int argc, char **argv)
   cmd.AddValue ("rate", "access link rate, bit/s", rate);
   cmd.AddValue ("server-rate", "host 0's link rate in fanout (0: --rate)", server_rate);
   cmd.AddValue ("lat", "one-way latency host to host, s", lat);
+  cmd.AddValue ("delays", "each host's access link delay, s, comma-separated (default: lat/2 each)", delays_text);
+  cmd.AddValue ("up-rate", "the hosts' links towards the switch, bit/s (0: --rate)", up_rate);
   cmd.AddValue ("qbdp", "queue per device, in bandwidth-delay products", qbdp);
   cmd.AddValue ("cc", "cubic or newreno", cc);
   cmd.AddValue ("start", "when the transfers start, s (all connections open by then)", start);
@@ -155,6 +188,15 @@ main (int argc, char **argv)
   if (pattern == "single")
     hosts = 2;
   g_size = (uint64_t) size;
+  std::vector<double> delay = parse_delays (delays_text);
+  if (delay.empty ())
+    delay.assign (hosts, lat / 2);
+  if (delay.size () != hosts)
+    {
+      std::fprintf (stderr, "star: --delays has %zu values for %u hosts\n", delay.size (), hosts);
+      return 1;
+    }
+  double farthest = *std::max_element (delay.begin (), delay.end ());
   RngSeedManager::SetSeed (seed);
 
   Config::SetDefault ("ns3::TcpL4Protocol::SocketType",
@@ -180,18 +222,21 @@ main (int argc, char **argv)
   for (uint32_t i = 0; i < hosts; i++)
     {
       double r = (pattern == "fanout" && i == 0 && server_rate > 0) ? server_rate : rate;
+      double up = up_rate > 0 ? up_rate : r;
+      double path = delay[i] + farthest;   /* the longest one-way path into host i */
       PointToPointHelper p2p;
       p2p.SetDeviceAttribute ("DataRate", DataRateValue (DataRate ((uint64_t) r)));
-      p2p.SetChannelAttribute ("Delay", TimeValue (Seconds (lat / 2)));
+      p2p.SetChannelAttribute ("Delay", TimeValue (Seconds (delay[i])));
       NetDeviceContainer d = p2p.Install (nodes.Get (i), sw);
+      d.Get (0)->SetAttribute ("DataRate", DataRateValue (DataRate ((uint64_t) up)));
       /* the host's own queue never drops (Linux's TCP small queues hold a
        * socket back instead): 1 000 packets (Linux's txqueuelen) or 4
        * bandwidth-delay products, more than slow start ever queues there;
        * the switch's, towards the host, is where senders meet */
       d.Get (0)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
-          QueueSize (QueueSizeUnit::PACKETS, std::max (1000u, queue_packets (r, lat, 4))));
+          QueueSize (QueueSizeUnit::PACKETS, std::max (1000u, queue_packets (up, path, 4))));
       d.Get (1)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
-          QueueSize (QueueSizeUnit::PACKETS, queue_packets (rate, lat, qbdp)));
+          QueueSize (QueueSizeUnit::PACKETS, queue_packets (rate, path, qbdp)));
       Ipv4InterfaceContainer ifs = addr.Assign (d);
       tch.Uninstall (d);   /* the device's drop-tail queue only */
       ip[i] = ifs.GetAddress (0);
@@ -254,6 +299,8 @@ main (int argc, char **argv)
       first = std::min (first, t.sent_at);
       last = std::max (last, t.done_at);
     }
+  for (const Transfer &t : g_transfers)
+    std::printf ("flow %u %u %.6f %llu\n", t.src, t.dst, t.done_at - first, (unsigned long long) t.at_first);
   std::printf ("time %.6f\ntransfers %zu\n", last - first, g_transfers.size ());
   return 0;
 }
