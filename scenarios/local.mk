@@ -92,6 +92,10 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/guest/disco1110-twins/disco-sync-provider-leaves.ini \
 	scenarios/guest/disco1110-twins/disco-sync-two.ini \
 	scenarios/guest/disco1110-twins/disco-three-rounds.ini \
+	scenarios/guest/disco1110-found/excluded-was-told-in-not-enough-participants.ini \
+	scenarios/guest/disco1110-found/progress-in-connecting-to-peers.ini \
+	scenarios/guest/disco1110-found/progress-in-connecting.ini \
+	scenarios/guest/disco1110-found/progress-in-updating-model.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \

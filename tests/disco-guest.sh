@@ -31,6 +31,21 @@ tree1110=
 # (DISCO's own behaviour) holds on dlsim's C machines
 n=$(ls "$src"/scenarios/guest/disco1110-twins/*.ini | wc -l)
 expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco1110-twins/*.ini
+# and twin.sh --version disco-1110, guestify.sh's inverse, makes of each
+# guest file a C file that passes its [expect] (the 13: every pin there is
+# DISCO's and C's)
+for f in "$src"/scenarios/guest/disco1110-twins/*.ini; do
+  sh "$src/guests/disco/twin.sh" --version disco-1110 "$src/scenarios/guest/disco1110/$(basename "$f")" > "$tmp/$(basename "$f")"
+done
+expect 0 "$n passed, 0 failed" -- "$DLSIM" check $(for f in "$src"/scenarios/guest/disco1110-twins/*.ini; do echo "$tmp/$(basename "$f")"; done)
+# the findings of dlsim explore on #1110's own code
+# (scenarios/guest/disco1110-found/, docs/conformance.md "Fault search on
+# #1110") reproduce on their C twins (twin.sh --version disco-1110)
+for f in "$src"/scenarios/guest/disco1110-found/*.ini; do
+  sh "$src/guests/disco/twin.sh" --version disco-1110 "$f" > "$tmp/found-$(basename "$f")"
+done
+nf=$(ls "$src"/scenarios/guest/disco1110-found/*.ini | wc -l)
+expect 0 "$nf passed, 0 failed" -- "$DLSIM" check "$tmp"/found-*.ini
 # a SKIP below does not hide a failure of the C side
 skip () { [ "$fail" -eq 0 ] || finish; exit 77; }
 if [ -z "${DISCO_SRC:-}" ]; then
@@ -74,6 +89,8 @@ if [ -n "$tree1110" ]; then
     "$src"/scenarios/guest/disco1110/*.ini > "$tmp/t1110.md" 2> "$tmp/t1110.err" \
     && grep -q "passed all $n1110 guest files" "$tmp/t1110.err" && ok "dlsim check passes the $n1110 #1110 guest files" \
     || { ko "the #1110 guest files: conformance.sh --check failed"; cat "$tmp/t1110.err"; }
+  # and on DISCO's own code
+  expect 0 "$nf passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src"/scenarios/guest/disco1110-found/*.ini
   for f in "$src"/scenarios/guest/disco1110/*.ini; do
     n=$(basename "$f" .ini)
     row=$(grep "^| $n |" "$tmp/t1110.md")
