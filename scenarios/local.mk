@@ -93,6 +93,8 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/guest/disco1110-twins/disco-sync-two.ini \
 	scenarios/guest/disco1110-twins/disco-three-rounds.ini \
 	scenarios/guest/disco1110-found/drop-signal-progress-in-connecting-to-peers.ini \
+	scenarios/guest/disco1110-found/five-peers-link-down-progress-in-updating-model.ini \
+	scenarios/guest/disco1110-found/five-peers-partition-progress-in-connecting-to-peers.ini \
 	scenarios/guest/disco1110-found/excluded-was-told-in-not-enough-participants.ini \
 	scenarios/guest/disco1110-found/progress-in-connecting-to-peers.ini \
 	scenarios/guest/disco1110-found/progress-in-connecting.ini \
