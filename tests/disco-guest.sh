@@ -34,10 +34,11 @@ expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco111
 # and twin.sh --version disco-1110, guestify.sh's inverse, makes of each
 # guest file a C file that passes its [expect] (the 13: every pin there is
 # DISCO's and C's)
+mkdir -p "$tmp/tw1110"
 for f in "$src"/scenarios/guest/disco1110-twins/*.ini; do
-  sh "$src/guests/disco/twin.sh" --version disco-1110 "$src/scenarios/guest/disco1110/$(basename "$f")" > "$tmp/$(basename "$f")"
+  sh "$src/guests/disco/twin.sh" --version disco-1110 "$src/scenarios/guest/disco1110/$(basename "$f")" > "$tmp/tw1110/$(basename "$f")"
 done
-expect 0 "$n passed, 0 failed" -- "$DLSIM" check $(for f in "$src"/scenarios/guest/disco1110-twins/*.ini; do echo "$tmp/$(basename "$f")"; done)
+expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$tmp"/tw1110/*.ini
 # the findings of dlsim explore on #1110's own code
 # (scenarios/guest/disco1110-found/, docs/conformance.md "Fault search on
 # #1110") reproduce on their C twins (twin.sh --version disco-1110)
