@@ -66,6 +66,39 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/guest/disco1110/s26-signal-to-departed-peer.ini \
 	scenarios/guest/disco1110/s27-future-round-payload.ini \
 	scenarios/guest/disco1110/s31-stray-connections-ready.ini \
+	scenarios/guest/disco1110/disco-crash-exchange.ini \
+	scenarios/guest/disco1110/disco-exclusion.ini \
+	scenarios/guest/disco1110/disco-late-joiner.ini \
+	scenarios/guest/disco1110/disco-late-sync.ini \
+	scenarios/guest/disco1110/disco-leave.ini \
+	scenarios/guest/disco1110/disco-link-fail.ini \
+	scenarios/guest/disco1110/disco-partition.ini \
+	scenarios/guest/disco1110/disco-retry-late.ini \
+	scenarios/guest/disco1110/disco-retry-lost.ini \
+	scenarios/guest/disco1110/disco-secure.ini \
+	scenarios/guest/disco1110/disco-sync-provider-leaves.ini \
+	scenarios/guest/disco1110/disco-sync-two.ini \
+	scenarios/guest/disco1110/disco-three-rounds.ini \
+	scenarios/guest/disco1110-twins/disco-crash-exchange.ini \
+	scenarios/guest/disco1110-twins/disco-exclusion.ini \
+	scenarios/guest/disco1110-twins/disco-late-joiner.ini \
+	scenarios/guest/disco1110-twins/disco-late-sync.ini \
+	scenarios/guest/disco1110-twins/disco-leave.ini \
+	scenarios/guest/disco1110-twins/disco-link-fail.ini \
+	scenarios/guest/disco1110-twins/disco-partition.ini \
+	scenarios/guest/disco1110-twins/disco-retry-late.ini \
+	scenarios/guest/disco1110-twins/disco-retry-lost.ini \
+	scenarios/guest/disco1110-twins/disco-secure.ini \
+	scenarios/guest/disco1110-twins/disco-sync-provider-leaves.ini \
+	scenarios/guest/disco1110-twins/disco-sync-two.ini \
+	scenarios/guest/disco1110-twins/disco-three-rounds.ini \
+	scenarios/guest/disco1110-found/drop-signal-progress-in-connecting-to-peers.ini \
+	scenarios/guest/disco1110-found/five-peers-link-down-progress-in-updating-model.ini \
+	scenarios/guest/disco1110-found/five-peers-partition-progress-in-connecting-to-peers.ini \
+	scenarios/guest/disco1110-found/excluded-was-told-in-not-enough-participants.ini \
+	scenarios/guest/disco1110-found/progress-in-connecting-to-peers.ini \
+	scenarios/guest/disco1110-found/progress-in-connecting.ini \
+	scenarios/guest/disco1110-found/progress-in-updating-model.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
 	scenarios/examples/implosion-10k.ini \

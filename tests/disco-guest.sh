@@ -15,32 +15,57 @@
 # prepared once per build tree by tests/disco-trees.sh into disco-trees/.
 # The checks above run on 10b4be70 (or DISCO_SRC); on the #1110 tree, DISCO's
 # own unit test of retry and exclusion (controller-retry-test.mjs, beside
-# the archives), three rounds, and the 25 guest twins of the failure
-# library (scenarios/guest/disco1110/, docs/conformance.md "The #1110
-# table"), about a minute more.  With neither a checkout nor the archives it says SKIP and
+# the archives), three rounds, and every #1110 guest file: the guest twins
+# of the failure library, of the 8 conformance files and of 5 files of
+# retry, exclusion and sync (scenarios/guest/disco1110/, docs/conformance.md
+# "The #1110 table"), each checked and compared with its C twin, about two
+# minutes more.  The C twins (scenarios/guest/disco1110-twins/) are checked
+# first, DISCO or not.  With neither a checkout nor the archives it says SKIP and
 # what it needs; under CI (CI=true) a tree that cannot be prepared fails.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
 arch=${DISCO_ARCHIVES:-$src/../shared/disco}
 tree1110=
+# the C twins of the #1110 guest files need no DISCO code: their [expect]
+# (DISCO's own behaviour) holds on dlsim's C machines
+n=$(ls "$src"/scenarios/guest/disco1110-twins/*.ini | wc -l)
+expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco1110-twins/*.ini
+# and twin.sh --version disco-1110, guestify.sh's inverse, makes of each
+# guest file a C file that passes its [expect] (the 13: every pin there is
+# DISCO's and C's)
+mkdir -p "$tmp/tw1110"
+for f in "$src"/scenarios/guest/disco1110-twins/*.ini; do
+  sh "$src/guests/disco/twin.sh" --version disco-1110 "$src/scenarios/guest/disco1110/$(basename "$f")" > "$tmp/tw1110/$(basename "$f")"
+done
+expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$tmp"/tw1110/*.ini
+# the findings of dlsim explore on #1110's own code
+# (scenarios/guest/disco1110-found/, docs/conformance.md "Fault search on
+# #1110") reproduce on their C twins (twin.sh --version disco-1110)
+for f in "$src"/scenarios/guest/disco1110-found/*.ini; do
+  sh "$src/guests/disco/twin.sh" --version disco-1110 "$f" > "$tmp/found-$(basename "$f")"
+done
+nf=$(ls "$src"/scenarios/guest/disco1110-found/*.ini | wc -l)
+expect 0 "$nf passed, 0 failed" -- "$DLSIM" check "$tmp"/found-*.ini
+# a SKIP below does not hide a failure of the C side
+skip () { [ "$fail" -eq 0 ] || finish; exit 77; }
 if [ -z "${DISCO_SRC:-}" ]; then
   if [ ! -f "$arch/disco-10b4be70.tar.gz" ]; then
     echo "SKIP: no DISCO code: set DISCO_SRC to a checkout prepared by guests/disco/install.sh, or put DISCO's"
     echo "  archives (disco-10b4be70.tar.gz, disco-1110.tar.gz) in DISCO_ARCHIVES (now $arch)"
-    exit 77
+    skip
   fi
   if ! sh "$src/tests/disco-trees.sh" "$arch" "$(pwd)/disco-trees"; then
     [ "${CI:-}" = true ] && { echo "FAIL: DISCO's archives could not be prepared (above)"; exit 1; }
     echo "SKIP: DISCO's archives could not be prepared (above: npm needs its registry)"
-    exit 77
+    skip
   fi
   DISCO_SRC=$(pwd)/disco-trees/disco-10b4be70/disco
   [ -f "$(pwd)/disco-trees/disco-1110/.stamp" ] && tree1110=$(pwd)/disco-trees/disco-1110/disco
 fi
 if ! command -v node >/dev/null || [ ! -f "$DISCO_SRC/server/dist/controllers/decentralized_controller.js" ]; then
   echo "SKIP: $DISCO_SRC is not prepared (sh guests/disco/install.sh --disco-src $DISCO_SRC), or no node"
-  exit 77
+  skip
 fi
 export DISCO_SRC
 # the #1110 tree: DISCO's own test of retry (max_connection_retry) and
@@ -49,22 +74,41 @@ if [ -n "$tree1110" ]; then
   expect 0 "2 of 2 passed" -- node "$arch/controller-retry-test.mjs" "$tree1110"
   # and the driver runs #1110's client and server through three plain rounds
   expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src/scenarios/guest/disco-three-rounds.ini"
-  # the facts of #1110 (retry, exclusion, the Retries a peer gets before it,
-  # docs/guest.md "Facts") on S6's guest twin: the counts and the
-  # retries-before-exclusion violation the C machines pin
-  expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check \
-    "$src/scenarios/guest/disco1110/s06-retry-counter-session-wide.ini"
-  # every guest twin of the failure library (guests/disco/guestify.sh), its
-  # [expect] pinned from DISCO's own run (pin.sh; docs/conformance.md, "The
-  # #1110 table"): about 75 s
+  # every #1110 guest file (scenarios/guest/disco1110/, docs/conformance.md
+  # "The #1110 table"): the guest twins of the failure library and of the
+  # 8 conformance files and 5 of retry, exclusion and sync
+  # (guests/disco/guestify.sh), each [expect] pinned from DISCO's own run
+  # (pin.sh).  conformance.sh --check: dlsim check passes every file, and
+  # every row agrees with its C twin (scenarios/failures or
+  # scenarios/guest/disco1110-twins, run as the guest runs: `runtime =
+  # node`, four floats of model) in outcome, discrete facts, messages per
+  # type and rounds listed, and every round's list and end time within
+  # 5 ms.  About 110 s.
   n1110=$(ls "$src"/scenarios/guest/disco1110/*.ini | wc -l)
-  expect 0 "$n1110 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src"/scenarios/guest/disco1110/*.ini
-  # and guestify.sh still makes them: each file is its source's twin, but
-  # for the expectations pin.sh set from DISCO's run (`# C:` above them)
+  DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --check \
+    --twins "$src/scenarios/failures" --twins "$src/scenarios/guest/disco1110-twins" \
+    "$src"/scenarios/guest/disco1110/*.ini > "$tmp/t1110.md" 2> "$tmp/t1110.err" \
+    && grep -q "passed all $n1110 guest files" "$tmp/t1110.err" && ok "dlsim check passes the $n1110 #1110 guest files" \
+    || { ko "the #1110 guest files: conformance.sh --check failed"; cat "$tmp/t1110.err"; }
+  # and on DISCO's own code
+  expect 0 "$nf passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src"/scenarios/guest/disco1110-found/*.ini
   for f in "$src"/scenarios/guest/disco1110/*.ini; do
-    sh "$src/guests/disco/guestify.sh" "$src/scenarios/failures/$(basename "$f")" > "$tmp/twin.ini"
-    if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$(basename "$f"): guestify.sh's twin"
-    else ko "$(basename "$f") is not guestify.sh's twin of scenarios/failures/$(basename "$f")"; fi
+    n=$(basename "$f" .ini)
+    row=$(grep "^| $n |" "$tmp/t1110.md")
+    if echo "$row" | awk -F' [|] ' '{ sub(/ [|]$/, ""); split($2, o, " / "); split($5, r, " / ") }
+         END { exit !(NR == 1 && o[1] == o[2] && $3 == "agree" && $4 == "equal" && r[1] == r[2] \
+                      && $6 < 5 && ($7 == "-" || $7 + 0 < 5)) }'; then
+      ok "$n: DISCO #1110 and its C twin agree"
+    else
+      ko "$n: DISCO #1110 and its C twin differ: ${row:-no row}"
+    fi
+    # and guestify.sh still makes it: each file is its source's twin, but
+    # for the expectations pin.sh set from DISCO's run (`# C:` above them)
+    c=$src/scenarios/failures/$n.ini
+    [ -f "$c" ] || c=$src/scenarios/guest/disco1110-twins/$n.ini
+    sh "$src/guests/disco/guestify.sh" "$c" > "$tmp/twin.ini"
+    if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$n: guestify.sh's twin"
+    else ko "$n is not guestify.sh's twin of $c"; fi
   done
 fi
 names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"

@@ -15,10 +15,19 @@
 #     of a round's list time and of its end time, guest - C, in ms.
 #
 #     sh guests/disco/conformance.sh [--dlsim PATH] [--disco-src DIR]
-#                                    [--set SECTION.KEY=VALUE]... [--twins DIR] [FILE...]
+#                                    [--set SECTION.KEY=VALUE]... [--twins DIR]... [--check]
+#                                    [FILE...]
 #
 # --twins DIR: the C twin of FILE is DIR/NAME.ini, the file guestify.sh made
-# it from (scenarios/failures for scenarios/guest/disco1110), not twin.sh's.
+# it from (scenarios/failures or scenarios/guest/disco1110-twins for
+# scenarios/guest/disco1110), not twin.sh's; repeat it to search several
+# folders, the first that holds NAME.ini wins.  Such a twin runs as the
+# guest does: `[peers] runtime = node` (DISCO's clients are Node processes
+# here: an error nothing listens to ends one, docs/conformance.md) and a
+# model of four floats, the weights the guest's clients inject (`[model]
+# kind = none, size = 4`, as twin.sh's), with the file's own [compute].
+# --check: the guest runs are `dlsim check` runs (FILE's [expect]): a file
+# that fails them is named on stderr, and the exit status is 1 at the end.
 # --set goes to both runs of every file (dlsim run --set; no spaces in it).
 # FILE: guest scenarios (default: scenarios/guest/disco-*.ini beside this
 # script).  DLSIM (or --dlsim; default ./dlsim, then dlsim on the PATH) and
@@ -29,14 +38,16 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 sets=
 twins=
+check=
 dlsim=${DLSIM:-}
 while [ $# -gt 0 ]; do
   case $1 in
     --dlsim) dlsim=${2:?--dlsim needs a path}; shift 2 ;;
     --disco-src) DISCO_SRC=${2:?--disco-src needs a folder}; export DISCO_SRC; shift 2 ;;
-    --twins) twins=${2:?--twins needs a folder}; shift 2 ;;
+    --twins) twins="$twins ${2:?--twins needs a folder}"; shift 2 ;;
+    --check) check=1; shift ;;
     --set) sets="${sets:-} --set ${2:?--set needs SECTION.KEY=VALUE}"; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -eu/{/^set -eu/d;p;}' "$0"; exit 0 ;;
     -*) echo "conformance.sh: unknown option: $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -57,16 +68,33 @@ types () {
 }
 summary () { sqlite3 "$1" "SELECT value FROM summary WHERE key = '$2'"; }
 
+failed=
 echo "| file | outcome, guest / C | discrete facts | messages per type | rounds listed | max \\|Δ list\\| (ms) | max \\|Δ end\\| (ms) |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for f in "$@"; do
   n=$(basename "$f" .ini)
   g=$work/$n.db c=$work/c-$n.db
-  # shellcheck disable=SC2086 # $sets: words
-  "$dlsim" run "$f" -o "$g" -q $sets > "$work/$n.out" 2>&1 || { cat "$work/$n.out" >&2; exit 1; }
-  if [ -n "$twins" ]; then cp "$twins/$n.ini" "$work/c-$n.ini"; else sh "$here/twin.sh" "$f" > "$work/c-$n.ini"; fi
+  if [ -n "$check" ]; then
+    # shellcheck disable=SC2086 # $sets: words
+    if ! "$dlsim" check "$f" -o "$g" -q $sets > "$work/$n.out" 2>&1; then
+      [ -s "$g" ] || { cat "$work/$n.out" >&2; exit 1; }
+      grep -v '^PASS' "$work/$n.out" >&2; failed="$failed $n"
+    fi
+  else
+    # shellcheck disable=SC2086
+    "$dlsim" run "$f" -o "$g" -q $sets > "$work/$n.out" 2>&1 || { cat "$work/$n.out" >&2; exit 1; }
+  fi
+  csets=$sets
+  if [ -n "$twins" ]; then
+    # shellcheck disable=SC2086 # $twins: words
+    for d in $twins; do [ -f "$d/$n.ini" ] && { cp "$d/$n.ini" "$work/c-$n.ini"; break; }; done
+    [ -f "$work/c-$n.ini" ] || { echo "conformance.sh: no twin $n.ini in$twins" >&2; exit 1; }
+    csets="$sets --set peers.runtime=node --set model.kind=none --set model.size=4"
+  else
+    sh "$here/twin.sh" "$f" > "$work/c-$n.ini"
+  fi
   # shellcheck disable=SC2086
-  "$dlsim" run "$work/c-$n.ini" -o "$c" -q $sets > "$work/c-$n.out" 2>&1 || { cat "$work/c-$n.out" >&2; exit 1; }
+  "$dlsim" run "$work/c-$n.ini" -o "$c" -q $csets > "$work/c-$n.out" 2>&1 || { cat "$work/c-$n.out" >&2; exit 1; }
   if "$dlsim" compare "$c" "$g" > "$work/$n.cmp" 2>&1; then
     facts=agree
   else
@@ -82,8 +110,8 @@ for f in "$@"; do
     msgs="differ: $(types "$g" > "$work/tg"; types "$c" > "$work/tc"
       join -t'|' -a1 -a2 -e0 -o 0,1.2,2.2 "$work/tg" "$work/tc" | awk -F'|' '$2 != $3 { printf "%s%s %s/%s", sep, $1, $2, $3; sep = ", " }') (guest/C)"
   fi
-  sqlite3 "$g" "SELECT round, list_s, IFNULL(end_s, '') FROM rounds ORDER BY round" > "$work/g.r"
-  sqlite3 "$c" "SELECT round, list_s, IFNULL(end_s, '') FROM rounds ORDER BY round" > "$work/c.r"
+  sqlite3 "$g" "SELECT round, list_s, IFNULL(end_s, '') FROM rounds WHERE list_s IS NOT NULL ORDER BY round" > "$work/g.r"
+  sqlite3 "$c" "SELECT round, list_s, IFNULL(end_s, '') FROM rounds WHERE list_s IS NOT NULL ORDER BY round" > "$work/c.r"
   rounds="$(wc -l < "$work/g.r" | tr -d ' ') / $(wc -l < "$work/c.r" | tr -d ' ')"
   times=$(join -t'|' "$work/g.r" "$work/c.r" | awk -F'|' '
     function abs(x) { return x < 0 ? -x : x }
@@ -93,3 +121,7 @@ for f in "$@"; do
   printf '| %s | %s / %s | %s | %s | %s | %s | %s |\n' "$n" "$(summary "$g" outcome)" "$(summary "$c" outcome)" \
     "$facts" "$msgs" "$rounds" "${times%|*}" "${times#*|}"
 done
+if [ -n "$check" ]; then
+  [ -z "$failed" ] || { echo "conformance.sh: dlsim check failed on$failed" >&2; exit 1; }
+  echo "conformance.sh: dlsim check passed all $# guest files" >&2
+fi
