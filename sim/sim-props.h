@@ -26,7 +26,11 @@
  *                      the time limit that finished no round for W (from
  *                      its last round's end, or its arrival), however its
  *                      state changed (sim_props_set_stall_window), unless it
- *                      is starved (ProtoPeerView.starved).  Checked at the
+ *                      is starved (ProtoPeerView.starved: the family's word
+ *                      that no peer it knows of holds what it waits for,
+ *                      not that none could; the pipeline's, without
+ *                      rebalancing, hides its missing rebalancing:
+ *                      protocol/pipeline/README.md, "Review").  Checked at the
  *                      end of the run; a peer that a partition still cuts
  *                      off from the coordinator is neither owed progress nor
  *                      counted.  The explanation names the message the peer
