@@ -62,7 +62,7 @@ cli_cmd_explore (int argc, char **argv)
 {
   gint runs = 100, jobs = 1;
   gint64 seed = -1;
-  gboolean no_shrink = FALSE;
+  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE;
   g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL, *messages = NULL;
   g_auto (GStrv) sets = NULL;
   g_auto (GStrv) rest = NULL;
@@ -83,6 +83,12 @@ cli_cmd_explore (int argc, char **argv)
       "section.key=value" },
     { "found", 0, 0, G_OPTION_ARG_FILENAME, &found, "write each shrunk failure as a scenario file in DIR", "DIR" },
     { "no-shrink", 0, 0, G_OPTION_ARG_NONE, &no_shrink, "do not shrink the failures", NULL },
+    { "heal", 0, 0, G_OPTION_ARG_NONE, &heal,
+      "two phases: each run's faults end with `heal all` at 5 to 60 s, drawn per run (later faults are ignored, "
+      "every fault is lifted); safety properties are checked in both phases, liveness ones only after the heal, "
+      "owed within the stall window", NULL },
+    { "safety-only", 0, 0, G_OPTION_ARG_NONE, &safety_only,
+      "faults to the end and safety properties only (scenario.properties=safety)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
@@ -96,8 +102,12 @@ cli_cmd_explore (int argc, char **argv)
       "Runs FILE (its first sweep point) N times, each with a fault plan drawn from\n"
       "its seed: a random subset of the fault kinds, with targets, times (absolute or\n"
       "`round R + D`) and sizes drawn at random, added as timeline lines.  Every run\n"
-      "checks the properties (agreement, own-round-only, monotone-rounds, progress,\n"
-      "excluded-was-told, no-lost-model with a real model, retries-before-exclusion).\n"
+      "checks the properties: the safety ones (agreement, own-round-only,\n"
+      "monotone-rounds, no-lost-model with a real model, retries-before-exclusion,\n"
+      "sync-served) and the liveness ones (progress, excluded-was-told).  By default\n"
+      "faults may go on to the end and every property is judged at the end; --heal\n"
+      "ends each run's faults at a heal time and owes liveness only after it;\n"
+      "--safety-only checks the safety properties alone.\n"
       "Prints the distinct failures (signature: the first violation's property, the\n"
       "state it names and the message dropped there) with their seeds, and the peer\n"
       "states, dropped messages and drop rules no run reached.  Each failure is\n"
@@ -135,7 +145,12 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "--time-budget %s: %s", budget, error->message);
       return CLI_EXIT_USAGE;
     }
-  ExploreSpace sp = { 0 };
+  if (heal && safety_only)
+    {
+      cli_error ("explore", "--heal and --safety-only: choose one (--safety-only checks no liveness property)");
+      return CLI_EXIT_USAGE;
+    }
+  ExploreSpace sp = { .heal = heal };
   if (!explore_parse_faults (faults, &sp, &error))
     {
       cli_error ("explore", "%s", error->message);
@@ -153,6 +168,8 @@ cli_cmd_explore (int argc, char **argv)
     g_ptr_array_add (base_sets, g_strdup (*s));
   if (version)
     g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
+  if (safety_only)
+    g_ptr_array_add (base_sets, g_strdup ("scenario.properties=safety"));
   g_ptr_array_add (base_sets, NULL);
   char **bsets = (char **) base_sets->pdata;
   guint64 scenario_seed = 0;

@@ -213,8 +213,25 @@ explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *k
             g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=crash coordinator", w));
         }
     }
+  /* --heal: the fault phase ends at 5 to 60 s (an absolute time: a round
+   * that never comes would never end it), drawn from a stream of its own */
+  if (sp->heal)
+    {
+      g_autoptr (DlRandom) rh = dl_random_new (seed, "explore-heal", index);
+      guint ms = (guint) uniform_int (rh, 5000, 60000);
+      char *w = when_text ((When) { 0, ms });
+      while (!g_hash_table_add (used, w))
+        w = when_text ((When) { 0, ++ms });
+      g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=heal all", w));
+    }
   g_hash_table_unref (used);
   return plan;
+}
+
+gboolean
+explore_plan_is_heal (const char *line)
+{
+  return g_str_has_prefix (line, "timeline.") && g_str_has_suffix (line, "=heal all");
 }
 
 gboolean

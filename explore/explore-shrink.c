@@ -212,20 +212,35 @@ typedef struct {
   guint64 seed;
   const char *want;
   guint *runs;
+  GPtrArray *pinned;   /* lines every subset keeps (the heal: explore_plan_is_heal) */
 } PlanFails;
 
 static gboolean
 plan_fails (GPtrArray *subset, gpointer data)
 {
   PlanFails *p = data;
-  return explore_still_fails (p->path, p->sets, subset, p->seed, p->want, p->runs);
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  for (guint i = 0; i < subset->len; i++)
+    g_ptr_array_add (all, subset->pdata[i]);
+  for (guint i = 0; i < p->pinned->len; i++)
+    g_ptr_array_add (all, p->pinned->pdata[i]);
+  return explore_still_fails (p->path, p->sets, all, p->seed, p->want, p->runs);
 }
 
 GPtrArray *
 explore_ddmin_plan (const char *path, char **sets, GPtrArray *plan, guint64 seed, const char *want, guint *runs)
 {
-  PlanFails p = { path, sets, seed, want, runs };
-  return explore_ddmin (plan, plan_fails, &p);
+  /* ddmin over the fault lines; the heal stays, so that the found file
+   * keeps its liveness phase */
+  g_autoptr (GPtrArray) faults = g_ptr_array_new ();
+  g_autoptr (GPtrArray) pinned = g_ptr_array_new ();
+  for (guint i = 0; i < plan->len; i++)
+    g_ptr_array_add (explore_plan_is_heal (plan->pdata[i]) ? pinned : faults, plan->pdata[i]);
+  PlanFails p = { path, sets, seed, want, runs, pinned };
+  GPtrArray *min = explore_ddmin (faults, plan_fails, &p);
+  for (guint i = 0; i < pinned->len; i++)
+    g_ptr_array_add (min, g_strdup (pinned->pdata[i]));
+  return min;
 }
 
 /* After ddmin: fewer peers, then fewer rounds, keeping the signature (the

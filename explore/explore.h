@@ -37,7 +37,13 @@ typedef struct {
   /* --messages: the messages drop and delay pick from instead, each "to"
    * then "from" (borrowed; NULL: the family's fault targets) */
   char **messages;
+  /* --heal: each run's plan ends its fault phase with `heal all` at a time
+   * drawn from its seed (explore-plan.c); shrinking keeps that line */
+  gboolean heal;
 } ExploreSpace;
+
+/* the line of a plan that begins the liveness phase (kept by shrinking) */
+gboolean explore_plan_is_heal (const char *line);
 
 /* the messages a drop or delay picks from: how many, and the i-th's type
  * name and direction ("to" or "from") */

@@ -124,6 +124,11 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->time_limit <= 0)
     return BAD ("scenario", "time_limit", "must be more than 0");
 
+  const char *props = V ("scenario", "properties");
+  if (strcmp (props, "all") != 0 && strcmp (props, "safety") != 0)
+    return BAD ("scenario", "properties", "'%s': expected all or safety", props);
+  c->safety_only = strcmp (props, "safety") == 0;
+
   /* the family (protocol/proto-machine.c), and the keys that belong to
    * another family: an error, so that nobody tunes a knob that does nothing */
   const char *family = V ("protocol", "family");

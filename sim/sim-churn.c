@@ -7,6 +7,7 @@
 
 #include "sim/sim-world-private.h"
 #include "base/dl-idset.h"
+#include "sim/sim-props.h"
 #include "protocol/replica/proto-replica.h"
 
 #include <math.h>
@@ -221,10 +222,68 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
 
 /* ---------------------------------------------------------------- timeline */
 
+/* the actions `heal all` stops (sim-world.h): everything but a join and a heal */
+static gboolean
+is_fault (SimActionKind k)
+{
+  return k != SIM_ACT_JOIN && k != SIM_ACT_HEAL && k != SIM_ACT_HEAL_ALL;
+}
+
+static void
+heal_link (Link *l)
+{
+  l->never = FALSE;
+  l->dead = FALSE;
+  l->extra_setup = 0;
+}
+
+/* `heal all`: the liveness phase begins (sim-props.h, sim_props_heal).  The
+ * partition heals; a failed link may come up and a dead one carries again;
+ * links set up at their usual pace; the drop and delay rules still waiting
+ * are lifted; slowed peers compute at their speed.  Crashed peers stay
+ * gone (the coordinator notices them as usual); later fault actions are
+ * ignored. */
+static void
+heal_all (SimWorld *w)
+{
+  w->healed_all = TRUE;
+  w->healed_at = sim_engine_now (w->engine);
+  g_clear_pointer (&w->groups, g_array_unref);
+  g_array_set_size (w->drop_rules, 0);
+  g_array_set_size (w->delay_rules, 0);
+  for (guint i = 1; i < w->nodes->len; i++)
+    {
+      Node *n = sim_node_at (w, i);
+      if (!n)
+        continue;
+      n->slow = 1;
+      uint32_t id;
+      gpointer v;
+      for (guint at = 0; dl_id_map_next (&n->links, &at, &id, &v);)
+        heal_link (v);
+    }
+  uint64_t key;
+  gpointer v;
+  for (guint at = 0; w->links && dl_word_map_next (w->links, &at, &key, &v);)
+    heal_link (v);
+  sim_props_heal (w->props, sim_engine_now (w->engine));
+  sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "heal", "all: the liveness phase begins");
+}
+
 static void
 run_action (SimWorld *w, const SimAction *a)
 {
   char buf[64];
+  if (w->healed_all && is_fault (a->kind))
+    {
+      sim_fact (w, a->a, a->b, "ignored", "after heal all: no new faults");
+      return;
+    }
+  if (a->kind == SIM_ACT_HEAL_ALL)
+    {
+      heal_all (w);   /* not progress: a run that finished before ends then */
+      return;
+    }
   w->progress = sim_engine_now (w->engine);
   switch (a->kind)
     {
@@ -275,6 +334,8 @@ run_action (SimWorld *w, const SimAction *a)
       g_clear_pointer (&w->groups, g_array_unref);
       sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "heal", NULL);
       break;
+    case SIM_ACT_HEAL_ALL:
+      break;   /* above */
     case SIM_ACT_DROP:
     case SIM_ACT_DELAY:
       {
@@ -347,6 +408,7 @@ action_verb (SimActionKind k)
     case SIM_ACT_SLOW: return "slow";
     case SIM_ACT_LINK_SLOW: return "link-slow";
     case SIM_ACT_CRASH_COORD: return "crash coordinator";
+    case SIM_ACT_HEAL_ALL: return "heal all";
     }
   return "?";
 }

@@ -47,6 +47,7 @@ static const KeySpec keys[] = {
   { "scenario", "seed", "1", K_SEED, "scenario seed; repeats use seed, seed+1, ..." },
   { "scenario", "repeat", "1", K_UINT, "runs per sweep point" },
   { "scenario", "time_limit", "2h", K_DUR, "simulated time limit of a run" },
+  { "scenario", "properties", "all", K_STR, "all | safety: which properties a run checks; safety leaves out the liveness ones, progress and excluded-was-told (dlsim explore --safety-only; docs/user-guide.md, Properties)" },
   { "scenario", "dir", "", K_STR, "the folder the file's relative paths are taken from (traces, data, the guest's folder and command), itself relative to the file's folder; empty: the file's folder (dlsim explore --found writes it, so that a found file runs from its own folder)" },
   { "protocol", "family", NULL, K_STR, "the protocol family whose machines run: FAMILIES (docs/families.md; guest: docs/guest.md)" },
   { "protocol", NULL, NULL, K_FAMILY_KEYS, "the families' keys go here, in the registry's order (protocol/<family>/*-keys.c)" },

@@ -31,6 +31,8 @@ struct SimProps {
   GHashTable *sync_why;     /* node -> why its last sync failed (owned) */
   GHashTable *round_at;     /* node -> 1 + time it last finished a round */
   DlTime stall_window;      /* the strict progress rule's W (0: off) */
+  gboolean no_liveness;     /* safety only: progress and excluded-was-told off */
+  DlTime heal_at;           /* the liveness phase's start (`heal all`; DL_TIME_NEVER: none) */
 };
 
 static guint
@@ -78,6 +80,7 @@ sim_props_new (const SimRecorder *rec, guint min_participants)
   p->sync_why = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   p->round_at = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->coord_round = -1;
+  p->heal_at = DL_TIME_NEVER;
   return p;
 }
 
@@ -142,6 +145,35 @@ void
 sim_props_set_stall_window (SimProps *p, DlTime w)
 {
   p->stall_window = w;
+}
+
+void
+sim_props_set_liveness (SimProps *p, gboolean checked)
+{
+  p->no_liveness = !checked;
+}
+
+void
+sim_props_heal (SimProps *p, DlTime t)
+{
+  if (p->heal_at == DL_TIME_NEVER)
+    p->heal_at = t;
+}
+
+gboolean
+sim_props_is_liveness (const char *property)
+{
+  return strcmp (property, "progress") == 0 || strcmp (property, "excluded-was-told") == 0;
+}
+
+/* Is liveness owed at t?  Not in safety-only runs; with a heal, only once
+ * the stall window has passed since it (the bound progress is owed in). */
+static gboolean
+liveness_owed (const SimProps *p, DlTime t)
+{
+  if (p->no_liveness)
+    return FALSE;
+  return p->heal_at == DL_TIME_NEVER || (t >= p->heal_at && t - p->heal_at >= p->stall_window);
 }
 
 void
@@ -343,6 +375,8 @@ going_round (SimProps *p, DlTime t, guint node, const SimPeerResult *r)
     return FALSE;
   gsize at = GPOINTER_TO_SIZE (g_hash_table_lookup (p->round_at, GUINT_TO_POINTER (node)));
   DlTime since = at > 0 ? MAX ((DlTime) (at - 1), r->joined) : r->joined;
+  if (p->heal_at != DL_TIME_NEVER)
+    since = MAX (since, p->heal_at);   /* the fault phase owes nothing */
   return t >= since && t - since >= p->stall_window;
 }
 
@@ -352,6 +386,7 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
   /* progress is owed only while at least min_participants peers stay
    * connected and can reach the coordinator (finished peers that stay count:
    * S20; those that left do not, nor those a partition cut off) */
+  gboolean owed = liveness_owed (p, t);
   guint connected = 0;
   for (guint i = 1; i <= n; i++)
     connected += !peers[i].cut_off
@@ -369,10 +404,10 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
       gint d = GPOINTER_TO_INT (g_hash_table_lookup (p->dropped, GUINT_TO_POINTER (i)));
       g_autofree char *drop = d > 0 ? g_strdup_printf ("; dropped %s", proto_msg_type_name ((ProtoMsgType) (d - 1)))
                                     : g_strdup ("");
-      if (r->outcome == SIM_PEER_HUNG && connected >= p->min_participants && !r->cut_off)
+      if (r->outcome == SIM_PEER_HUNG && owed && connected >= p->min_participants && !r->cut_off)
         violated (p, t, "progress", i, "p%u is connected but made no progress for the stall window (waits in %s%s)",
                   i, r->state ? r->state : "?", drop);
-      else if (r->outcome == SIM_PEER_RUNNING && connected >= p->min_participants && !r->cut_off && !r->starved
+      else if (r->outcome == SIM_PEER_RUNNING && owed && connected >= p->min_participants && !r->cut_off && !r->starved
                && going_round (p, t, i, r))
         violated (p, t, "progress", i,
                   "p%u still runs but finished no round for the stall window (a livelock: in %s%s)", i,
@@ -393,7 +428,7 @@ sim_props_end (SimProps *p, DlTime t, const SimPeerResult *peers, guint n)
                 break;
               }
           }
-      if (g_hash_table_contains (p->excluded, GUINT_TO_POINTER (i)) && r->outcome != SIM_PEER_LEFT
+      if (owed && g_hash_table_contains (p->excluded, GUINT_TO_POINTER (i)) && r->outcome != SIM_PEER_LEFT
           && r->outcome != SIM_PEER_CRASHED)
         violated (p, t, "excluded-was-told", i, "p%u was excluded but never processed a ConnectionFail (in %s%s)",
                   i, r->state ? r->state : "?", drop);

@@ -12,6 +12,11 @@
  *   monotone-rounds    the coordinator's round and each peer's finished
  *                      round never go back, except through a session reset
  *                      (the coordinator's reset, a peer's new session).
+ * Safety (checked in both phases, and alone with [scenario] properties =
+ * safety): agreement, own-round-only, monotone-rounds, no-lost-model,
+ * retries-before-exclusion, sync-served.  Liveness (owed only after a
+ * `heal all`, if the timeline has one): progress, excluded-was-told.
+ *
  *   progress           liveness: while at least min_participants peers stay
  *                      connected (finished peers that stay count), a peer
  *                      still connected at the end that made no progress for
@@ -21,7 +26,11 @@
  *                      the time limit that finished no round for W (from
  *                      its last round's end, or its arrival), however its
  *                      state changed (sim_props_set_stall_window), unless it
- *                      is starved (ProtoPeerView.starved).  Checked at the
+ *                      is starved (ProtoPeerView.starved: the family's word
+ *                      that no peer it knows of holds what it waits for,
+ *                      not that none could; the pipeline's, without
+ *                      rebalancing, hides its missing rebalancing:
+ *                      protocol/pipeline/README.md, "Review").  Checked at the
  *                      end of the run; a peer that a partition still cuts
  *                      off from the coordinator is neither owed progress nor
  *                      counted.  The explanation names the message the peer
@@ -70,6 +79,17 @@ void sim_props_set_model_sync (SimProps *p, gboolean checked);
 /* Turns progress's strict rule on (sim-props.c, going_round): a peer still
  * running at the end that finished no round for w breaks it. */
 void sim_props_set_stall_window (SimProps *p, DlTime w);
+/* Safety only (checked FALSE): the liveness properties, progress and
+ * excluded-was-told, are not checked; the others, safety properties, are. */
+void sim_props_set_liveness (SimProps *p, gboolean checked);
+gboolean sim_props_is_liveness (const char *property);
+/* The liveness phase begins at t (a `heal all` action; the first counts):
+ * no new faults after it.  Safety properties are checked in both phases;
+ * liveness is owed only after it, and only in a run that goes on for the
+ * stall window W after it (the bound): progress then counts a peer's
+ * stall from t at the earliest, so a peer that recovers within W of the
+ * heal is not blamed for what it did under faults. */
+void sim_props_heal (SimProps *p, DlTime t);
 /* Turns retries-before-exclusion on, with this M. */
 void sim_props_set_max_connection_retry (SimProps *p, guint m);
 /* A family whose one message type has kinds says which role a kind plays

@@ -111,9 +111,9 @@ _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs
     }
   else if (strcmp (verb, "heal") == 0)
     {
-      a->kind = SIM_ACT_HEAL;
-      ok = t->len == 1;
-      usage = "heal";
+      a->kind = t->len == 2 ? SIM_ACT_HEAL_ALL : SIM_ACT_HEAL;
+      ok = t->len == 1 || (t->len == 2 && strcmp (t->pdata[1], "all") == 0);
+      usage = "heal / heal all";
     }
   else if (strcmp (verb, "slow") == 0)
     {

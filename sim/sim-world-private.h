@@ -139,6 +139,8 @@ struct SimWorld {
   LearnWeights *initial;
   GArray *drop_rules, *delay_rules;   /* Rule */
   GArray *groups;                     /* current partition, NULL when healed */
+  gboolean healed_all;                /* `heal all` ran: no new faults (sim-churn.c) */
+  DlTime healed_at;                   /* ... at this time: the stall watch counts from it */
   guint next_id;
   guint64 in_flight, training, link_setups, timed_pending, churn_pending;
   DlTime progress;

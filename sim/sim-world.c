@@ -512,7 +512,9 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
     }
   gboolean quiet = !external && w->in_flight == 0 && w->training == 0 && w->link_setups == 0
                    && !any_sync_wait;
-  if (quiet && now - w->progress >= sim_stall_window (&w->cfg))
+  /* after `heal all` the liveness phase has its stall window in full */
+  DlTime since = w->healed_all ? MAX (w->progress, w->healed_at) : w->progress;
+  if (quiet && now - since >= sim_stall_window (&w->cfg))
     {
       w->result.outcome = SIM_OUTCOME_STALLED;
       w->finished = TRUE;
@@ -598,6 +600,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   sim_props_set_agreement (w->props, w->family->promises_agreement (&cfg->proto));
   sim_props_set_model_sync (w->props, w->family->syncs_late_joiners (&cfg->proto));
   sim_props_set_stall_window (w->props, sim_stall_window (cfg));
+  sim_props_set_liveness (w->props, !cfg->safety_only);
   guint retries = 0;
   if (w->family->excludes_after_retries (&cfg->proto, &retries))
     sim_props_set_max_connection_retry (w->props, retries);

@@ -41,6 +41,7 @@ typedef enum {
   SIM_ACT_SLOW,       /* a's speed divided by value from now on */
   SIM_ACT_LINK_SLOW,  /* a, b: their links take `delay` longer to come up */
   SIM_ACT_CRASH_COORD,/* the coordinator (with replicas: the leader) crashes */
+  SIM_ACT_HEAL_ALL,   /* the liveness phase: every fault lifted, none after (sim-churn.c) */
 } SimActionKind;
 
 typedef struct {
@@ -86,6 +87,7 @@ typedef struct {
 typedef struct {
   uint64_t seed;
   DlTime time_limit;
+  gboolean safety_only;         /* [scenario] properties = safety: no liveness property checked */
   ProtoConfig proto;
 
   guint n_peers;                /* p1..pN connect at time 0, after the actions at time 0 */

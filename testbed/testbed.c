@@ -96,6 +96,7 @@ testbed_supported (const SimBuilt *b, const char *path, gboolean netem, GError *
           break;
         case SIM_ACT_LINK_SLOW: bad = "[timeline] link-slow"; break;
         case SIM_ACT_CRASH_COORD: bad = "[timeline] crash coordinator"; break;
+        case SIM_ACT_HEAL_ALL: bad = "[timeline] heal all"; break;
         }
     }
   if (bad)
@@ -236,6 +237,8 @@ run_action (TestbedRun *tb, const SimAction *a)
           _testbed_run_fact (tb, _testbed_run_now (tb), PROTO_NO_NODE, PROTO_NO_NODE, "ignored", e ? e->message : "partition: no --netem");
         break;
       }
+    case SIM_ACT_HEAL_ALL:
+      break;   /* refused above (testbed_supported) */
     case SIM_ACT_HEAL:
       if (tb->net)
         testbed_netns_heal (tb->net);

@@ -275,7 +275,8 @@ START_TEST (test_late_new_node_info)
   /* p2's NewNodeInfo is only late: it says ClientConnected again at
    * head_timeout, then both answers come; the first admits it, the second
    * is dropped (it listens for NewNodeInfo only in connecting), and it says
-   * hello once */
+   * hello once; p1, with no cluster announced head_timeout after its hello,
+   * says its own again (hier-peer.c, say_hello): three */
   ProtoConfig cfg = hier_cfg (2, 1, 2);
   GW *g = admission_held (&cfg);
   harness_advance_to (g, g->now + hier_config (&cfg)->head_timeout);
@@ -285,7 +286,7 @@ START_TEST (test_late_new_node_info)
   gw_settle (g);
   ck_assert_uint_eq (hier_peer_received_count (hp (g, 2), PROTO_MSG_NEW_NODE_INFO), 2);
   ck_assert_uint_eq (gw_count (g, "dropped NewNodeInfo"), 1);
-  ck_assert_uint_eq (gw_count (g, "sent HierHello"), 2);
+  ck_assert_uint_eq (gw_count (g, "sent HierHello"), 3);
   for (guint i = 1; i <= 2; i++)
     ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 1);
   ck_assert_uint_eq (hier_coord_n_clusters (g->m[0]->impl), 1);

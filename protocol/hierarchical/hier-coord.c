@@ -307,6 +307,48 @@ note_cut (HierCoord *c, ProtoNodeId member, ProtoNodeId head)
   g_array_append_vals (c->cut, pair, 2);
 }
 
+/* The pair cut each other: each stood once while the other was its head
+ * (a link between them that failed for good, or a fault on both sides). */
+static gboolean
+cut_both_ways (const HierCoord *c, ProtoNodeId a, ProtoNodeId b)
+{
+  gboolean ab = FALSE, ba = FALSE;
+  for (guint i = 0; i + 1 < c->cut->len; i += 2)
+    {
+      ProtoNodeId x = g_array_index (c->cut, ProtoNodeId, i), y = g_array_index (c->cut, ProtoNodeId, i + 1);
+      ab = ab || (x == a && y == b);
+      ba = ba || (x == b && y == a);
+    }
+  return ab && ba;
+}
+
+/* m stands against k's head, which once stood against m: neither can head
+ * the other, and re-electing between them alternated for ever (a cluster
+ * of two whose link failed for good, scenarios/regression/
+ * hier-pair-split.ini).  m leaves k for a cluster of its own, whose
+ * election is at `epoch` (the one m stood in); k keeps its head.  Returns
+ * the new cluster. */
+static Cluster *
+split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch)
+{
+  for (guint i = 0; i < k->members->len; i++)
+    if (g_array_index (k->members, ProtoNodeId, i) == m->id)
+      {
+        g_array_remove_index (k->members, i);
+        break;
+      }
+  g_hash_table_remove (k->votes, GUINT_TO_POINTER (m->id + 1));
+  g_autofree char *name = g_strdup_printf ("%s%s%u", m->region, *m->region ? "." : "c", c->clusters->len + 1);
+  Cluster *n = cluster_new (c, name);
+  n->group = k->group;
+  n->epoch = epoch - 1;
+  observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch, "cluster %s: p%u and its head p%u cut each other: p%u leaves for %s",
+           k->name, m->id, k->head, m->id, n->name);
+  send_cluster (c, out, k);
+  place_into (c, out, m, c->clusters->len - 1);
+  return n;
+}
+
 /* How often a candidate was cut from another member of k, each time
  * counted, twice as the head that was lost (a member that lost its head
  * may head the cluster itself): a link that fails for good adds at every
@@ -1022,6 +1064,14 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
       }
       return;
     case PROTO_MSG_HIER_HELLO:
+      /* a repeat (hier-peer.c says HierHello again while no HierCluster
+       * came): counted once; placed, it missed its cluster's announcement */
+      if (m && m->region && m->cluster >= 0)
+        {
+          observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+          send_cluster_to (c, out, g_ptr_array_index (c->clusters, m->cluster), from);
+          return;
+        }
       if (!m || m->region)
         break;
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
@@ -1041,7 +1091,10 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
         if (msg->round > k->epoch)
           {
             note_cut (c, from, k->head);
-            start_election (c, out, k, msg->round, "a member lost its head");
+            if (k->head != PROTO_NO_NODE && k->head != from && cut_both_ways (c, from, k->head))
+              k = split_off (c, out, m, k, msg->round);
+            else
+              start_election (c, out, k, msg->round, "a member lost its head");
           }
         if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
           {

@@ -71,6 +71,7 @@ struct HierPeer {
   DlTime result_deadline;
   DlTime stand_deadline;      /* waiting for a head: stand again then (a lost candidacy or announcement) */
   DlTime admit_deadline;      /* connecting: say ClientConnected again then (a lost NewNodeInfo) */
+  DlTime hello_deadline;      /* no HierCluster yet: say HierHello again then (a lost hello or cluster) */
 
   ProtoLinks links;           /* to its head, its members, the other heads (proto-links.h) */
   GArray *probes;             /* HierProbe: round trips to landmarks it measures (cluster_by = latency) */
@@ -1234,6 +1235,32 @@ hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
     }
 }
 
+/* HierHello to the coordinator, and again head_timeout later while no
+ * HierCluster came: the hello may have been lost (a partition; with it
+ * uncounted the clusters never form) or the announcement of its cluster
+ * (it would wait for a head for good); the coordinator takes a repeat
+ * before the clusters form as the first and answers one after with the
+ * cluster as it is (hier-coord.c) */
+static void
+say_hello (HierPeer *p, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_HELLO);
+  m.degree = p->score;
+  m.signal_data = g_strdup (p->region);
+  m.helper = p->nat;
+  send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  p->hello_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
+}
+
+/* it said hello and waits for its cluster */
+static gboolean
+awaits_cluster (const HierPeer *p)
+{
+  return p->epoch == 0 && p->hello_deadline != DL_TIME_NEVER && p->connected
+         && p->state != HIER_PEER_DONE && p->state != HIER_PEER_LEFT;
+}
+
 static void
 handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -1253,12 +1280,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
       {
         p->id = msg->node;
         p->links.self = p->id;
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_HIER_HELLO);
-        m.degree = p->score;
-        m.signal_data = g_strdup (p->region);
-        m.helper = p->nat;
-        send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+        say_hello (p, out);
         if (msg->joined_mid_training)
           {
             /* the clusters formed before it came: the latest global model
@@ -1434,6 +1456,12 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
                       "head_timeout: no NewNodeInfo: says ClientConnected again");
           say_connected (p, out);
         }
+      if (awaits_cluster (p) && now >= p->hello_deadline)
+        {
+          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CLUSTER, -1,
+                      "head_timeout: no cluster announced: says HierHello again");
+          say_hello (p, out);
+        }
       if (p->state == HIER_PEER_SYNCING && now >= p->sync_deadline)
         {
           observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
@@ -1518,6 +1546,8 @@ hier_peer_next_deadline (const HierPeer *p)
     d = MIN (d, p->stand_deadline);
   if (p->state == HIER_PEER_SYNCING)
     d = MIN (d, p->sync_deadline);
+  if (awaits_cluster (p))
+    d = MIN (d, p->hello_deadline);
   if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id)
     d = MIN (d, p->result_deadline);
   return d;
@@ -1544,6 +1574,7 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->head_deadline = DL_TIME_NEVER;
   p->stand_deadline = DL_TIME_NEVER;
   p->admit_deadline = DL_TIME_NEVER;
+  p->hello_deadline = DL_TIME_NEVER;
   p->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
   proto_links_init (&p->links, &h);
