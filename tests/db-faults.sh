@@ -195,8 +195,8 @@ grep -q "in the output" "$out" && ko "--renumber told runs renumbered, then fail
 
 # 5. commits wait on no disk (issue 44): while dlsim writes a file it is in
 # WAL mode with synchronous = NORMAL, so a 20-run sweep syncs the disk as
-# often as a single run (a rollback journal synced each commit: 123 syncs
-# against 9); and a writer killed mid-way leaves its log, with every run it
+# often as a single run (a rollback journal synced each commit: 143 syncs
+# against 10); and a writer killed mid-way leaves its log, with every run it
 # committed, which a reader finds and the next writer folds back in
 if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then
   syncs () {  # syncs RUNS: the fsync and fdatasync calls of a sweep of RUNS runs
