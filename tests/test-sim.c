@@ -175,6 +175,9 @@ START_TEST (test_buckets_shrink_after_burst)
   ck_assert_int_eq (sim_engine_run_until (e, DL_TIME_NEVER), SIM_RUN_EMPTY);
   size_t records = (size_t) 524288 * 16;   /* 1 024 doubled to hold 400 000 */
   size_t left = resident_bytes () - before;
+#ifdef __SANITIZE_ADDRESS__
+  left = 0;   /* ASan keeps freed blocks resident (its quarantine): no bound to check */
+#endif
   ck_assert_msg (left <= records + 2 * 1024 * 1024, "%zu bytes left after the burst (records %zu)", left, records);
 }
 END_TEST
