@@ -313,15 +313,18 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
       res_db_close (db);
       return NULL;
     }
-  /* A rollback journal, not WAL.  A run appends: its chunks go to new pages
-   * at the end of the file, which a rollback journal does not copy, so every
-   * byte is written once.  WAL writes each page twice (the log, then the
-   * checkpoint that sqlite3_close runs on the caller's thread), and that
-   * checkpoint was most of what a recorded run cost over --no-events
-   * (docs/performance.md, "Recording").  A killed process leaves a hot
-   * journal that the next open rolls back: the file stays valid.  A file
-   * written in WAL mode by an earlier dlsim is switched back here. */
-  if (!res_db_exec (db, "PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096;"
+  /* While this process writes: WAL with synchronous = NORMAL, so that a
+   * commit (a run's runs row, its once-a-second commits, its end) writes
+   * to the log and waits on no disk: a short sweep spent half its wall
+   * time in the fsyncs of a rollback journal's commits (issue 44).  A
+   * commit is in the operating system's hands when COMMIT returns, so a
+   * killed process loses nothing committed; a power loss may lose what
+   * was committed since the last checkpoint (SQLite's automatic one, or
+   * res_db_close's), never the file.  res_db_close switches the file back
+   * to a rollback journal (that checkpoint, and one file at rest, which
+   * read-only readers open as before).  A file a killed writer left in
+   * WAL mode is recovered by the next writer's open. */
+  if (!res_db_exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096;"
                  " PRAGMA temp_store = MEMORY;", error)
       || !res_db_exec (db, "BEGIN", error)
       || (add_mode && !res_db_exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
@@ -380,7 +383,8 @@ res_db_open_explained (const char *path, void (*waiting) (const char *path), GEr
 }
 
 /* Opens path read-write (never creating it) and reads its schema, which
- * rolls back a hot journal: what a read-only connection cannot do. */
+ * rolls back a hot journal or recovers a killed writer's WAL: what a
+ * read-only connection cannot do. */
 static gboolean
 roll_back_journal (const char *path, GError **error)
 {
@@ -394,9 +398,10 @@ roll_back_journal (const char *path, GError **error)
     }
   if (rc != SQLITE_OK)
     g_set_error (error, RES_ERROR, RES_ERROR_SQLITE,
-                 "%s: a run that was killed left its journal (%s-journal), which only a writer can roll back,"
-                 " and this file or its folder cannot be written (%s): make both writable, then read it again",
-                 path, path, db ? sqlite3_errmsg (db) : "out of memory");
+                 "%s: a run that was killed left its journal (%s-journal or %s-wal), which only a writer can"
+                 " roll back or recover, and this file or its folder cannot be written (%s): make both writable,"
+                 " then read it again",
+                 path, path, path, db ? sqlite3_errmsg (db) : "out of memory");
   sqlite3_close (db);
   return rc == SQLITE_OK;
 }
@@ -425,7 +430,8 @@ res_db_open_read (const char *path, GError **error)
         return db;
       g_autofree char *msg = g_strdup (sqlite3_errmsg (db));
       sqlite3_close (db);
-      if (rc == SQLITE_READONLY_ROLLBACK && !rolled_back)
+      if ((rc == SQLITE_READONLY_ROLLBACK || rc == SQLITE_READONLY_RECOVERY || rc == SQLITE_READONLY_CANTINIT)
+          && !rolled_back)
         {
           if (!roll_back_journal (path, error))
             return NULL;
@@ -445,7 +451,14 @@ res_db_close (ResDb *db)
   if (!db)
     return;
   if (db->db)
-    sqlite3_close (db->db);
+    {
+      /* back to a rollback journal (res_db_open_wait): checkpoints the log
+       * into the file, syncs it and removes the log.  When a reader holds
+       * the file the mode stays WAL; SQLite's close still checkpoints. */
+      if (sqlite3_get_autocommit (db->db))
+        sqlite3_exec (db->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+      sqlite3_close (db->db);
+    }
   if (db->lock_fd >= 0)
     close (db->lock_fd);
   g_free (db->path);

@@ -34,13 +34,14 @@ typedef struct {
 #define EVENT_BATCH 512
 #define CHUNK_ROWS 1024   /* events per event_chunks row */
 /* The writer commits a second after its last commit, not every so many
- * rows: each commit waits on three fsyncs (the journal, its folder, the
- * file), and with one every 20 000 rows they cost a 100-peer run a fifth
- * of its time (docs/performance.md, "Recording").
- * Between commits SQLite spills the run's new pages to the file as its
- * cache fills (RUN_CACHE_KIB), and every WRITEBACK_CHUNKS chunks the writer
- * asks the kernel to start writing them to the disk, so that the commit's
- * fsync finds little left to do. */
+ * rows: with a rollback journal each commit waited on three fsyncs, and
+ * with one every 20 000 rows they cost a 100-peer run a fifth of its time
+ * (docs/performance.md, "Recording").  In WAL mode (res-file.c) a commit
+ * waits on no disk; what a kill may lose is still the second since the
+ * last commit.  Between commits SQLite spills the run's new pages to the
+ * log as its cache fills (RUN_CACHE_KIB), and every WRITEBACK_CHUNKS
+ * chunks the writer asks the kernel to start writing the log to the disk,
+ * so that the checkpoint's fsync at the file's close finds little left. */
 #define COMMIT_INTERVAL_US G_USEC_PER_SEC
 /* A spill takes the file's exclusive lock until the commit, so for this
  * long after each commit the writer does not spill (its cache grows

@@ -477,6 +477,30 @@ peer_settled (const Node *n)
   return v.settled;
 }
 
+static gboolean
+all_settled (SimWorld *w)
+{
+  for (guint i = 1; i < w->nodes->len; i++)
+    {
+      Node *n = sim_node_at (w, i);
+      if (n && !peer_settled (n))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+any_sync_wait (SimWorld *w)
+{
+  for (guint i = 1; i < w->nodes->len; i++)
+    {
+      Node *n = sim_node_at (w, i);
+      if (n && n->status == NODE_ONLINE && n->in_sync_wait)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 ev_watch (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -491,17 +515,11 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
       sim_engine_stop (e);
       return;
     }
-  gboolean all_settled = TRUE, any_sync_wait = FALSE;
-  for (guint i = 1; i < w->nodes->len; i++)
-    {
-      Node *n = sim_node_at (w, i);
-      if (!n)
-        continue;
-      all_settled &= peer_settled (n);
-      any_sync_wait |= n->status == NODE_ONLINE && n->in_sync_wait;
-    }
+  /* The scans of every peer come last, and stop at the first peer that
+   * answers: once a simulated second, a full scan of 10 000 gossip peers
+   * was 12 % of a push-pull run's profile (issue 44). */
   gboolean external = w->timed_pending > 0 || w->churn_pending > 0;
-  if (all_settled && !external && w->in_flight == 0 && w->training == 0)
+  if (!external && w->in_flight == 0 && w->training == 0 && all_settled (w))
     {
       /* the run ended with the last progress, not at this periodic check */
       w->completed_at = MAX (w->progress, w->last_arrival);
@@ -510,11 +528,10 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
       sim_engine_stop (e);
       return;
     }
-  gboolean quiet = !external && w->in_flight == 0 && w->training == 0 && w->link_setups == 0
-                   && !any_sync_wait;
+  gboolean quiet = !external && w->in_flight == 0 && w->training == 0 && w->link_setups == 0;
   /* after `heal all` the liveness phase has its stall window in full */
   DlTime since = w->healed_all ? MAX (w->progress, w->healed_at) : w->progress;
-  if (quiet && now - since >= sim_stall_window (&w->cfg))
+  if (quiet && now - since >= sim_stall_window (&w->cfg) && !any_sync_wait (w))
     {
       w->result.outcome = SIM_OUTCOME_STALLED;
       w->finished = TRUE;

@@ -193,4 +193,48 @@ expect 1 "dup.db: its runs table has 2 rows with run_id 1" -- "$DLSIM" merge "$t
 grep -q "in the output" "$out" && ko "--renumber told runs renumbered, then failed" || ok "--renumber: no partial message"
 [ "$(rowdump "$tmp/mr.db")" = "$before" ] && ok "--renumber: the output unchanged" || ko "--renumber: the output changed"
 
+# 5. commits wait on no disk (issue 44): while dlsim writes a file it is in
+# WAL mode with synchronous = NORMAL, so a 20-run sweep syncs the disk as
+# often as a single run (a rollback journal synced each commit: 143 syncs
+# against 10); and a writer killed mid-way leaves its log, with every run it
+# committed, which a reader finds and the next writer folds back in
+if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then
+  syncs () {  # syncs RUNS: the fsync and fdatasync calls of a sweep of RUNS runs
+    rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm" "$tmp/s.db-journal"
+    strace -f -o "$tmp/st" -e trace=fsync,fdatasync "$DLSIM" run "$tmp/two.ini" -o "$tmp/s.db" -q \
+      --set scenario.repeat="$1" --set training.rounds=3 >/dev/null 2>&1
+    grep -c 'sync(' "$tmp/st"
+  }
+  one=$(syncs 1); twenty=$(syncs 20)
+  if [ "$twenty" -le $((one + 2)) ]; then ok "syncs: $twenty for 20 runs, $one for 1"; else
+    ko "syncs: $twenty for 20 runs against $one for 1: a sync per run"; fi
+else
+  echo "SKIP: no strace to count the syncs"
+fi
+cat > "$tmp/killed.ini" <<'INI'
+[scenario]
+repeat = 6
+time_limit = 100h
+[protocol]
+min_participants = 60
+[training]
+rounds = 20
+[peers]
+count = 60
+INI
+rm -f "$tmp/k.db"*
+"$DLSIM" run "$tmp/killed.ini" -o "$tmp/k.db" -q >/dev/null 2>&1 &
+kpid=$!
+i=0
+while [ $i -lt 600 ] && [ "$(sqlite3 -cmd '.timeout 2000' "$tmp/k.db" "SELECT COUNT(outcome) FROM runs" 2>/dev/null || echo 0)" -lt 1 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+kill -KILL $kpid; wait $kpid 2>/dev/null
+if [ -s "$tmp/k.db-wal" ]; then ok "killed: the log stays"; else ko "killed: no WAL beside k.db"; fi
+expect 0 "completed" -- "$DLSIM" report "$tmp/k.db"
+check "killed: a run appends after" "$DLSIM" run "$F3" -o "$tmp/k.db" -q
+r=$(sqlite3 "$tmp/k.db" "PRAGMA journal_mode; SELECT COUNT(outcome) >= 2 FROM runs")
+if [ "$(echo $r)" = "delete 1" ] && [ ! -e "$tmp/k.db-wal" ]; then ok "killed: folded back, a rollback journal at rest"; else
+  ko "killed: '$(echo $r)', $(ls "$tmp"/k.db*)"; fi
+
 finish

@@ -439,6 +439,67 @@ START_TEST (test_timeout_mixes_absent)
 }
 END_TEST
 
+/* The provider the coordinator names to a joiner (SignalModelProvider),
+ * PROTO_NO_NODE if it names none. */
+static ProtoNodeId
+join_provider (GossipCoord *c, DlTime now, ProtoNodeId p)
+{
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+  gossip_coord_handle (c, now, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+  ProtoNodeId provider = PROTO_NO_NODE;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      if (a->kind == PROTO_ACT_SEND && a->to == p && a->msg.type == PROTO_MSG_SIGNAL_MODEL_PROVIDER)
+        provider = a->msg.node;
+    }
+  proto_outbox_clear (&out);
+  return provider;
+}
+
+static void
+coord_input (GossipCoord *c, DlTime now, ProtoNodeId from, ProtoMsgType type)
+{
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg m;
+  proto_msg_init (&m, type);
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = from, .msg = &m };
+  if (type == PROTO_MSG_N_TYPES)
+    in = (ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = from };
+  gossip_coord_handle (c, now, &in, &out);
+  proto_outbox_clear (&out);
+}
+
+START_TEST (test_sync_provider_kept)
+{
+  /* the coordinator keeps its answer between joins (issue 44): with no
+   * step (min 10), the lowest id that has trained; it follows a lower id
+   * training, the provider leaving, and a repeat of the provider's own
+   * join (it is never its own provider) */
+  ProtoConfig cfg = gossip_cfg (10, 1, 1);
+  GossipCoord *c = gossip_coord_new (&cfg);
+  for (ProtoNodeId p = 1; p <= 3; p++)
+    ck_assert_uint_eq (join_provider (c, 0, p), PROTO_NO_NODE);   /* nobody has trained */
+  coord_input (c, 1 * DL_S, 3, PROTO_MSG_PEER_IS_READY);
+  ck_assert_uint_eq (join_provider (c, 2 * DL_S, 4), 3);
+  coord_input (c, 2 * DL_S, 2, PROTO_MSG_PEER_IS_READY);
+  ck_assert_uint_eq (join_provider (c, 2 * DL_S, 5), 2);
+  ck_assert_uint_eq (join_provider (c, 2 * DL_S, 2), 3);   /* p2 again: not itself */
+  ck_assert_uint_eq (join_provider (c, 2 * DL_S, 6), 2);
+  coord_input (c, 3 * DL_S, 2, PROTO_MSG_N_TYPES);          /* p2 leaves */
+  ck_assert_uint_eq (join_provider (c, 3 * DL_S, 7), 3);
+  coord_input (c, 3 * DL_S, 3, PROTO_MSG_N_TYPES);
+  ck_assert_uint_eq (join_provider (c, 3 * DL_S, 8), PROTO_NO_NODE);
+  coord_input (c, 4 * DL_S, 8, PROTO_MSG_PEER_IS_READY);
+  ck_assert_uint_eq (join_provider (c, 4 * DL_S, 9), 8);
+  gossip_coord_free (c);
+}
+END_TEST
+
 START_TEST (test_lost_new_node_info)
 {
   /* min 2: p2's NewNodeInfo is lost.  p2 waits in connecting, p1 in
@@ -745,6 +806,7 @@ suite (void)
   tcase_add_test (t, test_late_joiner_finishes_with_helpers);
   tcase_add_test (t, test_timeout_mixes_absent);
   tcase_add_test (t, test_lost_new_node_info);
+  tcase_add_test (t, test_sync_provider_kept);
   tcase_add_test (t, test_repeated_admission_kademlia);
   tcase_add_test (t, test_fanout_draws);
   tcase_add_test (t, test_sparse_payload_sizes);

@@ -97,6 +97,40 @@ check_drop_rule (Harness *h, guint i)
     }
 }
 
+START_TEST (test_links_up_any_order)
+{
+  /* issue 44: a link coming up leaves the peer's pending list in constant
+   * time, the last pending id taking its place.  Peer 1 waits in linking
+   * until its last link is up, in whatever order they come up */
+  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 6, 1);
+  Harness *h = h_new (&c, 6, 4);
+  h->auto_links = FALSE;
+  for (ProtoNodeId i = 1; i <= 6; i++)
+    h_start (h, i);
+  h_settle (h);
+  assert_state (h, 1, PROTO_PEER_LINKING);
+  g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint k = 0; k < h->links_pending->len; k++)
+    {
+      guint64 p = g_array_index (h->links_pending, guint64, k);
+      if ((p >> 32) == 1 || (p & 0xffffffffu) == 1)
+        g_array_append_val (mine, p);
+    }
+  ck_assert_uint_eq (mine->len, 5);
+  const guint order[] = { 1, 3, 0, 4, 2 };   /* a middle one first, the last early */
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++)
+    {
+      assert_state (h, 1, PROTO_PEER_LINKING);
+      g_array_set_size (h->links_pending, 0);
+      g_array_append_val (h->links_pending, g_array_index (mine, guint64, order[k]));
+      h_links_up (h);
+    }
+  ck_assert_int_ne (proto_peer_state (h->peers[1]), PROTO_PEER_LINKING);
+  ck_assert_uint_eq (h_count_log (h, "ConnectionsReady"), 1);
+  h_free (h);
+}
+END_TEST
+
 START_TEST (test_drop_rule_every_state)
 {
   ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 2);
@@ -679,6 +713,7 @@ protocol_suite (void)
   TCase *tc;
   tc = tcase_create ("coordinator");
   tcase_add_test (tc, test_controller_one_retry);
+  tcase_add_test (tc, test_links_up_any_order);
   tcase_add_test (tc, test_version_fixes);
   tcase_add_test (tc, test_controller_exclusion_after_m_retries);
   tcase_add_test (tc, test_s05_draft_excludes_at_third_timeout);

@@ -132,12 +132,7 @@ _proto_peer_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
   dl_id_map_steal (&p->pool_index, other);
   g_ptr_array_remove (p->pool, l);
   _proto_peer_link_release (p, l);
-  for (guint i = 0; i < p->pending->len; i++)
-    if (g_array_index (p->pending, ProtoNodeId, i) == other)
-      {
-        g_array_remove_index (p->pending, i);
-        break;
-      }
+  _proto_peer_pending_remove (p, other);
 }
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
@@ -155,6 +150,27 @@ void
 _proto_peer_set_nodes_self_only (ProtoPeer *p)
 {
   _proto_peer_set_nodes (p, NULL, 0);
+}
+
+/* pending_at maps an id to its index in pending, + 1.  Other files empty
+ * pending (g_array_set_size) or put back a copy of it (proto-peer-sync.c)
+ * without touching the map, so an entry may be stale; but every id that is
+ * in pending has an entry naming its place, because ids enter pending only
+ * here, and an entry is checked against the element it names. */
+static guint
+pending_index (const ProtoPeer *p, ProtoNodeId id)
+{
+  guint i = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pending_at, id));
+  if (i == 0 || i > p->pending->len || g_array_index (p->pending, ProtoNodeId, i - 1) != id)
+    return G_MAXUINT;
+  return i - 1;
+}
+
+static void
+pending_add (ProtoPeer *p, ProtoNodeId id)
+{
+  g_array_append_val (p->pending, id);
+  dl_id_map_insert (&p->pending_at, id, GUINT_TO_POINTER (p->pending->len));
 }
 
 /* Creates links for the ids not in the pool (they become pending), as
@@ -183,7 +199,7 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
       g_ptr_array_add (p->pool, l);
       dl_id_map_insert (&p->pool_index, ids[i], l);
-      g_array_append_val (p->pending, ids[i]);
+      pending_add (p, ids[i]);
       proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
       proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
       if (l->initiator)
@@ -229,17 +245,27 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       }
 }
 
-/* A pending link came up: TRUE if `id` was pending. */
+/* A pending link came up: TRUE if `id` was pending.  Constant time (with
+ * 1 000 peers all-to-all, a scan of the list at each of a peer's 999
+ * link-ups was a cost per link that grew with the peers: issue 44).
+ * pending's order means nothing (only its length and members are read),
+ * so the last element takes the place of the one removed. */
 gboolean
 _proto_peer_pending_remove (ProtoPeer *p, ProtoNodeId id)
 {
-  for (guint i = 0; i < p->pending->len; i++)
-    if (g_array_index (p->pending, ProtoNodeId, i) == id)
-      {
-        g_array_remove_index (p->pending, i);
-        return TRUE;
-      }
-  return FALSE;
+  guint i = pending_index (p, id);
+  if (i == G_MAXUINT)
+    return FALSE;
+  guint last = p->pending->len - 1;
+  if (i != last)
+    {
+      ProtoNodeId moved = g_array_index (p->pending, ProtoNodeId, last);
+      g_array_index (p->pending, ProtoNodeId, i) = moved;
+      dl_id_map_insert (&p->pending_at, moved, GUINT_TO_POINTER (i + 1));
+    }
+  g_array_set_size (p->pending, last);
+  dl_id_map_steal (&p->pending_at, id);
+  return TRUE;
 }
 
 /* robust: a link to `other` that is not up leaves the pool. */

@@ -64,6 +64,8 @@ struct ProtoPeer {
   DlSlab links;          /* the pool's records (one cache line each: proto-peer-pool.c) */
   DlIdMap pool_index;    /* id -> Link* */
   GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
+  DlIdMap pending_at;    /* id -> its index in pending + 1; stale entries are
+                          * told by pending's element there (proto-peer-pool.c) */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
 

@@ -72,6 +72,10 @@ struct GossipCoord {
   guint pp_listed;
   GArray *pp_values;    /* double */
   double pp_last_var;   /* the variance at the last step's start (NAN: none yet) */
+  /* sync_provider's answer with nobody excluded (NULL: nobody has trained),
+   * kept from join to join while provider_known (provider_update) */
+  const Member *provider;
+  gboolean provider_known;
 };
 
 /* Does the step wait for m? (helpers, dropped and async members: no) */
@@ -177,6 +181,52 @@ cmp_time (const void *a, const void *b)
 {
   DlTime x = *(const DlTime *) a, y = *(const DlTime *) b;
   return (x > y) - (x < y);
+}
+
+/* The model provider sync_provider names (below), kept between joins. */
+static gboolean
+has_trained (const Member *m)
+{
+  return m->last_step != G_MAXUINT32 || m->period != 0;
+}
+
+/* Is a a better provider than b (both have trained)? */
+static gboolean
+provider_before (const Member *a, const Member *b)
+{
+  guint64 ka = a->last_step == G_MAXUINT32 ? 0 : (guint64) a->last_step + 1;
+  guint64 kb = b->last_step == G_MAXUINT32 ? 0 : (guint64) b->last_step + 1;
+  return ka > kb || (ka == kb && a->id < b->id);
+}
+
+static const Member *
+provider_scan (const GossipCoord *c, ProtoNodeId newcomer)
+{
+  const Member *best = NULL;
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      const Member *m = g_ptr_array_index (c->members, i);
+      if (m->id != newcomer && has_trained (m) && (!best || provider_before (m, best)))
+        best = m;
+    }
+  return best;
+}
+
+/* m's last_step or period changed, or m leaves (gone): the kept provider
+ * follows.  A step only raises a member's key, so a member that has
+ * trained replaces the provider only if it comes before it. */
+static void
+provider_update (GossipCoord *c, const Member *m, gboolean gone)
+{
+  if (!c->provider_known)
+    return;
+  if (c->provider == m && (gone || !has_trained (m)))
+    {
+      c->provider = NULL;
+      c->provider_known = FALSE;   /* the next join scans the members once */
+    }
+  else if (!gone && has_trained (m) && (!c->provider || provider_before (m, c->provider)))
+    c->provider = m;
 }
 
 /* drop-slowest: at a list, members whose last period exceeds drop_factor x
@@ -426,6 +476,7 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
       g_array_set_size (m->last_nbrs, 0);
       g_array_append_vals (m->last_nbrs, nb->data, nb->len);
       m->last_step = c->step;
+      provider_update (c, m, FALSE);
       ProtoMsg msg;
       proto_msg_init (&msg, PROTO_MSG_NEIGHBORS);
       msg.round = c->step;
@@ -451,26 +502,21 @@ gossip_coord_listens (const GossipCoord *c, ProtoMsgType type, ProtoNodeId from)
 /* A late joiner's model provider (gossip-peer.c): the member that has
  * been in the latest step (ties: the lowest id); with no steps (async), the
  * lowest id that has trained; PROTO_NO_NODE if nobody has trained yet
- * (then everyone holds the initial model, and there is nothing to sync). */
+ * (then everyone holds the initial model, and there is nothing to sync).
+ * Kept between joins (provider_update): a scan of every member at each
+ * join made 100 000 joins quadratic (issue 44); it scans only after the
+ * provider left, or when the joiner is the provider itself (a repeat). */
 static ProtoNodeId
-sync_provider (const GossipCoord *c, ProtoNodeId newcomer)
+sync_provider (GossipCoord *c, ProtoNodeId newcomer)
 {
-  const Member *best = NULL;
-  for (guint i = 0; i < c->members->len; i++)
+  if (!c->provider_known)
     {
-      const Member *m = g_ptr_array_index (c->members, i);
-      if (m->id == newcomer || (m->last_step == G_MAXUINT32 && m->period == 0))
-        continue;
-      if (!best)
-        {
-          best = m;
-          continue;
-        }
-      guint64 km = m->last_step == G_MAXUINT32 ? 0 : (guint64) m->last_step + 1;
-      guint64 kb = best->last_step == G_MAXUINT32 ? 0 : (guint64) best->last_step + 1;
-      if (km > kb)
-        best = m;   /* ascending id: a tie keeps the lower */
+      c->provider = provider_scan (c, PROTO_NO_NODE);
+      c->provider_known = TRUE;
     }
+  const Member *best = c->provider;
+  if (best && best->id == newcomer)
+    best = provider_scan (c, newcomer);   /* a repeat of the provider's own join */
   return best ? best->id : PROTO_NO_NODE;
 }
 
@@ -570,7 +616,10 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: a helper, no longer waited for");
         }
       if (!m->helper)
-        m->period = c->now - m->since;
+        {
+          m->period = c->now - m->since;
+          provider_update (c, m, FALSE);
+        }
       if (!m->helper && m->async_member && c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED
           && (double) m->period <= c->cfg.drop_factor * (double) c->median_period && !m->ready && !m->listed)
         {
@@ -676,6 +725,7 @@ member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
     count_ready (c, m, -1);
   if (m->listed && !m->answered)
     c->n_unanswered--;
+  provider_update (c, m, TRUE);
   g_ptr_array_remove_index (c->members, at);
   try_graph (c, out);
   try_list (c, out);
