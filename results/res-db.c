@@ -337,6 +337,20 @@ res_db_delete_unfinished (ResDb *db, GHashTable *identities, guint *out_removed,
   return ok;
 }
 
+/* The descriptor the writer hints writeback on: the log, not the
+ * database.  Closing a descriptor of the database file would drop every
+ * POSIX lock this process holds on it, SQLite's shared lock of WAL mode
+ * included, and a reader closing then would take itself for the last
+ * connection, checkpoint and delete the log under the writer (the runs
+ * committed after that were lost to a kill).  -1: none. */
+static int
+writeback_open (ResDb *db)
+{
+  const char *file = sqlite3_db_filename (db->db, "main");
+  g_autofree char *wal = file && *file ? g_strconcat (file, "-wal", NULL) : NULL;
+  return wal ? open (wal, O_RDONLY | O_CLOEXEC) : -1;
+}
+
 ResRun *
 res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
                GError **error)
@@ -424,14 +438,7 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
                "PRAGMA cache_size = -" G_STRINGIFY (RUN_CACHE_KIB) ";"
                " PRAGMA cache_spill = -" G_STRINGIFY (RUN_CACHE_KIB),
                NULL);
-  /* the log, not the database: closing a descriptor of the database file
-   * would drop every POSIX lock this process holds on it, SQLite's shared
-   * lock of WAL mode included, and a reader closing then would take itself
-   * for the last connection, checkpoint and delete the log under the
-   * writer (the runs committed after that were lost to a kill) */
-  const char *file = sqlite3_db_filename (db->db, "main");
-  g_autofree char *wal = file && *file ? g_strconcat (file, "-wal", NULL) : NULL;
-  r->writeback_fd = wal ? open (wal, O_RDONLY | O_CLOEXEC) : -1;
+  r->writeback_fd = writeback_open (db);
   _res_wq_init (&r->to_writer);
   _res_wq_init (&r->free_items);
   _res_wq_init (&r->acks);

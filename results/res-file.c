@@ -234,6 +234,20 @@ res_db_open (const char *path, GError **error)
   return res_db_open_wait (path, NULL, error);
 }
 
+/* While this process writes: WAL with synchronous = NORMAL, so that a
+ * commit (a run's runs row, its once-a-second commits, its end) writes
+ * to the log and waits on no disk: a short sweep spent half its wall
+ * time in the fsyncs of a rollback journal's commits (issue 44).  A
+ * commit is in the operating system's hands when COMMIT returns, so a
+ * killed process loses nothing committed; a power loss may lose what
+ * was committed since the last checkpoint (SQLite's automatic one, or
+ * res_db_close's), never the file.  res_db_close switches the file back
+ * to a rollback journal (that checkpoint, and one file at rest, which
+ * read-only readers open as before).  A file a killed writer left in
+ * WAL mode is recovered by the next writer's open. */
+#define WRITER_PRAGMAS \
+  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096; PRAGMA temp_store = MEMORY;"
+
 ResDb *
 res_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error)
 {
@@ -313,19 +327,7 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
       res_db_close (db);
       return NULL;
     }
-  /* While this process writes: WAL with synchronous = NORMAL, so that a
-   * commit (a run's runs row, its once-a-second commits, its end) writes
-   * to the log and waits on no disk: a short sweep spent half its wall
-   * time in the fsyncs of a rollback journal's commits (issue 44).  A
-   * commit is in the operating system's hands when COMMIT returns, so a
-   * killed process loses nothing committed; a power loss may lose what
-   * was committed since the last checkpoint (SQLite's automatic one, or
-   * res_db_close's), never the file.  res_db_close switches the file back
-   * to a rollback journal (that checkpoint, and one file at rest, which
-   * read-only readers open as before).  A file a killed writer left in
-   * WAL mode is recovered by the next writer's open. */
-  if (!res_db_exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096;"
-                 " PRAGMA temp_store = MEMORY;", error)
+  if (!res_db_exec (db, WRITER_PRAGMAS, error)
       || !res_db_exec (db, "BEGIN", error)
       || (add_mode && !res_db_exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
       || (rename_events && !res_db_exec (db, "ALTER TABLE events RENAME TO event_rows", error))

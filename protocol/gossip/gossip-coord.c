@@ -229,6 +229,15 @@ provider_update (GossipCoord *c, const Member *m, gboolean gone)
     c->provider = m;
 }
 
+/* m's period (its training since it was listed) ends now: the kept
+ * provider follows */
+static void
+period_done (GossipCoord *c, Member *m)
+{
+  m->period = c->now - m->since;
+  provider_update (c, m, FALSE);
+}
+
 /* drop-slowest: at a list, members whose last period exceeds drop_factor x
  * the median of the list's are not waited for in the next drop_rounds
  * steps (they are still listed when they happen to be ready).  The median
@@ -616,10 +625,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: a helper, no longer waited for");
         }
       if (!m->helper)
-        {
-          m->period = c->now - m->since;
-          provider_update (c, m, FALSE);
-        }
+        period_done (c, m);
       if (!m->helper && m->async_member && c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED
           && (double) m->period <= c->cfg.drop_factor * (double) c->median_period && !m->ready && !m->listed)
         {
