@@ -57,6 +57,82 @@ progress (const ExploreSearch *s, guint i, gpointer data)
     }
 }
 
+/* The distinct failures, one line each: signature, runs, the first seeds. */
+static void
+print_failures (GPtrArray *failures)
+{
+  printf ("%-60s %6s  %s\n", "signature", "runs", "seeds");
+  for (guint i = 0; i < failures->len; i++)
+    {
+      ExploreFailure *f = failures->pdata[i];
+      g_autoptr (GString) sd = g_string_new (NULL);
+      for (guint k = 0; k < f->seeds->len && k < 6; k++)
+        g_string_append_printf (sd, "%s%" G_GUINT64_FORMAT, k ? " " : "", g_array_index (f->seeds, guint64, k));
+      if (f->seeds->len > 6)
+        g_string_append (sd, " ...");
+      g_autofree char *sig = cli_shown (f->signature, FALSE);   /* a guest's error text may be in it */
+      printf ("%-60s %6u  %s\n", sig, f->seeds->len, sd->str);
+    }
+}
+
+/* The coverage: what the batch never reached. */
+static void
+print_coverage (const ExploreSearch *search, const ExploreSpace *sp)
+{
+  ExploreCoverage cov;
+  explore_coverage (search, sp, &cov);
+  if (cov.n_states)
+    printf ("\ncoverage: %u of %u peer states reached; never: %s\n", cov.states_reached, cov.n_states,
+            cov.states_never);
+  else   /* the peers name their states as they run: no list to count against */
+    printf ("\ncoverage: %u peer states reached (the family lists none in advance): %s\n", cov.states_reached,
+            cov.states_seen);
+  printf ("messages never dropped for want of a listener: %s\n", cov.dropped_never);
+  printf ("drop rules that never fired: %s\n", cov.rules_never);
+  explore_coverage_clear (&cov);
+}
+
+/* Shrinks each failure and prints it; with FOUND writes it there as a
+ * scenario file, checked to reproduce.  Returns the exit status. */
+static int
+shrink_failures (GPtrArray *failures, const char *path, char **bsets, const ExploreSpace *sp, const char *found)
+{
+  int rc = CLI_EXIT_OK;
+  printf ("\nshrunk (ddmin over the plan's lines):\n");
+  for (guint i = 0; i < failures->len; i++)
+    {
+      ExploreFailure *f = failures->pdata[i];
+      guint64 sd = g_array_index (f->seeds, guint64, 0);
+      guint tries = 0;
+      g_autoptr (GPtrArray) min = explore_shrink_failure (f, path, bsets, sp, &tries);
+      g_autofree char *sig = cli_shown (f->signature, FALSE);
+      printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", sig, sd, f->plan->len,
+              min->len, tries);
+      for (guint k = 0; k < min->len; k++)
+        printf ("      %s\n", (char *) min->pdata[k]);
+      if (!found)
+        continue;
+      g_autofree char *sname = explore_found_name (path, f->signature);
+      g_autofree char *iname = g_strdup_printf ("%s.ini", sname);
+      g_autofree char *fname = g_build_filename (found, iname, NULL);   /* "DIR/" gives no "//" */
+      g_autofree char *origin = g_strdup_printf ("dlsim explore %s", path);
+      gboolean ok = FALSE;
+      ExploreFoundInfo info = { .origin = origin, .name = sname, .found_in = f->seeds->len,
+                                .shrunk_from = f->plan->len, .then = EXPLORE_SHRINK_FAILURE_THEN,
+                                .base_relative = TRUE };
+      g_autoptr (GError) error = NULL;
+      if (!explore_write_found (path, bsets, min, sd, f->signature, &info, fname, &ok, &error))
+        {
+          cli_error ("explore", "%s", error->message);
+          return CLI_EXIT_FAILURE;
+        }
+      printf ("    -> %s: %s\n", fname, ok ? "reproduces" : "DOES NOT reproduce");
+      if (!ok)
+        rc = CLI_EXIT_FAILURE;
+    }
+  return rc;
+}
+
 int
 cli_cmd_explore (int argc, char **argv)
 {
@@ -194,30 +270,8 @@ cli_cmd_explore (int argc, char **argv)
           failures->len, search->done < (guint) runs ? " (time budget reached)" : "");
   if (search->invalid)
     printf ("(%u plans refused by the scenario and not run)\n", search->invalid);
-  printf ("%-60s %6s  %s\n", "signature", "runs", "seeds");
-  for (guint i = 0; i < failures->len; i++)
-    {
-      ExploreFailure *f = failures->pdata[i];
-      g_autoptr (GString) sd = g_string_new (NULL);
-      for (guint k = 0; k < f->seeds->len && k < 6; k++)
-        g_string_append_printf (sd, "%s%" G_GUINT64_FORMAT, k ? " " : "", g_array_index (f->seeds, guint64, k));
-      if (f->seeds->len > 6)
-        g_string_append (sd, " ...");
-      g_autofree char *sig = cli_shown (f->signature, FALSE);   /* a guest's error text may be in it */
-      printf ("%-60s %6u  %s\n", sig, f->seeds->len, sd->str);
-    }
-  /* coverage: what the batch never reached */
-  ExploreCoverage cov;
-  explore_coverage (search, &sp, &cov);
-  if (cov.n_states)
-    printf ("\ncoverage: %u of %u peer states reached; never: %s\n", cov.states_reached, cov.n_states,
-            cov.states_never);
-  else   /* the peers name their states as they run: no list to count against */
-    printf ("\ncoverage: %u peer states reached (the family lists none in advance): %s\n", cov.states_reached,
-            cov.states_seen);
-  printf ("messages never dropped for want of a listener: %s\n", cov.dropped_never);
-  printf ("drop rules that never fired: %s\n", cov.rules_never);
-  explore_coverage_clear (&cov);
+  print_failures (failures);
+  print_coverage (search, &sp);
 
   if (out)
     {
@@ -238,37 +292,5 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s: %s", found, g_strerror (errno));
       return CLI_EXIT_FAILURE;
     }
-  int rc = CLI_EXIT_OK;
-  printf ("\nshrunk (ddmin over the plan's lines):\n");
-  for (guint i = 0; i < failures->len; i++)
-    {
-      ExploreFailure *f = failures->pdata[i];
-      guint64 sd = g_array_index (f->seeds, guint64, 0);
-      guint tries = 0;
-      g_autoptr (GPtrArray) min = explore_shrink_failure (f, path, bsets, &sp, &tries);
-      g_autofree char *sig = cli_shown (f->signature, FALSE);
-      printf ("  %s (seed %" G_GUINT64_FORMAT "): %u lines -> %u in %u runs\n", sig, sd, f->plan->len,
-              min->len, tries);
-      for (guint k = 0; k < min->len; k++)
-        printf ("      %s\n", (char *) min->pdata[k]);
-      if (!found)
-        continue;
-      g_autofree char *sname = explore_found_name (path, f->signature);
-      g_autofree char *iname = g_strdup_printf ("%s.ini", sname);
-      g_autofree char *fname = g_build_filename (found, iname, NULL);   /* "DIR/" gives no "//" */
-      g_autofree char *origin = g_strdup_printf ("dlsim explore %s", path);
-      gboolean ok = FALSE;
-      ExploreFoundInfo info = { .origin = origin, .name = sname, .found_in = f->seeds->len,
-                                .shrunk_from = f->plan->len, .then = EXPLORE_SHRINK_FAILURE_THEN,
-                                .base_relative = TRUE };
-      if (!explore_write_found (path, bsets, min, sd, f->signature, &info, fname, &ok, &error))
-        {
-          cli_error ("explore", "%s", error->message);
-          return CLI_EXIT_FAILURE;
-        }
-      printf ("    -> %s: %s\n", fname, ok ? "reproduces" : "DOES NOT reproduce");
-      if (!ok)
-        rc = CLI_EXIT_FAILURE;
-    }
-  return rc;
+  return shrink_failures (failures, path, bsets, &sp, found);
 }

@@ -98,13 +98,11 @@ peer (DlRandom *r, const ExploreSpace *sp)
 
 static const char *const delays[] = { "200ms", "2s", "20s", "70s" };
 
-/* The plan of one run: "WHEN=ACTION" lines (one action each, distinct WHENs). */
-GPtrArray *
-explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *kinds_out)
+/* Which of the main kinds a run draws: each with odds 1/2, and at least
+ * one (from a random place on). */
+static void
+pick_kinds (DlRandom *r, const ExploreSpace *sp, gboolean on[EXPLORE_F_N])
 {
-  g_autoptr (DlRandom) r = dl_random_new (seed, "explore", index);
-  GPtrArray *plan = g_ptr_array_new_with_free_func (g_free);
-  gboolean on[EXPLORE_F_N] = { 0 };
   guint n_on = 0;
   for (int k = 0; k < EXPLORE_F_N_MAIN; k++)
     if (sp->kinds[k] && dl_random_bernoulli (r, 0.5))
@@ -119,6 +117,75 @@ explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *k
             break;
           }
     }
+}
+
+/* rejoin: a peer leaves and comes back.  DISCO gives a client that
+ * reconnects a new id, so the world has it as a leave and a new peer's
+ * join (its own shard), 2 to 30 s later */
+static void
+plan_rejoin (const ExploreSpace *sp, guint64 seed, guint index, GPtrArray *plan, GHashTable *used,
+             GString *kinds_out, guint next_join)
+{
+  g_autoptr (DlRandom) rr = dl_random_new (seed, "explore-rejoin", index);
+  if (sp->kinds[EXPLORE_F_REJOIN] && (dl_random_bernoulli (rr, 0.5) || plan->len == 0))
+    {
+      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[EXPLORE_F_REJOIN]);
+      guint a = peer (rr, sp);
+      When at = when (rr, sp);
+      When back = (When) { at.round, at.ms + (guint) uniform_int (rr, 2000, 30000) };
+      g_autofree char *w = when_text (at), *wb = when_text (back);
+      if (g_hash_table_add (used, g_strdup (w)) && g_hash_table_add (used, g_strdup (wb)))
+        {
+          g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=leave p%u", w, a));
+          g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=join p%u", wb, next_join++));
+        }
+    }
+}
+
+/* coordinator-crash: the coordinator (with replicas, the leader of the
+ * time) crashes, once or (one run in four) twice */
+static void
+plan_coord_crash (const ExploreSpace *sp, guint64 seed, guint index, GPtrArray *plan, GHashTable *used,
+                  GString *kinds_out)
+{
+  g_autoptr (DlRandom) rc = dl_random_new (seed, "explore-coordinator", index);
+  if (sp->kinds[EXPLORE_F_COORD_CRASH] && (dl_random_bernoulli (rc, 0.5) || plan->len == 0))
+    {
+      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[EXPLORE_F_COORD_CRASH]);
+      guint n = dl_random_bernoulli (rc, 0.25) ? 2 : 1;
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *w = when_text (when (rc, sp));
+          if (g_hash_table_add (used, g_strdup (w)))
+            g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=crash coordinator", w));
+        }
+    }
+}
+
+/* --heal: the fault phase ends at 5 to 60 s (an absolute time: a round
+ * that never comes would never end it), drawn from a stream of its own */
+static void
+plan_heal (const ExploreSpace *sp, guint64 seed, guint index, GPtrArray *plan, GHashTable *used)
+{
+  if (sp->heal)
+    {
+      g_autoptr (DlRandom) rh = dl_random_new (seed, "explore-heal", index);
+      guint ms = (guint) uniform_int (rh, 5000, 60000);
+      char *w = when_text ((When) { 0, ms });
+      while (!g_hash_table_add (used, w))
+        w = when_text ((When) { 0, ++ms });
+      g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=heal all", w));
+    }
+}
+
+/* The plan of one run: "WHEN=ACTION" lines (one action each, distinct WHENs). */
+GPtrArray *
+explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *kinds_out)
+{
+  g_autoptr (DlRandom) r = dl_random_new (seed, "explore", index);
+  GPtrArray *plan = g_ptr_array_new_with_free_func (g_free);
+  gboolean on[EXPLORE_F_N] = { 0 };
+  pick_kinds (r, sp, on);
   GHashTable *used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint next_join = sp->n_peers + 1;
   guint n_msgs = explore_n_msgs (sp);
@@ -182,48 +249,9 @@ explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *k
             }
         }
     }
-  /* rejoin: a peer leaves and comes back.  DISCO gives a client that
-   * reconnects a new id, so the world has it as a leave and a new peer's
-   * join (its own shard), 2 to 30 s later */
-  g_autoptr (DlRandom) rr = dl_random_new (seed, "explore-rejoin", index);
-  if (sp->kinds[EXPLORE_F_REJOIN] && (dl_random_bernoulli (rr, 0.5) || plan->len == 0))
-    {
-      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[EXPLORE_F_REJOIN]);
-      guint a = peer (rr, sp);
-      When at = when (rr, sp);
-      When back = (When) { at.round, at.ms + (guint) uniform_int (rr, 2000, 30000) };
-      g_autofree char *w = when_text (at), *wb = when_text (back);
-      if (g_hash_table_add (used, g_strdup (w)) && g_hash_table_add (used, g_strdup (wb)))
-        {
-          g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=leave p%u", w, a));
-          g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=join p%u", wb, next_join++));
-        }
-    }
-  /* coordinator-crash: the coordinator (with replicas, the leader of the
-   * time) crashes, once or (one run in four) twice */
-  g_autoptr (DlRandom) rc = dl_random_new (seed, "explore-coordinator", index);
-  if (sp->kinds[EXPLORE_F_COORD_CRASH] && (dl_random_bernoulli (rc, 0.5) || plan->len == 0))
-    {
-      g_string_append_printf (kinds_out, "%s%s", kinds_out->len ? "," : "", explore_fault_names[EXPLORE_F_COORD_CRASH]);
-      guint n = dl_random_bernoulli (rc, 0.25) ? 2 : 1;
-      for (guint i = 0; i < n; i++)
-        {
-          g_autofree char *w = when_text (when (rc, sp));
-          if (g_hash_table_add (used, g_strdup (w)))
-            g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=crash coordinator", w));
-        }
-    }
-  /* --heal: the fault phase ends at 5 to 60 s (an absolute time: a round
-   * that never comes would never end it), drawn from a stream of its own */
-  if (sp->heal)
-    {
-      g_autoptr (DlRandom) rh = dl_random_new (seed, "explore-heal", index);
-      guint ms = (guint) uniform_int (rh, 5000, 60000);
-      char *w = when_text ((When) { 0, ms });
-      while (!g_hash_table_add (used, w))
-        w = when_text ((When) { 0, ++ms });
-      g_ptr_array_add (plan, g_strdup_printf ("timeline.%s=heal all", w));
-    }
+  plan_rejoin (sp, seed, index, plan, used, kinds_out, next_join);
+  plan_coord_crash (sp, seed, index, plan, used, kinds_out);
+  plan_heal (sp, seed, index, plan, used);
   g_hash_table_unref (used);
   return plan;
 }

@@ -105,6 +105,102 @@ model_fault (const SimWorldConfig *c, gsize train_rows, gboolean synthetic, cons
   return NULL;
 }
 
+/* The replicated coordinator's keys (protocol/replica/) of
+ * sim_scenario_build.  FALSE (out cleared) on a bad value. */
+static gboolean
+build_replicas (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **error)
+{
+  ProtoConfig *pc = &out->cfg.proto;
+  pc->coordinator_replicas = uint_of (V ("protocol", "coordinator_replicas"));
+  if (pc->coordinator_replicas < 1 || pc->coordinator_replicas > 9)
+    return BAD ("protocol", "coordinator_replicas", "must be 1 (one coordinator) to 9 replicas");
+  pc->replication = strcmp (V ("protocol", "coordinator_replication"), "primary-backup") == 0
+                    ? PROTO_REPLICATION_PRIMARY_BACKUP : PROTO_REPLICATION_RAFT;
+  dl_parse_duration (V ("protocol", "replica_heartbeat"), &pc->replica_heartbeat, NULL);
+  dl_parse_duration (V ("protocol", "replica_election_timeout"), &pc->replica_election_timeout, NULL);
+  dl_parse_duration (V ("protocol", "resume_timeout"), &pc->resume_timeout, NULL);
+  if (pc->replica_heartbeat <= 0)
+    return BAD ("protocol", "replica_heartbeat", "must be more than 0");
+  if (pc->replica_election_timeout <= pc->replica_heartbeat)
+    return BAD ("protocol", "replica_election_timeout", "must be more than replica_heartbeat (%s): a follower "
+                "would stand between two heartbeats", V ("protocol", "replica_heartbeat"));
+  if (pc->resume_timeout <= 0)
+    return BAD ("protocol", "resume_timeout", "must be more than 0");
+  return TRUE;
+}
+
+/* The [network] keys of sim_scenario_build: latencies, regions, links,
+ * transport and crash detection.  FALSE (out cleared) on a bad value. */
+static gboolean
+build_network (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
+  dl_dist_parse (V ("network", "latency"), DL_UNIT_DURATION, &c->latency, NULL);
+  dl_dist_parse (V ("network", "server_latency"), DL_UNIT_DURATION, &c->server_latency, NULL);
+  dl_dist_parse (V ("network", "replica_latency"), DL_UNIT_DURATION, &c->replica_latency, NULL);
+  {
+    DlTime t;
+    dl_parse_duration (V ("network", "replica_crash_detection"), &t, NULL);
+    c->replica_crash_detection = dl_dist_constant (DL_UNIT_DURATION, (double) t);
+  }
+  if (*V ("network", "regions"))
+    PARSE ("network", "regions",
+           _sim_scenario_parse_regions (V ("network", "regions"), &c->region_names, &c->region_counts, &c->n_regions, &_e));
+  if (*V ("network", "local_latency"))
+    {
+      if (c->n_regions == 0)
+        return BAD ("network", "local_latency", "applies with [network] regions only (no peer has a region)");
+      dl_dist_parse (V ("network", "local_latency"), DL_UNIT_DURATION, &c->local_latency, NULL);
+      c->local_latency_set = TRUE;
+    }
+  for (int k = 0; k < 2; k++)
+    {
+      const char *key = k ? "downlink" : "uplink";
+      DlDist *d = k ? &c->downlink : &c->uplink;
+      uint64_t *bps = k ? &c->downlink_bps : &c->uplink_bps;
+      if (strchr (V ("network", key), '('))
+        {
+          dl_dist_parse (V ("network", key), DL_UNIT_RATE, d, NULL);
+          double mean = dl_dist_mean (d);
+          if (!(mean >= 1e3 && mean < 1e15))
+            return BAD ("network", key, "the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)");
+          *bps = (uint64_t) llround (mean);
+          c->rates_drawn = TRUE;
+        }
+      else
+        {
+          dl_parse_rate (V ("network", key), bps, NULL);
+          *d = dl_dist_constant (DL_UNIT_RATE, (double) *bps);
+        }
+    }
+  dl_parse_rate (V ("network", "replica_uplink"), &c->replica_uplink_bps, NULL);
+  if (c->replica_uplink_bps == 0)
+    return BAD ("network", "replica_uplink", "must be more than 0");
+  if (c->uplink_bps == 0)
+    return BAD ("network", "uplink", "must be more than 0");
+  if (c->downlink_bps == 0)
+    return BAD ("network", "downlink", "must be more than 0");
+  c->sharing_fifo = strcmp (V ("network", "sharing"), "fifo") == 0;
+  dl_parse_rate (V ("network", "server_uplink"), &c->server_uplink_bps, NULL);
+  dl_parse_rate (V ("network", "server_downlink"), &c->server_downlink_bps, NULL);
+  c->transport = strcmp (V ("network", "transport"), "tcp") == 0    ? SIM_TRANSPORT_TCP
+                 : strcmp (V ("network", "transport"), "sctp") == 0 ? SIM_TRANSPORT_SCTP
+                                                                     : SIM_TRANSPORT_FLUID;
+  dl_parse_size (V ("network", "mss"), &c->mss_bytes, NULL);
+  if (c->mss_bytes == 0 || c->mss_bytes > 1 << 20)
+    return BAD ("network", "mss", "must be between 1B and 1MiB");
+  dl_parse_size (V ("network", "header_bytes"), &c->header_bytes, NULL);
+  if (c->header_bytes > 1 << 20)
+    return BAD ("network", "header_bytes", "must be at most 1MiB");
+  dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
+  _sim_scenario_parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
+  _sim_scenario_parse_prob (V ("network", "loss"), &c->loss, NULL);
+  c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;
+  if (!c->crash_never_detected)
+    dl_dist_parse (V ("network", "crash_detection"), DL_UNIT_DURATION, &c->crash_detection, NULL);
+  return TRUE;
+}
+
 gboolean
 sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
 {
@@ -173,21 +269,8 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     return BAD ("training", "epochs_per_round", "must be at least 1");
   pc->leave_after_training = strcmp (V ("training", "after_training"), "leave") == 0;
   /* the replicated coordinator (protocol/replica/) */
-  pc->coordinator_replicas = uint_of (V ("protocol", "coordinator_replicas"));
-  if (pc->coordinator_replicas < 1 || pc->coordinator_replicas > 9)
-    return BAD ("protocol", "coordinator_replicas", "must be 1 (one coordinator) to 9 replicas");
-  pc->replication = strcmp (V ("protocol", "coordinator_replication"), "primary-backup") == 0
-                    ? PROTO_REPLICATION_PRIMARY_BACKUP : PROTO_REPLICATION_RAFT;
-  dl_parse_duration (V ("protocol", "replica_heartbeat"), &pc->replica_heartbeat, NULL);
-  dl_parse_duration (V ("protocol", "replica_election_timeout"), &pc->replica_election_timeout, NULL);
-  dl_parse_duration (V ("protocol", "resume_timeout"), &pc->resume_timeout, NULL);
-  if (pc->replica_heartbeat <= 0)
-    return BAD ("protocol", "replica_heartbeat", "must be more than 0");
-  if (pc->replica_election_timeout <= pc->replica_heartbeat)
-    return BAD ("protocol", "replica_election_timeout", "must be more than replica_heartbeat (%s): a follower "
-                "would stand between two heartbeats", V ("protocol", "replica_heartbeat"));
-  if (pc->resume_timeout <= 0)
-    return BAD ("protocol", "resume_timeout", "must be more than 0");
+  if (!build_replicas (s, p, out, error))
+    return FALSE;
   /* runtime = webapp is DISCO's browser app, which closes the session
    * after training (D3; DISCO's configure reads the runtime too) */
   if (strcmp (V ("peers", "runtime"), "webapp") == 0)
@@ -211,69 +294,8 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     }
   dl_parse_duration (V ("compute", "sample_cost"), &c->sample_cost, NULL);
   c->none_samples = uint_of (V ("compute", "none_samples"));
-  dl_dist_parse (V ("network", "latency"), DL_UNIT_DURATION, &c->latency, NULL);
-  dl_dist_parse (V ("network", "server_latency"), DL_UNIT_DURATION, &c->server_latency, NULL);
-  dl_dist_parse (V ("network", "replica_latency"), DL_UNIT_DURATION, &c->replica_latency, NULL);
-  {
-    DlTime t;
-    dl_parse_duration (V ("network", "replica_crash_detection"), &t, NULL);
-    c->replica_crash_detection = dl_dist_constant (DL_UNIT_DURATION, (double) t);
-  }
-  if (*V ("network", "regions"))
-    PARSE ("network", "regions",
-           _sim_scenario_parse_regions (V ("network", "regions"), &c->region_names, &c->region_counts, &c->n_regions, &_e));
-  if (*V ("network", "local_latency"))
-    {
-      if (c->n_regions == 0)
-        return BAD ("network", "local_latency", "applies with [network] regions only (no peer has a region)");
-      dl_dist_parse (V ("network", "local_latency"), DL_UNIT_DURATION, &c->local_latency, NULL);
-      c->local_latency_set = TRUE;
-    }
-  for (int k = 0; k < 2; k++)
-    {
-      const char *key = k ? "downlink" : "uplink";
-      DlDist *d = k ? &c->downlink : &c->uplink;
-      uint64_t *bps = k ? &c->downlink_bps : &c->uplink_bps;
-      if (strchr (V ("network", key), '('))
-        {
-          dl_dist_parse (V ("network", key), DL_UNIT_RATE, d, NULL);
-          double mean = dl_dist_mean (d);
-          if (!(mean >= 1e3 && mean < 1e15))
-            return BAD ("network", key, "the distribution's mean must be from 1kbps to below 1000000Gbps (1e15 bit/s)");
-          *bps = (uint64_t) llround (mean);
-          c->rates_drawn = TRUE;
-        }
-      else
-        {
-          dl_parse_rate (V ("network", key), bps, NULL);
-          *d = dl_dist_constant (DL_UNIT_RATE, (double) *bps);
-        }
-    }
-  dl_parse_rate (V ("network", "replica_uplink"), &c->replica_uplink_bps, NULL);
-  if (c->replica_uplink_bps == 0)
-    return BAD ("network", "replica_uplink", "must be more than 0");
-  if (c->uplink_bps == 0)
-    return BAD ("network", "uplink", "must be more than 0");
-  if (c->downlink_bps == 0)
-    return BAD ("network", "downlink", "must be more than 0");
-  c->sharing_fifo = strcmp (V ("network", "sharing"), "fifo") == 0;
-  dl_parse_rate (V ("network", "server_uplink"), &c->server_uplink_bps, NULL);
-  dl_parse_rate (V ("network", "server_downlink"), &c->server_downlink_bps, NULL);
-  c->transport = strcmp (V ("network", "transport"), "tcp") == 0    ? SIM_TRANSPORT_TCP
-                 : strcmp (V ("network", "transport"), "sctp") == 0 ? SIM_TRANSPORT_SCTP
-                                                                     : SIM_TRANSPORT_FLUID;
-  dl_parse_size (V ("network", "mss"), &c->mss_bytes, NULL);
-  if (c->mss_bytes == 0 || c->mss_bytes > 1 << 20)
-    return BAD ("network", "mss", "must be between 1B and 1MiB");
-  dl_parse_size (V ("network", "header_bytes"), &c->header_bytes, NULL);
-  if (c->header_bytes > 1 << 20)
-    return BAD ("network", "header_bytes", "must be at most 1MiB");
-  dl_parse_duration (V ("network", "link_setup"), &c->link_setup, NULL);
-  _sim_scenario_parse_prob (V ("network", "connect_failure"), &c->connect_failure, NULL);
-  _sim_scenario_parse_prob (V ("network", "loss"), &c->loss, NULL);
-  c->crash_never_detected = strcmp (V ("network", "crash_detection"), "never") == 0;
-  if (!c->crash_never_detected)
-    dl_dist_parse (V ("network", "crash_detection"), DL_UNIT_DURATION, &c->crash_detection, NULL);
+  if (!build_network (s, p, out, error))
+    return FALSE;
   dl_parse_per_time (V ("churn", "arrival_rate"), &c->arrival_rate_per_s, NULL);
   dl_dist_parse (V ("churn", "session"), DL_UNIT_DURATION, &c->session, NULL);
   _sim_scenario_parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);

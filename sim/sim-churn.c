@@ -270,6 +270,50 @@ heal_all (SimWorld *w)
   sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "heal", "all: the liveness phase begins");
 }
 
+/* A link-fail action: the link will never come up; a setup under way fails now. */
+static void
+link_fail (SimWorld *w, const SimAction *a)
+{
+  Link *l = sim_link_get (w, a->a, a->b, TRUE);
+  l->never = TRUE;
+  sim_fact (w, a->a, a->b, "link-fail", NULL);
+  if (l->pending)
+    {
+      sim_engine_cancel (w->engine, l->setup_ev);
+      l->pending = FALSE;
+      w->link_setups--;
+      sim_net_link_failed (w, MIN (a->a, a->b), MAX (a->a, a->b), "link-fail action");
+    }
+}
+
+/* A link-down action: an up link goes silently dead. */
+static void
+link_down (SimWorld *w, const SimAction *a)
+{
+  Link *l = sim_link_get (w, a->a, a->b, FALSE);
+  if (l && l->up)
+    {
+      l->dead = TRUE;
+      sim_fact (w, a->a, a->b, "link-down", "silent");
+    }
+  else
+    sim_fact (w, a->a, a->b, "ignored", "link-down: the link is not up");
+}
+
+/* A drop or delay action: one more rule for the messages it names. */
+static void
+add_rule (SimWorld *w, const SimAction *a)
+{
+  char buf[64];
+  Rule r = { .msg_type = a->msg_type, .node = a->a, .count = a->count ? a->count : 1,
+             .delay = a->delay, .from = a->value == 1 };
+  memcpy (r.label, a->msg_label, sizeof r.label);
+  g_array_append_val (a->kind == SIM_ACT_DROP ? w->drop_rules : w->delay_rules, r);
+  g_snprintf (buf, sizeof buf, "%s%s%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type),
+              r.label[0] ? ":" : "", r.label, r.count);
+  sim_fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);
+}
+
 static void
 run_action (SimWorld *w, const SimAction *a)
 {
@@ -300,31 +344,11 @@ run_action (SimWorld *w, const SimAction *a)
       sim_crash_coordinator (w);
       break;
     case SIM_ACT_LINK_FAIL:
-      {
-        Link *l = sim_link_get (w, a->a, a->b, TRUE);
-        l->never = TRUE;
-        sim_fact (w, a->a, a->b, "link-fail", NULL);
-        if (l->pending)
-          {
-            sim_engine_cancel (w->engine, l->setup_ev);
-            l->pending = FALSE;
-            w->link_setups--;
-            sim_net_link_failed (w, MIN (a->a, a->b), MAX (a->a, a->b), "link-fail action");
-          }
-        break;
-      }
+      link_fail (w, a);
+      break;
     case SIM_ACT_LINK_DOWN:
-      {
-        Link *l = sim_link_get (w, a->a, a->b, FALSE);
-        if (l && l->up)
-          {
-            l->dead = TRUE;
-            sim_fact (w, a->a, a->b, "link-down", "silent");
-          }
-        else
-          sim_fact (w, a->a, a->b, "ignored", "link-down: the link is not up");
-        break;
-      }
+      link_down (w, a);
+      break;
     case SIM_ACT_PARTITION:
       g_clear_pointer (&w->groups, g_array_unref);
       w->groups = g_array_copy (a->groups);
@@ -338,16 +362,8 @@ run_action (SimWorld *w, const SimAction *a)
       break;   /* above */
     case SIM_ACT_DROP:
     case SIM_ACT_DELAY:
-      {
-        Rule r = { .msg_type = a->msg_type, .node = a->a, .count = a->count ? a->count : 1,
-                   .delay = a->delay, .from = a->value == 1 };
-        memcpy (r.label, a->msg_label, sizeof r.label);
-        g_array_append_val (a->kind == SIM_ACT_DROP ? w->drop_rules : w->delay_rules, r);
-        g_snprintf (buf, sizeof buf, "%s%s%s x%u", proto_msg_type_name ((ProtoMsgType) a->msg_type),
-                    r.label[0] ? ":" : "", r.label, r.count);
-        sim_fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);
-        break;
-      }
+      add_rule (w, a);
+      break;
     case SIM_ACT_LINK_SLOW:
       {
         Link *l = sim_link_get (w, a->a, a->b, TRUE);

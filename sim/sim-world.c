@@ -544,26 +544,27 @@ ev_watch (SimEngine *e, void *ctx, uint64_t arg)
 
 /* ---------------------------------------------------------------- setup, run, results */
 
-SimWorld *
-sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error)
+/* The checks sim_world_new makes before it builds anything. */
+static gboolean
+check_config (const SimWorldConfig *cfg, GError **error)
 {
   const ProtoConfig *p = &cfg->proto;
   if (p->min_participants == 0 || p->rounds == 0 || cfg->epochs_per_round == 0)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
                    "min_participants, rounds and epochs_per_round must be at least 1");
-      return NULL;
+      return FALSE;
     }
   if (cfg->model.kind != LEARN_MODEL_NONE && (cfg->train == NULL || cfg->train->n == 0))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "a trained model needs a training set");
-      return NULL;
+      return FALSE;
     }
   if (cfg->n_peers > cfg->max_peers && cfg->max_peers > 0)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "peers.count (%u) exceeds churn.max_peers (%u)",
                    cfg->n_peers, cfg->max_peers);
-      return NULL;
+      return FALSE;
     }
   for (guint i = 0; cfg->actions && i < cfg->actions->len; i++)
     {
@@ -573,9 +574,17 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
                        "timeline action %u names peer p%u beyond churn.max_peers (%u)", i + 1,
                        MAX (a->a, a->b), cfg->max_peers);
-          return NULL;
+          return FALSE;
         }
     }
+  return TRUE;
+}
+
+SimWorld *
+sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error)
+{
+  if (!check_config (cfg, error))
+    return NULL;
   SimWorld *w = g_new0 (SimWorld, 1);
   w->cfg = *cfg;
   if (rec)

@@ -12,7 +12,8 @@
 # DISCO's code: DISCO_SRC, a checkout prepared by guests/disco/install.sh;
 # without it, the archives of DISCO_ARCHIVES (default ../shared/disco beside
 # the source tree: disco-10b4be70.tar.gz, disco-1110.tar.gz), unpacked and
-# prepared once per build tree by tests/disco-trees.sh into disco-trees/.
+# prepared once per build tree by tests/disco-trees.sh into disco-trees/
+# (or into DISCO_TREES: .ci/run's distcheck reuses its first build's).
 # The checks above run on 10b4be70 (or DISCO_SRC); on the #1110 tree, DISCO's
 # own unit test of retry and exclusion (controller-retry-test.mjs, beside
 # the archives), three rounds, and every #1110 guest file: the guest twins
@@ -26,6 +27,7 @@ set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
 arch=${DISCO_ARCHIVES:-$src/../shared/disco}
+trees=${DISCO_TREES:-$(pwd)/disco-trees}
 tree1110=
 # the C twins of the #1110 guest files need no DISCO code: their [expect]
 # (DISCO's own behaviour) holds on dlsim's C machines
@@ -55,13 +57,13 @@ if [ -z "${DISCO_SRC:-}" ]; then
     echo "  archives (disco-10b4be70.tar.gz, disco-1110.tar.gz) in DISCO_ARCHIVES (now $arch)"
     skip
   fi
-  if ! sh "$src/tests/disco-trees.sh" "$arch" "$(pwd)/disco-trees"; then
+  if ! sh "$src/tests/disco-trees.sh" "$arch" "$trees"; then
     [ "${CI:-}" = true ] && { echo "FAIL: DISCO's archives could not be prepared (above)"; exit 1; }
     echo "SKIP: DISCO's archives could not be prepared (above: npm needs its registry)"
     skip
   fi
-  DISCO_SRC=$(pwd)/disco-trees/disco-10b4be70/disco
-  [ -f "$(pwd)/disco-trees/disco-1110/.stamp" ] && tree1110=$(pwd)/disco-trees/disco-1110/disco
+  DISCO_SRC=$trees/disco-10b4be70/disco
+  [ -f "$trees/disco-1110/.stamp" ] && tree1110=$trees/disco-1110/disco
 fi
 if ! command -v node >/dev/null || [ ! -f "$DISCO_SRC/server/dist/controllers/decentralized_controller.js" ]; then
   echo "SKIP: $DISCO_SRC is not prepared (sh guests/disco/install.sh --disco-src $DISCO_SRC), or no node"

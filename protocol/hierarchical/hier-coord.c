@@ -1032,6 +1032,63 @@ member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
   maybe_form (c, out);   /* it may have been the one hello missing */
 }
 
+/* ClientConnected: a new member, answered with NewNodeInfo. */
+static void
+on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m,
+                     guint at)
+{
+  /* a member's repeat (its NewNodeInfo was lost: hier-peer.c says
+   * ClientConnected again after head_timeout in connecting) is
+   * answered as the first was, and it stays one member */
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  if (!m)
+    {
+      m = g_new0 (Member, 1);
+      m->id = from;
+      m->cluster = -1;
+      m->lat.group = -1;
+      m->lat.best_group = -1;
+      m->lat.best_rtt = G_MAXUINT64;
+      m->late_deadline = DL_TIME_NEVER;
+      g_ptr_array_insert (c->members, (gint) at, m);
+    }
+  {
+    ProtoMsg r;
+    proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
+    r.node = from;
+    r.joined_mid_training = c->formed;   /* it syncs from its head before it trains */
+    send_msg (c, out, from, &r);
+  }
+}
+
+/* HierCandidacy from a placed member: a vote in its cluster's election,
+ * which it may start or split off. */
+static void
+on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+  if (msg->round > k->epoch)
+    {
+      note_cut (c, from, k->head);
+      if (k->head != PROTO_NO_NODE && k->head != from && cut_both_ways (c, from, k->head))
+        k = split_off (c, out, m, k, msg->round);
+      else
+        start_election (c, out, k, msg->round, "a member lost its head");
+    }
+  if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
+    {
+      observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
+               msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
+      /* it missed an announcement (a lost message): where things are */
+      send_cluster_to (c, out, k, from);
+      return;
+    }
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+  guint64 vote = ((guint64) msg->degree << 1) | (msg->helper ? 1 : 0);
+  g_hash_table_insert (k->votes, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) vote + 1));
+  try_tally (c, out, k);
+}
+
 static void
 handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -1040,28 +1097,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
   switch (msg->type)
     {
     case PROTO_MSG_CLIENT_CONNECTED:
-      /* a member's repeat (its NewNodeInfo was lost: hier-peer.c says
-       * ClientConnected again after head_timeout in connecting) is
-       * answered as the first was, and it stays one member */
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      if (!m)
-        {
-          m = g_new0 (Member, 1);
-          m->id = from;
-          m->cluster = -1;
-          m->lat.group = -1;
-          m->lat.best_group = -1;
-          m->lat.best_rtt = G_MAXUINT64;
-          m->late_deadline = DL_TIME_NEVER;
-          g_ptr_array_insert (c->members, (gint) at, m);
-        }
-      {
-        ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
-        r.node = from;
-        r.joined_mid_training = c->formed;   /* it syncs from its head before it trains */
-        send_msg (c, out, from, &r);
-      }
+      on_client_connected (c, out, from, msg, m, at);
       return;
     case PROTO_MSG_HIER_HELLO:
       /* a repeat (hier-peer.c says HierHello again while no HierCluster
@@ -1084,32 +1120,10 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
         maybe_form (c, out);
       return;
     case PROTO_MSG_HIER_CANDIDACY:
-      {
-        if (!m || m->cluster < 0)
-          break;
-        Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
-        if (msg->round > k->epoch)
-          {
-            note_cut (c, from, k->head);
-            if (k->head != PROTO_NO_NODE && k->head != from && cut_both_ways (c, from, k->head))
-              k = split_off (c, out, m, k, msg->round);
-            else
-              start_election (c, out, k, msg->round, "a member lost its head");
-          }
-        if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
-          {
-            observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
-                     msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
-            /* it missed an announcement (a lost message): where things are */
-            send_cluster_to (c, out, k, from);
-            return;
-          }
-        observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
-        guint64 vote = ((guint64) msg->degree << 1) | (msg->helper ? 1 : 0);
-        g_hash_table_insert (k->votes, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) vote + 1));
-        try_tally (c, out, k);
-        return;
-      }
+      if (!m || m->cluster < 0)
+        break;
+      on_candidacy (c, out, from, msg, m);
+      return;
     case PROTO_MSG_HIER_RTT:
       if (!m || !m->region)
         break;

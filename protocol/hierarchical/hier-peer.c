@@ -1430,6 +1430,74 @@ say_connected (HierPeer *p, ProtoOutbox *out)
   p->admit_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
 }
 
+/* The deadline input: each timer that is due fires. */
+static void
+on_deadline (HierPeer *p, DlTime now, ProtoOutbox *out)
+{
+  head_timer (p, out);
+  if (p->state == HIER_PEER_CONNECTING && now >= p->admit_deadline)
+    {
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_NEW_NODE_INFO, -1,
+                  "head_timeout: no NewNodeInfo: says ClientConnected again");
+      say_connected (p, out);
+    }
+  if (awaits_cluster (p) && now >= p->hello_deadline)
+    {
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CLUSTER, -1,
+                  "head_timeout: no cluster announced: says HierHello again");
+      say_hello (p, out);
+    }
+  if (p->state == HIER_PEER_SYNCING && now >= p->sync_deadline)
+    {
+      observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
+                  "head_timeout: no model from the head: trains from its own");
+      start_training (p, out);
+    }
+  if (p->state == HIER_PEER_WAIT_HEAD && now >= p->stand_deadline)
+    {
+      /* no head announced in head_timeout: its candidacy, or the
+       * announcement, may have been lost (a partition); it stands again
+       * and the coordinator says where things are */
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CANDIDACY, p->candidacy_epoch,
+                  "no head announced: stands again");
+      uint32_t e = p->candidacy_epoch;
+      p->candidacy_epoch = e ? e - 1 : 0;
+      stand (p, out, MAX (e, 1));
+    }
+  if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id && now >= p->result_deadline)
+    {
+      /* a link to the head that never came up (its signalling was
+       * lost: a partition) is dropped, so that an update to the same
+       * head, re-elected, opens a new one instead of queueing behind
+       * it for good (scenarios/regression/hier-link-never-up.ini) */
+      if (proto_links_get (&p->links, p->sent_to, NULL) && !proto_links_is_up (&p->links, p->sent_to))
+        {
+          observe (p, out, PROTO_OBS_LINK, p->sent_to, -1, -1, "never came up: dropped");
+          proto_links_lost (&p->links, out, p->sent_to);
+        }
+      head_lost (p, out, "head_timeout: no result from the head");
+    }
+}
+
+/* The coordinator stream closed, or the peer leaves: it drops every link
+ * and its cluster. */
+static void
+on_leave (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
+{
+  if (!p->connected)
+    return;
+  proto_links_close_all (&p->links, out);
+  if (in->kind == PROTO_IN_LEAVE)
+    proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+  p->connected = FALSE;
+  p->is_head = FALSE;
+  head_clear (p);
+  g_array_set_size (p->probes, 0);
+  observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+              in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
+  set_state (p, out, HIER_PEER_LEFT);
+}
+
 void
 hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -1449,49 +1517,7 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       handle_message (p, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      head_timer (p, out);
-      if (p->state == HIER_PEER_CONNECTING && now >= p->admit_deadline)
-        {
-          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_NEW_NODE_INFO, -1,
-                      "head_timeout: no NewNodeInfo: says ClientConnected again");
-          say_connected (p, out);
-        }
-      if (awaits_cluster (p) && now >= p->hello_deadline)
-        {
-          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CLUSTER, -1,
-                      "head_timeout: no cluster announced: says HierHello again");
-          say_hello (p, out);
-        }
-      if (p->state == HIER_PEER_SYNCING && now >= p->sync_deadline)
-        {
-          observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
-                      "head_timeout: no model from the head: trains from its own");
-          start_training (p, out);
-        }
-      if (p->state == HIER_PEER_WAIT_HEAD && now >= p->stand_deadline)
-        {
-          /* no head announced in head_timeout: its candidacy, or the
-           * announcement, may have been lost (a partition); it stands again
-           * and the coordinator says where things are */
-          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_HIER_CANDIDACY, p->candidacy_epoch,
-                      "no head announced: stands again");
-          uint32_t e = p->candidacy_epoch;
-          p->candidacy_epoch = e ? e - 1 : 0;
-          stand (p, out, MAX (e, 1));
-        }
-      if (p->pending && p->sent_to != PROTO_NO_NODE && p->sent_to != p->id && now >= p->result_deadline)
-        {
-          /* a link to the head that never came up (its signalling was
-           * lost: a partition) is dropped, so that an update to the same
-           * head, re-elected, opens a new one instead of queueing behind
-           * it for good (scenarios/regression/hier-link-never-up.ini) */
-          if (proto_links_get (&p->links, p->sent_to, NULL) && !proto_links_is_up (&p->links, p->sent_to))
-            {
-              observe (p, out, PROTO_OBS_LINK, p->sent_to, -1, -1, "never came up: dropped");
-              proto_links_lost (&p->links, out, p->sent_to);
-            }
-          head_lost (p, out, "head_timeout: no result from the head");
-        }
+      on_deadline (p, now, out);
       break;
     case PROTO_IN_TRAINING_DONE:
       if (p->state != HIER_PEER_TRAINING || in->weights == NULL)
@@ -1514,18 +1540,7 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       break;
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
-      if (!p->connected)
-        break;
-      proto_links_close_all (&p->links, out);
-      if (in->kind == PROTO_IN_LEAVE)
-        proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->connected = FALSE;
-      p->is_head = FALSE;
-      head_clear (p);
-      g_array_set_size (p->probes, 0);
-      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
-                  in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      set_state (p, out, HIER_PEER_LEFT);
+      on_leave (p, in, out);
       break;
     }
   DlTime after = hier_peer_next_deadline (p);
