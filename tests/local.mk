@@ -48,7 +48,7 @@ tests_test_base_SOURCES = tests/test-base.c
 tests_test_base_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_base_LDADD = $(DL_CHECK_LDADD)
 
-tests_test_sim_SOURCES = tests/test-sim.c
+tests_test_sim_SOURCES = tests/test-sim.c tests/slow-start-bound.h
 tests_test_sim_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_sim_LDADD = $(DL_CHECK_LDADD)
 
@@ -128,7 +128,7 @@ tests_data_probe_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-world
 TESTS += tests/test-world
-tests_test_world_SOURCES = tests/test-world.c
+tests_test_world_SOURCES = tests/test-world.c tests/slow-start-bound.h
 tests_test_world_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_world_LDADD = $(DL_CHECK_LDADD)
 

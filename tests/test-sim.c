@@ -8,6 +8,7 @@
 #include "sim/sim-flows.h"
 #include "base/dl-random.h"
 #include "bench/phold.h"
+#include "tests/slow-start-bound.h"
 
 #include <check.h>
 #include <math.h>
@@ -722,28 +723,11 @@ START_TEST (test_flows_only_the_component)
 }
 END_TEST
 
-/* Slow start, the analytic bound: a flow of S bytes over a link of C
- * bytes/ns with round trip R and initial window W sends W, 2W, 4W... in
- * whole rounds of R while what is left does not fit in the window and the
- * window is below the link's bandwidth-delay product C R; the rest then
- * goes at C.  Computed here from that formula, not pasted. */
-static double
-slow_start_grow_ns (double S, double C, double R, double W, double g, double lag)
-{
-  double t = 0, left = S;
-  while (left > W && W < C * R)
-    {
-      left -= W;
-      W = W * g - lag;
-      t += R;
-    }
-  return t + left / C;
-}
-
+/* Slow start, the analytic bound (tests/slow-start-bound.h), doubling. */
 static double
 slow_start_ns (double S, double C, double R, double W)
 {
-  return slow_start_grow_ns (S, C, R, W, 2, 0);
+  return slow_start_bound_ns (S, C, R, W, 2, 0);
 }
 
 static const struct {
@@ -785,7 +769,7 @@ START_TEST (test_flows_slow_start_alone)
         }
       sim_flows_update (f, now);
     }
-  double want = slow_start_grow_ns ((double) ss_cases[_i].bytes, (double) ss_cases[_i].bps / 8e9,
+  double want = slow_start_bound_ns ((double) ss_cases[_i].bytes, (double) ss_cases[_i].bps / 8e9,
                                     (double) ss_cases[_i].rtt, (double) iw, ss_cases[_i].growth, (double) ss_cases[_i].lag);
   ck_assert_msg (fabs ((double) done - want) <= 2, "%" G_GUINT64_FORMAT " bytes: %" G_GINT64_FORMAT " ns, want %.0f",
                  ss_cases[_i].bytes, done, want);

@@ -11,6 +11,7 @@
 #include "sim/sim-scenario.h"
 #include "protocol/disco/disco-config.h"
 #include "protocol/disco/disco-msgs.h"
+#include "tests/slow-start-bound.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
@@ -749,23 +750,6 @@ START_TEST (test_bandwidth_trace_follows_the_device)
 }
 END_TEST
 
-/* The analytic slow-start time of S bytes at C bytes/ns, round trip R,
- * initial window W growing to W g - lag every round (as tests/test-sim.c's):
- * whole rounds of the window while the rest does not fit in it and it is
- * below C R, then the rest at C. */
-static double
-slow_start_ns (double S, double C, double R, double W, double g, double lag)
-{
-  double t = 0, left = S;
-  while (left > W && W < C * R)
-    {
-      left -= W;
-      W = W * g - lag;
-      t += R;
-    }
-  return t + left / C;
-}
-
 /* [network] transport on a 2-peer round: p1's Payload (1 000 025 B, 691
  * segments, 1 045 631 B on the wire) over 100 Mbit/s links, 50 ms one way,
  * on a peer link that has just come up (a new connection), takes from its
@@ -792,8 +776,8 @@ START_TEST (test_transport_slow_start)
   ck_assert_msg (r.sent != DL_TIME_NEVER && r.received != DL_TIME_NEVER, "p1 sent no Payload that arrived");
   double c = 100e6 / 8e9, wire = 1045631, seg = 1448 + 66;
   double want = _i == SIM_TRANSPORT_FLUID ? wire / c
-                : _i == SIM_TRANSPORT_TCP ? slow_start_ns (wire, c, 100e6, 10 * seg, 2, seg)
-                                          : slow_start_ns (wire, c, 100e6, 4380, 1.5, 0);
+                : _i == SIM_TRANSPORT_TCP ? slow_start_bound_ns (wire, c, 100e6, 10 * seg, 2, seg)
+                                          : slow_start_bound_ns (wire, c, 100e6, 4380, 1.5, 0);
   want += 50e6 + (_i == SIM_TRANSPORT_FLUID ? 0 : ceil (seg / c));
   DlTime took = r.received - r.sent;
   ck_assert_msg (fabs ((double) took - want) <= 3, "transport %d: %" G_GINT64_FORMAT " ns, want %.0f", _i, took, want);
@@ -850,7 +834,7 @@ START_TEST (test_transport_idle_restart)
   ck_assert_uint_eq (r.n_received, 2);
   double c = 100e6 / 8e9, wire = 1045631, seg = 1448 + 66;
   DlTime first = r.received[0] - r.sent[0], second = r.received[1] - r.sent[1];
-  double cold = slow_start_ns (wire, c, 100e6, 10 * seg, 2, seg) + 50e6 + ceil (seg / c);
+  double cold = slow_start_bound_ns (wire, c, 100e6, 10 * seg, 2, seg) + 50e6 + ceil (seg / c);
   ck_assert_msg (fabs ((double) first - cold) <= 3, "round 1: %" G_GINT64_FORMAT " ns, want %.0f", first, cold);
   double want = _i == 0 ? wire / c + 50e6 + ceil (seg / c) : cold;
   ck_assert_msg (fabs ((double) second - want) <= 3, "round 2 (idle %" G_GINT64_FORMAT " ns): %" G_GINT64_FORMAT " ns, want %.0f",
