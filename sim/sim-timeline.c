@@ -115,6 +115,14 @@ _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs
       ok = t->len == 1 || (t->len == 2 && strcmp (t->pdata[1], "all") == 0);
       usage = "heal / heal all";
     }
+  else if (strcmp (verb, "reseed") == 0)
+    {
+      a->kind = SIM_ACT_RESEED;
+      char *end = NULL;
+      ok = t->len == 2 && g_ascii_isdigit (((char *) t->pdata[1])[0])
+           && (a->salt = g_ascii_strtoull (t->pdata[1], &end, 10), *end == '\0');
+      usage = "reseed SALT (a number)";
+    }
   else if (strcmp (verb, "slow") == 0)
     {
       a->kind = SIM_ACT_SLOW;
@@ -192,7 +200,7 @@ _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs
       else
         g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
                      "'%s': unknown action (expected join, leave, crash, link-fail, link-down, "
-                     "link-slow, partition, heal, drop, delay or slow)", text);
+                     "link-slow, partition, heal, drop, delay, slow or reseed)", text);
       return FALSE;
     }
   return TRUE;
