@@ -138,7 +138,9 @@ cli_cmd_explore (int argc, char **argv)
 {
   gint runs = 100, jobs = 1;
   gint64 seed = -1;
-  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE;
+  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE, localize = FALSE;
+  gint points = 20;
+  double certain = 0.9;
   g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL, *messages = NULL;
   g_auto (GStrv) sets = NULL;
   g_auto (GStrv) rest = NULL;
@@ -167,6 +169,14 @@ cli_cmd_explore (int argc, char **argv)
       "faults to the end and safety properties only (scenario.properties=safety)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
+    { "localize", 0, 0, G_OPTION_ARG_NONE, &localize,
+      "FILE is a failing run (a found file): re-run it with its seed up to a cut t, re-seed every random stream at "
+      "t (`reseed` in [timeline]), and print the share of --runs runs at each cut that fail as it does; names the "
+      "event after which that share stays >= --certain; -o DB stores the run and the curve (dlsim plot DB localize)",
+      NULL },
+    { "points", 0, 0, G_OPTION_ARG_INT, &points, "--localize: cuts evenly over [0, the failure] (default 20)", "N" },
+    { "certain", 0, 0, G_OPTION_ARG_DOUBLE, &certain,
+      "--localize: the failure ratio that counts as certain (default 0.9)", "R" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
       "stop starting runs after this much wall time (the table then depends on the machine)", "D" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -226,6 +236,11 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "--heal and --safety-only: choose one (--safety-only checks no liveness property)");
       return CLI_EXIT_USAGE;
     }
+  if (localize && (points < 1 || points > 1000 || !(certain > 0 && certain <= 1)))
+    {
+      cli_error ("explore", "--localize: expected --points 1 to 1000 and --certain in (0, 1]");
+      return CLI_EXIT_USAGE;
+    }
   ExploreSpace sp = { .heal = heal };
   if (!explore_parse_faults (faults, &sp, &error))
     {
@@ -254,6 +269,8 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (localize)
+    return cli_explore_localize (path, bsets, (guint) runs, (guint) points, (guint) jobs, certain, out);
   gint64 t0 = g_get_monotonic_time ();
   Progress pr = { (guint) runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
   ExploreSearchOptions so = {
