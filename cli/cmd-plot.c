@@ -24,7 +24,7 @@ cli_cmd_plot (int argc, char **argv)
     { "y", 0, 0, G_OPTION_ARG_STRING, &y, "summary: the summary keys to draw, one panel each (1 to 6, comma-separated)", "KEY,..." },
     { "where", 0, 0, G_OPTION_ARG_STRING, &where, "summary: only the runs with these parameters", "KEY=VALUE,..." },
     { "target", 0, 0, G_OPTION_ARG_DOUBLE, &target, "scaling: the accuracy of the time-to-accuracy panel (default 0.85)", "ACC" },
-    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "timeline, rounds, participants, traffic: the run (default: the only run)", "ID" },
+    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "timeline, rounds, participants, traffic, localize: the run (default: the only run)", "ID" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "FILE.png or FILE.svg (default DB-KIND.png)", "FILE" },
     { "script", 0, 0, G_OPTION_ARG_NONE, &script_only, "print the gnuplot script instead of running gnuplot", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -49,6 +49,8 @@ cli_cmd_plot (int argc, char **argv)
       "                --y KEY,... (e.g. metric.step_latency_s.median) against --x KEY,\n"
       "                one line per value of --by KEY (or combination of --by KEY,KEY),\n"
       "                mean over the runs of each point with 95% confidence error bars\n"
+      "  localize      one run recorded by dlsim explore --localize -o DB: the failure\n"
+      "                ratio against the cut t, the decisive event marked\n"
       "The format follows the output's extension (.png or .svg). gnuplot runs\n"
       "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
   g_autoptr (GError) error = NULL;
