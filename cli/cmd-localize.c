@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#define MAX_NAMED 12   /* the decisive instant's events printed */
+
 static void
 print_curve (const ExploreLocalized *l)
 {
@@ -39,11 +41,14 @@ print_decisive (const ExploreLocalized *l, double certain)
     }
   printf ("\ndecisive event (the last one before the ratio stays >= %.2f), at %s:\n", certain,
           dl_time_format (l->decisive_t, tb));
-  for (guint i = 0; i < l->decisive_events->len; i++)
+  guint n = l->decisive_events->len;
+  for (guint i = 0; i < n && i < MAX_NAMED; i++)
     {
       g_autofree char *what = cli_shown (l->decisive_events->pdata[i], FALSE);
       printf ("  %s\n", what);
     }
+  if (n > MAX_NAMED)
+    printf ("  ... and %u more at that instant (dlsim trace on the run -o DB records)\n", n - MAX_NAMED);
 }
 
 int
