@@ -174,7 +174,7 @@ cli_cmd_explore (int argc, char **argv)
       "t (`reseed` in [timeline]), and print the share of --runs runs at each cut that fail as it does; names the "
       "event after which that share stays >= --certain; -o DB stores the run and the curve (dlsim plot DB localize)",
       NULL },
-    { "points", 0, 0, G_OPTION_ARG_INT, &points, "--localize: cuts evenly over [0, the failure] (default 20)", "N" },
+    { "points", 0, 0, G_OPTION_ARG_INT, &points, "--localize: cuts at 0, after every (n/N)-th of the found run's n events, and at the failure (default 20)", "N" },
     { "certain", 0, 0, G_OPTION_ARG_DOUBLE, &certain,
       "--localize: the failure ratio that counts as certain (default 0.9)", "R" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,

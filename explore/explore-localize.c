@@ -9,7 +9,8 @@
  * t: near 0 while the failure still depends on luck, 1 once something
  * that happened before t made it certain.
  *
- * The cuts: a grid over [0, the first violation], then a bisection over
+ * The cuts: a grid (0, a cut just after every (n/points)-th recorded
+ * event of the found run, the first violation), then a bisection over
  * the found run's recorded events between the last uncertain grid cut
  * and the first certain one, each probe cut just after an event.  The
  * decisive instant is the last recorded event before the first cut after
@@ -201,6 +202,26 @@ first_certain (const ExploreLocalizeOptions *o, GArray *cuts)
   return b;
 }
 
+/* The grid: 0, the cut just after every (len/points)-th event of the found
+ * run, and the failure: its points are where the run's events are, not
+ * spread over a stall window in which nothing happens. */
+static GArray *
+grid_cuts (GArray *events, guint points, DlTime failed_at)
+{
+  GArray *g = g_array_new (FALSE, FALSE, sizeof (DlTime));
+  DlTime zero = 0;
+  g_array_append_val (g, zero);
+  for (guint k = 1; k < points && events->len; k++)
+    {
+      DlTime t = g_array_index (events, ExploreEvent, (gsize) events->len * k / points).t + 1;
+      if (t > g_array_index (g, DlTime, g->len - 1) && t < failed_at)
+        g_array_append_val (g, t);
+    }
+  if (failed_at > g_array_index (g, DlTime, g->len - 1))
+    g_array_append_val (g, failed_at);
+  return g;
+}
+
 /* ---------------------------------------------------------------- the decisive event */
 
 /* The distinct event times in [from, to), each cut just after them. */
@@ -307,11 +328,8 @@ explore_localize (const ExploreLocalizeOptions *o, ExploreLocalized *out, GError
   out->events = found_events (o->path, o->sets, out->seed, o->db, &out->run_id, error);
   if (!out->events)
     return FALSE;
-  guint points = MAX (o->points, 1);
-  g_autofree DlTime *grid = g_new (DlTime, points + 1);
-  for (guint i = 0; i <= points; i++)
-    grid[i] = (DlTime) ((double) out->failed_at * i / points);
-  run_cuts (o, out, grid, points + 1);
+  g_autoptr (GArray) grid = grid_cuts (out->events, MAX (o->points, 1), out->failed_at);
+  run_cuts (o, out, (const DlTime *) grid->data, grid->len);
   refine (o, out);
   name_decisive (o, out);
   if (!o->db)

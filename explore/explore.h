@@ -205,9 +205,10 @@ void explore_shrunk_clear (ExploreShrunk *r);
  * re-run with a `reseed SALT` timeline action at each cut t: the same run
  * up to t, every random stream drawn anew after it; the failure ratio at
  * t is the share of o->runs such runs that fail with the found run's
- * signature.  Cuts: a grid of `points` intervals over [0, the first
- * violation], then a bisection over the found run's events where the
- * ratio becomes certain (>= certain) and stays so. */
+ * signature.  Cuts: 0, one just after every (n/points)-th of the found
+ * run's n recorded events, and its first violation; then a bisection
+ * over its events where the ratio becomes certain (>= certain) and stays
+ * so. */
 typedef struct {
   const char *path;
   char **sets;             /* NULL-ended overrides */
