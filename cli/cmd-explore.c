@@ -133,13 +133,28 @@ shrink_failures (GPtrArray *failures, const char *path, char **bsets, const Expl
   return rc;
 }
 
+/* The base's overrides, NULL-ended: --set's, then --version's and
+ * --safety-only's (transfer full) */
+static GPtrArray *
+base_overrides (char **sets, const char *version, gboolean safety_only)
+{
+  GPtrArray *base_sets = g_ptr_array_new_with_free_func (g_free);
+  for (char **s = sets; s && *s; s++)
+    g_ptr_array_add (base_sets, g_strdup (*s));
+  if (version)
+    g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
+  if (safety_only)
+    g_ptr_array_add (base_sets, g_strdup ("scenario.properties=safety"));
+  g_ptr_array_add (base_sets, NULL);
+  return base_sets;
+}
+
 int
 cli_cmd_explore (int argc, char **argv)
 {
-  gint runs = 100, jobs = 1;
+  gint runs = 100, jobs = 1, points = 20;
   gint64 seed = -1;
   gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE, localize = FALSE;
-  gint points = 20;
   double certain = 0.9;
   g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL, *messages = NULL;
   g_auto (GStrv) sets = NULL;
@@ -169,14 +184,11 @@ cli_cmd_explore (int argc, char **argv)
       "faults to the end and safety properties only (scenario.properties=safety)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
-    { "localize", 0, 0, G_OPTION_ARG_NONE, &localize,
-      "FILE is a failing run (a found file): re-run it with its seed up to a cut t, re-seed every random stream at "
-      "t (`reseed` in [timeline]), and print the share of --runs runs at each cut that fail as it does; names the "
-      "event after which that share stays >= --certain; -o DB stores the run and the curve (dlsim plot DB localize)",
-      NULL },
-    { "points", 0, 0, G_OPTION_ARG_INT, &points, "--localize: cuts at 0, after every (n/N)-th of the found run's n events, and at the failure (default 20)", "N" },
-    { "certain", 0, 0, G_OPTION_ARG_DOUBLE, &certain,
-      "--localize: the failure ratio that counts as certain (default 0.9)", "R" },
+    { "localize", 0, 0, G_OPTION_ARG_NONE, &localize, "FILE is a failing run: re-run it with its seed, re-seed every "
+      "random stream at a cut t (`reseed` in [timeline]), print the share of --runs runs failing as it does at each cut, "
+      "name the event after which it stays >= --certain; -o DB keeps the curve (dlsim plot DB localize)", NULL },
+    { "points", 0, 0, G_OPTION_ARG_INT, &points, "--localize: cuts at 0, after every (n/N)-th of the run's n events, and at the failure (default 20)", "N" },
+    { "certain", 0, 0, G_OPTION_ARG_DOUBLE, &certain, "--localize: the failure ratio counted as certain (default 0.9)", "R" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
       "stop starting runs after this much wall time (the table then depends on the machine)", "D" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -236,11 +248,6 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "--heal and --safety-only: choose one (--safety-only checks no liveness property)");
       return CLI_EXIT_USAGE;
     }
-  if (localize && (points < 1 || points > 1000 || !(certain > 0 && certain <= 1)))
-    {
-      cli_error ("explore", "--localize: expected --points 1 to 1000 and --certain in (0, 1]");
-      return CLI_EXIT_USAGE;
-    }
   ExploreSpace sp = { .heal = heal };
   if (!explore_parse_faults (faults, &sp, &error))
     {
@@ -253,15 +260,7 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  /* the base: its overrides (and --version) come first */
-  g_autoptr (GPtrArray) base_sets = g_ptr_array_new_with_free_func (g_free);
-  for (char **s = sets; s && *s; s++)
-    g_ptr_array_add (base_sets, g_strdup (*s));
-  if (version)
-    g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
-  if (safety_only)
-    g_ptr_array_add (base_sets, g_strdup ("scenario.properties=safety"));
-  g_ptr_array_add (base_sets, NULL);
+  g_autoptr (GPtrArray) base_sets = base_overrides (sets, version, safety_only);
   char **bsets = (char **) base_sets->pdata;
   guint64 scenario_seed = 0;
   if (!explore_space_load (&sp, path, bsets, &scenario_seed, &error))

@@ -57,6 +57,11 @@ cli_explore_localize (const char *path, char **sets, guint runs, guint points, g
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (ResDb) db = NULL;
+  if (points < 1 || points > 1000 || !(certain > 0 && certain <= 1))
+    {
+      cli_error ("explore", "--localize: expected --points 1 to 1000 and --certain in (0, 1]");
+      return CLI_EXIT_USAGE;
+    }
   if (out && !(db = cli_db_open (out, &error)))
     {
       cli_error ("explore", "%s", error->message);

@@ -10,6 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* DB-KIND.png, in the current folder (transfer full) */
+static char *
+default_output (const char *db_path, const char *kind)
+{
+  g_autofree char *base = g_path_get_basename (db_path);
+  if (g_str_has_suffix (base, ".db"))
+    base[strlen (base) - 3] = '\0';
+  return g_strdup_printf ("%s-%s.png", base, kind);
+}
+
 int
 cli_cmd_plot (int argc, char **argv)
 {
@@ -69,12 +79,7 @@ cli_cmd_plot (int argc, char **argv)
   if (!db)
     return CLI_EXIT_FAILURE;
   if (!output)
-    {
-      g_autofree char *base = g_path_get_basename (db_path);
-      if (g_str_has_suffix (base, ".db"))
-        base[strlen (base) - 3] = '\0';
-      output = g_strdup_printf ("%s-%s.png", base, kind);
-    }
+    output = default_output (db_path, kind);
   PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output, .target = target, .y = y,
                     .where = where };
   g_autofree char *script = plot_script (db, db_path, &o, &error);

@@ -71,7 +71,7 @@ plot_localize (GString *s, sqlite3 *db, const char *db_name, const RunInfo *r, c
   g_autofree char *first = what ? g_strndup (what, strcspn (what, ";")) : NULL;
   g_autofree char *title = isnan (decisive_s)
                              ? g_strdup ("never certain before the failure")
-                             : g_strdup_printf ("decisive at %.6f s: %s%s", decisive_s, first ? first : "?",
+                             : g_strdup_printf ("decisive at %.4f s: %s%s", decisive_s, first ? first : "?",
                                                 what && strchr (what, ';') ? " ..." : "");
   panel (s, t_max, isnan (certain) ? 0.9 : certain, decisive_s, title);
   if (zoom)
