@@ -162,7 +162,7 @@ cli_cmd_explore (int argc, char **argv)
   GOptionEntry entries[] = {
     { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "runs to make (default 100)", "N" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "runs at once, in threads (default 1); the table does not change", "N" },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "base seed (default the scenario's); run i uses seed + i", "S" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "base seed (default the scenario's); run i uses seed + i; --localize: the failing run's seed", "S" },
     { "faults", 0, 0, G_OPTION_ARG_STRING, &faults,
       "fault kinds the search may turn on (default all but coordinator-crash): drop, delay, crash, leave, join, "
       "partition, link-fail, link-down, link-slow, slow, jitter, rejoin, coordinator-crash (the coordinator, with "
@@ -269,7 +269,7 @@ cli_cmd_explore (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   if (localize)
-    return cli_explore_localize (path, bsets, (guint) runs, (guint) points, (guint) jobs, certain, out);
+    return cli_explore_localize (path, bsets, seed, (guint) runs, (guint) points, (guint) jobs, certain, out);
   gint64 t0 = g_get_monotonic_time ();
   Progress pr = { (guint) runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
   ExploreSearchOptions so = {

@@ -51,9 +51,22 @@ print_decisive (const ExploreLocalized *l, double certain)
     printf ("  ... and %u more at that instant (dlsim trace on the run -o DB records)\n", n - MAX_NAMED);
 }
 
+/* sets, then scenario.seed=SEED if seed >= 0, NULL-ended (transfer full) */
+static GPtrArray *
+with_seed (char **sets, gint64 seed)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func (g_free);
+  for (char **s = sets; s && *s; s++)
+    g_ptr_array_add (all, g_strdup (*s));
+  if (seed >= 0)
+    g_ptr_array_add (all, g_strdup_printf ("scenario.seed=%" G_GINT64_FORMAT, seed));
+  g_ptr_array_add (all, NULL);
+  return all;
+}
+
 int
-cli_explore_localize (const char *path, char **sets, guint runs, guint points, guint jobs, double certain,
-                      const char *out)
+cli_explore_localize (const char *path, char **sets, gint64 seed, guint runs, guint points, guint jobs,
+                      double certain, const char *out)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (ResDb) db = NULL;
@@ -67,7 +80,8 @@ cli_explore_localize (const char *path, char **sets, guint runs, guint points, g
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_FAILURE;
     }
-  ExploreLocalizeOptions o = { .path = path, .sets = sets, .runs = runs, .points = points, .jobs = jobs,
+  g_autoptr (GPtrArray) all = with_seed (sets, seed);
+  ExploreLocalizeOptions o = { .path = path, .sets = (char **) all->pdata, .runs = runs, .points = points, .jobs = jobs,
                                .certain = certain, .db = db };
   ExploreLocalized l;
   if (!explore_localize (&o, &l, &error))

@@ -54,6 +54,7 @@ expect 1 'has no localize curve' -- sh -c "\"$DLSIM\" run \"$tmp/loss.ini\" -o \
 # bad input names the file
 sed 's/^loss = 0.01/loss = 0/' "$tmp/loss.ini" >"$tmp/fine.ini"
 expect 1 "fine.ini: its run (seed 5) breaks no property" -- "$DLSIM" explore --localize "$tmp/fine.ini" --runs 2
+expect 1 "loss.ini: its run (seed 7) breaks no property" -- "$DLSIM" explore --localize "$tmp/loss.ini" --seed 7 --runs 2
 expect 2 "missing.ini" -- "$DLSIM" explore --localize "$tmp/missing.ini" --runs 2
 expect 2 "expected --points 1 to 1000" -- "$DLSIM" explore --localize "$tmp/loss.ini" --points 0
 printf '[timeline]\n1s = reseed x\n' | cat "$tmp/loss.ini" - >"$tmp/bad.ini"
