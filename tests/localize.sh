@@ -3,8 +3,10 @@
 # become likely?"): on a constructed run whose failure is one message lost
 # to [network] loss, the failure ratio is low before the loss and 1 after
 # it, and the loss is the decisive event named; the same command prints
-# the same curve (with -j 1 and -j 2); the curve is stored and plotted;
-# bad input is refused, naming the file.
+# the same curve (with -j 1 and -j 2); the `reseed` action re-seeds a
+# coordinator's own stream too (fedavg's sampling), and the same salt
+# gives the same run; the curve is stored and plotted; bad input is
+# refused, naming the file.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 # seed 5 of this run stalls: a Payload on a peer link is lost (loss is the
@@ -48,6 +50,25 @@ awk -v r="$before" 'BEGIN { exit !(r != "" && r < 0.9) }' && ok "uncertain just 
 "$DLSIM" explore --localize "$tmp/loss.ini" --runs 30 --points 10 -j 1 >"$tmp/b.txt" 2>&1
 grep -v '^the found run is run' "$tmp/a.txt" | sed '$d' >"$tmp/a2.txt"
 cmp -s "$tmp/a2.txt" "$tmp/b.txt" && ok "same output with -j 1" || ko "-j 1 differs: $(diff "$tmp/a2.txt" "$tmp/b.txt" | head)"
+# every stream, a coordinator's own too: fedavg's server draws which
+# clients a round samples from a stream of its own (ProtoMachineClass.reseed);
+# re-seeded between rounds 2 and 3, rounds 1-2 are the same, later ones
+# differ, and the same salt gives the same run
+fed=${DLSIM_SRCDIR:-.}/scenarios/regression/fedavg-basic.ini
+sampled () { # DB ROUND-CMP: the server's sends of the rounds before/after the cut, in order
+  sqlite3 "$1" "SELECT group_concat(other, ',') FROM (SELECT other FROM events WHERE node = 'S' AND kind = 'sent'
+    AND round $2 3 ORDER BY seq)"
+}
+for k in 0 1 2; do
+  set -- ; [ "$k" -gt 0 ] && set -- --set 'timeline.500ms=reseed 3'
+  "$DLSIM" run "$fed" "$@" -o "$tmp/fed$k.db" -q >/dev/null 2>&1 || true
+done
+[ -n "$(sampled "$tmp/fed0.db" '<')" ] && [ "$(sampled "$tmp/fed0.db" '<')" = "$(sampled "$tmp/fed1.db" '<')" ] \
+  && ok "before the cut: the same run" || ko "before the cut: $(sampled "$tmp/fed0.db" '<') / $(sampled "$tmp/fed1.db" '<')"
+[ "$(sampled "$tmp/fed0.db" '>=')" != "$(sampled "$tmp/fed1.db" '>=')" ] \
+  && ok "after the cut: the server's own sampling re-seeded" || ko "after the cut: the same clients sampled"
+[ "$(sampled "$tmp/fed1.db" '>=')" = "$(sampled "$tmp/fed2.db" '>=')" ] \
+  && ok "the same salt: the same run" || ko "reseed 3 twice: two runs"
 # the plot reads the curve back
 expect 0 'decisive at' -- "$DLSIM" plot "$tmp/l.db" localize --script
 expect 1 'has no localize curve' -- sh -c "\"$DLSIM\" run \"$tmp/loss.ini\" -o \"$tmp/plain.db\" -q >/dev/null 2>&1; \"$DLSIM\" plot \"$tmp/plain.db\" localize --script"
