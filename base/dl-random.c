@@ -113,6 +113,15 @@ dl_random_new (uint64_t seed, const char *stream, int64_t node)
 }
 
 void
+dl_random_reseed (DlRandom *r, uint64_t salt)
+{
+  /* the stream's next output keys the new state: two streams re-seeded
+   * with one salt stay apart, and the stream before it is untouched */
+  uint64_t next = xoshiro_next (r->state);
+  xoshiro_seed_key (r->state, dl_mix64 (dl_mix64 (salt ^ UINT64_C (0x510e527fade682d1)) ^ next));
+}
+
+void
 dl_random_free (DlRandom *r)
 {
   if (r)

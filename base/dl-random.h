@@ -23,6 +23,10 @@ typedef gsl_rng DlRandom;
 /* (transfer full) */
 DlRandom *dl_random_new (uint64_t seed, const char *stream, int64_t node);
 void dl_random_free (DlRandom *r);
+/* Re-seeds r in place from salt and its own state: what it draws after
+ * this is a new stream (dlsim explore --localize re-seeds a run's streams
+ * at a time t; the same salt on the same state gives the same stream). */
+void dl_random_reseed (DlRandom *r, uint64_t salt);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DlRandom, dl_random_free)
 
 /* The 64-bit key a stream is seeded from (exposed for tests). */

@@ -34,6 +34,9 @@ int cli_cmd_node (int argc, char **argv);
 int cli_cmd_compare (int argc, char **argv);
 int cli_cmd_merge (int argc, char **argv);
 int cli_cmd_explore (int argc, char **argv);
+/* dlsim explore --localize (cmd-localize.c): prints the curve; the exit status */
+int cli_explore_localize (const char *path, char **sets, gint64 seed, guint runs, guint points, guint jobs,
+                          double certain, const char *out);
 int cli_cmd_export_scenario (int argc, char **argv);
 int cli_cmd_shrink (int argc, char **argv);
 int cli_cmd_export (int argc, char **argv);

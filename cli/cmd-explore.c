@@ -133,19 +133,36 @@ shrink_failures (GPtrArray *failures, const char *path, char **bsets, const Expl
   return rc;
 }
 
+/* The base's overrides, NULL-ended: --set's, then --version's and
+ * --safety-only's (transfer full) */
+static GPtrArray *
+base_overrides (char **sets, const char *version, gboolean safety_only)
+{
+  GPtrArray *base_sets = g_ptr_array_new_with_free_func (g_free);
+  for (char **s = sets; s && *s; s++)
+    g_ptr_array_add (base_sets, g_strdup (*s));
+  if (version)
+    g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
+  if (safety_only)
+    g_ptr_array_add (base_sets, g_strdup ("scenario.properties=safety"));
+  g_ptr_array_add (base_sets, NULL);
+  return base_sets;
+}
+
 int
 cli_cmd_explore (int argc, char **argv)
 {
-  gint runs = 100, jobs = 1;
+  gint runs = 100, jobs = 1, points = 20;
   gint64 seed = -1;
-  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE;
+  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE, localize = FALSE;
+  double certain = 0.9;
   g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL, *messages = NULL;
   g_auto (GStrv) sets = NULL;
   g_auto (GStrv) rest = NULL;
   GOptionEntry entries[] = {
     { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "runs to make (default 100)", "N" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "runs at once, in threads (default 1); the table does not change", "N" },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "base seed (default the scenario's); run i uses seed + i", "S" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "base seed (default the scenario's); run i uses seed + i; --localize: the failing run's seed", "S" },
     { "faults", 0, 0, G_OPTION_ARG_STRING, &faults,
       "fault kinds the search may turn on (default all but coordinator-crash): drop, delay, crash, leave, join, "
       "partition, link-fail, link-down, link-slow, slow, jitter, rejoin, coordinator-crash (the coordinator, with "
@@ -167,6 +184,11 @@ cli_cmd_explore (int argc, char **argv)
       "faults to the end and safety properties only (scenario.properties=safety)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
+    { "localize", 0, 0, G_OPTION_ARG_NONE, &localize, "FILE is a failing run: re-run it with its seed, re-seed every "
+      "random stream at a cut t (`reseed` in [timeline]), print the share of --runs runs failing as it does at each cut, "
+      "name the event after which it stays >= --certain; -o DB keeps the curve (dlsim plot DB localize)", NULL },
+    { "points", 0, 0, G_OPTION_ARG_INT, &points, "--localize: cuts at 0, after every (n/N)-th of the run's n events, and at the failure (default 20)", "N" },
+    { "certain", 0, 0, G_OPTION_ARG_DOUBLE, &certain, "--localize: the failure ratio counted as certain (default 0.9)", "R" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
       "stop starting runs after this much wall time (the table then depends on the machine)", "D" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -238,15 +260,7 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  /* the base: its overrides (and --version) come first */
-  g_autoptr (GPtrArray) base_sets = g_ptr_array_new_with_free_func (g_free);
-  for (char **s = sets; s && *s; s++)
-    g_ptr_array_add (base_sets, g_strdup (*s));
-  if (version)
-    g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
-  if (safety_only)
-    g_ptr_array_add (base_sets, g_strdup ("scenario.properties=safety"));
-  g_ptr_array_add (base_sets, NULL);
+  g_autoptr (GPtrArray) base_sets = base_overrides (sets, version, safety_only);
   char **bsets = (char **) base_sets->pdata;
   guint64 scenario_seed = 0;
   if (!explore_space_load (&sp, path, bsets, &scenario_seed, &error))
@@ -254,6 +268,8 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
+  if (localize)
+    return cli_explore_localize (path, bsets, seed, (guint) runs, (guint) points, (guint) jobs, certain, out);
   gint64 t0 = g_get_monotonic_time ();
   Progress pr = { (guint) runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
   ExploreSearchOptions so = {

@@ -10,6 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* DB-KIND.png, in the current folder (transfer full) */
+static char *
+default_output (const char *db_path, const char *kind)
+{
+  g_autofree char *base = g_path_get_basename (db_path);
+  if (g_str_has_suffix (base, ".db"))
+    base[strlen (base) - 3] = '\0';
+  return g_strdup_printf ("%s-%s.png", base, kind);
+}
+
 int
 cli_cmd_plot (int argc, char **argv)
 {
@@ -24,7 +34,7 @@ cli_cmd_plot (int argc, char **argv)
     { "y", 0, 0, G_OPTION_ARG_STRING, &y, "summary: the summary keys to draw, one panel each (1 to 6, comma-separated)", "KEY,..." },
     { "where", 0, 0, G_OPTION_ARG_STRING, &where, "summary: only the runs with these parameters", "KEY=VALUE,..." },
     { "target", 0, 0, G_OPTION_ARG_DOUBLE, &target, "scaling: the accuracy of the time-to-accuracy panel (default 0.85)", "ACC" },
-    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "timeline, rounds, participants, traffic: the run (default: the only run)", "ID" },
+    { "run", 0, 0, G_OPTION_ARG_INT64, &run, "timeline, rounds, participants, traffic, localize: the run (default: the only run)", "ID" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "FILE.png or FILE.svg (default DB-KIND.png)", "FILE" },
     { "script", 0, 0, G_OPTION_ARG_NONE, &script_only, "print the gnuplot script instead of running gnuplot", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
@@ -49,6 +59,8 @@ cli_cmd_plot (int argc, char **argv)
       "                --y KEY,... (e.g. metric.step_latency_s.median) against --x KEY,\n"
       "                one line per value of --by KEY (or combination of --by KEY,KEY),\n"
       "                mean over the runs of each point with 95% confidence error bars\n"
+      "  localize      one run recorded by dlsim explore --localize -o DB: the failure\n"
+      "                ratio against the cut t, the decisive event marked\n"
       "The format follows the output's extension (.png or .svg). gnuplot runs\n"
       "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
   g_autoptr (GError) error = NULL;
@@ -67,12 +79,7 @@ cli_cmd_plot (int argc, char **argv)
   if (!db)
     return CLI_EXIT_FAILURE;
   if (!output)
-    {
-      g_autofree char *base = g_path_get_basename (db_path);
-      if (g_str_has_suffix (base, ".db"))
-        base[strlen (base) - 3] = '\0';
-      output = g_strdup_printf ("%s-%s.png", base, kind);
-    }
+    output = default_output (db_path, kind);
   PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output, .target = target, .y = y,
                     .where = where };
   g_autofree char *script = plot_script (db, db_path, &o, &error);

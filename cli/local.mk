@@ -14,6 +14,7 @@ dlsim_SOURCES = \
 	cli/cmd-merge.c \
 	cli/check-testbed.c \
 	cli/cmd-explore.c \
+	cli/cmd-localize.c \
 	cli/cmd-shrink.c \
 	cli/cmd-export-scenario.c \
 	cli/cmd-export.c \

@@ -200,4 +200,46 @@ gboolean explore_shrink_recorded (const char *base, GPtrArray *timeline, const c
                                   ExploreShrunk *r, GError **error);
 void explore_shrunk_clear (ExploreShrunk *r);
 
+/* explore-localize.c: `dlsim explore --localize FOUND.ini`, when the
+ * failure became likely.  The found run (the file with its own seed) is
+ * re-run with a `reseed SALT` timeline action at each cut t: the same run
+ * up to t, every random stream drawn anew after it; the failure ratio at
+ * t is the share of o->runs such runs that fail with the found run's
+ * signature.  Cuts: 0, one just after every (n/points)-th of the found
+ * run's n recorded events, and its first violation; then a bisection
+ * over its events where the ratio becomes certain (>= certain) and stays
+ * so. */
+typedef struct {
+  const char *path;
+  char **sets;             /* NULL-ended overrides */
+  guint runs, points, jobs;
+  double certain;          /* the ratio that counts as (nearly) certain */
+  ResDb *db;               /* NULL, or where the found run and the curve go */
+} ExploreLocalizeOptions;
+
+typedef struct {
+  DlTime t;
+  guint runs, failing;
+} ExploreCut;
+
+typedef struct {
+  DlTime t;
+  char *what;              /* "p2 received Payload from p1", "world drop-rule (...)" */
+} ExploreEvent;
+
+typedef struct {
+  char *signature;         /* the found run's failure */
+  guint64 seed;
+  DlTime failed_at;        /* its first violation */
+  GArray *cuts;            /* ExploreCut, by t */
+  GArray *events;          /* ExploreEvent, the found run's, by t */
+  gint decisive;           /* the first cut after which every cut is certain; -1: none */
+  DlTime decisive_t;       /* the last event before it (DL_TIME_NEVER: none) */
+  GPtrArray *decisive_events;   /* char*: the events at decisive_t */
+  gint64 run_id;           /* with db: the found run's id */
+} ExploreLocalized;
+
+gboolean explore_localize (const ExploreLocalizeOptions *o, ExploreLocalized *out, GError **error);
+void explore_localized_clear (ExploreLocalized *l);
+
 G_END_DECLS

@@ -5,4 +5,5 @@ explore_libdlexplore_a_SOURCES = \
 	explore/explore-plan.c \
 	explore/explore-shrink.c \
 	explore/explore-search.c \
+	explore/explore-localize.c \
 	$(NULL)

@@ -119,6 +119,9 @@ double plot_mean_at (GArray *steps, double t);
 
 /* plot-scaling.c */
 gboolean plot_scaling (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
+/* plot-localize.c */
+gboolean plot_localize (GString *s, sqlite3 *db, const char *db_name, const RunInfo *r, const PlotOptions *o,
+                        GError **error);
 /* plot-summary.c */
 gboolean plot_summary (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error);
 

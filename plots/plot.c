@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 
 const char *const plot_kinds[] = { "convergence", "timeline", "rounds", "participants", "traffic", "scaling",
-                                   "summary", NULL };
+                                   "summary", "localize", NULL };
 
 /* ---------------------------------------------------------------- convergence */
 
@@ -677,7 +677,7 @@ plot_script (sqlite3 *db, const char *db_name, const PlotOptions *o, GError **er
   if (!known)
     {
       plot_fail (error, PLOT_ERROR_USAGE, "unknown plot kind '%s' (expected convergence, timeline, rounds, "
-            "participants, traffic, scaling or summary)", o->kind ? o->kind : "");
+            "participants, traffic, scaling, summary or localize)", o->kind ? o->kind : "");
       return NULL;
     }
   if (!g_str_has_suffix (o->output, ".png") && !g_str_has_suffix (o->output, ".svg"))
@@ -710,6 +710,8 @@ plot_script (sqlite3 *db, const char *db_name, const PlotOptions *o, GError **er
         ok = rounds (s, db, r, o, error);
       else if (strcmp (o->kind, "participants") == 0)
         ok = participants (s, db, r, o, error);
+      else if (strcmp (o->kind, "localize") == 0)
+        ok = plot_localize (s, db, db_name, r, o, error);
       else
         ok = traffic (s, db, r, o, error);
     }

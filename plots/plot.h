@@ -16,7 +16,7 @@ GQuark plot_error_quark (void);
 typedef enum { PLOT_ERROR_USAGE, PLOT_ERROR_DATA, PLOT_ERROR_GNUPLOT } PlotErrorCode;
 
 typedef struct {
-  const char *kind;     /* convergence | timeline | rounds | participants | traffic | scaling | summary */
+  const char *kind;     /* convergence | timeline | rounds | participants | traffic | scaling | summary | localize */
   const char *by;       /* convergence, scaling: group by this params key (NULL: the swept key) */
   const char *x;        /* convergence: "time" or "round"; scaling: the params key on x */
   double target;        /* scaling: the accuracy of "time to accuracy" (0: 0.85) */

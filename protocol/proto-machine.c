@@ -108,6 +108,13 @@ proto_machine_received_count (const ProtoMachine *m, ProtoMsgType type)
 }
 
 void
+proto_machine_reseed (ProtoMachine *m, guint64 salt)
+{
+  if (m->klass->reseed)
+    m->klass->reseed (m->impl, salt);
+}
+
+void
 proto_machine_free (ProtoMachine *m)
 {
   if (!m)

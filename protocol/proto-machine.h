@@ -78,6 +78,11 @@ typedef struct {
    * `error` and this reason.  NULL member: never. */
   const char *(*broken) (const void *impl);
   void (*free) (void *impl);
+  /* NULL, or re-seeds the random streams the machine owns itself
+   * (dl_random_reseed with salt): the world's `reseed` action
+   * (sim-world.c, sim_world_reseed); streams the world gave it are the
+   * world's to re-seed */
+  void (*reseed) (void *impl, guint64 salt);
 } ProtoMachineClass;
 
 struct ProtoMachine {
@@ -140,6 +145,8 @@ proto_machine_received_role_count (const ProtoMachine *m, ProtoMsgRole role)
   return n;
 }
 void proto_machine_free (ProtoMachine *m);
+/* The class's reseed, if it has one. */
+void proto_machine_reseed (ProtoMachine *m, guint64 salt);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoMachine, proto_machine_free)
 
 /* Wraps a family's machine (used by the families). */

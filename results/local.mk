@@ -6,6 +6,8 @@ results_libdlres_a_SOURCES = \
 	results/res-db.c \
 	results/res-db.h \
 	results/res-db-private.h \
+	results/res-localize.c \
+	results/res-localize.h \
 	results/res-merge.c \
 	results/res-merge.h \
 	results/res-plot.c \

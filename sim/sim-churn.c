@@ -31,9 +31,9 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   n->left = DL_TIME_NEVER;
   n->accuracy = NAN;
   n->loss = NAN;
-  n->rng_net = dl_random_new (w->cfg.seed, "latency", id);
-  n->rng_train = dl_random_new (w->cfg.seed, "minibatch", id);
-  n->rng_shares = dl_random_new (w->cfg.seed, "shares", id);
+  n->rng_net = sim_world_stream (w, "latency", id);
+  n->rng_train = sim_world_stream (w, "minibatch", id);
+  n->rng_shares = sim_world_stream (w, "shares", id);
   SimPeerAttrs attrs;
   sim_peer_attributes (&w->cfg, id, &attrs);
   n->speed = attrs.speed;
@@ -210,7 +210,7 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
         sim_fact (w, id, PROTO_NO_NODE, "crash-undetected", "crash_detection = never: the stream stays open");
       else
         {
-          g_autoptr (DlRandom) r = dl_random_new (w->cfg.seed, "crash-detection", id);
+          g_autoptr (DlRandom) r = sim_world_stream (w, "crash-detection", id);
           w->timed_pending++;
           sim_engine_schedule_in (w->engine, dl_dist_sample_time (&w->cfg.crash_detection, r),
                                   ev_crash_detected, w, id);
@@ -226,7 +226,7 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
 static gboolean
 is_fault (SimActionKind k)
 {
-  return k != SIM_ACT_JOIN && k != SIM_ACT_HEAL && k != SIM_ACT_HEAL_ALL;
+  return k != SIM_ACT_JOIN && k != SIM_ACT_HEAL && k != SIM_ACT_HEAL_ALL && k != SIM_ACT_RESEED;
 }
 
 static void
@@ -314,6 +314,40 @@ add_rule (SimWorld *w, const SimAction *a)
   sim_fact (w, a->a, PROTO_NO_NODE, a->kind == SIM_ACT_DROP ? "drop-rule" : "delay-rule", buf);
 }
 
+/* `reseed SALT`: every random stream of the run is re-seeded from salt,
+ * the world's and its nodes' in place, the ones the machines own through
+ * their class (proto_machine_reseed), and the ones made later through
+ * sim_world_stream.  What happened before is untouched; the run goes on
+ * as another draw of the same world (dlsim explore --localize). */
+static void
+reseed_all (SimWorld *w, guint64 salt)
+{
+  w->reseed_salt = dl_mix64 (salt) | 1;   /* never 0: made-later streams know */
+  DlRandom *world[] = { w->rng_links, w->rng_churn, w->rng_loss, w->rng_close };
+  for (guint i = 0; i < G_N_ELEMENTS (world); i++)
+    dl_random_reseed (world[i], w->reseed_salt);
+  for (guint k = 0; k < w->n_servers; k++)
+    {
+      if (w->servers[k].rng)
+        dl_random_reseed (w->servers[k].rng, w->reseed_salt);
+      proto_machine_reseed (w->servers[k].m, w->reseed_salt);
+    }
+  for (guint i = 1; i < w->nodes->len; i++)
+    {
+      Node *n = sim_node_at (w, i);
+      if (!n)
+        continue;
+      dl_random_reseed (n->rng_net, w->reseed_salt);
+      dl_random_reseed (n->rng_train, w->reseed_salt);
+      dl_random_reseed (n->rng_shares, w->reseed_salt);
+      if (n->peer)
+        proto_machine_reseed (n->peer, w->reseed_salt);
+    }
+  char buf[32];
+  g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT, salt);
+  sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "reseed", buf);
+}
+
 static void
 run_action (SimWorld *w, const SimAction *a)
 {
@@ -326,6 +360,11 @@ run_action (SimWorld *w, const SimAction *a)
   if (a->kind == SIM_ACT_HEAL_ALL)
     {
       heal_all (w);   /* not progress: a run that finished before ends then */
+      return;
+    }
+  if (a->kind == SIM_ACT_RESEED)
+    {
+      reseed_all (w, a->salt);   /* not progress either: nothing in the run moved */
       return;
     }
   w->progress = sim_engine_now (w->engine);
@@ -359,6 +398,7 @@ run_action (SimWorld *w, const SimAction *a)
       sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "heal", NULL);
       break;
     case SIM_ACT_HEAL_ALL:
+    case SIM_ACT_RESEED:
       break;   /* above */
     case SIM_ACT_DROP:
     case SIM_ACT_DELAY:
@@ -425,6 +465,7 @@ action_verb (SimActionKind k)
     case SIM_ACT_LINK_SLOW: return "link-slow";
     case SIM_ACT_CRASH_COORD: return "crash coordinator";
     case SIM_ACT_HEAL_ALL: return "heal all";
+    case SIM_ACT_RESEED: return "reseed";
     }
   return "?";
 }

@@ -79,7 +79,7 @@ sim_crash_coordinator (SimWorld *w)
           n->stream++;
           continue;
         }
-      g_autoptr (DlRandom) r = dl_random_new (w->cfg.seed, "coordinator-crash-detection", n->id);
+      g_autoptr (DlRandom) r = sim_world_stream (w, "coordinator-crash-detection", n->id);
       const DlDist *d = w->n_servers > 1 ? &w->cfg.replica_crash_detection : &w->cfg.crash_detection;
       sim_stream_broken (w, n, dl_dist_sample_time (d, r), "the coordinator crashed");
     }

@@ -64,6 +64,48 @@ _sim_scenario_parse_when (const char *when, SimAction *a, GError **error)
   return dl_parse_duration (w, &a->at, error);
 }
 
+/* `partition pA,pB | server,pC,...`: a->groups, node -> group, the
+ * server's group 0; the peers named go to peer_refs */
+static gboolean
+parse_partition (const char *text, SimAction *a, GPtrArray *peer_refs)
+{
+  const char *rest = strstr (text, "partition") + 9;
+  g_auto (GStrv) groups = g_strsplit (rest, "|", -1);
+  a->groups = g_array_new (FALSE, TRUE, sizeof (guint));
+  gboolean ok = g_strv_length (groups) >= 2;
+  guint server_group = 0;
+  GArray *members = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
+  for (guint gi = 0; ok && groups[gi]; gi++)
+    {
+      g_auto (GStrv) names = g_strsplit (groups[gi], ",", -1);
+      for (guint k = 0; ok && names[k]; k++)
+        {
+          char *nm = g_strstrip (names[k]);
+          guint id;
+          if (strcmp (nm, "server") == 0)
+            server_group = gi + 1;
+          else if (parse_peer_name (nm, &id))
+            {
+              guint pair[2] = { id, gi + 1 };
+              g_array_append_val (members, pair);
+              g_ptr_array_add (peer_refs, GUINT_TO_POINTER (id));
+            }
+          else
+            ok = FALSE;
+        }
+    }
+  /* group numbers: the server's group is 0 */
+  for (guint i = 0; ok && i < members->len; i++)
+    {
+      guint *pair = &g_array_index (members, guint, 2 * i);
+      if (pair[0] >= a->groups->len)
+        g_array_set_size (a->groups, pair[0] + 1);
+      g_array_index (a->groups, guint, pair[0]) = pair[1] == server_group ? 0 : pair[1];
+    }
+  g_array_unref (members);
+  return ok;
+}
+
 gboolean
 _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error)
 {
@@ -115,6 +157,14 @@ _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs
       ok = t->len == 1 || (t->len == 2 && strcmp (t->pdata[1], "all") == 0);
       usage = "heal / heal all";
     }
+  else if (strcmp (verb, "reseed") == 0)
+    {
+      a->kind = SIM_ACT_RESEED;
+      char *end = NULL;
+      ok = t->len == 2 && g_ascii_isdigit (((char *) t->pdata[1])[0])
+           && (a->salt = g_ascii_strtoull (t->pdata[1], &end, 10), *end == '\0');
+      usage = "reseed SALT (a number)";
+    }
   else if (strcmp (verb, "slow") == 0)
     {
       a->kind = SIM_ACT_SLOW;
@@ -148,40 +198,7 @@ _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs
     {
       a->kind = SIM_ACT_PARTITION;
       usage = "partition pA,pB | server,pC,... (unnamed peers stay with the server)";
-      const char *rest = strstr (text, "partition") + 9;
-      g_auto (GStrv) groups = g_strsplit (rest, "|", -1);
-      a->groups = g_array_new (FALSE, TRUE, sizeof (guint));
-      ok = g_strv_length (groups) >= 2;
-      guint server_group = 0;
-      GArray *members = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
-      for (guint gi = 0; ok && groups[gi]; gi++)
-        {
-          g_auto (GStrv) names = g_strsplit (groups[gi], ",", -1);
-          for (guint k = 0; ok && names[k]; k++)
-            {
-              char *nm = g_strstrip (names[k]);
-              guint id;
-              if (strcmp (nm, "server") == 0)
-                server_group = gi + 1;
-              else if (parse_peer_name (nm, &id))
-                {
-                  guint pair[2] = { id, gi + 1 };
-                  g_array_append_val (members, pair);
-                  g_ptr_array_add (peer_refs, GUINT_TO_POINTER (id));
-                }
-              else
-                ok = FALSE;
-            }
-        }
-      /* group numbers: the server's group is 0 */
-      for (guint i = 0; ok && i < members->len; i++)
-        {
-          guint *pair = &g_array_index (members, guint, 2 * i);
-          if (pair[0] >= a->groups->len)
-            g_array_set_size (a->groups, pair[0] + 1);
-          g_array_index (a->groups, guint, pair[0]) = pair[1] == server_group ? 0 : pair[1];
-        }
-      g_array_unref (members);
+      ok = parse_partition (text, a, peer_refs);
     }
 #undef PEER
   g_ptr_array_unref (t);
@@ -192,7 +209,7 @@ _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs
       else
         g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
                      "'%s': unknown action (expected join, leave, crash, link-fail, link-down, "
-                     "link-slow, partition, heal, drop, delay or slow)", text);
+                     "link-slow, partition, heal, drop, delay, slow or reseed)", text);
       return FALSE;
     }
   return TRUE;

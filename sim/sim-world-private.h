@@ -141,6 +141,7 @@ struct SimWorld {
   GArray *groups;                     /* current partition, NULL when healed */
   gboolean healed_all;                /* `heal all` ran: no new faults (sim-churn.c) */
   DlTime healed_at;                   /* ... at this time: the stall watch counts from it */
+  guint64 reseed_salt;                /* a `reseed` action ran (sim-churn.c): 0 none, else its salt */
   guint next_id;
   guint64 in_flight, training, link_setups, timed_pending, churn_pending;
   DlTime progress;
@@ -176,6 +177,18 @@ typedef struct SimServer {
   DlTime up_free;         /* a replica's uplink to the other replicas: free from then */
   DlRandom *rng;          /* a replica's election timeouts */
 } SimServer;
+
+/* (transfer full) the run's stream (seed, name, node), re-seeded with the
+ * salt of a `reseed` action that ran before it was made: a stream made
+ * after the cut is new too */
+static inline DlRandom *
+sim_world_stream (const SimWorld *w, const char *name, int64_t node)
+{
+  DlRandom *r = dl_random_new (w->cfg.seed, name, node);
+  if (w->reseed_salt)
+    dl_random_reseed (r, w->reseed_salt);
+  return r;
+}
 
 static inline Node *
 sim_node_at (const SimWorld *w, ProtoNodeId id)

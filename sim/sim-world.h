@@ -42,6 +42,7 @@ typedef enum {
   SIM_ACT_LINK_SLOW,  /* a, b: their links take `delay` longer to come up */
   SIM_ACT_CRASH_COORD,/* the coordinator (with replicas: the leader) crashes */
   SIM_ACT_HEAL_ALL,   /* the liveness phase: every fault lifted, none after (sim-churn.c) */
+  SIM_ACT_RESEED,     /* every random stream re-seeded from salt (sim_world_reseed): not a fault */
 } SimActionKind;
 
 typedef struct {
@@ -56,6 +57,7 @@ typedef struct {
   guint count;
   DlTime delay;
   GArray *groups;       /* PARTITION: guint group per node index; owned by the config */
+  guint64 salt;         /* RESEED */
 } SimAction;
 
 /* A peer's device from a capacity trace (sim-fedscale.h): its time per

@@ -97,6 +97,7 @@ testbed_supported (const SimBuilt *b, const char *path, gboolean netem, GError *
         case SIM_ACT_LINK_SLOW: bad = "[timeline] link-slow"; break;
         case SIM_ACT_CRASH_COORD: bad = "[timeline] crash coordinator"; break;
         case SIM_ACT_HEAL_ALL: bad = "[timeline] heal all"; break;
+        case SIM_ACT_RESEED: bad = "[timeline] reseed"; break;
         }
     }
   if (bad)
@@ -247,6 +248,7 @@ run_action (TestbedRun *tb, const SimAction *a)
     case SIM_ACT_LINK_DOWN:
     case SIM_ACT_LINK_SLOW:
     case SIM_ACT_CRASH_COORD:
+    case SIM_ACT_RESEED:
       g_assert_not_reached ();   /* refused before the run */
     }
 }

@@ -23,8 +23,8 @@ EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/
 	tests/tb-attack.py
 TESTS += tests/run-kill.sh
 EXTRA_DIST += tests/run-kill.sh
-TESTS += tests/liveness.sh tests/search-power.sh
-EXTRA_DIST += tests/liveness.sh tests/search-power.sh
+TESTS += tests/liveness.sh tests/search-power.sh tests/localize.sh
+EXTRA_DIST += tests/liveness.sh tests/search-power.sh tests/localize.sh
 TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh tests/disco-guest.sh
 # the Python package's unit tests (python/, tests/python/)
 TESTS += tests/python.sh

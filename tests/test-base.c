@@ -221,6 +221,32 @@ START_TEST (test_stream_independent_of_other_draws)
 }
 END_TEST
 
+START_TEST (test_stream_reseed)
+{
+  /* Re-seeding: the same salt on the same state gives the same stream, a
+   * new salt another, and the stream up to it is the one before. */
+  g_autoptr (DlRandom) a = dl_random_new (42, "latency", 3);
+  g_autoptr (DlRandom) b = dl_random_new (42, "latency", 3);
+  g_autoptr (DlRandom) c = dl_random_new (42, "latency", 3);
+  g_autoptr (DlRandom) plain = dl_random_new (42, "latency", 3);
+  for (int i = 0; i < 5; i++)
+    {
+      uint64_t x = dl_random_u64 (a);
+      ck_assert_uint_eq (x, dl_random_u64 (b));
+      ck_assert_uint_eq (x, dl_random_u64 (c));
+      ck_assert_uint_eq (x, dl_random_u64 (plain));
+    }
+  dl_random_reseed (a, 7);
+  dl_random_reseed (b, 7);
+  dl_random_reseed (c, 8);
+  uint64_t x = dl_random_u64 (a);
+  ck_assert_uint_eq (x, dl_random_u64 (b));
+  ck_assert_uint_ne (x, dl_random_u64 (c));
+  (void) dl_random_u64 (plain);   /* the draw re-seeding takes */
+  ck_assert_uint_ne (x, dl_random_u64 (plain));
+}
+END_TEST
+
 START_TEST (test_stream_uncorrelated)
 {
   /* Neighbouring node streams are uncorrelated: |pearson r| small. */
@@ -554,6 +580,7 @@ base_suite (void)
   tcase_add_test (tc, test_stream_distinct);
   tcase_add_test (tc, test_stream_independent_of_other_draws);
   tcase_add_test (tc, test_stream_uncorrelated);
+  tcase_add_test (tc, test_stream_reseed);
   tcase_add_test (tc, test_random_below_unbiased);
   suite_add_tcase (s, tc);
 

@@ -256,12 +256,20 @@ server_free (void *impl)
   g_free (s);
 }
 
+static void
+server_reseed (void *impl, guint64 salt)
+{
+  Server *s = impl;
+  dl_random_reseed (s->rng, salt);
+}
+
 static const ProtoMachineClass server_class = {
   .handle = server_handle,
   .next_deadline = server_next_deadline,
   .state_name = server_state_name,
   .listens = server_listens,
   .free = server_free,
+  .reseed = server_reseed,
 };
 
 ProtoMachine *

@@ -801,6 +801,12 @@ gossip_coord_new (const ProtoConfig *cfg)
 }
 
 void
+gossip_coord_reseed (GossipCoord *c, guint64 salt)
+{
+  dl_random_reseed (c->rng, salt);
+}
+
+void
 gossip_coord_free (GossipCoord *c)
 {
   if (!c)

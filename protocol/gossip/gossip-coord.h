@@ -15,6 +15,8 @@ typedef struct GossipCoord GossipCoord;
 
 GossipCoord *gossip_coord_new (const ProtoConfig *cfg);
 void gossip_coord_free (GossipCoord *c);
+/* re-seeds its candidate samples' stream (ProtoMachineClass.reseed) */
+void gossip_coord_reseed (GossipCoord *c, guint64 salt);
 void gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out);
 DlTime gossip_coord_next_deadline (const GossipCoord *c);
 gboolean gossip_coord_listens (const GossipCoord *c, ProtoMsgType type, ProtoNodeId from);

@@ -108,12 +108,19 @@ coord_free (void *impl)
   gossip_coord_free (impl);
 }
 
+static void
+coord_reseed (void *impl, guint64 salt)
+{
+  gossip_coord_reseed (impl, salt);
+}
+
 static const ProtoMachineClass coord_class = {
   .handle = coord_handle,
   .next_deadline = coord_next_deadline,
   .state_name = coord_state_name,
   .listens = coord_listens,
   .free = coord_free,
+  .reseed = coord_reseed,
 };
 
 /* ---- the family ---- */

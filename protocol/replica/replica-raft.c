@@ -52,6 +52,7 @@ typedef struct {
   ProtoConfig cfg;
   guint index, n;
   ProtoMachine *inner;
+  guint64 salt;          /* the last reseed's (0: none): a rebuilt inner machine draws as the run does now */
   const ProtoFamily *family;
   DlRandom *rng;
   Role role;
@@ -299,6 +300,8 @@ rebuild (Replica *r, ProtoOutbox *out)
 {
   proto_machine_free (r->inner);
   r->inner = r->family->new_coordinator (&r->cfg);
+  if (r->salt)
+    proto_machine_reseed (r->inner, r->salt);
   g_hash_table_remove_all (r->sessions);
   guint upto = MIN (r->applied, last_index (r));
   r->applied = 0;
@@ -716,6 +719,16 @@ replica_free (void *impl)
   g_free (r);
 }
 
+/* the replica's own draws (its election timeouts) are the world's stream;
+ * the coordinator inside it may own one */
+static void
+replica_reseed (void *impl, guint64 salt)
+{
+  Replica *r = impl;
+  r->salt = salt;
+  proto_machine_reseed (r->inner, salt);
+}
+
 static const ProtoMachineClass replica_class = {
   .handle = replica_handle,
   .next_deadline = replica_next_deadline,
@@ -723,6 +736,7 @@ static const ProtoMachineClass replica_class = {
   .listens = replica_listens,
   .received_count = replica_received_count,
   .free = replica_free,
+  .reseed = replica_reseed,
 };
 
 ProtoMachine *
