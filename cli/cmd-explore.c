@@ -133,12 +133,28 @@ shrink_failures (GPtrArray *failures, const char *path, char **bsets, const Expl
   return rc;
 }
 
+/* the base's overrides: --set's, then --version's and --safety-only's
+ * (NULL-ended) */
+static GPtrArray *
+base_sets_of (char **sets, const char *version, gboolean safety_only)
+{
+  GPtrArray *base_sets = g_ptr_array_new_with_free_func (g_free);
+  for (char **s = sets; s && *s; s++)
+    g_ptr_array_add (base_sets, g_strdup (*s));
+  if (version)
+    g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
+  if (safety_only)
+    g_ptr_array_add (base_sets, g_strdup ("scenario.properties=safety"));
+  g_ptr_array_add (base_sets, NULL);
+  return base_sets;
+}
+
 int
 cli_cmd_explore (int argc, char **argv)
 {
   gint runs = 100, jobs = 1;
   gint64 seed = -1;
-  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE;
+  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE, guided = FALSE;
   g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL, *messages = NULL;
   g_auto (GStrv) sets = NULL;
   g_auto (GStrv) rest = NULL;
@@ -165,6 +181,8 @@ cli_cmd_explore (int argc, char **argv)
       "owed within the stall window", NULL },
     { "safety-only", 0, 0, G_OPTION_ARG_NONE, &safety_only,
       "faults to the end and safety properties only (scenario.properties=safety)", NULL },
+    { "guided", 0, 0, G_OPTION_ARG_NONE, &guided, "coverage as feedback: half the runs mutate a plan that reached a new "
+      "state change, drop or signature (docs/found.md, \"Findability\"); the table still depends only on the seed", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
@@ -238,15 +256,7 @@ cli_cmd_explore (int argc, char **argv)
       cli_error ("explore", "%s", error->message);
       return CLI_EXIT_USAGE;
     }
-  /* the base: its overrides (and --version) come first */
-  g_autoptr (GPtrArray) base_sets = g_ptr_array_new_with_free_func (g_free);
-  for (char **s = sets; s && *s; s++)
-    g_ptr_array_add (base_sets, g_strdup (*s));
-  if (version)
-    g_ptr_array_add (base_sets, g_strdup_printf ("protocol.version=%s", version));
-  if (safety_only)
-    g_ptr_array_add (base_sets, g_strdup ("scenario.properties=safety"));
-  g_ptr_array_add (base_sets, NULL);
+  g_autoptr (GPtrArray) base_sets = base_sets_of (sets, version, safety_only);
   char **bsets = (char **) base_sets->pdata;
   guint64 scenario_seed = 0;
   if (!explore_space_load (&sp, path, bsets, &scenario_seed, &error))
@@ -258,7 +268,7 @@ cli_cmd_explore (int argc, char **argv)
   Progress pr = { (guint) runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
   ExploreSearchOptions so = {
     .path = path, .sets = bsets, .sp = &sp, .base = seed >= 0 ? (guint64) seed : scenario_seed,
-    .runs = (guint) runs, .jobs = (guint) jobs, .budget = budget_ns, .keep_plans = out != NULL,
+    .runs = (guint) runs, .jobs = (guint) jobs, .budget = budget_ns, .keep_plans = out != NULL, .guided = guided,
     .progress = progress, .progress_data = &pr,
   };
   g_autoptr (ExploreSearch) search = explore_search_run (&so);
