@@ -181,8 +181,9 @@ cli_cmd_explore (int argc, char **argv)
       "owed within the stall window", NULL },
     { "safety-only", 0, 0, G_OPTION_ARG_NONE, &safety_only,
       "faults to the end and safety properties only (scenario.properties=safety)", NULL },
-    { "guided", 0, 0, G_OPTION_ARG_NONE, &guided, "coverage as feedback: half the runs mutate a plan that reached a new "
-      "state change, drop or signature (docs/found.md, \"Findability\"); the table still depends only on the seed", NULL },
+    { "guided", 0, 0, G_OPTION_ARG_NONE, &guided, "coverage as feedback: a quarter of the runs mutate a plan that "
+      "reached a new state change, drop or signature (docs/found.md, \"Findability\"); the table still depends only "
+      "on the seed", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
     { "time-budget", 0, 0, G_OPTION_ARG_STRING, &budget,

@@ -162,9 +162,9 @@ typedef struct {
   guint runs, jobs;               /* jobs: threads at once; the result does not change */
   DlTime budget;                  /* wall time after which no run starts (0: none) */
   gboolean keep_plans;            /* keep every failing run's plan (explore_record_failures) */
-  /* --guided: half the runs mutate a plan that reached a new state change
-   * or drop (or a new signature) instead of drawing afresh; batches of a
-   * fixed size, so that jobs still changes nothing */
+  /* --guided: a quarter of the runs mutate a plan that reached a new
+   * state change or drop (or a new signature) instead of drawing afresh;
+   * batches of a fixed size, so that jobs still changes nothing */
   gboolean guided;
   /* after each run is taken, in run order (i: its index) */
   void (*progress) (const ExploreSearch *s, guint i, gpointer data);
