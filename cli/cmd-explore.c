@@ -182,7 +182,7 @@ cli_cmd_explore (int argc, char **argv)
     { "safety-only", 0, 0, G_OPTION_ARG_NONE, &safety_only,
       "faults to the end and safety properties only (scenario.properties=safety)", NULL },
     { "guided", 0, 0, G_OPTION_ARG_NONE, &guided, "coverage as feedback: a quarter of the runs mutate a plan that "
-      "reached a new state change, drop or signature (docs/found.md, \"Findability\"); the table still depends only "
+      "reached a new drop in a state or a new signature (docs/found.md, \"Findability\"); the table still depends only "
       "on the seed", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },

@@ -75,9 +75,9 @@ typedef struct {
   GHashTable *states;     /* peer states reached (interned) */
   GHashTable *dropped;    /* message types dropped by the drop rule (not listened for) */
   GHashTable *rules;      /* drop rules that fired */
-  /* --guided's coverage, or NULL: interned "A>B" (a machine's state
-   * change, "S:" before the coordinator's) and "A!M" (M dropped in state
-   * A), with last_state (a node's state) to make them */
+  /* --guided's coverage, or NULL: interned "A!M" (M dropped in state A,
+   * "S:" before the coordinator's), with last_state (a node's state) to
+   * make them */
   GHashTable *features, *last_state;
 } ExploreObs;
 
@@ -163,7 +163,7 @@ typedef struct {
   DlTime budget;                  /* wall time after which no run starts (0: none) */
   gboolean keep_plans;            /* keep every failing run's plan (explore_record_failures) */
   /* --guided: a quarter of the runs mutate a plan that reached a new
-   * state change or drop (or a new signature) instead of drawing afresh;
+   * drop in a state (or a new signature) instead of drawing afresh;
    * batches of a fixed size, so that jobs still changes nothing */
   gboolean guided;
   /* after each run is taken, in run order (i: its index) */
