@@ -154,7 +154,7 @@ cli_cmd_explore (int argc, char **argv)
 {
   gint runs = 100, jobs = 1, points = 20;
   gint64 seed = -1;
-  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE, localize = FALSE;
+  gboolean no_shrink = FALSE, heal = FALSE, safety_only = FALSE, localize = FALSE, guided = FALSE;
   double certain = 0.9;
   g_autofree char *faults = NULL, *version = NULL, *found = NULL, *budget = NULL, *out = NULL, *messages = NULL;
   g_auto (GStrv) sets = NULL;
@@ -182,6 +182,9 @@ cli_cmd_explore (int argc, char **argv)
       "owed within the stall window", NULL },
     { "safety-only", 0, 0, G_OPTION_ARG_NONE, &safety_only,
       "faults to the end and safety properties only (scenario.properties=safety)", NULL },
+    { "guided", 0, 0, G_OPTION_ARG_NONE, &guided, "coverage as feedback: a quarter of the runs mutate a plan that "
+      "reached a new drop in a state or a new signature (docs/found.md, \"Findability\"); the table still depends only "
+      "on the seed", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "record every failing run (its plan in params, its violations, its events) in DB", "DB" },
     { "localize", 0, 0, G_OPTION_ARG_NONE, &localize, "FILE is a failing run: re-run it with its seed, re-seed every "
@@ -274,7 +277,7 @@ cli_cmd_explore (int argc, char **argv)
   Progress pr = { (guint) runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
   ExploreSearchOptions so = {
     .path = path, .sets = bsets, .sp = &sp, .base = seed >= 0 ? (guint64) seed : scenario_seed,
-    .runs = (guint) runs, .jobs = (guint) jobs, .budget = budget_ns, .keep_plans = out != NULL,
+    .runs = (guint) runs, .jobs = (guint) jobs, .budget = budget_ns, .keep_plans = out != NULL, .guided = guided,
     .progress = progress, .progress_data = &pr,
   };
   g_autoptr (ExploreSearch) search = explore_search_run (&so);

@@ -256,6 +256,85 @@ explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *k
   return plan;
 }
 
+/* ---------------------------------------------------------------- --guided */
+
+/* a plan line's key (before '=') and value */
+static gboolean
+line_has (GPtrArray *plan, const char *line, gboolean by_value)
+{
+  const char *eq = strchr (line, '=');
+  gsize klen = eq ? (gsize) (eq - line) : strlen (line);
+  for (guint i = 0; i < plan->len; i++)
+    {
+      const char *o = plan->pdata[i], *oe = strchr (o, '=');
+      if (by_value ? (eq && oe && strcmp (eq, oe) == 0) : (strncmp (o, line, klen) == 0 && o[klen] == '='))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* a line of the plan that is not its heal (G_MAXUINT: none) */
+static guint
+pick_line (GPtrArray *plan, DlRandom *r, gboolean timeline_only)
+{
+  g_autoptr (GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < plan->len; i++)
+    if (!explore_plan_is_heal (plan->pdata[i]) && (!timeline_only || g_str_has_prefix (plan->pdata[i], "timeline.")))
+      g_array_append_val (idx, i);
+  return idx->len ? g_array_index (idx, guint, dl_random_below (r, idx->len)) : G_MAXUINT;
+}
+
+/* adds a line of fresh that neither names a time of the plan nor repeats
+ * an action of it */
+static void
+mutate_add (GPtrArray *child, GPtrArray *fresh, DlRandom *r)
+{
+  guint i = pick_line (fresh, r, FALSE);
+  if (i != G_MAXUINT && !line_has (child, fresh->pdata[i], FALSE) && !line_has (child, fresh->pdata[i], TRUE))
+    g_ptr_array_add (child, g_strdup (fresh->pdata[i]));
+}
+
+/* moves a timeline line to a time drawn as a plan draws one */
+static void
+mutate_move (GPtrArray *child, const ExploreSpace *sp, DlRandom *r)
+{
+  guint i = pick_line (child, r, TRUE);
+  if (i == G_MAXUINT)
+    return;
+  g_autofree char *w = when_text (when (r, sp));
+  g_autofree char *line = g_strdup_printf ("timeline.%s%s", w, strchr (child->pdata[i], '='));
+  if (!line_has (child, line, FALSE))
+    {
+      g_free (child->pdata[i]);
+      child->pdata[i] = g_steal_pointer (&line);
+    }
+}
+
+GPtrArray *
+explore_plan_mutate (const ExploreSpace *sp, guint64 seed, guint index, GPtrArray *parent, DlRandom *r)
+{
+  g_autoptr (GString) kinds = g_string_new (NULL);
+  g_autoptr (GPtrArray) fresh = explore_plan_make (sp, seed, index, kinds);
+  GPtrArray *child = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < parent->len; i++)
+    g_ptr_array_add (child, g_strdup (parent->pdata[i]));
+  guint n = 1 + (guint) dl_random_below (r, 2);
+  for (guint k = 0; k < n; k++)
+    switch (dl_random_below (r, 3))
+      {
+      case 0: mutate_add (child, fresh, r); break;
+      case 1:
+        {
+          guint i = pick_line (child, r, FALSE);
+          if (i != G_MAXUINT && child->len > 1 + (sp->heal ? 1u : 0u))
+            g_ptr_array_remove_index (child, i);
+          break;
+        }
+      default: mutate_move (child, sp, r); break;
+      }
+  return child;
+}
+
 gboolean
 explore_plan_is_heal (const char *line)
 {

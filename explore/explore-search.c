@@ -46,15 +46,22 @@ typedef struct {
   gboolean ok;
   char *sig, *property, *explanation;
   GHashTable *states, *dropped, *rules;
+  GHashTable *features;   /* --guided, or NULL */
 } Job;
 
 static void
 job_run (Job *j, const ExploreSearchOptions *o)
 {
   g_autoptr (GString) kinds = g_string_new (NULL);
-  j->plan = explore_plan_make (o->sp, o->base, j->index, kinds);
+  if (!j->plan)
+    j->plan = explore_plan_make (o->sp, o->base, j->index, kinds);
   ExploreObs obs;
   explore_obs_init (&obs, j->states, j->dropped, j->rules);
+  if (j->features)
+    {
+      obs.features = j->features;
+      obs.last_state = g_hash_table_new (g_direct_hash, g_direct_equal);
+    }
   j->ok = explore_run_plan (o->path, o->sets, j->plan, o->base + j->index, &obs, &j->sig, NULL);
   j->property = g_strdup (obs.first_property);
   j->explanation = g_strdup (obs.first_explanation);
@@ -89,6 +96,7 @@ job_clear (Job *j)
   g_hash_table_unref (j->states);
   g_hash_table_unref (j->dropped);
   g_hash_table_unref (j->rules);
+  g_clear_pointer (&j->features, g_hash_table_unref);
 }
 
 static void
@@ -114,6 +122,48 @@ failure_free (gpointer data)
   g_free (f);
 }
 
+/* --guided: a run that reached a feature (or a signature) no earlier run
+ * had gives its plan to the corpus */
+static void
+guide_take (ExploreSearch *s, Job *j)
+{
+  gboolean novel = FALSE;
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, j->features);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    novel |= g_hash_table_add (s->features, k);
+  if (j->sig)
+    {
+      g_autofree char *f = g_strconcat ("sig:", j->sig, NULL);
+      novel |= g_hash_table_add (s->features, (gpointer) g_intern_string (f));
+    }
+  if (novel)
+    g_ptr_array_add (s->corpus, g_ptr_array_ref (j->plan));
+}
+
+/* --guided: the odds that a run mutates a plan of the corpus.  On the
+ * findability table (docs/found.md) 1/4 did better than 1/2: fresh
+ * draws still find the common failures as soon as without --guided. */
+#define GUIDE_MUTATE_ODDS 0.25
+
+/* --guided: run index's plan, made before its batch runs (from the corpus
+ * as it stood then): with GUIDE_MUTATE_ODDS, and a corpus, a mutation of
+ * one of its plans; otherwise the plan of the run's seed, as without
+ * --guided */
+static GPtrArray *
+guide_plan (const ExploreSearch *s, const ExploreSearchOptions *o, guint index)
+{
+  g_autoptr (DlRandom) r = dl_random_new (o->base, "explore-guide", index);
+  if (s->corpus->len > 0 && dl_random_bernoulli (r, GUIDE_MUTATE_ODDS))
+    {
+      GPtrArray *parent = s->corpus->pdata[dl_random_below (r, s->corpus->len)];
+      return explore_plan_mutate (o->sp, o->base, index, parent, r);
+    }
+  g_autoptr (GString) kinds = g_string_new (NULL);
+  return explore_plan_make (o->sp, o->base, index, kinds);
+}
+
 /* takes job j's result into s, in run order */
 static void
 search_take (ExploreSearch *s, const ExploreSearchOptions *o, Job *j)
@@ -127,6 +177,8 @@ search_take (ExploreSearch *s, const ExploreSearchOptions *o, Job *j)
       s->invalid++;   /* a plan the scenario refuses (e.g. a peer beyond max_peers) */
       return;
     }
+  if (o->guided)
+    guide_take (s, j);
   if (!j->sig)
     return;
   s->failing++;
@@ -149,6 +201,33 @@ search_take (ExploreSearch *s, const ExploreSearchOptions *o, Job *j)
     g_ptr_array_add (f->plans, g_ptr_array_ref (j->plan));
 }
 
+/* makes the n runs of a batch, with up to jobs threads */
+static void
+batch_run (Job *js, guint n, guint jobs, const ExploreSearchOptions *o)
+{
+  if (jobs == 1 || n == 1)
+    {
+      for (guint k = 0; k < n; k++)
+        job_run (&js[k], o);
+      return;
+    }
+  guint nt = MIN (jobs, n);
+  g_autofree pthread_t *tids = g_new (pthread_t, nt);
+  g_autofree Worker *ws = g_new (Worker, nt);
+  for (guint t = 0; t < nt; t++)
+    {
+      ws[t] = (Worker) { js, n, t, nt, o };
+      if (pthread_create (&tids[t], NULL, worker_main, &ws[t]) != 0)
+        g_error ("explore: cannot start a worker thread");
+    }
+  for (guint t = 0; t < nt; t++)
+    pthread_join (tids[t], NULL);
+}
+
+/* the batches of --guided: a fixed size, whatever jobs is, so that its
+ * plans (made from the corpus as each batch begins) do not depend on it */
+#define GUIDED_BATCH 32
+
 ExploreSearch *
 explore_search_run (const ExploreSearchOptions *o)
 {
@@ -158,12 +237,14 @@ explore_search_run (const ExploreSearchOptions *o)
   s->states = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->rules = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->features = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->corpus = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   gint64 t0 = g_get_monotonic_time ();
   guint jobs = MAX (o->jobs, 1);
   /* batches of runs, each made by up to `jobs` threads and then taken in run
    * order, so that jobs changes nothing but the wall time; the time budget is
    * checked between batches (with one job, between runs) */
-  guint batch = jobs == 1 ? 1 : 16 * jobs;
+  guint batch = o->guided ? GUIDED_BATCH : jobs == 1 ? 1 : 16 * jobs;
   for (guint i0 = 0; i0 < o->runs; i0 += batch)
     {
       if (o->budget > 0 && (g_get_monotonic_time () - t0) * 1000 >= o->budget)
@@ -176,23 +257,13 @@ explore_search_run (const ExploreSearchOptions *o)
           js[k].states = g_hash_table_new (g_direct_hash, g_direct_equal);
           js[k].dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
           js[k].rules = g_hash_table_new (g_direct_hash, g_direct_equal);
-        }
-      if (jobs == 1)
-        job_run (&js[0], o);
-      else
-        {
-          guint nt = MIN (jobs, n);
-          g_autofree pthread_t *tids = g_new (pthread_t, nt);
-          g_autofree Worker *ws = g_new (Worker, nt);
-          for (guint t = 0; t < nt; t++)
+          if (o->guided)
             {
-              ws[t] = (Worker) { js, n, t, nt, o };
-              if (pthread_create (&tids[t], NULL, worker_main, &ws[t]) != 0)
-                g_error ("explore: cannot start a worker thread");
+              js[k].features = g_hash_table_new (g_direct_hash, g_direct_equal);
+              js[k].plan = guide_plan (s, o, i0 + k);
             }
-          for (guint t = 0; t < nt; t++)
-            pthread_join (tids[t], NULL);
         }
+      batch_run (js, n, jobs, o);
       for (guint k = 0; k < n; k++)
         {
           search_take (s, o, &js[k]);
@@ -214,6 +285,8 @@ explore_search_free (ExploreSearch *s)
   g_hash_table_unref (s->states);
   g_hash_table_unref (s->dropped);
   g_hash_table_unref (s->rules);
+  g_hash_table_unref (s->features);
+  g_ptr_array_unref (s->corpus);
   g_free (s);
 }
 

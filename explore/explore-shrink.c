@@ -31,6 +31,25 @@ obs_violation (gpointer ud, DlTime t, const char *property, ProtoNodeId node, co
   (void) node;
 }
 
+/* --guided's features: a message dropped in a state, "A!M" (the
+ * coordinator's as "S:A!M"); state changes are tracked to know the state,
+ * not counted: as features too they found S10 and S18 sooner but S9 and
+ * S12's timeout later (docs/found.md, "Findability") */
+static void
+obs_feature (ExploreObs *o, ProtoNodeId node, const ProtoObservation *obs)
+{
+  gpointer key = GUINT_TO_POINTER (node + 1);
+  const char *at = g_hash_table_lookup (o->last_state, key);
+  const char *who = node == PROTO_SERVER ? "S:" : "";
+  g_autofree char *f = NULL;
+  if (obs->kind == PROTO_OBS_PHASE)
+    g_hash_table_insert (o->last_state, key, (gpointer) g_intern_string (obs->detail));
+  else if (obs->kind == PROTO_OBS_DROPPED && obs->msg_type >= 0)
+    f = g_strdup_printf ("%s%s!%s", who, at ? at : "", proto_msg_type_name ((ProtoMsgType) obs->msg_type));
+  if (f)
+    g_hash_table_add (o->features, (gpointer) g_intern_string (f));
+}
+
 static void
 obs_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *obs)
 {
@@ -39,6 +58,8 @@ obs_observation (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation
     g_hash_table_add (o->states, (gpointer) g_intern_string (obs->detail));
   else if (obs->kind == PROTO_OBS_DROPPED && obs->msg_type >= 0)
     g_hash_table_add (o->dropped, (gpointer) proto_msg_type_name ((ProtoMsgType) obs->msg_type));
+  if (o->features)
+    obs_feature (o, node, obs);
   (void) t;
 }
 
@@ -140,6 +161,7 @@ explore_obs_clear (ExploreObs *o)
 {
   g_free (o->first_property);
   g_free (o->first_explanation);
+  g_clear_pointer (&o->last_state, g_hash_table_unref);
 }
 
 /* Does the plan (a subset) still fail with this signature? */

@@ -8,6 +8,7 @@
  * failure) and the shrinking of a recorded run (explore-search.c). */
 #pragma once
 
+#include "base/dl-random.h"
 #include "protocol/proto-machine.h"
 #include "protocol/proto-msg-class.h"
 #include "results/res-db.h"
@@ -55,6 +56,11 @@ void explore_msg_at (const ExploreSpace *sp, guint i, const char **type, const c
  * mostly); the kinds turned on are appended to kinds_out. */
 GPtrArray *explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *kinds_out);
 gboolean explore_parse_faults (const char *list, ExploreSpace *sp, GError **error);
+/* --guided: run `index`'s plan as a mutation of parent (a plan that
+ * reached new coverage): one or two of adding a line of run index's own
+ * plan, removing a line, moving a line to another time, drawn from r.
+ * Heal lines stay as they are.  (transfer full) */
+GPtrArray *explore_plan_mutate (const ExploreSpace *sp, guint64 seed, guint index, GPtrArray *parent, DlRandom *r);
 /* --messages TYPE[:KIND],...: checks each as a timeline rule's message
  * (sim_timeline_msg_parse) and makes them the ones drop and delay pick
  * from; `list` stays the caller's. */
@@ -69,6 +75,10 @@ typedef struct {
   GHashTable *states;     /* peer states reached (interned) */
   GHashTable *dropped;    /* message types dropped by the drop rule (not listened for) */
   GHashTable *rules;      /* drop rules that fired */
+  /* --guided's coverage, or NULL: interned "A!M" (M dropped in state A,
+   * "S:" before the coordinator's), with last_state (a node's state) to
+   * make them */
+  GHashTable *features, *last_state;
 } ExploreObs;
 
 void explore_obs_init (ExploreObs *o, GHashTable *states, GHashTable *dropped, GHashTable *rules);
@@ -140,6 +150,8 @@ typedef struct {
   GPtrArray *failures;            /* ExploreFailure*, in the order first met */
   GHashTable *states, *dropped, *rules;   /* reached: interned names */
   GHashTable *by_sig;
+  GHashTable *features;           /* --guided: every feature reached (ExploreObs) */
+  GPtrArray *corpus;              /* --guided: the plans that reached a new one, in run order */
 } ExploreSearch;
 
 typedef struct {
@@ -150,6 +162,10 @@ typedef struct {
   guint runs, jobs;               /* jobs: threads at once; the result does not change */
   DlTime budget;                  /* wall time after which no run starts (0: none) */
   gboolean keep_plans;            /* keep every failing run's plan (explore_record_failures) */
+  /* --guided: a quarter of the runs mutate a plan that reached a new
+   * drop in a state (or a new signature) instead of drawing afresh;
+   * batches of a fixed size, so that jobs still changes nothing */
+  gboolean guided;
   /* after each run is taken, in run order (i: its index) */
   void (*progress) (const ExploreSearch *s, guint i, gpointer data);
   gpointer progress_data;

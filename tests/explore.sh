@@ -207,4 +207,19 @@ if command -v python3 >/dev/null; then
     || ko "guest: $(grep '^messages never' "$tmp/g.txt")"
 fi
 
+# --guided (coverage as feedback): the table depends on the seed alone, as
+# without it (-j 1 and -j 2 alike), and it is a different search: runs
+# that mutate a plan of the corpus fail differently from fresh draws
+g () { "$DLSIM" explore "$base" --runs 300 --no-shrink --guided "$@" 2>&1 | sed 's/ in [0-9.]* s,/,/'; }
+g > "$tmp/g1.txt"; g -j 2 > "$tmp/g2.txt"
+cmp -s "$tmp/g1.txt" "$tmp/g2.txt" && ok "--guided: -j 2 gives the same table" \
+  || { ko "--guided: -j 2 differs"; diff "$tmp/g1.txt" "$tmp/g2.txt" | head; }
+g -j 2 > "$tmp/g3.txt"
+cmp -s "$tmp/g2.txt" "$tmp/g3.txt" && ok "--guided: deterministic" || ko "--guided: two searches differ"
+cmp -s "$tmp/a.txt" "$tmp/g1.txt" && ko "--guided searches as the default does" || ok "--guided is another search"
+grep -q "^progress in linking " "$tmp/g1.txt" && ok "--guided: S8's hang found" || ko "--guided: no S8 in 300 runs"
+# its shrunk failures reproduce: a failure's plan is the mutated one
+expect 0 "reproduces" -- "$DLSIM" explore "$base" --runs 200 --guided -j 2 --found "$tmp/gfound/"
+grep -q "DOES NOT reproduce" "$out" && ko "--guided: a shrunk file does not reproduce" || ok "--guided: all reproduce"
+
 finish

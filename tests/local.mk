@@ -25,6 +25,9 @@ TESTS += tests/run-kill.sh
 EXTRA_DIST += tests/run-kill.sh
 TESTS += tests/liveness.sh tests/search-power.sh tests/localize.sh
 EXTRA_DIST += tests/liveness.sh tests/search-power.sh tests/localize.sh
+# the findability table of docs/found.md (tools/findability)
+TESTS += tests/findability.sh
+EXTRA_DIST += tests/findability.sh tools/findability tools/findability.map
 TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh tests/disco-guest.sh
 # the Python package's unit tests (python/, tests/python/)
 TESTS += tests/python.sh

@@ -183,6 +183,54 @@ START_TEST (test_plan_small_scenario)
 }
 END_TEST
 
+/* --guided's mutation: a plan's child keeps one action per WHEN, keeps
+ * the heal line, is the same for the same stream, and over many draws
+ * adds, removes and moves lines (it differs from its parent) */
+START_TEST (test_plan_mutate)
+{
+  ExploreSpace sp = { .n_peers = 3, .rounds = 2, .heal = TRUE };
+  g_autoptr (GError) error = NULL;
+  ck_assert (explore_parse_faults ("crash, leave, partition", &sp, &error));
+  g_autoptr (GString) kinds = g_string_new (NULL);
+  g_autoptr (GPtrArray) parent = NULL;
+  for (guint index = 100; !parent || parent->len < 4; index++)
+    {
+      g_clear_pointer (&parent, g_ptr_array_unref);
+      parent = explore_plan_make (&sp, 5, index, kinds);
+    }
+  guint heal = 0, longer = 0, shorter = 0, moved = 0;
+  for (guint i = 0; i < parent->len; i++)
+    heal += explore_plan_is_heal (parent->pdata[i]);
+  ck_assert_uint_eq (heal, 1);
+  g_autofree char *jp = joined (parent);
+  for (guint index = 1; index < 60; index++)
+    {
+      g_autoptr (DlRandom) r1 = dl_random_new (5, "test-guide", index);
+      g_autoptr (DlRandom) r2 = dl_random_new (5, "test-guide", index);
+      g_autoptr (GPtrArray) a = explore_plan_mutate (&sp, 5, index, parent, r1);
+      g_autoptr (GPtrArray) b = explore_plan_mutate (&sp, 5, index, parent, r2);
+      g_autofree char *ja = joined (a), *jb = joined (b);
+      ck_assert_str_eq (ja, jb);
+      g_autoptr (GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      guint heals = 0;
+      for (guint i = 0; i < a->len; i++)
+        {
+          const char *l = a->pdata[i], *eq = strchr (l, '=');
+          ck_assert_ptr_nonnull (eq);
+          ck_assert_msg (g_hash_table_add (keys, g_strndup (l, (gsize) (eq - l))), "two actions at one WHEN: %s", ja);
+          heals += explore_plan_is_heal (l);
+        }
+      ck_assert_uint_eq (heals, 1);
+      longer += a->len > parent->len;
+      shorter += a->len < parent->len;
+      moved += a->len == parent->len && strcmp (ja, jp) != 0;
+    }
+  ck_assert_uint_gt (longer, 0);
+  ck_assert_uint_gt (shorter, 0);
+  ck_assert_uint_gt (moved, 0);
+}
+END_TEST
+
 START_TEST (test_parse_faults)
 {
   ExploreSpace sp = { .n_peers = 3, .rounds = 2 };
@@ -394,6 +442,7 @@ explore_suite (void)
   TCase *pl = tcase_create ("plan");
   tcase_set_timeout (pl, 120);
   tcase_add_test (pl, test_plan_small_scenario);
+  tcase_add_test (pl, test_plan_mutate);
   tcase_add_test (pl, test_parse_faults);
   tcase_add_test (pl, test_found_name);
   suite_add_tcase (s, pl);
