@@ -149,6 +149,30 @@ base_overrides (char **sets, const char *version, gboolean safety_only)
   return base_sets;
 }
 
+/* explore --help's summary */
+static const char EXPLORE_SUMMARY[] =
+  "Runs FILE (its first sweep point) N times, each with a fault plan drawn from\n"
+  "its seed: a random subset of the fault kinds, with targets, times (absolute or\n"
+  "`round R + D`) and sizes drawn at random, added as timeline lines.  Every run\n"
+  "checks the properties: the safety ones (agreement, own-round-only,\n"
+  "monotone-rounds, no-lost-model with a real model, retries-before-exclusion,\n"
+  "sync-served) and the liveness ones (progress, excluded-was-told).  By default\n"
+  "faults may go on to the end and every property is judged at the end; --heal\n"
+  "ends each run's faults at a heal time and owes liveness only after it;\n"
+  "--safety-only checks the safety properties alone.\n"
+  "Prints the distinct failures (signature: the first violation's property, the\n"
+  "state it names and the message dropped there) with their seeds, and the peer\n"
+  "states, dropped messages and drop rules no run reached.  Each failure is\n"
+  "shrunk by ddmin over its plan's lines; --found DIR writes it as a scenario file\n"
+  "whose [expect] pins the violation, checked to reproduce.\n"
+  "\n"
+  "Shrinking also tries fewer peers and rounds, and rounder times and sizes.\n"
+  "-o DB records every failing run (its fault plan as timeline params, its\n"
+  "violations, its events).  -j N makes N runs at once; the output is the same.\n"
+  "\n"
+  "Exit status: 0 the search ran (failures found or not); 1 a file could not be\n"
+  "written or a shrunk file did not reproduce; 2 usage error.";
+
 int
 cli_cmd_explore (int argc, char **argv)
 {
@@ -199,28 +223,7 @@ cli_cmd_explore (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - randomized fault search");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-      "Runs FILE (its first sweep point) N times, each with a fault plan drawn from\n"
-      "its seed: a random subset of the fault kinds, with targets, times (absolute or\n"
-      "`round R + D`) and sizes drawn at random, added as timeline lines.  Every run\n"
-      "checks the properties: the safety ones (agreement, own-round-only,\n"
-      "monotone-rounds, no-lost-model with a real model, retries-before-exclusion,\n"
-      "sync-served) and the liveness ones (progress, excluded-was-told).  By default\n"
-      "faults may go on to the end and every property is judged at the end; --heal\n"
-      "ends each run's faults at a heal time and owes liveness only after it;\n"
-      "--safety-only checks the safety properties alone.\n"
-      "Prints the distinct failures (signature: the first violation's property, the\n"
-      "state it names and the message dropped there) with their seeds, and the peer\n"
-      "states, dropped messages and drop rules no run reached.  Each failure is\n"
-      "shrunk by ddmin over its plan's lines; --found DIR writes it as a scenario file\n"
-      "whose [expect] pins the violation, checked to reproduce.\n"
-      "\n"
-      "Shrinking also tries fewer peers and rounds, and rounder times and sizes.\n"
-      "-o DB records every failing run (its fault plan as timeline params, its\n"
-      "violations, its events).  -j N makes N runs at once; the output is the same.\n"
-      "\n"
-      "Exit status: 0 the search ran (failures found or not); 1 a file could not be\n"
-      "written or a shrunk file did not reproduce; 2 usage error.");
+  g_option_context_set_summary (ctx, EXPLORE_SUMMARY);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
