@@ -322,14 +322,41 @@ cut_both_ways (const HierCoord *c, ProtoNodeId a, ProtoNodeId b)
   return ab && ba;
 }
 
+/* m has stood twice against every other member of k while it was m's
+ * head, and there are at least two: each was tried again after m lost it
+ * and lost again, so none of them can head m (its links to all the
+ * others failed).  The others took turns heading and m lost each turn for
+ * ever: the fewest cuts counts m's own stands too, so m never headed
+ * (scenarios/regression/hier-lost-every-head.ini).  Once is not enough:
+ * a head lost in a partition since healed serves m when tried again
+ * (hier-link-never-up.ini).  In a cluster of two m heads itself first
+ * (cuts_in_cluster), and cut_both_ways splits it. */
+static gboolean
+lost_every_head (const HierCoord *c, const Cluster *k, ProtoNodeId m)
+{
+  guint others = 0;
+  for (guint j = 0; j < k->members->len; j++)
+    {
+      ProtoNodeId x = g_array_index (k->members, ProtoNodeId, j);
+      guint lost = 0;
+      for (guint i = 0; x != m && i + 1 < c->cut->len; i += 2)
+        lost += g_array_index (c->cut, ProtoNodeId, i) == m && g_array_index (c->cut, ProtoNodeId, i + 1) == x;
+      if (x != m && lost < 2)
+        return FALSE;
+      others += x != m;
+    }
+  return others >= 2;
+}
+
 /* m stands against k's head, which once stood against m: neither can head
  * the other, and re-electing between them alternated for ever (a cluster
  * of two whose link failed for good, scenarios/regression/
- * hier-pair-split.ini).  m leaves k for a cluster of its own, whose
- * election is at `epoch` (the one m stood in); k keeps its head.  Returns
- * the new cluster. */
+ * hier-pair-split.ini); or m lost every other member as its head
+ * (lost_every_head: both_ways FALSE).  m leaves k for a cluster of its
+ * own, whose election is at `epoch` (the one m stood in); k keeps its
+ * head.  Returns the new cluster. */
 static Cluster *
-split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch)
+split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch, gboolean both_ways)
 {
   for (guint i = 0; i < k->members->len; i++)
     if (g_array_index (k->members, ProtoNodeId, i) == m->id)
@@ -342,8 +369,13 @@ split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch
   Cluster *n = cluster_new (c, name);
   n->group = k->group;
   n->epoch = epoch - 1;
-  observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch, "cluster %s: p%u and its head p%u cut each other: p%u leaves for %s",
-           k->name, m->id, k->head, m->id, n->name);
+  if (both_ways)
+    observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch, "cluster %s: p%u and its head p%u cut each other: p%u leaves for %s",
+             k->name, m->id, k->head, m->id, n->name);
+  else
+    observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch,
+             "cluster %s: p%u lost every other member as its head twice, the last p%u: p%u leaves for %s", k->name, m->id,
+             k->head, m->id, n->name);
   send_cluster (c, out, k);
   place_into (c, out, m, c->clusters->len - 1);
   return n;
@@ -1071,7 +1103,9 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
     {
       note_cut (c, from, k->head);
       if (k->head != PROTO_NO_NODE && k->head != from && cut_both_ways (c, from, k->head))
-        k = split_off (c, out, m, k, msg->round);
+        k = split_off (c, out, m, k, msg->round, TRUE);
+      else if (k->head != PROTO_NO_NODE && k->head != from && lost_every_head (c, k, from))
+        k = split_off (c, out, m, k, msg->round, FALSE);
       else
         start_election (c, out, k, msg->round, "a member lost its head");
     }
