@@ -84,6 +84,8 @@ struct HierPeer {
   GHashTable *updates;        /* member + 1 -> LearnWeights*: this round */
   GHashTable *next_updates;   /* those that came during the exchange */
   GArray *heads;              /* ProtoNodeId: the top heads it exchanges with (HierHeads; empty below the top) */
+  GArray *top_last;           /* ProtoNodeId: the other top heads whose subtree was in its last global: in step */
+  GArray *top_sent;           /* ProtoNodeId: those of them its subtree of round hr went to: each owes it theirs */
   guint heads_expected;       /* how many heads the tree has */
   gboolean heads_known;       /* a HierHeads came: the tree is known */
   ProtoNodeId parent;         /* the head of heads it reports to (PROTO_NO_NODE: it is at the top) */
@@ -504,6 +506,8 @@ head_clear (HierPeer *p)
   for (guint i = 0; i < p->aggs->len; i++)
     agg_clear (&g_array_index (p->aggs, Agg, i));
   g_array_set_size (p->aggs, 0);
+  g_array_set_size (p->top_sent, 0);
+  g_array_set_size (p->top_last, 0);
   p->phase = HEAD_COLLECT;
   p->hr_set = FALSE;
   p->head_deadline = DL_TIME_NEVER;
@@ -694,11 +698,14 @@ try_gather (HierPeer *p, ProtoOutbox *out)
                    .mean = learn_weights_ref (subtree) };
       g_array_append_val (p->aggs, mine);
     }
+  g_array_set_size (p->top_sent, 0);
   for (guint i = 0; i < p->heads->len && subtree; i++)
     {
       ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
       if (h == p->id)
         continue;
+      if ((p->hr == 0 || listed (p->top_last, h)) && p->hr < p->cfg.rounds)
+        g_array_append_val (p->top_sent, h);
       ProtoMsg m;
       proto_msg_init (&m, PROTO_MSG_HIER_AGG);
       m.round = p->hr;
@@ -726,7 +733,17 @@ agg_for (HierPeer *p, ProtoNodeId h)
   return best;
 }
 
-/* At the top: the global model from every top head's subtree. */
+/* At the top: the global model from every top head's subtree: of each
+ * listed head, and of each in step that its own went to (top_sent),
+ * listed or not.  A cluster whose members all finished leaves the list
+ * (hier-coord.c: send_heads) once its head sent its last subtree, and
+ * the news, through the coordinator, can come before that subtree over a
+ * slower link: the round went without it, with no fault at all
+ * (scenarios/regression/hier-finished-head-awaited.ini).  Only a head in
+ * step is owed (in the first round every head is; later, one whose
+ * subtree of the round before was in this head's last global), and only
+ * for a round it has (below cfg.rounds): one that finished before this
+ * head caught up sends nothing more. */
 static void
 try_top (HierPeer *p, ProtoOutbox *out)
 {
@@ -735,6 +752,8 @@ try_top (HierPeer *p, ProtoOutbox *out)
   gboolean all = p->heads_known;
   for (guint i = 0; i < p->heads->len && all; i++)
     all = agg_for (p, g_array_index (p->heads, ProtoNodeId, i)) != NULL;
+  for (guint i = 0; i < p->top_sent->len && all; i++)
+    all = agg_for (p, g_array_index (p->top_sent, ProtoNodeId, i)) != NULL;
   if (!all && p->now < p->head_deadline)
     return;
   if (!all)
@@ -758,6 +777,10 @@ try_top (HierPeer *p, ProtoOutbox *out)
           ahead = MAX (ahead, a->round);
         }
     }
+  g_array_set_size (p->top_last, 0);
+  for (guint i = 0; i < mine->len; i++)
+    if (g_array_index (mine, Agg, i).head != p->id && g_array_index (mine, Agg, i).round == ahead)
+      g_array_append_val (p->top_last, g_array_index (mine, Agg, i).head);
   guint64 total = 0;
   LearnWeights *global = hier_mix_combine (mine, &total);
   proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1,
@@ -1599,6 +1622,8 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->next_updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->top_sent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->top_last = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->aggs = g_array_new (FALSE, TRUE, sizeof (Agg));
   p->parent = PROTO_NO_NODE;
   p->up_to = PROTO_NO_NODE;
@@ -1623,6 +1648,8 @@ hier_peer_free (HierPeer *p)
   g_hash_table_unref (p->updates);
   g_hash_table_unref (p->next_updates);
   g_array_unref (p->heads);
+  g_array_unref (p->top_sent);
+  g_array_unref (p->top_last);
   g_array_unref (p->aggs);
   g_array_unref (p->children);
   g_array_unref (p->child_aggs);
