@@ -85,7 +85,7 @@ struct HierPeer {
   GHashTable *next_updates;   /* those that came during the exchange */
   GArray *heads;              /* ProtoNodeId: the top heads it exchanges with (HierHeads; empty below the top) */
   GArray *top_last;           /* ProtoNodeId: the other top heads whose subtree was in its last global: in step */
-  GArray *top_sent;           /* ProtoNodeId: those of them its subtree of round hr went to: each owes it theirs */
+  GArray *top_sent;           /* ProtoNodeId: the top heads its subtree of round hr went to (owes_subtree) */
   guint heads_expected;       /* how many heads the tree has */
   gboolean heads_known;       /* a HierHeads came: the tree is known */
   ProtoNodeId parent;         /* the head of heads it reports to (PROTO_NO_NODE: it is at the top) */
@@ -651,6 +651,32 @@ judge_members (HierPeer *p, ProtoOutbox *out)
 
 static void distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead);
 
+/* Its subtree of round hr to top head h, once a round (top_sent). */
+static void
+send_top (HierPeer *p, ProtoOutbox *out, ProtoNodeId h, LearnWeights *subtree, guint32 count)
+{
+  if (h == p->id || listed (p->top_sent, h))
+    return;
+  g_array_append_val (p->top_sent, h);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_AGG);
+  m.round = p->hr;
+  m.degree = count;
+  proto_msg_set_weights (&m, subtree);
+  send_link (p, out, h, &m);
+}
+
+/* Top head h, which its subtree of round hr went to, owes it its own: h
+ * was in step (in the first round every head is; later, its subtree of
+ * the round before was in this head's last global), and has that round
+ * (below cfg.rounds): one that finished before this head caught up sends
+ * nothing more. */
+static gboolean
+owes_subtree (const HierPeer *p, ProtoNodeId h)
+{
+  return (p->hr == 0 || listed (p->top_last, h)) && p->hr < p->cfg.rounds;
+}
+
 /* Its subtree: its cluster and its children's subtrees; up to its parent,
  * or, at the top, to the other top heads. */
 static void
@@ -700,19 +726,7 @@ try_gather (HierPeer *p, ProtoOutbox *out)
     }
   g_array_set_size (p->top_sent, 0);
   for (guint i = 0; i < p->heads->len && subtree; i++)
-    {
-      ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
-      if (h == p->id)
-        continue;
-      if ((p->hr == 0 || listed (p->top_last, h)) && p->hr < p->cfg.rounds)
-        g_array_append_val (p->top_sent, h);
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
-      m.round = p->hr;
-      m.degree = (guint32) MIN (total, G_MAXUINT32);
-      proto_msg_set_weights (&m, subtree);
-      send_link (p, out, h, &m);
-    }
+    send_top (p, out, g_array_index (p->heads, ProtoNodeId, i), subtree, (guint32) MIN (total, G_MAXUINT32));
   try_top (p, out);
 }
 
@@ -734,16 +748,12 @@ agg_for (HierPeer *p, ProtoNodeId h)
 }
 
 /* At the top: the global model from every top head's subtree: of each
- * listed head, and of each in step that its own went to (top_sent),
- * listed or not.  A cluster whose members all finished leaves the list
- * (hier-coord.c: send_heads) once its head sent its last subtree, and
- * the news, through the coordinator, can come before that subtree over a
- * slower link: the round went without it, with no fault at all
- * (scenarios/regression/hier-finished-head-awaited.ini).  Only a head in
- * step is owed (in the first round every head is; later, one whose
- * subtree of the round before was in this head's last global), and only
- * for a round it has (below cfg.rounds): one that finished before this
- * head caught up sends nothing more. */
+ * listed head, and of each its own went to that owes it (top_sent,
+ * owes_subtree), listed or not.  A cluster whose members all finished
+ * leaves the list (hier-coord.c: send_heads) once its head sent its last
+ * subtree, and the news, through the coordinator, can come before that
+ * subtree over a slower link: the round went without it, with no fault at
+ * all (scenarios/regression/hier-finished-head-awaited.ini). */
 static void
 try_top (HierPeer *p, ProtoOutbox *out)
 {
@@ -753,7 +763,8 @@ try_top (HierPeer *p, ProtoOutbox *out)
   for (guint i = 0; i < p->heads->len && all; i++)
     all = agg_for (p, g_array_index (p->heads, ProtoNodeId, i)) != NULL;
   for (guint i = 0; i < p->top_sent->len && all; i++)
-    all = agg_for (p, g_array_index (p->top_sent, ProtoNodeId, i)) != NULL;
+    all = !owes_subtree (p, g_array_index (p->top_sent, ProtoNodeId, i))
+          || agg_for (p, g_array_index (p->top_sent, ProtoNodeId, i)) != NULL;
   if (!all && p->now < p->head_deadline)
     return;
   if (!all)
@@ -1003,6 +1014,12 @@ head_heads_changed (HierPeer *p, ProtoOutbox *out)
 {
   if (is_async (p))
     return;
+  /* at the top, its subtree to the heads listed since it went out: the
+   * tree came after it went alone at head_timeout, or a head was elected
+   * since (scenarios/regression/hier-late-tree.ini) */
+  Agg *own = p->is_head && p->phase == HEAD_TOP ? find_in (p->aggs, p->id, p->hr) : NULL;
+  for (guint i = 0; own && own->mean && i < p->heads->len; i++)
+    send_top (p, out, g_array_index (p->heads, ProtoNodeId, i), own->mean, own->count);
   try_gather (p, out);
   try_top (p, out);
 }
