@@ -199,9 +199,10 @@ send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
  * in id order form groups of fanin, each reporting to its first (lowest id)
  * head, and those first heads form the next level, until at most fanin are
  * left at the top.  Each head gets its parent, its children, and (at the
- * top) the top heads.  Sent once every working cluster has a head. */
+ * top) the top heads.  Sent once every working cluster has a head; to
+ * every head, or to `only` (PROTO_NO_NODE: all). */
 static void
-send_heads (HierCoord *c, ProtoOutbox *out)
+send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
 {
   g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < c->clusters->len; i++)
@@ -248,6 +249,8 @@ send_heads (HierCoord *c, ProtoOutbox *out)
   for (guint i = 0; i < n; i++)
     {
       ProtoNodeId h = g_array_index (heads, ProtoNodeId, i);
+      if (only != PROTO_NO_NODE && h != only)
+        continue;
       g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint32));
       for (guint j = 0; j < n; j++)
         if (parent[j] == h)
@@ -272,9 +275,15 @@ send_heads (HierCoord *c, ProtoOutbox *out)
       proto_msg_take_indices (&msg, (guint32 *) (void *) g_array_free (g_steal_pointer (&kids), FALSE), nk);
       send_msg (c, out, h, &msg);
     }
-  if (level->len < n)
+  if (level->len < n && only == PROTO_NO_NODE)
     observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, level->len, "%u heads: %u at the top (fanin %u)", n,
              level->len, fanin);
+}
+
+static void
+send_heads (HierCoord *c, ProtoOutbox *out)
+{
+  send_heads_to (c, out, PROTO_NO_NODE);
 }
 
 static void
@@ -1123,6 +1132,32 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
   try_tally (c, out, k);
 }
 
+/* HierHello: a member's score and region, after which the clusters form
+ * (or it joins one).  A repeat (hier-peer.c says HierHello again while no
+ * HierCluster came, or heading with no heads tree) is counted once;
+ * placed, it missed its cluster's announcement, or, a head, the tree (a
+ * lost HierHeads kept a head going alone every round). */
+static void
+on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+  if (m->region)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+      send_cluster_to (c, out, k, from);
+      if (k->head == from)
+        send_heads_to (c, out, from);
+      return;
+    }
+  m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
+  m->score = msg->degree;
+  m->nat = msg->helper;
+  if (c->formed)
+    place_late (c, out, m);
+  else
+    maybe_form (c, out);
+}
+
 static void
 handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -1134,24 +1169,9 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
       on_client_connected (c, out, from, msg, m, at);
       return;
     case PROTO_MSG_HIER_HELLO:
-      /* a repeat (hier-peer.c says HierHello again while no HierCluster
-       * came): counted once; placed, it missed its cluster's announcement */
-      if (m && m->region && m->cluster >= 0)
-        {
-          observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
-          send_cluster_to (c, out, g_ptr_array_index (c->clusters, m->cluster), from);
-          return;
-        }
-      if (!m || m->region)
+      if (!m || (m->region && m->cluster < 0))
         break;
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
-      m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
-      m->score = msg->degree;
-      m->nat = msg->helper;
-      if (c->formed)
-        place_late (c, out, m);
-      else
-        maybe_form (c, out);
+      on_hello (c, out, from, msg, m);
       return;
     case PROTO_MSG_HIER_CANDIDACY:
       if (!m || m->cluster < 0)

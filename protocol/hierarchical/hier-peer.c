@@ -539,6 +539,7 @@ find_in (GArray *aggs, ProtoNodeId head, uint32_t round)
 
 static void try_gather (HierPeer *p, ProtoOutbox *out);
 static void try_top (HierPeer *p, ProtoOutbox *out);
+static void say_hello (HierPeer *p, ProtoOutbox *out);
 
 static void
 start_exchange (HierPeer *p, ProtoOutbox *out)
@@ -693,6 +694,8 @@ try_gather (HierPeer *p, ProtoOutbox *out)
     observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, -1,
                 p->heads_known ? "head_timeout: its subtree goes without the missing heads below it"
                                : "head_timeout: no heads tree yet: it goes alone");
+  if (!p->heads_known)
+    say_hello (p, out);   /* the tree may have been lost: the coordinator sends it again (hier-coord.c) */
   g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (Agg));
   g_array_append_val (parts, p->own);
   for (guint i = 0; i < p->child_aggs->len; i++)
