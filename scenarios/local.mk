@@ -284,6 +284,10 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/hier-cut-pair-cluster.ini \
 	scenarios/regression/hier-link-fail-in-cluster.ini \
 	scenarios/regression/hier-link-never-up.ini \
+	scenarios/regression/hier-finished-head-awaited.ini \
+	scenarios/regression/hier-lost-every-head.ini \
+	scenarios/regression/hier-lost-heads.ini \
+	scenarios/regression/hier-late-tree.ini \
 	scenarios/regression/hier-lost-hello.ini \
 	scenarios/regression/hier-pair-split.ini \
 	scenarios/regression/pipeline-block-lost.ini \

@@ -199,9 +199,10 @@ send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
  * in id order form groups of fanin, each reporting to its first (lowest id)
  * head, and those first heads form the next level, until at most fanin are
  * left at the top.  Each head gets its parent, its children, and (at the
- * top) the top heads.  Sent once every working cluster has a head. */
+ * top) the top heads.  Sent once every working cluster has a head; to
+ * every head, or to `only` (PROTO_NO_NODE: all). */
 static void
-send_heads (HierCoord *c, ProtoOutbox *out)
+send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
 {
   g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < c->clusters->len; i++)
@@ -248,6 +249,8 @@ send_heads (HierCoord *c, ProtoOutbox *out)
   for (guint i = 0; i < n; i++)
     {
       ProtoNodeId h = g_array_index (heads, ProtoNodeId, i);
+      if (only != PROTO_NO_NODE && h != only)
+        continue;
       g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint32));
       for (guint j = 0; j < n; j++)
         if (parent[j] == h)
@@ -272,9 +275,15 @@ send_heads (HierCoord *c, ProtoOutbox *out)
       proto_msg_take_indices (&msg, (guint32 *) (void *) g_array_free (g_steal_pointer (&kids), FALSE), nk);
       send_msg (c, out, h, &msg);
     }
-  if (level->len < n)
+  if (level->len < n && only == PROTO_NO_NODE)
     observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, level->len, "%u heads: %u at the top (fanin %u)", n,
              level->len, fanin);
+}
+
+static void
+send_heads (HierCoord *c, ProtoOutbox *out)
+{
+  send_heads_to (c, out, PROTO_NO_NODE);
 }
 
 static void
@@ -322,14 +331,41 @@ cut_both_ways (const HierCoord *c, ProtoNodeId a, ProtoNodeId b)
   return ab && ba;
 }
 
+/* m has stood twice against every other member of k while it was m's
+ * head, and there are at least two: each was tried again after m lost it
+ * and lost again, so none of them can head m (its links to all the
+ * others failed).  The others took turns heading and m lost each turn for
+ * ever: the fewest cuts counts m's own stands too, so m never headed
+ * (scenarios/regression/hier-lost-every-head.ini).  Once is not enough:
+ * a head lost in a partition since healed serves m when tried again
+ * (hier-link-never-up.ini).  In a cluster of two m heads itself first
+ * (cuts_in_cluster), and cut_both_ways splits it. */
+static gboolean
+lost_every_head (const HierCoord *c, const Cluster *k, ProtoNodeId m)
+{
+  guint others = 0;
+  for (guint j = 0; j < k->members->len; j++)
+    {
+      ProtoNodeId x = g_array_index (k->members, ProtoNodeId, j);
+      guint lost = 0;
+      for (guint i = 0; x != m && i + 1 < c->cut->len; i += 2)
+        lost += g_array_index (c->cut, ProtoNodeId, i) == m && g_array_index (c->cut, ProtoNodeId, i + 1) == x;
+      if (x != m && lost < 2)
+        return FALSE;
+      others += x != m;
+    }
+  return others >= 2;
+}
+
 /* m stands against k's head, which once stood against m: neither can head
  * the other, and re-electing between them alternated for ever (a cluster
  * of two whose link failed for good, scenarios/regression/
- * hier-pair-split.ini).  m leaves k for a cluster of its own, whose
- * election is at `epoch` (the one m stood in); k keeps its head.  Returns
- * the new cluster. */
+ * hier-pair-split.ini); or m lost every other member as its head
+ * (lost_every_head: both_ways FALSE).  m leaves k for a cluster of its
+ * own, whose election is at `epoch` (the one m stood in); k keeps its
+ * head.  Returns the new cluster. */
 static Cluster *
-split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch)
+split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch, gboolean both_ways)
 {
   for (guint i = 0; i < k->members->len; i++)
     if (g_array_index (k->members, ProtoNodeId, i) == m->id)
@@ -342,8 +378,13 @@ split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch
   Cluster *n = cluster_new (c, name);
   n->group = k->group;
   n->epoch = epoch - 1;
-  observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch, "cluster %s: p%u and its head p%u cut each other: p%u leaves for %s",
-           k->name, m->id, k->head, m->id, n->name);
+  if (both_ways)
+    observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch, "cluster %s: p%u and its head p%u cut each other: p%u leaves for %s",
+             k->name, m->id, k->head, m->id, n->name);
+  else
+    observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch,
+             "cluster %s: p%u lost every other member as its head twice, the last p%u: p%u leaves for %s", k->name, m->id,
+             k->head, m->id, n->name);
   send_cluster (c, out, k);
   place_into (c, out, m, c->clusters->len - 1);
   return n;
@@ -1071,7 +1112,9 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
     {
       note_cut (c, from, k->head);
       if (k->head != PROTO_NO_NODE && k->head != from && cut_both_ways (c, from, k->head))
-        k = split_off (c, out, m, k, msg->round);
+        k = split_off (c, out, m, k, msg->round, TRUE);
+      else if (k->head != PROTO_NO_NODE && k->head != from && lost_every_head (c, k, from))
+        k = split_off (c, out, m, k, msg->round, FALSE);
       else
         start_election (c, out, k, msg->round, "a member lost its head");
     }
@@ -1089,6 +1132,32 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
   try_tally (c, out, k);
 }
 
+/* HierHello: a member's score and region, after which the clusters form
+ * (or it joins one).  A repeat (hier-peer.c says HierHello again while no
+ * HierCluster came, or heading with no heads tree) is counted once;
+ * placed, it missed its cluster's announcement, or, a head, the tree (a
+ * lost HierHeads kept a head going alone every round). */
+static void
+on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+  if (m->region)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+      send_cluster_to (c, out, k, from);
+      if (k->head == from)
+        send_heads_to (c, out, from);
+      return;
+    }
+  m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
+  m->score = msg->degree;
+  m->nat = msg->helper;
+  if (c->formed)
+    place_late (c, out, m);
+  else
+    maybe_form (c, out);
+}
+
 static void
 handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -1100,24 +1169,9 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
       on_client_connected (c, out, from, msg, m, at);
       return;
     case PROTO_MSG_HIER_HELLO:
-      /* a repeat (hier-peer.c says HierHello again while no HierCluster
-       * came): counted once; placed, it missed its cluster's announcement */
-      if (m && m->region && m->cluster >= 0)
-        {
-          observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
-          send_cluster_to (c, out, g_ptr_array_index (c->clusters, m->cluster), from);
-          return;
-        }
-      if (!m || m->region)
+      if (!m || (m->region && m->cluster < 0))
         break;
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
-      m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
-      m->score = msg->degree;
-      m->nat = msg->helper;
-      if (c->formed)
-        place_late (c, out, m);
-      else
-        maybe_form (c, out);
+      on_hello (c, out, from, msg, m);
       return;
     case PROTO_MSG_HIER_CANDIDACY:
       if (!m || m->cluster < 0)

@@ -84,6 +84,8 @@ struct HierPeer {
   GHashTable *updates;        /* member + 1 -> LearnWeights*: this round */
   GHashTable *next_updates;   /* those that came during the exchange */
   GArray *heads;              /* ProtoNodeId: the top heads it exchanges with (HierHeads; empty below the top) */
+  GArray *top_last;           /* ProtoNodeId: the other top heads whose subtree was in its last global: in step */
+  GArray *top_sent;           /* ProtoNodeId: the top heads its subtree of round hr went to (owes_subtree) */
   guint heads_expected;       /* how many heads the tree has */
   gboolean heads_known;       /* a HierHeads came: the tree is known */
   ProtoNodeId parent;         /* the head of heads it reports to (PROTO_NO_NODE: it is at the top) */
@@ -504,6 +506,8 @@ head_clear (HierPeer *p)
   for (guint i = 0; i < p->aggs->len; i++)
     agg_clear (&g_array_index (p->aggs, Agg, i));
   g_array_set_size (p->aggs, 0);
+  g_array_set_size (p->top_sent, 0);
+  g_array_set_size (p->top_last, 0);
   p->phase = HEAD_COLLECT;
   p->hr_set = FALSE;
   p->head_deadline = DL_TIME_NEVER;
@@ -535,6 +539,7 @@ find_in (GArray *aggs, ProtoNodeId head, uint32_t round)
 
 static void try_gather (HierPeer *p, ProtoOutbox *out);
 static void try_top (HierPeer *p, ProtoOutbox *out);
+static void say_hello (HierPeer *p, ProtoOutbox *out);
 
 static void
 start_exchange (HierPeer *p, ProtoOutbox *out)
@@ -647,6 +652,32 @@ judge_members (HierPeer *p, ProtoOutbox *out)
 
 static void distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead);
 
+/* Its subtree of round hr to top head h, once a round (top_sent). */
+static void
+send_top (HierPeer *p, ProtoOutbox *out, ProtoNodeId h, LearnWeights *subtree, guint32 count)
+{
+  if (h == p->id || listed (p->top_sent, h))
+    return;
+  g_array_append_val (p->top_sent, h);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_AGG);
+  m.round = p->hr;
+  m.degree = count;
+  proto_msg_set_weights (&m, subtree);
+  send_link (p, out, h, &m);
+}
+
+/* Top head h, which its subtree of round hr went to, owes it its own: h
+ * was in step (in the first round every head is; later, its subtree of
+ * the round before was in this head's last global), and has that round
+ * (below cfg.rounds): one that finished before this head caught up sends
+ * nothing more. */
+static gboolean
+owes_subtree (const HierPeer *p, ProtoNodeId h)
+{
+  return (p->hr == 0 || listed (p->top_last, h)) && p->hr < p->cfg.rounds;
+}
+
 /* Its subtree: its cluster and its children's subtrees; up to its parent,
  * or, at the top, to the other top heads. */
 static void
@@ -663,6 +694,8 @@ try_gather (HierPeer *p, ProtoOutbox *out)
     observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, -1,
                 p->heads_known ? "head_timeout: its subtree goes without the missing heads below it"
                                : "head_timeout: no heads tree yet: it goes alone");
+  if (!p->heads_known)
+    say_hello (p, out);   /* the tree may have been lost: the coordinator sends it again (hier-coord.c) */
   g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (Agg));
   g_array_append_val (parts, p->own);
   for (guint i = 0; i < p->child_aggs->len; i++)
@@ -694,18 +727,9 @@ try_gather (HierPeer *p, ProtoOutbox *out)
                    .mean = learn_weights_ref (subtree) };
       g_array_append_val (p->aggs, mine);
     }
+  g_array_set_size (p->top_sent, 0);
   for (guint i = 0; i < p->heads->len && subtree; i++)
-    {
-      ProtoNodeId h = g_array_index (p->heads, ProtoNodeId, i);
-      if (h == p->id)
-        continue;
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_HIER_AGG);
-      m.round = p->hr;
-      m.degree = (guint32) MIN (total, G_MAXUINT32);
-      proto_msg_set_weights (&m, subtree);
-      send_link (p, out, h, &m);
-    }
+    send_top (p, out, g_array_index (p->heads, ProtoNodeId, i), subtree, (guint32) MIN (total, G_MAXUINT32));
   try_top (p, out);
 }
 
@@ -726,7 +750,13 @@ agg_for (HierPeer *p, ProtoNodeId h)
   return best;
 }
 
-/* At the top: the global model from every top head's subtree. */
+/* At the top: the global model from every top head's subtree: of each
+ * listed head, and of each its own went to that owes it (top_sent,
+ * owes_subtree), listed or not.  A cluster whose members all finished
+ * leaves the list (hier-coord.c: send_heads) once its head sent its last
+ * subtree, and the news, through the coordinator, can come before that
+ * subtree over a slower link: the round went without it, with no fault at
+ * all (scenarios/regression/hier-finished-head-awaited.ini). */
 static void
 try_top (HierPeer *p, ProtoOutbox *out)
 {
@@ -735,6 +765,9 @@ try_top (HierPeer *p, ProtoOutbox *out)
   gboolean all = p->heads_known;
   for (guint i = 0; i < p->heads->len && all; i++)
     all = agg_for (p, g_array_index (p->heads, ProtoNodeId, i)) != NULL;
+  for (guint i = 0; i < p->top_sent->len && all; i++)
+    all = !owes_subtree (p, g_array_index (p->top_sent, ProtoNodeId, i))
+          || agg_for (p, g_array_index (p->top_sent, ProtoNodeId, i)) != NULL;
   if (!all && p->now < p->head_deadline)
     return;
   if (!all)
@@ -758,6 +791,10 @@ try_top (HierPeer *p, ProtoOutbox *out)
           ahead = MAX (ahead, a->round);
         }
     }
+  g_array_set_size (p->top_last, 0);
+  for (guint i = 0; i < mine->len; i++)
+    if (g_array_index (mine, Agg, i).head != p->id && g_array_index (mine, Agg, i).round == ahead)
+      g_array_append_val (p->top_last, g_array_index (mine, Agg, i).head);
   guint64 total = 0;
   LearnWeights *global = hier_mix_combine (mine, &total);
   proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1,
@@ -980,6 +1017,12 @@ head_heads_changed (HierPeer *p, ProtoOutbox *out)
 {
   if (is_async (p))
     return;
+  /* at the top, its subtree to the heads listed since it went out: the
+   * tree came after it went alone at head_timeout, or a head was elected
+   * since (scenarios/regression/hier-late-tree.ini) */
+  Agg *own = p->is_head && p->phase == HEAD_TOP ? find_in (p->aggs, p->id, p->hr) : NULL;
+  for (guint i = 0; own && own->mean && i < p->heads->len; i++)
+    send_top (p, out, g_array_index (p->heads, ProtoNodeId, i), own->mean, own->count);
   try_gather (p, out);
   try_top (p, out);
 }
@@ -1599,6 +1642,8 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->next_updates = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) learn_weights_unref);
   p->heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->top_sent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  p->top_last = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->aggs = g_array_new (FALSE, TRUE, sizeof (Agg));
   p->parent = PROTO_NO_NODE;
   p->up_to = PROTO_NO_NODE;
@@ -1623,6 +1668,8 @@ hier_peer_free (HierPeer *p)
   g_hash_table_unref (p->updates);
   g_hash_table_unref (p->next_updates);
   g_array_unref (p->heads);
+  g_array_unref (p->top_sent);
+  g_array_unref (p->top_last);
   g_array_unref (p->aggs);
   g_array_unref (p->children);
   g_array_unref (p->child_aggs);
