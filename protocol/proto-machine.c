@@ -27,10 +27,84 @@ PROTO_FAMILIES (PROTO_FAMILY_DECLARE)
 static const ProtoFamily *const families[] = { PROTO_FAMILIES (PROTO_FAMILY_ENTRY) NULL };
 static const char *const descriptions[] = { PROTO_FAMILIES (PROTO_FAMILY_WHAT) NULL };
 
+/* ---- a family's defaults: the hooks its data fields stand for ---- */
+
+static ProtoObsKind
+begins_with_list (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return PROTO_OBS_ROUND_LIST;
+}
+
+static ProtoObsKind
+begins_with_start (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return PROTO_OBS_ROUND_START;
+}
+
+static gboolean
+never_excludes (const ProtoConfig *cfg, guint *retries)
+{
+  (void) cfg;
+  *retries = 0;
+  return FALSE;
+}
+
+static gboolean
+yes (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return TRUE;
+}
+
+static gboolean
+no (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  return FALSE;
+}
+
+/* f with every hook set: a hook the family left NULL answers its field */
+static void
+complete (ProtoFamily *f)
+{
+  g_assert (f->round_begins == 0 || f->round_begins == PROTO_OBS_ROUND_LIST
+            || f->round_begins == PROTO_OBS_ROUND_START);
+  if (!f->round_begins_with)
+    f->round_begins_with = f->round_begins == PROTO_OBS_ROUND_START ? begins_with_start : begins_with_list;
+  if (!f->excludes_after_retries)
+    f->excludes_after_retries = never_excludes;
+  if (!f->promises_agreement)
+    f->promises_agreement = f->agreement ? yes : no;
+  if (!f->syncs_late_joiners)
+    f->syncs_late_joiners = f->model_sync ? yes : no;
+}
+
+/* The families as the registry hands them out: completed, once. */
+static const ProtoFamily *const *
+completed (void)
+{
+  static ProtoFamily table[G_N_ELEMENTS (families) - 1];
+  static const ProtoFamily *list[G_N_ELEMENTS (families)];
+  static gsize done = 0;
+  if (g_once_init_enter (&done))
+    {
+      for (guint i = 0; families[i]; i++)
+        {
+          table[i] = *families[i];
+          complete (&table[i]);
+          list[i] = &table[i];
+        }
+      g_once_init_leave (&done, 1);
+    }
+  return list;
+}
+
 const ProtoFamily *
 proto_family_at (guint i)
 {
-  return i < G_N_ELEMENTS (families) ? families[i] : NULL;
+  return i < G_N_ELEMENTS (families) ? completed ()[i] : NULL;
 }
 
 char *
@@ -46,7 +120,7 @@ const char *
 proto_family_description (const ProtoFamily *f)
 {
   for (guint i = 0; families[i]; i++)
-    if (families[i] == f)
+    if (completed ()[i] == f || families[i] == f)
       return descriptions[i];
   g_return_val_if_fail (FALSE, "");
   return "";
@@ -57,7 +131,7 @@ proto_family_lookup (const char *name)
 {
   for (guint i = 0; families[i]; i++)
     if (strcmp (families[i]->name, name) == 0)
-      return families[i];
+      return completed ()[i];
   return NULL;
 }
 
@@ -74,15 +148,37 @@ const ProtoFamily *
 proto_family_of (const ProtoConfig *cfg)
 {
   const ProtoFamily *f = proto_family_lookup (cfg->family);
-  return f ? f : families[0];   /* the registry's first, disco: the default family */
+  return f ? f : completed ()[0];   /* the registry's first, disco: the default family */
+}
+
+/* ---- machines ---- */
+
+void
+proto_machine_base_init (ProtoMachineBase *b, const char *const *state_names, guint state)
+{
+  memset (b, 0, sizeof *b);
+  b->state = state;
+  b->state_names = state_names;
+  b->deadline = DL_TIME_NEVER;
 }
 
 ProtoMachine *
 proto_machine_wrap (const ProtoMachineClass *klass, void *impl)
 {
-  ProtoMachine *m = g_new (ProtoMachine, 1);
+  ProtoMachine *m = g_new0 (ProtoMachine, 1);
   m->klass = klass;
   m->impl = impl;
+  return m;
+}
+
+ProtoMachine *
+proto_machine_new (const ProtoMachineClass *klass, ProtoMachineBase *base)
+{
+  g_return_val_if_fail (klass->handle && klass->free && base->state_names, NULL);
+  ProtoMachine *m = g_new0 (ProtoMachine, 1);
+  m->klass = klass;
+  m->impl = base;
+  m->base = base;
   return m;
 }
 
@@ -91,8 +187,15 @@ proto_machine_view (const ProtoMachine *m, ProtoPeerView *out)
 {
   memset (out, 0, sizeof *out);
   out->error = "";
-  if (m->klass->view)
-    m->klass->view (m->impl, out);
+  if (!m->klass->view)
+    return;
+  if (m->base)
+    {
+      out->connected = m->base->connected;
+      out->rounds_done = m->base->rounds_done;
+      out->error = m->base->error ? m->base->error : "";
+    }
+  m->klass->view (m->impl, out);
 }
 
 LearnWeights *
@@ -104,7 +207,9 @@ proto_machine_model (const ProtoMachine *m)
 guint
 proto_machine_received_count (const ProtoMachine *m, ProtoMsgType type)
 {
-  return m->klass->received_count ? m->klass->received_count (m->impl, type) : 0;
+  if (m->klass->received_count)
+    return m->klass->received_count (m->impl, type);
+  return m->base && type < PROTO_MSG_N_TYPES ? m->base->received[type] : 0;
 }
 
 void

@@ -61,13 +61,48 @@ typedef struct {
 
 typedef struct ProtoMachine ProtoMachine;
 
+/* What every machine keeps, and the interface reads without a hook of
+ * the family's: a machine puts it first in its own struct
+ * (proto_machine_new) and sets its fields as it goes.  The machine
+ * interface's defaults (ProtoMachineClass) read it. */
+typedef struct {
+  guint state;                      /* its state (a peer) or phase (a coordinator): an index in
+                                       state_names; a family's enum, stored as a number */
+  const char *const *state_names;   /* every state's name, by index (state_name's default) */
+  guint received[PROTO_MSG_N_TYPES]; /* the messages of each type it received (received_count's
+                                       default; the machine counts them) */
+  gboolean connected;               /* in a session with the coordinator (a peer's view) */
+  const char *error;                /* why it failed, NULL if it did not (a peer's view: "") */
+  guint rounds_done;                /* rounds trained and aggregated (a peer's view) */
+  DlTime deadline;                  /* when it wants to be called back (next_deadline's default;
+                                       DL_TIME_NEVER: no timer) */
+} ProtoMachineBase;
+
+/* Sets b to a machine in `state` of state_names, with no deadline,
+ * nothing received, not connected and no error. */
+void proto_machine_base_init (ProtoMachineBase *b, const char *const *state_names, guint state);
+
+/* A machine class: the family's hooks, its machine as `impl` (which
+ * begins with its ProtoMachineBase when made by proto_machine_new).
+ * handle and free are required; a NULL hook is its default, read from
+ * the base:
+ *   next_deadline   the base's deadline (no base: DL_TIME_NEVER)
+ *   state_name      the base's state_names[state]
+ *   listens         TRUE: it takes every message and drops what it has no
+ *                   use for itself (a coordinator's controller)
+ *   view            a coordinator's: all zero; a peer sets it, and finds
+ *                   the base's connected, rounds_done and error filled in
+ *   waiting_on_peer FALSE
+ *   model           NULL (a coordinator, or a family without weights)
+ *   received_count  the base's received[type]
+ *   broken          NULL: never */
 typedef struct {
   void (*handle) (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out);
   DlTime (*next_deadline) (const void *impl);
   const char *(*state_name) (const void *impl);
   /* the drop rule: does the machine, as it is now, listen for `type` from `from`? */
   gboolean (*listens) (const void *impl, ProtoMsgType type, ProtoNodeId from);
-  /* peers only (NULL for a coordinator) */
+  /* peers only: what the base does not say (settled, failed, ...) */
   void (*view) (const void *impl, ProtoPeerView *out);
   /* view's waiting_on_peer alone: the world asks after every input */
   gboolean (*waiting_on_peer) (const void *impl);
@@ -75,7 +110,7 @@ typedef struct {
   guint (*received_count) (const void *impl, ProtoMsgType type);
   /* NULL, or why the machine cannot go on (a guest process that died, hung
    * or wrote garbage: protocol/guest/): the host ends the run with outcome
-   * `error` and this reason.  NULL member: never. */
+   * `error` and this reason */
   const char *(*broken) (const void *impl);
   void (*free) (void *impl);
   /* NULL, or re-seeds the random streams the machine owns itself
@@ -88,6 +123,7 @@ typedef struct {
 struct ProtoMachine {
   const ProtoMachineClass *klass;
   void *impl;                /* the family's own machine */
+  const ProtoMachineBase *base;   /* impl's base (proto_machine_new), NULL (proto_machine_wrap) */
 };
 
 static inline void
@@ -99,19 +135,21 @@ proto_machine_handle (ProtoMachine *m, DlTime now, const ProtoInput *in, ProtoOu
 static inline DlTime
 proto_machine_next_deadline (const ProtoMachine *m)
 {
-  return m->klass->next_deadline (m->impl);
+  if (m->klass->next_deadline)
+    return m->klass->next_deadline (m->impl);
+  return m->base ? m->base->deadline : DL_TIME_NEVER;
 }
 
 static inline const char *
 proto_machine_state_name (const ProtoMachine *m)
 {
-  return m->klass->state_name (m->impl);
+  return m->klass->state_name ? m->klass->state_name (m->impl) : m->base->state_names[m->base->state];
 }
 
 static inline gboolean
 proto_machine_listens (const ProtoMachine *m, ProtoMsgType type, ProtoNodeId from)
 {
-  return m->klass->listens (m->impl, type, from);
+  return m->klass->listens ? m->klass->listens (m->impl, type, from) : TRUE;
 }
 
 static inline const char *
@@ -124,6 +162,34 @@ static inline gboolean
 proto_machine_waiting_on_peer (const ProtoMachine *m)
 {
   return m->klass->waiting_on_peer && m->klass->waiting_on_peer (m->impl);
+}
+
+/* The machine's base (proto_machine_new; NULL for one made by
+ * proto_machine_wrap): what its family's accessors and tests read of it. */
+static inline const ProtoMachineBase *
+proto_machine_base (const ProtoMachine *m)
+{
+  return m->base;
+}
+
+/* Its state (or phase) as its family's enum numbers it (a machine with a base). */
+static inline guint
+proto_machine_state (const ProtoMachine *m)
+{
+  return m->base->state;
+}
+
+/* A peer's rounds done and whether it is connected, from its base. */
+static inline guint
+proto_machine_rounds_done (const ProtoMachine *m)
+{
+  return m->base->rounds_done;
+}
+
+static inline gboolean
+proto_machine_connected (const ProtoMachine *m)
+{
+  return m->base->connected;
 }
 
 /* A peer's view (a coordinator's is all zero, error ""). */
@@ -149,7 +215,10 @@ void proto_machine_free (ProtoMachine *m);
 void proto_machine_reseed (ProtoMachine *m, guint64 salt);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoMachine, proto_machine_free)
 
-/* Wraps a family's machine (used by the families). */
+/* Wraps a family's machine whose struct begins with its ProtoMachineBase
+ * (used by the families): the class's NULL hooks read the base. */
+ProtoMachine *proto_machine_new (const ProtoMachineClass *klass, ProtoMachineBase *base);
+/* Wraps a machine without a base (its class sets every hook it needs). */
 ProtoMachine *proto_machine_wrap (const ProtoMachineClass *klass, void *impl);
 
 /* A protocol family: how to make its machines, and what the hang detector
@@ -161,22 +230,34 @@ typedef struct {
   /* the longest a live machine may go without progress and still be
    * waiting legitimately (timers, retries): the hang detector's window */
   DlTime (*stall_window) (const ProtoConfig *cfg);
+  /* What the properties and the timeline must know of it, as data: a
+   * field left out is its default (zero, in the comment).  A family whose
+   * answer depends on its config sets the hook after the field instead,
+   * which overrides it.  The registry (proto_family_at, _lookup, _of)
+   * hands out families with every hook set, so a caller calls the hook
+   * alone. */
   /* the coordinator's observation that begins a round, for the timeline's
-   * `round N` times (DISCO: round-start behind a connection barrier, else
-   * round-list) */
-  ProtoObsKind (*round_begins_with) (const ProtoConfig *cfg);
+   * `round N` times: PROTO_OBS_ROUND_START, or (0, the default)
+   * PROTO_OBS_ROUND_LIST (a family without rounds at its coordinator
+   * leaves it so) */
+  ProtoObsKind round_begins;
+  ProtoObsKind (*round_begins_with) (const ProtoConfig *cfg);   /* DISCO: behind a connection barrier */
   /* TRUE if the coordinator excludes a peer only after `*retries` Retries
-   * in a round (the retries-before-exclusion property checks it) */
+   * in a round (the retries-before-exclusion property checks it);
+   * default (NULL): it never excludes anyone, *retries = 0 */
   gboolean (*excludes_after_retries) (const ProtoConfig *cfg, guint *retries);
   /* the role a kind of its messages plays (ProtoMsgRole), for a family
    * whose one message type has kinds (a guest: `guest_barrier_retry`);
    * NULL: its types' roles alone */
   ProtoMsgRole (*kind_role) (const ProtoConfig *cfg, const char *kind);
   /* TRUE if every peer that finishes a round holds the same model (the
-   * `agreement` property checks it; DISCO: yes, gossip: no) */
+   * `agreement` property checks it; DISCO: yes, gossip: no); default FALSE */
+  gboolean agreement;
   gboolean (*promises_agreement) (const ProtoConfig *cfg);
   /* TRUE if a peer that joins late starts from a completed round's model
-   * (DISCO: model sync; the no-lost-model property checks it) */
+   * (DISCO: model sync; the no-lost-model property checks it); default
+   * FALSE */
+  gboolean model_sync;
   gboolean (*syncs_late_joiners) (const ProtoConfig *cfg);
   /* the names of the METRIC observations its machines make (NULL-ended;
    * NULL: none): each gets summary keys, count 0, in every run */

@@ -57,6 +57,11 @@ typedef struct {
    * requires of the common ones (a pipeline step's tokens and blocks);
    * NULL: the common fields alone */
   void (*fuzz) (ProtoMsg *msg, DlRandom *r, ProtoNodeId (*id) (DlRandom *r));
+  /* optional: an example of the type (msg is initialised to it): sets
+   * every field it carries to a value other than its default, so that the
+   * tests' round trips and size checks (tests/msg-fill.c, fill_msg) see
+   * each field; a family's types need no file of its own under tests/ */
+  void (*example) (ProtoMsg *msg);
 } ProtoMsgClass;
 
 /* A message a fault may target (`dlsim explore`'s drop and delay): its

@@ -64,8 +64,8 @@ gw_start_losing (GW *g, ProtoMsgType type, ProtoNodeId to)
   return n;
 }
 
-GossipPeer *
+ProtoMachine *
 gw_peer (GW *g, guint i)
 {
-  return g->peers[i];
+  return g->m[i];
 }

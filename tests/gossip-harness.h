@@ -25,7 +25,7 @@ void gw_hold (GW *g, ProtoMsgType type);
 /* Starts every peer with the messages of `type` to `to` held, settles, and
  * drops those (lost): how many. */
 guint gw_start_losing (GW *g, ProtoMsgType type, ProtoNodeId to);
-GossipPeer *gw_peer (GW *g, guint i);
+ProtoMachine *gw_peer (GW *g, guint i);
 
 /* The rest are harness.h's, by their old names (gw_train: training adds
  * the peer's id to every weight). */

@@ -2,10 +2,9 @@
 # (tests/README.md: which program covers which module).
 # The protocol tests' one hand-held world, on the host layer (sim/sim-host.c)
 HARNESS_SOURCES = tests/harness.c tests/harness.h
-# a message of every type (tests/msg-fill.h); a family that fills its own
-# types adds its file here, on a line of its own
+# a message of every type (tests/msg-fill.h); a family's types that it
+# does not know are filled by their classes' `example`
 MSG_FILL_SOURCES = tests/msg-fill.c tests/msg-fill.h
-MSG_FILL_SOURCES += tests/msg-fill-fedavg.c
 # What every Check program compiles and links with: its _CFLAGS and
 # _LDADD say $(DL_CHECK_CFLAGS) and $(DL_CHECK_LDADD) (a program that needs
 # more adds it after them).  Every library, callers before what they call:

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "tests/msg-fill.h"
+#include "protocol/proto-msg-class.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
@@ -9,14 +10,12 @@
 #include "protocol/replica/replica-msgs.h"
 #include "protocol/guest/guest-msgs.h"
 
-static MsgFillFunc fillers[16];
-static guint n_fillers;
-
-void
-msg_fill_register (MsgFillFunc f)
+static void
+fill_from_class (ProtoMsg *m, ProtoMsgType t)
 {
-  g_assert (n_fillers < G_N_ELEMENTS (fillers));
-  fillers[n_fillers++] = f;
+  const ProtoMsgClass *k = proto_msg_class_of (t);
+  if (k && k->example)
+    k->example (m);
 }
 
 void
@@ -200,9 +199,7 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
         break;
       }
     default:
-      /* a type of a family that fills its own (msg-fill.h) */
-      for (guint i = 0; i < n_fillers && !fillers[i] (m, t); i++)
-        ;
+      fill_from_class (m, t);   /* a type whose class gives its own example (msg-fill.h) */
       break;
     }
 }

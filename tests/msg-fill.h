@@ -8,16 +8,8 @@
 
 void fill_msg (ProtoMsg *m, ProtoMsgType t);
 
-/* A family may fill its own types in a file of its own under tests/
- * (msg-fill-fedavg.c), so that msg-fill.c names no family that can be
- * taken out (tools/family-diff): its filler sets the fields of a type it
- * knows and returns TRUE, or returns FALSE; MSG_FILL_REGISTER (filler) in
- * that file adds it before main runs (a constructor). */
-typedef gboolean (*MsgFillFunc) (ProtoMsg *m, ProtoMsgType t);
-void msg_fill_register (MsgFillFunc f);
-#define MSG_FILL_REGISTER(f)                                                                                           \
-  static void f##_register (void) __attribute__ ((constructor));                                                       \
-  static void f##_register (void)                                                                                      \
-  {                                                                                                                    \
-    msg_fill_register (f);                                                                                             \
-  }
+/* A type fill_msg does not know is filled by its class's example
+ * (ProtoMsgClass.example, protocol/proto-msg-class.h), so that msg-fill.c
+ * names no family that can be taken out (tools/family-diff) and a
+ * family's types need no file under tests/ (fedavg's are in
+ * protocol/fedavg/fedavg-msgs.c). */

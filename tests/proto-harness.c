@@ -86,7 +86,7 @@ h_cfg (ProtoVersion v, guint min, guint rounds)
 gboolean
 h_state_is (Harness *h, guint i, ProtoPeerState s)
 {
-  if (proto_peer_state (h->peers[i]) == s)
+  if (proto_machine_state (h->m[i]) == s)
     return TRUE;
   h_dump (h);
   return FALSE;

@@ -55,4 +55,4 @@ gboolean h_state_is (Harness *h, guint i, ProtoPeerState s);
 /* For Check tests (check.h): peer i must be in state s. */
 #define assert_state(h, i, s) \
   ck_assert_msg (h_state_is ((h), (i), (s)), "p%u is %s, expected %s", (guint) (i), \
-                 proto_peer_state_name (proto_peer_state ((h)->peers[(i)])), proto_peer_state_name (s))
+                 proto_machine_state_name ((h)->m[(i)]), proto_peer_state_name (s))

@@ -22,7 +22,7 @@ START_TEST (test_s04_fast_peer_payload_dropped_775)
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   h_settle (h);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   h_hold (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_SERVER);
@@ -35,7 +35,7 @@ START_TEST (test_s04_fast_peer_payload_dropped_775)
   h_settle (h);
   h_advance (h, 2 * DL_H);
   assert_state (h, 1, PROTO_PEER_EXCHANGING);     /* hung */
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
   assert_state (h, 2, PROTO_PEER_DONE);           /* it got 1's payload */
   h_free (h);
 }
@@ -76,7 +76,7 @@ START_TEST (test_s07_orphan_timer_deadlock)
   h_unhold (h);
   h_advance (h, 5 * DL_S);
   h_settle (h);                                       /* re-ready at 65 s: T2 until 125 s */
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
   ck_assert_uint_eq (proto_coord_round (h->coord), 1);
   ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);   /* T1, orphaned */
   /* next round: 1 is ready first */
@@ -96,7 +96,7 @@ START_TEST (test_s07_orphan_timer_deadlock)
   /* deadlock: 1 waits for a list that never comes; 2 too */
   assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
   assert_state (h, 2, PROTO_PEER_WAIT_PEERS);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
   ck_assert_uint_eq (proto_coord_round (h->coord), 1);
   h_free (h);
 }
@@ -120,11 +120,11 @@ START_TEST (test_s08_stuck_linking_cannot_be_excluded)
     }
   assert_state (h, 1, PROTO_PEER_LINKING);
   assert_state (h, 2, PROTO_PEER_LINKING);
-  ck_assert_uint_eq (proto_peer_received_count (h->peers[1], PROTO_MSG_RETRY_PEER_CONNECTIONS), 3);
-  ck_assert_uint_eq (proto_peer_received_count (h->peers[1], PROTO_MSG_CONNECTION_FAIL), 1);
+  ck_assert_uint_eq (proto_machine_received_count (h->m[1], PROTO_MSG_RETRY_PEER_CONNECTIONS), 3);
+  ck_assert_uint_eq (proto_machine_received_count (h->m[1], PROTO_MSG_CONNECTION_FAIL), 1);
   ck_assert_uint_eq (h_count_log (h, "p1 dropped ConnectionFail"), 1);
   ck_assert_uint_eq (h_count_log (h, "error"), 0);
-  ck_assert (proto_peer_connected (h->peers[1]));
+  ck_assert (proto_machine_connected (h->m[1]));
   ck_assert (!proto_coord_in_round (h->coord, 1));
   ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);   /* still cycling */
   h_free (h);
@@ -154,7 +154,7 @@ START_TEST (test_s09_retry_wipes_ready_flag)
   h_advance (h, DL_H);
   h_settle (h);
   assert_state (h, 2, PROTO_PEER_WAIT_PEERS);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 0);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), 0);
   h_free (h);
 }
 END_TEST
@@ -180,7 +180,7 @@ START_TEST (test_s17_leave_during_exchange)
   h_settle (h);
   assert_state (h, 1, PROTO_PEER_EXCHANGING);
   assert_state (h, 2, PROTO_PEER_EXCHANGING);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 0);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 0);
   h_free (h);
 }
 END_TEST

@@ -54,7 +54,7 @@ START_TEST (test_secure_wait_expires_in_comm_round_0)
    * never sent a partial sum: 2 Payloads each, all of communication round 0 */
   for (guint i = 1; i <= 2; i++)
     {
-      ck_assert_uint_eq (proto_peer_rounds_done (h->peers[i]), 1);
+      ck_assert_uint_eq (proto_machine_rounds_done (h->m[i]), 1);
       ck_assert_uint_eq (proto_peer_agg_comm_round (h->peers[i]), 1);   /* stays in comm round 1 */
       ck_assert_uint_eq (proto_peer_agg_round (h->peers[i]), 0);
       g_autofree char *sent = g_strdup_printf ("p%u sent Payload", i);
@@ -63,12 +63,12 @@ START_TEST (test_secure_wait_expires_in_comm_round_0)
     }
   ck_assert_uint_eq (h_count_log (h, "comm round 0: break"), 2);
   /* partial sums differ from each other (random shares in +-100) */
-  ck_assert (!learn_weights_equal (proto_peer_model (h->peers[1]), proto_peer_model (h->peers[2])));
+  ck_assert (!learn_weights_equal (proto_machine_model (h->m[1]), proto_machine_model (h->m[2])));
   /* p3 sent its partial sum and waits in communication round 1 forever */
   h_advance (h, 2 * DL_H);
   h_settle (h);
   assert_state (h, 3, PROTO_PEER_EXCHANGING);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[3]), 0);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[3]), 0);
   assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
   h_free (h);
 }
@@ -82,7 +82,7 @@ START_TEST (test_secure_wait_not_expired_is_consensus)
     {
       assert_state (h, i, PROTO_PEER_DONE);
       ck_assert_uint_eq (proto_peer_agg_comm_round (h->peers[i]), 0);
-      ck_assert (learn_weights_max_abs_diff (proto_peer_model (h->peers[i]), proto_peer_model (h->peers[1])) < 1e-3);
+      ck_assert (learn_weights_max_abs_diff (proto_machine_model (h->m[i]), proto_machine_model (h->m[1])) < 1e-3);
     }
   h_free (h);
 }
@@ -101,7 +101,7 @@ START_TEST (test_mean_wait_expiry_only_waits)
   for (guint i = 1; i <= 3; i++)
     {
       assert_state (h, i, PROTO_PEER_DONE);
-      ck_assert (learn_weights_equal (proto_peer_model (h->peers[i]), proto_peer_model (h->peers[1])));
+      ck_assert (learn_weights_equal (proto_machine_model (h->m[i]), proto_machine_model (h->m[1])));
     }
   h_free (h);
 }
@@ -115,7 +115,7 @@ START_TEST (test_receive_timeout_uses_a_reception)
   Harness *h = three_start_held (PROTO_AGG_MEAN, 1);
   h_advance (h, 61 * DL_S);
   ck_assert_uint_ge (h_count_log (h, "p1 timer-fired Payload node=3"), 1);
-  ck_assert (!proto_peer_listens (h->peers[1], PROTO_MSG_PAYLOAD, 3));
+  ck_assert (!proto_machine_listens (h->m[1], PROTO_MSG_PAYLOAD, 3));
   h_unhold (h);
   h_settle (h);
   ck_assert_uint_eq (h_count_log (h, "p1 dropped Payload"), 1);
@@ -294,7 +294,7 @@ START_TEST (test_exclusion_rebuilds_flags_from_round_peers)
   h_to_coord (h, 2, PROTO_MSG_JOIN_ROUND);
   h_to_coord (h, 1, PROTO_MSG_PEER_IS_READY);
   h_to_coord (h, 2, PROTO_MSG_PEER_IS_READY);
-  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
   h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
   /* p3 connects (round 0: not syncing) and joins while the round connects */
   h_to_coord (h, 3, PROTO_MSG_CLIENT_CONNECTED);
@@ -374,7 +374,7 @@ START_TEST (test_775_own_id_in_list_exchanges_alone)
       if (v)
         {
           assert_state (h, 1, PROTO_PEER_DONE);
-          ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+          ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
         }
       else
         assert_state (h, 1, PROTO_PEER_WAIT_DECISION);
@@ -403,15 +403,15 @@ START_TEST (test_775_no_reset_no_counts)
       ck_assert_uint_eq (h_count_log (h, "S reset"), v ? 0 : 1);
       h_free (h);
       /* the NewNodeInfo a fresh coordinator answers a second connection with */
-      g_autoptr (ProtoCoord) co = proto_coord_new (&c);
+      g_autoptr (ProtoMachine) co = proto_coord_new (&c);
       ProtoOutbox out;
       proto_outbox_init (&out);
       ProtoMsg cc;
       proto_msg_init (&cc, PROTO_MSG_CLIENT_CONNECTED);
       ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &cc };
-      proto_coord_handle (co, 0, &in, &out);
+      proto_machine_handle (co, 0, &in, &out);
       in.from = 2;
-      proto_coord_handle (co, 0, &in, &out);
+      proto_machine_handle (co, 0, &in, &out);
       guint infos = 0, enoughs = 0;
       for (guint k = 0; k < proto_outbox_len (&out); k++)
         {
@@ -474,7 +474,7 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
             /* a second WaitingForMoreParticipants (S21) */
             proto_msg_init (&m, PROTO_MSG_WAITING_FOR_MORE);
             h_to_peer (h, 1, PROTO_SERVER, &m);
-            ck_assert (proto_peer_connected (h->peers[1]));
+            ck_assert (proto_machine_connected (h->m[1]));
             h_to_peer (h, 1, PROTO_SERVER, &m);
           }
         else
@@ -489,7 +489,7 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
             ProtoInput in = { .kind = PROTO_IN_LINK_FAILED, .from = 2 };
             ProtoOutbox out;
             proto_outbox_init (&out);
-            proto_peer_handle (h->peers[1], h->now, &in, &out);
+            proto_machine_handle (h->m[1], h->now, &in, &out);
             guint disconnects = 0;
             for (guint i = 0; i < proto_outbox_len (&out); i++)
               disconnects += proto_outbox_get (&out, i)->kind == PROTO_ACT_DISCONNECT;
@@ -497,11 +497,11 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
             proto_outbox_clear (&out);
           }
         proto_msg_clear (&m);
-        ck_assert_msg (proto_peer_connected (h->peers[1]) == !node, "case %d node %d", k, node);
+        ck_assert_msg (proto_machine_connected (h->m[1]) == !node, "case %d node %d", k, node);
         if (node)
           {
             assert_state (h, 1, PROTO_PEER_FAILED);
-            ck_assert_str_ne (proto_peer_error (h->peers[1]), "");
+            ck_assert_str_ne (proto_machine_base (h->m[1])->error, "");
           }
         h_free (h);
       }
@@ -531,7 +531,7 @@ START_TEST (test_pool_shutdown_waits_for_destroyed_links)
             ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = 2 };
             ProtoOutbox out;
             proto_outbox_init (&out);
-            proto_peer_handle (h->peers[1], h->now, &in, &out);
+            proto_machine_handle (h->m[1], h->now, &in, &out);
             proto_outbox_clear (&out);
           }
         ProtoMsg m;
@@ -541,10 +541,10 @@ START_TEST (test_pool_shutdown_waits_for_destroyed_links)
         if (closed)
           {
             assert_state (h, 1, PROTO_PEER_POOL_SHUTDOWN);
-            ck_assert (proto_peer_connected (h->peers[1]));
-            ck_assert_int_eq (proto_peer_next_deadline (h->peers[1]), h->now + DL_S);
+            ck_assert (proto_machine_connected (h->m[1]));
+            ck_assert_int_eq (proto_machine_next_deadline (h->m[1]), h->now + DL_S);
             /* the race is over: Start is not listened for any more */
-            ck_assert (!proto_peer_listens (h->peers[1], PROTO_MSG_START_WEIGHT_SHARING, PROTO_SERVER));
+            ck_assert (!proto_machine_listens (h->m[1], PROTO_MSG_START_WEIGHT_SHARING, PROTO_SERVER));
             h_advance (h, DL_S - 1);
             assert_state (h, 1, PROTO_PEER_POOL_SHUTDOWN);
             h_advance (h, 1);
@@ -552,7 +552,7 @@ START_TEST (test_pool_shutdown_waits_for_destroyed_links)
         if (fail)
           {
             assert_state (h, 1, PROTO_PEER_FAILED);
-            ck_assert (!proto_peer_connected (h->peers[1]));
+            ck_assert (!proto_machine_connected (h->m[1]));
           }
         else
           {

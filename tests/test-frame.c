@@ -175,19 +175,19 @@ START_TEST (test_signal_data_relayed)
   proto_msg_clear (&d);
   ProtoConfig c;
   proto_disco_config_init (&c, PROTO_VERSION_DISCO_1110);
-  g_autoptr (ProtoCoord) co = proto_coord_new (&c);
+  g_autoptr (ProtoMachine) co = proto_coord_new (&c);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg cc;
   proto_msg_init (&cc, PROTO_MSG_CLIENT_CONNECTED);
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &cc };
-  proto_coord_handle (co, 0, &in, &out);
+  proto_machine_handle (co, 0, &in, &out);
   in.from = 2;
-  proto_coord_handle (co, 0, &in, &out);
+  proto_machine_handle (co, 0, &in, &out);
   proto_outbox_reset (&out);
   in.from = 1;
   in.msg = &m;
-  proto_coord_handle (co, 0, &in, &out);
+  proto_machine_handle (co, 0, &in, &out);
   guint relayed = 0;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {

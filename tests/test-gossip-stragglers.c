@@ -16,7 +16,7 @@
 /* ---------------------------------------------------------------- the coordinator alone */
 
 typedef struct {
-  GossipCoord *c;
+  ProtoMachine *c;
   ProtoOutbox out;
 } Co;
 
@@ -29,7 +29,7 @@ co_init (Co *k, const ProtoConfig *cfg, guint n)
     {
       ProtoMsg m;
       proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-      gossip_coord_handle (k->c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
+      proto_machine_handle (k->c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
     }
 }
 
@@ -37,7 +37,7 @@ static void
 co_clear (Co *k)
 {
   proto_outbox_clear (&k->out);
-  gossip_coord_free (k->c);
+  proto_machine_free (k->c);
 }
 
 static void
@@ -45,7 +45,7 @@ co_ready (Co *k, DlTime t, ProtoNodeId p)
 {
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-  gossip_coord_handle (k->c, t, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
+  proto_machine_handle (k->c, t, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
 }
 
 /* Every listed peer answers with no draws: the graph goes out at t. */
@@ -57,7 +57,7 @@ co_targets (Co *k, DlTime t, const ProtoNodeId *ids, guint n, uint32_t step)
       ProtoMsg m;
       proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
       m.round = step;
-      gossip_coord_handle (k->c, t, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = ids[i], .msg = &m }, &k->out);
+      proto_machine_handle (k->c, t, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = ids[i], .msg = &m }, &k->out);
     }
 }
 
@@ -78,8 +78,8 @@ START_TEST (test_deadline)
   co_ready (&k, 1 * DL_S, 1);
   co_ready (&k, 2 * DL_S, 2);
   ck_assert_uint_eq (lists_to (&k, PROTO_NO_NODE), 0);
-  ck_assert_int_eq (gossip_coord_next_deadline (k.c), 6 * DL_S);
-  gossip_coord_handle (k.c, 6 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &k.out);
+  ck_assert_int_eq (proto_machine_next_deadline (k.c), 6 * DL_S);
+  proto_machine_handle (k.c, 6 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &k.out);
   ck_assert_uint_eq (lists_to (&k, 1), 1);
   ck_assert_uint_eq (lists_to (&k, 2), 1);
   ck_assert_uint_eq (lists_to (&k, 3), 0);
@@ -104,11 +104,11 @@ START_TEST (test_deadline_needs_min)
   Co k;
   co_init (&k, &cfg, 3);
   co_ready (&k, 1 * DL_S, 1);
-  gossip_coord_handle (k.c, 6 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &k.out);
+  proto_machine_handle (k.c, 6 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &k.out);
   ck_assert_uint_eq (lists_to (&k, PROTO_NO_NODE), 0);
   /* the passed deadline is not a timer any more: a deadline at or before
    * now would be fired again at once, forever (found by dlsim explore) */
-  ck_assert_int_eq (gossip_coord_next_deadline (k.c), DL_TIME_NEVER);
+  ck_assert_int_eq (proto_machine_next_deadline (k.c), DL_TIME_NEVER);
   co_ready (&k, 7 * DL_S, 2);   /* the deadline has passed: the second ready makes the step */
   ck_assert_uint_eq (lists_to (&k, PROTO_NO_NODE), 2);
   co_clear (&k);
@@ -123,7 +123,7 @@ START_TEST (test_wait_waits)
   co_init (&k, &cfg, 3);
   co_ready (&k, 1 * DL_S, 1);
   co_ready (&k, 2 * DL_S, 2);
-  ck_assert_int_eq (gossip_coord_next_deadline (k.c), DL_TIME_NEVER);
+  ck_assert_int_eq (proto_machine_next_deadline (k.c), DL_TIME_NEVER);
   ck_assert_uint_eq (lists_to (&k, PROTO_NO_NODE), 0);
   co_ready (&k, 60 * DL_S, 3);
   ck_assert_uint_eq (lists_to (&k, PROTO_NO_NODE), 3);
@@ -235,46 +235,46 @@ START_TEST (test_push_reply_and_mix)
   cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
   g_autoptr (DlRandom) r = dl_random_new (1, "shares", 2);
   g_autoptr (LearnWeights) init = learn_weights_new (1);
-  GossipPeer *p = gossip_peer_new (&cfg, init, r);
+  ProtoMachine *p = gossip_peer_new (&cfg, init, r);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
   proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
   m.node = 2;
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   /* p1 offers a link (1 < 2: p2 offers, so p1's offer is accepted as new) */
   proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
   m.node = 1;
   m.signal = PROTO_SIGNAL_OFFER;
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = 1 }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = 1 }, &out);
   const float v[] = { 8 };
   g_autoptr (LearnWeights) w = learn_weights_new_from (v, 1);
   proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
   m.comm_round = PROTO_GOSSIP_PUSH;
   m.round = 0;
   proto_msg_set_weights (&m, w);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_LINK, .msg = &m },
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_LINK, .msg = &m },
                       &out);
   proto_msg_clear (&m);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_GOSSIP_PAYLOAD, 1), 1);   /* the reply */
-  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_TRAINING);
+  ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_TRAINING);
   /* trained to 2, then its step: the push is mixed in with weight 0.5 (staleness 0) */
   const float t[] = { 2 };
   g_autoptr (LearnWeights) trained = learn_weights_new_from (t, 1);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = trained }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = trained }, &out);
   const ProtoNodeId cand[] = { 1 };
   proto_msg_init (&m, PROTO_MSG_GOSSIP_SAMPLE);
   proto_msg_set_peers (&m, cand, 1);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_msg_clear (&m);
-  ck_assert_float_eq_tol (learn_weights_data (gossip_peer_model (p))[0], 5.0f, 1e-6f);
-  ck_assert_uint_eq (gossip_peer_rounds_done (p), 1);
-  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_TRAINING);
+  ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (p))[0], 5.0f, 1e-6f);
+  ck_assert_uint_eq (proto_machine_rounds_done (p), 1);
+  ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_TRAINING);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_GOSSIP_PAYLOAD, 1), 2);  /* and its own push */
   proto_outbox_clear (&out);
-  gossip_peer_free (p);
+  proto_machine_free (p);
 }
 END_TEST
 
@@ -292,7 +292,7 @@ START_TEST (test_kademlia_world)
   gw_start_all (g);
   gw_settle (g);
   for (guint i = 1; i <= 12; i++)
-    ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 3);
+    ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, i)), 3);
   ck_assert_uint_gt (gw_count (g, "sent DhtFindNode"), 12);
   ck_assert_uint_eq (gw_count (g, "sent DhtFindNode"), gw_count (g, "received DhtFindNode"));
   ck_assert_uint_eq (gw_count (g, "sent GossipSample"), 0);   /* no coordinator steps */
@@ -312,21 +312,21 @@ START_TEST (test_kademlia_call_timeout)
   gossip_config_mut (&cfg)->discovery = PROTO_DISCOVERY_KADEMLIA;
   g_autoptr (DlRandom) r = dl_random_new (1, "shares", 7);
   g_autoptr (LearnWeights) init = learn_weights_new (1);
-  GossipPeer *p = gossip_peer_new (&cfg, init, r);
+  ProtoMachine *p = gossip_peer_new (&cfg, init, r);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
   proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
   m.node = 7;
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   const ProtoNodeId boot[] = { 3 };
   proto_msg_init (&m, PROTO_MSG_DHT_NODES);
   proto_msg_set_peers (&m, boot, 1);
-  gossip_peer_handle (p, DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_msg_clear (&m);
-  ck_assert_int_eq (gossip_peer_next_deadline (p), DL_S + gossip_config (&cfg)->dht_rpc_timeout);
-  gossip_peer_handle (p, DL_S + gossip_config (&cfg)->dht_rpc_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
+  ck_assert_int_eq (proto_machine_next_deadline (p), DL_S + gossip_config (&cfg)->dht_rpc_timeout);
+  proto_machine_handle (p, DL_S + gossip_config (&cfg)->dht_rpc_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
   guint dropped = 0;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {
@@ -334,12 +334,12 @@ START_TEST (test_kademlia_call_timeout)
       dropped += a->kind == PROTO_ACT_OBSERVE && strstr (a->obs.detail, "unanswered: contact dropped") != NULL;
     }
   ck_assert_uint_eq (dropped, 1);
-  ck_assert_int_eq (gossip_peer_next_deadline (p), DL_TIME_NEVER);
+  ck_assert_int_eq (proto_machine_next_deadline (p), DL_TIME_NEVER);
   /* with no contact left, its step pushes to nobody and goes on */
-  gossip_peer_handle (p, 5 * DL_S, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
-  ck_assert_uint_eq (gossip_peer_rounds_done (p), 1);
+  proto_machine_handle (p, 5 * DL_S, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
+  ck_assert_uint_eq (proto_machine_rounds_done (p), 1);
   proto_outbox_clear (&out);
-  gossip_peer_free (p);
+  proto_machine_free (p);
 }
 END_TEST
 
@@ -360,9 +360,9 @@ START_TEST (test_every_policy_finishes)
       gw_settle (g);
       for (guint p = 1; p <= 5; p++)
         {
-          ck_assert_msg (gossip_peer_rounds_done (gw_peer (g, p)) == 3, "%s: p%u did %u rounds",
-                         proto_straggler_policy_name (policies[i]), p, gossip_peer_rounds_done (gw_peer (g, p)));
-          ck_assert_int_eq (gossip_peer_state (gw_peer (g, p)), GOSSIP_PEER_DONE);
+          ck_assert_msg (proto_machine_rounds_done (gw_peer (g, p)) == 3, "%s: p%u did %u rounds",
+                         proto_straggler_policy_name (policies[i]), p, proto_machine_rounds_done (gw_peer (g, p)));
+          ck_assert_int_eq (proto_machine_state (gw_peer (g, p)), GOSSIP_PEER_DONE);
         }
       if (policies[i] == PROTO_STRAGGLER_ASYNC)
         {

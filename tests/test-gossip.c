@@ -169,12 +169,12 @@ START_TEST (test_two_peers_average)
   gw_settle (g);
   for (guint i = 1; i <= 2; i++)
     {
-      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
-      ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 2);
+      ck_assert_int_eq (proto_machine_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, i)), 2);
     }
   /* step 1: 1 and 2 -> 1.5 each; step 2: 2.5 and 3.5 -> 3 each */
-  const float *a = learn_weights_data (gossip_peer_model (gw_peer (g, 1)));
-  const float *b = learn_weights_data (gossip_peer_model (gw_peer (g, 2)));
+  const float *a = learn_weights_data (proto_machine_model (gw_peer (g, 1)));
+  const float *b = learn_weights_data (proto_machine_model (gw_peer (g, 2)));
   for (guint k = 0; k < 3; k++)
     {
       ck_assert_float_eq_tol (a[k], 3.0f, 1e-6f);
@@ -198,10 +198,10 @@ START_TEST (test_many_peers_keep_mean)
   gboolean differ = FALSE;
   for (guint i = 1; i <= 7; i++)
     {
-      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_LEFT);
-      sum += learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0];
-      differ |= learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0]
-                != learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0];
+      ck_assert_int_eq (proto_machine_state (gw_peer (g, i)), GOSSIP_PEER_LEFT);
+      sum += learn_weights_data (proto_machine_model (gw_peer (g, i)))[0];
+      differ |= learn_weights_data (proto_machine_model (gw_peer (g, i)))[0]
+                != learn_weights_data (proto_machine_model (gw_peer (g, 1)))[0];
     }
   ck_assert_double_eq_tol (sum / 7, 4.0, 1e-5);   /* mean of 1..7 */
   ck_assert (differ);                             /* and a sparse graph does not reach consensus in one step */
@@ -219,25 +219,25 @@ START_TEST (test_targets_and_graph)
 {
   /* the coordinator alone: the list, then the graph as undirected edges */
   ProtoConfig cfg = gossip_cfg (3, 1, 1);
-  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoMachine *c = gossip_coord_new (&cfg);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
       proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   for (ProtoNodeId p = 1; p <= 2; p++)
     {
       proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);  /* p3 trains */
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
+  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 3);
-  ck_assert_str_eq (gossip_coord_phase (c), "targets");
+  ck_assert_str_eq (proto_machine_state_name (c), "targets");
   /* 1 -> 2, 2 -> 1 (the same edge), 3 -> 1 */
   const ProtoNodeId t[4] = { 0, 2, 1, 1 };
   for (ProtoNodeId p = 1; p <= 3; p++)
@@ -245,7 +245,7 @@ START_TEST (test_targets_and_graph)
       proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
       m.round = 0;
       proto_msg_set_peers (&m, &t[p], 1);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
       proto_msg_clear (&m);
     }
   guint seen = 0;
@@ -268,10 +268,10 @@ START_TEST (test_targets_and_graph)
         }
     }
   ck_assert_uint_eq (seen, 3);
-  ck_assert_str_eq (gossip_coord_phase (c), "collect");
+  ck_assert_str_eq (proto_machine_state_name (c), "collect");
   ck_assert_uint_eq (gossip_coord_step (c), 1);
   proto_outbox_clear (&out);
-  gossip_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 
@@ -281,16 +281,16 @@ START_TEST (test_candidate_sample)
    * them (never itself), not the whole list */
   ProtoConfig cfg = gossip_cfg (50, 1, 2);
   cfg.seed = 9;
-  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoMachine *c = gossip_coord_new (&cfg);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 50; p++)
     {
       proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
       proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   guint lists = 0;
   gboolean differ = FALSE;
@@ -318,7 +318,7 @@ START_TEST (test_candidate_sample)
   ck_assert_uint_eq (lists, 50);
   ck_assert (differ);
   proto_outbox_clear (&out);
-  gossip_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 
@@ -327,28 +327,28 @@ START_TEST (test_leaver_during_targets)
   /* a listed peer whose stream closes before its targets: the graph goes
    * out without it, and nobody is told to link to it */
   ProtoConfig cfg = gossip_cfg (3, 1, 2);
-  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoMachine *c = gossip_coord_new (&cfg);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
       proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
       proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   const ProtoNodeId both[2] = { 2, 3 }, one3[1] = { 3 };
   proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
   proto_msg_set_peers (&m, both, 2);
-  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m }, &out);
+  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m }, &out);
   proto_msg_clear (&m);
   proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
   proto_msg_set_peers (&m, one3, 1);
-  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .msg = &m }, &out);
+  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .msg = &m }, &out);
   proto_msg_clear (&m);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 0);
-  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 3 }, &out);
+  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 3 }, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 2);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, 3), 0);
   for (guint i = 0; i < proto_outbox_len (&out); i++)
@@ -358,7 +358,7 @@ START_TEST (test_leaver_during_targets)
         ck_assert_uint_eq (a->msg.n_peers, 1);   /* 1 - 2 only */
     }
   proto_outbox_clear (&out);
-  gossip_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 
@@ -367,27 +367,27 @@ START_TEST (test_helpers)
   /* a helper (finished, stays) is listed when ready but never waited for;
    * helpers alone never make a step */
   ProtoConfig cfg = gossip_cfg (2, 1, 1);
-  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoMachine *c = gossip_coord_new (&cfg);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
       proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   for (ProtoNodeId p = 1; p <= 2; p++)
     {
       proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
       m.helper = TRUE;
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);
   proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
-  gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
+  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 3);
   proto_outbox_clear (&out);
-  gossip_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 
@@ -400,13 +400,13 @@ START_TEST (test_late_joiner_finishes_with_helpers)
   gw_feed (g, 1, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_settle (g);
-  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 1)), 2);
+  ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, 1)), 2);
   ck_assert (gossip_peer_helper (gw_peer (g, 1)));
   gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_settle (g);
-  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 3)), 2);
-  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 3)), GOSSIP_PEER_DONE);
-  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 1)), 2);   /* helping is not training */
+  ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, 3)), 2);
+  ck_assert_int_eq (proto_machine_state (gw_peer (g, 3)), GOSSIP_PEER_DONE);
+  ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, 1)), 2);   /* helping is not training */
   ck_assert_uint_ge (gw_count (g, "helper: mixed"), 1);
   gw_free (g);
 }
@@ -420,21 +420,21 @@ START_TEST (test_timeout_mixes_absent)
   gw_hold (g, PROTO_MSG_GOSSIP_PAYLOAD);
   gw_start_all (g);
   gw_settle (g);
-  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 1)), GOSSIP_PEER_EXCHANGING);
+  ck_assert_int_eq (proto_machine_state (gw_peer (g, 1)), GOSSIP_PEER_EXCHANGING);
   DlTime d = proto_machine_next_deadline (g->m[1]);
   ck_assert_int_eq (d, g->now + cfg.payload_timeout);
   g->now = d;
   for (guint i = 1; i <= 2; i++)
     gw_feed (g, i, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
-  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 1)), GOSSIP_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (gw_peer (g, 1)), GOSSIP_PEER_DONE);
   /* trained 1, mixed with nobody: still 1 */
-  ck_assert_float_eq (learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0], 1.0f);
+  ck_assert_float_eq (learn_weights_data (proto_machine_model (gw_peer (g, 1)))[0], 1.0f);
   ck_assert_uint_eq (gw_count (g, "mixed 0 of 1"), 2);
   /* the held payloads now come late: the peers drop them */
   gw_unhold (g);
   gw_settle (g);
   ck_assert_uint_eq (gw_count (g, "dropped GossipPayload"), 2);
-  ck_assert_float_eq (learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0], 1.0f);
+  ck_assert_float_eq (learn_weights_data (proto_machine_model (gw_peer (g, 1)))[0], 1.0f);
   gw_free (g);
 }
 END_TEST
@@ -442,13 +442,13 @@ END_TEST
 /* The provider the coordinator names to a joiner (SignalModelProvider),
  * PROTO_NO_NODE if it names none. */
 static ProtoNodeId
-join_provider (GossipCoord *c, DlTime now, ProtoNodeId p)
+join_provider (ProtoMachine *c, DlTime now, ProtoNodeId p)
 {
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-  gossip_coord_handle (c, now, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
+  proto_machine_handle (c, now, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
   ProtoNodeId provider = PROTO_NO_NODE;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {
@@ -461,7 +461,7 @@ join_provider (GossipCoord *c, DlTime now, ProtoNodeId p)
 }
 
 static void
-coord_input (GossipCoord *c, DlTime now, ProtoNodeId from, ProtoMsgType type)
+coord_input (ProtoMachine *c, DlTime now, ProtoNodeId from, ProtoMsgType type)
 {
   ProtoOutbox out;
   proto_outbox_init (&out);
@@ -470,7 +470,7 @@ coord_input (GossipCoord *c, DlTime now, ProtoNodeId from, ProtoMsgType type)
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = from, .msg = &m };
   if (type == PROTO_MSG_N_TYPES)
     in = (ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = from };
-  gossip_coord_handle (c, now, &in, &out);
+  proto_machine_handle (c, now, &in, &out);
   proto_outbox_clear (&out);
 }
 
@@ -481,7 +481,7 @@ START_TEST (test_sync_provider_kept)
    * training, the provider leaving, and a repeat of the provider's own
    * join (it is never its own provider) */
   ProtoConfig cfg = gossip_cfg (10, 1, 1);
-  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoMachine *c = gossip_coord_new (&cfg);
   for (ProtoNodeId p = 1; p <= 3; p++)
     ck_assert_uint_eq (join_provider (c, 0, p), PROTO_NO_NODE);   /* nobody has trained */
   coord_input (c, 1 * DL_S, 3, PROTO_MSG_PEER_IS_READY);
@@ -496,7 +496,7 @@ START_TEST (test_sync_provider_kept)
   ck_assert_uint_eq (join_provider (c, 3 * DL_S, 8), PROTO_NO_NODE);
   coord_input (c, 4 * DL_S, 8, PROTO_MSG_PEER_IS_READY);
   ck_assert_uint_eq (join_provider (c, 4 * DL_S, 9), 8);
-  gossip_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 
@@ -514,8 +514,8 @@ START_TEST (test_lost_new_node_info)
   gw_settle (g);
   ck_assert_uint_eq (harness_drop (g, PROTO_MSG_NEW_NODE_INFO, 2), 1);
   gw_unhold (g);
-  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 1)), GOSSIP_PEER_WAIT_LIST);
-  ck_assert_int_eq (gossip_peer_state (gw_peer (g, 2)), GOSSIP_PEER_CONNECTING);
+  ck_assert_int_eq (proto_machine_state (gw_peer (g, 1)), GOSSIP_PEER_WAIT_LIST);
+  ck_assert_int_eq (proto_machine_state (gw_peer (g, 2)), GOSSIP_PEER_CONNECTING);
   DlTime again = cfg.payload_timeout;   /* after its ClientConnected, at 0 */
   ck_assert_int_eq (proto_machine_next_deadline (g->m[2]), again);
   harness_advance_to (g, again);
@@ -523,8 +523,8 @@ START_TEST (test_lost_new_node_info)
   gw_settle (g);
   for (guint i = 1; i <= 2; i++)
     {
-      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
-      ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 1);
+      ck_assert_int_eq (proto_machine_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, i)), 1);
     }
   /* the step listed two members: p2 was not added twice */
   ck_assert_uint_eq (gw_count (g, "received ClientConnected"), 3);
@@ -539,7 +539,7 @@ START_TEST (test_repeated_admission_kademlia)
   ProtoConfig cfg = gossip_cfg (1, 1, 1);
   gossip_config_mut (&cfg)->discovery = PROTO_DISCOVERY_KADEMLIA;
   cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
-  GossipCoord *c = gossip_coord_new (&cfg);
+  ProtoMachine *c = gossip_coord_new (&cfg);
   ProtoOutbox out;
   proto_outbox_init (&out);
   const ProtoNodeId order[] = { 1, 2, 2, 3 };
@@ -549,7 +549,7 @@ START_TEST (test_repeated_admission_kademlia)
       proto_outbox_reset (&out);
       ProtoMsg m;
       proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
-      gossip_coord_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = order[k], .msg = &m }, &out);
+      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = order[k], .msg = &m }, &out);
       ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEW_NODE_INFO, order[k]), 1);
       const ProtoMsg *boot = NULL;
       for (guint i = 0; i < proto_outbox_len (&out); i++)
@@ -562,7 +562,7 @@ START_TEST (test_repeated_admission_kademlia)
         ck_assert_uint_eq (boot->peers[i], i + 1);   /* 1, then 1 2: never itself, never twice */
     }
   proto_outbox_clear (&out);
-  gossip_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 
@@ -572,19 +572,19 @@ START_TEST (test_fanout_draws)
   ProtoConfig cfg = gossip_cfg (1, 1, 3);
   g_autoptr (DlRandom) r = dl_random_new (5, "shares", 4);
   g_autoptr (LearnWeights) init = learn_weights_new (1);
-  GossipPeer *p = gossip_peer_new (&cfg, init, r);
+  ProtoMachine *p = gossip_peer_new (&cfg, init, r);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
   proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
   m.node = 4;
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
   const ProtoNodeId members[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
   proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
   proto_msg_set_peers (&m, members, 8);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_msg_clear (&m);
   const ProtoMsg *t = NULL;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
@@ -599,33 +599,33 @@ START_TEST (test_fanout_draws)
       for (guint j = 0; j < i; j++)
         ck_assert_uint_ne (t->peers[i], t->peers[j]);
     }
-  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_WAIT_GRAPH);
+  ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_WAIT_GRAPH);
   /* a payload that beats the Neighbors message waits for it */
   const float v[] = { 6 };
   g_autoptr (LearnWeights) w = learn_weights_new_from (v, 1);
   proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
   m.degree = 1;
   proto_msg_set_weights (&m, w);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .via = PROTO_VIA_LINK, .msg = &m },
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .via = PROTO_VIA_LINK, .msg = &m },
                       &out);
   proto_msg_clear (&m);
-  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_WAIT_GRAPH);
+  ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_WAIT_GRAPH);
   /* the graph: 2 only; the link to 2 is up (4 > 2 offers) */
   const ProtoNodeId nb[] = { 2 };
   proto_msg_init (&m, PROTO_MSG_NEIGHBORS);
   proto_msg_set_peers (&m, nb, 1);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_msg_clear (&m);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_SIGNAL_FOR_PEER, PROTO_SERVER), 1);
   /* its payload came, ours has not gone (no link yet): not done */
-  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_EXCHANGING);
-  gossip_peer_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = 2 }, &out);
+  ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_EXCHANGING);
+  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = 2 }, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_GOSSIP_PAYLOAD, 2), 1);
-  ck_assert_int_eq (gossip_peer_state (p), GOSSIP_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_DONE);
   /* degrees 1 and 1: (0 + 6) / 2 */
-  ck_assert_float_eq_tol (learn_weights_data (gossip_peer_model (p))[0], 3.0f, 1e-6f);
+  ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (p))[0], 3.0f, 1e-6f);
   proto_outbox_clear (&out);
-  gossip_peer_free (p);
+  proto_machine_free (p);
 }
 END_TEST
 
@@ -640,12 +640,12 @@ START_TEST (test_sparse_payload_sizes)
   GW *g = gw_new (&cfg, 2, 8);
   gw_start_all (g);
   gw_settle (g);
-  ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, 1)), 2);
+  ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, 1)), 2);
   ck_assert_uint_eq (gw_count (g, "sent GossipPayload"), 4);
   /* a coordinate nobody sent keeps the own trained value: p1's models are
    * not all equal to p2's */
-  const float *a = learn_weights_data (gossip_peer_model (gw_peer (g, 1)));
-  const float *b = learn_weights_data (gossip_peer_model (gw_peer (g, 2)));
+  const float *a = learn_weights_data (proto_machine_model (gw_peer (g, 1)));
+  const float *b = learn_weights_data (proto_machine_model (gw_peer (g, 2)));
   guint same = 0;
   for (guint k = 0; k < 8; k++)
     same += a[k] == b[k];
@@ -697,7 +697,7 @@ pp_run (GW *g)
       gw_settle (g);
       gboolean all_done = TRUE;
       for (guint i = 1; i <= g->n; i++)
-        all_done &= gossip_peer_state (gw_peer (g, i)) == GOSSIP_PEER_DONE;
+        all_done &= proto_machine_state (gw_peer (g, i)) == GOSSIP_PEER_DONE;
       if (all_done)
         return;   /* every push is answered (a helper's notices would go on) */
       DlTime t = DL_TIME_NEVER;
@@ -739,11 +739,11 @@ START_TEST (test_pushpull_two_peers_symmetric)
   ck_assert_float_ne (a, b);
   for (guint i = 1; i <= 2; i++)
     {
-      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
-      ck_assert_uint_eq (gossip_peer_rounds_done (gw_peer (g, i)), 3);
+      ck_assert_int_eq (proto_machine_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      ck_assert_uint_eq (proto_machine_rounds_done (gw_peer (g, i)), 3);
     }
-  float x1 = learn_weights_data (gossip_peer_model (gw_peer (g, 1)))[0];
-  float x2 = learn_weights_data (gossip_peer_model (gw_peer (g, 2)))[0];
+  float x1 = learn_weights_data (proto_machine_model (gw_peer (g, 1)))[0];
+  float x2 = learn_weights_data (proto_machine_model (gw_peer (g, 2)))[0];
   ck_assert_float_eq (x1, x2);
   ck_assert_float_eq_tol (x1, ((double) a + b) / 2, 1e-7);
   ck_assert_uint_eq (gw_count (g, "push-pull: exchanged"), 6);
@@ -763,14 +763,14 @@ START_TEST (test_pushpull_keeps_sum)
   double s0 = 0, s1 = 0, v0 = 0, v1 = 0;
   for (guint i = 1; i <= n; i++)
     {
-      ck_assert_int_eq (gossip_peer_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
+      ck_assert_int_eq (proto_machine_state (gw_peer (g, i)), GOSSIP_PEER_DONE);
       s0 += gossip_peer_pushpull_start (gw_peer (g, i));
-      s1 += learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0];
+      s1 += learn_weights_data (proto_machine_model (gw_peer (g, i)))[0];
     }
   for (guint i = 1; i <= n; i++)
     {
       double a = gossip_peer_pushpull_start (gw_peer (g, i)) - s0 / n;
-      double b = learn_weights_data (gossip_peer_model (gw_peer (g, i)))[0] - s1 / n;
+      double b = learn_weights_data (proto_machine_model (gw_peer (g, i)))[0] - s1 / n;
       v0 += a * a, v1 += b * b;
     }
   ck_assert_double_eq_tol (s1, s0, 1e-5);

@@ -57,8 +57,9 @@ START_TEST (test_family_lookup)
 }
 END_TEST
 
-/* A peer and a coordinator behind the interface do exactly what the bare
- * machines do, input for input, and the views say what the accessors say. */
+/* A peer and a coordinator the family makes do exactly what the machines
+ * made by their own constructors do, input for input, and the views and
+ * the base's defaults say what the machines' own names say. */
 START_TEST (test_machine_interface_is_the_machine)
 {
   ProtoConfig cfg;
@@ -67,10 +68,10 @@ START_TEST (test_machine_interface_is_the_machine)
   g_autoptr (LearnWeights) w0 = learn_weights_new (4);
   g_autoptr (DlRandom) r1 = dl_random_new (1, "shares", 1);
   g_autoptr (DlRandom) r2 = dl_random_new (1, "shares", 1);
-  ProtoPeer *bare = proto_peer_new (&cfg, w0, r1);
+  ProtoMachine *bare = proto_peer_new (&cfg, w0, r1);
   ProtoPeerEnv env = { .initial = w0, .rng = r2, .region = "", .speed = 1 };
   ProtoMachine *m = f->new_peer (&cfg, &env);
-  ProtoCoord *bare_c = proto_coord_new (&cfg);
+  ProtoMachine *bare_c = proto_coord_new (&cfg);
   ProtoMachine *mc = f->new_coordinator (&cfg);
   ProtoOutbox a, b;
   proto_outbox_init (&a);
@@ -81,23 +82,25 @@ START_TEST (test_machine_interface_is_the_machine)
   ck_assert (!v.connected && !v.settled && !v.failed && !v.waiting_on_peer);
   ck_assert_uint_eq (v.rounds_done, 0);
   ck_assert_str_eq (v.error, "");
-  ck_assert_str_eq (proto_machine_state_name (m), proto_peer_state_name (proto_peer_state (bare)));
+  ck_assert_str_eq (proto_machine_state_name (m), proto_peer_state_name (proto_machine_state (bare)));
 
   ProtoInput start = { .kind = PROTO_IN_START };
-  proto_peer_handle (bare, 0, &start, &a);
+  proto_machine_handle (bare, 0, &start, &a);
   proto_machine_handle (m, 0, &start, &b);
   g_autofree char *ta = outbox_text (&a), *tb = outbox_text (&b);
   ck_assert_str_eq (ta, tb);
   ck_assert_uint_gt (proto_outbox_len (&b), 0);
-  ck_assert_int_eq (proto_machine_next_deadline (m), proto_peer_next_deadline (bare));
+  ck_assert_int_eq (proto_machine_next_deadline (m), proto_machine_next_deadline (bare));
   proto_machine_view (m, &v);
-  ck_assert_int_eq (v.connected, proto_peer_connected (bare));
+  ck_assert_int_eq (v.connected, proto_machine_connected (bare));
+  ck_assert (v.connected);
   ck_assert_str_eq (proto_machine_state_name (m), "connecting");
+  ck_assert_int_eq (proto_machine_state (m), PROTO_PEER_CONNECTING);
   for (int t = 0; t < PROTO_MSG_N_TYPES; t++)
     ck_assert_int_eq (proto_machine_listens (m, (ProtoMsgType) t, PROTO_SERVER),
-                      proto_peer_listens (bare, (ProtoMsgType) t, PROTO_SERVER));
+                      proto_machine_listens (bare, (ProtoMsgType) t, PROTO_SERVER));
   ck_assert_ptr_nonnull (proto_machine_model (m));
-  ck_assert_ptr_nonnull (proto_peer_model (bare));
+  ck_assert_ptr_nonnull (proto_machine_model (bare));
 
   /* the coordinator: a ClientConnected from p1 */
   proto_outbox_reset (&a);
@@ -105,12 +108,12 @@ START_TEST (test_machine_interface_is_the_machine)
   ProtoMsg msg;
   proto_msg_init (&msg, PROTO_MSG_CLIENT_CONNECTED);
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_SERVER, .msg = &msg };
-  proto_coord_handle (bare_c, 5, &in, &a);
+  proto_machine_handle (bare_c, 5, &in, &a);
   proto_machine_handle (mc, 5, &in, &b);
   g_autofree char *ca = outbox_text (&a), *cb = outbox_text (&b);
   ck_assert_str_eq (ca, cb);
-  ck_assert_str_eq (proto_machine_state_name (mc), proto_coord_phase (bare_c));
-  ck_assert_int_eq (proto_machine_next_deadline (mc), proto_coord_next_deadline (bare_c));
+  ck_assert_str_eq (proto_machine_state_name (mc), proto_machine_state_name (bare_c));
+  ck_assert_int_eq (proto_machine_next_deadline (mc), proto_machine_next_deadline (bare_c));
   ck_assert_ptr_null (proto_machine_model (mc));
   proto_machine_view (mc, &v);
   ck_assert (!v.connected && v.rounds_done == 0);
@@ -118,8 +121,8 @@ START_TEST (test_machine_interface_is_the_machine)
   proto_msg_clear (&msg);
   proto_outbox_clear (&a);
   proto_outbox_clear (&b);
-  proto_peer_free (bare);
-  proto_coord_free (bare_c);
+  proto_machine_free (bare);
+  proto_machine_free (bare_c);
   proto_machine_free (m);
   proto_machine_free (mc);
 }

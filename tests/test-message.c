@@ -17,6 +17,36 @@
 #include <check.h>
 #include <string.h>
 
+/* A type's example (ProtoMsgClass.example) sets what it carries: it
+ * encodes to other bytes than the type's bare default, and fill_msg
+ * gives it where msg-fill.c does not know the type (fedavg's four). */
+START_TEST (test_message_examples)
+{
+  guint n = 0;
+  for (guint i = 0; i < proto_msg_n_types (); i++)
+    {
+      const ProtoMsgClass *k = proto_msg_class_of (proto_msg_type_at (i));
+      if (!k->example)
+        continue;
+      n++;
+      ProtoMsg plain, ex, filled;
+      proto_msg_init (&plain, k->type);
+      proto_msg_init (&ex, k->type);
+      k->example (&ex);
+      fill_msg (&filled, k->type);
+      g_autoptr (GBytes) a = proto_msg_encode (&plain);
+      g_autoptr (GBytes) b = proto_msg_encode (&ex);
+      g_autoptr (GBytes) c = proto_msg_encode (&filled);
+      ck_assert_msg (!g_bytes_equal (a, b), "%s's example sets nothing", k->name);
+      ck_assert_msg (g_bytes_equal (b, c), "fill_msg does not give %s's example", k->name);
+      proto_msg_clear (&plain);
+      proto_msg_clear (&ex);
+      proto_msg_clear (&filled);
+    }
+  ck_assert_uint_ge (n, 4);   /* fedavg's FedHello, FedModel, FedUpdate, FedDone */
+}
+END_TEST
+
 START_TEST (test_message_roundtrip)
 {
   ProtoMsgType t = proto_msg_type_at ((guint) _i);
@@ -426,6 +456,7 @@ message_suite (void)
   tcase_add_test (tc, test_roles);
   tcase_add_loop_test (tc, test_type_bytes, 0, PROTO_MSG_TYPE_LIMIT);
   tcase_add_loop_test (tc, test_message_roundtrip, 0, (int) proto_msg_n_types ());
+  tcase_add_test (tc, test_message_examples);
   tcase_add_loop_test (tc, test_wire_size_key, 0, (int) proto_msg_n_types ());
   tcase_add_test (tc, test_session_envelope);
   tcase_add_test (tc, test_payload_charges_real_size);

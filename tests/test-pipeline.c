@@ -57,10 +57,10 @@ run_until (GW *g, DlTime limit)
   ck_abort_msg ("the pipeline never went quiet");
 }
 
-static PipePeer *
+static ProtoMachine *
 peer (GW *g, guint i)
 {
-  return g->m[i]->impl;
+  return g->m[i];
 }
 
 static ProtoPeerView
@@ -180,7 +180,7 @@ START_TEST (test_session_client_relay)
       ck_assert_uint_eq (pipe_peer_computations (peer (g, i)), 3);   /* it computed each step once */
     }
   ck_assert (!pipe_peer_is_server (peer (g, 1)));
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert (view (g, 1).settled);
   ck_assert_uint_eq (view (g, 1).rounds_done, 3);
   g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 1));
@@ -201,7 +201,7 @@ START_TEST (test_next_peer_pushes_and_checks)
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   /* step 0 opens the sessions: no push (Petals pushes only to servers
    * that stepped); steps 1..3: p2, p3, p4 push to the next */
   ck_assert_uint_eq (gw_count (g, "sent PipePush"), 9);
@@ -225,7 +225,7 @@ START_TEST (test_faulty_push_caught)
   gw_start_all (g);
   run_until (g, DL_S * 100);
   ck_assert (pipe_peer_is_faulty (peer (g, 2)));
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert_uint_eq (view (g, 1).rounds_done, 4);
   /* every pushed copy that came first differs from the client's: computed
    * again (steps 2 and 3; step 1's pushes came late) */
@@ -271,7 +271,7 @@ START_TEST (test_step_rate_after_warmup)
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   gint64 first = -1, later = 0;
   for (guint i = 0; i < g->log->len; i++)
     {
@@ -307,7 +307,7 @@ START_TEST (test_hash_copy)
       GW *g = gw_new (&c, 5, 4);
       gw_start_all (g);
       run_until (g, DL_S * 100);
-      ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+      ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
       ck_assert_uint_eq (view (g, 1).rounds_done, 4);
       egress[hash] = metric_value (g, "client_egress_bytes");
       if (hash)
@@ -344,7 +344,7 @@ START_TEST (test_hash_copy_faulty)
   GW *g = gw_new (&c, 5, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert_uint_eq (view (g, 1).rounds_done, 4);
   ck_assert_uint_eq (gw_count (g, "early work thrown away"), 6);
   ck_assert_uint_eq (gw_count (g, "sent PipeNeed"), 9);
@@ -390,7 +390,7 @@ START_TEST (test_stale_push_not_computed)
   GW *g = gw_new (&c, 3, 4);
   gw_start_all (g);
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   /* the session is closed at its end: re-open one by hand with a copy of step 11 */
   guint before = pipe_peer_computations (peer (g, 3));
   ProtoMsg m;
@@ -441,7 +441,7 @@ START_TEST (test_crash_replaced_with_replay)
   ProtoNodeId victim = g_array_index (chain, ProtoNodeId, 1);
   g->alive[victim] = FALSE;   /* a crash: silent */
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert_uint_eq (view (g, 1).rounds_done, 4);
   g_autoptr (GArray) after = pipe_peer_chain (peer (g, 1));
   ProtoNodeId repl = g_array_index (after, ProtoNodeId, 1);
@@ -474,7 +474,7 @@ START_TEST (test_leave_fails_at_once)
   ck_assert_uint_eq (gw_count (g, "its link closed"), 1);
   g->alive[first] = FALSE;
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert (g->now < pipe_config (&c)->step_timeout);   /* replaced at once, not after step_timeout */
   gw_free (g);
 }
@@ -491,7 +491,7 @@ START_TEST (test_lost_offer_link_opened_again)
   GW *g = gw_new (&c, 3, 4);
   ck_assert_uint_eq (gw_start_losing (g, PROTO_MSG_SIGNAL_FOR_PEER, 2), 1);
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert_uint_eq (view (g, 1).rounds_done, 2);
   ck_assert_uint_eq (gw_count (g, "never came up: dropped"), 1);
   gw_free (g);
@@ -505,12 +505,12 @@ START_TEST (test_missing_blocks_look_up_again)
   GW *g = gw_new (&c, 3, 4);
   gw_feed (g, 1, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_settle (g);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_WAIT_SERVERS);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_WAIT_SERVERS);
   ck_assert_uint_eq (gw_count (g, "no server for some block"), 1);
   gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_START });
   run_until (g, DL_S * 100);
-  ck_assert_int_eq (pipe_peer_state (peer (g, 1)), PIPE_PEER_DONE);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert (g->now >= DL_S);   /* after the first backoff */
   gw_free (g);
 }

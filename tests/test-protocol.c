@@ -65,20 +65,20 @@ expected_listens (ProtoPeerState s, gboolean pause_pending)
   return b;
 }
 
-/* Checks proto_peer_listens against the table for every type, then feeds
+/* Checks the peer's listens against the table for every type, then feeds
  * every non-listened type and checks it is dropped without effect. */
 static void
 check_drop_rule (Harness *h, guint i)
 {
   ProtoPeer *p = h->peers[i];
-  ProtoPeerState s = proto_peer_state (p);
+  ProtoPeerState s = proto_machine_state (h->m[i]);
   guint64 want = expected_listens (s, proto_peer_paused (p));
   for (guint k = 0; k < proto_msg_n_types (); k++)
     {
       ProtoMsgType t = proto_msg_type_at (k);
       if (t == PROTO_MSG_PAYLOAD)
         continue;  /* conditional on receive loops: tested in S4 */
-      gboolean listens = proto_peer_listens (p, t, PROTO_SERVER);
+      gboolean listens = proto_machine_listens (h->m[i], t, PROTO_SERVER);
       /* DISCO's types are below 64: `want` holds them all */
       ck_assert_msg ((guint64) listens == (t < 64 ? (want >> t) & 1 : 0), "state %s, %s: listens=%d",
                      proto_peer_state_name (s), proto_msg_type_name ((ProtoMsgType) t), listens);
@@ -90,9 +90,9 @@ check_drop_rule (Harness *h, guint i)
       fill_msg (&m, (ProtoMsgType) t);
       h_to_peer (h, i, PROTO_SERVER, &m);
       proto_msg_clear (&m);
-      ck_assert_int_eq (proto_peer_state (p), s);
+      ck_assert_int_eq (proto_machine_state (h->m[i]), s);
       ck_assert_uint_eq (h->queue->len, queued);   /* no reaction */
-      if (proto_peer_connected (p))
+      if (proto_machine_connected (h->m[i]))
         ck_assert_uint_eq (h_count_log (h, "dropped"), before_drops + 1);
     }
 }
@@ -125,7 +125,7 @@ START_TEST (test_links_up_any_order)
       g_array_append_val (h->links_pending, g_array_index (mine, guint64, order[k]));
       h_links_up (h);
     }
-  ck_assert_int_ne (proto_peer_state (h->peers[1]), PROTO_PEER_LINKING);
+  ck_assert_int_ne (proto_machine_state (h->m[1]), PROTO_PEER_LINKING);
   ck_assert_uint_eq (h_count_log (h, "ConnectionsReady"), 1);
   h_free (h);
 }
@@ -204,8 +204,8 @@ START_TEST (test_drop_rule_every_state)
   check_drop_rule (h, 3);
   {
     ProtoNodeId prov = proto_coord_provider (h->coord);
-    ck_assert (proto_peer_listens (h->peers[3], PROTO_MSG_SHARED_MODEL, prov));
-    ck_assert (!proto_peer_listens (h->peers[3], PROTO_MSG_SHARED_MODEL, prov == 1 ? 2 : 1));
+    ck_assert (proto_machine_listens (h->m[3], PROTO_MSG_SHARED_MODEL, prov));
+    ck_assert (!proto_machine_listens (h->m[3], PROTO_MSG_SHARED_MODEL, prov == 1 ? 2 : 1));
   }
   h_unhold (h);
   h_settle (h);
@@ -245,7 +245,7 @@ two_ready (ProtoVersion v, guint M)
     }
   ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 1), 1);
   ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 2), 1);
-  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
   return h;
 }
 
@@ -410,7 +410,7 @@ START_TEST (test_close_in_each_phase)
   ProtoInput close = { .kind = PROTO_IN_STREAM_CLOSED, .from = 3 };
   ProtoOutbox out;
   proto_outbox_init (&out);
-  proto_coord_handle (h->coord, h->now, &close, &out);
+  proto_machine_handle (h->m[0], h->now, &close, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 2);
   proto_outbox_reset (&out);
   /* connect: 1 is ready, 2 leaves -> no Start (S18), connections < min ->
@@ -419,10 +419,10 @@ START_TEST (test_close_in_each_phase)
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_CONNECTIONS_READY);
   cr.msg = &m;
-  proto_coord_handle (h->coord, h->now, &cr, &out);
+  proto_machine_handle (h->m[0], h->now, &cr, &out);
   proto_outbox_reset (&out);
   close.from = 2;
-  proto_coord_handle (h->coord, h->now, &close, &out);
+  proto_machine_handle (h->m[0], h->now, &close, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_START_WEIGHT_SHARING, PROTO_NO_NODE), 0);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_WAITING_FOR_MORE, 1), 1);
   ck_assert (proto_coord_waiting_for_more (h->coord));
@@ -430,7 +430,7 @@ START_TEST (test_close_in_each_phase)
   proto_outbox_reset (&out);
   /* the last one leaves: reset */
   close.from = 1;
-  proto_coord_handle (h->coord, h->now, &close, &out);
+  proto_machine_handle (h->m[0], h->now, &close, &out);
   ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_RESET), 1);
   ck_assert_uint_eq (proto_coord_round (h->coord), 0);
   ck_assert_uint_eq (proto_coord_provider (h->coord), PROTO_NO_NODE);
@@ -454,7 +454,7 @@ START_TEST (test_unexpected_messages_to_coordinator)
       ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m };
       ProtoOutbox out;
       proto_outbox_init (&out);
-      proto_coord_handle (h->coord, h->now, &in, &out);
+      proto_machine_handle (h->m[0], h->now, &in, &out);
       ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_DROPPED), 1);
       /* and sends nothing back (of any type) */
       guint sends = 0;
@@ -466,7 +466,7 @@ START_TEST (test_unexpected_messages_to_coordinator)
     }
   ck_assert_uint_eq (proto_coord_round (h->coord), round);
   ck_assert_uint_eq (h->queue->len, q);
-  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
   /* a signal to an unknown peer is silently dropped (S26) */
   ProtoMsg s;
   fill_msg (&s, PROTO_MSG_SIGNAL_FOR_PEER);
@@ -474,7 +474,7 @@ START_TEST (test_unexpected_messages_to_coordinator)
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &s };
   ProtoOutbox out;
   proto_outbox_init (&out);
-  proto_coord_handle (h->coord, h->now, &in, &out);
+  proto_machine_handle (h->m[0], h->now, &in, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_SIGNAL_FOR_PEER, PROTO_NO_NODE), 0);
   ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_REJECTED), 1);
   proto_outbox_clear (&out);
@@ -501,9 +501,9 @@ consensus (ProtoAggregation agg, guint n, guint rounds)
   for (guint i = 1; i <= n; i++)
     {
       assert_state (h, i, PROTO_PEER_DONE);
-      ck_assert_uint_eq (proto_peer_rounds_done (h->peers[i]), rounds);
-      LearnWeights *w = proto_peer_model (h->peers[i]);
-      ck_assert (learn_weights_equal (w, proto_peer_model (h->peers[1])));  /* bit-identical */
+      ck_assert_uint_eq (proto_machine_rounds_done (h->m[i]), rounds);
+      LearnWeights *w = proto_machine_model (h->m[i]);
+      ck_assert (learn_weights_equal (w, proto_machine_model (h->m[1])));  /* bit-identical */
       for (gsize k = 0; k < len; k++)
         {
           double want = rounds * mean_id * (double) (k + 1);
@@ -545,7 +545,7 @@ START_TEST (test_secure_shares_hide_inputs)
       if (m->msg.type != PROTO_MSG_PAYLOAD)
         continue;
       seen++;
-      ck_assert (!learn_weights_equal (m->msg.weights, proto_peer_model (h->peers[m->from])));
+      ck_assert (!learn_weights_equal (m->msg.weights, proto_machine_model (h->m[m->from])));
       ck_assert_uint_eq (m->msg.comm_round, 0);
     }
   ck_assert_uint_eq (seen, 6);
@@ -594,7 +594,7 @@ START_TEST (test_payload_validation)
           /* an older round: raise p1's round first with a later list */
           m.round = 0;
           h_to_peer (h, 1, from, &m);   /* valid: completes round 0 */
-          ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+          ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
           proto_msg_clear (&m);
           h_free (h);
           continue;
@@ -603,7 +603,7 @@ START_TEST (test_payload_validation)
       guint drop = h_count_log (h, "p1 dropped Payload");
       h_to_peer (h, 1, from, &m);
       if (variant == 3)
-        ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);   /* future round accepted */
+        ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);   /* future round accepted */
       else if (variant == 0)
         {
           ck_assert_uint_eq (h_count_log (h, "p1 rejected Payload"), rej + 1);

@@ -67,7 +67,7 @@ START_TEST (test_s09_no_retry_while_collecting)
   h_settle (h);
   /* the Retry sent everyone back to collect; a new list, a new timer */
   ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);
-  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
   for (guint k = 0; k < 4; k++)
     {
       h_advance (h, T60);
@@ -75,9 +75,9 @@ START_TEST (test_s09_no_retry_while_collecting)
     }
   ck_assert_uint_eq (h_count_log (h, "dropped RetryPeerConnections"), 0);
   ck_assert_uint_eq (h_count_log (h, "dropped ConnectionFail"), 0);
-  ck_assert (!proto_peer_connected (h->peers[1]));
-  ck_assert (!proto_peer_connected (h->peers[3]));
-  ck_assert (proto_peer_connected (h->peers[2]));
+  ck_assert (!proto_machine_connected (h->m[1]));
+  ck_assert (!proto_machine_connected (h->m[3]));
+  ck_assert (proto_machine_connected (h->m[2]));
   ck_assert_uint_le (proto_coord_pending_timers (h->coord), 1);
   h_free (h);
 }
@@ -100,7 +100,7 @@ START_TEST (test_s06_retry_counter_per_round)
       h_settle (h);
     }
   ck_assert_uint_eq (h_count_log (h, "excluded"), 0);
-  ck_assert_uint_ge (proto_peer_rounds_done (h->peers[1]), 4);
+  ck_assert_uint_ge (proto_machine_rounds_done (h->m[1]), 4);
   h_free (h);
 }
 END_TEST
@@ -123,7 +123,7 @@ START_TEST (test_s19_s31_connect_phase_is_the_members)
   h_advance (h, T60);
   ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 1), 1);
   ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 3), 0);
-  ck_assert_str_eq (proto_coord_phase (h->coord), "connect");
+  ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
   h_to_coord (h, 3, PROTO_MSG_JOIN_ROUND);
   h_to_coord (h, 3, PROTO_MSG_PEER_IS_READY);
   h_to_coord (h, 3, PROTO_MSG_CONNECTIONS_READY);        /* stray */
@@ -174,8 +174,8 @@ START_TEST (test_s17_close_during_exchange_retry)
   ck_assert_uint_eq (h_count_log (h, "the exchange is aborted"), 2);
   h_advance (h, T60);
   h_settle (h);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 2);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 2);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 2);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), 2);
   h_free (h);
 }
 END_TEST
@@ -192,8 +192,8 @@ START_TEST (test_s17_lost_payloads_deadline)
   ck_assert_uint_eq (h_count_log (h, "no contribution for payload_timeout: the exchange is aborted"), 2);
   h_advance (h, T60);
   h_settle (h);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 2);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 2);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 2);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), 2);
   h_free (h);
 }
 END_TEST
@@ -236,7 +236,7 @@ START_TEST (test_s20_helpers_help_only)
   h_start (h, 1);
   h_start (h, 2);
   h_settle (h);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
   assert_state (h, 1, PROTO_PEER_DONE);
   assert_state (h, 2, PROTO_PEER_DONE);
   ck_assert_uint_ge (h_count_log (h, "PeerIsReady"), 4);
@@ -248,8 +248,8 @@ START_TEST (test_s20_helpers_help_only)
   h_advance (h, T60);
   h_settle (h);
   ck_assert (proto_peer_synced (h->peers[3]));
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[3]), 1);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);   /* a helper's round is not its own */
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[3]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);   /* a helper's round is not its own */
   ck_assert_uint_eq (proto_coord_round (h->coord), 2);
   h_free (h);
 }
@@ -264,8 +264,8 @@ START_TEST (test_s25_checkpoint_survives_reset)
   h_start (h, 1);
   h_start (h, 2);
   h_settle (h);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), 1);
   h_leave (h, 1);
   h_leave (h, 2);
   h_settle (h);
@@ -315,7 +315,7 @@ START_TEST (test_lost_list_said_again)
           h_advance (h, T60);
           h_settle (h);
         }
-      ck_assert_uint_eq (proto_peer_rounds_done (h->peers[2]), v ? 1 : 0);
+      ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), v ? 1 : 0);
       h_free (h);
     }
 }

@@ -24,7 +24,7 @@ two_after_round0 (ProtoVersion v, guint n_peers)
   h_finish_training (h, 2);
   h_settle (h);
   assert_state (h, 1, PROTO_PEER_TRAINING);
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[1]), 1);
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
   ck_assert_uint_eq (proto_coord_round (h->coord), 1);
   return h;
 }
@@ -40,7 +40,7 @@ START_TEST (test_sync_late_joiner_gets_latest_model)
   h_settle (h);
   ck_assert (proto_peer_synced (h->peers[3]));
   assert_state (h, 3, PROTO_PEER_TRAINING);
-  ck_assert (learn_weights_equal (proto_peer_model (h->peers[3]),
+  ck_assert (learn_weights_equal (proto_machine_model (h->m[3]),
                                   proto_peer_latest_model (h->peers[provider])));
   ck_assert_uint_eq (h_count_log (h, "sync-served"), 1);
   ck_assert (!proto_coord_is_syncing (h->coord, 3));
@@ -72,9 +72,9 @@ START_TEST (test_sync_provider_waits_for_round_aggregate)
   ck_assert (h_deliver_one (h, PROTO_MSG_START_WEIGHT_SHARING, other));
   h_settle (h);
   ck_assert (proto_peer_synced (h->peers[3]));
-  ck_assert_uint_eq (proto_peer_rounds_done (h->peers[p]), 2);
-  ck_assert (learn_weights_equal (proto_peer_model (h->peers[3]), proto_peer_latest_model (h->peers[p])));
-  ck_assert (!learn_weights_equal (proto_peer_model (h->peers[3]), round0));
+  ck_assert_uint_eq (proto_machine_rounds_done (h->m[p]), 2);
+  ck_assert (learn_weights_equal (proto_machine_model (h->m[3]), proto_peer_latest_model (h->peers[p])));
+  ck_assert (!learn_weights_equal (proto_machine_model (h->m[3]), round0));
   h_free (h);
 }
 END_TEST
@@ -112,7 +112,7 @@ START_TEST (test_s10_draft_replacement_is_the_syncing_newcomer)
   Harness *h = provider_leaves (PROTO_VERSION_DISCO_1110_DRAFT);
   ck_assert_uint_eq (proto_coord_provider (h->coord), 3);
   assert_state (h, 3, PROTO_PEER_FAILED);
-  ck_assert (strstr (proto_peer_error (h->peers[3]), "contains our id") != NULL);
+  ck_assert (strstr (proto_machine_base (h->m[3])->error, "contains our id") != NULL);
   ck_assert_uint_eq (h_count_log (h, "provider-replaced node=3"), 1);
   ck_assert (!proto_peer_synced (h->peers[3]));
   h_free (h);
@@ -139,7 +139,7 @@ START_TEST (test_sync_no_provider_times_out)
   assert_state (h, 3, PROTO_PEER_SYNC_WAIT_PROVIDER);
   h_advance (h, 1);
   assert_state (h, 3, PROTO_PEER_FAILED);
-  ck_assert (strstr (proto_peer_error (h->peers[3]), "SignalModelProvider") != NULL);
+  ck_assert (strstr (proto_machine_base (h->m[3])->error, "SignalModelProvider") != NULL);
   h_free (h);
 }
 END_TEST
@@ -154,10 +154,10 @@ START_TEST (test_775_late_joiner_trains_from_initial_model)
   assert_state (h, 3, PROTO_PEER_TRAINING);
   ck_assert (!proto_peer_synced (h->peers[3]));
   ck_assert_uint_eq (h_count_log (h, "ModelSyncRequest"), 0);
-  const float *w = learn_weights_data (proto_peer_model (h->peers[3]));
+  const float *w = learn_weights_data (proto_machine_model (h->m[3]));
   for (int k = 0; k < 4; k++)
     ck_assert_float_eq (w[k], 0.0f);
-  ck_assert (!learn_weights_equal (proto_peer_model (h->peers[3]), proto_peer_latest_model (h->peers[1])));
+  ck_assert (!learn_weights_equal (proto_machine_model (h->m[3]), proto_peer_latest_model (h->peers[1])));
   h_free (h);
 }
 END_TEST
@@ -178,7 +178,7 @@ START_TEST (test_reset_after_everyone_leaves)
       assert_state (h, i, PROTO_PEER_DONE);
       ck_assert (!proto_peer_synced (h->peers[i]));
     }
-  ck_assert (learn_weights_equal (proto_peer_model (h->peers[3]), proto_peer_model (h->peers[4])));
+  ck_assert (learn_weights_equal (proto_machine_model (h->m[3]), proto_machine_model (h->m[4])));
   ck_assert_uint_eq (h_count_log (h, "sync-started"), 0);
   h_free (h);
 }

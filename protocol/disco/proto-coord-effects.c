@@ -11,8 +11,9 @@
 #include "protocol/disco/disco-msgs.h"
 
 const char *
-proto_coord_phase (const ProtoCoord *c)
+_proto_coord_phase (const void *impl)
 {
+  const ProtoCoord *c = impl;
   return proto_omap_len (&c->connect_flags) > 0 ? "connect" : "collect";
 }
 
@@ -20,7 +21,7 @@ void
 _proto_coord_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                    int64_t value, const char *detail)
 {
-  proto_outbox_observe (out, kind, proto_coord_phase (c), (int32_t) c->round, other, type, value,
+  proto_outbox_observe (out, kind, _proto_coord_phase (c), (int32_t) c->round, other, type, value,
                         "%s", detail ? detail : "");
 }
 
@@ -143,8 +144,9 @@ _proto_coord_clear_timer (ProtoCoord *c, ProtoOutbox *out)
 }
 
 DlTime
-proto_coord_next_deadline (const ProtoCoord *c)
+_proto_coord_next_deadline (const void *impl)
 {
+  const ProtoCoord *c = impl;
   DlTime t = DL_TIME_NEVER;
   for (guint i = 0; i < c->timers->len; i++)
     t = MIN (t, g_array_index (c->timers, CoordTimer, i).at);

@@ -89,4 +89,9 @@ void _proto_coord_straggler_judge_slowest (ProtoCoord *c, ProtoOutbox *out);
 /* every listed peer's staleness, to every listed peer */
 void _proto_coord_straggler_send_staleness (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
 
+/* proto-coord-effects.c: the machine's state_name ("collect" or
+ * "connect") and next_deadline (its earliest timer) */
+const char *_proto_coord_phase (const void *impl);
+DlTime _proto_coord_next_deadline (const void *impl);
+
 G_END_DECLS

@@ -31,35 +31,10 @@
 #include "protocol/disco/proto-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
-ProtoCoord *
-proto_coord_new (const ProtoConfig *config)
+static void
+proto_coord_free (void *impl)
 {
-  ProtoCoord *c = g_new0 (ProtoCoord, 1);
-  c->cfg = *config;
-  proto_omap_init (&c->connections);
-  proto_omap_init (&c->syncing);
-  proto_omap_init (&c->round_peers);
-  proto_omap_init (&c->connect_flags);
-  c->provider = PROTO_NO_NODE;
-  c->waiting = TRUE;
-  c->timers = g_array_new (FALSE, FALSE, sizeof (CoordTimer));
-  proto_omap_init (&c->helpers);
-  proto_omap_init (&c->exchanging);
-  proto_omap_init (&c->sync_wait);
-  proto_omap_init (&c->excluded);
-  c->tries = g_hash_table_new (g_direct_hash, g_direct_equal);
-  c->ready_after = g_array_new (FALSE, FALSE, sizeof (ReadyTime));
-  c->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
-  c->last_listed = g_hash_table_new (g_direct_hash, g_direct_equal);
-  c->sync_asks = g_hash_table_new (g_direct_hash, g_direct_equal);
-  return c;
-}
-
-void
-proto_coord_free (ProtoCoord *c)
-{
-  if (!c)
-    return;
+  ProtoCoord *c = impl;
   proto_omap_clear (&c->connections);
   proto_omap_clear (&c->syncing);
   proto_omap_clear (&c->round_peers);
@@ -740,10 +715,11 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
   _proto_coord_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
 }
 
-void
-proto_coord_handle (ProtoCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+static void
+proto_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
-  DlTime before = proto_coord_next_deadline (c);
+  ProtoCoord *c = impl;
+  DlTime before = _proto_coord_next_deadline (c);
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
@@ -783,12 +759,49 @@ proto_coord_handle (ProtoCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox
       g_warning ("proto_coord_handle: input %d is for peers", in->kind);
       break;
     }
-  DlTime after = proto_coord_next_deadline (c);
+  DlTime after = _proto_coord_next_deadline (c);
   if (after != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
       proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
     }
+}
+
+/* ---- the machine (proto-machine.h) ---- */
+
+/* No base: its phase is read from its connection flags.  The
+ * coordinator's controller takes every message type it knows and drops
+ * the rest itself (observed as `dropped`): nothing is refused on the way
+ * in, listens is the default. */
+static const ProtoMachineClass coord_class = {
+  .handle = proto_coord_handle,
+  .next_deadline = _proto_coord_next_deadline,
+  .state_name = _proto_coord_phase,
+  .free = proto_coord_free,
+};
+
+ProtoMachine *
+proto_coord_new (const ProtoConfig *config)
+{
+  ProtoCoord *c = g_new0 (ProtoCoord, 1);
+  c->cfg = *config;
+  proto_omap_init (&c->connections);
+  proto_omap_init (&c->syncing);
+  proto_omap_init (&c->round_peers);
+  proto_omap_init (&c->connect_flags);
+  c->provider = PROTO_NO_NODE;
+  c->waiting = TRUE;
+  c->timers = g_array_new (FALSE, FALSE, sizeof (CoordTimer));
+  proto_omap_init (&c->helpers);
+  proto_omap_init (&c->exchanging);
+  proto_omap_init (&c->sync_wait);
+  proto_omap_init (&c->excluded);
+  c->tries = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c->ready_after = g_array_new (FALSE, FALSE, sizeof (ReadyTime));
+  c->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c->last_listed = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c->sync_asks = g_hash_table_new (g_direct_hash, g_direct_equal);
+  return proto_machine_wrap (&coord_class, c);
 }
 
 uint32_t proto_coord_round (const ProtoCoord *c) { return c->round; }

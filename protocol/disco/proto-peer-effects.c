@@ -9,7 +9,7 @@
 #include "protocol/disco/proto-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
 
-static const char *const state_names[PROTO_PEER_N_STATES] = {
+const char *const _proto_peer_state_names[PROTO_PEER_N_STATES] = {
   [PROTO_PEER_IDLE] = "idle",
   [PROTO_PEER_CONNECTING] = "connecting",
   [PROTO_PEER_SYNC_WAIT_PROVIDER] = "sync-wait-provider",
@@ -31,14 +31,14 @@ static const char *const state_names[PROTO_PEER_N_STATES] = {
 const char *
 proto_peer_state_name (ProtoPeerState s)
 {
-  return (unsigned) s < PROTO_PEER_N_STATES ? state_names[s] : "?";
+  return (unsigned) s < PROTO_PEER_N_STATES ? _proto_peer_state_names[s] : "?";
 }
 
 void
 _proto_peer_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
          int64_t value, const char *detail)
 {
-  proto_outbox_observe (out, kind, state_names[p->state], (int32_t) proto_aggregator_round (p->agg), other, type,
+  proto_outbox_observe (out, kind, _proto_peer_state_names[p->base.state], (int32_t) proto_aggregator_round (p->agg), other, type,
                         value, "%s", detail ? detail : "");
 }
 

@@ -124,7 +124,7 @@ _proto_peer_exchange_add (ProtoPeer *p, DlTime now, ProtoNodeId from, const Prot
                "weights of the wrong size");
       return FALSE;
     }
-  if (disco_config (&p->cfg)->robust_exchange_deadline && p->state == PROTO_PEER_EXCHANGING && !p->xchg_cut)
+  if (disco_config (&p->cfg)->robust_exchange_deadline && p->base.state == PROTO_PEER_EXCHANGING && !p->xchg_cut)
     p->xchg_deadline = dl_time_add (now, p->cfg.payload_timeout);
   gboolean refused;
   uint32_t agg_round = proto_aggregator_round (p->agg);
@@ -153,11 +153,11 @@ _proto_peer_round_finished (ProtoPeer *p, ProtoOutbox *out, LearnWeights *result
   learn_weights_unref (p->latest_model);
   p->latest_model = learn_weights_ref (result);
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, proto_peer_state_name (p->state), (int32_t) p->xchg_round,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, proto_peer_state_name (p->base.state), (int32_t) p->xchg_round,
                         PROTO_NO_NODE, -1, proto_aggregator_n_nodes (p->agg), "%s",
                         partial ? "the result of communication round 0 (a partial sum, never sent) "
                                   "becomes the model" : "");
-  p->rounds_done++;
+  p->base.rounds_done++;
   p->agg_wait_deadline = DL_TIME_NEVER;
   /* finishRound: resolve #roundFinishedPromise: providers waiting for this round serve now */
   p->round_finished_pending = FALSE;

@@ -1,5 +1,5 @@
 /* proto-peer-listen.c — the DISCO peer's drop rule: which message types it
- * listens for in each state (proto_peer_listens; proto-peer.h).  A message
+ * listens for in each state (_proto_peer_listens; proto-peer-private.h).  A message
  * nobody listens for is dropped, as DISCO's one-shot listeners drop it. */
 #include "config.h"
 
@@ -56,21 +56,22 @@ static const guint8 robust_extra[PROTO_PEER_N_STATES][PROTO_MSG_TYPE_LIMIT] = {
 };
 
 gboolean
-proto_peer_listens (const ProtoPeer *p, ProtoMsgType type, ProtoNodeId from)
+_proto_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
 {
-  if (!p->connected || type >= PROTO_MSG_TYPE_LIMIT)
+  const ProtoPeer *p = impl;
+  if (!p->base.connected || type >= PROTO_MSG_TYPE_LIMIT)
     return FALSE;
-  if (one_shot[p->state][type])
+  if (one_shot[p->base.state][type])
     return type != PROTO_MSG_SHARED_MODEL || from == p->provider;
-  if (disco_config (&p->cfg)->robust_listen && robust_extra[p->state][type])
-    return p->state != PROTO_PEER_DONE || p->helper;
+  if (disco_config (&p->cfg)->robust_listen && robust_extra[p->base.state][type])
+    return p->base.state != PROTO_PEER_DONE || p->helper;
   if (persistent[type])
     return TRUE;
   if (type == PROTO_MSG_ROUND_STALENESS)   /* robust, async and mixed: right after a list */
     return disco_config (&p->cfg)->robust_listen
            && (p->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED);
   if (type == PROTO_MSG_ENOUGH_PARTICIPANTS)
-    return p->pause == PAUSE_PENDING || p->state == PROTO_PEER_CONNECTING;
+    return p->pause == PAUSE_PENDING || p->base.state == PROTO_PEER_CONNECTING;
   if (type == PROTO_MSG_PAYLOAD)
     {
       Link *l = _proto_peer_find_link (p, from);

@@ -46,19 +46,17 @@ typedef enum { PAUSE_NONE, PAUSE_PENDING, PAUSE_RESOLVED } Pause;
 typedef enum { PROMISE_NONE, PROMISE_PENDING, PROMISE_RESOLVED } Promise;
 
 struct ProtoPeer {
+  ProtoMachineBase base;  /* its state, what it received, connected, rounds done; error: the
+                             text below */
   ProtoConfig cfg;
-  ProtoPeerState state;
   ProtoNodeId id;
-  gboolean connected;
   gboolean sync_needed;
   gboolean synced;
   Pause pause;
   gboolean enough_before_info;
   LearnWeights *model;
   LearnWeights *latest_model;
-  guint rounds_done;
-  guint received[PROTO_MSG_N_TYPES];
-  char error[PROTO_OBS_DETAIL_LEN];
+  char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
 
   GPtrArray *pool;       /* Link*, in creation order */
   DlSlab links;          /* the pool's records (one cache line each: proto-peer-pool.c) */
@@ -133,5 +131,11 @@ void _proto_peer_try_serve (ProtoPeer *p, ProtoOutbox *out);
 void _proto_peer_serve (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
 void _proto_peer_serves_link_up (ProtoPeer *p, ProtoNodeId other, ProtoOutbox *out);
 gboolean _proto_peer_sync_take_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+
+/* proto-peer-effects.c: the states' names, by ProtoPeerState */
+extern const char *const _proto_peer_state_names[PROTO_PEER_N_STATES];
+/* proto-peer-listen.c: the drop rule (the machine's listens: does the
+ * peer, as it is now, listen for `type` from `from`?) */
+gboolean _proto_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from);
 
 G_END_DECLS

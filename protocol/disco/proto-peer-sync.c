@@ -51,7 +51,7 @@ _proto_peer_try_serve (ProtoPeer *p, ProtoOutbox *out)
           /* between PeersForRound and Start the round in flight is about to
            * finish, but #roundFinishedPromise is not set yet: the previous
            * round's model goes out (S13a) */
-          gboolean stale = p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION;
+          gboolean stale = p->base.state == PROTO_PEER_LINKING || p->base.state == PROTO_PEER_WAIT_DECISION;
           _proto_peer_observe (p, out, PROTO_OBS_SYNC_SERVED, n, -1, stale ? 1 : 0,
                    stale ? "the previous round's model: a round is in its connect phase" : NULL);
         }
@@ -66,7 +66,7 @@ _proto_peer_serve (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *
 {
   Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
   if (disco_config (&p->cfg)->robust_serve_after_round
-      && (p->state == PROTO_PEER_LINKING || p->state == PROTO_PEER_WAIT_DECISION))
+      && (p->base.state == PROTO_PEER_LINKING || p->base.state == PROTO_PEER_WAIT_DECISION))
     s.wait_round = TRUE;   /* S13: the round in its connect phase ends first */
   if (newcomer == PROTO_SERVER && disco_config (&p->cfg)->robust_checkpoint)
     {

@@ -32,6 +32,8 @@
 #include "protocol/disco/proto-peer.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "protocol/disco/proto-peer-private.h"
+
+#include <string.h>
 #include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
@@ -43,7 +45,7 @@
 static gboolean
 waits_for_coordinator (const ProtoPeer *p)
 {
-  switch (p->state)
+  switch ((ProtoPeerState) p->base.state)
     {
     case PROTO_PEER_CONNECTING:
     case PROTO_PEER_PAUSED_BEGIN:
@@ -69,9 +71,9 @@ arm_wait (ProtoPeer *p)
 static void
 set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
 {
-  if (p->state == s)
+  if (p->base.state == s)
     return;
-  p->state = s;
+  p->base.state = s;
   arm_wait (p);
   _proto_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, proto_peer_state_name (s));
 }
@@ -82,12 +84,12 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
   g_strlcpy (p->error, why, sizeof p->error);
   _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
   /* webapp: Trainer.vue's finally closes the session after an error too */
-  if ((disconnect || disco_config (&p->cfg)->webapp_runtime) && p->connected)
+  if ((disconnect || disco_config (&p->cfg)->webapp_runtime) && p->base.connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
         proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _proto_peer_pool_at (p, i)->peer);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->connected = FALSE;
+      p->base.connected = FALSE;
     }
   set_state (p, out, PROTO_PEER_FAILED);
 }
@@ -117,7 +119,7 @@ start_training (ProtoPeer *p, ProtoOutbox *out)
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
-  a->round = p->rounds_done;
+  a->round = p->base.rounds_done;
 }
 
 /* waitForParticipantsIfNeeded: TRUE if the peer may go on now. */
@@ -258,13 +260,13 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
   if (p->helper)
     {
       /* robust: a helper's round does not count as one of its own */
-      p->rounds_done--;
+      p->base.rounds_done--;
       send_ready (p, out);
       return;
     }
-  if (p->rounds_done >= p->cfg.rounds)
+  if (p->base.rounds_done >= p->cfg.rounds)
     {
-      _proto_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+      _proto_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->base.rounds_done, NULL);
       set_state (p, out, PROTO_PEER_DONE);
       if (!p->cfg.leave_after_training && disco_config (&p->cfg)->robust_members_only)
         {
@@ -278,7 +280,7 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
         {
           _proto_peer_shutdown_pool (p, out);
           proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-          p->connected = FALSE;
+          p->base.connected = FALSE;
           set_state (p, out, PROTO_PEER_LEFT);
         }
       return;
@@ -290,7 +292,7 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
 static void
 exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  while (p->state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
+  while (p->base.state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
     {
       g_autoptr (LearnWeights) r = g_steal_pointer (&p->promised);
       p->promise = PROMISE_NONE;
@@ -386,7 +388,7 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
    * round it only replaces the first add; but if the first completed the
    * round (a Payload tagged for the next one, F1), the second stores a
    * stale contribution into the next round.  robust adds once. */
-  for (guint k = 1; k < takers && !disco_config (&p->cfg)->robust_single_add && p->connected; k++)
+  for (guint k = 1; k < takers && !disco_config (&p->cfg)->robust_single_add && p->base.connected; k++)
     {
       _proto_peer_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_PAYLOAD, msg->round,
                   "another receive loop on the link takes it and adds it again");
@@ -431,9 +433,9 @@ handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
   _proto_peer_serves_link_up (p, other, out);
   if (!_proto_peer_pending_remove (p, other) || p->pending->len > 0)
     return;
-  if (p->state == PROTO_PEER_LINKING)
+  if (p->base.state == PROTO_PEER_LINKING)
     links_ready (p, now, out);
-  else if (p->state == PROTO_PEER_SYNC_LINKING)
+  else if (p->base.state == PROTO_PEER_SYNC_LINKING)
     {
       set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
@@ -534,7 +536,7 @@ sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       return;
     }
   _proto_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
-  fail (p, out, FALSE, p->state == PROTO_PEER_SYNC_WAIT_PROVIDER
+  fail (p, out, FALSE, p->base.state == PROTO_PEER_SYNC_WAIT_PROVIDER
                        ? "training failed: timed out waiting for SignalModelProvider"
                        : "training failed: timed out waiting for SharedModel");
 }
@@ -547,8 +549,8 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
   const ProtoMsg *msg = in->msg;
   if ((unsigned) msg->type >= PROTO_MSG_N_TYPES)
     return;
-  p->received[msg->type]++;
-  if (!proto_peer_listens (p, msg->type, in->from))
+  p->base.received[msg->type]++;
+  if (!_proto_peer_listens (p, msg->type, in->from))
     {
       _proto_peer_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
@@ -564,19 +566,19 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       begin_round (p, now, out);
       return;
     case PROTO_MSG_ENOUGH_PARTICIPANTS:
-      if (p->state == PROTO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
+      if (p->base.state == PROTO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
         {
           p->enough_before_info = TRUE;
           return;
         }
       p->pause = PAUSE_RESOLVED;
       _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
-      if (p->state == PROTO_PEER_PAUSED_BEGIN)
+      if (p->base.state == PROTO_PEER_PAUSED_BEGIN)
         {
           p->pause = PAUSE_NONE;
           start_training (p, out);
         }
-      else if (p->state == PROTO_PEER_PAUSED_END)
+      else if (p->base.state == PROTO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;
           send_ready (p, out);
@@ -617,7 +619,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
         after_sync (p, out);
       return;
     case PROTO_MSG_PEERS_FOR_ROUND:
-      if (p->state == PROTO_PEER_PAUSED_END)
+      if (p->base.state == PROTO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;   /* robust: the coordinator found enough */
           _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
@@ -639,18 +641,18 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       begin_exchange (p, now, out);
       return;
     case PROTO_MSG_RETRY_PEER_CONNECTIONS:
-      if (p->state == PROTO_PEER_WAIT_PEERS || p->state == PROTO_PEER_DONE)
+      if (p->base.state == PROTO_PEER_WAIT_PEERS || p->base.state == PROTO_PEER_DONE)
         {
           /* robust: a PeerIsReady again is harmless (S9) */
           send_ready (p, out);
           return;
         }
-      if (p->state == PROTO_PEER_PAUSED_END)
+      if (p->base.state == PROTO_PEER_PAUSED_END)
         {
           send_ready_paused (p, out);
           return;
         }
-      if (p->state == PROTO_PEER_EXCHANGING)
+      if (p->base.state == PROTO_PEER_EXCHANGING)
         {
           /* robust (S17): a member left; what it sent may still arrive, so
            * the exchange gets aggregation_wait more, then is aborted */
@@ -679,7 +681,7 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
     case PROTO_MSG_CONNECTIONS_READY:
     case PROTO_MSG_MODEL_SYNC_REQUEST:
     default:   /* another family's message (its own folder's types) */
-      break;  /* never listened for: proto_peer_listens said no */
+      break;  /* never listened for: _proto_peer_listens said no */
     }
   g_assert_not_reached ();
 }
@@ -691,7 +693,7 @@ wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 {
   _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
               "no word from the coordinator for the wait timeout: said again");
-  switch (p->state)
+  switch ((ProtoPeerState) p->base.state)
     {
     case PROTO_PEER_CONNECTING:
       _proto_peer_send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
@@ -729,14 +731,14 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       wait_expired (p, now, out);
       return;
     }
-  if ((p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL
-       || p->state == PROTO_PEER_SYNC_LINKING)
+  if ((p->base.state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->base.state == PROTO_PEER_SYNC_WAIT_MODEL
+       || p->base.state == PROTO_PEER_SYNC_LINKING)
       && p->sync_deadline <= now)
     {
       sync_expired (p, now, out);
       return;
     }
-  if (disco_config (&p->cfg)->ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
+  if (disco_config (&p->cfg)->ready_at_round_start && p->base.state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
     {
       _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
                   "Timeout waiting for the round's peer list: the round's nodes are this peer alone");
@@ -744,7 +746,7 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
       pre775_train (p, out);
       return;
     }
-  if (p->state == PROTO_PEER_POOL_SHUTDOWN && p->shutdown_deadline <= now)
+  if (p->base.state == PROTO_PEER_POOL_SHUTDOWN && p->shutdown_deadline <= now)
     {
       p->shutdown_deadline = DL_TIME_NEVER;
       if (p->shutdown_then_fail)
@@ -753,16 +755,16 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
         end_round_loop (p, out);
       return;
     }
-  if (p->state == PROTO_PEER_EXCHANGING && p->xchg_deadline <= now)
+  if (p->base.state == PROTO_PEER_EXCHANGING && p->xchg_deadline <= now)
     {
       /* robust: given up (proto-peer-exchange.c); back to PeerIsReady, as after a Retry */
       _proto_peer_exchange_abort (p, out, "no contribution for payload_timeout: the exchange is aborted");
       end_round_loop (p, out);
       return;
     }
-  if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && disco_config (&p->cfg)->robust_exchange_deadline)
+  if (p->base.state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && disco_config (&p->cfg)->robust_exchange_deadline)
     p->agg_wait_deadline = DL_TIME_NEVER;   /* robust does not break: a partial sum is no model */
-  if (p->state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
+  if (p->base.state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
     {
       p->agg_wait_deadline = DL_TIME_NEVER;
       p->xchg_broke = TRUE;
@@ -775,23 +777,24 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
     _proto_peer_loops_expire (p, now, out);
 }
 
-DlTime
-proto_peer_next_deadline (const ProtoPeer *p)
+static DlTime
+proto_peer_next_deadline (const void *impl)
 {
-  if (!p->connected)
+  const ProtoPeer *p = impl;
+  if (!p->base.connected)
     return DL_TIME_NEVER;
   DlTime t = DL_TIME_NEVER;
-  if (p->state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->state == PROTO_PEER_SYNC_WAIT_MODEL
-      || p->state == PROTO_PEER_SYNC_LINKING
-      || (disco_config (&p->cfg)->ready_at_round_start && p->state == PROTO_PEER_WAIT_PEERS))
+  if (p->base.state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->base.state == PROTO_PEER_SYNC_WAIT_MODEL
+      || p->base.state == PROTO_PEER_SYNC_LINKING
+      || (disco_config (&p->cfg)->ready_at_round_start && p->base.state == PROTO_PEER_WAIT_PEERS))
     t = MIN (t, p->sync_deadline);
-  if (p->state == PROTO_PEER_EXCHANGING)
+  if (p->base.state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->xchg_deadline);
   if (waits_for_coordinator (p))
     t = MIN (t, p->wait_deadline);
-  if (p->state == PROTO_PEER_EXCHANGING)
+  if (p->base.state == PROTO_PEER_EXCHANGING)
     t = MIN (t, p->agg_wait_deadline);
-  if (p->state == PROTO_PEER_POOL_SHUTDOWN)
+  if (p->base.state == PROTO_PEER_POOL_SHUTDOWN)
     t = MIN (t, p->shutdown_deadline);
   /* a lower bound: a wake-up with nothing due is harmless (the loops are
    * rescanned only then) */
@@ -800,17 +803,18 @@ proto_peer_next_deadline (const ProtoPeer *p)
   return t;
 }
 
-void
-proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+static void
+proto_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
+  ProtoPeer *p = impl;
   DlTime before = proto_peer_next_deadline (p);
   p->now = now;
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->state != PROTO_PEER_IDLE)
+      if (p->base.state != PROTO_PEER_IDLE)
         break;
-      p->connected = TRUE;
+      p->base.connected = TRUE;
       _proto_peer_send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
       set_state (p, out, PROTO_PEER_CONNECTING);
       break;
@@ -819,11 +823,11 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
       handle_message (p, now, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      if (p->connected)
+      if (p->base.connected)
         handle_deadline (p, now, out);
       break;
     case PROTO_IN_TRAINING_DONE:
-      if (p->state != PROTO_PEER_TRAINING || in->weights == NULL)
+      if (p->base.state != PROTO_PEER_TRAINING || in->weights == NULL)
         {
           _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
           break;
@@ -836,14 +840,14 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
         end_round_loop (p, out);
       break;
     case PROTO_IN_LINK_UP:
-      if (p->connected)
+      if (p->base.connected)
         handle_link_up (p, now, in->from, out);
       break;
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
       {
         Link *l = _proto_peer_find_link (p, in->from);
-        if (l && p->connected)
+        if (l && p->base.connected)
           {
             gboolean failed = in->kind == PROTO_IN_LINK_FAILED;
             l->state = failed ? PROTO_LINK_FAILED : PROTO_LINK_CLOSED;
@@ -858,12 +862,12 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
       }
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
-      if (!p->connected)
+      if (!p->base.connected)
         break;
       _proto_peer_shutdown_pool (p, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->connected = FALSE;
+      p->base.connected = FALSE;
       _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
       set_state (p, out, PROTO_PEER_LEFT);
@@ -877,13 +881,74 @@ proto_peer_handle (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *
     }
 }
 
-ProtoPeer *
+/* ---- the machine (proto-machine.h) ---- */
+
+static gboolean
+peer_waiting_on_peer (const void *impl)
+{
+  const ProtoPeer *p = impl;
+  ProtoPeerState s = p->base.state;
+  return (s == PROTO_PEER_SYNC_WAIT_PROVIDER || s == PROTO_PEER_SYNC_WAIT_MODEL) && p->base.connected;
+}
+
+static void
+peer_view (const void *impl, ProtoPeerView *v)
+{
+  const ProtoPeer *p = impl;
+  ProtoPeerState s = p->base.state;
+  v->settled = s == PROTO_PEER_DONE || s == PROTO_PEER_FAILED || s == PROTO_PEER_LEFT;
+  v->failed = s == PROTO_PEER_FAILED;
+  /* DISCO's client throws this when the coordinator excludes it */
+  v->excluded = strstr (v->error, "ConnectionFail") != NULL;
+  v->waiting_on_peer = peer_waiting_on_peer (p);
+  v->synced = p->synced;
+}
+
+static LearnWeights *
+peer_model (const void *impl)
+{
+  const ProtoPeer *p = impl;
+  return p->model;
+}
+
+static void
+proto_peer_free (void *impl)
+{
+  ProtoPeer *p = impl;
+  dl_id_map_clear (&p->pool_index);
+  for (guint i = 0; i < p->pool->len; i++)
+    _proto_peer_link_release (p, _proto_peer_pool_at (p, i));
+  g_ptr_array_unref (p->pool);
+  dl_slab_clear (&p->links);
+  g_array_unref (p->pending);
+  dl_id_map_clear (&p->pending_at);
+  proto_aggregator_free (p->agg);
+  g_clear_pointer (&p->promised, learn_weights_unref);
+  g_clear_pointer (&p->xchg_result, learn_weights_unref);
+  g_array_unref (p->serves);
+  learn_weights_unref (p->model);
+  learn_weights_unref (p->latest_model);
+  g_free (p);
+}
+
+static const ProtoMachineClass peer_class = {
+  .handle = proto_peer_handle,
+  .next_deadline = proto_peer_next_deadline,
+  .listens = _proto_peer_listens,
+  .view = peer_view,
+  .waiting_on_peer = peer_waiting_on_peer,
+  .model = peer_model,
+  .free = proto_peer_free,
+};
+
+ProtoMachine *
 proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
 {
   g_return_val_if_fail (initial != NULL, NULL);
   ProtoPeer *p = g_new0 (ProtoPeer, 1);
+  proto_machine_base_init (&p->base, _proto_peer_state_names, PROTO_PEER_IDLE);
+  p->base.error = p->error;
   p->cfg = *config;
-  p->state = PROTO_PEER_IDLE;
   p->id = PROTO_NO_NODE;
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
@@ -901,49 +966,18 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->loops_deadline = DL_TIME_NEVER;
   p->xchg_deadline = DL_TIME_NEVER;
   p->wait_deadline = DL_TIME_NEVER;
-  g_return_val_if_fail (disco_config (config)->aggregation != PROTO_AGG_SECURE || rng != NULL, p);
-  return p;
+  ProtoMachine *m = proto_machine_new (&peer_class, &p->base);
+  g_return_val_if_fail (disco_config (config)->aggregation != PROTO_AGG_SECURE || rng != NULL, m);
+  return m;
 }
 
-void
-proto_peer_free (ProtoPeer *p)
-{
-  if (!p)
-    return;
-  dl_id_map_clear (&p->pool_index);
-  for (guint i = 0; i < p->pool->len; i++)
-    _proto_peer_link_release (p, _proto_peer_pool_at (p, i));
-  g_ptr_array_unref (p->pool);
-  dl_slab_clear (&p->links);
-  g_array_unref (p->pending);
-  dl_id_map_clear (&p->pending_at);
-  proto_aggregator_free (p->agg);
-  g_clear_pointer (&p->promised, learn_weights_unref);
-  g_clear_pointer (&p->xchg_result, learn_weights_unref);
-  g_array_unref (p->serves);
-  learn_weights_unref (p->model);
-  learn_weights_unref (p->latest_model);
-  g_free (p);
-}
-
-ProtoPeerState proto_peer_state (const ProtoPeer *p) { return p->state; }
 ProtoNodeId proto_peer_id (const ProtoPeer *p) { return p->id; }
-gboolean proto_peer_connected (const ProtoPeer *p) { return p->connected; }
-guint proto_peer_rounds_done (const ProtoPeer *p) { return p->rounds_done; }
 uint32_t proto_peer_agg_round (const ProtoPeer *p) { return proto_aggregator_round (p->agg); }
 guint proto_peer_agg_comm_round (const ProtoPeer *p) { return proto_aggregator_comm_round (p->agg); }
-LearnWeights *proto_peer_model (const ProtoPeer *p) { return p->model; }
 LearnWeights *proto_peer_latest_model (const ProtoPeer *p) { return p->latest_model; }
 gboolean proto_peer_synced (const ProtoPeer *p) { return p->synced; }
 gboolean proto_peer_paused (const ProtoPeer *p) { return p->pause == PAUSE_PENDING; }
 guint proto_peer_pool_size (const ProtoPeer *p) { return p->pool->len; }
-const char *proto_peer_error (const ProtoPeer *p) { return p->error; }
-
-guint
-proto_peer_received_count (const ProtoPeer *p, ProtoMsgType type)
-{
-  return (unsigned) type < PROTO_MSG_N_TYPES ? p->received[type] : 0;
-}
 
 int
 proto_peer_link_state (const ProtoPeer *p, ProtoNodeId other)

@@ -1,18 +1,18 @@
 /* proto-peer.h — a DISCO decentralized client (DecentralizedClient driven by
  * its Trainer) as a sans-IO state machine.
  *
- * proto_peer_handle (peer, now, &input, &outbox); proto_peer_next_deadline
- * tells the driver when to feed PROTO_IN_DEADLINE.  The drop rule is one
- * table (see proto-peer.c): a message reaches the peer only if its state
- * listens for that type; otherwise it is dropped and observed as such.
+ * A machine (proto-machine.h): proto_machine_handle (m, now, &input,
+ * &outbox); proto_machine_next_deadline tells the driver when to feed
+ * PROTO_IN_DEADLINE.  The drop rule is one table (proto-peer-listen.c): a
+ * message reaches the peer only if its state listens for that type;
+ * otherwise it is dropped and observed as such.
  *
- * Shape: proto_peer_new / proto_peer_free (g_autoptr). */
+ * Shape: proto_peer_new makes the machine; proto_machine_free frees it. */
 #pragma once
 
 #include "base/dl-random.h"
 #include "protocol/disco/disco-config.h"
-#include "protocol/proto-input.h"
-#include "protocol/proto-outbox.h"
+#include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS
 
@@ -50,36 +50,22 @@ typedef enum {
 typedef struct ProtoPeer ProtoPeer;
 
 /* initial: the model every peer starts from (a reference is taken).
- * rng: the stream for secure-aggregation shares (borrowed; outlives peer). */
-ProtoPeer *proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng);
-void proto_peer_free (ProtoPeer *peer);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoPeer, proto_peer_free)
+ * rng: the stream for secure-aggregation shares (borrowed; outlives peer).
+ * The machine's state (proto_machine_state) is a ProtoPeerState; its
+ * impl, a ProtoPeer, is what the accessors below read. */
+ProtoMachine *proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng);
 
-void proto_peer_handle (ProtoPeer *peer, DlTime now, const ProtoInput *input, ProtoOutbox *out);
-DlTime proto_peer_next_deadline (const ProtoPeer *peer);
-
-/* The drop rule: does the peer, as it is now, listen for `type` from `from`? */
-gboolean proto_peer_listens (const ProtoPeer *peer, ProtoMsgType type, ProtoNodeId from);
-
-ProtoPeerState proto_peer_state (const ProtoPeer *peer);
 ProtoNodeId proto_peer_id (const ProtoPeer *peer);
-gboolean proto_peer_connected (const ProtoPeer *peer);
-guint proto_peer_rounds_done (const ProtoPeer *peer);
 uint32_t proto_peer_agg_round (const ProtoPeer *peer);
 /* The aggregator's communication round (0 between rounds, unless a secure
  * exchange stopped after communication round 0). */
 guint proto_peer_agg_comm_round (const ProtoPeer *peer);
-/* (transfer none) the trainer's current weights */
-LearnWeights *proto_peer_model (const ProtoPeer *peer);
 /* (transfer none) #latestModel, NULL before a round finished or a sync */
 LearnWeights *proto_peer_latest_model (const ProtoPeer *peer);
 gboolean proto_peer_synced (const ProtoPeer *peer);
 gboolean proto_peer_paused (const ProtoPeer *peer);
-guint proto_peer_received_count (const ProtoPeer *peer, ProtoMsgType type);
 guint proto_peer_pool_size (const ProtoPeer *peer);
 /* PROTO_LINK_* of the pool entry for `other`, or -1 if none. */
 int proto_peer_link_state (const ProtoPeer *peer, ProtoNodeId other);
-/* Why the peer failed ("" if it did not). */
-const char *proto_peer_error (const ProtoPeer *peer);
 
 G_END_DECLS

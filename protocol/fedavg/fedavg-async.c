@@ -47,10 +47,10 @@ typedef enum { ASYNC_WAITING, ASYNC_RUNNING, ASYNC_DONE } Phase;
 static const char *const phase_names[] = { "waiting", "running", "done" };
 
 typedef struct {
+  ProtoMachineBase base;  /* its phase (no timer) */
   ProtoConfig cfg;
   FedavgConfig fc;
   GHashTable *clients;     /* ProtoNodeId set: the connected clients that said FedHello */
-  Phase phase;
   guint32 version;         /* the server model's version: the versions applied so far */
   LearnWeights *offset;    /* the model minus w0; NULL: zeros (version 0) */
   LearnWeights *buffer;    /* fedbuff: sum of s(tau) x delta since the last version (NULL: empty) */
@@ -60,7 +60,7 @@ typedef struct {
 static void
 phase_to (Server *s, ProtoOutbox *out, Phase p)
 {
-  s->phase = p;
+  s->base.state = p;
   proto_outbox_observe (out, PROTO_OBS_PHASE, phase_names[p], (int32_t) s->version, PROTO_NO_NODE, -1, -1, "%s",
                         phase_names[p]);
 }
@@ -73,7 +73,7 @@ send_model (Server *s, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
   m.round = s->version;
   if (s->offset)
     proto_msg_set_weights (&m, s->offset);
-  proto_outbox_observe (out, PROTO_OBS_SENT, phase_names[s->phase], (int32_t) s->version, to, (int32_t) type, -1,
+  proto_outbox_observe (out, PROTO_OBS_SENT, phase_names[s->base.state], (int32_t) s->version, to, (int32_t) type, -1,
                         "%s", "");
   proto_outbox_send (out, to, PROTO_VIA_SERVER, &m);
 }
@@ -83,7 +83,7 @@ start (Server *s, ProtoOutbox *out)
 {
   phase_to (s, out, ASYNC_RUNNING);
   guint n = g_hash_table_size (s->clients);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->phase], 0, PROTO_NO_NODE, -1, n,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->base.state], 0, PROTO_NO_NODE, -1, n,
                         "%u clients train", n);
   g_autoptr (GArray) ids = fedavg_agg_sorted_ids (s->clients);
   for (guint i = 0; i < ids->len; i++)
@@ -96,13 +96,13 @@ new_version (Server *s, ProtoOutbox *out, LearnWeights *offset, guint applied)
 {
   g_clear_pointer (&s->offset, learn_weights_unref);
   s->offset = offset;
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, phase_names[s->phase], (int32_t) s->version, PROTO_NO_NODE, -1,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, phase_names[s->base.state], (int32_t) s->version, PROTO_NO_NODE, -1,
                         applied, "%s", "");
   s->version++;
   if (s->version < s->cfg.rounds)
     {
       guint n = g_hash_table_size (s->clients);
-      proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->phase], (int32_t) s->version, PROTO_NO_NODE,
+      proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->base.state], (int32_t) s->version, PROTO_NO_NODE,
                             -1, MAX (n, 1), "%u clients train", n);
       return;
     }
@@ -116,7 +116,7 @@ static void
 on_hello (Server *s, ProtoNodeId from, ProtoOutbox *out)
 {
   g_hash_table_add (s->clients, GUINT_TO_POINTER (from));
-  switch (s->phase)
+  switch ((Phase) s->base.state)
     {
     case ASYNC_WAITING:
       if (g_hash_table_size (s->clients) >= MAX (s->cfg.min_participants, 1))
@@ -135,16 +135,16 @@ static void
 on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
 {
   const LearnWeights *shape = s->buffer ? s->buffer : s->offset;
-  gboolean ok = s->phase == ASYNC_RUNNING && m->weights != NULL && m->round <= s->version
+  gboolean ok = s->base.state == ASYNC_RUNNING && m->weights != NULL && m->round <= s->version
                 && (!shape || learn_weights_len (m->weights) == learn_weights_len (shape));
   if (!ok)
     {
-      proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->phase], (int32_t) s->version, from,
+      proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->base.state], (int32_t) s->version, from,
                             (int32_t) m->type, m->round, "%s",
                             "not running, of a version the server has not made, or no model of the server's size");
       /* after the end: the clients connected then were told; one that was
        * not is told now */
-      if (s->phase == ASYNC_DONE && !g_hash_table_contains (s->clients, GUINT_TO_POINTER (from)))
+      if (s->base.state == ASYNC_DONE && !g_hash_table_contains (s->clients, GUINT_TO_POINTER (from)))
         {
           g_hash_table_add (s->clients, GUINT_TO_POINTER (from));
           send_model (s, out, from, PROTO_MSG_FED_DONE);
@@ -153,7 +153,7 @@ on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
     }
   guint32 tau = s->version - m->round;
   double st = fedavg_agg_staleness_weight (tau, s->fc.staleness_power);
-  proto_outbox_observe (out, PROTO_OBS_NOTE, phase_names[s->phase], (int32_t) s->version, from, (int32_t) m->type,
+  proto_outbox_observe (out, PROTO_OBS_NOTE, phase_names[s->base.state], (int32_t) s->version, from, (int32_t) m->type,
                         tau, "staleness %u, weight %.4f", tau, st);
   if (s->fc.mode == FEDAVG_MODE_FEDASYNC)
     new_version (s, out, fedavg_agg_mix (s->offset, s->fc.mixing * st, m->weights), 1);
@@ -171,7 +171,7 @@ on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
     }
   /* it asks again by uploading: the model of now (FedDone once done, to
    * it unless the end's FedDone to every connected client reached it) */
-  if (s->phase == ASYNC_RUNNING)
+  if (s->base.state == ASYNC_RUNNING)
     send_model (s, out, from, PROTO_MSG_FED_MODEL);
   else if (!g_hash_table_contains (s->clients, GUINT_TO_POINTER (from)))
     {
@@ -188,7 +188,7 @@ server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
-      proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->phase], (int32_t) s->version, in->from,
+      proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->version, in->from,
                             (int32_t) in->msg->type, -1, "%s", "");
       if (in->msg->type == PROTO_MSG_FED_HELLO)
         on_hello (s, in->from, out);
@@ -201,20 +201,6 @@ server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
     default:
       break;
     }
-}
-
-static DlTime
-server_next_deadline (const void *impl)
-{
-  (void) impl;
-  return DL_TIME_NEVER;
-}
-
-static const char *
-server_state_name (const void *impl)
-{
-  const Server *s = impl;
-  return phase_names[s->phase];
 }
 
 static gboolean
@@ -236,8 +222,6 @@ server_free (void *impl)
 
 static const ProtoMachineClass server_class = {
   .handle = server_handle,
-  .next_deadline = server_next_deadline,
-  .state_name = server_state_name,
   .listens = server_listens,
   .free = server_free,
 };
@@ -250,6 +234,6 @@ fedavg_async_server_new (const ProtoConfig *cfg)
   s->fc = *fedavg_config (cfg);
   s->fc.buffer_size = s->fc.mode == FEDAVG_MODE_FEDASYNC ? 1 : MAX (s->fc.buffer_size, 1);
   s->clients = g_hash_table_new (NULL, NULL);
-  s->phase = ASYNC_WAITING;
-  return proto_machine_wrap (&server_class, s);
+  proto_machine_base_init (&s->base, phase_names, ASYNC_WAITING);
+  return proto_machine_new (&server_class, &s->base);
 }

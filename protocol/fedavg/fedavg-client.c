@@ -44,31 +44,28 @@ static const char *const state_names[FEDAVG_CLIENT_N_STATES] = {
 };
 
 typedef struct {
-  State state;
+  ProtoMachineBase base;  /* its state, what it received, its view's rounds_done (the global
+                             rounds its model has: the rounds of the last global model it was
+                             sent, the federation's progress as far as it knows); its deadline:
+                             idle, when it says FedHello again (NEVER otherwise) */
   guint64 samples;        /* the weight of its updates */
   LearnWeights *model;    /* the initial, then its last trained, then the final global model */
   guint32 round;          /* the round it trains or last trained */
-  guint rounds_done;      /* the global rounds its model has: the rounds of the last global model
-                             it was sent (the federation's progress, as far as it knows) */
   guint rounds_trained;   /* rounds it was drawn for and uploaded */
-  gboolean connected;
-  const char *error;
-  guint received[PROTO_MSG_N_TYPES];
   DlTime interval;        /* round_timeout */
-  DlTime deadline;        /* idle: when it says FedHello again (NEVER otherwise) */
   DlTime now;
   ProtoMsg next;          /* a FedModel that came while it trained (type 0: none) */
   gboolean have_next;
   FedavgMode mode;
   LearnWeights *initial;  /* w0, the common initial model */
-  LearnWeights *base;     /* the global model it trains from (round or version `round`) */
+  LearnWeights *start;    /* the global model it trains from (round or version `round`) */
 } Client;
 
 static void
 state_to (Client *c, ProtoOutbox *out, State s)
 {
-  c->state = s;
-  c->deadline = s == CLIENT_IDLE ? dl_time_add (c->now, c->interval) : DL_TIME_NEVER;
+  c->base.state = s;
+  c->base.deadline = s == CLIENT_IDLE ? dl_time_add (c->now, c->interval) : DL_TIME_NEVER;
   proto_outbox_observe (out, PROTO_OBS_PHASE, state_names[s], (int32_t) c->round, PROTO_NO_NODE, -1, -1, "%s",
                         state_names[s]);
 }
@@ -76,7 +73,7 @@ state_to (Client *c, ProtoOutbox *out, State s)
 static void
 send_server (Client *c, ProtoOutbox *out, ProtoMsg *m)
 {
-  proto_outbox_observe (out, PROTO_OBS_SENT, state_names[c->state], (int32_t) c->round, PROTO_SERVER,
+  proto_outbox_observe (out, PROTO_OBS_SENT, state_names[c->base.state], (int32_t) c->round, PROTO_SERVER,
                         (int32_t) m->type, -1, "%s", "");
   proto_outbox_send (out, PROTO_SERVER, PROTO_VIA_SERVER, m);
 }
@@ -98,15 +95,15 @@ global_of (const Client *c, const ProtoMsg *m)
 static void
 take_global (Client *c, const ProtoMsg *m, guint rounds, ProtoOutbox *out)
 {
-  if (rounds == 0 || rounds <= c->rounds_done)
+  if (rounds == 0 || rounds <= c->base.rounds_done)
     return;
   LearnWeights *g = global_of (c, m);
   if (!g)
     return;
   learn_weights_unref (c->model);
   c->model = g;
-  c->rounds_done = rounds;
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[c->state], (int32_t) rounds - 1, PROTO_SERVER, -1, -1,
+  c->base.rounds_done = rounds;
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[c->base.state], (int32_t) rounds - 1, PROTO_SERVER, -1, -1,
                         "%s", "global model");
 }
 
@@ -119,14 +116,14 @@ on_model (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
   take_global (c, m, m->round, out);
   c->round = m->round;
-  g_clear_pointer (&c->base, learn_weights_unref);
-  c->base = global_of (c, m);
-  if (!c->base)
-    c->base = learn_weights_ref (c->initial);
+  g_clear_pointer (&c->start, learn_weights_unref);
+  c->start = global_of (c, m);
+  if (!c->start)
+    c->start = learn_weights_ref (c->initial);
   state_to (c, out, CLIENT_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
-  a->weights = learn_weights_ref (c->base);
+  a->weights = learn_weights_ref (c->start);
   a->round = c->round;
 }
 
@@ -145,7 +142,7 @@ on_trained (Client *c, LearnWeights *w, ProtoOutbox *out)
   else
     {
       /* fedbuff: the update delta; fedasync: the model, as an offset from w0 */
-      g_autoptr (LearnWeights) up = fedavg_agg_add (w, -1.0f, c->mode == FEDAVG_MODE_FEDBUFF ? c->base : c->initial);
+      g_autoptr (LearnWeights) up = fedavg_agg_add (w, -1.0f, c->mode == FEDAVG_MODE_FEDBUFF ? c->start : c->initial);
       proto_msg_set_weights (&m, up);
     }
   send_server (c, out, &m);
@@ -163,8 +160,8 @@ on_done (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
   take_global (c, m, m->round, out);
   state_to (c, out, CLIENT_DONE);
-  proto_outbox_observe (out, PROTO_OBS_FINISHED, state_names[c->state], (int32_t) m->round - 1, PROTO_NO_NODE, -1,
-                        c->rounds_done, "trained in %u of %u rounds", c->rounds_trained, m->round);
+  proto_outbox_observe (out, PROTO_OBS_FINISHED, state_names[c->base.state], (int32_t) m->round - 1, PROTO_NO_NODE, -1,
+                        c->base.rounds_done, "trained in %u of %u rounds", c->rounds_trained, m->round);
 }
 
 static void
@@ -182,7 +179,7 @@ client_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
   const Client *c = impl;
   if (from != PROTO_SERVER)
     return FALSE;
-  switch (c->state)
+  switch ((State) c->base.state)
     {
     case CLIENT_IDLE:
       return type == PROTO_MSG_FED_MODEL || type == PROTO_MSG_FED_DONE;
@@ -201,28 +198,28 @@ client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   switch (in->kind)
     {
     case PROTO_IN_START:
-      c->connected = TRUE;
+      c->base.connected = TRUE;
       say_hello (c, out);
       state_to (c, out, CLIENT_IDLE);
       break;
     case PROTO_IN_DEADLINE:
-      if (c->state == CLIENT_IDLE && now >= c->deadline)
+      if (c->base.state == CLIENT_IDLE && now >= c->base.deadline)
         {
           say_hello (c, out);
-          c->deadline = dl_time_add (now, c->interval);
+          c->base.deadline = dl_time_add (now, c->interval);
         }
       break;
     case PROTO_IN_MESSAGE:
       if (!client_listens (c, in->msg->type, in->from))
         {
-          proto_outbox_observe (out, PROTO_OBS_DROPPED, state_names[c->state], (int32_t) c->round, in->from,
+          proto_outbox_observe (out, PROTO_OBS_DROPPED, state_names[c->base.state], (int32_t) c->round, in->from,
                                 (int32_t) in->msg->type, -1, "%s", "");
           break;
         }
-      c->received[in->msg->type]++;
-      proto_outbox_observe (out, PROTO_OBS_RECEIVED, state_names[c->state], (int32_t) c->round, in->from,
+      c->base.received[in->msg->type]++;
+      proto_outbox_observe (out, PROTO_OBS_RECEIVED, state_names[c->base.state], (int32_t) c->round, in->from,
                             (int32_t) in->msg->type, -1, "%s", "");
-      if (in->msg->type == PROTO_MSG_FED_MODEL && c->state == CLIENT_TRAINING)
+      if (in->msg->type == PROTO_MSG_FED_MODEL && c->base.state == CLIENT_TRAINING)
         {
           proto_msg_clear (&c->next);
           proto_msg_copy (&c->next, in->msg);
@@ -234,24 +231,24 @@ client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
         on_done (c, in->msg, out);
       break;
     case PROTO_IN_TRAINING_DONE:
-      if (c->state == CLIENT_TRAINING)
+      if (c->base.state == CLIENT_TRAINING)
         on_trained (c, in->weights, out);
       break;
     case PROTO_IN_LEAVE:
-      if (c->state != CLIENT_DONE && c->state != CLIENT_FAILED)
+      if (c->base.state != CLIENT_DONE && c->base.state != CLIENT_FAILED)
         {
-          c->connected = FALSE;
+          c->base.connected = FALSE;
           proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_NO_NODE);
           state_to (c, out, CLIENT_LEFT);
         }
       break;
     case PROTO_IN_STREAM_CLOSED:
-      c->connected = FALSE;
-      if (c->state == CLIENT_CONNECTING || c->state == CLIENT_IDLE || c->state == CLIENT_TRAINING)
+      c->base.connected = FALSE;
+      if (c->base.state == CLIENT_CONNECTING || c->base.state == CLIENT_IDLE || c->base.state == CLIENT_TRAINING)
         {
-          c->error = "the server's stream closed before training ended";
-          proto_outbox_observe (out, PROTO_OBS_ERROR, state_names[c->state], (int32_t) c->round, PROTO_SERVER, -1,
-                                -1, "%s", c->error);
+          c->base.error = "the server's stream closed before training ended";
+          proto_outbox_observe (out, PROTO_OBS_ERROR, state_names[c->base.state], (int32_t) c->round, PROTO_SERVER, -1,
+                                -1, "%s", c->base.error);
           state_to (c, out, CLIENT_FAILED);
         }
       break;
@@ -260,29 +257,12 @@ client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
     }
 }
 
-static DlTime
-client_next_deadline (const void *impl)
-{
-  const Client *c = impl;
-  return c->deadline;
-}
-
-static const char *
-client_state_name (const void *impl)
-{
-  const Client *c = impl;
-  return state_names[c->state];
-}
-
 static void
 client_view (const void *impl, ProtoPeerView *v)
 {
   const Client *c = impl;
-  v->connected = c->connected;
-  v->settled = c->state == CLIENT_DONE || c->state == CLIENT_LEFT || c->state == CLIENT_FAILED;
-  v->failed = c->state == CLIENT_FAILED;
-  v->rounds_done = c->rounds_done;
-  v->error = c->error ? c->error : "";
+  v->settled = c->base.state == CLIENT_DONE || c->base.state == CLIENT_LEFT || c->base.state == CLIENT_FAILED;
+  v->failed = c->base.state == CLIENT_FAILED;
 }
 
 static LearnWeights *
@@ -292,32 +272,22 @@ client_model (const void *impl)
   return c->model;
 }
 
-static guint
-client_received_count (const void *impl, ProtoMsgType type)
-{
-  const Client *c = impl;
-  return type < PROTO_MSG_N_TYPES ? c->received[type] : 0;
-}
-
 static void
 client_free (void *impl)
 {
   Client *c = impl;
   learn_weights_unref (c->model);
   g_clear_pointer (&c->initial, learn_weights_unref);
-  g_clear_pointer (&c->base, learn_weights_unref);
+  g_clear_pointer (&c->start, learn_weights_unref);
   proto_msg_clear (&c->next);
   g_free (c);
 }
 
 static const ProtoMachineClass client_class = {
   .handle = client_handle,
-  .next_deadline = client_next_deadline,
-  .state_name = client_state_name,
   .listens = client_listens,
   .view = client_view,
   .model = client_model,
-  .received_count = client_received_count,
   .free = client_free,
 };
 
@@ -331,12 +301,11 @@ ProtoMachine *
 fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   Client *c = g_new0 (Client, 1);
+  proto_machine_base_init (&c->base, state_names, CLIENT_CONNECTING);
   c->interval = fedavg_config (cfg)->round_timeout > 0 ? fedavg_config (cfg)->round_timeout : 60 * DL_S;
-  c->deadline = DL_TIME_NEVER;
   c->samples = MAX (env->samples, 1);   /* model none: no data, equal weights */
   c->model = learn_weights_ref (env->initial);
   c->mode = fedavg_config (cfg)->mode;
   c->initial = learn_weights_ref (env->initial);
-  c->state = CLIENT_CONNECTING;
-  return proto_machine_wrap (&client_class, c);
+  return proto_machine_new (&client_class, &c->base);
 }

@@ -15,38 +15,6 @@ stall_window (const ProtoConfig *p)
   return dl_time_add (dl_time_mul (fedavg_config (p)->round_timeout, (uint64_t) p->rounds + 1), p->peer_connection_timeout);
 }
 
-static ProtoObsKind
-round_begins_with (const ProtoConfig *cfg)
-{
-  (void) cfg;
-  return PROTO_OBS_ROUND_START;
-}
-
-static gboolean
-excludes_after_retries (const ProtoConfig *cfg, guint *retries)
-{
-  (void) cfg;
-  *retries = 0;
-  return FALSE;   /* it never excludes anyone */
-}
-
-/* a client holds its own trained model between rounds; only FedDone's
- * final model is common to all */
-static gboolean
-promises_agreement (const ProtoConfig *cfg)
-{
-  (void) cfg;
-  return FALSE;
-}
-
-/* a late joiner is sent the global model when it is drawn, not at once */
-static gboolean
-syncs_late_joiners (const ProtoConfig *cfg)
-{
-  (void) cfg;
-  return FALSE;
-}
-
 static ProtoMachine *
 new_coordinator (const ProtoConfig *cfg)
 {
@@ -67,10 +35,11 @@ const ProtoFamily proto_family_fedavg = {
   .new_coordinator = new_coordinator,
   .new_peer = new_peer,
   .stall_window = stall_window,
-  .round_begins_with = round_begins_with,
-  .excludes_after_retries = excludes_after_retries,
-  .promises_agreement = promises_agreement,
-  .syncs_late_joiners = syncs_late_joiners,
+  .round_begins = PROTO_OBS_ROUND_START,
+  /* it never excludes anyone; a client holds its own trained model
+   * between rounds (only FedDone's final model is common to all): no
+   * agreement; a late joiner is sent the global model when it is drawn,
+   * not at once: no model sync */
   .no_testbed = "not made to run on the testbed's sockets yet (a first try of fedavg-basic.ini did not finish in 90 s; protocol/fedavg/README.md)",
   .n_peer_states = FEDAVG_CLIENT_N_STATES,
   .peer_state_name_at = fedavg_client_state_name_at,

@@ -48,11 +48,38 @@ fedavg_msgs_to_server (ProtoMsgType type)
   return type == PROTO_MSG_FED_HELLO || type == PROTO_MSG_FED_UPDATE;
 }
 
+/* examples (ProtoMsgClass.example): every field set */
+static void
+example_hello (ProtoMsg *m)
+{
+  m->key = 1234;
+}
+
+static void
+example_model (ProtoMsg *m)
+{
+  static const float w[] = { 1.5f, -2.25f, 3.0f };
+  m->round = 6;
+  g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
+  proto_msg_set_weights (m, lw);
+}
+
+static void
+example_update (ProtoMsg *m)
+{
+  m->key = 77;
+  example_model (m);
+}
+
 static const ProtoMsgClass types[] = {
-  { PROTO_MSG_FED_HELLO, "FedHello", "(yt)", NULL, proto_msg_enc_key, proto_msg_dec_key, proto_msg_size_fixed, NULL },
-  { PROTO_MSG_FED_MODEL, "FedModel", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL },
-  { PROTO_MSG_FED_UPDATE, "FedUpdate", "(yutay)", NULL, enc_update, dec_update, proto_msg_size_weights, NULL },
-  { PROTO_MSG_FED_DONE, "FedDone", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL },
+  { PROTO_MSG_FED_HELLO, "FedHello", "(yt)", NULL, proto_msg_enc_key, proto_msg_dec_key, proto_msg_size_fixed, NULL,
+    .example = example_hello },
+  { PROTO_MSG_FED_MODEL, "FedModel", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL,
+    .example = example_model },
+  { PROTO_MSG_FED_UPDATE, "FedUpdate", "(yutay)", NULL, enc_update, dec_update, proto_msg_size_weights, NULL,
+    .example = example_update },
+  { PROTO_MSG_FED_DONE, "FedDone", "(yuay)", NULL, enc_model, dec_model, proto_msg_size_weights, NULL,
+    .example = example_model },
 };
 
 /* what explore's drop and delay faults pick from: each type in the one

@@ -35,16 +35,15 @@ typedef enum { SERVER_WAITING, SERVER_ROUND, SERVER_DONE } Phase;
 static const char *const phase_names[] = { "waiting", "round", "done" };
 
 typedef struct {
+  ProtoMachineBase base;  /* its phase, and the round's end at the latest as its deadline (NEVER outside a round) */
   ProtoConfig cfg;
   DlRandom *rng;           /* the draws: the run's "fedavg-server" stream */
   GHashTable *clients;     /* ProtoNodeId -> samples (guint64 in a pointer-sized box) */
-  Phase phase;
   guint32 round;
   LearnWeights *global;    /* NULL before round 0 ends */
   GHashTable *pending;     /* drawn clients whose update has not come */
   guint want;              /* K: the updates the round averages at most */
   DlTime now;
-  DlTime deadline;         /* the round's end at the latest (NEVER outside a round) */
   GPtrArray *updates;      /* LearnWeights* of this round */
   GArray *counts;          /* guint64: their samples */
 } Server;
@@ -52,7 +51,7 @@ typedef struct {
 static void
 phase_to (Server *s, ProtoOutbox *out, Phase p)
 {
-  s->phase = p;
+  s->base.state = p;
   proto_outbox_observe (out, PROTO_OBS_PHASE, phase_names[p], (int32_t) s->round, PROTO_NO_NODE, -1, -1, "%s",
                         phase_names[p]);
 }
@@ -60,7 +59,7 @@ phase_to (Server *s, ProtoOutbox *out, Phase p)
 static void
 send_to (Server *s, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
 {
-  proto_outbox_observe (out, PROTO_OBS_SENT, phase_names[s->phase], (int32_t) s->round, to, (int32_t) m->type, -1,
+  proto_outbox_observe (out, PROTO_OBS_SENT, phase_names[s->base.state], (int32_t) s->round, to, (int32_t) m->type, -1,
                         "%s", "");
   proto_outbox_send (out, to, PROTO_VIA_SERVER, m);
 }
@@ -89,8 +88,8 @@ start_round (Server *s, ProtoOutbox *out)
   g_autofree guint32 *drawn = g_new (guint32, MAX (m, 1));
   fedavg_agg_sample (s->rng, ids, n, m, drawn);
   phase_to (s, out, SERVER_ROUND);
-  s->deadline = dl_time_add (s->now, fedavg_config (&s->cfg)->round_timeout);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1, m,
+  s->base.deadline = dl_time_add (s->now, fedavg_config (&s->cfg)->round_timeout);
+  proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->base.state], (int32_t) s->round, PROTO_NO_NODE, -1, m,
                         "%u of %u clients, the first %u kept", m, n, s->want);
   for (guint i = 0; i < m; i++)
     {
@@ -108,11 +107,11 @@ static void
 end_round (Server *s, ProtoOutbox *out)
 {
   g_hash_table_remove_all (s->pending);   /* the rest are refused when they come */
-  s->deadline = DL_TIME_NEVER;
+  s->base.deadline = DL_TIME_NEVER;
   if (s->updates->len == 0)
     {
       /* everyone drawn left: draw again for the same round */
-      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1, -1,
+      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_names[s->base.state], (int32_t) s->round, PROTO_NO_NODE, -1, -1,
                             "%s", "round without updates: drawn again");
       phase_to (s, out, SERVER_WAITING);
       maybe_start_round (s, out);
@@ -122,7 +121,7 @@ end_round (Server *s, ProtoOutbox *out)
                                                 (const guint64 *) (const void *) s->counts->data, s->updates->len);
   g_clear_pointer (&s->global, learn_weights_unref);
   s->global = avg;
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, phase_names[s->phase], (int32_t) s->round, PROTO_NO_NODE, -1,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, phase_names[s->base.state], (int32_t) s->round, PROTO_NO_NODE, -1,
                         s->updates->len, "%s", "");
   g_ptr_array_set_size (s->updates, 0);
   g_array_set_size (s->counts, 0);
@@ -142,7 +141,7 @@ end_round (Server *s, ProtoOutbox *out)
 static void
 maybe_start_round (Server *s, ProtoOutbox *out)
 {
-  if (s->phase == SERVER_WAITING && g_hash_table_size (s->clients) >= MAX (s->cfg.min_participants, 1))
+  if (s->base.state == SERVER_WAITING && g_hash_table_size (s->clients) >= MAX (s->cfg.min_participants, 1))
     start_round (s, out);
 }
 
@@ -150,7 +149,7 @@ static void
 on_hello (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
 {
   g_hash_table_insert (s->clients, GUINT_TO_POINTER (from), GSIZE_TO_POINTER ((gsize) MAX (m->key, 1)));
-  if (s->phase == SERVER_DONE)
+  if (s->base.state == SERVER_DONE)
     send_done (s, out, from);
   else
     maybe_start_round (s, out);
@@ -162,10 +161,10 @@ on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
   gboolean shaped = m->weights != NULL
                     && (s->updates->len == 0
                         || learn_weights_len (m->weights) == learn_weights_len (g_ptr_array_index (s->updates, 0)));
-  if (!shaped || s->phase != SERVER_ROUND || m->round != s->round
+  if (!shaped || s->base.state != SERVER_ROUND || m->round != s->round
       || !g_hash_table_remove (s->pending, GUINT_TO_POINTER (from)))
     {
-      proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->phase], (int32_t) s->round, from,
+      proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->base.state], (int32_t) s->round, from,
                             (int32_t) m->type, m->round, "%s", "not drawn for this round, the round ended, or no model of the round's size");
       return;
     }
@@ -188,21 +187,21 @@ static void
 server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   Server *s = impl;
-  DlTime before = s->deadline;
+  DlTime before = s->base.deadline;
   s->now = now;
   switch (in->kind)
     {
     case PROTO_IN_DEADLINE:
-      if (s->phase == SERVER_ROUND && now >= s->deadline)
+      if (s->base.state == SERVER_ROUND && now >= s->base.deadline)
         {
-          proto_outbox_observe (out, PROTO_OBS_TIMER_FIRED, phase_names[s->phase], (int32_t) s->round,
+          proto_outbox_observe (out, PROTO_OBS_TIMER_FIRED, phase_names[s->base.state], (int32_t) s->round,
                                 PROTO_NO_NODE, -1, s->updates->len, "round_timeout: %u of %u updates", s->updates->len,
                                 s->want);
           end_round (s, out);
         }
       break;
     case PROTO_IN_MESSAGE:
-      proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->phase], (int32_t) s->round, in->from,
+      proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->round, in->from,
                             (int32_t) in->msg->type, -1, "%s", "");
       if (in->msg->type == PROTO_MSG_FED_HELLO)
         on_hello (s, in->from, in->msg, out);
@@ -215,25 +214,11 @@ server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
     default:
       break;
     }
-  if (s->deadline != before)
+  if (s->base.deadline != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = s->deadline;
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = s->base.deadline;
     }
-}
-
-static DlTime
-server_next_deadline (const void *impl)
-{
-  const Server *s = impl;
-  return s->deadline;
-}
-
-static const char *
-server_state_name (const void *impl)
-{
-  const Server *s = impl;
-  return phase_names[s->phase];
 }
 
 static gboolean
@@ -265,8 +250,6 @@ server_reseed (void *impl, guint64 salt)
 
 static const ProtoMachineClass server_class = {
   .handle = server_handle,
-  .next_deadline = server_next_deadline,
-  .state_name = server_state_name,
   .listens = server_listens,
   .free = server_free,
   .reseed = server_reseed,
@@ -282,7 +265,6 @@ fedavg_server_new (const ProtoConfig *cfg)
   s->pending = g_hash_table_new (NULL, NULL);
   s->updates = g_ptr_array_new_with_free_func ((GDestroyNotify) learn_weights_unref);
   s->counts = g_array_new (FALSE, FALSE, sizeof (guint64));
-  s->phase = SERVER_WAITING;
-  s->deadline = DL_TIME_NEVER;
-  return proto_machine_wrap (&server_class, s);
+  proto_machine_base_init (&s->base, phase_names, SERVER_WAITING);
+  return proto_machine_new (&server_class, &s->base);
 }

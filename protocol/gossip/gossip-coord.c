@@ -50,11 +50,13 @@ typedef struct {
 
 typedef enum { PHASE_COLLECT, PHASE_TARGETS } Phase;
 
+typedef struct GossipCoord GossipCoord;
+
 struct GossipCoord {
+  ProtoMachineBase base; /* its phase (its deadline is one of two below: gossip_coord_next_deadline) */
   ProtoConfig cfg;
   DlRandom *rng;        /* candidate samples: the run's "gossip-coordinator" stream */
   GPtrArray *members;   /* Member*, ascending id */
-  Phase phase;
   uint32_t step;
   guint n_waited;       /* members the step waits for (waited ()) */
   guint n_waited_ready; /* of those, ready */
@@ -110,17 +112,19 @@ recount (GossipCoord *c)
     }
 }
 
+static const char *const phase_names[] = { [PHASE_COLLECT] = "collect", [PHASE_TARGETS] = "targets" };
+
 static const char *
 phase_name (Phase ph)
 {
-  return ph == PHASE_COLLECT ? "collect" : "targets";
+  return phase_names[ph];
 }
 
 static void
 observe (GossipCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
          const char *detail)
 {
-  proto_outbox_observe (out, kind, phase_name (c->phase), (int32_t) c->step, other, type, value, "%s",
+  proto_outbox_observe (out, kind, phase_name (c->base.state), (int32_t) c->step, other, type, value, "%s",
                         detail ? detail : "");
 }
 
@@ -134,9 +138,9 @@ send (GossipCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
 static void
 set_phase (GossipCoord *c, ProtoOutbox *out, Phase ph)
 {
-  if (c->phase == ph)
+  if (c->base.state == ph)
     return;
-  c->phase = ph;
+  c->base.state = ph;
   observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, phase_name (ph));
 }
 
@@ -268,14 +272,14 @@ judge_periods (GossipCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n
       if (c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED)
         {
           if (!m->async_member)
-            proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->phase), (int32_t) c->step, m->id, -1, -1,
+            proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->base.state), (int32_t) c->step, m->id, -1, -1,
                                   "mixed: its step took %.3f s, over %.2f x the median %.3f s: asynchronous",
                                   dl_time_to_s (m->period), c->cfg.drop_factor, dl_time_to_s (c->median_period));
           m->async_member = TRUE;   /* counted by the recount after the graph */
           continue;
         }
       m->dropped_until = c->step + 1 + c->cfg.drop_rounds;
-      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->phase), (int32_t) c->step, m->id, -1,
+      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->base.state), (int32_t) c->step, m->id, -1,
                             (int64_t) c->cfg.drop_rounds,
                             "slowest: its step took %.3f s, over %.2f x the median %.3f s: not waited for in the "
                             "next %u steps", dl_time_to_s (m->period), c->cfg.drop_factor,
@@ -296,7 +300,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       c->deadline_passed = TRUE;
     }
   gboolean due = c->deadline_passed;
-  if (c->phase != PHASE_COLLECT || c->n_ready_workers == 0
+  if (c->base.state != PHASE_COLLECT || c->n_ready_workers == 0
       || c->n_ready_workers + c->n_ready_helpers < c->cfg.min_participants
       || (c->n_waited_ready < c->n_waited && !due))
     return;
@@ -377,7 +381,7 @@ pp_report (GossipCoord *c, ProtoOutbox *out, const ProtoMsg *msg)
     ss += (x[i] - mean) * (x[i] - mean);
   double var = ss / (n - 1);
   if (!isnan (c->pp_last_var) && c->pp_last_var > 0 && c->pp_step > 0)
-    proto_outbox_observe (out, PROTO_OBS_METRIC, phase_name (c->phase), (int32_t) c->pp_step - 1, PROTO_NO_NODE, -1,
+    proto_outbox_observe (out, PROTO_OBS_METRIC, phase_name (c->base.state), (int32_t) c->pp_step - 1, PROTO_NO_NODE, -1,
                           llround (1e6 * var / c->pp_last_var), "variance_factor_ppm");
   c->pp_last_var = var;
 }
@@ -422,7 +426,7 @@ cmp_id (gconstpointer a, gconstpointer b)
 static void
 try_graph (GossipCoord *c, ProtoOutbox *out)
 {
-  if (c->phase != PHASE_TARGETS)
+  if (c->base.state != PHASE_TARGETS)
     return;
   if (c->n_unanswered > 0)
     {
@@ -499,13 +503,6 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
   if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->n_ready_workers > 0)
     c->deadline = dl_time_add (c->now, c->cfg.round_deadline);
   try_list (c, out);
-}
-
-gboolean
-gossip_coord_listens (const GossipCoord *c, ProtoMsgType type, ProtoNodeId from)
-{
-  (void) c, (void) type, (void) from;
-  return TRUE;   /* it takes every message and drops what it has no use for itself */
 }
 
 /* A late joiner's model provider (gossip-peer.c): the member that has
@@ -633,7 +630,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           c->n_waited -= waited (c, m);
           m->async_member = FALSE;
           c->n_waited += waited (c, m);
-          proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->phase), (int32_t) c->step, from, -1, -1,
+          proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->base.state), (int32_t) c->step, from, -1, -1,
                                 "mixed: its step took %.3f s, within %.2f x the median: synchronous again",
                                 dl_time_to_s (m->period), c->cfg.drop_factor);
         }
@@ -647,7 +644,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           m->ready = TRUE;
           count_ready (c, m, +1);
           if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->deadline == DL_TIME_NEVER && !c->deadline_passed
-              && c->phase == PHASE_COLLECT && !m->helper)
+              && c->base.state == PHASE_COLLECT && !m->helper)
             c->deadline = dl_time_add (c->now, c->cfg.round_deadline);
         }
       try_list (c, out);
@@ -677,7 +674,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
           send (c, out, from, &r);
           return;
         }
-      if (!m || !m->listed || m->answered || msg->round != c->step || c->phase != PHASE_TARGETS)
+      if (!m || !m->listed || m->answered || msg->round != c->step || c->base.state != PHASE_TARGETS)
         {
           observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
                    "targets of no step in progress");
@@ -737,9 +734,19 @@ member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
   try_list (c, out);
 }
 
-void
-gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+/* ---- the machine (proto-machine.h) ---- */
+
+static DlTime
+gossip_coord_next_deadline (const void *impl)
 {
+  const GossipCoord *c = impl;
+  return c->base.state == PHASE_COLLECT ? c->deadline : c->targets_deadline;
+}
+
+static void
+gossip_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  GossipCoord *c = impl;
   c->now = now;
   DlTime before = gossip_coord_next_deadline (c);
   switch (in->kind)
@@ -766,54 +773,53 @@ gossip_coord_handle (GossipCoord *c, DlTime now, const ProtoInput *in, ProtoOutb
     }
 }
 
-DlTime
-gossip_coord_next_deadline (const GossipCoord *c)
+static void
+gossip_coord_free (void *impl)
 {
-  return c->phase == PHASE_COLLECT ? c->deadline : c->targets_deadline;
+  GossipCoord *c = impl;
+  g_ptr_array_unref (c->members);
+  dl_random_free (c->rng);
+  g_array_unref (c->recent);
+  g_array_unref (c->pp_values);
+  g_free (c);
 }
 
-const char *
-gossip_coord_phase (const GossipCoord *c)
+/* it takes every message and drops what it has no use for itself: listens
+ * is the default */
+/* re-seeds its candidate samples' stream (ProtoMachineClass.reseed) */
+static void
+gossip_coord_reseed (void *impl, guint64 salt)
 {
-  return phase_name (c->phase);
+  GossipCoord *c = impl;
+  dl_random_reseed (c->rng, salt);
 }
 
-guint
-gossip_coord_step (const GossipCoord *c)
-{
-  return c->step;
-}
+static const ProtoMachineClass coord_class = {
+  .handle = gossip_coord_handle,
+  .next_deadline = gossip_coord_next_deadline,
+  .free = gossip_coord_free,
+  .reseed = gossip_coord_reseed,
+};
 
-GossipCoord *
+ProtoMachine *
 gossip_coord_new (const ProtoConfig *cfg)
 {
   GossipCoord *c = g_new0 (GossipCoord, 1);
+  proto_machine_base_init (&c->base, phase_names, PHASE_COLLECT);
   c->cfg = *cfg;
   c->members = g_ptr_array_new_with_free_func (member_free);
-  c->phase = PHASE_COLLECT;
   c->deadline = DL_TIME_NEVER;
   c->targets_deadline = DL_TIME_NEVER;
   c->recent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->pp_values = g_array_new (FALSE, FALSE, sizeof (double));
   c->pp_last_var = NAN;
   c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
-  return c;
+  return proto_machine_new (&coord_class, &c->base);
 }
 
-void
-gossip_coord_reseed (GossipCoord *c, guint64 salt)
+guint
+gossip_coord_step (const ProtoMachine *m)
 {
-  dl_random_reseed (c->rng, salt);
-}
-
-void
-gossip_coord_free (GossipCoord *c)
-{
-  if (!c)
-    return;
-  g_ptr_array_unref (c->members);
-  dl_random_free (c->rng);
-  g_array_unref (c->recent);
-  g_array_unref (c->pp_values);
-  g_free (c);
+  const GossipCoord *c = m->impl;
+  return c->step;
 }

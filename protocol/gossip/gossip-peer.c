@@ -53,19 +53,19 @@ typedef struct {
   guint32 n_indices;
 } Pushed;
 
+typedef struct GossipPeer GossipPeer;
+
 struct GossipPeer {
+  ProtoMachineBase base;   /* its state, what it received, connected, rounds done; error: the
+                              text below */
   ProtoConfig cfg;
-  GossipPeerState state;
   ProtoNodeId id;
-  gboolean connected;
   DlRandom *rng;
   LearnWeights *model;
-  LearnWeights *base;      /* the model this step's training began from (top-k ranks the change) */
+  LearnWeights *start;     /* the model this step's training began from (top-k ranks the change) */
   float *residual;         /* error feedback: change not sent yet */
-  guint rounds_done;
   gboolean helper;         /* finished, stays, and keeps mixing for the others (no training) */
-  guint received[PROTO_MSG_N_TYPES];
-  char error[PROTO_OBS_DETAIL_LEN];
+  char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
 
   uint32_t step;           /* the coordinator's step this peer is in (or was last) */
   gboolean have_step;
@@ -126,16 +126,16 @@ static void
 observe (GossipPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
          const char *detail)
 {
-  proto_outbox_observe (out, kind, state_names[p->state], p->have_step ? (int32_t) p->step : -1, other, type,
+  proto_outbox_observe (out, kind, state_names[p->base.state], p->have_step ? (int32_t) p->step : -1, other, type,
                         value, "%s", detail ? detail : "");
 }
 
 static void
 set_state (GossipPeer *p, ProtoOutbox *out, GossipPeerState s)
 {
-  if (p->state == s)
+  if (p->base.state == s)
     return;
-  p->state = s;
+  p->base.state = s;
   /* a wait for the coordinator ends after payload_timeout: a message on its
    * stream may have been lost (a partition); the peer then says again
    * where it is (as DISCO's robust does: proto-config.h robust_wait_timeout);
@@ -284,13 +284,13 @@ start_training (GossipPeer *p, ProtoOutbox *out)
       say_ready (p, out);
       return;
     }
-  learn_weights_unref (p->base);
-  p->base = learn_weights_ref (p->model);
+  learn_weights_unref (p->start);
+  p->start = learn_weights_ref (p->model);
   set_state (p, out, GOSSIP_PEER_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
-  a->round = p->rounds_done;
+  a->round = p->base.rounds_done;
 }
 
 /* What this step shares of the model (gossip-mix.h). */
@@ -316,7 +316,7 @@ build_outgoing (GossipPeer *p)
     }
   else
     {
-      const float *x = learn_weights_data (p->model), *b = learn_weights_data (p->base);
+      const float *x = learn_weights_data (p->model), *b = learn_weights_data (p->start);
       g_autofree float *score = g_new (float, n);
       for (gsize i = 0; i < n; i++)
         score[i] = x[i] - b[i] + (p->residual ? p->residual[i] : 0.0f);
@@ -370,12 +370,12 @@ helper_ready (GossipPeer *p, ProtoOutbox *out)
 static void
 finish (GossipPeer *p, ProtoOutbox *out)
 {
-  observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+  observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->base.rounds_done, NULL);
   if (p->cfg.leave_after_training)
     {
       proto_links_close_all (&p->links, out);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->connected = FALSE;
+      p->base.connected = FALSE;
       set_state (p, out, GOSSIP_PEER_LEFT);
       return;
     }
@@ -392,14 +392,14 @@ static void
 end_step (GossipPeer *p, ProtoOutbox *out, int64_t value, const char *detail)
 {
   if (!p->helper)
-    p->rounds_done++;
+    p->base.rounds_done++;
   p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, PROTO_NO_NODE, -1,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->base.state], p->last_round_end, PROTO_NO_NODE, -1,
                         value, "%s", detail);
   clear_step (p);
   if (p->helper)
     helper_ready (p, out);
-  else if (p->rounds_done >= p->cfg.rounds)
+  else if (p->base.rounds_done >= p->cfg.rounds)
     finish (p, out);
   else
     start_training (p, out);
@@ -409,7 +409,7 @@ end_step (GossipPeer *p, ProtoOutbox *out, int64_t value, const char *detail)
 static void
 maybe_complete (GossipPeer *p, ProtoOutbox *out)
 {
-  if (p->state != GOSSIP_PEER_EXCHANGING)
+  if (p->base.state != GOSSIP_PEER_EXCHANGING)
     return;
   guint got = 0;
   for (guint i = 0; i < p->nbrs->len; i++)
@@ -596,7 +596,7 @@ sync_expect (GossipPeer *p, ProtoOutbox *out)
 static void
 sync_provider (GossipPeer *p, ProtoOutbox *out, ProtoNodeId provider)
 {
-  if (p->state != GOSSIP_PEER_SYNCING || p->sync_from != PROTO_NO_NODE)
+  if (p->base.state != GOSSIP_PEER_SYNCING || p->sync_from != PROTO_NO_NODE)
     return;
   if (provider == PROTO_NO_NODE || provider == p->id)
     {
@@ -622,7 +622,7 @@ sync_serve (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
 static void
 sync_model (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *model)
 {
-  if (p->state != GOSSIP_PEER_SYNCING || from != p->sync_from || model == NULL)
+  if (p->base.state != GOSSIP_PEER_SYNCING || from != p->sync_from || model == NULL)
     {
       observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_SHARED_MODEL, -1, "a model it did not ask for");
       return;
@@ -638,14 +638,14 @@ sync_model (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *mod
 static void
 sync_deadline (GossipPeer *p, ProtoOutbox *out)
 {
-  if (p->state == GOSSIP_PEER_SYNCING && p->now >= p->sync_deadline)
+  if (p->base.state == GOSSIP_PEER_SYNCING && p->now >= p->sync_deadline)
     sync_give_up (p, out, "model_sync_timeout: no model from the provider: trains from its own");
 }
 
 static void
 sync_link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  if (p->state == GOSSIP_PEER_SYNCING && other == p->sync_from)
+  if (p->base.state == GOSSIP_PEER_SYNCING && other == p->sync_from)
     sync_give_up (p, out, "the link to the model provider is lost: trains from its own");
 }
 
@@ -673,13 +673,13 @@ mix_inbox (GossipPeer *p, ProtoOutbox *out)
   for (guint i = 0; i < p->inbox->len; i++)
     {
       Pushed *x = &g_array_index (p->inbox, Pushed, i);
-      guint stale = p->rounds_done > x->round ? p->rounds_done - x->round : 0;
+      guint stale = p->base.rounds_done > x->round ? p->base.rounds_done - x->round : 0;
       double w = gossip_staleness_weight (p->cfg.async_mix, p->cfg.staleness_exponent, stale);
       GossipContribution c = { .values = x->values, .indices = x->indices, .n_indices = x->n_indices };
       LearnWeights *y = gossip_blend (p->model, &c, w);
       learn_weights_unref (p->model);
       p->model = y;
-      proto_outbox_observe (out, PROTO_OBS_NOTE, gossip_peer_state_name (p->state), p->have_step ? (int32_t) p->step : -1,
+      proto_outbox_observe (out, PROTO_OBS_NOTE, gossip_peer_state_name (p->base.state), p->have_step ? (int32_t) p->step : -1,
                             x->from, PROTO_MSG_GOSSIP_PAYLOAD, stale,
                             "asynchronous push mixed in: staleness %u, weight %.3f", stale, w);
       learn_weights_unref (x->values);
@@ -700,7 +700,7 @@ reply_push (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
     return;
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
-  m.round = p->rounds_done;
+  m.round = p->base.rounds_done;
   m.comm_round = PROTO_GOSSIP_REPLY;
   gsize n = learn_weights_len (p->model);
   if (gossip_config (&p->cfg)->sparsify == PROTO_SPARSIFY_NONE || n == 0)
@@ -750,7 +750,7 @@ async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n)
     {
       ProtoMsg m;
       proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
-      m.round = p->rounds_done;
+      m.round = p->base.rounds_done;
       m.comm_round = PROTO_GOSSIP_PUSH;   /* no step in common: answered with a reply */
       proto_msg_set_weights (&m, p->outgoing);
       if (p->out_idx)
@@ -761,9 +761,9 @@ async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n)
   g_clear_pointer (&p->out_idx, g_free);
   p->out_n = 0;
   mix_inbox (p, out);
-  p->rounds_done++;
+  p->base.rounds_done++;
   p->last_round_end = MAX ((int32_t) p->step, p->last_round_end + 1);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, gossip_peer_state_name (p->state), p->last_round_end, PROTO_NO_NODE, -1, 1,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, gossip_peer_state_name (p->base.state), p->last_round_end, PROTO_NO_NODE, -1, 1,
                         "asynchronous: pushed to %u of %u candidates", k, n);
   if (p->dht)
     {
@@ -771,7 +771,7 @@ async_step (GossipPeer *p, ProtoOutbox *out, ProtoNodeId *pool, guint n)
       gossip_dht_refresh (p->dht, p->now, dl_random_u64 (p->rng));
       dht_apply (p, out);
     }
-  if (p->rounds_done >= p->cfg.rounds)
+  if (p->base.rounds_done >= p->cfg.rounds)
     finish (p, out);
   else
     start_training (p, out);
@@ -871,7 +871,7 @@ pp_receive (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *m
       send_or_queue (p, out, from, &m);   /* its end of the link may not have seen it up yet */
       return;
     }
-  if (p->state != GOSSIP_PEER_EXCHANGING || !p->pp_waiting || from != p->pp_target)
+  if (p->base.state != GOSSIP_PEER_EXCHANGING || !p->pp_waiting || from != p->pp_target)
     {
       observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
                "an answer to no push under way (it was given up)");
@@ -884,7 +884,7 @@ pp_receive (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *m
 static void
 pp_deadline (GossipPeer *p, DlTime now, ProtoOutbox *out)
 {
-  if (p->state != GOSSIP_PEER_EXCHANGING)
+  if (p->base.state != GOSSIP_PEER_EXCHANGING)
     return;
   if (now >= p->pp_push_at)
     pp_push (p, out);
@@ -906,11 +906,11 @@ link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
   sync_link_lost (p, out, other);
   if (push_pull (p))
     {
-      if (p->state == GOSSIP_PEER_EXCHANGING && other == p->pp_target)
+      if (p->base.state == GOSSIP_PEER_EXCHANGING && other == p->pp_target)
         pp_cycle_done (p, out, "link lost, no exchange");
       return;
     }
-  Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
+  Nbr *nb = p->base.state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, other) : NULL;
   if (nb && !(nb->got && nb->sent))
     {
       give_up (p, out, nb, "link lost: mixed as absent");
@@ -918,34 +918,35 @@ link_lost (GossipPeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
     }
 }
 
-gboolean
-gossip_peer_listens (const GossipPeer *p, ProtoMsgType type, ProtoNodeId from)
+static gboolean
+gossip_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
 {
+  const GossipPeer *p = impl;
   (void) from;
   switch (type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
-      return p->state == GOSSIP_PEER_CONNECTING;
+      return p->base.state == GOSSIP_PEER_CONNECTING;
     case PROTO_MSG_PEERS_FOR_ROUND:
-      return p->state == GOSSIP_PEER_WAIT_LIST || (p->state == GOSSIP_PEER_DONE && p->helper);
+      return p->base.state == GOSSIP_PEER_WAIT_LIST || (p->base.state == GOSSIP_PEER_DONE && p->helper);
     case PROTO_MSG_NEIGHBORS:
-      return p->state == GOSSIP_PEER_WAIT_GRAPH;
+      return p->base.state == GOSSIP_PEER_WAIT_GRAPH;
     case PROTO_MSG_GOSSIP_PAYLOAD:
       /* asynchronous pushes come at any time; a step's payload outside the
        * step is dropped by handle_message, which sees which it is */
-      return p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
+      return p->base.state >= GOSSIP_PEER_TRAINING && p->base.state <= GOSSIP_PEER_DONE;
     case PROTO_MSG_GOSSIP_SAMPLE:
-      return p->state == GOSSIP_PEER_WAIT_LIST;
+      return p->base.state == GOSSIP_PEER_WAIT_LIST;
     case PROTO_MSG_DHT_FIND_NODE:
     case PROTO_MSG_DHT_NODES:
-      return p->dht != NULL && p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
+      return p->dht != NULL && p->base.state >= GOSSIP_PEER_TRAINING && p->base.state <= GOSSIP_PEER_DONE;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      return p->state >= GOSSIP_PEER_SYNCING && p->state <= GOSSIP_PEER_DONE;
+      return p->base.state >= GOSSIP_PEER_SYNCING && p->base.state <= GOSSIP_PEER_DONE;
     case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
     case PROTO_MSG_SHARED_MODEL:
-      return p->state == GOSSIP_PEER_SYNCING;
+      return p->base.state == GOSSIP_PEER_SYNCING;
     case PROTO_MSG_MODEL_SYNC_REQUEST:
-      return p->state >= GOSSIP_PEER_TRAINING && p->state <= GOSSIP_PEER_DONE;
+      return p->base.state >= GOSSIP_PEER_TRAINING && p->base.state <= GOSSIP_PEER_DONE;
     default:
       return FALSE;
     }
@@ -957,10 +958,10 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
   const ProtoMsg *msg = in->msg;
   if ((unsigned) msg->type >= PROTO_MSG_N_TYPES)
     return;
-  p->received[msg->type]++;
+  p->base.received[msg->type]++;
   /* a step's payload is listened for only during a step */
   gboolean outside_step = msg->type == PROTO_MSG_GOSSIP_PAYLOAD && msg->comm_round == PROTO_GOSSIP_STEP
-                          && p->state != GOSSIP_PEER_WAIT_GRAPH && p->state != GOSSIP_PEER_EXCHANGING;
+                          && p->base.state != GOSSIP_PEER_WAIT_GRAPH && p->base.state != GOSSIP_PEER_EXCHANGING;
   if (!gossip_peer_listens (p, msg->type, in->from) || outside_step)
     {
       observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
@@ -1037,7 +1038,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
             break;
           if (msg->comm_round == PROTO_GOSSIP_PUSH)
             reply_push (p, out, in->from);
-          if (p->state == GOSSIP_PEER_DONE)
+          if (p->base.state == GOSSIP_PEER_DONE)
             break;   /* finished: it answers, but mixes no more */
           Pushed x = { .from = in->from, .round = msg->round, .values = learn_weights_ref (msg->weights),
                        .indices = msg->n_indices ? g_memdup2 (msg->indices, msg->n_indices * sizeof *msg->indices)
@@ -1048,7 +1049,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       else if (msg->round != p->step)
         observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
                  "another step's payload");
-      else if (p->state == GOSSIP_PEER_WAIT_GRAPH)
+      else if (p->base.state == GOSSIP_PEER_WAIT_GRAPH)
         {
           Early e = { .from = in->from };
           proto_msg_copy (&e.msg, msg);
@@ -1068,17 +1069,31 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     }
 }
 
-void
-gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+static DlTime
+gossip_peer_next_deadline (const void *impl)
 {
+  const GossipPeer *p = impl;
+  DlTime t = p->base.state == GOSSIP_PEER_EXCHANGING ? MIN (p->xchg_deadline, p->pp_push_at)
+             : p->base.state == GOSSIP_PEER_SYNCING  ? p->sync_deadline
+                                                : DL_TIME_NEVER;
+  if (p->base.state == GOSSIP_PEER_CONNECTING || p->base.state == GOSSIP_PEER_WAIT_LIST || p->base.state == GOSSIP_PEER_WAIT_GRAPH
+      || (p->base.state == GOSSIP_PEER_DONE && p->helper))
+    t = MIN (t, p->wait_deadline);
+  return MIN (t, gossip_dht_next_deadline (p->dht));
+}
+
+static void
+gossip_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  GossipPeer *p = impl;
   p->now = now;
   DlTime before = gossip_peer_next_deadline (p);
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->state != GOSSIP_PEER_IDLE)
+      if (p->base.state != GOSSIP_PEER_IDLE)
         break;
-      p->connected = TRUE;
+      p->base.connected = TRUE;
       {
         ProtoMsg m;
         proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
@@ -1096,7 +1111,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       sync_deadline (p, out);
       if (push_pull (p))
         pp_deadline (p, now, out);
-      if (p->state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
+      if (p->base.state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
         {
           /* a helper's notice may have been lost too: the coordinator would
            * wait for it as for a peer still training */
@@ -1106,16 +1121,16 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
           send_server (p, out, &m);
           p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
         }
-      if ((p->state == GOSSIP_PEER_CONNECTING || p->state == GOSSIP_PEER_WAIT_LIST
-           || p->state == GOSSIP_PEER_WAIT_GRAPH)
+      if ((p->base.state == GOSSIP_PEER_CONNECTING || p->base.state == GOSSIP_PEER_WAIT_LIST
+           || p->base.state == GOSSIP_PEER_WAIT_GRAPH)
           && now >= p->wait_deadline)
         {
           observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, -1, -1,
                       "no answer from the coordinator: says again where it is");
           ProtoMsg m;
-          if (p->state == GOSSIP_PEER_CONNECTING)
+          if (p->base.state == GOSSIP_PEER_CONNECTING)
             proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);   /* no NewNodeInfo: admitted again */
-          else if (p->state == GOSSIP_PEER_WAIT_LIST)
+          else if (p->base.state == GOSSIP_PEER_WAIT_LIST)
             proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
           else
             {
@@ -1126,7 +1141,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
           send_server (p, out, &m);
           p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
         }
-      if (!push_pull (p) && p->state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
+      if (!push_pull (p) && p->base.state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
         {
           observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
                    "payload_timeout: the missing neighbours are mixed as absent");
@@ -1136,7 +1151,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
         }
       break;
     case PROTO_IN_TRAINING_DONE:
-      if (p->state != GOSSIP_PEER_TRAINING || in->weights == NULL)
+      if (p->base.state != GOSSIP_PEER_TRAINING || in->weights == NULL)
         break;
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
@@ -1155,7 +1170,7 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
       {
         if (!proto_links_up (&p->links, out, in->from))
           break;
-        Nbr *nb = p->state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, in->from) : NULL;
+        Nbr *nb = p->base.state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, in->from) : NULL;
         if (nb && !nb->sent && !nb->gave_up)
           {
             send_payload (p, out, nb);
@@ -1164,21 +1179,18 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
         break;
       }
     case PROTO_IN_LINK_FAILED:
-      if (proto_links_get (&p->links, in->from, NULL))
-        link_lost (p, out, in->from, "failed");
-      break;
     case PROTO_IN_LINK_CLOSED:
       if (proto_links_get (&p->links, in->from, NULL))
-        link_lost (p, out, in->from, "closed");
+        link_lost (p, out, in->from, in->kind == PROTO_IN_LINK_FAILED ? "failed" : "closed");
       break;
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
-      if (!p->connected)
+      if (!p->base.connected)
         break;
       proto_links_close_all (&p->links, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->connected = FALSE;
+      p->base.connected = FALSE;
       observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
       clear_step (p);
@@ -1194,24 +1206,61 @@ gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox
     }
 }
 
-DlTime
-gossip_peer_next_deadline (const GossipPeer *p)
+/* ---- the machine (proto-machine.h) ---- */
+
+static void
+peer_view (const void *impl, ProtoPeerView *v)
 {
-  DlTime t = p->state == GOSSIP_PEER_EXCHANGING ? MIN (p->xchg_deadline, p->pp_push_at)
-             : p->state == GOSSIP_PEER_SYNCING  ? p->sync_deadline
-                                                : DL_TIME_NEVER;
-  if (p->state == GOSSIP_PEER_CONNECTING || p->state == GOSSIP_PEER_WAIT_LIST || p->state == GOSSIP_PEER_WAIT_GRAPH
-      || (p->state == GOSSIP_PEER_DONE && p->helper))
-    t = MIN (t, p->wait_deadline);
-  return MIN (t, gossip_dht_next_deadline (p->dht));
+  const GossipPeer *p = impl;
+  GossipPeerState s = p->base.state;
+  /* a helper owes nothing, whichever step it is helping with */
+  v->settled = p->helper || s == GOSSIP_PEER_DONE || s == GOSSIP_PEER_FAILED || s == GOSSIP_PEER_LEFT;
+  v->failed = s == GOSSIP_PEER_FAILED;
+  v->synced = p->synced;
+  v->waiting_on_peer = s == GOSSIP_PEER_SYNCING;
 }
 
-GossipPeer *
+static LearnWeights *
+peer_model (const void *impl)
+{
+  const GossipPeer *p = impl;
+  return p->model;
+}
+
+static void
+gossip_peer_free (void *impl)
+{
+  GossipPeer *p = impl;
+  clear_step (p);
+  clear_async (p);
+  gossip_dht_free (p->dht);
+  g_free (p->targets);
+  g_array_unref (p->inbox);
+  g_array_unref (p->nbrs);
+  g_array_unref (p->early);
+  proto_links_clear (&p->links);
+  learn_weights_unref (p->model);
+  learn_weights_unref (p->start);
+  g_free (p->residual);
+  g_free (p);
+}
+
+static const ProtoMachineClass peer_class = {
+  .handle = gossip_peer_handle,
+  .next_deadline = gossip_peer_next_deadline,
+  .listens = gossip_peer_listens,
+  .view = peer_view,
+  .model = peer_model,
+  .free = gossip_peer_free,
+};
+
+ProtoMachine *
 gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
 {
   GossipPeer *p = g_new0 (GossipPeer, 1);
+  proto_machine_base_init (&p->base, state_names, GOSSIP_PEER_IDLE);
+  p->base.error = p->error;
   p->cfg = *cfg;
-  p->state = GOSSIP_PEER_IDLE;
   p->id = PROTO_NO_NODE;
   p->rng = rng;
   p->model = learn_weights_ref (initial);
@@ -1226,39 +1275,19 @@ gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng)
   p->sync_deadline = DL_TIME_NEVER;
   p->pp_target = PROTO_NO_NODE;
   p->pp_push_at = DL_TIME_NEVER;
-  return p;
+  return proto_machine_new (&peer_class, &p->base);
 }
 
-void
-gossip_peer_free (GossipPeer *p)
+gboolean
+gossip_peer_helper (const ProtoMachine *m)
 {
-  if (!p)
-    return;
-  clear_step (p);
-  clear_async (p);
-  gossip_dht_free (p->dht);
-  g_free (p->targets);
-  g_array_unref (p->inbox);
-  g_array_unref (p->nbrs);
-  g_array_unref (p->early);
-  proto_links_clear (&p->links);
-  learn_weights_unref (p->model);
-  learn_weights_unref (p->base);
-  g_free (p->residual);
-  g_free (p);
+  const GossipPeer *p = m->impl;
+  return p->helper;
 }
 
-GossipPeerState gossip_peer_state (const GossipPeer *p) { return p->state; }
-gboolean gossip_peer_helper (const GossipPeer *p) { return p->helper; }
-float gossip_peer_pushpull_start (const GossipPeer *p) { return p->pp_start; }
-gboolean gossip_peer_synced (const GossipPeer *p) { return p->synced; }
-gboolean gossip_peer_connected (const GossipPeer *p) { return p->connected; }
-guint gossip_peer_rounds_done (const GossipPeer *p) { return p->rounds_done; }
-const char *gossip_peer_error (const GossipPeer *p) { return p->error; }
-LearnWeights *gossip_peer_model (const GossipPeer *p) { return p->model; }
-
-guint
-gossip_peer_received_count (const GossipPeer *p, ProtoMsgType type)
+float
+gossip_peer_pushpull_start (const ProtoMachine *m)
 {
-  return (unsigned) type < PROTO_MSG_N_TYPES ? p->received[type] : 0;
+  const GossipPeer *p = m->impl;
+  return p->pp_start;
 }

@@ -10,14 +10,13 @@
  * whose payload does not come within payload_timeout, or whose link fails
  * or closes, is mixed as absent (its weight stays on the peer's own value).
  *
- * Shape: gossip_peer_new / gossip_peer_free; gossip_peer_handle and
- * gossip_peer_next_deadline as every machine (proto-machine.h). */
+ * Shape: gossip_peer_new makes the machine (proto-machine.h), which
+ * proto_machine_free frees. */
 #pragma once
 
 #include "base/dl-random.h"
 #include "protocol/gossip/gossip-config.h"
-#include "protocol/proto-input.h"
-#include "protocol/proto-outbox.h"
+#include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS
 
@@ -35,30 +34,15 @@ typedef enum {
 } GossipPeerState;
 #define GOSSIP_PEER_N_STATES (GOSSIP_PEER_FAILED + 1)
 
-typedef struct GossipPeer GossipPeer;
-
 /* initial: the model every peer starts from (a reference is taken); rng:
- * the peer's stream (borrowed), for its draws of targets and random-k. */
-GossipPeer *gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng);
-void gossip_peer_free (GossipPeer *p);
+ * the peer's stream (borrowed), for its draws of targets and random-k.
+ * Its state (proto_machine_state) is a GossipPeerState. */
+ProtoMachine *gossip_peer_new (const ProtoConfig *cfg, LearnWeights *initial, DlRandom *rng);
 
-void gossip_peer_handle (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out);
-DlTime gossip_peer_next_deadline (const GossipPeer *p);
-gboolean gossip_peer_listens (const GossipPeer *p, ProtoMsgType type, ProtoNodeId from);
-
-GossipPeerState gossip_peer_state (const GossipPeer *p);
 const char *gossip_peer_state_name (GossipPeerState s);
-gboolean gossip_peer_connected (const GossipPeer *p);
 /* finished its rounds, stays, and keeps mixing for the others */
-gboolean gossip_peer_helper (const GossipPeer *p);
-/* took a model from another peer when it joined (model sync) */
-gboolean gossip_peer_synced (const GossipPeer *p);
-guint gossip_peer_rounds_done (const GossipPeer *p);
+gboolean gossip_peer_helper (const ProtoMachine *m);
 /* push-pull: the value it drew when it joined (the sum of these is kept) */
-float gossip_peer_pushpull_start (const GossipPeer *p);
-const char *gossip_peer_error (const GossipPeer *p);
-/* (transfer none) */
-LearnWeights *gossip_peer_model (const GossipPeer *p);
-guint gossip_peer_received_count (const GossipPeer *p, ProtoMsgType type);
+float gossip_peer_pushpull_start (const ProtoMachine *m);
 
 G_END_DECLS

@@ -139,23 +139,6 @@ stall_window (const ProtoConfig *p)
   return dl_time_add (waits, 60 * DL_S);
 }
 
-/* the coordinator sees no rounds (heads run them): `round N` timeline
- * times and round-list rows do not exist for this family */
-static ProtoObsKind
-round_begins_with (const ProtoConfig *cfg)
-{
-  (void) cfg;
-  return PROTO_OBS_ROUND_LIST;
-}
-
-static gboolean
-excludes_after_retries (const ProtoConfig *cfg, guint *retries)
-{
-  (void) cfg;
-  *retries = 0;
-  return FALSE;
-}
-
 /* every head computes the same global model from the same aggregates, in
  * head id order: without faults, every peer ends a round with it */
 static gboolean
@@ -190,8 +173,9 @@ const ProtoFamily proto_family_hierarchical = {
   .new_coordinator = new_coordinator,
   .new_peer = new_peer,
   .stall_window = stall_window,
-  .round_begins_with = round_begins_with,
-  .excludes_after_retries = excludes_after_retries,
+  /* the coordinator sees no rounds (heads run them): `round N` timeline
+   * times and round-list rows do not exist for this family (round_begins
+   * stays the default); it excludes nobody */
   .promises_agreement = promises_agreement,
   .syncs_late_joiners = syncs_late_joiners,
   .n_peer_states = HIER_PEER_N_STATES,

@@ -33,7 +33,10 @@ typedef struct {
   guint32 family;
 } Member;
 
+typedef struct PipeCoord PipeCoord;
+
 struct PipeCoord {
+  ProtoMachineBase base;  /* one state, "registry"; no timer */
   ProtoConfig cfg;
   GArray *members;        /* Member, by id */
   GPtrArray *families;    /* region names, index = family code */
@@ -193,9 +196,10 @@ signal_for_peer (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMs
   send (out, msg->node, &r);
 }
 
-void
-pipe_coord_handle (PipeCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+static void
+pipe_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
+  PipeCoord *c = impl;
   (void) now;
   switch (in->kind)
     {
@@ -243,29 +247,31 @@ pipe_coord_handle (PipeCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *
     }
 }
 
-DlTime
-pipe_coord_next_deadline (const PipeCoord *c)
+static void
+pipe_coord_free (void *impl)
 {
-  (void) c;
-  return DL_TIME_NEVER;
-}
-
-PipeCoord *
-pipe_coord_new (const ProtoConfig *cfg)
-{
-  PipeCoord *c = g_new0 (PipeCoord, 1);
-  c->cfg = *cfg;
-  c->members = g_array_new (FALSE, FALSE, sizeof (Member));
-  c->families = g_ptr_array_new_with_free_func (g_free);
-  return c;
-}
-
-void
-pipe_coord_free (PipeCoord *c)
-{
-  if (!c)
-    return;
+  PipeCoord *c = impl;
   g_array_unref (c->members);
   g_ptr_array_unref (c->families);
   g_free (c);
+}
+
+/* it takes every message and drops what it has no use for itself: listens
+ * is the default */
+static const ProtoMachineClass coord_class = {
+  .handle = pipe_coord_handle,
+  .free = pipe_coord_free,
+};
+
+static const char *const coord_states[] = { "registry" };
+
+ProtoMachine *
+pipe_coord_new (const ProtoConfig *cfg)
+{
+  PipeCoord *c = g_new0 (PipeCoord, 1);
+  proto_machine_base_init (&c->base, coord_states, 0);
+  c->cfg = *cfg;
+  c->members = g_array_new (FALSE, FALSE, sizeof (Member));
+  c->families = g_ptr_array_new_with_free_func (g_free);
+  return proto_machine_new (&coord_class, &c->base);
 }

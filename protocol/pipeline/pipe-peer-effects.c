@@ -9,7 +9,7 @@
 #include "protocol/pipeline/pipe-peer-private.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
-static const char *const state_names[PIPE_PEER_N_STATES] = {
+const char *const _pipe_peer_state_names[PIPE_PEER_N_STATES] = {
   [PIPE_PEER_IDLE] = "idle",
   [PIPE_PEER_CONNECTING] = "connecting",
   [PIPE_PEER_SERVING] = "serving",
@@ -25,7 +25,7 @@ static const char *const state_names[PIPE_PEER_N_STATES] = {
 const char *
 pipe_peer_state_name (PipePeerState s)
 {
-  return (unsigned) s < PIPE_PEER_N_STATES ? state_names[s] : "?";
+  return (unsigned) s < PIPE_PEER_N_STATES ? _pipe_peer_state_names[s] : "?";
 }
 
 void
@@ -33,22 +33,22 @@ _pipe_peer_observe (PipePeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeI
                    const char *detail)
 {
   int32_t round = p->is_server ? -1 : (int32_t) p->step;
-  proto_outbox_observe (out, kind, state_names[p->state], round, other, type, value, "%s", detail ? detail : "");
+  proto_outbox_observe (out, kind, _pipe_peer_state_names[p->base.state], round, other, type, value, "%s", detail ? detail : "");
 }
 
 void
 _pipe_peer_metric (PipePeer *p, ProtoOutbox *out, const char *name, int32_t round, int64_t value)
 {
-  proto_outbox_observe (out, PROTO_OBS_METRIC, state_names[p->state], round, PROTO_NO_NODE, -1, value, "%s", name);
+  proto_outbox_observe (out, PROTO_OBS_METRIC, _pipe_peer_state_names[p->base.state], round, PROTO_NO_NODE, -1, value, "%s", name);
 }
 
 void
 _pipe_peer_set_state (PipePeer *p, ProtoOutbox *out, PipePeerState s)
 {
-  if (p->state == s)
+  if (p->base.state == s)
     return;
-  p->state = s;
-  _pipe_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
+  p->base.state = s;
+  _pipe_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, _pipe_peer_state_names[s]);
 }
 
 /* every send the machine makes, observed and, for a client, counted (and a

@@ -69,11 +69,13 @@ typedef struct {
   guint32 start, end;      /* blocks */
 } Job;
 
+typedef struct PipePeer PipePeer;
+
 struct PipePeer {
+  ProtoMachineBase base;   /* its state, what it received, connected; rounds_done: a client's
+                              steps generated, a server's computations finished */
   ProtoConfig cfg;
-  PipePeerState state;
   ProtoNodeId id;
-  gboolean connected;
   gboolean is_server;
   gboolean role_known;
   DlTime hello_again;      /* no role by then: hello again */
@@ -81,10 +83,8 @@ struct PipePeer {
   char *region;
   double speed;
   gboolean faulty;         /* a server whose pushes are wrong (faulty_share, drawn from its stream) */
-  guint received[PROTO_MSG_N_TYPES];
   ProtoLinks links;
   DlTime now;
-  guint rounds_done;       /* client: steps generated; server: computations finished */
   LearnWeights *hidden;    /* one token of hidden states: a size only */
 
   /* server */
@@ -114,6 +114,7 @@ struct PipePeer {
 };
 
 /* pipe-peer-effects.c (a leaf) */
+extern const char *const _pipe_peer_state_names[PIPE_PEER_N_STATES];
 void _pipe_peer_observe (PipePeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                         int64_t value, const char *detail);
 void _pipe_peer_metric (PipePeer *p, ProtoOutbox *out, const char *name, int32_t round, int64_t value);

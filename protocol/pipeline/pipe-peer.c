@@ -128,8 +128,8 @@ static gboolean
 running (const PipePeer *p)
 {
   return p->hops->len > 0
-         && (p->state == PIPE_PEER_STEPPING || p->state == PIPE_PEER_LOOKUP || p->state == PIPE_PEER_PINGING
-             || p->state == PIPE_PEER_WAIT_SERVERS);
+         && (p->base.state == PIPE_PEER_STEPPING || p->base.state == PIPE_PEER_LOOKUP || p->base.state == PIPE_PEER_PINGING
+             || p->base.state == PIPE_PEER_WAIT_SERVERS);
 }
 
 
@@ -287,7 +287,7 @@ step_done (PipePeer *p, ProtoOutbox *out)
   if (p->step_failed)
     _pipe_peer_metric (p, out, "failure_step_latency_s", (int32_t) p->step, took);
   _pipe_peer_observe (p, out, PROTO_OBS_ROUND_END, PROTO_NO_NODE, -1, p->hops->len, "step generated");
-  p->rounds_done++;
+  p->base.rounds_done++;
   if (p->step == 0)
     p->warmed_up = p->now;
   p->step++;
@@ -414,7 +414,7 @@ static void
 table (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
 {
   _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, PROTO_SERVER, (int32_t) msg->type, msg->n_peers, NULL);
-  if (p->state != PIPE_PEER_LOOKUP)
+  if (p->base.state != PIPE_PEER_LOOKUP)
     return;
   p->lookup_at = DL_TIME_NEVER;
   g_array_set_size (p->servers, 0);
@@ -454,7 +454,7 @@ ping_settled (PipePeer *p, ProtoOutbox *out, ProtoNodeId id)
 {
   if (!g_hash_table_remove (p->ping_sent, GUINT_TO_POINTER (id + 1)) || p->pings_out == 0)
     return;
-  if (--p->pings_out == 0 && p->state == PIPE_PEER_PINGING)
+  if (--p->pings_out == 0 && p->base.state == PIPE_PEER_PINGING)
     {
       p->ping_deadline = DL_TIME_NEVER;
       proceed (p, out);
@@ -531,7 +531,7 @@ client_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg 
 static void
 client_deadline (PipePeer *p, ProtoOutbox *out)
 {
-  if (p->state == PIPE_PEER_PINGING && p->now >= p->ping_deadline)
+  if (p->base.state == PIPE_PEER_PINGING && p->now >= p->ping_deadline)
     {
       _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_PIPE_PONG, p->pings_out,
                          "pings unanswered: their round trips stay unknown");
@@ -541,12 +541,12 @@ client_deadline (PipePeer *p, ProtoOutbox *out)
       proceed (p, out);
       return;
     }
-  if (p->state == PIPE_PEER_WAIT_SERVERS && p->now >= p->lookup_at)
+  if (p->base.state == PIPE_PEER_WAIT_SERVERS && p->now >= p->lookup_at)
     {
       lookup (p, out);
       return;
     }
-  if (p->state == PIPE_PEER_LOOKUP && p->now >= p->lookup_at)
+  if (p->base.state == PIPE_PEER_LOOKUP && p->now >= p->lookup_at)
     {
       _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_SERVERS, -1,
                           "the registry did not answer within step_timeout: looks up again");
@@ -582,9 +582,9 @@ static DlTime
 client_next_deadline (const PipePeer *p)
 {
   DlTime d = DL_TIME_NEVER;
-  if (p->state == PIPE_PEER_PINGING)
+  if (p->base.state == PIPE_PEER_PINGING)
     d = p->ping_deadline;
-  if (p->state == PIPE_PEER_WAIT_SERVERS || p->state == PIPE_PEER_LOOKUP)
+  if (p->base.state == PIPE_PEER_WAIT_SERVERS || p->base.state == PIPE_PEER_LOOKUP)
     d = p->lookup_at;
   if (!running (p))
     return d;
@@ -872,7 +872,7 @@ server_deadline (PipePeer *p, ProtoOutbox *out)
   Session *s = _pipe_peer_session_find (p, j->key, NULL);
   w->done = TRUE;
   w->job_out = pipe_blocks_hash (j->in, j->start, j->end);
-  p->rounds_done++;
+  p->base.rounds_done++;
   ProtoMsg r;
   proto_msg_init (&r, PROTO_MSG_PIPE_RESULT);
   r.key = j->key;
@@ -968,7 +968,7 @@ hello (PipePeer *p, ProtoOutbox *out)
 static void
 take_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
 {
-  if (p->role_known || p->state != PIPE_PEER_CONNECTING)
+  if (p->role_known || p->base.state != PIPE_PEER_CONNECTING)
     {
       _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1, "a second role: ignored");
       return;
@@ -996,12 +996,12 @@ take_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
 static gboolean
 listens (const PipePeer *p, ProtoMsgType type)
 {
-  if (!p->connected)
+  if (!p->base.connected)
     return FALSE;
   switch (type)
     {
     case PROTO_MSG_PIPE_ROLE:
-      return p->state == PIPE_PEER_CONNECTING;
+      return p->base.state == PIPE_PEER_CONNECTING;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       return p->role_known;
     case PROTO_MSG_PIPE_PING:
@@ -1019,9 +1019,10 @@ listens (const PipePeer *p, ProtoMsgType type)
     }
 }
 
-gboolean
-pipe_peer_listens (const PipePeer *p, ProtoMsgType type, ProtoNodeId from)
+static gboolean
+pipe_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
 {
+  const PipePeer *p = impl;
   (void) from;
   return (unsigned) type < PROTO_MSG_N_TYPES && listens (p, type);
 }
@@ -1035,7 +1036,7 @@ handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
       _pipe_peer_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
     }
-  p->received[msg->type]++;
+  p->base.received[msg->type]++;
   switch (msg->type)
     {
     case PROTO_MSG_PIPE_ROLE:
@@ -1071,17 +1072,29 @@ link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
     client_link_lost (p, out, other, why);
 }
 
-void
-pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+static DlTime
+pipe_peer_next_deadline (const void *impl)
 {
+  const PipePeer *p = impl;
+  if (!p->base.connected)
+    return DL_TIME_NEVER;
+  if (!p->role_known)
+    return p->hello_again;
+  return p->is_server ? server_next_deadline (p) : client_next_deadline (p);
+}
+
+static void
+pipe_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  PipePeer *p = impl;
   p->now = now;
   DlTime before = pipe_peer_next_deadline (p);
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->state != PIPE_PEER_IDLE)
+      if (p->base.state != PIPE_PEER_IDLE)
         break;
-      p->connected = TRUE;
+      p->base.connected = TRUE;
       hello (p, out);
       _pipe_peer_set_state (p, out, PIPE_PEER_CONNECTING);
       break;
@@ -1090,7 +1103,7 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       handle_message (p, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      if (!p->connected)
+      if (!p->base.connected)
         break;
       if (!p->role_known && now >= p->hello_again)
         {
@@ -1117,12 +1130,12 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       break;
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
-      if (!p->connected)
+      if (!p->base.connected)
         break;
       proto_links_close_all (&p->links, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->connected = FALSE;
+      p->base.connected = FALSE;
       server_clear (p);
       client_clear (p);
       _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
@@ -1138,83 +1151,94 @@ pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     }
 }
 
-DlTime
-pipe_peer_next_deadline (const PipePeer *p)
-{
-  if (!p->connected)
-    return DL_TIME_NEVER;
-  if (!p->role_known)
-    return p->hello_again;
-  return p->is_server ? server_next_deadline (p) : client_next_deadline (p);
-}
+/* ---- the machine (proto-machine.h) ---- */
 
-PipePeerState
-pipe_peer_state (const PipePeer *p)
+static void
+pipe_peer_view (const void *impl, ProtoPeerView *v)
 {
-  return p->state;
-}
-
-void
-pipe_peer_view (const PipePeer *p, ProtoPeerView *v)
-{
-  v->connected = p->connected;
+  const PipePeer *p = impl;
   /* a server owes no rounds of its own: it serves while it stays */
   v->serves_only = p->role_known && p->is_server;
-  v->settled = v->serves_only || p->state == PIPE_PEER_DONE || p->state == PIPE_PEER_LEFT;
-  v->failed = FALSE;
-  v->error = "";
+  v->settled = v->serves_only || p->base.state == PIPE_PEER_DONE || p->base.state == PIPE_PEER_LEFT;
   /* the last table it read lacked a server for some block (the backoff
    * is reset by a table that routes) */
   v->starved = !p->is_server && p->backoff > PIPE_BACKOFF_MIN_NS;
   /* a client's steps; a server does no rounds (its computations are
    * pipe_peer_computations), as the testbed counts them from round ends */
-  v->rounds_done = p->is_server ? 0 : p->rounds_done;
+  v->rounds_done = p->is_server ? 0 : p->base.rounds_done;
 }
 
-guint
-pipe_peer_computations (const PipePeer *p)
+static void
+pipe_peer_free (void *impl)
 {
-  return p->is_server ? p->rounds_done : 0;
+  PipePeer *p = impl;
+  server_clear (p);
+  client_clear (p);
+  proto_links_clear (&p->links);
+  g_array_unref (p->sessions);
+  g_array_unref (p->servers);
+  g_hash_table_unref (p->rtt);
+  g_hash_table_unref (p->banned);
+  g_hash_table_unref (p->ping_sent);
+  g_array_unref (p->hops);
+  learn_weights_unref (p->hidden);
+  g_free (p->region);
+  g_free (p);
 }
 
+/* no model: hidden states are sizes and hashes (README.md) */
+static const ProtoMachineClass peer_class = {
+  .handle = pipe_peer_handle,
+  .next_deadline = pipe_peer_next_deadline,
+  .listens = pipe_peer_listens,
+  .view = pipe_peer_view,
+  .free = pipe_peer_free,
+};
+
 guint
-pipe_peer_received_count (const PipePeer *p, ProtoMsgType type)
+pipe_peer_computations (const ProtoMachine *m)
 {
-  return (unsigned) type < PROTO_MSG_N_TYPES ? p->received[type] : 0;
+  const PipePeer *p = m->impl;
+  return p->is_server ? p->base.rounds_done : 0;
 }
 
 gboolean
-pipe_peer_is_server (const PipePeer *p)
+pipe_peer_is_server (const ProtoMachine *m)
 {
+  const PipePeer *p = m->impl;
   return p->role_known && p->is_server;
 }
 
 gboolean
-pipe_peer_is_faulty (const PipePeer *p)
+pipe_peer_is_faulty (const ProtoMachine *m)
 {
+  const PipePeer *p = m->impl;
   return p->faulty;
 }
 
 void
-pipe_peer_range (const PipePeer *p, guint *start, guint *end)
+pipe_peer_range (const ProtoMachine *m, guint *start, guint *end)
 {
+  const PipePeer *p = m->impl;
   *start = p->start;
   *end = p->end;
 }
 
 GArray *
-pipe_peer_chain (const PipePeer *p)
+pipe_peer_chain (const ProtoMachine *m)
 {
+  const PipePeer *p = m->impl;
   GArray *a = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; p->hops && i < p->hops->len; i++)
     g_array_append_val (a, g_array_index (p->hops, Hop, i).server);
   return a;
 }
 
-PipePeer *
+ProtoMachine *
 pipe_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   PipePeer *p = g_new0 (PipePeer, 1);
+  proto_machine_base_init (&p->base, _pipe_peer_state_names, PIPE_PEER_IDLE);
   p->cfg = *cfg;
   p->id = PROTO_NO_NODE;
   p->rng = env->rng;
@@ -1235,24 +1259,5 @@ pipe_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
   proto_links_init (&p->links, &h);
   p->links.opener_offers = TRUE;   /* a server pushing to the next knows it wants the link; the next does not */
-  return p;
-}
-
-void
-pipe_peer_free (PipePeer *p)
-{
-  if (!p)
-    return;
-  server_clear (p);
-  client_clear (p);
-  proto_links_clear (&p->links);
-  g_array_unref (p->sessions);
-  g_array_unref (p->servers);
-  g_hash_table_unref (p->rtt);
-  g_hash_table_unref (p->banned);
-  g_hash_table_unref (p->ping_sent);
-  g_array_unref (p->hops);
-  learn_weights_unref (p->hidden);
-  g_free (p->region);
-  g_free (p);
+  return proto_machine_new (&peer_class, &p->base);
 }

@@ -86,29 +86,19 @@ double pipe_block_ns_pessimistic (const ProtoConfig *cfg);
 
 /* ---- the machines ---- */
 
-typedef struct PipeCoord PipeCoord;
-PipeCoord *pipe_coord_new (const ProtoConfig *cfg);
-void pipe_coord_free (PipeCoord *c);
-void pipe_coord_handle (PipeCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out);
-DlTime pipe_coord_next_deadline (const PipeCoord *c);
+/* the registry: one state, "registry" */
+ProtoMachine *pipe_coord_new (const ProtoConfig *cfg);
 
-typedef struct PipePeer PipePeer;
-PipePeer *pipe_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env);
-void pipe_peer_free (PipePeer *p);
-void pipe_peer_handle (PipePeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out);
-DlTime pipe_peer_next_deadline (const PipePeer *p);
-PipePeerState pipe_peer_state (const PipePeer *p);
-gboolean pipe_peer_listens (const PipePeer *p, ProtoMsgType type, ProtoNodeId from);
-void pipe_peer_view (const PipePeer *p, ProtoPeerView *v);
-guint pipe_peer_received_count (const PipePeer *p, ProtoMsgType type);
+/* a peer: its state (proto_machine_state) is a PipePeerState */
+ProtoMachine *pipe_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env);
 /* for tests: a server's role, its range, and a client's chain */
-gboolean pipe_peer_is_server (const PipePeer *p);
-gboolean pipe_peer_is_faulty (const PipePeer *p);
+gboolean pipe_peer_is_server (const ProtoMachine *m);
+gboolean pipe_peer_is_faulty (const ProtoMachine *m);
 /* a server's finished computations (without the ones thrown away) */
-guint pipe_peer_computations (const PipePeer *p);
+guint pipe_peer_computations (const ProtoMachine *m);
 /* a server's blocks [*start, *end) */
-void pipe_peer_range (const PipePeer *p, guint *start, guint *end);
+void pipe_peer_range (const ProtoMachine *m, guint *start, guint *end);
 /* the servers of a client's current chain, in order (transfer container) */
-GArray *pipe_peer_chain (const PipePeer *p);
+GArray *pipe_peer_chain (const ProtoMachine *m);
 
 G_END_DECLS
