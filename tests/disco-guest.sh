@@ -124,8 +124,7 @@ if [ -n "$tree1110" ]; then
      "$src/scenarios/guest/disco1110/s13-stale-model-served.ini" "$b/scenarios/guest/disco1110/"
   sed -e 's/act("S", "retry", server.retry)/act("S", "retry", server.retry + 1)/' \
       -e 's/?\.listed ? \["stale"\] : \[\]/?.listed ? [] : []/' "$src/guests/disco/driver.mjs" > "$b/guests/disco/driver.mjs"
-  [ "$(cmp -l "$src/guests/disco/driver.mjs" "$b/guests/disco/driver.mjs" | wc -l)" -gt 0 ] \
-    && grep -q 'server.retry + 1)' "$b/guests/disco/driver.mjs" && grep -q 'listed ? \[\] : \[\]' "$b/guests/disco/driver.mjs" \
+  grep -q 'server.retry + 1)' "$b/guests/disco/driver.mjs" && grep -q 'listed ? \[\] : \[\]' "$b/guests/disco/driver.mjs" \
     || ko "the broken driver's two edits did not apply (guests/disco/driver.mjs changed?)"
   DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --twins "$src/scenarios/failures" \
     "$b"/scenarios/guest/disco1110/*.ini > "$tmp/broken.md" 2>&1
