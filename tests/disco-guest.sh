@@ -112,6 +112,26 @@ if [ -n "$tree1110" ]; then
     if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$n: guestify.sh's twin"
     else ko "$n is not guestify.sh's twin of $c"; fi
   done
+  # the two facts conformance.sh judges beyond dlsim compare, the retry
+  # counter's values (`retry N`: DISCO's #connectionRetry) and the models
+  # served stale (`served PEER stale`, S13a), can fail: a copy of the driver
+  # that says the counter one too high, and never says stale, makes S6's
+  # and S13's rows differ from their C twins in exactly those
+  b=$tmp/broken
+  mkdir -p "$b/guests" "$b/scenarios/guest/disco1110"
+  cp -R "$src/guests/disco" "$b/guests/"
+  cp "$src/scenarios/guest/disco1110/s06-retry-counter-session-wide.ini" \
+     "$src/scenarios/guest/disco1110/s13-stale-model-served.ini" "$b/scenarios/guest/disco1110/"
+  sed -e 's/act("S", "retry", server.retry)/act("S", "retry", server.retry + 1)/' \
+      -e 's/?\.listed ? \["stale"\] : \[\]/?.listed ? [] : []/' "$src/guests/disco/driver.mjs" > "$b/guests/disco/driver.mjs"
+  grep -q 'server.retry + 1)' "$b/guests/disco/driver.mjs" && grep -q 'listed ? \[\] : \[\]' "$b/guests/disco/driver.mjs" \
+    || ko "the broken driver's two edits did not apply (guests/disco/driver.mjs changed?)"
+  DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --twins "$src/scenarios/failures" \
+    "$b"/scenarios/guest/disco1110/*.ini > "$tmp/broken.md" 2>&1
+  grep -q '^| s06-retry-counter-session-wide | [^|]* | differ: retry counter 2,3,4,5/1,2,3,4 (guest/C) |' "$tmp/broken.md" \
+    && ok "a wrong retry counter makes S6's row differ" || { ko "a wrong retry counter went unseen"; cat "$tmp/broken.md"; }
+  grep -q '^| s13-stale-model-served | [^|]* | differ: stale_model_syncs 0/1 (guest/C) |' "$tmp/broken.md" \
+    && ok "a stale serve not said makes S13's row differ" || { ko "a stale serve not said went unseen"; cat "$tmp/broken.md"; }
 fi
 names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"
 

@@ -138,7 +138,10 @@ START_TEST (test_facts)
   ProtoGuestAct a = parse_ok ("start 2 3");
   ck_assert (a.kind == PROTO_GUEST_START && a.n == 2 && a.count == 3);
   a = parse_ok ("retry");
-  ck_assert_int_eq (a.kind, PROTO_GUEST_RETRY);
+  ck_assert (a.kind == PROTO_GUEST_RETRY && a.value == -1);
+  /* the coordinator's retry counter, recorded as the retry event's value */
+  a = parse_ok ("retry 4");
+  ck_assert (a.kind == PROTO_GUEST_RETRY && a.value == 4);
   a = parse_ok ("reset");
   ck_assert_int_eq (a.kind, PROTO_GUEST_RESET);
   a = parse_ok ("excluded p4");
@@ -147,6 +150,11 @@ START_TEST (test_facts)
   ck_assert (a.kind == PROTO_GUEST_EXCLUDED && a.to == PROTO_NO_NODE);
   a = parse_ok ("synced p1");
   ck_assert (a.kind == PROTO_GUEST_SYNCED && a.to == 1);
+  /* a model sent to a late joiner, stale or not (the summary's stale_model_syncs) */
+  a = parse_ok ("served p3");
+  ck_assert (a.kind == PROTO_GUEST_SERVED && a.to == 3 && a.value == 0);
+  a = parse_ok ("served p3 stale");
+  ck_assert (a.kind == PROTO_GUEST_SERVED && a.to == 3 && a.value == 1);
   a = parse_ok ("foreign p3 2");
   ck_assert (a.kind == PROTO_GUEST_FOREIGN && a.to == 3 && a.n == 2);
 }
@@ -185,7 +193,13 @@ static const struct {
   { "model 1e39", "finite number" },
   { "start 1", "start N K" },
   { "start 0 2", "start N K" },
-  { "retry 1", "no words" },
+  { "retry 0", "retry [N]" },
+  { "retry x", "retry [N]" },
+  { "retry 1 2", "retry [N]" },
+  { "served", "served PEER" },
+  { "served S", "served PEER" },
+  { "served p2 old", "served PEER" },
+  { "served p2 stale now", "served PEER" },
   { "reset now", "no words" },
   { "excluded S", "excluded [PEER]" },
   { "excluded p1 p2", "excluded [PEER]" },

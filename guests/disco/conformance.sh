@@ -7,7 +7,9 @@
 #   - outcome: the run's outcome, guest / C;
 #   - discrete facts: `dlsim compare`'s verdict (outcome, rounds completed,
 #     retries, exclusions, model syncs, the properties' violations, each
-#     peer's outcome, rounds, retries and fails), and the facts that differ;
+#     peer's outcome, rounds, retries and fails), the coordinator's retry
+#     counter at each retry (the retry events' values, in order) and
+#     stale_model_syncs, and the facts that differ;
 #   - messages: the messages sent per type, equal or not (the events' type
 #     names: the guest's NewDecentralizedNodeInfo is the C side's NewNodeInfo;
 #     dlsim compare counts a guest's messages as one type, Guest);
@@ -67,6 +69,13 @@ types () {
                 WHERE kind = 'sent' GROUP BY 1" | sed 's/^NewDecentralizedNodeInfo|/NewNodeInfo|/' | sort
 }
 summary () { sqlite3 "$1" "SELECT value FROM summary WHERE key = '$2'"; }
+# the coordinator's retry counter at each of its retries, in order (the
+# retry events' values: DISCO's #connectionRetry as the guest says it in
+# `retry N`, the C coordinator's counter; `-`: no retry)
+counter () {
+  sqlite3 "$1" "SELECT IFNULL(GROUP_CONCAT(value, ','), '-') FROM (SELECT IFNULL(value, '?') AS value FROM events
+                WHERE node = 'S' AND kind = 'retry' ORDER BY seq)"
+}
 
 failed=
 echo "| file | outcome, guest / C | discrete facts | messages per type | rounds listed | max \\|Δ list\\| (ms) | max \\|Δ end\\| (ms) |"
@@ -105,6 +114,15 @@ for f in "$@"; do
       !a && /A: / { a = index($0, "A: "); b = index($0, "B: "); next }
       a && /DIFFERS/ { printf "%s%s %s/%s", sep, trim(substr($0, 1, a - 1)), trim(substr($0, b, b - a)),
                                                    trim(substr($0, a, b - a)); sep = ", " }' "$work/$n.cmp") (guest/C)"
+  fi
+  # two facts dlsim compare does not judge: the retry counter's values, and
+  # the models served stale (S13a: the summary's stale_model_syncs)
+  more=
+  [ "$(counter "$g")" = "$(counter "$c")" ] || more="retry counter $(counter "$g")/$(counter "$c")"
+  [ "$(summary "$g" stale_model_syncs)" = "$(summary "$c" stale_model_syncs)" ] \
+    || more="${more:+$more, }stale_model_syncs $(summary "$g" stale_model_syncs)/$(summary "$c" stale_model_syncs)"
+  if [ -n "$more" ]; then
+    if [ "$facts" = agree ]; then facts="differ: $more (guest/C)"; else facts="${facts% (guest/C)}, $more (guest/C)"; fi
   fi
   if [ "$(types "$g")" = "$(types "$c")" ]; then msgs=equal; else
     msgs="differ: $(types "$g" > "$work/tg"; types "$c" > "$work/tc"

@@ -330,6 +330,11 @@ globalThis.__discoGuest = {
     // chunk count (1); a message in one chunk names its type
     const first = chunk.length >= 4 && chunk.readUInt8(2) === 0 && chunk.readUInt8(3) === 1;
     const name = first ? typeName(chunk.subarray(4)).name : "Chunk";
+    // #1110's sendModel (decentralized_client.ts) sends #latestModel to a late
+    // joiner: stale if the round it is in was listed and has not started
+    // (below, `listed`), as the C provider's sync-served (S13a)
+    if (name === "SharedModel")
+      act(sp.node, "served", sp.remote, ...(peers.get(sp.node)?.listed ? ["stale"] : []));
     act(sp.node, "send", sp.remote, "link", name, chunk.length, chunk.toString("base64"));
   },
   peerDestroy(sp) {
@@ -345,10 +350,38 @@ globalThis.__discoGuest = {
 // timeout); signalWeightSharing sends the round's StartWeightSharings
 // (`start N K`, the C coordinator's round start); reset, when the last
 // connection closes, is the session's (`reset`).
-around(DecentralizedController.prototype, "handleTimeout", () => act("S", "retry"));
+// `retry N`: N is the controller's own counter, #connectionRetry (read through
+// hooks.mjs's getter), as handleTimeout compares it with maxConnectionRetry:
+// its value on entry plus the increment that is handleTimeout's first
+// statement (`this.#connectionRetry += 1`).  On return it is that value, or 0
+// where handleTimeout excluded (`this.#connectionRetry = 0`): anything else
+// means the tree's handleTimeout is not #1110's, and the guest stops.
+around(DecentralizedController.prototype, "handleTimeout",
+  (c) => { server.retry = c.dlsimConnectionRetry + 1; act("S", "retry", server.retry); },
+  (c) => {
+    if (c.dlsimConnectionRetry !== server.retry && c.dlsimConnectionRetry !== 0)
+      throw new Error(`handleTimeout left #connectionRetry at ${c.dlsimConnectionRetry}, not ${server.retry} or 0`);
+  });
 around(DecentralizedController.prototype, "signalWeightSharing", () => { server.starting = 0; },
   () => { if (server.starting > 0) act("S", "start", server.listed, server.starting); });
 around(DecentralizedController.prototype, "reset", () => act("S", "reset"));
+// S13a, from the client's own steps (decentralized_client.ts): a peer's round
+// is `listed` from the moment establishPeerConnections takes the round's
+// PeersForRound (it then calls aggregator.setRound with the list's round)
+// until onRoundEndCommunication takes the StartWeightSharing (it then calls
+// exchangeWeightUpdates) or a RetryPeerConnections, or getPeers fails (both
+// call setAggregatorNodes(Set(ownId))).  In that window #roundFinishedPromise
+// is unset (only a Start sets it), so handleSignalNewPeer's sendModel does
+// not wait for the round under way and sends #latestModel, the previous
+// round's result: the C peer's LINKING and WAIT_DECISION
+// (protocol/disco/proto-peer-sync.c, the stale SYNC_SERVED).
+around(disco.aggregator.Aggregator.prototype, "setRound", () => { const p = peers.get(ctx); if (p) p.listed = true; });
+const Decentralized = disco.client.decentralized.DecentralizedClient.prototype;
+around(Decentralized, "exchangeWeightUpdates", () => { const p = peers.get(ctx); if (p) p.listed = false; });
+around(Decentralized, "setAggregatorNodes", (client, [nodes]) => {
+  const p = peers.get(ctx);
+  if (p && nodes.size <= 1) p.listed = false;
+});
 // Aggregator.add of a contribution of another round than the aggregator's
 // (isValidContribution lets a later one in): the peer's `foreign`, as the
 // C peer observes one (protocol/disco/proto-peer-exchange.c)

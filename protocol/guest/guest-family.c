@@ -177,7 +177,7 @@ apply_fact (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char *
   if (peer == coordinators)
     {
       *why = coordinators ? "start, retry, reset and excluded PEER are the coordinator's"
-                          : "synced, foreign and excluded (alone) are a peer's";
+                          : "synced, served, foreign and excluded (alone) are a peer's";
       return FALSE;
     }
   switch (a->kind)
@@ -186,7 +186,7 @@ apply_fact (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char *
       observe (g, out, PROTO_OBS_ROUND_START, (int32_t) a->n - 1, PROTO_NO_NODE, -1, (int64_t) a->count, NULL);
       break;
     case PROTO_GUEST_RETRY:
-      observe (g, out, PROTO_OBS_RETRY, -1, PROTO_NO_NODE, -1, -1, NULL);
+      observe (g, out, PROTO_OBS_RETRY, -1, PROTO_NO_NODE, -1, a->value, NULL);
       break;
     case PROTO_GUEST_RESET:
       observe (g, out, PROTO_OBS_RESET, -1, PROTO_NO_NODE, -1, -1, "session reset");
@@ -205,6 +205,10 @@ apply_fact (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char *
     case PROTO_GUEST_SYNCED:
       g->synced = TRUE;
       observe (g, out, PROTO_OBS_SYNC_DONE, -1, a->to, -1, -1, NULL);
+      break;
+    case PROTO_GUEST_SERVED:
+      observe (g, out, PROTO_OBS_SYNC_SERVED, -1, a->to, -1, a->value,
+               a->value ? "the previous round's model: a round is in its connect phase" : NULL);
       break;
     case PROTO_GUEST_FOREIGN:
       {
@@ -340,6 +344,7 @@ apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
     case PROTO_GUEST_RETRY:
     case PROTO_GUEST_EXCLUDED:
     case PROTO_GUEST_SYNCED:
+    case PROTO_GUEST_SERVED:
     case PROTO_GUEST_RESET:
     case PROTO_GUEST_FOREIGN:
       return apply_fact (g, a, out, why);

@@ -144,11 +144,22 @@ parse_fact (const char *line, char **w, guint n, ProtoGuestAct *out, GError **er
       out->kind = PROTO_GUEST_START;
       return 1;
     }
-  if (strcmp (verb, "retry") == 0 || strcmp (verb, "reset") == 0)
+  if (strcmp (verb, "retry") == 0)
+    {
+      /* retry [N]: N the coordinator's retry counter after this timeout's
+       * increment, recorded as the C coordinator's (the retry event's value) */
+      guint64 c = 0;
+      if (n > 2 || (n == 2 && (!uint_of (w[1], G_MAXINT32, &c) || c == 0)))
+        return refused (error, line, "retry [N]: N the retry counter after the increment, from 1");
+      out->kind = PROTO_GUEST_RETRY;
+      out->value = n == 2 ? (gint64) c : -1;
+      return 1;
+    }
+  if (strcmp (verb, "reset") == 0)
     {
       if (n != 1)
         return refused (error, line, "takes no words");
-      out->kind = verb[2] == 't' ? PROTO_GUEST_RETRY : PROTO_GUEST_RESET;
+      out->kind = PROTO_GUEST_RESET;
       return 1;
     }
   gboolean excluded = strcmp (verb, "excluded") == 0, synced = strcmp (verb, "synced") == 0;
@@ -158,6 +169,15 @@ parse_fact (const char *line, char **w, guint n, ProtoGuestAct *out, GError **er
           || (n == 2 && (!proto_guest_node_parse (w[1], &out->to) || out->to == PROTO_SERVER)))
         return refused (error, line, excluded ? "excluded [PEER], PEER pN" : "synced PEER, PEER pN");
       out->kind = excluded ? PROTO_GUEST_EXCLUDED : PROTO_GUEST_SYNCED;
+      return 1;
+    }
+  if (strcmp (verb, "served") == 0)
+    {
+      if (n < 2 || n > 3 || !proto_guest_node_parse (w[1], &out->to) || out->to == PROTO_SERVER
+          || (n == 3 && strcmp (w[2], "stale") != 0))
+        return refused (error, line, "served PEER [stale]: this peer sent its model to PEER, PEER pN");
+      out->kind = PROTO_GUEST_SERVED;
+      out->value = n == 3;
       return 1;
     }
   if (strcmp (verb, "foreign") == 0)

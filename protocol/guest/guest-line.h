@@ -31,24 +31,27 @@ typedef enum {
   PROTO_GUEST_MODEL,       /* model V1,V2,...: a peer's model (or a digest of it) as numbers */
   /* the facts dlsim counts for its own machines (docs/guest.md) */
   PROTO_GUEST_START,       /* start N K (the coordinator: round N's exchange starts with K peers) */
-  PROTO_GUEST_RETRY,       /* retry (the coordinator: its connection barrier timed out) */
+  PROTO_GUEST_RETRY,       /* retry [N] (the coordinator: its connection barrier timed out; N its
+                              retry counter after the increment, in `value`, -1: not said) */
   PROTO_GUEST_EXCLUDED,    /* excluded PEER (the coordinator), excluded (a peer: it was) */
   PROTO_GUEST_SYNCED,      /* synced PEER (a peer: it took its model from PEER) */
   PROTO_GUEST_RESET,       /* reset (the coordinator: its session reset) */
+  PROTO_GUEST_SERVED,      /* served PEER [stale] (a peer: it sent its model to PEER, a late joiner;
+                              stale: the previous round's, a round in its connection phase) */
   PROTO_GUEST_FOREIGN,     /* foreign PEER N (a peer: it aggregated PEER's contribution of round N
                               into another round) */
 } ProtoGuestActKind;
 
 typedef struct {
   ProtoGuestActKind kind;
-  ProtoNodeId to;          /* SEND, OPEN, CONNECT, CLOSE; EXCLUDED, SYNCED, FOREIGN (NO_NODE: none) */
+  ProtoNodeId to;          /* SEND, OPEN, CONNECT, CLOSE; EXCLUDED, SYNCED, SERVED, FOREIGN (NO_NODE: none) */
   ProtoVia via;            /* SEND */
   gboolean initiator;      /* OPEN */
   guint64 size;            /* SEND: the bytes it costs (0: its text's length) */
   guint64 n;               /* TRAIN, ROUND, LIST, START, FOREIGN: the round; LIST, ROUND, START: K in `count` */
   guint64 count;
   DlTime t;                /* DEADLINE (DL_TIME_NEVER: none) */
-  gint64 value;            /* METRIC */
+  gint64 value;            /* METRIC; RETRY: the counter (-1: not said); SERVED: 1 stale, 0 not */
   int32_t round;           /* METRIC: -1 if none */
   char *text;              /* SEND: "TYPE DATA"; STATE, METRIC: the name; FAILED, NOTE: the text (owned) */
   float *values;           /* MODEL: n_values numbers (owned) */
