@@ -4,7 +4,8 @@
 # (docs/world.md, "ns-3").
 #
 #   bench/ns3-compare/run.sh [-d DLSIM] [-t TRANSPORTS] [-c CC] [-q QBDP]
-#                            [-x NS3_ARGS] [-k DIR] [--tol PCT] GRID...
+#                            [-s SEEDS] [-j JITTER_MS] [-x NS3_ARGS] [-k DIR]
+#                            [--tol PCT] GRID...
 #
 # GRID: single (the 60 single transfers: 10 kB, 100 kB, 1 MB, 4 MB, 40 MB;
 # 10, 100, 1000 Mbit/s; one-way latency 1, 10, 50, 100 ms), a2a (all-to-all
@@ -22,15 +23,27 @@
 # values to run, one column each (default: tcp fluid); CC: ns-3's
 # congestion control, cubic (default) or newreno; QBDP: ns-3's drop-tail
 # queues in bandwidth-delay products (default 1); NS3_ARGS: more arguments
-# to star.cc, e.g. --ns3::TcpCubic::HyStart=false.  With --tol, exits 1 if
-# a case of the first transport is further than PCT % from ns-3.  With -k,
+# to star.cc, e.g. --ns3::TcpCubic::HyStart=false.  JITTER_MS (default 0):
+# in a2a and mixed, each host starts sending up to this many milliseconds
+# late, uniformly, the same offsets on both sides (ns-3: star.cc's
+# --starts; dlsim: a timeline rule delaying that peer's
+# StartWeightSharing); SEEDS (default 1): how many draws of those offsets
+# (seeds 1 to SEEDS; a case without jitter, or with one sender, runs
+# once).  A case's ratio is then the median over the seeds of ns-3 / dlsim,
+# its time columns the medians, and the "spread" column the first
+# transport's lowest and highest ratio.  With --tol, exits 1 if a case of
+# the first transport (its median ratio) is further than PCT % from
+# ns-3.  With -k,
 # ns-3's output for each case (and QBDP, CC, NS3_ARGS) is kept in DIR and
 # reused by the next run with the same -k (dlsim's side always runs).  After
 # each GRID (consecutive single cases of one pattern make one): how many
 # cases of each transport are within 10 %, and the
-# ratios' median and the one furthest from 1.  The last two columns are
-# wall times: ns-3's run (0 when kept from -k) and dlsim's run under the
-# first transport.
+# ratios' median and the one furthest from 1.  Then ns-3's retransmission
+# timeouts (entries into CA_LOSS, all flows, one count per seed) and the
+# links into the hosts' idle fraction from the first send to the last
+# transfer into each (the mean over hosts, median over seeds).  The last
+# two columns are wall times: ns-3's runs (0 when kept from -k) and
+# dlsim's runs under the first transport, summed over the seeds.
 #
 # Prints SKIP and exits 77 (automake's skip) when libns3-dev is missing.
 #
@@ -59,6 +72,8 @@ DLSIM=./dlsim
 TRANSPORTS="tcp fluid"
 CC=cubic
 QBDP=1
+SEEDS=1
+JITTER=0
 XARGS=
 TOL=
 KEEP=
@@ -68,6 +83,8 @@ while [ $# -gt 0 ]; do
     -t) TRANSPORTS=$2; shift 2 ;;
     -c) CC=$2; shift 2 ;;
     -q) QBDP=$2; shift 2 ;;
+    -s) SEEDS=$2; shift 2 ;;
+    -j) JITTER=$2; shift 2 ;;
     -x) XARGS=$2; shift 2 ;;
     -k) KEEP=$2; shift 2 ;;
     --tol) TOL=$2; shift 2 ;;
@@ -121,9 +138,28 @@ expand () {
 }
 for g in "$@"; do expand "$g" >/dev/null || exit 2; done
 
-# dlsim_case CASE TRANSPORT: prints "SECONDS BYTES"
+# offsets CASE SEED: each host's start offset in microseconds, one a
+# line, uniform in [0, JITTER ms) from a Park-Miller generator seeded with
+# SEED (the same in every awk); nothing without jitter or for one sender
+offsets () {
+  local pat n
+  IFS=: read -r pat n _ <<<"$1"
+  case $pat in a2a) ;; mixed) n=3 ;; *) return 0 ;; esac
+  awk -v n="$n" -v j="$JITTER" -v seed="$2" 'BEGIN {
+    if (j <= 0) exit
+    x = seed * 7919 % 2147483647
+    for (i = 0; i < 5; i++) x = x * 16807 % 2147483647
+    for (i = 0; i < n; i++) { x = x * 16807 % 2147483647; print int(x / 2147483647 * j * 1000) } }'
+}
+
+# seeds CASE: the seeds CASE runs with
+seeds () {
+  if [ -n "$(offsets "$1" 1)" ]; then seq 1 "$SEEDS"; else echo 1; fi
+}
+
+# dlsim_case CASE TRANSPORT SEED: prints "SECONDS BYTES"
 dlsim_case () {
-  local pat a b c d e tr=$2 n size mbps lat net proto msg q
+  local pat a b c d e tr=$2 n size mbps lat net proto msg q timeline i o
   IFS=: read -r pat a b c d e <<<"$1"
   case $pat in
     single) n=2 size=$a mbps=$b lat=$c ;;
@@ -155,7 +191,16 @@ server_latency = 1ms" ;;
     *) net+="
 server_latency = 1ms" ;;
   esac
+  timeline=
+  i=0
+  for o in $(offsets "$1" "$3"); do
+    i=$((i + 1))
+    [ "$o" -eq 0 ] || timeline+="${timeline:+; }delay StartWeightSharing to p$i by ${o}us"
+  done
+  [ -z "$timeline" ] || timeline="[timeline]
+0s = $timeline"
   cat > "$tmp/case.ini" <<INI
+$timeline
 [scenario]
 name = ns3-$pat
 time_limit = 100h
@@ -195,9 +240,10 @@ INI
   echo "$(sqlite3 "$tmp/d.db" "SELECT printf('%.6f', ($q))") $(sqlite3 "$tmp/d.db" "SELECT bytes / messages FROM traffic WHERE type = '$msg'")"
 }
 
-# ns3_case CASE BYTES: prints ns-3's seconds for CASE, each transfer BYTES
+# ns3_case CASE BYTES SEED: prints ns-3's seconds for CASE, each transfer
+# BYTES, its timeouts and its links' idle fraction
 ns3_case () {
-  local pat a b c d e args
+  local pat a b c d e args starts
   IFS=: read -r pat a b c d e <<<"$1"
   case $pat in
     single) args="--pattern=single --rate=${b}e6 --lat=$(ms "$c")" ;;
@@ -206,8 +252,10 @@ ns3_case () {
     mixed) args="--pattern=a2a --hosts=3 --rate=${b}e6 --up-rate=1e9
                  --delays=$(ms "$c" 2),$(ms "$c" 2),$(awk -v s="$c" -v l="$d" 'BEGIN { print (l - s / 2) / 1000 }')" ;;
   esac
+  starts=$(offsets "$1" "$3" | awk '{ printf "%s%.6f", (NR > 1 ? "," : ""), $1 / 1e6 }')
+  [ -z "$starts" ] || args+=" --starts=$starts"
   local key
-  key=$(echo "$1 $2 $QBDP $CC $XARGS" | tr -c 'A-Za-z0-9.:=\n-' _)
+  key=$(echo "$1 $2 $QBDP $CC $XARGS${starts:+ j$JITTER s$3}" | tr -c 'A-Za-z0-9.:=\n-' _)
   if [ -n "$KEEP" ] && [ -s "$KEEP/$key" ]; then
     cp "$KEEP/$key" "$tmp/ns3.out"
   else
@@ -216,10 +264,16 @@ ns3_case () {
     if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && cp "$tmp/ns3.out" "$KEEP/$key"; fi
   fi
   if [ "$pat" = mixed ]; then
-    awk -v w="$([ "$e" = short ] && echo 1 || echo 2)" '$1 == "flow" && $2 == w && $3 == 0 { print $4 }' "$tmp/ns3.out"
+    awk -v w="$([ "$e" = short ] && echo 1 || echo 2)" '$1 == "flow" && $2 == w && $3 == 0 { printf "%s ", $4 }' "$tmp/ns3.out"
   else
-    sed -n 's/^time //p' "$tmp/ns3.out"
+    sed -n 's/^time //p' "$tmp/ns3.out" | tr '\n' ' '
   fi
+  awk '$1 == "timeouts" { t = $2 } $1 == "idle_mean" { i = $2 } END { printf "%s %s\n", (t == "" ? "-" : t), (i == "" ? "-" : i) }' "$tmp/ns3.out"
+}
+
+# median: the median of the numbers on stdin
+median () {
+  sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # ms MS [DIV]: MS milliseconds (divided by DIV) in seconds
@@ -240,8 +294,8 @@ summary () {
 status=0
 hdr=$(printf '%-30s %10s' case "ns-3 s")
 for tr in $TRANSPORTS; do hdr+=$(printf ' %10s %7s' "$tr s" ratio); done
-echo "# ns-3 $CC $XARGS, queues of $QBDP BDP; ratio = ns-3 / dlsim"
-echo "$hdr   ns-3 wall  dlsim wall"
+echo "# ns-3 $CC $XARGS, queues of $QBDP BDP; start jitter $JITTER ms, $SEEDS seed(s); ratio = ns-3 / dlsim"
+echo "$hdr      spread  ns-3 timeouts  idle   ns-3 wall  dlsim wall"
 # the cases, each after its group: a named grid, or consecutive cases of
 # one pattern
 groups=()
@@ -249,6 +303,7 @@ for g in "$@"; do
   case $g in *:*) label="${g%%:*} cases" ;; *) label=$g ;; esac
   for c in $(expand "$g"); do groups+=("$label" "$c"); done
 done
+first_tr=$(set -- $TRANSPORTS; echo "$1")
 prev=
 : > "$tmp/ratios"
 for ((i = 0; i < ${#groups[@]}; i += 2)); do
@@ -259,28 +314,40 @@ for ((i = 0; i < ${#groups[@]}; i += 2)); do
     : > "$tmp/ratios"
   fi
   prev=$label
-  row=
+  nswall=0 dwall=0 touts= 
+  rm -f "$tmp"/per.*
+  for seed in $(seeds "$c"); do
+    for tr in $TRANSPORTS; do
+      read -r t bytes < <(dlsim_case "$c" "$tr" "$seed")
+      echo "$t" >> "$tmp/per.t.$tr"
+      [ "$tr" != "$first_tr" ] || dwall=$(awk -v a="$dwall" -v b="$(cat "$tmp/dwall.$tr")" 'BEGIN { print a + b }')
+    done
+    t0=$(date +%s.%N)
+    read -r ns tout idle < <(ns3_case "$c" "$bytes" "$seed")
+    t1=$(date +%s.%N)
+    nswall=$(awk -v w="$nswall" -v a="$t0" -v b="$t1" 'BEGIN { print w + b - a }')
+    echo "$ns" >> "$tmp/per.ns"
+    echo "$idle" >> "$tmp/per.idle"
+    touts+="${touts:+,}$tout"
+    for tr in $TRANSPORTS; do
+      awk -v a="$ns" -v b="$(tail -n 1 "$tmp/per.t.$tr")" 'BEGIN { print a / b }' >> "$tmp/per.r.$tr"
+    done
+  done
   ratios=
+  line=$(printf '%-30s %10.4f' "$c" "$(median < "$tmp/per.ns")")
   for tr in $TRANSPORTS; do
-    read -r t bytes < <(dlsim_case "$c" "$tr")
-    row+=" $t"
-  done
-  t0=$(date +%s.%N)
-  ns=$(ns3_case "$c" "$bytes")
-  t1=$(date +%s.%N)
-  line=$(printf '%-30s %10.4f' "$c" "$ns")
-  for t in $row; do
-    r=$(awk -v a="$ns" -v b="$t" 'BEGIN { print a / b }')
+    r=$(median < "$tmp/per.r.$tr")
     ratios+=" $r"
-    line+=$(printf ' %10.4f %7.2f' "$t" "$r")
+    line+=$(printf ' %10.4f %7.2f' "$(median < "$tmp/per.t.$tr")" "$r")
   done
-  printf '%s   %8.2fs  %9.3fs\n' "$line" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
-    "$(cat "$tmp/dwall.$(set -- $TRANSPORTS; echo "$1")")"
+  spread=$(sort -g "$tmp/per.r.$first_tr" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }')
+  idle=$(grep -v '^-$' "$tmp/per.idle" | median)
+  printf '%s  %10s  %13s  %4s   %8.2fs  %9.3fs\n' "$line" "$spread" "$touts" "${idle:--}" "$nswall" "$dwall"
   echo "$ratios" >> "$tmp/ratios"
   r=${ratios# }
   r=${r%% *}
   if [ -n "$TOL" ] && ! awk -v r="$r" -v t="$TOL" 'BEGIN { exit !(r <= 1 + t / 100 && r >= 1 / (1 + t / 100)) }'; then
-    echo "ns3-compare: $c: ns-3 / dlsim ($(set -- $TRANSPORTS; echo "$1")) = $r, outside $TOL %" >&2
+    echo "ns3-compare: $c: ns-3 / dlsim ($first_tr) = $r, outside $TOL %" >&2
     status=1
   fi
 done

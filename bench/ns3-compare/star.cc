@@ -22,7 +22,18 @@
  * its socket at once (plus a uniform jitter of up to --jitter seconds,
  * drawn with --seed); a transfer ends when its receiver has read its last
  * byte.  Prints "time S" (from the first send to the last transfer's end),
- * and "transfers N".
+ * and "transfers N".  --starts O0,O1,.. (seconds, one per host) gives each
+ * host's start offset after --start instead of --jitter's draw, so that
+ * run.sh can give dlsim the same offsets.
+ *
+ * What went wrong on the way: "timeouts N" (entries of the senders'
+ * congestion state into CA_LOSS: retransmission timeouts), "recoveries N"
+ * (entries into CA_RECOVERY: fast retransmits), "first_timeout S" (from
+ * the first send; -1 if none), and "idle_mean F" and "idle_max F": for
+ * each link from the switch into a host that receives a transfer, the
+ * fraction of the time from the first send to its last transfer's end
+ * that it sent nothing (packets counted at PhyTxEnd, with their PPP
+ * header), the mean and the largest over those links.
  *
  * Patterns: --pattern single (host 0 to host 1, two hosts), a2a (every
  * host to every other, --hosts hosts), fanout (host 0 to each of the
@@ -74,6 +85,30 @@ std::map<Socket *, size_t> g_by_rx;            /* accepted socket -> transfer */
 std::map<std::pair<uint32_t, uint16_t>, size_t> g_by_port;   /* (dst, src port) */
 uint64_t g_size = 0;
 uint32_t g_done = 0;
+uint32_t g_losses = 0;       /* entries into CA_LOSS: retransmission timeouts */
+uint32_t g_recoveries = 0;   /* entries into CA_RECOVERY: fast retransmits */
+std::vector<double> g_busy;  /* per host: seconds the switch's link into it sent */
+std::vector<double> g_down_rate;
+double g_first_rto = -1;     /* when the first timeout fired */
+
+void
+on_cong_state (TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
+{
+  if (to == TcpSocketState::CA_LOSS && from != TcpSocketState::CA_LOSS)
+    {
+      g_losses++;
+      if (g_first_rto < 0)
+        g_first_rto = Simulator::Now ().GetSeconds ();
+    }
+  if (to == TcpSocketState::CA_RECOVERY && from != TcpSocketState::CA_RECOVERY)
+    g_recoveries++;
+}
+
+void
+on_down_tx (uint32_t host, Ptr<const Packet> p)
+{
+  g_busy[host] += p->GetSize () * 8.0 / g_down_rate[host];
+}
 
 void
 on_connected (Ptr<Socket> s)
@@ -129,6 +164,10 @@ send_all (size_t i)
       std::exit (1);
     }
   t.sent_at = Simulator::Now ().GetSeconds ();
+  static bool started = false;
+  if (!started)   /* the links' busy time counts from the first send */
+    std::fill (g_busy.begin (), g_busy.end (), 0.0);
+  started = true;
   if (t.tx->Send (Create<Packet> (g_size)) < 0)
     {
       std::fprintf (stderr, "star: send of %llu bytes refused\n", (unsigned long long) g_size);
@@ -184,6 +223,8 @@ main (int argc, char **argv)
   cmd.AddValue ("start", "when the transfers start, s (all connections open by then)", start);
   cmd.AddValue ("jitter", "each sender starts up to this late, s", jitter);
   cmd.AddValue ("seed", "the jitter's seed", seed);
+  std::string starts_text;
+  cmd.AddValue ("starts", "each host's start after --start, s, comma-separated (instead of --jitter)", starts_text);
   cmd.Parse (argc, argv);
   if (pattern == "single")
     hosts = 2;
@@ -237,6 +278,9 @@ main (int argc, char **argv)
           QueueSize (QueueSizeUnit::PACKETS, std::max (1000u, queue_packets (up, path, 4))));
       d.Get (1)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
           QueueSize (QueueSizeUnit::PACKETS, queue_packets (rate, path, qbdp)));
+      g_busy.push_back (0);
+      g_down_rate.push_back (rate);
+      d.Get (1)->TraceConnectWithoutContext ("PhyTxEnd", MakeBoundCallback (&on_down_tx, i));
       Ipv4InterfaceContainer ifs = addr.Assign (d);
       tch.Uninstall (d);   /* the device's drop-tail queue only */
       ip[i] = ifs.GetAddress (0);
@@ -268,8 +312,14 @@ main (int argc, char **argv)
       }
   Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable> ();
   std::vector<double> host_start (hosts);
+  std::vector<double> offsets = parse_delays (starts_text);
+  if (!offsets.empty () && offsets.size () != hosts)
+    {
+      std::fprintf (stderr, "star: --starts has %zu values for %u hosts\n", offsets.size (), hosts);
+      return 1;
+    }
   for (uint32_t i = 0; i < hosts; i++)
-    host_start[i] = start + (jitter > 0 ? u->GetValue (0, jitter) : 0);
+    host_start[i] = start + (!offsets.empty () ? offsets[i] : jitter > 0 ? u->GetValue (0, jitter) : 0);
   uint16_t next_port = 10000;
   for (size_t i = 0; i < g_transfers.size (); i++)
     {
@@ -279,6 +329,7 @@ main (int argc, char **argv)
       t.tx->Bind (InetSocketAddress (Ipv4Address::GetAny (), sp));
       g_by_tx[PeekPointer (t.tx)] = i;
       g_by_port[{t.dst, sp}] = i;
+      t.tx->TraceConnectWithoutContext ("CongState", MakeCallback (&on_cong_state));
       t.tx->SetConnectCallback (MakeCallback (&on_connected), MakeCallback (&on_connect_failed));
       /* connections open spread over the first second, then sit idle */
       Simulator::Schedule (Seconds (0.001 * (double) (i % 1000)), &Socket::Connect, t.tx,
@@ -302,5 +353,24 @@ main (int argc, char **argv)
   for (const Transfer &t : g_transfers)
     std::printf ("flow %u %u %.6f %llu\n", t.src, t.dst, t.done_at - first, (unsigned long long) t.at_first);
   std::printf ("time %.6f\ntransfers %zu\n", last - first, g_transfers.size ());
+  /* the links into the hosts: how much of the round each one idled, from
+   * the first send to the last transfer into it */
+  double idle_sum = 0, idle_max = 0;
+  uint32_t into = 0;
+  for (uint32_t h = 0; h < hosts; h++)
+    {
+      double end = -1;
+      for (const Transfer &t : g_transfers)
+        if (t.dst == h)
+          end = std::max (end, t.done_at);
+      if (end < 0)
+        continue;
+      double idle = std::max (0.0, 1 - g_busy[h] / (end - first));
+      idle_sum += idle;
+      idle_max = std::max (idle_max, idle);
+      into++;
+    }
+  std::printf ("timeouts %u\nrecoveries %u\nfirst_timeout %.6f\nidle_mean %.3f\nidle_max %.3f\n", g_losses,
+               g_recoveries, g_first_rto < 0 ? -1 : g_first_rto - first, idle_sum / into, idle_max);
   return 0;
 }
