@@ -21,8 +21,8 @@ and calls the effects, each one action line:
     train(round), set_timer(at_ns) / set_timer(None)
     state(name), round_done(n, k=None), list_round(n, k), finished(), failed(text)
     note(text), observe(name, value, round=None), report_model(values)
-    the facts: start_round(n, k), retry(), excluded(peer=None), synced(peer),
-    reset(), foreign(peer, n)
+    the facts: start_round(n, k), retry(n=None), excluded(peer=None), synced(peer),
+    served(peer, stale=False), reset(), foreign(peer, n)
 
 AsyncNode is a Node whose code may be asyncio's, on dlsim's clock (its own
 dlsim.vclock.VirtualLoop, self.loop; self.spawn(coroutine)).
@@ -104,9 +104,10 @@ class Node:
         """the coordinator: round n's exchange starts with k peers"""
         self._act("start", n, k)
 
-    def retry(self):
-        """the coordinator: its connection barrier timed out"""
-        self._act("retry")
+    def retry(self, n=None):
+        """the coordinator: its connection barrier timed out; n, its retry
+        counter after this timeout's increment (from 1), if it keeps one"""
+        self._act("retry") if n is None else self._act("retry", int(n))
 
     def excluded(self, peer=None):
         """the coordinator excluded peer; a peer (no argument): it was"""
@@ -115,6 +116,11 @@ class Node:
     def synced(self, peer):
         """a peer took its model from peer"""
         self._act("synced", peer)
+
+    def served(self, peer, stale=False):
+        """a peer sent its model to peer, a late joiner; stale: the
+        previous round's model (docs/guest.md, `served PEER [stale]`)"""
+        self._act("served", peer, "stale") if stale else self._act("served", peer)
 
     def reset(self):
         """the coordinator: its session reset"""

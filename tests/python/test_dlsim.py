@@ -486,6 +486,7 @@ def _toy():
                 self.send(frm, "Go", "x")
                 self.start_round(1, 1)
                 self.retry()
+                self.retry(4)
                 self.excluded("p9")
                 self.reset()
             else:
@@ -506,6 +507,8 @@ def _toy():
 
         def on_link_up(self, peer):
             self.synced(peer)
+            self.served("p3")
+            self.served("p4", stale=True)
             self.excluded()
 
         def on_link_closed(self, peer):
@@ -544,12 +547,12 @@ class TestGuestSdk(unittest.TestCase):
             "state new-coordinator", "quiet",
             "state new-peer", "quiet",
             "send S stream Hello 0 -", "quiet",
-            "list 1 1", "send p1 stream Go 0 x", "start 1 1", "retry", "excluded p9", "reset", "quiet",
+            "list 1 1", "send p1 stream Go 0 x", "start 1 1", "retry", "retry 4", "excluded p9", "reset", "quiet",
             "open p2 initiator", "connect p2", "train 1", "deadline 25", "quiet",
             "deadline never", "quiet",
             "send p2 link Push 8 0.5", "model 0.5,1.0", "metric value_ppm 500000 1", "round 1", "round 3 1",
             "quiet",
-            "synced p2", "excluded", "quiet",
+            "synced p2", "served p3", "served p4 stale", "excluded", "quiet",
             "foreign p2 2", "quiet",
             "note closed S", "quiet",
             "note lost p2", "close p2", "failed no link", "quiet",
