@@ -225,6 +225,28 @@ apply_fact (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char *
   return TRUE;
 }
 
+/* open, connect or close: a peer's link to another peer */
+static gboolean
+apply_link (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char **why)
+{
+  if (g->id == PROTO_SERVER)
+    {
+      *why = "links are the peers'";
+      return FALSE;
+    }
+  if (a->to == g->id)
+    {
+      *why = "a link joins two different peers";
+      return FALSE;
+    }
+  proto_outbox_simple (out, a->kind == PROTO_GUEST_OPEN      ? PROTO_ACT_OPEN_LINK
+                            : a->kind == PROTO_GUEST_CONNECT ? PROTO_ACT_CONNECT_LINK
+                                                             : PROTO_ACT_CLOSE_LINK,
+                       a->to);
+  proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = a->initiator;
+  return TRUE;
+}
+
 /* Carries one action into the outbox; FALSE and why if this node may not
  * take it. */
 static gboolean
@@ -249,22 +271,7 @@ apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
     case PROTO_GUEST_OPEN:
     case PROTO_GUEST_CONNECT:
     case PROTO_GUEST_CLOSE:
-      if (!peer)
-        {
-          *why = "links are the peers'";
-          return FALSE;
-        }
-      if (a->to == g->id)
-        {
-          *why = "a link joins two different peers";
-          return FALSE;
-        }
-      proto_outbox_simple (out, a->kind == PROTO_GUEST_OPEN      ? PROTO_ACT_OPEN_LINK
-                                : a->kind == PROTO_GUEST_CONNECT ? PROTO_ACT_CONNECT_LINK
-                                                                 : PROTO_ACT_CLOSE_LINK,
-                           a->to);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = a->initiator;
-      return TRUE;
+      return apply_link (g, a, out, why);
     case PROTO_GUEST_DISCONNECT:
       if (!peer)
         {
