@@ -54,7 +54,7 @@ job_run (Job *j, const ExploreSearchOptions *o)
 {
   g_autoptr (GString) kinds = g_string_new (NULL);
   if (!j->plan)
-    j->plan = explore_plan_make (o->sp, o->base, j->index, kinds);
+    j->plan = explore_plan_make (o->sp, o->base + j->index, 0, kinds);
   ExploreObs obs;
   explore_obs_init (&obs, j->states, j->dropped, j->rules);
   if (j->features)
@@ -150,18 +150,21 @@ guide_take (ExploreSearch *s, Job *j)
 /* --guided: run index's plan, made before its batch runs (from the corpus
  * as it stood then): with GUIDE_MUTATE_ODDS, and a corpus, a mutation of
  * one of its plans; otherwise the plan of the run's seed, as without
- * --guided */
+ * --guided.  Every draw comes from the run's own seed (base + index), so
+ * a fresh run is reproduced by --seed SEED --runs 1; a mutation also
+ * depends on the corpus, and is reproduced from its --found/-o plan. */
 static GPtrArray *
 guide_plan (const ExploreSearch *s, const ExploreSearchOptions *o, guint index)
 {
-  g_autoptr (DlRandom) r = dl_random_new (o->base, "explore-guide", index);
+  guint64 seed = o->base + index;
+  g_autoptr (DlRandom) r = dl_random_new (seed, "explore-guide", 0);
   if (s->corpus->len > 0 && dl_random_bernoulli (r, GUIDE_MUTATE_ODDS))
     {
       GPtrArray *parent = s->corpus->pdata[dl_random_below (r, s->corpus->len)];
-      return explore_plan_mutate (o->sp, o->base, index, parent, r);
+      return explore_plan_mutate (o->sp, seed, 0, parent, r);
     }
   g_autoptr (GString) kinds = g_string_new (NULL);
-  return explore_plan_make (o->sp, o->base, index, kinds);
+  return explore_plan_make (o->sp, seed, 0, kinds);
 }
 
 /* takes job j's result into s, in run order */

@@ -52,8 +52,10 @@ guint explore_n_msgs (const ExploreSpace *sp);
 void explore_msg_at (const ExploreSpace *sp, guint i, const char **type, const char **dir);
 
 /* explore-plan.c */
-/* The plan of run `index`: "section.key=value" overrides (timeline.WHEN=ACTION
- * mostly); the kinds turned on are appended to kinds_out. */
+/* The plan drawn from (seed, index): "section.key=value" overrides
+ * (timeline.WHEN=ACTION mostly); the kinds turned on are appended to
+ * kinds_out.  The search draws a run's plan from the run's own seed and
+ * index 0, so that --seed SEED --runs 1 reproduces it. */
 GPtrArray *explore_plan_make (const ExploreSpace *sp, guint64 seed, guint index, GString *kinds_out);
 gboolean explore_parse_faults (const char *list, ExploreSpace *sp, GError **error);
 /* --guided: run `index`'s plan as a mutation of parent (a plan that

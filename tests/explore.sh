@@ -207,6 +207,30 @@ if command -v python3 >/dev/null; then
     || ko "guest: $(grep '^messages never' "$tmp/g.txt")"
 fi
 
+# a printed seed reproduces its run: the signature shown with seed S in a
+# 30-run search is the one `--seed S --runs 1` shows, and the one a search
+# from another base that covers S shows (run i's plan is drawn from its
+# own seed, base + i, not from the base and i)
+sig_of () {   # FILE SEED: the signature whose seeds list SEED ("-" if none)
+  awk -v s="$2" '/^signature  / { t = 1; next } t && NF == 0 { t = 0 }
+    t { for (i = NF; i > 1 && $(i - 1) ~ /^[0-9.]+$/; i--) if ($i == s) { sub(/  +[0-9]+  +[0-9 .]*$/, ""); print; exit } }' "$1" \
+    | grep . || echo -
+}
+x () { "$DLSIM" explore "$base" --no-shrink "$@" 2>&1; }
+x --runs 30 > "$tmp/s30.txt"; x --seed 20 --runs 11 > "$tmp/s20.txt"
+bad=0 n=0
+for s in $(seq 1 30); do
+  one=$(x --seed "$s" --runs 1 > "$tmp/s1.txt"; sig_of "$tmp/s1.txt" "$s")
+  for f in s30 s20; do   # where the table lists s (it shows six seeds a row)
+    want=$(sig_of "$tmp/$f.txt" "$s")
+    [ "$want" = - ] && continue
+    n=$((n + 1))
+    [ "$one" = "$want" ] || { bad=1; echo "  seed $s: '$want' in $f.txt, '$one' alone"; }
+  done
+done
+[ "$bad" -eq 0 ] && [ "$n" -ge 20 ] && ok "a printed seed reproduces its run" \
+  || ko "a printed seed does not reproduce its run ($n failing seeds checked)"
+
 # --guided (coverage as feedback): the table depends on the seed alone, as
 # without it (-j 1 and -j 2 alike), and it is a different search: runs
 # that mutate a plan of the corpus fail differently from fresh draws

@@ -57,6 +57,6 @@ n=$(ls "$tmp/found"/*.ini | wc -l)
   && ok "--heal: every found file keeps its heal" || ko "--heal: $n files, without a heal: $(grep -L '= heal all$' "$tmp/found"/*.ini)"
 expect 0 "runs in" -- "$DLSIM" explore "$base" --runs 300 --safety-only --no-shrink
 grep -q "^progress\|^excluded-was-told" "$out" && ko "--safety-only reported liveness" || ok "--safety-only: no liveness"
-grep -q "^own-round-only" "$out" && ok "--safety-only: safety found" || ko "--safety-only: no own-round-only in 300 runs"
+grep -q "^sync-served" "$out" && ok "--safety-only: safety found" || ko "--safety-only: no sync-served in 300 runs"
 expect 2 "choose one" -- "$DLSIM" explore "$base" --heal --safety-only
 finish
