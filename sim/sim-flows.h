@@ -10,9 +10,10 @@
  * sim_flows_update (now) once for everything that changed at that instant
  * (adds batched), asks sim_flows_next for the earliest completion and calls
  * back then; sim_flows_pop hands over the flows that are done.  Only the
- * connected component of flows that a change touches is re-solved, and
- * completions are kept in a heap, so a sparse pattern costs what it
- * touches (SimGrid's lazy LMM keeps a "modified set" for the same reason).
+ * resources whose saturation a change can move are re-solved (without
+ * windows; with them, the connected component of flows it touches);
+ * completions are kept in a heap, so a sparse pattern costs what it touches (SimGrid's
+ * lazy LMM keeps a "modified set" for the same reason).
  *
  * Shape: sim_flows_new / sim_flows_free. */
 #pragma once
@@ -96,13 +97,17 @@ guint sim_flows_cancel (SimFlows *f, guint32 res, GArray *users);
 /* Flows in progress (added and not popped). */
 guint sim_flows_count (const SimFlows *f);
 
-/* The number of flows re-solved so far (what the solver has cost). */
+/* The number of flows whose rate was computed so far: by a solve of their
+ * component, or (incremental) of a resource they cross (what the solver
+ * has cost; the other flows of the component only count their bytes). */
 guint64 sim_flows_solved (const SimFlows *f);
 
 /* For tests: whether the rates of the solved flows are max-min fair (no
  * resource over its capacity; every flow has a bottleneck, a saturated
  * resource where no flow goes faster per unit of weight, or its window's
- * cap).  If not, FALSE and why. */
+ * cap), and (once everything added is solved) the very rates a solve of
+ * every component from scratch gives: bit for bit without windows, within
+ * 1e-12 with them.  If not, FALSE and why. */
 gboolean sim_flows_check (SimFlows *f, GString *why);
 
 G_END_DECLS

@@ -723,6 +723,83 @@ START_TEST (test_flows_only_the_component)
 }
 END_TEST
 
+/* A change re-solves only the resources it can move: ten uplinks of
+ * 1 Mbit/s, each sending to two of ten downlinks of 1 Gbit/s (i to i and
+ * i + 1), which none of them fills: one component.  One more flow from
+ * the first uplink halves that uplink's share; what the other uplinks
+ * send does not move, and their rates are not computed again (a solve of
+ * the component computes all 21). */
+START_TEST (test_flows_only_what_moves)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  g_autoptr (GString) why = g_string_new (NULL);
+  for (guint32 r = 0; r < 10; r++)
+    {
+      sim_flows_set_capacity (f, r, 1 * MBPS);
+      sim_flows_set_capacity (f, 10 + r, 1000 * MBPS);
+    }
+  for (guint32 r = 0; r < 10; r++)
+    {
+      sim_flows_add (f, 0, r, 10 + r, 125000, 2 * r);             /* 2 s at half the uplink */
+      sim_flows_add (f, 0, r, 10 + (r + 1) % 10, 125000, 2 * r + 1);
+    }
+  sim_flows_update (f, 0);
+  guint64 before = sim_flows_solved (f);
+  ck_assert_uint_eq (before, 20);
+  sim_flows_add (f, DL_S, 0, 10, 62500, 20);
+  sim_flows_update (f, DL_S);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  /* uplink 0's three flows, and the others into downlinks 10 and 11 */
+  ck_assert_uint_eq (sim_flows_solved (f) - before, 5);
+  DlTime done[21] = { 0 };
+  flows_drain (f, DL_S, done, 21);
+  ck_assert_int_eq (done[2], 2 * DL_S);
+  ck_assert_int_le (llabs (done[0] - 5 * DL_S / 2), 2);   /* half its bytes left, a third of 1 Mbit/s */
+}
+END_TEST
+
+/* The incremental solve against a solve from scratch (sim_flows_check
+ * compares every rate, bit for bit): gossip-like traffic, a few flows
+ * starting and ending at each instant between 24 senders and 24
+ * receivers, capacities from a few values (ties between resources at one
+ * share), now and then a capacity changed, or a sender's flows cancelled. */
+START_TEST (test_flows_incremental_against_scratch)
+{
+  g_autoptr (DlRandom) rng = dl_random_new (991 + (guint64) _i, "flows-incr", 0);
+  enum { NPEER = 24, STEPS = 400 };
+  static const guint64 caps[] = { 4 * MBPS, 8 * MBPS, 10 * MBPS, 24 * MBPS, 100 * MBPS };
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  g_autoptr (GString) why = g_string_new (NULL);
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint32 r = 0; r < 2 * NPEER; r++)
+    sim_flows_set_capacity (f, r, caps[dl_random_below (rng, G_N_ELEMENTS (caps))]);
+  DlTime now = 0;
+  guint64 user = 0, added = 0;
+  for (guint step = 0; step < STEPS; step++)
+    {
+      DlTime next = sim_flows_next (f);
+      now = next != DL_TIME_NEVER && dl_random_below (rng, 2) ? next : now + (DlTime) dl_random_below (rng, 50 * DL_MS);
+      guint64 u;
+      while (sim_flows_pop (f, now, &u))
+        ;
+      for (guint n = dl_random_below (rng, 4); n > 0; n--, added++)
+        {
+          guint32 up = 2 * dl_random_below (rng, NPEER), down = 2 * dl_random_below (rng, NPEER) + 1;
+          guint32 a = dl_random_below (rng, 10) == 0 ? SIM_FLOWS_NONE : up;
+          guint32 b = a != SIM_FLOWS_NONE && dl_random_below (rng, 10) == 0 ? SIM_FLOWS_NONE : down;
+          sim_flows_add (f, now, a, b, 10000 + dl_random_below (rng, 400000), user++);
+        }
+      if (dl_random_below (rng, 8) == 0)
+        sim_flows_set_capacity (f, dl_random_below (rng, 2 * NPEER), caps[dl_random_below (rng, G_N_ELEMENTS (caps))]);
+      if (dl_random_below (rng, 40) == 0)
+        sim_flows_cancel (f, 2 * dl_random_below (rng, NPEER), users);
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "step %u: %s", step, why->str);
+    }
+  ck_assert_uint_gt (added, STEPS);
+}
+END_TEST
+
 /* Slow start, the analytic bound (tests/slow-start-bound.h), doubling. */
 static double
 slow_start_ns (double S, double C, double R, double W)
@@ -985,6 +1062,8 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_capacity_change_one_flow);
   tcase_add_test (tf, test_flows_capacity_change_two_flows);
   tcase_add_test (tf, test_flows_only_the_component);
+  tcase_add_test (tf, test_flows_only_what_moves);
+  tcase_add_loop_test (tf, test_flows_incremental_against_scratch, 0, 8);
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
