@@ -27,10 +27,10 @@ hier_cfg (guint min, guint rounds, guint cluster_size)
   return c;
 }
 
-static HierPeer *
+static ProtoMachine *
 hp (GW *g, guint i)
 {
-  return g->m[i]->impl;
+  return g->m[i];
 }
 
 /* the coordinator alone: a message from peer `from` at `now` */
@@ -102,9 +102,9 @@ START_TEST (test_election_and_rounds)
   ck_assert (!hier_peer_is_head (hp (g, 2)));
   for (guint i = 1; i <= 4; i++)
     {
-      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 2);
-      ck_assert_int_eq (hier_peer_state (hp (g, i)), HIER_PEER_DONE);
-      ck_assert_float_eq_tol (learn_weights_data (hier_peer_model (hp (g, i)))[1], 5.0f, 1e-5f);
+      ck_assert_uint_eq (proto_machine_rounds_done (hp (g, i)), 2);
+      ck_assert_int_eq (proto_machine_state (hp (g, i)), HIER_PEER_DONE);
+      ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (hp (g, i)))[1], 5.0f, 1e-5f);
     }
   /* every member's update went to the head, not to the others */
   ck_assert_uint_eq (gw_count (g, "sent HierUpdate"), 3 * 2);
@@ -125,8 +125,8 @@ START_TEST (test_two_clusters_agree)
   for (guint i = 1; i <= 6; i++)
     {
       heads += hier_peer_is_head (hp (g, i));
-      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 2);
-      ck_assert_float_eq_tol (learn_weights_data (hier_peer_model (hp (g, i)))[0], 7.0f, 1e-5f);
+      ck_assert_uint_eq (proto_machine_rounds_done (hp (g, i)), 2);
+      ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (hp (g, i)))[0], 7.0f, 1e-5f);
     }
   ck_assert_uint_eq (heads, 2);
   ck_assert_uint_eq (gw_count (g, "sent HierAgg"), 2 * 2);   /* 2 heads x 1 other x 2 rounds */
@@ -146,8 +146,8 @@ START_TEST (test_heads_tree)
   for (guint i = 1; i <= 6; i++)
     {
       ck_assert (hier_peer_is_head (hp (g, i)));
-      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 2);
-      ck_assert_float_eq_tol (learn_weights_data (hier_peer_model (hp (g, i)))[0], 7.0f, 1e-5f);
+      ck_assert_uint_eq (proto_machine_rounds_done (hp (g, i)), 2);
+      ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (hp (g, i)))[0], 7.0f, 1e-5f);
     }
   ck_assert_uint_ge (gw_count (g, "6 heads: 2 at the top (fanin 2)"), 1);
   /* per round: 4 subtrees go up (2, 4, 6 to their leaders, 3 to 1), the 2
@@ -214,13 +214,13 @@ START_TEST (test_head_lost)
   /* everything but the head's results */
   gw_hold (g, PROTO_MSG_HIER_RESULT);
   gw_settle (g);
-  ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_WAIT_RESULT);
+  ck_assert_int_eq (proto_machine_state (hp (g, 2)), HIER_PEER_WAIT_RESULT);
   DlTime d = proto_machine_next_deadline (g->m[2]);
   ck_assert_int_eq (d, g->now + 3 * hier_config (&cfg)->head_timeout);
   g->now = d;
   gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_DEADLINE });
   ck_assert_uint_eq (gw_count (g, "no result from the head"), 1);
-  ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_WAIT_HEAD);
+  ck_assert_int_eq (proto_machine_state (hp (g, 2)), HIER_PEER_WAIT_HEAD);
   gw_free (g);
 }
 END_TEST
@@ -234,8 +234,8 @@ admission_held (const ProtoConfig *cfg)
   harness_hold (g, PROTO_MSG_NEW_NODE_INFO, PROTO_SERVER, 2);
   gw_start_all (g);
   gw_settle (g);
-  ck_assert_int_eq (hier_peer_state (hp (g, 1)), HIER_PEER_WAIT_HEAD);
-  ck_assert_int_eq (hier_peer_state (hp (g, 2)), HIER_PEER_CONNECTING);
+  ck_assert_int_eq (proto_machine_state (hp (g, 1)), HIER_PEER_WAIT_HEAD);
+  ck_assert_int_eq (proto_machine_state (hp (g, 2)), HIER_PEER_CONNECTING);
   return g;
 }
 
@@ -257,8 +257,8 @@ START_TEST (test_lost_new_node_info)
   gw_settle (g);
   for (guint i = 1; i <= 2; i++)
     {
-      ck_assert_int_eq (hier_peer_state (hp (g, i)), HIER_PEER_DONE);
-      ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 1);
+      ck_assert_int_eq (proto_machine_state (hp (g, i)), HIER_PEER_DONE);
+      ck_assert_uint_eq (proto_machine_rounds_done (hp (g, i)), 1);
     }
   /* one cluster of the two: p2 was not counted twice */
   HierCoord *c = g->m[0]->impl;
@@ -284,11 +284,11 @@ START_TEST (test_late_new_node_info)
   ck_assert_uint_eq (harness_queued (g, PROTO_MSG_NEW_NODE_INFO, 2), 2);
   gw_unhold (g);
   gw_settle (g);
-  ck_assert_uint_eq (hier_peer_received_count (hp (g, 2), PROTO_MSG_NEW_NODE_INFO), 2);
+  ck_assert_uint_eq (proto_machine_received_count (hp (g, 2), PROTO_MSG_NEW_NODE_INFO), 2);
   ck_assert_uint_eq (gw_count (g, "dropped NewNodeInfo"), 1);
   ck_assert_uint_eq (gw_count (g, "sent HierHello"), 3);
   for (guint i = 1; i <= 2; i++)
-    ck_assert_uint_eq (hier_peer_rounds_done (hp (g, i)), 1);
+    ck_assert_uint_eq (proto_machine_rounds_done (hp (g, i)), 1);
   ck_assert_uint_eq (hier_coord_n_clusters (g->m[0]->impl), 1);
   gw_free (g);
 }

@@ -5,81 +5,6 @@
 #include "protocol/hierarchical/hier.h"
 
 static void
-peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
-{
-  hier_peer_handle (impl, now, in, out);
-}
-
-static DlTime
-peer_next_deadline (const void *impl)
-{
-  return hier_peer_next_deadline (impl);
-}
-
-static const char *
-peer_state_name (const void *impl)
-{
-  return hier_peer_state_name (hier_peer_state (impl));
-}
-
-static gboolean
-peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
-{
-  return hier_peer_listens (impl, type, from);
-}
-
-static void
-peer_view (const void *impl, ProtoPeerView *v)
-{
-  const HierPeer *p = impl;
-  HierPeerState s = hier_peer_state (p);
-  v->connected = hier_peer_connected (p);
-  v->settled = s == HIER_PEER_DONE || s == HIER_PEER_LEFT;
-  v->rounds_done = hier_peer_rounds_done (p);
-  v->synced = hier_peer_synced (p);
-  /* a member waiting for its head's election or result waits on a peer */
-  v->waiting_on_peer = s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT
-                      || s == HIER_PEER_SYNCING;
-}
-
-static gboolean
-peer_waiting_on_peer (const void *impl)
-{
-  HierPeerState s = hier_peer_state (impl);
-  return s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT || s == HIER_PEER_SYNCING;
-}
-
-static LearnWeights *
-peer_model (const void *impl)
-{
-  return hier_peer_model (impl);
-}
-
-static guint
-peer_received_count (const void *impl, ProtoMsgType type)
-{
-  return hier_peer_received_count (impl, type);
-}
-
-static void
-peer_free (void *impl)
-{
-  hier_peer_free (impl);
-}
-
-static const ProtoMachineClass peer_class = {
-  .handle = peer_handle,
-  .next_deadline = peer_next_deadline,
-  .state_name = peer_state_name,
-  .listens = peer_listens,
-  .view = peer_view,
-  .waiting_on_peer = peer_waiting_on_peer,
-  .model = peer_model,
-  .received_count = peer_received_count,
-  .free = peer_free,
-};
-
-static void
 coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   hier_coord_handle (impl, now, in, out);
@@ -124,12 +49,6 @@ new_coordinator (const ProtoConfig *cfg)
   return proto_machine_wrap (&coord_class, hier_coord_new (cfg));
 }
 
-static ProtoMachine *
-new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
-{
-  return proto_machine_wrap (&peer_class, hier_peer_new (cfg, env));
-}
-
 /* a member may wait out a head, an election and a new head */
 static DlTime
 stall_window (const ProtoConfig *p)
@@ -171,7 +90,7 @@ extern const ProtoFamilyKeys proto_hierarchical_keys;   /* hier-keys.c */
 const ProtoFamily proto_family_hierarchical = {
   .name = "hierarchical",
   .new_coordinator = new_coordinator,
-  .new_peer = new_peer,
+  .new_peer = hier_peer_new,
   .stall_window = stall_window,
   /* the coordinator sees no rounds (heads run them): `round N` timeline
    * times and round-list rows do not exist for this family (round_begins

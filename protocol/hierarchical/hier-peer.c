@@ -42,11 +42,12 @@ typedef enum {
   HEAD_TOP,       /* at the top: the other top heads' subtrees */
 } HeadPhase;
 
+typedef struct HierPeer HierPeer;
+
 struct HierPeer {
+  ProtoMachineBase base;      /* its state, what it received, connected, rounds done */
   ProtoConfig cfg;
-  HierPeerState state;
   ProtoNodeId id;
-  gboolean connected;
   DlRandom *rng;
   char *region;
   guint32 score;
@@ -57,9 +58,7 @@ struct HierPeer {
   gboolean synced;
   ProtoNodeId sync_from;      /* the head asked for the latest model (PROTO_NO_NODE: none yet) */
   DlTime sync_deadline;
-  guint rounds_done;
   int32_t last_round_end;
-  guint received[PROTO_MSG_N_TYPES];
 
   /* the cluster, as the coordinator last said */
   uint32_t epoch;
@@ -163,16 +162,16 @@ static void
 observe (HierPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
             const char *detail)
 {
-  proto_outbox_observe (out, kind, state_names[p->state], (int32_t) p->rounds_done, other, type, value, "%s",
+  proto_outbox_observe (out, kind, state_names[p->base.state], (int32_t) p->base.rounds_done, other, type, value, "%s",
                         detail ? detail : "");
 }
 
 static void
 set_state (HierPeer *p, ProtoOutbox *out, HierPeerState s)
 {
-  if (p->state == s)
+  if (p->base.state == s)
     return;
-  p->state = s;
+  p->base.state = s;
   observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, state_names[s]);
 }
 
@@ -290,7 +289,7 @@ start_training (HierPeer *p, ProtoOutbox *out)
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
-  a->round = p->rounds_done;
+  a->round = p->base.rounds_done;
 }
 
 static void
@@ -313,7 +312,7 @@ stand (HierPeer *p, ProtoOutbox *out, uint32_t epoch)
 static void
 send_update (HierPeer *p, ProtoOutbox *out)
 {
-  if (!p->pending || p->state == HIER_PEER_DONE || p->state == HIER_PEER_LEFT)
+  if (!p->pending || p->base.state == HIER_PEER_DONE || p->base.state == HIER_PEER_LEFT)
     return;
   if (p->head == PROTO_NO_NODE)
     {
@@ -337,7 +336,7 @@ send_update (HierPeer *p, ProtoOutbox *out)
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_HIER_UPDATE);
   /* async: the version of the head's model it trained from (straggler_policy = async, below) */
-  m.round = is_async (p) || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED ? p->base_version : p->rounds_done;
+  m.round = is_async (p) || p->cfg.straggler_policy == PROTO_STRAGGLER_MIXED ? p->base_version : p->base.rounds_done;
   m.degree = 1;
   proto_msg_set_weights (&m, p->model);
   set_state (p, out, proto_links_is_up (&p->links, p->head) ? HIER_PEER_WAIT_RESULT : HIER_PEER_WAIT_LINK);
@@ -347,12 +346,12 @@ send_update (HierPeer *p, ProtoOutbox *out)
 static void
 finish (HierPeer *p, ProtoOutbox *out)
 {
-  observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->rounds_done, NULL);
+  observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->base.rounds_done, NULL);
   if (p->cfg.leave_after_training)
     {
       proto_links_close_all (&p->links, out);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->connected = FALSE;
+      p->base.connected = FALSE;
       p->is_head = FALSE;
       set_state (p, out, HIER_PEER_LEFT);
       return;
@@ -373,13 +372,13 @@ take_result (HierPeer *p, ProtoOutbox *out, uint32_t round, LearnWeights *global
   learn_weights_unref (p->model);
   p->model = learn_weights_ref (global);
   p->base_version = round;
-  p->rounds_done++;
+  p->base.rounds_done++;
   /* async: `round` is the head's version, not a round */
   p->last_round_end = is_async (p) ? p->last_round_end + 1 : MAX ((int32_t) round, p->last_round_end + 1);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->state], p->last_round_end, p->sent_to, -1, 1,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[p->base.state], p->last_round_end, p->sent_to, -1, 1,
                         "the global model from head p%u", p->sent_to);
   p->pending = FALSE;
-  if (p->rounds_done >= p->cfg.rounds)
+  if (p->base.rounds_done >= p->cfg.rounds)
     finish (p, out);
   else
     start_training (p, out);
@@ -404,7 +403,7 @@ head_lost (HierPeer *p, ProtoOutbox *out, const char *why)
 static void
 ask_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from)
 {
-  if (p->state != HIER_PEER_SYNCING || from == PROTO_NO_NODE || from == p->id || p->sync_from == from)
+  if (p->base.state != HIER_PEER_SYNCING || from == PROTO_NO_NODE || from == p->id || p->sync_from == from)
     return;
   p->sync_from = from;
   ProtoMsg m;
@@ -429,7 +428,7 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
       if (p->is_head)
         head_resign (p, out);
       stand (p, out, p->epoch);
-      if (p->pending && p->state != HIER_PEER_WAIT_HEAD)
+      if (p->pending && p->base.state != HIER_PEER_WAIT_HEAD)
         {
           p->sent_to = PROTO_NO_NODE;
           set_state (p, out, HIER_PEER_WAIT_HEAD);
@@ -453,7 +452,7 @@ handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
     }
   if (was != p->head && p->head != p->id)
     open_link (p, out, p->head);   /* ready before the update needs it */
-  if (p->state == HIER_PEER_SYNCING)
+  if (p->base.state == HIER_PEER_SYNCING)
     {
       /* from its head, or, heading a cluster of its own, from another
        * head once it knows them (HierHeads) */
@@ -540,6 +539,7 @@ find_in (GArray *aggs, ProtoNodeId head, uint32_t round)
 static void try_gather (HierPeer *p, ProtoOutbox *out);
 static void try_top (HierPeer *p, ProtoOutbox *out);
 static void say_hello (HierPeer *p, ProtoOutbox *out);
+static DlTime peer_next_deadline (const void *impl);
 
 static void
 start_exchange (HierPeer *p, ProtoOutbox *out)
@@ -550,7 +550,7 @@ start_exchange (HierPeer *p, ProtoOutbox *out)
   p->own.count = n;
   p->phase = HEAD_GATHER;
   p->head_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
-  proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1, n,
+  proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->base.state), (int32_t) p->hr, PROTO_NO_NODE, -1, n,
                         "head: cluster mean of %u updates", n);
   try_gather (p, out);
 }
@@ -631,7 +631,7 @@ judge_members (HierPeer *p, ProtoOutbox *out)
             g_hash_table_insert (p->dropped, GUINT_TO_POINTER (ids[j] + 1), GUINT_TO_POINTER (G_MAXUINT));
             g_hash_table_insert (p->async_sent, GUINT_TO_POINTER (ids[j] + 1),
                                  GSIZE_TO_POINTER ((gsize) p->now + 1));
-            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, ids[j], -1, -1,
+            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->base.state), (int32_t) p->hr, ids[j], -1, -1,
                                   "head: slow: its update came %.3f s into the round, over %.2f x the median "
                                   "%.3f s: asynchronous from now on", dl_time_to_s (d[j]), p->cfg.drop_factor,
                                   dl_time_to_s (median));
@@ -640,7 +640,7 @@ judge_members (HierPeer *p, ProtoOutbox *out)
           {
             g_hash_table_insert (p->dropped, GUINT_TO_POINTER (ids[j] + 1),
                                  GUINT_TO_POINTER (p->hr + 1 + p->cfg.drop_rounds + 1));
-            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, ids[j], -1,
+            proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->base.state), (int32_t) p->hr, ids[j], -1,
                                   (int64_t) p->cfg.drop_rounds,
                                   "head: slowest: its update came %.3f s into the round, over %.2f x the median "
                                   "%.3f s: not waited for in the next %u rounds", dl_time_to_s (d[j]),
@@ -797,7 +797,7 @@ try_top (HierPeer *p, ProtoOutbox *out)
       g_array_append_val (p->top_last, g_array_index (mine, Agg, i).head);
   guint64 total = 0;
   LearnWeights *global = hier_mix_combine (mine, &total);
-  proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->state), (int32_t) p->hr, PROTO_NO_NODE, -1,
+  proto_outbox_observe (out, PROTO_OBS_NOTE, hier_peer_state_name (p->base.state), (int32_t) p->hr, PROTO_NO_NODE, -1,
                         (int64_t) total, "head: global model of %u subtrees, %" G_GUINT64_FORMAT " updates", mine->len,
                         total);
   distribute (p, out, global, total, ahead);
@@ -912,7 +912,7 @@ head_take_update (HierPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights 
     return;
   if (!p->hr_set)
     {
-      p->hr = p->rounds_done;   /* a new head starts at its own round */
+      p->hr = p->base.rounds_done;   /* a new head starts at its own round */
       p->hr_set = TRUE;
     }
   GHashTable *into = p->phase == HEAD_COLLECT ? p->updates : p->next_updates;
@@ -1252,15 +1252,16 @@ mixed_blend (HierPeer *p, ProtoOutbox *out, LearnWeights *mean)
 
 /* ---- the machine ---- */
 
-gboolean
-hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
+static gboolean
+peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
 {
+  const HierPeer *p = impl;
   (void) from;
-  gboolean on = p->state >= HIER_PEER_SYNCING && p->state <= HIER_PEER_DONE;
+  gboolean on = p->base.state >= HIER_PEER_SYNCING && p->base.state <= HIER_PEER_DONE;
   switch (type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
-      return p->state == HIER_PEER_CONNECTING;
+      return p->base.state == HIER_PEER_CONNECTING;
     case PROTO_MSG_HIER_CLUSTER:
     case PROTO_MSG_HIER_HEADS:
     case PROTO_MSG_SIGNAL_FOR_PEER:
@@ -1272,7 +1273,7 @@ hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from)
     case PROTO_MSG_HIER_AGG:
       return on && p->is_head;
     case PROTO_MSG_HIER_RESULT:
-      return p->state == HIER_PEER_WAIT_RESULT || p->state == HIER_PEER_SYNCING || (on && p->is_head);
+      return p->base.state == HIER_PEER_WAIT_RESULT || p->base.state == HIER_PEER_SYNCING || (on && p->is_head);
     default:
       return FALSE;
     }
@@ -1300,8 +1301,8 @@ say_hello (HierPeer *p, ProtoOutbox *out)
 static gboolean
 awaits_cluster (const HierPeer *p)
 {
-  return p->epoch == 0 && p->hello_deadline != DL_TIME_NEVER && p->connected
-         && p->state != HIER_PEER_DONE && p->state != HIER_PEER_LEFT;
+  return p->epoch == 0 && p->hello_deadline != DL_TIME_NEVER && p->base.connected
+         && p->base.state != HIER_PEER_DONE && p->base.state != HIER_PEER_LEFT;
 }
 
 static void
@@ -1310,8 +1311,8 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
   const ProtoMsg *msg = in->msg;
   if ((unsigned) msg->type >= PROTO_MSG_N_TYPES)
     return;
-  p->received[msg->type]++;
-  if (!hier_peer_listens (p, msg->type, in->from))
+  p->base.received[msg->type]++;
+  if (!peer_listens (p, msg->type, in->from))
     {
       observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
@@ -1360,7 +1361,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
               open_link (p, out, h);
           }
       }
-      if (p->state == HIER_PEER_SYNCING && p->is_head)
+      if (p->base.state == HIER_PEER_SYNCING && p->is_head)
         {
           /* a late joiner heading its own cluster syncs from its parent, or a top head */
           ProtoNodeId from = p->parent;
@@ -1387,7 +1388,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
       head_take_agg (p, out, in->from, msg);
       break;
     case PROTO_MSG_HIER_RESULT:
-      if (p->state == HIER_PEER_SYNCING)
+      if (p->base.state == HIER_PEER_SYNCING)
         {
           if (in->from != p->sync_from || msg->weights == NULL || msg->degree != 0)
             break;
@@ -1439,7 +1440,7 @@ link_up (HierPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
   if (!proto_links_up (&p->links, out, other))
     return;
-  if (p->state == HIER_PEER_WAIT_LINK && other == p->head)
+  if (p->base.state == HIER_PEER_WAIT_LINK && other == p->head)
     set_state (p, out, HIER_PEER_WAIT_RESULT);
   for (guint i = 0; i < p->probes->len; i++)
     {
@@ -1478,7 +1479,7 @@ static void
 on_deadline (HierPeer *p, DlTime now, ProtoOutbox *out)
 {
   head_timer (p, out);
-  if (p->state == HIER_PEER_CONNECTING && now >= p->admit_deadline)
+  if (p->base.state == HIER_PEER_CONNECTING && now >= p->admit_deadline)
     {
       observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_NEW_NODE_INFO, -1,
                   "head_timeout: no NewNodeInfo: says ClientConnected again");
@@ -1490,13 +1491,13 @@ on_deadline (HierPeer *p, DlTime now, ProtoOutbox *out)
                   "head_timeout: no cluster announced: says HierHello again");
       say_hello (p, out);
     }
-  if (p->state == HIER_PEER_SYNCING && now >= p->sync_deadline)
+  if (p->base.state == HIER_PEER_SYNCING && now >= p->sync_deadline)
     {
       observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_HIER_RESULT, -1,
                   "head_timeout: no model from the head: trains from its own");
       start_training (p, out);
     }
-  if (p->state == HIER_PEER_WAIT_HEAD && now >= p->stand_deadline)
+  if (p->base.state == HIER_PEER_WAIT_HEAD && now >= p->stand_deadline)
     {
       /* no head announced in head_timeout: its candidacy, or the
        * announcement, may have been lost (a partition); it stands again
@@ -1527,12 +1528,12 @@ on_deadline (HierPeer *p, DlTime now, ProtoOutbox *out)
 static void
 on_leave (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
 {
-  if (!p->connected)
+  if (!p->base.connected)
     return;
   proto_links_close_all (&p->links, out);
   if (in->kind == PROTO_IN_LEAVE)
     proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-  p->connected = FALSE;
+  p->base.connected = FALSE;
   p->is_head = FALSE;
   head_clear (p);
   g_array_set_size (p->probes, 0);
@@ -1541,17 +1542,18 @@ on_leave (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
   set_state (p, out, HIER_PEER_LEFT);
 }
 
-void
-hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+static void
+peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
+  HierPeer *p = impl;
   p->now = now;
-  DlTime before = hier_peer_next_deadline (p);
+  DlTime before = peer_next_deadline (p);
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->state != HIER_PEER_IDLE)
+      if (p->base.state != HIER_PEER_IDLE)
         break;
-      p->connected = TRUE;
+      p->base.connected = TRUE;
       say_connected (p, out);
       set_state (p, out, HIER_PEER_CONNECTING);
       break;
@@ -1563,7 +1565,7 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       on_deadline (p, now, out);
       break;
     case PROTO_IN_TRAINING_DONE:
-      if (p->state != HIER_PEER_TRAINING || in->weights == NULL)
+      if (p->base.state != HIER_PEER_TRAINING || in->weights == NULL)
         break;
       learn_weights_unref (p->model);
       p->model = learn_weights_ref (in->weights);
@@ -1586,7 +1588,7 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       on_leave (p, in, out);
       break;
     }
-  DlTime after = hier_peer_next_deadline (p);
+  DlTime after = peer_next_deadline (p);
   if (after != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
@@ -1594,15 +1596,16 @@ hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     }
 }
 
-DlTime
-hier_peer_next_deadline (const HierPeer *p)
+static DlTime
+peer_next_deadline (const void *impl)
 {
+  const HierPeer *p = impl;
   DlTime d = p->is_head ? p->head_deadline : DL_TIME_NEVER;
-  if (p->state == HIER_PEER_CONNECTING)
+  if (p->base.state == HIER_PEER_CONNECTING)
     d = MIN (d, p->admit_deadline);
-  if (p->state == HIER_PEER_WAIT_HEAD)
+  if (p->base.state == HIER_PEER_WAIT_HEAD)
     d = MIN (d, p->stand_deadline);
-  if (p->state == HIER_PEER_SYNCING)
+  if (p->base.state == HIER_PEER_SYNCING)
     d = MIN (d, p->sync_deadline);
   if (awaits_cluster (p))
     d = MIN (d, p->hello_deadline);
@@ -1611,10 +1614,77 @@ hier_peer_next_deadline (const HierPeer *p)
   return d;
 }
 
-HierPeer *
+static void
+peer_free (void *impl)
+{
+  HierPeer *p = impl;
+  if (!p)
+    return;
+  head_clear (p);
+  proto_links_clear (&p->links);
+  g_array_unref (p->probes);
+  g_array_unref (p->async_in);
+  g_hash_table_unref (p->async_sent);
+  g_hash_table_unref (p->updates);
+  g_hash_table_unref (p->next_updates);
+  g_array_unref (p->heads);
+  g_array_unref (p->top_sent);
+  g_array_unref (p->top_last);
+  g_array_unref (p->aggs);
+  g_array_unref (p->children);
+  g_array_unref (p->child_aggs);
+  g_hash_table_unref (p->latency);
+  g_hash_table_unref (p->dropped);
+  g_array_unref (p->members);
+  learn_weights_unref (p->model);
+  learn_weights_unref (p->initial);
+  g_clear_pointer (&p->last_global, learn_weights_unref);
+  g_free (p->region);
+  g_free (p);
+}
+
+static void
+peer_view (const void *impl, ProtoPeerView *v)
+{
+  const HierPeer *p = impl;
+  HierPeerState s = p->base.state;
+  v->settled = s == HIER_PEER_DONE || s == HIER_PEER_LEFT;
+  v->synced = p->synced;
+  /* a member waiting for its head's election or result waits on a peer */
+  v->waiting_on_peer = s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT
+                      || s == HIER_PEER_SYNCING;
+}
+
+static gboolean
+peer_waiting_on_peer (const void *impl)
+{
+  const HierPeer *p = impl;
+  HierPeerState s = p->base.state;
+  return s == HIER_PEER_WAIT_HEAD || s == HIER_PEER_WAIT_LINK || s == HIER_PEER_WAIT_RESULT || s == HIER_PEER_SYNCING;
+}
+
+static LearnWeights *
+peer_model (const void *impl)
+{
+  const HierPeer *p = impl;
+  return p->model;
+}
+
+static const ProtoMachineClass peer_class = {
+  .handle = peer_handle,
+  .next_deadline = peer_next_deadline,
+  .listens = peer_listens,
+  .view = peer_view,
+  .waiting_on_peer = peer_waiting_on_peer,
+  .model = peer_model,
+  .free = peer_free,
+};
+
+ProtoMachine *
 hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   HierPeer *p = g_new0 (HierPeer, 1);
+  proto_machine_base_init (&p->base, state_names, HIER_PEER_IDLE);
   p->cfg = *cfg;
   p->id = PROTO_NO_NODE;
   p->rng = env->rng;
@@ -1652,46 +1722,12 @@ hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
   p->latency = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->round_start = DL_TIME_NEVER;
-  return p;
+  return proto_machine_new (&peer_class, &p->base);
 }
 
-void
-hier_peer_free (HierPeer *p)
+gboolean
+hier_peer_is_head (const ProtoMachine *m)
 {
-  if (!p)
-    return;
-  head_clear (p);
-  proto_links_clear (&p->links);
-  g_array_unref (p->probes);
-  g_array_unref (p->async_in);
-  g_hash_table_unref (p->async_sent);
-  g_hash_table_unref (p->updates);
-  g_hash_table_unref (p->next_updates);
-  g_array_unref (p->heads);
-  g_array_unref (p->top_sent);
-  g_array_unref (p->top_last);
-  g_array_unref (p->aggs);
-  g_array_unref (p->children);
-  g_array_unref (p->child_aggs);
-  g_hash_table_unref (p->latency);
-  g_hash_table_unref (p->dropped);
-  g_array_unref (p->members);
-  learn_weights_unref (p->model);
-  learn_weights_unref (p->initial);
-  g_clear_pointer (&p->last_global, learn_weights_unref);
-  g_free (p->region);
-  g_free (p);
-}
-
-HierPeerState hier_peer_state (const HierPeer *p) { return p->state; }
-gboolean hier_peer_connected (const HierPeer *p) { return p->connected; }
-gboolean hier_peer_is_head (const HierPeer *p) { return p->is_head; }
-gboolean hier_peer_synced (const HierPeer *p) { return p->synced; }
-guint hier_peer_rounds_done (const HierPeer *p) { return p->rounds_done; }
-LearnWeights *hier_peer_model (const HierPeer *p) { return p->model; }
-
-guint
-hier_peer_received_count (const HierPeer *p, ProtoMsgType type)
-{
-  return (unsigned) type < PROTO_MSG_N_TYPES ? p->received[type] : 0;
+  const HierPeer *p = m->impl;
+  return p->is_head;
 }

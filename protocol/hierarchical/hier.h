@@ -42,21 +42,11 @@ typedef enum {
 } HierPeerState;
 #define HIER_PEER_N_STATES (HIER_PEER_LEFT + 1)
 
-typedef struct HierPeer HierPeer;
-
-HierPeer *hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env);
-void hier_peer_free (HierPeer *p);
-void hier_peer_handle (HierPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out);
-DlTime hier_peer_next_deadline (const HierPeer *p);
-gboolean hier_peer_listens (const HierPeer *p, ProtoMsgType type, ProtoNodeId from);
-HierPeerState hier_peer_state (const HierPeer *p);
+/* a peer machine (its struct begins with its ProtoMachineBase: the
+ * proto_machine_* accessors read its state, rounds done and model) */
+ProtoMachine *hier_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env);
 const char *hier_peer_state_name (HierPeerState s);
-gboolean hier_peer_connected (const HierPeer *p);
-gboolean hier_peer_is_head (const HierPeer *p);
-gboolean hier_peer_synced (const HierPeer *p);
-guint hier_peer_rounds_done (const HierPeer *p);
-LearnWeights *hier_peer_model (const HierPeer *p);
-guint hier_peer_received_count (const HierPeer *p, ProtoMsgType type);
+gboolean hier_peer_is_head (const ProtoMachine *m);
 /* a score from the host: speed x uplink in Mbit/s, x 1000 */
 guint32 hier_score (const ProtoPeerEnv *env);
 
