@@ -85,12 +85,6 @@ tests_test_message_SOURCES = tests/test-message.c $(MSG_FILL_SOURCES)
 tests_test_message_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_message_LDADD = $(DL_CHECK_LDADD)
 
-check_PROGRAMS += tests/test-pipeline
-TESTS += tests/test-pipeline
-tests_test_pipeline_SOURCES = tests/test-pipeline.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
-tests_test_pipeline_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_pipeline_LDADD = $(DL_CHECK_LDADD)
-
 check_PROGRAMS += tests/test-gossip-stragglers
 TESTS += tests/test-gossip-stragglers
 tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
