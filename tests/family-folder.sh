@@ -42,6 +42,19 @@ done > "$tmp/stale"
 [ -s "$tmp/stale" ] && ko "docs/architecture.md names family names that are gone: $(cat "$tmp/stale")" \
   || ok "every name in the table is still there"
 
+# a family whose tests live in its folder (protocol/FAMILY/tests/, as
+# tests/README.md says) leaves no test file of its own in tests/
+for d in "$src"/protocol/*/tests; do
+  [ -d "$d" ] || continue
+  fam=$(basename "$(dirname "$d")")
+  ls "$src/tests" | grep -E '\.(c|h|sh)$' | while IFS= read -r b; do
+    case "-$(printf '%s' "$b" | tr . -)-" in *"-$fam-"*) echo "tests/$b" ;; esac
+  done
+  grep -o -E "tests/test-$fam([-.][a-z0-9-]*)?" "$src/tests/local.mk" | sed 's/^/tests\/local.mk: /'
+done > "$tmp/left"
+[ -s "$tmp/left" ] && ko "a family with protocol/FAMILY/tests/ left tests in tests/: $(cat "$tmp/left")" \
+  || ok "the families with their own tests/ folder leave none in tests/"
+
 # the tool finds a planted mention, and not the two lines of registration
 mkdir -p "$tmp/tree/protocol/fam" "$tmp/tree/sim"
 printf '#define PROTO_FAMILIES(X) \\\n  X (fam)   /* protocol/fam/fam-family.c */ \\\n\n' > "$tmp/tree/protocol/proto-machine.c"

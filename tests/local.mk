@@ -67,12 +67,6 @@ tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-ha
 tests_test_sync_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_sync_LDADD = $(DL_CHECK_LDADD)
 
-check_PROGRAMS += tests/test-fedavg
-TESTS += tests/test-fedavg
-tests_test_fedavg_SOURCES = tests/test-fedavg.c $(PLAN_CHECK_SOURCES)
-tests_test_fedavg_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_fedavg_LDADD = $(DL_CHECK_LDADD)
-
 check_PROGRAMS += tests/test-gossip
 TESTS += tests/test-gossip
 tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
@@ -90,12 +84,6 @@ TESTS += tests/test-message
 tests_test_message_SOURCES = tests/test-message.c $(MSG_FILL_SOURCES)
 tests_test_message_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_message_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-pipeline
-TESTS += tests/test-pipeline
-tests_test_pipeline_SOURCES = tests/test-pipeline.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
-tests_test_pipeline_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_pipeline_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-gossip-stragglers
 TESTS += tests/test-gossip-stragglers

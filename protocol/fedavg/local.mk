@@ -12,3 +12,10 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/fedavg/fedavg-server.c \
 	$(NULL)
 EXTRA_DIST += protocol/fedavg/README.md protocol/fedavg/local.mk
+# its tests live in protocol/fedavg/tests/ (tests/README.md):
+# make check TESTS=protocol/fedavg/tests/test-fedavg
+check_PROGRAMS += protocol/fedavg/tests/test-fedavg
+TESTS += protocol/fedavg/tests/test-fedavg
+protocol_fedavg_tests_test_fedavg_SOURCES = protocol/fedavg/tests/test-fedavg.c $(PLAN_CHECK_SOURCES)
+protocol_fedavg_tests_test_fedavg_CFLAGS = $(DL_CHECK_CFLAGS)
+protocol_fedavg_tests_test_fedavg_LDADD = $(DL_CHECK_LDADD)

@@ -12,3 +12,11 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/pipeline/pipe-route.c \
 	$(NULL)
 EXTRA_DIST += protocol/pipeline/README.md protocol/pipeline/local.mk
+# its tests live in protocol/pipeline/tests/ (tests/README.md):
+# make check TESTS=protocol/pipeline/tests/test-pipeline
+check_PROGRAMS += protocol/pipeline/tests/test-pipeline
+TESTS += protocol/pipeline/tests/test-pipeline
+protocol_pipeline_tests_test_pipeline_SOURCES = protocol/pipeline/tests/test-pipeline.c \
+	tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
+protocol_pipeline_tests_test_pipeline_CFLAGS = $(DL_CHECK_CFLAGS)
+protocol_pipeline_tests_test_pipeline_LDADD = $(DL_CHECK_LDADD)
