@@ -61,16 +61,26 @@ typedef struct {
                              eligible head to merge into */
 } Cluster;
 
+/* its phase (the base's state) */
+typedef enum {
+  COORD_GATHERING,        /* hellos come in */
+  COORD_PROBING,          /* cluster_by = latency: the landmarks are being measured: the clusters form after */
+  COORD_CLUSTERED,        /* the clusters formed */
+} CoordPhase;
+
+static const char *const phase_names[] = { "gathering", "probing", "clustered" };
+
+typedef struct HierCoord HierCoord;
+
 struct HierCoord {
+  ProtoMachineBase base;  /* its phase, its deadline */
   ProtoConfig cfg;
   GPtrArray *members;     /* Member*, ascending id */
   GPtrArray *clusters;    /* Cluster* */
-  gboolean formed;
   uint32_t heads_version;
   DlTime now;
   DlTime form_deadline;   /* min_participants said hello, some connected peer not yet: form then anyway */
   /* cluster_by = latency (below) */
-  gboolean probing;       /* the landmarks are being measured: the clusters form after */
   GArray *landmarks;      /* ProtoNodeId, in the order chosen: group g's is landmarks[g] */
   guint probe_waiting;    /* answers awaited for the current landmark */
   DlTime probe_deadline;  /* ... until then (election_timeout after the probe went out) */
@@ -86,6 +96,18 @@ static void place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_clus
 static void latency_start (HierCoord *c, ProtoOutbox *out);
 static void latency_place_late (HierCoord *c, ProtoOutbox *out, Member *m);
 
+static gboolean
+formed (const HierCoord *c)
+{
+  return c->base.state == COORD_CLUSTERED;
+}
+
+static gboolean
+probing (const HierCoord *c)
+{
+  return c->base.state == COORD_PROBING;
+}
+
 static void
 observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
             const char *fmt, ...)
@@ -98,7 +120,7 @@ observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, i
       g_vsnprintf (detail, sizeof detail, fmt, ap);
       va_end (ap);
     }
-  proto_outbox_observe (out, kind, hier_coord_phase (c), -1, other, type, value, "%s", detail);
+  proto_outbox_observe (out, kind, phase_names[c->base.state], -1, other, type, value, "%s", detail);
 }
 
 static void
@@ -613,7 +635,7 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
 static void
 clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
 {
-  c->formed = TRUE;
+  c->base.state = COORD_CLUSTERED;
   observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, c->clusters->len, "%u peers in %u clusters", n_peers,
               c->clusters->len);
   for (guint q = 0; q < c->clusters->len; q++)
@@ -625,7 +647,7 @@ clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
 static void
 maybe_form (HierCoord *c, ProtoOutbox *out)
 {
-  if (c->formed || c->probing)
+  if (formed (c) || probing (c))
     return;
   guint hellos = 0;
   for (guint i = 0; i < c->members->len; i++)
@@ -759,7 +781,7 @@ probe_landmark (HierCoord *c, ProtoOutbox *out, guint32 group, ProtoNodeId landm
 static void
 latency_finish (HierCoord *c, ProtoOutbox *out)
 {
-  c->probing = FALSE;
+  c->base.state = COORD_GATHERING;
   c->probe_deadline = DL_TIME_NEVER;
   guint n = 0, size = MAX (hier_config (&c->cfg)->cluster_size, 1);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
@@ -894,7 +916,7 @@ probe_done (HierCoord *c, ProtoOutbox *out)
 static void
 latency_start (HierCoord *c, ProtoOutbox *out)
 {
-  c->probing = TRUE;
+  c->base.state = COORD_PROBING;
   for (guint i = 0; i < c->members->len; i++)
     {
       Member *m = g_ptr_array_index (c->members, i);
@@ -978,7 +1000,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
         }
       return;
     }
-  if (!c->probing || !m->awaited || g != c->landmarks->len - 1)
+  if (!probing (c) || !m->awaited || g != c->landmarks->len - 1)
     return;
   m->awaited = FALSE;
   hier_latency_took (&m->lat, g, msg->key, (guint64) hier_config (&c->cfg)->cluster_radius, FALSE);
@@ -989,7 +1011,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
 static void
 latency_deadline (HierCoord *c, ProtoOutbox *out)
 {
-  if (c->probing && c->probe_deadline <= c->now)
+  if (probing (c) && c->probe_deadline <= c->now)
     {
       guint missing = 0;
       for (guint i = 0; i < c->members->len; i++)
@@ -1014,7 +1036,7 @@ latency_deadline (HierCoord *c, ProtoOutbox *out)
 static DlTime
 latency_next_deadline (const HierCoord *c)
 {
-  DlTime d = c->probing ? c->probe_deadline : DL_TIME_NEVER;
+  DlTime d = probing (c) ? c->probe_deadline : DL_TIME_NEVER;
   for (guint i = 0; c->late_probing && i < c->members->len; i++)
     {
       const Member *m = g_ptr_array_index (c->members, i);
@@ -1033,7 +1055,7 @@ latency_member_left (HierCoord *c, ProtoOutbox *out, Member *m)
       m->late_left = 0;
       c->late_probing--;
     }
-  if (c->probing && m->awaited)
+  if (probing (c) && m->awaited)
     {
       m->awaited = FALSE;
       if (--c->probe_waiting == 0)
@@ -1097,7 +1119,7 @@ on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pro
     ProtoMsg r;
     proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
     r.node = from;
-    r.joined_mid_training = c->formed;   /* it syncs from its head before it trains */
+    r.joined_mid_training = formed (c);   /* it syncs from its head before it trains */
     send_msg (c, out, from, &r);
   }
 }
@@ -1152,7 +1174,7 @@ on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg,
   m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
   m->score = msg->degree;
   m->nat = msg->helper;
-  if (c->formed)
+  if (formed (c))
     place_late (c, out, m);
   else
     maybe_form (c, out);
@@ -1222,11 +1244,23 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
   observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
 }
 
-void
-hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+/* when it wants to be called back: forming, probing, an election's end */
+static DlTime
+coord_deadline (const HierCoord *c)
 {
+  DlTime d = formed (c) || probing (c) ? DL_TIME_NEVER : c->form_deadline;
+  d = MIN (d, latency_next_deadline (c));
+  for (guint q = 0; q < c->clusters->len; q++)
+    d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
+  return d;
+}
+
+static void
+coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  HierCoord *c = impl;
   c->now = now;
-  DlTime before = hier_coord_next_deadline (c);
+  DlTime before = c->base.deadline;
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
@@ -1245,49 +1279,54 @@ hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *
     default:
       break;
     }
-  DlTime after = hier_coord_next_deadline (c);
-  if (after != before)
+  c->base.deadline = coord_deadline (c);
+  if (c->base.deadline != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = c->base.deadline;
     }
 }
 
-DlTime
-hier_coord_next_deadline (const HierCoord *c)
-{
-  DlTime d = c->formed || c->probing ? DL_TIME_NEVER : c->form_deadline;
-  d = MIN (d, latency_next_deadline (c));
-  for (guint q = 0; q < c->clusters->len; q++)
-    d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
-  return d;
-}
-
-const char *
-hier_coord_phase (const HierCoord *c)
-{
-  return c->formed ? "clustered" : c->probing ? "probing" : "gathering";
-}
-
 guint
-hier_coord_n_clusters (const HierCoord *c)
+hier_coord_n_clusters (const ProtoMachine *m)
 {
+  const HierCoord *c = m->impl;
   return c->clusters->len;
 }
 
 ProtoNodeId
-hier_coord_head_of (const HierCoord *c, ProtoNodeId member)
+hier_coord_head_of (const ProtoMachine *m, ProtoNodeId member)
 {
-  Member *m = find_member (c, member, NULL);
-  if (!m || m->cluster < 0)
+  const HierCoord *c = m->impl;
+  Member *mm = find_member (c, member, NULL);
+  if (!mm || mm->cluster < 0)
     return PROTO_NO_NODE;
-  return ((Cluster *) g_ptr_array_index (c->clusters, m->cluster))->head;
+  return ((Cluster *) g_ptr_array_index (c->clusters, mm->cluster))->head;
 }
 
-HierCoord *
+static void
+coord_free (void *impl)
+{
+  HierCoord *c = impl;
+  g_ptr_array_unref (c->members);
+  g_ptr_array_unref (c->clusters);
+  g_array_unref (c->landmarks);
+  g_array_unref (c->cut);
+  g_free (c);
+}
+
+/* its phase and deadline are the base's; it takes every message and drops
+ * what it has no use for itself: listens is the default */
+static const ProtoMachineClass coord_class = {
+  .handle = coord_handle,
+  .free = coord_free,
+};
+
+ProtoMachine *
 hier_coord_new (const ProtoConfig *cfg)
 {
   HierCoord *c = g_new0 (HierCoord, 1);
+  proto_machine_base_init (&c->base, phase_names, COORD_GATHERING);
   c->cfg = *cfg;
   c->members = g_ptr_array_new_with_free_func (member_free);
   c->clusters = g_ptr_array_new_with_free_func (cluster_free);
@@ -1295,17 +1334,5 @@ hier_coord_new (const ProtoConfig *cfg)
   c->landmarks = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->probe_deadline = DL_TIME_NEVER;
   c->cut = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  return c;
-}
-
-void
-hier_coord_free (HierCoord *c)
-{
-  if (!c)
-    return;
-  g_ptr_array_unref (c->members);
-  g_ptr_array_unref (c->clusters);
-  g_array_unref (c->landmarks);
-  g_array_unref (c->cut);
-  g_free (c);
+  return proto_machine_new (&coord_class, &c->base);
 }
