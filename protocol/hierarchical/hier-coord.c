@@ -1096,7 +1096,7 @@ member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
 }
 
 /* ClientConnected: a new member, answered with NewNodeInfo. */
-static void
+static gboolean
 on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m,
                      guint at)
 {
@@ -1122,13 +1122,16 @@ on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pro
     r.joined_mid_training = formed (c);   /* it syncs from its head before it trains */
     send_msg (c, out, from, &r);
   }
+  return TRUE;
 }
 
 /* HierCandidacy from a placed member: a vote in its cluster's election,
  * which it may start or split off. */
-static void
+static gboolean
 on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
 {
+  if (!m || m->cluster < 0)
+    return FALSE;
   Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
   if (msg->round > k->epoch)
     {
@@ -1146,12 +1149,13 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
                msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
       /* it missed an announcement (a lost message): where things are */
       send_cluster_to (c, out, k, from);
-      return;
+      return TRUE;
     }
   observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
   guint64 vote = ((guint64) msg->degree << 1) | (msg->helper ? 1 : 0);
   g_hash_table_insert (k->votes, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) vote + 1));
   try_tally (c, out, k);
+  return TRUE;
 }
 
 /* HierHello: a member's score and region, after which the clusters form
@@ -1159,9 +1163,11 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
  * HierCluster came, or heading with no heads tree) is counted once;
  * placed, it missed its cluster's announcement, or, a head, the tree (a
  * lost HierHeads kept a head going alone every round). */
-static void
+static gboolean
 on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
 {
+  if (!m || (m->region && m->cluster < 0))
+    return FALSE;
   observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
   if (m->region)
     {
@@ -1169,7 +1175,7 @@ on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg,
       send_cluster_to (c, out, k, from);
       if (k->head == from)
         send_heads_to (c, out, from);
-      return;
+      return TRUE;
     }
   m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
   m->score = msg->degree;
@@ -1178,70 +1184,95 @@ on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg,
     place_late (c, out, m);
   else
     maybe_form (c, out);
+  return TRUE;
 }
 
+/* HierRtt: a member's round trip to a landmark (cluster_by = latency). */
+static gboolean
+on_rtt (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m || !m->region)
+    return FALSE;
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
+              NULL);
+  latency_rtt (c, out, m, msg);
+  return TRUE;
+}
+
+/* PeerIsReady with helper set: a member finished and stays (resting). */
+static gboolean
+on_peer_is_ready (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m || !msg->helper || m->resting)
+    return FALSE;
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  m->resting = TRUE;
+  if (m->cluster >= 0)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+      if (k->head != PROTO_NO_NODE)
+        {
+          send_cluster (c, out, k);
+          send_heads (c, out);
+        }
+    }
+  return TRUE;
+}
+
+/* SignalForPeer: relayed to the member it names, from the sender. */
+static gboolean
+on_signal_for_peer (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m || !find_member (c, msg->node, NULL))
+    {
+      observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
+      return TRUE;
+    }
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  {
+    ProtoMsg r;
+    proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
+    r.node = from;
+    r.signal = msg->signal;
+    r.signal_data = g_strdup (msg->signal_data);
+    send_msg (c, out, msg->node, &r);
+  }
+  return TRUE;
+}
+
+/* A message: one handler per type; one that does not take it (FALSE), or a
+ * type it has none for, is dropped. */
 static void
 handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   guint at;
   Member *m = find_member (c, from, &at);
+  gboolean taken = FALSE;
   switch (msg->type)
     {
     case PROTO_MSG_CLIENT_CONNECTED:
-      on_client_connected (c, out, from, msg, m, at);
-      return;
+      taken = on_client_connected (c, out, from, msg, m, at);
+      break;
     case PROTO_MSG_HIER_HELLO:
-      if (!m || (m->region && m->cluster < 0))
-        break;
-      on_hello (c, out, from, msg, m);
-      return;
+      taken = on_hello (c, out, from, msg, m);
+      break;
     case PROTO_MSG_HIER_CANDIDACY:
-      if (!m || m->cluster < 0)
-        break;
-      on_candidacy (c, out, from, msg, m);
-      return;
+      taken = on_candidacy (c, out, from, msg, m);
+      break;
     case PROTO_MSG_HIER_RTT:
-      if (!m || !m->region)
-        break;
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
-                  NULL);
-      latency_rtt (c, out, m, msg);
-      return;
+      taken = on_rtt (c, out, from, msg, m);
+      break;
     case PROTO_MSG_PEER_IS_READY:
-      if (!m || !msg->helper || m->resting)
-        break;
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      m->resting = TRUE;
-      if (m->cluster >= 0)
-        {
-          Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
-          if (k->head != PROTO_NO_NODE)
-            {
-              send_cluster (c, out, k);
-              send_heads (c, out);
-            }
-        }
-      return;
+      taken = on_peer_is_ready (c, out, from, msg, m);
+      break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      if (!m || !find_member (c, msg->node, NULL))
-        {
-          observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
-          return;
-        }
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      {
-        ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
-        r.node = from;
-        r.signal = msg->signal;
-        r.signal_data = g_strdup (msg->signal_data);
-        send_msg (c, out, msg->node, &r);
-      }
-      return;
+      taken = on_signal_for_peer (c, out, from, msg, m);
+      break;
     default:
       break;
     }
-  observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+  if (!taken)
+    observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
 }
 
 /* when it wants to be called back: forming, probing, an election's end */
