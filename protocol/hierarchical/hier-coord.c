@@ -217,20 +217,15 @@ send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
   send_cluster_to (c, out, k, PROTO_NO_NODE);
 }
 
-/* The heads tree: up to fanin heads exchange all-to-all; above, the heads
- * in id order form groups of fanin, each reporting to its first (lowest id)
- * head, and those first heads form the next level, until at most fanin are
- * left at the top.  Each head gets its parent, its children, and (at the
- * top) the top heads.  Sent once every working cluster has a head; to
- * every head, or to `only` (PROTO_NO_NODE: all). */
-static void
-send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
+/* send_heads_to's steps: the heads of the clusters that still work into
+ * `heads` (a cluster whose members all finished has no more rounds:
+ * nobody waits for its head); FALSE if an election is on */
+static gboolean
+working_heads (const HierCoord *c, GArray *heads)
 {
-  g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < c->clusters->len; i++)
     {
       Cluster *k = g_ptr_array_index (c->clusters, i);
-      /* a cluster whose members all finished has no more rounds: nobody waits for its head */
       gboolean working = FALSE;
       for (guint j = 0; j < k->members->len && !working; j++)
         {
@@ -240,15 +235,23 @@ send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
       if (!working)
         continue;
       if (k->head == PROTO_NO_NODE)
-        return;   /* an election is on: the tree goes out when it is over */
+        return FALSE;
       g_array_append_val (heads, k->head);
     }
-  g_array_sort (heads, hier_cmp_id);
-  guint n = heads->len, fanin = MAX (hier_config (&c->cfg)->fanin, 2);
-  g_autofree ProtoNodeId *parent = g_new (ProtoNodeId, MAX (n, 1));
+  return TRUE;
+}
+
+/* ... the tree over `heads` (sorted): groups of `fanin` heads, level by
+ * level, each under its first, until at most fanin are left at the top;
+ * each head's parent into parent[] (PROTO_NO_NODE at the top), and
+ * (transfer full) the top level, as indices into heads */
+static GArray *
+heads_tree (const GArray *heads, guint fanin, ProtoNodeId *parent)
+{
+  guint n = heads->len;
   for (guint i = 0; i < n; i++)
     parent[i] = PROTO_NO_NODE;
-  g_autoptr (GArray) level = g_array_new (FALSE, FALSE, sizeof (guint));   /* indices into heads */
+  GArray *level = g_array_new (FALSE, FALSE, sizeof (guint));   /* indices into heads */
   for (guint i = 0; i < n; i++)
     g_array_append_val (level, i);
   while (level->len > fanin)
@@ -264,6 +267,25 @@ send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
       g_array_set_size (level, 0);
       g_array_append_vals (level, next->data, next->len);
     }
+  return level;
+}
+
+/* The heads tree: up to fanin heads exchange all-to-all; above, the heads
+ * in id order form groups of fanin, each reporting to its first (lowest id)
+ * head, and those first heads form the next level, until at most fanin are
+ * left at the top.  Each head gets its parent, its children, and (at the
+ * top) the top heads.  Sent once every working cluster has a head; to
+ * every head, or to `only` (PROTO_NO_NODE: all). */
+static void
+send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
+{
+  g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  if (!working_heads (c, heads))
+    return;   /* an election is on: the tree goes out when it is over */
+  g_array_sort (heads, hier_cmp_id);
+  guint n = heads->len, fanin = MAX (hier_config (&c->cfg)->fanin, 2);
+  g_autofree ProtoNodeId *parent = g_new (ProtoNodeId, MAX (n, 1));
+  g_autoptr (GArray) level = heads_tree (heads, fanin, parent);
   g_autofree ProtoNodeId *top = g_new (ProtoNodeId, MAX (level->len, 1));
   for (guint i = 0; i < level->len; i++)
     top[i] = g_array_index (heads, ProtoNodeId, g_array_index (level, guint, i));
@@ -824,52 +846,76 @@ latency_finish (HierCoord *c, ProtoOutbox *out)
     }
 }
 
-/* The next landmark (step 4), or the end (step 5). */
-static void
-next_landmark (HierCoord *c, ProtoOutbox *out)
+/* next_landmark's steps: the next landmark among the peers outside every
+ * group (hier-latency.c picks), NULL if none; their number in *left */
+static Member *
+pick_landmark (const HierCoord *c, guint *left)
 {
   g_autoptr (GPtrArray) outside = g_ptr_array_new ();   /* Member*, ascending id */
   for (guint i = 0; i < c->members->len; i++)
     if (unassigned (g_ptr_array_index (c->members, i)))
       g_ptr_array_add (outside, g_ptr_array_index (c->members, i));
-  guint left = outside->len;
-  g_autofree const HierLatencyPlace **places = g_new (const HierLatencyPlace *, MAX (left, 1));
-  g_autofree gboolean *nat = g_new (gboolean, MAX (left, 1));
-  for (guint i = 0; i < left; i++)
+  *left = outside->len;
+  g_autofree const HierLatencyPlace **places = g_new (const HierLatencyPlace *, MAX (*left, 1));
+  g_autofree gboolean *nat = g_new (gboolean, MAX (*left, 1));
+  for (guint i = 0; i < *left; i++)
     {
       places[i] = &((Member *) outside->pdata[i])->lat;
       nat[i] = ((Member *) outside->pdata[i])->nat;
     }
-  int at = hier_latency_pick_landmark (places, nat, left);
-  Member *pick = at >= 0 ? outside->pdata[at] : NULL;
+  int at = hier_latency_pick_landmark (places, nat, *left);
+  return at >= 0 ? outside->pdata[at] : NULL;
+}
+
+/* ... every peer is behind symmetric NAT: no links between them to
+ * measure; one group, a landmark in name only */
+static void
+one_group (HierCoord *c, ProtoOutbox *out, guint left)
+{
+  Member *pick = NULL;
+  for (guint i = 0; i < c->members->len && !pick; i++)
+    if (unassigned (g_ptr_array_index (c->members, i)))
+      pick = g_ptr_array_index (c->members, i);
+  g_array_append_val (c->landmarks, pick->id);
+  for (guint i = 0; i < c->members->len; i++)
+    if (unassigned (g_ptr_array_index (c->members, i)))
+      ((Member *) g_ptr_array_index (c->members, i))->lat.group = 0;
+  observe (c, out, PROTO_OBS_NOTE, pick->id, -1, left,
+              "every peer is behind symmetric NAT: nothing to measure, one group");
+  latency_finish (c, out);
+}
+
+/* ... no landmark left to pick: the peers still outside (behind
+ * symmetric NAT) join their nearest landmark's group */
+static void
+nearest_groups (HierCoord *c, ProtoOutbox *out, guint left)
+{
+  if (left)
+    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, left,
+                "%u peers behind symmetric NAT outside every group: each joins its nearest landmark's", left);
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (unassigned (m))
+        m->lat.group = MAX (m->lat.best_group, 0);
+    }
+  latency_finish (c, out);
+}
+
+/* The next landmark (step 4), or the end (step 5). */
+static void
+next_landmark (HierCoord *c, ProtoOutbox *out)
+{
+  guint left;
+  Member *pick = pick_landmark (c, &left);
   if (!pick && left && c->landmarks->len == 0)
     {
-      /* every peer is behind symmetric NAT: no links between them to
-       * measure; one group, a landmark in name only */
-      for (guint i = 0; i < c->members->len && !pick; i++)
-        if (unassigned (g_ptr_array_index (c->members, i)))
-          pick = g_ptr_array_index (c->members, i);
-      g_array_append_val (c->landmarks, pick->id);
-      for (guint i = 0; i < c->members->len; i++)
-        if (unassigned (g_ptr_array_index (c->members, i)))
-          ((Member *) g_ptr_array_index (c->members, i))->lat.group = 0;
-      observe (c, out, PROTO_OBS_NOTE, pick->id, -1, left,
-                  "every peer is behind symmetric NAT: nothing to measure, one group");
-      latency_finish (c, out);
+      one_group (c, out, left);
       return;
     }
   if (!pick)
     {
-      if (left)
-        observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, left,
-                    "%u peers behind symmetric NAT outside every group: each joins its nearest landmark's", left);
-      for (guint i = 0; i < c->members->len; i++)
-        {
-          Member *m = g_ptr_array_index (c->members, i);
-          if (unassigned (m))
-            m->lat.group = MAX (m->lat.best_group, 0);
-        }
-      latency_finish (c, out);
+      nearest_groups (c, out, left);
       return;
     }
   guint group = c->landmarks->len;
