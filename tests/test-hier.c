@@ -35,14 +35,14 @@ hp (GW *g, guint i)
 
 /* the coordinator alone: a message from peer `from` at `now` */
 static void
-coord_gets (HierCoord *c, DlTime now, ProtoNodeId from, ProtoMsg *m, ProtoOutbox *out)
+coord_gets (ProtoMachine *c, DlTime now, ProtoNodeId from, ProtoMsg *m, ProtoOutbox *out)
 {
-  hier_coord_handle (c, now, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = from, .msg = m }, out);
+  proto_machine_handle (c, now, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = from, .msg = m }, out);
 }
 
 /* ... a message of `type` (its degree: a hello's score) at 0 */
 static void
-coord_says (HierCoord *c, ProtoNodeId from, ProtoMsgType type, guint32 degree, ProtoOutbox *out)
+coord_says (ProtoMachine *c, ProtoNodeId from, ProtoMsgType type, guint32 degree, ProtoOutbox *out)
 {
   ProtoMsg m;
   proto_msg_init (&m, type);
@@ -51,7 +51,7 @@ coord_says (HierCoord *c, ProtoNodeId from, ProtoMsgType type, guint32 degree, P
 }
 
 /* the coordinator alone, min_participants min, clusters of cluster_size */
-static HierCoord *
+static ProtoMachine *
 coord_alone (guint min, guint cluster_size, ProtoOutbox *out)
 {
   ProtoConfig cfg = hier_cfg (min, 1, cluster_size);
@@ -163,7 +163,7 @@ START_TEST (test_tally_times_out)
   /* the coordinator alone: two of three members stand; at the deadline the
    * head is the best of them */
   ProtoOutbox out;
-  HierCoord *c = coord_alone (3, 3, &out);
+  ProtoMachine *c = coord_alone (3, 3, &out);
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
@@ -181,8 +181,8 @@ START_TEST (test_tally_times_out)
       coord_gets (c, DL_S, p, &m, &out);
     }
   ck_assert_uint_eq (hier_coord_head_of (c, 1), PROTO_NO_NODE);
-  ck_assert_int_eq (hier_coord_next_deadline (c), 5 * DL_S);
-  hier_coord_handle (c, 5 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
+  ck_assert_int_eq (proto_machine_next_deadline (c), 5 * DL_S);
+  proto_machine_handle (c, 5 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
   ck_assert_uint_eq (hier_coord_head_of (c, 3), 2);
   /* a member that lost its head stands for epoch 2: a new election */
   proto_msg_init (&m, PROTO_MSG_HIER_CANDIDACY);
@@ -192,11 +192,11 @@ START_TEST (test_tally_times_out)
   coord_gets (c, 9 * DL_S, 1, &m, &out);
   ck_assert_uint_eq (hier_coord_head_of (c, 3), PROTO_NO_NODE);
   /* the head's stream closes: it leaves the cluster; at the deadline p1 is head */
-  hier_coord_handle (c, 10 * DL_S, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 2 }, &out);
-  hier_coord_handle (c, 14 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
+  proto_machine_handle (c, 10 * DL_S, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 2 }, &out);
+  proto_machine_handle (c, 14 * DL_S, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
   ck_assert_uint_eq (hier_coord_head_of (c, 3), 1);
   proto_outbox_clear (&out);
-  hier_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 
@@ -261,7 +261,7 @@ START_TEST (test_lost_new_node_info)
       ck_assert_uint_eq (proto_machine_rounds_done (hp (g, i)), 1);
     }
   /* one cluster of the two: p2 was not counted twice */
-  HierCoord *c = g->m[0]->impl;
+  ProtoMachine *c = g->m[0];
   ck_assert_uint_eq (hier_coord_n_clusters (c), 1);
   ck_assert_uint_ne (hier_coord_head_of (c, 1), PROTO_NO_NODE);
   ck_assert_uint_eq (hier_coord_head_of (c, 2), hier_coord_head_of (c, 1));
@@ -289,7 +289,7 @@ START_TEST (test_late_new_node_info)
   ck_assert_uint_eq (gw_count (g, "sent HierHello"), 3);
   for (guint i = 1; i <= 2; i++)
     ck_assert_uint_eq (proto_machine_rounds_done (hp (g, i)), 1);
-  ck_assert_uint_eq (hier_coord_n_clusters (g->m[0]->impl), 1);
+  ck_assert_uint_eq (hier_coord_n_clusters (g->m[0]), 1);
   gw_free (g);
 }
 END_TEST
@@ -302,7 +302,7 @@ START_TEST (test_repeated_admission)
    * the clusters at once (counted twice, a third member without hello
    * would hold them back election_timeout) */
   ProtoOutbox out;
-  HierCoord *c = coord_alone (2, 3, &out);
+  ProtoMachine *c = coord_alone (2, 3, &out);
   const ProtoNodeId order[] = { 1, 2, 2, 3, 3 };
   for (guint k = 0; k < G_N_ELEMENTS (order); k++)
     {
@@ -318,9 +318,9 @@ START_TEST (test_repeated_admission)
       if (k >= 2)
         ck_assert_uint_eq (hier_coord_n_clusters (c), 1);
     }
-  ck_assert_int_eq (hier_coord_next_deadline (c), 5 * DL_S);   /* the election, not a form deadline */
+  ck_assert_int_eq (proto_machine_next_deadline (c), 5 * DL_S);   /* the election, not a form deadline */
   proto_outbox_clear (&out);
-  hier_coord_free (c);
+  proto_machine_free (c);
 }
 END_TEST
 

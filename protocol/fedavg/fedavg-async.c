@@ -180,6 +180,26 @@ on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
     }
 }
 
+/* A message (it listens for FedHello and FedUpdate alone): one handler
+ * per type. */
+static void
+on_message (Server *s, const ProtoInput *in, ProtoOutbox *out)
+{
+  proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->version, in->from,
+                        (int32_t) in->msg->type, -1, "%s", "");
+  switch (in->msg->type)
+    {
+    case PROTO_MSG_FED_HELLO:
+      on_hello (s, in->from, out);
+      break;
+    case PROTO_MSG_FED_UPDATE:
+      on_update (s, in->from, in->msg, out);
+      break;
+    default:
+      break;
+    }
+}
+
 static void
 server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -188,12 +208,7 @@ server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
-      proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->version, in->from,
-                            (int32_t) in->msg->type, -1, "%s", "");
-      if (in->msg->type == PROTO_MSG_FED_HELLO)
-        on_hello (s, in->from, out);
-      else if (in->msg->type == PROTO_MSG_FED_UPDATE)
-        on_update (s, in->from, in->msg, out);
+      on_message (s, in, out);
       break;
     case PROTO_IN_STREAM_CLOSED:
       g_hash_table_remove (s->clients, GUINT_TO_POINTER (in->from));

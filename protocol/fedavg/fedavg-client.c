@@ -112,7 +112,7 @@ take_global (Client *c, const ProtoMsg *m, guint rounds, ProtoOutbox *out)
  * trained in (a round that got no update is drawn again), never from its
  * own trained model; take_global observes that round's model once. */
 static void
-on_model (Client *c, const ProtoMsg *m, ProtoOutbox *out)
+train_from (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
   take_global (c, m, m->round, out);
   c->round = m->round;
@@ -150,11 +150,27 @@ on_trained (Client *c, LearnWeights *w, ProtoOutbox *out)
   if (c->have_next)
     {
       c->have_next = FALSE;
-      on_model (c, &c->next, out);
+      train_from (c, &c->next, out);
       proto_msg_clear (&c->next);
     }
 }
 
+/* FedModel: it trains from it, or, training, keeps it for after (a
+ * server drew it again before its update came) */
+static void
+on_model (Client *c, const ProtoMsg *m, ProtoOutbox *out)
+{
+  if (c->base.state == CLIENT_TRAINING)
+    {
+      proto_msg_clear (&c->next);
+      proto_msg_copy (&c->next, m);
+      c->have_next = TRUE;
+    }
+  else
+    train_from (c, m, out);
+}
+
+/* FedDone: the last global model; it is done */
 static void
 on_done (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
@@ -190,6 +206,75 @@ client_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
     }
 }
 
+/* A message from the server: dropped unless it listens for it, then one
+ * handler per type. */
+static void
+on_message (Client *c, const ProtoInput *in, ProtoOutbox *out)
+{
+  if (!client_listens (c, in->msg->type, in->from))
+    {
+      proto_outbox_observe (out, PROTO_OBS_DROPPED, state_names[c->base.state], (int32_t) c->round, in->from,
+                            (int32_t) in->msg->type, -1, "%s", "");
+      return;
+    }
+  c->base.received[in->msg->type]++;
+  proto_outbox_observe (out, PROTO_OBS_RECEIVED, state_names[c->base.state], (int32_t) c->round, in->from,
+                        (int32_t) in->msg->type, -1, "%s", "");
+  switch (in->msg->type)
+    {
+    case PROTO_MSG_FED_MODEL:
+      on_model (c, in->msg, out);
+      break;
+    default:   /* FedDone, the only other type it listens for */
+      on_done (c, in->msg, out);
+      break;
+    }
+}
+
+static void
+on_start (Client *c, ProtoOutbox *out)
+{
+  c->base.connected = TRUE;
+  say_hello (c, out);
+  state_to (c, out, CLIENT_IDLE);
+}
+
+/* idle past its deadline: hello again (the server may not know it) */
+static void
+on_deadline (Client *c, DlTime now, ProtoOutbox *out)
+{
+  if (c->base.state == CLIENT_IDLE && now >= c->base.deadline)
+    {
+      say_hello (c, out);
+      c->base.deadline = dl_time_add (now, c->interval);
+    }
+}
+
+static void
+on_leave (Client *c, ProtoOutbox *out)
+{
+  if (c->base.state != CLIENT_DONE && c->base.state != CLIENT_FAILED)
+    {
+      c->base.connected = FALSE;
+      proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_NO_NODE);
+      state_to (c, out, CLIENT_LEFT);
+    }
+}
+
+/* the server's stream closed: before training ended, it failed */
+static void
+on_closed (Client *c, ProtoOutbox *out)
+{
+  c->base.connected = FALSE;
+  if (c->base.state == CLIENT_CONNECTING || c->base.state == CLIENT_IDLE || c->base.state == CLIENT_TRAINING)
+    {
+      c->base.error = "the server's stream closed before training ended";
+      proto_outbox_observe (out, PROTO_OBS_ERROR, state_names[c->base.state], (int32_t) c->round, PROTO_SERVER, -1,
+                            -1, "%s", c->base.error);
+      state_to (c, out, CLIENT_FAILED);
+    }
+}
+
 static void
 client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -198,59 +283,23 @@ client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   switch (in->kind)
     {
     case PROTO_IN_START:
-      c->base.connected = TRUE;
-      say_hello (c, out);
-      state_to (c, out, CLIENT_IDLE);
+      on_start (c, out);
       break;
     case PROTO_IN_DEADLINE:
-      if (c->base.state == CLIENT_IDLE && now >= c->base.deadline)
-        {
-          say_hello (c, out);
-          c->base.deadline = dl_time_add (now, c->interval);
-        }
+      on_deadline (c, now, out);
       break;
     case PROTO_IN_MESSAGE:
-      if (!client_listens (c, in->msg->type, in->from))
-        {
-          proto_outbox_observe (out, PROTO_OBS_DROPPED, state_names[c->base.state], (int32_t) c->round, in->from,
-                                (int32_t) in->msg->type, -1, "%s", "");
-          break;
-        }
-      c->base.received[in->msg->type]++;
-      proto_outbox_observe (out, PROTO_OBS_RECEIVED, state_names[c->base.state], (int32_t) c->round, in->from,
-                            (int32_t) in->msg->type, -1, "%s", "");
-      if (in->msg->type == PROTO_MSG_FED_MODEL && c->base.state == CLIENT_TRAINING)
-        {
-          proto_msg_clear (&c->next);
-          proto_msg_copy (&c->next, in->msg);
-          c->have_next = TRUE;
-        }
-      else if (in->msg->type == PROTO_MSG_FED_MODEL)
-        on_model (c, in->msg, out);
-      else
-        on_done (c, in->msg, out);
+      on_message (c, in, out);
       break;
     case PROTO_IN_TRAINING_DONE:
       if (c->base.state == CLIENT_TRAINING)
         on_trained (c, in->weights, out);
       break;
     case PROTO_IN_LEAVE:
-      if (c->base.state != CLIENT_DONE && c->base.state != CLIENT_FAILED)
-        {
-          c->base.connected = FALSE;
-          proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_NO_NODE);
-          state_to (c, out, CLIENT_LEFT);
-        }
+      on_leave (c, out);
       break;
     case PROTO_IN_STREAM_CLOSED:
-      c->base.connected = FALSE;
-      if (c->base.state == CLIENT_CONNECTING || c->base.state == CLIENT_IDLE || c->base.state == CLIENT_TRAINING)
-        {
-          c->base.error = "the server's stream closed before training ended";
-          proto_outbox_observe (out, PROTO_OBS_ERROR, state_names[c->base.state], (int32_t) c->round, PROTO_SERVER, -1,
-                                -1, "%s", c->base.error);
-          state_to (c, out, CLIENT_FAILED);
-        }
+      on_closed (c, out);
       break;
     default:
       break;

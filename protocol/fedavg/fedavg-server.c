@@ -183,6 +183,39 @@ on_closed (Server *s, ProtoNodeId from, ProtoOutbox *out)
     end_round (s, out);
 }
 
+/* round_timeout: the round ends with the updates it has */
+static void
+on_deadline (Server *s, DlTime now, ProtoOutbox *out)
+{
+  if (s->base.state == SERVER_ROUND && now >= s->base.deadline)
+    {
+      proto_outbox_observe (out, PROTO_OBS_TIMER_FIRED, phase_names[s->base.state], (int32_t) s->round,
+                            PROTO_NO_NODE, -1, s->updates->len, "round_timeout: %u of %u updates", s->updates->len,
+                            s->want);
+      end_round (s, out);
+    }
+}
+
+/* A message (it listens for FedHello and FedUpdate alone): one handler
+ * per type. */
+static void
+on_message (Server *s, const ProtoInput *in, ProtoOutbox *out)
+{
+  proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->round, in->from,
+                        (int32_t) in->msg->type, -1, "%s", "");
+  switch (in->msg->type)
+    {
+    case PROTO_MSG_FED_HELLO:
+      on_hello (s, in->from, in->msg, out);
+      break;
+    case PROTO_MSG_FED_UPDATE:
+      on_update (s, in->from, in->msg, out);
+      break;
+    default:
+      break;
+    }
+}
+
 static void
 server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -192,21 +225,10 @@ server_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   switch (in->kind)
     {
     case PROTO_IN_DEADLINE:
-      if (s->base.state == SERVER_ROUND && now >= s->base.deadline)
-        {
-          proto_outbox_observe (out, PROTO_OBS_TIMER_FIRED, phase_names[s->base.state], (int32_t) s->round,
-                                PROTO_NO_NODE, -1, s->updates->len, "round_timeout: %u of %u updates", s->updates->len,
-                                s->want);
-          end_round (s, out);
-        }
+      on_deadline (s, now, out);
       break;
     case PROTO_IN_MESSAGE:
-      proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->round, in->from,
-                            (int32_t) in->msg->type, -1, "%s", "");
-      if (in->msg->type == PROTO_MSG_FED_HELLO)
-        on_hello (s, in->from, in->msg, out);
-      else if (in->msg->type == PROTO_MSG_FED_UPDATE)
-        on_update (s, in->from, in->msg, out);
+      on_message (s, in, out);
       break;
     case PROTO_IN_STREAM_CLOSED:
       on_closed (s, in->from, out);

@@ -61,16 +61,26 @@ typedef struct {
                              eligible head to merge into */
 } Cluster;
 
+/* its phase (the base's state) */
+typedef enum {
+  COORD_GATHERING,        /* hellos come in */
+  COORD_PROBING,          /* cluster_by = latency: the landmarks are being measured: the clusters form after */
+  COORD_CLUSTERED,        /* the clusters formed */
+} CoordPhase;
+
+static const char *const phase_names[] = { "gathering", "probing", "clustered" };
+
+typedef struct HierCoord HierCoord;
+
 struct HierCoord {
+  ProtoMachineBase base;  /* its phase, its deadline */
   ProtoConfig cfg;
   GPtrArray *members;     /* Member*, ascending id */
   GPtrArray *clusters;    /* Cluster* */
-  gboolean formed;
   uint32_t heads_version;
   DlTime now;
   DlTime form_deadline;   /* min_participants said hello, some connected peer not yet: form then anyway */
   /* cluster_by = latency (below) */
-  gboolean probing;       /* the landmarks are being measured: the clusters form after */
   GArray *landmarks;      /* ProtoNodeId, in the order chosen: group g's is landmarks[g] */
   guint probe_waiting;    /* answers awaited for the current landmark */
   DlTime probe_deadline;  /* ... until then (election_timeout after the probe went out) */
@@ -86,6 +96,18 @@ static void place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_clus
 static void latency_start (HierCoord *c, ProtoOutbox *out);
 static void latency_place_late (HierCoord *c, ProtoOutbox *out, Member *m);
 
+static gboolean
+formed (const HierCoord *c)
+{
+  return c->base.state == COORD_CLUSTERED;
+}
+
+static gboolean
+probing (const HierCoord *c)
+{
+  return c->base.state == COORD_PROBING;
+}
+
 static void
 observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
             const char *fmt, ...)
@@ -98,7 +120,7 @@ observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, i
       g_vsnprintf (detail, sizeof detail, fmt, ap);
       va_end (ap);
     }
-  proto_outbox_observe (out, kind, hier_coord_phase (c), -1, other, type, value, "%s", detail);
+  proto_outbox_observe (out, kind, phase_names[c->base.state], -1, other, type, value, "%s", detail);
 }
 
 static void
@@ -195,20 +217,15 @@ send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
   send_cluster_to (c, out, k, PROTO_NO_NODE);
 }
 
-/* The heads tree: up to fanin heads exchange all-to-all; above, the heads
- * in id order form groups of fanin, each reporting to its first (lowest id)
- * head, and those first heads form the next level, until at most fanin are
- * left at the top.  Each head gets its parent, its children, and (at the
- * top) the top heads.  Sent once every working cluster has a head; to
- * every head, or to `only` (PROTO_NO_NODE: all). */
-static void
-send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
+/* send_heads_to's steps: the heads of the clusters that still work into
+ * `heads` (a cluster whose members all finished has no more rounds:
+ * nobody waits for its head); FALSE if an election is on */
+static gboolean
+working_heads (const HierCoord *c, GArray *heads)
 {
-  g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < c->clusters->len; i++)
     {
       Cluster *k = g_ptr_array_index (c->clusters, i);
-      /* a cluster whose members all finished has no more rounds: nobody waits for its head */
       gboolean working = FALSE;
       for (guint j = 0; j < k->members->len && !working; j++)
         {
@@ -218,15 +235,23 @@ send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
       if (!working)
         continue;
       if (k->head == PROTO_NO_NODE)
-        return;   /* an election is on: the tree goes out when it is over */
+        return FALSE;
       g_array_append_val (heads, k->head);
     }
-  g_array_sort (heads, hier_cmp_id);
-  guint n = heads->len, fanin = MAX (hier_config (&c->cfg)->fanin, 2);
-  g_autofree ProtoNodeId *parent = g_new (ProtoNodeId, MAX (n, 1));
+  return TRUE;
+}
+
+/* ... the tree over `heads` (sorted): groups of `fanin` heads, level by
+ * level, each under its first, until at most fanin are left at the top;
+ * each head's parent into parent[] (PROTO_NO_NODE at the top), and
+ * (transfer full) the top level, as indices into heads */
+static GArray *
+heads_tree (const GArray *heads, guint fanin, ProtoNodeId *parent)
+{
+  guint n = heads->len;
   for (guint i = 0; i < n; i++)
     parent[i] = PROTO_NO_NODE;
-  g_autoptr (GArray) level = g_array_new (FALSE, FALSE, sizeof (guint));   /* indices into heads */
+  GArray *level = g_array_new (FALSE, FALSE, sizeof (guint));   /* indices into heads */
   for (guint i = 0; i < n; i++)
     g_array_append_val (level, i);
   while (level->len > fanin)
@@ -242,6 +267,25 @@ send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
       g_array_set_size (level, 0);
       g_array_append_vals (level, next->data, next->len);
     }
+  return level;
+}
+
+/* The heads tree: up to fanin heads exchange all-to-all; above, the heads
+ * in id order form groups of fanin, each reporting to its first (lowest id)
+ * head, and those first heads form the next level, until at most fanin are
+ * left at the top.  Each head gets its parent, its children, and (at the
+ * top) the top heads.  Sent once every working cluster has a head; to
+ * every head, or to `only` (PROTO_NO_NODE: all). */
+static void
+send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
+{
+  g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  if (!working_heads (c, heads))
+    return;   /* an election is on: the tree goes out when it is over */
+  g_array_sort (heads, hier_cmp_id);
+  guint n = heads->len, fanin = MAX (hier_config (&c->cfg)->fanin, 2);
+  g_autofree ProtoNodeId *parent = g_new (ProtoNodeId, MAX (n, 1));
+  g_autoptr (GArray) level = heads_tree (heads, fanin, parent);
   g_autofree ProtoNodeId *top = g_new (ProtoNodeId, MAX (level->len, 1));
   for (guint i = 0; i < level->len; i++)
     top[i] = g_array_index (heads, ProtoNodeId, g_array_index (level, guint, i));
@@ -613,7 +657,7 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
 static void
 clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
 {
-  c->formed = TRUE;
+  c->base.state = COORD_CLUSTERED;
   observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, c->clusters->len, "%u peers in %u clusters", n_peers,
               c->clusters->len);
   for (guint q = 0; q < c->clusters->len; q++)
@@ -625,7 +669,7 @@ clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
 static void
 maybe_form (HierCoord *c, ProtoOutbox *out)
 {
-  if (c->formed || c->probing)
+  if (formed (c) || probing (c))
     return;
   guint hellos = 0;
   for (guint i = 0; i < c->members->len; i++)
@@ -759,7 +803,7 @@ probe_landmark (HierCoord *c, ProtoOutbox *out, guint32 group, ProtoNodeId landm
 static void
 latency_finish (HierCoord *c, ProtoOutbox *out)
 {
-  c->probing = FALSE;
+  c->base.state = COORD_GATHERING;
   c->probe_deadline = DL_TIME_NEVER;
   guint n = 0, size = MAX (hier_config (&c->cfg)->cluster_size, 1);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
@@ -802,52 +846,76 @@ latency_finish (HierCoord *c, ProtoOutbox *out)
     }
 }
 
-/* The next landmark (step 4), or the end (step 5). */
-static void
-next_landmark (HierCoord *c, ProtoOutbox *out)
+/* next_landmark's steps: the next landmark among the peers outside every
+ * group (hier-latency.c picks), NULL if none; their number in *left */
+static Member *
+pick_landmark (const HierCoord *c, guint *left)
 {
   g_autoptr (GPtrArray) outside = g_ptr_array_new ();   /* Member*, ascending id */
   for (guint i = 0; i < c->members->len; i++)
     if (unassigned (g_ptr_array_index (c->members, i)))
       g_ptr_array_add (outside, g_ptr_array_index (c->members, i));
-  guint left = outside->len;
-  g_autofree const HierLatencyPlace **places = g_new (const HierLatencyPlace *, MAX (left, 1));
-  g_autofree gboolean *nat = g_new (gboolean, MAX (left, 1));
-  for (guint i = 0; i < left; i++)
+  *left = outside->len;
+  g_autofree const HierLatencyPlace **places = g_new (const HierLatencyPlace *, MAX (*left, 1));
+  g_autofree gboolean *nat = g_new (gboolean, MAX (*left, 1));
+  for (guint i = 0; i < *left; i++)
     {
       places[i] = &((Member *) outside->pdata[i])->lat;
       nat[i] = ((Member *) outside->pdata[i])->nat;
     }
-  int at = hier_latency_pick_landmark (places, nat, left);
-  Member *pick = at >= 0 ? outside->pdata[at] : NULL;
+  int at = hier_latency_pick_landmark (places, nat, *left);
+  return at >= 0 ? outside->pdata[at] : NULL;
+}
+
+/* ... every peer is behind symmetric NAT: no links between them to
+ * measure; one group, a landmark in name only */
+static void
+one_group (HierCoord *c, ProtoOutbox *out, guint left)
+{
+  Member *pick = NULL;
+  for (guint i = 0; i < c->members->len && !pick; i++)
+    if (unassigned (g_ptr_array_index (c->members, i)))
+      pick = g_ptr_array_index (c->members, i);
+  g_array_append_val (c->landmarks, pick->id);
+  for (guint i = 0; i < c->members->len; i++)
+    if (unassigned (g_ptr_array_index (c->members, i)))
+      ((Member *) g_ptr_array_index (c->members, i))->lat.group = 0;
+  observe (c, out, PROTO_OBS_NOTE, pick->id, -1, left,
+              "every peer is behind symmetric NAT: nothing to measure, one group");
+  latency_finish (c, out);
+}
+
+/* ... no landmark left to pick: the peers still outside (behind
+ * symmetric NAT) join their nearest landmark's group */
+static void
+nearest_groups (HierCoord *c, ProtoOutbox *out, guint left)
+{
+  if (left)
+    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, left,
+                "%u peers behind symmetric NAT outside every group: each joins its nearest landmark's", left);
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (unassigned (m))
+        m->lat.group = MAX (m->lat.best_group, 0);
+    }
+  latency_finish (c, out);
+}
+
+/* The next landmark (step 4), or the end (step 5). */
+static void
+next_landmark (HierCoord *c, ProtoOutbox *out)
+{
+  guint left;
+  Member *pick = pick_landmark (c, &left);
   if (!pick && left && c->landmarks->len == 0)
     {
-      /* every peer is behind symmetric NAT: no links between them to
-       * measure; one group, a landmark in name only */
-      for (guint i = 0; i < c->members->len && !pick; i++)
-        if (unassigned (g_ptr_array_index (c->members, i)))
-          pick = g_ptr_array_index (c->members, i);
-      g_array_append_val (c->landmarks, pick->id);
-      for (guint i = 0; i < c->members->len; i++)
-        if (unassigned (g_ptr_array_index (c->members, i)))
-          ((Member *) g_ptr_array_index (c->members, i))->lat.group = 0;
-      observe (c, out, PROTO_OBS_NOTE, pick->id, -1, left,
-                  "every peer is behind symmetric NAT: nothing to measure, one group");
-      latency_finish (c, out);
+      one_group (c, out, left);
       return;
     }
   if (!pick)
     {
-      if (left)
-        observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, left,
-                    "%u peers behind symmetric NAT outside every group: each joins its nearest landmark's", left);
-      for (guint i = 0; i < c->members->len; i++)
-        {
-          Member *m = g_ptr_array_index (c->members, i);
-          if (unassigned (m))
-            m->lat.group = MAX (m->lat.best_group, 0);
-        }
-      latency_finish (c, out);
+      nearest_groups (c, out, left);
       return;
     }
   guint group = c->landmarks->len;
@@ -894,7 +962,7 @@ probe_done (HierCoord *c, ProtoOutbox *out)
 static void
 latency_start (HierCoord *c, ProtoOutbox *out)
 {
-  c->probing = TRUE;
+  c->base.state = COORD_PROBING;
   for (guint i = 0; i < c->members->len; i++)
     {
       Member *m = g_ptr_array_index (c->members, i);
@@ -978,7 +1046,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
         }
       return;
     }
-  if (!c->probing || !m->awaited || g != c->landmarks->len - 1)
+  if (!probing (c) || !m->awaited || g != c->landmarks->len - 1)
     return;
   m->awaited = FALSE;
   hier_latency_took (&m->lat, g, msg->key, (guint64) hier_config (&c->cfg)->cluster_radius, FALSE);
@@ -989,7 +1057,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
 static void
 latency_deadline (HierCoord *c, ProtoOutbox *out)
 {
-  if (c->probing && c->probe_deadline <= c->now)
+  if (probing (c) && c->probe_deadline <= c->now)
     {
       guint missing = 0;
       for (guint i = 0; i < c->members->len; i++)
@@ -1014,7 +1082,7 @@ latency_deadline (HierCoord *c, ProtoOutbox *out)
 static DlTime
 latency_next_deadline (const HierCoord *c)
 {
-  DlTime d = c->probing ? c->probe_deadline : DL_TIME_NEVER;
+  DlTime d = probing (c) ? c->probe_deadline : DL_TIME_NEVER;
   for (guint i = 0; c->late_probing && i < c->members->len; i++)
     {
       const Member *m = g_ptr_array_index (c->members, i);
@@ -1033,7 +1101,7 @@ latency_member_left (HierCoord *c, ProtoOutbox *out, Member *m)
       m->late_left = 0;
       c->late_probing--;
     }
-  if (c->probing && m->awaited)
+  if (probing (c) && m->awaited)
     {
       m->awaited = FALSE;
       if (--c->probe_waiting == 0)
@@ -1074,7 +1142,7 @@ member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
 }
 
 /* ClientConnected: a new member, answered with NewNodeInfo. */
-static void
+static gboolean
 on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m,
                      guint at)
 {
@@ -1097,16 +1165,19 @@ on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pro
     ProtoMsg r;
     proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
     r.node = from;
-    r.joined_mid_training = c->formed;   /* it syncs from its head before it trains */
+    r.joined_mid_training = formed (c);   /* it syncs from its head before it trains */
     send_msg (c, out, from, &r);
   }
+  return TRUE;
 }
 
 /* HierCandidacy from a placed member: a vote in its cluster's election,
  * which it may start or split off. */
-static void
+static gboolean
 on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
 {
+  if (!m || m->cluster < 0)
+    return FALSE;
   Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
   if (msg->round > k->epoch)
     {
@@ -1124,12 +1195,13 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
                msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
       /* it missed an announcement (a lost message): where things are */
       send_cluster_to (c, out, k, from);
-      return;
+      return TRUE;
     }
   observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
   guint64 vote = ((guint64) msg->degree << 1) | (msg->helper ? 1 : 0);
   g_hash_table_insert (k->votes, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) vote + 1));
   try_tally (c, out, k);
+  return TRUE;
 }
 
 /* HierHello: a member's score and region, after which the clusters form
@@ -1137,9 +1209,11 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
  * HierCluster came, or heading with no heads tree) is counted once;
  * placed, it missed its cluster's announcement, or, a head, the tree (a
  * lost HierHeads kept a head going alone every round). */
-static void
+static gboolean
 on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
 {
+  if (!m || (m->region && m->cluster < 0))
+    return FALSE;
   observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
   if (m->region)
     {
@@ -1147,86 +1221,123 @@ on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg,
       send_cluster_to (c, out, k, from);
       if (k->head == from)
         send_heads_to (c, out, from);
-      return;
+      return TRUE;
     }
   m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
   m->score = msg->degree;
   m->nat = msg->helper;
-  if (c->formed)
+  if (formed (c))
     place_late (c, out, m);
   else
     maybe_form (c, out);
+  return TRUE;
 }
 
+/* HierRtt: a member's round trip to a landmark (cluster_by = latency). */
+static gboolean
+on_rtt (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m || !m->region)
+    return FALSE;
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
+              NULL);
+  latency_rtt (c, out, m, msg);
+  return TRUE;
+}
+
+/* PeerIsReady with helper set: a member finished and stays (resting). */
+static gboolean
+on_peer_is_ready (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m || !msg->helper || m->resting)
+    return FALSE;
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  m->resting = TRUE;
+  if (m->cluster >= 0)
+    {
+      Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
+      if (k->head != PROTO_NO_NODE)
+        {
+          send_cluster (c, out, k);
+          send_heads (c, out);
+        }
+    }
+  return TRUE;
+}
+
+/* SignalForPeer: relayed to the member it names, from the sender. */
+static gboolean
+on_signal_for_peer (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m || !find_member (c, msg->node, NULL))
+    {
+      observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
+      return TRUE;
+    }
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  {
+    ProtoMsg r;
+    proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
+    r.node = from;
+    r.signal = msg->signal;
+    r.signal_data = g_strdup (msg->signal_data);
+    send_msg (c, out, msg->node, &r);
+  }
+  return TRUE;
+}
+
+/* A message: one handler per type; one that does not take it (FALSE), or a
+ * type it has none for, is dropped. */
 static void
 handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   guint at;
   Member *m = find_member (c, from, &at);
+  gboolean taken = FALSE;
   switch (msg->type)
     {
     case PROTO_MSG_CLIENT_CONNECTED:
-      on_client_connected (c, out, from, msg, m, at);
-      return;
+      taken = on_client_connected (c, out, from, msg, m, at);
+      break;
     case PROTO_MSG_HIER_HELLO:
-      if (!m || (m->region && m->cluster < 0))
-        break;
-      on_hello (c, out, from, msg, m);
-      return;
+      taken = on_hello (c, out, from, msg, m);
+      break;
     case PROTO_MSG_HIER_CANDIDACY:
-      if (!m || m->cluster < 0)
-        break;
-      on_candidacy (c, out, from, msg, m);
-      return;
+      taken = on_candidacy (c, out, from, msg, m);
+      break;
     case PROTO_MSG_HIER_RTT:
-      if (!m || !m->region)
-        break;
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
-                  NULL);
-      latency_rtt (c, out, m, msg);
-      return;
+      taken = on_rtt (c, out, from, msg, m);
+      break;
     case PROTO_MSG_PEER_IS_READY:
-      if (!m || !msg->helper || m->resting)
-        break;
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      m->resting = TRUE;
-      if (m->cluster >= 0)
-        {
-          Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
-          if (k->head != PROTO_NO_NODE)
-            {
-              send_cluster (c, out, k);
-              send_heads (c, out);
-            }
-        }
-      return;
+      taken = on_peer_is_ready (c, out, from, msg, m);
+      break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      if (!m || !find_member (c, msg->node, NULL))
-        {
-          observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
-          return;
-        }
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      {
-        ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
-        r.node = from;
-        r.signal = msg->signal;
-        r.signal_data = g_strdup (msg->signal_data);
-        send_msg (c, out, msg->node, &r);
-      }
-      return;
+      taken = on_signal_for_peer (c, out, from, msg, m);
+      break;
     default:
       break;
     }
-  observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+  if (!taken)
+    observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
 }
 
-void
-hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+/* when it wants to be called back: forming, probing, an election's end */
+static DlTime
+coord_deadline (const HierCoord *c)
 {
+  DlTime d = formed (c) || probing (c) ? DL_TIME_NEVER : c->form_deadline;
+  d = MIN (d, latency_next_deadline (c));
+  for (guint q = 0; q < c->clusters->len; q++)
+    d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
+  return d;
+}
+
+static void
+coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  HierCoord *c = impl;
   c->now = now;
-  DlTime before = hier_coord_next_deadline (c);
+  DlTime before = c->base.deadline;
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
@@ -1245,49 +1356,54 @@ hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *
     default:
       break;
     }
-  DlTime after = hier_coord_next_deadline (c);
-  if (after != before)
+  c->base.deadline = coord_deadline (c);
+  if (c->base.deadline != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = c->base.deadline;
     }
 }
 
-DlTime
-hier_coord_next_deadline (const HierCoord *c)
-{
-  DlTime d = c->formed || c->probing ? DL_TIME_NEVER : c->form_deadline;
-  d = MIN (d, latency_next_deadline (c));
-  for (guint q = 0; q < c->clusters->len; q++)
-    d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
-  return d;
-}
-
-const char *
-hier_coord_phase (const HierCoord *c)
-{
-  return c->formed ? "clustered" : c->probing ? "probing" : "gathering";
-}
-
 guint
-hier_coord_n_clusters (const HierCoord *c)
+hier_coord_n_clusters (const ProtoMachine *m)
 {
+  const HierCoord *c = m->impl;
   return c->clusters->len;
 }
 
 ProtoNodeId
-hier_coord_head_of (const HierCoord *c, ProtoNodeId member)
+hier_coord_head_of (const ProtoMachine *m, ProtoNodeId member)
 {
-  Member *m = find_member (c, member, NULL);
-  if (!m || m->cluster < 0)
+  const HierCoord *c = m->impl;
+  Member *mm = find_member (c, member, NULL);
+  if (!mm || mm->cluster < 0)
     return PROTO_NO_NODE;
-  return ((Cluster *) g_ptr_array_index (c->clusters, m->cluster))->head;
+  return ((Cluster *) g_ptr_array_index (c->clusters, mm->cluster))->head;
 }
 
-HierCoord *
+static void
+coord_free (void *impl)
+{
+  HierCoord *c = impl;
+  g_ptr_array_unref (c->members);
+  g_ptr_array_unref (c->clusters);
+  g_array_unref (c->landmarks);
+  g_array_unref (c->cut);
+  g_free (c);
+}
+
+/* its phase and deadline are the base's; it takes every message and drops
+ * what it has no use for itself: listens is the default */
+static const ProtoMachineClass coord_class = {
+  .handle = coord_handle,
+  .free = coord_free,
+};
+
+ProtoMachine *
 hier_coord_new (const ProtoConfig *cfg)
 {
   HierCoord *c = g_new0 (HierCoord, 1);
+  proto_machine_base_init (&c->base, phase_names, COORD_GATHERING);
   c->cfg = *cfg;
   c->members = g_ptr_array_new_with_free_func (member_free);
   c->clusters = g_ptr_array_new_with_free_func (cluster_free);
@@ -1295,17 +1411,5 @@ hier_coord_new (const ProtoConfig *cfg)
   c->landmarks = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->probe_deadline = DL_TIME_NEVER;
   c->cut = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  return c;
-}
-
-void
-hier_coord_free (HierCoord *c)
-{
-  if (!c)
-    return;
-  g_ptr_array_unref (c->members);
-  g_ptr_array_unref (c->clusters);
-  g_array_unref (c->landmarks);
-  g_array_unref (c->cut);
-  g_free (c);
+  return proto_machine_new (&coord_class, &c->base);
 }

@@ -1,53 +1,9 @@
-/* hier-family.c — the hierarchical family's coordinator and peer behind the
- * machine interface (protocol/proto-machine.h; README.md beside it). */
+/* hier-family.c — the hierarchical family (README.md beside it): its
+ * coordinator (hier-coord.c) and peer (hier-peer.c) behind the machine
+ * interface (protocol/proto-machine.h). */
 #include "config.h"
 
 #include "protocol/hierarchical/hier.h"
-
-static void
-coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
-{
-  hier_coord_handle (impl, now, in, out);
-}
-
-static DlTime
-coord_next_deadline (const void *impl)
-{
-  return hier_coord_next_deadline (impl);
-}
-
-static const char *
-coord_state_name (const void *impl)
-{
-  return hier_coord_phase (impl);
-}
-
-static gboolean
-coord_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
-{
-  (void) impl, (void) type, (void) from;
-  return TRUE;   /* it takes every message and drops what it has no use for itself */
-}
-
-static void
-coord_free (void *impl)
-{
-  hier_coord_free (impl);
-}
-
-static const ProtoMachineClass coord_class = {
-  .handle = coord_handle,
-  .next_deadline = coord_next_deadline,
-  .state_name = coord_state_name,
-  .listens = coord_listens,
-  .free = coord_free,
-};
-
-static ProtoMachine *
-new_coordinator (const ProtoConfig *cfg)
-{
-  return proto_machine_wrap (&coord_class, hier_coord_new (cfg));
-}
 
 /* a member may wait out a head, an election and a new head */
 static DlTime
@@ -89,7 +45,7 @@ extern const ProtoFamilyKeys proto_hierarchical_keys;   /* hier-keys.c */
 
 const ProtoFamily proto_family_hierarchical = {
   .name = "hierarchical",
-  .new_coordinator = new_coordinator,
+  .new_coordinator = hier_coord_new,
   .new_peer = hier_peer_new,
   .stall_window = stall_window,
   /* the coordinator sees no rounds (heads run them): `round N` timeline

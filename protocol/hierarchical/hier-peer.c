@@ -243,7 +243,7 @@ probe_report (HierPeer *p, ProtoOutbox *out, guint i, guint64 rtt)
 }
 
 static void
-handle_probe (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+on_probe (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
   /* as a landmark: the links its probers will ping over */
   for (guint j = 0; j < msg->n_indices; j++)
@@ -264,7 +264,7 @@ handle_probe (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 }
 
 static void
-handle_pong (HierPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+on_pong (HierPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->probes->len; i++)
     {
@@ -414,7 +414,7 @@ ask_sync (HierPeer *p, ProtoOutbox *out, ProtoNodeId from)
 }
 
 static void
-handle_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+on_cluster (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
   if (msg->round < p->epoch)
     return;
@@ -805,19 +805,12 @@ try_top (HierPeer *p, ProtoOutbox *out)
     learn_weights_unref (global);
 }
 
-/* The round's global model down to its children and its members; the next
- * round begins with the updates that came meanwhile. */
+/* distribute's steps: the global model of `round` down to its children:
+ * those of the tree now, and those that sent it their subtree this round
+ * (the tree may have changed since) */
 static void
-distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead)
+send_to_children (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t round)
 {
-  uint32_t round = p->hr;
-  if (global)
-    {
-      g_clear_pointer (&p->last_global, learn_weights_unref);
-      p->last_global = learn_weights_ref (global);
-    }
-  /* down to its children: those of the tree now, and those that sent it
-   * their subtree this round (the tree may have changed since) */
   g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   g_array_append_vals (kids, p->children->data, p->children->len);
   for (guint i = 0; i < p->child_aggs->len; i++)
@@ -832,7 +825,13 @@ distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, 
       proto_msg_set_weights (&m, global);
       send_link (p, out, g_array_index (kids, ProtoNodeId, i), &m);
     }
-  /* its own member part last: it may start a round */
+}
+
+/* ... and to the members whose updates it took, in id order; TRUE if it
+ * is one of them itself (it takes the result last: it may start a round) */
+static gboolean
+send_to_members (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t round)
+{
   g_autoptr (GArray) to = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   GHashTableIter it;
   gpointer k;
@@ -859,22 +858,41 @@ distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, 
       proto_msg_set_weights (&m, global);
       send_link (p, out, id, &m);
     }
+  return self;
+}
+
+/* ... the aggregates of rounds up to `ahead` go */
+static void
+drop_aggs_until (GArray *aggs, uint32_t ahead)
+{
+  for (guint i = aggs->len; i > 0; i--)
+    if (g_array_index (aggs, Agg, i - 1).round <= ahead)
+      {
+        agg_clear (&g_array_index (aggs, Agg, i - 1));
+        g_array_remove_index (aggs, i - 1);
+      }
+}
+
+/* The round's global model down to its children and its members; the next
+ * round begins with the updates that came meanwhile. */
+static void
+distribute (HierPeer *p, ProtoOutbox *out, LearnWeights *global, guint64 total, uint32_t ahead)
+{
+  uint32_t round = p->hr;
+  if (global)
+    {
+      g_clear_pointer (&p->last_global, learn_weights_unref);
+      p->last_global = learn_weights_ref (global);
+    }
+  send_to_children (p, out, global, total, round);
+  /* its own member part last: it may start a round */
+  gboolean self = send_to_members (p, out, global, total, round);
   if (ahead > round)
     observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, PROTO_MSG_HIER_AGG, ahead,
                 "head: the other heads are ahead: it catches up with their round");
   p->hr = ahead;
-  for (guint i = p->aggs->len; i > 0; i--)
-    if (g_array_index (p->aggs, Agg, i - 1).round <= ahead)
-      {
-        agg_clear (&g_array_index (p->aggs, Agg, i - 1));
-        g_array_remove_index (p->aggs, i - 1);
-      }
-  for (guint i = p->child_aggs->len; i > 0; i--)
-    if (g_array_index (p->child_aggs, Agg, i - 1).round <= ahead)
-      {
-        agg_clear (&g_array_index (p->child_aggs, Agg, i - 1));
-        g_array_remove_index (p->child_aggs, i - 1);
-      }
+  drop_aggs_until (p->aggs, ahead);
+  drop_aggs_until (p->child_aggs, ahead);
   agg_clear (&p->own);
   GHashTable *t = p->updates;
   p->updates = p->next_updates;
@@ -1305,6 +1323,122 @@ awaits_cluster (const HierPeer *p)
          && p->base.state != HIER_PEER_DONE && p->base.state != HIER_PEER_LEFT;
 }
 
+/* NewNodeInfo: admitted, its id; it says hello, and trains (or syncs
+ * first, a late joiner) */
+static void
+on_new_node_info (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  p->id = msg->node;
+  p->links.self = p->id;
+  say_hello (p, out);
+  if (msg->joined_mid_training)
+    {
+      /* the clusters formed before it came: the latest global model
+       * from its head before it trains (as DISCO's model sync) */
+      set_state (p, out, HIER_PEER_SYNCING);
+      p->sync_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
+    }
+  else
+    start_training (p, out);
+}
+
+/* HierHeads: the heads tree (a head's): top heads, parent, children */
+static void
+on_heads (HierPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  g_array_set_size (p->heads, 0);
+  g_array_append_vals (p->heads, msg->peers, msg->n_peers);
+  p->heads_expected = msg->degree;
+  p->heads_known = TRUE;
+  p->parent = msg->node;
+  g_array_set_size (p->children, 0);
+  g_array_append_vals (p->children, msg->indices, msg->n_indices);
+  {
+    /* links to whoever it exchanges with: top heads, parent, children */
+    g_autoptr (GArray) peers = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+    g_array_append_vals (peers, p->heads->data, p->heads->len);
+    g_array_append_vals (peers, p->children->data, p->children->len);
+    if (p->parent != PROTO_NO_NODE)
+      g_array_append_val (peers, p->parent);
+    for (guint i = 0; i < peers->len; i++)
+      {
+        ProtoNodeId h = g_array_index (peers, ProtoNodeId, i);
+        if (h != p->id)
+          open_link (p, out, h);
+      }
+  }
+  if (p->base.state == HIER_PEER_SYNCING && p->is_head)
+    {
+      /* a late joiner heading its own cluster syncs from its parent, or a top head */
+      ProtoNodeId from = p->parent;
+      for (guint i = 0; i < p->heads->len && from == PROTO_NO_NODE; i++)
+        if (g_array_index (p->heads, ProtoNodeId, i) != p->id)
+          from = g_array_index (p->heads, ProtoNodeId, i);
+      if (from == PROTO_NO_NODE && msg->key <= G_MAXUINT32)
+        from = (ProtoNodeId) msg->key;   /* a finished cluster's head */
+      ask_sync (p, out, from);
+    }
+  head_heads_changed (p, out);
+}
+
+/* HierUpdate at a head: a late joiner's sync request (degree 0), or a
+ * member's model by the straggler policy */
+static void
+on_update (HierPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (msg->degree == 0)
+    head_serve_sync (p, out, from);   /* a late joiner's request */
+  else if (msg->weights && is_async (p))
+    async_update (p, out, from, msg->round, msg->weights);
+  else if (msg->weights && mixed_update (p, out, from, msg->round, msg->weights))
+    ;
+  else if (msg->weights)
+    head_take_update (p, out, from, msg->weights);
+}
+
+/* HierResult: the model it syncs from, a head's global model from its
+ * parent, or its round's result from its head */
+static void
+on_result (HierPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (p->base.state == HIER_PEER_SYNCING)
+    {
+      if (from != p->sync_from || msg->weights == NULL || msg->degree != 0)
+        return;
+      learn_weights_unref (p->model);
+      p->model = learn_weights_ref (msg->weights);
+      p->synced = TRUE;
+      p->base_version = msg->round;
+      observe (p, out, PROTO_OBS_SYNC_DONE, from, PROTO_MSG_HIER_RESULT, msg->round, NULL);
+      start_training (p, out);
+      return;
+    }
+  if (p->is_head && (from == p->parent || from == p->up_to) && from != PROTO_NO_NODE && msg->weights)
+    {
+      head_take_global (p, out, msg->round, msg->weights);
+      return;
+    }
+  if (from != p->sent_to || msg->weights == NULL)
+    {
+      observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
+                  "a result from another head than the one that has its update");
+      return;
+    }
+  take_result (p, out, msg->round, msg->weights);
+}
+
+/* HierPing: answered with a HierPong of its round */
+static void
+on_ping (HierPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_HIER_PONG);
+  m.round = msg->round;
+  send_link (p, out, from, &m);
+}
+
+/* A message: counted, dropped unless it listens for it (peer_listens),
+ * then one handler per type. */
 static void
 handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -1321,114 +1455,34 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
   switch (msg->type)
     {
     case PROTO_MSG_NEW_NODE_INFO:
-      {
-        p->id = msg->node;
-        p->links.self = p->id;
-        say_hello (p, out);
-        if (msg->joined_mid_training)
-          {
-            /* the clusters formed before it came: the latest global model
-             * from its head before it trains (as DISCO's model sync) */
-            set_state (p, out, HIER_PEER_SYNCING);
-            p->sync_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
-          }
-        else
-          start_training (p, out);
-        break;
-      }
+      on_new_node_info (p, msg, out);
+      break;
     case PROTO_MSG_HIER_CLUSTER:
-      handle_cluster (p, msg, out);
+      on_cluster (p, msg, out);
       break;
     case PROTO_MSG_HIER_HEADS:
-      g_array_set_size (p->heads, 0);
-      g_array_append_vals (p->heads, msg->peers, msg->n_peers);
-      p->heads_expected = msg->degree;
-      p->heads_known = TRUE;
-      p->parent = msg->node;
-      g_array_set_size (p->children, 0);
-      g_array_append_vals (p->children, msg->indices, msg->n_indices);
-      {
-        /* links to whoever it exchanges with: top heads, parent, children */
-        g_autoptr (GArray) peers = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-        g_array_append_vals (peers, p->heads->data, p->heads->len);
-        g_array_append_vals (peers, p->children->data, p->children->len);
-        if (p->parent != PROTO_NO_NODE)
-          g_array_append_val (peers, p->parent);
-        for (guint i = 0; i < peers->len; i++)
-          {
-            ProtoNodeId h = g_array_index (peers, ProtoNodeId, i);
-            if (h != p->id)
-              open_link (p, out, h);
-          }
-      }
-      if (p->base.state == HIER_PEER_SYNCING && p->is_head)
-        {
-          /* a late joiner heading its own cluster syncs from its parent, or a top head */
-          ProtoNodeId from = p->parent;
-          for (guint i = 0; i < p->heads->len && from == PROTO_NO_NODE; i++)
-            if (g_array_index (p->heads, ProtoNodeId, i) != p->id)
-              from = g_array_index (p->heads, ProtoNodeId, i);
-          if (from == PROTO_NO_NODE && msg->key <= G_MAXUINT32)
-            from = (ProtoNodeId) msg->key;   /* a finished cluster's head */
-          ask_sync (p, out, from);
-        }
-      head_heads_changed (p, out);
+      on_heads (p, msg, out);
       break;
     case PROTO_MSG_HIER_UPDATE:
-      if (msg->degree == 0)
-        head_serve_sync (p, out, in->from);   /* a late joiner's request */
-      else if (msg->weights && is_async (p))
-        async_update (p, out, in->from, msg->round, msg->weights);
-      else if (msg->weights && mixed_update (p, out, in->from, msg->round, msg->weights))
-        ;
-      else if (msg->weights)
-        head_take_update (p, out, in->from, msg->weights);
+      on_update (p, in->from, msg, out);
       break;
     case PROTO_MSG_HIER_AGG:
       head_take_agg (p, out, in->from, msg);
       break;
     case PROTO_MSG_HIER_RESULT:
-      if (p->base.state == HIER_PEER_SYNCING)
-        {
-          if (in->from != p->sync_from || msg->weights == NULL || msg->degree != 0)
-            break;
-          learn_weights_unref (p->model);
-          p->model = learn_weights_ref (msg->weights);
-          p->synced = TRUE;
-          p->base_version = msg->round;
-          observe (p, out, PROTO_OBS_SYNC_DONE, in->from, PROTO_MSG_HIER_RESULT, msg->round, NULL);
-          start_training (p, out);
-          break;
-        }
-      if (p->is_head && (in->from == p->parent || in->from == p->up_to) && in->from != PROTO_NO_NODE && msg->weights)
-        {
-          head_take_global (p, out, msg->round, msg->weights);
-          break;
-        }
-      if (in->from != p->sent_to || msg->weights == NULL)
-        {
-          observe (p, out, PROTO_OBS_REJECTED, in->from, (int32_t) msg->type, msg->round,
-                      "a result from another head than the one that has its update");
-          break;
-        }
-      take_result (p, out, msg->round, msg->weights);
+      on_result (p, in->from, msg, out);
       break;
     case PROTO_MSG_SIGNAL_FOR_PEER:
       proto_links_signal (&p->links, out, msg);
       break;
     case PROTO_MSG_HIER_PROBE:
-      handle_probe (p, msg, out);
+      on_probe (p, msg, out);
       break;
     case PROTO_MSG_HIER_PING:
-      {
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_HIER_PONG);
-        m.round = msg->round;
-        send_link (p, out, in->from, &m);
-        break;
-      }
+      on_ping (p, in->from, msg, out);
+      break;
     case PROTO_MSG_HIER_PONG:
-      handle_pong (p, in->from, msg, out);
+      on_pong (p, in->from, msg, out);
       break;
     default:
       break;
@@ -1542,6 +1596,29 @@ on_leave (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
   set_state (p, out, HIER_PEER_LEFT);
 }
 
+/* its start: connects (ClientConnected) */
+static void
+on_start (HierPeer *p, ProtoOutbox *out)
+{
+  if (p->base.state != HIER_PEER_IDLE)
+    return;
+  p->base.connected = TRUE;
+  say_connected (p, out);
+  set_state (p, out, HIER_PEER_CONNECTING);
+}
+
+/* its training done: the update goes to its head */
+static void
+on_trained (HierPeer *p, LearnWeights *weights, ProtoOutbox *out)
+{
+  if (p->base.state != HIER_PEER_TRAINING || weights == NULL)
+    return;
+  learn_weights_unref (p->model);
+  p->model = learn_weights_ref (weights);
+  p->pending = TRUE;
+  send_update (p, out);
+}
+
 static void
 peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -1551,11 +1628,7 @@ peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->base.state != HIER_PEER_IDLE)
-        break;
-      p->base.connected = TRUE;
-      say_connected (p, out);
-      set_state (p, out, HIER_PEER_CONNECTING);
+      on_start (p, out);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
@@ -1565,12 +1638,7 @@ peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
       on_deadline (p, now, out);
       break;
     case PROTO_IN_TRAINING_DONE:
-      if (p->base.state != HIER_PEER_TRAINING || in->weights == NULL)
-        break;
-      learn_weights_unref (p->model);
-      p->model = learn_weights_ref (in->weights);
-      p->pending = TRUE;
-      send_update (p, out);
+      on_trained (p, in->weights, out);
       break;
     case PROTO_IN_LINK_UP:
       link_up (p, out, in->from);

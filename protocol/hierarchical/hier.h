@@ -16,16 +16,12 @@ gint hier_cmp_id (gconstpointer a, gconstpointer b);
 
 /* ---- the coordinator (hier-coord.c) ---- */
 
-typedef struct HierCoord HierCoord;
-
-HierCoord *hier_coord_new (const ProtoConfig *cfg);
-void hier_coord_free (HierCoord *c);
-void hier_coord_handle (HierCoord *c, DlTime now, const ProtoInput *in, ProtoOutbox *out);
-DlTime hier_coord_next_deadline (const HierCoord *c);
-const char *hier_coord_phase (const HierCoord *c);
-guint hier_coord_n_clusters (const HierCoord *c);
+/* a coordinator machine (its struct begins with its ProtoMachineBase:
+ * its phase, "gathering", "probing" or "clustered", and its deadline) */
+ProtoMachine *hier_coord_new (const ProtoConfig *cfg);
+guint hier_coord_n_clusters (const ProtoMachine *m);
 /* the head of member's cluster, PROTO_NO_NODE if none (yet) */
-ProtoNodeId hier_coord_head_of (const HierCoord *c, ProtoNodeId member);
+ProtoNodeId hier_coord_head_of (const ProtoMachine *m, ProtoNodeId member);
 
 /* ---- the peer (hier-peer.c) ---- */
 

@@ -196,6 +196,42 @@ signal_for_peer (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMs
   send (out, msg->node, &r);
 }
 
+/* A message: one handler per type; the registry drops the others. */
+static void
+on_message (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  switch (msg->type)
+    {
+    case PROTO_MSG_PIPE_HELLO:
+      hello (c, out, from, msg);
+      return;
+    case PROTO_MSG_PIPE_LOOKUP:
+      lookup (c, out, from);
+      return;
+    case PROTO_MSG_SIGNAL_FOR_PEER:
+      signal_for_peer (c, out, from, msg);
+      return;
+    default:
+      observe (out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the registry does not handle it");
+      return;
+    }
+}
+
+/* A peer's stream closed: a server leaves the table. */
+static void
+on_closed (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from)
+{
+  guint at;
+  Member *m = find (c, from, &at);
+  if (!m)
+    return;
+  observe (out, PROTO_OBS_NOTE, from, -1, -1, m->server ? "stream closed: the server leaves the table"
+                                                       : "stream closed: a client left");
+  if (m->server)
+    c->version++;
+  g_array_remove_index (c->members, at);
+}
+
 static void
 pipe_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -204,38 +240,12 @@ pipe_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *ou
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
-      {
-        const ProtoMsg *msg = in->msg;
-        g_return_if_fail (msg != NULL);
-        switch (msg->type)
-          {
-          case PROTO_MSG_PIPE_HELLO:
-            hello (c, out, in->from, msg);
-            return;
-          case PROTO_MSG_PIPE_LOOKUP:
-            lookup (c, out, in->from);
-            return;
-          case PROTO_MSG_SIGNAL_FOR_PEER:
-            signal_for_peer (c, out, in->from, msg);
-            return;
-          default:
-            observe (out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, "the registry does not handle it");
-            return;
-          }
-      }
+      g_return_if_fail (in->msg != NULL);
+      on_message (c, out, in->from, in->msg);
+      return;
     case PROTO_IN_STREAM_CLOSED:
-      {
-        guint at;
-        Member *m = find (c, in->from, &at);
-        if (!m)
-          return;
-        observe (out, PROTO_OBS_NOTE, in->from, -1, -1, m->server ? "stream closed: the server leaves the table"
-                                                                  : "stream closed: a client left");
-        if (m->server)
-          c->version++;
-        g_array_remove_index (c->members, at);
-        return;
-      }
+      on_closed (c, out, in->from);
+      return;
     case PROTO_IN_START:
     case PROTO_IN_DEADLINE:
     case PROTO_IN_TRAINING_DONE:

@@ -108,23 +108,11 @@ static const ProtoKey rows[] = {
 
 #define FAIL(sec, key, ...) proto_keys_fail (l, error, sec, key, __VA_ARGS__)
 
+/* configure's step: the servers' ranges, listed one by one (every block
+ * covered, none past the last) or a count in ranges of `replicas` */
 static gboolean
-configure (ProtoConfig *q, ProtoKeyLookup *l, GError **error)
+configure_ranges (PipeConfig *pc, ProtoKeyLookup *l, GError **error)
 {
-  g_autoptr (GError) e = NULL;
-  PipeConfig *pc = pipe_config_mut (q);
-  pc->blocks = proto_keys_uint (l, "protocol", "blocks");
-  if (pc->blocks == 0 || pc->blocks >= G_MAXUINT16)
-    return FAIL ("protocol", "blocks", "must be from 1 to %u", G_MAXUINT16 - 1);
-  const char *servers = proto_keys_value (l, "protocol", "servers");
-  if (!parse_servers (servers, &pc->servers, &pc->n_ranges, pc->range_start, pc->range_end, &e))
-    return proto_keys_fail_with (l, error, "protocol", "servers", e);
-  pc->replicas = proto_keys_uint (l, "protocol", "replicas");
-  if (pc->servers == 0)
-    return FAIL ("protocol", "servers", "must be at least 1");
-  if (pc->servers > PROTO_KEY_PEERS_MAX)
-    return FAIL ("protocol", "servers", "'%s' is out of range (a whole number from 1 to %u)", servers,
-                 PROTO_KEY_PEERS_MAX);
   if (pc->n_ranges > 0)
     {
       if (proto_keys_given (l, "protocol", "replicas") && pc->replicas != 1)
@@ -161,6 +149,28 @@ configure (ProtoConfig *q, ProtoKeyLookup *l, GError **error)
         return FAIL ("protocol", "servers", "%u ranges of %u blocks: a range would be empty",
                      pc->servers / pc->replicas, pc->blocks);
     }
+  return TRUE;
+}
+
+static gboolean
+configure (ProtoConfig *q, ProtoKeyLookup *l, GError **error)
+{
+  g_autoptr (GError) e = NULL;
+  PipeConfig *pc = pipe_config_mut (q);
+  pc->blocks = proto_keys_uint (l, "protocol", "blocks");
+  if (pc->blocks == 0 || pc->blocks >= G_MAXUINT16)
+    return FAIL ("protocol", "blocks", "must be from 1 to %u", G_MAXUINT16 - 1);
+  const char *servers = proto_keys_value (l, "protocol", "servers");
+  if (!parse_servers (servers, &pc->servers, &pc->n_ranges, pc->range_start, pc->range_end, &e))
+    return proto_keys_fail_with (l, error, "protocol", "servers", e);
+  pc->replicas = proto_keys_uint (l, "protocol", "replicas");
+  if (pc->servers == 0)
+    return FAIL ("protocol", "servers", "must be at least 1");
+  if (pc->servers > PROTO_KEY_PEERS_MAX)
+    return FAIL ("protocol", "servers", "'%s' is out of range (a whole number from 1 to %u)", servers,
+                 PROTO_KEY_PEERS_MAX);
+  if (!configure_ranges (pc, l, error))
+    return FALSE;
   if (!dl_dist_parse (proto_keys_value (l, "protocol", "compute_per_block"), DL_UNIT_DURATION, &pc->compute_per_block,
                       &e))
     return proto_keys_fail_with (l, error, "protocol", "compute_per_block", e);

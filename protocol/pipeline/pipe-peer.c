@@ -198,7 +198,7 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
 
 /* A server got the hash alone and no push that matches it: the full copy. */
 static void
-need (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+on_need (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
   int i = hop_of (p, from);
   guint32 in;
@@ -411,7 +411,7 @@ fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
 /* ---- inputs ---- */
 
 static void
-table (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
+on_servers (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
 {
   _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, PROTO_SERVER, (int32_t) msg->type, msg->n_peers, NULL);
   if (p->base.state != PIPE_PEER_LOOKUP)
@@ -462,7 +462,7 @@ ping_settled (PipePeer *p, ProtoOutbox *out, ProtoNodeId id)
 }
 
 static void
-pong (PipePeer *p, ProtoOutbox *out, ProtoNodeId from)
+on_pong (PipePeer *p, ProtoOutbox *out, ProtoNodeId from)
 {
   gpointer v = g_hash_table_lookup (p->ping_sent, GUINT_TO_POINTER (from + 1));
   _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, PROTO_MSG_PIPE_PONG, -1, NULL);
@@ -476,7 +476,7 @@ pong (PipePeer *p, ProtoOutbox *out, ProtoNodeId from)
 }
 
 static void
-result (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+on_result (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
   int i = hop_of (p, from);
   if (msg->key != p->id || msg->round != p->step || i < 0 || hop_at (p, (guint) i)->failed || !running (p))
@@ -511,16 +511,16 @@ client_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg 
   switch (msg->type)
     {
     case PROTO_MSG_PIPE_SERVERS:
-      table (p, out, msg);
+      on_servers (p, out, msg);
       return;
     case PROTO_MSG_PIPE_PONG:
-      pong (p, out, from);
+      on_pong (p, out, from);
       return;
     case PROTO_MSG_PIPE_RESULT:
-      result (p, out, from, msg);
+      on_result (p, out, from, msg);
       return;
     case PROTO_MSG_PIPE_NEED:
-      need (p, out, from, msg);
+      on_need (p, out, from, msg);
       return;
     default:
       _pipe_peer_observe (p, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
@@ -687,14 +687,10 @@ queue_job (PipePeer *p, ProtoOutbox *out, guint64 key, const StepWork *w)
   start_next (p, out);
 }
 
-static void
-server_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+/* the session a PipeStep is of, opened by its first step */
+static Session *
+session_of (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
-  if (!serves (p, msg))
-    {
-      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
-      return;
-    }
   Session *s = _pipe_peer_session_find (p, msg->key, NULL);
   if (!s)
     {
@@ -704,6 +700,20 @@ server_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
       _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->nb_participants,
                          msg->nb_participants > 1 ? "session opened by a replay of the client's inputs" : "session opened");
     }
+  return s;
+}
+
+/* PipeStep: the client's copy of a step's input (or its hash alone): it
+ * computes, unless it did from an early push */
+static void
+on_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (!serves (p, msg))
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
+      return;
+    }
+  Session *s = session_of (p, out, from, msg);
   StepWork *w = _pipe_peer_work_for (s, msg->round, TRUE);
   gboolean hash_only = msg->helper;
   /* a full copy after the hash alone (asked for) is the step's data */
@@ -760,7 +770,7 @@ server_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
 }
 
 static void
-push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+on_push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
   if (!serves (p, msg))
     {
@@ -815,38 +825,48 @@ push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
   queue_job (p, out, s->key, w);
 }
 
+/* PipePing: answered with a PipePong of its round */
+static void
+on_ping (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  ProtoMsg r;
+  proto_msg_init (&r, PROTO_MSG_PIPE_PONG);
+  r.round = msg->round;
+  _pipe_peer_send_link (p, out, from, &r);
+}
+
+/* PipeClose: the client's session ends */
+static void
+on_close (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  guint at;
+  if (!_pipe_peer_session_find (p, msg->key, &at))
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1, "close of no session");
+      return;
+    }
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, "session closed");
+  _pipe_peer_session_remove (p, at);
+}
+
 static void
 server_message (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
   switch (msg->type)
     {
     case PROTO_MSG_PIPE_PING:
-      {
-        _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-        ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_PIPE_PONG);
-        r.round = msg->round;
-        _pipe_peer_send_link (p, out, from, &r);
-        return;
-      }
+      on_ping (p, out, from, msg);
+      return;
     case PROTO_MSG_PIPE_STEP:
-      server_step (p, out, from, msg);
+      on_step (p, out, from, msg);
       return;
     case PROTO_MSG_PIPE_PUSH:
-      push (p, out, from, msg);
+      on_push (p, out, from, msg);
       return;
     case PROTO_MSG_PIPE_CLOSE:
-      {
-        guint at;
-        if (!_pipe_peer_session_find (p, msg->key, &at))
-          {
-            _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1, "close of no session");
-            return;
-          }
-        _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, "session closed");
-        _pipe_peer_session_remove (p, at);
-        return;
-      }
+      on_close (p, out, from, msg);
+      return;
     default:
       _pipe_peer_observe (p, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
       return;
@@ -966,7 +986,7 @@ hello (PipePeer *p, ProtoOutbox *out)
 /* ---- messages ---- */
 
 static void
-take_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
+on_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
 {
   if (p->role_known || p->base.state != PIPE_PEER_CONNECTING)
     {
@@ -1027,6 +1047,14 @@ pipe_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
   return (unsigned) type < PROTO_MSG_N_TYPES && listens (p, type);
 }
 
+/* a link's signalling, relayed by the coordinator */
+static void
+on_signal (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  proto_links_signal (&p->links, out, msg);
+}
+
 static void
 handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -1040,11 +1068,10 @@ handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
   switch (msg->type)
     {
     case PROTO_MSG_PIPE_ROLE:
-      take_role (p, out, msg);
+      on_role (p, out, msg);
       return;
     case PROTO_MSG_SIGNAL_FOR_PEER:
-      _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
-      proto_links_signal (&p->links, out, msg);
+      on_signal (p, out, in->from, msg);
       return;
     default:
       break;
@@ -1084,6 +1111,51 @@ pipe_peer_next_deadline (const void *impl)
 }
 
 static void
+on_start (PipePeer *p, ProtoOutbox *out)
+{
+  if (p->base.state != PIPE_PEER_IDLE)
+    return;
+  p->base.connected = TRUE;
+  hello (p, out);
+  _pipe_peer_set_state (p, out, PIPE_PEER_CONNECTING);
+}
+
+/* no role yet: hello again; else the server's or the client's timers */
+static void
+on_deadline (PipePeer *p, DlTime now, ProtoOutbox *out)
+{
+  if (!p->base.connected)
+    return;
+  if (!p->role_known && now >= p->hello_again)
+    {
+      _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_ROLE, -1,
+                          "no role within step_timeout: hello again");
+      hello (p, out);
+    }
+  else if (p->is_server)
+    server_deadline (p, out);
+  else if (p->role_known)
+    client_deadline (p, out);
+}
+
+/* it leaves, or the coordinator's stream closed */
+static void
+on_leave (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
+{
+  if (!p->base.connected)
+    return;
+  proto_links_close_all (&p->links, out);
+  if (in->kind == PROTO_IN_LEAVE)
+    proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+  p->base.connected = FALSE;
+  server_clear (p);
+  client_clear (p);
+  _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+                     in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
+  _pipe_peer_set_state (p, out, PIPE_PEER_LEFT);
+}
+
+static void
 pipe_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   PipePeer *p = impl;
@@ -1092,29 +1164,14 @@ pipe_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->base.state != PIPE_PEER_IDLE)
-        break;
-      p->base.connected = TRUE;
-      hello (p, out);
-      _pipe_peer_set_state (p, out, PIPE_PEER_CONNECTING);
+      on_start (p, out);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
       handle_message (p, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      if (!p->base.connected)
-        break;
-      if (!p->role_known && now >= p->hello_again)
-        {
-          _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_ROLE, -1,
-                              "no role within step_timeout: hello again");
-          hello (p, out);
-        }
-      else if (p->is_server)
-        server_deadline (p, out);
-      else if (p->role_known)
-        client_deadline (p, out);
+      on_deadline (p, now, out);
       break;
     case PROTO_IN_TRAINING_DONE:
       break;   /* a pipeline peer never trains */
@@ -1130,17 +1187,7 @@ pipe_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out
       break;
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
-      if (!p->base.connected)
-        break;
-      proto_links_close_all (&p->links, out);
-      if (in->kind == PROTO_IN_LEAVE)
-        proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->base.connected = FALSE;
-      server_clear (p);
-      client_clear (p);
-      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
-                         in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      _pipe_peer_set_state (p, out, PIPE_PEER_LEFT);
+      on_leave (p, in, out);
       break;
     }
   DlTime after = pipe_peer_next_deadline (p);

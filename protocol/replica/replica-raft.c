@@ -587,83 +587,112 @@ on_append_reply (Replica *r, DlTime now, guint from, const ProtoMsg *m, ProtoOut
 /* ---- the machine ---- */
 
 static void
+on_start (Replica *r, DlTime now, ProtoOutbox *out)
+{
+  r->last_heard = now;
+  if (r->role == LEADER)
+    {
+      r->heartbeat_at = now;
+      observe (r, out, PROTO_OBS_NOTE, -1, "leader of the first term, of %u replicas", r->n);
+    }
+  else
+    election_timer (r, now);
+}
+
+/* A message from another replica (index k): one handler per type. */
+static void
+on_replica_message (Replica *r, DlTime now, guint k, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  switch (msg->type)
+    {
+    case PROTO_MSG_RAFT_VOTE:
+      on_vote (r, now, k, msg, out);
+      break;
+    case PROTO_MSG_RAFT_VOTE_REPLY:
+      on_vote_reply (r, now, msg, out);
+      break;
+    case PROTO_MSG_RAFT_APPEND:
+      on_append (r, now, k, msg, out);
+      break;
+    case PROTO_MSG_RAFT_APPEND_REPLY:
+      on_append_reply (r, now, k, msg, out);
+      break;
+    default:
+      break;
+    }
+}
+
+/* A message: from a replica, Raft's; from a peer, an entry of the log
+ * (the leader's alone: a follower closes the peer's stream). */
+static void
+on_message (Replica *r, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  if (proto_node_is_replica (in->from))
+    {
+      guint k = proto_replica_index (in->from);
+      if (k >= r->n || k == r->index)
+        return;
+      on_replica_message (r, now, k, in->msg, out);
+      return;
+    }
+  if (r->role != LEADER)
+    {
+      proto_outbox_simple (out, PROTO_ACT_CLOSE_STREAM, in->from);
+      return;
+    }
+  session (r, in->from)->live_term = r->term;
+  append (r, now, in->msg->type == PROTO_MSG_SESSION_RESUME ? ENTRY_RESUME : ENTRY_MESSAGE, in->from, in->msg,
+          out);
+}
+
+/* A follower's election timer; the leader's resume window, its inner
+ * machine's deadline (an entry) and its heartbeat. */
+static void
+on_deadline (Replica *r, DlTime now, ProtoOutbox *out)
+{
+  if (r->role != LEADER)
+    {
+      if (now >= r->election_at)
+        start_election (r, now, out);
+      return;
+    }
+  if (now >= r->resume_at)
+    close_silent (r, now, out);
+  {
+    DlTime d = proto_machine_next_deadline (r->inner);
+    if (d <= now && r->deadline_logged == DL_TIME_NEVER)
+      {
+        r->deadline_logged = d;
+        append (r, d, ENTRY_DEADLINE, PROTO_NO_NODE, NULL, out);
+      }
+  }
+  if (r->role == LEADER && now >= r->heartbeat_at)
+    {
+      for (guint k = 0; k < r->n; k++)
+        if (k != r->index)
+          send_append (r, out, k, 0);
+      r->heartbeat_at = now + r->cfg.replica_heartbeat;
+    }
+}
+
+static void
 replica_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   Replica *r = impl;
   switch (in->kind)
     {
     case PROTO_IN_START:
-      r->last_heard = now;
-      if (r->role == LEADER)
-        {
-          r->heartbeat_at = now;
-          observe (r, out, PROTO_OBS_NOTE, -1, "leader of the first term, of %u replicas", r->n);
-        }
-      else
-        election_timer (r, now);
+      on_start (r, now, out);
       break;
     case PROTO_IN_MESSAGE:
-      if (proto_node_is_replica (in->from))
-        {
-          guint k = proto_replica_index (in->from);
-          if (k >= r->n || k == r->index)
-            break;
-          switch (in->msg->type)
-            {
-            case PROTO_MSG_RAFT_VOTE:
-              on_vote (r, now, k, in->msg, out);
-              break;
-            case PROTO_MSG_RAFT_VOTE_REPLY:
-              on_vote_reply (r, now, in->msg, out);
-              break;
-            case PROTO_MSG_RAFT_APPEND:
-              on_append (r, now, k, in->msg, out);
-              break;
-            case PROTO_MSG_RAFT_APPEND_REPLY:
-              on_append_reply (r, now, k, in->msg, out);
-              break;
-            default:
-              break;
-            }
-          break;
-        }
-      if (r->role != LEADER)
-        {
-          proto_outbox_simple (out, PROTO_ACT_CLOSE_STREAM, in->from);
-          break;
-        }
-      session (r, in->from)->live_term = r->term;
-      append (r, now, in->msg->type == PROTO_MSG_SESSION_RESUME ? ENTRY_RESUME : ENTRY_MESSAGE, in->from, in->msg,
-              out);
+      on_message (r, now, in, out);
       break;
     case PROTO_IN_STREAM_CLOSED:
       if (r->role == LEADER)
         append (r, now, ENTRY_CLOSED, in->from, NULL, out);
       break;
     case PROTO_IN_DEADLINE:
-      if (r->role != LEADER)
-        {
-          if (now >= r->election_at)
-            start_election (r, now, out);
-          break;
-        }
-      if (now >= r->resume_at)
-        close_silent (r, now, out);
-      {
-        DlTime d = proto_machine_next_deadline (r->inner);
-        if (d <= now && r->deadline_logged == DL_TIME_NEVER)
-          {
-            r->deadline_logged = d;
-            append (r, d, ENTRY_DEADLINE, PROTO_NO_NODE, NULL, out);
-          }
-      }
-      if (r->role == LEADER && now >= r->heartbeat_at)
-        {
-          for (guint k = 0; k < r->n; k++)
-            if (k != r->index)
-              send_append (r, out, k, 0);
-          r->heartbeat_at = now + r->cfg.replica_heartbeat;
-        }
+      on_deadline (r, now, out);
       break;
     default:
       break;

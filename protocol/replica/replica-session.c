@@ -146,6 +146,63 @@ on_resumed (Session *s, DlTime now, const ProtoMsg *m, ProtoOutbox *out)
     }
 }
 
+/* The first start goes to the inner machine; a later one (a reconnect)
+ * asks the leader to resume the session. */
+static void
+on_start (Session *s, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  if (!s->started)
+    {
+      s->started = TRUE;
+      s->up = TRUE;
+      feed_inner (s, now, in, out);
+    }
+  else if (!s->gone)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_SESSION_RESUME);
+      m.sess_ack = s->down_last;
+      proto_outbox_send (out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      /* lost (a partition, a leader that fell meanwhile): try again */
+      s->reconnect_at = now + RESUME_WAIT;
+    }
+}
+
+/* its reconnect timer, and the inner machine's deadline */
+static void
+on_deadline (Session *s, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  if (!s->up && !s->gone && now >= s->reconnect_at)
+    {
+      s->reconnect_at = DL_TIME_NEVER;
+      proto_outbox_simple (out, PROTO_ACT_RECONNECT, PROTO_SERVER);
+    }
+  if (proto_machine_next_deadline (s->inner) <= now)
+    feed_inner (s, now, in, out);
+}
+
+/* A message: from the leader, SessionResumed is the session's own, and
+ * the rest is taken once (by its sequence number) and acknowledges what
+ * the peer sent; then the inner machine has it. */
+static void
+on_message (Session *s, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  if (in->from == PROTO_SERVER && in->via == PROTO_VIA_SERVER)
+    {
+      if (in->msg->type == PROTO_MSG_SESSION_RESUMED)
+        {
+          on_resumed (s, now, in->msg, out);
+          return;
+        }
+      if (in->msg->sess_seq && in->msg->sess_seq <= s->down_last)
+        return;   /* sent again on a resume, and taken before */
+      if (in->msg->sess_seq)
+        s->down_last = in->msg->sess_seq;
+      proto_session_trim (s->unacked, in->msg->sess_ack);
+    }
+  feed_inner (s, now, in, out);
+}
+
 static void
 session_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -153,50 +210,17 @@ session_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (!s->started)
-        {
-          s->started = TRUE;
-          s->up = TRUE;
-          feed_inner (s, now, in, out);
-        }
-      else if (!s->gone)
-        {
-          ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_SESSION_RESUME);
-          m.sess_ack = s->down_last;
-          proto_outbox_send (out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-          /* lost (a partition, a leader that fell meanwhile): try again */
-          s->reconnect_at = now + RESUME_WAIT;
-        }
+      on_start (s, now, in, out);
       break;
     case PROTO_IN_STREAM_CLOSED:
       if (!s->gone)
         stream_lost (s, now, out);
       break;
     case PROTO_IN_DEADLINE:
-      if (!s->up && !s->gone && now >= s->reconnect_at)
-        {
-          s->reconnect_at = DL_TIME_NEVER;
-          proto_outbox_simple (out, PROTO_ACT_RECONNECT, PROTO_SERVER);
-        }
-      if (proto_machine_next_deadline (s->inner) <= now)
-        feed_inner (s, now, in, out);
+      on_deadline (s, now, in, out);
       break;
     case PROTO_IN_MESSAGE:
-      if (in->from == PROTO_SERVER && in->via == PROTO_VIA_SERVER)
-        {
-          if (in->msg->type == PROTO_MSG_SESSION_RESUMED)
-            {
-              on_resumed (s, now, in->msg, out);
-              break;
-            }
-          if (in->msg->sess_seq && in->msg->sess_seq <= s->down_last)
-            break;   /* sent again on a resume, and taken before */
-          if (in->msg->sess_seq)
-            s->down_last = in->msg->sess_seq;
-          proto_session_trim (s->unacked, in->msg->sess_ack);
-        }
-      feed_inner (s, now, in, out);
+      on_message (s, now, in, out);
       break;
     default:
       feed_inner (s, now, in, out);
