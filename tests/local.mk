@@ -69,7 +69,7 @@ tests_test_sync_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-gossip
 TESTS += tests/test-gossip
-tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
+tests_test_gossip_SOURCES = tests/test-gossip.c tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
 tests_test_gossip_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_gossip_LDADD = $(DL_CHECK_LDADD)
 
@@ -87,13 +87,13 @@ tests_test_message_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-gossip-stragglers
 TESTS += tests/test-gossip-stragglers
-tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
+tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
 tests_test_gossip_stragglers_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_gossip_stragglers_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-hier
 TESTS += tests/test-hier
-tests_test_hier_SOURCES = tests/test-hier.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
+tests_test_hier_SOURCES = tests/test-hier.c tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
 tests_test_hier_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_hier_LDADD = $(DL_CHECK_LDADD)
 

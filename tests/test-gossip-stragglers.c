@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "protocol/gossip/gossip-mix.h"
-#include "tests/gossip-harness.h"
+#include "tests/family-harness.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 

@@ -10,7 +10,7 @@
 #include "protocol/gossip/gossip-peer.h"
 #include "protocol/proto-machine.h"
 
-#include "tests/gossip-harness.h"
+#include "tests/family-harness.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 

@@ -1,6 +1,6 @@
-/* gossip-harness.h — the other families' tests on the hand-held world
- * (harness.h; gossip's first, hence the name; hierarchical's and the
- * pipeline's too): the coordinator and n peers behind the machine
+/* family-harness.h — the other families' tests on the hand-held world
+ * (harness.h; gossip's, hierarchical's and the
+ * pipeline's): the coordinator and n peers behind the machine
  * interface, messages the test delivers, links that come up one by one as
  * soon as they are connected, training that adds the peer's id to every
  * weight, and time that moves only by hand.  A thin layer over harness.c. */

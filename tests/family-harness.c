@@ -1,8 +1,8 @@
-/* gossip-harness.c — the other families' rules for the hand-held world
- * (gossip-harness.h over harness.c). */
+/* family-harness.c — the other families' rules for the hand-held world
+ * (family-harness.h over harness.c). */
 #include "config.h"
 
-#include "tests/gossip-harness.h"
+#include "tests/family-harness.h"
 
 ProtoConfig
 gossip_cfg (guint min, guint rounds, guint fanout)
