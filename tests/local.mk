@@ -67,12 +67,6 @@ tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-ha
 tests_test_sync_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_sync_LDADD = $(DL_CHECK_LDADD)
 
-check_PROGRAMS += tests/test-gossip
-TESTS += tests/test-gossip
-tests_test_gossip_SOURCES = tests/test-gossip.c tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
-tests_test_gossip_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_gossip_LDADD = $(DL_CHECK_LDADD)
-
 check_PROGRAMS += tests/test-disco-failures
 TESTS += tests/test-disco-failures
 tests_test_disco_failures_SOURCES = tests/test-disco-failures.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
@@ -84,12 +78,6 @@ TESTS += tests/test-message
 tests_test_message_SOURCES = tests/test-message.c $(MSG_FILL_SOURCES)
 tests_test_message_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_message_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-gossip-stragglers
-TESTS += tests/test-gossip-stragglers
-tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
-tests_test_gossip_stragglers_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_gossip_stragglers_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-hier
 TESTS += tests/test-hier
