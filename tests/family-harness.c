@@ -4,23 +4,6 @@
 
 #include "tests/family-harness.h"
 
-ProtoConfig
-gossip_cfg (guint min, guint rounds, guint fanout)
-{
-  ProtoConfig c;
-  proto_config_init (&c, "gossip");
-  c.min_participants = min;
-  c.rounds = rounds;
-  GossipConfig *gc = gossip_config_mut (&c);
-  gc->fanout = fanout;
-  gc->keep = 1.0;   /* the rest as gossip-keys.c's defaults */
-  gc->dht_k = 8;
-  gc->dht_alpha = 3;
-  gc->dht_rpc_timeout = 2 * DL_S;
-  c.payload_timeout = 10 * DL_S;
-  return c;
-}
-
 /* every connected link comes up, one at a time, the connecting peer told
  * first; training ends in the order it started; a peer's end of session
  * is not the coordinator's business here (a crash: g->alive) */

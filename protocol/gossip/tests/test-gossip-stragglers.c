@@ -6,6 +6,9 @@
 
 #include "protocol/gossip/gossip-mix.h"
 #include "tests/family-harness.h"
+#include "protocol/gossip/tests/gossip-cfg.h"
+#include "protocol/gossip/gossip-coord.h"
+#include "protocol/gossip/gossip-peer.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 

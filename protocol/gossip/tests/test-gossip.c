@@ -11,6 +11,7 @@
 #include "protocol/proto-machine.h"
 
 #include "tests/family-harness.h"
+#include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
