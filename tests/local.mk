@@ -79,12 +79,6 @@ tests_test_message_SOURCES = tests/test-message.c $(MSG_FILL_SOURCES)
 tests_test_message_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_message_LDADD = $(DL_CHECK_LDADD)
 
-check_PROGRAMS += tests/test-hier
-TESTS += tests/test-hier
-tests_test_hier_SOURCES = tests/test-hier.c tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
-tests_test_hier_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_hier_LDADD = $(DL_CHECK_LDADD)
-
 check_PROGRAMS += tests/test-robust
 TESTS += tests/test-robust
 tests_test_robust_SOURCES = tests/test-robust.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
