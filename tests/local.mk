@@ -195,12 +195,6 @@ tests_test_machine_SOURCES = tests/test-machine.c
 tests_test_machine_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_machine_LDADD = $(DL_CHECK_LDADD)
 
-check_PROGRAMS += tests/test-replica
-TESTS += tests/test-replica
-tests_test_replica_SOURCES = tests/test-replica.c
-tests_test_replica_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_replica_LDADD = $(DL_CHECK_LDADD)
-
 check_PROGRAMS += tests/test-guest
 TESTS += tests/test-guest
 tests_test_guest_SOURCES = tests/test-guest.c
