@@ -27,7 +27,7 @@ EXTRA_DIST += tests/liveness.sh tests/search-power.sh tests/localize.sh
 # the findability table of docs/found.md (tools/findability)
 TESTS += tests/findability.sh
 EXTRA_DIST += tests/findability.sh tools/findability tools/findability.map
-TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh tests/disco-guest.sh
+TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh
 # the Python package's unit tests (python/, tests/python/)
 TESTS += tests/python.sh
 EXTRA_DIST += tests/python.sh tests/python/test_dlsim.py
@@ -43,8 +43,7 @@ EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-leng
 # the rules docs/style.md says a tool checks, and commit messages' form
 TESTS += tests/style.sh
 EXTRA_DIST += tests/style.sh tools/style-check tools/commit-form
-EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
-	tests/disco-trees.sh
+EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles
 
 tests_test_base_SOURCES = tests/test-base.c
 tests_test_base_CFLAGS = $(DL_CHECK_CFLAGS)
@@ -54,36 +53,11 @@ tests_test_sim_SOURCES = tests/test-sim.c tests/slow-start-bound.h
 tests_test_sim_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_sim_LDADD = $(DL_CHECK_LDADD)
 
-check_PROGRAMS += tests/test-protocol
-TESTS += tests/test-protocol
-tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES) \
-	$(MSG_FILL_SOURCES)
-tests_test_protocol_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_protocol_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-sync
-TESTS += tests/test-sync
-tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_sync_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_sync_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-disco-failures
-TESTS += tests/test-disco-failures
-tests_test_disco_failures_SOURCES = tests/test-disco-failures.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_disco_failures_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_disco_failures_LDADD = $(DL_CHECK_LDADD)
-
 check_PROGRAMS += tests/test-message
 TESTS += tests/test-message
 tests_test_message_SOURCES = tests/test-message.c $(MSG_FILL_SOURCES)
 tests_test_message_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_message_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-robust
-TESTS += tests/test-robust
-tests_test_robust_SOURCES = tests/test-robust.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_robust_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_robust_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-learn
 TESTS += tests/test-learn
@@ -109,12 +83,6 @@ TESTS += tests/test-scenario
 tests_test_scenario_SOURCES = tests/test-scenario.c
 tests_test_scenario_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_scenario_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-fidelity
-TESTS += tests/test-fidelity
-tests_test_fidelity_SOURCES = tests/test-fidelity.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_fidelity_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_fidelity_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-frame
 TESTS += tests/test-frame
@@ -233,8 +201,8 @@ tests_test_bench_SOURCES = tests/test-bench.c
 tests_test_bench_CFLAGS = $(DL_CHECK_CFLAGS)
 tests_test_bench_LDADD = $(DL_CHECK_LDADD)
 
-# DISCO's code that tests/disco-guest.sh prepared from ../shared/disco's
-# archives (tests/disco-trees.sh): kept between runs, removed by distclean
+# DISCO's code that protocol/disco/tests/disco-guest.sh prepared from
+# ../shared/disco's archives (its disco-trees.sh): kept between runs, removed by distclean
 distclean-local:
 	rm -rf disco-trees
 .PHONY: distclean-local

@@ -1,13 +1,13 @@
 /* test-protocol.c — DISCO's machines (protocol/disco/): the drop rule,
  * the coordinator (DISCO's controller cases), the collect condition,
  * aggregation, stream closes, payload checks, and DISCO's failure S5
- * (model sync and S10 are tests/test-sync.c; S4, S7, S8, S9 and S17 are
- * tests/test-disco-failures.c).  Time is
- * hand-held (tests/proto-harness.c); there is no simulator here.  The messages
+ * (model sync and S10 are test-sync.c; S4, S7, S8, S9 and S17 are
+ * test-disco-failures.c).  Time is
+ * hand-held (proto-harness.c); there is no simulator here.  The messages
  * and their wire form are tests/test-message.c. */
 #include "config.h"
 
-#include "tests/proto-harness.h"
+#include "protocol/disco/tests/proto-harness.h"
 #include "protocol/proto-machine.h"
 #include "tests/msg-fill.h"
 #include "learn/learn-weights.h"
