@@ -35,9 +35,7 @@ EXTRA_DIST += protocol/replica/README.md
 # (tests/README.md): make check TESTS=protocol/replica/tests/test-replica
 check_PROGRAMS += protocol/replica/tests/test-replica
 TESTS += protocol/replica/tests/test-replica
-protocol_replica_tests_test_replica_SOURCES = protocol/replica/tests/test-replica.c
 protocol_replica_tests_test_replica_CFLAGS = $(DL_CHECK_CFLAGS)
-protocol_replica_tests_test_replica_LDADD = $(DL_CHECK_LDADD)
 
 # the families: each folder lists its own sources
 include protocol/disco/local.mk

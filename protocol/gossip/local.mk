@@ -17,11 +17,9 @@ check_PROGRAMS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-g
 TESTS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
 protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c \
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
-	tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
+	$(FAMILY_HARNESS_SOURCES)
 protocol_gossip_tests_test_gossip_CFLAGS = $(DL_CHECK_CFLAGS)
-protocol_gossip_tests_test_gossip_LDADD = $(DL_CHECK_LDADD)
 protocol_gossip_tests_test_gossip_stragglers_SOURCES = protocol/gossip/tests/test-gossip-stragglers.c \
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
-	tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
+	$(FAMILY_HARNESS_SOURCES)
 protocol_gossip_tests_test_gossip_stragglers_CFLAGS = $(DL_CHECK_CFLAGS)
-protocol_gossip_tests_test_gossip_stragglers_LDADD = $(DL_CHECK_LDADD)

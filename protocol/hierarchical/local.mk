@@ -17,6 +17,5 @@ EXTRA_DIST += protocol/hierarchical/README.md protocol/hierarchical/local.mk
 check_PROGRAMS += protocol/hierarchical/tests/test-hier
 TESTS += protocol/hierarchical/tests/test-hier
 protocol_hierarchical_tests_test_hier_SOURCES = protocol/hierarchical/tests/test-hier.c \
-	tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
+	$(FAMILY_HARNESS_SOURCES)
 protocol_hierarchical_tests_test_hier_CFLAGS = $(DL_CHECK_CFLAGS)
-protocol_hierarchical_tests_test_hier_LDADD = $(DL_CHECK_LDADD)
