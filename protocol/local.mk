@@ -31,6 +31,11 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
 EXTRA_DIST += protocol/replica/README.md
+# the replicated coordinator's tests live in protocol/replica/tests/
+# (tests/README.md): make check TESTS=protocol/replica/tests/test-replica
+check_PROGRAMS += protocol/replica/tests/test-replica
+TESTS += protocol/replica/tests/test-replica
+protocol_replica_tests_test_replica_CFLAGS = $(DL_CHECK_CFLAGS)
 
 # the families: each folder lists its own sources
 include protocol/disco/local.mk

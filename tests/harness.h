@@ -8,7 +8,7 @@
  * re-arms them (`arm`), and time that moves only by hand.  No network
  * model, no clock: just explicit orderings.
  *
- * DISCO's tests (proto-harness.h, h_*) and the other families' (gossip-
+ * DISCO's tests (proto-harness.h, h_*) and the other families' (family-
  * harness.h, gw_*) are thin layers over it; they differ only in the
  * HarnessRules they start with.
  *

@@ -2,17 +2,28 @@
 # (tests/README.md: which program covers which module).
 # The protocol tests' one hand-held world, on the host layer (sim/sim-host.c)
 HARNESS_SOURCES = tests/harness.c tests/harness.h
+# its layer for the families' tests other than DISCO's (gw_*: tests/family-harness.h)
+FAMILY_HARNESS_SOURCES = tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
 # a message of every type (tests/msg-fill.h); a family's types that it
 # does not know are filled by their classes' `example`
 MSG_FILL_SOURCES = tests/msg-fill.c tests/msg-fill.h
-# What every Check program compiles and links with: its _CFLAGS and
-# _LDADD say $(DL_CHECK_CFLAGS) and $(DL_CHECK_LDADD) (a program that needs
-# more adds it after them).  Every library, callers before what they call:
-# a static library gives a program only the objects it uses.
+# What every Check program compiles and links with.  A Check program
+# P (here, or a family's in protocol/F/tests/) is three lines:
+#   check_PROGRAMS += P
+#   TESTS += P
+#   P_CFLAGS = $(DL_CHECK_CFLAGS)      (P with / and - as _)
+# P_SOURCES only when it is more than P.c (automake's default), and
+# P_LDADD only when it links more than LDADD, the default below (then
+# $(DL_CHECK_LDADD) and what it adds).  The _CFLAGS line stays: automake
+# has no default per-target flags, and AM_CFLAGS, which the libraries
+# compile with too, has no $(CHECK_CFLAGS).  Every library, callers
+# before what they call: a static library gives a program only the
+# objects it uses.
 DL_CHECK_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 DL_CHECK_LDADD = export/libdlexport.a explore/libdlexplore.a bench/libdlbench.a runner/libdlrunner.a \
 	testbed/libdltestbed.a plots/libdlplot.a results/libdlres.a sim/libdlsim.a protocol/libdlproto.a \
 	learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
+LDADD = $(DL_CHECK_LDADD)
 # explore's plans as the tests check them (tests/plan-check.h)
 PLAN_CHECK_SOURCES = tests/plan-check.c tests/plan-check.h
 EXTRA_DIST += tests/README.md
@@ -27,7 +38,7 @@ EXTRA_DIST += tests/liveness.sh tests/search-power.sh tests/localize.sh
 # the findability table of docs/found.md (tools/findability)
 TESTS += tests/findability.sh
 EXTRA_DIST += tests/findability.sh tools/findability tools/findability.map
-TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh tests/disco-guest.sh
+TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh
 # the Python package's unit tests (python/, tests/python/)
 TESTS += tests/python.sh
 EXTRA_DIST += tests/python.sh tests/python/test_dlsim.py
@@ -43,102 +54,40 @@ EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-leng
 # the rules docs/style.md says a tool checks, and commit messages' form
 TESTS += tests/style.sh
 EXTRA_DIST += tests/style.sh tools/style-check tools/commit-form
-EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
-	tests/disco-trees.sh
+EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles
 
-tests_test_base_SOURCES = tests/test-base.c
 tests_test_base_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_base_LDADD = $(DL_CHECK_LDADD)
 
 tests_test_sim_SOURCES = tests/test-sim.c tests/slow-start-bound.h
 tests_test_sim_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_sim_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-protocol
-TESTS += tests/test-protocol
-tests_test_protocol_SOURCES = tests/test-protocol.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES) \
-	$(MSG_FILL_SOURCES)
-tests_test_protocol_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_protocol_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-sync
-TESTS += tests/test-sync
-tests_test_sync_SOURCES = tests/test-sync.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_sync_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_sync_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-gossip
-TESTS += tests/test-gossip
-tests_test_gossip_SOURCES = tests/test-gossip.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
-tests_test_gossip_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_gossip_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-disco-failures
-TESTS += tests/test-disco-failures
-tests_test_disco_failures_SOURCES = tests/test-disco-failures.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_disco_failures_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_disco_failures_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-message
 TESTS += tests/test-message
 tests_test_message_SOURCES = tests/test-message.c $(MSG_FILL_SOURCES)
 tests_test_message_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_message_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-gossip-stragglers
-TESTS += tests/test-gossip-stragglers
-tests_test_gossip_stragglers_SOURCES = tests/test-gossip-stragglers.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
-tests_test_gossip_stragglers_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_gossip_stragglers_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-hier
-TESTS += tests/test-hier
-tests_test_hier_SOURCES = tests/test-hier.c tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
-tests_test_hier_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_hier_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-robust
-TESTS += tests/test-robust
-tests_test_robust_SOURCES = tests/test-robust.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_robust_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_robust_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-learn
 TESTS += tests/test-learn
-tests_test_learn_SOURCES = tests/test-learn.c
 tests_test_learn_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_learn_LDADD = $(DL_CHECK_LDADD)
 
 # tests/data.sh's probe of learn/'s data sources (built for make check, not a test itself)
 check_PROGRAMS += tests/data-probe
 TESTS += tests/data.sh
 EXTRA_DIST += tests/data.sh
-tests_data_probe_SOURCES = tests/data-probe.c
 tests_data_probe_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-world
 TESTS += tests/test-world
 tests_test_world_SOURCES = tests/test-world.c tests/slow-start-bound.h
 tests_test_world_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_world_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-scenario
 TESTS += tests/test-scenario
-tests_test_scenario_SOURCES = tests/test-scenario.c
 tests_test_scenario_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_scenario_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-fidelity
-TESTS += tests/test-fidelity
-tests_test_fidelity_SOURCES = tests/test-fidelity.c tests/proto-harness.c tests/proto-harness.h $(HARNESS_SOURCES)
-tests_test_fidelity_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_fidelity_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-frame
 TESTS += tests/test-frame
-tests_test_frame_SOURCES = tests/test-frame.c
 tests_test_frame_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_frame_LDADD = $(DL_CHECK_LDADD)
 
 # `make check-netem` (root): the testbed with a network namespace per peer.
 EXTRA_DIST += tests/netem.sh
@@ -149,9 +98,7 @@ check-netem: dlsim
 
 check_PROGRAMS += tests/test-props
 TESTS += tests/test-props
-tests_test_props_SOURCES = tests/test-props.c
 tests_test_props_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_props_LDADD = $(DL_CHECK_LDADD)
 
 # `make check-fuzz`: a million inputs: frames through the decoder, HELLO proofs,
 # hostile messages into every family's machines (run by .ci/run in
@@ -203,62 +150,42 @@ check-slurm: dlsim
 
 check_PROGRAMS += tests/test-results
 TESTS += tests/test-results
-tests_test_results_SOURCES = tests/test-results.c
 tests_test_results_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_results_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-machine
 TESTS += tests/test-machine
-tests_test_machine_SOURCES = tests/test-machine.c
 tests_test_machine_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_machine_LDADD = $(DL_CHECK_LDADD)
-
-check_PROGRAMS += tests/test-replica
-TESTS += tests/test-replica
-tests_test_replica_SOURCES = tests/test-replica.c
-tests_test_replica_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_replica_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-guest
 TESTS += tests/test-guest
-tests_test_guest_SOURCES = tests/test-guest.c
 tests_test_guest_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_guest_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-runner
 TESTS += tests/test-runner
-tests_test_runner_SOURCES = tests/test-runner.c
 tests_test_runner_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_runner_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-explore
 TESTS += tests/test-explore
 tests_test_explore_SOURCES = tests/test-explore.c $(PLAN_CHECK_SOURCES)
 tests_test_explore_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_explore_LDADD = $(DL_CHECK_LDADD)
 
 check_PROGRAMS += tests/test-export
 TESTS += tests/test-export
-tests_test_export_SOURCES = tests/test-export.c
 tests_test_export_CFLAGS = $(DL_CHECK_CFLAGS) $(JSON_CFLAGS)
 tests_test_export_LDADD = $(DL_CHECK_LDADD) $(JSON_LIBS)
 
 # testbed/: a peer's command line, the --netem plan, refusals, record lines, the tally, merge (no root)
 check_PROGRAMS += tests/test-testbed
 TESTS += tests/test-testbed
-tests_test_testbed_SOURCES = tests/test-testbed.c
 tests_test_testbed_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_testbed_LDADD = $(DL_CHECK_LDADD)
 
 # bench/: dlsim bench's worlds and the arithmetic of its readings (no timing)
 check_PROGRAMS += tests/test-bench
 TESTS += tests/test-bench
-tests_test_bench_SOURCES = tests/test-bench.c
 tests_test_bench_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_bench_LDADD = $(DL_CHECK_LDADD)
 
-# DISCO's code that tests/disco-guest.sh prepared from ../shared/disco's
-# archives (tests/disco-trees.sh): kept between runs, removed by distclean
+# DISCO's code that protocol/disco/tests/disco-guest.sh prepared from
+# ../shared/disco's archives (its disco-trees.sh): kept between runs, removed by distclean
 distclean-local:
 	rm -rf disco-trees
 .PHONY: distclean-local
@@ -266,9 +193,7 @@ distclean-local:
 check_PROGRAMS += tests/test-plot
 TESTS += tests/test-plot tests/plot-hostile.sh
 EXTRA_DIST += tests/plot-hostile.sh
-tests_test_plot_SOURCES = tests/test-plot.c
 tests_test_plot_CFLAGS = $(DL_CHECK_CFLAGS)
-tests_test_plot_LDADD = $(DL_CHECK_LDADD)
 # cli/: text from a file or a database printed with its control bytes escaped
 TESTS += tests/print-hostile.sh
 EXTRA_DIST += tests/print-hostile.sh

@@ -1,6 +1,7 @@
 /* test-machine.c — the machine interface (protocol/proto-machine.h): the
  * family registry, and DISCO's machines behind the interface doing exactly
- * what the bare machines do. */
+ * what the bare machines do; every family's waits saturate at
+ * DL_TIME_NEVER. */
 #include "config.h"
 
 #include "learn/learn-weights.h"
@@ -8,6 +9,8 @@
 #include "protocol/disco/proto-peer.h"
 #include "protocol/proto-machine.h"
 #include "protocol/disco/disco-msgs.h"
+#include "protocol/hierarchical/hier-config.h"
+#include "protocol/pipeline/pipe-config.h"
 
 #include <check.h>
 #include <string.h>
@@ -128,6 +131,38 @@ START_TEST (test_machine_interface_is_the_machine)
 }
 END_TEST
 
+/* A timeout waited several times saturates at DL_TIME_NEVER: robust's
+ * wait of 2 x peer_connection_timeout (1281024h livelocked a run: the
+ * product wrapped into the past) and every family's stall window, for any
+ * ProtoConfig, not only the scenario's bounded ones. */
+START_TEST (test_waits_saturate)
+{
+  static const char *const families[] = { "disco", "gossip", "hierarchical", "pipeline" };
+  for (gsize i = 0; i < G_N_ELEMENTS (families); i++)
+    {
+      ProtoConfig c;
+      proto_config_init (&c, families[i]);
+      c.peer_connection_timeout = 1281024 * DL_H;
+      c.model_sync_timeout = c.payload_timeout = DL_TIME_NEVER / 2;
+      /* the family's own part (family_config) means the running family's struct alone */
+      if (strcmp (families[i], "disco") == 0)
+        {
+          proto_disco_set_version (&c, PROTO_VERSION_ROBUST);
+          disco_config_mut (&c)->max_connection_retry = G_MAXUINT32;
+          ck_assert (disco_config (&c)->robust_wait_timeout);
+          ck_assert_int_eq (proto_disco_wait_timeout (&c), DL_TIME_NEVER);
+        }
+      if (strcmp (families[i], "pipeline") == 0)
+        pipe_config_mut (&c)->step_timeout = DL_TIME_NEVER / 2;
+      if (strcmp (families[i], "hierarchical") == 0)
+        hier_config_mut (&c)->head_timeout = hier_config_mut (&c)->election_timeout = DL_TIME_NEVER / 2;
+      const ProtoFamily *f = proto_family_lookup (families[i]);
+      ck_assert_ptr_nonnull (f);
+      ck_assert_int_eq (f->stall_window (&c), DL_TIME_NEVER);
+    }
+}
+END_TEST
+
 static Suite *
 machine_suite (void)
 {
@@ -135,6 +170,7 @@ machine_suite (void)
   TCase *tc = tcase_create ("interface");
   tcase_add_test (tc, test_family_lookup);
   tcase_add_test (tc, test_machine_interface_is_the_machine);
+  tcase_add_test (tc, test_waits_saturate);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -18,4 +18,3 @@ check_PROGRAMS += protocol/fedavg/tests/test-fedavg
 TESTS += protocol/fedavg/tests/test-fedavg
 protocol_fedavg_tests_test_fedavg_SOURCES = protocol/fedavg/tests/test-fedavg.c $(PLAN_CHECK_SOURCES)
 protocol_fedavg_tests_test_fedavg_CFLAGS = $(DL_CHECK_CFLAGS)
-protocol_fedavg_tests_test_fedavg_LDADD = $(DL_CHECK_LDADD)

@@ -11,3 +11,15 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
 	$(NULL)
 EXTRA_DIST += protocol/gossip/README.md protocol/gossip/local.mk
+# its tests live in protocol/gossip/tests/ (tests/README.md):
+# make check TESTS=protocol/gossip/tests/test-gossip
+check_PROGRAMS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
+TESTS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
+protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c \
+	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
+	$(FAMILY_HARNESS_SOURCES)
+protocol_gossip_tests_test_gossip_CFLAGS = $(DL_CHECK_CFLAGS)
+protocol_gossip_tests_test_gossip_stragglers_SOURCES = protocol/gossip/tests/test-gossip-stragglers.c \
+	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
+	$(FAMILY_HARNESS_SOURCES)
+protocol_gossip_tests_test_gossip_stragglers_CFLAGS = $(DL_CHECK_CFLAGS)

@@ -12,3 +12,10 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/hierarchical/hier-peer.c \
 	$(NULL)
 EXTRA_DIST += protocol/hierarchical/README.md protocol/hierarchical/local.mk
+# its tests live in protocol/hierarchical/tests/ (tests/README.md):
+# make check TESTS=protocol/hierarchical/tests/test-hier
+check_PROGRAMS += protocol/hierarchical/tests/test-hier
+TESTS += protocol/hierarchical/tests/test-hier
+protocol_hierarchical_tests_test_hier_SOURCES = protocol/hierarchical/tests/test-hier.c \
+	$(FAMILY_HARNESS_SOURCES)
+protocol_hierarchical_tests_test_hier_CFLAGS = $(DL_CHECK_CFLAGS)

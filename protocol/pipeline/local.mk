@@ -17,6 +17,5 @@ EXTRA_DIST += protocol/pipeline/README.md protocol/pipeline/local.mk
 check_PROGRAMS += protocol/pipeline/tests/test-pipeline
 TESTS += protocol/pipeline/tests/test-pipeline
 protocol_pipeline_tests_test_pipeline_SOURCES = protocol/pipeline/tests/test-pipeline.c \
-	tests/gossip-harness.c tests/gossip-harness.h $(HARNESS_SOURCES)
+	$(FAMILY_HARNESS_SOURCES)
 protocol_pipeline_tests_test_pipeline_CFLAGS = $(DL_CHECK_CFLAGS)
-protocol_pipeline_tests_test_pipeline_LDADD = $(DL_CHECK_LDADD)

@@ -3,12 +3,12 @@
  * the servers, next-peer pushes and the check of pushed copies, a faulty
  * server, a push for an unknown session, a crashed server replaced with a
  * replay. Messages arrive in send order with no latency (the harness of
- * gossip-harness.h); time moves to the machines' deadlines (compute,
+ * family-harness.h); time moves to the machines' deadlines (compute,
  * timeouts) by hand. */
 #include "config.h"
 
 #include "protocol/pipeline/pipe.h"
-#include "tests/gossip-harness.h"
+#include "tests/family-harness.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 

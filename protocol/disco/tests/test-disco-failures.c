@@ -1,10 +1,10 @@
 /* test-disco-failures.c — DISCO's failures S4, S7, S8, S9 and S17
  * (DISCO-NOTES.md) as scripted input sequences to its machines that end in
  * the stuck state, each with the version that fixes it where one does.
- * Time is hand-held (tests/proto-harness.c); there is no simulator here. */
+ * Time is hand-held (proto-harness.c); there is no simulator here. */
 #include "config.h"
 
-#include "tests/proto-harness.h"
+#include "protocol/disco/tests/proto-harness.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/disco-msgs.h"
 

@@ -4,10 +4,10 @@
  * provider that leaves is replaced (and DISCO's failure S10 in the draft),
  * a sync without a provider times out, the coordinator's reset when
  * everyone left, and disco-775's newcomer that trains from the initial
- * model.  Time is hand-held (tests/proto-harness.c). */
+ * model.  Time is hand-held (proto-harness.c). */
 #include "config.h"
 
-#include "tests/proto-harness.h"
+#include "protocol/disco/tests/proto-harness.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/disco-msgs.h"
 

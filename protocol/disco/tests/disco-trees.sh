@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/disco-trees.sh ARCHIVES OUT — DISCO's own code for
-# tests/disco-guest.sh: each ARCHIVES/disco-*.tar.gz (../shared/disco/ beside
+# protocol/disco/tests/disco-trees.sh ARCHIVES OUT — DISCO's own code for
+# protocol/disco/tests/disco-guest.sh: each ARCHIVES/disco-*.tar.gz (../shared/disco/ beside
 # the source tree: disco-10b4be70, disco-1110; its README says what each
 # is) is unpacked into OUT/NAME/disco and prepared by guests/disco/install.sh
 # (npm install --ignore-scripts, tsc).  A tree is made once per archive:
@@ -10,7 +10,7 @@
 set -eu
 arch=${1:?usage: disco-trees.sh ARCHIVES OUT}
 out=${2:?usage: disco-trees.sh ARCHIVES OUT}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../../.." && pwd)
 set -- "$arch"/disco-*.tar.gz
 if [ ! -f "$1" ]; then
   echo "disco-trees: no DISCO archives in $arch (disco-*.tar.gz, as ../shared/disco/ holds): none prepared"

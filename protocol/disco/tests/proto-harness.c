@@ -2,7 +2,7 @@
  * over harness.c). */
 #include "config.h"
 
-#include "tests/proto-harness.h"
+#include "protocol/disco/tests/proto-harness.h"
 
 /* DISCO's links are WebRTC pairs that may fail; its peers end their
  * sessions with a close the coordinator sees; training ends lowest id

@@ -1,10 +1,10 @@
 /* test-robust.c — the robust version's fixes on the machines themselves,
  * each against the DISCO behaviour it replaces (docs/protocol.md, "robust:
- * what changed and why"), with the harness of tests/proto-harness.h.  The
+ * what changed and why"), with the harness of proto-harness.h.  The
  * -robust twins in scenarios/failures/ test the same in the world. */
 #include "config.h"
 
-#include "tests/proto-harness.h"
+#include "protocol/disco/tests/proto-harness.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "protocol/disco/disco-msgs.h"

@@ -1,19 +1,17 @@
 /* test-protocol.c — DISCO's machines (protocol/disco/): the drop rule,
  * the coordinator (DISCO's controller cases), the collect condition,
  * aggregation, stream closes, payload checks, and DISCO's failure S5
- * (model sync and S10 are tests/test-sync.c; S4, S7, S8, S9 and S17 are
- * tests/test-disco-failures.c).  Time is
- * hand-held (tests/proto-harness.c); there is no simulator here.  The messages
+ * (model sync and S10 are test-sync.c; S4, S7, S8, S9 and S17 are
+ * test-disco-failures.c).  Time is
+ * hand-held (proto-harness.c); there is no simulator here.  The messages
  * and their wire form are tests/test-message.c. */
 #include "config.h"
 
-#include "tests/proto-harness.h"
+#include "protocol/disco/tests/proto-harness.h"
 #include "protocol/proto-machine.h"
 #include "tests/msg-fill.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/disco-msgs.h"
-#include "protocol/hierarchical/hier-config.h"
-#include "protocol/pipeline/pipe-config.h"
 
 #include <check.h>
 #include <string.h>
@@ -625,39 +623,6 @@ START_TEST (test_payload_validation)
 }
 END_TEST
 
-/* A timeout waited several times saturates at DL_TIME_NEVER: robust's
- * wait of 2 x peer_connection_timeout (1281024h livelocked a run: the
- * product wrapped into the past) and every family's stall window, for any
- * ProtoConfig, not only the scenario's bounded ones. */
-START_TEST (test_waits_saturate)
-{
-  static const char *const families[] = { "disco", "gossip", "hierarchical", "pipeline" };
-  for (gsize i = 0; i < G_N_ELEMENTS (families); i++)
-    {
-      ProtoConfig c;
-      proto_config_init (&c, families[i]);
-      c.peer_connection_timeout = 1281024 * DL_H;
-      c.model_sync_timeout = c.payload_timeout = DL_TIME_NEVER / 2;
-      /* the family's own part (family_config) means the running family's struct alone */
-      if (strcmp (families[i], "disco") == 0)
-        {
-          proto_disco_set_version (&c, PROTO_VERSION_ROBUST);
-          disco_config_mut (&c)->max_connection_retry = G_MAXUINT32;
-          ck_assert (disco_config (&c)->robust_wait_timeout);
-          ck_assert_int_eq (proto_disco_wait_timeout (&c), DL_TIME_NEVER);
-        }
-      if (strcmp (families[i], "pipeline") == 0)
-        pipe_config_mut (&c)->step_timeout = DL_TIME_NEVER / 2;
-      if (strcmp (families[i], "hierarchical") == 0)
-        hier_config_mut (&c)->head_timeout = hier_config_mut (&c)->election_timeout = DL_TIME_NEVER / 2;
-      const ProtoFamily *f = proto_family_lookup (families[i]);
-      ck_assert_ptr_nonnull (f);
-      ck_assert_int_eq (f->stall_window (&c), DL_TIME_NEVER);
-    }
-}
-END_TEST
-
-
 /* DISCO's versions as named fixes: each version's set, as proto-config.h's
  * table says, and the machines' fields follow the bitset. */
 START_TEST (test_version_fixes)
@@ -721,7 +686,6 @@ protocol_suite (void)
   tcase_add_test (tc, test_collect_condition_775_over_joined);
   tcase_add_test (tc, test_close_in_each_phase);
   tcase_add_test (tc, test_unexpected_messages_to_coordinator);
-  tcase_add_test (tc, test_waits_saturate);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("peers");

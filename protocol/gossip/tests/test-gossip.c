@@ -10,7 +10,8 @@
 #include "protocol/gossip/gossip-peer.h"
 #include "protocol/proto-machine.h"
 
-#include "tests/gossip-harness.h"
+#include "tests/family-harness.h"
+#include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 

@@ -1,10 +1,10 @@
 /* test-fidelity.c — the machines against DISCO's own code: one test (or
  * more) for each behaviour of issue #10 where dlsim used to differ from
  * DISCO, each naming the DISCO file and function it follows.  Time is
- * hand-held (tests/proto-harness.c). */
+ * hand-held (proto-harness.c). */
 #include "config.h"
 
-#include "tests/proto-harness.h"
+#include "protocol/disco/tests/proto-harness.h"
 #include "protocol/disco/proto-aggregator.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/disco-msgs.h"

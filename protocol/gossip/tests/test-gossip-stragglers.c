@@ -5,7 +5,10 @@
 #include "config.h"
 
 #include "protocol/gossip/gossip-mix.h"
-#include "tests/gossip-harness.h"
+#include "tests/family-harness.h"
+#include "protocol/gossip/tests/gossip-cfg.h"
+#include "protocol/gossip/gossip-coord.h"
+#include "protocol/gossip/gossip-peer.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 

@@ -1,25 +1,8 @@
-/* gossip-harness.c — the other families' rules for the hand-held world
- * (gossip-harness.h over harness.c). */
+/* family-harness.c — the other families' rules for the hand-held world
+ * (family-harness.h over harness.c). */
 #include "config.h"
 
-#include "tests/gossip-harness.h"
-
-ProtoConfig
-gossip_cfg (guint min, guint rounds, guint fanout)
-{
-  ProtoConfig c;
-  proto_config_init (&c, "gossip");
-  c.min_participants = min;
-  c.rounds = rounds;
-  GossipConfig *gc = gossip_config_mut (&c);
-  gc->fanout = fanout;
-  gc->keep = 1.0;   /* the rest as gossip-keys.c's defaults */
-  gc->dht_k = 8;
-  gc->dht_alpha = 3;
-  gc->dht_rpc_timeout = 2 * DL_S;
-  c.payload_timeout = 10 * DL_S;
-  return c;
-}
+#include "tests/family-harness.h"
 
 /* every connected link comes up, one at a time, the connecting peer told
  * first; training ends in the order it started; a peer's end of session

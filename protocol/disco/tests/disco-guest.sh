@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/disco-guest.sh — DISCO's own TypeScript as a guest (guests/disco/,
+# protocol/disco/tests/disco-guest.sh — DISCO's own TypeScript as a guest (guests/disco/,
 # docs/guest.md "DISCO as a guest") on the conformance scenarios of issue 36
 # §4 (scenarios/guest/disco-*.ini: three rounds, a leave after round 1, a
 # late joiner, two late joiners, a link that never comes up, a crash during
@@ -12,7 +12,7 @@
 # DISCO's code: DISCO_SRC, a checkout prepared by guests/disco/install.sh;
 # without it, the archives of DISCO_ARCHIVES (default ../shared/disco beside
 # the source tree: disco-10b4be70.tar.gz, disco-1110.tar.gz), unpacked and
-# prepared once per build tree by tests/disco-trees.sh into disco-trees/
+# prepared once per build tree by protocol/disco/tests/disco-trees.sh into disco-trees/
 # (or into DISCO_TREES: .ci/run's distcheck reuses its first build's).
 # The checks above run on 10b4be70 (or DISCO_SRC); on the #1110 tree, DISCO's
 # own unit test of retry and exclusion (controller-retry-test.mjs, beside
@@ -57,7 +57,7 @@ if [ -z "${DISCO_SRC:-}" ]; then
     echo "  archives (disco-10b4be70.tar.gz, disco-1110.tar.gz) in DISCO_ARCHIVES (now $arch)"
     skip
   fi
-  if ! sh "$src/tests/disco-trees.sh" "$arch" "$trees"; then
+  if ! sh "$src/protocol/disco/tests/disco-trees.sh" "$arch" "$trees"; then
     [ "${CI:-}" = true ] && { echo "FAIL: DISCO's archives could not be prepared (above)"; exit 1; }
     echo "SKIP: DISCO's archives could not be prepared (above: npm needs its registry)"
     skip

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "protocol/hierarchical/hier.h"
-#include "tests/gossip-harness.h"
+#include "tests/family-harness.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
