@@ -216,6 +216,8 @@ sim_net_init (SimWorld *w)
   sim_engine_prefetch_arg (w->engine, ev_deliver, 0, sizeof (Msg));
   if (!w->cfg.sharing_fifo)
     w->flows = sim_flows_new ();
+  if (w->flows && w->cfg.transport != SIM_TRANSPORT_FLUID)
+    sim_flows_set_timeouts (w->flows, w->cfg.min_rto, w->cfg.queue_bdp, w->cfg.mss_bytes + w->cfg.header_bytes);
   rates_init (w);
 }
 

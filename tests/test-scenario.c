@@ -208,9 +208,10 @@ START_TEST (test_stragglers_exact_count)
 }
 END_TEST
 
-/* [network] transport, slow_start_after_idle and server_uplink/
- * server_downlink: what they build (default fluid, true and unlimited),
- * and a bad transport or switch named by its key. */
+/* [network] transport, slow_start_after_idle, min_rto, queue_bdp and
+ * server_uplink/server_downlink: what they build (default fluid, true,
+ * 200 ms, 4 and unlimited), and a bad transport, switch or queue named
+ * by its key. */
 START_TEST (test_transport_keys)
 {
   char *path = write_tmp ("[scenario]\ntime_limit = 1min\n[peers]\ncount = 2\n");
@@ -233,6 +234,8 @@ START_TEST (test_transport_keys)
       ck_assert_uint_eq (b.cfg.server_uplink_bps, cases[i].up);
       ck_assert_uint_eq (b.cfg.server_downlink_bps, 0);
       ck_assert_int_eq (b.cfg.slow_start_after_idle, cases[i].idle_restart);
+      ck_assert_int_eq (b.cfg.min_rto, 200 * DL_MS);
+      ck_assert (b.cfg.queue_bdp == 4);
       sim_built_clear (&b);
     }
   const char *sets[] = { "network.transport=quic", NULL };
@@ -245,6 +248,12 @@ START_TEST (test_transport_keys)
   g_autoptr (SimScenario) s2 = sim_scenario_load (path, sets2, &e2);
   ck_assert (s2 == NULL);
   ck_assert_msg (strstr (e2->message, "[network] slow_start_after_idle: '1': expected true or false"), "%s", e2->message);
+  const char *sets3[] = { "network.queue_bdp=-1", NULL };
+  g_autoptr (GError) e3 = NULL;
+  g_autoptr (SimScenario) s3 = sim_scenario_load (path, sets3, &e3);
+  SimBuilt b3;
+  ck_assert (s3 == NULL || !sim_scenario_build (s3, s3->points->pdata[0], 1, &b3, &e3));
+  ck_assert_msg (strstr (e3->message, "[network] queue_bdp: must be from 0 to 1000"), "%s", e3->message);
   remove_tmp (path);
 }
 END_TEST
