@@ -925,6 +925,40 @@ START_TEST (test_flows_converge_timeout)
 }
 END_TEST
 
+/* A flow held for its timeout (test_flows_converge_timeout's, at 1.6 s)
+ * whose sender's uplink is cancelled (a crash) ends then, with the
+ * others: it is not handed back at 1.8 s. */
+START_TEST (test_flows_converge_timeout_cancel)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_timeouts (f, 200 * DL_MS, 4, 1514);
+  sim_flows_set_capacity (f, 0, 20 * MBPS);
+  SimFlowsWindow win = { 2 * DL_MS, 4000000, 2, 0 };
+  for (guint32 k = 1; k <= 3; k++)
+    {
+      sim_flows_set_capacity (f, k, 100 * MBPS);
+      sim_flows_add_window (f, 0, k, 0, k == 3 ? 2000000 : 1000000, k, &win);
+    }
+  sim_flows_update (f, 0);
+  guint64 u;
+  DlTime t;
+  guint popped = 0;
+  while ((t = sim_flows_next (f)) < 1700 * DL_MS)
+    {
+      while (sim_flows_pop (f, t, &u))
+        popped++;
+      sim_flows_update (f, t);
+    }
+  ck_assert_uint_eq (popped, 2);
+  ck_assert_uint_eq (sim_flows_count (f), 1);   /* the held one */
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ck_assert_uint_eq (sim_flows_cancel (f, 3, users), 1);
+  ck_assert_uint_eq (g_array_index (users, guint64, 0), 3);
+  ck_assert_uint_eq (sim_flows_count (f), 0);
+  ck_assert_int_eq (sim_flows_next (f), DL_TIME_NEVER);
+}
+END_TEST
+
 /* Round trips in the sharing: two flows with windows past slow start
  * (their windows hold all their bytes), round trips of 10 and 100 ms, on
  * one 20 Mbit/s link: the 10 ms one gets 10^(1/2) times the other's
@@ -1120,6 +1154,7 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_window_leaves_the_rest);
   tcase_add_loop_test (tf, test_flows_round_trips_weigh, 0, 2);
   tcase_add_loop_test (tf, test_flows_converge_timeout, 0, 4);
+  tcase_add_test (tf, test_flows_converge_timeout_cancel);
   tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
   suite_add_tcase (s, tf);
   return s;
