@@ -186,6 +186,11 @@ build_network (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **
   c->transport = strcmp (V ("network", "transport"), "tcp") == 0    ? SIM_TRANSPORT_TCP
                  : strcmp (V ("network", "transport"), "sctp") == 0 ? SIM_TRANSPORT_SCTP
                                                                      : SIM_TRANSPORT_FLUID;
+  c->slow_start_after_idle = strcmp (V ("network", "slow_start_after_idle"), "true") == 0;
+  dl_parse_duration (V ("network", "min_rto"), &c->min_rto, NULL);
+  dl_parse_number (V ("network", "queue_bdp"), &c->queue_bdp, NULL);
+  if (!(c->queue_bdp >= 0 && c->queue_bdp <= 1000))
+    return BAD ("network", "queue_bdp", "must be from 0 to 1000");
   dl_parse_size (V ("network", "mss"), &c->mss_bytes, NULL);
   if (c->mss_bytes == 0 || c->mss_bytes > 1 << 20)
     return BAD ("network", "mss", "must be between 1B and 1MiB");

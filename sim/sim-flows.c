@@ -39,6 +39,18 @@
  * Without windows every weight is 1 and the solve is the unweighted one,
  * operation for operation.
  *
+ * Timeouts where flows converge (sim_flows_set_timeouts): where two or
+ * more flows with windows have shared a receiver's side (res_b) at once
+ * and each one's part of the pipe into it, (bandwidth-delay product +
+ * the switch's queue) / n, is under 32 segments, the last of them to end
+ * there is held one minimum retransmission timeout before it is handed
+ * back: with so few segments in flight a flow that loses one cannot get
+ * three duplicate ACKs and waits for its timer (the incast of datacenter
+ * TCP; ns-3's all-to-all rounds, docs/world.md, "Why all-to-all is
+ * off").  It takes no bandwidth while held.  Which flow loses, and how
+ * many times, is a packet's luck: the term is the round's expected
+ * lateness in one timeout, not a packet model.
+ *
  * Not modelled: anything else below the fluid model.  No loss, no
  * congestion avoidance after slow start (a flow at its share keeps its
  * share, whatever the others do), no delayed ACKs, no queueing delay in
@@ -120,6 +132,8 @@ typedef struct {
   double pend;          /* in an incremental solve: its entry's key in iheap */
   guint32 act;          /* the incremental solve that activated it */
   gboolean done;        /* in that solve: saturated (nkey, nlvl set) */
+  guint32 wlive;        /* with timeouts: live flows with a window whose res_b it is */
+  guint32 conv;         /* the most of them at once since it was last empty */
 } Res;
 
 /* a resource's share, or (flow set) a ramping flow's cap */
@@ -145,6 +159,13 @@ typedef struct {
   double rate, w;
   guint64 seq;
 } Input;
+
+/* a flow held for a timeout (sim_flows_set_timeouts): handed back at t */
+typedef struct {
+  DlTime t;
+  guint64 seq, user, cwnd;
+  guint32 res[2];
+} Held;
 
 /* a completion heap entry (see "the completion heap") */
 typedef struct {
@@ -178,6 +199,11 @@ struct SimFlows {
   GArray *act_res;                 /* guint32: the resources it activated */
   guint64 work;                    /* its cost so far (flows looked at) */
   guint32 iepoch;                  /* its epoch (Res.act) */
+  /* timeouts where flows converge (0: none) */
+  DlTime min_rto;
+  double queue_bdp;
+  double seg_bytes;
+  GArray *held;                    /* Held, by (t, seq) */
 };
 
 static inline Flow *
@@ -237,6 +263,7 @@ sim_flows_new (void)
   f->iheap = g_array_new (FALSE, FALSE, sizeof (IEnt));
   f->inputs = g_array_new (FALSE, FALSE, sizeof (Input));
   f->act_res = g_array_new (FALSE, FALSE, sizeof (guint32));
+  f->held = g_array_new (FALSE, FALSE, sizeof (Held));
   return f;
 }
 
@@ -258,6 +285,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->iheap);
   g_array_unref (f->inputs);
   g_array_unref (f->act_res);
+  g_array_unref (f->held);
   g_free (f);
 }
 
@@ -298,10 +326,19 @@ sim_flows_has_capacity (const SimFlows *f, guint32 r)
   return r < f->res->len && g_array_index (f->res, Res, r).cap > 0;
 }
 
+void
+sim_flows_set_timeouts (SimFlows *f, DlTime min_rto, double queue_bdp, guint64 seg_bytes)
+{
+  g_return_if_fail (min_rto >= 0 && queue_bdp >= 0 && seg_bytes > 0 && f->live == 0);
+  f->min_rto = min_rto;
+  f->queue_bdp = queue_bdp;
+  f->seg_bytes = (double) seg_bytes;
+}
+
 guint
 sim_flows_count (const SimFlows *f)
 {
-  return f->live;
+  return f->live + f->held->len;
 }
 
 guint64
@@ -542,6 +579,14 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
     }
   f->live++;
   f->windowed += x->win != NONE;
+  if (f->min_rto > 0 && x->win != NONE && res_b != NONE)
+    {
+      Res *y = res_at (f, res_b);
+      if (y->wlive == 0)
+        y->conv = 0;   /* a new convergence */
+      y->wlive++;
+      y->conv = MAX (y->conv, y->wlive);
+    }
 }
 
 static void
@@ -573,6 +618,8 @@ unlink_flow (SimFlows *f, guint32 i)
     }
   x->live = FALSE;
   f->windowed -= x->win != NONE;
+  if (f->min_rto > 0 && x->win != NONE && x->res[1] != NONE)
+    res_at (f, x->res[1])->wlive--;
   if (x->win != NONE && x->tail)
     {
       tail_of (f, x)->cwnd = f->free_tail;
@@ -595,7 +642,8 @@ DlTime
 sim_flows_next (const SimFlows *f)
 {
   /* (the top is live: update and pop clean it) */
-  return f->heap->len ? g_array_index (f->heap, HeapEnt, 0).t_end : DL_TIME_NEVER;
+  DlTime t = f->heap->len ? g_array_index (f->heap, HeapEnt, 0).t_end : DL_TIME_NEVER;
+  return f->held->len ? MIN (t, g_array_index (f->held, Held, 0).t) : t;
 }
 
 /* A ramp event of flow i: its window doubles, and its component is
@@ -620,11 +668,70 @@ sim_flows_pop (SimFlows *f, DlTime now, guint64 *user)
   return sim_flows_pop_window (f, now, user, NULL);
 }
 
+/* Whether flow x, about to end, is the last of flows that converged on
+ * its res_b with too little pipe each (see "Timeouts where flows
+ * converge" above); resets the resource's count once it is empty. */
+static gboolean
+times_out (SimFlows *f, const Flow *x)
+{
+  if (f->min_rto == 0 || x->win == NONE || x->res[1] == NONE)
+    return FALSE;
+  Res *y = res_at (f, x->res[1]);
+  if (y->count > 1)
+    return FALSE;
+  guint32 n = y->conv;
+  y->conv = 0;
+  double pipe = y->cap * (double) flow_rtt (f, x) * (1 + f->queue_bdp) / f->seg_bytes;
+  return n >= 2 && pipe / n < 32;
+}
+
+/* x ends now, held for a timeout: its record goes, its user comes back
+ * at now + min_rto (sim_flows_pop_window) with a window of one segment,
+ * TCP's after a timeout */
+static void
+hold (SimFlows *f, const Flow *x, DlTime now)
+{
+  Held h = { dl_time_add (now, f->min_rto), x->seq, x->user, (guint64) f->seg_bytes, { x->res[0], x->res[1] } };
+  guint i = f->held->len;
+  while (i > 0)
+    {
+      const Held *p = &g_array_index (f->held, Held, i - 1);
+      if (p->t < h.t || (p->t == h.t && p->seq < h.seq))
+        break;
+      i--;
+    }
+  g_array_insert_val (f->held, i, h);
+}
+
+/* the first held flow, if it is due by now and before the heap's top */
+static gboolean
+pop_held (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes)
+{
+  if (f->held->len == 0)
+    return FALSE;
+  Held h = g_array_index (f->held, Held, 0);
+  if (h.t > now)
+    return FALSE;
+  if (f->heap->len)
+    {
+      HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
+      if (top.t_end < h.t || (top.t_end == h.t && top.seq < h.seq))
+        return FALSE;
+    }
+  g_array_remove_index (f->held, 0);
+  *user = h.user;
+  if (cwnd_bytes)
+    *cwnd_bytes = h.cwnd;
+  return TRUE;
+}
+
 gboolean
 sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes)
 {
   for (;;)
     {
+      if (pop_held (f, now, user, cwnd_bytes))
+        return TRUE;
       if (f->heap->len == 0)
         return FALSE;
       HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
@@ -635,6 +742,13 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
       if (x->ramp)
         {
           ramp (f, top.flow);
+          heap_clean (f);
+          continue;
+        }
+      if (times_out (f, x))
+        {
+          hold (f, x, now);
+          unlink_flow (f, top.flow);
           heap_clean (f);
           continue;
         }
@@ -662,6 +776,18 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
       x->stamp++;   /* its entries in the completion heap are stale now */
       unlink_flow (f, j);
       j = nx;
+    }
+  for (guint i = 0; i < f->held->len;)
+    {
+      Held *h = &g_array_index (f->held, Held, i);
+      if (h->res[0] != res && h->res[1] != res)
+        {
+          i++;
+          continue;
+        }
+      g_array_append_val (users, h->user);   /* (held: its last segment not yet repaired) */
+      g_array_remove_index (f->held, i);
+      n++;
     }
   heap_clean (f);
   return n;

@@ -94,7 +94,17 @@ gboolean sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *
  * sim_flows_update.  Returns how many ended. */
 guint sim_flows_cancel (SimFlows *f, guint32 res, GArray *users);
 
-/* Flows in progress (added and not popped). */
+/* Timeouts where flows converge: where two or more flows with a window
+ * (sim_flows_add_window) have crossed one res_b (the receiver's side) at
+ * once, and (its capacity x the round trip of the last of them x (1 +
+ * queue_bdp)) / seg_bytes / that number is under 32 segments, the last of
+ * them to end there comes back from sim_flows_pop_window min_rto later,
+ * with a window of seg_bytes; it takes no capacity meanwhile, and
+ * sim_flows_cancel on one of its resources ends it.  min_rto 0 (the
+ * default): none.  Set before the first flow. */
+void sim_flows_set_timeouts (SimFlows *f, DlTime min_rto, double queue_bdp, guint64 seg_bytes);
+
+/* Flows in progress (added and not popped; held ones too). */
 guint sim_flows_count (const SimFlows *f);
 
 /* The number of flows whose rate was computed so far: by a solve of their

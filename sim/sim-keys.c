@@ -24,7 +24,7 @@
 typedef enum {
   K_STR, K_UINT, K_SEED, K_NUM, K_PROB, K_DUR, K_DIST_DUR, K_DIST_NUM, K_DETECT, K_RATE, K_PER_TIME,
   K_AFTER, K_MODEL, K_SOURCE, K_PARTITION, K_STRAGGLERS, K_NAT, K_RUNTIME, K_PATH,
-  K_REGIONS, K_OPT_DIST_DUR, K_SIZE, K_REPLICATION, K_SHARING, K_TRANSPORT, K_DIST_RATE,
+  K_REGIONS, K_OPT_DIST_DUR, K_SIZE, K_REPLICATION, K_SHARING, K_TRANSPORT, K_DIST_RATE, K_BOOL,
   K_FAMILY_KEYS,   /* not a key: where the families' keys go in the listing */
 } Kind;
 
@@ -89,6 +89,9 @@ static const KeySpec keys[] = {
   { "network", "downlink", "100Mbps", K_DIST_RATE, "per-peer downlink: a rate or a distribution, as uplink" },
   { "network", "sharing", "fair", K_SHARING, "fair | fifo: fair: every message is a flow, concurrent flows share the sender's uplink and the receiver's downlink max-min fairly; fifo: whole message after whole message, uplink then downlink (docs/world.md)" },
   { "network", "transport", "fluid", K_TRANSPORT, "fluid | tcp | sctp: with sharing = fair, fluid: a flow has its share from its first byte; tcp: every message is a flow with TCP's slow start (initial window 10 segments, doubled every round trip of twice the latency until the flow reaches its share; a connection idle longer than its retransmission timeout, or new, starts again from it); sctp: WebRTC's, peer links with SCTP's slow start (initial window 3 segments: RFC 4960's min(4 MTU, max(2 MTU, 4380 bytes))), the coordinator stream with TCP's (docs/world.md)" },
+  { "network", "slow_start_after_idle", "true", K_BOOL, "true | false: with transport = tcp or sctp, whether a connection idle longer than its retransmission timeout starts again from its initial window (Linux's net.ipv4.tcp_slow_start_after_idle, on by default); false: it keeps the window it had, as a server tuned for request-response traffic (docs/world.md)" },
+  { "network", "min_rto", "200ms", K_DUR, "with transport = tcp or sctp: the minimum retransmission timeout (Linux's 200 ms; ns-3's 1 s) a round waits where flows converge on one downlink with too little pipe each: where two or more flows share a receiver's downlink at once and each one's part of (bandwidth-delay product + queue_bdp of them) is under 32 segments, the last of them to end there is delivered this much later (docs/world.md); 0: no such wait" },
+  { "network", "queue_bdp", "4", K_NUM, "with transport = tcp or sctp: the switch's queue before a receiver's downlink in bandwidth-delay products of the flow's round trip (for min_rto's rule only; a number from 0 to 1000)" },
   { "network", "server_uplink", "0", K_RATE, "with sharing = fair: the coordinator's uplink (FedAvg's server, every server role's, one for all replicas), which its flows share max-min as a peer's do; 0: not rate-limited (the default)" },
   { "network", "server_downlink", "0", K_RATE, "with sharing = fair: the coordinator's downlink, as server_uplink; 0: not rate-limited (the default)" },
   { "network", "bandwidth_trace", "", K_PATH, "CSV peer,time,uplink,downlink with that header line first (time: seconds or a duration; rates as uplink): from each row's time on, that peer's uplink and downlink have its rates (before its first row: uplink, downlink or peers.capacity); sharing = fair re-solves the flows in progress then, under fifo the message on the link goes on at the new rate (docs/world.md); a peer's rows in time order; not in the testbed; empty: none" },
@@ -563,6 +566,11 @@ check_value (const KeySpec *k, const char *v, GError **error)
       if (strcmp (v, "fluid") == 0 || strcmp (v, "tcp") == 0 || strcmp (v, "sctp") == 0)
         return TRUE;
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected fluid, tcp or sctp", v);
+      return FALSE;
+    case K_BOOL:
+      if (strcmp (v, "true") == 0 || strcmp (v, "false") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected true or false", v);
       return FALSE;
     case K_REPLICATION:
       if (strcmp (v, "raft") == 0 || strcmp (v, "primary-backup") == 0)

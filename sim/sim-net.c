@@ -216,6 +216,8 @@ sim_net_init (SimWorld *w)
   sim_engine_prefetch_arg (w->engine, ev_deliver, 0, sizeof (Msg));
   if (!w->cfg.sharing_fifo)
     w->flows = sim_flows_new ();
+  if (w->flows && w->cfg.transport != SIM_TRANSPORT_FLUID)
+    sim_flows_set_timeouts (w->flows, w->cfg.min_rto, w->cfg.queue_bdp, w->cfg.mss_bytes + w->cfg.header_bytes);
   rates_init (w);
 }
 
@@ -525,7 +527,8 @@ conn_is_sctp (const SimWorld *w, const Msg *m)
 /* The slow start of m's flow (FALSE: none, fluid): it starts with the
  * initial window on a new connection or one idle longer than its
  * retransmission timeout (Linux's tcp_slow_start_after_idle; RFC 4960
- * §7.2.1 for SCTP), else with the window its connection had.  Its last
+ * §7.2.1 for SCTP; never with [network] slow_start_after_idle = false),
+ * else with the window its connection had.  Its last
  * message left when it arrived (channel_last) less half a round trip.  Segments
  * are counted in wire bytes (mss plus header_bytes).
  * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
@@ -548,7 +551,8 @@ conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlow
   if (!l && m->via == PROTO_VIA_LINK)
     l = sim_link_get (w, m->from, m->to, FALSE);   /* (channel_last keeps a link's in it) */
   guint32 *cwnd;
-  if (conn_state (w, m, l, &cwnd) && *cwnd != 0 && now - (*channel_last (w, m, l) - rtt / 2) <= rto)
+  if (conn_state (w, m, l, &cwnd) && *cwnd != 0
+      && (!w->cfg.slow_start_after_idle || now - (*channel_last (w, m, l) - rtt / 2) <= rto))
     win->cwnd_bytes = MAX (iw, *cwnd);
   return TRUE;
 }

@@ -128,6 +128,9 @@ sim_world_config_init (SimWorldConfig *c)
   c->uplink_bps = 20000000;
   c->downlink_bps = 100000000;
   c->sharing_fifo = FALSE;
+  c->slow_start_after_idle = TRUE;
+  c->min_rto = 200 * DL_MS;
+  c->queue_bdp = 4;
   c->mss_bytes = 1448;
   c->header_bytes = 66;
   c->link_setup = 200 * DL_MS;

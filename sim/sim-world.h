@@ -115,6 +115,10 @@ typedef struct {
                                    "bandwidth" stream (at least 1 kbit/s) */
   gboolean rates_drawn;
   SimWireTransport transport;       /* [network] transport: the flows' slow start (sim-net.c) */
+  gboolean slow_start_after_idle; /* [network] slow_start_after_idle: under tcp or sctp, a connection
+                                     idle past its timeout starts from its initial window again */
+  DlTime min_rto;               /* [network] min_rto, queue_bdp: under tcp or sctp, the timeout where flows */
+  double queue_bdp;             /* converge with little pipe each (sim_flows_set_timeouts; 0: none) */
   uint64_t server_uplink_bps;   /* [network] server_uplink, server_downlink: the coordinator's (every */
   uint64_t server_downlink_bps; /* server role's) links under sharing = fair (0: not rate-limited) */
   gboolean sharing_fifo;        /* [network] sharing = fifo: whole messages in turn, uplink then downlink;

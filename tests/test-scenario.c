@@ -208,16 +208,19 @@ START_TEST (test_stragglers_exact_count)
 }
 END_TEST
 
-/* [network] transport and server_uplink/server_downlink: what they build
- * (default fluid and unlimited), and a bad transport named by its key. */
+/* [network] transport, slow_start_after_idle, min_rto, queue_bdp and
+ * server_uplink/server_downlink: what they build (default fluid, true,
+ * 200 ms, 4 and unlimited), and a bad transport, switch or queue named
+ * by its key. */
 START_TEST (test_transport_keys)
 {
   char *path = write_tmp ("[scenario]\ntime_limit = 1min\n[peers]\ncount = 2\n");
-  struct { const char *set; SimWireTransport tr; uint64_t up; } cases[] = {
-    { "network.mss=1448B", SIM_TRANSPORT_FLUID, 0 },
-    { "network.transport=tcp", SIM_TRANSPORT_TCP, 0 },
-    { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0 },
-    { "network.server_uplink=100Mbps", SIM_TRANSPORT_FLUID, 100000000 },
+  struct { const char *set; SimWireTransport tr; uint64_t up; gboolean idle_restart; } cases[] = {
+    { "network.mss=1448B", SIM_TRANSPORT_FLUID, 0, TRUE },
+    { "network.transport=tcp", SIM_TRANSPORT_TCP, 0, TRUE },
+    { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0, TRUE },
+    { "network.server_uplink=100Mbps", SIM_TRANSPORT_FLUID, 100000000, TRUE },
+    { "network.slow_start_after_idle=false", SIM_TRANSPORT_FLUID, 0, FALSE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -230,6 +233,9 @@ START_TEST (test_transport_keys)
       ck_assert_int_eq (b.cfg.transport, cases[i].tr);
       ck_assert_uint_eq (b.cfg.server_uplink_bps, cases[i].up);
       ck_assert_uint_eq (b.cfg.server_downlink_bps, 0);
+      ck_assert_int_eq (b.cfg.slow_start_after_idle, cases[i].idle_restart);
+      ck_assert_int_eq (b.cfg.min_rto, 200 * DL_MS);
+      ck_assert (b.cfg.queue_bdp == 4);
       sim_built_clear (&b);
     }
   const char *sets[] = { "network.transport=quic", NULL };
@@ -237,6 +243,17 @@ START_TEST (test_transport_keys)
   g_autoptr (SimScenario) s = sim_scenario_load (path, sets, &e);
   ck_assert (s == NULL);
   ck_assert_msg (strstr (e->message, "[network] transport: 'quic': expected fluid, tcp or sctp"), "%s", e->message);
+  const char *sets2[] = { "network.slow_start_after_idle=1", NULL };
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (SimScenario) s2 = sim_scenario_load (path, sets2, &e2);
+  ck_assert (s2 == NULL);
+  ck_assert_msg (strstr (e2->message, "[network] slow_start_after_idle: '1': expected true or false"), "%s", e2->message);
+  const char *sets3[] = { "network.queue_bdp=-1", NULL };
+  g_autoptr (GError) e3 = NULL;
+  g_autoptr (SimScenario) s3 = sim_scenario_load (path, sets3, &e3);
+  SimBuilt b3;
+  ck_assert (s3 == NULL || !sim_scenario_build (s3, s3->points->pdata[0], 1, &b3, &e3));
+  ck_assert_msg (strstr (e3->message, "[network] queue_bdp: must be from 0 to 1000"), "%s", e3->message);
   remove_tmp (path);
 }
 END_TEST

@@ -875,6 +875,90 @@ START_TEST (test_flows_window_leaves_the_rest)
 }
 END_TEST
 
+/* Timeouts where flows converge (sim_flows_set_timeouts): three flows
+ * with windows that hold all their bytes (no slow start), each from its
+ * own 100 Mbit/s uplink, into one 20 Mbit/s downlink, 1, 1 and 2 MB.
+ * They share it evenly: the two 1 MB ones end at 3 MB / 2.5 MB/s = 1.2
+ * s, the 2 MB one alone at 1.6 s.  With a 2 ms round trip the pipe into
+ * the downlink is 5 000 B x (1 + 4 BDP of queue) = 16.5 segments of 1 514
+ * B, 5.5 each, under 32: the last to end is held one min_rto (200 ms),
+ * to 1.8 s, and comes back with a window of one segment.  Loop: 0 no
+ * timeouts set; 1 set, 2 ms; 2 set, 100 ms (825 segments of pipe, 275
+ * each: no hold); 3 set, flows without windows (fluid: no hold). */
+START_TEST (test_flows_converge_timeout)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  if (_i != 0)
+    sim_flows_set_timeouts (f, 200 * DL_MS, 4, 1514);
+  sim_flows_set_capacity (f, 0, 20 * MBPS);
+  DlTime rtt = _i == 2 ? 100 * DL_MS : 2 * DL_MS;
+  SimFlowsWindow win = { rtt, 4000000, 2, 0 };
+  for (guint32 k = 1; k <= 3; k++)
+    {
+      sim_flows_set_capacity (f, k, 100 * MBPS);
+      guint64 bytes = k == 3 ? 2000000 : 1000000;
+      sim_flows_add_window (f, 0, k, 0, bytes, k, _i == 3 ? NULL : &win);
+    }
+  sim_flows_update (f, 0);
+  DlTime done[4] = { 0 };
+  guint64 cwnd[4] = { 0 };
+  DlTime t;
+  while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
+    {
+      guint64 u, c;
+      while (sim_flows_pop_window (f, t, &u, &c))
+        {
+          done[u] = t;
+          cwnd[u] = c;
+        }
+      sim_flows_update (f, t);
+      if (_i == 1 && t == done[1])
+        ck_assert_uint_eq (sim_flows_count (f), 1);   /* the 2 MB one, not yet held */
+    }
+  ck_assert_int_le (llabs (done[1] - 1200 * DL_MS), 2);
+  ck_assert_int_le (llabs (done[2] - 1200 * DL_MS), 2);
+  DlTime last = _i == 1 ? 1800 * DL_MS : 1600 * DL_MS;
+  ck_assert_msg (llabs (done[3] - last) <= 2, "loop %d: the last flow at %" G_GINT64_FORMAT " ns, want %" G_GINT64_FORMAT,
+                 _i, done[3], last);
+  if (_i == 1)
+    ck_assert_uint_eq (cwnd[3], 1514);
+}
+END_TEST
+
+/* A flow held for its timeout (test_flows_converge_timeout's, at 1.6 s)
+ * whose sender's uplink is cancelled (a crash) ends then, with the
+ * others: it is not handed back at 1.8 s. */
+START_TEST (test_flows_converge_timeout_cancel)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_timeouts (f, 200 * DL_MS, 4, 1514);
+  sim_flows_set_capacity (f, 0, 20 * MBPS);
+  SimFlowsWindow win = { 2 * DL_MS, 4000000, 2, 0 };
+  for (guint32 k = 1; k <= 3; k++)
+    {
+      sim_flows_set_capacity (f, k, 100 * MBPS);
+      sim_flows_add_window (f, 0, k, 0, k == 3 ? 2000000 : 1000000, k, &win);
+    }
+  sim_flows_update (f, 0);
+  guint64 u;
+  DlTime t;
+  guint popped = 0;
+  while ((t = sim_flows_next (f)) < 1700 * DL_MS)
+    {
+      while (sim_flows_pop (f, t, &u))
+        popped++;
+      sim_flows_update (f, t);
+    }
+  ck_assert_uint_eq (popped, 2);
+  ck_assert_uint_eq (sim_flows_count (f), 1);   /* the held one */
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ck_assert_uint_eq (sim_flows_cancel (f, 3, users), 1);
+  ck_assert_uint_eq (g_array_index (users, guint64, 0), 3);
+  ck_assert_uint_eq (sim_flows_count (f), 0);
+  ck_assert_int_eq (sim_flows_next (f), DL_TIME_NEVER);
+}
+END_TEST
+
 /* Round trips in the sharing: two flows with windows past slow start
  * (their windows hold all their bytes), round trips of 10 and 100 ms, on
  * one 20 Mbit/s link: the 10 ms one gets 10^(1/2) times the other's
@@ -1069,6 +1153,8 @@ sim_suite (void)
   tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
   tcase_add_test (tf, test_flows_window_leaves_the_rest);
   tcase_add_loop_test (tf, test_flows_round_trips_weigh, 0, 2);
+  tcase_add_loop_test (tf, test_flows_converge_timeout, 0, 4);
+  tcase_add_test (tf, test_flows_converge_timeout_cancel);
   tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
   suite_add_tcase (s, tf);
   return s;

@@ -33,7 +33,10 @@
  * each link from the switch into a host that receives a transfer, the
  * fraction of the time from the first send to its last transfer's end
  * that it sent nothing (packets counted at PhyTxEnd, with their PPP
- * header), the mean and the largest over those links.
+ * header), the mean and the largest over those links.  --trace I prints
+ * transfer I's congestion window, slow-start threshold (segments) and
+ * round-trip samples (ms) at each change, "trace KIND S VALUE", from the
+ * first send (transfers in the order of "flow" lines below).
  *
  * Patterns: --pattern single (host 0 to host 1, two hosts), a2a (every
  * host to every other, --hosts hosts), fanout (host 0 to each of the
@@ -90,6 +93,25 @@ uint32_t g_recoveries = 0;   /* entries into CA_RECOVERY: fast retransmits */
 std::vector<double> g_busy;  /* per host: seconds the switch's link into it sent */
 std::vector<double> g_down_rate;
 double g_first_rto = -1;     /* when the first timeout fired */
+double g_t0 = -1;            /* the first send (for --trace) */
+
+/* --trace: one transfer's window, slow-start threshold and round trips,
+ * each change as "trace KIND S VALUE" (S from the first send; cwnd and
+ * ssthresh in segments, rtt in ms) */
+void
+on_trace (const char *kind, double scale, uint32_t from, uint32_t to)
+{
+  if (g_t0 >= 0 && from != to)
+    std::printf ("trace %s %.6f %.1f\n", kind, Simulator::Now ().GetSeconds () - g_t0, to / scale);
+}
+
+void
+on_trace_rtt (Time from, Time to)
+{
+  if (g_t0 >= 0)
+    std::printf ("trace rtt %.6f %.3f\n", Simulator::Now ().GetSeconds () - g_t0, to.GetSeconds () * 1e3);
+  (void) from;
+}
 
 void
 on_cong_state (TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
@@ -166,7 +188,10 @@ send_all (size_t i)
   t.sent_at = Simulator::Now ().GetSeconds ();
   static bool started = false;
   if (!started)   /* the links' busy time counts from the first send */
-    std::fill (g_busy.begin (), g_busy.end (), 0.0);
+    {
+      std::fill (g_busy.begin (), g_busy.end (), 0.0);
+      g_t0 = t.sent_at;
+    }
   started = true;
   if (t.tx->Send (Create<Packet> (g_size)) < 0)
     {
@@ -225,6 +250,8 @@ main (int argc, char **argv)
   cmd.AddValue ("seed", "the jitter's seed", seed);
   std::string starts_text;
   cmd.AddValue ("starts", "each host's start after --start, s, comma-separated (instead of --jitter)", starts_text);
+  int trace = -1;
+  cmd.AddValue ("trace", "print this transfer's window, threshold and round trips (its index: a2a's order)", trace);
   cmd.Parse (argc, argv);
   if (pattern == "single")
     hosts = 2;
@@ -330,6 +357,12 @@ main (int argc, char **argv)
       g_by_tx[PeekPointer (t.tx)] = i;
       g_by_port[{t.dst, sp}] = i;
       t.tx->TraceConnectWithoutContext ("CongState", MakeCallback (&on_cong_state));
+      if ((int) i == trace)
+        {
+          t.tx->TraceConnectWithoutContext ("CongestionWindow", MakeBoundCallback (&on_trace, "cwnd", 1448.0));
+          t.tx->TraceConnectWithoutContext ("SlowStartThreshold", MakeBoundCallback (&on_trace, "ssthresh", 1448.0));
+          t.tx->TraceConnectWithoutContext ("RTT", MakeCallback (&on_trace_rtt));
+        }
       t.tx->SetConnectCallback (MakeCallback (&on_connected), MakeCallback (&on_connect_failed));
       /* connections open spread over the first second, then sit idle */
       Simulator::Schedule (Seconds (0.001 * (double) (i % 1000)), &Socket::Connect, t.tx,
