@@ -258,12 +258,6 @@ sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg
     }
 }
 
-/* ---- sim-peers.c */
-
-/* The peer a node id stands for: itself, or for a trace's return (a new
- * session, an id above max_peers) the trace's peer that came back. */
-ProtoNodeId sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id);
-
 /* ---- sim-net.c */
 
 /* with the engine: the network's records and the engine's hints for its
