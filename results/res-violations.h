@@ -8,7 +8,7 @@
 #pragma once
 
 #include "sim/sim-scenario.h"
-#include "sim/sim-world.h"
+#include "sim/sim-types.h"
 
 #include <sqlite3.h>
 
