@@ -27,6 +27,7 @@ dlsim_LDADD = \
 	plots/libdlplot.a \
 	testbed/libdltestbed.a \
 	results/libdlres.a \
+	scenario/libdlscenario.a \
 	sim/libdlsim.a \
 	protocol/libdlproto.a \
 	learn/libdllearn.a \

@@ -12,7 +12,7 @@
 #include "protocol/proto-machine.h"
 #include "protocol/proto-msg-class.h"
 #include "results/res-db.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "sim/sim-types.h"
 
 G_BEGIN_DECLS

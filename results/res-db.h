@@ -7,7 +7,7 @@
  * Shape: res_db_open / res_db_close; res_run_begin / res_run_finish. */
 #pragma once
 
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "sim/sim-types.h"
 
 #include <glib.h>

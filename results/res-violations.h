@@ -7,7 +7,7 @@
  * Shape: res_violations_new / res_violations_free. */
 #pragma once
 
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "sim/sim-types.h"
 
 #include <sqlite3.h>

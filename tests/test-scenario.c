@@ -3,7 +3,7 @@
  * files must load or fail with an error, never crash (ASan in CI). */
 #include "config.h"
 
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "protocol/disco/disco-config.h"
 #include "protocol/proto-machine.h"
 #include "base/dl-random.h"

@@ -7,9 +7,9 @@
  * table. */
 #include "config.h"
 
-#include "sim/sim-scenario.h"
-#include "sim/sim-scenario-private.h"
-#include "sim/sim-trace.h"
+#include "scenario/sim-scenario.h"
+#include "scenario/sim-scenario-private.h"
+#include "scenario/sim-trace.h"
 #include "protocol/proto-machine.h"
 #include "base/dl-error.h"
 #include "base/dl-units.h"

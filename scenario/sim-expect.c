@@ -3,7 +3,7 @@
  * (sim-scenario.h, sim-scenario-private.h). */
 #include "config.h"
 
-#include "sim/sim-scenario-private.h"
+#include "scenario/sim-scenario-private.h"
 #include "sim/sim-props.h"
 
 #include <math.h>
