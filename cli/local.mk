@@ -29,6 +29,7 @@ dlsim_LDADD = \
 	results/libdlres.a \
 	scenario/libdlscenario.a \
 	sim/libdlsim.a \
+	host/libdlhost.a \
 	protocol/libdlproto.a \
 	learn/libdllearn.a \
 	base/libdlbase.a \

@@ -13,7 +13,7 @@
 #include "protocol/proto-msg-class.h"
 #include "results/res-db.h"
 #include "scenario/sim-scenario.h"
-#include "sim/sim-types.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 

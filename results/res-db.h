@@ -8,7 +8,7 @@
 #pragma once
 
 #include "scenario/sim-scenario.h"
-#include "sim/sim-types.h"
+#include "host/sim-types.h"
 
 #include <glib.h>
 

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "scenario/sim-scenario-private.h"
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include "base/dl-idmap.h"
 #include "base/dl-slab.h"
 #include "sim/sim-engine.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 
 typedef enum { NODE_ABSENT, NODE_ONLINE, NODE_LEFT, NODE_CRASHED } NodeStatus;
 

@@ -28,7 +28,7 @@
 #include "config.h"
 
 #include "sim/sim-world-private.h"
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 #include "protocol/replica/proto-replica.h"
 
 #include <math.h>

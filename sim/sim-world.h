@@ -16,7 +16,7 @@
 #include "protocol/proto-machine.h"
 #include "protocol/proto-outbox.h"
 #include "sim/sim-engine.h"
-#include "sim/sim-types.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 

@@ -16,7 +16,7 @@
 
 #include "testbed/testbed-netns.h"
 #include "results/res-db.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 #include "scenario/sim-scenario.h"
 #include "testbed/testbed-host.h"
 

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "tests/harness.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 
 #include <check.h>
 #include <stdio.h>

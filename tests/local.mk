@@ -11,7 +11,7 @@ MSG_FILL_SOURCES = tests/msg-fill.c tests/msg-fill.h
 # a static library gives a program only the objects it uses.
 DL_CHECK_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 DL_CHECK_LDADD = export/libdlexport.a explore/libdlexplore.a bench/libdlbench.a runner/libdlrunner.a \
-	testbed/libdltestbed.a plots/libdlplot.a results/libdlres.a scenario/libdlscenario.a sim/libdlsim.a protocol/libdlproto.a \
+	testbed/libdltestbed.a plots/libdlplot.a results/libdlres.a scenario/libdlscenario.a sim/libdlsim.a host/libdlhost.a protocol/libdlproto.a \
 	learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 # explore's plans as the tests check them (tests/plan-check.h)
 PLAN_CHECK_SOURCES = tests/plan-check.c tests/plan-check.h

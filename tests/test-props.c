@@ -3,7 +3,7 @@
  * does not. */
 #include "config.h"
 
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>

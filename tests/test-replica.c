@@ -10,7 +10,7 @@
 #include "protocol/replica/proto-replica.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/replica/replica-msgs.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 
 #include <check.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * file of its folder. */
 #include "config.h"
 
-#include "sim/sim-types.h"
+#include "host/sim-types.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * call it, it calls neither. */
 #include "config.h"
 
-#include "sim/sim-world-private.h"
+#include "host/sim-types.h"
 
 #include <math.h>
 

@@ -59,7 +59,7 @@
  * kinds.  Shape: sim_props_new / sim_props_free. */
 #pragma once
 
-#include "sim/sim-types.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "protocol/proto-machine.h"
-#include "sim/sim-types.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 
