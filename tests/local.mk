@@ -43,7 +43,7 @@ EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-leng
 # the rules docs/style.md says a tool checks, and commit messages' form
 TESTS += tests/style.sh
 EXTRA_DIST += tests/style.sh tools/style-check tools/commit-form
-EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles tests/disco-guest.sh \
+EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/layer-includes tools/file-cycles tests/disco-guest.sh \
 	tests/disco-trees.sh
 
 tests_test_base_SOURCES = tests/test-base.c
