@@ -4,7 +4,7 @@
  * the recorder's callbacks (SimRecorder), the run's and each peer's result
  * and outcome, a peer's drawn attributes, and the rules the simulator and
  * the testbed share (the stall window, a peer's outcome, the final means,
- * the training time).  The world itself is sim-world.h. */
+ * the training time).  The world itself is sim/sim-world.h. */
 #pragma once
 
 #include "base/dl-dist.h"

@@ -1,8 +1,9 @@
 /* sim-world-private.h — the simulated world's state, shared by the files
  * that make it up: sim-world.c (hosts, compute, the watch, results),
  * sim-churn.c (membership, the timeline, churn, traces), sim-servers.c (the
- * coordinator, one or its replicas), sim-net.c (messages, streams, links)
- * and sim-peers.c (a peer's attributes); below, which calls which.
+ * coordinator, one or its replicas) and sim-net.c (messages, streams,
+ * links); below, which calls which.  A peer's attributes are
+ * host/sim-peers.c's.
  * Nothing outside sim/ includes it. */
 #pragma once
 
@@ -203,7 +204,7 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
- *   sim-peers.c    a peer's attributes from the configuration
+ *   (host/sim-peers.c: a peer's attributes from the configuration)
  *
  * Where a lower file must feed a machine (a message arrives, a stream
  * breaks, a peer joins), it calls through SimWorldCallbacks, which

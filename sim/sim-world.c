@@ -1,8 +1,8 @@
 /* sim-world.c — the simulated world: its hosts (the simulated network as
- * the host layer's transport, sim-host.c), compute, the hang detector, and
+ * the host layer's transport, host/sim-host.c), compute, the hang detector, and
  * the run's results.  The network and links are in sim-net.c; membership,
  * the timeline and churn in sim-churn.c; the coordinator's servers (one, or
- * replicas) in sim-servers.c; a peer's attributes in sim-peers.c; the
+ * replicas) in sim-servers.c; a peer's attributes in host/sim-peers.c; the
  * shared state in sim-world-private.h.  This file calls them and they never
  * call it: where they feed a machine, they call through the callbacks it
  * sets (world_callbacks, SimWorldCallbacks).

@@ -1,7 +1,7 @@
 /* harness.c — the tests' hand-held world (harness.h): a SimTransport whose
  * callbacks queue what the host layer carries out of a machine's outbox,
  * and the functions that let a test deliver it.  The outbox itself is
- * walked only by sim/sim-host.c. */
+ * walked only by host/sim-host.c. */
 #include "config.h"
 
 #include "tests/harness.h"

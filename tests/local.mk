@@ -1,6 +1,6 @@
 # tests/ — one Check program per module folder, plus command-line tests
 # (tests/README.md: which program covers which module).
-# The protocol tests' one hand-held world, on the host layer (sim/sim-host.c)
+# The protocol tests' one hand-held world, on the host layer (host/sim-host.c)
 HARNESS_SOURCES = tests/harness.c tests/harness.h
 # a message of every type (tests/msg-fill.h); a family's types that it
 # does not know are filled by their classes' `example`

@@ -1,4 +1,4 @@
-/* test-props.c — the properties of sim/sim-props.c, fed by hand: each one
+/* test-props.c — the properties of host/sim-props.c, fed by hand: each one
  * fires on the sequence that breaks it and stays quiet on the one that
  * does not. */
 #include "config.h"

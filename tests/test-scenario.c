@@ -1,4 +1,4 @@
-/* test-scenario.c — sim/sim-scenario: sweep expansion, expectation
+/* test-scenario.c — scenario/sim-scenario: sweep expansion, expectation
  * comparison, and robustness: 2000 seeded mutations of the shipped scenario
  * files must load or fail with an error, never crash (ASan in CI). */
 #include "config.h"
