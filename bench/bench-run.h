@@ -11,7 +11,7 @@
 
 #include "bench/phold.h"
 #include "runner/runner.h"
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 
 #include <glib.h>
 

@@ -5,7 +5,7 @@
 #include "testbed/testbed-frame.h"
 #include "base/dl-random.h"
 #include "protocol/proto-machine.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 
 #include <glib/gstdio.h>
 #include <unistd.h>

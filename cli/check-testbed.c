@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "results/res-db.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 
 #include <glib/gstdio.h>
 #include <stdio.h>

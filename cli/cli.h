@@ -7,7 +7,7 @@
 
 #include "results/res-db.h"
 #include "runner/runner-progress.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "testbed/testbed.h"
 
 #include <glib.h>

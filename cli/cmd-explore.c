@@ -5,7 +5,7 @@
  * rates and times, then adds the plan to the base scenario as timeline
  * lines (the same `--set timeline.WHEN=ACTION` overrides a user can give, so
  * a plan is a scenario file's text).  Each run checks the properties of
- * sim/sim-props.c; a run that breaks one is a failure, grouped by its
+ * host/sim-props.c; a run that breaks one is a failure, grouped by its
  * signature: the first violation's property and the state the node was in.
  * At the end: a table of distinct failures with their seeds, and which peer
  * states, dropped messages and drop rules the batch never reached.

@@ -24,7 +24,7 @@
 #include "testbed/testbed-node.h"
 #include "testbed/testbed-records.h"
 #include "results/res-node.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "testbed/testbed-host.h"
 
 #include <signal.h>

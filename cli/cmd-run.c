@@ -10,7 +10,7 @@
 #include "results/res-db.h"
 #include "runner/runner-plan.h"
 #include "runner/runner-progress.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 
 #include <glib/gstdio.h>
 #include <signal.h>

@@ -27,7 +27,9 @@ dlsim_LDADD = \
 	plots/libdlplot.a \
 	testbed/libdltestbed.a \
 	results/libdlres.a \
+	scenario/libdlscenario.a \
 	sim/libdlsim.a \
+	host/libdlhost.a \
 	protocol/libdlproto.a \
 	learn/libdllearn.a \
 	base/libdlbase.a \

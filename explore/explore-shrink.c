@@ -6,7 +6,7 @@
 
 #include "explore/explore.h"
 #include "runner/runner.h"
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 
 #include <glib/gstdio.h>
 #include <stdio.h>

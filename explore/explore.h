@@ -12,8 +12,8 @@
 #include "protocol/proto-machine.h"
 #include "protocol/proto-msg-class.h"
 #include "results/res-db.h"
-#include "sim/sim-scenario.h"
-#include "sim/sim-world.h"
+#include "scenario/sim-scenario.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 

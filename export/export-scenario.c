@@ -18,7 +18,7 @@
 #include "export/export.h"
 #include "learn/learn-data.h"
 #include "results/res-query.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 
 #include <string.h>
 

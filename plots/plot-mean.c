@@ -4,7 +4,7 @@
  * or that has finished its rounds; when no such peer has a value yet
  * (every session has left), the mean of every peer's latest value.  At a
  * run's end this is the summary's final_accuracy (sim_final_means,
- * sim/sim-world.h).  A leaf: the figure files call it; it reads through
+ * host/sim-types.h).  A leaf: the figure files call it; it reads through
  * results/ (res-plot.h). */
 #include "config.h"
 

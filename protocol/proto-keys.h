@@ -3,7 +3,7 @@
  *
  * A family exports its key table (section, key, default, kind, doc) and a
  * configure function through its ProtoFamily's `keys` member
- * (proto-machine.h).  The scenario loader (sim/sim-keys.c) merges the
+ * (proto-machine.h).  The scenario loader (scenario/sim-keys.c) merges the
  * common table with every family's, checks each value against its kind,
  * and calls the run's family's configure with a lookup of the point's
  * resolved values.  The family names the key an error is about

@@ -1,5 +1,5 @@
 /* proto-machine.h — the one interface every protocol family's machines sit
- * behind.  The host layer (sim/sim-host.c), the world, the testbed, the
+ * behind.  The host layer (host/sim-host.c), the world, the testbed, the
  * recorder and the hang detector drive and read machines only through it,
  * so they name no family; a family is a folder of machines (protocol/disco/
  * for DISCO) and a ProtoFamily that makes them.

@@ -213,12 +213,6 @@ res_run_recorder (ResRun *run)
   return (SimRecorder) { rec_observation, rec_fact, rec_metric, rec_traffic, run, rec_violation };
 }
 
-void
-res_run_set_world (ResRun *run, SimWorld *world)
-{
-  run->world = world;
-}
-
 static gboolean step_done (ResDb *db, sqlite3_stmt *st, GError **error);
 
 void
@@ -560,10 +554,10 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
 
   /* peers */
   sqlite3_prepare_v2 (db->db, "INSERT INTO peers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
-  guint n = r->world ? sim_world_n_nodes (r->world) : r->n_peers;
+  guint n = r->n_peers;
   for (guint i = 1; ok && i <= n; i++)
     {
-      const SimPeerResult *pr = r->world ? sim_world_peer (r->world, i) : &r->peers[i];
+      const SimPeerResult *pr = &r->peers[i];
       if (pr->outcome == SIM_PEER_ABSENT)
         continue;
       char name[24];

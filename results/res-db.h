@@ -7,8 +7,8 @@
  * Shape: res_db_open / res_db_close; res_run_begin / res_run_finish. */
 #pragma once
 
-#include "sim/sim-scenario.h"
-#include "sim/sim-world.h"
+#include "scenario/sim-scenario.h"
+#include "host/sim-types.h"
 
 #include <glib.h>
 
@@ -87,9 +87,8 @@ SimRecorder res_run_recorder (ResRun *run);
 /* Without events, only runs, params, peers, rounds, traffic, summary and
  * expectations are written (no events or metrics rows). */
 void res_run_set_events (ResRun *run, gboolean events);
-void res_run_set_world (ResRun *run, SimWorld *world);
-/* Without a world (the testbed): the peers' results, [1..n] (borrowed until
- * res_run_finish). */
+/* The peers' results, [1..n] (borrowed until res_run_finish): the
+ * world's (runner/) or the testbed's. */
 void res_run_set_peers (ResRun *run, const SimPeerResult *peers, guint n);
 /* runs.mode: "sim" (the default) or "testbed". */
 gboolean res_run_set_mode (ResRun *run, const char *mode, GError **error);

@@ -100,7 +100,6 @@ typedef struct {
 struct ResRun {
   ResDb *db;
   gint64 id;
-  SimWorld *world;
   sqlite3_stmt *ins_chunk, *ins_metric;
   char *chunk;                      /* the writer's event_chunks row being built (JSON) */
   gsize chunk_len, chunk_cap;
@@ -123,7 +122,7 @@ struct ResRun {
   guint64 traffic_bytes[PROTO_MSG_N_TYPES];
   const SimPoint *point;
   gboolean no_events;
-  const SimPeerResult *peers;   /* without a world: [1..n_peers] */
+  const SimPeerResult *peers;   /* [1..n_peers] (res_run_set_peers) */
   guint n_peers;
   ResViolations *violations;
   char *write_error;      /* the writer's first failure (SQLite's message); it writes nothing after it */

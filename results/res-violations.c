@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "results/res-violations.h"
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 
 #include <string.h>
 

@@ -7,8 +7,8 @@
  * Shape: res_violations_new / res_violations_free. */
 #pragma once
 
-#include "sim/sim-scenario.h"
-#include "sim/sim-world.h"
+#include "scenario/sim-scenario.h"
+#include "host/sim-types.h"
 
 #include <sqlite3.h>
 

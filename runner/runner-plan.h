@@ -12,7 +12,7 @@
 
 #include "results/res-db.h"
 #include "runner/runner-progress.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 
 #include <glib.h>
 

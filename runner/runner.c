@@ -16,6 +16,19 @@ runner_result_clear (RunnerResult *r)
   memset (r, 0, sizeof *r);
 }
 
+/* The world's peers' results, [1..n], as results/ takes them (it reads
+ * no world). */
+static GArray *
+world_peers (const SimWorld *w)
+{
+  guint n = sim_world_n_nodes (w);
+  GArray *peers = g_array_sized_new (FALSE, TRUE, sizeof (SimPeerResult), n + 1);
+  g_array_set_size (peers, n + 1);
+  for (guint i = 1; i <= n; i++)
+    g_array_index (peers, SimPeerResult, i) = *sim_world_peer (w, i);
+  return peers;
+}
+
 /* The world of cfg, with the recorder rec, run to its end into out. */
 static gboolean
 run_world (const SimWorldConfig *cfg, const SimRecorder *rec, ResRun *run, const RunnerOptions *o,
@@ -29,8 +42,6 @@ run_world (const SimWorldConfig *cfg, const SimRecorder *rec, ResRun *run, const
         res_run_abort (run, "error");
       return FALSE;
     }
-  if (run)
-    res_run_set_world (run, w);
   if (o->interrupt)
     sim_world_set_interrupt (w, o->interrupt);
   sim_world_set_wall_limit (w, o->wall_limit_us);
@@ -53,7 +64,11 @@ run_world (const SimWorldConfig *cfg, const SimRecorder *rec, ResRun *run, const
   else if (run && res->outcome == SIM_OUTCOME_ERROR)
     res_run_abort (run, "error");   /* a broken guest: what it recorded stays */
   else if (run)
-    ok = res_run_finish (run, res, o->no_wall ? 0 : out->wall_seconds, out->failed, &out->checked, error);
+    {
+      g_autoptr (GArray) peers = world_peers (w);
+      res_run_set_peers (run, (const SimPeerResult *) (const void *) peers->data, peers->len - 1);
+      ok = res_run_finish (run, res, o->no_wall ? 0 : out->wall_seconds, out->failed, &out->checked, error);
+    }
   sim_world_free (w);
   return ok;
 }

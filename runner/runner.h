@@ -10,7 +10,7 @@
 #pragma once
 
 #include "results/res-db.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "sim/sim-world.h"
 
 #include <glib.h>

@@ -7,7 +7,7 @@
 
 #include "sim/sim-world-private.h"
 #include "base/dl-idset.h"
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 #include "protocol/replica/proto-replica.h"
 
 #include <math.h>

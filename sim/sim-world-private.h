@@ -1,8 +1,9 @@
 /* sim-world-private.h — the simulated world's state, shared by the files
  * that make it up: sim-world.c (hosts, compute, the watch, results),
  * sim-churn.c (membership, the timeline, churn, traces), sim-servers.c (the
- * coordinator, one or its replicas), sim-net.c (messages, streams, links)
- * and sim-peers.c (a peer's attributes); below, which calls which.
+ * coordinator, one or its replicas) and sim-net.c (messages, streams,
+ * links); below, which calls which.  A peer's attributes are
+ * host/sim-peers.c's.
  * Nothing outside sim/ includes it. */
 #pragma once
 
@@ -11,7 +12,7 @@
 #include "base/dl-idmap.h"
 #include "base/dl-slab.h"
 #include "sim/sim-engine.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 
 typedef enum { NODE_ABSENT, NODE_ONLINE, NODE_LEFT, NODE_CRASHED } NodeStatus;
 
@@ -203,7 +204,7 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
- *   sim-peers.c    a peer's attributes from the configuration
+ *   (host/sim-peers.c: a peer's attributes from the configuration)
  *
  * Where a lower file must feed a machine (a message arrives, a stream
  * breaks, a peer joins), it calls through SimWorldCallbacks, which
@@ -257,12 +258,6 @@ sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg
       timer->ev = sim_engine_schedule_at (w->engine, timer->at, h, w, arg);
     }
 }
-
-/* ---- sim-peers.c */
-
-/* The peer a node id stands for: itself, or for a trace's return (a new
- * session, an id above max_peers) the trace's peer that came back. */
-ProtoNodeId sim_peer_origin (const SimWorldConfig *cfg, ProtoNodeId id);
 
 /* ---- sim-net.c */
 

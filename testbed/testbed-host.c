@@ -10,7 +10,7 @@
 
 #include "testbed/testbed-host.h"
 #include "testbed/testbed-frame.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 #include "testbed/testbed-conn.h"
 
 #include <gio/gio.h>

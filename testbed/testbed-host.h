@@ -46,7 +46,7 @@
  * Shape: testbed_host_new / testbed_host_free. */
 #pragma once
 
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 #include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS

@@ -16,8 +16,8 @@
 
 #include "testbed/testbed-netns.h"
 #include "results/res-db.h"
-#include "sim/sim-host.h"
-#include "sim/sim-scenario.h"
+#include "host/sim-host.h"
+#include "scenario/sim-scenario.h"
 #include "testbed/testbed-host.h"
 
 #include <gio/gio.h>

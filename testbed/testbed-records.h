@@ -13,7 +13,7 @@
  * Lines that do not parse are refused (the reader counts them). */
 #pragma once
 
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 
 #include <stdio.h>
 

@@ -9,7 +9,7 @@
 
 #include "testbed/testbed-private.h"
 #include "testbed/testbed-records.h"
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 
 #include <math.h>
 #include <string.h>

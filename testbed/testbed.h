@@ -9,7 +9,7 @@
 #pragma once
 
 #include "results/res-db.h"
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 
 #include <glib.h>
 

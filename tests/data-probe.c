@@ -6,7 +6,7 @@
  *   tests/data-probe idx:DIR [LIMIT]
  *   tests/data-probe sklearn:NAME SEED TEST_FRACTION
  *
- * The split is the one sim/sim-build.c makes: the stream "data-split" of
+ * The split is the one scenario/sim-build.c makes: the stream "data-split" of
  * the scenario seed. */
 #include "config.h"
 

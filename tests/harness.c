@@ -1,11 +1,11 @@
 /* harness.c — the tests' hand-held world (harness.h): a SimTransport whose
  * callbacks queue what the host layer carries out of a machine's outbox,
  * and the functions that let a test deliver it.  The outbox itself is
- * walked only by sim/sim-host.c. */
+ * walked only by host/sim-host.c. */
 #include "config.h"
 
 #include "tests/harness.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 
 #include <check.h>
 #include <stdio.h>

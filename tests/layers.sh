@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/layers.sh — the layering rules that a tool can check: no file
 # outside results/ and plots/ calls SQLite (tools/sql-outside-results); no
+# file includes a header of a folder its layer must not see, as results/ or
+# testbed/ one of the world's (tools/layer-includes); no
 # cycle of calls between the files of one folder, and no global name without
 # its module's prefix, that docs/architecture.md does not name
 # (tools/file-cycles, over the built objects).
@@ -23,6 +25,30 @@ elif [ "$found" = "cli/bad.c" ]; then
   ok "the planted call in cli/ (and only it) is found"
 else
   ko "the check found '$found', expected cli/bad.c"
+fi
+# --- includes across layers: results/ and testbed/ see nothing of the world
+# (sim/), the world and the host layer nothing of the loader (scenario/)...
+if found=$(sh "$src/tools/layer-includes" "$src"); then
+  ok "no file includes a header of a folder its layer must not see"
+else
+  ko "includes across the layers (tools/layer-includes): $found"
+fi
+# the check itself finds a planted include where there is one
+mkdir -p "$tmp/inc/testbed" "$tmp/inc/results" "$tmp/inc/host" "$tmp/inc/runner"
+printf '#include "sim/sim-world.h"\n' > "$tmp/inc/testbed/bad.c"
+printf '#include "host/sim-types.h"\n#include "sim/sim-engine.h"\n' > "$tmp/inc/results/bad.h"
+printf '#include "scenario/sim-scenario.h"\n' > "$tmp/inc/host/bad.c"
+printf '#include "host/sim-types.h"\n#include "scenario/sim-scenario.h"\n' > "$tmp/inc/testbed/ok.c"
+printf '#include "sim/sim-world.h"\n' > "$tmp/inc/runner/ok.c"
+want='host/bad.c: scenario/sim-scenario.h
+results/bad.h: sim/sim-engine.h
+testbed/bad.c: sim/sim-world.h'
+if found=$(sh "$src/tools/layer-includes" "$tmp/inc"); then
+  ko "planted includes of sim/ in testbed/ and results/ were not found"
+elif [ "$found" = "$want" ]; then
+  ok "the planted includes (and only they) are found"
+else
+  ko "the check found '$found', expected '$want'"
 fi
 # --- cycles between files of one folder, and names without their prefix
 doc=$src/docs/architecture.md

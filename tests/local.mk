@@ -1,6 +1,6 @@
 # tests/ — one Check program per module folder, plus command-line tests
 # (tests/README.md: which program covers which module).
-# The protocol tests' one hand-held world, on the host layer (sim/sim-host.c)
+# The protocol tests' one hand-held world, on the host layer (host/sim-host.c)
 HARNESS_SOURCES = tests/harness.c tests/harness.h
 # its layer for the families' tests other than DISCO's (gw_*: tests/family-harness.h)
 FAMILY_HARNESS_SOURCES = tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
@@ -21,7 +21,7 @@ MSG_FILL_SOURCES = tests/msg-fill.c tests/msg-fill.h
 # objects it uses.
 DL_CHECK_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 DL_CHECK_LDADD = export/libdlexport.a explore/libdlexplore.a bench/libdlbench.a runner/libdlrunner.a \
-	testbed/libdltestbed.a plots/libdlplot.a results/libdlres.a sim/libdlsim.a protocol/libdlproto.a \
+	testbed/libdltestbed.a plots/libdlplot.a results/libdlres.a scenario/libdlscenario.a sim/libdlsim.a host/libdlhost.a protocol/libdlproto.a \
 	learn/libdllearn.a base/libdlbase.a $(CHECK_LIBS) $(DL_CORE_LIBS)
 LDADD = $(DL_CHECK_LDADD)
 # explore's plans as the tests check them (tests/plan-check.h)
@@ -54,7 +54,7 @@ EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-leng
 # the rules docs/style.md says a tool checks, and commit messages' form
 TESTS += tests/style.sh
 EXTRA_DIST += tests/style.sh tools/style-check tools/commit-form
-EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/file-cycles
+EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/layer-includes tools/file-cycles
 
 tests_test_base_CFLAGS = $(DL_CHECK_CFLAGS)
 

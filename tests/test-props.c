@@ -1,9 +1,9 @@
-/* test-props.c — the properties of sim/sim-props.c, fed by hand: each one
+/* test-props.c — the properties of host/sim-props.c, fed by hand: each one
  * fires on the sequence that breaks it and stays quiet on the one that
  * does not. */
 #include "config.h"
 
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>

@@ -1,9 +1,9 @@
-/* test-scenario.c — sim/sim-scenario: sweep expansion, expectation
+/* test-scenario.c — scenario/sim-scenario: sweep expansion, expectation
  * comparison, and robustness: 2000 seeded mutations of the shipped scenario
  * files must load or fail with an error, never crash (ASan in CI). */
 #include "config.h"
 
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "protocol/disco/disco-config.h"
 #include "protocol/proto-machine.h"
 #include "base/dl-random.h"

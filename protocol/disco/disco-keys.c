@@ -2,7 +2,7 @@
  * §6) and how DISCO's family configures itself from them: the version and
  * its fixes, the coordinator's limits and timeouts, the aggregation, and
  * robust's straggler handling.  Exported through proto_family_disco's
- * `keys` (disco-family.c); the loader (sim/sim-keys.c) merges the table. */
+ * `keys` (disco-family.c); the loader (scenario/sim-keys.c) merges the table. */
 #include "config.h"
 
 #include "protocol/disco/disco-config.h"

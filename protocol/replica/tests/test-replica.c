@@ -10,7 +10,7 @@
 #include "protocol/replica/proto-replica.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/replica/replica-msgs.h"
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 
 #include <check.h>
 #include <string.h>
@@ -35,7 +35,7 @@ typedef struct {
   guint close_streams;   /* CLOSE_STREAM actions seen */
 } Group;
 
-/* The group as the host layer's transport (sim/sim-host.h): what a replica
+/* The group as the host layer's transport (host/sim-host.h): what a replica
  * sends goes on the wire or to the peers' list; the rest is not modelled
  * (run_until asks the machines for their deadlines). */
 static void

@@ -12,7 +12,7 @@
  * Shape: sim_scenario_load / sim_scenario_free (g_autoptr). */
 #pragma once
 
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 #include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS

@@ -3,8 +3,8 @@
  * (sim-scenario.h, sim-scenario-private.h). */
 #include "config.h"
 
-#include "sim/sim-scenario-private.h"
-#include "sim/sim-props.h"
+#include "scenario/sim-scenario-private.h"
+#include "host/sim-props.h"
 
 #include <math.h>
 #include <stdlib.h>

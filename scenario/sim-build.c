@@ -5,11 +5,11 @@
  * trace and the bandwidth trace (sim_scenario_build in sim-scenario.h). */
 #include "config.h"
 
-#include "sim/sim-scenario-private.h"
+#include "scenario/sim-scenario-private.h"
 #include "protocol/proto-machine.h"
-#include "sim/sim-trace.h"
-#include "sim/sim-fedscale.h"
-#include "sim/sim-bwtrace.h"
+#include "scenario/sim-trace.h"
+#include "scenario/sim-fedscale.h"
+#include "scenario/sim-bwtrace.h"
 #include "base/dl-units.h"
 
 #include <math.h>

@@ -10,7 +10,7 @@
  * line. */
 #pragma once
 
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 #include "base/dl-csv.h"
 
 G_BEGIN_DECLS

@@ -12,8 +12,8 @@
  * ignored; so is `duration` when `finish_time` is given. */
 #include "config.h"
 
-#include "sim/sim-fedscale.h"
-#include "sim/sim-scenario-private.h"   /* SIM_PEERS_MAX */
+#include "scenario/sim-fedscale.h"
+#include "scenario/sim-scenario-private.h"   /* SIM_PEERS_MAX */
 #include "base/dl-idset.h"
 
 #include <json-glib/json-glib.h>

@@ -7,9 +7,9 @@
  * table. */
 #include "config.h"
 
-#include "sim/sim-scenario.h"
-#include "sim/sim-scenario-private.h"
-#include "sim/sim-trace.h"
+#include "scenario/sim-scenario.h"
+#include "scenario/sim-scenario-private.h"
+#include "scenario/sim-trace.h"
 #include "protocol/proto-machine.h"
 #include "base/dl-error.h"
 #include "base/dl-units.h"
@@ -517,6 +517,23 @@ check_dist_duration (const char *v, DlDist *d, GError **error)
   return FALSE;
 }
 
+/* [network] nat: none, or symmetric(SHARE) with SHARE in [0, 1]. */
+static gboolean
+check_nat (const char *v, GError **error)
+{
+  if (strcmp (v, "none") == 0)
+    return TRUE;
+  double share;
+  if (g_str_has_prefix (v, "symmetric(") && g_str_has_suffix (v, ")"))
+    {
+      g_autofree char *num = g_strndup (v + 10, strlen (v) - 11);
+      if (dl_parse_number (num, &share, NULL) && share >= 0 && share <= 1)
+        return TRUE;
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected none or symmetric(SHARE in [0, 1])", v);
+  return FALSE;
+}
+
 static gboolean
 check_value (const KeySpec *k, const char *v, GError **error)
 {
@@ -622,19 +639,7 @@ check_value (const KeySpec *k, const char *v, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected browser, node or webapp", v);
       return FALSE;
     case K_NAT:
-      {
-        if (strcmp (v, "none") == 0)
-          return TRUE;
-        double share;
-        if (g_str_has_prefix (v, "symmetric(") && g_str_has_suffix (v, ")"))
-          {
-            g_autofree char *num = g_strndup (v + 10, strlen (v) - 11);
-            if (dl_parse_number (num, &share, NULL) && share >= 0 && share <= 1)
-              return TRUE;
-          }
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected none or symmetric(SHARE in [0, 1])", v);
-        return FALSE;
-      }
+      return check_nat (v, error);
     }
   return TRUE;
 }

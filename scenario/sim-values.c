@@ -6,8 +6,8 @@
  * other part of it (sim-scenario-private.h draws the layers). */
 #include "config.h"
 
-#include "sim/sim-scenario.h"
-#include "sim/sim-scenario-private.h"
+#include "scenario/sim-scenario.h"
+#include "scenario/sim-scenario-private.h"
 #include "base/dl-units.h"
 #include "protocol/proto-keys.h"
 

@@ -3,11 +3,11 @@
  * drawn attributes (speed, straggler, NAT, rates, from its own
  * "peer-attributes" and "bandwidth" streams), its region, and what its
  * machine is told of itself.  Pure functions of SimWorldConfig, the same in
- * the simulator and the testbed; a leaf of sim/: sim-net.c and sim-churn.c
- * call it, it calls neither. */
+ * the simulator and the testbed; a leaf of host/: sim/'s sim-net.c and
+ * sim-churn.c call it, it calls neither. */
 #include "config.h"
 
-#include "sim/sim-world-private.h"
+#include "host/sim-types.h"
 
 #include <math.h>
 

@@ -3,8 +3,8 @@
  * sim-trace.h); the world applies them (sim-net.c). */
 #include "config.h"
 
-#include "sim/sim-bwtrace.h"
-#include "sim/sim-trace.h"
+#include "scenario/sim-bwtrace.h"
+#include "scenario/sim-trace.h"
 #include "base/dl-error.h"
 #include "base/dl-units.h"
 

@@ -2,7 +2,7 @@
  * (below: which file calls which). */
 #pragma once
 
-#include "sim/sim-scenario.h"
+#include "scenario/sim-scenario.h"
 #include "protocol/proto-machine.h"
 
 G_BEGIN_DECLS

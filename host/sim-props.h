@@ -59,13 +59,13 @@
  * kinds.  Shape: sim_props_new / sim_props_free. */
 #pragma once
 
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 
 typedef struct SimProps SimProps;
 
-/* SIM_N_PROPS (sim-world.h) names */
+/* SIM_N_PROPS (sim-types.h) names */
 #define SIM_PROP_NAMES "agreement", "own-round-only", "monotone-rounds", "progress", "excluded-was-told", \
                        "no-lost-model", "retries-before-exclusion", "sync-served"
 

@@ -3,7 +3,7 @@
  * sim_host_feed hands a machine (of any family, through the machine
  * interface of protocol/proto-machine.h) one input at `now`, carries out its
  * outbox through a transport, and re-arms its deadline.  A transport is a
- * table of callbacks over a world: the simulated network (sim-world.c) and
+ * table of callbacks over a world: the simulated network (sim/sim-world.c) and
  * the testbed's GIO sockets (testbed/testbed-host.c) are the two implementations.
  * SimTally turns the observations a host reports into the counters every
  * run records (retries, exclusions, syncs, rounds completed, ...), the same
@@ -14,7 +14,7 @@
 #pragma once
 
 #include "protocol/proto-machine.h"
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 

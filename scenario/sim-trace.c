@@ -1,7 +1,7 @@
 /* sim-trace.c — parsing availability traces (see sim-trace.h). */
 #include "config.h"
 
-#include "sim/sim-trace.h"
+#include "scenario/sim-trace.h"
 
 #include <math.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * A bad line is an error naming the file and the line. */
 #pragma once
 
-#include "sim/sim-trace.h"
+#include "scenario/sim-trace.h"
 
 G_BEGIN_DECLS
 

@@ -4,7 +4,7 @@
  * does. */
 #include "config.h"
 
-#include "sim/sim-host.h"
+#include "host/sim-host.h"
 
 #include <math.h>
 #include <string.h>

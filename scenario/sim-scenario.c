@@ -8,9 +8,9 @@
  * sim-point.c (sim-scenario-private.h draws the layers). */
 #include "config.h"
 
-#include "sim/sim-scenario.h"
-#include "sim/sim-scenario-private.h"
-#include "sim/sim-trace.h"
+#include "scenario/sim-scenario.h"
+#include "scenario/sim-scenario-private.h"
+#include "scenario/sim-trace.h"
 #include "base/dl-units.h"
 
 #include <math.h>

@@ -6,7 +6,7 @@
  * file calls none of them (sim-scenario-private.h draws the layers). */
 #include "config.h"
 
-#include "sim/sim-scenario-private.h"
+#include "scenario/sim-scenario-private.h"
 
 #include <stdarg.h>
 #include <string.h>

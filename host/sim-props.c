@@ -1,7 +1,7 @@
 /* sim-props.c — properties checked while a run executes (sim-props.h). */
 #include "config.h"
 
-#include "sim/sim-props.h"
+#include "host/sim-props.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * `round N [+ D]`) and the actions (sim-scenario-private.h). */
 #include "config.h"
 
-#include "sim/sim-scenario-private.h"
+#include "scenario/sim-scenario-private.h"
 #include "base/dl-units.h"
 #include "protocol/proto-message.h"
 

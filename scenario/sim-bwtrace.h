@@ -12,7 +12,7 @@
  * the row, and the column (peer, time, uplink or downlink) at fault. */
 #pragma once
 
-#include "sim/sim-world.h"
+#include "host/sim-types.h"
 
 G_BEGIN_DECLS
 
