@@ -11,7 +11,6 @@
  * the host callbacks send (observing the send) and observe. */
 #pragma once
 
-#include "base/dl-idmap.h"
 #include "protocol/proto-outbox.h"
 
 G_BEGIN_DECLS
@@ -36,8 +35,7 @@ typedef struct {
   gboolean opener_offers;    /* the side that opens a link offers, whatever the ids (a family where
                                 only one side knows it wants the link: the pipeline's pushes);
                                 FALSE: the larger id offers, as DISCO's both-sides-open pools */
-  DlIdMap phase;             /* id -> ProtoLinkPhase + 1 (a peer looks its links up at every
-                                link message: an array or an open-addressed map, not a GHashTable) */
+  GHashTable *phase;         /* id + 1 -> ProtoLinkPhase + 1 */
   GArray *queued;            /* messages waiting for their link */
   ProtoLinksHost host;
 } ProtoLinks;
