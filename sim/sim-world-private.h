@@ -67,23 +67,20 @@ typedef struct {
   guint32 stream_cwnd_of;
 } Node;
 
-typedef struct {   /* (pointers and times first, the flags in bytes: 104 bytes, one record per
-                      peer pair, half a million at 1 000 peers all-to-all) */
+typedef struct {
+  gboolean obj[2];        /* each side holds a link object */
+  gboolean up, dead, never, pending, failed;
   DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
+  guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
   gpointer close_wait[2]; /* sharing = fair: by the closer's side, its close notice, waiting for
                              what it sent before the close to leave (sim-net.c) */
   struct Msg *q[2], *q_tail[2];  /* sharing = fair: by the sender's side, its messages on the link's
                                     data channel, the head in flight and the rest behind it */
   guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
                              new connection) */
-  guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
-  guint8 obj[2];          /* each side holds a link object (0 or 1, as the flags below) */
-  guint8 up, dead, never, pending, failed;
 } Link;
-
-G_STATIC_ASSERT (sizeof (Link) == 104);
 
 typedef struct Msg Msg;
 struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 136
