@@ -267,11 +267,13 @@ START_TEST (test_fault_targets)
           ck_assert (strcmp (dir, "to") == 0 || strcmp (dir, "from") == 0);
         }
     }
-  /* every message table but the replicated coordinator's (no family's) is a family's */
+  /* every message table but the replicated coordinator's and the session
+   * layer's (no family's) is a family's */
   guint tables = 0;
   for (const ProtoMsgFamily *const *t = proto_msg_families (); *t; t++)
     tables++;
-  ck_assert_uint_eq (families + 1, tables);
+  ck_assert_uint_eq (families + 2, tables);
+  ck_assert_ptr_nonnull (proto_msg_family_named ("session"));
   ck_assert_ptr_null (proto_msg_family_named ("teleport"));
   /* DISCO's list is the one explore always drew from, in its order: the
    * same seed draws the same plans, and found files stay reproducible */

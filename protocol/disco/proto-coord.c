@@ -684,10 +684,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
         }
       {
         ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
-        m.node = from;
-        m.signal = msg->signal;
-        m.signal_data = g_strdup (msg->signal_data);   /* relayed verbatim, as DISCO relays the SDP */
+        proto_session_relay (&m, from, msg);   /* relayed verbatim, as DISCO relays the SDP */
         _proto_coord_send (c, out, msg->node, &m);
       }
       return;

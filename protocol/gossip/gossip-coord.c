@@ -26,7 +26,7 @@
 
 #include "protocol/gossip/gossip-coord.h"
 #include "protocol/gossip/gossip-mix.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
 #include <math.h>
@@ -696,10 +696,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       {
         ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
-        r.node = from;
-        r.signal = msg->signal;
-        r.signal_data = g_strdup (msg->signal_data);
+        proto_session_relay (&r, from, msg);
         send (c, out, msg->node, &r);
       }
       return;

@@ -21,8 +21,8 @@
 #include "protocol/gossip/gossip-peer.h"
 #include "protocol/gossip/gossip-dht-private.h"
 #include "protocol/gossip/gossip-mix.h"
-#include "protocol/proto-links.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-links.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
 #include <string.h>

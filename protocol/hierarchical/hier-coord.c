@@ -28,7 +28,7 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "protocol/hierarchical/hier-latency-private.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
 #include <string.h>
@@ -1209,10 +1209,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       {
         ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
-        r.node = from;
-        r.signal = msg->signal;
-        r.signal_data = g_strdup (msg->signal_data);
+        proto_session_relay (&r, from, msg);
         send_msg (c, out, msg->node, &r);
       }
       return;

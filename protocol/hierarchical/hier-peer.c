@@ -19,8 +19,8 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "protocol/hierarchical/hier-mix-private.h"
-#include "protocol/proto-links.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-links.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * protocol/proto-msg-class.h). */
 #include "config.h"
 
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 #include "protocol/proto-msg-class.h"
 

@@ -19,7 +19,7 @@
 #include "config.h"
 
 #include "protocol/pipeline/pipe-peer-private.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
 #include <math.h>

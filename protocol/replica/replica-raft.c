@@ -19,7 +19,7 @@
 #include "config.h"
 
 #include "protocol/replica/proto-replica.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/replica/replica-msgs.h"
 
 #include <string.h>

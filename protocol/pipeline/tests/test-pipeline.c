@@ -9,7 +9,7 @@
 
 #include "protocol/pipeline/pipe.h"
 #include "tests/gossip-harness.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
 #include <check.h>

@@ -1,8 +1,8 @@
-/* proto-links.c — a peer's links for any family (proto-links.h). */
+/* session-links.c — a peer's links for any family (session-links.h). */
 #include "config.h"
 
-#include "protocol/proto-links.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-links.h"
+#include "protocol/session/session-msgs.h"
 
 typedef struct {
   ProtoNodeId to;

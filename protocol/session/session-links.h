@@ -1,5 +1,6 @@
-/* proto-links.h — a peer's links to other peers, set up by DISCO's
- * signalling through the coordinator, for any family's peer machine: the
+/* session-links.h — a peer's links to other peers, set up by the session
+ * layer's signalling through the coordinator (SignalForPeer,
+ * session-msgs.h), for any family's peer machine: the
  * larger id creates its link object as initiator and offers (SignalForPeer
  * offer via the coordinator), the other answers, the initiator connects
  * (discojs/src/client/decentralized/peer_pool.ts and peer.ts).  Messages for
