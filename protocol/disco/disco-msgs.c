@@ -60,34 +60,34 @@ dec_round_staleness (GVariant *body, ProtoMsg *m, guint depth, GError **error)
 #define BARE_ROLE PROTO_MSG_CLASS_BARE_ROLE
 
 static const ProtoMsgClass types[] = {
-  BARE (PROTO_MSG_JOIN_ROUND, "JoinRound"),
-  BARE (PROTO_MSG_CONNECTIONS_READY, "ConnectionsReady"),
-  BARE (PROTO_MSG_START_WEIGHT_SHARING, "StartWeightSharing"),
-  BARE_ROLE (PROTO_MSG_RETRY_PEER_CONNECTIONS, "RetryPeerConnections", PROTO_MSG_ROLE_BARRIER_RETRY),
-  BARE_ROLE (PROTO_MSG_CONNECTION_FAIL, "ConnectionFail", PROTO_MSG_ROLE_CONNECTION_FAIL),
-  { PROTO_MSG_WAITING_FOR_MORE, "WaitingForMoreParticipants", "(yu)", NULL, enc_participants, dec_participants,
+  BARE (DISCO_MSG_JOIN_ROUND, "JoinRound"),
+  BARE (DISCO_MSG_CONNECTIONS_READY, "ConnectionsReady"),
+  BARE (DISCO_MSG_START_WEIGHT_SHARING, "StartWeightSharing"),
+  BARE_ROLE (DISCO_MSG_RETRY_PEER_CONNECTIONS, "RetryPeerConnections", PROTO_MSG_ROLE_BARRIER_RETRY),
+  BARE_ROLE (DISCO_MSG_CONNECTION_FAIL, "ConnectionFail", PROTO_MSG_ROLE_CONNECTION_FAIL),
+  { DISCO_MSG_WAITING_FOR_MORE, "WaitingForMoreParticipants", "(yu)", NULL, enc_participants, dec_participants,
     proto_msg_size_fixed },
-  { PROTO_MSG_ENOUGH_PARTICIPANTS, "EnoughParticipants", "(yu)", NULL, enc_participants, dec_participants,
+  { DISCO_MSG_ENOUGH_PARTICIPANTS, "EnoughParticipants", "(yu)", NULL, enc_participants, dec_participants,
     proto_msg_size_fixed },
-  { PROTO_MSG_SIGNAL_NEW_PEER, "SignalNewPeer", "(yu)", NULL, proto_session_enc_node, proto_session_dec_node,
+  { DISCO_MSG_SIGNAL_NEW_PEER, "SignalNewPeer", "(yu)", NULL, proto_session_enc_node, proto_session_dec_node,
     proto_msg_size_fixed },
-  { PROTO_MSG_PAYLOAD, "Payload", "(yuuuay)", NULL, enc_payload, dec_payload, proto_msg_size_weights,
+  { DISCO_MSG_PAYLOAD, "Payload", "(yuuuay)", NULL, enc_payload, dec_payload, proto_msg_size_weights,
     .fuzz = proto_session_fuzz_weights },
-  { PROTO_MSG_ROUND_STALENESS, "RoundStaleness", "(yuauau)", NULL, proto_msg_enc_round_peers_indices, dec_round_staleness,
+  { DISCO_MSG_ROUND_STALENESS, "RoundStaleness", "(yuauau)", NULL, proto_msg_enc_round_peers_indices, dec_round_staleness,
     proto_msg_size_peers_indices },
 };
 
 /* what explore's drop and delay faults pick from (its order is the draw's:
  * a new entry goes last, or every search's plans change) */
 static const ProtoMsgFaultTarget fault_targets[] = {
-  { PROTO_MSG_PEERS_FOR_ROUND, "to" },       { PROTO_MSG_START_WEIGHT_SHARING, "to" },
-  { PROTO_MSG_RETRY_PEER_CONNECTIONS, "to" }, { PROTO_MSG_CONNECTION_FAIL, "to" },
-  { PROTO_MSG_PAYLOAD, "to" },               { PROTO_MSG_PAYLOAD, "from" },
-  { PROTO_MSG_PEER_IS_READY, "from" },       { PROTO_MSG_CONNECTIONS_READY, "from" },
-  { PROTO_MSG_SIGNAL_FOR_PEER, "to" },       { PROTO_MSG_ENOUGH_PARTICIPANTS, "to" },
-  { PROTO_MSG_WAITING_FOR_MORE, "to" },      { PROTO_MSG_JOIN_ROUND, "from" },
-  { PROTO_MSG_NEW_NODE_INFO, "to" },         { PROTO_MSG_SHARED_MODEL, "to" },
-  { PROTO_MSG_SIGNAL_MODEL_PROVIDER, "to" },
+  { PROTO_MSG_ROUND_PEERS, "to" },       { DISCO_MSG_START_WEIGHT_SHARING, "to" },
+  { DISCO_MSG_RETRY_PEER_CONNECTIONS, "to" }, { DISCO_MSG_CONNECTION_FAIL, "to" },
+  { DISCO_MSG_PAYLOAD, "to" },               { DISCO_MSG_PAYLOAD, "from" },
+  { PROTO_MSG_READY, "from" },       { DISCO_MSG_CONNECTIONS_READY, "from" },
+  { PROTO_MSG_SIGNAL, "to" },       { DISCO_MSG_ENOUGH_PARTICIPANTS, "to" },
+  { DISCO_MSG_WAITING_FOR_MORE, "to" },      { DISCO_MSG_JOIN_ROUND, "from" },
+  { PROTO_MSG_WELCOME, "to" },         { PROTO_MSG_SYNC_MODEL, "to" },
+  { PROTO_MSG_SYNC_PROVIDER, "to" },
 };
 
 const ProtoMsgFamily proto_msgs_disco = { "disco", types, G_N_ELEMENTS (types), fault_targets,

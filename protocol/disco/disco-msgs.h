@@ -10,17 +10,17 @@
 #include "protocol/session/session-msgs.h"
 
 enum {
-  PROTO_MSG_JOIN_ROUND = 2,
-  PROTO_MSG_CONNECTIONS_READY = 5,
-  PROTO_MSG_START_WEIGHT_SHARING = 6,
-  PROTO_MSG_RETRY_PEER_CONNECTIONS = 7,
-  PROTO_MSG_CONNECTION_FAIL = 8,
-  PROTO_MSG_WAITING_FOR_MORE = 9,    /* `nb_participants` */
-  PROTO_MSG_ENOUGH_PARTICIPANTS = 10, /* `nb_participants` */
-  PROTO_MSG_SIGNAL_NEW_PEER = 14,    /* `node` the newcomer */
-  PROTO_MSG_PAYLOAD = 16,            /* `node` the recipient, `round`, `comm_round`, `weights` */
+  DISCO_MSG_JOIN_ROUND = 2,
+  DISCO_MSG_CONNECTIONS_READY = 5,
+  DISCO_MSG_START_WEIGHT_SHARING = 6,
+  DISCO_MSG_RETRY_PEER_CONNECTIONS = 7,
+  DISCO_MSG_CONNECTION_FAIL = 8,
+  DISCO_MSG_WAITING_FOR_MORE = 9,    /* `nb_participants` */
+  DISCO_MSG_ENOUGH_PARTICIPANTS = 10, /* `nb_participants` */
+  DISCO_MSG_SIGNAL_NEW_PEER = 14,    /* `node` the newcomer */
+  DISCO_MSG_PAYLOAD = 16,            /* `node` the recipient, `round`, `comm_round`, `weights` */
   /* robust with straggler_policy = async or mixed */
-  PROTO_MSG_ROUND_STALENESS = 51,    /* S -> listed peer, after PeersForRound: for round `round`, every
+  DISCO_MSG_ROUND_STALENESS = 51,    /* S -> listed peer, after PeersForRound: for round `round`, every
                                         listed peer (`peers`, itself included) and its staleness
                                         (`indices`: rounds since the list it was last in) */
 };

@@ -8,7 +8,7 @@
  * alive at once, exactly as in DISCO (an orphan timer, S7): `#timeout` is
  * the newest one, and clearing clears only that one.
  *
- * Shape: proto_coord_new makes the machine; proto_machine_free frees it. */
+ * Shape: disco_coord_new makes the machine; proto_machine_free frees it. */
 #pragma once
 
 #include "protocol/disco/disco-config.h"
@@ -16,22 +16,22 @@
 
 G_BEGIN_DECLS
 
-typedef struct ProtoCoord ProtoCoord;
+typedef struct DiscoCoord DiscoCoord;
 
-/* The machine; its impl is the ProtoCoord the views below read. */
-ProtoMachine *proto_coord_new (const ProtoConfig *config);
+/* The machine; its impl is the DiscoCoord the views below read. */
+ProtoMachine *disco_coord_new (const ProtoConfig *config);
 
 /* Read-only views for drivers, recorders and tests. */
-uint32_t proto_coord_round (const ProtoCoord *coord);
-guint proto_coord_retry_counter (const ProtoCoord *coord);
-ProtoNodeId proto_coord_provider (const ProtoCoord *coord);
-guint proto_coord_connections (const ProtoCoord *coord);
-guint proto_coord_pending_timers (const ProtoCoord *coord);
-gboolean proto_coord_in_round (const ProtoCoord *coord, ProtoNodeId id);
-gboolean proto_coord_is_ready (const ProtoCoord *coord, ProtoNodeId id);
+uint32_t disco_coord_round (const DiscoCoord *coord);
+guint disco_coord_retry_counter (const DiscoCoord *coord);
+ProtoNodeId disco_coord_provider (const DiscoCoord *coord);
+guint disco_coord_connections (const DiscoCoord *coord);
+guint disco_coord_pending_timers (const DiscoCoord *coord);
+gboolean disco_coord_in_round (const DiscoCoord *coord, ProtoNodeId id);
+gboolean disco_coord_is_ready (const DiscoCoord *coord, ProtoNodeId id);
 /* Is id a key of #connectFinishedNodes (the connect phase's flags)? */
-gboolean proto_coord_has_connect_flag (const ProtoCoord *coord, ProtoNodeId id);
-gboolean proto_coord_is_syncing (const ProtoCoord *coord, ProtoNodeId id);
-gboolean proto_coord_waiting_for_more (const ProtoCoord *coord);
+gboolean disco_coord_has_connect_flag (const DiscoCoord *coord, ProtoNodeId id);
+gboolean disco_coord_is_syncing (const DiscoCoord *coord, ProtoNodeId id);
+gboolean disco_coord_waiting_for_more (const DiscoCoord *coord);
 
 G_END_DECLS

@@ -20,9 +20,9 @@ typedef struct {
 
 typedef struct {
   ProtoNodeId peer;
-  ProtoLinkState state;
+  DiscoLinkState state;
   gboolean initiator;
-  guint active;      /* loops with receptions left (proto_peer_listens asks per Payload) */
+  guint active;      /* loops with receptions left (disco_peer_listens asks per Payload) */
   /* the receive loops, in a plain array (not a GArray: one dependent load
    * fewer per Payload, and no GArray object per link with a million links):
    * `own` while two fit (exhausted loops go at the next getPeers, so a
@@ -45,7 +45,7 @@ typedef enum { PAUSE_NONE, PAUSE_PENDING, PAUSE_RESOLVED } Pause;
 /* A promise for the aggregator's next 'aggregation' event (getPromiseForAggregation). */
 typedef enum { PROMISE_NONE, PROMISE_PENDING, PROMISE_RESOLVED } Promise;
 
-struct ProtoPeer {
+struct DiscoPeer {
   ProtoMachineBase base;  /* its state, what it received, connected, rounds done; error: the
                              text below */
   ProtoConfig cfg;
@@ -69,7 +69,7 @@ struct ProtoPeer {
 
   /* the aggregator and the client's side of the exchange
    * (decentralized_client.ts: exchangeWeightUpdates) */
-  ProtoAggregator *agg;
+  DiscoAggregator *agg;
   Promise promise;        /* this.aggregationResult */
   LearnWeights *promised; /* its value once resolved */
   guint xchg_c;           /* exchangeWeightUpdates' communicationRound */
@@ -94,48 +94,48 @@ struct ProtoPeer {
 };
 
 /* proto-peer-effects.c: observations and sends */
-void _proto_peer_observe (ProtoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+void _disco_peer_observe (DiscoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                           int64_t value, const char *detail);
-void _proto_peer_send_msg (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
-void _proto_peer_send_server (ProtoPeer *p, ProtoOutbox *out, ProtoMsgType type);
+void _disco_peer_send_msg (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
+void _disco_peer_send_server (DiscoPeer *p, ProtoOutbox *out, ProtoMsgType type);
 
 /* proto-peer-pool.c: the link pool and its receive loops */
-Link *_proto_peer_find_link (const ProtoPeer *p, ProtoNodeId other);
-Link *_proto_peer_pool_at (const ProtoPeer *p, guint i);
-gboolean _proto_peer_loop_active (const Link *l);
-void _proto_peer_links_init (ProtoPeer *p);
-void _proto_peer_link_release (ProtoPeer *p, Link *l);
-void _proto_peer_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n);
-void _proto_peer_set_nodes_self_only (ProtoPeer *p);
-void _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,
+Link *_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other);
+Link *_disco_peer_pool_at (const DiscoPeer *p, guint i);
+gboolean _disco_peer_loop_active (const Link *l);
+void _disco_peer_links_init (DiscoPeer *p);
+void _disco_peer_link_release (DiscoPeer *p, Link *l);
+void _disco_peer_set_nodes (DiscoPeer *p, const ProtoNodeId *peers, guint n);
+void _disco_peer_set_nodes_self_only (DiscoPeer *p);
+void _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,
                             gboolean loops);
-gboolean _proto_peer_pending_remove (ProtoPeer *p, ProtoNodeId id);
-void _proto_peer_loops_received (ProtoPeer *p, Link *l, DlTime now);
-void _proto_peer_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out);
-void _proto_peer_shutdown_pool (ProtoPeer *p, ProtoOutbox *out);
-void _proto_peer_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other);
-void _proto_peer_drop_link_unless_up (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other);
-const char *_proto_peer_pool_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
-gboolean _proto_peer_pool_has_destroyed (const ProtoPeer *p);
+gboolean _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id);
+void _disco_peer_loops_received (DiscoPeer *p, Link *l, DlTime now);
+void _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out);
+void _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out);
+void _disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other);
+void _disco_peer_drop_link_unless_up (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other);
+const char *_disco_peer_pool_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+gboolean _disco_peer_pool_has_destroyed (const DiscoPeer *p);
 
 /* proto-peer-exchange.c: the exchange's bookkeeping */
-void _proto_peer_resolve (ProtoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
-gboolean _proto_peer_send_round (ProtoPeer *p, ProtoOutbox *out);
-gboolean _proto_peer_exchange_add (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
-void _proto_peer_exchange_reset (ProtoPeer *p, DlTime now);
-void _proto_peer_round_finished (ProtoPeer *p, ProtoOutbox *out, LearnWeights *result, gboolean partial);
-void _proto_peer_exchange_abort (ProtoPeer *p, ProtoOutbox *out, const char *why);
+void _disco_peer_resolve (DiscoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
+gboolean _disco_peer_send_round (DiscoPeer *p, ProtoOutbox *out);
+gboolean _disco_peer_exchange_add (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+void _disco_peer_exchange_reset (DiscoPeer *p, DlTime now);
+void _disco_peer_round_finished (DiscoPeer *p, ProtoOutbox *out, LearnWeights *result, gboolean partial);
+void _disco_peer_exchange_abort (DiscoPeer *p, ProtoOutbox *out, const char *why);
 
 /* proto-peer-sync.c: model sync's bookkeeping */
-void _proto_peer_try_serve (ProtoPeer *p, ProtoOutbox *out);
-void _proto_peer_serve (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
-void _proto_peer_serves_link_up (ProtoPeer *p, ProtoNodeId other, ProtoOutbox *out);
-gboolean _proto_peer_sync_take_model (ProtoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+void _disco_peer_try_serve (DiscoPeer *p, ProtoOutbox *out);
+void _disco_peer_serve (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
+void _disco_peer_serves_link_up (DiscoPeer *p, ProtoNodeId other, ProtoOutbox *out);
+gboolean _disco_peer_sync_take_model (DiscoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
 
-/* proto-peer-effects.c: the states' names, by ProtoPeerState */
-extern const char *const _proto_peer_state_names[PROTO_PEER_N_STATES];
+/* proto-peer-effects.c: the states' names, by DiscoPeerState */
+extern const char *const _disco_peer_state_names[DISCO_PEER_N_STATES];
 /* proto-peer-listen.c: the drop rule (the machine's listens: does the
  * peer, as it is now, listen for `type` from `from`?) */
-gboolean _proto_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from);
+gboolean _disco_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from);
 
 G_END_DECLS

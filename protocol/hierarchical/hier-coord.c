@@ -1095,7 +1095,7 @@ on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pro
     }
   {
     ProtoMsg r;
-    proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
+    proto_msg_init (&r, PROTO_MSG_WELCOME);
     r.node = from;
     r.joined_mid_training = c->formed;   /* it syncs from its head before it trains */
     send_msg (c, out, from, &r);
@@ -1165,7 +1165,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
   Member *m = find_member (c, from, &at);
   switch (msg->type)
     {
-    case PROTO_MSG_CLIENT_CONNECTED:
+    case PROTO_MSG_HELLO:
       on_client_connected (c, out, from, msg, m, at);
       return;
     case PROTO_MSG_HIER_HELLO:
@@ -1185,7 +1185,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
                   NULL);
       latency_rtt (c, out, m, msg);
       return;
-    case PROTO_MSG_PEER_IS_READY:
+    case PROTO_MSG_READY:
       if (!m || !msg->helper || m->resting)
         break;
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
@@ -1200,7 +1200,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
             }
         }
       return;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       if (!m || !find_member (c, msg->node, NULL))
         {
           observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");

@@ -212,7 +212,7 @@ pipe_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *ou
           case PROTO_MSG_PIPE_LOOKUP:
             lookup (c, out, in->from);
             return;
-          case PROTO_MSG_SIGNAL_FOR_PEER:
+          case PROTO_MSG_SIGNAL:
             signal_for_peer (c, out, in->from, msg);
             return;
           default:

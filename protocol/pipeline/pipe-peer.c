@@ -1002,7 +1002,7 @@ listens (const PipePeer *p, ProtoMsgType type)
     {
     case PROTO_MSG_PIPE_ROLE:
       return p->base.state == PIPE_PEER_CONNECTING;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       return p->role_known;
     case PROTO_MSG_PIPE_PING:
     case PROTO_MSG_PIPE_STEP:
@@ -1042,7 +1042,7 @@ handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
     case PROTO_MSG_PIPE_ROLE:
       take_role (p, out, msg);
       return;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
       proto_links_signal (&p->links, out, msg);
       return;

@@ -145,7 +145,7 @@ proto_session_fuzz_weights (ProtoMsg *m, DlRandom *r, ProtoNodeId (*id) (DlRando
 void
 proto_session_relay (ProtoMsg *out, ProtoNodeId from, const ProtoMsg *signal)
 {
-  proto_msg_init (out, PROTO_MSG_SIGNAL_FOR_PEER);
+  proto_msg_init (out, PROTO_MSG_SIGNAL);
   out->node = from;
   out->signal = signal->signal;
   out->signal_data = g_strdup (signal->signal_data);
@@ -153,19 +153,19 @@ proto_session_relay (ProtoMsg *out, ProtoNodeId from, const ProtoMsg *signal)
 
 /* by type byte, as DISCO's table had them */
 static const ProtoMsgClass types[] = {
-  PROTO_MSG_CLASS_BARE_ROLE (PROTO_MSG_CLIENT_CONNECTED, "ClientConnected", PROTO_MSG_ROLE_HELLO),
-  { PROTO_MSG_NEW_NODE_INFO, "NewNodeInfo", "(yubub)", NULL, enc_new_node_info, dec_new_node_info,
+  PROTO_MSG_CLASS_BARE_ROLE (PROTO_MSG_HELLO, "ClientConnected", PROTO_MSG_ROLE_HELLO),
+  { PROTO_MSG_WELCOME, "NewNodeInfo", "(yubub)", NULL, enc_new_node_info, dec_new_node_info,
     proto_msg_size_fixed, .role = PROTO_MSG_ROLE_WELCOME },
-  { PROTO_MSG_PEER_IS_READY, "PeerIsReady", "(y)", "(yb)", enc_peer_is_ready, dec_peer_is_ready,
+  { PROTO_MSG_READY, "PeerIsReady", "(y)", "(yb)", enc_peer_is_ready, dec_peer_is_ready,
     size_peer_is_ready },
-  { PROTO_MSG_PEERS_FOR_ROUND, "PeersForRound", "(yauu)", NULL, proto_msg_enc_peers_round, proto_msg_dec_peers_round,
+  { PROTO_MSG_ROUND_PEERS, "PeersForRound", "(yauu)", NULL, proto_msg_enc_peers_round, proto_msg_dec_peers_round,
     proto_msg_size_peers, .fuzz = fuzz_peers },
-  { PROTO_MSG_SIGNAL_FOR_PEER, "SignalForPeer", "(yuy)", "(yuys)", enc_signal_for_peer, dec_signal_for_peer,
+  { PROTO_MSG_SIGNAL, "SignalForPeer", "(yuy)", "(yuys)", enc_signal_for_peer, dec_signal_for_peer,
     size_signal_for_peer, .role = PROTO_MSG_ROLE_SIGNAL },
-  PROTO_MSG_CLASS_BARE (PROTO_MSG_MODEL_SYNC_REQUEST, "ModelSyncRequest"),
-  { PROTO_MSG_SIGNAL_MODEL_PROVIDER, "SignalModelProvider", "(yu)", NULL, proto_session_enc_node,
+  PROTO_MSG_CLASS_BARE (PROTO_MSG_SYNC_REQUEST, "ModelSyncRequest"),
+  { PROTO_MSG_SYNC_PROVIDER, "SignalModelProvider", "(yu)", NULL, proto_session_enc_node,
     proto_session_dec_node, proto_msg_size_fixed },
-  { PROTO_MSG_SHARED_MODEL, "SharedModel", "(yay)", NULL, enc_shared_model, dec_shared_model,
+  { PROTO_MSG_SYNC_MODEL, "SharedModel", "(yay)", NULL, enc_shared_model, dec_shared_model,
     proto_msg_size_weights, .fuzz = proto_session_fuzz_weights },
 };
 

@@ -22,16 +22,16 @@
 G_BEGIN_DECLS
 
 enum {
-  PROTO_MSG_CLIENT_CONNECTED = 0,
-  PROTO_MSG_NEW_NODE_INFO = 1,       /* S -> peer: its id `node`, `wait_for_more`, `nb_participants`,
+  PROTO_MSG_HELLO = 0,
+  PROTO_MSG_WELCOME = 1,       /* S -> peer: its id `node`, `wait_for_more`, `nb_participants`,
                                         `joined_mid_training` */
-  PROTO_MSG_PEER_IS_READY = 3,       /* `helper` (DISCO's robust only): on the wire only when set */
-  PROTO_MSG_PEERS_FOR_ROUND = 4,     /* S -> peer: the round's `peers`, aggregation `round` */
-  PROTO_MSG_SIGNAL_FOR_PEER = 11,    /* `node` the destination (to S) or source (from S), `signal`,
+  PROTO_MSG_READY = 3,       /* `helper` (DISCO's robust only): on the wire only when set */
+  PROTO_MSG_ROUND_PEERS = 4,     /* S -> peer: the round's `peers`, aggregation `round` */
+  PROTO_MSG_SIGNAL = 11,    /* `node` the destination (to S) or source (from S), `signal`,
                                         `signal_data` (NULL in the simulator) */
-  PROTO_MSG_MODEL_SYNC_REQUEST = 12,
-  PROTO_MSG_SIGNAL_MODEL_PROVIDER = 13, /* `node` the provider */
-  PROTO_MSG_SHARED_MODEL = 15,       /* `weights` */
+  PROTO_MSG_SYNC_REQUEST = 12,
+  PROTO_MSG_SYNC_PROVIDER = 13, /* `node` the provider */
+  PROTO_MSG_SYNC_MODEL = 15,       /* `weights` */
 };
 
 /* The session's table (proto-msg-registry.c registers it beside the
