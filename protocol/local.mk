@@ -32,7 +32,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
-EXTRA_DIST += protocol/replica/README.md
+EXTRA_DIST += protocol/replica/README.md protocol/session/README.md
 
 # the families: each folder lists its own sources
 include protocol/disco/local.mk
