@@ -5,8 +5,8 @@
  * world, and the host layer under it, are harness.c's. */
 #pragma once
 
-#include "protocol/disco/proto-coord.h"
-#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/disco-coord.h"
+#include "protocol/disco/disco-peer.h"
 #include "tests/harness.h"
 
 /* h->coord is the DiscoCoord, h->peers[i] the DiscoPeers */

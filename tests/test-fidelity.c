@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "tests/proto-harness.h"
-#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/disco-aggregator.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/disco-msgs.h"
 

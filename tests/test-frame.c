@@ -7,7 +7,7 @@
 
 #include "testbed/testbed-frame.h"
 #include "bench/fuzz-frames.h"
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>

@@ -4,8 +4,8 @@
 #include "config.h"
 
 #include "learn/learn-weights.h"
-#include "protocol/disco/proto-coord.h"
-#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/disco-coord.h"
+#include "protocol/disco/disco-peer.h"
 #include "protocol/proto-machine.h"
 #include "protocol/disco/disco-msgs.h"
 

@@ -20,7 +20,7 @@
 
 /* ---------------------------------------------------------------- drop rule */
 
-/* The listening sets, written out independently of proto-peer.c's table. */
+/* The listening sets, written out independently of disco-peer.c's table. */
 static guint32
 expected_listens (DiscoPeerState s, gboolean pause_pending)
 {

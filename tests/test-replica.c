@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "learn/learn-weights.h"
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/proto-machine.h"
 #include "protocol/replica/proto-replica.h"
 #include "protocol/disco/disco-msgs.h"

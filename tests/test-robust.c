@@ -6,7 +6,7 @@
 
 #include "tests/proto-harness.h"
 #include "learn/learn-weights.h"
-#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/disco-aggregator.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>

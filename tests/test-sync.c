@@ -1,5 +1,5 @@
 /* test-sync.c — DISCO's model sync for late joiners (protocol/disco/
- * proto-peer-sync.c and the coordinator's provider choice): the latest
+ * disco-peer-sync.c and the coordinator's provider choice): the latest
  * model reaches a newcomer, a provider mid-round serves after its round, a
  * provider that leaves is replaced (and DISCO's failure S10 in the draft),
  * a sync without a provider times out, the coordinator's reset when

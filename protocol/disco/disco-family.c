@@ -1,13 +1,13 @@
-/* disco-family.c — the DISCO family: its coordinator (proto-coord.c,
- * server/src/controllers/) and peer (proto-peer.c,
+/* disco-family.c — the DISCO family: its coordinator (disco-coord.c,
+ * server/src/controllers/) and peer (disco-peer.c,
  * discojs/src/client/decentralized/) behind the machine interface
  * (protocol/proto-machine.h).  Every version (disco-1110, -draft, -775,
  * -pre775, robust) is this family, told apart by its ProtoConfig. */
 #include "config.h"
 
 #include "protocol/disco/disco-config.h"
-#include "protocol/disco/proto-coord.h"
-#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/disco-coord.h"
+#include "protocol/disco/disco-peer.h"
 
 static ProtoMachine *
 new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
@@ -32,7 +32,7 @@ round_begins_with (const ProtoConfig *cfg)
 
 /* disco-1110's controller: behind the connection barrier, a peer is
  * excluded after max_connection_retry Retries (decentralized_controller.ts,
- * handleTimeout; proto-coord.c) */
+ * handleTimeout; disco-coord.c) */
 static gboolean
 excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 {

@@ -5,7 +5,7 @@
  * offer via the coordinator), the other answers, the initiator connects
  * (discojs/src/client/decentralized/peer_pool.ts and peer.ts).  Messages for
  * a link that is not up yet wait in its queue and go when it comes up.
- * DISCO's own peer keeps its pool (protocol/disco/proto-peer-pool.c): its
+ * DISCO's own peer keeps its pool (protocol/disco/disco-peer-pool.c): its
  * failure modes are DISCO's to reproduce.
  *
  * Shape: ProtoLinks on caller memory, proto_links_init / proto_links_clear;

@@ -1,17 +1,17 @@
-/* proto-peer-sync.c — the bookkeeping of model sync for late joiners
+/* disco-peer-sync.c — the bookkeeping of model sync for late joiners
  * (#1110): the provider's side (handleSignalNewPeer in
  * decentralized_client.ts: a link to the newcomer, then #latestModel, after
  * the round in flight when #roundFinishedPromise is set; robust's repeated
  * requests and the coordinator's checkpoint) and the newcomer's taking of
- * SharedModel.  A leaf of proto-peer.c (proto-peer-private.h): the
+ * SharedModel.  A leaf of disco-peer.c (disco-peer-private.h): the
  * newcomer's phases (ModelSyncRequest, SignalModelProvider, the link to the
  * provider, the sync timeouts) are decided there; this file calls nothing
- * of proto-peer.c. */
+ * of disco-peer.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "protocol/disco/disco-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 void

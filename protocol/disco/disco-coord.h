@@ -1,4 +1,4 @@
-/* proto-coord.h — DISCO's decentralized coordinator (the signaling server's
+/* disco-coord.h — DISCO's decentralized coordinator (the signaling server's
  * round controller) as a sans-IO state machine.
  *
  * A machine (proto-machine.h): proto_machine_handle (m, now, &input,

@@ -1,4 +1,4 @@
-/* proto-aggregator.h — DISCO's decentralized aggregators as plain state:
+/* disco-aggregator.h — DISCO's decentralized aggregators as plain state:
  * `Aggregator` (discojs/src/aggregator/aggregator.ts) with its two
  * decentralized subclasses, `MeanAggregator` (mean.ts, threshold 1 relative,
  * round cutoff 0, as getAggregator (get.ts) builds it for decentralized

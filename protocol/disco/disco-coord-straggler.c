@@ -1,14 +1,14 @@
-/* proto-coord-straggler.c — the straggler policies' bookkeeping for DISCO's
+/* disco-coord-straggler.c — the straggler policies' bookkeeping for DISCO's
  * coordinator under `robust` (docs/families.md): which policy judges and
  * which weighs, each trainer's time to PeerIsReady, drop-slowest's verdict
  * on the slowest of a collect and the trainers it does not wait for, and
  * the staleness that async and mixed send after a list.  A leaf of
- * proto-coord.c (proto-coord-private.h): the coordinator decides when the
+ * disco-coord.c (disco-coord-private.h): the coordinator decides when the
  * round goes on; this file records, counts and sends what it is told to,
- * through proto-coord-effects.c, and calls nothing of proto-coord.c. */
+ * through disco-coord-effects.c, and calls nothing of disco-coord.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-coord-private.h"
+#include "protocol/disco/disco-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 /* drop-slowest and mixed judge; mixed and async weigh by staleness */
@@ -91,7 +91,7 @@ _disco_coord_straggler_judge_slowest (DiscoCoord *c, ProtoOutbox *out)
 /* async and mixed: after the list, every listed peer gets every listed
  * peer's staleness (rounds since the list it was last in: a peer that was
  * not waited for trained from an older round's model), so that every peer
- * weighs the same contributions the same (proto-aggregator.c) and the
+ * weighs the same contributions the same (disco-aggregator.c) and the
  * round's mean stays one model. */
 void
 _disco_coord_straggler_send_staleness (DiscoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)

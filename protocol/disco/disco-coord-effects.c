@@ -1,13 +1,13 @@
-/* proto-coord-effects.c — what DISCO's coordinator (proto-coord.c) does to
- * the outside, through proto-coord-private.h: observations named by its
+/* disco-coord-effects.c — what DISCO's coordinator (disco-coord.c) does to
+ * the outside, through disco-coord-private.h: observations named by its
  * phase, sends (observed; a Retry counted per peer for robust), the
  * participant count that Waiting/Enough carry, and its timers as a data
  * structure (set, cleared, the straggler timer's presence, the next
  * deadline).  A leaf: it decides no transition and calls nothing of
- * proto-coord.c. */
+ * disco-coord.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-coord-private.h"
+#include "protocol/disco/disco-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 const char *

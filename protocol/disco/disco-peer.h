@@ -1,9 +1,9 @@
-/* proto-peer.h — a DISCO decentralized client (DecentralizedClient driven by
+/* disco-peer.h — a DISCO decentralized client (DecentralizedClient driven by
  * its Trainer) as a sans-IO state machine.
  *
  * A machine (proto-machine.h): proto_machine_handle (m, now, &input,
  * &outbox); proto_machine_next_deadline tells the driver when to feed
- * PROTO_IN_DEADLINE.  The drop rule is one table (proto-peer-listen.c): a
+ * PROTO_IN_DEADLINE.  The drop rule is one table (disco-peer-listen.c): a
  * message reaches the peer only if its state listens for that type;
  * otherwise it is dropped and observed as such.
  *

@@ -1,17 +1,17 @@
-/* proto-peer-exchange.c — the bookkeeping of the peer's exchange of weight
+/* disco-peer-exchange.c — the bookkeeping of the peer's exchange of weight
  * updates: exchangeWeightUpdates (discojs/src/client/decentralized/
  * decentralized_client.ts) with its aggregationResult promise
- * (proto-peer-private.h; the block comment at the exchange in
- * proto-peer.c says how it runs): a communication round's Payloads, a received
+ * (disco-peer-private.h; the block comment at the exchange in
+ * disco-peer.c says how it runs): a communication round's Payloads, a received
  * contribution's validation and add, the promise, and what a finished or
- * aborted exchange leaves.  A leaf of proto-peer.c: the peer decides when
+ * aborted exchange leaves.  A leaf of disco-peer.c: the peer decides when
  * the exchange begins, goes on, ends or is aborted, and what comes next;
- * this file calls nothing of proto-peer.c. */
+ * this file calls nothing of disco-peer.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "protocol/disco/disco-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <math.h>
@@ -34,7 +34,7 @@ _disco_peer_resolve (DiscoPeer *p, ProtoOutbox *out, LearnWeights *emitted)
 
 /* One communication round: our own contribution, then the Payloads.  TRUE
  * if a send was rejected (a link the other end closed): an unhandled
- * rejection, which ends a Node.js process (proto-peer.c decides). */
+ * rejection, which ends a Node.js process (disco-peer.c decides). */
 gboolean
 _disco_peer_send_round (DiscoPeer *p, ProtoOutbox *out)
 {
@@ -98,7 +98,7 @@ _disco_peer_send_round (DiscoPeer *p, ProtoOutbox *out)
 /* One receive loop's handling of a Payload (receivePayloads in
  * decentralized_client.ts): isValidContribution, then aggregator.add.
  * TRUE if the aggregator emitted (the promise took it): the exchange may
- * go on (proto-peer.c). */
+ * go on (disco-peer.c). */
 gboolean
 _disco_peer_exchange_add (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -184,7 +184,7 @@ _disco_peer_exchange_reset (DiscoPeer *p, DlTime now)
 /* robust: the exchange is given up (S15, S17).  The model stays the one
  * local training made; what arrived is dropped, and so are the links to the
  * nodes whose contribution is missing (one may be dead: S15).  (The peer
- * then goes back to PeerIsReady, as after a Retry: proto-peer.c.)  Those
+ * then goes back to PeerIsReady, as after a Retry: disco-peer.c.)  Those
  * that did complete the round hold the same model (they had every
  * contribution). */
 void

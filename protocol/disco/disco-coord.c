@@ -1,4 +1,4 @@
-/* proto-coord.c — the coordinator of DISCO's decentralized rounds
+/* disco-coord.c — the coordinator of DISCO's decentralized rounds
  * (DISCO-NOTES.md §4, dcf4b31e; switches for the other versions).
  *
  * Collect phase: JoinRound / PeerIsReady fill round_peers; PeersForRound goes
@@ -18,17 +18,17 @@
  * (S7, S9, S24), the checkpoint of each round's model (S11, S25), the
  * provider choice for a newcomer (S12), and disco-pre775's list of the
  * first min ready peers (S1).  What moved out are leaves it calls and
- * that never call it back (proto-coord-private.h, which also holds the
- * state): proto-coord-effects.c (records, sends, lists, timers) and
- * proto-coord-straggler.c (the straggler policies' bookkeeping).  It is
+ * that never call it back (disco-coord-private.h, which also holds the
+ * state): disco-coord-effects.c (records, sends, lists, timers) and
+ * disco-coord-straggler.c (the straggler policies' bookkeeping).  It is
  * a little over 800 lines because the one machine carries every DISCO
  * version's switches; none of what is left can move out without taking
  * a transition with it. */
 #include "config.h"
 
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/proto-omap.h"
-#include "protocol/disco/proto-coord-private.h"
+#include "protocol/disco/disco-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 static void

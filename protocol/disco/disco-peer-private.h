@@ -1,13 +1,13 @@
-/* proto-peer-private.h — the peer machine's state, shared by proto-peer.c
+/* disco-peer-private.h — the peer machine's state, shared by disco-peer.c
  * (DISCO's decentralized client: every transition) and its leaves, which
- * it calls and which never call it: proto-peer-effects.c (observations,
- * sends), proto-peer-pool.c (the link pool and its receive loops),
- * proto-peer-exchange.c (the exchange's bookkeeping), proto-peer-sync.c
- * (model sync's bookkeeping) and proto-peer-listen.c (the drop rule). */
+ * it calls and which never call it: disco-peer-effects.c (observations,
+ * sends), disco-peer-pool.c (the link pool and its receive loops),
+ * disco-peer-exchange.c (the exchange's bookkeeping), disco-peer-sync.c
+ * (model sync's bookkeeping) and disco-peer-listen.c (the drop rule). */
 #pragma once
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
 #include "base/dl-idmap.h"
 #include "base/dl-slab.h"
 
@@ -59,11 +59,11 @@ struct DiscoPeer {
   char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
 
   GPtrArray *pool;       /* Link*, in creation order */
-  DlSlab links;          /* the pool's records (one cache line each: proto-peer-pool.c) */
+  DlSlab links;          /* the pool's records (one cache line each: disco-peer-pool.c) */
   DlIdMap pool_index;    /* id -> Link* */
   GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
   DlIdMap pending_at;    /* id -> its index in pending + 1; stale entries are
-                          * told by pending's element there (proto-peer-pool.c) */
+                          * told by pending's element there (disco-peer-pool.c) */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
 
@@ -93,13 +93,13 @@ struct DiscoPeer {
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
 
-/* proto-peer-effects.c: observations and sends */
+/* disco-peer-effects.c: observations and sends */
 void _disco_peer_observe (DiscoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                           int64_t value, const char *detail);
 void _disco_peer_send_msg (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
 void _disco_peer_send_server (DiscoPeer *p, ProtoOutbox *out, ProtoMsgType type);
 
-/* proto-peer-pool.c: the link pool and its receive loops */
+/* disco-peer-pool.c: the link pool and its receive loops */
 Link *_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other);
 Link *_disco_peer_pool_at (const DiscoPeer *p, guint i);
 gboolean _disco_peer_loop_active (const Link *l);
@@ -118,7 +118,7 @@ void _disco_peer_drop_link_unless_up (DiscoPeer *p, ProtoOutbox *out, ProtoNodeI
 const char *_disco_peer_pool_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
 gboolean _disco_peer_pool_has_destroyed (const DiscoPeer *p);
 
-/* proto-peer-exchange.c: the exchange's bookkeeping */
+/* disco-peer-exchange.c: the exchange's bookkeeping */
 void _disco_peer_resolve (DiscoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
 gboolean _disco_peer_send_round (DiscoPeer *p, ProtoOutbox *out);
 gboolean _disco_peer_exchange_add (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
@@ -126,15 +126,15 @@ void _disco_peer_exchange_reset (DiscoPeer *p, DlTime now);
 void _disco_peer_round_finished (DiscoPeer *p, ProtoOutbox *out, LearnWeights *result, gboolean partial);
 void _disco_peer_exchange_abort (DiscoPeer *p, ProtoOutbox *out, const char *why);
 
-/* proto-peer-sync.c: model sync's bookkeeping */
+/* disco-peer-sync.c: model sync's bookkeeping */
 void _disco_peer_try_serve (DiscoPeer *p, ProtoOutbox *out);
 void _disco_peer_serve (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
 void _disco_peer_serves_link_up (DiscoPeer *p, ProtoNodeId other, ProtoOutbox *out);
 gboolean _disco_peer_sync_take_model (DiscoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
 
-/* proto-peer-effects.c: the states' names, by DiscoPeerState */
+/* disco-peer-effects.c: the states' names, by DiscoPeerState */
 extern const char *const _disco_peer_state_names[DISCO_PEER_N_STATES];
-/* proto-peer-listen.c: the drop rule (the machine's listens: does the
+/* disco-peer-listen.c: the drop rule (the machine's listens: does the
  * peer, as it is now, listen for `type` from `from`?) */
 gboolean _disco_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from);
 

@@ -1,18 +1,18 @@
-/* proto-peer-pool.c — the peer's link pool as a data structure: PeerPool
+/* disco-peer-pool.c — the peer's link pool as a data structure: PeerPool
  * (discojs/src/client/decentralized/peer_pool.ts) and the per-link receive
  * loops.  getPeers creates links only for unknown ids and records the new
  * ones as pending (the peer waits for them, with no timeout); shutdown
  * destroys them all; signals are applied to the pool's peers (peer.ts).
  * robust replaces closed or failed links and drops single links
- * (proto-config.h).  A leaf of proto-peer.c (proto-peer-private.h): the
+ * (proto-config.h).  A leaf of disco-peer.c (disco-peer-private.h): the
  * peer decides what a link coming up or a bad signal leads to; this file
- * keeps the pool, sends through proto-peer-effects.c and calls nothing of
- * proto-peer.c. */
+ * keeps the pool, sends through disco-peer-effects.c and calls nothing of
+ * disco-peer.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "protocol/disco/disco-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <string.h>
@@ -153,7 +153,7 @@ _disco_peer_set_nodes_self_only (DiscoPeer *p)
 }
 
 /* pending_at maps an id to its index in pending, + 1.  Other files empty
- * pending (g_array_set_size) or put back a copy of it (proto-peer-sync.c)
+ * pending (g_array_set_size) or put back a copy of it (disco-peer-sync.c)
  * without touching the map, so an entry may be stale; but every id that is
  * in pending has an entry naming its place, because ids enter pending only
  * here, and an entry is checked against the element it names. */
@@ -316,7 +316,7 @@ _disco_peer_pool_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 }
 
 /* Does the pool hold a link already destroyed (closed by the other side, or
- * failed)?  Then PeerPool.shutdown waits its 1 s cap (proto-peer.c). */
+ * failed)?  Then PeerPool.shutdown waits its 1 s cap (disco-peer.c). */
 gboolean
 _disco_peer_pool_has_destroyed (const DiscoPeer *p)
 {

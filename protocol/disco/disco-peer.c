@@ -1,4 +1,4 @@
-/* proto-peer.c — DISCO's decentralized client at dcf4b31e (DISCO-NOTES.md
+/* disco-peer.c — DISCO's decentralized client at dcf4b31e (DISCO-NOTES.md
  * §1.2, §1.3, §3), with the version switches of proto-config.h: every
  * transition of the peer, one `static` handler per input.
  *
@@ -13,25 +13,25 @@
  * Receive loops (receivePayloads): per pool link, `communication rounds`
  * receptions, each a 60 s wait whose expiry uses up that reception; a
  * Payload from a peer with no active loop is dropped (S4).  The aggregator
- * is DISCO's (proto-aggregator.c) and the exchange is exchangeWeightUpdates
+ * is DISCO's (disco-aggregator.c) and the exchange is exchangeWeightUpdates
  * with its aggregationResult promise: see the block comment at the exchange.
  *
  * Pool shutdown (Retry, ConnectionFail) takes its 1 s cap when a link in the
  * pool was already destroyed, else no time (begin_pool_shutdown).
  *
- * The leaves this file calls, which never call it (proto-peer-private.h):
- * proto-peer-effects.c (observations, sends), proto-peer-pool.c (the link
- * pool and its receive loops as a data structure), proto-peer-exchange.c
- * (the exchange's bookkeeping), proto-peer-sync.c (model sync's
- * bookkeeping, the provider's side) and proto-peer-listen.c (the drop rule).
+ * The leaves this file calls, which never call it (disco-peer-private.h):
+ * disco-peer-effects.c (observations, sends), disco-peer-pool.c (the link
+ * pool and its receive loops as a data structure), disco-peer-exchange.c
+ * (the exchange's bookkeeping), disco-peer-sync.c (model sync's
+ * bookkeeping, the provider's side) and disco-peer-listen.c (the drop rule).
  *
  * Not modelled: ICE candidates (one offer and one answer per link), message chunking,
  * listener accumulation (S16, memory only), DP/Byzantine clipping. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "protocol/disco/disco-peer-private.h"
 
 #include <string.h>
 #include "protocol/disco/disco-msgs.h"
@@ -227,7 +227,7 @@ end_round_loop (DiscoPeer *p, ProtoOutbox *out)
 
 /* ---- the exchange: exchangeWeightUpdates (decentralized_client.ts) ----
  *
- * (its bookkeeping: proto-peer-exchange.c)
+ * (its bookkeeping: disco-peer-exchange.c)
  *
  * for c in 0 .. communicationRounds-1:
  *   payloads = aggregator.makePayloads(result); our own goes to
@@ -396,7 +396,7 @@ handle_payload (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
     }
 }
 
-/* ---- the link pool (the data structure: proto-peer-pool.c) ---- */
+/* ---- the link pool (the data structure: disco-peer-pool.c) ---- */
 
 /* `await pool.shutdown()` (peer_pool.ts): race(all peers' destroy(), 1 s).
  * Peer.destroy (peer.ts) resolves on simple-peer's 'close', which a peer
@@ -443,7 +443,7 @@ handle_link_up (DiscoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
 }
 
 /* SignalForPeer: its listener throws on an unknown peer or an unexpected
- * offer or answer (proto-peer-pool.c applies it). */
+ * offer or answer (disco-peer-pool.c applies it). */
 static void
 handle_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -452,7 +452,7 @@ handle_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
     node_exits (p, out, uncaught);
 }
 
-/* ---- model sync (its bookkeeping: proto-peer-sync.c) ---- */
+/* ---- model sync (its bookkeeping: disco-peer-sync.c) ---- */
 
 static void
 handle_signal_new_peer (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
@@ -757,7 +757,7 @@ handle_deadline (DiscoPeer *p, DlTime now, ProtoOutbox *out)
     }
   if (p->base.state == DISCO_PEER_EXCHANGING && p->xchg_deadline <= now)
     {
-      /* robust: given up (proto-peer-exchange.c); back to PeerIsReady, as after a Retry */
+      /* robust: given up (disco-peer-exchange.c); back to PeerIsReady, as after a Retry */
       _disco_peer_exchange_abort (p, out, "no contribution for payload_timeout: the exchange is aborted");
       end_round_loop (p, out);
       return;

@@ -1,4 +1,4 @@
-/* proto-aggregator.c — DISCO's Aggregator, MeanAggregator and
+/* disco-aggregator.c — DISCO's Aggregator, MeanAggregator and
  * SecureAggregator (discojs/src/aggregator/{aggregator,mean,secure}.ts).
  *
  * Followed exactly:
@@ -25,7 +25,7 @@
  * set them). */
 #include "config.h"
 
-#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/disco-aggregator.h"
 #include "base/dl-idset.h"
 #include "base/dl-idmap.h"
 

@@ -1,10 +1,10 @@
-/* proto-coord-private.h — the coordinator's state, shared by proto-coord.c
+/* disco-coord-private.h — the coordinator's state, shared by disco-coord.c
  * (DISCO's controller: every transition) and its leaves, which it calls
- * and which never call it: proto-coord-effects.c (records, sends, timers)
- * and proto-coord-straggler.c (the straggler policies' bookkeeping). */
+ * and which never call it: disco-coord-effects.c (records, sends, timers)
+ * and disco-coord-straggler.c (the straggler policies' bookkeeping). */
 #pragma once
 
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/proto-omap.h"
 
 G_BEGIN_DECLS
@@ -55,7 +55,7 @@ typedef struct {
   DlTime after;
 } ReadyTime;
 
-/* proto-coord-effects.c (a leaf) */
+/* disco-coord-effects.c (a leaf) */
 void _disco_coord_observe (DiscoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                            int64_t value, const char *detail);
 /* over the coordinator's stream to `to`, observed */
@@ -76,7 +76,7 @@ gboolean _disco_coord_has_straggler_timer (const DiscoCoord *c);
 /* clearTimeout(#timeout): whichever timer it points to now */
 void _disco_coord_clear_timer (DiscoCoord *c, ProtoOutbox *out);
 
-/* proto-coord-straggler.c (a leaf) */
+/* disco-coord-straggler.c (a leaf) */
 /* drop-slowest and mixed judge the slowest; async and mixed weigh by staleness */
 gboolean _disco_coord_straggler_judges (const DiscoCoord *c);
 gboolean _disco_coord_straggler_weighs (const DiscoCoord *c);
@@ -89,7 +89,7 @@ void _disco_coord_straggler_judge_slowest (DiscoCoord *c, ProtoOutbox *out);
 /* every listed peer's staleness, to every listed peer */
 void _disco_coord_straggler_send_staleness (DiscoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
 
-/* proto-coord-effects.c: the machine's state_name ("collect" or
+/* disco-coord-effects.c: the machine's state_name ("collect" or
  * "connect") and next_deadline (its earliest timer) */
 const char *_disco_coord_phase (const void *impl);
 DlTime _disco_coord_next_deadline (const void *impl);

@@ -1,10 +1,10 @@
-/* proto-peer-listen.c — the DISCO peer's drop rule: which message types it
- * listens for in each state (_disco_peer_listens; proto-peer-private.h).  A message
+/* disco-peer-listen.c — the DISCO peer's drop rule: which message types it
+ * listens for in each state (_disco_peer_listens; disco-peer-private.h).  A message
  * nobody listens for is dropped, as DISCO's one-shot listeners drop it. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 /* ---- the drop rule ----

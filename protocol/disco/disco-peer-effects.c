@@ -1,12 +1,12 @@
-/* proto-peer-effects.c — what DISCO's peer (proto-peer.c) does to the
- * outside, through proto-peer-private.h: its states' names, observations
+/* disco-peer-effects.c — what DISCO's peer (disco-peer.c) does to the
+ * outside, through disco-peer-private.h: its states' names, observations
  * named by the state it is in, and sends (observed).  A leaf: it decides
- * no transition and calls nothing of proto-peer.c. */
+ * no transition and calls nothing of disco-peer.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "protocol/disco/disco-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 const char *const _disco_peer_state_names[DISCO_PEER_N_STATES] = {
