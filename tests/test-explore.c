@@ -423,6 +423,16 @@ START_TEST (test_coverage_family_types)
   ck_assert_uint_eq (v.c.states_reached, 1);
   ck_assert_str_eq (v.c.states_seen, "-");
   cov_clear (&v);
+  /* DISCO's list is its own types and the session layer's, by type byte,
+   * as when they were all DISCO's: explore's coverage lines stay */
+  cov_init (&v, "disco");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert_str_eq (v.c.dropped_never,
+                    "ClientConnected, NewNodeInfo, JoinRound, PeerIsReady, PeersForRound, ConnectionsReady, "
+                    "StartWeightSharing, RetryPeerConnections, ConnectionFail, WaitingForMoreParticipants, "
+                    "EnoughParticipants, SignalForPeer, ModelSyncRequest, SignalModelProvider, SignalNewPeer, "
+                    "SharedModel, Payload, RoundStaleness");
+  cov_clear (&v);
   cov_init (&v, "gossip");
   explore_coverage (&v.s, &v.sp, &v.c);
   ck_assert (has_word (v.c.dropped_never, "GossipTargets") && has_word (v.c.dropped_never, "PeersForRound"));

@@ -447,6 +447,37 @@ START_TEST (test_roles)
 }
 END_TEST
 
+/* The session layer's relay: the signal goes on with its sender as its
+ * node and its data copied, whoever's coordinator relays it. */
+START_TEST (test_session_relay)
+{
+  ProtoMsg in, out;
+  proto_msg_init (&in, PROTO_MSG_SIGNAL);
+  in.node = 7;   /* the destination */
+  in.signal = PROTO_SIGNAL_ANSWER;
+  in.signal_data = g_strdup ("sdp");
+  proto_session_relay (&out, 3, &in);
+  ck_assert_uint_eq (out.type, PROTO_MSG_SIGNAL);
+  ck_assert_uint_eq (out.node, 3);
+  ck_assert_int_eq (out.signal, PROTO_SIGNAL_ANSWER);
+  ck_assert_str_eq (out.signal_data, "sdp");
+  ck_assert_ptr_ne (out.signal_data, in.signal_data);
+  proto_msg_clear (&in);
+  proto_msg_clear (&out);
+  /* the session's table is there whatever family runs: hello and signal
+   * are its, not DISCO's */
+  const ProtoMsgFamily *session = proto_msg_family_named ("session");
+  const ProtoMsgFamily *disco = proto_msg_family_named ("disco");
+  ck_assert_ptr_nonnull (session);
+  gboolean in_session = FALSE, in_disco = FALSE;
+  for (guint i = 0; i < session->n_types; i++)
+    in_session |= session->types[i].type == PROTO_MSG_SIGNAL;
+  for (guint i = 0; disco && i < disco->n_types; i++)
+    in_disco |= disco->types[i].type == PROTO_MSG_SIGNAL;
+  ck_assert (in_session && !in_disco);
+}
+END_TEST
+
 static Suite *
 message_suite (void)
 {
@@ -454,6 +485,7 @@ message_suite (void)
   TCase *tc = tcase_create ("messages");
   tcase_add_test (tc, test_registry_complete);
   tcase_add_test (tc, test_roles);
+  tcase_add_test (tc, test_session_relay);
   tcase_add_loop_test (tc, test_type_bytes, 0, PROTO_MSG_TYPE_LIMIT);
   tcase_add_loop_test (tc, test_message_roundtrip, 0, (int) proto_msg_n_types ());
   tcase_add_test (tc, test_message_examples);
