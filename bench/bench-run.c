@@ -137,12 +137,12 @@ bench_phold_compare (const BenchPholdParams *p, guint repeat, BenchPholdComparis
  * (min_participants = N), R rounds, mean aggregation, model `none` of S
  * floats, the default network, no time limit to speak of. */
 static void
-protocol_run_config (SimWorldConfig *cfg, ProtoVersion pv, guint64 seed, guint peers, guint rounds, gsize size)
+protocol_run_config (SimWorldConfig *cfg, DiscoVersion pv, guint64 seed, guint peers, guint rounds, gsize size)
 {
   sim_world_config_init (cfg);
   /* the benchmarks run DISCO (their help says so): its version is DISCO's
    * part of the config */
-  proto_disco_set_version (&cfg->proto, pv);
+  disco_set_version (&cfg->proto, pv);
   cfg->seed = seed;
   cfg->n_peers = cfg->max_peers = cfg->proto.min_participants = peers;
   cfg->proto.rounds = rounds;
@@ -153,8 +153,8 @@ protocol_run_config (SimWorldConfig *cfg, ProtoVersion pv, guint64 seed, guint p
 gboolean
 bench_scale_config (const BenchScaleParams *p, SimWorldConfig *cfg, GError **error)
 {
-  ProtoVersion pv = PROTO_VERSION_DEFAULT, named;
-  gboolean ok = !p->version || proto_version_from_name (p->version, &named, error);
+  DiscoVersion pv = DISCO_VERSION_DEFAULT, named;
+  gboolean ok = !p->version || disco_version_from_name (p->version, &named, error);
   if (p->version && ok)
     pv = named;
   protocol_run_config (cfg, pv, p->seed, p->peers, p->rounds, p->model_size);
@@ -162,7 +162,7 @@ bench_scale_config (const BenchScaleParams *p, SimWorldConfig *cfg, GError **err
     return FALSE;
   cfg->proto.min_participants = p->min_participants == 0 || p->min_participants > p->peers ? p->peers
                                                                                            : p->min_participants;
-  disco_config_mut (&cfg->proto)->aggregation = p->secure ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
+  disco_config_mut (&cfg->proto)->aggregation = p->secure ? DISCO_AGG_SECURE : DISCO_AGG_MEAN;
   cfg->sharing_fifo = p->fifo;
   return TRUE;
 }
@@ -170,14 +170,14 @@ bench_scale_config (const BenchScaleParams *p, SimWorldConfig *cfg, GError **err
 void
 bench_record_config (SimWorldConfig *cfg, guint64 seed, guint peers, guint rounds, gsize model_size)
 {
-  protocol_run_config (cfg, PROTO_VERSION_DEFAULT, seed, peers, rounds, model_size);
+  protocol_run_config (cfg, DISCO_VERSION_DEFAULT, seed, peers, rounds, model_size);
   cfg->uplink_bps = cfg->downlink_bps = 1000000000;
 }
 
 const char *
 bench_config_version_name (const SimWorldConfig *cfg)
 {
-  return proto_version_name (disco_config (&cfg->proto)->version);
+  return disco_version_name (disco_config (&cfg->proto)->version);
 }
 
 gboolean

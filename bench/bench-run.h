@@ -5,7 +5,7 @@
  * prints; wall-clock time is measured here, never inside the simulator.
  *
  * The benchmarks' protocol is the default family's default version
- * (PROTO_VERSION_DEFAULT) unless bench scale is given a version; which one
+ * (DISCO_VERSION_DEFAULT) unless bench scale is given a version; which one
  * ran is bench_config_version_name's to say. */
 #pragma once
 
@@ -76,7 +76,7 @@ gboolean bench_phold_compare (const BenchPholdParams *p, guint repeat, BenchPhol
  * floats, the default network (fifo: [network] sharing = fifo), no time
  * limit to speak of. */
 typedef struct {
-  const char *version;        /* the protocol version's name; NULL: PROTO_VERSION_DEFAULT */
+  const char *version;        /* the protocol version's name; NULL: DISCO_VERSION_DEFAULT */
   guint peers;
   guint min_participants;     /* 0 or more than peers: peers */
   guint rounds;

@@ -343,9 +343,37 @@ cover_states (const ExploreSearch *s, const ProtoFamily *family, ExploreCoverage
   c->states_seen = or_dash (seen);
 }
 
+static gboolean
+declares (const ProtoMsgFamily *f, ProtoMsgType t)
+{
+  for (guint i = 0; f && i < f->n_types; i++)
+    if (f->types[i].type == t)
+      return TRUE;
+  return FALSE;
+}
+
+/* The running family's own types: its table's, in its order; or, where it
+ * counts the session layer's as its own (session_types), both by type
+ * byte. */
+static void
+own_types (const ProtoMsgFamily *f, GPtrArray *names, GHashTable *seen)
+{
+  if (!f->session_types)
+    {
+      for (guint i = 0; i < f->n_types; i++)
+        if (g_hash_table_add (seen, (gpointer) f->types[i].name))
+          g_ptr_array_add (names, (gpointer) f->types[i].name);
+      return;
+    }
+  const ProtoMsgFamily *session = proto_msg_family_named ("session");
+  for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
+    if ((declares (f, t) || declares (session, t)) && g_hash_table_add (seen, (gpointer) proto_msg_type_name (t)))
+      g_ptr_array_add (names, (gpointer) proto_msg_type_name (t));
+}
+
 /* The running family's message types (the registry's table for it: its
  * own types, then the types of its fault targets it does not declare, as
- * gossip speaks DISCO's signalling), each once; NULL table: none. */
+ * gossip speaks the session layer's), each once; NULL table: none. */
 static GPtrArray *
 family_types (const ExploreSpace *sp)
 {
@@ -353,9 +381,7 @@ family_types (const ExploreSpace *sp)
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   if (!sp->msgs)
     return names;
-  for (guint i = 0; i < sp->msgs->n_types; i++)
-    if (g_hash_table_add (seen, (gpointer) sp->msgs->types[i].name))
-      g_ptr_array_add (names, (gpointer) sp->msgs->types[i].name);
+  own_types (sp->msgs, names, seen);
   for (guint i = 0; i < proto_msg_family_n_fault_targets (sp->msgs); i++)
     {
       const char *type, *dir;

@@ -1,5 +1,7 @@
 # protocol/ — what every protocol family shares (messages, inputs, outboxes,
 # the [protocol] config, the machine interface, the family registry), the
+# session layer (protocol/session/: hello, welcome, the signalling relay and
+# peer links, for any family that admits and links peers), the
 # replicated coordinator (protocol/replica/, not a family: it wraps any
 # family's), and one folder per family (protocol/disco/, gossip/,
 # hierarchical/, pipeline/, guest/, fedavg/).  Each family's folder lists
@@ -14,8 +16,6 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-input.h \
 	protocol/proto-keys.c \
 	protocol/proto-keys.h \
-	protocol/proto-links.c \
-	protocol/proto-links.h \
 	protocol/proto-machine.c \
 	protocol/proto-machine.h \
 	protocol/proto-message.c \
@@ -27,10 +27,12 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-omap.h \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
+	protocol/session/session-links.c protocol/session/session-links.h \
+	protocol/session/session-msgs.c protocol/session/session-msgs.h \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \
 	protocol/replica/proto-replica.h protocol/replica/replica-raft.c protocol/replica/replica-session.c \
 	$(NULL)
-EXTRA_DIST += protocol/replica/README.md
+EXTRA_DIST += protocol/replica/README.md protocol/session/README.md
 # the replicated coordinator's tests live in protocol/replica/tests/
 # (tests/README.md): make check TESTS=protocol/replica/tests/test-replica
 check_PROGRAMS += protocol/replica/tests/test-replica

@@ -29,7 +29,8 @@ typedef uint32_t ProtoNodeId;
 
 /* A message's type: the one type byte its wire form starts with.  Each
  * family declares its own types, with their byte values, in its folder
- * (protocol/disco/disco-msgs.h, protocol/gossip/gossip-msgs.h, ...), and
+ * (protocol/disco/disco-msgs.h, protocol/gossip/gossip-msgs.h, ...; the
+ * session layer's shared ones: protocol/session/session-msgs.h), and
  * their names, codec and wire sizes in a table there (ProtoMsgClass,
  * protocol/proto-msg-class.h); the registry (proto-msg-registry.c) finds
  * a type's class by its byte.  Nothing here lists the types. */

@@ -81,6 +81,10 @@ typedef struct {
    * one of types, "to" then "from") */
   const ProtoMsgFaultTarget *fault_targets;
   guint n_fault_targets;
+  /* TRUE: the session layer's types (protocol/session/session-msgs.h)
+   * count among the family's own, merged into `types` by type byte where
+   * explore lists a family's types.  DISCO's: they were its own first. */
+  gboolean session_types;
 } ProtoMsgFamily;
 
 /* The registered families' tables, NULL-ended (proto-msg-registry.c). */

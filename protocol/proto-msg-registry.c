@@ -1,7 +1,7 @@
 /* proto-msg-registry.c — the message tables, taken from the family
  * registry (each ProtoFamily's `msgs`, proto-machine.h: a family registers
- * its types where it registers itself) plus the replicated coordinator's,
- * and the lookup of a type byte's class (proto-msg-class.h).  The tables
+ * its types where it registers itself) plus the replicated coordinator's
+ * and the session layer's, and the lookup of a type byte's class (proto-msg-class.h).  The tables
  * are checked the first time anything asks (every run, every test): a
  * family whose type lacks a name, a codec arm or a size function, or that
  * claims a byte or a name another type has, stops the program there. */
@@ -18,9 +18,10 @@
 G_DEFINE_QUARK (proto-error-quark, proto_error)
 
 /* the tables no family owns: the replicated coordinator's, which runs
- * under any family */
+ * under any family, and the session layer's, which any family may speak */
 extern const ProtoMsgFamily proto_msgs_replica;        /* protocol/replica/replica-msgs.c */
-static const ProtoMsgFamily *const shared_tables[] = { &proto_msgs_replica };
+extern const ProtoMsgFamily proto_msgs_session;        /* protocol/session/session-msgs.c */
+static const ProtoMsgFamily *const shared_tables[] = { &proto_msgs_replica, &proto_msgs_session };
 
 /* every family's table (its ProtoFamily's `msgs`, in the family registry's
  * order: proto-machine.c), then the shared ones; NULL-ended */

@@ -26,10 +26,10 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
   static const float w[] = { 1.5f, -2.25f, 3.0f, 0.0f, 1e-3f };
   switch (t)
     {
-    case PROTO_MSG_NEW_NODE_INFO:
+    case PROTO_MSG_WELCOME:
       m->node = 7; m->wait_for_more = TRUE; m->nb_participants = 3; m->joined_mid_training = TRUE;
       break;
-    case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_ROUND_PEERS:
     case PROTO_MSG_GOSSIP_TARGETS:
     case PROTO_MSG_NEIGHBORS:
     case PROTO_MSG_GOSSIP_SAMPLE:
@@ -104,7 +104,7 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
       m->signal_data = g_strdup ("Push 0.25");
       m->key = 4096;
       break;
-    case PROTO_MSG_ROUND_STALENESS:
+    case DISCO_MSG_ROUND_STALENESS:
       {
         m->round = 6;
         proto_msg_set_peers (m, peers, 2);
@@ -151,8 +151,8 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
         proto_msg_take_indices (m, idx, 2);
         break;
       }
-    case PROTO_MSG_WAITING_FOR_MORE:
-    case PROTO_MSG_ENOUGH_PARTICIPANTS:
+    case DISCO_MSG_WAITING_FOR_MORE:
+    case DISCO_MSG_ENOUGH_PARTICIPANTS:
       m->nb_participants = 5;
       break;
     case PROTO_MSG_SESSION_RESUME:
@@ -178,21 +178,21 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
         proto_msg_take_indices (m, f, 5);
         /* the entry: a peer's numbered Payload */
         m->inner = g_new (ProtoMsg, 1);
-        fill_msg (m->inner, PROTO_MSG_PAYLOAD);
+        fill_msg (m->inner, DISCO_MSG_PAYLOAD);
         m->inner->sess_seq = 9; m->inner->sess_ack = 2;
         break;
       }
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       m->node = 3; m->signal = PROTO_SIGNAL_ANSWER;
       break;
-    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
-    case PROTO_MSG_SIGNAL_NEW_PEER:
+    case PROTO_MSG_SYNC_PROVIDER:
+    case DISCO_MSG_SIGNAL_NEW_PEER:
       m->node = 11;
       break;
-    case PROTO_MSG_PAYLOAD:
+    case DISCO_MSG_PAYLOAD:
       m->node = 2; m->round = 4; m->comm_round = 1;
       /* fall through */
-    case PROTO_MSG_SHARED_MODEL:
+    case PROTO_MSG_SYNC_MODEL:
       {
         g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
         proto_msg_set_weights (m, lw);

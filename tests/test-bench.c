@@ -151,9 +151,9 @@ START_TEST (test_scale_config)
   ck_assert_uint_eq (cfg.seed, 1);
   ck_assert_int_eq (cfg.model.kind, LEARN_MODEL_NONE);
   ck_assert_uint_eq (cfg.model.size, 100000);
-  ck_assert_int_eq (disco_config (&cfg.proto)->version, PROTO_VERSION_DEFAULT);
+  ck_assert_int_eq (disco_config (&cfg.proto)->version, DISCO_VERSION_DEFAULT);
   ck_assert_str_eq (bench_config_version_name (&cfg), "disco-1110");
-  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, PROTO_AGG_MEAN);
+  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_MEAN);
   ck_assert (!cfg.sharing_fifo);
   ck_assert (cfg.time_limit >= 1000 * DL_H);
   /* the default network: what a scenario without [network] gets */
@@ -167,12 +167,12 @@ START_TEST (test_scale_config)
   p = (BenchScaleParams) { .version = "disco-pre775", .peers = 50, .min_participants = 5, .rounds = 2,
                            .model_size = 10, .seed = 9, .secure = TRUE, .fifo = TRUE };
   ck_assert (bench_scale_config (&p, &cfg, &error));
-  ck_assert_int_eq (disco_config (&cfg.proto)->version, PROTO_VERSION_DISCO_PRE775);
+  ck_assert_int_eq (disco_config (&cfg.proto)->version, DISCO_VERSION_PRE775);
   ck_assert_str_eq (bench_config_version_name (&cfg), "disco-pre775");
   ck_assert_uint_eq (cfg.proto.min_participants, 5);
   ck_assert_uint_eq (cfg.n_peers, 50);
   ck_assert_uint_eq (cfg.seed, 9);
-  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, PROTO_AGG_SECURE);
+  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_SECURE);
   ck_assert (cfg.sharing_fifo);
   sim_world_config_clear (&cfg);
 
@@ -201,7 +201,7 @@ START_TEST (test_record_config)
   ck_assert_uint_eq (cfg.proto.rounds, 4);
   ck_assert_uint_eq (cfg.seed, 3);
   ck_assert_uint_eq (cfg.model.size, 1000);
-  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, PROTO_AGG_MEAN);
+  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_MEAN);
   ck_assert_str_eq (bench_config_version_name (&cfg), "disco-1110");
   sim_world_config_clear (&cfg);
 }

@@ -267,11 +267,13 @@ START_TEST (test_fault_targets)
           ck_assert (strcmp (dir, "to") == 0 || strcmp (dir, "from") == 0);
         }
     }
-  /* every message table but the replicated coordinator's (no family's) is a family's */
+  /* every message table but the replicated coordinator's and the session
+   * layer's (no family's) is a family's */
   guint tables = 0;
   for (const ProtoMsgFamily *const *t = proto_msg_families (); *t; t++)
     tables++;
-  ck_assert_uint_eq (families + 1, tables);
+  ck_assert_uint_eq (families + 2, tables);
+  ck_assert_ptr_nonnull (proto_msg_family_named ("session"));
   ck_assert_ptr_null (proto_msg_family_named ("teleport"));
   /* DISCO's list is the one explore always drew from, in its order: the
    * same seed draws the same plans, and found files stay reproducible */
@@ -420,6 +422,16 @@ START_TEST (test_coverage_family_types)
   ck_assert_uint_eq (v.c.n_states, v.sp.family->n_peer_states);
   ck_assert_uint_eq (v.c.states_reached, 1);
   ck_assert_str_eq (v.c.states_seen, "-");
+  cov_clear (&v);
+  /* DISCO's list is its own types and the session layer's, by type byte,
+   * as when they were all DISCO's: explore's coverage lines stay */
+  cov_init (&v, "disco");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert_str_eq (v.c.dropped_never,
+                    "ClientConnected, NewNodeInfo, JoinRound, PeerIsReady, PeersForRound, ConnectionsReady, "
+                    "StartWeightSharing, RetryPeerConnections, ConnectionFail, WaitingForMoreParticipants, "
+                    "EnoughParticipants, SignalForPeer, ModelSyncRequest, SignalModelProvider, SignalNewPeer, "
+                    "SharedModel, Payload, RoundStaleness");
   cov_clear (&v);
   cov_init (&v, "gossip");
   explore_coverage (&v.s, &v.sp, &v.c);

@@ -7,7 +7,7 @@
 
 #include "testbed/testbed-frame.h"
 #include "bench/fuzz-frames.h"
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
@@ -20,12 +20,12 @@ START_TEST (test_roundtrip_split_everywhere)
   m.node = 7;
   m.round = 3;
   m.nb_participants = 1;   /* a pipeline step carries at least one token (through blocks [0, 7)) */
-  if (m.type == PROTO_MSG_PAYLOAD || m.type == PROTO_MSG_SHARED_MODEL)
+  if (m.type == DISCO_MSG_PAYLOAD || m.type == PROTO_MSG_SYNC_MODEL)
     {
       g_autoptr (LearnWeights) w = learn_weights_new (5);
       proto_msg_set_weights (&m, w);
     }
-  if (m.type == PROTO_MSG_PEERS_FOR_ROUND)
+  if (m.type == PROTO_MSG_ROUND_PEERS)
     {
       const ProtoNodeId ids[] = { 4, 9 };
       proto_msg_set_peers (&m, ids, 2);
@@ -143,7 +143,7 @@ START_TEST (test_unauthenticated_limit)
   ck_assert_msg (strstr (e->message, "before an authenticated HELLO"), "%s", e->message);
   /* a message of a HELLO's size or less still passes the limit */
   ProtoMsg small;
-  proto_msg_init (&small, PROTO_MSG_CLIENT_CONNECTED);
+  proto_msg_init (&small, PROTO_MSG_HELLO);
   g_autoptr (GBytes) f = testbed_frame_encode_msg (&small);
   ck_assert_uint_le (g_bytes_get_size (f) - 4, TESTBED_FRAME_HELLO_BODY);
   g_autoptr (TestbedFrameReader) r2 = testbed_frame_reader_new ();
@@ -163,7 +163,7 @@ START_TEST (test_signal_data_relayed)
    * it round-trips on the wire and the coordinator relays it verbatim.
    * Without data the wire form is unchanged (the simulator's). */
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+  proto_msg_init (&m, PROTO_MSG_SIGNAL);
   m.node = 2;
   gsize plain = proto_msg_wire_size (&m);
   m.signal_data = g_strdup ("127.0.0.1:40001");
@@ -174,12 +174,12 @@ START_TEST (test_signal_data_relayed)
   ck_assert_str_eq (d.signal_data, "127.0.0.1:40001");
   proto_msg_clear (&d);
   ProtoConfig c;
-  proto_disco_config_init (&c, PROTO_VERSION_DISCO_1110);
-  g_autoptr (ProtoMachine) co = proto_coord_new (&c);
+  disco_config_init (&c, DISCO_VERSION_1110);
+  g_autoptr (ProtoMachine) co = disco_coord_new (&c);
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg cc;
-  proto_msg_init (&cc, PROTO_MSG_CLIENT_CONNECTED);
+  proto_msg_init (&cc, PROTO_MSG_HELLO);
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &cc };
   proto_machine_handle (co, 0, &in, &out);
   in.from = 2;
@@ -192,7 +192,7 @@ START_TEST (test_signal_data_relayed)
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {
       ProtoAction *a = proto_outbox_get (&out, i);
-      if (a->kind == PROTO_ACT_SEND && a->msg.type == PROTO_MSG_SIGNAL_FOR_PEER)
+      if (a->kind == PROTO_ACT_SEND && a->msg.type == PROTO_MSG_SIGNAL)
         {
           relayed++;
           ck_assert_uint_eq (a->to, 2);

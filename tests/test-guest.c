@@ -55,7 +55,7 @@ START_TEST (test_input_lines)
   ck_assert (!proto_guest_msg_text_ok ("Push 0.5 more"));
   ck_assert (!proto_guest_msg_text_ok ("P/sh 0.5"));
   /* another family's message never reaches a guest */
-  proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+  proto_msg_init (&m, DISCO_MSG_PAYLOAD);
   in.msg = &m;
   ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
   proto_msg_clear (&m);

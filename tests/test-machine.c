@@ -5,8 +5,8 @@
 #include "config.h"
 
 #include "learn/learn-weights.h"
-#include "protocol/disco/proto-coord.h"
-#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/disco-coord.h"
+#include "protocol/disco/disco-peer.h"
 #include "protocol/proto-machine.h"
 #include "protocol/disco/disco-msgs.h"
 #include "protocol/hierarchical/hier-config.h"
@@ -45,18 +45,20 @@ START_TEST (test_family_lookup)
   ck_assert_str_eq (f->name, "disco");
   ck_assert_ptr_null (proto_family_lookup ("gossip-not-yet"));
   ProtoConfig cfg;
-  proto_disco_config_init (&cfg, PROTO_VERSION_DISCO_775);
+  disco_config_init (&cfg, DISCO_VERSION_775);
   ck_assert_ptr_eq (proto_family_of (&cfg), f);
-  ck_assert_uint_eq (f->n_peer_states, PROTO_PEER_N_STATES);
-  ck_assert_str_eq (f->peer_state_name_at (PROTO_PEER_WAIT_PEERS), proto_peer_state_name (PROTO_PEER_WAIT_PEERS));
+  ck_assert_uint_eq (f->n_peer_states, DISCO_PEER_N_STATES);
+  ck_assert_str_eq (f->peer_state_name_at (DISCO_PEER_WAIT_PEERS), disco_peer_state_name (DISCO_PEER_WAIT_PEERS));
   /* the round begins at StartWeightSharing behind the barrier, at the list without it */
   ck_assert_int_eq (f->round_begins_with (&cfg), PROTO_OBS_ROUND_LIST);
   guint m = 99;
   ck_assert (!f->excludes_after_retries (&cfg, &m));
-  proto_disco_config_init (&cfg, PROTO_VERSION_DISCO_1110);
+  disco_config_init (&cfg, DISCO_VERSION_1110);
   ck_assert_int_eq (f->round_begins_with (&cfg), PROTO_OBS_ROUND_START);
   ck_assert (f->excludes_after_retries (&cfg, &m));
   ck_assert_uint_eq (m, disco_config (&cfg)->max_connection_retry);
+  /* DISCO promises agreement (gossip's own test says gossip does not) */
+  ck_assert (f->promises_agreement (&cfg));
 }
 END_TEST
 
@@ -66,15 +68,15 @@ END_TEST
 START_TEST (test_machine_interface_is_the_machine)
 {
   ProtoConfig cfg;
-  proto_disco_config_init (&cfg, PROTO_VERSION_DISCO_1110);
+  disco_config_init (&cfg, DISCO_VERSION_1110);
   const ProtoFamily *f = proto_family_of (&cfg);
   g_autoptr (LearnWeights) w0 = learn_weights_new (4);
   g_autoptr (DlRandom) r1 = dl_random_new (1, "shares", 1);
   g_autoptr (DlRandom) r2 = dl_random_new (1, "shares", 1);
-  ProtoMachine *bare = proto_peer_new (&cfg, w0, r1);
+  ProtoMachine *bare = disco_peer_new (&cfg, w0, r1);
   ProtoPeerEnv env = { .initial = w0, .rng = r2, .region = "", .speed = 1 };
   ProtoMachine *m = f->new_peer (&cfg, &env);
-  ProtoMachine *bare_c = proto_coord_new (&cfg);
+  ProtoMachine *bare_c = disco_coord_new (&cfg);
   ProtoMachine *mc = f->new_coordinator (&cfg);
   ProtoOutbox a, b;
   proto_outbox_init (&a);
@@ -85,7 +87,7 @@ START_TEST (test_machine_interface_is_the_machine)
   ck_assert (!v.connected && !v.settled && !v.failed && !v.waiting_on_peer);
   ck_assert_uint_eq (v.rounds_done, 0);
   ck_assert_str_eq (v.error, "");
-  ck_assert_str_eq (proto_machine_state_name (m), proto_peer_state_name (proto_machine_state (bare)));
+  ck_assert_str_eq (proto_machine_state_name (m), disco_peer_state_name (proto_machine_state (bare)));
 
   ProtoInput start = { .kind = PROTO_IN_START };
   proto_machine_handle (bare, 0, &start, &a);
@@ -98,7 +100,7 @@ START_TEST (test_machine_interface_is_the_machine)
   ck_assert_int_eq (v.connected, proto_machine_connected (bare));
   ck_assert (v.connected);
   ck_assert_str_eq (proto_machine_state_name (m), "connecting");
-  ck_assert_int_eq (proto_machine_state (m), PROTO_PEER_CONNECTING);
+  ck_assert_int_eq (proto_machine_state (m), DISCO_PEER_CONNECTING);
   for (int t = 0; t < PROTO_MSG_N_TYPES; t++)
     ck_assert_int_eq (proto_machine_listens (m, (ProtoMsgType) t, PROTO_SERVER),
                       proto_machine_listens (bare, (ProtoMsgType) t, PROTO_SERVER));
@@ -109,7 +111,7 @@ START_TEST (test_machine_interface_is_the_machine)
   proto_outbox_reset (&a);
   proto_outbox_reset (&b);
   ProtoMsg msg;
-  proto_msg_init (&msg, PROTO_MSG_CLIENT_CONNECTED);
+  proto_msg_init (&msg, PROTO_MSG_HELLO);
   ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .via = PROTO_VIA_SERVER, .msg = &msg };
   proto_machine_handle (bare_c, 5, &in, &a);
   proto_machine_handle (mc, 5, &in, &b);
@@ -147,10 +149,10 @@ START_TEST (test_waits_saturate)
       /* the family's own part (family_config) means the running family's struct alone */
       if (strcmp (families[i], "disco") == 0)
         {
-          proto_disco_set_version (&c, PROTO_VERSION_ROBUST);
+          disco_set_version (&c, DISCO_VERSION_ROBUST);
           disco_config_mut (&c)->max_connection_retry = G_MAXUINT32;
           ck_assert (disco_config (&c)->robust_wait_timeout);
-          ck_assert_int_eq (proto_disco_wait_timeout (&c), DL_TIME_NEVER);
+          ck_assert_int_eq (disco_wait_timeout (&c), DL_TIME_NEVER);
         }
       if (strcmp (families[i], "pipeline") == 0)
         pipe_config_mut (&c)->step_timeout = DL_TIME_NEVER / 2;

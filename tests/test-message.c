@@ -149,7 +149,7 @@ START_TEST (test_registry_complete)
   ck_assert_uint_eq (total, proto_msg_n_types ());
 
   /* a family that adds a variable-length type and forgets its size */
-  const ProtoMsgClass *payload = proto_msg_class_of (PROTO_MSG_PAYLOAD);
+  const ProtoMsgClass *payload = proto_msg_class_of (DISCO_MSG_PAYLOAD);
   ProtoMsgClass broken[2] = { *payload, *payload };
   broken[1].type = 200;
   broken[1].name = "NewModel";
@@ -215,7 +215,7 @@ random_msg (DlRandom *r, ProtoMsgType t, ProtoMsg *m)
   if (t == PROTO_MSG_RAFT_APPEND && dl_random_below (r, 2))
     {
       m->inner = g_new (ProtoMsg, 1);
-      fill_msg (m->inner, PROTO_MSG_PAYLOAD);
+      fill_msg (m->inner, DISCO_MSG_PAYLOAD);
     }
   if (dl_random_below (r, 8) == 0)
     m->sess_seq = (uint32_t) dl_random_below (r, 100) + 1;
@@ -270,7 +270,7 @@ END_TEST
 START_TEST (test_session_envelope)
 {
   ProtoMsg m, back;
-  fill_msg (&m, PROTO_MSG_PEERS_FOR_ROUND);
+  fill_msg (&m, PROTO_MSG_ROUND_PEERS);
   gsize plain = proto_msg_wire_size (&m);
   m.sess_seq = 12;
   m.sess_ack = 7;
@@ -300,7 +300,7 @@ START_TEST (test_payload_charges_real_size)
 {
   g_autoptr (LearnWeights) w = learn_weights_new (100000);
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PAYLOAD);
+  proto_msg_init (&m, DISCO_MSG_PAYLOAD);
   proto_msg_set_weights (&m, w);
   gsize size = proto_msg_wire_size (&m);
   ck_assert_uint_ge (size, 400000);
@@ -332,7 +332,7 @@ START_TEST (test_decode_untrusted)
   for (int t = 0; t < 2; t++)
     {
       ProtoMsg m;
-      fill_msg (&m, t ? PROTO_MSG_PAYLOAD : PROTO_MSG_PEERS_FOR_ROUND);
+      fill_msg (&m, t ? DISCO_MSG_PAYLOAD : PROTO_MSG_ROUND_PEERS);
       g_autoptr (GBytes) b = proto_msg_encode (&m);
       gsize n;
       const guchar *d = g_bytes_get_data (b, &n);
@@ -360,7 +360,7 @@ START_TEST (test_decode_untrusted)
     }
   /* a well-formed variant with the wrong fields for its type byte */
   {
-    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new ("(yu)", (guchar) PROTO_MSG_PAYLOAD, 5u)));
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new ("(yu)", (guchar) DISCO_MSG_PAYLOAD, 5u)));
     ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
   }
   /* an unknown type byte */
@@ -372,7 +372,7 @@ START_TEST (test_decode_untrusted)
   {
     guchar three[3] = { 1, 2, 3 };
     g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_variant (g_variant_new (
-        "(y@ay)", (guchar) PROTO_MSG_SHARED_MODEL,
+        "(y@ay)", (guchar) PROTO_MSG_SYNC_MODEL,
         g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, three, 3, 1))));
     ck_assert (decode_fails (g_variant_get_data (v), g_variant_get_size (v)));
   }
@@ -398,13 +398,13 @@ fake_received_count (const void *impl, ProtoMsgType type)
 
 START_TEST (test_roles)
 {
-  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_CLIENT_CONNECTED), PROTO_MSG_ROLE_HELLO);
-  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_NEW_NODE_INFO), PROTO_MSG_ROLE_WELCOME);
-  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_RETRY_PEER_CONNECTIONS), PROTO_MSG_ROLE_BARRIER_RETRY);
-  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_CONNECTION_FAIL), PROTO_MSG_ROLE_CONNECTION_FAIL);
-  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_SIGNAL_FOR_PEER), PROTO_MSG_ROLE_SIGNAL);
-  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_PAYLOAD), PROTO_MSG_ROLE_NONE);
-  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_PEERS_FOR_ROUND), PROTO_MSG_ROLE_NONE);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_HELLO), PROTO_MSG_ROLE_HELLO);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_WELCOME), PROTO_MSG_ROLE_WELCOME);
+  ck_assert_int_eq (proto_msg_type_role (DISCO_MSG_RETRY_PEER_CONNECTIONS), PROTO_MSG_ROLE_BARRIER_RETRY);
+  ck_assert_int_eq (proto_msg_type_role (DISCO_MSG_CONNECTION_FAIL), PROTO_MSG_ROLE_CONNECTION_FAIL);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_SIGNAL), PROTO_MSG_ROLE_SIGNAL);
+  ck_assert_int_eq (proto_msg_type_role (DISCO_MSG_PAYLOAD), PROTO_MSG_ROLE_NONE);
+  ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_ROUND_PEERS), PROTO_MSG_ROLE_NONE);
   ck_assert_int_eq (proto_msg_type_role (PROTO_MSG_TYPE_LIMIT), PROTO_MSG_ROLE_NONE);
   ck_assert_int_eq (proto_msg_type_role ((ProtoMsgType) -1), PROTO_MSG_ROLE_NONE);
   guint undeclared = 0, per_role[PROTO_MSG_N_ROLES] = { 0 };
@@ -421,7 +421,7 @@ START_TEST (test_roles)
     ck_assert_uint_eq (per_role[k], 1);   /* today one type each: DISCO's */
 
   /* a role beyond the known ones */
-  ProtoMsgClass odd = *proto_msg_class_of (PROTO_MSG_CLIENT_CONNECTED);
+  ProtoMsgClass odd = *proto_msg_class_of (PROTO_MSG_HELLO);
   odd.type = 200;
   odd.name = "Odd";
   odd.role = PROTO_MSG_N_ROLES;
@@ -436,14 +436,45 @@ START_TEST (test_roles)
   static const ProtoMachineClass fake = { .received_count = fake_received_count };
   ProtoMachine m = { &fake, NULL };
   ck_assert_uint_eq (proto_machine_received_role_count (&m, PROTO_MSG_ROLE_BARRIER_RETRY),
-                     100 + PROTO_MSG_RETRY_PEER_CONNECTIONS);
+                     100 + DISCO_MSG_RETRY_PEER_CONNECTIONS);
   ck_assert_uint_eq (proto_machine_received_role_count (&m, PROTO_MSG_ROLE_CONNECTION_FAIL),
-                     100 + PROTO_MSG_CONNECTION_FAIL);
+                     100 + DISCO_MSG_CONNECTION_FAIL);
   guint none = 0;
   for (guint i = 0; i < proto_msg_n_types (); i++)
     if (proto_msg_type_role (proto_msg_type_at (i)) == PROTO_MSG_ROLE_NONE)
       none += 100 + proto_msg_type_at (i);
   ck_assert_uint_eq (proto_machine_received_role_count (&m, PROTO_MSG_ROLE_NONE), none);
+}
+END_TEST
+
+/* The session layer's relay: the signal goes on with its sender as its
+ * node and its data copied, whoever's coordinator relays it. */
+START_TEST (test_session_relay)
+{
+  ProtoMsg in, out;
+  proto_msg_init (&in, PROTO_MSG_SIGNAL);
+  in.node = 7;   /* the destination */
+  in.signal = PROTO_SIGNAL_ANSWER;
+  in.signal_data = g_strdup ("sdp");
+  proto_session_relay (&out, 3, &in);
+  ck_assert_uint_eq (out.type, PROTO_MSG_SIGNAL);
+  ck_assert_uint_eq (out.node, 3);
+  ck_assert_int_eq (out.signal, PROTO_SIGNAL_ANSWER);
+  ck_assert_str_eq (out.signal_data, "sdp");
+  ck_assert_ptr_ne (out.signal_data, in.signal_data);
+  proto_msg_clear (&in);
+  proto_msg_clear (&out);
+  /* the session's table is there whatever family runs: hello and signal
+   * are its, not DISCO's */
+  const ProtoMsgFamily *session = proto_msg_family_named ("session");
+  const ProtoMsgFamily *disco = proto_msg_family_named ("disco");
+  ck_assert_ptr_nonnull (session);
+  gboolean in_session = FALSE, in_disco = FALSE;
+  for (guint i = 0; i < session->n_types; i++)
+    in_session |= session->types[i].type == PROTO_MSG_SIGNAL;
+  for (guint i = 0; disco && i < disco->n_types; i++)
+    in_disco |= disco->types[i].type == PROTO_MSG_SIGNAL;
+  ck_assert (in_session && !in_disco);
 }
 END_TEST
 
@@ -454,6 +485,7 @@ message_suite (void)
   TCase *tc = tcase_create ("messages");
   tcase_add_test (tc, test_registry_complete);
   tcase_add_test (tc, test_roles);
+  tcase_add_test (tc, test_session_relay);
   tcase_add_loop_test (tc, test_type_bytes, 0, PROTO_MSG_TYPE_LIMIT);
   tcase_add_loop_test (tc, test_message_roundtrip, 0, (int) proto_msg_n_types ());
   tcase_add_test (tc, test_message_examples);

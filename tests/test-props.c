@@ -97,7 +97,7 @@ START_TEST (monotone_rounds)
   end.round = 1;
   sim_props_observe (p, 6, 1, &end);
   ck_assert_uint_eq (sim_props_count (p, "monotone-rounds"), 2);
-  ProtoObservation hello = obs (PROTO_OBS_SENT, 0, PROTO_SERVER, PROTO_MSG_CLIENT_CONNECTED);
+  ProtoObservation hello = obs (PROTO_OBS_SENT, 0, PROTO_SERVER, PROTO_MSG_HELLO);
   sim_props_observe (p, 7, 1, &hello);
   end.round = 0;
   sim_props_observe (p, 8, 1, &end);
@@ -110,7 +110,7 @@ START_TEST (own_round_only)
 {
   Seen s;
   SimProps *p = props (&s);
-  ProtoObservation o = obs (PROTO_OBS_FOREIGN_ROUND, 1, 2, PROTO_MSG_PAYLOAD);
+  ProtoObservation o = obs (PROTO_OBS_FOREIGN_ROUND, 1, 2, DISCO_MSG_PAYLOAD);
   o.value = 2;
   sim_props_observe (p, 1, 1, &o);
   ck_assert_uint_eq (sim_props_count (p, "own-round-only"), 1);
@@ -129,7 +129,7 @@ START_TEST (progress_and_excluded)
   sim_props_observe (p, 1, PROTO_SERVER, &ex);
   ex.other = 3;
   sim_props_observe (p, 1, PROTO_SERVER, &ex);
-  ProtoObservation fail = obs (PROTO_OBS_RECEIVED, 0, PROTO_SERVER, PROTO_MSG_CONNECTION_FAIL);
+  ProtoObservation fail = obs (PROTO_OBS_RECEIVED, 0, PROTO_SERVER, DISCO_MSG_CONNECTION_FAIL);
   sim_props_observe (p, 2, 2, &fail);   /* p2 processed its ConnectionFail */
   SimPeerResult peers[5] = { 0 };
   peers[1].outcome = SIM_PEER_HUNG;     /* excluded, never told, still there */

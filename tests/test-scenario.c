@@ -661,7 +661,7 @@ START_TEST (test_largest_values)
   DlTime stall = f->stall_window (&b.cfg.proto);
   ck_assert_int_gt (stall, 1000 * DL_H);
   ck_assert_int_lt (stall, DL_TIME_NEVER);
-  ck_assert_int_gt (proto_disco_wait_timeout (&b.cfg.proto), 0);
+  ck_assert_int_gt (disco_wait_timeout (&b.cfg.proto), 0);
   sim_built_clear (&b);
   remove_tmp (path);
 }

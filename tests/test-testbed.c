@@ -318,20 +318,20 @@ START_TEST (test_records_both_ways)
   sink.line_ud = &c;
   SimRecorder out = testbed_record_sink_recorder (&sink);
   ProtoObservation o = { .kind = PROTO_OBS_SENT, .state = NULL, .round = 4, .other = 0,
-                         .msg_type = PROTO_MSG_PAYLOAD, .value = -17 };
+                         .msg_type = DISCO_MSG_PAYLOAD, .value = -17 };
   g_strlcpy (o.detail, "a\ttab and\na newline", sizeof o.detail);
   out.observation (out.user_data, 1500, 2, &o);
   out.fact (out.user_data, 9, PROTO_NO_NODE, 3, "crash", NULL);
   out.metric (out.user_data, 2000, 1, 3, "accuracy", 0.1);
-  out.traffic (out.user_data, PROTO_MSG_PAYLOAD, 4096);
+  out.traffic (out.user_data, DISCO_MSG_PAYLOAD, 4096);
   ck_assert_uint_eq (c.lines->len, 4);
   /* tabs and newlines inside a field become spaces: one record a line */
   g_autofree char *o_line = g_strdup_printf ("O\t1500\t2\t%d\t\t4\t0\t%d\t-17\ta tab and a newline", PROTO_OBS_SENT,
-                                             PROTO_MSG_PAYLOAD);
+                                             DISCO_MSG_PAYLOAD);
   ck_assert_str_eq (c.lines->pdata[0], o_line);
   ck_assert_str_eq (c.lines->pdata[1], "F\t9\t4294967295\t3\tcrash\t");
   ck_assert_str_eq (c.lines->pdata[2], "M\t2000\t1\t3\taccuracy\t0.10000000000000001");
-  g_autofree char *t_line = g_strdup_printf ("T\t%d\t4096", PROTO_MSG_PAYLOAD);
+  g_autofree char *t_line = g_strdup_printf ("T\t%d\t4096", DISCO_MSG_PAYLOAD);
   ck_assert_str_eq (c.lines->pdata[3], t_line);
   SimRecorder in = { got_obs, got_fact, got_metric, got_traffic, &c };
   for (guint i = 0; i < c.lines->len; i++)
@@ -339,7 +339,7 @@ START_TEST (test_records_both_ways)
   g_autofree char *want = g_strdup_printf ("O 1500 2 %d [] 4 0 %d -17 [a tab and a newline]\n"
                                            "F 9 4294967295 3 crash []\n"
                                            "M 2000 1 3 accuracy 0.10000000000000001\n"
-                                           "T %d 4096\n", PROTO_OBS_SENT, PROTO_MSG_PAYLOAD, PROTO_MSG_PAYLOAD);
+                                           "T %d 4096\n", PROTO_OBS_SENT, DISCO_MSG_PAYLOAD, DISCO_MSG_PAYLOAD);
   ck_assert_str_eq (c.got->str, want);
   /* malformed: refused, nothing recorded */
   g_string_truncate (c.got, 0);
@@ -363,18 +363,18 @@ END_TEST
 
 START_TEST (test_rule_lines)
 {
-  SimAction drop = { .kind = SIM_ACT_DROP, .msg_type = PROTO_MSG_PAYLOAD, .a = 2, .value = 1, .count = 3 };
+  SimAction drop = { .kind = SIM_ACT_DROP, .msg_type = DISCO_MSG_PAYLOAD, .a = 2, .value = 1, .count = 3 };
   g_autofree char *l = testbed_rule_line (&drop);
-  g_autofree char *want = g_strdup_printf ("rule drop %d 2 1 3 0", PROTO_MSG_PAYLOAD);
+  g_autofree char *want = g_strdup_printf ("rule drop %d 2 1 3 0", DISCO_MSG_PAYLOAD);
   ck_assert_str_eq (l, want);
   SimAction back;
   ck_assert (testbed_rule_parse (l, &back));
   ck_assert_int_eq (back.kind, SIM_ACT_DROP);
-  ck_assert_int_eq (back.msg_type, PROTO_MSG_PAYLOAD);
+  ck_assert_int_eq (back.msg_type, DISCO_MSG_PAYLOAD);
   ck_assert_uint_eq (back.a, 2);
   ck_assert (back.value == 1);
   ck_assert_uint_eq (back.count, 3);
-  SimAction delay = { .kind = SIM_ACT_DELAY, .msg_type = PROTO_MSG_PAYLOAD, .a = 1, .count = 1, .delay = 250 * DL_MS };
+  SimAction delay = { .kind = SIM_ACT_DELAY, .msg_type = DISCO_MSG_PAYLOAD, .a = 1, .count = 1, .delay = 250 * DL_MS };
   g_autofree char *ld = testbed_rule_line (&delay);
   ck_assert (testbed_rule_parse (ld, &back));
   ck_assert_int_eq (back.kind, SIM_ACT_DELAY);
@@ -426,7 +426,7 @@ START_TEST (test_tally)
   ck_assert (!_testbed_peer_settled (p1, f));
   g_autofree char *end = obs_line (20, 1, PROTO_OBS_ROUND_END, "", 0, 0, -1, "");
   _testbed_run_ingest (&tb, 1, end);
-  g_autofree char *retry = obs_line (21, 1, PROTO_OBS_RECEIVED, "", 0, 0, PROTO_MSG_RETRY_PEER_CONNECTIONS, "");
+  g_autofree char *retry = obs_line (21, 1, PROTO_OBS_RECEIVED, "", 0, 0, DISCO_MSG_RETRY_PEER_CONNECTIONS, "");
   _testbed_run_ingest (&tb, 1, retry);
   g_autofree char *done = obs_line (30, 1, PROTO_OBS_PHASE, "state", 0, 0, -1, "done");
   _testbed_run_ingest (&tb, 1, done);
@@ -513,17 +513,17 @@ START_TEST (test_merge_clock)
    * leaves at 503 us and arrives at 504 us (p1's 4 us). */
   g_autoptr (TestbedNode) coord = node ("coordinator", 1000000);
   g_autoptr (TestbedNode) p1 = node ("p1", 1000000);
-  add_obs (coord, 501000, 0, PROTO_OBS_RECEIVED, 1, PROTO_MSG_CLIENT_CONNECTED);
-  add_obs (coord, 503000, 0, PROTO_OBS_SENT, 1, PROTO_MSG_NEW_NODE_INFO);
-  add_obs (p1, 0, 1, PROTO_OBS_SENT, 0, PROTO_MSG_CLIENT_CONNECTED);
-  add_obs (p1, 4000, 1, PROTO_OBS_RECEIVED, 0, PROTO_MSG_NEW_NODE_INFO);
+  add_obs (coord, 501000, 0, PROTO_OBS_RECEIVED, 1, PROTO_MSG_HELLO);
+  add_obs (coord, 503000, 0, PROTO_OBS_SENT, 1, PROTO_MSG_WELCOME);
+  add_obs (p1, 0, 1, PROTO_OBS_SENT, 0, PROTO_MSG_HELLO);
+  add_obs (p1, 4000, 1, PROTO_OBS_RECEIVED, 0, PROTO_MSG_WELCOME);
   g_autofree char *said = testbed_merge_clock (coord, p1);
   ck_assert_int_eq (p1->shift, 500000);
   /* the round trip's network time is 4 - 2 = 2 us: +- 1 us */
   ck_assert_str_eq (said, "wall-clock start +0.000 ms; ClientConnected/NewNodeInfo offset +0.500 ms +- 0.001 ms");
   /* no round trip (p2 never connected): the wall clocks' starts alone */
   g_autoptr (TestbedNode) p2 = node ("p2", 1002000);
-  add_obs (p2, 100, 2, PROTO_OBS_SENT, 0, PROTO_MSG_CLIENT_CONNECTED);
+  add_obs (p2, 100, 2, PROTO_OBS_SENT, 0, PROTO_MSG_HELLO);
   g_autofree char *said2 = testbed_merge_clock (coord, p2);
   ck_assert_int_eq (p2->shift, 2000000);
   ck_assert_str_eq (said2, "wall-clock start +2.000 ms; no ClientConnected/NewNodeInfo round trip: "

@@ -692,7 +692,7 @@ static void
 bw_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
 {
   BwRec *r = ud;
-  if (o->msg_type != PROTO_MSG_PAYLOAD)
+  if (o->msg_type != DISCO_MSG_PAYLOAD)
     return;
   if (o->kind == PROTO_OBS_SENT && node == r->watch && r->sent == DL_TIME_NEVER)
     r->sent = t;
@@ -797,7 +797,7 @@ static void
 pay_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
 {
   PayRec *r = ud;
-  if (o->msg_type != PROTO_MSG_PAYLOAD)
+  if (o->msg_type != DISCO_MSG_PAYLOAD)
     return;
   if (o->kind == PROTO_OBS_SENT && node == 1 && r->n_sent < 3)
     r->sent[r->n_sent++] = t;
@@ -1080,7 +1080,7 @@ START_TEST (test_drop_and_delay_actions)
    * wait for its Payload: stalled. */
   Setup s;
   setup_none (&s, 3, 2, 100);
-  SimAction d = { .kind = SIM_ACT_DROP, .at = 0, .a = 2, .msg_type = PROTO_MSG_START_WEIGHT_SHARING, .count = 1 };
+  SimAction d = { .kind = SIM_ACT_DROP, .at = 0, .a = 2, .msg_type = DISCO_MSG_START_WEIGHT_SHARING, .count = 1 };
   g_array_append_val (s.cfg.actions, d);
   Rec rec;
   rec_init (&rec);
@@ -1094,7 +1094,7 @@ START_TEST (test_drop_and_delay_actions)
   /* delay p1's first ConnectionsReady past T: one timeout, a Retry cycle,
    * then the round completes */
   setup_none (&s, 3, 2, 100);
-  SimAction y = { .kind = SIM_ACT_DELAY, .at = 0, .a = 1, .msg_type = PROTO_MSG_CONNECTIONS_READY,
+  SimAction y = { .kind = SIM_ACT_DELAY, .at = 0, .a = 1, .msg_type = DISCO_MSG_CONNECTIONS_READY,
                   .count = 1, .delay = 70 * DL_S };
   g_array_append_val (s.cfg.actions, y);
   rec_init (&rec);
@@ -1117,7 +1117,7 @@ START_TEST (test_graceful_close_after_what_was_sent)
   Setup s;
   setup_none (&s, 3, 1, 100);
   s.cfg.proto.min_participants = 2;
-  SimAction y = { .kind = SIM_ACT_DELAY, .at = 0, .a = 3, .msg_type = PROTO_MSG_CONNECTIONS_READY,
+  SimAction y = { .kind = SIM_ACT_DELAY, .at = 0, .a = 3, .msg_type = DISCO_MSG_CONNECTIONS_READY,
                   .count = 1, .delay = 5 * DL_S };
   SimAction l = { .kind = SIM_ACT_LEAVE, .at = 2 * DL_S, .a = 3 };
   g_array_append_val (s.cfg.actions, y);

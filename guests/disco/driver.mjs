@@ -43,7 +43,7 @@
 // With --ordered-ids the server's id for pN begins with N (shims/uuid.mjs
 // order), so that of two peers the one with the larger node number initiates
 // their link (PeerPool.getPeers: `new Peer(id, id < this.id)`), as in
-// dlsim's C machines (proto-peer-pool.c); without it the seeded UUIDs decide
+// dlsim's C machines (disco-peer-pool.c); without it the seeded UUIDs decide
 // (docs/conformance.md, "Link initiators").
 //
 //     node driver.mjs [--disco-src DIR] [--aggregation mean|secure]   (or DISCO_SRC=DIR)
@@ -374,7 +374,7 @@ around(DecentralizedController.prototype, "reset", () => act("S", "reset"));
 // is unset (only a Start sets it), so handleSignalNewPeer's sendModel does
 // not wait for the round under way and sends #latestModel, the previous
 // round's result: the C peer's LINKING and WAIT_DECISION
-// (protocol/disco/proto-peer-sync.c, the stale SYNC_SERVED).
+// (protocol/disco/disco-peer-sync.c, the stale SYNC_SERVED).
 around(disco.aggregator.Aggregator.prototype, "setRound", () => { const p = peers.get(ctx); if (p) p.listed = true; });
 const Decentralized = disco.client.decentralized.DecentralizedClient.prototype;
 around(Decentralized, "exchangeWeightUpdates", () => { const p = peers.get(ctx); if (p) p.listed = false; });
@@ -384,7 +384,7 @@ around(Decentralized, "setAggregatorNodes", (client, [nodes]) => {
 });
 // Aggregator.add of a contribution of another round than the aggregator's
 // (isValidContribution lets a later one in): the peer's `foreign`, as the
-// C peer observes one (protocol/disco/proto-peer-exchange.c)
+// C peer observes one (protocol/disco/disco-peer-exchange.c)
 around(disco.aggregator.Aggregator.prototype, "add", (agg, [nodeId, , aggregationRound]) => {
   const from = uuidToNode.get(nodeId);
   if (aggregationRound !== agg.round && from !== undefined && from !== ctx && peers.has(ctx))

@@ -5,7 +5,7 @@
  * scenario's keys; disco-config.c holds the version table.
  *
  * One code path serves every version; a version is a set of named fixes
- * (ProtoFix, PROTOCOL.md §6), a bitset that disco-config.c's `static const`
+ * (DiscoFix, PROTOCOL.md §6), a bitset that disco-config.c's `static const`
  * version table gives each version:
  *
  *   fix                    disco-1110  disco-1110-draft  disco-775
@@ -37,8 +37,8 @@
  * S-cases it closes.
  *
  * The machines read a fix as the gboolean field of its name in DiscoConfig
- * (disco_config (cfg)->connect_barrier), which proto_disco_set_version sets
- * from the bitset (`fixes`); proto_disco_has asks the bitset itself.
+ * (disco_config (cfg)->connect_barrier), which disco_set_version sets
+ * from the bitset (`fixes`); disco_has asks the bitset itself.
  *
  * What DISCO reads that stays in ProtoConfig, because other families read
  * it too: min_participants, peer_connection_timeout, model_sync_timeout,
@@ -51,65 +51,65 @@
 G_BEGIN_DECLS
 
 typedef enum {
-  PROTO_VERSION_DISCO_1110,
-  PROTO_VERSION_DISCO_1110_DRAFT,
-  PROTO_VERSION_DISCO_775,
-  PROTO_VERSION_ROBUST,
-  PROTO_VERSION_DISCO_PRE775,
-} ProtoVersion;
+  DISCO_VERSION_1110,
+  DISCO_VERSION_1110_DRAFT,
+  DISCO_VERSION_775,
+  DISCO_VERSION_ROBUST,
+  DISCO_VERSION_PRE775,
+} DiscoVersion;
 
 /* the version DISCO's part has until its configure sets the scenario's */
-#define PROTO_VERSION_DEFAULT PROTO_VERSION_DISCO_1110
+#define DISCO_VERSION_DEFAULT DISCO_VERSION_1110
 
 typedef enum {
-  PROTO_AGG_MEAN,
-  PROTO_AGG_SECURE,
-} ProtoAggregation;
+  DISCO_AGG_MEAN,
+  DISCO_AGG_SECURE,
+} DiscoAggregation;
 
 /* DISCO's named fixes: a version is a set of them (the table above). */
 typedef enum {
-  PROTO_FIX_CONNECT_BARRIER,
-  PROTO_FIX_EXCLUDE_WHEN_RETRY_GE,
-  PROTO_FIX_PROVIDER_FIRST_ENTRY,
-  PROTO_FIX_MODEL_SYNC,
-  PROTO_FIX_COLLECT_OVER_JOINED,
-  PROTO_FIX_PAUSE_BEFORE_TRAINING,
-  PROTO_FIX_TIMER_FIXED_60S,
-  PROTO_FIX_RESET_WHEN_EMPTY,
-  PROTO_FIX_PARTICIPANT_COUNTS,
-  PROTO_FIX_READY_AT_ROUND_START,
-  PROTO_FIX_LIST_FIRST_MIN,
-  PROTO_FIX_ROBUST_RETRY_PER_ROUND,
-  PROTO_FIX_ROBUST_SINGLE_TIMER,
-  PROTO_FIX_ROBUST_MEMBERS_ONLY,
-  PROTO_FIX_ROBUST_CLOSE_RESTARTS,
-  PROTO_FIX_STRAGGLER_TIMEOUT,       /* S20: straggler_timeout is 60 s (else never) */
-  PROTO_FIX_ROBUST_COUNT_SYNCED,
-  PROTO_FIX_ROBUST_CHECKPOINT,
-  PROTO_FIX_ROBUST_LISTEN,
-  PROTO_FIX_ROBUST_LINKS,
-  PROTO_FIX_ROBUST_EXCHANGE_DEADLINE,
-  PROTO_FIX_ROBUST_SYNC_RETRY,
-  PROTO_FIX_ROBUST_SERVE_AFTER_ROUND,
-  PROTO_FIX_ROBUST_EXACT_ROUND,
-  PROTO_FIX_ROBUST_SINGLE_ADD,
-  PROTO_FIX_ROBUST_WAIT_TIMEOUT,
-  PROTO_FIX_N,
-} ProtoFix;
+  DISCO_FIX_CONNECT_BARRIER,
+  DISCO_FIX_EXCLUDE_WHEN_RETRY_GE,
+  DISCO_FIX_PROVIDER_FIRST_ENTRY,
+  DISCO_FIX_MODEL_SYNC,
+  DISCO_FIX_COLLECT_OVER_JOINED,
+  DISCO_FIX_PAUSE_BEFORE_TRAINING,
+  DISCO_FIX_TIMER_FIXED_60S,
+  DISCO_FIX_RESET_WHEN_EMPTY,
+  DISCO_FIX_PARTICIPANT_COUNTS,
+  DISCO_FIX_READY_AT_ROUND_START,
+  DISCO_FIX_LIST_FIRST_MIN,
+  DISCO_FIX_ROBUST_RETRY_PER_ROUND,
+  DISCO_FIX_ROBUST_SINGLE_TIMER,
+  DISCO_FIX_ROBUST_MEMBERS_ONLY,
+  DISCO_FIX_ROBUST_CLOSE_RESTARTS,
+  DISCO_FIX_STRAGGLER_TIMEOUT,       /* S20: straggler_timeout is 60 s (else never) */
+  DISCO_FIX_ROBUST_COUNT_SYNCED,
+  DISCO_FIX_ROBUST_CHECKPOINT,
+  DISCO_FIX_ROBUST_LISTEN,
+  DISCO_FIX_ROBUST_LINKS,
+  DISCO_FIX_ROBUST_EXCHANGE_DEADLINE,
+  DISCO_FIX_ROBUST_SYNC_RETRY,
+  DISCO_FIX_ROBUST_SERVE_AFTER_ROUND,
+  DISCO_FIX_ROBUST_EXACT_ROUND,
+  DISCO_FIX_ROBUST_SINGLE_ADD,
+  DISCO_FIX_ROBUST_WAIT_TIMEOUT,
+  DISCO_FIX_N,
+} DiscoFix;
 
 /* A set of fixes, one bit each (bit f: 1 << f). */
-typedef guint32 ProtoFixes;
-#define PROTO_FIX_BIT(f) ((ProtoFixes) 1 << (f))
-G_STATIC_ASSERT (PROTO_FIX_N <= 32);
+typedef guint32 DiscoFixes;
+#define DISCO_FIX_BIT(f) ((DiscoFixes) 1 << (f))
+G_STATIC_ASSERT (DISCO_FIX_N <= 32);
 
 /* G_GNUC_MAY_ALIAS: it lives in family_config's bytes (docs/architecture.md) */
 typedef struct G_GNUC_MAY_ALIAS {
-  ProtoVersion version;
-  ProtoFixes fixes;                /* the version's fixes (proto_disco_set_version) */
+  DiscoVersion version;
+  DiscoFixes fixes;                /* the version's fixes (disco_set_version) */
   guint max_connection_retry;      /* maxConnectionRetry (M) */
   DlTime aggregation_wait;         /* exchangeWeightUpdates' race per communication round (15 s);
                                       on expiry: break, then await that round's result unbounded */
-  ProtoAggregation aggregation;
+  DiscoAggregation aggregation;
   double max_share_value;
   gboolean node_runtime;           /* [peers] runtime = node: an uncaught exception or
                                       unhandled rejection ends the client's process */
@@ -117,8 +117,8 @@ typedef struct G_GNUC_MAY_ALIAS {
                                       closes the session after training and after a
                                       training error (leave_after_training is set too) */
 
-  /* the fixes as the machines read them, one field per ProtoFix of its
-   * name (set from `fixes` by proto_disco_set_version) */
+  /* the fixes as the machines read them, one field per DiscoFix of its
+   * name (set from `fixes` by disco_set_version) */
   gboolean connect_barrier;
   gboolean exclude_when_retry_ge;
   gboolean provider_first_entry;
@@ -160,7 +160,7 @@ typedef struct G_GNUC_MAY_ALIAS {
   gboolean robust_single_add;        /* D4: a Payload is added once, however many receive loops on its
                                         link take it (in DISCO every live loop adds it) */
   gboolean robust_wait_timeout;      /* a lost message on the coordinator's stream: every wait for the
-                                        coordinator ends after proto_disco_wait_timeout, and the peer
+                                        coordinator ends after disco_wait_timeout, and the peer
                                         says again where it is (ClientConnected, PeerIsReady) */
 } DiscoConfig;
 
@@ -170,28 +170,28 @@ PROTO_FAMILY_CONFIG_DEFINE (DiscoConfig, disco_config)
 /* DISCO's part to its defaults (the default version, M 3, wait 15 s,
  * mean, shares in 100): the family's config_init, which proto_config_init
  * calls for a config of family disco. */
-void proto_disco_config_defaults (ProtoConfig *config);
+void disco_config_defaults (ProtoConfig *config);
 /* A config of family disco at the version: proto_config_init (config,
- * "disco"), then proto_disco_set_version. */
-void proto_disco_config_init (ProtoConfig *config, ProtoVersion version);
+ * "disco"), then disco_set_version. */
+void disco_config_init (ProtoConfig *config, DiscoVersion version);
 /* The version and its fixes (the fields of their names, straggler_timeout:
- * 60 s with PROTO_FIX_STRAGGLER_TIMEOUT, else never); nothing else changes. */
-void proto_disco_set_version (ProtoConfig *config, ProtoVersion version);
+ * 60 s with DISCO_FIX_STRAGGLER_TIMEOUT, else never); nothing else changes. */
+void disco_set_version (ProtoConfig *config, DiscoVersion version);
 /* TRUE if the config's version has the fix. */
-gboolean proto_disco_has (const ProtoConfig *config, ProtoFix fix);
+gboolean disco_has (const ProtoConfig *config, DiscoFix fix);
 
 /* The coordinator's connection timer as the version runs it: 60 s in
  * disco-1110-draft whatever peer_connection_timeout says. */
-DlTime proto_disco_connection_timer (const ProtoConfig *config);
+DlTime disco_connection_timer (const ProtoConfig *config);
 /* robust: how long a peer waits for the coordinator before it says again
  * where it is: twice the connection timer (so the coordinator's own timer
  * acts first); DL_TIME_NEVER in DISCO's versions. */
-DlTime proto_disco_wait_timeout (const ProtoConfig *config);
+DlTime disco_wait_timeout (const ProtoConfig *config);
 
 /* The fixes of a version, and a fix's name ("connect_barrier"). */
-ProtoFixes proto_version_fixes (ProtoVersion version);
-const char *proto_fix_name (ProtoFix fix);
-const char *proto_version_name (ProtoVersion version);
-gboolean proto_version_from_name (const char *name, ProtoVersion *out, GError **error);
+DiscoFixes disco_version_fixes (DiscoVersion version);
+const char *disco_fix_name (DiscoFix fix);
+const char *disco_version_name (DiscoVersion version);
+gboolean disco_version_from_name (const char *name, DiscoVersion *out, GError **error);
 
 G_END_DECLS

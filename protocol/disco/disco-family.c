@@ -1,18 +1,18 @@
-/* disco-family.c — the DISCO family: its coordinator (proto-coord.c,
- * server/src/controllers/) and peer (proto-peer.c,
+/* disco-family.c — the DISCO family: its coordinator (disco-coord.c,
+ * server/src/controllers/) and peer (disco-peer.c,
  * discojs/src/client/decentralized/) behind the machine interface
  * (protocol/proto-machine.h).  Every version (disco-1110, -draft, -775,
  * -pre775, robust) is this family, told apart by its ProtoConfig. */
 #include "config.h"
 
 #include "protocol/disco/disco-config.h"
-#include "protocol/disco/proto-coord.h"
-#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/disco-coord.h"
+#include "protocol/disco/disco-peer.h"
 
 static ProtoMachine *
 new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
-  return proto_peer_new (cfg, env->initial, env->rng);
+  return disco_peer_new (cfg, env->initial, env->rng);
 }
 
 /* A peer may wait out every connection retry, then a model sync and a
@@ -20,7 +20,7 @@ new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 static DlTime
 stall_window (const ProtoConfig *p)
 {
-  DlTime t = dl_time_mul (proto_disco_connection_timer (p), (guint64) disco_config (p)->max_connection_retry + 2);
+  DlTime t = dl_time_mul (disco_connection_timer (p), (guint64) disco_config (p)->max_connection_retry + 2);
   return dl_time_add (dl_time_add (t, p->model_sync_timeout), p->payload_timeout);
 }
 
@@ -32,7 +32,7 @@ round_begins_with (const ProtoConfig *cfg)
 
 /* disco-1110's controller: behind the connection barrier, a peer is
  * excluded after max_connection_retry Retries (decentralized_controller.ts,
- * handleTimeout; proto-coord.c) */
+ * handleTimeout; disco-coord.c) */
 static gboolean
 excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 {
@@ -43,15 +43,15 @@ excludes_after_retries (const ProtoConfig *cfg, guint *retries)
 static const char *
 peer_state_name_at (guint i)
 {
-  return proto_peer_state_name ((ProtoPeerState) i);
+  return disco_peer_state_name ((DiscoPeerState) i);
 }
 
 extern const ProtoMsgFamily proto_msgs_disco;   /* disco-msgs.c */
-extern const ProtoFamilyKeys proto_disco_keys;   /* disco-keys.c */
+extern const ProtoFamilyKeys disco_keys;   /* disco-keys.c */
 
 const ProtoFamily proto_family_disco = {
   .name = "disco",
-  .new_coordinator = proto_coord_new,
+  .new_coordinator = disco_coord_new,
   .new_peer = new_peer,
   .stall_window = stall_window,
   .round_begins_with = round_begins_with,
@@ -63,9 +63,9 @@ const ProtoFamily proto_family_disco = {
    * SignalModelProvider, SharedModel); disco-775 and pre-775 break it
    * (S3), which the property shows */
   .model_sync = TRUE,
-  .n_peer_states = PROTO_PEER_N_STATES,
+  .n_peer_states = DISCO_PEER_N_STATES,
   .peer_state_name_at = peer_state_name_at,
-  .keys = &proto_disco_keys,
-  .config_init = proto_disco_config_defaults,
+  .keys = &disco_keys,
+  .config_init = disco_config_defaults,
   .msgs = &proto_msgs_disco,
 };

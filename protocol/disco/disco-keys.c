@@ -14,8 +14,8 @@
 static gboolean
 check_version (const char *v, GError **error)
 {
-  ProtoVersion pv;
-  return proto_version_from_name (v, &pv, error);
+  DiscoVersion pv;
+  return disco_version_from_name (v, &pv, error);
 }
 
 static gboolean
@@ -53,11 +53,11 @@ static const char *const shared[] = {
 static gboolean
 configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
 {
-  ProtoVersion ver;
+  DiscoVersion ver;
   g_autoptr (GError) e = NULL;
-  if (!proto_version_from_name (proto_keys_value (l, "protocol", "version"), &ver, &e))
+  if (!disco_version_from_name (proto_keys_value (l, "protocol", "version"), &ver, &e))
     return proto_keys_fail_with (l, error, "protocol", "version", e);
-  proto_disco_set_version (pc, ver);
+  disco_set_version (pc, ver);
   DiscoConfig *dc = disco_config_mut (pc);
   pc->min_participants = proto_keys_uint (l, "protocol", "min_participants");
   if (pc->min_participants == 0)
@@ -70,7 +70,7 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
   if (pc->peer_connection_timeout <= 0)
     return FAIL ("peer_connection_timeout", "must be more than 0");
   const char *strag_to = proto_keys_value (l, "protocol", "straggler_timeout");
-  if (*strag_to && ver != PROTO_VERSION_ROBUST)
+  if (*strag_to && ver != DISCO_VERSION_ROBUST)
     return FAIL ("straggler_timeout", "applies to version = robust only (DISCO has no straggler timeout: S20)");
   if (*strag_to)
     {
@@ -85,7 +85,7 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
   if (!proto_straggler_policy_from_name (proto_keys_value (l, "protocol", "straggler_policy"), &pc->straggler_policy,
                                          &e))
     return proto_keys_fail_with (l, error, "protocol", "straggler_policy", e);
-  if (pc->straggler_policy != PROTO_STRAGGLER_WAIT && ver != PROTO_VERSION_ROBUST)
+  if (pc->straggler_policy != PROTO_STRAGGLER_WAIT && ver != DISCO_VERSION_ROBUST)
     return FAIL ("straggler_policy", "'%s' applies to version = robust only among DISCO's (DISCO waits "
                  "for every peer: S20)", proto_straggler_policy_name (pc->straggler_policy));
   if ((pc->straggler_policy == PROTO_STRAGGLER_ASYNC || pc->straggler_policy == PROTO_STRAGGLER_MIXED)
@@ -96,7 +96,7 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
    * defaults, which the config holds already) */
   if (!proto_keys_configure_straggler_knobs (pc, l, error))
     return FALSE;
-  dc->aggregation = proto_keys_is (l, "protocol", "aggregation", "secure") ? PROTO_AGG_SECURE : PROTO_AGG_MEAN;
+  dc->aggregation = proto_keys_is (l, "protocol", "aggregation", "secure") ? DISCO_AGG_SECURE : DISCO_AGG_MEAN;
   dc->max_share_value = proto_keys_number (l, "protocol", "max_share_value");
   if (!(dc->max_share_value > 0))
     return FAIL ("max_share_value", "must be more than 0");
@@ -109,7 +109,7 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
   return TRUE;
 }
 
-const ProtoFamilyKeys proto_disco_keys = {
+const ProtoFamilyKeys disco_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
   .shared = shared,

@@ -5,14 +5,14 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/disco/disco-family.c \
 	protocol/disco/disco-keys.c \
 	protocol/disco/disco-msgs.c protocol/disco/disco-msgs.h \
-	protocol/disco/proto-aggregator.c \
-	protocol/disco/proto-aggregator.h \
-	protocol/disco/proto-coord.c protocol/disco/proto-coord-effects.c protocol/disco/proto-coord-straggler.c protocol/disco/proto-coord-private.h \
-	protocol/disco/proto-coord.h \
-	protocol/disco/proto-peer.c protocol/disco/proto-peer-effects.c protocol/disco/proto-peer-listen.c \
-	protocol/disco/proto-peer-exchange.c protocol/disco/proto-peer-pool.c protocol/disco/proto-peer-sync.c \
-	protocol/disco/proto-peer-private.h \
-	protocol/disco/proto-peer.h \
+	protocol/disco/disco-aggregator.c \
+	protocol/disco/disco-aggregator.h \
+	protocol/disco/disco-coord.c protocol/disco/disco-coord-effects.c protocol/disco/disco-coord-straggler.c protocol/disco/disco-coord-private.h \
+	protocol/disco/disco-coord.h \
+	protocol/disco/disco-peer.c protocol/disco/disco-peer-effects.c protocol/disco/disco-peer-listen.c \
+	protocol/disco/disco-peer-exchange.c protocol/disco/disco-peer-pool.c protocol/disco/disco-peer-sync.c \
+	protocol/disco/disco-peer-private.h \
+	protocol/disco/disco-peer.h \
 	$(NULL)
 EXTRA_DIST += protocol/disco/README.md protocol/disco/local.mk
 # its tests live in protocol/disco/tests/ (tests/README.md), on DISCO's

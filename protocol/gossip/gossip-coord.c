@@ -27,7 +27,7 @@
 #include "protocol/gossip/gossip-coord.h"
 #include "base/dl-idmap.h"
 #include "protocol/gossip/gossip-mix.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
 #include <math.h>
@@ -349,7 +349,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
   for (guint i = 0; i < n; i++)
     {
       ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+      proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
       m.round = c->step;
       if (n - 1 <= sample)
         proto_msg_set_peers (&m, ids, n);
@@ -565,7 +565,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
   Member *m = member_of (c, from);
   switch (msg->type)
     {
-    case PROTO_MSG_CLIENT_CONNECTED:
+    case PROTO_MSG_HELLO:
       /* a member's repeat (its NewNodeInfo was lost: gossip-peer.c says
        * ClientConnected again after payload_timeout in connecting) is
        * answered as the first was, and it stays one member */
@@ -575,7 +575,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       {
         ProtoNodeId provider = sync_provider (c, from);
         ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
+        proto_msg_init (&r, PROTO_MSG_WELCOME);
         r.node = from;
         r.nb_participants = c->members->len;
         r.joined_mid_training = provider != PROTO_NO_NODE;
@@ -586,7 +586,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
              * (server/src/controllers/decentralized_controller.ts): the
              * peer to take the model from */
             ProtoMsg q;
-            proto_msg_init (&q, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+            proto_msg_init (&q, PROTO_MSG_SYNC_PROVIDER);
             q.node = provider;
             send (c, out, from, &q);
           }
@@ -613,7 +613,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
             g_array_remove_index (c->recent, 0);
         }
       return;
-    case PROTO_MSG_PEER_IS_READY:
+    case PROTO_MSG_READY:
       if (!m)
         break;
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
@@ -625,7 +625,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
             if (((Member *) g_ptr_array_index (c->members, i))->listed)
               g_array_append_val (ids, ((Member *) g_ptr_array_index (c->members, i))->id);
           ProtoMsg r;
-          proto_msg_init (&r, PROTO_MSG_PEERS_FOR_ROUND);
+          proto_msg_init (&r, PROTO_MSG_ROUND_PEERS);
           r.round = c->step;
           guint most = 1 + gossip_sample_size (gossip_config (&c->cfg)->fanout);
           proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) ids->data, MIN (ids->len, most));
@@ -707,7 +707,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       c->n_unanswered--;
       try_graph (c, out);
       return;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       if (!m || !find (c, msg->node, NULL))
         {
           observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
@@ -717,10 +717,7 @@ handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutb
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
       {
         ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
-        r.node = from;
-        r.signal = msg->signal;
-        r.signal_data = g_strdup (msg->signal_data);
+        proto_session_relay (&r, from, msg);
         send (c, out, msg->node, &r);
       }
       return;

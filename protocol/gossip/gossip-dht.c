@@ -23,7 +23,7 @@
 
 #include "protocol/gossip/gossip-dht-private.h"
 #include "base/dl-random.h"
-#include "protocol/proto-links.h"
+#include "protocol/session/session-links.h"
 #include "protocol/gossip/gossip-msgs.h"
 
 #include <string.h>

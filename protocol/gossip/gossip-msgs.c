@@ -3,7 +3,7 @@
  * contract: protocol/proto-msg-class.h). */
 #include "config.h"
 
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 #include "protocol/proto-msg-class.h"
 
@@ -109,8 +109,8 @@ static const ProtoMsgClass types[] = {
  * PeersForRound found scenarios/regression/gossip-lost-list.ini), then its
  * own: the coordinator's one way, the peers' both ways (README.md) */
 static const ProtoMsgFaultTarget fault_targets[] = {
-  { PROTO_MSG_PEERS_FOR_ROUND, "to" },   { PROTO_MSG_PEER_IS_READY, "from" }, { PROTO_MSG_SIGNAL_FOR_PEER, "to" },
-  { PROTO_MSG_NEW_NODE_INFO, "to" },     { PROTO_MSG_SHARED_MODEL, "to" },    { PROTO_MSG_SIGNAL_MODEL_PROVIDER, "to" },
+  { PROTO_MSG_ROUND_PEERS, "to" },   { PROTO_MSG_READY, "from" }, { PROTO_MSG_SIGNAL, "to" },
+  { PROTO_MSG_WELCOME, "to" },     { PROTO_MSG_SYNC_MODEL, "to" },    { PROTO_MSG_SYNC_PROVIDER, "to" },
   { PROTO_MSG_GOSSIP_TARGETS, "from" },  { PROTO_MSG_NEIGHBORS, "to" },       { PROTO_MSG_GOSSIP_PAYLOAD, "to" },
   { PROTO_MSG_GOSSIP_PAYLOAD, "from" },  { PROTO_MSG_GOSSIP_SAMPLE, "to" },   { PROTO_MSG_DHT_FIND_NODE, "to" },
   { PROTO_MSG_DHT_FIND_NODE, "from" },   { PROTO_MSG_DHT_NODES, "to" },       { PROTO_MSG_DHT_NODES, "from" },

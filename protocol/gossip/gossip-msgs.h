@@ -1,7 +1,7 @@
 /* gossip-msgs.h — the gossip family's message types, with its Kademlia
  * discovery's (gossip-dht.c), by type byte.  Their fields in ProtoMsg are
  * said beside each; their codec and sizes: gossip-msgs.c.  The family also
- * speaks DISCO's admission messages (protocol/disco/disco-msgs.h). */
+ * speaks the session layer's messages (protocol/session/session-msgs.h). */
 #pragma once
 
 #include "protocol/proto-message.h"

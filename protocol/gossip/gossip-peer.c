@@ -21,8 +21,8 @@
 #include "protocol/gossip/gossip-peer.h"
 #include "protocol/gossip/gossip-dht-private.h"
 #include "protocol/gossip/gossip-mix.h"
-#include "protocol/proto-links.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-links.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
 #include <string.h>
@@ -361,7 +361,7 @@ static void
 helper_ready (GossipPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  proto_msg_init (&m, PROTO_MSG_READY);
   m.helper = TRUE;
   send_server (p, out, &m);
   set_state (p, out, GOSSIP_PEER_DONE);
@@ -530,7 +530,7 @@ static void
 say_ready (GossipPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  proto_msg_init (&m, PROTO_MSG_READY);
   send_server (p, out, &m);
   set_state (p, out, GOSSIP_PEER_WAIT_LIST);
 }
@@ -580,7 +580,7 @@ handle_list (GossipPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 static void
 sync_give_up (GossipPeer *p, ProtoOutbox *out, const char *why)
 {
-  observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_SHARED_MODEL, -1, why);
+  observe (p, out, PROTO_OBS_NOTE, p->sync_from, PROTO_MSG_SYNC_MODEL, -1, why);
   p->sync_from = PROTO_NO_NODE;
   start_training (p, out);
 }
@@ -604,9 +604,9 @@ sync_provider (GossipPeer *p, ProtoOutbox *out, ProtoNodeId provider)
       return;
     }
   p->sync_from = provider;
-  observe (p, out, PROTO_OBS_SYNC_STARTED, provider, PROTO_MSG_MODEL_SYNC_REQUEST, -1, NULL);
+  observe (p, out, PROTO_OBS_SYNC_STARTED, provider, PROTO_MSG_SYNC_REQUEST, -1, NULL);
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_MODEL_SYNC_REQUEST);
+  proto_msg_init (&m, PROTO_MSG_SYNC_REQUEST);
   send_or_queue (p, out, provider, &m);
 }
 
@@ -614,7 +614,7 @@ static void
 sync_serve (GossipPeer *p, ProtoOutbox *out, ProtoNodeId to)
 {
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
+  proto_msg_init (&m, PROTO_MSG_SYNC_MODEL);
   proto_msg_set_weights (&m, p->model);
   send_or_queue (p, out, to, &m);
 }
@@ -624,13 +624,13 @@ sync_model (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, LearnWeights *mod
 {
   if (p->base.state != GOSSIP_PEER_SYNCING || from != p->sync_from || model == NULL)
     {
-      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_SHARED_MODEL, -1, "a model it did not ask for");
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_SYNC_MODEL, -1, "a model it did not ask for");
       return;
     }
   learn_weights_unref (p->model);
   p->model = learn_weights_ref (model);
   p->synced = TRUE;
-  observe (p, out, PROTO_OBS_SYNC_DONE, from, PROTO_MSG_SHARED_MODEL, -1, NULL);
+  observe (p, out, PROTO_OBS_SYNC_DONE, from, PROTO_MSG_SYNC_MODEL, -1, NULL);
   p->sync_from = PROTO_NO_NODE;
   start_training (p, out);
 }
@@ -925,9 +925,9 @@ gossip_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
   (void) from;
   switch (type)
     {
-    case PROTO_MSG_NEW_NODE_INFO:
+    case PROTO_MSG_WELCOME:
       return p->base.state == GOSSIP_PEER_CONNECTING;
-    case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_ROUND_PEERS:
       return p->base.state == GOSSIP_PEER_WAIT_LIST || (p->base.state == GOSSIP_PEER_DONE && p->helper);
     case PROTO_MSG_NEIGHBORS:
       return p->base.state == GOSSIP_PEER_WAIT_GRAPH;
@@ -940,12 +940,12 @@ gossip_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
     case PROTO_MSG_DHT_FIND_NODE:
     case PROTO_MSG_DHT_NODES:
       return p->dht != NULL && p->base.state >= GOSSIP_PEER_TRAINING && p->base.state <= GOSSIP_PEER_DONE;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       return p->base.state >= GOSSIP_PEER_SYNCING && p->base.state <= GOSSIP_PEER_DONE;
-    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
-    case PROTO_MSG_SHARED_MODEL:
+    case PROTO_MSG_SYNC_PROVIDER:
+    case PROTO_MSG_SYNC_MODEL:
       return p->base.state == GOSSIP_PEER_SYNCING;
-    case PROTO_MSG_MODEL_SYNC_REQUEST:
+    case PROTO_MSG_SYNC_REQUEST:
       return p->base.state >= GOSSIP_PEER_TRAINING && p->base.state <= GOSSIP_PEER_DONE;
     default:
       return FALSE;
@@ -970,7 +970,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
   observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
   switch (msg->type)
     {
-    case PROTO_MSG_NEW_NODE_INFO:
+    case PROTO_MSG_WELCOME:
       p->id = msg->node;
       p->links.self = p->id;
       if (gossip_config (&p->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
@@ -990,17 +990,17 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       else
         start_training (p, out);
       break;
-    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+    case PROTO_MSG_SYNC_PROVIDER:
       sync_provider (p, out, msg->node);
       break;
-    case PROTO_MSG_SHARED_MODEL:
+    case PROTO_MSG_SYNC_MODEL:
       sync_model (p, out, in->from, msg->weights);
       break;
-    case PROTO_MSG_MODEL_SYNC_REQUEST:
-      observe (p, out, PROTO_OBS_SYNC_SERVED, in->from, PROTO_MSG_MODEL_SYNC_REQUEST, -1, NULL);
+    case PROTO_MSG_SYNC_REQUEST:
+      observe (p, out, PROTO_OBS_SYNC_SERVED, in->from, PROTO_MSG_SYNC_REQUEST, -1, NULL);
       sync_serve (p, out, in->from);
       break;
-    case PROTO_MSG_PEERS_FOR_ROUND:
+    case PROTO_MSG_ROUND_PEERS:
       handle_list (p, msg, out);
       break;
     case PROTO_MSG_NEIGHBORS:
@@ -1061,7 +1061,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
           maybe_complete (p, out);
         }
       break;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       proto_links_signal (&p->links, out, msg);
       break;
     default:
@@ -1096,7 +1096,7 @@ gossip_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
       p->base.connected = TRUE;
       {
         ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+        proto_msg_init (&m, PROTO_MSG_HELLO);
         send_server (p, out, &m);
       }
       set_state (p, out, GOSSIP_PEER_CONNECTING);
@@ -1116,7 +1116,7 @@ gossip_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
           /* a helper's notice may have been lost too: the coordinator would
            * wait for it as for a peer still training */
           ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+          proto_msg_init (&m, PROTO_MSG_READY);
           m.helper = TRUE;
           send_server (p, out, &m);
           p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
@@ -1129,9 +1129,9 @@ gossip_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
                       "no answer from the coordinator: says again where it is");
           ProtoMsg m;
           if (p->base.state == GOSSIP_PEER_CONNECTING)
-            proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);   /* no NewNodeInfo: admitted again */
+            proto_msg_init (&m, PROTO_MSG_HELLO);   /* no NewNodeInfo: admitted again */
           else if (p->base.state == GOSSIP_PEER_WAIT_LIST)
-            proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+            proto_msg_init (&m, PROTO_MSG_READY);
           else
             {
               proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);

@@ -28,7 +28,7 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "protocol/hierarchical/hier-latency-private.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
 #include <string.h>
@@ -1163,7 +1163,7 @@ on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pro
     }
   {
     ProtoMsg r;
-    proto_msg_init (&r, PROTO_MSG_NEW_NODE_INFO);
+    proto_msg_init (&r, PROTO_MSG_WELCOME);
     r.node = from;
     r.joined_mid_training = formed (c);   /* it syncs from its head before it trains */
     send_msg (c, out, from, &r);
@@ -1277,10 +1277,7 @@ on_signal_for_peer (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Prot
   observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   {
     ProtoMsg r;
-    proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
-    r.node = from;
-    r.signal = msg->signal;
-    r.signal_data = g_strdup (msg->signal_data);
+    proto_session_relay (&r, from, msg);
     send_msg (c, out, msg->node, &r);
   }
   return TRUE;
@@ -1296,7 +1293,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
   gboolean taken = FALSE;
   switch (msg->type)
     {
-    case PROTO_MSG_CLIENT_CONNECTED:
+    case PROTO_MSG_HELLO:
       taken = on_client_connected (c, out, from, msg, m, at);
       break;
     case PROTO_MSG_HIER_HELLO:
@@ -1308,10 +1305,10 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
     case PROTO_MSG_HIER_RTT:
       taken = on_rtt (c, out, from, msg, m);
       break;
-    case PROTO_MSG_PEER_IS_READY:
+    case PROTO_MSG_READY:
       taken = on_peer_is_ready (c, out, from, msg, m);
       break;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       taken = on_signal_for_peer (c, out, from, msg, m);
       break;
     default:

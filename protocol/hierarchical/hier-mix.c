@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "protocol/hierarchical/hier-mix-private.h"
-#include "protocol/proto-links.h"
+#include "protocol/session/session-links.h"
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
  * contract: protocol/proto-msg-class.h). */
 #include "config.h"
 
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 #include "protocol/proto-msg-class.h"
 
@@ -151,8 +151,8 @@ static const ProtoMsgClass types[] = {
  * both ways */
 #define BOTH_WAYS(t) { t, "to" }, { t, "from" }
 static const ProtoMsgFaultTarget fault_targets[] = {
-  { PROTO_MSG_PEER_IS_READY, "from" },        { PROTO_MSG_SIGNAL_FOR_PEER, "to" },
-  { PROTO_MSG_NEW_NODE_INFO, "to" },          BOTH_WAYS (PROTO_MSG_HIER_HELLO),
+  { PROTO_MSG_READY, "from" },        { PROTO_MSG_SIGNAL, "to" },
+  { PROTO_MSG_WELCOME, "to" },          BOTH_WAYS (PROTO_MSG_HIER_HELLO),
   BOTH_WAYS (PROTO_MSG_HIER_CLUSTER),         BOTH_WAYS (PROTO_MSG_HIER_CANDIDACY),
   BOTH_WAYS (PROTO_MSG_HIER_HEADS),           BOTH_WAYS (PROTO_MSG_HIER_UPDATE),
   BOTH_WAYS (PROTO_MSG_HIER_AGG),             BOTH_WAYS (PROTO_MSG_HIER_RESULT),

@@ -1,8 +1,8 @@
 /* hier-msgs.h — the hierarchical family's message types, with its
  * clustering by measured latency (hier-latency.c), by type byte.  Their
  * fields in ProtoMsg are said beside each; their codec and sizes:
- * hier-msgs.c.  The family also speaks DISCO's admission messages
- * (protocol/disco/disco-msgs.h). */
+ * hier-msgs.c.  The family also speaks the session layer's admission and
+ * signalling messages (protocol/session/session-msgs.h). */
 #pragma once
 
 #include "protocol/proto-message.h"

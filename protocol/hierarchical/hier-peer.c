@@ -19,8 +19,8 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "protocol/hierarchical/hier-mix-private.h"
-#include "protocol/proto-links.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-links.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
 #include <string.h>
@@ -358,7 +358,7 @@ finish (HierPeer *p, ProtoOutbox *out)
     }
   /* it stays: no more updates of its (a head keeps heading) */
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  proto_msg_init (&m, PROTO_MSG_READY);
   m.helper = TRUE;
   send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
   set_state (p, out, HIER_PEER_DONE);
@@ -1278,11 +1278,11 @@ peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
   gboolean on = p->base.state >= HIER_PEER_SYNCING && p->base.state <= HIER_PEER_DONE;
   switch (type)
     {
-    case PROTO_MSG_NEW_NODE_INFO:
+    case PROTO_MSG_WELCOME:
       return p->base.state == HIER_PEER_CONNECTING;
     case PROTO_MSG_HIER_CLUSTER:
     case PROTO_MSG_HIER_HEADS:
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
     case PROTO_MSG_HIER_PROBE:
     case PROTO_MSG_HIER_PING:
     case PROTO_MSG_HIER_PONG:
@@ -1454,7 +1454,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
   observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
   switch (msg->type)
     {
-    case PROTO_MSG_NEW_NODE_INFO:
+    case PROTO_MSG_WELCOME:
       on_new_node_info (p, msg, out);
       break;
     case PROTO_MSG_HIER_CLUSTER:
@@ -1472,7 +1472,7 @@ handle_message (HierPeer *p, const ProtoInput *in, ProtoOutbox *out)
     case PROTO_MSG_HIER_RESULT:
       on_result (p, in->from, msg, out);
       break;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       proto_links_signal (&p->links, out, msg);
       break;
     case PROTO_MSG_HIER_PROBE:
@@ -1523,7 +1523,7 @@ static void
 say_connected (HierPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+  proto_msg_init (&m, PROTO_MSG_HELLO);
   send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
   p->admit_deadline = dl_time_add (p->now, hier_config (&p->cfg)->head_timeout);
 }
@@ -1535,7 +1535,7 @@ on_deadline (HierPeer *p, DlTime now, ProtoOutbox *out)
   head_timer (p, out);
   if (p->base.state == HIER_PEER_CONNECTING && now >= p->admit_deadline)
     {
-      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_NEW_NODE_INFO, -1,
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_WELCOME, -1,
                   "head_timeout: no NewNodeInfo: says ClientConnected again");
       say_connected (p, out);
     }

@@ -20,7 +20,7 @@
 #include "config.h"
 
 #include "protocol/pipeline/pipe.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
 #include <string.h>
@@ -189,10 +189,7 @@ signal_for_peer (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMs
     }
   observe (out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   ProtoMsg r;
-  proto_msg_init (&r, PROTO_MSG_SIGNAL_FOR_PEER);
-  r.node = from;
-  r.signal = msg->signal;
-  r.signal_data = g_strdup (msg->signal_data);
+  proto_session_relay (&r, from, msg);
   send (out, msg->node, &r);
 }
 
@@ -208,7 +205,7 @@ on_message (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *ms
     case PROTO_MSG_PIPE_LOOKUP:
       lookup (c, out, from);
       return;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       signal_for_peer (c, out, from, msg);
       return;
     default:

@@ -3,7 +3,7 @@
  * protocol/proto-msg-class.h). */
 #include "config.h"
 
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 #include "protocol/proto-msg-class.h"
 
@@ -192,7 +192,7 @@ static const ProtoMsgClass types[] = {
  * which it speaks to open links, then its own both ways */
 #define BOTH_WAYS(t) { t, "to" }, { t, "from" }
 static const ProtoMsgFaultTarget fault_targets[] = {
-  { PROTO_MSG_SIGNAL_FOR_PEER, "to" },  BOTH_WAYS (PROTO_MSG_PIPE_HELLO),  BOTH_WAYS (PROTO_MSG_PIPE_ROLE),
+  { PROTO_MSG_SIGNAL, "to" },  BOTH_WAYS (PROTO_MSG_PIPE_HELLO),  BOTH_WAYS (PROTO_MSG_PIPE_ROLE),
   BOTH_WAYS (PROTO_MSG_PIPE_LOOKUP),    BOTH_WAYS (PROTO_MSG_PIPE_SERVERS), BOTH_WAYS (PROTO_MSG_PIPE_PING),
   BOTH_WAYS (PROTO_MSG_PIPE_PONG),      BOTH_WAYS (PROTO_MSG_PIPE_STEP),  BOTH_WAYS (PROTO_MSG_PIPE_PUSH),
   BOTH_WAYS (PROTO_MSG_PIPE_RESULT),    BOTH_WAYS (PROTO_MSG_PIPE_CLOSE), BOTH_WAYS (PROTO_MSG_PIPE_NEED),

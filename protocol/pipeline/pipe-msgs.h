@@ -1,7 +1,7 @@
 /* pipe-msgs.h — the pipeline family's message types (Petals' inference
  * chain), by type byte.  Their fields in ProtoMsg are said beside each;
- * their codec and sizes: pipe-msgs.c.  The family also speaks DISCO's
- * SignalForPeer (protocol/disco/disco-msgs.h). */
+ * their codec and sizes: pipe-msgs.c.  The family also speaks the session
+ * layer's signal (protocol/session/session-msgs.h). */
 #pragma once
 
 #include "protocol/proto-message.h"

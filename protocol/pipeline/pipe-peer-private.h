@@ -6,7 +6,7 @@
 #pragma once
 
 #include "protocol/pipeline/pipe.h"
-#include "protocol/proto-links.h"
+#include "protocol/session/session-links.h"
 
 G_BEGIN_DECLS
 

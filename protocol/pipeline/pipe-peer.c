@@ -19,7 +19,7 @@
 #include "config.h"
 
 #include "protocol/pipeline/pipe-peer-private.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
 #include <math.h>
@@ -1022,7 +1022,7 @@ listens (const PipePeer *p, ProtoMsgType type)
     {
     case PROTO_MSG_PIPE_ROLE:
       return p->base.state == PIPE_PEER_CONNECTING;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       return p->role_known;
     case PROTO_MSG_PIPE_PING:
     case PROTO_MSG_PIPE_STEP:
@@ -1070,7 +1070,7 @@ handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
     case PROTO_MSG_PIPE_ROLE:
       on_role (p, out, msg);
       return;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       on_signal (p, out, in->from, msg);
       return;
     default:

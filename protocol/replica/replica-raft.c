@@ -19,7 +19,7 @@
 #include "config.h"
 
 #include "protocol/replica/proto-replica.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/replica/replica-msgs.h"
 
 #include <string.h>
@@ -344,7 +344,7 @@ append (Replica *r, DlTime now, EntryKind kind, ProtoNodeId from, const ProtoMsg
   if (msg)
     proto_msg_copy (&e.msg, msg);
   else
-    proto_msg_init (&e.msg, PROTO_MSG_CLIENT_CONNECTED);
+    proto_msg_init (&e.msg, PROTO_MSG_HELLO);
   g_array_append_val (r->log, e);
   guint i = last_index (r);
   for (guint k = 0; k < r->n; k++)
@@ -547,7 +547,7 @@ on_append (Replica *r, DlTime now, guint from, const ProtoMsg *m, ProtoOutbox *o
           if (m->inner)
             proto_msg_copy (&e.msg, m->inner);
           else
-            proto_msg_init (&e.msg, PROTO_MSG_CLIENT_CONNECTED);
+            proto_msg_init (&e.msg, PROTO_MSG_HELLO);
           g_array_append_val (r->log, e);
         }
     }
@@ -787,7 +787,7 @@ proto_replica_new (const ProtoFamily *family, const ProtoConfig *cfg, guint inde
   r->log = g_array_new (FALSE, TRUE, sizeof (Entry));
   g_array_set_clear_func (r->log, (GDestroyNotify) entry_clear);
   Entry sentinel = { .term = 0, .kind = ENTRY_NOOP, .from = PROTO_NO_NODE };
-  proto_msg_init (&sentinel.msg, PROTO_MSG_CLIENT_CONNECTED);
+  proto_msg_init (&sentinel.msg, PROTO_MSG_HELLO);
   g_array_append_val (r->log, sentinel);
   r->election_at = r->heartbeat_at = r->resume_at = DL_TIME_NEVER;
   r->deadline_logged = DL_TIME_NEVER;

@@ -5,7 +5,7 @@
 // initiator, `connect` when the answer to its offer comes back: both sides
 // have signalled, and the link comes up link_setup later (as WebRTC's ICE
 // starts from the offerer once it holds the answer; dlsim's disco family
-// does the same, proto-peer-pool.c).  dlsim's link-up fires 'connect', and
+// does the same, disco-peer-pool.c).  dlsim's link-up fires 'connect', and
 // chunks go out as `send PEER link` lines.
 import { EventEmitter } from "node:events";
 

@@ -74,17 +74,17 @@ h_to_peer (Harness *h, guint i, ProtoNodeId from, const ProtoMsg *msg)
 }
 
 ProtoConfig
-h_cfg (ProtoVersion v, guint min, guint rounds)
+h_cfg (DiscoVersion v, guint min, guint rounds)
 {
   ProtoConfig c;
-  proto_disco_config_init (&c, v);
+  disco_config_init (&c, v);
   c.min_participants = min;
   c.rounds = rounds;
   return c;
 }
 
 gboolean
-h_state_is (Harness *h, guint i, ProtoPeerState s)
+h_state_is (Harness *h, guint i, DiscoPeerState s)
 {
   if (proto_machine_state (h->m[i]) == s)
     return TRUE;
@@ -104,7 +104,7 @@ h_pair_training (const ProtoConfig *c, guint n_peers)
 }
 
 Harness *
-h_two_training (ProtoVersion v, guint rounds)
+h_two_training (DiscoVersion v, guint rounds)
 {
   ProtoConfig c = h_cfg (v, 2, rounds);
   return h_pair_training (&c, 2);

@@ -5,11 +5,11 @@
  * world, and the host layer under it, are harness.c's. */
 #pragma once
 
-#include "protocol/disco/proto-coord.h"
-#include "protocol/disco/proto-peer.h"
+#include "protocol/disco/disco-coord.h"
+#include "protocol/disco/disco-peer.h"
 #include "tests/harness.h"
 
-/* h->coord is the ProtoCoord, h->peers[i] the ProtoPeers */
+/* h->coord is the DiscoCoord, h->peers[i] the DiscoPeers */
 typedef HarnessMsg HMsg;
 
 Harness *h_new (const ProtoConfig *cfg, guint n_peers, gsize model_len);
@@ -42,17 +42,17 @@ void h_hold_to (Harness *h, ProtoMsgType type, ProtoNodeId to);
 #define h_dump harness_dump
 
 /* DISCO's defaults for the version, with min_participants and rounds. */
-ProtoConfig h_cfg (ProtoVersion v, guint min, guint rounds);
+ProtoConfig h_cfg (DiscoVersion v, guint min, guint rounds);
 /* Two peers (min 2) connected and training their first round, with
  * training ended by hand (h_finish_training). */
-Harness *h_two_training (ProtoVersion v, guint rounds);
+Harness *h_two_training (DiscoVersion v, guint rounds);
 /* The same with a configuration and n_peers peers, of which only p1 and p2
  * are started. */
 Harness *h_pair_training (const ProtoConfig *c, guint n_peers);
 #define T60 (60 * DL_S)
 /* Is peer i in state s?  Dumps the log when it is not. */
-gboolean h_state_is (Harness *h, guint i, ProtoPeerState s);
+gboolean h_state_is (Harness *h, guint i, DiscoPeerState s);
 /* For Check tests (check.h): peer i must be in state s. */
 #define assert_state(h, i, s) \
   ck_assert_msg (h_state_is ((h), (i), (s)), "p%u is %s, expected %s", (guint) (i), \
-                 proto_machine_state_name ((h)->m[(i)]), proto_peer_state_name (s))
+                 proto_machine_state_name ((h)->m[(i)]), disco_peer_state_name (s))

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "protocol/disco/tests/proto-harness.h"
-#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/disco-aggregator.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/disco-msgs.h"
 
@@ -22,14 +22,14 @@
  * communication round it broke in. */
 /* Three peers, min 3, StartWeightSharing to p3 held back. */
 static Harness *
-three_start_held (ProtoAggregation agg, guint rounds)
+three_start_held (DiscoAggregation agg, guint rounds)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 3, rounds);
+  ProtoConfig c = h_cfg (DISCO_VERSION_1110, 3, rounds);
   disco_config_mut (&c)->aggregation = agg;
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
-  h_hold_to (h, PROTO_MSG_START_WEIGHT_SHARING, 3);
+  h_hold_to (h, DISCO_MSG_START_WEIGHT_SHARING, 3);
   h_settle (h);
   return h;
 }
@@ -37,9 +37,9 @@ three_start_held (ProtoAggregation agg, guint rounds)
 static Harness *
 secure_late_start (DlTime late, guint rounds)
 {
-  Harness *h = three_start_held (PROTO_AGG_SECURE, rounds);
-  assert_state (h, 1, PROTO_PEER_EXCHANGING);
-  assert_state (h, 3, PROTO_PEER_WAIT_DECISION);
+  Harness *h = three_start_held (DISCO_AGG_SECURE, rounds);
+  assert_state (h, 1, DISCO_PEER_EXCHANGING);
+  assert_state (h, 3, DISCO_PEER_WAIT_DECISION);
   h_advance (h, late);
   h_unhold (h);
   h_settle (h);
@@ -55,11 +55,11 @@ START_TEST (test_secure_wait_expires_in_comm_round_0)
   for (guint i = 1; i <= 2; i++)
     {
       ck_assert_uint_eq (proto_machine_rounds_done (h->m[i]), 1);
-      ck_assert_uint_eq (proto_peer_agg_comm_round (h->peers[i]), 1);   /* stays in comm round 1 */
-      ck_assert_uint_eq (proto_peer_agg_round (h->peers[i]), 0);
+      ck_assert_uint_eq (disco_peer_agg_comm_round (h->peers[i]), 1);   /* stays in comm round 1 */
+      ck_assert_uint_eq (disco_peer_agg_round (h->peers[i]), 0);
       g_autofree char *sent = g_strdup_printf ("p%u sent Payload", i);
       ck_assert_uint_eq (h_count_log (h, sent), 2);
-      assert_state (h, i, PROTO_PEER_WAIT_PEERS);   /* round 2 waits for p3's PeerIsReady */
+      assert_state (h, i, DISCO_PEER_WAIT_PEERS);   /* round 2 waits for p3's PeerIsReady */
     }
   ck_assert_uint_eq (h_count_log (h, "comm round 0: break"), 2);
   /* partial sums differ from each other (random shares in +-100) */
@@ -67,9 +67,9 @@ START_TEST (test_secure_wait_expires_in_comm_round_0)
   /* p3 sent its partial sum and waits in communication round 1 forever */
   h_advance (h, 2 * DL_H);
   h_settle (h);
-  assert_state (h, 3, PROTO_PEER_EXCHANGING);
+  assert_state (h, 3, DISCO_PEER_EXCHANGING);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[3]), 0);
-  assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+  assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
   h_free (h);
 }
 END_TEST
@@ -80,8 +80,8 @@ START_TEST (test_secure_wait_not_expired_is_consensus)
   Harness *h = secure_late_start (10 * DL_S, 2);
   for (guint i = 1; i <= 3; i++)
     {
-      assert_state (h, i, PROTO_PEER_DONE);
-      ck_assert_uint_eq (proto_peer_agg_comm_round (h->peers[i]), 0);
+      assert_state (h, i, DISCO_PEER_DONE);
+      ck_assert_uint_eq (disco_peer_agg_comm_round (h->peers[i]), 0);
       ck_assert (learn_weights_max_abs_diff (proto_machine_model (h->m[i]), proto_machine_model (h->m[1])) < 1e-3);
     }
   h_free (h);
@@ -93,14 +93,14 @@ START_TEST (test_mean_wait_expiry_only_waits)
   /* mean has one communication round: the expiry breaks the loop and the
    * same promise is awaited with no limit; when the Payload comes, the round
    * ends with the mean, as without the expiry */
-  Harness *h = three_start_held (PROTO_AGG_MEAN, 1);
+  Harness *h = three_start_held (DISCO_AGG_MEAN, 1);
   h_advance (h, 40 * DL_S);
   ck_assert_uint_eq (h_count_log (h, "the result is awaited with no limit"), 2);
   h_unhold (h);
   h_settle (h);
   for (guint i = 1; i <= 3; i++)
     {
-      assert_state (h, i, PROTO_PEER_DONE);
+      assert_state (h, i, DISCO_PEER_DONE);
       ck_assert (learn_weights_equal (proto_machine_model (h->m[i]), proto_machine_model (h->m[1])));
     }
   h_free (h);
@@ -112,14 +112,14 @@ START_TEST (test_receive_timeout_uses_a_reception)
   /* receivePayloads: a 60 s waitMessageWithTimeout that expires moves the
    * loop on to its next reception; after the last one the peer has no
    * Payload listener for that link (not "logs only") */
-  Harness *h = three_start_held (PROTO_AGG_MEAN, 1);
+  Harness *h = three_start_held (DISCO_AGG_MEAN, 1);
   h_advance (h, 61 * DL_S);
   ck_assert_uint_ge (h_count_log (h, "p1 timer-fired Payload node=3"), 1);
-  ck_assert (!proto_machine_listens (h->m[1], PROTO_MSG_PAYLOAD, 3));
+  ck_assert (!proto_machine_listens (h->m[1], DISCO_MSG_PAYLOAD, 3));
   h_unhold (h);
   h_settle (h);
   ck_assert_uint_eq (h_count_log (h, "p1 dropped Payload"), 1);
-  assert_state (h, 1, PROTO_PEER_EXCHANGING);   /* hung: the Payload came after the loop ended */
+  assert_state (h, 1, DISCO_PEER_EXCHANGING);   /* hung: the Payload came after the loop ended */
   h_free (h);
 }
 END_TEST
@@ -135,13 +135,13 @@ START_TEST (test_aggregator_staleness_weights)
   gboolean refused;
   for (int k = 0; k < 3; k++)
     {
-      g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
-      proto_aggregator_set_strict (a, TRUE);
-      proto_aggregator_set_nodes (a, nodes, 2);
+      g_autoptr (DiscoAggregator) a = disco_aggregator_new (DISCO_AGG_MEAN, 100, NULL);
+      disco_aggregator_set_strict (a, TRUE);
+      disco_aggregator_set_nodes (a, nodes, 2);
       const double wt[] = { 1.0, k == 1 ? 1.0 : 0.5 };   /* 2 is stale (weight 0.5), or not */
-      proto_aggregator_set_weights (a, k == 2 ? 7 : 0, nodes, wt, 2);   /* k = 2: another round's */
-      ck_assert_ptr_null (proto_aggregator_add (a, 1, w1, 0, 0, &refused));
-      g_autoptr (LearnWeights) r = proto_aggregator_add (a, 2, w2, 0, 0, &refused);
+      disco_aggregator_set_weights (a, k == 2 ? 7 : 0, nodes, wt, 2);   /* k = 2: another round's */
+      ck_assert_ptr_null (disco_aggregator_add (a, 1, w1, 0, 0, &refused));
+      g_autoptr (LearnWeights) r = disco_aggregator_add (a, 2, w2, 0, 0, &refused);
       ck_assert_ptr_nonnull (r);
       const float *d = learn_weights_data (r);
       if (k == 0)
@@ -164,32 +164,32 @@ START_TEST (test_aggregator_counts_every_stored_contribution)
 {
   /* MeanAggregator.isFull: contributions[0].size >= nodes.size, whatever the
    * nodes: a contribution stored under an earlier node set still counts. */
-  g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
+  g_autoptr (DiscoAggregator) a = disco_aggregator_new (DISCO_AGG_MEAN, 100, NULL);
   const ProtoNodeId first[] = { 1, 2, 3 }, second[] = { 1, 2 };
   g_autoptr (LearnWeights) w = learn_weights_new (3);
   gboolean refused;
-  proto_aggregator_set_nodes (a, first, 3);
-  ck_assert_ptr_null (proto_aggregator_add (a, 3, w, 0, 0, &refused));
-  proto_aggregator_set_nodes (a, second, 2);   /* a Retry, then a smaller list */
+  disco_aggregator_set_nodes (a, first, 3);
+  ck_assert_ptr_null (disco_aggregator_add (a, 3, w, 0, 0, &refused));
+  disco_aggregator_set_nodes (a, second, 2);   /* a Retry, then a smaller list */
   /* 3's stale entry and 1's make 2 >= 2: full although 2 never contributed */
-  g_autoptr (LearnWeights) r = proto_aggregator_add (a, 1, w, 0, 0, &refused);
+  g_autoptr (LearnWeights) r = disco_aggregator_add (a, 1, w, 0, 0, &refused);
   ck_assert_ptr_nonnull (r);
-  ck_assert_uint_eq (proto_aggregator_round (a), 1);
-  ck_assert_uint_eq (proto_aggregator_stored (a, 0), 0);   /* cleared after the last comm round */
+  ck_assert_uint_eq (disco_aggregator_round (a), 1);
+  ck_assert_uint_eq (disco_aggregator_stored (a, 0), 0);   /* cleared after the last comm round */
   /* secure: exactly nodes.size, so a stale extra entry blocks the round */
   g_autoptr (DlRandom) rng = dl_random_new (1, "t", 0);
-  g_autoptr (ProtoAggregator) s = proto_aggregator_new (PROTO_AGG_SECURE, 100, rng);
-  proto_aggregator_set_nodes (s, first, 3);
-  ck_assert_ptr_null (proto_aggregator_add (s, 3, w, 0, 0, &refused));
-  ck_assert_ptr_null (proto_aggregator_add (s, 2, w, 0, 0, &refused));
-  proto_aggregator_set_nodes (s, second, 1);                             /* {1} */
-  ck_assert_ptr_null (proto_aggregator_add (s, 1, w, 0, 0, &refused));   /* 3 stored != 1 */
-  ck_assert_uint_eq (proto_aggregator_comm_round (s), 0);
+  g_autoptr (DiscoAggregator) s = disco_aggregator_new (DISCO_AGG_SECURE, 100, rng);
+  disco_aggregator_set_nodes (s, first, 3);
+  ck_assert_ptr_null (disco_aggregator_add (s, 3, w, 0, 0, &refused));
+  ck_assert_ptr_null (disco_aggregator_add (s, 2, w, 0, 0, &refused));
+  disco_aggregator_set_nodes (s, second, 1);                             /* {1} */
+  ck_assert_ptr_null (disco_aggregator_add (s, 1, w, 0, 0, &refused));   /* 3 stored != 1 */
+  ck_assert_uint_eq (disco_aggregator_comm_round (s), 0);
   /* validity: a future round passes, an older one and a stranger do not */
-  ck_assert (proto_aggregator_is_valid (s, 1, 5));
-  ck_assert (!proto_aggregator_is_valid (s, 3, 0));
-  ck_assert (!proto_aggregator_is_valid (a, 1, 0));   /* a is in round 1: round 0 is older */
-  ck_assert_ptr_null (proto_aggregator_add (s, 1, w, 0, 2, &refused));
+  ck_assert (disco_aggregator_is_valid (s, 1, 5));
+  ck_assert (!disco_aggregator_is_valid (s, 3, 0));
+  ck_assert (!disco_aggregator_is_valid (a, 1, 0));   /* a is in round 1: round 0 is older */
+  ck_assert_ptr_null (disco_aggregator_add (s, 1, w, 0, 2, &refused));
   ck_assert (refused);
 }
 END_TEST
@@ -201,28 +201,28 @@ START_TEST (test_aggregator_store_ids_near_and_far)
 {
   const ProtoNodeId nodes[] = { 2, 1500, 3000000, UINT32_MAX - 1, 9 };
   const float x[] = { 1, 2, 4, 8, 16 };
-  g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
-  proto_aggregator_set_strict (a, TRUE);
-  proto_aggregator_set_nodes (a, nodes, G_N_ELEMENTS (nodes));
+  g_autoptr (DiscoAggregator) a = disco_aggregator_new (DISCO_AGG_MEAN, 100, NULL);
+  disco_aggregator_set_strict (a, TRUE);
+  disco_aggregator_set_nodes (a, nodes, G_N_ELEMENTS (nodes));
   gboolean refused;
   for (guint i = 0; i + 1 < G_N_ELEMENTS (nodes); i++)
     {
       g_autoptr (LearnWeights) w = learn_weights_new_from (i == 0 ? &x[4] : &x[i], 1);
-      ck_assert_ptr_null (proto_aggregator_add (a, nodes[i], w, 0, 0, &refused));
+      ck_assert_ptr_null (disco_aggregator_add (a, nodes[i], w, 0, 0, &refused));
       ck_assert (!refused);
       for (guint k = 0; k < G_N_ELEMENTS (nodes); k++)
-        ck_assert_int_eq (proto_aggregator_has_contribution (a, nodes[k]), k <= i);
+        ck_assert_int_eq (disco_aggregator_has_contribution (a, nodes[k]), k <= i);
     }
   /* node 2 again, now with its real value: replaced, not added */
   g_autoptr (LearnWeights) w0 = learn_weights_new_from (&x[0], 1);
-  ck_assert_ptr_null (proto_aggregator_add (a, nodes[0], w0, 0, 0, &refused));
-  ck_assert_uint_eq (proto_aggregator_stored (a, 0), 4);
-  ck_assert (!proto_aggregator_has_contribution (a, 1501) && !proto_aggregator_has_contribution (a, 3));
+  ck_assert_ptr_null (disco_aggregator_add (a, nodes[0], w0, 0, 0, &refused));
+  ck_assert_uint_eq (disco_aggregator_stored (a, 0), 4);
+  ck_assert (!disco_aggregator_has_contribution (a, 1501) && !disco_aggregator_has_contribution (a, 3));
   g_autoptr (LearnWeights) w4 = learn_weights_new_from (&x[4], 1);
-  g_autoptr (LearnWeights) r = proto_aggregator_add (a, nodes[4], w4, 0, 0, &refused);
+  g_autoptr (LearnWeights) r = disco_aggregator_add (a, nodes[4], w4, 0, 0, &refused);
   ck_assert_ptr_nonnull (r);
   ck_assert_float_eq_tol (learn_weights_data (r)[0], (1 + 2 + 4 + 8 + 16) / 5.0f, 1e-6);
-  ck_assert (!proto_aggregator_has_contribution (a, nodes[3]));   /* cleared with the round */
+  ck_assert (!disco_aggregator_has_contribution (a, nodes[3]));   /* cleared with the round */
 }
 END_TEST
 
@@ -255,15 +255,15 @@ START_TEST (test_aggregator_sum_order_is_rounding_only)
           order[i] = order[j];
           order[j] = t;
         }
-      g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
-      proto_aggregator_set_nodes (a, ids, n);
+      g_autoptr (DiscoAggregator) a = disco_aggregator_new (DISCO_AGG_MEAN, 100, NULL);
+      disco_aggregator_set_nodes (a, ids, n);
       LearnWeights *arrival[10];
       LearnWeights *r = NULL;
       gboolean refused;
       for (guint i = 0; i < n; i++)
         {
           arrival[i] = ws[order[i]];
-          r = proto_aggregator_add (a, ids[order[i]], ws[order[i]], 0, 0, &refused);
+          r = disco_aggregator_add (a, ids[order[i]], ws[order[i]], 0, 0, &refused);
         }
       ck_assert_ptr_nonnull (r);
       g_autoptr (LearnWeights) disco = learn_weights_mean (arrival, n);
@@ -285,32 +285,32 @@ START_TEST (test_exclusion_rebuilds_flags_from_round_peers)
    * JoinRound came in the connect phase gets a flag (S19); a stray flag
    * from a peer outside the round goes (S31).  M = 0: the first timeout
    * excludes. */
-  ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+  ProtoConfig c = h_cfg (DISCO_VERSION_1110, 2, 1);
   disco_config_mut (&c)->max_connection_retry = 0;
   Harness *h = h_new (&c, 3, 4);
-  h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
-  h_to_coord (h, 2, PROTO_MSG_CLIENT_CONNECTED);
-  h_to_coord (h, 1, PROTO_MSG_JOIN_ROUND);
-  h_to_coord (h, 2, PROTO_MSG_JOIN_ROUND);
-  h_to_coord (h, 1, PROTO_MSG_PEER_IS_READY);
-  h_to_coord (h, 2, PROTO_MSG_PEER_IS_READY);
+  h_to_coord (h, 1, PROTO_MSG_HELLO);
+  h_to_coord (h, 2, PROTO_MSG_HELLO);
+  h_to_coord (h, 1, DISCO_MSG_JOIN_ROUND);
+  h_to_coord (h, 2, DISCO_MSG_JOIN_ROUND);
+  h_to_coord (h, 1, PROTO_MSG_READY);
+  h_to_coord (h, 2, PROTO_MSG_READY);
   ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
-  h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
+  h_to_coord (h, 1, DISCO_MSG_CONNECTIONS_READY);
   /* p3 connects (round 0: not syncing) and joins while the round connects */
-  h_to_coord (h, 3, PROTO_MSG_CLIENT_CONNECTED);
-  h_to_coord (h, 3, PROTO_MSG_JOIN_ROUND);
-  ck_assert (proto_coord_in_round (h->coord, 3));
-  ck_assert (!proto_coord_has_connect_flag (h->coord, 3));
+  h_to_coord (h, 3, PROTO_MSG_HELLO);
+  h_to_coord (h, 3, DISCO_MSG_JOIN_ROUND);
+  ck_assert (disco_coord_in_round (h->coord, 3));
+  ck_assert (!disco_coord_has_connect_flag (h->coord, 3));
   h_advance (h, 60 * DL_S);
   ck_assert_uint_eq (h_count_log (h, "S excluded"), 1);           /* p2: no ConnectionsReady */
-  ck_assert (!proto_coord_in_round (h->coord, 2));
-  ck_assert (proto_coord_has_connect_flag (h->coord, 3));         /* S19: p3 is waited for */
-  ck_assert (proto_coord_has_connect_flag (h->coord, 1));
+  ck_assert (!disco_coord_in_round (h->coord, 2));
+  ck_assert (disco_coord_has_connect_flag (h->coord, 3));         /* S19: p3 is waited for */
+  ck_assert (disco_coord_has_connect_flag (h->coord, 1));
   /* p2, excluded, sends a stray ConnectionsReady: a flag outside the round */
-  h_to_coord (h, 2, PROTO_MSG_CONNECTIONS_READY);
-  ck_assert (proto_coord_has_connect_flag (h->coord, 2));
+  h_to_coord (h, 2, DISCO_MSG_CONNECTIONS_READY);
+  ck_assert (disco_coord_has_connect_flag (h->coord, 2));
   h_advance (h, 60 * DL_S);                                       /* exclusion again: p1, p3 */
-  ck_assert (!proto_coord_has_connect_flag (h->coord, 2));        /* S31: the stray flag is gone */
+  ck_assert (!disco_coord_has_connect_flag (h->coord, 2));        /* S31: the stray flag is gone */
   h_free (h);
 }
 END_TEST
@@ -318,16 +318,16 @@ END_TEST
 /* ------------------------------------ 4. the draft head's connection timer */
 
 static guint
-retries_after (ProtoVersion v, DlTime timeout, DlTime wait)
+retries_after (DiscoVersion v, DlTime timeout, DlTime wait)
 {
   ProtoConfig c = h_cfg (v, 2, 1);
   c.peer_connection_timeout = timeout;
   Harness *h = h_new (&c, 2, 4);
-  h_to_coord (h, 1, PROTO_MSG_CLIENT_CONNECTED);
-  h_to_coord (h, 2, PROTO_MSG_CLIENT_CONNECTED);
-  h_to_coord (h, 1, PROTO_MSG_PEER_IS_READY);
-  h_to_coord (h, 2, PROTO_MSG_PEER_IS_READY);
-  h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
+  h_to_coord (h, 1, PROTO_MSG_HELLO);
+  h_to_coord (h, 2, PROTO_MSG_HELLO);
+  h_to_coord (h, 1, PROTO_MSG_READY);
+  h_to_coord (h, 2, PROTO_MSG_READY);
+  h_to_coord (h, 1, DISCO_MSG_CONNECTIONS_READY);
   h_advance (h, wait);
   guint n = h_count_log (h, "S retry");
   h_free (h);
@@ -339,10 +339,10 @@ START_TEST (test_draft_timer_is_60s)
   /* 3bfce91d's controller calls startTimeout() without an argument: its
    * default, 60 s, whatever maxPeerConnectionTime says; dcf4b31e passes
    * maxPeerConnectionTime */
-  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110, 10 * DL_S, 10 * DL_S), 1);
-  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110_DRAFT, 10 * DL_S, 59 * DL_S), 0);
-  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110_DRAFT, 10 * DL_S, 60 * DL_S), 1);
-  ck_assert_uint_eq (retries_after (PROTO_VERSION_DISCO_1110_DRAFT, 120 * DL_S, 60 * DL_S), 1);
+  ck_assert_uint_eq (retries_after (DISCO_VERSION_1110, 10 * DL_S, 10 * DL_S), 1);
+  ck_assert_uint_eq (retries_after (DISCO_VERSION_1110_DRAFT, 10 * DL_S, 59 * DL_S), 0);
+  ck_assert_uint_eq (retries_after (DISCO_VERSION_1110_DRAFT, 10 * DL_S, 60 * DL_S), 1);
+  ck_assert_uint_eq (retries_after (DISCO_VERSION_1110_DRAFT, 120 * DL_S, 60 * DL_S), 1);
 }
 END_TEST
 
@@ -356,28 +356,28 @@ START_TEST (test_775_own_id_in_list_exchanges_alone)
    * disco-1110 waits in the race instead. */
   for (int v = 0; v < 2; v++)
     {
-      ProtoConfig c = h_cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 1);
+      ProtoConfig c = h_cfg (v ? DISCO_VERSION_775 : DISCO_VERSION_1110, 2, 1);
       Harness *h = h_new (&c, 2, 4);
       h->auto_train = FALSE;
       h_start (h, 1);
       h_start (h, 2);
       h_settle (h);
       h_finish_training (h, 1);
-      h_drop (h, PROTO_MSG_PEER_IS_READY, PROTO_NO_NODE);
-      assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
+      h_drop (h, PROTO_MSG_READY, PROTO_NO_NODE);
+      assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
       ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+      proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
       const ProtoNodeId ids[] = { 1, 2 };
       proto_msg_set_peers (&m, ids, 2);
       h_to_peer (h, 1, PROTO_SERVER, &m);
       proto_msg_clear (&m);
       if (v)
         {
-          assert_state (h, 1, PROTO_PEER_DONE);
+          assert_state (h, 1, DISCO_PEER_DONE);
           ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
         }
       else
-        assert_state (h, 1, PROTO_PEER_WAIT_DECISION);
+        assert_state (h, 1, DISCO_PEER_WAIT_DECISION);
       h_free (h);
     }
 }
@@ -390,24 +390,24 @@ START_TEST (test_775_no_reset_no_counts)
    * nbOfParticipants */
   for (int v = 0; v < 2; v++)
     {
-      ProtoConfig c = h_cfg (v ? PROTO_VERSION_DISCO_775 : PROTO_VERSION_DISCO_1110, 2, 2);
+      ProtoConfig c = h_cfg (v ? DISCO_VERSION_775 : DISCO_VERSION_1110, 2, 2);
       Harness *h = h_new (&c, 2, 4);
       h_start (h, 1);
       h_start (h, 2);
       h_settle (h);
-      ck_assert_uint_eq (proto_coord_round (h->coord), 2);
+      ck_assert_uint_eq (disco_coord_round (h->coord), 2);
       h_leave (h, 1);
       h_leave (h, 2);
       h_settle (h);
-      ck_assert_uint_eq (proto_coord_round (h->coord), v ? 2 : 0);
+      ck_assert_uint_eq (disco_coord_round (h->coord), v ? 2 : 0);
       ck_assert_uint_eq (h_count_log (h, "S reset"), v ? 0 : 1);
       h_free (h);
       /* the NewNodeInfo a fresh coordinator answers a second connection with */
-      g_autoptr (ProtoMachine) co = proto_coord_new (&c);
+      g_autoptr (ProtoMachine) co = disco_coord_new (&c);
       ProtoOutbox out;
       proto_outbox_init (&out);
       ProtoMsg cc;
-      proto_msg_init (&cc, PROTO_MSG_CLIENT_CONNECTED);
+      proto_msg_init (&cc, PROTO_MSG_HELLO);
       ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &cc };
       proto_machine_handle (co, 0, &in, &out);
       in.from = 2;
@@ -418,12 +418,12 @@ START_TEST (test_775_no_reset_no_counts)
           ProtoAction *a = proto_outbox_get (&out, k);
           if (a->kind != PROTO_ACT_SEND)
             continue;
-          if (a->msg.type == PROTO_MSG_NEW_NODE_INFO && a->to == 2)
+          if (a->msg.type == PROTO_MSG_WELCOME && a->to == 2)
             {
               infos++;
               ck_assert_uint_eq (a->msg.nb_participants, v ? 0 : 2);
             }
-          if (a->msg.type == PROTO_MSG_ENOUGH_PARTICIPANTS)
+          if (a->msg.type == DISCO_MSG_ENOUGH_PARTICIPANTS)
             {
               enoughs++;
               ck_assert_uint_eq (a->msg.nb_participants, v ? 0 : 2);
@@ -445,19 +445,19 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
   for (int k = 0; k < 4; k++)
     for (int node = 0; node < 2; node++)
       {
-        ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+        ProtoConfig c = h_cfg (DISCO_VERSION_1110, 2, 1);
         disco_config_mut (&c)->node_runtime = node;
         Harness *h = h_new (&c, 2, 4);
         h->auto_train = FALSE;
         h_start (h, 1);
         h_start (h, 2);
         h_settle (h);
-        assert_state (h, 1, PROTO_PEER_TRAINING);
+        assert_state (h, 1, DISCO_PEER_TRAINING);
         ProtoMsg m;
         if (k == 0)
           {
             /* PeerPool.signal for a peer not in the pool */
-            proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+            proto_msg_init (&m, PROTO_MSG_SIGNAL);
             m.node = 2;
             m.signal = PROTO_SIGNAL_OFFER;
             h_to_peer (h, 1, PROTO_SERVER, &m);
@@ -465,14 +465,14 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
         else if (k == 1)
           {
             /* handleSignalNewPeer naming ourselves: getPeers rejects */
-            proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+            proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
             m.node = 1;
             h_to_peer (h, 1, PROTO_SERVER, &m);
           }
         else if (k == 2)
           {
             /* a second WaitingForMoreParticipants (S21) */
-            proto_msg_init (&m, PROTO_MSG_WAITING_FOR_MORE);
+            proto_msg_init (&m, DISCO_MSG_WAITING_FOR_MORE);
             h_to_peer (h, 1, PROTO_SERVER, &m);
             ck_assert (proto_machine_connected (h->m[1]));
             h_to_peer (h, 1, PROTO_SERVER, &m);
@@ -480,7 +480,7 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
         else
           {
             /* simple-peer's unhandled `error`: a link whose ICE fails */
-            proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+            proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
             h_finish_training (h, 1);
             h_finish_training (h, 2);
             h->auto_links = FALSE;
@@ -500,7 +500,7 @@ START_TEST (test_node_runtime_exits_on_uncaught_errors)
         ck_assert_msg (proto_machine_connected (h->m[1]) == !node, "case %d node %d", k, node);
         if (node)
           {
-            assert_state (h, 1, PROTO_PEER_FAILED);
+            assert_state (h, 1, DISCO_PEER_FAILED);
             ck_assert_str_ne (proto_machine_base (h->m[1])->error, "");
           }
         h_free (h);
@@ -519,13 +519,13 @@ START_TEST (test_pool_shutdown_waits_for_destroyed_links)
   for (int closed = 0; closed < 2; closed++)
     for (int fail = 0; fail < 2; fail++)
       {
-        ProtoConfig c = h_cfg (PROTO_VERSION_DISCO_1110, 2, 1);
+        ProtoConfig c = h_cfg (DISCO_VERSION_1110, 2, 1);
         Harness *h = h_new (&c, 2, 4);
         h_start (h, 1);
         h_start (h, 2);
-        h_hold (h, PROTO_MSG_CONNECTIONS_READY, PROTO_NO_NODE);
+        h_hold (h, DISCO_MSG_CONNECTIONS_READY, PROTO_NO_NODE);
         h_settle (h);
-        assert_state (h, 1, PROTO_PEER_WAIT_DECISION);
+        assert_state (h, 1, DISCO_PEER_WAIT_DECISION);
         if (closed)
           {
             ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = 2 };
@@ -535,29 +535,29 @@ START_TEST (test_pool_shutdown_waits_for_destroyed_links)
             proto_outbox_clear (&out);
           }
         ProtoMsg m;
-        proto_msg_init (&m, fail ? PROTO_MSG_CONNECTION_FAIL : PROTO_MSG_RETRY_PEER_CONNECTIONS);
+        proto_msg_init (&m, fail ? DISCO_MSG_CONNECTION_FAIL : DISCO_MSG_RETRY_PEER_CONNECTIONS);
         h_to_peer (h, 1, PROTO_SERVER, &m);
-        guint ready_before = h_queued (h, PROTO_MSG_PEER_IS_READY, PROTO_SERVER);
+        guint ready_before = h_queued (h, PROTO_MSG_READY, PROTO_SERVER);
         if (closed)
           {
-            assert_state (h, 1, PROTO_PEER_POOL_SHUTDOWN);
+            assert_state (h, 1, DISCO_PEER_POOL_SHUTDOWN);
             ck_assert (proto_machine_connected (h->m[1]));
             ck_assert_int_eq (proto_machine_next_deadline (h->m[1]), h->now + DL_S);
             /* the race is over: Start is not listened for any more */
-            ck_assert (!proto_machine_listens (h->m[1], PROTO_MSG_START_WEIGHT_SHARING, PROTO_SERVER));
+            ck_assert (!proto_machine_listens (h->m[1], DISCO_MSG_START_WEIGHT_SHARING, PROTO_SERVER));
             h_advance (h, DL_S - 1);
-            assert_state (h, 1, PROTO_PEER_POOL_SHUTDOWN);
+            assert_state (h, 1, DISCO_PEER_POOL_SHUTDOWN);
             h_advance (h, 1);
           }
         if (fail)
           {
-            assert_state (h, 1, PROTO_PEER_FAILED);
+            assert_state (h, 1, DISCO_PEER_FAILED);
             ck_assert (!proto_machine_connected (h->m[1]));
           }
         else
           {
-            assert_state (h, 1, PROTO_PEER_WAIT_PEERS);
-            ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEER_IS_READY, PROTO_SERVER), ready_before + closed);
+            assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
+            ck_assert_uint_eq (h_queued (h, PROTO_MSG_READY, PROTO_SERVER), ready_before + closed);
           }
         proto_msg_clear (&m);
         h_free (h);

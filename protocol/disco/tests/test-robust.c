@@ -6,7 +6,7 @@
 
 #include "protocol/disco/tests/proto-harness.h"
 #include "learn/learn-weights.h"
-#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/disco-aggregator.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <check.h>
@@ -18,7 +18,7 @@ START_TEST (test_helper_flag_on_the_wire)
   /* DISCO's PeerIsReady has no field and keeps its size; robust's helper
    * flag travels, and a decoder reads both forms */
   ProtoMsg m, back;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  proto_msg_init (&m, PROTO_MSG_READY);
   gsize plain = proto_msg_wire_size (&m);
   m.helper = TRUE;
   g_autoptr (GBytes) b = proto_msg_encode (&m);
@@ -35,18 +35,18 @@ END_TEST
 
 START_TEST (test_versions_by_name)
 {
-  ProtoVersion v;
-  ck_assert (proto_version_from_name ("robust", &v, NULL) && v == PROTO_VERSION_ROBUST);
-  ck_assert (proto_version_from_name ("disco-pre775", &v, NULL) && v == PROTO_VERSION_DISCO_PRE775);
+  DiscoVersion v;
+  ck_assert (disco_version_from_name ("robust", &v, NULL) && v == DISCO_VERSION_ROBUST);
+  ck_assert (disco_version_from_name ("disco-pre775", &v, NULL) && v == DISCO_VERSION_PRE775);
   g_autoptr (GError) e = NULL;
-  ck_assert (!proto_version_from_name ("robust2", &v, &e));
+  ck_assert (!disco_version_from_name ("robust2", &v, &e));
   ck_assert (strstr (e->message, "robust") != NULL);
   ProtoConfig c;
-  proto_disco_config_init (&c, PROTO_VERSION_DISCO_1110);
-  ck_assert (proto_disco_wait_timeout (&c) == DL_TIME_NEVER);
+  disco_config_init (&c, DISCO_VERSION_1110);
+  ck_assert (disco_wait_timeout (&c) == DL_TIME_NEVER);
   ck_assert (!disco_config (&c)->robust_single_timer && !disco_config (&c)->robust_checkpoint);
-  proto_disco_config_init (&c, PROTO_VERSION_ROBUST);
-  ck_assert (proto_disco_wait_timeout (&c) == 2 * T60);
+  disco_config_init (&c, DISCO_VERSION_ROBUST);
+  ck_assert (disco_wait_timeout (&c) == 2 * T60);
   ck_assert (disco_config (&c)->connect_barrier && disco_config (&c)->model_sync);
 }
 END_TEST
@@ -56,17 +56,17 @@ END_TEST
  * the collect phase and excludes the two ends, who are told. */
 START_TEST (test_s09_no_retry_while_collecting)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   h_fail_link (h, 1, 3);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
   h_settle (h);
-  assert_state (h, 2, PROTO_PEER_WAIT_DECISION);
+  assert_state (h, 2, DISCO_PEER_WAIT_DECISION);
   h_advance (h, T60);
   h_settle (h);
   /* the Retry sent everyone back to collect; a new list, a new timer */
-  ck_assert_uint_eq (proto_coord_pending_timers (h->coord), 1);
+  ck_assert_uint_eq (disco_coord_pending_timers (h->coord), 1);
   ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
   for (guint k = 0; k < 4; k++)
     {
@@ -78,7 +78,7 @@ START_TEST (test_s09_no_retry_while_collecting)
   ck_assert (!proto_machine_connected (h->m[1]));
   ck_assert (!proto_machine_connected (h->m[3]));
   ck_assert (proto_machine_connected (h->m[2]));
-  ck_assert_uint_le (proto_coord_pending_timers (h->coord), 1);
+  ck_assert_uint_le (disco_coord_pending_timers (h->coord), 1);
   h_free (h);
 }
 END_TEST
@@ -86,7 +86,7 @@ END_TEST
 /* S6: one timeout per round never adds up. */
 START_TEST (test_s06_retry_counter_per_round)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 6);
+  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 6);
   disco_config_mut (&c)->max_connection_retry = 1;
   Harness *h = h_new (&c, 2, 4);
   for (guint i = 1; i <= 2; i++)
@@ -95,7 +95,7 @@ START_TEST (test_s06_retry_counter_per_round)
     {
       h_settle (h);
       /* p2's ConnectionsReady of this attempt is lost: one timeout */
-      ck_assert_uint_ge (h_drop (h, PROTO_MSG_CONNECTIONS_READY, PROTO_SERVER), 0);
+      ck_assert_uint_ge (h_drop (h, DISCO_MSG_CONNECTIONS_READY, PROTO_SERVER), 0);
       h_advance (h, T60);
       h_settle (h);
     }
@@ -109,33 +109,33 @@ END_TEST
  * phase is kept for the next collect, a stray ConnectionsReady ignored. */
 START_TEST (test_s19_s31_connect_phase_is_the_members)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   for (ProtoNodeId id = 1; id <= 3; id++)
-    h_to_coord (h, id, PROTO_MSG_CLIENT_CONNECTED);
+    h_to_coord (h, id, PROTO_MSG_HELLO);
   for (ProtoNodeId id = 1; id <= 2; id++)
     {
-      h_to_coord (h, id, PROTO_MSG_JOIN_ROUND);
-      h_to_coord (h, id, PROTO_MSG_PEER_IS_READY);
+      h_to_coord (h, id, DISCO_MSG_JOIN_ROUND);
+      h_to_coord (h, id, PROTO_MSG_READY);
     }
   /* 3 is not ready: the straggler timer, then a list of 1 and 2 */
-  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);
   h_advance (h, T60);
-  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 1), 1);
-  ck_assert_uint_eq (h_queued (h, PROTO_MSG_PEERS_FOR_ROUND, 3), 0);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_ROUND_PEERS, 1), 1);
+  ck_assert_uint_eq (h_queued (h, PROTO_MSG_ROUND_PEERS, 3), 0);
   ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
-  h_to_coord (h, 3, PROTO_MSG_JOIN_ROUND);
-  h_to_coord (h, 3, PROTO_MSG_PEER_IS_READY);
-  h_to_coord (h, 3, PROTO_MSG_CONNECTIONS_READY);        /* stray */
+  h_to_coord (h, 3, DISCO_MSG_JOIN_ROUND);
+  h_to_coord (h, 3, PROTO_MSG_READY);
+  h_to_coord (h, 3, DISCO_MSG_CONNECTIONS_READY);        /* stray */
   ck_assert_uint_eq (h_count_log (h, "not in the connect phase: ignored"), 1);
-  ck_assert (!proto_coord_has_connect_flag (h->coord, 3));
-  h_to_coord (h, 1, PROTO_MSG_CONNECTIONS_READY);
-  h_to_coord (h, 2, PROTO_MSG_CONNECTIONS_READY);
-  ck_assert_uint_eq (h_queued (h, PROTO_MSG_START_WEIGHT_SHARING, 3), 0);
-  ck_assert_uint_eq (h_queued (h, PROTO_MSG_START_WEIGHT_SHARING, 1), 1);
+  ck_assert (!disco_coord_has_connect_flag (h->coord, 3));
+  h_to_coord (h, 1, DISCO_MSG_CONNECTIONS_READY);
+  h_to_coord (h, 2, DISCO_MSG_CONNECTIONS_READY);
+  ck_assert_uint_eq (h_queued (h, DISCO_MSG_START_WEIGHT_SHARING, 3), 0);
+  ck_assert_uint_eq (h_queued (h, DISCO_MSG_START_WEIGHT_SHARING, 1), 1);
   /* 3 kept its readiness through the Start */
-  ck_assert (proto_coord_is_ready (h->coord, 3));
-  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  ck_assert (disco_coord_is_ready (h->coord, 3));
+  ck_assert_uint_eq (disco_coord_round (h->coord), 1);
   h_free (h);
 }
 END_TEST
@@ -148,17 +148,17 @@ END_TEST
 static Harness *
 s17_start (gboolean leaver_finishes)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 2);
+  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 2);
   Harness *h = h_new (&c, 3, 4);
   for (guint i = 1; i <= 3; i++)
     h_start (h, i);
-  h_hold (h, PROTO_MSG_PAYLOAD, 3);
+  h_hold (h, DISCO_MSG_PAYLOAD, 3);
   if (!leaver_finishes)
-    h_hold_to (h, PROTO_MSG_PAYLOAD, 3);
+    h_hold_to (h, DISCO_MSG_PAYLOAD, 3);
   h_settle (h);
-  assert_state (h, 1, PROTO_PEER_EXCHANGING);
+  assert_state (h, 1, DISCO_PEER_EXCHANGING);
   h_leave (h, 3);
-  h_drop (h, PROTO_MSG_PAYLOAD, PROTO_NO_NODE);   /* in flight on links that closed */
+  h_drop (h, DISCO_MSG_PAYLOAD, PROTO_NO_NODE);   /* in flight on links that closed */
   h_unhold (h);
   h_settle (h);
   return h;
@@ -201,29 +201,29 @@ END_TEST
 /* S27: a Payload of another round is refused; the strict aggregator. */
 START_TEST (test_s27_exact_round)
 {
-  g_autoptr (ProtoAggregator) a = proto_aggregator_new (PROTO_AGG_MEAN, 100, NULL);
-  proto_aggregator_set_strict (a, TRUE);
+  g_autoptr (DiscoAggregator) a = disco_aggregator_new (DISCO_AGG_MEAN, 100, NULL);
+  disco_aggregator_set_strict (a, TRUE);
   ProtoNodeId ids[] = { 1, 2, 3 };
-  proto_aggregator_set_nodes (a, ids, 3);
+  disco_aggregator_set_nodes (a, ids, 3);
   float w1[] = { 1 }, w2[] = { 2 }, w9[] = { 9 };
   g_autoptr (LearnWeights) l1 = learn_weights_new_from (w1, 1);
   g_autoptr (LearnWeights) l2 = learn_weights_new_from (w2, 1);
   g_autoptr (LearnWeights) l9 = learn_weights_new_from (w9, 1);
   gboolean refused;
-  ck_assert (proto_aggregator_add (a, 1, l1, 0, 0, &refused) == NULL && !refused);
-  ck_assert (proto_aggregator_add (a, 2, l2, 0, 0, &refused) == NULL && !refused);
+  ck_assert (disco_aggregator_add (a, 1, l1, 0, 0, &refused) == NULL && !refused);
+  ck_assert (disco_aggregator_add (a, 2, l2, 0, 0, &refused) == NULL && !refused);
   /* a fourth node's contribution does not fill a strict aggregator (DISCO's
    * mean counts it: mean.ts) */
   ProtoNodeId four[] = { 1, 2, 3, 4 };
-  proto_aggregator_set_nodes (a, four, 4);
-  ck_assert (proto_aggregator_add (a, 4, l9, 0, 0, &refused) == NULL);
-  proto_aggregator_set_nodes (a, ids, 3);
-  ck_assert (!proto_aggregator_has_contribution (a, 3));
-  g_autoptr (LearnWeights) r = proto_aggregator_add (a, 3, l2, 0, 0, &refused);
+  disco_aggregator_set_nodes (a, four, 4);
+  ck_assert (disco_aggregator_add (a, 4, l9, 0, 0, &refused) == NULL);
+  disco_aggregator_set_nodes (a, ids, 3);
+  ck_assert (!disco_aggregator_has_contribution (a, 3));
+  g_autoptr (LearnWeights) r = disco_aggregator_add (a, 3, l2, 0, 0, &refused);
   ck_assert (r != NULL);
   /* (1 + 2 + 2) / 3: node 4's 9 is not averaged in */
   ck_assert_double_eq_tol (learn_weights_data (r)[0], 5.0 / 3, 1e-6);
-  ck_assert_uint_eq (proto_aggregator_round (a), 1);
+  ck_assert_uint_eq (disco_aggregator_round (a), 1);
 }
 END_TEST
 
@@ -231,26 +231,26 @@ END_TEST
  * alone, and a late joiner trains with it. */
 START_TEST (test_s20_helpers_help_only)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 3, 4);
   h_start (h, 1);
   h_start (h, 2);
   h_settle (h);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);
-  assert_state (h, 1, PROTO_PEER_DONE);
-  assert_state (h, 2, PROTO_PEER_DONE);
+  assert_state (h, 1, DISCO_PEER_DONE);
+  assert_state (h, 2, DISCO_PEER_DONE);
   ck_assert_uint_ge (h_count_log (h, "PeerIsReady"), 4);
   h_advance (h, 10 * T60);
   h_settle (h);
-  ck_assert_uint_eq (proto_coord_round (h->coord), 1);   /* helpers alone: no round */
+  ck_assert_uint_eq (disco_coord_round (h->coord), 1);   /* helpers alone: no round */
   h_start (h, 3);                                        /* joins mid-training, syncs */
   h_settle (h);
   h_advance (h, T60);
   h_settle (h);
-  ck_assert (proto_peer_synced (h->peers[3]));
+  ck_assert (disco_peer_synced (h->peers[3]));
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[3]), 1);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);   /* a helper's round is not its own */
-  ck_assert_uint_eq (proto_coord_round (h->coord), 2);
+  ck_assert_uint_eq (disco_coord_round (h->coord), 2);
   h_free (h);
 }
 END_TEST
@@ -259,7 +259,7 @@ END_TEST
  * the next joiner syncs from it. */
 START_TEST (test_s25_checkpoint_survives_reset)
 {
-  ProtoConfig c = h_cfg (PROTO_VERSION_ROBUST, 2, 1);
+  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 4, 4);
   h_start (h, 1);
   h_start (h, 2);
@@ -270,16 +270,16 @@ START_TEST (test_s25_checkpoint_survives_reset)
   h_leave (h, 2);
   h_settle (h);
   ck_assert_uint_ge (h_count_log (h, "checkpoint of the last round kept"), 1);
-  ck_assert_uint_eq (proto_coord_connections (h->coord), 0);
-  ck_assert_uint_eq (proto_coord_round (h->coord), 1);
+  ck_assert_uint_eq (disco_coord_connections (h->coord), 0);
+  ck_assert_uint_eq (disco_coord_round (h->coord), 1);
   h_start (h, 3);
   h_start (h, 4);
   h_settle (h);
   h_advance (h, T60);
   h_settle (h);
-  ck_assert (proto_peer_synced (h->peers[3]));
-  ck_assert (proto_peer_synced (h->peers[4]));
-  ck_assert (learn_weights_equal (proto_peer_latest_model (h->peers[3]), proto_peer_latest_model (h->peers[4])));
+  ck_assert (disco_peer_synced (h->peers[3]));
+  ck_assert (disco_peer_synced (h->peers[4]));
+  ck_assert (learn_weights_equal (disco_peer_latest_model (h->peers[3]), disco_peer_latest_model (h->peers[4])));
   h_free (h);
 }
 END_TEST
@@ -289,7 +289,7 @@ END_TEST
 START_TEST (test_lost_list_said_again)
 {
   ProtoConfig c;
-  Harness *h = h_two_training (PROTO_VERSION_ROBUST, 1);
+  Harness *h = h_two_training (DISCO_VERSION_ROBUST, 1);
   h_finish_training (h, 1);
   h_finish_training (h, 2);
   h_settle (h);
@@ -298,17 +298,17 @@ START_TEST (test_lost_list_said_again)
 
   for (int v = 0; v < 2; v++)
     {
-      c = h_cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
+      c = h_cfg (v ? DISCO_VERSION_ROBUST : DISCO_VERSION_1110, 2, 1);
       h = h_new (&c, 2, 4);
       h->auto_train = FALSE;
       h_start (h, 1);
       h_start (h, 2);
       h_settle (h);
       h_finish_training (h, 1);
-      h_hold_to (h, PROTO_MSG_PEERS_FOR_ROUND, 2);
+      h_hold_to (h, PROTO_MSG_ROUND_PEERS, 2);
       h_finish_training (h, 2);
       h_settle (h);
-      ck_assert_uint_eq (h_drop (h, PROTO_MSG_PEERS_FOR_ROUND, 2), 1);
+      ck_assert_uint_eq (h_drop (h, PROTO_MSG_ROUND_PEERS, 2), 1);
       h_unhold (h);
       for (guint k = 0; k < 6; k++)
         {
@@ -329,19 +329,19 @@ START_TEST (test_s22_enough_before_info)
 {
   for (int v = 0; v < 2; v++)
     {
-      ProtoConfig c = h_cfg (v ? PROTO_VERSION_ROBUST : PROTO_VERSION_DISCO_1110, 2, 1);
+      ProtoConfig c = h_cfg (v ? DISCO_VERSION_ROBUST : DISCO_VERSION_1110, 2, 1);
       Harness *h = h_new (&c, 2, 4);
       h->auto_train = FALSE;
-      h_hold_to (h, PROTO_MSG_NEW_NODE_INFO, 1);
+      h_hold_to (h, PROTO_MSG_WELCOME, 1);
       h_start (h, 1);
       h_settle (h);
       h_start (h, 2);
       h_settle (h);   /* Enough reaches p1 first */
-      ck_assert_uint_eq (h_queued (h, PROTO_MSG_NEW_NODE_INFO, 1), 1);
+      ck_assert_uint_eq (h_queued (h, PROTO_MSG_WELCOME, 1), 1);
       h_unhold (h);
       h_settle (h);
-      assert_state (h, 1, PROTO_PEER_TRAINING);
-      ck_assert (!proto_peer_paused (h->peers[1]));
+      assert_state (h, 1, DISCO_PEER_TRAINING);
+      ck_assert (!disco_peer_paused (h->peers[1]));
       h_free (h);
     }
 }

@@ -9,7 +9,7 @@
 #include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/gossip/gossip-coord.h"
 #include "protocol/gossip/gossip-peer.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
 #include <check.h>
@@ -31,7 +31,7 @@ co_init (Co *k, const ProtoConfig *cfg, guint n)
   for (ProtoNodeId p = 1; p <= n; p++)
     {
       ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      proto_msg_init (&m, PROTO_MSG_HELLO);
       proto_machine_handle (k->c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
     }
 }
@@ -47,7 +47,7 @@ static void
 co_ready (Co *k, DlTime t, ProtoNodeId p)
 {
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  proto_msg_init (&m, PROTO_MSG_READY);
   proto_machine_handle (k->c, t, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
 }
 
@@ -67,7 +67,7 @@ co_targets (Co *k, DlTime t, const ProtoNodeId *ids, guint n, uint32_t step)
 static guint
 lists_to (Co *k, ProtoNodeId to)
 {
-  return proto_outbox_count_sends (&k->out, PROTO_MSG_PEERS_FOR_ROUND, to);
+  return proto_outbox_count_sends (&k->out, PROTO_MSG_ROUND_PEERS, to);
 }
 
 START_TEST (test_deadline)
@@ -243,11 +243,11 @@ START_TEST (test_push_reply_and_mix)
   proto_outbox_init (&out);
   ProtoMsg m;
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
-  proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
+  proto_msg_init (&m, PROTO_MSG_WELCOME);
   m.node = 2;
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   /* p1 offers a link (1 < 2: p2 offers, so p1's offer is accepted as new) */
-  proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+  proto_msg_init (&m, PROTO_MSG_SIGNAL);
   m.node = 1;
   m.signal = PROTO_SIGNAL_OFFER;
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
@@ -320,7 +320,7 @@ START_TEST (test_kademlia_call_timeout)
   proto_outbox_init (&out);
   ProtoMsg m;
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
-  proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
+  proto_msg_init (&m, PROTO_MSG_WELCOME);
   m.node = 7;
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   const ProtoNodeId boot[] = { 3 };

@@ -12,7 +12,7 @@
 
 #include "tests/family-harness.h"
 #include "protocol/gossip/tests/gossip-cfg.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
 #include <check.h>
@@ -226,18 +226,18 @@ START_TEST (test_targets_and_graph)
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
-      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      proto_msg_init (&m, PROTO_MSG_HELLO);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   for (ProtoNodeId p = 1; p <= 2; p++)
     {
-      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      proto_msg_init (&m, PROTO_MSG_READY);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);  /* p3 trains */
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);  /* p3 trains */
+  proto_msg_init (&m, PROTO_MSG_READY);
   proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 3);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 3);
   ck_assert_str_eq (proto_machine_state_name (c), "targets");
   /* 1 -> 2, 2 -> 1 (the same edge), 3 -> 1 */
   const ProtoNodeId t[4] = { 0, 2, 1, 1 };
@@ -288,9 +288,9 @@ START_TEST (test_candidate_sample)
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 50; p++)
     {
-      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      proto_msg_init (&m, PROTO_MSG_HELLO);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      proto_msg_init (&m, PROTO_MSG_READY);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   guint lists = 0;
@@ -299,7 +299,7 @@ START_TEST (test_candidate_sample)
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {
       ProtoAction *a = proto_outbox_get (&out, i);
-      if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_PEERS_FOR_ROUND)
+      if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_ROUND_PEERS)
         continue;
       lists++;
       ck_assert_uint_eq (a->msg.n_peers, gossip_sample_size (2));
@@ -334,9 +334,9 @@ START_TEST (test_leaver_during_targets)
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
-      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      proto_msg_init (&m, PROTO_MSG_HELLO);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      proto_msg_init (&m, PROTO_MSG_READY);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   const ProtoNodeId both[2] = { 2, 3 }, one3[1] = { 3 };
@@ -374,19 +374,19 @@ START_TEST (test_helpers)
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
-      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      proto_msg_init (&m, PROTO_MSG_HELLO);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
   for (ProtoNodeId p = 1; p <= 2; p++)
     {
-      proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+      proto_msg_init (&m, PROTO_MSG_READY);
       m.helper = TRUE;
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
     }
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 0);
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);
+  proto_msg_init (&m, PROTO_MSG_READY);
   proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_PEERS_FOR_ROUND, PROTO_NO_NODE), 3);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 3);
   proto_outbox_clear (&out);
   proto_machine_free (c);
 }
@@ -448,13 +448,13 @@ join_provider (ProtoMachine *c, DlTime now, ProtoNodeId p)
   ProtoOutbox out;
   proto_outbox_init (&out);
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+  proto_msg_init (&m, PROTO_MSG_HELLO);
   proto_machine_handle (c, now, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
   ProtoNodeId provider = PROTO_NO_NODE;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {
       ProtoAction *a = proto_outbox_get (&out, i);
-      if (a->kind == PROTO_ACT_SEND && a->to == p && a->msg.type == PROTO_MSG_SIGNAL_MODEL_PROVIDER)
+      if (a->kind == PROTO_ACT_SEND && a->to == p && a->msg.type == PROTO_MSG_SYNC_PROVIDER)
         provider = a->msg.node;
     }
   proto_outbox_clear (&out);
@@ -485,9 +485,9 @@ START_TEST (test_sync_provider_kept)
   ProtoMachine *c = gossip_coord_new (&cfg);
   for (ProtoNodeId p = 1; p <= 3; p++)
     ck_assert_uint_eq (join_provider (c, 0, p), PROTO_NO_NODE);   /* nobody has trained */
-  coord_input (c, 1 * DL_S, 3, PROTO_MSG_PEER_IS_READY);
+  coord_input (c, 1 * DL_S, 3, PROTO_MSG_READY);
   ck_assert_uint_eq (join_provider (c, 2 * DL_S, 4), 3);
-  coord_input (c, 2 * DL_S, 2, PROTO_MSG_PEER_IS_READY);
+  coord_input (c, 2 * DL_S, 2, PROTO_MSG_READY);
   ck_assert_uint_eq (join_provider (c, 2 * DL_S, 5), 2);
   ck_assert_uint_eq (join_provider (c, 2 * DL_S, 2), 3);   /* p2 again: not itself */
   ck_assert_uint_eq (join_provider (c, 2 * DL_S, 6), 2);
@@ -495,7 +495,7 @@ START_TEST (test_sync_provider_kept)
   ck_assert_uint_eq (join_provider (c, 3 * DL_S, 7), 3);
   coord_input (c, 3 * DL_S, 3, PROTO_MSG_N_TYPES);
   ck_assert_uint_eq (join_provider (c, 3 * DL_S, 8), PROTO_NO_NODE);
-  coord_input (c, 4 * DL_S, 8, PROTO_MSG_PEER_IS_READY);
+  coord_input (c, 4 * DL_S, 8, PROTO_MSG_READY);
   ck_assert_uint_eq (join_provider (c, 4 * DL_S, 9), 8);
   proto_machine_free (c);
 }
@@ -510,17 +510,17 @@ START_TEST (test_lost_new_node_info)
    * seed 132; scenarios/regression/gossip-lost-new-node-info.ini). */
   ProtoConfig cfg = gossip_cfg (2, 1, 1);
   GW *g = gw_new (&cfg, 2, 1);
-  harness_hold (g, PROTO_MSG_NEW_NODE_INFO, PROTO_NO_NODE, 2);
+  harness_hold (g, PROTO_MSG_WELCOME, PROTO_NO_NODE, 2);
   gw_start_all (g);
   gw_settle (g);
-  ck_assert_uint_eq (harness_drop (g, PROTO_MSG_NEW_NODE_INFO, 2), 1);
+  ck_assert_uint_eq (harness_drop (g, PROTO_MSG_WELCOME, 2), 1);
   gw_unhold (g);
   ck_assert_int_eq (proto_machine_state (gw_peer (g, 1)), GOSSIP_PEER_WAIT_LIST);
   ck_assert_int_eq (proto_machine_state (gw_peer (g, 2)), GOSSIP_PEER_CONNECTING);
   DlTime again = cfg.payload_timeout;   /* after its ClientConnected, at 0 */
   ck_assert_int_eq (proto_machine_next_deadline (g->m[2]), again);
   harness_advance_to (g, again);
-  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_CLIENT_CONNECTED, PROTO_SERVER), 1);
+  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_HELLO, PROTO_SERVER), 1);
   gw_settle (g);
   for (guint i = 1; i <= 2; i++)
     {
@@ -549,9 +549,9 @@ START_TEST (test_repeated_admission_kademlia)
     {
       proto_outbox_reset (&out);
       ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_CLIENT_CONNECTED);
+      proto_msg_init (&m, PROTO_MSG_HELLO);
       proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = order[k], .msg = &m }, &out);
-      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEW_NODE_INFO, order[k]), 1);
+      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_WELCOME, order[k]), 1);
       const ProtoMsg *boot = NULL;
       for (guint i = 0; i < proto_outbox_len (&out); i++)
         if (proto_outbox_get (&out, i)->kind == PROTO_ACT_SEND
@@ -578,12 +578,12 @@ START_TEST (test_fanout_draws)
   proto_outbox_init (&out);
   ProtoMsg m;
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
-  proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
+  proto_msg_init (&m, PROTO_MSG_WELCOME);
   m.node = 4;
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
   const ProtoNodeId members[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-  proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+  proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
   proto_msg_set_peers (&m, members, 8);
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_msg_clear (&m);
@@ -617,7 +617,7 @@ START_TEST (test_fanout_draws)
   proto_msg_set_peers (&m, nb, 1);
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   proto_msg_clear (&m);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_SIGNAL_FOR_PEER, PROTO_SERVER), 1);
+  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_SIGNAL, PROTO_SERVER), 1);
   /* its payload came, ours has not gone (no link yet): not done */
   ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_EXCHANGING);
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_LINK_UP, .from = 2 }, &out);
@@ -663,7 +663,6 @@ START_TEST (test_family_registry)
   ProtoConfig cfg = gossip_cfg (2, 1, 1);
   ck_assert_ptr_eq (proto_family_of (&cfg), f);
   ck_assert (!f->promises_agreement (&cfg));
-  ck_assert (proto_family_lookup ("disco")->promises_agreement (&cfg));
   guint m = 7;
   ck_assert (!f->excludes_after_retries (&cfg, &m));
   ck_assert_uint_eq (f->n_peer_states, GOSSIP_PEER_N_STATES);

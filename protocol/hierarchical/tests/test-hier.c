@@ -5,7 +5,7 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "tests/family-harness.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
 #include <check.h>
@@ -167,7 +167,7 @@ START_TEST (test_tally_times_out)
   ProtoMsg m;
   for (ProtoNodeId p = 1; p <= 3; p++)
     {
-      coord_says (c, p, PROTO_MSG_CLIENT_CONNECTED, 0, &out);
+      coord_says (c, p, PROTO_MSG_HELLO, 0, &out);
       coord_says (c, p, PROTO_MSG_HIER_HELLO, 100 * p, &out);
     }
   ck_assert_uint_eq (hier_coord_n_clusters (c), 1);
@@ -231,7 +231,7 @@ static GW *
 admission_held (const ProtoConfig *cfg)
 {
   GW *g = gw_new (cfg, 2, 1);
-  harness_hold (g, PROTO_MSG_NEW_NODE_INFO, PROTO_SERVER, 2);
+  harness_hold (g, PROTO_MSG_WELCOME, PROTO_SERVER, 2);
   gw_start_all (g);
   gw_settle (g);
   ck_assert_int_eq (proto_machine_state (hp (g, 1)), HIER_PEER_WAIT_HEAD);
@@ -249,11 +249,11 @@ START_TEST (test_lost_new_node_info)
    * NewNodeInfo; scenarios/regression/hier-lost-new-node-info.ini). */
   ProtoConfig cfg = hier_cfg (2, 1, 2);
   GW *g = admission_held (&cfg);
-  ck_assert_uint_eq (harness_drop (g, PROTO_MSG_NEW_NODE_INFO, 2), 1);
+  ck_assert_uint_eq (harness_drop (g, PROTO_MSG_WELCOME, 2), 1);
   gw_unhold (g);
   ck_assert_int_eq (proto_machine_next_deadline (g->m[2]), g->now + hier_config (&cfg)->head_timeout);
   harness_advance_to (g, g->now + hier_config (&cfg)->head_timeout);
-  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_CLIENT_CONNECTED, PROTO_SERVER), 1);
+  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_HELLO, PROTO_SERVER), 1);
   gw_settle (g);
   for (guint i = 1; i <= 2; i++)
     {
@@ -281,10 +281,10 @@ START_TEST (test_late_new_node_info)
   GW *g = admission_held (&cfg);
   harness_advance_to (g, g->now + hier_config (&cfg)->head_timeout);
   gw_settle (g);
-  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_NEW_NODE_INFO, 2), 2);
+  ck_assert_uint_eq (harness_queued (g, PROTO_MSG_WELCOME, 2), 2);
   gw_unhold (g);
   gw_settle (g);
-  ck_assert_uint_eq (proto_machine_received_count (hp (g, 2), PROTO_MSG_NEW_NODE_INFO), 2);
+  ck_assert_uint_eq (proto_machine_received_count (hp (g, 2), PROTO_MSG_WELCOME), 2);
   ck_assert_uint_eq (gw_count (g, "dropped NewNodeInfo"), 1);
   ck_assert_uint_eq (gw_count (g, "sent HierHello"), 3);
   for (guint i = 1; i <= 2; i++)
@@ -307,9 +307,9 @@ START_TEST (test_repeated_admission)
   for (guint k = 0; k < G_N_ELEMENTS (order); k++)
     {
       proto_outbox_reset (&out);
-      coord_says (c, order[k], PROTO_MSG_CLIENT_CONNECTED, 0, &out);
-      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEW_NODE_INFO, order[k]), 1);
-      const ProtoMsg *r = sent_of (&out, PROTO_MSG_NEW_NODE_INFO);
+      coord_says (c, order[k], PROTO_MSG_HELLO, 0, &out);
+      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_WELCOME, order[k]), 1);
+      const ProtoMsg *r = sent_of (&out, PROTO_MSG_WELCOME);
       ck_assert_uint_eq (r->node, order[k]);
       ck_assert_int_eq (r->joined_mid_training, order[k] == 3);   /* p3 after the clusters formed */
       if (k == 2)

@@ -9,7 +9,7 @@
 
 #include "protocol/pipeline/pipe.h"
 #include "tests/family-harness.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
 #include <check.h>
@@ -489,7 +489,7 @@ START_TEST (test_lost_offer_link_opened_again)
    * the dead link for good; scenarios/regression/pipeline-lost-role.ini) */
   ProtoConfig c = pipe_cfg (2, 1, 1, 2, FALSE);
   GW *g = gw_new (&c, 3, 4);
-  ck_assert_uint_eq (gw_start_losing (g, PROTO_MSG_SIGNAL_FOR_PEER, 2), 1);
+  ck_assert_uint_eq (gw_start_losing (g, PROTO_MSG_SIGNAL, 2), 1);
   run_until (g, DL_S * 100);
   ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert_uint_eq (view (g, 1).rounds_done, 2);

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "learn/learn-weights.h"
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/proto-machine.h"
 #include "protocol/replica/proto-replica.h"
 #include "protocol/disco/disco-msgs.h"
@@ -164,7 +164,7 @@ static Group *
 group_new (ProtoReplication mode)
 {
   Group *g = g_new0 (Group, 1);
-  proto_disco_config_init (&g->cfg, PROTO_VERSION_ROBUST);
+  disco_config_init (&g->cfg, DISCO_VERSION_ROBUST);
   g->cfg.coordinator_replicas = N;
   g->cfg.replication = mode;
   g->cfg.min_participants = 2;
@@ -238,7 +238,7 @@ last_to (const Group *g, ProtoNodeId p, ProtoMsgType type)
 static guint
 connections (const Group *g, guint k)
 {
-  return proto_coord_connections (proto_replica_inner (g->r[k])->impl);
+  return disco_coord_connections (proto_replica_inner (g->r[k])->impl);
 }
 
 static guint
@@ -257,11 +257,11 @@ START_TEST (test_raft_commit_before_answer)
   Group *g = group_new (PROTO_REPLICATION_RAFT);
   run_until (g, 10 * DL_MS);
   ck_assert_uint_eq (leader_of (g), 0);
-  peer_says (g, 0, 1, PROTO_MSG_CLIENT_CONNECTED, 1, 0);
-  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, N), 0);   /* not before the majority */
+  peer_says (g, 0, 1, PROTO_MSG_HELLO, 1, 0);
+  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_WELCOME, N), 0);   /* not before the majority */
   run_until (g, 20 * DL_MS);
-  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, N), 1);
-  const ProtoMsg *m = last_to (g, 1, PROTO_MSG_NEW_NODE_INFO);
+  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_WELCOME, N), 1);
+  const ProtoMsg *m = last_to (g, 1, PROTO_MSG_WELCOME);
   ck_assert_uint_eq (m->sess_seq, 1);   /* its first message to p1 */
   ck_assert_uint_eq (m->sess_ack, 1);   /* p1's first applied */
   /* a heartbeat later, the followers know the commit and applied it too */
@@ -272,9 +272,9 @@ START_TEST (test_raft_commit_before_answer)
       ck_assert_uint_eq (connections (g, k), 1);
     }
   /* the same message again (sent again on a resume): logged, not applied twice */
-  peer_says (g, 0, 1, PROTO_MSG_CLIENT_CONNECTED, 1, 1);
+  peer_says (g, 0, 1, PROTO_MSG_HELLO, 1, 1);
   run_until (g, 400 * DL_MS);
-  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, N), 1);
+  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_WELCOME, N), 1);
   for (guint k = 0; k < N; k++)
     ck_assert_uint_eq (connections (g, k), 1);
   /* only the leader speaks to peers */
@@ -289,8 +289,8 @@ START_TEST (test_primary_backup_answers_at_once)
 {
   Group *g = group_new (PROTO_REPLICATION_PRIMARY_BACKUP);
   run_until (g, 10 * DL_MS);
-  peer_says (g, 0, 1, PROTO_MSG_CLIENT_CONNECTED, 1, 0);
-  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, N), 1);
+  peer_says (g, 0, 1, PROTO_MSG_HELLO, 1, 0);
+  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_WELCOME, N), 1);
   run_until (g, 200 * DL_MS);
   for (guint k = 1; k < N; k++)
     ck_assert_uint_eq (connections (g, k), 1);
@@ -305,10 +305,10 @@ START_TEST (test_failover_keeps_state_and_resends)
 {
   Group *g = group_new (PROTO_REPLICATION_RAFT);
   run_until (g, 10 * DL_MS);
-  peer_says (g, 0, 1, PROTO_MSG_CLIENT_CONNECTED, 1, 0);
-  peer_says (g, 0, 2, PROTO_MSG_CLIENT_CONNECTED, 1, 0);
+  peer_says (g, 0, 1, PROTO_MSG_HELLO, 1, 0);
+  peer_says (g, 0, 2, PROTO_MSG_HELLO, 1, 0);
   run_until (g, 100 * DL_MS);
-  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, 0), 1);
+  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_WELCOME, 0), 1);
   g->dead[0] = TRUE;
   run_until (g, 1500 * DL_MS);
   guint k = leader_of (g);
@@ -317,7 +317,7 @@ START_TEST (test_failover_keeps_state_and_resends)
   ck_assert_uint_ge (proto_replica_term (g->r[k]), 2);
   ck_assert_uint_eq (connections (g, k), 2);
   /* p1 never got its NewNodeInfo (it says it has nothing): it comes again */
-  guint before = sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, N);
+  guint before = sent_to (g, 1, PROTO_MSG_WELCOME, N);
   peer_says (g, k, 1, PROTO_MSG_SESSION_RESUME, 0, 0);
   run_until (g, 1600 * DL_MS);
   const ProtoMsg *r = last_to (g, 1, PROTO_MSG_SESSION_RESUMED);
@@ -325,12 +325,12 @@ START_TEST (test_failover_keeps_state_and_resends)
   ck_assert (!r->helper);
   ck_assert_uint_eq (r->sess_ack, 1);   /* its ClientConnected was applied */
   ck_assert_uint_ge (r->round, 1);      /* and the coordinator had sent it something */
-  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, k), before);   /* resent by the new leader */
-  ck_assert_uint_gt (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, k), 0);
+  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_WELCOME, k), before);   /* resent by the new leader */
+  ck_assert_uint_gt (sent_to (g, 1, PROTO_MSG_WELCOME, k), 0);
   /* p2 says it holds everything: nothing is resent to it */
   peer_says (g, k, 2, PROTO_MSG_SESSION_RESUME, 0, 99);
   run_until (g, 1700 * DL_MS);
-  ck_assert_uint_eq (sent_to (g, 2, PROTO_MSG_NEW_NODE_INFO, k), 0);
+  ck_assert_uint_eq (sent_to (g, 2, PROTO_MSG_WELCOME, k), 0);
   group_free (g);
 }
 END_TEST
@@ -350,8 +350,8 @@ START_TEST (test_silent_session_closed)
       feed (g, k, &in);
     }
   run_until (g, 10 * DL_MS);
-  peer_says (g, 0, 1, PROTO_MSG_CLIENT_CONNECTED, 1, 0);
-  peer_says (g, 0, 2, PROTO_MSG_CLIENT_CONNECTED, 1, 0);
+  peer_says (g, 0, 1, PROTO_MSG_HELLO, 1, 0);
+  peer_says (g, 0, 2, PROTO_MSG_HELLO, 1, 0);
   run_until (g, 100 * DL_MS);
   g->dead[0] = TRUE;
   run_until (g, 1000 * DL_MS);
@@ -392,9 +392,9 @@ START_TEST (test_up_to_date_wins)
   Group *g = group_new (PROTO_REPLICATION_RAFT);
   run_until (g, 10 * DL_MS);
   g->dead[2] = TRUE;   /* replica 2 misses the entry */
-  peer_says (g, 0, 1, PROTO_MSG_CLIENT_CONNECTED, 1, 0);
+  peer_says (g, 0, 1, PROTO_MSG_HELLO, 1, 0);
   run_until (g, 100 * DL_MS);
-  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_NEW_NODE_INFO, N), 1);   /* committed: 0 and 1 have it */
+  ck_assert_uint_eq (sent_to (g, 1, PROTO_MSG_WELCOME, N), 1);   /* committed: 0 and 1 have it */
   g->dead[0] = TRUE;
   g->dead[2] = FALSE;
   run_until (g, 3 * DL_S);
@@ -449,7 +449,7 @@ has_action (Peer *p, ProtoActionKind kind)
 START_TEST (test_session_peer)
 {
   ProtoConfig cfg;
-  proto_disco_config_init (&cfg, PROTO_VERSION_ROBUST);
+  disco_config_init (&cfg, DISCO_VERSION_ROBUST);
   cfg.coordinator_replicas = 3;
   g_autoptr (LearnWeights) w0 = learn_weights_new (4);
   g_autoptr (DlRandom) rng = dl_random_new (1, "peer", 1);
@@ -459,11 +459,11 @@ START_TEST (test_session_peer)
   proto_outbox_init (&p.out);
   ProtoInput start = { .kind = PROTO_IN_START };
   peer_feed (&p, 0, &start);
-  ck_assert_uint_eq (count_sends (&p, PROTO_MSG_CLIENT_CONNECTED), 1);
+  ck_assert_uint_eq (count_sends (&p, PROTO_MSG_HELLO), 1);
   ck_assert_uint_eq (first_send (&p)->msg.sess_seq, 1);
   /* the coordinator's NewNodeInfo, number 1 */
   ProtoMsg info;
-  proto_msg_init (&info, PROTO_MSG_NEW_NODE_INFO);
+  proto_msg_init (&info, PROTO_MSG_WELCOME);
   info.node = 1;
   info.sess_seq = 1;
   info.sess_ack = 0;
@@ -473,9 +473,9 @@ START_TEST (test_session_peer)
   ck_assert_uint_gt (replies, 0);
   /* the same again (resent on a resume): not taken twice */
   peer_feed (&p, 2 * DL_MS, &in);
-  ck_assert_uint_eq (proto_outbox_count_sends (&p.out, PROTO_MSG_JOIN_ROUND, PROTO_SERVER)
-                     + proto_outbox_count_sends (&p.out, PROTO_MSG_PEER_IS_READY, PROTO_SERVER), 0);
-  ck_assert_uint_eq (proto_machine_received_count (p.s, PROTO_MSG_NEW_NODE_INFO), 1);
+  ck_assert_uint_eq (proto_outbox_count_sends (&p.out, DISCO_MSG_JOIN_ROUND, PROTO_SERVER)
+                     + proto_outbox_count_sends (&p.out, PROTO_MSG_READY, PROTO_SERVER), 0);
+  ck_assert_uint_eq (proto_machine_received_count (p.s, PROTO_MSG_WELCOME), 1);
   /* the stream breaks: the peer machine does not see it; a reconnect is asked at once */
   ProtoInput closed = { .kind = PROTO_IN_STREAM_CLOSED, .from = PROTO_SERVER };
   peer_feed (&p, DL_S, &closed);
@@ -497,10 +497,10 @@ START_TEST (test_session_peer)
   res.round = 1;
   ProtoInput rin = { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .via = PROTO_VIA_SERVER, .msg = &res };
   peer_feed (&p, DL_S + 250 * DL_MS, &rin);
-  ck_assert_uint_eq (count_sends (&p, PROTO_MSG_CLIENT_CONNECTED), 1);
+  ck_assert_uint_eq (count_sends (&p, PROTO_MSG_HELLO), 1);
   for (guint i = 0; i < proto_outbox_len (&p.out); i++)
     if (proto_outbox_get (&p.out, i)->kind == PROTO_ACT_SEND
-        && proto_outbox_get (&p.out, i)->msg.type == PROTO_MSG_CLIENT_CONNECTED)
+        && proto_outbox_get (&p.out, i)->msg.type == PROTO_MSG_HELLO)
       ck_assert_uint_eq (proto_outbox_get (&p.out, i)->msg.sess_seq, 1);
   /* a session the coordinator closed: the peer machine gets its stream's close */
   ProtoMsg gone;

@@ -1,4 +1,4 @@
-/* proto-aggregator.h — DISCO's decentralized aggregators as plain state:
+/* disco-aggregator.h — DISCO's decentralized aggregators as plain state:
  * `Aggregator` (discojs/src/aggregator/aggregator.ts) with its two
  * decentralized subclasses, `MeanAggregator` (mean.ts, threshold 1 relative,
  * round cutoff 0, as getAggregator (get.ts) builds it for decentralized
@@ -12,7 +12,7 @@
  * aggregation whose wait expired in communication round 0) leaves it in
  * communication round 1 for later rounds, as DISCO's does.
  *
- * Shape: proto_aggregator_new / proto_aggregator_free (g_autoptr). */
+ * Shape: disco_aggregator_new / disco_aggregator_free (g_autoptr). */
 #pragma once
 
 #include "base/dl-random.h"
@@ -22,31 +22,31 @@
 
 G_BEGIN_DECLS
 
-typedef struct ProtoAggregator ProtoAggregator;
+typedef struct DiscoAggregator DiscoAggregator;
 
 /* rng: the stream for secure shares (borrowed; needed for secure only). */
-ProtoAggregator *proto_aggregator_new (ProtoAggregation kind, double max_share_value, DlRandom *rng);
-void proto_aggregator_free (ProtoAggregator *a);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProtoAggregator, proto_aggregator_free)
+DiscoAggregator *disco_aggregator_new (DiscoAggregation kind, double max_share_value, DlRandom *rng);
+void disco_aggregator_free (DiscoAggregator *a);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DiscoAggregator, disco_aggregator_free)
 
 /* setNodes: the round's node set, in this order (DISCO: the PeersForRound
  * list, then self). */
-void proto_aggregator_set_nodes (ProtoAggregator *a, const ProtoNodeId *ids, guint n);
-guint proto_aggregator_n_nodes (const ProtoAggregator *a);
-ProtoNodeId proto_aggregator_node (const ProtoAggregator *a, guint i);
-gboolean proto_aggregator_has_node (const ProtoAggregator *a, ProtoNodeId id);
+void disco_aggregator_set_nodes (DiscoAggregator *a, const ProtoNodeId *ids, guint n);
+guint disco_aggregator_n_nodes (const DiscoAggregator *a);
+ProtoNodeId disco_aggregator_node (const DiscoAggregator *a, guint i);
+gboolean disco_aggregator_has_node (const DiscoAggregator *a, ProtoNodeId id);
 
 /* setRound: only ever raises the round. */
-void proto_aggregator_set_round (ProtoAggregator *a, uint32_t round);
-uint32_t proto_aggregator_round (const ProtoAggregator *a);
-guint proto_aggregator_comm_round (const ProtoAggregator *a);
-guint proto_aggregator_n_comm_rounds (const ProtoAggregator *a);
+void disco_aggregator_set_round (DiscoAggregator *a, uint32_t round);
+uint32_t disco_aggregator_round (const DiscoAggregator *a);
+guint disco_aggregator_comm_round (const DiscoAggregator *a);
+guint disco_aggregator_n_comm_rounds (const DiscoAggregator *a);
 /* Contributions stored under a communication round (any node, any round). */
-guint proto_aggregator_stored (const ProtoAggregator *a, guint comm_round);
+guint disco_aggregator_stored (const DiscoAggregator *a, guint comm_round);
 
 /* isValidContribution: node is in the set and round - msg_round <= 0 (a
  * future round passes: S27). */
-gboolean proto_aggregator_is_valid (const ProtoAggregator *a, ProtoNodeId node, uint32_t round);
+gboolean disco_aggregator_is_valid (const DiscoAggregator *a, ProtoNodeId node, uint32_t round);
 
 /* add(): stores the contribution (mean: always under communication round 0;
  * secure: under comm_round, which must be 0 or 1) and, if the aggregator is
@@ -54,7 +54,7 @@ gboolean proto_aggregator_is_valid (const ProtoAggregator *a, ProtoNodeId node, 
  * event.  (transfer full) the emitted weights, or NULL when nothing was
  * emitted.  An invalid contribution or comm round is refused (NULL) and
  * *refused is set: DISCO throws there. */
-LearnWeights *proto_aggregator_add (ProtoAggregator *a, ProtoNodeId node, LearnWeights *w,
+LearnWeights *disco_aggregator_add (DiscoAggregator *a, ProtoNodeId node, LearnWeights *w,
                                     uint32_t round, guint comm_round, gboolean *refused);
 
 /* makePayloads(base) for the aggregator's current communication round: one
@@ -62,26 +62,26 @@ LearnWeights *proto_aggregator_add (ProtoAggregator *a, ProtoNodeId node, LearnW
  * base for every node.  Secure in round 0: n-1 uniform shares in
  * (-max_share_value, max_share_value), then base minus their sum.
  * (transfer full) an array of n_nodes references; free with
- * proto_aggregator_payloads_free. */
-LearnWeights **proto_aggregator_make_payloads (ProtoAggregator *a, LearnWeights *base);
-void proto_aggregator_payloads_free (LearnWeights **payloads, guint n);
+ * disco_aggregator_payloads_free. */
+LearnWeights **disco_aggregator_make_payloads (DiscoAggregator *a, LearnWeights *base);
+void disco_aggregator_payloads_free (LearnWeights **payloads, guint n);
 
 /* robust: the round's exchange is given up: contributions dropped, back to
  * communication round 0, the aggregation round unchanged (the next
  * PeersForRound raises it). */
-void proto_aggregator_abort (ProtoAggregator *a);
+void disco_aggregator_abort (DiscoAggregator *a);
 /* robust, async and mixed: in round `round`, node ids[i]'s contribution to
  * the mean weighs w[i] (the mean is then sum w x / sum w, in node-id
  * order); equal weights leave the plain mean.  Forgotten once that round
  * is aggregated or a later one begins. */
-void proto_aggregator_set_weights (ProtoAggregator *a, uint32_t round, const ProtoNodeId *ids, const double *w,
+void disco_aggregator_set_weights (DiscoAggregator *a, uint32_t round, const ProtoNodeId *ids, const double *w,
                                    guint n);
 /* robust: full only with one contribution from each current node (self
  * included), aggregating those alone; a higher round drops what is stored.
  * DISCO's mean counts every stored contribution (mean.ts), which lets early
  * Payloads complete a round before the peer's own (F1). */
-void proto_aggregator_set_strict (ProtoAggregator *a, gboolean strict);
+void disco_aggregator_set_strict (DiscoAggregator *a, gboolean strict);
 /* Has node's contribution for the current communication round arrived? */
-gboolean proto_aggregator_has_contribution (const ProtoAggregator *a, ProtoNodeId node);
+gboolean disco_aggregator_has_contribution (const DiscoAggregator *a, ProtoNodeId node);
 
 G_END_DECLS

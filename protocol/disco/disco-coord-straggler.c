@@ -1,25 +1,25 @@
-/* proto-coord-straggler.c — the straggler policies' bookkeeping for DISCO's
+/* disco-coord-straggler.c — the straggler policies' bookkeeping for DISCO's
  * coordinator under `robust` (docs/families.md): which policy judges and
  * which weighs, each trainer's time to PeerIsReady, drop-slowest's verdict
  * on the slowest of a collect and the trainers it does not wait for, and
  * the staleness that async and mixed send after a list.  A leaf of
- * proto-coord.c (proto-coord-private.h): the coordinator decides when the
+ * disco-coord.c (disco-coord-private.h): the coordinator decides when the
  * round goes on; this file records, counts and sends what it is told to,
- * through proto-coord-effects.c, and calls nothing of proto-coord.c. */
+ * through disco-coord-effects.c, and calls nothing of disco-coord.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-coord-private.h"
+#include "protocol/disco/disco-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 /* drop-slowest and mixed judge; mixed and async weigh by staleness */
 gboolean
-_proto_coord_straggler_judges (const ProtoCoord *c)
+_disco_coord_straggler_judges (const DiscoCoord *c)
 {
   return c->cfg.straggler_policy == PROTO_STRAGGLER_DROP_SLOWEST || c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED;
 }
 
 gboolean
-_proto_coord_straggler_weighs (const ProtoCoord *c)
+_disco_coord_straggler_weighs (const DiscoCoord *c)
 {
   return c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC || c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED;
 }
@@ -27,23 +27,23 @@ _proto_coord_straggler_weighs (const ProtoCoord *c)
 /* straggler_policy = drop-slowest: how long after the round began each
  * trainer said PeerIsReady (its exchange and its training) */
 void
-_proto_coord_straggler_note_ready (ProtoCoord *c, ProtoNodeId id, DlTime now)
+_disco_coord_straggler_note_ready (DiscoCoord *c, ProtoNodeId id, DlTime now)
 {
-  if (!_proto_coord_straggler_judges (c))
+  if (!_disco_coord_straggler_judges (c))
     return;
   ReadyTime t = { id, now - c->round_began };
   g_array_append_val (c->ready_after, t);
 }
 
 static gboolean
-dropped_now (const ProtoCoord *c, ProtoNodeId id)
+dropped_now (const DiscoCoord *c, ProtoNodeId id)
 {
   return GPOINTER_TO_UINT (g_hash_table_lookup (c->dropped, GUINT_TO_POINTER (id))) > c->round;
 }
 
 /* trainers not ready that drop-slowest does not wait for */
 guint
-_proto_coord_straggler_dropped_waiting (const ProtoCoord *c)
+_disco_coord_straggler_dropped_waiting (const DiscoCoord *c)
 {
   guint n = 0;
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
@@ -62,7 +62,7 @@ cmp_time (gconstpointer a, gconstpointer b)
  * README): a trainer whose time to PeerIsReady in this collect was over
  * drop_factor x the median is not waited for in the next drop_rounds rounds */
 void
-_proto_coord_straggler_judge_slowest (ProtoCoord *c, ProtoOutbox *out)
+_disco_coord_straggler_judge_slowest (DiscoCoord *c, ProtoOutbox *out)
 {
   GArray *v = c->ready_after;
   if (v->len >= 2)
@@ -82,7 +82,7 @@ _proto_coord_straggler_judge_slowest (ProtoCoord *c, ProtoOutbox *out)
                                                 "median %.3g s: not waited for in the next %u rounds",
                                                 (double) t->after / 1e9, c->cfg.drop_factor, (double) median / 1e9,
                                                 c->cfg.drop_rounds);
-          _proto_coord_observe (c, out, PROTO_OBS_NOTE, t->id, -1, -1, d);
+          _disco_coord_observe (c, out, PROTO_OBS_NOTE, t->id, -1, -1, d);
         }
     }
   g_array_set_size (v, 0);
@@ -91,10 +91,10 @@ _proto_coord_straggler_judge_slowest (ProtoCoord *c, ProtoOutbox *out)
 /* async and mixed: after the list, every listed peer gets every listed
  * peer's staleness (rounds since the list it was last in: a peer that was
  * not waited for trained from an older round's model), so that every peer
- * weighs the same contributions the same (proto-aggregator.c) and the
+ * weighs the same contributions the same (disco-aggregator.c) and the
  * round's mean stays one model. */
 void
-_proto_coord_straggler_send_staleness (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
+_disco_coord_straggler_send_staleness (DiscoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
 {
   g_autofree guint32 *stale = g_new (guint32, MAX (n, 1));
   guint n_stale = 0;
@@ -108,17 +108,17 @@ _proto_coord_straggler_send_staleness (ProtoCoord *c, ProtoOutbox *out, const Pr
   for (guint i = 0; i < n; i++)
     {
       ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_ROUND_STALENESS);
+      proto_msg_init (&m, DISCO_MSG_ROUND_STALENESS);
       m.round = c->round;
       proto_msg_set_peers (&m, ids, n);
       proto_msg_take_indices (&m, g_memdup2 (stale, n * sizeof *stale), n);
-      _proto_coord_send (c, out, ids[i], &m);
+      _disco_coord_send (c, out, ids[i], &m);
     }
   if (n_stale)
     {
       g_autofree char *d = g_strdup_printf ("%s: %u of %u listed peers trained from an older round: weighed by "
                                             "staleness", proto_straggler_policy_name (c->cfg.straggler_policy),
                                             n_stale, n);
-      _proto_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, n_stale, d);
+      _disco_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, n_stale, d);
     }
 }

@@ -1,53 +1,53 @@
-/* proto-coord-effects.c — what DISCO's coordinator (proto-coord.c) does to
- * the outside, through proto-coord-private.h: observations named by its
+/* disco-coord-effects.c — what DISCO's coordinator (disco-coord.c) does to
+ * the outside, through disco-coord-private.h: observations named by its
  * phase, sends (observed; a Retry counted per peer for robust), the
  * participant count that Waiting/Enough carry, and its timers as a data
  * structure (set, cleared, the straggler timer's presence, the next
  * deadline).  A leaf: it decides no transition and calls nothing of
- * proto-coord.c. */
+ * disco-coord.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-coord-private.h"
+#include "protocol/disco/disco-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 const char *
-_proto_coord_phase (const void *impl)
+_disco_coord_phase (const void *impl)
 {
-  const ProtoCoord *c = impl;
+  const DiscoCoord *c = impl;
   return proto_omap_len (&c->connect_flags) > 0 ? "connect" : "collect";
 }
 
 void
-_proto_coord_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+_disco_coord_observe (DiscoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                    int64_t value, const char *detail)
 {
-  proto_outbox_observe (out, kind, _proto_coord_phase (c), (int32_t) c->round, other, type, value,
+  proto_outbox_observe (out, kind, _disco_coord_phase (c), (int32_t) c->round, other, type, value,
                         "%s", detail ? detail : "");
 }
 
 void
-_proto_coord_send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg)
+_disco_coord_send (DiscoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg)
 {
-  _proto_coord_observe (c, out, PROTO_OBS_SENT, to, (int32_t) msg->type, -1, NULL);
+  _disco_coord_observe (c, out, PROTO_OBS_SENT, to, (int32_t) msg->type, -1, NULL);
   proto_outbox_send (out, to, PROTO_VIA_SERVER, msg);
 }
 
 void
-_proto_coord_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
+_disco_coord_send_simple (DiscoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
-  if (type == PROTO_MSG_RETRY_PEER_CONNECTIONS && disco_config (&c->cfg)->robust_retry_per_round)
+  if (type == DISCO_MSG_RETRY_PEER_CONNECTIONS && disco_config (&c->cfg)->robust_retry_per_round)
     g_hash_table_insert (c->tries, GUINT_TO_POINTER (to),
                          GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (to))) + 1));
   ProtoMsg m;
   proto_msg_init (&m, type);
-  _proto_coord_send (c, out, to, &m);
+  _disco_coord_send (c, out, to, &m);
 }
 
 /* The participants that Waiting/Enough and NewNodeInfo count: every
  * connection in DISCO (syncing ones included: S23); robust counts those that
  * are not syncing, as the ready barrier does. */
 guint
-_proto_coord_active_count (const ProtoCoord *c)
+_disco_coord_active_count (const DiscoCoord *c)
 {
   if (!disco_config (&c->cfg)->robust_count_synced)
     return proto_omap_len (&c->connections);
@@ -58,18 +58,18 @@ _proto_coord_active_count (const ProtoCoord *c)
 }
 
 void
-_proto_coord_send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
+_disco_coord_send_count (DiscoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type)
 {
   ProtoMsg m;
   proto_msg_init (&m, type);
   /* disco-775's Waiting and Enough carry no nbOfParticipants */
-  m.nb_participants = disco_config (&c->cfg)->participant_counts ? _proto_coord_active_count (c) : 0;
-  _proto_coord_send (c, out, to, &m);
+  m.nb_participants = disco_config (&c->cfg)->participant_counts ? _disco_coord_active_count (c) : 0;
+  _disco_coord_send (c, out, to, &m);
 }
 
 /* PeersForRound to each of ids[0..n) (the others of the list, and the round). */
 void
-_proto_coord_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
+_disco_coord_send_lists (DiscoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n)
 {
   g_autofree ProtoNodeId *others = g_new (ProtoNodeId, MAX (n, 1));
   for (guint i = 0; i < n; i++)
@@ -79,22 +79,22 @@ _proto_coord_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids
         if (j != i)
           others[k++] = ids[j];
       ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_PEERS_FOR_ROUND);
+      proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
       proto_msg_set_peers (&m, others, k);
       m.round = c->round;
-      _proto_coord_send (c, out, ids[i], &m);
+      _disco_coord_send (c, out, ids[i], &m);
     }
-  _proto_coord_observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
+  _disco_coord_observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
 }
 
 /* ---- timers ---- */
 
 void
-_proto_coord_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
+_disco_coord_start_timer_kind (DiscoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind)
 {
   if (disco_config (&c->cfg)->robust_single_timer)
-    _proto_coord_clear_timer (c, out);   /* robust: one timer; a new one replaces the old (S7) */
-  DlTime d = kind == TIMER_STRAGGLER ? disco_config (&c->cfg)->straggler_timeout : proto_disco_connection_timer (&c->cfg);
+    _disco_coord_clear_timer (c, out);   /* robust: one timer; a new one replaces the old (S7) */
+  DlTime d = kind == TIMER_STRAGGLER ? disco_config (&c->cfg)->straggler_timeout : disco_connection_timer (&c->cfg);
   CoordTimer t = { .at = dl_time_add (now, d), .handle = ++c->next_handle, .kind = kind };
   g_array_append_val (c->timers, t);
   char detail[64];
@@ -102,17 +102,17 @@ _proto_coord_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, Time
               kind == TIMER_STRAGGLER ? "straggler" : "connection", t.handle,
               c->current_timer ? " (previous timer not cleared)" : "");
   c->current_timer = t.handle;
-  _proto_coord_observe (c, out, PROTO_OBS_TIMER_SET, PROTO_NO_NODE, -1, (int64_t) t.handle, detail);
+  _disco_coord_observe (c, out, PROTO_OBS_TIMER_SET, PROTO_NO_NODE, -1, (int64_t) t.handle, detail);
 }
 
 void
-_proto_coord_start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+_disco_coord_start_timer (DiscoCoord *c, DlTime now, ProtoOutbox *out)
 {
-  _proto_coord_start_timer_kind (c, now, out, TIMER_CONNECT);
+  _disco_coord_start_timer_kind (c, now, out, TIMER_CONNECT);
 }
 
 gboolean
-_proto_coord_has_straggler_timer (const ProtoCoord *c)
+_disco_coord_has_straggler_timer (const DiscoCoord *c)
 {
   for (guint i = 0; i < c->timers->len; i++)
     if (g_array_index (c->timers, CoordTimer, i).kind == TIMER_STRAGGLER)
@@ -121,7 +121,7 @@ _proto_coord_has_straggler_timer (const ProtoCoord *c)
 }
 
 static gboolean
-remove_timer (ProtoCoord *c, uint64_t handle)
+remove_timer (DiscoCoord *c, uint64_t handle)
 {
   for (guint i = 0; i < c->timers->len; i++)
     if (g_array_index (c->timers, CoordTimer, i).handle == handle)
@@ -134,19 +134,19 @@ remove_timer (ProtoCoord *c, uint64_t handle)
 
 /* clearTimeout(#timeout): whichever timer it points to now. */
 void
-_proto_coord_clear_timer (ProtoCoord *c, ProtoOutbox *out)
+_disco_coord_clear_timer (DiscoCoord *c, ProtoOutbox *out)
 {
   if (c->current_timer == 0)
     return;
   if (remove_timer (c, c->current_timer))
-    _proto_coord_observe (c, out, PROTO_OBS_TIMER_CLEARED, PROTO_NO_NODE, -1, (int64_t) c->current_timer, NULL);
+    _disco_coord_observe (c, out, PROTO_OBS_TIMER_CLEARED, PROTO_NO_NODE, -1, (int64_t) c->current_timer, NULL);
   c->current_timer = 0;
 }
 
 DlTime
-_proto_coord_next_deadline (const void *impl)
+_disco_coord_next_deadline (const void *impl)
 {
-  const ProtoCoord *c = impl;
+  const DiscoCoord *c = impl;
   DlTime t = DL_TIME_NEVER;
   for (guint i = 0; i < c->timers->len; i++)
     t = MIN (t, g_array_index (c->timers, CoordTimer, i).at);

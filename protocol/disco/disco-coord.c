@@ -1,4 +1,4 @@
-/* proto-coord.c — the coordinator of DISCO's decentralized rounds
+/* disco-coord.c — the coordinator of DISCO's decentralized rounds
  * (DISCO-NOTES.md §4, dcf4b31e; switches for the other versions).
  *
  * Collect phase: JoinRound / PeerIsReady fill round_peers; PeersForRound goes
@@ -18,23 +18,23 @@
  * (S7, S9, S24), the checkpoint of each round's model (S11, S25), the
  * provider choice for a newcomer (S12), and disco-pre775's list of the
  * first min ready peers (S1).  What moved out are leaves it calls and
- * that never call it back (proto-coord-private.h, which also holds the
- * state): proto-coord-effects.c (records, sends, lists, timers) and
- * proto-coord-straggler.c (the straggler policies' bookkeeping).  It is
+ * that never call it back (disco-coord-private.h, which also holds the
+ * state): disco-coord-effects.c (records, sends, lists, timers) and
+ * disco-coord-straggler.c (the straggler policies' bookkeeping).  It is
  * a little over 800 lines because the one machine carries every DISCO
  * version's switches; none of what is left can move out without taking
  * a transition with it. */
 #include "config.h"
 
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/proto-omap.h"
-#include "protocol/disco/proto-coord-private.h"
+#include "protocol/disco/disco-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 static void
-proto_coord_free (void *impl)
+disco_coord_free (void *impl)
 {
-  ProtoCoord *c = impl;
+  DiscoCoord *c = impl;
   proto_omap_clear (&c->connections);
   proto_omap_clear (&c->syncing);
   proto_omap_clear (&c->round_peers);
@@ -56,13 +56,13 @@ proto_coord_free (void *impl)
 /* ---- collect and connect ---- */
 
 static gboolean
-in_connect_phase (const ProtoCoord *c)
+in_connect_phase (const DiscoCoord *c)
 {
   return proto_omap_len (&c->connect_flags) > 0;
 }
 
 static guint
-participating (const ProtoCoord *c)
+participating (const DiscoCoord *c)
 {
   if (disco_config (&c->cfg)->collect_over_joined)
     return proto_omap_len (&c->round_peers);
@@ -80,7 +80,7 @@ participating (const ProtoCoord *c)
  * collect.  With ready >= min but fewer than the participants, the straggler
  * timeout decides (S20); helpers alone never start a round. */
 static void
-robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+robust_list_if_needed (DiscoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (in_connect_phase (c))
     return;
@@ -91,17 +91,17 @@ robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   guint owed = participating (c);
   /* async waits for nobody beyond min_participants */
   guint skipped = c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC ? owed - MIN (ready, owed)
-                  : _proto_coord_straggler_judges (c)              ? _proto_coord_straggler_dropped_waiting (c)
+                  : _disco_coord_straggler_judges (c)              ? _disco_coord_straggler_dropped_waiting (c)
                                                                    : 0;
   if (ready + skipped < owed && !c->straggler_due)
     {
-      if (disco_config (&c->cfg)->straggler_timeout != DL_TIME_NEVER && !_proto_coord_has_straggler_timer (c))
-        _proto_coord_start_timer_kind (c, now, out, TIMER_STRAGGLER);
+      if (disco_config (&c->cfg)->straggler_timeout != DL_TIME_NEVER && !_disco_coord_has_straggler_timer (c))
+        _disco_coord_start_timer_kind (c, now, out, TIMER_STRAGGLER);
       return;
     }
   c->straggler_due = FALSE;
-  if (_proto_coord_straggler_judges (c))
-    _proto_coord_straggler_judge_slowest (c, out);
+  if (_disco_coord_straggler_judges (c))
+    _disco_coord_straggler_judge_slowest (c, out);
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
     if (proto_omap_at (&c->round_peers, i)->flag)
@@ -109,11 +109,11 @@ robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   for (guint i = 0; i < proto_omap_len (&c->helpers); i++)
     if (proto_omap_at (&c->helpers, i)->flag)
       g_array_append_val (ids, proto_omap_at (&c->helpers, i)->id);
-  _proto_coord_send_lists (c, out, (ProtoNodeId *) ids->data, ids->len);
-  if (_proto_coord_straggler_weighs (c))
-    _proto_coord_straggler_send_staleness (c, out, (const ProtoNodeId *) (const void *) ids->data, ids->len);
+  _disco_coord_send_lists (c, out, (ProtoNodeId *) ids->data, ids->len);
+  if (_disco_coord_straggler_weighs (c))
+    _disco_coord_straggler_send_staleness (c, out, (const ProtoNodeId *) (const void *) ids->data, ids->len);
   if (ready < owed)
-    _proto_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, owed - ready,
+    _disco_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, owed - ready,
                           c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC
                             ? "async: the round goes on without the peers that are not ready"
                             : skipped && ready + skipped >= owed
@@ -129,15 +129,15 @@ robust_list_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
         proto_omap_set (&c->round_peers, id, FALSE);
     }
   g_array_unref (ids);
-  _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
-  _proto_coord_start_timer (c, now, out);
+  _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
+  _disco_coord_start_timer (c, now, out);
 }
 
 /* disco-pre775 (server at b95004b4^1, PeerIsReady): as soon as min peers are
  * ready, they are the round and the ready set starts empty again (S1).  No
  * round number, no barrier. */
 static void
-pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out)
+pre775_list_if_needed (DiscoCoord *c, ProtoOutbox *out)
 {
   guint n = proto_omap_len (&c->round_peers);
   if (n == 0 || n < c->cfg.min_participants)
@@ -145,13 +145,13 @@ pre775_list_if_needed (ProtoCoord *c, ProtoOutbox *out)
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
   for (guint i = 0; i < n; i++)
     ids[i] = proto_omap_at (&c->round_peers, i)->id;
-  _proto_coord_send_lists (c, out, ids, n);
+  _disco_coord_send_lists (c, out, ids, n);
   proto_omap_remove_all (&c->round_peers);
   c->round++;
 }
 
 static void
-send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+send_peers_for_round_if_needed (DiscoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (disco_config (&c->cfg)->robust_members_only)
     {
@@ -172,7 +172,7 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n);
   for (guint i = 0; i < n; i++)
     ids[i] = proto_omap_at (&c->round_peers, i)->id;
-  _proto_coord_send_lists (c, out, ids, n);
+  _disco_coord_send_lists (c, out, ids, n);
 
   if (disco_config (&c->cfg)->connect_barrier)
     {
@@ -180,8 +180,8 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       for (guint i = 0; i < n; i++)
         proto_omap_set (&c->connect_flags, ids[i], FALSE);
       proto_omap_set_all (&c->round_peers, FALSE);
-      _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
-      _proto_coord_start_timer (c, now, out);  /* without clearing a running one (S7) */
+      _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
+      _disco_coord_start_timer (c, now, out);  /* without clearing a running one (S7) */
     }
   else
     {
@@ -196,28 +196,28 @@ send_peers_for_round_if_needed (ProtoCoord *c, DlTime now, ProtoOutbox *out)
  * provider answers with SharedModel over its stream once its round is over
  * (S11, S25). */
 static void
-request_checkpoint (ProtoCoord *c, ProtoOutbox *out)
+request_checkpoint (DiscoCoord *c, ProtoOutbox *out)
 {
   if (!disco_config (&c->cfg)->robust_checkpoint || c->provider == PROTO_NO_NODE)
     return;
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+  proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
   m.node = PROTO_SERVER;
-  _proto_coord_send (c, out, c->provider, &m);
+  _disco_coord_send (c, out, c->provider, &m);
 }
 
 /* robust: a Retry sends the connect phase's members back to the collect
  * phase; the timer stops until the next list (S7, S9, S24). */
 static void
-robust_back_to_collect (ProtoCoord *c, DlTime now, ProtoOutbox *out, const char *why)
+robust_back_to_collect (DiscoCoord *c, DlTime now, ProtoOutbox *out, const char *why)
 {
   for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
-    _proto_coord_send_simple (c, out, proto_omap_at (&c->connect_flags, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+    _disco_coord_send_simple (c, out, proto_omap_at (&c->connect_flags, i)->id, DISCO_MSG_RETRY_PEER_CONNECTIONS);
   proto_omap_remove_all (&c->connect_flags);
-  _proto_coord_clear_timer (c, out);
-  _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+  _disco_coord_clear_timer (c, out);
+  _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
   if (why)
-    _proto_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, why);
+    _disco_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, why);
   send_peers_for_round_if_needed (c, now, out);
 }
 
@@ -226,7 +226,7 @@ robust_back_to_collect (ProtoCoord *c, DlTime now, ProtoOutbox *out, const char 
  * for a repeated request when it has one: the link to the provider may
  * never come up). */
 static gboolean
-assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutbox *out)
+assign_provider (DiscoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutbox *out)
 {
   ProtoMsg m;
   ProtoNodeId provider = c->provider;
@@ -255,44 +255,44 @@ assign_provider (ProtoCoord *c, ProtoNodeId newcomer, gboolean repeat, ProtoOutb
            * model reached the coordinator: no trained model exists to sync.
            * SignalModelProvider naming the newcomer itself tells it to
            * start from its own (DISCO would fail it: S10) */
-          proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+          proto_msg_init (&m, PROTO_MSG_SYNC_PROVIDER);
           m.node = newcomer;
-          _proto_coord_send (c, out, newcomer, &m);
+          _disco_coord_send (c, out, newcomer, &m);
           proto_omap_delete (&c->syncing, newcomer);
-          _proto_coord_observe (c, out, PROTO_OBS_NOTE, newcomer, -1, -1, "no trained model to sync: the newcomer starts from its own");
+          _disco_coord_observe (c, out, PROTO_OBS_NOTE, newcomer, -1, -1, "no trained model to sync: the newcomer starts from its own");
           return TRUE;
         }
     }
   if (provider != PROTO_NO_NODE && provider != newcomer && !(repeat && c->checkpoint))
     {
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+      proto_msg_init (&m, PROTO_MSG_SYNC_PROVIDER);
       m.node = provider;
-      _proto_coord_send (c, out, newcomer, &m);
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+      _disco_coord_send (c, out, newcomer, &m);
+      proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
       m.node = newcomer;
-      _proto_coord_send (c, out, provider, &m);
-      _proto_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, provider, "provider assigned");
+      _disco_coord_send (c, out, provider, &m);
+      _disco_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, newcomer, -1, provider, "provider assigned");
       return TRUE;
     }
   if (!disco_config (&c->cfg)->robust_checkpoint || c->checkpoint == NULL)
     return FALSE;
-  proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+  proto_msg_init (&m, PROTO_MSG_SYNC_PROVIDER);
   m.node = PROTO_SERVER;
-  _proto_coord_send (c, out, newcomer, &m);
-  proto_msg_init (&m, PROTO_MSG_SHARED_MODEL);
+  _disco_coord_send (c, out, newcomer, &m);
+  proto_msg_init (&m, PROTO_MSG_SYNC_MODEL);
   proto_msg_set_weights (&m, c->checkpoint);
-  _proto_coord_send (c, out, newcomer, &m);
+  _disco_coord_send (c, out, newcomer, &m);
   proto_msg_clear (&m);
-  _proto_coord_observe (c, out, PROTO_OBS_SYNC_SERVED, newcomer, -1, 0, "the coordinator's checkpoint");
+  _disco_coord_observe (c, out, PROTO_OBS_SYNC_SERVED, newcomer, -1, 0, "the coordinator's checkpoint");
   return TRUE;
 }
 
 static void
-signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
+signal_weight_sharing (DiscoCoord *c, DlTime now, ProtoOutbox *out)
 {
   if (proto_omap_count (&c->connect_flags, FALSE) > 0)
     return;
-  _proto_coord_clear_timer (c, out);
+  _disco_coord_clear_timer (c, out);
   if (disco_config (&c->cfg)->robust_members_only)
     {
       /* the connect phase's members are the round: the others keep their
@@ -302,11 +302,11 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
       for (guint i = 0; i < n; i++)
         {
           ProtoNodeId id = proto_omap_at (&c->connect_flags, i)->id;
-          _proto_coord_send_simple (c, out, id, PROTO_MSG_START_WEIGHT_SHARING);
+          _disco_coord_send_simple (c, out, id, DISCO_MSG_START_WEIGHT_SHARING);
           proto_omap_delete (&c->round_peers, id);
           proto_omap_set (&c->exchanging, id, TRUE);
         }
-      _proto_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
+      _disco_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
       proto_omap_remove_all (&c->connect_flags);
       c->round++;
       c->round_began = now;
@@ -316,25 +316,25 @@ signal_weight_sharing (ProtoCoord *c, DlTime now, ProtoOutbox *out)
           g_hash_table_remove_all (c->tries);
         }
       request_checkpoint (c, out);
-      _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+      _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
       send_peers_for_round_if_needed (c, now, out);
       return;
     }
   guint n = proto_omap_len (&c->round_peers);
   for (guint i = 0; i < n; i++)
-    _proto_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_START_WEIGHT_SHARING);
-  _proto_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
+    _disco_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, DISCO_MSG_START_WEIGHT_SHARING);
+  _disco_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
   proto_omap_remove_all (&c->round_peers);
   proto_omap_remove_all (&c->connect_flags);
   c->round++;
-  _proto_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
+  _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
 }
 
 /* Both branches of handleTimeout (decentralized_controller.ts) end with
  * #roundPeers = #roundPeers.map(() => false) and #connectFinishedNodes =
  * #roundPeers.map(() => false). */
 static void
-reset_flags_from_round_peers (ProtoCoord *c)
+reset_flags_from_round_peers (DiscoCoord *c)
 {
   proto_omap_set_all (&c->round_peers, FALSE);
   proto_omap_remove_all (&c->connect_flags);
@@ -343,11 +343,11 @@ reset_flags_from_round_peers (ProtoCoord *c)
 }
 
 static void
-handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, ProtoOutbox *out)
+handle_timeout (DiscoCoord *c, DlTime now, uint64_t handle, TimerKind kind, ProtoOutbox *out)
 {
   if (kind == TIMER_STRAGGLER)
     {
-      _proto_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
+      _disco_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
       if (handle == c->current_timer)
         c->current_timer = 0;
       c->straggler_due = TRUE;
@@ -356,11 +356,11 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
       return;
     }
   gboolean orphan = handle != c->current_timer;
-  _proto_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle,
+  _disco_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle,
                      orphan ? "orphan timer (not #timeout)" : NULL);
-  _proto_coord_clear_timer (c, out);
+  _disco_coord_clear_timer (c, out);
   c->retry++;
-  _proto_coord_observe (c, out, PROTO_OBS_RETRY, PROTO_NO_NODE, -1, c->retry, NULL);
+  _disco_coord_observe (c, out, PROTO_OBS_RETRY, PROTO_NO_NODE, -1, c->retry, NULL);
 
   /* robust decides per peer (below): any member without ConnectionsReady
    * that was itself sent M Retries this round */
@@ -395,8 +395,8 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
           proto_omap_delete (&c->helpers, id);
           if (disco_config (&c->cfg)->robust_wait_timeout)
             proto_omap_set (&c->excluded, id, TRUE);
-          _proto_coord_send_simple (c, out, id, PROTO_MSG_CONNECTION_FAIL);
-          _proto_coord_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
+          _disco_coord_send_simple (c, out, id, DISCO_MSG_CONNECTION_FAIL);
+          _disco_coord_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
         }
       g_array_unref (failed);
       if (disco_config (&c->cfg)->robust_single_timer)
@@ -406,13 +406,13 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
           return;
         }
       for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-        _proto_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
+        _disco_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, DISCO_MSG_RETRY_PEER_CONNECTIONS);
       /* #roundPeers.map(() => false); #connectFinishedNodes = #roundPeers.map(() => false):
        * the flags are rebuilt from the round peers, so a stray flag goes
        * (S31) and a peer whose JoinRound came in the connect phase is in (S19) */
       reset_flags_from_round_peers (c);
       c->retry = 0;
-      _proto_coord_start_timer (c, now, out);
+      _disco_coord_start_timer (c, now, out);
       return;
     }
   if (disco_config (&c->cfg)->robust_single_timer)
@@ -422,12 +422,12 @@ handle_timeout (ProtoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
     }
   reset_flags_from_round_peers (c);
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-    _proto_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-  _proto_coord_start_timer (c, now, out);
+    _disco_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, DISCO_MSG_RETRY_PEER_CONNECTIONS);
+  _disco_coord_start_timer (c, now, out);
 }
 
 static void
-reset (ProtoCoord *c, ProtoOutbox *out)
+reset (DiscoCoord *c, ProtoOutbox *out)
 {
   c->waiting = TRUE;
   proto_omap_remove_all (&c->connections);
@@ -441,26 +441,26 @@ reset (ProtoCoord *c, ProtoOutbox *out)
   g_hash_table_remove_all (c->sync_asks);
   c->retry = 0;
   c->provider = PROTO_NO_NODE;
-  _proto_coord_clear_timer (c, out);  /* #timeout only: an orphan timer survives */
+  _disco_coord_clear_timer (c, out);  /* #timeout only: an orphan timer survives */
   if (c->checkpoint)
     {
       /* robust: the round and its model stay; the next joiners sync (S25) */
-      _proto_coord_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, c->round,
+      _disco_coord_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, c->round,
                          "no connection left: session reset, the coordinator keeps the last round's model");
       return;
     }
   c->round = 0;
-  _proto_coord_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, -1, "no connection left: session reset, model lost");
+  _disco_coord_observe (c, out, PROTO_OBS_RESET, PROTO_NO_NODE, -1, -1, "no connection left: session reset, model lost");
 }
 
 static void
-stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
+stream_closed (DiscoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
 {
   if (disco_config (&c->cfg)->list_first_min)
     {
       /* the pre-775 controller has no close handler: the node stays in
        * `connections` and in the ready set (S2) */
-      _proto_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed (pre-775: not handled)");
+      _disco_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed (pre-775: not handled)");
       return;
     }
   if (!proto_omap_delete (&c->connections, id))
@@ -472,7 +472,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   proto_omap_delete (&c->sync_wait, id);
   g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (id));
   proto_omap_delete (&c->excluded, id);
-  _proto_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
+  _disco_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->connections), "stream closed");
   if (proto_omap_len (&c->connections) == 0 && disco_config (&c->cfg)->reset_when_empty)
     {
       reset (c, out);
@@ -485,8 +485,8 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
     {
       /* S17: its Payload may never come; the round's other members abort */
       for (guint i = 0; i < proto_omap_len (&c->exchanging); i++)
-        _proto_coord_send_simple (c, out, proto_omap_at (&c->exchanging, i)->id, PROTO_MSG_RETRY_PEER_CONNECTIONS);
-      _proto_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->exchanging),
+        _disco_coord_send_simple (c, out, proto_omap_at (&c->exchanging, i)->id, DISCO_MSG_RETRY_PEER_CONNECTIONS);
+      _disco_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, proto_omap_len (&c->exchanging),
                          "a member left during the exchange: Retry aborts it for the others");
       proto_omap_remove_all (&c->exchanging);
     }
@@ -503,7 +503,7 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
               break;
             }
       c->provider = next;
-      _proto_coord_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
+      _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
                          next == PROTO_NO_NODE ? "no provider left" :
                          proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
       if (disco_config (&c->cfg)->robust_sync_retry)
@@ -512,55 +512,55 @@ stream_closed (ProtoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
     }
   if (c->waiting)
     return;
-  if (_proto_coord_active_count (c) >= c->cfg.min_participants)
+  if (_disco_coord_active_count (c) >= c->cfg.min_participants)
     send_peers_for_round_if_needed (c, now, out);
   else
     {
       c->waiting = TRUE;
       for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-        _proto_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_WAITING_FOR_MORE);
+        _disco_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, DISCO_MSG_WAITING_FOR_MORE);
     }
 }
 
 static void
-handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+handle_message (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  _proto_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  _disco_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   if (proto_omap_has (&c->excluded, from)
-      && (msg->type == PROTO_MSG_JOIN_ROUND || msg->type == PROTO_MSG_PEER_IS_READY
-          || msg->type == PROTO_MSG_CONNECTIONS_READY))
+      && (msg->type == DISCO_MSG_JOIN_ROUND || msg->type == PROTO_MSG_READY
+          || msg->type == DISCO_MSG_CONNECTIONS_READY))
     {
       /* robust: its ConnectionFail was lost; it is told again */
-      _proto_coord_send_simple (c, out, from, PROTO_MSG_CONNECTION_FAIL);
-      _proto_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
+      _disco_coord_send_simple (c, out, from, DISCO_MSG_CONNECTION_FAIL);
+      _disco_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
       return;
     }
   switch (msg->type)
     {
-    case PROTO_MSG_CLIENT_CONNECTED:
+    case PROTO_MSG_HELLO:
       {
         proto_omap_set (&c->connections, from, FALSE);
         gboolean joined = disco_config (&c->cfg)->model_sync && c->round > 0;
         if (joined)
           proto_omap_set (&c->syncing, from, TRUE);
         ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_NEW_NODE_INFO);
+        proto_msg_init (&m, PROTO_MSG_WELCOME);
         m.node = from;
-        m.wait_for_more = _proto_coord_active_count (c) < c->cfg.min_participants;
-        m.nb_participants = disco_config (&c->cfg)->participant_counts ? _proto_coord_active_count (c) : 0;
+        m.wait_for_more = _disco_coord_active_count (c) < c->cfg.min_participants;
+        m.nb_participants = disco_config (&c->cfg)->participant_counts ? _disco_coord_active_count (c) : 0;
         m.joined_mid_training = joined;
-        _proto_coord_send (c, out, from, &m);
-        if (c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants && !disco_config (&c->cfg)->list_first_min)
+        _disco_coord_send (c, out, from, &m);
+        if (c->waiting && _disco_coord_active_count (c) >= c->cfg.min_participants && !disco_config (&c->cfg)->list_first_min)
           {
             for (guint i = 0; i < proto_omap_len (&c->connections); i++)
               if (proto_omap_at (&c->connections, i)->id != from)
-                _proto_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id,
-                                      PROTO_MSG_ENOUGH_PARTICIPANTS);
+                _disco_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id,
+                                      DISCO_MSG_ENOUGH_PARTICIPANTS);
             c->waiting = FALSE;
           }
         return;
       }
-    case PROTO_MSG_JOIN_ROUND:
+    case DISCO_MSG_JOIN_ROUND:
       if (disco_config (&c->cfg)->ready_at_round_start)
         break;   /* pre-775 has no JoinRound */
       proto_omap_delete (&c->syncing, from);
@@ -572,18 +572,18 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           if (proto_omap_has (&c->connect_flags, from))
             return;   /* a member: its JoinRound cannot be of a later round */
           proto_omap_set (&c->round_peers, from, FALSE);
-          if (disco_config (&c->cfg)->robust_count_synced && c->waiting && _proto_coord_active_count (c) >= c->cfg.min_participants)
+          if (disco_config (&c->cfg)->robust_count_synced && c->waiting && _disco_coord_active_count (c) >= c->cfg.min_participants)
             {
               /* S23: a synced newcomer is the participant that makes min */
               for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-                _proto_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, PROTO_MSG_ENOUGH_PARTICIPANTS);
+                _disco_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, DISCO_MSG_ENOUGH_PARTICIPANTS);
               c->waiting = FALSE;
             }
           return;
         }
       proto_omap_set (&c->round_peers, from, FALSE);
       return;
-    case PROTO_MSG_PEER_IS_READY:
+    case PROTO_MSG_READY:
       if (disco_config (&c->cfg)->robust_members_only)
         {
           proto_omap_delete (&c->exchanging, from);
@@ -591,7 +591,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
             {
               if (!disco_config (&c->cfg)->robust_wait_timeout)
                 {
-                  _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                  _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                                      "PeerIsReady from a member of the connect phase: ignored");
                   return;
                 }
@@ -600,7 +600,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
                * connection timer ends a list that was really lost */
               if (!proto_omap_at (&c->connect_flags, (guint) proto_omap_find (&c->connect_flags, from))->flag)
                 {
-                  _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                  _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                                      "PeerIsReady from a member without ConnectionsReady: crossed its list, ignored");
                   return;
                 }
@@ -616,7 +616,7 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
           else
             {
               proto_omap_set (&c->round_peers, from, TRUE);
-              _proto_coord_straggler_note_ready (c, from, now);
+              _disco_coord_straggler_note_ready (c, from, now);
             }
           send_peers_for_round_if_needed (c, now, out);
           return;
@@ -624,26 +624,26 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       proto_omap_set (&c->round_peers, from, TRUE);
       send_peers_for_round_if_needed (c, now, out);
       return;
-    case PROTO_MSG_CONNECTIONS_READY:
+    case DISCO_MSG_CONNECTIONS_READY:
       if (!disco_config (&c->cfg)->connect_barrier)
         break;
       if (disco_config (&c->cfg)->robust_members_only && !proto_omap_has (&c->connect_flags, from))
         {
           /* S31: a stray ConnectionsReady (of an attempt that is over) */
-          _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+          _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                              "ConnectionsReady from a peer that is not in the connect phase: ignored");
           return;
         }
       if (proto_omap_count (&c->connect_flags, TRUE) == 0)
         {
           c->provider = from;
-          _proto_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
+          _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
                              proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
         }
       proto_omap_set (&c->connect_flags, from, TRUE);
       signal_weight_sharing (c, now, out);
       return;
-    case PROTO_MSG_MODEL_SYNC_REQUEST:
+    case PROTO_MSG_SYNC_REQUEST:
       if (!disco_config (&c->cfg)->model_sync)
         break;
       if (disco_config (&c->cfg)->robust_sync_retry)
@@ -654,72 +654,69 @@ handle_message (ProtoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks,
                                                                                         GUINT_TO_POINTER (from))) + 1));
           if (!assign_provider (c, from, repeat, out))
-            _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+            _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                                "no provider and no checkpoint yet: the newcomer asks again");
           return;
         }
       if (c->provider == PROTO_NO_NODE)
         {
-          _proto_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+          _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
                              "There is no provider node: request ignored");
           return;
         }
       {
         ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_SIGNAL_MODEL_PROVIDER);
+        proto_msg_init (&m, PROTO_MSG_SYNC_PROVIDER);
         m.node = c->provider;
-        _proto_coord_send (c, out, from, &m);
-        proto_msg_init (&m, PROTO_MSG_SIGNAL_NEW_PEER);
+        _disco_coord_send (c, out, from, &m);
+        proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
         m.node = from;
-        _proto_coord_send (c, out, c->provider, &m);
-        _proto_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
+        _disco_coord_send (c, out, c->provider, &m);
+        _disco_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
       }
       return;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       if (!proto_omap_has (&c->connections, msg->node))
         {
-          _proto_coord_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
+          _disco_coord_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
                              "signal to an unknown peer: silently dropped");
           return;
         }
       {
         ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
-        m.node = from;
-        m.signal = msg->signal;
-        m.signal_data = g_strdup (msg->signal_data);   /* relayed verbatim, as DISCO relays the SDP */
-        _proto_coord_send (c, out, msg->node, &m);
+        proto_session_relay (&m, from, msg);   /* relayed verbatim, as DISCO relays the SDP */
+        _disco_coord_send (c, out, msg->node, &m);
       }
       return;
-    case PROTO_MSG_SHARED_MODEL:
+    case PROTO_MSG_SYNC_MODEL:
       if (!disco_config (&c->cfg)->robust_checkpoint || msg->weights == NULL)
         break;
       g_clear_pointer (&c->checkpoint, learn_weights_unref);
       c->checkpoint = learn_weights_ref (msg->weights);
-      _proto_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
+      _disco_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
       return;
-    case PROTO_MSG_NEW_NODE_INFO:
-    case PROTO_MSG_PEERS_FOR_ROUND:
-    case PROTO_MSG_START_WEIGHT_SHARING:
-    case PROTO_MSG_RETRY_PEER_CONNECTIONS:
-    case PROTO_MSG_CONNECTION_FAIL:
-    case PROTO_MSG_WAITING_FOR_MORE:
-    case PROTO_MSG_ENOUGH_PARTICIPANTS:
-    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
-    case PROTO_MSG_SIGNAL_NEW_PEER:
-    case PROTO_MSG_PAYLOAD:
-    case PROTO_MSG_ROUND_STALENESS:
+    case PROTO_MSG_WELCOME:
+    case PROTO_MSG_ROUND_PEERS:
+    case DISCO_MSG_START_WEIGHT_SHARING:
+    case DISCO_MSG_RETRY_PEER_CONNECTIONS:
+    case DISCO_MSG_CONNECTION_FAIL:
+    case DISCO_MSG_WAITING_FOR_MORE:
+    case DISCO_MSG_ENOUGH_PARTICIPANTS:
+    case PROTO_MSG_SYNC_PROVIDER:
+    case DISCO_MSG_SIGNAL_NEW_PEER:
+    case DISCO_MSG_PAYLOAD:
+    case DISCO_MSG_ROUND_STALENESS:
     default:   /* another family's message (its own folder's types) */
       break;
     }
-  _proto_coord_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
+  _disco_coord_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
 }
 
 static void
-proto_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+disco_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
-  ProtoCoord *c = impl;
-  DlTime before = _proto_coord_next_deadline (c);
+  DiscoCoord *c = impl;
+  DlTime before = _disco_coord_next_deadline (c);
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
@@ -756,10 +753,10 @@ proto_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
     case PROTO_IN_LEAVE:
-      g_warning ("proto_coord_handle: input %d is for peers", in->kind);
+      g_warning ("disco_coord_handle: input %d is for peers", in->kind);
       break;
     }
-  DlTime after = _proto_coord_next_deadline (c);
+  DlTime after = _disco_coord_next_deadline (c);
   if (after != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
@@ -774,16 +771,16 @@ proto_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
  * the rest itself (observed as `dropped`): nothing is refused on the way
  * in, listens is the default. */
 static const ProtoMachineClass coord_class = {
-  .handle = proto_coord_handle,
-  .next_deadline = _proto_coord_next_deadline,
-  .state_name = _proto_coord_phase,
-  .free = proto_coord_free,
+  .handle = disco_coord_handle,
+  .next_deadline = _disco_coord_next_deadline,
+  .state_name = _disco_coord_phase,
+  .free = disco_coord_free,
 };
 
 ProtoMachine *
-proto_coord_new (const ProtoConfig *config)
+disco_coord_new (const ProtoConfig *config)
 {
-  ProtoCoord *c = g_new0 (ProtoCoord, 1);
+  DiscoCoord *c = g_new0 (DiscoCoord, 1);
   c->cfg = *config;
   proto_omap_init (&c->connections);
   proto_omap_init (&c->syncing);
@@ -804,23 +801,23 @@ proto_coord_new (const ProtoConfig *config)
   return proto_machine_wrap (&coord_class, c);
 }
 
-uint32_t proto_coord_round (const ProtoCoord *c) { return c->round; }
-guint proto_coord_retry_counter (const ProtoCoord *c) { return c->retry; }
-ProtoNodeId proto_coord_provider (const ProtoCoord *c) { return c->provider; }
-guint proto_coord_connections (const ProtoCoord *c) { return proto_omap_len (&c->connections); }
-guint proto_coord_pending_timers (const ProtoCoord *c) { return c->timers->len; }
-gboolean proto_coord_in_round (const ProtoCoord *c, ProtoNodeId id) { return proto_omap_has (&c->round_peers, id); }
-gboolean proto_coord_is_syncing (const ProtoCoord *c, ProtoNodeId id) { return proto_omap_has (&c->syncing, id); }
-gboolean proto_coord_waiting_for_more (const ProtoCoord *c) { return c->waiting; }
+uint32_t disco_coord_round (const DiscoCoord *c) { return c->round; }
+guint disco_coord_retry_counter (const DiscoCoord *c) { return c->retry; }
+ProtoNodeId disco_coord_provider (const DiscoCoord *c) { return c->provider; }
+guint disco_coord_connections (const DiscoCoord *c) { return proto_omap_len (&c->connections); }
+guint disco_coord_pending_timers (const DiscoCoord *c) { return c->timers->len; }
+gboolean disco_coord_in_round (const DiscoCoord *c, ProtoNodeId id) { return proto_omap_has (&c->round_peers, id); }
+gboolean disco_coord_is_syncing (const DiscoCoord *c, ProtoNodeId id) { return proto_omap_has (&c->syncing, id); }
+gboolean disco_coord_waiting_for_more (const DiscoCoord *c) { return c->waiting; }
 
 gboolean
-proto_coord_has_connect_flag (const ProtoCoord *c, ProtoNodeId id)
+disco_coord_has_connect_flag (const DiscoCoord *c, ProtoNodeId id)
 {
   return proto_omap_has (&c->connect_flags, id);
 }
 
 gboolean
-proto_coord_is_ready (const ProtoCoord *c, ProtoNodeId id)
+disco_coord_is_ready (const DiscoCoord *c, ProtoNodeId id)
 {
   int i = proto_omap_find (&c->round_peers, id);
   return i >= 0 && proto_omap_at (&c->round_peers, (guint) i)->flag;

@@ -1,8 +1,8 @@
-/* proto-links.c — a peer's links for any family (proto-links.h). */
+/* session-links.c — a peer's links for any family (session-links.h). */
 #include "config.h"
 
-#include "protocol/proto-links.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-links.h"
+#include "protocol/session/session-msgs.h"
 
 typedef struct {
   ProtoNodeId to;
@@ -83,7 +83,7 @@ static void
 signal_to (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other, ProtoSignal sig)
 {
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+  proto_msg_init (&m, PROTO_MSG_SIGNAL);
   m.node = other;
   m.signal = sig;
   l->host.send (l->host.ud, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
@@ -125,7 +125,7 @@ proto_links_signal (ProtoLinks *l, ProtoOutbox *out, const ProtoMsg *msg)
       proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, other);
     }
   else
-    l->host.observe (l->host.ud, out, PROTO_OBS_REJECTED, other, PROTO_MSG_SIGNAL_FOR_PEER,
+    l->host.observe (l->host.ud, out, PROTO_OBS_REJECTED, other, PROTO_MSG_SIGNAL,
                      "answer for no offer of ours");
 }
 

@@ -1,36 +1,36 @@
-/* proto-peer-pool.c — the peer's link pool as a data structure: PeerPool
+/* disco-peer-pool.c — the peer's link pool as a data structure: PeerPool
  * (discojs/src/client/decentralized/peer_pool.ts) and the per-link receive
  * loops.  getPeers creates links only for unknown ids and records the new
  * ones as pending (the peer waits for them, with no timeout); shutdown
  * destroys them all; signals are applied to the pool's peers (peer.ts).
  * robust replaces closed or failed links and drops single links
- * (proto-config.h).  A leaf of proto-peer.c (proto-peer-private.h): the
+ * (proto-config.h).  A leaf of disco-peer.c (disco-peer-private.h): the
  * peer decides what a link coming up or a bad signal leads to; this file
- * keeps the pool, sends through proto-peer-effects.c and calls nothing of
- * proto-peer.c. */
+ * keeps the pool, sends through disco-peer-effects.c and calls nothing of
+ * disco-peer.c. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "protocol/disco/disco-peer-private.h"
 #include "protocol/disco/disco-msgs.h"
 
 #include <string.h>
 
 Link *
-_proto_peer_find_link (const ProtoPeer *p, ProtoNodeId other)
+_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other)
 {
   return dl_id_map_lookup (&p->pool_index, other);
 }
 
 Link *
-_proto_peer_pool_at (const ProtoPeer *p, guint i)
+_disco_peer_pool_at (const DiscoPeer *p, guint i)
 {
   return g_ptr_array_index (p->pool, i);
 }
 
 gboolean
-_proto_peer_loop_active (const Link *l)
+_disco_peer_loop_active (const Link *l)
 {
   return l->active > 0;
 }
@@ -38,7 +38,7 @@ _proto_peer_loop_active (const Link *l)
 /* One reception of a receive loop is used up, by a Payload or by its 60 s
  * wait running out: the next wait starts now. */
 static void
-loop_use (ProtoPeer *p, Link *l, RecvLoop *rl, DlTime now)
+loop_use (DiscoPeer *p, Link *l, RecvLoop *rl, DlTime now)
 {
   rl->remaining--;
   rl->deadline = rl->remaining ? dl_time_add (now, p->cfg.payload_timeout) : DL_TIME_NEVER;
@@ -48,7 +48,7 @@ loop_use (ProtoPeer *p, Link *l, RecvLoop *rl, DlTime now)
 
 /* A Payload from l's peer: each of l's loops with receptions left takes it. */
 void
-_proto_peer_loops_received (ProtoPeer *p, Link *l, DlTime now)
+_disco_peer_loops_received (DiscoPeer *p, Link *l, DlTime now)
 {
   for (guint i = 0; i < l->n_loops; i++)
     {
@@ -61,19 +61,19 @@ _proto_peer_loops_received (ProtoPeer *p, Link *l, DlTime now)
 /* The loops whose wait ran out use up one reception each; loops_deadline
  * becomes exact again. */
 void
-_proto_peer_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+_disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
   DlTime next = DL_TIME_NEVER;
   for (guint i = 0; i < p->pool->len; i++)
     {
-      Link *l = _proto_peer_pool_at (p, i);
+      Link *l = _disco_peer_pool_at (p, i);
       for (guint k = 0; k < l->n_loops; k++)
         {
           RecvLoop *rl = &l->loops[k];
           if (rl->remaining > 0 && rl->deadline <= now)
             {
               loop_use (p, l, rl, now);
-              _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, PROTO_MSG_PAYLOAD, -1,
+              _disco_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, l->peer, DISCO_MSG_PAYLOAD, -1,
                           "payload receive timeout: one reception used up");
             }
           if (rl->remaining > 0)
@@ -89,13 +89,13 @@ _proto_peer_loops_expire (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 #define LINK_SLAB 16
 
 static Link *
-link_new (ProtoPeer *p)
+link_new (DiscoPeer *p)
 {
   return dl_slab_take (&p->links);
 }
 
 void
-_proto_peer_link_release (ProtoPeer *p, Link *l)
+_disco_peer_link_release (DiscoPeer *p, Link *l)
 {
   if (l->loops != l->own)
     g_free (l->loops);
@@ -103,62 +103,62 @@ _proto_peer_link_release (ProtoPeer *p, Link *l)
 }
 
 void
-_proto_peer_links_init (ProtoPeer *p)
+_disco_peer_links_init (DiscoPeer *p)
 {
   dl_slab_init (&p->links, sizeof (Link), LINK_SLAB);
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
 void
-_proto_peer_shutdown_pool (ProtoPeer *p, ProtoOutbox *out)
+_disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool->len; i++)
-    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _proto_peer_pool_at (p, i)->peer);
+    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _disco_peer_pool_at (p, i)->peer);
   dl_id_map_remove_all (&p->pool_index);
   for (guint i = 0; i < p->pool->len; i++)
-    _proto_peer_link_release (p, _proto_peer_pool_at (p, i));
+    _disco_peer_link_release (p, _disco_peer_pool_at (p, i));
   g_ptr_array_set_size (p->pool, 0);
   g_array_set_size (p->pending, 0);
 }
 
 /* robust: one link leaves the pool (closed), pending included. */
 void
-_proto_peer_drop_link (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
+_disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  Link *l = _proto_peer_find_link (p, other);
+  Link *l = _disco_peer_find_link (p, other);
   if (l == NULL)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   dl_id_map_steal (&p->pool_index, other);
   g_ptr_array_remove (p->pool, l);
-  _proto_peer_link_release (p, l);
-  _proto_peer_pending_remove (p, other);
+  _disco_peer_link_release (p, l);
+  _disco_peer_pending_remove (p, other);
 }
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
 void
-_proto_peer_set_nodes (ProtoPeer *p, const ProtoNodeId *peers, guint n)
+_disco_peer_set_nodes (DiscoPeer *p, const ProtoNodeId *peers, guint n)
 {
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, n + 1);
   if (n)
     memcpy (ids, peers, n * sizeof *ids);
   ids[n] = p->id;
-  proto_aggregator_set_nodes (p->agg, ids, n + 1);
+  disco_aggregator_set_nodes (p->agg, ids, n + 1);
 }
 
 void
-_proto_peer_set_nodes_self_only (ProtoPeer *p)
+_disco_peer_set_nodes_self_only (DiscoPeer *p)
 {
-  _proto_peer_set_nodes (p, NULL, 0);
+  _disco_peer_set_nodes (p, NULL, 0);
 }
 
 /* pending_at maps an id to its index in pending, + 1.  Other files empty
- * pending (g_array_set_size) or put back a copy of it (proto-peer-sync.c)
+ * pending (g_array_set_size) or put back a copy of it (disco-peer-sync.c)
  * without touching the map, so an entry may be stale; but every id that is
  * in pending has an entry naming its place, because ids enter pending only
  * here, and an entry is checked against the element it names. */
 static guint
-pending_index (const ProtoPeer *p, ProtoNodeId id)
+pending_index (const DiscoPeer *p, ProtoNodeId id)
 {
   guint i = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pending_at, id));
   if (i == 0 || i > p->pending->len || g_array_index (p->pending, ProtoNodeId, i - 1) != id)
@@ -167,7 +167,7 @@ pending_index (const ProtoPeer *p, ProtoNodeId id)
 }
 
 static void
-pending_add (ProtoPeer *p, ProtoNodeId id)
+pending_add (DiscoPeer *p, ProtoNodeId id)
 {
   g_array_append_val (p->pending, id);
   dl_id_map_insert (&p->pending_at, id, GUINT_TO_POINTER (p->pending->len));
@@ -177,18 +177,18 @@ pending_add (ProtoPeer *p, ProtoNodeId id)
  * PeerPool.getPeers does.  With loops, starts receive loops for the whole
  * pool (the handle gets every pool peer, not only `ids`). */
 void
-_proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
+_disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
 {
   g_array_set_size (p->pending, 0);
   for (guint i = 0; i < n; i++)
     {
-      Link *known = _proto_peer_find_link (p, ids[i]);
+      Link *known = _disco_peer_find_link (p, ids[i]);
       if (known && disco_config (&p->cfg)->robust_links
-          && (known->state == PROTO_LINK_CLOSED || known->state == PROTO_LINK_FAILED))
+          && (known->state == DISCO_LINK_CLOSED || known->state == DISCO_LINK_FAILED))
         {
           /* S15: robust opens a new link in place of one that closed or failed */
-          _proto_peer_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
-          _proto_peer_drop_link (p, out, ids[i]);
+          _disco_peer_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
+          _disco_peer_drop_link (p, out, ids[i]);
           known = NULL;
         }
       if (known)
@@ -196,7 +196,7 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       Link *l = link_new (p);
       l->peer = ids[i];
       l->initiator = p->id > ids[i];
-      l->state = l->initiator ? PROTO_LINK_WAIT_ANSWER : PROTO_LINK_WAIT_OFFER;
+      l->state = l->initiator ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER;
       g_ptr_array_add (p->pool, l);
       dl_id_map_insert (&p->pool_index, ids[i], l);
       pending_add (p, ids[i]);
@@ -205,22 +205,22 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       if (l->initiator)
         {
           ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+          proto_msg_init (&m, PROTO_MSG_SIGNAL);
           m.node = ids[i];
           m.signal = PROTO_SIGNAL_OFFER;
-          _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+          _disco_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
         }
     }
   if (loops)
     for (guint i = 0; i < p->pool->len; i++)
       {
-        Link *l = _proto_peer_pool_at (p, i);
+        Link *l = _disco_peer_pool_at (p, i);
         /* exhausted loops are gone: the last takes the place of each (the
          * order g_array_remove_index_fast gave, which timeouts follow) */
         for (guint k = l->n_loops; k > 0; k--)
           if (l->loops[k - 1].remaining == 0)
             l->loops[k - 1] = l->loops[--l->n_loops];
-        RecvLoop rl = { .remaining = proto_aggregator_n_comm_rounds (p->agg),
+        RecvLoop rl = { .remaining = disco_aggregator_n_comm_rounds (p->agg),
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
         if (l->cap_loops == 0)
           {
@@ -251,7 +251,7 @@ _proto_peer_get_peers (ProtoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
  * pending's order means nothing (only its length and members are read),
  * so the last element takes the place of the one removed. */
 gboolean
-_proto_peer_pending_remove (ProtoPeer *p, ProtoNodeId id)
+_disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id)
 {
   guint i = pending_index (p, id);
   if (i == G_MAXUINT)
@@ -270,45 +270,45 @@ _proto_peer_pending_remove (ProtoPeer *p, ProtoNodeId id)
 
 /* robust: a link to `other` that is not up leaves the pool. */
 void
-_proto_peer_drop_link_unless_up (ProtoPeer *p, ProtoOutbox *out, ProtoNodeId other)
+_disco_peer_drop_link_unless_up (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  Link *old = _proto_peer_find_link (p, other);
-  if (old && old->state != PROTO_LINK_UP)
-    _proto_peer_drop_link (p, out, other);
+  Link *old = _disco_peer_find_link (p, other);
+  if (old && old->state != DISCO_LINK_UP)
+    _disco_peer_drop_link (p, out, other);
 }
 
 /* SignalForPeer: an offer answered or an answer taken.  NULL if it applied,
  * else the uncaught error it raises in DISCO (the signal is observed as
  * rejected). */
 const char *
-_proto_peer_pool_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+_disco_peer_pool_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  Link *l = _proto_peer_find_link (p, msg->node);
+  Link *l = _disco_peer_find_link (p, msg->node);
   if (l == NULL)
     {
       /* PeerPool.signal throws inside the SignalForPeer listener */
-      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+      _disco_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL, -1,
                "received signal for unknown peer");
       return "uncaught 'received signal for unknown peer'";
     }
-  if (msg->signal == PROTO_SIGNAL_OFFER && l->state == PROTO_LINK_WAIT_OFFER)
+  if (msg->signal == PROTO_SIGNAL_OFFER && l->state == DISCO_LINK_WAIT_OFFER)
     {
       ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_SIGNAL_FOR_PEER);
+      proto_msg_init (&m, PROTO_MSG_SIGNAL);
       m.node = msg->node;
       m.signal = PROTO_SIGNAL_ANSWER;
-      _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-      l->state = PROTO_LINK_CONNECTING;
+      _disco_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+      l->state = DISCO_LINK_CONNECTING;
     }
-  else if (msg->signal == PROTO_SIGNAL_ANSWER && l->state == PROTO_LINK_WAIT_ANSWER)
+  else if (msg->signal == PROTO_SIGNAL_ANSWER && l->state == DISCO_LINK_WAIT_ANSWER)
     {
-      l->state = PROTO_LINK_CONNECTING;
+      l->state = DISCO_LINK_CONNECTING;
       proto_outbox_simple (out, PROTO_ACT_CONNECT_LINK, msg->node);
     }
   else
     {
       /* Peer.signal (peer.ts) throws inside the same listener */
-      _proto_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL_FOR_PEER, -1,
+      _disco_peer_observe (p, out, PROTO_OBS_REJECTED, msg->node, PROTO_MSG_SIGNAL, -1,
                "unexpected offer/answer (buffer size set twice)");
       return "uncaught 'buffer size set twice'";
     }
@@ -316,13 +316,13 @@ _proto_peer_pool_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 }
 
 /* Does the pool hold a link already destroyed (closed by the other side, or
- * failed)?  Then PeerPool.shutdown waits its 1 s cap (proto-peer.c). */
+ * failed)?  Then PeerPool.shutdown waits its 1 s cap (disco-peer.c). */
 gboolean
-_proto_peer_pool_has_destroyed (const ProtoPeer *p)
+_disco_peer_pool_has_destroyed (const DiscoPeer *p)
 {
   gboolean slow = FALSE;
   for (guint i = 0; i < p->pool->len; i++)
-    slow |= _proto_peer_pool_at (p, i)->state == PROTO_LINK_CLOSED
-            || _proto_peer_pool_at (p, i)->state == PROTO_LINK_FAILED;
+    slow |= _disco_peer_pool_at (p, i)->state == DISCO_LINK_CLOSED
+            || _disco_peer_pool_at (p, i)->state == DISCO_LINK_FAILED;
   return slow;
 }

@@ -1,4 +1,4 @@
-/* proto-peer.c — DISCO's decentralized client at dcf4b31e (DISCO-NOTES.md
+/* disco-peer.c — DISCO's decentralized client at dcf4b31e (DISCO-NOTES.md
  * §1.2, §1.3, §3), with the version switches of proto-config.h: every
  * transition of the peer, one `static` handler per input.
  *
@@ -13,25 +13,25 @@
  * Receive loops (receivePayloads): per pool link, `communication rounds`
  * receptions, each a 60 s wait whose expiry uses up that reception; a
  * Payload from a peer with no active loop is dropped (S4).  The aggregator
- * is DISCO's (proto-aggregator.c) and the exchange is exchangeWeightUpdates
+ * is DISCO's (disco-aggregator.c) and the exchange is exchangeWeightUpdates
  * with its aggregationResult promise: see the block comment at the exchange.
  *
  * Pool shutdown (Retry, ConnectionFail) takes its 1 s cap when a link in the
  * pool was already destroyed, else no time (begin_pool_shutdown).
  *
- * The leaves this file calls, which never call it (proto-peer-private.h):
- * proto-peer-effects.c (observations, sends), proto-peer-pool.c (the link
- * pool and its receive loops as a data structure), proto-peer-exchange.c
- * (the exchange's bookkeeping), proto-peer-sync.c (model sync's
- * bookkeeping, the provider's side) and proto-peer-listen.c (the drop rule).
+ * The leaves this file calls, which never call it (disco-peer-private.h):
+ * disco-peer-effects.c (observations, sends), disco-peer-pool.c (the link
+ * pool and its receive loops as a data structure), disco-peer-exchange.c
+ * (the exchange's bookkeeping), disco-peer-sync.c (model sync's
+ * bookkeeping, the provider's side) and disco-peer-listen.c (the drop rule).
  *
  * Not modelled: ICE candidates (one offer and one answer per link), message chunking,
  * listener accumulation (S16, memory only), DP/Byzantine clipping. */
 #include "config.h"
 
-#include "protocol/disco/proto-peer.h"
-#include "protocol/disco/proto-aggregator.h"
-#include "protocol/disco/proto-peer-private.h"
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "protocol/disco/disco-peer-private.h"
 
 #include <string.h>
 #include "protocol/disco/disco-msgs.h"
@@ -43,18 +43,18 @@
 /* robust: the states in which the peer waits for the coordinator, and for
  * which a lost message would otherwise be a silent hang */
 static gboolean
-waits_for_coordinator (const ProtoPeer *p)
+waits_for_coordinator (const DiscoPeer *p)
 {
-  switch ((ProtoPeerState) p->base.state)
+  switch ((DiscoPeerState) p->base.state)
     {
-    case PROTO_PEER_CONNECTING:
-    case PROTO_PEER_PAUSED_BEGIN:
-    case PROTO_PEER_PAUSED_END:
-    case PROTO_PEER_WAIT_PEERS:
-    case PROTO_PEER_LINKING:
-    case PROTO_PEER_WAIT_DECISION:
+    case DISCO_PEER_CONNECTING:
+    case DISCO_PEER_PAUSED_BEGIN:
+    case DISCO_PEER_PAUSED_END:
+    case DISCO_PEER_WAIT_PEERS:
+    case DISCO_PEER_LINKING:
+    case DISCO_PEER_WAIT_DECISION:
       return TRUE;
-    case PROTO_PEER_DONE:
+    case DISCO_PEER_DONE:
       return p->helper;
     default:
       return FALSE;
@@ -62,36 +62,36 @@ waits_for_coordinator (const ProtoPeer *p)
 }
 
 static void
-arm_wait (ProtoPeer *p)
+arm_wait (DiscoPeer *p)
 {
   p->wait_deadline = disco_config (&p->cfg)->robust_wait_timeout && waits_for_coordinator (p)
-                     ? dl_time_add (p->now, proto_disco_wait_timeout (&p->cfg)) : DL_TIME_NEVER;
+                     ? dl_time_add (p->now, disco_wait_timeout (&p->cfg)) : DL_TIME_NEVER;
 }
 
 static void
-set_state (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState s)
+set_state (DiscoPeer *p, ProtoOutbox *out, DiscoPeerState s)
 {
   if (p->base.state == s)
     return;
   p->base.state = s;
   arm_wait (p);
-  _proto_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, proto_peer_state_name (s));
+  _disco_peer_observe (p, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, disco_peer_state_name (s));
 }
 
 static void
-fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
+fail (DiscoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
 {
   g_strlcpy (p->error, why, sizeof p->error);
-  _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
+  _disco_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, why);
   /* webapp: Trainer.vue's finally closes the session after an error too */
   if ((disconnect || disco_config (&p->cfg)->webapp_runtime) && p->base.connected)
     {
       for (guint i = 0; i < p->pool->len; i++)
-        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _proto_peer_pool_at (p, i)->peer);
+        proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _disco_peer_pool_at (p, i)->peer);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->base.connected = FALSE;
     }
-  set_state (p, out, PROTO_PEER_FAILED);
+  set_state (p, out, DISCO_PEER_FAILED);
 }
 
 /* runtime = node: Node.js ends the process on an uncaught exception or an
@@ -100,7 +100,7 @@ fail (ProtoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
  * deployment; DISCO's own CLI runs every client and the server in one
  * process, where the first such error ends them all. */
 static gboolean
-node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
+node_exits (DiscoPeer *p, ProtoOutbox *out, const char *what)
 {
   if (!disco_config (&p->cfg)->node_runtime)
     return FALSE;
@@ -113,9 +113,9 @@ node_exits (ProtoPeer *p, ProtoOutbox *out, const char *what)
 /* ---- the round ---- */
 
 static void
-start_training (ProtoPeer *p, ProtoOutbox *out)
+start_training (DiscoPeer *p, ProtoOutbox *out)
 {
-  set_state (p, out, PROTO_PEER_TRAINING);
+  set_state (p, out, DISCO_PEER_TRAINING);
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (p->model);
@@ -124,12 +124,12 @@ start_training (ProtoPeer *p, ProtoOutbox *out)
 
 /* waitForParticipantsIfNeeded: TRUE if the peer may go on now. */
 static gboolean
-pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
+pass_pause_point (DiscoPeer *p, ProtoOutbox *out, DiscoPeerState paused_state)
 {
   if (p->pause == PAUSE_PENDING)
     {
       set_state (p, out, paused_state);
-      _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
+      _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "not enough participants");
       return FALSE;
     }
   p->pause = PAUSE_NONE;
@@ -137,13 +137,13 @@ pass_pause_point (ProtoPeer *p, ProtoOutbox *out, ProtoPeerState paused_state)
 }
 
 static void
-after_sync (ProtoPeer *p, ProtoOutbox *out)
+after_sync (DiscoPeer *p, ProtoOutbox *out)
 {
-  _proto_peer_send_server (p, out, PROTO_MSG_JOIN_ROUND);
+  _disco_peer_send_server (p, out, DISCO_MSG_JOIN_ROUND);
   /* this.aggregationResult = aggregator.getPromiseForAggregation() */
   g_clear_pointer (&p->promised, learn_weights_unref);
   p->promise = PROMISE_PENDING;
-  if (disco_config (&p->cfg)->pause_before_training && !pass_pause_point (p, out, PROTO_PEER_PAUSED_BEGIN))
+  if (disco_config (&p->cfg)->pause_before_training && !pass_pause_point (p, out, DISCO_PEER_PAUSED_BEGIN))
     return;
   start_training (p, out);
 }
@@ -153,15 +153,15 @@ after_sync (ProtoPeer *p, ProtoOutbox *out)
  * utils.ts timeout, aggregation_wait here); on expiry the round's nodes are
  * the peer alone.  Training comes after the links (S1). */
 static void
-pre775_begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+pre775_begin_round (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  _proto_peer_send_server (p, out, PROTO_MSG_PEER_IS_READY);
-  set_state (p, out, PROTO_PEER_WAIT_PEERS);
+  _disco_peer_send_server (p, out, PROTO_MSG_READY);
+  set_state (p, out, DISCO_PEER_WAIT_PEERS);
   p->sync_deadline = dl_time_add (now, disco_config (&p->cfg)->aggregation_wait);
 }
 
 static void
-pre775_train (ProtoPeer *p, ProtoOutbox *out)
+pre775_train (DiscoPeer *p, ProtoOutbox *out)
 {
   p->sync_deadline = DL_TIME_NEVER;
   g_clear_pointer (&p->promised, learn_weights_unref);
@@ -170,7 +170,7 @@ pre775_train (ProtoPeer *p, ProtoOutbox *out)
 }
 
 static void
-begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+begin_round (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (disco_config (&p->cfg)->ready_at_round_start)
     {
@@ -180,10 +180,10 @@ begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
   if (p->sync_needed && disco_config (&p->cfg)->model_sync)
     {
       p->sync_attempts++;
-      _proto_peer_send_server (p, out, PROTO_MSG_MODEL_SYNC_REQUEST);
-      set_state (p, out, PROTO_PEER_SYNC_WAIT_PROVIDER);
+      _disco_peer_send_server (p, out, PROTO_MSG_SYNC_REQUEST);
+      set_state (p, out, DISCO_PEER_SYNC_WAIT_PROVIDER);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
-      _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
+      _disco_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, PROTO_NO_NODE, -1, -1, "ModelSyncRequest sent");
       return;
     }
   after_sync (p, out);
@@ -193,17 +193,17 @@ begin_round (ProtoPeer *p, DlTime now, ProtoOutbox *out)
  * paused; the coordinator, which enforces min, decides (a lost
  * EnoughParticipants cannot hold it forever). */
 static void
-send_ready_paused (ProtoPeer *p, ProtoOutbox *out)
+send_ready_paused (DiscoPeer *p, ProtoOutbox *out)
 {
-  _proto_peer_send_server (p, out, PROTO_MSG_PEER_IS_READY);
+  _disco_peer_send_server (p, out, PROTO_MSG_READY);
   arm_wait (p);
 }
 
 static void
-send_ready (ProtoPeer *p, ProtoOutbox *out)
+send_ready (DiscoPeer *p, ProtoOutbox *out)
 {
   ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PEER_IS_READY);
+  proto_msg_init (&m, PROTO_MSG_READY);
   m.helper = p->helper;
   if (p->helper)
     {
@@ -211,23 +211,23 @@ send_ready (ProtoPeer *p, ProtoOutbox *out)
       g_clear_pointer (&p->promised, learn_weights_unref);
       p->promise = PROMISE_PENDING;
     }
-  _proto_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-  set_state (p, out, p->helper ? PROTO_PEER_DONE : PROTO_PEER_WAIT_PEERS);
+  _disco_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+  set_state (p, out, p->helper ? DISCO_PEER_DONE : DISCO_PEER_WAIT_PEERS);
   arm_wait (p);
 }
 
 /* onRoundEndCommunication's loop head: pause point, then PeerIsReady. */
 static void
-end_round_loop (ProtoPeer *p, ProtoOutbox *out)
+end_round_loop (DiscoPeer *p, ProtoOutbox *out)
 {
-  if (!p->helper && !pass_pause_point (p, out, PROTO_PEER_PAUSED_END))
+  if (!p->helper && !pass_pause_point (p, out, DISCO_PEER_PAUSED_END))
     return;
   send_ready (p, out);
 }
 
 /* ---- the exchange: exchangeWeightUpdates (decentralized_client.ts) ----
  *
- * (its bookkeeping: proto-peer-exchange.c)
+ * (its bookkeeping: disco-peer-exchange.c)
  *
  * for c in 0 .. communicationRounds-1:
  *   payloads = aggregator.makePayloads(result); our own goes to
@@ -247,16 +247,16 @@ end_round_loop (ProtoPeer *p, ProtoOutbox *out)
  * round 1, and its aggregator stays in communication round 1. */
 
 static void
-send_round (ProtoPeer *p, ProtoOutbox *out)
+send_round (DiscoPeer *p, ProtoOutbox *out)
 {
-  if (_proto_peer_send_round (p, out))
+  if (_disco_peer_send_round (p, out))
     node_exits (p, out, "unhandled rejection 'cannot send after peer is destroyed'");
 }
 
 static void
-finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, gboolean partial)
+finish_round (DiscoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, gboolean partial)
 {
-  _proto_peer_round_finished (p, out, result, partial);
+  _disco_peer_round_finished (p, out, result, partial);
   if (p->helper)
     {
       /* robust: a helper's round does not count as one of its own */
@@ -266,8 +266,8 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
     }
   if (p->base.rounds_done >= p->cfg.rounds)
     {
-      _proto_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->base.rounds_done, NULL);
-      set_state (p, out, PROTO_PEER_DONE);
+      _disco_peer_observe (p, out, PROTO_OBS_FINISHED, PROTO_NO_NODE, -1, p->base.rounds_done, NULL);
+      set_state (p, out, DISCO_PEER_DONE);
       if (!p->cfg.leave_after_training && disco_config (&p->cfg)->robust_members_only)
         {
           /* S20: a finished peer that stays helps the others' rounds
@@ -278,10 +278,10 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
         }
       if (p->cfg.leave_after_training)
         {
-          _proto_peer_shutdown_pool (p, out);
+          _disco_peer_shutdown_pool (p, out);
           proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
           p->base.connected = FALSE;
-          set_state (p, out, PROTO_PEER_LEFT);
+          set_state (p, out, DISCO_PEER_LEFT);
         }
       return;
     }
@@ -290,13 +290,13 @@ finish_round (ProtoPeer *p, DlTime now, ProtoOutbox *out, LearnWeights *result, 
 
 /* The exchange loop, as far as resolved promises let it run. */
 static void
-exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+exchange_continue (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  while (p->base.state == PROTO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
+  while (p->base.state == DISCO_PEER_EXCHANGING && p->promise == PROMISE_RESOLVED)
     {
       g_autoptr (LearnWeights) r = g_steal_pointer (&p->promised);
       p->promise = PROMISE_NONE;
-      guint n_comm = proto_aggregator_n_comm_rounds (p->agg);
+      guint n_comm = disco_aggregator_n_comm_rounds (p->agg);
       if (p->xchg_broke || p->xchg_c + 1 >= n_comm)
         {
           finish_round (p, now, out, r, p->xchg_broke && p->xchg_c + 1 < n_comm);
@@ -312,29 +312,29 @@ exchange_continue (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 }
 
 static void
-begin_exchange (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+begin_exchange (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  set_state (p, out, PROTO_PEER_EXCHANGING);
-  _proto_peer_exchange_reset (p, now);
+  set_state (p, out, DISCO_PEER_EXCHANGING);
+  _disco_peer_exchange_reset (p, now);
   send_round (p, out);
   exchange_continue (p, now, out);
 }
 
 /* A contribution taken by the aggregator may resolve the promise. */
 static void
-add_contribution (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+add_contribution (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  if (_proto_peer_exchange_add (p, now, from, msg, out))
+  if (_disco_peer_exchange_add (p, now, from, msg, out))
     exchange_continue (p, now, out);
 }
 
 static void
-links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+links_ready (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (disco_config (&p->cfg)->connect_barrier)
     {
-      _proto_peer_send_server (p, out, PROTO_MSG_CONNECTIONS_READY);
-      set_state (p, out, PROTO_PEER_WAIT_DECISION);
+      _disco_peer_send_server (p, out, DISCO_MSG_CONNECTIONS_READY);
+      set_state (p, out, DISCO_PEER_WAIT_DECISION);
     }
   else if (disco_config (&p->cfg)->ready_at_round_start)
     pre775_train (p, out);
@@ -343,7 +343,7 @@ links_ready (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 }
 
 static void
-handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
+handle_peers_for_round (DiscoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
 {
   for (guint i = 0; i < msg->n_peers; i++)
     if (msg->peers[i] == p->id)
@@ -353,36 +353,36 @@ handle_peers_for_round (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
          * disco-1110 then waits in the race for Start/Retry/Fail; disco-775
          * goes straight on to exchangeWeightUpdates and aggregates alone
          * (decentralized_client.ts at b95004b4, onRoundEndCommunication). */
-        _proto_peer_set_nodes_self_only (p);
-        _proto_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
+        _disco_peer_set_nodes_self_only (p);
+        _disco_peer_observe (p, out, PROTO_OBS_ERROR, PROTO_NO_NODE, -1, -1, "peers to connect contains our id");
         if (disco_config (&p->cfg)->ready_at_round_start)
           pre775_train (p, out);
         else if (disco_config (&p->cfg)->connect_barrier)
-          set_state (p, out, PROTO_PEER_WAIT_DECISION);
+          set_state (p, out, DISCO_PEER_WAIT_DECISION);
         else
           begin_exchange (p, now, out);
         return;
       }
-  _proto_peer_set_nodes (p, msg->peers, msg->n_peers);
+  _disco_peer_set_nodes (p, msg->peers, msg->n_peers);
   if (!disco_config (&p->cfg)->ready_at_round_start)   /* pre-775's list has no round */
-    proto_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
-  _proto_peer_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
+    disco_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
+  _disco_peer_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
   if (p->pending->len == 0)
     links_ready (p, now, out);
   else
-    set_state (p, out, PROTO_PEER_LINKING);
+    set_state (p, out, DISCO_PEER_LINKING);
 }
 
 static void
-handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+handle_payload (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   /* every receive loop on the link with receptions left has a listener
    * (waitMessage in event_connection.ts) and takes this Payload */
-  Link *l = _proto_peer_find_link (p, from);
+  Link *l = _disco_peer_find_link (p, from);
   guint takers = 0;
   for (guint i = 0; l && i < l->n_loops; i++)
     takers += l->loops[i].remaining > 0;
-  _proto_peer_loops_received (p, l, now);
+  _disco_peer_loops_received (p, l, now);
   add_contribution (p, now, from, msg, out);
   /* D4: each of the other loops validates and adds it too.  Into the same
    * round it only replaces the first add; but if the first completed the
@@ -390,13 +390,13 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
    * stale contribution into the next round.  robust adds once. */
   for (guint k = 1; k < takers && !disco_config (&p->cfg)->robust_single_add && p->base.connected; k++)
     {
-      _proto_peer_observe (p, out, PROTO_OBS_NOTE, from, PROTO_MSG_PAYLOAD, msg->round,
+      _disco_peer_observe (p, out, PROTO_OBS_NOTE, from, DISCO_MSG_PAYLOAD, msg->round,
                   "another receive loop on the link takes it and adds it again");
       add_contribution (p, now, from, msg, out);
     }
 }
 
-/* ---- the link pool (the data structure: proto-peer-pool.c) ---- */
+/* ---- the link pool (the data structure: disco-peer-pool.c) ---- */
 
 /* `await pool.shutdown()` (peer_pool.ts): race(all peers' destroy(), 1 s).
  * Peer.destroy (peer.ts) resolves on simple-peer's 'close', which a peer
@@ -404,93 +404,93 @@ handle_payload (ProtoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
  * emits again: then the race takes the full second.  Links are destroyed at
  * once either way.  TRUE if the peer now waits out that second. */
 static gboolean
-begin_pool_shutdown (ProtoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
+begin_pool_shutdown (DiscoPeer *p, DlTime now, ProtoOutbox *out, gboolean then_fail)
 {
-  gboolean slow = _proto_peer_pool_has_destroyed (p);
-  _proto_peer_shutdown_pool (p, out);
+  gboolean slow = _disco_peer_pool_has_destroyed (p);
+  _disco_peer_shutdown_pool (p, out);
   if (!slow)
     return FALSE;
-  _proto_peer_set_nodes_self_only (p);
+  _disco_peer_set_nodes_self_only (p);
   p->shutdown_then_fail = then_fail;
   p->shutdown_deadline = dl_time_add (now, DL_S);
-  set_state (p, out, PROTO_PEER_POOL_SHUTDOWN);
-  _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+  set_state (p, out, DISCO_PEER_POOL_SHUTDOWN);
+  _disco_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
            "pool shutdown waits its 1 s cap: a destroyed link never emits 'close'");
   return TRUE;
 }
 
 static void
-handle_link_up (ProtoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
+handle_link_up (DiscoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
 {
-  Link *l = _proto_peer_find_link (p, other);
+  Link *l = _disco_peer_find_link (p, other);
   if (l == NULL)
     {
-      _proto_peer_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
+      _disco_peer_observe (p, out, PROTO_OBS_NOTE, other, -1, -1, "link up for a link no longer in the pool");
       return;
     }
-  l->state = PROTO_LINK_UP;
-  _proto_peer_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
-  _proto_peer_serves_link_up (p, other, out);
-  if (!_proto_peer_pending_remove (p, other) || p->pending->len > 0)
+  l->state = DISCO_LINK_UP;
+  _disco_peer_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
+  _disco_peer_serves_link_up (p, other, out);
+  if (!_disco_peer_pending_remove (p, other) || p->pending->len > 0)
     return;
-  if (p->base.state == PROTO_PEER_LINKING)
+  if (p->base.state == DISCO_PEER_LINKING)
     links_ready (p, now, out);
-  else if (p->base.state == PROTO_PEER_SYNC_LINKING)
+  else if (p->base.state == DISCO_PEER_SYNC_LINKING)
     {
-      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      set_state (p, out, DISCO_PEER_SYNC_WAIT_MODEL);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
     }
 }
 
 /* SignalForPeer: its listener throws on an unknown peer or an unexpected
- * offer or answer (proto-peer-pool.c applies it). */
+ * offer or answer (disco-peer-pool.c applies it). */
 static void
-handle_signal (ProtoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+handle_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  const char *uncaught = _proto_peer_pool_signal (p, msg, out);
+  const char *uncaught = _disco_peer_pool_signal (p, msg, out);
   if (uncaught)
     node_exits (p, out, uncaught);
 }
 
-/* ---- model sync (its bookkeeping: proto-peer-sync.c) ---- */
+/* ---- model sync (its bookkeeping: disco-peer-sync.c) ---- */
 
 static void
-handle_signal_new_peer (ProtoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
+handle_signal_new_peer (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
 {
   if (newcomer == p->id)
     {
       /* `void this.handleSignalNewPeer(event)`: getPeers rejects, unhandled */
-      _proto_peer_observe (p, out, PROTO_OBS_ERROR, newcomer, PROTO_MSG_SIGNAL_NEW_PEER, -1,
+      _disco_peer_observe (p, out, PROTO_OBS_ERROR, newcomer, DISCO_MSG_SIGNAL_NEW_PEER, -1,
                "peers to connect contains our id (provider side)");
       node_exits (p, out, "unhandled rejection 'peers to connect contains our id'");
       return;
     }
-  _proto_peer_serve (p, now, newcomer, out);
+  _disco_peer_serve (p, now, newcomer, out);
 }
 
 static void
-handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
+handle_signal_model_provider (DiscoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
 {
   if (disco_config (&p->cfg)->robust_sync_retry && p->provider != PROTO_NO_NODE && p->provider != msg->node)
     {
       /* S12: re-targeted; a link to the old provider that is not up goes */
-      _proto_peer_drop_link_unless_up (p, out, p->provider);
+      _disco_peer_drop_link_unless_up (p, out, p->provider);
       g_array_set_size (p->pending, 0);
     }
   p->provider = msg->node;
   if (msg->node == PROTO_SERVER && disco_config (&p->cfg)->robust_checkpoint)
     {
       /* robust: the coordinator serves its checkpoint over the stream */
-      _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "the coordinator's checkpoint");
-      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      _disco_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "the coordinator's checkpoint");
+      set_state (p, out, DISCO_PEER_SYNC_WAIT_MODEL);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
       return;
     }
-  _proto_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
+  _disco_peer_observe (p, out, PROTO_OBS_SYNC_STARTED, msg->node, -1, -1, "provider assigned");
   if (msg->node == p->id && disco_config (&p->cfg)->robust_sync_retry)
     {
       /* robust: no trained model exists anywhere; start from our own */
-      _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_SIGNAL_MODEL_PROVIDER, -1,
+      _disco_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_SYNC_PROVIDER, -1,
                   "no trained model to sync: starts from its own");
       p->provider = PROTO_NO_NODE;
       p->sync_needed = FALSE;
@@ -500,43 +500,43 @@ handle_signal_model_provider (ProtoPeer *p, DlTime now, const ProtoMsg *msg, Pro
     }
   if (msg->node == p->id)
     {
-      _proto_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
+      _disco_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, msg->node, -1, -1, "told to sync from itself");
       fail (p, out, FALSE, "training failed: peers to connect contains our id (provider is self)");
       return;
     }
-  _proto_peer_get_peers (p, now, out, &msg->node, 1, FALSE);
+  _disco_peer_get_peers (p, now, out, &msg->node, 1, FALSE);
   if (p->pending->len > 0)
     {
-      set_state (p, out, PROTO_PEER_SYNC_LINKING);
+      set_state (p, out, DISCO_PEER_SYNC_LINKING);
       /* getPeers has no timeout; robust bounds it (S12) */
       p->sync_deadline = disco_config (&p->cfg)->robust_sync_retry ? dl_time_add (now, p->cfg.model_sync_timeout) : DL_TIME_NEVER;
     }
   else
     {
-      set_state (p, out, PROTO_PEER_SYNC_WAIT_MODEL);
+      set_state (p, out, DISCO_PEER_SYNC_WAIT_MODEL);
       p->sync_deadline = dl_time_add (now, p->cfg.model_sync_timeout);
     }
 }
 
 /* A sync wait ended (SignalModelProvider, the link, or SharedModel). */
 static void
-sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+sync_expired (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
   p->sync_deadline = DL_TIME_NEVER;
-  _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
+  _disco_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1, "model sync timeout");
   if (disco_config (&p->cfg)->robust_sync_retry)
     {
       /* S11, S12: ask again, for as long as the peer stays; the
        * coordinator names another provider or serves its checkpoint */
       if (p->provider != PROTO_NO_NODE && p->provider != PROTO_SERVER)
-        _proto_peer_drop_link_unless_up (p, out, p->provider);
+        _disco_peer_drop_link_unless_up (p, out, p->provider);
       g_array_set_size (p->pending, 0);
       p->provider = PROTO_NO_NODE;
       begin_round (p, now, out);
       return;
     }
-  _proto_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
-  fail (p, out, FALSE, p->base.state == PROTO_PEER_SYNC_WAIT_PROVIDER
+  _disco_peer_observe (p, out, PROTO_OBS_SYNC_FAILED, p->provider, -1, -1, "model sync timed out");
+  fail (p, out, FALSE, p->base.state == DISCO_PEER_SYNC_WAIT_PROVIDER
                        ? "training failed: timed out waiting for SignalModelProvider"
                        : "training failed: timed out waiting for SharedModel");
 }
@@ -544,144 +544,144 @@ sync_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 #define CONNECTION_FAIL_ERROR "training failed: ConnectionFail (client disconnected after connection failure)"
 
 static void
-handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+handle_message (DiscoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   const ProtoMsg *msg = in->msg;
   if ((unsigned) msg->type >= PROTO_MSG_N_TYPES)
     return;
   p->base.received[msg->type]++;
-  if (!_proto_peer_listens (p, msg->type, in->from))
+  if (!_disco_peer_listens (p, msg->type, in->from))
     {
-      _proto_peer_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
+      _disco_peer_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
     }
-  _proto_peer_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
+  _disco_peer_observe (p, out, PROTO_OBS_RECEIVED, in->from, (int32_t) msg->type, -1, NULL);
   switch (msg->type)
     {
-    case PROTO_MSG_NEW_NODE_INFO:
+    case PROTO_MSG_WELCOME:
       p->id = msg->node;
       p->sync_needed = msg->joined_mid_training && disco_config (&p->cfg)->model_sync;
       if (msg->wait_for_more && !p->enough_before_info && !disco_config (&p->cfg)->ready_at_round_start)
         p->pause = PAUSE_PENDING;   /* pre-775's client does not read it */
       begin_round (p, now, out);
       return;
-    case PROTO_MSG_ENOUGH_PARTICIPANTS:
-      if (p->base.state == PROTO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
+    case DISCO_MSG_ENOUGH_PARTICIPANTS:
+      if (p->base.state == DISCO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
         {
           p->enough_before_info = TRUE;
           return;
         }
       p->pause = PAUSE_RESOLVED;
-      _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
-      if (p->base.state == PROTO_PEER_PAUSED_BEGIN)
+      _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
+      if (p->base.state == DISCO_PEER_PAUSED_BEGIN)
         {
           p->pause = PAUSE_NONE;
           start_training (p, out);
         }
-      else if (p->base.state == PROTO_PEER_PAUSED_END)
+      else if (p->base.state == DISCO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;
           send_ready (p, out);
         }
       return;
-    case PROTO_MSG_WAITING_FOR_MORE:
+    case DISCO_MSG_WAITING_FOR_MORE:
       if (p->pause != PAUSE_NONE && disco_config (&p->cfg)->robust_listen)
         {
           /* S21: robust takes a second Waiting as what it says */
           p->pause = PAUSE_PENDING;
-          _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, (int64_t) msg->nb_participants,
+          _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, (int64_t) msg->nb_participants,
                       "not enough participants (again)");
           return;
         }
       if (p->pause != PAUSE_NONE)
         {
           /* setupServerCallbacks (client.ts): the listener throws */
-          _proto_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
+          _disco_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
                    "Server sent multiple WaitingForMoreParticipants messages");
           node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
           return;
         }
       p->pause = PAUSE_PENDING;
-      _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
+      _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
                disco_config (&p->cfg)->participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
       return;
-    case PROTO_MSG_SIGNAL_FOR_PEER:
+    case PROTO_MSG_SIGNAL:
       handle_signal (p, msg, out);
       return;
-    case PROTO_MSG_SIGNAL_NEW_PEER:
+    case DISCO_MSG_SIGNAL_NEW_PEER:
       handle_signal_new_peer (p, now, msg->node, out);
       return;
-    case PROTO_MSG_SIGNAL_MODEL_PROVIDER:
+    case PROTO_MSG_SYNC_PROVIDER:
       handle_signal_model_provider (p, now, msg, out);
       return;
-    case PROTO_MSG_SHARED_MODEL:
-      if (_proto_peer_sync_take_model (p, in->from, msg, out))
+    case PROTO_MSG_SYNC_MODEL:
+      if (_disco_peer_sync_take_model (p, in->from, msg, out))
         after_sync (p, out);
       return;
-    case PROTO_MSG_PEERS_FOR_ROUND:
-      if (p->base.state == PROTO_PEER_PAUSED_END)
+    case PROTO_MSG_ROUND_PEERS:
+      if (p->base.state == DISCO_PEER_PAUSED_END)
         {
           p->pause = PAUSE_NONE;   /* robust: the coordinator found enough */
-          _proto_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
+          _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
         }
       handle_peers_for_round (p, now, msg, out);
       return;
-    case PROTO_MSG_ROUND_STALENESS:
+    case DISCO_MSG_ROUND_STALENESS:
       {
         /* robust, async or mixed: each listed peer's contribution weighs
          * (1 + staleness)^-staleness_exponent in the round's mean */
         g_autofree double *w = g_new (double, MAX (msg->n_peers, 1));
         for (guint i = 0; i < msg->n_peers && i < msg->n_indices; i++)
           w[i] = pow (1.0 + msg->indices[i], -p->cfg.staleness_exponent);
-        proto_aggregator_set_weights (p->agg, msg->round, msg->peers, w, MIN (msg->n_peers, msg->n_indices));
+        disco_aggregator_set_weights (p->agg, msg->round, msg->peers, w, MIN (msg->n_peers, msg->n_indices));
         return;
       }
-    case PROTO_MSG_START_WEIGHT_SHARING:
+    case DISCO_MSG_START_WEIGHT_SHARING:
       p->round_finished_pending = TRUE;
       begin_exchange (p, now, out);
       return;
-    case PROTO_MSG_RETRY_PEER_CONNECTIONS:
-      if (p->base.state == PROTO_PEER_WAIT_PEERS || p->base.state == PROTO_PEER_DONE)
+    case DISCO_MSG_RETRY_PEER_CONNECTIONS:
+      if (p->base.state == DISCO_PEER_WAIT_PEERS || p->base.state == DISCO_PEER_DONE)
         {
           /* robust: a PeerIsReady again is harmless (S9) */
           send_ready (p, out);
           return;
         }
-      if (p->base.state == PROTO_PEER_PAUSED_END)
+      if (p->base.state == DISCO_PEER_PAUSED_END)
         {
           send_ready_paused (p, out);
           return;
         }
-      if (p->base.state == PROTO_PEER_EXCHANGING)
+      if (p->base.state == DISCO_PEER_EXCHANGING)
         {
           /* robust (S17): a member left; what it sent may still arrive, so
            * the exchange gets aggregation_wait more, then is aborted */
           p->xchg_deadline = MIN (p->xchg_deadline, dl_time_add (now, disco_config (&p->cfg)->aggregation_wait));
           p->xchg_cut = TRUE;
-          _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, PROTO_MSG_RETRY_PEER_CONNECTIONS, -1,
+          _disco_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, DISCO_MSG_RETRY_PEER_CONNECTIONS, -1,
                       "a member left: the exchange ends within aggregation_wait");
           return;
         }
       if (begin_pool_shutdown (p, now, out, FALSE))
         return;
-      _proto_peer_set_nodes_self_only (p);
+      _disco_peer_set_nodes_self_only (p);
       end_round_loop (p, out);
       return;
-    case PROTO_MSG_CONNECTION_FAIL:
+    case DISCO_MSG_CONNECTION_FAIL:
       if (begin_pool_shutdown (p, now, out, TRUE))
         return;
       fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
       return;
-    case PROTO_MSG_PAYLOAD:
+    case DISCO_MSG_PAYLOAD:
       handle_payload (p, now, in->from, msg, out);
       return;
-    case PROTO_MSG_CLIENT_CONNECTED:
-    case PROTO_MSG_JOIN_ROUND:
-    case PROTO_MSG_PEER_IS_READY:
-    case PROTO_MSG_CONNECTIONS_READY:
-    case PROTO_MSG_MODEL_SYNC_REQUEST:
+    case PROTO_MSG_HELLO:
+    case DISCO_MSG_JOIN_ROUND:
+    case PROTO_MSG_READY:
+    case DISCO_MSG_CONNECTIONS_READY:
+    case PROTO_MSG_SYNC_REQUEST:
     default:   /* another family's message (its own folder's types) */
-      break;  /* never listened for: _proto_peer_listens said no */
+      break;  /* never listened for: _disco_peer_listens said no */
     }
   g_assert_not_reached ();
 }
@@ -689,32 +689,32 @@ handle_message (ProtoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
 /* robust: the coordinator has been silent for the wait timeout; a message
  * on its stream may be lost.  The peer says again where it is. */
 static void
-wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+wait_expired (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
-  _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
+  _disco_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
               "no word from the coordinator for the wait timeout: said again");
-  switch ((ProtoPeerState) p->base.state)
+  switch ((DiscoPeerState) p->base.state)
     {
-    case PROTO_PEER_CONNECTING:
-      _proto_peer_send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
+    case DISCO_PEER_CONNECTING:
+      _disco_peer_send_server (p, out, PROTO_MSG_HELLO);
       arm_wait (p);
       return;
-    case PROTO_PEER_PAUSED_BEGIN:
+    case DISCO_PEER_PAUSED_BEGIN:
       start_training (p, out);   /* still paused: it waits again before PeerIsReady */
       return;
-    case PROTO_PEER_PAUSED_END:
+    case DISCO_PEER_PAUSED_END:
       send_ready_paused (p, out);
       return;
-    case PROTO_PEER_WAIT_PEERS:
-    case PROTO_PEER_DONE:
+    case DISCO_PEER_WAIT_PEERS:
+    case DISCO_PEER_DONE:
       send_ready (p, out);
       return;
-    case PROTO_PEER_LINKING:
-    case PROTO_PEER_WAIT_DECISION:
+    case DISCO_PEER_LINKING:
+    case DISCO_PEER_WAIT_DECISION:
       /* as a Retry would */
       if (begin_pool_shutdown (p, now, out, FALSE))
         return;
-      _proto_peer_set_nodes_self_only (p);
+      _disco_peer_set_nodes_self_only (p);
       end_round_loop (p, out);
       return;
     default:
@@ -724,29 +724,29 @@ wait_expired (ProtoPeer *p, DlTime now, ProtoOutbox *out)
 }
 
 static void
-handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
+handle_deadline (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
   if (p->wait_deadline <= now && waits_for_coordinator (p))
     {
       wait_expired (p, now, out);
       return;
     }
-  if ((p->base.state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->base.state == PROTO_PEER_SYNC_WAIT_MODEL
-       || p->base.state == PROTO_PEER_SYNC_LINKING)
+  if ((p->base.state == DISCO_PEER_SYNC_WAIT_PROVIDER || p->base.state == DISCO_PEER_SYNC_WAIT_MODEL
+       || p->base.state == DISCO_PEER_SYNC_LINKING)
       && p->sync_deadline <= now)
     {
       sync_expired (p, now, out);
       return;
     }
-  if (disco_config (&p->cfg)->ready_at_round_start && p->base.state == PROTO_PEER_WAIT_PEERS && p->sync_deadline <= now)
+  if (disco_config (&p->cfg)->ready_at_round_start && p->base.state == DISCO_PEER_WAIT_PEERS && p->sync_deadline <= now)
     {
-      _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
+      _disco_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, -1,
                   "Timeout waiting for the round's peer list: the round's nodes are this peer alone");
-      _proto_peer_set_nodes_self_only (p);
+      _disco_peer_set_nodes_self_only (p);
       pre775_train (p, out);
       return;
     }
-  if (p->base.state == PROTO_PEER_POOL_SHUTDOWN && p->shutdown_deadline <= now)
+  if (p->base.state == DISCO_PEER_POOL_SHUTDOWN && p->shutdown_deadline <= now)
     {
       p->shutdown_deadline = DL_TIME_NEVER;
       if (p->shutdown_then_fail)
@@ -755,46 +755,46 @@ handle_deadline (ProtoPeer *p, DlTime now, ProtoOutbox *out)
         end_round_loop (p, out);
       return;
     }
-  if (p->base.state == PROTO_PEER_EXCHANGING && p->xchg_deadline <= now)
+  if (p->base.state == DISCO_PEER_EXCHANGING && p->xchg_deadline <= now)
     {
-      /* robust: given up (proto-peer-exchange.c); back to PeerIsReady, as after a Retry */
-      _proto_peer_exchange_abort (p, out, "no contribution for payload_timeout: the exchange is aborted");
+      /* robust: given up (disco-peer-exchange.c); back to PeerIsReady, as after a Retry */
+      _disco_peer_exchange_abort (p, out, "no contribution for payload_timeout: the exchange is aborted");
       end_round_loop (p, out);
       return;
     }
-  if (p->base.state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now && disco_config (&p->cfg)->robust_exchange_deadline)
+  if (p->base.state == DISCO_PEER_EXCHANGING && p->agg_wait_deadline <= now && disco_config (&p->cfg)->robust_exchange_deadline)
     p->agg_wait_deadline = DL_TIME_NEVER;   /* robust does not break: a partial sum is no model */
-  if (p->base.state == PROTO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
+  if (p->base.state == DISCO_PEER_EXCHANGING && p->agg_wait_deadline <= now)
     {
       p->agg_wait_deadline = DL_TIME_NEVER;
       p->xchg_broke = TRUE;
-      _proto_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->xchg_c,
-               p->xchg_c + 1 < proto_aggregator_n_comm_rounds (p->agg)
+      _disco_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, p->xchg_c,
+               p->xchg_c + 1 < disco_aggregator_n_comm_rounds (p->agg)
                ? "aggregation wait expired in comm round 0: break; round 0's result (never sent) ends the round"
                : "aggregation wait expired: break; the result is awaited with no limit");
     }
   if (p->loops_deadline <= now)
-    _proto_peer_loops_expire (p, now, out);
+    _disco_peer_loops_expire (p, now, out);
 }
 
 static DlTime
-proto_peer_next_deadline (const void *impl)
+disco_peer_next_deadline (const void *impl)
 {
-  const ProtoPeer *p = impl;
+  const DiscoPeer *p = impl;
   if (!p->base.connected)
     return DL_TIME_NEVER;
   DlTime t = DL_TIME_NEVER;
-  if (p->base.state == PROTO_PEER_SYNC_WAIT_PROVIDER || p->base.state == PROTO_PEER_SYNC_WAIT_MODEL
-      || p->base.state == PROTO_PEER_SYNC_LINKING
-      || (disco_config (&p->cfg)->ready_at_round_start && p->base.state == PROTO_PEER_WAIT_PEERS))
+  if (p->base.state == DISCO_PEER_SYNC_WAIT_PROVIDER || p->base.state == DISCO_PEER_SYNC_WAIT_MODEL
+      || p->base.state == DISCO_PEER_SYNC_LINKING
+      || (disco_config (&p->cfg)->ready_at_round_start && p->base.state == DISCO_PEER_WAIT_PEERS))
     t = MIN (t, p->sync_deadline);
-  if (p->base.state == PROTO_PEER_EXCHANGING)
+  if (p->base.state == DISCO_PEER_EXCHANGING)
     t = MIN (t, p->xchg_deadline);
   if (waits_for_coordinator (p))
     t = MIN (t, p->wait_deadline);
-  if (p->base.state == PROTO_PEER_EXCHANGING)
+  if (p->base.state == DISCO_PEER_EXCHANGING)
     t = MIN (t, p->agg_wait_deadline);
-  if (p->base.state == PROTO_PEER_POOL_SHUTDOWN)
+  if (p->base.state == DISCO_PEER_POOL_SHUTDOWN)
     t = MIN (t, p->shutdown_deadline);
   /* a lower bound: a wake-up with nothing due is harmless (the loops are
    * rescanned only then) */
@@ -804,19 +804,19 @@ proto_peer_next_deadline (const void *impl)
 }
 
 static void
-proto_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+disco_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
-  ProtoPeer *p = impl;
-  DlTime before = proto_peer_next_deadline (p);
+  DiscoPeer *p = impl;
+  DlTime before = disco_peer_next_deadline (p);
   p->now = now;
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->base.state != PROTO_PEER_IDLE)
+      if (p->base.state != DISCO_PEER_IDLE)
         break;
       p->base.connected = TRUE;
-      _proto_peer_send_server (p, out, PROTO_MSG_CLIENT_CONNECTED);
-      set_state (p, out, PROTO_PEER_CONNECTING);
+      _disco_peer_send_server (p, out, PROTO_MSG_HELLO);
+      set_state (p, out, DISCO_PEER_CONNECTING);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
@@ -827,9 +827,9 @@ proto_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *ou
         handle_deadline (p, now, out);
       break;
     case PROTO_IN_TRAINING_DONE:
-      if (p->base.state != PROTO_PEER_TRAINING || in->weights == NULL)
+      if (p->base.state != DISCO_PEER_TRAINING || in->weights == NULL)
         {
-          _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
+          _disco_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1, "training result ignored");
           break;
         }
       learn_weights_unref (p->model);
@@ -846,12 +846,12 @@ proto_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
       {
-        Link *l = _proto_peer_find_link (p, in->from);
+        Link *l = _disco_peer_find_link (p, in->from);
         if (l && p->base.connected)
           {
             gboolean failed = in->kind == PROTO_IN_LINK_FAILED;
-            l->state = failed ? PROTO_LINK_FAILED : PROTO_LINK_CLOSED;
-            _proto_peer_observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
+            l->state = failed ? DISCO_LINK_FAILED : DISCO_LINK_CLOSED;
+            _disco_peer_observe (p, out, PROTO_OBS_LINK, in->from, -1, -1,
                      failed ? "failed: never comes up (DISCO does not notice)"
                             : "closed (kept in the pool)");
             /* ICE failure: simple-peer emits `error` with no listener (S28) */
@@ -864,16 +864,16 @@ proto_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *ou
     case PROTO_IN_LEAVE:
       if (!p->base.connected)
         break;
-      _proto_peer_shutdown_pool (p, out);
+      _disco_peer_shutdown_pool (p, out);
       if (in->kind == PROTO_IN_LEAVE)
         proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->base.connected = FALSE;
-      _proto_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+      _disco_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      set_state (p, out, PROTO_PEER_LEFT);
+      set_state (p, out, DISCO_PEER_LEFT);
       break;
     }
-  DlTime after = proto_peer_next_deadline (p);
+  DlTime after = disco_peer_next_deadline (p);
   if (after != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
@@ -886,18 +886,18 @@ proto_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *ou
 static gboolean
 peer_waiting_on_peer (const void *impl)
 {
-  const ProtoPeer *p = impl;
-  ProtoPeerState s = p->base.state;
-  return (s == PROTO_PEER_SYNC_WAIT_PROVIDER || s == PROTO_PEER_SYNC_WAIT_MODEL) && p->base.connected;
+  const DiscoPeer *p = impl;
+  DiscoPeerState s = p->base.state;
+  return (s == DISCO_PEER_SYNC_WAIT_PROVIDER || s == DISCO_PEER_SYNC_WAIT_MODEL) && p->base.connected;
 }
 
 static void
 peer_view (const void *impl, ProtoPeerView *v)
 {
-  const ProtoPeer *p = impl;
-  ProtoPeerState s = p->base.state;
-  v->settled = s == PROTO_PEER_DONE || s == PROTO_PEER_FAILED || s == PROTO_PEER_LEFT;
-  v->failed = s == PROTO_PEER_FAILED;
+  const DiscoPeer *p = impl;
+  DiscoPeerState s = p->base.state;
+  v->settled = s == DISCO_PEER_DONE || s == DISCO_PEER_FAILED || s == DISCO_PEER_LEFT;
+  v->failed = s == DISCO_PEER_FAILED;
   /* DISCO's client throws this when the coordinator excludes it */
   v->excluded = strstr (v->error, "ConnectionFail") != NULL;
   v->waiting_on_peer = peer_waiting_on_peer (p);
@@ -907,22 +907,22 @@ peer_view (const void *impl, ProtoPeerView *v)
 static LearnWeights *
 peer_model (const void *impl)
 {
-  const ProtoPeer *p = impl;
+  const DiscoPeer *p = impl;
   return p->model;
 }
 
 static void
-proto_peer_free (void *impl)
+disco_peer_free (void *impl)
 {
-  ProtoPeer *p = impl;
+  DiscoPeer *p = impl;
   dl_id_map_clear (&p->pool_index);
   for (guint i = 0; i < p->pool->len; i++)
-    _proto_peer_link_release (p, _proto_peer_pool_at (p, i));
+    _disco_peer_link_release (p, _disco_peer_pool_at (p, i));
   g_ptr_array_unref (p->pool);
   dl_slab_clear (&p->links);
   g_array_unref (p->pending);
   dl_id_map_clear (&p->pending_at);
-  proto_aggregator_free (p->agg);
+  disco_aggregator_free (p->agg);
   g_clear_pointer (&p->promised, learn_weights_unref);
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
   g_array_unref (p->serves);
@@ -932,33 +932,33 @@ proto_peer_free (void *impl)
 }
 
 static const ProtoMachineClass peer_class = {
-  .handle = proto_peer_handle,
-  .next_deadline = proto_peer_next_deadline,
-  .listens = _proto_peer_listens,
+  .handle = disco_peer_handle,
+  .next_deadline = disco_peer_next_deadline,
+  .listens = _disco_peer_listens,
   .view = peer_view,
   .waiting_on_peer = peer_waiting_on_peer,
   .model = peer_model,
-  .free = proto_peer_free,
+  .free = disco_peer_free,
 };
 
 ProtoMachine *
-proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
+disco_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
 {
   g_return_val_if_fail (initial != NULL, NULL);
-  ProtoPeer *p = g_new0 (ProtoPeer, 1);
-  proto_machine_base_init (&p->base, _proto_peer_state_names, PROTO_PEER_IDLE);
+  DiscoPeer *p = g_new0 (DiscoPeer, 1);
+  proto_machine_base_init (&p->base, _disco_peer_state_names, DISCO_PEER_IDLE);
   p->base.error = p->error;
   p->cfg = *config;
   p->id = PROTO_NO_NODE;
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
   p->pool = g_ptr_array_new ();
-  _proto_peer_links_init (p);
+  _disco_peer_links_init (p);
   dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   dl_id_map_init (&p->pending_at);
-  p->agg = proto_aggregator_new (disco_config (config)->aggregation, disco_config (config)->max_share_value, rng);
-  proto_aggregator_set_strict (p->agg, disco_config (config)->robust_exact_round);
+  p->agg = disco_aggregator_new (disco_config (config)->aggregation, disco_config (config)->max_share_value, rng);
+  disco_aggregator_set_strict (p->agg, disco_config (config)->robust_exact_round);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
   p->sync_deadline = DL_TIME_NEVER;
   p->agg_wait_deadline = DL_TIME_NEVER;
@@ -967,21 +967,21 @@ proto_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->xchg_deadline = DL_TIME_NEVER;
   p->wait_deadline = DL_TIME_NEVER;
   ProtoMachine *m = proto_machine_new (&peer_class, &p->base);
-  g_return_val_if_fail (disco_config (config)->aggregation != PROTO_AGG_SECURE || rng != NULL, m);
+  g_return_val_if_fail (disco_config (config)->aggregation != DISCO_AGG_SECURE || rng != NULL, m);
   return m;
 }
 
-ProtoNodeId proto_peer_id (const ProtoPeer *p) { return p->id; }
-uint32_t proto_peer_agg_round (const ProtoPeer *p) { return proto_aggregator_round (p->agg); }
-guint proto_peer_agg_comm_round (const ProtoPeer *p) { return proto_aggregator_comm_round (p->agg); }
-LearnWeights *proto_peer_latest_model (const ProtoPeer *p) { return p->latest_model; }
-gboolean proto_peer_synced (const ProtoPeer *p) { return p->synced; }
-gboolean proto_peer_paused (const ProtoPeer *p) { return p->pause == PAUSE_PENDING; }
-guint proto_peer_pool_size (const ProtoPeer *p) { return p->pool->len; }
+ProtoNodeId disco_peer_id (const DiscoPeer *p) { return p->id; }
+uint32_t disco_peer_agg_round (const DiscoPeer *p) { return disco_aggregator_round (p->agg); }
+guint disco_peer_agg_comm_round (const DiscoPeer *p) { return disco_aggregator_comm_round (p->agg); }
+LearnWeights *disco_peer_latest_model (const DiscoPeer *p) { return p->latest_model; }
+gboolean disco_peer_synced (const DiscoPeer *p) { return p->synced; }
+gboolean disco_peer_paused (const DiscoPeer *p) { return p->pause == PAUSE_PENDING; }
+guint disco_peer_pool_size (const DiscoPeer *p) { return p->pool->len; }
 
 int
-proto_peer_link_state (const ProtoPeer *p, ProtoNodeId other)
+disco_peer_link_state (const DiscoPeer *p, ProtoNodeId other)
 {
-  Link *l = _proto_peer_find_link (p, other);
+  Link *l = _disco_peer_find_link (p, other);
   return l ? (int) l->state : -1;
 }

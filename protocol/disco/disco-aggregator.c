@@ -1,4 +1,4 @@
-/* proto-aggregator.c — DISCO's Aggregator, MeanAggregator and
+/* disco-aggregator.c — DISCO's Aggregator, MeanAggregator and
  * SecureAggregator (discojs/src/aggregator/{aggregator,mean,secure}.ts).
  *
  * Followed exactly:
@@ -25,7 +25,7 @@
  * set them). */
 #include "config.h"
 
-#include "protocol/disco/proto-aggregator.h"
+#include "protocol/disco/disco-aggregator.h"
 #include "base/dl-idset.h"
 #include "base/dl-idmap.h"
 
@@ -89,8 +89,8 @@ store_put (Store *s, ProtoNodeId node, LearnWeights *w)
   dl_id_map_insert (&s->index, node, GUINT_TO_POINTER (s->items->len));
 }
 
-struct ProtoAggregator {
-  ProtoAggregation kind;
+struct DiscoAggregator {
+  DiscoAggregation kind;
   double max_share_value;
   DlRandom *rng;
   GArray *nodes;        /* ProtoNodeId, in setNodes order */
@@ -104,16 +104,16 @@ struct ProtoAggregator {
   uint32_t weights_round;
 };
 
-ProtoAggregator *
-proto_aggregator_new (ProtoAggregation kind, double max_share_value, DlRandom *rng)
+DiscoAggregator *
+disco_aggregator_new (DiscoAggregation kind, double max_share_value, DlRandom *rng)
 {
-  ProtoAggregator *a = g_new0 (ProtoAggregator, 1);
+  DiscoAggregator *a = g_new0 (DiscoAggregator, 1);
   a->kind = kind;
   a->max_share_value = max_share_value;
   a->rng = rng;
   a->nodes = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   dl_id_set_init (&a->node_set);
-  a->n_comm_rounds = kind == PROTO_AGG_SECURE ? 2 : 1;
+  a->n_comm_rounds = kind == DISCO_AGG_SECURE ? 2 : 1;
   store_init (&a->store[0]);
   store_init (&a->store[1]);
   a->weights = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -121,7 +121,7 @@ proto_aggregator_new (ProtoAggregation kind, double max_share_value, DlRandom *r
 }
 
 void
-proto_aggregator_set_weights (ProtoAggregator *a, uint32_t round, const ProtoNodeId *ids, const double *w, guint n)
+disco_aggregator_set_weights (DiscoAggregator *a, uint32_t round, const ProtoNodeId *ids, const double *w, guint n)
 {
   g_hash_table_remove_all (a->weights);
   a->weights_round = round;
@@ -130,7 +130,7 @@ proto_aggregator_set_weights (ProtoAggregator *a, uint32_t round, const ProtoNod
 }
 
 void
-proto_aggregator_free (ProtoAggregator *a)
+disco_aggregator_free (DiscoAggregator *a)
 {
   if (!a)
     return;
@@ -143,7 +143,7 @@ proto_aggregator_free (ProtoAggregator *a)
 }
 
 void
-proto_aggregator_set_nodes (ProtoAggregator *a, const ProtoNodeId *ids, guint n)
+disco_aggregator_set_nodes (DiscoAggregator *a, const ProtoNodeId *ids, guint n)
 {
   g_array_set_size (a->nodes, 0);
   dl_id_set_remove_all (&a->node_set);
@@ -152,20 +152,20 @@ proto_aggregator_set_nodes (ProtoAggregator *a, const ProtoNodeId *ids, guint n)
       g_array_append_val (a->nodes, ids[i]);
 }
 
-guint proto_aggregator_n_nodes (const ProtoAggregator *a) { return a->nodes->len; }
-ProtoNodeId proto_aggregator_node (const ProtoAggregator *a, guint i) { return g_array_index (a->nodes, ProtoNodeId, i); }
-uint32_t proto_aggregator_round (const ProtoAggregator *a) { return a->round; }
-guint proto_aggregator_comm_round (const ProtoAggregator *a) { return a->comm_round; }
-guint proto_aggregator_n_comm_rounds (const ProtoAggregator *a) { return a->n_comm_rounds; }
+guint disco_aggregator_n_nodes (const DiscoAggregator *a) { return a->nodes->len; }
+ProtoNodeId disco_aggregator_node (const DiscoAggregator *a, guint i) { return g_array_index (a->nodes, ProtoNodeId, i); }
+uint32_t disco_aggregator_round (const DiscoAggregator *a) { return a->round; }
+guint disco_aggregator_comm_round (const DiscoAggregator *a) { return a->comm_round; }
+guint disco_aggregator_n_comm_rounds (const DiscoAggregator *a) { return a->n_comm_rounds; }
 
 gboolean
-proto_aggregator_has_node (const ProtoAggregator *a, ProtoNodeId id)
+disco_aggregator_has_node (const DiscoAggregator *a, ProtoNodeId id)
 {
   return dl_id_set_contains (&a->node_set, id);
 }
 
 void
-proto_aggregator_set_round (ProtoAggregator *a, uint32_t round)
+disco_aggregator_set_round (DiscoAggregator *a, uint32_t round)
 {
   if (round > a->round)
     {
@@ -181,24 +181,24 @@ proto_aggregator_set_round (ProtoAggregator *a, uint32_t round)
 }
 
 guint
-proto_aggregator_stored (const ProtoAggregator *a, guint comm_round)
+disco_aggregator_stored (const DiscoAggregator *a, guint comm_round)
 {
   return comm_round < 2 ? a->store[comm_round].items->len : 0;
 }
 
 gboolean
-proto_aggregator_is_valid (const ProtoAggregator *a, ProtoNodeId node, uint32_t round)
+disco_aggregator_is_valid (const DiscoAggregator *a, ProtoNodeId node, uint32_t round)
 {
   /* isWithinRoundCutoff: this.round - round <= roundCutoff (0) */
-  return proto_aggregator_has_node (a, node) && (int64_t) a->round - (int64_t) round <= 0;
+  return disco_aggregator_has_node (a, node) && (int64_t) a->round - (int64_t) round <= 0;
 }
 
 static gboolean
-is_full (const ProtoAggregator *a)
+is_full (const DiscoAggregator *a)
 {
   if (a->strict)
     {
-      const Store *s = &a->store[a->kind == PROTO_AGG_MEAN ? 0 : a->comm_round];
+      const Store *s = &a->store[a->kind == DISCO_AGG_MEAN ? 0 : a->comm_round];
       for (guint i = 0; i < a->nodes->len; i++)
         if (!store_find (s, g_array_index (a->nodes, ProtoNodeId, i)))
           return FALSE;
@@ -206,9 +206,9 @@ is_full (const ProtoAggregator *a)
     }
   switch (a->kind)
     {
-    case PROTO_AGG_MEAN:
+    case DISCO_AGG_MEAN:
       return a->store[0].items->len >= a->nodes->len;
-    case PROTO_AGG_SECURE:
+    case DISCO_AGG_SECURE:
       return a->store[a->comm_round].items->len == a->nodes->len;
     }
   g_assert_not_reached ();
@@ -224,12 +224,12 @@ cmp_contribution (gconstpointer x, gconstpointer y)
 /* aggregation.sum / aggregation.avg over every stored contribution, in
  * node-id order (see the file comment). */
 static LearnWeights *
-combine (const ProtoAggregator *a, const Store *s, gboolean mean)
+combine (const DiscoAggregator *a, const Store *s, gboolean mean)
 {
   g_autoptr (GArray) c = g_array_copy (s->items);
   if (a->strict)   /* robust: only the current nodes' contributions */
     for (guint i = c->len; i > 0; i--)
-      if (!proto_aggregator_has_node (a, g_array_index (c, Contribution, i - 1).node))
+      if (!disco_aggregator_has_node (a, g_array_index (c, Contribution, i - 1).node))
         g_array_remove_index (c, i - 1);
   g_array_sort (c, cmp_contribution);
   g_autofree LearnWeights **ws = g_new (LearnWeights *, MAX (c->len, 1));
@@ -261,21 +261,21 @@ combine (const ProtoAggregator *a, const Store *s, gboolean mean)
 }
 
 LearnWeights *
-proto_aggregator_add (ProtoAggregator *a, ProtoNodeId node, LearnWeights *w, uint32_t round,
+disco_aggregator_add (DiscoAggregator *a, ProtoNodeId node, LearnWeights *w, uint32_t round,
                       guint comm_round, gboolean *refused)
 {
   *refused = FALSE;
-  if (!proto_aggregator_is_valid (a, node, round)
-      || (a->kind == PROTO_AGG_SECURE && comm_round > 1))
+  if (!disco_aggregator_is_valid (a, node, round)
+      || (a->kind == DISCO_AGG_SECURE && comm_round > 1))
     {
       *refused = TRUE;
       return NULL;
     }
-  store_put (&a->store[a->kind == PROTO_AGG_MEAN ? 0 : comm_round], node, w);
+  store_put (&a->store[a->kind == DISCO_AGG_MEAN ? 0 : comm_round], node, w);
   if (a->nodes->len == 0 || !is_full (a))
     return NULL;
   LearnWeights *r;
-  if (a->kind == PROTO_AGG_MEAN)
+  if (a->kind == DISCO_AGG_MEAN)
     r = combine (a, &a->store[0], TRUE);
   else
     r = combine (a, &a->store[a->comm_round], a->comm_round == 1);
@@ -291,11 +291,11 @@ proto_aggregator_add (ProtoAggregator *a, ProtoNodeId node, LearnWeights *w, uin
 }
 
 LearnWeights **
-proto_aggregator_make_payloads (ProtoAggregator *a, LearnWeights *base)
+disco_aggregator_make_payloads (DiscoAggregator *a, LearnWeights *base)
 {
   guint n = a->nodes->len;
   LearnWeights **out = g_new0 (LearnWeights *, MAX (n, 1));
-  if (a->kind == PROTO_AGG_SECURE && a->comm_round == 0 && n > 1 && !learn_weights_is_symbolic (base))
+  if (a->kind == DISCO_AGG_SECURE && a->comm_round == 0 && n > 1 && !learn_weights_is_symbolic (base))
     {
       /* generateAllShares: n-1 uniform shares, the last completes the sum */
       gsize len = learn_weights_len (base);
@@ -320,7 +320,7 @@ proto_aggregator_make_payloads (ProtoAggregator *a, LearnWeights *base)
 }
 
 void
-proto_aggregator_payloads_free (LearnWeights **payloads, guint n)
+disco_aggregator_payloads_free (LearnWeights **payloads, guint n)
 {
   for (guint i = 0; i < n; i++)
     if (payloads[i])
@@ -329,7 +329,7 @@ proto_aggregator_payloads_free (LearnWeights **payloads, guint n)
 }
 
 void
-proto_aggregator_abort (ProtoAggregator *a)
+disco_aggregator_abort (DiscoAggregator *a)
 {
   a->comm_round = 0;
   store_clear (&a->store[0]);
@@ -337,14 +337,14 @@ proto_aggregator_abort (ProtoAggregator *a)
 }
 
 gboolean
-proto_aggregator_has_contribution (const ProtoAggregator *a, ProtoNodeId node)
+disco_aggregator_has_contribution (const DiscoAggregator *a, ProtoNodeId node)
 {
-  guint c = a->kind == PROTO_AGG_MEAN ? 0 : a->comm_round;
+  guint c = a->kind == DISCO_AGG_MEAN ? 0 : a->comm_round;
   return c < 2 && store_find (&a->store[c], node) != 0;
 }
 
 void
-proto_aggregator_set_strict (ProtoAggregator *a, gboolean strict)
+disco_aggregator_set_strict (DiscoAggregator *a, gboolean strict)
 {
   a->strict = strict;
 }

@@ -1,10 +1,10 @@
-/* proto-coord-private.h — the coordinator's state, shared by proto-coord.c
+/* disco-coord-private.h — the coordinator's state, shared by disco-coord.c
  * (DISCO's controller: every transition) and its leaves, which it calls
- * and which never call it: proto-coord-effects.c (records, sends, timers)
- * and proto-coord-straggler.c (the straggler policies' bookkeeping). */
+ * and which never call it: disco-coord-effects.c (records, sends, timers)
+ * and disco-coord-straggler.c (the straggler policies' bookkeeping). */
 #pragma once
 
-#include "protocol/disco/proto-coord.h"
+#include "protocol/disco/disco-coord.h"
 #include "protocol/proto-omap.h"
 
 G_BEGIN_DECLS
@@ -20,7 +20,7 @@ typedef struct {
   TimerKind kind;
 } CoordTimer;
 
-struct ProtoCoord {
+struct DiscoCoord {
   ProtoConfig cfg;
   ProtoOMap connections;
   ProtoOMap syncing;
@@ -55,43 +55,43 @@ typedef struct {
   DlTime after;
 } ReadyTime;
 
-/* proto-coord-effects.c (a leaf) */
-void _proto_coord_observe (ProtoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+/* disco-coord-effects.c (a leaf) */
+void _disco_coord_observe (DiscoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                            int64_t value, const char *detail);
 /* over the coordinator's stream to `to`, observed */
-void _proto_coord_send (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg);
+void _disco_coord_send (DiscoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *msg);
 /* a message of no fields; a Retry counts in `tries` (robust_retry_per_round) */
-void _proto_coord_send_simple (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
+void _disco_coord_send_simple (DiscoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
 /* the participants that Waiting/Enough and NewNodeInfo count */
-guint _proto_coord_active_count (const ProtoCoord *c);
+guint _disco_coord_active_count (const DiscoCoord *c);
 /* PeersForRound to each of ids[0..n) (the others of the list, and the round), and the list's record */
-void _proto_coord_send_lists (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
+void _disco_coord_send_lists (DiscoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
 /* Waiting or Enough, with the count where the version carries one */
-void _proto_coord_send_count (ProtoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
+void _disco_coord_send_count (DiscoCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsgType type);
 /* a new timer of kind; it becomes `#timeout` (robust_single_timer: the old one is cleared) */
-void _proto_coord_start_timer_kind (ProtoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind);
+void _disco_coord_start_timer_kind (DiscoCoord *c, DlTime now, ProtoOutbox *out, TimerKind kind);
 /* a connection timer */
-void _proto_coord_start_timer (ProtoCoord *c, DlTime now, ProtoOutbox *out);
-gboolean _proto_coord_has_straggler_timer (const ProtoCoord *c);
+void _disco_coord_start_timer (DiscoCoord *c, DlTime now, ProtoOutbox *out);
+gboolean _disco_coord_has_straggler_timer (const DiscoCoord *c);
 /* clearTimeout(#timeout): whichever timer it points to now */
-void _proto_coord_clear_timer (ProtoCoord *c, ProtoOutbox *out);
+void _disco_coord_clear_timer (DiscoCoord *c, ProtoOutbox *out);
 
-/* proto-coord-straggler.c (a leaf) */
+/* disco-coord-straggler.c (a leaf) */
 /* drop-slowest and mixed judge the slowest; async and mixed weigh by staleness */
-gboolean _proto_coord_straggler_judges (const ProtoCoord *c);
-gboolean _proto_coord_straggler_weighs (const ProtoCoord *c);
+gboolean _disco_coord_straggler_judges (const DiscoCoord *c);
+gboolean _disco_coord_straggler_weighs (const DiscoCoord *c);
 /* a trainer's PeerIsReady: how long after the round began (when it judges) */
-void _proto_coord_straggler_note_ready (ProtoCoord *c, ProtoNodeId id, DlTime now);
+void _disco_coord_straggler_note_ready (DiscoCoord *c, ProtoNodeId id, DlTime now);
 /* trainers not ready that drop-slowest does not wait for */
-guint _proto_coord_straggler_dropped_waiting (const ProtoCoord *c);
+guint _disco_coord_straggler_dropped_waiting (const DiscoCoord *c);
 /* drop-slowest's verdict on this collect's times; they are forgotten */
-void _proto_coord_straggler_judge_slowest (ProtoCoord *c, ProtoOutbox *out);
+void _disco_coord_straggler_judge_slowest (DiscoCoord *c, ProtoOutbox *out);
 /* every listed peer's staleness, to every listed peer */
-void _proto_coord_straggler_send_staleness (ProtoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
+void _disco_coord_straggler_send_staleness (DiscoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
 
-/* proto-coord-effects.c: the machine's state_name ("collect" or
+/* disco-coord-effects.c: the machine's state_name ("collect" or
  * "connect") and next_deadline (its earliest timer) */
-const char *_proto_coord_phase (const void *impl);
-DlTime _proto_coord_next_deadline (const void *impl);
+const char *_disco_coord_phase (const void *impl);
+DlTime _disco_coord_next_deadline (const void *impl);
 
 G_END_DECLS

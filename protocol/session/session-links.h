@@ -1,10 +1,11 @@
-/* proto-links.h — a peer's links to other peers, set up by DISCO's
- * signalling through the coordinator, for any family's peer machine: the
+/* session-links.h — a peer's links to other peers, set up by the session
+ * layer's signalling through the coordinator (SignalForPeer,
+ * session-msgs.h), for any family's peer machine: the
  * larger id creates its link object as initiator and offers (SignalForPeer
  * offer via the coordinator), the other answers, the initiator connects
  * (discojs/src/client/decentralized/peer_pool.ts and peer.ts).  Messages for
  * a link that is not up yet wait in its queue and go when it comes up.
- * DISCO's own peer keeps its pool (protocol/disco/proto-peer-pool.c): its
+ * DISCO's own peer keeps its pool (protocol/disco/disco-peer-pool.c): its
  * failure modes are DISCO's to reproduce.
  *
  * Shape: ProtoLinks on caller memory, proto_links_init / proto_links_clear;

@@ -1,0 +1,141 @@
+/* disco-peer-private.h — the peer machine's state, shared by disco-peer.c
+ * (DISCO's decentralized client: every transition) and its leaves, which
+ * it calls and which never call it: disco-peer-effects.c (observations,
+ * sends), disco-peer-pool.c (the link pool and its receive loops),
+ * disco-peer-exchange.c (the exchange's bookkeeping), disco-peer-sync.c
+ * (model sync's bookkeeping) and disco-peer-listen.c (the drop rule). */
+#pragma once
+
+#include "protocol/disco/disco-peer.h"
+#include "protocol/disco/disco-aggregator.h"
+#include "base/dl-idmap.h"
+#include "base/dl-slab.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint remaining;   /* receptions left */
+  DlTime deadline;   /* end of the current 60 s wait */
+} RecvLoop;
+
+typedef struct {
+  ProtoNodeId peer;
+  DiscoLinkState state;
+  gboolean initiator;
+  guint active;      /* loops with receptions left (disco_peer_listens asks per Payload) */
+  /* the receive loops, in a plain array (not a GArray: one dependent load
+   * fewer per Payload, and no GArray object per link with a million links):
+   * `own` while two fit (exhausted loops go at the next getPeers, so a
+   * link rarely holds more), else on the heap */
+  RecvLoop *loops;
+  guint n_loops, cap_loops;
+  RecvLoop own[2];
+} Link;
+
+G_STATIC_ASSERT (sizeof (Link) == 64);   /* one cache line in the peer's slabs */
+
+typedef struct {
+  ProtoNodeId newcomer;
+  gboolean wait_round;   /* #roundFinishedPromise was defined at SignalNewPeer */
+  gboolean link_ready;
+} Serve;
+
+typedef enum { PAUSE_NONE, PAUSE_PENDING, PAUSE_RESOLVED } Pause;
+
+/* A promise for the aggregator's next 'aggregation' event (getPromiseForAggregation). */
+typedef enum { PROMISE_NONE, PROMISE_PENDING, PROMISE_RESOLVED } Promise;
+
+struct DiscoPeer {
+  ProtoMachineBase base;  /* its state, what it received, connected, rounds done; error: the
+                             text below */
+  ProtoConfig cfg;
+  ProtoNodeId id;
+  gboolean sync_needed;
+  gboolean synced;
+  Pause pause;
+  gboolean enough_before_info;
+  LearnWeights *model;
+  LearnWeights *latest_model;
+  char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
+
+  GPtrArray *pool;       /* Link*, in creation order */
+  DlSlab links;          /* the pool's records (one cache line each: disco-peer-pool.c) */
+  DlIdMap pool_index;    /* id -> Link* */
+  GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
+  DlIdMap pending_at;    /* id -> its index in pending + 1; stale entries are
+                          * told by pending's element there (disco-peer-pool.c) */
+  ProtoNodeId provider;  /* while syncing */
+  DlTime sync_deadline;
+
+  /* the aggregator and the client's side of the exchange
+   * (decentralized_client.ts: exchangeWeightUpdates) */
+  DiscoAggregator *agg;
+  Promise promise;        /* this.aggregationResult */
+  LearnWeights *promised; /* its value once resolved */
+  guint xchg_c;           /* exchangeWeightUpdates' communicationRound */
+  gboolean xchg_broke;    /* its 15 s race expired: `break`, then await with no limit */
+  uint32_t xchg_round;    /* the aggregation round the exchange began in */
+  LearnWeights *xchg_result; /* `result`: what the next communication round sends */
+  gboolean round_finished_pending;
+  DlTime agg_wait_deadline;
+
+  DlTime shutdown_deadline;  /* PeerPool.shutdown's 1 s race */
+  gboolean shutdown_then_fail; /* ConnectionFail's disconnect() (else Retry's loop) */
+  GArray *serves;        /* Serve */
+
+  /* robust (proto-config.h) */
+  gboolean helper;        /* finished its rounds, stays and helps others' (S20) */
+  DlTime xchg_deadline;   /* no contribution since payload_timeout: abort (S15, S17) */
+  gboolean xchg_cut;      /* a member left: the deadline no longer moves */
+  guint sync_attempts;    /* ModelSyncRequests sent this round (S11, S12) */
+  DlTime wait_deadline;   /* a wait for the coordinator ends (robust_wait_timeout) */
+  DlTime now;             /* the time of the input being handled */
+  DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
+};
+
+/* disco-peer-effects.c: observations and sends */
+void _disco_peer_observe (DiscoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
+                          int64_t value, const char *detail);
+void _disco_peer_send_msg (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
+void _disco_peer_send_server (DiscoPeer *p, ProtoOutbox *out, ProtoMsgType type);
+
+/* disco-peer-pool.c: the link pool and its receive loops */
+Link *_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other);
+Link *_disco_peer_pool_at (const DiscoPeer *p, guint i);
+gboolean _disco_peer_loop_active (const Link *l);
+void _disco_peer_links_init (DiscoPeer *p);
+void _disco_peer_link_release (DiscoPeer *p, Link *l);
+void _disco_peer_set_nodes (DiscoPeer *p, const ProtoNodeId *peers, guint n);
+void _disco_peer_set_nodes_self_only (DiscoPeer *p);
+void _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,
+                            gboolean loops);
+gboolean _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id);
+void _disco_peer_loops_received (DiscoPeer *p, Link *l, DlTime now);
+void _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out);
+void _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out);
+void _disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other);
+void _disco_peer_drop_link_unless_up (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other);
+const char *_disco_peer_pool_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out);
+gboolean _disco_peer_pool_has_destroyed (const DiscoPeer *p);
+
+/* disco-peer-exchange.c: the exchange's bookkeeping */
+void _disco_peer_resolve (DiscoPeer *p, ProtoOutbox *out, LearnWeights *emitted);
+gboolean _disco_peer_send_round (DiscoPeer *p, ProtoOutbox *out);
+gboolean _disco_peer_exchange_add (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+void _disco_peer_exchange_reset (DiscoPeer *p, DlTime now);
+void _disco_peer_round_finished (DiscoPeer *p, ProtoOutbox *out, LearnWeights *result, gboolean partial);
+void _disco_peer_exchange_abort (DiscoPeer *p, ProtoOutbox *out, const char *why);
+
+/* disco-peer-sync.c: model sync's bookkeeping */
+void _disco_peer_try_serve (DiscoPeer *p, ProtoOutbox *out);
+void _disco_peer_serve (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
+void _disco_peer_serves_link_up (DiscoPeer *p, ProtoNodeId other, ProtoOutbox *out);
+gboolean _disco_peer_sync_take_model (DiscoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
+
+/* disco-peer-effects.c: the states' names, by DiscoPeerState */
+extern const char *const _disco_peer_state_names[DISCO_PEER_N_STATES];
+/* disco-peer-listen.c: the drop rule (the machine's listens: does the
+ * peer, as it is now, listen for `type` from `from`?) */
+gboolean _disco_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from);
+
+G_END_DECLS
