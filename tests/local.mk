@@ -47,7 +47,7 @@ TESTS += tests/notebook.sh
 EXTRA_DIST += tests/notebook.sh examples/notebooks/dlsim-churn.ipynb
 # a family is a folder: where the code names a family outside it (cheap: reads the sources)
 TESTS += tests/family-folder.sh
-EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff
+EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff tools/family-scaffolding
 # no function over 80 lines outside a shrinking allow-list (cheap: reads the sources)
 TESTS += tests/function-length.sh
 EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-length.allow

@@ -21,19 +21,13 @@ new_coordinator (const ProtoConfig *cfg)
   return fedavg_config (cfg)->mode == FEDAVG_MODE_SYNC ? fedavg_server_new (cfg) : fedavg_async_server_new (cfg);
 }
 
-static ProtoMachine *
-new_peer (const ProtoConfig *cfg, const ProtoPeerEnv *env)
-{
-  return fedavg_client_new (cfg, env);
-}
-
 extern const ProtoMsgFamily proto_msgs_fedavg;   /* fedavg-msgs.c */
 extern const ProtoFamilyKeys proto_fedavg_keys;   /* fedavg-keys.c */
 
 const ProtoFamily proto_family_fedavg = {
   .name = "fedavg",
   .new_coordinator = new_coordinator,
-  .new_peer = new_peer,
+  .new_peer = fedavg_client_new,   /* the hook's signature: no wrapper */
   .stall_window = stall_window,
   .round_begins = PROTO_OBS_ROUND_START,
   /* it never excludes anyone; a client holds its own trained model
