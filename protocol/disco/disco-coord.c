@@ -342,17 +342,76 @@ reset_flags_from_round_peers (DiscoCoord *c)
     proto_omap_set (&c->connect_flags, proto_omap_at (&c->round_peers, i)->id, FALSE);
 }
 
+/* The straggler timer: the round's list goes out if it is due. */
+static void
+on_straggler_timer (DiscoCoord *c, DlTime now, uint64_t handle, ProtoOutbox *out)
+{
+  _disco_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
+  if (handle == c->current_timer)
+    c->current_timer = 0;
+  c->straggler_due = TRUE;
+  send_peers_for_round_if_needed (c, now, out);
+  c->straggler_due = FALSE;
+}
+
+/* The retries are spent: the members without ConnectionsReady are
+ * excluded (robust: those sent M Retries themselves), and the others
+ * retry. */
+static void
+exclude_unconnected (DiscoCoord *c, DlTime now, ProtoOutbox *out)
+{
+  GArray *failed = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
+    {
+      ProtoNodeId id = proto_omap_at (&c->connect_flags, i)->id;
+      /* robust: only a peer that was itself sent M Retries this round
+       * (one listed in a later attempt gets its own M) */
+      if (!proto_omap_at (&c->connect_flags, i)->flag
+          && (!disco_config (&c->cfg)->robust_retry_per_round
+              || GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (id)))
+                 >= disco_config (&c->cfg)->max_connection_retry))
+        g_array_append_val (failed, id);
+    }
+  if (disco_config (&c->cfg)->robust_retry_per_round && failed->len == 0)
+    {
+      g_array_unref (failed);
+      robust_back_to_collect (c, now, out, NULL);
+      return;
+    }
+  for (guint i = 0; i < failed->len; i++)
+    {
+      ProtoNodeId id = g_array_index (failed, ProtoNodeId, i);
+      proto_omap_delete (&c->round_peers, id);
+      proto_omap_delete (&c->connect_flags, id);
+      proto_omap_delete (&c->helpers, id);
+      if (disco_config (&c->cfg)->robust_wait_timeout)
+        proto_omap_set (&c->excluded, id, TRUE);
+      _disco_coord_send_simple (c, out, id, DISCO_MSG_CONNECTION_FAIL);
+      _disco_coord_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
+    }
+  g_array_unref (failed);
+  if (disco_config (&c->cfg)->robust_single_timer)
+    {
+      c->retry = 0;
+      robust_back_to_collect (c, now, out, NULL);
+      return;
+    }
+  for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
+    _disco_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, DISCO_MSG_RETRY_PEER_CONNECTIONS);
+  /* #roundPeers.map(() => false); #connectFinishedNodes = #roundPeers.map(() => false):
+   * the flags are rebuilt from the round peers, so a stray flag goes
+   * (S31) and a peer whose JoinRound came in the connect phase is in (S19) */
+  reset_flags_from_round_peers (c);
+  c->retry = 0;
+  _disco_coord_start_timer (c, now, out);
+}
+
 static void
 handle_timeout (DiscoCoord *c, DlTime now, uint64_t handle, TimerKind kind, ProtoOutbox *out)
 {
   if (kind == TIMER_STRAGGLER)
     {
-      _disco_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, (int64_t) handle, "straggler timeout");
-      if (handle == c->current_timer)
-        c->current_timer = 0;
-      c->straggler_due = TRUE;
-      send_peers_for_round_if_needed (c, now, out);
-      c->straggler_due = FALSE;
+      on_straggler_timer (c, now, handle, out);
       return;
     }
   gboolean orphan = handle != c->current_timer;
@@ -369,50 +428,7 @@ handle_timeout (DiscoCoord *c, DlTime now, uint64_t handle, TimerKind kind, Prot
                                                       : c->retry > disco_config (&c->cfg)->max_connection_retry);
   if (exclude)
     {
-      GArray *failed = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-      for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
-        {
-          ProtoNodeId id = proto_omap_at (&c->connect_flags, i)->id;
-          /* robust: only a peer that was itself sent M Retries this round
-           * (one listed in a later attempt gets its own M) */
-          if (!proto_omap_at (&c->connect_flags, i)->flag
-              && (!disco_config (&c->cfg)->robust_retry_per_round
-                  || GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, GUINT_TO_POINTER (id)))
-                     >= disco_config (&c->cfg)->max_connection_retry))
-            g_array_append_val (failed, id);
-        }
-      if (disco_config (&c->cfg)->robust_retry_per_round && failed->len == 0)
-        {
-          g_array_unref (failed);
-          robust_back_to_collect (c, now, out, NULL);
-          return;
-        }
-      for (guint i = 0; i < failed->len; i++)
-        {
-          ProtoNodeId id = g_array_index (failed, ProtoNodeId, i);
-          proto_omap_delete (&c->round_peers, id);
-          proto_omap_delete (&c->connect_flags, id);
-          proto_omap_delete (&c->helpers, id);
-          if (disco_config (&c->cfg)->robust_wait_timeout)
-            proto_omap_set (&c->excluded, id, TRUE);
-          _disco_coord_send_simple (c, out, id, DISCO_MSG_CONNECTION_FAIL);
-          _disco_coord_observe (c, out, PROTO_OBS_EXCLUDED, id, -1, c->retry, NULL);
-        }
-      g_array_unref (failed);
-      if (disco_config (&c->cfg)->robust_single_timer)
-        {
-          c->retry = 0;
-          robust_back_to_collect (c, now, out, NULL);
-          return;
-        }
-      for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-        _disco_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, DISCO_MSG_RETRY_PEER_CONNECTIONS);
-      /* #roundPeers.map(() => false); #connectFinishedNodes = #roundPeers.map(() => false):
-       * the flags are rebuilt from the round peers, so a stray flag goes
-       * (S31) and a peer whose JoinRound came in the connect phase is in (S19) */
-      reset_flags_from_round_peers (c);
-      c->retry = 0;
-      _disco_coord_start_timer (c, now, out);
+      exclude_unconnected (c, now, out);
       return;
     }
   if (disco_config (&c->cfg)->robust_single_timer)
@@ -522,6 +538,201 @@ stream_closed (DiscoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
     }
 }
 
+/* ClientConnected: NewNodeInfo back; enough participants may be reached. */
+static gboolean
+on_client_connected (DiscoCoord *c, ProtoNodeId from, ProtoOutbox *out)
+{
+  proto_omap_set (&c->connections, from, FALSE);
+  gboolean joined = disco_config (&c->cfg)->model_sync && c->round > 0;
+  if (joined)
+    proto_omap_set (&c->syncing, from, TRUE);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_WELCOME);
+  m.node = from;
+  m.wait_for_more = _disco_coord_active_count (c) < c->cfg.min_participants;
+  m.nb_participants = disco_config (&c->cfg)->participant_counts ? _disco_coord_active_count (c) : 0;
+  m.joined_mid_training = joined;
+  _disco_coord_send (c, out, from, &m);
+  if (c->waiting && _disco_coord_active_count (c) >= c->cfg.min_participants && !disco_config (&c->cfg)->list_first_min)
+    {
+      for (guint i = 0; i < proto_omap_len (&c->connections); i++)
+        if (proto_omap_at (&c->connections, i)->id != from)
+          _disco_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id,
+                                DISCO_MSG_ENOUGH_PARTICIPANTS);
+      c->waiting = FALSE;
+    }
+  return TRUE;
+}
+
+/* JoinRound: a peer in the next round (robust: a newcomer, once synced). */
+static gboolean
+on_join_round (DiscoCoord *c, ProtoNodeId from, ProtoOutbox *out)
+{
+  if (disco_config (&c->cfg)->ready_at_round_start)
+    return FALSE;   /* pre-775 has no JoinRound */
+  proto_omap_delete (&c->syncing, from);
+  if (disco_config (&c->cfg)->robust_members_only)
+    {
+      proto_omap_delete (&c->sync_wait, from);
+      g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (from));
+      proto_omap_delete (&c->exchanging, from);
+      if (proto_omap_has (&c->connect_flags, from))
+        return TRUE;   /* a member: its JoinRound cannot be of a later round */
+      proto_omap_set (&c->round_peers, from, FALSE);
+      if (disco_config (&c->cfg)->robust_count_synced && c->waiting && _disco_coord_active_count (c) >= c->cfg.min_participants)
+        {
+          /* S23: a synced newcomer is the participant that makes min */
+          for (guint i = 0; i < proto_omap_len (&c->connections); i++)
+            _disco_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, DISCO_MSG_ENOUGH_PARTICIPANTS);
+          c->waiting = FALSE;
+        }
+      return TRUE;
+    }
+  proto_omap_set (&c->round_peers, from, FALSE);
+  return TRUE;
+}
+
+/* PeerIsReady: a peer (or a helper) ready for the round's list. */
+static gboolean
+on_peer_is_ready (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (disco_config (&c->cfg)->robust_members_only)
+    {
+      proto_omap_delete (&c->exchanging, from);
+      if (proto_omap_has (&c->connect_flags, from))
+        {
+          if (!disco_config (&c->cfg)->robust_wait_timeout)
+            {
+              _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                                 "PeerIsReady from a member of the connect phase: ignored");
+              return TRUE;
+            }
+          /* a member that has not sent ConnectionsReady says it again
+           * across its list (its wait timeout crossed the list): the
+           * connection timer ends a list that was really lost */
+          if (!proto_omap_at (&c->connect_flags, (guint) proto_omap_find (&c->connect_flags, from))->flag)
+            {
+              _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                                 "PeerIsReady from a member without ConnectionsReady: crossed its list, ignored");
+              return TRUE;
+            }
+          /* its decision was lost: this attempt is over */
+          robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
+                               "Retry (not counted)");
+        }
+      if (msg->helper)
+        {
+          proto_omap_delete (&c->round_peers, from);
+          proto_omap_set (&c->helpers, from, TRUE);
+        }
+      else
+        {
+          proto_omap_set (&c->round_peers, from, TRUE);
+          _disco_coord_straggler_note_ready (c, from, now);
+        }
+      send_peers_for_round_if_needed (c, now, out);
+      return TRUE;
+    }
+  proto_omap_set (&c->round_peers, from, TRUE);
+  send_peers_for_round_if_needed (c, now, out);
+  return TRUE;
+}
+
+/* ConnectionsReady: a member linked to the others (the first is the
+ * provider); the exchange may start. */
+static gboolean
+on_connections_ready (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (!disco_config (&c->cfg)->connect_barrier)
+    return FALSE;
+  if (disco_config (&c->cfg)->robust_members_only && !proto_omap_has (&c->connect_flags, from))
+    {
+      /* S31: a stray ConnectionsReady (of an attempt that is over) */
+      _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                         "ConnectionsReady from a peer that is not in the connect phase: ignored");
+      return TRUE;
+    }
+  if (proto_omap_count (&c->connect_flags, TRUE) == 0)
+    {
+      c->provider = from;
+      _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
+                         proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
+    }
+  proto_omap_set (&c->connect_flags, from, TRUE);
+  signal_weight_sharing (c, now, out);
+  return TRUE;
+}
+
+/* SyncRequest: a newcomer is given a provider (robust: or asks again). */
+static gboolean
+on_sync_request (DiscoCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (!disco_config (&c->cfg)->model_sync)
+    return FALSE;
+  if (disco_config (&c->cfg)->robust_sync_retry)
+    {
+      gboolean repeat = proto_omap_has (&c->sync_wait, from);
+      proto_omap_set (&c->sync_wait, from, TRUE);
+      g_hash_table_insert (c->sync_asks, GUINT_TO_POINTER (from),
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks,
+                                                                                    GUINT_TO_POINTER (from))) + 1));
+      if (!assign_provider (c, from, repeat, out))
+        _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                           "no provider and no checkpoint yet: the newcomer asks again");
+      return TRUE;
+    }
+  if (c->provider == PROTO_NO_NODE)
+    {
+      _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
+                         "There is no provider node: request ignored");
+      return TRUE;
+    }
+  {
+    ProtoMsg m;
+    proto_msg_init (&m, PROTO_MSG_SYNC_PROVIDER);
+    m.node = c->provider;
+    _disco_coord_send (c, out, from, &m);
+    proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
+    m.node = from;
+    _disco_coord_send (c, out, c->provider, &m);
+    _disco_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
+  }
+  return TRUE;
+}
+
+/* SignalForPeer: relayed to the connection it names. */
+static gboolean
+on_signal_for_peer (DiscoCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (!proto_omap_has (&c->connections, msg->node))
+    {
+      _disco_coord_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
+                         "signal to an unknown peer: silently dropped");
+      return TRUE;
+    }
+  {
+    ProtoMsg m;
+    proto_session_relay (&m, from, msg);   /* relayed verbatim, as DISCO relays the SDP */
+    _disco_coord_send (c, out, msg->node, &m);
+  }
+  return TRUE;
+}
+
+/* SharedModel to the coordinator (robust): the last round's checkpoint. */
+static gboolean
+on_shared_model (DiscoCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (!disco_config (&c->cfg)->robust_checkpoint || msg->weights == NULL)
+    return FALSE;
+  g_clear_pointer (&c->checkpoint, learn_weights_unref);
+  c->checkpoint = learn_weights_ref (msg->weights);
+  _disco_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
+  return TRUE;
+}
+
+/* A message: an excluded peer is told again; then one handler per type.
+ * One that does not take it (FALSE), or a type it has none for, is
+ * dropped. */
 static void
 handle_message (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
@@ -535,166 +746,30 @@ handle_message (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
       _disco_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, -1, "an excluded peer: ConnectionFail again");
       return;
     }
+  gboolean taken = FALSE;
   switch (msg->type)
     {
     case PROTO_MSG_HELLO:
-      {
-        proto_omap_set (&c->connections, from, FALSE);
-        gboolean joined = disco_config (&c->cfg)->model_sync && c->round > 0;
-        if (joined)
-          proto_omap_set (&c->syncing, from, TRUE);
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_WELCOME);
-        m.node = from;
-        m.wait_for_more = _disco_coord_active_count (c) < c->cfg.min_participants;
-        m.nb_participants = disco_config (&c->cfg)->participant_counts ? _disco_coord_active_count (c) : 0;
-        m.joined_mid_training = joined;
-        _disco_coord_send (c, out, from, &m);
-        if (c->waiting && _disco_coord_active_count (c) >= c->cfg.min_participants && !disco_config (&c->cfg)->list_first_min)
-          {
-            for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-              if (proto_omap_at (&c->connections, i)->id != from)
-                _disco_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id,
-                                      DISCO_MSG_ENOUGH_PARTICIPANTS);
-            c->waiting = FALSE;
-          }
-        return;
-      }
+      taken = on_client_connected (c, from, out);
+      break;
     case DISCO_MSG_JOIN_ROUND:
-      if (disco_config (&c->cfg)->ready_at_round_start)
-        break;   /* pre-775 has no JoinRound */
-      proto_omap_delete (&c->syncing, from);
-      if (disco_config (&c->cfg)->robust_members_only)
-        {
-          proto_omap_delete (&c->sync_wait, from);
-          g_hash_table_remove (c->sync_asks, GUINT_TO_POINTER (from));
-          proto_omap_delete (&c->exchanging, from);
-          if (proto_omap_has (&c->connect_flags, from))
-            return;   /* a member: its JoinRound cannot be of a later round */
-          proto_omap_set (&c->round_peers, from, FALSE);
-          if (disco_config (&c->cfg)->robust_count_synced && c->waiting && _disco_coord_active_count (c) >= c->cfg.min_participants)
-            {
-              /* S23: a synced newcomer is the participant that makes min */
-              for (guint i = 0; i < proto_omap_len (&c->connections); i++)
-                _disco_coord_send_count (c, out, proto_omap_at (&c->connections, i)->id, DISCO_MSG_ENOUGH_PARTICIPANTS);
-              c->waiting = FALSE;
-            }
-          return;
-        }
-      proto_omap_set (&c->round_peers, from, FALSE);
-      return;
+      taken = on_join_round (c, from, out);
+      break;
     case PROTO_MSG_READY:
-      if (disco_config (&c->cfg)->robust_members_only)
-        {
-          proto_omap_delete (&c->exchanging, from);
-          if (proto_omap_has (&c->connect_flags, from))
-            {
-              if (!disco_config (&c->cfg)->robust_wait_timeout)
-                {
-                  _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                                     "PeerIsReady from a member of the connect phase: ignored");
-                  return;
-                }
-              /* a member that has not sent ConnectionsReady says it again
-               * across its list (its wait timeout crossed the list): the
-               * connection timer ends a list that was really lost */
-              if (!proto_omap_at (&c->connect_flags, (guint) proto_omap_find (&c->connect_flags, from))->flag)
-                {
-                  _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                                     "PeerIsReady from a member without ConnectionsReady: crossed its list, ignored");
-                  return;
-                }
-              /* its decision was lost: this attempt is over */
-              robust_back_to_collect (c, now, out, "a member sent PeerIsReady in the connect phase: "
-                                   "Retry (not counted)");
-            }
-          if (msg->helper)
-            {
-              proto_omap_delete (&c->round_peers, from);
-              proto_omap_set (&c->helpers, from, TRUE);
-            }
-          else
-            {
-              proto_omap_set (&c->round_peers, from, TRUE);
-              _disco_coord_straggler_note_ready (c, from, now);
-            }
-          send_peers_for_round_if_needed (c, now, out);
-          return;
-        }
-      proto_omap_set (&c->round_peers, from, TRUE);
-      send_peers_for_round_if_needed (c, now, out);
-      return;
+      taken = on_peer_is_ready (c, now, from, msg, out);
+      break;
     case DISCO_MSG_CONNECTIONS_READY:
-      if (!disco_config (&c->cfg)->connect_barrier)
-        break;
-      if (disco_config (&c->cfg)->robust_members_only && !proto_omap_has (&c->connect_flags, from))
-        {
-          /* S31: a stray ConnectionsReady (of an attempt that is over) */
-          _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                             "ConnectionsReady from a peer that is not in the connect phase: ignored");
-          return;
-        }
-      if (proto_omap_count (&c->connect_flags, TRUE) == 0)
-        {
-          c->provider = from;
-          _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
-                             proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
-        }
-      proto_omap_set (&c->connect_flags, from, TRUE);
-      signal_weight_sharing (c, now, out);
-      return;
+      taken = on_connections_ready (c, now, from, msg, out);
+      break;
     case PROTO_MSG_SYNC_REQUEST:
-      if (!disco_config (&c->cfg)->model_sync)
-        break;
-      if (disco_config (&c->cfg)->robust_sync_retry)
-        {
-          gboolean repeat = proto_omap_has (&c->sync_wait, from);
-          proto_omap_set (&c->sync_wait, from, TRUE);
-          g_hash_table_insert (c->sync_asks, GUINT_TO_POINTER (from),
-                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->sync_asks,
-                                                                                        GUINT_TO_POINTER (from))) + 1));
-          if (!assign_provider (c, from, repeat, out))
-            _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                               "no provider and no checkpoint yet: the newcomer asks again");
-          return;
-        }
-      if (c->provider == PROTO_NO_NODE)
-        {
-          _disco_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, -1,
-                             "There is no provider node: request ignored");
-          return;
-        }
-      {
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_SYNC_PROVIDER);
-        m.node = c->provider;
-        _disco_coord_send (c, out, from, &m);
-        proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
-        m.node = from;
-        _disco_coord_send (c, out, c->provider, &m);
-        _disco_coord_observe (c, out, PROTO_OBS_SYNC_STARTED, from, -1, c->provider, "provider assigned");
-      }
-      return;
+      taken = on_sync_request (c, from, msg, out);
+      break;
     case PROTO_MSG_SIGNAL:
-      if (!proto_omap_has (&c->connections, msg->node))
-        {
-          _disco_coord_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
-                             "signal to an unknown peer: silently dropped");
-          return;
-        }
-      {
-        ProtoMsg m;
-        proto_session_relay (&m, from, msg);   /* relayed verbatim, as DISCO relays the SDP */
-        _disco_coord_send (c, out, msg->node, &m);
-      }
-      return;
+      taken = on_signal_for_peer (c, from, msg, out);
+      break;
     case PROTO_MSG_SYNC_MODEL:
-      if (!disco_config (&c->cfg)->robust_checkpoint || msg->weights == NULL)
-        break;
-      g_clear_pointer (&c->checkpoint, learn_weights_unref);
-      c->checkpoint = learn_weights_ref (msg->weights);
-      _disco_coord_observe (c, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, c->round, "checkpoint of the last round kept");
-      return;
+      taken = on_shared_model (c, from, msg, out);
+      break;
     case PROTO_MSG_WELCOME:
     case PROTO_MSG_ROUND_PEERS:
     case DISCO_MSG_START_WEIGHT_SHARING:
@@ -709,7 +784,8 @@ handle_message (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg
     default:   /* another family's message (its own folder's types) */
       break;
     }
-  _disco_coord_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
+  if (!taken)
+    _disco_coord_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, "the coordinator does not handle it");
 }
 
 static void

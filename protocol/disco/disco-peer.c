@@ -543,6 +543,148 @@ sync_expired (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 
 #define CONNECTION_FAIL_ERROR "training failed: ConnectionFail (client disconnected after connection failure)"
 
+/* NewNodeInfo: its id, and whether it syncs or pauses first. */
+static void
+on_welcome (DiscoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  p->id = msg->node;
+  p->sync_needed = msg->joined_mid_training && disco_config (&p->cfg)->model_sync;
+  if (msg->wait_for_more && !p->enough_before_info && !disco_config (&p->cfg)->ready_at_round_start)
+    p->pause = PAUSE_PENDING;   /* pre-775's client does not read it */
+  begin_round (p, now, out);
+}
+
+/* EnoughParticipants: a pause ends (or, before NewNodeInfo, is noted). */
+static void
+on_enough_participants (DiscoPeer *p, ProtoOutbox *out)
+{
+  if (p->base.state == DISCO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
+    {
+      p->enough_before_info = TRUE;
+      return;
+    }
+  p->pause = PAUSE_RESOLVED;
+  _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
+  if (p->base.state == DISCO_PEER_PAUSED_BEGIN)
+    {
+      p->pause = PAUSE_NONE;
+      start_training (p, out);
+    }
+  else if (p->base.state == DISCO_PEER_PAUSED_END)
+    {
+      p->pause = PAUSE_NONE;
+      send_ready (p, out);
+    }
+}
+
+/* WaitingForMoreParticipants: a pause (a second one throws, unless robust). */
+static void
+on_waiting_for_more (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (p->pause != PAUSE_NONE && disco_config (&p->cfg)->robust_listen)
+    {
+      /* S21: robust takes a second Waiting as what it says */
+      p->pause = PAUSE_PENDING;
+      _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, (int64_t) msg->nb_participants,
+                  "not enough participants (again)");
+      return;
+    }
+  if (p->pause != PAUSE_NONE)
+    {
+      /* setupServerCallbacks (client.ts): the listener throws */
+      _disco_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
+               "Server sent multiple WaitingForMoreParticipants messages");
+      node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
+      return;
+    }
+  p->pause = PAUSE_PENDING;
+  _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
+           disco_config (&p->cfg)->participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
+}
+
+/* SharedModel: the synced model, after which the round begins. */
+static void
+on_sync_model (DiscoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (_disco_peer_sync_take_model (p, from, msg, out))
+    after_sync (p, out);
+}
+
+/* PeersForRound: the round's members (and, robust, a pause's end). */
+static void
+on_round_peers (DiscoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutbox *out)
+{
+  if (p->base.state == DISCO_PEER_PAUSED_END)
+    {
+      p->pause = PAUSE_NONE;   /* robust: the coordinator found enough */
+      _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
+    }
+  handle_peers_for_round (p, now, msg, out);
+}
+
+/* RoundStaleness: the listed peers' weights in the round's mean. */
+static void
+on_round_staleness (DiscoPeer *p, const ProtoMsg *msg)
+{
+  /* robust, async or mixed: each listed peer's contribution weighs
+   * (1 + staleness)^-staleness_exponent in the round's mean */
+  g_autofree double *w = g_new (double, MAX (msg->n_peers, 1));
+  for (guint i = 0; i < msg->n_peers && i < msg->n_indices; i++)
+    w[i] = pow (1.0 + msg->indices[i], -p->cfg.staleness_exponent);
+  disco_aggregator_set_weights (p->agg, msg->round, msg->peers, w, MIN (msg->n_peers, msg->n_indices));
+}
+
+/* StartWeightSharing: the exchange begins. */
+static void
+on_start_weight_sharing (DiscoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  p->round_finished_pending = TRUE;
+  begin_exchange (p, now, out);
+}
+
+/* RetryPeerConnections: ready again, an exchange cut short, or the round
+ * ended alone. */
+static void
+on_retry_peer_connections (DiscoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  if (p->base.state == DISCO_PEER_WAIT_PEERS || p->base.state == DISCO_PEER_DONE)
+    {
+      /* robust: a PeerIsReady again is harmless (S9) */
+      send_ready (p, out);
+      return;
+    }
+  if (p->base.state == DISCO_PEER_PAUSED_END)
+    {
+      send_ready_paused (p, out);
+      return;
+    }
+  if (p->base.state == DISCO_PEER_EXCHANGING)
+    {
+      /* robust (S17): a member left; what it sent may still arrive, so
+       * the exchange gets aggregation_wait more, then is aborted */
+      p->xchg_deadline = MIN (p->xchg_deadline, dl_time_add (now, disco_config (&p->cfg)->aggregation_wait));
+      p->xchg_cut = TRUE;
+      _disco_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, DISCO_MSG_RETRY_PEER_CONNECTIONS, -1,
+                  "a member left: the exchange ends within aggregation_wait");
+      return;
+    }
+  if (begin_pool_shutdown (p, now, out, FALSE))
+    return;
+  _disco_peer_set_nodes_self_only (p);
+  end_round_loop (p, out);
+}
+
+/* ConnectionFail: the pool shuts down, or training fails. */
+static void
+on_connection_fail (DiscoPeer *p, DlTime now, ProtoOutbox *out)
+{
+  if (begin_pool_shutdown (p, now, out, TRUE))
+    return;
+  fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+}
+
+/* A message: counted, dropped unless listened for, then one handler per
+ * type. */
 static void
 handle_message (DiscoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -559,51 +701,13 @@ handle_message (DiscoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
   switch (msg->type)
     {
     case PROTO_MSG_WELCOME:
-      p->id = msg->node;
-      p->sync_needed = msg->joined_mid_training && disco_config (&p->cfg)->model_sync;
-      if (msg->wait_for_more && !p->enough_before_info && !disco_config (&p->cfg)->ready_at_round_start)
-        p->pause = PAUSE_PENDING;   /* pre-775's client does not read it */
-      begin_round (p, now, out);
+      on_welcome (p, now, msg, out);
       return;
     case DISCO_MSG_ENOUGH_PARTICIPANTS:
-      if (p->base.state == DISCO_PEER_CONNECTING && p->pause != PAUSE_PENDING)
-        {
-          p->enough_before_info = TRUE;
-          return;
-        }
-      p->pause = PAUSE_RESOLVED;
-      _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants");
-      if (p->base.state == DISCO_PEER_PAUSED_BEGIN)
-        {
-          p->pause = PAUSE_NONE;
-          start_training (p, out);
-        }
-      else if (p->base.state == DISCO_PEER_PAUSED_END)
-        {
-          p->pause = PAUSE_NONE;
-          send_ready (p, out);
-        }
+      on_enough_participants (p, out);
       return;
     case DISCO_MSG_WAITING_FOR_MORE:
-      if (p->pause != PAUSE_NONE && disco_config (&p->cfg)->robust_listen)
-        {
-          /* S21: robust takes a second Waiting as what it says */
-          p->pause = PAUSE_PENDING;
-          _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, (int64_t) msg->nb_participants,
-                      "not enough participants (again)");
-          return;
-        }
-      if (p->pause != PAUSE_NONE)
-        {
-          /* setupServerCallbacks (client.ts): the listener throws */
-          _disco_peer_observe (p, out, PROTO_OBS_REJECTED, PROTO_SERVER, (int32_t) msg->type, -1,
-                   "Server sent multiple WaitingForMoreParticipants messages");
-          node_exits (p, out, "uncaught 'Server sent multiple WaitingForMoreParticipants messages'");
-          return;
-        }
-      p->pause = PAUSE_PENDING;
-      _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1,
-               disco_config (&p->cfg)->participant_counts ? (int64_t) msg->nb_participants : -1, "not enough participants");
+      on_waiting_for_more (p, msg, out);
       return;
     case PROTO_MSG_SIGNAL:
       handle_signal (p, msg, out);
@@ -615,62 +719,22 @@ handle_message (DiscoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       handle_signal_model_provider (p, now, msg, out);
       return;
     case PROTO_MSG_SYNC_MODEL:
-      if (_disco_peer_sync_take_model (p, in->from, msg, out))
-        after_sync (p, out);
+      on_sync_model (p, in->from, msg, out);
       return;
     case PROTO_MSG_ROUND_PEERS:
-      if (p->base.state == DISCO_PEER_PAUSED_END)
-        {
-          p->pause = PAUSE_NONE;   /* robust: the coordinator found enough */
-          _disco_peer_observe (p, out, PROTO_OBS_PAUSE, PROTO_NO_NODE, -1, -1, "enough participants (a list came)");
-        }
-      handle_peers_for_round (p, now, msg, out);
+      on_round_peers (p, now, msg, out);
       return;
     case DISCO_MSG_ROUND_STALENESS:
-      {
-        /* robust, async or mixed: each listed peer's contribution weighs
-         * (1 + staleness)^-staleness_exponent in the round's mean */
-        g_autofree double *w = g_new (double, MAX (msg->n_peers, 1));
-        for (guint i = 0; i < msg->n_peers && i < msg->n_indices; i++)
-          w[i] = pow (1.0 + msg->indices[i], -p->cfg.staleness_exponent);
-        disco_aggregator_set_weights (p->agg, msg->round, msg->peers, w, MIN (msg->n_peers, msg->n_indices));
-        return;
-      }
+      on_round_staleness (p, msg);
+      return;
     case DISCO_MSG_START_WEIGHT_SHARING:
-      p->round_finished_pending = TRUE;
-      begin_exchange (p, now, out);
+      on_start_weight_sharing (p, now, out);
       return;
     case DISCO_MSG_RETRY_PEER_CONNECTIONS:
-      if (p->base.state == DISCO_PEER_WAIT_PEERS || p->base.state == DISCO_PEER_DONE)
-        {
-          /* robust: a PeerIsReady again is harmless (S9) */
-          send_ready (p, out);
-          return;
-        }
-      if (p->base.state == DISCO_PEER_PAUSED_END)
-        {
-          send_ready_paused (p, out);
-          return;
-        }
-      if (p->base.state == DISCO_PEER_EXCHANGING)
-        {
-          /* robust (S17): a member left; what it sent may still arrive, so
-           * the exchange gets aggregation_wait more, then is aborted */
-          p->xchg_deadline = MIN (p->xchg_deadline, dl_time_add (now, disco_config (&p->cfg)->aggregation_wait));
-          p->xchg_cut = TRUE;
-          _disco_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_SERVER, DISCO_MSG_RETRY_PEER_CONNECTIONS, -1,
-                      "a member left: the exchange ends within aggregation_wait");
-          return;
-        }
-      if (begin_pool_shutdown (p, now, out, FALSE))
-        return;
-      _disco_peer_set_nodes_self_only (p);
-      end_round_loop (p, out);
+      on_retry_peer_connections (p, now, out);
       return;
     case DISCO_MSG_CONNECTION_FAIL:
-      if (begin_pool_shutdown (p, now, out, TRUE))
-        return;
-      fail (p, out, TRUE, CONNECTION_FAIL_ERROR);
+      on_connection_fail (p, now, out);
       return;
     case DISCO_MSG_PAYLOAD:
       handle_payload (p, now, in->from, msg, out);

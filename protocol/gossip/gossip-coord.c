@@ -559,172 +559,229 @@ member_join (GossipCoord *c, ProtoNodeId from)
   return m;
 }
 
+/* kademlia: a newcomer's bootstrap contacts, the last peers to join
+ * (gossip-dht.c), itself not among them (a repeat: it may be) */
+static void
+send_dht_bootstrap (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from)
+{
+  g_autoptr (GArray) boot = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  gboolean listed = FALSE;
+  for (guint i = 0; i < c->recent->len; i++)
+    if (g_array_index (c->recent, ProtoNodeId, i) != from)
+      g_array_append_val (boot, g_array_index (c->recent, ProtoNodeId, i));
+    else
+      listed = TRUE;
+  ProtoMsg r;
+  proto_msg_init (&r, PROTO_MSG_DHT_NODES);
+  r.round = 0;
+  proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) boot->data, boot->len);
+  send (c, out, from, &r);
+  if (!listed)
+    g_array_append_val (c->recent, from);
+  if (c->recent->len > MAX (gossip_config (&c->cfg)->dht_k, 1))
+    g_array_remove_index (c->recent, 0);
+}
+
+/* ClientConnected: a member, answered with NewNodeInfo (and a provider
+ * if it joins mid-training, contacts if kademlia). */
+static gboolean
+on_client_connected (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  /* a member's repeat (its NewNodeInfo was lost: gossip-peer.c says
+   * ClientConnected again after payload_timeout in connecting) is
+   * answered as the first was, and it stays one member */
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  if (!m)
+    m = member_join (c, from);
+  {
+    ProtoNodeId provider = sync_provider (c, from);
+    ProtoMsg r;
+    proto_msg_init (&r, PROTO_MSG_WELCOME);
+    r.node = from;
+    r.nb_participants = c->members->len;
+    r.joined_mid_training = provider != PROTO_NO_NODE;
+    send (c, out, from, &r);
+    if (provider != PROTO_NO_NODE)
+      {
+        /* as DISCO's server answers a model sync request
+         * (server/src/controllers/decentralized_controller.ts): the
+         * peer to take the model from */
+        ProtoMsg q;
+        proto_msg_init (&q, PROTO_MSG_SYNC_PROVIDER);
+        q.node = provider;
+        send (c, out, from, &q);
+      }
+  }
+  if (gossip_config (&c->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
+    send_dht_bootstrap (c, out, from);
+  return TRUE;
+}
+
+/* a repeat PeerIsReady: its PeersForRound was lost; the step's members again */
+static void
+resend_round_peers (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < c->members->len; i++)
+    if (((Member *) g_ptr_array_index (c->members, i))->listed)
+      g_array_append_val (ids, ((Member *) g_ptr_array_index (c->members, i))->id);
+  ProtoMsg r;
+  proto_msg_init (&r, PROTO_MSG_ROUND_PEERS);
+  r.round = c->step;
+  guint most = 1 + gossip_sample_size (gossip_config (&c->cfg)->fanout);
+  proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) ids->data, MIN (ids->len, most));
+  send (c, out, from, &r);
+}
+
+/* PeerIsReady: a member ready for a step (or a helper, or asynchronous:
+ * a sample). */
+static gboolean
+on_peer_is_ready (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m)
+    return FALSE;
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  if (m->listed && !m->answered && !msg->helper)
+    {
+      resend_round_peers (c, out, from);
+      return TRUE;
+    }
+  if (msg->helper && !m->helper)
+    {
+      if (m->ready)
+        count_ready (c, m, -1);
+      c->n_waited -= waited (c, m);
+      m->helper = TRUE;
+      if (m->ready)
+        count_ready (c, m, +1);
+      observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: a helper, no longer waited for");
+    }
+  if (!m->helper)
+    period_done (c, m);
+  if (!m->helper && m->async_member && c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED
+      && (double) m->period <= c->cfg.drop_factor * (double) c->median_period && !m->ready && !m->listed)
+    {
+      /* mixed: an asynchronous peer that is no longer slow comes back to the steps */
+      c->n_waited -= waited (c, m);
+      m->async_member = FALSE;
+      c->n_waited += waited (c, m);
+      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->base.state), (int32_t) c->step, from, -1, -1,
+                            "mixed: its step took %.3f s, within %.2f x the median: synchronous again",
+                            dl_time_to_s (m->period), c->cfg.drop_factor);
+    }
+  if (m->async_member && !m->helper)
+    {
+      send_sample (c, out, m);
+      return TRUE;
+    }
+  if (!m->ready && !m->listed)
+    {
+      m->ready = TRUE;
+      count_ready (c, m, +1);
+      if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->deadline == DL_TIME_NEVER && !c->deadline_passed
+          && c->base.state == PHASE_COLLECT && !m->helper)
+        c->deadline = dl_time_add (c->now, c->cfg.round_deadline);
+    }
+  try_list (c, out);
+  return TRUE;
+}
+
+/* GossipPayload: push-pull's report of a member's value. */
+static gboolean
+on_payload (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (m && gossip_config (&c->cfg)->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL
+      && msg->comm_round == PROTO_GOSSIP_REPORT)
+    {
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
+      pp_report (c, out, msg);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* GossipTargets: a listed member's targets for this step (or a step
+ * that is over: its graph again). */
+static gboolean
+on_targets (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (m && !m->listed && msg->round < c->step)
+    {
+      /* targets of a step that is over: its Neighbors was lost (a repeat
+       * of its graph), or the step went without it (an empty graph, so
+       * that it moves on) */
+      gboolean had = m->last_step == msg->round;
+      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
+      ProtoMsg r;
+      proto_msg_init (&r, PROTO_MSG_NEIGHBORS);
+      r.round = msg->round;
+      if (had)
+        proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) m->last_nbrs->data, m->last_nbrs->len);
+      send (c, out, from, &r);
+      return TRUE;
+    }
+  if (!m || !m->listed || m->answered || msg->round != c->step || c->base.state != PHASE_TARGETS)
+    {
+      observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
+               "targets of no step in progress");
+      return TRUE;
+    }
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  g_array_append_vals (m->targets, msg->peers, msg->n_peers);
+  m->answered = TRUE;
+  c->n_unanswered--;
+  try_graph (c, out);
+  return TRUE;
+}
+
+/* SignalForPeer: relayed to the member it names, from the sender. */
+static gboolean
+on_signal_for_peer (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+{
+  if (!m || !find (c, msg->node, NULL))
+    {
+      observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
+               "signal to an unknown peer: dropped");
+      return TRUE;
+    }
+  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  {
+    ProtoMsg r;
+    proto_session_relay (&r, from, msg);
+    send (c, out, msg->node, &r);
+  }
+  return TRUE;
+}
+
+/* A message: one handler per type; one that does not take it (FALSE), or a
+ * type it has none for, is dropped. */
 static void
 handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   Member *m = member_of (c, from);
+  gboolean taken = FALSE;
   switch (msg->type)
     {
     case PROTO_MSG_HELLO:
-      /* a member's repeat (its NewNodeInfo was lost: gossip-peer.c says
-       * ClientConnected again after payload_timeout in connecting) is
-       * answered as the first was, and it stays one member */
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      if (!m)
-        m = member_join (c, from);
-      {
-        ProtoNodeId provider = sync_provider (c, from);
-        ProtoMsg r;
-        proto_msg_init (&r, PROTO_MSG_WELCOME);
-        r.node = from;
-        r.nb_participants = c->members->len;
-        r.joined_mid_training = provider != PROTO_NO_NODE;
-        send (c, out, from, &r);
-        if (provider != PROTO_NO_NODE)
-          {
-            /* as DISCO's server answers a model sync request
-             * (server/src/controllers/decentralized_controller.ts): the
-             * peer to take the model from */
-            ProtoMsg q;
-            proto_msg_init (&q, PROTO_MSG_SYNC_PROVIDER);
-            q.node = provider;
-            send (c, out, from, &q);
-          }
-      }
-      if (gossip_config (&c->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
-        {
-          /* its bootstrap contacts: the last peers to join (gossip-dht.c),
-           * itself not among them (a repeat: it may be) */
-          g_autoptr (GArray) boot = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-          gboolean listed = FALSE;
-          for (guint i = 0; i < c->recent->len; i++)
-            if (g_array_index (c->recent, ProtoNodeId, i) != from)
-              g_array_append_val (boot, g_array_index (c->recent, ProtoNodeId, i));
-            else
-              listed = TRUE;
-          ProtoMsg r;
-          proto_msg_init (&r, PROTO_MSG_DHT_NODES);
-          r.round = 0;
-          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) boot->data, boot->len);
-          send (c, out, from, &r);
-          if (!listed)
-            g_array_append_val (c->recent, from);
-          if (c->recent->len > MAX (gossip_config (&c->cfg)->dht_k, 1))
-            g_array_remove_index (c->recent, 0);
-        }
-      return;
+      taken = on_client_connected (c, out, from, msg, m);
+      break;
     case PROTO_MSG_READY:
-      if (!m)
-        break;
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      if (m->listed && !m->answered && !msg->helper)
-        {
-          /* a repeat: its PeersForRound was lost; the step's members again */
-          g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-          for (guint i = 0; i < c->members->len; i++)
-            if (((Member *) g_ptr_array_index (c->members, i))->listed)
-              g_array_append_val (ids, ((Member *) g_ptr_array_index (c->members, i))->id);
-          ProtoMsg r;
-          proto_msg_init (&r, PROTO_MSG_ROUND_PEERS);
-          r.round = c->step;
-          guint most = 1 + gossip_sample_size (gossip_config (&c->cfg)->fanout);
-          proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) ids->data, MIN (ids->len, most));
-          send (c, out, from, &r);
-          return;
-        }
-      if (msg->helper && !m->helper)
-        {
-          if (m->ready)
-            count_ready (c, m, -1);
-          c->n_waited -= waited (c, m);
-          m->helper = TRUE;
-          if (m->ready)
-            count_ready (c, m, +1);
-          observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "finished and stays: a helper, no longer waited for");
-        }
-      if (!m->helper)
-        period_done (c, m);
-      if (!m->helper && m->async_member && c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED
-          && (double) m->period <= c->cfg.drop_factor * (double) c->median_period && !m->ready && !m->listed)
-        {
-          /* mixed: an asynchronous peer that is no longer slow comes back to the steps */
-          c->n_waited -= waited (c, m);
-          m->async_member = FALSE;
-          c->n_waited += waited (c, m);
-          proto_outbox_observe (out, PROTO_OBS_NOTE, phase_name (c->base.state), (int32_t) c->step, from, -1, -1,
-                                "mixed: its step took %.3f s, within %.2f x the median: synchronous again",
-                                dl_time_to_s (m->period), c->cfg.drop_factor);
-        }
-      if (m->async_member && !m->helper)
-        {
-          send_sample (c, out, m);
-          return;
-        }
-      if (!m->ready && !m->listed)
-        {
-          m->ready = TRUE;
-          count_ready (c, m, +1);
-          if (c->cfg.straggler_policy == PROTO_STRAGGLER_DEADLINE && c->deadline == DL_TIME_NEVER && !c->deadline_passed
-              && c->base.state == PHASE_COLLECT && !m->helper)
-            c->deadline = dl_time_add (c->now, c->cfg.round_deadline);
-        }
-      try_list (c, out);
-      return;
+      taken = on_peer_is_ready (c, out, from, msg, m);
+      break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
-      if (m && gossip_config (&c->cfg)->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL
-          && msg->comm_round == PROTO_GOSSIP_REPORT)
-        {
-          observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
-          pp_report (c, out, msg);
-          return;
-        }
+      taken = on_payload (c, out, from, msg, m);
       break;
     case PROTO_MSG_GOSSIP_TARGETS:
-      if (m && !m->listed && msg->round < c->step)
-        {
-          /* targets of a step that is over: its Neighbors was lost (a repeat
-           * of its graph), or the step went without it (an empty graph, so
-           * that it moves on) */
-          gboolean had = m->last_step == msg->round;
-          observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
-          ProtoMsg r;
-          proto_msg_init (&r, PROTO_MSG_NEIGHBORS);
-          r.round = msg->round;
-          if (had)
-            proto_msg_set_peers (&r, (const ProtoNodeId *) (const void *) m->last_nbrs->data, m->last_nbrs->len);
-          send (c, out, from, &r);
-          return;
-        }
-      if (!m || !m->listed || m->answered || msg->round != c->step || c->base.state != PHASE_TARGETS)
-        {
-          observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
-                   "targets of no step in progress");
-          return;
-        }
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      g_array_append_vals (m->targets, msg->peers, msg->n_peers);
-      m->answered = TRUE;
-      c->n_unanswered--;
-      try_graph (c, out);
-      return;
+      taken = on_targets (c, out, from, msg, m);
+      break;
     case PROTO_MSG_SIGNAL:
-      if (!m || !find (c, msg->node, NULL))
-        {
-          observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
-                   "signal to an unknown peer: dropped");
-          return;
-        }
-      observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-      {
-        ProtoMsg r;
-        proto_session_relay (&r, from, msg);
-        send (c, out, msg->node, &r);
-      }
-      return;
+      taken = on_signal_for_peer (c, out, from, msg, m);
+      break;
     default:
       break;
     }
-  observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
+  if (!taken)
+    observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
 }
 
 static void

@@ -952,6 +952,113 @@ gossip_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
     }
 }
 
+/* ProtoMsg Welcome: its id, then training (or a sync first, if it joined
+ * mid-training). */
+static void
+on_welcome (GossipPeer *p, ProtoOutbox *out, const ProtoMsg *msg)
+{
+  p->id = msg->node;
+  p->links.self = p->id;
+  if (gossip_config (&p->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
+    {
+      const GossipConfig *gc = gossip_config (&p->cfg);
+      p->dht = gossip_dht_new (p->id, gc->dht_k, gc->dht_alpha, gc->dht_rpc_timeout);
+    }
+  if (push_pull (p))
+    {
+      /* its value: uniform in [0, 1) from its own stream */
+      pp_set (p, (float) dl_random_uniform (p->rng));
+      p->pp_start = pp_value (p);
+      start_training (p, out);
+    }
+  else if (msg->joined_mid_training)
+    sync_expect (p, out);
+  else
+    start_training (p, out);
+}
+
+/* SyncRequest: a joining peer asks for this one's model. */
+static void
+on_sync_request (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from)
+{
+  observe (p, out, PROTO_OBS_SYNC_SERVED, from, PROTO_MSG_SYNC_REQUEST, -1, NULL);
+  sync_serve (p, out, from);
+}
+
+/* Neighbors: this step's graph, if it is this step's. */
+static void
+on_neighbors (GossipPeer *p, DlTime now, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (msg->round != p->step)
+    {
+      observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_NEIGHBORS, msg->round, "another step's graph");
+      return;
+    }
+  handle_neighbors (p, now, msg, out);
+}
+
+/* DhtFindNode: a kademlia lookup, answered from the routing table. */
+static void
+on_dht_find_node (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  gossip_dht_handle_find (p->dht, from, msg);
+  dht_apply (p, out);
+}
+
+/* DhtNodes: a kademlia lookup's answer. */
+static void
+on_dht_nodes (GossipPeer *p, DlTime now, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  gossip_dht_handle_nodes (p->dht, now, from, msg);
+  dht_apply (p, out);
+}
+
+/* GossipPayload: a push-pull value, an asynchronous push (or its reply),
+ * or a step's payload (kept if the step's graph has not come yet). */
+static void
+on_payload (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
+{
+  if (push_pull (p))
+    {
+      if (msg->weights != NULL && learn_weights_len (msg->weights) >= 1 && !learn_weights_is_symbolic (msg->weights)
+          && (msg->comm_round == PROTO_GOSSIP_PUSH || msg->comm_round == PROTO_GOSSIP_REPLY))
+        pp_receive (p, out, from, msg);
+      else
+        observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
+                 "not a push-pull value");
+    }
+  else if (msg->comm_round != PROTO_GOSSIP_STEP)
+    {
+      if (msg->weights == NULL)
+        return;
+      if (msg->comm_round == PROTO_GOSSIP_PUSH)
+        reply_push (p, out, from);
+      if (p->base.state == GOSSIP_PEER_DONE)
+        return;   /* finished: it answers, but mixes no more */
+      Pushed x = { .from = from, .round = msg->round, .values = learn_weights_ref (msg->weights),
+                   .indices = msg->n_indices ? g_memdup2 (msg->indices, msg->n_indices * sizeof *msg->indices)
+                                             : NULL,
+                   .n_indices = msg->n_indices };
+      g_array_append_val (p->inbox, x);
+    }
+  else if (msg->round != p->step)
+    observe (p, out, PROTO_OBS_REJECTED, from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
+             "another step's payload");
+  else if (p->base.state == GOSSIP_PEER_WAIT_GRAPH)
+    {
+      Early e = { .from = from };
+      proto_msg_copy (&e.msg, msg);
+      g_array_append_val (p->early, e);
+    }
+  else
+    {
+      take_payload (p, out, from, msg);
+      maybe_complete (p, out);
+    }
+}
+
+/* A message: counted, dropped unless listened for, then one handler per
+ * type. */
 static void
 handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -971,24 +1078,7 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
   switch (msg->type)
     {
     case PROTO_MSG_WELCOME:
-      p->id = msg->node;
-      p->links.self = p->id;
-      if (gossip_config (&p->cfg)->discovery == PROTO_DISCOVERY_KADEMLIA)
-        {
-          const GossipConfig *gc = gossip_config (&p->cfg);
-          p->dht = gossip_dht_new (p->id, gc->dht_k, gc->dht_alpha, gc->dht_rpc_timeout);
-        }
-      if (push_pull (p))
-        {
-          /* its value: uniform in [0, 1) from its own stream */
-          pp_set (p, (float) dl_random_uniform (p->rng));
-          p->pp_start = pp_value (p);
-          start_training (p, out);
-        }
-      else if (msg->joined_mid_training)
-        sync_expect (p, out);
-      else
-        start_training (p, out);
+      on_welcome (p, out, msg);
       break;
     case PROTO_MSG_SYNC_PROVIDER:
       sync_provider (p, out, msg->node);
@@ -997,69 +1087,25 @@ handle_message (GossipPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *ou
       sync_model (p, out, in->from, msg->weights);
       break;
     case PROTO_MSG_SYNC_REQUEST:
-      observe (p, out, PROTO_OBS_SYNC_SERVED, in->from, PROTO_MSG_SYNC_REQUEST, -1, NULL);
-      sync_serve (p, out, in->from);
+      on_sync_request (p, out, in->from);
       break;
     case PROTO_MSG_ROUND_PEERS:
       handle_list (p, msg, out);
       break;
     case PROTO_MSG_NEIGHBORS:
-      if (msg->round != p->step)
-        {
-          observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_NEIGHBORS, msg->round, "another step's graph");
-          break;
-        }
-      handle_neighbors (p, now, msg, out);
+      on_neighbors (p, now, out, in->from, msg);
       break;
     case PROTO_MSG_GOSSIP_SAMPLE:
       handle_sample (p, msg, out);
       break;
     case PROTO_MSG_DHT_FIND_NODE:
-      gossip_dht_handle_find (p->dht, in->from, msg);
-      dht_apply (p, out);
+      on_dht_find_node (p, out, in->from, msg);
       break;
     case PROTO_MSG_DHT_NODES:
-      gossip_dht_handle_nodes (p->dht, now, in->from, msg);
-      dht_apply (p, out);
+      on_dht_nodes (p, now, out, in->from, msg);
       break;
     case PROTO_MSG_GOSSIP_PAYLOAD:
-      if (push_pull (p))
-        {
-          if (msg->weights != NULL && learn_weights_len (msg->weights) >= 1 && !learn_weights_is_symbolic (msg->weights)
-              && (msg->comm_round == PROTO_GOSSIP_PUSH || msg->comm_round == PROTO_GOSSIP_REPLY))
-            pp_receive (p, out, in->from, msg);
-          else
-            observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
-                     "not a push-pull value");
-        }
-      else if (msg->comm_round != PROTO_GOSSIP_STEP)
-        {
-          if (msg->weights == NULL)
-            break;
-          if (msg->comm_round == PROTO_GOSSIP_PUSH)
-            reply_push (p, out, in->from);
-          if (p->base.state == GOSSIP_PEER_DONE)
-            break;   /* finished: it answers, but mixes no more */
-          Pushed x = { .from = in->from, .round = msg->round, .values = learn_weights_ref (msg->weights),
-                       .indices = msg->n_indices ? g_memdup2 (msg->indices, msg->n_indices * sizeof *msg->indices)
-                                                 : NULL,
-                       .n_indices = msg->n_indices };
-          g_array_append_val (p->inbox, x);
-        }
-      else if (msg->round != p->step)
-        observe (p, out, PROTO_OBS_REJECTED, in->from, PROTO_MSG_GOSSIP_PAYLOAD, msg->round,
-                 "another step's payload");
-      else if (p->base.state == GOSSIP_PEER_WAIT_GRAPH)
-        {
-          Early e = { .from = in->from };
-          proto_msg_copy (&e.msg, msg);
-          g_array_append_val (p->early, e);
-        }
-      else
-        {
-          take_payload (p, out, in->from, msg);
-          maybe_complete (p, out);
-        }
+      on_payload (p, out, in->from, msg);
       break;
     case PROTO_MSG_SIGNAL:
       proto_links_signal (&p->links, out, msg);
@@ -1082,6 +1128,122 @@ gossip_peer_next_deadline (const void *impl)
   return MIN (t, gossip_dht_next_deadline (p->dht));
 }
 
+/* Start: it says hello to the coordinator. */
+static void
+on_start (GossipPeer *p, ProtoOutbox *out)
+{
+  if (p->base.state != GOSSIP_PEER_IDLE)
+    return;
+  p->base.connected = TRUE;
+  {
+    ProtoMsg m;
+    proto_msg_init (&m, PROTO_MSG_HELLO);
+    send_server (p, out, &m);
+  }
+  set_state (p, out, GOSSIP_PEER_CONNECTING);
+}
+
+/* The deadline: the DHT's, the sync's, push-pull's, a helper's notice
+ * again, a silent coordinator asked again, or a step's missing payloads. */
+static void
+on_deadline (GossipPeer *p, DlTime now, ProtoOutbox *out)
+{
+  gossip_dht_deadline (p->dht, now);
+  dht_apply (p, out);
+  sync_deadline (p, out);
+  if (push_pull (p))
+    pp_deadline (p, now, out);
+  if (p->base.state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
+    {
+      /* a helper's notice may have been lost too: the coordinator would
+       * wait for it as for a peer still training */
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_READY);
+      m.helper = TRUE;
+      send_server (p, out, &m);
+      p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
+    }
+  if ((p->base.state == GOSSIP_PEER_CONNECTING || p->base.state == GOSSIP_PEER_WAIT_LIST
+       || p->base.state == GOSSIP_PEER_WAIT_GRAPH)
+      && now >= p->wait_deadline)
+    {
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, -1, -1,
+                  "no answer from the coordinator: says again where it is");
+      ProtoMsg m;
+      if (p->base.state == GOSSIP_PEER_CONNECTING)
+        proto_msg_init (&m, PROTO_MSG_HELLO);   /* no NewNodeInfo: admitted again */
+      else if (p->base.state == GOSSIP_PEER_WAIT_LIST)
+        proto_msg_init (&m, PROTO_MSG_READY);
+      else
+        {
+          proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
+          m.round = p->step;
+          proto_msg_set_peers (&m, p->targets, p->n_targets);
+        }
+      send_server (p, out, &m);
+      p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
+    }
+  if (!push_pull (p) && p->base.state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
+    {
+      observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
+               "payload_timeout: the missing neighbours are mixed as absent");
+      for (guint i = 0; i < p->nbrs->len; i++)
+        give_up (p, out, &g_array_index (p->nbrs, Nbr, i), "no payload by the deadline");
+      maybe_complete (p, out);
+    }
+}
+
+/* Training done: the model kept, then ready (or, kademlia, its own step). */
+static void
+on_trained (GossipPeer *p, ProtoOutbox *out, const ProtoInput *in)
+{
+  if (p->base.state != GOSSIP_PEER_TRAINING || in->weights == NULL)
+    return;
+  learn_weights_unref (p->model);
+  p->model = learn_weights_ref (in->weights);
+  if (p->dht)
+    {
+      /* kademlia: no coordinator step; the partners come from the routing table */
+      g_autofree ProtoNodeId *pool = NULL;
+      guint n = gossip_dht_contacts (p->dht, &pool);
+      set_state (p, out, GOSSIP_PEER_WAIT_LIST);
+      async_step (p, out, pool, n);
+      return;
+    }
+  say_ready (p, out);
+}
+
+/* A link up: a neighbour's payload goes out if it waited for it. */
+static void
+on_link_up (GossipPeer *p, ProtoOutbox *out, ProtoNodeId from)
+{
+  if (!proto_links_up (&p->links, out, from))
+    return;
+  Nbr *nb = p->base.state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, from) : NULL;
+  if (nb && !nb->sent && !nb->gave_up)
+    {
+      send_payload (p, out, nb);
+      maybe_complete (p, out);
+    }
+}
+
+/* The coordinator's stream closed, or it leaves: every link closed. */
+static void
+on_leave (GossipPeer *p, ProtoOutbox *out, ProtoInputKind kind)
+{
+  if (!p->base.connected)
+    return;
+  proto_links_close_all (&p->links, out);
+  if (kind == PROTO_IN_LEAVE)
+    proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+  p->base.connected = FALSE;
+  observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
+           kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
+  clear_step (p);
+  clear_async (p);
+  set_state (p, out, GOSSIP_PEER_LEFT);
+}
+
 static void
 gossip_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
@@ -1091,93 +1253,21 @@ gossip_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
   switch (in->kind)
     {
     case PROTO_IN_START:
-      if (p->base.state != GOSSIP_PEER_IDLE)
-        break;
-      p->base.connected = TRUE;
-      {
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_HELLO);
-        send_server (p, out, &m);
-      }
-      set_state (p, out, GOSSIP_PEER_CONNECTING);
+      on_start (p, out);
       break;
     case PROTO_IN_MESSAGE:
       g_return_if_fail (in->msg != NULL);
       handle_message (p, now, in, out);
       break;
     case PROTO_IN_DEADLINE:
-      gossip_dht_deadline (p->dht, now);
-      dht_apply (p, out);
-      sync_deadline (p, out);
-      if (push_pull (p))
-        pp_deadline (p, now, out);
-      if (p->base.state == GOSSIP_PEER_DONE && p->helper && now >= p->wait_deadline)
-        {
-          /* a helper's notice may have been lost too: the coordinator would
-           * wait for it as for a peer still training */
-          ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_READY);
-          m.helper = TRUE;
-          send_server (p, out, &m);
-          p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
-        }
-      if ((p->base.state == GOSSIP_PEER_CONNECTING || p->base.state == GOSSIP_PEER_WAIT_LIST
-           || p->base.state == GOSSIP_PEER_WAIT_GRAPH)
-          && now >= p->wait_deadline)
-        {
-          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, -1, -1,
-                      "no answer from the coordinator: says again where it is");
-          ProtoMsg m;
-          if (p->base.state == GOSSIP_PEER_CONNECTING)
-            proto_msg_init (&m, PROTO_MSG_HELLO);   /* no NewNodeInfo: admitted again */
-          else if (p->base.state == GOSSIP_PEER_WAIT_LIST)
-            proto_msg_init (&m, PROTO_MSG_READY);
-          else
-            {
-              proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
-              m.round = p->step;
-              proto_msg_set_peers (&m, p->targets, p->n_targets);
-            }
-          send_server (p, out, &m);
-          p->wait_deadline = dl_time_add (now, p->cfg.payload_timeout);
-        }
-      if (!push_pull (p) && p->base.state == GOSSIP_PEER_EXCHANGING && now >= p->xchg_deadline)
-        {
-          observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_PAYLOAD, -1,
-                   "payload_timeout: the missing neighbours are mixed as absent");
-          for (guint i = 0; i < p->nbrs->len; i++)
-            give_up (p, out, &g_array_index (p->nbrs, Nbr, i), "no payload by the deadline");
-          maybe_complete (p, out);
-        }
+      on_deadline (p, now, out);
       break;
     case PROTO_IN_TRAINING_DONE:
-      if (p->base.state != GOSSIP_PEER_TRAINING || in->weights == NULL)
-        break;
-      learn_weights_unref (p->model);
-      p->model = learn_weights_ref (in->weights);
-      if (p->dht)
-        {
-          /* kademlia: no coordinator step; the partners come from the routing table */
-          g_autofree ProtoNodeId *pool = NULL;
-          guint n = gossip_dht_contacts (p->dht, &pool);
-          set_state (p, out, GOSSIP_PEER_WAIT_LIST);
-          async_step (p, out, pool, n);
-          break;
-        }
-      say_ready (p, out);
+      on_trained (p, out, in);
       break;
     case PROTO_IN_LINK_UP:
-      {
-        if (!proto_links_up (&p->links, out, in->from))
-          break;
-        Nbr *nb = p->base.state == GOSSIP_PEER_EXCHANGING ? find_nbr (p, in->from) : NULL;
-        if (nb && !nb->sent && !nb->gave_up)
-          {
-            send_payload (p, out, nb);
-            maybe_complete (p, out);
-          }
-        break;
-      }
+      on_link_up (p, out, in->from);
+      break;
     case PROTO_IN_LINK_FAILED:
     case PROTO_IN_LINK_CLOSED:
       if (proto_links_get (&p->links, in->from, NULL))
@@ -1185,17 +1275,7 @@ gossip_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
       break;
     case PROTO_IN_STREAM_CLOSED:
     case PROTO_IN_LEAVE:
-      if (!p->base.connected)
-        break;
-      proto_links_close_all (&p->links, out);
-      if (in->kind == PROTO_IN_LEAVE)
-        proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      p->base.connected = FALSE;
-      observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
-               in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
-      clear_step (p);
-      clear_async (p);
-      set_state (p, out, GOSSIP_PEER_LEFT);
+      on_leave (p, out, in->kind);
       break;
     }
   DlTime after = gossip_peer_next_deadline (p);
