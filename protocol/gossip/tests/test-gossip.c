@@ -783,6 +783,19 @@ START_TEST (test_pushpull_keeps_sum)
 }
 END_TEST
 
+/* With every wait at its largest the stall window saturates at
+ * DL_TIME_NEVER, never wraps into the past (tests/test-machine.c checks
+ * DISCO's; a wrapped product livelocked a run). */
+START_TEST (test_gossip_waits_saturate)
+{
+  ProtoConfig c;
+  proto_config_init (&c, "gossip");
+  c.peer_connection_timeout = 1281024 * DL_H;
+  c.model_sync_timeout = c.payload_timeout = DL_TIME_NEVER / 2;
+  ck_assert_int_eq (proto_family_lookup ("gossip")->stall_window (&c), DL_TIME_NEVER);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -796,6 +809,7 @@ suite (void)
   tcase_add_test (t, test_payload_wire);
   suite_add_tcase (s, t);
   t = tcase_create ("machines");
+  tcase_add_test (t, test_gossip_waits_saturate);
   tcase_add_test (t, test_family_registry);
   tcase_add_test (t, test_two_peers_average);
   tcase_add_test (t, test_many_peers_keep_mean);
