@@ -11,6 +11,7 @@
 #include "protocol/proto-machine.h"
 
 #include "tests/family-harness.h"
+#include "scenario/sim-scenario.h"
 #include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
@@ -796,6 +797,15 @@ START_TEST (test_gossip_waits_saturate)
 }
 END_TEST
 
+/* gossip declares fanout and takes DISCO's straggler_policy: the
+ * loader's key table says so (tests/test-scenario.c checks the table). */
+START_TEST (test_gossip_keys_family)
+{
+  ck_assert_str_eq (sim_scenario_key_family ("protocol.fanout"), "gossip");
+  ck_assert (strstr (sim_scenario_key_family ("protocol.straggler_policy"), "gossip"));
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -810,6 +820,7 @@ suite (void)
   suite_add_tcase (s, t);
   t = tcase_create ("machines");
   tcase_add_test (t, test_gossip_waits_saturate);
+  tcase_add_test (t, test_gossip_keys_family);
   tcase_add_test (t, test_family_registry);
   tcase_add_test (t, test_two_peers_average);
   tcase_add_test (t, test_many_peers_keep_mean);
