@@ -11,6 +11,7 @@
 #include "protocol/proto-machine.h"
 
 #include "tests/family-harness.h"
+#include "tests/plan-check.h"
 #include "scenario/sim-scenario.h"
 #include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/session/session-msgs.h"
@@ -806,6 +807,13 @@ START_TEST (test_gossip_keys_family)
 }
 END_TEST
 
+/* gossip's plans of drops and delays name only its fault targets */
+START_TEST (test_plans_name_gossip)
+{
+  ck_assert_uint_gt (plan_check_family ("scenarios/regression/gossip-lost-list.ini", "gossip", NULL), 20);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -819,6 +827,7 @@ suite (void)
   tcase_add_test (t, test_payload_wire);
   suite_add_tcase (s, t);
   t = tcase_create ("machines");
+  tcase_add_test (t, test_plans_name_gossip);
   tcase_add_test (t, test_gossip_waits_saturate);
   tcase_add_test (t, test_gossip_keys_family);
   tcase_add_test (t, test_family_registry);

@@ -9,6 +9,7 @@
 
 #include "protocol/pipeline/pipe.h"
 #include "tests/family-harness.h"
+#include "tests/plan-check.h"
 #include "protocol/proto-machine.h"
 #include "protocol/pipeline/pipe-config.h"
 #include "protocol/session/session-msgs.h"
@@ -555,11 +556,19 @@ START_TEST (test_pipeline_waits_saturate)
 }
 END_TEST
 
+/* pipeline's plans of drops and delays name only its fault targets */
+START_TEST (test_plans_name_pipeline)
+{
+  ck_assert_uint_gt (plan_check_family ("scenarios/examples/explore-pipeline.ini", "pipeline", NULL), 20);
+}
+END_TEST
+
 static Suite *
 pipeline_suite (void)
 {
   Suite *s = suite_create ("pipeline");
   TCase *tc = tcase_create ("route");
+  tcase_add_test (tc, test_plans_name_pipeline);
   tcase_add_test (tc, test_pipeline_waits_saturate);
   tcase_add_test (tc, test_route_prefers_near_and_fast);
   tcase_add_test (tc, test_route_gap_and_overlap);
