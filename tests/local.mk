@@ -4,8 +4,8 @@
 HARNESS_SOURCES = tests/harness.c tests/harness.h
 # its layer for the families' tests other than DISCO's (gw_*: tests/family-harness.h)
 FAMILY_HARNESS_SOURCES = tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
-# a message of every type (tests/msg-fill.h); a family's types that it
-# does not know are filled by their classes' `example`
+# a message of every type (tests/msg-fill.h), filled by its class's
+# `example`
 MSG_FILL_SOURCES = tests/msg-fill.c tests/msg-fill.h
 # What every Check program compiles and links with.  A Check program
 # P (here, or a family's in protocol/F/tests/) is three lines:

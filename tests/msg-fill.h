@@ -8,8 +8,8 @@
 
 void fill_msg (ProtoMsg *m, ProtoMsgType t);
 
-/* A type fill_msg does not know is filled by its class's example
- * (ProtoMsgClass.example, protocol/proto-msg-class.h), so that msg-fill.c
- * names no family that can be taken out (tools/family-diff) and a
- * family's types need no file under tests/ (fedavg's are in
- * protocol/fedavg/fedavg-msgs.c). */
+/* Each type is filled by its class's example (ProtoMsgClass.example,
+ * protocol/proto-msg-class.h), in its family's -msgs.c, so that
+ * msg-fill.c names no family that can be taken out (tools/family-diff)
+ * and a family's types need no file under tests/; a type without one
+ * (a bare type) is left as proto_msg_init makes it. */

@@ -59,6 +59,42 @@ dec_round_staleness (GVariant *body, ProtoMsg *m, guint depth, GError **error)
 #define BARE PROTO_MSG_CLASS_BARE
 #define BARE_ROLE PROTO_MSG_CLASS_BARE_ROLE
 
+/* examples (ProtoMsgClass.example): every field the type carries set */
+
+static void
+example_participants (ProtoMsg *m)
+{
+  m->nb_participants = 5;
+}
+
+static void
+example_new_peer (ProtoMsg *m)
+{
+  m->node = 11;
+}
+
+static void
+example_payload (ProtoMsg *m)
+{
+  static const float w[] = { 1.5f, -2.25f, 3.0f, 0.0f, 1e-3f };
+  m->node = 2;
+  m->round = 4;
+  m->comm_round = 1;
+  g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
+  proto_msg_set_weights (m, lw);
+}
+
+static void
+example_staleness (ProtoMsg *m)
+{
+  static const ProtoNodeId peers[] = { 4, 9 };
+  m->round = 6;
+  proto_msg_set_peers (m, peers, 2);
+  guint32 *q = g_new (guint32, 2);
+  q[0] = 0, q[1] = 3;
+  proto_msg_take_indices (m, q, 2);
+}
+
 static const ProtoMsgClass types[] = {
   BARE (DISCO_MSG_JOIN_ROUND, "JoinRound"),
   BARE (DISCO_MSG_CONNECTIONS_READY, "ConnectionsReady"),
@@ -66,15 +102,20 @@ static const ProtoMsgClass types[] = {
   BARE_ROLE (DISCO_MSG_RETRY_PEER_CONNECTIONS, "RetryPeerConnections", PROTO_MSG_ROLE_BARRIER_RETRY),
   BARE_ROLE (DISCO_MSG_CONNECTION_FAIL, "ConnectionFail", PROTO_MSG_ROLE_CONNECTION_FAIL),
   { DISCO_MSG_WAITING_FOR_MORE, "WaitingForMoreParticipants", "(yu)", NULL, enc_participants, dec_participants,
-    proto_msg_size_fixed },
+    proto_msg_size_fixed,
+    .example = example_participants },
   { DISCO_MSG_ENOUGH_PARTICIPANTS, "EnoughParticipants", "(yu)", NULL, enc_participants, dec_participants,
-    proto_msg_size_fixed },
+    proto_msg_size_fixed,
+    .example = example_participants },
   { DISCO_MSG_SIGNAL_NEW_PEER, "SignalNewPeer", "(yu)", NULL, proto_session_enc_node, proto_session_dec_node,
-    proto_msg_size_fixed },
+    proto_msg_size_fixed,
+    .example = example_new_peer },
   { DISCO_MSG_PAYLOAD, "Payload", "(yuuuay)", NULL, enc_payload, dec_payload, proto_msg_size_weights,
-    .fuzz = proto_session_fuzz_weights },
+    .fuzz = proto_session_fuzz_weights,
+    .example = example_payload },
   { DISCO_MSG_ROUND_STALENESS, "RoundStaleness", "(yuauau)", NULL, proto_msg_enc_round_peers_indices, dec_round_staleness,
-    proto_msg_size_peers_indices },
+    proto_msg_size_peers_indices,
+    .example = example_staleness },
 };
 
 /* what explore's drop and delay faults pick from (its order is the draw's:

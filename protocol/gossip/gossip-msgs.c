@@ -92,16 +92,60 @@ dec_nodes (GVariant *body, ProtoMsg *m, guint depth, GError **error)
   return TRUE;
 }
 
+/* examples (ProtoMsgClass.example): every field the type carries set */
+static const ProtoNodeId example_peers[] = { 4, 9, 2 };
+static const float example_w[] = { 1.5f, -2.25f, 3.0f, 0.0f, 1e-3f };
+
+static void
+example_peers_round (ProtoMsg *m)
+{
+  proto_msg_set_peers (m, example_peers, 3);
+  m->round = 12;
+}
+
+static void
+example_find_node (ProtoMsg *m)
+{
+  m->round = 9;
+  m->key = G_GUINT64_CONSTANT (0xfedcba9876543210);
+}
+
+static void
+example_nodes (ProtoMsg *m)
+{
+  proto_msg_set_peers (m, example_peers, 3);
+  m->round = 9;
+}
+
+static void
+example_payload (ProtoMsg *m)
+{
+  m->round = 4;
+  m->degree = 3;
+  m->comm_round = PROTO_GOSSIP_REPLY;
+  g_autoptr (LearnWeights) lw = learn_weights_new_from (example_w, 2);
+  proto_msg_set_weights (m, lw);
+  guint32 *idx = g_new (guint32, 2);
+  idx[0] = 1, idx[1] = 40;
+  proto_msg_take_indices (m, idx, 2);
+}
+
 static const ProtoMsgClass types[] = {
   { PROTO_MSG_GOSSIP_TARGETS, "GossipTargets", "(yauu)", NULL, proto_msg_enc_peers_round,
-    proto_msg_dec_peers_round, proto_msg_size_peers },
+    proto_msg_dec_peers_round, proto_msg_size_peers,
+    .example = example_peers_round },
   { PROTO_MSG_NEIGHBORS, "Neighbors", "(yauu)", NULL, proto_msg_enc_peers_round, proto_msg_dec_peers_round,
-    proto_msg_size_peers },
-  { PROTO_MSG_GOSSIP_PAYLOAD, "GossipPayload", "(yuuuauay)", NULL, enc_payload, dec_payload, size_payload },
+    proto_msg_size_peers,
+    .example = example_peers_round },
+  { PROTO_MSG_GOSSIP_PAYLOAD, "GossipPayload", "(yuuuauay)", NULL, enc_payload, dec_payload, size_payload,
+    .example = example_payload },
   { PROTO_MSG_GOSSIP_SAMPLE, "GossipSample", "(yauu)", NULL, proto_msg_enc_peers_round,
-    proto_msg_dec_peers_round, proto_msg_size_peers },
-  { PROTO_MSG_DHT_FIND_NODE, "DhtFindNode", "(yut)", NULL, enc_find_node, dec_find_node, proto_msg_size_fixed },
-  { PROTO_MSG_DHT_NODES, "DhtNodes", "(yuau)", NULL, enc_nodes, dec_nodes, proto_msg_size_peers },
+    proto_msg_dec_peers_round, proto_msg_size_peers,
+    .example = example_peers_round },
+  { PROTO_MSG_DHT_FIND_NODE, "DhtFindNode", "(yut)", NULL, enc_find_node, dec_find_node, proto_msg_size_fixed,
+    .example = example_find_node },
+  { PROTO_MSG_DHT_NODES, "DhtNodes", "(yuau)", NULL, enc_nodes, dec_nodes, proto_msg_size_peers,
+    .example = example_nodes },
 };
 
 /* what explore's drop and delay faults pick from: the DISCO admission and

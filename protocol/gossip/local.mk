@@ -15,7 +15,7 @@ EXTRA_DIST += protocol/gossip/README.md protocol/gossip/local.mk
 # make check TESTS=protocol/gossip/tests/test-gossip
 check_PROGRAMS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
 TESTS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
-protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c \
+protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c $(PLAN_CHECK_SOURCES) \
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
 	$(FAMILY_HARNESS_SOURCES)
 protocol_gossip_tests_test_gossip_CFLAGS = $(DL_CHECK_CFLAGS)

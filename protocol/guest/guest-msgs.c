@@ -49,9 +49,18 @@ label_guest (const ProtoMsg *msg, gsize *len)
 
 /* Not cached (no size key): the network asks proto_msg_charged_size for
  * every Guest message, and charges what the guest says it costs. */
+/* example (ProtoMsgClass.example): a TYPE word and a size */
+static void
+example_guest (ProtoMsg *m)
+{
+  m->signal_data = g_strdup ("Push 0.25");
+  m->key = 4096;
+}
+
 static const ProtoMsgClass types[] = {
   { PROTO_MSG_GUEST, "Guest", "(yst)", NULL, enc_guest, dec_guest, proto_msg_size_unkeyed, charged_guest,
-    label_guest },
+    label_guest,
+    .example = example_guest },
 };
 
 const ProtoMsgFamily proto_msgs_guest = { "guest", types, G_N_ELEMENTS (types) };

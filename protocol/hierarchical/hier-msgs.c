@@ -130,20 +130,104 @@ dec_rtt (GVariant *body, ProtoMsg *m, guint depth, GError **error)
   return TRUE;
 }
 
+/* examples (ProtoMsgClass.example): every field the type carries set */
+static const ProtoNodeId example_peers[] = { 4, 9, 2 };
+
+static void
+example_hello (ProtoMsg *m)
+{
+  m->degree = 12;
+  m->helper = TRUE;
+}
+
+static void
+example_cluster (ProtoMsg *m)
+{
+  proto_msg_set_peers (m, example_peers, 3);
+  m->round = 2;
+  m->node = 9;
+}
+
+static void
+example_candidacy (ProtoMsg *m)
+{
+  m->round = 3;
+  m->degree = 7000;
+  m->helper = TRUE;
+}
+
+static void
+example_heads (ProtoMsg *m)
+{
+  proto_msg_set_peers (m, example_peers, 3);
+  m->round = 5;
+  m->degree = 4;
+  m->node = 8;
+  m->key = 3;
+  guint32 *kids = g_new (guint32, 2);
+  kids[0] = 11, kids[1] = 12;
+  proto_msg_take_indices (m, kids, 2);
+}
+
+static void
+example_model (ProtoMsg *m)
+{
+  static const float w[] = { 1.5f, -2.25f, 3.0f };
+  m->round = 6;
+  m->degree = 4;
+  g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
+  proto_msg_set_weights (m, lw);
+}
+
+static void
+example_probe (ProtoMsg *m)
+{
+  m->round = 3;
+  proto_msg_set_peers (m, example_peers, 2);
+  guint32 *q = g_new (guint32, 3);
+  q[0] = 4, q[1] = 9, q[2] = 11;
+  proto_msg_take_indices (m, q, 3);
+}
+
+static void
+example_ping (ProtoMsg *m)
+{
+  m->round = 77;
+}
+
+static void
+example_rtt (ProtoMsg *m)
+{
+  m->round = 2;
+  m->node = 7;
+  m->key = G_MAXUINT64;
+}
+
 static const ProtoMsgClass types[] = {
-  { PROTO_MSG_HIER_HELLO, "HierHello", "(yusb)", NULL, enc_hello, dec_hello, proto_msg_size_string },
-  { PROTO_MSG_HIER_CLUSTER, "HierCluster", "(yuuau)", NULL, enc_cluster, dec_cluster, proto_msg_size_peers },
-  { PROTO_MSG_HIER_CANDIDACY, "HierCandidacy", "(yuub)", NULL, enc_candidacy, dec_candidacy, proto_msg_size_fixed },
-  { PROTO_MSG_HIER_HEADS, "HierHeads", "(yuuuauaut)", NULL, enc_heads, dec_heads, proto_msg_size_peers_indices },
-  { PROTO_MSG_HIER_UPDATE, "HierUpdate", "(yuuay)", NULL, enc_model, dec_model, proto_msg_size_weights },
-  { PROTO_MSG_HIER_AGG, "HierAgg", "(yuuay)", NULL, enc_model, dec_model, proto_msg_size_weights },
-  { PROTO_MSG_HIER_RESULT, "HierResult", "(yuuay)", NULL, enc_model, dec_model, proto_msg_size_weights },
+  { PROTO_MSG_HIER_HELLO, "HierHello", "(yusb)", NULL, enc_hello, dec_hello, proto_msg_size_string,
+    .example = example_hello },
+  { PROTO_MSG_HIER_CLUSTER, "HierCluster", "(yuuau)", NULL, enc_cluster, dec_cluster, proto_msg_size_peers,
+    .example = example_cluster },
+  { PROTO_MSG_HIER_CANDIDACY, "HierCandidacy", "(yuub)", NULL, enc_candidacy, dec_candidacy, proto_msg_size_fixed,
+    .example = example_candidacy },
+  { PROTO_MSG_HIER_HEADS, "HierHeads", "(yuuuauaut)", NULL, enc_heads, dec_heads, proto_msg_size_peers_indices,
+    .example = example_heads },
+  { PROTO_MSG_HIER_UPDATE, "HierUpdate", "(yuuay)", NULL, enc_model, dec_model, proto_msg_size_weights,
+    .example = example_model },
+  { PROTO_MSG_HIER_AGG, "HierAgg", "(yuuay)", NULL, enc_model, dec_model, proto_msg_size_weights,
+    .example = example_model },
+  { PROTO_MSG_HIER_RESULT, "HierResult", "(yuuay)", NULL, enc_model, dec_model, proto_msg_size_weights,
+    .example = example_model },
   /* landmarks in peers, probers in indices */
   { PROTO_MSG_HIER_PROBE, "HierProbe", "(yuauau)", NULL, proto_msg_enc_round_peers_indices,
-    proto_msg_dec_round_peers_indices, proto_msg_size_peers_indices },
-  { PROTO_MSG_HIER_PING, "HierPing", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed },
-  { PROTO_MSG_HIER_PONG, "HierPong", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed },
-  { PROTO_MSG_HIER_RTT, "HierRtt", "(yuut)", NULL, enc_rtt, dec_rtt, proto_msg_size_fixed },
+    proto_msg_dec_round_peers_indices, proto_msg_size_peers_indices,
+    .example = example_probe },
+  { PROTO_MSG_HIER_PING, "HierPing", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed,
+    .example = example_ping },
+  { PROTO_MSG_HIER_PONG, "HierPong", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed,
+    .example = example_ping },
+  { PROTO_MSG_HIER_RTT, "HierRtt", "(yuut)", NULL, enc_rtt, dec_rtt, proto_msg_size_fixed,
+    .example = example_rtt },
 };
 
 /* what explore's drop and delay faults pick from: the DISCO admission and

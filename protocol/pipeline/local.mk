@@ -16,6 +16,6 @@ EXTRA_DIST += protocol/pipeline/README.md protocol/pipeline/local.mk
 # make check TESTS=protocol/pipeline/tests/test-pipeline
 check_PROGRAMS += protocol/pipeline/tests/test-pipeline
 TESTS += protocol/pipeline/tests/test-pipeline
-protocol_pipeline_tests_test_pipeline_SOURCES = protocol/pipeline/tests/test-pipeline.c \
+protocol_pipeline_tests_test_pipeline_SOURCES = protocol/pipeline/tests/test-pipeline.c $(PLAN_CHECK_SOURCES) \
 	$(FAMILY_HARNESS_SOURCES)
 protocol_pipeline_tests_test_pipeline_CFLAGS = $(DL_CHECK_CFLAGS)

@@ -172,20 +172,105 @@ fuzz_step (ProtoMsg *m, DlRandom *r, ProtoNodeId (*id) (DlRandom *r))
   m->node = MAX (m->node, 1);
 }
 
+/* examples (ProtoMsgClass.example): every field the type carries set */
+
+static void
+example_hello (ProtoMsg *m)
+{
+  m->degree = 1500;
+  m->signal_data = g_strdup ("dc-a");
+}
+
+static void
+example_role (ProtoMsg *m)
+{
+  m->node = 6;
+  m->helper = TRUE;
+  m->round = 8;
+  m->comm_round = 16;
+}
+
+static void
+example_servers (ProtoMsg *m)
+{
+  static const ProtoNodeId peers[] = { 4, 9, 2 };
+  proto_msg_set_peers (m, peers, 3);
+  m->round = 2;
+  guint32 *info = g_new (guint32, 12);
+  for (guint i = 0; i < 3; i++)
+    info[4 * i] = 8 * i, info[4 * i + 1] = 8 * i + 8, info[4 * i + 2] = 1000 + i, info[4 * i + 3] = i % 2;
+  proto_msg_take_indices (m, info, 12);
+}
+
+static void
+example_ping (ProtoMsg *m)
+{
+  m->round = 77;
+}
+
+/* a step, a push (a hash-only copy: helper) or a result */
+static void
+example_step (ProtoMsg *m)
+{
+  static const ProtoNodeId peers[] = { 4, 9 };
+  static const float w[] = { 1.5f, -2.25f, 3.0f, 0.0f };
+  m->key = G_GUINT64_CONSTANT (0x1234567890);
+  m->round = 5;
+  m->comm_round = 0xdeadbeef;
+  m->nb_participants = 2;
+  if (m->type == PROTO_MSG_PIPE_RESULT)
+    m->degree = 0xabcdef;
+  else
+    {
+      m->degree = 8;
+      m->node = 16;
+      m->helper = m->type == PROTO_MSG_PIPE_STEP;
+      proto_msg_set_peers (m, peers, 2);
+      guint32 *spans = g_new (guint32, 4);
+      spans[0] = 16, spans[1] = 24, spans[2] = 24, spans[3] = 32;
+      proto_msg_take_indices (m, spans, 4);
+    }
+  g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
+  proto_msg_set_weights (m, lw);
+}
+
+static void
+example_close (ProtoMsg *m)
+{
+  m->key = 99;
+}
+
+static void
+example_need (ProtoMsg *m)
+{
+  m->key = 98;
+  m->round = 4;
+}
+
 static const ProtoMsgClass types[] = {
-  { PROTO_MSG_PIPE_HELLO, "PipeHello", "(yus)", NULL, enc_hello, dec_hello, proto_msg_size_string },
-  { PROTO_MSG_PIPE_ROLE, "PipeRole", "(yubuu)", NULL, enc_role, dec_role, proto_msg_size_fixed },
+  { PROTO_MSG_PIPE_HELLO, "PipeHello", "(yus)", NULL, enc_hello, dec_hello, proto_msg_size_string,
+    .example = example_hello },
+  { PROTO_MSG_PIPE_ROLE, "PipeRole", "(yubuu)", NULL, enc_role, dec_role, proto_msg_size_fixed,
+    .example = example_role },
   PROTO_MSG_CLASS_BARE (PROTO_MSG_PIPE_LOOKUP, "PipeLookup"),
   { PROTO_MSG_PIPE_SERVERS, "PipeServers", "(yuauau)", NULL, proto_msg_enc_round_peers_indices, dec_servers,
-    proto_msg_size_peers_indices },
-  { PROTO_MSG_PIPE_PING, "PipePing", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed },
-  { PROTO_MSG_PIPE_PONG, "PipePong", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed },
-  { PROTO_MSG_PIPE_STEP, "PipeStep", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step, .fuzz = fuzz_step },
-  { PROTO_MSG_PIPE_PUSH, "PipePush", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step, .fuzz = fuzz_step },
+    proto_msg_size_peers_indices,
+    .example = example_servers },
+  { PROTO_MSG_PIPE_PING, "PipePing", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed,
+    .example = example_ping },
+  { PROTO_MSG_PIPE_PONG, "PipePong", "(yu)", NULL, proto_msg_enc_round, proto_msg_dec_round, proto_msg_size_fixed,
+    .example = example_ping },
+  { PROTO_MSG_PIPE_STEP, "PipeStep", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step, .fuzz = fuzz_step,
+    .example = example_step },
+  { PROTO_MSG_PIPE_PUSH, "PipePush", "(ytuuuuubauauay)", NULL, enc_step, dec_step, size_step, .fuzz = fuzz_step,
+    .example = example_step },
   { PROTO_MSG_PIPE_RESULT, "PipeResult", "(ytuuuuay)", NULL, enc_result, dec_result, proto_msg_size_weights,
-    .fuzz = fuzz_step },
-  { PROTO_MSG_PIPE_CLOSE, "PipeClose", "(yt)", NULL, proto_msg_enc_key, proto_msg_dec_key, proto_msg_size_fixed },
-  { PROTO_MSG_PIPE_NEED, "PipeNeed", "(ytu)", NULL, enc_need, dec_need, proto_msg_size_fixed },
+    .fuzz = fuzz_step,
+    .example = example_step },
+  { PROTO_MSG_PIPE_CLOSE, "PipeClose", "(yt)", NULL, proto_msg_enc_key, proto_msg_dec_key, proto_msg_size_fixed,
+    .example = example_close },
+  { PROTO_MSG_PIPE_NEED, "PipeNeed", "(ytu)", NULL, enc_need, dec_need, proto_msg_size_fixed,
+    .example = example_need },
 };
 
 /* what explore's drop and delay faults pick from: DISCO's SignalForPeer,

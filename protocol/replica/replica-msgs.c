@@ -5,6 +5,7 @@
  * own family's class, through proto_msg_body / proto_msg_decode_nested. */
 #include "config.h"
 
+#include "protocol/session/session-msgs.h"
 #include "protocol/replica/replica-msgs.h"
 #include "protocol/proto-msg-class.h"
 
@@ -130,14 +131,78 @@ size_append (const ProtoMsg *msg)
   return msg->n_indices;
 }
 
+/* examples (ProtoMsgClass.example): every field the type carries set */
+
+static void
+example_resume (ProtoMsg *m)
+{
+  m->sess_ack = 41;
+}
+
+static void
+example_resumed (ProtoMsg *m)
+{
+  m->helper = TRUE;
+  m->round = 17;
+  m->sess_ack = 5;
+}
+
+static void
+example_vote (ProtoMsg *m)
+{
+  m->round = 3;
+  m->key = 12;
+  m->comm_round = 2;
+}
+
+static void
+example_vote_reply (ProtoMsg *m)
+{
+  m->round = 3;
+  m->helper = TRUE;
+}
+
+static void
+example_append_reply (ProtoMsg *m)
+{
+  m->round = 4;
+  m->helper = TRUE;
+  m->key = 33;
+}
+
+/* the entry: a numbered message with weights, the session layer's
+ * SharedModel (a replica names no family's type) */
+static void
+example_append (ProtoMsg *m)
+{
+  m->round = 4;
+  m->key = 32;
+  m->comm_round = 3;
+  m->degree = 30;
+  guint32 *f = g_new (guint32, 5);
+  f[0] = 4, f[1] = 1, f[2] = 7, f[3] = 0, f[4] = 123456789;
+  proto_msg_take_indices (m, f, 5);
+  m->inner = g_new (ProtoMsg, 1);
+  proto_msg_init (m->inner, PROTO_MSG_SYNC_MODEL);
+  proto_msg_class_of (PROTO_MSG_SYNC_MODEL)->example (m->inner);
+  m->inner->sess_seq = 9;
+  m->inner->sess_ack = 2;
+}
+
 static const ProtoMsgClass types[] = {
-  PROTO_MSG_CLASS_BARE (PROTO_MSG_SESSION_RESUME, "SessionResume"),
-  { PROTO_MSG_SESSION_RESUMED, "SessionResumed", "(ybu)", NULL, enc_resumed, dec_resumed, proto_msg_size_fixed },
-  { PROTO_MSG_RAFT_VOTE, "RaftVote", "(yutu)", NULL, enc_vote, dec_vote, proto_msg_size_fixed },
-  { PROTO_MSG_RAFT_VOTE_REPLY, "RaftVoteReply", "(yub)", NULL, enc_vote_reply, dec_vote_reply, proto_msg_size_fixed },
-  { PROTO_MSG_RAFT_APPEND, "RaftAppend", "(yutuuauav)", NULL, enc_append, dec_append, size_append },
+  { PROTO_MSG_SESSION_RESUME, "SessionResume", "(y)", NULL, proto_msg_enc_bare, proto_msg_dec_bare,
+    proto_msg_size_fixed, .example = example_resume },
+  { PROTO_MSG_SESSION_RESUMED, "SessionResumed", "(ybu)", NULL, enc_resumed, dec_resumed, proto_msg_size_fixed,
+    .example = example_resumed },
+  { PROTO_MSG_RAFT_VOTE, "RaftVote", "(yutu)", NULL, enc_vote, dec_vote, proto_msg_size_fixed,
+    .example = example_vote },
+  { PROTO_MSG_RAFT_VOTE_REPLY, "RaftVoteReply", "(yub)", NULL, enc_vote_reply, dec_vote_reply, proto_msg_size_fixed,
+    .example = example_vote_reply },
+  { PROTO_MSG_RAFT_APPEND, "RaftAppend", "(yutuuauav)", NULL, enc_append, dec_append, size_append,
+    .example = example_append },
   { PROTO_MSG_RAFT_APPEND_REPLY, "RaftAppendReply", "(yubt)", NULL, enc_append_reply, dec_append_reply,
-    proto_msg_size_fixed },
+    proto_msg_size_fixed,
+    .example = example_append_reply },
 };
 
 const ProtoMsgFamily proto_msgs_replica = { "replica", types, G_N_ELEMENTS (types) };

@@ -152,21 +152,66 @@ proto_session_relay (ProtoMsg *out, ProtoNodeId from, const ProtoMsg *signal)
 }
 
 /* by type byte, as DISCO's table had them */
+/* examples (ProtoMsgClass.example): every field the type carries set */
+
+static void
+example_welcome (ProtoMsg *m)
+{
+  m->node = 7;
+  m->wait_for_more = TRUE;
+  m->nb_participants = 3;
+  m->joined_mid_training = TRUE;
+}
+
+static void
+example_round_peers (ProtoMsg *m)
+{
+  static const ProtoNodeId peers[] = { 4, 9, 2 };
+  proto_msg_set_peers (m, peers, 3);
+  m->round = 12;
+}
+
+static void
+example_signal (ProtoMsg *m)
+{
+  m->node = 3;
+  m->signal = PROTO_SIGNAL_ANSWER;
+}
+
+static void
+example_provider (ProtoMsg *m)
+{
+  m->node = 11;
+}
+
+static void
+example_shared_model (ProtoMsg *m)
+{
+  static const float w[] = { 1.5f, -2.25f, 3.0f, 0.0f, 1e-3f };
+  g_autoptr (LearnWeights) lw = learn_weights_new_from (w, G_N_ELEMENTS (w));
+  proto_msg_set_weights (m, lw);
+}
+
 static const ProtoMsgClass types[] = {
   PROTO_MSG_CLASS_BARE_ROLE (PROTO_MSG_HELLO, "ClientConnected", PROTO_MSG_ROLE_HELLO),
   { PROTO_MSG_WELCOME, "NewNodeInfo", "(yubub)", NULL, enc_new_node_info, dec_new_node_info,
-    proto_msg_size_fixed, .role = PROTO_MSG_ROLE_WELCOME },
+    proto_msg_size_fixed, .role = PROTO_MSG_ROLE_WELCOME,
+    .example = example_welcome },
   { PROTO_MSG_READY, "PeerIsReady", "(y)", "(yb)", enc_peer_is_ready, dec_peer_is_ready,
     size_peer_is_ready },
   { PROTO_MSG_ROUND_PEERS, "PeersForRound", "(yauu)", NULL, proto_msg_enc_peers_round, proto_msg_dec_peers_round,
-    proto_msg_size_peers, .fuzz = fuzz_peers },
+    proto_msg_size_peers, .fuzz = fuzz_peers,
+    .example = example_round_peers },
   { PROTO_MSG_SIGNAL, "SignalForPeer", "(yuy)", "(yuys)", enc_signal_for_peer, dec_signal_for_peer,
-    size_signal_for_peer, .role = PROTO_MSG_ROLE_SIGNAL },
+    size_signal_for_peer, .role = PROTO_MSG_ROLE_SIGNAL,
+    .example = example_signal },
   PROTO_MSG_CLASS_BARE (PROTO_MSG_SYNC_REQUEST, "ModelSyncRequest"),
   { PROTO_MSG_SYNC_PROVIDER, "SignalModelProvider", "(yu)", NULL, proto_session_enc_node,
-    proto_session_dec_node, proto_msg_size_fixed },
+    proto_session_dec_node, proto_msg_size_fixed,
+    .example = example_provider },
   { PROTO_MSG_SYNC_MODEL, "SharedModel", "(yay)", NULL, enc_shared_model, dec_shared_model,
-    proto_msg_size_weights, .fuzz = proto_session_fuzz_weights },
+    proto_msg_size_weights, .fuzz = proto_session_fuzz_weights,
+    .example = example_shared_model },
 };
 
 /* no fault targets of its own: each family lists the ones it speaks */

@@ -11,6 +11,8 @@
 #include "protocol/proto-machine.h"
 
 #include "tests/family-harness.h"
+#include "tests/plan-check.h"
+#include "scenario/sim-scenario.h"
 #include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
@@ -783,6 +785,35 @@ START_TEST (test_pushpull_keeps_sum)
 }
 END_TEST
 
+/* With every wait at its largest the stall window saturates at
+ * DL_TIME_NEVER, never wraps into the past (tests/test-machine.c checks
+ * DISCO's; a wrapped product livelocked a run). */
+START_TEST (test_gossip_waits_saturate)
+{
+  ProtoConfig c;
+  proto_config_init (&c, "gossip");
+  c.peer_connection_timeout = 1281024 * DL_H;
+  c.model_sync_timeout = c.payload_timeout = DL_TIME_NEVER / 2;
+  ck_assert_int_eq (proto_family_lookup ("gossip")->stall_window (&c), DL_TIME_NEVER);
+}
+END_TEST
+
+/* gossip declares fanout and takes DISCO's straggler_policy: the
+ * loader's key table says so (tests/test-scenario.c checks the table). */
+START_TEST (test_gossip_keys_family)
+{
+  ck_assert_str_eq (sim_scenario_key_family ("protocol.fanout"), "gossip");
+  ck_assert (strstr (sim_scenario_key_family ("protocol.straggler_policy"), "gossip"));
+}
+END_TEST
+
+/* gossip's plans of drops and delays name only its fault targets */
+START_TEST (test_plans_name_gossip)
+{
+  ck_assert_uint_gt (plan_check_family ("scenarios/regression/gossip-lost-list.ini", "gossip", NULL), 20);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -796,6 +827,9 @@ suite (void)
   tcase_add_test (t, test_payload_wire);
   suite_add_tcase (s, t);
   t = tcase_create ("machines");
+  tcase_add_test (t, test_plans_name_gossip);
+  tcase_add_test (t, test_gossip_waits_saturate);
+  tcase_add_test (t, test_gossip_keys_family);
   tcase_add_test (t, test_family_registry);
   tcase_add_test (t, test_two_peers_average);
   tcase_add_test (t, test_many_peers_keep_mean);

@@ -5,6 +5,8 @@
 
 #include "protocol/hierarchical/hier.h"
 #include "tests/family-harness.h"
+#include "protocol/proto-machine.h"
+#include "protocol/hierarchical/hier-config.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
@@ -324,11 +326,26 @@ START_TEST (test_repeated_admission)
 }
 END_TEST
 
+/* With every wait at its largest the stall window saturates at
+ * DL_TIME_NEVER, never wraps into the past (tests/test-machine.c checks
+ * DISCO's; a wrapped product livelocked a run). */
+START_TEST (test_hier_waits_saturate)
+{
+  ProtoConfig c;
+  proto_config_init (&c, "hierarchical");
+  c.peer_connection_timeout = 1281024 * DL_H;
+  c.model_sync_timeout = c.payload_timeout = DL_TIME_NEVER / 2;
+  hier_config_mut (&c)->head_timeout = hier_config_mut (&c)->election_timeout = DL_TIME_NEVER / 2;
+  ck_assert_int_eq (proto_family_lookup ("hierarchical")->stall_window (&c), DL_TIME_NEVER);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
   Suite *s = suite_create ("hierarchical");
   TCase *t = tcase_create ("machines");
+  tcase_add_test (t, test_hier_waits_saturate);
   tcase_add_test (t, test_score);
   tcase_add_test (t, test_election_and_rounds);
   tcase_add_test (t, test_two_clusters_agree);

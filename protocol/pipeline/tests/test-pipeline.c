@@ -9,6 +9,9 @@
 
 #include "protocol/pipeline/pipe.h"
 #include "tests/family-harness.h"
+#include "tests/plan-check.h"
+#include "protocol/proto-machine.h"
+#include "protocol/pipeline/pipe-config.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 
@@ -539,11 +542,34 @@ START_TEST (test_later_peer_serves_least_served_range)
 }
 END_TEST
 
+/* With every wait at its largest the stall window saturates at
+ * DL_TIME_NEVER, never wraps into the past (tests/test-machine.c checks
+ * DISCO's; a wrapped product livelocked a run). */
+START_TEST (test_pipeline_waits_saturate)
+{
+  ProtoConfig c;
+  proto_config_init (&c, "pipeline");
+  c.peer_connection_timeout = 1281024 * DL_H;
+  c.model_sync_timeout = c.payload_timeout = DL_TIME_NEVER / 2;
+  pipe_config_mut (&c)->step_timeout = DL_TIME_NEVER / 2;
+  ck_assert_int_eq (proto_family_lookup ("pipeline")->stall_window (&c), DL_TIME_NEVER);
+}
+END_TEST
+
+/* pipeline's plans of drops and delays name only its fault targets */
+START_TEST (test_plans_name_pipeline)
+{
+  ck_assert_uint_gt (plan_check_family ("scenarios/examples/explore-pipeline.ini", "pipeline", NULL), 20);
+}
+END_TEST
+
 static Suite *
 pipeline_suite (void)
 {
   Suite *s = suite_create ("pipeline");
   TCase *tc = tcase_create ("route");
+  tcase_add_test (tc, test_plans_name_pipeline);
+  tcase_add_test (tc, test_pipeline_waits_saturate);
   tcase_add_test (tc, test_route_prefers_near_and_fast);
   tcase_add_test (tc, test_route_gap_and_overlap);
   tcase_add_test (tc, test_route_family_hint);
