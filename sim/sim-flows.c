@@ -175,17 +175,8 @@ typedef struct {
 } HeapEnt;
 
 
-/* The flows live in blocks of FLOW_BLOCK records that never move: an
- * array that doubles would hold up to twice the records' bytes, all of
- * it resident (a million flows are in flight at 1 000 peers). */
-#define FLOW_BLOCK_BITS 16
-#define FLOW_BLOCK (1u << FLOW_BLOCK_BITS)
-
 struct SimFlows {
-  Flow **blocks;        /* Flow, by index (i >> FLOW_BLOCK_BITS, then the rest) */
-  guint32 nblocks;      /* blocks allocated (blocks has room for cblocks) */
-  guint32 cblocks;
-  guint32 nflows;       /* records handed out; a free one is on the free list */
+  GArray *flows;        /* Flow, by index; a free one is on the free list */
   guint32 free;         /* first free flow (its next[0] the next), NONE */
   GArray *wins;         /* FlowWin, by index; free ones listed from free_win */
   guint32 free_win;
@@ -218,7 +209,7 @@ struct SimFlows {
 static inline Flow *
 flow_at (SimFlows *f, guint32 i)
 {
-  return &f->blocks[i >> FLOW_BLOCK_BITS][i & (FLOW_BLOCK - 1)];
+  return &g_array_index (f->flows, Flow, i);
 }
 
 static inline FlowWin *
@@ -256,6 +247,7 @@ SimFlows *
 sim_flows_new (void)
 {
   SimFlows *f = g_new0 (SimFlows, 1);
+  f->flows = g_array_new (FALSE, TRUE, sizeof (Flow));   /* zeroed: a new record's stamp is 0 */
   f->free = NONE;
   f->wins = g_array_new (FALSE, FALSE, sizeof (FlowWin));
   f->free_win = NONE;
@@ -280,9 +272,7 @@ sim_flows_free (SimFlows *f)
 {
   if (!f)
     return;
-  for (guint32 b = 0; b < f->nblocks; b++)
-    g_free (f->blocks[b]);
-  g_free (f->blocks);
+  g_array_unref (f->flows);
   g_array_unref (f->wins);
   g_array_unref (f->tails);
   g_array_unref (f->kinds);
@@ -529,24 +519,6 @@ sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 by
   sim_flows_add_window (f, now, res_a, res_b, bytes, user, NULL);
 }
 
-/* A record never used yet (its stamp 0), in a new block if need be. */
-static guint32
-flow_fresh (SimFlows *f)
-{
-  guint32 i = f->nflows++;
-  if ((i >> FLOW_BLOCK_BITS) == f->nblocks)
-    {
-      if (f->nblocks == f->cblocks)
-        {
-          f->cblocks = MAX (16, 2 * f->cblocks);
-          f->blocks = g_renew (Flow *, f->blocks, f->cblocks);
-        }
-      f->blocks[f->nblocks++] = g_new (Flow, FLOW_BLOCK);
-    }
-  flow_at (f, i)->stamp = 0;
-  return i;
-}
-
 void
 sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
                       const SimFlowsWindow *win)
@@ -559,7 +531,10 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       f->free = flow_at (f, i)->next[0];
     }
   else
-    i = flow_fresh (f);
+    {
+      i = f->flows->len;
+      g_array_set_size (f->flows, i + 1);
+    }
   Flow *x = flow_at (f, i);
   guint32 stamp = x->stamp;   /* a reused record's stale entries stay stale */
   *x = (Flow) { .rem = (double) bytes, .t_upd = now, .t_end = DL_TIME_NEVER, .user = user, .seq = f->seq++,
@@ -1523,7 +1498,7 @@ check_from_scratch (SimFlows *f, GString *why)
 {
   if (f->dirty->len)
     return TRUE;   /* (not solved yet) */
-  guint nf = f->nflows, nr = f->res->len;
+  guint nf = f->flows->len, nr = f->res->len;
   g_autofree double *rate = g_new (double, nf);
   g_autofree guint8 *capped = g_new (guint8, nf);
   g_autofree double *key = g_new (double, 2 * (gsize) nr);
@@ -1575,7 +1550,7 @@ sim_flows_check (SimFlows *f, GString *why)
   guint nres = f->res->len;
   g_autofree double *sum = g_new0 (double, nres);
   g_autofree double *top = g_new0 (double, nres);
-  for (guint32 i = 0; i < f->nflows; i++)
+  for (guint32 i = 0; i < f->flows->len; i++)
     {
       Flow *x = flow_at (f, i);
       if (!x->live || x->t_end == DL_TIME_NEVER)
@@ -1593,7 +1568,7 @@ sim_flows_check (SimFlows *f, GString *why)
         g_string_append_printf (why, "resource %u: %.9g bytes/ns given, capacity %.9g", r, sum[r], res_at (f, r)->cap);
         return FALSE;
       }
-  for (guint32 i = 0; i < f->nflows; i++)
+  for (guint32 i = 0; i < f->flows->len; i++)
     {
       Flow *x = flow_at (f, i);
       if (!x->live || x->t_end == DL_TIME_NEVER)
