@@ -75,7 +75,7 @@ typedef struct {
   guint64 seq;          /* the order of adding: ties at one completion time */
   guint32 res[2];
   guint32 next[2], prev[2];  /* in the list of res[k] */
-  guint32 stamp;        /* its entry in the completion heap (older ones are stale) */
+  guint32 hpos;         /* its entry in the completion heap, NONE: none */
   guint32 mark;         /* the solve that last visited it */
   guint32 win;          /* its window (FlowWin, or FlowTail once tail is set), NONE: none */
   guint8 live : 1;      /* added and not popped */
@@ -170,8 +170,8 @@ typedef struct {
 /* a completion heap entry (see "the completion heap") */
 typedef struct {
   DlTime t_end;
-  guint64 seq;
-  guint32 flow, stamp;
+  guint32 flow;
+  guint32 seq;          /* the flow's seq's low 32 bits */
 } HeapEnt;
 
 
@@ -207,7 +207,7 @@ struct SimFlows {
 };
 
 static inline Flow *
-flow_at (SimFlows *f, guint32 i)
+flow_at (const SimFlows *f, guint32 i)
 {
   return &g_array_index (f->flows, Flow, i);
 }
@@ -247,7 +247,7 @@ SimFlows *
 sim_flows_new (void)
 {
   SimFlows *f = g_new0 (SimFlows, 1);
-  f->flows = g_array_new (FALSE, TRUE, sizeof (Flow));   /* zeroed: a new record's stamp is 0 */
+  f->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
   f->free = NONE;
   f->wins = g_array_new (FALSE, FALSE, sizeof (FlowWin));
   f->free_win = NONE;
@@ -349,22 +349,37 @@ sim_flows_solved (const SimFlows *f)
 
 /* ---------------------------------------------------------------- the completion heap */
 
-/* A 4-ary min-heap of (t_end, seq, flow, stamp) entries, the keys in the
- * array itself: a comparison reads no flow record (perf: the sift-down that
- * read two records per comparison was 17 % of a 1 000-peer all-to-all).
- * A flow whose completion changes gets a new entry; the old one is stale
- * (its stamp is not the flow's) and is dropped when it comes to the top,
- * or when stale entries outnumber live ones (the heap is rebuilt). */
+/* A 4-ary min-heap of (t_end, flow, seq) entries, 16 bytes, the keys in
+ * the array itself: a comparison reads no flow record (perf: the
+ * sift-down that read two records per comparison was 17 % of a 1 000-peer
+ * all-to-all).  Ties at one t_end go by the flows' seq: the entry's low
+ * 32 bits while every seq handed out fits in them, the flows' own seq
+ * after that.  A flow keeps its entry's position (hpos): a flow whose
+ * completion changes moves its entry, and a flow cancelled takes it out,
+ * so no entry is stale and the heap holds one per flow at most. */
 static inline gboolean
-ent_before (const HeapEnt *a, const HeapEnt *b)
+ent_before (const SimFlows *f, const HeapEnt *a, const HeapEnt *b)
 {
-  return a->t_end < b->t_end || (a->t_end == b->t_end && a->seq < b->seq);
+  if (a->t_end != b->t_end)
+    return a->t_end < b->t_end;
+  if (G_LIKELY (f->seq <= (guint64) G_MAXUINT32 + 1))
+    return a->seq < b->seq;
+  return flow_at (f, a->flow)->seq < flow_at (f, b->flow)->seq;
 }
 
-static void
-heap_sift_down (HeapEnt *h, guint n, guint pos)
+static inline void
+heap_place (SimFlows *f, HeapEnt *h, guint pos, HeapEnt e)
 {
-  HeapEnt e = h[pos];
+  h[pos] = e;
+  flow_at (f, e.flow)->hpos = pos;
+}
+
+/* e, for pos, down to where it belongs */
+static void
+heap_sift_down (SimFlows *f, guint pos, HeapEnt e)
+{
+  HeapEnt *h = (HeapEnt *) (void *) f->heap->data;
+  guint n = f->heap->len;
   for (;;)
     {
       guint c = 4 * pos + 1;
@@ -373,71 +388,67 @@ heap_sift_down (HeapEnt *h, guint n, guint pos)
       guint best = c;
       guint last = MIN (c + 4, n);
       for (guint k = c + 1; k < last; k++)
-        if (ent_before (&h[k], &h[best]))
+        if (ent_before (f, &h[k], &h[best]))
           best = k;
-      if (!ent_before (&h[best], &e))
+      if (!ent_before (f, &h[best], &e))
         break;
-      h[pos] = h[best];
+      heap_place (f, h, pos, h[best]);
       pos = best;
     }
-  h[pos] = e;
+  heap_place (f, h, pos, e);
 }
 
+/* e, for pos, up to where it belongs */
 static void
-heap_push (SimFlows *f, guint32 fl)
+heap_sift_up (SimFlows *f, guint pos, HeapEnt e)
 {
-  Flow *x = flow_at (f, fl);
-  HeapEnt e = { x->t_end, x->seq, fl, ++x->stamp };
-  g_array_append_val (f->heap, e);
   HeapEnt *h = (HeapEnt *) (void *) f->heap->data;
-  guint pos = f->heap->len - 1;
   while (pos > 0)
     {
       guint parent = (pos - 1) / 4;
-      if (!ent_before (&e, &h[parent]))
+      if (!ent_before (f, &e, &h[parent]))
         break;
-      h[pos] = h[parent];
+      heap_place (f, h, pos, h[parent]);
       pos = parent;
     }
-  h[pos] = e;
+  heap_place (f, h, pos, e);
 }
 
-static inline gboolean
-ent_live (SimFlows *f, const HeapEnt *e)
-{
-  const Flow *x = flow_at (f, e->flow);
-  return x->live && x->stamp == e->stamp;
-}
-
+/* flow fl's entry at its t_end: a new one, or its own moved */
 static void
-heap_pop_top (SimFlows *f)
+heap_set (SimFlows *f, guint32 fl)
 {
-  HeapEnt *h = (HeapEnt *) (void *) f->heap->data;
-  guint n = f->heap->len - 1;
-  h[0] = h[n];
-  g_array_set_size (f->heap, n);
-  if (n > 1)
-    heap_sift_down (h, n, 0);
-}
-
-/* Drops stale entries from the top; rebuilds the heap when most are stale. */
-static void
-heap_clean (SimFlows *f)
-{
-  if (f->heap->len > 1024 && f->heap->len > 2 * f->live)
+  Flow *x = flow_at (f, fl);
+  HeapEnt e = { x->t_end, fl, (guint32) x->seq };
+  if (x->hpos == NONE)
     {
-      HeapEnt *h = (HeapEnt *) (void *) f->heap->data;
-      guint n = 0;
-      for (guint i = 0; i < f->heap->len; i++)
-        if (ent_live (f, &h[i]))
-          h[n++] = h[i];
-      g_array_set_size (f->heap, n);
-      for (guint i = n / 4 + 1; i-- > 0;)
-        if (i < n)
-          heap_sift_down (h, n, i);
+      g_array_set_size (f->heap, f->heap->len + 1);
+      heap_sift_up (f, f->heap->len - 1, e);
+      return;
     }
-  while (f->heap->len && !ent_live (f, &g_array_index (f->heap, HeapEnt, 0)))
-    heap_pop_top (f);
+  guint pos = x->hpos;
+  if (ent_before (f, &e, &g_array_index (f->heap, HeapEnt, pos)))
+    heap_sift_up (f, pos, e);
+  else
+    heap_sift_down (f, pos, e);
+}
+
+/* takes flow fl's entry out (it has one) */
+static void
+heap_remove (SimFlows *f, guint32 fl)
+{
+  Flow *x = flow_at (f, fl);
+  guint pos = x->hpos;
+  x->hpos = NONE;
+  guint n = f->heap->len - 1;
+  HeapEnt last = g_array_index (f->heap, HeapEnt, n);
+  g_array_set_size (f->heap, n);
+  if (pos == n)
+    return;
+  if (pos > 0 && ent_before (f, &last, &g_array_index (f->heap, HeapEnt, (pos - 1) / 4)))
+    heap_sift_up (f, pos, last);
+  else
+    heap_sift_down (f, pos, last);
 }
 
 /* ---------------------------------------------------------------- flows on resources */
@@ -536,9 +547,8 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       g_array_set_size (f->flows, i + 1);
     }
   Flow *x = flow_at (f, i);
-  guint32 stamp = x->stamp;   /* a reused record's stale entries stay stale */
   *x = (Flow) { .rem = (double) bytes, .t_upd = now, .t_end = DL_TIME_NEVER, .user = user, .seq = f->seq++,
-                .res = { res_a, res_b }, .live = TRUE, .stamp = stamp, .win = NONE };
+                .res = { res_a, res_b }, .live = TRUE, .hpos = NONE, .win = NONE };
   if (win && win->rtt_ns > 0 && win->cwnd_bytes > 0)
     {
       FlowKind k = { win->growth > 1 ? (float) win->growth : 2, (guint32) MIN (win->lag_bytes, G_MAXUINT32) };
@@ -641,7 +651,7 @@ unlink_flow (SimFlows *f, guint32 i)
 DlTime
 sim_flows_next (const SimFlows *f)
 {
-  /* (the top is live: update and pop clean it) */
+  /* (no entry in the heap is stale: the top is live) */
   DlTime t = f->heap->len ? g_array_index (f->heap, HeapEnt, 0).t_end : DL_TIME_NEVER;
   return f->held->len ? MIN (t, g_array_index (f->held, Held, 0).t) : t;
 }
@@ -715,7 +725,7 @@ pop_held (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes)
   if (f->heap->len)
     {
       HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
-      if (top.t_end < h.t || (top.t_end == h.t && top.seq < h.seq))
+      if (top.t_end < h.t || (top.t_end == h.t && flow_at (f, top.flow)->seq < h.seq))
         return FALSE;
     }
   g_array_remove_index (f->held, 0);
@@ -738,18 +748,16 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
       if (top.t_end > now)
         return FALSE;
       Flow *x = flow_at (f, top.flow);
-      heap_pop_top (f);
+      heap_remove (f, top.flow);
       if (x->ramp)
         {
           ramp (f, top.flow);
-          heap_clean (f);
           continue;
         }
       if (times_out (f, x))
         {
           hold (f, x, now);
           unlink_flow (f, top.flow);
-          heap_clean (f);
           continue;
         }
       *user = x->user;
@@ -757,7 +765,6 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
         *cwnd_bytes = x->win == NONE ? 0
                       : (guint64) MAX (flow_cwnd (f, x), x->ramping ? 0 : x->rate * (double) flow_rtt (f, x));
       unlink_flow (f, top.flow);
-      heap_clean (f);
       return TRUE;
     }
 }
@@ -773,7 +780,8 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
       Flow *x = flow_at (f, j);
       guint32 nx = x->next[x->res[0] == res ? 0 : 1];
       g_array_append_val (users, x->user);
-      x->stamp++;   /* its entries in the completion heap are stale now */
+      if (x->hpos != NONE)
+        heap_remove (f, j);
       unlink_flow (f, j);
       j = nx;
     }
@@ -789,7 +797,6 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
       g_array_remove_index (f->held, i);
       n++;
     }
-  heap_clean (f);
   return n;
 }
 
@@ -1362,7 +1369,7 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
     {
       y->t_end = end;
       y->ramp = FALSE;
-      heap_push (f, j);
+      heap_set (f, j);
     }
   return moved;
 }
@@ -1436,7 +1443,6 @@ incremental (SimFlows *f, DlTime now)
   if (!incr_run (f))
     return FALSE;
   f->solved += incr_commit (f, now);
-  heap_clean (f);
   return TRUE;
 }
 
@@ -1480,10 +1486,9 @@ sim_flows_update (SimFlows *f, DlTime now)
         {
           x->t_end = end;
           x->ramp = ramp_first;
-          heap_push (f, j);
+          heap_set (f, j);
         }
     }
-  heap_clean (f);
   f->solved += f->comp_flows->len;
 }
 
