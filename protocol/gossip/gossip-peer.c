@@ -14,7 +14,7 @@
  * model sync for a late joiner, asynchronous pushes (straggler_policy =
  * async, mixed), push-pull averaging of a scalar (gossip_mode = push-pull).  What lives outside are leaves it calls and that never
  * call back: the arithmetic (gossip-mix.h), the link pool
- * (protocol/proto-links.h) and Kademlia's routing table and lookups
+ * (protocol/session/session-links.h) and Kademlia's routing table and lookups
  * (gossip-dht-private.h), which answer with effects carried out here. */
 #include "config.h"
 
@@ -70,7 +70,7 @@ struct GossipPeer {
   uint32_t step;           /* the coordinator's step this peer is in (or was last) */
   gboolean have_step;
   GArray *nbrs;            /* Nbr, ascending id */
-  ProtoLinks links;        /* its links (proto-links.h), kept across steps, with their queues */
+  ProtoLinks links;        /* its links (session-links.h), kept across steps, with their queues */
   GArray *early;           /* Early: payloads of this step that came before Neighbors */
   GArray *inbox;           /* Pushed: asynchronous pushes not mixed in yet */
   int32_t last_round_end;  /* the round of its last round-end observation (-1: none) */
@@ -164,7 +164,7 @@ send_server (GossipPeer *p, ProtoOutbox *out, ProtoMsg *m)
 
 /* ---- links: a link per neighbour (or Kademlia contact), kept across
  * steps, set up by DISCO's signalling through the coordinator
- * (protocol/proto-links.h) ---- */
+ * (protocol/session/session-links.h) ---- */
 
 static void
 host_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)

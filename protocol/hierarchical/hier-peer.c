@@ -2,7 +2,7 @@
  * part, the head's part and the asynchronous policies, every transition in
  * `static` handlers.  The arithmetic (cluster means, the count-weighted
  * mean of aggregates, staleness blends) is a leaf, hier-mix.c; the links
- * are protocol/proto-links.h.
+ * are protocol/session/session-links.h.
  *
  * A member: connect, HierHello (its score and region: a node knows its own
  * host), train; stand in each election of its cluster (HierCandidacy);
@@ -13,7 +13,7 @@
  * head_timeout for its members, then as long for the other heads), or
  * loses the link to its head, stands for the next epoch (the coordinator then elects a new head);
  * its trained model goes again to whichever head the election gives.
- * Links: protocol/proto-links.h (DISCO's signalling through the
+ * Links: protocol/session/session-links.h (the session layer's signalling through the
  * coordinator). */
 #include "config.h"
 
@@ -72,7 +72,7 @@ struct HierPeer {
   DlTime admit_deadline;      /* connecting: say ClientConnected again then (a lost NewNodeInfo) */
   DlTime hello_deadline;      /* no HierCluster yet: say HierHello again then (a lost hello or cluster) */
 
-  ProtoLinks links;           /* to its head, its members, the other heads (proto-links.h) */
+  ProtoLinks links;           /* to its head, its members, the other heads (session-links.h) */
   GArray *probes;             /* HierProbe: round trips to landmarks it measures (cluster_by = latency) */
 
   /* the head's part */
@@ -182,7 +182,7 @@ send_msg (HierPeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg 
   proto_outbox_send (out, to, via, m);
 }
 
-/* ---- links (protocol/proto-links.h) ---- */
+/* ---- links (protocol/session/session-links.h) ---- */
 
 static void
 host_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)

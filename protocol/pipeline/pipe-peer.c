@@ -12,8 +12,8 @@
  *
  * A peer says hello to the registry with what a node knows of its host
  * (its speed, Petals' announced throughput; its region, the family) and
- * is told its role.  Links are DISCO's signalling through the coordinator
- * (protocol/proto-links.h), as for the other families; a Petals node
+ * is told its role.  Links are the session layer's signalling through the coordinator
+ * (protocol/session/session-links.h), as for the other families; a Petals node
  * reaches another over libp2p, possibly through a relay, and that setup
  * is what link_setup stands for. */
 #include "config.h"
