@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/scenarios.sh — every shipped scenario with an [expect] section,
+# tests/scenarios.sh — every shipped scenario with an [expect] section
+# (scenarios/'s and the families' own, protocol/*/scenarios/),
 # through `dlsim check`, as a user would run it; then the comparisons that
 # span two runs, which [expect] (one run at a time) cannot state.
 set -u
@@ -8,6 +9,10 @@ SRC=${DLSIM_SRCDIR:-.}
 dirs=""
 for d in regression failures edge found bandwidth reproductions; do
   [ -d "$SRC/scenarios/$d" ] && dirs="$dirs $SRC/scenarios/$d"
+done
+# and each family's own, protocol/FAMILY/scenarios/
+for d in "$SRC"/protocol/*/scenarios; do
+  [ -d "$d" ] && dirs="$dirs $d"
 done
 "$DLSIM" check -j 2 $dirs || exit 1
 
