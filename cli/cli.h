@@ -20,8 +20,12 @@ enum {
   CLI_EXIT_USAGE = 2,
 };
 
-/* the folder dlsim check searches when given no FILE or DIR */
+/* the folders dlsim check searches when given no FILE or DIR: scenarios/
+ * and each family's own, protocol/FAMILY/scenarios/ (CLI_CHECK_FAMILY_TOP,
+ * then each folder of it that has CLI_CHECK_DEFAULT_DIR) */
 #define CLI_CHECK_DEFAULT_DIR "scenarios"
+#define CLI_CHECK_FAMILY_TOP "protocol"
+#define CLI_CHECK_DEFAULT_DIRS CLI_CHECK_DEFAULT_DIR " and " CLI_CHECK_FAMILY_TOP "/*/" CLI_CHECK_DEFAULT_DIR
 
 int cli_cmd_bench (int argc, char **argv);
 int cli_cmd_run (int argc, char **argv);

@@ -242,12 +242,43 @@ say_nothing_to_check (char **args)
 {
   if (!args || !args[0])
     {
-      cli_error ("check", "no scenario with an [expect] section found in " CLI_CHECK_DEFAULT_DIR
-                          " (the folder checked when no FILE or DIR is given)");
+      cli_error ("check", "no scenario with an [expect] section found in " CLI_CHECK_DEFAULT_DIRS
+                          " (the folders checked when no FILE or DIR is given)");
       return;
     }
   g_autofree char *list = g_strjoinv (", ", args);
   cli_error ("check", "no scenario with an [expect] section found in %s", list);
+}
+
+static gint
+cmp_path (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* check's files when given none: ./scenarios, then each family's
+ * ./protocol/FAMILY/scenarios in the order of the names (a folder that
+ * is missing adds nothing) */
+static void
+collect_default_files (GPtrArray *files)
+{
+  runner_collect_files (CLI_CHECK_DEFAULT_DIR, files, NULL);
+  g_autoptr (GDir) top = g_dir_open (CLI_CHECK_FAMILY_TOP, 0, NULL);
+  if (!top)
+    return;
+  g_autoptr (GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+  const char *n;
+  while ((n = g_dir_read_name (top)))
+    {
+      char *d = g_build_filename (CLI_CHECK_FAMILY_TOP, n, CLI_CHECK_DEFAULT_DIR, NULL);
+      if (g_file_test (d, G_FILE_TEST_IS_DIR))
+        g_ptr_array_add (dirs, d);
+      else
+        g_free (d);
+    }
+  g_ptr_array_sort (dirs, cmp_path);
+  for (guint i = 0; i < dirs->len; i++)
+    runner_collect_files (dirs->pdata[i], files, NULL);
 }
 
 static gboolean
@@ -287,10 +318,11 @@ run_summary (gboolean check)
 {
   return check
     ? "Runs every scenario file that has an [expect] section (folders are searched\n"
-      "for *.ini files; with no FILE or DIR, the folder ./" CLI_CHECK_DEFAULT_DIR ") and checks its\n"
-      "expectations on every run. Prints PASS or FAIL per run, each failure with\n"
-      "key, expected and actual, then a last line 'N passed, N failed' (and ', N\n"
-      "errors' when runs ended in error, such as a guest that did not start).\n"
+      "for *.ini files; with no FILE or DIR, the folders ./" CLI_CHECK_DEFAULT_DIR " and each\n"
+      "family's ./" CLI_CHECK_FAMILY_TOP "/*/" CLI_CHECK_DEFAULT_DIR ") and checks its expectations on\n"
+      "every run. Prints PASS or FAIL per run, each failure with key, expected\n"
+      "and actual, then a last line 'N passed, N failed' (and ', N errors' when\n"
+      "runs ended in error, such as a guest that did not start).\n"
       "Exit status 1 if any run failed or ended in error, 2 on a bad file or when\n"
       "no file with an [expect] section is found.\n"
       "With --testbed the files run in the testbed (dlsim testbed), one at a time\n"
@@ -408,7 +440,7 @@ run_or_check (int argc, char **argv, gboolean check)
           rc = CLI_EXIT_USAGE;
           goto out;
         }
-      runner_collect_files (CLI_CHECK_DEFAULT_DIR, files, NULL);
+      collect_default_files (files);
     }
   for (guint i = 0; o.files && o.files[i]; i++)
     if (!runner_collect_files (o.files[i], files, &error))

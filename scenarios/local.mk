@@ -225,45 +225,6 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/controller-exclusion-draft.ini \
 	scenarios/regression/controller-exclusion.ini \
 	scenarios/regression/controller-one-retry.ini \
-	scenarios/regression/fedavg-basic.ini \
-	scenarios/regression/fedavg-churn.ini \
-	scenarios/regression/fedavg-redrawn-round.ini \
-	scenarios/regression/fedbuff-churn.ini \
-	scenarios/regression/fedbuff-fedasync.ini \
-	scenarios/regression/fedbuff-stragglers.ini \
-	scenarios/regression/gossip-consensus-bounded.ini \
-	scenarios/regression/gossip-crash-and-late-joiner.ini \
-	scenarios/regression/gossip-cut-off-helper.ini \
-	scenarios/regression/gossip-kademlia.ini \
-	scenarios/regression/gossip-late-joiner-syncs.ini \
-	scenarios/regression/gossip-lost-helper-notice.ini \
-	scenarios/regression/gossip-lost-list.ini \
-	scenarios/regression/gossip-lost-new-node-info.ini \
-	scenarios/regression/gossip-lost-ready.ini \
-	scenarios/regression/gossip-stragglers.ini \
-	scenarios/regression/gossip-topk-error-feedback.ini \
-	scenarios/regression/gossip-vs-disco.ini \
-	scenarios/regression/hier-crash-before-hello.ini \
-	scenarios/regression/hier-head-failover.ini \
-	scenarios/regression/hier-late-joiner-syncs.ini \
-	scenarios/regression/hier-lost-candidacy.ini \
-	scenarios/regression/hier-lost-new-node-info.ini \
-	scenarios/regression/hier-nat.ini \
-	scenarios/regression/hier-nat-cluster.ini \
-	scenarios/regression/hier-latency-clusters.ini \
-	scenarios/regression/hier-regions.ini \
-	scenarios/regression/hier-stragglers.ini \
-	scenarios/regression/hier-vs-disco.ini \
-	scenarios/regression/pipeline-client-relay.ini \
-	scenarios/regression/pipeline-disconnect-replay.ini \
-	scenarios/regression/pipeline-faulty-push-caught.ini \
-	scenarios/regression/pipeline-hash-copy.ini \
-	scenarios/regression/pipeline-lost-hello.ini \
-	scenarios/regression/pipeline-lost-lookup.ini \
-	scenarios/regression/pipeline-lost-role.ini \
-	scenarios/regression/pipeline-next-peer-latency.ini \
-	scenarios/regression/pipeline-push-unknown-session.ini \
-	scenarios/regression/pipeline-server-churn.ini \
 	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/replica-gossip-leader-crash.ini \
 	scenarios/regression/robust-drop-slowest.ini \
@@ -280,17 +241,6 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/regression/trace-fedscale.ini \
 	scenarios/regression/trace-fedscale-capacity.ini \
 	scenarios/regression/trace-leave-and-return.ini \
-	scenarios/regression/hier-cut-both-ways.ini \
-	scenarios/regression/hier-cut-pair-cluster.ini \
-	scenarios/regression/hier-link-fail-in-cluster.ini \
-	scenarios/regression/hier-link-never-up.ini \
-	scenarios/regression/hier-finished-head-awaited.ini \
-	scenarios/regression/hier-lost-every-head.ini \
-	scenarios/regression/hier-lost-heads.ini \
-	scenarios/regression/hier-late-tree.ini \
-	scenarios/regression/hier-lost-hello.ini \
-	scenarios/regression/hier-pair-split.ini \
-	scenarios/regression/pipeline-block-lost.ini \
 	scenarios/regression/robust-ready-crossing.ini \
 	scenarios/traces/fedscale-behave.jsonl \
 	scenarios/traces/fedscale-capacity.jsonl \

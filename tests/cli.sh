@@ -78,15 +78,29 @@ printf '[peers]\ncount = 2\n[protocol]\nmin_participants = 2\n[training]\nrounds
 expect 0 "^1 passed, 0 failed" -- "$DLSIM" check "$tmp/q.ini" -q
 # nothing to check is an error that says where it looked: a folder without
 # an [expect] file, a file without one, and no argument in a folder without
-# scenarios/ (the default, which --help names)
+# scenarios/ or protocol/*/scenarios/ (the default, which --help names)
 mkdir -p "$tmp/noexp"
 sed '/^\[expect\]/,$d' "$tmp/q.ini" > "$tmp/noexp/n.ini"
 expect 2 "^dlsim check: no scenario with an \[expect\] section found in .*noexp$" -- "$DLSIM" check "$tmp/noexp"
 expect 2 "no scenario with an \[expect\] section found in .*noexp/n.ini" -- "$DLSIM" check "$tmp/noexp/n.ini"
-expect 2 "found in scenarios (the folder checked when no FILE or DIR is given)" -- \
+expect 2 "found in scenarios and protocol/\*/scenarios (the folders checked when no FILE or DIR is given)" -- \
   sh -c "cd '$tmp/noexp' && '$DLSIM' check"
-grep -q "no FILE or DIR.*scenarios" "$tmp/ch" && ok "check --help names the default folder" \
+tr '\n' ' ' < "$tmp/ch" | grep -q "no FILE or DIR.*scenarios and each family's ./protocol/\*/scenarios" \
+  && ok "check --help names the default folders" \
   || ko "check --help does not say what it checks with no FILE or DIR"
+# a family's own scenarios (protocol/FAMILY/scenarios/) are checked with
+# no argument too, after scenarios/
+mkdir -p "$tmp/fam/scenarios" "$tmp/fam/protocol/ring/scenarios" "$tmp/fam/protocol/ring2"
+cp "$tmp/q.ini" "$tmp/fam/scenarios/a.ini"
+cp "$tmp/q.ini" "$tmp/fam/protocol/ring/scenarios/b.ini"
+cp "$tmp/q.ini" "$tmp/fam/protocol/ring2/c.ini"
+(cd "$tmp/fam" && "$DLSIM" check) > "$tmp/fam.out" 2>&1
+if grep -q "^2 passed, 0 failed" "$tmp/fam.out" && grep -q "PASS.*scenarios/a.ini" "$tmp/fam.out" \
+   && grep -q "PASS.*protocol/ring/scenarios/b.ini" "$tmp/fam.out"; then
+  ok "check with no argument: scenarios/ and protocol/*/scenarios/"
+else
+  ko "check with no argument in scenarios/ and protocol/ring/scenarios/ gave: $(tail -3 "$tmp/fam.out")"
+fi
 # a run that ends in error (a guest that does not start) is counted as an
 # error on the last line, not hidden behind "0 passed, 0 failed"
 printf '[protocol]\nfamily = guest\nguest_command = sh -c "exit 3"\nmin_participants = 2\n[peers]\ncount = 2\n[training]\nrounds = 1\n[expect]\noutcome = completed\n' \
@@ -191,11 +205,19 @@ a=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 | sed -n 's/.*order checksum
 b=$("$DLSIM" bench phold --lps 64 --end 5s --seed 3 --reference | sed -n 's/.*order checksum \([0-9a-f]*\).*/\1/p')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: checksums '$a' vs '$b'"; fi
 
-# install: every shipped scenario is in scenarios/local.mk (make install
-# copies that list), the man page and the completion know every command
+# install: every shipped scenario is in scenarios/local.mk, and a
+# family's own (protocol/FAMILY/scenarios/) in protocol/FAMILY/local.mk
+# (make install copies those lists), the man page and the completion know
+# every command
 SRC=${DLSIM_SRCDIR:-.}
-missing=$(cd "$SRC" && find scenarios -name '*.ini' | sort | while read -r f; do grep -q "	$f " scenarios/local.mk || echo "$f"; done)
-[ -z "$missing" ] && ok "scenarios listed" || ko "not in scenarios/local.mk (make install would miss them): $missing"
+missing=$(cd "$SRC" && find scenarios protocol/*/scenarios -name '*.ini' 2>/dev/null | sort | while read -r f; do
+  case $f in
+    protocol/*) mk=${f%%/scenarios/*}/local.mk ;;
+    *) mk=scenarios/local.mk ;;
+  esac
+  grep -q "	$f " "$mk" 2>/dev/null || echo "$f (not in $mk)"
+done)
+[ -z "$missing" ] && ok "scenarios listed" || ko "make install would miss these scenarios: $missing"
 cmds=$("$DLSIM" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
 [ "$(echo "$cmds" | wc -l)" -ge 14 ] && ok "help lists the commands" || ko "dlsim --help lists only: $cmds"
 nm=$(for c in $cmds; do grep -q "^\.B $c\b" "$SRC/docs/dlsim.1.in" || echo "$c"; done)

@@ -2,7 +2,7 @@
 # tests/docs.sh — every command example of README.md, docs/user-guide.md,
 # docs/testbed.md and docs/python.md runs as printed.  Each document's fenced blocks are taken in order, in a
 # scratch folder laid out as a fresh clone after the Quick start (the
-# scenarios, ./dlsim, and on PATH, since the guide writes `dlsim`):
+# scenarios, the families' protocol/*/scenarios, ./dlsim, and on PATH, since the guide writes `dlsim`):
 #   ```sh      a script: run with sh -e, it must exit 0;
 #   ```        whose first line starts with "$ ": a transcript: each "$ "
 #              line is run and must exit 0, and the lines up to the next
@@ -23,6 +23,11 @@ command -v python3 >/dev/null || { echo "SKIP: needs python3"; exit 77; }
 scratch () {   # scratch DIR: a fresh clone's layout after the Quick start
   mkdir -p "$1"
   cp -R "$SRC/scenarios" "$1/" && chmod -R u+w "$1/scenarios"   # a copy: no example writes into the source
+  for f in "$SRC"/protocol/*/scenarios; do   # and each family's own, at its place
+    [ -d "$f" ] || continue
+    f=${f#"$SRC"/}
+    mkdir -p "$1/${f%/scenarios}" && cp -R "$SRC/$f" "$1/$f" && chmod -R u+w "$1/$f"
+  done
   ln -s "$DLSIM" "$1/dlsim"
   ln -s "$SRC/python" "$1/python" && ln -s "$SRC/dlsim.py" "$1/dlsim.py"   # the Python package, as in the tree
   # the Quick start's `make demo` (Makefile.am): demo.db, as the README's later blocks use it

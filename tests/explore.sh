@@ -108,7 +108,7 @@ expect 1 "breaks no property: nothing to shrink" -- "$DLSIM" shrink "$tmp/ok.db"
 # runs each.  It found a lost NewNodeInfo (seed 132: the joiner waited in
 # connecting, the others in wait-list, for good), now said again after
 # payload_timeout (protocol/gossip/README.md, "Lost messages";
-# scenarios/regression/gossip-lost-new-node-info.ini); four hangs and a
+# protocol/gossip/scenarios/gossip-lost-new-node-info.ini); four hangs and a
 # deadline loop were found this way before and fixed.  That the search
 # finds real failures is shown above, on DISCO's base.  hierarchical (its
 # lost NewNodeInfo fixed the same way) finds only agreement (heads go on

@@ -13,7 +13,9 @@ n=0
 # scenarios/reproductions-large/ is left out: 100 000 peers write 2 GB of
 # events a run (make check-reproductions runs it); pushpull-10k.ini, the
 # same keys at 10 000, is exported here
-for f in $(find "$SRC/scenarios" -name '*.ini' -not -path '*/reproductions-large/*' | sort); do
+# (scenarios/ and each family's own, protocol/FAMILY/scenarios/)
+for f in $( (find "$SRC/scenarios" -name '*.ini' -not -path '*/reproductions-large/*'
+            for d in "$SRC"/protocol/*/scenarios; do [ -d "$d" ] && find "$d" -name '*.ini'; done) | sort); do
   name=$(basename "$f" .ini)
   case $f in
     */scenarios/data/*)

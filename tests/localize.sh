@@ -54,7 +54,7 @@ cmp -s "$tmp/a2.txt" "$tmp/b.txt" && ok "same output with -j 1" || ko "-j 1 diff
 # clients a round samples from a stream of its own (ProtoMachineClass.reseed);
 # re-seeded between rounds 2 and 3, rounds 1-2 are the same, later ones
 # differ, and the same salt gives the same run
-fed=${DLSIM_SRCDIR:-.}/scenarios/regression/fedavg-basic.ini
+fed=${DLSIM_SRCDIR:-.}/protocol/fedavg/scenarios/fedavg-basic.ini
 sampled () { # DB ROUND-CMP: the server's sends of the rounds before/after the cut, in order
   sqlite3 "$1" "SELECT group_concat(other, ',') FROM (SELECT other FROM events WHERE node = 'S' AND kind = 'sent'
     AND round $2 3 ORDER BY seq)"

@@ -292,7 +292,7 @@ expect 2 "\\[network\\] mss: must be between 1B and 1MiB" -- "$DLSIM" run "$tmp/
 # link", 1 and 5 such losses in runs 1 and 2); now none is
 for model in fifo fair; do
   rm -f "$tmp/closed.db"
-  "$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/pipeline-server-churn.ini" --set "network.sharing=$model" -o "$tmp/closed.db" -q
+  "$DLSIM" run "${DLSIM_SRCDIR:-.}/protocol/pipeline/scenarios/pipeline-server-churn.ini" --set "network.sharing=$model" -o "$tmp/closed.db" -q
   m=$(sqlite3 "$tmp/closed.db" "SELECT group_concat(other, ' ') FROM (SELECT other FROM events WHERE run_id = 2 AND node = 'p6'
         AND kind = 'sent' AND msg = 'PipeResult' AND t_s BETWEEN 7.85 AND 8.0 ORDER BY seq);
       SELECT group_concat(node, ' ') FROM (SELECT node FROM events WHERE run_id = 2 AND kind = 'received'

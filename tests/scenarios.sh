@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/scenarios.sh — every shipped scenario with an [expect] section,
+# tests/scenarios.sh — every shipped scenario with an [expect] section
+# (scenarios/'s and the families' own, protocol/*/scenarios/),
 # through `dlsim check`, as a user would run it; then the comparisons that
 # span two runs, which [expect] (one run at a time) cannot state.
 set -u
@@ -8,6 +9,10 @@ SRC=${DLSIM_SRCDIR:-.}
 dirs=""
 for d in regression failures edge found bandwidth reproductions; do
   [ -d "$SRC/scenarios/$d" ] && dirs="$dirs $SRC/scenarios/$d"
+done
+# and each family's own, protocol/FAMILY/scenarios/
+for d in "$SRC"/protocol/*/scenarios; do
+  [ -d "$d" ] && dirs="$dirs $d"
 done
 "$DLSIM" check -j 2 $dirs || exit 1
 
@@ -21,10 +26,11 @@ summary_where () {
   sqlite3 "$1" "SELECT s.value FROM summary s JOIN params p USING (run_id)
                 WHERE s.key = '$2' AND p.key = '$3' AND p.value = '$4'"
 }
-# same_rows_twice FILE: two runs of a regression file give the same rows
+# same_rows_twice FILE: two runs of a shipped file (a path under $SRC)
+# give the same rows
 same_rows_twice () {
   for i in 1 2; do
-    "$DLSIM" run "$SRC/scenarios/regression/$1" -o "$tmp/twice$i.db" -q || exit 1
+    "$DLSIM" run "$SRC/$1" -o "$tmp/twice$i.db" -q || exit 1
   done
   d1=$(sqlite3 "$tmp/twice1.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
   d2=$(sqlite3 "$tmp/twice2.db" "SELECT * FROM events; SELECT * FROM metrics; SELECT * FROM summary" | md5sum)
@@ -32,7 +38,8 @@ same_rows_twice () {
   [ "$d1" = "$d2" ] || { echo "FAIL: $1 differs between two runs of one seed"; exit 1; }
 }
 for fam in gossip hier; do
-  "$DLSIM" run "$SRC/scenarios/regression/$fam-vs-disco.ini" -o "$tmp/$fam-vs.db" -q || exit 1
+  case $fam in gossip) dir=gossip ;; hier) dir=hierarchical ;; esac
+  "$DLSIM" run "$SRC/protocol/$dir/scenarios/$fam-vs-disco.ini" -o "$tmp/$fam-vs.db" -q || exit 1
   gap=$(sqlite3 "$tmp/$fam-vs.db" "SELECT abs(max(CASE WHEN r.protocol_version NOT LIKE 'disco%' THEN s.value END)
                                          - max(CASE WHEN r.protocol_version LIKE 'disco%' THEN s.value END))
                                   FROM summary s JOIN runs r USING (run_id) WHERE s.key = 'final_accuracy'")
@@ -41,7 +48,7 @@ for fam in gossip hier; do
 done
 
 # hierarchical clusters follow the regions
-"$DLSIM" run "$SRC/scenarios/regression/hier-regions.ini" -o "$tmp/reg.db" -q || exit 1
+"$DLSIM" run "$SRC/protocol/hierarchical/scenarios/hier-regions.ini" -o "$tmp/reg.db" -q || exit 1
 got=$(sqlite3 "$tmp/reg.db" "SELECT group_concat(detail, ' | ') FROM events WHERE node = 'S' AND (detail LIKE '%peers in%clusters' OR detail LIKE 'cluster %: election%')")
 echo "hier regions: $got"
 case "$got" in
@@ -63,15 +70,15 @@ lat_regions_ok () {   # DB: each latency cluster is one region, 3 clusters
                    for (r in seen) if (seen[r] != 1) { print "region " r " split over " seen[r] " clusters"; bad = 1 }
                    exit bad }' "$tmp/lat.regions" "$tmp/lat.clusters"
 }
-"$DLSIM" run "$SRC/scenarios/regression/hier-latency-clusters.ini" -o "$tmp/lat.db" -q || exit 1
+"$DLSIM" run "$SRC/protocol/hierarchical/scenarios/hier-latency-clusters.ini" -o "$tmp/lat.db" -q || exit 1
 lat_regions_ok "$tmp/lat.db" || { echo "FAIL: clusters by latency do not follow the regions"; exit 1; }
 # the check can fail: with a radius wider than the long haul every peer is
 # in the first landmark's group, cut into id blocks of 4 that mix regions
-"$DLSIM" run "$SRC/scenarios/regression/hier-latency-clusters.ini" -o "$tmp/lat2.db" -q --set protocol.cluster_radius=1s || exit 1
+"$DLSIM" run "$SRC/protocol/hierarchical/scenarios/hier-latency-clusters.ini" -o "$tmp/lat2.db" -q --set protocol.cluster_radius=1s || exit 1
 if lat_regions_ok "$tmp/lat2.db"; then echo "FAIL: id blocks passed the region check"; exit 1; fi
 
 # an all-NAT cluster joins one with an eligible head (the file's seed gives one)
-"$DLSIM" run "$SRC/scenarios/regression/hier-nat-cluster.ini" -o "$tmp/natk.db" -q || exit 1
+"$DLSIM" run "$SRC/protocol/hierarchical/scenarios/hier-nat-cluster.ini" -o "$tmp/natk.db" -q || exit 1
 test "$(sqlite3 "$tmp/natk.db" "SELECT count(*) FROM events WHERE node = 'S' AND detail LIKE 'cluster %: every candidate is behind symmetric NAT: its % members join cluster %'")" = 1 || {
   echo "FAIL: hier-nat-cluster.ini no longer merges an all-NAT cluster"; exit 1; }
 
@@ -79,8 +86,8 @@ test "$(sqlite3 "$tmp/natk.db" "SELECT count(*) FROM events WHERE node = 'S' AND
 # peer at the same time with the SharedModel dropped (it times out at once
 # and trains from the initial model)
 g9 () { sqlite3 "$1" "SELECT CAST(1000 * value AS INTEGER) FROM metrics WHERE name = 'loss' AND peer = 'p9' ORDER BY t_s LIMIT 1"; }
-"$DLSIM" run "$SRC/scenarios/regression/gossip-late-joiner-syncs.ini" -o "$tmp/gs.db" -q || exit 1
-sed 's/^round 4 = join p9$/round 4 = join p9\n0s = drop SharedModel to p9/' "$SRC/scenarios/regression/gossip-late-joiner-syncs.ini" \
+"$DLSIM" run "$SRC/protocol/gossip/scenarios/gossip-late-joiner-syncs.ini" -o "$tmp/gs.db" -q || exit 1
+sed 's/^round 4 = join p9$/round 4 = join p9\n0s = drop SharedModel to p9/' "$SRC/protocol/gossip/scenarios/gossip-late-joiner-syncs.ini" \
   | sed '/^peer.p9.synced/d; /^model_syncs/d' > "$tmp/gs-drop.ini"
 "$DLSIM" run "$tmp/gs-drop.ini" -o "$tmp/gs-drop.db" -q --set protocol.model_sync_timeout=350ms || exit 1
 with=$(g9 "$tmp/gs.db") without=$(g9 "$tmp/gs-drop.db")
@@ -102,7 +109,7 @@ echo "robust async: $(weighed "$tmp/ra.db") weighed lists, 0.85 at $ta s (wait: 
   || { echo "FAIL: robust's async and mixed do not weigh stale contributions, or async is not faster"; exit 1; }
 
 # the straggler policies beat waiting on time to 0.87 accuracy
-"$DLSIM" run "$SRC/scenarios/regression/gossip-stragglers.ini" -o "$tmp/st.db" -q -j 2 || exit 1
+"$DLSIM" run "$SRC/protocol/gossip/scenarios/gossip-stragglers.ini" -o "$tmp/st.db" -q -j 2 || exit 1
 "$SRC/tools/time-to-accuracy" "$tmp/st.db" 0.87 > "$tmp/tta"
 cat "$tmp/tta"
 awk '{ split($2, kv, "="); t[kv[2]] = $3 }
@@ -112,14 +119,14 @@ awk '{ split($2, kv, "="); t[kv[2]] = $3 }
            exit bad }' "$tmp/tta" || exit 1
 
 # Kademlia under crashes: calls to the dead time out and their contacts are dropped
-"$DLSIM" run "$SRC/scenarios/regression/gossip-kademlia.ini" -o "$tmp/kad.db" -q || exit 1
+"$DLSIM" run "$SRC/protocol/gossip/scenarios/gossip-kademlia.ini" -o "$tmp/kad.db" -q || exit 1
 dropped=$(sqlite3 "$tmp/kad.db" "SELECT count(*) FROM events WHERE detail LIKE 'kademlia: call % unanswered: contact dropped'")
 lookups=$(sqlite3 "$tmp/kad.db" "SELECT count(*) FROM events WHERE detail LIKE 'kademlia: lookup % done:%'")
 echo "kademlia: $lookups lookups done, $dropped calls unanswered"
 [ "$dropped" -gt 0 ] && [ "$lookups" -gt 0 ] || { echo "FAIL: kademlia's lookups or call timeouts did not happen"; exit 1; }
 
 # the hierarchical family's deadline and async policies beat waiting
-"$DLSIM" run "$SRC/scenarios/regression/hier-stragglers.ini" -o "$tmp/hst.db" -q -j 2 || exit 1
+"$DLSIM" run "$SRC/protocol/hierarchical/scenarios/hier-stragglers.ini" -o "$tmp/hst.db" -q -j 2 || exit 1
 "$SRC/tools/time-to-accuracy" "$tmp/hst.db" 0.87 > "$tmp/htta"
 cat "$tmp/htta"
 awk '{ split($2, kv, "="); t[kv[2]] = $3 }
@@ -139,7 +146,7 @@ test "$(sqlite3 "$tmp/hst.db" "SELECT count(*) FROM events e JOIN params p USING
   || { echo "FAIL: hierarchical mixed heads took no slow update asynchronously"; exit 1; }
 # (20x slower, their updates come after the fast peers finished; 4x slower,
 # they are mixed into cluster means)
-"$DLSIM" run "$SRC/scenarios/regression/hier-stragglers.ini" -o "$tmp/hst4.db" -q --set protocol.straggler_policy=mixed \
+"$DLSIM" run "$SRC/protocol/hierarchical/scenarios/hier-stragglers.ini" -o "$tmp/hst4.db" -q --set protocol.straggler_policy=mixed \
   --set "peers.stragglers=0.1 x4" || exit 1
 test "$(sqlite3 "$tmp/hst4.db" "SELECT count(*) FROM events WHERE detail LIKE 'mixed: mixed in at staleness %'")" -gt 3 \
   || { echo "FAIL: hierarchical mixed heads mixed no slow update into a cluster mean"; exit 1; }
@@ -151,14 +158,14 @@ echo "hier stragglers: 10th peer finished at $(tenth wait) s (wait), $(tenth mix
 
 # the pipeline: next-peer's step is well under client relay's on the same
 # chain, and the same file and seed give the same rows twice
-"$DLSIM" run "$SRC/scenarios/regression/pipeline-next-peer-latency.ini" "$SRC/scenarios/regression/pipeline-client-relay.ini" \
+"$DLSIM" run "$SRC/protocol/pipeline/scenarios/pipeline-next-peer-latency.ini" "$SRC/protocol/pipeline/scenarios/pipeline-client-relay.ini" \
   -o "$tmp/pipe.db" -q || exit 1
 np=$(summary_where "$tmp/pipe.db" metric.step_latency_s.median protocol.forwarding next-peer)
 cl=$(summary_where "$tmp/pipe.db" metric.step_latency_s.median protocol.forwarding client)
 echo "pipeline: median step $np s with next-peer, $cl s with client relay"
 awk -v a="$np" -v b="$cl" 'BEGIN { exit !(a != "" && b != "" && a + 0 < 0.3 * b) }' \
   || { echo "FAIL: next-peer's step is not under 0.3 x client relay's"; exit 1; }
-same_rows_twice pipeline-disconnect-replay.ini
+same_rows_twice protocol/pipeline/scenarios/pipeline-disconnect-replay.ini
 
 # the replicated coordinator: the gossip file's crash with one coordinator
 # ends the session (no peer finishes); with three it does not (the file's
@@ -185,7 +192,7 @@ echo "replica: round 2's list at $pb s under primary-backup, $rf s under raft; m
 awk -v a="$pb" -v b="$rf" 'BEGIN { exit !(a != "" && b != "" && a + 0 < b + 0) }' \
   || { echo "FAIL: Raft's rounds before the crash were not slower than primary-backup's"; exit 1; }
 [ "${pbl:-0}" -ge 1 ] && [ "$rfl" = 0 ] || { echo "FAIL: primary-backup lost nothing, or Raft lost something"; exit 1; }
-same_rows_twice replica-leader-crash.ini
+same_rows_twice scenarios/regression/replica-leader-crash.ini
 
 # a bandwidth trace: the round's time that each file pins is the trace's
 # (without it both files fail their sim_time_s), its change is a `rate`
@@ -203,4 +210,4 @@ echo "bandwidth trace: $got" | tr '\n' ';'; echo
 [ "$got" = "2.0 p1 uplink 1Mbps, downlink 100Mbps (bandwidth_trace line 6)
 p1 10000000 100000000
 p2 10000000 100000000" ] || { echo "FAIL: the bandwidth trace's change is not in the timeline as expected"; exit 1; }
-same_rows_twice bandwidth-trace.ini
+same_rows_twice scenarios/regression/bandwidth-trace.ini

@@ -763,6 +763,24 @@ cmp_text (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+/* adds the text of every *.ini file right in dir to out */
+static void
+add_texts (GPtrArray *out, const char *dir)
+{
+  g_autoptr (GDir) gd = g_dir_open (dir, 0, NULL);
+  const char *n;
+  while (gd && (n = g_dir_read_name (gd)))
+    if (g_str_has_suffix (n, ".ini"))
+      {
+        char *text = NULL;
+        g_autofree char *p = g_build_filename (dir, n, NULL);
+        if (g_file_get_contents (p, &text, NULL, NULL))
+          g_ptr_array_add (out, text);
+      }
+}
+
+/* the shipped scenarios' texts: scenarios/'s small folders and each
+ * family's own, protocol/FAMILY/scenarios/ */
 static GPtrArray *
 shipped (void)
 {
@@ -773,16 +791,15 @@ shipped (void)
   for (gsize d = 0; d < G_N_ELEMENTS (dirs); d++)
     {
       g_autofree char *dir = g_build_filename (src ? src : ".", dirs[d], NULL);
-      g_autoptr (GDir) gd = g_dir_open (dir, 0, NULL);
-      const char *n;
-      while (gd && (n = g_dir_read_name (gd)))
-        if (g_str_has_suffix (n, ".ini"))
-          {
-            char *text = NULL;
-            g_autofree char *p = g_build_filename (dir, n, NULL);
-            if (g_file_get_contents (p, &text, NULL, NULL))
-              g_ptr_array_add (out, text);
-          }
+      add_texts (out, dir);
+    }
+  g_autofree char *top = g_build_filename (src ? src : ".", "protocol", NULL);
+  g_autoptr (GDir) families = g_dir_open (top, 0, NULL);
+  const char *f;
+  while (families && (f = g_dir_read_name (families)))
+    {
+      g_autofree char *dir = g_build_filename (top, f, "scenarios", NULL);
+      add_texts (out, dir);
     }
   g_ptr_array_sort (out, cmp_text);
   return out;

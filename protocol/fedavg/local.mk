@@ -18,3 +18,13 @@ check_PROGRAMS += protocol/fedavg/tests/test-fedavg
 TESTS += protocol/fedavg/tests/test-fedavg
 protocol_fedavg_tests_test_fedavg_SOURCES = protocol/fedavg/tests/test-fedavg.c $(PLAN_CHECK_SOURCES)
 protocol_fedavg_tests_test_fedavg_CFLAGS = $(DL_CHECK_CFLAGS)
+# its scenarios live in protocol/fedavg/scenarios/ (make install puts them
+# in $(pkgdatadir)/protocol/fedavg/scenarios/; tests/cli.sh checks this list)
+nobase_dist_pkgdata_DATA += \
+	protocol/fedavg/scenarios/fedavg-basic.ini \
+	protocol/fedavg/scenarios/fedavg-churn.ini \
+	protocol/fedavg/scenarios/fedavg-redrawn-round.ini \
+	protocol/fedavg/scenarios/fedbuff-churn.ini \
+	protocol/fedavg/scenarios/fedbuff-fedasync.ini \
+	protocol/fedavg/scenarios/fedbuff-stragglers.ini \
+	$(NULL)

@@ -150,7 +150,7 @@ static const ProtoMsgClass types[] = {
 
 /* what explore's drop and delay faults pick from: the DISCO admission and
  * signalling messages it speaks, as DISCO's list has them (a lost
- * PeersForRound found scenarios/regression/gossip-lost-list.ini), then its
+ * PeersForRound found protocol/gossip/scenarios/gossip-lost-list.ini), then its
  * own: the coordinator's one way, the peers' both ways (README.md) */
 static const ProtoMsgFaultTarget fault_targets[] = {
   { PROTO_MSG_ROUND_PEERS, "to" },   { PROTO_MSG_READY, "from" }, { PROTO_MSG_SIGNAL, "to" },

@@ -23,3 +23,19 @@ protocol_gossip_tests_test_gossip_stragglers_SOURCES = protocol/gossip/tests/tes
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
 	$(FAMILY_HARNESS_SOURCES)
 protocol_gossip_tests_test_gossip_stragglers_CFLAGS = $(DL_CHECK_CFLAGS)
+# its scenarios live in protocol/gossip/scenarios/ (make install puts them
+# in $(pkgdatadir)/protocol/gossip/scenarios/; tests/cli.sh checks this list)
+nobase_dist_pkgdata_DATA += \
+	protocol/gossip/scenarios/gossip-consensus-bounded.ini \
+	protocol/gossip/scenarios/gossip-crash-and-late-joiner.ini \
+	protocol/gossip/scenarios/gossip-cut-off-helper.ini \
+	protocol/gossip/scenarios/gossip-kademlia.ini \
+	protocol/gossip/scenarios/gossip-late-joiner-syncs.ini \
+	protocol/gossip/scenarios/gossip-lost-helper-notice.ini \
+	protocol/gossip/scenarios/gossip-lost-list.ini \
+	protocol/gossip/scenarios/gossip-lost-new-node-info.ini \
+	protocol/gossip/scenarios/gossip-lost-ready.ini \
+	protocol/gossip/scenarios/gossip-stragglers.ini \
+	protocol/gossip/scenarios/gossip-topk-error-feedback.ini \
+	protocol/gossip/scenarios/gossip-vs-disco.ini \
+	$(NULL)

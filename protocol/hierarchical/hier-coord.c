@@ -350,7 +350,7 @@ start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, cons
  * died, or no result came): the pair is remembered, so that the same head
  * is not elected again while another candidate can serve the cluster (a
  * link inside a cluster that fails for good re-elected the same head for
- * ever: scenarios/regression/hier-link-fail-in-cluster.ini). */
+ * ever: protocol/hierarchical/scenarios/hier-link-fail-in-cluster.ini). */
 static void
 note_cut (HierCoord *c, ProtoNodeId member, ProtoNodeId head)
 {
@@ -380,7 +380,7 @@ cut_both_ways (const HierCoord *c, ProtoNodeId a, ProtoNodeId b)
  * and lost again, so none of them can head m (its links to all the
  * others failed).  The others took turns heading and m lost each turn for
  * ever: the fewest cuts counts m's own stands too, so m never headed
- * (scenarios/regression/hier-lost-every-head.ini).  Once is not enough:
+ * (protocol/hierarchical/scenarios/hier-lost-every-head.ini).  Once is not enough:
  * a head lost in a partition since healed serves m when tried again
  * (hier-link-never-up.ini).  In a cluster of two m heads itself first
  * (cuts_in_cluster), and cut_both_ways splits it. */

@@ -756,7 +756,7 @@ agg_for (HierPeer *p, ProtoNodeId h)
  * leaves the list (hier-coord.c: send_heads) once its head sent its last
  * subtree, and the news, through the coordinator, can come before that
  * subtree over a slower link: the round went without it, with no fault at
- * all (scenarios/regression/hier-finished-head-awaited.ini). */
+ * all (protocol/hierarchical/scenarios/hier-finished-head-awaited.ini). */
 static void
 try_top (HierPeer *p, ProtoOutbox *out)
 {
@@ -1037,7 +1037,7 @@ head_heads_changed (HierPeer *p, ProtoOutbox *out)
     return;
   /* at the top, its subtree to the heads listed since it went out: the
    * tree came after it went alone at head_timeout, or a head was elected
-   * since (scenarios/regression/hier-late-tree.ini) */
+   * since (protocol/hierarchical/scenarios/hier-late-tree.ini) */
   Agg *own = p->is_head && p->phase == HEAD_TOP ? find_in (p->aggs, p->id, p->hr) : NULL;
   for (guint i = 0; own && own->mean && i < p->heads->len; i++)
     send_top (p, out, g_array_index (p->heads, ProtoNodeId, i), own->mean, own->count);
@@ -1567,7 +1567,7 @@ on_deadline (HierPeer *p, DlTime now, ProtoOutbox *out)
       /* a link to the head that never came up (its signalling was
        * lost: a partition) is dropped, so that an update to the same
        * head, re-elected, opens a new one instead of queueing behind
-       * it for good (scenarios/regression/hier-link-never-up.ini) */
+       * it for good (protocol/hierarchical/scenarios/hier-link-never-up.ini) */
       if (proto_links_get (&p->links, p->sent_to, NULL) && !proto_links_is_up (&p->links, p->sent_to))
         {
           observe (p, out, PROTO_OBS_LINK, p->sent_to, -1, -1, "never came up: dropped");

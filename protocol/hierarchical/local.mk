@@ -19,3 +19,28 @@ TESTS += protocol/hierarchical/tests/test-hier
 protocol_hierarchical_tests_test_hier_SOURCES = protocol/hierarchical/tests/test-hier.c \
 	$(FAMILY_HARNESS_SOURCES)
 protocol_hierarchical_tests_test_hier_CFLAGS = $(DL_CHECK_CFLAGS)
+# its scenarios live in protocol/hierarchical/scenarios/ (make install puts them
+# in $(pkgdatadir)/protocol/hierarchical/scenarios/; tests/cli.sh checks this list)
+nobase_dist_pkgdata_DATA += \
+	protocol/hierarchical/scenarios/hier-crash-before-hello.ini \
+	protocol/hierarchical/scenarios/hier-cut-both-ways.ini \
+	protocol/hierarchical/scenarios/hier-cut-pair-cluster.ini \
+	protocol/hierarchical/scenarios/hier-finished-head-awaited.ini \
+	protocol/hierarchical/scenarios/hier-head-failover.ini \
+	protocol/hierarchical/scenarios/hier-late-joiner-syncs.ini \
+	protocol/hierarchical/scenarios/hier-late-tree.ini \
+	protocol/hierarchical/scenarios/hier-latency-clusters.ini \
+	protocol/hierarchical/scenarios/hier-link-fail-in-cluster.ini \
+	protocol/hierarchical/scenarios/hier-link-never-up.ini \
+	protocol/hierarchical/scenarios/hier-lost-candidacy.ini \
+	protocol/hierarchical/scenarios/hier-lost-every-head.ini \
+	protocol/hierarchical/scenarios/hier-lost-heads.ini \
+	protocol/hierarchical/scenarios/hier-lost-hello.ini \
+	protocol/hierarchical/scenarios/hier-lost-new-node-info.ini \
+	protocol/hierarchical/scenarios/hier-nat-cluster.ini \
+	protocol/hierarchical/scenarios/hier-nat.ini \
+	protocol/hierarchical/scenarios/hier-pair-split.ini \
+	protocol/hierarchical/scenarios/hier-regions.ini \
+	protocol/hierarchical/scenarios/hier-stragglers.ini \
+	protocol/hierarchical/scenarios/hier-vs-disco.ini \
+	$(NULL)

@@ -19,3 +19,18 @@ TESTS += protocol/pipeline/tests/test-pipeline
 protocol_pipeline_tests_test_pipeline_SOURCES = protocol/pipeline/tests/test-pipeline.c $(PLAN_CHECK_SOURCES) \
 	$(FAMILY_HARNESS_SOURCES)
 protocol_pipeline_tests_test_pipeline_CFLAGS = $(DL_CHECK_CFLAGS)
+# its scenarios live in protocol/pipeline/scenarios/ (make install puts them
+# in $(pkgdatadir)/protocol/pipeline/scenarios/; tests/cli.sh checks this list)
+nobase_dist_pkgdata_DATA += \
+	protocol/pipeline/scenarios/pipeline-block-lost.ini \
+	protocol/pipeline/scenarios/pipeline-client-relay.ini \
+	protocol/pipeline/scenarios/pipeline-disconnect-replay.ini \
+	protocol/pipeline/scenarios/pipeline-faulty-push-caught.ini \
+	protocol/pipeline/scenarios/pipeline-hash-copy.ini \
+	protocol/pipeline/scenarios/pipeline-lost-hello.ini \
+	protocol/pipeline/scenarios/pipeline-lost-lookup.ini \
+	protocol/pipeline/scenarios/pipeline-lost-role.ini \
+	protocol/pipeline/scenarios/pipeline-next-peer-latency.ini \
+	protocol/pipeline/scenarios/pipeline-push-unknown-session.ini \
+	protocol/pipeline/scenarios/pipeline-server-churn.ini \
+	$(NULL)

@@ -533,7 +533,7 @@ END_TEST
  * The client trains again from the model the server sent, not from its
  * own trained one, and observes the round's global model once (explore
  * found the second round-end: monotone-rounds, fedavg-churn.ini seed 436;
- * scenarios/regression/fedavg-redrawn-round.ini) */
+ * protocol/fedavg/scenarios/fedavg-redrawn-round.ini) */
 START_TEST (test_client_redrawn_round)
 {
   ProtoConfig cfg = config (5, 1.0, 1, 1);
@@ -659,7 +659,7 @@ END_TEST
 /* fedavg's plans of drops and delays name only its own four types */
 START_TEST (test_plans_name_fedavg)
 {
-  ck_assert_uint_gt (plan_check_family ("scenarios/regression/fedavg-basic.ini", "fedavg", "Fed"), 20);
+  ck_assert_uint_gt (plan_check_family ("protocol/fedavg/scenarios/fedavg-basic.ini", "fedavg", "Fed"), 20);
 }
 END_TEST
 
@@ -668,7 +668,7 @@ END_TEST
  * only them; -j changes nothing. */
 START_TEST (test_search_fedavg)
 {
-  g_autofree char *path = plan_check_path ("scenarios/regression/fedavg-churn.ini");
+  g_autofree char *path = plan_check_path ("protocol/fedavg/scenarios/fedavg-churn.ini");
   ExploreSpace sp = { 0 };
   g_autoptr (GError) error = NULL;
   ck_assert (explore_parse_faults ("drop,delay,crash,leave", &sp, &error));
@@ -721,7 +721,7 @@ END_TEST
  * never touched), with the family's reason */
 START_TEST (test_testbed_refuses)
 {
-  g_autofree char *path = plan_check_path ("scenarios/regression/fedavg-basic.ini");
+  g_autofree char *path = plan_check_path ("protocol/fedavg/scenarios/fedavg-basic.ini");
   g_autoptr (GError) error = NULL;
   g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &error);
   ck_assert_msg (s != NULL, "%s", error ? error->message : "?");

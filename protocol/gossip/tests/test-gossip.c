@@ -509,7 +509,7 @@ START_TEST (test_lost_new_node_info)
    * wait-list for it; at payload_timeout p2 says ClientConnected again, is
    * admitted once more (one member still), and both finish.  Without the
    * repeat both wait for good (explore: tests/explore.sh's gossip base,
-   * seed 132; scenarios/regression/gossip-lost-new-node-info.ini). */
+   * seed 132; protocol/gossip/scenarios/gossip-lost-new-node-info.ini). */
   ProtoConfig cfg = gossip_cfg (2, 1, 1);
   GW *g = gw_new (&cfg, 2, 1);
   harness_hold (g, PROTO_MSG_WELCOME, PROTO_NO_NODE, 2);
@@ -810,7 +810,7 @@ END_TEST
 /* gossip's plans of drops and delays name only its fault targets */
 START_TEST (test_plans_name_gossip)
 {
-  ck_assert_uint_gt (plan_check_family ("scenarios/regression/gossip-lost-list.ini", "gossip", NULL), 20);
+  ck_assert_uint_gt (plan_check_family ("protocol/gossip/scenarios/gossip-lost-list.ini", "gossip", NULL), 20);
 }
 END_TEST
 

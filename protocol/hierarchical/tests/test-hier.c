@@ -248,7 +248,7 @@ START_TEST (test_lost_new_node_info)
    * head.  head_timeout after its ClientConnected p2 says it again, is
    * admitted once more (one member still), and both finish.  Without the
    * repeat both wait for good (dlsim explore --faults drop --messages
-   * NewNodeInfo; scenarios/regression/hier-lost-new-node-info.ini). */
+   * NewNodeInfo; protocol/hierarchical/scenarios/hier-lost-new-node-info.ini). */
   ProtoConfig cfg = hier_cfg (2, 1, 2);
   GW *g = admission_held (&cfg);
   ck_assert_uint_eq (harness_drop (g, PROTO_MSG_WELCOME, 2), 1);

@@ -489,7 +489,7 @@ START_TEST (test_lost_offer_link_opened_again)
    * before it knew its role, or the relay lost it): the link never comes
    * up; at step_timeout the hop fails, and the link goes with it, so that
    * the next route to p2 offers again (before: the messages queued behind
-   * the dead link for good; scenarios/regression/pipeline-lost-role.ini) */
+   * the dead link for good; protocol/pipeline/scenarios/pipeline-lost-role.ini) */
   ProtoConfig c = pipe_cfg (2, 1, 1, 2, FALSE);
   GW *g = gw_new (&c, 3, 4);
   ck_assert_uint_eq (gw_start_losing (g, PROTO_MSG_SIGNAL, 2), 1);
