@@ -742,11 +742,9 @@ on_signal_for_peer (DiscoCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoO
                          "signal to an unknown peer: silently dropped");
       return TRUE;
     }
-  {
-    ProtoMsg m;
-    proto_session_relay (&m, from, msg);   /* relayed verbatim, as DISCO relays the SDP */
-    _disco_coord_send (c, out, msg->node, &m);
-  }
+  /* relayed verbatim, as DISCO relays the SDP (its RECEIVED was observed
+   * on the way in: handle_message) */
+  proto_session_relay_observed (out, c->base.state_names[c->base.state], (int32_t) c->round, from, msg, FALSE);
   return TRUE;
 }
 
