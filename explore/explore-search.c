@@ -326,10 +326,10 @@ cover_states (const ExploreSearch *s, const ProtoFamily *family, ExploreCoverage
   c->states_reached = 0;
   for (guint st = 0; st < family->n_peer_states; st++)
     {
-      if (g_hash_table_contains (s->states, g_intern_string (family->peer_state_name_at (st))))
+      if (g_hash_table_contains (s->states, g_intern_string (family->peer_state_names[st])))
         c->states_reached++;
       else
-        append (never, family->peer_state_name_at (st));
+        append (never, family->peer_state_names[st]);
     }
   c->states_never = or_dash (never);
   GString *seen = g_string_new (NULL);

@@ -17,6 +17,7 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-keys.c \
 	protocol/proto-keys.h \
 	protocol/proto-machine.c \
+	protocol/proto-machine-base.c \
 	protocol/proto-machine.h \
 	protocol/proto-message.c \
 	protocol/proto-message-decode.c \

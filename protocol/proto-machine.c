@@ -79,6 +79,15 @@ complete (ProtoFamily *f)
     f->promises_agreement = f->agreement ? yes : no;
   if (!f->syncs_late_joiners)
     f->syncs_late_joiners = f->model_sync ? yes : no;
+  if (!f->peer_state_names && f->peer_state_name_at)
+    {
+      /* once per run, held by the registry's table for good */
+      const char **names = g_new0 (const char *, f->n_peer_states + 1);
+      for (guint i = 0; i < f->n_peer_states; i++)
+        names[i] = f->peer_state_name_at (i);
+      f->peer_state_names = names;
+    }
+  f->n_peer_states = f->peer_state_names ? g_strv_length ((char **) f->peer_state_names) : 0;
 }
 
 /* The families as the registry hands them out: completed, once. */
@@ -187,21 +196,27 @@ proto_machine_view (const ProtoMachine *m, ProtoPeerView *out)
 {
   memset (out, 0, sizeof *out);
   out->error = "";
-  if (!m->klass->view)
+  const ProtoMachineBase *b = m->base;
+  if (!m->klass->view && !(b && b->settled_states))
     return;
-  if (m->base)
+  if (b)
     {
-      out->connected = m->base->connected;
-      out->rounds_done = m->base->rounds_done;
-      out->error = m->base->error ? m->base->error : "";
+      out->connected = b->connected;
+      out->rounds_done = b->rounds_done;
+      out->error = b->error ? b->error : "";
+      out->settled = (b->settled_states & PROTO_STATE_BIT (b->state)) != 0;
+      out->failed = (b->failed_states & PROTO_STATE_BIT (b->state)) != 0;
     }
-  m->klass->view (m->impl, out);
+  if (m->klass->view)
+    m->klass->view (m->impl, out);
 }
 
 LearnWeights *
 proto_machine_model (const ProtoMachine *m)
 {
-  return m->klass->model ? m->klass->model (m->impl) : NULL;
+  if (m->klass->model)
+    return m->klass->model (m->impl);
+  return m->base ? m->base->model : NULL;
 }
 
 guint

@@ -76,11 +76,33 @@ typedef struct {
   guint rounds_done;                /* rounds trained and aggregated (a peer's view) */
   DlTime deadline;                  /* when it wants to be called back (next_deadline's default;
                                        DL_TIME_NEVER: no timer) */
+  guint32 round;                    /* the round the shared helpers stamp its observations with
+                                       (proto_machine_send, _base_enter, the RECEIVED and DROPPED
+                                       of observes_messages; PROTO_NO_ROUND: none) */
+  LearnWeights *model;              /* a peer's current weights (model's default; the machine
+                                       holds the reference and drops it in its free) */
+  guint32 settled_states;           /* a peer's states, as PROTO_STATE_BIT, in which it is
+                                       settled (view's default: 0, a coordinator, has no view) */
+  guint32 failed_states;            /* of them, those in which it failed */
 } ProtoMachineBase;
 
+/* A base's round for a machine whose observations carry none (-1). */
+#define PROTO_NO_ROUND G_MAXUINT32
+
+/* A state's bit in settled_states and failed_states (states 0 to 31). */
+#define PROTO_STATE_BIT(s) (1u << (s))
+
 /* Sets b to a machine in `state` of state_names, with no deadline,
- * nothing received, not connected and no error. */
+ * nothing received, not connected, no error, round 0 and no model. */
 void proto_machine_base_init (ProtoMachineBase *b, const char *const *state_names, guint state);
+
+/* (proto-machine-base.c) A state change: b's state and deadline, and the PHASE observation
+ * (the new state's name as its state and detail, b's round). */
+void proto_machine_base_enter (ProtoMachineBase *b, ProtoOutbox *out, guint state, DlTime deadline);
+
+/* Sends m (its fields move to the outbox) to `to` over `via`, after its
+ * SENT observation (b's state and round, no detail). */
+void proto_machine_send (const ProtoMachineBase *b, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m);
 
 /* A machine class: the family's hooks, its machine as `impl` (which
  * begins with its ProtoMachineBase when made by proto_machine_new).
@@ -95,7 +117,9 @@ void proto_machine_base_init (ProtoMachineBase *b, const char *const *state_name
  *   waiting_on_peer FALSE
  *   model           NULL (a coordinator, or a family without weights)
  *   received_count  the base's received[type]
- *   broken          NULL: never */
+ *   broken          NULL: never
+ * and a NULL view or model, of a peer whose base has settled_states,
+ * reads settled and failed from its state, its model from base.model. */
 typedef struct {
   void (*handle) (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out);
   DlTime (*next_deadline) (const void *impl);
@@ -118,6 +142,12 @@ typedef struct {
    * (sim-world.c, sim_world_reseed); streams the world gave it are the
    * world's to re-seed */
   void (*reseed) (void *impl, guint64 salt);
+  /* TRUE: the wrapper keeps a message's books before handle sees it: one
+   * the machine does not listen for (listens) is observed DROPPED and not
+   * handed on; one it takes is counted (received) and observed RECEIVED
+   * (the base's state and round, no detail).  FALSE (the default): the
+   * machine does it, in its own order, which its traces record. */
+  gboolean observes_messages;
 } ProtoMachineClass;
 
 struct ProtoMachine {
@@ -126,9 +156,14 @@ struct ProtoMachine {
   const ProtoMachineBase *base;   /* impl's base (proto_machine_new), NULL (proto_machine_wrap) */
 };
 
+/* observes_messages: the books of a message; FALSE if it is dropped */
+gboolean _proto_machine_take_message (ProtoMachine *m, const ProtoInput *in, ProtoOutbox *out);
+
 static inline void
 proto_machine_handle (ProtoMachine *m, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
+  if (m->klass->observes_messages && in->kind == PROTO_IN_MESSAGE && !_proto_machine_take_message (m, in, out))
+    return;
   m->klass->handle (m->impl, now, in, out);
 }
 
@@ -273,7 +308,12 @@ typedef struct {
   gsize (*largest_floats) (const ProtoConfig *cfg);
   /* why its machines cannot run on the testbed's sockets yet (NULL: they can) */
   const char *no_testbed;
-  /* the peer machine's states, for coverage reports */
+  /* the peer machine's states' names, for coverage reports, NULL-ended
+   * (its machine's state_names: the registry counts them into
+   * n_peer_states).  A family whose names sit behind a function sets
+   * n_peer_states and peer_state_name_at instead, from which the registry
+   * fills peer_state_names: a caller reads peer_state_names[i]. */
+  const char *const *peer_state_names;
   guint n_peer_states;
   const char *(*peer_state_name_at) (guint i);
   /* its scenario keys and how it configures itself from them

@@ -138,6 +138,124 @@ END_TEST
  * family's stall window, with the common waits at their largest, stays
  * in the future; each family's own test saturates it with its own
  * knobs at their largest (test-gossip.c, test-hier.c, ...). */
+/* ---- the shared scaffolding (proto-machine.h): a toy machine that
+ * names only handle, listens and free ---- */
+
+typedef struct {
+  ProtoMachineBase base;
+  guint handled;
+} Toy;
+
+static const char *const toy_states[] = { "idle", "busy", "done", "failed", NULL };
+
+static void
+toy_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  Toy *t = impl;
+  (void) in;
+  t->handled++;
+  proto_machine_base_enter (&t->base, out, 1, now + 5);
+}
+
+static gboolean
+toy_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
+{
+  (void) impl, (void) from;
+  return type == PROTO_MSG_HELLO;
+}
+
+static void
+toy_free (void *impl)
+{
+  Toy *t = impl;
+  g_clear_pointer (&t->base.model, learn_weights_unref);
+  g_free (t);
+}
+
+static const ProtoMachineClass toy_class = {
+  .handle = toy_handle, .listens = toy_listens, .free = toy_free, .observes_messages = TRUE,
+};
+
+static ProtoMachine *
+toy_new (Toy **out_toy)
+{
+  Toy *t = g_new0 (Toy, 1);
+  proto_machine_base_init (&t->base, toy_states, 0);
+  t->base.round = 3;
+  t->base.settled_states = PROTO_STATE_BIT (2) | PROTO_STATE_BIT (3);
+  t->base.failed_states = PROTO_STATE_BIT (3);
+  t->base.model = learn_weights_new (2);
+  *out_toy = t;
+  return proto_machine_new (&toy_class, &t->base);
+}
+
+/* What a family need not write: the books of a message it takes or
+ * drops, a send with its SENT, a state change with its PHASE and
+ * deadline, a peer's view and model from its base, and its states'
+ * count from their names. */
+START_TEST (test_shared_scaffolding)
+{
+  Toy *t;
+  g_autoptr (ProtoMachine) m = toy_new (&t);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg hello, other;
+  proto_msg_init (&hello, PROTO_MSG_HELLO);
+  proto_msg_init (&other, PROTO_MSG_READY);
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 4, .msg = &other };
+  proto_machine_handle (m, 10, &in, &out);   /* not listened for: dropped, not handled */
+  ck_assert_uint_eq (t->handled, 0);
+  ck_assert_uint_eq (proto_machine_received_count (m, PROTO_MSG_READY), 0);
+  in.msg = &hello;
+  proto_machine_handle (m, 10, &in, &out);
+  ck_assert_uint_eq (t->handled, 1);
+  ck_assert_uint_eq (proto_machine_received_count (m, PROTO_MSG_HELLO), 1);
+  ck_assert_str_eq (proto_machine_state_name (m), "busy");
+  ck_assert_int_eq (proto_machine_next_deadline (m), 15);
+  ProtoMsg w;
+  proto_msg_init (&w, PROTO_MSG_WELCOME);
+  proto_machine_send (&t->base, &out, 4, PROTO_VIA_SERVER, &w);
+  /* dropped Ready, received ClientConnected, the phase, the SENT, the send */
+  ck_assert_uint_eq (proto_outbox_len (&out), 5);
+  const ProtoObsKind kinds[] = { PROTO_OBS_DROPPED, PROTO_OBS_RECEIVED, PROTO_OBS_PHASE, PROTO_OBS_SENT };
+  const char *states[] = { "idle", "idle", "busy", "busy" };
+  const int32_t types[] = { PROTO_MSG_READY, PROTO_MSG_HELLO, -1, PROTO_MSG_WELCOME };
+  for (guint i = 0; i < 4; i++)
+    {
+      const ProtoAction *a = proto_outbox_get (&out, i);
+      ck_assert_int_eq (a->kind, PROTO_ACT_OBSERVE);
+      ck_assert_int_eq (a->obs.kind, kinds[i]);
+      ck_assert_str_eq (a->obs.state, states[i]);
+      ck_assert_int_eq (a->obs.round, 3);
+      ck_assert_int_eq (a->obs.msg_type, types[i]);
+      ck_assert_uint_eq (a->obs.other, i == 2 ? PROTO_NO_NODE : 4);
+      ck_assert_str_eq (a->obs.detail, i == 2 ? "busy" : "");
+    }
+  ck_assert_int_eq (proto_outbox_get (&out, 4)->kind, PROTO_ACT_SEND);
+  ck_assert_uint_eq (proto_outbox_get (&out, 4)->to, 4);
+  ProtoPeerView v;
+  proto_machine_view (m, &v);
+  ck_assert (!v.settled && !v.failed);
+  t->base.state = 3;
+  proto_machine_view (m, &v);
+  ck_assert (v.settled && v.failed);
+  ck_assert_ptr_eq (proto_machine_model (m), t->base.model);
+  proto_outbox_clear (&out);
+  proto_msg_clear (&hello);
+  proto_msg_clear (&other);
+  /* the registry counts a family's names, and fills them from a family's
+   * function */
+  const ProtoFamily *fedavg = proto_family_lookup ("fedavg");
+  ck_assert_uint_eq (fedavg->n_peer_states, g_strv_length ((char **) fedavg->peer_state_names));
+  ck_assert_uint_gt (fedavg->n_peer_states, 0);
+  const ProtoFamily *disco = proto_family_lookup ("disco");
+  ck_assert_uint_eq (disco->n_peer_states, DISCO_PEER_N_STATES);
+  for (guint i = 0; i < disco->n_peer_states; i++)
+    ck_assert_str_eq (disco->peer_state_names[i], disco_peer_state_name ((DiscoPeerState) i));
+  ck_assert_ptr_null (disco->peer_state_names[DISCO_PEER_N_STATES]);
+}
+END_TEST
+
 START_TEST (test_waits_saturate)
 {
   for (guint i = 0; proto_family_at (i); i++)
@@ -168,6 +286,7 @@ machine_suite (void)
   tcase_add_test (tc, test_family_lookup);
   tcase_add_test (tc, test_machine_interface_is_the_machine);
   tcase_add_test (tc, test_waits_saturate);
+  tcase_add_test (tc, test_shared_scaffolding);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -447,6 +447,52 @@ START_TEST (test_roles)
 }
 END_TEST
 
+/* A coordinator's observed relay: RECEIVED (when asked), then SENT to
+ * the named peer, then the relay over the coordinator's stream, stamped
+ * with the coordinator's state and round. */
+static void
+relay_observed_is (gboolean observe_received)
+{
+  ProtoMsg in;
+  proto_msg_init (&in, PROTO_MSG_SIGNAL);
+  in.node = 7;
+  in.signal = PROTO_SIGNAL_OFFER;
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  proto_session_relay_observed (&out, "collect", 4, 3, &in, observe_received);
+  guint k = 0;
+  ck_assert_uint_eq (proto_outbox_len (&out), observe_received ? 3 : 2);
+  if (observe_received)
+    {
+      const ProtoObservation *o = &proto_outbox_get (&out, k++)->obs;
+      ck_assert_int_eq (o->kind, PROTO_OBS_RECEIVED);
+      ck_assert_uint_eq (o->other, 3);
+      ck_assert_str_eq (o->state, "collect");
+    }
+  const ProtoAction *a = proto_outbox_get (&out, k++);
+  ck_assert_int_eq (a->kind, PROTO_ACT_OBSERVE);
+  ck_assert_int_eq (a->obs.kind, PROTO_OBS_SENT);
+  ck_assert_uint_eq (a->obs.other, 7);
+  ck_assert_int_eq (a->obs.round, 4);
+  ck_assert_int_eq (a->obs.msg_type, PROTO_MSG_SIGNAL);
+  ck_assert_str_eq (a->obs.detail, "");
+  a = proto_outbox_get (&out, k++);
+  ck_assert_int_eq (a->kind, PROTO_ACT_SEND);
+  ck_assert_uint_eq (a->to, 7);
+  ck_assert_int_eq (a->via, PROTO_VIA_SERVER);
+  ck_assert_uint_eq (a->msg.node, 3);
+  ck_assert_int_eq (a->msg.signal, PROTO_SIGNAL_OFFER);
+  proto_outbox_clear (&out);
+  proto_msg_clear (&in);
+}
+
+START_TEST (test_session_relay_observed)
+{
+  relay_observed_is (TRUE);
+  relay_observed_is (FALSE);
+}
+END_TEST
+
 /* The session layer's relay: the signal goes on with its sender as its
  * node and its data copied, whoever's coordinator relays it. */
 START_TEST (test_session_relay)
@@ -486,6 +532,7 @@ message_suite (void)
   tcase_add_test (tc, test_registry_complete);
   tcase_add_test (tc, test_roles);
   tcase_add_test (tc, test_session_relay);
+  tcase_add_test (tc, test_session_relay_observed);
   tcase_add_loop_test (tc, test_type_bytes, 0, PROTO_MSG_TYPE_LIMIT);
   tcase_add_loop_test (tc, test_message_roundtrip, 0, (int) proto_msg_n_types ());
   tcase_add_test (tc, test_message_examples);

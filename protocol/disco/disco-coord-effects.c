@@ -10,18 +10,11 @@
 #include "protocol/disco/disco-coord-private.h"
 #include "protocol/disco/disco-msgs.h"
 
-const char *
-_disco_coord_phase (const void *impl)
-{
-  const DiscoCoord *c = impl;
-  return proto_omap_len (&c->connect_flags) > 0 ? "connect" : "collect";
-}
-
 void
 _disco_coord_observe (DiscoCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                    int64_t value, const char *detail)
 {
-  proto_outbox_observe (out, kind, _disco_coord_phase (c), (int32_t) c->round, other, type, value,
+  proto_outbox_observe (out, kind, c->base.state_names[c->base.state], (int32_t) c->round, other, type, value,
                         "%s", detail ? detail : "");
 }
 
@@ -144,9 +137,8 @@ _disco_coord_clear_timer (DiscoCoord *c, ProtoOutbox *out)
 }
 
 DlTime
-_disco_coord_next_deadline (const void *impl)
+_disco_coord_earliest_timer (const DiscoCoord *c)
 {
-  const DiscoCoord *c = impl;
   DlTime t = DL_TIME_NEVER;
   for (guint i = 0; i < c->timers->len; i++)
     t = MIN (t, g_array_index (c->timers, CoordTimer, i).at);

@@ -20,7 +20,15 @@ typedef struct {
   TimerKind kind;
 } CoordTimer;
 
+/* its phase (ProtoMachineBase.state): connect while #connectFinishedNodes
+ * has a member, collect otherwise (disco-coord.c keeps it so) */
+typedef enum {
+  COORD_COLLECT,
+  COORD_CONNECT,
+} CoordPhase;
+
 struct DiscoCoord {
+  ProtoMachineBase base;    /* first: the machine interface reads it */
   ProtoConfig cfg;
   ProtoOMap connections;
   ProtoOMap syncing;
@@ -89,9 +97,8 @@ void _disco_coord_straggler_judge_slowest (DiscoCoord *c, ProtoOutbox *out);
 /* every listed peer's staleness, to every listed peer */
 void _disco_coord_straggler_send_staleness (DiscoCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n);
 
-/* disco-coord-effects.c: the machine's state_name ("collect" or
- * "connect") and next_deadline (its earliest timer) */
-const char *_disco_coord_phase (const void *impl);
-DlTime _disco_coord_next_deadline (const void *impl);
+/* disco-coord-effects.c: its earliest timer (the base's deadline after
+ * each input) */
+DlTime _disco_coord_earliest_timer (const DiscoCoord *c);
 
 G_END_DECLS

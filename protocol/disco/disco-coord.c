@@ -55,10 +55,42 @@ disco_coord_free (void *impl)
 
 /* ---- collect and connect ---- */
 
+static const char *const phase_names[] = { [COORD_COLLECT] = "collect", [COORD_CONNECT] = "connect", NULL };
+
+/* #connectFinishedNodes changes only here: its phase (the base's state)
+ * is connect while it has a member. */
+static void
+connect_flags_changed (DiscoCoord *c)
+{
+  c->base.state = proto_omap_len (&c->connect_flags) > 0 ? COORD_CONNECT : COORD_COLLECT;
+}
+
+static void
+connect_flag_set (DiscoCoord *c, ProtoNodeId id, gboolean flag)
+{
+  proto_omap_set (&c->connect_flags, id, flag);
+  connect_flags_changed (c);
+}
+
+static gboolean
+connect_flag_delete (DiscoCoord *c, ProtoNodeId id)
+{
+  gboolean had = proto_omap_delete (&c->connect_flags, id);
+  connect_flags_changed (c);
+  return had;
+}
+
+static void
+connect_flags_clear (DiscoCoord *c)
+{
+  proto_omap_remove_all (&c->connect_flags);
+  connect_flags_changed (c);
+}
+
 static gboolean
 in_connect_phase (const DiscoCoord *c)
 {
-  return proto_omap_len (&c->connect_flags) > 0;
+  return c->base.state == COORD_CONNECT;
 }
 
 static guint
@@ -122,7 +154,7 @@ robust_list_if_needed (DiscoCoord *c, DlTime now, ProtoOutbox *out)
   for (guint i = 0; i < ids->len; i++)
     {
       ProtoNodeId id = g_array_index (ids, ProtoNodeId, i);
-      proto_omap_set (&c->connect_flags, id, FALSE);
+      connect_flag_set (c, id, FALSE);
       if (proto_omap_has (&c->helpers, id))
         proto_omap_set (&c->helpers, id, FALSE);
       else
@@ -176,9 +208,9 @@ send_peers_for_round_if_needed (DiscoCoord *c, DlTime now, ProtoOutbox *out)
 
   if (disco_config (&c->cfg)->connect_barrier)
     {
-      proto_omap_remove_all (&c->connect_flags);
+      connect_flags_clear (c);
       for (guint i = 0; i < n; i++)
-        proto_omap_set (&c->connect_flags, ids[i], FALSE);
+        connect_flag_set (c, ids[i], FALSE);
       proto_omap_set_all (&c->round_peers, FALSE);
       _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "connect");
       _disco_coord_start_timer (c, now, out);  /* without clearing a running one (S7) */
@@ -213,7 +245,7 @@ robust_back_to_collect (DiscoCoord *c, DlTime now, ProtoOutbox *out, const char 
 {
   for (guint i = 0; i < proto_omap_len (&c->connect_flags); i++)
     _disco_coord_send_simple (c, out, proto_omap_at (&c->connect_flags, i)->id, DISCO_MSG_RETRY_PEER_CONNECTIONS);
-  proto_omap_remove_all (&c->connect_flags);
+  connect_flags_clear (c);
   _disco_coord_clear_timer (c, out);
   _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
   if (why)
@@ -307,7 +339,7 @@ signal_weight_sharing (DiscoCoord *c, DlTime now, ProtoOutbox *out)
           proto_omap_set (&c->exchanging, id, TRUE);
         }
       _disco_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
-      proto_omap_remove_all (&c->connect_flags);
+      connect_flags_clear (c);
       c->round++;
       c->round_began = now;
       if (disco_config (&c->cfg)->robust_retry_per_round)
@@ -325,7 +357,7 @@ signal_weight_sharing (DiscoCoord *c, DlTime now, ProtoOutbox *out)
     _disco_coord_send_simple (c, out, proto_omap_at (&c->round_peers, i)->id, DISCO_MSG_START_WEIGHT_SHARING);
   _disco_coord_observe (c, out, PROTO_OBS_ROUND_START, PROTO_NO_NODE, -1, n, NULL);
   proto_omap_remove_all (&c->round_peers);
-  proto_omap_remove_all (&c->connect_flags);
+  connect_flags_clear (c);
   c->round++;
   _disco_coord_observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, "collect");
 }
@@ -337,9 +369,9 @@ static void
 reset_flags_from_round_peers (DiscoCoord *c)
 {
   proto_omap_set_all (&c->round_peers, FALSE);
-  proto_omap_remove_all (&c->connect_flags);
+  connect_flags_clear (c);
   for (guint i = 0; i < proto_omap_len (&c->round_peers); i++)
-    proto_omap_set (&c->connect_flags, proto_omap_at (&c->round_peers, i)->id, FALSE);
+    connect_flag_set (c, proto_omap_at (&c->round_peers, i)->id, FALSE);
 }
 
 /* The straggler timer: the round's list goes out if it is due. */
@@ -382,7 +414,7 @@ exclude_unconnected (DiscoCoord *c, DlTime now, ProtoOutbox *out)
     {
       ProtoNodeId id = g_array_index (failed, ProtoNodeId, i);
       proto_omap_delete (&c->round_peers, id);
-      proto_omap_delete (&c->connect_flags, id);
+      connect_flag_delete (c, id);
       proto_omap_delete (&c->helpers, id);
       if (disco_config (&c->cfg)->robust_wait_timeout)
         proto_omap_set (&c->excluded, id, TRUE);
@@ -448,7 +480,7 @@ reset (DiscoCoord *c, ProtoOutbox *out)
   c->waiting = TRUE;
   proto_omap_remove_all (&c->connections);
   proto_omap_remove_all (&c->round_peers);
-  proto_omap_remove_all (&c->connect_flags);
+  connect_flags_clear (c);
   proto_omap_remove_all (&c->syncing);
   proto_omap_remove_all (&c->helpers);
   proto_omap_remove_all (&c->exchanging);
@@ -482,7 +514,7 @@ stream_closed (DiscoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
   if (!proto_omap_delete (&c->connections, id))
     return;
   proto_omap_delete (&c->round_peers, id);
-  gboolean member = proto_omap_delete (&c->connect_flags, id);  /* not from syncing */
+  gboolean member = connect_flag_delete (c, id);  /* not from syncing */
   gboolean exchanging = proto_omap_delete (&c->exchanging, id);
   proto_omap_delete (&c->helpers, id);
   proto_omap_delete (&c->sync_wait, id);
@@ -658,7 +690,7 @@ on_connections_ready (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMs
       _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
                          proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
     }
-  proto_omap_set (&c->connect_flags, from, TRUE);
+  connect_flag_set (c, from, TRUE);
   signal_weight_sharing (c, now, out);
   return TRUE;
 }
@@ -710,11 +742,9 @@ on_signal_for_peer (DiscoCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoO
                          "signal to an unknown peer: silently dropped");
       return TRUE;
     }
-  {
-    ProtoMsg m;
-    proto_session_relay (&m, from, msg);   /* relayed verbatim, as DISCO relays the SDP */
-    _disco_coord_send (c, out, msg->node, &m);
-  }
+  /* relayed verbatim, as DISCO relays the SDP (its RECEIVED was observed
+   * on the way in: handle_message) */
+  proto_session_relay_observed (out, c->base.state_names[c->base.state], (int32_t) c->round, from, msg, FALSE);
   return TRUE;
 }
 
@@ -737,6 +767,7 @@ static void
 handle_message (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   _disco_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  c->base.received[msg->type]++;
   if (proto_omap_has (&c->excluded, from)
       && (msg->type == DISCO_MSG_JOIN_ROUND || msg->type == PROTO_MSG_READY
           || msg->type == DISCO_MSG_CONNECTIONS_READY))
@@ -792,7 +823,7 @@ static void
 disco_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 {
   DiscoCoord *c = impl;
-  DlTime before = _disco_coord_next_deadline (c);
+  DlTime before = c->base.deadline;
   switch (in->kind)
     {
     case PROTO_IN_MESSAGE:
@@ -832,24 +863,22 @@ disco_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *o
       g_warning ("disco_coord_handle: input %d is for peers", in->kind);
       break;
     }
-  DlTime after = _disco_coord_next_deadline (c);
-  if (after != before)
+  c->base.deadline = _disco_coord_earliest_timer (c);
+  if (c->base.deadline != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = after;
+      proto_outbox_get (out, proto_outbox_len (out) - 1)->deadline = c->base.deadline;
     }
 }
 
 /* ---- the machine (proto-machine.h) ---- */
 
-/* No base: its phase is read from its connection flags.  The
+/* Its phase, deadline and received counts are its base's.  The
  * coordinator's controller takes every message type it knows and drops
  * the rest itself (observed as `dropped`): nothing is refused on the way
  * in, listens is the default. */
 static const ProtoMachineClass coord_class = {
   .handle = disco_coord_handle,
-  .next_deadline = _disco_coord_next_deadline,
-  .state_name = _disco_coord_phase,
   .free = disco_coord_free,
 };
 
@@ -857,6 +886,7 @@ ProtoMachine *
 disco_coord_new (const ProtoConfig *config)
 {
   DiscoCoord *c = g_new0 (DiscoCoord, 1);
+  proto_machine_base_init (&c->base, phase_names, COORD_COLLECT);
   c->cfg = *config;
   proto_omap_init (&c->connections);
   proto_omap_init (&c->syncing);
@@ -874,7 +904,7 @@ disco_coord_new (const ProtoConfig *config)
   c->dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
   c->last_listed = g_hash_table_new (g_direct_hash, g_direct_equal);
   c->sync_asks = g_hash_table_new (g_direct_hash, g_direct_equal);
-  return proto_machine_wrap (&coord_class, c);
+  return proto_machine_new (&coord_class, &c->base);
 }
 
 uint32_t disco_coord_round (const DiscoCoord *c) { return c->round; }

@@ -39,18 +39,18 @@ typedef enum {
   CLIENT_FAILED,
 } State;
 
-static const char *const state_names[FEDAVG_CLIENT_N_STATES] = {
-  "connecting", "idle", "training", "done", "left", "failed",
+const char *const fedavg_client_state_names[FEDAVG_CLIENT_N_STATES + 1] = {
+  "connecting", "idle", "training", "done", "left", "failed", NULL,
 };
 
 typedef struct {
   ProtoMachineBase base;  /* its state, what it received, its view's rounds_done (the global
                              rounds its model has: the rounds of the last global model it was
                              sent, the federation's progress as far as it knows); its deadline:
-                             idle, when it says FedHello again (NEVER otherwise) */
+                             idle, when it says FedHello again (NEVER otherwise); its round (the
+                             round it trains or last trained); its model (the initial, then its
+                             last trained, then the final global model) */
   guint64 samples;        /* the weight of its updates */
-  LearnWeights *model;    /* the initial, then its last trained, then the final global model */
-  guint32 round;          /* the round it trains or last trained */
   guint rounds_trained;   /* rounds it was drawn for and uploaded */
   DlTime interval;        /* round_timeout */
   DlTime now;
@@ -64,18 +64,7 @@ typedef struct {
 static void
 state_to (Client *c, ProtoOutbox *out, State s)
 {
-  c->base.state = s;
-  c->base.deadline = s == CLIENT_IDLE ? dl_time_add (c->now, c->interval) : DL_TIME_NEVER;
-  proto_outbox_observe (out, PROTO_OBS_PHASE, state_names[s], (int32_t) c->round, PROTO_NO_NODE, -1, -1, "%s",
-                        state_names[s]);
-}
-
-static void
-send_server (Client *c, ProtoOutbox *out, ProtoMsg *m)
-{
-  proto_outbox_observe (out, PROTO_OBS_SENT, state_names[c->base.state], (int32_t) c->round, PROTO_SERVER,
-                        (int32_t) m->type, -1, "%s", "");
-  proto_outbox_send (out, PROTO_SERVER, PROTO_VIA_SERVER, m);
+  proto_machine_base_enter (&c->base, out, s, s == CLIENT_IDLE ? dl_time_add (c->now, c->interval) : DL_TIME_NEVER);
 }
 
 /* (transfer full) the global model a FedModel or FedDone carries: its
@@ -100,10 +89,11 @@ take_global (Client *c, const ProtoMsg *m, guint rounds, ProtoOutbox *out)
   LearnWeights *g = global_of (c, m);
   if (!g)
     return;
-  learn_weights_unref (c->model);
-  c->model = g;
+  learn_weights_unref (c->base.model);
+  c->base.model = g;
   c->base.rounds_done = rounds;
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, state_names[c->base.state], (int32_t) rounds - 1, PROTO_SERVER, -1, -1,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END,
+                        fedavg_client_state_names[c->base.state], (int32_t) rounds - 1, PROTO_SERVER, -1, -1,
                         "%s", "global model");
 }
 
@@ -115,7 +105,7 @@ static void
 train_from (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
   take_global (c, m, m->round, out);
-  c->round = m->round;
+  c->base.round = m->round;
   g_clear_pointer (&c->start, learn_weights_unref);
   c->start = global_of (c, m);
   if (!c->start)
@@ -124,18 +114,18 @@ train_from (Client *c, const ProtoMsg *m, ProtoOutbox *out)
   proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
   ProtoAction *a = proto_outbox_get (out, proto_outbox_len (out) - 1);
   a->weights = learn_weights_ref (c->start);
-  a->round = c->round;
+  a->round = c->base.round;
 }
 
 static void
 on_trained (Client *c, LearnWeights *w, ProtoOutbox *out)
 {
-  learn_weights_unref (c->model);
-  c->model = learn_weights_ref (w);
+  learn_weights_unref (c->base.model);
+  c->base.model = learn_weights_ref (w);
   c->rounds_trained++;
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_FED_UPDATE);
-  m.round = c->round;
+  m.round = c->base.round;
   m.key = c->samples;
   if (c->mode == FEDAVG_MODE_SYNC)
     proto_msg_set_weights (&m, w);
@@ -145,7 +135,7 @@ on_trained (Client *c, LearnWeights *w, ProtoOutbox *out)
       g_autoptr (LearnWeights) up = fedavg_agg_add (w, -1.0f, c->mode == FEDAVG_MODE_FEDBUFF ? c->start : c->initial);
       proto_msg_set_weights (&m, up);
     }
-  send_server (c, out, &m);
+  proto_machine_send (&c->base, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
   state_to (c, out, CLIENT_IDLE);
   if (c->have_next)
     {
@@ -176,7 +166,8 @@ on_done (Client *c, const ProtoMsg *m, ProtoOutbox *out)
 {
   take_global (c, m, m->round, out);
   state_to (c, out, CLIENT_DONE);
-  proto_outbox_observe (out, PROTO_OBS_FINISHED, state_names[c->base.state], (int32_t) m->round - 1, PROTO_NO_NODE, -1,
+  proto_outbox_observe (out, PROTO_OBS_FINISHED,
+                        fedavg_client_state_names[c->base.state], (int32_t) m->round - 1, PROTO_NO_NODE, -1,
                         c->base.rounds_done, "trained in %u of %u rounds", c->rounds_trained, m->round);
 }
 
@@ -186,7 +177,7 @@ say_hello (Client *c, ProtoOutbox *out)
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_FED_HELLO);
   m.key = c->samples;
-  send_server (c, out, &m);
+  proto_machine_send (&c->base, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
 }
 
 static gboolean
@@ -206,20 +197,12 @@ client_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
     }
 }
 
-/* A message from the server: dropped unless it listens for it, then one
- * handler per type. */
+/* A message from the server it listens for (the wrapper observed it,
+ * counted it and dropped the others: observes_messages): one handler per
+ * type. */
 static void
 on_message (Client *c, const ProtoInput *in, ProtoOutbox *out)
 {
-  if (!client_listens (c, in->msg->type, in->from))
-    {
-      proto_outbox_observe (out, PROTO_OBS_DROPPED, state_names[c->base.state], (int32_t) c->round, in->from,
-                            (int32_t) in->msg->type, -1, "%s", "");
-      return;
-    }
-  c->base.received[in->msg->type]++;
-  proto_outbox_observe (out, PROTO_OBS_RECEIVED, state_names[c->base.state], (int32_t) c->round, in->from,
-                        (int32_t) in->msg->type, -1, "%s", "");
   switch (in->msg->type)
     {
     case PROTO_MSG_FED_MODEL:
@@ -269,8 +252,8 @@ on_closed (Client *c, ProtoOutbox *out)
   if (c->base.state == CLIENT_CONNECTING || c->base.state == CLIENT_IDLE || c->base.state == CLIENT_TRAINING)
     {
       c->base.error = "the server's stream closed before training ended";
-      proto_outbox_observe (out, PROTO_OBS_ERROR, state_names[c->base.state], (int32_t) c->round, PROTO_SERVER, -1,
-                            -1, "%s", c->base.error);
+      proto_outbox_observe (out, PROTO_OBS_ERROR, fedavg_client_state_names[c->base.state],
+                            (int32_t) c->base.round, PROTO_SERVER, -1, -1, "%s", c->base.error);
       state_to (c, out, CLIENT_FAILED);
     }
 }
@@ -307,53 +290,34 @@ client_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
 }
 
 static void
-client_view (const void *impl, ProtoPeerView *v)
-{
-  const Client *c = impl;
-  v->settled = c->base.state == CLIENT_DONE || c->base.state == CLIENT_LEFT || c->base.state == CLIENT_FAILED;
-  v->failed = c->base.state == CLIENT_FAILED;
-}
-
-static LearnWeights *
-client_model (const void *impl)
-{
-  const Client *c = impl;
-  return c->model;
-}
-
-static void
 client_free (void *impl)
 {
   Client *c = impl;
-  learn_weights_unref (c->model);
+  learn_weights_unref (c->base.model);
   g_clear_pointer (&c->initial, learn_weights_unref);
   g_clear_pointer (&c->start, learn_weights_unref);
   proto_msg_clear (&c->next);
   g_free (c);
 }
 
+/* its view and model are its base's (settled in done, left and failed) */
 static const ProtoMachineClass client_class = {
   .handle = client_handle,
   .listens = client_listens,
-  .view = client_view,
-  .model = client_model,
   .free = client_free,
+  .observes_messages = TRUE,
 };
-
-const char *
-fedavg_client_state_name_at (guint i)
-{
-  return i < FEDAVG_CLIENT_N_STATES ? state_names[i] : NULL;
-}
 
 ProtoMachine *
 fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   Client *c = g_new0 (Client, 1);
-  proto_machine_base_init (&c->base, state_names, CLIENT_CONNECTING);
+  proto_machine_base_init (&c->base, fedavg_client_state_names, CLIENT_CONNECTING);
+  c->base.settled_states = PROTO_STATE_BIT (CLIENT_DONE) | PROTO_STATE_BIT (CLIENT_LEFT) | PROTO_STATE_BIT (CLIENT_FAILED);
+  c->base.failed_states = PROTO_STATE_BIT (CLIENT_FAILED);
   c->interval = fedavg_config (cfg)->round_timeout > 0 ? fedavg_config (cfg)->round_timeout : 60 * DL_S;
   c->samples = MAX (env->samples, 1);   /* model none: no data, equal weights */
-  c->model = learn_weights_ref (env->initial);
+  c->base.model = learn_weights_ref (env->initial);
   c->mode = fedavg_config (cfg)->mode;
   c->initial = learn_weights_ref (env->initial);
   return proto_machine_new (&client_class, &c->base);

@@ -35,8 +35,7 @@ const ProtoFamily proto_family_fedavg = {
    * agreement; a late joiner is sent the global model when it is drawn,
    * not at once: no model sync */
   .no_testbed = "not made to run on the testbed's sockets yet (a first try of fedavg-basic.ini did not finish in 90 s; protocol/fedavg/README.md)",
-  .n_peer_states = FEDAVG_CLIENT_N_STATES,
-  .peer_state_name_at = fedavg_client_state_name_at,
+  .peer_state_names = fedavg_client_state_names,
   .keys = &proto_fedavg_keys,
   .msgs = &proto_msgs_fedavg,
 };

@@ -35,11 +35,11 @@ typedef enum { SERVER_WAITING, SERVER_ROUND, SERVER_DONE } Phase;
 static const char *const phase_names[] = { "waiting", "round", "done" };
 
 typedef struct {
-  ProtoMachineBase base;  /* its phase, and the round's end at the latest as its deadline (NEVER outside a round) */
+  ProtoMachineBase base;  /* its phase, its round, and the round's end at the latest as its deadline
+                             (NEVER outside a round) */
   ProtoConfig cfg;
   DlRandom *rng;           /* the draws: the run's "fedavg-server" stream */
   GHashTable *clients;     /* ProtoNodeId -> samples (guint64 in a pointer-sized box) */
-  guint32 round;
   LearnWeights *global;    /* NULL before round 0 ends */
   GHashTable *pending;     /* drawn clients whose update has not come */
   guint want;              /* K: the updates the round averages at most */
@@ -48,20 +48,11 @@ typedef struct {
   GArray *counts;          /* guint64: their samples */
 } Server;
 
+/* a phase change keeps the deadline (a round sets and clears its own) */
 static void
 phase_to (Server *s, ProtoOutbox *out, Phase p)
 {
-  s->base.state = p;
-  proto_outbox_observe (out, PROTO_OBS_PHASE, phase_names[p], (int32_t) s->round, PROTO_NO_NODE, -1, -1, "%s",
-                        phase_names[p]);
-}
-
-static void
-send_to (Server *s, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
-{
-  proto_outbox_observe (out, PROTO_OBS_SENT, phase_names[s->base.state], (int32_t) s->round, to, (int32_t) m->type, -1,
-                        "%s", "");
-  proto_outbox_send (out, to, PROTO_VIA_SERVER, m);
+  proto_machine_base_enter (&s->base, out, p, s->base.deadline);
 }
 
 static void
@@ -69,10 +60,10 @@ send_done (Server *s, ProtoOutbox *out, ProtoNodeId to)
 {
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_FED_DONE);
-  m.round = s->round;
+  m.round = s->base.round;
   if (s->global)
     proto_msg_set_weights (&m, s->global);
-  send_to (s, out, to, &m);
+  proto_machine_send (&s->base, out, to, PROTO_VIA_SERVER, &m);
 }
 
 static void maybe_start_round (Server *s, ProtoOutbox *out);
@@ -89,17 +80,17 @@ start_round (Server *s, ProtoOutbox *out)
   fedavg_agg_sample (s->rng, ids, n, m, drawn);
   phase_to (s, out, SERVER_ROUND);
   s->base.deadline = dl_time_add (s->now, fedavg_config (&s->cfg)->round_timeout);
-  proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->base.state], (int32_t) s->round, PROTO_NO_NODE, -1, m,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_START, phase_names[s->base.state], (int32_t) s->base.round, PROTO_NO_NODE, -1, m,
                         "%u of %u clients, the first %u kept", m, n, s->want);
   for (guint i = 0; i < m; i++)
     {
       g_hash_table_add (s->pending, GUINT_TO_POINTER (drawn[i]));
       ProtoMsg msg;
       proto_msg_init (&msg, PROTO_MSG_FED_MODEL);
-      msg.round = s->round;
+      msg.round = s->base.round;
       if (s->global)
         proto_msg_set_weights (&msg, s->global);
-      send_to (s, out, drawn[i], &msg);
+      proto_machine_send (&s->base, out, drawn[i], PROTO_VIA_SERVER, &msg);
     }
 }
 
@@ -111,7 +102,7 @@ end_round (Server *s, ProtoOutbox *out)
   if (s->updates->len == 0)
     {
       /* everyone drawn left: draw again for the same round */
-      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_names[s->base.state], (int32_t) s->round, PROTO_NO_NODE, -1, -1,
+      proto_outbox_observe (out, PROTO_OBS_NOTE, phase_names[s->base.state], (int32_t) s->base.round, PROTO_NO_NODE, -1, -1,
                             "%s", "round without updates: drawn again");
       phase_to (s, out, SERVER_WAITING);
       maybe_start_round (s, out);
@@ -121,12 +112,12 @@ end_round (Server *s, ProtoOutbox *out)
                                                 (const guint64 *) (const void *) s->counts->data, s->updates->len);
   g_clear_pointer (&s->global, learn_weights_unref);
   s->global = avg;
-  proto_outbox_observe (out, PROTO_OBS_ROUND_END, phase_names[s->base.state], (int32_t) s->round, PROTO_NO_NODE, -1,
+  proto_outbox_observe (out, PROTO_OBS_ROUND_END, phase_names[s->base.state], (int32_t) s->base.round, PROTO_NO_NODE, -1,
                         s->updates->len, "%s", "");
   g_ptr_array_set_size (s->updates, 0);
   g_array_set_size (s->counts, 0);
-  s->round++;
-  if (s->round >= s->cfg.rounds)
+  s->base.round++;
+  if (s->base.round >= s->cfg.rounds)
     {
       phase_to (s, out, SERVER_DONE);
       g_autoptr (GArray) ids = fedavg_agg_sorted_ids (s->clients);
@@ -161,10 +152,10 @@ on_update (Server *s, ProtoNodeId from, const ProtoMsg *m, ProtoOutbox *out)
   gboolean shaped = m->weights != NULL
                     && (s->updates->len == 0
                         || learn_weights_len (m->weights) == learn_weights_len (g_ptr_array_index (s->updates, 0)));
-  if (!shaped || s->base.state != SERVER_ROUND || m->round != s->round
+  if (!shaped || s->base.state != SERVER_ROUND || m->round != s->base.round
       || !g_hash_table_remove (s->pending, GUINT_TO_POINTER (from)))
     {
-      proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->base.state], (int32_t) s->round, from,
+      proto_outbox_observe (out, PROTO_OBS_REJECTED, phase_names[s->base.state], (int32_t) s->base.round, from,
                             (int32_t) m->type, m->round, "%s", "not drawn for this round, the round ended, or no model of the round's size");
       return;
     }
@@ -189,7 +180,7 @@ on_deadline (Server *s, DlTime now, ProtoOutbox *out)
 {
   if (s->base.state == SERVER_ROUND && now >= s->base.deadline)
     {
-      proto_outbox_observe (out, PROTO_OBS_TIMER_FIRED, phase_names[s->base.state], (int32_t) s->round,
+      proto_outbox_observe (out, PROTO_OBS_TIMER_FIRED, phase_names[s->base.state], (int32_t) s->base.round,
                             PROTO_NO_NODE, -1, s->updates->len, "round_timeout: %u of %u updates", s->updates->len,
                             s->want);
       end_round (s, out);
@@ -201,7 +192,7 @@ on_deadline (Server *s, DlTime now, ProtoOutbox *out)
 static void
 on_message (Server *s, const ProtoInput *in, ProtoOutbox *out)
 {
-  proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->round, in->from,
+  proto_outbox_observe (out, PROTO_OBS_RECEIVED, phase_names[s->base.state], (int32_t) s->base.round, in->from,
                         (int32_t) in->msg->type, -1, "%s", "");
   switch (in->msg->type)
     {

@@ -14,8 +14,8 @@ ProtoMachine *fedavg_server_new (const ProtoConfig *cfg);
 ProtoMachine *fedavg_async_server_new (const ProtoConfig *cfg);
 ProtoMachine *fedavg_client_new (const ProtoConfig *cfg, const ProtoPeerEnv *env);
 
-/* the client's states, for coverage reports */
+/* the client's states' names, NULL-ended (the family's peer_state_names) */
 #define FEDAVG_CLIENT_N_STATES 6
-const char *fedavg_client_state_name_at (guint i);
+extern const char *const fedavg_client_state_names[FEDAVG_CLIENT_N_STATES + 1];
 
 G_END_DECLS

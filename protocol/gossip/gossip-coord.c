@@ -744,12 +744,7 @@ on_signal_for_peer (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pr
                "signal to an unknown peer: dropped");
       return TRUE;
     }
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-  {
-    ProtoMsg r;
-    proto_session_relay (&r, from, msg);
-    send (c, out, msg->node, &r);
-  }
+  proto_session_relay_observed (out, phase_name (c->base.state), (int32_t) c->step, from, msg, TRUE);
   return TRUE;
 }
 

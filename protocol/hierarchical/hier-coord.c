@@ -1274,12 +1274,7 @@ on_signal_for_peer (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Prot
       observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
       return TRUE;
     }
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-  {
-    ProtoMsg r;
-    proto_session_relay (&r, from, msg);
-    send_msg (c, out, msg->node, &r);
-  }
+  proto_session_relay_observed (out, phase_names[c->base.state], -1, from, msg, TRUE);
   return TRUE;
 }
 

@@ -187,10 +187,7 @@ signal_for_peer (PipeCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMs
       observe (out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to or from an unknown peer: dropped");
       return;
     }
-  observe (out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
-  ProtoMsg r;
-  proto_session_relay (&r, from, msg);
-  send (out, msg->node, &r);
+  proto_session_relay_observed (out, "registry", -1, from, msg, TRUE);
 }
 
 /* A message: one handler per type; the registry drops the others. */

@@ -151,6 +151,18 @@ proto_session_relay (ProtoMsg *out, ProtoNodeId from, const ProtoMsg *signal)
   out->signal_data = g_strdup (signal->signal_data);
 }
 
+void
+proto_session_relay_observed (ProtoOutbox *out, const char *state, int32_t round, ProtoNodeId from,
+                              const ProtoMsg *signal, gboolean observe_received)
+{
+  if (observe_received)
+    proto_outbox_observe (out, PROTO_OBS_RECEIVED, state, round, from, (int32_t) signal->type, -1, "%s", "");
+  ProtoMsg r;
+  proto_session_relay (&r, from, signal);
+  proto_outbox_observe (out, PROTO_OBS_SENT, state, round, signal->node, (int32_t) r.type, -1, "%s", "");
+  proto_outbox_send (out, signal->node, PROTO_VIA_SERVER, &r);
+}
+
 /* by type byte, as DISCO's table had them */
 /* examples (ProtoMsgClass.example): every field the type carries set */
 

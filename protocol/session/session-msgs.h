@@ -18,6 +18,7 @@
 #pragma once
 
 #include "protocol/proto-msg-class.h"
+#include "protocol/proto-outbox.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,14 @@ extern const ProtoMsgFamily proto_msgs_session;
  * copied verbatim, as DISCO relays the SDP.  Who may signal whom is the
  * family's to check. */
 void proto_session_relay (ProtoMsg *out, ProtoNodeId from, const ProtoMsg *signal);
+
+/* The relay as every coordinator makes it, observed: the signal's
+ * RECEIVED from `from` (unless the coordinator observed it on its way in
+ * already: observe_received FALSE), the relay's SENT to the peer it
+ * names, then the relay over the coordinator's stream (PROTO_VIA_SERVER).
+ * state and round stamp the observations as the coordinator's own. */
+void proto_session_relay_observed (ProtoOutbox *out, const char *state, int32_t round, ProtoNodeId from,
+                                   const ProtoMsg *signal, gboolean observe_received);
 
 /* Codec arms a family's own types may reuse: a "(yu)" body of `node`, and
  * the frame fuzzer's weights (up to 63, in [0, 1)). */

@@ -247,6 +247,28 @@ two_ready (DiscoVersion v, guint M)
   return h;
 }
 
+/* The coordinator's phase, deadline and received counts are its base's
+ * (proto-machine.h), as every other family's coordinator's are. */
+START_TEST (test_coordinator_base)
+{
+  Harness *h = two_ready (DISCO_VERSION_1110, 3);
+  const ProtoMachineBase *b = proto_machine_base (h->m[0]);
+  ck_assert_ptr_nonnull (b);
+  ck_assert_str_eq (b->state_names[b->state], "connect");
+  ck_assert_uint_eq (proto_machine_received_count (h->m[0], PROTO_MSG_HELLO), 2);
+  ck_assert_uint_eq (proto_machine_received_count (h->m[0], PROTO_MSG_READY), 2);
+  ck_assert_uint_eq (proto_machine_received_count (h->m[0], DISCO_MSG_CONNECTIONS_READY), 0);
+  ck_assert (b->deadline != DL_TIME_NEVER);
+  ck_assert_uint_eq (proto_machine_next_deadline (h->m[0]), b->deadline);
+  for (ProtoNodeId id = 1; id <= 2; id++)
+    h_to_coord (h, id, DISCO_MSG_CONNECTIONS_READY);
+  ck_assert_str_eq (proto_machine_state_name (h->m[0]), "collect");
+  ck_assert_uint_eq (proto_machine_received_count (h->m[0], DISCO_MSG_CONNECTIONS_READY), 2);
+  ck_assert_uint_eq (b->deadline, DL_TIME_NEVER);
+  h_free (h);
+}
+END_TEST
+
 START_TEST (test_controller_one_retry)
 {
   /* DISCO: only ws1 sends ConnectionsReady; after T both get exactly one
@@ -678,6 +700,7 @@ protocol_suite (void)
   TCase *tc;
   tc = tcase_create ("coordinator");
   tcase_add_test (tc, test_controller_one_retry);
+  tcase_add_test (tc, test_coordinator_base);
   tcase_add_test (tc, test_links_up_any_order);
   tcase_add_test (tc, test_version_fixes);
   tcase_add_test (tc, test_controller_exclusion_after_m_retries);
