@@ -134,6 +134,7 @@ typedef struct {
   double nkey, nlvl;    /* in an incremental solve: the new key and share */
   double pend;          /* in an incremental solve: its entry's key in iheap */
   guint32 act;          /* the incremental solve that activated it */
+  guint32 touched;      /* that solve, while its entry waits to be computed again */
   gboolean done;        /* in that solve: saturated (nkey, nlvl set) */
   guint32 wlive;        /* with timeouts: live flows with a window whose res_b it is */
   guint32 conv;         /* the most of them at once since it was last empty */
@@ -202,6 +203,7 @@ struct SimFlows {
   GArray *iheap;                   /* IEnt: an incremental solve's events */
   GArray *inputs;                  /* Input: one resource's, in res_eval */
   GArray *act_res;                 /* guint32: the resources it activated */
+  GArray *touched;                 /* guint32: those whose entry waits (Res.touched) */
   guint64 work;                    /* its cost so far (flows looked at) */
   guint32 iepoch;                  /* its epoch (Res.act) */
   /* timeouts where flows converge (0: none) */
@@ -269,6 +271,7 @@ sim_flows_new (void)
   f->iheap = g_array_new (FALSE, FALSE, sizeof (IEnt));
   f->inputs = g_array_new (FALSE, FALSE, sizeof (Input));
   f->act_res = g_array_new (FALSE, FALSE, sizeof (guint32));
+  f->touched = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->held = g_array_new (FALSE, FALSE, sizeof (Held));
   return f;
 }
@@ -292,6 +295,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->iheap);
   g_array_unref (f->inputs);
   g_array_unref (f->act_res);
+  g_array_unref (f->touched);
   g_array_unref (f->held);
   g_free (f);
 }
@@ -1172,13 +1176,36 @@ input_cmp (gconstpointer pa, gconstpointer pb)
   return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* in input_cmp's order (a total one: seqs differ), by insertion while
+ * short (a resource's inputs are its flows: a handful, but for a hub) */
+static void
+inputs_sort (GArray *inputs)
+{
+  Input *in = (Input *) (void *) inputs->data;
+  if (inputs->len > 32)
+    {
+      g_array_sort (inputs, input_cmp);
+      return;
+    }
+  for (guint i = 1; i < inputs->len; i++)
+    {
+      Input v = in[i];
+      guint k = i;
+      for (; k > 0 && input_cmp (&v, &in[k - 1]) < 0; k--)
+        in[k] = in[k - 1];
+      in[k] = v;
+    }
+}
+
 /* Resource r's saturation from what is known of its neighbours' (TRUE,
  * *key and *lvl set), or FALSE: its flows are all fixed elsewhere. */
 static gboolean
 res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
 {
   Res *x = res_at (f, r);
-  g_array_set_size (f->inputs, 0);
+  g_array_set_size (f->inputs, x->count);   /* (room for one per flow, filled below) */
+  Input *put = (Input *) (void *) f->inputs->data;
+  guint n = 0;
   double wextra = 0;
   for (guint32 j = x->head; j != NONE;)
     {
@@ -1189,13 +1216,14 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
       if (y->win != NONE)
         wextra += w - 1;
       if (o != NONE && res_known (f, res_at (f, o), &zk, &zl))
-        g_array_append_val (f->inputs, ((Input) { zk, o, zl * w, w, y->seq }));
+        put[n++] = (Input) { zk, o, zl * w, w, y->seq };
       j = y->next[side];
     }
+  g_array_set_size (f->inputs, n);
   f->work += x->count + 1;
   if (x->count == 0)
     return FALSE;
-  g_array_sort (f->inputs, input_cmp);
+  inputs_sort (f->inputs);
   const Input *in = (const Input *) (void *) f->inputs->data;
   double left = x->cap;
   guint32 unfixed = x->count, i = 0;
@@ -1237,8 +1265,38 @@ res_schedule (SimFlows *f, guint32 r)
     }
 }
 
+/* r's entry is to be computed again before the next event: what it
+ * knows of a neighbour changed */
+static inline void
+res_touch (SimFlows *f, guint32 r)
+{
+  Res *x = res_at (f, r);
+  if (x->touched == f->iepoch)
+    return;
+  x->touched = f->iepoch;
+  g_array_append_val (f->touched, r);
+}
+
+/* The touched resources' entries, each computed once from what is known
+ * after all the changes of one event (computing one at each change, as
+ * its neighbours were activated one by one, gave the same last entry,
+ * after entries that were stale before they came up). */
+static void
+res_flush (SimFlows *f)
+{
+  for (guint i = 0; i < f->touched->len; i++)
+    {
+      guint32 r = g_array_index (f->touched, guint32, i);
+      res_at (f, r)->touched = 0;   /* (an epoch is never 0) */
+      if (!res_at (f, r)->done)
+        res_schedule (f, r);
+    }
+  g_array_set_size (f->touched, 0);
+}
+
 /* r is re-computed from now on: its last key is no longer known, so the
- * neighbours waiting on their own keys look again */
+ * neighbours waiting on their own keys look again (unless it had none:
+ * what they know of it, nothing, stays as it was) */
 static void
 res_activate (SimFlows *f, guint32 r)
 {
@@ -1249,18 +1307,19 @@ res_activate (SimFlows *f, guint32 r)
   x->done = FALSE;
   x->pend = NAN;
   g_array_append_val (f->act_res, r);
-  if (!isinf (x->key))
-    iheap_push (f, x->key, r, 1);
+  res_touch (f, r);
+  if (isinf (x->key))
+    return;
+  iheap_push (f, x->key, r, 1);
   for (guint32 j = x->head; j != NONE;)
     {
       Flow *y = flow_at (f, j);
       int side = y->res[0] == r ? 0 : 1;
       guint32 o = y->res[1 - side];
       if (o != NONE && res_at (f, o)->act == f->iepoch && !res_at (f, o)->done)
-        res_schedule (f, o);
+        res_touch (f, o);
       j = y->next[side];
     }
-  res_schedule (f, r);
 }
 
 /* The point of r's last saturation: unless it saturated again there, at
@@ -1309,7 +1368,7 @@ static gboolean
 incr_run (SimFlows *f)
 {
   IEnt last = { -INFINITY, 0, 0 };
-  while (f->iheap->len)
+  for (res_flush (f); f->iheap->len; res_flush (f))
     {
       IEnt e = iheap_pop (f);
       if (ient_before (&e, &last) || f->work > 2 * (guint64) f->live + 256)
@@ -1342,14 +1401,11 @@ incr_run (SimFlows *f)
       x->nlvl = lvl;
       incr_saturated (f, e.res);
     }
-  /* a resource left without a key must have no flow left to fix */
-  for (guint i = 0; i < f->act_res->len; i++)
-    {
-      guint32 r = g_array_index (f->act_res, guint32, i);
-      double key, lvl;
-      if (!res_at (f, r)->done && res_eval (f, r, &key, &lvl))
-        return FALSE;
-    }
+  /* A resource left without a key has no flow left to fix: its last
+   * evaluation found every flow of it fixed elsewhere (else its entry
+   * would have come up), and since then what it knows of a neighbour
+   * changed only by a touch, which evaluated it again (a neighbour that
+   * saturated adds no input: it had one from each flow already). */
   return TRUE;
 }
 
@@ -1398,7 +1454,10 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
 
 /* The flows of the re-computed resources take their rates (the others'
  * cannot move), and those resources their keys (returns how many flows'
- * rates moved).  The dirty resources are among the re-computed ones. */
+ * rates moved).  The dirty resources are among the re-computed ones.  A
+ * resource that saturates neither before nor now is no flow's
+ * bottleneck: its flows' rates come from their other resource, so they
+ * are visited from there if that one moved. */
 static guint
 incr_commit (SimFlows *f, DlTime now)
 {
@@ -1409,6 +1468,8 @@ incr_commit (SimFlows *f, DlTime now)
   for (guint i = 0; i < f->act_res->len; i++)
     {
       guint32 r = g_array_index (f->act_res, guint32, i);
+      if (isinf (res_at (f, r)->key) && !res_at (f, r)->done)
+        continue;
       for (guint32 j = res_at (f, r)->head; j != NONE;)
         {
           Flow *x = flow_at (f, j);
@@ -1441,6 +1502,7 @@ incremental (SimFlows *f, DlTime now)
   f->work = 0;
   g_array_set_size (f->iheap, 0);
   g_array_set_size (f->act_res, 0);
+  g_array_set_size (f->touched, 0);
   for (guint i = 0; i < f->dirty->len; i++)
     res_activate (f, g_array_index (f->dirty, guint32, i));
   if (!incr_run (f))
