@@ -14,7 +14,10 @@
  * or popped, or whose capacity changed, since the last solve.  A flow
  * outside them keeps its rate, its bytes left at its last solve and its
  * completion in the heap: nothing about it changes (lazy, as SimGrid's
- * selective update of its LMM).
+ * selective update of its LMM).  Nor does anything change for a flow
+ * inside them whose rate comes out the same, bit for bit: its bytes left
+ * are counted again only when its rate moves, so its completion depends
+ * on its own rates alone, not on which solves of its component it saw.
  *
  * Slow start (sim_flows_add_window): a flow with a round trip and a
  * congestion window is also capped at window / round trip, a limit of its
@@ -131,6 +134,7 @@ typedef struct {
   double nkey, nlvl;    /* in an incremental solve: the new key and share */
   double pend;          /* in an incremental solve: its entry's key in iheap */
   guint32 act;          /* the incremental solve that activated it */
+  guint32 touched;      /* that solve, while its entry waits to be computed again */
   gboolean done;        /* in that solve: saturated (nkey, nlvl set) */
   guint32 wlive;        /* with timeouts: live flows with a window whose res_b it is */
   guint32 conv;         /* the most of them at once since it was last empty */
@@ -192,11 +196,14 @@ struct SimFlows {
   guint64 solved;
   /* a solve's scratch, kept between solves */
   GArray *comp_res, *comp_flows;   /* guint32 */
+  GArray *comp_rate;               /* double: comp_flows' rates before the solve
+                                      (-1: its bytes left already counted) */
   GArray *rheap;                   /* ResKey: min-heap by (share, res) */
   guint windowed;                  /* live flows with a window */
   GArray *iheap;                   /* IEnt: an incremental solve's events */
   GArray *inputs;                  /* Input: one resource's, in res_eval */
   GArray *act_res;                 /* guint32: the resources it activated */
+  GArray *touched;                 /* guint32: those whose entry waits (Res.touched) */
   guint64 work;                    /* its cost so far (flows looked at) */
   guint32 iepoch;                  /* its epoch (Res.act) */
   /* timeouts where flows converge (0: none) */
@@ -259,10 +266,12 @@ sim_flows_new (void)
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
   f->comp_res = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->comp_flows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  f->comp_rate = g_array_new (FALSE, FALSE, sizeof (double));
   f->rheap = g_array_new (FALSE, FALSE, sizeof (ResKey));
   f->iheap = g_array_new (FALSE, FALSE, sizeof (IEnt));
   f->inputs = g_array_new (FALSE, FALSE, sizeof (Input));
   f->act_res = g_array_new (FALSE, FALSE, sizeof (guint32));
+  f->touched = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->held = g_array_new (FALSE, FALSE, sizeof (Held));
   return f;
 }
@@ -281,10 +290,12 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->heap);
   g_array_unref (f->comp_res);
   g_array_unref (f->comp_flows);
+  g_array_unref (f->comp_rate);
   g_array_unref (f->rheap);
   g_array_unref (f->iheap);
   g_array_unref (f->inputs);
   g_array_unref (f->act_res);
+  g_array_unref (f->touched);
   g_array_unref (f->held);
   g_free (f);
 }
@@ -893,6 +904,23 @@ end_time (DlTime now, double rem, double rate)
   return now + (DlTime) dt;
 }
 
+/* Whether flow x's completion stands as long as its rate does not move:
+ * it has one (solved, not a window's growth) and no slow start to leave. */
+static inline gboolean
+keeps_end (const Flow *x)
+{
+  return x->t_end != DL_TIME_NEVER && !x->ramp && !x->ramping;
+}
+
+/* x's bytes left now, at the rate it had since t_upd */
+static inline void
+recount (Flow *x, double rate, DlTime now)
+{
+  if (rate > 0)
+    x->rem = MAX (0.0, x->rem - rate * (double) (now - x->t_upd));
+  x->t_upd = now;
+}
+
 /* The components that hold a dirty resource, in a breadth-first walk:
  * their resources in comp_res, their flows in comp_flows. */
 static void
@@ -1148,13 +1176,36 @@ input_cmp (gconstpointer pa, gconstpointer pb)
   return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* in input_cmp's order (a total one: seqs differ), by insertion while
+ * short (a resource's inputs are its flows: a handful, but for a hub) */
+static void
+inputs_sort (GArray *inputs)
+{
+  Input *in = (Input *) (void *) inputs->data;
+  if (inputs->len > 32)
+    {
+      g_array_sort (inputs, input_cmp);
+      return;
+    }
+  for (guint i = 1; i < inputs->len; i++)
+    {
+      Input v = in[i];
+      guint k = i;
+      for (; k > 0 && input_cmp (&v, &in[k - 1]) < 0; k--)
+        in[k] = in[k - 1];
+      in[k] = v;
+    }
+}
+
 /* Resource r's saturation from what is known of its neighbours' (TRUE,
  * *key and *lvl set), or FALSE: its flows are all fixed elsewhere. */
 static gboolean
 res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
 {
   Res *x = res_at (f, r);
-  g_array_set_size (f->inputs, 0);
+  g_array_set_size (f->inputs, x->count);   /* (room for one per flow, filled below) */
+  Input *put = (Input *) (void *) f->inputs->data;
+  guint n = 0;
   double wextra = 0;
   for (guint32 j = x->head; j != NONE;)
     {
@@ -1165,13 +1216,14 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
       if (y->win != NONE)
         wextra += w - 1;
       if (o != NONE && res_known (f, res_at (f, o), &zk, &zl))
-        g_array_append_val (f->inputs, ((Input) { zk, o, zl * w, w, y->seq }));
+        put[n++] = (Input) { zk, o, zl * w, w, y->seq };
       j = y->next[side];
     }
+  g_array_set_size (f->inputs, n);
   f->work += x->count + 1;
   if (x->count == 0)
     return FALSE;
-  g_array_sort (f->inputs, input_cmp);
+  inputs_sort (f->inputs);
   const Input *in = (const Input *) (void *) f->inputs->data;
   double left = x->cap;
   guint32 unfixed = x->count, i = 0;
@@ -1213,8 +1265,38 @@ res_schedule (SimFlows *f, guint32 r)
     }
 }
 
+/* r's entry is to be computed again before the next event: what it
+ * knows of a neighbour changed */
+static inline void
+res_touch (SimFlows *f, guint32 r)
+{
+  Res *x = res_at (f, r);
+  if (x->touched == f->iepoch)
+    return;
+  x->touched = f->iepoch;
+  g_array_append_val (f->touched, r);
+}
+
+/* The touched resources' entries, each computed once from what is known
+ * after all the changes of one event (computing one at each change, as
+ * its neighbours were activated one by one, gave the same last entry,
+ * after entries that were stale before they came up). */
+static void
+res_flush (SimFlows *f)
+{
+  for (guint i = 0; i < f->touched->len; i++)
+    {
+      guint32 r = g_array_index (f->touched, guint32, i);
+      res_at (f, r)->touched = 0;   /* (an epoch is never 0) */
+      if (!res_at (f, r)->done)
+        res_schedule (f, r);
+    }
+  g_array_set_size (f->touched, 0);
+}
+
 /* r is re-computed from now on: its last key is no longer known, so the
- * neighbours waiting on their own keys look again */
+ * neighbours waiting on their own keys look again (unless it had none:
+ * what they know of it, nothing, stays as it was) */
 static void
 res_activate (SimFlows *f, guint32 r)
 {
@@ -1225,18 +1307,19 @@ res_activate (SimFlows *f, guint32 r)
   x->done = FALSE;
   x->pend = NAN;
   g_array_append_val (f->act_res, r);
-  if (!isinf (x->key))
-    iheap_push (f, x->key, r, 1);
+  res_touch (f, r);
+  if (isinf (x->key))
+    return;
+  iheap_push (f, x->key, r, 1);
   for (guint32 j = x->head; j != NONE;)
     {
       Flow *y = flow_at (f, j);
       int side = y->res[0] == r ? 0 : 1;
       guint32 o = y->res[1 - side];
       if (o != NONE && res_at (f, o)->act == f->iepoch && !res_at (f, o)->done)
-        res_schedule (f, o);
+        res_touch (f, o);
       j = y->next[side];
     }
-  res_schedule (f, r);
 }
 
 /* The point of r's last saturation: unless it saturated again there, at
@@ -1285,7 +1368,7 @@ static gboolean
 incr_run (SimFlows *f)
 {
   IEnt last = { -INFINITY, 0, 0 };
-  while (f->iheap->len)
+  for (res_flush (f); f->iheap->len; res_flush (f))
     {
       IEnt e = iheap_pop (f);
       if (ient_before (&e, &last) || f->work > 2 * (guint64) f->live + 256)
@@ -1318,24 +1401,19 @@ incr_run (SimFlows *f)
       x->nlvl = lvl;
       incr_saturated (f, e.res);
     }
-  /* a resource left without a key must have no flow left to fix */
-  for (guint i = 0; i < f->act_res->len; i++)
-    {
-      guint32 r = g_array_index (f->act_res, guint32, i);
-      double key, lvl;
-      if (!res_at (f, r)->done && res_eval (f, r, &key, &lvl))
-        return FALSE;
-    }
+  /* A resource left without a key has no flow left to fix: its last
+   * evaluation found every flow of it fixed elsewhere (else its entry
+   * would have come up), and since then what it knows of a neighbour
+   * changed only by a touch, which evaluated it again (a neighbour that
+   * saturated adds no input: it had one from each flow already). */
   return TRUE;
 }
 
-/* Flow j's rate: on a re-computed resource, from its resources' keys
- * (its first to saturate's share, times its weight), else as it was;
- * then its bytes left and its completion from now, as a solve of its
- * component makes them (the same arithmetic: a completion is rounded to
- * the ns from the bytes left at each solve, so which solves a flow sees
- * shows in its last ns, and the flows of the components that changed
- * see this one, as they did when the components were solved whole). */
+/* Flow j's rate, from its resources' keys (its first to saturate's
+ * share, times its weight); if it moved (or j is new), its bytes left
+ * and its completion from now, as a solve of its component makes them
+ * (the same arithmetic).  Returns whether its rate was computed again
+ * and moved. */
 static gboolean
 incr_flow (SimFlows *f, guint32 j, DlTime now)
 {
@@ -1359,9 +1437,9 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
   g_assert (best_r != NONE);
   if (moved)
     rate = best_l * flow_weight (f, y);
-  if (y->rate > 0)
-    y->rem = MAX (0.0, y->rem - y->rate * (double) (now - y->t_upd));
-  y->t_upd = now;
+  if (rate == y->rate && keeps_end (y))
+    return FALSE;
+  recount (y, y->rate, now);
   y->rate = rate;
   y->fixed = y->capped = FALSE;
   DlTime end = end_time (now, y->rem, y->rate);
@@ -1371,49 +1449,35 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
       y->ramp = FALSE;
       heap_set (f, j);
     }
-  return moved;
+  return TRUE;
 }
 
-/* The flows of the components that changed take their rates (a walk of
- * them from the dirty resources, as collect_components makes), and the
- * re-computed resources their keys (returns how many flows' rates were
- * computed again). */
+/* The flows of the re-computed resources take their rates (the others'
+ * cannot move), and those resources their keys (returns how many flows'
+ * rates moved).  The dirty resources are among the re-computed ones.  A
+ * resource that saturates neither before nor now is no flow's
+ * bottleneck: its flows' rates come from their other resource, so they
+ * are visited from there if that one moved. */
 static guint
 incr_commit (SimFlows *f, DlTime now)
 {
-  guint32 epoch = ++f->epoch, n = 0, nres = 0;
-  if (f->comp_res->len < f->res->len)
-    g_array_set_size (f->comp_res, f->res->len);
-  guint32 *stack = (guint32 *) (void *) f->comp_res->data;
+  guint32 epoch = ++f->epoch, n = 0;
   for (guint i = 0; i < f->dirty->len; i++)
-    {
-      guint32 r = g_array_index (f->dirty, guint32, i);
-      Res *x = res_at (f, r);
-      x->dirty = FALSE;
-      if (x->mark != epoch)
-        {
-          x->mark = epoch;
-          stack[nres++] = r;
-        }
-    }
+    res_at (f, g_array_index (f->dirty, guint32, i))->dirty = FALSE;
   g_array_set_size (f->dirty, 0);
-  while (nres > 0)
+  for (guint i = 0; i < f->act_res->len; i++)
     {
-      guint32 r = stack[--nres];
+      guint32 r = g_array_index (f->act_res, guint32, i);
+      if (isinf (res_at (f, r)->key) && !res_at (f, r)->done)
+        continue;
       for (guint32 j = res_at (f, r)->head; j != NONE;)
         {
           Flow *x = flow_at (f, j);
-          int side = x->res[0] == r ? 0 : 1;
-          guint32 nx = x->next[side], o = x->res[1 - side];
+          guint32 nx = x->next[x->res[0] == r ? 0 : 1];
           if (x->mark != epoch)
             {
               x->mark = epoch;
               n += incr_flow (f, j, now);
-              if (o != NONE && res_at (f, o)->mark != epoch)
-                {
-                  res_at (f, o)->mark = epoch;
-                  stack[nres++] = o;
-                }
             }
           j = nx;
         }
@@ -1438,6 +1502,7 @@ incremental (SimFlows *f, DlTime now)
   f->work = 0;
   g_array_set_size (f->iheap, 0);
   g_array_set_size (f->act_res, 0);
+  g_array_set_size (f->touched, 0);
   for (guint i = 0; i < f->dirty->len; i++)
     res_activate (f, g_array_index (f->dirty, guint32, i));
   if (!incr_run (f))
@@ -1452,17 +1517,21 @@ sim_flows_update (SimFlows *f, DlTime now)
   if (f->dirty->len == 0 || incremental (f, now))
     return;
   collect_components (f, ++f->epoch);
-  /* bytes left now, at the rates they had; a ramping flow whose bytes
-   * left fit in its window sends them at its share */
+  g_array_set_size (f->comp_rate, f->comp_flows->len);
+  double *was = (double *) (void *) f->comp_rate->data;
+  /* bytes left now, at the rates they had (for a flow whose completion
+   * stands if its rate does not move: once it has moved); a ramping flow
+   * whose bytes left fit in its window sends them at its share */
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       Flow *x = flow_at (f, g_array_index (f->comp_flows, guint32, i));
-      if (x->rate > 0)
-        x->rem = MAX (0.0, x->rem - x->rate * (double) (now - x->t_upd));
+      x->fixed = x->capped = FALSE;
+      was[i] = keeps_end (x) ? x->rate : -1;
+      if (was[i] >= 0)
+        continue;
       if (x->ramping && x->tail && x->t_upd != now)
         expand (f, x, dl_time_add (x->t_upd, flow_rtt (f, x)));   /* (added before this instant) */
-      x->t_upd = now;
-      x->fixed = x->capped = FALSE;
+      recount (x, x->rate, now);
       if (x->ramping && x->rem <= flow_cwnd (f, x))
         x->ramping = FALSE;
     }
@@ -1478,6 +1547,10 @@ sim_flows_update (SimFlows *f, DlTime now)
         expand (f, x, dl_time_add (now, flow_rtt (f, x)));   /* (added at now) */
       if (!x->ramping && x->win != NONE && !x->tail)
         to_tail (f, x);
+      if (was[i] >= 0 && x->rate == was[i])
+        continue;   /* its completion stands */
+      if (was[i] >= 0)
+        recount (x, was[i], now);
       DlTime end = end_time (now, x->rem, x->rate);
       gboolean ramp_first = x->ramping && win_of (f, x)->t_ramp < end;
       if (ramp_first)
@@ -1566,6 +1639,16 @@ sim_flows_check (SimFlows *f, GString *why)
             sum[x->res[k]] += x->rate;
             top[x->res[k]] = MAX (top[x->res[k]], x->rate / flow_weight (f, x));
           }
+    }
+  for (guint32 i = 0; i < f->flows->len; i++)
+    {
+      Flow *x = flow_at (f, i);
+      if (x->live && x->t_end != DL_TIME_NEVER && !x->ramp && x->t_end != end_time (x->t_upd, x->rem, x->rate))
+        {
+          g_string_append_printf (why, "flow %u: completion %" G_GINT64_FORMAT " ns, its bytes left and rate give %"
+                                  G_GINT64_FORMAT, i, x->t_end, end_time (x->t_upd, x->rem, x->rate));
+          return FALSE;
+        }
     }
   for (guint r = 0; r < nres; r++)
     if (sum[r] > res_at (f, r)->cap * (1 + 1e-9))

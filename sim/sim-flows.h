@@ -108,16 +108,19 @@ void sim_flows_set_timeouts (SimFlows *f, DlTime min_rto, double queue_bdp, guin
 guint sim_flows_count (const SimFlows *f);
 
 /* The number of flows whose rate was computed so far: by a solve of their
- * component, or (incremental) of a resource they cross (what the solver
- * has cost; the other flows of the component only count their bytes). */
+ * component, or (incremental) of a resource they cross, counted there
+ * only if it moved (what the solver has cost; the other flows of the
+ * component are not visited).  A flow whose rate does not move keeps its
+ * completion: it depends on the flow's own rates only. */
 guint64 sim_flows_solved (const SimFlows *f);
 
 /* For tests: whether the rates of the solved flows are max-min fair (no
  * resource over its capacity; every flow has a bottleneck, a saturated
  * resource where no flow goes faster per unit of weight, or its window's
- * cap), and (once everything added is solved) the very rates a solve of
- * every component from scratch gives: bit for bit without windows, within
- * 1e-12 with them.  If not, FALSE and why. */
+ * cap), each one's completion the one its bytes left and its rate give,
+ * and (once everything added is solved) every flow's rate the very one a
+ * solve of every component from scratch gives: bit for bit without
+ * windows, within 1e-12 with them.  If not, FALSE and why. */
 gboolean sim_flows_check (SimFlows *f, GString *why);
 
 G_END_DECLS

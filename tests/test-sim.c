@@ -727,8 +727,8 @@ END_TEST
  * 1 Mbit/s, each sending to two of ten downlinks of 1 Gbit/s (i to i and
  * i + 1), which none of them fills: one component.  One more flow from
  * the first uplink halves that uplink's share; what the other uplinks
- * send does not move, and their rates are not computed again (a solve of
- * the component computes all 21). */
+ * send does not move, and only the three flows whose rates move count
+ * (a solve of the component computes all 21). */
 START_TEST (test_flows_only_what_moves)
 {
   g_autoptr (SimFlows) f = sim_flows_new ();
@@ -749,12 +749,63 @@ START_TEST (test_flows_only_what_moves)
   sim_flows_add (f, DL_S, 0, 10, 62500, 20);
   sim_flows_update (f, DL_S);
   ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
-  /* uplink 0's three flows, and the others into downlinks 10 and 11 */
-  ck_assert_uint_eq (sim_flows_solved (f) - before, 5);
+  /* uplink 0's three flows: the others into downlinks 10 and 11 are
+   * looked at, but their rates do not move */
+  ck_assert_uint_eq (sim_flows_solved (f) - before, 3);
   DlTime done[21] = { 0 };
   flows_drain (f, DL_S, done, 21);
   ck_assert_int_eq (done[2], 2 * DL_S);
   ck_assert_int_le (llabs (done[0] - 5 * DL_S / 2), 2);   /* half its bytes left, a third of 1 Mbit/s */
+}
+END_TEST
+
+/* A flow's completion depends only on its own rates: A (up1 -> down1,
+ * held to down1's 1 Mbit/s, 1.25e-4 bytes per ns, not exact in a double)
+ * shares up1 with B (up1 -> down2); short flows from up2 into down2 start
+ * and end at odd instants, moving B's rate, never A's (up1 is never
+ * full).  A ends where its first solve put it, t0 + bytes / rate rounded
+ * up to the ns, however many times its component is solved again.  Loop
+ * 1 adds a flow with a window elsewhere, so that every update solves the
+ * components whole: the same holds there. */
+START_TEST (test_flows_unmoved_keeps_its_end)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  g_autoptr (GString) why = g_string_new (NULL);
+  sim_flows_set_capacity (f, 0, 80 * MBPS);   /* up1 */
+  sim_flows_set_capacity (f, 1, 1 * MBPS);    /* down1 */
+  sim_flows_set_capacity (f, 2, 80 * MBPS);   /* up2 */
+  sim_flows_set_capacity (f, 3, 16 * MBPS);   /* down2 */
+  sim_flows_set_capacity (f, 4, 1 * MBPS);
+  const guint64 bytes = 999991;   /* (a recount's rounding moves its ceiling now and then) */
+  sim_flows_add (f, 0, 0, 1, bytes, 0);            /* A */
+  sim_flows_add (f, 0, 0, 3, 100000000, 1);        /* B: 50 s at least */
+  if (_i == 1)
+    {
+      SimFlowsWindow w = { .rtt_ns = 10 * DL_MS, .cwnd_bytes = 1000000000 };
+      sim_flows_add_window (f, 0, 4, SIM_FLOWS_NONE, 10000000, 2, &w);   /* 80 s, never ramping */
+    }
+  sim_flows_update (f, 0);
+  const DlTime want = (DlTime) ceil ((double) bytes / ((double) (1 * MBPS) / 8e9));
+  DlTime now = 0, done[3 + 40] = { 0 };
+  for (guint k = 0; k < 40; k++)
+    {
+      now += 20 * DL_MS + 123457 * (DlTime) k + 7;   /* (all before A's end, 8 s) */
+      sim_flows_add (f, now, 2, 3, 1000 + 777 * k, 3 + k);
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+      DlTime t = sim_flows_next (f);
+      ck_assert_int_lt (t, want);   /* (the short flow ends first) */
+      now = t;
+      guint64 u;
+      while (sim_flows_pop (f, now, &u))
+        done[u] = now;
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+      ck_assert_int_eq (sim_flows_next (f), want);   /* (A is next: B and the window's flow end later) */
+    }
+  ck_assert_int_lt (now, want);
+  flows_drain (f, now, done, G_N_ELEMENTS (done));
+  ck_assert_int_eq (done[0], want);
 }
 END_TEST
 
@@ -1147,6 +1198,7 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_capacity_change_two_flows);
   tcase_add_test (tf, test_flows_only_the_component);
   tcase_add_test (tf, test_flows_only_what_moves);
+  tcase_add_loop_test (tf, test_flows_unmoved_keeps_its_end, 0, 2);
   tcase_add_loop_test (tf, test_flows_incremental_against_scratch, 0, 8);
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
