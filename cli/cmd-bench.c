@@ -177,8 +177,7 @@ bench_scale (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   static const char *const transports[] = { "fluid", "tcp", "sctp" };   /* SimWireTransport's order */
-  guint tr = 0; /* fluid without --transport, whatever [network] transport's default:
-                   docs/performance.md's readings stay comparable */
+  guint tr = 0; /* fluid unless --transport, whatever the key's default */
   while (transport && tr < G_N_ELEMENTS (transports) && strcmp (transport, transports[tr]) != 0)
     tr++;
   if (tr == G_N_ELEMENTS (transports))
