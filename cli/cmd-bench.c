@@ -140,7 +140,7 @@ bench_scale (int argc, char **argv)
   GOptionEntry entries[] = {
     { "version", 0, 0, G_OPTION_ARG_STRING, &version, bench_scale_version_doc, "V" },
     { "sharing", 0, 0, G_OPTION_ARG_STRING, &sharing, "the network's bandwidth model: fair (default) or fifo", "MODEL" },
-    { "transport", 0, 0, G_OPTION_ARG_STRING, &transport, "[network] transport: fluid (default), tcp or sctp", "T" },
+    { "transport", 0, 0, G_OPTION_ARG_STRING, &transport, "[network] transport: fluid (default here, whatever the key's default), tcp or sctp", "T" },
     { "peers", 0, 0, G_OPTION_ARG_INT, &peers, "number of peers, all in every round (default 100)", "N" },
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds each peer trains (default 3)", "R" },
     { "min-participants", 0, 0, G_OPTION_ARG_INT, &min_participants,
@@ -177,7 +177,7 @@ bench_scale (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   static const char *const transports[] = { "fluid", "tcp", "sctp" };   /* SimWireTransport's order */
-  guint tr = 0;
+  guint tr = 0; /* fluid unless --transport, whatever the key's default */
   while (transport && tr < G_N_ELEMENTS (transports) && strcmp (transport, transports[tr]) != 0)
     tr++;
   if (tr == G_N_ELEMENTS (transports))

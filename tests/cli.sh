@@ -46,6 +46,10 @@ expect 0 "ratio engine/reference" -- "$DLSIM" bench phold --lps 100 --events-per
 
 expect 0 "outcome completed, rounds completed 2, peers finished 20" -- "$DLSIM" bench scale --peers 20 --rounds 2 --model-size 1000
 expect 2 "must be positive" -- "$DLSIM" bench scale --peers 0
+# bench scale stays fluid without --transport, whatever the key's default
+# (its readings in docs/performance.md stay comparable)
+expect 0 "transport=fluid" -- "$DLSIM" bench scale --peers 5 --rounds 1 --model-size 10
+expect 0 "transport=tcp" -- "$DLSIM" bench scale --peers 5 --rounds 1 --model-size 10 --transport tcp
 expect 2 "uplink: '5x'" -- "$DLSIM" bench scale --uplink 5x
 expect 0 "peak memory" -- "$DLSIM" bench scale --peers 5 --rounds 1 --model-size 10 --secure
 # disco-pre775 caps a round at min_participants: 50 peers, 3 rounds each, lists of 5

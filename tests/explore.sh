@@ -165,7 +165,7 @@ lost_admission hierarchical "$tmp/hx.ini"
 
 # the pipeline family under fault search: no failure in either mode (it
 # found a lost lookup and a lost hello, both fixed and pinned in
-# scenarios/regression/pipeline-lost-*.ini)
+# protocol/pipeline/scenarios/pipeline-lost-*.ini)
 for fw in next-peer client; do
   expect 0 "500 runs in .*, 0 failing, 0 distinct failures" -- "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/examples/explore-pipeline.ini" \
     --runs 500 -j 2 --set protocol.forwarding=$fw -o "$tmp/px-$fw.db"

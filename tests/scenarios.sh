@@ -211,3 +211,16 @@ echo "bandwidth trace: $got" | tr '\n' ';'; echo
 p1 10000000 100000000
 p2 10000000 100000000" ] || { echo "FAIL: the bandwidth trace's change is not in the timeline as expected"; exit 1; }
 same_rows_twice scenarios/regression/bandwidth-trace.ini
+# tcp is the default transport (docs/world.md, "Under tcp"): the same file
+# without its `transport = fluid` line is the run under tcp, which slow
+# start makes later than the file's pin
+uplink_drop=$(cd "$SRC/scenarios/traces" && pwd)/uplink-drop.csv
+grep -v '^transport = fluid$' "$SRC/scenarios/regression/bandwidth-trace.ini" > "$tmp/bw-default.ini"
+"$DLSIM" run "$tmp/bw-default.ini" --set network.bandwidth_trace="$uplink_drop" -o "$tmp/bw-default.db" -q || exit 1
+"$DLSIM" run "$tmp/bw-default.ini" --set network.bandwidth_trace="$uplink_drop" --set network.transport=tcp -o "$tmp/bw-tcp.db" -q || exit 1
+t_default=$(sqlite3 "$tmp/bw-default.db" "SELECT value FROM summary WHERE key = 'sim_time_s'")
+t_tcp=$(sqlite3 "$tmp/bw-tcp.db" "SELECT value FROM summary WHERE key = 'sim_time_s'")
+t_fluid=$(sqlite3 "$tmp/bw.db" "SELECT value FROM summary WHERE key = 'sim_time_s'")
+echo "default transport: $t_default s (tcp $t_tcp, the file's fluid $t_fluid)"
+[ "$t_default" = "$t_tcp" ] && [ "$t_default" != "$t_fluid" ] \
+  || { echo "FAIL: a file without [network] transport does not run under tcp"; exit 1; }

@@ -216,11 +216,11 @@ START_TEST (test_transport_keys)
 {
   char *path = write_tmp ("[scenario]\ntime_limit = 1min\n[peers]\ncount = 2\n");
   struct { const char *set; SimWireTransport tr; uint64_t up; gboolean idle_restart; } cases[] = {
-    { "network.mss=1448B", SIM_TRANSPORT_FLUID, 0, TRUE },
-    { "network.transport=tcp", SIM_TRANSPORT_TCP, 0, TRUE },
+    { "network.mss=1448B", SIM_TRANSPORT_TCP, 0, TRUE },   /* tcp: the default */
+    { "network.transport=fluid", SIM_TRANSPORT_FLUID, 0, TRUE },
     { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0, TRUE },
-    { "network.server_uplink=100Mbps", SIM_TRANSPORT_FLUID, 100000000, TRUE },
-    { "network.slow_start_after_idle=false", SIM_TRANSPORT_FLUID, 0, FALSE },
+    { "network.server_uplink=100Mbps", SIM_TRANSPORT_TCP, 100000000, TRUE },
+    { "network.slow_start_after_idle=false", SIM_TRANSPORT_TCP, 0, FALSE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -20,6 +20,8 @@
 #   and down apart) and half the latency each, and a backbone that is never
 #   the bottleneck; network/model CM02 (max-min sharing without the TCP
 #   correction factors of the default LV08).
+# dlsim runs with [network] transport = fluid, the model that compares with
+# CM02 (a flow at its share from its first byte), whatever the default.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 DLSIM=${1:-./dlsim}
@@ -49,6 +51,7 @@ rounds = 1
 [model]
 size = 100000
 [network]
+transport = fluid
 latency = 20ms
 server_latency = 1ms
 uplink = 100Mbps

@@ -1,6 +1,7 @@
 #!/bin/bash
-# bench/simgrid-compare/validate.sh — dlsim's network model (sharing = fair)
-# against two outside references, case by case:
+# bench/simgrid-compare/validate.sh — dlsim's network model (sharing = fair,
+# transport = fluid, whatever the default) against two outside references,
+# case by case:
 # - SimGrid 3.32 (Debian's libsimgrid-dev): the same exchange on a platform
 #   with the same per-host uplinks and downlinks, network/model CM02 with
 #   network/crosstraffic off, which is max-min sharing of the hosts' links;
@@ -74,6 +75,7 @@ rounds = 1
 size = 100000
 [network]
 sharing = fair
+transport = fluid
 latency = 20ms
 server_latency = 1ms
 uplink = $up
