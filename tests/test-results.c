@@ -311,6 +311,26 @@ START_TEST (test_two_runs_apart)
 }
 END_TEST
 
+/* The events table's kind of each observation kind (proto_obs_kind_name),
+ * the values docs/user-guide.md lists: a kind renamed in the code keeps
+ * its trace name (SOURCE_CHOSEN was PROVIDER_CHOSEN). */
+START_TEST (test_obs_kind_names)
+{
+  static const char *const names[] = {
+    "sent", "received", "dropped", "rejected", "phase", "timer-set", "timer-fired", "timer-cleared",
+    "retry", "excluded", "provider-chosen", "provider-replaced", "sync-started", "sync-served",
+    "sync-done", "sync-failed", "round-list", "round-start", "round-end", "link", "pause", "error",
+    "finished", "reset", "note", "foreign-round", "metric",
+  };
+  ck_assert_uint_eq (G_N_ELEMENTS (names), PROTO_OBS_N_KINDS);
+  for (guint k = 0; k < PROTO_OBS_N_KINDS; k++)
+    ck_assert_str_eq (proto_obs_kind_name ((ProtoObsKind) k), names[k]);
+  ck_assert_str_eq (proto_obs_kind_name (PROTO_OBS_SOURCE_CHOSEN), "provider-chosen");
+  ck_assert_str_eq (proto_obs_kind_name (PROTO_OBS_SOURCE_REPLACED), "provider-replaced");
+  ck_assert_str_eq (proto_obs_kind_name (PROTO_OBS_N_KINDS), "?");
+}
+END_TEST
+
 /* A fresh tally fed observations meant for counter c: some its rule
  * counts, some it does not (another value, another kind, a peer's where
  * it reads the coordinator's alone); what it counted. */
@@ -779,6 +799,7 @@ results_suite (void)
   tcase_add_test (tc, test_run_ids_bounded);
   tcase_add_test (tc, test_run_identity);
   tcase_add_test (tc, test_counters_reach_summary);
+  tcase_add_test (tc, test_obs_kind_names);
   tcase_add_test (tc, test_open_explained);
   tcase_add_loop_test (tc, test_upgrade_half_done, 0, G_N_ELEMENTS (half_upgraded) - 1);
   suite_add_tcase (s, tc);

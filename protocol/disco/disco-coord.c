@@ -519,7 +519,7 @@ stream_closed (DiscoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
               break;
             }
       c->provider = next;
-      _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
+      _disco_coord_observe (c, out, PROTO_OBS_SOURCE_REPLACED, next, -1, -1,
                          next == PROTO_NO_NODE ? "no provider left" :
                          proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
       if (disco_config (&c->cfg)->robust_sync_retry)
@@ -655,7 +655,7 @@ on_connections_ready (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMs
   if (proto_omap_count (&c->connect_flags, TRUE) == 0)
     {
       c->provider = from;
-      _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
+      _disco_coord_observe (c, out, PROTO_OBS_SOURCE_CHOSEN, from, -1, -1,
                          proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
     }
   proto_omap_set (&c->connect_flags, from, TRUE);
