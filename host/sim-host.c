@@ -142,6 +142,9 @@ sim_tally_init (SimTally *t)
   t->round_done = g_array_new (FALSE, TRUE, sizeof (gboolean));
   t->metrics = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
   t->metric_stats = g_array_new (FALSE, TRUE, sizeof (SimMetricStat));
+  G_STATIC_ASSERT (PROTO_OBS_N_KINDS <= 32);
+  for (guint i = 0; proto_counter_at (i); i++)
+    t->counted_kinds |= 1u << proto_counter_at (i)->kind;
 }
 
 void
@@ -152,9 +155,33 @@ sim_tally_clear (SimTally *t)
   g_clear_pointer (&t->metric_stats, g_array_unref);
 }
 
+/* the families' counters that read o (ProtoCounter's rules) */
+static void
+count (SimTally *t, ProtoNodeId node, const ProtoObservation *o)
+{
+  const ProtoCounter *c;
+  for (guint i = 0; (c = proto_counter_at (i)); i++)
+    {
+      if (c->kind != o->kind || (c->coordinator_only && node != PROTO_SERVER))
+        continue;
+      switch (c->rule)
+        {
+        case PROTO_COUNT_MATCHES:
+          t->counters[i] += o->value == c->value;
+          break;
+        case PROTO_COUNT_MIN_POSITIVE:
+          if (o->value > 0 && (t->counters[i] == 0 || (guint) o->value < t->counters[i]))
+            t->counters[i] = (guint) o->value;
+          break;
+        }
+    }
+}
+
 void
 sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *o)
 {
+  if (t->counted_kinds & (1u << o->kind))
+    count (t, node, o);
   switch (o->kind)
     {
     case PROTO_OBS_RETRY:
@@ -165,10 +192,6 @@ sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *o)
       break;
     case PROTO_OBS_SYNC_DONE:
       t->model_syncs++;
-      break;
-    case PROTO_OBS_SYNC_SERVED:
-      if (o->value == 1)
-        t->stale_model_syncs++;
       break;
     case PROTO_OBS_DROPPED:
       t->messages_dropped++;
@@ -181,15 +204,6 @@ sim_tally_observe (SimTally *t, ProtoNodeId node, const ProtoObservation *o)
         g_array_index (t->round_done, gboolean, r) = TRUE;
         break;
       }
-    case PROTO_OBS_ROUND_LIST:
-      if (node == PROTO_SERVER && o->value > 0
-          && (t->smallest_round_list == 0 || (guint) o->value < t->smallest_round_list))
-        t->smallest_round_list = (guint) o->value;
-      break;
-    case PROTO_OBS_ROUND_START:
-      if (node == PROTO_SERVER && o->value == 0)
-        t->empty_rounds_started++;
-      break;
     case PROTO_OBS_METRIC:
       {
         GArray *v = g_hash_table_lookup (t->metrics, o->detail);
@@ -271,10 +285,8 @@ sim_tally_fill (const SimTally *t, SimResult *r)
   r->retries = t->retries;
   r->exclusions = t->exclusions;
   r->model_syncs = t->model_syncs;
-  r->stale_model_syncs = t->stale_model_syncs;
   r->messages_dropped = t->messages_dropped;
-  r->empty_rounds_started = t->empty_rounds_started;
-  r->smallest_round_list = t->smallest_round_list;
+  memcpy (r->counters, t->counters, sizeof r->counters);
   fill_metric_stats (t);
   r->metrics = t->metric_stats;
 }

@@ -6,8 +6,8 @@
  * table of callbacks over a world: the simulated network (sim/sim-world.c) and
  * the testbed's GIO sockets (testbed/testbed-host.c) are the two implementations.
  * SimTally turns the observations a host reports into the counters every
- * run records (retries, exclusions, syncs, rounds completed, ...), the same
- * way for both.
+ * run records (retries, exclusions, syncs, rounds completed, ...), and the
+ * counters the families declare (ProtoCounter), the same way for both.
  *
  * Shape: SimTransport is a const table; SimTally is sim_tally_init /
  * sim_tally_clear on caller memory. */
@@ -50,9 +50,9 @@ void sim_host_feed (ProtoMachine *m, ProtoNodeId self, DlTime now, const ProtoIn
                     const SimTransport *tr, gpointer ud);
 
 typedef struct {
-  guint retries, exclusions, model_syncs, stale_model_syncs, messages_dropped;
-  guint empty_rounds_started;
-  guint smallest_round_list;   /* fewest peers in one PeersForRound batch (0: none) */
+  guint retries, exclusions, model_syncs, messages_dropped;
+  guint counters[PROTO_MAX_COUNTERS];   /* the families' counters, by proto_counter_at's index */
+  guint32 counted_kinds;  /* the observation kinds some counter reads, a bit each */
   GArray *round_done;     /* gboolean per aggregation round some peer completed */
   GHashTable *metrics;    /* METRIC name -> GArray of double (recorded units) */
   GArray *metric_stats;   /* SimMetricStat, filled by sim_tally_fill */

@@ -224,9 +224,8 @@ typedef struct {
   guint rounds_completed;
   guint peers_finished, peers_failed, peers_hung;
   guint retries, exclusions, model_syncs, messages_dropped;
-  guint stale_model_syncs;   /* SharedModel served between PeersForRound and Start (S13) */
-  guint empty_rounds_started; /* StartWeightSharing with no round peers (S31) */
-  guint smallest_round_list;  /* fewest peers one PeersForRound batch named (S1); 0: none */
+  guint counters[PROTO_MAX_COUNTERS]; /* the families' counters, by proto_counter_at's index
+                                         (protocol/proto-machine.h) */
   guint timeline_unfired;     /* timeline actions at a round the run never reached */
   guint64 messages, bytes;
   guint64 busiest_uplink_bytes;   /* the most wire bytes one peer sent (its uplink), 0 if unmeasured */

@@ -6,6 +6,7 @@
 
 #include "plots/plot-private.h"
 #include "base/dl-units.h"
+#include "protocol/proto-machine.h"
 #include "results/res-plot.h"
 
 #include <math.h>
@@ -388,10 +389,12 @@ plot_key_unit (const char *key)
   if (strstr (key, "_bps"))
     return "bit/s";
   static const char *const counts[] = { "messages", "retries", "exclusions", "rounds", "peers_", "violations.",
-                                        "model_syncs", "smallest_round_list", "empty_rounds_started", NULL };
+                                        "model_syncs", NULL };
   for (guint i = 0; counts[i]; i++)
     if (strstr (key, counts[i]))
       return "count";
+  if (proto_counter_lookup (key))   /* a family's counter (ProtoCounter) */
+    return "count";
   return NULL;
 }
 

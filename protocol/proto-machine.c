@@ -90,6 +90,38 @@ complete (ProtoFamily *f)
   f->n_peer_states = f->peer_state_names ? g_strv_length ((char **) f->peer_state_names) : 0;
 }
 
+/* The registry's counters, each name once, NULL-ended: a second family
+ * declaring a name declares the same rule */
+static const ProtoCounter *all_counters[PROTO_MAX_COUNTERS + 1];
+
+static const ProtoCounter *
+find_counter (const char *name)
+{
+  for (guint i = 0; all_counters[i]; i++)
+    if (strcmp (all_counters[i]->name, name) == 0)
+      return all_counters[i];
+  return NULL;
+}
+
+static void
+gather_counters (void)
+{
+  guint n = 0;
+  for (guint i = 0; families[i]; i++)
+    for (const ProtoCounter *c = families[i]->counters; c && c->name; c++)
+      {
+        const ProtoCounter *same = find_counter (c->name);
+        if (same)
+          {
+            g_assert (same->kind == c->kind && same->rule == c->rule && same->value == c->value
+                      && same->coordinator_only == c->coordinator_only);
+            continue;
+          }
+        g_assert (n < PROTO_MAX_COUNTERS);
+        all_counters[n++] = c;
+      }
+}
+
 /* The families as the registry hands them out: completed, once. */
 static const ProtoFamily *const *
 completed (void)
@@ -105,6 +137,7 @@ completed (void)
           complete (&table[i]);
           list[i] = &table[i];
         }
+      gather_counters ();
       g_once_init_leave (&done, 1);
     }
   return list;
@@ -142,6 +175,20 @@ proto_family_lookup (const char *name)
     if (strcmp (families[i]->name, name) == 0)
       return completed ()[i];
   return NULL;
+}
+
+const ProtoCounter *
+proto_counter_at (guint i)
+{
+  completed ();
+  return i < PROTO_MAX_COUNTERS ? all_counters[i] : NULL;
+}
+
+const ProtoCounter *
+proto_counter_lookup (const char *name)
+{
+  completed ();
+  return find_counter (name);
 }
 
 gboolean

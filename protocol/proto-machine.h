@@ -256,6 +256,31 @@ ProtoMachine *proto_machine_new (const ProtoMachineClass *klass, ProtoMachineBas
 /* Wraps a machine without a base (its class sets every hook it needs). */
 ProtoMachine *proto_machine_wrap (const ProtoMachineClass *klass, void *impl);
 
+/* A counter a family declares: a summary key, and the rule that reads it
+ * from a run's observations, so that the host (sim_tally_observe), the
+ * summary (results/), [expect] (scenario/) and the plots name none.
+ * Every run reports every counter the registry's families declare
+ * (proto_counter_at), in that order, so that the runs of all families
+ * share the summary's keys; a counter no observation of the run meets is
+ * 0.  A rule reads the generic kinds, whichever family made them (a
+ * gossip coordinator's round lists count towards DISCO's
+ * smallest_round_list). */
+typedef enum {
+  PROTO_COUNT_MATCHES,        /* one for each observation whose value is `value` */
+  PROTO_COUNT_MIN_POSITIVE,   /* the least positive value observed (0: none) */
+} ProtoCountRule;
+
+typedef struct {
+  const char *name;           /* its summary key (NULL: the end of a family's list) */
+  ProtoObsKind kind;          /* the observations it reads */
+  gboolean coordinator_only;  /* only the coordinator's (PROTO_SERVER's) observations */
+  ProtoCountRule rule;
+  int64_t value;              /* PROTO_COUNT_MATCHES: the value that counts */
+} ProtoCounter;
+
+/* the most counters all families declare together */
+#define PROTO_MAX_COUNTERS 16
+
 /* A protocol family: how to make its machines, and what the hang detector
  * must know of it. */
 typedef struct {
@@ -297,6 +322,8 @@ typedef struct {
   /* the names of the METRIC observations its machines make (NULL-ended;
    * NULL: none): each gets summary keys, count 0, in every run */
   const char *const *metric_names;
+  /* its counters (ProtoCounter), ended by one with no name (NULL: none) */
+  const ProtoCounter *counters;
   /* the peer states in which a peer serves others and owes no rounds (a
    * pipeline server), NULL-ended (NULL: none): the testbed, which sees a
    * peer only by its state's name, counts such a peer settled, and
@@ -339,6 +366,12 @@ const ProtoFamily *proto_family_at (guint i);
 char *proto_family_names (const char *sep, const char *last);
 /* What the family is, in one line (its registry line; `dlsim families`). */
 const char *proto_family_description (const ProtoFamily *f);
+
+/* The i-th counter of the registry's families, in their order, each name
+ * once (the first family's to declare it), NULL past the last. */
+const ProtoCounter *proto_counter_at (guint i);
+/* The counter named `name`, NULL if no family declares it. */
+const ProtoCounter *proto_counter_lookup (const char *name);
 
 /* NULL if there is no such family. */
 const ProtoFamily *proto_family_lookup (const char *name);

@@ -37,21 +37,26 @@ typedef enum {
   PROTO_OBS_TIMER_CLEARED,
   PROTO_OBS_RETRY,            /* value = retry counter after the increment */
   PROTO_OBS_EXCLUDED,         /* other = the excluded peer */
-  PROTO_OBS_PROVIDER_CHOSEN,
-  PROTO_OBS_PROVIDER_REPLACED,
-  PROTO_OBS_SYNC_STARTED,
-  PROTO_OBS_SYNC_SERVED,
-  PROTO_OBS_SYNC_DONE,
+  PROTO_OBS_SOURCE_CHOSEN,    /* the coordinator chose `other` to serve others a model (DISCO: a
+                                 model sync's provider; hierarchical: a cluster's head) */
+  PROTO_OBS_SOURCE_REPLACED,  /* ... and chose `other` in place of one that could not */
+  PROTO_OBS_SYNC_STARTED,     /* a peer asked `other` for a model (a late joiner's sync) */
+  PROTO_OBS_SYNC_SERVED,      /* a node sent `other` a model it asked for; value 1: a stale one
+                                 (a previous round's, DISCO's S13), else 0 or -1 */
+  PROTO_OBS_SYNC_DONE,        /* a peer took the model it asked for */
   PROTO_OBS_SYNC_FAILED,
-  PROTO_OBS_ROUND_LIST,       /* coordinator sent PeersForRound; value = participants */
-  PROTO_OBS_ROUND_START,      /* coordinator sent StartWeightSharing; value = participants */
+  PROTO_OBS_ROUND_LIST,       /* the coordinator named a round's participants (DISCO's
+                                 PeersForRound, a gossip step's members); value = how many */
+  PROTO_OBS_ROUND_START,      /* the coordinator started a round's exchange (DISCO's
+                                 StartWeightSharing, FedAvg's selection); value = participants */
   PROTO_OBS_ROUND_END,        /* peer finished aggregation; value = nodes aggregated */
   PROTO_OBS_LINK,             /* link up / failed / closed */
-  PROTO_OBS_PAUSE,            /* paused or resumed for participants */
-  PROTO_OBS_ERROR,            /* training failed, an exception DISCO would throw */
+  PROTO_OBS_PAUSE,            /* a peer paused or resumed for want of participants */
+  PROTO_OBS_ERROR,            /* the peer failed: training failed, or an error its protocol
+                                 raises (DISCO: an exception it would throw) */
   PROTO_OBS_FINISHED,         /* peer finished all its rounds */
   PROTO_OBS_RESET,            /* coordinator reset: everybody left */
-  PROTO_OBS_NOTE,             /* something DISCO only logs */
+  PROTO_OBS_NOTE,             /* a fact for the trace alone (what the protocol would only log) */
   PROTO_OBS_FOREIGN_ROUND,    /* a contribution tagged with another round was aggregated;
                                  round = the aggregator's, value = the contribution's */
   PROTO_OBS_METRIC,           /* a measurement for the metrics table and the summary: detail = its

@@ -657,9 +657,9 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   add_summary (sum, order, "retries", g_strdup_printf ("%u", res->retries));
   add_summary (sum, order, "exclusions", g_strdup_printf ("%u", res->exclusions));
   add_summary (sum, order, "model_syncs", g_strdup_printf ("%u", res->model_syncs));
-  add_summary (sum, order, "stale_model_syncs", g_strdup_printf ("%u", res->stale_model_syncs));
-  add_summary (sum, order, "empty_rounds_started", g_strdup_printf ("%u", res->empty_rounds_started));
-  add_summary (sum, order, "smallest_round_list", g_strdup_printf ("%u", res->smallest_round_list));
+  /* the counters the families declare (proto_counter_at), every one in every run */
+  for (guint i = 0; proto_counter_at (i); i++)
+    add_summary (sum, order, proto_counter_at (i)->name, g_strdup_printf ("%u", res->counters[i]));
   add_summary (sum, order, "messages_dropped", g_strdup_printf ("%u", res->messages_dropped));
   if (res->timeline_unfired > 0)   /* only then: the tables of every other run stay as they were */
     add_summary (sum, order, "timeline_unfired", g_strdup_printf ("%u", res->timeline_unfired));

@@ -1,5 +1,5 @@
 /* sim-expect.c — the [expect] section: which summary keys it may name
- * (run, peer and property keys), its operators, and checking a value
+ * (run, peer, property keys and the families' counters), its operators, and checking a value
  * (sim-scenario.h, sim-scenario-private.h). */
 #include "config.h"
 
@@ -12,7 +12,7 @@
 
 static const char *const summary_keys[] = {
   "outcome", "rounds_completed", "peers_finished", "peers_failed", "peers_hung", "retries",
-  "exclusions", "model_syncs", "stale_model_syncs", "empty_rounds_started", "smallest_round_list", "messages_dropped", "final_accuracy", "final_loss",
+  "exclusions", "model_syncs", "messages_dropped", "final_accuracy", "final_loss",
   "consensus_distance", "messages", "bytes", "busiest_uplink_bytes", "sim_time_s", NULL
 };
 static const char *const peer_keys[] = {
@@ -32,6 +32,7 @@ _sim_scenario_parse_expect_line (const char *file, const char *key, const char *
   gboolean ok = FALSE;
   for (guint i = 0; summary_keys[i]; i++)
     ok |= strcmp (key, summary_keys[i]) == 0;
+  ok |= proto_counter_lookup (key) != NULL;   /* a family's counter (ProtoCounter) */
   if (!ok && g_str_has_prefix (key, "violations."))
     {
       static const char *const props[] = { SIM_PROP_NAMES, NULL };

@@ -1,6 +1,7 @@
 /* test-results.c — the results database's event log: what the recorder is
  * given comes back, row for row and byte for byte, through the `events`
- * view (results/res-writer.c stores events as JSON chunks).
+ * view (results/res-writer.c stores events as JSON chunks).  The
+ * families' counters reach the summary, by their rules and names.
  *
  * `dlsim compare`'s questions (res-compare.c): the nearest-rank quantile,
  * which run of a file is picked, the round periods and exchanges of a run,
@@ -11,6 +12,7 @@
 #include "results/res-compare.h"
 #include "results/res-db.h"
 #include "results/res-query.h"
+#include "host/sim-host.h"
 
 #include <check.h>
 #include <math.h>
@@ -305,6 +307,116 @@ START_TEST (test_two_runs_apart)
   GArray *none = g_array_new (FALSE, TRUE, sizeof (Expected));
   check_events (f.path, ids[1], none);
   g_array_unref (none);
+  fixture_clear (&f);
+}
+END_TEST
+
+/* The events table's kind of each observation kind (proto_obs_kind_name),
+ * the values docs/user-guide.md lists: a kind renamed in the code keeps
+ * its trace name (SOURCE_CHOSEN was PROVIDER_CHOSEN). */
+START_TEST (test_obs_kind_names)
+{
+  static const char *const names[] = {
+    "sent", "received", "dropped", "rejected", "phase", "timer-set", "timer-fired", "timer-cleared",
+    "retry", "excluded", "provider-chosen", "provider-replaced", "sync-started", "sync-served",
+    "sync-done", "sync-failed", "round-list", "round-start", "round-end", "link", "pause", "error",
+    "finished", "reset", "note", "foreign-round", "metric",
+  };
+  ck_assert_uint_eq (G_N_ELEMENTS (names), PROTO_OBS_N_KINDS);
+  for (guint k = 0; k < PROTO_OBS_N_KINDS; k++)
+    ck_assert_str_eq (proto_obs_kind_name ((ProtoObsKind) k), names[k]);
+  ck_assert_str_eq (proto_obs_kind_name (PROTO_OBS_SOURCE_CHOSEN), "provider-chosen");
+  ck_assert_str_eq (proto_obs_kind_name (PROTO_OBS_SOURCE_REPLACED), "provider-replaced");
+  ck_assert_str_eq (proto_obs_kind_name (PROTO_OBS_N_KINDS), "?");
+}
+END_TEST
+
+/* A fresh tally fed observations meant for counter c: some its rule
+ * counts, some it does not (another value, another kind, a peer's where
+ * it reads the coordinator's alone); what it counted. */
+static guint
+tally_one_counter (guint i, const ProtoCounter *c)
+{
+  SimTally t;
+  sim_tally_init (&t);
+  ProtoObservation o = { .kind = c->kind, .state = "s", .round = 1, .other = PROTO_NO_NODE, .msg_type = -1 };
+  ProtoObservation other_kind = o;
+  other_kind.kind = (c->kind + 1) % PROTO_OBS_N_KINDS;
+  static const int64_t least[] = { 5, 0, -1, 3, 4 };   /* MIN_POSITIVE: 3 */
+  for (guint k = 0; k < G_N_ELEMENTS (least); k++)
+    {
+      o.value = c->rule == PROTO_COUNT_MATCHES ? (k < 3 ? c->value : c->value + 1) : least[k];
+      sim_tally_observe (&t, PROTO_SERVER, &o);
+      other_kind.value = o.value;
+      sim_tally_observe (&t, PROTO_SERVER, &other_kind);
+    }
+  o.value = c->rule == PROTO_COUNT_MATCHES ? c->value : 1;   /* a peer's */
+  sim_tally_observe (&t, 1, &o);
+  SimResult r = { 0 };
+  sim_tally_fill (&t, &r);
+  sim_tally_clear (&t);
+  return r.counters[i];
+}
+
+/* The counters the families declare (ProtoCounter, whichever family):
+ * the tally counts each by its rule, and the summary has every one,
+ * under its name and with its value, after model_syncs and before
+ * messages_dropped, in the registry's order. */
+START_TEST (test_counters_reach_summary)
+{
+  ck_assert_ptr_nonnull (proto_counter_at (0));
+  SimResult res = { 0 };
+  res.outcome = SIM_OUTCOME_COMPLETED;
+  guint n = 0;
+  for (const ProtoCounter *c; (c = proto_counter_at (n)); n++)
+    {
+      ck_assert_ptr_eq (proto_counter_lookup (c->name), c);
+      guint want = c->rule == PROTO_COUNT_MATCHES ? 3 + !c->coordinator_only : c->coordinator_only ? 3 : 1;
+      ck_assert_msg (tally_one_counter (n, c) == want, "counter %s: %u, not %u", c->name,
+                     tally_one_counter (n, c), want);
+      res.counters[n] = 100 + n;
+    }
+  ck_assert_ptr_null (proto_counter_lookup ("no_such_counter"));
+
+  Fixture f;
+  fixture_init (&f);
+  f.point.expects = g_array_new (FALSE, TRUE, sizeof (SimExpect));
+  g_autoptr (GError) error = NULL;
+  ResDb *db = res_db_open (f.path, &error);
+  ck_assert_msg (db, "%s", error ? error->message : "");
+  ResRun *run = res_run_begin (db, 0, &f.scenario, &f.point, 1, &error);
+  ck_assert_msg (run, "%s", error ? error->message : "");
+  gint64 id = res_run_id (run);
+  ck_assert_msg (res_run_finish (run, &res, 0, NULL, NULL, &error), "%s", error ? error->message : "");
+  res_db_close (db);
+
+  sqlite3 *sq = NULL;
+  ck_assert_int_eq (sqlite3_open_v2 (f.path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ck_assert_int_eq (sqlite3_prepare_v2 (sq, "SELECT key, value FROM summary WHERE run_id = ? ORDER BY rowid", -1,
+                                        &st, NULL), SQLITE_OK);
+  sqlite3_bind_int64 (st, 1, id);
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (gint64));
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      g_ptr_array_add (keys, g_strdup ((const char *) sqlite3_column_text (st, 0)));
+      gint64 v = sqlite3_column_int64 (st, 1);
+      g_array_append_val (values, v);
+    }
+  sqlite3_finalize (st);
+  sqlite3_close (sq);
+  guint at = 0;
+  while (at < keys->len && strcmp (keys->pdata[at], "model_syncs") != 0)
+    at++;
+  ck_assert_uint_lt (at + n + 1, keys->len);
+  for (guint i = 0; i < n; i++)
+    {
+      ck_assert_str_eq (keys->pdata[at + 1 + i], proto_counter_at (i)->name);
+      ck_assert_int_eq (g_array_index (values, gint64, at + 1 + i), 100 + i);
+    }
+  ck_assert_str_eq (keys->pdata[at + 1 + n], "messages_dropped");
+  g_array_unref (f.point.expects);
   fixture_clear (&f);
 }
 END_TEST
@@ -686,6 +798,8 @@ results_suite (void)
   tcase_add_test (tc, test_two_runs_apart);
   tcase_add_test (tc, test_run_ids_bounded);
   tcase_add_test (tc, test_run_identity);
+  tcase_add_test (tc, test_counters_reach_summary);
+  tcase_add_test (tc, test_obs_kind_names);
   tcase_add_test (tc, test_open_explained);
   tcase_add_loop_test (tc, test_upgrade_half_done, 0, G_N_ELEMENTS (half_upgraded) - 1);
   suite_add_tcase (s, tc);

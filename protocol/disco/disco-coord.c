@@ -551,7 +551,7 @@ stream_closed (DiscoCoord *c, DlTime now, ProtoNodeId id, ProtoOutbox *out)
               break;
             }
       c->provider = next;
-      _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_REPLACED, next, -1, -1,
+      _disco_coord_observe (c, out, PROTO_OBS_SOURCE_REPLACED, next, -1, -1,
                          next == PROTO_NO_NODE ? "no provider left" :
                          proto_omap_has (&c->syncing, next) ? "replacement is syncing" : NULL);
       if (disco_config (&c->cfg)->robust_sync_retry)
@@ -687,7 +687,7 @@ on_connections_ready (DiscoCoord *c, DlTime now, ProtoNodeId from, const ProtoMs
   if (proto_omap_count (&c->connect_flags, TRUE) == 0)
     {
       c->provider = from;
-      _disco_coord_observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, from, -1, -1,
+      _disco_coord_observe (c, out, PROTO_OBS_SOURCE_CHOSEN, from, -1, -1,
                          proto_omap_len (&c->connect_flags) == 0 ? "ConnectionsReady outside the connect phase" : NULL);
     }
   connect_flag_set (c, from, TRUE);

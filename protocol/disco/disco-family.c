@@ -46,6 +46,18 @@ peer_state_name_at (guint i)
   return disco_peer_state_name ((DiscoPeerState) i);
 }
 
+/* DISCO's counters (the summary's keys, docs/user-guide.md): a model
+ * served stale, a SharedModel sent between PeersForRound and Start (the
+ * peer's sync-served, value 1: S13); a StartWeightSharing with no round
+ * peers, a spurious round (S31); the fewest peers one PeersForRound batch
+ * named (S1) */
+static const ProtoCounter counters[] = {
+  { "stale_model_syncs", PROTO_OBS_SYNC_SERVED, FALSE, PROTO_COUNT_MATCHES, 1 },
+  { "empty_rounds_started", PROTO_OBS_ROUND_START, TRUE, PROTO_COUNT_MATCHES, 0 },
+  { "smallest_round_list", PROTO_OBS_ROUND_LIST, TRUE, PROTO_COUNT_MIN_POSITIVE, 0 },
+  { NULL, 0, FALSE, 0, 0 },
+};
+
 extern const ProtoMsgFamily proto_msgs_disco;   /* disco-msgs.c */
 extern const ProtoFamilyKeys disco_keys;   /* disco-keys.c */
 
@@ -68,4 +80,5 @@ const ProtoFamily proto_family_disco = {
   .keys = &disco_keys,
   .config_init = disco_config_defaults,
   .msgs = &proto_msgs_disco,
+  .counters = counters,
 };

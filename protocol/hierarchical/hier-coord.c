@@ -591,7 +591,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
   k->stuck = FALSE;
   k->head = best;
   k->deadline = DL_TIME_NEVER;
-  observe (c, out, PROTO_OBS_PROVIDER_CHOSEN, best, -1, k->epoch,
+  observe (c, out, PROTO_OBS_SOURCE_CHOSEN, best, -1, k->epoch,
               "cluster %s: p%u is head (epoch %u, %u of %u candidacies%s%s)", k->name, best, k->epoch,
               g_hash_table_size (k->votes), k->members->len, all ? "" : ", the rest timed out",
               eligible ? "" : ", behind symmetric NAT: no cluster to merge into");
