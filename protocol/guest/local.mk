@@ -15,5 +15,4 @@ EXTRA_DIST += protocol/guest/README.md protocol/guest/local.mk
 check_PROGRAMS += protocol/guest/tests/test-guest
 TESTS += protocol/guest/tests/test-guest protocol/guest/tests/guest.sh
 EXTRA_DIST += protocol/guest/tests/guest.sh
-protocol_guest_tests_test_guest_SOURCES = protocol/guest/tests/test-guest.c
 protocol_guest_tests_test_guest_CFLAGS = $(DL_CHECK_CFLAGS)
