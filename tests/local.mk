@@ -180,7 +180,7 @@ check_PROGRAMS += tests/test-bench
 TESTS += tests/test-bench
 tests_test_bench_CFLAGS = $(DL_CHECK_CFLAGS)
 
-# DISCO's code that protocol/disco/tests/disco-guest.sh prepared from
+# DISCO's code that DISCO's guest test (protocol/disco/tests/) prepared from
 # ../shared/disco's archives (its disco-trees.sh): kept between runs, removed by distclean
 distclean-local:
 	rm -rf disco-trees
