@@ -17,8 +17,8 @@
 
 G_BEGIN_DECLS
 
-/* the straggler policies: gossip's keys, which hierarchical and DISCO's
- * robust take too (protocol/gossip/README.md) */
+/* the straggler policies: keys of protocol/ (proto-keys.c's group), which
+ * gossip, hierarchical and DISCO's robust take (protocol/gossip/README.md) */
 typedef enum {
   PROTO_STRAGGLER_WAIT,          /* a step waits for every member still training */
   PROTO_STRAGGLER_DEADLINE,      /* round_deadline after the first ready, the step goes with the ready */
@@ -75,8 +75,9 @@ typedef struct {
   guint64 seed;                      /* the run's seed: a coordinator that draws takes its stream from it
                                         (gossip's candidate samples); DISCO's draws nothing */
 
-  /* the straggler policies: gossip's keys, read by gossip, hierarchical
-   * and DISCO's robust (gossip's own knobs: protocol/gossip/gossip-config.h) */
+  /* the straggler policies: proto-keys.c's group of keys, read by gossip,
+   * hierarchical and DISCO's robust (gossip's own knobs:
+   * protocol/gossip/gossip-config.h) */
   ProtoStragglerPolicy straggler_policy;
   DlTime round_deadline;             /* deadline */
   double drop_factor;                /* drop-slowest, mixed: slow = period > drop_factor x median */

@@ -1,7 +1,8 @@
 /* proto-keys.c — looking up a point's values for a family's configure,
- * noting the key an error is about, and the small value parsers the
- * families and the scenario loader share (proto-keys.h).  A leaf: it calls
- * no family and no loader. */
+ * noting the key an error is about, the small value parsers the families
+ * and the scenario loader share, and the keys several families read (the
+ * straggler policy and its knobs, a ProtoKeyGroup) with their parsing
+ * (proto-keys.h).  A leaf: it calls no family and no loader. */
 #include "config.h"
 
 #include "protocol/proto-keys.h"
@@ -158,6 +159,35 @@ proto_key_check_words (const char *v, const char *a, const char *b, GError **err
   return FALSE;
 }
 
+/* ---------------------------------------------------------------- the straggler policy
+
+   Declared here, not by a family: gossip and hierarchical take the group
+   whole and DISCO's robust four of its keys, and each family's keys must
+   stand without another family's folder (tools/family-diff). */
+
+static gboolean
+check_straggler_policy (const char *v, GError **error)
+{
+  ProtoStragglerPolicy sp;
+  return proto_straggler_policy_from_name (v, &sp, error);
+}
+
+static const ProtoKey straggler_rows[] = {
+  { "protocol", "straggler_policy", "wait", PROTO_KEY_OWN, "gossip and hierarchical (and disco's robust): wait | deadline | drop-slowest | async | mixed (hierarchical: all five; robust: all five, its wait and deadline both have its straggler_timeout, async and mixed weigh stale contributions): what a step, a head or robust's coordinator does about peers still training", .check = check_straggler_policy },
+  { "protocol", "round_deadline", "30s", PROTO_KEY_DUR, "gossip and hierarchical, straggler_policy = deadline: a step (a head's collection) goes this long after its first ready peer (update), with what came" },
+  { "protocol", "drop_factor", "2", PROTO_KEY_NUM, "gossip, hierarchical and robust, drop-slowest (gossip: and mixed): a peer is slow when its step took more than this x the median" },
+  { "protocol", "drop_rounds", "3", PROTO_KEY_UINT, "gossip, hierarchical and robust, drop-slowest: steps (rounds) a slow peer is not waited for", 1, 1000000 },
+  { "protocol", "async_mix", "0.5", PROTO_KEY_PROB, "gossip and hierarchical, async and mixed: weight of a fresh pushed model or update (staleness 0)" },
+  { "protocol", "staleness_exponent", "0.5", PROTO_KEY_NUM, "gossip, hierarchical and robust, async and mixed: a push or update s rounds (head versions) old weighs async_mix x (1 + s)^-exponent (robust: (1 + s)^-exponent against 1 for a fresh one, in the round's mean)" },
+};
+
+const ProtoKeyGroup proto_keys_stragglers = {
+  .rows = straggler_rows,
+  .n_rows = G_N_ELEMENTS (straggler_rows),
+};
+
+const ProtoKeyGroup *const proto_key_groups[] = { &proto_keys_stragglers, NULL };
+
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 
 gboolean
@@ -170,18 +200,18 @@ proto_keys_configure_stragglers (ProtoConfig *g, ProtoKeyLookup *l, GError **err
   return proto_keys_configure_straggler_knobs (g, l, error);
 }
 
-gboolean
-proto_keys_configure_straggler_knobs (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
+static gboolean
+staleness_knob (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
 {
-  g->async_mix = proto_keys_number (l, "protocol", "async_mix");
-  if (!(g->async_mix > 0))
-    return FAIL ("async_mix", "must be in (0, 1]");
   g->staleness_exponent = proto_keys_number (l, "protocol", "staleness_exponent");
   if (!(g->staleness_exponent >= 0))
     return FAIL ("staleness_exponent", "must be 0 or more");
-  g->round_deadline = proto_keys_duration (l, "protocol", "round_deadline");
-  if (g->round_deadline <= 0)
-    return FAIL ("round_deadline", "must be more than 0");
+  return TRUE;
+}
+
+static gboolean
+drop_knobs (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
+{
   g->drop_factor = proto_keys_number (l, "protocol", "drop_factor");
   if (!(g->drop_factor >= 1))
     return FAIL ("drop_factor", "must be at least 1 (a factor of the median)");
@@ -189,4 +219,24 @@ proto_keys_configure_straggler_knobs (ProtoConfig *g, ProtoKeyLookup *l, GError 
   if (g->drop_rounds == 0)
     return FAIL ("drop_rounds", "must be at least 1");
   return TRUE;
+}
+
+gboolean
+proto_keys_configure_straggler_knobs (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
+{
+  g->async_mix = proto_keys_number (l, "protocol", "async_mix");
+  if (!(g->async_mix > 0))
+    return FAIL ("async_mix", "must be in (0, 1]");
+  if (!staleness_knob (g, l, error))
+    return FALSE;
+  g->round_deadline = proto_keys_duration (l, "protocol", "round_deadline");
+  if (g->round_deadline <= 0)
+    return FAIL ("round_deadline", "must be more than 0");
+  return drop_knobs (g, l, error);
+}
+
+gboolean
+proto_keys_configure_drop_knobs (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
+{
+  return staleness_knob (g, l, error) && drop_knobs (g, l, error);
 }

@@ -9,9 +9,12 @@
  * resolved values.  The family names the key an error is about
  * (proto_keys_fail); the loader adds the file.
  *
- * A key is declared once: by the common table, or by one family.  A family
- * that takes a key another family declares lists it in `shared`; a key
- * declared with `every_family` applies under any family; a common key
+ * A key is declared once: by the common table, by one family, or by a
+ * group of protocol/ (ProtoKeyGroup: keys several families read, declared
+ * beside the code that reads them, so that no family's keys depend on
+ * another family's folder).  A family that takes a key another family or
+ * a group declares lists it in `shared`, or the whole group in `groups`; a
+ * key declared with `every_family` applies under any family; a common key
  * applies under every family that does not list it in `refused`.  Giving a
  * key under a family that does not take it is an error. */
 #pragma once
@@ -79,11 +82,23 @@ struct ProtoKeyLookup {
   const char *bad_key;
 };
 
+/* Keys that protocol/ declares for the families that read them (not the
+ * common table's: a family that does not take them refuses nothing).  A
+ * group is listed (`dlsim run --keys`) after the own rows of the first
+ * family, in the registry's order, that lists it in `groups`; one that no
+ * family lists whole, after every family's rows. */
+typedef struct {
+  const ProtoKey *rows;
+  guint n_rows;
+} ProtoKeyGroup;
+
 typedef struct {
   const ProtoKey *rows;        /* the keys the family declares, in the order `dlsim run --keys` lists them */
   guint n_rows;
   /* "section.key" of keys another family declares that this one takes too, NULL-ended */
   const char *const *shared;
+  /* the groups of protocol/ it takes whole, NULL-ended */
+  const ProtoKeyGroup *const *groups;
   /* "section.key" of common keys that do not apply under it (the keys of
    * learning a family without a model has no use for), NULL-ended; a
    * family that refuses training.rounds sets rounds in its configure */
@@ -125,13 +140,22 @@ gboolean proto_keys_fail_with (ProtoKeyLookup *l, GError **error, const char *se
 #define PROTO_KEY_WAIT_FLOOR_TEXT "1ms"
 gboolean proto_keys_wait (ProtoKeyLookup *l, GError **error, const char *section, const char *key, DlTime *out);
 
-/* The straggler policy and its knobs (the gossip family declares the keys;
- * the families with rounds beyond DISCO's take them): straggler_policy,
- * async_mix, staleness_exponent, round_deadline, drop_factor, drop_rounds. */
+/* The straggler policy and its knobs, the group proto_keys_stragglers
+ * declares (gossip and hierarchical take it whole; DISCO's robust the
+ * policy, drop_factor, drop_rounds and staleness_exponent, in `shared`):
+ * straggler_policy, round_deadline, drop_factor, drop_rounds, async_mix,
+ * staleness_exponent. */
+extern const ProtoKeyGroup proto_keys_stragglers;
+/* Every group protocol/ declares, NULL-ended (the loader lists them all). */
+extern const ProtoKeyGroup *const proto_key_groups[];
 gboolean proto_keys_configure_stragglers (ProtoConfig *cfg, ProtoKeyLookup *keys, GError **error);
 /* The knobs alone (a family with a policy check of its own parses the
  * policy first). */
 gboolean proto_keys_configure_straggler_knobs (ProtoConfig *cfg, ProtoKeyLookup *keys, GError **error);
+/* The knobs of drop-slowest and of staleness alone (staleness_exponent,
+ * drop_factor, drop_rounds): for a family that takes only those, and
+ * leaves round_deadline and async_mix at their defaults (DISCO's robust). */
+gboolean proto_keys_configure_drop_knobs (ProtoConfig *cfg, ProtoKeyLookup *keys, GError **error);
 
 /* The value parsers families and the loader share. */
 gboolean proto_key_parse_uint (const char *v, guint *out);

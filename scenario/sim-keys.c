@@ -118,21 +118,66 @@ static const KeySpec keys[] = {
 
 /* ---------------------------------------------------------------- the merged table */
 
-/* A row of the merged table: a common key (owner NULL) or one a family
- * declares. */
+/* A row of the merged table: a common key (owner and group NULL), one a
+ * family declares, or one of a group of protocol/ (proto-keys.h). */
 typedef struct {
   char *full;                /* "section.key" */
   const char *section, *key, *def, *doc;
   const KeySpec *common;
   const ProtoKey *fk;
   const ProtoFamily *owner;
+  const ProtoKeyGroup *group;
 } Row;
 
 static Row *rows;
 static guint n_rows;
 
-/* The common table with each family's keys where its marker stands, in
- * the registry's order (families is NULL-ended). */
+static gboolean
+family_takes_group (const ProtoFamily *f, const ProtoKeyGroup *g)
+{
+  for (guint i = 0; f->keys && f->keys->groups && f->keys->groups[i]; i++)
+    if (f->keys->groups[i] == g)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+append_rows (GArray *a, const ProtoKey *fks, guint n, const ProtoFamily *owner, const ProtoKeyGroup *group)
+{
+  for (guint j = 0; j < n; j++)
+    {
+      const ProtoKey *fk = &fks[j];
+      Row r = { g_strdup_printf ("%s.%s", fk->section, fk->key), fk->section, fk->key, fk->def, fk->doc, NULL,
+                fk, owner, group };
+      g_array_append_val (a, r);
+    }
+}
+
+/* Each family's rows, then the groups of protocol/ it is the first to
+ * take whole; after them the groups no family takes whole. */
+static void
+append_family_rows (GArray *a, const ProtoFamily *const *families)
+{
+  guint64 listed = 0;  /* bit g: group g is listed (protocol/ has fewer than 64) */
+  for (guint f = 0; families[f]; f++)
+    {
+      if (families[f]->keys)
+        append_rows (a, families[f]->keys->rows, families[f]->keys->n_rows, families[f], NULL);
+      for (guint g = 0; proto_key_groups[g]; g++)
+        if (!(listed & (G_GUINT64_CONSTANT (1) << g)) && family_takes_group (families[f], proto_key_groups[g]))
+          {
+            append_rows (a, proto_key_groups[g]->rows, proto_key_groups[g]->n_rows, NULL, proto_key_groups[g]);
+            listed |= G_GUINT64_CONSTANT (1) << g;
+          }
+    }
+  for (guint g = 0; proto_key_groups[g]; g++)
+    if (!(listed & (G_GUINT64_CONSTANT (1) << g)))
+      append_rows (a, proto_key_groups[g]->rows, proto_key_groups[g]->n_rows, NULL, proto_key_groups[g]);
+}
+
+/* The common table with each family's keys (and the groups of protocol/)
+ * where its marker stands, in the registry's order (families is
+ * NULL-ended). */
 static GArray *
 merge (const ProtoFamily *const *families)
 {
@@ -143,7 +188,7 @@ merge (const ProtoFamily *const *families)
       if (k->kind != K_FAMILY_KEYS)
         {
           Row r = { g_strdup_printf ("%s.%s", k->section, k->key), k->section, k->key,
-                    k->def ? k->def : families[0]->name, k->doc, k, NULL, NULL };
+                    k->def ? k->def : families[0]->name, k->doc, k, NULL, NULL, NULL };
           if (strstr (k->doc, "FAMILIES"))
             {
               /* the family key's list: the registry's names */
@@ -155,14 +200,7 @@ merge (const ProtoFamily *const *families)
           g_array_append_val (a, r);
           continue;
         }
-      for (guint f = 0; families[f]; f++)
-        for (guint j = 0; families[f]->keys && j < families[f]->keys->n_rows; j++)
-          {
-            const ProtoKey *fk = &families[f]->keys->rows[j];
-            Row r = { g_strdup_printf ("%s.%s", fk->section, fk->key), fk->section, fk->key, fk->def, fk->doc, NULL,
-                      fk, families[f] };
-            g_array_append_val (a, r);
-          }
+      append_family_rows (a, families);
     }
   return a;
 }
@@ -231,9 +269,17 @@ family_refuses (const ProtoFamily *f, const char *full)
 static gboolean
 row_applies (const Row *r, const ProtoFamily *f)
 {
+  if (r->group)
+    return family_takes_group (f, r->group) || family_shares (f, r->full);
   if (!r->owner)
     return !family_refuses (f, r->full);
   return r->owner == f || r->fk->every_family || family_shares (f, r->full);
+}
+
+static const char *
+declarer (const Row *r)
+{
+  return r->owner ? r->owner->name : r->group ? "a group of protocol/" : "the common table";
 }
 
 gboolean
@@ -247,9 +293,9 @@ sim_scenario_keys_check (const ProtoFamily *const *families, GError **error)
       for (guint j = 0; ok && j < i; j++)
         if (strcmp (g_array_index (a, Row, j).full, r->full) == 0)
           {
-            const ProtoFamily *o = g_array_index (a, Row, j).owner;
+            const Row *first = &g_array_index (a, Row, j);
             g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s is declared twice: by %s and by %s", r->full,
-                         o ? o->name : "the common table", r->owner ? r->owner->name : "the common table");
+                         declarer (first), declarer (r));
             ok = FALSE;
           }
     }
@@ -261,7 +307,7 @@ sim_scenario_keys_check (const ProtoFamily *const *families, GError **error)
         for (guint i = 0; i < a->len; i++)
           if (strcmp (g_array_index (a, Row, i).full, full) == 0)
             owner = &g_array_index (a, Row, i);
-        if (!owner || !owner->owner || owner->owner == families[f])
+        if (!owner || (!owner->owner && !owner->group) || owner->owner == families[f])
           {
             g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s takes %s, which no other family declares",
                          families[f]->name, full);
@@ -274,7 +320,7 @@ sim_scenario_keys_check (const ProtoFamily *const *families, GError **error)
         const char *full = families[f]->keys->refused[s];
         gboolean common = FALSE;
         for (guint i = 0; i < a->len; i++)
-          if (strcmp (g_array_index (a, Row, i).full, full) == 0 && !g_array_index (a, Row, i).owner)
+          if (strcmp (g_array_index (a, Row, i).full, full) == 0 && g_array_index (a, Row, i).common)
             common = TRUE;
         if (!common)
           {
@@ -376,7 +422,7 @@ sim_scenario_key_is_common (const char *full_key)
   ensure_rows ();
   for (guint i = 0; i < n_rows; i++)
     if (strcmp (rows[i].full, full_key) == 0)
-      return rows[i].owner == NULL;
+      return rows[i].common != NULL;
   return FALSE;
 }
 

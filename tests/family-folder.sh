@@ -42,6 +42,15 @@ done > "$tmp/stale"
 [ -s "$tmp/stale" ] && ko "docs/architecture.md names family names that are gone: $(cat "$tmp/stale")" \
   || ok "every name in the table is still there"
 
+# every family of the registry has its tests in its folder
+# (protocol/FAMILY/tests/, listed by its local.mk, as tests/README.md says)
+for fam in $(sed -n 's/^  X (\([a-z0-9_]*\)[,)].*/\1/p' "$src/protocol/proto-machine.c"); do
+  [ -d "$src/protocol/$fam/tests" ] && grep -q "^TESTS += protocol/$fam/tests/" "$src/protocol/$fam/local.mk" \
+    || echo "$fam"
+done > "$tmp/untested"
+[ -s "$tmp/untested" ] && ko "families without protocol/FAMILY/tests/ listed by their local.mk: $(cat "$tmp/untested")" \
+  || ok "every family's tests are in its folder, listed by its local.mk"
+
 # a family whose tests live in its folder (protocol/FAMILY/tests/, as
 # tests/README.md says) leaves no test file of its own in tests/
 for d in "$src"/protocol/*/tests; do

@@ -29,7 +29,7 @@ PLAN_CHECK_SOURCES = tests/plan-check.c tests/plan-check.h
 EXTRA_DIST += tests/README.md
 check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
-EXTRA_DIST += tests/guest.sh tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
+EXTRA_DIST += tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \
 	tests/tb-attack.py
 TESTS += tests/run-kill.sh
 EXTRA_DIST += tests/run-kill.sh
@@ -38,7 +38,7 @@ EXTRA_DIST += tests/liveness.sh tests/search-power.sh tests/localize.sh
 # the findability table of docs/found.md (tools/findability)
 TESTS += tests/findability.sh
 EXTRA_DIST += tests/findability.sh tools/findability tools/findability.map
-TESTS += tests/db-faults.sh tests/analysis.sh tests/guest.sh tests/hang.sh tests/layers.sh
+TESTS += tests/db-faults.sh tests/analysis.sh tests/hang.sh tests/layers.sh
 # the Python package's unit tests (python/, tests/python/)
 TESTS += tests/python.sh
 EXTRA_DIST += tests/python.sh tests/python/test_dlsim.py
@@ -156,10 +156,6 @@ check_PROGRAMS += tests/test-machine
 TESTS += tests/test-machine
 tests_test_machine_CFLAGS = $(DL_CHECK_CFLAGS)
 
-check_PROGRAMS += tests/test-guest
-TESTS += tests/test-guest
-tests_test_guest_CFLAGS = $(DL_CHECK_CFLAGS)
-
 check_PROGRAMS += tests/test-runner
 TESTS += tests/test-runner
 tests_test_runner_CFLAGS = $(DL_CHECK_CFLAGS)
@@ -184,7 +180,7 @@ check_PROGRAMS += tests/test-bench
 TESTS += tests/test-bench
 tests_test_bench_CFLAGS = $(DL_CHECK_CFLAGS)
 
-# DISCO's code that protocol/disco/tests/disco-guest.sh prepared from
+# DISCO's code that DISCO's guest test (protocol/disco/tests/) prepared from
 # ../shared/disco's archives (its disco-trees.sh): kept between runs, removed by distclean
 distclean-local:
 	rm -rf disco-trees

@@ -5,8 +5,8 @@
  * loads and runs); the messages drop and delay target come from the
  * running family (DISCO's list as it always was; a family's own plans
  * are checked in its tests: test-gossip.c, test-pipeline.c, test-fedavg.c);
- * the coverage a search prints names the running family's types only, a
- * guest's kinds as its type's, and no "of 0" states. */
+ * the coverage a search prints names the running family's types only,
+ * and no "of 0" states (a guest's kinds as its type's: test-guest.c). */
 #include "config.h"
 
 #include "explore/explore.h"
@@ -376,33 +376,6 @@ has_word (const char *list, const char *word)
   return g_strv_contains ((const char *const *) w, word);
 }
 
-START_TEST (test_coverage_guest)
-{
-  /* a guest's drops are named TYPE:KIND (Guest:Token): the rule on Guest
-   * fired; its peers name their states as they run: no "5 of 0" */
-  Cov v;
-  cov_init (&v, "guest");
-  cov_add (v.s.rules, "Guest:Token");
-  cov_add (v.s.states, "training");
-  cov_add (v.s.states, "linking");
-  explore_coverage (&v.s, &v.sp, &v.c);
-  ck_assert_str_eq (v.c.rules_never, "-");
-  ck_assert_uint_eq (v.c.n_states, 0);
-  ck_assert_uint_eq (v.c.states_reached, 2);
-  ck_assert_str_eq (v.c.states_seen, "linking, training");
-  /* the guest's own type only, not the 57 of every family */
-  ck_assert_str_eq (v.c.dropped_never, "Guest");
-  cov_clear (&v);
-  /* a rule on one kind fires on that kind only */
-  cov_init (&v, "guest");
-  cov_add (v.s.rules, "Guest:Token");
-  g_auto (GStrv) kinds = g_strsplit ("Guest:Token,Guest:Push", ",", -1);
-  v.sp.messages = kinds;
-  explore_coverage (&v.s, &v.sp, &v.c);
-  ck_assert_str_eq (v.c.rules_never, "Guest:Push");
-  cov_clear (&v);
-}
-END_TEST
 
 START_TEST (test_coverage_family_types)
 {
@@ -488,7 +461,6 @@ explore_suite (void)
   tcase_add_test (fm, test_plans_name_the_family);
   suite_add_tcase (s, fm);
   TCase *cv = tcase_create ("coverage");
-  tcase_add_test (cv, test_coverage_guest);
   tcase_add_test (cv, test_coverage_family_types);
   suite_add_tcase (s, cv);
   return s;

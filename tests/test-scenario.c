@@ -134,7 +134,6 @@ static const struct {
   { "[protocol]\nversion = robust\npeer_connection_timeout = 1281024h\n", "[protocol] peer_connection_timeout",
     "from 0 to 1000h" },
   { "[protocol]\nmax_connection_retry = 2147483647\n", "[protocol] max_connection_retry", "from 0 to 1000" },
-  { "[protocol]\nfamily = pipeline\nstep_timeout = 1000000h\n", "[protocol] step_timeout", "from 0 to 1000h" },
   { "[scenario]\ntime_limit = 100001h\n", "[scenario] time_limit", "from 0 to 100000h" },
   { "[protocol]\nmodel_sync_timeout = 99999999999h\n", "[protocol] model_sync_timeout", "from 0 to 1000h" },
   { "[network]\nserver_latency = 2000000h\n", "[network] server_latency", "durations from 0 to 1000h" },
@@ -147,8 +146,6 @@ static const struct {
   { "[model]\nkind = softmax\n[data]\nfeatures = 4294967295\n", "[data] features", "from 1 to 1000000" },
   { "[peers]\ncount = 10000000\n", "[peers] count", "from 0 to 1000000" },
   { "[peers]\ncount = 3\n[timeline]\n1s = join p1000001\n", "[timeline] 1s", "p1 to p1000000" },
-  { "[protocol]\nfamily = pipeline\nservers = 2000000\nreplicas = 1000\nblocks = 2000\n", "[protocol] servers",
-    "from 1 to 1000000" },
   { "[model]\nkind = softmax\n[data]\nfeatures = 1000000\nsamples = 1000\n", "[data] samples",
     "more than 250000000 floats" },
   { "[model]\nkind = mlp\nhidden = 1000000\n[data]\nfeatures = 1000\n", "[model] hidden", "at most 250000000" },
@@ -629,30 +626,53 @@ START_TEST (test_bwtrace_rate_bound)
 }
 END_TEST
 
-/* the kind of [protocol] key a registered family declares, or -1 */
+/* the kind of [protocol] key in rows, or -1 */
 static gint
-protocol_key_kind (const char *key)
+rows_key_kind (const ProtoKey *rows, guint n, const char *key)
 {
-  for (guint i = 0; proto_family_at (i); i++)
-    {
-      const ProtoFamilyKeys *k = proto_family_at (i)->keys;
-      for (guint j = 0; k && j < k->n_rows; j++)
-        if (strcmp (k->rows[j].section, "protocol") == 0 && strcmp (k->rows[j].key, key) == 0)
-          return k->rows[j].kind;
-    }
+  for (guint j = 0; j < n; j++)
+    if (strcmp (rows[j].section, "protocol") == 0 && strcmp (rows[j].key, key) == 0)
+      return rows[j].kind;
   return -1;
 }
 
+/* the kind of [protocol] key a registered family or a group of
+ * protocol/ declares, or -1 */
+static gint
+protocol_key_kind (const char *key)
+{
+  gint kind = -1;
+  for (guint i = 0; kind < 0 && proto_family_at (i); i++)
+    {
+      const ProtoFamilyKeys *k = proto_family_at (i)->keys;
+      if (k)
+        kind = rows_key_kind (k->rows, k->n_rows, key);
+    }
+  for (guint g = 0; kind < 0 && proto_key_groups[g]; g++)
+    kind = rows_key_kind (proto_key_groups[g]->rows, proto_key_groups[g]->n_rows, key);
+  return kind;
+}
+
+/* every [protocol] duration of rows at 1000h */
+static void
+append_waits (GString *text, const ProtoKey *rows, guint n)
+{
+  for (guint j = 0; j < n; j++)
+    if (strcmp (rows[j].section, "protocol") == 0 && rows[j].kind == PROTO_KEY_DUR)
+      g_string_append_printf (text, "%s = 1000h\n", rows[j].key);
+}
+
 /* family = NAME and every [protocol] duration the family declares or
- * takes from another at 1000h, its largest */
+ * takes from another (or a group) at 1000h, its largest */
 static void
 append_family_waits (GString *text, const ProtoFamily *f)
 {
   g_string_append_printf (text, "family = %s\n", f->name);
   const ProtoFamilyKeys *k = f->keys;
-  for (guint j = 0; k && j < k->n_rows; j++)
-    if (strcmp (k->rows[j].section, "protocol") == 0 && k->rows[j].kind == PROTO_KEY_DUR)
-      g_string_append_printf (text, "%s = 1000h\n", k->rows[j].key);
+  if (k)
+    append_waits (text, k->rows, k->n_rows);
+  for (guint g = 0; k && k->groups && k->groups[g]; g++)
+    append_waits (text, k->groups[g]->rows, k->groups[g]->n_rows);
   for (guint j = 0; k && k->shared && k->shared[j]; j++)
     if (g_str_has_prefix (k->shared[j], "protocol.")
         && protocol_key_kind (k->shared[j] + strlen ("protocol.")) == PROTO_KEY_DUR)
@@ -912,14 +932,30 @@ START_TEST (test_family_keys_declared_once)
 }
 END_TEST
 
-/* the registry's families but those named in except, joined by " or " */
+/* the registry's families but those named in except (NULL: none),
+ * joined by " or " */
 static char *
 families_but (const char *const *except)
 {
   GString *s = g_string_new (NULL);
   for (guint i = 0; proto_family_at (i); i++)
-    if (!g_strv_contains (except, proto_family_at (i)->name))
+    if (!except || !g_strv_contains (except, proto_family_at (i)->name))
       g_string_append_printf (s, "%s%s", s->len ? " or " : "", proto_family_at (i)->name);
+  return g_string_free (s, FALSE);
+}
+
+/* the registry's families that do not refuse the common key full, joined
+ * by " or " */
+static char *
+families_refusing_not (const char *full)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; proto_family_at (i); i++)
+    {
+      const ProtoFamilyKeys *k = proto_family_at (i)->keys;
+      if (!(k && k->refused && g_strv_contains (k->refused, full)))
+        g_string_append_printf (s, "%s%s", s->len ? " or " : "", proto_family_at (i)->name);
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -941,22 +977,49 @@ START_TEST (test_common_protocol_keys)
         n++;
       }
   ck_assert_uint_eq (n, g_strv_length ((char **) common));
-  /* a key one family declares and others take */
-  /* (DISCO declares straggler_policy; the families that take it say so
-   * in their own tests: test-gossip.c) */
+  /* a key of protocol/'s straggler group (proto-keys.c), which DISCO
+   * takes and others (they say so in their own tests: test-gossip.c) */
   ck_assert (g_str_has_prefix (sim_scenario_key_family ("protocol.straggler_policy"), "disco or "));
   ck_assert_str_eq (sim_scenario_key_family ("protocol.max_connection_retry"), "disco");
   /* a common key a family refuses: every family of the registry, in its
-   * order, but the ones that refuse it (the pipeline both, the guest the
-   * model's keys) */
-  static const char *const no_pipeline[] = { "pipeline", NULL }, *const no_pipeline_guest[] = { "pipeline", "guest", NULL };
-  g_autofree char *rounds = families_but (no_pipeline);
-  g_autofree char *kind = families_but (no_pipeline_guest);
-  ck_assert (g_str_has_prefix (rounds, "disco or "));
-  ck_assert_str_eq (sim_scenario_key_family ("training.rounds"), rounds);
-  ck_assert_str_eq (sim_scenario_key_family ("model.kind"), kind);
+   * order, but the ones that refuse it (a family's own tests say which
+   * it refuses: test-pipeline.c) */
+  static const char *const refused[] = { "training.rounds", "model.kind", NULL };
+  g_autofree char *all = families_but (NULL);
+  for (guint k = 0; refused[k]; k++)
+    {
+      g_autofree char *but = families_refusing_not (refused[k]);
+      if (strcmp (but, all) != 0)
+        ck_assert_str_eq (sim_scenario_key_family (refused[k]), but);
+      else
+        ck_assert_ptr_null (sim_scenario_key_family (refused[k]));
+    }
   ck_assert_ptr_null (sim_scenario_key_family ("protocol.payload_timeout"));
   ck_assert_ptr_null (sim_scenario_key_family ("network.latency"));
+}
+END_TEST
+
+/* A family's keys stand without any other family's folder: the registry
+ * without one family still passes the check (no family takes a key only
+ * the removed one declares), as tools/family-diff's tree without it needs.
+ * DISCO's are still taken by others (min_participants,
+ * model_sync_timeout, payload_timeout): the one exception, to go. */
+START_TEST (test_keys_stand_without_a_family)
+{
+  static const char *const not_yet[] = { "disco", NULL };
+  const ProtoFamily *const *reg = families ();
+  for (guint out = 0; reg[out]; out++)
+    {
+      if (g_strv_contains (not_yet, reg[out]->name))
+        continue;
+      const ProtoFamily *list[16] = { NULL };
+      guint n = 0;
+      for (guint i = 0; reg[i]; i++)
+        if (i != out)
+          list[n++] = reg[i];
+      g_autoptr (GError) e = NULL;
+      ck_assert_msg (sim_scenario_keys_check (list, &e), "without %s: %s", reg[out]->name, e ? e->message : "");
+    }
 }
 END_TEST
 
@@ -1015,6 +1078,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_family_keys_declared_once);
   tcase_add_test (tc, test_common_protocol_keys);
   tcase_add_test (tc, test_keys_check_finds_faults);
+  tcase_add_test (tc, test_keys_stand_without_a_family);
   tcase_add_test (tc, test_expect_compare);
   tcase_add_test (tc, test_crash_detection_values);
   tcase_add_test (tc, test_mutations_never_crash);

@@ -42,8 +42,8 @@ static const ProtoKey rows[] = {
   { "protocol", "straggler_timeout", "", PROTO_KEY_OPT_DUR, "robust only (default 60s): with min ready, the list goes out without the others after this" },
 };
 
-/* robust's straggler handling (README.md "robust"): the policy and its
- * knobs are the gossip family's keys */
+/* robust's straggler handling (README.md "robust"): the policy and the
+ * knobs it has, of proto-keys.c's group (proto_keys_stragglers) */
 static const char *const shared[] = {
   "protocol.straggler_policy", "protocol.drop_factor", "protocol.drop_rounds", "protocol.staleness_exponent", NULL,
 };
@@ -92,9 +92,9 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
       && proto_keys_is (l, "protocol", "aggregation", "secure"))
     return FAIL ("straggler_policy", "'%s' weighs contributions by staleness: it needs aggregation "
                  "= mean", proto_straggler_policy_name (pc->straggler_policy));
-  /* its knobs (async_mix and round_deadline are not DISCO's keys: their
-   * defaults, which the config holds already) */
-  if (!proto_keys_configure_straggler_knobs (pc, l, error))
+  /* its knobs (async_mix and round_deadline are not DISCO's keys: the
+   * config holds their defaults, proto_config_init's) */
+  if (!proto_keys_configure_drop_knobs (pc, l, error))
     return FALSE;
   dc->aggregation = proto_keys_is (l, "protocol", "aggregation", "secure") ? DISCO_AGG_SECURE : DISCO_AGG_MEAN;
   dc->max_share_value = proto_keys_number (l, "protocol", "max_share_value");

@@ -1,7 +1,8 @@
 /* gossip-keys.c — the gossip family's scenario keys (README.md beside it)
  * and how it configures itself from them: the contact graph, the
- * sparsification, the Kademlia discovery, and the straggler policies that
- * the hierarchical family (and DISCO's robust) take too.  Exported through
+ * sparsification, the Kademlia discovery, and the straggler policies
+ * (proto-keys.c's group, which the hierarchical family and DISCO's robust
+ * take too).  Exported through
  * proto_family_gossip's `keys` (gossip-family.c). */
 #include "config.h"
 
@@ -50,13 +51,6 @@ check_discovery (const char *v, GError **error)
   return proto_key_check_words (v, "coordinator", "kademlia", error);
 }
 
-static gboolean
-check_straggler_policy (const char *v, GError **error)
-{
-  ProtoStragglerPolicy sp;
-  return proto_straggler_policy_from_name (v, &sp, error);
-}
-
 static const ProtoKey rows[] = {
   { "protocol", "fanout", "2", PROTO_KEY_UINT, "gossip only: peers each peer draws per step; the step's contact graph joins the draws as undirected edges", 0, PROTO_KEY_PEERS_MAX },
   { "protocol", "gossip_mode", "sgd", PROTO_KEY_OWN, "gossip only: sgd | push-pull: sgd trains and mixes models (decentralized SGD); push-pull averages a scalar, one exchange per peer a cycle (Jelasity et al. 2005; protocol/gossip/README.md)", .check = check_gossip_mode },
@@ -68,16 +62,12 @@ static const ProtoKey rows[] = {
   { "protocol", "dht_k", "8", PROTO_KEY_UINT, "gossip, kademlia: bucket size and contacts per answer", 1, PROTO_KEY_PEERS_MAX },
   { "protocol", "dht_alpha", "3", PROTO_KEY_UINT, "gossip, kademlia: calls in flight per lookup", 1, PROTO_KEY_PEERS_MAX },
   { "protocol", "dht_rpc_timeout", "2s", PROTO_KEY_DUR, "gossip, kademlia: a call unanswered this long fails and its contact is dropped" },
-  { "protocol", "straggler_policy", "wait", PROTO_KEY_OWN, "gossip and hierarchical (and disco's robust): wait | deadline | drop-slowest | async | mixed (hierarchical: all five; robust: all five, its wait and deadline both have its straggler_timeout, async and mixed weigh stale contributions): what a step, a head or robust's coordinator does about peers still training", .check = check_straggler_policy },
-  { "protocol", "round_deadline", "30s", PROTO_KEY_DUR, "gossip and hierarchical, straggler_policy = deadline: a step (a head's collection) goes this long after its first ready peer (update), with what came" },
-  { "protocol", "drop_factor", "2", PROTO_KEY_NUM, "gossip, hierarchical and robust, drop-slowest (gossip: and mixed): a peer is slow when its step took more than this x the median" },
-  { "protocol", "drop_rounds", "3", PROTO_KEY_UINT, "gossip, hierarchical and robust, drop-slowest: steps (rounds) a slow peer is not waited for", 1, 1000000 },
-  { "protocol", "async_mix", "0.5", PROTO_KEY_PROB, "gossip and hierarchical, async and mixed: weight of a fresh pushed model or update (staleness 0)" },
-  { "protocol", "staleness_exponent", "0.5", PROTO_KEY_NUM, "gossip, hierarchical and robust, async and mixed: a push or update s rounds (head versions) old weighs async_mix x (1 + s)^-exponent (robust: (1 + s)^-exponent against 1 for a fresh one, in the round's mean)" },
 };
 
 /* DISCO's keys that gossip takes: a step's quorum, a late joiner's wait */
 static const char *const shared[] = { "protocol.min_participants", "protocol.model_sync_timeout", NULL };
+/* the straggler policy and its knobs (proto-keys.c), listed after gossip's own */
+static const ProtoKeyGroup *const groups[] = { &proto_keys_stragglers, NULL };
 
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 
@@ -134,5 +124,6 @@ const ProtoFamilyKeys proto_gossip_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
   .shared = shared,
+  .groups = groups,
   .configure = configure,
 };

@@ -22,11 +22,9 @@ static const ProtoKey rows[] = {
   { "protocol", "head_timeout", "60s", PROTO_KEY_DUR, "hierarchical only: a member waits this long for its head's result, a head for the other heads" },
 };
 
-/* the quorum (DISCO's key) and the straggler policies (gossip's keys) */
-static const char *const shared[] = {
-  "protocol.min_participants", "protocol.straggler_policy", "protocol.round_deadline", "protocol.drop_factor",
-  "protocol.drop_rounds", "protocol.async_mix", "protocol.staleness_exponent", NULL,
-};
+/* the quorum (DISCO's key) and the straggler policies (proto-keys.c's group) */
+static const char *const shared[] = { "protocol.min_participants", NULL };
+static const ProtoKeyGroup *const groups[] = { &proto_keys_stragglers, NULL };
 
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 
@@ -59,5 +57,6 @@ const ProtoFamilyKeys proto_hierarchical_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
   .shared = shared,
+  .groups = groups,
   .configure = configure,
 };

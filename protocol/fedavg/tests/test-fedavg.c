@@ -16,8 +16,11 @@
 #include "results/res-query.h"
 #include "testbed/testbed.h"
 #include "tests/plan-check.h"
+#include "sim/sim-world.h"
+#include "scenario/sim-scenario.h"
 
 #include <check.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -735,6 +738,63 @@ START_TEST (test_testbed_refuses)
 }
 END_TEST
 
+/* FedDone's first send (by the server) and last reception */
+typedef struct {
+  DlTime first_sent, last_received;
+} FanRec;
+
+static void
+fan_obs (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  FanRec *r = ud;
+  if (strcmp (proto_msg_type_name (o->msg_type), "FedDone") != 0)
+    return;
+  if (o->kind == PROTO_OBS_SENT && node == PROTO_SERVER && r->first_sent == DL_TIME_NEVER)
+    r->first_sent = t;
+  if (o->kind == PROTO_OBS_RECEIVED)
+    r->last_received = MAX (r->last_received, t);
+}
+
+/* [network] server_uplink (moved from tests/test-world.c, which names no
+ * family): FedAvg's server sends its final model
+ * (FedDone, 4 000 015 B, 4 182 373 B on the wire) to 10 clients at once.
+ * Unlimited (0, the default), each copy takes a client's 20 Mbit/s
+ * downlink: 1.673 s; at 100 Mbit/s the ten share the server's uplink
+ * (10 Mbit/s each): 10 copies x 8 / 100 Mbit/s = 3.346 s; plus the 50 ms
+ * latency.  Loop: 0, 100Mbps.  Under fluid, whose bound this is (tcp's
+ * slow start adds its ramp: docs/world.md, "ns-3", fan-out). */
+START_TEST (test_server_uplink_shared)
+{
+  static const char *ini = "[protocol]\nfamily = fedavg\nfraction = 100%\nmin_participants = 10\n"
+                           "[training]\nrounds = 1\n[model]\nsize = 1000000\n"
+                           "[network]\ntransport = fluid\nlatency = 50ms\nserver_latency = 50ms\nuplink = 20Mbps\ndownlink = 20Mbps\n"
+                           "[peers]\ncount = 10\n";
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-fan-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "fan.ini", NULL);
+  ck_assert (g_file_set_contents (path, ini, -1, NULL));
+  const char *const sets[] = { _i == 0 ? "network.server_uplink=0" : "network.server_uplink=100Mbps", NULL };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) sc = sim_scenario_load (path, sets, &e);
+  ck_assert_msg (sc != NULL, "%s", e ? e->message : "");
+  SimBuilt b;
+  ck_assert_msg (sim_scenario_build (sc, sc->points->pdata[0], 1, &b, &e), "%s", e ? e->message : "");
+  FanRec r = { DL_TIME_NEVER, 0 };
+  SimRecorder sr = { fan_obs, NULL, NULL, NULL, &r, NULL };
+  SimWorld *w = sim_world_new (&b.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  ck_assert (r.first_sent != DL_TIME_NEVER);
+  double wire = 4182373;
+  double want = (_i == 0 ? wire * 8 / 20e6 : 10 * wire * 8 / 100e6) * 1e9 + 50e6;
+  DlTime took = r.last_received - r.first_sent;
+  ck_assert_msg (fabs ((double) took - want) <= 10, "%" G_GINT64_FORMAT " ns, want %.0f", took, want);
+  sim_world_free (w);
+  sim_built_clear (&b);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -751,6 +811,7 @@ suite (void)
   tcase_add_test (t, test_server_overcommit_keeps_first);
   tcase_add_test (t, test_server_round_timeout);
   tcase_add_test (t, test_client_redrawn_round);
+  tcase_add_loop_test (t, test_server_uplink_shared, 0, 2);
   suite_add_tcase (s, t);
   t = tcase_create ("async");
   tcase_add_test (t, test_staleness_weight);

@@ -798,7 +798,7 @@ START_TEST (test_gossip_waits_saturate)
 }
 END_TEST
 
-/* gossip declares fanout and takes DISCO's straggler_policy: the
+/* gossip declares fanout and takes straggler_policy (proto-keys.c's group): the
  * loader's key table says so (tests/test-scenario.c checks the table). */
 START_TEST (test_gossip_keys_family)
 {

@@ -14,8 +14,10 @@
 #include "protocol/pipeline/pipe-config.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
+#include "scenario/sim-scenario.h"
 
 #include <check.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -556,6 +558,60 @@ START_TEST (test_pipeline_waits_saturate)
 }
 END_TEST
 
+/* A scenario file with text in a temporary folder. */
+static char *
+write_scenario (const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-pipe-XXXXXX", NULL);
+  char *path = g_build_filename (dir, "s.ini", NULL);
+  g_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static void
+remove_scenario (char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+}
+
+/* Values that passed the loader and then overflowed a product or aborted
+ * in malloc are refused, naming the file, the section and the key, and
+ * saying the range (tests/test-scenario.c has the common keys'). */
+static const struct {
+  const char *text, *where, *range;
+} out_of_range[] = {
+  { "[protocol]\nfamily = pipeline\nstep_timeout = 1000000h\n", "[protocol] step_timeout", "from 0 to 1000h" },
+  { "[protocol]\nfamily = pipeline\nservers = 2000000\nreplicas = 1000\nblocks = 2000\n", "[protocol] servers",
+    "from 1 to 1000000" },
+};
+
+START_TEST (test_pipeline_out_of_range)
+{
+  char *path = write_scenario (out_of_range[_i].text);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  ck_assert_msg (s == NULL, "'%s' loaded", out_of_range[_i].text);
+  ck_assert_msg (strstr (e->message, "s.ini: ")
+                 && strstr (e->message, out_of_range[_i].where) && strstr (e->message, out_of_range[_i].range),
+                 "%s", e->message);
+  remove_scenario (path);
+}
+END_TEST
+
+/* The pipeline has no rounds and no model: it refuses the common keys of
+ * learning (tests/test-scenario.c checks the table against the refusals). */
+START_TEST (test_pipeline_refuses_learning_keys)
+{
+  ck_assert (!sim_scenario_key_applies ("training.rounds", "pipeline"));
+  ck_assert (!sim_scenario_key_applies ("model.kind", "pipeline"));
+  ck_assert (sim_scenario_key_applies ("network.latency", "pipeline"));
+  ck_assert (strstr (sim_scenario_key_family ("training.rounds"), "pipeline") == NULL);
+}
+END_TEST
+
 /* pipeline's plans of drops and delays name only its fault targets */
 START_TEST (test_plans_name_pipeline)
 {
@@ -570,6 +626,8 @@ pipeline_suite (void)
   TCase *tc = tcase_create ("route");
   tcase_add_test (tc, test_plans_name_pipeline);
   tcase_add_test (tc, test_pipeline_waits_saturate);
+  tcase_add_loop_test (tc, test_pipeline_out_of_range, 0, G_N_ELEMENTS (out_of_range));
+  tcase_add_test (tc, test_pipeline_refuses_learning_keys);
   tcase_add_test (tc, test_route_prefers_near_and_fast);
   tcase_add_test (tc, test_route_gap_and_overlap);
   tcase_add_test (tc, test_route_family_hint);

@@ -5,7 +5,11 @@
 
 #include "protocol/guest/guest-line.h"
 #include "protocol/guest/guest-msgs.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/proto-message.h"
+#include "scenario/sim-scenario.h"
+#include "testbed/testbed.h"
+#include "explore/explore.h"
+#include "protocol/proto-machine.h"
 
 #include <check.h>
 #include <string.h>
@@ -54,11 +58,21 @@ START_TEST (test_input_lines)
   ck_assert (!proto_guest_msg_text_ok (" 0.5"));
   ck_assert (!proto_guest_msg_text_ok ("Push 0.5 more"));
   ck_assert (!proto_guest_msg_text_ok ("P/sh 0.5"));
-  /* another family's message never reaches a guest */
-  proto_msg_init (&m, DISCO_MSG_PAYLOAD);
-  in.msg = &m;
-  ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
-  proto_msg_clear (&m);
+  /* another family's message (any registered type but the guest's, with
+   * a text a guest would take) never reaches a guest */
+  guint others = 0;
+  for (guint i = 0; i < proto_msg_n_types (); i++)
+    {
+      if (proto_msg_type_at (i) == PROTO_MSG_GUEST)
+        continue;
+      proto_msg_init (&m, proto_msg_type_at (i));
+      m.signal_data = g_strdup ("Push 0.5");
+      in.msg = &m;
+      ck_assert_ptr_null (proto_guest_line_input (2, 7, &in));
+      proto_msg_clear (&m);
+      others++;
+    }
+  ck_assert_uint_gt (others, 0);
   ProtoInput up = { .kind = PROTO_IN_LINK_UP, .from = 4 };
   g_autofree char *c = proto_guest_line_input (1, 0, &up);
   ck_assert_str_eq (c, "link-up p1 0 p4");
@@ -219,6 +233,100 @@ START_TEST (test_refused)
 }
 END_TEST
 
+/* guest_dir is a folder whose empty value is the scenario's own
+ * (export-scenario makes it absolute); guest_command is no path (moved
+ * from tests/test-export.c, which names no family) */
+START_TEST (test_key_paths)
+{
+  ck_assert_int_eq (sim_scenario_key_path ("protocol.guest_dir"), PROTO_KEY_PATH_OR_HERE);
+  ck_assert_int_eq (sim_scenario_key_path ("protocol.guest_command"), PROTO_KEY_NOT_PATH);
+}
+END_TEST
+
+/* The guest's machines do not run on sockets (its no_testbed): the
+ * testbed refuses it before a database, a process or a socket is made
+ * (db NULL is never touched; moved from tests/test-testbed.c). */
+START_TEST (test_testbed_refuses)
+{
+  const char *src = g_getenv ("DLSIM_SRCDIR");
+  g_autofree char *path = g_build_filename (src ? src : ".", "scenarios/guest/pushpull.ini", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &error);
+  ck_assert_msg (s != NULL, "%s: %s", path, error ? error->message : "?");
+  TestbedReport rep;
+  testbed_report_init (&rep);
+  TestbedRunStatus st = testbed_run_point (s, s->points->pdata[0], s->seed, NULL, NULL, "/nonexistent/dlsim",
+                                           TESTBED_LOOPBACK, &rep, &error);
+  ck_assert_int_eq (st, TESTBED_RUN_ERROR);
+  ck_assert_msg (g_str_has_prefix (error->message, "[protocol] family = guest: "), "%s", error->message);
+  testbed_report_clear (&rep);
+}
+END_TEST
+
+/* explore's coverage of a guest (moved from tests/test-explore.c, which
+ * names no family): a search's reached sets, as explore-search.c fills
+ * them, interned names */
+typedef struct {
+  ExploreSearch s;
+  ExploreSpace sp;
+  ExploreCoverage c;
+} Cov;
+
+static void
+cov_init (Cov *v, const char *family)
+{
+  memset (v, 0, sizeof *v);
+  v->s.states = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->s.dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->s.rules = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->sp.family = proto_family_lookup (family);
+  v->sp.msgs = proto_msg_family_named (family);
+  ck_assert (v->sp.family && v->sp.msgs);
+}
+
+static void
+cov_add (GHashTable *set, const char *name)
+{
+  g_hash_table_add (set, (gpointer) g_intern_string (name));
+}
+
+static void
+cov_clear (Cov *v)
+{
+  explore_coverage_clear (&v->c);
+  g_hash_table_unref (v->s.states);
+  g_hash_table_unref (v->s.dropped);
+  g_hash_table_unref (v->s.rules);
+}
+
+START_TEST (test_coverage_guest)
+{
+  /* a guest's drops are named TYPE:KIND (Guest:Token): the rule on Guest
+   * fired; its peers name their states as they run: no "5 of 0" */
+  Cov v;
+  cov_init (&v, "guest");
+  cov_add (v.s.rules, "Guest:Token");
+  cov_add (v.s.states, "training");
+  cov_add (v.s.states, "linking");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert_str_eq (v.c.rules_never, "-");
+  ck_assert_uint_eq (v.c.n_states, 0);
+  ck_assert_uint_eq (v.c.states_reached, 2);
+  ck_assert_str_eq (v.c.states_seen, "linking, training");
+  /* the guest's own type only, not the 57 of every family */
+  ck_assert_str_eq (v.c.dropped_never, "Guest");
+  cov_clear (&v);
+  /* a rule on one kind fires on that kind only */
+  cov_init (&v, "guest");
+  cov_add (v.s.rules, "Guest:Token");
+  g_auto (GStrv) kinds = g_strsplit ("Guest:Token,Guest:Push", ",", -1);
+  v.sp.messages = kinds;
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert_str_eq (v.c.rules_never, "Guest:Push");
+  cov_clear (&v);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -229,6 +337,9 @@ main (void)
   tcase_add_test (t, test_actions);
   tcase_add_test (t, test_facts);
   tcase_add_loop_test (t, test_refused, 0, G_N_ELEMENTS (bad));
+  tcase_add_test (t, test_key_paths);
+  tcase_add_test (t, test_testbed_refuses);
+  tcase_add_test (t, test_coverage_guest);
   suite_add_tcase (s, t);
   SRunner *r = srunner_create (s);
   srunner_run_all (r, CK_NORMAL);

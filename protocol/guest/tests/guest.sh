@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/guest.sh — `[protocol] family = guest` as a user runs it, with the
+# protocol/guest/tests/guest.sh — `[protocol] family = guest` as a user runs it, with the
 # project's own guest (guests/pushpull/pushpull.py, docs/guest.md): run and
 # check; the same tables twice; what push-pull averaging must do (the sum of
 # the values kept, their spread shrunk); explore finding and shrinking a bug
