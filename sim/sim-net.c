@@ -546,7 +546,7 @@ conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlow
   guint64 seg = w->cfg.mss_bytes + w->cfg.header_bytes;
   gboolean sctp = conn_is_sctp (w, m);
   guint64 iw = sctp ? MIN (4 * seg, MAX (2 * seg, 4380)) : 10 * seg;
-  DlTime rto = sctp ? MAX (DL_S, rtt) : rtt + 200 * DL_MS;
+  DlTime rto = sctp ? MAX (DL_S, rtt) : dl_time_add (rtt, 200 * DL_MS);
   *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg };
   if (!l && m->via == PROTO_VIA_LINK)
     l = sim_link_get (w, m->from, m->to, FALSE);   /* (channel_last keeps a link's in it) */
