@@ -244,7 +244,7 @@ for sec in "COMMAND OPTIONS" "SCENARIO FORMAT" ENVIRONMENT EXAMPLES; do
   grep -q "^\.SH $sec\$" "$SRC/docs/dlsim.1.in" && ok "man page: $sec" || ko "man page: no $sec section"
 done
 # every environment variable the binary reads is in ENVIRONMENT
-envs=$(cd "$SRC" && grep -rhoE 'g_getenv \("DLSIM_[A-Z_]+"' cli sim results plots bench base learn protocol | sed 's/.*"\(.*\)"/\1/' | sort -u)
+envs=$(cd "$SRC" && grep -rhoE --exclude-dir=tests 'g_getenv \("DLSIM_[A-Z_]+"' cli sim results plots bench base learn protocol | sed 's/.*"\(.*\)"/\1/' | sort -u)
 for e in $envs; do
   awk '/^\.SH ENVIRONMENT/ { on = 1; next } on && /^\.SH / { exit } on' "$SRC/docs/dlsim.1.in" | grep -qx ".B $e" \
     && ok "man page: $e" || ko "man page: $e is not in ENVIRONMENT"
