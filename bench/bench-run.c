@@ -4,7 +4,8 @@
 #include "config.h"
 
 #include "bench/bench-run.h"
-#include "protocol/disco/disco-config.h"
+#include "protocol/proto-machine.h"
+#include "scenario/sim-scenario.h"
 
 #include "results/res-db.h"
 
@@ -133,51 +134,108 @@ bench_phold_compare (const BenchPholdParams *p, guint repeat, BenchPholdComparis
 
 /* ------------------------------------------------------------ protocol runs */
 
+/* The key settings a benchmark gives its family, as a scenario's
+ * [protocol] section would: "key", "value", ..., NULL; every other key has
+ * its default (the key table's). */
+typedef struct {
+  ProtoKeyLookup look;
+  const char *const *set;
+} BenchKeys;
+
+static const char *
+bench_key_value (const ProtoKeyLookup *l, const char *section, const char *key)
+{
+  const BenchKeys *k = (const BenchKeys *) (const void *) l;
+  for (guint i = 0; strcmp (section, "protocol") == 0 && k->set[i]; i += 2)
+    if (strcmp (k->set[i], key) == 0)
+      return k->set[i + 1];
+  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
+  const char *const *t = sim_scenario_key_table ();
+  for (guint i = 0; t[i]; i += 3)
+    if (strcmp (t[i], full) == 0)
+      return t[i + 1];
+  return "";
+}
+
+static gboolean
+bench_key_given (const ProtoKeyLookup *l, const char *section, const char *key)
+{
+  const BenchKeys *k = (const BenchKeys *) (const void *) l;
+  for (guint i = 0; strcmp (section, "protocol") == 0 && k->set[i]; i += 2)
+    if (strcmp (k->set[i], key) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* The protocol benchmarks' run: N peers, all in every round
  * (min_participants = N), R rounds, mean aggregation, model `none` of S
- * floats, the default network, no time limit to speak of. */
-static void
-protocol_run_config (SimWorldConfig *cfg, DiscoVersion pv, guint64 seed, guint peers, guint rounds, gsize size)
+ * floats, the default network, no time limit to speak of; the default
+ * family (the registry's first) configured from `set` (BenchKeys) and
+ * the other keys' defaults.  FALSE (error set: the family's message) if
+ * the family takes a key of `set` not, or refuses its value. */
+static gboolean
+protocol_run_config (SimWorldConfig *cfg, const char *const *set, guint64 seed, guint peers, guint rounds, gsize size,
+                     GError **error)
 {
   sim_world_config_init (cfg);
-  /* the benchmarks run DISCO (their help says so): its version is DISCO's
-   * part of the config */
-  disco_set_version (&cfg->proto, pv);
   cfg->seed = seed;
   cfg->n_peers = cfg->max_peers = cfg->proto.min_participants = peers;
   cfg->proto.rounds = rounds;
   cfg->time_limit = 1000 * DL_H;
   cfg->model = (LearnModel) { .kind = LEARN_MODEL_NONE, .size = size };
+  const ProtoFamily *f = proto_family_lookup (cfg->proto.family);
+  for (guint i = 0; set[i]; i += 2)
+    {
+      g_autofree char *full = g_strdup_printf ("protocol.%s", set[i]);
+      if (!sim_scenario_key_applies (full, f->name))
+        {
+          g_set_error (error, PROTO_ERROR, PROTO_ERROR_MALFORMED, "%s applies to family = %s only, not to family = %s",
+                       full, sim_scenario_key_family (full), f->name);
+          return FALSE;
+        }
+    }
+  BenchKeys k = { { .value = bench_key_value, .given = bench_key_given }, set };
+  return !f->keys || f->keys->configure (&cfg->proto, &k.look, error);
 }
 
 gboolean
 bench_scale_config (const BenchScaleParams *p, SimWorldConfig *cfg, GError **error)
 {
-  DiscoVersion pv = DISCO_VERSION_DEFAULT, named;
-  gboolean ok = !p->version || disco_version_from_name (p->version, &named, error);
-  if (p->version && ok)
-    pv = named;
-  protocol_run_config (cfg, pv, p->seed, p->peers, p->rounds, p->model_size);
-  if (!ok)
+  guint min = p->min_participants == 0 || p->min_participants > p->peers ? p->peers : p->min_participants;
+  g_autofree char *min_text = g_strdup_printf ("%u", min);
+  const char *set[7] = { "min_participants", min_text, NULL };
+  guint n = 2;
+  if (p->version)
+    set[n++] = "version", set[n++] = p->version;
+  if (p->secure)
+    set[n++] = "aggregation", set[n++] = "secure";
+  if (!protocol_run_config (cfg, set, p->seed, p->peers, p->rounds, p->model_size, error))
     return FALSE;
-  cfg->proto.min_participants = p->min_participants == 0 || p->min_participants > p->peers ? p->peers
-                                                                                           : p->min_participants;
-  disco_config_mut (&cfg->proto)->aggregation = p->secure ? DISCO_AGG_SECURE : DISCO_AGG_MEAN;
   cfg->sharing_fifo = p->fifo;
   return TRUE;
 }
 
-void
-bench_record_config (SimWorldConfig *cfg, guint64 seed, guint peers, guint rounds, gsize model_size)
+gboolean
+bench_record_config (SimWorldConfig *cfg, guint64 seed, guint peers, guint rounds, gsize model_size, GError **error)
 {
-  protocol_run_config (cfg, DISCO_VERSION_DEFAULT, seed, peers, rounds, model_size);
+  g_autofree char *all = g_strdup_printf ("%u", peers);
+  const char *const set[] = { "min_participants", all, NULL };
+  if (!protocol_run_config (cfg, set, seed, peers, rounds, model_size, error))
+    return FALSE;
   cfg->uplink_bps = cfg->downlink_bps = 1000000000;
+  return TRUE;
 }
 
 const char *
-bench_config_version_name (const SimWorldConfig *cfg)
+bench_version_name (const char *version)
 {
-  return disco_version_name (disco_config (&cfg->proto)->version);
+  if (version)
+    return version;
+  const char *const *t = sim_scenario_key_table ();
+  for (guint i = 0; t[i]; i += 3)
+    if (strcmp (t[i], "protocol.version") == 0)
+      return t[i + 1];
+  return "-";
 }
 
 gboolean

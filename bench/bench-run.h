@@ -4,9 +4,11 @@
  * bench record and their medians.  cli/cmd-bench.c parses the options and
  * prints; wall-clock time is measured here, never inside the simulator.
  *
- * The benchmarks' protocol is the default family's default version
- * (DISCO_VERSION_DEFAULT) unless bench scale is given a version; which one
- * ran is bench_config_version_name's to say. */
+ * The benchmarks' protocol is the default family (the registry's first),
+ * configured by its own `configure` from key settings, as a scenario's
+ * [protocol] section would: its quorum (min_participants) and, from bench
+ * scale's options, its version and aggregation; which version ran is
+ * bench_version_name's to say. */
 #pragma once
 
 #include "bench/phold.h"
@@ -76,27 +78,32 @@ gboolean bench_phold_compare (const BenchPholdParams *p, guint repeat, BenchPhol
  * floats, the default network (fifo: [network] sharing = fifo), no time
  * limit to speak of. */
 typedef struct {
-  const char *version;        /* the protocol version's name; NULL: DISCO_VERSION_DEFAULT */
+  const char *version;        /* [protocol] version; NULL: the key's default */
   guint peers;
   guint min_participants;     /* 0 or more than peers: peers */
   guint rounds;
   gsize model_size;           /* floats */
   guint64 seed;
-  gboolean secure;
+  gboolean secure;            /* [protocol] aggregation = secure */
   gboolean fifo;
 } BenchScaleParams;
 
 /* Fills cfg (sim_world_config_init: sim_world_config_clear it, also on
- * failure).  FALSE (error set) if p->version names no version. */
+ * failure).  FALSE (error set: the family's message) if the family takes
+ * no such key or refuses the value (a version it does not have). */
 gboolean bench_scale_config (const BenchScaleParams *p, SimWorldConfig *cfg, GError **error);
 
 /* bench record's run: the default version, every peer in every round,
  * mean aggregation, model `none` of model_size floats, 1 Gbit/s links.
- * Fills cfg (sim_world_config_clear it). */
-void bench_record_config (SimWorldConfig *cfg, guint64 seed, guint peers, guint rounds, gsize model_size);
+ * Fills cfg (sim_world_config_clear it, also on failure); FALSE (error
+ * set) as bench_scale_config. */
+gboolean bench_record_config (SimWorldConfig *cfg, guint64 seed, guint peers, guint rounds, gsize model_size,
+                              GError **error);
 
-/* The name of the protocol version cfg runs ("disco-1110"). */
-const char *bench_config_version_name (const SimWorldConfig *cfg);
+/* The name of the protocol version a run given `version` (NULL: none)
+ * runs: it, or [protocol] version's default ("disco-1110"); "-" if no
+ * family has that key. */
+const char *bench_version_name (const char *version);
 
 /* Runs cfg unrecorded (runner_run_config); out: runner_result_clear it in
  * every case.  *peak_mib: the process's peak resident memory after the

@@ -222,7 +222,7 @@ bench_scale (int argc, char **argv)
   char b[DL_TIME_STR_LEN];
   printf ("scale: version=%s peers=%d min_participants=%u rounds=%d model_size=%" G_GINT64_FORMAT
           " floats aggregation=%s sharing=%s transport=%s\n",
-          bench_config_version_name (&cfg), peers, cfg.proto.min_participants, rounds, size,
+          bench_version_name (version), peers, cfg.proto.min_participants, rounds, size,
           secure ? "secure" : "mean", cfg.sharing_fifo ? "fifo" : "fair", transports[tr]);
   printf ("outcome %s, rounds completed %u, peers finished %u, sim time %s\n",
           sim_outcome_name (r->outcome), r->rounds_completed, r->peers_finished, dl_time_format (r->end, b));
@@ -269,10 +269,15 @@ bench_record (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   SimWorldConfig cfg;
-  bench_record_config (&cfg, (guint64) seed, (guint) peers, (guint) rounds, (gsize) size);
+  if (!bench_record_config (&cfg, (guint64) seed, (guint) peers, (guint) rounds, (gsize) size, &error))
+    {
+      cli_error ("bench record", "%s", error->message);
+      sim_world_config_clear (&cfg);
+      return CLI_EXIT_FAILURE;
+    }
   BenchRecordReading rd;
   BenchRecordStatus st = bench_record_run (&cfg, (guint) repeat, &rd, &error);
-  g_autofree char *version = g_strdup (bench_config_version_name (&cfg));
+  const char *version = bench_version_name (NULL);
   sim_world_config_clear (&cfg);
   switch (st)
     {

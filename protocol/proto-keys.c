@@ -1,8 +1,8 @@
 /* proto-keys.c — looking up a point's values for a family's configure,
  * noting the key an error is about, the small value parsers the families
  * and the scenario loader share, and the keys several families read (the
- * straggler policy and its knobs, a ProtoKeyGroup) with their parsing
- * (proto-keys.h).  A leaf: it calls no family and no loader. */
+ * straggler policy and its knobs, the quorum and a peer's waits: each a
+ * ProtoKeyGroup) with the straggler keys' parsing (proto-keys.h).  A leaf: it calls no family and no loader. */
 #include "config.h"
 
 #include "protocol/proto-keys.h"
@@ -186,7 +186,32 @@ const ProtoKeyGroup proto_keys_stragglers = {
   .n_rows = G_N_ELEMENTS (straggler_rows),
 };
 
-const ProtoKeyGroup *const proto_key_groups[] = { &proto_keys_stragglers, NULL };
+/* ---------------------------------------------------------------- the quorum and a peer's waits
+
+   DISCO declared them; gossip, hierarchical, the guest and fedavg read
+   them too, so they are declared here, one group each (their readers
+   differ), and each family parses the ones it reads as it did. */
+
+static const ProtoKey quorum_rows[] = {
+  { "protocol", "min_participants", "3", PROTO_KEY_UINT, "minNbOfParticipants", 1, PROTO_KEY_PEERS_MAX },
+};
+
+static const ProtoKey model_sync_rows[] = {
+  { "protocol", "model_sync_timeout", "30s", PROTO_KEY_DUR, "maxModelSyncTime (disco); gossip: a late joiner waits this long for its provider's model" },
+};
+
+static const ProtoKey payload_rows[] = {
+  { "protocol", "payload_timeout", "60s", PROTO_KEY_DUR, "per-peer Payload receive wait; on expiry that reception is used up",
+    .every_family = TRUE },
+};
+
+const ProtoKeyGroup proto_keys_quorum = { .rows = quorum_rows, .n_rows = G_N_ELEMENTS (quorum_rows) };
+const ProtoKeyGroup proto_keys_model_sync = { .rows = model_sync_rows, .n_rows = G_N_ELEMENTS (model_sync_rows) };
+const ProtoKeyGroup proto_keys_payload = { .rows = payload_rows, .n_rows = G_N_ELEMENTS (payload_rows) };
+
+const ProtoKeyGroup *const proto_key_groups[] = {
+  &proto_keys_stragglers, &proto_keys_quorum, &proto_keys_model_sync, &proto_keys_payload, NULL,
+};
 
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 

@@ -58,6 +58,8 @@ typedef enum {
  * whole number's range. */
 #define PROTO_KEY_PEERS_MAX 1000000u
 
+typedef struct ProtoKeyGroup ProtoKeyGroup;
+
 typedef struct {
   const char *section, *key, *def;
   ProtoKeyKind kind;
@@ -66,7 +68,16 @@ typedef struct {
   gboolean (*check) (const char *value, GError **error);  /* PROTO_KEY_OWN */
   gboolean every_family;       /* applies under every family, not only the ones that take it */
   ProtoKeyPath path;           /* the value is a path (a relative one: to the scenario's folder) */
+  /* not a key (section and key NULL): the place among a family's rows
+   * where a group it takes (`groups`) is listed (PROTO_KEY_GROUP_HERE) */
+  const ProtoKeyGroup *group;
 } ProtoKey;
+
+/* A row of a family's table that lists the group g (one it takes whole,
+ * in `groups`) in its place, when the family is the first of the registry
+ * to take it: `dlsim run --keys` lists the group's keys among the
+ * family's own, in the order the family gives. */
+#define PROTO_KEY_GROUP_HERE(g) { .group = &(g) }
 
 /* The point's resolved values, as the loader gives them to a family's
  * configure (every value has been checked against its kind). */
@@ -84,16 +95,18 @@ struct ProtoKeyLookup {
 
 /* Keys that protocol/ declares for the families that read them (not the
  * common table's: a family that does not take them refuses nothing).  A
- * group is listed (`dlsim run --keys`) after the own rows of the first
- * family, in the registry's order, that lists it in `groups`; one that no
- * family lists whole, after every family's rows. */
-typedef struct {
+ * group is listed (`dlsim run --keys`) among the rows of the first
+ * family, in the registry's order, that lists it in `groups`: where its
+ * rows place it (PROTO_KEY_GROUP_HERE), else after its own rows; one that
+ * no family lists whole, after every family's rows. */
+struct ProtoKeyGroup {
   const ProtoKey *rows;
   guint n_rows;
-} ProtoKeyGroup;
+};
 
 typedef struct {
-  const ProtoKey *rows;        /* the keys the family declares, in the order `dlsim run --keys` lists them */
+  const ProtoKey *rows;        /* the keys the family declares, in the order `dlsim run --keys` lists them
+                                  (with the places of groups it takes: PROTO_KEY_GROUP_HERE) */
   guint n_rows;
   /* "section.key" of keys another family declares that this one takes too, NULL-ended */
   const char *const *shared;
@@ -146,6 +159,15 @@ gboolean proto_keys_wait (ProtoKeyLookup *l, GError **error, const char *section
  * straggler_policy, round_deadline, drop_factor, drop_rounds, async_mix,
  * staleness_exponent. */
 extern const ProtoKeyGroup proto_keys_stragglers;
+/* The keys of a coordinator's quorum and of a peer's waits, which DISCO
+ * declared and others read (each a group: they are read by different
+ * families): min_participants (DISCO, gossip, hierarchical, guest and
+ * fedavg), model_sync_timeout (DISCO and gossip: a late joiner's wait for
+ * a model) and payload_timeout (every family: a row with every_family;
+ * DISCO and gossip read it). */
+extern const ProtoKeyGroup proto_keys_quorum;
+extern const ProtoKeyGroup proto_keys_model_sync;
+extern const ProtoKeyGroup proto_keys_payload;
 /* Every group protocol/ declares, NULL-ended (the loader lists them all). */
 extern const ProtoKeyGroup *const proto_key_groups[];
 gboolean proto_keys_configure_stragglers (ProtoConfig *cfg, ProtoKeyLookup *keys, GError **error);

@@ -153,22 +153,47 @@ append_rows (GArray *a, const ProtoKey *fks, guint n, const ProtoFamily *owner, 
     }
 }
 
+/* Group g of protocol/ if family f takes it and it is not listed yet
+ * (listed, bit g: protocol/ has fewer than 64). */
+static void
+list_group (GArray *a, const ProtoFamily *f, guint g, guint64 *listed)
+{
+  if (!(*listed & (G_GUINT64_CONSTANT (1) << g)) && family_takes_group (f, proto_key_groups[g]))
+    {
+      append_rows (a, proto_key_groups[g]->rows, proto_key_groups[g]->n_rows, NULL, proto_key_groups[g]);
+      *listed |= G_GUINT64_CONSTANT (1) << g;
+    }
+}
+
+/* A family's own rows, with the groups it takes listed where its rows
+ * place them (PROTO_KEY_GROUP_HERE) if it is the first to take them. */
+static void
+append_own_rows (GArray *a, const ProtoFamily *f, guint64 *listed)
+{
+  for (guint j = 0; j < f->keys->n_rows; j++)
+    {
+      const ProtoKey *fk = &f->keys->rows[j];
+      if (!fk->group)
+        append_rows (a, fk, 1, f, NULL);
+      for (guint g = 0; fk->group && proto_key_groups[g]; g++)
+        if (proto_key_groups[g] == fk->group)
+          list_group (a, f, g, listed);
+    }
+}
+
 /* Each family's rows, then the groups of protocol/ it is the first to
- * take whole; after them the groups no family takes whole. */
+ * take whole and has not placed; after them the groups no family takes
+ * whole. */
 static void
 append_family_rows (GArray *a, const ProtoFamily *const *families)
 {
-  guint64 listed = 0;  /* bit g: group g is listed (protocol/ has fewer than 64) */
+  guint64 listed = 0;
   for (guint f = 0; families[f]; f++)
     {
       if (families[f]->keys)
-        append_rows (a, families[f]->keys->rows, families[f]->keys->n_rows, families[f], NULL);
+        append_own_rows (a, families[f], &listed);
       for (guint g = 0; proto_key_groups[g]; g++)
-        if (!(listed & (G_GUINT64_CONSTANT (1) << g)) && family_takes_group (families[f], proto_key_groups[g]))
-          {
-            append_rows (a, proto_key_groups[g]->rows, proto_key_groups[g]->n_rows, NULL, proto_key_groups[g]);
-            listed |= G_GUINT64_CONSTANT (1) << g;
-          }
+        list_group (a, families[f], g, &listed);
     }
   for (guint g = 0; proto_key_groups[g]; g++)
     if (!(listed & (G_GUINT64_CONSTANT (1) << g)))
@@ -270,7 +295,7 @@ static gboolean
 row_applies (const Row *r, const ProtoFamily *f)
 {
   if (r->group)
-    return family_takes_group (f, r->group) || family_shares (f, r->full);
+    return family_takes_group (f, r->group) || r->fk->every_family || family_shares (f, r->full);
   if (!r->owner)
     return !family_refuses (f, r->full);
   return r->owner == f || r->fk->every_family || family_shares (f, r->full);
@@ -280,6 +305,20 @@ static const char *
 declarer (const Row *r)
 {
   return r->owner ? r->owner->name : r->group ? "a group of protocol/" : "the common table";
+}
+
+/* A family's rows place only groups it takes (`groups`). */
+static gboolean
+check_places (const ProtoFamily *f, GError **error)
+{
+  for (guint j = 0; f->keys && j < f->keys->n_rows; j++)
+    if (f->keys->rows[j].group && !family_takes_group (f, f->keys->rows[j].group))
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+                     "%s places a group of protocol/ among its keys that it does not take (groups)", f->name);
+        return FALSE;
+      }
+  return TRUE;
 }
 
 gboolean
@@ -299,6 +338,8 @@ sim_scenario_keys_check (const ProtoFamily *const *families, GError **error)
             ok = FALSE;
           }
     }
+  for (guint f = 0; ok && families[f]; f++)
+    ok = check_places (families[f], error);
   for (guint f = 0; ok && families[f]; f++)
     for (guint s = 0; ok && families[f]->keys && families[f]->keys->shared && families[f]->keys->shared[s]; s++)
       {

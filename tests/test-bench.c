@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include "bench/bench-run.h"
-#include "protocol/disco/disco-config.h"
 #include "results/res-query.h"
 
 #include <check.h>
@@ -151,9 +150,6 @@ START_TEST (test_scale_config)
   ck_assert_uint_eq (cfg.seed, 1);
   ck_assert_int_eq (cfg.model.kind, LEARN_MODEL_NONE);
   ck_assert_uint_eq (cfg.model.size, 100000);
-  ck_assert_int_eq (disco_config (&cfg.proto)->version, DISCO_VERSION_DEFAULT);
-  ck_assert_str_eq (bench_config_version_name (&cfg), "disco-1110");
-  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_MEAN);
   ck_assert (!cfg.sharing_fifo);
   ck_assert (cfg.time_limit >= 1000 * DL_H);
   /* the default network: what a scenario without [network] gets */
@@ -164,15 +160,14 @@ START_TEST (test_scale_config)
   sim_world_config_clear (&dflt);
   sim_world_config_clear (&cfg);
 
-  p = (BenchScaleParams) { .version = "disco-pre775", .peers = 50, .min_participants = 5, .rounds = 2,
-                           .model_size = 10, .seed = 9, .secure = TRUE, .fifo = TRUE };
+  /* the default family's version and aggregation (--version, --secure):
+   * its own tests (protocol/disco/tests/test-protocol.c) */
+  p = (BenchScaleParams) { .peers = 50, .min_participants = 5, .rounds = 2, .model_size = 10, .seed = 9,
+                           .fifo = TRUE };
   ck_assert (bench_scale_config (&p, &cfg, &error));
-  ck_assert_int_eq (disco_config (&cfg.proto)->version, DISCO_VERSION_PRE775);
-  ck_assert_str_eq (bench_config_version_name (&cfg), "disco-pre775");
   ck_assert_uint_eq (cfg.proto.min_participants, 5);
   ck_assert_uint_eq (cfg.n_peers, 50);
   ck_assert_uint_eq (cfg.seed, 9);
-  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_SECURE);
   ck_assert (cfg.sharing_fifo);
   sim_world_config_clear (&cfg);
 
@@ -181,19 +176,14 @@ START_TEST (test_scale_config)
   ck_assert (bench_scale_config (&p, &cfg, &error));
   ck_assert_uint_eq (cfg.proto.min_participants, 4);
   sim_world_config_clear (&cfg);
-
-  p.version = "disco-9";
-  ck_assert (!bench_scale_config (&p, &cfg, &error));
-  ck_assert_ptr_nonnull (error);
-  ck_assert_ptr_nonnull (strstr (error->message, "disco-9"));
-  sim_world_config_clear (&cfg);
 }
 END_TEST
 
 START_TEST (test_record_config)
 {
   SimWorldConfig cfg;
-  bench_record_config (&cfg, 3, 20, 4, 1000);
+  g_autoptr (GError) error = NULL;
+  ck_assert (bench_record_config (&cfg, 3, 20, 4, 1000, &error));
   ck_assert_uint_eq (cfg.uplink_bps, 1000000000);
   ck_assert_uint_eq (cfg.downlink_bps, 1000000000);
   ck_assert_uint_eq (cfg.n_peers, 20);
@@ -201,8 +191,6 @@ START_TEST (test_record_config)
   ck_assert_uint_eq (cfg.proto.rounds, 4);
   ck_assert_uint_eq (cfg.seed, 3);
   ck_assert_uint_eq (cfg.model.size, 1000);
-  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_MEAN);
-  ck_assert_str_eq (bench_config_version_name (&cfg), "disco-1110");
   sim_world_config_clear (&cfg);
 }
 END_TEST
@@ -225,7 +213,7 @@ START_TEST (test_runs)
   runner_result_clear (&rr);
   sim_world_config_clear (&cfg);
 
-  bench_record_config (&cfg, 1, 3, 1, 10);
+  ck_assert (bench_record_config (&cfg, 1, 3, 1, 10, &error));
   BenchRecordReading rd;
   ck_assert_int_eq (bench_record_run (&cfg, 1, &rd, &error), BENCH_RECORD_DONE);
   ck_assert (rd.with_min > 0 && rd.with_min == rd.with_max && rd.with_median == rd.with_min);
@@ -234,7 +222,7 @@ START_TEST (test_runs)
   sim_world_config_clear (&cfg);
 
   /* a run that cannot complete in its time limit: the status says so */
-  bench_record_config (&cfg, 1, 3, 2, 10);
+  ck_assert (bench_record_config (&cfg, 1, 3, 2, 10, &error));
   cfg.time_limit = 1;
   ck_assert_int_eq (bench_record_run (&cfg, 1, &rd, &error), BENCH_RECORD_INCOMPLETE);
   sim_world_config_clear (&cfg);

@@ -631,7 +631,7 @@ static gint
 rows_key_kind (const ProtoKey *rows, guint n, const char *key)
 {
   for (guint j = 0; j < n; j++)
-    if (strcmp (rows[j].section, "protocol") == 0 && strcmp (rows[j].key, key) == 0)
+    if (!rows[j].group && strcmp (rows[j].section, "protocol") == 0 && strcmp (rows[j].key, key) == 0)
       return rows[j].kind;
   return -1;
 }
@@ -658,7 +658,7 @@ static void
 append_waits (GString *text, const ProtoKey *rows, guint n)
 {
   for (guint j = 0; j < n; j++)
-    if (strcmp (rows[j].section, "protocol") == 0 && rows[j].kind == PROTO_KEY_DUR)
+    if (!rows[j].group && strcmp (rows[j].section, "protocol") == 0 && rows[j].kind == PROTO_KEY_DUR)
       g_string_append_printf (text, "%s = 1000h\n", rows[j].key);
 }
 
@@ -916,8 +916,11 @@ START_TEST (test_family_keys_declared_once)
     {
       const ProtoFamily *fam = proto_family_at (f);
       ck_assert_ptr_nonnull (fam->keys);
-      for (guint i = 0; i < fam->keys->n_rows; i++, n_family_keys++)
+      for (guint i = 0; i < fam->keys->n_rows; i++)
         {
+          if (fam->keys->rows[i].group)
+            continue;  /* a group's place (its keys: below) */
+          n_family_keys++;
           g_autofree char *full = g_strdup_printf ("%s.%s", fam->keys->rows[i].section, fam->keys->rows[i].key);
           ck_assert_msg (!sim_scenario_key_is_common (full), "%s of %s is in the common table", full, fam->name);
           ck_assert_msg (table_count (full) == 1, "%s is listed %u times", full, table_count (full));
@@ -1001,17 +1004,12 @@ END_TEST
 
 /* A family's keys stand without any other family's folder: the registry
  * without one family still passes the check (no family takes a key only
- * the removed one declares), as tools/family-diff's tree without it needs.
- * DISCO's are still taken by others (min_participants,
- * model_sync_timeout, payload_timeout): the one exception, to go. */
+ * the removed one declares), as tools/family-diff's tree without it needs. */
 START_TEST (test_keys_stand_without_a_family)
 {
-  static const char *const not_yet[] = { "disco", NULL };
   const ProtoFamily *const *reg = families ();
   for (guint out = 0; reg[out]; out++)
     {
-      if (g_strv_contains (not_yet, reg[out]->name))
-        continue;
       const ProtoFamily *list[16] = { NULL };
       guint n = 0;
       for (guint i = 0; reg[i]; i++)
@@ -1020,6 +1018,49 @@ START_TEST (test_keys_stand_without_a_family)
       g_autoptr (GError) e = NULL;
       ck_assert_msg (sim_scenario_keys_check (list, &e), "without %s: %s", reg[out]->name, e ? e->message : "");
     }
+}
+END_TEST
+
+/* the index of "section.key" in the key table, or -1 */
+static gint
+table_index (const char *section, const char *key)
+{
+  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
+  const char *const *t = sim_scenario_key_table ();
+  for (guint i = 0; t[i]; i += 3)
+    if (strcmp (t[i], full) == 0)
+      return (gint) (i / 3);
+  return -1;
+}
+
+/* A group a family places among its rows (PROTO_KEY_GROUP_HERE) is listed
+ * there, between the own rows around the place, when that family is the
+ * first of the registry to take it. */
+START_TEST (test_group_listed_in_its_place)
+{
+  guint placed = 0;
+  for (guint f = 0; proto_family_at (f); f++)
+    {
+      const ProtoFamilyKeys *k = proto_family_at (f)->keys;
+      for (guint j = 0; k && j < k->n_rows; j++)
+        {
+          const ProtoKeyGroup *g = k->rows[j].group;
+          gboolean first = g != NULL;
+          for (guint e = 0; first && e < f; e++)
+            for (guint i = 0; proto_family_at (e)->keys && proto_family_at (e)->keys->groups
+                              && proto_family_at (e)->keys->groups[i]; i++)
+              first = first && proto_family_at (e)->keys->groups[i] != g;
+          if (!first)
+            continue;
+          gint at = table_index (g->rows[0].section, g->rows[0].key);
+          if (j > 0 && !k->rows[j - 1].group)
+            ck_assert_int_eq (table_index (k->rows[j - 1].section, k->rows[j - 1].key), at - 1);
+          if (j + 1 < k->n_rows && !k->rows[j + 1].group)
+            ck_assert_int_eq (table_index (k->rows[j + 1].section, k->rows[j + 1].key), at + (gint) g->n_rows);
+          placed++;
+        }
+    }
+  ck_assert_uint_gt (placed, 0);
 }
 END_TEST
 
@@ -1036,6 +1077,8 @@ static const char *const bad_shared[] = { "network.latency", NULL };
 static const ProtoFamilyKeys takes_common_keys = { .shared = bad_shared };
 static const char *const bad_refused[] = { "protocol.max_connection_retry", NULL };
 static const ProtoFamilyKeys refuses_family_key = { .refused = bad_refused };
+static const ProtoKey placer_rows[] = { PROTO_KEY_GROUP_HERE (proto_keys_stragglers) };
+static const ProtoFamilyKeys places_untaken_group = { .rows = placer_rows, .n_rows = G_N_ELEMENTS (placer_rows) };
 
 /* The check finds a key declared twice (a common key, another family's),
  * a family taking a key no other family declares, and one refusing a key
@@ -1046,15 +1089,17 @@ START_TEST (test_keys_check_finds_faults)
   const ProtoFamily again = { .name = "again", .keys = &retry_keys };
   const ProtoFamily taker = { .name = "taker", .keys = &takes_common_keys };
   const ProtoFamily refuser = { .name = "refuser", .keys = &refuses_family_key };
+  const ProtoFamily placer = { .name = "placer", .keys = &places_untaken_group };
   const ProtoFamily *const *reg = families ();
   guint n = 0;
   while (reg[n])
     n++;
-  const ProtoFamily *fake[4] = { NULL };
+  const ProtoFamily *fake[5] = { NULL };
   const ProtoFamily *list[20] = { NULL };
-  fake[0] = &leaked, fake[1] = &again, fake[2] = &taker, fake[3] = &refuser;
+  fake[0] = &leaked, fake[1] = &again, fake[2] = &taker, fake[3] = &refuser, fake[4] = &placer;
   const char *want[] = { "network.latency is declared twice", "protocol.max_connection_retry is declared twice",
-                         "taker takes network.latency", "refuser refuses protocol.max_connection_retry" };
+                         "taker takes network.latency", "refuser refuses protocol.max_connection_retry",
+                         "placer places a group of protocol/" };
   for (guint k = 0; k < G_N_ELEMENTS (want); k++)
     {
       memcpy (list, reg, n * sizeof *list);
@@ -1079,6 +1124,7 @@ scenario_suite (void)
   tcase_add_test (tc, test_common_protocol_keys);
   tcase_add_test (tc, test_keys_check_finds_faults);
   tcase_add_test (tc, test_keys_stand_without_a_family);
+  tcase_add_test (tc, test_group_listed_in_its_place);
   tcase_add_test (tc, test_expect_compare);
   tcase_add_test (tc, test_crash_detection_values);
   tcase_add_test (tc, test_mutations_never_crash);

@@ -30,15 +30,14 @@ check_aggregation (const char *v, GError **error)
 static const ProtoKey rows[] = {
   { "protocol", "version", "disco-1110", PROTO_KEY_OWN, "disco-1110 | disco-1110-draft | disco-775 | disco-pre775 | robust",
     .check = check_version },
-  { "protocol", "min_participants", "3", PROTO_KEY_UINT, "minNbOfParticipants", 1, PROTO_KEY_PEERS_MAX },
+  PROTO_KEY_GROUP_HERE (proto_keys_quorum),
   { "protocol", "max_connection_retry", "3", PROTO_KEY_UINT, "maxConnectionRetry (M)", 0, 1000 },
   { "protocol", "peer_connection_timeout", "60s", PROTO_KEY_DUR, "maxPeerConnectionTime (T)" },
-  { "protocol", "model_sync_timeout", "30s", PROTO_KEY_DUR, "maxModelSyncTime (disco); gossip: a late joiner waits this long for its provider's model" },
+  PROTO_KEY_GROUP_HERE (proto_keys_model_sync),
   { "protocol", "aggregation", "mean", PROTO_KEY_OWN, "mean | secure", .check = check_aggregation },
   { "protocol", "max_share_value", "100", PROTO_KEY_NUM, "secure aggregation share range" },
   { "protocol", "aggregation_wait", "15s", PROTO_KEY_DUR, "race per communication round; on expiry the loop breaks and that round's result (secure round 0: the partial sum) ends the round, awaited with no limit" },
-  { "protocol", "payload_timeout", "60s", PROTO_KEY_DUR, "per-peer Payload receive wait; on expiry that reception is used up",
-    .every_family = TRUE },
+  PROTO_KEY_GROUP_HERE (proto_keys_payload),
   { "protocol", "straggler_timeout", "", PROTO_KEY_OPT_DUR, "robust only (default 60s): with min ready, the list goes out without the others after this" },
 };
 
@@ -47,6 +46,10 @@ static const ProtoKey rows[] = {
 static const char *const shared[] = {
   "protocol.straggler_policy", "protocol.drop_factor", "protocol.drop_rounds", "protocol.staleness_exponent", NULL,
 };
+
+/* the quorum and the waits (proto-keys.c's groups, which other families
+ * read too), listed among DISCO's own rows where they stand above */
+static const ProtoKeyGroup *const groups[] = { &proto_keys_quorum, &proto_keys_model_sync, &proto_keys_payload, NULL };
 
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 
@@ -113,5 +116,6 @@ const ProtoFamilyKeys disco_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
   .shared = shared,
+  .groups = groups,
   .configure = configure,
 };

@@ -29,6 +29,8 @@ check_PROGRAMS += protocol/disco/tests/test-disco-failures
 TESTS += protocol/disco/tests/test-disco-failures
 check_PROGRAMS += protocol/disco/tests/test-fidelity
 TESTS += protocol/disco/tests/test-fidelity
+check_PROGRAMS += protocol/disco/tests/test-disco-machine
+TESTS += protocol/disco/tests/test-disco-machine
 protocol_disco_tests_test_protocol_SOURCES = protocol/disco/tests/test-protocol.c $(DISCO_HARNESS_SOURCES) $(MSG_FILL_SOURCES)
 protocol_disco_tests_test_protocol_CFLAGS = $(DL_CHECK_CFLAGS)
 protocol_disco_tests_test_sync_SOURCES = protocol/disco/tests/test-sync.c $(DISCO_HARNESS_SOURCES)
@@ -39,6 +41,7 @@ protocol_disco_tests_test_disco_failures_SOURCES = protocol/disco/tests/test-dis
 protocol_disco_tests_test_disco_failures_CFLAGS = $(DL_CHECK_CFLAGS)
 protocol_disco_tests_test_fidelity_SOURCES = protocol/disco/tests/test-fidelity.c $(DISCO_HARNESS_SOURCES)
 protocol_disco_tests_test_fidelity_CFLAGS = $(DL_CHECK_CFLAGS)
+protocol_disco_tests_test_disco_machine_CFLAGS = $(DL_CHECK_CFLAGS)
 # DISCO's own code as a guest against these machines (needs DISCO's
 # archives, ../shared/disco; it says SKIP without them)
 TESTS += protocol/disco/tests/disco-guest.sh

@@ -1,6 +1,6 @@
 /* fedavg-keys.c — the fedavg family's scenario keys (README.md beside it)
  * and how it configures itself from them: the fraction of clients a round
- * draws, with DISCO's min_participants as its floor.  E, the local epochs,
+ * draws, with the quorum, min_participants, as its floor.  E, the local epochs,
  * is [training] epochs_per_round and the rounds [training] rounds, as for
  * every family.  Exported through proto_family_fedavg's `keys`
  * (fedavg-family.c). */
@@ -32,8 +32,9 @@ static const ProtoKey rows[] = {
   { "protocol", "staleness_power", "0.5", PROTO_KEY_NUM, "fedavg, fedbuff and fedasync: an update tau server versions old weighs s(tau) = (1 + tau)^-staleness_power (0.5: FedBuff's 1/sqrt(1 + tau); 0: no discount)" },
 };
 
-/* DISCO's quorum key: the fewest clients a round starts with and draws */
-static const char *const shared[] = { "protocol.min_participants", NULL };
+/* the quorum (proto-keys.c's group): the fewest clients a round starts
+ * with and draws */
+static const ProtoKeyGroup *const groups[] = { &proto_keys_quorum, NULL };
 
 static const char *
 default_of (const char *key)
@@ -99,6 +100,6 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
 const ProtoFamilyKeys proto_fedavg_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
-  .shared = shared,
+  .groups = groups,
   .configure = configure,
 };

@@ -64,10 +64,11 @@ static const ProtoKey rows[] = {
   { "protocol", "dht_rpc_timeout", "2s", PROTO_KEY_DUR, "gossip, kademlia: a call unanswered this long fails and its contact is dropped" },
 };
 
-/* DISCO's keys that gossip takes: a step's quorum, a late joiner's wait */
-static const char *const shared[] = { "protocol.min_participants", "protocol.model_sync_timeout", NULL };
-/* the straggler policy and its knobs (proto-keys.c), listed after gossip's own */
-static const ProtoKeyGroup *const groups[] = { &proto_keys_stragglers, NULL };
+/* the straggler policy and its knobs, a step's quorum, a late joiner's
+ * wait and a payload's (proto-keys.c's groups), listed after gossip's own */
+static const ProtoKeyGroup *const groups[] = {
+  &proto_keys_stragglers, &proto_keys_quorum, &proto_keys_model_sync, &proto_keys_payload, NULL,
+};
 
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 
@@ -123,7 +124,6 @@ configure (ProtoConfig *g, ProtoKeyLookup *l, GError **error)
 const ProtoFamilyKeys proto_gossip_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
-  .shared = shared,
   .groups = groups,
   .configure = configure,
 };

@@ -23,8 +23,8 @@ static const ProtoKey rows[] = {
   { "protocol", "guest_agreement", "off", PROTO_KEY_ON_OFF, "guest only: on: the guest promises that the peers that end a round hold one model, and the agreement property compares the models its peers report with `model` (docs/guest.md)" },
 };
 
-/* DISCO's quorum key: the guest is told it */
-static const char *const shared[] = { "protocol.min_participants", NULL };
+/* the quorum (proto-keys.c's group): the guest is told it */
+static const ProtoKeyGroup *const groups[] = { &proto_keys_quorum, NULL };
 
 /* a guest is told the rounds alone: the other keys of learning do nothing */
 static const char *const refused[] = {
@@ -110,7 +110,7 @@ configure (ProtoConfig *pc, ProtoKeyLookup *l, GError **error)
 const ProtoFamilyKeys proto_guest_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
-  .shared = shared,
+  .groups = groups,
   .refused = refused,
   .configure = configure,
 };

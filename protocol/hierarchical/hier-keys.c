@@ -22,9 +22,8 @@ static const ProtoKey rows[] = {
   { "protocol", "head_timeout", "60s", PROTO_KEY_DUR, "hierarchical only: a member waits this long for its head's result, a head for the other heads" },
 };
 
-/* the quorum (DISCO's key) and the straggler policies (proto-keys.c's group) */
-static const char *const shared[] = { "protocol.min_participants", NULL };
-static const ProtoKeyGroup *const groups[] = { &proto_keys_stragglers, NULL };
+/* the straggler policies and the quorum (proto-keys.c's groups) */
+static const ProtoKeyGroup *const groups[] = { &proto_keys_stragglers, &proto_keys_quorum, NULL };
 
 #define FAIL(key, ...) proto_keys_fail (l, error, "protocol", key, __VA_ARGS__)
 
@@ -56,7 +55,6 @@ configure (ProtoConfig *h, ProtoKeyLookup *l, GError **error)
 const ProtoFamilyKeys proto_hierarchical_keys = {
   .rows = rows,
   .n_rows = G_N_ELEMENTS (rows),
-  .shared = shared,
   .groups = groups,
   .configure = configure,
 };

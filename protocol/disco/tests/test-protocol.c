@@ -12,6 +12,7 @@
 #include "tests/msg-fill.h"
 #include "learn/learn-weights.h"
 #include "protocol/disco/disco-msgs.h"
+#include "bench/bench-run.h"
 
 #include <check.h>
 #include <string.h>
@@ -693,6 +694,43 @@ START_TEST (test_version_fixes)
 }
 END_TEST
 
+/* dlsim bench scale and bench record run DISCO, the default family: its
+ * version and aggregation come from the key settings the bench gives its
+ * configure (bench/bench-run.c), as a scenario's [protocol] would. */
+START_TEST (test_bench_configures_disco)
+{
+  g_autoptr (GError) error = NULL;
+  BenchScaleParams p = { .peers = 100, .rounds = 3, .model_size = 100000, .seed = 1 };
+  SimWorldConfig cfg;
+  ck_assert (bench_scale_config (&p, &cfg, &error));
+  ck_assert_int_eq (disco_config (&cfg.proto)->version, DISCO_VERSION_DEFAULT);
+  ck_assert_str_eq (bench_version_name (p.version), "disco-1110");
+  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_MEAN);
+  sim_world_config_clear (&cfg);
+
+  p = (BenchScaleParams) { .version = "disco-pre775", .peers = 50, .min_participants = 5, .rounds = 2,
+                           .model_size = 10, .seed = 9, .secure = TRUE, .fifo = TRUE };
+  ck_assert (bench_scale_config (&p, &cfg, &error));
+  ck_assert_int_eq (disco_config (&cfg.proto)->version, DISCO_VERSION_PRE775);
+  ck_assert_str_eq (bench_version_name (p.version), "disco-pre775");
+  ck_assert_uint_eq (cfg.proto.min_participants, 5);
+  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_SECURE);
+  sim_world_config_clear (&cfg);
+
+  p.version = "disco-9";
+  ck_assert (!bench_scale_config (&p, &cfg, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_ptr_nonnull (strstr (error->message, "disco-9"));
+  sim_world_config_clear (&cfg);
+  g_clear_error (&error);
+
+  ck_assert (bench_record_config (&cfg, 3, 20, 4, 1000, &error));
+  ck_assert_int_eq (disco_config (&cfg.proto)->aggregation, DISCO_AGG_MEAN);
+  ck_assert_str_eq (bench_version_name (NULL), "disco-1110");
+  sim_world_config_clear (&cfg);
+}
+END_TEST
+
 static Suite *
 protocol_suite (void)
 {
@@ -703,6 +741,7 @@ protocol_suite (void)
   tcase_add_test (tc, test_coordinator_base);
   tcase_add_test (tc, test_links_up_any_order);
   tcase_add_test (tc, test_version_fixes);
+  tcase_add_test (tc, test_bench_configures_disco);
   tcase_add_test (tc, test_controller_exclusion_after_m_retries);
   tcase_add_test (tc, test_s05_draft_excludes_at_third_timeout);
   tcase_add_test (tc, test_collect_condition);
