@@ -25,9 +25,10 @@ const char bench_scale_summary[] =
   "dlsim bench scale --peers N --rounds R --model-size S\n\n"
   "Runs DISCO (disco-1110, or --version) with N peers that all take part in every round\n"
   "(min_participants = N), all-to-all mean aggregation, model `none` (weights\n"
-  "are only a size, shared and never copied), default network. Prints the\n"
-  "run's outcome, simulated time, events, messages and bytes, wall seconds\n"
-  "and the process's peak resident memory.\n\n"
+  "are only a size, shared and never copied), under the `fluid` transport\n"
+  "whatever [network] transport's default (--transport for another).\n"
+  "Prints the run's outcome, simulated time, events, messages and bytes,\n"
+  "wall seconds and the process's peak resident memory.\n\n"
   "--min-participants M < N: only disco-pre775 then caps a round at M peers\n"
   "(its coordinator lists the first M ready peers); the other versions list\n"
   "every ready peer once M are ready, as DISCO does.";
@@ -35,7 +36,8 @@ const char bench_scale_summary[] =
 const char bench_record_summary[] =
   "dlsim bench record --peers N --rounds R\n\n"
   "Runs DISCO (disco-1110) with N peers, all in every round, all-to-all mean,\n"
-  "model `none` (a pure-protocol run), 1 Gbit/s links, recorded into a\n"
+  "model `none` (a pure-protocol run), 1 Gbit/s links under `fluid`\n"
+  "(whatever [network] transport's default), recorded into a\n"
   "results database in a temporary folder: K times with events and K times\n"
   "with --no-events, alternated.  Each time covers what `dlsim run` does for\n"
   "a run (open, runs row, simulation, writing every row, close).  Prints the\n"
@@ -169,7 +171,8 @@ bench_key_given (const ProtoKeyLookup *l, const char *section, const char *key)
 
 /* The protocol benchmarks' run: N peers, all in every round
  * (min_participants = N), R rounds, mean aggregation, model `none` of S
- * floats, the default network, no time limit to speak of; the default
+ * floats, 1 Gbit/s links under fluid (sim_world_config_init's zeroed
+ * transport, whatever the key's default), no time limit to speak of; the default
  * family (the registry's first) configured from `set` (BenchKeys) and
  * the other keys' defaults.  FALSE (error set: the family's message) if
  * the family takes a key of `set` not, or refuses its value. */
