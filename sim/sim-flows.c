@@ -33,7 +33,8 @@
  * wait do, and the ramp costs at most log_growth(bytes / initial
  * window) re-solves.  With HyStart (a TCP flow's hystart_seg), slow start
  * may end early where CUBIC's HyStart would end it (hystart_growths); the
- * window then grows by x 1.05 a round trip, ns-3's CUBIC before any loss,
+ * window then stays one round and grows by x 1.05 a round trip after,
+ * ns-3's CUBIC before any loss,
  * until the flow is at its share: a ramp event a round, at most
  * log_1.05(share / window) of them.
  *
@@ -108,7 +109,7 @@ typedef struct {
   DlTime t_ramp;        /* in slow start: when it grows next */
   float growth;         /* every round trip: x growth - lag */
   guint32 lag;          /* (free: the next free one) */
-  guint32 hy;           /* growths left before HyStart ends slow start (0: none) */
+  guint32 hy;           /* growths left before HyStart ends slow start, plus 1 (0: none) */
 } FlowWin;
 
 /* What a window keeps once its flow is out of slow start: the window
@@ -565,8 +566,11 @@ expand (SimFlows *f, Flow *x, DlTime t_ramp)
  * segments >= 16 and rtt + 2 t - (W_k - 2) t <= 2 ms.  Past a window of
  * one bandwidth-delay product the flow is at its share and the model's own
  * rule ends the ramp.  (ns-3's other rule, a round trip grown past twice
- * its smallest, needs a queue the model does not have.)  Returns how many
- * growths slow start has left (0: HyStart never ends it). */
+ * its smallest, needs a queue the model does not have.)  Then the window
+ * grows one segment per 20 acknowledged: it stays as it is for the round
+ * after (whose 20 segments are acknowledged only in the next), then x 1.05
+ * a round.  Returns the growths left before that round, plus one (0:
+ * HyStart never ends slow start). */
 static guint32
 hystart_growths (SimFlows *f, const Flow *x, const SimFlowsWindow *win, FlowKind k)
 {
@@ -583,7 +587,7 @@ hystart_growths (SimFlows *f, const Flow *x, const SimFlowsWindow *win, FlowKind
     {
       double next = MAX (w, w * (double) k.growth - (double) k.lag);
       if (next / seg - 2 >= HYSTART_LOW_WINDOW && rtt - (w / seg - 2) * t <= (double) HYSTART_ACK_DELTA)
-        return n;
+        return n + 1;
       w = next;
     }
   return 0;
@@ -731,9 +735,11 @@ ramp (SimFlows *f, guint32 i)
   Flow *x = flow_at (f, i);
   FlowWin *v = win_of (f, x);
   v->cwnd = MAX (v->cwnd, v->cwnd * (double) v->growth - (double) v->lag);
-  if (v->hy > 0 && --v->hy == 0)
+  if (v->hy > 0 && --v->hy <= 1)
     {
-      v->growth = HYSTART_AFTER;   /* out of slow start: CUBIC's growth */
+      /* out of slow start: one round at the window (the first 20 segments
+         acknowledged), then CUBIC's growth */
+      v->growth = v->hy == 1 ? 1 : HYSTART_AFTER;
       v->lag = 0;
     }
   v->t_ramp = dl_time_add (v->t_ramp, v->rtt);

@@ -911,17 +911,20 @@ END_TEST
  * slow start (2W - 1 segment a round) ends with the next window in the
  * first round where 2 t <= 2 ms, that window less 2 segments is at least
  * 16 segments, and the gap to the next round's first ACK, R + 2 t - (W -
- * 2) t, is at most 2 ms; the window then grows by 1/20 a round (one
- * segment per 20 acknowledged), in rounds of R while what is left does
- * not fit in it and it is below C R; the rest goes at C. */
+ * 2) t, is at most 2 ms; the window then grows one segment per 20
+ * acknowledged: the same window for one round (its 20th segment is
+ * acknowledged in the next), then x 1.05 a round; all in rounds of R while
+ * what is left does not fit in the window and it is below C R; the rest
+ * goes at C. */
 static double
 hystart_bound_ns (double S, double C, double R, double seg)
 {
   double W = 10 * seg, t = 2 * (seg / C), time = 0, left = S;
-  gboolean ss = TRUE, train = t <= 2e6;
+  gboolean ss = TRUE, train = t <= 2e6, held = FALSE;
   while (left > W && W < C * R)
     {
-      double next = ss ? 2 * W - seg : W * 1.05;
+      double next = ss ? 2 * W - seg : held ? W * 1.05 : W;
+      held = !ss;
       if (ss && train && next / seg - 2 >= 16 && R + t - (W / seg - 2) * (t / 2) <= 2e6)
         ss = FALSE;
       left -= W;
