@@ -62,6 +62,7 @@ sim_world_config_init (SimWorldConfig *c)
   c->downlink_bps = 100000000;
   c->sharing_fifo = FALSE;
   c->slow_start_after_idle = TRUE;
+  c->hystart = TRUE;
   c->min_rto = 200 * DL_MS;
   c->queue_bdp = 4;
   c->mss_bytes = 1448;

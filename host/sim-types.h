@@ -114,6 +114,8 @@ typedef struct {
   SimWireTransport transport;       /* [network] transport: the flows' slow start (sim-net.c) */
   gboolean slow_start_after_idle; /* [network] slow_start_after_idle: under tcp or sctp, a connection
                                      idle past its timeout starts from its initial window again */
+  gboolean hystart;             /* [network] hystart: a TCP connection's slow start ends where CUBIC's
+                                   HyStart would end it (sim_flows_add_window's hystart_seg) */
   DlTime min_rto;               /* [network] min_rto, queue_bdp: under tcp or sctp, the timeout where flows */
   double queue_bdp;             /* converge with little pipe each (sim_flows_set_timeouts; 0: none) */
   uint64_t server_uplink_bps;   /* [network] server_uplink, server_downlink: the coordinator's (every */

@@ -187,6 +187,7 @@ build_network (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **
                  : strcmp (V ("network", "transport"), "sctp") == 0 ? SIM_TRANSPORT_SCTP
                                                                      : SIM_TRANSPORT_FLUID;
   c->slow_start_after_idle = strcmp (V ("network", "slow_start_after_idle"), "true") == 0;
+  c->hystart = strcmp (V ("network", "hystart"), "true") == 0;
   dl_parse_duration (V ("network", "min_rto"), &c->min_rto, NULL);
   dl_parse_number (V ("network", "queue_bdp"), &c->queue_bdp, NULL);
   if (!(c->queue_bdp >= 0 && c->queue_bdp <= 1000))

@@ -53,6 +53,7 @@ typedef struct {
   guint64 cwnd_bytes;   /* the window it starts with */
   double growth;        /* the window's factor every round trip (0: 2, doubling) */
   guint64 lag_bytes;    /* then taken off it (a round's last ACK, delayed: 0 none) */
+  guint64 hystart_seg;  /* CUBIC's HyStart with segments of this many bytes (0: none) */
 } SimFlowsWindow;
 
 /* sim_flows_add with slow start: the flow's rate is also capped at
@@ -62,7 +63,9 @@ typedef struct {
  * gives; with one round trip for all, the shares are as without), and the
  * window grows every rtt_ns from now (to cwnd x growth - lag_bytes, at
  * least cwnd) until the flow gets less than that cap (it has reached its
- * share) or its bytes left fit in the window; from then on it has no
+ * share) or its bytes left fit in the window (with hystart_seg, from the
+ * round where CUBIC's HyStart would end slow start, by x 1.05 a round, as
+ * ns-3's CUBIC before any loss); from then on it has no
  * cap.  Each growth is an event of its own (sim_flows_next counts it,
  * sim_flows_pop handles it). */
 void sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,

@@ -534,7 +534,9 @@ conn_is_sctp (const SimWorld *w, const Msg *m)
  * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
  *   less the segment whose ACK the receiver delays at each round's end
  *   (10, 19, 37, 73: what ns-3's delayed ACKs give, docs/world.md); a
- *   timeout of the round trip plus Linux's 200 ms minimum.
+ *   timeout of the round trip plus Linux's 200 ms minimum; CUBIC's
+ *   HyStart may end slow start early (sim-flows.c, hystart_growths;
+ *   [network] hystart = false: never).
  * - SCTP: min(4 MTU, max(2 MTU, 4 380 bytes)); at most one MTU more per
  *   SACK and a SACK every second packet (RFC 4960 §7.2.1, §6.2): x 1.5
  *   every round trip; RFC 4960's minimum timeout of 1 s. */
@@ -547,7 +549,7 @@ conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlow
   gboolean sctp = conn_is_sctp (w, m);
   guint64 iw = sctp ? MIN (4 * seg, MAX (2 * seg, 4380)) : 10 * seg;
   DlTime rto = sctp ? MAX (DL_S, rtt) : dl_time_add (rtt, 200 * DL_MS);
-  *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg };
+  *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg, sctp || !w->cfg.hystart ? 0 : seg };
   if (!l && m->via == PROTO_VIA_LINK)
     l = sim_link_get (w, m->from, m->to, FALSE);   /* (channel_last keeps a link's in it) */
   guint32 *cwnd;

@@ -205,19 +205,20 @@ START_TEST (test_stragglers_exact_count)
 }
 END_TEST
 
-/* [network] transport, slow_start_after_idle, min_rto, queue_bdp and
- * server_uplink/server_downlink: what they build (default fluid, true,
- * 200 ms, 4 and unlimited), and a bad transport, switch or queue named
+/* [network] transport, slow_start_after_idle, hystart, min_rto, queue_bdp
+ * and server_uplink/server_downlink: what they build (default tcp, true,
+ * true, 200 ms, 4 and unlimited), and a bad transport, switch or queue named
  * by its key. */
 START_TEST (test_transport_keys)
 {
   char *path = write_tmp ("[scenario]\ntime_limit = 1min\n[peers]\ncount = 2\n");
-  struct { const char *set; SimWireTransport tr; uint64_t up; gboolean idle_restart; } cases[] = {
-    { "network.mss=1448B", SIM_TRANSPORT_TCP, 0, TRUE },   /* tcp: the default */
-    { "network.transport=fluid", SIM_TRANSPORT_FLUID, 0, TRUE },
-    { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0, TRUE },
-    { "network.server_uplink=100Mbps", SIM_TRANSPORT_TCP, 100000000, TRUE },
-    { "network.slow_start_after_idle=false", SIM_TRANSPORT_TCP, 0, FALSE },
+  struct { const char *set; SimWireTransport tr; uint64_t up; gboolean idle_restart, hystart; } cases[] = {
+    { "network.mss=1448B", SIM_TRANSPORT_TCP, 0, TRUE, TRUE },   /* tcp: the default */
+    { "network.transport=fluid", SIM_TRANSPORT_FLUID, 0, TRUE, TRUE },
+    { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0, TRUE, TRUE },
+    { "network.server_uplink=100Mbps", SIM_TRANSPORT_TCP, 100000000, TRUE, TRUE },
+    { "network.slow_start_after_idle=false", SIM_TRANSPORT_TCP, 0, FALSE, TRUE },
+    { "network.hystart=false", SIM_TRANSPORT_TCP, 0, TRUE, FALSE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -231,6 +232,7 @@ START_TEST (test_transport_keys)
       ck_assert_uint_eq (b.cfg.server_uplink_bps, cases[i].up);
       ck_assert_uint_eq (b.cfg.server_downlink_bps, 0);
       ck_assert_int_eq (b.cfg.slow_start_after_idle, cases[i].idle_restart);
+      ck_assert_int_eq (b.cfg.hystart, cases[i].hystart);
       ck_assert_int_eq (b.cfg.min_rto, 200 * DL_MS);
       ck_assert (b.cfg.queue_bdp == 4);
       sim_built_clear (&b);
@@ -245,6 +247,11 @@ START_TEST (test_transport_keys)
   g_autoptr (SimScenario) s2 = sim_scenario_load (path, sets2, &e2);
   ck_assert (s2 == NULL);
   ck_assert_msg (strstr (e2->message, "[network] slow_start_after_idle: '1': expected true or false"), "%s", e2->message);
+  const char *sets4[] = { "network.hystart=yes", NULL };
+  g_autoptr (GError) e4 = NULL;
+  g_autoptr (SimScenario) s4 = sim_scenario_load (path, sets4, &e4);
+  ck_assert (s4 == NULL);
+  ck_assert_msg (strstr (e4->message, "[network] hystart: 'yes': expected true or false"), "%s", e4->message);
   const char *sets3[] = { "network.queue_bdp=-1", NULL };
   g_autoptr (GError) e3 = NULL;
   g_autoptr (SimScenario) s3 = sim_scenario_load (path, sets3, &e3);

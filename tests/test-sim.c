@@ -905,6 +905,76 @@ START_TEST (test_flows_slow_start_alone)
 }
 END_TEST
 
+/* CUBIC's HyStart as ns-3 3.37 runs it, written out from its rule
+ * (docs/world.md, "HyStart"): a round's ACKs come one every 2 segments at
+ * the link's rate, t = seg / C apart, over (W - 2) t; a round lasts R + 2 t;
+ * slow start (2W - 1 segment a round) ends with the next window in the
+ * first round where 2 t <= 2 ms, that window less 2 segments is at least
+ * 16 segments, and the gap to the next round's first ACK, R + 2 t - (W -
+ * 2) t, is at most 2 ms; the window then grows one segment per 20
+ * acknowledged: the same window for one round (its 20th segment is
+ * acknowledged in the next), then x 1.05 a round; all in rounds of R while
+ * what is left does not fit in the window and it is below C R; the rest
+ * goes at C. */
+static double
+hystart_bound_ns (double S, double C, double R, double seg)
+{
+  double W = 10 * seg, t = 2 * (seg / C), time = 0, left = S;
+  gboolean ss = TRUE, train = t <= 2e6, held = FALSE;
+  while (left > W && W < C * R)
+    {
+      double next = ss ? 2 * W - seg : held ? W * 1.05 : W;
+      held = !ss;
+      if (ss && train && next / seg - 2 >= 16 && R + t - (W / seg - 2) * (t / 2) <= 2e6)
+        ss = FALSE;
+      left -= W;
+      W = next;
+      time += R;
+    }
+  return time + left / C;
+}
+
+static const struct {
+  guint64 bytes, bps;
+  DlTime rtt;
+} hy_cases[] = {
+  { 100000, 1000 * MBPS, 2 * DL_MS },     /* 1 Gbit/s, 1 ms one way: out at 19 segments */
+  { 1000000, 1000 * MBPS, 2 * DL_MS },
+  { 4000000, 1000 * MBPS, 2 * DL_MS },
+  { 40000000, 1000 * MBPS, 2 * DL_MS },   /* reaches the link's share at x 1.05 a round */
+  { 4000000, 1000 * MBPS, 20 * DL_MS },   /* 10 ms one way: rounds 18 ms apart, no train */
+  { 1000000, 10 * MBPS, 2 * DL_MS },      /* ACKs 2.4 ms apart: no train */
+};
+
+/* A TCP flow with HyStart (hystart_seg) takes the time of HyStart's rule,
+ * and its ramp stops once it is at the link's share. */
+START_TEST (test_flows_hystart)
+{
+  const guint64 seg = 1502;
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  sim_flows_set_capacity (f, 0, hy_cases[_i].bps);
+  sim_flows_set_capacity (f, 1, hy_cases[_i].bps);
+  SimFlowsWindow win = { hy_cases[_i].rtt, 10 * seg, 2, seg, seg };
+  sim_flows_add_window (f, 0, 0, 1, hy_cases[_i].bytes, 0, &win);
+  sim_flows_update (f, 0);
+  DlTime t, done = DL_TIME_NEVER;
+  guint events = 0;
+  while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
+    {
+      events++;
+      guint64 u;
+      while (sim_flows_pop (f, t, &u))
+        done = t;
+      sim_flows_update (f, t);
+    }
+  double C = (double) hy_cases[_i].bps / 8e9, R = (double) hy_cases[_i].rtt;
+  double want = hystart_bound_ns ((double) hy_cases[_i].bytes, C, R, (double) seg);
+  ck_assert_msg (fabs ((double) done - want) <= 1e-6 * want, "%" G_GUINT64_FORMAT " bytes: %" G_GINT64_FORMAT " ns, want %.0f",
+                 hy_cases[_i].bytes, done, want);
+  ck_assert_uint_le (events, 3 + (guint) ceil (log (C * R / (10.0 * (double) seg)) / log (1.05)));
+}
+END_TEST
+
 /* A plain flow beside a ramping one gets what the window leaves: the link
  * is never idle, so the plain flow, which ends last, ends when both
  * flows' bytes have crossed it at its rate; the ramping one takes longer
@@ -1203,6 +1273,7 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
+  tcase_add_loop_test (tf, test_flows_hystart, 0, G_N_ELEMENTS (hy_cases));
   tcase_add_test (tf, test_flows_window_leaves_the_rest);
   tcase_add_loop_test (tf, test_flows_round_trips_weigh, 0, 2);
   tcase_add_loop_test (tf, test_flows_converge_timeout, 0, 4);

@@ -21,7 +21,9 @@
 # or `mixed:SIZE:MBPS:SHORT_MS:LONG_MS:short|long` (SIZE in bytes; the
 # mixed latencies one way).  TRANSPORTS: dlsim's [network] transport
 # values to run, one column each (default: tcp fluid); CC: ns-3's
-# congestion control, cubic (default) or newreno; QBDP: ns-3's drop-tail
+# congestion control, cubic (default) or newreno (dlsim is then given
+# [network] hystart = false: NewReno has no HyStart; so it is with
+# --ns3::TcpCubic::HyStart=false in NS3_ARGS); QBDP: ns-3's drop-tail
 # queues in bandwidth-delay products (default 1; dlsim is given it as
 # [network] queue_bdp); MIN_RTO: dlsim's [network] min_rto (default 1s,
 # ns-3's minimum retransmission timeout; 0: dlsim without its timeout
@@ -224,6 +226,7 @@ link_setup = 1ms
 header_bytes = 54
 min_rto = $MINRTO
 queue_bdp = $QBDP
+$(case "$CC $XARGS" in newreno* | *HyStart=false*) echo "hystart = false" ;; esac)
 [peers]
 count = $n
 INI
