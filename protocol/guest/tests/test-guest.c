@@ -249,7 +249,7 @@ END_TEST
 START_TEST (test_testbed_refuses)
 {
   const char *src = g_getenv ("DLSIM_SRCDIR");
-  g_autofree char *path = g_build_filename (src ? src : ".", "scenarios/guest/pushpull.ini", NULL);
+  g_autofree char *path = g_build_filename (src ? src : ".", "protocol/guest/scenarios/pushpull.ini", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &error);
   ck_assert_msg (s != NULL, "%s: %s", path, error ? error->message : "?");
