@@ -15,6 +15,7 @@ EXTRA_DIST += protocol/guest/README.md protocol/guest/local.mk
 check_PROGRAMS += protocol/guest/tests/test-guest
 TESTS += protocol/guest/tests/test-guest protocol/guest/tests/guest.sh
 EXTRA_DIST += protocol/guest/tests/guest.sh
+protocol_guest_tests_test_guest_SOURCES = protocol/guest/tests/test-guest.c $(FAMILY_HARNESS_SOURCES)
 protocol_guest_tests_test_guest_CFLAGS = $(DL_CHECK_CFLAGS)
 # its scenarios live in protocol/guest/scenarios/ (make install puts them
 # in $(pkgdatadir)/protocol/guest/scenarios/, three folders below guests/,
