@@ -1,6 +1,8 @@
 # guests/ — protocol implementations that run as guests (docs/guest.md),
-# installed beside scenarios/ so that a scenario's relative guest_command
-# (../../guests/...) works from $(pkgdatadir) as from the source tree.
+# installed beside scenarios/ and protocol/ so that a scenario's relative
+# guest_command (../../guests/... from scenarios/edge/,
+# ../../../guests/... from protocol/guest/scenarios/) works from
+# $(pkgdatadir) as from the source tree.
 nobase_dist_pkgdata_DATA += \
 	guests/pushpull/pushpull.py \
 	guests/testing/close-race.py \

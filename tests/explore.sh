@@ -196,7 +196,7 @@ grep -q "^dlsim explore: 5/5 runs, [0-9]* failing, [0-9]* distinct, [0-9]* s ela
 # states as they run (no "N of 0"), its drops are Guest:KIND (the rule on
 # Guest fired), and only its own message type is listed
 if command -v python3 >/dev/null; then
-  "$DLSIM" explore "${DLSIM_SRCDIR:-.}/scenarios/guest/pushpull.ini" --runs 6 --faults drop --no-shrink \
+  "$DLSIM" explore "${DLSIM_SRCDIR:-.}/protocol/guest/scenarios/pushpull.ini" --runs 6 --faults drop --no-shrink \
     > "$tmp/g.txt" 2>&1
   grep -q "^coverage: [1-9][0-9]* peer states reached (the family lists none in advance): [a-z]" "$tmp/g.txt" \
     && ! grep -q " of 0 peer states" "$tmp/g.txt" && ok "guest: states reached" \

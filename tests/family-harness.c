@@ -1,8 +1,15 @@
 /* family-harness.c — the other families' rules for the hand-held world
- * (family-harness.h over harness.c). */
+ * (family-harness.h over harness.c), and the checks tests/'s programs
+ * and the families' share (fh_*). */
 #include "config.h"
 
 #include "tests/family-harness.h"
+
+#include "protocol/proto-message.h"
+#include "scenario/sim-scenario.h"
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
 
 /* every connected link comes up, one at a time, the connecting peer told
  * first; training ends in the order it started; a peer's end of session
@@ -51,4 +58,48 @@ ProtoMachine *
 gw_peer (GW *g, guint i)
 {
   return g->m[i];
+}
+
+/* ---------------------------------------------------------------- fh_* */
+
+void
+fh_cov_init (FhCov *v, const char *family)
+{
+  memset (v, 0, sizeof *v);
+  v->s.states = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->s.dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->s.rules = g_hash_table_new (g_direct_hash, g_direct_equal);
+  v->sp.family = proto_family_lookup (family);
+  v->sp.msgs = proto_msg_family_named (family);
+  ck_assert (v->sp.family && v->sp.msgs);
+}
+
+void
+fh_cov_add (GHashTable *set, const char *name)
+{
+  g_hash_table_add (set, (gpointer) g_intern_string (name));
+}
+
+void
+fh_cov_clear (FhCov *v)
+{
+  explore_coverage_clear (&v->c);
+  g_hash_table_unref (v->s.states);
+  g_hash_table_unref (v->s.dropped);
+  g_hash_table_unref (v->s.rules);
+}
+
+void
+fh_assert_refused (const char *text, const char *where, const char *range)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-refused-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.ini", NULL);
+  ck_assert (dir && g_file_set_contents (path, text, -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  g_unlink (path);
+  g_rmdir (dir);
+  ck_assert_msg (s == NULL, "'%s' loaded", text);
+  ck_assert_msg (strstr (e->message, "s.ini: ") && strstr (e->message, where) && strstr (e->message, range), "%s",
+                 e->message);
 }

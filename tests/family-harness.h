@@ -3,9 +3,12 @@
  * pipeline's): the coordinator and n peers behind the machine
  * interface, messages the test delivers, links that come up one by one as
  * soon as they are connected, training that adds the peer's id to every
- * weight, and time that moves only by hand.  A thin layer over harness.c. */
+ * weight, and time that moves only by hand.  A thin layer over harness.c.
+ * Below it, fh_*: the checks that tests/'s programs and a family's own
+ * share (explore's coverage, a refused scenario), written once. */
 #pragma once
 
+#include "explore/explore.h"
 #include "tests/harness.h"
 
 /* g->m[0] is the coordinator, g->m[1..n] the peers; g->alive[i] FALSE
@@ -31,3 +34,21 @@ ProtoMachine *gw_peer (GW *g, guint i);
 #define gw_settle harness_settle
 #define gw_unhold harness_unhold
 #define gw_count harness_count_log
+
+/* explore's coverage over a search's reached sets, as explore-search.c
+ * fills them: interned names (fh_cov_add) */
+typedef struct {
+  ExploreSearch s;
+  ExploreSpace sp;
+  ExploreCoverage c;
+} FhCov;
+
+/* empty sets and the space of `family` (its machines and its messages) */
+void fh_cov_init (FhCov *v, const char *family);
+void fh_cov_add (GHashTable *set, const char *name);
+void fh_cov_clear (FhCov *v);
+
+/* Asserts that a scenario file of `text` (s.ini in a temporary folder)
+ * does not load, and that the error names the file, `where` (the section
+ * and key: "[protocol] step_timeout") and `range` (what it takes). */
+void fh_assert_refused (const char *text, const char *where, const char *range);

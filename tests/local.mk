@@ -2,7 +2,9 @@
 # (tests/README.md: which program covers which module).
 # The protocol tests' one hand-held world, on the host layer (host/sim-host.c)
 HARNESS_SOURCES = tests/harness.c tests/harness.h
-# its layer for the families' tests other than DISCO's (gw_*: tests/family-harness.h)
+# its layer for the families' tests other than DISCO's (gw_*: tests/family-harness.h),
+# with the checks tests/'s programs and the families' share (fh_*: explore's
+# coverage, a refused scenario)
 FAMILY_HARNESS_SOURCES = tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
 # a message of every type (tests/msg-fill.h), filled by its class's
 # `example`
@@ -83,6 +85,7 @@ tests_test_world_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-scenario
 TESTS += tests/test-scenario
+tests_test_scenario_SOURCES = tests/test-scenario.c $(FAMILY_HARNESS_SOURCES)
 tests_test_scenario_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-frame
@@ -162,7 +165,7 @@ tests_test_runner_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-explore
 TESTS += tests/test-explore
-tests_test_explore_SOURCES = tests/test-explore.c $(PLAN_CHECK_SOURCES)
+tests_test_explore_SOURCES = tests/test-explore.c $(PLAN_CHECK_SOURCES) $(FAMILY_HARNESS_SOURCES)
 tests_test_explore_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-export

@@ -54,7 +54,7 @@ if [ -f "$build/Makefile" ]; then
      "$PY" -c "import dlsim; print(dlsim.binary()); print(dlsim.__file__); dlsim.Scenario({'peers.count': 3})") > "$out" 2>&1
   if [ "$(cat "$out")" = "$root/usr/local/bin/dlsim
 $root$site/dlsim/__init__.py" ]; then ok; else ko "the installed package: $(cat "$out")"; fi
-  pp=$root/usr/local/share/dlsim/scenarios/guest/pushpull.ini
+  pp=$root/usr/local/share/dlsim/protocol/guest/scenarios/pushpull.ini
   (cd "$tmp/user" && env -u DLSIM PYTHONPATH="$root$site" PATH="$root/usr/local/bin:$PATH" \
      "$root/usr/local/bin/dlsim" check "$pp") > "$out" 2>&1
   if grep -q "^1 passed, 0 failed" "$out"; then ok; else ko "the installed guest on the installed SDK: $(tail -5 "$out")"; fi

@@ -11,6 +11,7 @@
 
 #include "explore/explore.h"
 #include "results/res-query.h"
+#include "tests/family-harness.h"
 #include "tests/plan-check.h"
 
 #include <check.h>
@@ -326,47 +327,15 @@ END_TEST
 
 /* ---------------------------------------------------------------- coverage */
 
-/* a search's reached sets, as explore-search.c fills them: interned names */
-typedef struct {
-  ExploreSearch s;
-  ExploreSpace sp;
-  ExploreCoverage c;
-} Cov;
-
-static void
-cov_init (Cov *v, const char *family)
-{
-  memset (v, 0, sizeof *v);
-  v->s.states = g_hash_table_new (g_direct_hash, g_direct_equal);
-  v->s.dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
-  v->s.rules = g_hash_table_new (g_direct_hash, g_direct_equal);
-  v->sp.family = proto_family_lookup (family);
-  v->sp.msgs = proto_msg_family_named (family);
-  ck_assert (v->sp.family && v->sp.msgs);
-}
-
-static void
-cov_add (GHashTable *set, const char *name)
-{
-  g_hash_table_add (set, (gpointer) g_intern_string (name));
-}
+/* a search's reached sets: tests/family-harness.h's FhCov */
 
 /* a dropped type, named as the search names it: the registry's name */
 static void
-cov_dropped (Cov *v, const char *name)
+cov_dropped (FhCov *v, const char *name)
 {
   ProtoMsgType t;
   ck_assert (proto_msg_type_from_name (name, &t));
   g_hash_table_add (v->s.dropped, (gpointer) proto_msg_type_name (t));
-}
-
-static void
-cov_clear (Cov *v)
-{
-  explore_coverage_clear (&v->c);
-  g_hash_table_unref (v->s.states);
-  g_hash_table_unref (v->s.dropped);
-  g_hash_table_unref (v->s.rules);
 }
 
 static gboolean
@@ -381,10 +350,10 @@ START_TEST (test_coverage_family_types)
 {
   /* DISCO's coverage lists DISCO's types, gossip's its own and the DISCO
    * signalling it speaks (its fault targets), never another family's */
-  Cov v;
-  cov_init (&v, "disco");
+  FhCov v;
+  fh_cov_init (&v, "disco");
   cov_dropped (&v, "Payload");
-  cov_add (v.s.states, "training");
+  fh_cov_add (v.s.states, "training");
   explore_coverage (&v.s, &v.sp, &v.c);
   ck_assert (!has_word (v.c.dropped_never, "Payload"));
   ck_assert (has_word (v.c.dropped_never, "PeersForRound"));
@@ -393,17 +362,17 @@ START_TEST (test_coverage_family_types)
   ck_assert_uint_eq (v.c.n_states, v.sp.family->n_peer_states);
   ck_assert_uint_eq (v.c.states_reached, 1);
   ck_assert_str_eq (v.c.states_seen, "-");
-  cov_clear (&v);
+  fh_cov_clear (&v);
   /* DISCO's list is its own types and the session layer's, by type byte,
    * as when they were all DISCO's: explore's coverage lines stay */
-  cov_init (&v, "disco");
+  fh_cov_init (&v, "disco");
   explore_coverage (&v.s, &v.sp, &v.c);
   ck_assert_str_eq (v.c.dropped_never,
                     "ClientConnected, NewNodeInfo, JoinRound, PeerIsReady, PeersForRound, ConnectionsReady, "
                     "StartWeightSharing, RetryPeerConnections, ConnectionFail, WaitingForMoreParticipants, "
                     "EnoughParticipants, SignalForPeer, ModelSyncRequest, SignalModelProvider, SignalNewPeer, "
                     "SharedModel, Payload, RoundStaleness");
-  cov_clear (&v);
+  fh_cov_clear (&v);
   /* every other family's list, nothing dropped, is the messages its
    * faults target (its own types and the session types it speaks) and
    * no other type */
@@ -413,7 +382,7 @@ START_TEST (test_coverage_family_types)
       const ProtoMsgFamily *mf = proto_msg_family_named (name);
       if (!mf || strcmp (name, "disco") == 0)
         continue;
-      cov_init (&v, name);
+      fh_cov_init (&v, name);
       explore_coverage (&v.s, &v.sp, &v.c);
       g_auto (GStrv) words = g_strsplit (v.c.dropped_never, ", ", -1);
       guint n = proto_msg_family_n_fault_targets (mf);
@@ -434,7 +403,7 @@ START_TEST (test_coverage_family_types)
             }
           ck_assert_msg (targeted, "%s lists %s", name, words[j]);
         }
-      cov_clear (&v);
+      fh_cov_clear (&v);
     }
 }
 END_TEST

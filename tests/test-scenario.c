@@ -7,6 +7,7 @@
 #include "protocol/disco/disco-config.h"
 #include "protocol/proto-machine.h"
 #include "base/dl-random.h"
+#include "tests/family-harness.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
@@ -153,14 +154,7 @@ static const struct {
 
 START_TEST (test_out_of_range)
 {
-  char *path = write_tmp (out_of_range[_i].text);
-  g_autoptr (GError) e = NULL;
-  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
-  ck_assert_msg (s == NULL, "'%s' loaded", out_of_range[_i].text);
-  ck_assert_msg (strstr (e->message, "s.ini: ")
-                 && strstr (e->message, out_of_range[_i].where) && strstr (e->message, out_of_range[_i].range),
-                 "%s", e->message);
-  remove_tmp (path);
+  fh_assert_refused (out_of_range[_i].text, out_of_range[_i].where, out_of_range[_i].range);
 }
 END_TEST
 

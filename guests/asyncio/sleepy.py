@@ -9,7 +9,7 @@ Each peer's code is a plain coroutine: it sleeps five minutes (asyncio.sleep:
 no wall time, a timer dlsim fires), says Hello to the coordinator, awaits
 its Ack on an asyncio.Queue with a 10 s asyncio.wait_for, sleeps 250 ms and
 finishes its one round.  The coordinator answers each Hello with an Ack.
-scenarios/guest/asyncio-sleep.ini runs it; protocol/guest/tests/guest.sh checks that the
+protocol/guest/scenarios/asyncio-sleep.ini runs it; protocol/guest/tests/guest.sh checks that the
 Hellos leave at 300 s of simulated time.
 """
 import asyncio

@@ -21,8 +21,8 @@
 #                                    [FILE...]
 #
 # --twins DIR: the C twin of FILE is DIR/NAME.ini, the file guestify.sh made
-# it from (scenarios/failures or scenarios/guest/disco1110-twins for
-# scenarios/guest/disco1110), not twin.sh's; repeat it to search several
+# it from (scenarios/failures or protocol/guest/scenarios/disco1110-twins for
+# protocol/guest/scenarios/disco1110), not twin.sh's; repeat it to search several
 # folders, the first that holds NAME.ini wins.  Such a twin runs as the
 # guest does: `[peers] runtime = node` (DISCO's clients are Node processes
 # here: an error nothing listens to ends one, docs/conformance.md) and a
@@ -31,7 +31,7 @@
 # --check: the guest runs are `dlsim check` runs (FILE's [expect]): a file
 # that fails them is named on stderr, and the exit status is 1 at the end.
 # --set goes to both runs of every file (dlsim run --set; no spaces in it).
-# FILE: guest scenarios (default: scenarios/guest/disco-*.ini beside this
+# FILE: guest scenarios (default: protocol/guest/scenarios/disco-*.ini beside this
 # script).  DLSIM (or --dlsim; default ./dlsim, then dlsim on the PATH) and
 # DISCO_SRC (or --disco-src) as for run.sh.  Exit 1 if a run fails to
 # start; a difference is a row, not an error.
@@ -58,7 +58,7 @@ if [ -z "$dlsim" ]; then
   if [ -x ./dlsim ]; then dlsim=./dlsim; else dlsim=dlsim; fi
 fi
 command -v sqlite3 >/dev/null || { echo "conformance.sh: needs sqlite3" >&2; exit 2; }
-[ $# -gt 0 ] || set -- "$here"/../../scenarios/guest/disco-*.ini
+[ $# -gt 0 ] || set -- "$here"/../../protocol/guest/scenarios/disco-*.ini
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/conformance.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM

@@ -1,8 +1,8 @@
 #!/bin/sh
 # guestify.sh FILE - print the guest twin of FILE, a scenario of dlsim's
 # disco family at version disco-1110 (the default): the same scenario run by
-# DISCO's own code at PR #1110 (driver.mjs), for scenarios/guest/disco1110/
-# (guest_command = sh ../../../guests/disco/run.sh ...).  What changes:
+# DISCO's own code at PR #1110 (driver.mjs), for protocol/guest/scenarios/disco1110/
+# (guest_command = sh ../../../../guests/disco/run.sh ...).  What changes:
 #   [protocol]  family = guest; max_connection_retry, peer_connection_timeout
 #               and model_sync_timeout become the driver's options; the
 #               guest says #1110's facts with RetryPeerConnections and
@@ -62,7 +62,7 @@ out=$(awk '
     if (sec != "[model]") print
     if (sec == "[protocol]") {
       print "family = guest"
-      print "guest_command = sh ../../../guests/disco/run.sh --max-connection-retry " M " --peer-connection-time " T " --model-sync-time " S " --ordered-ids" (secure ? " --aggregation secure" : "")
+      print "guest_command = sh ../../../../guests/disco/run.sh --max-connection-retry " M " --peer-connection-time " T " --model-sync-time " S " --ordered-ids" (secure ? " --aggregation secure" : "")
       print "guest_agreement = on"
       print "guest_round_begins = start"
       print "guest_barrier_retry = RetryPeerConnections"

@@ -2,7 +2,7 @@
 # twin.sh [--version V] FILE - print the C twin of a DISCO guest scenario:
 # the same file with family = disco, version = V (default disco-775,
 # dlsim's C rendering of the DISCO code at 10b4be70; disco-1110 for a
-# guest of DISCO's #1110 tree, scenarios/guest/disco1110/) instead of the
+# guest of DISCO's #1110 tree, protocol/guest/scenarios/disco1110/) instead of the
 # guest, and its model four floats, the size of the weights the guest's
 # clients inject (driver.mjs), so that a Payload costs about what the
 # guest's does, and its clients Node processes ([peers] runtime = node: an

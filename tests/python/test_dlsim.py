@@ -459,7 +459,7 @@ class TestSearch(Tmp):
 class TestExploreGuest(Tmp):
     def test_messages(self):
         # messages=: the kinds drop and delay pick from, as --messages
-        pp = os.path.join(SRC, "scenarios", "guest", "pushpull.ini")
+        pp = os.path.join(SRC, "protocol", "guest", "scenarios", "pushpull.ini")
         x = dlsim.explore(pp, runs=3, faults=["drop", "delay"], messages=["Guest:Push", "Guest:Nope"],
                           shrink=False)
         self.assertEqual(x.runs, 3)
@@ -612,8 +612,8 @@ class TestGuestSdk(unittest.TestCase):
         for g in ("pushpull/pushpull.py", "testing/close-race.py", "asyncio/sleepy.py"):
             with open(os.path.join(SRC, "guests", g), encoding="utf-8") as f:
                 self.assertIn("from dlsim import guest", f.read(), g)
-        c = dlsim.check([os.path.join(SRC, "scenarios", "guest", "pushpull.ini"),
-                         os.path.join(SRC, "scenarios", "guest", "asyncio-sleep.ini"),
+        c = dlsim.check([os.path.join(SRC, "protocol", "guest", "scenarios", "pushpull.ini"),
+                         os.path.join(SRC, "protocol", "guest", "scenarios", "asyncio-sleep.ini"),
                          os.path.join(SRC, "scenarios", "edge", "send-on-closing-link.ini")])
         self.assertEqual((c.passed, c.failed, c.errors), (3, 0, 0))
 
@@ -764,7 +764,7 @@ class TestGuestTwin(Tmp):
         return guest, c
 
     def test_pushpull_and_its_c_twin(self):
-        g = dlsim.Scenario.load(os.path.join(SRC, "scenarios", "guest", "pushpull.ini"))
+        g = dlsim.Scenario.load(os.path.join(SRC, "protocol", "guest", "scenarios", "pushpull.ini"))
         rg, rc = self.pair(g, "pp")
         self.assertEqual(set(rg.runs()["outcome"]), {"completed"})
         self.compare(rg, rc)
@@ -783,7 +783,7 @@ class TestGuestTwin(Tmp):
     def test_fewer_peers_than_listed(self):
         # 5 peers, 4 cycles, 2 listed first: the latecomers are listed as
         # they come, on both sides
-        g = dlsim.Scenario.load(os.path.join(SRC, "scenarios", "guest", "pushpull.ini"))
+        g = dlsim.Scenario.load(os.path.join(SRC, "protocol", "guest", "scenarios", "pushpull.ini"))
         g.set("peers.count", 5).set("training.rounds", 4).set("protocol.min_participants", 2)
         rg, rc = self.pair(g, "small")
         self.compare(rg, rc)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # protocol/disco/tests/disco-guest.sh — DISCO's own TypeScript as a guest (guests/disco/,
 # docs/guest.md "DISCO as a guest") on the conformance scenarios of issue 36
-# §4 (scenarios/guest/disco-*.ini: three rounds, a leave after round 1, a
+# §4 (protocol/guest/scenarios/disco-*.ini: three rounds, a leave after round 1, a
 # late joiner, two late joiners, a link that never comes up, a crash during
 # the exchange, a partition, secure aggregation; docs/conformance.md):
 # dlsim check; the same tables twice; against dlsim's C machines
@@ -18,9 +18,9 @@
 # own unit test of retry and exclusion (controller-retry-test.mjs, beside
 # the archives), three rounds, and every #1110 guest file: the guest twins
 # of the failure library, of the 8 conformance files and of 5 files of
-# retry, exclusion and sync (scenarios/guest/disco1110/, docs/conformance.md
+# retry, exclusion and sync (protocol/guest/scenarios/disco1110/, docs/conformance.md
 # "The #1110 table"), each checked and compared with its C twin, about two
-# minutes more.  The C twins (scenarios/guest/disco1110-twins/) are checked
+# minutes more.  The C twins (protocol/guest/scenarios/disco1110-twins/) are checked
 # first, DISCO or not.  With neither a checkout nor the archives it says SKIP and
 # what it needs; under CI (CI=true) a tree that cannot be prepared fails.
 set -u
@@ -31,23 +31,23 @@ trees=${DISCO_TREES:-$(pwd)/disco-trees}
 tree1110=
 # the C twins of the #1110 guest files need no DISCO code: their [expect]
 # (DISCO's own behaviour) holds on dlsim's C machines
-n=$(ls "$src"/scenarios/guest/disco1110-twins/*.ini | wc -l)
-expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco1110-twins/*.ini
+n=$(ls "$src"/protocol/guest/scenarios/disco1110-twins/*.ini | wc -l)
+expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$src"/protocol/guest/scenarios/disco1110-twins/*.ini
 # and twin.sh --version disco-1110, guestify.sh's inverse, makes of each
 # guest file a C file that passes its [expect] (the 13: every pin there is
 # DISCO's and C's)
 mkdir -p "$tmp/tw1110"
-for f in "$src"/scenarios/guest/disco1110-twins/*.ini; do
-  sh "$src/guests/disco/twin.sh" --version disco-1110 "$src/scenarios/guest/disco1110/$(basename "$f")" > "$tmp/tw1110/$(basename "$f")"
+for f in "$src"/protocol/guest/scenarios/disco1110-twins/*.ini; do
+  sh "$src/guests/disco/twin.sh" --version disco-1110 "$src/protocol/guest/scenarios/disco1110/$(basename "$f")" > "$tmp/tw1110/$(basename "$f")"
 done
 expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$tmp"/tw1110/*.ini
 # the findings of dlsim explore on #1110's own code
-# (scenarios/guest/disco1110-found/, docs/conformance.md "Fault search on
+# (protocol/guest/scenarios/disco1110-found/, docs/conformance.md "Fault search on
 # #1110") reproduce on their C twins (twin.sh --version disco-1110)
-for f in "$src"/scenarios/guest/disco1110-found/*.ini; do
+for f in "$src"/protocol/guest/scenarios/disco1110-found/*.ini; do
   sh "$src/guests/disco/twin.sh" --version disco-1110 "$f" > "$tmp/found-$(basename "$f")"
 done
-nf=$(ls "$src"/scenarios/guest/disco1110-found/*.ini | wc -l)
+nf=$(ls "$src"/protocol/guest/scenarios/disco1110-found/*.ini | wc -l)
 expect 0 "$nf passed, 0 failed" -- "$DLSIM" check "$tmp"/found-*.ini
 # a SKIP below does not hide a failure of the C side
 skip () { [ "$fail" -eq 0 ] || finish; exit 77; }
@@ -75,26 +75,26 @@ export DISCO_SRC
 if [ -n "$tree1110" ]; then
   expect 0 "2 of 2 passed" -- node "$arch/controller-retry-test.mjs" "$tree1110"
   # and the driver runs #1110's client and server through three plain rounds
-  expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src/scenarios/guest/disco-three-rounds.ini"
-  # every #1110 guest file (scenarios/guest/disco1110/, docs/conformance.md
+  expect 0 "1 passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src/protocol/guest/scenarios/disco-three-rounds.ini"
+  # every #1110 guest file (protocol/guest/scenarios/disco1110/, docs/conformance.md
   # "The #1110 table"): the guest twins of the failure library and of the
   # 8 conformance files and 5 of retry, exclusion and sync
   # (guests/disco/guestify.sh), each [expect] pinned from DISCO's own run
   # (pin.sh).  conformance.sh --check: dlsim check passes every file, and
   # every row agrees with its C twin (scenarios/failures or
-  # scenarios/guest/disco1110-twins, run as the guest runs: `runtime =
+  # protocol/guest/scenarios/disco1110-twins, run as the guest runs: `runtime =
   # node`, four floats of model) in outcome, discrete facts, messages per
   # type and rounds listed, and every round's list and end time within
   # 5 ms.  About 110 s.
-  n1110=$(ls "$src"/scenarios/guest/disco1110/*.ini | wc -l)
+  n1110=$(ls "$src"/protocol/guest/scenarios/disco1110/*.ini | wc -l)
   DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --check \
-    --twins "$src/scenarios/failures" --twins "$src/scenarios/guest/disco1110-twins" \
-    "$src"/scenarios/guest/disco1110/*.ini > "$tmp/t1110.md" 2> "$tmp/t1110.err" \
+    --twins "$src/scenarios/failures" --twins "$src/protocol/guest/scenarios/disco1110-twins" \
+    "$src"/protocol/guest/scenarios/disco1110/*.ini > "$tmp/t1110.md" 2> "$tmp/t1110.err" \
     && grep -q "passed all $n1110 guest files" "$tmp/t1110.err" && ok "dlsim check passes the $n1110 #1110 guest files" \
     || { ko "the #1110 guest files: conformance.sh --check failed"; cat "$tmp/t1110.err"; }
   # and on DISCO's own code
-  expect 0 "$nf passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src"/scenarios/guest/disco1110-found/*.ini
-  for f in "$src"/scenarios/guest/disco1110/*.ini; do
+  expect 0 "$nf passed, 0 failed" -- env DISCO_SRC="$tree1110" "$DLSIM" check "$src"/protocol/guest/scenarios/disco1110-found/*.ini
+  for f in "$src"/protocol/guest/scenarios/disco1110/*.ini; do
     n=$(basename "$f" .ini)
     row=$(grep "^| $n |" "$tmp/t1110.md")
     if echo "$row" | awk -F' [|] ' '{ sub(/ [|]$/, ""); split($2, o, " / "); split($5, r, " / ") }
@@ -107,7 +107,7 @@ if [ -n "$tree1110" ]; then
     # and guestify.sh still makes it: each file is its source's twin, but
     # for the expectations pin.sh set from DISCO's run (`# C:` above them)
     c=$src/scenarios/failures/$n.ini
-    [ -f "$c" ] || c=$src/scenarios/guest/disco1110-twins/$n.ini
+    [ -f "$c" ] || c=$src/protocol/guest/scenarios/disco1110-twins/$n.ini
     sh "$src/guests/disco/guestify.sh" "$c" > "$tmp/twin.ini"
     if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$n: guestify.sh's twin"
     else ko "$n is not guestify.sh's twin of $c"; fi
@@ -118,16 +118,16 @@ if [ -n "$tree1110" ]; then
   # that says the counter one too high, and never says stale, makes S6's
   # and S13's rows differ from their C twins in exactly those
   b=$tmp/broken
-  mkdir -p "$b/guests" "$b/scenarios/guest/disco1110"
+  mkdir -p "$b/guests" "$b/protocol/guest/scenarios/disco1110"
   cp -R "$src/guests/disco" "$b/guests/"
-  cp "$src/scenarios/guest/disco1110/s06-retry-counter-session-wide.ini" \
-     "$src/scenarios/guest/disco1110/s13-stale-model-served.ini" "$b/scenarios/guest/disco1110/"
+  cp "$src/protocol/guest/scenarios/disco1110/s06-retry-counter-session-wide.ini" \
+     "$src/protocol/guest/scenarios/disco1110/s13-stale-model-served.ini" "$b/protocol/guest/scenarios/disco1110/"
   sed -e 's/act("S", "retry", server.retry)/act("S", "retry", server.retry + 1)/' \
       -e 's/?\.listed ? \["stale"\] : \[\]/?.listed ? [] : []/' "$src/guests/disco/driver.mjs" > "$b/guests/disco/driver.mjs"
   grep -q 'server.retry + 1)' "$b/guests/disco/driver.mjs" && grep -q 'listed ? \[\] : \[\]' "$b/guests/disco/driver.mjs" \
     || ko "the broken driver's two edits did not apply (guests/disco/driver.mjs changed?)"
   DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --twins "$src/scenarios/failures" \
-    "$b"/scenarios/guest/disco1110/*.ini > "$tmp/broken.md" 2>&1
+    "$b"/protocol/guest/scenarios/disco1110/*.ini > "$tmp/broken.md" 2>&1
   grep -q '^| s06-retry-counter-session-wide | [^|]* | differ: retry counter 2,3,4,5/1,2,3,4 (guest/C) |' "$tmp/broken.md" \
     && ok "a wrong retry counter makes S6's row differ" || { ko "a wrong retry counter went unseen"; cat "$tmp/broken.md"; }
   grep -q '^| s13-stale-model-served | [^|]* | differ: stale_model_syncs 0/1 (guest/C) |' "$tmp/broken.md" \
@@ -135,10 +135,10 @@ if [ -n "$tree1110" ]; then
 fi
 names="three-rounds leave late-joiner late-sync link-fail crash-exchange partition secure"
 
-expect 0 "8 passed, 0 failed" -- "$DLSIM" check "$src"/scenarios/guest/disco-*.ini
+expect 0 "8 passed, 0 failed" -- "$DLSIM" check "$src"/protocol/guest/scenarios/disco-*.ini
 
 for n in $names; do
-  f=$src/scenarios/guest/disco-$n.ini
+  f=$src/protocol/guest/scenarios/disco-$n.ini
   expect 0 "1 run into" -- "$DLSIM" run "$f" -o "$tmp/$n.db"
   expect 0 "1 run into" -- "$DLSIM" run "$f" -o "$tmp/$n-again.db"
   [ "$(rowdump "$tmp/$n.db")" = "$(rowdump "$tmp/$n-again.db")" ] && ok "$n: same tables twice" || ko "$n: two runs of the DISCO guest differ"
@@ -166,12 +166,12 @@ done
 # fail).  A found file keeps the scenario's relative guest_command:
 # guest_dir, set absolute, goes with it.
 mkdir -p "$tmp/x/found"
-expect 0 "progress in not-enough-participants" -- "$DLSIM" explore "$src/scenarios/guest/disco-three-rounds.ini" --seed 92 -n 1 \
-  --faults link-fail,crash,leave --set protocol.guest_dir="$src/scenarios/guest" --found "$tmp/x/found"
+expect 0 "progress in not-enough-participants" -- "$DLSIM" explore "$src/protocol/guest/scenarios/disco-three-rounds.ini" --seed 92 -n 1 \
+  --faults link-fail,crash,leave --set protocol.guest_dir="$src/protocol/guest/scenarios" --found "$tmp/x/found"
 expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp"/x/found/*.ini
 for f in "$tmp"/x/found/*.ini; do sh "$src/guests/disco/twin.sh" "$f" > "$tmp/x/twin.ini"; done
 expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/x/twin.ini"
 
 # a missing checkout is a clear error that names it
-expect 1 "no DISCO checkout" -- env DISCO_SRC= "$DLSIM" run "$src/scenarios/guest/disco-three-rounds.ini" -o "$tmp/none.db"
+expect 1 "no DISCO checkout" -- env DISCO_SRC= "$DLSIM" run "$src/protocol/guest/scenarios/disco-three-rounds.ini" -o "$tmp/none.db"
 finish

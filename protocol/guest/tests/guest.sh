@@ -10,7 +10,7 @@
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 src=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
-pp=$src/scenarios/guest/pushpull.ini
+pp=$src/protocol/guest/scenarios/pushpull.ini
 if ! command -v python3 >/dev/null; then
   echo "SKIP: no python3 (the project's guest is Python; apt install python3)"
   exit 77
@@ -32,7 +32,7 @@ v1=$(var 1) v10=$(var 10)
 [ "$v10" -lt $((v1 / 1000)) ] && ok "variance shrinks" || ko "variance after cycle 10 ($v10) not under 1/1000 of cycle 1's ($v1)"
 # the network charges what a guest says a message costs: 1 MB a Push and a
 # Pull (their text is a few bytes)
-expect 0 "1 run into" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --value-bytes 1000000" -o "$tmp/big.db"
+expect 0 "1 run into" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../../guests/pushpull/pushpull.py --value-bytes 1000000" -o "$tmp/big.db"
 npp=$(sqlite3 "$tmp/big.db" "SELECT COUNT(*) FROM events WHERE kind = 'sent' AND (detail = 'Push' OR detail = 'Pull')")
 gb=$(sqlite3 "$tmp/big.db" "SELECT bytes FROM traffic WHERE type = 'Guest'")
 [ "$npp" -gt 0 ] && [ "$gb" -ge $((npp * 1000000)) ] && [ "$gb" -lt $((npp * 1000000 + 100000)) ] && ok "said size charged" \
@@ -64,10 +64,10 @@ expect 1 "its line .*link-failed p" -- "$DLSIM" run "$tmp/found"/*.ini -o "$tmp/
 # another folder: the found file says where its relative paths are taken
 # from ([scenario] dir, relative) and reproduces; without dir it cannot start
 expect 0 "reproduces" -- "$DLSIM" explore "$pp" --runs 20 --faults link-fail --found "$tmp/found-rel" \
-  --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --raise-on-link-failed"
+  --set "protocol.guest_command=python3 ../../../guests/pushpull/pushpull.py --raise-on-link-failed"
 grep -q "DOES NOT reproduce" "$out" && ko "the found file with a relative command does not reproduce" || ok "relative: reproduces"
 f=$(ls "$tmp/found-rel"/*.ini | head -1)
-want=$(python3 -c "import os,sys; print(os.path.relpath(os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])))" "$src/scenarios/guest" "$tmp/found-rel")
+want=$(python3 -c "import os,sys; print(os.path.relpath(os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])))" "$src/protocol/guest/scenarios" "$tmp/found-rel")
 [ "$(sed -n 's/^dir = //p' "$f")" = "$want" ] && ok "[scenario] dir = $want" || ko "dir in $f: '$(sed -n 's/^dir = //p' "$f")', wanted '$want'"
 sed '/^dir = /d' "$f" > "$tmp/found-rel/nodir.ini"
 expect 1 "does not start\|can't open\|No such file" -- "$DLSIM" run "$tmp/found-rel/nodir.ini" -o "$tmp/nodir.db"
@@ -123,17 +123,17 @@ expect 2 "--messages: 'Payload:x' is not a message type" -- "$DLSIM" explore "$p
 # model V: with guest_agreement = on the agreement property compares the
 # models peers report; push-pull's values differ, so it finds violations,
 # and without the key it checks nothing
-expect 0 "1 completed" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --report-model" --set protocol.guest_agreement=on -o "$tmp/agree.db"
+expect 0 "1 completed" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../../guests/pushpull/pushpull.py --report-model" --set protocol.guest_agreement=on -o "$tmp/agree.db"
 n=$(sqlite3 "$tmp/agree.db" "SELECT value FROM summary WHERE key = 'violations.agreement'")
 [ "${n:-0}" -gt 0 ] && ok "agreement checked on reported models ($n violations)" || ko "no agreement violation on push-pull's differing values"
-expect 0 "1 completed" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../guests/pushpull/pushpull.py --report-model" -o "$tmp/noagree.db"
+expect 0 "1 completed" -- "$DLSIM" run "$pp" --set "protocol.guest_command=python3 ../../../guests/pushpull/pushpull.py --report-model" -o "$tmp/noagree.db"
 [ "$(sqlite3 "$tmp/noagree.db" "SELECT value FROM summary WHERE key = 'violations.agreement'")" = 0 ] && ok "no agreement promised, none checked" || ko "agreement checked without guest_agreement"
 # a guest written with asyncio on the simulated clock (guests/asyncio/:
 # one VirtualLoop a node): asyncio.sleep(300) is a deadline at 300 s, not
 # five minutes of wall time, and asyncio.sleep(0.25) after the Ack ends the
 # round 250 ms after it arrived
-expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$src/scenarios/guest/asyncio-sleep.ini"
-expect 0 "1 completed" -- "$DLSIM" run "$src/scenarios/guest/asyncio-sleep.ini" -o "$tmp/as.db"
+expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$src/protocol/guest/scenarios/asyncio-sleep.ini"
+expect 0 "1 completed" -- "$DLSIM" run "$src/protocol/guest/scenarios/asyncio-sleep.ini" -o "$tmp/as.db"
 hello=$(sqlite3 "$tmp/as.db" "SELECT group_concat(t_s, ',') FROM events WHERE kind = 'sent' AND detail = 'Hello'")
 [ "$hello" = "300.0,300.0,300.0" ] && ok "the Hellos leave at 300 s" || ko "Hellos at '$hello', wanted 300.0 x3"
 gap=$(sqlite3 "$tmp/as.db" "SELECT printf('%.6f', e.t_s - a.t_s) FROM events e JOIN events a ON a.node = e.node

@@ -10,6 +10,7 @@
 #include "testbed/testbed.h"
 #include "explore/explore.h"
 #include "protocol/proto-machine.h"
+#include "tests/family-harness.h"
 
 #include <check.h>
 #include <string.h>
@@ -249,7 +250,7 @@ END_TEST
 START_TEST (test_testbed_refuses)
 {
   const char *src = g_getenv ("DLSIM_SRCDIR");
-  g_autofree char *path = g_build_filename (src ? src : ".", "scenarios/guest/pushpull.ini", NULL);
+  g_autofree char *path = g_build_filename (src ? src : ".", "protocol/guest/scenarios/pushpull.ini", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &error);
   ck_assert_msg (s != NULL, "%s: %s", path, error ? error->message : "?");
@@ -264,50 +265,16 @@ START_TEST (test_testbed_refuses)
 END_TEST
 
 /* explore's coverage of a guest (moved from tests/test-explore.c, which
- * names no family): a search's reached sets, as explore-search.c fills
- * them, interned names */
-typedef struct {
-  ExploreSearch s;
-  ExploreSpace sp;
-  ExploreCoverage c;
-} Cov;
-
-static void
-cov_init (Cov *v, const char *family)
-{
-  memset (v, 0, sizeof *v);
-  v->s.states = g_hash_table_new (g_direct_hash, g_direct_equal);
-  v->s.dropped = g_hash_table_new (g_direct_hash, g_direct_equal);
-  v->s.rules = g_hash_table_new (g_direct_hash, g_direct_equal);
-  v->sp.family = proto_family_lookup (family);
-  v->sp.msgs = proto_msg_family_named (family);
-  ck_assert (v->sp.family && v->sp.msgs);
-}
-
-static void
-cov_add (GHashTable *set, const char *name)
-{
-  g_hash_table_add (set, (gpointer) g_intern_string (name));
-}
-
-static void
-cov_clear (Cov *v)
-{
-  explore_coverage_clear (&v->c);
-  g_hash_table_unref (v->s.states);
-  g_hash_table_unref (v->s.dropped);
-  g_hash_table_unref (v->s.rules);
-}
-
+ * names no family), on tests/family-harness.h's FhCov */
 START_TEST (test_coverage_guest)
 {
   /* a guest's drops are named TYPE:KIND (Guest:Token): the rule on Guest
    * fired; its peers name their states as they run: no "5 of 0" */
-  Cov v;
-  cov_init (&v, "guest");
-  cov_add (v.s.rules, "Guest:Token");
-  cov_add (v.s.states, "training");
-  cov_add (v.s.states, "linking");
+  FhCov v;
+  fh_cov_init (&v, "guest");
+  fh_cov_add (v.s.rules, "Guest:Token");
+  fh_cov_add (v.s.states, "training");
+  fh_cov_add (v.s.states, "linking");
   explore_coverage (&v.s, &v.sp, &v.c);
   ck_assert_str_eq (v.c.rules_never, "-");
   ck_assert_uint_eq (v.c.n_states, 0);
@@ -315,15 +282,15 @@ START_TEST (test_coverage_guest)
   ck_assert_str_eq (v.c.states_seen, "linking, training");
   /* the guest's own type only, not the 57 of every family */
   ck_assert_str_eq (v.c.dropped_never, "Guest");
-  cov_clear (&v);
+  fh_cov_clear (&v);
   /* a rule on one kind fires on that kind only */
-  cov_init (&v, "guest");
-  cov_add (v.s.rules, "Guest:Token");
+  fh_cov_init (&v, "guest");
+  fh_cov_add (v.s.rules, "Guest:Token");
   g_auto (GStrv) kinds = g_strsplit ("Guest:Token,Guest:Push", ",", -1);
   v.sp.messages = kinds;
   explore_coverage (&v.s, &v.sp, &v.c);
   ck_assert_str_eq (v.c.rules_never, "Guest:Push");
-  cov_clear (&v);
+  fh_cov_clear (&v);
 }
 END_TEST
 

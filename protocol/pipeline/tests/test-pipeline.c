@@ -17,7 +17,6 @@
 #include "scenario/sim-scenario.h"
 
 #include <check.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -558,25 +557,6 @@ START_TEST (test_pipeline_waits_saturate)
 }
 END_TEST
 
-/* A scenario file with text in a temporary folder. */
-static char *
-write_scenario (const char *text)
-{
-  g_autofree char *dir = g_dir_make_tmp ("dlsim-pipe-XXXXXX", NULL);
-  char *path = g_build_filename (dir, "s.ini", NULL);
-  g_assert (g_file_set_contents (path, text, -1, NULL));
-  return path;
-}
-
-static void
-remove_scenario (char *path)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-}
-
 /* Values that passed the loader and then overflowed a product or aborted
  * in malloc are refused, naming the file, the section and the key, and
  * saying the range (tests/test-scenario.c has the common keys'). */
@@ -590,14 +570,7 @@ static const struct {
 
 START_TEST (test_pipeline_out_of_range)
 {
-  char *path = write_scenario (out_of_range[_i].text);
-  g_autoptr (GError) e = NULL;
-  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
-  ck_assert_msg (s == NULL, "'%s' loaded", out_of_range[_i].text);
-  ck_assert_msg (strstr (e->message, "s.ini: ")
-                 && strstr (e->message, out_of_range[_i].where) && strstr (e->message, out_of_range[_i].range),
-                 "%s", e->message);
-  remove_scenario (path);
+  fh_assert_refused (out_of_range[_i].text, out_of_range[_i].where, out_of_range[_i].range);
 }
 END_TEST
 
