@@ -47,6 +47,12 @@ protocol_disco_tests_test_disco_machine_CFLAGS = $(DL_CHECK_CFLAGS)
 check_PROGRAMS += protocol/disco/tests/test-disco-replica
 TESTS += protocol/disco/tests/test-disco-replica
 protocol_disco_tests_test_disco_replica_CFLAGS = $(DL_CHECK_CFLAGS)
+# whole runs of the world under DISCO (tests/test-world: the ones any
+# default family passes)
+check_PROGRAMS += protocol/disco/tests/test-disco-world
+TESTS += protocol/disco/tests/test-disco-world
+protocol_disco_tests_test_disco_world_SOURCES = protocol/disco/tests/test-disco-world.c tests/slow-start-bound.h $(WORLD_HARNESS_SOURCES)
+protocol_disco_tests_test_disco_world_CFLAGS = $(DL_CHECK_CFLAGS)
 # DISCO's own code as a guest against these machines (needs DISCO's
 # archives, ../shared/disco; it says SKIP without them)
 TESTS += protocol/disco/tests/disco-guest.sh
