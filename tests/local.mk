@@ -6,6 +6,9 @@ HARNESS_SOURCES = tests/harness.c tests/harness.h
 # with the checks tests/'s programs and the families' share (fh_*: explore's
 # coverage, a refused scenario)
 FAMILY_HARNESS_SOURCES = tests/family-harness.c tests/family-harness.h $(HARNESS_SOURCES)
+# whole runs' recorder and setups (tests/world-harness.h), for test-world
+# and a family's own world tests
+WORLD_HARNESS_SOURCES = tests/world-harness.c tests/world-harness.h
 # a message of every type (tests/msg-fill.h), filled by its class's
 # `example`
 MSG_FILL_SOURCES = tests/msg-fill.c tests/msg-fill.h
@@ -80,7 +83,7 @@ tests_data_probe_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)
 
 check_PROGRAMS += tests/test-world
 TESTS += tests/test-world
-tests_test_world_SOURCES = tests/test-world.c tests/slow-start-bound.h
+tests_test_world_SOURCES = tests/test-world.c $(WORLD_HARNESS_SOURCES)
 tests_test_world_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-scenario

@@ -7,11 +7,27 @@
 
 #include "testbed/testbed-frame.h"
 #include "bench/fuzz-frames.h"
-#include "protocol/disco/disco-coord.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/proto-msg-class.h"
+#include "protocol/session/session-msgs.h"
 
 #include <check.h>
 #include <string.h>
+
+/* TRUE if a type carries weights: its class's example sets some (a model
+ * message of any family, and the session's SharedModel) */
+static gboolean
+carries_weights (ProtoMsgType t)
+{
+  const ProtoMsgClass *k = proto_msg_class_of (t);
+  if (!k || !k->example)
+    return FALSE;
+  ProtoMsg m;
+  proto_msg_init (&m, t);
+  k->example (&m);
+  gboolean w = m.weights != NULL;
+  proto_msg_clear (&m);
+  return w;
+}
 
 START_TEST (test_roundtrip_split_everywhere)
 {
@@ -20,7 +36,7 @@ START_TEST (test_roundtrip_split_everywhere)
   m.node = 7;
   m.round = 3;
   m.nb_participants = 1;   /* a pipeline step carries at least one token (through blocks [0, 7)) */
-  if (m.type == DISCO_MSG_PAYLOAD || m.type == PROTO_MSG_SYNC_MODEL)
+  if (carries_weights (m.type))
     {
       g_autoptr (LearnWeights) w = learn_weights_new (5);
       proto_msg_set_weights (&m, w);
@@ -173,21 +189,12 @@ START_TEST (test_signal_data_relayed)
   ck_assert (proto_msg_decode (b, &d, NULL));
   ck_assert_str_eq (d.signal_data, "127.0.0.1:40001");
   proto_msg_clear (&d);
-  ProtoConfig c;
-  disco_config_init (&c, DISCO_VERSION_1110);
-  g_autoptr (ProtoMachine) co = disco_coord_new (&c);
+  /* the session layer's relay (every coordinator's): back to p2 as from
+   * p1, the data verbatim (DISCO's coordinator relaying it:
+   * protocol/disco/tests/test-disco-machine) */
   ProtoOutbox out;
   proto_outbox_init (&out);
-  ProtoMsg cc;
-  proto_msg_init (&cc, PROTO_MSG_HELLO);
-  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &cc };
-  proto_machine_handle (co, 0, &in, &out);
-  in.from = 2;
-  proto_machine_handle (co, 0, &in, &out);
-  proto_outbox_reset (&out);
-  in.from = 1;
-  in.msg = &m;
-  proto_machine_handle (co, 0, &in, &out);
+  proto_session_relay_observed (&out, "listening", 0, 1, &m, TRUE);
   guint relayed = 0;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     {

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "host/sim-props.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 
 #include <check.h>
 #include <string.h>
@@ -110,7 +110,7 @@ START_TEST (own_round_only)
 {
   Seen s;
   SimProps *p = props (&s);
-  ProtoObservation o = obs (PROTO_OBS_FOREIGN_ROUND, 1, 2, DISCO_MSG_PAYLOAD);
+  ProtoObservation o = obs (PROTO_OBS_FOREIGN_ROUND, 1, 2, PROTO_MSG_SYNC_MODEL);
   o.value = 2;
   sim_props_observe (p, 1, 1, &o);
   ck_assert_uint_eq (sim_props_count (p, "own-round-only"), 1);
@@ -118,6 +118,14 @@ START_TEST (own_round_only)
   sim_props_free (p);
 }
 END_TEST
+
+/* a family's kind_role: "Fail" tells a peer it is excluded */
+static ProtoMsgRole
+fail_role (const ProtoConfig *cfg, const char *kind)
+{
+  (void) cfg;
+  return strcmp (kind, "Fail") == 0 ? PROTO_MSG_ROLE_CONNECTION_FAIL : PROTO_MSG_ROLE_NONE;
+}
 
 START_TEST (progress_and_excluded)
 {
@@ -129,8 +137,12 @@ START_TEST (progress_and_excluded)
   sim_props_observe (p, 1, PROTO_SERVER, &ex);
   ex.other = 3;
   sim_props_observe (p, 1, PROTO_SERVER, &ex);
-  ProtoObservation fail = obs (PROTO_OBS_RECEIVED, 0, PROTO_SERVER, DISCO_MSG_CONNECTION_FAIL);
-  sim_props_observe (p, 2, 2, &fail);   /* p2 processed its ConnectionFail */
+  /* a message of the excluding role, by its kind (no family's type: the
+   * kind's role as a family's kind_role gives it) */
+  sim_props_set_kind_role (p, fail_role, NULL);
+  ProtoObservation fail = obs (PROTO_OBS_RECEIVED, 0, PROTO_SERVER, -1);
+  g_strlcpy (fail.detail, "Fail", sizeof fail.detail);
+  sim_props_observe (p, 2, 2, &fail);   /* p2 processed its Fail */
   SimPeerResult peers[5] = { 0 };
   peers[1].outcome = SIM_PEER_HUNG;     /* excluded, never told, still there */
   peers[2].outcome = SIM_PEER_EXCLUDED;

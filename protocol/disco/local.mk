@@ -42,6 +42,17 @@ protocol_disco_tests_test_disco_failures_CFLAGS = $(DL_CHECK_CFLAGS)
 protocol_disco_tests_test_fidelity_SOURCES = protocol/disco/tests/test-fidelity.c $(DISCO_HARNESS_SOURCES)
 protocol_disco_tests_test_fidelity_CFLAGS = $(DL_CHECK_CFLAGS)
 protocol_disco_tests_test_disco_machine_CFLAGS = $(DL_CHECK_CFLAGS)
+# the replicated coordinator and the session peer around DISCO's machines
+# (protocol/replica/tests/test-replica: around a toy family's)
+check_PROGRAMS += protocol/disco/tests/test-disco-replica
+TESTS += protocol/disco/tests/test-disco-replica
+protocol_disco_tests_test_disco_replica_CFLAGS = $(DL_CHECK_CFLAGS)
+# whole runs of the world under DISCO (tests/test-world: the ones any
+# default family passes)
+check_PROGRAMS += protocol/disco/tests/test-disco-world
+TESTS += protocol/disco/tests/test-disco-world
+protocol_disco_tests_test_disco_world_SOURCES = protocol/disco/tests/test-disco-world.c tests/slow-start-bound.h $(WORLD_HARNESS_SOURCES)
+protocol_disco_tests_test_disco_world_CFLAGS = $(DL_CHECK_CFLAGS)
 # DISCO's own code as a guest against these machines (needs DISCO's
 # archives, ../shared/disco; it says SKIP without them)
 TESTS += protocol/disco/tests/disco-guest.sh

@@ -2,7 +2,9 @@
  * (protocol/proto-machine.h): the registry's disco family and its hooks,
  * its machines doing exactly what the bare machines do, its state names
  * filled from its function, and robust's waits saturating at
- * DL_TIME_NEVER (moved from tests/test-machine.c, which keeps what every
+ * DL_TIME_NEVER, its coordinator relaying a signal's data and its
+ * types' roles (moved from tests/test-machine.c, tests/test-frame.c and
+ * tests/test-message.c, which keep what every
  * family shares). */
 #include "config.h"
 
@@ -162,6 +164,64 @@ START_TEST (test_disco_state_names)
 }
 END_TEST
 
+/* DISCO's barrier and exclusion types answer their roles, its Payload
+ * none; with its types every role is some type's (moved from
+ * tests/test-message.c, which keeps the session's roles and the rules) */
+START_TEST (test_disco_roles)
+{
+  ck_assert_int_eq (proto_msg_type_role (DISCO_MSG_RETRY_PEER_CONNECTIONS), PROTO_MSG_ROLE_BARRIER_RETRY);
+  ck_assert_int_eq (proto_msg_type_role (DISCO_MSG_CONNECTION_FAIL), PROTO_MSG_ROLE_CONNECTION_FAIL);
+  ck_assert_int_eq (proto_msg_type_role (DISCO_MSG_PAYLOAD), PROTO_MSG_ROLE_NONE);
+  guint per_role[PROTO_MSG_N_ROLES] = { 0 };
+  for (guint i = 0; i < proto_msg_n_types (); i++)
+    per_role[proto_msg_type_role (proto_msg_type_at (i))]++;
+  for (guint k = PROTO_MSG_ROLE_NONE + 1; k < PROTO_MSG_N_ROLES; k++)
+    ck_assert_uint_eq (per_role[k], 1);   /* today one type each */
+}
+END_TEST
+
+/* DISCO's coordinator relays SignalForPeer's data verbatim (the testbed's
+ * link address; moved from tests/test-frame.c, which keeps the wire form
+ * and the session layer's relay) */
+START_TEST (test_coord_relays_signal_data)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_SIGNAL);
+  m.node = 2;
+  m.signal_data = g_strdup ("127.0.0.1:40001");
+  ProtoConfig c;
+  disco_config_init (&c, DISCO_VERSION_1110);
+  g_autoptr (ProtoMachine) co = disco_coord_new (&c);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  ProtoMsg cc;
+  proto_msg_init (&cc, PROTO_MSG_HELLO);
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &cc };
+  proto_machine_handle (co, 0, &in, &out);
+  in.from = 2;
+  proto_machine_handle (co, 0, &in, &out);
+  proto_outbox_reset (&out);
+  in.from = 1;
+  in.msg = &m;
+  proto_machine_handle (co, 0, &in, &out);
+  guint relayed = 0;
+  for (guint i = 0; i < proto_outbox_len (&out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&out, i);
+      if (a->kind == PROTO_ACT_SEND && a->msg.type == PROTO_MSG_SIGNAL)
+        {
+          relayed++;
+          ck_assert_uint_eq (a->to, 2);
+          ck_assert_uint_eq (a->msg.node, 1);
+          ck_assert_str_eq (a->msg.signal_data, "127.0.0.1:40001");
+        }
+    }
+  ck_assert_uint_eq (relayed, 1);
+  proto_outbox_clear (&out);
+  proto_msg_clear (&m);
+}
+END_TEST
+
 static Suite *
 machine_suite (void)
 {
@@ -171,6 +231,8 @@ machine_suite (void)
   tcase_add_test (tc, test_machine_interface_is_the_machine);
   tcase_add_test (tc, test_robust_waits_saturate);
   tcase_add_test (tc, test_disco_state_names);
+  tcase_add_test (tc, test_coord_relays_signal_data);
+  tcase_add_test (tc, test_disco_roles);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -1,14 +1,16 @@
 /* test-replica.c — the replicated coordinator (protocol/replica/) under
- * hand-held time: three replicas around DISCO's coordinator on a tiny
- * network of this file's (1 ms between replicas, messages in order), the
- * peers' side played by the test. */
+ * hand-held time: three replicas around a toy family's coordinator (it
+ * welcomes every hello and counts who is connected) on a tiny network of
+ * this file's (1 ms between replicas, messages in order), the peers' side
+ * played by the test; and the session peer around the toy family's peer.
+ * The replicas wrap any family's coordinator: these name none (DISCO's
+ * around them: protocol/disco/tests/test-disco-replica). */
 #include "config.h"
 
 #include "learn/learn-weights.h"
-#include "protocol/disco/disco-coord.h"
 #include "protocol/proto-machine.h"
 #include "protocol/replica/proto-replica.h"
-#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
 #include "protocol/replica/replica-msgs.h"
 #include "host/sim-host.h"
 
@@ -17,6 +19,107 @@
 
 #define N 3
 #define HOP DL_MS
+
+/* ---- a toy family: the coordinator welcomes each hello (and counts the
+ * peers connected until their stream closes); the peer says hello on its
+ * start, is ready on its welcome, and is closed with its stream ---- */
+
+#define TOY_PEERS 8
+
+typedef struct {
+  ProtoMachineBase base;
+  gboolean in[TOY_PEERS];
+  guint connected;
+} ToyCoord;
+
+static const char *const toy_coord_states[] = { "serving", NULL };
+
+static void
+toy_coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  ToyCoord *c = impl;
+  (void) now;
+  if (in->from >= TOY_PEERS)
+    return;
+  if (in->kind == PROTO_IN_MESSAGE && in->msg->type == PROTO_MSG_HELLO)
+    {
+      c->connected += !c->in[in->from];
+      c->in[in->from] = TRUE;
+      ProtoMsg w;
+      proto_msg_init (&w, PROTO_MSG_WELCOME);
+      w.node = in->from;
+      proto_machine_send (&c->base, out, in->from, PROTO_VIA_SERVER, &w);
+    }
+  else if (in->kind == PROTO_IN_STREAM_CLOSED && c->in[in->from])
+    {
+      c->in[in->from] = FALSE;
+      c->connected--;
+    }
+}
+
+static const ProtoMachineClass toy_coord_class = {
+  .handle = toy_coord_handle, .free = g_free, .observes_messages = TRUE,
+};
+
+static ProtoMachine *
+toy_coord_new (const ProtoConfig *cfg)
+{
+  (void) cfg;
+  ToyCoord *c = g_new0 (ToyCoord, 1);
+  proto_machine_base_init (&c->base, toy_coord_states, 0);
+  return proto_machine_new (&toy_coord_class, &c->base);
+}
+
+typedef struct {
+  ProtoMachineBase base;
+} ToyPeer;
+
+enum { TOY_HELLO, TOY_READY, TOY_CLOSED };
+static const char *const toy_peer_states[] = { "hello", "ready", "closed", NULL };
+
+static void
+toy_peer_send (ToyPeer *p, ProtoOutbox *out, ProtoMsgType type)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, type);
+  proto_machine_send (&p->base, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+}
+
+static void
+toy_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
+{
+  ToyPeer *p = impl;
+  if (in->kind == PROTO_IN_START)
+    toy_peer_send (p, out, PROTO_MSG_HELLO);
+  else if (in->kind == PROTO_IN_MESSAGE && in->msg->type == PROTO_MSG_WELCOME && p->base.state == TOY_HELLO)
+    {
+      p->base.connected = TRUE;
+      proto_machine_base_enter (&p->base, out, TOY_READY, DL_TIME_NEVER);
+      toy_peer_send (p, out, PROTO_MSG_READY);
+    }
+  else if (in->kind == PROTO_IN_STREAM_CLOSED && in->from == PROTO_SERVER)
+    {
+      p->base.connected = FALSE;
+      proto_machine_base_enter (&p->base, out, TOY_CLOSED, DL_TIME_NEVER);
+    }
+  (void) now;
+}
+
+static const ProtoMachineClass toy_peer_class = {
+  .handle = toy_peer_handle, .free = g_free, .observes_messages = TRUE,
+};
+
+static ProtoMachine *
+toy_peer_new (void)
+{
+  ToyPeer *p = g_new0 (ToyPeer, 1);
+  proto_machine_base_init (&p->base, toy_peer_states, TOY_HELLO);
+  p->base.settled_states = PROTO_STATE_BIT (TOY_CLOSED);
+  p->base.failed_states = PROTO_STATE_BIT (TOY_CLOSED);
+  return proto_machine_new (&toy_peer_class, &p->base);
+}
+
+static const ProtoFamily toy_family = { .name = "toy", .new_coordinator = toy_coord_new };
 
 typedef struct {
   DlTime at;
@@ -164,7 +267,7 @@ static Group *
 group_new (ProtoReplication mode)
 {
   Group *g = g_new0 (Group, 1);
-  disco_config_init (&g->cfg, DISCO_VERSION_ROBUST);
+  proto_config_init (&g->cfg, "toy");
   g->cfg.coordinator_replicas = N;
   g->cfg.replication = mode;
   g->cfg.min_participants = 2;
@@ -174,7 +277,7 @@ group_new (ProtoReplication mode)
   for (guint k = 0; k < N; k++)
     {
       g->rng[k] = dl_random_new (7, "replica", k);
-      g->r[k] = proto_replica_new (proto_family_lookup ("disco"), &g->cfg, k, g->rng[k]);
+      g->r[k] = proto_replica_new (&toy_family, &g->cfg, k, g->rng[k]);
       ProtoInput in = { .kind = PROTO_IN_START };
       feed (g, k, &in);
     }
@@ -238,7 +341,8 @@ last_to (const Group *g, ProtoNodeId p, ProtoMsgType type)
 static guint
 connections (const Group *g, guint k)
 {
-  return disco_coord_connections (proto_replica_inner (g->r[k])->impl);
+  const ToyCoord *c = proto_replica_inner (g->r[k])->impl;
+  return c->connected;
 }
 
 static guint
@@ -345,7 +449,7 @@ START_TEST (test_silent_session_closed)
   for (guint k = 0; k < N; k++)
     {
       proto_machine_free (g->r[k]);
-      g->r[k] = proto_replica_new (proto_family_lookup ("disco"), &g->cfg, k, g->rng[k]);
+      g->r[k] = proto_replica_new (&toy_family, &g->cfg, k, g->rng[k]);
       ProtoInput in = { .kind = PROTO_IN_START };
       feed (g, k, &in);
     }
@@ -449,13 +553,10 @@ has_action (Peer *p, ProtoActionKind kind)
 START_TEST (test_session_peer)
 {
   ProtoConfig cfg;
-  disco_config_init (&cfg, DISCO_VERSION_ROBUST);
+  proto_config_init (&cfg, "toy");
   cfg.coordinator_replicas = 3;
-  g_autoptr (LearnWeights) w0 = learn_weights_new (4);
-  g_autoptr (DlRandom) rng = dl_random_new (1, "peer", 1);
-  ProtoPeerEnv env = { .initial = w0, .rng = rng, .region = "", .speed = 1, .uplink_bps = 1 };
   Peer p;
-  p.s = proto_session_peer_new (proto_family_lookup ("disco")->new_peer (&cfg, &env), &cfg);
+  p.s = proto_session_peer_new (toy_peer_new (), &cfg);
   proto_outbox_init (&p.out);
   ProtoInput start = { .kind = PROTO_IN_START };
   peer_feed (&p, 0, &start);
@@ -473,8 +574,7 @@ START_TEST (test_session_peer)
   ck_assert_uint_gt (replies, 0);
   /* the same again (resent on a resume): not taken twice */
   peer_feed (&p, 2 * DL_MS, &in);
-  ck_assert_uint_eq (proto_outbox_count_sends (&p.out, DISCO_MSG_JOIN_ROUND, PROTO_SERVER)
-                     + proto_outbox_count_sends (&p.out, PROTO_MSG_READY, PROTO_SERVER), 0);
+  ck_assert_uint_eq (proto_outbox_count_sends (&p.out, PROTO_MSG_READY, PROTO_SERVER), 0);
   ck_assert_uint_eq (proto_machine_received_count (p.s, PROTO_MSG_WELCOME), 1);
   /* the stream breaks: the peer machine does not see it; a reconnect is asked at once */
   ProtoInput closed = { .kind = PROTO_IN_STREAM_CLOSED, .from = PROTO_SERVER };
