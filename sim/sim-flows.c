@@ -1,5 +1,6 @@
 /* sim-flows.c — max-min fair sharing of resources among flows (a leaf:
- * it includes only its own header and base/, and calls nothing back).
+ * it includes only its own header, base/ and the windows' growth, its own
+ * leaf sim-ramp.c, and calls nothing back).
  *
  * The solve is progressive filling (Bertsekas and Gallager, Data Networks,
  * §6.5.2): raise every unfixed flow's rate together; the resource whose
@@ -32,7 +33,7 @@
  * cap.  So in round k it moves its window's bytes, as TCP's burst and
  * wait do, and the ramp costs at most log_growth(bytes / initial
  * window) re-solves.  With HyStart (a TCP flow's hystart_seg), slow start
- * may end early where CUBIC's HyStart would end it (hystart_growths); the
+ * may end early where CUBIC's HyStart would end it (sim-ramp.c); the
  * window then stays one round and grows by x 1.05 a round trip after,
  * ns-3's CUBIC before any loss,
  * until the flow is at its share: a ramp event a round, at most
@@ -69,16 +70,11 @@
 #include "config.h"
 
 #include "sim/sim-flows.h"
+#include "sim/sim-ramp-private.h"
 
 #include <math.h>
 
 #define NONE G_MAXUINT32
-
-/* ns-3's TcpCubic defaults (HyStartLowWindow, HyStartAckDelta, and
- * CntClamp: one segment more per 20 acknowledged while no loss was seen) */
-#define HYSTART_LOW_WINDOW 16
-#define HYSTART_ACK_DELTA (2 * DL_MS)
-#define HYSTART_AFTER 1.05f
 
 typedef struct {
   double rem;           /* bytes left at t_upd */
@@ -101,16 +97,8 @@ typedef struct {
   guint8 kind;          /* a FlowTail not solved yet: its growth (kinds) */
 } Flow;
 
-/* A flow's window, apart so that a flow without one costs no more (a
- * million flows are in flight at 1 000 peers). */
-typedef struct {
-  double cwnd;          /* bytes */
-  DlTime rtt;
-  DlTime t_ramp;        /* in slow start: when it grows next */
-  float growth;         /* every round trip: x growth - lag */
-  guint32 lag;          /* (free: the next free one) */
-  guint32 hy;           /* growths left before HyStart ends slow start, plus 1 (0: none) */
-} FlowWin;
+/* A flow's window (sim-ramp-private.h). */
+typedef SimRampWin FlowWin;
 
 /* What a window keeps once its flow is out of slow start: the window
  * (whole bytes, as its connection keeps it) and the round trip (for its
@@ -125,12 +113,8 @@ typedef struct {
   guint32 rtt;          /* ns */
 } FlowTail;
 
-/* a window's growth: cwnd x growth - lag every round trip */
-typedef struct {
-  float growth;
-  guint32 lag;
-  guint32 hy;           /* FlowWin's hy at the start */
-} FlowKind;
+/* a window's growth (sim-ramp-private.h) */
+typedef SimRampKind FlowKind;
 
 typedef struct {
   double cap;           /* bytes per ns; 0: not set */
@@ -547,50 +531,18 @@ expand (SimFlows *f, Flow *x, DlTime t_ramp)
   tail_of (f, x)->cwnd = f->free_tail;
   f->free_tail = x->win;
   win_new (f, x);
-  *win_of (f, x) = (FlowWin) { .cwnd = (double) t.cwnd, .rtt = (DlTime) t.rtt, .t_ramp = t_ramp,
-                               .growth = k.growth, .lag = k.lag, .hy = k.hy };
+  _sim_ramp_start (win_of (f, x), (double) t.cwnd, (DlTime) t.rtt, t_ramp, k);
 }
 
-/* CUBIC's HyStart as ns-3 3.37 runs it (tcp-cubic.cc; docs/world.md,
- * "HyStart"): on each ACK, once the window is at least 16 segments, an
- * ACK within 2 ms of the last one continues an ACK train, and a train
- * longer than the smallest round trip ends slow start (the window becomes
- * the threshold).  The train restarts at each round's first ACK, but that
- * ACK is checked before the restart: if the last ACK of the round before
- * came within 2 ms, the train spans a whole round trip and slow start ends
- * there.  In the model's terms, with t the time a segment takes at the
- * path's slower link (the ACK train's spacing: one ACK every 2 segments),
- * round k's ACKs take (W_k - 2) t, the round lasts rtt + 2 t (the first
- * segment stored and forwarded once), and slow start ends with the next
- * window W_{k+1} in the first round where 2 t <= 2 ms, W_{k+1} - 2
- * segments >= 16 and rtt + 2 t - (W_k - 2) t <= 2 ms.  Past a window of
- * one bandwidth-delay product the flow is at its share and the model's own
- * rule ends the ramp.  (ns-3's other rule, a round trip grown past twice
- * its smallest, needs a queue the model does not have.)  Then the window
- * grows one segment per 20 acknowledged: it stays as it is for the round
- * after (whose 20 segments are acknowledged only in the next), then x 1.05
- * a round.  Returns the growths left before that round, plus one (0:
- * HyStart never ends slow start). */
-static guint32
-hystart_growths (SimFlows *f, const Flow *x, const SimFlowsWindow *win, FlowKind k)
+/* the bytes per ns of x's slower link (HyStart's ACK spacing) */
+static double
+path_cap (SimFlows *f, const Flow *x)
 {
-  if (win->hystart_seg == 0)
-    return 0;
-  double cap = INFINITY, seg = (double) win->hystart_seg, w = (double) win->cwnd_bytes;
+  double cap = INFINITY;
   for (int i = 0; i < 2; i++)
     if (x->res[i] != NONE)
       cap = MIN (cap, res_at (f, x->res[i])->cap);
-  double t = seg / cap, rtt = (double) win->rtt_ns + 2 * t;
-  if (2 * t > (double) HYSTART_ACK_DELTA)
-    return 0;
-  for (guint32 n = 1; n < 64 && (w / seg) * t < rtt; n++)
-    {
-      double next = MAX (w, w * (double) k.growth - (double) k.lag);
-      if (next / seg - 2 >= HYSTART_LOW_WINDOW && rtt - (w / seg - 2) * t <= (double) HYSTART_ACK_DELTA)
-        return n + 1;
-      w = next;
-    }
-  return 0;
+  return cap;
 }
 
 void
@@ -620,8 +572,7 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
                 .res = { res_a, res_b }, .live = TRUE, .hpos = NONE, .win = NONE };
   if (win && win->rtt_ns > 0 && win->cwnd_bytes > 0)
     {
-      FlowKind k = { win->growth > 1 ? (float) win->growth : 2, (guint32) MIN (win->lag_bytes, G_MAXUINT32), 0 };
-      k.hy = hystart_growths (f, x, win, k);
+      FlowKind k = _sim_ramp_kind (win, win->hystart_seg ? path_cap (f, x) : INFINITY);
       guint kind = kind_of (f, k);
       if (kind <= G_MAXUINT8 && win->rtt_ns <= (DlTime) G_MAXUINT32 && win->cwnd_bytes < G_MAXUINT32)
         {
@@ -632,9 +583,7 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       else
         {
           win_new (f, x);
-          *win_of (f, x) = (FlowWin) { .cwnd = (double) win->cwnd_bytes, .rtt = win->rtt_ns,
-                                       .t_ramp = dl_time_add (now, win->rtt_ns), .growth = k.growth, .lag = k.lag,
-                                       .hy = k.hy };
+          _sim_ramp_start (win_of (f, x), (double) win->cwnd_bytes, win->rtt_ns, dl_time_add (now, win->rtt_ns), k);
         }
       x->ramping = bytes > win->cwnd_bytes;   /* (else it all goes in its first window) */
     }
@@ -733,16 +682,7 @@ static void
 ramp (SimFlows *f, guint32 i)
 {
   Flow *x = flow_at (f, i);
-  FlowWin *v = win_of (f, x);
-  v->cwnd = MAX (v->cwnd, v->cwnd * (double) v->growth - (double) v->lag);
-  if (v->hy > 0 && --v->hy <= 1)
-    {
-      /* out of slow start: one round at the window (the first 20 segments
-         acknowledged), then CUBIC's growth */
-      v->growth = v->hy == 1 ? 1 : HYSTART_AFTER;
-      v->lag = 0;
-    }
-  v->t_ramp = dl_time_add (v->t_ramp, v->rtt);
+  _sim_ramp_grow (win_of (f, x));
   x->t_end = DL_TIME_NEVER;   /* no event in the heap until the update */
   x->ramp = FALSE;
   for (int k = 0; k < 2; k++)
