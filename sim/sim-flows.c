@@ -84,7 +84,7 @@ typedef struct {
   guint64 user;
   guint64 seq;          /* the order of adding: ties at one completion time */
   guint32 res[2];
-  guint32 next[2], prev[2];  /* in the list of res[k] */
+  guint32 pos[2];       /* its slot in res[k]'s (free: pos[0], the next free flow) */
   guint32 hpos;         /* its entry in the completion heap, NONE: none */
   guint32 mark;         /* the solve that last visited it */
   guint32 win;          /* its window (FlowWin, or FlowTail once tail is set), NONE: none */
@@ -116,9 +116,19 @@ typedef struct {
 /* a window's growth (sim-ramp-private.h) */
 typedef SimRampKind FlowKind;
 
+/* one of a resource's flows, and the other resource that flow crosses:
+ * what an evaluation needs, 8 bytes in a row instead of a record each */
+typedef struct {
+  guint32 flow;         /* NONE: a hole (a flow that left) */
+  guint32 other;        /* NONE: none */
+} Slot;
+
 typedef struct {
   double cap;           /* bytes per ns; 0: not set */
-  guint32 head, tail;   /* its flows, in the order they were added */
+  Slot *slots;          /* its flows, in the order they were added (seq
+                           order), with holes where flows left */
+  guint32 len, size;    /* slots used, allocated */
+  guint32 holes;        /* (compacted, in order, once over count) */
   guint32 count;
   guint32 mark;         /* the solve that last visited it */
   gboolean dirty;       /* a flow was added or popped since the last solve */
@@ -158,7 +168,7 @@ typedef struct {
   double share;         /* the event's key: (share, res) */
   guint32 res;
   double rate, w;
-  guint64 seq;
+  guint64 seq;          /* (its slot in the resource: slots are in seq order) */
 } Input;
 
 /* a flow held for a timeout (sim_flows_set_timeouts): handed back at t */
@@ -178,7 +188,7 @@ typedef struct {
 
 struct SimFlows {
   GArray *flows;        /* Flow, by index; a free one is on the free list */
-  guint32 free;         /* first free flow (its next[0] the next), NONE */
+  guint32 free;         /* first free flow (its pos[0] the next), NONE */
   GArray *wins;         /* FlowWin, by index; free ones listed from free_win */
   guint32 free_win;
   GArray *tails;        /* FlowTail, by index; free ones listed from free_tail */
@@ -282,6 +292,8 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->wins);
   g_array_unref (f->tails);
   g_array_unref (f->kinds);
+  for (guint i = 0; i < f->res->len; i++)
+    g_free (res_at (f, i)->slots);
   g_array_unref (f->res);
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
@@ -308,7 +320,6 @@ res_ensure (SimFlows *f, guint32 r)
       g_array_set_size (f->res, MAX (r + 1, old * 2));
       for (guint i = old; i < f->res->len; i++)
         {
-          res_at (f, i)->head = res_at (f, i)->tail = NONE;
           res_at (f, i)->key = INFINITY;
         }
     }
@@ -545,6 +556,56 @@ path_cap (SimFlows *f, const Flow *x)
   return cap;
 }
 
+/* Resource r's slots in order, the holes left out; each flow's pos
+ * follows its slot. */
+static void
+res_compact (SimFlows *f, guint32 r)
+{
+  Res *y = res_at (f, r);
+  guint32 n = 0;
+  for (guint32 s = 0; s < y->len; s++)
+    if (y->slots[s].flow != NONE)
+      {
+        Flow *x = flow_at (f, y->slots[s].flow);
+        x->pos[x->res[0] == r ? 0 : 1] = n;
+        y->slots[n++] = y->slots[s];
+      }
+  y->len = n;
+  y->holes = 0;
+}
+
+/* flow i (its seq the newest) joins r, after r's other flows */
+static void
+res_append (SimFlows *f, guint32 r, guint32 i, guint32 other)
+{
+  Res *y = res_at (f, r);
+  if (y->len == y->size && y->holes > 0)
+    res_compact (f, r);
+  if (y->len == y->size)
+    {
+      y->size = MAX (4, y->size * 2);
+      y->slots = g_renew (Slot, y->slots, y->size);
+    }
+  Flow *x = flow_at (f, i);
+  x->pos[x->res[0] == r ? 0 : 1] = y->len;
+  y->slots[y->len++] = (Slot) { i, other };
+  y->count++;
+}
+
+/* the flow in r's slot s leaves: a hole, until they outnumber the flows */
+static void
+res_drop (SimFlows *f, guint32 r, guint32 s)
+{
+  Res *y = res_at (f, r);
+  y->slots[s].flow = NONE;
+  y->holes++;
+  y->count--;
+  if (y->count == 0)
+    y->len = y->holes = 0;
+  else if (y->holes > y->count)
+    res_compact (f, r);
+}
+
 void
 sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user)
 {
@@ -560,7 +621,7 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
   if (f->free != NONE)
     {
       i = f->free;
-      f->free = flow_at (f, i)->next[0];
+      f->free = flow_at (f, i)->pos[0];
     }
   else
     {
@@ -589,22 +650,12 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
     }
   for (int k = 0; k < 2; k++)
     {
-      x->next[k] = x->prev[k] = NONE;
+      x->pos[k] = NONE;
       guint32 r = x->res[k];
       if (r == NONE)
         continue;
       g_return_if_fail (sim_flows_has_capacity (f, r));
-      Res *y = res_at (f, r);
-      x->prev[k] = y->tail;
-      if (y->tail != NONE)
-        {
-          Flow *t = flow_at (f, y->tail);
-          t->next[t->res[0] == r ? 0 : 1] = i;
-        }
-      else
-        y->head = i;
-      y->tail = i;
-      y->count++;
+      res_append (f, r, i, x->res[1 - k]);
       mark_dirty (f, r);
     }
   f->live++;
@@ -628,22 +679,7 @@ unlink_flow (SimFlows *f, guint32 i)
       guint32 r = x->res[k];
       if (r == NONE)
         continue;
-      Res *y = res_at (f, r);
-      if (x->prev[k] != NONE)
-        {
-          Flow *p = flow_at (f, x->prev[k]);
-          p->next[p->res[0] == r ? 0 : 1] = x->next[k];
-        }
-      else
-        y->head = x->next[k];
-      if (x->next[k] != NONE)
-        {
-          Flow *n = flow_at (f, x->next[k]);
-          n->prev[n->res[0] == r ? 0 : 1] = x->prev[k];
-        }
-      else
-        y->tail = x->prev[k];
-      y->count--;
+      res_drop (f, r, x->pos[k]);
       mark_dirty (f, r);
     }
   x->live = FALSE;
@@ -663,7 +699,7 @@ unlink_flow (SimFlows *f, guint32 i)
   x->win = NONE;
   x->tail = FALSE;
   x->ramping = FALSE;
-  x->next[0] = f->free;
+  x->pos[0] = f->free;
   f->free = i;
   f->live--;
 }
@@ -793,16 +829,21 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
   if (res == NONE || res >= f->res->len)
     return 0;
   guint n = 0;
-  for (guint32 j = res_at (f, res)->head; j != NONE; n++)
+  Res *y = res_at (f, res);
+  g_array_set_size (f->comp_flows, 0);   /* (its flows first: leaving, they move the others' slots) */
+  for (guint32 s = 0; s < y->len; s++)
+    if (y->slots[s].flow != NONE)
+      g_array_append_val (f->comp_flows, y->slots[s].flow);
+  for (guint i = 0; i < f->comp_flows->len; i++, n++)
     {
+      guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *x = flow_at (f, j);
-      guint32 nx = x->next[x->res[0] == res ? 0 : 1];
       g_array_append_val (users, x->user);
       if (x->hpos != NONE)
         heap_remove (f, j);
       unlink_flow (f, j);
-      j = nx;
     }
+  g_array_set_size (f->comp_flows, 0);
   for (guint i = 0; i < f->held->len;)
     {
       Held *h = &g_array_index (f->held, Held, i);
@@ -950,23 +991,23 @@ collect_components (SimFlows *f, guint32 epoch)
   for (guint i = 0; i < f->comp_res->len; i++)
     {
       guint32 r = g_array_index (f->comp_res, guint32, i);
-      for (guint32 j = res_at (f, r)->head; j != NONE;)
+      const Res *y = res_at (f, r);
+      for (const Slot *e = y->slots, *end = e + y->len; e < end; e++)
         {
-          Flow *x = flow_at (f, j);
-          int side = x->res[0] == r ? 0 : 1;
-          guint32 nx = x->next[side];
+          if (e->flow == NONE)
+            continue;
+          Flow *x = flow_at (f, e->flow);
           if (x->mark != epoch)
             {
               x->mark = epoch;
-              g_array_append_val (f->comp_flows, j);
-              guint32 o = x->res[1 - side];
+              g_array_append_val (f->comp_flows, e->flow);
+              guint32 o = e->other;
               if (o != NONE && res_at (f, o)->mark != epoch)
                 {
                   res_at (f, o)->mark = epoch;
                   g_array_append_val (f->comp_res, o);
                 }
             }
-          j = nx;
         }
     }
 }
@@ -1048,16 +1089,16 @@ fill (SimFlows *f)
           rheap_push (f, share, k.res);   /* grew since it was pushed */
           continue;
         }
-      for (guint32 j = x->head; j != NONE;)
+      for (const Slot *e = x->slots, *end = e + x->len; e < end; e++)
         {
-          Flow *y = flow_at (f, j);
-          int side = y->res[0] == k.res ? 0 : 1;
+          if (e->flow == NONE)
+            continue;
+          Flow *y = flow_at (f, e->flow);
           if (!y->fixed)
             {
               double w = flow_weight (f, y);
               fix_flow (f, y, share * w, w, k.res);
             }
-          j = y->next[side];
         }
       x->unfixed = 0;
       x->key = k.share;
@@ -1089,7 +1130,7 @@ to_tail (SimFlows *f, Flow *x)
  * its share is no more than the key.  Its share at a key is its capacity
  * less the rates of its flows fixed before that key elsewhere, subtracted
  * in the order they were fixed (by the key of the event that fixed them,
- * then in the list order of that resource, which is seq order), over its
+ * then in the slot order of that resource, which is seq order), over its
  * flows left.  So one resource's saturation can be computed alone from
  * its neighbours' saturations, with the same arithmetic in the same
  * order as the filling (res_eval), and a change re-computes only the
@@ -1214,17 +1255,20 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
   Input *put = (Input *) (void *) f->inputs->data;
   guint n = 0;
   double wextra = 0;
-  for (guint32 j = x->head; j != NONE;)
+  for (guint32 s = 0; s < x->len; s++)
     {
-      Flow *y = flow_at (f, j);
-      int side = y->res[0] == r ? 0 : 1;
-      guint32 o = y->res[1 - side];
-      double w = flow_weight (f, y), zk, zl;
-      if (y->win != NONE)
-        wextra += w - 1;
-      if (o != NONE && res_known (f, res_at (f, o), &zk, &zl))
-        put[n++] = (Input) { zk, o, zl * w, w, y->seq };
-      j = y->next[side];
+      Slot e = x->slots[s];
+      if (e.flow == NONE)
+        continue;
+      double w = 1, zk, zl;
+      if (f->windowed && flow_at (f, e.flow)->win != NONE)
+        {
+          w = flow_weight (f, flow_at (f, e.flow));
+          wextra += w - 1;
+        }
+      /* (s for its seq: the slots are in seq order) */
+      if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
+        put[n++] = (Input) { zk, e.other, zl * w, w, s };
     }
   g_array_set_size (f->inputs, n);
   f->work += x->count + 1;
@@ -1318,14 +1362,11 @@ res_activate (SimFlows *f, guint32 r)
   if (isinf (x->key))
     return;
   iheap_push (f, x->key, r, 1);
-  for (guint32 j = x->head; j != NONE;)
+  for (const Slot *e = x->slots, *end = e + x->len; e < end; e++)
     {
-      Flow *y = flow_at (f, j);
-      int side = y->res[0] == r ? 0 : 1;
-      guint32 o = y->res[1 - side];
-      if (o != NONE && res_at (f, o)->act == f->iepoch && !res_at (f, o)->done)
+      guint32 o = e->other;
+      if (e->flow != NONE && o != NONE && res_at (f, o)->act == f->iepoch && !res_at (f, o)->done)
         res_touch (f, o);
-      j = y->next[side];
     }
 }
 
@@ -1337,15 +1378,12 @@ incr_old (SimFlows *f, guint32 r)
   Res *x = res_at (f, r);
   if (x->done && x->nkey == x->key && x->nlvl == x->lvl)
     return;
-  for (guint32 j = x->head; j != NONE;)
+  for (guint32 s = 0; s < x->len; s++)
     {
-      Flow *y = flow_at (f, j);
-      int side = y->res[0] == r ? 0 : 1;
-      guint32 o = y->res[1 - side];
-      Res *z = o != NONE ? res_at (f, o) : NULL;
+      guint32 o = x->slots[s].other;
+      Res *z = x->slots[s].flow != NONE && o != NONE ? res_at (f, o) : NULL;
       if (z && z->act != f->iepoch && (isinf (z->key) || ikey_before (x->key, r, z->key, o)))
         res_activate (f, o);
-      j = y->next[side];
     }
 }
 
@@ -1356,15 +1394,12 @@ incr_saturated (SimFlows *f, guint32 r)
 {
   Res *x = res_at (f, r);
   gboolean same = x->nkey == x->key && x->nlvl == x->lvl;
-  for (guint32 j = x->head; j != NONE;)
+  for (guint32 s = 0; s < x->len; s++)
     {
-      Flow *y = flow_at (f, j);
-      int side = y->res[0] == r ? 0 : 1;
-      guint32 o = y->res[1 - side];
-      Res *z = o != NONE ? res_at (f, o) : NULL;
+      guint32 o = x->slots[s].other;
+      Res *z = x->slots[s].flow != NONE && o != NONE ? res_at (f, o) : NULL;
       if (z && z->act != f->iepoch && (isinf (z->key) || ikey_before (x->nkey, r, z->key, o)) && !same)
         res_activate (f, o);
-      j = y->next[side];
     }
 }
 
@@ -1477,16 +1512,17 @@ incr_commit (SimFlows *f, DlTime now)
       guint32 r = g_array_index (f->act_res, guint32, i);
       if (isinf (res_at (f, r)->key) && !res_at (f, r)->done)
         continue;
-      for (guint32 j = res_at (f, r)->head; j != NONE;)
+      const Res *y = res_at (f, r);
+      for (const Slot *e = y->slots, *end = e + y->len; e < end; e++)
         {
-          Flow *x = flow_at (f, j);
-          guint32 nx = x->next[x->res[0] == r ? 0 : 1];
+          if (e->flow == NONE)
+            continue;
+          Flow *x = flow_at (f, e->flow);
           if (x->mark != epoch)
             {
               x->mark = epoch;
-              n += incr_flow (f, j, now);
+              n += incr_flow (f, e->flow, now);
             }
-          j = nx;
         }
     }
   for (guint i = 0; i < f->act_res->len; i++)

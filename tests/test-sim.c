@@ -699,6 +699,43 @@ START_TEST (test_flows_cancel_then_reuse)
 }
 END_TEST
 
+/* A resource's flows stay in the order they were added (the order of
+ * every sum over them) through the holes flows leave and the compaction
+ * of those holes: cancel hands them back in that order.  Users 0-11 on
+ * resource 0, each to a receiver of its own; 7 of them end early (the
+ * holes outnumber the flows: compacted), then 12-14 join and 13 ends
+ * (a hole again). */
+START_TEST (test_flows_order_through_holes)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  g_autoptr (GString) why = g_string_new (NULL);
+  for (guint32 r = 0; r <= 15; r++)
+    sim_flows_set_capacity (f, r, 64 * MBPS);
+  static const gboolean small[15] = { 1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0 };
+  for (guint64 u = 0; u < 12; u++)
+    sim_flows_add (f, 0, 0, (guint32) u + 1, small[u] ? 1000 : 100000000, u);
+  sim_flows_update (f, 0);
+  guint64 u;
+  for (int n = 0; n < 7; n++)
+    ck_assert (sim_flows_pop (f, 100 * DL_MS, &u) && small[u]);
+  sim_flows_update (f, 100 * DL_MS);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  for (u = 12; u < 15; u++)
+    sim_flows_add (f, 100 * DL_MS, 0, (guint32) u + 1, small[u] ? 1000 : 100000000, u);
+  sim_flows_update (f, 100 * DL_MS);
+  ck_assert (sim_flows_pop (f, 200 * DL_MS, &u));
+  ck_assert_uint_eq (u, 13);
+  sim_flows_update (f, 200 * DL_MS);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  static const guint64 want[] = { 2, 5, 7, 9, 11, 12, 14 };
+  ck_assert_uint_eq (sim_flows_cancel (f, 0, users), G_N_ELEMENTS (want));
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    ck_assert_uint_eq (g_array_index (users, guint64, i), want[i]);
+  ck_assert_uint_eq (sim_flows_count (f), 0);
+}
+END_TEST
+
 /* A change re-solves only its component: flows on other resources keep
  * their rates and are not visited. */
 START_TEST (test_flows_only_the_component)
@@ -1272,6 +1309,7 @@ sim_suite (void)
   tcase_add_loop_test (tf, test_flows_incremental_against_scratch, 0, 8);
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
+  tcase_add_test (tf, test_flows_order_through_holes);
   tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
   tcase_add_loop_test (tf, test_flows_hystart, 0, G_N_ELEMENTS (hy_cases));
   tcase_add_test (tf, test_flows_window_leaves_the_rest);
