@@ -3,7 +3,8 @@
 protocol_libdlproto_a_SOURCES += \
 	protocol/hierarchical/hier.h \
 	protocol/hierarchical/hier-config.h \
-	protocol/hierarchical/hier-coord.c \
+	protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-coord-private.h \
+	protocol/hierarchical/hier-coord-effects.c protocol/hierarchical/hier-coord-records.c \
 	protocol/hierarchical/hier-family.c \
 	protocol/hierarchical/hier-keys.c \
 	protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-latency-private.h \
