@@ -8,7 +8,9 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/gossip/gossip-keys.c \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \
-	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h \
+	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
+	protocol/gossip/gossip-peer-effects.c protocol/gossip/gossip-peer-model.c \
+	protocol/gossip/gossip-peer-records.c \
 	$(NULL)
 EXTRA_DIST += protocol/gossip/README.md protocol/gossip/local.mk
 # its tests live in protocol/gossip/tests/ (tests/README.md):

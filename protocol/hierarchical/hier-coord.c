@@ -23,312 +23,25 @@
  * is eligible instead (merge_into).  A candidacy
  * for a later epoch (a member that lost its head), or the head's stream
  * closing, starts the next epoch.  SignalForPeer is relayed as DISCO's
- * controller relays it (server/src/controllers/decentralized_controller.ts). */
+ * controller relays it (server/src/controllers/decentralized_controller.ts).
+ *
+ * Its leaves, which it calls and which never call it
+ * (hier-coord-private.h): hier-coord-effects.c (observations, sends, the
+ * messages it encodes) and hier-coord-records.c (members, clusters, cuts,
+ * selection helpers, its deadline, the accessors of hier.h). */
 #include "config.h"
 
-#include "protocol/hierarchical/hier.h"
-#include "protocol/hierarchical/hier-latency-private.h"
+#include "protocol/hierarchical/hier-coord-private.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/hierarchical/hier-msgs.h"
 
 #include <string.h>
 
-typedef struct {
-  ProtoNodeId id;
-  char *region;
-  guint32 score;
-  gboolean nat;
-  int cluster;            /* index in clusters, -1 before they form */
-  gboolean resting;       /* finished and stays: no update of its is awaited */
-  /* cluster_by = latency (below; the computation in hier-latency.c) */
-  HierLatencyPlace lat;   /* its group, from its round trips */
-  gboolean probed;        /* it was among the peers that formed the clusters */
-  gboolean awaited;       /* its round trip to the current landmark is awaited */
-  gboolean leaving;       /* its stream closed: it is being removed */
-  guint late_left;        /* placed late: answers still awaited, one per landmark */
-  DlTime late_deadline;   /* ... until then */
-} Member;
-
-typedef struct {
-  char *name;
-  GArray *members;        /* ProtoNodeId, ascending */
-  uint32_t epoch;
-  ProtoNodeId head;       /* PROTO_NO_NODE during an election */
-  DlTime deadline;        /* the election's end (NEVER: none on) */
-  GHashTable *votes;      /* candidate id + 1 -> score << 1 | eligible (this epoch) */
-  int group;              /* cluster_by = latency: its landmark's group; -1 by region */
-  gboolean stuck;         /* every candidate is behind symmetric NAT: it waits for another cluster's
-                             eligible head to merge into */
-} Cluster;
-
-/* its phase (the base's state) */
-typedef enum {
-  COORD_GATHERING,        /* hellos come in */
-  COORD_PROBING,          /* cluster_by = latency: the landmarks are being measured: the clusters form after */
-  COORD_CLUSTERED,        /* the clusters formed */
-} CoordPhase;
-
-static const char *const phase_names[] = { "gathering", "probing", "clustered" };
-
-typedef struct HierCoord HierCoord;
-
-struct HierCoord {
-  ProtoMachineBase base;  /* its phase, its deadline */
-  ProtoConfig cfg;
-  GPtrArray *members;     /* Member*, ascending id */
-  GPtrArray *clusters;    /* Cluster* */
-  uint32_t heads_version;
-  DlTime now;
-  DlTime form_deadline;   /* min_participants said hello, some connected peer not yet: form then anyway */
-  /* cluster_by = latency (below) */
-  GArray *landmarks;      /* ProtoNodeId, in the order chosen: group g's is landmarks[g] */
-  guint probe_waiting;    /* answers awaited for the current landmark */
-  DlTime probe_deadline;  /* ... until then (election_timeout after the probe went out) */
-  guint late_probing;     /* members placed late whose probes are out */
-  GArray *cut;            /* ProtoNodeId pairs (member, head): a member stood while that head stayed head */
-};
-
-static void observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
-                     const char *fmt, ...) G_GNUC_PRINTF (7, 8);
 static void clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers);
 static void place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_cluster);
 /* clustering by latency (below) */
 static void latency_start (HierCoord *c, ProtoOutbox *out);
 static void latency_place_late (HierCoord *c, ProtoOutbox *out, Member *m);
-
-static gboolean
-formed (const HierCoord *c)
-{
-  return c->base.state == COORD_CLUSTERED;
-}
-
-static gboolean
-probing (const HierCoord *c)
-{
-  return c->base.state == COORD_PROBING;
-}
-
-static void
-observe (HierCoord *c, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, int64_t value,
-            const char *fmt, ...)
-{
-  char detail[PROTO_OBS_DETAIL_LEN] = "";
-  if (fmt)
-    {
-      va_list ap;
-      va_start (ap, fmt);
-      g_vsnprintf (detail, sizeof detail, fmt, ap);
-      va_end (ap);
-    }
-  proto_outbox_observe (out, kind, phase_names[c->base.state], -1, other, type, value, "%s", detail);
-}
-
-static void
-send_msg (HierCoord *c, ProtoOutbox *out, ProtoNodeId to, ProtoMsg *m)
-{
-  observe (c, out, PROTO_OBS_SENT, to, (int32_t) m->type, -1, NULL);
-  proto_outbox_send (out, to, PROTO_VIA_SERVER, m);
-}
-
-static Member *
-find_member (const HierCoord *c, ProtoNodeId id, guint *at)
-{
-  guint lo = 0, hi = c->members->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      Member *m = g_ptr_array_index (c->members, mid);
-      if (m->id == id)
-        {
-          if (at)
-            *at = mid;
-          return m;
-        }
-      if (m->id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  if (at)
-    *at = lo;
-  return NULL;
-}
-
-static void
-member_free (gpointer p)
-{
-  Member *m = p;
-  g_free (m->region);
-  g_free (m);
-}
-
-static void
-cluster_free (gpointer p)
-{
-  Cluster *k = p;
-  g_free (k->name);
-  g_array_unref (k->members);
-  g_hash_table_unref (k->votes);
-  g_free (k);
-}
-
-static Cluster *
-cluster_new (HierCoord *c, const char *name)
-{
-  Cluster *k = g_new0 (Cluster, 1);
-  k->name = g_strdup (name);
-  k->members = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  k->head = PROTO_NO_NODE;
-  k->deadline = DL_TIME_NEVER;
-  k->votes = g_hash_table_new (g_direct_hash, g_direct_equal);
-  k->group = -1;
-  g_ptr_array_add (c->clusters, k);
-  return k;
-}
-
-/* The members whose updates the head awaits: all but the resting; to
- * every member, or to `only` (PROTO_NO_NODE: all). */
-static void
-send_cluster_to (HierCoord *c, ProtoOutbox *out, Cluster *k, ProtoNodeId only)
-{
-  g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  for (guint i = 0; i < k->members->len; i++)
-    {
-      Member *m = find_member (c, g_array_index (k->members, ProtoNodeId, i), NULL);
-      if (m && !m->resting)
-        g_array_append_val (active, m->id);
-    }
-  for (guint i = 0; i < k->members->len; i++)
-    {
-      if (only != PROTO_NO_NODE && g_array_index (k->members, ProtoNodeId, i) != only)
-        continue;
-      ProtoMsg msg;
-      proto_msg_init (&msg, PROTO_MSG_HIER_CLUSTER);
-      msg.round = k->epoch;
-      msg.node = k->head;
-      proto_msg_set_peers (&msg, (const ProtoNodeId *) (const void *) active->data, active->len);
-      send_msg (c, out, g_array_index (k->members, ProtoNodeId, i), &msg);
-    }
-}
-
-static void
-send_cluster (HierCoord *c, ProtoOutbox *out, Cluster *k)
-{
-  send_cluster_to (c, out, k, PROTO_NO_NODE);
-}
-
-/* send_heads_to's steps: the heads of the clusters that still work into
- * `heads` (a cluster whose members all finished has no more rounds:
- * nobody waits for its head); FALSE if an election is on */
-static gboolean
-working_heads (const HierCoord *c, GArray *heads)
-{
-  for (guint i = 0; i < c->clusters->len; i++)
-    {
-      Cluster *k = g_ptr_array_index (c->clusters, i);
-      gboolean working = FALSE;
-      for (guint j = 0; j < k->members->len && !working; j++)
-        {
-          Member *m = find_member (c, g_array_index (k->members, ProtoNodeId, j), NULL);
-          working = m && !m->resting;
-        }
-      if (!working)
-        continue;
-      if (k->head == PROTO_NO_NODE)
-        return FALSE;
-      g_array_append_val (heads, k->head);
-    }
-  return TRUE;
-}
-
-/* ... the tree over `heads` (sorted): groups of `fanin` heads, level by
- * level, each under its first, until at most fanin are left at the top;
- * each head's parent into parent[] (PROTO_NO_NODE at the top), and
- * (transfer full) the top level, as indices into heads */
-static GArray *
-heads_tree (const GArray *heads, guint fanin, ProtoNodeId *parent)
-{
-  guint n = heads->len;
-  for (guint i = 0; i < n; i++)
-    parent[i] = PROTO_NO_NODE;
-  GArray *level = g_array_new (FALSE, FALSE, sizeof (guint));   /* indices into heads */
-  for (guint i = 0; i < n; i++)
-    g_array_append_val (level, i);
-  while (level->len > fanin)
-    {
-      g_autoptr (GArray) next = g_array_new (FALSE, FALSE, sizeof (guint));
-      for (guint g = 0; g < level->len; g += fanin)
-        {
-          guint leader = g_array_index (level, guint, g);
-          g_array_append_val (next, leader);
-          for (guint j = g + 1; j < MIN (g + fanin, level->len); j++)
-            parent[g_array_index (level, guint, j)] = g_array_index (heads, ProtoNodeId, leader);
-        }
-      g_array_set_size (level, 0);
-      g_array_append_vals (level, next->data, next->len);
-    }
-  return level;
-}
-
-/* The heads tree: up to fanin heads exchange all-to-all; above, the heads
- * in id order form groups of fanin, each reporting to its first (lowest id)
- * head, and those first heads form the next level, until at most fanin are
- * left at the top.  Each head gets its parent, its children, and (at the
- * top) the top heads.  Sent once every working cluster has a head; to
- * every head, or to `only` (PROTO_NO_NODE: all). */
-static void
-send_heads_to (HierCoord *c, ProtoOutbox *out, ProtoNodeId only)
-{
-  g_autoptr (GArray) heads = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  if (!working_heads (c, heads))
-    return;   /* an election is on: the tree goes out when it is over */
-  g_array_sort (heads, hier_cmp_id);
-  guint n = heads->len, fanin = MAX (hier_config (&c->cfg)->fanin, 2);
-  g_autofree ProtoNodeId *parent = g_new (ProtoNodeId, MAX (n, 1));
-  g_autoptr (GArray) level = heads_tree (heads, fanin, parent);
-  g_autofree ProtoNodeId *top = g_new (ProtoNodeId, MAX (level->len, 1));
-  for (guint i = 0; i < level->len; i++)
-    top[i] = g_array_index (heads, ProtoNodeId, g_array_index (level, guint, i));
-  c->heads_version++;
-  for (guint i = 0; i < n; i++)
-    {
-      ProtoNodeId h = g_array_index (heads, ProtoNodeId, i);
-      if (only != PROTO_NO_NODE && h != only)
-        continue;
-      g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint32));
-      for (guint j = 0; j < n; j++)
-        if (parent[j] == h)
-          g_array_append_val (kids, g_array_index (heads, ProtoNodeId, j));
-      ProtoMsg msg;
-      proto_msg_init (&msg, PROTO_MSG_HIER_HEADS);
-      msg.round = c->heads_version;
-      msg.degree = n;
-      msg.node = parent[i];
-      /* for a late joiner heading a cluster of its own: any other head, a
-       * finished cluster's included (it keeps the last global model) */
-      msg.key = PROTO_NO_NODE;
-      for (guint q = 0; q < c->clusters->len && msg.key == PROTO_NO_NODE; q++)
-        {
-          ProtoNodeId hh = ((Cluster *) g_ptr_array_index (c->clusters, q))->head;
-          if (hh != PROTO_NO_NODE && hh != h)
-            msg.key = hh;
-        }
-      if (parent[i] == PROTO_NO_NODE)
-        proto_msg_set_peers (&msg, top, level->len);
-      guint nk = kids->len;
-      proto_msg_take_indices (&msg, (guint32 *) (void *) g_array_free (g_steal_pointer (&kids), FALSE), nk);
-      send_msg (c, out, h, &msg);
-    }
-  if (level->len < n && only == PROTO_NO_NODE)
-    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, level->len, "%u heads: %u at the top (fanin %u)", n,
-             level->len, fanin);
-}
-
-static void
-send_heads (HierCoord *c, ProtoOutbox *out)
-{
-  send_heads_to (c, out, PROTO_NO_NODE);
-}
 
 static void
 start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, const char *why)
@@ -339,66 +52,11 @@ start_election (HierCoord *c, ProtoOutbox *out, Cluster *k, uint32_t epoch, cons
   k->head = PROTO_NO_NODE;
   k->deadline = dl_time_add (c->now, hier_config (&c->cfg)->election_timeout);
   g_hash_table_remove_all (k->votes);
-  observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, epoch, "cluster %s: election, epoch %u (%s)", k->name, epoch,
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, epoch, "cluster %s: election, epoch %u (%s)", k->name, epoch,
            why);
-  send_cluster (c, out, k);
+  _hier_coord_send_cluster (c, out, k);
   if (had_head)
-    send_heads (c, out);
-}
-
-/* A member that stands while its head is head lost it (its link failed or
- * died, or no result came): the pair is remembered, so that the same head
- * is not elected again while another candidate can serve the cluster (a
- * link inside a cluster that fails for good re-elected the same head for
- * ever: protocol/hierarchical/scenarios/hier-link-fail-in-cluster.ini). */
-static void
-note_cut (HierCoord *c, ProtoNodeId member, ProtoNodeId head)
-{
-  if (head == PROTO_NO_NODE || head == member)
-    return;
-  ProtoNodeId pair[2] = { member, head };
-  g_array_append_vals (c->cut, pair, 2);
-}
-
-/* The pair cut each other: each stood once while the other was its head
- * (a link between them that failed for good, or a fault on both sides). */
-static gboolean
-cut_both_ways (const HierCoord *c, ProtoNodeId a, ProtoNodeId b)
-{
-  gboolean ab = FALSE, ba = FALSE;
-  for (guint i = 0; i + 1 < c->cut->len; i += 2)
-    {
-      ProtoNodeId x = g_array_index (c->cut, ProtoNodeId, i), y = g_array_index (c->cut, ProtoNodeId, i + 1);
-      ab = ab || (x == a && y == b);
-      ba = ba || (x == b && y == a);
-    }
-  return ab && ba;
-}
-
-/* m has stood twice against every other member of k while it was m's
- * head, and there are at least two: each was tried again after m lost it
- * and lost again, so none of them can head m (its links to all the
- * others failed).  The others took turns heading and m lost each turn for
- * ever: the fewest cuts counts m's own stands too, so m never headed
- * (protocol/hierarchical/scenarios/hier-lost-every-head.ini).  Once is not enough:
- * a head lost in a partition since healed serves m when tried again
- * (hier-link-never-up.ini).  In a cluster of two m heads itself first
- * (cuts_in_cluster), and cut_both_ways splits it. */
-static gboolean
-lost_every_head (const HierCoord *c, const Cluster *k, ProtoNodeId m)
-{
-  guint others = 0;
-  for (guint j = 0; j < k->members->len; j++)
-    {
-      ProtoNodeId x = g_array_index (k->members, ProtoNodeId, j);
-      guint lost = 0;
-      for (guint i = 0; x != m && i + 1 < c->cut->len; i += 2)
-        lost += g_array_index (c->cut, ProtoNodeId, i) == m && g_array_index (c->cut, ProtoNodeId, i + 1) == x;
-      if (x != m && lost < 2)
-        return FALSE;
-      others += x != m;
-    }
-  return others >= 2;
+    _hier_coord_send_heads (c, out);
 }
 
 /* m stands against k's head, which once stood against m: neither can head
@@ -419,74 +77,19 @@ split_off (HierCoord *c, ProtoOutbox *out, Member *m, Cluster *k, uint32_t epoch
       }
   g_hash_table_remove (k->votes, GUINT_TO_POINTER (m->id + 1));
   g_autofree char *name = g_strdup_printf ("%s%s%u", m->region, *m->region ? "." : "c", c->clusters->len + 1);
-  Cluster *n = cluster_new (c, name);
+  Cluster *n = _hier_coord_cluster_new (c, name);
   n->group = k->group;
   n->epoch = epoch - 1;
   if (both_ways)
-    observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch, "cluster %s: p%u and its head p%u cut each other: p%u leaves for %s",
+    _hier_coord_observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch, "cluster %s: p%u and its head p%u cut each other: p%u leaves for %s",
              k->name, m->id, k->head, m->id, n->name);
   else
-    observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch,
+    _hier_coord_observe (c, out, PROTO_OBS_NOTE, m->id, -1, epoch,
              "cluster %s: p%u lost every other member as its head twice, the last p%u: p%u leaves for %s", k->name, m->id,
              k->head, m->id, n->name);
-  send_cluster (c, out, k);
+  _hier_coord_send_cluster (c, out, k);
   place_into (c, out, m, c->clusters->len - 1);
   return n;
-}
-
-/* How often a candidate was cut from another member of k, each time
- * counted, twice as the head that was lost (a member that lost its head
- * may head the cluster itself): a link that fails for good adds at every
- * re-election, so a candidate a passing fault cut (a partition since
- * healed) wins over it in the end. */
-static guint
-cuts_in_cluster (const HierCoord *c, const Cluster *k, ProtoNodeId id)
-{
-  guint n = 0;
-  for (guint i = 0; i + 1 < c->cut->len; i += 2)
-    {
-      ProtoNodeId a = g_array_index (c->cut, ProtoNodeId, i), b = g_array_index (c->cut, ProtoNodeId, i + 1);
-      ProtoNodeId other = a == id ? b : b == id ? a : PROTO_NO_NODE;
-      for (guint j = 0; other != PROTO_NO_NODE && j < k->members->len; j++)
-        n += g_array_index (k->members, ProtoNodeId, j) == other ? (b == id ? 2 : 1) : 0;
-    }
-  return n;
-}
-
-static gboolean
-unreachable_head (const HierCoord *c, const Member *m, const Cluster *k)
-{
-  if (!m->nat || k->head == PROTO_NO_NODE)
-    return FALSE;
-  const Member *h = find_member (c, k->head, NULL);
-  return h && h->nat;
-}
-
-/* The cluster an all-NAT cluster k merges into: one whose head is not
- * behind symmetric NAT, of k's region (or latency group) first, then the
- * fewest members; -1 if none. */
-static int
-merge_target (HierCoord *c, const Cluster *k)
-{
-  const Member *first = k->members->len ? find_member (c, g_array_index (k->members, ProtoNodeId, 0), NULL) : NULL;
-  int best = -1;
-  guint best_key = G_MAXUINT;
-  for (guint q = 0; q < c->clusters->len; q++)
-    {
-      Cluster *o = g_ptr_array_index (c->clusters, q);
-      if (o == k || o->head == PROTO_NO_NODE || o->members->len == 0)
-        continue;
-      const Member *h = find_member (c, o->head, NULL);
-      if (!h || h->nat)
-        continue;
-      const Member *of = find_member (c, g_array_index (o->members, ProtoNodeId, 0), NULL);
-      gboolean near = k->group >= 0 ? o->group == k->group
-                                    : (first && of && first->region && of->region && strcmp (first->region, of->region) == 0);
-      guint key = (near ? 0 : 1u << 30) + o->members->len;
-      if (key < best_key)
-        best_key = key, best = (int) q;
-    }
-  return best;
 }
 
 /* Heads relay for members behind symmetric NAT (a member links to its head
@@ -500,7 +103,7 @@ merge_into (HierCoord *c, ProtoOutbox *out, Cluster *k, guint into)
   for (guint i = 0; i < n; i++)
     {
       ProtoNodeId id = g_array_index (k->members, ProtoNodeId, i);
-      Member *m = find_member (c, id, NULL);
+      Member *m = _hier_coord_find_member (c, id, NULL);
       if (m)
         m->cluster = (int) into;
       guint at = 0;
@@ -515,24 +118,11 @@ merge_into (HierCoord *c, ProtoOutbox *out, Cluster *k, guint into)
   k->head = PROTO_NO_NODE;
   k->deadline = DL_TIME_NEVER;
   k->stuck = FALSE;
-  observe (c, out, PROTO_OBS_NOTE, o->head, -1, n,
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, o->head, -1, n,
               "cluster %s: every candidate is behind symmetric NAT: its %u members join cluster %s (head p%u)", k->name,
               n, o->name, o->head);
-  send_cluster (c, out, o);
-  send_heads (c, out);
-}
-
-/* Another cluster's election is on (and not itself stuck): a head may come. */
-static gboolean
-other_election_on (const HierCoord *c, const Cluster *k)
-{
-  for (guint q = 0; q < c->clusters->len; q++)
-    {
-      const Cluster *o = g_ptr_array_index (c->clusters, q);
-      if (o != k && o->members->len && o->head == PROTO_NO_NODE && o->deadline != DL_TIME_NEVER && !o->stuck)
-        return TRUE;
-    }
-  return FALSE;
+  _hier_coord_send_cluster (c, out, o);
+  _hier_coord_send_heads (c, out);
 }
 
 /* Every member voted, or the deadline passed: the head is announced. */
@@ -556,7 +146,7 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
       /* eligible first, then the fewest cuts from members (note_cut),
        * then the score; members are in ascending id, so a tie keeps the
        * lower */
-      guint cuts = MIN (cuts_in_cluster (c, k, id), 0xFFFFu);
+      guint cuts = MIN (_hier_coord_cuts_in_cluster (c, k, id), 0xFFFFu);
       guint64 key = ((vote & 1) << 62) | ((guint64) (0xFFFFu - cuts) << 40) | ((vote >> 1) + 1);
       if (key > best_key)
         best_key = key, best = id;
@@ -565,23 +155,23 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
     {
       /* nobody answered: another epoch, unless the cluster is empty */
       k->deadline = k->members->len ? dl_time_add (c->now, hier_config (&c->cfg)->election_timeout) : DL_TIME_NEVER;
-      observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, k->epoch, "cluster %s: no candidacy by the deadline",
+      _hier_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, k->epoch, "cluster %s: no candidacy by the deadline",
                k->name);
       return;
     }
   gboolean eligible = (best_key >> 62) & 1;
   if (!eligible)
     {
-      int into = merge_target (c, k);
+      int into = _hier_coord_merge_target (c, k);
       if (into >= 0)
         {
           merge_into (c, out, k, (guint) into);
           return;
         }
-      if (c->now < k->deadline && other_election_on (c, k))
+      if (c->now < k->deadline && _hier_coord_other_election_on (c, k))
         {
           if (!k->stuck)
-            observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, k->epoch,
+            _hier_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, k->epoch,
                         "cluster %s: every candidate is behind symmetric NAT: waits for another cluster's head",
                         k->name);
           k->stuck = TRUE;
@@ -591,27 +181,19 @@ try_tally (HierCoord *c, ProtoOutbox *out, Cluster *k)
   k->stuck = FALSE;
   k->head = best;
   k->deadline = DL_TIME_NEVER;
-  observe (c, out, PROTO_OBS_SOURCE_CHOSEN, best, -1, k->epoch,
+  _hier_coord_observe (c, out, PROTO_OBS_SOURCE_CHOSEN, best, -1, k->epoch,
               "cluster %s: p%u is head (epoch %u, %u of %u candidacies%s%s)", k->name, best, k->epoch,
               g_hash_table_size (k->votes), k->members->len, all ? "" : ", the rest timed out",
               eligible ? "" : ", behind symmetric NAT: no cluster to merge into");
-  send_cluster (c, out, k);
-  send_heads (c, out);
+  _hier_coord_send_cluster (c, out, k);
+  _hier_coord_send_heads (c, out);
   /* clusters that waited for a head to merge into, or for the elections to end */
   for (guint q = 0; q < c->clusters->len; q++)
     {
       Cluster *o = g_ptr_array_index (c->clusters, q);
-      if (o->stuck && (eligible || !other_election_on (c, o)))
+      if (o->stuck && (eligible || !_hier_coord_other_election_on (c, o)))
         try_tally (c, out, o);
     }
-}
-
-static gint
-cmp_member_region (gconstpointer a, gconstpointer b)
-{
-  const Member *x = *(Member *const *) a, *y = *(Member *const *) b;
-  int r = strcmp (x->region, y->region);
-  return r ? r : (x->id > y->id) - (x->id < y->id);
 }
 
 /* min_participants peers said hello: the clusters form, elections start. */
@@ -625,7 +207,7 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
       if (m->region)
         g_ptr_array_add (order, m);
     }
-  g_ptr_array_sort (order, cmp_member_region);
+  g_ptr_array_sort (order, _hier_coord_cmp_member_region);
   guint i = 0;
   while (i < order->len)
     {
@@ -640,7 +222,7 @@ form_clusters (HierCoord *c, ProtoOutbox *out)
           /* balanced: chunk q takes members [i + n q / chunks, i + n (q + 1) / chunks) */
           g_autofree char *name = chunks > 1 || !*region ? g_strdup_printf ("%s%s%u", region, *region ? "." : "c", q + 1)
                                                          : g_strdup (region);
-          Cluster *k = cluster_new (c, name);
+          Cluster *k = _hier_coord_cluster_new (c, name);
           for (guint r = i + n * q / chunks; r < i + n * (q + 1) / chunks; r++)
             {
               Member *m = order->pdata[r];
@@ -658,7 +240,7 @@ static void
 clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
 {
   c->base.state = COORD_CLUSTERED;
-  observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, c->clusters->len, "%u peers in %u clusters", n_peers,
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, c->clusters->len, "%u peers in %u clusters", n_peers,
               c->clusters->len);
   for (guint q = 0; q < c->clusters->len; q++)
     start_election (c, out, g_ptr_array_index (c->clusters, q), 1, "formed");
@@ -669,7 +251,7 @@ clusters_formed (HierCoord *c, ProtoOutbox *out, guint n_peers)
 static void
 maybe_form (HierCoord *c, ProtoOutbox *out)
 {
-  if (formed (c) || probing (c))
+  if (_hier_coord_formed (c) || _hier_coord_probing (c))
     return;
   guint hellos = 0;
   for (guint i = 0; i < c->members->len; i++)
@@ -682,7 +264,7 @@ maybe_form (HierCoord *c, ProtoOutbox *out)
   if (hellos == c->members->len || c->now >= c->form_deadline)
     {
       if (hellos < c->members->len)
-        observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->members->len - hellos,
+        _hier_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, -1, c->members->len - hellos,
                  "election_timeout: the clusters form without the peers that never said hello");
       c->form_deadline = DL_TIME_NEVER;
       if (hier_config (&c->cfg)->cluster_by_latency)
@@ -709,16 +291,16 @@ place_late (HierCoord *c, ProtoOutbox *out, Member *m)
   for (guint q = 0; q < c->clusters->len; q++)
     {
       Cluster *k = g_ptr_array_index (c->clusters, q);
-      gboolean same = k->members->len == 0 ? FALSE : strcmp (find_member (c, g_array_index (k->members, ProtoNodeId, 0), NULL)->region,
+      gboolean same = k->members->len == 0 ? FALSE : strcmp (_hier_coord_find_member (c, g_array_index (k->members, ProtoNodeId, 0), NULL)->region,
                                                              m->region) == 0;
-      if (same && k->members->len < MAX (hier_config (&c->cfg)->cluster_size, 1) && !unreachable_head (c, m, k)
+      if (same && k->members->len < MAX (hier_config (&c->cfg)->cluster_size, 1) && !_hier_coord_unreachable_head (c, m, k)
           && (!best || k->members->len < best->members->len))
         best = k, best_i = (int) q;
     }
   if (!best)
     {
       g_autofree char *name = g_strdup_printf ("%s%s%u", m->region, *m->region ? "." : "c", c->clusters->len + 1);
-      cluster_new (c, name);
+      _hier_coord_cluster_new (c, name);
       best_i = (int) c->clusters->len - 1;
     }
   place_into (c, out, m, (guint) best_i);
@@ -733,11 +315,11 @@ place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_cluster)
   while (at < best->members->len && g_array_index (best->members, ProtoNodeId, at) < m->id)
     at++;
   g_array_insert_val (best->members, at, m->id);
-  observe (c, out, PROTO_OBS_NOTE, m->id, -1, -1, "joins cluster %s", best->name);
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, m->id, -1, -1, "joins cluster %s", best->name);
   if (best->head == PROTO_NO_NODE && best->deadline == DL_TIME_NEVER)
     start_election (c, out, best, best->epoch + 1, "a peer joined a cluster without a head");
   else
-    send_cluster (c, out, best);
+    _hier_coord_send_cluster (c, out, best);
 }
 
 /* ---- clustering by measured latency (`cluster_by = latency`): peers
@@ -771,33 +353,6 @@ place_into (HierCoord *c, ProtoOutbox *out, Member *m, guint at_cluster)
  * joins the first (in their order) within cluster_radius, else the
  * nearest, in the smallest cluster of that group with room. */
 
-static gboolean
-unassigned (const Member *m)
-{
-  return m->region && m->probed && !m->leaving && m->lat.group < 0;
-}
-
-static void
-probe (HierCoord *c, ProtoOutbox *out, ProtoNodeId prober, guint32 group, ProtoNodeId landmark)
-{
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_HIER_PROBE);
-  m.round = group;
-  proto_msg_set_peers (&m, &landmark, 1);
-  send_msg (c, out, prober, &m);
-}
-
-static void
-probe_landmark (HierCoord *c, ProtoOutbox *out, guint32 group, ProtoNodeId landmark, const ProtoNodeId *probers,
-                guint n)
-{
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_HIER_PROBE);
-  m.round = group;
-  proto_msg_take_indices (&m, g_memdup2 (probers, n * sizeof *probers), n);
-  send_msg (c, out, landmark, &m);
-}
-
 
 /* Every peer is in a group: the clusters form. */
 static void
@@ -821,17 +376,17 @@ latency_finish (HierCoord *c, ProtoOutbox *out)
       for (guint q = 0; q < chunks; q++)
         {
           g_autofree char *name = hier_latency_cluster_name (g, q, chunks > 1);
-          Cluster *k = cluster_new (c, name);
+          Cluster *k = _hier_coord_cluster_new (c, name);
           k->group = (int) g;
           GString *who = g_string_new (NULL);
           for (guint r = cnt * q / chunks; r < cnt * (q + 1) / chunks; r++)
             {
               ProtoNodeId id = g_array_index (ids, ProtoNodeId, r);
-              find_member (c, id, NULL)->cluster = (int) c->clusters->len - 1;
+              _hier_coord_find_member (c, id, NULL)->cluster = (int) c->clusters->len - 1;
               g_array_append_val (k->members, id);
               g_string_append_printf (who, " p%u", id);
             }
-          observe (c, out, PROTO_OBS_NOTE, g_array_index (c->landmarks, ProtoNodeId, g), -1, k->members->len,
+          _hier_coord_observe (c, out, PROTO_OBS_NOTE, g_array_index (c->landmarks, ProtoNodeId, g), -1, k->members->len,
                       "cluster %s (landmark p%u):%s", name, g_array_index (c->landmarks, ProtoNodeId, g), who->str);
           g_string_free (who, TRUE);
         }
@@ -846,27 +401,6 @@ latency_finish (HierCoord *c, ProtoOutbox *out)
     }
 }
 
-/* next_landmark's steps: the next landmark among the peers outside every
- * group (hier-latency.c picks), NULL if none; their number in *left */
-static Member *
-pick_landmark (const HierCoord *c, guint *left)
-{
-  g_autoptr (GPtrArray) outside = g_ptr_array_new ();   /* Member*, ascending id */
-  for (guint i = 0; i < c->members->len; i++)
-    if (unassigned (g_ptr_array_index (c->members, i)))
-      g_ptr_array_add (outside, g_ptr_array_index (c->members, i));
-  *left = outside->len;
-  g_autofree const HierLatencyPlace **places = g_new (const HierLatencyPlace *, MAX (*left, 1));
-  g_autofree gboolean *nat = g_new (gboolean, MAX (*left, 1));
-  for (guint i = 0; i < *left; i++)
-    {
-      places[i] = &((Member *) outside->pdata[i])->lat;
-      nat[i] = ((Member *) outside->pdata[i])->nat;
-    }
-  int at = hier_latency_pick_landmark (places, nat, *left);
-  return at >= 0 ? outside->pdata[at] : NULL;
-}
-
 /* ... every peer is behind symmetric NAT: no links between them to
  * measure; one group, a landmark in name only */
 static void
@@ -874,13 +408,13 @@ one_group (HierCoord *c, ProtoOutbox *out, guint left)
 {
   Member *pick = NULL;
   for (guint i = 0; i < c->members->len && !pick; i++)
-    if (unassigned (g_ptr_array_index (c->members, i)))
+    if (_hier_coord_unassigned (g_ptr_array_index (c->members, i)))
       pick = g_ptr_array_index (c->members, i);
   g_array_append_val (c->landmarks, pick->id);
   for (guint i = 0; i < c->members->len; i++)
-    if (unassigned (g_ptr_array_index (c->members, i)))
+    if (_hier_coord_unassigned (g_ptr_array_index (c->members, i)))
       ((Member *) g_ptr_array_index (c->members, i))->lat.group = 0;
-  observe (c, out, PROTO_OBS_NOTE, pick->id, -1, left,
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, pick->id, -1, left,
               "every peer is behind symmetric NAT: nothing to measure, one group");
   latency_finish (c, out);
 }
@@ -891,12 +425,12 @@ static void
 nearest_groups (HierCoord *c, ProtoOutbox *out, guint left)
 {
   if (left)
-    observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, left,
+    _hier_coord_observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, left,
                 "%u peers behind symmetric NAT outside every group: each joins its nearest landmark's", left);
   for (guint i = 0; i < c->members->len; i++)
     {
       Member *m = g_ptr_array_index (c->members, i);
-      if (unassigned (m))
+      if (_hier_coord_unassigned (m))
         m->lat.group = MAX (m->lat.best_group, 0);
     }
   latency_finish (c, out);
@@ -907,7 +441,7 @@ static void
 next_landmark (HierCoord *c, ProtoOutbox *out)
 {
   guint left;
-  Member *pick = pick_landmark (c, &left);
+  Member *pick = _hier_coord_pick_landmark (c, &left);
   if (!pick && left && c->landmarks->len == 0)
     {
       one_group (c, out, left);
@@ -927,22 +461,22 @@ next_landmark (HierCoord *c, ProtoOutbox *out)
   for (guint i = 0; i < c->members->len; i++)
     {
       Member *m = g_ptr_array_index (c->members, i);
-      if (unassigned (m))
+      if (_hier_coord_unassigned (m))
         {
           g_array_append_val (probers, m->id);
           m->awaited = TRUE;
         }
     }
-  observe (c, out, PROTO_OBS_NOTE, pick->id, -1, group + 1, "landmark %u: p%u, measured by %u peers", group + 1,
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, pick->id, -1, group + 1, "landmark %u: p%u, measured by %u peers", group + 1,
               pick->id, probers->len);
   if (probers->len == 0)
     {
       latency_finish (c, out);
       return;
     }
-  probe_landmark (c, out, group, pick->id, (const ProtoNodeId *) (const void *) probers->data, probers->len);
+  _hier_coord_probe_landmark (c, out, group, pick->id, (const ProtoNodeId *) (const void *) probers->data, probers->len);
   for (guint i = 0; i < probers->len; i++)
-    probe (c, out, g_array_index (probers, ProtoNodeId, i), group, pick->id);
+    _hier_coord_probe (c, out, g_array_index (probers, ProtoNodeId, i), group, pick->id);
   c->probe_waiting = probers->len;
   c->probe_deadline = dl_time_add (c->now, hier_config (&c->cfg)->election_timeout);
 }
@@ -954,7 +488,7 @@ probe_done (HierCoord *c, ProtoOutbox *out)
   guint g = c->landmarks->len - 1, in = 0;
   for (guint i = 0; i < c->members->len; i++)
     in += ((Member *) g_ptr_array_index (c->members, i))->lat.group == (int) g;
-  observe (c, out, PROTO_OBS_NOTE, g_array_index (c->landmarks, ProtoNodeId, g), -1, in,
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, g_array_index (c->landmarks, ProtoNodeId, g), -1, in,
               "landmark %u: %u peers in its group", g + 1, in);
   next_landmark (c, out);
 }
@@ -988,18 +522,18 @@ late_done (HierCoord *c, ProtoOutbox *out, Member *m)
       if (k->group != g)
         continue;
       n_in_group++;
-      if (k->members->len < MAX (hier_config (&c->cfg)->cluster_size, 1) && !unreachable_head (c, m, k)
+      if (k->members->len < MAX (hier_config (&c->cfg)->cluster_size, 1) && !_hier_coord_unreachable_head (c, m, k)
           && (best < 0 || k->members->len < ((Cluster *) g_ptr_array_index (c->clusters, best))->members->len))
         best = (int) q;
     }
   if (best < 0)
     {
       g_autofree char *name = hier_latency_cluster_name ((guint) g, n_in_group, TRUE);
-      Cluster *k = cluster_new (c, name);
+      Cluster *k = _hier_coord_cluster_new (c, name);
       k->group = g;
       best = (int) c->clusters->len - 1;
     }
-  observe (c, out, PROTO_OBS_NOTE, m->id, -1, g + 1, "landmark %d's group (%s)", g + 1,
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, m->id, -1, g + 1, "landmark %d's group (%s)", g + 1,
               m->lat.late_within >= 0 ? "within cluster_radius" : "the nearest");
   place_into (c, out, m, (guint) best);
 }
@@ -1014,11 +548,11 @@ latency_place_late (HierCoord *c, ProtoOutbox *out, Member *m)
   for (guint g = 0; g < c->landmarks->len; g++)
     {
       ProtoNodeId lm = g_array_index (c->landmarks, ProtoNodeId, g);
-      Member *l = find_member (c, lm, NULL);
+      Member *l = _hier_coord_find_member (c, lm, NULL);
       if (!l || l->leaving || lm == m->id)
         continue;
-      probe_landmark (c, out, g, lm, &m->id, 1);
-      probe (c, out, m->id, g, lm);
+      _hier_coord_probe_landmark (c, out, g, lm, &m->id, 1);
+      _hier_coord_probe (c, out, m->id, g, lm);
       m->late_left++;
     }
   c->late_probing++;
@@ -1046,7 +580,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
         }
       return;
     }
-  if (!probing (c) || !m->awaited || g != c->landmarks->len - 1)
+  if (!_hier_coord_probing (c) || !m->awaited || g != c->landmarks->len - 1)
     return;
   m->awaited = FALSE;
   hier_latency_took (&m->lat, g, msg->key, (guint64) hier_config (&c->cfg)->cluster_radius, FALSE);
@@ -1057,7 +591,7 @@ latency_rtt (HierCoord *c, ProtoOutbox *out, Member *m, const ProtoMsg *msg)
 static void
 latency_deadline (HierCoord *c, ProtoOutbox *out)
 {
-  if (probing (c) && c->probe_deadline <= c->now)
+  if (_hier_coord_probing (c) && c->probe_deadline <= c->now)
     {
       guint missing = 0;
       for (guint i = 0; i < c->members->len; i++)
@@ -1067,7 +601,7 @@ latency_deadline (HierCoord *c, ProtoOutbox *out)
             m->awaited = FALSE, missing++;
         }
       c->probe_waiting = 0;
-      observe (c, out, PROTO_OBS_TIMER_FIRED, g_array_index (c->landmarks, ProtoNodeId, c->landmarks->len - 1),
+      _hier_coord_observe (c, out, PROTO_OBS_TIMER_FIRED, g_array_index (c->landmarks, ProtoNodeId, c->landmarks->len - 1),
                   -1, missing, "election_timeout: %u round trips to the landmark unanswered: no link", missing);
       probe_done (c, out);
     }
@@ -1079,19 +613,6 @@ latency_deadline (HierCoord *c, ProtoOutbox *out)
     }
 }
 
-static DlTime
-latency_next_deadline (const HierCoord *c)
-{
-  DlTime d = probing (c) ? c->probe_deadline : DL_TIME_NEVER;
-  for (guint i = 0; c->late_probing && i < c->members->len; i++)
-    {
-      const Member *m = g_ptr_array_index (c->members, i);
-      if (m->late_left > 0)
-        d = MIN (d, m->late_deadline);
-    }
-  return d;
-}
-
 static void
 latency_member_left (HierCoord *c, ProtoOutbox *out, Member *m)
 {
@@ -1101,7 +622,7 @@ latency_member_left (HierCoord *c, ProtoOutbox *out, Member *m)
       m->late_left = 0;
       c->late_probing--;
     }
-  if (probing (c) && m->awaited)
+  if (_hier_coord_probing (c) && m->awaited)
     {
       m->awaited = FALSE;
       if (--c->probe_waiting == 0)
@@ -1113,10 +634,10 @@ static void
 member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
 {
   guint at;
-  Member *m = find_member (c, id, &at);
+  Member *m = _hier_coord_find_member (c, id, &at);
   if (!m)
     return;
-  observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed: left");
+  _hier_coord_observe (c, out, PROTO_OBS_NOTE, id, -1, -1, "stream closed: left");
   latency_member_left (c, out, m);
   if (m->cluster >= 0)
     {
@@ -1132,7 +653,7 @@ member_left (HierCoord *c, ProtoOutbox *out, ProtoNodeId id)
       if (k->head == id)
         start_election (c, out, k, k->epoch + 1, "the head left");
       else if (k->head != PROTO_NO_NODE)
-        send_cluster (c, out, k);
+        _hier_coord_send_cluster (c, out, k);
       else
         try_tally (c, out, k);
       return;
@@ -1149,7 +670,7 @@ on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pro
   /* a member's repeat (its NewNodeInfo was lost: hier-peer.c says
    * ClientConnected again after head_timeout in connecting) is
    * answered as the first was, and it stays one member */
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  _hier_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   if (!m)
     {
       m = g_new0 (Member, 1);
@@ -1165,8 +686,8 @@ on_client_connected (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pro
     ProtoMsg r;
     proto_msg_init (&r, PROTO_MSG_WELCOME);
     r.node = from;
-    r.joined_mid_training = formed (c);   /* it syncs from its head before it trains */
-    send_msg (c, out, from, &r);
+    r.joined_mid_training = _hier_coord_formed (c);   /* it syncs from its head before it trains */
+    _hier_coord_send_msg (c, out, from, &r);
   }
   return TRUE;
 }
@@ -1181,23 +702,23 @@ on_candidacy (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
   Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
   if (msg->round > k->epoch)
     {
-      note_cut (c, from, k->head);
-      if (k->head != PROTO_NO_NODE && k->head != from && cut_both_ways (c, from, k->head))
+      _hier_coord_note_cut (c, from, k->head);
+      if (k->head != PROTO_NO_NODE && k->head != from && _hier_coord_cut_both_ways (c, from, k->head))
         k = split_off (c, out, m, k, msg->round, TRUE);
-      else if (k->head != PROTO_NO_NODE && k->head != from && lost_every_head (c, k, from))
+      else if (k->head != PROTO_NO_NODE && k->head != from && _hier_coord_lost_every_head (c, k, from))
         k = split_off (c, out, m, k, msg->round, FALSE);
       else
         start_election (c, out, k, msg->round, "a member lost its head");
     }
   if (msg->round != k->epoch || k->head != PROTO_NO_NODE)
     {
-      observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
+      _hier_coord_observe (c, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "candidacy for epoch %u: %s",
                msg->round, k->head != PROTO_NO_NODE ? "the election is over" : "another epoch");
       /* it missed an announcement (a lost message): where things are */
-      send_cluster_to (c, out, k, from);
+      _hier_coord_send_cluster_to (c, out, k, from);
       return TRUE;
     }
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+  _hier_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
   guint64 vote = ((guint64) msg->degree << 1) | (msg->helper ? 1 : 0);
   g_hash_table_insert (k->votes, GUINT_TO_POINTER (from + 1), GSIZE_TO_POINTER ((gsize) vote + 1));
   try_tally (c, out, k);
@@ -1214,19 +735,19 @@ on_hello (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg,
 {
   if (!m || (m->region && m->cluster < 0))
     return FALSE;
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
+  _hier_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->degree, NULL);
   if (m->region)
     {
       Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
-      send_cluster_to (c, out, k, from);
+      _hier_coord_send_cluster_to (c, out, k, from);
       if (k->head == from)
-        send_heads_to (c, out, from);
+        _hier_coord_send_heads_to (c, out, from);
       return TRUE;
     }
   m->region = g_strdup (msg->signal_data ? msg->signal_data : "");
   m->score = msg->degree;
   m->nat = msg->helper;
-  if (formed (c))
+  if (_hier_coord_formed (c))
     place_late (c, out, m);
   else
     maybe_form (c, out);
@@ -1239,7 +760,7 @@ on_rtt (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, M
 {
   if (!m || !m->region)
     return FALSE;
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
+  _hier_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->key > G_MAXINT64 ? -1 : (int64_t) msg->key,
               NULL);
   latency_rtt (c, out, m, msg);
   return TRUE;
@@ -1251,15 +772,15 @@ on_peer_is_ready (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoM
 {
   if (!m || !msg->helper || m->resting)
     return FALSE;
-  observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
+  _hier_coord_observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, -1, NULL);
   m->resting = TRUE;
   if (m->cluster >= 0)
     {
       Cluster *k = g_ptr_array_index (c->clusters, m->cluster);
       if (k->head != PROTO_NO_NODE)
         {
-          send_cluster (c, out, k);
-          send_heads (c, out);
+          _hier_coord_send_cluster (c, out, k);
+          _hier_coord_send_heads (c, out);
         }
     }
   return TRUE;
@@ -1269,12 +790,12 @@ on_peer_is_ready (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoM
 static gboolean
 on_signal_for_peer (HierCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
 {
-  if (!m || !find_member (c, msg->node, NULL))
+  if (!m || !_hier_coord_find_member (c, msg->node, NULL))
     {
-      observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
+      _hier_coord_observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1, "signal to an unknown peer: dropped");
       return TRUE;
     }
-  proto_session_relay_observed (out, phase_names[c->base.state], -1, from, msg, TRUE);
+  proto_session_relay_observed (out, _hier_coord_phase_names[c->base.state], -1, from, msg, TRUE);
   return TRUE;
 }
 
@@ -1284,7 +805,7 @@ static void
 handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
   guint at;
-  Member *m = find_member (c, from, &at);
+  Member *m = _hier_coord_find_member (c, from, &at);
   gboolean taken = FALSE;
   switch (msg->type)
     {
@@ -1310,18 +831,7 @@ handle_message (HierCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox
       break;
     }
   if (!taken)
-    observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
-}
-
-/* when it wants to be called back: forming, probing, an election's end */
-static DlTime
-coord_deadline (const HierCoord *c)
-{
-  DlTime d = formed (c) || probing (c) ? DL_TIME_NEVER : c->form_deadline;
-  d = MIN (d, latency_next_deadline (c));
-  for (guint q = 0; q < c->clusters->len; q++)
-    d = MIN (d, ((Cluster *) g_ptr_array_index (c->clusters, q))->deadline);
-  return d;
+    _hier_coord_observe (c, out, PROTO_OBS_DROPPED, from, (int32_t) msg->type, -1, NULL);
 }
 
 static void
@@ -1348,7 +858,7 @@ coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
     default:
       break;
     }
-  c->base.deadline = coord_deadline (c);
+  c->base.deadline = _hier_coord_deadline (c);
   if (c->base.deadline != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
@@ -1356,49 +866,21 @@ coord_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out)
     }
 }
 
-guint
-hier_coord_n_clusters (const ProtoMachine *m)
-{
-  const HierCoord *c = m->impl;
-  return c->clusters->len;
-}
-
-ProtoNodeId
-hier_coord_head_of (const ProtoMachine *m, ProtoNodeId member)
-{
-  const HierCoord *c = m->impl;
-  Member *mm = find_member (c, member, NULL);
-  if (!mm || mm->cluster < 0)
-    return PROTO_NO_NODE;
-  return ((Cluster *) g_ptr_array_index (c->clusters, mm->cluster))->head;
-}
-
-static void
-coord_free (void *impl)
-{
-  HierCoord *c = impl;
-  g_ptr_array_unref (c->members);
-  g_ptr_array_unref (c->clusters);
-  g_array_unref (c->landmarks);
-  g_array_unref (c->cut);
-  g_free (c);
-}
-
 /* its phase and deadline are the base's; it takes every message and drops
  * what it has no use for itself: listens is the default */
 static const ProtoMachineClass coord_class = {
   .handle = coord_handle,
-  .free = coord_free,
+  .free = _hier_coord_free,
 };
 
 ProtoMachine *
 hier_coord_new (const ProtoConfig *cfg)
 {
   HierCoord *c = g_new0 (HierCoord, 1);
-  proto_machine_base_init (&c->base, phase_names, COORD_GATHERING);
+  proto_machine_base_init (&c->base, _hier_coord_phase_names, COORD_GATHERING);
   c->cfg = *cfg;
-  c->members = g_ptr_array_new_with_free_func (member_free);
-  c->clusters = g_ptr_array_new_with_free_func (cluster_free);
+  c->members = g_ptr_array_new_with_free_func (_hier_coord_member_free);
+  c->clusters = g_ptr_array_new_with_free_func (_hier_coord_cluster_free);
   c->form_deadline = DL_TIME_NEVER;
   c->landmarks = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   c->probe_deadline = DL_TIME_NEVER;

@@ -3,13 +3,16 @@
 protocol_libdlproto_a_SOURCES += \
 	protocol/hierarchical/hier.h \
 	protocol/hierarchical/hier-config.h \
-	protocol/hierarchical/hier-coord.c \
+	protocol/hierarchical/hier-coord.c protocol/hierarchical/hier-coord-private.h \
+	protocol/hierarchical/hier-coord-effects.c protocol/hierarchical/hier-coord-records.c \
 	protocol/hierarchical/hier-family.c \
 	protocol/hierarchical/hier-keys.c \
 	protocol/hierarchical/hier-latency.c protocol/hierarchical/hier-latency-private.h \
 	protocol/hierarchical/hier-mix.c protocol/hierarchical/hier-mix-private.h \
 	protocol/hierarchical/hier-msgs.c protocol/hierarchical/hier-msgs.h \
-	protocol/hierarchical/hier-peer.c \
+	protocol/hierarchical/hier-peer.c protocol/hierarchical/hier-peer-private.h \
+	protocol/hierarchical/hier-peer-effects.c protocol/hierarchical/hier-peer-policies.c \
+	protocol/hierarchical/hier-peer-records.c \
 	$(NULL)
 EXTRA_DIST += protocol/hierarchical/README.md protocol/hierarchical/local.mk
 # its tests live in protocol/hierarchical/tests/ (tests/README.md):

@@ -8,7 +8,8 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/pipeline/pipe-keys.c \
 	protocol/pipeline/pipe-msgs.c protocol/pipeline/pipe-msgs.h \
 	protocol/pipeline/pipe-peer.c protocol/pipeline/pipe-peer-private.h \
-	protocol/pipeline/pipe-peer-effects.c protocol/pipeline/pipe-peer-route.c protocol/pipeline/pipe-peer-sessions.c \
+	protocol/pipeline/pipe-peer-effects.c protocol/pipeline/pipe-peer-records.c \
+	protocol/pipeline/pipe-peer-route.c protocol/pipeline/pipe-peer-sessions.c \
 	protocol/pipeline/pipe-route.c \
 	$(NULL)
 EXTRA_DIST += protocol/pipeline/README.md protocol/pipeline/local.mk

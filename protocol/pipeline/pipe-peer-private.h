@@ -1,8 +1,13 @@
 /* pipe-peer-private.h — the pipeline peer's state, shared by pipe-peer.c
  * (the machine: hello, role, a client's session, a server's work; every
  * transition) and its leaves, which it calls and which never call it:
- * pipe-peer-effects.c (records and sends), pipe-peer-route.c (a client's
- * routing over its table) and pipe-peer-sessions.c (a server's sessions). */
+ * pipe-peer-effects.c (records and sends, the messages it encodes),
+ * pipe-peer-records.c (hops, a server's blocks and jobs, clearing,
+ * deadlines, the drop rule, construction, the accessors),
+ * pipe-peer-route.c (a client's routing over its table) and
+ * pipe-peer-sessions.c (a server's sessions).  The effects read the
+ * records, which call none of the others; records and effects call the
+ * sessions. */
 #pragma once
 
 #include "protocol/pipeline/pipe.h"
@@ -126,6 +131,15 @@ void _pipe_peer_send_link (PipePeer *p, ProtoOutbox *out, ProtoNodeId to, ProtoM
 void _pipe_peer_send_server (PipePeer *p, ProtoOutbox *out, ProtoMsg *m);
 /* (transfer full) hidden states of `tokens` tokens: a size only */
 LearnWeights *_pipe_peer_hidden (PipePeer *p, guint tokens);
+/* the input of hop i for this step (hash `in`), or with hash_only its hash
+ * alone; the hop's deadline set */
+void _pipe_peer_send_step (PipePeer *p, ProtoOutbox *out, guint i, guint32 in, gboolean hash_only);
+/* the session a PipeStep is of, opened (and observed) by its first step */
+Session *_pipe_peer_session_of (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg);
+/* PipeHello to the registry, again after step_timeout without a role */
+void _pipe_peer_hello (PipePeer *p, ProtoOutbox *out);
+/* its links' host (session-links.h) */
+void _pipe_peer_links_init (PipePeer *p);
 
 /* pipe-peer-route.c (a leaf) */
 /* Is server id banned now (a failure within PIPE_BAN_NS)? */
@@ -143,5 +157,25 @@ void _pipe_peer_session_remove (PipePeer *p, guint at);
 StepWork *_pipe_peer_work_for (Session *s, guint32 step, gboolean create);
 /* The blocks and the chain a request or push names for its step. */
 void _pipe_peer_work_set_chain (StepWork *w, const ProtoMsg *msg);
+
+/* pipe-peer-records.c (a leaf): hops, a server's blocks and jobs,
+ * clearing, deadlines, the drop rule, construction, the accessors */
+Hop *_pipe_peer_hop_at (PipePeer *p, guint i);
+int _pipe_peer_hop_of (PipePeer *p, ProtoNodeId server);
+gboolean _pipe_peer_expected_input (PipePeer *p, guint i, guint32 *in);
+gboolean _pipe_peer_running (const PipePeer *p);
+int _pipe_peer_first_failed (PipePeer *p);
+DlTime _pipe_peer_client_next_deadline (const PipePeer *p);
+void _pipe_peer_client_clear (PipePeer *p);
+gboolean _pipe_peer_serves (const PipePeer *p, const ProtoMsg *msg);
+StepWork *_pipe_peer_job_wanted (PipePeer *p, const Job *j);
+DlTime _pipe_peer_server_next_deadline (const PipePeer *p);
+void _pipe_peer_server_clear (PipePeer *p);
+gboolean _pipe_peer_listens (const PipePeer *p, ProtoMsgType type);
+gboolean _pipe_peer_class_listens (const void *impl, ProtoMsgType type, ProtoNodeId from);
+DlTime _pipe_peer_next_deadline (const void *impl);
+void _pipe_peer_view (const void *impl, ProtoPeerView *v);
+void _pipe_peer_free (void *impl);
+void _pipe_peer_init (PipePeer *p, const ProtoConfig *cfg, const ProtoPeerEnv *env);
 
 G_END_DECLS

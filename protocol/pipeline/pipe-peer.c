@@ -3,7 +3,9 @@
  * what a run records of it.  Every transition of the peer is here, in
  * static handlers; what moved out are leaves that it calls and that never
  * call it back (pipe-peer-private.h): pipe-peer-effects.c (records and
- * sends), pipe-peer-route.c (a client's routing over its table) and
+ * sends, the messages it encodes), pipe-peer-records.c (hops, a server's
+ * blocks and jobs, clearing, deadlines, the drop rule, construction, the
+ * accessors), pipe-peer-route.c (a client's routing over its table) and
  * pipe-peer-sessions.c (a server's sessions as a data structure).  It is
  * longer than 800 lines because one machine with two roles (ten states,
  * thirteen message types) is: the roles share the hello, the links, the
@@ -24,18 +26,6 @@
 
 #include <math.h>
 #include <string.h>
-
-static void
-host_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
-{
-  _pipe_peer_send (ud, out, to, via, m);
-}
-
-static void
-host_observe (void *ud, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, const char *detail)
-{
-  _pipe_peer_observe (ud, out, kind, other, type, -1, detail);
-}
 
 /* ---- the client ----
  *
@@ -74,21 +64,6 @@ host_observe (void *ud, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, 
  * a failure), and its max_retries (it retries for as long as the run). */
 
 
-static Hop *
-hop_at (PipePeer *p, guint i)
-{
-  return &g_array_index (p->hops, Hop, i);
-}
-
-static int
-hop_of (PipePeer *p, ProtoNodeId server)
-{
-  for (guint i = 0; i < p->hops->len; i++)
-    if (hop_at (p, i)->server == server)
-      return (int) i;
-  return -1;
-}
-
 /* Asks the registry for the servers; with no answer in step_timeout (a
  * message lost across a partition) it asks again. */
 static void
@@ -107,91 +82,24 @@ client_begin (PipePeer *p, ProtoOutbox *out)
   lookup (p, out);
 }
 
-/* the right input of hop i for this step, if the client knows it yet */
-static gboolean
-expected_input (PipePeer *p, guint i, guint32 *in)
-{
-  if (i == 0)
-    {
-      *in = pipe_input_hash (p->id, p->step);
-      return TRUE;
-    }
-  Hop *prev = hop_at (p, i - 1);
-  *in = prev->res_out;
-  return prev->validated;
-}
-
 static void validate (PipePeer *p, ProtoOutbox *out, guint i);
 
-/* a session under way: stepping, or repairing a hop */
-static gboolean
-running (const PipePeer *p)
-{
-  return p->hops->len > 0
-         && (p->base.state == PIPE_PEER_STEPPING || p->base.state == PIPE_PEER_LOOKUP || p->base.state == PIPE_PEER_PINGING
-             || p->base.state == PIPE_PEER_WAIT_SERVERS);
-}
-
-
-/* The input of hop i for this step (hash `in`): the hidden states, or with
- * hash_only the hash alone (client_copy = hash, to a server that gets a
- * push: the chain named it when the hop before it got its input). */
-static void
-send_step (PipePeer *p, ProtoOutbox *out, guint i, guint32 in, gboolean hash_only)
-{
-  Hop *h = hop_at (p, i);
-  guint tokens = h->stepped ? 1 : p->step + 1;
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PIPE_STEP);
-  m.key = p->id;
-  m.round = p->step;
-  m.comm_round = in;
-  m.nb_participants = tokens;
-  m.helper = hash_only;
-  if (!hash_only)
-    m.weights = _pipe_peer_hidden (p, tokens);
-  m.degree = h->start;
-  m.node = h->end;
-  if (pipe_config (&p->cfg)->next_peer)
-    {
-      g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-      g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
-      for (guint k = i + 1; k < p->hops->len && hop_at (p, k)->stepped; k++)
-        {
-          Hop *n = hop_at (p, k);
-          guint32 span[2] = { n->start, n->end };
-          g_array_append_val (chain, n->server);
-          g_array_append_vals (spans, span, 2);
-        }
-      proto_msg_set_peers (&m, (const ProtoNodeId *) (const void *) chain->data, chain->len);
-      if (spans->len)
-        proto_msg_take_indices (&m, g_memdup2 (spans->data, spans->len * sizeof (guint32)), spans->len);
-    }
-  if (tokens > 1)
-    {
-      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, h->server, PROTO_MSG_PIPE_STEP, tokens,
-                          "replays the session's inputs to a new server");
-      _pipe_peer_metric (p, out, "replay_bytes", (int32_t) p->step, (int64_t) proto_msg_wire_size (&m));
-    }
-  h->deadline = dl_time_add (p->now, pipe_config (&p->cfg)->step_timeout);
-  _pipe_peer_send_link (p, out, h->server, &m);
-}
 
 static void
 send_input (PipePeer *p, ProtoOutbox *out, guint i)
 {
-  Hop *h = hop_at (p, i);
+  Hop *h = _pipe_peer_hop_at (p, i);
   guint32 in;
-  if (h->sent || h->failed || !expected_input (p, i, &in))
+  if (h->sent || h->failed || !_pipe_peer_expected_input (p, i, &in))
     return;
   /* a hop that holds the session was in the chain of the hop before it,
    * so a push is on its way to it */
   const PipeConfig *pc = pipe_config (&p->cfg);
   gboolean hash_only = pc->next_peer && pc->hash_copy && i > 0 && h->stepped;
   h->sent = TRUE;
-  send_step (p, out, i, in, hash_only);
+  _pipe_peer_send_step (p, out, i, in, hash_only);
   /* a result from a pushed copy may be here already */
-  h = hop_at (p, i);
+  h = _pipe_peer_hop_at (p, i);
   if (h->have_result && h->res_in == in)
     validate (p, out, i);
 }
@@ -200,10 +108,10 @@ send_input (PipePeer *p, ProtoOutbox *out, guint i)
 static void
 on_need (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
-  int i = hop_of (p, from);
+  int i = _pipe_peer_hop_of (p, from);
   guint32 in;
-  if (msg->key != p->id || msg->round != p->step || i < 0 || !running (p) || hop_at (p, (guint) i)->failed
-      || hop_at (p, (guint) i)->validated || !expected_input (p, (guint) i, &in))
+  if (msg->key != p->id || msg->round != p->step || i < 0 || !_pipe_peer_running (p) || _pipe_peer_hop_at (p, (guint) i)->failed
+      || _pipe_peer_hop_at (p, (guint) i)->validated || !_pipe_peer_expected_input (p, (guint) i, &in))
     {
       _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
                           "a request for a copy of another step or server, or taken already");
@@ -211,7 +119,7 @@ on_need (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
     }
   _pipe_peer_observe (p, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, "sends the full copy");
   _pipe_peer_metric (p, out, "full_copies_asked", (int32_t) p->step, 1);
-  send_step (p, out, (guint) i, in, FALSE);
+  _pipe_peer_send_step (p, out, (guint) i, in, FALSE);
 }
 
 static void
@@ -223,7 +131,7 @@ begin_step (PipePeer *p, ProtoOutbox *out)
   p->step_failed = FALSE;
   for (guint i = 0; i < p->hops->len; i++)
     {
-      Hop *h = hop_at (p, i);
+      Hop *h = _pipe_peer_hop_at (p, i);
       h->sent = h->validated = h->have_result = FALSE;
       h->deadline = DL_TIME_NEVER;
     }
@@ -242,15 +150,6 @@ kick (PipePeer *p, ProtoOutbox *out)
     send_input (p, out, i);
 }
 
-static int
-first_failed (PipePeer *p)
-{
-  for (guint i = 0; i < p->hops->len; i++)
-    if (hop_at (p, i)->failed)
-      return (int) i;
-  return -1;
-}
-
 static void
 finish (PipePeer *p, ProtoOutbox *out)
 {
@@ -267,7 +166,7 @@ finish (PipePeer *p, ProtoOutbox *out)
                        (int64_t) llround ((double) (steps - 1) * 1e12 / (double) (p->now - p->warmed_up)));
   for (guint i = 0; i < p->hops->len; i++)
     {
-      Hop *h = hop_at (p, i);
+      Hop *h = _pipe_peer_hop_at (p, i);
       if (!proto_links_is_up (&p->links, h->server))
         continue;
       ProtoMsg m;
@@ -303,7 +202,7 @@ step_done (PipePeer *p, ProtoOutbox *out)
 static void
 validate (PipePeer *p, ProtoOutbox *out, guint i)
 {
-  Hop *h = hop_at (p, i);
+  Hop *h = _pipe_peer_hop_at (p, i);
   h->validated = TRUE;
   h->stepped = TRUE;
   h->deadline = DL_TIME_NEVER;
@@ -312,7 +211,7 @@ validate (PipePeer *p, ProtoOutbox *out, guint i)
       step_done (p, out);
       return;
     }
-  Hop *next = hop_at (p, i + 1);
+  Hop *next = _pipe_peer_hop_at (p, i + 1);
   if (!next->sent)
     {
       send_input (p, out, i + 1);
@@ -355,9 +254,9 @@ proceed (PipePeer *p, ProtoOutbox *out)
       return;
     }
   /* every failed hop, first to last, over the table just read */
-  for (int at = first_failed (p); at >= 0; at = first_failed (p))
+  for (int at = _pipe_peer_first_failed (p); at >= 0; at = _pipe_peer_first_failed (p))
     {
-      Hop lost = *hop_at (p, (guint) at);
+      Hop lost = *_pipe_peer_hop_at (p, (guint) at);
       if (!_pipe_peer_route (p, lost.start, lost.end, hops))
         {
           wait_servers (p, out);
@@ -365,7 +264,7 @@ proceed (PipePeer *p, ProtoOutbox *out)
         }
       g_array_remove_index (p->hops, (guint) at);
       g_array_insert_vals (p->hops, (guint) at, hops->data, hops->len);
-      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, hop_at (p, (guint) at)->server, -1, hops->len,
+      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, _pipe_peer_hop_at (p, (guint) at)->server, -1, hops->len,
                           "the lost server's blocks are routed again");
     }
   p->backoff = PIPE_BACKOFF_MIN_NS;
@@ -377,7 +276,7 @@ proceed (PipePeer *p, ProtoOutbox *out)
 static void
 fail_hop (PipePeer *p, ProtoOutbox *out, guint i, const char *why)
 {
-  Hop *h = hop_at (p, i);
+  Hop *h = _pipe_peer_hop_at (p, i);
   ProtoNodeId id = h->server;
   g_hash_table_insert (p->banned, GUINT_TO_POINTER (id + 1), GSIZE_TO_POINTER (dl_time_add (p->now, PIPE_BAN_NS) + 1));
   _pipe_peer_observe (p, out, PROTO_OBS_NOTE, id, PROTO_MSG_PIPE_RESULT, (int64_t) i, why);
@@ -478,14 +377,14 @@ on_pong (PipePeer *p, ProtoOutbox *out, ProtoNodeId from)
 static void
 on_result (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
-  int i = hop_of (p, from);
-  if (msg->key != p->id || msg->round != p->step || i < 0 || hop_at (p, (guint) i)->failed || !running (p))
+  int i = _pipe_peer_hop_of (p, from);
+  if (msg->key != p->id || msg->round != p->step || i < 0 || _pipe_peer_hop_at (p, (guint) i)->failed || !_pipe_peer_running (p))
     {
       _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round,
                          "a result of another step or server: ignored");
       return;
     }
-  Hop *h = hop_at (p, (guint) i);
+  Hop *h = _pipe_peer_hop_at (p, (guint) i);
   if (h->validated)
     {
       _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "a result already taken");
@@ -496,7 +395,7 @@ on_result (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
   h->res_in = msg->degree;
   h->res_out = msg->comm_round;
   guint32 in;
-  if (!expected_input (p, (guint) i, &in))
+  if (!_pipe_peer_expected_input (p, (guint) i, &in))
     return;   /* taken when the hop before it is */
   if (h->res_in == in)
     validate (p, out, (guint) i);
@@ -553,11 +452,11 @@ client_deadline (PipePeer *p, ProtoOutbox *out)
       lookup (p, out);
       return;
     }
-  if (!running (p))
+  if (!_pipe_peer_running (p))
     return;
   for (guint i = 0; i < p->hops->len; i++)
     {
-      Hop *h = hop_at (p, i);
+      Hop *h = _pipe_peer_hop_at (p, i);
       if (h->sent && !h->validated && !h->failed && p->now >= h->deadline)
         {
           fail_hop (p, out, i, "no result within step_timeout: the server is taken as failed");
@@ -571,40 +470,11 @@ client_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *
 {
   if (g_hash_table_contains (p->ping_sent, GUINT_TO_POINTER (other + 1)))
     ping_settled (p, out, other);
-  int i = hop_of (p, other);
-  if (i < 0 || !running (p) || hop_at (p, (guint) i)->failed)
+  int i = _pipe_peer_hop_of (p, other);
+  if (i < 0 || !_pipe_peer_running (p) || _pipe_peer_hop_at (p, (guint) i)->failed)
     return;
   g_autofree char *detail = g_strdup_printf ("its link %s: the server is gone", why);
   fail_hop (p, out, (guint) i, detail);
-}
-
-static DlTime
-client_next_deadline (const PipePeer *p)
-{
-  DlTime d = DL_TIME_NEVER;
-  if (p->base.state == PIPE_PEER_PINGING)
-    d = p->ping_deadline;
-  if (p->base.state == PIPE_PEER_WAIT_SERVERS || p->base.state == PIPE_PEER_LOOKUP)
-    d = p->lookup_at;
-  if (!running (p))
-    return d;
-  for (guint i = 0; i < p->hops->len; i++)
-    {
-      const Hop *h = &g_array_index (p->hops, Hop, i);
-      if (h->sent && !h->validated && !h->failed)
-        d = MIN (d, h->deadline);
-    }
-  return d;
-}
-
-static void
-client_clear (PipePeer *p)
-{
-  g_hash_table_remove_all (p->ping_sent);
-  p->pings_out = 0;
-  p->ping_deadline = DL_TIME_NEVER;
-  p->lookup_at = DL_TIME_NEVER;
-  p->repair = FALSE;
 }
 
 /* ---- the server ----
@@ -639,29 +509,13 @@ client_clear (PipePeer *p)
  * training speed, not a server's; use [peers] speed and stragglers). */
 
 
-/* Does this server hold blocks [msg->degree, msg->node)? */
-static gboolean
-serves (const PipePeer *p, const ProtoMsg *msg)
-{
-  return msg->degree >= p->start && msg->node <= p->end && msg->degree < msg->node;
-}
-
-/* Is this queued or running job still the one its step wants? */
-static StepWork *
-job_wanted (PipePeer *p, const Job *j)
-{
-  Session *s = _pipe_peer_session_find (p, j->key, NULL);
-  StepWork *w = s ? _pipe_peer_work_for (s, j->step, FALSE) : NULL;
-  return w && w->job && !w->done && w->job_in == j->in ? w : NULL;
-}
-
 static void
 start_next (PipePeer *p, ProtoOutbox *out)
 {
   while (!p->running && !g_queue_is_empty (&p->jobs))
     {
       Job *j = g_queue_pop_head (&p->jobs);
-      if (!job_wanted (p, j))
+      if (!_pipe_peer_job_wanted (p, j))
         {
           _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, PROTO_MSG_PIPE_STEP, j->step,
                              "a queued computation no longer wanted: dropped");
@@ -687,33 +541,17 @@ queue_job (PipePeer *p, ProtoOutbox *out, guint64 key, const StepWork *w)
   start_next (p, out);
 }
 
-/* the session a PipeStep is of, opened by its first step */
-static Session *
-session_of (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
-{
-  Session *s = _pipe_peer_session_find (p, msg->key, NULL);
-  if (!s)
-    {
-      Session n = { .key = msg->key, .client = from, .steps = g_array_new (FALSE, TRUE, sizeof (StepWork)) };
-      g_array_append_val (p->sessions, n);
-      s = &g_array_index (p->sessions, Session, p->sessions->len - 1);
-      _pipe_peer_observe (p, out, PROTO_OBS_NOTE, from, (int32_t) msg->type, msg->nb_participants,
-                         msg->nb_participants > 1 ? "session opened by a replay of the client's inputs" : "session opened");
-    }
-  return s;
-}
-
 /* PipeStep: the client's copy of a step's input (or its hash alone): it
  * computes, unless it did from an early push */
 static void
 on_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
-  if (!serves (p, msg))
+  if (!_pipe_peer_serves (p, msg))
     {
       _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
       return;
     }
-  Session *s = session_of (p, out, from, msg);
+  Session *s = _pipe_peer_session_of (p, out, from, msg);
   StepWork *w = _pipe_peer_work_for (s, msg->round, TRUE);
   gboolean hash_only = msg->helper;
   /* a full copy after the hash alone (asked for) is the step's data */
@@ -772,7 +610,7 @@ on_step (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 static void
 on_push (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
 {
-  if (!serves (p, msg))
+  if (!_pipe_peer_serves (p, msg))
     {
       _pipe_peer_observe (p, out, PROTO_OBS_REJECTED, from, (int32_t) msg->type, msg->round, "blocks it does not serve");
       return;
@@ -881,7 +719,7 @@ server_deadline (PipePeer *p, ProtoOutbox *out)
     return;
   g_autofree Job *j = g_steal_pointer (&p->running);
   p->compute_done = DL_TIME_NEVER;
-  StepWork *w = job_wanted (p, j);
+  StepWork *w = _pipe_peer_job_wanted (p, j);
   if (!w)
     {
       _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, PROTO_MSG_PIPE_STEP, j->step,
@@ -948,40 +786,7 @@ server_link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other)
       i++;
 }
 
-static DlTime
-server_next_deadline (const PipePeer *p)
-{
-  return p->running ? p->compute_done : DL_TIME_NEVER;
-}
-
-static void
-server_clear (PipePeer *p)
-{
-  while (p->sessions && p->sessions->len)
-    _pipe_peer_session_remove (p, p->sessions->len - 1);
-  g_clear_pointer (&p->running, g_free);
-  Job *j;
-  while ((j = g_queue_pop_head (&p->jobs)))
-    g_free (j);
-  p->compute_done = DL_TIME_NEVER;
-}
-
 /* ---- the peer: hello, role, dispatch ---- */
-
-/* What a node knows of its host: its speed (Petals' announced throughput)
- * and its region (the family); again after step_timeout without a role (a
- * message lost across a partition). */
-static void
-hello (PipePeer *p, ProtoOutbox *out)
-{
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_PIPE_HELLO);
-  double s = p->speed * 1000.0;
-  m.degree = s >= (double) G_MAXUINT32 ? G_MAXUINT32 : (guint32) MAX (lround (s), 1);
-  m.signal_data = g_strdup (p->region);
-  _pipe_peer_send_server (p, out, &m);
-  p->hello_again = dl_time_add (p->now, pipe_config (&p->cfg)->step_timeout);
-}
 
 /* ---- messages ---- */
 
@@ -1013,40 +818,6 @@ on_role (PipePeer *p, ProtoOutbox *out, const ProtoMsg *msg)
     client_begin (p, out);
 }
 
-static gboolean
-listens (const PipePeer *p, ProtoMsgType type)
-{
-  if (!p->base.connected)
-    return FALSE;
-  switch (type)
-    {
-    case PROTO_MSG_PIPE_ROLE:
-      return p->base.state == PIPE_PEER_CONNECTING;
-    case PROTO_MSG_SIGNAL:
-      return p->role_known;
-    case PROTO_MSG_PIPE_PING:
-    case PROTO_MSG_PIPE_STEP:
-    case PROTO_MSG_PIPE_PUSH:
-    case PROTO_MSG_PIPE_CLOSE:
-      return p->role_known && p->is_server;
-    case PROTO_MSG_PIPE_SERVERS:
-    case PROTO_MSG_PIPE_PONG:
-    case PROTO_MSG_PIPE_RESULT:
-    case PROTO_MSG_PIPE_NEED:
-      return p->role_known && !p->is_server;
-    default:
-      return FALSE;
-    }
-}
-
-static gboolean
-pipe_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from)
-{
-  const PipePeer *p = impl;
-  (void) from;
-  return (unsigned) type < PROTO_MSG_N_TYPES && listens (p, type);
-}
-
 /* a link's signalling, relayed by the coordinator */
 static void
 on_signal (PipePeer *p, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg)
@@ -1059,7 +830,7 @@ static void
 handle_message (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
 {
   const ProtoMsg *msg = in->msg;
-  if ((unsigned) msg->type >= PROTO_MSG_N_TYPES || !listens (p, msg->type))
+  if ((unsigned) msg->type >= PROTO_MSG_N_TYPES || !_pipe_peer_listens (p, msg->type))
     {
       _pipe_peer_observe (p, out, PROTO_OBS_DROPPED, in->from, (int32_t) msg->type, -1, NULL);
       return;
@@ -1099,24 +870,13 @@ link_lost (PipePeer *p, ProtoOutbox *out, ProtoNodeId other, const char *why)
     client_link_lost (p, out, other, why);
 }
 
-static DlTime
-pipe_peer_next_deadline (const void *impl)
-{
-  const PipePeer *p = impl;
-  if (!p->base.connected)
-    return DL_TIME_NEVER;
-  if (!p->role_known)
-    return p->hello_again;
-  return p->is_server ? server_next_deadline (p) : client_next_deadline (p);
-}
-
 static void
 on_start (PipePeer *p, ProtoOutbox *out)
 {
   if (p->base.state != PIPE_PEER_IDLE)
     return;
   p->base.connected = TRUE;
-  hello (p, out);
+  _pipe_peer_hello (p, out);
   _pipe_peer_set_state (p, out, PIPE_PEER_CONNECTING);
 }
 
@@ -1130,7 +890,7 @@ on_deadline (PipePeer *p, DlTime now, ProtoOutbox *out)
     {
       _pipe_peer_observe (p, out, PROTO_OBS_TIMER_FIRED, PROTO_SERVER, PROTO_MSG_PIPE_ROLE, -1,
                           "no role within step_timeout: hello again");
-      hello (p, out);
+      _pipe_peer_hello (p, out);
     }
   else if (p->is_server)
     server_deadline (p, out);
@@ -1148,8 +908,8 @@ on_leave (PipePeer *p, const ProtoInput *in, ProtoOutbox *out)
   if (in->kind == PROTO_IN_LEAVE)
     proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
   p->base.connected = FALSE;
-  server_clear (p);
-  client_clear (p);
+  _pipe_peer_server_clear (p);
+  _pipe_peer_client_clear (p);
   _pipe_peer_observe (p, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, -1,
                      in->kind == PROTO_IN_LEAVE ? "left" : "coordinator stream closed");
   _pipe_peer_set_state (p, out, PIPE_PEER_LEFT);
@@ -1160,7 +920,7 @@ pipe_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out
 {
   PipePeer *p = impl;
   p->now = now;
-  DlTime before = pipe_peer_next_deadline (p);
+  DlTime before = _pipe_peer_next_deadline (p);
   switch (in->kind)
     {
     case PROTO_IN_START:
@@ -1190,7 +950,7 @@ pipe_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out
       on_leave (p, in, out);
       break;
     }
-  DlTime after = pipe_peer_next_deadline (p);
+  DlTime after = _pipe_peer_next_deadline (p);
   if (after != before)
     {
       proto_outbox_simple (out, PROTO_ACT_SET_DEADLINE, PROTO_NO_NODE);
@@ -1200,111 +960,21 @@ pipe_peer_handle (void *impl, DlTime now, const ProtoInput *in, ProtoOutbox *out
 
 /* ---- the machine (proto-machine.h) ---- */
 
-static void
-pipe_peer_view (const void *impl, ProtoPeerView *v)
-{
-  const PipePeer *p = impl;
-  /* a server owes no rounds of its own: it serves while it stays */
-  v->serves_only = p->role_known && p->is_server;
-  v->settled = v->serves_only || p->base.state == PIPE_PEER_DONE || p->base.state == PIPE_PEER_LEFT;
-  /* the last table it read lacked a server for some block (the backoff
-   * is reset by a table that routes) */
-  v->starved = !p->is_server && p->backoff > PIPE_BACKOFF_MIN_NS;
-  /* a client's steps; a server does no rounds (its computations are
-   * pipe_peer_computations), as the testbed counts them from round ends */
-  v->rounds_done = p->is_server ? 0 : p->base.rounds_done;
-}
-
-static void
-pipe_peer_free (void *impl)
-{
-  PipePeer *p = impl;
-  server_clear (p);
-  client_clear (p);
-  proto_links_clear (&p->links);
-  g_array_unref (p->sessions);
-  g_array_unref (p->servers);
-  g_hash_table_unref (p->rtt);
-  g_hash_table_unref (p->banned);
-  g_hash_table_unref (p->ping_sent);
-  g_array_unref (p->hops);
-  learn_weights_unref (p->hidden);
-  g_free (p->region);
-  g_free (p);
-}
-
 /* no model: hidden states are sizes and hashes (README.md) */
 static const ProtoMachineClass peer_class = {
   .handle = pipe_peer_handle,
-  .next_deadline = pipe_peer_next_deadline,
-  .listens = pipe_peer_listens,
-  .view = pipe_peer_view,
-  .free = pipe_peer_free,
+  .next_deadline = _pipe_peer_next_deadline,
+  .listens = _pipe_peer_class_listens,
+  .view = _pipe_peer_view,
+  .free = _pipe_peer_free,
 };
-
-guint
-pipe_peer_computations (const ProtoMachine *m)
-{
-  const PipePeer *p = m->impl;
-  return p->is_server ? p->base.rounds_done : 0;
-}
-
-gboolean
-pipe_peer_is_server (const ProtoMachine *m)
-{
-  const PipePeer *p = m->impl;
-  return p->role_known && p->is_server;
-}
-
-gboolean
-pipe_peer_is_faulty (const ProtoMachine *m)
-{
-  const PipePeer *p = m->impl;
-  return p->faulty;
-}
-
-void
-pipe_peer_range (const ProtoMachine *m, guint *start, guint *end)
-{
-  const PipePeer *p = m->impl;
-  *start = p->start;
-  *end = p->end;
-}
-
-GArray *
-pipe_peer_chain (const ProtoMachine *m)
-{
-  const PipePeer *p = m->impl;
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  for (guint i = 0; p->hops && i < p->hops->len; i++)
-    g_array_append_val (a, g_array_index (p->hops, Hop, i).server);
-  return a;
-}
 
 ProtoMachine *
 pipe_peer_new (const ProtoConfig *cfg, const ProtoPeerEnv *env)
 {
   PipePeer *p = g_new0 (PipePeer, 1);
   proto_machine_base_init (&p->base, _pipe_peer_state_names, PIPE_PEER_IDLE);
-  p->cfg = *cfg;
-  p->id = PROTO_NO_NODE;
-  p->rng = env->rng;
-  p->region = g_strdup (env->region ? env->region : "");
-  p->speed = env->speed > 0 ? env->speed : 1e-3;
-  p->hidden = learn_weights_new_symbolic ((pipe_config (cfg)->hidden_size + 3) / 4);
-  p->sessions = g_array_new (FALSE, TRUE, sizeof (Session));
-  g_queue_init (&p->jobs);
-  p->compute_done = DL_TIME_NEVER;
-  p->servers = g_array_new (FALSE, FALSE, sizeof (PipeServerInfo));
-  p->rtt = g_hash_table_new (g_direct_hash, g_direct_equal);
-  p->banned = g_hash_table_new (g_direct_hash, g_direct_equal);
-  p->ping_sent = g_hash_table_new (g_direct_hash, g_direct_equal);
-  p->hops = g_array_new (FALSE, TRUE, sizeof (Hop));
-  p->ping_deadline = DL_TIME_NEVER;
-  p->lookup_at = DL_TIME_NEVER;
-  p->backoff = PIPE_BACKOFF_MIN_NS;
-  ProtoLinksHost h = { .ud = p, .send = host_send, .observe = host_observe };
-  proto_links_init (&p->links, &h);
-  p->links.opener_offers = TRUE;   /* a server pushing to the next knows it wants the link; the next does not */
+  _pipe_peer_init (p, cfg, env);
+  _pipe_peer_links_init (p);
   return proto_machine_new (&peer_class, &p->base);
 }
