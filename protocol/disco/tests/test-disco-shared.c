@@ -7,10 +7,12 @@
  * at its robust version (tests/test-frame.c). */
 #include "config.h"
 
+#include "results/res-query.h"
 #include "scenario/sim-scenario.h"
 #include "protocol/disco/disco-config.h"
 #include "protocol/proto-machine.h"
 #include "tests/family-harness.h"
+#include "tests/plan-check.h"
 
 #include <check.h>
 #include <string.h>
@@ -139,6 +141,81 @@ START_TEST (test_group_listed_in_its_place)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- explore */
+
+START_TEST (test_disco_fault_targets)
+{
+  /* DISCO's list is the one explore always drew from, in its order: the
+   * same seed draws the same plans, and found files stay reproducible */
+  static const char *const disco[] = {
+    "PeersForRound to", "StartWeightSharing to", "RetryPeerConnections to", "ConnectionFail to", "Payload to",
+    "Payload from", "PeerIsReady from", "ConnectionsReady from", "SignalForPeer to", "EnoughParticipants to",
+    "WaitingForMoreParticipants to", "JoinRound from", "NewNodeInfo to", "SharedModel to", "SignalModelProvider to",
+  };
+  const ProtoMsgFamily *d = proto_msg_family_named ("disco");
+  ck_assert_uint_eq (proto_msg_family_n_fault_targets (d), G_N_ELEMENTS (disco));
+  for (guint k = 0; k < G_N_ELEMENTS (disco); k++)
+    {
+      const char *type, *dir;
+      proto_msg_family_fault_target (d, k, &type, &dir);
+      g_autofree char *got = g_strdup_printf ("%s %s", type, dir);
+      ck_assert_str_eq (got, disco[k]);
+    }
+}
+END_TEST
+
+/* DISCO's explore-base.ini draws plans of DISCO's targets only */
+START_TEST (test_disco_plans)
+{
+  ck_assert_uint_gt (plan_check_family ("scenarios/examples/explore-base.ini", "disco", NULL), 20);
+}
+END_TEST
+
+static void
+cov_dropped (FhCov *v, const char *name)
+{
+  ProtoMsgType t;
+  ck_assert (proto_msg_type_from_name (name, &t));
+  g_hash_table_add (v->s.dropped, (gpointer) proto_msg_type_name (t));
+}
+
+static gboolean
+has_word (const char *list, const char *word)
+{
+  g_auto (GStrv) w = g_strsplit (list, ", ", -1);
+  return g_strv_contains ((const char *const *) w, word);
+}
+
+START_TEST (test_disco_coverage_types)
+{
+  /* DISCO's coverage lists DISCO's types, gossip's its own and the DISCO
+   * signalling it speaks (its fault targets), never another family's */
+  FhCov v;
+  fh_cov_init (&v, "disco");
+  cov_dropped (&v, "Payload");
+  fh_cov_add (v.s.states, "training");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert (!has_word (v.c.dropped_never, "Payload"));
+  ck_assert (has_word (v.c.dropped_never, "PeersForRound"));
+  ck_assert_msg (!has_word (v.c.dropped_never, "GossipTargets") && !has_word (v.c.dropped_never, "FedHello")
+                   && !has_word (v.c.dropped_never, "Guest"), "%s", v.c.dropped_never);
+  ck_assert_uint_eq (v.c.n_states, v.sp.family->n_peer_states);
+  ck_assert_uint_eq (v.c.states_reached, 1);
+  ck_assert_str_eq (v.c.states_seen, "-");
+  fh_cov_clear (&v);
+  /* DISCO's list is its own types and the session layer's, by type byte,
+   * as when they were all DISCO's: explore's coverage lines stay */
+  fh_cov_init (&v, "disco");
+  explore_coverage (&v.s, &v.sp, &v.c);
+  ck_assert_str_eq (v.c.dropped_never,
+                    "ClientConnected, NewNodeInfo, JoinRound, PeerIsReady, PeersForRound, ConnectionsReady, "
+                    "StartWeightSharing, RetryPeerConnections, ConnectionFail, WaitingForMoreParticipants, "
+                    "EnoughParticipants, SignalForPeer, ModelSyncRequest, SignalModelProvider, SignalNewPeer, "
+                    "SharedModel, Payload, RoundStaleness");
+  fh_cov_clear (&v);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static Suite *
@@ -153,6 +230,12 @@ disco_shared_suite (void)
   tcase_add_test (tc, test_disco_keys_check_finds_faults);
   tcase_add_test (tc, test_group_listed_in_its_place);
   suite_add_tcase (s, tc);
+  TCase *ex = tcase_create ("explore");
+  tcase_set_timeout (ex, 60);
+  tcase_add_test (ex, test_disco_fault_targets);
+  tcase_add_test (ex, test_disco_plans);
+  tcase_add_test (ex, test_disco_coverage_types);
+  suite_add_tcase (s, ex);
   return s;
 }
 
@@ -161,6 +244,7 @@ main (void)
 {
   /* a GLib warning or critical from the loader is a failure */
   g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  res_init ();
   SRunner *sr = srunner_create (disco_shared_suite ());
   srunner_run_all (sr, CK_NORMAL);
   int failed = srunner_ntests_failed (sr);
