@@ -216,6 +216,24 @@ START_TEST (test_disco_coverage_types)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- results */
+
+/* DISCO declares its three counters (the summary's keys, in its order;
+ * each one's tally and place in the summary: tests/test-results.c, for
+ * whichever family declares it) and the registry lists them */
+START_TEST (test_disco_counters)
+{
+  static const char *const names[] = { "stale_model_syncs", "empty_rounds_started", "smallest_round_list" };
+  const ProtoFamily *d = proto_family_lookup ("disco");
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      ck_assert_str_eq (d->counters[k].name, names[k]);
+      ck_assert_ptr_eq (proto_counter_lookup (names[k]), &d->counters[k]);
+    }
+  ck_assert_ptr_null (d->counters[G_N_ELEMENTS (names)].name);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static Suite *
@@ -236,6 +254,9 @@ disco_shared_suite (void)
   tcase_add_test (ex, test_disco_plans);
   tcase_add_test (ex, test_disco_coverage_types);
   suite_add_tcase (s, ex);
+  TCase *re = tcase_create ("results");
+  tcase_add_test (re, test_disco_counters);
+  suite_add_tcase (s, re);
   return s;
 }
 
