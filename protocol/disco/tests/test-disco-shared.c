@@ -4,9 +4,10 @@
  * (tests/test-scenario.c: any family's), the fault targets explore
  * always drew from DISCO's list (tests/test-explore.c), DISCO's counters
  * in the summary (tests/test-results.c) and the frames fuzz of DISCO
- * at its robust version (tests/test-frame.c). */
+ * at its robust version (tests/test-frame.c, bench/fuzz-frames.c). */
 #include "config.h"
 
+#include "bench/fuzz-frames.h"
 #include "results/res-query.h"
 #include "scenario/sim-scenario.h"
 #include "protocol/disco/disco-config.h"
@@ -234,6 +235,21 @@ START_TEST (test_disco_counters)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- frames */
+
+/* the frames fuzz (tests/test-frame.c: every family at its defaults)
+ * with DISCO at its robust version too: hostile messages into its
+ * coordinator and peer end no run (a g_return_if_fail ends the test) */
+START_TEST (test_disco_fuzz_robust)
+{
+  BenchFuzzStats st;
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING | G_LOG_LEVEL_ERROR);
+  ck_assert (bench_fuzz_frames_with (10000, 1, "[protocol]\nfamily = disco\nversion = robust\n", &st));
+  ck_assert_uint_eq (st.inputs, 10000);
+  ck_assert_uint_gt (st.hostile_fed, 3000);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static Suite *
@@ -254,8 +270,10 @@ disco_shared_suite (void)
   tcase_add_test (ex, test_disco_plans);
   tcase_add_test (ex, test_disco_coverage_types);
   suite_add_tcase (s, ex);
-  TCase *re = tcase_create ("results");
+  TCase *re = tcase_create ("results and frames");
+  tcase_set_timeout (re, 120);
   tcase_add_test (re, test_disco_counters);
+  tcase_add_test (re, test_disco_fuzz_robust);
   suite_add_tcase (s, re);
   return s;
 }
