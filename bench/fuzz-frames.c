@@ -157,8 +157,9 @@ fuzz_hello (DlRandom *r, BenchFuzzStats *st)
 }
 
 /* A coordinator and a peer (p1) of every family that runs on the
- * testbed's sockets (the registry's, in its order), and of the default
- * family under robust, fed what an authenticated stream may carry. */
+ * testbed's sockets (the registry's, in its order), and of one more
+ * scenario's config (extra, if not NULL), fed what an authenticated
+ * stream may carry. */
 #define MAX_MACHINES 16
 typedef struct {
   ProtoConfig cfg[MAX_MACHINES];
@@ -168,6 +169,7 @@ typedef struct {
   DlTime now;
   LearnWeights *w0;
   gboolean loaded[MAX_MACHINES];   /* cfg[i] read from its scenario (once: it does not change) */
+  const char *extra;               /* the text of one more scenario, or NULL */
 } Machines;
 
 /* The config a scenario file that says only `text` loads to (its first
@@ -194,8 +196,8 @@ scenario_config (ProtoConfig *c, const char *text)
   sim_built_clear (&b);
 }
 
-/* A coordinator and a started peer of family (NULL: the default family
- * at its robust version). */
+/* A coordinator and a started peer of family (NULL: of the scenario
+ * ms->extra). */
 static void
 machines_add (Machines *ms, const char *family)
 {
@@ -204,7 +206,7 @@ machines_add (Machines *ms, const char *family)
   if (!ms->loaded[ms->n])
     {
       g_autofree char *text = family ? g_strdup_printf ("[protocol]\nfamily = %s\n", family)
-                                     : g_strdup ("[protocol]\nversion = robust\n");
+                                     : g_strdup (ms->extra);
       scenario_config (c, text);
       ms->loaded[ms->n] = TRUE;
     }
@@ -230,7 +232,8 @@ machines_start (Machines *ms)
   for (guint i = 0; proto_family_at (i); i++)
     if (!proto_family_at (i)->no_testbed)
       machines_add (ms, proto_family_at (i)->name);
-  machines_add (ms, NULL);
+  if (ms->extra)
+    machines_add (ms, NULL);
 }
 
 static void
@@ -330,13 +333,71 @@ fuzz_hostile (DlRandom *r, Machines *ms, BenchFuzzStats *st)
   proto_msg_clear (&d);
 }
 
+/* random bytes, sometimes behind a plausible length */
+static void
+fuzz_random_bytes (DlRandom *r, BenchFuzzStats *st)
+{
+  gsize n = (gsize) dl_random_below (r, 300);
+  g_autofree guint8 *b = g_malloc (n + 5);
+  for (gsize k = 0; k < n + 5; k++)
+    b[k] = (guint8) dl_random_below (r, 256);
+  if (dl_random_below (r, 2))
+    {
+      b[0] = b[1] = 0;
+      b[2] = (guint8) (n >> 8);
+      b[3] = (guint8) n;
+    }
+  feed (r, b, n + 5, NULL, st);
+}
+
+/* 1 to 4 edits of a frame: a bit flipped, the rest cut, a byte put in,
+ * the length field damaged */
+static void
+mutate (DlRandom *r, GByteArray *b)
+{
+  guint edits = 1 + (guint) dl_random_below (r, 4);
+  for (guint k = 0; k < edits && b->len > 0; k++)
+    {
+      guint at = (guint) dl_random_below (r, b->len);
+      switch (dl_random_below (r, 4))
+        {
+        case 0:
+          b->data[at] ^= (guint8) (1u << dl_random_below (r, 8));
+          break;
+        case 1:
+          g_byte_array_set_size (b, at);
+          break;
+        case 2:
+          {
+            guint8 junk = (guint8) dl_random_below (r, 256);
+            g_byte_array_append (b, &junk, 1);
+            memmove (b->data + at + 1, b->data + at, b->len - at - 1);
+            b->data[at] = junk;
+            break;
+          }
+        default:
+          if (b->len >= 4)
+            b->data[dl_random_below (r, 4)] = (guint8) dl_random_below (r, 256);
+          break;
+        }
+    }
+}
+
 gboolean
 bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
+{
+  /* the default family at its robust version, when it has versions */
+  gboolean versions = sim_scenario_key_applies ("protocol.version", proto_family_at (0)->name);
+  return bench_fuzz_frames_with (inputs, seed, versions ? "[protocol]\nversion = robust\n" : NULL, st);
+}
+
+gboolean
+bench_fuzz_frames_with (guint64 inputs, uint64_t seed, const char *extra, BenchFuzzStats *st)
 {
   memset (st, 0, sizeof *st);
   g_autoptr (DlRandom) r = dl_random_new (seed, "fuzz-frames", DL_RANDOM_NO_NODE);
   gboolean ok = TRUE;
-  Machines ms = { 0 };
+  Machines ms = { .extra = extra };
   for (guint64 i = 0; i < inputs; i++)
     {
       st->inputs++;
@@ -360,18 +421,7 @@ bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
         }
       if (mode == 0)
         {
-          /* random bytes, sometimes behind a plausible length */
-          gsize n = (gsize) dl_random_below (r, 300);
-          g_autofree guint8 *b = g_malloc (n + 5);
-          for (gsize k = 0; k < n + 5; k++)
-            b[k] = (guint8) dl_random_below (r, 256);
-          if (dl_random_below (r, 2))
-            {
-              b[0] = b[1] = 0;
-              b[2] = (guint8) (n >> 8);
-              b[3] = (guint8) n;
-            }
-          feed (r, b, n + 5, NULL, st);
+          fuzz_random_bytes (r, st);
           continue;
         }
       ProtoMsg m;
@@ -400,32 +450,7 @@ bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *st)
       /* mutated */
       g_autoptr (GByteArray) b = g_byte_array_new ();
       g_byte_array_append (b, fd, (guint) len);
-      guint edits = 1 + (guint) dl_random_below (r, 4);
-      for (guint k = 0; k < edits && b->len > 0; k++)
-        {
-          guint at = (guint) dl_random_below (r, b->len);
-          switch (dl_random_below (r, 4))
-            {
-            case 0:
-              b->data[at] ^= (guint8) (1u << dl_random_below (r, 8));
-              break;
-            case 1:
-              g_byte_array_set_size (b, at);
-              break;
-            case 2:
-              {
-                guint8 junk = (guint8) dl_random_below (r, 256);
-                g_byte_array_append (b, &junk, 1);
-                memmove (b->data + at + 1, b->data + at, b->len - at - 1);
-                b->data[at] = junk;
-                break;
-              }
-            default:
-              if (b->len >= 4)
-                b->data[dl_random_below (r, 4)] = (guint8) dl_random_below (r, 256);
-              break;
-            }
-        }
+      mutate (r, b);
       feed (r, b->data, b->len, NULL, st);
       proto_msg_clear (&m);
     }

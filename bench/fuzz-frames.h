@@ -27,7 +27,13 @@ typedef struct {
 } BenchFuzzStats;
 
 /* FALSE if a valid frame did not decode to the message it was made from,
- * or a HELLO's proof was judged wrongly. */
+ * or a HELLO's proof was judged wrongly.  The machines: every family's
+ * at its defaults and, when the default family has versions, it at its
+ * robust version (`dlsim bench fuzz-frames`). */
 gboolean bench_fuzz_frames (guint64 inputs, uint64_t seed, BenchFuzzStats *out);
+/* The same with every family's machines at their defaults and one more
+ * pair of the scenario whose text is extra (a "[protocol]" section; NULL:
+ * none): tests/test-frame.c none, a family's tests its own. */
+gboolean bench_fuzz_frames_with (guint64 inputs, uint64_t seed, const char *extra, BenchFuzzStats *out);
 
 G_END_DECLS

@@ -103,3 +103,94 @@ fh_assert_refused (const char *text, const char *where, const char *range)
   ck_assert_msg (strstr (e->message, "s.ini: ") && strstr (e->message, where) && strstr (e->message, range), "%s",
                  e->message);
 }
+
+/* the kind of [protocol] key in rows, or -1 */
+static gint
+rows_key_kind (const ProtoKey *rows, guint n, const char *key)
+{
+  for (guint j = 0; j < n; j++)
+    if (!rows[j].group && strcmp (rows[j].section, "protocol") == 0 && strcmp (rows[j].key, key) == 0)
+      return rows[j].kind;
+  return -1;
+}
+
+/* the kind of [protocol] key a registered family or a group of
+ * protocol/ declares, or -1 */
+static gint
+protocol_key_kind (const char *key)
+{
+  gint kind = -1;
+  for (guint i = 0; kind < 0 && proto_family_at (i); i++)
+    {
+      const ProtoFamilyKeys *k = proto_family_at (i)->keys;
+      if (k)
+        kind = rows_key_kind (k->rows, k->n_rows, key);
+    }
+  for (guint g = 0; kind < 0 && proto_key_groups[g]; g++)
+    kind = rows_key_kind (proto_key_groups[g]->rows, proto_key_groups[g]->n_rows, key);
+  return kind;
+}
+
+/* every [protocol] duration of rows at 1000h */
+static void
+append_waits (GString *text, const ProtoKey *rows, guint n)
+{
+  for (guint j = 0; j < n; j++)
+    if (!rows[j].group && strcmp (rows[j].section, "protocol") == 0 && rows[j].kind == PROTO_KEY_DUR)
+      g_string_append_printf (text, "%s = 1000h\n", rows[j].key);
+}
+
+/* family = NAME and every [protocol] duration the family declares or
+ * takes from another (or a group) at 1000h, its largest */
+static void
+append_family_waits (GString *text, const ProtoFamily *f)
+{
+  g_string_append_printf (text, "family = %s\n", f->name);
+  const ProtoFamilyKeys *k = f->keys;
+  if (k)
+    append_waits (text, k->rows, k->n_rows);
+  for (guint g = 0; k && k->groups && k->groups[g]; g++)
+    append_waits (text, k->groups[g]->rows, k->groups[g]->n_rows);
+  for (guint j = 0; k && k->shared && k->shared[j]; j++)
+    if (g_str_has_prefix (k->shared[j], "protocol.")
+        && protocol_key_kind (k->shared[j] + strlen ("protocol.")) == PROTO_KEY_DUR)
+      g_string_append_printf (text, "%s = 1000h\n", k->shared[j] + strlen ("protocol."));
+}
+
+/* the scenario text of f with every wait at its largest (extra: more
+ * [protocol] lines, or NULL) */
+static char *
+largest_text (const ProtoFamily *f, const char *extra)
+{
+  GString *text = g_string_new ("[scenario]\ntime_limit = 100000h\n[protocol]\n");
+  /* the guest's waits are wall-clock bounds (guest_timeout: at most
+   * 1h); its stall window is guest_stall alone */
+  if (strcmp (f->name, "guest") == 0)
+    g_string_append (text, "family = guest\nguest_command = true\nguest_stall = 1000h\n");
+  else
+    append_family_waits (text, f);
+  if (extra)
+    g_string_append (text, extra);
+  if (!strstr (text->str, "\npayload_timeout ="))
+    g_string_append (text, "payload_timeout = 1000h\n");
+  g_string_append (text, "resume_timeout = 1000h\n[network]\nlink_setup = 1000h\n"
+                         "[compute]\nsample_cost = 1000h\n");
+  return g_string_free (text, FALSE);
+}
+
+void
+fh_build_largest (const ProtoFamily *f, const char *extra, SimBuilt *b)
+{
+  g_autofree char *text = largest_text (f, extra);
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-largest-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.ini", NULL);
+  ck_assert (dir && g_file_set_contents (path, text, -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
+  g_unlink (path);
+  g_rmdir (dir);
+  ck_assert_msg (s != NULL, "%s: %s\n%s", f->name, e ? e->message : "", text);
+  ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, b, NULL));
+  DlTime stall = f->stall_window (&b->cfg.proto);
+  ck_assert_msg (stall >= 1000 * DL_H && stall < DL_TIME_NEVER, "%s", f->name);
+}

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "explore/explore.h"
+#include "scenario/sim-scenario.h"
 #include "tests/harness.h"
 
 /* g->m[0] is the coordinator, g->m[1..n] the peers; g->alive[i] FALSE
@@ -52,3 +53,9 @@ void fh_cov_clear (FhCov *v);
  * does not load, and that the error names the file, `where` (the section
  * and key: "[protocol] step_timeout") and `range` (what it takes). */
 void fh_assert_refused (const char *text, const char *where, const char *range);
+
+/* Builds (seed 1) f's scenario with every wait at its largest (extra:
+ * more [protocol] lines, or NULL) into b, asserting that it loads and
+ * that f's stall window does not overflow (UBSan traps a signed
+ * overflow); the caller clears b. */
+void fh_build_largest (const ProtoFamily *f, const char *extra, SimBuilt *b);

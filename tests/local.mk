@@ -32,6 +32,7 @@ LDADD = $(DL_CHECK_LDADD)
 # explore's plans as the tests check them (tests/plan-check.h)
 PLAN_CHECK_SOURCES = tests/plan-check.c tests/plan-check.h
 EXTRA_DIST += tests/README.md
+EXTRA_DIST += tests/explore-default.ini
 check_PROGRAMS += tests/test-base tests/test-sim
 TESTS += tests/test-base tests/test-sim tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh
 EXTRA_DIST += tests/cli.sh tests/run.sh tests/scenarios.sh tests/plot.sh tests/testbed.sh tests/explore.sh tests/export.sh tests/docs.sh tests/lib.sh \

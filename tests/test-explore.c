@@ -3,8 +3,8 @@
  * small scenario (deterministic per seed and index, only the kinds asked
  * for, peers in range, one action per WHEN, every plan a scenario that
  * loads and runs); the messages drop and delay target come from the
- * running family (DISCO's list as it always was; a family's own plans
- * are checked in its tests: test-gossip.c, test-pipeline.c, test-fedavg.c);
+ * running family (a family's own plans are checked in its tests:
+ * test-disco-shared.c, test-gossip.c, test-pipeline.c, test-fedavg.c);
  * the coverage a search prints names the running family's types only,
  * and no "of 0" states (a guest's kinds as its type's: test-guest.c). */
 #include "config.h"
@@ -276,22 +276,8 @@ START_TEST (test_fault_targets)
   ck_assert_uint_eq (families + 2, tables);
   ck_assert_ptr_nonnull (proto_msg_family_named ("session"));
   ck_assert_ptr_null (proto_msg_family_named ("teleport"));
-  /* DISCO's list is the one explore always drew from, in its order: the
-   * same seed draws the same plans, and found files stay reproducible */
-  static const char *const disco[] = {
-    "PeersForRound to", "StartWeightSharing to", "RetryPeerConnections to", "ConnectionFail to", "Payload to",
-    "Payload from", "PeerIsReady from", "ConnectionsReady from", "SignalForPeer to", "EnoughParticipants to",
-    "WaitingForMoreParticipants to", "JoinRound from", "NewNodeInfo to", "SharedModel to", "SignalModelProvider to",
-  };
-  const ProtoMsgFamily *d = proto_msg_family_named ("disco");
-  ck_assert_uint_eq (proto_msg_family_n_fault_targets (d), G_N_ELEMENTS (disco));
-  for (guint k = 0; k < G_N_ELEMENTS (disco); k++)
-    {
-      const char *type, *dir;
-      proto_msg_family_fault_target (d, k, &type, &dir);
-      g_autofree char *got = g_strdup_printf ("%s %s", type, dir);
-      ck_assert_str_eq (got, disco[k]);
-    }
+  /* DISCO's list, in the order explore always drew from:
+   * protocol/disco/tests/test-disco-shared.c */
   /* a family without a list of its own: every type both ways */
   static const ProtoMsgClass one[] = { PROTO_MSG_CLASS_BARE (200, "Solo") };
   const ProtoMsgFamily solo = { "solo", one, 1, NULL, 0 };
@@ -309,9 +295,12 @@ START_TEST (test_fault_targets)
 }
 END_TEST
 
+/* the plans of a scenario of the default family (the registry's first)
+ * drop and delay its targets only (DISCO's explore-base.ini:
+ * test-disco-shared.c) */
 START_TEST (test_plans_name_the_family)
 {
-  ck_assert_uint_gt (plan_check_family ("scenarios/examples/explore-base.ini", "disco", NULL), 20);
+  ck_assert_uint_gt (plan_check_family ("tests/explore-default.ini", proto_family_at (0)->name, NULL), 20);
 }
 END_TEST
 
@@ -348,34 +337,31 @@ has_word (const char *list, const char *word)
 
 START_TEST (test_coverage_family_types)
 {
-  /* DISCO's coverage lists DISCO's types, gossip's its own and the DISCO
-   * signalling it speaks (its fault targets), never another family's */
+  /* the default family's (the registry's first) coverage: a type
+   * dropped is not among the ones never dropped, a state of its own
+   * reached counts; DISCO's lists: protocol/disco/tests/test-disco-shared.c */
   FhCov v;
-  fh_cov_init (&v, "disco");
-  cov_dropped (&v, "Payload");
-  fh_cov_add (v.s.states, "training");
+  const ProtoFamily *fam = proto_family_at (0);
+  fh_cov_init (&v, fam->name);
+  const char *first, *second, *way;
+  ck_assert_uint_gt (proto_msg_family_n_fault_targets (v.sp.msgs), 1);
+  proto_msg_family_fault_target (v.sp.msgs, 0, &first, &way);
+  proto_msg_family_fault_target (v.sp.msgs, 1, &second, &way);
+  if (strcmp (first, second) == 0)
+    proto_msg_family_fault_target (v.sp.msgs, proto_msg_family_n_fault_targets (v.sp.msgs) - 1, &second, &way);
+  ck_assert_str_ne (first, second);
+  cov_dropped (&v, first);
+  fh_cov_add (v.s.states, fam->peer_state_name_at (0));
   explore_coverage (&v.s, &v.sp, &v.c);
-  ck_assert (!has_word (v.c.dropped_never, "Payload"));
-  ck_assert (has_word (v.c.dropped_never, "PeersForRound"));
-  ck_assert_msg (!has_word (v.c.dropped_never, "GossipTargets") && !has_word (v.c.dropped_never, "FedHello")
-                   && !has_word (v.c.dropped_never, "Guest"), "%s", v.c.dropped_never);
-  ck_assert_uint_eq (v.c.n_states, v.sp.family->n_peer_states);
+  ck_assert_msg (!has_word (v.c.dropped_never, first), "%s", v.c.dropped_never);
+  ck_assert_msg (has_word (v.c.dropped_never, second), "%s", v.c.dropped_never);
+  ck_assert_uint_eq (v.c.n_states, fam->n_peer_states);
   ck_assert_uint_eq (v.c.states_reached, 1);
   ck_assert_str_eq (v.c.states_seen, "-");
   fh_cov_clear (&v);
-  /* DISCO's list is its own types and the session layer's, by type byte,
-   * as when they were all DISCO's: explore's coverage lines stay */
-  fh_cov_init (&v, "disco");
-  explore_coverage (&v.s, &v.sp, &v.c);
-  ck_assert_str_eq (v.c.dropped_never,
-                    "ClientConnected, NewNodeInfo, JoinRound, PeerIsReady, PeersForRound, ConnectionsReady, "
-                    "StartWeightSharing, RetryPeerConnections, ConnectionFail, WaitingForMoreParticipants, "
-                    "EnoughParticipants, SignalForPeer, ModelSyncRequest, SignalModelProvider, SignalNewPeer, "
-                    "SharedModel, Payload, RoundStaleness");
-  fh_cov_clear (&v);
-  /* every other family's list, nothing dropped, is the messages its
-   * faults target (its own types and the session types it speaks) and
-   * no other type */
+  /* every family's list but DISCO's, nothing dropped, is the messages
+   * its faults target (its own types and the session types it speaks)
+   * and no other type */
   for (guint i = 0; proto_family_at (i); i++)
     {
       const char *name = proto_family_at (i)->name;

@@ -1,4 +1,5 @@
-/* test-export.c — export/: a small DISCO run with a lost message recorded,
+/* test-export.c — export/: a small run of the default family (the
+ * registry's first) with a lost model message recorded,
  * then written as Perfetto's trace-event JSON and read back: every phase
  * span closes (dur >= 0) on a named track, every flow arrow has its start
  * and its end (the end no earlier); --peer keeps fewer events and whole
@@ -20,21 +21,54 @@
 #include "results/res-query.h"
 #include "runner/runner.h"
 #include "protocol/proto-machine.h"
+#include "protocol/proto-message.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-static const char scenario_text[] =
+static const char scenario_form[] =
   "[scenario]\nname = export-test\nseed = 3\n\n"
   "[protocol]\nmin_participants = 2\n\n"
   "[training]\nrounds = 2\n\n"
   "[model]\nkind = none\nsize = 1000\n\n"
   "[peers]\ncount = 3\n\n"
-  "[timeline]\nround 1 = drop Payload to p2\n";
+  "[timeline]\nround 1 = drop %s to p2\n";
 
-static char *dir, *db_path;
+static char *dir, *db_path, *scenario_text;
+
+/* TRUE if a type carries weights: its class's example sets some */
+static gboolean
+carries_weights (ProtoMsgType t)
+{
+  const ProtoMsgClass *k = proto_msg_class_of (t);
+  if (!k || !k->example)
+    return FALSE;
+  ProtoMsg m;
+  proto_msg_init (&m, t);
+  k->example (&m);
+  gboolean w = m.weights != NULL;
+  proto_msg_clear (&m);
+  return w;
+}
+
+/* The default family's model message: its first fault target sent to a
+ * peer that carries weights (DISCO's Payload, gossip's GossipPayload). */
+static const char *
+model_message (void)
+{
+  const ProtoMsgFamily *mf = proto_msg_family_named (proto_family_at (0)->name);
+  for (guint i = 0; mf && i < proto_msg_family_n_fault_targets (mf); i++)
+    {
+      const char *type, *way;
+      ProtoMsgType t;
+      proto_msg_family_fault_target (mf, i, &type, &way);
+      if (strcmp (way, "to") == 0 && proto_msg_type_from_name (type, &t) && carries_weights (t))
+        return type;
+    }
+  g_error ("test-export: the default family %s has no model message sent to a peer", proto_family_at (0)->name);
+}
 
 /* records the scenario once into db_path (before the tests: no ck_assert) */
 static void
@@ -46,6 +80,7 @@ record (void)
     g_error ("test-export: %s", error->message);
   g_autofree char *ini = g_build_filename (dir, "export-test.ini", NULL);
   db_path = g_build_filename (dir, "r.db", NULL);
+  scenario_text = g_strdup_printf (scenario_form, model_message ());
   if (!g_file_set_contents (ini, scenario_text, -1, &error))
     g_error ("test-export: %s", error->message);
   g_autoptr (SimScenario) s = sim_scenario_load (ini, NULL, &error);
@@ -592,7 +627,7 @@ static const char traced_text[] =
   "[peers]\ncount = 0\n\n"
   "[network]\nbandwidth_trace = %s\n\n"
   "[churn]\ntrace = %s\n\n"
-  "[timeline]\nround 1 = drop Payload to p2\n\n"
+  "[timeline]\nround 1 = drop %s to p2\n\n"
   "[expect]\nrounds_completed = >= 0\n";
 
 /* Exports text with the timeline apart, writes it in another folder and
@@ -603,10 +638,12 @@ check_loads_elsewhere (const char *path, const char *name)
   g_autoptr (GPtrArray) timeline = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *apart = export_run (path, timeline);
   ck_assert_uint_eq (timeline->len, 1);
-  ck_assert_str_eq (timeline->pdata[0], "timeline.round 1=drop Payload to p2");
+  g_autofree char *set = g_strdup_printf ("timeline.round 1=drop %s to p2", model_message ());
+  ck_assert_str_eq (timeline->pdata[0], set);
   ck_assert_ptr_null (strstr (apart, "[timeline]"));
   g_autofree char *text = export_run (path, NULL);
-  assert_line (text, "round 1 = drop Payload to p2");
+  g_autofree char *line = g_strdup_printf ("round 1 = drop %s to p2", model_message ());
+  assert_line (text, line);
   assert_line (text, "rounds_completed = >= 0");
   g_autoptr (GError) error = NULL;
   g_autofree char *elsewhere = g_build_filename (dir, "elsewhere", NULL);
@@ -630,7 +667,7 @@ check_export (const char *name, const char *scenario, const char *bw, const char
               const char *want_trace, const char *want_bw)
 {
   write_traces ();
-  g_autofree char *text = g_strdup_printf (traced_text, scenario, bw, trace);
+  g_autofree char *text = g_strdup_printf (traced_text, scenario, bw, trace, model_message ());
   g_autofree char *db = record_in_sub (name, text);
   g_autofree char *out = export_run (db, NULL);
   g_autofree char *dir_line = g_strdup_printf ("dir = %s", want_dir);

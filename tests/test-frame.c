@@ -219,7 +219,7 @@ START_TEST (test_fuzz_short)
   /* a machine's g_return_if_fail on hostile input (or on a config no
    * scenario can load: a pipeline of 0 blocks) ends the test */
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING | G_LOG_LEVEL_ERROR);
-  ck_assert (bench_fuzz_frames (30000, 1, &st));
+  ck_assert (bench_fuzz_frames_with (30000, 1, NULL, &st));
   ck_assert_uint_eq (st.inputs, 30000);
   /* every branch was exercised */
   ck_assert_uint_gt (st.roundtrips, 1000);

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include "scenario/sim-scenario.h"
-#include "protocol/disco/disco-config.h"
 #include "protocol/proto-machine.h"
 #include "base/dl-random.h"
 #include "tests/family-harness.h"
@@ -128,13 +127,11 @@ END_TEST
 
 /* Values that passed the loader and then overflowed a product (a livelock,
  * a run stalled after 1 s) or aborted in malloc: each is refused, naming
- * the file, the section and the key, and saying the range. */
+ * the file, the section and the key, and saying the range (DISCO's keys:
+ * protocol/disco/tests/test-disco-shared.c). */
 static const struct {
   const char *text, *where, *range;
 } out_of_range[] = {
-  { "[protocol]\nversion = robust\npeer_connection_timeout = 1281024h\n", "[protocol] peer_connection_timeout",
-    "from 0 to 1000h" },
-  { "[protocol]\nmax_connection_retry = 2147483647\n", "[protocol] max_connection_retry", "from 0 to 1000" },
   { "[scenario]\ntime_limit = 100001h\n", "[scenario] time_limit", "from 0 to 100000h" },
   { "[protocol]\nmodel_sync_timeout = 99999999999h\n", "[protocol] model_sync_timeout", "from 0 to 1000h" },
   { "[network]\nserver_latency = 2000000h\n", "[network] server_latency", "durations from 0 to 1000h" },
@@ -627,92 +624,16 @@ START_TEST (test_bwtrace_rate_bound)
 }
 END_TEST
 
-/* the kind of [protocol] key in rows, or -1 */
-static gint
-rows_key_kind (const ProtoKey *rows, guint n, const char *key)
-{
-  for (guint j = 0; j < n; j++)
-    if (!rows[j].group && strcmp (rows[j].section, "protocol") == 0 && strcmp (rows[j].key, key) == 0)
-      return rows[j].kind;
-  return -1;
-}
-
-/* the kind of [protocol] key a registered family or a group of
- * protocol/ declares, or -1 */
-static gint
-protocol_key_kind (const char *key)
-{
-  gint kind = -1;
-  for (guint i = 0; kind < 0 && proto_family_at (i); i++)
-    {
-      const ProtoFamilyKeys *k = proto_family_at (i)->keys;
-      if (k)
-        kind = rows_key_kind (k->rows, k->n_rows, key);
-    }
-  for (guint g = 0; kind < 0 && proto_key_groups[g]; g++)
-    kind = rows_key_kind (proto_key_groups[g]->rows, proto_key_groups[g]->n_rows, key);
-  return kind;
-}
-
-/* every [protocol] duration of rows at 1000h */
-static void
-append_waits (GString *text, const ProtoKey *rows, guint n)
-{
-  for (guint j = 0; j < n; j++)
-    if (!rows[j].group && strcmp (rows[j].section, "protocol") == 0 && rows[j].kind == PROTO_KEY_DUR)
-      g_string_append_printf (text, "%s = 1000h\n", rows[j].key);
-}
-
-/* family = NAME and every [protocol] duration the family declares or
- * takes from another (or a group) at 1000h, its largest */
-static void
-append_family_waits (GString *text, const ProtoFamily *f)
-{
-  g_string_append_printf (text, "family = %s\n", f->name);
-  const ProtoFamilyKeys *k = f->keys;
-  if (k)
-    append_waits (text, k->rows, k->n_rows);
-  for (guint g = 0; k && k->groups && k->groups[g]; g++)
-    append_waits (text, k->groups[g]->rows, k->groups[g]->n_rows);
-  for (guint j = 0; k && k->shared && k->shared[j]; j++)
-    if (g_str_has_prefix (k->shared[j], "protocol.")
-        && protocol_key_kind (k->shared[j] + strlen ("protocol.")) == PROTO_KEY_DUR)
-      g_string_append_printf (text, "%s = 1000h\n", k->shared[j] + strlen ("protocol."));
-}
-
-/* Every value at its largest: no registered family's stall window, and
- * no wait of robust's, overflows (UBSan traps a signed overflow). */
+/* Every value at its largest: no registered family's stall window
+ * overflows (UBSan traps a signed overflow); DISCO's robust waits:
+ * protocol/disco/tests/test-disco-shared.c. */
 START_TEST (test_largest_values)
 {
   for (guint i = 0; proto_family_at (i); i++)
     {
-      const ProtoFamily *f = proto_family_at (i);
-      gboolean disco = strcmp (f->name, "disco") == 0;
-      GString *text = g_string_new ("[scenario]\ntime_limit = 100000h\n[protocol]\n");
-      /* the guest's waits are wall-clock bounds (guest_timeout: at most
-       * 1h); its stall window is guest_stall alone */
-      if (strcmp (f->name, "guest") == 0)
-        g_string_append (text, "family = guest\nguest_command = true\nguest_stall = 1000h\n");
-      else
-        append_family_waits (text, f);
-      if (disco)
-        g_string_append (text, "version = robust\nmax_connection_retry = 1000\nstraggler_timeout = 1000h\n");
-      if (!strstr (text->str, "\npayload_timeout ="))
-        g_string_append (text, "payload_timeout = 1000h\n");
-      g_string_append (text, "resume_timeout = 1000h\n[network]\nlink_setup = 1000h\n"
-                             "[compute]\nsample_cost = 1000h\n");
-      char *path = write_tmp (text->str);
-      g_autoptr (GError) e = NULL;
-      g_autoptr (SimScenario) s = sim_scenario_load (path, NULL, &e);
-      ck_assert_msg (s != NULL, "%s: %s\n%s", f->name, e ? e->message : "", text->str);
-      g_string_free (text, TRUE);
       SimBuilt b;
-      ck_assert (sim_scenario_build (s, s->points->pdata[0], 1, &b, NULL));
-      DlTime stall = f->stall_window (&b.cfg.proto);
-      ck_assert_msg (stall >= 1000 * DL_H && stall < DL_TIME_NEVER, "%s", f->name);
-      ck_assert_int_gt (disco_wait_timeout (&b.cfg.proto), 0);
+      fh_build_largest (proto_family_at (i), NULL, &b);
       sim_built_clear (&b);
-      remove_tmp (path);
     }
 }
 END_TEST
@@ -981,10 +902,9 @@ START_TEST (test_common_protocol_keys)
         n++;
       }
   ck_assert_uint_eq (n, g_strv_length ((char **) common));
-  /* a key of protocol/'s straggler group (proto-keys.c), which DISCO
-   * takes and others (they say so in their own tests: test-gossip.c) */
-  ck_assert (g_str_has_prefix (sim_scenario_key_family ("protocol.straggler_policy"), "disco or "));
-  ck_assert_str_eq (sim_scenario_key_family ("protocol.max_connection_retry"), "disco");
+  /* the families that take a family's key or a group's: DISCO's
+   * (protocol/disco/tests/test-disco-shared.c) and the others' in their
+   * own tests (test-gossip.c) */
   /* a common key a family refuses: every family of the registry, in its
    * order, but the ones that refuse it (a family's own tests say which
    * it refuses: test-pipeline.c) */
@@ -1022,72 +942,31 @@ START_TEST (test_keys_stand_without_a_family)
 }
 END_TEST
 
-/* the index of "section.key" in the key table, or -1 */
-static gint
-table_index (const char *section, const char *key)
-{
-  g_autofree char *full = g_strdup_printf ("%s.%s", section, key);
-  const char *const *t = sim_scenario_key_table ();
-  for (guint i = 0; t[i]; i += 3)
-    if (strcmp (t[i], full) == 0)
-      return (gint) (i / 3);
-  return -1;
-}
-
-/* A group a family places among its rows (PROTO_KEY_GROUP_HERE) is listed
- * there, between the own rows around the place, when that family is the
- * first of the registry to take it. */
-START_TEST (test_group_listed_in_its_place)
-{
-  guint placed = 0;
-  for (guint f = 0; proto_family_at (f); f++)
-    {
-      const ProtoFamilyKeys *k = proto_family_at (f)->keys;
-      for (guint j = 0; k && j < k->n_rows; j++)
-        {
-          const ProtoKeyGroup *g = k->rows[j].group;
-          gboolean first = g != NULL;
-          for (guint e = 0; first && e < f; e++)
-            for (guint i = 0; proto_family_at (e)->keys && proto_family_at (e)->keys->groups
-                              && proto_family_at (e)->keys->groups[i]; i++)
-              first = first && proto_family_at (e)->keys->groups[i] != g;
-          if (!first)
-            continue;
-          gint at = table_index (g->rows[0].section, g->rows[0].key);
-          if (j > 0 && !k->rows[j - 1].group)
-            ck_assert_int_eq (table_index (k->rows[j - 1].section, k->rows[j - 1].key), at - 1);
-          if (j + 1 < k->n_rows && !k->rows[j + 1].group)
-            ck_assert_int_eq (table_index (k->rows[j + 1].section, k->rows[j + 1].key), at + (gint) g->n_rows);
-          placed++;
-        }
-    }
-  ck_assert_uint_gt (placed, 0);
-}
-END_TEST
-
 static const ProtoKey leaked_rows[] = {
   { "protocol", "leaked_knob", "1", PROTO_KEY_NUM, "a key of its own" },
   { "network", "latency", "1ms", PROTO_KEY_DUR, "a common key declared again" },
 };
 static const ProtoFamilyKeys leaked_keys = { .rows = leaked_rows, .n_rows = G_N_ELEMENTS (leaked_rows) };
-static const ProtoKey retry_rows[] = {
-  { "protocol", "max_connection_retry", "3", PROTO_KEY_UINT, "DISCO's key declared again" },
+static const ProtoKey owned_rows[] = {
+  { "protocol", "owned_knob", "3", PROTO_KEY_UINT, "a key of its own, or another family's declared again" },
 };
-static const ProtoFamilyKeys retry_keys = { .rows = retry_rows, .n_rows = G_N_ELEMENTS (retry_rows) };
+static const ProtoFamilyKeys owned_keys = { .rows = owned_rows, .n_rows = G_N_ELEMENTS (owned_rows) };
 static const char *const bad_shared[] = { "network.latency", NULL };
 static const ProtoFamilyKeys takes_common_keys = { .shared = bad_shared };
-static const char *const bad_refused[] = { "protocol.max_connection_retry", NULL };
+static const char *const bad_refused[] = { "protocol.owned_knob", NULL };
 static const ProtoFamilyKeys refuses_family_key = { .refused = bad_refused };
 static const ProtoKey placer_rows[] = { PROTO_KEY_GROUP_HERE (proto_keys_stragglers) };
 static const ProtoFamilyKeys places_untaken_group = { .rows = placer_rows, .n_rows = G_N_ELEMENTS (placer_rows) };
 
-/* The check finds a key declared twice (a common key, another family's),
+/* The check finds a key declared twice (a common key, another family's:
+ * "owner" and "again" declare the same, registered after the registry),
  * a family taking a key no other family declares, and one refusing a key
- * that is not common. */
+ * that is not common (a registered family's: test-disco-shared.c). */
 START_TEST (test_keys_check_finds_faults)
 {
   const ProtoFamily leaked = { .name = "leaked", .keys = &leaked_keys };
-  const ProtoFamily again = { .name = "again", .keys = &retry_keys };
+  const ProtoFamily owner = { .name = "owner", .keys = &owned_keys };
+  const ProtoFamily again = { .name = "again", .keys = &owned_keys };
   const ProtoFamily taker = { .name = "taker", .keys = &takes_common_keys };
   const ProtoFamily refuser = { .name = "refuser", .keys = &refuses_family_key };
   const ProtoFamily placer = { .name = "placer", .keys = &places_untaken_group };
@@ -1096,16 +975,17 @@ START_TEST (test_keys_check_finds_faults)
   while (reg[n])
     n++;
   const ProtoFamily *fake[5] = { NULL };
-  const ProtoFamily *list[20] = { NULL };
+  const ProtoFamily *list[21] = { NULL };
   fake[0] = &leaked, fake[1] = &again, fake[2] = &taker, fake[3] = &refuser, fake[4] = &placer;
-  const char *want[] = { "network.latency is declared twice", "protocol.max_connection_retry is declared twice",
-                         "taker takes network.latency", "refuser refuses protocol.max_connection_retry",
+  const char *want[] = { "network.latency is declared twice", "protocol.owned_knob is declared twice",
+                         "taker takes network.latency", "refuser refuses protocol.owned_knob",
                          "placer places a group of protocol/" };
   for (guint k = 0; k < G_N_ELEMENTS (want); k++)
     {
       memcpy (list, reg, n * sizeof *list);
-      list[n] = fake[k];
-      list[n + 1] = NULL;
+      list[n] = &owner;
+      list[n + 1] = fake[k];
+      list[n + 2] = NULL;
       g_autoptr (GError) e = NULL;
       ck_assert (!sim_scenario_keys_check (list, &e));
       ck_assert_msg (strstr (e->message, want[k]) != NULL, "%s", e->message);
@@ -1125,7 +1005,6 @@ scenario_suite (void)
   tcase_add_test (tc, test_common_protocol_keys);
   tcase_add_test (tc, test_keys_check_finds_faults);
   tcase_add_test (tc, test_keys_stand_without_a_family);
-  tcase_add_test (tc, test_group_listed_in_its_place);
   tcase_add_test (tc, test_expect_compare);
   tcase_add_test (tc, test_crash_detection_values);
   tcase_add_test (tc, test_mutations_never_crash);

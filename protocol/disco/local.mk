@@ -47,6 +47,12 @@ protocol_disco_tests_test_disco_machine_CFLAGS = $(DL_CHECK_CFLAGS)
 check_PROGRAMS += protocol/disco/tests/test-disco-replica
 TESTS += protocol/disco/tests/test-disco-replica
 protocol_disco_tests_test_disco_replica_CFLAGS = $(DL_CHECK_CFLAGS)
+# DISCO's cases of the shared layers' tests (the loader's keys, explore's
+# targets, the summary's counters, the frames fuzz at robust)
+check_PROGRAMS += protocol/disco/tests/test-disco-shared
+TESTS += protocol/disco/tests/test-disco-shared
+protocol_disco_tests_test_disco_shared_SOURCES = protocol/disco/tests/test-disco-shared.c $(PLAN_CHECK_SOURCES) $(FAMILY_HARNESS_SOURCES)
+protocol_disco_tests_test_disco_shared_CFLAGS = $(DL_CHECK_CFLAGS)
 # whole runs of the world under DISCO (tests/test-world: the ones any
 # default family passes)
 check_PROGRAMS += protocol/disco/tests/test-disco-world
