@@ -17,6 +17,7 @@
 #include "learn/learn-weights.h"
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 G_BEGIN_DECLS
@@ -57,9 +58,10 @@ typedef enum {
 } ProtoSignal;
 
 typedef struct ProtoMsg_ {
-  /* (pointer and 64-bit fields first, then the 32-bit ones, the flags
-   * bytes: 96 bytes, and the world's record of a message in flight 128,
-   * two cache lines; 1 000 peers put a million in flight) */
+  /* (pointer and 64-bit fields first, then the 32-bit ones, the type in 16
+   * bits and the flags in bits: 88 bytes, and the world's record of a
+   * message in flight 128, two cache lines; 1 000 peers put a million in
+   * flight, 3 000 nine million) */
   char *signal_data;             /* SignalForPeer: what the signal carries (DISCO: the SDP;
                                     the testbed: the sender's link address), owned; NULL in
                                     the simulator, where it costs no wire bytes */
@@ -71,7 +73,6 @@ typedef struct ProtoMsg_ {
   struct ProtoMsg_ *inner;       /* RaftAppend: the entry's message (owned), NULL if none */
   uint64_t key;                  /* DhtFindNode: the key looked up; HierHeads: a head to sync from;
                                     Pipe*: the session */
-  ProtoMsgType type;
   /* NewNodeInfo: the recipient's id.  SignalForPeer: destination (to S) or
    * source (from S).  SignalModelProvider: the provider.  SignalNewPeer: the
    * newcomer.  Payload: the recipient.  Otherwise PROTO_NO_NODE. */
@@ -79,7 +80,6 @@ typedef struct ProtoMsg_ {
   uint32_t nb_participants;      /* NewNodeInfo, Waiting, Enough */
   uint32_t round;                /* PeersForRound, Payload: aggregation round */
   uint32_t comm_round;           /* Payload; GossipPayload: its ProtoGossipKind */
-  ProtoSignal signal;            /* SignalForPeer */
   uint32_t n_peers;
   uint32_t degree;               /* GossipPayload: the sender's degree in the contact graph */
   uint32_t n_indices;
@@ -89,12 +89,20 @@ typedef struct ProtoMsg_ {
    * no envelope on the wire */
   uint32_t sess_seq;
   uint32_t sess_ack;
-  guint8 wait_for_more;          /* NewNodeInfo */
-  guint8 joined_mid_training;    /* NewNodeInfo */
-  guint8 helper;                 /* PeerIsReady (robust only): the sender finished its rounds and
+  guint16 type;                  /* a ProtoMsgType (below PROTO_MSG_TYPE_LIMIT: one byte on the
+                                    wire; 16 bits hold what a caller may set beyond it) */
+  guint8 signal;                 /* SignalForPeer: a ProtoSignal (a byte on the wire, kept whole) */
+  /* flags: a bit each, read as TRUE or FALSE (any non-zero value set is TRUE) */
+  bool wait_for_more : 1;        /* NewNodeInfo */
+  bool joined_mid_training : 1;  /* NewNodeInfo */
+  bool helper : 1;               /* PeerIsReady (robust only): the sender finished its rounds and
                                     stays to help others' rounds; on the wire only when set.
                                     PipeStep: the copy is its hash alone */
 } ProtoMsg;
+
+/* (the world keeps a million of them in flight: sim/sim-world-private.h
+ * checks its own record's size) */
+G_STATIC_ASSERT (sizeof (ProtoMsg) == 88);
 
 /* "?" for a type no family declares. */
 const char *proto_msg_type_name (ProtoMsgType type);

@@ -84,8 +84,8 @@ typedef struct {
 } Link;
 
 typedef struct Msg Msg;
-struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 136
-                  bytes) */
+struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 128
+                  bytes, two cache lines) */
   ProtoMsg msg;
   gsize bytes;
   DlTime wire_done;   /* its last byte left the sender's uplink; with sharing = fair, until then
@@ -105,7 +105,7 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
                          close notice still on the way): lost when it arrives */
 };
 
-G_STATIC_ASSERT (sizeof (Msg) == 136);
+G_STATIC_ASSERT (sizeof (Msg) == 128);
 
 typedef struct {
   int msg_type;
