@@ -206,6 +206,7 @@ struct SimFlows {
   GArray *comp_rate;               /* double: comp_flows' rates before the solve
                                       (-1: its bytes left already counted) */
   GArray *rheap;                   /* ResKey: min-heap by (share, res) */
+  GArray *caps;                    /* ResKey: the ramping flows' caps, sorted */
   guint windowed;                  /* live flows with a window */
   GArray *iheap;                   /* IEnt: an incremental solve's events */
   GArray *inputs;                  /* Input: one resource's, in res_eval */
@@ -275,6 +276,7 @@ sim_flows_new (void)
   f->comp_flows = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->comp_rate = g_array_new (FALSE, FALSE, sizeof (double));
   f->rheap = g_array_new (FALSE, FALSE, sizeof (ResKey));
+  f->caps = g_array_new (FALSE, FALSE, sizeof (ResKey));
   f->iheap = g_array_new (FALSE, FALSE, sizeof (IEnt));
   f->inputs = g_array_new (FALSE, FALSE, sizeof (Input));
   f->act_res = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -301,6 +303,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->comp_flows);
   g_array_unref (f->comp_rate);
   g_array_unref (f->rheap);
+  g_array_unref (f->caps);
   g_array_unref (f->iheap);
   g_array_unref (f->inputs);
   g_array_unref (f->act_res);
@@ -895,6 +898,12 @@ rheap_push (SimFlows *f, double share, guint32 r)
   rheap_push_key (f, (ResKey) { share, r, 0 });
 }
 
+static gint
+key_cmp (gconstpointer a, gconstpointer b)
+{
+  return key_before (a, b) ? -1 : key_before (b, a) ? 1 : 0;
+}
+
 static ResKey
 rheap_pop (SimFlows *f)
 {
@@ -919,6 +928,18 @@ rheap_pop (SimFlows *f)
   if (n > 0)
     h[pos] = last;
   return top;
+}
+
+/* The least of the caps not taken yet (from *next on) and the heap's top,
+ * taken: the caps do not move during a fill, so they are sorted once and
+ * merged with the heap, in the order one heap of both would give. */
+static ResKey
+next_key (SimFlows *f, guint *next)
+{
+  const ResKey *c = (const ResKey *) (void *) f->caps->data;
+  if (*next < f->caps->len && (f->rheap->len == 0 || key_before (&c[*next], (const ResKey *) (void *) f->rheap->data)))
+    return c[(*next)++];
+  return rheap_pop (f);
 }
 
 /* The share of resource x now, per unit of weight: what is left over its
@@ -1040,6 +1061,7 @@ static void
 fill (SimFlows *f)
 {
   g_array_set_size (f->rheap, 0);
+  g_array_set_size (f->caps, 0);
   for (guint i = 0; i < f->comp_res->len; i++)
     {
       Res *x = res_at (f, g_array_index (f->comp_res, guint32, i));
@@ -1059,17 +1081,18 @@ fill (SimFlows *f)
         if (y->res[k] != NONE)
           res_at (f, y->res[k])->wextra += w - 1;
       if (y->ramping)
-        rheap_push_key (f, (ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / w, NONE, j + 1 });
+        g_array_append_val (f->caps, ((ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / w, NONE, j + 1 }));
     }
+  g_array_sort (f->caps, key_cmp);
   for (guint i = 0; i < f->comp_res->len; i++)
     {
       guint32 r = g_array_index (f->comp_res, guint32, i);
       if (res_at (f, r)->unfixed)
         rheap_push (f, res_share (res_at (f, r)), r);
     }
-  while (f->rheap->len)
+  for (guint next = 0; f->rheap->len || next < f->caps->len;)
     {
-      ResKey k = rheap_pop (f);
+      ResKey k = next_key (f, &next);
       if (k.flow)
         {
           Flow *y = flow_at (f, k.flow - 1);
