@@ -535,7 +535,7 @@ conn_is_sctp (const SimWorld *w, const Msg *m)
  *   less the segment whose ACK the receiver delays at each round's end
  *   (10, 19, 37, 73: what ns-3's delayed ACKs give, docs/world.md); a
  *   timeout of the round trip plus Linux's 200 ms minimum; CUBIC's
- *   HyStart may end slow start early (sim-flows.c, hystart_growths;
+ *   HyStart may end slow start early (sim-ramp.c, hystart_growths;
  *   [network] hystart = false: never).
  * - SCTP: min(4 MTU, max(2 MTU, 4 380 bytes)); at most one MTU more per
  *   SACK and a SACK every second packet (RFC 4960 §7.2.1, §6.2): x 1.5

@@ -3,7 +3,7 @@
  *
  * Every entry point that acts queues what it decided as effects
  * (GossipDhtEffect): a message to send over a peer link, or an observation;
- * the peer (gossip-peer.c) takes them (gossip_dht_effects) and carries them
+ * the peer (gossip-peer-effects.c) takes them (gossip_dht_effects) and carries them
  * out in order, so the outbox is the same as if the table sent and
  * observed itself.  Every entry point takes a NULL table (no discovery =
  * kademlia) and then does nothing.

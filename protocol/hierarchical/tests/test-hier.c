@@ -278,7 +278,7 @@ START_TEST (test_late_new_node_info)
    * head_timeout, then both answers come; the first admits it, the second
    * is dropped (it listens for NewNodeInfo only in connecting), and it says
    * hello once; p1, with no cluster announced head_timeout after its hello,
-   * says its own again (hier-peer.c, say_hello): three */
+   * says its own again (hier-peer-effects.c, _hier_peer_say_hello): three */
   ProtoConfig cfg = hier_cfg (2, 1, 2);
   GW *g = admission_held (&cfg);
   harness_advance_to (g, g->now + hier_config (&cfg)->head_timeout);
