@@ -1183,7 +1183,7 @@ to_tail (SimFlows *f, Flow *x)
  * components are still walked and each of their ramping flows visited as
  * a whole solve visits it (prepare, settle): only the filling is
  * incremental, and only where each resource's flows with windows have
- * one round trip (one_rtt_each); elsewhere the components are filled
+ * one round trip (one_rtt); elsewhere the components are filled
  * whole, as before. */
 
 /* at most this many resources changed at one instant for the incremental
@@ -1630,35 +1630,29 @@ incremental (SimFlows *f, DlTime now)
   return TRUE;
 }
 
-/* Whether each resource of the components collected has one round trip
- * among its flows with a window: its weights' sum, (weight - 1) over
- * them, is then the same in any order (the partial sums of equal terms
- * do not depend on it; a flow without a window adds nothing).  The
- * filling sums in the walk's order, res_eval in the slots' order: only
- * then are they the same, bit for bit. */
+/* Whether flow x (with a window, of round trip rtt) keeps each of its
+ * resources at one round trip among its flows with windows in the walk
+ * marked mark: a resource's weights' sum, (weight - 1) over them, is then
+ * the same in any order (the partial sums of equal terms do not depend
+ * on it; a flow without a window adds nothing).  The filling sums in the
+ * walk's order, res_eval in the slots' order: only then are they the
+ * same, bit for bit. */
 static gboolean
-one_rtt_each (SimFlows *f)
+one_rtt (SimFlows *f, const Flow *x, DlTime rtt, guint32 mark)
 {
-  guint32 mark = ++f->epoch;
-  for (guint i = 0; i < f->comp_flows->len; i++)
+  gboolean one = TRUE;
+  for (int k = 0; k < 2; k++)
     {
-      const Flow *x = flow_at (f, g_array_index (f->comp_flows, guint32, i));
-      if (x->win == NONE)
-        continue;
-      DlTime rtt = flow_rtt (f, x);
-      for (int k = 0; k < 2; k++)
+      Res *z = x->res[k] != NONE ? res_at (f, x->res[k]) : NULL;
+      if (z && z->wmark != mark)
         {
-          Res *z = x->res[k] != NONE ? res_at (f, x->res[k]) : NULL;
-          if (z && z->wmark != mark)
-            {
-              z->wmark = mark;
-              z->wrtt = rtt;
-            }
-          else if (z && z->wrtt != rtt)
-            return FALSE;
+          z->wmark = mark;
+          z->wrtt = rtt;
         }
+      else if (z && z->wrtt != rtt)
+        one = FALSE;
     }
-  return TRUE;
+  return one;
 }
 
 /* Flow y's rate from its resources' keys and, in slow start, its cap: the
@@ -1695,16 +1689,17 @@ incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
 }
 
 /* The incremental solve of components with windows, after prepare (their
- * first nseed resources the dirty ones): rates set (those of the flows in
- * slow start and of the flows of the re-computed resources; the others'
- * cannot move) and keys committed, or FALSE (nothing changed but the
- * scratch): the caller fills them whole.  Taken where each resource's
- * flows have one round trip (one_rtt_each); the rest is as without
- * windows, with a ramping flow's cap as an input of res_eval. */
+ * first nseed resources the dirty ones): keys committed, or FALSE
+ * (nothing changed but the scratch): the caller fills them whole.  Then
+ * settle gives rates (incr_rate) to the flows in slow start and to the
+ * flows of the re-computed resources; the others' cannot move.  Taken
+ * where each resource's flows have one round trip (one_rtt, in prepare);
+ * the rest is as without windows, with a ramping flow's cap as an input
+ * of res_eval. */
 static gboolean
 incr_windowed (SimFlows *f, guint nseed)
 {
-  if (nseed + f->unramped->len > INCR_MAX_DIRTY || !one_rtt_each (f))
+  if (nseed + f->unramped->len > INCR_MAX_DIRTY)
     return FALSE;
   f->iepoch = ++f->epoch;
   f->work = 0;
@@ -1722,18 +1717,6 @@ incr_windowed (SimFlows *f, guint nseed)
       }
   if (!incr_run (f))
     return FALSE;
-  for (guint i = 0; i < f->comp_flows->len; i++)
-    {
-      Flow *x = flow_at (f, g_array_index (f->comp_flows, guint32, i));
-      gboolean moved = x->ramping, capped;
-      for (int k = 0; k < 2; k++)
-        moved |= x->res[k] != NONE && res_at (f, x->res[k])->act == f->iepoch;
-      if (!moved)
-        continue;
-      x->rate = incr_rate (f, x, &capped);
-      x->capped = capped;
-      f->solved++;
-    }
   for (guint i = 0; i < f->act_res->len; i++)
     {
       Res *x = res_at (f, g_array_index (f->act_res, guint32, i));
@@ -1746,18 +1729,23 @@ incr_windowed (SimFlows *f, guint nseed)
 /* Before a solve of the components collected: each flow's rate then in
  * comp_rate (-1: its completion does not stand; its bytes left are
  * counted now); a ramping flow whose bytes left fit in its window sends
- * them at its share (listed in unramped). */
+ * them at its share (listed in unramped).  *one: whether each resource's
+ * flows with windows have one round trip (one_rtt). */
 static double *
-prepare (SimFlows *f, DlTime now)
+prepare (SimFlows *f, DlTime now, gboolean *one)
 {
   g_array_set_size (f->comp_rate, f->comp_flows->len);
   g_array_set_size (f->unramped, 0);
   double *was = (double *) (void *) f->comp_rate->data;
+  guint32 mark = ++f->epoch;
+  *one = TRUE;
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *x = flow_at (f, j);
       x->fixed = x->capped = FALSE;
+      if (*one && x->win != NONE)
+        *one = one_rtt (f, x, flow_rtt (f, x), mark);
       was[i] = keeps_end (x) ? x->rate : -1;
       if (was[i] >= 0)
         continue;
@@ -1773,16 +1761,26 @@ prepare (SimFlows *f, DlTime now)
   return was;
 }
 
-/* After the solve: a ramping flow below its cap has reached its share
- * (slow start ends); each flow whose rate moved, or whose completion did
- * not stand, gets its next event from now. */
+/* After the solve (incr: the incremental one, whose rates are given
+ * here): a ramping flow below its cap has reached its share (slow start
+ * ends); each flow whose rate moved, or whose completion did not stand,
+ * gets its next event from now. */
 static void
-settle (SimFlows *f, DlTime now, const double *was)
+settle (SimFlows *f, DlTime now, const double *was, gboolean incr)
 {
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *x = flow_at (f, j);
+      gboolean moved = incr && x->ramping, capped;
+      for (int k = 0; k < 2 && incr && !moved; k++)
+        moved = x->res[k] != NONE && res_at (f, x->res[k])->act == f->iepoch;
+      if (moved)
+        {
+          x->rate = incr_rate (f, x, &capped);
+          x->capped = capped;
+          f->solved++;
+        }
       if (x->ramping && !x->capped)
         x->ramping = FALSE;
       if (x->ramping && x->tail)
@@ -1812,13 +1810,15 @@ sim_flows_update (SimFlows *f, DlTime now)
   if (f->dirty->len == 0 || (f->windowed == 0 && incremental (f, now)))
     return;
   guint nseed = collect_components (f, ++f->epoch);
-  const double *was = prepare (f, now);
-  if (f->windowed == 0 || !incr_windowed (f, nseed))
+  gboolean one;
+  const double *was = prepare (f, now, &one);
+  gboolean incr = f->windowed > 0 && one && incr_windowed (f, nseed);
+  if (!incr)
     {
       fill (f);
       f->solved += f->comp_flows->len;
     }
-  settle (f, now, was);
+  settle (f, now, was, incr);
 }
 
 /* ---------------------------------------------------------------- the check */
