@@ -1003,8 +1003,12 @@ recount (Flow *x, double rate, DlTime now)
 static guint
 collect_components (SimFlows *f, guint32 epoch)
 {
-  g_array_set_size (f->comp_res, 0);
-  g_array_set_size (f->comp_flows, 0);
+  /* (room for every resource and every live flow: written in place, the
+     walk's cost under tcp, where it walks most flows in flight) */
+  g_array_set_size (f->comp_res, f->res->len);
+  g_array_set_size (f->comp_flows, f->live);
+  guint32 *res = (guint32 *) (void *) f->comp_res->data, *flows = (guint32 *) (void *) f->comp_flows->data;
+  guint nres = 0, nflows = 0;
   for (guint i = 0; i < f->dirty->len; i++)
     {
       guint32 r = g_array_index (f->dirty, guint32, i);
@@ -1013,15 +1017,14 @@ collect_components (SimFlows *f, guint32 epoch)
       if (x->mark != epoch)
         {
           x->mark = epoch;
-          g_array_append_val (f->comp_res, r);
+          res[nres++] = r;
         }
     }
   g_array_set_size (f->dirty, 0);
-  guint nseed = f->comp_res->len;
-  for (guint i = 0; i < f->comp_res->len; i++)
+  guint nseed = nres;
+  for (guint i = 0; i < nres; i++)
     {
-      guint32 r = g_array_index (f->comp_res, guint32, i);
-      const Res *y = res_at (f, r);
+      const Res *y = res_at (f, res[i]);
       for (const Slot *e = y->slots, *end = e + y->len; e < end; e++)
         {
           if (e->flow == NONE)
@@ -1030,16 +1033,18 @@ collect_components (SimFlows *f, guint32 epoch)
           if (x->mark != epoch)
             {
               x->mark = epoch;
-              g_array_append_val (f->comp_flows, e->flow);
+              flows[nflows++] = e->flow;
               guint32 o = e->other;
               if (o != NONE && res_at (f, o)->mark != epoch)
                 {
                   res_at (f, o)->mark = epoch;
-                  g_array_append_val (f->comp_res, o);
+                  res[nres++] = o;
                 }
             }
         }
     }
+  g_array_set_size (f->comp_res, nres);
+  g_array_set_size (f->comp_flows, nflows);
   return nseed;
 }
 
