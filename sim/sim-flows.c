@@ -143,8 +143,8 @@ typedef struct {
   guint32 act;          /* the incremental solve that activated it */
   guint32 touched;      /* that solve, while its entry waits to be computed again */
   gboolean done;        /* in that solve: saturated (nkey, nlvl set) */
-  guint32 wmark;        /* the solve whose flows set wrtt */
-  DlTime wrtt;          /* in that solve: its flows' one round trip (0: its flows have none) */
+  DlTime wrtt;          /* the round trip of wsame of its flows with windows */
+  guint32 wsame, wother;   /* its flows with windows of that round trip, of others */
   guint32 wlive;        /* with timeouts: live flows with a window whose res_b it is */
   guint32 conv;         /* the most of them at once since it was last empty */
 } Res;
@@ -622,6 +622,37 @@ sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 by
   sim_flows_add_window (f, now, res_a, res_b, bytes, user, NULL);
 }
 
+/* Resource r's flows with windows by round trip, as one of round trip rtt
+ * joins it (d 1) or has left it (d -1, its slot already a hole): wother
+ * is 0 while they have one round trip (see collect_components). */
+static void
+res_rtt (SimFlows *f, guint32 r, DlTime rtt, int d)
+{
+  Res *z = res_at (f, r);
+  if (d > 0 && z->wsame == 0 && z->wother == 0)
+    z->wrtt = rtt;
+  if (rtt == z->wrtt)
+    z->wsame += (guint32) d;
+  else
+    z->wother += (guint32) d;
+  if (z->wsame > 0 || z->wother == 0)
+    return;
+  /* the round trip of wsame is gone: counted again from the slots */
+  z->wother = 0;
+  for (guint32 s = 0; s < z->len; s++)
+    {
+      const Flow *x = z->slots[s].flow != NONE ? flow_at (f, z->slots[s].flow) : NULL;
+      if (!x || x->win == NONE)
+        continue;
+      if (z->wsame == 0)
+        z->wrtt = flow_rtt (f, x);
+      if (flow_rtt (f, x) == z->wrtt)
+        z->wsame++;
+      else
+        z->wother++;
+    }
+}
+
 void
 sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
                       const SimFlowsWindow *win)
@@ -667,6 +698,8 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       g_return_if_fail (sim_flows_has_capacity (f, r));
       res_append (f, r, i, x->res[1 - k]);
       mark_dirty (f, r);
+      if (x->win != NONE)
+        res_rtt (f, r, flow_rtt (f, x), 1);
     }
   f->live++;
   f->windowed += x->win != NONE;
@@ -691,6 +724,8 @@ unlink_flow (SimFlows *f, guint32 i)
         continue;
       res_drop (f, r, x->pos[k]);
       mark_dirty (f, r);
+      if (x->win != NONE)
+        res_rtt (f, r, flow_rtt (f, x), -1);
     }
   x->live = FALSE;
   f->windowed -= x->win != NONE;
@@ -999,9 +1034,14 @@ recount (Flow *x, double rate, DlTime now)
 
 /* The components that hold a dirty resource, in a breadth-first walk:
  * their resources in comp_res (the dirty ones first: returns how many),
- * their flows in comp_flows. */
+ * their flows in comp_flows.  *one_rtt: whether each of those resources'
+ * flows with windows have one round trip (wother 0).  A resource's
+ * weights' sum, (weight - 1) over them, is then the same in any order
+ * (the partial sums of equal terms do not depend on it; a flow without
+ * a window adds nothing): the filling sums in the walk's order, res_eval
+ * in the slots' order, and only then are they the same, bit for bit. */
 static guint
-collect_components (SimFlows *f, guint32 epoch)
+collect_components (SimFlows *f, guint32 epoch, gboolean *one_rtt)
 {
   /* (room for every resource and every live flow: written in place, the
      walk's cost under tcp, where it walks most flows in flight) */
@@ -1045,6 +1085,9 @@ collect_components (SimFlows *f, guint32 epoch)
     }
   g_array_set_size (f->comp_res, nres);
   g_array_set_size (f->comp_flows, nflows);
+  *one_rtt = TRUE;
+  for (guint i = 0; i < nres && *one_rtt; i++)
+    *one_rtt = res_at (f, res[i])->wother == 0;
   return nseed;
 }
 
@@ -1188,7 +1231,7 @@ to_tail (SimFlows *f, Flow *x)
  * components are still walked and each of their ramping flows visited as
  * a whole solve visits it (prepare, settle): only the filling is
  * incremental, and only where each resource's flows with windows have
- * one round trip (one_rtt); elsewhere the components are filled
+ * one round trip (collect_components); elsewhere the components are filled
  * whole, as before. */
 
 /* at most this many resources changed at one instant for the incremental
@@ -1635,31 +1678,6 @@ incremental (SimFlows *f, DlTime now)
   return TRUE;
 }
 
-/* Whether flow x (with a window, of round trip rtt) keeps each of its
- * resources at one round trip among its flows with windows in the walk
- * marked mark: a resource's weights' sum, (weight - 1) over them, is then
- * the same in any order (the partial sums of equal terms do not depend
- * on it; a flow without a window adds nothing).  The filling sums in the
- * walk's order, res_eval in the slots' order: only then are they the
- * same, bit for bit. */
-static gboolean
-one_rtt (SimFlows *f, const Flow *x, DlTime rtt, guint32 mark)
-{
-  gboolean one = TRUE;
-  for (int k = 0; k < 2; k++)
-    {
-      Res *z = x->res[k] != NONE ? res_at (f, x->res[k]) : NULL;
-      if (z && z->wmark != mark)
-        {
-          z->wmark = mark;
-          z->wrtt = rtt;
-        }
-      else if (z && z->wrtt != rtt)
-        one = FALSE;
-    }
-  return one;
-}
-
 /* Flow y's rate from its resources' keys and, in slow start, its cap: the
  * first of them to fix it, in the filling's order (*capped: its cap). */
 static double
@@ -1698,7 +1716,7 @@ incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
  * (nothing changed but the scratch): the caller fills them whole.  Then
  * settle gives rates (incr_rate) to the flows in slow start and to the
  * flows of the re-computed resources; the others' cannot move.  Taken
- * where each resource's flows have one round trip (one_rtt, in prepare);
+ * where each resource's flows have one round trip (collect_components);
  * the rest is as without windows, with a ramping flow's cap as an input
  * of res_eval. */
 static gboolean
@@ -1734,23 +1752,18 @@ incr_windowed (SimFlows *f, guint nseed)
 /* Before a solve of the components collected: each flow's rate then in
  * comp_rate (-1: its completion does not stand; its bytes left are
  * counted now); a ramping flow whose bytes left fit in its window sends
- * them at its share (listed in unramped).  *one: whether each resource's
- * flows with windows have one round trip (one_rtt). */
+ * them at its share (listed in unramped). */
 static double *
-prepare (SimFlows *f, DlTime now, gboolean *one)
+prepare (SimFlows *f, DlTime now)
 {
   g_array_set_size (f->comp_rate, f->comp_flows->len);
   g_array_set_size (f->unramped, 0);
   double *was = (double *) (void *) f->comp_rate->data;
-  guint32 mark = ++f->epoch;
-  *one = TRUE;
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *x = flow_at (f, j);
       x->fixed = x->capped = FALSE;
-      if (*one && x->win != NONE)
-        *one = one_rtt (f, x, flow_rtt (f, x), mark);
       was[i] = keeps_end (x) ? x->rate : -1;
       if (was[i] >= 0)
         continue;
@@ -1814,9 +1827,9 @@ sim_flows_update (SimFlows *f, DlTime now)
 {
   if (f->dirty->len == 0 || (f->windowed == 0 && incremental (f, now)))
     return;
-  guint nseed = collect_components (f, ++f->epoch);
   gboolean one;
-  const double *was = prepare (f, now, &one);
+  guint nseed = collect_components (f, ++f->epoch, &one);
+  const double *was = prepare (f, now);
   gboolean incr = f->windowed > 0 && one && incr_windowed (f, nseed);
   if (!incr)
     {
@@ -1828,24 +1841,38 @@ sim_flows_update (SimFlows *f, DlTime now)
 
 /* ---------------------------------------------------------------- the check */
 
-/* whether a resource has live flows with windows of two round trips */
+/* whether a resource has live flows with windows of two round trips; why
+ * set if a resource's counts of them (wsame, wother) are wrong */
 static gboolean
-mixed_rtts (SimFlows *f)
+mixed_rtts (SimFlows *f, GString *why)
 {
-  g_autofree DlTime *rtt = g_new0 (DlTime, f->res->len);
+  guint nr = f->res->len;
+  g_autofree DlTime *rtt = g_new0 (DlTime, nr);
+  g_autofree guint32 *n = g_new0 (guint32, nr);
+  g_autofree gboolean *two = g_new0 (gboolean, nr);
+  gboolean mixed = FALSE;
   for (guint32 i = 0; i < f->flows->len; i++)
     {
       Flow *x = flow_at (f, i);
       for (int k = 0; k < 2 && x->live && x->win != NONE; k++)
         {
           guint32 r = x->res[k];
-          if (r != NONE && rtt[r] != 0 && rtt[r] != flow_rtt (f, x))
-            return TRUE;
-          if (r != NONE)
-            rtt[r] = flow_rtt (f, x);
+          if (r == NONE)
+            continue;
+          two[r] |= n[r] > 0 && rtt[r] != flow_rtt (f, x);
+          rtt[r] = flow_rtt (f, x);
+          n[r]++;
         }
     }
-  return FALSE;
+  for (guint32 r = 0; r < nr; r++)
+    {
+      const Res *z = res_at (f, r);
+      mixed |= two[r];
+      if ((z->wother > 0) != two[r] || z->wsame + z->wother != n[r])
+        g_string_append_printf (why, "resource %u: %u + %u flows with windows counted, %u (%s round trip)", r,
+                                z->wsame, z->wother, n[r], two[r] ? "more than one" : "one");
+    }
+  return mixed;
 }
 
 /* Solves every component whole, as sim_flows_update's full path does, and
@@ -1858,6 +1885,10 @@ check_from_scratch (SimFlows *f, GString *why)
 {
   if (f->dirty->len)
     return TRUE;   /* (not solved yet) */
+  gsize said = why->len;
+  gboolean mixed = mixed_rtts (f, why);
+  if (why->len > said)
+    return FALSE;
   guint nf = f->flows->len, nr = f->res->len;
   g_autofree double *rate = g_new (double, nf);
   g_autofree guint8 *capped = g_new (guint8, nf);
@@ -1875,10 +1906,10 @@ check_from_scratch (SimFlows *f, GString *why)
       if (res_at (f, r)->count)
         g_array_append_val (f->dirty, r);
     }
-  collect_components (f, ++f->epoch);
+  gboolean one;
+  collect_components (f, ++f->epoch, &one);
   fill (f);
   gboolean ok = TRUE;
-  gboolean mixed = mixed_rtts (f);
   double tol = mixed ? 1e-12 : 0;
   for (guint32 i = 0; i < nf && ok; i++)
     if (flow_at (f, i)->live && fabs (flow_at (f, i)->rate - rate[i]) > tol * rate[i])
