@@ -143,6 +143,8 @@ typedef struct {
   guint32 act;          /* the incremental solve that activated it */
   guint32 touched;      /* that solve, while its entry waits to be computed again */
   gboolean done;        /* in that solve: saturated (nkey, nlvl set) */
+  DlTime wrtt;          /* the round trip of wsame of its flows with windows */
+  guint32 wsame, wother;   /* its flows with windows of that round trip, of others */
   guint32 wlive;        /* with timeouts: live flows with a window whose res_b it is */
   guint32 conv;         /* the most of them at once since it was last empty */
 } Res;
@@ -163,10 +165,12 @@ typedef struct {
 } IEnt;
 
 /* what a resource sees of a flow fixed elsewhere: when (the key of the
- * event that fixed it), in which order (its seq), and what it takes */
+ * event that fixed it: a neighbour's saturation or the flow's own cap),
+ * in which order (its seq), and what it takes */
 typedef struct {
-  double share;         /* the event's key: (share, res) */
+  double share;         /* the event's key: (share, res), or (share, flow) */
   guint32 res;
+  guint32 flow;         /* a cap's flow's index + 1 (0: a neighbour's saturation) */
   double rate, w;
   guint64 seq;          /* (its slot in the resource: slots are in seq order) */
 } Input;
@@ -212,6 +216,7 @@ struct SimFlows {
   GArray *inputs;                  /* Input: one resource's, in res_eval */
   GArray *act_res;                 /* guint32: the resources it activated */
   GArray *touched;                 /* guint32: those whose entry waits (Res.touched) */
+  GArray *unramped;                /* guint32: flows whose slow start ended before a solve */
   guint64 work;                    /* its cost so far (flows looked at) */
   guint32 iepoch;                  /* its epoch (Res.act) */
   /* timeouts where flows converge (0: none) */
@@ -281,6 +286,7 @@ sim_flows_new (void)
   f->inputs = g_array_new (FALSE, FALSE, sizeof (Input));
   f->act_res = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->touched = g_array_new (FALSE, FALSE, sizeof (guint32));
+  f->unramped = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->held = g_array_new (FALSE, FALSE, sizeof (Held));
   return f;
 }
@@ -308,6 +314,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->inputs);
   g_array_unref (f->act_res);
   g_array_unref (f->touched);
+  g_array_unref (f->unramped);
   g_array_unref (f->held);
   g_free (f);
 }
@@ -615,6 +622,37 @@ sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 by
   sim_flows_add_window (f, now, res_a, res_b, bytes, user, NULL);
 }
 
+/* Resource r's flows with windows by round trip, as one of round trip rtt
+ * joins it (d 1) or has left it (d -1, its slot already a hole): wother
+ * is 0 while they have one round trip (see collect_components). */
+static void
+res_rtt (SimFlows *f, guint32 r, DlTime rtt, int d)
+{
+  Res *z = res_at (f, r);
+  if (d > 0 && z->wsame == 0 && z->wother == 0)
+    z->wrtt = rtt;
+  if (rtt == z->wrtt)
+    z->wsame += (guint32) d;
+  else
+    z->wother += (guint32) d;
+  if (z->wsame > 0 || z->wother == 0)
+    return;
+  /* the round trip of wsame is gone: counted again from the slots */
+  z->wother = 0;
+  for (guint32 s = 0; s < z->len; s++)
+    {
+      const Flow *x = z->slots[s].flow != NONE ? flow_at (f, z->slots[s].flow) : NULL;
+      if (!x || x->win == NONE)
+        continue;
+      if (z->wsame == 0)
+        z->wrtt = flow_rtt (f, x);
+      if (flow_rtt (f, x) == z->wrtt)
+        z->wsame++;
+      else
+        z->wother++;
+    }
+}
+
 void
 sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
                       const SimFlowsWindow *win)
@@ -660,6 +698,8 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       g_return_if_fail (sim_flows_has_capacity (f, r));
       res_append (f, r, i, x->res[1 - k]);
       mark_dirty (f, r);
+      if (x->win != NONE)
+        res_rtt (f, r, flow_rtt (f, x), 1);
     }
   f->live++;
   f->windowed += x->win != NONE;
@@ -684,6 +724,8 @@ unlink_flow (SimFlows *f, guint32 i)
         continue;
       res_drop (f, r, x->pos[k]);
       mark_dirty (f, r);
+      if (x->win != NONE)
+        res_rtt (f, r, flow_rtt (f, x), -1);
     }
   x->live = FALSE;
   f->windowed -= x->win != NONE;
@@ -991,12 +1033,22 @@ recount (Flow *x, double rate, DlTime now)
 }
 
 /* The components that hold a dirty resource, in a breadth-first walk:
- * their resources in comp_res, their flows in comp_flows. */
-static void
-collect_components (SimFlows *f, guint32 epoch)
+ * their resources in comp_res (the dirty ones first: returns how many),
+ * their flows in comp_flows.  *one_rtt: whether each of those resources'
+ * flows with windows have one round trip (wother 0).  A resource's
+ * weights' sum, (weight - 1) over them, is then the same in any order
+ * (the partial sums of equal terms do not depend on it; a flow without
+ * a window adds nothing): the filling sums in the walk's order, res_eval
+ * in the slots' order, and only then are they the same, bit for bit. */
+static guint
+collect_components (SimFlows *f, guint32 epoch, gboolean *one_rtt)
 {
-  g_array_set_size (f->comp_res, 0);
-  g_array_set_size (f->comp_flows, 0);
+  /* (room for every resource and every live flow: written in place, the
+     walk's cost under tcp, where it walks most flows in flight) */
+  g_array_set_size (f->comp_res, f->res->len);
+  g_array_set_size (f->comp_flows, f->live);
+  guint32 *res = (guint32 *) (void *) f->comp_res->data, *flows = (guint32 *) (void *) f->comp_flows->data;
+  guint nres = 0, nflows = 0;
   for (guint i = 0; i < f->dirty->len; i++)
     {
       guint32 r = g_array_index (f->dirty, guint32, i);
@@ -1005,14 +1057,14 @@ collect_components (SimFlows *f, guint32 epoch)
       if (x->mark != epoch)
         {
           x->mark = epoch;
-          g_array_append_val (f->comp_res, r);
+          res[nres++] = r;
         }
     }
   g_array_set_size (f->dirty, 0);
-  for (guint i = 0; i < f->comp_res->len; i++)
+  guint nseed = nres;
+  for (guint i = 0; i < nres; i++)
     {
-      guint32 r = g_array_index (f->comp_res, guint32, i);
-      const Res *y = res_at (f, r);
+      const Res *y = res_at (f, res[i]);
       for (const Slot *e = y->slots, *end = e + y->len; e < end; e++)
         {
           if (e->flow == NONE)
@@ -1021,16 +1073,22 @@ collect_components (SimFlows *f, guint32 epoch)
           if (x->mark != epoch)
             {
               x->mark = epoch;
-              g_array_append_val (f->comp_flows, e->flow);
+              flows[nflows++] = e->flow;
               guint32 o = e->other;
               if (o != NONE && res_at (f, o)->mark != epoch)
                 {
                   res_at (f, o)->mark = epoch;
-                  g_array_append_val (f->comp_res, o);
+                  res[nres++] = o;
                 }
             }
         }
     }
+  g_array_set_size (f->comp_res, nres);
+  g_array_set_size (f->comp_flows, nflows);
+  *one_rtt = TRUE;
+  for (guint i = 0; i < nres && *one_rtt; i++)
+    *one_rtt = res_at (f, res[i])->wother == 0;
+  return nseed;
 }
 
 /* Fixes flow y (of weight w) at rate: it leaves the resources it crosses
@@ -1165,9 +1223,16 @@ to_tail (SimFlows *f, Flow *x)
  * the events are taken in the filling's order, so every rate is the one
  * a solve from scratch gives, bit for bit (sim_flows_check compares).
  * A resource that is not re-computed keeps its key and its flows their
- * rates and their completions.  Used without windows (fluid): with slow
- * start, when a ramping flow leaves its cap depends on which solves visit
- * it, so those components are solved whole, as before. */
+ * rates and their completions.  Without windows (fluid) that is all.
+ * With windows (incr_windowed), a ramping flow's cap is an input of
+ * res_eval like a neighbour's saturation (the first of the two, in the
+ * filling's order); but when a ramping flow leaves its cap depends on
+ * which solves visit it (its bytes left are counted at each), so the
+ * components are still walked and each of their ramping flows visited as
+ * a whole solve visits it (prepare, settle): only the filling is
+ * incremental, and only where each resource's flows with windows have
+ * one round trip (collect_components); elsewhere the components are filled
+ * whole, as before. */
 
 /* at most this many resources changed at one instant for the incremental
  * solve (an all-to-all start is one full solve) */
@@ -1238,13 +1303,48 @@ res_known (const SimFlows *f, const Res *z, double *key, double *lvl)
   return !isinf (z->key);
 }
 
+/* in the filling's order (key_before): by share; at one share a cap
+ * before a saturation, caps by flow, saturations by resource; then by
+ * seq (a resource's flows are fixed in its slots' order) */
 static gint
 input_cmp (gconstpointer pa, gconstpointer pb)
 {
   const Input *a = pa, *b = pb;
-  if (a->share != b->share || a->res != b->res)
-    return ikey_before (a->share, a->res, b->share, b->res) ? -1 : 1;
+  if (a->share != b->share)
+    return a->share < b->share ? -1 : 1;
+  if ((a->flow != 0) != (b->flow != 0))
+    return a->flow != 0 ? -1 : 1;
+  if (a->flow != b->flow)
+    return a->flow < b->flow ? -1 : 1;
+  if (a->res != b->res)
+    return a->res < b->res ? -1 : 1;
   return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* whether input in comes before resource r's saturation at share k */
+static inline gboolean
+input_before (const Input *in, double k, guint32 r)
+{
+  return in->share != k ? in->share < k : in->flow != 0 || in->res < r;
+}
+
+/* What resource r sees of flow y (of weight w, in slot s, whose other
+ * resource is o): the first of its other resource's saturation and, in
+ * slow start, its cap (TRUE, *in set), or FALSE: nothing before r's own. */
+static gboolean
+flow_input (SimFlows *f, guint32 j, double w, guint32 s, guint32 o, Input *in)
+{
+  double zk, zl;
+  gboolean sat = o != NONE && res_known (f, res_at (f, o), &zk, &zl);
+  if (sat)
+    *in = (Input) { zk, o, 0, zl * w, w, s };
+  const Flow *y = flow_at (f, j);
+  if (!y->ramping)
+    return sat;
+  double rate = flow_cwnd (f, y) / (double) flow_rtt (f, y), c = rate / w;
+  if (!sat || c <= zk)
+    *in = (Input) { c, NONE, j + 1, rate, w, s };
+  return TRUE;
 }
 
 /* in input_cmp's order (a total one: seqs differ), by insertion while
@@ -1283,15 +1383,16 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
       Slot e = x->slots[s];
       if (e.flow == NONE)
         continue;
-      double w = 1, zk, zl;
+      double zk, zl;
+      /* (s for its seq: the slots are in seq order) */
       if (f->windowed && flow_at (f, e.flow)->win != NONE)
         {
-          w = flow_weight (f, flow_at (f, e.flow));
+          double w = flow_weight (f, flow_at (f, e.flow));
           wextra += w - 1;
+          n += flow_input (f, e.flow, w, s, e.other, &put[n]);
         }
-      /* (s for its seq: the slots are in seq order) */
-      if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
-        put[n++] = (Input) { zk, e.other, zl * w, w, s };
+      else if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
+        put[n++] = (Input) { zk, e.other, 0, zl, 1, s };
     }
   g_array_set_size (f->inputs, n);
   f->work += x->count + 1;
@@ -1304,7 +1405,7 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
   double k = MAX (left, x->cap * 1e-9) / ((double) unfixed + wextra);
   for (;;)
     {
-      for (; i < f->inputs->len && ikey_before (in[i].share, in[i].res, k, r); i++)
+      for (; i < f->inputs->len && input_before (&in[i], k, r); i++)
         {
           left -= in[i].rate;
           unfixed--;
@@ -1577,20 +1678,91 @@ incremental (SimFlows *f, DlTime now)
   return TRUE;
 }
 
-void
-sim_flows_update (SimFlows *f, DlTime now)
+/* Flow y's rate from its resources' keys and, in slow start, its cap: the
+ * first of them to fix it, in the filling's order (*capped: its cap). */
+static double
+incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
 {
-  if (f->dirty->len == 0 || incremental (f, now))
-    return;
-  collect_components (f, ++f->epoch);
+  double best_k = INFINITY, best_l = 0, zk, zl;
+  guint32 best_r = NONE;
+  for (int k = 0; k < 2; k++)
+    {
+      guint32 o = y->res[k];
+      if (o != NONE && res_known (f, res_at (f, o), &zk, &zl)
+          && (best_r == NONE || ikey_before (zk, o, best_k, best_r)))
+        {
+          best_k = zk;
+          best_l = zl;
+          best_r = o;
+        }
+    }
+  double w = flow_weight (f, y);
+  *capped = FALSE;
+  if (y->ramping)
+    {
+      double rate = flow_cwnd (f, y) / (double) flow_rtt (f, y);
+      if (best_r == NONE || rate / w <= best_k)
+        {
+          *capped = TRUE;
+          return rate;
+        }
+    }
+  g_assert (best_r != NONE);
+  return best_l * w;
+}
+
+/* The incremental solve of components with windows, after prepare (their
+ * first nseed resources the dirty ones): keys committed, or FALSE
+ * (nothing changed but the scratch): the caller fills them whole.  Then
+ * settle gives rates (incr_rate) to the flows in slow start and to the
+ * flows of the re-computed resources; the others' cannot move.  Taken
+ * where each resource's flows have one round trip (collect_components);
+ * the rest is as without windows, with a ramping flow's cap as an input
+ * of res_eval. */
+static gboolean
+incr_windowed (SimFlows *f, guint nseed)
+{
+  if (nseed + f->unramped->len > INCR_MAX_DIRTY)
+    return FALSE;
+  f->iepoch = ++f->epoch;
+  f->work = 0;
+  g_array_set_size (f->iheap, 0);
+  g_array_set_size (f->act_res, 0);
+  g_array_set_size (f->touched, 0);
+  for (guint i = 0; i < nseed; i++)
+    res_activate (f, g_array_index (f->comp_res, guint32, i));
+  for (guint i = 0; i < f->unramped->len; i++)
+    for (int k = 0; k < 2; k++)
+      {
+        guint32 r = flow_at (f, g_array_index (f->unramped, guint32, i))->res[k];
+        if (r != NONE)
+          res_activate (f, r);   /* (its cap is gone) */
+      }
+  if (!incr_run (f))
+    return FALSE;
+  for (guint i = 0; i < f->act_res->len; i++)
+    {
+      Res *x = res_at (f, g_array_index (f->act_res, guint32, i));
+      x->key = x->done ? x->nkey : INFINITY;
+      x->lvl = x->done ? x->nlvl : 0;
+    }
+  return TRUE;
+}
+
+/* Before a solve of the components collected: each flow's rate then in
+ * comp_rate (-1: its completion does not stand; its bytes left are
+ * counted now); a ramping flow whose bytes left fit in its window sends
+ * them at its share (listed in unramped). */
+static double *
+prepare (SimFlows *f, DlTime now)
+{
   g_array_set_size (f->comp_rate, f->comp_flows->len);
+  g_array_set_size (f->unramped, 0);
   double *was = (double *) (void *) f->comp_rate->data;
-  /* bytes left now, at the rates they had (for a flow whose completion
-   * stands if its rate does not move: once it has moved); a ramping flow
-   * whose bytes left fit in its window sends them at its share */
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
-      Flow *x = flow_at (f, g_array_index (f->comp_flows, guint32, i));
+      guint32 j = g_array_index (f->comp_flows, guint32, i);
+      Flow *x = flow_at (f, j);
       x->fixed = x->capped = FALSE;
       was[i] = keeps_end (x) ? x->rate : -1;
       if (was[i] >= 0)
@@ -1599,14 +1771,34 @@ sim_flows_update (SimFlows *f, DlTime now)
         expand (f, x, dl_time_add (x->t_upd, flow_rtt (f, x)));   /* (added before this instant) */
       recount (x, x->rate, now);
       if (x->ramping && x->rem <= flow_cwnd (f, x))
-        x->ramping = FALSE;
+        {
+          x->ramping = FALSE;
+          g_array_append_val (f->unramped, j);
+        }
     }
-  fill (f);
-  /* a ramping flow below its cap has reached its share: slow start ends */
+  return was;
+}
+
+/* After the solve (incr: the incremental one, whose rates are given
+ * here): a ramping flow below its cap has reached its share (slow start
+ * ends); each flow whose rate moved, or whose completion did not stand,
+ * gets its next event from now. */
+static void
+settle (SimFlows *f, DlTime now, const double *was, gboolean incr)
+{
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *x = flow_at (f, j);
+      gboolean moved = incr && x->ramping, capped;
+      for (int k = 0; k < 2 && incr && !moved; k++)
+        moved = x->res[k] != NONE && res_at (f, x->res[k])->act == f->iepoch;
+      if (moved)
+        {
+          x->rate = incr_rate (f, x, &capped);
+          x->capped = capped;
+          f->solved++;
+        }
       if (x->ramping && !x->capped)
         x->ramping = FALSE;
       if (x->ramping && x->tail)
@@ -1628,20 +1820,75 @@ sim_flows_update (SimFlows *f, DlTime now)
           heap_set (f, j);
         }
     }
-  f->solved += f->comp_flows->len;
+}
+
+void
+sim_flows_update (SimFlows *f, DlTime now)
+{
+  if (f->dirty->len == 0 || (f->windowed == 0 && incremental (f, now)))
+    return;
+  gboolean one;
+  guint nseed = collect_components (f, ++f->epoch, &one);
+  const double *was = prepare (f, now);
+  gboolean incr = f->windowed > 0 && one && incr_windowed (f, nseed);
+  if (!incr)
+    {
+      fill (f);
+      f->solved += f->comp_flows->len;
+    }
+  settle (f, now, was, incr);
 }
 
 /* ---------------------------------------------------------------- the check */
 
+/* whether a resource has live flows with windows of two round trips; why
+ * set if a resource's counts of them (wsame, wother) are wrong */
+static gboolean
+mixed_rtts (SimFlows *f, GString *why)
+{
+  guint nr = f->res->len;
+  g_autofree DlTime *rtt = g_new0 (DlTime, nr);
+  g_autofree guint32 *n = g_new0 (guint32, nr);
+  g_autofree gboolean *two = g_new0 (gboolean, nr);
+  gboolean mixed = FALSE;
+  for (guint32 i = 0; i < f->flows->len; i++)
+    {
+      Flow *x = flow_at (f, i);
+      for (int k = 0; k < 2 && x->live && x->win != NONE; k++)
+        {
+          guint32 r = x->res[k];
+          if (r == NONE)
+            continue;
+          two[r] |= n[r] > 0 && rtt[r] != flow_rtt (f, x);
+          rtt[r] = flow_rtt (f, x);
+          n[r]++;
+        }
+    }
+  for (guint32 r = 0; r < nr; r++)
+    {
+      const Res *z = res_at (f, r);
+      mixed |= two[r];
+      if ((z->wother > 0) != two[r] || z->wsame + z->wother != n[r])
+        g_string_append_printf (why, "resource %u: %u + %u flows with windows counted, %u (%s round trip)", r,
+                                z->wsame, z->wother, n[r], two[r] ? "more than one" : "one");
+    }
+  return mixed;
+}
+
 /* Solves every component whole, as sim_flows_update's full path does, and
  * compares each flow's rate and each resource's key with what the
- * updates left (bit for bit; with windows of mixed round trips the
- * weights' sum follows the walk, so within 1e-12), then puts them back. */
+ * updates left (bit for bit; where a resource's flows with windows have
+ * round trips that differ, the weights' sum follows the walk, so within
+ * 1e-12), then puts them back. */
 static gboolean
 check_from_scratch (SimFlows *f, GString *why)
 {
   if (f->dirty->len)
     return TRUE;   /* (not solved yet) */
+  gsize said = why->len;
+  gboolean mixed = mixed_rtts (f, why);
+  if (why->len > said)
+    return FALSE;
   guint nf = f->flows->len, nr = f->res->len;
   g_autofree double *rate = g_new (double, nf);
   g_autofree guint8 *capped = g_new (guint8, nf);
@@ -1659,10 +1906,11 @@ check_from_scratch (SimFlows *f, GString *why)
       if (res_at (f, r)->count)
         g_array_append_val (f->dirty, r);
     }
-  collect_components (f, ++f->epoch);
+  gboolean one;
+  collect_components (f, ++f->epoch, &one);
   fill (f);
   gboolean ok = TRUE;
-  double tol = f->windowed ? 1e-12 : 0;
+  double tol = mixed ? 1e-12 : 0;
   for (guint32 i = 0; i < nf && ok; i++)
     if (flow_at (f, i)->live && fabs (flow_at (f, i)->rate - rate[i]) > tol * rate[i])
       {
@@ -1670,7 +1918,7 @@ check_from_scratch (SimFlows *f, GString *why)
         ok = FALSE;
       }
   for (guint32 r = 0; r < nr && ok; r++)
-    if (res_at (f, r)->count && res_at (f, r)->key != key[2 * r] && !f->windowed)
+    if (res_at (f, r)->count && res_at (f, r)->key != key[2 * r] && !mixed)
       {
         g_string_append_printf (why, "resource %u: key %.17g, from scratch %.17g", r, key[2 * r], res_at (f, r)->key);
         ok = FALSE;

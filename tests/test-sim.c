@@ -888,6 +888,62 @@ START_TEST (test_flows_incremental_against_scratch)
 }
 END_TEST
 
+/* The incremental solve with windows (sim-flows.c, incr_windowed): a
+ * random sequence of starts, ends, window growths, capacity changes and
+ * cancels, most flows in slow start (100 to 400 000 bytes from windows
+ * of 14 480: some fit in their first), one round trip for all (loop 1:
+ * HyStart, growth x 2 - 1448; loop 2: a fifth of the flows without a
+ * window; loop 3: 80 ms instead of 40 into 4 of the 24 receivers, so that
+ * some components mix round trips and are filled whole), every rate and
+ * key checked bit for bit against a solve from scratch after each update
+ * where no resource mixes round trips (and each resource's count of them
+ * checked); and, but in loop 3, the solves re-computed fewer flows than
+ * whole ones would have (each update's flows in flight). */
+START_TEST (test_flows_incremental_windows)
+{
+  g_autoptr (DlRandom) rng = dl_random_new (4401 + (guint64) _i, "flows-incr-win", 0);
+  enum { NPEER = 24, STEPS = 600 };
+  static const guint64 caps[] = { 4 * MBPS, 8 * MBPS, 10 * MBPS, 24 * MBPS, 100 * MBPS };
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  g_autoptr (GString) why = g_string_new (NULL);
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  SimFlowsWindow win = { 40 * DL_MS, 14480, 2, _i == 1 ? 1448 : 0, _i == 1 ? 1448 : 0 };
+  SimFlowsWindow win2 = { 80 * DL_MS, 14480, 2, 0, 0 };
+  for (guint32 r = 0; r < 2 * NPEER; r++)
+    sim_flows_set_capacity (f, r, caps[dl_random_below (rng, G_N_ELEMENTS (caps))]);
+  DlTime now = 0;
+  guint64 user = 0, in_flight = 0;
+  for (guint step = 0; step < STEPS; step++)
+    {
+      DlTime next = sim_flows_next (f);
+      now = next != DL_TIME_NEVER && dl_random_below (rng, 3) ? next : now + (DlTime) dl_random_below (rng, 30 * DL_MS);
+      guint64 u;
+      while (sim_flows_pop (f, now, &u))
+        ;
+      for (guint n = dl_random_below (rng, 3); n > 0; n--)
+        {
+          guint32 up = 2 * dl_random_below (rng, NPEER), down = 2 * dl_random_below (rng, NPEER) + 1;
+          guint32 a = dl_random_below (rng, 10) == 0 ? SIM_FLOWS_NONE : up;
+          guint32 b = a != SIM_FLOWS_NONE && dl_random_below (rng, 10) == 0 ? SIM_FLOWS_NONE : down;
+          gboolean fluid = _i == 2 && dl_random_below (rng, 5) == 0;
+          gboolean other = _i == 3 && down < 8;
+          sim_flows_add_window (f, now, a, b, 100 + dl_random_below (rng, 400000), user++,
+                                fluid ? NULL : other ? &win2 : &win);
+        }
+      if (dl_random_below (rng, 10) == 0)
+        sim_flows_set_capacity (f, dl_random_below (rng, 2 * NPEER), caps[dl_random_below (rng, G_N_ELEMENTS (caps))]);
+      if (dl_random_below (rng, 60) == 0)
+        sim_flows_cancel (f, 2 * dl_random_below (rng, NPEER), users);
+      in_flight += sim_flows_count (f);
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "step %u: %s", step, why->str);
+    }
+  ck_assert_uint_gt (user, STEPS / 2);
+  if (_i < 3)
+    ck_assert_uint_lt (sim_flows_solved (f), in_flight / 2);
+}
+END_TEST
+
 /* Slow start, the analytic bound (tests/slow-start-bound.h), doubling. */
 static double
 slow_start_ns (double S, double C, double R, double W)
@@ -1307,6 +1363,7 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_only_what_moves);
   tcase_add_loop_test (tf, test_flows_unmoved_keeps_its_end, 0, 2);
   tcase_add_loop_test (tf, test_flows_incremental_against_scratch, 0, 8);
+  tcase_add_loop_test (tf, test_flows_incremental_windows, 0, 4);
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_test (tf, test_flows_order_through_holes);
