@@ -268,7 +268,7 @@ START_TEST (test_refusals)
   assert_refused ("timeline.5s=heal", FALSE, "[timeline] heal (without --netem)");
   assert_refused ("timeline.5s=link-down p1 p2", TRUE, "[timeline] link-down");
   /* a bandwidth trace changes rates the sockets cannot follow */
-  g_autoptr (SimScenario) bw = load ("scenarios/regression/bandwidth-trace.ini", NULL);
+  g_autoptr (SimScenario) bw = load ("protocol/disco/scenarios/regression/bandwidth-trace.ini", NULL);
   g_autoptr (GError) ebw = NULL;
   ck_assert (!testbed_scenario_supported (bw, TRUE, &ebw));
   g_autofree char *wbw = g_strdup_printf ("%s: [network] bandwidth_trace: not supported in the testbed", bw->path);
