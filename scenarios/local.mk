@@ -2,34 +2,12 @@
 # shipped file: tests/cli.sh checks that this list is complete).
 nobase_dist_pkgdata_DATA += \
 	scenarios/demo.ini \
-	scenarios/bandwidth/a2a-16-20mbps.ini \
-	scenarios/bandwidth/a2a-8-20mbps.ini \
-	scenarios/bandwidth/a2a-8-mixed-uplinks.ini \
 	scenarios/data/digits-mlp.ini \
 	scenarios/data/digits-softmax.ini \
 	scenarios/data/fashion-mlp-20.ini \
 	scenarios/data/fashion-mlp.ini \
 	scenarios/data/fashion-softmax.ini \
-	scenarios/edge/crash-during-sync.ini \
-	scenarios/edge/crash-frees-downlinks.ini \
-	scenarios/edge/crash-frees-downlinks-robust.ini \
-	scenarios/edge/crash-loses-unsent.ini \
-	scenarios/edge/crash-never-detected.ini \
-	scenarios/edge/join-while-list-sent.ini \
-	scenarios/edge/leave-after-delayed-ready.ini \
-	scenarios/edge/leave-delivers-sent.ini \
-	scenarios/edge/secure-late-start.ini \
-	scenarios/edge/secure-with-churn.ini \
 	scenarios/edge/send-on-closing-link.ini \
-	scenarios/edge/straggler-50x-robust.ini \
-	scenarios/edge/straggler-50x.ini \
-	scenarios/edge/node-send-on-closed-link-browser.ini \
-	scenarios/edge/node-send-on-closed-link.ini \
-	scenarios/edge/retry-close-crosses-link.ini \
-	scenarios/edge/stale-second-add-robust.ini \
-	scenarios/edge/stale-second-add.ini \
-	scenarios/edge/thin-uplink-large-model.ini \
-	scenarios/edge/thin-uplink-large-model-fifo.ini \
 	scenarios/examples/convergence-vs-churn.ini \
 	scenarios/examples/explore-base.ini \
 	scenarios/examples/explore-pipeline.ini \
@@ -43,137 +21,13 @@ nobase_dist_pkgdata_DATA += \
 	scenarios/examples/traces/diurnal-day.csv \
 	scenarios/examples/traces/petals-no-churn.csv \
 	scenarios/examples/traces/petals-server-churn.csv \
-	scenarios/failures/s01-ready-after-min-left-out-fixed.ini \
-	scenarios/failures/s01-ready-after-min-left-out.ini \
-	scenarios/failures/s02-leave-breaks-round-fixed.ini \
-	scenarios/failures/s02-leave-breaks-round.ini \
-	scenarios/failures/s03-late-joiner-initial-model-fixed.ini \
-	scenarios/failures/s03-late-joiner-initial-model-robust.ini \
-	scenarios/failures/s03-late-joiner-initial-model.ini \
-	scenarios/failures/s04-fast-peer-payload-dropped-fixed.ini \
-	scenarios/failures/s04-fast-peer-payload-dropped-robust.ini \
-	scenarios/failures/s04-fast-peer-payload-dropped.ini \
-	scenarios/failures/s05-retry-off-by-one-fixed.ini \
-	scenarios/failures/s05-retry-off-by-one-robust.ini \
-	scenarios/failures/s05-retry-off-by-one.ini \
-	scenarios/failures/s06-retry-counter-session-wide-robust.ini \
-	scenarios/failures/s06-retry-counter-session-wide.ini \
-	scenarios/failures/s07-orphan-timer-robust.ini \
-	scenarios/failures/s07-orphan-timer.ini \
-	scenarios/failures/s08-stuck-linking-node-robust.ini \
-	scenarios/failures/s08-stuck-linking-node.ini \
-	scenarios/failures/s08-stuck-linking-robust.ini \
-	scenarios/failures/s08-stuck-linking.ini \
-	scenarios/failures/s09-retry-wipes-ready-flag-robust.ini \
-	scenarios/failures/s09-retry-wipes-ready-flag.ini \
-	scenarios/failures/s10-provider-replaced-by-syncing-peer-fixed.ini \
-	scenarios/failures/s10-provider-replaced-by-syncing-peer-node-robust.ini \
-	scenarios/failures/s10-provider-replaced-by-syncing-peer-node.ini \
-	scenarios/failures/s10-provider-replaced-by-syncing-peer-robust.ini \
-	scenarios/failures/s10-provider-replaced-by-syncing-peer.ini \
-	scenarios/failures/s11-no-provider-left-robust.ini \
-	scenarios/failures/s11-no-provider-left.ini \
-	scenarios/failures/s11-no-provider-left-webapp.ini \
-	scenarios/failures/s12-provider-leaves-during-sync-robust.ini \
-	scenarios/failures/s12-provider-leaves-during-sync.ini \
-	scenarios/failures/s13-stale-model-served-robust.ini \
-	scenarios/failures/s13-stale-model-served.ini \
-	scenarios/failures/s14-retry-destroys-sync-link-robust.ini \
-	scenarios/failures/s14-retry-destroys-sync-link.ini \
-	scenarios/failures/s15-dead-link-reused-robust.ini \
-	scenarios/failures/s15-dead-link-reused.ini \
-	scenarios/failures/s17-leave-during-exchange-robust.ini \
-	scenarios/failures/s17-leave-during-exchange.ini \
-	scenarios/failures/s18-leave-in-connect-phase-robust.ini \
-	scenarios/failures/s18-leave-in-connect-phase.ini \
-	scenarios/failures/s19-join-in-connect-phase-robust.ini \
-	scenarios/failures/s19-join-in-connect-phase.ini \
-	scenarios/failures/s19-ready-in-connect-phase-deadlock-robust.ini \
-	scenarios/failures/s19-ready-in-connect-phase-deadlock.ini \
-	scenarios/failures/s20-finished-peers-block-late-joiner-robust.ini \
-	scenarios/failures/s20-finished-peers-block-late-joiner.ini \
-	scenarios/failures/s20-finished-peers-block-late-joiner-webapp.ini \
-	scenarios/failures/s21-second-waiting-node-robust.ini \
-	scenarios/failures/s21-second-waiting-node.ini \
-	scenarios/failures/s21-second-waiting-robust.ini \
-	scenarios/failures/s21-second-waiting.ini \
-	scenarios/failures/s23-syncing-counts-for-min-robust.ini \
-	scenarios/failures/s23-syncing-counts-for-min.ini \
-	scenarios/failures/s23-syncing-counts-for-min-webapp.ini \
-	scenarios/failures/s24-exclusion-below-min-robust.ini \
-	scenarios/failures/s24-exclusion-below-min.ini \
-	scenarios/failures/s25-everyone-leaves-model-lost-robust.ini \
-	scenarios/failures/s25-everyone-leaves-model-lost.ini \
-	scenarios/failures/s26-signal-to-departed-peer-robust.ini \
-	scenarios/failures/s26-signal-to-departed-peer.ini \
-	scenarios/failures/s27-future-round-payload-robust.ini \
-	scenarios/failures/s27-future-round-payload.ini \
-	scenarios/failures/s31-stray-connections-ready-robust.ini \
-	scenarios/failures/s31-stray-connections-ready.ini \
-	scenarios/found/775/explore-base-no-lost-model.ini \
-	scenarios/found/775/explore-base-progress-in-exchanging-dropped-Payload.ini \
-	scenarios/found/775/explore-base-progress-in-exchanging.ini \
-	scenarios/found/775/explore-base-progress-in-linking-dropped-Payload.ini \
-	scenarios/found/775/explore-base-progress-in-linking.ini \
-	scenarios/found/775/explore-base-progress-in-wait-peers-for-round-dropped-Payload.ini \
-	scenarios/found/775/explore-base-progress-in-wait-peers-for-round.ini \
-	scenarios/found/draft/explore-base-own-round-only.ini \
-	scenarios/found/draft/explore-base-progress-in-exchanging-dropped-Payload.ini \
-	scenarios/found/draft/explore-base-progress-in-exchanging.ini \
-	scenarios/found/draft/explore-base-progress-in-sync-linking.ini \
-	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round-dropped-StartWeightSharing.ini \
-	scenarios/found/draft/explore-base-progress-in-wait-peers-for-round.ini \
-	scenarios/found/draft/explore-base-progress-in-wait-start-retry-fail.ini \
-	scenarios/found/draft/explore-base-retries-before-exclusion.ini \
-	scenarios/found/draft/explore-base-sync-served-model-sync-timed-out.ini \
-	scenarios/found/draft/explore-base-sync-served-told-to-sync-from-itself.ini \
-	scenarios/found/explore-base-excluded-was-told-in-linking-dropped-ConnectionFail.ini \
-	scenarios/found/explore-base-excluded-was-told-in-paused-before-ready-dropped-ConnectionFail.ini \
-	scenarios/found/explore-base-excluded-was-told-in-paused-before-ready-dropped-RetryPeerConnections.ini \
-	scenarios/found/explore-base-own-round-only.ini \
-	scenarios/found/explore-base-progress-in-exchanging-dropped-Payload.ini \
-	scenarios/found/explore-base-progress-in-exchanging.ini \
-	scenarios/found/explore-base-progress-in-linking-dropped-ConnectionFail.ini \
-	scenarios/found/explore-base-progress-in-linking-dropped-RetryPeerConnections.ini \
-	scenarios/found/explore-base-progress-in-sync-linking.ini \
-	scenarios/found/explore-base-progress-in-wait-peers-for-round-dropped-ConnectionFail.ini \
-	scenarios/found/explore-base-progress-in-wait-peers-for-round-dropped-RetryPeerConnections.ini \
-	scenarios/found/explore-base-progress-in-wait-peers-for-round-dropped-StartWeightSharing.ini \
-	scenarios/found/explore-base-progress-in-wait-peers-for-round.ini \
-	scenarios/found/explore-base-progress-in-wait-start-retry-fail.ini \
-	scenarios/found/explore-base-retries-before-exclusion.ini \
-	scenarios/found/explore-base-sync-served-model-sync-timed-out.ini \
-	scenarios/found/f1-early-payloads-next-round-tag.ini \
 	scenarios/reproductions/petals-1gbit-5ms.ini \
 	scenarios/reproductions/petals-100mbit-5ms.ini \
 	scenarios/reproductions/petals-100mbit-100ms.ini \
 	scenarios/reproductions/pushpull-10k.ini \
 	scenarios/reproductions/pushpull-10k-loss10.ini \
 	scenarios/reproductions-large/pushpull-100k.ini \
-	scenarios/regression/consensus-mean-10.ini \
-	scenarios/regression/consensus-mean-3.ini \
-	scenarios/regression/consensus-secure-10.ini \
-	scenarios/regression/consensus-secure-3.ini \
-	scenarios/regression/controller-exclusion-draft.ini \
-	scenarios/regression/controller-exclusion.ini \
-	scenarios/regression/controller-one-retry.ini \
-	scenarios/regression/late-joiner-syncs.ini \
 	scenarios/regression/replica-gossip-leader-crash.ini \
-	scenarios/regression/robust-drop-slowest.ini \
-	scenarios/regression/robust-async.ini \
-	scenarios/regression/replica-leader-crash.ini \
-	scenarios/regression/replica-no-majority.ini \
-	scenarios/regression/replica-one-coordinator-crash.ini \
-	scenarios/regression/replica-primary-backup-loss.ini \
-	scenarios/regression/replica-raft-no-loss.ini \
-	scenarios/regression/reset-after-everyone-leaves.ini \
-	scenarios/regression/status-timeline.ini \
-	scenarios/regression/bandwidth-trace.ini \
-	scenarios/regression/bandwidth-trace-fifo.ini \
-	scenarios/regression/trace-fedscale.ini \
-	scenarios/regression/trace-fedscale-capacity.ini \
-	scenarios/regression/trace-leave-and-return.ini \
-	scenarios/regression/robust-ready-crossing.ini \
 	scenarios/traces/fedscale-behave.jsonl \
 	scenarios/traces/fedscale-capacity.jsonl \
 	scenarios/traces/leave-and-return.csv \

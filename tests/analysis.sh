@@ -7,7 +7,7 @@
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 SRC=$(cd "${DLSIM_SRCDIR:-.}" && pwd)
-F3=$SRC/scenarios/regression/consensus-mean-3.ini
+F3=$SRC/protocol/disco/scenarios/regression/consensus-mean-3.ini
 
 # compare: a run that broke a property the other did not differs (here a
 # copy of a simulated run, as a testbed run that met DISCO's race records it)

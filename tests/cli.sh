@@ -141,7 +141,7 @@ env -u DLSIM_PROGRESS_INTERVAL "$DLSIM" run "$tmp/p.ini" -o "$tmp/p.db" > "$tmp/
 # peer each round's training done and when it has finished its rounds, the
 # coordinator each round it starts
 SRC=${DLSIM_SRCDIR:-.}
-f=$SRC/scenarios/regression/consensus-mean-3.ini
+f=$SRC/protocol/disco/scenarios/regression/consensus-mean-3.ini
 "$DLSIM" node coordinator --listen 127.0.0.1:0 --secret-file "$tmp/n.secret" --scenario "$f" -o "$tmp/n-coord.db" \
   > /dev/null 2> "$tmp/n-coord.err" &
 cpid=$!
@@ -291,7 +291,7 @@ nkeys=$(complete_words 4 dlsim run x.ini --set '' | wc -w)
   || ko "completion offers $nkeys --set keys, dlsim run --keys lists $("$DLSIM" run --keys | wc -l)"
 
 # printed paths have no doubled slash: a folder given as "DIR/"
-"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-3.ini" -o "$tmp/slash.db" -q >/dev/null 2>&1
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/regression/consensus-mean-3.ini" -o "$tmp/slash.db" -q >/dev/null 2>&1
 expect 0 "^$tmp/ex/runs.csv: 1 rows" -- "$DLSIM" export "$tmp/slash.db" --format csv -o "$tmp/ex/"
 grep -q "//" "$out" && ko "export printed a doubled slash: $(grep -m1 // "$out")" || ok "export: no doubled slash"
 

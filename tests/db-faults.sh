@@ -11,7 +11,7 @@ check () {  # check DESCRIPTION COMMAND...: the command must succeed
   if "$@" >"$out" 2>&1; then ok "$desc"; else ko "$desc"; sed 's/^/  | /' "$out"; fi
 }
 SRC=${DLSIM_SRCDIR:-.}
-F3=$SRC/scenarios/regression/consensus-mean-3.ini
+F3=$SRC/protocol/disco/scenarios/regression/consensus-mean-3.ini
 
 "$DLSIM" run "$F3" -o "$tmp/base.db" -q >/dev/null 2>&1
 base_rows=$(rowdump "$tmp/base.db")

@@ -160,7 +160,7 @@ done
 # command's synopsis line (README and guide) names every option its --help
 # lists; the guide's key table has every `dlsim run --keys` key with its
 # default and every value its meaning enumerates (a | b | c); the guide's
-# "Not expressible today" names no case that ships in scenarios/failures.
+# "Not expressible today" names no case that ships in protocol/disco/scenarios/failures.
 python3 - "$SRC" "$DLSIM" > "$tmp/drift.out" 2>&1 <<'PY'
 import os, re, subprocess, sys
 src, dlsim = sys.argv[1], sys.argv[2]
@@ -223,11 +223,11 @@ m = re.search(r"Not expressible today:\n((?:- .*\n)+)", guide)
 if not m:
     ko("user-guide.md: no 'Not expressible today' list")
 else:
-    shipped = os.listdir(os.path.join(src, "scenarios/failures"))
+    shipped = os.listdir(os.path.join(src, "protocol/disco/scenarios/failures"))
     for item in m.group(1).split("\n"):
         for n in re.findall(r"\bS(\d+)\b(?![a-z])", item.split(":")[0]):
             if any(f.startswith("s%02d-" % int(n)) for f in shipped):
-                ko("user-guide.md: S%s is listed as not expressible, but scenarios/failures has it" % n)
+                ko("user-guide.md: S%s is listed as not expressible, but protocol/disco/scenarios/failures has it" % n)
 # the binary's own lists: the families it accepts, the distributions it
 # parses and the properties [expect] takes, each from its refusal of a bad
 # name; --help must name every family (the man page and the guide point

@@ -100,7 +100,7 @@ grep -q "dlsim-shrink" "$tmp/shrunk.ini" && ko "shrink wrote its temporary folde
   || ok "shrink: no temporary folder"
 mkdir -p "$tmp/elsewhere" && cp "$tmp/shrunk.ini" "$tmp/elsewhere/"
 expect 0 "1 passed, 0 failed" -- "$DLSIM" check "$tmp/elsewhere/shrunk.ini"
-"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-3.ini" -o "$tmp/ok.db" -q >/dev/null 2>&1
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/regression/consensus-mean-3.ini" -o "$tmp/ok.db" -q >/dev/null 2>&1
 expect 1 "breaks no property: nothing to shrink" -- "$DLSIM" shrink "$tmp/ok.db" --run 1 -o "$tmp/x.ini"
 
 # the new families under fault search: gossip (steps, deadline, async), its

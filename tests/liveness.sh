@@ -7,7 +7,7 @@
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 base=${DLSIM_SRCDIR:-.}/scenarios/examples/explore-base.ini
-# S8's hang (scenarios/found/explore-base-progress-in-linking-dropped-ConnectionFail.ini):
+# S8's hang (protocol/disco/scenarios/found/explore-base-progress-in-linking-dropped-ConnectionFail.ini):
 # p4's link to p1 never comes up, and DISCO never leaves getPeers
 hang='timeline.0s=link-fail p4 p1'
 props () { # DB -> "property count" lines
@@ -37,7 +37,7 @@ awk -v t="$t" 'BEGIN { exit !(t > 1200) }' && ok "the stall watch waits for the 
   && ok "no fault after the heal" || ko "a fault after the heal: $(summary "$tmp/d.db" outcome) $(props "$tmp/d.db")"
 expect 0 "after heal all: no new faults" -- "$DLSIM" trace "$tmp/d.db" --run 1
 # safety in both phases: F1's foreign round (own-round-only) before a heal
-f1=${DLSIM_SRCDIR:-.}/scenarios/found/f1-early-payloads-next-round-tag.ini
+f1=${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/found/f1-early-payloads-next-round-tag.ini
 "$DLSIM" run "$f1" --set 'timeline.1h=heal all' -o "$tmp/e.db" -q >/dev/null 2>&1
 props "$tmp/e.db" | grep -q '^own-round-only [1-9]' && ok "safety checked in the fault phase" || ko "F1 with a heal: $(props "$tmp/e.db")"
 # safety only: the hang is not a violation, the foreign round still is

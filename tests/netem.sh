@@ -33,7 +33,7 @@ ratio_ok () {   # ratio_ok WHAT: the "round period median" ratio of the last com
 # 1. latency-bound: consensus, 3 peers, 40 ms / 20 ms one way
 # (the shipped file as it is: with its latencies, Start reaches every peer
 # before another peer's Payload, so DISCO's F1 race does not show)
-f=$SRC/scenarios/regression/consensus-mean-3.ini
+f=$SRC/protocol/disco/scenarios/regression/consensus-mean-3.ini
 expect 0 "PASS .*consensus-mean-3.ini seed 1: completed" -- "$DLSIM" testbed "$f" --netem -o "$tmp/tb.db"
 [ "$(sqlite3 "$tmp/tb.db" "SELECT value FROM params WHERE key = 'testbed.network'")" = netem ] \
   && ok "params say netem" || ko "params: testbed.network is not netem"

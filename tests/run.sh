@@ -246,7 +246,7 @@ sqlite3 "$tmp/wr.db" "DROP VIEW events; ALTER TABLE event_chunks RENAME TO c0;
 # the retry at 60.16 s nobody's pool shutdown finds a destroyed link and
 # waits its 1 s cap: p1 and p2 say PeerIsReady again together at 60.18 s
 # (61.18 s when the close arrived at once)
-"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/edge/retry-close-crosses-link.ini" -o "$tmp/d1.db" -q
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/edge/retry-close-crosses-link.ini" -o "$tmp/d1.db" -q
 m=$(sqlite3 "$tmp/d1.db" "SELECT group_concat(node || '@' || printf('%.2f', t_s), ' ') FROM (SELECT node, t_s FROM events
       WHERE kind = 'sent' AND msg = 'PeerIsReady' AND t_s BETWEEN 1 AND 70 ORDER BY seq);
     SELECT COUNT(*) FROM events WHERE detail LIKE 'pool shutdown waits its 1 s cap%'" | tr '\n' ' ')
@@ -257,7 +257,7 @@ m=$(sqlite3 "$tmp/d1.db" "SELECT group_concat(node || '@' || printf('%.2f', t_s)
 # bytes (S + 66 B a 1448-byte segment), so an exchange takes 7 W 8 / 20e6 s
 # plus the 40 ms latency; within 1 %.  Under sharing = fifo it took twice
 # that, and with header_bytes = 0 the bound is on S alone
-"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/bandwidth/a2a-8-20mbps.ini" -o "$tmp/bw.db" -q \
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/bandwidth/a2a-8-20mbps.ini" -o "$tmp/bw.db" -q \
   --set 'network.sharing=${fair, fifo}' --set 'network.header_bytes=${66B, 0B}' --set training.rounds=1
 m=$(sqlite3 "$tmp/bw.db" "SELECT group_concat(v, ' ') FROM (SELECT printf('%s/%s:%.3f', s.value, h.value,
       (r.end_s - r.start_s) / (7 * (t.bytes / t.messages + ((t.bytes / t.messages + 1447) / 1448) * CAST(rtrim(h.value, 'B') AS INTEGER))
@@ -466,14 +466,14 @@ expect 1 "nope.db: no such results database" -- "$DLSIM" merge "$tmp/merged.db" 
 
 # properties: a hang is a `progress` violation, recorded in its own table and
 # in the timeline; a scenario with [expect] that does not declare it fails
-grep -v '^violations\.' "${DLSIM_SRCDIR:-.}/scenarios/failures/s17-leave-during-exchange.ini" > "$tmp/s17.ini"
+grep -v '^violations\.' "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/failures/s17-leave-during-exchange.ini" > "$tmp/s17.ini"
 expect 1 "violations.progress: 2, not expected (first at .*p1 is connected but made no progress" -- \
   "$DLSIM" check "$tmp/s17.ini" -o "$tmp/v.db"
 [ "$(sqlite3 "$tmp/v.db" "SELECT COUNT(*) || ',' || group_concat(DISTINCT property) FROM violations")" = "2,progress" ] \
   && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: violations table"; }
 expect 0 "violation: progress: p1 is connected" -- "$DLSIM" trace "$tmp/v.db" --run 1
 expect 0 "title 'property violated'" -- "$DLSIM" plot "$tmp/v.db" timeline --script
-expect 0 "PASS .*s17-leave-during-exchange.ini" -- "$DLSIM" check "${DLSIM_SRCDIR:-.}/scenarios/failures/s17-leave-during-exchange.ini"
+expect 0 "PASS .*s17-leave-during-exchange.ini" -- "$DLSIM" check "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/failures/s17-leave-during-exchange.ini"
 printf '[expect]\nviolations.nope = 1\n' > "$tmp/badv.ini"
 expect 2 "violations.nope: unknown key" -- "$DLSIM" check "$tmp/badv.ini"
 
@@ -486,8 +486,8 @@ b=$(sqlite3 "$tmp/prov.db" "SELECT COUNT(DISTINCT value) || ',' || MIN(length(va
 case "$b" in 1,[1-9]*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: provenance.build: $b" ;; esac
 
 # --junit and --tap: one test case per run, failures with key, expected, actual
-expect 1 "2 passed, 1 failed" -- "$DLSIM" check "${DLSIM_SRCDIR:-.}/scenarios/failures/s17-leave-during-exchange.ini" \
-  "$tmp/s17.ini" "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-3.ini" --junit "$tmp/r.xml" --tap "$tmp/r.tap"
+expect 1 "2 passed, 1 failed" -- "$DLSIM" check "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/failures/s17-leave-during-exchange.ini" \
+  "$tmp/s17.ini" "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/regression/consensus-mean-3.ini" --junit "$tmp/r.xml" --tap "$tmp/r.tap"
 if command -v xmllint >/dev/null; then
   j=$(xmllint --noout "$tmp/r.xml" 2>&1 && xmllint --xpath 'concat(/testsuites/@tests, ",", /testsuites/@failures, ",", count(//testsuite[@name and @tests and @failures and @time]), ",", count(//testcase[@classname and @name and @time]), ",", count(//testcase/failure[@message and @type]))' "$tmp/r.xml")
   [ "$j" = "3,1,3,3,1" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: JUnit shape: $j"; }
@@ -550,7 +550,7 @@ expect 2 "no table 'nope'" -- "$DLSIM" export "$tmp/full.db" --format csv --tabl
 
 # dlsim trace --format perfetto: Chrome trace-event JSON that parses, whose
 # spans all close, whose flows all have both ends, and whose tracks are named
-"$DLSIM" run "${DLSIM_SRCDIR:-.}/scenarios/regression/consensus-mean-10.ini" -o "$tmp/pf.db" -q >/dev/null 2>&1
+"$DLSIM" run "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/regression/consensus-mean-10.ini" -o "$tmp/pf.db" -q >/dev/null 2>&1
 check "perfetto" "$DLSIM" trace "$tmp/pf.db" --run 1 --format perfetto -o "$tmp/trace.json"
 r=$(python3 -c "
 import json, collections

@@ -100,9 +100,9 @@ echo "gossip late joiner: first test loss x1000: synced $with, not synced $witho
 # robust's async and mixed weigh stale contributions (RoundStaleness), and
 # async reaches 0.85 long before waiting does; agreement holds (the file's
 # [expect]); mixed weighs the slow peers' late lists
-"$DLSIM" run "$SRC/scenarios/regression/robust-async.ini" -o "$tmp/ra.db" -q || exit 1
-"$DLSIM" run "$SRC/scenarios/regression/robust-async.ini" -o "$tmp/rw.db" -q --set protocol.straggler_policy=wait || exit 1
-"$DLSIM" run "$SRC/scenarios/regression/robust-async.ini" -o "$tmp/rm.db" -q --set protocol.straggler_policy=mixed || exit 1
+"$DLSIM" run "$SRC/protocol/disco/scenarios/regression/robust-async.ini" -o "$tmp/ra.db" -q || exit 1
+"$DLSIM" run "$SRC/protocol/disco/scenarios/regression/robust-async.ini" -o "$tmp/rw.db" -q --set protocol.straggler_policy=wait || exit 1
+"$DLSIM" run "$SRC/protocol/disco/scenarios/regression/robust-async.ini" -o "$tmp/rm.db" -q --set protocol.straggler_policy=mixed || exit 1
 weighed () { sqlite3 "$1" "SELECT count(*) FROM events WHERE node = 'S' AND detail LIKE '%: % listed peers trained from an older round: weighed by staleness'"; }
 ta=$("$SRC/tools/time-to-accuracy" "$tmp/ra.db" 0.85 | awk '{ print $3 }')
 tw=$("$SRC/tools/time-to-accuracy" "$tmp/rw.db" 0.85 | awk '{ print $3 }')
@@ -182,7 +182,7 @@ fin=$(sqlite3 "$tmp/r1.db" "SELECT value FROM summary WHERE key = 'peers_finishe
 rc=$(sqlite3 "$tmp/r1.db" "SELECT value FROM summary WHERE key = 'rounds_completed'")
 echo "replica: gossip with one coordinator that crashes: $fin peers finished, $rc rounds"
 [ "$fin" = 0 ] && [ "$rc" -lt 6 ] || { echo "FAIL: one crashed coordinator did not end the gossip session"; exit 1; }
-"$DLSIM" run "$SRC/scenarios/regression/replica-primary-backup-loss.ini" "$SRC/scenarios/regression/replica-raft-no-loss.ini" \
+"$DLSIM" run "$SRC/protocol/disco/scenarios/regression/replica-primary-backup-loss.ini" "$SRC/protocol/disco/scenarios/regression/replica-raft-no-loss.ini" \
   -o "$tmp/rep.db" -q || exit 1
 round2 () {
   sqlite3 "$tmp/rep.db" "SELECT r.list_s FROM rounds r JOIN params p ON p.run_id = r.run_id
@@ -195,30 +195,30 @@ echo "replica: round 2's list at $pb s under primary-backup, $rf s under raft; m
 awk -v a="$pb" -v b="$rf" 'BEGIN { exit !(a != "" && b != "" && a + 0 < b + 0) }' \
   || { echo "FAIL: Raft's rounds before the crash were not slower than primary-backup's"; exit 1; }
 [ "${pbl:-0}" -ge 1 ] && [ "$rfl" = 0 ] || { echo "FAIL: primary-backup lost nothing, or Raft lost something"; exit 1; }
-same_rows_twice scenarios/regression/replica-leader-crash.ini
+same_rows_twice protocol/disco/scenarios/regression/replica-leader-crash.ini
 
 # a bandwidth trace: the round's time that each file pins is the trace's
 # (without it both files fail their sim_time_s), its change is a `rate`
 # fact in the timeline at 2 s, the peers table keeps the rates before it,
 # and two runs give the same rows
 for f in bandwidth-trace bandwidth-trace-fifo; do
-  "$DLSIM" check "$SRC/scenarios/regression/$f.ini" --set network.bandwidth_trace= > "$tmp/bw.out" 2>&1 \
+  "$DLSIM" check "$SRC/protocol/disco/scenarios/regression/$f.ini" --set network.bandwidth_trace= > "$tmp/bw.out" 2>&1 \
     && { echo "FAIL: $f.ini passes without its bandwidth trace"; exit 1; }
   grep -q "sim_time_s: expected = .*, actual [34]\." "$tmp/bw.out" || { echo "FAIL: $f.ini without the trace:"; cat "$tmp/bw.out"; exit 1; }
 done
-"$DLSIM" run "$SRC/scenarios/regression/bandwidth-trace.ini" -o "$tmp/bw.db" -q || exit 1
+"$DLSIM" run "$SRC/protocol/disco/scenarios/regression/bandwidth-trace.ini" -o "$tmp/bw.db" -q || exit 1
 got=$(sqlite3 "$tmp/bw.db" "SELECT t_s || ' ' || node || ' ' || detail FROM events WHERE kind = 'rate';
                             SELECT peer || ' ' || uplink_bps || ' ' || downlink_bps FROM peers ORDER BY peer")
 echo "bandwidth trace: $got" | tr '\n' ';'; echo
 [ "$got" = "2.0 p1 uplink 1Mbps, downlink 100Mbps (bandwidth_trace line 6)
 p1 10000000 100000000
 p2 10000000 100000000" ] || { echo "FAIL: the bandwidth trace's change is not in the timeline as expected"; exit 1; }
-same_rows_twice scenarios/regression/bandwidth-trace.ini
+same_rows_twice protocol/disco/scenarios/regression/bandwidth-trace.ini
 # tcp is the default transport (docs/world.md, "Under tcp"): the same file
 # without its `transport = fluid` line is the run under tcp, which slow
 # start makes later than the file's pin
 uplink_drop=$(cd "$SRC/scenarios/traces" && pwd)/uplink-drop.csv
-grep -v '^transport = fluid$' "$SRC/scenarios/regression/bandwidth-trace.ini" > "$tmp/bw-default.ini"
+grep -v '^transport = fluid$' "$SRC/protocol/disco/scenarios/regression/bandwidth-trace.ini" > "$tmp/bw-default.ini"
 "$DLSIM" run "$tmp/bw-default.ini" --set network.bandwidth_trace="$uplink_drop" -o "$tmp/bw-default.db" -q || exit 1
 "$DLSIM" run "$tmp/bw-default.ini" --set network.bandwidth_trace="$uplink_drop" --set network.transport=tcp -o "$tmp/bw-tcp.db" -q || exit 1
 t_default=$(sqlite3 "$tmp/bw-default.db" "SELECT value FROM summary WHERE key = 'sim_time_s'")

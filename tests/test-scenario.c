@@ -721,20 +721,31 @@ add_texts (GPtrArray *out, const char *dir)
       }
 }
 
-/* the shipped scenarios' texts: scenarios/'s small folders and each
- * family's own, protocol/FAMILY/scenarios/ */
+/* adds the texts of a scenarios folder's small subfolders */
+static void
+add_small_folders (GPtrArray *out, const char *top)
+{
+  const char *small[] = { "regression", "failures", "edge" };
+  for (gsize d = 0; d < G_N_ELEMENTS (small); d++)
+    {
+      g_autofree char *dir = g_build_filename (top, small[d], NULL);
+      add_texts (out, dir);
+    }
+}
+
+/* the shipped scenarios' texts: scenarios/'s and each family's own
+ * (protocol/FAMILY/scenarios/), each with its small folders, and
+ * scenarios/examples/ */
 static GPtrArray *
 shipped (void)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
   const char *src = g_getenv ("DLSIM_SRCDIR");
-  const char *dirs[] = { "scenarios", "scenarios/regression", "scenarios/failures", "scenarios/edge",
-                         "scenarios/examples" };
-  for (gsize d = 0; d < G_N_ELEMENTS (dirs); d++)
-    {
-      g_autofree char *dir = g_build_filename (src ? src : ".", dirs[d], NULL);
-      add_texts (out, dir);
-    }
+  g_autofree char *scen = g_build_filename (src ? src : ".", "scenarios", NULL);
+  g_autofree char *examples = g_build_filename (scen, "examples", NULL);
+  add_texts (out, scen);
+  add_small_folders (out, scen);
+  add_texts (out, examples);
   g_autofree char *top = g_build_filename (src ? src : ".", "protocol", NULL);
   g_autoptr (GDir) families = g_dir_open (top, 0, NULL);
   const char *f;
@@ -742,6 +753,7 @@ shipped (void)
     {
       g_autofree char *dir = g_build_filename (top, f, "scenarios", NULL);
       add_texts (out, dir);
+      add_small_folders (out, dir);
     }
   g_ptr_array_sort (out, cmp_text);
   return out;

@@ -37,16 +37,6 @@ scenario_path (const char *rel)
   return g_build_filename (src ? src : ".", rel, NULL);
 }
 
-static SimScenario *
-load (const char *rel, const char *const *sets)
-{
-  g_autofree char *path = scenario_path (rel);
-  g_autoptr (GError) error = NULL;
-  SimScenario *s = sim_scenario_load (path, sets, &error);
-  ck_assert_msg (s != NULL, "%s: %s", path, error ? error->message : "?");
-  return s;
-}
-
 /* A scenario of this test's: 3 peers, 3 rounds of a softmax on synthetic
  * data, with no key of any family's, so that it loads under whichever
  * family is the default (the registry's first); `more` is appended. */
@@ -267,8 +257,14 @@ START_TEST (test_refusals)
   assert_refused ("timeline.5s=partition p1 | server,p2,p3", FALSE, "[timeline] partition (without --netem)");
   assert_refused ("timeline.5s=heal", FALSE, "[timeline] heal (without --netem)");
   assert_refused ("timeline.5s=link-down p1 p2", TRUE, "[timeline] link-down");
-  /* a bandwidth trace changes rates the sockets cannot follow */
-  g_autoptr (SimScenario) bw = load ("scenarios/regression/bandwidth-trace.ini", NULL);
+  /* a bandwidth trace changes rates the sockets cannot follow (the
+   * shared trace of scenarios/traces/, on this test's own scenario: no
+   * family's file, so that the tree without a family still runs it) */
+  g_autofree char *trace = scenario_path ("scenarios/traces/uplink-drop.csv");
+  g_autofree char *trace_abs = g_canonicalize_filename (trace, NULL);
+  g_autofree char *set_bw = g_strconcat ("network.bandwidth_trace=", trace_abs, NULL);
+  const char *bw_sets[] = { set_bw, NULL };
+  g_autoptr (SimScenario) bw = load_neutral (bw_sets);
   g_autoptr (GError) ebw = NULL;
   ck_assert (!testbed_scenario_supported (bw, TRUE, &ebw));
   g_autofree char *wbw = g_strdup_printf ("%s: [network] bandwidth_trace: not supported in the testbed", bw->path);

@@ -23,7 +23,7 @@ no_children () {   # no_children WHAT: no dlsim node process of ours remains
 # At loopback speed (--no-latency) a peer can get every other peer's Payload
 # before its own StartWeightSharing and tag its own with the next round:
 # DISCO's F1 race (docs/found.md), own-round-only.
-cm3=$SRC/scenarios/regression/consensus-mean-3.ini
+cm3=$SRC/protocol/disco/scenarios/regression/consensus-mean-3.ini
 expect 0 "PASS .*consensus-mean-3.ini seed 1: completed, 3 rounds, 6 expectations" -- \
   "$DLSIM" testbed "$cm3" -o "$tmp/tb.db"
 [ "$(sqlite3 "$tmp/tb.db" 'SELECT mode FROM runs')" = testbed ] && ok "mode" || ko "runs.mode is not testbed"
@@ -83,9 +83,9 @@ expect 2 "s\?.*lf.ini: \[timeline\] link-down: not supported in the testbed" -- 
 expect 2 "lf.ini: \[timeline\] link-down: not supported in the testbed" -- "$DLSIM" testbed "$tmp/lf.ini" --netem
 [ -e s17-kill.db ] && ko "a refused file left s17-kill.db behind" || ok "no database for a refused file"
 expect 2 "replica-leader-crash.ini: \[protocol\] coordinator_replicas > 1 (the testbed runs one coordinator): not supported in the testbed" -- \
-  "$DLSIM" testbed "${DLSIM_SRCDIR:-.}/scenarios/regression/replica-leader-crash.ini" -o "$tmp/rep.db"
+  "$DLSIM" testbed "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/regression/replica-leader-crash.ini" -o "$tmp/rep.db"
 expect 2 "bandwidth-trace.ini: \[network\] bandwidth_trace: not supported in the testbed" -- \
-  "$DLSIM" testbed "${DLSIM_SRCDIR:-.}/scenarios/regression/bandwidth-trace.ini" -o "$tmp/bw.db"
+  "$DLSIM" testbed "${DLSIM_SRCDIR:-.}/protocol/disco/scenarios/regression/bandwidth-trace.ini" -o "$tmp/bw.db"
 sed 's/round 2 + 300ms = crash p3/2s = crash coordinator/' "$tmp/s17.ini" > "$tmp/cc.ini"
 expect 2 "cc.ini: \[timeline\] crash coordinator: not supported in the testbed" -- "$DLSIM" testbed "$tmp/cc.ini" -o "$tmp/cc.db"
 
@@ -193,14 +193,14 @@ no_children "dlsim node by hand"
 # 9. dlsim check --testbed: the files the testbed can express run there, the
 # others are skipped by name; a failed expectation fails the check
 expect 0 "1 passed, 0 failed, 1 skipped" -- "$DLSIM" check --testbed "$cm3" \
-  "$SRC/scenarios/failures/s15-dead-link-reused.ini"
+  "$SRC/protocol/disco/scenarios/failures/s15-dead-link-reused.ini"
 grep -q "SKIP .*s15-dead-link-reused.ini: \[timeline\] link-down: not supported in the testbed" "$out" && ok "skip named" \
   || ko "check --testbed: no SKIP line naming link-down"
 # status lines as `run` prints them, and first a warning when a file
 # expects a stall that takes minutes (s07: a stall window of 390 s, where
 # check --testbed used to say nothing for 10 min 51 s): both seen within
 # 10 s, then Ctrl-C
-DLSIM_PROGRESS_INTERVAL=1 "$DLSIM" check --testbed "$SRC/scenarios/failures/s07-orphan-timer.ini" \
+DLSIM_PROGRESS_INTERVAL=1 "$DLSIM" check --testbed "$SRC/protocol/disco/scenarios/failures/s07-orphan-timer.ini" \
   >"$tmp/s07.out" 2>"$tmp/s07.err" &
 pid=$!
 for i in $(seq 1 100); do grep -q "run 1 at" "$tmp/s07.err" 2>/dev/null && break; sleep 0.1; done
@@ -209,7 +209,7 @@ grep -q "dlsim check: warning: .*s07-orphan-timer.ini expects a stall: each run 
   && grep -q "dlsim check: 0/1 runs, ETA unknown; run 1 at [0-9]* s of wall time, .* messages, [0-9]* s since a peer's progress" "$tmp/s07.err" \
   && ok "check --testbed: a stall warning and status lines" || { ko "check --testbed on s07: no warning or status line"; cat "$tmp/s07.err"; }
 no_children "check --testbed interrupted"
-sed 's/^rounds_completed = 3/rounds_completed = 4/' "$SRC/scenarios/regression/consensus-mean-3.ini" > "$tmp/wrong.ini"
+sed 's/^rounds_completed = 3/rounds_completed = 4/' "$SRC/protocol/disco/scenarios/regression/consensus-mean-3.ini" > "$tmp/wrong.ini"
 expect 1 "0 passed, 1 failed" -- "$DLSIM" check --testbed "$tmp/wrong.ini"
 expect 2 "belong to dlsim check" -- "$DLSIM" run --testbed "$tmp/wrong.ini"
 expect 1 "FAIL .*wrong.ini" -- "$DLSIM" testbed "$tmp/wrong.ini" -o "$tmp/wrong.db"

@@ -59,7 +59,7 @@ class TestScenario(Tmp):
         # but the implosion sweeps: the binary takes 5-9 s to plan them
         files = [DEMO] + sorted(f for f in glob.glob(os.path.join(SRC, "scenarios", "examples", "*.ini"))
                                 if "implosion" not in f) \
-            + sorted(glob.glob(os.path.join(SRC, "scenarios", "failures", "s0*.ini")))
+            + sorted(glob.glob(os.path.join(SRC, "protocol", "disco", "scenarios", "failures", "s0*.ini")))
         self.assertGreater(len(files), 10)
         for folder in sorted({os.path.dirname(f) for f in files}):
             shutil.copytree(folder, os.path.basename(folder))
@@ -155,7 +155,7 @@ class TestRun(Tmp):
         self.assertEqual(sorted(r.runs()["seed"]), [0, 1, 2, 7, 9])
 
     def test_unchanged_file_runs_itself(self):
-        shutil.copy(os.path.join(SRC, "scenarios", "failures", "s01-ready-after-min-left-out.ini"), "s01.ini")
+        shutil.copy(os.path.join(SRC, "protocol", "disco", "scenarios", "failures", "s01-ready-after-min-left-out.ini"), "s01.ini")
         r = dlsim.run("s01.ini", out="s.db", progress=False)
         self.assertEqual(list(r.table("runs")["file"]), ["s01.ini"])
         self.assertFalse(os.path.exists("s.ini"))
@@ -301,7 +301,7 @@ class TestResults(Tmp):
         cls.dir = tempfile.mkdtemp(prefix="dlsim-pytest-")
         s = small().sweep("churn.arrival_rate", ["0", "2/min"])
         cls.r = dlsim.run(s, out=os.path.join(cls.dir, "res.db"), seeds=range(2), progress=False)
-        b = dlsim.Scenario.load(os.path.join(SRC, "scenarios", "failures", "s02-leave-breaks-round.ini"))
+        b = dlsim.Scenario.load(os.path.join(SRC, "protocol", "disco", "scenarios", "failures", "s02-leave-breaks-round.ini"))
         cls.v = dlsim.run(b, out=os.path.join(cls.dir, "v.db"), progress=False)
 
     @classmethod
@@ -426,7 +426,7 @@ class TestResults(Tmp):
 
 class TestSearch(Tmp):
     def test_check(self):
-        shutil.copy(os.path.join(SRC, "scenarios", "failures", "s01-ready-after-min-left-out.ini"), "good.ini")
+        shutil.copy(os.path.join(SRC, "protocol", "disco", "scenarios", "failures", "s01-ready-after-min-left-out.ini"), "good.ini")
         put("bad.ini", "[peers]\ncount = 3\n[training]\nrounds = 1\n[expect]\noutcome = timeout\n")
         c = dlsim.check(["good.ini", "bad.ini"])
         self.assertEqual((c.passed, c.failed, c.errors), (1, 1, 0))

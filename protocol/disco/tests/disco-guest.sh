@@ -81,14 +81,14 @@ if [ -n "$tree1110" ]; then
   # 8 conformance files and 5 of retry, exclusion and sync
   # (guests/disco/guestify.sh), each [expect] pinned from DISCO's own run
   # (pin.sh).  conformance.sh --check: dlsim check passes every file, and
-  # every row agrees with its C twin (scenarios/failures or
+  # every row agrees with its C twin (protocol/disco/scenarios/failures or
   # protocol/guest/scenarios/disco1110-twins, run as the guest runs: `runtime =
   # node`, four floats of model) in outcome, discrete facts, messages per
   # type and rounds listed, and every round's list and end time within
   # 5 ms.  About 110 s.
   n1110=$(ls "$src"/protocol/guest/scenarios/disco1110/*.ini | wc -l)
   DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --check \
-    --twins "$src/scenarios/failures" --twins "$src/protocol/guest/scenarios/disco1110-twins" \
+    --twins "$src/protocol/disco/scenarios/failures" --twins "$src/protocol/guest/scenarios/disco1110-twins" \
     "$src"/protocol/guest/scenarios/disco1110/*.ini > "$tmp/t1110.md" 2> "$tmp/t1110.err" \
     && grep -q "passed all $n1110 guest files" "$tmp/t1110.err" && ok "dlsim check passes the $n1110 #1110 guest files" \
     || { ko "the #1110 guest files: conformance.sh --check failed"; cat "$tmp/t1110.err"; }
@@ -106,7 +106,7 @@ if [ -n "$tree1110" ]; then
     fi
     # and guestify.sh still makes it: each file is its source's twin, but
     # for the expectations pin.sh set from DISCO's run (`# C:` above them)
-    c=$src/scenarios/failures/$n.ini
+    c=$src/protocol/disco/scenarios/failures/$n.ini
     [ -f "$c" ] || c=$src/protocol/guest/scenarios/disco1110-twins/$n.ini
     sh "$src/guests/disco/guestify.sh" "$c" > "$tmp/twin.ini"
     if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$n: guestify.sh's twin"
@@ -126,7 +126,7 @@ if [ -n "$tree1110" ]; then
       -e 's/?\.listed ? \["stale"\] : \[\]/?.listed ? [] : []/' "$src/guests/disco/driver.mjs" > "$b/guests/disco/driver.mjs"
   grep -q 'server.retry + 1)' "$b/guests/disco/driver.mjs" && grep -q 'listed ? \[\] : \[\]' "$b/guests/disco/driver.mjs" \
     || ko "the broken driver's two edits did not apply (guests/disco/driver.mjs changed?)"
-  DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --twins "$src/scenarios/failures" \
+  DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --twins "$src/protocol/disco/scenarios/failures" \
     "$b"/protocol/guest/scenarios/disco1110/*.ini > "$tmp/broken.md" 2>&1
   grep -q '^| s06-retry-counter-session-wide | [^|]* | differ: retry counter 2,3,4,5/1,2,3,4 (guest/C) |' "$tmp/broken.md" \
     && ok "a wrong retry counter makes S6's row differ" || { ko "a wrong retry counter went unseen"; cat "$tmp/broken.md"; }

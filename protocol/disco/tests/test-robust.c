@@ -1,7 +1,7 @@
 /* test-robust.c — the robust version's fixes on the machines themselves,
  * each against the DISCO behaviour it replaces (docs/protocol.md, "robust:
  * what changed and why"), with the harness of proto-harness.h.  The
- * -robust twins in scenarios/failures/ test the same in the world. */
+ * -robust twins in protocol/disco/scenarios/failures/ test the same in the world. */
 #include "config.h"
 
 #include "protocol/disco/tests/proto-harness.h"
