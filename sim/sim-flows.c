@@ -1015,12 +1015,17 @@ end_time (DlTime now, double rem, double rate)
   return now + (DlTime) dt;
 }
 
-/* Whether flow x's completion stands as long as its rate does not move:
- * it has one (solved, not a window's growth) and no slow start to leave. */
+/* Whether flow x's next event (its completion, or in slow start its
+ * window's growth) stands as long as its rate does not move: it has one
+ * (solved, and not a growth just made).  A ramping flow's too: its bytes
+ * left, and whether they fit in its window (the end of its slow start),
+ * are counted at its own events only (its start, its growths, its rate's
+ * moves), never by a solve that merely visits it, so that its end does
+ * not depend on which other flows' events solve its component. */
 static inline gboolean
 keeps_end (const Flow *x)
 {
-  return x->t_end != DL_TIME_NEVER && !x->ramp && !x->ramping;
+  return x->t_end != DL_TIME_NEVER;
 }
 
 /* x's bytes left now, at the rate it had since t_upd */
@@ -1111,6 +1116,21 @@ fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip)
     }
 }
 
+/* The sum of (weight - 1) over resource x's flows with windows, in its
+ * slots' order, as res_eval sums it: the same whichever resource's change
+ * started the walk (in the walk's order, where round trips differ, the
+ * sum rounded by which flow's event solved the component), and the same
+ * bit for bit as the incremental solve's. */
+static double
+res_wextra (SimFlows *f, const Res *x)
+{
+  double wextra = 0;
+  for (const Slot *e = x->slots, *end = e + x->len; e < end && f->windowed; e++)
+    if (e->flow != NONE && flow_at (f, e->flow)->win != NONE)
+      wextra += flow_weight (f, flow_at (f, e->flow)) - 1;
+  return wextra;
+}
+
 /* Weighted progressive filling of the component (every flow's rate is
  * its weight times a level that rises until a resource saturates), with
  * each ramping flow's cap as a limit of its own (at the level cap /
@@ -1125,21 +1145,16 @@ fill (SimFlows *f)
       Res *x = res_at (f, g_array_index (f->comp_res, guint32, i));
       x->left = x->cap;
       x->unfixed = x->count;
-      x->wextra = 0;
+      x->wextra = res_wextra (f, x);
       x->key = INFINITY;   /* (until it saturates) */
     }
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *y = flow_at (f, j);
-      if (y->win == NONE)
-        continue;
-      double w = flow_weight (f, y);
-      for (int k = 0; k < 2; k++)
-        if (y->res[k] != NONE)
-          res_at (f, y->res[k])->wextra += w - 1;
       if (y->ramping)
-        g_array_append_val (f->caps, ((ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / w, NONE, j + 1 }));
+        g_array_append_val (f->caps, ((ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / flow_weight (f, y), NONE,
+                                                 j + 1 }));
     }
   g_array_sort (f->caps, key_cmp);
   for (guint i = 0; i < f->comp_res->len; i++)
@@ -1799,14 +1814,15 @@ settle (SimFlows *f, DlTime now, const double *was, gboolean incr)
           x->capped = capped;
           f->solved++;
         }
-      if (x->ramping && !x->capped)
+      gboolean at_share = x->ramping && !x->capped;   /* (slow start ends: an event of its own) */
+      if (at_share)
         x->ramping = FALSE;
       if (x->ramping && x->tail)
         expand (f, x, dl_time_add (now, flow_rtt (f, x)));   /* (added at now) */
       if (!x->ramping && x->win != NONE && !x->tail)
         to_tail (f, x);
-      if (was[i] >= 0 && x->rate == was[i])
-        continue;   /* its completion stands */
+      if (was[i] >= 0 && x->rate == was[i] && !at_share)
+        continue;   /* its next event stands */
       if (was[i] >= 0)
         recount (x, was[i], now);
       DlTime end = end_time (now, x->rem, x->rate);
@@ -1877,16 +1893,15 @@ mixed_rtts (SimFlows *f, GString *why)
 
 /* Solves every component whole, as sim_flows_update's full path does, and
  * compares each flow's rate and each resource's key with what the
- * updates left (bit for bit; where a resource's flows with windows have
- * round trips that differ, the weights' sum follows the walk, so within
- * 1e-12), then puts them back. */
+ * updates left, bit for bit (the weights' sums are in each resource's
+ * slots' order, whatever the walk's: res_wextra), then puts them back. */
 static gboolean
 check_from_scratch (SimFlows *f, GString *why)
 {
   if (f->dirty->len)
     return TRUE;   /* (not solved yet) */
   gsize said = why->len;
-  gboolean mixed = mixed_rtts (f, why);
+  mixed_rtts (f, why);
   if (why->len > said)
     return FALSE;
   guint nf = f->flows->len, nr = f->res->len;
@@ -1910,15 +1925,14 @@ check_from_scratch (SimFlows *f, GString *why)
   collect_components (f, ++f->epoch, &one);
   fill (f);
   gboolean ok = TRUE;
-  double tol = mixed ? 1e-12 : 0;
   for (guint32 i = 0; i < nf && ok; i++)
-    if (flow_at (f, i)->live && fabs (flow_at (f, i)->rate - rate[i]) > tol * rate[i])
+    if (flow_at (f, i)->live && flow_at (f, i)->rate != rate[i])
       {
         g_string_append_printf (why, "flow %u: rate %.17g, from scratch %.17g", i, rate[i], flow_at (f, i)->rate);
         ok = FALSE;
       }
   for (guint32 r = 0; r < nr && ok; r++)
-    if (res_at (f, r)->count && res_at (f, r)->key != key[2 * r] && !mixed)
+    if (res_at (f, r)->count && res_at (f, r)->key != key[2 * r])
       {
         g_string_append_printf (why, "resource %u: key %.17g, from scratch %.17g", r, key[2 * r], res_at (f, r)->key);
         ok = FALSE;

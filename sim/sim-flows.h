@@ -122,8 +122,8 @@ guint64 sim_flows_solved (const SimFlows *f);
  * resource where no flow goes faster per unit of weight, or its window's
  * cap), each one's completion the one its bytes left and its rate give,
  * and (once everything added is solved) every flow's rate the very one a
- * solve of every component from scratch gives: bit for bit without
- * windows, within 1e-12 with them.  If not, FALSE and why. */
+ * solve of every component from scratch gives, bit for bit.  If not,
+ * FALSE and why. */
 gboolean sim_flows_check (SimFlows *f, GString *why);
 
 G_END_DECLS
