@@ -10,10 +10,10 @@
  * sim_flows_update (now) once for everything that changed at that instant
  * (adds batched), asks sim_flows_next for the earliest completion and calls
  * back then; sim_flows_pop hands over the flows that are done.  Only the
- * resources whose saturation a change can move are re-solved (without
- * windows; with them, the connected component of flows it touches);
- * completions are kept in a heap, so a sparse pattern costs what it touches (SimGrid's
- * lazy LMM keeps a "modified set" for the same reason).
+ * resources whose saturation a change can move are re-solved (with
+ * windows or without); completions are kept in a heap, so a sparse
+ * pattern costs what it touches (SimGrid's lazy LMM keeps a "modified
+ * set" for the same reason).
  *
  * Shape: sim_flows_new / sim_flows_free. */
 #pragma once
