@@ -94,6 +94,7 @@ tests_test_scenario_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-frame
 TESTS += tests/test-frame
+tests_test_frame_SOURCES = tests/test-frame.c $(MSG_FILL_SOURCES)
 tests_test_frame_CFLAGS = $(DL_CHECK_CFLAGS)
 
 # `make check-netem` (root): the testbed with a network namespace per peer.
@@ -174,6 +175,7 @@ tests_test_explore_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-export
 TESTS += tests/test-export
+tests_test_export_SOURCES = tests/test-export.c $(MSG_FILL_SOURCES)
 tests_test_export_CFLAGS = $(DL_CHECK_CFLAGS) $(JSON_CFLAGS)
 tests_test_export_LDADD = $(DL_CHECK_LDADD) $(JSON_LIBS)
 

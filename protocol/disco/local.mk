@@ -46,6 +46,7 @@ protocol_disco_tests_test_disco_machine_CFLAGS = $(DL_CHECK_CFLAGS)
 # (protocol/replica/tests/test-replica: around a toy family's)
 check_PROGRAMS += protocol/disco/tests/test-disco-replica
 TESTS += protocol/disco/tests/test-disco-replica
+protocol_disco_tests_test_disco_replica_SOURCES = protocol/disco/tests/test-disco-replica.c $(REPLICA_HARNESS_SOURCES)
 protocol_disco_tests_test_disco_replica_CFLAGS = $(DL_CHECK_CFLAGS)
 # DISCO's cases of the shared layers' tests (the loader's keys, explore's
 # targets, the summary's counters, the frames fuzz at robust)
