@@ -87,6 +87,11 @@ TESTS += tests/test-world
 tests_test_world_SOURCES = tests/test-world.c $(WORLD_HARNESS_SOURCES)
 tests_test_world_CFLAGS = $(DL_CHECK_CFLAGS)
 
+check_PROGRAMS += tests/test-net-body
+TESTS += tests/test-net-body
+tests_test_net_body_SOURCES = tests/test-net-body.c $(WORLD_HARNESS_SOURCES) $(MSG_FILL_SOURCES)
+tests_test_net_body_CFLAGS = $(DL_CHECK_CFLAGS)
+
 check_PROGRAMS += tests/test-scenario
 TESTS += tests/test-scenario
 tests_test_scenario_SOURCES = tests/test-scenario.c $(FAMILY_HARNESS_SOURCES)
