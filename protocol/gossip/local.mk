@@ -41,5 +41,4 @@ nobase_dist_pkgdata_DATA += \
 	protocol/gossip/scenarios/gossip-lost-ready.ini \
 	protocol/gossip/scenarios/gossip-stragglers.ini \
 	protocol/gossip/scenarios/gossip-topk-error-feedback.ini \
-	protocol/gossip/scenarios/gossip-vs-disco.ini \
 	$(NULL)
