@@ -10,7 +10,18 @@
  * own queue holds 1 000 packets (Linux's txqueuelen) or 4 bandwidth-delay
  * products if more, so that a sender never drops its own slow-start burst
  * (Linux's TCP small queues hold the socket back instead); no queue disc
- * above either.
+ * above either.  --host-qdisc=fqcodel makes the hosts Linux-like instead:
+ * ns-3's FqCoDelQueueDisc (its defaults: 1 024 flow queues, CoDel's 5 ms
+ * target and 100 ms interval, 10 240 packets) above each host's own link
+ * (Linux's fq_codel, systemd's net.core.default_qdisc), with that link's
+ * device queue cut to 2 packets so that the backlog waits in the queue
+ * disc (a driver's short ring under BQL); each connection, its ACKs
+ * included, then has a queue of its own at its host.  The switch's queue
+ * towards each host stays drop-tail of --qbdp.  It adds the line
+ * "host_qdisc ENQUEUED DROPPED" (packets, summed over the hosts' queue
+ * discs, from the start of the run).  --min-rto S sets ns-3's minimum
+ * retransmission timeout (TcpSocketBase's MinRto; 0, the default: ns-3's
+ * 1 s; Linux's is 200 ms).
  *
  * TCP: --cc cubic or newreno, an initial window of 10 segments, MSS 1 448
  * (1 500 bytes on the wire with timestamps), SACK, delayed ACKs every 2
@@ -108,6 +119,7 @@ uint32_t g_losses = 0;       /* entries into CA_LOSS: retransmission timeouts */
 uint32_t g_recoveries = 0;   /* entries into CA_RECOVERY: fast retransmits */
 std::vector<double> g_busy;  /* per host: seconds the switch's link into it sent */
 std::vector<double> g_down_rate;
+std::vector<Ptr<QueueDisc>> g_host_qdiscs;   /* --host-qdisc=fqcodel */
 double g_first_rto = -1;     /* when the first timeout fired */
 double g_t0 = -1;            /* the first send (for --trace) */
 bool g_detail = false;       /* --detail */
@@ -371,6 +383,8 @@ main (int argc, char **argv)
   double up_rate = 0;
   double rate = 100e6, server_rate = 0, lat = 0.01, qbdp = 1, start = 2, jitter = 0;
   double size = 1e6;
+  std::string host_qdisc = "fifo";
+  double min_rto = 0;
   CommandLine cmd;
   cmd.AddValue ("pattern", "single, a2a or fanout", pattern);
   cmd.AddValue ("hosts", "hosts in a2a or fanout", hosts);
@@ -382,6 +396,8 @@ main (int argc, char **argv)
   cmd.AddValue ("up-rate", "the hosts' links towards the switch, bit/s (0: --rate)", up_rate);
   cmd.AddValue ("qbdp", "queue per device, in bandwidth-delay products", qbdp);
   cmd.AddValue ("cc", "cubic or newreno", cc);
+  cmd.AddValue ("host-qdisc", "the hosts' own queues: fifo (drop-tail, no queue disc) or fqcodel", host_qdisc);
+  cmd.AddValue ("min-rto", "TCP's minimum retransmission timeout, s (0: ns-3's 1 s)", min_rto);
   cmd.AddValue ("start", "when the transfers start, s (all connections open by then)", start);
   cmd.AddValue ("jitter", "each sender starts up to this late, s", jitter);
   cmd.AddValue ("seed", "the jitter's seed", seed);
@@ -395,6 +411,11 @@ main (int argc, char **argv)
   if (pattern == "single")
     hosts = 2;
   g_size = (uint64_t) size;
+  if (host_qdisc != "fifo" && host_qdisc != "fqcodel")
+    {
+      std::fprintf (stderr, "star: --host-qdisc is fifo or fqcodel, not %s\n", host_qdisc.c_str ());
+      return 1;
+    }
   std::vector<double> delay = parse_delays (delays_text);
   if (delay.empty ())
     delay.assign (hosts, lat / 2);
@@ -414,6 +435,8 @@ main (int argc, char **argv)
   Config::SetDefault ("ns3::TcpSocket::RcvBufSize", UintegerValue (1u << 30));
   Config::SetDefault ("ns3::TcpSocketBase::Sack", BooleanValue (true));
   Config::SetDefault ("ns3::TcpSocketBase::WindowScaling", BooleanValue (true));
+  if (min_rto > 0)
+    Config::SetDefault ("ns3::TcpSocketBase::MinRto", TimeValue (Seconds (min_rto)));
 
   NodeContainer nodes;
   nodes.Create (hosts);
@@ -426,6 +449,8 @@ main (int argc, char **argv)
   std::vector<Ipv4Address> ip (hosts);
   g_host_of_node.assign (hosts + 1, 0);
   TrafficControlHelper tch;
+  TrafficControlHelper fq;
+  fq.SetRootQueueDisc ("ns3::FqCoDelQueueDisc");
   for (uint32_t i = 0; i < hosts; i++)
     {
       double r = (pattern == "fanout" && i == 0 && server_rate > 0) ? server_rate : rate;
@@ -441,7 +466,8 @@ main (int argc, char **argv)
        * bandwidth-delay products, more than slow start ever queues there;
        * the switch's, towards the host, is where senders meet */
       d.Get (0)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
-          QueueSize (QueueSizeUnit::PACKETS, std::max (1000u, queue_packets (up, path, 4))));
+          QueueSize (QueueSizeUnit::PACKETS,
+                     host_qdisc == "fqcodel" ? 2u : std::max (1000u, queue_packets (up, path, 4))));
       d.Get (1)->GetObject<PointToPointNetDevice> ()->GetQueue ()->SetMaxSize (
           QueueSize (QueueSizeUnit::PACKETS, queue_packets (rate, path, qbdp)));
       g_busy.push_back (0);
@@ -454,6 +480,8 @@ main (int argc, char **argv)
         d.Get (0)->TraceConnectWithoutContext ("PhyTxEnd", MakeBoundCallback (&on_up_tx, i));
       Ipv4InterfaceContainer ifs = addr.Assign (d);
       tch.Uninstall (d);   /* the device's drop-tail queue only */
+      if (host_qdisc == "fqcodel")
+        g_host_qdiscs.push_back (fq.Install (d.Get (0)).Get (0));
       ip[i] = ifs.GetAddress (0);
       g_host_of_node[nodes.Get (i)->GetId ()] = i;
       addr.NewNetwork ();
@@ -522,6 +550,12 @@ main (int argc, char **argv)
       Simulator::Schedule (Seconds (host_start[t.src]), &send_all, i);
     }
   Simulator::Run ();
+  uint64_t enq = 0, drop = 0;   /* --host-qdisc=fqcodel: its queue discs' packets */
+  for (const Ptr<QueueDisc> &q : g_host_qdiscs)
+    {
+      enq += q->GetStats ().nTotalEnqueuedPackets;
+      drop += q->GetStats ().nTotalDroppedPackets;
+    }
   Simulator::Destroy ();
   double first = 1e300, last = 0;
   for (const Transfer &t : g_transfers)
@@ -557,6 +591,8 @@ main (int argc, char **argv)
     }
   std::printf ("timeouts %u\nrecoveries %u\nfirst_timeout %.6f\nidle_mean %.3f\nidle_max %.3f\n", g_losses,
                g_recoveries, g_first_rto < 0 ? -1 : g_first_rto - first, idle_sum / into, idle_max);
+  if (!g_host_qdiscs.empty ())
+    std::printf ("host_qdisc %llu %llu\n", (unsigned long long) enq, (unsigned long long) drop);
   if (g_detail)
     print_detail (first, hosts);
   return 0;
