@@ -1,7 +1,7 @@
 /* res-plot.c — the SQL of the questions `dlsim plot` asks (res-plot.h):
  * a metric's values with the peers' departures, from which plots/ builds
- * the mean at each time (plots/plot-mean.c), and the runs with whether
- * each finished. */
+ * the mean at each time (plots/plot-mean.c), the runs with whether each
+ * finished, a run's round ends (plots/plot-scaling.c) and its mode. */
 #include "config.h"
 
 #include "results/res-db-private.h"
@@ -39,4 +39,20 @@ res_plot_summary_keys (sqlite3 *db)
 {
   return _res_rows_prepare (db, "SELECT key, MAX(typeof (value) IN ('integer', 'real')) FROM summary"
                                 " WHERE key NOT LIKE 'peer.%' GROUP BY key ORDER BY key");
+}
+
+ResRows *
+res_plot_round_ends (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT end_s FROM rounds WHERE run_id = ? AND end_s IS NOT NULL ORDER BY round");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}
+
+char *
+res_plot_run_mode (sqlite3 *db, gint64 run)
+{
+  g_autoptr (ResRows) r = _res_rows_prepare (db, "SELECT mode FROM runs WHERE run_id = ?");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return res_rows_next (r) ? g_strdup (res_rows_text (r, 0)) : NULL;
 }

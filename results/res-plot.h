@@ -19,6 +19,11 @@ ResRows *res_plot_metric_values (struct sqlite3 *db, gint64 run, const char *nam
 /* A run's peers: peer, left_s (NULL: it never left nor crashed), outcome
  * ('' if none). */
 ResRows *res_plot_peer_ends (struct sqlite3 *db, gint64 run);
+/* A run's round ends: end_s (not NULL), by round. */
+ResRows *res_plot_round_ends (struct sqlite3 *db, gint64 run);
+/* A run's mode (sim, testbed, node; transfer full; NULL: none, no such
+ * run, or an older file without the column). */
+char *res_plot_run_mode (struct sqlite3 *db, gint64 run);
 
 /* The runs of the file: run_id, scenario ('?' if none), point_label (''
  * if none), seed, outcome ('unfinished' if none), sim_end_s (0 if none),
