@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "plots/plot-private.h"
+#include "results/res-plot.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -475,26 +476,22 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
 static gboolean
 rounds (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT round, list_s, start_s, end_s, retries, excluded FROM rounds WHERE run_id = ?"
-                          " ORDER BY round", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
+  g_autoptr (ResRows) st = res_plot_round_times (db, r->id);
   GString *data = g_string_new (NULL);
   guint n = 0;
   int max_y2 = 0;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
-      max_y2 = MAX (max_y2, MAX (sqlite3_column_int (st, 4), sqlite3_column_int (st, 5)));
-      double list = sqlite3_column_type (st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 1);
-      double start = sqlite3_column_type (st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 2);
-      double end = sqlite3_column_type (st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 3);
+      max_y2 = MAX (max_y2, MAX (res_rows_int (st, 4), res_rows_int (st, 5)));
+      double list = res_rows_is_null (st, 1) ? NAN : res_rows_double (st, 1);
+      double start = res_rows_is_null (st, 2) ? NAN : res_rows_double (st, 2);
+      double end = res_rows_is_null (st, 3) ? NAN : res_rows_double (st, 3);
       double connect = !isnan (start) ? start - list : (!isnan (end) ? 0 : (isnan (list) ? 0 : r->sim_end - list));
       double exchange = !isnan (end) ? end - (isnan (start) ? list : start) : 0;
-      g_string_append_printf (data, "%d %.9g %.9g %d %d\n", sqlite3_column_int (st, 0), connect, exchange,
-                              sqlite3_column_int (st, 4), sqlite3_column_int (st, 5));
+      g_string_append_printf (data, "%d %.9g %.9g %d %d\n", res_rows_int (st, 0), connect, exchange,
+                              res_rows_int (st, 4), res_rows_int (st, 5));
       n++;
     }
-  sqlite3_finalize (st);
   if (n == 0)
     {
       g_string_free (data, TRUE);
@@ -520,33 +517,26 @@ rounds (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError 
 static gboolean
 participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
-  sqlite3_stmt *st = NULL;
   GString *per_round = g_string_new (NULL), *online = g_string_new (NULL);
   double div = plot_time_div (r->sim_end);   /* seconds or hours */
-  sqlite3_prepare_v2 (db, "SELECT round, participants FROM rounds WHERE run_id = ? AND participants IS NOT NULL"
-                          " ORDER BY round", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    g_string_append_printf (per_round, "%d %d\n", sqlite3_column_int (st, 0), sqlite3_column_int (st, 1));
-  sqlite3_finalize (st);
-  sqlite3_prepare_v2 (db, "SELECT t_s, kind, COALESCE(node, '') FROM events WHERE run_id = ? AND state = 'world'"
-                          " AND kind IN ('join', 'leave', 'crash', 'disconnect') ORDER BY seq", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
+  g_autoptr (ResRows) pr = res_plot_round_participants (db, r->id);
+  while (res_rows_next (pr))
+    g_string_append_printf (per_round, "%d %d\n", res_rows_int (pr, 0), res_rows_int (pr, 1));
+  g_autoptr (ResRows) st = res_plot_presence_events (db, r->id);
   int count = 0;
   /* the peers online: a join counts once however often it is recorded
    * (the testbed: process started, then connected), and so a leave */
   g_autoptr (GHashTable) on = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_string_append (online, "0 0\n");
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
-      const char *node = (const char *) sqlite3_column_text (st, 2);
-      gboolean join = strcmp ((const char *) sqlite3_column_text (st, 1), "join") == 0;
+      const char *node = res_rows_text (st, 2);
+      gboolean join = strcmp (res_rows_text (st, 1), "join") == 0;
       if (join ? !g_hash_table_add (on, g_strdup (node)) : !g_hash_table_remove (on, node))
         continue;
       count += join ? 1 : -1;
-      g_string_append_printf (online, "%.9g %d\n", sqlite3_column_double (st, 0) / div, count);
+      g_string_append_printf (online, "%.9g %d\n", res_rows_double (st, 0) / div, count);
     }
-  sqlite3_finalize (st);
   g_string_append_printf (online, "%.9g %d\n", r->sim_end / div, count);
   if (per_round->len == 0 && count == 0 && online->len < 12)
     {

@@ -56,3 +56,30 @@ res_plot_run_mode (sqlite3 *db, gint64 run)
   sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
   return res_rows_next (r) ? g_strdup (res_rows_text (r, 0)) : NULL;
 }
+
+ResRows *
+res_plot_round_times (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT round, list_s, start_s, end_s, retries, excluded FROM rounds WHERE run_id = ?"
+                                      " ORDER BY round");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}
+
+ResRows *
+res_plot_round_participants (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT round, participants FROM rounds WHERE run_id = ? AND participants IS NOT NULL"
+                                      " ORDER BY round");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}
+
+ResRows *
+res_plot_presence_events (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT t_s, kind, COALESCE(node, '') FROM events WHERE run_id = ? AND state = 'world'"
+                                      " AND kind IN ('join', 'leave', 'crash', 'disconnect') ORDER BY seq");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}

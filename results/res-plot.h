@@ -24,6 +24,14 @@ ResRows *res_plot_round_ends (struct sqlite3 *db, gint64 run);
 /* A run's mode (sim, testbed, node; transfer full; NULL: none, no such
  * run, or an older file without the column). */
 char *res_plot_run_mode (struct sqlite3 *db, gint64 run);
+/* dlsim plot rounds: a run's rounds: round, list_s, start_s, end_s (each
+ * NULL if never reached), retries, excluded; by round. */
+ResRows *res_plot_round_times (struct sqlite3 *db, gint64 run);
+/* dlsim plot participants: round, participants (not NULL); by round. */
+ResRows *res_plot_round_participants (struct sqlite3 *db, gint64 run);
+/* A run's world events that change who is online: t_s, kind (join,
+ * leave, crash, disconnect), node ('' if none); in recorded order. */
+ResRows *res_plot_presence_events (struct sqlite3 *db, gint64 run);
 
 /* The runs of the file: run_id, scenario ('?' if none), point_label (''
  * if none), seed, outcome ('unfinished' if none), sim_end_s (0 if none),
