@@ -330,12 +330,9 @@ static GPtrArray *
 load_peers (sqlite3 *db, gint64 run)
 {
   GPtrArray *p = g_ptr_array_new_with_free_func (g_free);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT DISTINCT node FROM events WHERE run_id = ? AND node GLOB 'p[0-9]*'", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    g_ptr_array_add (p, g_strdup ((const char *) sqlite3_column_text (st, 0)));
-  sqlite3_finalize (st);
+  g_autoptr (ResRows) st = res_plot_event_peers (db, run);
+  while (res_rows_next (st))
+    g_ptr_array_add (p, g_strdup (res_rows_text (st, 0)));
   g_ptr_array_sort (p, cmp_peer);
   return p;
 }
@@ -376,17 +373,14 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
   g_autofree int *in = g_new0 (int, peers->len + 1);   /* 0 not seen, 1 joined, 2 gone */
   for (guint i = 0; i <= peers->len; i++)
     cat[i] = -1;
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT t_s, node, kind, COALESCE(detail, ''), COALESCE(msg, '') FROM events"
-                          " WHERE run_id = ? ORDER BY seq", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) st = res_plot_events (db, r->id);
+  while (res_rows_next (st))
     {
-      double t = sqlite3_column_double (st, 0) / div;
-      const char *node = (const char *) sqlite3_column_text (st, 1);
-      const char *kind = (const char *) sqlite3_column_text (st, 2);
-      const char *detail = (const char *) sqlite3_column_text (st, 3);
-      const char *msg = (const char *) sqlite3_column_text (st, 4);
+      double t = res_rows_double (st, 0) / div;
+      const char *node = res_rows_text (st, 1);
+      const char *kind = res_rows_text (st, 2);
+      const char *detail = res_rows_text (st, 3);
+      const char *msg = res_rows_text (st, 4);
       int row = node ? peer_row (peers, node) : 0;
       if (row == 0)
         continue;
@@ -432,7 +426,6 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
       if (mk >= 0)
         g_string_append_printf (marks[mk], "%.9g %d\n", t, row);
     }
-  sqlite3_finalize (st);
   for (guint row = 1; row <= peers->len; row++)
     if (cat[row] >= 0 && end > since[row])
       g_string_append_printf (blocks[cat[row]], "%.9g %u %.9g 0.35\n", (since[row] + end) / 2, row,

@@ -83,3 +83,20 @@ res_plot_presence_events (sqlite3 *db, gint64 run)
   sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
   return r;
 }
+
+ResRows *
+res_plot_event_peers (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT DISTINCT node FROM events WHERE run_id = ? AND node GLOB 'p[0-9]*'");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}
+
+ResRows *
+res_plot_events (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT t_s, node, kind, COALESCE(detail, ''), COALESCE(msg, '') FROM events"
+                                      " WHERE run_id = ? ORDER BY seq");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}

@@ -32,6 +32,12 @@ ResRows *res_plot_round_participants (struct sqlite3 *db, gint64 run);
 /* A run's world events that change who is online: t_s, kind (join,
  * leave, crash, disconnect), node ('' if none); in recorded order. */
 ResRows *res_plot_presence_events (struct sqlite3 *db, gint64 run);
+/* dlsim plot timeline: the peers (nodes named p<digits>) with an event
+ * in a run: node; in no set order. */
+ResRows *res_plot_event_peers (struct sqlite3 *db, gint64 run);
+/* A run's events: t_s, node (NULL if none), kind, detail (''), msg ('');
+ * in recorded order. */
+ResRows *res_plot_events (struct sqlite3 *db, gint64 run);
 
 /* The runs of the file: run_id, scenario ('?' if none), point_label (''
  * if none), seed, outcome ('unfinished' if none), sim_end_s (0 if none),
