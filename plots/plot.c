@@ -58,14 +58,10 @@ run_curve (sqlite3 *db, const RunInfo *run, const char *metric, gboolean by_time
         g_array_index (out, double, g) = plot_mean_at (steps, grid[g]);
       return out;
     }
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
-                          " AND value IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run->id);
-  sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) st = res_plot_metric_by_round (db, run->id, metric);
+  while (res_rows_next (st))
     {
-      int r = sqlite3_column_int (st, 0);
+      int r = res_rows_int (st, 0);
       if (r < 1 || r > 100000)
         continue;
       while (out->len < (guint) r)
@@ -73,9 +69,8 @@ run_curve (sqlite3 *db, const RunInfo *run, const char *metric, gboolean by_time
           double nan = NAN;
           g_array_append_val (out, nan);
         }
-      g_array_index (out, double, r - 1) = sqlite3_column_double (st, 1);
+      g_array_index (out, double, r - 1) = res_rows_double (st, 1);
     }
-  sqlite3_finalize (st);
   return out;
 }
 
@@ -206,16 +201,13 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
       g_array_unref (gs);
       return plot_fail (error, PLOT_ERROR_USAGE, "no run in %s has the parameter '%s' (see dlsim report)", db_name, key);
     }
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT COUNT(*), COALESCE(MAX(round), 0) FROM metrics WHERE name = 'accuracy'"
-                          " AND value IS NOT NULL", -1, &st, NULL);
   guint n_metrics = 0;
-  if (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) acc = res_plot_accuracy_extent (db);
+  if (res_rows_next (acc))
     {
-      n_metrics = (guint) sqlite3_column_int (st, 0);
-      max_round = (guint) sqlite3_column_int (st, 1);
+      n_metrics = (guint) res_rows_int (acc, 0);
+      max_round = (guint) res_rows_int (acc, 1);
     }
-  sqlite3_finalize (st);
   if (n_metrics == 0)
     {
       g_array_unref (gs);
@@ -576,19 +568,15 @@ traffic_panels (GString *s, const char *p1, const char *p2, int max_round)
 static gboolean
 traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
-  sqlite3_stmt *st = NULL;
   g_autoptr (GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (double));
-  sqlite3_prepare_v2 (db, "SELECT type, CAST(bytes AS REAL) / messages FROM traffic WHERE run_id = ? AND messages > 0"
-                          " ORDER BY bytes DESC", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) tr = res_plot_traffic_types (db, r->id);
+  while (res_rows_next (tr))
     {
-      g_ptr_array_add (types, g_strdup ((const char *) sqlite3_column_text (st, 0)));
-      double sz = sqlite3_column_double (st, 1);
+      g_ptr_array_add (types, g_strdup (res_rows_text (tr, 0)));
+      double sz = res_rows_double (tr, 1);
       g_array_append_val (sizes, sz);
     }
-  sqlite3_finalize (st);
   if (types->len == 0)
     {
       g_array_unref (sizes);
@@ -597,28 +585,19 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
   plot_terminal (s, o->output, 1300, 900);
   /* the run's last round: a message a family tags with the round after it
    * (a closing message) is sent at the end of the last one */
-  int last = G_MAXINT;
-  sqlite3_prepare_v2 (db, "SELECT MAX(round) FROM rounds WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL)
-    last = sqlite3_column_int (st, 0);
-  sqlite3_finalize (st);
+  int last = res_plot_last_round (db, r->id, G_MAXINT);
   GString *p1 = g_string_new (NULL), *p2 = g_string_new (NULL);
   int max_round = 0;
   for (guint t = 0; t < types->len; t++)
     {
-      sqlite3_prepare_v2 (db, "SELECT MIN(round, ?3), COUNT(*) FROM events WHERE run_id = ?1 AND kind = 'sent' AND msg = ?2"
-                              " AND round IS NOT NULL GROUP BY 1 ORDER BY 1", -1, &st, NULL);
-      sqlite3_bind_int64 (st, 1, r->id);
-      sqlite3_bind_text (st, 2, types->pdata[t], -1, SQLITE_STATIC);
-      sqlite3_bind_int (st, 3, last);
+      g_autoptr (ResRows) st = res_plot_sent_per_round (db, r->id, types->pdata[t], last);
       g_string_append_printf (s, "$t%u << EOD\n", t);
       gboolean any = FALSE;
       int prev = 0;
-      while (sqlite3_step (st) == SQLITE_ROW)
+      while (res_rows_next (st))
         {
-          double n = sqlite3_column_double (st, 1);
-          int round = sqlite3_column_int (st, 0);
+          double n = res_rows_double (st, 1);
+          int round = res_rows_int (st, 0);
           /* a round without such messages breaks the line (a blank line):
            * zero has no place on the log axis, and a line across it lies */
           if (any && round > prev + 1)
@@ -628,7 +607,6 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
           prev = round;
           max_round = MAX (max_round, round);
         }
-      sqlite3_finalize (st);
       g_string_append (s, "EOD\n");
       if (!any)
         continue;

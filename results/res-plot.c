@@ -100,3 +100,48 @@ res_plot_events (sqlite3 *db, gint64 run)
   sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
   return r;
 }
+
+ResRows *
+res_plot_metric_by_round (sqlite3 *db, gint64 run, const char *name)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
+                                      " AND value IS NOT NULL GROUP BY round ORDER BY round");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  sqlite3_bind_text (_res_rows_stmt (r), 2, name, -1, SQLITE_TRANSIENT);
+  return r;
+}
+
+ResRows *
+res_plot_accuracy_extent (sqlite3 *db)
+{
+  return _res_rows_prepare (db, "SELECT COUNT(*), COALESCE(MAX(round), 0) FROM metrics WHERE name = 'accuracy'"
+                                " AND value IS NOT NULL");
+}
+
+ResRows *
+res_plot_traffic_types (sqlite3 *db, gint64 run)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT type, CAST(bytes AS REAL) / messages FROM traffic WHERE run_id = ? AND messages > 0"
+                                      " ORDER BY bytes DESC");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return r;
+}
+
+int
+res_plot_last_round (sqlite3 *db, gint64 run, int none)
+{
+  g_autoptr (ResRows) r = _res_rows_prepare (db, "SELECT MAX(round) FROM rounds WHERE run_id = ?");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  return res_rows_next (r) && !res_rows_is_null (r, 0) ? res_rows_int (r, 0) : none;
+}
+
+ResRows *
+res_plot_sent_per_round (sqlite3 *db, gint64 run, const char *type, int last)
+{
+  ResRows *r = _res_rows_prepare (db, "SELECT MIN(round, ?3), COUNT(*) FROM events WHERE run_id = ?1 AND kind = 'sent'"
+                                      " AND msg = ?2 AND round IS NOT NULL GROUP BY 1 ORDER BY 1");
+  sqlite3_bind_int64 (_res_rows_stmt (r), 1, run);
+  sqlite3_bind_text (_res_rows_stmt (r), 2, type, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (_res_rows_stmt (r), 3, last);
+  return r;
+}

@@ -38,6 +38,21 @@ ResRows *res_plot_event_peers (struct sqlite3 *db, gint64 run);
 /* A run's events: t_s, node (NULL if none), kind, detail (''), msg ('');
  * in recorded order. */
 ResRows *res_plot_events (struct sqlite3 *db, gint64 run);
+/* dlsim plot convergence: a run's metric `name` by round, the mean over
+ * the peers of its values (not NULL): round, mean; by round. */
+ResRows *res_plot_metric_by_round (struct sqlite3 *db, gint64 run, const char *name);
+/* The file's accuracy values (not NULL), one row: count, the highest
+ * round (0 if none). */
+ResRows *res_plot_accuracy_extent (struct sqlite3 *db);
+
+/* dlsim plot traffic: a run's message types that were sent: type, mean
+ * bytes a message; by bytes, most first. */
+ResRows *res_plot_traffic_types (struct sqlite3 *db, gint64 run);
+/* A run's last round in the rounds table, or `none` if it has none. */
+int res_plot_last_round (struct sqlite3 *db, gint64 run, int none);
+/* A run's sent messages of `type` with a round: round (capped at
+ * `last`), count; by round. */
+ResRows *res_plot_sent_per_round (struct sqlite3 *db, gint64 run, const char *type, int last);
 
 /* The runs of the file: run_id, scenario ('?' if none), point_label (''
  * if none), seed, outcome ('unfinished' if none), sim_end_s (0 if none),
