@@ -1,7 +1,8 @@
 /* res-plot.c — the SQL of the questions `dlsim plot` asks (res-plot.h):
  * a metric's values with the peers' departures, from which plots/ builds
  * the mean at each time (plots/plot-mean.c), the runs with whether each
- * finished, a run's round ends (plots/plot-scaling.c) and its mode. */
+ * finished, and the rows each figure draws (plots/plot.c,
+ * plot-scaling.c). */
 #include "config.h"
 
 #include "results/res-db-private.h"

@@ -1,7 +1,7 @@
-/* res-plot.h — the questions `dlsim plot` asks of a results database
- * whose answers need more than a table read as it is: the values of a
- * metric with who was there to hold them, and which runs finished.  Their
- * SQL is in res-plot.c; plots/ draws the answers.  A `struct sqlite3 *db`
+/* res-plot.h — the questions `dlsim plot` asks of a results database:
+ * the values of a metric with who was there to hold them, which runs
+ * finished, and each figure's rows (rounds, events, traffic).  Their SQL
+ * is in res-plot.c; plots/, which calls no SQLite, draws the answers.  A `struct sqlite3 *db`
  * is a handle from res_db_open_read. */
 #pragma once
 
