@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include "plots/plot-private.h"
+#include "results/res-plot.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -57,15 +58,12 @@ cmp_double (const void *a, const void *b)
 static double
 median_round (sqlite3 *db, gint64 run)
 {
-  sqlite3_stmt *st = NULL;
   g_autoptr (GArray) d = g_array_new (FALSE, FALSE, sizeof (double));
-  sqlite3_prepare_v2 (db, "SELECT end_s FROM rounds WHERE run_id = ? AND end_s IS NOT NULL ORDER BY round", -1, &st,
-                      NULL);
-  sqlite3_bind_int64 (st, 1, run);
+  g_autoptr (ResRows) r = res_plot_round_ends (db, run);
   double prev = NAN;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (r))
     {
-      double e = sqlite3_column_double (st, 0);
+      double e = res_rows_double (r, 0);
       if (!isnan (prev) && e > prev)
         {
           double v = e - prev;
@@ -73,7 +71,6 @@ median_round (sqlite3 *db, gint64 run)
         }
       prev = e;
     }
-  sqlite3_finalize (st);
   if (d->len == 0)
     return NAN;
   qsort (d->data, d->len, sizeof (double), cmp_double);
