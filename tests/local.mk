@@ -56,6 +56,8 @@ TESTS += tests/family-folder.sh
 EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff tools/family-scaffolding
 # no function over 80 lines outside a shrinking allow-list (cheap: reads the sources)
 TESTS += tests/function-length.sh
+TESTS += tests/same-tables.sh
+EXTRA_DIST += tests/same-tables.sh tools/same-tables
 EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-length.allow
 # the rules docs/style.md says a tool checks, and commit messages' form
 TESTS += tests/style.sh
