@@ -336,241 +336,302 @@ run_summary (gboolean check)
       "same command again (or --resume) runs the rest in its place.";
 }
 
-static int
-run_or_check (int argc, char **argv, gboolean check)
+/* Parses run's or check's options into o (argc and argv as main gave
+ * them).  FALSE, having said why, with *rc the exit status, on a
+ * refusal. */
+static gboolean
+parse_options (const char *cmd, int *argc, char ***argv, gboolean check, RunOpts *o, int *rc)
 {
-  const char *cmd = check ? "check" : "run";
-  RunOpts o = { .jobs = 1 };
   /* run --help lists no option of check's and check --help none of run's:
    * each command's own are hidden in the other, which refuses them below
    * with a message that says whose they are */
   const int run_only = check ? G_OPTION_FLAG_HIDDEN : 0, check_only = check ? 0 : G_OPTION_FLAG_HIDDEN;
   GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output,
       check ? "also keep the results in DB (default: a temporary database)" : "results database (default NAME.db)", "DB" },
-    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, "run in N worker processes (default 1)", "N" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs, "run in N worker processes (default 1)", "N" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
       "SECTION.KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_seed, "base seed instead of [scenario] seed", "N" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
       check ? "no progress or status lines (the PASS and FAIL lines and the last line stay)"
             : "no progress or status lines, no summary line (errors only)", NULL },
-    { "no-events", 0, 0, G_OPTION_ARG_NONE, &o.no_events, "do not record events and metrics rows (summaries only)", NULL },
+    { "no-events", 0, 0, G_OPTION_ARG_NONE, &o->no_events, "do not record events and metrics rows (summaries only)", NULL },
     { "wall-limit", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_wall_limit,
       "stop a run after D of wall-clock time (a watchdog for hangs): recorded as interrupted, and check counts it failed", "D" },
-    { "keys", 0, run_only, G_OPTION_ARG_NONE, &o.keys, "list every scenario key with its default, and exit", NULL },
-    { "shard", 0, run_only, G_OPTION_ARG_STRING, &o.shard,
+    { "keys", 0, run_only, G_OPTION_ARG_NONE, &o->keys, "list every scenario key with its default, and exit", NULL },
+    { "shard", 0, run_only, G_OPTION_ARG_STRING, &o->shard,
       "run only runs i with i mod N = K of the full expansion; run ids as in the unsharded run", "K/N" },
-    { "resume", 0, run_only, G_OPTION_ARG_NONE, &o.resume,
+    { "resume", 0, run_only, G_OPTION_ARG_NONE, &o->resume,
       "run only what DB (-o) lacks or has unfinished (run ids as in the unsharded run)", NULL },
-    { "again", 0, run_only, G_OPTION_ARG_NONE, &o.again,
+    { "again", 0, run_only, G_OPTION_ARG_NONE, &o->again,
       "also the runs DB already has (same scenario text, values, seed and build): another copy", NULL },
-    { "testbed", 0, check_only, G_OPTION_ARG_NONE, &o.testbed,
+    { "testbed", 0, check_only, G_OPTION_ARG_NONE, &o->testbed,
       "run the files in the testbed (real processes and sockets) instead", NULL },
-    { "netem", 0, check_only, G_OPTION_ARG_NONE, &o.netem, "with --testbed: a network namespace per peer (root)",
+    { "netem", 0, check_only, G_OPTION_ARG_NONE, &o->netem, "with --testbed: a network namespace per peer (root)",
       NULL },
-    { "junit", 0, check_only, G_OPTION_ARG_FILENAME, &o.junit, "also write a JUnit XML report (one test case per run)",
+    { "junit", 0, check_only, G_OPTION_ARG_FILENAME, &o->junit, "also write a JUnit XML report (one test case per run)",
       "FILE.xml" },
-    { "tap", 0, check_only, G_OPTION_ARG_FILENAME, &o.tap, "also write a TAP report", "FILE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, NULL },
+    { "tap", 0, check_only, G_OPTION_ARG_FILENAME, &o->tap, "also write a TAP report", "FILE" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->files, NULL, NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (check ? "[FILE|DIR]... - check expectations" : "FILE... - run scenarios");
-  GOptionGroup *group = g_option_group_new ("main", "", "", &o, NULL);
+  GOptionGroup *group = g_option_group_new ("main", "", "", o, NULL);
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (ctx, group);
   g_option_context_set_summary (ctx, run_summary (check));
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *db_path = NULL;
-  int rc = CLI_EXIT_OK;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!g_option_context_parse (ctx, argc, argv, &error))
     {
       cli_error (cmd, "%s", error->message);
-      rc = CLI_EXIT_USAGE;
-      goto out;
+      *rc = CLI_EXIT_USAGE;
+      return FALSE;
     }
-  if (!cli_check_sets (cmd, o.sets))
-    {
-      rc = CLI_EXIT_USAGE;
-      goto out;
-    }
-  if (check && (o.keys || o.shard || o.resume || o.again))
-    {
-      cli_error (cmd, "--keys, --shard, --resume and --again belong to dlsim run");
-      rc = CLI_EXIT_USAGE;
-      goto out;
-    }
-  if (o.keys)
+  return TRUE;
+}
+
+/* Refuses an option that belongs to the other command or lacks its
+ * partner, in the order the messages have always come, and does --keys.
+ * FALSE ends the command with *rc (--keys too, having printed the
+ * table). */
+static gboolean
+options_ok (const char *cmd, const RunOpts *o, gboolean check, int *rc)
+{
+  const char *refusal = NULL;
+  *rc = CLI_EXIT_USAGE;
+  if (!cli_check_sets (cmd, o->sets))
+    return FALSE;
+  if (check && (o->keys || o->shard || o->resume || o->again))
+    refusal = "--keys, --shard, --resume and --again belong to dlsim run";
+  else if (o->keys)
     {
       const char *const *t = sim_scenario_key_table ();
       for (guint i = 0; t[i]; i += 3)
         printf ("%-32s %-20s %s\n", t[i], *t[i + 1] ? t[i + 1] : "\"\"", t[i + 2]);
-      goto out;
+      *rc = CLI_EXIT_OK;
+      return FALSE;
     }
-  if (o.jobs < 1)
+  else if (o->jobs < 1)
+    refusal = "-j must be at least 1";
+  else if (!check && (o->testbed || o->netem || o->junit || o->tap))
+    refusal = "--testbed, --netem, --junit and --tap belong to dlsim check (or use dlsim testbed FILE)";
+  else if (check && o->again)
+    refusal = "--again belongs to dlsim run (check runs every file anyway)";
+  else if (o->netem && !o->testbed)
+    refusal = "--netem needs --testbed";
+  if (refusal)
     {
-      cli_error (cmd, "-j must be at least 1");
-      rc = CLI_EXIT_USAGE;
-      goto out;
+      cli_error (cmd, "%s", refusal);
+      return FALSE;
     }
-  if (!check && (o.testbed || o.netem || o.junit || o.tap))
-    {
-      cli_error (cmd, "--testbed, --netem, --junit and --tap belong to dlsim check (or use dlsim testbed FILE)");
-      rc = CLI_EXIT_USAGE;
-      goto out;
-    }
-  if (check && o.again)
-    {
-      cli_error (cmd, "--again belongs to dlsim run (check runs every file anyway)");
-      rc = CLI_EXIT_USAGE;
-      goto out;
-    }
-  if (o.netem && !o.testbed)
-    {
-      cli_error (cmd, "--netem needs --testbed");
-      rc = CLI_EXIT_USAGE;
-      goto out;
-    }
-  if (!o.files || !o.files[0])
+  *rc = CLI_EXIT_OK;
+  return TRUE;
+}
+
+/* The scenario files of o's FILEs and DIRs into files (check's default
+ * folders when there are none).  FALSE, having said why, on a refusal. */
+static gboolean
+gather_files (const char *cmd, const RunOpts *o, gboolean check, GPtrArray *files)
+{
+  g_autoptr (GError) error = NULL;
+  if (!o->files || !o->files[0])
     {
       if (!check)
         {
           cli_error (cmd, "no scenario file given (dlsim run --help)");
-          rc = CLI_EXIT_USAGE;
-          goto out;
+          return FALSE;
         }
       collect_default_files (files);
     }
-  for (guint i = 0; o.files && o.files[i]; i++)
-    if (!runner_collect_files (o.files[i], files, &error))
+  for (guint i = 0; o->files && o->files[i]; i++)
+    if (!runner_collect_files (o->files[i], files, &error))
       {
         cli_error (cmd, "%s", error->message);
-        rc = CLI_EXIT_USAGE;
-        goto out;
+        return FALSE;
       }
-  if (o.testbed)
+  return TRUE;
+}
+
+/* --shard K/N into *shard_k and *shard_n, and --resume's need of -o.
+ * FALSE, having said why, on a refusal. */
+static gboolean
+parse_shard (const char *cmd, const RunOpts *o, guint64 *shard_k, guint64 *shard_n)
+{
+  if (o->shard)
     {
-      rc = cli_check_testbed (files, o.sets, o.seed_given ? o.seed : -1, o.netem, o.output, o.junit, o.tap);
-      goto out;
-    }
-  guint64 shard_k = 0, shard_n = 1;
-  if (o.shard)
-    {
-      g_auto (GStrv) kn = g_strsplit (o.shard, "/", 2);
-      if (!kn[0] || !kn[1] || !g_ascii_string_to_unsigned (kn[1], 10, 1, G_MAXUINT32, &shard_n, NULL)
-          || !g_ascii_string_to_unsigned (kn[0], 10, 0, shard_n - 1, &shard_k, NULL))
+      g_auto (GStrv) kn = g_strsplit (o->shard, "/", 2);
+      if (!kn[0] || !kn[1] || !g_ascii_string_to_unsigned (kn[1], 10, 1, G_MAXUINT32, shard_n, NULL)
+          || !g_ascii_string_to_unsigned (kn[0], 10, 0, *shard_n - 1, shard_k, NULL))
         {
-          cli_error (cmd, "--shard %s: expected K/N with 0 <= K < N", o.shard);
-          rc = CLI_EXIT_USAGE;
-          goto out;
+          cli_error (cmd, "--shard %s: expected K/N with 0 <= K < N", o->shard);
+          return FALSE;
         }
     }
-  if (o.resume && !o.output)
+  if (o->resume && !o->output)
     {
       cli_error (cmd, "--resume needs -o DB (the database to finish)");
-      rc = CLI_EXIT_USAGE;
-      goto out;
+      return FALSE;
     }
-  Say say = { .cmd = cmd, .check = check,
-              .progress = o.quiet                  ? RUNNER_PROGRESS_NONE
-                          : isatty (STDOUT_FILENO) ? RUNNER_PROGRESS_LINE
-                                                   : RUNNER_PROGRESS_STATUS };
-  RunnerPlan plan;
-  runner_plan_init (&plan);
-  if (!runner_plan_load (&plan, files, (const char *const *) o.sets, o.seed_given, (guint64) o.seed, check, &error))
+  return TRUE;
+}
+
+/* Loads every file into plan, and says each scenario's warnings.
+ * FALSE, having said why, when a file is refused or check finds
+ * nothing to check. */
+static gboolean
+load_plan (const char *cmd, const RunOpts *o, gboolean check, GPtrArray *files, RunnerPlan *plan)
+{
+  g_autoptr (GError) error = NULL;
+  if (!runner_plan_load (plan, files, (const char *const *) o->sets, o->seed_given, (guint64) o->seed, check, &error))
     {
       cli_error (cmd, "%s", error->message);
-      runner_plan_clear (&plan);
-      rc = CLI_EXIT_USAGE;
-      goto out;
+      return FALSE;
     }
-  if (check && plan.scenarios->len == 0)
+  if (check && plan->scenarios->len == 0)
     {
-      say_nothing_to_check (o.files);
-      runner_plan_clear (&plan);
-      rc = CLI_EXIT_USAGE;
-      goto out;
+      say_nothing_to_check (o->files);
+      return FALSE;
     }
-  for (guint i = 0; i < plan.scenarios->len; i++)
+  for (guint i = 0; i < plan->scenarios->len; i++)
     {
-      const SimScenario *sc = plan.scenarios->pdata[i];
+      const SimScenario *sc = plan->scenarios->pdata[i];
       for (guint k = 0; k < sc->warnings->len; k++)
         cli_error (cmd, "warning: %s", (const char *) sc->warnings->pdata[k]);
     }
-  gboolean temp = FALSE;
-  if (o.output)
-    db_path = g_strdup (o.output);
-  else if (check)
+  return TRUE;
+}
+
+/* The results database's path: -o, check's temporary one (*temp set),
+ * or the first scenario's NAME.db.  NULL, having said why, when the
+ * temporary folder cannot be made. */
+static char *
+choose_db_path (const char *cmd, const RunOpts *o, gboolean check, const RunnerPlan *plan, gboolean *temp)
+{
+  g_autoptr (GError) error = NULL;
+  if (o->output)
+    return g_strdup (o->output);
+  if (!check)
+    return g_strdup_printf ("%s.db", ((SimScenario *) plan->scenarios->pdata[0])->name);
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
+  if (!dir)
     {
-      g_autofree char *dir = g_dir_make_tmp ("dlsim-check-XXXXXX", &error);
-      if (!dir)
-        {
-          cli_error (cmd, "%s", error->message);
-          runner_plan_clear (&plan);
-          rc = CLI_EXIT_FAILURE;
-          goto out;
-        }
-      db_path = g_build_filename (dir, "check.db", NULL);
-      temp = TRUE;
+      cli_error (cmd, "%s", error->message);
+      return NULL;
     }
-  else
-    db_path = g_strdup_printf ("%s.db", ((SimScenario *) plan.scenarios->pdata[0])->name);
+  *temp = TRUE;
+  return g_build_filename (dir, "check.db", NULL);
+}
+
+/* Opens db_path, takes a killed sweep's orphans, and leaves out of plan
+ * what the database has (a plain run) or what --shard and --resume do
+ * not select.  NULL, having said why, on an error. */
+static ResDb *
+open_db (const char *cmd, const RunOpts *o, gboolean check, RunnerPlan *plan, const char *db_path,
+         guint64 shard_k, guint64 shard_n)
+{
+  g_autoptr (GError) error = NULL;
   ResDb *db = cli_db_open_wait (db_path, say_waiting, &error);
   if (!db)
     {
       cli_error (cmd, "%s", error->message);
-      runner_plan_clear (&plan);
-      rc = CLI_EXIT_FAILURE;
-      goto out;
+      return NULL;
     }
-  if (!adopt_orphans (cmd, db, db_path))
+  if (!adopt_orphans (cmd, db, db_path)
+      || (!check && !o->shard && !o->resume && !o->again && !skip_done (cmd, plan, db, db_path)))
     {
       res_db_close (db);
-      runner_plan_clear (&plan);
-      rc = CLI_EXIT_FAILURE;
-      goto out;
-    }
-  if (!check && !o.shard && !o.resume && !o.again && !skip_done (cmd, &plan, db, db_path))
-    {
-      res_db_close (db);
-      runner_plan_clear (&plan);
-      rc = CLI_EXIT_FAILURE;
-      goto out;
+      return NULL;
     }
   guint skipped = 0, redone = 0;
-  if ((o.shard || o.resume)
-      && !runner_plan_select (&plan, db, (guint) shard_k, (guint) shard_n, o.resume, &skipped, &redone, &error))
+  if ((o->shard || o->resume)
+      && !runner_plan_select (plan, db, (guint) shard_k, (guint) shard_n, o->resume, &skipped, &redone, &error))
     {
       cli_error (cmd, "%s", error->message);
       res_db_close (db);
-      runner_plan_clear (&plan);
-      rc = CLI_EXIT_FAILURE;
-      goto out;
+      return NULL;
     }
-  if (o.resume && !o.quiet)
-    printf ("resume: %u runs already done, %u interrupted runs redone, %u to run\n", skipped, redone, plan.jobs->len);
-  rc = execute (&plan, &say, &o, db, db_path);
+  if (o->resume && !o->quiet)
+    printf ("resume: %u runs already done, %u interrupted runs redone, %u to run\n", skipped, redone, plan->jobs->len);
+  return db;
+}
+
+/* Runs the plan into db (which it closes), then writes check's reports
+ * and prints the last line. */
+static int
+execute_and_report (RunnerPlan *plan, Say *say, const RunOpts *o, ResDb *db, const char *db_path)
+{
+  g_autoptr (GError) error = NULL;
+  int rc = execute (plan, say, o, db, db_path);
   res_db_close (db);
-  if (check && !cli_write_check_reports (db_path, o.junit, o.tap, &error))
+  if (say->check && !cli_write_check_reports (db_path, o->junit, o->tap, &error))
     {
-      cli_error (cmd, "%s", error->message);
+      cli_error (say->cmd, "%s", error->message);
       rc = CLI_EXIT_FAILURE;
     }
-  if (check)
+  if (say->check)
     {
-      print_check_line (plan.passed, plan.failed, plan.errors);
-      if (rc == CLI_EXIT_OK && plan.failed > 0)
+      print_check_line (plan->passed, plan->failed, plan->errors);
+      if (rc == CLI_EXIT_OK && plan->failed > 0)
         rc = CLI_EXIT_FAILURE;
     }
-  else if (rc == CLI_EXIT_OK && !o.quiet)
-    print_outcomes (&plan, db_path);
+  else if (rc == CLI_EXIT_OK && !o->quiet)
+    print_outcomes (plan, db_path);
+  return rc;
+}
+
+/* The loaded plan's sweep: its database, its runs and what they print;
+ * check's temporary database is removed at the end. */
+static int
+run_plan (const char *cmd, const RunOpts *o, gboolean check, GPtrArray *files, RunnerPlan *plan,
+          guint64 shard_k, guint64 shard_n)
+{
+  Say say = { .cmd = cmd, .check = check,
+              .progress = o->quiet                 ? RUNNER_PROGRESS_NONE
+                          : isatty (STDOUT_FILENO) ? RUNNER_PROGRESS_LINE
+                                                   : RUNNER_PROGRESS_STATUS };
+  if (!load_plan (cmd, o, check, files, plan))
+    return CLI_EXIT_USAGE;
+  gboolean temp = FALSE;
+  g_autofree char *db_path = choose_db_path (cmd, o, check, plan, &temp);
+  if (!db_path)
+    return CLI_EXIT_FAILURE;
+  ResDb *db = open_db (cmd, o, check, plan, db_path, shard_k, shard_n);
+  if (!db)
+    return CLI_EXIT_FAILURE;
+  int rc = execute_and_report (plan, &say, o, db, db_path);
   if (temp)
     {
       g_autofree char *dir = g_path_get_dirname (db_path);
       res_db_remove_files (db_path);
       g_rmdir (dir);
     }
+  return rc;
+}
+
+static int
+run_or_check (int argc, char **argv, gboolean check)
+{
+  const char *cmd = check ? "check" : "run";
+  RunOpts o = { .jobs = 1 };
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  int rc = CLI_EXIT_OK;
+  guint64 shard_k = 0, shard_n = 1;
+  if (!parse_options (cmd, &argc, &argv, check, &o, &rc) || !options_ok (cmd, &o, check, &rc))
+    goto out;
+  rc = CLI_EXIT_USAGE;
+  if (!gather_files (cmd, &o, check, files))
+    goto out;
+  if (o.testbed)
+    {
+      rc = cli_check_testbed (files, o.sets, o.seed_given ? o.seed : -1, o.netem, o.output, o.junit, o.tap);
+      goto out;
+    }
+  if (!parse_shard (cmd, &o, &shard_k, &shard_n))
+    goto out;
+  RunnerPlan plan;
+  runner_plan_init (&plan);
+  rc = run_plan (cmd, &o, check, files, &plan, shard_k, shard_n);
   runner_plan_clear (&plan);
 out:
   g_free (o.output);

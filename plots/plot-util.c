@@ -8,6 +8,7 @@
 #include "base/dl-units.h"
 #include "protocol/proto-machine.h"
 #include "results/res-plot.h"
+#include "results/res-query.h"
 
 #include <math.h>
 
@@ -200,15 +201,7 @@ plot_pick_run (GArray *runs, gint64 id, const char *db_name, GError **error)
 char *
 plot_param (sqlite3 *db, gint64 run, const char *key)
 {
-  sqlite3_stmt *st = NULL;
-  char *v = NULL;
-  sqlite3_prepare_v2 (db, "SELECT value FROM params WHERE run_id = ? AND key = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  sqlite3_bind_text (st, 2, key, -1, SQLITE_TRANSIENT);
-  if (sqlite3_step (st) == SQLITE_ROW)
-    v = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  sqlite3_finalize (st);
-  return v;
+  return res_db_param_value (db, run, key);
 }
 
 gboolean
@@ -224,20 +217,15 @@ plot_seen_run (GHashTable *seen, sqlite3 *db, const RunInfo *r)
 double
 plot_summary_value (sqlite3 *db, gint64 run, const char *key)
 {
-  sqlite3_stmt *st = NULL;
+  g_autofree char *t = res_db_summary_value (db, run, key);
   double v = NAN;
-  sqlite3_prepare_v2 (db, "SELECT value FROM summary WHERE run_id = ? AND key = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  sqlite3_bind_text (st, 2, key, -1, SQLITE_STATIC);
-  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL)
+  if (t)
     {
-      const char *t = (const char *) sqlite3_column_text (st, 0);
       char *end = NULL;
       double d = g_ascii_strtod (t, &end);
       if (end && end != t && *end == '\0')
         v = d;
     }
-  sqlite3_finalize (st);
   return v;
 }
 
@@ -429,19 +417,8 @@ plot_ci95 (double sum, double sumsq, guint n)
 gboolean
 plot_run_is_wall_clock (sqlite3 *db, gint64 run)
 {
-  sqlite3_stmt *st = NULL;
-  gboolean wall = FALSE;
-  if (sqlite3_prepare_v2 (db, "SELECT mode FROM runs WHERE run_id = ?", -1, &st, NULL) == SQLITE_OK)
-    {
-      sqlite3_bind_int64 (st, 1, run);
-      if (sqlite3_step (st) == SQLITE_ROW)
-        {
-          const char *m = (const char *) sqlite3_column_text (st, 0);
-          wall = m && (strcmp (m, "testbed") == 0 || strcmp (m, "node") == 0);
-        }
-    }
-  sqlite3_finalize (st);
-  return wall;
+  g_autofree char *m = res_plot_run_mode (db, run);
+  return m && (strcmp (m, "testbed") == 0 || strcmp (m, "node") == 0);
 }
 
 double

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "plots/plot-private.h"
+#include "results/res-plot.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -57,14 +58,10 @@ run_curve (sqlite3 *db, const RunInfo *run, const char *metric, gboolean by_time
         g_array_index (out, double, g) = plot_mean_at (steps, grid[g]);
       return out;
     }
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT round, AVG(value) FROM metrics WHERE run_id = ? AND name = ?"
-                          " AND value IS NOT NULL GROUP BY round ORDER BY round", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run->id);
-  sqlite3_bind_text (st, 2, metric, -1, SQLITE_STATIC);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) st = res_plot_metric_by_round (db, run->id, metric);
+  while (res_rows_next (st))
     {
-      int r = sqlite3_column_int (st, 0);
+      int r = res_rows_int (st, 0);
       if (r < 1 || r > 100000)
         continue;
       while (out->len < (guint) r)
@@ -72,9 +69,8 @@ run_curve (sqlite3 *db, const RunInfo *run, const char *metric, gboolean by_time
           double nan = NAN;
           g_array_append_val (out, nan);
         }
-      g_array_index (out, double, r - 1) = sqlite3_column_double (st, 1);
+      g_array_index (out, double, r - 1) = res_rows_double (st, 1);
     }
-  sqlite3_finalize (st);
   return out;
 }
 
@@ -205,16 +201,13 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
       g_array_unref (gs);
       return plot_fail (error, PLOT_ERROR_USAGE, "no run in %s has the parameter '%s' (see dlsim report)", db_name, key);
     }
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT COUNT(*), COALESCE(MAX(round), 0) FROM metrics WHERE name = 'accuracy'"
-                          " AND value IS NOT NULL", -1, &st, NULL);
   guint n_metrics = 0;
-  if (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) acc = res_plot_accuracy_extent (db);
+  if (res_rows_next (acc))
     {
-      n_metrics = (guint) sqlite3_column_int (st, 0);
-      max_round = (guint) sqlite3_column_int (st, 1);
+      n_metrics = (guint) res_rows_int (acc, 0);
+      max_round = (guint) res_rows_int (acc, 1);
     }
-  sqlite3_finalize (st);
   if (n_metrics == 0)
     {
       g_array_unref (gs);
@@ -329,12 +322,9 @@ static GPtrArray *
 load_peers (sqlite3 *db, gint64 run)
 {
   GPtrArray *p = g_ptr_array_new_with_free_func (g_free);
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT DISTINCT node FROM events WHERE run_id = ? AND node GLOB 'p[0-9]*'", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, run);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    g_ptr_array_add (p, g_strdup ((const char *) sqlite3_column_text (st, 0)));
-  sqlite3_finalize (st);
+  g_autoptr (ResRows) st = res_plot_event_peers (db, run);
+  while (res_rows_next (st))
+    g_ptr_array_add (p, g_strdup (res_rows_text (st, 0)));
   g_ptr_array_sort (p, cmp_peer);
   return p;
 }
@@ -375,17 +365,14 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
   g_autofree int *in = g_new0 (int, peers->len + 1);   /* 0 not seen, 1 joined, 2 gone */
   for (guint i = 0; i <= peers->len; i++)
     cat[i] = -1;
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT t_s, node, kind, COALESCE(detail, ''), COALESCE(msg, '') FROM events"
-                          " WHERE run_id = ? ORDER BY seq", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) st = res_plot_events (db, r->id);
+  while (res_rows_next (st))
     {
-      double t = sqlite3_column_double (st, 0) / div;
-      const char *node = (const char *) sqlite3_column_text (st, 1);
-      const char *kind = (const char *) sqlite3_column_text (st, 2);
-      const char *detail = (const char *) sqlite3_column_text (st, 3);
-      const char *msg = (const char *) sqlite3_column_text (st, 4);
+      double t = res_rows_double (st, 0) / div;
+      const char *node = res_rows_text (st, 1);
+      const char *kind = res_rows_text (st, 2);
+      const char *detail = res_rows_text (st, 3);
+      const char *msg = res_rows_text (st, 4);
       int row = node ? peer_row (peers, node) : 0;
       if (row == 0)
         continue;
@@ -431,7 +418,6 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
       if (mk >= 0)
         g_string_append_printf (marks[mk], "%.9g %d\n", t, row);
     }
-  sqlite3_finalize (st);
   for (guint row = 1; row <= peers->len; row++)
     if (cat[row] >= 0 && end > since[row])
       g_string_append_printf (blocks[cat[row]], "%.9g %u %.9g 0.35\n", (since[row] + end) / 2, row,
@@ -475,26 +461,22 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
 static gboolean
 rounds (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db, "SELECT round, list_s, start_s, end_s, retries, excluded FROM rounds WHERE run_id = ?"
-                          " ORDER BY round", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
+  g_autoptr (ResRows) st = res_plot_round_times (db, r->id);
   GString *data = g_string_new (NULL);
   guint n = 0;
   int max_y2 = 0;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
-      max_y2 = MAX (max_y2, MAX (sqlite3_column_int (st, 4), sqlite3_column_int (st, 5)));
-      double list = sqlite3_column_type (st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 1);
-      double start = sqlite3_column_type (st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 2);
-      double end = sqlite3_column_type (st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double (st, 3);
+      max_y2 = MAX (max_y2, MAX (res_rows_int (st, 4), res_rows_int (st, 5)));
+      double list = res_rows_is_null (st, 1) ? NAN : res_rows_double (st, 1);
+      double start = res_rows_is_null (st, 2) ? NAN : res_rows_double (st, 2);
+      double end = res_rows_is_null (st, 3) ? NAN : res_rows_double (st, 3);
       double connect = !isnan (start) ? start - list : (!isnan (end) ? 0 : (isnan (list) ? 0 : r->sim_end - list));
       double exchange = !isnan (end) ? end - (isnan (start) ? list : start) : 0;
-      g_string_append_printf (data, "%d %.9g %.9g %d %d\n", sqlite3_column_int (st, 0), connect, exchange,
-                              sqlite3_column_int (st, 4), sqlite3_column_int (st, 5));
+      g_string_append_printf (data, "%d %.9g %.9g %d %d\n", res_rows_int (st, 0), connect, exchange,
+                              res_rows_int (st, 4), res_rows_int (st, 5));
       n++;
     }
-  sqlite3_finalize (st);
   if (n == 0)
     {
       g_string_free (data, TRUE);
@@ -520,33 +502,26 @@ rounds (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError 
 static gboolean
 participants (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
-  sqlite3_stmt *st = NULL;
   GString *per_round = g_string_new (NULL), *online = g_string_new (NULL);
   double div = plot_time_div (r->sim_end);   /* seconds or hours */
-  sqlite3_prepare_v2 (db, "SELECT round, participants FROM rounds WHERE run_id = ? AND participants IS NOT NULL"
-                          " ORDER BY round", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  while (sqlite3_step (st) == SQLITE_ROW)
-    g_string_append_printf (per_round, "%d %d\n", sqlite3_column_int (st, 0), sqlite3_column_int (st, 1));
-  sqlite3_finalize (st);
-  sqlite3_prepare_v2 (db, "SELECT t_s, kind, COALESCE(node, '') FROM events WHERE run_id = ? AND state = 'world'"
-                          " AND kind IN ('join', 'leave', 'crash', 'disconnect') ORDER BY seq", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
+  g_autoptr (ResRows) pr = res_plot_round_participants (db, r->id);
+  while (res_rows_next (pr))
+    g_string_append_printf (per_round, "%d %d\n", res_rows_int (pr, 0), res_rows_int (pr, 1));
+  g_autoptr (ResRows) st = res_plot_presence_events (db, r->id);
   int count = 0;
   /* the peers online: a join counts once however often it is recorded
    * (the testbed: process started, then connected), and so a leave */
   g_autoptr (GHashTable) on = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_string_append (online, "0 0\n");
-  while (sqlite3_step (st) == SQLITE_ROW)
+  while (res_rows_next (st))
     {
-      const char *node = (const char *) sqlite3_column_text (st, 2);
-      gboolean join = strcmp ((const char *) sqlite3_column_text (st, 1), "join") == 0;
+      const char *node = res_rows_text (st, 2);
+      gboolean join = strcmp (res_rows_text (st, 1), "join") == 0;
       if (join ? !g_hash_table_add (on, g_strdup (node)) : !g_hash_table_remove (on, node))
         continue;
       count += join ? 1 : -1;
-      g_string_append_printf (online, "%.9g %d\n", sqlite3_column_double (st, 0) / div, count);
+      g_string_append_printf (online, "%.9g %d\n", res_rows_double (st, 0) / div, count);
     }
-  sqlite3_finalize (st);
   g_string_append_printf (online, "%.9g %d\n", r->sim_end / div, count);
   if (per_round->len == 0 && count == 0 && online->len < 12)
     {
@@ -593,19 +568,15 @@ traffic_panels (GString *s, const char *p1, const char *p2, int max_round)
 static gboolean
 traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
 {
-  sqlite3_stmt *st = NULL;
   g_autoptr (GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (double));
-  sqlite3_prepare_v2 (db, "SELECT type, CAST(bytes AS REAL) / messages FROM traffic WHERE run_id = ? AND messages > 0"
-                          " ORDER BY bytes DESC", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  g_autoptr (ResRows) tr = res_plot_traffic_types (db, r->id);
+  while (res_rows_next (tr))
     {
-      g_ptr_array_add (types, g_strdup ((const char *) sqlite3_column_text (st, 0)));
-      double sz = sqlite3_column_double (st, 1);
+      g_ptr_array_add (types, g_strdup (res_rows_text (tr, 0)));
+      double sz = res_rows_double (tr, 1);
       g_array_append_val (sizes, sz);
     }
-  sqlite3_finalize (st);
   if (types->len == 0)
     {
       g_array_unref (sizes);
@@ -614,28 +585,19 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
   plot_terminal (s, o->output, 1300, 900);
   /* the run's last round: a message a family tags with the round after it
    * (a closing message) is sent at the end of the last one */
-  int last = G_MAXINT;
-  sqlite3_prepare_v2 (db, "SELECT MAX(round) FROM rounds WHERE run_id = ?", -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, r->id);
-  if (sqlite3_step (st) == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL)
-    last = sqlite3_column_int (st, 0);
-  sqlite3_finalize (st);
+  int last = res_plot_last_round (db, r->id, G_MAXINT);
   GString *p1 = g_string_new (NULL), *p2 = g_string_new (NULL);
   int max_round = 0;
   for (guint t = 0; t < types->len; t++)
     {
-      sqlite3_prepare_v2 (db, "SELECT MIN(round, ?3), COUNT(*) FROM events WHERE run_id = ?1 AND kind = 'sent' AND msg = ?2"
-                              " AND round IS NOT NULL GROUP BY 1 ORDER BY 1", -1, &st, NULL);
-      sqlite3_bind_int64 (st, 1, r->id);
-      sqlite3_bind_text (st, 2, types->pdata[t], -1, SQLITE_STATIC);
-      sqlite3_bind_int (st, 3, last);
+      g_autoptr (ResRows) st = res_plot_sent_per_round (db, r->id, types->pdata[t], last);
       g_string_append_printf (s, "$t%u << EOD\n", t);
       gboolean any = FALSE;
       int prev = 0;
-      while (sqlite3_step (st) == SQLITE_ROW)
+      while (res_rows_next (st))
         {
-          double n = sqlite3_column_double (st, 1);
-          int round = sqlite3_column_int (st, 0);
+          double n = res_rows_double (st, 1);
+          int round = res_rows_int (st, 0);
           /* a round without such messages breaks the line (a blank line):
            * zero has no place on the log axis, and a line across it lies */
           if (any && round > prev + 1)
@@ -645,7 +607,6 @@ traffic (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError
           prev = round;
           max_round = MAX (max_round, round);
         }
-      sqlite3_finalize (st);
       g_string_append (s, "EOD\n");
       if (!any)
         continue;

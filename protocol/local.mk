@@ -36,8 +36,14 @@ protocol_libdlproto_a_SOURCES = \
 EXTRA_DIST += protocol/replica/README.md protocol/session/README.md
 # the replicated coordinator's tests live in protocol/replica/tests/
 # (tests/README.md): make check TESTS=protocol/replica/tests/test-replica
+# The group of replicas and its cases, around any family's machines
+# (protocol/replica/tests/replica-harness.h): test-replica runs them
+# around a toy family's, a family's own program around its (DISCO's
+# test-disco-replica)
+REPLICA_HARNESS_SOURCES = protocol/replica/tests/replica-harness.c protocol/replica/tests/replica-harness.h
 check_PROGRAMS += protocol/replica/tests/test-replica
 TESTS += protocol/replica/tests/test-replica
+protocol_replica_tests_test_replica_SOURCES = protocol/replica/tests/test-replica.c $(REPLICA_HARNESS_SOURCES)
 protocol_replica_tests_test_replica_CFLAGS = $(DL_CHECK_CFLAGS)
 
 # the families: each folder lists its own sources

@@ -59,9 +59,9 @@ typedef enum {
 
 typedef struct ProtoMsg_ {
   /* (pointer and 64-bit fields first, then the 32-bit ones, the type in 16
-   * bits and the flags in bits: 88 bytes, and the world's record of a
-   * message in flight 128, two cache lines; 1 000 peers put a million in
-   * flight, 3 000 nine million) */
+   * bits and the flags in bits: 88 bytes; the world shares one among the
+   * messages in flight that differ only by `node`, sim/sim-world-private.h:
+   * 1 000 peers put a million in flight, 3 000 nine million) */
   char *signal_data;             /* SignalForPeer: what the signal carries (DISCO: the SDP;
                                     the testbed: the sender's link address), owned; NULL in
                                     the simulator, where it costs no wire bytes */

@@ -533,26 +533,68 @@ discard_run (ResRun *r, GError **error)
     }
 }
 
-gboolean
-res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_failed, guint *out_checked,
-                GError **error)
+/* A peer's row of the peers table into st's parameters */
+static void
+bind_peer (sqlite3_stmt *st, gint64 run_id, const char *name, const SimPeerResult *pr)
+{
+  sqlite3_bind_int64 (st, 1, run_id);
+  sqlite3_bind_text (st, 2, name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_double (st, 3, dl_time_to_s (pr->joined));
+  if (pr->left == DL_TIME_NEVER)
+    sqlite3_bind_null (st, 4);
+  else
+    sqlite3_bind_double (st, 4, dl_time_to_s (pr->left));
+  sqlite3_bind_text (st, 5, sim_peer_outcome_name (pr->outcome), -1, SQLITE_STATIC);
+  sqlite3_bind_int (st, 6, (int) pr->rounds);
+  sqlite3_bind_double (st, 7, pr->speed);
+  sqlite3_bind_int (st, 8, pr->synced);
+  sqlite3_bind_int (st, 9, (int) pr->retries_received);
+  sqlite3_bind_int (st, 10, (int) pr->fails_received);
+  if (isnan (pr->accuracy))
+    {
+      sqlite3_bind_null (st, 11);
+      sqlite3_bind_null (st, 12);
+    }
+  else
+    {
+      sqlite3_bind_double (st, 11, pr->accuracy);
+      sqlite3_bind_double (st, 12, pr->loss);
+    }
+  for (int k = 0; k < 2; k++)
+    {
+      uint64_t bps = k ? pr->downlink_bps : pr->uplink_bps;
+      if (bps)
+        sqlite3_bind_int64 (st, 13 + k, (sqlite3_int64) bps);
+      else
+        sqlite3_bind_null (st, 13 + k);
+    }
+}
+
+/* A peer's peer.NAME.* keys of the summary */
+static void
+add_peer_summary (GHashTable *sum, GPtrArray *order, const char *name, const SimPeerResult *pr)
+{
+  g_autofree char *k1 = g_strdup_printf ("peer.%s.outcome", name);
+  g_autofree char *k2 = g_strdup_printf ("peer.%s.rounds", name);
+  g_autofree char *k3 = g_strdup_printf ("peer.%s.synced", name);
+  g_autofree char *k4 = g_strdup_printf ("peer.%s.retries_received", name);
+  g_autofree char *k5 = g_strdup_printf ("peer.%s.fails_received", name);
+  g_autofree char *k6 = g_strdup_printf ("peer.%s.state", name);
+  add_summary (sum, order, k1, g_strdup (sim_peer_outcome_name (pr->outcome)));
+  add_summary (sum, order, k2, g_strdup_printf ("%u", pr->rounds));
+  add_summary (sum, order, k3, g_strdup (pr->synced ? "yes" : "no"));
+  add_summary (sum, order, k4, g_strdup_printf ("%u", pr->retries_received));
+  add_summary (sum, order, k5, g_strdup_printf ("%u", pr->fails_received));
+  add_summary (sum, order, k6, g_strdup (pr->state ? pr->state : ""));
+}
+
+/* The run's peers rows, and their keys of the summary.  The steps of
+ * res_run_finish below take ok and write nothing once it is FALSE. */
+static gboolean
+write_peers (ResRun *r, GHashTable *sum, GPtrArray *order, gboolean ok, GError **error)
 {
   ResDb *db = r->db;
-  gboolean ok = TRUE;
   sqlite3_stmt *st = NULL;
-  if (r->writer_running)
-    _res_sync_writer (r, TRUE);
-  if (r->write_error)
-    {
-      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, r->write_error);
-      discard_run (r, error);
-      run_free (r);
-      return FALSE;
-    }
-  g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
-
-  /* peers */
   sqlite3_prepare_v2 (db->db, "INSERT INTO peers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
   guint n = r->n_peers;
   for (guint i = 1; ok && i <= n; i++)
@@ -562,54 +604,20 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
         continue;
       char name[24];
       res_node_name (name, i);
-      sqlite3_bind_int64 (st, 1, r->id);
-      sqlite3_bind_text (st, 2, name, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_double (st, 3, dl_time_to_s (pr->joined));
-      if (pr->left == DL_TIME_NEVER)
-        sqlite3_bind_null (st, 4);
-      else
-        sqlite3_bind_double (st, 4, dl_time_to_s (pr->left));
-      sqlite3_bind_text (st, 5, sim_peer_outcome_name (pr->outcome), -1, SQLITE_STATIC);
-      sqlite3_bind_int (st, 6, (int) pr->rounds);
-      sqlite3_bind_double (st, 7, pr->speed);
-      sqlite3_bind_int (st, 8, pr->synced);
-      sqlite3_bind_int (st, 9, (int) pr->retries_received);
-      sqlite3_bind_int (st, 10, (int) pr->fails_received);
-      if (isnan (pr->accuracy))
-        {
-          sqlite3_bind_null (st, 11);
-          sqlite3_bind_null (st, 12);
-        }
-      else
-        {
-          sqlite3_bind_double (st, 11, pr->accuracy);
-          sqlite3_bind_double (st, 12, pr->loss);
-        }
-      for (int k = 0; k < 2; k++)
-        {
-          uint64_t bps = k ? pr->downlink_bps : pr->uplink_bps;
-          if (bps)
-            sqlite3_bind_int64 (st, 13 + k, (sqlite3_int64) bps);
-          else
-            sqlite3_bind_null (st, 13 + k);
-        }
+      bind_peer (st, r->id, name, pr);
       ok = step_done (db, st, error);
-      g_autofree char *k1 = g_strdup_printf ("peer.%s.outcome", name);
-      g_autofree char *k2 = g_strdup_printf ("peer.%s.rounds", name);
-      g_autofree char *k3 = g_strdup_printf ("peer.%s.synced", name);
-      g_autofree char *k4 = g_strdup_printf ("peer.%s.retries_received", name);
-      g_autofree char *k5 = g_strdup_printf ("peer.%s.fails_received", name);
-      g_autofree char *k6 = g_strdup_printf ("peer.%s.state", name);
-      add_summary (sum, order, k1, g_strdup (sim_peer_outcome_name (pr->outcome)));
-      add_summary (sum, order, k2, g_strdup_printf ("%u", pr->rounds));
-      add_summary (sum, order, k3, g_strdup (pr->synced ? "yes" : "no"));
-      add_summary (sum, order, k4, g_strdup_printf ("%u", pr->retries_received));
-      add_summary (sum, order, k5, g_strdup_printf ("%u", pr->fails_received));
-      add_summary (sum, order, k6, g_strdup (pr->state ? pr->state : ""));
+      add_peer_summary (sum, order, name, pr);
     }
   sqlite3_finalize (st);
+  return ok;
+}
 
-  /* rounds */
+/* The run's rounds rows */
+static gboolean
+write_rounds (ResRun *r, gboolean ok, GError **error)
+{
+  ResDb *db = r->db;
+  sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db->db, "INSERT INTO rounds VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL);
   for (guint k = 0; ok && k < r->rounds->len; k++)
     {
@@ -633,8 +641,15 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       ok = step_done (db, st, error);
     }
   sqlite3_finalize (st);
+  return ok;
+}
 
-  /* traffic */
+/* The run's traffic rows, one per message type sent */
+static gboolean
+write_traffic (ResRun *r, gboolean ok, GError **error)
+{
+  ResDb *db = r->db;
+  sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db->db, "INSERT INTO traffic VALUES (?,?,?,?)", -1, &st, NULL);
   for (int t = 0; ok && t < PROTO_MSG_N_TYPES; t++)
     {
@@ -647,8 +662,33 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       ok = step_done (db, st, error);
     }
   sqlite3_finalize (st);
+  return ok;
+}
 
-  /* summary */
+/* The machines' METRIC observations (e.g. the pipeline's step latency)
+ * as metric.NAME.STAT keys of the summary */
+static void
+add_metric_summary (GHashTable *sum, GPtrArray *order, const SimResult *res)
+{
+  for (guint i = 0; res->metrics && i < res->metrics->len; i++)
+    {
+      const SimMetricStat *m = &g_array_index (res->metrics, SimMetricStat, i);
+      const struct { const char *stat; double v; } stats[] = {
+        { "count", m->count }, { "sum", m->sum }, { "mean", m->mean },
+        { "median", m->median }, { "p90", m->p90 }, { "max", m->max },
+      };
+      for (gsize k = 0; k < G_N_ELEMENTS (stats); k++)
+        {
+          g_autofree char *key = g_strdup_printf ("metric.%s.%s", m->name, stats[k].stat);
+          add_summary (sum, order, key, fmt_double (stats[k].v));
+        }
+    }
+}
+
+/* The run's keys of the summary after the peers', in their order */
+static void
+add_run_summary (GHashTable *sum, GPtrArray *order, const SimResult *res)
+{
   add_summary (sum, order, "outcome", g_strdup (sim_outcome_name (res->outcome)));
   add_summary (sum, order, "rounds_completed", g_strdup_printf ("%u", res->rounds_completed));
   add_summary (sum, order, "peers_finished", g_strdup_printf ("%u", res->peers_finished));
@@ -671,20 +711,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   if (res->busiest_uplink_bytes > 0)
     add_summary (sum, order, "busiest_uplink_bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->busiest_uplink_bytes));
   add_summary (sum, order, "sim_time_s", fmt_double (dl_time_to_s (res->end)));
-  /* the machines' METRIC observations (e.g. the pipeline's step latency) */
-  for (guint i = 0; res->metrics && i < res->metrics->len; i++)
-    {
-      const SimMetricStat *m = &g_array_index (res->metrics, SimMetricStat, i);
-      const struct { const char *stat; double v; } stats[] = {
-        { "count", m->count }, { "sum", m->sum }, { "mean", m->mean },
-        { "median", m->median }, { "p90", m->p90 }, { "max", m->max },
-      };
-      for (gsize k = 0; k < G_N_ELEMENTS (stats); k++)
-        {
-          g_autofree char *key = g_strdup_printf ("metric.%s.%s", m->name, stats[k].stat);
-          add_summary (sum, order, key, fmt_double (stats[k].v));
-        }
-    }
+  add_metric_summary (sum, order, res);
   {
     g_autoptr (GPtrArray) vk = g_ptr_array_new_with_free_func (g_free);
     g_autoptr (GPtrArray) vv = g_ptr_array_new ();
@@ -692,6 +719,14 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
     for (guint i = 0; i < vk->len; i++)
       add_summary (sum, order, vk->pdata[i], vv->pdata[i]);
   }
+}
+
+/* The run's summary rows, in order */
+static gboolean
+write_summary (ResRun *r, GHashTable *sum, GPtrArray *order, gboolean ok, GError **error)
+{
+  ResDb *db = r->db;
+  sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db->db, "INSERT INTO summary VALUES (?,?,?)", -1, &st, NULL);
   for (guint i = 0; ok && i < order->len; i++)
     {
@@ -702,9 +737,17 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       ok = step_done (db, st, error);
     }
   sqlite3_finalize (st);
+  return ok;
+}
 
-  /* expectations */
-  guint checked = 0;
+/* The point's expectations checked against the summary, a row each;
+ * each failed one also a line into out_failed, and *checked counted */
+static gboolean
+write_expectations (ResRun *r, GHashTable *sum, GPtrArray *out_failed, guint *checked, gboolean ok,
+                    GError **error)
+{
+  ResDb *db = r->db;
+  sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db->db, "INSERT INTO expectations VALUES (?,?,?,?,?)", -1, &st, NULL);
   for (guint i = 0; ok && i < r->point->expects->len; i++)
     {
@@ -718,7 +761,7 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       bind_text_or_null (st, 4, actual ? actual : NULL);
       sqlite3_bind_int (st, 5, passed);
       ok = step_done (db, st, error);
-      checked++;
+      (*checked)++;
       if (!passed && out_failed)
         g_ptr_array_add (out_failed, g_strdup_printf ("%s: expected %s, actual %s", e->key, expected,
                                                       actual ? (*actual ? actual : "(none)")
@@ -726,14 +769,15 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
                                                                                               : "(no such peer)"));
     }
   sqlite3_finalize (st);
-  ok = ok && res_violations_write (r->violations, db->db, r->id)
-       && res_violations_check (r->violations, res, r->point, db->db, r->id, out_failed, &checked);
-  if (!ok && error && !*error)
-    g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, sqlite3_errmsg (db->db));
-  if (out_checked)
-    *out_checked = checked;
+  return ok;
+}
 
-  /* the outcome last */
+/* The run's outcome into its runs row, written last */
+static gboolean
+write_outcome (ResRun *r, const SimResult *res, double wall, gboolean ok, GError **error)
+{
+  ResDb *db = r->db;
+  sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db->db, "UPDATE runs SET outcome = ?, wall_seconds = ?, sim_end_s = ? WHERE run_id = ?",
                       -1, &st, NULL);
   sqlite3_bind_text (st, 1, sim_outcome_name (res->outcome), -1, SQLITE_STATIC);
@@ -742,6 +786,40 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
   sqlite3_bind_int64 (st, 4, r->id);
   ok = ok && step_done (db, st, error);
   sqlite3_finalize (st);
+  return ok;
+}
+
+gboolean
+res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_failed, guint *out_checked,
+                GError **error)
+{
+  ResDb *db = r->db;
+  gboolean ok = TRUE;
+  if (r->writer_running)
+    _res_sync_writer (r, TRUE);
+  if (r->write_error)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, r->write_error);
+      discard_run (r, error);
+      run_free (r);
+      return FALSE;
+    }
+  g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
+  ok = write_peers (r, sum, order, ok, error);
+  ok = write_rounds (r, ok, error);
+  ok = write_traffic (r, ok, error);
+  add_run_summary (sum, order, res);
+  ok = write_summary (r, sum, order, ok, error);
+  guint checked = 0;
+  ok = write_expectations (r, sum, out_failed, &checked, ok, error);
+  ok = ok && res_violations_write (r->violations, db->db, r->id)
+       && res_violations_check (r->violations, res, r->point, db->db, r->id, out_failed, &checked);
+  if (!ok && error && !*error)
+    g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", db->path, sqlite3_errmsg (db->db));
+  if (out_checked)
+    *out_checked = checked;
+  ok = write_outcome (r, res, wall, ok, error);
   ok = ok && res_db_exec (db, "COMMIT", error);
   if (!ok)
     discard_run (r, error);

@@ -207,21 +207,12 @@ build_network (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **
   return TRUE;
 }
 
-gboolean
-sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
+/* The [scenario] keys of sim_scenario_build: time limit and properties.
+ * FALSE (out cleared) on a bad value. */
+static gboolean
+build_scenario (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **error)
 {
-  memset (out, 0, sizeof *out);
   SimWorldConfig *c = &out->cfg;
-  sim_world_config_init (c);
-  c->seed = seed;
-
-  /* every key is checked against its kind first */
-  if (!_sim_scenario_check_point_values (s, p, error))
-    {
-      sim_built_clear (out);
-      return FALSE;
-    }
-
   PARSE ("scenario", "time_limit", dl_parse_duration (V ("scenario", "time_limit"), &c->time_limit, &_e));
   if (c->time_limit <= 0)
     return BAD ("scenario", "time_limit", "must be more than 0");
@@ -230,9 +221,20 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (strcmp (props, "all") != 0 && strcmp (props, "safety") != 0)
     return BAD ("scenario", "properties", "'%s': expected all or safety", props);
   c->safety_only = strcmp (props, "safety") == 0;
+  return TRUE;
+}
 
-  /* the family (protocol/proto-machine.c), and the keys that belong to
-   * another family: an error, so that nobody tunes a knob that does nothing */
+/* The family of sim_scenario_build (protocol/proto-machine.c) into
+ * *out_fam, the keys that belong to another family refused, and the
+ * family's part of the config from its keys, read through look (made
+ * here on dir).  FALSE (out cleared) on a bad value. */
+static gboolean
+build_family (const SimScenario *s, const SimPoint *p, guint64 seed, const char *dir, const ProtoFamily **out_fam,
+              ProtoKeyLookup *look, SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
+  /* the keys that belong to another family: an error, so that nobody
+   * tunes a knob that does nothing */
   const char *family = V ("protocol", "family");
   const ProtoFamily *fam = proto_family_lookup (family);
   if (!fam)
@@ -254,17 +256,25 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   /* the family's part of the config, from its keys (its folder's *-keys.c) */
   proto_config_init (&c->proto, family);
   c->proto.seed = seed;
-  ProtoKeyLookup look;
-  g_autofree char *dir = scenario_dir (s, p);
-  sim_keys_lookup_init (&look, p, dir);
+  sim_keys_lookup_init (look, p, dir);
   {
     g_autoptr (GError) e = NULL;
-    if (fam->keys && !fam->keys->configure (&c->proto, &look, &e))
-      return BAD (look.bad_section, look.bad_key, "%s", e->message);
+    if (fam->keys && !fam->keys->configure (&c->proto, look, &e))
+      return BAD (look->bad_section, look->bad_key, "%s", e->message);
   }
+  *out_fam = fam;
+  return TRUE;
+}
+
+/* The [training] keys of sim_scenario_build, the replicated coordinator
+ * and what the runtime implies.  FALSE (out cleared) on a bad value. */
+static gboolean
+build_training (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
   ProtoConfig *pc = &c->proto;
   /* a family that refuses the key sets its rounds itself */
-  if (sim_scenario_key_applies ("training.rounds", family))
+  if (sim_scenario_key_applies ("training.rounds", V ("protocol", "family")))
     {
       pc->rounds = uint_of (V ("training", "rounds"));
       if (pc->rounds == 0)
@@ -281,12 +291,21 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
    * after training (D3; DISCO's configure reads the runtime too) */
   if (strcmp (V ("peers", "runtime"), "webapp") == 0)
     pc->leave_after_training = TRUE;
+  return TRUE;
+}
 
-  /* peers, compute, network, churn */
+/* The [peers] and [compute] keys of sim_scenario_build (the count the
+ * family's keys give, through look, when peers.count is not given).
+ * FALSE (out cleared) on a bad value. */
+static gboolean
+build_peers (const SimScenario *s, const SimPoint *p, const ProtoFamily *fam, ProtoKeyLookup *look, SimBuilt *out,
+             GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
   c->n_peers = uint_of (V ("peers", "count"));
   guint family_peers;
   if (!_sim_scenario_point_given (p, "peers", "count") && fam->keys && fam->keys->peer_count
-      && fam->keys->peer_count (&look, &family_peers))
+      && fam->keys->peer_count (look, &family_peers))
     c->n_peers = family_peers;
   dl_dist_parse (V ("peers", "speed"), DL_UNIT_NUMBER, &c->speed, NULL);
   if (dl_dist_mean (&c->speed) <= 0 && c->speed.kind == DL_DIST_CONSTANT)
@@ -300,12 +319,22 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     }
   dl_parse_duration (V ("compute", "sample_cost"), &c->sample_cost, NULL);
   c->none_samples = uint_of (V ("compute", "none_samples"));
-  if (!build_network (s, p, out, error))
-    return FALSE;
+  return TRUE;
+}
+
+/* The [churn] keys of sim_scenario_build with the files it reads: the
+ * churn trace, the capacity file and the bandwidth trace (its path into
+ * *out_bw_path, transfer full; NULL without one).  churn.max_peers into
+ * *out_churn_max.  FALSE (out cleared) on a bad value. */
+static gboolean
+build_churn (const SimScenario *s, const SimPoint *p, guint *out_churn_max, char **out_bw_path, SimBuilt *out,
+             GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
   dl_parse_per_time (V ("churn", "arrival_rate"), &c->arrival_rate_per_s, NULL);
   dl_dist_parse (V ("churn", "session"), DL_UNIT_DURATION, &c->session, NULL);
   _sim_scenario_parse_prob (V ("churn", "crash_fraction"), &c->crash_fraction, NULL);
-  guint churn_max = uint_of (V ("churn", "max_peers"));
+  *out_churn_max = uint_of (V ("churn", "max_peers"));
   const char *trace = V ("churn", "trace");
   const char *trace_format = V ("churn", "trace_format");
   if (strcmp (trace_format, "csv") != 0 && strcmp (trace_format, "fedscale") != 0)
@@ -334,18 +363,25 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     }
   /* a bandwidth trace: its peers are checked once the run's are known */
   const char *bw = V ("network", "bandwidth_trace");
-  g_autofree char *bw_path = *bw ? resolve_path (s, p, bw) : NULL;
-  if (bw_path)
-    PARSE ("network", "bandwidth_trace", (c->rates = sim_bwtrace_load (bw_path, &_e)) != NULL);
+  *out_bw_path = *bw ? resolve_path (s, p, bw) : NULL;
+  if (*out_bw_path)
+    PARSE ("network", "bandwidth_trace", (c->rates = sim_bwtrace_load (*out_bw_path, &_e)) != NULL);
   const char *return_model = V ("churn", "return_model");
   if (strcmp (return_model, "own") != 0 && strcmp (return_model, "initial") != 0)
     return BAD ("churn", "return_model", "'%s': expected own or initial", return_model);
   c->return_initial = strcmp (return_model, "initial") == 0;
+  return TRUE;
+}
 
-  /* timeline */
-  guint max_join = 0;
-  g_autoptr (GPtrArray) refs = g_ptr_array_new ();
-  GArray *joined = g_array_new (FALSE, FALSE, sizeof (guint));
+/* The [timeline] keys of sim_scenario_build into out's actions: the
+ * peers the actions name into refs (but a join's), the joined ones into
+ * joined and the highest into *max_join.  FALSE (out cleared) on a bad
+ * value. */
+static gboolean
+build_actions (const SimScenario *s, const SimPoint *p, GPtrArray *refs, GArray *joined, guint *max_join,
+               SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
   for (guint i = 0; i < p->keys->len; i++)
     {
       const char *full = p->keys->pdata[i];
@@ -355,10 +391,7 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
       SimAction base = { 0 };
       g_autoptr (GError) e = NULL;
       if (!_sim_scenario_parse_when (when, &base, &e))
-        {
-          g_array_unref (joined);
-          return BAD ("timeline", when, "'%s' is not a time: %s", when, e->message);
-        }
+        return BAD ("timeline", when, "'%s' is not a time: %s", when, e->message);
       g_autoptr (GPtrArray) acts = _sim_scenario_split_top (p->values->pdata[i], ';');
       for (guint k = 0; k < acts->len; k++)
         {
@@ -368,24 +401,57 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
             {
               if (a.groups)
                 g_array_unref (a.groups);
-              g_array_unref (joined);
               return BAD ("timeline", when, "%s", e->message);
             }
           if (a.kind == SIM_ACT_JOIN && a.a > SIM_PEERS_MAX)
-            {
-              g_array_unref (joined);
-              return BAD ("timeline", when, "'%s': peer p%u is out of range (p1 to p%u)", (char *) acts->pdata[k],
-                          a.a, SIM_PEERS_MAX);
-            }
+            return BAD ("timeline", when, "'%s': peer p%u is out of range (p1 to p%u)", (char *) acts->pdata[k],
+                        a.a, SIM_PEERS_MAX);
           if (a.kind == SIM_ACT_JOIN)
             {
               g_array_append_val (joined, a.a);
-              max_join = MAX (max_join, a.a);
+              *max_join = MAX (*max_join, a.a);
               g_ptr_array_remove_range (refs, before, refs->len - before);
             }
           g_array_append_val (c->actions, a);
         }
     }
+  return TRUE;
+}
+
+/* A timeline names peer p<id> that never joins: the error names the
+ * timeline time that names it.  FALSE (out cleared), always. */
+static gboolean
+unknown_peer (const SimScenario *s, const SimPoint *p, guint id, SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
+  for (guint k = 0; k < p->keys->len; k++)
+    if (g_str_has_prefix (p->keys->pdata[k], "timeline."))
+      {
+        g_autofree char *needle = g_strdup_printf ("p%u", id);
+        g_autoptr (GPtrArray) words = _sim_scenario_split_top (p->values->pdata[k], ' ');
+        for (guint w2 = 0; w2 < words->len; w2++)
+          if (strstr (words->pdata[w2], needle))
+            return BAD ("timeline", (char *) p->keys->pdata[k] + 9,
+                        "'%s': unknown peer p%u (peers.count is %u; add a 'join p%u' first)",
+                        (char *) p->values->pdata[k], id, c->n_peers, id);
+      }
+  return BAD ("timeline", "?", "unknown peer p%u", id);
+}
+
+/* The timeline of sim_scenario_build, and the run's peers: those of
+ * peers.count, the joins, the churn trace and churn_max, every one the
+ * timeline and the bandwidth trace (read from bw_path) name among them.
+ * FALSE (out cleared) on a bad value. */
+static gboolean
+build_timeline (const SimScenario *s, const SimPoint *p, guint churn_max, const char *bw_path, SimBuilt *out,
+                GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
+  guint max_join = 0;
+  g_autoptr (GPtrArray) refs = g_ptr_array_new ();
+  g_autoptr (GArray) joined = g_array_new (FALSE, FALSE, sizeof (guint));
+  if (!build_actions (s, p, refs, joined, &max_join, out, error))
+    return FALSE;
   guint max_trace = 0;
   for (guint i = 0; c->trace && i < c->trace->len; i++)
     max_trace = MAX (max_trace, g_array_index (c->trace, SimTraceEntry, i).peer);
@@ -393,37 +459,15 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
   if (c->arrival_rate_per_s > 0)
     {
       if (churn_max < c->n_peers)
-        {
-          g_array_unref (joined);
-          return BAD ("churn", "max_peers", "%u is less than peers.count (%u)", churn_max, c->n_peers);
-        }
+        return BAD ("churn", "max_peers", "%u is less than peers.count (%u)", churn_max, c->n_peers);
       known = MAX (known, churn_max);
     }
   for (guint i = 0; i < refs->len; i++)
     {
       guint id = GPOINTER_TO_UINT (refs->pdata[i]);
       if (id > known)
-        {
-          /* find the timeline time that names it, for the message */
-          for (guint k = 0; k < p->keys->len; k++)
-            if (g_str_has_prefix (p->keys->pdata[k], "timeline."))
-              {
-                g_autofree char *needle = g_strdup_printf ("p%u", id);
-                g_autoptr (GPtrArray) words = _sim_scenario_split_top (p->values->pdata[k], ' ');
-                for (guint w2 = 0; w2 < words->len; w2++)
-                  if (strstr (words->pdata[w2], needle))
-                    {
-                      g_array_unref (joined);
-                      return BAD ("timeline", (char *) p->keys->pdata[k] + 9,
-                                  "'%s': unknown peer p%u (peers.count is %u; add a 'join p%u' first)",
-                                  (char *) p->values->pdata[k], id, c->n_peers, id);
-                    }
-              }
-          g_array_unref (joined);
-          return BAD ("timeline", "?", "unknown peer p%u", id);
-        }
+        return unknown_peer (s, p, id, out, error);
     }
-  g_array_unref (joined);
   if (max_trace > SIM_PEERS_MAX)
     return BAD ("churn", "trace", "peer %u is out of range (1 to %u)", max_trace, SIM_PEERS_MAX);
   if (known == 0)
@@ -437,8 +481,123 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
                     "p%u: peers.count, the peers of joins and the churn trace, churn.max_peers)", bw_path, r->line,
                     r->peer, known);
     }
+  return TRUE;
+}
 
-  /* model and data */
+/* The data set of [data] source (its kind sk, its argument arg) into
+ * *out_all, or, for idx files that carry their own test set, straight
+ * into out's train and test.  FALSE (out cleared) on a bad value. */
+static gboolean
+load_data (const SimScenario *s, const SimPoint *p, LearnSourceKind sk, const char *arg, LearnDataset **out_all,
+           SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
+  switch (sk)
+    {
+    case LEARN_SOURCE_CSV:
+      {
+        g_autofree char *path = resolve_path (s, p, arg);
+        if (c->partition.kind == LEARN_PARTITION_BY_COLUMN)
+          PARSE ("data", "partition",
+                 (*out_all = learn_dataset_load_csv_by_column (path, c->partition.column, &_e)) != NULL);
+        else
+          PARSE ("data", "source", (*out_all = learn_dataset_load_csv (path, &_e)) != NULL);
+        break;
+      }
+    case LEARN_SOURCE_IDX:
+      {
+        /* the files carry their own test set (t10k-*): test_fraction is not used */
+        g_autofree char *idx_dir = resolve_path (s, p, arg);
+        gsize limit = uint_of (V ("data", "limit"));
+        PARSE ("data", "source", learn_dataset_load_idx_dir (idx_dir, limit, &out->train, &out->test, &_e));
+        break;
+      }
+    case LEARN_SOURCE_SKLEARN:
+      PARSE ("data", "source", (*out_all = learn_dataset_load_sklearn (arg, LEARN_SKLEARN_DATA_DIR, &_e)) != NULL);
+      break;
+    case LEARN_SOURCE_SYNTHETIC:
+      {
+        guint features = uint_of (V ("data", "features")), classes = uint_of (V ("data", "classes"));
+        guint samples = uint_of (V ("data", "samples"));
+        double sep;
+        dl_parse_number (V ("data", "separation"), &sep, NULL);
+        if (features == 0)
+          return BAD ("data", "features", "must be at least 1");
+        if (classes < 2)
+          return BAD ("data", "classes", "must be at least 2");
+        if (samples < classes)
+          return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
+        if ((guint64) samples * features > SIM_FLOATS_MAX)
+          return BAD ("data", "samples", "%u samples of %u features are more than %u floats", samples, features,
+                      SIM_FLOATS_MAX);
+        /* the data set depends on the scenario seed only, not the repeat */
+        g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
+        *out_all = learn_dataset_synthetic (samples, features, classes, sep, dr);
+        break;
+      }
+    }
+  return TRUE;
+}
+
+/* The [data] keys of sim_scenario_build, for a model that learns: the
+ * data set loaded, split, checked and scaled into out's train and test.
+ * FALSE (out cleared) on a bad value. */
+static gboolean
+build_data (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
+  learn_partition_spec_parse (V ("data", "partition"), &c->partition, NULL);
+  double tf;
+  dl_parse_number (V ("data", "test_fraction"), &tf, NULL);
+  if (tf >= 1)
+    return BAD ("data", "test_fraction", "must be less than 1");
+  const char *scale = V ("data", "scale");
+  if (strcmp (scale, "none") != 0 && strcmp (scale, "standard") != 0)
+    return BAD ("data", "scale", "'%s': expected none or standard", scale);
+  g_autoptr (LearnDataset) all = NULL;
+  const char *src = V ("data", "source");
+  LearnSourceKind sk = LEARN_SOURCE_SYNTHETIC;
+  g_autofree char *arg = NULL;
+  PARSE ("data", "source", learn_source_parse (src, &sk, &arg, &_e));
+  if (!load_data (s, p, sk, arg, &all, out, error))
+    return FALSE;
+  if (all)
+    {
+      if (all->classes < 2)
+        return BAD ("data", "source", "the data has fewer than 2 classes");
+      g_autoptr (DlRandom) sr = dl_random_new (s->seed, "data-split", DL_RANDOM_NO_NODE);
+      learn_dataset_split (all, tf, sr, &out->train, &out->test);
+    }
+  else if (out->train->classes < 2)
+    return BAD ("data", "source", "the data has fewer than 2 classes");
+  if (out->train->n == 0)
+    return BAD ("data", "test_fraction", "leaves no training data");
+  if (c->partition.kind == LEARN_PARTITION_BY_COLUMN && sk != LEARN_SOURCE_CSV)
+    return BAD ("data", "partition", "by-column(%s) needs a csv:PATH source whose header names the columns",
+                c->partition.column);
+  if (c->partition.kind == LEARN_PARTITION_BY_COLUMN && all->groups < c->max_peers)
+    return BAD ("data", "partition", "column '%s' has %u distinct values for %u peers: each peer needs one "
+                "(peers.count, the peers of joins and the trace, churn.max_peers)", c->partition.column,
+                all->groups, c->max_peers);
+  if (strcmp (scale, "standard") == 0)
+    learn_dataset_standardize (out->train, out->test);
+  c->train = out->train;
+  c->test = out->test->n ? out->test : NULL;
+  c->model.features = out->train->features;
+  c->model.classes = out->train->classes;
+  const char *msec = NULL, *mkey = NULL;
+  g_autofree char *why = model_fault (c, out->train->n, sk == LEARN_SOURCE_SYNTHETIC, src, &msec, &mkey);
+  if (why)
+    return BAD (msec, mkey, "%s", why);
+  return TRUE;
+}
+
+/* The [model] keys of sim_scenario_build, then its data.  FALSE (out
+ * cleared) on a bad value. */
+static gboolean
+build_model (const SimScenario *s, const SimPoint *p, SimBuilt *out, GError **error)
+{
+  SimWorldConfig *c = &out->cfg;
   LearnModelKind mk;
   learn_model_kind_from_name (V ("model", "kind"), &mk, NULL);
   c->model = (LearnModel) { .kind = mk, .size = uint_of (V ("model", "size")),
@@ -451,99 +610,39 @@ sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBu
     return BAD ("model", "size", "must be at least 1");
   if (mk == LEARN_MODEL_MLP && c->model.hidden == 0)
     return BAD ("model", "hidden", "must be at least 1 for an mlp");
-  if (mk != LEARN_MODEL_NONE)
+  if (mk == LEARN_MODEL_NONE)
+    return TRUE;
+  if (c->model.batch_size == 0)
+    return BAD ("model", "batch_size", "must be at least 1");
+  if (!(lr > 0))
+    return BAD ("model", "learning_rate", "must be more than 0");
+  return build_data (s, p, out, error);
+}
+
+gboolean
+sim_scenario_build (const SimScenario *s, const SimPoint *p, guint64 seed, SimBuilt *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  SimWorldConfig *c = &out->cfg;
+  sim_world_config_init (c);
+  c->seed = seed;
+
+  /* every key is checked against its kind first */
+  if (!_sim_scenario_check_point_values (s, p, error))
     {
-      if (c->model.batch_size == 0)
-        return BAD ("model", "batch_size", "must be at least 1");
-      if (!(lr > 0))
-        return BAD ("model", "learning_rate", "must be more than 0");
-      learn_partition_spec_parse (V ("data", "partition"), &c->partition, NULL);
-      double tf;
-      dl_parse_number (V ("data", "test_fraction"), &tf, NULL);
-      if (tf >= 1)
-        return BAD ("data", "test_fraction", "must be less than 1");
-      const char *scale = V ("data", "scale");
-      if (strcmp (scale, "none") != 0 && strcmp (scale, "standard") != 0)
-        return BAD ("data", "scale", "'%s': expected none or standard", scale);
-      g_autoptr (LearnDataset) all = NULL;
-      const char *src = V ("data", "source");
-      LearnSourceKind sk = LEARN_SOURCE_SYNTHETIC;
-      g_autofree char *arg = NULL;
-      PARSE ("data", "source", learn_source_parse (src, &sk, &arg, &_e));
-      switch (sk)
-        {
-        case LEARN_SOURCE_CSV:
-          {
-            g_autofree char *path = resolve_path (s, p, arg);
-            if (c->partition.kind == LEARN_PARTITION_BY_COLUMN)
-              PARSE ("data", "partition",
-                     (all = learn_dataset_load_csv_by_column (path, c->partition.column, &_e)) != NULL);
-            else
-              PARSE ("data", "source", (all = learn_dataset_load_csv (path, &_e)) != NULL);
-            break;
-          }
-        case LEARN_SOURCE_IDX:
-          {
-            /* the files carry their own test set (t10k-*): test_fraction is not used */
-            g_autofree char *idx_dir = resolve_path (s, p, arg);
-            gsize limit = uint_of (V ("data", "limit"));
-            PARSE ("data", "source", learn_dataset_load_idx_dir (idx_dir, limit, &out->train, &out->test, &_e));
-            break;
-          }
-        case LEARN_SOURCE_SKLEARN:
-          PARSE ("data", "source", (all = learn_dataset_load_sklearn (arg, LEARN_SKLEARN_DATA_DIR, &_e)) != NULL);
-          break;
-        case LEARN_SOURCE_SYNTHETIC:
-          {
-            guint features = uint_of (V ("data", "features")), classes = uint_of (V ("data", "classes"));
-            guint samples = uint_of (V ("data", "samples"));
-            double sep;
-            dl_parse_number (V ("data", "separation"), &sep, NULL);
-            if (features == 0)
-              return BAD ("data", "features", "must be at least 1");
-            if (classes < 2)
-              return BAD ("data", "classes", "must be at least 2");
-            if (samples < classes)
-              return BAD ("data", "samples", "must be at least data.classes (%u)", classes);
-            if ((guint64) samples * features > SIM_FLOATS_MAX)
-              return BAD ("data", "samples", "%u samples of %u features are more than %u floats", samples, features,
-                          SIM_FLOATS_MAX);
-            /* the data set depends on the scenario seed only, not the repeat */
-            g_autoptr (DlRandom) dr = dl_random_new (s->seed, "data", DL_RANDOM_NO_NODE);
-            all = learn_dataset_synthetic (samples, features, classes, sep, dr);
-            break;
-          }
-        }
-      if (all)
-        {
-          if (all->classes < 2)
-            return BAD ("data", "source", "the data has fewer than 2 classes");
-          g_autoptr (DlRandom) sr = dl_random_new (s->seed, "data-split", DL_RANDOM_NO_NODE);
-          learn_dataset_split (all, tf, sr, &out->train, &out->test);
-        }
-      else if (out->train->classes < 2)
-        return BAD ("data", "source", "the data has fewer than 2 classes");
-      if (out->train->n == 0)
-        return BAD ("data", "test_fraction", "leaves no training data");
-      if (c->partition.kind == LEARN_PARTITION_BY_COLUMN && sk != LEARN_SOURCE_CSV)
-        return BAD ("data", "partition", "by-column(%s) needs a csv:PATH source whose header names the columns",
-                    c->partition.column);
-      if (c->partition.kind == LEARN_PARTITION_BY_COLUMN && all->groups < c->max_peers)
-        return BAD ("data", "partition", "column '%s' has %u distinct values for %u peers: each peer needs one "
-                    "(peers.count, the peers of joins and the trace, churn.max_peers)", c->partition.column,
-                    all->groups, c->max_peers);
-      if (strcmp (scale, "standard") == 0)
-        learn_dataset_standardize (out->train, out->test);
-      c->train = out->train;
-      c->test = out->test->n ? out->test : NULL;
-      c->model.features = out->train->features;
-      c->model.classes = out->train->classes;
-      const char *msec = NULL, *mkey = NULL;
-      g_autofree char *why = model_fault (c, out->train->n, sk == LEARN_SOURCE_SYNTHETIC, src, &msec, &mkey);
-      if (why)
-        return BAD (msec, mkey, "%s", why);
+      sim_built_clear (out);
+      return FALSE;
     }
-  return TRUE;
+  const ProtoFamily *fam = NULL;
+  ProtoKeyLookup look;
+  g_autofree char *dir = scenario_dir (s, p);
+  guint churn_max = 0;
+  g_autofree char *bw_path = NULL;
+  /* each step clears out when it fails */
+  return build_scenario (s, p, out, error) && build_family (s, p, seed, dir, &fam, &look, out, error)
+         && build_training (s, p, out, error) && build_peers (s, p, fam, &look, out, error)
+         && build_network (s, p, out, error) && build_churn (s, p, &churn_max, &bw_path, out, error)
+         && build_timeline (s, p, churn_max, bw_path, out, error) && build_model (s, p, out, error);
 }
 
 #undef V

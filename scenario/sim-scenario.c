@@ -174,8 +174,10 @@ find_sweep (const char *v, gsize *start, gsize *end)
   return TRUE;
 }
 
-SimScenario *
-sim_scenario_load (const char *path, const char *const *overrides, GError **error)
+/* The file's text into *out_text and *out_len (transfer full), refused
+ * when it holds a NUL byte.  FALSE with error on a refusal. */
+static gboolean
+read_text (const char *path, char **out_text, gsize *out_len, GError **error)
 {
   g_autofree char *text = NULL;
   gsize len = 0;
@@ -183,7 +185,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
   if (!g_file_get_contents (path, &text, &len, &local))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
-      return NULL;
+      return FALSE;
     }
   /* GKeyFile would stop at a NUL: the rest of the file would be lost */
   const char *nul = memchr (text, '\0', len);
@@ -193,15 +195,72 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
       for (const char *c = text; c < nul; c++)
         line += *c == '\n';
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s:%zu: a NUL byte (a scenario file is text)", path, line);
-      return NULL;
+      return FALSE;
     }
+  *out_text = g_steal_pointer (&text);
+  *out_len = len;
+  return TRUE;
+}
+
+/* The keys of the file's section group into entries, each key checked:
+ * text, given once, known to the section (any key in [timeline] and
+ * [expect]).  FALSE with error on a refusal. */
+static gboolean
+read_section (const char *path, const char *text, GKeyFile *kf, const char *group, GPtrArray *entries,
+              GError **error)
+{
+  gsize n_keys = 0;
+  g_auto (GStrv) ks = g_key_file_get_keys (kf, group, &n_keys, NULL);
+  for (gsize k = 0; k < n_keys; k++)
+    {
+      if (!g_utf8_validate (ks[k], -1, NULL))
+        {
+          g_autofree char *shown = g_utf8_make_valid (ks[k], -1);
+          _sim_scenario_fail_at (error, path, group, shown, "not valid UTF-8");
+          return FALSE;
+        }
+      for (gsize j = 0; j < k; j++)
+        if (strcmp (ks[j], ks[k]) == 0)
+          {
+            fail_twice (error, path, text, group, ks[k]);
+            return FALSE;
+          }
+      gboolean free_keys = strcmp (group, "timeline") == 0 || strcmp (group, "expect") == 0;
+      if (!free_keys && !sim_key_default (group, ks[k]))
+        {
+          GString *known = g_string_new (NULL);
+          for (guint i = 0; i < sim_keys_n (); i++)
+            if (strcmp (sim_key_at (i).section, group) == 0)
+              g_string_append_printf (known, "%s%s", known->len ? ", " : "", sim_key_at (i).key);
+          _sim_scenario_fail_at (error, path, group, ks[k], "unknown key (keys of [%s]: %s)", group, known->str);
+          g_string_free (known, TRUE);
+          return FALSE;
+        }
+      g_autofree char *raw = g_key_file_get_value (kf, group, ks[k], NULL);
+      g_autofree char *v = strip_comment (raw ? raw : "");
+      if (!g_utf8_validate (v, -1, NULL))
+        {
+          g_autofree char *shown = g_utf8_make_valid (v, -1);
+          _sim_scenario_fail_at (error, path, group, ks[k], "'%s' is not valid UTF-8", shown);
+          return FALSE;
+        }
+      g_ptr_array_add (entries, entry_new (group, ks[k], v));
+    }
+  return TRUE;
+}
+
+/* Every section of the file text into entries, in the file's order,
+ * each section name checked.  FALSE with error on a refusal. */
+static gboolean
+read_entries (const char *path, const char *text, GPtrArray *entries, GError **error)
+{
+  g_autoptr (GError) local = NULL;
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: not a valid scenario file: %s", path, local->message);
-      return NULL;
+      return FALSE;
     }
-  g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func (entry_free);
   gsize n_groups = 0;
   g_auto (GStrv) groups = g_key_file_get_groups (kf, &n_groups);
   for (gsize g = 0; g < n_groups; g++)
@@ -210,55 +269,27 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         {
           g_autofree char *shown = g_utf8_make_valid (groups[g], -1);
           _sim_scenario_fail_at (error, path, shown, NULL, "not valid UTF-8");
-          return NULL;
+          return FALSE;
         }
       if (!sim_section_known (groups[g]))
         {
           _sim_scenario_fail_at (error, path, groups[g], NULL,
                    "unknown section (expected scenario, protocol, training, model, data, peers, "
                    "compute, network, churn, timeline or expect)");
-          return NULL;
+          return FALSE;
         }
-      gsize n_keys = 0;
-      g_auto (GStrv) ks = g_key_file_get_keys (kf, groups[g], &n_keys, NULL);
-      for (gsize k = 0; k < n_keys; k++)
-        {
-          if (!g_utf8_validate (ks[k], -1, NULL))
-            {
-              g_autofree char *shown = g_utf8_make_valid (ks[k], -1);
-              _sim_scenario_fail_at (error, path, groups[g], shown, "not valid UTF-8");
-              return NULL;
-            }
-          for (gsize j = 0; j < k; j++)
-            if (strcmp (ks[j], ks[k]) == 0)
-              {
-                fail_twice (error, path, text, groups[g], ks[k]);
-                return NULL;
-              }
-          gboolean free_keys = strcmp (groups[g], "timeline") == 0 || strcmp (groups[g], "expect") == 0;
-          if (!free_keys && !sim_key_default (groups[g], ks[k]))
-            {
-              GString *known = g_string_new (NULL);
-              for (guint i = 0; i < sim_keys_n (); i++)
-                if (strcmp (sim_key_at (i).section, groups[g]) == 0)
-                  g_string_append_printf (known, "%s%s", known->len ? ", " : "", sim_key_at (i).key);
-              _sim_scenario_fail_at (error, path, groups[g], ks[k], "unknown key (keys of [%s]: %s)", groups[g], known->str);
-              g_string_free (known, TRUE);
-              return NULL;
-            }
-          g_autofree char *raw = g_key_file_get_value (kf, groups[g], ks[k], NULL);
-          g_autofree char *v = strip_comment (raw ? raw : "");
-          if (!g_utf8_validate (v, -1, NULL))
-            {
-              g_autofree char *shown = g_utf8_make_valid (v, -1);
-              _sim_scenario_fail_at (error, path, groups[g], ks[k], "'%s' is not valid UTF-8", shown);
-              return NULL;
-            }
-          g_ptr_array_add (entries, entry_new (groups[g], ks[k], v));
-        }
+      if (!read_section (path, text, kf, groups[g], entries, error))
+        return FALSE;
     }
-  /* --set section.key=value */
-  g_autoptr (GHashTable) set_by = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return TRUE;
+}
+
+/* --set section.key=value: each override replaces its entry's value or
+ * adds an entry, and set_by tells which --set set the key.  FALSE with
+ * error on a refusal. */
+static gboolean
+apply_overrides (const char *const *overrides, GPtrArray *entries, GHashTable *set_by, GError **error)
+{
   for (guint i = 0; overrides && overrides[i]; i++)
     {
       const char *o = overrides[i];
@@ -267,12 +298,12 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         {
           g_autofree char *shown = g_utf8_make_valid (o, -1);
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "--set '%s': not valid UTF-8", shown);
-          return NULL;
+          return FALSE;
         }
       if (!eq || !dot || dot > eq)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "--set '%s': expected section.key=value", o);
-          return NULL;
+          return FALSE;
         }
       g_autofree char *sec = g_strndup (o, (gsize) (dot - o));
       g_autofree char *key = g_strstrip (g_strndup (dot + 1, (gsize) (eq - dot - 1)));
@@ -281,7 +312,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
       if (!sim_section_known (sec) || (!free_keys && !sim_key_default (sec, key)))
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "--set '%s': unknown key %s.%s", o, sec, key);
-          return NULL;
+          return FALSE;
         }
       gboolean replaced = FALSE;
       for (guint k = 0; k < entries->len; k++)
@@ -298,11 +329,16 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
         g_ptr_array_add (entries, entry_new (sec, key, val));
       g_hash_table_replace (set_by, g_strdup_printf ("%s.%s", sec, key), g_strdup_printf ("--set %s", o));
     }
+  return TRUE;
+}
 
-  /* sweeps */
-  g_autoptr (GPtrArray) sweep_entries = g_ptr_array_new ();
-  g_autoptr (GPtrArray) sweep_alts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  guint n_points = 1;
+/* The entries whose value holds a sweep list ${a,b,...} into
+ * sweep_entries, their alternatives into sweep_alts, and the number of
+ * points of the sweep into *n_points.  FALSE with error on a refusal. */
+static gboolean
+find_sweeps (const char *path, GPtrArray *entries, GPtrArray *sweep_entries, GPtrArray *sweep_alts, guint *n_points,
+             GError **error)
+{
   for (guint k = 0; k < entries->len; k++)
     {
       Entry *e = entries->pdata[k];
@@ -312,7 +348,7 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           if (strstr (e->value, "${"))
             {
               _sim_scenario_fail_at (error, path, e->section, e->key, "'%s': a sweep list ${...} is missing its '}'", e->value);
-              return NULL;
+              return FALSE;
             }
           continue;
         }
@@ -323,25 +359,96 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
           {
             g_ptr_array_unref (alts);
             _sim_scenario_fail_at (error, path, e->section, e->key, "'%s': empty entry in a sweep list", e->value);
-            return NULL;
+            return FALSE;
           }
-      if (n_points > 100000 / MAX (alts->len, 1))
+      if (*n_points > 100000 / MAX (alts->len, 1))
         {
           g_ptr_array_unref (alts);
           _sim_scenario_fail_at (error, path, e->section, e->key, "the sweep has more than 100000 points");
-          return NULL;
+          return FALSE;
         }
-      n_points *= alts->len;
+      *n_points *= alts->len;
       g_ptr_array_add (sweep_entries, e);
       g_ptr_array_add (sweep_alts, alts);
     }
+  return TRUE;
+}
 
-  SimScenario *s = g_new0 (SimScenario, 1);
-  s->path = g_strdup (path);
-  s->sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
-  s->set_by = g_steal_pointer (&set_by);
-  s->points = g_ptr_array_new_with_free_func (point_free);
-  s->warnings = g_ptr_array_new_with_free_func (g_free);
+/* Point pi's alternative of each sweep (the last varies fastest) into
+ * chosen (entry -> its value there), and the point's label */
+static char *
+choose_alternatives (guint pi, GPtrArray *sweep_entries, GPtrArray *sweep_alts, GHashTable *chosen)
+{
+  GString *label = g_string_new (NULL);
+  guint rest = pi;
+  for (guint si = sweep_entries->len; si > 0; si--)
+    {
+      Entry *e = sweep_entries->pdata[si - 1];
+      GPtrArray *alts = sweep_alts->pdata[si - 1];
+      const char *alt = alts->pdata[rest % alts->len];
+      rest /= alts->len;
+      gsize a = 0, b = 0;
+      find_sweep (e->value, &a, &b);
+      char *v = g_strdup_printf ("%.*s%s%s", (int) a, e->value, alt, e->value + b);
+      g_hash_table_insert (chosen, e, v);
+    }
+  for (guint si = 0; si < sweep_entries->len; si++)
+    {
+      Entry *e = sweep_entries->pdata[si];
+      g_string_append_printf (label, "%s%s.%s=%s", label->len ? ", " : "", e->section, e->key,
+                              (char *) g_hash_table_lookup (chosen, e));
+    }
+  return g_string_free (label, FALSE);
+}
+
+/* Point p's values: every key of the table (its default, or the entry's
+ * value at the point), then its timeline and its expectations.  FALSE
+ * with error on an expectation refused. */
+static gboolean
+fill_point (const char *path, SimPoint *p, GPtrArray *entries, GHashTable *chosen, GError **error)
+{
+  for (guint i = 0; i < sim_keys_n (); i++)
+    {
+      SimKeyInfo ki = sim_key_at (i);
+      const char *v = ki.def;
+      for (guint k = 0; k < entries->len; k++)
+        {
+          Entry *e = entries->pdata[k];
+          if (strcmp (e->section, ki.section) == 0 && strcmp (e->key, ki.key) == 0)
+            {
+              v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
+              g_hash_table_add (p->given, g_strdup_printf ("%s.%s", ki.section, ki.key));
+            }
+        }
+      g_ptr_array_add (p->keys, g_strdup_printf ("%s.%s", ki.section, ki.key));
+      g_ptr_array_add (p->values, g_strdup (v));
+    }
+  family_peer_count (p);
+  for (guint k = 0; k < entries->len; k++)
+    {
+      Entry *e = entries->pdata[k];
+      const char *v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
+      if (strcmp (e->section, "timeline") == 0)
+        {
+          g_ptr_array_add (p->keys, g_strdup_printf ("timeline.%s", e->key));
+          g_ptr_array_add (p->values, g_strdup (v));
+        }
+      else if (strcmp (e->section, "expect") == 0)
+        {
+          SimExpect x;
+          if (!_sim_scenario_parse_expect_line (path, e->key, v, &x, error))
+            return FALSE;
+          g_array_append_val (p->expects, x);
+        }
+    }
+  return TRUE;
+}
+
+/* The sweep's n_points points into s.  FALSE with error on a refusal. */
+static gboolean
+make_points (SimScenario *s, GPtrArray *entries, GPtrArray *sweep_entries, GPtrArray *sweep_alts, guint n_points,
+             GError **error)
+{
   for (guint pi = 0; pi < n_points; pi++)
     {
       SimPoint *p = g_new0 (SimPoint, 1);
@@ -351,73 +458,27 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
       p->expects = g_array_new (FALSE, TRUE, sizeof (SimExpect));
       p->given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       g_ptr_array_add (s->points, p);
-      /* choose the alternative of each sweep: the last varies fastest */
       g_autoptr (GHashTable) chosen = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-      GString *label = g_string_new (NULL);
-      guint rest = pi;
-      for (guint si = sweep_entries->len; si > 0; si--)
-        {
-          Entry *e = sweep_entries->pdata[si - 1];
-          GPtrArray *alts = sweep_alts->pdata[si - 1];
-          const char *alt = alts->pdata[rest % alts->len];
-          rest /= alts->len;
-          gsize a = 0, b = 0;
-          find_sweep (e->value, &a, &b);
-          char *v = g_strdup_printf ("%.*s%s%s", (int) a, e->value, alt, e->value + b);
-          g_hash_table_insert (chosen, e, v);
-        }
-      for (guint si = 0; si < sweep_entries->len; si++)
-        {
-          Entry *e = sweep_entries->pdata[si];
-          g_string_append_printf (label, "%s%s.%s=%s", label->len ? ", " : "", e->section, e->key,
-                                  (char *) g_hash_table_lookup (chosen, e));
-        }
-      p->label = g_string_free (label, FALSE);
-      for (guint i = 0; i < sim_keys_n (); i++)
-        {
-          SimKeyInfo ki = sim_key_at (i);
-          const char *v = ki.def;
-          for (guint k = 0; k < entries->len; k++)
-            {
-              Entry *e = entries->pdata[k];
-              if (strcmp (e->section, ki.section) == 0 && strcmp (e->key, ki.key) == 0)
-                {
-                  v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
-                  g_hash_table_add (p->given, g_strdup_printf ("%s.%s", ki.section, ki.key));
-                }
-            }
-          g_ptr_array_add (p->keys, g_strdup_printf ("%s.%s", ki.section, ki.key));
-          g_ptr_array_add (p->values, g_strdup (v));
-        }
-      family_peer_count (p);
-      for (guint k = 0; k < entries->len; k++)
-        {
-          Entry *e = entries->pdata[k];
-          const char *v = g_hash_table_lookup (chosen, e) ? g_hash_table_lookup (chosen, e) : e->value;
-          if (strcmp (e->section, "timeline") == 0)
-            {
-              g_ptr_array_add (p->keys, g_strdup_printf ("timeline.%s", e->key));
-              g_ptr_array_add (p->values, g_strdup (v));
-            }
-          else if (strcmp (e->section, "expect") == 0)
-            {
-              SimExpect x;
-              if (!_sim_scenario_parse_expect_line (path, e->key, v, &x, error))
-                {
-                  sim_scenario_free (s);
-                  return NULL;
-                }
-              g_array_append_val (p->expects, x);
-            }
-        }
+      p->label = choose_alternatives (pi, sweep_entries, sweep_alts, chosen);
+      if (!fill_point (s->path, p, entries, chosen, error))
+        return FALSE;
     }
+  return TRUE;
+}
+
+/* The scenario's own values, from its first point: name (the file's
+ * name without its extension when not given), description, seed,
+ * repeat and version.  FALSE with error on a refusal. */
+static gboolean
+read_header (SimScenario *s, GError **error)
+{
   SimPoint *p0 = s->points->pdata[0];
   const char *name = _sim_scenario_point_value (p0, "scenario", "name");
   if (*name)
     s->name = g_strdup (name);
   else
     {
-      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *base = g_path_get_basename (s->path);
       char *dot = strrchr (base, '.');
       if (dot)
         *dot = '\0';
@@ -430,11 +491,18 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
   s->version = g_strdup (_sim_scenario_point_value (p0, "protocol", "version"));
   if (s->repeat == 0)
     {
-      _sim_scenario_fail_at (error, path, "scenario", "repeat", "must be at least 1");
-      sim_scenario_free (s);
-      return NULL;
+      _sim_scenario_fail_at (error, s->path, "scenario", "repeat", "must be at least 1");
+      return FALSE;
     }
-  /* everything is checked before anything runs */
+  return TRUE;
+}
+
+/* Every point of s built once, so that everything is checked before
+ * anything runs; the builds' warnings into s, each once.  FALSE with
+ * error (naming the sweep point) on a refusal. */
+static gboolean
+check_points (SimScenario *s, GError **error)
+{
   for (guint pi = 0; pi < s->points->len; pi++)
     {
       SimBuilt b;
@@ -446,12 +514,41 @@ sim_scenario_load (const char *path, const char *const *overrides, GError **erro
             g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "%s (sweep point %s)", e->message, p->label);
           else
             g_propagate_error (error, g_steal_pointer (&e));
-          sim_scenario_free (s);
-          return NULL;
+          return FALSE;
         }
       if (b.warning && !g_ptr_array_find_with_equal_func (s->warnings, b.warning, g_str_equal, NULL))
         g_ptr_array_add (s->warnings, g_steal_pointer (&b.warning));
       sim_built_clear (&b);
+    }
+  return TRUE;
+}
+
+SimScenario *
+sim_scenario_load (const char *path, const char *const *overrides, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func (entry_free);
+  g_autoptr (GHashTable) set_by = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GPtrArray) sweep_entries = g_ptr_array_new ();
+  g_autoptr (GPtrArray) sweep_alts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  guint n_points = 1;
+  if (!read_text (path, &text, &len, error) || !read_entries (path, text, entries, error)
+      || !apply_overrides (overrides, entries, set_by, error)
+      || !find_sweeps (path, entries, sweep_entries, sweep_alts, &n_points, error))
+    return NULL;
+
+  SimScenario *s = g_new0 (SimScenario, 1);
+  s->path = g_strdup (path);
+  s->sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+  s->set_by = g_steal_pointer (&set_by);
+  s->points = g_ptr_array_new_with_free_func (point_free);
+  s->warnings = g_ptr_array_new_with_free_func (g_free);
+  if (!make_points (s, entries, sweep_entries, sweep_alts, n_points, error) || !read_header (s, error)
+      || !check_points (s, error))
+    {
+      sim_scenario_free (s);
+      return NULL;
     }
   return s;
 }

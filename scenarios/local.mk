@@ -2,6 +2,8 @@
 # shipped file: tests/cli.sh checks that this list is complete).
 nobase_dist_pkgdata_DATA += \
 	scenarios/demo.ini \
+	scenarios/compare/gossip-vs-disco.ini \
+	scenarios/compare/hier-vs-disco.ini \
 	scenarios/data/digits-mlp.ini \
 	scenarios/data/digits-softmax.ini \
 	scenarios/data/fashion-mlp-20.ini \

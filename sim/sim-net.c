@@ -198,6 +198,7 @@ static void ev_deliver (SimEngine *e, void *ctx, uint64_t arg);
  * (half a million at 1 000 peers, never freed before the world).  The
  * slabs live as long as the world. */
 #define MSG_SLAB 4096
+#define BODY_SLAB 1024
 #define LINK_SLAB 1024
 
 static void rates_init (SimWorld *w);
@@ -210,6 +211,7 @@ void
 sim_net_init (SimWorld *w)
 {
   dl_slab_init (&w->msgs, sizeof (Msg), MSG_SLAB);
+  dl_slab_init (&w->bodies, sizeof (MsgBody), BODY_SLAB);
   dl_slab_init (&w->link_slab, sizeof (Link), LINK_SLAB);
   sim_engine_prefetch_arg (w->engine, ev_arrive, offsetof (Msg, bytes),
                            offsetof (Msg, to) + sizeof (ProtoNodeId) - offsetof (Msg, bytes));
@@ -229,11 +231,85 @@ msg_new (SimWorld *w)
   return m;
 }
 
+/* ---------------------------------------------------------------- bodies */
+
+/* A body can be shared if it owns nothing but its weights reference. */
+static gboolean
+body_shareable (const ProtoMsg *msg)
+{
+  return !msg->signal_data && !msg->peers && !msg->indices && !msg->inner;
+}
+
+/* TRUE if a and b say the same apart from `node` (both shareable). */
+G_STATIC_ASSERT (sizeof (ProtoMsg) == 88);   /* a new field: compare it here */
+static gboolean
+body_same (const ProtoMsg *a, const ProtoMsg *b)
+{
+  return a->weights == b->weights && a->key == b->key && a->nb_participants == b->nb_participants
+         && a->round == b->round && a->comm_round == b->comm_round && a->n_peers == b->n_peers
+         && a->degree == b->degree && a->n_indices == b->n_indices && a->sess_seq == b->sess_seq
+         && a->sess_ack == b->sess_ack && a->type == b->type && a->signal == b->signal
+         && a->wait_for_more == b->wait_for_more && a->joined_mid_training == b->joined_mid_training
+         && a->helper == b->helper;
+}
+
+/* A body for msg, whose content it takes (msg is left as proto_msg_init
+ * makes it): the last body taken if it says the same apart from the node,
+ * else a new one. */
+static MsgBody *
+body_take (SimWorld *w, ProtoMsg *msg)
+{
+  ProtoMsgType type = msg->type;
+  MsgBody *b = w->last_body;
+  gboolean shareable = body_shareable (msg);
+  if (b && shareable && body_same (&b->msg, msg))
+    {
+      b->refs++;
+      proto_msg_clear (msg);   /* its weights reference: the body holds one */
+    }
+  else
+    {
+      b = dl_slab_take (&w->bodies);
+      b->msg = *msg;
+      b->refs = 1;
+      w->live_bodies++;
+      w->last_body = shareable ? b : NULL;
+    }
+  proto_msg_init (msg, type);
+  return b;
+}
+
+static void
+body_release (SimWorld *w, MsgBody *b)
+{
+  g_assert (b->refs > 0);
+  if (--b->refs > 0)
+    return;
+  if (w->last_body == b)
+    w->last_body = NULL;
+  proto_msg_clear (&b->msg);
+  w->live_bodies--;
+  dl_slab_give (&w->bodies, b);
+}
+
+/* m's protocol message, in tmp: its body's with its own node; NULL for a
+ * close frame. */
+const ProtoMsg *
+sim_net_msg_view (const Msg *m, ProtoMsg *tmp)
+{
+  if (!m->body)
+    return NULL;
+  *tmp = m->body->msg;
+  tmp->node = m->node;
+  return tmp;
+}
+
 /* A message delivered, lost, or that never went in flight. */
 static void
 msg_drop (SimWorld *w, Msg *m)
 {
-  proto_msg_clear (&m->msg);
+  if (m->body)
+    body_release (w, m->body);
   m->live = 0;
   dl_slab_give (&w->msgs, m);
 }
@@ -255,18 +331,22 @@ sim_net_free (SimWorld *w)
   dl_slab_clear (&w->link_slab);
   if (!w->msgs.slabs)
     return;
-  for (guint i = 0; i < dl_slab_carved (&w->msgs); i++)
+  for (guint i = 0; i < dl_slab_carved (&w->bodies); i++)
     {
-      Msg *m = dl_slab_at (&w->msgs, i);
-      if (m->live)
-        proto_msg_clear (&m->msg);
+      MsgBody *b = dl_slab_at (&w->bodies, i);
+      if (b->refs)
+        proto_msg_clear (&b->msg);
     }
+  w->last_body = NULL;
+  dl_slab_clear (&w->bodies);
   dl_slab_clear (&w->msgs);
 }
 
 static DlTime
-take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg)
+take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const Msg *m)
 {
+  ProtoMsg tmp;
+  const ProtoMsg *msg = w->delay_rules->len ? sim_net_msg_view (m, &tmp) : NULL;
   for (guint i = 0; i < w->delay_rules->len; i++)
     {
       Rule *r = &g_array_index (w->delay_rules, Rule, i);
@@ -321,15 +401,15 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   m->from = from;
   m->to = to;
   m->via = via;
-  m->msg = *msg;
-  proto_msg_init (msg, msg->type);
-  m->bytes = wire_size (w, &m->msg);
+  m->node = msg->node;
+  m->bytes = wire_size (w, msg);
   w->result.messages++;
   w->result.bytes += m->bytes;
   if (from != PROTO_SERVER && !m->internal)
     sim_node_at (w, from)->bytes_sent += m->bytes;
   if (w->rec.traffic)
-    w->rec.traffic (w->rec.user_data, m->msg.type, m->bytes);
+    w->rec.traffic (w->rec.user_data, msg->type, m->bytes);
+  m->body = body_take (w, msg);
 
   Link *l = NULL;
   if (via == PROTO_VIA_LINK)
@@ -368,7 +448,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       msg_drop (w, m);
       return;
     }
-  schedule_msg (w, m, l, take_delay_rule (w, from, to, &m->msg));
+  schedule_msg (w, m, l, take_delay_rule (w, from, to, m));
 }
 
 /* The last arrival time on m's channel (from, to, via): kept in the link
@@ -907,7 +987,7 @@ sim_net_close_stream (SimWorld *w, Node *n)
   m->via = PROTO_VIA_SERVER;
   m->close = TRUE;
   m->stream = n->stream;
-  proto_msg_init (&m->msg, PROTO_MSG_TYPE_LIMIT);  /* no type: a close frame carries no message */
+  /* no body: a close frame carries no message */
   m->bytes = CLOSE_FRAME_BYTES;
   schedule_msg (w, m, NULL, 0);
 }
@@ -964,7 +1044,9 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
   char kind[64];
   SimWorld *w = ctx;
   Msg *m = (Msg *) (uintptr_t) arg;
-  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via, .msg = &m->msg };
+  ProtoMsg msg;
+  ProtoInput in = { .kind = PROTO_IN_MESSAGE, .from = m->from, .via = m->via,
+                    .msg = sim_net_msg_view (m, &msg) };
   if (m->internal)
     {
       guint k = proto_replica_index (m->to);
@@ -994,8 +1076,8 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
     sim_fact (w, m->from, m->to, "lost", "the sender crashed before it was sent");
   else if (m->to == PROTO_SERVER)
     {
-      if (take_drop_rule (w, m->from, m->to, &m->msg))
-        sim_fact (w, m->from, PROTO_SERVER, "drop", kind_name (&m->msg, kind));
+      if (take_drop_rule (w, m->from, m->to, in.msg))
+        sim_fact (w, m->from, PROTO_SERVER, "drop", kind_name (in.msg, kind));
       else if (src && !src->coord_closed)
         sim_dispatch_coord (w, &in);
     }
@@ -1004,8 +1086,8 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
       Node *dst = sim_node_at (w, m->to);
       if (!dst || dst->status != NODE_ONLINE)
         ;  /* to a gone node: vanishes */
-      else if (take_drop_rule (w, m->from, m->to, &m->msg))
-        sim_fact (w, m->to, m->from, "drop", kind_name (&m->msg, kind));
+      else if (take_drop_rule (w, m->from, m->to, in.msg))
+        sim_fact (w, m->to, m->from, "drop", kind_name (in.msg, kind));
       else if (m->via == PROTO_VIA_LINK && w->cfg.loss > 0 && dl_random_bernoulli (w->rng_loss, w->cfg.loss))
         /* [network] loss: each message on a peer link is lost with this
          * probability, independently (its own "loss" stream: a run without

@@ -83,14 +83,27 @@ typedef struct {
                              new connection) */
 } Link;
 
+/* A message's protocol body, shared by the messages in flight that carry
+ * the same one apart from the recipient (sim_net_send: a peer sending one
+ * Payload to its n - 1 peers holds one body, not n - 1); a body that owns
+ * arrays (peers, indices, signal_data, inner) is never shared.  96 bytes,
+ * from their own slabs. */
+typedef struct MsgBody MsgBody;
+struct MsgBody {
+  ProtoMsg msg;       /* its `node` is meaningless: each message holds its own */
+  guint32 refs;       /* the messages holding it; 0: given back (not at the
+                         record's start, which the free list overwrites) */
+};
+
 typedef struct Msg Msg;
-struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 128
-                  bytes, two cache lines) */
-  ProtoMsg msg;
+struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 64
+                  bytes, one cache line of its 64-byte aligned slabs) */
+  MsgBody *body;      /* what it says, shared (sim_net_msg_view); NULL: a close frame */
   gsize bytes;
   DlTime wire_done;   /* its last byte left the sender's uplink; with sharing = fair, until then
                          the latency (and a delay rule's extra) it pays after that */
   Msg *next;          /* sharing = fair: the next message behind it on its channel */
+  ProtoNodeId node;   /* its own ProtoMsg's node (the body's is not read) */
   ProtoNodeId from, to;
   union {
     guint32 stream;   /* on a peer's coordinator stream: its number then */
@@ -103,9 +116,11 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
   guint8 live : 1;    /* taken from the slabs and not yet freed */
   guint8 doomed : 1;  /* on a link whose receiver had destroyed its end when it was sent (its
                          close notice still on the way): lost when it arrives */
+  guint8 spare[13];   /* to a whole cache line */
 };
 
-G_STATIC_ASSERT (sizeof (Msg) == 128);
+G_STATIC_ASSERT (sizeof (Msg) == 64);
+G_STATIC_ASSERT (sizeof (MsgBody) == 96);
 
 typedef struct {
   int msg_type;
@@ -153,6 +168,10 @@ struct SimWorld {
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
   DlSlab msgs;                        /* the message records (sim-net.c) */
+  DlSlab bodies;                      /* their bodies (MsgBody, sim-net.c) */
+  MsgBody *last_body;                 /* the last body taken, if it can be shared: the next
+                                         message the same apart from its node takes it too */
+  guint64 live_bodies;                /* bodies taken and not yet given back (the tests') */
   DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
@@ -274,6 +293,9 @@ void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, 
 void sim_net_close_stream (SimWorld *w, Node *n);
 void sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id);
 void sim_net_msg_free (SimWorld *w, Msg *m);
+/* m's protocol message (its body's, with its own node), in tmp, which
+ * the caller provides; NULL for a close frame. */
+const ProtoMsg *sim_net_msg_view (const Msg *m, ProtoMsg *tmp);
 void sim_net_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);

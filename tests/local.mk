@@ -56,6 +56,8 @@ TESTS += tests/family-folder.sh
 EXTRA_DIST += tests/family-folder.sh tools/family-mentions tools/family-diff tools/family-scaffolding
 # no function over 80 lines outside a shrinking allow-list (cheap: reads the sources)
 TESTS += tests/function-length.sh
+TESTS += tests/same-tables.sh
+EXTRA_DIST += tests/same-tables.sh tools/same-tables
 EXTRA_DIST += tests/function-length.sh tools/function-length tools/function-length.allow
 # the rules docs/style.md says a tool checks, and commit messages' form
 TESTS += tests/style.sh
@@ -87,6 +89,11 @@ TESTS += tests/test-world
 tests_test_world_SOURCES = tests/test-world.c $(WORLD_HARNESS_SOURCES)
 tests_test_world_CFLAGS = $(DL_CHECK_CFLAGS)
 
+check_PROGRAMS += tests/test-net-body
+TESTS += tests/test-net-body
+tests_test_net_body_SOURCES = tests/test-net-body.c $(WORLD_HARNESS_SOURCES) $(MSG_FILL_SOURCES)
+tests_test_net_body_CFLAGS = $(DL_CHECK_CFLAGS)
+
 check_PROGRAMS += tests/test-scenario
 TESTS += tests/test-scenario
 tests_test_scenario_SOURCES = tests/test-scenario.c $(FAMILY_HARNESS_SOURCES)
@@ -94,6 +101,7 @@ tests_test_scenario_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-frame
 TESTS += tests/test-frame
+tests_test_frame_SOURCES = tests/test-frame.c $(MSG_FILL_SOURCES)
 tests_test_frame_CFLAGS = $(DL_CHECK_CFLAGS)
 
 # `make check-netem` (root): the testbed with a network namespace per peer.
@@ -174,6 +182,7 @@ tests_test_explore_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-export
 TESTS += tests/test-export
+tests_test_export_SOURCES = tests/test-export.c $(MSG_FILL_SOURCES)
 tests_test_export_CFLAGS = $(DL_CHECK_CFLAGS) $(JSON_CFLAGS)
 tests_test_export_LDADD = $(DL_CHECK_LDADD) $(JSON_LIBS)
 

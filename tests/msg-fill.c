@@ -12,3 +12,13 @@ fill_msg (ProtoMsg *m, ProtoMsgType t)
   if (k && k->example)
     k->example (m);
 }
+
+gboolean
+msg_carries_weights (ProtoMsgType t)
+{
+  ProtoMsg m;
+  fill_msg (&m, t);
+  gboolean w = m.weights != NULL;
+  proto_msg_clear (&m);
+  return w;
+}

@@ -7,6 +7,9 @@
 #include "protocol/proto-message.h"
 
 void fill_msg (ProtoMsg *m, ProtoMsgType t);
+/* TRUE if a type carries weights: its class's example sets some (a
+ * model message of any family, and the session's SharedModel) */
+gboolean msg_carries_weights (ProtoMsgType t);
 
 /* Each type is filled by its class's example (ProtoMsgClass.example,
  * protocol/proto-msg-class.h), in its family's -msgs.c, so that

@@ -1,13 +1,14 @@
 #!/bin/sh
 # tests/scenarios.sh — every shipped scenario with an [expect] section
-# (scenarios/'s and the families' own, protocol/*/scenarios/),
+# (scenarios/'s, its comparisons of two families in scenarios/compare/,
+# and the families' own, protocol/*/scenarios/),
 # through `dlsim check`, as a user would run it; then the comparisons that
 # span two runs, which [expect] (one run at a time) cannot state.
 set -u
 DLSIM=${DLSIM:-./dlsim}
 SRC=${DLSIM_SRCDIR:-.}
 dirs=""
-for d in regression failures edge found bandwidth reproductions; do
+for d in regression failures edge found bandwidth reproductions compare; do
   [ -d "$SRC/scenarios/$d" ] && dirs="$dirs $SRC/scenarios/$d"
 done
 # and each family's own, protocol/FAMILY/scenarios/, but the guest
@@ -41,8 +42,7 @@ same_rows_twice () {
   [ "$d1" = "$d2" ] || { echo "FAIL: $1 differs between two runs of one seed"; exit 1; }
 }
 for fam in gossip hier; do
-  case $fam in gossip) dir=gossip ;; hier) dir=hierarchical ;; esac
-  "$DLSIM" run "$SRC/protocol/$dir/scenarios/$fam-vs-disco.ini" -o "$tmp/$fam-vs.db" -q || exit 1
+  "$DLSIM" run "$SRC/scenarios/compare/$fam-vs-disco.ini" -o "$tmp/$fam-vs.db" -q || exit 1
   gap=$(sqlite3 "$tmp/$fam-vs.db" "SELECT abs(max(CASE WHEN r.protocol_version NOT LIKE 'disco%' THEN s.value END)
                                          - max(CASE WHEN r.protocol_version LIKE 'disco%' THEN s.value END))
                                   FROM summary s JOIN runs r USING (run_id) WHERE s.key = 'final_accuracy'")

@@ -22,6 +22,7 @@
 #include "runner/runner.h"
 #include "protocol/proto-machine.h"
 #include "protocol/proto-message.h"
+#include "tests/msg-fill.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
@@ -38,21 +39,6 @@ static const char scenario_form[] =
 
 static char *dir, *db_path, *scenario_text;
 
-/* TRUE if a type carries weights: its class's example sets some */
-static gboolean
-carries_weights (ProtoMsgType t)
-{
-  const ProtoMsgClass *k = proto_msg_class_of (t);
-  if (!k || !k->example)
-    return FALSE;
-  ProtoMsg m;
-  proto_msg_init (&m, t);
-  k->example (&m);
-  gboolean w = m.weights != NULL;
-  proto_msg_clear (&m);
-  return w;
-}
-
 /* The default family's model message: its first fault target sent to a
  * peer that carries weights (DISCO's Payload, gossip's GossipPayload). */
 static const char *
@@ -64,7 +50,7 @@ model_message (void)
       const char *type, *way;
       ProtoMsgType t;
       proto_msg_family_fault_target (mf, i, &type, &way);
-      if (strcmp (way, "to") == 0 && proto_msg_type_from_name (type, &t) && carries_weights (t))
+      if (strcmp (way, "to") == 0 && proto_msg_type_from_name (type, &t) && msg_carries_weights (t))
         return type;
     }
   g_error ("test-export: the default family %s has no model message sent to a peer", proto_family_at (0)->name);

@@ -9,25 +9,10 @@
 #include "bench/fuzz-frames.h"
 #include "protocol/proto-msg-class.h"
 #include "protocol/session/session-msgs.h"
+#include "tests/msg-fill.h"
 
 #include <check.h>
 #include <string.h>
-
-/* TRUE if a type carries weights: its class's example sets some (a model
- * message of any family, and the session's SharedModel) */
-static gboolean
-carries_weights (ProtoMsgType t)
-{
-  const ProtoMsgClass *k = proto_msg_class_of (t);
-  if (!k || !k->example)
-    return FALSE;
-  ProtoMsg m;
-  proto_msg_init (&m, t);
-  k->example (&m);
-  gboolean w = m.weights != NULL;
-  proto_msg_clear (&m);
-  return w;
-}
 
 START_TEST (test_roundtrip_split_everywhere)
 {
@@ -36,7 +21,7 @@ START_TEST (test_roundtrip_split_everywhere)
   m.node = 7;
   m.round = 3;
   m.nb_participants = 1;   /* a pipeline step carries at least one token (through blocks [0, 7)) */
-  if (carries_weights (m.type))
+  if (msg_carries_weights (m.type))
     {
       g_autoptr (LearnWeights) w = learn_weights_new (5);
       proto_msg_set_weights (&m, w);

@@ -5,7 +5,7 @@
 #
 #   bench/ns3-compare/run.sh [-d DLSIM] [-t TRANSPORTS] [-c CC] [-q QBDP]
 #                            [-s SEEDS] [-j JITTER_MS] [-x NS3_ARGS] [-k DIR]
-#                            [-r MIN_RTO] [--tol PCT] GRID...
+#                            [-r MIN_RTO] [-L] [--tol PCT] GRID...
 #
 # GRID: single (the 60 single transfers: 10 kB, 100 kB, 1 MB, 4 MB, 40 MB;
 # 10, 100, 1000 Mbit/s; one-way latency 1, 10, 50, 100 ms), a2a (all-to-all
@@ -28,7 +28,12 @@
 # [network] queue_bdp); MIN_RTO: dlsim's [network] min_rto (default 1s,
 # ns-3's minimum retransmission timeout; 0: dlsim without its timeout
 # where flows converge, docs/world.md); NS3_ARGS: more arguments
-# to star.cc, e.g. --ns3::TcpCubic::HyStart=false.  JITTER_MS (default 0):
+# to star.cc, e.g. --ns3::TcpCubic::HyStart=false, or --min-rto=0.2
+# (ns-3's minimum retransmission timeout, Linux's 200 ms; give dlsim -r
+# 200ms with it).  -L: Linux-like hosts in ns-3, star.cc's
+# --host-qdisc=fqcodel (fq_codel above each host's own link; the switch's
+# queues stay drop-tail of QBDP), put before NS3_ARGS (so kept outputs
+# of -L and of the default never mix).  JITTER_MS (default 0):
 # in a2a and mixed, each host starts sending up to this many milliseconds
 # late, uniformly, the same offsets on both sides (ns-3: star.cc's
 # --starts; dlsim: a timeline rule delaying that peer's
@@ -83,6 +88,7 @@ XARGS=
 TOL=
 KEEP=
 MINRTO=1s
+HOSTQ=
 while [ $# -gt 0 ]; do
   case $1 in
     -d) DLSIM=$2; shift 2 ;;
@@ -94,12 +100,14 @@ while [ $# -gt 0 ]; do
     -x) XARGS=$2; shift 2 ;;
     -k) KEEP=$2; shift 2 ;;
     -r) MINRTO=$2; shift 2 ;;
+    -L) HOSTQ=--host-qdisc=fqcodel; shift ;;
     --tol) TOL=$2; shift 2 ;;
     -*) echo "ns3-compare: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 [ $# -gt 0 ] || set -- single
+[ -z "$HOSTQ" ] || XARGS="$HOSTQ${XARGS:+ $XARGS}"
 DLSIM=$(cd "$(dirname "$DLSIM")" && pwd)/$(basename "$DLSIM")
 
 if ! pkg-config --exists ns3-core ns3-internet ns3-point-to-point ns3-traffic-control 2>/dev/null; then

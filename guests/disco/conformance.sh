@@ -21,7 +21,7 @@
 #                                    [FILE...]
 #
 # --twins DIR: the C twin of FILE is DIR/NAME.ini, the file guestify.sh made
-# it from (protocol/disco/scenarios/failures or protocol/guest/scenarios/disco1110-twins for
+# it from (protocol/disco/scenarios/failures or protocol/disco/scenarios/disco1110-twins for
 # protocol/guest/scenarios/disco1110), not twin.sh's; repeat it to search several
 # folders, the first that holds NAME.ini wins.  Such a twin runs as the
 # guest does: `[peers] runtime = node` (DISCO's clients are Node processes

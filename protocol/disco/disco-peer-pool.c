@@ -50,9 +50,10 @@ loop_use (DiscoPeer *p, Link *l, RecvLoop *rl, DlTime now)
 void
 _disco_peer_loops_received (DiscoPeer *p, Link *l, DlTime now)
 {
+  RecvLoop *loops = _disco_peer_link_loops (l);
   for (guint i = 0; i < l->n_loops; i++)
     {
-      RecvLoop *rl = &l->loops[i];
+      RecvLoop *rl = &loops[i];
       if (rl->remaining > 0)
         loop_use (p, l, rl, now);
     }
@@ -67,9 +68,10 @@ _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out)
   for (guint i = 0; i < p->pool->len; i++)
     {
       Link *l = _disco_peer_pool_at (p, i);
+      RecvLoop *loops = _disco_peer_link_loops (l);
       for (guint k = 0; k < l->n_loops; k++)
         {
-          RecvLoop *rl = &l->loops[k];
+          RecvLoop *rl = &loops[k];
           if (rl->remaining > 0 && rl->deadline <= now)
             {
               loop_use (p, l, rl, now);
@@ -84,9 +86,9 @@ _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 }
 
 /* The pool's link records come from the peer's slabs (base/dl-slab.h),
- * 64-byte-aligned, so that a record is one cache line (each Payload reads
- * its sender's: with malloc's 16-byte header most straddled two). */
-#define LINK_SLAB 16
+ * 64-byte-aligned, so that a record is half a cache line (each Payload
+ * reads its sender's: with malloc's 16-byte header most straddled two). */
+#define LINK_SLAB 64
 
 static Link *
 link_new (DiscoPeer *p)
@@ -97,8 +99,8 @@ link_new (DiscoPeer *p)
 void
 _disco_peer_link_release (DiscoPeer *p, Link *l)
 {
-  if (l->loops != l->own)
-    g_free (l->loops);
+  if (l->cap_log)
+    g_free (l->heap);
   dl_slab_give (&p->links, l);
 }
 
@@ -173,6 +175,26 @@ pending_add (DiscoPeer *p, ProtoNodeId id)
   dl_id_map_insert (&p->pending_at, id, GUINT_TO_POINTER (p->pending->len));
 }
 
+/* Room in l for one more receive loop: the one in `own`, then the heap's,
+ * doubled when full. */
+static void
+link_room (Link *l)
+{
+  guint cap = 1u << l->cap_log;
+  if (l->n_loops < cap)
+    return;
+  g_assert (l->cap_log < 31);
+  if (l->cap_log == 0)
+    {
+      RecvLoop first = l->own;   /* `heap` is written over it */
+      l->heap = g_new (RecvLoop, 2 * cap);
+      l->heap[0] = first;
+    }
+  else
+    l->heap = g_renew (RecvLoop, l->heap, 2 * cap);
+  l->cap_log++;
+}
+
 /* Creates links for the ids not in the pool (they become pending), as
  * PeerPool.getPeers does.  With loops, starts receive loops for the whole
  * pool (the handle gets every pool peer, not only `ids`). */
@@ -217,28 +239,14 @@ _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
         Link *l = _disco_peer_pool_at (p, i);
         /* exhausted loops are gone: the last takes the place of each (the
          * order g_array_remove_index_fast gave, which timeouts follow) */
+        RecvLoop *rls = _disco_peer_link_loops (l);
         for (guint k = l->n_loops; k > 0; k--)
-          if (l->loops[k - 1].remaining == 0)
-            l->loops[k - 1] = l->loops[--l->n_loops];
+          if (rls[k - 1].remaining == 0)
+            rls[k - 1] = rls[--l->n_loops];
         RecvLoop rl = { .remaining = disco_aggregator_n_comm_rounds (p->agg),
                         .deadline = dl_time_add (now, p->cfg.payload_timeout) };
-        if (l->cap_loops == 0)
-          {
-            l->loops = l->own;
-            l->cap_loops = G_N_ELEMENTS (l->own);
-          }
-        else if (l->n_loops == l->cap_loops)
-          {
-            l->cap_loops *= 2;
-            if (l->loops == l->own)
-              {
-                l->loops = g_new (RecvLoop, l->cap_loops);
-                memcpy (l->loops, l->own, sizeof l->own);
-              }
-            else
-              l->loops = g_renew (RecvLoop, l->loops, l->cap_loops);
-          }
-        l->loops[l->n_loops++] = rl;
+        link_room (l);
+        _disco_peer_link_loops (l)[l->n_loops++] = rl;
         if (rl.remaining > 0)
           l->active++;
         p->loops_deadline = MIN (p->loops_deadline, rl.deadline);

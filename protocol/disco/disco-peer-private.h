@@ -18,21 +18,38 @@ typedef struct {
   DlTime deadline;   /* end of the current 60 s wait */
 } RecvLoop;
 
+/* A link of the pool: what DISCO's PeerPool keeps per peer (peer_pool.ts:
+ * the id, and a Peer made with `initiator` = our id is the larger; its
+ * signalling and connection state, peer.ts) and the receive loops that
+ * clientHandle starts on it (decentralized_client.ts, receivePayloads: one
+ * per getPeers, communicationRounds receptions, each waited for 60 s).
+ * 32 bytes, two to a cache line in the peer's slabs: all-to-all at 1 000
+ * peers holds a million (issue 44). */
 typedef struct {
   ProtoNodeId peer;
-  DiscoLinkState state;
-  gboolean initiator;
-  guint active;      /* loops with receptions left (disco_peer_listens asks per Payload) */
-  /* the receive loops, in a plain array (not a GArray: one dependent load
-   * fewer per Payload, and no GArray object per link with a million links):
-   * `own` while two fit (exhausted loops go at the next getPeers, so a
-   * link rarely holds more), else on the heap */
-  RecvLoop *loops;
-  guint n_loops, cap_loops;
-  RecvLoop own[2];
+  guint32 n_loops;
+  guint32 active;    /* loops with receptions left (disco_peer_listens asks per Payload) */
+  guint8 state;      /* a DiscoLinkState */
+  guint8 initiator;  /* TRUE or FALSE */
+  guint8 cap_log;    /* the loops' room: 1 << cap_log; 0: the one in `own` */
+  guint8 spare;
+  /* the receive loops: `own` while one fits (exhausted loops go at the
+   * next getPeers, so a link rarely holds more), else `heap`; no GArray
+   * object per link (_disco_peer_link_loops) */
+  union {
+    RecvLoop own;
+    RecvLoop *heap;
+  };
 } Link;
 
-G_STATIC_ASSERT (sizeof (Link) == 64);   /* one cache line in the peer's slabs */
+G_STATIC_ASSERT (sizeof (Link) == 32);
+
+/* l's receive loops (l->n_loops of them) */
+static inline RecvLoop *
+_disco_peer_link_loops (Link *l)
+{
+  return l->cap_log ? l->heap : &l->own;
+}
 
 typedef struct {
   ProtoNodeId newcomer;

@@ -379,9 +379,7 @@ handle_payload (DiscoPeer *p, DlTime now, ProtoNodeId from, const ProtoMsg *msg,
   /* every receive loop on the link with receptions left has a listener
    * (waitMessage in event_connection.ts) and takes this Payload */
   Link *l = _disco_peer_find_link (p, from);
-  guint takers = 0;
-  for (guint i = 0; l && i < l->n_loops; i++)
-    takers += l->loops[i].remaining > 0;
+  guint takers = l ? l->active : 0;   /* its loops with receptions left */
   _disco_peer_loops_received (p, l, now);
   add_contribution (p, now, from, msg, out);
   /* D4: each of the other loops validates and adds it too.  Into the same

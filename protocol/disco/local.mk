@@ -46,6 +46,7 @@ protocol_disco_tests_test_disco_machine_CFLAGS = $(DL_CHECK_CFLAGS)
 # (protocol/replica/tests/test-replica: around a toy family's)
 check_PROGRAMS += protocol/disco/tests/test-disco-replica
 TESTS += protocol/disco/tests/test-disco-replica
+protocol_disco_tests_test_disco_replica_SOURCES = protocol/disco/tests/test-disco-replica.c $(REPLICA_HARNESS_SOURCES)
 protocol_disco_tests_test_disco_replica_CFLAGS = $(DL_CHECK_CFLAGS)
 # DISCO's cases of the shared layers' tests (the loader's keys, explore's
 # targets, the summary's counters, the frames fuzz at robust)
@@ -68,8 +69,22 @@ EXTRA_DIST += protocol/disco/tests/disco-guest.sh protocol/disco/tests/disco-tre
 # list): DISCO's own tests (regression/), its known failures S1-S31 with
 # their fixed and -robust twins (failures/), further edge cases (edge/),
 # explore's findings (found/, and found/775/ and found/draft/ on those
-# versions) and the all-to-all bandwidth runs (bandwidth/)
+# versions), the all-to-all bandwidth runs (bandwidth/) and the C twins of
+# the guest family's DISCO #1110 files (disco1110-twins/: disco-guest.sh)
 nobase_dist_pkgdata_DATA += \
+	protocol/disco/scenarios/disco1110-twins/disco-crash-exchange.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-exclusion.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-late-joiner.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-late-sync.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-leave.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-link-fail.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-partition.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-retry-late.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-retry-lost.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-secure.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-sync-provider-leaves.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-sync-two.ini \
+	protocol/disco/scenarios/disco1110-twins/disco-three-rounds.ini \
 	protocol/disco/scenarios/bandwidth/a2a-16-20mbps.ini \
 	protocol/disco/scenarios/bandwidth/a2a-8-20mbps.ini \
 	protocol/disco/scenarios/bandwidth/a2a-8-mixed-uplinks.ini \

@@ -19,10 +19,12 @@ check_PROGRAMS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-g
 TESTS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
 protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c $(PLAN_CHECK_SOURCES) \
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
+	protocol/gossip/tests/gossip-alone.c protocol/gossip/tests/gossip-alone.h \
 	$(FAMILY_HARNESS_SOURCES)
 protocol_gossip_tests_test_gossip_CFLAGS = $(DL_CHECK_CFLAGS)
 protocol_gossip_tests_test_gossip_stragglers_SOURCES = protocol/gossip/tests/test-gossip-stragglers.c \
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
+	protocol/gossip/tests/gossip-alone.c protocol/gossip/tests/gossip-alone.h \
 	$(FAMILY_HARNESS_SOURCES)
 protocol_gossip_tests_test_gossip_stragglers_CFLAGS = $(DL_CHECK_CFLAGS)
 # its scenarios live in protocol/gossip/scenarios/ (make install puts them
@@ -39,5 +41,4 @@ nobase_dist_pkgdata_DATA += \
 	protocol/gossip/scenarios/gossip-lost-ready.ini \
 	protocol/gossip/scenarios/gossip-stragglers.ini \
 	protocol/gossip/scenarios/gossip-topk-error-feedback.ini \
-	protocol/gossip/scenarios/gossip-vs-disco.ini \
 	$(NULL)

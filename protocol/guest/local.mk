@@ -74,19 +74,6 @@ nobase_dist_pkgdata_DATA += \
 	protocol/guest/scenarios/disco1110/disco-sync-provider-leaves.ini \
 	protocol/guest/scenarios/disco1110/disco-sync-two.ini \
 	protocol/guest/scenarios/disco1110/disco-three-rounds.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-crash-exchange.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-exclusion.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-late-joiner.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-late-sync.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-leave.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-link-fail.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-partition.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-retry-late.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-retry-lost.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-secure.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-sync-provider-leaves.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-sync-two.ini \
-	protocol/guest/scenarios/disco1110-twins/disco-three-rounds.ini \
 	protocol/guest/scenarios/disco1110-found/drop-signal-progress-in-connecting-to-peers.ini \
 	protocol/guest/scenarios/disco1110-found/five-peers-link-down-progress-in-updating-model.ini \
 	protocol/guest/scenarios/disco1110-found/five-peers-partition-progress-in-connecting-to-peers.ini \

@@ -45,5 +45,4 @@ nobase_dist_pkgdata_DATA += \
 	protocol/hierarchical/scenarios/hier-pair-split.ini \
 	protocol/hierarchical/scenarios/hier-regions.ini \
 	protocol/hierarchical/scenarios/hier-stragglers.ini \
-	protocol/hierarchical/scenarios/hier-vs-disco.ini \
 	$(NULL)

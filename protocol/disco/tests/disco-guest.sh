@@ -20,7 +20,7 @@
 # of the failure library, of the 8 conformance files and of 5 files of
 # retry, exclusion and sync (protocol/guest/scenarios/disco1110/, docs/conformance.md
 # "The #1110 table"), each checked and compared with its C twin, about two
-# minutes more.  The C twins (protocol/guest/scenarios/disco1110-twins/) are checked
+# minutes more.  The C twins (protocol/disco/scenarios/disco1110-twins/) are checked
 # first, DISCO or not.  With neither a checkout nor the archives it says SKIP and
 # what it needs; under CI (CI=true) a tree that cannot be prepared fails.
 set -u
@@ -31,13 +31,13 @@ trees=${DISCO_TREES:-$(pwd)/disco-trees}
 tree1110=
 # the C twins of the #1110 guest files need no DISCO code: their [expect]
 # (DISCO's own behaviour) holds on dlsim's C machines
-n=$(ls "$src"/protocol/guest/scenarios/disco1110-twins/*.ini | wc -l)
-expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$src"/protocol/guest/scenarios/disco1110-twins/*.ini
+n=$(ls "$src"/protocol/disco/scenarios/disco1110-twins/*.ini | wc -l)
+expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$src"/protocol/disco/scenarios/disco1110-twins/*.ini
 # and twin.sh --version disco-1110, guestify.sh's inverse, makes of each
 # guest file a C file that passes its [expect] (the 13: every pin there is
 # DISCO's and C's)
 mkdir -p "$tmp/tw1110"
-for f in "$src"/protocol/guest/scenarios/disco1110-twins/*.ini; do
+for f in "$src"/protocol/disco/scenarios/disco1110-twins/*.ini; do
   sh "$src/guests/disco/twin.sh" --version disco-1110 "$src/protocol/guest/scenarios/disco1110/$(basename "$f")" > "$tmp/tw1110/$(basename "$f")"
 done
 expect 0 "$n passed, 0 failed" -- "$DLSIM" check "$tmp"/tw1110/*.ini
@@ -82,13 +82,13 @@ if [ -n "$tree1110" ]; then
   # (guests/disco/guestify.sh), each [expect] pinned from DISCO's own run
   # (pin.sh).  conformance.sh --check: dlsim check passes every file, and
   # every row agrees with its C twin (protocol/disco/scenarios/failures or
-  # protocol/guest/scenarios/disco1110-twins, run as the guest runs: `runtime =
+  # protocol/disco/scenarios/disco1110-twins, run as the guest runs: `runtime =
   # node`, four floats of model) in outcome, discrete facts, messages per
   # type and rounds listed, and every round's list and end time within
   # 5 ms.  About 110 s.
   n1110=$(ls "$src"/protocol/guest/scenarios/disco1110/*.ini | wc -l)
   DISCO_SRC="$tree1110" sh "$src/guests/disco/conformance.sh" --dlsim "$DLSIM" --check \
-    --twins "$src/protocol/disco/scenarios/failures" --twins "$src/protocol/guest/scenarios/disco1110-twins" \
+    --twins "$src/protocol/disco/scenarios/failures" --twins "$src/protocol/disco/scenarios/disco1110-twins" \
     "$src"/protocol/guest/scenarios/disco1110/*.ini > "$tmp/t1110.md" 2> "$tmp/t1110.err" \
     && grep -q "passed all $n1110 guest files" "$tmp/t1110.err" && ok "dlsim check passes the $n1110 #1110 guest files" \
     || { ko "the #1110 guest files: conformance.sh --check failed"; cat "$tmp/t1110.err"; }
@@ -107,7 +107,7 @@ if [ -n "$tree1110" ]; then
     # and guestify.sh still makes it: each file is its source's twin, but
     # for the expectations pin.sh set from DISCO's run (`# C:` above them)
     c=$src/protocol/disco/scenarios/failures/$n.ini
-    [ -f "$c" ] || c=$src/protocol/guest/scenarios/disco1110-twins/$n.ini
+    [ -f "$c" ] || c=$src/protocol/disco/scenarios/disco1110-twins/$n.ini
     sh "$src/guests/disco/guestify.sh" "$c" > "$tmp/twin.ini"
     if sed '/^# C: /{s/^# C: //;N;s/\n.*//;}; /# not pinned for C$/d' "$f" | cmp -s - "$tmp/twin.ini"; then ok "$n: guestify.sh's twin"
     else ko "$n is not guestify.sh's twin of $c"; fi

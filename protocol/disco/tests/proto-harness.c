@@ -3,6 +3,10 @@
 #include "config.h"
 
 #include "protocol/disco/tests/proto-harness.h"
+#include "protocol/disco/disco-msgs.h"
+#include "protocol/session/session-msgs.h"
+
+#include <check.h>
 
 /* DISCO's links are WebRTC pairs that may fail; its peers end their
  * sessions with a close the coordinator sees; training ends lowest id
@@ -46,6 +50,13 @@ void
 h_advance (Harness *h, DlTime dt)
 {
   harness_advance_to (h, h->now + dt);
+}
+
+void
+h_wait (Harness *h, DlTime dt)
+{
+  h_advance (h, dt);
+  h_settle (h);
 }
 
 void
@@ -108,4 +119,30 @@ h_two_training (DiscoVersion v, guint rounds)
 {
   ProtoConfig c = h_cfg (v, 2, rounds);
   return h_pair_training (&c, 2);
+}
+
+void
+h_members (Harness *h, guint n, guint ready)
+{
+  for (ProtoNodeId id = 1; id <= n; id++)
+    h_to_coord (h, id, PROTO_MSG_HELLO);
+  for (ProtoNodeId id = 1; id <= ready; id++)
+    {
+      h_to_coord (h, id, DISCO_MSG_JOIN_ROUND);
+      h_to_coord (h, id, PROTO_MSG_READY);
+    }
+}
+
+Harness *
+h_s09_opening (DiscoVersion v)
+{
+  ProtoConfig c = h_cfg (v, 2, 1);
+  Harness *h = h_new (&c, 3, 4);
+  h_fail_link (h, 1, 3);
+  for (guint i = 1; i <= 3; i++)
+    h_start (h, i);
+  h_settle (h);
+  assert_state (h, 2, DISCO_PEER_WAIT_DECISION);
+  h_wait (h, T60);
+  return h;
 }

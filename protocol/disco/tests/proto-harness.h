@@ -16,10 +16,16 @@ Harness *h_new (const ProtoConfig *cfg, guint n_peers, gsize model_len);
 /* Peer i connects (PROTO_IN_START). */
 void h_start (Harness *h, guint i);
 void h_advance (Harness *h, DlTime dt);
+/* Time moves on by dt, and what that brought is delivered (h_advance,
+ * then h_settle). */
+void h_wait (Harness *h, DlTime dt);
 /* Peer i leaves gracefully: the coordinator sees the close at once. */
 void h_leave (Harness *h, guint i);
 /* A message of `type` (no fields) from a node into the coordinator. */
 void h_to_coord (Harness *h, ProtoNodeId from, ProtoMsgType type);
+/* Into the coordinator: peers 1..n say hello; then 1..ready, each in
+ * turn, join the round and are ready. */
+void h_members (Harness *h, guint n, guint ready);
 /* Feeds a message to peer i directly (from: server or a peer). */
 void h_to_peer (Harness *h, guint i, ProtoNodeId from, const ProtoMsg *msg);
 /* Keeps messages of `type` from `from` (h_hold) or to `to` (h_hold_to;
@@ -50,6 +56,10 @@ Harness *h_two_training (DiscoVersion v, guint rounds);
  * are started. */
 Harness *h_pair_training (const ProtoConfig *c, guint n_peers);
 #define T60 (60 * DL_S)
+/* S7's and S9's script (test-disco-failures, test-robust): three peers
+ * (min 2, one round) under v, the 1-3 link never comes up; all start, p2
+ * waits for the decision, and a timeout passes (h_wait T60). */
+Harness *h_s09_opening (DiscoVersion v);
 /* Is peer i in state s?  Dumps the log when it is not. */
 gboolean h_state_is (Harness *h, guint i, DiscoPeerState s);
 /* For Check tests (check.h): peer i must be in state s. */

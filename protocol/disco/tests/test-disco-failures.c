@@ -91,8 +91,7 @@ START_TEST (test_s07_orphan_timer_deadlock)
   ck_assert_uint_ge (h_count_log (h, "p1 dropped RetryPeerConnections"), 1);
   h_finish_training (h, 2);
   h_settle (h);
-  h_advance (h, DL_H);
-  h_settle (h);
+  h_wait (h, DL_H);
   /* deadlock: 1 waits for a list that never comes; 2 too */
   assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
   assert_state (h, 2, DISCO_PEER_WAIT_PEERS);
@@ -115,8 +114,7 @@ START_TEST (test_s08_stuck_linking_cannot_be_excluded)
   assert_state (h, 1, DISCO_PEER_LINKING);
   for (int k = 0; k < 10; k++)
     {
-      h_advance (h, T60);
-      h_settle (h);
+      h_wait (h, T60);
     }
   assert_state (h, 1, DISCO_PEER_LINKING);
   assert_state (h, 2, DISCO_PEER_LINKING);
@@ -136,23 +134,13 @@ START_TEST (test_s09_retry_wipes_ready_flag)
   /* Three peers; the 1-3 link fails.  2 processes the first Retry and re-sends
    * PeerIsReady; the second timeout wipes its flag and its Retry is dropped
    * (2 waits for PeersForRound): 2 never re-sends PeerIsReady. */
-  ProtoConfig c = h_cfg (DISCO_VERSION_1110, 2, 1);
-  Harness *h = h_new (&c, 3, 4);
-  h_fail_link (h, 1, 3);
-  for (guint i = 1; i <= 3; i++)
-    h_start (h, i);
-  h_settle (h);
-  assert_state (h, 2, DISCO_PEER_WAIT_DECISION);
-  h_advance (h, T60);
-  h_settle (h);
+  Harness *h = h_s09_opening (DISCO_VERSION_1110);
   assert_state (h, 2, DISCO_PEER_WAIT_PEERS);
   ck_assert (disco_coord_is_ready (h->coord, 2));
-  h_advance (h, T60);
-  h_settle (h);
+  h_wait (h, T60);
   ck_assert (!disco_coord_is_ready (h->coord, 2));
   ck_assert_uint_eq (h_count_log (h, "p2 dropped RetryPeerConnections"), 1);
-  h_advance (h, DL_H);
-  h_settle (h);
+  h_wait (h, DL_H);
   assert_state (h, 2, DISCO_PEER_WAIT_PEERS);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), 0);
   h_free (h);
@@ -176,8 +164,7 @@ START_TEST (test_s17_leave_during_exchange)
   h_settle (h);
   h_advance (h, 15 * DL_S);
   ck_assert_uint_eq (h_count_log (h, "aggregation wait expired"), 2);
-  h_advance (h, 2 * DL_H);
-  h_settle (h);
+  h_wait (h, 2 * DL_H);
   assert_state (h, 1, DISCO_PEER_EXCHANGING);
   assert_state (h, 2, DISCO_PEER_EXCHANGING);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 0);

@@ -5,7 +5,8 @@
  * DL_TIME_NEVER, its coordinator relaying a signal's data and its
  * types' roles (moved from tests/test-machine.c, tests/test-frame.c and
  * tests/test-message.c, which keep what every
- * family shares). */
+ * family shares); the peer's pool record of a link, and its receive loops
+ * past the one it holds in place. */
 #include "config.h"
 
 #include "learn/learn-weights.h"
@@ -13,6 +14,7 @@
 #include "protocol/disco/disco-peer.h"
 #include "protocol/proto-machine.h"
 #include "protocol/disco/disco-msgs.h"
+#include "protocol/disco/disco-peer-private.h"
 
 #include <check.h>
 #include <string.h>
@@ -222,6 +224,56 @@ START_TEST (test_coord_relays_signal_data)
 }
 END_TEST
 
+/* The pool's record of a link is 32 bytes (a million of them at 1 000
+ * peers all-to-all: issue 44), and the receive loops it holds past the
+ * one in the record move to the heap whole, in order: five getPeers on
+ * the same two peers, no Payload, make five loops on each link, each
+ * with its own deadline and all its receptions; a Payload takes one
+ * reception from each. */
+START_TEST (test_pool_link_record)
+{
+  ck_assert_uint_eq (sizeof (Link), 32);
+  ProtoConfig cfg;
+  disco_config_init (&cfg, DISCO_VERSION_1110);
+  g_autoptr (LearnWeights) w0 = learn_weights_new (4);
+  ProtoMachine *m = disco_peer_new (&cfg, w0, NULL);
+  DiscoPeer *p = m->impl;
+  p->id = 5;
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  const ProtoNodeId ids[] = { 3, 7 };
+  guint comm = disco_aggregator_n_comm_rounds (p->agg);
+  ck_assert_uint_gt (comm, 0);
+  for (guint k = 0; k < 5; k++)
+    _disco_peer_get_peers (p, (DlTime) k * DL_S, &out, ids, 2, TRUE);
+  ck_assert_uint_eq (disco_peer_pool_size (p), 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      Link *l = _disco_peer_find_link (p, ids[i]);
+      ck_assert_ptr_nonnull (l);
+      ck_assert_uint_eq (l->peer, ids[i]);
+      ck_assert_int_eq (l->initiator, ids[i] < p->id);
+      ck_assert_int_eq (l->state, ids[i] < p->id ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER);
+      ck_assert_uint_eq (l->n_loops, 5);
+      ck_assert_uint_eq (l->active, 5);
+      const RecvLoop *rl = _disco_peer_link_loops (l);
+      for (guint k = 0; k < 5; k++)
+        {
+          ck_assert_uint_eq (rl[k].remaining, comm);
+          ck_assert_int_eq (rl[k].deadline, dl_time_add ((DlTime) k * DL_S, cfg.payload_timeout));
+        }
+    }
+  Link *l = _disco_peer_find_link (p, 3);
+  _disco_peer_loops_received (p, l, 10 * DL_S);
+  const RecvLoop *rl = _disco_peer_link_loops (l);
+  for (guint k = 0; k < 5; k++)
+    ck_assert_uint_eq (rl[k].remaining, comm - 1);
+  ck_assert_uint_eq (l->active, comm > 1 ? 5 : 0);
+  proto_outbox_clear (&out);
+  proto_machine_free (m);
+}
+END_TEST
+
 static Suite *
 machine_suite (void)
 {
@@ -233,6 +285,7 @@ machine_suite (void)
   tcase_add_test (tc, test_disco_state_names);
   tcase_add_test (tc, test_coord_relays_signal_data);
   tcase_add_test (tc, test_disco_roles);
+  tcase_add_test (tc, test_pool_link_record);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -65,8 +65,7 @@ START_TEST (test_secure_wait_expires_in_comm_round_0)
   /* partial sums differ from each other (random shares in +-100) */
   ck_assert (!learn_weights_equal (proto_machine_model (h->m[1]), proto_machine_model (h->m[2])));
   /* p3 sent its partial sum and waits in communication round 1 forever */
-  h_advance (h, 2 * DL_H);
-  h_settle (h);
+  h_wait (h, 2 * DL_H);
   assert_state (h, 3, DISCO_PEER_EXCHANGING);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[3]), 0);
   assert_state (h, 1, DISCO_PEER_WAIT_PEERS);

@@ -235,13 +235,7 @@ two_ready (DiscoVersion v, guint M)
   ProtoConfig c = h_cfg (v, 2, 1);
   disco_config_mut (&c)->max_connection_retry = M;
   Harness *h = h_new (&c, 2, 4);
-  for (ProtoNodeId id = 1; id <= 2; id++)
-    h_to_coord (h, id, PROTO_MSG_HELLO);
-  for (ProtoNodeId id = 1; id <= 2; id++)
-    {
-      h_to_coord (h, id, DISCO_MSG_JOIN_ROUND);
-      h_to_coord (h, id, PROTO_MSG_READY);
-    }
+  h_members (h, 2, 2);
   ck_assert_uint_eq (h_queued (h, PROTO_MSG_ROUND_PEERS, 1), 1);
   ck_assert_uint_eq (h_queued (h, PROTO_MSG_ROUND_PEERS, 2), 1);
   ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
@@ -398,13 +392,7 @@ START_TEST (test_collect_condition_775_over_joined)
     {
       ProtoConfig c = h_cfg (v ? DISCO_VERSION_775 : DISCO_VERSION_1110, 2, 1);
       Harness *h = h_new (&c, 3, 4);
-      for (ProtoNodeId id = 1; id <= 3; id++)
-        h_to_coord (h, id, PROTO_MSG_HELLO);
-      for (ProtoNodeId id = 1; id <= 2; id++)
-        {
-          h_to_coord (h, id, DISCO_MSG_JOIN_ROUND);
-          h_to_coord (h, id, PROTO_MSG_READY);
-        }
+      h_members (h, 3, 2);
       ck_assert_uint_eq (h_queued (h, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), v ? 2 : 0);
       if (v)
         ck_assert_uint_eq (disco_coord_round (h->coord), 1);  /* 775: round advances with the list */

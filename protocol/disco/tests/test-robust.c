@@ -56,22 +56,13 @@ END_TEST
  * the collect phase and excludes the two ends, who are told. */
 START_TEST (test_s09_no_retry_while_collecting)
 {
-  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 1);
-  Harness *h = h_new (&c, 3, 4);
-  h_fail_link (h, 1, 3);
-  for (guint i = 1; i <= 3; i++)
-    h_start (h, i);
-  h_settle (h);
-  assert_state (h, 2, DISCO_PEER_WAIT_DECISION);
-  h_advance (h, T60);
-  h_settle (h);
+  Harness *h = h_s09_opening (DISCO_VERSION_ROBUST);
   /* the Retry sent everyone back to collect; a new list, a new timer */
   ck_assert_uint_eq (disco_coord_pending_timers (h->coord), 1);
   ck_assert_str_eq (proto_machine_state_name (h->m[0]), "connect");
   for (guint k = 0; k < 4; k++)
     {
-      h_advance (h, T60);
-      h_settle (h);
+      h_wait (h, T60);
     }
   ck_assert_uint_eq (h_count_log (h, "dropped RetryPeerConnections"), 0);
   ck_assert_uint_eq (h_count_log (h, "dropped ConnectionFail"), 0);
@@ -96,8 +87,7 @@ START_TEST (test_s06_retry_counter_per_round)
       h_settle (h);
       /* p2's ConnectionsReady of this attempt is lost: one timeout */
       ck_assert_uint_ge (h_drop (h, DISCO_MSG_CONNECTIONS_READY, PROTO_SERVER), 0);
-      h_advance (h, T60);
-      h_settle (h);
+      h_wait (h, T60);
     }
   ck_assert_uint_eq (h_count_log (h, "excluded"), 0);
   ck_assert_uint_ge (proto_machine_rounds_done (h->m[1]), 4);
@@ -111,13 +101,7 @@ START_TEST (test_s19_s31_connect_phase_is_the_members)
 {
   ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 1);
   Harness *h = h_new (&c, 3, 4);
-  for (ProtoNodeId id = 1; id <= 3; id++)
-    h_to_coord (h, id, PROTO_MSG_HELLO);
-  for (ProtoNodeId id = 1; id <= 2; id++)
-    {
-      h_to_coord (h, id, DISCO_MSG_JOIN_ROUND);
-      h_to_coord (h, id, PROTO_MSG_READY);
-    }
+  h_members (h, 3, 2);
   /* 3 is not ready: the straggler timer, then a list of 1 and 2 */
   ck_assert_uint_eq (h_queued (h, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);
   h_advance (h, T60);
@@ -169,11 +153,9 @@ START_TEST (test_s17_close_during_exchange_retry)
   Harness *h = s17_start (FALSE);
   ck_assert_uint_eq (h_count_log (h, "a member left during the exchange"), 1);
   ck_assert_uint_eq (h_count_log (h, "a member left: the exchange ends within aggregation_wait"), 2);
-  h_advance (h, 15 * DL_S);
-  h_settle (h);
+  h_wait (h, 15 * DL_S);
   ck_assert_uint_eq (h_count_log (h, "the exchange is aborted"), 2);
-  h_advance (h, T60);
-  h_settle (h);
+  h_wait (h, T60);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 2);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), 2);
   h_free (h);
@@ -184,14 +166,11 @@ START_TEST (test_s17_lost_payloads_deadline)
 {
   Harness *h = s17_start (TRUE);
   ck_assert_uint_eq (h_count_log (h, "a member left during the exchange"), 0);   /* 3 had finished */
-  h_advance (h, T60 - 1);
-  h_settle (h);
+  h_wait (h, T60 - 1);
   ck_assert_uint_eq (h_count_log (h, "the exchange is aborted"), 0);
-  h_advance (h, 1);
-  h_settle (h);
+  h_wait (h, 1);
   ck_assert_uint_eq (h_count_log (h, "no contribution for payload_timeout: the exchange is aborted"), 2);
-  h_advance (h, T60);
-  h_settle (h);
+  h_wait (h, T60);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 2);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), 2);
   h_free (h);
@@ -240,13 +219,11 @@ START_TEST (test_s20_helpers_help_only)
   assert_state (h, 1, DISCO_PEER_DONE);
   assert_state (h, 2, DISCO_PEER_DONE);
   ck_assert_uint_ge (h_count_log (h, "PeerIsReady"), 4);
-  h_advance (h, 10 * T60);
-  h_settle (h);
+  h_wait (h, 10 * T60);
   ck_assert_uint_eq (disco_coord_round (h->coord), 1);   /* helpers alone: no round */
   h_start (h, 3);                                        /* joins mid-training, syncs */
   h_settle (h);
-  h_advance (h, T60);
-  h_settle (h);
+  h_wait (h, T60);
   ck_assert (disco_peer_synced (h->peers[3]));
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[3]), 1);
   ck_assert_uint_eq (proto_machine_rounds_done (h->m[1]), 1);   /* a helper's round is not its own */
@@ -275,8 +252,7 @@ START_TEST (test_s25_checkpoint_survives_reset)
   h_start (h, 3);
   h_start (h, 4);
   h_settle (h);
-  h_advance (h, T60);
-  h_settle (h);
+  h_wait (h, T60);
   ck_assert (disco_peer_synced (h->peers[3]));
   ck_assert (disco_peer_synced (h->peers[4]));
   ck_assert (learn_weights_equal (disco_peer_latest_model (h->peers[3]), disco_peer_latest_model (h->peers[4])));
@@ -312,8 +288,7 @@ START_TEST (test_lost_list_said_again)
       h_unhold (h);
       for (guint k = 0; k < 6; k++)
         {
-          h_advance (h, T60);
-          h_settle (h);
+          h_wait (h, T60);
         }
       ck_assert_uint_eq (proto_machine_rounds_done (h->m[2]), v ? 1 : 0);
       h_free (h);

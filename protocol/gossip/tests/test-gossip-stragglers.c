@@ -6,6 +6,7 @@
 
 #include "protocol/gossip/gossip-mix.h"
 #include "tests/family-harness.h"
+#include "protocol/gossip/tests/gossip-alone.h"
 #include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/gossip/gossip-coord.h"
 #include "protocol/gossip/gossip-peer.h"
@@ -18,56 +19,10 @@
 
 /* ---------------------------------------------------------------- the coordinator alone */
 
-typedef struct {
-  ProtoMachine *c;
-  ProtoOutbox out;
-} Co;
-
-static void
-co_init (Co *k, const ProtoConfig *cfg, guint n)
-{
-  k->c = gossip_coord_new (cfg);
-  proto_outbox_init (&k->out);
-  for (ProtoNodeId p = 1; p <= n; p++)
-    {
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_HELLO);
-      proto_machine_handle (k->c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
-    }
-}
-
-static void
-co_clear (Co *k)
-{
-  proto_outbox_clear (&k->out);
-  proto_machine_free (k->c);
-}
-
-static void
-co_ready (Co *k, DlTime t, ProtoNodeId p)
-{
-  ProtoMsg m;
-  proto_msg_init (&m, PROTO_MSG_READY);
-  proto_machine_handle (k->c, t, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &k->out);
-}
-
-/* Every listed peer answers with no draws: the graph goes out at t. */
-static void
-co_targets (Co *k, DlTime t, const ProtoNodeId *ids, guint n, uint32_t step)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
-      m.round = step;
-      proto_machine_handle (k->c, t, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = ids[i], .msg = &m }, &k->out);
-    }
-}
-
 static guint
 lists_to (Co *k, ProtoNodeId to)
 {
-  return proto_outbox_count_sends (&k->out, PROTO_MSG_ROUND_PEERS, to);
+  return co_sent (k, PROTO_MSG_ROUND_PEERS, to);
 }
 
 START_TEST (test_deadline)
@@ -238,14 +193,9 @@ START_TEST (test_push_reply_and_mix)
   cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
   g_autoptr (DlRandom) r = dl_random_new (1, "shares", 2);
   g_autoptr (LearnWeights) init = learn_weights_new (1);
-  ProtoMachine *p = gossip_peer_new (&cfg, init, r);
   ProtoOutbox out;
-  proto_outbox_init (&out);
+  ProtoMachine *p = gossip_peer_alone (&cfg, init, r, 2, &out);
   ProtoMsg m;
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
-  proto_msg_init (&m, PROTO_MSG_WELCOME);
-  m.node = 2;
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
   /* p1 offers a link (1 < 2: p2 offers, so p1's offer is accepted as new) */
   proto_msg_init (&m, PROTO_MSG_SIGNAL);
   m.node = 1;
@@ -268,10 +218,7 @@ START_TEST (test_push_reply_and_mix)
   g_autoptr (LearnWeights) trained = learn_weights_new_from (t, 1);
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = trained }, &out);
   const ProtoNodeId cand[] = { 1 };
-  proto_msg_init (&m, PROTO_MSG_GOSSIP_SAMPLE);
-  proto_msg_set_peers (&m, cand, 1);
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
-  proto_msg_clear (&m);
+  gossip_peer_hears (p, 0, PROTO_MSG_GOSSIP_SAMPLE, cand, 1, &out);
   ck_assert_float_eq_tol (learn_weights_data (proto_machine_model (p))[0], 5.0f, 1e-6f);
   ck_assert_uint_eq (proto_machine_rounds_done (p), 1);
   ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_TRAINING);
@@ -315,19 +262,10 @@ START_TEST (test_kademlia_call_timeout)
   gossip_config_mut (&cfg)->discovery = PROTO_DISCOVERY_KADEMLIA;
   g_autoptr (DlRandom) r = dl_random_new (1, "shares", 7);
   g_autoptr (LearnWeights) init = learn_weights_new (1);
-  ProtoMachine *p = gossip_peer_new (&cfg, init, r);
   ProtoOutbox out;
-  proto_outbox_init (&out);
-  ProtoMsg m;
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
-  proto_msg_init (&m, PROTO_MSG_WELCOME);
-  m.node = 7;
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  ProtoMachine *p = gossip_peer_alone (&cfg, init, r, 7, &out);
   const ProtoNodeId boot[] = { 3 };
-  proto_msg_init (&m, PROTO_MSG_DHT_NODES);
-  proto_msg_set_peers (&m, boot, 1);
-  proto_machine_handle (p, DL_S, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
-  proto_msg_clear (&m);
+  gossip_peer_hears (p, DL_S, PROTO_MSG_DHT_NODES, boot, 1, &out);
   ck_assert_int_eq (proto_machine_next_deadline (p), DL_S + gossip_config (&cfg)->dht_rpc_timeout);
   proto_machine_handle (p, DL_S + gossip_config (&cfg)->dht_rpc_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &out);
   guint dropped = 0;

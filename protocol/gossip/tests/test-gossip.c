@@ -13,6 +13,7 @@
 #include "tests/family-harness.h"
 #include "tests/plan-check.h"
 #include "scenario/sim-scenario.h"
+#include "protocol/gossip/tests/gossip-alone.h"
 #include "protocol/gossip/tests/gossip-cfg.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
@@ -218,43 +219,37 @@ START_TEST (test_many_peers_keep_mean)
 }
 END_TEST
 
+/* peers 1..n say hello and are ready, each in turn, at 0 */
+static void
+co_join (Co *k, guint n)
+{
+  for (ProtoNodeId p = 1; p <= n; p++)
+    {
+      co_hears (k, 0, p, PROTO_MSG_HELLO, FALSE, NULL, 0);
+      co_ready (k, 0, p);
+    }
+}
+
 START_TEST (test_targets_and_graph)
 {
   /* the coordinator alone: the list, then the graph as undirected edges */
   ProtoConfig cfg = gossip_cfg (3, 1, 1);
-  ProtoMachine *c = gossip_coord_new (&cfg);
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  ProtoMsg m;
-  for (ProtoNodeId p = 1; p <= 3; p++)
-    {
-      proto_msg_init (&m, PROTO_MSG_HELLO);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-    }
+  Co al;
+  co_init (&al, &cfg, 3);
   for (ProtoNodeId p = 1; p <= 2; p++)
-    {
-      proto_msg_init (&m, PROTO_MSG_READY);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-    }
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);  /* p3 trains */
-  proto_msg_init (&m, PROTO_MSG_READY);
-  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 3);
-  ck_assert_str_eq (proto_machine_state_name (c), "targets");
+    co_ready (&al, 0, p);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);  /* p3 trains */
+  co_ready (&al, 0, 3);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 3);
+  ck_assert_str_eq (proto_machine_state_name (al.c), "targets");
   /* 1 -> 2, 2 -> 1 (the same edge), 3 -> 1 */
   const ProtoNodeId t[4] = { 0, 2, 1, 1 };
   for (ProtoNodeId p = 1; p <= 3; p++)
-    {
-      proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
-      m.round = 0;
-      proto_msg_set_peers (&m, &t[p], 1);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-      proto_msg_clear (&m);
-    }
+    co_hears (&al, 0, p, PROTO_MSG_GOSSIP_TARGETS, FALSE, &t[p], 1);
   guint seen = 0;
-  for (guint i = 0; i < proto_outbox_len (&out); i++)
+  for (guint i = 0; i < proto_outbox_len (&al.out); i++)
     {
-      ProtoAction *a = proto_outbox_get (&out, i);
+      ProtoAction *a = proto_outbox_get (&al.out, i);
       if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_NEIGHBORS)
         continue;
       seen++;
@@ -271,10 +266,9 @@ START_TEST (test_targets_and_graph)
         }
     }
   ck_assert_uint_eq (seen, 3);
-  ck_assert_str_eq (proto_machine_state_name (c), "collect");
-  ck_assert_uint_eq (gossip_coord_step (c), 1);
-  proto_outbox_clear (&out);
-  proto_machine_free (c);
+  ck_assert_str_eq (proto_machine_state_name (al.c), "collect");
+  ck_assert_uint_eq (gossip_coord_step (al.c), 1);
+  co_clear (&al);
 }
 END_TEST
 
@@ -284,23 +278,15 @@ START_TEST (test_candidate_sample)
    * them (never itself), not the whole list */
   ProtoConfig cfg = gossip_cfg (50, 1, 2);
   cfg.seed = 9;
-  ProtoMachine *c = gossip_coord_new (&cfg);
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  ProtoMsg m;
-  for (ProtoNodeId p = 1; p <= 50; p++)
-    {
-      proto_msg_init (&m, PROTO_MSG_HELLO);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-      proto_msg_init (&m, PROTO_MSG_READY);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-    }
+  Co al;
+  co_init (&al, &cfg, 0);
+  co_join (&al, 50);
   guint lists = 0;
   gboolean differ = FALSE;
   const ProtoMsg *first = NULL;
-  for (guint i = 0; i < proto_outbox_len (&out); i++)
+  for (guint i = 0; i < proto_outbox_len (&al.out); i++)
     {
-      ProtoAction *a = proto_outbox_get (&out, i);
+      ProtoAction *a = proto_outbox_get (&al.out, i);
       if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_ROUND_PEERS)
         continue;
       lists++;
@@ -320,8 +306,7 @@ START_TEST (test_candidate_sample)
     }
   ck_assert_uint_eq (lists, 50);
   ck_assert (differ);
-  proto_outbox_clear (&out);
-  proto_machine_free (c);
+  co_clear (&al);
 }
 END_TEST
 
@@ -330,38 +315,23 @@ START_TEST (test_leaver_during_targets)
   /* a listed peer whose stream closes before its targets: the graph goes
    * out without it, and nobody is told to link to it */
   ProtoConfig cfg = gossip_cfg (3, 1, 2);
-  ProtoMachine *c = gossip_coord_new (&cfg);
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  ProtoMsg m;
-  for (ProtoNodeId p = 1; p <= 3; p++)
-    {
-      proto_msg_init (&m, PROTO_MSG_HELLO);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-      proto_msg_init (&m, PROTO_MSG_READY);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-    }
+  Co al;
+  co_init (&al, &cfg, 0);
+  co_join (&al, 3);
   const ProtoNodeId both[2] = { 2, 3 }, one3[1] = { 3 };
-  proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
-  proto_msg_set_peers (&m, both, 2);
-  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 1, .msg = &m }, &out);
-  proto_msg_clear (&m);
-  proto_msg_init (&m, PROTO_MSG_GOSSIP_TARGETS);
-  proto_msg_set_peers (&m, one3, 1);
-  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 2, .msg = &m }, &out);
-  proto_msg_clear (&m);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 0);
-  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 3 }, &out);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 2);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_NEIGHBORS, 3), 0);
-  for (guint i = 0; i < proto_outbox_len (&out); i++)
+  co_hears (&al, 0, 1, PROTO_MSG_GOSSIP_TARGETS, FALSE, both, 2);
+  co_hears (&al, 0, 2, PROTO_MSG_GOSSIP_TARGETS, FALSE, one3, 1);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 0);
+  proto_machine_handle (al.c, 0, &(ProtoInput) { .kind = PROTO_IN_STREAM_CLOSED, .from = 3 }, &al.out);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 2);
+  ck_assert_uint_eq (proto_outbox_count_sends (&al.out, PROTO_MSG_NEIGHBORS, 3), 0);
+  for (guint i = 0; i < proto_outbox_len (&al.out); i++)
     {
-      ProtoAction *a = proto_outbox_get (&out, i);
+      ProtoAction *a = proto_outbox_get (&al.out, i);
       if (a->kind == PROTO_ACT_SEND && a->msg.type == PROTO_MSG_NEIGHBORS)
         ck_assert_uint_eq (a->msg.n_peers, 1);   /* 1 - 2 only */
     }
-  proto_outbox_clear (&out);
-  proto_machine_free (c);
+  co_clear (&al);
 }
 END_TEST
 
@@ -370,27 +340,14 @@ START_TEST (test_helpers)
   /* a helper (finished, stays) is listed when ready but never waited for;
    * helpers alone never make a step */
   ProtoConfig cfg = gossip_cfg (2, 1, 1);
-  ProtoMachine *c = gossip_coord_new (&cfg);
-  ProtoOutbox out;
-  proto_outbox_init (&out);
-  ProtoMsg m;
-  for (ProtoNodeId p = 1; p <= 3; p++)
-    {
-      proto_msg_init (&m, PROTO_MSG_HELLO);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-    }
+  Co al;
+  co_init (&al, &cfg, 3);
   for (ProtoNodeId p = 1; p <= 2; p++)
-    {
-      proto_msg_init (&m, PROTO_MSG_READY);
-      m.helper = TRUE;
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = p, .msg = &m }, &out);
-    }
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);
-  proto_msg_init (&m, PROTO_MSG_READY);
-  proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = 3, .msg = &m }, &out);
-  ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 3);
-  proto_outbox_clear (&out);
-  proto_machine_free (c);
+    co_hears (&al, 0, p, PROTO_MSG_READY, TRUE, NULL, 0);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 0);
+  co_ready (&al, 0, 3);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), 3);
+  co_clear (&al);
 }
 END_TEST
 
@@ -542,30 +499,26 @@ START_TEST (test_repeated_admission_kademlia)
   ProtoConfig cfg = gossip_cfg (1, 1, 1);
   gossip_config_mut (&cfg)->discovery = PROTO_DISCOVERY_KADEMLIA;
   cfg.straggler_policy = PROTO_STRAGGLER_ASYNC;
-  ProtoMachine *c = gossip_coord_new (&cfg);
-  ProtoOutbox out;
-  proto_outbox_init (&out);
+  Co al;
+  co_init (&al, &cfg, 0);
   const ProtoNodeId order[] = { 1, 2, 2, 3 };
   const guint want_n[] = { 0, 1, 1, 2 };
   for (guint k = 0; k < G_N_ELEMENTS (order); k++)
     {
-      proto_outbox_reset (&out);
-      ProtoMsg m;
-      proto_msg_init (&m, PROTO_MSG_HELLO);
-      proto_machine_handle (c, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = order[k], .msg = &m }, &out);
-      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_WELCOME, order[k]), 1);
+      proto_outbox_reset (&al.out);
+      co_hears (&al, 0, order[k], PROTO_MSG_HELLO, FALSE, NULL, 0);
+      ck_assert_uint_eq (co_sent (&al, PROTO_MSG_WELCOME, order[k]), 1);
       const ProtoMsg *boot = NULL;
-      for (guint i = 0; i < proto_outbox_len (&out); i++)
-        if (proto_outbox_get (&out, i)->kind == PROTO_ACT_SEND
-            && proto_outbox_get (&out, i)->msg.type == PROTO_MSG_DHT_NODES)
-          boot = &proto_outbox_get (&out, i)->msg;
+      for (guint i = 0; i < proto_outbox_len (&al.out); i++)
+        if (proto_outbox_get (&al.out, i)->kind == PROTO_ACT_SEND
+            && proto_outbox_get (&al.out, i)->msg.type == PROTO_MSG_DHT_NODES)
+          boot = &proto_outbox_get (&al.out, i)->msg;
       ck_assert_ptr_nonnull (boot);
       ck_assert_uint_eq (boot->n_peers, want_n[k]);
       for (guint i = 0; i < boot->n_peers; i++)
         ck_assert_uint_eq (boot->peers[i], i + 1);   /* 1, then 1 2: never itself, never twice */
     }
-  proto_outbox_clear (&out);
-  proto_machine_free (c);
+  co_clear (&al);
 }
 END_TEST
 
@@ -575,20 +528,11 @@ START_TEST (test_fanout_draws)
   ProtoConfig cfg = gossip_cfg (1, 1, 3);
   g_autoptr (DlRandom) r = dl_random_new (5, "shares", 4);
   g_autoptr (LearnWeights) init = learn_weights_new (1);
-  ProtoMachine *p = gossip_peer_new (&cfg, init, r);
   ProtoOutbox out;
-  proto_outbox_init (&out);
-  ProtoMsg m;
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_START }, &out);
-  proto_msg_init (&m, PROTO_MSG_WELCOME);
-  m.node = 4;
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
+  ProtoMachine *p = gossip_peer_alone (&cfg, init, r, 4, &out);
   proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_TRAINING_DONE, .weights = init }, &out);
   const ProtoNodeId members[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-  proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
-  proto_msg_set_peers (&m, members, 8);
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
-  proto_msg_clear (&m);
+  gossip_peer_hears (p, 0, PROTO_MSG_ROUND_PEERS, members, 8, &out);
   const ProtoMsg *t = NULL;
   for (guint i = 0; i < proto_outbox_len (&out); i++)
     if (proto_outbox_get (&out, i)->kind == PROTO_ACT_SEND
@@ -606,6 +550,7 @@ START_TEST (test_fanout_draws)
   /* a payload that beats the Neighbors message waits for it */
   const float v[] = { 6 };
   g_autoptr (LearnWeights) w = learn_weights_new_from (v, 1);
+  ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_GOSSIP_PAYLOAD);
   m.degree = 1;
   proto_msg_set_weights (&m, w);
@@ -615,10 +560,7 @@ START_TEST (test_fanout_draws)
   ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_WAIT_GRAPH);
   /* the graph: 2 only; the link to 2 is up (4 > 2 offers) */
   const ProtoNodeId nb[] = { 2 };
-  proto_msg_init (&m, PROTO_MSG_NEIGHBORS);
-  proto_msg_set_peers (&m, nb, 1);
-  proto_machine_handle (p, 0, &(ProtoInput) { .kind = PROTO_IN_MESSAGE, .from = PROTO_SERVER, .msg = &m }, &out);
-  proto_msg_clear (&m);
+  gossip_peer_hears (p, 0, PROTO_MSG_NEIGHBORS, nb, 1, &out);
   ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_SIGNAL, PROTO_SERVER), 1);
   /* its payload came, ours has not gone (no link yet): not done */
   ck_assert_int_eq (proto_machine_state (p), GOSSIP_PEER_EXCHANGING);

@@ -78,6 +78,26 @@ view (GW *g, guint i)
   return v;
 }
 
+/* Runs g until it goes quiet (100 s at most): the client, p1, has
+ * finished its session. */
+static void
+run_to_done (GW *g)
+{
+  run_until (g, DL_S * 100);
+  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+}
+
+/* A world of `peers` peers (p1 the client) under c, all started and run
+ * to the client's end (run_to_done). */
+static GW *
+session_run (const ProtoConfig *c, guint peers)
+{
+  GW *g = gw_new (c, peers, 4);
+  gw_start_all (g);
+  run_to_done (g);
+  return g;
+}
+
 /* ---------------------------------------------------------------- routing */
 
 START_TEST (test_route_prefers_near_and_fast)
@@ -176,9 +196,7 @@ END_TEST
 START_TEST (test_session_client_relay)
 {
   ProtoConfig c = pipe_cfg (4, 1, 1, 3, FALSE);
-  GW *g = gw_new (&c, 5, 4);
-  gw_start_all (g);
-  run_until (g, DL_S * 100);
+  GW *g = session_run (&c, 5);
   for (guint i = 2; i <= 5; i++)
     {
       ck_assert (pipe_peer_is_server (peer (g, i)));
@@ -187,7 +205,6 @@ START_TEST (test_session_client_relay)
       ck_assert_uint_eq (pipe_peer_computations (peer (g, i)), 3);   /* it computed each step once */
     }
   ck_assert (!pipe_peer_is_server (peer (g, 1)));
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert (view (g, 1).settled);
   ck_assert_uint_eq (view (g, 1).rounds_done, 3);
   g_autoptr (GArray) chain = pipe_peer_chain (peer (g, 1));
@@ -205,10 +222,7 @@ END_TEST
 START_TEST (test_next_peer_pushes_and_checks)
 {
   ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
-  GW *g = gw_new (&c, 5, 4);
-  gw_start_all (g);
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  GW *g = session_run (&c, 5);
   /* step 0 opens the sessions: no push (Petals pushes only to servers
    * that stepped); steps 1..3: p2, p3, p4 push to the next */
   ck_assert_uint_eq (gw_count (g, "sent PipePush"), 9);
@@ -228,11 +242,8 @@ START_TEST (test_faulty_push_caught)
 {
   ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
   pipe_config_mut (&c)->faulty_share = 1;   /* every server's pushes are wrong */
-  GW *g = gw_new (&c, 5, 4);
-  gw_start_all (g);
-  run_until (g, DL_S * 100);
+  GW *g = session_run (&c, 5);
   ck_assert (pipe_peer_is_faulty (peer (g, 2)));
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
   ck_assert_uint_eq (view (g, 1).rounds_done, 4);
   /* every pushed copy that came first differs from the client's: computed
    * again (steps 2 and 3; step 1's pushes came late) */
@@ -275,10 +286,7 @@ START_TEST (test_step_rate_after_warmup)
 {
   ProtoConfig c = pipe_cfg (4, 1, 1, 6, FALSE);
   pipe_config_mut (&c)->compute_per_block = (DlDist) { .kind = DL_DIST_LOGNORMAL, .unit = DL_UNIT_DURATION, .a = 1e6, .b = 0.5 };
-  GW *g = gw_new (&c, 5, 4);
-  gw_start_all (g);
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  GW *g = session_run (&c, 5);
   gint64 first = -1, later = 0;
   for (guint i = 0; i < g->log->len; i++)
     {
@@ -311,10 +319,7 @@ START_TEST (test_hash_copy)
     {
       ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
       pipe_config_mut (&c)->hash_copy = hash;
-      GW *g = gw_new (&c, 5, 4);
-      gw_start_all (g);
-      run_until (g, DL_S * 100);
-      ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+      GW *g = session_run (&c, 5);
       ck_assert_uint_eq (view (g, 1).rounds_done, 4);
       egress[hash] = metric_value (g, "client_egress_bytes");
       if (hash)
@@ -348,10 +353,7 @@ START_TEST (test_hash_copy_faulty)
   ProtoConfig c = pipe_cfg (4, 1, 1, 4, TRUE);
   pipe_config_mut (&c)->hash_copy = TRUE;
   pipe_config_mut (&c)->faulty_share = 1;
-  GW *g = gw_new (&c, 5, 4);
-  gw_start_all (g);
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  GW *g = session_run (&c, 5);
   ck_assert_uint_eq (view (g, 1).rounds_done, 4);
   ck_assert_uint_eq (gw_count (g, "early work thrown away"), 6);
   ck_assert_uint_eq (gw_count (g, "sent PipeNeed"), 9);
@@ -394,10 +396,7 @@ START_TEST (test_stale_push_not_computed)
   /* a push that comes long after its step was done from the client's copy
    * (and forgotten) is late: not computed again */
   ProtoConfig c = pipe_cfg (2, 1, 1, 12, TRUE);
-  GW *g = gw_new (&c, 3, 4);
-  gw_start_all (g);
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  GW *g = session_run (&c, 3);
   /* the session is closed at its end: re-open one by hand with a copy of step 11 */
   guint before = pipe_peer_computations (peer (g, 3));
   ProtoMsg m;
@@ -502,8 +501,7 @@ START_TEST (test_crash_replaced_with_replay)
   ck_assert_uint_eq (chain->len, 2);
   ProtoNodeId victim = g_array_index (chain, ProtoNodeId, 1);
   g->alive[victim] = FALSE;   /* a crash: silent */
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  run_to_done (g);
   ck_assert_uint_eq (view (g, 1).rounds_done, 4);
   g_autoptr (GArray) after = pipe_peer_chain (peer (g, 1));
   ProtoNodeId repl = g_array_index (after, ProtoNodeId, 1);
@@ -535,8 +533,7 @@ START_TEST (test_leave_fails_at_once)
   gw_feed (g, 1, &(ProtoInput) { .kind = PROTO_IN_LINK_CLOSED, .from = first });
   ck_assert_uint_eq (gw_count (g, "its link closed"), 1);
   g->alive[first] = FALSE;
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  run_to_done (g);
   ck_assert (g->now < pipe_config (&c)->step_timeout);   /* replaced at once, not after step_timeout */
   gw_free (g);
 }
@@ -552,8 +549,7 @@ START_TEST (test_lost_offer_link_opened_again)
   ProtoConfig c = pipe_cfg (2, 1, 1, 2, FALSE);
   GW *g = gw_new (&c, 3, 4);
   ck_assert_uint_eq (gw_start_losing (g, PROTO_MSG_SIGNAL, 2), 1);
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  run_to_done (g);
   ck_assert_uint_eq (view (g, 1).rounds_done, 2);
   ck_assert_uint_eq (gw_count (g, "never came up: dropped"), 1);
   gw_free (g);
@@ -571,8 +567,7 @@ START_TEST (test_missing_blocks_look_up_again)
   ck_assert_uint_eq (gw_count (g, "no server for some block"), 1);
   gw_feed (g, 2, &(ProtoInput) { .kind = PROTO_IN_START });
   gw_feed (g, 3, &(ProtoInput) { .kind = PROTO_IN_START });
-  run_until (g, DL_S * 100);
-  ck_assert_int_eq (proto_machine_state (peer (g, 1)), PIPE_PEER_DONE);
+  run_to_done (g);
   ck_assert (g->now >= DL_S);   /* after the first backoff */
   gw_free (g);
 }

@@ -1,0 +1,150 @@
+/* test-net-body.c — the world's network (sim/sim-net.c) holding a message
+ * body shared by the messages in flight that say the same apart from the
+ * recipient: a peer sends one message to its other peers over their links,
+ * some of them dead; the body is shared, freed once, after the last
+ * delivery, and each receiver reads its own `node`.  The world is built
+ * but not run: the test makes the peers and links itself and takes the
+ * deliveries in place of the machines (SimWorldCallbacks). */
+#include "config.h"
+
+#include "sim/sim-world-private.h"
+#include "tests/world-harness.h"
+#include "tests/msg-fill.h"
+
+#include <check.h>
+
+#define N_PEERS 7
+
+typedef struct {
+  guint delivered;
+  ProtoNodeId to[N_PEERS + 1];       /* by delivery: the receiver */
+  ProtoNodeId node[N_PEERS + 1];     /* and the node it read */
+  guint64 live[N_PEERS + 1];         /* the live bodies while it read */
+} Tap;
+
+static Tap tap;
+
+static void
+tap_peer (SimWorld *w, Node *n, const ProtoInput *in)
+{
+  if (in->kind != PROTO_IN_MESSAGE || tap.delivered >= N_PEERS)
+    return;
+  tap.to[tap.delivered] = n->id;
+  tap.node[tap.delivered] = in->msg->node;
+  tap.live[tap.delivered] = w->live_bodies;
+  tap.delivered++;
+}
+
+static void
+tap_server (SimWorld *w, guint k, const ProtoInput *in)
+{
+  (void) w, (void) k, (void) in;
+}
+
+static const SimWorldCallbacks tap_cb = { .dispatch_peer = tap_peer, .dispatch_server = tap_server };
+
+/* A type whose example owns no array and carries weights (a model's
+ * payload, in whatever family declares one): its body can be shared. */
+static gboolean
+shareable_example (ProtoMsg *out)
+{
+  for (ProtoMsgType t = 0; t < PROTO_MSG_TYPE_LIMIT; t++)
+    {
+      if (!proto_msg_type_known (t))
+        continue;
+      fill_msg (out, t);
+      if (out->weights && !out->peers && !out->indices && !out->signal_data && !out->inner
+          && !out->sess_seq && !out->sess_ack)
+        return TRUE;
+      proto_msg_clear (out);
+    }
+  return FALSE;
+}
+
+static gboolean
+dead_link (ProtoNodeId to)
+{
+  return to == 3 || to == 6;
+}
+
+static void
+make_peers (SimWorld *w)
+{
+  for (ProtoNodeId i = 1; i <= N_PEERS; i++)
+    sim_ensure_node (w, i)->status = NODE_ONLINE;
+  for (ProtoNodeId i = 2; i <= N_PEERS; i++)
+    {
+      Link *l = sim_link_get (w, 1, i, TRUE);
+      l->obj[0] = l->obj[1] = TRUE;
+      l->up = TRUE;
+      l->dead = dead_link (i);
+    }
+}
+
+START_TEST (test_body_shared_freed_once)
+{
+  WorldSetup s;
+  world_setup_none (&s, N_PEERS, 1, 1000);
+  WorldRec rec;
+  world_rec_init (&rec);
+  SimRecorder r = world_recorder (&rec);
+  g_autoptr (GError) error = NULL;
+  SimWorld *w = sim_world_new (&s.cfg, &r, &error);
+  ck_assert_msg (w, "%s", error ? error->message : "");
+  rec.world = w;
+  w->cb = &tap_cb;
+  memset (&tap, 0, sizeof tap);
+  make_peers (w);
+
+  ProtoMsg proto;
+  ck_assert (shareable_example (&proto));
+  for (ProtoNodeId i = 2; i <= N_PEERS; i++)
+    {
+      ProtoMsg m;
+      proto_msg_copy (&m, &proto);
+      m.node = i;   /* the recipient, as in a payload */
+      sim_net_send (w, 1, i, PROTO_VIA_LINK, &m);
+      proto_msg_clear (&m);
+    }
+  proto_msg_clear (&proto);
+  /* one body for the four messages in flight (two were lost at once) */
+  ck_assert_uint_eq (w->live_bodies, 1);
+
+  for (guint steps = 0; steps < 100000 && sim_engine_step (w->engine); steps++)
+    ;
+  ck_assert_uint_eq (tap.delivered, N_PEERS - 1 - 2);
+  gboolean seen[N_PEERS + 1] = { FALSE };
+  for (guint k = 0; k < tap.delivered; k++)
+    {
+      ck_assert_msg (!dead_link (tap.to[k]), "p%u got a message sent on a dead link", tap.to[k]);
+      ck_assert_msg (tap.node[k] == tap.to[k], "p%u read node %u", tap.to[k], tap.node[k]);
+      ck_assert_msg (tap.live[k] == 1, "delivery %u: %" G_GUINT64_FORMAT " live bodies", k,
+                     tap.live[k]);
+      ck_assert (!seen[tap.to[k]]);
+      seen[tap.to[k]] = TRUE;
+    }
+  /* freed once, after the last delivery */
+  ck_assert_uint_eq (w->live_bodies, 0);
+  world_teardown (w, &rec, &s);
+}
+END_TEST
+
+static Suite *
+net_body_suite (void)
+{
+  Suite *s = suite_create ("net-body");
+  TCase *tc = tcase_create ("body");
+  tcase_add_test (tc, test_body_shared_freed_once);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (net_body_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? 1 : 0;
+}
