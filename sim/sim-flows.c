@@ -10,15 +10,19 @@
  * as flows are fixed elsewhere, so a stale heap entry is pushed again with
  * its current share when it comes up (no decrease-key).
  *
- * What is re-solved: the components (flows and the resources they cross,
- * joined by shared resources) that hold a resource where a flow was added
- * or popped, or whose capacity changed, since the last solve.  A flow
- * outside them keeps its rate, its bytes left at its last solve and its
- * completion in the heap: nothing about it changes (lazy, as SimGrid's
- * selective update of its LMM).  Nor does anything change for a flow
- * inside them whose rate comes out the same, bit for bit: its bytes left
- * are counted again only when its rate moves, so its completion depends
- * on its own rates alone, not on which solves of its component it saw.
+ * What is re-solved: the resources whose saturation a change can move
+ * (the incremental solve, below), from those where a flow was added,
+ * popped or grew its window, or whose capacity changed, since the last
+ * solve; or where that is dearer, the components (flows and the
+ * resources they cross, joined by shared resources) that hold them,
+ * filled whole.  A flow elsewhere keeps its rate, its bytes left at its
+ * last solve and its next event in the heap: nothing about it changes
+ * (lazy, as SimGrid's selective update of its LMM).  Nor does anything
+ * change for a flow re-solved whose rate comes out the same, bit for bit,
+ * in slow start or not: its bytes left are counted again (and in slow
+ * start, whether they fit in its window) only at its own events, its
+ * start, its rate's moves, its growths, so its end depends on its own
+ * rates alone, not on which solves of its component it saw.
  *
  * Slow start (sim_flows_add_window): a flow with a round trip and a
  * congestion window is also capped at window / round trip, a limit of its
@@ -143,8 +147,6 @@ typedef struct {
   guint32 act;          /* the incremental solve that activated it */
   guint32 touched;      /* that solve, while its entry waits to be computed again */
   gboolean done;        /* in that solve: saturated (nkey, nlvl set) */
-  DlTime wrtt;          /* the round trip of wsame of its flows with windows */
-  guint32 wsame, wother;   /* its flows with windows of that round trip, of others */
   guint32 wlive;        /* with timeouts: live flows with a window whose res_b it is */
   guint32 conv;         /* the most of them at once since it was last empty */
 } Res;
@@ -217,6 +219,8 @@ struct SimFlows {
   GArray *act_res;                 /* guint32: the resources it activated */
   GArray *touched;                 /* guint32: those whose entry waits (Res.touched) */
   GArray *unramped;                /* guint32: flows whose slow start ended before a solve */
+  GArray *fresh;                   /* guint32: flows added or grown since the last update
+                                      (their next event to be made; stale ones skipped) */
   guint64 work;                    /* its cost so far (flows looked at) */
   guint32 iepoch;                  /* its epoch (Res.act) */
   /* timeouts where flows converge (0: none) */
@@ -287,6 +291,7 @@ sim_flows_new (void)
   f->act_res = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->touched = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->unramped = g_array_new (FALSE, FALSE, sizeof (guint32));
+  f->fresh = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->held = g_array_new (FALSE, FALSE, sizeof (Held));
   return f;
 }
@@ -315,6 +320,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->act_res);
   g_array_unref (f->touched);
   g_array_unref (f->unramped);
+  g_array_unref (f->fresh);
   g_array_unref (f->held);
   g_free (f);
 }
@@ -622,37 +628,6 @@ sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 by
   sim_flows_add_window (f, now, res_a, res_b, bytes, user, NULL);
 }
 
-/* Resource r's flows with windows by round trip, as one of round trip rtt
- * joins it (d 1) or has left it (d -1, its slot already a hole): wother
- * is 0 while they have one round trip (see collect_components). */
-static void
-res_rtt (SimFlows *f, guint32 r, DlTime rtt, int d)
-{
-  Res *z = res_at (f, r);
-  if (d > 0 && z->wsame == 0 && z->wother == 0)
-    z->wrtt = rtt;
-  if (rtt == z->wrtt)
-    z->wsame += (guint32) d;
-  else
-    z->wother += (guint32) d;
-  if (z->wsame > 0 || z->wother == 0)
-    return;
-  /* the round trip of wsame is gone: counted again from the slots */
-  z->wother = 0;
-  for (guint32 s = 0; s < z->len; s++)
-    {
-      const Flow *x = z->slots[s].flow != NONE ? flow_at (f, z->slots[s].flow) : NULL;
-      if (!x || x->win == NONE)
-        continue;
-      if (z->wsame == 0)
-        z->wrtt = flow_rtt (f, x);
-      if (flow_rtt (f, x) == z->wrtt)
-        z->wsame++;
-      else
-        z->wother++;
-    }
-}
-
 void
 sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
                       const SimFlowsWindow *win)
@@ -698,11 +673,10 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       g_return_if_fail (sim_flows_has_capacity (f, r));
       res_append (f, r, i, x->res[1 - k]);
       mark_dirty (f, r);
-      if (x->win != NONE)
-        res_rtt (f, r, flow_rtt (f, x), 1);
     }
   f->live++;
   f->windowed += x->win != NONE;
+  g_array_append_val (f->fresh, i);
   if (f->min_rto > 0 && x->win != NONE && res_b != NONE)
     {
       Res *y = res_at (f, res_b);
@@ -724,8 +698,6 @@ unlink_flow (SimFlows *f, guint32 i)
         continue;
       res_drop (f, r, x->pos[k]);
       mark_dirty (f, r);
-      if (x->win != NONE)
-        res_rtt (f, r, flow_rtt (f, x), -1);
     }
   x->live = FALSE;
   f->windowed -= x->win != NONE;
@@ -766,6 +738,7 @@ ramp (SimFlows *f, guint32 i)
   _sim_ramp_grow (win_of (f, x));
   x->t_end = DL_TIME_NEVER;   /* no event in the heap until the update */
   x->ramp = FALSE;
+  g_array_append_val (f->fresh, i);
   for (int k = 0; k < 2; k++)
     if (x->res[k] != NONE)
       mark_dirty (f, x->res[k]);
@@ -1015,12 +988,17 @@ end_time (DlTime now, double rem, double rate)
   return now + (DlTime) dt;
 }
 
-/* Whether flow x's completion stands as long as its rate does not move:
- * it has one (solved, not a window's growth) and no slow start to leave. */
+/* Whether flow x's next event (its completion, or in slow start its
+ * window's growth) stands as long as its rate does not move: it has one
+ * (solved, and not a growth just made).  A ramping flow's too: its bytes
+ * left, and whether they fit in its window (the end of its slow start),
+ * are counted at its own events only (its start, its growths, its rate's
+ * moves), never by a solve that merely visits it, so that its end does
+ * not depend on which other flows' events solve its component. */
 static inline gboolean
 keeps_end (const Flow *x)
 {
-  return x->t_end != DL_TIME_NEVER && !x->ramp && !x->ramping;
+  return x->t_end != DL_TIME_NEVER;
 }
 
 /* x's bytes left now, at the rate it had since t_upd */
@@ -1033,15 +1011,10 @@ recount (Flow *x, double rate, DlTime now)
 }
 
 /* The components that hold a dirty resource, in a breadth-first walk:
- * their resources in comp_res (the dirty ones first: returns how many),
- * their flows in comp_flows.  *one_rtt: whether each of those resources'
- * flows with windows have one round trip (wother 0).  A resource's
- * weights' sum, (weight - 1) over them, is then the same in any order
- * (the partial sums of equal terms do not depend on it; a flow without
- * a window adds nothing): the filling sums in the walk's order, res_eval
- * in the slots' order, and only then are they the same, bit for bit. */
-static guint
-collect_components (SimFlows *f, guint32 epoch, gboolean *one_rtt)
+ * their resources in comp_res (the dirty ones first), their flows in
+ * comp_flows. */
+static void
+collect_components (SimFlows *f, guint32 epoch)
 {
   /* (room for every resource and every live flow: written in place, the
      walk's cost under tcp, where it walks most flows in flight) */
@@ -1061,7 +1034,6 @@ collect_components (SimFlows *f, guint32 epoch, gboolean *one_rtt)
         }
     }
   g_array_set_size (f->dirty, 0);
-  guint nseed = nres;
   for (guint i = 0; i < nres; i++)
     {
       const Res *y = res_at (f, res[i]);
@@ -1085,10 +1057,6 @@ collect_components (SimFlows *f, guint32 epoch, gboolean *one_rtt)
     }
   g_array_set_size (f->comp_res, nres);
   g_array_set_size (f->comp_flows, nflows);
-  *one_rtt = TRUE;
-  for (guint i = 0; i < nres && *one_rtt; i++)
-    *one_rtt = res_at (f, res[i])->wother == 0;
-  return nseed;
 }
 
 /* Fixes flow y (of weight w) at rate: it leaves the resources it crosses
@@ -1111,6 +1079,21 @@ fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip)
     }
 }
 
+/* The sum of (weight - 1) over resource x's flows with windows, in its
+ * slots' order, as res_eval sums it: the same whichever resource's change
+ * started the walk (in the walk's order, where round trips differ, the
+ * sum rounded by which flow's event solved the component), and the same
+ * bit for bit as the incremental solve's. */
+static double
+res_wextra (SimFlows *f, const Res *x)
+{
+  double wextra = 0;
+  for (const Slot *e = x->slots, *end = e + x->len; e < end && f->windowed; e++)
+    if (e->flow != NONE && flow_at (f, e->flow)->win != NONE)
+      wextra += flow_weight (f, flow_at (f, e->flow)) - 1;
+  return wextra;
+}
+
 /* Weighted progressive filling of the component (every flow's rate is
  * its weight times a level that rises until a resource saturates), with
  * each ramping flow's cap as a limit of its own (at the level cap /
@@ -1125,21 +1108,16 @@ fill (SimFlows *f)
       Res *x = res_at (f, g_array_index (f->comp_res, guint32, i));
       x->left = x->cap;
       x->unfixed = x->count;
-      x->wextra = 0;
+      x->wextra = res_wextra (f, x);
       x->key = INFINITY;   /* (until it saturates) */
     }
   for (guint i = 0; i < f->comp_flows->len; i++)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *y = flow_at (f, j);
-      if (y->win == NONE)
-        continue;
-      double w = flow_weight (f, y);
-      for (int k = 0; k < 2; k++)
-        if (y->res[k] != NONE)
-          res_at (f, y->res[k])->wextra += w - 1;
       if (y->ramping)
-        g_array_append_val (f->caps, ((ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / w, NONE, j + 1 }));
+        g_array_append_val (f->caps, ((ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / flow_weight (f, y), NONE,
+                                                 j + 1 }));
     }
   g_array_sort (f->caps, key_cmp);
   for (guint i = 0; i < f->comp_res->len; i++)
@@ -1226,13 +1204,9 @@ to_tail (SimFlows *f, Flow *x)
  * rates and their completions.  Without windows (fluid) that is all.
  * With windows (incr_windowed), a ramping flow's cap is an input of
  * res_eval like a neighbour's saturation (the first of the two, in the
- * filling's order); but when a ramping flow leaves its cap depends on
- * which solves visit it (its bytes left are counted at each), so the
- * components are still walked and each of their ramping flows visited as
- * a whole solve visits it (prepare, settle): only the filling is
- * incremental, and only where each resource's flows with windows have
- * one round trip (collect_components); elsewhere the components are filled
- * whole, as before. */
+ * filling's order), each resource's weights are summed in its slots'
+ * order by both solves (res_wextra), and a ramping flow leaves its cap
+ * only at its own events (keeps_end): no component is walked. */
 
 /* at most this many resources changed at one instant for the incremental
  * solve (an all-to-all start is one full solve) */
@@ -1711,26 +1685,108 @@ incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
   return best_l * w;
 }
 
-/* The incremental solve of components with windows, after prepare (their
- * first nseed resources the dirty ones): keys committed, or FALSE
- * (nothing changed but the scratch): the caller fills them whole.  Then
- * settle gives rates (incr_rate) to the flows in slow start and to the
- * flows of the re-computed resources; the others' cannot move.  Taken
- * where each resource's flows have one round trip (collect_components);
- * the rest is as without windows, with a ramping flow's cap as an input
- * of res_eval. */
-static gboolean
-incr_windowed (SimFlows *f, guint nseed)
+/* Before a solve: flow j's rate then (-1: its next event does not stand,
+ * it was added or grew; its bytes left are counted now, and if they fit
+ * in its window in slow start, slow start ends: listed in unramped, it
+ * sends them at its share). */
+static double
+prepare_flow (SimFlows *f, guint32 j, DlTime now)
 {
-  if (nseed + f->unramped->len > INCR_MAX_DIRTY)
+  Flow *x = flow_at (f, j);
+  x->fixed = x->capped = FALSE;
+  if (keeps_end (x))
+    return x->rate;
+  if (x->ramping && x->tail && x->t_upd != now)
+    expand (f, x, dl_time_add (x->t_upd, flow_rtt (f, x)));   /* (added before this instant) */
+  recount (x, x->rate, now);
+  if (x->ramping && x->rem <= flow_cwnd (f, x))
+    {
+      x->ramping = FALSE;
+      g_array_append_val (f->unramped, j);
+    }
+  return -1;
+}
+
+/* prepare_flow for each flow of the components collected, their rates
+ * then in comp_rate */
+static double *
+prepare (SimFlows *f, DlTime now)
+{
+  g_array_set_size (f->comp_rate, f->comp_flows->len);
+  g_array_set_size (f->unramped, 0);
+  double *was = (double *) (void *) f->comp_rate->data;
+  for (guint i = 0; i < f->comp_flows->len; i++)
+    was[i] = prepare_flow (f, g_array_index (f->comp_flows, guint32, i), now);
+  return was;
+}
+
+/* After the solve, flow j, whose rate was `was` before it (incr: the
+ * incremental solve's, whose rate is given here; j crosses a re-computed
+ * resource): a ramping flow below its cap has reached its share (slow
+ * start ends); if its rate moved, or its next event did not stand, it
+ * gets its next event from now. */
+static void
+settle_flow (SimFlows *f, guint32 j, DlTime now, double was, gboolean incr)
+{
+  Flow *x = flow_at (f, j);
+  gboolean capped;
+  if (incr)
+    {
+      x->rate = incr_rate (f, x, &capped);
+      x->capped = capped;
+      f->solved++;
+    }
+  gboolean at_share = x->ramping && !x->capped;   /* (slow start ends: an event of its own) */
+  if (at_share)
+    x->ramping = FALSE;
+  if (x->ramping && x->tail)
+    expand (f, x, dl_time_add (now, flow_rtt (f, x)));   /* (added at now) */
+  if (!x->ramping && x->win != NONE && !x->tail)
+    to_tail (f, x);
+  if (was >= 0 && x->rate == was && !at_share)
+    return;   /* its next event stands */
+  if (was >= 0)
+    recount (x, was, now);
+  DlTime end = end_time (now, x->rem, x->rate);
+  gboolean ramp_first = x->ramping && win_of (f, x)->t_ramp < end;
+  if (ramp_first)
+    end = win_of (f, x)->t_ramp;
+  if (end != x->t_end || ramp_first != (gboolean) x->ramp)
+    {
+      x->t_end = end;
+      x->ramp = ramp_first;
+      heap_set (f, j);
+    }
+}
+
+/* The incremental solve with windows (FALSE: not made, nothing changed
+ * but the scratch and the fresh flows' bytes left; the caller fills the
+ * components whole).  Its seeds: the dirty resources and those of the
+ * flows whose slow start ended before it (their caps are gone).  Then
+ * the flows of the re-computed resources take their rates (incr_rate,
+ * settle_flow); no other flow's can move: its resources keep their keys,
+ * its cap did not move (a growth or a start dirties the flow's
+ * resources), and its next event stands (keeps_end).  So no component is
+ * walked: the cost is what changed, as without windows. */
+static gboolean
+incr_windowed (SimFlows *f, DlTime now)
+{
+  g_array_set_size (f->unramped, 0);
+  for (guint i = 0; i < f->fresh->len; i++)
+    {
+      guint32 j = g_array_index (f->fresh, guint32, i);
+      if (flow_at (f, j)->live && !keeps_end (flow_at (f, j)))
+        prepare_flow (f, j, now);   /* (listed twice: the second changes nothing) */
+    }
+  if (f->dirty->len + f->unramped->len > INCR_MAX_DIRTY)
     return FALSE;
   f->iepoch = ++f->epoch;
   f->work = 0;
   g_array_set_size (f->iheap, 0);
   g_array_set_size (f->act_res, 0);
   g_array_set_size (f->touched, 0);
-  for (guint i = 0; i < nseed; i++)
-    res_activate (f, g_array_index (f->comp_res, guint32, i));
+  for (guint i = 0; i < f->dirty->len; i++)
+    res_activate (f, g_array_index (f->dirty, guint32, i));
   for (guint i = 0; i < f->unramped->len; i++)
     for (int k = 0; k < 2; k++)
       {
@@ -1746,149 +1802,57 @@ incr_windowed (SimFlows *f, guint nseed)
       x->key = x->done ? x->nkey : INFINITY;
       x->lvl = x->done ? x->nlvl : 0;
     }
+  for (guint i = 0; i < f->dirty->len; i++)
+    res_at (f, g_array_index (f->dirty, guint32, i))->dirty = FALSE;
+  g_array_set_size (f->dirty, 0);
+  guint32 epoch = ++f->epoch;
+  for (guint i = 0; i < f->act_res->len; i++)
+    {
+      const Res *y = res_at (f, g_array_index (f->act_res, guint32, i));
+      for (const Slot *e = y->slots, *end = e + y->len; e < end; e++)
+        {
+          Flow *x = e->flow != NONE ? flow_at (f, e->flow) : NULL;
+          if (x && x->mark != epoch)
+            {
+              x->mark = epoch;
+              settle_flow (f, e->flow, now, keeps_end (x) ? x->rate : -1, TRUE);
+            }
+        }
+    }
   return TRUE;
 }
 
-/* Before a solve of the components collected: each flow's rate then in
- * comp_rate (-1: its completion does not stand; its bytes left are
- * counted now); a ramping flow whose bytes left fit in its window sends
- * them at its share (listed in unramped). */
-static double *
-prepare (SimFlows *f, DlTime now)
-{
-  g_array_set_size (f->comp_rate, f->comp_flows->len);
-  g_array_set_size (f->unramped, 0);
-  double *was = (double *) (void *) f->comp_rate->data;
-  for (guint i = 0; i < f->comp_flows->len; i++)
-    {
-      guint32 j = g_array_index (f->comp_flows, guint32, i);
-      Flow *x = flow_at (f, j);
-      x->fixed = x->capped = FALSE;
-      was[i] = keeps_end (x) ? x->rate : -1;
-      if (was[i] >= 0)
-        continue;
-      if (x->ramping && x->tail && x->t_upd != now)
-        expand (f, x, dl_time_add (x->t_upd, flow_rtt (f, x)));   /* (added before this instant) */
-      recount (x, x->rate, now);
-      if (x->ramping && x->rem <= flow_cwnd (f, x))
-        {
-          x->ramping = FALSE;
-          g_array_append_val (f->unramped, j);
-        }
-    }
-  return was;
-}
-
-/* After the solve (incr: the incremental one, whose rates are given
- * here): a ramping flow below its cap has reached its share (slow start
- * ends); each flow whose rate moved, or whose completion did not stand,
- * gets its next event from now. */
+/* The components of the dirty resources filled whole. */
 static void
-settle (SimFlows *f, DlTime now, const double *was, gboolean incr)
+solve_whole (SimFlows *f, DlTime now)
 {
+  collect_components (f, ++f->epoch);
+  const double *was = prepare (f, now);
+  fill (f);
+  f->solved += f->comp_flows->len;
   for (guint i = 0; i < f->comp_flows->len; i++)
-    {
-      guint32 j = g_array_index (f->comp_flows, guint32, i);
-      Flow *x = flow_at (f, j);
-      gboolean moved = incr && x->ramping, capped;
-      for (int k = 0; k < 2 && incr && !moved; k++)
-        moved = x->res[k] != NONE && res_at (f, x->res[k])->act == f->iepoch;
-      if (moved)
-        {
-          x->rate = incr_rate (f, x, &capped);
-          x->capped = capped;
-          f->solved++;
-        }
-      if (x->ramping && !x->capped)
-        x->ramping = FALSE;
-      if (x->ramping && x->tail)
-        expand (f, x, dl_time_add (now, flow_rtt (f, x)));   /* (added at now) */
-      if (!x->ramping && x->win != NONE && !x->tail)
-        to_tail (f, x);
-      if (was[i] >= 0 && x->rate == was[i])
-        continue;   /* its completion stands */
-      if (was[i] >= 0)
-        recount (x, was[i], now);
-      DlTime end = end_time (now, x->rem, x->rate);
-      gboolean ramp_first = x->ramping && win_of (f, x)->t_ramp < end;
-      if (ramp_first)
-        end = win_of (f, x)->t_ramp;
-      if (end != x->t_end || ramp_first != (gboolean) x->ramp)
-        {
-          x->t_end = end;
-          x->ramp = ramp_first;
-          heap_set (f, j);
-        }
-    }
+    settle_flow (f, g_array_index (f->comp_flows, guint32, i), now, was[i], FALSE);
 }
 
 void
 sim_flows_update (SimFlows *f, DlTime now)
 {
-  if (f->dirty->len == 0 || (f->windowed == 0 && incremental (f, now)))
-    return;
-  gboolean one;
-  guint nseed = collect_components (f, ++f->epoch, &one);
-  const double *was = prepare (f, now);
-  gboolean incr = f->windowed > 0 && one && incr_windowed (f, nseed);
-  if (!incr)
-    {
-      fill (f);
-      f->solved += f->comp_flows->len;
-    }
-  settle (f, now, was, incr);
+  if (f->dirty->len > 0 && !(f->windowed == 0 ? incremental (f, now) : incr_windowed (f, now)))
+    solve_whole (f, now);
+  g_array_set_size (f->fresh, 0);
 }
 
 /* ---------------------------------------------------------------- the check */
 
-/* whether a resource has live flows with windows of two round trips; why
- * set if a resource's counts of them (wsame, wother) are wrong */
-static gboolean
-mixed_rtts (SimFlows *f, GString *why)
-{
-  guint nr = f->res->len;
-  g_autofree DlTime *rtt = g_new0 (DlTime, nr);
-  g_autofree guint32 *n = g_new0 (guint32, nr);
-  g_autofree gboolean *two = g_new0 (gboolean, nr);
-  gboolean mixed = FALSE;
-  for (guint32 i = 0; i < f->flows->len; i++)
-    {
-      Flow *x = flow_at (f, i);
-      for (int k = 0; k < 2 && x->live && x->win != NONE; k++)
-        {
-          guint32 r = x->res[k];
-          if (r == NONE)
-            continue;
-          two[r] |= n[r] > 0 && rtt[r] != flow_rtt (f, x);
-          rtt[r] = flow_rtt (f, x);
-          n[r]++;
-        }
-    }
-  for (guint32 r = 0; r < nr; r++)
-    {
-      const Res *z = res_at (f, r);
-      mixed |= two[r];
-      if ((z->wother > 0) != two[r] || z->wsame + z->wother != n[r])
-        g_string_append_printf (why, "resource %u: %u + %u flows with windows counted, %u (%s round trip)", r,
-                                z->wsame, z->wother, n[r], two[r] ? "more than one" : "one");
-    }
-  return mixed;
-}
-
 /* Solves every component whole, as sim_flows_update's full path does, and
  * compares each flow's rate and each resource's key with what the
- * updates left (bit for bit; where a resource's flows with windows have
- * round trips that differ, the weights' sum follows the walk, so within
- * 1e-12), then puts them back. */
+ * updates left, bit for bit (the weights' sums are in each resource's
+ * slots' order, whatever the walk's: res_wextra), then puts them back. */
 static gboolean
 check_from_scratch (SimFlows *f, GString *why)
 {
   if (f->dirty->len)
     return TRUE;   /* (not solved yet) */
-  gsize said = why->len;
-  gboolean mixed = mixed_rtts (f, why);
-  if (why->len > said)
-    return FALSE;
   guint nf = f->flows->len, nr = f->res->len;
   g_autofree double *rate = g_new (double, nf);
   g_autofree guint8 *capped = g_new (guint8, nf);
@@ -1906,19 +1870,17 @@ check_from_scratch (SimFlows *f, GString *why)
       if (res_at (f, r)->count)
         g_array_append_val (f->dirty, r);
     }
-  gboolean one;
-  collect_components (f, ++f->epoch, &one);
+  collect_components (f, ++f->epoch);
   fill (f);
   gboolean ok = TRUE;
-  double tol = mixed ? 1e-12 : 0;
   for (guint32 i = 0; i < nf && ok; i++)
-    if (flow_at (f, i)->live && fabs (flow_at (f, i)->rate - rate[i]) > tol * rate[i])
+    if (flow_at (f, i)->live && flow_at (f, i)->rate != rate[i])
       {
         g_string_append_printf (why, "flow %u: rate %.17g, from scratch %.17g", i, rate[i], flow_at (f, i)->rate);
         ok = FALSE;
       }
   for (guint32 r = 0; r < nr && ok; r++)
-    if (res_at (f, r)->count && res_at (f, r)->key != key[2 * r] && !mixed)
+    if (res_at (f, r)->count && res_at (f, r)->key != key[2 * r])
       {
         g_string_append_printf (why, "resource %u: key %.17g, from scratch %.17g", r, key[2 * r], res_at (f, r)->key);
         ok = FALSE;

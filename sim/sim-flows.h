@@ -10,10 +10,10 @@
  * sim_flows_update (now) once for everything that changed at that instant
  * (adds batched), asks sim_flows_next for the earliest completion and calls
  * back then; sim_flows_pop hands over the flows that are done.  Only the
- * resources whose saturation a change can move are re-solved (without
- * windows; with them, the connected component of flows it touches);
- * completions are kept in a heap, so a sparse pattern costs what it touches (SimGrid's
- * lazy LMM keeps a "modified set" for the same reason).
+ * resources whose saturation a change can move are re-solved (with
+ * windows or without); completions are kept in a heap, so a sparse
+ * pattern costs what it touches (SimGrid's lazy LMM keeps a "modified
+ * set" for the same reason).
  *
  * Shape: sim_flows_new / sim_flows_free. */
 #pragma once
@@ -122,8 +122,8 @@ guint64 sim_flows_solved (const SimFlows *f);
  * resource where no flow goes faster per unit of weight, or its window's
  * cap), each one's completion the one its bytes left and its rate give,
  * and (once everything added is solved) every flow's rate the very one a
- * solve of every component from scratch gives: bit for bit without
- * windows, within 1e-12 with them.  If not, FALSE and why. */
+ * solve of every component from scratch gives, bit for bit.  If not,
+ * FALSE and why. */
 gboolean sim_flows_check (SimFlows *f, GString *why);
 
 G_END_DECLS

@@ -671,6 +671,11 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
   conn_sent (w, m, l, cwnd);
   DlTime t = dl_time_add (now, dl_time_add (m->wire_done, store_and_forward (w, m)));
   m->wire_done = now;
+  /* the channel's last arrival is m's before the next message starts:
+   * that one finds its connection busy, not idle (conn_window) */
+  DlTime *last = channel_last (w, m, l);
+  t = MAX (t, *last);
+  *last = t;
   Msg **tail = NULL;
   Msg **q = channel_queue (w, m, l, &tail);
   if (q && *q == m)
@@ -682,9 +687,6 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
         flow_start (w, *q);
     }
   m->next = NULL;
-  DlTime *last = channel_last (w, m, l);
-  t = MAX (t, *last);
-  *last = t;
   sim_engine_schedule_at (w->engine, t, ev_deliver, w, (uint64_t) (uintptr_t) m);
   int side = sim_link_side (m->from, m->to);
   if (l && q && !*q && l->close_wait[side])

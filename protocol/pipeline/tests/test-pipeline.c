@@ -4,7 +4,8 @@
  * server, a push for an unknown session, a crashed server replaced with a
  * replay. Messages arrive in send order with no latency (the harness of
  * family-harness.h); time moves to the machines' deadlines (compute,
- * timeouts) by hand. */
+ * timeouts) by hand.  One whole run of the world: pushes queued behind
+ * another on their connection keep its window. */
 #include "config.h"
 
 #include "protocol/pipeline/pipe.h"
@@ -15,8 +16,10 @@
 #include "protocol/session/session-msgs.h"
 #include "protocol/pipeline/pipe-msgs.h"
 #include "scenario/sim-scenario.h"
+#include "sim/sim-world.h"
 
 #include <check.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -418,6 +421,61 @@ START_TEST (test_stale_push_not_computed)
 }
 END_TEST
 
+/* when p3 hears each of p2's PipePushes, in a whole run of the world */
+typedef struct {
+  DlTime at[64];
+  guint n;
+} PushTimes;
+
+static void
+push_heard (gpointer ud, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  PushTimes *a = ud;
+  gboolean heard = o->kind == PROTO_OBS_RECEIVED || o->kind == PROTO_OBS_NOTE || o->kind == PROTO_OBS_REJECTED;
+  if (node == 3 && o->other == 2 && o->msg_type == PROTO_MSG_PIPE_PUSH && heard && a->n < G_N_ELEMENTS (a->at))
+    a->at[a->n++] = t;
+}
+
+/* A message queued behind another on its connection goes with the window
+ * that one leaves: the connection is busy, not idle.  Under tcp p2's
+ * pushes to p3 are held up 3 s (pipeline-push-unknown-session.ini's rule
+ * then): their round trip is 6.06 s, the first (16 445 bytes, over the
+ * initial window) takes two of them on its new connection, and the pushes
+ * sent meanwhile wait behind it.  When its last bytes leave, the next one
+ * starts with the window it left, so the queued ones come within a few
+ * transmission times (0.13 ms each at 1 Gbit/s) of it.  The world used to
+ * take the connection for idle since before the first push (its last
+ * arrival was read before the first push's was set), restarted the
+ * second from the initial window, and it came a round trip (6.06 s)
+ * later. */
+START_TEST (test_queued_push_keeps_window)
+{
+  const char *text = "[scenario]\nseed = 4\n[protocol]\nfamily = pipeline\nblocks = 16\nservers = 2\n"
+                     "steps = 40\nforwarding = next-peer\n[network]\ntransport = tcp\nlatency = 30ms\n"
+                     "uplink = 1Gbps\ndownlink = 1Gbps\n[timeline]\n0s = delay PipePush from p2 by 3s count 1000\n";
+  g_autofree char *dir = g_dir_make_tmp ("dlsim-queued-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.ini", NULL);
+  ck_assert (dir && g_file_set_contents (path, text, -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (SimScenario) sc = sim_scenario_load (path, NULL, &e);
+  g_unlink (path);
+  g_rmdir (dir);
+  ck_assert_msg (sc != NULL, "%s", e ? e->message : "");
+  SimBuilt b;
+  ck_assert (sim_scenario_build (sc, sc->points->pdata[0], 4, &b, NULL));
+  PushTimes a = { 0 };
+  SimRecorder sr = { push_heard, NULL, NULL, NULL, &a, NULL };
+  SimWorld *w = sim_world_new (&b.cfg, &sr, &e);
+  ck_assert_msg (w != NULL, "%s", e ? e->message : "");
+  sim_world_run (w);
+  sim_world_free (w);
+  sim_built_clear (&b);
+  ck_assert_uint_ge (a.n, 3);
+  ck_assert_msg (a.at[0] > 9 * DL_S, "the first push came at %" G_GINT64_FORMAT " ns", a.at[0]);
+  ck_assert_msg (a.at[1] - a.at[0] <= DL_MS, "the second push came %" G_GINT64_FORMAT " ns after the first", a.at[1] - a.at[0]);
+}
+END_TEST
+
 START_TEST (test_crash_replaced_with_replay)
 {
   /* 4 servers, 2 ranges of 2 replicas; the client p1's chain uses p2 or
@@ -610,6 +668,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_hash_copy_faulty);
   tcase_add_test (tc, test_push_unknown_session_ignored);
   tcase_add_test (tc, test_stale_push_not_computed);
+  tcase_add_test (tc, test_queued_push_keeps_window);
   tcase_add_test (tc, test_crash_replaced_with_replay);
   tcase_add_test (tc, test_leave_fails_at_once);
   tcase_add_test (tc, test_lost_offer_link_opened_again);
