@@ -226,7 +226,9 @@ sim_net_init (SimWorld *w)
 static Msg *
 msg_new (SimWorld *w)
 {
-  Msg *m = dl_slab_take (&w->msgs);
+  guint32 idx;
+  Msg *m = dl_slab_take_index (&w->msgs, &idx);
+  m->idx = idx;
   m->live = 1;
   return m;
 }
@@ -311,7 +313,7 @@ msg_drop (SimWorld *w, Msg *m)
   if (m->body)
     body_release (w, m->body);
   m->live = 0;
-  dl_slab_give (&w->msgs, m);
+  dl_slab_give_index (&w->msgs, m, m->idx);
 }
 
 void
@@ -712,7 +714,7 @@ flow_start (SimWorld *w, Msg *m)
   DlTime now = sim_engine_now (w->engine), rtt = dl_time_add (m->wire_done, m->wire_done);
   SimFlowsWindow win;
   gboolean ss = conn_window (w, m, NULL, now, rtt, &win);
-  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), (uint64_t) (uintptr_t) m, ss ? &win : NULL);
+  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), m->idx, ss ? &win : NULL);
   flows_tick_now (w);
 }
 
@@ -726,7 +728,7 @@ ev_flows (SimEngine *e, void *ctx, uint64_t arg)
   guint64 u, cwnd;
   while (sim_flows_pop_window (w->flows, now, &u, &cwnd))
     {
-      Msg *m = (Msg *) (uintptr_t) u;
+      Msg *m = dl_slab_at (&w->msgs, (guint) u);
       flow_done (w, m, now, m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL, cwnd);
     }
   sim_flows_update (w->flows, now);
@@ -887,7 +889,7 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
   DlTime now = sim_engine_now (w->engine);
   for (guint i = 0; i < users->len; i++)
     {
-      Msg *m = (Msg *) (uintptr_t) g_array_index (users, guint64, i);
+      Msg *m = dl_slab_at (&w->msgs, (guint) g_array_index (users, guint64, i));
       Link *l = m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL;
       Msg **tail = NULL;
       Msg **q = channel_queue (w, m, l, &tail);

@@ -109,6 +109,7 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
     guint32 stream;   /* on a peer's coordinator stream: its number then */
     guint32 closes;   /* on a link: the receiver's link_closes then */
   };
+  guint32 idx;        /* its record's index in the slabs (dl_slab_at): its flow's user */
   guint8 via;         /* ProtoVia */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
   guint8 close : 1;   /* not a message: the stream's close frame (graceful close) */
@@ -116,7 +117,7 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
   guint8 live : 1;    /* taken from the slabs and not yet freed */
   guint8 doomed : 1;  /* on a link whose receiver had destroyed its end when it was sent (its
                          close notice still on the way): lost when it arrives */
-  guint8 spare[13];   /* to a whole cache line */
+  guint8 spare[9];    /* to a whole cache line */
 };
 
 G_STATIC_ASSERT (sizeof (Msg) == 64);
