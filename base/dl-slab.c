@@ -66,3 +66,25 @@ dl_slab_at (const DlSlab *s, guint i)
 {
   return (char *) g_ptr_array_index (s->slabs, i / s->per_slab) + (gsize) (i % s->per_slab) * s->size;
 }
+
+gpointer
+dl_slab_take_index (DlSlab *s, guint32 *out_index)
+{
+  g_return_val_if_fail (s->size >= sizeof (gpointer) + sizeof (guint32), NULL);
+  if (s->free)
+    memcpy (out_index, (const char *) s->free + sizeof (gpointer), sizeof *out_index);
+  else
+    {
+      guint n = dl_slab_carved (s);
+      g_return_val_if_fail (n < G_MAXUINT32, NULL);
+      *out_index = (guint32) n;
+    }
+  return dl_slab_take (s);
+}
+
+void
+dl_slab_give_index (DlSlab *s, gpointer rec, guint32 index)
+{
+  memcpy ((char *) rec + sizeof (gpointer), &index, sizeof index);
+  dl_slab_give (s, rec);
+}

@@ -35,4 +35,12 @@ void dl_slab_give (DlSlab *s, gpointer rec);
 guint dl_slab_carved (const DlSlab *s);
 gpointer dl_slab_at (const DlSlab *s, guint i);
 
+/* Records named by their index (dl_slab_at's), for a caller that keeps a
+ * 32-bit index where a pointer would take 64 bits: take_index gives the
+ * record's index too; give_index takes it back with that index, kept in
+ * the free record after its first pointer (records of 16 bytes or more).
+ * A slab used this way takes and gives only through these two. */
+gpointer dl_slab_take_index (DlSlab *s, guint32 *out_index);
+void dl_slab_give_index (DlSlab *s, gpointer rec, guint32 index);
+
 G_END_DECLS

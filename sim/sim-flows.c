@@ -80,13 +80,17 @@
 
 #define NONE G_MAXUINT32
 
+/* A flow in flight: 64 bytes, one cache line (a million are in flight
+ * at 1 000 peers).  Its next event at its rate, its completion or (ramp)
+ * its window's growth, is its completion heap entry's key (flow_end): a
+ * live flow has an entry exactly when it has a next event. */
 typedef struct {
   double rem;           /* bytes left at t_upd */
   double rate;          /* bytes per ns since t_upd (0: not solved yet) */
-  DlTime t_upd, t_end;  /* t_end: its next event at that rate, its completion or (ramp)
-                           its window's doubling (its key in the heap) */
-  guint64 user;
-  guint64 seq;          /* the order of adding: ties at one completion time */
+  DlTime t_upd;
+  guint32 user;
+  guint32 seq;          /* the order of adding: ties at one completion time
+                           (renumbered, in order, when the counter wraps) */
   guint32 res[2];
   guint32 pos[2];       /* its slot in res[k]'s (free: pos[0], the next free flow) */
   guint32 hpos;         /* its entry in the completion heap, NONE: none */
@@ -96,10 +100,12 @@ typedef struct {
   guint8 fixed : 1;     /* in the solve under way: its rate is set */
   guint8 ramping : 1;   /* in slow start: capped at its window / round trip */
   guint8 capped : 1;    /* in the last solve: fixed at its cap */
-  guint8 ramp : 1;      /* t_end is its window's growth, not its completion */
+  guint8 ramp : 1;      /* its next event is its window's growth, not its completion */
   guint8 tail : 1;      /* win is a FlowTail: out of slow start, or not solved yet */
   guint8 kind;          /* a FlowTail not solved yet: its growth (kinds) */
 } Flow;
+
+G_STATIC_ASSERT (sizeof (Flow) == 64);
 
 /* A flow's window (sim-ramp-private.h). */
 typedef SimRampWin FlowWin;
@@ -188,7 +194,7 @@ typedef struct {
 typedef struct {
   DlTime t_end;
   guint32 flow;
-  guint32 seq;          /* the flow's seq's low 32 bits */
+  guint32 seq;          /* the flow's seq */
 } HeapEnt;
 
 
@@ -204,7 +210,7 @@ struct SimFlows {
   GArray *dirty;        /* guint32: resources with dirty set */
   GArray *heap;         /* HeapEnt: completions by (t_end, seq) */
   guint32 epoch;
-  guint64 seq;
+  guint64 seq;          /* the next flow's seq (at 2^32: the live ones renumbered) */
   guint live;
   guint64 solved;
   /* a solve's scratch, kept between solves */
@@ -387,19 +393,26 @@ sim_flows_solved (const SimFlows *f)
 /* A 4-ary min-heap of (t_end, flow, seq) entries, 16 bytes, the keys in
  * the array itself: a comparison reads no flow record (perf: the
  * sift-down that read two records per comparison was 17 % of a 1 000-peer
- * all-to-all).  Ties at one t_end go by the flows' seq: the entry's low
- * 32 bits while every seq handed out fits in them, the flows' own seq
- * after that.  A flow keeps its entry's position (hpos): a flow whose
+ * all-to-all).  Ties at one t_end go by the flows' seq (32 bits: the
+ * live flows' are renumbered when the counter wraps, renumber_seqs).
+ * The entry's t_end is the flow's next event (flow_end).  A flow keeps its entry's position (hpos): a flow whose
  * completion changes moves its entry, and a flow cancelled takes it out,
  * so no entry is stale and the heap holds one per flow at most. */
 static inline gboolean
 ent_before (const SimFlows *f, const HeapEnt *a, const HeapEnt *b)
 {
+  (void) f;
   if (a->t_end != b->t_end)
     return a->t_end < b->t_end;
-  if (G_LIKELY (f->seq <= (guint64) G_MAXUINT32 + 1))
-    return a->seq < b->seq;
-  return flow_at (f, a->flow)->seq < flow_at (f, b->flow)->seq;
+  return a->seq < b->seq;
+}
+
+/* flow x's next event (DL_TIME_NEVER: none, not solved since its start
+ * or its last growth) */
+static inline DlTime
+flow_end (const SimFlows *f, const Flow *x)
+{
+  return x->hpos == NONE ? DL_TIME_NEVER : g_array_index (f->heap, HeapEnt, x->hpos).t_end;
 }
 
 static inline void
@@ -449,12 +462,12 @@ heap_sift_up (SimFlows *f, guint pos, HeapEnt e)
   heap_place (f, h, pos, e);
 }
 
-/* flow fl's entry at its t_end: a new one, or its own moved */
+/* flow fl's entry at t_end, its next event: a new one, or its own moved */
 static void
-heap_set (SimFlows *f, guint32 fl)
+heap_set (SimFlows *f, guint32 fl, DlTime t_end)
 {
   Flow *x = flow_at (f, fl);
-  HeapEnt e = { x->t_end, fl, (guint32) x->seq };
+  HeapEnt e = { t_end, fl, x->seq };
   if (x->hpos == NONE)
     {
       g_array_set_size (f->heap, f->heap->len + 1);
@@ -628,11 +641,61 @@ sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 by
   sim_flows_add_window (f, now, res_a, res_b, bytes, user, NULL);
 }
 
+static int
+u64_cmp (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The seq counter at 2^32: the live and the held flows' seqs become 0,
+ * 1, ... in their order, and the heap entries take their flows' new ones,
+ * so ties still go by the order of adding (every order between seqs is
+ * kept: the slots' and the heap's stand). */
+static void
+renumber_seqs (SimFlows *f)
+{
+  guint32 nf = f->flows->len;
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));   /* seq << 32 | who */
+  for (guint32 i = 0; i < nf; i++)
+    if (flow_at (f, i)->live)
+      {
+        guint64 k = (guint64) flow_at (f, i)->seq << 32 | i;
+        g_array_append_val (keys, k);
+      }
+  for (guint i = 0; i < f->held->len; i++)
+    {
+      guint64 k = g_array_index (f->held, Held, i).seq << 32 | (guint64) (nf + i);
+      g_array_append_val (keys, k);
+    }
+  g_array_sort (keys, u64_cmp);
+  for (guint k = 0; k < keys->len; k++)
+    {
+      guint32 who = (guint32) g_array_index (keys, guint64, k);
+      if (who < nf)
+        flow_at (f, who)->seq = k;
+      else
+        g_array_index (f->held, Held, who - nf).seq = k;
+    }
+  for (guint i = 0; i < f->heap->len; i++)
+    {
+      HeapEnt *e = &g_array_index (f->heap, HeapEnt, i);
+      e->seq = flow_at (f, e->flow)->seq;
+    }
+  f->seq = keys->len;
+}
+
+void
+_sim_flows_set_next_seq (SimFlows *f, guint64 seq)
+{
+  f->seq = seq;
+}
+
 void
 sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
                       const SimFlowsWindow *win)
 {
-  g_return_if_fail (bytes > 0 && (res_a != NONE || res_b != NONE) && res_a != res_b);
+  g_return_if_fail (bytes > 0 && (res_a != NONE || res_b != NONE) && res_a != res_b && user <= G_MAXUINT32);
   guint32 i;
   if (f->free != NONE)
     {
@@ -645,7 +708,9 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
       g_array_set_size (f->flows, i + 1);
     }
   Flow *x = flow_at (f, i);
-  *x = (Flow) { .rem = (double) bytes, .t_upd = now, .t_end = DL_TIME_NEVER, .user = user, .seq = f->seq++,
+  if (f->seq > G_MAXUINT32)
+    renumber_seqs (f);
+  *x = (Flow) { .rem = (double) bytes, .t_upd = now, .user = (guint32) user, .seq = (guint32) f->seq++,
                 .res = { res_a, res_b }, .live = TRUE, .hpos = NONE, .win = NONE };
   if (win && win->rtt_ns > 0 && win->cwnd_bytes > 0)
     {
@@ -735,8 +800,7 @@ static void
 ramp (SimFlows *f, guint32 i)
 {
   Flow *x = flow_at (f, i);
-  _sim_ramp_grow (win_of (f, x));
-  x->t_end = DL_TIME_NEVER;   /* no event in the heap until the update */
+  _sim_ramp_grow (win_of (f, x));   /* (no event in the heap until the update) */
   x->ramp = FALSE;
   g_array_append_val (f->fresh, i);
   for (int k = 0; k < 2; k++)
@@ -797,7 +861,7 @@ pop_held (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes)
   if (f->heap->len)
     {
       HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
-      if (top.t_end < h.t || (top.t_end == h.t && flow_at (f, top.flow)->seq < h.seq))
+      if (top.t_end < h.t || (top.t_end == h.t && top.seq < h.seq))
         return FALSE;
     }
   g_array_remove_index (f->held, 0);
@@ -856,7 +920,8 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
     {
       guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *x = flow_at (f, j);
-      g_array_append_val (users, x->user);
+      guint64 u = x->user;
+      g_array_append_val (users, u);
       if (x->hpos != NONE)
         heap_remove (f, j);
       unlink_flow (f, j);
@@ -996,9 +1061,9 @@ end_time (DlTime now, double rem, double rate)
  * moves), never by a solve that merely visits it, so that its end does
  * not depend on which other flows' events solve its component. */
 static inline gboolean
-keeps_end (const Flow *x)
+keeps_end (const SimFlows *f, const Flow *x)
 {
-  return x->t_end != DL_TIME_NEVER;
+  return flow_end (f, x) != DL_TIME_NEVER;
 }
 
 /* x's bytes left now, at the rate it had since t_upd */
@@ -1577,17 +1642,16 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
   g_assert (best_r != NONE);
   if (moved)
     rate = best_l * flow_weight (f, y);
-  if (rate == y->rate && keeps_end (y))
+  if (rate == y->rate && keeps_end (f, y))
     return FALSE;
   recount (y, y->rate, now);
   y->rate = rate;
   y->fixed = y->capped = FALSE;
   DlTime end = end_time (now, y->rem, y->rate);
-  if (end != y->t_end || y->ramp)
+  if (end != flow_end (f, y) || y->ramp)
     {
-      y->t_end = end;
       y->ramp = FALSE;
-      heap_set (f, j);
+      heap_set (f, j, end);
     }
   return TRUE;
 }
@@ -1694,7 +1758,7 @@ prepare_flow (SimFlows *f, guint32 j, DlTime now)
 {
   Flow *x = flow_at (f, j);
   x->fixed = x->capped = FALSE;
-  if (keeps_end (x))
+  if (keeps_end (f, x))
     return x->rate;
   if (x->ramping && x->tail && x->t_upd != now)
     expand (f, x, dl_time_add (x->t_upd, flow_rtt (f, x)));   /* (added before this instant) */
@@ -1751,11 +1815,10 @@ settle_flow (SimFlows *f, guint32 j, DlTime now, double was, gboolean incr)
   gboolean ramp_first = x->ramping && win_of (f, x)->t_ramp < end;
   if (ramp_first)
     end = win_of (f, x)->t_ramp;
-  if (end != x->t_end || ramp_first != (gboolean) x->ramp)
+  if (end != flow_end (f, x) || ramp_first != (gboolean) x->ramp)
     {
-      x->t_end = end;
       x->ramp = ramp_first;
-      heap_set (f, j);
+      heap_set (f, j, end);
     }
 }
 
@@ -1775,7 +1838,7 @@ incr_windowed (SimFlows *f, DlTime now)
   for (guint i = 0; i < f->fresh->len; i++)
     {
       guint32 j = g_array_index (f->fresh, guint32, i);
-      if (flow_at (f, j)->live && !keeps_end (flow_at (f, j)))
+      if (flow_at (f, j)->live && !keeps_end (f, flow_at (f, j)))
         prepare_flow (f, j, now);   /* (listed twice: the second changes nothing) */
     }
   if (f->dirty->len + f->unramped->len > INCR_MAX_DIRTY)
@@ -1815,7 +1878,7 @@ incr_windowed (SimFlows *f, DlTime now)
           if (x && x->mark != epoch)
             {
               x->mark = epoch;
-              settle_flow (f, e->flow, now, keeps_end (x) ? x->rate : -1, TRUE);
+              settle_flow (f, e->flow, now, keeps_end (f, x) ? x->rate : -1, TRUE);
             }
         }
     }
@@ -1907,7 +1970,7 @@ sim_flows_check (SimFlows *f, GString *why)
   for (guint32 i = 0; i < f->flows->len; i++)
     {
       Flow *x = flow_at (f, i);
-      if (!x->live || x->t_end == DL_TIME_NEVER)
+      if (!x->live || flow_end (f, x) == DL_TIME_NEVER)
         continue;   /* free, or added and not solved yet */
       for (int k = 0; k < 2; k++)
         if (x->res[k] != NONE)
@@ -1919,10 +1982,11 @@ sim_flows_check (SimFlows *f, GString *why)
   for (guint32 i = 0; i < f->flows->len; i++)
     {
       Flow *x = flow_at (f, i);
-      if (x->live && x->t_end != DL_TIME_NEVER && !x->ramp && x->t_end != end_time (x->t_upd, x->rem, x->rate))
+      DlTime end = x->live ? flow_end (f, x) : DL_TIME_NEVER;
+      if (end != DL_TIME_NEVER && !x->ramp && end != end_time (x->t_upd, x->rem, x->rate))
         {
           g_string_append_printf (why, "flow %u: completion %" G_GINT64_FORMAT " ns, its bytes left and rate give %"
-                                  G_GINT64_FORMAT, i, x->t_end, end_time (x->t_upd, x->rem, x->rate));
+                                  G_GINT64_FORMAT, i, end, end_time (x->t_upd, x->rem, x->rate));
           return FALSE;
         }
     }
@@ -1935,7 +1999,7 @@ sim_flows_check (SimFlows *f, GString *why)
   for (guint32 i = 0; i < f->flows->len; i++)
     {
       Flow *x = flow_at (f, i);
-      if (!x->live || x->t_end == DL_TIME_NEVER)
+      if (!x->live || flow_end (f, x) == DL_TIME_NEVER)
         continue;
       gboolean bottleneck = x->ramping && x->rate >= win_of (f, x)->cwnd / (double) win_of (f, x)->rtt * (1 - 1e-9);
       for (int k = 0; k < 2; k++)

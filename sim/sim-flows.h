@@ -43,7 +43,8 @@ void sim_flows_set_capacity (SimFlows *f, guint32 res, uint64_t bps);
 gboolean sim_flows_has_capacity (const SimFlows *f, guint32 res);
 
 /* A flow of `bytes` (more than 0) over res_a and res_b (either may be
- * SIM_FLOWS_NONE, not both), started at now; `user` comes back from
+ * SIM_FLOWS_NONE, not both), started at now; `user` (at most
+ * G_MAXUINT32: a flow keeps 32 bits of it) comes back from
  * sim_flows_pop.  Its rate is set by the next sim_flows_update. */
 void sim_flows_add (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user);
 
@@ -125,5 +126,9 @@ guint64 sim_flows_solved (const SimFlows *f);
  * solve of every component from scratch gives, bit for bit.  If not,
  * FALSE and why. */
 gboolean sim_flows_check (SimFlows *f, GString *why);
+
+/* Tests only: the next flow's seq (the order of adding), to reach the
+ * counter's wrap at 2^32 (the live flows' seqs are then renumbered). */
+void _sim_flows_set_next_seq (SimFlows *f, guint64 seq);
 
 G_END_DECLS

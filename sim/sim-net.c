@@ -226,7 +226,9 @@ sim_net_init (SimWorld *w)
 static Msg *
 msg_new (SimWorld *w)
 {
-  Msg *m = dl_slab_take (&w->msgs);
+  guint32 idx;
+  Msg *m = dl_slab_take_index (&w->msgs, &idx);
+  m->idx = idx;
   m->live = 1;
   return m;
 }
@@ -311,7 +313,7 @@ msg_drop (SimWorld *w, Msg *m)
   if (m->body)
     body_release (w, m->body);
   m->live = 0;
-  dl_slab_give (&w->msgs, m);
+  dl_slab_give_index (&w->msgs, m, m->idx);
 }
 
 void
@@ -423,7 +425,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
         }
       Node *dst = sim_node_at (w, to);
       m->closes = dst ? dst->link_closes : 0;
-      m->doomed = !l->obj[sim_link_side (to, from)];
+      m->doomed = !sim_link_obj (l, sim_link_side (to, from));
     }
   else if (!m->internal)
     {
@@ -541,10 +543,48 @@ flows_tick_now (SimWorld *w)
   w->flows_ev = sim_engine_schedule_at (w->engine, now, ev_flows, w, 0);
 }
 
-/* m's channel: the queue of its messages (NULL: a channel with no link or
- * node to keep one, whose messages go as they come) */
-static Msg **
-channel_queue (SimWorld *w, const Msg *m, Link *l, Msg ***tail)
+/* Link l's close notice from side `side` waiting behind that side's
+ * messages in flight (Link.waits): few links ever have one, so they wait
+ * in the world's map, keyed by the link's record (64-byte aligned) and the
+ * side. */
+static inline uint64_t
+close_wait_key (const Link *l, int side)
+{
+  return (uint64_t) (uintptr_t) l | (uint64_t) side;
+}
+
+static CloseNote *
+close_wait_take (SimWorld *w, Link *l, int side)
+{
+  l->waits = (guint8) (l->waits & ~(1u << side));
+  return dl_word_map_steal (w->close_waits, close_wait_key (l, side));
+}
+
+static void
+close_wait_put (SimWorld *w, Link *l, int side, CloseNote *c)
+{
+  l->waits = (guint8) (l->waits | (1u << side));
+  dl_word_map_insert (w->close_waits, close_wait_key (l, side), c);
+}
+
+/* a queue's link to m (MsgRef, sim-world-private.h), and back */
+static inline guint32
+msg_ref (const Msg *m)
+{
+  return m ? m->idx + 1 : 0;
+}
+
+static inline Msg *
+msg_of (SimWorld *w, guint32 ref)
+{
+  return ref ? dl_slab_at (&w->msgs, ref - 1) : NULL;
+}
+
+/* m's channel: the queue of its messages, its head and tail (MsgRef;
+ * NULL: a channel with no link or node to keep one, whose messages go as
+ * they come) */
+static guint32 *
+channel_queue (SimWorld *w, const Msg *m, Link *l, guint32 **tail)
 {
   if (m->via == PROTO_VIA_LINK)
     {
@@ -676,24 +716,23 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
   DlTime *last = channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
-  Msg **tail = NULL;
-  Msg **q = channel_queue (w, m, l, &tail);
-  if (q && *q == m)
+  guint32 *tail = NULL;
+  guint32 *q = channel_queue (w, m, l, &tail);
+  if (q && *q == msg_ref (m))
     {
-      *q = m->next;
+      *q = msg_ref (m->next);
       if (!*q)
-        *tail = NULL;
+        *tail = 0;
       else
-        flow_start (w, *q);
+        flow_start (w, m->next);
     }
   m->next = NULL;
   sim_engine_schedule_at (w->engine, t, ev_deliver, w, (uint64_t) (uintptr_t) m);
   int side = sim_link_side (m->from, m->to);
-  if (l && q && !*q && l->close_wait[side])
+  if (l && q && !*q && (l->waits >> side) & 1)
     {
       /* the sender closed the link behind this message: the notice follows it */
-      CloseNote *c = l->close_wait[side];
-      l->close_wait[side] = NULL;
+      CloseNote *c = close_wait_take (w, l, side);
       sim_engine_schedule_at (w->engine, MAX (t, dl_time_add (now, c->latency)), ev_close_arrive, w,
                               (uint64_t) (uintptr_t) c);
     }
@@ -712,7 +751,7 @@ flow_start (SimWorld *w, Msg *m)
   DlTime now = sim_engine_now (w->engine), rtt = dl_time_add (m->wire_done, m->wire_done);
   SimFlowsWindow win;
   gboolean ss = conn_window (w, m, NULL, now, rtt, &win);
-  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), (uint64_t) (uintptr_t) m, ss ? &win : NULL);
+  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), m->idx, ss ? &win : NULL);
   flows_tick_now (w);
 }
 
@@ -726,7 +765,7 @@ ev_flows (SimEngine *e, void *ctx, uint64_t arg)
   guint64 u, cwnd;
   while (sim_flows_pop_window (w->flows, now, &u, &cwnd))
     {
-      Msg *m = (Msg *) (uintptr_t) u;
+      Msg *m = dl_slab_at (&w->msgs, (guint) u);
       flow_done (w, m, now, m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL, cwnd);
     }
   sim_flows_update (w->flows, now);
@@ -887,15 +926,15 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
   DlTime now = sim_engine_now (w->engine);
   for (guint i = 0; i < users->len; i++)
     {
-      Msg *m = (Msg *) (uintptr_t) g_array_index (users, guint64, i);
+      Msg *m = dl_slab_at (&w->msgs, (guint) g_array_index (users, guint64, i));
       Link *l = m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL;
-      Msg **tail = NULL;
-      Msg **q = channel_queue (w, m, l, &tail);
-      Msg *x = q && *q == m ? m : NULL;
+      guint32 *tail = NULL;
+      guint32 *q = channel_queue (w, m, l, &tail);
+      Msg *x = q && *q == msg_ref (m) ? m : NULL;
       if (!x)
         x = m, m->next = NULL;   /* a message outside any queue */
       else
-        *q = *tail = NULL;
+        *q = *tail = 0;
       while (x)
         {
           Msg *nx = x->next;
@@ -905,9 +944,9 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
           x = nx;
         }
       int side = sim_link_side (m->from, m->to);
-      if (l && l->close_wait[side])
+      if (l && (l->waits >> side) & 1)
         {
-          l->close_wait[side] = NULL;   /* (freed with the world's close_notes) */
+          close_wait_take (w, l, side);   /* (freed with the world's close_notes) */
           w->timed_pending--;
         }
     }
@@ -931,17 +970,17 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
       DlRandom *r = src ? src->rng_net : w->rng_links;
       m->wire_done = dl_time_add (dl_dist_sample_time (latency_of (w, from, m->to, via, FALSE), r), extra);
       w->in_flight++;
-      Msg **tail = NULL;
-      Msg **q = channel_queue (w, m, l, &tail);
+      guint32 *tail = NULL;
+      guint32 *q = channel_queue (w, m, l, &tail);
       m->next = NULL;
       if (q && *q)
         {
-          (*tail)->next = m;   /* behind the channel's message in flight */
-          *tail = m;
+          msg_of (w, *tail)->next = m;   /* behind the channel's message in flight */
+          *tail = msg_ref (m);
           return;
         }
       if (q)
-        *q = *tail = m;
+        *q = *tail = msg_ref (m);
       flow_start (w, m);
       return;
     }
@@ -1105,7 +1144,7 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
           if (!open && !m->doomed)
             {
               const Link *l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
-              open = l && l->obj[sim_link_side (m->to, m->from)];
+              open = l && sim_link_obj (l, sim_link_side (m->to, m->from));
             }
           if (!open)
             sim_fact (w, m->from, m->to, "lost", "the receiver closed the link");
@@ -1133,7 +1172,7 @@ ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
   l->pending = FALSE;
   l->setup_ev = SIM_EVENT_NONE;
   Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  if (!l->obj[0] || !l->obj[1] || na->status != NODE_ONLINE || nb->status != NODE_ONLINE)
+  if (l->obj != 3 || na->status != NODE_ONLINE || nb->status != NODE_ONLINE)
     return;
   l->up = TRUE;
   l->cwnd[0] = l->cwnd[1] = 0;   /* a new connection starts cold */
@@ -1156,10 +1195,10 @@ sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why)
   sim_fact (w, a, b, "link-failed", why);
   ProtoInput in = { .kind = PROTO_IN_LINK_FAILED, .from = b };
   Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  if (na && na->status == NODE_ONLINE && l->obj[sim_link_side (a, b)])
+  if (na && na->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (a, b)))
     sim_dispatch_peer (w, na, &in);
   in.from = a;
-  if (nb && nb->status == NODE_ONLINE && l->obj[sim_link_side (b, a)])
+  if (nb && nb->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (b, a)))
     sim_dispatch_peer (w, nb, &in);
 }
 
@@ -1208,7 +1247,7 @@ ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg)
   if (!l || l->gen != c->gen)
     return;   /* the pair has connected again since */
   l->up = FALSE;
-  if (o && o->status == NODE_ONLINE && l->obj[sim_link_side (c->other, c->self)])
+  if (o && o->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (c->other, c->self)))
     {
       ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = c->self };
       sim_dispatch_peer (w, o, &in);
@@ -1222,13 +1261,13 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
   Link *l = sim_link_get (w, self, other, FALSE);
   if (!l)
     return;
-  l->obj[sim_link_side (self, other)] = FALSE;
+  sim_link_set_obj (l, sim_link_side (self, other), FALSE);
   Node *sn = sim_node_at (w, self);
   if (sn)
     sn->link_closes++;
   gboolean was_up = l->up && !l->dead;
   Node *o = sim_node_at (w, other);
-  gboolean notice = was_up && notify && o && o->status == NODE_ONLINE && l->obj[sim_link_side (other, self)];
+  gboolean notice = was_up && notify && o && o->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (other, self));
   /* with a notice on its way the link stays up for the other end, which
    * may still send on it: that goes on the wire and is lost at this end */
   l->up = notice;
@@ -1258,9 +1297,9 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
         {
           /* an earlier close of this side still waiting is of an earlier
            * connection (stale when it arrives): let it go now */
-          if (l->close_wait[side])
-            sim_engine_schedule_at (w->engine, now, ev_close_arrive, w, (uint64_t) (uintptr_t) l->close_wait[side]);
-          l->close_wait[side] = c;
+          if ((l->waits >> side) & 1)
+            sim_engine_schedule_at (w->engine, now, ev_close_arrive, w, (uint64_t) (uintptr_t) close_wait_take (w, l, side));
+          close_wait_put (w, l, side, c);
         }
       else
         sim_engine_schedule_at (w->engine, MAX (dl_time_add (now, c->latency), l->last_arrival[side]), ev_close_arrive,

@@ -14,6 +14,8 @@
 #include "sim/sim-engine.h"
 #include "host/sim-host.h"
 
+#include <stdbool.h>
+
 typedef enum { NODE_ABSENT, NODE_ONLINE, NODE_LEFT, NODE_CRASHED } NodeStatus;
 
 typedef struct SimWorldCallbacks SimWorldCallbacks;   /* below */
@@ -60,28 +62,48 @@ typedef struct {
   guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
   guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
   DlIdMap links;          /* the other end -> Link*, for every link it has (sim_link_get) */
-  struct Msg *stream_q[2], *stream_q_tail[2];  /* sharing = fair: its coordinator stream's messages
-                                                  to [0] and from [1] the coordinator, the head in
-                                                  flight and the rest behind it (one WebSocket) */
+  guint32 stream_q[2], stream_q_tail[2];  /* sharing = fair (MsgRef): its coordinator stream's
+                                             messages to [0] and from [1] the coordinator, the head
+                                             in flight and the rest behind it (one WebSocket) */
   guint32 stream_cwnd[2]; /* transport tcp or sctp: its stream's window to [0] and from [1] the
                              coordinator, bytes (0: none yet), of stream number stream_cwnd_of */
   guint32 stream_cwnd_of;
 } Node;
 
+/* A link between two peers: one a pair, made at its first use and kept as
+ * long as the world (half a million at 1 000 peers); 64 bytes, one cache
+ * line of its 64-byte aligned slabs.  What only a few links ever hold
+ * waits elsewhere: a close notice behind the messages in flight
+ * (SimWorld.close_waits, flagged in waits). */
 typedef struct {
-  gboolean obj[2];        /* each side holds a link object */
-  gboolean up, dead, never, pending, failed;
+  guint8 obj : 2;         /* bit side: that side holds a link object (sim_link_obj) */
+  bool up : 1, dead : 1, never : 1, pending : 1, failed : 1;
+  guint8 waits : 2;       /* bit side: sharing = fair, by the closer's side, its close notice waits
+                             for what it sent before the close to leave (SimWorld.close_waits) */
+  guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
+  guint32 q[2], q_tail[2];  /* sharing = fair: by the sender's side, its messages on the link's data
+                               channel, the head in flight and the rest behind it (MsgRef) */
+  guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
+                             new connection) */
   DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
-  guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
-  gpointer close_wait[2]; /* sharing = fair: by the closer's side, its close notice, waiting for
-                             what it sent before the close to leave (sim-net.c) */
-  struct Msg *q[2], *q_tail[2];  /* sharing = fair: by the sender's side, its messages on the link's
-                                    data channel, the head in flight and the rest behind it */
-  guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
-                             new connection) */
 } Link;
+
+G_STATIC_ASSERT (sizeof (Link) == 64);
+
+/* whether side `side` of l holds a link object, and setting it */
+static inline gboolean
+sim_link_obj (const Link *l, int side)
+{
+  return (l->obj >> side) & 1;
+}
+
+static inline void
+sim_link_set_obj (Link *l, int side, gboolean held)
+{
+  l->obj = (guint8) ((l->obj & ~(1u << side)) | ((held ? 1u : 0u) << side));
+}
 
 /* A message's protocol body, shared by the messages in flight that carry
  * the same one apart from the recipient (sim_net_send: a peer sending one
@@ -109,6 +131,8 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
     guint32 stream;   /* on a peer's coordinator stream: its number then */
     guint32 closes;   /* on a link: the receiver's link_closes then */
   };
+  guint32 idx;        /* its record's index in the slabs (dl_slab_at): its flow's user, and
+                         idx + 1 its MsgRef (a queue's 32-bit link to it; 0: none) */
   guint8 via;         /* ProtoVia */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
   guint8 close : 1;   /* not a message: the stream's close frame (graceful close) */
@@ -116,7 +140,7 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
   guint8 live : 1;    /* taken from the slabs and not yet freed */
   guint8 doomed : 1;  /* on a link whose receiver had destroyed its end when it was sent (its
                          close notice still on the way): lost when it arrives */
-  guint8 spare[13];   /* to a whole cache line */
+  guint8 spare[9];    /* to a whole cache line */
 };
 
 G_STATIC_ASSERT (sizeof (Msg) == 64);
@@ -151,6 +175,8 @@ struct SimWorld {
   DlRandom *rng_loss;            /* [network] loss: which link messages are lost */
   DlRandom *rng_close;      /* the latency of link close notices (a stream of their own) */
   GPtrArray *close_notes;   /* every link close notice sent (sim-net.c), freed with the world */
+  DlWordMap *close_waits;   /* (Link*, closer's side) (in the key word) -> its close notice waiting
+                               behind the messages in flight (Link.waits; sim-net.c) */
   LearnPartition *partition;
   LearnWeights *initial;
   GArray *drop_rules, *delay_rules;   /* Rule */

@@ -178,7 +178,7 @@ tr_open_link (gpointer ud, ProtoNodeId self, ProtoNodeId other, gboolean initiat
 {
   SimWorld *w = ud;
   Link *l = sim_link_get (w, self, other, TRUE);
-  l->obj[sim_link_side (self, other)] = TRUE;
+  sim_link_set_obj (l, sim_link_side (self, other), TRUE);
   (void) initiator;
 }
 
@@ -469,6 +469,7 @@ sim_world_new (const SimWorldConfig *cfg, const SimRecorder *rec, GError **error
   w->nodes = g_ptr_array_new ();
   g_ptr_array_add (w->nodes, NULL);
   w->links = dl_word_map_new (NULL);
+  w->close_waits = dl_word_map_new (NULL);
   w->channels = g_hash_table_new_full (sim_hash_word, NULL, NULL, g_free);
   w->wire_sizes = dl_word_map_new (NULL);
   w->rng_links = dl_random_new (cfg->seed, "links", DL_RANDOM_NO_NODE);
@@ -536,6 +537,7 @@ sim_world_free (SimWorld *w)
   sim_engine_free (w->engine);
   sim_net_free (w);
   dl_word_map_free (w->links);
+  dl_word_map_free (w->close_waits);
   g_hash_table_unref (w->channels);
   dl_word_map_free (w->wire_sizes);
   dl_random_free (w->rng_links);

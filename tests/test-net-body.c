@@ -20,6 +20,8 @@ typedef struct {
   ProtoNodeId to[N_PEERS + 1];       /* by delivery: the receiver */
   ProtoNodeId node[N_PEERS + 1];     /* and the node it read */
   guint64 live[N_PEERS + 1];         /* the live bodies while it read */
+  guint32 round[N_PEERS + 1];        /* and the message's round */
+  guint closed_after;                /* p2's link closed notice: after this many deliveries + 1 */
 } Tap;
 
 static Tap tap;
@@ -27,8 +29,11 @@ static Tap tap;
 static void
 tap_peer (SimWorld *w, Node *n, const ProtoInput *in)
 {
+  if (in->kind == PROTO_IN_LINK_CLOSED && n->id == 2 && in->from == 1)
+    tap.closed_after = tap.delivered + 1;
   if (in->kind != PROTO_IN_MESSAGE || tap.delivered >= N_PEERS)
     return;
+  tap.round[tap.delivered] = in->msg->round;
   tap.to[tap.delivered] = n->id;
   tap.node[tap.delivered] = in->msg->node;
   tap.live[tap.delivered] = w->live_bodies;
@@ -75,7 +80,8 @@ make_peers (SimWorld *w)
   for (ProtoNodeId i = 2; i <= N_PEERS; i++)
     {
       Link *l = sim_link_get (w, 1, i, TRUE);
-      l->obj[0] = l->obj[1] = TRUE;
+      sim_link_set_obj (l, 0, TRUE);
+      sim_link_set_obj (l, 1, TRUE);
       l->up = TRUE;
       l->dead = dead_link (i);
     }
@@ -129,12 +135,66 @@ START_TEST (test_body_shared_freed_once)
 }
 END_TEST
 
+/* Messages queued on one link's channel (sharing = fair: the head in
+ * flight, the rest behind it, linked by their slab indices) arrive in the
+ * order sent, and the sender's close of the link waits behind them (in
+ * the world's map of waiting closes, not in the 64-byte link record):
+ * its notice arrives after the last of them. */
+START_TEST (test_link_queue_then_close)
+{
+  WorldSetup s;
+  world_setup_none (&s, N_PEERS, 1, 1000);
+  WorldRec rec;
+  world_rec_init (&rec);
+  SimRecorder r = world_recorder (&rec);
+  g_autoptr (GError) error = NULL;
+  SimWorld *w = sim_world_new (&s.cfg, &r, &error);
+  ck_assert_msg (w, "%s", error ? error->message : "");
+  rec.world = w;
+  w->cb = &tap_cb;
+  memset (&tap, 0, sizeof tap);
+  make_peers (w);
+  ck_assert_uint_eq (sizeof (Link), 64);
+
+  ProtoMsg proto;
+  ck_assert (shareable_example (&proto));
+  for (guint32 k = 1; k <= 4; k++)
+    {
+      ProtoMsg m;
+      proto_msg_copy (&m, &proto);
+      m.node = 2;
+      m.round = k;
+      sim_net_send (w, 1, 2, PROTO_VIA_LINK, &m);
+      proto_msg_clear (&m);
+    }
+  proto_msg_clear (&proto);
+  Link *l = sim_link_get (w, 1, 2, FALSE);
+  int side = sim_link_side (1, 2);
+  ck_assert (l->q[side] != 0 && l->q[side] != l->q_tail[side]);
+  sim_net_close_link (w, 1, 2, TRUE);
+  ck_assert_uint_eq (l->waits, 1u << side);
+  ck_assert_uint_eq (dl_word_map_size (w->close_waits), 1);
+
+  for (guint steps = 0; steps < 100000 && sim_engine_step (w->engine); steps++)
+    ;
+  ck_assert_uint_eq (tap.delivered, 4);
+  for (guint k = 0; k < 4; k++)
+    ck_assert_msg (tap.round[k] == k + 1, "delivery %u: round %u", k, tap.round[k]);
+  ck_assert_msg (tap.closed_after == 5, "the close arrived after %u deliveries", tap.closed_after - 1);
+  ck_assert_uint_eq (l->waits, 0);
+  ck_assert_uint_eq (l->q[side], 0);
+  ck_assert_uint_eq (dl_word_map_size (w->close_waits), 0);
+  world_teardown (w, &rec, &s);
+}
+END_TEST
+
 static Suite *
 net_body_suite (void)
 {
   Suite *s = suite_create ("net-body");
   TCase *tc = tcase_create ("body");
   tcase_add_test (tc, test_body_shared_freed_once);
+  tcase_add_test (tc, test_link_queue_then_close);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -673,6 +673,35 @@ START_TEST (test_flows_cancel_frees_the_receiver)
 }
 END_TEST
 
+/* Ties at one completion go by the order of adding across the seq
+ * counter's wrap at 2^32: the flows added before it (with their heap
+ * entries) are renumbered below the ones added after, so four flows
+ * ending at one instant come out in the order they were added. */
+START_TEST (test_flows_seq_wrap)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  for (guint32 r = 0; r < 4; r++)
+    sim_flows_set_capacity (f, r, 8 * MBPS);
+  _sim_flows_set_next_seq (f, (guint64) G_MAXUINT32 - 1);
+  sim_flows_add (f, 0, 0, SIM_FLOWS_NONE, 1000000, 0);   /* seq 2^32 - 2 */
+  sim_flows_add (f, 0, 1, SIM_FLOWS_NONE, 1000000, 1);   /* seq 2^32 - 1 */
+  sim_flows_update (f, 0);                               /* (their heap entries) */
+  sim_flows_add (f, 0, 2, SIM_FLOWS_NONE, 1000000, 2);   /* at the wrap */
+  sim_flows_add (f, 0, 3, SIM_FLOWS_NONE, 1000000, 3);
+  sim_flows_update (f, 0);
+  g_autoptr (GString) why = g_string_new (NULL);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  ck_assert_int_eq (sim_flows_next (f), DL_S);
+  guint64 u = G_MAXUINT64;
+  for (guint64 want = 0; want < 4; want++)
+    {
+      ck_assert (sim_flows_pop (f, DL_S, &u));
+      ck_assert_uint_eq (u, want);
+    }
+  ck_assert (!sim_flows_pop (f, DL_S, &u) && sim_flows_count (f) == 0);
+}
+END_TEST
+
 /* A cancelled flow's entry in the completion heap stays stale when its
  * record is reused: the new flow, not solved yet, never completes in its
  * place. */
@@ -1423,6 +1452,7 @@ sim_suite (void)
   tcase_add_loop_test (tf, test_flows_ramp_own_events, 0, G_N_ELEMENTS (ramp_other_at));
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
+  tcase_add_test (tf, test_flows_seq_wrap);
   tcase_add_test (tf, test_flows_order_through_holes);
   tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
   tcase_add_loop_test (tf, test_flows_hystart, 0, G_N_ELEMENTS (hy_cases));
