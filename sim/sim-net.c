@@ -747,8 +747,10 @@ flow_start (SimWorld *w, Msg *m)
       flow_done (w, m, sim_engine_now (w->engine), NULL, 0);   /* coordinator to a node not there: no limit */
       return;
     }
-  /* the round trip: the latency m pays, both ways (wire_done holds it) */
-  DlTime now = sim_engine_now (w->engine), rtt = dl_time_add (m->wire_done, m->wire_done);
+  /* the round trip: the latency m pays, both ways (wire_done holds it); a
+   * delay rule holds the message, not its ACKs, and its extra makes the
+   * message D later, not every round trip of its slow start */
+  DlTime now = sim_engine_now (w->engine), lat = m->wire_done - m->extra, rtt = dl_time_add (lat, lat);
   SimFlowsWindow win;
   gboolean ss = conn_window (w, m, NULL, now, rtt, &win);
   sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), m->idx, ss ? &win : NULL);
@@ -969,6 +971,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
     {
       DlRandom *r = src ? src->rng_net : w->rng_links;
       m->wire_done = dl_time_add (dl_dist_sample_time (latency_of (w, from, m->to, via, FALSE), r), extra);
+      m->extra = extra;
       w->in_flight++;
       guint32 *tail = NULL;
       guint32 *q = channel_queue (w, m, l, &tail);

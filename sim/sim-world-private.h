@@ -140,7 +140,8 @@ struct Msg {   /* (ordered so that nothing is padded: a million can be in flight
   guint8 live : 1;    /* taken from the slabs and not yet freed */
   guint8 doomed : 1;  /* on a link whose receiver had destroyed its end when it was sent (its
                          close notice still on the way): lost when it arrives */
-  guint8 spare[9];    /* to a whole cache line */
+  DlTime extra;       /* with sharing = fair: a delay rule's extra, in wire_done until it has
+                         left, which its round trip leaves out (flow_start) */
 };
 
 G_STATIC_ASSERT (sizeof (Msg) == 64);

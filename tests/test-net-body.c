@@ -2,7 +2,8 @@
  * body shared by the messages in flight that say the same apart from the
  * recipient: a peer sends one message to its other peers over their links,
  * some of them dead; the body is shared, freed once, after the last
- * delivery, and each receiver reads its own `node`.  The world is built
+ * delivery, and each receiver reads its own `node`; a delay rule holds a
+ * message, not its round trip.  The world is built
  * but not run: the test makes the peers and links itself and takes the
  * deliveries in place of the machines (SimWorldCallbacks). */
 #include "config.h"
@@ -21,6 +22,7 @@ typedef struct {
   ProtoNodeId node[N_PEERS + 1];     /* and the node it read */
   guint64 live[N_PEERS + 1];         /* the live bodies while it read */
   guint32 round[N_PEERS + 1];        /* and the message's round */
+  DlTime at[N_PEERS + 1];            /* and when */
   guint closed_after;                /* p2's link closed notice: after this many deliveries + 1 */
 } Tap;
 
@@ -37,6 +39,7 @@ tap_peer (SimWorld *w, Node *n, const ProtoInput *in)
   tap.to[tap.delivered] = n->id;
   tap.node[tap.delivered] = in->msg->node;
   tap.live[tap.delivered] = w->live_bodies;
+  tap.at[tap.delivered] = sim_engine_now (w->engine);
   tap.delivered++;
 }
 
@@ -188,6 +191,61 @@ START_TEST (test_link_queue_then_close)
 }
 END_TEST
 
+/* One message of 80 000 bytes of weights from p1 to p2 under tcp (50 ms
+ * each way, 1 Gbit/s: several windows of slow start), held `delay` by a
+ * delay rule of p1's; when it arrives. */
+static DlTime
+delayed_arrival (DlTime delay)
+{
+  WorldSetup s;
+  world_setup_none (&s, N_PEERS, 1, 1000);
+  s.cfg.transport = SIM_TRANSPORT_TCP;
+  s.cfg.latency = dl_dist_constant (DL_UNIT_DURATION, 50e6);
+  s.cfg.uplink_bps = s.cfg.downlink_bps = 1000000000;
+  WorldRec rec;
+  world_rec_init (&rec);
+  SimRecorder r = world_recorder (&rec);
+  g_autoptr (GError) error = NULL;
+  SimWorld *w = sim_world_new (&s.cfg, &r, &error);
+  ck_assert_msg (w, "%s", error ? error->message : "");
+  rec.world = w;
+  w->cb = &tap_cb;
+  memset (&tap, 0, sizeof tap);
+  make_peers (w);
+
+  ProtoMsg m;
+  ck_assert (shareable_example (&m));
+  learn_weights_unref (m.weights);
+  m.weights = learn_weights_new_symbolic (20000);
+  m.node = 2;
+  Rule rule = { .msg_type = (int) m.type, .node = 1, .count = 1, .delay = delay };
+  if (delay > 0)
+    g_array_append_val (w->delay_rules, rule);
+  sim_net_send (w, 1, 2, PROTO_VIA_LINK, &m);
+  proto_msg_clear (&m);
+  for (guint steps = 0; steps < 100000 && sim_engine_step (w->engine); steps++)
+    ;
+  ck_assert_uint_eq (tap.delivered, 1);
+  DlTime at = tap.at[0];
+  world_teardown (w, &rec, &s);
+  return at;
+}
+
+/* A delay rule makes its message take D longer and nothing more
+ * (docs/user-guide.md, "delay TYPE from pN by D"): the rule holds the
+ * message, not its ACKs, so its slow start still doubles the window
+ * every round trip of its path, twice the latency, and not twice the
+ * latency plus D.  Before, a 3 s hold-up of a message of several
+ * windows cost 3 s more for every round trip of its ramp. */
+START_TEST (test_delay_rule_not_in_round_trip)
+{
+  DlTime plain = delayed_arrival (0), held = delayed_arrival (3 * DL_S);
+  ck_assert_msg (plain > 200 * DL_MS, "%" G_GINT64_FORMAT " ns: not several round trips", (gint64) plain);
+  ck_assert_msg (held - plain == 3 * DL_S, "held %" G_GINT64_FORMAT " ns, not 3 s, longer than without the rule",
+                 (gint64) (held - plain));
+}
+END_TEST
+
 static Suite *
 net_body_suite (void)
 {
@@ -195,6 +253,7 @@ net_body_suite (void)
   TCase *tc = tcase_create ("body");
   tcase_add_test (tc, test_body_shared_freed_once);
   tcase_add_test (tc, test_link_queue_then_close);
+  tcase_add_test (tc, test_delay_rule_not_in_round_trip);
   suite_add_tcase (s, tc);
   return s;
 }
