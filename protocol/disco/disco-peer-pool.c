@@ -131,10 +131,10 @@ _disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other)
   if (l == NULL)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+  _disco_peer_pending_remove (p, other);   /* reads the link's `pend` */
   dl_id_map_steal (&p->pool_index, other);
   g_ptr_array_remove (p->pool, l);
   _disco_peer_link_release (p, l);
-  _disco_peer_pending_remove (p, other);
 }
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
@@ -154,25 +154,28 @@ _disco_peer_set_nodes_self_only (DiscoPeer *p)
   _disco_peer_set_nodes (p, NULL, 0);
 }
 
-/* pending_at maps an id to its index in pending, + 1.  Other files empty
+/* A link's `pend` is its index in pending, + 1.  Other files empty
  * pending (g_array_set_size) or put back a copy of it (disco-peer-sync.c)
- * without touching the map, so an entry may be stale; but every id that is
- * in pending has an entry naming its place, because ids enter pending only
- * here, and an entry is checked against the element it names. */
+ * without touching the links, so a value may be stale; but every link
+ * whose id is in pending names its place, because ids enter pending only
+ * here, with a new link, and a value is checked against the element it
+ * names.  (It was a map per peer from id to place, 8 bytes an id: issue
+ * 44.) */
 static guint
 pending_index (const DiscoPeer *p, ProtoNodeId id)
 {
-  guint i = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pending_at, id));
+  const Link *l = _disco_peer_find_link (p, id);
+  guint i = l ? l->pend : 0;
   if (i == 0 || i > p->pending->len || g_array_index (p->pending, ProtoNodeId, i - 1) != id)
     return G_MAXUINT;
   return i - 1;
 }
 
 static void
-pending_add (DiscoPeer *p, ProtoNodeId id)
+pending_add (DiscoPeer *p, Link *l)
 {
-  g_array_append_val (p->pending, id);
-  dl_id_map_insert (&p->pending_at, id, GUINT_TO_POINTER (p->pending->len));
+  g_array_append_val (p->pending, l->peer);
+  l->pend = p->pending->len;
 }
 
 /* Room in l for one more receive loop: the one in `own`, then the heap's,
@@ -183,7 +186,7 @@ link_room (Link *l)
   guint cap = 1u << l->cap_log;
   if (l->n_loops < cap)
     return;
-  g_assert (l->cap_log < 31);
+  g_assert (l->cap_log < 15);   /* n_loops is 16 bits */
   if (l->cap_log == 0)
     {
       RecvLoop first = l->own;   /* `heap` is written over it */
@@ -221,7 +224,7 @@ _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       l->state = l->initiator ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER;
       g_ptr_array_add (p->pool, l);
       dl_id_map_insert (&p->pool_index, ids[i], l);
-      pending_add (p, ids[i]);
+      pending_add (p, l);
       proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
       proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
       if (l->initiator)
@@ -269,10 +272,14 @@ _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id)
     {
       ProtoNodeId moved = g_array_index (p->pending, ProtoNodeId, last);
       g_array_index (p->pending, ProtoNodeId, i) = moved;
-      dl_id_map_insert (&p->pending_at, moved, GUINT_TO_POINTER (i + 1));
+      /* an id put back by disco-peer-sync.c's copy may have no link: its
+       * place is never asked for, as only a pool link comes up or drops */
+      Link *ml = _disco_peer_find_link (p, moved);
+      if (ml)
+        ml->pend = i + 1;
     }
   g_array_set_size (p->pending, last);
-  dl_id_map_steal (&p->pending_at, id);
+  _disco_peer_find_link (p, id)->pend = 0;
   return TRUE;
 }
 

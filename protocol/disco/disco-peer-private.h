@@ -24,11 +24,16 @@ typedef struct {
  * clientHandle starts on it (decentralized_client.ts, receivePayloads: one
  * per getPeers, communicationRounds receptions, each waited for 60 s).
  * 32 bytes, two to a cache line in the peer's slabs: all-to-all at 1 000
- * peers holds a million (issue 44). */
+ * peers holds a million (issue 44).  `pend` is the link's place in the
+ * peer's pending list, + 1 (disco-peer-pool.c: it was a map per peer, 8
+ * bytes an id); n_loops and active fit 16 bits, as a link holds its loops
+ * with receptions left and one more (link_room asserts it). */
 typedef struct {
   ProtoNodeId peer;
-  guint32 n_loops;
-  guint32 active;    /* loops with receptions left (disco_peer_listens asks per Payload) */
+  guint32 pend;      /* its index in pending + 1; stale values are told by
+                      * pending's element there (disco-peer-pool.c) */
+  guint16 n_loops;
+  guint16 active;    /* loops with receptions left (disco_peer_listens asks per Payload) */
   guint8 state;      /* a DiscoLinkState */
   guint8 initiator;  /* TRUE or FALSE */
   guint8 cap_log;    /* the loops' room: 1 << cap_log; 0: the one in `own` */
@@ -78,9 +83,8 @@ struct DiscoPeer {
   GPtrArray *pool;       /* Link*, in creation order */
   DlSlab links;          /* the pool's records (one cache line each: disco-peer-pool.c) */
   DlIdMap pool_index;    /* id -> Link* */
-  GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
-  DlIdMap pending_at;    /* id -> its index in pending + 1; stale entries are
-                          * told by pending's element there (disco-peer-pool.c) */
+  GArray *pending;       /* ProtoNodeId: new links getPeers waits for (each
+                          * link's `pend` says where it is) */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
 

@@ -983,7 +983,6 @@ disco_peer_free (void *impl)
   g_ptr_array_unref (p->pool);
   dl_slab_clear (&p->links);
   g_array_unref (p->pending);
-  dl_id_map_clear (&p->pending_at);
   disco_aggregator_free (p->agg);
   g_clear_pointer (&p->promised, learn_weights_unref);
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
@@ -1018,7 +1017,6 @@ disco_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   _disco_peer_links_init (p);
   dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  dl_id_map_init (&p->pending_at);
   p->agg = disco_aggregator_new (disco_config (config)->aggregation, disco_config (config)->max_share_value, rng);
   disco_aggregator_set_strict (p->agg, disco_config (config)->robust_exact_round);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
