@@ -260,6 +260,37 @@ START_TEST (test_cancel_from_handler_same_instant)
 }
 END_TEST
 
+/* Slots come from the free list first (the last released on top), then
+ * never-used ones in slot order, across the pool's growth: untaken slots
+ * are not written before they are taken (issue 44), and the order is the
+ * one a free list threaded at growth gave. */
+START_TEST (test_slots_reused_then_fresh)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  const uint64_t slot_mask = (UINT64_C (1) << 28) - 1;
+  for (guint i = 0; i < 3000; i++)   /* past two doublings (1 024, 2 048) */
+    {
+      SimEventId id = sim_engine_schedule_at (e, (DlTime) (i + 1) * DL_MS, log_event, &log, i);
+      ck_assert_uint_eq (id & slot_mask, i);
+      ck_assert_uint_eq (id >> 28, 1);
+    }
+  ck_assert (!sim_engine_is_pending (e, (UINT64_C (1) << 28) | 3000));   /* never taken */
+  for (guint i = 0; i < 3; i++)
+    ck_assert (sim_engine_step (e));   /* slots 0, 1, 2 released, 2 last */
+  const uint64_t want[] = { 2, 1, 0, 3000, 3001 };
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+    {
+      SimEventId id = sim_engine_schedule_in (e, DL_S, log_event, &log, 0);
+      ck_assert_uint_eq (id & slot_mask, want[k]);
+      ck_assert_uint_eq (id >> 28, want[k] < 3 ? 2 : 1);
+    }
+  sim_engine_run_until (e, DL_TIME_NEVER);
+  ck_assert_uint_eq (log.count, 3005);
+  g_array_unref (log.ran);
+}
+END_TEST
+
 START_TEST (test_stale_id_after_reuse)
 {
   g_autoptr (SimEngine) e = sim_engine_new ();
@@ -1431,6 +1462,7 @@ sim_suite (void)
   tcase_add_test (tc, test_cancel_next_event);
   tcase_add_test (tc, test_cancel_from_handler_same_instant);
   tcase_add_test (tc, test_stale_id_after_reuse);
+  tcase_add_test (tc, test_slots_reused_then_fresh);
   tcase_add_test (tc, test_past_refused);
   tcase_add_test (tc, test_run_until_and_stop);
   tcase_add_test (tc, test_many_pending_with_cancels);

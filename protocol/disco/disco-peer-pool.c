@@ -17,16 +17,23 @@
 
 #include <string.h>
 
+/* The pool is one table: the link records themselves, in the order
+ * they were made (the order of PeerPool's `peers`, which clientHandle and
+ * shutdown go through: peer_pool.ts), and pool_index from an id to its
+ * record's place + 1.  (It was a record apart for each link, an array of
+ * pointers to them in creation order and an id map to the pointers: 8
+ * bytes a link more, issue 44.) */
 Link *
 _disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other)
 {
-  return dl_id_map_lookup (&p->pool_index, other);
+  guint at = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pool_index, other));
+  return at ? &p->pool[at - 1] : NULL;
 }
 
 Link *
 _disco_peer_pool_at (const DiscoPeer *p, guint i)
 {
-  return g_ptr_array_index (p->pool, i);
+  return &p->pool[i];
 }
 
 gboolean
@@ -65,7 +72,7 @@ void
 _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out)
 {
   DlTime next = DL_TIME_NEVER;
-  for (guint i = 0; i < p->pool->len; i++)
+  for (guint i = 0; i < p->pool_len; i++)
     {
       Link *l = _disco_peer_pool_at (p, i);
       RecvLoop *loops = _disco_peer_link_loops (l);
@@ -85,56 +92,86 @@ _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out)
   p->loops_deadline = next;
 }
 
-/* The pool's link records come from the peer's slabs (base/dl-slab.h),
- * 64-byte-aligned, so that a record is half a cache line (each Payload
- * reads its sender's: with malloc's 16-byte header most straddled two). */
-#define LINK_SLAB 64
+/* The pool's records are 64-byte aligned, so that a record is half a
+ * cache line (each Payload reads its sender's: with malloc's 16-byte
+ * alignment half of them straddled two). */
+#define LINK_ALIGN 64
 
+/* A zeroed record at the pool's end, its place pool_len - 1: the pool
+ * doubles when full, which moves every record. */
 static Link *
 link_new (DiscoPeer *p)
 {
-  return dl_slab_take (&p->links);
+  if (p->pool_len == p->pool_cap)
+    {
+      guint cap = MAX (16, 2 * p->pool_cap);
+      Link *grown = g_aligned_alloc (cap, sizeof (Link), LINK_ALIGN);
+      if (p->pool_len)
+        memcpy (grown, p->pool, p->pool_len * sizeof (Link));
+      g_aligned_free (p->pool);
+      p->pool = grown;
+      p->pool_cap = cap;
+    }
+  Link *l = &p->pool[p->pool_len++];
+  memset (l, 0, sizeof *l);
+  return l;
 }
 
-void
-_disco_peer_link_release (DiscoPeer *p, Link *l)
+/* Frees what l holds apart (not l: its place is the pool's). */
+static void
+link_release (Link *l)
 {
   if (l->cap_log)
     g_free (l->heap);
-  dl_slab_give (&p->links, l);
 }
 
 void
 _disco_peer_links_init (DiscoPeer *p)
 {
-  dl_slab_init (&p->links, sizeof (Link), LINK_SLAB);
+  p->pool = NULL;
+  p->pool_len = p->pool_cap = 0;
+  dl_id_map_init (&p->pool_index);
+}
+
+void
+_disco_peer_links_clear (DiscoPeer *p)
+{
+  for (guint i = 0; i < p->pool_len; i++)
+    link_release (&p->pool[i]);
+  g_clear_pointer (&p->pool, g_aligned_free);
+  p->pool_len = p->pool_cap = 0;
+  dl_id_map_clear (&p->pool_index);
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
 void
 _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out)
 {
-  for (guint i = 0; i < p->pool->len; i++)
+  for (guint i = 0; i < p->pool_len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _disco_peer_pool_at (p, i)->peer);
   dl_id_map_remove_all (&p->pool_index);
-  for (guint i = 0; i < p->pool->len; i++)
-    _disco_peer_link_release (p, _disco_peer_pool_at (p, i));
-  g_ptr_array_set_size (p->pool, 0);
+  for (guint i = 0; i < p->pool_len; i++)
+    link_release (&p->pool[i]);
+  p->pool_len = 0;
   g_array_set_size (p->pending, 0);
 }
 
-/* robust: one link leaves the pool (closed), pending included. */
+/* robust: one link leaves the pool (closed), pending included.  The
+ * later records move up one place, keeping the pool's order. */
 void
 _disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  Link *l = _disco_peer_find_link (p, other);
-  if (l == NULL)
+  guint at = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pool_index, other));
+  if (at == 0)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
+  _disco_peer_pending_remove (p, other);   /* reads the link's `pend` */
   dl_id_map_steal (&p->pool_index, other);
-  g_ptr_array_remove (p->pool, l);
-  _disco_peer_link_release (p, l);
-  _disco_peer_pending_remove (p, other);
+  link_release (&p->pool[at - 1]);
+  memmove (&p->pool[at - 1], &p->pool[at], (p->pool_len - at) * sizeof (Link));
+  p->pool_len--;
+  for (guint i = at - 1; i < p->pool_len; i++)
+    dl_id_map_insert (&p->pool_index, p->pool[i].peer, GUINT_TO_POINTER (i + 1));
 }
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
@@ -154,25 +191,28 @@ _disco_peer_set_nodes_self_only (DiscoPeer *p)
   _disco_peer_set_nodes (p, NULL, 0);
 }
 
-/* pending_at maps an id to its index in pending, + 1.  Other files empty
+/* A link's `pend` is its index in pending, + 1.  Other files empty
  * pending (g_array_set_size) or put back a copy of it (disco-peer-sync.c)
- * without touching the map, so an entry may be stale; but every id that is
- * in pending has an entry naming its place, because ids enter pending only
- * here, and an entry is checked against the element it names. */
+ * without touching the links, so a value may be stale; but every link
+ * whose id is in pending names its place, because ids enter pending only
+ * here, with a new link, and a value is checked against the element it
+ * names.  (It was a map per peer from id to place, 8 bytes an id: issue
+ * 44.) */
 static guint
 pending_index (const DiscoPeer *p, ProtoNodeId id)
 {
-  guint i = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pending_at, id));
+  const Link *l = _disco_peer_find_link (p, id);
+  guint i = l ? l->pend : 0;
   if (i == 0 || i > p->pending->len || g_array_index (p->pending, ProtoNodeId, i - 1) != id)
     return G_MAXUINT;
   return i - 1;
 }
 
 static void
-pending_add (DiscoPeer *p, ProtoNodeId id)
+pending_add (DiscoPeer *p, Link *l)
 {
-  g_array_append_val (p->pending, id);
-  dl_id_map_insert (&p->pending_at, id, GUINT_TO_POINTER (p->pending->len));
+  g_array_append_val (p->pending, l->peer);
+  l->pend = p->pending->len;
 }
 
 /* Room in l for one more receive loop: the one in `own`, then the heap's,
@@ -183,7 +223,7 @@ link_room (Link *l)
   guint cap = 1u << l->cap_log;
   if (l->n_loops < cap)
     return;
-  g_assert (l->cap_log < 31);
+  g_assert (l->cap_log < 15);   /* n_loops is 16 bits */
   if (l->cap_log == 0)
     {
       RecvLoop first = l->own;   /* `heap` is written over it */
@@ -219,9 +259,8 @@ _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       l->peer = ids[i];
       l->initiator = p->id > ids[i];
       l->state = l->initiator ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER;
-      g_ptr_array_add (p->pool, l);
-      dl_id_map_insert (&p->pool_index, ids[i], l);
-      pending_add (p, ids[i]);
+      dl_id_map_insert (&p->pool_index, ids[i], GUINT_TO_POINTER (p->pool_len));
+      pending_add (p, l);
       proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
       proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
       if (l->initiator)
@@ -234,7 +273,7 @@ _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
         }
     }
   if (loops)
-    for (guint i = 0; i < p->pool->len; i++)
+    for (guint i = 0; i < p->pool_len; i++)
       {
         Link *l = _disco_peer_pool_at (p, i);
         /* exhausted loops are gone: the last takes the place of each (the
@@ -269,10 +308,14 @@ _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id)
     {
       ProtoNodeId moved = g_array_index (p->pending, ProtoNodeId, last);
       g_array_index (p->pending, ProtoNodeId, i) = moved;
-      dl_id_map_insert (&p->pending_at, moved, GUINT_TO_POINTER (i + 1));
+      /* an id put back by disco-peer-sync.c's copy may have no link: its
+       * place is never asked for, as only a pool link comes up or drops */
+      Link *ml = _disco_peer_find_link (p, moved);
+      if (ml)
+        ml->pend = i + 1;
     }
   g_array_set_size (p->pending, last);
-  dl_id_map_steal (&p->pending_at, id);
+  _disco_peer_find_link (p, id)->pend = 0;
   return TRUE;
 }
 
@@ -329,7 +372,7 @@ gboolean
 _disco_peer_pool_has_destroyed (const DiscoPeer *p)
 {
   gboolean slow = FALSE;
-  for (guint i = 0; i < p->pool->len; i++)
+  for (guint i = 0; i < p->pool_len; i++)
     slow |= _disco_peer_pool_at (p, i)->state == DISCO_LINK_CLOSED
             || _disco_peer_pool_at (p, i)->state == DISCO_LINK_FAILED;
   return slow;

@@ -9,7 +9,6 @@
 #include "protocol/disco/disco-peer.h"
 #include "protocol/disco/disco-aggregator.h"
 #include "base/dl-idmap.h"
-#include "base/dl-slab.h"
 
 G_BEGIN_DECLS
 
@@ -23,12 +22,17 @@ typedef struct {
  * signalling and connection state, peer.ts) and the receive loops that
  * clientHandle starts on it (decentralized_client.ts, receivePayloads: one
  * per getPeers, communicationRounds receptions, each waited for 60 s).
- * 32 bytes, two to a cache line in the peer's slabs: all-to-all at 1 000
- * peers holds a million (issue 44). */
+ * 32 bytes, two to a cache line in the peer's pool: all-to-all at 1 000
+ * peers holds a million (issue 44).  `pend` is the link's place in the
+ * peer's pending list, + 1 (disco-peer-pool.c: it was a map per peer, 8
+ * bytes an id); n_loops and active fit 16 bits, as a link holds its loops
+ * with receptions left and one more (link_room asserts it). */
 typedef struct {
   ProtoNodeId peer;
-  guint32 n_loops;
-  guint32 active;    /* loops with receptions left (disco_peer_listens asks per Payload) */
+  guint32 pend;      /* its index in pending + 1; stale values are told by
+                      * pending's element there (disco-peer-pool.c) */
+  guint16 n_loops;
+  guint16 active;    /* loops with receptions left (disco_peer_listens asks per Payload) */
   guint8 state;      /* a DiscoLinkState */
   guint8 initiator;  /* TRUE or FALSE */
   guint8 cap_log;    /* the loops' room: 1 << cap_log; 0: the one in `own` */
@@ -75,12 +79,14 @@ struct DiscoPeer {
   LearnWeights *latest_model;
   char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
 
-  GPtrArray *pool;       /* Link*, in creation order */
-  DlSlab links;          /* the pool's records (one cache line each: disco-peer-pool.c) */
-  DlIdMap pool_index;    /* id -> Link* */
-  GArray *pending;       /* ProtoNodeId: new links getPeers waits for */
-  DlIdMap pending_at;    /* id -> its index in pending + 1; stale entries are
-                          * told by pending's element there (disco-peer-pool.c) */
+  Link *pool;            /* the links, in creation order, 64-byte aligned;
+                          * a pointer into it lasts until a link is added
+                          * or dropped (disco-peer-pool.c) */
+  guint pool_len;
+  guint pool_cap;
+  DlIdMap pool_index;    /* id -> its index in pool + 1 */
+  GArray *pending;       /* ProtoNodeId: new links getPeers waits for (each
+                          * link's `pend` says where it is) */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
 
@@ -121,7 +127,7 @@ Link *_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other);
 Link *_disco_peer_pool_at (const DiscoPeer *p, guint i);
 gboolean _disco_peer_loop_active (const Link *l);
 void _disco_peer_links_init (DiscoPeer *p);
-void _disco_peer_link_release (DiscoPeer *p, Link *l);
+void _disco_peer_links_clear (DiscoPeer *p);
 void _disco_peer_set_nodes (DiscoPeer *p, const ProtoNodeId *peers, guint n);
 void _disco_peer_set_nodes_self_only (DiscoPeer *p);
 void _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,

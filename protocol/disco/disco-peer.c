@@ -86,7 +86,7 @@ fail (DiscoPeer *p, ProtoOutbox *out, gboolean disconnect, const char *why)
   /* webapp: Trainer.vue's finally closes the session after an error too */
   if ((disconnect || disco_config (&p->cfg)->webapp_runtime) && p->base.connected)
     {
-      for (guint i = 0; i < p->pool->len; i++)
+      for (guint i = 0; i < p->pool_len; i++)
         proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _disco_peer_pool_at (p, i)->peer);
       proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
       p->base.connected = FALSE;
@@ -860,7 +860,7 @@ disco_peer_next_deadline (const void *impl)
     t = MIN (t, p->shutdown_deadline);
   /* a lower bound: a wake-up with nothing due is harmless (the loops are
    * rescanned only then) */
-  if (p->pool->len > 0)
+  if (p->pool_len > 0)
     t = MIN (t, p->loops_deadline);
   return t;
 }
@@ -977,13 +977,8 @@ static void
 disco_peer_free (void *impl)
 {
   DiscoPeer *p = impl;
-  dl_id_map_clear (&p->pool_index);
-  for (guint i = 0; i < p->pool->len; i++)
-    _disco_peer_link_release (p, _disco_peer_pool_at (p, i));
-  g_ptr_array_unref (p->pool);
-  dl_slab_clear (&p->links);
+  _disco_peer_links_clear (p);
   g_array_unref (p->pending);
-  dl_id_map_clear (&p->pending_at);
   disco_aggregator_free (p->agg);
   g_clear_pointer (&p->promised, learn_weights_unref);
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
@@ -1014,11 +1009,8 @@ disco_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->id = PROTO_NO_NODE;
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
-  p->pool = g_ptr_array_new ();
   _disco_peer_links_init (p);
-  dl_id_map_init (&p->pool_index);
   p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  dl_id_map_init (&p->pending_at);
   p->agg = disco_aggregator_new (disco_config (config)->aggregation, disco_config (config)->max_share_value, rng);
   disco_aggregator_set_strict (p->agg, disco_config (config)->robust_exact_round);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
@@ -1039,7 +1031,7 @@ guint disco_peer_agg_comm_round (const DiscoPeer *p) { return disco_aggregator_c
 LearnWeights *disco_peer_latest_model (const DiscoPeer *p) { return p->latest_model; }
 gboolean disco_peer_synced (const DiscoPeer *p) { return p->synced; }
 gboolean disco_peer_paused (const DiscoPeer *p) { return p->pause == PAUSE_PENDING; }
-guint disco_peer_pool_size (const DiscoPeer *p) { return p->pool->len; }
+guint disco_peer_pool_size (const DiscoPeer *p) { return p->pool_len; }
 
 int
 disco_peer_link_state (const DiscoPeer *p, ProtoNodeId other)

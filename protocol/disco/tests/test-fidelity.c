@@ -225,6 +225,31 @@ START_TEST (test_aggregator_store_ids_near_and_far)
 }
 END_TEST
 
+/* The store keeps no arrival order (issue 44: a map from the node to its
+ * weights, no list beside it): the sum still goes in node-id order, with
+ * far ids too.  1e17 + (-1e17) + 1 is 1 in that order and 0 in any order
+ * that adds the 1 before the two cancel. */
+START_TEST (test_aggregator_sums_far_ids_in_id_order)
+{
+  const ProtoNodeId nodes[] = { 3, 5000, 9000 };   /* the map holds 9000 before 5000 */
+  const float x[] = { 1e17f, -1e17f, 1.0f };
+  g_autoptr (DiscoAggregator) a = disco_aggregator_new (DISCO_AGG_MEAN, 100, NULL);
+  disco_aggregator_set_nodes (a, nodes, G_N_ELEMENTS (nodes));
+  gboolean refused;
+  const guint arrival[] = { 2, 0, 1 };
+  LearnWeights *r = NULL;
+  for (guint k = 0; k < G_N_ELEMENTS (arrival); k++)
+    {
+      g_autoptr (LearnWeights) w = learn_weights_new_from (&x[arrival[k]], 1);
+      r = disco_aggregator_add (a, nodes[arrival[k]], w, 0, 0, &refused);
+      ck_assert (!refused);
+      ck_assert ((r != NULL) == (k + 1 == G_N_ELEMENTS (arrival)));
+    }
+  ck_assert_float_eq (learn_weights_data (r)[0], 1.0f / 3.0f);
+  learn_weights_unref (r);
+}
+END_TEST
+
 START_TEST (test_aggregator_sum_order_is_rounding_only)
 {
   /* DISCO sums in arrival order, dlsim in node-id order: the two differ only
@@ -575,6 +600,7 @@ fidelity_suite (void)
   tcase_add_test (tc, test_mean_wait_expiry_only_waits);
   tcase_add_test (tc, test_receive_timeout_uses_a_reception);
   tcase_add_test (tc, test_aggregator_counts_every_stored_contribution);
+  tcase_add_test (tc, test_aggregator_sums_far_ids_in_id_order);
   tcase_add_test (tc, test_aggregator_store_ids_near_and_far);
   tcase_add_test (tc, test_aggregator_staleness_weights);
   tcase_add_test (tc, test_aggregator_sum_order_is_rounding_only);

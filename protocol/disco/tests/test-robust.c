@@ -322,6 +322,60 @@ START_TEST (test_s22_enough_before_info)
 }
 END_TEST
 
+/* S15 replaces a closed link from the middle of the pool (issue 44: the
+ * pool is one table of records in creation order, and the records after
+ * the dropped one move up a place): every other link keeps its own state,
+ * and the new one is at the end, fresh. */
+static void
+feed_link (Harness *h, guint i, ProtoInputKind kind, ProtoNodeId from)
+{
+  ProtoInput in = { .kind = kind, .from = from, .via = PROTO_VIA_LINK };
+  harness_feed (h, i, &in);
+}
+
+START_TEST (test_s15_replace_keeps_the_others)
+{
+  ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 2);
+  Harness *h = h_pair_training (&c, 5);
+  h->auto_links = FALSE;
+  h_finish_training (h, 1);
+  h_drop (h, PROTO_MSG_READY, PROTO_NO_NODE);
+  assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
+  const ProtoNodeId ids[] = { 2, 3, 4, 5 };
+  proto_msg_set_peers (&m, ids, G_N_ELEMENTS (ids));
+  h_to_peer (h, 1, PROTO_SERVER, &m);
+  proto_msg_clear (&m);
+  DiscoPeer *p = h->peers[1];
+  ck_assert_uint_eq (disco_peer_pool_size (p), 4);   /* 2, 3, 4, 5: p1 answers each */
+  feed_link (h, 1, PROTO_IN_LINK_UP, 3);
+  feed_link (h, 1, PROTO_IN_LINK_CLOSED, 3);
+  feed_link (h, 1, PROTO_IN_LINK_UP, 4);
+  ck_assert_int_eq (disco_peer_link_state (p, 2), DISCO_LINK_WAIT_OFFER);
+  ck_assert_int_eq (disco_peer_link_state (p, 3), DISCO_LINK_CLOSED);
+  ck_assert_int_eq (disco_peer_link_state (p, 4), DISCO_LINK_UP);
+  ck_assert_int_eq (disco_peer_link_state (p, 5), DISCO_LINK_WAIT_OFFER);
+  /* a newcomer 3: its sync getPeers replaces the closed link (S15) */
+  proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
+  m.node = 3;
+  h_to_peer (h, 1, PROTO_SERVER, &m);
+  proto_msg_clear (&m);
+  ck_assert_uint_eq (h_count_log (h, "closed or failed: replaced"), 1);
+  ck_assert_uint_eq (disco_peer_pool_size (p), 4);
+  ck_assert_int_eq (disco_peer_link_state (p, 2), DISCO_LINK_WAIT_OFFER);
+  ck_assert_int_eq (disco_peer_link_state (p, 3), DISCO_LINK_WAIT_OFFER);
+  ck_assert_int_eq (disco_peer_link_state (p, 4), DISCO_LINK_UP);
+  ck_assert_int_eq (disco_peer_link_state (p, 5), DISCO_LINK_WAIT_OFFER);
+  /* 5 and 3 are still waited for: each coming up is taken */
+  feed_link (h, 1, PROTO_IN_LINK_UP, 5);
+  feed_link (h, 1, PROTO_IN_LINK_UP, 3);
+  ck_assert_int_eq (disco_peer_link_state (p, 5), DISCO_LINK_UP);
+  ck_assert_int_eq (disco_peer_link_state (p, 3), DISCO_LINK_UP);
+  h_free (h);
+}
+END_TEST
+
 static Suite *
 suite (void)
 {
@@ -339,6 +393,7 @@ suite (void)
   tcase_add_test (t, test_s25_checkpoint_survives_reset);
   tcase_add_test (t, test_lost_list_said_again);
   tcase_add_test (t, test_s22_enough_before_info);
+  tcase_add_test (t, test_s15_replace_keeps_the_others);
   suite_add_tcase (s, t);
   return s;
 }
