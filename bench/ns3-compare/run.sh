@@ -274,6 +274,9 @@ ns3_case () {
   [ -z "$starts" ] || args+=" --starts=$starts"
   local key
   key=$(echo "$1 $2 $QBDP $CC $XARGS${starts:+ j$JITTER s$3}" | tr -c 'A-Za-z0-9.:=\n-' _)
+  # a file name has at most 255 bytes: a longer key keeps its first 200
+  # and a digest of the whole (shorter keys, all kept before, unchanged)
+  [ ${#key} -le 250 ] || key="${key:0:200}_$(printf '%s' "$key" | md5sum | cut -c1-16)"
   if [ -n "$KEEP" ] && [ -s "$KEEP/$key" ]; then
     cp "$KEEP/$key" "$tmp/ns3.out"
   else
