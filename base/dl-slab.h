@@ -2,10 +2,10 @@
  * through a LIFO free list kept in the records themselves (the first
  * pointer of a free record).
  *
- * Why: a million message records in flight at 1 000 peers, and a million
- * pool links: malloc's 16-byte header per record costs memory and makes
- * records straddle cache lines; a slab record of 64 or 128 bytes is one or
- * two lines.  The next free record is prefetched when one is taken (it
+ * Why: a million message records in flight at 1 000 peers (sim/sim-net.c:
+ * messages, their shared bodies and links, 64, 96 and 64 bytes): malloc's
+ * 16-byte header per record costs memory and makes records straddle cache
+ * lines; a 64-byte slab record is one line.  The next free record is prefetched when one is taken (it
  * was freed long ago: a send burst takes one per message).  Records live
  * as long as the slab set.  Shape: dl_slab_init / dl_slab_clear on an
  * embedded struct. */

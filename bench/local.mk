@@ -31,7 +31,8 @@ bench_train_cost_LDADD = learn/libdllearn.a base/libdlbase.a $(DL_CORE_LIBS)
 # the median of 3 start-jitter seeds within issue 47's 25 % per
 # all-to-all cell, against the Linux-like reference "(c)" of
 # docs/world.md ("A Linux-like reference"): run.sh -L with
-# NS3_LINUX_ARGS (fair queueing at the hosts with no drop, ns-3's
+# NS3_LINUX_ARGS (fair queueing at the hosts with no CoDel drop, up to
+# ns-3's 10 240 packets a host (enough for this cell), ns-3's
 # minimum retransmission timeout 200 ms, delayed ACKs at 40 ms), dlsim
 # at its default min_rto (-r 200ms); each seed gave 0.99 (2026-11-29;
 # `make check-ns3 NS3_CHECK_LINUX_TOL=0.1` fails on it, as it should).

@@ -30,7 +30,8 @@
  * below every share it could get).  The window grows every round trip,
  * doubling or as the caller says (x growth - lag: TCP with a delayed ACK
  * at each round's end goes 10, 19, 37, 73 segments) (a ramp event: the
- * flow's component is re-solved then) until the flow
+ * resources the grown flow crosses are re-solved then, incr_windowed)
+ * until the flow
  * gets less than its cap (it has reached its share) or everything it has
  * left fits in its window (the last round goes at the share, as TCP's
  * last burst goes at line rate); from then on it is a flow without a
@@ -1081,8 +1082,9 @@ recount (Flow *x, double rate, DlTime now)
 static void
 collect_components (SimFlows *f, guint32 epoch)
 {
-  /* (room for every resource and every live flow: written in place, the
-     walk's cost under tcp, where it walks most flows in flight) */
+  /* (room for every resource and every live flow: written in place; the
+     whole-component walk, the fallback when the incremental solve would
+     cost more) */
   g_array_set_size (f->comp_res, f->res->len);
   g_array_set_size (f->comp_flows, f->live);
   guint32 *res = (guint32 *) (void *) f->comp_res->data, *flows = (guint32 *) (void *) f->comp_flows->data;

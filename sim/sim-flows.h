@@ -72,8 +72,10 @@ typedef struct {
 void sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, guint64 bytes, guint64 user,
                            const SimFlowsWindow *win);
 
-/* Re-solves the shares of the components that changed since the last
- * update (flows added or popped, a capacity changed). */
+/* Re-solves the shares that the changes since the last update can move
+ * (flows added, popped or grown by their window, a capacity changed):
+ * from the resources they changed, or their whole components when that
+ * costs less (sim-flows.c). */
 void sim_flows_update (SimFlows *f, DlTime now);
 
 /* The earliest completion time, or a window's doubling, DL_TIME_NEVER

@@ -649,7 +649,9 @@ conn_is_sctp (const SimWorld *w, const Msg *m)
  * retransmission timeout (Linux's tcp_slow_start_after_idle; RFC 4960
  * §7.2.1 for SCTP; never with [network] slow_start_after_idle = false),
  * else with the window its connection had.  Its last
- * message left when it arrived (channel_last) less half a round trip.  Segments
+ * message left when it arrived (channel_last) less half a round trip (after
+ * a message held by a delay rule, that is D late: the idle time reads D
+ * short).  Segments
  * are counted in wire bytes (mss plus header_bytes).
  * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
  *   less the segment whose ACK the receiver delays at each round's end

@@ -118,7 +118,7 @@ struct MsgBody {
 };
 
 typedef struct Msg Msg;
-struct Msg {   /* (ordered so that nothing is padded: a million can be in flight; 64
+struct Msg {   /* (ordered so that one byte is padded: a million can be in flight; 64
                   bytes, one cache line of its 64-byte aligned slabs) */
   MsgBody *body;      /* what it says, shared (sim_net_msg_view); NULL: a close frame */
   gsize bytes;

@@ -2,8 +2,9 @@
  * body shared by the messages in flight that say the same apart from the
  * recipient: a peer sends one message to its other peers over their links,
  * some of them dead; the body is shared, freed once, after the last
- * delivery, and each receiver reads its own `node`; a delay rule holds a
- * message, not its round trip.  The world is built
+ * delivery, and each receiver reads its own `node`; messages queued on
+ * one link arrive in order, the sender's close behind them; a delay rule
+ * holds a message, not its round trip.  The world is built
  * but not run: the test makes the peers and links itself and takes the
  * deliveries in place of the machines (SimWorldCallbacks). */
 #include "config.h"
