@@ -576,6 +576,64 @@ sim_world_peer (const SimWorld *w, guint i)
   return &g_array_index (w->peer_results, SimPeerResult, i);
 }
 
+/* Peer i's result at the run's end (now), counted into w's result; its
+ * model joins models if it finished or is still online. */
+static void
+peer_result (SimWorld *w, guint i, DlTime now, GPtrArray *models)
+{
+  SimResult *r = &w->result;
+  Node *n = sim_node_at (w, i);
+  SimPeerResult *pr = &g_array_index (w->peer_results, SimPeerResult, i);
+  pr->outcome = SIM_PEER_ABSENT;
+  pr->accuracy = NAN;
+  pr->loss = NAN;
+  if (!n || n->status == NODE_ABSENT)
+    return;
+  pr->joined = n->joined;
+  pr->left = n->left;
+  pr->speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
+  pr->uplink_bps = n->up_bps0;   /* a bandwidth trace's changes are in the timeline */
+  pr->downlink_bps = n->down_bps0;
+  ProtoPeerView v;
+  proto_machine_view (n->peer, &v);
+  pr->starved = v.starved;
+  /* its coordinator is gone for it (a crashed coordinator, a session the
+   * replicas closed): it left then, as far as the session goes */
+  if (pr->left == DL_TIME_NEVER && !v.connected && (n->stream_down || w->n_servers > 1))
+    pr->left = n->progress;
+  pr->rounds = v.rounds_done;
+  pr->synced = v.synced;
+  pr->retries_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_BARRIER_RETRY)
+                         + v.kind_received[PROTO_MSG_ROLE_BARRIER_RETRY];
+  pr->fails_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_CONNECTION_FAIL)
+                       + v.kind_received[PROTO_MSG_ROLE_CONNECTION_FAIL];
+  pr->state = proto_machine_state_name (n->peer);
+  pr->accuracy = n->accuracy;
+  pr->loss = n->loss;
+  SimPeerEnd end = {
+    .rounds = pr->rounds,
+    .serves_only = v.serves_only,
+    .failed = v.failed,
+    .excluded = v.excluded,
+    .crashed = n->status == NODE_CRASHED,
+    /* a peer whose coordinator went away (its stream closed: a crashed
+     * coordinator; with replicas also a session the coordinator closed)
+     * and that gave up has left, though its process still runs */
+    .left = n->status == NODE_LEFT
+            || (v.settled && !v.connected && !v.failed && (n->stream_down || w->n_servers > 1)),
+    /* a peer whose training is still running computes: it is not hung */
+    .stalled = (r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg))
+               && n->train_ev == SIM_EVENT_NONE,
+  };
+  pr->outcome = sim_peer_outcome_of (&w->cfg, &end);
+  r->peers_finished += pr->outcome == SIM_PEER_FINISHED;
+  r->peers_failed += pr->outcome == SIM_PEER_FAILED || pr->outcome == SIM_PEER_EXCLUDED;
+  r->peers_hung += pr->outcome == SIM_PEER_HUNG;
+  if (pr->outcome == SIM_PEER_FINISHED || n->status == NODE_ONLINE)
+    g_ptr_array_add (models, proto_machine_model (n->peer));
+  r->busiest_uplink_bytes = MAX (r->busiest_uplink_bytes, n->bytes_sent);
+}
+
 static void
 finish_results (SimWorld *w)
 {
@@ -588,58 +646,7 @@ finish_results (SimWorld *w)
   g_array_set_size (w->peer_results, w->nodes->len);
   GPtrArray *models = g_ptr_array_new ();
   for (guint i = 1; i < w->nodes->len; i++)
-    {
-      Node *n = sim_node_at (w, i);
-      SimPeerResult *pr = &g_array_index (w->peer_results, SimPeerResult, i);
-      pr->outcome = SIM_PEER_ABSENT;
-      pr->accuracy = NAN;
-      pr->loss = NAN;
-      if (!n || n->status == NODE_ABSENT)
-        continue;
-      pr->joined = n->joined;
-      pr->left = n->left;
-      pr->speed = n->speed / n->slow / (n->straggler ? w->cfg.straggler_slowdown : 1.0);
-      pr->uplink_bps = n->up_bps0;   /* a bandwidth trace's changes are in the timeline */
-      pr->downlink_bps = n->down_bps0;
-      ProtoPeerView v;
-      proto_machine_view (n->peer, &v);
-      pr->starved = v.starved;
-      /* its coordinator is gone for it (a crashed coordinator, a session the
-       * replicas closed): it left then, as far as the session goes */
-      if (pr->left == DL_TIME_NEVER && !v.connected && (n->stream_down || w->n_servers > 1))
-        pr->left = n->progress;
-      pr->rounds = v.rounds_done;
-      pr->synced = v.synced;
-      pr->retries_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_BARRIER_RETRY)
-                             + v.kind_received[PROTO_MSG_ROLE_BARRIER_RETRY];
-      pr->fails_received = proto_machine_received_role_count (n->peer, PROTO_MSG_ROLE_CONNECTION_FAIL)
-                           + v.kind_received[PROTO_MSG_ROLE_CONNECTION_FAIL];
-      pr->state = proto_machine_state_name (n->peer);
-      pr->accuracy = n->accuracy;
-      pr->loss = n->loss;
-      SimPeerEnd end = {
-        .rounds = pr->rounds,
-        .serves_only = v.serves_only,
-        .failed = v.failed,
-        .excluded = v.excluded,
-        .crashed = n->status == NODE_CRASHED,
-        /* a peer whose coordinator went away (its stream closed: a crashed
-         * coordinator; with replicas also a session the coordinator closed)
-         * and that gave up has left, though its process still runs */
-        .left = n->status == NODE_LEFT
-                || (v.settled && !v.connected && !v.failed && (n->stream_down || w->n_servers > 1)),
-        /* a peer whose training is still running computes: it is not hung */
-        .stalled = (r->outcome == SIM_OUTCOME_STALLED || now - n->progress >= sim_stall_window (&w->cfg))
-                   && n->train_ev == SIM_EVENT_NONE,
-      };
-      pr->outcome = sim_peer_outcome_of (&w->cfg, &end);
-      r->peers_finished += pr->outcome == SIM_PEER_FINISHED;
-      r->peers_failed += pr->outcome == SIM_PEER_FAILED || pr->outcome == SIM_PEER_EXCLUDED;
-      r->peers_hung += pr->outcome == SIM_PEER_HUNG;
-      if (pr->outcome == SIM_PEER_FINISHED || n->status == NODE_ONLINE)
-        g_ptr_array_add (models, proto_machine_model (n->peer));
-      r->busiest_uplink_bytes = MAX (r->busiest_uplink_bytes, n->bytes_sent);
-    }
+    peer_result (w, i, now, models);
   if (r->outcome == SIM_OUTCOME_COMPLETED && r->peers_hung > 0)
     r->outcome = SIM_OUTCOME_STALLED;
   sim_final_means ((const SimPeerResult *) (const void *) w->peer_results->data, w->peer_results->len - 1,

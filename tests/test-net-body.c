@@ -91,20 +91,29 @@ make_peers (SimWorld *w)
     }
 }
 
+/* s's world, recorded by rec, its deliveries tapped (tap, cleared) and
+ * p1's links made (make_peers) */
+static SimWorld *
+tap_world (WorldSetup *s, WorldRec *rec)
+{
+  world_rec_init (rec);
+  SimRecorder r = world_recorder (rec);
+  g_autoptr (GError) error = NULL;
+  SimWorld *w = sim_world_new (&s->cfg, &r, &error);
+  ck_assert_msg (w, "%s", error ? error->message : "");
+  rec->world = w;
+  w->cb = &tap_cb;
+  memset (&tap, 0, sizeof tap);
+  make_peers (w);
+  return w;
+}
+
 START_TEST (test_body_shared_freed_once)
 {
   WorldSetup s;
   world_setup_none (&s, N_PEERS, 1, 1000);
   WorldRec rec;
-  world_rec_init (&rec);
-  SimRecorder r = world_recorder (&rec);
-  g_autoptr (GError) error = NULL;
-  SimWorld *w = sim_world_new (&s.cfg, &r, &error);
-  ck_assert_msg (w, "%s", error ? error->message : "");
-  rec.world = w;
-  w->cb = &tap_cb;
-  memset (&tap, 0, sizeof tap);
-  make_peers (w);
+  SimWorld *w = tap_world (&s, &rec);
 
   ProtoMsg proto;
   ck_assert (shareable_example (&proto));
@@ -149,15 +158,7 @@ START_TEST (test_link_queue_then_close)
   WorldSetup s;
   world_setup_none (&s, N_PEERS, 1, 1000);
   WorldRec rec;
-  world_rec_init (&rec);
-  SimRecorder r = world_recorder (&rec);
-  g_autoptr (GError) error = NULL;
-  SimWorld *w = sim_world_new (&s.cfg, &r, &error);
-  ck_assert_msg (w, "%s", error ? error->message : "");
-  rec.world = w;
-  w->cb = &tap_cb;
-  memset (&tap, 0, sizeof tap);
-  make_peers (w);
+  SimWorld *w = tap_world (&s, &rec);
   ck_assert_uint_eq (sizeof (Link), 64);
 
   ProtoMsg proto;
@@ -204,15 +205,7 @@ delayed_arrival (DlTime delay)
   s.cfg.latency = dl_dist_constant (DL_UNIT_DURATION, 50e6);
   s.cfg.uplink_bps = s.cfg.downlink_bps = 1000000000;
   WorldRec rec;
-  world_rec_init (&rec);
-  SimRecorder r = world_recorder (&rec);
-  g_autoptr (GError) error = NULL;
-  SimWorld *w = sim_world_new (&s.cfg, &r, &error);
-  ck_assert_msg (w, "%s", error ? error->message : "");
-  rec.world = w;
-  w->cb = &tap_cb;
-  memset (&tap, 0, sizeof tap);
-  make_peers (w);
+  SimWorld *w = tap_world (&s, &rec);
 
   ProtoMsg m;
   ck_assert (shareable_example (&m));

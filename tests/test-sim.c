@@ -1363,6 +1363,73 @@ naive_rates (NaiveFlow *fl, guint n, double now, const double *cap, guint nres)
     }
 }
 
+/* Runs flows fl[0..n) through dlsim's SimFlows f, as sim-net.c drives
+ * them (starts and pops at each instant, one update), checking f after
+ * each update; done[i]: when flow i ended. */
+static void
+drive_flows (SimFlows *f, NaiveFlow *fl, guint n, DlTime *done)
+{
+  g_autoptr (GString) why = g_string_new (NULL);
+  DlTime now = 0;
+  guint added = 0, finished = 0;
+  while (finished < n)
+    {
+      DlTime next_add = DL_TIME_NEVER;
+      for (guint i = 0; i < n; i++)
+        if (fl[i].done == -1 && (DlTime) fl[i].start < next_add)
+          next_add = (DlTime) fl[i].start;
+      DlTime t = MIN (next_add, sim_flows_next (f));
+      ck_assert_int_ne (t, DL_TIME_NEVER);
+      now = t;
+      guint64 u;
+      while (sim_flows_pop (f, now, &u))
+        {
+          done[u] = now;
+          finished++;
+        }
+      for (guint i = 0; i < n; i++)
+        if ((DlTime) fl[i].start == now && fl[i].done == -1)
+          {
+            sim_flows_add (f, now, fl[i].res[0] < 0 ? SIM_FLOWS_NONE : (guint32) fl[i].res[0],
+                           fl[i].res[1] < 0 ? SIM_FLOWS_NONE : (guint32) fl[i].res[1], (guint64) fl[i].bytes, i);
+            fl[i].done = -2;   /* added */
+            added++;
+          }
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+    }
+  ck_assert_uint_eq (added, n);
+}
+
+/* The same flows in the naive model (naive_rates at each event): fl[i].done. */
+static void
+naive_run (NaiveFlow *fl, guint n, const double *cap, guint nres)
+{
+  for (guint i = 0; i < n; i++)
+    fl[i].done = -1;
+  double tn = 0;
+  guint left = n;
+  while (left)
+    {
+      naive_rates (fl, n, tn, cap, nres);
+      double next = INFINITY;
+      for (guint i = 0; i < n; i++)
+        if (fl[i].done < 0)
+          next = MIN (next, fl[i].start > tn ? fl[i].start : tn + fl[i].rem / fl[i].rate);
+      for (guint i = 0; i < n; i++)
+        if (fl[i].done < 0 && fl[i].start <= tn)
+          {
+            fl[i].rem -= fl[i].rate * (next - tn);
+            if (fl[i].rem <= 1e-6 * fl[i].bytes)
+              {
+                fl[i].done = next;
+                left--;
+              }
+          }
+      tn = next;
+    }
+}
+
 START_TEST (test_flows_against_naive)
 {
   g_autoptr (DlRandom) rng = dl_random_new (77 + (guint64) _i, "flows", 0);
@@ -1386,62 +1453,9 @@ START_TEST (test_flows_against_naive)
       fl[i].res[1] = fl[i].res[0] >= 0 && dl_random_below (rng, 4) == 0 ? -1 : 8 + (int) dl_random_below (rng, 8);
       fl[i].done = -1;
     }
-  /* dlsim's flows, driven as sim-net.c drives them */
   DlTime done[NFLOWS];
-  g_autoptr (GString) why = g_string_new (NULL);
-  DlTime now = 0;
-  guint added = 0, finished = 0;
-  while (finished < NFLOWS)
-    {
-      DlTime next_add = DL_TIME_NEVER;
-      for (guint i = 0; i < NFLOWS; i++)
-        if (fl[i].done == -1 && (DlTime) fl[i].start < next_add)
-          next_add = (DlTime) fl[i].start;
-      DlTime t = MIN (next_add, sim_flows_next (f));
-      ck_assert_int_ne (t, DL_TIME_NEVER);
-      now = t;
-      guint64 u;
-      while (sim_flows_pop (f, now, &u))
-        {
-          done[u] = now;
-          finished++;
-        }
-      for (guint i = 0; i < NFLOWS; i++)
-        if ((DlTime) fl[i].start == now && fl[i].done == -1)
-          {
-            sim_flows_add (f, now, fl[i].res[0] < 0 ? SIM_FLOWS_NONE : (guint32) fl[i].res[0],
-                           fl[i].res[1] < 0 ? SIM_FLOWS_NONE : (guint32) fl[i].res[1], (guint64) fl[i].bytes, i);
-            fl[i].done = -2;   /* added */
-            added++;
-          }
-      sim_flows_update (f, now);
-      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
-    }
-  ck_assert_uint_eq (added, NFLOWS);
-  /* the naive model */
-  for (guint i = 0; i < NFLOWS; i++)
-    fl[i].done = -1;
-  double tn = 0;
-  guint left = NFLOWS;
-  while (left)
-    {
-      naive_rates (fl, NFLOWS, tn, cap, NRES);
-      double next = INFINITY;
-      for (guint i = 0; i < NFLOWS; i++)
-        if (fl[i].done < 0)
-          next = MIN (next, fl[i].start > tn ? fl[i].start : tn + fl[i].rem / fl[i].rate);
-      for (guint i = 0; i < NFLOWS; i++)
-        if (fl[i].done < 0 && fl[i].start <= tn)
-          {
-            fl[i].rem -= fl[i].rate * (next - tn);
-            if (fl[i].rem <= 1e-6 * fl[i].bytes)
-              {
-                fl[i].done = next;
-                left--;
-              }
-          }
-      tn = next;
-    }
+  drive_flows (f, fl, NFLOWS, done);
+  naive_run (fl, NFLOWS, cap, NRES);
   for (guint i = 0; i < NFLOWS; i++)
     ck_assert_msg (fabs ((double) done[i] - fl[i].done) <= 1e-6 * fl[i].done + 1000,
                    "flow %u: %" G_GINT64_FORMAT " ns, naive %.0f ns", i, done[i], fl[i].done);
