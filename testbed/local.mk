@@ -23,5 +23,7 @@ testbed_libdltestbed_a_SOURCES = \
 	testbed/testbed-conn.h \
 	testbed/testbed-frame.c \
 	testbed/testbed-frame.h \
+	testbed/testbed-secret.c \
+	testbed/testbed-secret.h \
 	$(NULL)
 EXTRA_DIST += testbed/README.md

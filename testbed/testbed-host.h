@@ -59,9 +59,6 @@ typedef struct TestbedHost TestbedHost;
 #define TESTBED_HOST_ERRORS_PER_S 1         /* ... then this many a second ... */
 #define TESTBED_HOST_ERRORS_MAX 1000        /* ... and no more than this in all */
 #define TESTBED_HOST_FRAME_HEADROOM_BYTES (64 * 1024)
-#define TESTBED_SECRET_MIN_BYTES 16
-#define TESTBED_SECRET_MIN_DISTINCT 8       /* distinct bytes besides blanks */
-#define TESTBED_SECRET_MAX_FILE_BYTES 4096
 
 typedef struct {
   const SimWorldConfig *cfg;   /* borrowed for the node's life */
@@ -76,21 +73,6 @@ typedef struct {
   const char *secret;          /* the deployment's shared secret (its bytes are the HMAC key;
                                   at least TESTBED_SECRET_MIN_BYTES), borrowed */
 } TestbedHostParams;
-
-/* (transfer full) a new shared secret: 32 bytes from /dev/urandom, in hex. */
-char *testbed_secret_new (GError **error);
-/* (transfer full) the secret in `path`, without its trailing newline;
- * refused if `path` is not a regular file (a FIFO or a device: it is
- * opened with O_NONBLOCK and checked with fstat before a byte is read),
- * if the file may be read or written by others than its owner or is
- * longer than TESTBED_SECRET_MAX_FILE_BYTES, or if testbed_secret_check
- * refuses the secret. */
-char *testbed_secret_load (const char *path, GError **error);
-/* A secret of at least TESTBED_SECRET_MIN_BYTES bytes, with at least
- * TESTBED_SECRET_MIN_DISTINCT distinct bytes besides blanks: a floor
- * against a secret of 32 spaces or one letter repeated, not a measure of
- * its entropy.  `where` (the file, or the variable) begins the error. */
-gboolean testbed_secret_check (const char *secret, const char *where, GError **error);
 
 /* The largest peer id a scenario has (p1 .. this): the most peers it ever
  * has online, or its count. */

@@ -5,6 +5,7 @@
 
 #include "testbed/testbed-node.h"
 #include "testbed/testbed-records.h"
+#include "testbed/testbed-secret.h"
 
 #include <gio/gio.h>
 #include <gio/gunixinputstream.h>

@@ -21,6 +21,7 @@
 #include "testbed/testbed.h"
 #include "testbed/testbed-private.h"
 #include "testbed/testbed-records.h"
+#include "testbed/testbed-secret.h"
 
 #include <glib-unix.h>
 #include <signal.h>

@@ -18,6 +18,7 @@
 #include "testbed/testbed-node.h"
 #include "testbed/testbed-private.h"
 #include "testbed/testbed-records.h"
+#include "testbed/testbed-secret.h"
 #include "protocol/session/session-msgs.h"
 #include "results/res-query.h"
 
