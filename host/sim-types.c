@@ -63,7 +63,7 @@ sim_world_config_init (SimWorldConfig *c)
   c->sharing_fifo = FALSE;
   c->slow_start_after_idle = TRUE;
   c->hystart = TRUE;
-  c->min_rto = 200 * DL_MS;
+  c->min_rto = 0;
   c->queue_bdp = 4;
   c->mss_bytes = 1448;
   c->header_bytes = 66;

@@ -198,18 +198,20 @@ END_TEST
 
 /* [network] transport, slow_start_after_idle, hystart, min_rto, queue_bdp
  * and server_uplink/server_downlink: what they build (default tcp, true,
- * true, 200 ms, 4 and unlimited), and a bad transport, switch or queue named
- * by its key. */
+ * true, 0 (no timeout where flows converge: docs/world.md), 4 and
+ * unlimited; min_rto = 200ms builds Linux's 200 ms), and a bad transport,
+ * switch or queue named by its key. */
 START_TEST (test_transport_keys)
 {
   char *path = write_tmp ("[scenario]\ntime_limit = 1min\n[peers]\ncount = 2\n");
-  struct { const char *set; SimWireTransport tr; uint64_t up; gboolean idle_restart, hystart; } cases[] = {
-    { "network.mss=1448B", SIM_TRANSPORT_TCP, 0, TRUE, TRUE },   /* tcp: the default */
-    { "network.transport=fluid", SIM_TRANSPORT_FLUID, 0, TRUE, TRUE },
-    { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0, TRUE, TRUE },
-    { "network.server_uplink=100Mbps", SIM_TRANSPORT_TCP, 100000000, TRUE, TRUE },
-    { "network.slow_start_after_idle=false", SIM_TRANSPORT_TCP, 0, FALSE, TRUE },
-    { "network.hystart=false", SIM_TRANSPORT_TCP, 0, TRUE, FALSE },
+  struct { const char *set; SimWireTransport tr; uint64_t up; gboolean idle_restart, hystart; DlTime min_rto; } cases[] = {
+    { "network.mss=1448B", SIM_TRANSPORT_TCP, 0, TRUE, TRUE, 0 },   /* tcp: the default */
+    { "network.transport=fluid", SIM_TRANSPORT_FLUID, 0, TRUE, TRUE, 0 },
+    { "network.transport=sctp", SIM_TRANSPORT_SCTP, 0, TRUE, TRUE, 0 },
+    { "network.server_uplink=100Mbps", SIM_TRANSPORT_TCP, 100000000, TRUE, TRUE, 0 },
+    { "network.slow_start_after_idle=false", SIM_TRANSPORT_TCP, 0, FALSE, TRUE, 0 },
+    { "network.hystart=false", SIM_TRANSPORT_TCP, 0, TRUE, FALSE, 0 },
+    { "network.min_rto=200ms", SIM_TRANSPORT_TCP, 0, TRUE, TRUE, 200 * DL_MS },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -224,7 +226,7 @@ START_TEST (test_transport_keys)
       ck_assert_uint_eq (b.cfg.server_downlink_bps, 0);
       ck_assert_int_eq (b.cfg.slow_start_after_idle, cases[i].idle_restart);
       ck_assert_int_eq (b.cfg.hystart, cases[i].hystart);
-      ck_assert_int_eq (b.cfg.min_rto, 200 * DL_MS);
+      ck_assert_int_eq (b.cfg.min_rto, cases[i].min_rto);
       ck_assert (b.cfg.queue_bdp == 4);
       sim_built_clear (&b);
     }
