@@ -192,12 +192,13 @@ _disco_peer_set_nodes_self_only (DiscoPeer *p)
 }
 
 /* A link's `pend` is its index in pending, + 1.  Other files empty
- * pending (g_array_set_size) or put back a copy of it (disco-peer-sync.c)
- * without touching the links, so a value may be stale; but every link
- * whose id is in pending names its place, because ids enter pending only
- * here, with a new link, and a value is checked against the element it
- * names.  (It was a map per peer from id to place, 8 bytes an id: issue
- * 44.) */
+ * pending (g_array_set_size) without touching the links, so a value may
+ * be stale, and a value is checked against the element it names; but
+ * every link whose id is in pending names its place: ids enter pending
+ * only here, with a new link, and the list a sync getPeers sets aside
+ * comes back through _disco_peer_pending_put_back, which points the links
+ * it names at their places again.  (It was a map per peer from id to
+ * place, 8 bytes an id: issue 44.) */
 static guint
 pending_index (const DiscoPeer *p, ProtoNodeId id)
 {
@@ -213,6 +214,33 @@ pending_add (DiscoPeer *p, Link *l)
 {
   g_array_append_val (p->pending, l->peer);
   l->pend = p->pending->len;
+}
+
+/* A sync getPeers (disco-peer-sync.c) leaves the round's pending list
+ * as it was: `saved` (transfer full), set aside before it, takes the
+ * place of the list it made.  The links that getPeers made named their
+ * places in its list; one of them may stand for an id of `saved`, if S15
+ * replaced a link that the round still waits for.  So every link that
+ * `saved` names is pointed at its place there, and the others at none
+ * (else the new link's coming up would not count for the round, and the
+ * round's wait would not end). */
+void
+_disco_peer_pending_put_back (DiscoPeer *p, GArray *saved)
+{
+  for (guint i = 0; i < p->pending->len; i++)
+    {
+      Link *l = _disco_peer_find_link (p, g_array_index (p->pending, ProtoNodeId, i));
+      if (l)
+        l->pend = 0;
+    }
+  g_array_unref (p->pending);
+  p->pending = saved;
+  for (guint i = 0; i < saved->len; i++)
+    {
+      Link *l = _disco_peer_find_link (p, g_array_index (saved, ProtoNodeId, i));
+      if (l)
+        l->pend = i + 1;
+    }
 }
 
 /* Room in l for one more receive loop: the one in `own`, then the heap's,
@@ -308,11 +336,12 @@ _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id)
     {
       ProtoNodeId moved = g_array_index (p->pending, ProtoNodeId, last);
       g_array_index (p->pending, ProtoNodeId, i) = moved;
-      /* an id put back by disco-peer-sync.c's copy may have no link: its
-       * place is never asked for, as only a pool link comes up or drops */
+      /* every id in pending has a link: a drop takes its id out, and
+       * the list put back after a sync getPeers names only links that
+       * getPeers kept or replaced */
       Link *ml = _disco_peer_find_link (p, moved);
-      if (ml)
-        ml->pend = i + 1;
+      g_assert (ml != NULL);
+      ml->pend = i + 1;
     }
   g_array_set_size (p->pending, last);
   _disco_peer_find_link (p, id)->pend = 0;

@@ -133,6 +133,7 @@ void _disco_peer_set_nodes_self_only (DiscoPeer *p);
 void _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,
                             gboolean loops);
 gboolean _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id);
+void _disco_peer_pending_put_back (DiscoPeer *p, GArray *saved);
 void _disco_peer_loops_received (DiscoPeer *p, Link *l, DlTime now);
 void _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out);
 void _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out);

@@ -88,8 +88,7 @@ _disco_peer_serve (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *
   gboolean known = _disco_peer_find_link (p, newcomer) != NULL;
   GArray *saved = g_array_copy (p->pending);  /* a sync getPeers does not disturb the round's */
   _disco_peer_get_peers (p, now, out, &newcomer, 1, FALSE);
-  g_array_unref (p->pending);
-  p->pending = saved;
+  _disco_peer_pending_put_back (p, saved);
   s.link_ready = known;
   g_array_append_val (p->serves, s);
   _disco_peer_try_serve (p, out);
