@@ -8,7 +8,7 @@
 
 #include "protocol/disco/disco-peer.h"
 #include "protocol/disco/disco-aggregator.h"
-#include "base/dl-idmap.h"
+#include "protocol/disco/disco-places.h"
 
 G_BEGIN_DECLS
 
@@ -84,7 +84,7 @@ struct DiscoPeer {
                           * or dropped (disco-peer-pool.c) */
   guint pool_len;
   guint pool_cap;
-  DlIdMap pool_index;    /* id -> its index in pool + 1 */
+  DiscoPlaces pool_index; /* id -> its index in pool + 1 */
   GArray *pending;       /* ProtoNodeId: new links getPeers waits for (each
                           * link's `pend` says where it is) */
   ProtoNodeId provider;  /* while syncing */
