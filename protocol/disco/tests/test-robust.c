@@ -399,8 +399,8 @@ END_TEST
  * pending list when a SignalNewPeer for 3 replaces the link.  The new
  * link stands for 3 in that list: whichever order the four links come up
  * in (_i: 3's turn), the round's wait ends with the last of them (the
- * list is put back after the sync getPeers, and the new link must name
- * its place in it: disco-peer-pool.c, pending_index). */
+ * sync getPeers leaves the round's set as it was, and the new link takes
+ * the old one's place in it: disco-peer-pool.c, get_peer). */
 START_TEST (test_s15_replaced_while_pending)
 {
   Harness *h = s15_linking ();
