@@ -20,13 +20,13 @@
 /* The pool is one table: the link records themselves, in the order
  * they were made (the order of PeerPool's `peers`, which clientHandle and
  * shutdown go through: peer_pool.ts), and pool_index from an id to its
- * record's place + 1.  (It was a record apart for each link, an array of
- * pointers to them in creation order and an id map to the pointers: 8
- * bytes a link more, issue 44.) */
+ * record's place + 1, 4 bytes an id (disco-places.h).  (It was a record
+ * apart for each link, an array of pointers to them in creation order
+ * and an id map to the pointers: 8 bytes a link more, issue 44.) */
 Link *
 _disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other)
 {
-  guint at = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pool_index, other));
+  guint at = disco_places_lookup (&p->pool_index, other);
   return at ? &p->pool[at - 1] : NULL;
 }
 
@@ -130,7 +130,8 @@ _disco_peer_links_init (DiscoPeer *p)
 {
   p->pool = NULL;
   p->pool_len = p->pool_cap = 0;
-  dl_id_map_init (&p->pool_index);
+  p->n_pending = 0;
+  disco_places_init (&p->pool_index);
 }
 
 void
@@ -140,7 +141,7 @@ _disco_peer_links_clear (DiscoPeer *p)
     link_release (&p->pool[i]);
   g_clear_pointer (&p->pool, g_aligned_free);
   p->pool_len = p->pool_cap = 0;
-  dl_id_map_clear (&p->pool_index);
+  disco_places_clear (&p->pool_index);
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
@@ -149,11 +150,11 @@ _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool_len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _disco_peer_pool_at (p, i)->peer);
-  dl_id_map_remove_all (&p->pool_index);
+  disco_places_remove_all (&p->pool_index);
   for (guint i = 0; i < p->pool_len; i++)
     link_release (&p->pool[i]);
   p->pool_len = 0;
-  g_array_set_size (p->pending, 0);
+  p->n_pending = 0;
 }
 
 /* robust: one link leaves the pool (closed), pending included.  The
@@ -161,17 +162,17 @@ _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out)
 void
 _disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  guint at = GPOINTER_TO_UINT (dl_id_map_lookup (&p->pool_index, other));
+  guint at = disco_places_lookup (&p->pool_index, other);
   if (at == 0)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
-  _disco_peer_pending_remove (p, other);   /* reads the link's `pend` */
-  dl_id_map_steal (&p->pool_index, other);
+  _disco_peer_pending_remove (p, other);   /* reads the link's `pending` */
+  disco_places_steal (&p->pool_index, other);
   link_release (&p->pool[at - 1]);
   memmove (&p->pool[at - 1], &p->pool[at], (p->pool_len - at) * sizeof (Link));
   p->pool_len--;
   for (guint i = at - 1; i < p->pool_len; i++)
-    dl_id_map_insert (&p->pool_index, p->pool[i].peer, GUINT_TO_POINTER (i + 1));
+    disco_places_set (&p->pool_index, p->pool[i].peer, i + 1);
 }
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
@@ -191,28 +192,30 @@ _disco_peer_set_nodes_self_only (DiscoPeer *p)
   _disco_peer_set_nodes (p, NULL, 0);
 }
 
-/* A link's `pend` is its index in pending, + 1.  Other files empty
- * pending (g_array_set_size) or put back a copy of it (disco-peer-sync.c)
- * without touching the links, so a value may be stale; but every link
- * whose id is in pending names its place, because ids enter pending only
- * here, with a new link, and a value is checked against the element it
- * names.  (It was a map per peer from id to place, 8 bytes an id: issue
- * 44.) */
-static guint
-pending_index (const DiscoPeer *p, ProtoNodeId id)
-{
-  const Link *l = _disco_peer_find_link (p, id);
-  guint i = l ? l->pend : 0;
-  if (i == 0 || i > p->pending->len || g_array_index (p->pending, ProtoNodeId, i - 1) != id)
-    return G_MAXUINT;
-  return i - 1;
-}
-
+/* The links getPeers waits for: those with `pending` set, n_pending of
+ * them.  Only the set's size and members are read (getPeers'
+ * newPeersConnections, awaited whole: peer_pool.ts), so a flag in the
+ * record is the set.  (It was a list of ids with each link's place in
+ * it: 1 024 places a peer at 1 000 peers, kept after it emptied, 4.1 B
+ * per message in flight; before that a map per peer from id to place,
+ * 8 bytes an id: issue 44.) */
 static void
 pending_add (DiscoPeer *p, Link *l)
 {
-  g_array_append_val (p->pending, l->peer);
-  l->pend = p->pending->len;
+  g_assert (!l->pending);
+  l->pending = TRUE;
+  p->n_pending++;
+}
+
+/* getPeers starts a new set: no link is waited for. */
+void
+_disco_peer_pending_clear (DiscoPeer *p)
+{
+  if (p->n_pending == 0)
+    return;   /* no link has the flag: nothing to walk */
+  for (guint i = 0; i < p->pool_len; i++)
+    p->pool[i].pending = FALSE;
+  p->n_pending = 0;
 }
 
 /* Room in l for one more receive loop: the one in `own`, then the heap's,
@@ -235,43 +238,63 @@ link_room (Link *l)
   l->cap_log++;
 }
 
-/* Creates links for the ids not in the pool (they become pending), as
- * PeerPool.getPeers does.  With loops, starts receive loops for the whole
- * pool (the handle gets every pool peer, not only `ids`). */
+/* A link to `id` unless the pool has one (robust: one not closed or
+ * failed), as PeerPool.getPeers does for each id.  The new link is
+ * waited for if `wait`, or if it replaces one that was (S15: the new
+ * link stands for the old in the set). */
+static void
+get_peer (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId id, gboolean wait)
+{
+  Link *known = _disco_peer_find_link (p, id);
+  if (known && disco_config (&p->cfg)->robust_links
+      && (known->state == DISCO_LINK_CLOSED || known->state == DISCO_LINK_FAILED))
+    {
+      /* S15: robust opens a new link in place of one that closed or failed */
+      _disco_peer_observe (p, out, PROTO_OBS_LINK, id, -1, -1, "closed or failed: replaced");
+      wait |= known->pending;
+      _disco_peer_drop_link (p, out, id);
+      known = NULL;
+    }
+  if (known)
+    return;
+  Link *l = link_new (p);
+  l->peer = id;
+  l->initiator = p->id > id;
+  l->state = l->initiator ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER;
+  disco_places_set (&p->pool_index, id, p->pool_len);
+  if (wait)
+    pending_add (p, l);
+  proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, id);
+  proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
+  if (l->initiator)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_SIGNAL);
+      m.node = id;
+      m.signal = PROTO_SIGNAL_OFFER;
+      _disco_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
+    }
+}
+
+/* A sync getPeers for a newcomer (disco-peer-sync.c) that leaves the
+ * links the peer waits for as they were (a link S15 replaces keeps its
+ * place among them). */
+void
+_disco_peer_get_peer_aside (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId id)
+{
+  get_peer (p, out, id, FALSE);
+}
+
+/* Creates links for the ids not in the pool (they, and only they, are
+ * waited for), as PeerPool.getPeers does.  With loops, starts receive
+ * loops for the whole pool (the handle gets every pool peer, not only
+ * `ids`). */
 void
 _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
 {
-  g_array_set_size (p->pending, 0);
+  _disco_peer_pending_clear (p);
   for (guint i = 0; i < n; i++)
-    {
-      Link *known = _disco_peer_find_link (p, ids[i]);
-      if (known && disco_config (&p->cfg)->robust_links
-          && (known->state == DISCO_LINK_CLOSED || known->state == DISCO_LINK_FAILED))
-        {
-          /* S15: robust opens a new link in place of one that closed or failed */
-          _disco_peer_observe (p, out, PROTO_OBS_LINK, ids[i], -1, -1, "closed or failed: replaced");
-          _disco_peer_drop_link (p, out, ids[i]);
-          known = NULL;
-        }
-      if (known)
-        continue;
-      Link *l = link_new (p);
-      l->peer = ids[i];
-      l->initiator = p->id > ids[i];
-      l->state = l->initiator ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER;
-      dl_id_map_insert (&p->pool_index, ids[i], GUINT_TO_POINTER (p->pool_len));
-      pending_add (p, l);
-      proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, ids[i]);
-      proto_outbox_get (out, proto_outbox_len (out) - 1)->initiator = l->initiator;
-      if (l->initiator)
-        {
-          ProtoMsg m;
-          proto_msg_init (&m, PROTO_MSG_SIGNAL);
-          m.node = ids[i];
-          m.signal = PROTO_SIGNAL_OFFER;
-          _disco_peer_send_msg (p, out, PROTO_SERVER, PROTO_VIA_SERVER, &m);
-        }
-    }
+    get_peer (p, out, ids[i], TRUE);
   if (loops)
     for (guint i = 0; i < p->pool_len; i++)
       {
@@ -292,30 +315,18 @@ _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNo
       }
 }
 
-/* A pending link came up: TRUE if `id` was pending.  Constant time (with
- * 1 000 peers all-to-all, a scan of the list at each of a peer's 999
- * link-ups was a cost per link that grew with the peers: issue 44).
- * pending's order means nothing (only its length and members are read),
- * so the last element takes the place of the one removed. */
+/* A pending link came up (or left the pool): TRUE if `id` was pending.
+ * Constant time (with 1 000 peers all-to-all, a scan of a list at each
+ * of a peer's 999 link-ups was a cost per link that grew with the peers:
+ * issue 44). */
 gboolean
 _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id)
 {
-  guint i = pending_index (p, id);
-  if (i == G_MAXUINT)
+  Link *l = _disco_peer_find_link (p, id);
+  if (l == NULL || !l->pending)
     return FALSE;
-  guint last = p->pending->len - 1;
-  if (i != last)
-    {
-      ProtoNodeId moved = g_array_index (p->pending, ProtoNodeId, last);
-      g_array_index (p->pending, ProtoNodeId, i) = moved;
-      /* an id put back by disco-peer-sync.c's copy may have no link: its
-       * place is never asked for, as only a pool link comes up or drops */
-      Link *ml = _disco_peer_find_link (p, moved);
-      if (ml)
-        ml->pend = i + 1;
-    }
-  g_array_set_size (p->pending, last);
-  _disco_peer_find_link (p, id)->pend = 0;
+  l->pending = FALSE;
+  p->n_pending--;
   return TRUE;
 }
 

@@ -8,7 +8,7 @@
 
 #include "protocol/disco/disco-peer.h"
 #include "protocol/disco/disco-aggregator.h"
-#include "base/dl-idmap.h"
+#include "protocol/disco/disco-places.h"
 
 G_BEGIN_DECLS
 
@@ -23,14 +23,14 @@ typedef struct {
  * clientHandle starts on it (decentralized_client.ts, receivePayloads: one
  * per getPeers, communicationRounds receptions, each waited for 60 s).
  * 32 bytes, two to a cache line in the peer's pool: all-to-all at 1 000
- * peers holds a million (issue 44).  `pend` is the link's place in the
- * peer's pending list, + 1 (disco-peer-pool.c: it was a map per peer, 8
- * bytes an id); n_loops and active fit 16 bits, as a link holds its loops
+ * peers holds a million (issue 44).  `pending`: getPeers waits for it
+ * (disco-peer-pool.c: it was a list of ids and the link's place in it,
+ * and before that a map per peer, 8 bytes an id); n_loops and active fit 16 bits, as a link holds its loops
  * with receptions left and one more (link_room asserts it). */
 typedef struct {
   ProtoNodeId peer;
-  guint32 pend;      /* its index in pending + 1; stale values are told by
-                      * pending's element there (disco-peer-pool.c) */
+  guint32 pending;   /* TRUE while getPeers waits for it (counted in
+                      * the peer's n_pending) */
   guint16 n_loops;
   guint16 active;    /* loops with receptions left (disco_peer_listens asks per Payload) */
   guint8 state;      /* a DiscoLinkState */
@@ -84,9 +84,9 @@ struct DiscoPeer {
                           * or dropped (disco-peer-pool.c) */
   guint pool_len;
   guint pool_cap;
-  DlIdMap pool_index;    /* id -> its index in pool + 1 */
-  GArray *pending;       /* ProtoNodeId: new links getPeers waits for (each
-                          * link's `pend` says where it is) */
+  DiscoPlaces pool_index; /* id -> its index in pool + 1 */
+  guint n_pending;       /* the links getPeers waits for (their `pending`
+                          * is set) */
   ProtoNodeId provider;  /* while syncing */
   DlTime sync_deadline;
 
@@ -133,6 +133,8 @@ void _disco_peer_set_nodes_self_only (DiscoPeer *p);
 void _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n,
                             gboolean loops);
 gboolean _disco_peer_pending_remove (DiscoPeer *p, ProtoNodeId id);
+void _disco_peer_pending_clear (DiscoPeer *p);
+void _disco_peer_get_peer_aside (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId id);
 void _disco_peer_loops_received (DiscoPeer *p, Link *l, DlTime now);
 void _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out);
 void _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out);
@@ -151,7 +153,7 @@ void _disco_peer_exchange_abort (DiscoPeer *p, ProtoOutbox *out, const char *why
 
 /* disco-peer-sync.c: model sync's bookkeeping */
 void _disco_peer_try_serve (DiscoPeer *p, ProtoOutbox *out);
-void _disco_peer_serve (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out);
+void _disco_peer_serve (DiscoPeer *p, ProtoNodeId newcomer, ProtoOutbox *out);
 void _disco_peer_serves_link_up (DiscoPeer *p, ProtoNodeId other, ProtoOutbox *out);
 gboolean _disco_peer_sync_take_model (DiscoPeer *p, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out);
 

@@ -62,7 +62,7 @@ _disco_peer_try_serve (DiscoPeer *p, ProtoOutbox *out)
  * getPeers, which does not disturb the round's pending links), then
  * SharedModel once the link is up and the round in flight, if any, ended. */
 void
-_disco_peer_serve (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
+_disco_peer_serve (DiscoPeer *p, ProtoNodeId newcomer, ProtoOutbox *out)
 {
   Serve s = { .newcomer = newcomer, .wait_round = p->round_finished_pending };
   if (disco_config (&p->cfg)->robust_serve_after_round
@@ -86,10 +86,7 @@ _disco_peer_serve (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *
           break;
         }
   gboolean known = _disco_peer_find_link (p, newcomer) != NULL;
-  GArray *saved = g_array_copy (p->pending);  /* a sync getPeers does not disturb the round's */
-  _disco_peer_get_peers (p, now, out, &newcomer, 1, FALSE);
-  g_array_unref (p->pending);
-  p->pending = saved;
+  _disco_peer_get_peer_aside (p, out, newcomer);
   s.link_ready = known;
   g_array_append_val (p->serves, s);
   _disco_peer_try_serve (p, out);

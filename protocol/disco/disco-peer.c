@@ -367,7 +367,7 @@ handle_peers_for_round (DiscoPeer *p, DlTime now, const ProtoMsg *msg, ProtoOutb
   if (!disco_config (&p->cfg)->ready_at_round_start)   /* pre-775's list has no round */
     disco_aggregator_set_round (p->agg, msg->round);   /* setRound only raises */
   _disco_peer_get_peers (p, now, out, msg->peers, msg->n_peers, TRUE);
-  if (p->pending->len == 0)
+  if (p->n_pending == 0)
     links_ready (p, now, out);
   else
     set_state (p, out, DISCO_PEER_LINKING);
@@ -429,7 +429,7 @@ handle_link_up (DiscoPeer *p, DlTime now, ProtoNodeId other, ProtoOutbox *out)
   l->state = DISCO_LINK_UP;
   _disco_peer_observe (p, out, PROTO_OBS_LINK, other, -1, -1, "up");
   _disco_peer_serves_link_up (p, other, out);
-  if (!_disco_peer_pending_remove (p, other) || p->pending->len > 0)
+  if (!_disco_peer_pending_remove (p, other) || p->n_pending > 0)
     return;
   if (p->base.state == DISCO_PEER_LINKING)
     links_ready (p, now, out);
@@ -453,7 +453,7 @@ handle_signal (DiscoPeer *p, const ProtoMsg *msg, ProtoOutbox *out)
 /* ---- model sync (its bookkeeping: disco-peer-sync.c) ---- */
 
 static void
-handle_signal_new_peer (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOutbox *out)
+handle_signal_new_peer (DiscoPeer *p, ProtoNodeId newcomer, ProtoOutbox *out)
 {
   if (newcomer == p->id)
     {
@@ -463,7 +463,7 @@ handle_signal_new_peer (DiscoPeer *p, DlTime now, ProtoNodeId newcomer, ProtoOut
       node_exits (p, out, "unhandled rejection 'peers to connect contains our id'");
       return;
     }
-  _disco_peer_serve (p, now, newcomer, out);
+  _disco_peer_serve (p, newcomer, out);
 }
 
 static void
@@ -473,7 +473,7 @@ handle_signal_model_provider (DiscoPeer *p, DlTime now, const ProtoMsg *msg, Pro
     {
       /* S12: re-targeted; a link to the old provider that is not up goes */
       _disco_peer_drop_link_unless_up (p, out, p->provider);
-      g_array_set_size (p->pending, 0);
+      _disco_peer_pending_clear (p);
     }
   p->provider = msg->node;
   if (msg->node == PROTO_SERVER && disco_config (&p->cfg)->robust_checkpoint)
@@ -503,7 +503,7 @@ handle_signal_model_provider (DiscoPeer *p, DlTime now, const ProtoMsg *msg, Pro
       return;
     }
   _disco_peer_get_peers (p, now, out, &msg->node, 1, FALSE);
-  if (p->pending->len > 0)
+  if (p->n_pending > 0)
     {
       set_state (p, out, DISCO_PEER_SYNC_LINKING);
       /* getPeers has no timeout; robust bounds it (S12) */
@@ -528,7 +528,7 @@ sync_expired (DiscoPeer *p, DlTime now, ProtoOutbox *out)
        * coordinator names another provider or serves its checkpoint */
       if (p->provider != PROTO_NO_NODE && p->provider != PROTO_SERVER)
         _disco_peer_drop_link_unless_up (p, out, p->provider);
-      g_array_set_size (p->pending, 0);
+      _disco_peer_pending_clear (p);
       p->provider = PROTO_NO_NODE;
       begin_round (p, now, out);
       return;
@@ -711,7 +711,7 @@ handle_message (DiscoPeer *p, DlTime now, const ProtoInput *in, ProtoOutbox *out
       handle_signal (p, msg, out);
       return;
     case DISCO_MSG_SIGNAL_NEW_PEER:
-      handle_signal_new_peer (p, now, msg->node, out);
+      handle_signal_new_peer (p, msg->node, out);
       return;
     case PROTO_MSG_SYNC_PROVIDER:
       handle_signal_model_provider (p, now, msg, out);
@@ -978,7 +978,6 @@ disco_peer_free (void *impl)
 {
   DiscoPeer *p = impl;
   _disco_peer_links_clear (p);
-  g_array_unref (p->pending);
   disco_aggregator_free (p->agg);
   g_clear_pointer (&p->promised, learn_weights_unref);
   g_clear_pointer (&p->xchg_result, learn_weights_unref);
@@ -1010,7 +1009,6 @@ disco_peer_new (const ProtoConfig *config, LearnWeights *initial, DlRandom *rng)
   p->provider = PROTO_NO_NODE;
   p->model = learn_weights_ref (initial);
   _disco_peer_links_init (p);
-  p->pending = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   p->agg = disco_aggregator_new (disco_config (config)->aggregation, disco_config (config)->max_share_value, rng);
   disco_aggregator_set_strict (p->agg, disco_config (config)->robust_exact_round);
   p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));

@@ -98,9 +98,9 @@ check_drop_rule (Harness *h, guint i)
 
 START_TEST (test_links_up_any_order)
 {
-  /* issue 44: a link coming up leaves the peer's pending list in constant
-   * time, the last pending id taking its place.  Peer 1 waits in linking
-   * until its last link is up, in whatever order they come up */
+  /* issue 44: a link coming up leaves the links the peer waits for in
+   * constant time (a flag in its record and a count).  Peer 1 waits in
+   * linking until its last link is up, in whatever order they come up */
   ProtoConfig c = h_cfg (DISCO_VERSION_1110, 6, 1);
   Harness *h = h_new (&c, 6, 4);
   h->auto_links = FALSE;

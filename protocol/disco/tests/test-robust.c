@@ -322,10 +322,6 @@ START_TEST (test_s22_enough_before_info)
 }
 END_TEST
 
-/* S15 replaces a closed link from the middle of the pool (issue 44: the
- * pool is one table of records in creation order, and the records after
- * the dropped one move up a place): every other link keeps its own state,
- * and the new one is at the end, fresh. */
 static void
 feed_link (Harness *h, guint i, ProtoInputKind kind, ProtoNodeId from)
 {
@@ -333,7 +329,13 @@ feed_link (Harness *h, guint i, ProtoInputKind kind, ProtoNodeId from)
   harness_feed (h, i, &in);
 }
 
-START_TEST (test_s15_replace_keeps_the_others)
+/* The scripts of the S15 tests: p1 (of five peers) is given the list 2,
+ * 3, 4, 5 and links to each, which come up only when fed (feed_link);
+ * then a SignalNewPeer for 3. */
+static const ProtoNodeId s15_ids[] = { 2, 3, 4, 5 };
+
+static Harness *
+s15_linking (void)
 {
   ProtoConfig c = h_cfg (DISCO_VERSION_ROBUST, 2, 2);
   Harness *h = h_pair_training (&c, 5);
@@ -343,10 +345,29 @@ START_TEST (test_s15_replace_keeps_the_others)
   assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
   ProtoMsg m;
   proto_msg_init (&m, PROTO_MSG_ROUND_PEERS);
-  const ProtoNodeId ids[] = { 2, 3, 4, 5 };
-  proto_msg_set_peers (&m, ids, G_N_ELEMENTS (ids));
+  proto_msg_set_peers (&m, s15_ids, G_N_ELEMENTS (s15_ids));
   h_to_peer (h, 1, PROTO_SERVER, &m);
   proto_msg_clear (&m);
+  return h;
+}
+
+static void
+s15_newcomer_3 (Harness *h)
+{
+  ProtoMsg m;
+  proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
+  m.node = 3;
+  h_to_peer (h, 1, PROTO_SERVER, &m);
+  proto_msg_clear (&m);
+}
+
+/* S15 replaces a closed link from the middle of the pool (issue 44: the
+ * pool is one table of records in creation order, and the records after
+ * the dropped one move up a place): every other link keeps its own state,
+ * and the new one is at the end, fresh. */
+START_TEST (test_s15_replace_keeps_the_others)
+{
+  Harness *h = s15_linking ();
   DiscoPeer *p = h->peers[1];
   ck_assert_uint_eq (disco_peer_pool_size (p), 4);   /* 2, 3, 4, 5: p1 answers each */
   feed_link (h, 1, PROTO_IN_LINK_UP, 3);
@@ -357,10 +378,7 @@ START_TEST (test_s15_replace_keeps_the_others)
   ck_assert_int_eq (disco_peer_link_state (p, 4), DISCO_LINK_UP);
   ck_assert_int_eq (disco_peer_link_state (p, 5), DISCO_LINK_WAIT_OFFER);
   /* a newcomer 3: its sync getPeers replaces the closed link (S15) */
-  proto_msg_init (&m, DISCO_MSG_SIGNAL_NEW_PEER);
-  m.node = 3;
-  h_to_peer (h, 1, PROTO_SERVER, &m);
-  proto_msg_clear (&m);
+  s15_newcomer_3 (h);
   ck_assert_uint_eq (h_count_log (h, "closed or failed: replaced"), 1);
   ck_assert_uint_eq (disco_peer_pool_size (p), 4);
   ck_assert_int_eq (disco_peer_link_state (p, 2), DISCO_LINK_WAIT_OFFER);
@@ -372,6 +390,34 @@ START_TEST (test_s15_replace_keeps_the_others)
   feed_link (h, 1, PROTO_IN_LINK_UP, 3);
   ck_assert_int_eq (disco_peer_link_state (p, 5), DISCO_LINK_UP);
   ck_assert_int_eq (disco_peer_link_state (p, 3), DISCO_LINK_UP);
+  h_free (h);
+}
+END_TEST
+
+/* S15 in a sync getPeers while the round still waits for its links: the
+ * link to 3 closed before it came up, so 3 is still in the round's
+ * pending list when a SignalNewPeer for 3 replaces the link.  The new
+ * link stands for 3 in that list: whichever order the four links come up
+ * in (_i: 3's turn), the round's wait ends with the last of them (the
+ * sync getPeers leaves the round's set as it was, and the new link takes
+ * the old one's place in it: disco-peer-pool.c, get_peer). */
+START_TEST (test_s15_replaced_while_pending)
+{
+  Harness *h = s15_linking ();
+  assert_state (h, 1, DISCO_PEER_LINKING);
+  feed_link (h, 1, PROTO_IN_LINK_CLOSED, 3);
+  s15_newcomer_3 (h);
+  ck_assert_uint_eq (h_count_log (h, "closed or failed: replaced"), 1);
+  const ProtoNodeId others[] = { 2, 4, 5 };
+  for (guint k = 0, o = 0; k < 4; k++)
+    {
+      assert_state (h, 1, DISCO_PEER_LINKING);
+      feed_link (h, 1, PROTO_IN_LINK_UP, k == (guint) _i ? 3 : others[o++]);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (s15_ids); k++)
+    ck_assert_int_eq (disco_peer_link_state (h->peers[1], s15_ids[k]), DISCO_LINK_UP);
+  assert_state (h, 1, DISCO_PEER_WAIT_DECISION);
+  ck_assert_uint_eq (h_queued (h, DISCO_MSG_CONNECTIONS_READY, PROTO_SERVER), 1);
   h_free (h);
 }
 END_TEST
@@ -394,6 +440,7 @@ suite (void)
   tcase_add_test (t, test_lost_list_said_again);
   tcase_add_test (t, test_s22_enough_before_info);
   tcase_add_test (t, test_s15_replace_keeps_the_others);
+  tcase_add_loop_test (t, test_s15_replaced_while_pending, 0, 4);
   suite_add_tcase (s, t);
   return s;
 }
