@@ -118,13 +118,12 @@ struct MsgBody {
 };
 
 typedef struct Msg Msg;
-struct Msg {   /* (ordered so that one byte is padded: a million can be in flight; 64
-                  bytes, one cache line of its 64-byte aligned slabs) */
+struct Msg {   /* (48 bytes: a million can be in flight; the first 12 are the free
+                  list's when it is free, dl_slab_take_index) */
   MsgBody *body;      /* what it says, shared (sim_net_msg_view); NULL: a close frame */
-  gsize bytes;
   DlTime wire_done;   /* its last byte left the sender's uplink; with sharing = fair, until then
                          the latency (and a delay rule's extra) it pays after that */
-  Msg *next;          /* sharing = fair: the next message behind it on its channel */
+  guint32 bytes_lo;   /* its wire bytes (sim_msg_bytes), the low 32 bits; bytes_hi the next 8 */
   ProtoNodeId node;   /* its own ProtoMsg's node (the body's is not read) */
   ProtoNodeId from, to;
   union {
@@ -133,6 +132,8 @@ struct Msg {   /* (ordered so that one byte is padded: a million can be in fligh
   };
   guint32 idx;        /* its record's index in the slabs (dl_slab_at): its flow's user, and
                          idx + 1 its MsgRef (a queue's 32-bit link to it; 0: none) */
+  guint32 next;       /* sharing = fair: the next message behind it on its channel (MsgRef) */
+  guint8 bytes_hi;
   guint8 via;         /* ProtoVia */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
   guint8 close : 1;   /* not a message: the stream's close frame (graceful close) */
@@ -140,11 +141,12 @@ struct Msg {   /* (ordered so that one byte is padded: a million can be in fligh
   guint8 live : 1;    /* taken from the slabs and not yet freed */
   guint8 doomed : 1;  /* on a link whose receiver had destroyed its end when it was sent (its
                          close notice still on the way): lost when it arrives */
-  DlTime extra;       /* with sharing = fair: a delay rule's extra, in wire_done until it has
-                         left, which its round trip leaves out (flow_start) */
+  guint8 extra : 1;   /* with sharing = fair: a delay rule's extra, in wire_done until it has
+                         left, which its round trip leaves out (flow_start), waits in
+                         SimWorld.msg_extras by its idx */
 };
 
-G_STATIC_ASSERT (sizeof (Msg) == 64);
+G_STATIC_ASSERT (sizeof (Msg) == 48);
 G_STATIC_ASSERT (sizeof (MsgBody) == 96);
 
 typedef struct {
@@ -196,6 +198,8 @@ struct SimWorld {
   GArray *peer_results;               /* SimPeerResult */
   DlSlab msgs;                        /* the message records (sim-net.c) */
   DlSlab bodies;                      /* their bodies (MsgBody, sim-net.c) */
+  DlWordMap *msg_extras;              /* a message's idx -> its delay rule's extra (Msg.extra;
+                                         NULL until one is kept) */
   MsgBody *last_body;                 /* the last body taken, if it can be shared: the next
                                          message the same apart from its node takes it too */
   guint64 live_bodies;                /* bodies taken and not yet given back (the tests') */
