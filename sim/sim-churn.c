@@ -24,6 +24,7 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   if (n)
     return n;
   n = g_new0 (Node, 1);
+  dl_id_map_init_narrow (&n->links);
   n->id = id;
   n->status = NODE_ABSENT;
   n->slow = 1;
@@ -187,7 +188,7 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   /* its links close: the other sides notice a graceful close, not a crash */
   GArray *others = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   uint32_t o;
-  for (guint at = 0; dl_id_map_next (&n->links, &at, &o, NULL);)
+  for (guint at = 0; dl_id_map_next32 (&n->links, &at, &o, NULL);)
     g_array_append_val (others, o);
   uint64_t key;
   for (guint at = 0; dl_word_map_next (w->links, &at, &key, NULL);)
@@ -258,9 +259,9 @@ heal_all (SimWorld *w)
         continue;
       n->slow = 1;
       uint32_t id;
-      gpointer v;
-      for (guint at = 0; dl_id_map_next (&n->links, &at, &id, &v);)
-        heal_link (v);
+      guint32 ref;
+      for (guint at = 0; dl_id_map_next32 (&n->links, &at, &id, &ref);)
+        heal_link (sim_link_at (w, ref));
     }
   uint64_t key;
   gpointer v;

@@ -61,7 +61,8 @@ typedef struct {
   gboolean stream_down;   /* its stream is closed or broken (a replica crashed, a reconnect pending) */
   guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
   guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
-  DlIdMap links;          /* the other end -> Link*, for every link it has (sim_link_get) */
+  DlIdMap links;          /* the other end -> its Link's index + 1 (narrow, sim_link_at), for
+                             every link it has (sim_link_get) */
   guint32 stream_q[2], stream_q_tail[2];  /* sharing = fair (MsgRef): its coordinator stream's
                                              messages to [0] and from [1] the coordinator, the head
                                              in flight and the rest behind it (one WebSocket) */
@@ -245,6 +246,13 @@ static inline Node *
 sim_node_at (const SimWorld *w, ProtoNodeId id)
 {
   return id < w->nodes->len ? g_ptr_array_index (w->nodes, id) : NULL;
+}
+
+/* a node's map's value (its Link's index in link_slab + 1): the Link */
+static inline Link *
+sim_link_at (const SimWorld *w, guint32 ref)
+{
+  return dl_slab_at (&w->link_slab, ref - 1);
 }
 
 /* The world's files in layers: each calls only those below it, none calls
