@@ -103,6 +103,8 @@ typedef struct {
   guint8 capped : 1;    /* in the last solve: fixed at its cap */
   guint8 ramp : 1;      /* its next event is its window's growth, not its completion */
   guint8 tail : 1;      /* win is a FlowTail: out of slow start, or not solved yet */
+  guint8 kept : 1;      /* in a whole solve, from prepare to settle_flow: its next event
+                           stood before it, and its rate has not moved (fix_flow) */
   guint8 kind;          /* a FlowTail not solved yet: its growth (kinds) */
 } Flow;
 
@@ -216,8 +218,6 @@ struct SimFlows {
   guint64 solved;
   /* a solve's scratch, kept between solves */
   GArray *comp_res, *comp_flows;   /* guint32 */
-  GArray *comp_rate;               /* double: comp_flows' rates before the solve
-                                      (-1: its bytes left already counted) */
   GArray *rheap;                   /* ResKey: min-heap by (share, res) */
   GArray *caps;                    /* ResKey: the ramping flows' caps, sorted */
   guint windowed;                  /* live flows with a window */
@@ -290,7 +290,6 @@ sim_flows_new (void)
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
   f->comp_res = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->comp_flows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  f->comp_rate = g_array_new (FALSE, FALSE, sizeof (double));
   f->rheap = g_array_new (FALSE, FALSE, sizeof (ResKey));
   f->caps = g_array_new (FALSE, FALSE, sizeof (ResKey));
   f->iheap = g_array_new (FALSE, FALSE, sizeof (IEnt));
@@ -319,7 +318,6 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->heap);
   g_array_unref (f->comp_res);
   g_array_unref (f->comp_flows);
-  g_array_unref (f->comp_rate);
   g_array_unref (f->rheap);
   g_array_unref (f->caps);
   g_array_unref (f->iheap);
@@ -1127,11 +1125,18 @@ collect_components (SimFlows *f, guint32 epoch)
 }
 
 /* Fixes flow y (of weight w) at rate: it leaves the resources it crosses
- * but skip (the one being saturated, or NONE). */
+ * but skip (the one being saturated, or NONE).  A kept flow whose rate
+ * moves has its bytes left counted at its old rate up to now here, as
+ * settle_flow would with that rate, which is not kept elsewhere. */
 static void
-fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip)
+fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip, DlTime now)
 {
   y->fixed = TRUE;
+  if (y->kept && rate != y->rate)
+    {
+      recount (y, y->rate, now);
+      y->kept = FALSE;
+    }
   y->rate = rate;
   for (int k = 0; k < 2; k++)
     {
@@ -1166,7 +1171,7 @@ res_wextra (SimFlows *f, const Res *x)
  * each ramping flow's cap as a limit of its own (at the level cap /
  * weight). */
 static void
-fill (SimFlows *f)
+fill (SimFlows *f, DlTime now)
 {
   g_array_set_size (f->rheap, 0);
   g_array_set_size (f->caps, 0);
@@ -1201,7 +1206,7 @@ fill (SimFlows *f)
           Flow *y = flow_at (f, k.flow - 1);
           if (!y->fixed)
             {
-              fix_flow (f, y, flow_cwnd (f, y) / (double) flow_rtt (f, y), flow_weight (f, y), NONE);
+              fix_flow (f, y, flow_cwnd (f, y) / (double) flow_rtt (f, y), flow_weight (f, y), NONE, now);
               y->capped = TRUE;
             }
           continue;
@@ -1223,7 +1228,7 @@ fill (SimFlows *f)
           if (!y->fixed)
             {
               double w = flow_weight (f, y);
-              fix_flow (f, y, share * w, w, k.res);
+              fix_flow (f, y, share * w, w, k.res, now);
             }
         }
       x->unfixed = 0;
@@ -1773,17 +1778,18 @@ prepare_flow (SimFlows *f, guint32 j, DlTime now)
   return -1;
 }
 
-/* prepare_flow for each flow of the components collected, their rates
- * then in comp_rate */
-static double *
+/* prepare_flow for each flow of the components collected; those whose
+ * next event stands are kept (Flow.kept: their rate then is the one
+ * they hold until fix_flow moves it, 8 bytes a flow not copied aside) */
+static void
 prepare (SimFlows *f, DlTime now)
 {
-  g_array_set_size (f->comp_rate, f->comp_flows->len);
   g_array_set_size (f->unramped, 0);
-  double *was = (double *) (void *) f->comp_rate->data;
   for (guint i = 0; i < f->comp_flows->len; i++)
-    was[i] = prepare_flow (f, g_array_index (f->comp_flows, guint32, i), now);
-  return was;
+    {
+      guint32 j = g_array_index (f->comp_flows, guint32, i);
+      flow_at (f, j)->kept = prepare_flow (f, j, now) >= 0;
+    }
 }
 
 /* After the solve, flow j, whose rate was `was` before it (incr: the
@@ -1892,11 +1898,19 @@ static void
 solve_whole (SimFlows *f, DlTime now)
 {
   collect_components (f, ++f->epoch);
-  const double *was = prepare (f, now);
-  fill (f);
+  prepare (f, now);
+  fill (f, now);
   f->solved += f->comp_flows->len;
   for (guint i = 0; i < f->comp_flows->len; i++)
-    settle_flow (f, g_array_index (f->comp_flows, guint32, i), now, was[i], FALSE);
+    {
+      guint32 j = g_array_index (f->comp_flows, guint32, i);
+      Flow *x = flow_at (f, j);
+      /* kept: its rate did not move (a rate that moved was counted in
+       * fix_flow, as -1 says: nothing more to count) */
+      double was = x->kept ? x->rate : -1;
+      x->kept = FALSE;
+      settle_flow (f, j, now, was, FALSE);
+    }
 }
 
 void
@@ -1936,7 +1950,7 @@ check_from_scratch (SimFlows *f, GString *why)
         g_array_append_val (f->dirty, r);
     }
   collect_components (f, ++f->epoch);
-  fill (f);
+  fill (f, 0);   /* (no flow is kept outside a whole solve: fix_flow counts nothing) */
   gboolean ok = TRUE;
   for (guint32 i = 0; i < nf && ok; i++)
     if (flow_at (f, i)->live && flow_at (f, i)->rate != rate[i])
