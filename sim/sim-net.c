@@ -375,6 +375,8 @@ sim_net_free (SimWorld *w)
   g_clear_pointer (&w->rates_by_peer, g_array_unref);
   g_clear_pointer (&w->rates_by_time, g_array_unref);
   dl_slab_clear (&w->link_slab);
+  g_clear_pointer (&w->link_slow, dl_word_map_free);
+  g_clear_pointer (&w->msg_extras, dl_word_map_free);
   if (!w->msgs.slabs)
     return;
   for (guint i = 0; i < dl_slab_carved (&w->bodies); i++)
@@ -386,7 +388,6 @@ sim_net_free (SimWorld *w)
   w->last_body = NULL;
   dl_slab_clear (&w->bodies);
   dl_slab_clear (&w->msgs);
-  g_clear_pointer (&w->msg_extras, dl_word_map_free);
 }
 
 static DlTime
@@ -1275,7 +1276,7 @@ sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
   l->pending = TRUE;
   l->gen++;
   w->link_setups++;
-  l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, l->extra_setup), ev_link_up, w,
+  l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, sim_link_extra_setup (w, l)), ev_link_up, w,
                                         ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
 }
 

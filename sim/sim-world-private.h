@@ -72,13 +72,15 @@ typedef struct {
 } Node;
 
 /* A link between two peers: one a pair, made at its first use and kept as
- * long as the world (half a million at 1 000 peers); 64 bytes, one cache
- * line of its 64-byte aligned slabs.  What only a few links ever hold
- * waits elsewhere: a close notice behind the messages in flight
- * (SimWorld.close_waits, flagged in waits). */
+ * long as the world (half a million at 1 000 peers); 56 bytes.  What only
+ * a few links ever hold waits elsewhere: a close notice behind the
+ * messages in flight (SimWorld.close_waits, flagged in waits), a
+ * link-slow action's extra setup time (SimWorld.link_slow, flagged in
+ * slow). */
 typedef struct {
   guint8 obj : 2;         /* bit side: that side holds a link object (sim_link_obj) */
   bool up : 1, dead : 1, never : 1, pending : 1, failed : 1;
+  bool slow : 1;          /* a link-slow action's delay waits in SimWorld.link_slow */
   guint8 waits : 2;       /* bit side: sharing = fair, by the closer's side, its close notice waits
                              for what it sent before the close to leave (SimWorld.close_waits) */
   guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
@@ -86,12 +88,11 @@ typedef struct {
                                channel, the head in flight and the rest behind it (MsgRef) */
   guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
                              new connection) */
-  DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
 } Link;
 
-G_STATIC_ASSERT (sizeof (Link) == 64);
+G_STATIC_ASSERT (sizeof (Link) == 56);
 
 /* whether side `side` of l holds a link object, and setting it */
 static inline gboolean
@@ -181,6 +182,8 @@ struct SimWorld {
   GPtrArray *close_notes;   /* every link close notice sent (sim-net.c), freed with the world */
   DlWordMap *close_waits;   /* (Link*, closer's side) (in the key word) -> its close notice waiting
                                behind the messages in flight (Link.waits; sim-net.c) */
+  DlWordMap *link_slow;     /* Link* (in the key word) -> a link-slow action's extra setup time
+                               (Link.slow; NULL until one comes) */
   LearnPartition *partition;
   LearnWeights *initial;
   GArray *drop_rules, *delay_rules;   /* Rule */
@@ -240,6 +243,27 @@ sim_world_stream (const SimWorld *w, const char *name, int64_t node)
   if (w->reseed_salt)
     dl_random_reseed (r, w->reseed_salt);
   return r;
+}
+
+/* a link-slow action's extra setup time for l (0: none), and setting it */
+static inline DlTime
+sim_link_extra_setup (const SimWorld *w, const Link *l)
+{
+  return l->slow ? (DlTime) (uintptr_t) dl_word_map_lookup (w->link_slow, (uint64_t) (uintptr_t) l) : 0;
+}
+
+static inline void
+sim_link_set_extra_setup (SimWorld *w, Link *l, DlTime extra)
+{
+  if (!l->slow && extra == 0)
+    return;
+  if (!w->link_slow)
+    w->link_slow = dl_word_map_new (NULL);
+  if (l->slow)
+    dl_word_map_steal (w->link_slow, (uint64_t) (uintptr_t) l);
+  l->slow = extra != 0;
+  if (extra != 0)
+    dl_word_map_insert (w->link_slow, (uint64_t) (uintptr_t) l, (gpointer) (uintptr_t) extra);
 }
 
 static inline Node *
