@@ -9,7 +9,11 @@
  * scale` ran 15-20 % faster (docs/performance.md, "World").  The bound keeps
  * a few far ids (a round of 10 among 10 000 peers) from making the array
  * large: with a floor of 1 024 ids instead of 64, 10 000 peers in rounds
- * of 10 peaked at 188 MiB instead of 141.  Shape: dl_id_map_init / dl_id_map_clear on an embedded struct. */
+ * of 10 peaked at 188 MiB instead of 141.  A narrow map
+ * (dl_id_map_init_narrow) holds non-zero 32-bit values instead, 4 bytes an
+ * id in the array: the world's nodes' maps of links (a record's index),
+ * a million entries at 1 000 peers.  Shape: dl_id_map_init (or
+ * _init_narrow) / dl_id_map_clear on an embedded struct. */
 #pragma once
 
 #include "base/dl-wordmap.h"
@@ -22,13 +26,20 @@ G_BEGIN_DECLS
 #define DL_ID_MAP_DENSE_MIN 64   /* ids the array may always cover */
 
 typedef struct {
-  gpointer *dense;   /* id -> value (NULL: none), for id < n_dense */
+  union {
+    gpointer *dense;   /* id -> value (NULL: none), for id < n_dense */
+    guint32 *dense32;  /* a narrow map's (0: none) */
+  };
   guint n_dense;
   DlWordMap *far;    /* the ids >= n_dense; NULL until one comes */
   guint size;
+  gboolean narrow;
 } DlIdMap;
 
 void dl_id_map_init (DlIdMap *m);
+/* A map of 32-bit values (not 0), used only through the *32 functions
+ * below and those that take no value (clear, remove_all, size). */
+void dl_id_map_init_narrow (DlIdMap *m);
 /* Frees the storage (not the values). */
 void dl_id_map_clear (DlIdMap *m);
 /* Empties the map (keeps the storage; the values are not freed). */
@@ -46,12 +57,25 @@ dl_id_map_lookup (const DlIdMap *m, uint32_t id)
   return m->far ? dl_word_map_lookup (m->far, id) : NULL;
 }
 
+/* a narrow map's lookup: id's value, 0 if none */
+static inline guint32
+dl_id_map_lookup32 (const DlIdMap *m, uint32_t id)
+{
+  if (id < m->n_dense)
+    return m->dense32[id];
+  return m->far ? (guint32) (uintptr_t) dl_word_map_lookup (m->far, id) : 0;
+}
+
+/* a narrow map's insert (value not 0) and steal (0: none) */
+void dl_id_map_insert32 (DlIdMap *m, uint32_t id, guint32 value);
+guint32 dl_id_map_steal32 (DlIdMap *m, uint32_t id);
+
 /* Starts loading id's entry (a hint: changes nothing). */
 static inline void
 dl_id_map_prefetch (const DlIdMap *m, uint32_t id)
 {
   if (id < m->n_dense)
-    __builtin_prefetch (&m->dense[id]);
+    __builtin_prefetch (m->narrow ? (const void *) &m->dense32[id] : (const void *) &m->dense[id]);
   else if (m->far)
     dl_word_map_prefetch (m->far, id);
 }
@@ -60,6 +84,8 @@ dl_id_map_prefetch (const DlIdMap *m, uint32_t id)
  * map must not change meanwhile.  The order depends on the ids and the
  * insertion history only. */
 gboolean dl_id_map_next (const DlIdMap *m, guint *at, uint32_t *id, gpointer *value);
+/* a narrow map's (value may be NULL) */
+gboolean dl_id_map_next32 (const DlIdMap *m, guint *at, uint32_t *id, guint32 *value);
 
 static inline guint
 dl_id_map_size (const DlIdMap *m)

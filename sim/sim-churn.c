@@ -24,6 +24,7 @@ sim_ensure_node (SimWorld *w, ProtoNodeId id)
   if (n)
     return n;
   n = g_new0 (Node, 1);
+  dl_id_map_init_narrow (&n->links);
   n->id = id;
   n->status = NODE_ABSENT;
   n->slow = 1;
@@ -187,7 +188,7 @@ depart (SimWorld *w, ProtoNodeId id, gboolean crash)
   /* its links close: the other sides notice a graceful close, not a crash */
   GArray *others = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   uint32_t o;
-  for (guint at = 0; dl_id_map_next (&n->links, &at, &o, NULL);)
+  for (guint at = 0; dl_id_map_next32 (&n->links, &at, &o, NULL);)
     g_array_append_val (others, o);
   uint64_t key;
   for (guint at = 0; dl_word_map_next (w->links, &at, &key, NULL);)
@@ -230,11 +231,11 @@ is_fault (SimActionKind k)
 }
 
 static void
-heal_link (Link *l)
+heal_link (SimWorld *w, Link *l)
 {
   l->never = FALSE;
   l->dead = FALSE;
-  l->extra_setup = 0;
+  sim_link_set_extra_setup (w, l, 0);
 }
 
 /* `heal all`: the liveness phase begins (sim-props.h, sim_props_heal).  The
@@ -258,14 +259,14 @@ heal_all (SimWorld *w)
         continue;
       n->slow = 1;
       uint32_t id;
-      gpointer v;
-      for (guint at = 0; dl_id_map_next (&n->links, &at, &id, &v);)
-        heal_link (v);
+      guint32 ref;
+      for (guint at = 0; dl_id_map_next32 (&n->links, &at, &id, &ref);)
+        heal_link (w, sim_link_at (w, ref));
     }
   uint64_t key;
   gpointer v;
   for (guint at = 0; w->links && dl_word_map_next (w->links, &at, &key, &v);)
-    heal_link (v);
+    heal_link (w, v);
   sim_props_heal (w->props, sim_engine_now (w->engine));
   sim_fact (w, PROTO_NO_NODE, PROTO_NO_NODE, "heal", "all: the liveness phase begins");
 }
@@ -407,7 +408,7 @@ run_action (SimWorld *w, const SimAction *a)
     case SIM_ACT_LINK_SLOW:
       {
         Link *l = sim_link_get (w, a->a, a->b, TRUE);
-        l->extra_setup = a->delay;
+        sim_link_set_extra_setup (w, l, a->delay);
         sim_fact (w, a->a, a->b, "link-slow", NULL);
         break;
       }

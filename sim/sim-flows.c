@@ -103,6 +103,8 @@ typedef struct {
   guint8 capped : 1;    /* in the last solve: fixed at its cap */
   guint8 ramp : 1;      /* its next event is its window's growth, not its completion */
   guint8 tail : 1;      /* win is a FlowTail: out of slow start, or not solved yet */
+  guint8 kept : 1;      /* in a whole solve, from prepare to settle_flow: its next event
+                           stood before it, and its rate has not moved (fix_flow) */
   guint8 kind;          /* a FlowTail not solved yet: its growth (kinds) */
 } Flow;
 
@@ -215,9 +217,10 @@ struct SimFlows {
   guint live;
   guint64 solved;
   /* a solve's scratch, kept between solves */
-  GArray *comp_res, *comp_flows;   /* guint32 */
-  GArray *comp_rate;               /* double: comp_flows' rates before the solve
-                                      (-1: its bytes left already counted) */
+  GArray *comp_res;                /* guint32: the components' resources, in the walk's
+                                      order (their flows: comp_next) */
+  guint comp_nflows;               /* their flows */
+  GArray *cancelled;               /* guint32: sim_flows_cancel's flows */
   GArray *rheap;                   /* ResKey: min-heap by (share, res) */
   GArray *caps;                    /* ResKey: the ramping flows' caps, sorted */
   guint windowed;                  /* live flows with a window */
@@ -289,8 +292,7 @@ sim_flows_new (void)
   f->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
   f->comp_res = g_array_new (FALSE, FALSE, sizeof (guint32));
-  f->comp_flows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  f->comp_rate = g_array_new (FALSE, FALSE, sizeof (double));
+  f->cancelled = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->rheap = g_array_new (FALSE, FALSE, sizeof (ResKey));
   f->caps = g_array_new (FALSE, FALSE, sizeof (ResKey));
   f->iheap = g_array_new (FALSE, FALSE, sizeof (IEnt));
@@ -318,8 +320,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
   g_array_unref (f->comp_res);
-  g_array_unref (f->comp_flows);
-  g_array_unref (f->comp_rate);
+  g_array_unref (f->cancelled);
   g_array_unref (f->rheap);
   g_array_unref (f->caps);
   g_array_unref (f->iheap);
@@ -913,13 +914,13 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
     return 0;
   guint n = 0;
   Res *y = res_at (f, res);
-  g_array_set_size (f->comp_flows, 0);   /* (its flows first: leaving, they move the others' slots) */
+  g_array_set_size (f->cancelled, 0);   /* (its flows first: leaving, they move the others' slots) */
   for (guint32 s = 0; s < y->len; s++)
     if (y->slots[s].flow != NONE)
-      g_array_append_val (f->comp_flows, y->slots[s].flow);
-  for (guint i = 0; i < f->comp_flows->len; i++, n++)
+      g_array_append_val (f->cancelled, y->slots[s].flow);
+  for (guint i = 0; i < f->cancelled->len; i++, n++)
     {
-      guint32 j = g_array_index (f->comp_flows, guint32, i);
+      guint32 j = g_array_index (f->cancelled, guint32, i);
       Flow *x = flow_at (f, j);
       guint64 u = x->user;
       g_array_append_val (users, u);
@@ -927,7 +928,7 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
         heap_remove (f, j);
       unlink_flow (f, j);
     }
-  g_array_set_size (f->comp_flows, 0);
+  g_array_set_size (f->cancelled, 0);
   for (guint i = 0; i < f->held->len;)
     {
       Held *h = &g_array_index (f->held, Held, i);
@@ -1077,17 +1078,17 @@ recount (Flow *x, double rate, DlTime now)
 }
 
 /* The components that hold a dirty resource, in a breadth-first walk:
- * their resources in comp_res (the dirty ones first), their flows in
- * comp_flows. */
+ * their resources in comp_res (the dirty ones first), the number of
+ * their flows in comp_nflows.  The flows are not listed (4 bytes a flow,
+ * every flow at all-to-all): comp_next finds them again, in the order
+ * this walk found them. */
 static void
 collect_components (SimFlows *f, guint32 epoch)
 {
-  /* (room for every resource and every live flow: written in place; the
-     whole-component walk, the fallback when the incremental solve would
-     cost more) */
+  /* (room for every resource: written in place; the whole-component
+     walk, the fallback when the incremental solve would cost more) */
   g_array_set_size (f->comp_res, f->res->len);
-  g_array_set_size (f->comp_flows, f->live);
-  guint32 *res = (guint32 *) (void *) f->comp_res->data, *flows = (guint32 *) (void *) f->comp_flows->data;
+  guint32 *res = (guint32 *) (void *) f->comp_res->data;
   guint nres = 0, nflows = 0;
   for (guint i = 0; i < f->dirty->len; i++)
     {
@@ -1112,7 +1113,7 @@ collect_components (SimFlows *f, guint32 epoch)
           if (x->mark != epoch)
             {
               x->mark = epoch;
-              flows[nflows++] = e->flow;
+              nflows++;
               guint32 o = e->other;
               if (o != NONE && res_at (f, o)->mark != epoch)
                 {
@@ -1123,15 +1124,57 @@ collect_components (SimFlows *f, guint32 epoch)
         }
     }
   g_array_set_size (f->comp_res, nres);
-  g_array_set_size (f->comp_flows, nflows);
+  f->comp_nflows = nflows;
+}
+
+/* A walk over the components' flows (collect_components): each once, in
+ * the order its walk found them, its resources' slots in order.  A fresh
+ * epoch marks the flows seen; nothing may change the slots meanwhile. */
+typedef struct {
+  guint ri;             /* the resource in comp_res */
+  guint32 si;           /* the next slot in it */
+  guint32 epoch;
+} CompIter;
+
+static void
+comp_iter_init (SimFlows *f, CompIter *it)
+{
+  *it = (CompIter) { 0, 0, ++f->epoch };
+}
+
+static gboolean
+comp_next (SimFlows *f, CompIter *it, guint32 *out)
+{
+  for (; it->ri < f->comp_res->len; it->ri++, it->si = 0)
+    {
+      const Res *y = res_at (f, g_array_index (f->comp_res, guint32, it->ri));
+      while (it->si < y->len)
+        {
+          guint32 j = y->slots[it->si++].flow;
+          if (j != NONE && flow_at (f, j)->mark != it->epoch)
+            {
+              flow_at (f, j)->mark = it->epoch;
+              *out = j;
+              return TRUE;
+            }
+        }
+    }
+  return FALSE;
 }
 
 /* Fixes flow y (of weight w) at rate: it leaves the resources it crosses
- * but skip (the one being saturated, or NONE). */
+ * but skip (the one being saturated, or NONE).  A kept flow whose rate
+ * moves has its bytes left counted at its old rate up to now here, as
+ * settle_flow would with that rate, which is not kept elsewhere. */
 static void
-fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip)
+fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip, DlTime now)
 {
   y->fixed = TRUE;
+  if (y->kept && rate != y->rate)
+    {
+      recount (y, y->rate, now);
+      y->kept = FALSE;
+    }
   y->rate = rate;
   for (int k = 0; k < 2; k++)
     {
@@ -1166,7 +1209,7 @@ res_wextra (SimFlows *f, const Res *x)
  * each ramping flow's cap as a limit of its own (at the level cap /
  * weight). */
 static void
-fill (SimFlows *f)
+fill (SimFlows *f, DlTime now)
 {
   g_array_set_size (f->rheap, 0);
   g_array_set_size (f->caps, 0);
@@ -1178,9 +1221,10 @@ fill (SimFlows *f)
       x->wextra = res_wextra (f, x);
       x->key = INFINITY;   /* (until it saturates) */
     }
-  for (guint i = 0; i < f->comp_flows->len; i++)
+  CompIter it;
+  comp_iter_init (f, &it);
+  for (guint32 j; comp_next (f, &it, &j);)
     {
-      guint32 j = g_array_index (f->comp_flows, guint32, i);
       Flow *y = flow_at (f, j);
       if (y->ramping)
         g_array_append_val (f->caps, ((ResKey) { flow_cwnd (f, y) / (double) flow_rtt (f, y) / flow_weight (f, y), NONE,
@@ -1201,7 +1245,7 @@ fill (SimFlows *f)
           Flow *y = flow_at (f, k.flow - 1);
           if (!y->fixed)
             {
-              fix_flow (f, y, flow_cwnd (f, y) / (double) flow_rtt (f, y), flow_weight (f, y), NONE);
+              fix_flow (f, y, flow_cwnd (f, y) / (double) flow_rtt (f, y), flow_weight (f, y), NONE, now);
               y->capped = TRUE;
             }
           continue;
@@ -1223,7 +1267,7 @@ fill (SimFlows *f)
           if (!y->fixed)
             {
               double w = flow_weight (f, y);
-              fix_flow (f, y, share * w, w, k.res);
+              fix_flow (f, y, share * w, w, k.res, now);
             }
         }
       x->unfixed = 0;
@@ -1773,17 +1817,17 @@ prepare_flow (SimFlows *f, guint32 j, DlTime now)
   return -1;
 }
 
-/* prepare_flow for each flow of the components collected, their rates
- * then in comp_rate */
-static double *
+/* prepare_flow for each flow of the components collected; those whose
+ * next event stands are kept (Flow.kept: their rate then is the one
+ * they hold until fix_flow moves it, 8 bytes a flow not copied aside) */
+static void
 prepare (SimFlows *f, DlTime now)
 {
-  g_array_set_size (f->comp_rate, f->comp_flows->len);
   g_array_set_size (f->unramped, 0);
-  double *was = (double *) (void *) f->comp_rate->data;
-  for (guint i = 0; i < f->comp_flows->len; i++)
-    was[i] = prepare_flow (f, g_array_index (f->comp_flows, guint32, i), now);
-  return was;
+  CompIter it;
+  comp_iter_init (f, &it);
+  for (guint32 j; comp_next (f, &it, &j);)
+    flow_at (f, j)->kept = prepare_flow (f, j, now) >= 0;
 }
 
 /* After the solve, flow j, whose rate was `was` before it (incr: the
@@ -1892,11 +1936,20 @@ static void
 solve_whole (SimFlows *f, DlTime now)
 {
   collect_components (f, ++f->epoch);
-  const double *was = prepare (f, now);
-  fill (f);
-  f->solved += f->comp_flows->len;
-  for (guint i = 0; i < f->comp_flows->len; i++)
-    settle_flow (f, g_array_index (f->comp_flows, guint32, i), now, was[i], FALSE);
+  prepare (f, now);
+  fill (f, now);
+  f->solved += f->comp_nflows;
+  CompIter it;
+  comp_iter_init (f, &it);
+  for (guint32 j; comp_next (f, &it, &j);)
+    {
+      Flow *x = flow_at (f, j);
+      /* kept: its rate did not move (a rate that moved was counted in
+       * fix_flow, as -1 says: nothing more to count) */
+      double was = x->kept ? x->rate : -1;
+      x->kept = FALSE;
+      settle_flow (f, j, now, was, FALSE);
+    }
 }
 
 void
@@ -1936,7 +1989,7 @@ check_from_scratch (SimFlows *f, GString *why)
         g_array_append_val (f->dirty, r);
     }
   collect_components (f, ++f->epoch);
-  fill (f);
+  fill (f, 0);   /* (no flow is kept outside a whole solve: fix_flow counts nothing) */
   gboolean ok = TRUE;
   for (guint32 i = 0; i < nf && ok; i++)
     if (flow_at (f, i)->live && flow_at (f, i)->rate != rate[i])

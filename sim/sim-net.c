@@ -66,7 +66,8 @@ pair_key (ProtoNodeId a, ProtoNodeId b)
 }
 
 /* A link is kept in both its nodes' maps (a node's links are one small
- * array by the other's id: at 1 000 peers all-to-all, 8 KiB a node, read
+ * array by the other's id, of the records' indices + 1 (a narrow map):
+ * at 1 000 peers all-to-all, 4 KiB a node, read
  * in order when a peer sends to all, where one table of half a million
  * pairs missed the cache at every lookup); or, made before one of its
  * nodes existed (a timeline action names a later peer), in the world's
@@ -75,20 +76,22 @@ Link *
 sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create)
 {
   Node *na = sim_node_at (w, a);
-  Link *l = na ? dl_id_map_lookup (&na->links, b) : NULL;
-  if (l)
-    return l;
+  guint32 ref = na ? dl_id_map_lookup32 (&na->links, b) : 0;
+  if (ref)
+    return sim_link_at (w, ref);
   guint64 k = pair_key (a, b);
+  Link *l = NULL;
   if (dl_word_map_size (w->links))
     l = dl_word_map_lookup (w->links, k);
   if (!l && create)
     {
-      l = dl_slab_take (&w->link_slab);
+      guint32 idx;
+      l = dl_slab_take_index (&w->link_slab, &idx);
       Node *nb = sim_node_at (w, b);
       if (na && nb)
         {
-          dl_id_map_insert (&na->links, b, l);
-          dl_id_map_insert (&nb->links, a, l);
+          dl_id_map_insert32 (&na->links, b, idx + 1);
+          dl_id_map_insert32 (&nb->links, a, idx + 1);
         }
       else
         dl_word_map_insert (w->links, k, l);
@@ -109,9 +112,9 @@ sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia vi
     dl_id_map_prefetch (&n->links, to);
   else
     {
-      Link *l = dl_id_map_lookup (&n->links, to);
-      if (l)
-        __builtin_prefetch (l, 1);
+      guint32 ref = dl_id_map_lookup32 (&n->links, to);
+      if (ref)
+        __builtin_prefetch (sim_link_at (w, ref), 1);
     }
 }
 
@@ -206,21 +209,37 @@ static void rates_init (SimWorld *w);
 /* With the engine: the network's records, and the engine's hints for its
  * events.  A message's arrival and delivery each read its record first, a
  * cache miss when a million are in flight: the engine loads it one event
- * ahead, for the arrival only the fields it reads (from `bytes` to `to`). */
+ * ahead, for the arrival only the fields it reads (from `bytes_lo` to
+ * `bytes_hi`). */
 void
 sim_net_init (SimWorld *w)
 {
   dl_slab_init (&w->msgs, sizeof (Msg), MSG_SLAB);
   dl_slab_init (&w->bodies, sizeof (MsgBody), BODY_SLAB);
   dl_slab_init (&w->link_slab, sizeof (Link), LINK_SLAB);
-  sim_engine_prefetch_arg (w->engine, ev_arrive, offsetof (Msg, bytes),
-                           offsetof (Msg, to) + sizeof (ProtoNodeId) - offsetof (Msg, bytes));
+  sim_engine_prefetch_arg (w->engine, ev_arrive, offsetof (Msg, bytes_lo),
+                           offsetof (Msg, bytes_hi) + 1 - offsetof (Msg, bytes_lo));
   sim_engine_prefetch_arg (w->engine, ev_deliver, 0, sizeof (Msg));
   if (!w->cfg.sharing_fifo)
     w->flows = sim_flows_new ();
   if (w->flows && w->cfg.transport != SIM_TRANSPORT_FLUID)
     sim_flows_set_timeouts (w->flows, w->cfg.min_rto, w->cfg.queue_bdp, w->cfg.mss_bytes + w->cfg.header_bytes);
   rates_init (w);
+}
+
+/* m's wire bytes: 40 bits, in two fields (a Msg is 48 bytes) */
+static inline gsize
+msg_bytes (const Msg *m)
+{
+  return (gsize) m->bytes_lo | ((gsize) m->bytes_hi << 32);
+}
+
+static inline void
+msg_set_bytes (Msg *m, gsize bytes)
+{
+  g_assert (bytes >> 40 == 0);
+  m->bytes_lo = (guint32) bytes;
+  m->bytes_hi = (guint8) (bytes >> 32);
 }
 
 static Msg *
@@ -306,10 +325,35 @@ sim_net_msg_view (const Msg *m, ProtoMsg *tmp)
   return tmp;
 }
 
+/* A delay rule's extra for m (sharing = fair), kept by its idx: few
+ * messages have one, and a Msg has no room for it */
+static void
+msg_set_extra (SimWorld *w, Msg *m, DlTime extra)
+{
+  if (extra == 0)
+    return;
+  if (!w->msg_extras)
+    w->msg_extras = dl_word_map_new (NULL);
+  m->extra = 1;
+  dl_word_map_insert (w->msg_extras, m->idx, (gpointer) (uintptr_t) extra);
+}
+
+/* m's extra, 0 if none, which m no longer keeps */
+static DlTime
+msg_take_extra (SimWorld *w, Msg *m)
+{
+  if (!m->extra)
+    return 0;
+  m->extra = 0;
+  return (DlTime) (uintptr_t) dl_word_map_steal (w->msg_extras, m->idx);
+}
+
 /* A message delivered, lost, or that never went in flight. */
 static void
 msg_drop (SimWorld *w, Msg *m)
 {
+  if (m->extra)
+    msg_take_extra (w, m);
   if (m->body)
     body_release (w, m->body);
   m->live = 0;
@@ -331,6 +375,8 @@ sim_net_free (SimWorld *w)
   g_clear_pointer (&w->rates_by_peer, g_array_unref);
   g_clear_pointer (&w->rates_by_time, g_array_unref);
   dl_slab_clear (&w->link_slab);
+  g_clear_pointer (&w->link_slow, dl_word_map_free);
+  g_clear_pointer (&w->msg_extras, dl_word_map_free);
   if (!w->msgs.slabs)
     return;
   for (guint i = 0; i < dl_slab_carved (&w->bodies); i++)
@@ -404,13 +450,14 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   m->to = to;
   m->via = via;
   m->node = msg->node;
-  m->bytes = wire_size (w, msg);
+  gsize bytes = wire_size (w, msg);
+  msg_set_bytes (m, bytes);
   w->result.messages++;
-  w->result.bytes += m->bytes;
+  w->result.bytes += bytes;
   if (from != PROTO_SERVER && !m->internal)
-    sim_node_at (w, from)->bytes_sent += m->bytes;
+    sim_node_at (w, from)->bytes_sent += bytes;
   if (w->rec.traffic)
-    w->rec.traffic (w->rec.user_data, msg->type, m->bytes);
+    w->rec.traffic (w->rec.user_data, msg->type, bytes);
   m->body = body_take (w, msg);
 
   Link *l = NULL;
@@ -691,7 +738,7 @@ store_and_forward (const SimWorld *w, const Msg *m)
   Node *dst = w->cfg.transport == SIM_TRANSPORT_FLUID ? NULL : sim_node_at ((SimWorld *) w, m->to);
   if (!dst || m->to == PROTO_SERVER || m->from == PROTO_SERVER)
     return 0;
-  return tx_time (MIN (wire_bytes (w, m->bytes), w->cfg.mss_bytes + w->cfg.header_bytes), dst->down_bps);
+  return tx_time (MIN (wire_bytes (w, msg_bytes (m)), w->cfg.mss_bytes + w->cfg.header_bytes), dst->down_bps);
 }
 
 /* m's flow has left with window cwnd: its connection keeps it */
@@ -722,13 +769,13 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
   guint32 *q = channel_queue (w, m, l, &tail);
   if (q && *q == msg_ref (m))
     {
-      *q = msg_ref (m->next);
+      *q = m->next;
       if (!*q)
         *tail = 0;
       else
-        flow_start (w, m->next);
+        flow_start (w, msg_of (w, m->next));
     }
-  m->next = NULL;
+  m->next = 0;
   sim_engine_schedule_at (w->engine, t, ev_deliver, w, (uint64_t) (uintptr_t) m);
   int side = sim_link_side (m->from, m->to);
   if (l && q && !*q && (l->waits >> side) & 1)
@@ -752,10 +799,10 @@ flow_start (SimWorld *w, Msg *m)
   /* the round trip: the latency m pays, both ways (wire_done holds it); a
    * delay rule holds the message, not its ACKs, and its extra makes the
    * message D later, not every round trip of its slow start */
-  DlTime now = sim_engine_now (w->engine), lat = m->wire_done - m->extra, rtt = dl_time_add (lat, lat);
+  DlTime now = sim_engine_now (w->engine), lat = m->wire_done - msg_take_extra (w, m), rtt = dl_time_add (lat, lat);
   SimFlowsWindow win;
   gboolean ss = conn_window (w, m, NULL, now, rtt, &win);
-  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, m->bytes), m->idx, ss ? &win : NULL);
+  sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, msg_bytes (m)), m->idx, ss ? &win : NULL);
   flows_tick_now (w);
 }
 
@@ -936,13 +983,13 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
       guint32 *q = channel_queue (w, m, l, &tail);
       Msg *x = q && *q == msg_ref (m) ? m : NULL;
       if (!x)
-        x = m, m->next = NULL;   /* a message outside any queue */
+        x = m, m->next = 0;   /* a message outside any queue */
       else
         *q = *tail = 0;
       while (x)
         {
-          Msg *nx = x->next;
-          x->next = NULL;
+          Msg *nx = msg_of (w, x->next);
+          x->next = 0;
           x->wire_done = DL_TIME_NEVER;   /* never fully left the uplink */
           sim_engine_schedule_at (w->engine, now, ev_deliver, w, (uint64_t) (uintptr_t) x);
           x = nx;
@@ -973,14 +1020,14 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
     {
       DlRandom *r = src ? src->rng_net : w->rng_links;
       m->wire_done = dl_time_add (dl_dist_sample_time (latency_of (w, from, m->to, via, FALSE), r), extra);
-      m->extra = extra;
+      msg_set_extra (w, m, extra);
       w->in_flight++;
       guint32 *tail = NULL;
       guint32 *q = channel_queue (w, m, l, &tail);
-      m->next = NULL;
+      m->next = 0;
       if (q && *q)
         {
-          msg_of (w, *tail)->next = m;   /* behind the channel's message in flight */
+          msg_of (w, *tail)->next = msg_ref (m);   /* behind the channel's message in flight */
           *tail = msg_ref (m);
           return;
         }
@@ -992,7 +1039,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   if (src)
     {
       DlTime start = MAX (now, src->up_free);
-      src->up_free = serialized_at (src, 0, start, wire_bytes (w, m->bytes));
+      src->up_free = serialized_at (src, 0, start, wire_bytes (w, msg_bytes (m)));
       t = src->up_free;
     }
   else if (m->internal)
@@ -1000,7 +1047,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
       /* a replica's uplink to the others: a crash loses what has not left it */
       SimServer *sv = &w->servers[proto_replica_index (from)];
       DlTime start = MAX (now, sv->up_free);
-      sv->up_free = dl_time_add (start, tx_time (m->bytes, w->cfg.replica_uplink_bps));
+      sv->up_free = dl_time_add (start, tx_time (msg_bytes (m), w->cfg.replica_uplink_bps));
       t = sv->up_free;
     }
   m->wire_done = t;
@@ -1032,7 +1079,7 @@ sim_net_close_stream (SimWorld *w, Node *n)
   m->close = TRUE;
   m->stream = n->stream;
   /* no body: a close frame carries no message */
-  m->bytes = CLOSE_FRAME_BYTES;
+  msg_set_bytes (m, CLOSE_FRAME_BYTES);
   schedule_msg (w, m, NULL, 0);
 }
 
@@ -1046,7 +1093,7 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
   if (dst)
     {
       DlTime start = MAX (t, dst->down_free);
-      dst->down_free = serialized_at (dst, 1, start, wire_bytes (w, m->bytes));
+      dst->down_free = serialized_at (dst, 1, start, wire_bytes (w, msg_bytes (m)));
       t = dst->down_free;
     }
   sim_engine_schedule_at (e, t, ev_deliver, w, arg);
@@ -1229,7 +1276,7 @@ sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
   l->pending = TRUE;
   l->gen++;
   w->link_setups++;
-  l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, l->extra_setup), ev_link_up, w,
+  l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, sim_link_extra_setup (w, l)), ev_link_up, w,
                                         ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
 }
 

@@ -61,7 +61,8 @@ typedef struct {
   gboolean stream_down;   /* its stream is closed or broken (a replica crashed, a reconnect pending) */
   guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
   guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
-  DlIdMap links;          /* the other end -> Link*, for every link it has (sim_link_get) */
+  DlIdMap links;          /* the other end -> its Link's index + 1 (narrow, sim_link_at), for
+                             every link it has (sim_link_get) */
   guint32 stream_q[2], stream_q_tail[2];  /* sharing = fair (MsgRef): its coordinator stream's
                                              messages to [0] and from [1] the coordinator, the head
                                              in flight and the rest behind it (one WebSocket) */
@@ -71,13 +72,15 @@ typedef struct {
 } Node;
 
 /* A link between two peers: one a pair, made at its first use and kept as
- * long as the world (half a million at 1 000 peers); 64 bytes, one cache
- * line of its 64-byte aligned slabs.  What only a few links ever hold
- * waits elsewhere: a close notice behind the messages in flight
- * (SimWorld.close_waits, flagged in waits). */
+ * long as the world (half a million at 1 000 peers); 56 bytes.  What only
+ * a few links ever hold waits elsewhere: a close notice behind the
+ * messages in flight (SimWorld.close_waits, flagged in waits), a
+ * link-slow action's extra setup time (SimWorld.link_slow, flagged in
+ * slow). */
 typedef struct {
   guint8 obj : 2;         /* bit side: that side holds a link object (sim_link_obj) */
   bool up : 1, dead : 1, never : 1, pending : 1, failed : 1;
+  bool slow : 1;          /* a link-slow action's delay waits in SimWorld.link_slow */
   guint8 waits : 2;       /* bit side: sharing = fair, by the closer's side, its close notice waits
                              for what it sent before the close to leave (SimWorld.close_waits) */
   guint32 gen;            /* connection attempts so far: a close notice of an earlier one is stale */
@@ -85,12 +88,11 @@ typedef struct {
                                channel, the head in flight and the rest behind it (MsgRef) */
   guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
                              new connection) */
-  DlTime extra_setup;     /* link-slow */
   SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
 } Link;
 
-G_STATIC_ASSERT (sizeof (Link) == 64);
+G_STATIC_ASSERT (sizeof (Link) == 56);
 
 /* whether side `side` of l holds a link object, and setting it */
 static inline gboolean
@@ -118,13 +120,12 @@ struct MsgBody {
 };
 
 typedef struct Msg Msg;
-struct Msg {   /* (ordered so that one byte is padded: a million can be in flight; 64
-                  bytes, one cache line of its 64-byte aligned slabs) */
+struct Msg {   /* (48 bytes: a million can be in flight; the first 12 are the free
+                  list's when it is free, dl_slab_take_index) */
   MsgBody *body;      /* what it says, shared (sim_net_msg_view); NULL: a close frame */
-  gsize bytes;
   DlTime wire_done;   /* its last byte left the sender's uplink; with sharing = fair, until then
                          the latency (and a delay rule's extra) it pays after that */
-  Msg *next;          /* sharing = fair: the next message behind it on its channel */
+  guint32 bytes_lo;   /* its wire bytes (sim_msg_bytes), the low 32 bits; bytes_hi the next 8 */
   ProtoNodeId node;   /* its own ProtoMsg's node (the body's is not read) */
   ProtoNodeId from, to;
   union {
@@ -133,6 +134,8 @@ struct Msg {   /* (ordered so that one byte is padded: a million can be in fligh
   };
   guint32 idx;        /* its record's index in the slabs (dl_slab_at): its flow's user, and
                          idx + 1 its MsgRef (a queue's 32-bit link to it; 0: none) */
+  guint32 next;       /* sharing = fair: the next message behind it on its channel (MsgRef) */
+  guint8 bytes_hi;
   guint8 via;         /* ProtoVia */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
   guint8 close : 1;   /* not a message: the stream's close frame (graceful close) */
@@ -140,11 +143,12 @@ struct Msg {   /* (ordered so that one byte is padded: a million can be in fligh
   guint8 live : 1;    /* taken from the slabs and not yet freed */
   guint8 doomed : 1;  /* on a link whose receiver had destroyed its end when it was sent (its
                          close notice still on the way): lost when it arrives */
-  DlTime extra;       /* with sharing = fair: a delay rule's extra, in wire_done until it has
-                         left, which its round trip leaves out (flow_start) */
+  guint8 extra : 1;   /* with sharing = fair: a delay rule's extra, in wire_done until it has
+                         left, which its round trip leaves out (flow_start), waits in
+                         SimWorld.msg_extras by its idx */
 };
 
-G_STATIC_ASSERT (sizeof (Msg) == 64);
+G_STATIC_ASSERT (sizeof (Msg) == 48);
 G_STATIC_ASSERT (sizeof (MsgBody) == 96);
 
 typedef struct {
@@ -178,6 +182,8 @@ struct SimWorld {
   GPtrArray *close_notes;   /* every link close notice sent (sim-net.c), freed with the world */
   DlWordMap *close_waits;   /* (Link*, closer's side) (in the key word) -> its close notice waiting
                                behind the messages in flight (Link.waits; sim-net.c) */
+  DlWordMap *link_slow;     /* Link* (in the key word) -> a link-slow action's extra setup time
+                               (Link.slow; NULL until one comes) */
   LearnPartition *partition;
   LearnWeights *initial;
   GArray *drop_rules, *delay_rules;   /* Rule */
@@ -196,6 +202,8 @@ struct SimWorld {
   GArray *peer_results;               /* SimPeerResult */
   DlSlab msgs;                        /* the message records (sim-net.c) */
   DlSlab bodies;                      /* their bodies (MsgBody, sim-net.c) */
+  DlWordMap *msg_extras;              /* a message's idx -> its delay rule's extra (Msg.extra;
+                                         NULL until one is kept) */
   MsgBody *last_body;                 /* the last body taken, if it can be shared: the next
                                          message the same apart from its node takes it too */
   guint64 live_bodies;                /* bodies taken and not yet given back (the tests') */
@@ -237,10 +245,38 @@ sim_world_stream (const SimWorld *w, const char *name, int64_t node)
   return r;
 }
 
+/* a link-slow action's extra setup time for l (0: none), and setting it */
+static inline DlTime
+sim_link_extra_setup (const SimWorld *w, const Link *l)
+{
+  return l->slow ? (DlTime) (uintptr_t) dl_word_map_lookup (w->link_slow, (uint64_t) (uintptr_t) l) : 0;
+}
+
+static inline void
+sim_link_set_extra_setup (SimWorld *w, Link *l, DlTime extra)
+{
+  if (!l->slow && extra == 0)
+    return;
+  if (!w->link_slow)
+    w->link_slow = dl_word_map_new (NULL);
+  if (l->slow)
+    dl_word_map_steal (w->link_slow, (uint64_t) (uintptr_t) l);
+  l->slow = extra != 0;
+  if (extra != 0)
+    dl_word_map_insert (w->link_slow, (uint64_t) (uintptr_t) l, (gpointer) (uintptr_t) extra);
+}
+
 static inline Node *
 sim_node_at (const SimWorld *w, ProtoNodeId id)
 {
   return id < w->nodes->len ? g_ptr_array_index (w->nodes, id) : NULL;
+}
+
+/* a node's map's value (its Link's index in link_slab + 1): the Link */
+static inline Link *
+sim_link_at (const SimWorld *w, guint32 ref)
+{
+  return dl_slab_at (&w->link_slab, ref - 1);
 }
 
 /* The world's files in layers: each calls only those below it, none calls

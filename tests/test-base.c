@@ -463,15 +463,52 @@ START_TEST (test_id_set_matches_reference)
 }
 END_TEST
 
+/* the map's insert, steal, lookup and next, by its width (narrow: 32-bit
+ * values, GUINT_TO_POINTER's) */
+static void
+idm_insert (DlIdMap *m, uint32_t id, gpointer v)
+{
+  if (m->narrow)
+    dl_id_map_insert32 (m, id, GPOINTER_TO_UINT (v));
+  else
+    dl_id_map_insert (m, id, v);
+}
+
+static gpointer
+idm_steal (DlIdMap *m, uint32_t id)
+{
+  return m->narrow ? GUINT_TO_POINTER (dl_id_map_steal32 (m, id)) : dl_id_map_steal (m, id);
+}
+
+static gpointer
+idm_lookup (const DlIdMap *m, uint32_t id)
+{
+  return m->narrow ? GUINT_TO_POINTER (dl_id_map_lookup32 (m, id)) : dl_id_map_lookup (m, id);
+}
+
+static gboolean
+idm_next (const DlIdMap *m, guint *at, uint32_t *id, gpointer *v)
+{
+  guint32 v32 = 0;
+  gboolean more = m->narrow ? dl_id_map_next32 (m, at, id, &v32) : dl_id_map_next (m, at, id, v);
+  if (m->narrow)
+    *v = GUINT_TO_POINTER (v32);
+  return more;
+}
+
 /* The id map against GHashTable: inserts, replacements and removals of
  * small ids, ids from 1 024 (beyond the array's bound while the map is
  * small: they move into the array as it grows) and the largest ids, every
- * candidate checked after each step; emptied, then filled again. */
+ * candidate checked after each step; emptied, then filled again.  Loop
+ * _i 0: a map of pointers, 1: a narrow one (32-bit values). */
 START_TEST (test_id_map_matches_reference)
 {
   DlRandom *r = dl_random_new (13, "idmap", DL_RANDOM_NO_NODE);
   DlIdMap m;
-  dl_id_map_init (&m);
+  if (_i)
+    dl_id_map_init_narrow (&m);
+  else
+    dl_id_map_init (&m);
   GHashTable *ref = g_hash_table_new (g_int64_hash, g_int64_equal);
   static gint64 ids[700];
   for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
@@ -486,26 +523,26 @@ START_TEST (test_id_map_matches_reference)
           gint64 *id = &ids[dl_random_below (r, G_N_ELEMENTS (ids))];
           if (dl_random_below (r, 4) == 0)
             {
-              ck_assert_ptr_eq (dl_id_map_steal (&m, (uint32_t) *id), g_hash_table_lookup (ref, id));
+              ck_assert_ptr_eq (idm_steal (&m, (uint32_t) *id), g_hash_table_lookup (ref, id));
               g_hash_table_remove (ref, id);
             }
           else
             {
               gpointer v = GUINT_TO_POINTER (step + 1);
-              dl_id_map_insert (&m, (uint32_t) *id, v);
+              idm_insert (&m, (uint32_t) *id, v);
               g_hash_table_insert (ref, id, v);
             }
           ck_assert_uint_eq (dl_id_map_size (&m), g_hash_table_size (ref));
           if (step % 101 == 0)
             for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
-              ck_assert_ptr_eq (dl_id_map_lookup (&m, (uint32_t) ids[i]), g_hash_table_lookup (ref, &ids[i]));
+              ck_assert_ptr_eq (idm_lookup (&m, (uint32_t) ids[i]), g_hash_table_lookup (ref, &ids[i]));
           moved |= m.n_dense > 1024;
         }
       /* iteration visits each entry once, with its value */
       guint seen = 0;
       uint32_t id;
       gpointer v;
-      for (guint at = 0; dl_id_map_next (&m, &at, &id, &v);)
+      for (guint at = 0; idm_next (&m, &at, &id, &v);)
         {
           gint64 k = id;
           ck_assert_ptr_eq (v, g_hash_table_lookup (ref, &k));
@@ -515,7 +552,7 @@ START_TEST (test_id_map_matches_reference)
       dl_id_map_remove_all (&m);
       g_hash_table_remove_all (ref);
       ck_assert_uint_eq (dl_id_map_size (&m), 0);
-      ck_assert_ptr_null (dl_id_map_lookup (&m, 2));
+      ck_assert_ptr_null (idm_lookup (&m, 2));
     }
   /* the array grew past its first bound (far ids moved into it), and never
    * to the largest ids */
@@ -626,7 +663,7 @@ base_suite (void)
   tc = tcase_create ("wordmap");
   tcase_add_test (tc, test_word_map_matches_reference);
   tcase_add_test (tc, test_id_set_matches_reference);
-  tcase_add_test (tc, test_id_map_matches_reference);
+  tcase_add_loop_test (tc, test_id_map_matches_reference, 0, 2);
   tcase_add_test (tc, test_slab_records);
   tcase_add_test (tc, test_slab_index);
   suite_add_tcase (s, tc);
