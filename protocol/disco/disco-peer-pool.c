@@ -20,13 +20,13 @@
 /* The pool is one table: the link records themselves, in the order
  * they were made (the order of PeerPool's `peers`, which clientHandle and
  * shutdown go through: peer_pool.ts), and pool_index from an id to its
- * record's place + 1, 4 bytes an id (disco-places.h).  (It was a record
+ * record's place + 1, 4 bytes an id (a narrow DlIdMap, base/dl-idmap.h).  (It was a record
  * apart for each link, an array of pointers to them in creation order
  * and an id map to the pointers: 8 bytes a link more, issue 44.) */
 Link *
 _disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other)
 {
-  guint at = disco_places_lookup (&p->pool_index, other);
+  guint at = dl_id_map_lookup32 (&p->pool_index, other);
   return at ? &p->pool[at - 1] : NULL;
 }
 
@@ -131,7 +131,7 @@ _disco_peer_links_init (DiscoPeer *p)
   p->pool = NULL;
   p->pool_len = p->pool_cap = 0;
   p->n_pending = 0;
-  disco_places_init (&p->pool_index);
+  dl_id_map_init_narrow (&p->pool_index);
 }
 
 void
@@ -141,7 +141,7 @@ _disco_peer_links_clear (DiscoPeer *p)
     link_release (&p->pool[i]);
   g_clear_pointer (&p->pool, g_aligned_free);
   p->pool_len = p->pool_cap = 0;
-  disco_places_clear (&p->pool_index);
+  dl_id_map_clear (&p->pool_index);
 }
 
 /* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
@@ -150,7 +150,7 @@ _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool_len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _disco_peer_pool_at (p, i)->peer);
-  disco_places_remove_all (&p->pool_index);
+  dl_id_map_remove_all (&p->pool_index);
   for (guint i = 0; i < p->pool_len; i++)
     link_release (&p->pool[i]);
   p->pool_len = 0;
@@ -162,17 +162,17 @@ _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out)
 void
 _disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  guint at = disco_places_lookup (&p->pool_index, other);
+  guint at = dl_id_map_lookup32 (&p->pool_index, other);
   if (at == 0)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   _disco_peer_pending_remove (p, other);   /* reads the link's `pending` */
-  disco_places_steal (&p->pool_index, other);
+  dl_id_map_steal32 (&p->pool_index, other);
   link_release (&p->pool[at - 1]);
   memmove (&p->pool[at - 1], &p->pool[at], (p->pool_len - at) * sizeof (Link));
   p->pool_len--;
   for (guint i = at - 1; i < p->pool_len; i++)
-    disco_places_set (&p->pool_index, p->pool[i].peer, i + 1);
+    dl_id_map_insert32 (&p->pool_index, p->pool[i].peer, i + 1);
 }
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
@@ -261,7 +261,7 @@ get_peer (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId id, gboolean wait)
   l->peer = id;
   l->initiator = p->id > id;
   l->state = l->initiator ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER;
-  disco_places_set (&p->pool_index, id, p->pool_len);
+  dl_id_map_insert32 (&p->pool_index, id, p->pool_len);
   if (wait)
     pending_add (p, l);
   proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, id);

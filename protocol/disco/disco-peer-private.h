@@ -8,7 +8,7 @@
 
 #include "protocol/disco/disco-peer.h"
 #include "protocol/disco/disco-aggregator.h"
-#include "protocol/disco/disco-places.h"
+#include "base/dl-idmap.h"
 
 G_BEGIN_DECLS
 
@@ -84,7 +84,7 @@ struct DiscoPeer {
                           * or dropped (disco-peer-pool.c) */
   guint pool_len;
   guint pool_cap;
-  DiscoPlaces pool_index; /* id -> its index in pool + 1 */
+  DlIdMap pool_index;     /* narrow: id -> its index in pool + 1 */
   guint n_pending;       /* the links getPeers waits for (their `pending`
                           * is set) */
   ProtoNodeId provider;  /* while syncing */

@@ -11,7 +11,6 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/disco/disco-coord.h \
 	protocol/disco/disco-peer.c protocol/disco/disco-peer-effects.c protocol/disco/disco-peer-listen.c \
 	protocol/disco/disco-peer-exchange.c protocol/disco/disco-peer-pool.c protocol/disco/disco-peer-sync.c \
-	protocol/disco/disco-places.c protocol/disco/disco-places.h \
 	protocol/disco/disco-peer-private.h \
 	protocol/disco/disco-peer.h \
 	$(NULL)

@@ -6,7 +6,7 @@
  * types' roles (moved from tests/test-machine.c, tests/test-frame.c and
  * tests/test-message.c, which keep what every
  * family shares); the peer's pool record of a link, and its receive loops
- * past the one it holds in place; the pool's index of places. */
+ * past the one it holds in place. */
 #include "config.h"
 
 #include "learn/learn-weights.h"
@@ -274,75 +274,6 @@ START_TEST (test_pool_link_record)
 }
 END_TEST
 
-/* The pool's index (disco-places.h) against a hash table: near ids, far
- * ids, and an id put far before the array grew over it (100 while the
- * map is small, the bound 64; 101 later grows it), which must still be
- * found, replaced and stolen; then a seeded mix of sets, steals and emptyings. */
-static void
-places_agree (const DiscoPlaces *m, GHashTable *ref, guint n_ids, const uint32_t *ids)
-{
-  ck_assert_uint_eq (disco_places_size (m), g_hash_table_size (ref));
-  for (guint k = 0; k < n_ids; k++)
-    ck_assert_uint_eq (disco_places_lookup (m, ids[k]),
-                       GPOINTER_TO_UINT (g_hash_table_lookup (ref, GUINT_TO_POINTER (ids[k]))));
-}
-
-START_TEST (test_pool_places_near_and_far)
-{
-  DiscoPlaces m;
-  disco_places_init (&m);
-  disco_places_set (&m, 100, 7);
-  ck_assert_uint_eq (m.n_dense, 0);   /* far: beyond the bound */
-  for (uint32_t id = 1; id <= 60; id++)
-    disco_places_set (&m, id, id);
-  disco_places_set (&m, 101, 101);
-  ck_assert_uint_gt (m.n_dense, 101);   /* the array grew over 100 */
-  ck_assert_uint_eq (disco_places_lookup (&m, 100), 7);
-  disco_places_set (&m, 100, 8);
-  ck_assert_uint_eq (disco_places_size (&m), 62);
-  ck_assert_uint_eq (disco_places_steal (&m, 100), 8);
-  ck_assert_uint_eq (disco_places_lookup (&m, 100), 0);
-  ck_assert_uint_eq (disco_places_steal (&m, 100), 0);
-  ck_assert_uint_eq (disco_places_size (&m), 61);
-  disco_places_remove_all (&m);
-
-  uint32_t ids[400];
-  for (guint k = 0; k < 300; k++)
-    ids[k] = k + 1;
-  for (guint k = 300; k < 400; k++)
-    ids[k] = 1000000u + 7919u * k;
-  g_autoptr (GHashTable) ref = g_hash_table_new (NULL, NULL);
-  GRand *r = g_rand_new_with_seed (44);
-  for (guint step = 0; step < 20000; step++)
-    {
-      uint32_t id = ids[g_rand_int_range (r, 0, 400)];
-      guint op = g_rand_int_range (r, 0, 1000);
-      if (op < 600)
-        {
-          guint32 v = g_rand_int_range (r, 1, 1 << 20);
-          disco_places_set (&m, id, v);
-          g_hash_table_insert (ref, GUINT_TO_POINTER (id), GUINT_TO_POINTER (v));
-        }
-      else if (op < 998)
-        {
-          guint32 want = GPOINTER_TO_UINT (g_hash_table_lookup (ref, GUINT_TO_POINTER (id)));
-          ck_assert_uint_eq (disco_places_steal (&m, id), want);
-          g_hash_table_remove (ref, GUINT_TO_POINTER (id));
-        }
-      else
-        {
-          disco_places_remove_all (&m);
-          g_hash_table_remove_all (ref);
-        }
-      if (step % 500 == 0)
-        places_agree (&m, ref, G_N_ELEMENTS (ids), ids);
-    }
-  places_agree (&m, ref, G_N_ELEMENTS (ids), ids);
-  g_rand_free (r);
-  disco_places_clear (&m);
-}
-END_TEST
-
 static Suite *
 machine_suite (void)
 {
@@ -355,7 +286,6 @@ machine_suite (void)
   tcase_add_test (tc, test_coord_relays_signal_data);
   tcase_add_test (tc, test_disco_roles);
   tcase_add_test (tc, test_pool_link_record);
-  tcase_add_test (tc, test_pool_places_near_and_far);
   suite_add_tcase (s, tc);
   return s;
 }
