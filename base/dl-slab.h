@@ -3,9 +3,10 @@
  * pointer of a free record).
  *
  * Why: a million message records in flight at 1 000 peers (sim/sim-net.c:
- * messages, their shared bodies and links, 48, 96 and 64 bytes): malloc's
+ * messages, their shared bodies and links, 48, 96 and 56 bytes): malloc's
  * 16-byte header per record costs memory and makes records straddle cache
- * lines; a 64-byte slab record is one line.  The next free record is prefetched when one is taken (it
+ * lines; in 64-byte-aligned slabs a record of 64 bytes is one line, and
+ * one of 48 or 56 straddles two at most.  The next free record is prefetched when one is taken (it
  * was freed long ago: a send burst takes one per message).  Records live
  * as long as the slab set.  Shape: dl_slab_init / dl_slab_clear on an
  * embedded struct. */

@@ -125,7 +125,7 @@ struct Msg {   /* (48 bytes: a million can be in flight; the first 12 are the fr
   MsgBody *body;      /* what it says, shared (sim_net_msg_view); NULL: a close frame */
   DlTime wire_done;   /* its last byte left the sender's uplink; with sharing = fair, until then
                          the latency (and a delay rule's extra) it pays after that */
-  guint32 bytes_lo;   /* its wire bytes (sim_msg_bytes), the low 32 bits; bytes_hi the next 8 */
+  guint32 bytes_lo;   /* its wire bytes (msg_bytes, sim-net.c), the low 32 bits; bytes_hi the next 8 */
   ProtoNodeId node;   /* its own ProtoMsg's node (the body's is not read) */
   ProtoNodeId from, to;
   union {
