@@ -52,6 +52,7 @@ gpointer dl_id_map_steal (DlIdMap *m, uint32_t id);
 static inline gpointer
 dl_id_map_lookup (const DlIdMap *m, uint32_t id)
 {
+  g_return_val_if_fail (!m->narrow, NULL);
   if (id < m->n_dense)
     return m->dense[id];
   return m->far ? dl_word_map_lookup (m->far, id) : NULL;

@@ -94,6 +94,11 @@ TESTS += tests/test-net-body
 tests_test_net_body_SOURCES = tests/test-net-body.c $(WORLD_HARNESS_SOURCES) $(MSG_FILL_SOURCES)
 tests_test_net_body_CFLAGS = $(DL_CHECK_CFLAGS)
 
+check_PROGRAMS += tests/test-sim-faults
+TESTS += tests/test-sim-faults
+tests_test_sim_faults_SOURCES = tests/test-sim-faults.c $(WORLD_HARNESS_SOURCES)
+tests_test_sim_faults_CFLAGS = $(DL_CHECK_CFLAGS)
+
 check_PROGRAMS += tests/test-scenario
 TESTS += tests/test-scenario
 tests_test_scenario_SOURCES = tests/test-scenario.c $(FAMILY_HARNESS_SOURCES)

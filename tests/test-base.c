@@ -496,6 +496,61 @@ idm_next (const DlIdMap *m, guint *at, uint32_t *id, gpointer *v)
   return more;
 }
 
+/* a critical's text, one a line (g_return_val_if_fail's) */
+static void
+log_critical (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer ud)
+{
+  g_string_append_printf (ud, "%s\n", message);
+  (void) domain, (void) level;
+}
+
+/* A map used through the functions of the other width: each call is
+ * refused with a critical (the caller's bug, g_return_val_if_fail) and
+ * changes nothing.  A wide lookup on a narrow map would read two 32-bit
+ * values as one pointer. */
+START_TEST (test_id_map_width_misuse)
+{
+  g_autoptr (GString) log = g_string_new (NULL);
+  guint handler = g_log_set_handler (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, log_critical, log);
+  int x = 0;
+  DlIdMap narrow, wide;
+  dl_id_map_init_narrow (&narrow);
+  dl_id_map_init (&wide);
+  dl_id_map_insert32 (&narrow, 1, 7);
+  dl_id_map_insert32 (&narrow, 2, 9);
+  dl_id_map_insert (&wide, 1, &x);
+  uint32_t id;
+  gpointer v;
+  guint32 v32;
+  guint at = 0;
+  ck_assert_ptr_null (dl_id_map_lookup (&narrow, 1));
+  dl_id_map_insert (&narrow, 3, &x);
+  ck_assert_ptr_null (dl_id_map_steal (&narrow, 1));
+  ck_assert (!dl_id_map_next (&narrow, &at, &id, &v));
+  dl_id_map_insert32 (&wide, 2, 5);
+  ck_assert_uint_eq (dl_id_map_steal32 (&wide, 1), 0);
+  ck_assert (!dl_id_map_next32 (&wide, &at, &id, &v32));
+  g_log_remove_handler (G_LOG_DOMAIN, handler);
+  /* nothing changed */
+  ck_assert_uint_eq (dl_id_map_size (&narrow), 2);
+  ck_assert_uint_eq (dl_id_map_lookup32 (&narrow, 1), 7);
+  ck_assert_uint_eq (dl_id_map_lookup32 (&narrow, 3), 0);
+  ck_assert_uint_eq (dl_id_map_size (&wide), 1);
+  ck_assert_ptr_eq (dl_id_map_lookup (&wide, 1), &x);
+  /* each refused, by name */
+  static const char *const refused[] = { "dl_id_map_lookup:", "dl_id_map_insert:", "dl_id_map_steal:",
+                                         "dl_id_map_next:", "dl_id_map_insert32:", "dl_id_map_steal32:",
+                                         "dl_id_map_next32:" };
+  g_auto (GStrv) lines = g_strsplit (log->str, "\n", -1);
+  ck_assert_uint_eq (g_strv_length (lines), G_N_ELEMENTS (refused) + 1);
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    ck_assert_msg (g_str_has_prefix (lines[i], refused[i]), "critical %u: %s, expected %s...", i + 1, lines[i],
+                   refused[i]);
+  dl_id_map_clear (&narrow);
+  dl_id_map_clear (&wide);
+}
+END_TEST
+
 /* The id map against GHashTable: inserts, replacements and removals of
  * small ids, ids from 1 024 (beyond the array's bound while the map is
  * small: they move into the array as it grows) and the largest ids, every
@@ -664,6 +719,7 @@ base_suite (void)
   tcase_add_test (tc, test_word_map_matches_reference);
   tcase_add_test (tc, test_id_set_matches_reference);
   tcase_add_loop_test (tc, test_id_map_matches_reference, 0, 2);
+  tcase_add_test (tc, test_id_map_width_misuse);
   tcase_add_test (tc, test_slab_records);
   tcase_add_test (tc, test_slab_index);
   suite_add_tcase (s, tc);

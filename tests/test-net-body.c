@@ -97,11 +97,7 @@ static SimWorld *
 tap_world (WorldSetup *s, WorldRec *rec)
 {
   world_rec_init (rec);
-  SimRecorder r = world_recorder (rec);
-  g_autoptr (GError) error = NULL;
-  SimWorld *w = sim_world_new (&s->cfg, &r, &error);
-  ck_assert_msg (w, "%s", error ? error->message : "");
-  rec->world = w;
+  SimWorld *w = world_build (s, rec);
   w->cb = &tap_cb;
   memset (&tap, 0, sizeof tap);
   make_peers (w);

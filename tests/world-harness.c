@@ -165,14 +165,21 @@ world_teardown (SimWorld *w, WorldRec *rec, WorldSetup *s)
   world_setup_clear (s);
 }
 
-const SimResult *
-world_run (WorldSetup *s, WorldRec *rec, SimWorld **out_world)
+SimWorld *
+world_build (WorldSetup *s, WorldRec *rec)
 {
   SimRecorder sr = world_recorder (rec);
   g_autoptr (GError) error = NULL;
   SimWorld *w = sim_world_new (&s->cfg, &sr, &error);
   ck_assert_msg (w != NULL, "%s", error ? error->message : "");
   rec->world = w;
+  return w;
+}
+
+const SimResult *
+world_run (WorldSetup *s, WorldRec *rec, SimWorld **out_world)
+{
+  SimWorld *w = world_build (s, rec);
   const SimResult *res = sim_world_run (w);
   *out_world = w;
   return res;

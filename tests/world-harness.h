@@ -42,5 +42,7 @@ void world_setup_clear (WorldSetup *s);
 /* Peer i's outcome, by name ("finished", "hung", ...). */
 void world_assert_peer (SimWorld *w, guint i, const char *outcome);
 void world_teardown (SimWorld *w, WorldRec *rec, WorldSetup *s);
+/* A world of s recorded by rec (world_rec_init'ed), not run (to free). */
+SimWorld *world_build (WorldSetup *s, WorldRec *rec);
 /* A world of s recorded by rec, run to its end (*out_world: to free). */
 const SimResult *world_run (WorldSetup *s, WorldRec *rec, SimWorld **out_world);
