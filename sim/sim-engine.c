@@ -110,6 +110,7 @@ struct SimEngine {
   uint32_t records_cap;
   uint32_t records_used;     /* slots ever taken: the rest were never touched */
   uint32_t free_head;        /* released slots, LIFO */
+  SimEventId last_id;        /* the last event scheduled (sim_engine_is_last) */
 };
 
 static inline Key
@@ -495,7 +496,7 @@ schedule (SimEngine *e, DlTime when, SimHandler handler, void *ctx, uint64_t arg
   Key k = make_key (when, e->next_seq++, slot);
   bucket_push (e, bucket_of (k, e->last), k);
   e->queued++;
-  return ((uint64_t) rec->gen << SLOT_BITS) | slot;
+  return e->last_id = ((uint64_t) rec->gen << SLOT_BITS) | slot;
 }
 
 SimEventId
@@ -538,6 +539,12 @@ gboolean
 sim_engine_is_pending (const SimEngine *e, SimEventId id)
 {
   return lookup (e, id) != NULL;
+}
+
+gboolean
+sim_engine_is_last (const SimEngine *e, SimEventId id)
+{
+  return id == e->last_id && lookup (e, id) != NULL;
 }
 
 DlTime
@@ -594,6 +601,12 @@ void
 sim_engine_stop (SimEngine *e)
 {
   e->stop = TRUE;
+}
+
+gboolean
+sim_engine_stopping (const SimEngine *e)
+{
+  return e->stop;
 }
 
 void
@@ -719,6 +732,7 @@ run_next (SimEngine *e, DlTime end)
       g_assert (t >= e->now);
       e->now = t;
       e->events_run++;
+      e->stop = FALSE;   /* sim_engine_stopping: this event's own call */
       handler (e, ctx, arg);
       return TRUE;
     }

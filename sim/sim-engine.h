@@ -51,6 +51,10 @@ SimEventId sim_engine_schedule_at (SimEngine *engine, DlTime when,
  * is SIM_EVENT_NONE. */
 gboolean sim_engine_cancel (SimEngine *engine, SimEventId id);
 gboolean sim_engine_is_pending (const SimEngine *engine, SimEventId id);
+/* TRUE if id is pending and no event has been scheduled since it was:
+ * whatever is scheduled now at its time would run right after it, so the
+ * caller may let id's handler do that work instead (one event, not two). */
+gboolean sim_engine_is_last (const SimEngine *engine, SimEventId id);
 /* Time of a pending event, DL_TIME_NEVER if it is not pending.  O(pending):
  * for tests and diagnostics. */
 DlTime sim_engine_event_time (const SimEngine *engine, SimEventId id);
@@ -61,6 +65,9 @@ SimRunResult sim_engine_run_until (SimEngine *engine, DlTime end);
 gboolean sim_engine_step (SimEngine *engine);
 /* Makes the running sim_engine_run_until return after the current event. */
 void sim_engine_stop (SimEngine *engine);
+/* TRUE once a handler has called sim_engine_stop in the event running:
+ * a handler doing the work of several events stops there too. */
+gboolean sim_engine_stopping (const SimEngine *engine);
 /* Asked between events, every `every` events run by sim_engine_run_until
  * (NULL: never): TRUE makes it return SIM_RUN_STOPPED after the current
  * event.  It must change nothing the events see: it is for what lives

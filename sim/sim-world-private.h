@@ -216,6 +216,11 @@ struct SimWorld {
   SimEventId flows_ev;                /* the flows' next completion (or a solve at this instant) */
   DlTime flows_at;                    /* its time while pending */
   gboolean flows_ticking;             /* inside ev_flows: no other tick is scheduled */
+  SimEventId deliver_ev;              /* the last delivery event scheduled (sim-net.c's
+                                         deliver_at): messages for its time scheduled right
+                                         after it, with nothing between, join its chain */
+  DlTime deliver_at;                  /* its time */
+  guint32 deliver_tail;               /* its chain's last message (MsgRef) */
   const SimWorldCallbacks *cb;        /* set by sim-world.c: what its parts ask of it */
   const volatile int *interrupt;
   gint64 wall_limit_us;               /* sim_world_set_wall_limit (0: none) */

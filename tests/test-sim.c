@@ -119,6 +119,50 @@ START_TEST (test_poll_stops_a_spin)
 }
 END_TEST
 
+/* stops the engine, then asks whether it is stopping */
+static void
+ev_stop_and_ask (SimEngine *e, void *ctx, uint64_t arg)
+{
+  gboolean *seen = ctx;
+  seen[0] = sim_engine_stopping (e);
+  sim_engine_stop (e);
+  seen[1] = sim_engine_stopping (e);
+  (void) arg;
+}
+
+/* is_last: pending and nothing scheduled after it; stopping: this
+ * event's own stop only */
+START_TEST (test_is_last_and_stopping)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  Log log = { g_array_new (FALSE, FALSE, sizeof (Ran)), 0 };
+  ck_assert (!sim_engine_is_last (e, SIM_EVENT_NONE));
+  SimEventId a = sim_engine_schedule_at (e, DL_S, log_event, &log, 1);
+  ck_assert (sim_engine_is_last (e, a));
+  SimEventId b = sim_engine_schedule_at (e, DL_S, log_event, &log, 2);
+  ck_assert (!sim_engine_is_last (e, a));
+  ck_assert (sim_engine_is_last (e, b));
+  ck_assert (sim_engine_cancel (e, b));
+  ck_assert (!sim_engine_is_last (e, b));
+  ck_assert (!sim_engine_is_last (e, a));
+  SimEventId c = sim_engine_schedule_at (e, 2 * DL_S, log_event, &log, 3);
+  ck_assert (sim_engine_step (e));   /* a ran */
+  ck_assert (sim_engine_is_last (e, c));
+  ck_assert (sim_engine_step (e));   /* c ran: no longer pending */
+  ck_assert (!sim_engine_is_last (e, c));
+  ck_assert_uint_eq (log.ran->len, 2);
+  gboolean seen[2] = { TRUE, FALSE };
+  sim_engine_schedule_in (e, 0, ev_stop_and_ask, seen, 0);
+  sim_engine_schedule_in (e, 0, ev_stop_and_ask, seen, 0);
+  ck_assert (sim_engine_step (e));
+  ck_assert (!seen[0] && seen[1]);
+  seen[0] = TRUE;
+  ck_assert (sim_engine_step (e));   /* the stop of the step before is not this one's */
+  ck_assert (!seen[0] && seen[1]);
+  g_array_free (log.ran, TRUE);
+}
+END_TEST
+
 START_TEST (test_zero_delay_runs_after_existing_ties)
 {
   g_autoptr (SimEngine) e = sim_engine_new ();
@@ -1470,6 +1514,7 @@ sim_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, test_ties_in_scheduling_order, 0, 4);
   tcase_add_test (tc, test_zero_delay_runs_after_existing_ties);
+  tcase_add_test (tc, test_is_last_and_stopping);
   tcase_add_test (tc, test_poll_stops_a_spin);
   tcase_add_test (tc, test_cancel);
   tcase_add_test (tc, test_buckets_shrink_after_burst);

@@ -24,11 +24,12 @@
 /* The wall-clock watchdog (sim_world_set_wall_limit): a limit of 1 us is
  * past by the first poll, 4 096 events in, so a run that needs more stops
  * there, outcome interrupted, the error saying why; without a limit the
- * same run completes. */
+ * same run completes.  (200 rounds: about 35 events a round, since the
+ * deliveries of one instant are one event.) */
 START_TEST (test_wall_limit_stops_a_run)
 {
   WorldSetup s;
-  world_setup_none (&s, 10, 40, 1000);
+  world_setup_none (&s, 10, 200, 1000);
   WorldRec rec;
   world_rec_init (&rec);
   SimRecorder sr = world_recorder (&rec);
