@@ -58,7 +58,9 @@ dl_id_map_lookup (const DlIdMap *m, uint32_t id)
   return m->far ? dl_word_map_lookup (m->far, id) : NULL;
 }
 
-/* a narrow map's lookup: id's value, 0 if none */
+/* a narrow map's lookup: id's value, 0 if none.  Unlike the other entry
+ * points it does not check the map's width: it is on the world's send
+ * path (sim_link_get), and a wide map given here reads garbage. */
 static inline guint32
 dl_id_map_lookup32 (const DlIdMap *m, uint32_t id)
 {
