@@ -28,6 +28,8 @@ protocol_libdlproto_a_SOURCES = \
 	protocol/proto-omap.h \
 	protocol/proto-outbox.c \
 	protocol/proto-outbox.h \
+	protocol/proto-wire-normal.c \
+	protocol/proto-wire-normal.h \
 	protocol/session/session-links.c protocol/session/session-links.h \
 	protocol/session/session-msgs.c protocol/session/session-msgs.h \
 	protocol/replica/replica-msgs.c protocol/replica/replica-msgs.h \

@@ -6,6 +6,7 @@
 
 #include "protocol/proto-message.h"
 #include "protocol/proto-msg-class.h"
+#include "protocol/proto-wire-normal.h"
 
 #include <string.h>
 
@@ -21,7 +22,7 @@ proto_msg_decode (GBytes *bytes, ProtoMsg *out, GError **error)
     return proto_msg_malformed (error, "message too large");
   g_autoptr (GVariant) outer = g_variant_ref_sink (
       g_variant_new_from_bytes (G_VARIANT_TYPE_VARIANT, bytes, FALSE));
-  if (!g_variant_is_normal_form (outer))
+  if (!proto_wire_is_normal (outer))
     return proto_msg_malformed (error, "message is not a well-formed GVariant");
   g_autoptr (GVariant) inner = g_variant_get_variant (outer);
   return decode_body (inner, out, 0, TRUE, error);

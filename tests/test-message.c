@@ -13,6 +13,7 @@
 #include "learn/learn-weights.h"
 #include "base/dl-random.h"
 #include "protocol/session/session-msgs.h"
+#include "protocol/proto-wire-normal.h"
 
 #include <check.h>
 #include <string.h>
@@ -566,6 +567,164 @@ START_TEST (test_session_relay)
 }
 END_TEST
 
+/* proto_wire_is_normal against g_variant_is_normal_form on mutated wire
+ * bytes: byte flips (half of them in the last 16 bytes, where the
+ * framing offsets live; a flip sets 0, 1, 2 or a random byte, so a
+ * boolean goes bad), truncations and extensions. Each is checked with the
+ * shipped threshold and with 0, so every container takes the rebuild
+ * path; *n_bad counts the non-normal ones GLib saw. */
+static void
+wire_mutations_agree (GBytes *good, guint n, guint64 seed, guint *n_bad)
+{
+  g_autoptr (DlRandom) r = dl_random_new (seed, "wire-normal", 0);
+  gsize len = g_bytes_get_size (good);
+  guint8 *buf = g_malloc (len + 8);
+  for (guint k = 0; k < n; k++)
+    {
+      memcpy (buf, g_bytes_get_data (good, NULL), len);
+      gsize blen = len;
+      guint kind = (guint) dl_random_below (r, 8);
+      guint flips = kind < 6 ? 1 + (guint) dl_random_below (r, 2) : 0;
+      for (guint f = 0; f < flips; f++)
+        {
+          gsize at = kind < 3 && len > 16 ? len - 1 - dl_random_below (r, 16) : dl_random_below (r, len);
+          guint v = (guint) dl_random_below (r, 4);
+          buf[at] = v < 3 ? (guint8) v : (guint8) dl_random_below (r, 256);
+        }
+      if (kind == 6)
+        blen = 1 + dl_random_below (r, len - 1);
+      if (kind == 7)
+        for (guint e = (guint) dl_random_below (r, 8) + 1; e > 0; e--)
+          buf[blen++] = (guint8) dl_random_below (r, 256);
+      g_autoptr (GBytes) b = g_bytes_new (buf, blen);
+      GVariant *v[3];
+      for (guint i = 0; i < 3; i++)
+        v[i] = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARIANT, b, FALSE));
+      gboolean want = g_variant_is_normal_form (v[0]);
+      ck_assert_msg (proto_wire_is_normal (v[1]) == want, "mutation %u of seed %" G_GUINT64_FORMAT, k, seed);
+      ck_assert_msg (proto_wire_is_normal_at (v[2], 0, 0) == want, "mutation %u of seed %" G_GUINT64_FORMAT " (rebuild all)", k, seed);
+      *n_bad += !want;
+      for (guint i = 0; i < 3; i++)
+        g_variant_unref (v[i]);
+    }
+  g_free (buf);
+}
+
+/* 17 000 weights: a Payload of 68 000 bytes, over the 64 KiB from which
+ * proto_wire_is_normal rebuilds containers */
+#define BIG_WEIGHTS 17000
+
+static GBytes *
+wire_of (ProtoMsgType t, gboolean big, gboolean envelope)
+{
+  ProtoMsg m;
+  fill_msg (&m, t);
+  gsize n_was = m.weights ? learn_weights_len (m.weights) : 0;
+  if (big && n_was != 0)   /* a type that carries weights, with them */
+    {
+      g_autoptr (LearnWeights) w = learn_weights_new (BIG_WEIGHTS);
+      float *x = learn_weights_data_mut (w);
+      for (guint i = 0; i < BIG_WEIGHTS; i++)
+        x[i] = (float) i * 0.25f;
+      proto_msg_set_weights (&m, w);
+      if (strcmp (proto_msg_type_name (t), "GossipPayload") == 0)   /* an index a value */
+        {
+          uint32_t *ix = g_new (uint32_t, BIG_WEIGHTS);
+          for (guint i = 0; i < BIG_WEIGHTS; i++)
+            ix[i] = 2 * i;
+          proto_msg_take_indices (&m, ix, BIG_WEIGHTS);
+        }
+    }
+  if (envelope)
+    m.sess_seq = 9, m.sess_ack = 4;
+  GBytes *b = proto_msg_encode (&m);
+  proto_msg_clear (&m);
+  return b;
+}
+
+/* Every type, small and with a big Payload, plain and in the session
+ * envelope "(uuv)": the fast check agrees with GLib on every mutation,
+ * and the unmutated bytes are normal. */
+START_TEST (test_wire_normal_differential)
+{
+  ProtoMsgType t = proto_msg_type_at ((guint) _i);
+  guint n_bad = 0;
+  for (guint big = 0; big < 2; big++)
+    for (guint env = 0; env < 2; env++)
+      {
+        g_autoptr (GBytes) b = wire_of (t, big, env);
+        g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARIANT, b, FALSE));
+        ck_assert (proto_wire_is_normal (v));
+        wire_mutations_agree (b, big ? 40 : 150, 1000u * (guint) _i + 2 * big + env, &n_bad);
+      }
+  ck_assert_uint_gt (n_bad, 20);
+}
+END_TEST
+
+/* Shapes no message has: a variant in a variant around a big array of
+ * booleans, a maybe, a dict entry, doubles and a byte array; each
+ * compared on its mutations, big and small. */
+START_TEST (test_wire_normal_shapes)
+{
+  guint n_bad = 0;
+  for (guint big = 0; big < 2; big++)
+    {
+      gsize n = big ? 70000 : 40;
+      guint8 *bytes = g_malloc (n);
+      gboolean *bools = g_new (gboolean, n);
+      for (gsize i = 0; i < n; i++)
+        bytes[i] = (guint8) i, bools[i] = i % 3 == 0;
+      double d[] = { 1.5, -2.0, 1e300 };
+      GVariant *kids[] = {
+        g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, bytes, n, 1),
+        g_variant_new_maybe (NULL, g_variant_new_string ("m")),
+        g_variant_new_dict_entry (g_variant_new_string ("k"), g_variant_new_variant (g_variant_new_uint16 (7))),
+        g_variant_new_fixed_array (G_VARIANT_TYPE_DOUBLE, d, 3, sizeof (double)),
+        g_variant_new_array (G_VARIANT_TYPE_BOOLEAN, NULL, 0),
+      };
+      GVariantBuilder ab;
+      g_variant_builder_init (&ab, G_VARIANT_TYPE ("ab"));
+      for (gsize i = 0; i < n; i++)
+        g_variant_builder_add (&ab, "b", bools[i]);
+      g_variant_unref (g_variant_ref_sink (kids[4]));
+      kids[4] = g_variant_builder_end (&ab);
+      GVariant *tuple = g_variant_new_tuple (kids, G_N_ELEMENTS (kids));
+      g_autoptr (GVariant) outer = g_variant_ref_sink (g_variant_new_variant (g_variant_new_variant (tuple)));
+      g_autoptr (GBytes) b = g_variant_get_data_as_bytes (outer);
+      wire_mutations_agree (b, big ? 60 : 300, 77 + big, &n_bad);
+      g_free (bytes);
+      g_free (bools);
+    }
+  ck_assert_uint_gt (n_bad, 20);
+}
+END_TEST
+
+/* A big SharedModel through the new check still decodes to its fields. */
+START_TEST (test_wire_normal_big_decodes)
+{
+  ProtoMsgType t = proto_msg_type_at ((guint) _i);
+  g_autoptr (GBytes) b = wire_of (t, TRUE, TRUE);
+  ProtoMsg m, back;
+  fill_msg (&m, t);
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (proto_msg_decode (b, &back, &error), "%s", error ? error->message : "");
+  ck_assert_int_eq (back.type, t);
+  ck_assert_uint_eq (back.node, m.node);
+  ck_assert_uint_eq (back.round, m.round);
+  ck_assert_uint_eq (back.sess_seq, 9);
+  ck_assert_uint_eq (back.sess_ack, 4);
+  if (g_bytes_get_size (b) > 4 * BIG_WEIGHTS)   /* the type carries weights */
+    {
+      ck_assert (back.weights != NULL && learn_weights_len (back.weights) == BIG_WEIGHTS);
+      const float *x = learn_weights_data (back.weights);
+      for (guint i = 0; i < BIG_WEIGHTS; i++)
+        ck_assert (x[i] == (float) i * 0.25f);
+    }
+  proto_msg_clear (&m);
+  proto_msg_clear (&back);
+}
+END_TEST
+
 static Suite *
 message_suite (void)
 {
@@ -583,6 +742,9 @@ message_suite (void)
   tcase_add_test (tc, test_message_packed);
   tcase_add_test (tc, test_payload_charges_real_size);
   tcase_add_test (tc, test_decode_untrusted);
+  tcase_add_loop_test (tc, test_wire_normal_differential, 0, (int) proto_msg_n_types ());
+  tcase_add_test (tc, test_wire_normal_shapes);
+  tcase_add_loop_test (tc, test_wire_normal_big_decodes, 0, (int) proto_msg_n_types ());
   suite_add_tcase (s, tc);
   return s;
 }
