@@ -280,9 +280,7 @@ link_fail (SimWorld *w, const SimAction *a)
   sim_fact (w, a->a, a->b, "link-fail", NULL);
   if (l->pending)
     {
-      sim_engine_cancel (w->engine, l->setup_ev);
-      l->pending = FALSE;
-      w->link_setups--;
+      sim_net_cancel_link_setup (w, l);
       sim_net_link_failed (w, MIN (a->a, a->b), MAX (a->a, a->b), "link-fail action");
     }
 }

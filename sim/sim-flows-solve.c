@@ -678,10 +678,28 @@ solve_whole (SimFlows *f, DlTime now)
     }
 }
 
+/* A whole solve reads no fresh list: a large one (a burst: at 1 000
+ * peers all-to-all a million flows start at one instant, 4 MB) is given
+ * back before the solve fills the completion heap, so that the two are
+ * not resident at once (issue 44). */
+#define FRESH_KEEP 65536   /* entries: 256 KiB, kept as they are */
+
+static void
+drop_fresh (SimFlows *f)
+{
+  if (f->fresh->len <= FRESH_KEEP)
+    return;
+  g_array_unref (f->fresh);
+  f->fresh = g_array_new (FALSE, FALSE, sizeof (guint32));
+}
+
 void
 sim_flows_update (SimFlows *f, DlTime now)
 {
   if (f->dirty->len > 0 && !(f->windowed == 0 ? incremental (f, now) : incr_windowed (f, now)))
-    solve_whole (f, now);
+    {
+      drop_fresh (f);
+      solve_whole (f, now);
+    }
   g_array_set_size (f->fresh, 0);
 }

@@ -376,6 +376,7 @@ sim_net_free (SimWorld *w)
   g_clear_pointer (&w->rates_by_time, g_array_unref);
   dl_slab_clear (&w->link_slab);
   g_clear_pointer (&w->link_slow, dl_word_map_free);
+  g_clear_pointer (&w->link_setup_evs, dl_word_map_free);
   g_clear_pointer (&w->msg_extras, dl_word_map_free);
   if (!w->msgs.slabs)
     return;
@@ -1253,6 +1254,20 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
 
 /* ---------------------------------------------------------------- links */
 
+/* l's setup's event, no longer kept (SIM_EVENT_NONE: none was); the map
+ * goes with its last entry, so that what a million setups at one instant
+ * took is given back before the messages on those links fill the memory */
+static SimEventId
+setup_ev_take (SimWorld *w, Link *l)
+{
+  if (!w->link_setup_evs)
+    return SIM_EVENT_NONE;
+  SimEventId ev = (SimEventId) (uintptr_t) dl_word_map_steal (w->link_setup_evs, (uint64_t) (uintptr_t) l);
+  if (dl_word_map_size (w->link_setup_evs) == 0)
+    g_clear_pointer (&w->link_setup_evs, dl_word_map_free);
+  return ev;
+}
+
 static void
 ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -1263,7 +1278,7 @@ ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
   if (!l)
     return;
   l->pending = FALSE;
-  l->setup_ev = SIM_EVENT_NONE;
+  setup_ev_take (w, l);
   Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
   if (l->obj != 3 || na->status != NODE_ONLINE || nb->status != NODE_ONLINE)
     return;
@@ -1317,8 +1332,19 @@ sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
   l->pending = TRUE;
   l->gen++;
   w->link_setups++;
-  l->setup_ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, sim_link_extra_setup (w, l)), ev_link_up, w,
-                                        ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
+  SimEventId ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, sim_link_extra_setup (w, l)), ev_link_up,
+                                         w, ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
+  if (!w->link_setup_evs)
+    w->link_setup_evs = dl_word_map_new (NULL);
+  dl_word_map_insert (w->link_setup_evs, (uint64_t) (uintptr_t) l, (gpointer) (uintptr_t) ev);
+}
+
+void
+sim_net_cancel_link_setup (SimWorld *w, Link *l)
+{
+  sim_engine_cancel (w->engine, setup_ev_take (w, l));
+  l->pending = FALSE;
+  w->link_setups--;
 }
 
 static DlTime
@@ -1367,11 +1393,7 @@ sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean n
   l->dead = FALSE;
   l->failed = FALSE;
   if (l->pending)
-    {
-      sim_engine_cancel (w->engine, l->setup_ev);
-      l->pending = FALSE;
-      w->link_setups--;
-    }
+    sim_net_cancel_link_setup (w, l);
   if (notice)
     {
       /* the close reaches the other end after the link's latency (SCTP's

@@ -72,11 +72,12 @@ typedef struct {
 } Node;
 
 /* A link between two peers: one a pair, made at its first use and kept as
- * long as the world (half a million at 1 000 peers); 56 bytes.  What only
- * a few links ever hold waits elsewhere: a close notice behind the
- * messages in flight (SimWorld.close_waits, flagged in waits), a
- * link-slow action's extra setup time (SimWorld.link_slow, flagged in
- * slow). */
+ * long as the world (half a million at 1 000 peers); 48 bytes.  What only
+ * a few links ever hold, or hold only for a while, waits elsewhere: a
+ * close notice behind the messages in flight (SimWorld.close_waits,
+ * flagged in waits), a link-slow action's extra setup time
+ * (SimWorld.link_slow, flagged in slow), a setup's event
+ * (SimWorld.link_setup_evs, flagged in pending). */
 typedef struct {
   guint8 obj : 2;         /* bit side: that side holds a link object (sim_link_obj) */
   bool up : 1, dead : 1, never : 1, pending : 1, failed : 1;
@@ -88,11 +89,10 @@ typedef struct {
                                channel, the head in flight and the rest behind it (MsgRef) */
   guint32 cwnd[2];        /* transport tcp or sctp: by the sender's side, its window, bytes (0: a
                              new connection) */
-  SimEventId setup_ev;
   DlTime last_arrival[2]; /* channel order, by the sender's side (sim_link_side) */
 } Link;
 
-G_STATIC_ASSERT (sizeof (Link) == 56);
+G_STATIC_ASSERT (sizeof (Link) == 48);
 
 /* whether side `side` of l holds a link object, and setting it */
 static inline gboolean
@@ -184,6 +184,8 @@ struct SimWorld {
                                behind the messages in flight (Link.waits; sim-net.c) */
   DlWordMap *link_slow;     /* Link* (in the key word) -> a link-slow action's extra setup time
                                (Link.slow; NULL until one comes) */
+  DlWordMap *link_setup_evs; /* Link* (in the key word) -> its setup's event (SimEventId), while
+                                it is set up (Link.pending; NULL while none is: sim-net.c) */
   LearnPartition *partition;
   LearnWeights *initial;
   GArray *drop_rules, *delay_rules;   /* Rule */
@@ -367,6 +369,8 @@ const ProtoMsg *sim_net_msg_view (const Msg *m, ProtoMsg *tmp);
 void sim_net_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
+/* l's setup under way (l->pending) is called off: it never comes up */
+void sim_net_cancel_link_setup (SimWorld *w, Link *l);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);
 /* a bandwidth trace: its changes scheduled (before anything else of the
  * run, so that a change comes first at its instant), and a new node's rows

@@ -147,7 +147,7 @@ END_TEST
 /* Messages queued on one link's channel (sharing = fair: the head in
  * flight, the rest behind it, linked by their slab indices) arrive in the
  * order sent, and the sender's close of the link waits behind them (in
- * the world's map of waiting closes, not in the 56-byte link record):
+ * the world's map of waiting closes, not in the 48-byte link record):
  * its notice arrives after the last of them. */
 START_TEST (test_link_queue_then_close)
 {
@@ -155,7 +155,7 @@ START_TEST (test_link_queue_then_close)
   world_setup_none (&s, N_PEERS, 1, 1000);
   WorldRec rec;
   SimWorld *w = tap_world (&s, &rec);
-  ck_assert_uint_eq (sizeof (Link), 56);
+  ck_assert_uint_eq (sizeof (Link), 48);
 
   ProtoMsg proto;
   ck_assert (shareable_example (&proto));
