@@ -1231,7 +1231,10 @@ deliver_one (SimWorld *w, Msg *m)
 
 /* A chain of deliveries at one instant (deliver_at), in the order they
  * were scheduled.  If one stops the engine, the rest wait in an event of
- * their own at this instant, as they would have. */
+ * their own at this instant; it runs after whatever the delivered ones
+ * scheduled at this instant, where single events would have run before.
+ * A world never resumes after a stop (sim_world_run refuses a finished
+ * world: every stop finishes it), so no run sees the difference. */
 static void
 ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
 {

@@ -134,7 +134,9 @@ struct Msg {   /* (48 bytes: a million can be in flight; the first 12 are the fr
   };
   guint32 idx;        /* its record's index in the slabs (dl_slab_at): its flow's user, and
                          idx + 1 its MsgRef (a queue's 32-bit link to it; 0: none) */
-  guint32 next;       /* sharing = fair: the next message behind it on its channel (MsgRef) */
+  guint32 next;       /* sharing = fair: the next message behind it on its channel; once out
+                         of its channel's queue, the next delivery of its chain (deliver_at,
+                         either sharing) (MsgRef) */
   guint8 bytes_hi;
   guint8 via;         /* ProtoVia */
   guint8 server;      /* from the coordinator to a peer: the replica that sent it */
