@@ -20,11 +20,6 @@
 
 #define NONE G_MAXUINT32
 
-/* a flow's hpos in the run of completions (sim-flows-heap.c): this bit
- * and its entry's number (mod 2^30) */
-#define RUN_BIT (1u << 30)
-#define RUN_NUM (RUN_BIT - 1)
-
 /* A flow in flight: 64 bytes, one cache line (a million are in flight
  * at 1 000 peers).  Its next event at its rate, its completion or (ramp)
  * its window's growth, is its completion heap entry's key (flow_end): a
@@ -38,8 +33,7 @@ typedef struct {
                            (renumbered, in order, when the counter wraps) */
   guint32 res[2];
   guint32 pos[2];       /* its slot in res[k]'s (free: pos[0], the next free flow) */
-  guint32 hpos;         /* its completion entry: in the heap (< RUN_BIT), in the
-                           run (RUN_BIT | its number), NONE: none */
+  guint32 hpos;         /* its entry in the completion heap, NONE: none */
   guint32 mark;         /* the solve that last visited it */
   guint32 win;          /* its window (FlowWin, or FlowTail once tail is set), NONE: none */
   guint8 live : 1;      /* added and not popped */
@@ -156,10 +150,6 @@ struct SimFlows {
   GArray *res;          /* Res, by resource id */
   GArray *dirty;        /* guint32: resources with dirty set */
   GArray *heap;         /* HeapEnt: completions by (t_end, seq) */
-  HeapEnt *run;         /* completions added in order, a ring (sim-flows-heap.c) */
-  guint32 run_mask;     /* its size - 1 (a power of two; 0 with run NULL) */
-  guint32 run_head, run_tail;   /* its first and next entries' numbers (mod 2^32) */
-  guint32 run_dead;     /* its entries taken out (flow NONE), not yet passed */
   guint32 epoch;
   guint64 seq;          /* the next flow's seq (at 2^32: the live ones renumbered) */
   guint live;
@@ -230,11 +220,7 @@ res_at (SimFlows *f, guint32 r)
 static inline DlTime
 flow_end (const SimFlows *f, const Flow *x)
 {
-  if (x->hpos == NONE)
-    return DL_TIME_NEVER;
-  if (x->hpos & RUN_BIT)
-    return f->run[x->hpos & f->run_mask].t_end;
-  return g_array_index (f->heap, HeapEnt, x->hpos).t_end;
+  return x->hpos == NONE ? DL_TIME_NEVER : g_array_index (f->heap, HeapEnt, x->hpos).t_end;
 }
 
 /* A flow's weight in the sharing: 1 without a window; with one, (1 s /
@@ -306,9 +292,6 @@ comp_next (SimFlows *f, CompIter *it, guint32 *out)
 /* the completion heap (sim-flows-heap.c) */
 void _sim_flows_heap_set (SimFlows *f, guint32 fl, DlTime t_end);
 void _sim_flows_heap_remove (SimFlows *f, guint32 fl);
-const HeapEnt *_sim_flows_heap_top (const SimFlows *f);
-void _sim_flows_heap_reseq (SimFlows *f);
-void _sim_flows_heap_clear (SimFlows *f);
 
 /* the windows' records (sim-flows-win.c) */
 void _sim_flows_win_new (SimFlows *f, Flow *x);

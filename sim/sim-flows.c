@@ -123,7 +123,6 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->res);
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
-  _sim_flows_heap_clear (f);
   g_array_unref (f->comp_res);
   g_array_unref (f->cancelled);
   g_array_unref (f->rheap);
@@ -326,7 +325,11 @@ renumber_seqs (SimFlows *f)
       else
         g_array_index (f->held, Held, who - nf).seq = k;
     }
-  _sim_flows_heap_reseq (f);
+  for (guint i = 0; i < f->heap->len; i++)
+    {
+      HeapEnt *e = &g_array_index (f->heap, HeapEnt, i);
+      e->seq = flow_at (f, e->flow)->seq;
+    }
   f->seq = keys->len;
 }
 
@@ -434,9 +437,8 @@ unlink_flow (SimFlows *f, guint32 i)
 DlTime
 sim_flows_next (const SimFlows *f)
 {
-  /* (no entry is stale: the least is live) */
-  const HeapEnt *top = _sim_flows_heap_top (f);
-  DlTime t = top ? top->t_end : DL_TIME_NEVER;
+  /* (no entry in the heap is stale: the top is live) */
+  DlTime t = f->heap->len ? g_array_index (f->heap, HeapEnt, 0).t_end : DL_TIME_NEVER;
   return f->held->len ? MIN (t, g_array_index (f->held, Held, 0).t) : t;
 }
 
@@ -504,9 +506,12 @@ pop_held (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes)
   Held h = g_array_index (f->held, Held, 0);
   if (h.t > now)
     return FALSE;
-  const HeapEnt *top = _sim_flows_heap_top (f);
-  if (top && (top->t_end < h.t || (top->t_end == h.t && top->seq < h.seq)))
-    return FALSE;
+  if (f->heap->len)
+    {
+      HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
+      if (top.t_end < h.t || (top.t_end == h.t && top.seq < h.seq))
+        return FALSE;
+    }
   g_array_remove_index (f->held, 0);
   *user = h.user;
   if (cwnd_bytes)
@@ -521,10 +526,9 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
     {
       if (pop_held (f, now, user, cwnd_bytes))
         return TRUE;
-      const HeapEnt *least = _sim_flows_heap_top (f);
-      if (!least)
+      if (f->heap->len == 0)
         return FALSE;
-      HeapEnt top = *least;
+      HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
       if (top.t_end > now)
         return FALSE;
       Flow *x = flow_at (f, top.flow);

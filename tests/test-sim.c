@@ -840,54 +840,6 @@ START_TEST (test_flows_order_through_holes)
 }
 END_TEST
 
-/* The completions that come in order go to a run (sim-flows-heap.c):
- * flows taken out of its middle leave holes, and once the holes
- * outnumber the rest the run is closed up and its flows renumbered.
- * Users 0-199, each alone on its own resource, end at 1, 2, ..., 200
- * ms; two in three are cancelled (a close-up on the way), then 1000 ends
- * before them all (in the heap) and 1001 after: they must come out by
- * time, whichever holds them. */
-START_TEST (test_flows_run_holes)
-{
-  g_autoptr (SimFlows) f = sim_flows_new ();
-  g_autoptr (GString) why = g_string_new (NULL);
-  for (guint32 r = 0; r <= 201; r++)
-    sim_flows_set_capacity (f, r, 8 * MBPS);   /* 1 000 bytes a ms */
-  for (guint64 u = 0; u < 200; u++)
-    sim_flows_add (f, 0, (guint32) u, SIM_FLOWS_NONE, (u + 1) * 1000, u);
-  sim_flows_update (f, 0);
-  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
-  for (guint32 r = 0; r < 200; r++)
-    if (r % 3 != 0)
-      ck_assert_uint_eq (sim_flows_cancel (f, r, users), 1);
-  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
-  sim_flows_add (f, 0, 200, SIM_FLOWS_NONE, 500, 1000);
-  sim_flows_add (f, 0, 201, SIM_FLOWS_NONE, 300000, 1001);
-  sim_flows_update (f, 0);
-  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
-  g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (guint64));
-  guint64 u = 1000;
-  g_array_append_val (want, u);
-  for (u = 0; u < 200; u += 3)
-    g_array_append_val (want, u);
-  u = 1001;
-  g_array_append_val (want, u);
-  DlTime t;
-  guint n = 0;
-  while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
-    {
-      while (sim_flows_pop (f, t, &u))
-        {
-          ck_assert_uint_lt (n, want->len);
-          ck_assert_uint_eq (u, g_array_index (want, guint64, n));
-          n++;
-        }
-      sim_flows_update (f, t);
-    }
-  ck_assert_uint_eq (n, want->len);
-}
-END_TEST
-
 /* A change re-solves only its component: flows on other resources keep
  * their rates and are not visited. */
 START_TEST (test_flows_only_the_component)
@@ -1593,7 +1545,6 @@ sim_suite (void)
   tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_test (tf, test_flows_seq_wrap);
   tcase_add_test (tf, test_flows_order_through_holes);
-  tcase_add_test (tf, test_flows_run_holes);
   tcase_add_loop_test (tf, test_flows_slow_start_alone, 0, G_N_ELEMENTS (ss_cases));
   tcase_add_loop_test (tf, test_flows_hystart, 0, G_N_ELEMENTS (hy_cases));
   tcase_add_test (tf, test_flows_window_leaves_the_rest);
