@@ -90,13 +90,16 @@ typedef struct {
                            (0 without windows: their weight is 1) */
   double key, lvl;      /* in the last solve: the share of the key it saturated
                            at and its share then (key INFINITY: it did not) */
-  double nkey, nlvl;    /* in an incremental solve: the new key and share */
+  double nkey, nlvl;    /* in an incremental solve: the new key and share
+                           (while not done: its last evaluation's, see evald) */
   double pend;          /* in an incremental solve: its entry's key in iheap */
   guint32 act;          /* the incremental solve that activated it */
   guint32 touched;      /* that solve, while its entry waits to be computed again */
   gboolean done;        /* in that solve: saturated (nkey, nlvl set) */
   guint32 wlive;        /* with timeouts: live flows with a window whose res_b it is */
   guint32 conv;         /* the most of them at once since it was last empty */
+  guint32 evald;        /* the incremental solve (Res.act's epoch) whose last
+                           evaluation of it still stands: no input moved since */
 } Res;
 
 /* a resource's share, or (flow set) a ramping flow's cap */

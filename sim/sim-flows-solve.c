@@ -243,8 +243,15 @@ res_schedule (SimFlows *f, guint32 r)
   Res *x = res_at (f, r);
   double key, lvl;
   if (!res_eval (f, r, &key, &lvl))
-    x->pend = NAN;
-  else if (key != x->pend)
+    {
+      x->pend = NAN;
+      x->evald = 0;
+      return;
+    }
+  x->nkey = key;   /* (kept while it stands: incr_run's pop need not evaluate again) */
+  x->nlvl = lvl;
+  x->evald = f->iepoch;
+  if (key != x->pend)
     {
       x->pend = key;
       iheap_push (f, key, r, 0);
@@ -333,9 +340,37 @@ incr_saturated (SimFlows *f, guint32 r)
     {
       guint32 o = x->slots[s].other;
       Res *z = x->slots[s].flow != NONE && o != NONE ? res_at (f, o) : NULL;
-      if (z && z->act != f->iepoch && (isinf (z->key) || ikey_before (x->nkey, r, z->key, o)) && !same)
+      if (z && z->act == f->iepoch)
+        z->evald = 0;   /* (it sees r's saturation now: evaluated again) */
+      else if (z && (isinf (z->key) || ikey_before (x->nkey, r, z->key, o)) && !same)
         res_activate (f, o);
     }
+}
+
+/* res_eval at an entry's turn: its last evaluation, if none of its
+ * inputs moved since (res_schedule's, or this one's), else a new one;
+ * counted in the work either way, so that the choice of a whole solve
+ * is the same as when each turn evaluated again. */
+static gboolean
+res_eval_kept (SimFlows *f, guint32 r, double *key, double *lvl)
+{
+  Res *x = res_at (f, r);
+  if (x->evald == f->iepoch)
+    {
+      f->work += x->count + 1;
+      *key = x->nkey;
+      *lvl = x->nlvl;
+      return TRUE;
+    }
+  if (!res_eval (f, r, key, lvl))
+    {
+      x->evald = 0;
+      return FALSE;
+    }
+  x->nkey = *key;
+  x->nlvl = *lvl;
+  x->evald = f->iepoch;
+  return TRUE;
 }
 
 /* The events in key order; FALSE if the solve turns out dearer than a
@@ -360,7 +395,7 @@ incr_run (SimFlows *f)
       if (x->done || e.share != x->pend)
         continue;   /* stale */
       double key, lvl;
-      if (!res_eval (f, e.res, &key, &lvl))
+      if (!res_eval_kept (f, e.res, &key, &lvl))
         {
           x->pend = NAN;
           continue;
