@@ -4,6 +4,7 @@
  * namespaces of --netem, the records) is testbed/ (testbed/testbed.h). */
 #include "config.h"
 
+#include "base/dl-units.h"
 #include "cli/cli.h"
 #include "testbed/testbed.h"
 #include "testbed/testbed-netns.h"
@@ -137,8 +138,8 @@ say_run (const SimScenario *s, guint64 seed, const TestbedReport *rep, gpointer 
 }
 
 int
-cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, ResDb *db,
-                      CliTestbedRuns *runs)
+cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, DlTime queue,
+                      ResDb *db, CliTestbedRuns *runs)
 {
   signal (SIGPIPE, SIG_IGN);
   if (network == TESTBED_NETEM)
@@ -149,7 +150,7 @@ cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNet
     }
   g_autoptr (GError) error = NULL;
   TestbedSay say = { say_start, say_tick, say_run, runs };
-  switch (testbed_run_scenario (s, sets, seed, network, db, &say, &error))
+  switch (testbed_run_scenario (s, sets, seed, network, queue, db, &say, &error))
     {
     case TESTBED_RUN_DONE:
       return CLI_EXIT_OK;
@@ -165,6 +166,30 @@ cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNet
   return CLI_EXIT_FAILURE;
 }
 
+/* --queue's value: a duration > 0, only with --netem (the loopback has no
+ * shaper) */
+static gboolean
+parse_queue (const char *text, gboolean netem, DlTime *out)
+{
+  g_autoptr (GError) e = NULL;
+  if (!netem)
+    {
+      cli_error ("testbed", "--queue %s: the queue is --netem's tbf; add --netem", text);
+      return FALSE;
+    }
+  if (!dl_parse_duration (text, out, &e))
+    {
+      cli_error ("testbed", "--queue %s: %s", text, e->message);
+      return FALSE;
+    }
+  if (*out <= 0)
+    {
+      cli_error ("testbed", "--queue %s: expected a duration > 0 (e.g. 8ms)", text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 int
 cli_cmd_testbed (int argc, char **argv)
 {
@@ -172,6 +197,7 @@ cli_cmd_testbed (int argc, char **argv)
   g_auto (GStrv) sets = NULL;
   gint64 seed = -1;
   gboolean netem = FALSE, no_latency = FALSE;
+  g_autofree char *queue_text = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results database (default NAME.db)", "DB" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
@@ -179,6 +205,9 @@ cli_cmd_testbed (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the first run (default: the scenario's)", "N" },
     { "netem", 0, 0, G_OPTION_ARG_NONE, &netem,
       "a network namespace per peer with the scenario's bandwidth (tc tbf) and latency (root)", NULL },
+    { "queue", 0, 0, G_OPTION_ARG_STRING, &queue_text,
+      "with --netem: each tbf's queue, DURATION at its rate (default 10s: TCP never dropped; "
+      "a few round trips: a shallow queue that drops, as in ns-3)", "DURATION" },
     { "no-latency", 0, 0, G_OPTION_ARG_NONE, &no_latency,
       "loopback at its own speed: the scenario's latency and link setup not added", NULL },
     { NULL }
@@ -199,6 +228,9 @@ cli_cmd_testbed (int argc, char **argv)
       cli_error ("testbed", "--no-latency is a loopback option: --netem always adds the scenario's latency");
       return CLI_EXIT_USAGE;
     }
+  DlTime queue = 0;
+  if (queue_text && !parse_queue (queue_text, netem, &queue))
+    return CLI_EXIT_USAGE;
   if (argc != 2)
     {
       cli_error ("testbed", "expected one scenario FILE (dlsim testbed --help)");
@@ -226,8 +258,8 @@ cli_cmd_testbed (int argc, char **argv)
   CliTestbedRuns runs;
   cli_testbed_runs_init (&runs, "testbed", s->points->len * s->repeat);
   int rc = cli_testbed_scenario (s, sets, seed,
-                                 netem ? TESTBED_NETEM : no_latency ? TESTBED_LOOPBACK_RAW : TESTBED_LOOPBACK, db,
-                                 &runs);
+                                 netem ? TESTBED_NETEM : no_latency ? TESTBED_LOOPBACK_RAW : TESTBED_LOOPBACK, queue,
+                                 db, &runs);
   cli_testbed_runs_clear (&runs);
   if (rc == CLI_EXIT_OK && runs.failed > 0)
     rc = CLI_EXIT_FAILURE;   /* an expectation failed */

@@ -23,6 +23,7 @@ struct TestbedNetns {
   GArray *peers;          /* guint: ids whose namespace exists */
   GPtrArray *routes;      /* "NS|IP" of the partition's blackhole routes (NS "" = ours) */
   GPtrArray *plan;        /* a plan: the commands, kept instead of run; NULL: run them */
+  DlTime queue;           /* each tbf's queue, in time at its rate; 0: the default (shape) */
 };
 
 /* Runs a command given as one string of space-separated words (none of ours
@@ -153,8 +154,21 @@ rate_arg (guint64 bps)
   return g_strdup_printf ("%" G_GUINT64_FORMAT "bit", bps);
 }
 
-/* tbf on dev (run inside ns if ns): a queue long enough that TCP is never
- * dropped at the shaper (the simulator's uplink is an unbounded FIFO) */
+/* The bytes of a tbf's queue at bytes_s: by default 10 s of it, at least
+ * 1 MiB, so that TCP is never dropped at the shaper (the simulator's uplink
+ * is an unbounded FIFO); else queue's worth, at least one Ethernet frame
+ * (tc refuses a limit of 0; below a frame every packet is dropped).  At
+ * most 1 GiB. */
+static guint64
+queue_limit (DlTime queue, guint64 bytes_s)
+{
+  if (queue == 0)
+    return CLAMP (bytes_s * 10, 1 << 20, 1u << 30);
+  guint64 limit = (guint64) ((double) bytes_s * (double) queue / (double) DL_S);
+  return CLAMP (limit, TESTBED_NETNS_MIN_QUEUE_BYTES, 1u << 30);
+}
+
+/* tbf on dev (run inside ns if ns), its queue as queue_limit says */
 static gboolean
 shape (TestbedNetns *t, const char *ns, const char *dev, guint64 bps, GError **error)
 {
@@ -162,7 +176,7 @@ shape (TestbedNetns *t, const char *ns, const char *dev, guint64 bps, GError **e
     return TRUE;
   guint64 bytes_s = bps / 8;
   guint64 burst = MAX (bytes_s / 250, 16 * 1024);       /* one tick at HZ 250, at least 16 KiB */
-  guint64 limit = CLAMP (bytes_s * 10, 1 << 20, 1u << 30); /* 10 s of queue */
+  guint64 limit = queue_limit (t->queue, bytes_s);
   g_autofree char *rate = rate_arg (bps);
   if (ns)
     return run (t, error, "ip netns exec %s tc qdisc add dev %s root tbf rate %s burst %" G_GUINT64_FORMAT
@@ -227,6 +241,13 @@ testbed_netns_new_plan (guint pid, guint subnet)
 {
   g_return_val_if_fail (subnet > 0 && subnet < 256, NULL);
   return make (pid, subnet, g_ptr_array_new_with_free_func (g_free), NULL);
+}
+
+void
+testbed_netns_set_queue (TestbedNetns *t, DlTime queue)
+{
+  g_return_if_fail (queue >= 0);
+  t->queue = queue;
 }
 
 GPtrArray *

@@ -99,12 +99,15 @@ typedef struct {
 } TestbedSay;
 
 /* Every point of s and every repeat of each, one run after the other
- * (testbed_run_point; repeat k runs with testbed_repeat_seed), the peers
+ * (testbed_run_point; repeat k runs with testbed_repeat_seed; with
+ * TESTBED_NETEM, each tbf's queue as testbed_netns_set_queue says of
+ * queue, 0 the default), the peers
  * running this program (/proc/self/exe, else `dlsim` on the PATH), told to
  * say (NULL: nothing).  Stops at the first run that is not done and
  * returns its status (error set as testbed_run_point sets it);
  * TESTBED_RUN_DONE when every run is. */
 TestbedRunStatus testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network,
+                                       DlTime queue,
                                        ResDb *db, const TestbedSay *say, GError **error);
 
 G_END_DECLS

@@ -175,6 +175,12 @@ expect 2 "^dlsim check: --set peers.count=x: \[peers\] count" -- "$DLSIM" check 
 for c in run check explore testbed; do
   expect 2 "^dlsim $c: --set peers.count: --set needs SECTION.KEY=VALUE" -- "$DLSIM" $c "$tmp/q.ini" --set peers.count 4
 done
+# testbed --queue names itself and its value: a bad duration, 0, and
+# without --netem (the loopback has no tbf to queue in)
+expect 2 "^dlsim testbed: --queue fast: 'fast' is not a duration" -- \
+  "$DLSIM" testbed "$tmp/q.ini" --netem --queue fast
+expect 2 "^dlsim testbed: --queue 0s: expected a duration > 0" -- "$DLSIM" testbed "$tmp/q.ini" --netem --queue 0s
+expect 2 "^dlsim testbed: --queue 8ms: the queue is --netem's tbf" -- "$DLSIM" testbed "$tmp/q.ini" --queue 8ms
 expect 2 "^dlsim node: --set peers.count: --set needs SECTION.KEY=VALUE" -- \
   "$DLSIM" node peer --set peers.count 4 --scenario "$tmp/q.ini"
 # a relative path in a --set value is the scenario file's folder's, as

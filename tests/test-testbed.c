@@ -171,6 +171,27 @@ START_TEST (test_netns_plan)
 }
 END_TEST
 
+/* --queue: each tbf's limit is that long at its rate, at least a frame */
+START_TEST (test_netns_queue_plan)
+{
+  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
+  testbed_netns_set_queue (t, 8 * DL_MS);
+  /* 20 Mbit/s (2.5 MB/s: 20 000 bytes in 8 ms) up, 8 Mbit/s (8 000) down */
+  guint n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_add_peer (t, 3, 20000000, 8000000, NULL));
+  g_autofree char *p3 = plan_text (t, n);
+  ck_assert_ptr_nonnull (strstr (p3, "ip netns exec dlsim-4242-p3 tc qdisc add dev eth0 root tbf rate 20000000bit "
+                                     "burst 16384 limit 20000\n"));
+  ck_assert_ptr_nonnull (strstr (p3, "tc qdisc add dev dlh4242-3 root tbf rate 8000000bit burst 16384 limit 8000\n"));
+  /* 80 kbit/s for 1 ms is 10 bytes: the floor, one Ethernet frame */
+  testbed_netns_set_queue (t, DL_MS);
+  n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_add_peer (t, 1, 80000, 0, NULL));
+  g_autofree char *p1 = plan_text (t, n);
+  ck_assert_ptr_nonnull (strstr (p1, "tbf rate 80000bit burst 16384 limit 1514\n"));
+}
+END_TEST
+
 START_TEST (test_netns_refuses_ids)
 {
   g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
@@ -901,6 +922,7 @@ testbed_suite (void)
   suite_add_tcase (s, pr);
   TCase *ns = tcase_create ("netns");
   tcase_add_test (ns, test_netns_plan);
+  tcase_add_test (ns, test_netns_queue_plan);
   tcase_add_test (ns, test_netns_refuses_ids);
   tcase_add_test (ns, test_netns_partition_plan);
   suite_add_tcase (s, ns);
