@@ -157,15 +157,18 @@ rate_arg (guint64 bps)
 /* The bytes of a tbf's queue at bytes_s: by default 10 s of it, at least
  * 1 MiB, so that TCP is never dropped at the shaper (the simulator's uplink
  * is an unbounded FIFO); else queue's worth, at least one Ethernet frame
- * (tc refuses a limit of 0; below a frame every packet is dropped).  At
- * most 1 GiB. */
+ * (tc refuses a limit of 0; below a frame no full-size segment fits).
+ * At most 1 GiB (checked before the cast: a double over 2^64 has no
+ * guint64). */
 static guint64
 queue_limit (DlTime queue, guint64 bytes_s)
 {
   if (queue == 0)
     return CLAMP (bytes_s * 10, 1 << 20, 1u << 30);
-  guint64 limit = (guint64) ((double) bytes_s * (double) queue / (double) DL_S);
-  return CLAMP (limit, TESTBED_NETNS_MIN_QUEUE_BYTES, 1u << 30);
+  double bytes = (double) bytes_s * (double) queue / (double) DL_S;
+  if (bytes >= (double) (1u << 30))
+    return 1u << 30;
+  return MAX ((guint64) bytes, TESTBED_NETNS_MIN_QUEUE_BYTES);
 }
 
 /* tbf on dev (run inside ns if ns), its queue as queue_limit says */

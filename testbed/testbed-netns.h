@@ -35,11 +35,11 @@ TestbedNetns *testbed_netns_new (GError **error);
  * in order, in testbed_netns_plan instead (none is run, none fails; no
  * root needed). */
 TestbedNetns *testbed_netns_new_plan (guint pid, guint subnet);
+#define TESTBED_NETNS_MIN_QUEUE_BYTES 1514
 /* The queue of each tbf added after this call: queue's worth of bytes at
  * the link's rate, at least TESTBED_NETNS_MIN_QUEUE_BYTES (one Ethernet
  * frame; tc refuses 0), at most 1 GiB.  0 (the default): 10 s, at least
  * 1 MiB, so that TCP is never dropped at the shaper. */
-#define TESTBED_NETNS_MIN_QUEUE_BYTES 1514
 void testbed_netns_set_queue (TestbedNetns *t, DlTime queue);
 /* A plan's commands so far (one string each, words separated by one
  * space), or NULL for a network that is made. */

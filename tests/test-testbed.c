@@ -189,6 +189,13 @@ START_TEST (test_netns_queue_plan)
   ck_assert (testbed_netns_add_peer (t, 1, 80000, 0, NULL));
   g_autofree char *p1 = plan_text (t, n);
   ck_assert_ptr_nonnull (strstr (p1, "tbf rate 80000bit burst 16384 limit 1514\n"));
+  /* 100 Gbit/s for 500 000 h is over 2^64 bytes: the ceiling, 1 GiB, not
+   * a cast's wrap to the floor */
+  testbed_netns_set_queue (t, (DlTime) 500000 * 60 * DL_MIN);
+  n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_add_peer (t, 2, 100000000000, 0, NULL));
+  g_autofree char *p2 = plan_text (t, n);
+  ck_assert_ptr_nonnull (strstr (p2, " limit 1073741824\n"));
 }
 END_TEST
 
