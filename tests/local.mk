@@ -191,10 +191,20 @@ tests_test_export_SOURCES = tests/test-export.c $(MSG_FILL_SOURCES)
 tests_test_export_CFLAGS = $(DL_CHECK_CFLAGS) $(JSON_CFLAGS)
 tests_test_export_LDADD = $(DL_CHECK_LDADD) $(JSON_LIBS)
 
-# testbed/: a peer's command line, the --netem plan, refusals, record lines, the tally, merge (no root)
+# testbed/: a peer's command line, refusals, record lines, the tally, merge (no root)
 check_PROGRAMS += tests/test-testbed
 TESTS += tests/test-testbed
 tests_test_testbed_CFLAGS = $(DL_CHECK_CFLAGS)
+
+# testbed/testbed-netns.c: the --netem plan, its tbf queues, partitions (no root)
+check_PROGRAMS += tests/test-testbed-netns
+TESTS += tests/test-testbed-netns
+tests_test_testbed_netns_CFLAGS = $(DL_CHECK_CFLAGS)
+
+# testbed/: a node's secret, made, read and refused (no root)
+check_PROGRAMS += tests/test-testbed-secret
+TESTS += tests/test-testbed-secret
+tests_test_testbed_secret_CFLAGS = $(DL_CHECK_CFLAGS)
 
 # bench/: dlsim bench's worlds and the arithmetic of its readings (no timing)
 check_PROGRAMS += tests/test-bench

@@ -1,15 +1,12 @@
 /* test-testbed.c — testbed/ without root, sockets or child processes: the
- * command line of a peer's process (loopback and in its namespace), the
- * plan of namespaces, veths, tc tbf qdiscs and partition routes as the
- * commands --netem would run, what the testbed refuses and why, the record
- * and control lines both ways, the run's tally fed record lines, and the
+ * command line of a peer's process (loopback and in its namespace), what
+ * the testbed refuses and why (the plan of namespaces --netem would make
+ * is test-testbed-netns.c's), the record and control lines both ways, the
+ * run's tally fed record lines, and the
  * merge of node databases (the clock offset from the ClientConnected /
  * NewNodeInfo round trip, the merged order, the refusals, a node's
  * database written and read back), the files check --testbed keeps and
- * the seeds of repeats, and a node's
- * secret (made by a coordinator, refused to a peer, from the environment;
- * a FIFO, a device, a folder, a guessable secret refused). */
-#define _DEFAULT_SOURCE 1   /* mknod, S_IFCHR */
+ * the seeds of repeats (a node's secret is test-testbed-secret.c's). */
 #include "config.h"
 
 #include "testbed/testbed.h"
@@ -25,11 +22,8 @@
 #include <check.h>
 #include <glib/gstdio.h>
 #include <math.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 static char *
 scenario_path (const char *rel)
@@ -86,16 +80,6 @@ joined (char **v)
   return g_strjoinv (" ", v);
 }
 
-static char *
-plan_text (TestbedNetns *t, guint from)
-{
-  GPtrArray *p = testbed_netns_plan (t);
-  GString *s = g_string_new (NULL);
-  for (guint i = from; i < p->len; i++)
-    g_string_append_printf (s, "%s\n", (char *) p->pdata[i]);
-  return g_string_free (s, FALSE);
-}
-
 /* ---------------------------------------------------------------- a peer's command line */
 
 /* peer id's command line, the coordinator at port, is before, the
@@ -133,134 +117,6 @@ START_TEST (test_peer_argv)
   g_clear_pointer (&tb.net, testbed_netns_free);
   _testbed_run_clear (&tb);
   sim_built_clear (&built);
-}
-END_TEST
-
-/* ---------------------------------------------------------------- the namespaces' plan */
-
-START_TEST (test_netns_plan)
-{
-  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
-  g_autofree char *bridge = plan_text (t, 0);
-  ck_assert_str_eq (bridge, "ip link add dlb4242 type bridge\n"
-                            "ip addr add 10.120.0.1/16 dev dlb4242\n"
-                            "ip link set dlb4242 up\n");
-  ck_assert_str_eq (testbed_netns_coordinator_host (t), "10.120.0.1");
-  /* p3 at 8 Mbit/s up (1 MB/s: a 16 KiB burst, the floor; 10 s of queue)
-   * and 100 Mbit/s down (12.5 MB/s: a tick at HZ 250 is 50 000 bytes) */
-  guint n = testbed_netns_plan (t)->len;
-  ck_assert (testbed_netns_add_peer (t, 3, 8000000, 100000000, NULL));
-  g_autofree char *p3 = plan_text (t, n);
-  ck_assert_str_eq (p3, "ip netns add dlsim-4242-p3\n"
-                        "ip link add dlh4242-3 type veth peer name eth0 netns dlsim-4242-p3\n"
-                        "ip link set dlh4242-3 master dlb4242 up\n"
-                        "ip netns exec dlsim-4242-p3 ip addr add 10.120.0.4/16 dev eth0\n"
-                        "ip netns exec dlsim-4242-p3 ip link set eth0 up\n"
-                        "ip netns exec dlsim-4242-p3 ip link set lo up\n"
-                        "ip netns exec dlsim-4242-p3 tc qdisc add dev eth0 root tbf rate 8000000bit burst 16384 "
-                        "limit 10000000\n"
-                        "tc qdisc add dev dlh4242-3 root tbf rate 100000000bit burst 50000 limit 125000000\n");
-  /* unshaped: no qdisc; a slow link's queue is at least 1 MiB */
-  n = testbed_netns_plan (t)->len;
-  ck_assert (testbed_netns_add_peer (t, 1, 0, 80000, NULL));
-  g_autofree char *p1 = plan_text (t, n);
-  ck_assert_ptr_null (strstr (p1, "dev eth0 root tbf"));
-  ck_assert_ptr_nonnull (strstr (p1, "tc qdisc add dev dlh4242-1 root tbf rate 80000bit burst 16384 limit 1048576\n"));
-  g_autofree char *host = testbed_netns_peer_host (t, 300);
-  ck_assert_str_eq (host, "10.120.1.45");   /* 301 = 1 * 256 + 45 */
-}
-END_TEST
-
-/* --queue: each tbf's limit is that long at its rate, at least a frame */
-START_TEST (test_netns_queue_plan)
-{
-  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
-  testbed_netns_set_queue (t, 8 * DL_MS);
-  /* 20 Mbit/s (2.5 MB/s: 20 000 bytes in 8 ms) up, 8 Mbit/s (8 000) down */
-  guint n = testbed_netns_plan (t)->len;
-  ck_assert (testbed_netns_add_peer (t, 3, 20000000, 8000000, NULL));
-  g_autofree char *p3 = plan_text (t, n);
-  ck_assert_ptr_nonnull (strstr (p3, "ip netns exec dlsim-4242-p3 tc qdisc add dev eth0 root tbf rate 20000000bit "
-                                     "burst 16384 limit 20000\n"));
-  ck_assert_ptr_nonnull (strstr (p3, "tc qdisc add dev dlh4242-3 root tbf rate 8000000bit burst 16384 limit 8000\n"));
-  /* 80 kbit/s for 1 ms is 10 bytes: the floor, one Ethernet frame */
-  testbed_netns_set_queue (t, DL_MS);
-  n = testbed_netns_plan (t)->len;
-  ck_assert (testbed_netns_add_peer (t, 1, 80000, 0, NULL));
-  g_autofree char *p1 = plan_text (t, n);
-  ck_assert_ptr_nonnull (strstr (p1, "tbf rate 80000bit burst 16384 limit 1514\n"));
-  /* 100 Gbit/s for 500 000 h is over 2^64 bytes: the ceiling, 1 GiB, not
-   * a cast's wrap to the floor */
-  testbed_netns_set_queue (t, (DlTime) 500000 * 60 * DL_MIN);
-  n = testbed_netns_plan (t)->len;
-  ck_assert (testbed_netns_add_peer (t, 2, 100000000000, 0, NULL));
-  g_autofree char *p2 = plan_text (t, n);
-  ck_assert_ptr_nonnull (strstr (p2, " limit 1073741824\n"));
-}
-END_TEST
-
-START_TEST (test_netns_refuses_ids)
-{
-  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
-  guint n = testbed_netns_plan (t)->len;
-  g_autoptr (GError) e0 = NULL, e1 = NULL;
-  ck_assert (!testbed_netns_add_peer (t, 0, 0, 0, &e0));
-  ck_assert_str_eq (e0->message, "--netem: peer ids go up to p9999 (p0)");
-  /* dlhPID-N must fit an interface name */
-  ck_assert (!testbed_netns_add_peer (t, 10000, 0, 0, &e1));
-  ck_assert_str_eq (e1->message, "--netem: peer ids go up to p9999 (p10000)");
-  ck_assert_uint_eq (testbed_netns_plan (t)->len, n);
-  ck_assert (testbed_netns_add_peer (t, 9999, 0, 0, NULL));
-}
-END_TEST
-
-/* The routes that cut p2 (10.120.0.3) off the server (.1) and p1 (.2),
- * added or deleted (verb), in the order the plan makes them. */
-static char *
-cut_p2 (const char *verb)
-{
-  return g_strdup_printf ("ip route %s blackhole 10.120.0.3/32\n"
-                          "ip -n dlsim-4242-p1 route %s blackhole 10.120.0.3/32\n"
-                          "ip -n dlsim-4242-p2 route %s blackhole 10.120.0.1/32\n"
-                          "ip -n dlsim-4242-p2 route %s blackhole 10.120.0.2/32\n", verb, verb, verb, verb);
-}
-
-START_TEST (test_netns_partition_plan)
-{
-  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
-  ck_assert (testbed_netns_add_peer (t, 1, 0, 0, NULL));
-  ck_assert (testbed_netns_add_peer (t, 2, 0, 0, NULL));
-  /* server and p1 | p2 (p3 has no namespace: left out) */
-  g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (guint));
-  guint g[] = { 0, 0, 1, 1 };
-  g_array_append_vals (groups, g, 4);
-  guint n = testbed_netns_plan (t)->len;
-  ck_assert (testbed_netns_partition (t, groups, 3, NULL));
-  g_autofree char *routes = plan_text (t, n);
-  g_autofree char *added = cut_p2 ("add"), *removed = cut_p2 ("del");
-  ck_assert_str_eq (routes, added);
-  n = testbed_netns_plan (t)->len;
-  testbed_netns_heal (t);
-  g_autofree char *healed = plan_text (t, n);
-  ck_assert_str_eq (healed, removed);
-  /* healed twice: nothing left to remove */
-  n = testbed_netns_plan (t)->len;
-  testbed_netns_heal (t);
-  ck_assert_uint_eq (testbed_netns_plan (t)->len, n);
-  /* a new partition replaces the old: p2 alone beyond the array's end
-   * joins the server's group */
-  ck_assert (testbed_netns_partition (t, groups, 3, NULL));
-  g_array_set_size (groups, 2);
-  g_array_index (groups, guint, 1) = 5;   /* p1 alone */
-  n = testbed_netns_plan (t)->len;
-  ck_assert (testbed_netns_partition (t, groups, 3, NULL));
-  g_autofree char *again = plan_text (t, n);
-  g_autofree char *want = g_strconcat (removed,
-                           "ip route add blackhole 10.120.0.2/32\n"
-                           "ip -n dlsim-4242-p1 route add blackhole 10.120.0.1/32\n"
-                           "ip -n dlsim-4242-p1 route add blackhole 10.120.0.3/32\n"
-                           "ip -n dlsim-4242-p2 route add blackhole 10.120.0.2/32\n", NULL);
-  ck_assert_str_eq (again, want);
 }
 END_TEST
 
@@ -808,118 +664,6 @@ START_TEST (test_repeat_seed)
 }
 END_TEST
 
-/* ---------------------------------------------------------------- a node's secret */
-
-START_TEST (test_node_secret)
-{
-  g_autofree char *dir = g_dir_make_tmp ("dlsim-tb-secret-XXXXXX", NULL);
-  ck_assert_ptr_nonnull (dir);
-  g_autofree char *path = g_build_filename (dir, "dlsim.secret", NULL);
-  gboolean created = TRUE;
-  g_unsetenv ("DLSIM_TESTBED_SECRET");
-  /* a peer does not make one */
-  g_autoptr (GError) e1 = NULL;
-  ck_assert_ptr_null (testbed_node_secret (path, TRUE, &created, &e1));
-  ck_assert (!created);
-  ck_assert (!g_file_test (path, G_FILE_TEST_EXISTS));
-  /* a coordinator does: 32 bytes in hex, mode 0600, the same when read again */
-  g_autoptr (GError) e2 = NULL;
-  g_autofree char *made = testbed_node_secret (path, FALSE, &created, &e2);
-  ck_assert_msg (made != NULL, "%s", e2 ? e2->message : "?");
-  ck_assert (created);
-  ck_assert_uint_eq (strlen (made), 64);
-  for (const char *c = made; *c; c++)
-    ck_assert (g_ascii_isxdigit (*c));
-  GStatBuf st;
-  ck_assert_int_eq (g_stat (path, &st), 0);
-  ck_assert_int_eq (st.st_mode & 0777, 0600);
-  g_autofree char *again = testbed_node_secret (path, TRUE, &created, NULL);
-  ck_assert (!created);
-  ck_assert_str_eq (again, made);
-  /* without a file: none at all, a short one, one from dlsim testbed (then gone from the environment) */
-  g_autoptr (GError) e3 = NULL;
-  ck_assert_ptr_null (testbed_node_secret (NULL, TRUE, &created, &e3));
-  ck_assert (g_str_has_prefix (e3->message, "--secret-file FILE is required"));
-  g_setenv ("DLSIM_TESTBED_SECRET", "short", TRUE);
-  g_autoptr (GError) e4 = NULL;
-  ck_assert_ptr_null (testbed_node_secret (NULL, TRUE, &created, &e4));
-  ck_assert_str_eq (e4->message, "DLSIM_TESTBED_SECRET: the secret has 5 bytes, at least 16 are needed");
-  ck_assert_ptr_null (g_getenv ("DLSIM_TESTBED_SECRET"));
-  g_setenv ("DLSIM_TESTBED_SECRET", "0123456789abcdef0123", TRUE);
-  g_autofree char *env = testbed_node_secret (NULL, TRUE, &created, NULL);
-  ck_assert_str_eq (env, "0123456789abcdef0123");
-  ck_assert_ptr_null (g_getenv ("DLSIM_TESTBED_SECRET"));
-  g_unlink (path);
-  g_rmdir (dir);
-}
-END_TEST
-
-/* path's secret is refused, with want in the message */
-static void
-refused_with (const char *path, const char *want)
-{
-  g_autoptr (GError) e = NULL;
-  g_autofree char *got = testbed_secret_load (path, &e);
-  ck_assert_msg (got == NULL, "%s: accepted '%s'", path, got);
-  ck_assert_msg (strstr (e->message, want) != NULL, "%s: '%s' does not say '%s'", path, e->message, want);
-}
-
-static void
-write_secret (const char *path, const char *text)
-{
-  g_unlink (path);
-  ck_assert (g_file_set_contents (path, text, -1, NULL));
-  ck_assert_int_eq (g_chmod (path, 0600), 0);
-}
-
-/* Only a regular file holds a secret: a FIFO of mode 0600 blocked the
- * node forever (open waited for a writer), a character device was read
- * until a 4 GiB allocation failed.  A secret of blanks or of a few
- * letters repeated is guessable: refused, from a file or the
- * environment. */
-START_TEST (test_secret_refusals)
-{
-  g_autofree char *dir = g_dir_make_tmp ("dlsim-tb-secret-XXXXXX", NULL);
-  ck_assert_ptr_nonnull (dir);
-  g_autofree char *fifo = g_build_filename (dir, "fifo.secret", NULL);
-  ck_assert_int_eq (mkfifo (fifo, 0600), 0);
-  refused_with (fifo, "fifo.secret: a FIFO, not a regular file");
-  g_unlink (fifo);
-  g_autofree char *zero = g_build_filename (dir, "zero.secret", NULL);
-  if (mknod (zero, S_IFCHR | 0600, makedev (1, 5)) == 0)   /* /dev/zero's numbers */
-    {
-      refused_with (zero, "zero.secret: a character device, not a regular file");
-      g_unlink (zero);
-    }
-  else
-    fprintf (stderr, "test_secret_refusals: no character device (mknod: %s), that case not tried\n",
-             g_strerror (errno));
-  refused_with (dir, "a folder, not a regular file");
-  g_autofree char *path = g_build_filename (dir, "dlsim.secret", NULL);
-  write_secret (path, "                                \n");   /* 32 spaces */
-  refused_with (path, "dlsim.secret: the secret has 0 distinct bytes besides blanks, at least 8 are needed");
-  write_secret (path, "abcabcabcabcabcabcabcabcabcabcab\n");
-  refused_with (path, "the secret has 3 distinct bytes besides blanks");
-  write_secret (path, "0123456789abcdef\n");   /* 16 bytes, 16 distinct: the floor's other side */
-  g_autofree char *ok = testbed_secret_load (path, NULL);
-  ck_assert_str_eq (ok, "0123456789abcdef");
-  GString *big = g_string_new (NULL);
-  for (int i = 0; i < 300; i++)
-    g_string_append (big, "0123456789abcdef");
-  write_secret (path, big->str);
-  g_string_free (big, TRUE);
-  refused_with (path, "4800 bytes is not a secret file (at most 4096)");
-  gboolean created;
-  g_setenv ("DLSIM_TESTBED_SECRET", "                    ", TRUE);
-  g_autoptr (GError) e = NULL;
-  ck_assert_ptr_null (testbed_node_secret (NULL, TRUE, &created, &e));
-  ck_assert_str_eq (e->message, "DLSIM_TESTBED_SECRET: the secret has 0 distinct bytes besides blanks, at least 8 "
-                    "are needed (a guessable secret; let a coordinator make one: 32 random bytes in hex)");
-  g_unlink (path);
-  g_rmdir (dir);
-}
-END_TEST
-
 static Suite *
 testbed_suite (void)
 {
@@ -927,12 +671,6 @@ testbed_suite (void)
   TCase *pr = tcase_create ("procs");
   tcase_add_test (pr, test_peer_argv);
   suite_add_tcase (s, pr);
-  TCase *ns = tcase_create ("netns");
-  tcase_add_test (ns, test_netns_plan);
-  tcase_add_test (ns, test_netns_queue_plan);
-  tcase_add_test (ns, test_netns_refuses_ids);
-  tcase_add_test (ns, test_netns_partition_plan);
-  suite_add_tcase (s, ns);
   TCase *rf = tcase_create ("refusals");
   tcase_add_test (rf, test_refusals);
   tcase_add_test (rf, test_family_refused_before_anything);
@@ -951,10 +689,6 @@ testbed_suite (void)
   tcase_add_test (mg, test_select_checked);
   tcase_add_test (mg, test_repeat_seed);
   suite_add_tcase (s, mg);
-  TCase *nd = tcase_create ("node");
-  tcase_add_test (nd, test_node_secret);
-  tcase_add_test (nd, test_secret_refusals);
-  suite_add_tcase (s, nd);
   return s;
 }
 
