@@ -236,21 +236,35 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
     }
 }
 
+/* res_eval, its result kept in nkey and nlvl for this solve (evald) until
+ * an input moves (incr_saturated), so that incr_run's turn need not
+ * evaluate again (res_eval_kept) */
+static gboolean
+res_eval_keep (SimFlows *f, guint32 r, double *key, double *lvl)
+{
+  Res *x = res_at (f, r);
+  if (!res_eval (f, r, key, lvl))
+    {
+      x->evald = 0;
+      return FALSE;
+    }
+  x->nkey = *key;
+  x->nlvl = *lvl;
+  x->evald = f->iepoch;
+  return TRUE;
+}
+
 /* (re-)computes r's entry from what is known now */
 static void
 res_schedule (SimFlows *f, guint32 r)
 {
   Res *x = res_at (f, r);
   double key, lvl;
-  if (!res_eval (f, r, &key, &lvl))
+  if (!res_eval_keep (f, r, &key, &lvl))
     {
       x->pend = NAN;
-      x->evald = 0;
       return;
     }
-  x->nkey = key;   /* (kept while it stands: incr_run's pop need not evaluate again) */
-  x->nlvl = lvl;
-  x->evald = f->iepoch;
   if (key != x->pend)
     {
       x->pend = key;
@@ -348,7 +362,7 @@ incr_saturated (SimFlows *f, guint32 r)
 }
 
 /* res_eval at an entry's turn: its last evaluation, if none of its
- * inputs moved since (res_schedule's, or this one's), else a new one;
+ * inputs moved since (res_eval_keep's), else a new one;
  * counted in the work either way, so that the choice of a whole solve
  * is the same as when each turn evaluated again. */
 static gboolean
@@ -362,15 +376,7 @@ res_eval_kept (SimFlows *f, guint32 r, double *key, double *lvl)
       *lvl = x->nlvl;
       return TRUE;
     }
-  if (!res_eval (f, r, key, lvl))
-    {
-      x->evald = 0;
-      return FALSE;
-    }
-  x->nkey = *key;
-  x->nlvl = *lvl;
-  x->evald = f->iepoch;
-  return TRUE;
+  return res_eval_keep (f, r, key, lvl);
 }
 
 /* The events in key order; FALSE if the solve turns out dearer than a
