@@ -66,7 +66,11 @@ EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh
 
 tests_test_base_CFLAGS = $(DL_CHECK_CFLAGS)
 
-tests_test_sim_SOURCES = tests/test-sim.c tests/slow-start-bound.h
+# sim/'s engine (test-sim.c, with the main), the flows' sharing
+# (test-sim-flows.c), flows with windows (test-sim-windows.c): one
+# program, its suites sharing tests/test-sim.h and test-sim-drive.c
+tests_test_sim_SOURCES = tests/test-sim.c tests/test-sim-flows.c tests/test-sim-windows.c \
+	tests/test-sim-drive.c tests/test-sim.h tests/slow-start-bound.h
 tests_test_sim_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-message
