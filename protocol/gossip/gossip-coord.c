@@ -346,6 +346,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
    * implosion gossip avoids (400 MB a step at 10 000 peers) */
   guint sample = gossip_sample_size (gossip_config (&c->cfg)->fanout);
   g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MIN (n, sample + 1));
+  g_autofree guint32 *pos = g_new (guint32, sample + 1);
   for (guint i = 0; i < n; i++)
     {
       ProtoMsg m;
@@ -356,7 +357,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       else
         {
           /* sample + 1 positions; drop this peer's own, or the last */
-          g_autofree guint32 *pos = gossip_pick_random (c->rng, n, sample + 1);
+          gossip_pick_random_into (c->rng, n, sample + 1, pos);
           guint k = 0;
           for (guint j = 0; j <= sample && k < sample; j++)
             if (pos[j] != i)

@@ -54,6 +54,69 @@ START_TEST (test_pick_random)
 }
 END_TEST
 
+/* Floyd's algorithm as gossip_pick_random first had it (a hash set, then
+ * qsort): the reference its faster paths must match draw for draw. */
+static int
+cmp_u32_ref (const void *a, const void *b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return (x > y) - (x < y);
+}
+
+static guint32 *
+pick_random_ref (DlRandom *rng, guint32 n, guint32 k)
+{
+  guint32 *out = g_new (guint32, MAX (k, 1));
+  g_autoptr (GHashTable) taken = g_hash_table_new (NULL, NULL);
+  for (guint32 j = n - k, m = 0; j < n; j++)
+    {
+      guint32 t = (guint32) dl_random_below (rng, (uint64_t) j + 1);
+      if (g_hash_table_contains (taken, GUINT_TO_POINTER (t + 1)))
+        t = j;
+      g_hash_table_add (taken, GUINT_TO_POINTER (t + 1));
+      out[m++] = t;
+    }
+  qsort (out, k, sizeof *out, cmp_u32_ref);
+  return out;
+}
+
+static void
+check_pick_against_ref (guint64 seed, guint32 n, guint32 k)
+{
+  g_autoptr (DlRandom) a = dl_random_new (seed, "pick", n);
+  g_autoptr (DlRandom) b = dl_random_new (seed, "pick", n);
+  g_autofree guint32 *want = pick_random_ref (a, n, k);
+  g_autofree guint32 *got = g_new (guint32, MAX (k, 1));
+  gossip_pick_random_into (b, n, k, got);
+  for (guint32 i = 0; i < k; i++)
+    ck_assert_msg (got[i] == want[i], "seed %" G_GUINT64_FORMAT " n %u k %u: [%u] %u, want %u",
+                   seed, n, k, i, got[i], want[i]);
+  /* the same number of draws: both streams stand at the same point */
+  ck_assert_uint_eq (dl_random_below (a, 1u << 30), dl_random_below (b, 1u << 30));
+}
+
+/* Against the reference over many (n, k): the sorted path (k <= 256),
+ * the hashed one above it, k = n and k near n (many collisions), k = 0. */
+START_TEST (test_pick_random_reference)
+{
+  static const guint32 nk[][2] = {
+    { 0, 0 },      { 5, 0 },      { 1, 1 },       { 2, 1 },      { 8, 8 },
+    { 33, 33 },    { 34, 33 },    { 100, 33 },    { 1000, 33 },  { 100000, 33 },
+    { 256, 256 },  { 300, 256 },  { 300, 257 },   { 257, 257 },  { 2000, 1000 },
+    { 5000, 300 }, { 40, 39 },    { 4096, 4000 },
+  };
+  guint64 seed = (guint64) _i;
+  for (gsize c = 0; c < G_N_ELEMENTS (nk); c++)
+    check_pick_against_ref (seed, nk[c][0], nk[c][1]);
+  g_autoptr (DlRandom) shape = dl_random_new (seed, "shape", 0);
+  for (int r = 0; r < 50; r++)
+    {
+      guint32 n = (guint32) dl_random_below (shape, 600) + 1;
+      check_pick_against_ref (seed + 1000 * (guint64) r, n, (guint32) dl_random_below (shape, n + 1));
+    }
+}
+END_TEST
+
 START_TEST (test_pick_top)
 {
   const float score[] = { 0.1f, -5.0f, 2.0f, 2.0f, 0.0f, -3.0f };
@@ -763,6 +826,7 @@ suite (void)
   TCase *t = tcase_create ("mix");
   tcase_add_test (t, test_keep_count);
   tcase_add_test (t, test_pick_random);
+  tcase_add_loop_test (t, test_pick_random_reference, 0, 20);
   tcase_add_test (t, test_pick_top);
   tcase_add_test (t, test_mh_mix_path);
   tcase_add_test (t, test_mh_mix_sparse);
