@@ -335,6 +335,63 @@ START_TEST (test_targets_and_graph)
 }
 END_TEST
 
+/* The coordinator's contact graph against one built here by hand, over
+ * seeds: 30 peers draw 3 targets each among 1..34 (themselves, ids that
+ * are no member, the same one twice); peer `silent` never answers, so at
+ * payload_timeout it is left out, and so are the draws towards it.  Each
+ * answering peer's Neighbors: every other end of its edges, once,
+ * ascending. */
+START_TEST (test_graph_against_reference)
+{
+  enum { N = 30, DRAWS = 3, IDS = N + 4 };
+  ProtoConfig cfg = gossip_cfg (N, 1, DRAWS);
+  Co al;
+  co_init (&al, &cfg, N);
+  g_autoptr (DlRandom) r = dl_random_new ((uint64_t) _i, "graph-test", 0);
+  ProtoNodeId silent = (ProtoNodeId) dl_random_below (r, N) + 1;
+  for (ProtoNodeId p = 1; p <= N; p++)
+    co_ready (&al, 0, p);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), N);
+  gboolean adj[N + 1][N + 1];
+  memset (adj, 0, sizeof adj);
+  for (ProtoNodeId p = 1; p <= N; p++)
+    {
+      ProtoNodeId t[DRAWS];
+      for (guint k = 0; k < DRAWS; k++)
+        t[k] = (ProtoNodeId) dl_random_below (r, IDS) + 1;
+      if (p == silent)
+        continue;
+      for (guint k = 0; k < DRAWS; k++)
+        if (t[k] != p && t[k] <= N && t[k] != silent)
+          adj[p][t[k]] = adj[t[k]][p] = TRUE;
+      co_hears (&al, DL_S, p, PROTO_MSG_GOSSIP_TARGETS, FALSE, t, DRAWS);
+    }
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 0);
+  ck_assert_int_eq (proto_machine_next_deadline (al.c), cfg.payload_timeout);
+  proto_machine_handle (al.c, cfg.payload_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &al.out);
+  guint seen = 0;
+  for (guint i = 0; i < proto_outbox_len (&al.out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&al.out, i);
+      if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_NEIGHBORS)
+        continue;
+      seen++;
+      ck_assert_uint_ne (a->to, silent);
+      guint k = 0;
+      for (ProtoNodeId q = 1; q <= N; q++)
+        if (adj[a->to][q])
+          {
+            ck_assert_uint_lt (k, a->msg.n_peers);
+            ck_assert_uint_eq (a->msg.peers[k], q);
+            k++;
+          }
+      ck_assert_uint_eq (k, a->msg.n_peers);
+    }
+  ck_assert_uint_eq (seen, N - 1);
+  co_clear (&al);
+}
+END_TEST
+
 START_TEST (test_candidate_sample)
 {
   /* beyond gossip_sample_size members, each peer is offered a sample of
@@ -840,6 +897,7 @@ suite (void)
   tcase_add_test (t, test_two_peers_average);
   tcase_add_test (t, test_many_peers_keep_mean);
   tcase_add_test (t, test_targets_and_graph);
+  tcase_add_loop_test (t, test_graph_against_reference, 0, 10);
   tcase_add_test (t, test_leaver_during_targets);
   tcase_add_test (t, test_candidate_sample);
   tcase_add_test (t, test_helpers);
