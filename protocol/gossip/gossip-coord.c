@@ -26,6 +26,7 @@
 
 #include "protocol/gossip/gossip-coord.h"
 #include "base/dl-idmap.h"
+#include "protocol/gossip/gossip-graph-private.h"
 #include "protocol/gossip/gossip-mix.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
@@ -47,6 +48,7 @@ typedef struct {
   DlTime period;        /* its last step's period: since -> PeerIsReady (0: none yet) */
   uint32_t dropped_until; /* drop-slowest: not waited for before this step */
   gboolean async_member;  /* async, or mixed and slow: steps of its own (GossipSample) */
+  guint slot;             /* while try_graph builds the graph: its place among the listed */
 } Member;
 
 typedef enum { PHASE_COLLECT, PHASE_TARGETS } Phase;
@@ -346,6 +348,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
    * implosion gossip avoids (400 MB a step at 10 000 peers) */
   guint sample = gossip_sample_size (gossip_config (&c->cfg)->fanout);
   g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MIN (n, sample + 1));
+  g_autofree guint32 *pos = g_new (guint32, sample + 1);
   for (guint i = 0; i < n; i++)
     {
       ProtoMsg m;
@@ -356,7 +359,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       else
         {
           /* sample + 1 positions; drop this peer's own, or the last */
-          g_autofree guint32 *pos = gossip_pick_random (c->rng, n, sample + 1);
+          gossip_pick_random_into (c->rng, n, sample + 1, pos);
           guint k = 0;
           for (guint j = 0; j <= sample && k < sample; j++)
             if (pos[j] != i)
@@ -429,11 +432,62 @@ send_sample (GossipCoord *c, ProtoOutbox *out, Member *m)
   m->since = c->now;
 }
 
-static gint
-cmp_id (gconstpointer a, gconstpointer b)
+/* The listed members take slots 0..n-1, in order: their ids */
+static GArray *
+listed_slots (GossipCoord *c)
 {
-  ProtoNodeId x = *(const ProtoNodeId *) a, y = *(const ProtoNodeId *) b;
-  return (x > y) - (x < y);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (m->listed)
+        {
+          m->slot = ids->len;
+          g_array_append_val (ids, m->id);
+        }
+    }
+  return ids;
+}
+
+/* The step's edges as pairs of slots: each listed member's draws of
+ * another member that is listed (not one that left, or was never listed) */
+static GArray *
+graph_edges (const GossipCoord *c)
+{
+  GArray *ends = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < c->members->len; i++)
+    {
+      Member *m = g_ptr_array_index (c->members, i);
+      if (!m->listed)
+        continue;
+      for (guint k = 0; k < m->targets->len; k++)
+        {
+          ProtoNodeId t = g_array_index (m->targets, ProtoNodeId, k);
+          Member *o = t != m->id ? member_of (c, t) : NULL;
+          if (!o || !o->listed)
+            continue;
+          g_array_append_val (ends, m->slot);
+          g_array_append_val (ends, o->slot);
+        }
+    }
+  return ends;
+}
+
+/* m's Neighbors: nb[0..len) */
+static void
+send_neighbors (GossipCoord *c, ProtoOutbox *out, Member *m, const ProtoNodeId *nb, guint len)
+{
+  m->listed = FALSE;
+  m->since = c->now;
+  g_array_set_size (m->last_nbrs, 0);
+  g_array_append_vals (m->last_nbrs, nb, len);
+  m->last_step = c->step;
+  provider_update (c, m, FALSE);
+  ProtoMsg msg;
+  proto_msg_init (&msg, PROTO_MSG_NEIGHBORS);
+  msg.round = c->step;
+  proto_msg_set_peers (&msg, nb, len);
+  send (c, out, m->id, &msg);
 }
 
 static void
@@ -459,57 +513,24 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
     }
   c->targets_deadline = DL_TIME_NEVER;
   /* neighbours per listed member: its draws, and whoever drew it */
-  GHashTable *adj = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
-  for (guint i = 0; i < c->members->len; i++)
-    {
-      Member *m = g_ptr_array_index (c->members, i);
-      if (m->listed)
-        g_hash_table_insert (adj, GUINT_TO_POINTER (m->id + 1), g_array_new (FALSE, FALSE, sizeof (ProtoNodeId)));
-    }
+  g_autoptr (GArray) ids = listed_slots (c);
+  g_autoptr (GArray) ends = graph_edges (c);
+  GossipGraph g;
+  _gossip_graph_build (&g, (const ProtoNodeId *) (const void *) ids->data, ids->len,
+                       (const guint *) (const void *) ends->data, ends->len / 2);
+  set_phase (c, out, PHASE_COLLECT);
   guint edges = 0;
   for (guint i = 0; i < c->members->len; i++)
     {
       Member *m = g_ptr_array_index (c->members, i);
       if (!m->listed)
         continue;
-      GArray *mine = g_hash_table_lookup (adj, GUINT_TO_POINTER (m->id + 1));
-      for (guint k = 0; k < m->targets->len; k++)
-        {
-          ProtoNodeId t = g_array_index (m->targets, ProtoNodeId, k);
-          GArray *theirs = t != m->id ? g_hash_table_lookup (adj, GUINT_TO_POINTER (t + 1)) : NULL;
-          if (!theirs)
-            continue;   /* left, or was never listed */
-          g_array_append_val (mine, t);
-          g_array_append_val (theirs, m->id);
-        }
+      guint len;
+      const ProtoNodeId *nb = _gossip_graph_neighbors (&g, m->slot, &len);
+      send_neighbors (c, out, m, nb, len);
+      edges += len;
     }
-  set_phase (c, out, PHASE_COLLECT);
-  for (guint i = 0; i < c->members->len; i++)
-    {
-      Member *m = g_ptr_array_index (c->members, i);
-      if (!m->listed)
-        continue;
-      m->listed = FALSE;
-      GArray *nb = g_hash_table_lookup (adj, GUINT_TO_POINTER (m->id + 1));
-      g_array_sort (nb, cmp_id);
-      guint w = 0;
-      for (guint k = 0; k < nb->len; k++)
-        if (w == 0 || g_array_index (nb, ProtoNodeId, k) != g_array_index (nb, ProtoNodeId, w - 1))
-          g_array_index (nb, ProtoNodeId, w++) = g_array_index (nb, ProtoNodeId, k);
-      g_array_set_size (nb, w);
-      edges += w;
-      m->since = c->now;
-      g_array_set_size (m->last_nbrs, 0);
-      g_array_append_vals (m->last_nbrs, nb->data, nb->len);
-      m->last_step = c->step;
-      provider_update (c, m, FALSE);
-      ProtoMsg msg;
-      proto_msg_init (&msg, PROTO_MSG_NEIGHBORS);
-      msg.round = c->step;
-      proto_msg_set_peers (&msg, (ProtoNodeId *) nb->data, nb->len);
-      send (c, out, m->id, &msg);
-    }
-  g_hash_table_unref (adj);
+  _gossip_graph_clear (&g);
   observe (c, out, PROTO_OBS_NOTE, PROTO_NO_NODE, -1, edges / 2, "contact graph sent (value: edges)");
   c->step++;
   recount (c);   /* the drops of judge_periods, and their ends, apply from this step on */

@@ -34,12 +34,53 @@ cmp_u32 (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-guint32 *
-gossip_pick_random (DlRandom *rng, guint32 n, guint32 k)
+/* Up to this many draws, the taken set is a sorted array: Floyd's
+ * membership test is a binary search and the final sort is the insertion
+ * itself, with no allocation.  The coordinator draws sample + 1 (33 for
+ * fanout up to 8) for every listed peer at every step. */
+#define PICK_SORTED_MAX 256
+
+static guint32
+lower_bound (const guint32 *a, guint32 m, guint32 t)
 {
-  g_return_val_if_fail (k <= n, NULL);
-  guint32 *out = g_new (guint32, MAX (k, 1));
-  /* Floyd: for j = n-k .. n-1, draw t in [0, j]; take t unless taken, else j */
+  guint32 lo = 0, hi = m;
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+      if (a[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Floyd: for j = n-k .. n-1, draw t in [0, j]; take t unless taken, else
+ * j.  Every value taken before step j is below j, so j goes at the end. */
+static void
+pick_sorted (DlRandom *rng, guint32 n, guint32 k, guint32 *out)
+{
+  guint32 m = 0;
+  for (guint32 j = n - k; j < n; j++)
+    {
+      guint32 t = (guint32) dl_random_below (rng, (uint64_t) j + 1);
+      guint32 at = lower_bound (out, m, t);
+      if (at < m && out[at] == t)
+        {
+          out[m++] = j;
+          continue;
+        }
+      memmove (out + at + 1, out + at, (m - at) * sizeof *out);
+      out[at] = t;
+      m++;
+    }
+}
+
+/* The same draws for a large k (sparsification: up to the model's size):
+ * a hash set, then one sort. */
+static void
+pick_hashed (DlRandom *rng, guint32 n, guint32 k, guint32 *out)
+{
   GHashTable *taken = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint32 m = 0;
   for (guint32 j = n - k; j < n; j++)
@@ -52,6 +93,24 @@ gossip_pick_random (DlRandom *rng, guint32 n, guint32 k)
     }
   g_hash_table_unref (taken);
   qsort (out, k, sizeof *out, cmp_u32);
+}
+
+void
+gossip_pick_random_into (DlRandom *rng, guint32 n, guint32 k, guint32 *out)
+{
+  g_return_if_fail (k <= n);
+  if (k <= PICK_SORTED_MAX)
+    pick_sorted (rng, n, k, out);
+  else
+    pick_hashed (rng, n, k, out);
+}
+
+guint32 *
+gossip_pick_random (DlRandom *rng, guint32 n, guint32 k)
+{
+  g_return_val_if_fail (k <= n, NULL);
+  guint32 *out = g_new (guint32, MAX (k, 1));
+  gossip_pick_random_into (rng, n, k, out);
   return out;
 }
 

@@ -31,6 +31,10 @@ guint32 gossip_keep_count (gsize n, double keep);
  * (Floyd's algorithm: k draws whatever n is). */
 guint32 *gossip_pick_random (DlRandom *rng, guint32 n, guint32 k);
 
+/* The same k indices, the same draws, into the caller's out[0..k): no
+ * allocation for k up to 256. */
+void gossip_pick_random_into (DlRandom *rng, guint32 n, guint32 k, guint32 *out);
+
 /* (transfer full) the k indices of the largest |score|, ascending; ties go
  * to the lower index. */
 guint32 *gossip_pick_top (const float *score, guint32 n, guint32 k);

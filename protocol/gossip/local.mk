@@ -5,6 +5,7 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/gossip/gossip-coord.c protocol/gossip/gossip-coord.h \
 	protocol/gossip/gossip-dht.c protocol/gossip/gossip-dht-private.h \
 	protocol/gossip/gossip-family.c \
+	protocol/gossip/gossip-graph.c protocol/gossip/gossip-graph-private.h \
 	protocol/gossip/gossip-keys.c \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \

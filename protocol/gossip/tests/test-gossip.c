@@ -54,6 +54,69 @@ START_TEST (test_pick_random)
 }
 END_TEST
 
+/* Floyd's algorithm as gossip_pick_random first had it (a hash set, then
+ * qsort): the reference its faster paths must match draw for draw. */
+static int
+cmp_u32_ref (const void *a, const void *b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return (x > y) - (x < y);
+}
+
+static guint32 *
+pick_random_ref (DlRandom *rng, guint32 n, guint32 k)
+{
+  guint32 *out = g_new (guint32, MAX (k, 1));
+  g_autoptr (GHashTable) taken = g_hash_table_new (NULL, NULL);
+  for (guint32 j = n - k, m = 0; j < n; j++)
+    {
+      guint32 t = (guint32) dl_random_below (rng, (uint64_t) j + 1);
+      if (g_hash_table_contains (taken, GUINT_TO_POINTER (t + 1)))
+        t = j;
+      g_hash_table_add (taken, GUINT_TO_POINTER (t + 1));
+      out[m++] = t;
+    }
+  qsort (out, k, sizeof *out, cmp_u32_ref);
+  return out;
+}
+
+static void
+check_pick_against_ref (guint64 seed, guint32 n, guint32 k)
+{
+  g_autoptr (DlRandom) a = dl_random_new (seed, "pick", n);
+  g_autoptr (DlRandom) b = dl_random_new (seed, "pick", n);
+  g_autofree guint32 *want = pick_random_ref (a, n, k);
+  g_autofree guint32 *got = g_new (guint32, MAX (k, 1));
+  gossip_pick_random_into (b, n, k, got);
+  for (guint32 i = 0; i < k; i++)
+    ck_assert_msg (got[i] == want[i], "seed %" G_GUINT64_FORMAT " n %u k %u: [%u] %u, want %u",
+                   seed, n, k, i, got[i], want[i]);
+  /* the same number of draws: both streams stand at the same point */
+  ck_assert_uint_eq (dl_random_below (a, 1u << 30), dl_random_below (b, 1u << 30));
+}
+
+/* Against the reference over many (n, k): the sorted path (k <= 256),
+ * the hashed one above it, k = n and k near n (many collisions), k = 0. */
+START_TEST (test_pick_random_reference)
+{
+  static const guint32 nk[][2] = {
+    { 0, 0 },      { 5, 0 },      { 1, 1 },       { 2, 1 },      { 8, 8 },
+    { 33, 33 },    { 34, 33 },    { 100, 33 },    { 1000, 33 },  { 100000, 33 },
+    { 256, 256 },  { 300, 256 },  { 300, 257 },   { 257, 257 },  { 2000, 1000 },
+    { 5000, 300 }, { 40, 39 },    { 4096, 4000 },
+  };
+  guint64 seed = (guint64) _i;
+  for (gsize c = 0; c < G_N_ELEMENTS (nk); c++)
+    check_pick_against_ref (seed, nk[c][0], nk[c][1]);
+  g_autoptr (DlRandom) shape = dl_random_new (seed, "shape", 0);
+  for (int r = 0; r < 50; r++)
+    {
+      guint32 n = (guint32) dl_random_below (shape, 600) + 1;
+      check_pick_against_ref (seed + 1000 * (guint64) r, n, (guint32) dl_random_below (shape, n + 1));
+    }
+}
+END_TEST
+
 START_TEST (test_pick_top)
 {
   const float score[] = { 0.1f, -5.0f, 2.0f, 2.0f, 0.0f, -3.0f };
@@ -268,6 +331,63 @@ START_TEST (test_targets_and_graph)
   ck_assert_uint_eq (seen, 3);
   ck_assert_str_eq (proto_machine_state_name (al.c), "collect");
   ck_assert_uint_eq (gossip_coord_step (al.c), 1);
+  co_clear (&al);
+}
+END_TEST
+
+/* The coordinator's contact graph against one built here by hand, over
+ * seeds: 30 peers draw 3 targets each among 1..34 (themselves, ids that
+ * are no member, the same one twice); peer `silent` never answers, so at
+ * payload_timeout it is left out, and so are the draws towards it.  Each
+ * answering peer's Neighbors: every other end of its edges, once,
+ * ascending. */
+START_TEST (test_graph_against_reference)
+{
+  enum { N = 30, DRAWS = 3, IDS = N + 4 };
+  ProtoConfig cfg = gossip_cfg (N, 1, DRAWS);
+  Co al;
+  co_init (&al, &cfg, N);
+  g_autoptr (DlRandom) r = dl_random_new ((uint64_t) _i, "graph-test", 0);
+  ProtoNodeId silent = (ProtoNodeId) dl_random_below (r, N) + 1;
+  for (ProtoNodeId p = 1; p <= N; p++)
+    co_ready (&al, 0, p);
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_ROUND_PEERS, PROTO_NO_NODE), N);
+  gboolean adj[N + 1][N + 1];
+  memset (adj, 0, sizeof adj);
+  for (ProtoNodeId p = 1; p <= N; p++)
+    {
+      ProtoNodeId t[DRAWS];
+      for (guint k = 0; k < DRAWS; k++)
+        t[k] = (ProtoNodeId) dl_random_below (r, IDS) + 1;
+      if (p == silent)
+        continue;
+      for (guint k = 0; k < DRAWS; k++)
+        if (t[k] != p && t[k] <= N && t[k] != silent)
+          adj[p][t[k]] = adj[t[k]][p] = TRUE;
+      co_hears (&al, DL_S, p, PROTO_MSG_GOSSIP_TARGETS, FALSE, t, DRAWS);
+    }
+  ck_assert_uint_eq (co_sent (&al, PROTO_MSG_NEIGHBORS, PROTO_NO_NODE), 0);
+  ck_assert_int_eq (proto_machine_next_deadline (al.c), cfg.payload_timeout);
+  proto_machine_handle (al.c, cfg.payload_timeout, &(ProtoInput) { .kind = PROTO_IN_DEADLINE }, &al.out);
+  guint seen = 0;
+  for (guint i = 0; i < proto_outbox_len (&al.out); i++)
+    {
+      ProtoAction *a = proto_outbox_get (&al.out, i);
+      if (a->kind != PROTO_ACT_SEND || a->msg.type != PROTO_MSG_NEIGHBORS)
+        continue;
+      seen++;
+      ck_assert_uint_ne (a->to, silent);
+      guint k = 0;
+      for (ProtoNodeId q = 1; q <= N; q++)
+        if (adj[a->to][q])
+          {
+            ck_assert_uint_lt (k, a->msg.n_peers);
+            ck_assert_uint_eq (a->msg.peers[k], q);
+            k++;
+          }
+      ck_assert_uint_eq (k, a->msg.n_peers);
+    }
+  ck_assert_uint_eq (seen, N - 1);
   co_clear (&al);
 }
 END_TEST
@@ -763,6 +883,7 @@ suite (void)
   TCase *t = tcase_create ("mix");
   tcase_add_test (t, test_keep_count);
   tcase_add_test (t, test_pick_random);
+  tcase_add_loop_test (t, test_pick_random_reference, 0, 20);
   tcase_add_test (t, test_pick_top);
   tcase_add_test (t, test_mh_mix_path);
   tcase_add_test (t, test_mh_mix_sparse);
@@ -776,6 +897,7 @@ suite (void)
   tcase_add_test (t, test_two_peers_average);
   tcase_add_test (t, test_many_peers_keep_mean);
   tcase_add_test (t, test_targets_and_graph);
+  tcase_add_loop_test (t, test_graph_against_reference, 0, 10);
   tcase_add_test (t, test_leaver_during_targets);
   tcase_add_test (t, test_candidate_sample);
   tcase_add_test (t, test_helpers);
