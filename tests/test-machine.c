@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "protocol/proto-machine.h"
+#include "protocol/session/session-links.h"
 #include "protocol/session/session-msgs.h"
 
 #include <check.h>
@@ -144,6 +145,72 @@ START_TEST (test_waits_saturate)
 }
 END_TEST
 
+/* ---- the session layer's links (protocol/session/session-links.c):
+ * each link's phase, by id, near and far ---- */
+
+static void
+links_send (void *ud, ProtoOutbox *out, ProtoNodeId to, ProtoVia via, ProtoMsg *m)
+{
+  (void) out, (void) to, (void) via;
+  (*(guint *) ud)++;
+  proto_msg_clear (m);
+}
+
+static void
+links_observe (void *ud, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type, const char *detail)
+{
+  (void) ud, (void) out, (void) kind, (void) other, (void) type, (void) detail;
+}
+
+/* Phases kept for small ids and for ids far above the others (the map
+ * keeps the two apart: base/dl-idmap.h), a lost link forgotten, and
+ * close_all closing the rest in id order. */
+START_TEST (test_links_phases)
+{
+  guint sent = 0;
+  ProtoLinksHost host = { .ud = &sent, .send = links_send, .observe = links_observe };
+  ProtoLinks l;
+  proto_links_init (&l, &host);
+  l.self = 50;
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  const ProtoNodeId ids[] = { 3000000000u, 7, 100000, 60 };
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    proto_links_open (&l, &out, ids[i]);
+  ck_assert_uint_eq (sent, 1);   /* an offer to 7 only: the larger id offers */
+  ProtoLinkPhase ph;
+  ck_assert (proto_links_get (&l, 7, &ph) && ph == PROTO_LINKS_WAIT_ANSWER);
+  ck_assert (proto_links_get (&l, 60, &ph) && ph == PROTO_LINKS_WAIT_OFFER);
+  ck_assert (proto_links_get (&l, 100000, &ph) && ph == PROTO_LINKS_WAIT_OFFER);
+  ck_assert (proto_links_get (&l, 3000000000u, &ph) && ph == PROTO_LINKS_WAIT_OFFER);
+  ck_assert (!proto_links_get (&l, 8, NULL) && !proto_links_get (&l, 100001, NULL));
+  ck_assert (proto_links_up (&l, &out, 100000) && proto_links_is_up (&l, 100000));
+  ck_assert (!proto_links_is_up (&l, 60));
+  proto_outbox_clear (&out);
+  proto_outbox_init (&out);
+  ck_assert_uint_eq (proto_links_lost (&l, &out, 7), 0);
+  ck_assert (!proto_links_get (&l, 7, NULL));
+  ck_assert_uint_eq (proto_outbox_len (&out), 1);
+  ck_assert_int_eq (proto_outbox_get (&out, 0)->kind, PROTO_ACT_CLOSE_LINK);
+  proto_outbox_clear (&out);
+  proto_outbox_init (&out);
+  proto_links_close_all (&l, &out);
+  const ProtoNodeId left[] = { 60, 100000, 3000000000u };
+  ck_assert_uint_eq (proto_outbox_len (&out), G_N_ELEMENTS (left));
+  for (guint i = 0; i < G_N_ELEMENTS (left); i++)
+    {
+      ck_assert_int_eq (proto_outbox_get (&out, i)->kind, PROTO_ACT_CLOSE_LINK);
+      ck_assert_uint_eq (proto_outbox_get (&out, i)->to, left[i]);
+      ck_assert (!proto_links_get (&l, left[i], NULL));
+    }
+  proto_links_open (&l, &out, 60);   /* the map works after close_all */
+  ck_assert (proto_links_get (&l, 60, NULL));
+  proto_outbox_clear (&out);
+  proto_links_clear (&l);
+  proto_links_clear (&l);            /* twice is harmless */
+}
+END_TEST
+
 static Suite *
 machine_suite (void)
 {
@@ -151,6 +218,7 @@ machine_suite (void)
   TCase *tc = tcase_create ("interface");
   tcase_add_test (tc, test_waits_saturate);
   tcase_add_test (tc, test_shared_scaffolding);
+  tcase_add_test (tc, test_links_phases);
   suite_add_tcase (s, tc);
   return s;
 }

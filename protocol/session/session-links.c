@@ -20,7 +20,7 @@ void
 proto_links_init (ProtoLinks *l, const ProtoLinksHost *host)
 {
   l->self = PROTO_NO_NODE;
-  l->phase = g_hash_table_new (g_direct_hash, g_direct_equal);
+  dl_id_map_init_narrow (&l->phase);
   l->queued = g_array_new (FALSE, TRUE, sizeof (Queued));
   l->host = *host;
 }
@@ -43,20 +43,20 @@ drop_queue (ProtoLinks *l, ProtoNodeId to, guint *lost)
 void
 proto_links_clear (ProtoLinks *l)
 {
-  if (!l->phase)
+  if (!l->queued)
     return;
   drop_queue (l, PROTO_NO_NODE, NULL);
   g_clear_pointer (&l->queued, g_array_unref);
-  g_clear_pointer (&l->phase, g_hash_table_unref);
+  dl_id_map_clear (&l->phase);
 }
 
 gboolean
 proto_links_get (const ProtoLinks *l, ProtoNodeId id, ProtoLinkPhase *ph)
 {
-  gpointer v = g_hash_table_lookup (l->phase, GUINT_TO_POINTER (id + 1));
+  guint32 v = dl_id_map_lookup32 (&l->phase, id);
   if (v && ph)
-    *ph = (ProtoLinkPhase) (GPOINTER_TO_UINT (v) - 1);
-  return v != NULL;
+    *ph = (ProtoLinkPhase) (v - 1);
+  return v != 0;
 }
 
 gboolean
@@ -69,7 +69,7 @@ proto_links_is_up (const ProtoLinks *l, ProtoNodeId id)
 static void
 set_phase (ProtoLinks *l, ProtoNodeId id, ProtoLinkPhase ph)
 {
-  g_hash_table_insert (l->phase, GUINT_TO_POINTER (id + 1), GUINT_TO_POINTER ((guint) ph + 1));
+  dl_id_map_insert32 (&l->phase, id, (guint32) ph + 1);
 }
 
 static void
@@ -173,7 +173,7 @@ guint
 proto_links_lost (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other)
 {
   guint lost = 0;
-  if (g_hash_table_remove (l->phase, GUINT_TO_POINTER (other + 1)))
+  if (dl_id_map_steal32 (&l->phase, other))
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   drop_queue (l, other, &lost);
   if (lost)
@@ -185,18 +185,14 @@ void
 proto_links_close_all (ProtoLinks *l, ProtoOutbox *out)
 {
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  GHashTableIter it;
-  gpointer k;
-  g_hash_table_iter_init (&it, l->phase);
-  while (g_hash_table_iter_next (&it, &k, NULL))
-    {
-      ProtoNodeId id = GPOINTER_TO_UINT (k) - 1;
-      g_array_append_val (ids, id);
-    }
+  uint32_t id;
+  guint32 v;
+  for (guint i = 0; dl_id_map_next32 (&l->phase, &i, &id, &v);)
+    g_array_append_val (ids, id);
   /* in id order: the outbox must not follow the hash table's order */
   g_array_sort (ids, proto_node_id_cmp);
   for (guint i = 0; i < ids->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (ids, ProtoNodeId, i));
-  g_hash_table_remove_all (l->phase);
+  dl_id_map_remove_all (&l->phase);
   drop_queue (l, PROTO_NO_NODE, NULL);
 }

@@ -12,6 +12,8 @@
  * the host callbacks send (observing the send) and observe. */
 #pragma once
 
+#include "base/dl-idmap.h"
+
 #include "protocol/proto-outbox.h"
 
 G_BEGIN_DECLS
@@ -36,7 +38,7 @@ typedef struct {
   gboolean opener_offers;    /* the side that opens a link offers, whatever the ids (a family where
                                 only one side knows it wants the link: the pipeline's pushes);
                                 FALSE: the larger id offers, as DISCO's both-sides-open pools */
-  GHashTable *phase;         /* id + 1 -> ProtoLinkPhase + 1 */
+  DlIdMap phase;             /* id -> ProtoLinkPhase + 1 (narrow) */
   GArray *queued;            /* messages waiting for their link */
   ProtoLinksHost host;
 } ProtoLinks;
