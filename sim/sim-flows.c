@@ -560,7 +560,7 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
     return 0;
   guint n = 0;
   Res *y = res_at (f, res);
-  g_array_set_size (f->cancelled, 0);   /* (its flows first: leaving, they move the others' slots) */
+  array_cut (f->cancelled, 0);   /* (its flows first: leaving, they move the others' slots) */
   for (guint32 s = 0; s < y->len; s++)
     if (y->slots[s].flow != NONE)
       g_array_append_val (f->cancelled, y->slots[s].flow);
@@ -574,7 +574,7 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
         _sim_flows_heap_remove (f, j);
       unlink_flow (f, j);
     }
-  g_array_set_size (f->cancelled, 0);
+  array_cut (f->cancelled, 0);
   for (guint i = 0; i < f->held->len;)
     {
       Held *h = &g_array_index (f->held, Held, i);
