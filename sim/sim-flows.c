@@ -174,6 +174,13 @@ sim_flows_has_capacity (const SimFlows *f, guint32 r)
 }
 
 void
+sim_flows_prefetch (const SimFlows *f, guint32 r)
+{
+  if (r < f->res->len)
+    __builtin_prefetch (&g_array_index (f->res, Res, r), 0);
+}
+
+void
 sim_flows_set_timeouts (SimFlows *f, DlTime min_rto, double queue_bdp, guint64 seg_bytes)
 {
   g_return_if_fail (min_rto >= 0 && queue_bdp >= 0 && seg_bytes > 0 && f->live == 0);

@@ -434,6 +434,14 @@ wire_size (SimWorld *w, const ProtoMsg *msg)
 void
 sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
+  if (w->flows)
+    {
+      /* the sender's uplink and the receiver's downlink (node_res), which
+       * the flow reads first when it starts below: loaded while the
+       * message is made and its link found */
+      sim_flows_prefetch (w->flows, 2 * (guint32) from);
+      sim_flows_prefetch (w->flows, 2 * (guint32) to + 1);
+    }
   Msg *m = msg_new (w);
   /* a coordinator replica speaks to a peer as the coordinator, on the
    * peer's stream; to another replica on the replicas' own network */
