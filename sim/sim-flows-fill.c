@@ -54,7 +54,7 @@ rheap_pop (SimFlows *f)
   ResKey top = h[0];
   guint n = f->rheap->len - 1;
   ResKey last = h[n];
-  g_array_set_size (f->rheap, n);
+  array_cut (f->rheap, n);
   guint pos = 0;
   for (;;)
     {
@@ -119,7 +119,7 @@ _sim_flows_collect_components (SimFlows *f, guint32 epoch)
           res[nres++] = r;
         }
     }
-  g_array_set_size (f->dirty, 0);
+  array_cut (f->dirty, 0);
   for (guint i = 0; i < nres; i++)
     {
       const Res *y = res_at (f, res[i]);
@@ -141,7 +141,7 @@ _sim_flows_collect_components (SimFlows *f, guint32 epoch)
             }
         }
     }
-  g_array_set_size (f->comp_res, nres);
+  array_cut (f->comp_res, nres);
   f->comp_nflows = nflows;
 }
 
@@ -194,8 +194,8 @@ res_wextra (SimFlows *f, const Res *x)
 void
 _sim_flows_fill (SimFlows *f, DlTime now)
 {
-  g_array_set_size (f->rheap, 0);
-  g_array_set_size (f->caps, 0);
+  array_cut (f->rheap, 0);
+  array_cut (f->caps, 0);
   for (guint i = 0; i < f->comp_res->len; i++)
     {
       Res *x = res_at (f, g_array_index (f->comp_res, guint32, i));

@@ -98,7 +98,7 @@ _sim_flows_heap_remove (SimFlows *f, guint32 fl)
   x->hpos = NONE;
   guint n = f->heap->len - 1;
   HeapEnt last = g_array_index (f->heap, HeapEnt, n);
-  g_array_set_size (f->heap, n);
+  array_cut (f->heap, n);
   if (pos == n)
     return;
   if (pos > 0 && ent_before (f, &last, &g_array_index (f->heap, HeapEnt, (pos - 1) / 4)))

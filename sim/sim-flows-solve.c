@@ -84,7 +84,7 @@ iheap_pop (SimFlows *f)
   IEnt *h = (IEnt *) (void *) f->iheap->data;
   IEnt top = h[0], last = h[f->iheap->len - 1];
   guint n = f->iheap->len - 1, pos = 0;
-  g_array_set_size (f->iheap, n);
+  array_cut (f->iheap, n);
   for (guint c; (c = 2 * pos + 1) < n; pos = c)
     {
       if (c + 1 < n && ient_before (&h[c + 1], &h[c]))
@@ -205,7 +205,7 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
       else if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
         put[n++] = (Input) { zk, e.other, 0, zl, 1, s };
     }
-  g_array_set_size (f->inputs, n);
+  array_cut (f->inputs, n);
   f->work += x->count + 1;
   if (x->count == 0)
     return FALSE;
@@ -298,7 +298,7 @@ res_flush (SimFlows *f)
       if (!res_at (f, r)->done)
         res_schedule (f, r);
     }
-  g_array_set_size (f->touched, 0);
+  array_cut (f->touched, 0);
 }
 
 /* r is re-computed from now on: its last key is no longer known, so the
@@ -481,7 +481,7 @@ incr_commit (SimFlows *f, DlTime now)
   guint32 epoch = ++f->epoch, n = 0;
   for (guint i = 0; i < f->dirty->len; i++)
     res_at (f, g_array_index (f->dirty, guint32, i))->dirty = FALSE;
-  g_array_set_size (f->dirty, 0);
+  array_cut (f->dirty, 0);
   for (guint i = 0; i < f->act_res->len; i++)
     {
       guint32 r = g_array_index (f->act_res, guint32, i);
@@ -518,9 +518,9 @@ incremental (SimFlows *f, DlTime now)
     return FALSE;
   f->iepoch = ++f->epoch;
   f->work = 0;
-  g_array_set_size (f->iheap, 0);
-  g_array_set_size (f->act_res, 0);
-  g_array_set_size (f->touched, 0);
+  array_cut (f->iheap, 0);
+  array_cut (f->act_res, 0);
+  array_cut (f->touched, 0);
   for (guint i = 0; i < f->dirty->len; i++)
     res_activate (f, g_array_index (f->dirty, guint32, i));
   if (!incr_run (f))
@@ -590,7 +590,7 @@ prepare_flow (SimFlows *f, guint32 j, DlTime now)
 static void
 prepare (SimFlows *f, DlTime now)
 {
-  g_array_set_size (f->unramped, 0);
+  array_cut (f->unramped, 0);
   CompIter it;
   comp_iter_init (f, &it);
   for (guint32 j; comp_next (f, &it, &j);)
@@ -647,7 +647,7 @@ settle_flow (SimFlows *f, guint32 j, DlTime now, double was, gboolean incr)
 static gboolean
 incr_windowed (SimFlows *f, DlTime now)
 {
-  g_array_set_size (f->unramped, 0);
+  array_cut (f->unramped, 0);
   for (guint i = 0; i < f->fresh->len; i++)
     {
       guint32 j = g_array_index (f->fresh, guint32, i);
@@ -658,9 +658,9 @@ incr_windowed (SimFlows *f, DlTime now)
     return FALSE;
   f->iepoch = ++f->epoch;
   f->work = 0;
-  g_array_set_size (f->iheap, 0);
-  g_array_set_size (f->act_res, 0);
-  g_array_set_size (f->touched, 0);
+  array_cut (f->iheap, 0);
+  array_cut (f->act_res, 0);
+  array_cut (f->touched, 0);
   for (guint i = 0; i < f->dirty->len; i++)
     res_activate (f, g_array_index (f->dirty, guint32, i));
   for (guint i = 0; i < f->unramped->len; i++)
@@ -680,7 +680,7 @@ incr_windowed (SimFlows *f, DlTime now)
     }
   for (guint i = 0; i < f->dirty->len; i++)
     res_at (f, g_array_index (f->dirty, guint32, i))->dirty = FALSE;
-  g_array_set_size (f->dirty, 0);
+  array_cut (f->dirty, 0);
   guint32 epoch = ++f->epoch;
   for (guint i = 0; i < f->act_res->len; i++)
     {
@@ -742,5 +742,5 @@ sim_flows_update (SimFlows *f, DlTime now)
       drop_fresh (f);
       solve_whole (f, now);
     }
-  g_array_set_size (f->fresh, 0);
+  array_cut (f->fresh, 0);
 }

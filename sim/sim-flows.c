@@ -174,6 +174,13 @@ sim_flows_has_capacity (const SimFlows *f, guint32 r)
 }
 
 void
+sim_flows_prefetch (const SimFlows *f, guint32 r)
+{
+  if (r < f->res->len)
+    __builtin_prefetch (&g_array_index (f->res, Res, r), 0);
+}
+
+void
 sim_flows_set_timeouts (SimFlows *f, DlTime min_rto, double queue_bdp, guint64 seg_bytes)
 {
   g_return_if_fail (min_rto >= 0 && queue_bdp >= 0 && seg_bytes > 0 && f->live == 0);
@@ -560,7 +567,7 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
     return 0;
   guint n = 0;
   Res *y = res_at (f, res);
-  g_array_set_size (f->cancelled, 0);   /* (its flows first: leaving, they move the others' slots) */
+  array_cut (f->cancelled, 0);   /* (its flows first: leaving, they move the others' slots) */
   for (guint32 s = 0; s < y->len; s++)
     if (y->slots[s].flow != NONE)
       g_array_append_val (f->cancelled, y->slots[s].flow);
@@ -574,7 +581,7 @@ sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
         _sim_flows_heap_remove (f, j);
       unlink_flow (f, j);
     }
-  g_array_set_size (f->cancelled, 0);
+  array_cut (f->cancelled, 0);
   for (guint i = 0; i < f->held->len;)
     {
       Held *h = &g_array_index (f->held, Held, i);

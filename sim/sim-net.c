@@ -434,6 +434,14 @@ wire_size (SimWorld *w, const ProtoMsg *msg)
 void
 sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
+  if (w->flows)
+    {
+      /* the sender's uplink and the receiver's downlink (node_res), which
+       * the flow reads first when it starts below: loaded while the
+       * message is made and its link found */
+      sim_flows_prefetch (w->flows, 2 * (guint32) from);
+      sim_flows_prefetch (w->flows, 2 * (guint32) to + 1);
+    }
   Msg *m = msg_new (w);
   /* a coordinator replica speaks to a peer as the coordinator, on the
    * peer's stream; to another replica on the replicas' own network */
@@ -673,7 +681,7 @@ channel_queue (SimWorld *w, const Msg *m, Link *l, guint32 **tail)
   return &n->stream_q[dir];
 }
 
-static void flow_start (SimWorld *w, Msg *m);
+static void flow_start (SimWorld *w, Msg *m, Link *l);
 
 /* ---------------------------------------------------------------- slow start */
 
@@ -795,7 +803,7 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
       if (!*q)
         *tail = 0;
       else
-        flow_start (w, msg_of (w, m->next));
+        flow_start (w, msg_of (w, m->next), l);   /* (the same channel: the same link) */
     }
   deliver_at (w, t, m);
   int side = sim_link_side (m->from, m->to);
@@ -808,8 +816,10 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
     }
 }
 
+/* m's flow starts now; l is its link if the caller has it (NULL: looked
+ * up where needed) */
 static void
-flow_start (SimWorld *w, Msg *m)
+flow_start (SimWorld *w, Msg *m, Link *l)
 {
   guint32 up = node_res (w, m->from, 0), down = node_res (w, m->to, 1);
   if (up == SIM_FLOWS_NONE && down == SIM_FLOWS_NONE)
@@ -822,7 +832,7 @@ flow_start (SimWorld *w, Msg *m)
    * message D later, not every round trip of its slow start */
   DlTime now = sim_engine_now (w->engine), lat = m->wire_done - msg_take_extra (w, m), rtt = dl_time_add (lat, lat);
   SimFlowsWindow win;
-  gboolean ss = conn_window (w, m, NULL, now, rtt, &win);
+  gboolean ss = conn_window (w, m, l, now, rtt, &win);
   sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, msg_bytes (m)), m->idx, ss ? &win : NULL);
   flows_tick_now (w);
 }
@@ -1054,7 +1064,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
         }
       if (q)
         *q = *tail = msg_ref (m);
-      flow_start (w, m);
+      flow_start (w, m, l);
       return;
     }
   if (src)
