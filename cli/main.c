@@ -120,9 +120,36 @@ not_implemented (const Command *c, int argc, char **argv)
   return CLI_EXIT_USAGE;
 }
 
+/* Huge pages for malloc's heap.  glibc reads its tunables only at
+ * start-up, so dlsim execs itself once with glibc.malloc.hugetlb=1 put
+ * before what GLIBC_TUNABLES held (glibc 2.35 and later: malloc then asks
+ * for transparent huge pages with madvise, which a kernel in `madvise`
+ * mode grants only to those who ask).  At 100 000 push-pull nodes the
+ * world's records spread over 900 MB and page walks dominate
+ * (docs/performance.md, "huge pages").  Results do not depend on it.
+ * DLSIM_HUGETLB set (0: off; the exec sets 1, so it happens once) or a
+ * hugetlb setting already in GLIBC_TUNABLES leave the process as it is;
+ * a failed exec too. */
+static void
+exec_with_huge_pages (char **argv)
+{
+  g_autofree char *t = g_strdup (g_getenv ("GLIBC_TUNABLES"));
+  if (g_getenv ("DLSIM_HUGETLB") || (t && strstr (t, "glibc.malloc.hugetlb")))
+    return;
+  g_autofree char *v = t && *t ? g_strconcat ("glibc.malloc.hugetlb=1:", t, NULL)
+                               : g_strdup ("glibc.malloc.hugetlb=1");
+  if (!g_setenv ("GLIBC_TUNABLES", v, TRUE) || !g_setenv ("DLSIM_HUGETLB", "1", TRUE))
+    return;
+  execv ("/proc/self/exe", argv);
+  g_unsetenv ("GLIBC_TUNABLES");   /* the exec failed: run on as before */
+  if (t)
+    g_setenv ("GLIBC_TUNABLES", t, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
+  exec_with_huge_pages (argv);
   /* Single-threaded BLAS: results do not depend on the thread count, and
    * idle OpenBLAS threads do not spin beside the simulation.  Parallelism
    * comes from worker processes (-j). */

@@ -301,4 +301,25 @@ nkeys=$(complete_words 4 dlsim run x.ini --set '' | wc -w)
 expect 0 "^$tmp/ex/runs.csv: 1 rows" -- "$DLSIM" export "$tmp/slash.db" --format csv -o "$tmp/ex/"
 grep -q "//" "$out" && ko "export printed a doubled slash: $(grep -m1 // "$out")" || ok "export: no doubled slash"
 
+# huge pages (cli/main.c, exec_with_huge_pages): dlsim execs itself once
+# with glibc.malloc.hugetlb=1 put before what GLIBC_TUNABLES held; read
+# from /proc while it waits on a FIFO for its scenario (glibc's start-up
+# cuts the variable's text at the first ':', so only the first shows)
+if [ -r /proc/self/environ ]; then
+  mkfifo "$tmp/wait.ini"
+  env -u DLSIM_HUGETLB GLIBC_TUNABLES=glibc.malloc.arena_max=2 "$DLSIM" run "$tmp/wait.ini" -o "$tmp/wait.db" -q >/dev/null 2>&1 &
+  pid=$!
+  seen=""
+  for i in $(seq 100); do
+    seen=$(tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep '^GLIBC_TUNABLES=')
+    case "$seen" in *hugetlb*) break ;; esac
+    sleep 0.1
+  done
+  once=$(tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep '^DLSIM_HUGETLB=')
+  kill $pid 2>/dev/null; wait $pid 2>/dev/null
+  [ "$seen" = "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" ] && [ "$once" = "DLSIM_HUGETLB=1" ] \
+    && ok "dlsim runs with malloc's huge pages" \
+    || ko "dlsim's GLIBC_TUNABLES: '$seen', its DLSIM_HUGETLB: '$once'"
+fi
+
 finish
