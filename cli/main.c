@@ -127,9 +127,10 @@ not_implemented (const Command *c, int argc, char **argv)
  * mode grants only to those who ask).  At 100 000 push-pull nodes the
  * world's records spread over 900 MB and page walks dominate
  * (docs/performance.md, "huge pages").  Results do not depend on it.
- * DLSIM_HUGETLB set (0: off; the exec sets 1, so it happens once) or a
- * hugetlb setting already in GLIBC_TUNABLES leave the process as it is;
- * a failed exec too. */
+ * DLSIM_HUGETLB set to anything (0 by convention; the exec sets 1, so it
+ * happens once) or a hugetlb setting already in GLIBC_TUNABLES leave the
+ * process as it is; a failed exec too.  Under valgrind set it to 0: the
+ * exec would leave the tool. */
 static void
 exec_with_huge_pages (char **argv)
 {
@@ -140,7 +141,10 @@ exec_with_huge_pages (char **argv)
                                : g_strdup ("glibc.malloc.hugetlb=1");
   if (!g_setenv ("GLIBC_TUNABLES", v, TRUE) || !g_setenv ("DLSIM_HUGETLB", "1", TRUE))
     return;
-  execv ("/proc/self/exe", argv);
+  /* the link's target, not the link: exec'd as /proc/self/exe, the
+   * process would be named "exe" (ps, pkill dlsim) */
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  execv (self ? self : "/proc/self/exe", argv);
   g_unsetenv ("GLIBC_TUNABLES");   /* the exec failed: run on as before */
   if (t)
     g_setenv ("GLIBC_TUNABLES", t, TRUE);

@@ -303,8 +303,8 @@ grep -q "//" "$out" && ko "export printed a doubled slash: $(grep -m1 // "$out")
 
 # huge pages (cli/main.c, exec_with_huge_pages): dlsim execs itself once
 # with glibc.malloc.hugetlb=1 put before what GLIBC_TUNABLES held; read
-# from /proc while it waits on a FIFO for its scenario (glibc's start-up
-# cuts the variable's text at the first ':', so only the first shows)
+# from /proc while it waits on a FIFO for its scenario (Debian 12's
+# glibc cuts the text at the first ':' as it reads it; others may not)
 if [ -r /proc/self/environ ]; then
   mkfifo "$tmp/wait.ini"
   env -u DLSIM_HUGETLB GLIBC_TUNABLES=glibc.malloc.arena_max=2 "$DLSIM" run "$tmp/wait.ini" -o "$tmp/wait.db" -q >/dev/null 2>&1 &
@@ -316,10 +316,15 @@ if [ -r /proc/self/environ ]; then
     sleep 0.1
   done
   once=$(tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep '^DLSIM_HUGETLB=')
+  name=$(cat /proc/$pid/comm 2>/dev/null)
   kill $pid 2>/dev/null; wait $pid 2>/dev/null
-  [ "$seen" = "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" ] && [ "$once" = "DLSIM_HUGETLB=1" ] \
+  case "$seen" in
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1|GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.arena_max=2) ;;
+    *) seen="wrong: $seen" ;;
+  esac
+  [ "${seen#wrong}" = "$seen" ] && [ "$once" = "DLSIM_HUGETLB=1" ] && [ "$name" = "$(basename "$DLSIM")" ] \
     && ok "dlsim runs with malloc's huge pages" \
-    || ko "dlsim's GLIBC_TUNABLES: '$seen', its DLSIM_HUGETLB: '$once'"
+    || ko "dlsim's GLIBC_TUNABLES: '$seen', its DLSIM_HUGETLB: '$once', its name '$name'"
 fi
 
 finish
