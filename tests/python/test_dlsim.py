@@ -189,7 +189,11 @@ class TestRun(Tmp):
                 "except KeyboardInterrupt:\n"
                 "    print('INTERRUPTED', flush=True); sys.exit(3)\n" % (DEMO, N_CTRL_C))
         env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(dlsim.__file__))))
-        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, universal_newlines=True, env=env)
+        # SIGINT as a terminal leaves it: a shell's background job (make
+        # check started with `&`) inherits it ignored, and a Python started
+        # so never raises KeyboardInterrupt
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, universal_newlines=True, env=env,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         line = p.stdout.readline()
         self.assertTrue(line.startswith("P "), line)
         p.send_signal(signal.SIGINT)
