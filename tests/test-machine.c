@@ -169,9 +169,10 @@ START_TEST (test_links_phases)
 {
   guint sent = 0;
   ProtoLinksHost host = { .ud = &sent, .send = links_send, .observe = links_observe };
-  ProtoLinks l;
+  ProtoLinks l = { 0 };   /* as a family embeds it: in a zeroed record */
   proto_links_init (&l, &host);
   l.self = 50;
+  l.opener_offers = FALSE;
   ProtoOutbox out;
   proto_outbox_init (&out);
   const ProtoNodeId ids[] = { 3000000000u, 7, 100000, 60 };
