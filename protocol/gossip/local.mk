@@ -7,6 +7,7 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/gossip/gossip-family.c \
 	protocol/gossip/gossip-graph.c protocol/gossip/gossip-graph-private.h \
 	protocol/gossip/gossip-keys.c \
+	protocol/gossip/gossip-members.c protocol/gossip/gossip-members-private.h \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
