@@ -23,17 +23,17 @@
  * way: each listed peer reports its value as the step begins (a
  * GossipPayload of kind report), and once all have, it records the
  * variance's reduction over the step before as the metric
- * variance_factor_ppm. */
+ * variance_factor_ppm (gossip-variance.c, a leaf that only records). */
 #include "config.h"
 
 #include "protocol/gossip/gossip-coord.h"
 #include "protocol/gossip/gossip-graph-private.h"
 #include "protocol/gossip/gossip-members-private.h"
+#include "protocol/gossip/gossip-variance-private.h"
 #include "protocol/gossip/gossip-mix.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
-#include <math.h>
 #include <string.h>
 
 typedef enum { PHASE_COLLECT, PHASE_TARGETS } Phase;
@@ -57,11 +57,7 @@ struct GossipCoord {
   gboolean deadline_passed; /* deadline policy: this step's deadline passed; it lists as soon as it may */
   DlTime median_period; /* of the last list's members: drop-slowest and mixed compare with it */
   GArray *recent;       /* kademlia: the last dht_k peers to join (ProtoNodeId), the bootstrap contacts */
-  /* push-pull: the values reported for step pp_step (of pp_listed listed) */
-  uint32_t pp_step;
-  guint pp_listed;
-  GArray *pp_values;    /* double */
-  double pp_last_var;   /* the variance at the last step's start (NAN: none yet) */
+  GossipVariance pp;    /* push-pull: the values reported as a step begins (gossip-variance.c) */
 };
 
 /* Does the step wait for m? (helpers, dropped and async members: no) */
@@ -256,37 +252,7 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       send (c, out, ids[i], &m);
     }
   observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
-  c->pp_step = c->step;
-  c->pp_listed = n;
-  g_array_set_size (c->pp_values, 0);
-}
-
-/* push-pull: a listed peer's value as step pp_step begins; with all of
- * them, the variance (the sample variance about their mean, two passes),
- * and its ratio to the last step's, in parts per million. */
-static void
-pp_report (GossipCoord *c, ProtoOutbox *out, const ProtoMsg *msg)
-{
-  if (msg->round != c->pp_step || c->pp_values->len >= c->pp_listed || msg->weights == NULL
-      || learn_weights_len (msg->weights) < 1 || learn_weights_is_symbolic (msg->weights))
-    return;
-  double v = learn_weights_data (msg->weights)[0];
-  g_array_append_val (c->pp_values, v);
-  guint n = c->pp_values->len;
-  if (n < c->pp_listed || n < 2)
-    return;
-  const double *x = (const double *) (const void *) c->pp_values->data;
-  double mean = 0, ss = 0;
-  for (guint i = 0; i < n; i++)
-    mean += x[i];
-  mean /= n;
-  for (guint i = 0; i < n; i++)
-    ss += (x[i] - mean) * (x[i] - mean);
-  double var = ss / (n - 1);
-  if (!isnan (c->pp_last_var) && c->pp_last_var > 0 && c->pp_step > 0)
-    proto_outbox_observe (out, PROTO_OBS_METRIC, phase_name (c->base.state), (int32_t) c->pp_step - 1, PROTO_NO_NODE, -1,
-                          llround (1e6 * var / c->pp_last_var), "variance_factor_ppm");
-  c->pp_last_var = var;
+  _gossip_variance_begin (&c->pp, c->step, n);
 }
 
 /* async, or a slow member under mixed: a step of its own, at once */
@@ -532,7 +498,7 @@ on_payload (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
       && msg->comm_round == PROTO_GOSSIP_REPORT)
     {
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
-      pp_report (c, out, msg);
+      _gossip_variance_report (&c->pp, msg, phase_name (c->base.state), out);
       return TRUE;
     }
   return FALSE;
@@ -688,7 +654,7 @@ gossip_coord_free (void *impl)
   _gossip_members_clear (&c->members);
   dl_random_free (c->rng);
   g_array_unref (c->recent);
-  g_array_unref (c->pp_values);
+  _gossip_variance_clear (&c->pp);
   g_free (c);
 }
 
@@ -719,8 +685,7 @@ gossip_coord_new (const ProtoConfig *cfg)
   c->deadline = DL_TIME_NEVER;
   c->targets_deadline = DL_TIME_NEVER;
   c->recent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  c->pp_values = g_array_new (FALSE, FALSE, sizeof (double));
-  c->pp_last_var = NAN;
+  _gossip_variance_init (&c->pp);
   c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
   return proto_machine_new (&coord_class, &c->base);
 }

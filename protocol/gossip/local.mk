@@ -13,6 +13,7 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
 	protocol/gossip/gossip-peer-effects.c protocol/gossip/gossip-peer-model.c \
 	protocol/gossip/gossip-peer-records.c \
+	protocol/gossip/gossip-variance.c protocol/gossip/gossip-variance-private.h \
 	$(NULL)
 EXTRA_DIST += protocol/gossip/README.md protocol/gossip/local.mk
 # its tests live in protocol/gossip/tests/ (tests/README.md):
