@@ -20,7 +20,10 @@ EXTRA_DIST += protocol/gossip/README.md protocol/gossip/local.mk
 # make check TESTS=protocol/gossip/tests/test-gossip
 check_PROGRAMS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
 TESTS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
-protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c $(PLAN_CHECK_SOURCES) \
+# the machines (test-gossip.c, with the main) and the arithmetic and
+# wire form (test-gossip-mix.c): one program, gossip-suites.h between them
+protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c \
+	protocol/gossip/tests/test-gossip-mix.c protocol/gossip/tests/gossip-suites.h $(PLAN_CHECK_SOURCES) \
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
 	protocol/gossip/tests/gossip-alone.c protocol/gossip/tests/gossip-alone.h \
 	$(FAMILY_HARNESS_SOURCES)
