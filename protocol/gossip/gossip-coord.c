@@ -1,6 +1,8 @@
 /* gossip-coord.c — the gossip family's coordinator (gossip-coord.h): a
  * membership tracker that paces steps and joins the peers' own draws into
- * each step's undirected contact graph.  It never sees a model.
+ * each step's undirected contact graph.  It never sees a model.  Its
+ * member table (gossip-members.c) and each step's graph (gossip-graph.c)
+ * are leaves it calls.
  *
  * Step s:
  *   collect: every member that is not a helper has sent PeerIsReady, and
@@ -21,35 +23,18 @@
  * way: each listed peer reports its value as the step begins (a
  * GossipPayload of kind report), and once all have, it records the
  * variance's reduction over the step before as the metric
- * variance_factor_ppm. */
+ * variance_factor_ppm (gossip-variance.c, a leaf that only records). */
 #include "config.h"
 
 #include "protocol/gossip/gossip-coord.h"
-#include "base/dl-idmap.h"
 #include "protocol/gossip/gossip-graph-private.h"
+#include "protocol/gossip/gossip-members-private.h"
+#include "protocol/gossip/gossip-variance-private.h"
 #include "protocol/gossip/gossip-mix.h"
 #include "protocol/session/session-msgs.h"
 #include "protocol/gossip/gossip-msgs.h"
 
-#include <math.h>
 #include <string.h>
-
-typedef struct {
-  ProtoNodeId id;
-  gboolean ready;
-  gboolean helper;      /* finished and stays: mixes when listed, no longer waited for */
-  gboolean listed;      /* in the current step's list */
-  gboolean answered;    /* its GossipTargets came */
-  GArray *targets;      /* ProtoNodeId */
-  GArray *last_nbrs;    /* its neighbours in the last graph (ProtoNodeId), for a repeat */
-  uint32_t last_step;   /* that graph's step (G_MAXUINT32: none) */
-  /* straggler policies */
-  DlTime since;         /* when its last step ended for it (Neighbors or GossipSample sent), or it connected */
-  DlTime period;        /* its last step's period: since -> PeerIsReady (0: none yet) */
-  uint32_t dropped_until; /* drop-slowest: not waited for before this step */
-  gboolean async_member;  /* async, or mixed and slow: steps of its own (GossipSample) */
-  guint slot;             /* while try_graph builds the graph: its place among the listed */
-} Member;
 
 typedef enum { PHASE_COLLECT, PHASE_TARGETS } Phase;
 
@@ -59,9 +44,7 @@ struct GossipCoord {
   ProtoMachineBase base; /* its phase (its deadline is one of two below: gossip_coord_next_deadline) */
   ProtoConfig cfg;
   DlRandom *rng;        /* candidate samples: the run's "gossip-coordinator" stream */
-  GPtrArray *members;   /* Member*, ascending id */
-  DlIdMap by_id;        /* id -> Member*, the same members: a lookup is one load, where a
-                           binary search of 100 000 members missed the cache at each level */
+  GossipMembers members; /* the member table and the kept provider (gossip-members.c) */
   uint32_t step;
   guint n_waited;       /* members the step waits for (waited ()) */
   guint n_waited_ready; /* of those, ready */
@@ -74,26 +57,18 @@ struct GossipCoord {
   gboolean deadline_passed; /* deadline policy: this step's deadline passed; it lists as soon as it may */
   DlTime median_period; /* of the last list's members: drop-slowest and mixed compare with it */
   GArray *recent;       /* kademlia: the last dht_k peers to join (ProtoNodeId), the bootstrap contacts */
-  /* push-pull: the values reported for step pp_step (of pp_listed listed) */
-  uint32_t pp_step;
-  guint pp_listed;
-  GArray *pp_values;    /* double */
-  double pp_last_var;   /* the variance at the last step's start (NAN: none yet) */
-  /* sync_provider's answer with nobody excluded (NULL: nobody has trained),
-   * kept from join to join while provider_known (provider_update) */
-  const Member *provider;
-  gboolean provider_known;
+  GossipVariance pp;    /* push-pull: the values reported as a step begins (gossip-variance.c) */
 };
 
 /* Does the step wait for m? (helpers, dropped and async members: no) */
 static gboolean
-waited (const GossipCoord *c, const Member *m)
+waited (const GossipCoord *c, const GossipMember *m)
 {
   return !m->helper && !m->async_member && c->step >= m->dropped_until;
 }
 
 static void
-count_ready (GossipCoord *c, const Member *m, int sign)
+count_ready (GossipCoord *c, const GossipMember *m, int sign)
 {
   if (m->helper)
     c->n_ready_helpers += sign;
@@ -108,9 +83,9 @@ static void
 recount (GossipCoord *c)
 {
   c->n_waited = c->n_waited_ready = c->n_ready_workers = c->n_ready_helpers = 0;
-  for (guint i = 0; i < c->members->len; i++)
+  for (guint i = 0; i < c->members.list->len; i++)
     {
-      Member *m = g_ptr_array_index (c->members, i);
+      GossipMember *m = g_ptr_array_index (c->members.list, i);
       c->n_waited += waited (c, m);
       if (m->ready)
         count_ready (c, m, +1);
@@ -149,52 +124,6 @@ set_phase (GossipCoord *c, ProtoOutbox *out, Phase ph)
   observe (c, out, PROTO_OBS_PHASE, PROTO_NO_NODE, -1, -1, phase_name (ph));
 }
 
-/* m's member, or NULL */
-static Member *
-member_of (const GossipCoord *c, ProtoNodeId id)
-{
-  return dl_id_map_lookup (&c->by_id, id);
-}
-
-/* Binary search; *at is where id is or would go (find (c, id, NULL) is
- * member_of). */
-static Member *
-find (const GossipCoord *c, ProtoNodeId id, guint *at)
-{
-  if (!at)
-    return member_of (c, id);
-  guint lo = 0, hi = c->members->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      Member *m = g_ptr_array_index (c->members, mid);
-      if (m->id == id)
-        {
-          if (at)
-            *at = mid;
-          return m;
-        }
-      if (m->id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  if (at)
-    *at = lo;
-  return NULL;
-}
-
-static void
-member_free (gpointer data)
-{
-  Member *m = data;
-  g_array_unref (m->targets);
-  g_array_unref (m->last_nbrs);
-  g_free (m);
-}
-
-static void try_graph (GossipCoord *c, ProtoOutbox *out);
-
 static int
 cmp_time (const void *a, const void *b)
 {
@@ -202,59 +131,13 @@ cmp_time (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The model provider sync_provider names (below), kept between joins. */
-static gboolean
-has_trained (const Member *m)
-{
-  return m->last_step != G_MAXUINT32 || m->period != 0;
-}
-
-/* Is a a better provider than b (both have trained)? */
-static gboolean
-provider_before (const Member *a, const Member *b)
-{
-  guint64 ka = a->last_step == G_MAXUINT32 ? 0 : (guint64) a->last_step + 1;
-  guint64 kb = b->last_step == G_MAXUINT32 ? 0 : (guint64) b->last_step + 1;
-  return ka > kb || (ka == kb && a->id < b->id);
-}
-
-static const Member *
-provider_scan (const GossipCoord *c, ProtoNodeId newcomer)
-{
-  const Member *best = NULL;
-  for (guint i = 0; i < c->members->len; i++)
-    {
-      const Member *m = g_ptr_array_index (c->members, i);
-      if (m->id != newcomer && has_trained (m) && (!best || provider_before (m, best)))
-        best = m;
-    }
-  return best;
-}
-
-/* m's last_step or period changed, or m leaves (gone): the kept provider
- * follows.  A step only raises a member's key, so a member that has
- * trained replaces the provider only if it comes before it. */
-static void
-provider_update (GossipCoord *c, const Member *m, gboolean gone)
-{
-  if (!c->provider_known)
-    return;
-  if (c->provider == m && (gone || !has_trained (m)))
-    {
-      c->provider = NULL;
-      c->provider_known = FALSE;   /* the next join scans the members once */
-    }
-  else if (!gone && has_trained (m) && (!c->provider || provider_before (m, c->provider)))
-    c->provider = m;
-}
-
 /* m's period (its training since it was listed) ends now: the kept
  * provider follows */
 static void
-period_done (GossipCoord *c, Member *m)
+period_done (GossipCoord *c, GossipMember *m)
 {
   m->period = c->now - m->since;
-  provider_update (c, m, FALSE);
+  _gossip_members_provider_update (&c->members, m, FALSE);
 }
 
 /* drop-slowest: at a list, members whose last period exceeds drop_factor x
@@ -268,7 +151,7 @@ judge_periods (GossipCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n
   guint k = 0;
   for (guint i = 0; i < n; i++)
     {
-      Member *m = find (c, ids[i], NULL);
+      GossipMember *m = _gossip_members_find (&c->members, ids[i], NULL);
       if (m && m->period > 0 && !m->helper)
         p[k++] = m->period;
     }
@@ -281,7 +164,7 @@ judge_periods (GossipCoord *c, ProtoOutbox *out, const ProtoNodeId *ids, guint n
   /* judged on the step they just took: a member not listed keeps its verdict */
   for (guint i = 0; i < n; i++)
     {
-      Member *m = find (c, ids[i], NULL);
+      GossipMember *m = _gossip_members_find (&c->members, ids[i], NULL);
       if (!m || m->helper || m->period <= 0 || (double) m->period <= c->cfg.drop_factor * (double) c->median_period)
         continue;
       if (c->cfg.straggler_policy == PROTO_STRAGGLER_MIXED)
@@ -327,9 +210,9 @@ try_list (GossipCoord *c, ProtoOutbox *out)
   guint total = c->n_ready_workers + c->n_ready_helpers;
   g_autofree ProtoNodeId *ids = g_new (ProtoNodeId, total);
   guint n = 0;
-  for (guint i = 0; i < c->members->len; i++)
+  for (guint i = 0; i < c->members.list->len; i++)
     {
-      Member *m = g_ptr_array_index (c->members, i);
+      GossipMember *m = g_ptr_array_index (c->members.list, i);
       if (!m->ready)
         continue;
       ids[n++] = m->id;
@@ -369,60 +252,30 @@ try_list (GossipCoord *c, ProtoOutbox *out)
       send (c, out, ids[i], &m);
     }
   observe (c, out, PROTO_OBS_ROUND_LIST, PROTO_NO_NODE, -1, n, NULL);
-  c->pp_step = c->step;
-  c->pp_listed = n;
-  g_array_set_size (c->pp_values, 0);
-}
-
-/* push-pull: a listed peer's value as step pp_step begins; with all of
- * them, the variance (the sample variance about their mean, two passes),
- * and its ratio to the last step's, in parts per million. */
-static void
-pp_report (GossipCoord *c, ProtoOutbox *out, const ProtoMsg *msg)
-{
-  if (msg->round != c->pp_step || c->pp_values->len >= c->pp_listed || msg->weights == NULL
-      || learn_weights_len (msg->weights) < 1 || learn_weights_is_symbolic (msg->weights))
-    return;
-  double v = learn_weights_data (msg->weights)[0];
-  g_array_append_val (c->pp_values, v);
-  guint n = c->pp_values->len;
-  if (n < c->pp_listed || n < 2)
-    return;
-  const double *x = (const double *) (const void *) c->pp_values->data;
-  double mean = 0, ss = 0;
-  for (guint i = 0; i < n; i++)
-    mean += x[i];
-  mean /= n;
-  for (guint i = 0; i < n; i++)
-    ss += (x[i] - mean) * (x[i] - mean);
-  double var = ss / (n - 1);
-  if (!isnan (c->pp_last_var) && c->pp_last_var > 0 && c->pp_step > 0)
-    proto_outbox_observe (out, PROTO_OBS_METRIC, phase_name (c->base.state), (int32_t) c->pp_step - 1, PROTO_NO_NODE, -1,
-                          llround (1e6 * var / c->pp_last_var), "variance_factor_ppm");
-  c->pp_last_var = var;
+  _gossip_variance_begin (&c->pp, c->step, n);
 }
 
 /* async, or a slow member under mixed: a step of its own, at once */
 static void
-send_sample (GossipCoord *c, ProtoOutbox *out, Member *m)
+send_sample (GossipCoord *c, ProtoOutbox *out, GossipMember *m)
 {
   guint sample = gossip_sample_size (gossip_config (&c->cfg)->fanout);
-  g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MAX (c->members->len, 1));
-  guint n = 0, others = c->members->len - 1;
+  g_autofree ProtoNodeId *pick = g_new (ProtoNodeId, MAX (c->members.list->len, 1));
+  guint n = 0, others = c->members.list->len - 1;
   if (others <= sample)
     {
-      for (guint i = 0; i < c->members->len; i++)
-        if (((Member *) g_ptr_array_index (c->members, i))->id != m->id)
-          pick[n++] = ((Member *) g_ptr_array_index (c->members, i))->id;
+      for (guint i = 0; i < c->members.list->len; i++)
+        if (((GossipMember *) g_ptr_array_index (c->members.list, i))->id != m->id)
+          pick[n++] = ((GossipMember *) g_ptr_array_index (c->members.list, i))->id;
     }
   else
     {
       guint self = 0;
-      find (c, m->id, &self);
-      g_autofree guint32 *pos = gossip_pick_random (c->rng, c->members->len, sample + 1);
+      _gossip_members_find (&c->members, m->id, &self);
+      g_autofree guint32 *pos = gossip_pick_random (c->rng, c->members.list->len, sample + 1);
       for (guint j = 0; j <= sample && n < sample; j++)
         if (pos[j] != self)
-          pick[n++] = ((Member *) g_ptr_array_index (c->members, pos[j]))->id;
+          pick[n++] = ((GossipMember *) g_ptr_array_index (c->members.list, pos[j]))->id;
     }
   ProtoMsg r;
   proto_msg_init (&r, PROTO_MSG_GOSSIP_SAMPLE);
@@ -432,57 +285,16 @@ send_sample (GossipCoord *c, ProtoOutbox *out, Member *m)
   m->since = c->now;
 }
 
-/* The listed members take slots 0..n-1, in order: their ids */
-static GArray *
-listed_slots (GossipCoord *c)
-{
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  for (guint i = 0; i < c->members->len; i++)
-    {
-      Member *m = g_ptr_array_index (c->members, i);
-      if (m->listed)
-        {
-          m->slot = ids->len;
-          g_array_append_val (ids, m->id);
-        }
-    }
-  return ids;
-}
-
-/* The step's edges as pairs of slots: each listed member's draws of
- * another member that is listed (not one that left, or was never listed) */
-static GArray *
-graph_edges (const GossipCoord *c)
-{
-  GArray *ends = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < c->members->len; i++)
-    {
-      Member *m = g_ptr_array_index (c->members, i);
-      if (!m->listed)
-        continue;
-      for (guint k = 0; k < m->targets->len; k++)
-        {
-          ProtoNodeId t = g_array_index (m->targets, ProtoNodeId, k);
-          Member *o = t != m->id ? member_of (c, t) : NULL;
-          if (!o || !o->listed)
-            continue;
-          g_array_append_val (ends, m->slot);
-          g_array_append_val (ends, o->slot);
-        }
-    }
-  return ends;
-}
-
 /* m's Neighbors: nb[0..len) */
 static void
-send_neighbors (GossipCoord *c, ProtoOutbox *out, Member *m, const ProtoNodeId *nb, guint len)
+send_neighbors (GossipCoord *c, ProtoOutbox *out, GossipMember *m, const ProtoNodeId *nb, guint len)
 {
   m->listed = FALSE;
   m->since = c->now;
   g_array_set_size (m->last_nbrs, 0);
   g_array_append_vals (m->last_nbrs, nb, len);
   m->last_step = c->step;
-  provider_update (c, m, FALSE);
+  _gossip_members_provider_update (&c->members, m, FALSE);
   ProtoMsg msg;
   proto_msg_init (&msg, PROTO_MSG_NEIGHBORS);
   msg.round = c->step;
@@ -503,9 +315,9 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
        * is left out of this step's graph, as one that left */
       observe (c, out, PROTO_OBS_TIMER_FIRED, PROTO_NO_NODE, PROTO_MSG_GOSSIP_TARGETS, c->n_unanswered,
                "payload_timeout: the graph goes without the listed peers that did not answer (value: how many)");
-      for (guint i = 0; i < c->members->len; i++)
+      for (guint i = 0; i < c->members.list->len; i++)
         {
-          Member *m = g_ptr_array_index (c->members, i);
+          GossipMember *m = g_ptr_array_index (c->members.list, i);
           if (m->listed && !m->answered)
             m->listed = FALSE;
         }
@@ -513,16 +325,16 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
     }
   c->targets_deadline = DL_TIME_NEVER;
   /* neighbours per listed member: its draws, and whoever drew it */
-  g_autoptr (GArray) ids = listed_slots (c);
-  g_autoptr (GArray) ends = graph_edges (c);
+  g_autoptr (GArray) ids = _gossip_members_listed_slots (&c->members);
+  g_autoptr (GArray) ends = _gossip_members_graph_edges (&c->members);
   GossipGraph g;
   _gossip_graph_build (&g, (const ProtoNodeId *) (const void *) ids->data, ids->len,
                        (const guint *) (const void *) ends->data, ends->len / 2);
   set_phase (c, out, PHASE_COLLECT);
   guint edges = 0;
-  for (guint i = 0; i < c->members->len; i++)
+  for (guint i = 0; i < c->members.list->len; i++)
     {
-      Member *m = g_ptr_array_index (c->members, i);
+      GossipMember *m = g_ptr_array_index (c->members.list, i);
       if (!m->listed)
         continue;
       guint len;
@@ -539,43 +351,14 @@ try_graph (GossipCoord *c, ProtoOutbox *out)
   try_list (c, out);
 }
 
-/* A late joiner's model provider (gossip-peer.c): the member that has
- * been in the latest step (ties: the lowest id); with no steps (async), the
- * lowest id that has trained; PROTO_NO_NODE if nobody has trained yet
- * (then everyone holds the initial model, and there is nothing to sync).
- * Kept between joins (provider_update): a scan of every member at each
- * join made 100 000 joins quadratic (issue 44); it scans only after the
- * provider left, or when the joiner is the provider itself (a repeat). */
-static ProtoNodeId
-sync_provider (GossipCoord *c, ProtoNodeId newcomer)
-{
-  if (!c->provider_known)
-    {
-      c->provider = provider_scan (c, PROTO_NO_NODE);
-      c->provider_known = TRUE;
-    }
-  const Member *best = c->provider;
-  if (best && best->id == newcomer)
-    best = provider_scan (c, newcomer);   /* a repeat of the provider's own join */
-  return best ? best->id : PROTO_NO_NODE;
-}
-
 /* A new member, in both indexes */
-static Member *
+static GossipMember *
 member_join (GossipCoord *c, ProtoNodeId from)
 {
-  Member *m = g_new0 (Member, 1);
-  m->id = from;
-  m->targets = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  m->last_nbrs = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  m->last_step = G_MAXUINT32;
+  GossipMember *m = _gossip_members_add (&c->members, from);
   m->since = c->now;
   m->dropped_until = 0;
   m->async_member = c->cfg.straggler_policy == PROTO_STRAGGLER_ASYNC;
-  guint at;
-  find (c, from, &at);
-  g_ptr_array_insert (c->members, (gint) at, m);
-  dl_id_map_insert (&c->by_id, from, m);
   c->n_waited += waited (c, m);
   return m;
 }
@@ -606,7 +389,7 @@ send_dht_bootstrap (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from)
 /* ClientConnected: a member, answered with NewNodeInfo (and a provider
  * if it joins mid-training, contacts if kademlia). */
 static gboolean
-on_client_connected (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+on_client_connected (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, GossipMember *m)
 {
   /* a member's repeat (its NewNodeInfo was lost: gossip-peer.c says
    * ClientConnected again after payload_timeout in connecting) is
@@ -615,11 +398,11 @@ on_client_connected (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const P
   if (!m)
     m = member_join (c, from);
   {
-    ProtoNodeId provider = sync_provider (c, from);
+    ProtoNodeId provider = _gossip_members_sync_provider (&c->members, from);
     ProtoMsg r;
     proto_msg_init (&r, PROTO_MSG_WELCOME);
     r.node = from;
-    r.nb_participants = c->members->len;
+    r.nb_participants = c->members.list->len;
     r.joined_mid_training = provider != PROTO_NO_NODE;
     send (c, out, from, &r);
     if (provider != PROTO_NO_NODE)
@@ -643,9 +426,9 @@ static void
 resend_round_peers (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from)
 {
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  for (guint i = 0; i < c->members->len; i++)
-    if (((Member *) g_ptr_array_index (c->members, i))->listed)
-      g_array_append_val (ids, ((Member *) g_ptr_array_index (c->members, i))->id);
+  for (guint i = 0; i < c->members.list->len; i++)
+    if (((GossipMember *) g_ptr_array_index (c->members.list, i))->listed)
+      g_array_append_val (ids, ((GossipMember *) g_ptr_array_index (c->members.list, i))->id);
   ProtoMsg r;
   proto_msg_init (&r, PROTO_MSG_ROUND_PEERS);
   r.round = c->step;
@@ -657,7 +440,7 @@ resend_round_peers (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from)
 /* PeerIsReady: a member ready for a step (or a helper, or asynchronous:
  * a sample). */
 static gboolean
-on_peer_is_ready (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+on_peer_is_ready (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, GossipMember *m)
 {
   if (!m)
     return FALSE;
@@ -709,13 +492,13 @@ on_peer_is_ready (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const Prot
 
 /* GossipPayload: push-pull's report of a member's value. */
 static gboolean
-on_payload (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+on_payload (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, GossipMember *m)
 {
   if (m && gossip_config (&c->cfg)->gossip_mode == PROTO_GOSSIP_MODE_PUSH_PULL
       && msg->comm_round == PROTO_GOSSIP_REPORT)
     {
       observe (c, out, PROTO_OBS_RECEIVED, from, (int32_t) msg->type, msg->round, NULL);
-      pp_report (c, out, msg);
+      _gossip_variance_report (&c->pp, msg, phase_name (c->base.state), out);
       return TRUE;
     }
   return FALSE;
@@ -724,7 +507,7 @@ on_payload (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
 /* GossipTargets: a listed member's targets for this step (or a step
  * that is over: its graph again). */
 static gboolean
-on_targets (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+on_targets (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, GossipMember *m)
 {
   if (m && !m->listed && msg->round < c->step)
     {
@@ -757,9 +540,9 @@ on_targets (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *
 
 /* SignalForPeer: relayed to the member it names, from the sender. */
 static gboolean
-on_signal_for_peer (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, Member *m)
+on_signal_for_peer (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const ProtoMsg *msg, GossipMember *m)
 {
-  if (!m || !find (c, msg->node, NULL))
+  if (!m || !_gossip_members_find (&c->members, msg->node, NULL))
     {
       observe (c, out, PROTO_OBS_REJECTED, msg->node, (int32_t) msg->type, -1,
                "signal to an unknown peer: dropped");
@@ -774,7 +557,7 @@ on_signal_for_peer (GossipCoord *c, ProtoOutbox *out, ProtoNodeId from, const Pr
 static void
 handle_message (GossipCoord *c, ProtoNodeId from, const ProtoMsg *msg, ProtoOutbox *out)
 {
-  Member *m = member_of (c, from);
+  GossipMember *m = _gossip_members_lookup (&c->members, from);
   gboolean taken = FALSE;
   switch (msg->type)
     {
@@ -804,7 +587,7 @@ static void
 member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
 {
   guint at;
-  Member *m = find (c, from, &at);
+  GossipMember *m = _gossip_members_find (&c->members, from, &at);
   if (!m)
     return;
   observe (c, out, PROTO_OBS_NOTE, from, -1, -1, "stream closed: left the membership");
@@ -819,9 +602,8 @@ member_left (GossipCoord *c, ProtoNodeId from, ProtoOutbox *out)
     count_ready (c, m, -1);
   if (m->listed && !m->answered)
     c->n_unanswered--;
-  provider_update (c, m, TRUE);
-  dl_id_map_steal (&c->by_id, from);
-  g_ptr_array_remove_index (c->members, at);
+  _gossip_members_provider_update (&c->members, m, TRUE);
+  _gossip_members_remove (&c->members, at);
   try_graph (c, out);
   try_list (c, out);
 }
@@ -869,11 +651,10 @@ static void
 gossip_coord_free (void *impl)
 {
   GossipCoord *c = impl;
-  dl_id_map_clear (&c->by_id);
-  g_ptr_array_unref (c->members);
+  _gossip_members_clear (&c->members);
   dl_random_free (c->rng);
   g_array_unref (c->recent);
-  g_array_unref (c->pp_values);
+  _gossip_variance_clear (&c->pp);
   g_free (c);
 }
 
@@ -900,13 +681,11 @@ gossip_coord_new (const ProtoConfig *cfg)
   GossipCoord *c = g_new0 (GossipCoord, 1);
   proto_machine_base_init (&c->base, phase_names, PHASE_COLLECT);
   c->cfg = *cfg;
-  c->members = g_ptr_array_new_with_free_func (member_free);
-  dl_id_map_init (&c->by_id);
+  _gossip_members_init (&c->members);
   c->deadline = DL_TIME_NEVER;
   c->targets_deadline = DL_TIME_NEVER;
   c->recent = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
-  c->pp_values = g_array_new (FALSE, FALSE, sizeof (double));
-  c->pp_last_var = NAN;
+  _gossip_variance_init (&c->pp);
   c->rng = dl_random_new (cfg->seed, "gossip-coordinator", DL_RANDOM_NO_NODE);
   return proto_machine_new (&coord_class, &c->base);
 }

@@ -7,18 +7,23 @@ protocol_libdlproto_a_SOURCES += \
 	protocol/gossip/gossip-family.c \
 	protocol/gossip/gossip-graph.c protocol/gossip/gossip-graph-private.h \
 	protocol/gossip/gossip-keys.c \
+	protocol/gossip/gossip-members.c protocol/gossip/gossip-members-private.h \
 	protocol/gossip/gossip-mix.c protocol/gossip/gossip-mix.h \
 	protocol/gossip/gossip-msgs.c protocol/gossip/gossip-msgs.h \
 	protocol/gossip/gossip-peer.c protocol/gossip/gossip-peer.h protocol/gossip/gossip-peer-private.h \
 	protocol/gossip/gossip-peer-effects.c protocol/gossip/gossip-peer-model.c \
 	protocol/gossip/gossip-peer-records.c \
+	protocol/gossip/gossip-variance.c protocol/gossip/gossip-variance-private.h \
 	$(NULL)
 EXTRA_DIST += protocol/gossip/README.md protocol/gossip/local.mk
 # its tests live in protocol/gossip/tests/ (tests/README.md):
 # make check TESTS=protocol/gossip/tests/test-gossip
 check_PROGRAMS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
 TESTS += protocol/gossip/tests/test-gossip protocol/gossip/tests/test-gossip-stragglers
-protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c $(PLAN_CHECK_SOURCES) \
+# the machines (test-gossip.c, with the main) and the arithmetic and
+# wire form (test-gossip-mix.c): one program, gossip-suites.h between them
+protocol_gossip_tests_test_gossip_SOURCES = protocol/gossip/tests/test-gossip.c \
+	protocol/gossip/tests/test-gossip-mix.c protocol/gossip/tests/gossip-suites.h $(PLAN_CHECK_SOURCES) \
 	protocol/gossip/tests/gossip-cfg.c protocol/gossip/tests/gossip-cfg.h \
 	protocol/gossip/tests/gossip-alone.c protocol/gossip/tests/gossip-alone.h \
 	$(FAMILY_HARNESS_SOURCES)
