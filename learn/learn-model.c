@@ -304,3 +304,31 @@ learn_model_evaluate (const LearnModel *m, const LearnWeights *w, const LearnDat
   *out_accuracy = (double) correct / (double) d->n;
   *out_loss = loss / (double) d->n;
 }
+
+void
+learn_model_evaluate_cached (LearnEvalCache *c, const LearnModel *m, const LearnWeights *w,
+                             const LearnDataset *d, double *out_accuracy, double *out_loss)
+{
+  if (c->weights && c->model == m && c->set == d && learn_weights_equal (c->weights, w))
+    {
+      c->hits++;
+      *out_accuracy = c->accuracy;
+      *out_loss = c->loss;
+      return;
+    }
+  learn_model_evaluate (m, w, d, out_accuracy, out_loss);
+  g_clear_pointer (&c->weights, learn_weights_unref);
+  c->weights = learn_weights_copy (w);
+  c->model = m;
+  c->set = d;
+  c->accuracy = *out_accuracy;
+  c->loss = *out_loss;
+}
+
+void
+learn_eval_cache_clear (LearnEvalCache *c)
+{
+  g_clear_pointer (&c->weights, learn_weights_unref);
+  c->model = NULL;
+  c->set = NULL;
+}

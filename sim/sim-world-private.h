@@ -190,6 +190,7 @@ struct SimWorld {
                                 it is set up (Link.pending; NULL while none is: sim-net.c) */
   LearnPartition *partition;
   LearnWeights *initial;
+  LearnEvalCache eval;                /* the last model evaluated at a round's end (evaluate) */
   GArray *drop_rules, *delay_rules;   /* Rule */
   GArray *groups;                     /* current partition, NULL when healed */
   gboolean healed_all;                /* `heal all` ran: no new faults (sim-churn.c) */

@@ -115,7 +115,8 @@ evaluate (SimWorld *w, Node *n, int round)
 {
   if (w->cfg.model.kind == LEARN_MODEL_NONE || !w->cfg.test)
     return;
-  learn_model_evaluate (&w->cfg.model, proto_machine_model (n->peer), w->cfg.test, &n->accuracy, &n->loss);
+  learn_model_evaluate_cached (&w->eval, &w->cfg.model, proto_machine_model (n->peer), w->cfg.test,
+                               &n->accuracy, &n->loss);
   if (w->rec.metric)
     {
       DlTime t = sim_engine_now (w->engine);
@@ -528,6 +529,7 @@ sim_world_free (SimWorld *w)
       g_free (n);
     }
   g_ptr_array_unref (w->nodes);
+  learn_eval_cache_clear (&w->eval);
   for (guint k = 0; k < w->n_servers; k++)
     {
       proto_machine_free (w->servers[k].m);

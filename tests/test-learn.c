@@ -180,6 +180,52 @@ START_TEST (test_train_is_reproducible_and_none_is_free)
 }
 END_TEST
 
+/* evaluated once per distinct model: each answer is learn_model_evaluate's
+ * own, a second evaluation of the same bits comes from the copy, and a
+ * vector changed in place since, another set or another model is
+ * evaluated again */
+START_TEST (test_evaluate_cached)
+{
+  g_autoptr (DlRandom) r = dl_random_new (3, "data", 0);
+  g_autoptr (LearnDataset) d = learn_dataset_synthetic (400, 5, 3, 2.0, r);
+  g_autoptr (LearnDataset) e = learn_dataset_synthetic (300, 5, 3, 2.0, r);
+  LearnModel m = { .kind = LEARN_MODEL_SOFTMAX, .features = 5, .classes = 3, .learning_rate = 0.1f, .batch_size = 16 };
+  LearnModel m2 = m;
+  g_autoptr (LearnWeights) w0 = learn_model_initial_weights (&m, r);
+  g_autoptr (DlRandom) o = dl_random_new (3, "order", 0);
+  g_autoptr (LearnWeights) a = learn_model_train (&m, w0, d, 1, o);
+  g_autoptr (LearnWeights) a2 = learn_weights_copy (a);   /* the same bits, another vector */
+  g_autoptr (LearnWeights) b = learn_model_train (&m, a, d, 1, o);
+  LearnEvalCache c = { 0 };
+  struct { const LearnModel *m; LearnWeights *w; LearnDataset *d; guint64 hits; } seq[] = {
+    { &m, a, d, 0 }, { &m, a2, d, 1 }, { &m, a, d, 2 }, { &m, b, d, 2 }, { &m, a, d, 2 },
+    { &m, a, e, 2 }, { &m2, a, e, 2 }, { &m2, a, e, 3 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (seq); i++)
+    {
+      double acc, loss, acc_ref, loss_ref;
+      learn_model_evaluate_cached (&c, seq[i].m, seq[i].w, seq[i].d, &acc, &loss);
+      learn_model_evaluate (seq[i].m, seq[i].w, seq[i].d, &acc_ref, &loss_ref);
+      ck_assert_msg (acc == acc_ref && loss == loss_ref, "step %u: %.17g %.17g, evaluated %.17g %.17g",
+                     i, acc, loss, acc_ref, loss_ref);
+      ck_assert_msg (c.hits == seq[i].hits, "step %u: %" G_GUINT64_FORMAT " hits", i, c.hits);
+    }
+  /* a vector its only holder changes in place after its evaluation */
+  g_autoptr (LearnWeights) v = learn_weights_copy (b);
+  double acc, loss, acc_ref, loss_ref;
+  learn_model_evaluate_cached (&c, &m, v, d, &acc, &loss);
+  float *vd = learn_weights_data_mut (v);
+  for (gsize i = 0; i < learn_weights_len (v); i++)
+    vd[i] = -vd[i];
+  learn_model_evaluate_cached (&c, &m, v, d, &acc, &loss);
+  learn_model_evaluate (&m, v, d, &acc_ref, &loss_ref);
+  ck_assert_msg (loss == loss_ref && acc == acc_ref, "changed in place: %.17g, evaluated %.17g", loss, loss_ref);
+  ck_assert_uint_eq (c.hits, 3);
+  learn_eval_cache_clear (&c);
+  ck_assert_ptr_null (c.weights);
+}
+END_TEST
+
 /* ---- data ---- */
 
 START_TEST (test_csv_roundtrip_and_errors)
@@ -754,6 +800,7 @@ learn_suite (void)
   tcase_add_test (tc, test_gradient_mlp);
   tcase_add_test (tc, test_softmax_matches_long_trained_reference);
   tcase_add_test (tc, test_train_is_reproducible_and_none_is_free);
+  tcase_add_test (tc, test_evaluate_cached);
   suite_add_tcase (s, tc);
   tc = tcase_create ("data");
   tcase_add_test (tc, test_csv_roundtrip_and_errors);
