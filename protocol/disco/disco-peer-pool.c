@@ -17,23 +17,21 @@
 
 #include <string.h>
 
-/* The pool is one table: the link records themselves, in the order
- * they were made (the order of PeerPool's `peers`, which clientHandle and
- * shutdown go through: peer_pool.ts), and pool_index from an id to its
- * record's place + 1, 4 bytes an id (a narrow DlIdMap, base/dl-idmap.h).  (It was a record
- * apart for each link, an array of pointers to them in creation order
- * and an id map to the pointers: 8 bytes a link more, issue 44.) */
-Link *
-_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other)
-{
-  guint at = dl_id_map_lookup32 (&p->pool_index, other);
-  return at ? &p->pool[at - 1] : NULL;
-}
-
+/* The pool is a table of link records indexed by the other peer's id
+ * (the ids are dense from 1), so that the lookup on each Payload and
+ * signal loads the record and nothing before it.  The record's place was
+ * first read from an id map of 4 bytes an id, a load the record's waited
+ * for (_disco_peer_find_link was 6.2 % of `bench scale` at 3 000 peers:
+ * docs/performance.md, issue 44).  The table spans the ids below a bound that grows with the
+ * pool (4 ids a link, at least DL_ID_MAP_DENSE_MIN, as base/dl-idmap.c's
+ * array); the records of the ids past it are kept apart, in `far` with
+ * an id map to their places (a round of 10 among 10 000 peers).  `order`
+ * keeps the ids in creation order (the order of PeerPool's `peers`, which
+ * clientHandle and shutdown go through: peer_pool.ts). */
 Link *
 _disco_peer_pool_at (const DiscoPeer *p, guint i)
 {
-  return &p->pool[i];
+  return _disco_peer_find_link (p, p->order[i]);
 }
 
 gboolean
@@ -92,28 +90,62 @@ _disco_peer_loops_expire (DiscoPeer *p, DlTime now, ProtoOutbox *out)
   p->loops_deadline = next;
 }
 
-/* The pool's records are 64-byte aligned, so that a record is half a
+/* The table's records are 64-byte aligned, so that a record is half a
  * cache line (each Payload reads its sender's: with malloc's 16-byte
  * alignment half of them straddled two). */
 #define LINK_ALIGN 64
 
-/* A zeroed record at the pool's end, its place pool_len - 1: the pool
- * doubles when full, which moves every record. */
-static Link *
-link_new (DiscoPeer *p)
+/* The table grows to span `id` if it is within the bound for a pool
+ * about to hold `coming` more links; it moves every record it holds. */
+static void
+pool_cover (DiscoPeer *p, ProtoNodeId id, guint coming)
 {
-  if (p->pool_len == p->pool_cap)
+  guint limit = MAX (DL_ID_MAP_DENSE_MIN, 4 * (p->pool_len + coming));
+  if (id < p->pool_span || id >= limit)
+    return;
+  guint span = MIN (MAX (id + 1, 2 * p->pool_span), limit);
+  Link *grown = g_aligned_alloc0 (span, sizeof (Link), LINK_ALIGN);
+  if (p->pool_span)
+    memcpy (grown, p->pool, p->pool_span * sizeof (Link));
+  g_aligned_free (p->pool);
+  p->pool = grown;
+  p->pool_span = span;
+}
+
+/* Is l in the table (else in `far`)? */
+static gboolean
+in_table (const DiscoPeer *p, const Link *l)
+{
+  return l->peer < p->pool_span && &p->pool[l->peer] == l;
+}
+
+/* A zeroed record for `id` (not in the pool), its id last in `order`. */
+static Link *
+link_new (DiscoPeer *p, ProtoNodeId id)
+{
+  pool_cover (p, id, 1);
+  Link *l;
+  if (id < p->pool_span)
+    l = &p->pool[id];
+  else
     {
-      guint cap = MAX (16, 2 * p->pool_cap);
-      Link *grown = g_aligned_alloc (cap, sizeof (Link), LINK_ALIGN);
-      if (p->pool_len)
-        memcpy (grown, p->pool, p->pool_len * sizeof (Link));
-      g_aligned_free (p->pool);
-      p->pool = grown;
-      p->pool_cap = cap;
+      if (p->far_len == p->far_cap)
+        {
+          p->far_cap = MAX (16, 2 * p->far_cap);
+          p->far = g_renew (Link, p->far, p->far_cap);
+        }
+      l = &p->far[p->far_len++];
+      dl_id_map_insert32 (&p->far_index, id, p->far_len);
     }
-  Link *l = &p->pool[p->pool_len++];
+  if (p->pool_len == p->order_cap)
+    {
+      p->order_cap = MAX (16, 2 * p->order_cap);
+      p->order = g_renew (ProtoNodeId, p->order, p->order_cap);
+    }
+  p->order[p->pool_len++] = id;
   memset (l, 0, sizeof *l);
+  l->peer = id;
+  l->used = TRUE;
   return l;
 }
 
@@ -128,51 +160,76 @@ link_release (Link *l)
 void
 _disco_peer_links_init (DiscoPeer *p)
 {
-  p->pool = NULL;
-  p->pool_len = p->pool_cap = 0;
+  p->pool = p->far = NULL;
+  p->order = NULL;
+  p->pool_span = p->far_len = p->far_cap = p->pool_len = p->order_cap = 0;
   p->n_pending = 0;
-  dl_id_map_init_narrow (&p->pool_index);
+  dl_id_map_init_narrow (&p->far_index);
 }
 
 void
 _disco_peer_links_clear (DiscoPeer *p)
 {
   for (guint i = 0; i < p->pool_len; i++)
-    link_release (&p->pool[i]);
+    link_release (_disco_peer_pool_at (p, i));
   g_clear_pointer (&p->pool, g_aligned_free);
-  p->pool_len = p->pool_cap = 0;
-  dl_id_map_clear (&p->pool_index);
+  g_clear_pointer (&p->far, g_free);
+  g_clear_pointer (&p->order, g_free);
+  p->pool_span = p->far_len = p->far_cap = p->pool_len = p->order_cap = 0;
+  dl_id_map_clear (&p->far_index);
 }
 
-/* PeerPool.shutdown(): destroy every link; a fresh, empty pool. */
+/* PeerPool.shutdown(): destroy every link; a fresh, empty pool (the
+ * storage kept). */
 void
 _disco_peer_shutdown_pool (DiscoPeer *p, ProtoOutbox *out)
 {
   for (guint i = 0; i < p->pool_len; i++)
-    proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, _disco_peer_pool_at (p, i)->peer);
-  dl_id_map_remove_all (&p->pool_index);
-  for (guint i = 0; i < p->pool_len; i++)
-    link_release (&p->pool[i]);
+    {
+      Link *l = _disco_peer_pool_at (p, i);
+      proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, l->peer);
+      link_release (l);
+    }
+  if (p->pool_span)
+    memset (p->pool, 0, p->pool_span * sizeof (Link));
+  dl_id_map_remove_all (&p->far_index);
+  p->far_len = 0;
   p->pool_len = 0;
   p->n_pending = 0;
 }
 
+/* l, a record of `far`, leaves it: the later ones move up a place. */
+static void
+far_remove (DiscoPeer *p, ProtoNodeId id)
+{
+  guint at = dl_id_map_steal32 (&p->far_index, id);
+  g_assert (at > 0);
+  memmove (&p->far[at - 1], &p->far[at], (p->far_len - at) * sizeof (Link));
+  p->far_len--;
+  for (guint i = at - 1; i < p->far_len; i++)
+    dl_id_map_insert32 (&p->far_index, p->far[i].peer, i + 1);
+}
+
 /* robust: one link leaves the pool (closed), pending included.  The
- * later records move up one place, keeping the pool's order. */
+ * later ids move up one place in `order`, keeping the pool's order. */
 void
 _disco_peer_drop_link (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId other)
 {
-  guint at = dl_id_map_lookup32 (&p->pool_index, other);
-  if (at == 0)
+  Link *l = _disco_peer_find_link (p, other);
+  if (l == NULL)
     return;
   proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   _disco_peer_pending_remove (p, other);   /* reads the link's `pending` */
-  dl_id_map_steal32 (&p->pool_index, other);
-  link_release (&p->pool[at - 1]);
-  memmove (&p->pool[at - 1], &p->pool[at], (p->pool_len - at) * sizeof (Link));
+  link_release (l);
+  if (in_table (p, l))
+    memset (l, 0, sizeof *l);
+  else
+    far_remove (p, other);
+  guint i = 0;
+  while (p->order[i] != other)
+    i++;
+  memmove (&p->order[i], &p->order[i + 1], (p->pool_len - i - 1) * sizeof (ProtoNodeId));
   p->pool_len--;
-  for (guint i = at - 1; i < p->pool_len; i++)
-    dl_id_map_insert32 (&p->pool_index, p->pool[i].peer, i + 1);
 }
 
 /* setAggregatorNodes(peers + self): the list's order, then self. */
@@ -214,7 +271,7 @@ _disco_peer_pending_clear (DiscoPeer *p)
   if (p->n_pending == 0)
     return;   /* no link has the flag: nothing to walk */
   for (guint i = 0; i < p->pool_len; i++)
-    p->pool[i].pending = FALSE;
+    _disco_peer_pool_at (p, i)->pending = FALSE;
   p->n_pending = 0;
 }
 
@@ -257,11 +314,9 @@ get_peer (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId id, gboolean wait)
     }
   if (known)
     return;
-  Link *l = link_new (p);
-  l->peer = id;
+  Link *l = link_new (p, id);
   l->initiator = p->id > id;
   l->state = l->initiator ? DISCO_LINK_WAIT_ANSWER : DISCO_LINK_WAIT_OFFER;
-  dl_id_map_insert32 (&p->pool_index, id, p->pool_len);
   if (wait)
     pending_add (p, l);
   proto_outbox_simple (out, PROTO_ACT_OPEN_LINK, id);
@@ -293,6 +348,10 @@ void
 _disco_peer_get_peers (DiscoPeer *p, DlTime now, ProtoOutbox *out, const ProtoNodeId *ids, guint n, gboolean loops)
 {
   _disco_peer_pending_clear (p);
+  ProtoNodeId top = 0;
+  for (guint i = 0; i < n; i++)
+    top = MAX (top, ids[i]);
+  pool_cover (p, top, n);   /* once for the list, not as it grows */
   for (guint i = 0; i < n; i++)
     get_peer (p, out, ids[i], TRUE);
   if (loops)

@@ -36,7 +36,8 @@ typedef struct {
   guint8 state;      /* a DiscoLinkState */
   guint8 initiator;  /* TRUE or FALSE */
   guint8 cap_log;    /* the loops' room: 1 << cap_log; 0: the one in `own` */
-  guint8 spare;
+  guint8 used;       /* TRUE: a link's record (an empty place of the
+                      * pool's table is all zero) */
   /* the receive loops: `own` while one fits (exhausted loops go at the
    * next getPeers, so a link rarely holds more), else `heap`; no GArray
    * object per link (_disco_peer_link_loops) */
@@ -54,6 +55,10 @@ _disco_peer_link_loops (Link *l)
 {
   return l->cap_log ? l->heap : &l->own;
 }
+
+/* The link to `other`, or NULL: one load from the table for the ids it
+ * spans (disco-peer-pool.c). */
+static inline Link *_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other);
 
 typedef struct {
   ProtoNodeId newcomer;
@@ -79,12 +84,19 @@ struct DiscoPeer {
   LearnWeights *latest_model;
   char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
 
-  Link *pool;            /* the links, in creation order, 64-byte aligned;
-                          * a pointer into it lasts until a link is added
-                          * or dropped (disco-peer-pool.c) */
-  guint pool_len;
-  guint pool_cap;
-  DlIdMap pool_index;     /* narrow: id -> its index in pool + 1 */
+  /* The pool (disco-peer-pool.c): each link's record at pool[id] for
+   * the ids below pool_span, else in `far` (far_index: id -> its place +
+   * 1); `order`, the ids in creation order.  A pointer to a record lasts
+   * until a link is added or dropped. */
+  Link *pool;            /* 64-byte aligned */
+  guint pool_span;
+  Link *far;
+  guint far_len;
+  guint far_cap;
+  DlIdMap far_index;     /* narrow */
+  ProtoNodeId *order;
+  guint pool_len;        /* links in the pool: order's length */
+  guint order_cap;
   guint n_pending;       /* the links getPeers waits for (their `pending`
                           * is set) */
   ProtoNodeId provider;  /* while syncing */
@@ -116,6 +128,17 @@ struct DiscoPeer {
   DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
 
+static inline Link *
+_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other)
+{
+  if (other < p->pool_span && p->pool[other].used)
+    return &p->pool[other];
+  if (p->far_len == 0)
+    return NULL;
+  guint32 at = dl_id_map_lookup32 (&p->far_index, other);
+  return at ? &p->far[at - 1] : NULL;
+}
+
 /* disco-peer-effects.c: observations and sends */
 void _disco_peer_observe (DiscoPeer *p, ProtoOutbox *out, ProtoObsKind kind, ProtoNodeId other, int32_t type,
                           int64_t value, const char *detail);
@@ -123,7 +146,6 @@ void _disco_peer_send_msg (DiscoPeer *p, ProtoOutbox *out, ProtoNodeId to, Proto
 void _disco_peer_send_server (DiscoPeer *p, ProtoOutbox *out, ProtoMsgType type);
 
 /* disco-peer-pool.c: the link pool and its receive loops */
-Link *_disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other);
 Link *_disco_peer_pool_at (const DiscoPeer *p, guint i);
 gboolean _disco_peer_loop_active (const Link *l);
 void _disco_peer_links_init (DiscoPeer *p);

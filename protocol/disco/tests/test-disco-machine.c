@@ -6,7 +6,8 @@
  * types' roles (moved from tests/test-machine.c, tests/test-frame.c and
  * tests/test-message.c, which keep what every
  * family shares); the peer's pool record of a link, and its receive loops
- * past the one it holds in place. */
+ * past the one it holds in place; the pool's table by id and the records
+ * kept apart past it. */
 #include "config.h"
 
 #include "learn/learn-weights.h"
@@ -224,6 +225,18 @@ START_TEST (test_coord_relays_signal_data)
 }
 END_TEST
 
+/* A bare peer machine of `version`, its id 5, for the pool's tests. */
+static ProtoMachine *
+peer_five (DiscoVersion version)
+{
+  ProtoConfig cfg;
+  disco_config_init (&cfg, version);
+  g_autoptr (LearnWeights) w0 = learn_weights_new (4);
+  ProtoMachine *m = disco_peer_new (&cfg, w0, NULL);
+  ((DiscoPeer *) m->impl)->id = 5;
+  return m;
+}
+
 /* The pool's record of a link is 32 bytes (a million of them at 1 000
  * peers all-to-all: issue 44), and the receive loops it holds past the
  * one in the record move to the heap whole, in order: five getPeers on
@@ -233,12 +246,8 @@ END_TEST
 START_TEST (test_pool_link_record)
 {
   ck_assert_uint_eq (sizeof (Link), 32);
-  ProtoConfig cfg;
-  disco_config_init (&cfg, DISCO_VERSION_1110);
-  g_autoptr (LearnWeights) w0 = learn_weights_new (4);
-  ProtoMachine *m = disco_peer_new (&cfg, w0, NULL);
+  ProtoMachine *m = peer_five (DISCO_VERSION_1110);
   DiscoPeer *p = m->impl;
-  p->id = 5;
   ProtoOutbox out;
   proto_outbox_init (&out);
   const ProtoNodeId ids[] = { 3, 7 };
@@ -260,7 +269,7 @@ START_TEST (test_pool_link_record)
       for (guint k = 0; k < 5; k++)
         {
           ck_assert_uint_eq (rl[k].remaining, comm);
-          ck_assert_int_eq (rl[k].deadline, dl_time_add ((DlTime) k * DL_S, cfg.payload_timeout));
+          ck_assert_int_eq (rl[k].deadline, dl_time_add ((DlTime) k * DL_S, p->cfg.payload_timeout));
         }
     }
   Link *l = _disco_peer_find_link (p, 3);
@@ -269,6 +278,83 @@ START_TEST (test_pool_link_record)
   for (guint k = 0; k < 5; k++)
     ck_assert_uint_eq (rl[k].remaining, comm - 1);
   ck_assert_uint_eq (l->active, comm > 1 ? 5 : 0);
+  proto_outbox_clear (&out);
+  proto_machine_free (m);
+}
+END_TEST
+
+/* The pool's ids in order, as text ("3 7 100"): pool_at's order, each
+ * found by its id with the same record. */
+static char *
+pool_text (const DiscoPeer *p)
+{
+  GString *g = g_string_new (NULL);
+  for (guint i = 0; i < disco_peer_pool_size (p); i++)
+    {
+      Link *l = _disco_peer_pool_at (p, i);
+      ck_assert_ptr_eq (_disco_peer_find_link (p, l->peer), l);
+      g_string_append_printf (g, "%s%u", i ? " " : "", l->peer);
+    }
+  return g_string_free (g, FALSE);
+}
+
+/* The pool keeps a link's record at its id in a table, and those of ids
+ * past the table's bound apart: both are found, in creation order, with
+ * their state through the table's growth, a drop from either and a
+ * shutdown.  (A lookup that read only the table, an order that followed
+ * the ids, or a record lost as the table moves fails here.) */
+START_TEST (test_pool_table_and_far)
+{
+  ProtoMachine *m = peer_five (DISCO_VERSION_ROBUST);
+  DiscoPeer *p = m->impl;
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  const ProtoNodeId first[] = { 7, 3 };
+  _disco_peer_get_peers (p, 0, &out, first, 2, TRUE);
+  _disco_peer_get_peer_aside (p, &out, 100);     /* past the table: apart */
+  _disco_peer_get_peer_aside (p, &out, 100000);
+  ck_assert_uint_le (p->pool_span, 100);
+  g_autofree char *t1 = pool_text (p);
+  ck_assert_str_eq (t1, "7 3 100 100000");
+  ck_assert_uint_eq (p->far_len, 2);
+  _disco_peer_find_link (p, 3)->state = DISCO_LINK_UP;
+  _disco_peer_find_link (p, 100)->state = DISCO_LINK_UP;
+  ck_assert_ptr_null (_disco_peer_find_link (p, 4));
+  ck_assert_ptr_null (_disco_peer_find_link (p, 99));
+  /* a list of 60 more: the table grows past 100, whose record stays apart */
+  ProtoNodeId more[60];
+  for (guint i = 0; i < 60; i++)
+    more[i] = 160 - i;
+  _disco_peer_get_peers (p, DL_S, &out, more, 60, TRUE);
+  ck_assert_uint_gt (p->pool_span, 100);
+  ck_assert_uint_eq (disco_peer_pool_size (p), 4 + 60);
+  ck_assert_int_eq (disco_peer_link_state (p, 3), DISCO_LINK_UP);
+  ck_assert_int_eq (disco_peer_link_state (p, 100), DISCO_LINK_UP);
+  ck_assert_int_eq (disco_peer_link_state (p, 7), DISCO_LINK_WAIT_OFFER);
+  ck_assert_uint_eq (_disco_peer_find_link (p, 7)->n_loops, 2);   /* both lists' */
+  ck_assert_uint_eq (_disco_peer_find_link (p, 100)->n_loops, 1);
+  ck_assert_uint_eq (_disco_peer_find_link (p, 160)->n_loops, 1);
+  /* drops: from the table (7) and from apart (100): the others keep
+   * their order and records */
+  _disco_peer_drop_link (p, &out, 7);
+  _disco_peer_drop_link (p, &out, 100);
+  ck_assert_ptr_null (_disco_peer_find_link (p, 7));
+  ck_assert_ptr_null (_disco_peer_find_link (p, 100));
+  g_autofree char *t2 = pool_text (p);
+  ck_assert (g_str_has_prefix (t2, "3 100000 160 159 "));
+  ck_assert (g_str_has_suffix (t2, " 102 101"));
+  ck_assert_uint_eq (disco_peer_pool_size (p), 62);
+  ck_assert_int_eq (disco_peer_link_state (p, 3), DISCO_LINK_UP);
+  ck_assert_int_eq (disco_peer_link_state (p, 100000), DISCO_LINK_WAIT_OFFER);
+  /* shutdown: an empty pool, which takes links again */
+  _disco_peer_shutdown_pool (p, &out);
+  ck_assert_uint_eq (disco_peer_pool_size (p), 0);
+  ck_assert_ptr_null (_disco_peer_find_link (p, 3));
+  ck_assert_ptr_null (_disco_peer_find_link (p, 100000));
+  _disco_peer_get_peers (p, 2 * DL_S, &out, first, 2, FALSE);
+  g_autofree char *t3 = pool_text (p);
+  ck_assert_str_eq (t3, "7 3");
+  ck_assert_uint_eq (_disco_peer_find_link (p, 3)->n_loops, 0);
   proto_outbox_clear (&out);
   proto_machine_free (m);
 }
@@ -286,6 +372,7 @@ machine_suite (void)
   tcase_add_test (tc, test_coord_relays_signal_data);
   tcase_add_test (tc, test_disco_roles);
   tcase_add_test (tc, test_pool_link_record);
+  tcase_add_test (tc, test_pool_table_and_far);
   suite_add_tcase (s, tc);
   return s;
 }
