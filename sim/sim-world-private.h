@@ -1,8 +1,8 @@
 /* sim-world-private.h — the simulated world's state, shared by the files
  * that make it up: sim-world.c (hosts, compute, the watch, results),
  * sim-churn.c (membership, the timeline, churn, traces), sim-servers.c (the
- * coordinator, one or its replicas) and sim-net.c (messages, streams,
- * links); below, which calls which.  A peer's attributes are
+ * coordinator, one or its replicas), sim-net.c (messages, streams,
+ * links) and its leaves; below, which calls which.  A peer's attributes are
  * host/sim-peers.c's.
  * Nothing outside sim/ includes it. */
 #pragma once
@@ -295,6 +295,7 @@ sim_link_at (const SimWorld *w, guint32 ref)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
+ *   sim-net-maps.c the side maps and the look-ups all of them share
  *   (host/sim-peers.c: a peer's attributes from the configuration)
  *
  * Where a lower file must feed a machine (a message arrives, a stream
@@ -355,12 +356,6 @@ sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg
 /* with the engine: the network's records and the engine's hints for its
  * events */
 void sim_net_init (SimWorld *w);
-guint sim_hash_word (gconstpointer k);
-Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
-void sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage);
-int sim_link_side (ProtoNodeId self, ProtoNodeId other);
-void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
-gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
 void sim_net_close_stream (SimWorld *w, Node *n);
 void sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id);
@@ -379,6 +374,15 @@ void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gbool
  * and its rates now */
 void sim_net_schedule_rates (SimWorld *w);
 void sim_net_node_rates (SimWorld *w, Node *n);
+
+/* ---- sim-net-maps.c (a leaf: every file above calls it) */
+
+guint sim_hash_word (gconstpointer k);
+Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
+void sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage);
+int sim_link_side (ProtoNodeId self, ProtoNodeId other);
+void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
+gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 
 /* ---- sim-servers.c */
 
