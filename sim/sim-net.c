@@ -34,9 +34,9 @@
  * link-down dies silently (what is sent on it is lost).
  *
  * The bottom of the world's files (sim-world-private.h draws them): it calls
- * only sim-peers.c and the leaves sim-net-maps.c, sim-flows.c and
- * sim-engine.c; what it delivers goes to a machine through the callbacks
- * sim-world.c sets. */
+ * only sim-peers.c and the leaves sim-net-msg.c, sim-net-maps.c,
+ * sim-flows.c and sim-engine.c; what it delivers goes to a machine through
+ * the callbacks sim-world.c sets. */
 #include "config.h"
 
 #include "sim/sim-world-private.h"
@@ -149,130 +149,6 @@ msg_set_bytes (Msg *m, gsize bytes)
   m->bytes_hi = (guint8) (bytes >> 32);
 }
 
-static Msg *
-msg_new (SimWorld *w)
-{
-  guint32 idx;
-  Msg *m = dl_slab_take_index (&w->msgs, &idx);
-  m->idx = idx;
-  m->live = 1;
-  return m;
-}
-
-/* ---------------------------------------------------------------- bodies */
-
-/* A body can be shared if it owns nothing but its weights reference. */
-static gboolean
-body_shareable (const ProtoMsg *msg)
-{
-  return !msg->signal_data && !msg->peers && !msg->indices && !msg->inner;
-}
-
-/* TRUE if a and b say the same apart from `node` (both shareable). */
-G_STATIC_ASSERT (sizeof (ProtoMsg) == 88);   /* a new field: compare it here */
-static gboolean
-body_same (const ProtoMsg *a, const ProtoMsg *b)
-{
-  return a->weights == b->weights && a->key == b->key && a->nb_participants == b->nb_participants
-         && a->round == b->round && a->comm_round == b->comm_round && a->n_peers == b->n_peers
-         && a->degree == b->degree && a->n_indices == b->n_indices && a->sess_seq == b->sess_seq
-         && a->sess_ack == b->sess_ack && a->type == b->type && a->signal == b->signal
-         && a->wait_for_more == b->wait_for_more && a->joined_mid_training == b->joined_mid_training
-         && a->helper == b->helper;
-}
-
-/* A body for msg, whose content it takes (msg is left as proto_msg_init
- * makes it): the last body taken if it says the same apart from the node,
- * else a new one. */
-static MsgBody *
-body_take (SimWorld *w, ProtoMsg *msg)
-{
-  ProtoMsgType type = msg->type;
-  MsgBody *b = w->last_body;
-  gboolean shareable = body_shareable (msg);
-  if (b && shareable && body_same (&b->msg, msg))
-    {
-      b->refs++;
-      proto_msg_clear (msg);   /* its weights reference: the body holds one */
-    }
-  else
-    {
-      b = dl_slab_take (&w->bodies);
-      b->msg = *msg;
-      b->refs = 1;
-      w->live_bodies++;
-      w->last_body = shareable ? b : NULL;
-    }
-  proto_msg_init (msg, type);
-  return b;
-}
-
-static void
-body_release (SimWorld *w, MsgBody *b)
-{
-  g_assert (b->refs > 0);
-  if (--b->refs > 0)
-    return;
-  if (w->last_body == b)
-    w->last_body = NULL;
-  proto_msg_clear (&b->msg);
-  w->live_bodies--;
-  dl_slab_give (&w->bodies, b);
-}
-
-/* m's protocol message, in tmp: its body's with its own node; NULL for a
- * close frame. */
-const ProtoMsg *
-sim_net_msg_view (const Msg *m, ProtoMsg *tmp)
-{
-  if (!m->body)
-    return NULL;
-  *tmp = m->body->msg;
-  tmp->node = m->node;
-  return tmp;
-}
-
-/* A delay rule's extra for m (sharing = fair), kept by its idx: few
- * messages have one, and a Msg has no room for it */
-static void
-msg_set_extra (SimWorld *w, Msg *m, DlTime extra)
-{
-  if (extra == 0)
-    return;
-  if (!w->msg_extras)
-    w->msg_extras = dl_word_map_new (NULL);
-  m->extra = 1;
-  dl_word_map_insert (w->msg_extras, m->idx, (gpointer) (uintptr_t) extra);
-}
-
-/* m's extra, 0 if none, which m no longer keeps */
-static DlTime
-msg_take_extra (SimWorld *w, Msg *m)
-{
-  if (!m->extra)
-    return 0;
-  m->extra = 0;
-  return (DlTime) (uintptr_t) dl_word_map_steal (w->msg_extras, m->idx);
-}
-
-/* A message delivered, lost, or that never went in flight. */
-static void
-msg_drop (SimWorld *w, Msg *m)
-{
-  if (m->extra)
-    msg_take_extra (w, m);
-  if (m->body)
-    body_release (w, m->body);
-  m->live = 0;
-  dl_slab_give_index (&w->msgs, m, m->idx);
-}
-
-void
-sim_net_msg_free (SimWorld *w, Msg *m)
-{
-  msg_drop (w, m);
-}
-
 /* With the world: the messages still in flight, then the slabs (and the
  * links'). */
 void
@@ -319,25 +195,6 @@ take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const Msg *m)
 
 static void schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra);
 
-/* A message's serialized size (proto_msg_wire_size builds its GVariant,
- * 3 % of a 1 000-peer run) is kept by its wire key: the message's family
- * says what its size depends on (proto_msg_wire_key); a message whose size
- * has no key is measured each time. */
-static gsize
-wire_size (SimWorld *w, const ProtoMsg *msg)
-{
-  guint64 key = proto_msg_wire_key (msg);
-  if (key == PROTO_MSG_WIRE_KEY_NONE)
-    return proto_msg_charged_size (msg);
-  gpointer v = dl_word_map_lookup (w->wire_sizes, key);
-  if (v)
-    return (gsize) (uintptr_t) v;
-  gsize bytes = proto_msg_charged_size (msg);
-  g_assert (bytes > 0);
-  dl_word_map_insert (w->wire_sizes, key, (gpointer) (uintptr_t) bytes);
-  return bytes;
-}
-
 void
 sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
 {
@@ -349,7 +206,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       sim_flows_prefetch (w->flows, 2 * (guint32) from);
       sim_flows_prefetch (w->flows, 2 * (guint32) to + 1);
     }
-  Msg *m = msg_new (w);
+  Msg *m = _sim_net_msg_new (w);
   /* a coordinator replica speaks to a peer as the coordinator, on the
    * peer's stream; to another replica on the replicas' own network */
   if (proto_node_is_replica (from))
@@ -366,7 +223,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   m->to = to;
   m->via = via;
   m->node = msg->node;
-  gsize bytes = wire_size (w, msg);
+  gsize bytes = _sim_net_msg_wire_size (w, msg);
   msg_set_bytes (m, bytes);
   w->result.messages++;
   w->result.bytes += bytes;
@@ -374,7 +231,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
     sim_node_at (w, from)->bytes_sent += bytes;
   if (w->rec.traffic)
     w->rec.traffic (w->rec.user_data, msg->type, bytes);
-  m->body = body_take (w, msg);
+  m->body = _sim_net_msg_body_take (w, msg);
 
   Link *l = NULL;
   if (via == PROTO_VIA_LINK)
@@ -383,7 +240,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       if (!l || !l->up || l->dead)
         {
           sim_fact (w, from, to, "lost", l && l->dead ? "link died (link-down)" : "link not open");
-          msg_drop (w, m);
+          sim_net_msg_free (w, m);
           return;
         }
       Node *dst = sim_node_at (w, to);
@@ -402,7 +259,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
           if (n->stream_down || (from == PROTO_SERVER && n->server != m->server))
             {
               sim_fact (w, from, to, "lost", "the coordinator stream is down");
-              msg_drop (w, m);
+              sim_net_msg_free (w, m);
               return;
             }
         }
@@ -410,7 +267,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   if (sim_partitioned (w, from, to))
     {
       sim_fact (w, from, to, "lost", "partition");
-      msg_drop (w, m);
+      sim_net_msg_free (w, m);
       return;
     }
   schedule_msg (w, m, l, take_delay_rule (w, from, to, m));
@@ -737,7 +594,7 @@ flow_start (SimWorld *w, Msg *m, Link *l)
   /* the round trip: the latency m pays, both ways (wire_done holds it); a
    * delay rule holds the message, not its ACKs, and its extra makes the
    * message D later, not every round trip of its slow start */
-  DlTime now = sim_engine_now (w->engine), lat = m->wire_done - msg_take_extra (w, m), rtt = dl_time_add (lat, lat);
+  DlTime now = sim_engine_now (w->engine), lat = m->wire_done - _sim_net_msg_take_extra (w, m), rtt = dl_time_add (lat, lat);
   SimFlowsWindow win;
   gboolean ss = conn_window (w, m, l, now, rtt, &win);
   sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, msg_bytes (m)), m->idx, ss ? &win : NULL);
@@ -958,7 +815,7 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
     {
       DlRandom *r = src ? src->rng_net : w->rng_links;
       m->wire_done = dl_time_add (dl_dist_sample_time (latency_of (w, from, m->to, via, FALSE), r), extra);
-      msg_set_extra (w, m, extra);
+      _sim_net_msg_set_extra (w, m, extra);
       w->in_flight++;
       guint32 *tail = NULL;
       guint32 *q = channel_queue (w, m, l, &tail);
@@ -1010,7 +867,7 @@ sim_net_close_stream (SimWorld *w, Node *n)
 {
   if (n->stream_down)
     return;   /* nothing to close: its stream already broke */
-  Msg *m = msg_new (w);
+  Msg *m = _sim_net_msg_new (w);
   m->from = n->id;
   m->to = PROTO_SERVER;
   m->via = PROTO_VIA_SERVER;

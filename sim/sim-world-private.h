@@ -295,6 +295,7 @@ sim_link_at (const SimWorld *w, guint32 ref)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
+ *   sim-net-msg.c  a message's record, its shared body, its wire size
  *   sim-net-maps.c the side maps and the look-ups all of them share
  *   (host/sim-peers.c: a peer's attributes from the configuration)
  *
@@ -359,10 +360,6 @@ void sim_net_init (SimWorld *w);
 void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
 void sim_net_close_stream (SimWorld *w, Node *n);
 void sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id);
-void sim_net_msg_free (SimWorld *w, Msg *m);
-/* m's protocol message (its body's, with its own node), in tmp, which
- * the caller provides; NULL for a close frame. */
-const ProtoMsg *sim_net_msg_view (const Msg *m, ProtoMsg *tmp);
 void sim_net_free (SimWorld *w);
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
@@ -374,6 +371,27 @@ void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gbool
  * and its rates now */
 void sim_net_schedule_rates (SimWorld *w);
 void sim_net_node_rates (SimWorld *w, Node *n);
+
+/* ---- sim-net-msg.c (a leaf under sim-net.c) */
+
+/* a message's record from the slabs (live, its idx set) */
+Msg *_sim_net_msg_new (SimWorld *w);
+/* a body for msg, whose content it takes (msg is left as proto_msg_init
+ * makes it): the last body taken if it says the same apart from the
+ * node, else a new one */
+MsgBody *_sim_net_msg_body_take (SimWorld *w, ProtoMsg *msg);
+/* m's protocol message (its body's, with its own node), in tmp, which
+ * the caller provides; NULL for a close frame. */
+const ProtoMsg *sim_net_msg_view (const Msg *m, ProtoMsg *tmp);
+/* a delay rule's extra for m (sharing = fair), and taking it back (0:
+ * none) */
+void _sim_net_msg_set_extra (SimWorld *w, Msg *m, DlTime extra);
+DlTime _sim_net_msg_take_extra (SimWorld *w, Msg *m);
+/* a message delivered, lost, or that never went in flight: its record
+ * and its share of its body given back */
+void sim_net_msg_free (SimWorld *w, Msg *m);
+/* msg's serialized size, kept by its wire key */
+gsize _sim_net_msg_wire_size (SimWorld *w, const ProtoMsg *msg);
 
 /* ---- sim-net-maps.c (a leaf: every file above calls it) */
 
