@@ -34,9 +34,9 @@
  * link-down dies silently (what is sent on it is lost).
  *
  * The bottom of the world's files (sim-world-private.h draws them): it calls
- * only sim-peers.c and the leaves sim-net-msg.c, sim-net-maps.c,
- * sim-flows.c and sim-engine.c; what it delivers goes to a machine through
- * the callbacks sim-world.c sets. */
+ * only sim-peers.c and the leaves sim-net-rules.c, sim-net-msg.c,
+ * sim-net-maps.c, sim-flows.c and sim-engine.c; what it delivers goes to a
+ * machine through the callbacks sim-world.c sets. */
 #include "config.h"
 
 #include "sim/sim-world-private.h"
@@ -174,25 +174,6 @@ sim_net_free (SimWorld *w)
   dl_slab_clear (&w->msgs);
 }
 
-static DlTime
-take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const Msg *m)
-{
-  ProtoMsg tmp;
-  const ProtoMsg *msg = w->delay_rules->len ? sim_net_msg_view (m, &tmp) : NULL;
-  for (guint i = 0; i < w->delay_rules->len; i++)
-    {
-      Rule *r = &g_array_index (w->delay_rules, Rule, i);
-      /* delay rules: `from` FALSE matches the sender, TRUE the receiver */
-      if (r->count > 0 && r->node == (r->from ? to : from) && r->msg_type == (int) msg->type
-          && (!r->label[0] || proto_msg_label_is (msg, r->label)))
-        {
-          r->count--;
-          return r->delay;
-        }
-    }
-  return 0;
-}
-
 static void schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra);
 
 void
@@ -270,7 +251,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       sim_net_msg_free (w, m);
       return;
     }
-  schedule_msg (w, m, l, take_delay_rule (w, from, to, m));
+  schedule_msg (w, m, l, _sim_net_rules_take_delay (w, from, to, m));
 }
 
 /* The last arrival time on m's channel (from, to, via): kept in the link
@@ -894,36 +875,6 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
   deliver_at (w, t, m);
 }
 
-static gboolean
-take_drop_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg)
-{
-  for (guint i = 0; i < w->drop_rules->len; i++)
-    {
-      Rule *r = &g_array_index (w->drop_rules, Rule, i);
-      if (r->count > 0 && r->node == (r->from ? from : to) && r->msg_type == (int) msg->type
-          && (!r->label[0] || proto_msg_label_is (msg, r->label)))
-        {
-          r->count--;
-          return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-/* A dropped message as the timeline names it: its type, and its kind
- * where its type has kinds ("Guest:Push"). */
-static const char *
-kind_name (const ProtoMsg *msg, char buf[64])
-{
-  const char *type = proto_msg_type_name (msg->type);
-  gsize len = 0;
-  const char *label = proto_msg_label (msg, &len);
-  if (!label)
-    return type;
-  g_snprintf (buf, 64, "%s:%.*s", type, (int) MIN (len, 32), label);
-  return buf;
-}
-
 static void
 deliver_one (SimWorld *w, Msg *m)
 {
@@ -961,8 +912,8 @@ deliver_one (SimWorld *w, Msg *m)
     sim_fact (w, m->from, m->to, "lost", "the sender crashed before it was sent");
   else if (m->to == PROTO_SERVER)
     {
-      if (take_drop_rule (w, m->from, m->to, in.msg))
-        sim_fact (w, m->from, PROTO_SERVER, "drop", kind_name (in.msg, kind));
+      if (_sim_net_rules_take_drop (w, m->from, m->to, in.msg))
+        sim_fact (w, m->from, PROTO_SERVER, "drop", _sim_net_rules_kind_name (in.msg, kind));
       else if (src && !src->coord_closed)
         sim_dispatch_coord (w, &in);
     }
@@ -971,8 +922,8 @@ deliver_one (SimWorld *w, Msg *m)
       Node *dst = sim_node_at (w, m->to);
       if (!dst || dst->status != NODE_ONLINE)
         ;  /* to a gone node: vanishes */
-      else if (take_drop_rule (w, m->from, m->to, in.msg))
-        sim_fact (w, m->to, m->from, "drop", kind_name (in.msg, kind));
+      else if (_sim_net_rules_take_drop (w, m->from, m->to, in.msg))
+        sim_fact (w, m->to, m->from, "drop", _sim_net_rules_kind_name (in.msg, kind));
       else if (m->via == PROTO_VIA_LINK && w->cfg.loss > 0 && dl_random_bernoulli (w->rng_loss, w->cfg.loss))
         /* [network] loss: each message on a peer link is lost with this
          * probability, independently (its own "loss" stream: a run without

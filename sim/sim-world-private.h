@@ -295,6 +295,7 @@ sim_link_at (const SimWorld *w, guint32 ref)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
+ *   sim-net-rules.c  the timeline's delay and drop rules on a message
  *   sim-net-msg.c  a message's record, its shared body, its wire size
  *   sim-net-maps.c the side maps and the look-ups all of them share
  *   (host/sim-peers.c: a peer's attributes from the configuration)
@@ -371,6 +372,16 @@ void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gbool
  * and its rates now */
 void sim_net_schedule_rates (SimWorld *w);
 void sim_net_node_rates (SimWorld *w, Node *n);
+
+/* ---- sim-net-rules.c (a leaf under sim-net.c) */
+
+/* the first delay rule, if any, that m from `from` to `to` matches: its
+ * delay (0: none), one use of it taken */
+DlTime _sim_net_rules_take_delay (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const Msg *m);
+/* TRUE if a drop rule matches msg (one use of it taken) */
+gboolean _sim_net_rules_take_drop (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg);
+/* msg's type, and its kind where its type has kinds, in buf or static */
+const char *_sim_net_rules_kind_name (const ProtoMsg *msg, char buf[64]);
 
 /* ---- sim-net-msg.c (a leaf under sim-net.c) */
 
