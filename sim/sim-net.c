@@ -34,9 +34,9 @@
  * link-down dies silently (what is sent on it is lost).
  *
  * The bottom of the world's files (sim-world-private.h draws them): it calls
- * only sim-peers.c and the leaves sim-net-rules.c, sim-net-msg.c,
- * sim-net-maps.c, sim-flows.c and sim-engine.c; what it delivers goes to a
- * machine through the callbacks sim-world.c sets. */
+ * only sim-peers.c and the leaves sim-net-rates.c, sim-net-rules.c,
+ * sim-net-msg.c, sim-net-maps.c, sim-flows.c and sim-engine.c; what it
+ * delivers goes to a machine through the callbacks sim-world.c sets. */
 #include "config.h"
 
 #include "sim/sim-world-private.h"
@@ -111,8 +111,6 @@ static void ev_deliver (SimEngine *e, void *ctx, uint64_t arg);
 #define BODY_SLAB 1024
 #define LINK_SLAB 1024
 
-static void rates_init (SimWorld *w);
-
 /* With the engine: the network's records, and the engine's hints for its
  * events.  A message's arrival and delivery each read its record first, a
  * cache miss when a million are in flight: the engine loads it one event
@@ -131,7 +129,7 @@ sim_net_init (SimWorld *w)
     w->flows = sim_flows_new ();
   if (w->flows && w->cfg.transport != SIM_TRANSPORT_FLUID)
     sim_flows_set_timeouts (w->flows, w->cfg.min_rto, w->cfg.queue_bdp, w->cfg.mss_bytes + w->cfg.header_bytes);
-  rates_init (w);
+  _sim_net_rates_init (w);
 }
 
 /* m's wire bytes: 40 bits, in two fields (a Msg is 48 bytes) */
@@ -608,40 +606,6 @@ ev_flows (SimEngine *e, void *ctx, uint64_t arg)
 
 /* ---------------------------------------------------------------- bandwidth trace */
 
-static gint
-cmp_peer_time (gconstpointer a, gconstpointer b)
-{
-  const SimRateChange *x = a, *y = b;
-  if (x->peer != y->peer)
-    return x->peer < y->peer ? -1 : 1;
-  return x->at < y->at ? -1 : x->at > y->at;   /* (a peer's times differ: sim-bwtrace.c) */
-}
-
-static gint
-cmp_time_line (gconstpointer a, gconstpointer b)
-{
-  const SimRateChange *x = a, *y = b;
-  if (x->at != y->at)
-    return x->at < y->at ? -1 : 1;
-  return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* The trace's rows by peer (a node's own rows, for fifo's serialization)
- * and by time (the order of the changes; at one instant, the file's). */
-static void
-rates_init (SimWorld *w)
-{
-  if (!w->cfg.rates || w->cfg.rates->len == 0)
-    return;
-  for (int k = 0; k < 2; k++)
-    {
-      GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (SimRateChange), w->cfg.rates->len);
-      g_array_append_vals (a, w->cfg.rates->data, w->cfg.rates->len);
-      g_array_sort (a, k ? cmp_time_line : cmp_peer_time);
-      *(k ? &w->rates_by_time : &w->rates_by_peer) = a;
-    }
-}
-
 static void ev_rate (SimEngine *e, void *ctx, uint64_t arg);
 
 void
@@ -649,39 +613,6 @@ sim_net_schedule_rates (SimWorld *w)
 {
   for (guint i = 0; w->rates_by_time && i < w->rates_by_time->len; i++)
     sim_engine_schedule_at (w->engine, g_array_index (w->rates_by_time, SimRateChange, i).at, ev_rate, w, i);
-}
-
-/* n's rates now: [network] or peers.capacity's (set by the caller), or
- * its device's latest row at or before now */
-void
-sim_net_node_rates (SimWorld *w, Node *n)
-{
-  if (!w->rates_by_peer)
-    return;
-  ProtoNodeId dev = sim_peer_origin (&w->cfg, n->id);
-  const SimRateChange *r = (const SimRateChange *) (const void *) w->rates_by_peer->data;
-  guint lo = 0, hi = w->rates_by_peer->len;
-  while (lo < hi)   /* the device's first row */
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (r[mid].peer < dev)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  guint end = lo;
-  while (end < w->rates_by_peer->len && r[end].peer == dev)
-    end++;
-  if (end == lo)
-    return;
-  n->rates = &r[lo];
-  n->n_rates = end - lo;
-  DlTime now = sim_engine_now (w->engine);
-  for (guint i = 0; i < n->n_rates && n->rates[i].at <= now; i++)
-    {
-      n->up_bps = n->rates[i].up_bps;
-      n->down_bps = n->rates[i].down_bps;
-    }
 }
 
 static void
@@ -698,18 +629,6 @@ set_rates (SimWorld *w, Node *n, const SimRateChange *r)
         sim_flows_set_capacity (w->flows, res, k ? r->down_bps : r->up_bps);
     }
   flows_tick_now (w);   /* the flows in progress re-solved at this instant */
-}
-
-static void
-fmt_rate (char *buf, gsize size, uint64_t bps)
-{
-  static const struct { double scale; const char *unit; } units[] = {
-    { 1e9, "Gbps" }, { 1e6, "Mbps" }, { 1e3, "kbps" }, { 1, "bps" },
-  };
-  gsize u = 0;
-  while (u + 1 < G_N_ELEMENTS (units) && (double) bps < units[u].scale)
-    u++;
-  g_snprintf (buf, size, "%.9g%s", (double) bps / units[u].scale, units[u].unit);
 }
 
 /* A bandwidth trace's row: its device's nodes (the peer and every return
@@ -729,8 +648,8 @@ ev_rate (SimEngine *e, void *ctx, uint64_t arg)
       set_rates (w, n, r);
   Node *dev = sim_node_at (w, r->peer);
   char up[32], down[32], buf[128];
-  fmt_rate (up, sizeof up, r->up_bps);
-  fmt_rate (down, sizeof down, r->down_bps);
+  _sim_net_rates_format (up, sizeof up, r->up_bps);
+  _sim_net_rates_format (down, sizeof down, r->down_bps);
   g_snprintf (buf, sizeof buf, "uplink %s, downlink %s (bandwidth_trace line %u)", up, down, r->line);
   sim_fact (w, dev && dev->latest ? dev->latest : r->peer, PROTO_NO_NODE, "rate", buf);
   (void) e;

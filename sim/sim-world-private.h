@@ -295,6 +295,7 @@ sim_link_at (const SimWorld *w, guint32 ref)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
+ *   sim-net-rates.c  a bandwidth trace's rows, a node's rates now
  *   sim-net-rules.c  the timeline's delay and drop rules on a message
  *   sim-net-msg.c  a message's record, its shared body, its wire size
  *   sim-net-maps.c the side maps and the look-ups all of them share
@@ -368,10 +369,18 @@ void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_cancel_link_setup (SimWorld *w, Link *l);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);
 /* a bandwidth trace: its changes scheduled (before anything else of the
- * run, so that a change comes first at its instant), and a new node's rows
- * and its rates now */
+ * run, so that a change comes first at its instant) */
 void sim_net_schedule_rates (SimWorld *w);
+
+/* ---- sim-net-rates.c (a leaf under sim-net.c) */
+
+/* a bandwidth trace's rows by peer and by time (w->rates_by_peer,
+ * w->rates_by_time; nothing without a trace) */
+void _sim_net_rates_init (SimWorld *w);
+/* a new node's rows and its rates now */
 void sim_net_node_rates (SimWorld *w, Node *n);
+/* bps as a fact names it ("1.5Mbps") */
+void _sim_net_rates_format (char *buf, gsize size, uint64_t bps);
 
 /* ---- sim-net-rules.c (a leaf under sim-net.c) */
 
