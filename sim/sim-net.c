@@ -12,7 +12,8 @@
  *   so a round's Payloads are concurrent flows.
  *   With [network] transport = tcp or sctp, each flow also has slow start
  *   (sim_flows_add_window): the window it starts with is its channel's
- *   connection's (conn_window: the initial window on a new or idle one).
+ *   connection's (_sim_net_conn_window, sim-net-chan.c: the initial
+ *   window on a new or idle one).
  * - fifo: a message occupies the sender's uplink (FIFO, at its rate), then
  *   propagation latency, then the receiver's downlink (FIFO, at its rate):
  *   whole message after whole message, which makes all-to-all rounds up
@@ -34,9 +35,10 @@
  * link-down dies silently (what is sent on it is lost).
  *
  * The bottom of the world's files (sim-world-private.h draws them): it calls
- * only sim-peers.c and the leaves sim-net-rates.c, sim-net-rules.c,
- * sim-net-msg.c, sim-net-maps.c, sim-flows.c and sim-engine.c; what it
- * delivers goes to a machine through the callbacks sim-world.c sets. */
+ * only sim-peers.c and the leaves sim-net-chan.c, sim-net-rates.c,
+ * sim-net-rules.c, sim-net-msg.c, sim-net-maps.c, sim-flows.c and
+ * sim-engine.c; what it delivers goes to a machine through the callbacks
+ * sim-world.c sets. */
 #include "config.h"
 
 #include "sim/sim-world-private.h"
@@ -252,42 +254,6 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   schedule_msg (w, m, l, _sim_net_rules_take_delay (w, from, to, m));
 }
 
-/* The last arrival time on m's channel (from, to, via): kept in the link
- * for a link, in the peer's node for its coordinator stream, in the world's
- * table otherwise (a node that does not exist). */
-static DlTime *
-channel_last (SimWorld *w, const Msg *m, Link *l)
-{
-  if (m->via == PROTO_VIA_LINK && l)
-    return &l->last_arrival[sim_link_side (m->from, m->to)];
-  if (m->via != PROTO_VIA_LINK)
-    {
-      Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
-      if (n)
-        return m->to == PROTO_SERVER ? &n->last_to_server : &n->last_from_server;
-    }
-  gpointer ckey = (gpointer) (uintptr_t) (((guint64) m->from << 33) | ((guint64) m->to << 1) | (m->via == PROTO_VIA_LINK));
-  DlTime *last = g_hash_table_lookup (w->channels, ckey);
-  if (!last)
-    {
-      last = g_new0 (DlTime, 1);
-      g_hash_table_insert (w->channels, ckey, last);
-    }
-  return last;
-}
-
-/* The one-way latency a message pays: a peer link's (its region's local
- * one when both ends share a region), the replicas' own network, or the
- * coordinator stream's. */
-static const DlDist *
-latency_of (const SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, gboolean internal)
-{
-  if (via == PROTO_VIA_LINK)
-    return w->cfg.local_latency_set && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, to)
-           ? &w->cfg.local_latency : &w->cfg.latency;
-  return internal ? &w->cfg.replica_latency : &w->cfg.server_latency;
-}
-
 /* ---------------------------------------------------------------- fair sharing */
 
 /* a link close on its way to the other end (see sim_net_close_link) */
@@ -400,106 +366,7 @@ deliver_at (SimWorld *w, DlTime t, Msg *m)
   w->deliver_tail = msg_ref (m);
 }
 
-/* m's channel: the queue of its messages, its head and tail (MsgRef;
- * NULL: a channel with no link or node to keep one, whose messages go as
- * they come) */
-static guint32 *
-channel_queue (SimWorld *w, const Msg *m, Link *l, guint32 **tail)
-{
-  if (m->via == PROTO_VIA_LINK)
-    {
-      if (!l)
-        l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
-      if (!l)
-        return NULL;
-      int side = sim_link_side (m->from, m->to);
-      *tail = &l->q_tail[side];
-      return &l->q[side];
-    }
-  Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
-  if (!n)
-    return NULL;
-  int dir = m->to == PROTO_SERVER ? 0 : 1;
-  *tail = &n->stream_q_tail[dir];
-  return &n->stream_q[dir];
-}
-
 static void flow_start (SimWorld *w, Msg *m, Link *l);
-
-/* ---------------------------------------------------------------- slow start */
-
-/* m's connection under transport tcp or sctp: its window (0: a new
- * connection), kept by the link's sending side or by the peer's stream
- * and direction (a window of an earlier stream is not this one's); FALSE
- * for a channel with no record. */
-static gboolean
-conn_state (SimWorld *w, const Msg *m, Link *l, guint32 **cwnd)
-{
-  if (m->via == PROTO_VIA_LINK)
-    {
-      if (!l)
-        l = sim_link_get (w, m->from, m->to, FALSE);
-      if (!l)
-        return FALSE;
-      *cwnd = &l->cwnd[sim_link_side (m->from, m->to)];
-      return TRUE;
-    }
-  Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
-  if (!n)
-    return FALSE;
-  if (n->stream_cwnd_of != n->stream)
-    {
-      n->stream_cwnd_of = n->stream;   /* a new stream: a new connection */
-      n->stream_cwnd[0] = n->stream_cwnd[1] = 0;
-    }
-  *cwnd = &n->stream_cwnd[m->to == PROTO_SERVER ? 0 : 1];
-  return TRUE;
-}
-
-/* SCTP on a peer link (transport = sctp: WebRTC's data channels), else
- * TCP (a WebSocket, or transport = tcp) */
-static gboolean
-conn_is_sctp (const SimWorld *w, const Msg *m)
-{
-  return w->cfg.transport == SIM_TRANSPORT_SCTP && m->via == PROTO_VIA_LINK;
-}
-
-/* The slow start of m's flow (FALSE: none, fluid): it starts with the
- * initial window on a new connection or one idle longer than its
- * retransmission timeout (Linux's tcp_slow_start_after_idle; RFC 4960
- * §7.2.1 for SCTP; never with [network] slow_start_after_idle = false),
- * else with the window its connection had.  Its last
- * message left when it arrived (channel_last) less half a round trip (after
- * a message held by a delay rule, that is D late: the idle time reads D
- * short).  Segments
- * are counted in wire bytes (mss plus header_bytes).
- * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
- *   less the segment whose ACK the receiver delays at each round's end
- *   (10, 19, 37, 73: what ns-3's delayed ACKs give, docs/world.md); a
- *   timeout of the round trip plus Linux's 200 ms minimum; CUBIC's
- *   HyStart may end slow start early (sim-ramp.c, hystart_growths;
- *   [network] hystart = false: never).
- * - SCTP: min(4 MTU, max(2 MTU, 4 380 bytes)); at most one MTU more per
- *   SACK and a SACK every second packet (RFC 4960 §7.2.1, §6.2): x 1.5
- *   every round trip; RFC 4960's minimum timeout of 1 s. */
-static gboolean
-conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlowsWindow *win)
-{
-  if (w->cfg.transport == SIM_TRANSPORT_FLUID || rtt <= 0)
-    return FALSE;
-  guint64 seg = w->cfg.mss_bytes + w->cfg.header_bytes;
-  gboolean sctp = conn_is_sctp (w, m);
-  guint64 iw = sctp ? MIN (4 * seg, MAX (2 * seg, 4380)) : 10 * seg;
-  DlTime rto = sctp ? MAX (DL_S, rtt) : dl_time_add (rtt, 200 * DL_MS);
-  *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg, sctp || !w->cfg.hystart ? 0 : seg };
-  if (!l && m->via == PROTO_VIA_LINK)
-    l = sim_link_get (w, m->from, m->to, FALSE);   /* (channel_last keeps a link's in it) */
-  guint32 *cwnd;
-  if (conn_state (w, m, l, &cwnd) && *cwnd != 0
-      && (!w->cfg.slow_start_after_idle || now - (*channel_last (w, m, l) - rtt / 2) <= rto))
-    win->cwnd_bytes = MAX (iw, *cwnd);
-  return TRUE;
-}
 
 /* Under tcp or sctp, what the switch between the sender's uplink and the
  * receiver's downlink adds: it forwards a packet once it has it whole,
@@ -514,15 +381,6 @@ store_and_forward (const SimWorld *w, const Msg *m)
   return tx_time (MIN (wire_bytes (w, msg_bytes (m)), w->cfg.mss_bytes + w->cfg.header_bytes), dst->down_bps);
 }
 
-/* m's flow has left with window cwnd: its connection keeps it */
-static void
-conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd)
-{
-  guint32 *c;
-  if (cwnd > 0 && conn_state (w, m, l, &c))
-    *c = (guint32) MIN (cwnd, G_MAXUINT32);
-}
-
 /* ---------------------------------------------------------------- flows */
 
 /* m has left (with window cwnd, 0: none): its latency, its channel's
@@ -530,16 +388,16 @@ conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd)
 static void
 flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
 {
-  conn_sent (w, m, l, cwnd);
+  _sim_net_conn_sent (w, m, l, cwnd);
   DlTime t = dl_time_add (now, dl_time_add (m->wire_done, store_and_forward (w, m)));
   m->wire_done = now;
   /* the channel's last arrival is m's before the next message starts:
-   * that one finds its connection busy, not idle (conn_window) */
-  DlTime *last = channel_last (w, m, l);
+   * that one finds its connection busy, not idle (_sim_net_conn_window) */
+  DlTime *last = _sim_net_channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
   guint32 *tail = NULL;
-  guint32 *q = channel_queue (w, m, l, &tail);
+  guint32 *q = _sim_net_channel_queue (w, m, l, &tail);
   if (q && *q == msg_ref (m))
     {
       *q = m->next;
@@ -575,7 +433,7 @@ flow_start (SimWorld *w, Msg *m, Link *l)
    * message D later, not every round trip of its slow start */
   DlTime now = sim_engine_now (w->engine), lat = m->wire_done - _sim_net_msg_take_extra (w, m), rtt = dl_time_add (lat, lat);
   SimFlowsWindow win;
-  gboolean ss = conn_window (w, m, l, now, rtt, &win);
+  gboolean ss = _sim_net_conn_window (w, m, l, now, rtt, &win);
   sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, msg_bytes (m)), m->idx, ss ? &win : NULL);
   flows_tick_now (w);
 }
@@ -675,7 +533,7 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
       Msg *m = dl_slab_at (&w->msgs, (guint) g_array_index (users, guint64, i));
       Link *l = m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL;
       guint32 *tail = NULL;
-      guint32 *q = channel_queue (w, m, l, &tail);
+      guint32 *q = _sim_net_channel_queue (w, m, l, &tail);
       Msg *x = q && *q == msg_ref (m) ? m : NULL;
       if (!x)
         x = m, m->next = 0;   /* a message outside any queue */
@@ -714,11 +572,11 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   if (w->flows && !m->internal)
     {
       DlRandom *r = src ? src->rng_net : w->rng_links;
-      m->wire_done = dl_time_add (dl_dist_sample_time (latency_of (w, from, m->to, via, FALSE), r), extra);
+      m->wire_done = dl_time_add (dl_dist_sample_time (_sim_net_latency_of (w, from, m->to, via, FALSE), r), extra);
       _sim_net_msg_set_extra (w, m, extra);
       w->in_flight++;
       guint32 *tail = NULL;
-      guint32 *q = channel_queue (w, m, l, &tail);
+      guint32 *q = _sim_net_channel_queue (w, m, l, &tail);
       m->next = 0;
       if (q && *q)
         {
@@ -747,10 +605,10 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
     }
   m->wire_done = t;
   DlRandom *r = src ? src->rng_net : w->rng_links;
-  t = dl_time_add (t, dl_dist_sample_time (latency_of (w, from, m->to, via, m->internal), r));
+  t = dl_time_add (t, dl_dist_sample_time (_sim_net_latency_of (w, from, m->to, via, m->internal), r));
   t = dl_time_add (t, extra);
   /* reliable, ordered per channel: never before the previous arrival */
-  DlTime *last = channel_last (w, m, l);
+  DlTime *last = _sim_net_channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
   if (!m->internal)
@@ -997,7 +855,7 @@ sim_net_cancel_link_setup (SimWorld *w, Link *l)
 static DlTime
 link_latency (SimWorld *w, ProtoNodeId a, ProtoNodeId b, DlRandom *r)
 {
-  return dl_dist_sample_time (latency_of (w, a, b, PROTO_VIA_LINK, FALSE), r);
+  return dl_dist_sample_time (_sim_net_latency_of (w, a, b, PROTO_VIA_LINK, FALSE), r);
 }
 
 /* A link close notice arrives: the other end is told, if it still holds

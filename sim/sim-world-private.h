@@ -12,6 +12,7 @@
 #include "base/dl-idmap.h"
 #include "base/dl-slab.h"
 #include "sim/sim-engine.h"
+#include "sim/sim-flows.h"
 #include "host/sim-host.h"
 
 #include <stdbool.h>
@@ -295,6 +296,7 @@ sim_link_at (const SimWorld *w, guint32 ref)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
+ *   sim-net-chan.c a channel's latency, last arrival, queue, connection
  *   sim-net-rates.c  a bandwidth trace's rows, a node's rates now
  *   sim-net-rules.c  the timeline's delay and drop rules on a message
  *   sim-net-msg.c  a message's record, its shared body, its wire size
@@ -371,6 +373,22 @@ void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gbool
 /* a bandwidth trace: its changes scheduled (before anything else of the
  * run, so that a change comes first at its instant) */
 void sim_net_schedule_rates (SimWorld *w);
+
+/* ---- sim-net-chan.c (a leaf under sim-net.c) */
+
+/* the last arrival time on m's channel (l: its link, NULL: looked up) */
+DlTime *_sim_net_channel_last (SimWorld *w, const Msg *m, Link *l);
+/* the one-way latency a message pays on the channel (from, to, via) */
+const DlDist *_sim_net_latency_of (const SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via,
+                                   gboolean internal);
+/* m's channel's queue: its head, and its tail in *tail (MsgRef; NULL: a
+ * channel with no link or node to keep one) */
+guint32 *_sim_net_channel_queue (SimWorld *w, const Msg *m, Link *l, guint32 **tail);
+/* transport tcp or sctp: the slow start of m's flow in *win (FALSE: none,
+ * fluid), and the window its connection keeps once it has left */
+gboolean _sim_net_conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt,
+                               SimFlowsWindow *win);
+void _sim_net_conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd);
 
 /* ---- sim-net-rates.c (a leaf under sim-net.c) */
 
