@@ -28,17 +28,17 @@
  * charged their real wire size.  A graceful close is a close frame behind
  * what the peer sent; a crash loses what had not left its uplink.
  *
- * Links: after the initiator has the answer, a link comes up after
- * link_setup, or never (connect_failure, both ends behind symmetric NAT, a
- * partition, a link-fail action): the machines are told LINK_FAILED.  A
- * link a side closes is closed for the other side too; an open link hit by
- * link-down dies silently (what is sent on it is lost).
+ * Links (sim-net-links.c): after the initiator has the answer, a link
+ * comes up after link_setup, or never (connect_failure, both ends behind
+ * symmetric NAT, a partition, a link-fail action): the machines are told
+ * LINK_FAILED.  A link a side closes is closed for the other side too; an
+ * open link hit by link-down dies silently (what is sent on it is lost).
  *
  * The bottom of the world's files (sim-world-private.h draws them): it calls
- * only sim-peers.c and the leaves sim-net-chan.c, sim-net-rates.c,
- * sim-net-rules.c, sim-net-msg.c, sim-net-maps.c, sim-flows.c and
- * sim-engine.c; what it delivers goes to a machine through the callbacks
- * sim-world.c sets. */
+ * only sim-peers.c, sim-net-links.c (a link's setup and close) and the
+ * leaves sim-net-chan.c, sim-net-rates.c, sim-net-rules.c, sim-net-msg.c,
+ * sim-net-maps.c, sim-flows.c and sim-engine.c; what it delivers goes to
+ * a machine through the callbacks sim-world.c sets. */
 #include "config.h"
 
 #include "sim/sim-world-private.h"
@@ -256,15 +256,6 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
 
 /* ---------------------------------------------------------------- fair sharing */
 
-/* a link close on its way to the other end (see sim_net_close_link) */
-typedef struct {
-  ProtoNodeId self, other;
-  guint32 gen;
-  DlTime latency;
-} CloseNote;
-
-static void ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
-
 static void ev_flows (SimEngine *e, void *ctx, uint64_t arg);
 
 /* A node's resources in the flows: its uplink and its downlink.  The
@@ -306,30 +297,6 @@ flows_tick_now (SimWorld *w)
     }
   w->flows_at = now;
   w->flows_ev = sim_engine_schedule_at (w->engine, now, ev_flows, w, 0);
-}
-
-/* Link l's close notice from side `side` waiting behind that side's
- * messages in flight (Link.waits): few links ever have one, so they wait
- * in the world's map, keyed by the link's record (64-byte aligned) and the
- * side. */
-static inline uint64_t
-close_wait_key (const Link *l, int side)
-{
-  return (uint64_t) (uintptr_t) l | (uint64_t) side;
-}
-
-static CloseNote *
-close_wait_take (SimWorld *w, Link *l, int side)
-{
-  l->waits = (guint8) (l->waits & ~(1u << side));
-  return dl_word_map_steal (w->close_waits, close_wait_key (l, side));
-}
-
-static void
-close_wait_put (SimWorld *w, Link *l, int side, CloseNote *c)
-{
-  l->waits = (guint8) (l->waits | (1u << side));
-  dl_word_map_insert (w->close_waits, close_wait_key (l, side), c);
 }
 
 /* a queue's link to m (MsgRef, sim-world-private.h), and back */
@@ -411,8 +378,8 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
   if (l && q && !*q && (l->waits >> side) & 1)
     {
       /* the sender closed the link behind this message: the notice follows it */
-      CloseNote *c = close_wait_take (w, l, side);
-      sim_engine_schedule_at (w->engine, MAX (t, dl_time_add (now, c->latency)), ev_close_arrive, w,
+      CloseNote *c = _sim_net_close_wait_take (w, l, side);
+      sim_engine_schedule_at (w->engine, MAX (t, dl_time_add (now, c->latency)), _sim_net_ev_close_arrive, w,
                               (uint64_t) (uintptr_t) c);
     }
 }
@@ -550,7 +517,7 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
       int side = sim_link_side (m->from, m->to);
       if (l && (l->waits >> side) & 1)
         {
-          close_wait_take (w, l, side);   /* (freed with the world's close_notes) */
+          _sim_net_close_wait_take (w, l, side);   /* (freed with the world's close_notes) */
           w->timed_pending--;
         }
     }
@@ -754,175 +721,5 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
           sim_engine_schedule_at (e, sim_engine_now (e), ev_deliver, w, (uint64_t) (uintptr_t) m);
           return;
         }
-    }
-}
-
-/* ---------------------------------------------------------------- links */
-
-/* l's setup's event, no longer kept (SIM_EVENT_NONE: none was); the map
- * goes with its last entry, so that what a million setups at one instant
- * took is given back before the messages on those links fill the memory */
-static SimEventId
-setup_ev_take (SimWorld *w, Link *l)
-{
-  if (!w->link_setup_evs)
-    return SIM_EVENT_NONE;
-  SimEventId ev = (SimEventId) (uintptr_t) dl_word_map_steal (w->link_setup_evs, (uint64_t) (uintptr_t) l);
-  if (dl_word_map_size (w->link_setup_evs) == 0)
-    g_clear_pointer (&w->link_setup_evs, dl_word_map_free);
-  return ev;
-}
-
-static void
-ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
-{
-  SimWorld *w = ctx;
-  ProtoNodeId a = (ProtoNodeId) (arg >> 32), b = (ProtoNodeId) (arg & 0xffffffffu);
-  Link *l = sim_link_get (w, a, b, FALSE);
-  w->link_setups--;
-  if (!l)
-    return;
-  l->pending = FALSE;
-  setup_ev_take (w, l);
-  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  if (l->obj != 3 || na->status != NODE_ONLINE || nb->status != NODE_ONLINE)
-    return;
-  l->up = TRUE;
-  l->cwnd[0] = l->cwnd[1] = 0;   /* a new connection starts cold */
-  sim_fact (w, a, b, "link-up", NULL);
-  ProtoInput in = { .kind = PROTO_IN_LINK_UP, .from = b };
-  sim_dispatch_peer (w, na, &in);
-  if (nb->status == NODE_ONLINE)
-    {
-      in.from = a;
-      sim_dispatch_peer (w, nb, &in);
-    }
-  (void) e;
-}
-
-void
-sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why)
-{
-  Link *l = sim_link_get (w, a, b, TRUE);
-  l->failed = TRUE;
-  sim_fact (w, a, b, "link-failed", why);
-  ProtoInput in = { .kind = PROTO_IN_LINK_FAILED, .from = b };
-  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  if (na && na->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (a, b)))
-    sim_dispatch_peer (w, na, &in);
-  in.from = a;
-  if (nb && nb->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (b, a)))
-    sim_dispatch_peer (w, nb, &in);
-}
-
-void
-sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
-{
-  Link *l = sim_link_get (w, a, b, TRUE);
-  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  const char *why = NULL;
-  if (l->never)
-    why = "link-fail action";
-  else if (sim_partitioned (w, a, b))
-    why = "partition";
-  else if (na->nat_symmetric && nb->nat_symmetric)
-    why = "both behind symmetric NAT";
-  else if (dl_random_bernoulli (w->rng_links, w->cfg.connect_failure))
-    why = "connect_failure";
-  if (why)
-    {
-      sim_net_link_failed (w, a, b, why);
-      return;
-    }
-  l->pending = TRUE;
-  l->gen++;
-  w->link_setups++;
-  SimEventId ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, sim_link_extra_setup (w, l)), ev_link_up,
-                                         w, ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
-  if (!w->link_setup_evs)
-    w->link_setup_evs = dl_word_map_new (NULL);
-  dl_word_map_insert (w->link_setup_evs, (uint64_t) (uintptr_t) l, (gpointer) (uintptr_t) ev);
-}
-
-void
-sim_net_cancel_link_setup (SimWorld *w, Link *l)
-{
-  sim_engine_cancel (w->engine, setup_ev_take (w, l));
-  l->pending = FALSE;
-  w->link_setups--;
-}
-
-static DlTime
-link_latency (SimWorld *w, ProtoNodeId a, ProtoNodeId b, DlRandom *r)
-{
-  return dl_dist_sample_time (_sim_net_latency_of (w, a, b, PROTO_VIA_LINK, FALSE), r);
-}
-
-/* A link close notice arrives: the other end is told, if it still holds
- * that link (not one made since) */
-static void
-ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg)
-{
-  SimWorld *w = ctx;
-  const CloseNote *c = (const CloseNote *) (uintptr_t) arg;
-  w->timed_pending--;
-  Link *l = sim_link_get (w, c->self, c->other, FALSE);
-  Node *o = sim_node_at (w, c->other);
-  if (!l || l->gen != c->gen)
-    return;   /* the pair has connected again since */
-  l->up = FALSE;
-  if (o && o->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (c->other, c->self)))
-    {
-      ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = c->self };
-      sim_dispatch_peer (w, o, &in);
-    }
-  (void) e;
-}
-
-void
-sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify)
-{
-  Link *l = sim_link_get (w, self, other, FALSE);
-  if (!l)
-    return;
-  sim_link_set_obj (l, sim_link_side (self, other), FALSE);
-  Node *sn = sim_node_at (w, self);
-  if (sn)
-    sn->link_closes++;
-  gboolean was_up = l->up && !l->dead;
-  Node *o = sim_node_at (w, other);
-  gboolean notice = was_up && notify && o && o->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (other, self));
-  /* with a notice on its way the link stays up for the other end, which
-   * may still send on it: that goes on the wire and is lost at this end */
-  l->up = notice;
-  l->dead = FALSE;
-  l->failed = FALSE;
-  if (l->pending)
-    sim_net_cancel_link_setup (w, l);
-  if (notice)
-    {
-      /* the close reaches the other end after the link's latency (SCTP's
-       * shutdown crosses the link as data does); if that end destroys its
-       * own side first, it never hears of it */
-      CloseNote *c = g_new (CloseNote, 1);
-      *c = (CloseNote) { .self = self, .other = other, .gen = l->gen,
-                         .latency = link_latency (w, self, other, w->rng_close) };
-      g_ptr_array_add (w->close_notes, c);
-      w->timed_pending++;
-      /* behind what this end sent on the link before closing it: in the
-       * channel's queue (fair), or arriving up to last_arrival (fifo) */
-      int side = sim_link_side (self, other);
-      DlTime now = sim_engine_now (w->engine);
-      if (w->flows && l->q[side])
-        {
-          /* an earlier close of this side still waiting is of an earlier
-           * connection (stale when it arrives): let it go now */
-          if ((l->waits >> side) & 1)
-            sim_engine_schedule_at (w->engine, now, ev_close_arrive, w, (uint64_t) (uintptr_t) close_wait_take (w, l, side));
-          close_wait_put (w, l, side, c);
-        }
-      else
-        sim_engine_schedule_at (w->engine, MAX (dl_time_add (now, c->latency), l->last_arrival[side]), ev_close_arrive,
-                                w, (uint64_t) (uintptr_t) c);
     }
 }

@@ -296,6 +296,7 @@ sim_link_at (const SimWorld *w, guint32 ref)
  *   sim-churn.c    membership, the timeline, churn, traces
  *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
  *   sim-net.c      messages, streams, links
+ *   sim-net-links.c  a link's setup, failure, close and close notice
  *   sim-net-chan.c a channel's latency, last arrival, queue, connection
  *   sim-net-rates.c  a bandwidth trace's rows, a node's rates now
  *   sim-net-rules.c  the timeline's delay and drop rules on a message
@@ -365,14 +366,30 @@ void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, 
 void sim_net_close_stream (SimWorld *w, Node *n);
 void sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id);
 void sim_net_free (SimWorld *w);
+/* a bandwidth trace: its changes scheduled (before anything else of the
+ * run, so that a change comes first at its instant) */
+void sim_net_schedule_rates (SimWorld *w);
+
+/* ---- sim-net-links.c (under sim-net.c) */
+
+/* a link close on its way to the other end (see sim_net_close_link) */
+typedef struct {
+  ProtoNodeId self, other;
+  guint32 gen;
+  DlTime latency;
+} CloseNote;
+
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 /* l's setup under way (l->pending) is called off: it never comes up */
 void sim_net_cancel_link_setup (SimWorld *w, Link *l);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);
-/* a bandwidth trace: its changes scheduled (before anything else of the
- * run, so that a change comes first at its instant) */
-void sim_net_schedule_rates (SimWorld *w);
+/* (transfer none: the world's close_notes holds it) l's close notice from
+ * side `side` that waited behind that side's messages in flight, no
+ * longer waiting (Link.waits) */
+CloseNote *_sim_net_close_wait_take (SimWorld *w, Link *l, int side);
+/* a close notice arrives (arg: its CloseNote) */
+void _sim_net_ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
 
 /* ---- sim-net-chan.c (a leaf under sim-net.c) */
 
