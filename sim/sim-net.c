@@ -35,8 +35,8 @@
  * open link hit by link-down dies silently (what is sent on it is lost).
  *
  * The bottom of the world's files (sim-world-private.h draws them): it calls
- * only sim-peers.c, sim-net-links.c (a link's setup and close) and the
- * leaves sim-net-chan.c, sim-net-rates.c, sim-net-rules.c, sim-net-msg.c,
+ * only sim-net-links.c (a link's setup and close) and the leaves
+ * sim-net-chan.c, sim-net-rates.c, sim-net-rules.c, sim-net-msg.c,
  * sim-net-maps.c, sim-flows.c and sim-engine.c; what it delivers goes to
  * a machine through the callbacks sim-world.c sets. */
 #include "config.h"

@@ -292,16 +292,16 @@ sim_link_at (const SimWorld *w, guint32 ref)
 /* The world's files in layers: each calls only those below it, none calls
  * back up (docs/architecture.md, "Cycles between files of one folder").
  *
- *   sim-world.c    hosts, compute, the watch, results; sets the callbacks
- *   sim-churn.c    membership, the timeline, churn, traces
- *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
- *   sim-net.c      messages, streams, links
+ *   sim-world.c      hosts, compute, the watch, results; sets the callbacks
+ *   sim-churn.c      membership, the timeline, churn, traces
+ *   sim-servers.c    the coordinator, one or its replicas; peers' streams to it
+ *   sim-net.c        messages and streams: the send, the flows, the delivery
  *   sim-net-links.c  a link's setup, failure, close and close notice
- *   sim-net-chan.c a channel's latency, last arrival, queue, connection
+ *   sim-net-chan.c   a channel's latency, last arrival, queue, connection
  *   sim-net-rates.c  a bandwidth trace's rows, a node's rates now
  *   sim-net-rules.c  the timeline's delay and drop rules on a message
- *   sim-net-msg.c  a message's record, its shared body, its wire size
- *   sim-net-maps.c the side maps and the look-ups all of them share
+ *   sim-net-msg.c    a message's record, its shared body, its wire size
+ *   sim-net-maps.c   the side maps and the look-ups all of them share
  *   (host/sim-peers.c: a peer's attributes from the configuration)
  *
  * Where a lower file must feed a machine (a message arrives, a stream
