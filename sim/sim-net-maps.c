@@ -82,12 +82,6 @@ sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia vi
     }
 }
 
-int
-sim_link_side (ProtoNodeId self, ProtoNodeId other)
-{
-  return self < other ? 0 : 1;
-}
-
 void
 sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
 {

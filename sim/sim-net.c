@@ -42,6 +42,8 @@
 #include "config.h"
 
 #include "sim/sim-world-private.h"
+#include "sim/sim-net-chan-private.h"
+#include "sim/sim-net-msg-private.h"
 #include "sim/sim-flows.h"
 #include "protocol/replica/proto-replica.h"
 

@@ -282,6 +282,13 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
   return id < w->nodes->len ? g_ptr_array_index (w->nodes, id) : NULL;
 }
 
+/* the side of a link (0 or 1) that self sends on, to other */
+static inline int
+sim_link_side (ProtoNodeId self, ProtoNodeId other)
+{
+  return self < other ? 0 : 1;
+}
+
 /* a node's map's value (its Link's index in link_slab + 1): the Link */
 static inline Link *
 sim_link_at (const SimWorld *w, guint32 ref)
@@ -391,16 +398,12 @@ CloseNote *_sim_net_close_wait_take (SimWorld *w, Link *l, int side);
 /* a close notice arrives (arg: its CloseNote) */
 void _sim_net_ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
 
-/* ---- sim-net-chan.c (a leaf under sim-net.c) */
+/* ---- sim-net-chan.c (a leaf under sim-net.c; sim-net-chan-private.h
+ * has its per-message look-ups, static inline) */
 
-/* the last arrival time on m's channel (l: its link, NULL: looked up) */
-DlTime *_sim_net_channel_last (SimWorld *w, const Msg *m, Link *l);
 /* the one-way latency a message pays on the channel (from, to, via) */
 const DlDist *_sim_net_latency_of (const SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via,
                                    gboolean internal);
-/* m's channel's queue: its head, and its tail in *tail (MsgRef; NULL: a
- * channel with no link or node to keep one) */
-guint32 *_sim_net_channel_queue (SimWorld *w, const Msg *m, Link *l, guint32 **tail);
 /* transport tcp or sctp: the slow start of m's flow in *win (FALSE: none,
  * fluid), and the window its connection keeps once it has left */
 gboolean _sim_net_conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt,
@@ -427,33 +430,24 @@ gboolean _sim_net_rules_take_drop (SimWorld *w, ProtoNodeId from, ProtoNodeId to
 /* msg's type, and its kind where its type has kinds, in buf or static */
 const char *_sim_net_rules_kind_name (const ProtoMsg *msg, char buf[64]);
 
-/* ---- sim-net-msg.c (a leaf under sim-net.c) */
+/* ---- sim-net-msg.c (a leaf under sim-net.c; sim-net-msg-private.h has
+ * its per-message record, body and size, static inline) */
 
-/* a message's record from the slabs (live, its idx set) */
-Msg *_sim_net_msg_new (SimWorld *w);
-/* a body for msg, whose content it takes (msg is left as proto_msg_init
- * makes it): the last body taken if it says the same apart from the
- * node, else a new one */
-MsgBody *_sim_net_msg_body_take (SimWorld *w, ProtoMsg *msg);
 /* m's protocol message (its body's, with its own node), in tmp, which
  * the caller provides; NULL for a close frame. */
 const ProtoMsg *sim_net_msg_view (const Msg *m, ProtoMsg *tmp);
-/* a delay rule's extra for m (sharing = fair), and taking it back (0:
- * none) */
+/* a delay rule's extra for m (sharing = fair; sim-net-msg-private.h
+ * takes it back) */
 void _sim_net_msg_set_extra (SimWorld *w, Msg *m, DlTime extra);
-DlTime _sim_net_msg_take_extra (SimWorld *w, Msg *m);
 /* a message delivered, lost, or that never went in flight: its record
  * and its share of its body given back */
 void sim_net_msg_free (SimWorld *w, Msg *m);
-/* msg's serialized size, kept by its wire key */
-gsize _sim_net_msg_wire_size (SimWorld *w, const ProtoMsg *msg);
 
 /* ---- sim-net-maps.c (a leaf: every file above calls it) */
 
 guint sim_hash_word (gconstpointer k);
 Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
 void sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage);
-int sim_link_side (ProtoNodeId self, ProtoNodeId other);
 void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
 gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 
