@@ -12,7 +12,8 @@
  *   so a round's Payloads are concurrent flows.
  *   With [network] transport = tcp or sctp, each flow also has slow start
  *   (sim_flows_add_window): the window it starts with is its channel's
- *   connection's (conn_window: the initial window on a new or idle one).
+ *   connection's (_sim_net_conn_window, sim-net-chan.c: the initial
+ *   window on a new or idle one).
  * - fifo: a message occupies the sender's uplink (FIFO, at its rate), then
  *   propagation latency, then the receiver's downlink (FIFO, at its rate):
  *   whole message after whole message, which makes all-to-all rounds up
@@ -27,18 +28,22 @@
  * charged their real wire size.  A graceful close is a close frame behind
  * what the peer sent; a crash loses what had not left its uplink.
  *
- * Links: after the initiator has the answer, a link comes up after
- * link_setup, or never (connect_failure, both ends behind symmetric NAT, a
- * partition, a link-fail action): the machines are told LINK_FAILED.  A
- * link a side closes is closed for the other side too; an open link hit by
- * link-down dies silently (what is sent on it is lost).
+ * Links (sim-net-links.c): after the initiator has the answer, a link
+ * comes up after link_setup, or never (connect_failure, both ends behind
+ * symmetric NAT, a partition, a link-fail action): the machines are told
+ * LINK_FAILED.  A link a side closes is closed for the other side too; an
+ * open link hit by link-down dies silently (what is sent on it is lost).
  *
  * The bottom of the world's files (sim-world-private.h draws them): it calls
- * only sim-peers.c and the leaves sim-flows.c and sim-engine.c; what it
- * delivers goes to a machine through the callbacks sim-world.c sets. */
+ * only sim-net-links.c (a link's setup and close) and the leaves
+ * sim-net-chan.c, sim-net-rates.c, sim-net-rules.c, sim-net-msg.c,
+ * sim-net-maps.c, sim-flows.c and sim-engine.c; what it delivers goes to
+ * a machine through the callbacks sim-world.c sets. */
 #include "config.h"
 
 #include "sim/sim-world-private.h"
+#include "sim/sim-net-chan-private.h"
+#include "sim/sim-net-msg-private.h"
 #include "sim/sim-flows.h"
 #include "protocol/replica/proto-replica.h"
 
@@ -46,100 +51,6 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- helpers */
-
-/* Tables keyed by a 64-bit value stored in the pointer itself (no boxed
- * key, and GLib compares the keys inline when the equal function is NULL).
- * g_direct_hash keeps only the low 32 bits; our keys put ids in both
- * halves. */
-guint
-sim_hash_word (gconstpointer k)
-{
-  return (guint) dl_mix64 ((guint64) (uintptr_t) k);
-}
-
-G_STATIC_ASSERT (sizeof (gpointer) >= sizeof (guint64));
-
-static guint64
-pair_key (ProtoNodeId a, ProtoNodeId b)
-{
-  return ((guint64) MIN (a, b) << 32) | MAX (a, b);
-}
-
-/* A link is kept in both its nodes' maps (a node's links are one small
- * array by the other's id, of the records' indices + 1 (a narrow map):
- * at 1 000 peers all-to-all, 4 KiB a node, read
- * in order when a peer sends to all, where one table of half a million
- * pairs missed the cache at every lookup); or, made before one of its
- * nodes existed (a timeline action names a later peer), in the world's
- * table. */
-Link *
-sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create)
-{
-  Node *na = sim_node_at (w, a);
-  guint32 ref = na ? dl_id_map_lookup32 (&na->links, b) : 0;
-  if (ref)
-    return sim_link_at (w, ref);
-  guint64 k = pair_key (a, b);
-  Link *l = NULL;
-  if (dl_word_map_size (w->links))
-    l = dl_word_map_lookup (w->links, k);
-  if (!l && create)
-    {
-      guint32 idx;
-      l = dl_slab_take_index (&w->link_slab, &idx);
-      Node *nb = sim_node_at (w, b);
-      if (na && nb)
-        {
-          dl_id_map_insert32 (&na->links, b, idx + 1);
-          dl_id_map_insert32 (&nb->links, a, idx + 1);
-        }
-      else
-        dl_word_map_insert (w->links, k, l);
-    }
-  return l;
-}
-
-/* The host's hint before a send on a link (SimTransport.prepare_send):
- * stage 0 loads the sender's entry for the link, stage 1 (later) the link
- * itself. */
-void
-sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage)
-{
-  Node *n = sim_node_at (w, from);
-  if (via != PROTO_VIA_LINK || !n)
-    return;
-  if (stage == 0)
-    dl_id_map_prefetch (&n->links, to);
-  else
-    {
-      guint32 ref = dl_id_map_lookup32 (&n->links, to);
-      if (ref)
-        __builtin_prefetch (sim_link_at (w, ref), 1);
-    }
-}
-
-int
-sim_link_side (ProtoNodeId self, ProtoNodeId other)
-{
-  return self < other ? 0 : 1;
-}
-
-void
-sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail)
-{
-  if (w->rec.fact)
-    w->rec.fact (w->rec.user_data, sim_engine_now (w->engine), node, other, kind, detail ? detail : "");
-}
-
-gboolean
-sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b)
-{
-  if (!w->groups)
-    return FALSE;
-  guint ga = a < w->groups->len ? g_array_index (w->groups, guint, a) : 0;
-  guint gb = b < w->groups->len ? g_array_index (w->groups, guint, b) : 0;
-  return ga != gb;
-}
 
 /* What a message of `bytes` occupies links for: its bytes cut into
  * segments of mss, each with its headers.  Not the bytes the run counts
@@ -204,8 +115,6 @@ static void ev_deliver (SimEngine *e, void *ctx, uint64_t arg);
 #define BODY_SLAB 1024
 #define LINK_SLAB 1024
 
-static void rates_init (SimWorld *w);
-
 /* With the engine: the network's records, and the engine's hints for its
  * events.  A message's arrival and delivery each read its record first, a
  * cache miss when a million are in flight: the engine loads it one event
@@ -224,7 +133,7 @@ sim_net_init (SimWorld *w)
     w->flows = sim_flows_new ();
   if (w->flows && w->cfg.transport != SIM_TRANSPORT_FLUID)
     sim_flows_set_timeouts (w->flows, w->cfg.min_rto, w->cfg.queue_bdp, w->cfg.mss_bytes + w->cfg.header_bytes);
-  rates_init (w);
+  _sim_net_rates_init (w);
 }
 
 /* m's wire bytes: 40 bits, in two fields (a Msg is 48 bytes) */
@@ -240,130 +149,6 @@ msg_set_bytes (Msg *m, gsize bytes)
   g_assert (bytes >> 40 == 0);
   m->bytes_lo = (guint32) bytes;
   m->bytes_hi = (guint8) (bytes >> 32);
-}
-
-static Msg *
-msg_new (SimWorld *w)
-{
-  guint32 idx;
-  Msg *m = dl_slab_take_index (&w->msgs, &idx);
-  m->idx = idx;
-  m->live = 1;
-  return m;
-}
-
-/* ---------------------------------------------------------------- bodies */
-
-/* A body can be shared if it owns nothing but its weights reference. */
-static gboolean
-body_shareable (const ProtoMsg *msg)
-{
-  return !msg->signal_data && !msg->peers && !msg->indices && !msg->inner;
-}
-
-/* TRUE if a and b say the same apart from `node` (both shareable). */
-G_STATIC_ASSERT (sizeof (ProtoMsg) == 88);   /* a new field: compare it here */
-static gboolean
-body_same (const ProtoMsg *a, const ProtoMsg *b)
-{
-  return a->weights == b->weights && a->key == b->key && a->nb_participants == b->nb_participants
-         && a->round == b->round && a->comm_round == b->comm_round && a->n_peers == b->n_peers
-         && a->degree == b->degree && a->n_indices == b->n_indices && a->sess_seq == b->sess_seq
-         && a->sess_ack == b->sess_ack && a->type == b->type && a->signal == b->signal
-         && a->wait_for_more == b->wait_for_more && a->joined_mid_training == b->joined_mid_training
-         && a->helper == b->helper;
-}
-
-/* A body for msg, whose content it takes (msg is left as proto_msg_init
- * makes it): the last body taken if it says the same apart from the node,
- * else a new one. */
-static MsgBody *
-body_take (SimWorld *w, ProtoMsg *msg)
-{
-  ProtoMsgType type = msg->type;
-  MsgBody *b = w->last_body;
-  gboolean shareable = body_shareable (msg);
-  if (b && shareable && body_same (&b->msg, msg))
-    {
-      b->refs++;
-      proto_msg_clear (msg);   /* its weights reference: the body holds one */
-    }
-  else
-    {
-      b = dl_slab_take (&w->bodies);
-      b->msg = *msg;
-      b->refs = 1;
-      w->live_bodies++;
-      w->last_body = shareable ? b : NULL;
-    }
-  proto_msg_init (msg, type);
-  return b;
-}
-
-static void
-body_release (SimWorld *w, MsgBody *b)
-{
-  g_assert (b->refs > 0);
-  if (--b->refs > 0)
-    return;
-  if (w->last_body == b)
-    w->last_body = NULL;
-  proto_msg_clear (&b->msg);
-  w->live_bodies--;
-  dl_slab_give (&w->bodies, b);
-}
-
-/* m's protocol message, in tmp: its body's with its own node; NULL for a
- * close frame. */
-const ProtoMsg *
-sim_net_msg_view (const Msg *m, ProtoMsg *tmp)
-{
-  if (!m->body)
-    return NULL;
-  *tmp = m->body->msg;
-  tmp->node = m->node;
-  return tmp;
-}
-
-/* A delay rule's extra for m (sharing = fair), kept by its idx: few
- * messages have one, and a Msg has no room for it */
-static void
-msg_set_extra (SimWorld *w, Msg *m, DlTime extra)
-{
-  if (extra == 0)
-    return;
-  if (!w->msg_extras)
-    w->msg_extras = dl_word_map_new (NULL);
-  m->extra = 1;
-  dl_word_map_insert (w->msg_extras, m->idx, (gpointer) (uintptr_t) extra);
-}
-
-/* m's extra, 0 if none, which m no longer keeps */
-static DlTime
-msg_take_extra (SimWorld *w, Msg *m)
-{
-  if (!m->extra)
-    return 0;
-  m->extra = 0;
-  return (DlTime) (uintptr_t) dl_word_map_steal (w->msg_extras, m->idx);
-}
-
-/* A message delivered, lost, or that never went in flight. */
-static void
-msg_drop (SimWorld *w, Msg *m)
-{
-  if (m->extra)
-    msg_take_extra (w, m);
-  if (m->body)
-    body_release (w, m->body);
-  m->live = 0;
-  dl_slab_give_index (&w->msgs, m, m->idx);
-}
-
-void
-sim_net_msg_free (SimWorld *w, Msg *m)
-{
-  msg_drop (w, m);
 }
 
 /* With the world: the messages still in flight, then the slabs (and the
@@ -391,45 +176,7 @@ sim_net_free (SimWorld *w)
   dl_slab_clear (&w->msgs);
 }
 
-static DlTime
-take_delay_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const Msg *m)
-{
-  ProtoMsg tmp;
-  const ProtoMsg *msg = w->delay_rules->len ? sim_net_msg_view (m, &tmp) : NULL;
-  for (guint i = 0; i < w->delay_rules->len; i++)
-    {
-      Rule *r = &g_array_index (w->delay_rules, Rule, i);
-      /* delay rules: `from` FALSE matches the sender, TRUE the receiver */
-      if (r->count > 0 && r->node == (r->from ? to : from) && r->msg_type == (int) msg->type
-          && (!r->label[0] || proto_msg_label_is (msg, r->label)))
-        {
-          r->count--;
-          return r->delay;
-        }
-    }
-  return 0;
-}
-
 static void schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra);
-
-/* A message's serialized size (proto_msg_wire_size builds its GVariant,
- * 3 % of a 1 000-peer run) is kept by its wire key: the message's family
- * says what its size depends on (proto_msg_wire_key); a message whose size
- * has no key is measured each time. */
-static gsize
-wire_size (SimWorld *w, const ProtoMsg *msg)
-{
-  guint64 key = proto_msg_wire_key (msg);
-  if (key == PROTO_MSG_WIRE_KEY_NONE)
-    return proto_msg_charged_size (msg);
-  gpointer v = dl_word_map_lookup (w->wire_sizes, key);
-  if (v)
-    return (gsize) (uintptr_t) v;
-  gsize bytes = proto_msg_charged_size (msg);
-  g_assert (bytes > 0);
-  dl_word_map_insert (w->wire_sizes, key, (gpointer) (uintptr_t) bytes);
-  return bytes;
-}
 
 void
 sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg)
@@ -442,7 +189,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       sim_flows_prefetch (w->flows, 2 * (guint32) from);
       sim_flows_prefetch (w->flows, 2 * (guint32) to + 1);
     }
-  Msg *m = msg_new (w);
+  Msg *m = _sim_net_msg_new (w);
   /* a coordinator replica speaks to a peer as the coordinator, on the
    * peer's stream; to another replica on the replicas' own network */
   if (proto_node_is_replica (from))
@@ -459,7 +206,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   m->to = to;
   m->via = via;
   m->node = msg->node;
-  gsize bytes = wire_size (w, msg);
+  gsize bytes = _sim_net_msg_wire_size (w, msg);
   msg_set_bytes (m, bytes);
   w->result.messages++;
   w->result.bytes += bytes;
@@ -467,7 +214,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
     sim_node_at (w, from)->bytes_sent += bytes;
   if (w->rec.traffic)
     w->rec.traffic (w->rec.user_data, msg->type, bytes);
-  m->body = body_take (w, msg);
+  m->body = _sim_net_msg_body_take (w, msg);
 
   Link *l = NULL;
   if (via == PROTO_VIA_LINK)
@@ -476,7 +223,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
       if (!l || !l->up || l->dead)
         {
           sim_fact (w, from, to, "lost", l && l->dead ? "link died (link-down)" : "link not open");
-          msg_drop (w, m);
+          sim_net_msg_free (w, m);
           return;
         }
       Node *dst = sim_node_at (w, to);
@@ -495,7 +242,7 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
           if (n->stream_down || (from == PROTO_SERVER && n->server != m->server))
             {
               sim_fact (w, from, to, "lost", "the coordinator stream is down");
-              msg_drop (w, m);
+              sim_net_msg_free (w, m);
               return;
             }
         }
@@ -503,58 +250,13 @@ sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, Proto
   if (sim_partitioned (w, from, to))
     {
       sim_fact (w, from, to, "lost", "partition");
-      msg_drop (w, m);
+      sim_net_msg_free (w, m);
       return;
     }
-  schedule_msg (w, m, l, take_delay_rule (w, from, to, m));
-}
-
-/* The last arrival time on m's channel (from, to, via): kept in the link
- * for a link, in the peer's node for its coordinator stream, in the world's
- * table otherwise (a node that does not exist). */
-static DlTime *
-channel_last (SimWorld *w, const Msg *m, Link *l)
-{
-  if (m->via == PROTO_VIA_LINK && l)
-    return &l->last_arrival[sim_link_side (m->from, m->to)];
-  if (m->via != PROTO_VIA_LINK)
-    {
-      Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
-      if (n)
-        return m->to == PROTO_SERVER ? &n->last_to_server : &n->last_from_server;
-    }
-  gpointer ckey = (gpointer) (uintptr_t) (((guint64) m->from << 33) | ((guint64) m->to << 1) | (m->via == PROTO_VIA_LINK));
-  DlTime *last = g_hash_table_lookup (w->channels, ckey);
-  if (!last)
-    {
-      last = g_new0 (DlTime, 1);
-      g_hash_table_insert (w->channels, ckey, last);
-    }
-  return last;
-}
-
-/* The one-way latency a message pays: a peer link's (its region's local
- * one when both ends share a region), the replicas' own network, or the
- * coordinator stream's. */
-static const DlDist *
-latency_of (const SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, gboolean internal)
-{
-  if (via == PROTO_VIA_LINK)
-    return w->cfg.local_latency_set && sim_peer_region (&w->cfg, from) == sim_peer_region (&w->cfg, to)
-           ? &w->cfg.local_latency : &w->cfg.latency;
-  return internal ? &w->cfg.replica_latency : &w->cfg.server_latency;
+  schedule_msg (w, m, l, _sim_net_rules_take_delay (w, from, to, m));
 }
 
 /* ---------------------------------------------------------------- fair sharing */
-
-/* a link close on its way to the other end (see sim_net_close_link) */
-typedef struct {
-  ProtoNodeId self, other;
-  guint32 gen;
-  DlTime latency;
-} CloseNote;
-
-static void ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
 
 static void ev_flows (SimEngine *e, void *ctx, uint64_t arg);
 
@@ -599,30 +301,6 @@ flows_tick_now (SimWorld *w)
   w->flows_ev = sim_engine_schedule_at (w->engine, now, ev_flows, w, 0);
 }
 
-/* Link l's close notice from side `side` waiting behind that side's
- * messages in flight (Link.waits): few links ever have one, so they wait
- * in the world's map, keyed by the link's record (64-byte aligned) and the
- * side. */
-static inline uint64_t
-close_wait_key (const Link *l, int side)
-{
-  return (uint64_t) (uintptr_t) l | (uint64_t) side;
-}
-
-static CloseNote *
-close_wait_take (SimWorld *w, Link *l, int side)
-{
-  l->waits = (guint8) (l->waits & ~(1u << side));
-  return dl_word_map_steal (w->close_waits, close_wait_key (l, side));
-}
-
-static void
-close_wait_put (SimWorld *w, Link *l, int side, CloseNote *c)
-{
-  l->waits = (guint8) (l->waits | (1u << side));
-  dl_word_map_insert (w->close_waits, close_wait_key (l, side), c);
-}
-
 /* a queue's link to m (MsgRef, sim-world-private.h), and back */
 static inline guint32
 msg_ref (const Msg *m)
@@ -657,106 +335,7 @@ deliver_at (SimWorld *w, DlTime t, Msg *m)
   w->deliver_tail = msg_ref (m);
 }
 
-/* m's channel: the queue of its messages, its head and tail (MsgRef;
- * NULL: a channel with no link or node to keep one, whose messages go as
- * they come) */
-static guint32 *
-channel_queue (SimWorld *w, const Msg *m, Link *l, guint32 **tail)
-{
-  if (m->via == PROTO_VIA_LINK)
-    {
-      if (!l)
-        l = sim_link_get (w, m->from, m->to, FALSE);   /* links live as long as the world */
-      if (!l)
-        return NULL;
-      int side = sim_link_side (m->from, m->to);
-      *tail = &l->q_tail[side];
-      return &l->q[side];
-    }
-  Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
-  if (!n)
-    return NULL;
-  int dir = m->to == PROTO_SERVER ? 0 : 1;
-  *tail = &n->stream_q_tail[dir];
-  return &n->stream_q[dir];
-}
-
 static void flow_start (SimWorld *w, Msg *m, Link *l);
-
-/* ---------------------------------------------------------------- slow start */
-
-/* m's connection under transport tcp or sctp: its window (0: a new
- * connection), kept by the link's sending side or by the peer's stream
- * and direction (a window of an earlier stream is not this one's); FALSE
- * for a channel with no record. */
-static gboolean
-conn_state (SimWorld *w, const Msg *m, Link *l, guint32 **cwnd)
-{
-  if (m->via == PROTO_VIA_LINK)
-    {
-      if (!l)
-        l = sim_link_get (w, m->from, m->to, FALSE);
-      if (!l)
-        return FALSE;
-      *cwnd = &l->cwnd[sim_link_side (m->from, m->to)];
-      return TRUE;
-    }
-  Node *n = m->to == PROTO_SERVER ? sim_node_at (w, m->from) : m->from == PROTO_SERVER ? sim_node_at (w, m->to) : NULL;
-  if (!n)
-    return FALSE;
-  if (n->stream_cwnd_of != n->stream)
-    {
-      n->stream_cwnd_of = n->stream;   /* a new stream: a new connection */
-      n->stream_cwnd[0] = n->stream_cwnd[1] = 0;
-    }
-  *cwnd = &n->stream_cwnd[m->to == PROTO_SERVER ? 0 : 1];
-  return TRUE;
-}
-
-/* SCTP on a peer link (transport = sctp: WebRTC's data channels), else
- * TCP (a WebSocket, or transport = tcp) */
-static gboolean
-conn_is_sctp (const SimWorld *w, const Msg *m)
-{
-  return w->cfg.transport == SIM_TRANSPORT_SCTP && m->via == PROTO_VIA_LINK;
-}
-
-/* The slow start of m's flow (FALSE: none, fluid): it starts with the
- * initial window on a new connection or one idle longer than its
- * retransmission timeout (Linux's tcp_slow_start_after_idle; RFC 4960
- * §7.2.1 for SCTP; never with [network] slow_start_after_idle = false),
- * else with the window its connection had.  Its last
- * message left when it arrived (channel_last) less half a round trip (after
- * a message held by a delay rule, that is D late: the idle time reads D
- * short).  Segments
- * are counted in wire bytes (mss plus header_bytes).
- * - TCP: 10 segments (RFC 6928); the window doubles every round trip,
- *   less the segment whose ACK the receiver delays at each round's end
- *   (10, 19, 37, 73: what ns-3's delayed ACKs give, docs/world.md); a
- *   timeout of the round trip plus Linux's 200 ms minimum; CUBIC's
- *   HyStart may end slow start early (sim-ramp.c, hystart_growths;
- *   [network] hystart = false: never).
- * - SCTP: min(4 MTU, max(2 MTU, 4 380 bytes)); at most one MTU more per
- *   SACK and a SACK every second packet (RFC 4960 §7.2.1, §6.2): x 1.5
- *   every round trip; RFC 4960's minimum timeout of 1 s. */
-static gboolean
-conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt, SimFlowsWindow *win)
-{
-  if (w->cfg.transport == SIM_TRANSPORT_FLUID || rtt <= 0)
-    return FALSE;
-  guint64 seg = w->cfg.mss_bytes + w->cfg.header_bytes;
-  gboolean sctp = conn_is_sctp (w, m);
-  guint64 iw = sctp ? MIN (4 * seg, MAX (2 * seg, 4380)) : 10 * seg;
-  DlTime rto = sctp ? MAX (DL_S, rtt) : dl_time_add (rtt, 200 * DL_MS);
-  *win = (SimFlowsWindow) { rtt, iw, sctp ? 1.5 : 2, sctp ? 0 : seg, sctp || !w->cfg.hystart ? 0 : seg };
-  if (!l && m->via == PROTO_VIA_LINK)
-    l = sim_link_get (w, m->from, m->to, FALSE);   /* (channel_last keeps a link's in it) */
-  guint32 *cwnd;
-  if (conn_state (w, m, l, &cwnd) && *cwnd != 0
-      && (!w->cfg.slow_start_after_idle || now - (*channel_last (w, m, l) - rtt / 2) <= rto))
-    win->cwnd_bytes = MAX (iw, *cwnd);
-  return TRUE;
-}
 
 /* Under tcp or sctp, what the switch between the sender's uplink and the
  * receiver's downlink adds: it forwards a packet once it has it whole,
@@ -771,15 +350,6 @@ store_and_forward (const SimWorld *w, const Msg *m)
   return tx_time (MIN (wire_bytes (w, msg_bytes (m)), w->cfg.mss_bytes + w->cfg.header_bytes), dst->down_bps);
 }
 
-/* m's flow has left with window cwnd: its connection keeps it */
-static void
-conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd)
-{
-  guint32 *c;
-  if (cwnd > 0 && conn_state (w, m, l, &c))
-    *c = (guint32) MIN (cwnd, G_MAXUINT32);
-}
-
 /* ---------------------------------------------------------------- flows */
 
 /* m has left (with window cwnd, 0: none): its latency, its channel's
@@ -787,16 +357,16 @@ conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd)
 static void
 flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
 {
-  conn_sent (w, m, l, cwnd);
+  _sim_net_conn_sent (w, m, l, cwnd);
   DlTime t = dl_time_add (now, dl_time_add (m->wire_done, store_and_forward (w, m)));
   m->wire_done = now;
   /* the channel's last arrival is m's before the next message starts:
-   * that one finds its connection busy, not idle (conn_window) */
-  DlTime *last = channel_last (w, m, l);
+   * that one finds its connection busy, not idle (_sim_net_conn_window) */
+  DlTime *last = _sim_net_channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
   guint32 *tail = NULL;
-  guint32 *q = channel_queue (w, m, l, &tail);
+  guint32 *q = _sim_net_channel_queue (w, m, l, &tail);
   if (q && *q == msg_ref (m))
     {
       *q = m->next;
@@ -810,8 +380,8 @@ flow_done (SimWorld *w, Msg *m, DlTime now, Link *l, guint64 cwnd)
   if (l && q && !*q && (l->waits >> side) & 1)
     {
       /* the sender closed the link behind this message: the notice follows it */
-      CloseNote *c = close_wait_take (w, l, side);
-      sim_engine_schedule_at (w->engine, MAX (t, dl_time_add (now, c->latency)), ev_close_arrive, w,
+      CloseNote *c = _sim_net_close_wait_take (w, l, side);
+      sim_engine_schedule_at (w->engine, MAX (t, dl_time_add (now, c->latency)), _sim_net_ev_close_arrive, w,
                               (uint64_t) (uintptr_t) c);
     }
 }
@@ -830,9 +400,9 @@ flow_start (SimWorld *w, Msg *m, Link *l)
   /* the round trip: the latency m pays, both ways (wire_done holds it); a
    * delay rule holds the message, not its ACKs, and its extra makes the
    * message D later, not every round trip of its slow start */
-  DlTime now = sim_engine_now (w->engine), lat = m->wire_done - msg_take_extra (w, m), rtt = dl_time_add (lat, lat);
+  DlTime now = sim_engine_now (w->engine), lat = m->wire_done - _sim_net_msg_take_extra (w, m), rtt = dl_time_add (lat, lat);
   SimFlowsWindow win;
-  gboolean ss = conn_window (w, m, l, now, rtt, &win);
+  gboolean ss = _sim_net_conn_window (w, m, l, now, rtt, &win);
   sim_flows_add_window (w->flows, now, up, down, wire_bytes (w, msg_bytes (m)), m->idx, ss ? &win : NULL);
   flows_tick_now (w);
 }
@@ -863,40 +433,6 @@ ev_flows (SimEngine *e, void *ctx, uint64_t arg)
 
 /* ---------------------------------------------------------------- bandwidth trace */
 
-static gint
-cmp_peer_time (gconstpointer a, gconstpointer b)
-{
-  const SimRateChange *x = a, *y = b;
-  if (x->peer != y->peer)
-    return x->peer < y->peer ? -1 : 1;
-  return x->at < y->at ? -1 : x->at > y->at;   /* (a peer's times differ: sim-bwtrace.c) */
-}
-
-static gint
-cmp_time_line (gconstpointer a, gconstpointer b)
-{
-  const SimRateChange *x = a, *y = b;
-  if (x->at != y->at)
-    return x->at < y->at ? -1 : 1;
-  return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* The trace's rows by peer (a node's own rows, for fifo's serialization)
- * and by time (the order of the changes; at one instant, the file's). */
-static void
-rates_init (SimWorld *w)
-{
-  if (!w->cfg.rates || w->cfg.rates->len == 0)
-    return;
-  for (int k = 0; k < 2; k++)
-    {
-      GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (SimRateChange), w->cfg.rates->len);
-      g_array_append_vals (a, w->cfg.rates->data, w->cfg.rates->len);
-      g_array_sort (a, k ? cmp_time_line : cmp_peer_time);
-      *(k ? &w->rates_by_time : &w->rates_by_peer) = a;
-    }
-}
-
 static void ev_rate (SimEngine *e, void *ctx, uint64_t arg);
 
 void
@@ -904,39 +440,6 @@ sim_net_schedule_rates (SimWorld *w)
 {
   for (guint i = 0; w->rates_by_time && i < w->rates_by_time->len; i++)
     sim_engine_schedule_at (w->engine, g_array_index (w->rates_by_time, SimRateChange, i).at, ev_rate, w, i);
-}
-
-/* n's rates now: [network] or peers.capacity's (set by the caller), or
- * its device's latest row at or before now */
-void
-sim_net_node_rates (SimWorld *w, Node *n)
-{
-  if (!w->rates_by_peer)
-    return;
-  ProtoNodeId dev = sim_peer_origin (&w->cfg, n->id);
-  const SimRateChange *r = (const SimRateChange *) (const void *) w->rates_by_peer->data;
-  guint lo = 0, hi = w->rates_by_peer->len;
-  while (lo < hi)   /* the device's first row */
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (r[mid].peer < dev)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  guint end = lo;
-  while (end < w->rates_by_peer->len && r[end].peer == dev)
-    end++;
-  if (end == lo)
-    return;
-  n->rates = &r[lo];
-  n->n_rates = end - lo;
-  DlTime now = sim_engine_now (w->engine);
-  for (guint i = 0; i < n->n_rates && n->rates[i].at <= now; i++)
-    {
-      n->up_bps = n->rates[i].up_bps;
-      n->down_bps = n->rates[i].down_bps;
-    }
 }
 
 static void
@@ -953,18 +456,6 @@ set_rates (SimWorld *w, Node *n, const SimRateChange *r)
         sim_flows_set_capacity (w->flows, res, k ? r->down_bps : r->up_bps);
     }
   flows_tick_now (w);   /* the flows in progress re-solved at this instant */
-}
-
-static void
-fmt_rate (char *buf, gsize size, uint64_t bps)
-{
-  static const struct { double scale; const char *unit; } units[] = {
-    { 1e9, "Gbps" }, { 1e6, "Mbps" }, { 1e3, "kbps" }, { 1, "bps" },
-  };
-  gsize u = 0;
-  while (u + 1 < G_N_ELEMENTS (units) && (double) bps < units[u].scale)
-    u++;
-  g_snprintf (buf, size, "%.9g%s", (double) bps / units[u].scale, units[u].unit);
 }
 
 /* A bandwidth trace's row: its device's nodes (the peer and every return
@@ -984,8 +475,8 @@ ev_rate (SimEngine *e, void *ctx, uint64_t arg)
       set_rates (w, n, r);
   Node *dev = sim_node_at (w, r->peer);
   char up[32], down[32], buf[128];
-  fmt_rate (up, sizeof up, r->up_bps);
-  fmt_rate (down, sizeof down, r->down_bps);
+  _sim_net_rates_format (up, sizeof up, r->up_bps);
+  _sim_net_rates_format (down, sizeof down, r->down_bps);
   g_snprintf (buf, sizeof buf, "uplink %s, downlink %s (bandwidth_trace line %u)", up, down, r->line);
   sim_fact (w, dev && dev->latest ? dev->latest : r->peer, PROTO_NO_NODE, "rate", buf);
   (void) e;
@@ -1011,7 +502,7 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
       Msg *m = dl_slab_at (&w->msgs, (guint) g_array_index (users, guint64, i));
       Link *l = m->via == PROTO_VIA_LINK ? sim_link_get (w, m->from, m->to, FALSE) : NULL;
       guint32 *tail = NULL;
-      guint32 *q = channel_queue (w, m, l, &tail);
+      guint32 *q = _sim_net_channel_queue (w, m, l, &tail);
       Msg *x = q && *q == msg_ref (m) ? m : NULL;
       if (!x)
         x = m, m->next = 0;   /* a message outside any queue */
@@ -1028,7 +519,7 @@ sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id)
       int side = sim_link_side (m->from, m->to);
       if (l && (l->waits >> side) & 1)
         {
-          close_wait_take (w, l, side);   /* (freed with the world's close_notes) */
+          _sim_net_close_wait_take (w, l, side);   /* (freed with the world's close_notes) */
           w->timed_pending--;
         }
     }
@@ -1050,11 +541,11 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
   if (w->flows && !m->internal)
     {
       DlRandom *r = src ? src->rng_net : w->rng_links;
-      m->wire_done = dl_time_add (dl_dist_sample_time (latency_of (w, from, m->to, via, FALSE), r), extra);
-      msg_set_extra (w, m, extra);
+      m->wire_done = dl_time_add (dl_dist_sample_time (_sim_net_latency_of (w, from, m->to, via, FALSE), r), extra);
+      _sim_net_msg_set_extra (w, m, extra);
       w->in_flight++;
       guint32 *tail = NULL;
-      guint32 *q = channel_queue (w, m, l, &tail);
+      guint32 *q = _sim_net_channel_queue (w, m, l, &tail);
       m->next = 0;
       if (q && *q)
         {
@@ -1083,10 +574,10 @@ schedule_msg (SimWorld *w, Msg *m, Link *l, DlTime extra)
     }
   m->wire_done = t;
   DlRandom *r = src ? src->rng_net : w->rng_links;
-  t = dl_time_add (t, dl_dist_sample_time (latency_of (w, from, m->to, via, m->internal), r));
+  t = dl_time_add (t, dl_dist_sample_time (_sim_net_latency_of (w, from, m->to, via, m->internal), r));
   t = dl_time_add (t, extra);
   /* reliable, ordered per channel: never before the previous arrival */
-  DlTime *last = channel_last (w, m, l);
+  DlTime *last = _sim_net_channel_last (w, m, l);
   t = MAX (t, *last);
   *last = t;
   if (!m->internal)
@@ -1103,7 +594,7 @@ sim_net_close_stream (SimWorld *w, Node *n)
 {
   if (n->stream_down)
     return;   /* nothing to close: its stream already broke */
-  Msg *m = msg_new (w);
+  Msg *m = _sim_net_msg_new (w);
   m->from = n->id;
   m->to = PROTO_SERVER;
   m->via = PROTO_VIA_SERVER;
@@ -1128,36 +619,6 @@ ev_arrive (SimEngine *e, void *ctx, uint64_t arg)
       t = dst->down_free;
     }
   deliver_at (w, t, m);
-}
-
-static gboolean
-take_drop_rule (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg)
-{
-  for (guint i = 0; i < w->drop_rules->len; i++)
-    {
-      Rule *r = &g_array_index (w->drop_rules, Rule, i);
-      if (r->count > 0 && r->node == (r->from ? from : to) && r->msg_type == (int) msg->type
-          && (!r->label[0] || proto_msg_label_is (msg, r->label)))
-        {
-          r->count--;
-          return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-/* A dropped message as the timeline names it: its type, and its kind
- * where its type has kinds ("Guest:Push"). */
-static const char *
-kind_name (const ProtoMsg *msg, char buf[64])
-{
-  const char *type = proto_msg_type_name (msg->type);
-  gsize len = 0;
-  const char *label = proto_msg_label (msg, &len);
-  if (!label)
-    return type;
-  g_snprintf (buf, 64, "%s:%.*s", type, (int) MIN (len, 32), label);
-  return buf;
 }
 
 static void
@@ -1197,8 +658,8 @@ deliver_one (SimWorld *w, Msg *m)
     sim_fact (w, m->from, m->to, "lost", "the sender crashed before it was sent");
   else if (m->to == PROTO_SERVER)
     {
-      if (take_drop_rule (w, m->from, m->to, in.msg))
-        sim_fact (w, m->from, PROTO_SERVER, "drop", kind_name (in.msg, kind));
+      if (_sim_net_rules_take_drop (w, m->from, m->to, in.msg))
+        sim_fact (w, m->from, PROTO_SERVER, "drop", _sim_net_rules_kind_name (in.msg, kind));
       else if (src && !src->coord_closed)
         sim_dispatch_coord (w, &in);
     }
@@ -1207,8 +668,8 @@ deliver_one (SimWorld *w, Msg *m)
       Node *dst = sim_node_at (w, m->to);
       if (!dst || dst->status != NODE_ONLINE)
         ;  /* to a gone node: vanishes */
-      else if (take_drop_rule (w, m->from, m->to, in.msg))
-        sim_fact (w, m->to, m->from, "drop", kind_name (in.msg, kind));
+      else if (_sim_net_rules_take_drop (w, m->from, m->to, in.msg))
+        sim_fact (w, m->to, m->from, "drop", _sim_net_rules_kind_name (in.msg, kind));
       else if (m->via == PROTO_VIA_LINK && w->cfg.loss > 0 && dl_random_bernoulli (w->rng_loss, w->cfg.loss))
         /* [network] loss: each message on a peer link is lost with this
          * probability, independently (its own "loss" stream: a run without
@@ -1262,175 +723,5 @@ ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
           sim_engine_schedule_at (e, sim_engine_now (e), ev_deliver, w, (uint64_t) (uintptr_t) m);
           return;
         }
-    }
-}
-
-/* ---------------------------------------------------------------- links */
-
-/* l's setup's event, no longer kept (SIM_EVENT_NONE: none was); the map
- * goes with its last entry, so that what a million setups at one instant
- * took is given back before the messages on those links fill the memory */
-static SimEventId
-setup_ev_take (SimWorld *w, Link *l)
-{
-  if (!w->link_setup_evs)
-    return SIM_EVENT_NONE;
-  SimEventId ev = (SimEventId) (uintptr_t) dl_word_map_steal (w->link_setup_evs, (uint64_t) (uintptr_t) l);
-  if (dl_word_map_size (w->link_setup_evs) == 0)
-    g_clear_pointer (&w->link_setup_evs, dl_word_map_free);
-  return ev;
-}
-
-static void
-ev_link_up (SimEngine *e, void *ctx, uint64_t arg)
-{
-  SimWorld *w = ctx;
-  ProtoNodeId a = (ProtoNodeId) (arg >> 32), b = (ProtoNodeId) (arg & 0xffffffffu);
-  Link *l = sim_link_get (w, a, b, FALSE);
-  w->link_setups--;
-  if (!l)
-    return;
-  l->pending = FALSE;
-  setup_ev_take (w, l);
-  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  if (l->obj != 3 || na->status != NODE_ONLINE || nb->status != NODE_ONLINE)
-    return;
-  l->up = TRUE;
-  l->cwnd[0] = l->cwnd[1] = 0;   /* a new connection starts cold */
-  sim_fact (w, a, b, "link-up", NULL);
-  ProtoInput in = { .kind = PROTO_IN_LINK_UP, .from = b };
-  sim_dispatch_peer (w, na, &in);
-  if (nb->status == NODE_ONLINE)
-    {
-      in.from = a;
-      sim_dispatch_peer (w, nb, &in);
-    }
-  (void) e;
-}
-
-void
-sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why)
-{
-  Link *l = sim_link_get (w, a, b, TRUE);
-  l->failed = TRUE;
-  sim_fact (w, a, b, "link-failed", why);
-  ProtoInput in = { .kind = PROTO_IN_LINK_FAILED, .from = b };
-  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  if (na && na->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (a, b)))
-    sim_dispatch_peer (w, na, &in);
-  in.from = a;
-  if (nb && nb->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (b, a)))
-    sim_dispatch_peer (w, nb, &in);
-}
-
-void
-sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b)
-{
-  Link *l = sim_link_get (w, a, b, TRUE);
-  Node *na = sim_node_at (w, a), *nb = sim_node_at (w, b);
-  const char *why = NULL;
-  if (l->never)
-    why = "link-fail action";
-  else if (sim_partitioned (w, a, b))
-    why = "partition";
-  else if (na->nat_symmetric && nb->nat_symmetric)
-    why = "both behind symmetric NAT";
-  else if (dl_random_bernoulli (w->rng_links, w->cfg.connect_failure))
-    why = "connect_failure";
-  if (why)
-    {
-      sim_net_link_failed (w, a, b, why);
-      return;
-    }
-  l->pending = TRUE;
-  l->gen++;
-  w->link_setups++;
-  SimEventId ev = sim_engine_schedule_in (w->engine, dl_time_add (w->cfg.link_setup, sim_link_extra_setup (w, l)), ev_link_up,
-                                         w, ((uint64_t) MIN (a, b) << 32) | MAX (a, b));
-  if (!w->link_setup_evs)
-    w->link_setup_evs = dl_word_map_new (NULL);
-  dl_word_map_insert (w->link_setup_evs, (uint64_t) (uintptr_t) l, (gpointer) (uintptr_t) ev);
-}
-
-void
-sim_net_cancel_link_setup (SimWorld *w, Link *l)
-{
-  sim_engine_cancel (w->engine, setup_ev_take (w, l));
-  l->pending = FALSE;
-  w->link_setups--;
-}
-
-static DlTime
-link_latency (SimWorld *w, ProtoNodeId a, ProtoNodeId b, DlRandom *r)
-{
-  return dl_dist_sample_time (latency_of (w, a, b, PROTO_VIA_LINK, FALSE), r);
-}
-
-/* A link close notice arrives: the other end is told, if it still holds
- * that link (not one made since) */
-static void
-ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg)
-{
-  SimWorld *w = ctx;
-  const CloseNote *c = (const CloseNote *) (uintptr_t) arg;
-  w->timed_pending--;
-  Link *l = sim_link_get (w, c->self, c->other, FALSE);
-  Node *o = sim_node_at (w, c->other);
-  if (!l || l->gen != c->gen)
-    return;   /* the pair has connected again since */
-  l->up = FALSE;
-  if (o && o->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (c->other, c->self)))
-    {
-      ProtoInput in = { .kind = PROTO_IN_LINK_CLOSED, .from = c->self };
-      sim_dispatch_peer (w, o, &in);
-    }
-  (void) e;
-}
-
-void
-sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify)
-{
-  Link *l = sim_link_get (w, self, other, FALSE);
-  if (!l)
-    return;
-  sim_link_set_obj (l, sim_link_side (self, other), FALSE);
-  Node *sn = sim_node_at (w, self);
-  if (sn)
-    sn->link_closes++;
-  gboolean was_up = l->up && !l->dead;
-  Node *o = sim_node_at (w, other);
-  gboolean notice = was_up && notify && o && o->status == NODE_ONLINE && sim_link_obj (l, sim_link_side (other, self));
-  /* with a notice on its way the link stays up for the other end, which
-   * may still send on it: that goes on the wire and is lost at this end */
-  l->up = notice;
-  l->dead = FALSE;
-  l->failed = FALSE;
-  if (l->pending)
-    sim_net_cancel_link_setup (w, l);
-  if (notice)
-    {
-      /* the close reaches the other end after the link's latency (SCTP's
-       * shutdown crosses the link as data does); if that end destroys its
-       * own side first, it never hears of it */
-      CloseNote *c = g_new (CloseNote, 1);
-      *c = (CloseNote) { .self = self, .other = other, .gen = l->gen,
-                         .latency = link_latency (w, self, other, w->rng_close) };
-      g_ptr_array_add (w->close_notes, c);
-      w->timed_pending++;
-      /* behind what this end sent on the link before closing it: in the
-       * channel's queue (fair), or arriving up to last_arrival (fifo) */
-      int side = sim_link_side (self, other);
-      DlTime now = sim_engine_now (w->engine);
-      if (w->flows && l->q[side])
-        {
-          /* an earlier close of this side still waiting is of an earlier
-           * connection (stale when it arrives): let it go now */
-          if ((l->waits >> side) & 1)
-            sim_engine_schedule_at (w->engine, now, ev_close_arrive, w, (uint64_t) (uintptr_t) close_wait_take (w, l, side));
-          close_wait_put (w, l, side, c);
-        }
-      else
-        sim_engine_schedule_at (w->engine, MAX (dl_time_add (now, c->latency), l->last_arrival[side]), ev_close_arrive,
-                                w, (uint64_t) (uintptr_t) c);
     }
 }

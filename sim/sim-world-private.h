@@ -1,8 +1,8 @@
 /* sim-world-private.h — the simulated world's state, shared by the files
  * that make it up: sim-world.c (hosts, compute, the watch, results),
  * sim-churn.c (membership, the timeline, churn, traces), sim-servers.c (the
- * coordinator, one or its replicas) and sim-net.c (messages, streams,
- * links); below, which calls which.  A peer's attributes are
+ * coordinator, one or its replicas), sim-net.c (messages, streams,
+ * links) and its leaves; below, which calls which.  A peer's attributes are
  * host/sim-peers.c's.
  * Nothing outside sim/ includes it. */
 #pragma once
@@ -12,6 +12,7 @@
 #include "base/dl-idmap.h"
 #include "base/dl-slab.h"
 #include "sim/sim-engine.h"
+#include "sim/sim-flows.h"
 #include "host/sim-host.h"
 
 #include <stdbool.h>
@@ -282,6 +283,13 @@ sim_node_at (const SimWorld *w, ProtoNodeId id)
   return id < w->nodes->len ? g_ptr_array_index (w->nodes, id) : NULL;
 }
 
+/* the side of a link (0 or 1) that self sends on, to other */
+static inline int
+sim_link_side (ProtoNodeId self, ProtoNodeId other)
+{
+  return self < other ? 0 : 1;
+}
+
 /* a node's map's value (its Link's index in link_slab + 1): the Link */
 static inline Link *
 sim_link_at (const SimWorld *w, guint32 ref)
@@ -292,10 +300,16 @@ sim_link_at (const SimWorld *w, guint32 ref)
 /* The world's files in layers: each calls only those below it, none calls
  * back up (docs/architecture.md, "Cycles between files of one folder").
  *
- *   sim-world.c    hosts, compute, the watch, results; sets the callbacks
- *   sim-churn.c    membership, the timeline, churn, traces
- *   sim-servers.c  the coordinator, one or its replicas; peers' streams to it
- *   sim-net.c      messages, streams, links
+ *   sim-world.c      hosts, compute, the watch, results; sets the callbacks
+ *   sim-churn.c      membership, the timeline, churn, traces
+ *   sim-servers.c    the coordinator, one or its replicas; peers' streams to it
+ *   sim-net.c        messages and streams: the send, the flows, the delivery
+ *   sim-net-links.c  a link's setup, failure, close and close notice
+ *   sim-net-chan.c   a channel's latency, last arrival, queue, connection
+ *   sim-net-rates.c  a bandwidth trace's rows, a node's rates now
+ *   sim-net-rules.c  the timeline's delay and drop rules on a message
+ *   sim-net-msg.c    a message's record, its shared body, its wire size
+ *   sim-net-maps.c   the side maps and the look-ups all of them share
  *   (host/sim-peers.c: a peer's attributes from the configuration)
  *
  * Where a lower file must feed a machine (a message arrives, a stream
@@ -356,30 +370,87 @@ sim_rearm (SimWorld *w, SimTimer *timer, DlTime when, SimHandler h, uint64_t arg
 /* with the engine: the network's records and the engine's hints for its
  * events */
 void sim_net_init (SimWorld *w);
-guint sim_hash_word (gconstpointer k);
-Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
-void sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage);
-int sim_link_side (ProtoNodeId self, ProtoNodeId other);
-void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
-gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 void sim_net_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *msg);
 void sim_net_close_stream (SimWorld *w, Node *n);
 void sim_net_uplink_stopped (SimWorld *w, ProtoNodeId id);
-void sim_net_msg_free (SimWorld *w, Msg *m);
-/* m's protocol message (its body's, with its own node), in tmp, which
- * the caller provides; NULL for a close frame. */
-const ProtoMsg *sim_net_msg_view (const Msg *m, ProtoMsg *tmp);
 void sim_net_free (SimWorld *w);
+/* a bandwidth trace: its changes scheduled (before anything else of the
+ * run, so that a change comes first at its instant) */
+void sim_net_schedule_rates (SimWorld *w);
+
+/* ---- sim-net-links.c (under sim-net.c) */
+
+/* a link close on its way to the other end (see sim_net_close_link) */
+typedef struct {
+  ProtoNodeId self, other;
+  guint32 gen;
+  DlTime latency;
+} CloseNote;
+
 void sim_net_link_failed (SimWorld *w, ProtoNodeId a, ProtoNodeId b, const char *why);
 void sim_net_connect_link (SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 /* l's setup under way (l->pending) is called off: it never comes up */
 void sim_net_cancel_link_setup (SimWorld *w, Link *l);
 void sim_net_close_link (SimWorld *w, ProtoNodeId self, ProtoNodeId other, gboolean notify);
-/* a bandwidth trace: its changes scheduled (before anything else of the
- * run, so that a change comes first at its instant), and a new node's rows
- * and its rates now */
-void sim_net_schedule_rates (SimWorld *w);
+/* (transfer none: the world's close_notes holds it) l's close notice from
+ * side `side` that waited behind that side's messages in flight, no
+ * longer waiting (Link.waits) */
+CloseNote *_sim_net_close_wait_take (SimWorld *w, Link *l, int side);
+/* a close notice arrives (arg: its CloseNote) */
+void _sim_net_ev_close_arrive (SimEngine *e, void *ctx, uint64_t arg);
+
+/* ---- sim-net-chan.c (a leaf under sim-net.c; sim-net-chan-private.h
+ * has its per-message look-ups, static inline) */
+
+/* the one-way latency a message pays on the channel (from, to, via) */
+const DlDist *_sim_net_latency_of (const SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via,
+                                   gboolean internal);
+/* transport tcp or sctp: the slow start of m's flow in *win (FALSE: none,
+ * fluid), and the window its connection keeps once it has left */
+gboolean _sim_net_conn_window (SimWorld *w, const Msg *m, Link *l, DlTime now, DlTime rtt,
+                               SimFlowsWindow *win);
+void _sim_net_conn_sent (SimWorld *w, const Msg *m, Link *l, guint64 cwnd);
+
+/* ---- sim-net-rates.c (a leaf under sim-net.c) */
+
+/* a bandwidth trace's rows by peer and by time (w->rates_by_peer,
+ * w->rates_by_time; nothing without a trace) */
+void _sim_net_rates_init (SimWorld *w);
+/* a new node's rows and its rates now */
 void sim_net_node_rates (SimWorld *w, Node *n);
+/* bps as a fact names it ("1.5Mbps") */
+void _sim_net_rates_format (char *buf, gsize size, uint64_t bps);
+
+/* ---- sim-net-rules.c (a leaf under sim-net.c) */
+
+/* the first delay rule, if any, that m from `from` to `to` matches: its
+ * delay (0: none), one use of it taken */
+DlTime _sim_net_rules_take_delay (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const Msg *m);
+/* TRUE if a drop rule matches msg (one use of it taken) */
+gboolean _sim_net_rules_take_drop (SimWorld *w, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg);
+/* msg's type, and its kind where its type has kinds, in buf or static */
+const char *_sim_net_rules_kind_name (const ProtoMsg *msg, char buf[64]);
+
+/* ---- sim-net-msg.c (a leaf under sim-net.c; sim-net-msg-private.h has
+ * its per-message record, body and size, static inline) */
+
+/* m's protocol message (its body's, with its own node), in tmp, which
+ * the caller provides; NULL for a close frame. */
+const ProtoMsg *sim_net_msg_view (const Msg *m, ProtoMsg *tmp);
+/* a delay rule's extra for m (sharing = fair; sim-net-msg-private.h
+ * takes it back) */
+void _sim_net_msg_set_extra (SimWorld *w, Msg *m, DlTime extra);
+/* a message delivered, lost, or that never went in flight: its record
+ * and its share of its body given back */
+void sim_net_msg_free (SimWorld *w, Msg *m);
+
+/* ---- sim-net-maps.c (a leaf: every file above calls it) */
+
+guint sim_hash_word (gconstpointer k);
+Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);
+void sim_net_prepare_send (SimWorld *w, ProtoNodeId from, ProtoNodeId to, ProtoVia via, int stage);
+void sim_fact (SimWorld *w, ProtoNodeId node, ProtoNodeId other, const char *kind, const char *detail);
+gboolean sim_partitioned (const SimWorld *w, ProtoNodeId a, ProtoNodeId b);
 
 /* ---- sim-servers.c */
 
