@@ -3,8 +3,8 @@
  * drawn attributes (speed, straggler, NAT, rates, from its own
  * "peer-attributes" and "bandwidth" streams), its region, and what its
  * machine is told of itself.  Pure functions of SimWorldConfig, the same in
- * the simulator and the testbed; a leaf of host/: sim/'s sim-net.c and
- * sim-churn.c call it, it calls neither. */
+ * the simulator and the testbed; a leaf of host/: sim/'s sim-net-chan.c,
+ * sim-net-rates.c and sim-churn.c call it, it calls none of them. */
 #include "config.h"
 
 #include "host/sim-types.h"

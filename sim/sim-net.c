@@ -1,4 +1,5 @@
-/* sim-net.c — the simulated network: messages and streams, peer links.
+/* sim-net.c — the simulated network: messages and streams (peer links in
+ * sim-net-links.c).
  *
  * Two models of bandwidth ([network] sharing, docs/world.md):
  * - fair: a message is a flow over the sender's uplink and the receiver's
@@ -34,7 +35,8 @@
  * LINK_FAILED.  A link a side closes is closed for the other side too; an
  * open link hit by link-down dies silently (what is sent on it is lost).
  *
- * The bottom of the world's files (sim-world-private.h draws them): it calls
+ * The lowest of the world's files above its leaves (sim-world-private.h
+ * draws them): it calls
  * only sim-net-links.c (a link's setup and close) and the leaves
  * sim-net-chan.c, sim-net-rates.c, sim-net-rules.c, sim-net-msg.c,
  * sim-net-maps.c, sim-flows.c and sim-engine.c; what it delivers goes to

@@ -182,13 +182,13 @@ struct SimWorld {
   DlRandom *rng_links, *rng_churn;
   DlRandom *rng_loss;            /* [network] loss: which link messages are lost */
   DlRandom *rng_close;      /* the latency of link close notices (a stream of their own) */
-  GPtrArray *close_notes;   /* every link close notice sent (sim-net.c), freed with the world */
+  GPtrArray *close_notes;   /* every link close notice sent (sim-net-links.c), freed with the world */
   DlWordMap *close_waits;   /* (Link*, closer's side) (in the key word) -> its close notice waiting
-                               behind the messages in flight (Link.waits; sim-net.c) */
+                               behind the messages in flight (Link.waits; sim-net-links.c) */
   DlWordMap *link_slow;     /* Link* (in the key word) -> a link-slow action's extra setup time
                                (Link.slow; NULL until one comes) */
   DlWordMap *link_setup_evs; /* Link* (in the key word) -> its setup's event (SimEventId), while
-                                it is set up (Link.pending; NULL while none is: sim-net.c) */
+                                it is set up (Link.pending; NULL while none is: sim-net-links.c) */
   LearnPartition *partition;
   LearnWeights *initial;
   LearnEvalCache eval;                /* the last model evaluated at a round's end (evaluate) */
@@ -206,8 +206,8 @@ struct SimWorld {
   gboolean finished;
   SimResult result;
   GArray *peer_results;               /* SimPeerResult */
-  DlSlab msgs;                        /* the message records (sim-net.c) */
-  DlSlab bodies;                      /* their bodies (MsgBody, sim-net.c) */
+  DlSlab msgs;                        /* the message records (sim-net-msg.c) */
+  DlSlab bodies;                      /* their bodies (MsgBody, sim-net-msg.c) */
   DlWordMap *msg_extras;              /* a message's idx -> its delay rule's extra (Msg.extra;
                                          NULL until one is kept) */
   MsgBody *last_body;                 /* the last body taken, if it can be shared: the next
@@ -444,7 +444,8 @@ void _sim_net_msg_set_extra (SimWorld *w, Msg *m, DlTime extra);
  * and its share of its body given back */
 void sim_net_msg_free (SimWorld *w, Msg *m);
 
-/* ---- sim-net-maps.c (a leaf: every file above calls it) */
+/* ---- sim-net-maps.c (a leaf: the files above sim-net.c, sim-net.c,
+ * sim-net-chan.c and sim-net-links.c call it) */
 
 guint sim_hash_word (gconstpointer k);
 Link *sim_link_get (SimWorld *w, ProtoNodeId a, ProtoNodeId b, gboolean create);

@@ -602,7 +602,7 @@ tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
   d->other = other;
   if (g_hash_table_contains (n->never, GUINT_TO_POINTER (other)))
     {
-      /* as sim-net.c's sim_net_connect_link: a link-fail'd pair fails at the dial */
+      /* as sim-net-links.c's sim_net_connect_link: a link-fail'd pair fails at the dial */
       fact (n, other, "link-failed", "link-fail action");
       g_idle_add (link_failed_later, d);
       return;

@@ -1,6 +1,6 @@
 /* test-sim-faults.c — the timeline's link faults driven through the
  * world: a `link-slow pA pB by D` action (sim/sim-churn.c) makes each
- * setup of the pair's link (sim/sim-net.c) take D longer while it holds,
+ * setup of the pair's link (sim/sim-net-links.c) take D longer while it holds,
  * and no other pair's; `heal all` lifts it, for a link set up again and
  * for one made before its second peer existed (in the world's table);
  * the delay waits in the world's link_slow map, flagged in the link
