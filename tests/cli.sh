@@ -327,4 +327,17 @@ if [ -r /proc/self/environ ]; then
     || ko "dlsim's GLIBC_TUNABLES: '$seen', its DLSIM_HUGETLB: '$once', its name '$name'"
 fi
 
+# DLSIM_HUGETLB set (to anything): no exec, GLIBC_TUNABLES as it was.
+# Opening the FIFO to write returns once dlsim has opened it to read its
+# scenario, after main's exec point: what /proc shows then is final.
+if [ -r /proc/self/environ ]; then
+  mkfifo "$tmp/wait0.ini"
+  env DLSIM_HUGETLB=0 GLIBC_TUNABLES=glibc.malloc.arena_max=2 "$DLSIM" run "$tmp/wait0.ini" -o "$tmp/wait0.db" -q >/dev/null 2>&1 &
+  pid=$!
+  seen=$(timeout 20 sh -c 'exec 9>"$1"; tr "\0" "\n" < /proc/$2/environ' _ "$tmp/wait0.ini" $pid | grep '^GLIBC_TUNABLES=')
+  kill $pid 2>/dev/null; wait $pid 2>/dev/null
+  [ "$seen" = "GLIBC_TUNABLES=glibc.malloc.arena_max=2" ] && ok "DLSIM_HUGETLB=0: dlsim runs as started" \
+    || ko "DLSIM_HUGETLB=0: dlsim's GLIBC_TUNABLES: '$seen'"
+fi
+
 finish
