@@ -80,6 +80,7 @@ tests_test_message_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-learn
 TESTS += tests/test-learn
+tests_test_learn_SOURCES = tests/test-learn.c tests/test-learn-sources.c tests/test-learn.h
 tests_test_learn_CFLAGS = $(DL_CHECK_CFLAGS)
 
 # tests/data.sh's probe of learn/'s data sources (built for make check, not a test itself)
