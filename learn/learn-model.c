@@ -317,8 +317,15 @@ learn_model_evaluate_cached (LearnEvalCache *c, const LearnModel *m, const Learn
       return;
     }
   learn_model_evaluate (m, w, d, out_accuracy, out_loss);
-  g_clear_pointer (&c->weights, learn_weights_unref);
-  c->weights = learn_weights_copy (w);
+  gsize n = learn_weights_len (w);
+  if (c->weights && learn_weights_len (c->weights) == n && !learn_weights_is_symbolic (w)
+      && !learn_weights_is_symbolic (c->weights))
+    memcpy (learn_weights_data_mut (c->weights), learn_weights_data (w), n * sizeof (float));
+  else
+    {
+      g_clear_pointer (&c->weights, learn_weights_unref);
+      c->weights = learn_weights_copy (w);
+    }
   c->model = m;
   c->set = d;
   c->accuracy = *out_accuracy;
