@@ -21,4 +21,6 @@ base_libdlbase_a_SOURCES = \
 	base/dl-slab.c \
 	base/dl-slab.h \
 	base/dl-idset.h \
+	base/dl-sorted.c \
+	base/dl-sorted.h \
 	$(NULL)

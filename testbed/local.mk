@@ -19,6 +19,11 @@ testbed_libdltestbed_a_SOURCES = \
 	testbed/testbed-records.h \
 	testbed/testbed-host.c \
 	testbed/testbed-host.h \
+	testbed/testbed-host-private.h \
+	testbed/testbed-host-limits.c \
+	testbed/testbed-host-limits.h \
+	testbed/testbed-host-rules.c \
+	testbed/testbed-host-learn.c \
 	testbed/testbed-conn.c \
 	testbed/testbed-conn.h \
 	testbed/testbed-frame.c \

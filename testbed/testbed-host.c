@@ -5,10 +5,18 @@
  * The wall clock rules here, and only here: now = monotonic time since the
  * run's t0.  Writes are asynchronous and ordered per stream (a queue per
  * connection); a graceful close waits for the queue, as a WebSocket's close
- * frame follows the data. */
+ * frame follows the data.
+ *
+ * Every transition of the node is here: what a frame, a stream's end, a
+ * dial, a timer does to it and to its machine, and the transport the host
+ * layer calls.  The leaves it calls own a part of its state and never call
+ * it back (testbed-host-private.h): the limits (testbed-host-limits.c),
+ * the rules (testbed-host-rules.c), a peer's training
+ * (testbed-host-learn.c). */
 #include "config.h"
 
 #include "testbed/testbed-host.h"
+#include "testbed/testbed-host-private.h"
 #include "testbed/testbed-frame.h"
 #include "host/sim-host.h"
 #include "testbed/testbed-conn.h"
@@ -19,16 +27,6 @@
 #include <string.h>
 
 typedef TestbedConn Conn;
-
-typedef struct {
-  int msg_type;
-  char label[33];   /* as the world's rules (sim-world-private.h) */
-  ProtoNodeId node;
-  gboolean from;
-  guint count;
-  DlTime delay;
-  gboolean drop;
-} Rule;
 
 struct TestbedHost {
   TestbedHostParams p;
@@ -44,27 +42,17 @@ struct TestbedHost {
   GSocketClient *client;
   GCancellable *cancel;
   GSource *deadline;
-  GArray *rules;          /* Rule */
+  TestbedHostRules rules; /* drop, delay, slow, link-fail */
   GPtrArray *dials;       /* Dial*: dials held for link_setup */
-  GHashTable *never;      /* ids a link-fail rule says this peer never links with */
-  double slow;            /* divisor of the speed from slow rules */
   gboolean gone;
   gboolean admitted;      /* a peer: a message came from the coordinator */
   char *refused;          /* a peer: why the coordinator never admitted it, or NULL */
   gsize max_frame;        /* an authenticated stream's largest frame body (testbed_host_max_frame) */
   char *max_frame_why;    /* ... and what it is, for the error */
   GQueue unauth;          /* Conn* (refs), oldest first: accepted streams waiting for their HELLO */
-  /* the protocol-error rate limit: a token bucket, and a total */
-  double err_tokens;
-  gint64 err_refilled_us;
-  guint err_suppressed, err_recorded;
-  /* training */
-  LearnPartition *partition;
-  LearnDataset *shard;
-  LearnWeights *initial;
-  DlRandom *rng_train, *rng_shares;
+  TestbedHostErrors errors; /* the protocol-error facts' rate limit */
+  TestbedHostLearn learn; /* a peer's training */
   DlRandom *rng_latency;  /* emulate_latency: the sender's "latency" stream */
-  SimPeerAttrs attrs;
   GSource *train_src;
   LearnWeights *train_result;
 };
@@ -92,31 +80,14 @@ fact (TestbedHost *n, ProtoNodeId other, const char *kind, const char *detail)
     n->p.rec.fact (n->p.rec.user_data, testbed_host_now (n), n->p.id, other, kind, detail ? detail : "");
 }
 
-/* A protocol error comes from the socket's other end, who may send them
- * as fast as it likes: at most TESTBED_HOST_ERRORS_BURST at once, then
- * TESTBED_HOST_ERRORS_PER_S a second, TESTBED_HOST_ERRORS_MAX in all; a recorded one
- * says how many were not. */
+/* A protocol error, recorded within its rate limit
+ * (_testbed_host_errors_admit). */
 static void
 protocol_error (TestbedHost *n, ProtoNodeId other, const char *detail)
 {
-  gint64 now = g_get_monotonic_time ();
-  n->err_tokens = MIN (TESTBED_HOST_ERRORS_BURST,
-                       n->err_tokens + (double) (now - n->err_refilled_us) / G_USEC_PER_SEC * TESTBED_HOST_ERRORS_PER_S);
-  n->err_refilled_us = now;
-  if (n->err_tokens < 1 || n->err_recorded >= TESTBED_HOST_ERRORS_MAX)
-    {
-      n->err_suppressed++;
-      return;
-    }
-  n->err_tokens -= 1;
-  n->err_recorded++;
-  g_autofree char *d = NULL;
-  if (n->err_recorded == TESTBED_HOST_ERRORS_MAX)
-    d = g_strdup_printf ("%s (%u protocol errors recorded: no more will be)", detail, TESTBED_HOST_ERRORS_MAX);
-  else if (n->err_suppressed > 0)
-    d = g_strdup_printf ("%s (and %u more protocol errors not recorded, rate limit)", detail, n->err_suppressed);
-  n->err_suppressed = 0;
-  fact (n, other, "protocol-error", d ? d : detail);
+  g_autofree char *d = _testbed_host_errors_admit (&n->errors, g_get_monotonic_time (), detail);
+  if (d)
+    fact (n, other, "protocol-error", d);
 }
 
 static void
@@ -215,33 +186,6 @@ conn_ended (Conn *c, const char *why)
 }
 
 /* ---------------------------------------------------------------- frames in */
-
-guint
-testbed_host_max_peer (const SimWorldConfig *cfg)
-{
-  return MAX (cfg->max_peers, cfg->n_peers);
-}
-
-/* The most floats a message of the scenario carries: the model's, or more
- * if its family says so (ProtoFamily.largest_floats). */
-static gsize
-largest_floats (const SimWorldConfig *cfg)
-{
-  const ProtoFamily *f = proto_family_of (&cfg->proto);
-  gsize model = learn_model_n_params (&cfg->model);
-  return MAX (model, f->largest_floats ? f->largest_floats (&cfg->proto) : 0);
-}
-
-gsize
-testbed_host_max_frame (const SimWorldConfig *cfg)
-{
-  /* weights as float32 and, for a sparse payload, an index for each; the
-   * lists (peers, a route's four numbers a server) and the headroom take
-   * the rest; never over the wire form's own bound */
-  guint64 bytes = (guint64) largest_floats (cfg) * 8 + (guint64) testbed_host_max_peer (cfg) * 32
-                  + TESTBED_HOST_FRAME_HEADROOM_BYTES;
-  return (gsize) MIN (bytes, (guint64) TESTBED_FRAME_MAX_BODY);
-}
 
 static gboolean
 known_id (const TestbedHost *n, ProtoNodeId id)
@@ -356,50 +300,6 @@ hello_timeout (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* (transfer full) the source an accepted stream counts against: its
- * address, an IPv6 address's /64 (one host's or one site's share); "?"
- * if the socket cannot say. */
-static char *
-source_of (GSocketConnection *sc)
-{
-  g_autoptr (GSocketAddress) sa = g_socket_connection_get_remote_address (sc, NULL);
-  if (!sa || !G_IS_INET_SOCKET_ADDRESS (sa))
-    return g_strdup ("?");
-  GInetAddress *ia = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (sa));
-  if (g_inet_address_get_family (ia) == G_SOCKET_FAMILY_IPV6)
-    {
-      g_autoptr (GInetAddressMask) m = g_inet_address_mask_new (ia, 64, NULL);
-      if (m)
-        return g_inet_address_mask_to_string (m);
-    }
-  return g_inet_address_to_string (ia);
-}
-
-/* The stream to close when every slot before a HELLO is taken: the oldest
- * of the source that holds the most of them, counting the newcomer's
- * (ties: the source whose oldest is oldest).  A stranger who opens
- * streams faster than a real peer's HELLO can come back only ever closes
- * its own, so real peers from other addresses still get in. */
-static Conn *
-unauth_victim (TestbedHost *n, const char *newcomer)
-{
-  Conn *victim = g_queue_peek_head (&n->unauth);
-  guint most = 0;
-  for (GList *l = n->unauth.head; l; l = l->next)
-    {
-      Conn *c = l->data;
-      guint count = g_strcmp0 (c->source, newcomer) == 0;
-      for (GList *k = n->unauth.head; k; k = k->next)
-        count += g_strcmp0 (((Conn *) k->data)->source, c->source) == 0;
-      if (count > most)
-        {
-          most = count;
-          victim = c;
-        }
-    }
-  return victim;
-}
-
 static gboolean
 on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gpointer data)
 {
@@ -411,10 +311,10 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
       fact (n, PROTO_NO_NODE, "error", e->message);
       return FALSE;   /* the connection is closed */
     }
-  g_autofree char *from = source_of (sc);
+  g_autofree char *from = _testbed_host_source_of (sc);
   if (n->unauth.length >= TESTBED_HOST_MAX_UNAUTHENTICATED)
     {
-      Conn *old = unauth_victim (n, from);
+      Conn *old = _testbed_host_unauth_victim (&n->unauth, from);
       g_autofree char *d = g_strdup_printf ("too many streams waiting for their HELLO: the oldest from %s closed "
                                             "(the source with the most)", old->source);
       protocol_error (n, PROTO_NO_NODE, d);
@@ -437,28 +337,6 @@ on_incoming (GSocketService *service, GSocketConnection *sc, GObject *source, gp
 }
 
 /* ---------------------------------------------------------------- the transport */
-
-static gboolean
-take_rule (TestbedHost *n, ProtoNodeId from, ProtoNodeId to, const ProtoMsg *msg, gboolean drop, DlTime *delay)
-{
-  for (guint i = 0; i < n->rules->len; i++)
-    {
-      Rule *r = &g_array_index (n->rules, Rule, i);
-      if (r->drop != drop || r->count == 0 || r->msg_type != (int) msg->type
-          || (r->label[0] && !proto_msg_label_is (msg, r->label)))
-        continue;
-      /* as in the simulator: drop rules match the receiver unless `from`;
-       * delay rules match the sender unless `from` (then the receiver) */
-      ProtoNodeId who = drop ? (r->from ? from : to) : (r->from ? to : from);
-      if (r->node != who)
-        continue;
-      r->count--;
-      if (delay)
-        *delay = r->delay;
-      return TRUE;
-    }
-  return FALSE;
-}
 
 typedef struct {
   TestbedHost *node;
@@ -483,14 +361,14 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
   TestbedHost *n = ud;
   if (proto_msg_type_role (msg->type) == PROTO_MSG_ROLE_SIGNAL && n->peer && !msg->signal_data)
     msg->signal_data = g_strdup (n->my_addr);   /* the offer/answer carries our link address */
-  if (take_rule (n, from, to, msg, TRUE, NULL))
+  if (_testbed_host_rules_take (&n->rules, from, to, msg, TRUE, NULL))
     {
       fact (n, to, "drop", proto_msg_type_name (msg->type));
       proto_msg_clear (msg);
       return;
     }
   DlTime delay = 0;
-  take_rule (n, from, to, msg, FALSE, &delay);
+  _testbed_host_rules_take (&n->rules, from, to, msg, FALSE, &delay);
   if (n->p.emulate_latency)
     delay = dl_time_add (delay, dl_dist_sample_time (via == PROTO_VIA_LINK ? &n->cfg->latency
                                                                           : &n->cfg->server_latency,
@@ -504,7 +382,7 @@ tr_send (gpointer ud, ProtoNodeId from, ProtoNodeId to, ProtoVia via, ProtoMsg *
       return;
     }
   if (n->peer && proto_msg_type_role (msg->type) == PROTO_MSG_ROLE_SIGNAL && msg->node > n->p.id
-      && g_hash_table_contains (n->never, GUINT_TO_POINTER (msg->node)))
+      && _testbed_host_rules_never (&n->rules, msg->node))
     {
       /* the answerer of a link-fail'd pair: the simulator fails both ends
        * when the initiator dials, which follows this answer; here the
@@ -600,7 +478,7 @@ tr_connect_link (gpointer ud, ProtoNodeId self, ProtoNodeId other)
   Dial *d = g_new0 (Dial, 1);
   d->node = n;
   d->other = other;
-  if (g_hash_table_contains (n->never, GUINT_TO_POINTER (other)))
+  if (_testbed_host_rules_never (&n->rules, other))
     {
       /* as sim-net-links.c's sim_net_connect_link: a link-fail'd pair fails at the dial */
       fact (n, other, "link-failed", "link-fail action");
@@ -658,14 +536,9 @@ static void
 tr_start_training (gpointer ud, ProtoNodeId self, LearnWeights *weights, guint round)
 {
   TestbedHost *n = ud;
-  const SimWorldConfig *cfg = n->cfg;
-  gint64 t0 = g_get_monotonic_time ();
+  gint64 left_us;
   g_clear_pointer (&n->train_result, learn_weights_unref);
-  n->train_result = learn_model_train (&cfg->model, weights, n->shard, cfg->epochs_per_round, n->rng_train);
-  gsize samples = cfg->model.kind == LEARN_MODEL_NONE ? cfg->none_samples : (n->shard ? n->shard->n : 0);
-  double speed = n->attrs.speed / n->slow / (n->attrs.straggler ? cfg->straggler_slowdown : 1.0);
-  /* the modelled compute time, less what the real training took */
-  gint64 left_us = sim_training_time (cfg, samples, speed) / 1000 - (g_get_monotonic_time () - t0);
+  n->train_result = _testbed_host_learn_train (&n->learn, n->cfg, weights, n->rules.slow, &left_us);
   if (n->train_src)
     {
       g_source_destroy (n->train_src);
@@ -770,65 +643,32 @@ testbed_host_new (const TestbedHostParams *p, GError **error)
   n->cfg = p->cfg;
   g_queue_init (&n->unauth);
   n->max_frame = testbed_host_max_frame (p->cfg);
-  n->max_frame_why = g_strdup_printf ("this scenario's largest message: %" G_GSIZE_FORMAT " floats, %u peers, and "
-                                      "%d KiB of headroom", largest_floats (p->cfg), testbed_host_max_peer (p->cfg),
-                                      TESTBED_HOST_FRAME_HEADROOM_BYTES / 1024);
-  n->err_tokens = TESTBED_HOST_ERRORS_BURST;
-  n->err_refilled_us = g_get_monotonic_time ();
+  n->max_frame_why = _testbed_host_max_frame_why (p->cfg);
+  _testbed_host_errors_init (&n->errors, g_get_monotonic_time ());
   n->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_value_free);
   n->addrs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  n->rules = g_array_new (FALSE, FALSE, sizeof (Rule));
+  _testbed_host_rules_init (&n->rules);
   n->dials = g_ptr_array_new ();
-  n->never = g_hash_table_new (g_direct_hash, g_direct_equal);
-  n->slow = 1;
   n->client = g_socket_client_new ();
   g_socket_client_set_timeout (n->client, 10);
   n->cancel = g_cancellable_new ();
   const SimWorldConfig *cfg = p->cfg;
   n->rng_latency = dl_random_new (cfg->seed, "latency", p->id);
-  g_autoptr (DlRandom) init = dl_random_new (cfg->seed, "initial-model", DL_RANDOM_NO_NODE);
-  n->initial = learn_model_initial_weights (&cfg->model, init);
   if (p->id == PROTO_SERVER)
     n->coord = proto_family_of (&cfg->proto)->new_coordinator (&cfg->proto);
   else
     {
-      n->rng_train = dl_random_new (cfg->seed, "minibatch", p->id);
-      n->rng_shares = dl_random_new (cfg->seed, "shares", p->id);
-      sim_peer_attributes (cfg, p->id, &n->attrs);
-      if (cfg->model.kind != LEARN_MODEL_NONE)
-        {
-          g_autoptr (DlRandom) r = dl_random_new (cfg->seed, "partition", DL_RANDOM_NO_NODE);
-          n->partition = learn_partition_new (cfg->train, &cfg->partition, MAX (cfg->max_peers, 1), r);
-          GArray *idx = n->partition->idx[(p->id - 1) % n->partition->parts];
-          n->shard = learn_dataset_subset (cfg->train, (const gsize *) (const void *) idx->data, idx->len);
-        }
-      ProtoPeerEnv env = sim_peer_env (cfg, &n->attrs, n->initial, n->rng_shares);
-      env.id = p->id;
-      env.samples = n->shard ? n->shard->n : 0;
+      _testbed_host_learn_init (&n->learn, cfg, p->id);
+      ProtoPeerEnv env = _testbed_host_learn_env (&n->learn, cfg, p->id);
       n->peer = proto_family_of (&cfg->proto)->new_peer (&cfg->proto, &env);
     }
-  n->service = g_socket_service_new ();
-  /* every peer joins at once at the start: GLib's backlog of 10 made the
-   * eleventh wait for a SYN retransmission (1 s) */
-  g_socket_listener_set_backlog (G_SOCKET_LISTENER (n->service), 128);
-  g_autoptr (GInetAddress) ia = g_inet_address_new_from_string (p->listen_host ? p->listen_host : "127.0.0.1");
-  if (!ia)
+  n->service = _testbed_host_listen (p->listen_host ? p->listen_host : "127.0.0.1", n->coord ? p->listen_port : 0,
+                                     &n->port, error);
+  if (!n->service)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "'%s' is not an IP address", p->listen_host);
       testbed_host_free (n);
       return NULL;
     }
-  g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (ia, n->coord ? p->listen_port : 0);
-  g_autoptr (GSocketAddress) bound = NULL;
-  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (n->service), sa, G_SOCKET_TYPE_STREAM,
-                                      G_SOCKET_PROTOCOL_TCP, NULL, &bound, error))
-    {
-      g_prefix_error (error, "cannot listen on %s:%u: ", p->listen_host ? p->listen_host : "127.0.0.1",
-                      n->coord ? p->listen_port : 0);
-      testbed_host_free (n);
-      return NULL;
-    }
-  n->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
   if (n->peer)
     n->my_addr = g_strdup_printf ("%s:%u", p->listen_host ? p->listen_host : "127.0.0.1", n->port);
   g_signal_connect (n->service, "incoming", G_CALLBACK (on_incoming), n);
@@ -872,23 +712,7 @@ testbed_host_leave (TestbedHost *n)
 void
 testbed_host_add_rule (TestbedHost *n, const SimAction *a)
 {
-  if (a->kind == SIM_ACT_SLOW)
-    {
-      if (n->peer && a->a == n->p.id)
-        n->slow *= a->value > 0 ? a->value : 1;   /* as sim-churn.c: from the next training on */
-      return;
-    }
-  if (a->kind == SIM_ACT_LINK_FAIL)
-    {
-      if (n->peer && (a->a == n->p.id || a->b == n->p.id))
-        g_hash_table_add (n->never, GUINT_TO_POINTER (a->a == n->p.id ? a->b : a->a));
-      return;
-    }
-  g_return_if_fail (a->kind == SIM_ACT_DROP || a->kind == SIM_ACT_DELAY);
-  Rule r = { .msg_type = a->msg_type, .node = a->a, .from = a->value == 1, .count = a->count ? a->count : 1,
-             .delay = a->delay, .drop = a->kind == SIM_ACT_DROP };
-  memcpy (r.label, a->msg_label, sizeof r.label);
-  g_array_append_val (n->rules, r);
+  _testbed_host_rules_add (&n->rules, n->p.id, n->peer != NULL, a);
 }
 
 gboolean
@@ -927,7 +751,6 @@ testbed_host_free (TestbedHost *n)
       testbed_conn_unref (n->server);
     }
   g_hash_table_unref (n->addrs);
-  g_array_unref (n->rules);
   for (guint i = 0; i < n->dials->len; i++)
     {
       Dial *d = n->dials->pdata[i];
@@ -937,7 +760,7 @@ testbed_host_free (TestbedHost *n)
       g_free (d);
     }
   g_ptr_array_unref (n->dials);
-  g_hash_table_unref (n->never);
+  _testbed_host_rules_clear (&n->rules);
   if (n->deadline)
     {
       g_source_destroy (n->deadline);
@@ -951,12 +774,8 @@ testbed_host_free (TestbedHost *n)
   g_clear_pointer (&n->train_result, learn_weights_unref);
   proto_machine_free (n->coord);
   proto_machine_free (n->peer);
-  learn_weights_unref (n->initial);
-  learn_dataset_free (n->shard);
-  learn_partition_free (n->partition);
-  dl_random_free (n->rng_train);
+  _testbed_host_learn_clear (&n->learn);
   dl_random_free (n->rng_latency);
-  dl_random_free (n->rng_shares);
   g_object_unref (n->client);
   g_object_unref (n->cancel);
   g_free (n->my_addr);

@@ -11,7 +11,8 @@
  * testbed-records.c; testbed-records.c and testbed-netns.c call none of
  * them.  The sockets: testbed.c, testbed-procs.c and testbed-node.c call
  * testbed-host.c (a node on sockets), which calls testbed-conn.c (a
- * stream), which calls testbed-frame.c (the frames, a leaf). */
+ * stream), which calls testbed-frame.c (the frames, a leaf);
+ * testbed-host.c's own leaves are testbed-host-private.h's. */
 #pragma once
 
 #include "testbed/testbed-netns.h"

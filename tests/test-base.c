@@ -1,5 +1,6 @@
 /* test-base.c — base/: unit parsing (good and bad inputs), random stream
- * reproducibility and independence, distribution moments against theory. */
+ * reproducibility and independence, distribution moments against theory;
+ * the sorted search's tests are test-base-sorted.c's. */
 #include "config.h"
 
 #include "base/dl-dist.h"
@@ -10,6 +11,7 @@
 #include "base/dl-idset.h"
 #include "base/dl-idmap.h"
 #include "base/dl-slab.h"
+#include "tests/test-base.h"
 
 #include <check.h>
 #include <math.h>
@@ -726,6 +728,10 @@ base_suite (void)
 #endif
   tcase_add_test (tc, test_slab_records);
   tcase_add_test (tc, test_slab_index);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("sorted");
+  test_base_sorted_add (tc);
   suite_add_tcase (s, tc);
   return s;
 }

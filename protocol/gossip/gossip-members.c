@@ -5,6 +5,9 @@
 #include "config.h"
 
 #include "protocol/gossip/gossip-members-private.h"
+#include "base/dl-sorted.h"
+
+G_STATIC_ASSERT (sizeof (((GossipMember *) 0)->id) == sizeof (uint32_t));
 
 static void
 member_free (gpointer data)
@@ -39,25 +42,7 @@ _gossip_members_find (const GossipMembers *t, ProtoNodeId id, guint *at)
 {
   if (!at)
     return _gossip_members_lookup (t, id);
-  guint lo = 0, hi = t->list->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      GossipMember *m = g_ptr_array_index (t->list, mid);
-      if (m->id == id)
-        {
-          if (at)
-            *at = mid;
-          return m;
-        }
-      if (m->id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  if (at)
-    *at = lo;
-  return NULL;
+  return DL_SORTED_FIND (t->list, GossipMember, id, id, at);
 }
 
 GossipMember *

@@ -8,8 +8,11 @@
 #include "config.h"
 
 #include "protocol/hierarchical/hier-coord-private.h"
+#include "base/dl-sorted.h"
 
 #include <string.h>
+
+G_STATIC_ASSERT (sizeof (((Member *) 0)->id) == sizeof (uint32_t));
 
 const char *const _hier_coord_phase_names[] = { "gathering", "probing", "clustered" };
 
@@ -28,25 +31,7 @@ _hier_coord_probing (const HierCoord *c)
 Member *
 _hier_coord_find_member (const HierCoord *c, ProtoNodeId id, guint *at)
 {
-  guint lo = 0, hi = c->members->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      Member *m = g_ptr_array_index (c->members, mid);
-      if (m->id == id)
-        {
-          if (at)
-            *at = mid;
-          return m;
-        }
-      if (m->id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  if (at)
-    *at = lo;
-  return NULL;
+  return DL_SORTED_FIND (c->members, Member, id, id, at);
 }
 
 void
