@@ -642,9 +642,15 @@ write_summary (ResRun *r, const ResSummary *sum, gboolean ok, GError **error)
   for (guint i = 0; ok && i < _res_summary_len (sum); i++)
     {
       sqlite3_bind_int64 (st, 1, r->id);
-      sqlite3_bind_text (st, 2, _res_summary_key (sum, i), -1, SQLITE_TRANSIENT);
-      /* a number becomes an INTEGER or a REAL (the column is NUMERIC) */
-      bind_text_or_null (st, 3, _res_summary_value (sum, i));
+      sqlite3_bind_text (st, 2, _res_summary_key (sum, i), -1, SQLITE_STATIC);
+      /* a number becomes an INTEGER or a REAL (the column is NUMERIC), as
+       * its text would: a count past INT64_MAX goes as text, a REAL */
+      guint64 n;
+      char buf[24];
+      if (_res_summary_number (sum, i, &n) && n <= G_MAXINT64)
+        sqlite3_bind_int64 (st, 3, (sqlite3_int64) n);
+      else
+        bind_text_or_null (st, 3, _res_summary_value (sum, i, buf));
       ok = step_done (db, st, error);
     }
   sqlite3_finalize (st);
@@ -663,7 +669,8 @@ write_expectations (ResRun *r, ResSummary *sum, GPtrArray *out_failed, guint *ch
   for (guint i = 0; ok && i < r->point->expects->len; i++)
     {
       const SimExpect *e = &g_array_index (r->point->expects, SimExpect, i);
-      const char *actual = _res_summary_lookup (sum, e->key);
+      char buf[24];
+      const char *actual = _res_summary_lookup (sum, e->key, buf);
       gboolean passed = sim_expect_check (e, actual);
       g_autofree char *expected = g_strdup_printf ("%s %s", sim_op_name (e->op), e->value);
       sqlite3_bind_int64 (st, 1, r->id);

@@ -15,13 +15,14 @@
 #include <string.h>
 
 typedef struct {
-  const char *key;     /* in text */
-  const char *value;   /* in text; "" for none */
+  const char *key;     /* static or in text */
+  const char *value;   /* static, borrowed or in text; "" for none; NULL: num */
+  guint64 num;
 } Entry;
 
 struct _ResSummary {
   GArray *entries;         /* Entry: the peers' [0, n_peer_keys), then the run's */
-  GStringChunk *text;      /* every key and value */
+  GStringChunk *text;      /* the keys and values made here */
   guint n_peer_keys;
   gboolean run_added;
   GHashTable *run_keys;    /* a run key -> its last index + 1 (keys borrowed) */
@@ -51,40 +52,57 @@ _res_summary_free (ResSummary *sum)
   g_free (sum);
 }
 
-/* key (copied) with value (taken) as the next row */
+/* key with value as the next row, both kept as they are (static, or
+ * living as long as sum) */
 static void
-add (ResSummary *sum, const char *key, char *value)
+add (ResSummary *sum, const char *key, const char *value)
 {
-  Entry e = { g_string_chunk_insert (sum->text, key), g_string_chunk_insert (sum->text, value) };
-  g_free (value);
+  Entry e = { key, value, 0 };
   g_array_append_val (sum->entries, e);
 }
 
-static char *
-fmt_double (double v)
+/* key with the number n (written as one, not as text) */
+static void
+add_num (ResSummary *sum, const char *key, guint64 n)
 {
-  if (isnan (v))
-    return g_strdup ("");
+  Entry e = { key, NULL, n };
+  g_array_append_val (sum->entries, e);
+}
+
+/* key with v as six significant digits, "" for NaN */
+static void
+add_double (ResSummary *sum, const char *key, double v)
+{
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.6g", v));
+  add (sum, key, isnan (v) ? "" : g_string_chunk_insert (sum->text, g_ascii_formatd (buf, sizeof buf, "%.6g", v)));
+}
+
+/* "peer.NAME.FIELD" into text, without printf (six a peer) */
+static const char *
+peer_key (ResSummary *sum, const char *name, gsize name_len, const char *field)
+{
+  char buf[64];
+  gsize field_len = strlen (field);
+  g_assert (5 + name_len + 1 + field_len < sizeof buf);
+  memcpy (buf, "peer.", 5);
+  memcpy (buf + 5, name, name_len);
+  buf[5 + name_len] = '.';
+  memcpy (buf + 6 + name_len, field, field_len);
+  return g_string_chunk_insert_len (sum->text, buf, (gssize) (6 + name_len + field_len));
 }
 
 void
 _res_summary_add_peer (ResSummary *sum, const char *name, const SimPeerResult *pr)
 {
   g_return_if_fail (!sum->run_added);
-  g_autofree char *k1 = g_strdup_printf ("peer.%s.outcome", name);
-  g_autofree char *k2 = g_strdup_printf ("peer.%s.rounds", name);
-  g_autofree char *k3 = g_strdup_printf ("peer.%s.synced", name);
-  g_autofree char *k4 = g_strdup_printf ("peer.%s.retries_received", name);
-  g_autofree char *k5 = g_strdup_printf ("peer.%s.fails_received", name);
-  g_autofree char *k6 = g_strdup_printf ("peer.%s.state", name);
-  add (sum, k1, g_strdup (sim_peer_outcome_name (pr->outcome)));
-  add (sum, k2, g_strdup_printf ("%u", pr->rounds));
-  add (sum, k3, g_strdup (pr->synced ? "yes" : "no"));
-  add (sum, k4, g_strdup_printf ("%u", pr->retries_received));
-  add (sum, k5, g_strdup_printf ("%u", pr->fails_received));
-  add (sum, k6, g_strdup (pr->state ? pr->state : ""));
+  gsize n = strlen (name);
+  add (sum, peer_key (sum, name, n, "outcome"), sim_peer_outcome_name (pr->outcome));
+  add_num (sum, peer_key (sum, name, n, "rounds"), pr->rounds);
+  add (sum, peer_key (sum, name, n, "synced"), pr->synced ? "yes" : "no");
+  add_num (sum, peer_key (sum, name, n, "retries_received"), pr->retries_received);
+  add_num (sum, peer_key (sum, name, n, "fails_received"), pr->fails_received);
+  /* borrowed, as the peers are, until res_run_finish returns */
+  add (sum, peer_key (sum, name, n, "state"), pr->state ? pr->state : "");
   sum->n_peer_keys = sum->entries->len;
 }
 
@@ -103,7 +121,7 @@ add_metrics (ResSummary *sum, const SimResult *res)
       for (gsize k = 0; k < G_N_ELEMENTS (stats); k++)
         {
           g_autofree char *key = g_strdup_printf ("metric.%s.%s", m->name, stats[k].stat);
-          add (sum, key, fmt_double (stats[k].v));
+          add_double (sum, g_string_chunk_insert (sum->text, key), stats[k].v);
         }
     }
 }
@@ -112,34 +130,34 @@ add_metrics (ResSummary *sum, const SimResult *res)
 static void
 add_run_keys (ResSummary *sum, const SimResult *res)
 {
-  add (sum, "outcome", g_strdup (sim_outcome_name (res->outcome)));
-  add (sum, "rounds_completed", g_strdup_printf ("%u", res->rounds_completed));
-  add (sum, "peers_finished", g_strdup_printf ("%u", res->peers_finished));
-  add (sum, "peers_failed", g_strdup_printf ("%u", res->peers_failed));
-  add (sum, "peers_hung", g_strdup_printf ("%u", res->peers_hung));
-  add (sum, "retries", g_strdup_printf ("%u", res->retries));
-  add (sum, "exclusions", g_strdup_printf ("%u", res->exclusions));
-  add (sum, "model_syncs", g_strdup_printf ("%u", res->model_syncs));
+  add (sum, "outcome", sim_outcome_name (res->outcome));
+  add_num (sum, "rounds_completed", res->rounds_completed);
+  add_num (sum, "peers_finished", res->peers_finished);
+  add_num (sum, "peers_failed", res->peers_failed);
+  add_num (sum, "peers_hung", res->peers_hung);
+  add_num (sum, "retries", res->retries);
+  add_num (sum, "exclusions", res->exclusions);
+  add_num (sum, "model_syncs", res->model_syncs);
   /* the counters the families declare (proto_counter_at), every one in every run */
   for (guint i = 0; proto_counter_at (i); i++)
-    add (sum, proto_counter_at (i)->name, g_strdup_printf ("%u", res->counters[i]));
-  add (sum, "messages_dropped", g_strdup_printf ("%u", res->messages_dropped));
+    add_num (sum, proto_counter_at (i)->name, res->counters[i]);
+  add_num (sum, "messages_dropped", res->messages_dropped);
   if (res->timeline_unfired > 0)   /* only then: the tables of every other run stay as they were */
-    add (sum, "timeline_unfired", g_strdup_printf ("%u", res->timeline_unfired));
-  add (sum, "final_accuracy", fmt_double (res->final_accuracy));
-  add (sum, "final_loss", fmt_double (res->final_loss));
-  add (sum, "consensus_distance", fmt_double (res->consensus_distance));
-  add (sum, "messages", g_strdup_printf ("%" G_GUINT64_FORMAT, res->messages));
-  add (sum, "bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->bytes));
+    add_num (sum, "timeline_unfired", res->timeline_unfired);
+  add_double (sum, "final_accuracy", res->final_accuracy);
+  add_double (sum, "final_loss", res->final_loss);
+  add_double (sum, "consensus_distance", res->consensus_distance);
+  add_num (sum, "messages", res->messages);
+  add_num (sum, "bytes", res->bytes);
   if (res->busiest_uplink_bytes > 0)
-    add (sum, "busiest_uplink_bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->busiest_uplink_bytes));
-  add (sum, "sim_time_s", fmt_double (dl_time_to_s (res->end)));
+    add_num (sum, "busiest_uplink_bytes", res->busiest_uplink_bytes);
+  add_double (sum, "sim_time_s", dl_time_to_s (res->end));
   add_metrics (sum, res);
   g_autoptr (GPtrArray) vk = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GPtrArray) vv = g_ptr_array_new ();
+  g_autoptr (GPtrArray) vv = g_ptr_array_new_with_free_func (g_free);
   res_violations_summary (res, vk, vv);
   for (guint i = 0; i < vk->len; i++)
-    add (sum, vk->pdata[i], vv->pdata[i]);
+    add (sum, g_string_chunk_insert (sum->text, vk->pdata[i]), g_string_chunk_insert (sum->text, vv->pdata[i]));
 }
 
 static Entry *
@@ -173,12 +191,13 @@ give_last_values (ResSummary *sum)
       Entry *e = entry (sum, i);
       guint last = GPOINTER_TO_UINT (g_hash_table_lookup (sum->run_keys, e->key)) - 1;
       e->value = entry (sum, last)->value;
+      e->num = entry (sum, last)->num;
       if (last != i || !g_str_has_prefix (e->key, "peer."))
         continue;
       map_peer_keys (sum);
       guint at = GPOINTER_TO_UINT (g_hash_table_lookup (sum->peer_keys, e->key));
       if (at)
-        entry (sum, at - 1)->value = e->value;
+        *entry (sum, at - 1) = *e;
     }
 }
 
@@ -203,14 +222,42 @@ _res_summary_key (const ResSummary *sum, guint i)
   return entry (sum, i)->key;
 }
 
-const char *
-_res_summary_value (const ResSummary *sum, guint i)
+/* e's value as text: its own, or its number in buf */
+static const char *
+text_of (const Entry *e, char buf[24])
 {
-  return entry (sum, i)->value;
+  if (e->value)
+    return e->value;
+  char tmp[24];
+  guint64 n = e->num;
+  int len = 0;
+  do
+    tmp[len++] = (char) ('0' + n % 10);
+  while ((n /= 10) > 0);
+  for (int k = 0; k < len; k++)
+    buf[k] = tmp[len - 1 - k];
+  buf[len] = '\0';
+  return buf;
 }
 
 const char *
-_res_summary_lookup (ResSummary *sum, const char *key)
+_res_summary_value (const ResSummary *sum, guint i, char buf[24])
+{
+  return text_of (entry (sum, i), buf);
+}
+
+gboolean
+_res_summary_number (const ResSummary *sum, guint i, guint64 *out_n)
+{
+  const Entry *e = entry (sum, i);
+  if (e->value)
+    return FALSE;
+  *out_n = e->num;
+  return TRUE;
+}
+
+const char *
+_res_summary_lookup (ResSummary *sum, const char *key, char buf[24])
 {
   guint at = GPOINTER_TO_UINT (g_hash_table_lookup (sum->run_keys, key));
   if (!at && g_str_has_prefix (key, "peer."))
@@ -218,5 +265,5 @@ _res_summary_lookup (ResSummary *sum, const char *key)
       map_peer_keys (sum);
       at = GPOINTER_TO_UINT (g_hash_table_lookup (sum->peer_keys, key));
     }
-  return at ? entry (sum, at - 1)->value : NULL;
+  return at ? text_of (entry (sum, at - 1), buf) : NULL;
 }
