@@ -144,13 +144,18 @@ uint64_t
 dl_random_below (DlRandom *r, uint64_t n)
 {
   g_return_val_if_fail (n > 0, 0);
-  /* Rejection on the top multiple of n: unbiased. */
-  uint64_t limit = UINT64_MAX - (UINT64_MAX % n);
-  uint64_t x;
+  /* Rejection on the top multiple of n, m = UINT64_MAX - UINT64_MAX % n:
+   * unbiased.  x >= m exactly when x's own multiple, x - x % n, is m,
+   * the only multiple of n above UINT64_MAX - n: one division a draw,
+   * the same draws as testing x >= m. */
+  uint64_t x, q;
   do
-    x = xoshiro_next (r->state);
-  while (x >= limit);
-  return x % n;
+    {
+      x = xoshiro_next (r->state);
+      q = x % n;
+    }
+  while (x - q > UINT64_MAX - n);
+  return q;
 }
 
 gboolean

@@ -18,6 +18,8 @@ results_libdlres_a_SOURCES = \
 	results/res-rows.h \
 	results/res-file.c \
 	results/res-run-private.h \
+	results/res-summary.c \
+	results/res-summary-private.h \
 	results/res-writer.c \
 	results/res-node.c \
 	results/res-node.h \

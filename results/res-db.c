@@ -7,6 +7,7 @@
 #include "results/res-db.h"
 #include "results/res-db-private.h"
 #include "results/res-run-private.h"
+#include "results/res-summary-private.h"
 #include "results/res-violations.h"
 #include "protocol/proto-machine.h"
 
@@ -490,22 +491,6 @@ res_run_abort (ResRun *r, const char *outcome)
   run_free (r);
 }
 
-static void
-add_summary (GHashTable *sum, GPtrArray *order, const char *key, char *value)
-{
-  g_ptr_array_add (order, g_strdup (key));
-  g_hash_table_replace (sum, g_strdup (key), value);
-}
-
-static char *
-fmt_double (double v)
-{
-  if (isnan (v))
-    return g_strdup ("");
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.6g", v));
-}
-
 /* A run that could not be written (a full disk, an I/O error; error says
  * why) leaves nothing: what it wrote since its last commit is rolled back
  * and its rows from earlier commits, its runs row first, are removed, so
@@ -570,28 +555,10 @@ bind_peer (sqlite3_stmt *st, gint64 run_id, const char *name, const SimPeerResul
     }
 }
 
-/* A peer's peer.NAME.* keys of the summary */
-static void
-add_peer_summary (GHashTable *sum, GPtrArray *order, const char *name, const SimPeerResult *pr)
-{
-  g_autofree char *k1 = g_strdup_printf ("peer.%s.outcome", name);
-  g_autofree char *k2 = g_strdup_printf ("peer.%s.rounds", name);
-  g_autofree char *k3 = g_strdup_printf ("peer.%s.synced", name);
-  g_autofree char *k4 = g_strdup_printf ("peer.%s.retries_received", name);
-  g_autofree char *k5 = g_strdup_printf ("peer.%s.fails_received", name);
-  g_autofree char *k6 = g_strdup_printf ("peer.%s.state", name);
-  add_summary (sum, order, k1, g_strdup (sim_peer_outcome_name (pr->outcome)));
-  add_summary (sum, order, k2, g_strdup_printf ("%u", pr->rounds));
-  add_summary (sum, order, k3, g_strdup (pr->synced ? "yes" : "no"));
-  add_summary (sum, order, k4, g_strdup_printf ("%u", pr->retries_received));
-  add_summary (sum, order, k5, g_strdup_printf ("%u", pr->fails_received));
-  add_summary (sum, order, k6, g_strdup (pr->state ? pr->state : ""));
-}
-
 /* The run's peers rows, and their keys of the summary.  The steps of
  * res_run_finish below take ok and write nothing once it is FALSE. */
 static gboolean
-write_peers (ResRun *r, GHashTable *sum, GPtrArray *order, gboolean ok, GError **error)
+write_peers (ResRun *r, ResSummary *sum, gboolean ok, GError **error)
 {
   ResDb *db = r->db;
   sqlite3_stmt *st = NULL;
@@ -606,7 +573,7 @@ write_peers (ResRun *r, GHashTable *sum, GPtrArray *order, gboolean ok, GError *
       res_node_name (name, i);
       bind_peer (st, r->id, name, pr);
       ok = step_done (db, st, error);
-      add_peer_summary (sum, order, name, pr);
+      _res_summary_add_peer (sum, name, pr);
     }
   sqlite3_finalize (st);
   return ok;
@@ -665,75 +632,25 @@ write_traffic (ResRun *r, gboolean ok, GError **error)
   return ok;
 }
 
-/* The machines' METRIC observations (e.g. the pipeline's step latency)
- * as metric.NAME.STAT keys of the summary */
-static void
-add_metric_summary (GHashTable *sum, GPtrArray *order, const SimResult *res)
-{
-  for (guint i = 0; res->metrics && i < res->metrics->len; i++)
-    {
-      const SimMetricStat *m = &g_array_index (res->metrics, SimMetricStat, i);
-      const struct { const char *stat; double v; } stats[] = {
-        { "count", m->count }, { "sum", m->sum }, { "mean", m->mean },
-        { "median", m->median }, { "p90", m->p90 }, { "max", m->max },
-      };
-      for (gsize k = 0; k < G_N_ELEMENTS (stats); k++)
-        {
-          g_autofree char *key = g_strdup_printf ("metric.%s.%s", m->name, stats[k].stat);
-          add_summary (sum, order, key, fmt_double (stats[k].v));
-        }
-    }
-}
-
-/* The run's keys of the summary after the peers', in their order */
-static void
-add_run_summary (GHashTable *sum, GPtrArray *order, const SimResult *res)
-{
-  add_summary (sum, order, "outcome", g_strdup (sim_outcome_name (res->outcome)));
-  add_summary (sum, order, "rounds_completed", g_strdup_printf ("%u", res->rounds_completed));
-  add_summary (sum, order, "peers_finished", g_strdup_printf ("%u", res->peers_finished));
-  add_summary (sum, order, "peers_failed", g_strdup_printf ("%u", res->peers_failed));
-  add_summary (sum, order, "peers_hung", g_strdup_printf ("%u", res->peers_hung));
-  add_summary (sum, order, "retries", g_strdup_printf ("%u", res->retries));
-  add_summary (sum, order, "exclusions", g_strdup_printf ("%u", res->exclusions));
-  add_summary (sum, order, "model_syncs", g_strdup_printf ("%u", res->model_syncs));
-  /* the counters the families declare (proto_counter_at), every one in every run */
-  for (guint i = 0; proto_counter_at (i); i++)
-    add_summary (sum, order, proto_counter_at (i)->name, g_strdup_printf ("%u", res->counters[i]));
-  add_summary (sum, order, "messages_dropped", g_strdup_printf ("%u", res->messages_dropped));
-  if (res->timeline_unfired > 0)   /* only then: the tables of every other run stay as they were */
-    add_summary (sum, order, "timeline_unfired", g_strdup_printf ("%u", res->timeline_unfired));
-  add_summary (sum, order, "final_accuracy", fmt_double (res->final_accuracy));
-  add_summary (sum, order, "final_loss", fmt_double (res->final_loss));
-  add_summary (sum, order, "consensus_distance", fmt_double (res->consensus_distance));
-  add_summary (sum, order, "messages", g_strdup_printf ("%" G_GUINT64_FORMAT, res->messages));
-  add_summary (sum, order, "bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->bytes));
-  if (res->busiest_uplink_bytes > 0)
-    add_summary (sum, order, "busiest_uplink_bytes", g_strdup_printf ("%" G_GUINT64_FORMAT, res->busiest_uplink_bytes));
-  add_summary (sum, order, "sim_time_s", fmt_double (dl_time_to_s (res->end)));
-  add_metric_summary (sum, order, res);
-  {
-    g_autoptr (GPtrArray) vk = g_ptr_array_new_with_free_func (g_free);
-    g_autoptr (GPtrArray) vv = g_ptr_array_new ();
-    res_violations_summary (res, vk, vv);
-    for (guint i = 0; i < vk->len; i++)
-      add_summary (sum, order, vk->pdata[i], vv->pdata[i]);
-  }
-}
-
 /* The run's summary rows, in order */
 static gboolean
-write_summary (ResRun *r, GHashTable *sum, GPtrArray *order, gboolean ok, GError **error)
+write_summary (ResRun *r, const ResSummary *sum, gboolean ok, GError **error)
 {
   ResDb *db = r->db;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2 (db->db, "INSERT INTO summary VALUES (?,?,?)", -1, &st, NULL);
-  for (guint i = 0; ok && i < order->len; i++)
+  for (guint i = 0; ok && i < _res_summary_len (sum); i++)
     {
       sqlite3_bind_int64 (st, 1, r->id);
-      sqlite3_bind_text (st, 2, order->pdata[i], -1, SQLITE_TRANSIENT);
-      /* a number becomes an INTEGER or a REAL (the column is NUMERIC) */
-      bind_text_or_null (st, 3, g_hash_table_lookup (sum, order->pdata[i]));
+      sqlite3_bind_text (st, 2, _res_summary_key (sum, i), -1, SQLITE_STATIC);
+      /* a number becomes an INTEGER or a REAL (the column is NUMERIC), as
+       * its text would: a count past INT64_MAX goes as text, a REAL */
+      guint64 n;
+      char buf[24];
+      if (_res_summary_number (sum, i, &n) && n <= G_MAXINT64)
+        sqlite3_bind_int64 (st, 3, (sqlite3_int64) n);
+      else
+        bind_text_or_null (st, 3, _res_summary_value (sum, i, buf));
       ok = step_done (db, st, error);
     }
   sqlite3_finalize (st);
@@ -743,7 +660,7 @@ write_summary (ResRun *r, GHashTable *sum, GPtrArray *order, gboolean ok, GError
 /* The point's expectations checked against the summary, a row each;
  * each failed one also a line into out_failed, and *checked counted */
 static gboolean
-write_expectations (ResRun *r, GHashTable *sum, GPtrArray *out_failed, guint *checked, gboolean ok,
+write_expectations (ResRun *r, ResSummary *sum, GPtrArray *out_failed, guint *checked, gboolean ok,
                     GError **error)
 {
   ResDb *db = r->db;
@@ -752,7 +669,8 @@ write_expectations (ResRun *r, GHashTable *sum, GPtrArray *out_failed, guint *ch
   for (guint i = 0; ok && i < r->point->expects->len; i++)
     {
       const SimExpect *e = &g_array_index (r->point->expects, SimExpect, i);
-      const char *actual = g_hash_table_lookup (sum, e->key);
+      char buf[24];
+      const char *actual = _res_summary_lookup (sum, e->key, buf);
       gboolean passed = sim_expect_check (e, actual);
       g_autofree char *expected = g_strdup_printf ("%s %s", sim_op_name (e->op), e->value);
       sqlite3_bind_int64 (st, 1, r->id);
@@ -804,13 +722,12 @@ res_run_finish (ResRun *r, const SimResult *res, double wall, GPtrArray *out_fai
       run_free (r);
       return FALSE;
     }
-  g_autoptr (GHashTable) sum = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
-  ok = write_peers (r, sum, order, ok, error);
+  g_autoptr (ResSummary) sum = _res_summary_new ();
+  ok = write_peers (r, sum, ok, error);
   ok = write_rounds (r, ok, error);
   ok = write_traffic (r, ok, error);
-  add_run_summary (sum, order, res);
-  ok = write_summary (r, sum, order, ok, error);
+  _res_summary_add_run (sum, res);
+  ok = write_summary (r, sum, ok, error);
   guint checked = 0;
   ok = write_expectations (r, sum, out_failed, &checked, ok, error);
   ok = ok && res_violations_write (r->violations, db->db, r->id)

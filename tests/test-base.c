@@ -688,6 +688,35 @@ START_TEST (test_slab_index)
 }
 END_TEST
 
+/* dl_random_below gives, for every n, the draws of its first form (the
+ * bound UINT64_MAX - UINT64_MAX % n, then x % n, a rejected x drawn
+ * again), and leaves the stream where that form left it: n where a draw
+ * is rejected often (just above 2^63) or never (1, UINT64_MAX). */
+START_TEST (test_random_below_as_before)
+{
+  static const uint64_t ns[] = { 1, 2, 3, 7, 10, 1000, 1ull << 32, (1ull << 32) + 1, 1ull << 63,
+                                 (1ull << 63) + 1, (1ull << 63) + 12345, UINT64_MAX / 3 * 2, UINT64_MAX - 1,
+                                 UINT64_MAX };
+  guint rejected = 0;
+  for (gsize k = 0; k < G_N_ELEMENTS (ns); k++)
+    {
+      uint64_t n = ns[k];
+      g_autoptr (DlRandom) a = dl_random_new (11, "below", (int64_t) k);
+      g_autoptr (DlRandom) b = dl_random_new (11, "below", (int64_t) k);
+      uint64_t limit = UINT64_MAX - (UINT64_MAX % n);
+      for (int i = 0; i < 20000; i++)
+        {
+          uint64_t x;
+          while ((x = dl_random_u64 (b)) >= limit)
+            rejected++;
+          ck_assert_uint_eq (dl_random_below (a, n), x % n);
+        }
+      ck_assert_uint_eq (dl_random_u64 (a), dl_random_u64 (b));
+    }
+  ck_assert_uint_gt (rejected, 1000);   /* the rejection was exercised */
+}
+END_TEST
+
 static Suite *
 base_suite (void)
 {
@@ -709,6 +738,7 @@ base_suite (void)
   tcase_add_test (tc, test_stream_uncorrelated);
   tcase_add_test (tc, test_stream_reseed);
   tcase_add_test (tc, test_random_below_unbiased);
+  tcase_add_test (tc, test_random_below_as_before);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("dist");

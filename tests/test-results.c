@@ -1,7 +1,9 @@
 /* test-results.c — the results database's event log: what the recorder is
  * given comes back, row for row and byte for byte, through the `events`
  * view (results/res-writer.c stores events as JSON chunks).  The
- * families' counters reach the summary, by their rules and names.
+ * families' counters reach the summary, by their rules and names; the
+ * summary keeps the order its keys are made in, and a key made twice
+ * has its last value in every row.
  *
  * `dlsim compare`'s questions (res-compare.c): the nearest-rank quantile,
  * which run of a file is picked, the round periods and exchanges of a run,
@@ -788,6 +790,134 @@ START_TEST (test_compare_rows)
 }
 END_TEST
 
+/* The rows of `sql` (one column, run 1's), each as SQLite's quote() of it,
+ * in rowid order */
+static GPtrArray *
+quoted_rows (const char *path, const char *sql)
+{
+  sqlite3 *sq = NULL;
+  ck_assert_int_eq (sqlite3_open_v2 (path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ck_assert_int_eq (sqlite3_prepare_v2 (sq, sql, -1, &st, NULL), SQLITE_OK);
+  GPtrArray *rows = g_ptr_array_new_with_free_func (g_free);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    g_ptr_array_add (rows, g_strdup ((const char *) sqlite3_column_text (st, 0)));
+  sqlite3_finalize (st);
+  sqlite3_close (sq);
+  return rows;
+}
+
+/* A run of three peers (p2 absent) and two metrics named lat, with
+ * expectations on a metric, the peers and a value that is none, finished
+ * into f's file; the failed expectations into failed, how many checked */
+static guint
+summary_run (Fixture *f, GPtrArray *failed)
+{
+  SimPeerResult peers[4] = { { 0 } };
+  peers[1] = (SimPeerResult) { .outcome = SIM_PEER_FINISHED, .rounds = 3, .synced = TRUE, .retries_received = 1,
+                               .fails_received = 0, .state = "done", .accuracy = NAN, .left = DL_TIME_NEVER };
+  peers[2] = (SimPeerResult) { .outcome = SIM_PEER_ABSENT, .state = "", .accuracy = NAN, .left = DL_TIME_NEVER };
+  peers[3] = (SimPeerResult) { .outcome = SIM_PEER_HUNG, .rounds = 7, .retries_received = 4294967295u,
+                               .fails_received = 2, .state = "", .accuracy = NAN, .left = DL_TIME_NEVER };
+  g_autoptr (GArray) metrics = g_array_new (FALSE, TRUE, sizeof (SimMetricStat));
+  SimMetricStat m = { .name = "lat", .count = 2, .sum = 3, .mean = 1.5, .median = 1.5, .p90 = 2, .max = 2 };
+  g_array_append_val (metrics, m);
+  m = (SimMetricStat) { .name = "lat", .count = 4, .sum = 10, .mean = 2.5, .median = 2.25, .p90 = 4, .max = 4 };
+  g_array_append_val (metrics, m);
+  SimResult res = { 0 };
+  res.outcome = SIM_OUTCOME_COMPLETED;
+  res.rounds_completed = 3;
+  res.final_accuracy = NAN;
+  res.final_loss = 0.125;
+  res.consensus_distance = 1e-7;
+  res.messages = G_MAXUINT64;
+  res.metrics = metrics;
+
+  fixture_init (f);
+  f->point.expects = g_array_new (FALSE, TRUE, sizeof (SimExpect));
+  const SimExpect ex[] = { { (char *) "metric.lat.mean", SIM_OP_EQ, (char *) "2.5" },
+                           { (char *) "metric.lat.count", SIM_OP_LT, (char *) "3" },
+                           { (char *) "peer.p3.rounds", SIM_OP_EQ, (char *) "7" },
+                           { (char *) "peer.p2.rounds", SIM_OP_EQ, (char *) "0" },
+                           { (char *) "final_accuracy", SIM_OP_GE, (char *) "0" } };
+  g_array_append_vals (f->point.expects, ex, G_N_ELEMENTS (ex));
+  g_autoptr (GError) error = NULL;
+  ResDb *db = res_db_open (f->path, &error);
+  ck_assert_msg (db, "%s", error ? error->message : "");
+  ResRun *run = res_run_begin (db, 0, &f->scenario, &f->point, 1, &error);
+  ck_assert_msg (run, "%s", error ? error->message : "");
+  ck_assert_int_eq (res_run_id (run), 1);
+  res_run_set_peers (run, peers, 3);
+  guint checked = 0;
+  ck_assert_msg (res_run_finish (run, &res, 0, failed, &checked, &error), "%s", error ? error->message : "");
+  res_db_close (db);
+  return checked;
+}
+
+/* The summary's rows come in the order they are made: the present peers'
+ * six keys each, in id order, then the run's, outcome first; each value
+ * typed as the NUMERIC column makes it (a number, a word, NULL for "").
+ * A key made twice (here two metrics of one name) is written twice, both
+ * rows with its last value, and an expectation reads the last value. */
+START_TEST (test_summary_order_and_repeats)
+{
+  Fixture f;
+  g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
+  ck_assert_uint_eq (summary_run (&f, failed), 5);
+
+  g_autoptr (GPtrArray) keys = quoted_rows (f.path, "SELECT key FROM summary WHERE run_id = 1 ORDER BY rowid");
+  g_autoptr (GPtrArray) values = quoted_rows (f.path, "SELECT quote (value) FROM summary WHERE run_id = 1"
+                                                      " ORDER BY rowid");
+  ck_assert_uint_eq (keys->len, values->len);
+  static const char *const head[][2] = {
+    { "peer.p1.outcome", "'finished'" }, { "peer.p1.rounds", "3" }, { "peer.p1.synced", "'yes'" },
+    { "peer.p1.retries_received", "1" }, { "peer.p1.fails_received", "0" }, { "peer.p1.state", "'done'" },
+    { "peer.p3.outcome", "'hung'" }, { "peer.p3.rounds", "7" }, { "peer.p3.synced", "'no'" },
+    { "peer.p3.retries_received", "4294967295" }, { "peer.p3.fails_received", "2" }, { "peer.p3.state", "NULL" },
+    { "outcome", "'completed'" }, { "rounds_completed", "3" },
+  };
+  ck_assert_uint_gt (keys->len, G_N_ELEMENTS (head));
+  for (guint i = 0; i < G_N_ELEMENTS (head); i++)
+    {
+      ck_assert_str_eq (keys->pdata[i], head[i][0]);
+      ck_assert_str_eq (values->pdata[i], head[i][1]);
+    }
+  /* the run's keys by name: each value, and where it stands */
+  static const char *const tail[][2] = {
+    { "final_accuracy", "NULL" }, { "final_loss", "0.125" }, { "consensus_distance", "1.0e-07" },
+    { "messages", "1.84467440737095516156e+19" }, { "bytes", "0" }, { "sim_time_s", "0" },
+    { "metric.lat.count", "4" }, { "metric.lat.sum", "10" }, { "metric.lat.mean", "2.5" },
+    { "metric.lat.median", "2.25" }, { "metric.lat.p90", "4" }, { "metric.lat.max", "4" },
+  };
+  guint at = 0;
+  while (at < keys->len && strcmp (keys->pdata[at], "final_accuracy") != 0)
+    at++;
+  ck_assert_uint_eq (at + G_N_ELEMENTS (tail) + 6, keys->len);
+  for (guint i = 0; i < G_N_ELEMENTS (tail) + 6; i++)
+    {
+      guint k = i < G_N_ELEMENTS (tail) ? i : i - 6;   /* the metric's six keys, twice */
+      ck_assert_str_eq (keys->pdata[at + i], tail[k][0]);
+      ck_assert_str_eq (values->pdata[at + i], tail[k][1]);
+    }
+
+  g_autoptr (GPtrArray) expectations = quoted_rows (f.path, "SELECT key || ' ' || expected || ' ' || quote (actual)"
+                                                            " || ' ' || passed FROM expectations ORDER BY rowid");
+  static const char *const want[] = {
+    "metric.lat.mean = 2.5 '2.5' 1", "metric.lat.count < 3 '4' 0", "peer.p3.rounds = 7 '7' 1",
+    "peer.p2.rounds = 0 NULL 0", "final_accuracy >= 0 NULL 0",
+  };
+  ck_assert_uint_eq (expectations->len, G_N_ELEMENTS (want));
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    ck_assert_str_eq (expectations->pdata[i], want[i]);
+  ck_assert_uint_eq (failed->len, 3);
+  ck_assert_str_eq (failed->pdata[0], "metric.lat.count: expected < 3, actual 4");
+  ck_assert_str_eq (failed->pdata[1], "peer.p2.rounds: expected = 0, actual (no such peer)");
+  ck_assert_str_eq (failed->pdata[2], "final_accuracy: expected >= 0, actual (none)");
+  g_array_unref (f.point.expects);
+  fixture_clear (&f);
+}
+END_TEST
+
 static Suite *
 results_suite (void)
 {
@@ -802,6 +932,7 @@ results_suite (void)
   tcase_add_test (tc, test_obs_kind_names);
   tcase_add_test (tc, test_open_explained);
   tcase_add_loop_test (tc, test_upgrade_half_done, 0, G_N_ELEMENTS (half_upgraded) - 1);
+  tcase_add_test (tc, test_summary_order_and_repeats);
   suite_add_tcase (s, tc);
   TCase *tcc = tcase_create ("compare");
   tcase_set_timeout (tcc, 60);
