@@ -337,6 +337,12 @@ sim_flows_check (SimFlows *f, GString *why)
     {
       Flow *x = flow_at (f, i);
       DlTime end = x->live ? flow_end (f, x) : DL_TIME_NEVER;
+      if (x->live && x->hpos != NONE && end == DL_TIME_NEVER)
+        {
+          /* (keeps_end, sim-flows-solve.c, reads an entry as a next event) */
+          g_string_append_printf (why, "flow %u: a completion entry at DL_TIME_NEVER", i);
+          return FALSE;
+        }
       if (end != DL_TIME_NEVER && !x->ramp && end != end_time (x->t_upd, x->rem, x->rate))
         {
           g_string_append_printf (why, "flow %u: completion %" G_GINT64_FORMAT " ns, its bytes left and rate give %"

@@ -9,15 +9,22 @@
 
 /* Whether flow x's next event (its completion, or in slow start its
  * window's growth) stands as long as its rate does not move: it has one
- * (solved, and not a growth just made).  A ramping flow's too: its bytes
+ * (solved, and not a growth just made), that is an entry in the
+ * completion heap.  Its entry's position says so without a load of the
+ * entry (flow_end): the two callers of _sim_flows_heap_set, incr_flow
+ * and settle_flow, never give it DL_TIME_NEVER (end_time stops one
+ * short, and a growth is taken only before that end).  At 2 000 gossip
+ * peers under tcp that load missed the cache in incr_windowed's loop
+ * over the re-computed resources' flows (docs/performance.md, gs21).
+ * A ramping flow's too: its bytes
  * left, and whether they fit in its window (the end of its slow start),
  * are counted at its own events only (its start, its growths, its rate's
  * moves), never by a solve that merely visits it, so that its end does
  * not depend on which other flows' events solve its component. */
 static inline gboolean
-keeps_end (const SimFlows *f, const Flow *x)
+keeps_end (const Flow *x)
 {
-  return flow_end (f, x) != DL_TIME_NEVER;
+  return x->hpos != NONE;
 }
 
 /* The filling (sim-flows-fill.c), seen from one resource: it saturates
@@ -455,7 +462,7 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
   g_assert (best_r != NONE);
   if (moved)
     rate = best_l * flow_weight (f, y);
-  if (rate == y->rate && keeps_end (f, y))
+  if (rate == y->rate && keeps_end (y))
     return FALSE;
   recount (y, y->rate, now);
   y->rate = rate;
@@ -571,7 +578,7 @@ prepare_flow (SimFlows *f, guint32 j, DlTime now)
 {
   Flow *x = flow_at (f, j);
   x->fixed = x->capped = FALSE;
-  if (keeps_end (f, x))
+  if (keeps_end (x))
     return x->rate;
   if (x->ramping && x->tail && x->t_upd != now)
     _sim_flows_expand (f, x, dl_time_add (x->t_upd, flow_rtt (f, x)));   /* (added before this instant) */
@@ -651,7 +658,7 @@ incr_windowed (SimFlows *f, DlTime now)
   for (guint i = 0; i < f->fresh->len; i++)
     {
       guint32 j = g_array_index (f->fresh, guint32, i);
-      if (flow_at (f, j)->live && !keeps_end (f, flow_at (f, j)))
+      if (flow_at (f, j)->live && !keeps_end (flow_at (f, j)))
         prepare_flow (f, j, now);   /* (listed twice: the second changes nothing) */
     }
   if (f->dirty->len + f->unramped->len > INCR_MAX_DIRTY)
@@ -691,7 +698,7 @@ incr_windowed (SimFlows *f, DlTime now)
           if (x && x->mark != epoch)
             {
               x->mark = epoch;
-              settle_flow (f, e->flow, now, keeps_end (f, x) ? x->rate : -1, TRUE);
+              settle_flow (f, e->flow, now, keeps_end (x) ? x->rate : -1, TRUE);
             }
         }
     }
