@@ -98,7 +98,11 @@ heap_add (SimFlows *f, HeapEnt e)
  * reused record has a new seq).  A flow that leaves and comes back has
  * two keys alike: the first reached is taken, the other is stale then.
  * A tie of at most TIE_SPILL keys, or of none live, gives way to a new
- * time: its flows go to the heap. */
+ * time: its flows go to the heap.  So does one outnumbered by the
+ * entries it refused that had one time (the majority vote of those
+ * entries, Boyer and Moore's, picks that time): at 3 000 peers the
+ * Payloads end at two times 1 ns apart, 29 970 of them at the first
+ * added and 8 967 030 at the other. */
 #define TIE_SPILL 4
 #define TIE_KEEP 65536   /* keys kept allocated when it empties (512 KiB) */
 #define SORT_SMALL 16
@@ -124,6 +128,7 @@ tie_reset (SimFlows *f, DlTime t)
   f->tie_t = t;
   f->tie_sorted = TRUE;
   f->tie_closed = FALSE;
+  f->tie_rival_n = 0;
   if (f->tie_size > TIE_KEEP)
     {
       g_clear_pointer (&f->tie, g_free);
@@ -146,11 +151,24 @@ tie_spill (SimFlows *f, DlTime t)
   tie_reset (f, t);
 }
 
+/* an entry at t != tie_t refused: its vote; whether t outnumbers the tie */
+static gboolean
+tie_outvoted (SimFlows *f, DlTime t)
+{
+  if (f->tie_rival_n > 0 && t != f->tie_rival_t)
+    {
+      f->tie_rival_n--;
+      return FALSE;
+    }
+  f->tie_rival_t = t;
+  return ++f->tie_rival_n > f->tie_live;
+}
+
 /* whether the tie takes key, at t (a tie that gives way is spilled) */
 static gboolean
 tie_takes (SimFlows *f, DlTime t, guint64 key)
 {
-  if (t != f->tie_t && (f->tie_live == 0 || f->tie_len - f->tie_head <= TIE_SPILL))
+  if (t != f->tie_t && (f->tie_live == 0 || f->tie_len - f->tie_head <= TIE_SPILL || tie_outvoted (f, t)))
     tie_spill (f, t);
   if (t != f->tie_t)
     return FALSE;

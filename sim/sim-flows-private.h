@@ -162,6 +162,8 @@ struct SimFlows {
   DlTime tie_t;
   gboolean tie_sorted;  /* tie_head to tie_len ascending */
   gboolean tie_closed;  /* taken from: it takes only entries after its last */
+  DlTime tie_rival_t;   /* the time most refused entries had (a majority vote) */
+  guint32 tie_rival_n;  /* its votes: more than tie_live, and it takes the tie's place */
   guint32 epoch;
   guint64 seq;          /* the next flow's seq (at 2^32: the live ones renumbered) */
   guint live;

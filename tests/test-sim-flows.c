@@ -225,6 +225,34 @@ START_TEST (test_flows_tie_in_order)
 }
 END_TEST
 
+/* A tie outnumbered by the entries of another time gives way (its
+ * flows go to the heap): six flows end at 1 s (users 0-5, the tie),
+ * then seven at 0.5 s (users 6-12: the seventh outvotes the tie and
+ * takes its place, the first six went to the heap); each time's flows
+ * come out in the order they were added, the earlier time first. */
+START_TEST (test_flows_tie_outvoted)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  for (guint32 r = 0; r < 13; r++)
+    sim_flows_set_capacity (f, r, 8 * MBPS);
+  for (guint32 u = 0; u < 6; u++)
+    sim_flows_add (f, 0, u, SIM_FLOWS_NONE, 1000000, u);   /* 1 s */
+  sim_flows_update (f, 0);
+  for (guint32 u = 6; u < 13; u++)
+    sim_flows_add (f, 0, u, SIM_FLOWS_NONE, 500000, u);    /* 0.5 s */
+  sim_flows_update (f, 0);
+  guint64 u;
+  for (guint64 want = 0; want < 13; want++)
+    {
+      DlTime t = sim_flows_next (f);
+      ck_assert_int_eq (t, want < 7 ? DL_S / 2 : DL_S);
+      ck_assert (sim_flows_pop (f, t, &u));
+      ck_assert_uint_eq (u, want < 7 ? want + 6 : want - 7);
+    }
+  ck_assert (!sim_flows_pop (f, 2 * DL_S, &u) && sim_flows_count (f) == 0);
+}
+END_TEST
+
 static int
 key_cmp (gconstpointer a, gconstpointer b)
 {
@@ -695,6 +723,7 @@ test_sim_flows_suite (void)
   tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_test (tf, test_flows_seq_wrap);
   tcase_add_test (tf, test_flows_tie_in_order);
+  tcase_add_test (tf, test_flows_tie_outvoted);
   tcase_add_loop_test (tf, test_flows_sort_keys, 0, 3);
   tcase_add_test (tf, test_flows_order_through_holes);
   tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
