@@ -19,6 +19,7 @@
 #include <math.h>
 
 #define NONE G_MAXUINT32
+#define IN_TIE (G_MAXUINT32 - 1)   /* Flow.hpos: its entry is in the tie (sim-flows-heap.c) */
 
 /* A flow in flight: 64 bytes, one cache line (a million are in flight
  * at 1 000 peers).  Its next event at its rate, its completion or (ramp)
@@ -33,7 +34,8 @@ typedef struct {
                            (renumbered, in order, when the counter wraps) */
   guint32 res[2];
   guint32 pos[2];       /* its slot in res[k]'s (free: pos[0], the next free flow) */
-  guint32 hpos;         /* its entry in the completion heap, NONE: none */
+  guint32 hpos;         /* its entry in the completion heap, NONE: none,
+                           IN_TIE: in the tie, at tie_t */
   guint32 mark;         /* the solve that last visited it */
   guint32 win;          /* its window (FlowWin, or FlowTail once tail is set), NONE: none */
   guint8 live : 1;      /* added and not popped */
@@ -152,7 +154,16 @@ struct SimFlows {
   GArray *kinds;        /* FlowKind: the growths seen (at most 256) */
   GArray *res;          /* Res, by resource id */
   GArray *dirty;        /* guint32: resources with dirty set */
-  GArray *heap;         /* HeapEnt: completions by (t_end, seq) */
+  GArray *heap;         /* HeapEnt: completions by (t_end, seq), but the tie's */
+  /* the tie: completions at one time apart from the heap (sim-flows-heap.c) */
+  guint64 *tie;         /* seq << 32 | flow, live from tie_head to tie_len */
+  guint32 tie_head, tie_len, tie_size;
+  guint32 tie_live;     /* the flows whose entry it is (hpos IN_TIE) */
+  DlTime tie_t;
+  gboolean tie_sorted;  /* tie_head to tie_len ascending */
+  gboolean tie_closed;  /* taken from: it takes only entries after its last */
+  DlTime tie_rival_t;   /* the time most refused entries had (a majority vote) */
+  guint32 tie_rival_n;  /* its votes: more than tie_live, and it takes the tie's place */
   guint32 epoch;
   guint64 seq;          /* the next flow's seq (at 2^32: the live ones renumbered) */
   guint live;
@@ -235,6 +246,8 @@ res_at (SimFlows *f, guint32 r)
 static inline DlTime
 flow_end (const SimFlows *f, const Flow *x)
 {
+  if (x->hpos == IN_TIE)
+    return f->tie_t;
   return x->hpos == NONE ? DL_TIME_NEVER : g_array_index (f->heap, HeapEnt, x->hpos).t_end;
 }
 
@@ -307,6 +320,11 @@ comp_next (SimFlows *f, CompIter *it, guint32 *out)
 /* the completion heap (sim-flows-heap.c) */
 void _sim_flows_heap_set (SimFlows *f, guint32 fl, DlTime t_end);
 void _sim_flows_heap_remove (SimFlows *f, guint32 fl);
+gboolean _sim_flows_heap_first (SimFlows *f, DlTime now, HeapEnt *out);
+DlTime _sim_flows_heap_next (const SimFlows *f);
+void _sim_flows_heap_drop_stale (SimFlows *f);
+void _sim_flows_heap_reseq (SimFlows *f);
+void _sim_flows_heap_clear (SimFlows *f);
 
 /* the windows' records (sim-flows-win.c) */
 void _sim_flows_win_new (SimFlows *f, Flow *x);

@@ -123,6 +123,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->res);
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
+  _sim_flows_heap_clear (f);
   g_array_unref (f->comp_res);
   g_array_unref (f->cancelled);
   g_array_unref (f->rheap);
@@ -324,6 +325,7 @@ renumber_seqs (SimFlows *f)
       g_array_append_val (keys, k);
     }
   g_array_sort (keys, u64_cmp);
+  _sim_flows_heap_drop_stale (f);
   for (guint k = 0; k < keys->len; k++)
     {
       guint32 who = (guint32) g_array_index (keys, guint64, k);
@@ -332,11 +334,7 @@ renumber_seqs (SimFlows *f)
       else
         g_array_index (f->held, Held, who - nf).seq = k;
     }
-  for (guint i = 0; i < f->heap->len; i++)
-    {
-      HeapEnt *e = &g_array_index (f->heap, HeapEnt, i);
-      e->seq = flow_at (f, e->flow)->seq;
-    }
+  _sim_flows_heap_reseq (f);
   f->seq = keys->len;
 }
 
@@ -444,8 +442,7 @@ unlink_flow (SimFlows *f, guint32 i)
 DlTime
 sim_flows_next (const SimFlows *f)
 {
-  /* (no entry in the heap is stale: the top is live) */
-  DlTime t = f->heap->len ? g_array_index (f->heap, HeapEnt, 0).t_end : DL_TIME_NEVER;
+  DlTime t = _sim_flows_heap_next (f);
   return f->held->len ? MIN (t, g_array_index (f->held, Held, 0).t) : t;
 }
 
@@ -513,12 +510,9 @@ pop_held (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_bytes)
   Held h = g_array_index (f->held, Held, 0);
   if (h.t > now)
     return FALSE;
-  if (f->heap->len)
-    {
-      HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
-      if (top.t_end < h.t || (top.t_end == h.t && top.seq < h.seq))
-        return FALSE;
-    }
+  HeapEnt top;
+  if (_sim_flows_heap_first (f, now, &top) && (top.t_end < h.t || (top.t_end == h.t && top.seq < h.seq)))
+    return FALSE;
   g_array_remove_index (f->held, 0);
   *user = h.user;
   if (cwnd_bytes)
@@ -533,10 +527,8 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
     {
       if (pop_held (f, now, user, cwnd_bytes))
         return TRUE;
-      if (f->heap->len == 0)
-        return FALSE;
-      HeapEnt top = g_array_index (f->heap, HeapEnt, 0);
-      if (top.t_end > now)
+      HeapEnt top;
+      if (!_sim_flows_heap_first (f, now, &top))
         return FALSE;
       Flow *x = flow_at (f, top.flow);
       _sim_flows_heap_remove (f, top.flow);

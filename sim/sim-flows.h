@@ -139,4 +139,9 @@ gboolean sim_flows_check (SimFlows *f, GString *why);
  * counter's wrap at 2^32 (the live flows' seqs are then renumbered). */
 void _sim_flows_set_next_seq (SimFlows *f, guint64 seq);
 
+/* Tests and sim-flows-heap.c only: a[0..n) ascending, in place, as the
+ * completion heap's tie is sorted; past depth levels of quicksort, by
+ * heapsort (depth 0: heapsort alone). */
+void _sim_flows_sort_keys (guint64 *a, gsize n, guint depth);
+
 G_END_DECLS

@@ -13,6 +13,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 /* One flow alone takes bytes / rate, rounded up to the ns. */
 START_TEST (test_flows_alone)
@@ -182,6 +183,107 @@ START_TEST (test_flows_seq_wrap)
       ck_assert_uint_eq (u, want);
     }
   ck_assert (!sim_flows_pop (f, DL_S, &u) && sim_flows_count (f) == 0);
+}
+END_TEST
+
+/* Flows that end at one instant come out in the order they were added,
+ * whatever order the solve reaches them in (the tie of
+ * sim-flows-heap.c, sorted before its first is taken).  Four senders
+ * (0-3) to four receivers (4-7), added receiver by receiver (users 0-15),
+ * each at a quarter of its sender: the solve settles them sender by
+ * sender.  Sender 1's flows are cancelled (stale keys in the tie); a new
+ * flow at the same end takes the record of one of them (user 17: its
+ * old key must not stand for it); user 16 ends earlier, on its own. */
+START_TEST (test_flows_tie_in_order)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  for (guint32 r = 0; r < 10; r++)
+    sim_flows_set_capacity (f, r, 8 * MBPS);
+  sim_flows_set_capacity (f, 10, 2 * MBPS);
+  sim_flows_set_capacity (f, 11, 8 * MBPS);
+  for (guint32 rcv = 4; rcv < 8; rcv++)
+    for (guint32 snd = 0; snd < 4; snd++)
+      sim_flows_add (f, 0, snd, rcv, 250000, (rcv - 4) * 4 + snd);   /* 1 s */
+  sim_flows_add (f, 0, 8, 9, 500000, 16);                               /* 0.5 s */
+  sim_flows_update (f, 0);
+  g_autoptr (GArray) users = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ck_assert_uint_eq (sim_flows_cancel (f, 1, users), 4);
+  sim_flows_add (f, 0, 10, 11, 250000, 17);                             /* 1 s, alone */
+  sim_flows_update (f, 0);
+  g_autoptr (GString) why = g_string_new (NULL);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  static const guint64 want[] = { 16, 0, 2, 3, 4, 6, 7, 8, 10, 11, 12, 14, 15, 17 };
+  guint64 u;
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      DlTime t = sim_flows_next (f);
+      ck_assert_int_eq (t, i == 0 ? DL_S / 2 : DL_S);
+      ck_assert (sim_flows_pop (f, t, &u));
+      ck_assert_uint_eq (u, want[i]);
+    }
+  ck_assert (!sim_flows_pop (f, 2 * DL_S, &u) && sim_flows_count (f) == 0);
+}
+END_TEST
+
+/* A tie outnumbered by the entries of another time gives way (its
+ * flows go to the heap): six flows end at 1 s (users 0-5, the tie),
+ * then seven at 0.5 s (users 6-12: the seventh outvotes the tie and
+ * takes its place, the first six went to the heap); each time's flows
+ * come out in the order they were added, the earlier time first. */
+START_TEST (test_flows_tie_outvoted)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  for (guint32 r = 0; r < 13; r++)
+    sim_flows_set_capacity (f, r, 8 * MBPS);
+  for (guint32 u = 0; u < 6; u++)
+    sim_flows_add (f, 0, u, SIM_FLOWS_NONE, 1000000, u);   /* 1 s */
+  sim_flows_update (f, 0);
+  for (guint32 u = 6; u < 13; u++)
+    sim_flows_add (f, 0, u, SIM_FLOWS_NONE, 500000, u);    /* 0.5 s */
+  sim_flows_update (f, 0);
+  guint64 u;
+  for (guint64 want = 0; want < 13; want++)
+    {
+      DlTime t = sim_flows_next (f);
+      ck_assert_int_eq (t, want < 7 ? DL_S / 2 : DL_S);
+      ck_assert (sim_flows_pop (f, t, &u));
+      ck_assert_uint_eq (u, want < 7 ? want + 6 : want - 7);
+    }
+  ck_assert (!sim_flows_pop (f, 2 * DL_S, &u) && sim_flows_count (f) == 0);
+}
+END_TEST
+
+static int
+key_cmp (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The tie's in-place sort against GLib's, on ascending runs (as the
+ * solve appends a tie), on random keys and on keys alike, at every
+ * depth from heapsort alone (0) to quicksort all the way. */
+START_TEST (test_flows_sort_keys)
+{
+  g_autoptr (DlRandom) rng = dl_random_new (5 + (guint64) _i, "sort", 0);
+  static const guint depths[] = { 0, 1, 3, 64 };
+  for (guint n = 0; n < 600; n += 1 + n / 4)
+    for (guint d = 0; d < G_N_ELEMENTS (depths); d++)
+      {
+        g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (guint64));
+        guint runs = 1 + (guint) dl_random_below (rng, 40), len = n / runs + 1;
+        for (guint i = 0; i < n; i++)
+          {
+            guint64 k = _i == 0 ? (guint64) (i % len) * runs + i / len   /* runs */
+                        : _i == 1 ? dl_random_below (rng, 1u << 30) << 32 | i   /* random */
+                        : dl_random_below (rng, 4);                         /* alike */
+            g_array_append_val (a, k);
+          }
+        g_autoptr (GArray) want = g_array_copy (a);
+        g_array_sort (want, key_cmp);
+        _sim_flows_sort_keys ((guint64 *) (void *) a->data, a->len, depths[d]);
+        ck_assert_int_eq (memcmp (a->data, want->data, n * sizeof (guint64)), 0);
+      }
 }
 END_TEST
 
@@ -620,6 +722,9 @@ test_sim_flows_suite (void)
   tcase_add_test (tf, test_flows_cancel_frees_the_receiver);
   tcase_add_test (tf, test_flows_cancel_then_reuse);
   tcase_add_test (tf, test_flows_seq_wrap);
+  tcase_add_test (tf, test_flows_tie_in_order);
+  tcase_add_test (tf, test_flows_tie_outvoted);
+  tcase_add_loop_test (tf, test_flows_sort_keys, 0, 3);
   tcase_add_test (tf, test_flows_order_through_holes);
   tcase_add_loop_test (tf, test_flows_against_naive, 0, 8);
   suite_add_tcase (s, tf);
