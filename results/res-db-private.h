@@ -11,6 +11,7 @@ struct ResDb {
   sqlite3 *db;
   char *path;
   int lock_fd;   /* holds the writers' lock (res-file.c, WRITER_LOCK_AT); -1: none */
+  gboolean part; /* a worker's part of a sweep (res_db_open_part): closed as it is */
 };
 
 /* Runs SQL; on failure sets error with the file's path and SQLite's message. */

@@ -52,6 +52,19 @@ ResDb *res_db_open_explained (const char *path, void (*waiting) (const char *pat
  * A file without a `runs` table is not a results database
  * (RES_ERROR_SCHEMA). */
 struct sqlite3 *res_db_open_read (const char *path, GError **error);
+/* Opens a -j worker's part of a sweep's file (runner/), as res_db_open,
+ * but its close leaves the file as it is, in WAL mode with its log: no
+ * checkpoint, no sync, no return to a rollback journal.  The sweep's
+ * process copies the part's runs from it (res_db_merge_runs, which reads
+ * the log) and removes it; a killed sweep's parts are read the same way
+ * (res_db_adopt_finished). */
+ResDb *res_db_open_part (const char *path, GError **error);
+/* Returns the file to a rollback journal now, as res_db_close does
+ * (the log checkpointed into the file and synced): what is written after
+ * goes into the file at each commit, synced.  A sweep's process calls it
+ * while its workers run, so that its close has nothing left to fold.
+ * When a reader holds the file, it stays in WAL mode. */
+void res_db_journal_at_rest (ResDb *db);
 void res_db_close (ResDb *db);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResDb, res_db_close)
 /* The underlying sqlite3 handle, for report queries (transfer none). */

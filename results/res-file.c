@@ -351,6 +351,20 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
 }
 
 ResDb *
+res_db_open_part (const char *path, GError **error)
+{
+  ResDb *db = res_db_open_wait (path, NULL, error);
+  if (!db)
+    return NULL;
+  /* the last connection's close would checkpoint the log into the file
+   * and sync both: a serial tail of every sweep, for a file that the
+   * sweep's process reads once and removes */
+  sqlite3_db_config (db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+  db->part = TRUE;
+  return db;
+}
+
+ResDb *
 res_db_open_explained (const char *path, void (*waiting) (const char *path), GError **error)
 {
   g_autoptr (GError) local = NULL;
@@ -448,17 +462,24 @@ res_db_open_read (const char *path, GError **error)
 }
 
 void
+res_db_journal_at_rest (ResDb *db)
+{
+  /* back to a rollback journal (res_db_open_wait): checkpoints the log
+   * into the file, syncs it and removes the log.  When a reader holds
+   * the file the mode stays WAL; SQLite's close still checkpoints. */
+  if (sqlite3_get_autocommit (db->db))
+    sqlite3_exec (db->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+}
+
+void
 res_db_close (ResDb *db)
 {
   if (!db)
     return;
   if (db->db)
     {
-      /* back to a rollback journal (res_db_open_wait): checkpoints the log
-       * into the file, syncs it and removes the log.  When a reader holds
-       * the file the mode stays WAL; SQLite's close still checkpoints. */
-      if (sqlite3_get_autocommit (db->db))
-        sqlite3_exec (db->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+      if (!db->part)
+        res_db_journal_at_rest (db);
       sqlite3_close (db->db);
     }
   if (db->lock_fd >= 0)
@@ -526,6 +547,18 @@ res_db_delete_run (ResDb *db, gint64 run_id, GError **error)
   return TRUE;
 }
 
+/* Detaches w, a worker's part (res_db_open_part) or a file like it, as it
+ * is: this connection, the last one to close it, would otherwise
+ * checkpoint its log into it and sync both, for a file about to be
+ * removed. */
+static void
+detach_part (ResDb *db)
+{
+  sqlite3_db_config (db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+  res_db_exec (db, "DETACH DATABASE w", NULL);
+  sqlite3_db_config (db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+}
+
 gboolean
 res_db_merge (ResDb *db, const char *other, GError **error)
 {
@@ -543,7 +576,7 @@ res_db_merge (ResDb *db, const char *other, GError **error)
   ok = ok && res_db_exec (db, "COMMIT", error);
   if (!ok)
     res_db_exec (db, "ROLLBACK", NULL);
-  res_db_exec (db, "DETACH DATABASE w", NULL);
+  detach_part (db);
   return ok;
 }
 
@@ -580,7 +613,7 @@ res_db_adopt_finished (ResDb *db, const char *other, guint *out_runs, GError **e
   ok = ok && (!any || res_db_exec (db, "DROP TABLE temp.adopt", error)) && res_db_exec (db, "COMMIT", error);
   if (!ok)
     res_db_exec (db, "ROLLBACK", NULL);
-  res_db_exec (db, "DETACH DATABASE w", NULL);
+  detach_part (db);
   if (ok && out_runs)
     *out_runs = n;
   return ok;

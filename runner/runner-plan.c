@@ -507,7 +507,7 @@ worker_main (Exec *x, const char *wpath, Shared *sh, int fd, pid_t parent)
 {
   die_with_parent (parent);
   g_autoptr (GError) werr = NULL;
-  ResDb *wdb = res_db_open (wpath, &werr);
+  ResDb *wdb = res_db_open_part (wpath, &werr);
   int rc = 0;
   for (guint i = __atomic_fetch_add (&sh->next_job, 1, __ATOMIC_SEQ_CST); wdb && i < x->plan->jobs->len && !stopped (x);
        i = __atomic_fetch_add (&sh->next_job, 1, __ATOMIC_SEQ_CST))
@@ -548,6 +548,36 @@ count_outcomes (RunnerPlan *plan, ResDb *db, gint64 first_id)
       g_hash_table_insert (plan->outcomes, g_strdup (o),
                            GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (plan->outcomes, o)) + 1));
     }
+}
+
+/* db back to its rollback journal (its syncs, tens of ms on ext4) in a
+ * thread, while the workers run and the loop of execute_workers gives
+ * the progress lines as runs end; joined before anything else uses db.
+ * The merge then commits straight into the file, and the close has no
+ * log to fold. */
+static gpointer
+at_rest (gpointer db)
+{
+  res_db_journal_at_rest (db);
+  return NULL;
+}
+
+/* Copies the workers' files (paths) into db and removes them; a file
+ * that cannot be copied stays, with the ones after it, for the next run
+ * into db to take (runner_plan_adopt_orphans). */
+static gboolean
+merge_parts (ResDb *db, GPtrArray *paths, GError **error)
+{
+  for (guint k = 0; k < paths->len; k++)
+    {
+      if (!res_db_merge (db, paths->pdata[k], error))
+        {
+          g_prefix_error (error, "merging %s: ", (char *) paths->pdata[k]);
+          return FALSE;
+        }
+      res_db_remove_files (paths->pdata[k]);
+    }
+  return TRUE;
 }
 
 static RunnerExecStatus
@@ -599,6 +629,7 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
       g_array_append_val (pids, pid);
     }
   close (pipefd[1]);
+  GThread *rest = g_thread_new ("dlsim-at-rest", at_rest, db);
   GString *buf = g_string_new (NULL);
   Reader reader = { 0 };
   char chunk[4096];
@@ -628,6 +659,7 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
           }
       g_string_erase (buf, 0, start);
     }
+  g_thread_join (rest);
   job_done_clear (&reader.d);
   g_string_free (buf, TRUE);
   close (pipefd[0]);
@@ -647,15 +679,8 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
   g_array_unref (pids);
   sem_destroy (&sh->write_lock);
   munmap (sh, sizeof (Shared));
-  for (guint k = 0; k < paths->len; k++)
-    {
-      if (!res_db_merge (db, paths->pdata[k], error))
-        {
-          g_prefix_error (error, "merging %s: ", (char *) paths->pdata[k]);
-          return RUNNER_EXEC_ERROR;
-        }
-      res_db_remove_files (paths->pdata[k]);
-    }
+  if (!merge_parts (db, paths, error))
+    return RUNNER_EXEC_ERROR;
   count_outcomes (plan, db, first_id);
   if (worst && !stopped (x))
     {

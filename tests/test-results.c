@@ -524,6 +524,44 @@ START_TEST (test_open_explained)
 }
 END_TEST
 
+/* A -j worker's part (res_db_open_part) closes as it is, its log beside
+ * it unfolded, and the sweep's file, returned to its rollback journal
+ * (res_db_journal_at_rest), takes its runs from that log with
+ * res_db_merge, which leaves the log as it found it too. */
+START_TEST (test_part_merge)
+{
+  Fixture f;
+  fixture_init (&f);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *part = g_build_filename (f.dir, "r.db.worker0-1", NULL);
+  g_autofree char *part_wal = g_strconcat (part, "-wal", NULL);
+  g_autofree char *wal = g_strconcat (f.path, "-wal", NULL);
+  ResDb *pdb = res_db_open_part (part, &error);
+  ck_assert_msg (pdb, "%s", error ? error->message : "");
+  ResRun *run = res_run_begin (pdb, 7, &f.scenario, &f.point, 1, &error);
+  ck_assert_msg (run, "%s", error ? error->message : "");
+  SimRecorder rec = res_run_recorder (run);
+  GArray *exp = record (&rec, 1500);
+  res_run_abort (run, "completed");
+  res_db_close (pdb);
+  GStatBuf st;
+  ck_assert_msg (g_stat (part_wal, &st) == 0 && st.st_size > 0, "the part's log was folded at its close");
+
+  ResDb *db = res_db_open (f.path, &error);
+  ck_assert_msg (db, "%s", error ? error->message : "");
+  ck_assert (g_file_test (wal, G_FILE_TEST_EXISTS));
+  res_db_journal_at_rest (db);
+  ck_assert_msg (!g_file_test (wal, G_FILE_TEST_EXISTS), "the file is still in WAL mode");
+  ck_assert_msg (res_db_merge (db, part, &error), "%s", error ? error->message : "");
+  ck_assert_msg (g_stat (part_wal, &st) == 0 && st.st_size > 0, "the merge folded the part's log");
+  res_db_close (db);
+  check_events (f.path, 7, exp);
+  free_expected (exp);
+  res_db_remove_files (part);
+  fixture_clear (&f);
+}
+END_TEST
+
 /* A file an earlier dlsim left half upgraded: killed after a step's ALTER
  * and before the COMMIT that set the new user_version (that dlsim ran the
  * schema-1 step in autocommit).  Each case makes a new file, takes it back
@@ -931,6 +969,7 @@ results_suite (void)
   tcase_add_test (tc, test_counters_reach_summary);
   tcase_add_test (tc, test_obs_kind_names);
   tcase_add_test (tc, test_open_explained);
+  tcase_add_test (tc, test_part_merge);
   tcase_add_loop_test (tc, test_upgrade_half_done, 0, G_N_ELEMENTS (half_upgraded) - 1);
   tcase_add_test (tc, test_summary_order_and_repeats);
   suite_add_tcase (s, tc);
