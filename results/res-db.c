@@ -346,6 +346,80 @@ writeback_open (ResDb *db)
   return wal ? open (wal, O_RDONLY | O_CLOEXEC) : -1;
 }
 
+/* The version a run records: the default family's (the registry's
+ * first, DISCO: its versions), or the family's name for any other family
+ * (their runs have no version: `runs.protocol_version` tells families
+ * apart) */
+static const char *
+run_version (const SimPoint *p)
+{
+  const char *version = "", *def = proto_family_at (0)->name, *family = def;
+  for (guint i = 0; i < p->keys->len; i++)
+    if (strcmp (p->keys->pdata[i], "protocol.version") == 0)
+      version = p->values->pdata[i];
+    else if (strcmp (p->keys->pdata[i], "protocol.family") == 0)
+      family = p->values->pdata[i];
+  return strcmp (family, def) != 0 ? family : version;
+}
+
+/* The run's row in `runs` */
+static gboolean
+insert_run_row (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
+                GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db->db,
+                      "INSERT INTO runs (run_id, scenario, point, point_label, seed, dlsim_version,"
+                      " protocol_version, started_at, file) VALUES (?,?,?,?,?,?,?,datetime('now'),?)",
+                      -1, &st, NULL);
+  sqlite3_bind_int64 (st, 1, run_id);
+  sqlite3_bind_text (st, 2, s->name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (st, 3, (int) p->index);
+  sqlite3_bind_text (st, 4, p->label, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, 5, (sqlite3_int64) seed);
+  sqlite3_bind_text (st, 6, PACKAGE_VERSION, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 7, run_version (p), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 8, s->path, -1, SQLITE_TRANSIENT);
+  gboolean ok = step_done (db, st, error);
+  sqlite3_finalize (st);
+  return ok;
+}
+
+/* One row of `params` */
+static gboolean
+insert_param (ResDb *db, sqlite3_stmt *st, gint64 run_id, const char *key, const char *value,
+              GError **error)
+{
+  sqlite3_bind_int64 (st, 1, run_id);
+  sqlite3_bind_text (st, 2, key, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 3, value, -1, SQLITE_TRANSIENT);
+  return step_done (db, st, error);
+}
+
+/* The run's `params`: the point's keys, the seed used, and provenance
+ * (the build and the scenario text this run came from, and the run's
+ * identity) */
+static gboolean
+insert_params (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
+               GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  sqlite3_prepare_v2 (db->db, "INSERT INTO params VALUES (?,?,?)", -1, &st, NULL);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < p->keys->len; i++)
+    ok = insert_param (db, st, run_id, p->keys->pdata[i], p->values->pdata[i], error);
+  g_autofree char *sd = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
+  g_autofree char *identity = res_run_identity (s, p, seed);
+  const char *rows[][2] = { { "scenario.seed_used", sd },
+                            { "provenance.build", DL_BUILD },
+                            { "provenance.scenario_sha256", s->sha256 ? s->sha256 : "" },
+                            { "provenance.run_identity", identity } };
+  for (gsize i = 0; ok && i < G_N_ELEMENTS (rows); i++)
+    ok = insert_param (db, st, run_id, rows[i][0], rows[i][1], error);
+  sqlite3_finalize (st);
+  return ok;
+}
+
 ResRun *
 res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p, guint64 seed,
                GError **error)
@@ -354,62 +428,8 @@ res_run_begin (ResDb *db, gint64 run_id, const SimScenario *s, const SimPoint *p
     return NULL;
   if (!res_db_exec (db, "BEGIN", error))
     return NULL;
-  sqlite3_stmt *st = NULL;
-  sqlite3_prepare_v2 (db->db,
-                      "INSERT INTO runs (run_id, scenario, point, point_label, seed, dlsim_version,"
-                      " protocol_version, started_at, file) VALUES (?,?,?,?,?,?,?,datetime('now'),?)",
-                      -1, &st, NULL);
-  /* the default family's version (the registry's first, DISCO: its
-   * versions), or the family's name for any other family (their runs have
-   * no version: `runs.protocol_version` tells families apart) */
-  const char *version = "", *def = proto_family_at (0)->name, *family = def;
-  for (guint i = 0; i < p->keys->len; i++)
-    if (strcmp (p->keys->pdata[i], "protocol.version") == 0)
-      version = p->values->pdata[i];
-    else if (strcmp (p->keys->pdata[i], "protocol.family") == 0)
-      family = p->values->pdata[i];
-  if (strcmp (family, def) != 0)
-    version = family;
-  sqlite3_bind_int64 (st, 1, run_id);
-  sqlite3_bind_text (st, 2, s->name, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int (st, 3, (int) p->index);
-  sqlite3_bind_text (st, 4, p->label, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64 (st, 5, (sqlite3_int64) seed);
-  sqlite3_bind_text (st, 6, PACKAGE_VERSION, -1, SQLITE_STATIC);
-  sqlite3_bind_text (st, 7, version, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (st, 8, s->path, -1, SQLITE_TRANSIENT);
-  gboolean ok = step_done (db, st, error);
-  sqlite3_finalize (st);
-  if (ok)
-    {
-      sqlite3_prepare_v2 (db->db, "INSERT INTO params VALUES (?,?,?)", -1, &st, NULL);
-      for (guint i = 0; ok && i < p->keys->len; i++)
-        {
-          sqlite3_bind_int64 (st, 1, run_id);
-          sqlite3_bind_text (st, 2, p->keys->pdata[i], -1, SQLITE_TRANSIENT);
-          sqlite3_bind_text (st, 3, p->values->pdata[i], -1, SQLITE_TRANSIENT);
-          ok = step_done (db, st, error);
-        }
-      sqlite3_bind_int64 (st, 1, run_id);
-      sqlite3_bind_text (st, 2, "scenario.seed_used", -1, SQLITE_STATIC);
-      g_autofree char *sd = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
-      sqlite3_bind_text (st, 3, sd, -1, SQLITE_TRANSIENT);
-      ok = ok && step_done (db, st, error);
-      /* provenance: the build and the scenario text this run came from,
-       * and the run's identity */
-      g_autofree char *identity = res_run_identity (s, p, seed);
-      const char *prov[][2] = { { "provenance.build", DL_BUILD },
-                                { "provenance.scenario_sha256", s->sha256 ? s->sha256 : "" },
-                                { "provenance.run_identity", identity } };
-      for (gsize i = 0; ok && i < G_N_ELEMENTS (prov); i++)
-        {
-          sqlite3_bind_int64 (st, 1, run_id);
-          sqlite3_bind_text (st, 2, prov[i][0], -1, SQLITE_STATIC);
-          sqlite3_bind_text (st, 3, prov[i][1], -1, SQLITE_TRANSIENT);
-          ok = step_done (db, st, error);
-        }
-      sqlite3_finalize (st);
-    }
+  gboolean ok = insert_run_row (db, run_id, s, p, seed, error)
+                && insert_params (db, run_id, s, p, seed, error);
   /* the runs row is committed before the run starts */
   if (!ok || !res_db_exec (db, "COMMIT; BEGIN", error))
     {
