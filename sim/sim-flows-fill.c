@@ -204,9 +204,12 @@ _sim_flows_fill (SimFlows *f, DlTime now)
       x->wextra = res_wextra (f, x);
       x->key = INFINITY;   /* (until it saturates) */
     }
+  /* (the caps: only with windows, since a flow ramps only in one; a
+     walk over every flow's record, 13 % of the filling at 1 000 peers
+     of bench scale, where no flow has a window) */
   CompIter it;
   comp_iter_init (f, &it);
-  for (guint32 j; comp_next (f, &it, &j);)
+  for (guint32 j; f->windowed > 0 && comp_next (f, &it, &j);)
     {
       Flow *y = flow_at (f, j);
       if (y->ramping)
