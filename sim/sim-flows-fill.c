@@ -204,9 +204,12 @@ _sim_flows_fill (SimFlows *f, DlTime now)
       x->wextra = res_wextra (f, x);
       x->key = INFINITY;   /* (until it saturates) */
     }
+  /* (the caps: only with windows, since a flow ramps only in one; a
+     walk over every flow's record, 13 % of the filling at 1 000 peers
+     of bench scale, where no flow has a window) */
   CompIter it;
   comp_iter_init (f, &it);
-  for (guint32 j; comp_next (f, &it, &j);)
+  for (guint32 j; f->windowed > 0 && comp_next (f, &it, &j);)
     {
       Flow *y = flow_at (f, j);
       if (y->ramping)
@@ -315,9 +318,29 @@ check_from_scratch (SimFlows *f, GString *why)
   return ok;
 }
 
+/* The tie's count of the flows whose entry it holds (tie_live, which
+ * says when it is empty, sim-flows-heap.c) against the flows, and its
+ * keys, live and stale, against that count. */
+static gboolean
+check_tie (SimFlows *f, GString *why)
+{
+  guint32 n = 0;
+  for (guint32 i = 0; i < f->flows->len; i++)
+    n += flow_at (f, i)->live && flow_at (f, i)->hpos == IN_TIE;
+  if (n != f->tie_live || n > f->tie_len - f->tie_head)
+    {
+      g_string_append_printf (why, "the tie: %u flows in it, it counts %u, holds %u keys", n, f->tie_live,
+                              f->tie_len - f->tie_head);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 sim_flows_check (SimFlows *f, GString *why)
 {
+  if (!check_tie (f, why))
+    return FALSE;
   guint nres = f->res->len;
   g_autofree double *sum = g_new0 (double, nres);
   g_autofree double *top = g_new0 (double, nres);
