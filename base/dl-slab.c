@@ -13,6 +13,7 @@ dl_slab_init (DlSlab *s, gsize size, guint per_slab)
   s->slabs = g_ptr_array_new_with_free_func (g_aligned_free);
   s->size = size;
   s->per_slab = per_slab;
+  s->shift = (per_slab & (per_slab - 1)) == 0 ? (guint) g_bit_storage (per_slab) - 1 : G_MAXUINT;
 }
 
 void
@@ -59,12 +60,6 @@ guint
 dl_slab_carved (const DlSlab *s)
 {
   return s->slabs->len ? (s->slabs->len - 1) * s->per_slab + s->used : 0;
-}
-
-gpointer
-dl_slab_at (const DlSlab *s, guint i)
-{
-  return (char *) g_ptr_array_index (s->slabs, i / s->per_slab) + (gsize) (i % s->per_slab) * s->size;
 }
 
 gpointer

@@ -45,6 +45,18 @@ typedef struct {
   void (*broken) (gpointer ud, ProtoNodeId self, const char *why);
 } SimTransport;
 
+/* A hint that changes nothing: machine m will be fed a message of
+ * `type` from `from` naming `node` soon (proto_machine_prefetch), in
+ * SIM_HOST_PREFETCH_STAGES stages, 0 first, each one delivery after the
+ * one before. */
+#define SIM_HOST_PREFETCH_STAGES PROTO_MACHINE_PREFETCH_STAGES
+
+static inline void
+sim_host_prefetch (const ProtoMachine *m, ProtoMsgType type, ProtoNodeId from, ProtoNodeId node, guint stage)
+{
+  proto_machine_prefetch (m, type, from, node, stage);
+}
+
 /* self: PROTO_SERVER for the coordinator, the peer's id otherwise */
 void sim_host_feed (ProtoMachine *m, ProtoNodeId self, DlTime now, const ProtoInput *in,
                     const SimTransport *tr, gpointer ud);

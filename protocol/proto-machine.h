@@ -148,7 +148,17 @@ typedef struct {
    * (the base's state and round, no detail).  FALSE (the default): the
    * machine does it, in its own order, which its traces record. */
   gboolean observes_messages;
+  /* NULL, or a hint that changes nothing: a message of `type` from
+   * `from` naming `node` (its ProtoMsg's node; PROTO_NO_NODE: none) will
+   * be fed to the machine soon, so it may start loading what handling it
+   * reads (cache misses at thousands of peers: DISCO's link record of the
+   * sender).  In PROTO_PREFETCH_STAGES stages, 0 first, each called one
+   * delivery after the one before: a stage may read what the one before
+   * loaded. */
+  void (*prefetch) (const void *impl, ProtoMsgType type, ProtoNodeId from, ProtoNodeId node, guint stage);
 } ProtoMachineClass;
+
+#define PROTO_PREFETCH_STAGES 3
 
 struct ProtoMachine {
   const ProtoMachineClass *klass;
@@ -191,6 +201,21 @@ static inline const char *
 proto_machine_broken (const ProtoMachine *m)
 {
   return m->klass->broken ? m->klass->broken (m->impl) : NULL;
+}
+
+/* The hint's stages (ProtoMachineClass.prefetch): stage 0 loads the
+ * machine's own record (this struct, which the caller has: reading it is
+ * the next stage's), stages 1 .. PROTO_PREFETCH_STAGES the family's. */
+#define PROTO_MACHINE_PREFETCH_STAGES (1 + PROTO_PREFETCH_STAGES)
+
+static inline void
+proto_machine_prefetch (const ProtoMachine *m, ProtoMsgType type, ProtoNodeId from, ProtoNodeId node,
+                        guint stage)
+{
+  if (stage == 0)
+    __builtin_prefetch (m);
+  else if (m->klass->prefetch)
+    m->klass->prefetch (m->impl, type, from, node, stage - 1);
 }
 
 static inline gboolean

@@ -52,26 +52,42 @@ proto_obs_kind_name (ProtoObsKind kind)
 void
 proto_outbox_init (ProtoOutbox *out)
 {
-  out->actions = g_array_sized_new (FALSE, FALSE, sizeof (ProtoAction), 16);
+  out->cap = 16;
+  out->len = 0;
+  out->actions = g_new (ProtoAction, out->cap);
 }
 
 void
 proto_outbox_reset (ProtoOutbox *out)
 {
-  for (guint i = 0; i < out->actions->len; i++)
+  for (guint i = 0; i < out->len; i++)
     {
-      ProtoAction *a = &g_array_index (out->actions, ProtoAction, i);
+      ProtoAction *a = &out->actions[i];
       proto_msg_clear (&a->msg);
       g_clear_pointer (&a->weights, learn_weights_unref);
     }
-  g_array_set_size (out->actions, 0);
+  out->len = 0;
+}
+
+/* room for one more action at the end (uninitialised) */
+static inline ProtoAction *
+grow (ProtoOutbox *out)
+{
+  if (G_UNLIKELY (out->len == out->cap))
+    {
+      out->cap *= 2;
+      out->actions = g_renew (ProtoAction, out->actions, out->cap);
+    }
+  return &out->actions[out->len++];
 }
 
 void
 proto_outbox_move (ProtoOutbox *out, ProtoOutbox *src, guint i)
 {
-  ProtoAction *a = &g_array_index (src->actions, ProtoAction, i);
-  g_array_append_val (out->actions, *a);
+  g_return_if_fail (i < src->len);
+  ProtoAction *dst = grow (out);   /* (first: it may move src's actions if out is src) */
+  ProtoAction *a = &src->actions[i];
+  *dst = *a;
   proto_msg_init (&a->msg, a->msg.type);
   a->weights = NULL;
 }
@@ -82,28 +98,27 @@ proto_outbox_clear (ProtoOutbox *out)
   if (!out->actions)
     return;
   proto_outbox_reset (out);
-  g_array_unref (out->actions);
-  out->actions = NULL;
+  g_clear_pointer (&out->actions, g_free);
+  out->cap = 0;
 }
 
 guint
 proto_outbox_len (const ProtoOutbox *out)
 {
-  return out->actions->len;
+  return out->len;
 }
 
 ProtoAction *
 proto_outbox_get (const ProtoOutbox *out, guint i)
 {
-  g_return_val_if_fail (i < out->actions->len, NULL);
-  return &g_array_index (out->actions, ProtoAction, i);
+  g_return_val_if_fail (i < out->len, NULL);
+  return &out->actions[i];
 }
 
 static ProtoAction *
 append (ProtoOutbox *out, ProtoActionKind kind, ProtoNodeId to)
 {
-  g_array_set_size (out->actions, out->actions->len + 1);
-  ProtoAction *a = &g_array_index (out->actions, ProtoAction, out->actions->len - 1);
+  ProtoAction *a = grow (out);
   memset (a, 0, sizeof *a);
   a->kind = kind;
   a->to = to;
@@ -159,9 +174,9 @@ guint
 proto_outbox_count_sends (const ProtoOutbox *out, ProtoMsgType type, ProtoNodeId to)
 {
   guint n = 0;
-  for (guint i = 0; i < out->actions->len; i++)
+  for (guint i = 0; i < out->len; i++)
     {
-      const ProtoAction *a = &g_array_index (out->actions, ProtoAction, i);
+      const ProtoAction *a = &out->actions[i];
       if (a->kind == PROTO_ACT_SEND && a->msg.type == type && (to == PROTO_NO_NODE || a->to == to))
         n++;
     }
@@ -172,9 +187,9 @@ guint
 proto_outbox_count_obs (const ProtoOutbox *out, ProtoObsKind kind)
 {
   guint n = 0;
-  for (guint i = 0; i < out->actions->len; i++)
+  for (guint i = 0; i < out->len; i++)
     {
-      const ProtoAction *a = &g_array_index (out->actions, ProtoAction, i);
+      const ProtoAction *a = &out->actions[i];
       if (a->kind == PROTO_ACT_OBSERVE && a->obs.kind == kind)
         n++;
     }

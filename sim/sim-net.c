@@ -702,24 +702,80 @@ deliver_one (SimWorld *w, Msg *m)
   sim_net_msg_free (w, m);
 }
 
+/* How many of a chain's deliveries ahead of the one it feeds ev_deliver
+ * loads what they read, a step a delivery: the message's record, then
+ * its nodes' (the receiver's whole, the sender's first line and the
+ * stream's) and its body's first line, then the host's stages (the receiver's machine record, then
+ * the family's: sim_host_prefetch), each step reading what the one before
+ * loaded.  Why (perf, 3 000 peers, docs/performance.md, nt22): a round's
+ * Payloads are one chain of millions, each to another receiver, and its
+ * records were loaded one at a time as the delivery read them (the
+ * message's, the nodes', the machine's, DISCO's link record of the
+ * sender), while only the next message's record was asked for ahead. */
+#define AHEAD (2 + SIM_HOST_PREFETCH_STAGES)
+
+static inline void
+prefetch_lines (const void *p, gsize bytes)
+{
+  for (uintptr_t a = (uintptr_t) p & ~(uintptr_t) 63; a < (uintptr_t) p + bytes; a += 64)
+    __builtin_prefetch ((const void *) a);
+}
+
+/* step k (0: the last, the delivery next after this one) for m, which
+ * is AHEAD - k deliveries ahead */
+static inline void
+deliver_ahead (SimWorld *w, const Msg *m, guint k)
+{
+  if (m->internal || !m->body)   /* (a close frame has none) */
+    return;
+  Node *dst = sim_node_at (w, m->to);
+  if (k == AHEAD - 2)
+    {
+      Node *src = sim_node_at (w, m->from);
+      if (dst)
+        prefetch_lines (dst, sizeof *dst);
+      if (src)
+        {
+          __builtin_prefetch (src);
+          if (m->via == PROTO_VIA_SERVER)
+            __builtin_prefetch (&src->stream);
+        }
+      __builtin_prefetch (m->body);
+      return;
+    }
+  if (dst && dst->status == NODE_ONLINE)
+    sim_host_prefetch (dst->peer, m->body->msg.type, m->from, m->node, AHEAD - 3 - k);
+}
+
 /* A chain of deliveries at one instant (deliver_at), in the order they
  * were scheduled.  If one stops the engine, the rest wait in an event of
  * their own at this instant; it runs after whatever the delivered ones
  * scheduled at this instant, where single events would have run before.
  * A world never resumes after a stop (sim_world_run refuses a finished
- * world: every stop finishes it), so no run sees the difference. */
+ * world: every stop finishes it), so no run sees the difference.  The
+ * messages behind the one delivered stay in the chain (nothing frees
+ * them or changes their `next` meanwhile: a delivery scheduled now
+ * starts a chain of its own, this event is no longer pending), so their
+ * records are read ahead (AHEAD). */
 static void
 ev_deliver (SimEngine *e, void *ctx, uint64_t arg)
 {
   SimWorld *w = ctx;
   Msg *m = (Msg *) (uintptr_t) arg;
+  Msg *ahead[AHEAD];   /* the messages 1 .. AHEAD after m (NULL: the chain ends before) */
+  Msg *x = m;
+  for (guint k = 0; k < AHEAD; k++)
+    ahead[k] = x = x ? msg_of (w, x->next) : NULL;
   while (m)
     {
-      Msg *next = msg_of (w, m->next);
-      if (next)
-        __builtin_prefetch (next);
+      for (guint k = 0; k + 1 < AHEAD && ahead[k]; k++)
+        deliver_ahead (w, ahead[k], k);
       deliver_one (w, m);
-      m = next;
+      m = ahead[0];
+      memmove (ahead, ahead + 1, (AHEAD - 1) * sizeof *ahead);
+      ahead[AHEAD - 1] = ahead[AHEAD - 2] ? msg_of (w, ahead[AHEAD - 2]->next) : NULL;
+      if (ahead[AHEAD - 1])
+        __builtin_prefetch (ahead[AHEAD - 1]);
       if (m && sim_engine_stopping (e))
         {
           sim_engine_schedule_at (e, sim_engine_now (e), ev_deliver, w, (uint64_t) (uintptr_t) m);

@@ -659,11 +659,13 @@ END_TEST
 
 /* Records by index: each index names its own record (dl_slab_at), across
  * slabs, for records carved and for records given back and taken again
- * in another order. */
+ * in another order; slabs of 3 (a division) and of 4 records (a shift). */
+static const guint slab_per[] = { 3, 4 };
+
 START_TEST (test_slab_index)
 {
   DlSlab s;
-  dl_slab_init (&s, 64, 3);
+  dl_slab_init (&s, 64, slab_per[_i]);
   gpointer held[8];
   guint32 idx[8];
   for (guint i = 0; i < G_N_ELEMENTS (held); i++)
@@ -757,7 +759,7 @@ base_suite (void)
   tcase_add_test (tc, test_id_map_width_misuse);
 #endif
   tcase_add_test (tc, test_slab_records);
-  tcase_add_test (tc, test_slab_index);
+  tcase_add_loop_test (tc, test_slab_index, 0, G_N_ELEMENTS (slab_per));
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("sorted");

@@ -212,6 +212,71 @@ START_TEST (test_links_phases)
 }
 END_TEST
 
+/* The outbox's own array: past its first room (16) every action keeps
+ * what was appended, in order; reset empties it and keeps the room; a move
+ * onto the outbox it comes from (replica-raft.c's shape) takes the action
+ * whole and leaves the source empty. */
+START_TEST (test_outbox_grows_and_moves)
+{
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  for (guint round = 0; round < 2; round++)
+    {
+      for (guint i = 0; i < 100; i++)
+        {
+          ProtoMsg m;
+          proto_msg_init (&m, PROTO_MSG_READY);
+          m.round = i;
+          if (i % 3 == 0)
+            proto_outbox_observe (&out, PROTO_OBS_NOTE, "s", (int32_t) i, i, -1, -1, "%s", "n");
+          else
+            proto_outbox_send (&out, i, PROTO_VIA_SERVER, &m);
+        }
+      ck_assert_uint_eq (proto_outbox_len (&out), 100);
+      for (guint i = 0; i < 100; i++)
+        {
+          const ProtoAction *a = proto_outbox_get (&out, i);
+          ck_assert_int_eq (a->kind, i % 3 == 0 ? PROTO_ACT_OBSERVE : PROTO_ACT_SEND);
+          if (i % 3 == 0)
+            {
+              ck_assert_int_eq (a->obs.round, (int32_t) i);
+              ck_assert_str_eq (a->obs.detail, "n");
+            }
+          else
+            {
+              ck_assert_uint_eq (a->to, i);
+              ck_assert_uint_eq (a->msg.round, i);
+            }
+        }
+      ck_assert_uint_eq (proto_outbox_count_sends (&out, PROTO_MSG_READY, PROTO_NO_NODE), 66);
+      ck_assert_uint_eq (proto_outbox_count_obs (&out, PROTO_OBS_NOTE), 34);
+      proto_outbox_reset (&out);
+      ck_assert_uint_eq (proto_outbox_len (&out), 0);
+    }
+  /* 16 actions fill the first room exactly: the move onto itself grows it */
+  ProtoOutbox src;
+  proto_outbox_init (&src);
+  for (guint i = 0; i < 16; i++)
+    {
+      ProtoMsg m;
+      proto_msg_init (&m, PROTO_MSG_READY);
+      m.round = i + 7;
+      proto_outbox_send (&src, i + 1, PROTO_VIA_SERVER, &m);
+    }
+  proto_outbox_move (&src, &src, 3);
+  ck_assert_uint_eq (proto_outbox_len (&src), 17);
+  ck_assert_uint_eq (proto_outbox_get (&src, 16)->to, 4);
+  ck_assert_uint_eq (proto_outbox_get (&src, 16)->msg.round, 10);
+  ck_assert_uint_eq (proto_outbox_get (&src, 3)->msg.round, 0);   /* left empty */
+  proto_outbox_move (&out, &src, 16);
+  ck_assert_uint_eq (proto_outbox_len (&out), 1);
+  ck_assert_uint_eq (proto_outbox_get (&out, 0)->msg.round, 10);
+  proto_outbox_clear (&src);
+  proto_outbox_clear (&out);
+  proto_outbox_clear (&out);   /* twice is harmless */
+}
+END_TEST
+
 static Suite *
 machine_suite (void)
 {
@@ -220,6 +285,7 @@ machine_suite (void)
   tcase_add_test (tc, test_waits_saturate);
   tcase_add_test (tc, test_shared_scaffolding);
   tcase_add_test (tc, test_links_phases);
+  tcase_add_test (tc, test_outbox_grows_and_moves);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -209,6 +209,22 @@ disco_aggregator_is_valid (const DiscoAggregator *a, ProtoNodeId node, uint32_t 
   return disco_aggregator_has_node (a, node) && (int64_t) a->round - (int64_t) round <= 0;
 }
 
+void
+disco_aggregator_prefetch (const DiscoAggregator *a, ProtoNodeId node, guint stage)
+{
+  if (stage == 0)
+    {
+      for (gsize b = 0; b < sizeof *a; b += 64)
+        __builtin_prefetch ((const char *) a + b);
+      return;
+    }
+  if (node < 64 * (guint64) a->node_set.words)
+    __builtin_prefetch (&a->node_set.bits[node >> 6]);
+  dl_id_map_prefetch (&a->store[0].by_node, node);
+  if (a->kind != DISCO_AGG_MEAN)
+    dl_id_map_prefetch (&a->store[1].by_node, node);
+}
+
 static gboolean
 is_full (const DiscoAggregator *a)
 {

@@ -48,6 +48,11 @@ guint disco_aggregator_stored (const DiscoAggregator *a, guint comm_round);
  * future round passes: S27). */
 gboolean disco_aggregator_is_valid (const DiscoAggregator *a, ProtoNodeId node, uint32_t round);
 
+/* A hint that changes nothing: a contribution of `node` comes soon.
+ * Stage 0 loads the aggregator's record, stage 1 (later: it reads the
+ * record) node's places in the node set and the stores. */
+void disco_aggregator_prefetch (const DiscoAggregator *a, ProtoNodeId node, guint stage);
+
 /* add(): stores the contribution (mean: always under communication round 0;
  * secure: under comm_round, which must be 0 or 1) and, if the aggregator is
  * then full, aggregates, advances, and returns the result: the 'aggregation'

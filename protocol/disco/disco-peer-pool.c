@@ -447,3 +447,44 @@ _disco_peer_pool_has_destroyed (const DiscoPeer *p)
             || _disco_peer_pool_at (p, i)->state == DISCO_LINK_FAILED;
   return slow;
 }
+
+/* The machine interface's hint (ProtoMachineClass.prefetch): what handling
+ * a message of `type` from `from` naming `node` reads, where one peer of
+ * thousands is out of the cache (docs/performance.md, nt22): stage 0 the
+ * peer's lines every message reads (its state, the type's counter, the
+ * connected flag, DISCO's config, the pool's fields, the aggregator's
+ * pointer, the deadlines); stage 1 the link record of the sender (a
+ * Payload: _disco_peer_listens, handle_payload) or of the peer a signal
+ * names (_disco_peer_pool_signal), and a Payload's aggregator record;
+ * stage 2 the aggregator's places of the sender. */
+void
+_disco_peer_prefetch (const void *impl, ProtoMsgType type, ProtoNodeId from, ProtoNodeId node, guint stage)
+{
+  const DiscoPeer *p = impl;
+  gboolean payload = type == DISCO_MSG_PAYLOAD;
+  switch (stage)
+    {
+    case 0:
+      __builtin_prefetch (p);
+      if ((unsigned) type < PROTO_MSG_N_TYPES)
+        __builtin_prefetch (&p->base.received[type]);
+      __builtin_prefetch (&p->base.connected);
+      __builtin_prefetch (disco_config (&p->cfg));
+      for (uintptr_t c = (uintptr_t) &p->pool & ~(uintptr_t) 63; c < (uintptr_t) (p + 1); c += 64)
+        __builtin_prefetch ((const void *) c);
+      return;
+    case 1:
+      {
+        ProtoNodeId other = payload ? from : node;
+        if (other < p->pool_span)
+          __builtin_prefetch (&p->pool[other]);
+        if (payload && p->agg)
+          disco_aggregator_prefetch (p->agg, from, 0);
+        return;
+      }
+    default:
+      if (payload && p->agg)
+        disco_aggregator_prefetch (p->agg, from, 1);
+      return;
+    }
+}

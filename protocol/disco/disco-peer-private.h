@@ -184,5 +184,7 @@ extern const char *const _disco_peer_state_names[DISCO_PEER_N_STATES];
 /* disco-peer-listen.c: the drop rule (the machine's listens: does the
  * peer, as it is now, listen for `type` from `from`?) */
 gboolean _disco_peer_listens (const void *impl, ProtoMsgType type, ProtoNodeId from);
+/* (disco-peer-pool.c) the machine interface's hint: ProtoMachineClass.prefetch */
+void _disco_peer_prefetch (const void *impl, ProtoMsgType type, ProtoNodeId from, ProtoNodeId node, guint stage);
 
 G_END_DECLS

@@ -991,6 +991,7 @@ static const ProtoMachineClass peer_class = {
   .handle = disco_peer_handle,
   .next_deadline = disco_peer_next_deadline,
   .listens = _disco_peer_listens,
+  .prefetch = _disco_peer_prefetch,
   .view = peer_view,
   .waiting_on_peer = peer_waiting_on_peer,
   .model = peer_model,

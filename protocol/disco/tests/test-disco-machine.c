@@ -360,6 +360,43 @@ START_TEST (test_pool_table_and_far)
 }
 END_TEST
 
+/* The machine interface's hint (ProtoMachineClass.prefetch, which the
+ * world calls for the deliveries ahead of the one it feeds): DISCO's peer
+ * has one, and at every stage, for a Payload, a signal, other types and
+ * ids in the pool's table, apart from it, past it or none, it changes
+ * nothing of the peer, its pool or its aggregator's view. */
+START_TEST (test_prefetch_changes_nothing)
+{
+  ProtoMachine *m = peer_five (DISCO_VERSION_ROBUST);
+  DiscoPeer *p = m->impl;
+  ck_assert_ptr_nonnull (m->klass->prefetch);
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  const ProtoNodeId first[] = { 7, 3 };
+  _disco_peer_get_peers (p, 0, &out, first, 2, TRUE);
+  _disco_peer_get_peer_aside (p, &out, 100000);
+  ck_assert_uint_gt (p->pool_span, 0);   /* (memcmp below on a table, not NULL) */
+  g_autofree DiscoPeer *before = g_memdup2 (p, sizeof *p);
+  g_autofree Link *pool_before = g_memdup2 (p->pool, p->pool_span * sizeof *p->pool);
+  g_autofree char *text_before = pool_text (p);
+  guint agg_nodes = disco_aggregator_n_nodes (p->agg);
+  const ProtoMsgType types[] = { DISCO_MSG_PAYLOAD, PROTO_MSG_SIGNAL, PROTO_MSG_WELCOME, PROTO_MSG_N_TYPES - 1 };
+  const ProtoNodeId ids[] = { 3, 7, 4, 100000, p->pool_span, PROTO_NO_NODE, PROTO_SERVER };
+  for (guint stage = 0; stage < PROTO_MACHINE_PREFETCH_STAGES; stage++)
+    for (guint t = 0; t < G_N_ELEMENTS (types); t++)
+      for (guint a = 0; a < G_N_ELEMENTS (ids); a++)
+        for (guint b = 0; b < G_N_ELEMENTS (ids); b++)
+          proto_machine_prefetch (m, types[t], ids[a], ids[b], stage);
+  ck_assert (memcmp (before, p, sizeof *p) == 0);
+  ck_assert (memcmp (pool_before, p->pool, p->pool_span * sizeof *p->pool) == 0);
+  g_autofree char *text_after = pool_text (p);
+  ck_assert_str_eq (text_after, text_before);
+  ck_assert_uint_eq (disco_aggregator_n_nodes (p->agg), agg_nodes);
+  proto_outbox_clear (&out);
+  proto_machine_free (m);
+}
+END_TEST
+
 static Suite *
 machine_suite (void)
 {
@@ -373,6 +410,7 @@ machine_suite (void)
   tcase_add_test (tc, test_disco_roles);
   tcase_add_test (tc, test_pool_link_record);
   tcase_add_test (tc, test_pool_table_and_far);
+  tcase_add_test (tc, test_prefetch_changes_nothing);
   suite_add_tcase (s, tc);
   return s;
 }
