@@ -55,16 +55,23 @@ struct sqlite3 *res_db_open_read (const char *path, GError **error);
 /* Opens a -j worker's part of a sweep's file (runner/), as res_db_open,
  * but its close leaves the file as it is, in WAL mode with its log: no
  * checkpoint, no sync, no return to a rollback journal.  The sweep's
- * process copies the part's runs from it (res_db_merge_runs, which reads
- * the log) and removes it; a killed sweep's parts are read the same way
- * (res_db_adopt_finished). */
+ * process copies the part's runs from it (res_db_merge_missing, which
+ * reads the log) and removes it; a killed sweep's parts are read the
+ * same way (res_db_adopt_finished). */
 ResDb *res_db_open_part (const char *path, GError **error);
-/* Returns the file to a rollback journal now, as res_db_close does
- * (the log checkpointed into the file and synced): what is written after
- * goes into the file at each commit, synced.  A sweep's process calls it
- * while its workers run, so that its close has nothing left to fold.
- * When a reader holds the file, it stays in WAL mode. */
-void res_db_journal_at_rest (ResDb *db);
+/* Returns the file to its rollback journal now and keeps it locked for
+ * this connection alone (SQLite's exclusive locking mode) until
+ * res_db_release: TRUE.  When another connection, a reader's or a
+ * writer's, has the file open, SQLite refuses the switch at once
+ * (nothing waits): FALSE, and the file stays in WAL mode, unlocked. */
+gboolean res_db_hold_at_rest (ResDb *db);
+/* Ends res_db_hold_at_rest's lock. */
+void res_db_release (ResDb *db);
+/* Closes db; a file opened to write (not a part) returns to its rollback
+ * journal first (its log folded in and synced, the log removed), unless
+ * another connection, a reader's or a writer's, has it open: then SQLite
+ * refuses the switch at once (nothing waits) and the file stays in WAL
+ * mode, with its log, for the next writer to fold. */
 void res_db_close (ResDb *db);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResDb, res_db_close)
 /* The underlying sqlite3 handle, for report queries (transfer none). */
@@ -145,10 +152,11 @@ gboolean res_db_make_wide (struct sqlite3 *db, GError **error);
 /* Removes every row of a run (an interrupted run that --resume redoes). */
 gboolean res_db_delete_run (ResDb *db, gint64 run_id, GError **error);
 
-/* Copies every row of another results database into db (for parallel
- * workers: their run ids were assigned up front, so they do not collide). */
-gboolean res_db_merge (ResDb *db, const char *other_path, GError **error);
-
+/* Copies into db, in one transaction, every run of another results
+ * database whose run id db lacks, with all its rows, each run's in the
+ * order they were written (a sweep's end: a worker's part); out_runs:
+ * how many. */
+gboolean res_db_merge_missing (ResDb *db, const char *other_path, guint *out_runs, GError **error);
 /* Copies into db, in one transaction, the finished runs (not interrupted,
  * not error, no outcome: not finished) of a worker's file that a killed
  * sweep left, whose run ids db lacks, with all their rows; out_runs: how

@@ -461,12 +461,15 @@ res_db_open_read (const char *path, GError **error)
     }
 }
 
-void
-res_db_journal_at_rest (ResDb *db)
+static void
+journal_at_rest (ResDb *db)
 {
   /* back to a rollback journal (res_db_open_wait): checkpoints the log
-   * into the file, syncs it and removes the log.  When a reader holds
-   * the file the mode stays WAL; SQLite's close still checkpoints. */
+   * into the file, syncs it and removes the log.  When another
+   * connection holds the file (in WAL mode each holds a shared lock
+   * while open), SQLite refuses at once, with no busy wait: the mode
+   * stays WAL, and the last connection to close folds the log if it
+   * may write, else the next writer's open does. */
   if (sqlite3_get_autocommit (db->db))
     sqlite3_exec (db->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
 }
@@ -479,7 +482,7 @@ res_db_close (ResDb *db)
   if (db->db)
     {
       if (!db->part)
-        res_db_journal_at_rest (db);
+        journal_at_rest (db);
       sqlite3_close (db->db);
     }
   if (db->lock_fd >= 0)
@@ -559,37 +562,47 @@ detach_part (ResDb *db)
   sqlite3_db_config (db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
 }
 
-gboolean
-res_db_merge (ResDb *db, const char *other, GError **error)
+/* Is w's table t a WITHOUT ROWID table (event_rows, node_records, and
+ * event_chunks in files written before it had a rowid)? */
+static gboolean
+without_rowid (sqlite3 *db, const char *t)
 {
-  char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
-  gboolean attached = res_db_exec (db, q, error);
-  sqlite3_free (q);
-  if (!attached)
-    return FALSE;
-  gboolean ok = res_db_exec (db, "BEGIN", error);
-  for (guint i = 0; ok && storage[i]; i++)
+  sqlite3_stmt *st = NULL;
+  gboolean yes = FALSE;
+  if (sqlite3_prepare_v2 (db, "SELECT 1 FROM w.sqlite_master WHERE type = 'table' AND name = ?1"
+                              " AND sql LIKE '%WITHOUT ROWID'", -1, &st, NULL) == SQLITE_OK)
     {
-      g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s", storage[i], storage[i]);
-      ok = res_db_exec (db, ins, error);
+      sqlite3_bind_text (st, 1, t, -1, SQLITE_STATIC);
+      yes = sqlite3_step (st) == SQLITE_ROW;
     }
-  ok = ok && res_db_exec (db, "COMMIT", error);
-  if (!ok)
-    res_db_exec (db, "ROLLBACK", NULL);
-  detach_part (db);
-  return ok;
+  sqlite3_finalize (st);
+  return yes;
 }
 
+/* The ORDER BY that gives the rows of w's table t of one run in the
+ * order they were written: their rowid's (a run_id index would give them
+ * in its key's order: a run's summary or params would lose theirs),
+ * except where the key is that order: a WITHOUT ROWID table's, (run_id,
+ * seq), and event_chunks' (run_id, first_seq), whose chunks a run writes
+ * in seq order (res-writer.c): sorting its rows by rowid would copy each
+ * chunk's text through a sorter. */
+static const char *
+written_order (sqlite3 *db, const char *t)
+{
+  if (without_rowid (db, t))
+    return "";
+  if (strcmp (t, "event_chunks") == 0)
+    return " ORDER BY run_id, first_seq";
+  return " ORDER BY rowid";
+}
 
-/* The runs of w (attached) that db may take from a worker file left by a
- * killed sweep: finished (an outcome other than interrupted or error) and
- * under an id db does not have. */
-static const char adoptable[] =
-  "CREATE TEMP TABLE adopt AS SELECT run_id FROM w.runs WHERE outcome IS NOT NULL"
-  " AND outcome NOT IN ('interrupted', 'error') AND run_id NOT IN (SELECT run_id FROM main.runs)";
-
-gboolean
-res_db_adopt_finished (ResDb *db, const char *other, guint *out_runs, GError **error)
+/* Copies into db, in one transaction, the runs of the file other whose
+ * ids `pick` (a SELECT of run ids from w.runs, other attached as w)
+ * gives, with all their rows; out_runs: how many.  Each run's rows
+ * come in the order they were written (written_order).  A file without tables (its worker was killed making it) gives none.
+ * other is detached as it is (detach_part). */
+static gboolean
+copy_runs (ResDb *db, const char *other, const char *pick, guint *out_runs, GError **error)
 {
   char *q = sqlite3_mprintf ("ATTACH DATABASE %Q AS w", other);
   gboolean ok = res_db_exec (db, q, error);
@@ -597,24 +610,68 @@ res_db_adopt_finished (ResDb *db, const char *other, guint *out_runs, GError **e
   if (!ok)
     return FALSE;
   guint n = 0;
-  /* a worker killed while it made its file has no tables: nothing to take */
   gboolean any = res_db_has_table (db->db, "w", "runs", FALSE);
-  ok = res_db_exec (db, "BEGIN", error) && (!any || res_db_exec (db, adoptable, error));
+  g_autofree char *make = g_strconcat ("CREATE TEMP TABLE pick AS ", pick, NULL);
+  ok = res_db_exec (db, "BEGIN", error) && (!any || res_db_exec (db, make, error));
   for (guint i = 0; ok && any && storage[i]; i++)
     {
       if (!res_db_has_table (db->db, "w", storage[i], FALSE))
         continue;
       g_autofree char *ins = g_strdup_printf ("INSERT INTO main.%s SELECT * FROM w.%s"
-                                              " WHERE run_id IN (SELECT run_id FROM temp.adopt)", storage[i], storage[i]);
+                                              " WHERE run_id IN (SELECT run_id FROM temp.pick)%s", storage[i],
+                                              storage[i], written_order (db->db, storage[i]));
       ok = res_db_exec (db, ins, error);
       if (ok && i == 0)
         n = (guint) sqlite3_changes (db->db);
     }
-  ok = ok && (!any || res_db_exec (db, "DROP TABLE temp.adopt", error)) && res_db_exec (db, "COMMIT", error);
+  ok = ok && (!any || res_db_exec (db, "DROP TABLE temp.pick", error)) && res_db_exec (db, "COMMIT", error);
   if (!ok)
     res_db_exec (db, "ROLLBACK", NULL);
   detach_part (db);
   if (ok && out_runs)
     *out_runs = n;
   return ok;
+}
+
+gboolean
+res_db_merge_missing (ResDb *db, const char *other, guint *out_runs, GError **error)
+{
+  return copy_runs (db, other, "SELECT run_id FROM w.runs WHERE run_id NOT IN (SELECT run_id FROM main.runs)",
+                    out_runs, error);
+}
+
+gboolean
+res_db_adopt_finished (ResDb *db, const char *other, guint *out_runs, GError **error)
+{
+  /* finished (an outcome other than interrupted or error) and under an
+   * id db does not have */
+  return copy_runs (db, other, "SELECT run_id FROM w.runs WHERE outcome IS NOT NULL"
+                               " AND outcome NOT IN ('interrupted', 'error')"
+                               " AND run_id NOT IN (SELECT run_id FROM main.runs)", out_runs, error);
+}
+
+gboolean
+res_db_hold_at_rest (ResDb *db)
+{
+  /* in WAL mode each open connection holds a shared lock on the file,
+   * so the switch takes its exclusive lock only when no other connection
+   * has the file open, and fails at once otherwise (no busy wait); under
+   * locking_mode EXCLUSIVE the connection keeps that lock after it */
+  sqlite3_stmt *st = NULL;
+  gboolean at_rest = FALSE;
+  if (res_db_exec (db, "PRAGMA locking_mode = EXCLUSIVE", NULL)
+      && sqlite3_prepare_v2 (db->db, "PRAGMA journal_mode = DELETE", -1, &st, NULL) == SQLITE_OK
+      && sqlite3_step (st) == SQLITE_ROW)
+    at_rest = g_strcmp0 ((const char *) sqlite3_column_text (st, 0), "delete") == 0;
+  sqlite3_finalize (st);
+  if (!at_rest)
+    res_db_exec (db, "PRAGMA locking_mode = NORMAL", NULL);
+  return at_rest;
+}
+
+void
+res_db_release (ResDb *db)
+{
+  /* the exclusive lock goes at the next access after the change */
+  res_db_exec (db, "PRAGMA locking_mode = NORMAL; SELECT COUNT(*) FROM sqlite_master", NULL);
 }

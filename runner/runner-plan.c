@@ -550,18 +550,6 @@ count_outcomes (RunnerPlan *plan, ResDb *db, gint64 first_id)
     }
 }
 
-/* db back to its rollback journal (its syncs, tens of ms on ext4) in a
- * thread, while the workers run and the loop of execute_workers gives
- * the progress lines as runs end; joined before anything else uses db.
- * The merge then commits straight into the file, and the close has no
- * log to fold. */
-static gpointer
-at_rest (gpointer db)
-{
-  res_db_journal_at_rest (db);
-  return NULL;
-}
-
 /* Copies the workers' files (paths) into db and removes them; a file
  * that cannot be copied stays, with the ones after it, for the next run
  * into db to take (runner_plan_adopt_orphans). */
@@ -570,7 +558,7 @@ merge_parts (ResDb *db, GPtrArray *paths, GError **error)
 {
   for (guint k = 0; k < paths->len; k++)
     {
-      if (!res_db_merge (db, paths->pdata[k], error))
+      if (!res_db_merge_missing (db, paths->pdata[k], NULL, error))
         {
           g_prefix_error (error, "merging %s: ", (char *) paths->pdata[k]);
           return FALSE;
@@ -580,16 +568,9 @@ merge_parts (ResDb *db, GPtrArray *paths, GError **error)
   return TRUE;
 }
 
-static RunnerExecStatus
-execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **error)
+static Shared *
+shared_new (GError **error)
 {
-  RunnerPlan *plan = x->plan;
-  int pipefd[2];
-  if (pipe (pipefd) != 0)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "pipe: %s", g_strerror (errno));
-      return RUNNER_EXEC_ERROR;
-    }
   /* a work queue: the next job index, shared by the forked workers; each
    * takes the next job when it is free (run ids are fixed in advance, so
    * which worker runs a job changes nothing in the results) */
@@ -597,19 +578,32 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
   if (sh == MAP_FAILED)
     {
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "mmap: %s", g_strerror (errno));
-      return RUNNER_EXEC_ERROR;
+      return NULL;
     }
   sh->next_job = 0;
   if (sem_init (&sh->write_lock, 1, 1) != 0)
     {
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "sem_init: %s", g_strerror (errno));
       munmap (sh, sizeof (Shared));
-      return RUNNER_EXEC_ERROR;
+      return NULL;
     }
+  return sh;
+}
+
+static void
+shared_free (Shared *sh)
+{
+  sem_destroy (&sh->write_lock);
+  munmap (sh, sizeof (Shared));
+}
+
+/* Forks the workers, each writing its file (paths, by worker) and its
+ * records into pipefd[1]; their ids into pids. */
+static gboolean
+start_workers (Exec *x, guint workers, Shared *sh, int pipefd[2], GPtrArray *paths, GArray *pids, GError **error)
+{
   fflush (NULL);
-  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
   pid_t self = getpid ();
-  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   for (guint k = 0; k < workers; k++)
     {
       char *wpath = g_strdup_printf ("%s.worker%u-%d", x->o->db_path, k, (int) self);
@@ -624,25 +618,30 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
       if (pid < 0)
         {
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "fork: %s", g_strerror (errno));
-          return RUNNER_EXEC_ERROR;
+          return FALSE;
         }
       g_array_append_val (pids, pid);
     }
-  close (pipefd[1]);
-  GThread *rest = g_thread_new ("dlsim-at-rest", at_rest, db);
+  return TRUE;
+}
+
+/* Reads the workers' records until every worker has closed the pipe,
+ * giving the progress lines when due: the workers write the progress
+ * table, the parent gives its lines between their records. */
+static void
+read_records (Exec *x, int fd)
+{
   GString *buf = g_string_new (NULL);
   Reader reader = { 0 };
   char chunk[4096];
   for (;;)
     {
-      /* the workers write the progress table; the parent gives its lines
-       * when due, between their records */
-      struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
       int pr = poll (&pfd, 1, x->o->progress_mode == RUNNER_PROGRESS_NONE ? -1 : 250);
       tick (x);
       if (pr == 0 || (pr < 0 && errno == EINTR))
         continue;
-      ssize_t n = read (pipefd[0], chunk, sizeof chunk);
+      ssize_t n = read (fd, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -659,12 +658,16 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
           }
       g_string_erase (buf, 0, start);
     }
-  g_thread_join (rest);
   job_done_clear (&reader.d);
   g_string_free (buf, TRUE);
-  close (pipefd[0]);
-  finish (x);
-  int worst = 0;
+}
+
+/* Waits for every worker; TRUE if one failed (each failure counted as
+ * an error of the plan). */
+static gboolean
+reap_workers (RunnerPlan *plan, GArray *pids)
+{
+  gboolean failed = FALSE;
   for (guint k = 0; k < pids->len; k++)
     {
       int status = 0;
@@ -672,17 +675,43 @@ execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **er
         ;
       if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
         {
-          worst = 1;
+          failed = TRUE;
           plan->errors++;
         }
     }
-  g_array_unref (pids);
-  sem_destroy (&sh->write_lock);
-  munmap (sh, sizeof (Shared));
-  if (!merge_parts (db, paths, error))
+  return failed;
+}
+
+static RunnerExecStatus
+execute_workers (Exec *x, ResDb *db, guint workers, gint64 first_id, GError **error)
+{
+  int pipefd[2];
+  if (pipe (pipefd) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "pipe: %s", g_strerror (errno));
+      return RUNNER_EXEC_ERROR;
+    }
+  Shared *sh = shared_new (error);
+  if (!sh)
     return RUNNER_EXEC_ERROR;
-  count_outcomes (plan, db, first_id);
-  if (worst && !stopped (x))
+  g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  if (!start_workers (x, workers, sh, pipefd, paths, pids, error))
+    return RUNNER_EXEC_ERROR;
+  close (pipefd[1]);
+  read_records (x, pipefd[0]);
+  close (pipefd[0]);
+  finish (x);
+  gboolean failed = reap_workers (x->plan, pids);
+  shared_free (sh);
+  gboolean held = res_db_hold_at_rest (db);
+  gboolean merged = merge_parts (db, paths, error);
+  if (held)
+    res_db_release (db);
+  if (!merged)
+    return RUNNER_EXEC_ERROR;
+  count_outcomes (x->plan, db, first_id);
+  if (failed && !stopped (x))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a worker failed");
       return RUNNER_EXEC_ERROR;

@@ -237,4 +237,30 @@ r=$(sqlite3 "$tmp/k.db" "PRAGMA journal_mode; SELECT COUNT(outcome) >= 2 FROM ru
 if [ "$(echo $r)" = "delete 1" ] && [ ! -e "$tmp/k.db-wal" ]; then ok "killed: folded back, a rollback journal at rest"; else
   ko "killed: '$(echo $r)', $(ls "$tmp"/k.db*)"; fi
 
+# 6. a reader that holds a read transaction on a -j sweep's file, from the
+# end of a worker's first run to the end of the sweep, makes the sweep
+# wait for nothing: every run is copied into the file while it reads
+# (before, the merge at the end waited 60 s for the reader, then failed
+# with "database is locked"), and the reader, its transaction ended,
+# reads them all
+rm -f "$tmp/j.db"*
+"$DLSIM" run "$tmp/killed.ini" -o "$tmp/j.db" -q -j 2 > "$tmp/j.out" 2>&1 &
+jpid=$!
+finished_in_parts () {  # the most finished runs in one worker's file (0: none yet)
+  { echo 0; for w in "$tmp"/j.db.worker*[0-9]; do
+    [ -e "$w" ] && sqlite3 -cmd '.timeout 2000' "$w" "SELECT COUNT(outcome) FROM runs" 2>/dev/null
+  done; } | sort -n | tail -n 1
+}
+i=0
+while [ $i -lt 600 ] && [ "$(finished_in_parts)" -lt 1 ]; do sleep 0.05; i=$((i + 1)); done
+( echo "BEGIN; SELECT COUNT(*) FROM runs;"
+  while kill -0 $jpid 2>/dev/null; do sleep 0.1; done
+  echo "COMMIT; SELECT COUNT(outcome) FROM runs;" ) | sqlite3 -cmd '.timeout 5000' "$tmp/j.db" > "$tmp/reader.out" 2>&1 &
+rpid=$!
+wait $jpid; jrc=$?
+wait $rpid
+if [ $jrc -eq 0 ] && [ "$(tail -n 1 "$tmp/reader.out")" = 6 ]; then ok "a held reader: the -j sweep copied its 6 runs"; else
+  ko "a held reader: dlsim exit $jrc, the reader read '$(tail -n 1 "$tmp/reader.out")'"; sed 's/^/  | /' "$tmp/j.out"; fi
+if ls "$tmp"/j.db.worker* >/dev/null 2>&1; then ko "a held reader: workers' files left"; else ok "a held reader: no workers' files left"; fi
+
 finish

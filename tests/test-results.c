@@ -515,10 +515,26 @@ START_TEST (test_open_explained)
 }
 END_TEST
 
+/* The summary keys of run_id in path, in the order of their rows. */
+static char *
+summary_keys (const char *path, gint64 run_id)
+{
+  sqlite3 *db = NULL;
+  ck_assert_int_eq (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *st = prepare_run (db, "SELECT group_concat (key, ' ') FROM (SELECT key FROM summary"
+                                      " WHERE run_id = ? ORDER BY rowid)", run_id);
+  ck_assert_int_eq (sqlite3_step (st), SQLITE_ROW);
+  char *keys = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return keys;
+}
+
 /* A -j worker's part (res_db_open_part) closes as it is, its log beside
- * it unfolded, and the sweep's file, returned to its rollback journal
- * (res_db_journal_at_rest), takes its runs from that log with
- * res_db_merge, which leaves the log as it found it too. */
+ * it unfolded; res_db_merge_missing takes its runs from that log, each
+ * run's summary rows in the order written (not the order of the run_id
+ * index), leaves the log as it found it too, and a second time finds
+ * nothing missing. */
 START_TEST (test_part_merge)
 {
   Fixture f;
@@ -526,7 +542,6 @@ START_TEST (test_part_merge)
   g_autoptr (GError) error = NULL;
   g_autofree char *part = g_build_filename (f.dir, "r.db.worker0-1", NULL);
   g_autofree char *part_wal = g_strconcat (part, "-wal", NULL);
-  g_autofree char *wal = g_strconcat (f.path, "-wal", NULL);
   ResDb *pdb = res_db_open_part (part, &error);
   ck_assert_msg (pdb, "%s", error ? error->message : "");
   ResRun *run = res_run_begin (pdb, 7, &f.scenario, &f.point, 1, &error);
@@ -534,20 +549,34 @@ START_TEST (test_part_merge)
   SimRecorder rec = res_run_recorder (run);
   GArray *exp = record (&rec, 1500);
   res_run_abort (run, "completed");
+  ck_assert_int_eq (sqlite3_exec (res_db_handle (pdb), "INSERT INTO summary VALUES (7, 'zeta', 1),"
+                                 " (7, 'alpha', 2), (7, 'mu', 3)", NULL, NULL, NULL), SQLITE_OK);
+  run = res_run_begin (pdb, 8, &f.scenario, &f.point, 2, &error);
+  ck_assert_msg (run, "%s", error ? error->message : "");
+  rec = res_run_recorder (run);
+  GArray *exp8 = record (&rec, 700);
+  res_run_abort (run, "completed");
   res_db_close (pdb);
   GStatBuf st;
   ck_assert_msg (g_stat (part_wal, &st) == 0 && st.st_size > 0, "the part's log was folded at its close");
+  g_autofree char *part_keys = summary_keys (part, 7);
+  ck_assert_str_eq (part_keys, "zeta alpha mu");
 
   ResDb *db = res_db_open (f.path, &error);
   ck_assert_msg (db, "%s", error ? error->message : "");
-  ck_assert (g_file_test (wal, G_FILE_TEST_EXISTS));
-  res_db_journal_at_rest (db);
-  ck_assert_msg (!g_file_test (wal, G_FILE_TEST_EXISTS), "the file is still in WAL mode");
-  ck_assert_msg (res_db_merge (db, part, &error), "%s", error ? error->message : "");
+  guint more = 0;
+  ck_assert_msg (res_db_merge_missing (db, part, &more, &error), "%s", error ? error->message : "");
+  ck_assert_uint_eq (more, 2);
   ck_assert_msg (g_stat (part_wal, &st) == 0 && st.st_size > 0, "the merge folded the part's log");
+  ck_assert_msg (res_db_merge_missing (db, part, &more, &error), "%s", error ? error->message : "");
+  ck_assert_uint_eq (more, 0);
   res_db_close (db);
   check_events (f.path, 7, exp);
+  check_events (f.path, 8, exp8);
+  g_autofree char *keys = summary_keys (f.path, 7);
+  ck_assert_str_eq (keys, part_keys);
   free_expected (exp);
+  free_expected (exp8);
   res_db_remove_files (part);
   fixture_clear (&f);
 }
