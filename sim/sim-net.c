@@ -721,8 +721,9 @@ prefetch_lines (const void *p, gsize bytes)
     __builtin_prefetch ((const void *) a);
 }
 
-/* step k (0: the last, the delivery next after this one) for m, which
- * is AHEAD - k deliveries ahead */
+/* step k for m, the delivery k + 1 after this one (ahead[k] in
+ * ev_deliver): the farther ahead, the earlier the step; k = 0, the next
+ * delivery, takes the last */
 static inline void
 deliver_ahead (SimWorld *w, const Msg *m, guint k)
 {
