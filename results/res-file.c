@@ -248,45 +248,39 @@ res_db_open (const char *path, GError **error)
 #define WRITER_PRAGMAS \
   "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096; PRAGMA temp_store = MEMORY;"
 
-ResDb *
-res_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error)
+/* The connection to db->path, and the schema version the file holds
+ * (0: a new file) */
+static gboolean
+open_connection (ResDb *db, int *version, GError **error)
 {
-  ResDb *db = g_new0 (ResDb, 1);
-  db->path = g_strdup (path);
-  GError *lock_error = NULL;
-  db->lock_fd = lock_writer (path, waiting, &lock_error);
-  if (lock_error)
-    {
-      g_propagate_error (error, lock_error);
-      res_db_close (db);
-      return NULL;
-    }
+  const char *path = db->path;
   /* one connection per process, used by one thread: no SQLite mutexes */
   if (sqlite3_open_v2 (path, &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                        NULL) != SQLITE_OK)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s", path, sqlite3_errmsg (db->db));
-      res_db_close (db);
-      return NULL;
+      return FALSE;
     }
   sqlite3_busy_timeout (db->db, RES_BUSY_TIMEOUT_MS);
   sqlite3_stmt *st = NULL;
-  int version = 0;
+  *version = 0;
   if (sqlite3_prepare_v2 (db->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: not a results database: %s", path,
                    sqlite3_errmsg (db->db));
-      res_db_close (db);
-      return NULL;
+      return FALSE;
     }
   if (sqlite3_step (st) == SQLITE_ROW)
-    version = sqlite3_column_int (st, 0);
+    *version = sqlite3_column_int (st, 0);
   sqlite3_finalize (st);
-  if (!check_own_file (db, version, error))
-    {
-      res_db_close (db);
-      return NULL;
-    }
+  return check_own_file (db, *version, error);
+}
+
+/* The file's schema brought from `version` to RES_SCHEMA_VERSION (or
+ * made, version 0), in one transaction */
+static gboolean
+upgrade_schema (ResDb *db, int version, GError **error)
+{
   /* Each step of an upgrade is decided here and made in the transaction
    * below, with the new user_version: a process killed in it leaves the
    * file as it was.  Each checks what it adds is not there yet (a file an
@@ -316,17 +310,13 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
   if (version != 0 && version != RES_SCHEMA_VERSION)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA,
-                   "%s: results schema version %d, this dlsim writes version %d", path, version,
+                   "%s: results schema version %d, this dlsim writes version %d", db->path, version,
                    RES_SCHEMA_VERSION);
-      res_db_close (db);
-      return NULL;
+      return FALSE;
     }
   g_autofree char *pragma = g_strdup_printf ("PRAGMA user_version = %d;", RES_SCHEMA_VERSION);
   if (version == 0 && !res_db_exec (db, "PRAGMA page_size = 65536;", error))
-    {
-      res_db_close (db);
-      return NULL;
-    }
+    return FALSE;
   if (!res_db_exec (db, WRITER_PRAGMAS, error)
       || !res_db_exec (db, "BEGIN", error)
       || (add_mode && !res_db_exec (db, "ALTER TABLE runs ADD COLUMN mode TEXT DEFAULT 'sim'", error))
@@ -344,10 +334,25 @@ res_db_open_wait (const char *path, void (*waiting) (const char *path), GError *
       || !res_db_exec (db, "COMMIT", error))
     {
       res_db_exec (db, "ROLLBACK", NULL);
-      res_db_close (db);
-      return NULL;
+      return FALSE;
     }
-  return db;
+  return TRUE;
+}
+
+ResDb *
+res_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error)
+{
+  ResDb *db = g_new0 (ResDb, 1);
+  db->path = g_strdup (path);
+  GError *lock_error = NULL;
+  db->lock_fd = lock_writer (path, waiting, &lock_error);
+  int version = 0;
+  if (lock_error)
+    g_propagate_error (error, lock_error);
+  else if (open_connection (db, &version, error) && upgrade_schema (db, version, error))
+    return db;
+  res_db_close (db);
+  return NULL;
 }
 
 ResDb *
