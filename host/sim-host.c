@@ -84,11 +84,23 @@ carry_out (ProtoNodeId self, ProtoOutbox *out, const SimTransport *tr, gpointer 
 /* Outboxes are reused: allocating one per input was 5 % of a 1 000-peer
  * run (docs/performance.md).  A transport may feed another machine from
  * inside carry_out, so each nesting depth has its own; and explore runs
- * worlds on several threads, so they are per thread.  What is left in them
- * at thread exit is the storage of empty arrays (released at process exit). */
+ * worlds on several threads, so they are per thread.  A thread's arrays
+ * are freed when it exits (outboxes_free, through a GPrivate whose
+ * destructor runs at every thread's exit); the main thread's at process
+ * exit. */
 #define OUTBOX_DEPTH 8
 static _Thread_local ProtoOutbox outboxes[OUTBOX_DEPTH];
 static _Thread_local guint outbox_depth;
+
+static void
+outboxes_free (gpointer data)
+{
+  ProtoOutbox *o = data;
+  for (guint i = 0; i < OUTBOX_DEPTH; i++)
+    proto_outbox_clear (&o[i]);
+}
+
+static GPrivate outboxes_owner = G_PRIVATE_INIT (outboxes_free);
 
 static ProtoOutbox *
 outbox_take (void)
@@ -102,7 +114,10 @@ outbox_take (void)
     }
   ProtoOutbox *o = &outboxes[outbox_depth++];
   if (!o->actions)
-    proto_outbox_init (o);
+    {
+      proto_outbox_init (o);
+      g_private_set (&outboxes_owner, outboxes);
+    }
   return o;
 }
 

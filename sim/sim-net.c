@@ -744,7 +744,7 @@ deliver_ahead (SimWorld *w, const Msg *m, guint k)
       __builtin_prefetch (m->body);
       return;
     }
-  if (dst && dst->status == NODE_ONLINE)
+  if (dst && dst->status == NODE_ONLINE && dst->peer)   /* (a node may have no machine) */
     sim_host_prefetch (dst->peer, m->body->msg.type, m->from, m->node, AHEAD - 3 - k);
 }
 
