@@ -176,7 +176,8 @@ check-slurm: dlsim
 
 check_PROGRAMS += tests/test-results
 TESTS += tests/test-results
-tests_test_results_SOURCES = tests/test-results.c tests/test-results-compare.c tests/test-results.h
+tests_test_results_SOURCES = tests/test-results.c tests/test-results-compare.c tests/test-results-fixture.c \
+  tests/test-results.h
 tests_test_results_CFLAGS = $(DL_CHECK_CFLAGS)
 
 check_PROGRAMS += tests/test-machine
