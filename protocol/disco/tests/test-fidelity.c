@@ -193,6 +193,32 @@ START_TEST (test_aggregator_counts_every_stored_contribution)
 }
 END_TEST
 
+/* setNodes makes a Set: a list with repeated ids counts each once, in
+ * isFull as in the count the peer reads, and the order is the first
+ * sight of each.  A count of the list's length (5) would never fill
+ * with three nodes. */
+START_TEST (test_aggregator_counts_a_list_with_repeats_once)
+{
+  const ProtoNodeId nodes[] = { 5, 2, 5, 9, 2 };
+  g_autoptr (DiscoAggregator) a = disco_aggregator_new (DISCO_AGG_MEAN, 100, NULL);
+  disco_aggregator_set_nodes (a, nodes, G_N_ELEMENTS (nodes));
+  ck_assert_uint_eq (disco_aggregator_n_nodes (a), 3);
+  ck_assert_uint_eq (disco_aggregator_node (a, 0), 5);
+  ck_assert_uint_eq (disco_aggregator_node (a, 1), 2);
+  ck_assert_uint_eq (disco_aggregator_node (a, 2), 9);
+  g_autoptr (LearnWeights) w = learn_weights_new (2);
+  gboolean refused;
+  ck_assert_ptr_null (disco_aggregator_add (a, 5, w, 0, 0, &refused));
+  ck_assert_ptr_null (disco_aggregator_add (a, 2, w, 0, 0, &refused));
+  g_autoptr (LearnWeights) r = disco_aggregator_add (a, 9, w, 0, 0, &refused);
+  ck_assert_ptr_nonnull (r);
+  disco_aggregator_set_nodes (a, NULL, 0);   /* no nodes: nothing fills */
+  ck_assert_uint_eq (disco_aggregator_n_nodes (a), 0);
+  ck_assert_ptr_null (disco_aggregator_add (a, 9, w, 1, 0, &refused));
+  ck_assert (refused);   /* 9 is no longer a node */
+}
+END_TEST
+
 /* The store finds each node's contribution whether its id is small (the
  * dense array), far beyond the contributions (its hash table) or the
  * largest; re-adding overwrites, and strict is_full sees every one. */
@@ -601,6 +627,7 @@ fidelity_suite (void)
   tcase_add_test (tc, test_receive_timeout_uses_a_reception);
   tcase_add_test (tc, test_aggregator_counts_every_stored_contribution);
   tcase_add_test (tc, test_aggregator_sums_far_ids_in_id_order);
+  tcase_add_test (tc, test_aggregator_counts_a_list_with_repeats_once);
   tcase_add_test (tc, test_aggregator_store_ids_near_and_far);
   tcase_add_test (tc, test_aggregator_staleness_weights);
   tcase_add_test (tc, test_aggregator_sum_order_is_rounding_only);
