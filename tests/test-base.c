@@ -807,6 +807,10 @@ base_suite (void)
 #endif
   tcase_add_test (tc, test_slab_records);
   tcase_add_loop_test (tc, test_slab_index, 0, G_N_ELEMENTS (slab_per));
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("avec");
+  tcase_set_timeout (tc, 60);   /* (3 000 growths under the sanitizers) */
   tcase_add_loop_test (tc, test_avec_aligned_and_kept, 0, G_N_ELEMENTS (avec_size));
   suite_add_tcase (s, tc);
 
