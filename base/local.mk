@@ -18,6 +18,8 @@ base_libdlbase_a_SOURCES = \
 	base/dl-idset.c \
 	base/dl-idmap.c \
 	base/dl-idmap.h \
+	base/dl-avec.c \
+	base/dl-avec.h \
 	base/dl-slab.c \
 	base/dl-slab.h \
 	base/dl-idset.h \

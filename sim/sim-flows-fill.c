@@ -105,7 +105,7 @@ _sim_flows_collect_components (SimFlows *f, guint32 epoch)
 {
   /* (room for every resource: written in place; the whole-component
      walk, the fallback when the incremental solve would cost more) */
-  g_array_set_size (f->comp_res, f->res->len);
+  g_array_set_size (f->comp_res, f->res.len);
   guint32 *res = (guint32 *) (void *) f->comp_res->data;
   guint nres = 0, nflows = 0;
   for (guint i = 0; i < f->dirty->len; i++)
@@ -273,7 +273,7 @@ check_from_scratch (SimFlows *f, GString *why)
 {
   if (f->dirty->len)
     return TRUE;   /* (not solved yet) */
-  guint nf = f->flows->len, nr = f->res->len;
+  guint nf = f->flows.len, nr = f->res.len;
   g_autofree double *rate = g_new (double, nf);
   g_autofree guint8 *capped = g_new (guint8, nf);
   g_autofree double *key = g_new (double, 2 * (gsize) nr);
@@ -325,7 +325,7 @@ static gboolean
 check_tie (SimFlows *f, GString *why)
 {
   guint32 n = 0;
-  for (guint32 i = 0; i < f->flows->len; i++)
+  for (guint32 i = 0; i < f->flows.len; i++)
     n += flow_at (f, i)->live && flow_at (f, i)->hpos == IN_TIE;
   if (n != f->tie_live || n > f->tie_len - f->tie_head)
     {
@@ -341,10 +341,10 @@ sim_flows_check (SimFlows *f, GString *why)
 {
   if (!check_tie (f, why))
     return FALSE;
-  guint nres = f->res->len;
+  guint nres = f->res.len;
   g_autofree double *sum = g_new0 (double, nres);
   g_autofree double *top = g_new0 (double, nres);
-  for (guint32 i = 0; i < f->flows->len; i++)
+  for (guint32 i = 0; i < f->flows.len; i++)
     {
       Flow *x = flow_at (f, i);
       if (!x->live || flow_end (f, x) == DL_TIME_NEVER)
@@ -356,7 +356,7 @@ sim_flows_check (SimFlows *f, GString *why)
             top[x->res[k]] = MAX (top[x->res[k]], x->rate / flow_weight (f, x));
           }
     }
-  for (guint32 i = 0; i < f->flows->len; i++)
+  for (guint32 i = 0; i < f->flows.len; i++)
     {
       Flow *x = flow_at (f, i);
       DlTime end = x->live ? flow_end (f, x) : DL_TIME_NEVER;
@@ -379,7 +379,7 @@ sim_flows_check (SimFlows *f, GString *why)
         g_string_append_printf (why, "resource %u: %.9g bytes/ns given, capacity %.9g", r, sum[r], res_at (f, r)->cap);
         return FALSE;
       }
-  for (guint32 i = 0; i < f->flows->len; i++)
+  for (guint32 i = 0; i < f->flows.len; i++)
     {
       Flow *x = flow_at (f, i);
       if (!x->live || flow_end (f, x) == DL_TIME_NEVER)

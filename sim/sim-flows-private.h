@@ -13,6 +13,7 @@
  * None of them calls sim-flows.c. */
 #pragma once
 
+#include "base/dl-avec.h"
 #include "sim/sim-flows.h"
 #include "sim/sim-ramp-private.h"
 
@@ -22,7 +23,7 @@
 #define IN_TIE (G_MAXUINT32 - 1)   /* Flow.hpos: its entry is in the tie (sim-flows-heap.c) */
 
 /* A flow in flight: 64 bytes, one cache line (a million are in flight
- * at 1 000 peers).  Its next event at its rate, its completion or (ramp)
+ * at 1 000 peers; the array keeps each on its line: dl-avec.h).  Its next event at its rate, its completion or (ramp)
  * its window's growth, is its completion heap entry's key (flow_end): a
  * live flow has an entry exactly when it has a next event. */
 typedef struct {
@@ -145,14 +146,15 @@ typedef struct {
 } HeapEnt;
 
 struct SimFlows {
-  GArray *flows;        /* Flow, by index; a free one is on the free list */
+  DlAvec flows;         /* Flow, by index, each on its line (dl-avec.h); a
+                           free one is on the free list */
   guint32 free;         /* first free flow (its pos[0] the next), NONE */
   GArray *wins;         /* FlowWin, by index; free ones listed from free_win */
   guint32 free_win;
   GArray *tails;        /* FlowTail, by index; free ones listed from free_tail */
   guint32 free_tail;
   GArray *kinds;        /* FlowKind: the growths seen (at most 256) */
-  GArray *res;          /* Res, by resource id */
+  DlAvec res;           /* Res, by resource id, on lines (dl-avec.h) */
   GArray *dirty;        /* guint32: resources with dirty set */
   GArray *heap;         /* HeapEnt: completions by (t_end, seq), but the tie's */
   /* the tie: completions at one time apart from the heap (sim-flows-heap.c) */
@@ -195,7 +197,7 @@ struct SimFlows {
 static inline Flow *
 flow_at (const SimFlows *f, guint32 i)
 {
-  return &g_array_index (f->flows, Flow, i);
+  return (Flow *) dl_avec_at (&f->flows, i);
 }
 
 static inline FlowWin *
@@ -238,7 +240,7 @@ array_cut (GArray *a, guint len)
 static inline Res *
 res_at (SimFlows *f, guint32 r)
 {
-  return &g_array_index (f->res, Res, r);
+  return (Res *) dl_avec_at (&f->res, r);
 }
 
 /* flow x's next event (DL_TIME_NEVER: none, not solved since its start

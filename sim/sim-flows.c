@@ -85,14 +85,14 @@ SimFlows *
 sim_flows_new (void)
 {
   SimFlows *f = g_new0 (SimFlows, 1);
-  f->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
+  dl_avec_init (&f->flows, sizeof (Flow), FALSE);
   f->free = NONE;
   f->wins = g_array_new (FALSE, FALSE, sizeof (FlowWin));
   f->free_win = NONE;
   f->tails = g_array_new (FALSE, FALSE, sizeof (FlowTail));
   f->free_tail = NONE;
   f->kinds = g_array_new (FALSE, FALSE, sizeof (FlowKind));
-  f->res = g_array_new (FALSE, TRUE, sizeof (Res));
+  dl_avec_init (&f->res, sizeof (Res), TRUE);
   f->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
   f->comp_res = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -114,13 +114,13 @@ sim_flows_free (SimFlows *f)
 {
   if (!f)
     return;
-  g_array_unref (f->flows);
+  dl_avec_clear (&f->flows);
   g_array_unref (f->wins);
   g_array_unref (f->tails);
   g_array_unref (f->kinds);
-  for (guint i = 0; i < f->res->len; i++)
+  for (guint i = 0; i < f->res.len; i++)
     g_free (res_at (f, i)->slots);
-  g_array_unref (f->res);
+  dl_avec_clear (&f->res);
   g_array_unref (f->dirty);
   g_array_unref (f->heap);
   _sim_flows_heap_clear (f);
@@ -143,11 +143,11 @@ static void mark_dirty (SimFlows *f, guint32 r);
 static void
 res_ensure (SimFlows *f, guint32 r)
 {
-  if (r >= f->res->len)
+  if (r >= f->res.len)
     {
-      guint old = f->res->len;
-      g_array_set_size (f->res, MAX (r + 1, old * 2));
-      for (guint i = old; i < f->res->len; i++)
+      guint old = f->res.len;
+      dl_avec_set_size (&f->res, MAX (r + 1, old * 2));
+      for (guint i = old; i < f->res.len; i++)
         {
           res_at (f, i)->key = INFINITY;
         }
@@ -171,14 +171,14 @@ sim_flows_set_capacity (SimFlows *f, guint32 r, uint64_t bps)
 gboolean
 sim_flows_has_capacity (const SimFlows *f, guint32 r)
 {
-  return r < f->res->len && g_array_index (f->res, Res, r).cap > 0;
+  return r < f->res.len && ((const Res *) dl_avec_at (&f->res, r))->cap > 0;
 }
 
 void
 sim_flows_prefetch (const SimFlows *f, guint32 r)
 {
-  if (r < f->res->len)
-    __builtin_prefetch (&g_array_index (f->res, Res, r), 0);
+  if (r < f->res.len)
+    __builtin_prefetch (dl_avec_at (&f->res, r), 0);
 }
 
 void
@@ -311,7 +311,7 @@ u64_cmp (gconstpointer a, gconstpointer b)
 static void
 renumber_seqs (SimFlows *f)
 {
-  guint32 nf = f->flows->len;
+  guint32 nf = f->flows.len;
   g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));   /* seq << 32 | who */
   for (guint32 i = 0; i < nf; i++)
     if (flow_at (f, i)->live)
@@ -357,8 +357,8 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
     }
   else
     {
-      i = f->flows->len;
-      g_array_set_size (f->flows, i + 1);
+      i = f->flows.len;
+      dl_avec_set_size (&f->flows, i + 1);
     }
   Flow *x = flow_at (f, i);
   if (f->seq > G_MAXUINT32)
@@ -555,7 +555,7 @@ sim_flows_pop_window (SimFlows *f, DlTime now, guint64 *user, guint64 *cwnd_byte
 guint
 sim_flows_cancel (SimFlows *f, guint32 res, GArray *users)
 {
-  if (res == NONE || res >= f->res->len)
+  if (res == NONE || res >= f->res.len)
     return 0;
   guint n = 0;
   Res *y = res_at (f, res);

@@ -10,6 +10,7 @@
 #include "base/dl-wordmap.h"
 #include "base/dl-idset.h"
 #include "base/dl-idmap.h"
+#include "base/dl-avec.h"
 #include "base/dl-slab.h"
 #include "tests/test-base.h"
 
@@ -657,6 +658,52 @@ START_TEST (test_slab_records)
 }
 END_TEST
 
+/* An aligned array: record 0 on a 64-byte line at every size, the
+ * records kept across every growth (realloc may move the block to another
+ * offset from a line: the records move back onto one), new ones zeroed
+ * where asked; records of 64, 128 and 24 bytes, with blocks of other
+ * sizes taken between growths so that realloc moves the array. */
+static const gsize avec_size[] = { 64, 128, 24 };
+
+START_TEST (test_avec_aligned_and_kept)
+{
+  for (int clear = 0; clear <= 1; clear++)
+    {
+      DlAvec v;
+      gsize size = avec_size[_i];
+      dl_avec_init (&v, size, clear);
+      GPtrArray *other = g_ptr_array_new_with_free_func (g_free);
+      for (guint n = 1; n <= 3000; n++)
+        {
+          guint cap = v.cap;
+          dl_avec_set_size (&v, n);
+          ck_assert_uint_eq (v.len, n);
+          ck_assert_uint_eq ((guintptr) v.data % DL_AVEC_ALIGN, 0);
+          guint8 *r = dl_avec_at (&v, n - 1);
+          static const guint8 zero[128];
+          if (clear)
+            ck_assert_int_eq (memcmp (r, zero, size), 0);
+          memset (r, (int) (n % 251), size);
+          if (v.cap == cap)
+            continue;
+          g_ptr_array_add (other, g_malloc (8 + 24 * (n % 7)));
+          guint bad = 0;   /* (one assertion for all: Check's are slow under the sanitizers) */
+          for (guint i = 0; i < n; i++)
+            {
+              const guint8 *q = dl_avec_at (&v, i);
+              bad += q[0] != (i + 1) % 251 || q[size - 1] != (i + 1) % 251;
+            }
+          ck_assert_uint_eq (bad, 0);
+        }
+      dl_avec_set_size (&v, 10);   /* shrinking keeps the block */
+      ck_assert_uint_eq (((guint8 *) dl_avec_at (&v, 9))[0], 10);
+      g_ptr_array_unref (other);
+      dl_avec_clear (&v);
+      ck_assert_ptr_null (v.data);
+    }
+}
+END_TEST
+
 /* Records by index: each index names its own record (dl_slab_at), across
  * slabs, for records carved and for records given back and taken again
  * in another order; slabs of 3 (a division) and of 4 records (a shift). */
@@ -760,6 +807,11 @@ base_suite (void)
 #endif
   tcase_add_test (tc, test_slab_records);
   tcase_add_loop_test (tc, test_slab_index, 0, G_N_ELEMENTS (slab_per));
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("avec");
+  tcase_set_timeout (tc, 60);   /* (3 000 growths under the sanitizers) */
+  tcase_add_loop_test (tc, test_avec_aligned_and_kept, 0, G_N_ELEMENTS (avec_size));
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("sorted");
