@@ -142,9 +142,10 @@ struct DiscoPeer {
   guint sync_attempts;    /* ModelSyncRequests sent this round (S11, S12) */
 };
 
-/* The fields every Payload reads end before `cfg` and start on the line
- * that `base` ends on. */
-G_STATIC_ASSERT (offsetof (DiscoPeer, cfg) - offsetof (DiscoPeer, pool) <= 128);
+/* The fields every Payload reads, from `pool` to the byte before `cfg`,
+ * lie on two cache lines at most (the struct is 64-byte aligned: an
+ * offset's line is its line in memory). */
+G_STATIC_ASSERT ((offsetof (DiscoPeer, cfg) - 1) / 64 - offsetof (DiscoPeer, pool) / 64 <= 1);
 
 /* the newcomers waiting to be served */
 static inline guint
