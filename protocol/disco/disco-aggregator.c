@@ -105,25 +105,35 @@ store_items (const Store *s)
   return c;
 }
 
+/* What a Payload reads comes first, in two cache lines (the struct is
+ * 64-byte aligned): the kind, the rounds, the node set (whose size is the
+ * nodes' count: `nodes` has no duplicates) and the stores.  The count was
+ * read from the GArray's own record, a third line apart from the
+ * aggregator's three (docs/performance.md, hn23). */
 struct DiscoAggregator {
   DiscoAggregation kind;
-  double max_share_value;
-  DlRandom *rng;
-  GArray *nodes;        /* ProtoNodeId, in setNodes order */
-  DlIdSet node_set;     /* the same ids: "is the sender a node" per Payload */
   uint32_t round;
   guint comm_round;
   guint n_comm_rounds;
-  Store store[2];
   gboolean strict;      /* robust: full = one contribution of this round from each node */
+  DlIdSet node_set;     /* the nodes' ids: "is the sender a node" per Payload */
+  GArray *nodes;        /* the same ids, ProtoNodeId, in setNodes order */
+  Store store[2];
+  double max_share_value;
+  DlRandom *rng;
   GHashTable *weights;  /* robust, async and mixed: node + 1 -> its weight (a double, boxed) */
   uint32_t weights_round;
 };
 
+#define AGG_ALIGN 64
+/* the lines a Payload reads */
+#define AGG_HOT_BYTES offsetof (DiscoAggregator, max_share_value)
+G_STATIC_ASSERT (AGG_HOT_BYTES <= 2 * AGG_ALIGN);
+
 DiscoAggregator *
 disco_aggregator_new (DiscoAggregation kind, double max_share_value, DlRandom *rng)
 {
-  DiscoAggregator *a = g_new0 (DiscoAggregator, 1);
+  DiscoAggregator *a = g_aligned_alloc0 (1, sizeof (DiscoAggregator), AGG_ALIGN);
   a->kind = kind;
   a->max_share_value = max_share_value;
   a->rng = rng;
@@ -155,7 +165,7 @@ disco_aggregator_free (DiscoAggregator *a)
   g_hash_table_unref (a->weights);
   store_free (&a->store[0]);
   store_free (&a->store[1]);
-  g_free (a);
+  g_aligned_free (a);
 }
 
 void
@@ -168,7 +178,7 @@ disco_aggregator_set_nodes (DiscoAggregator *a, const ProtoNodeId *ids, guint n)
       g_array_append_val (a->nodes, ids[i]);
 }
 
-guint disco_aggregator_n_nodes (const DiscoAggregator *a) { return a->nodes->len; }
+guint disco_aggregator_n_nodes (const DiscoAggregator *a) { return dl_id_set_size (&a->node_set); }
 ProtoNodeId disco_aggregator_node (const DiscoAggregator *a, guint i) { return g_array_index (a->nodes, ProtoNodeId, i); }
 uint32_t disco_aggregator_round (const DiscoAggregator *a) { return a->round; }
 guint disco_aggregator_comm_round (const DiscoAggregator *a) { return a->comm_round; }
@@ -214,7 +224,7 @@ disco_aggregator_prefetch (const DiscoAggregator *a, ProtoNodeId node, guint sta
 {
   if (stage == 0)
     {
-      for (gsize b = 0; b < sizeof *a; b += 64)
+      for (gsize b = 0; b < AGG_HOT_BYTES; b += AGG_ALIGN)
         __builtin_prefetch ((const char *) a + b);
       return;
     }
@@ -239,9 +249,9 @@ is_full (const DiscoAggregator *a)
   switch (a->kind)
     {
     case DISCO_AGG_MEAN:
-      return store_len (&a->store[0]) >= a->nodes->len;
+      return store_len (&a->store[0]) >= disco_aggregator_n_nodes (a);
     case DISCO_AGG_SECURE:
-      return store_len (&a->store[a->comm_round]) == a->nodes->len;
+      return store_len (&a->store[a->comm_round]) == disco_aggregator_n_nodes (a);
     }
   g_assert_not_reached ();
 }
@@ -304,7 +314,7 @@ disco_aggregator_add (DiscoAggregator *a, ProtoNodeId node, LearnWeights *w, uin
       return NULL;
     }
   store_put (&a->store[a->kind == DISCO_AGG_MEAN ? 0 : comm_round], node, w);
-  if (a->nodes->len == 0 || !is_full (a))
+  if (disco_aggregator_n_nodes (a) == 0 || !is_full (a))
     return NULL;
   LearnWeights *r;
   if (a->kind == DISCO_AGG_MEAN)

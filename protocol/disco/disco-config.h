@@ -104,6 +104,20 @@ G_STATIC_ASSERT (DISCO_FIX_N <= 32);
 
 /* G_GNUC_MAY_ALIAS: it lives in family_config's bytes (docs/architecture.md) */
 typedef struct G_GNUC_MAY_ALIAS {
+  /* read on every Payload (disco-peer-listen.c, -exchange.c, disco-peer.c's
+   * next deadline): first, in the struct's first cache line, which
+   * _disco_peer_prefetch asks for (docs/performance.md, hn23); the rest
+   * are read on rarer inputs.  A fix (ready_at_round_start) and robust's
+   * switches, set as the groups below say. */
+  gboolean ready_at_round_start;     /* pre-775: PeerIsReady at the round's start, no JoinRound */
+  gboolean robust_listen;            /* S8, S9, S21: Retry and Fail heard while linking and waiting for
+                                        the list; a second WaitingForMore is a no-op */
+  gboolean robust_exchange_deadline; /* S15, S17: no contribution for payload_timeout, or a Retry,
+                                        aborts the exchange (the model stays the local one) */
+  gboolean robust_exact_round;       /* S27: a Payload of another round than the current is refused */
+  gboolean robust_single_add;        /* D4: a Payload is added once, however many receive loops on its
+                                        link take it (in DISCO every live loop adds it) */
+
   DiscoVersion version;
   DiscoFixes fixes;                /* the version's fixes (disco_set_version) */
   guint max_connection_retry;      /* maxConnectionRetry (M) */
@@ -128,7 +142,6 @@ typedef struct G_GNUC_MAY_ALIAS {
   gboolean timer_fixed_60s;
   gboolean reset_when_empty;
   gboolean participant_counts;
-  gboolean ready_at_round_start;   /* pre-775: PeerIsReady at the round's start, no JoinRound */
   gboolean list_first_min;         /* pre-775: PeersForRound to the first min ready, set emptied */
 
   /* robust (all FALSE in DISCO's versions) */
@@ -146,19 +159,12 @@ typedef struct G_GNUC_MAY_ALIAS {
   gboolean robust_checkpoint;        /* S11, S12, S25: the coordinator keeps the last round's model
                                         (SignalNewPeer(new_node = coordinator) to the round's provider)
                                         and serves it when no provider is left, reset included */
-  gboolean robust_listen;            /* S8, S9, S21: Retry and Fail heard while linking and waiting for
-                                        the list; a second WaitingForMore is a no-op */
   gboolean robust_links;             /* S15: a link that closed or failed leaves the pool */
-  gboolean robust_exchange_deadline; /* S15, S17: no contribution for payload_timeout, or a Retry,
-                                        aborts the exchange (the model stays the local one) */
   gboolean robust_sync_retry;        /* S11, S12: a sync times out (linking included) into a new
                                         ModelSyncRequest, as long as the peer stays; the coordinator
                                         answers a repeat with its checkpoint, or else the next
                                         candidate provider; a new SignalModelProvider re-targets */
   gboolean robust_serve_after_round; /* S13: a provider in a connect phase serves after that round */
-  gboolean robust_exact_round;       /* S27: a Payload of another round than the current is refused */
-  gboolean robust_single_add;        /* D4: a Payload is added once, however many receive loops on its
-                                        link take it (in DISCO every live loop adds it) */
   gboolean robust_wait_timeout;      /* a lost message on the coordinator's stream: every wait for the
                                         coordinator ends after disco_wait_timeout, and the peer
                                         says again where it is (ClientConnected, PeerIsReady) */

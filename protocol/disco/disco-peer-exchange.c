@@ -161,7 +161,7 @@ _disco_peer_round_finished (DiscoPeer *p, ProtoOutbox *out, LearnWeights *result
   p->agg_wait_deadline = DL_TIME_NEVER;
   /* finishRound: resolve #roundFinishedPromise: providers waiting for this round serve now */
   p->round_finished_pending = FALSE;
-  for (guint i = 0; i < p->serves->len; i++)
+  for (guint i = 0; i < _disco_peer_n_serves (p); i++)
     g_array_index (p->serves, Serve, i).wait_round = FALSE;
   _disco_peer_try_serve (p, out);
 }

@@ -450,13 +450,15 @@ _disco_peer_pool_has_destroyed (const DiscoPeer *p)
 
 /* The machine interface's hint (ProtoMachineClass.prefetch): what handling
  * a message of `type` from `from` naming `node` reads, where one peer of
- * thousands is out of the cache (docs/performance.md, nt22): stage 0 the
- * peer's lines every message reads (its state, the type's counter, the
- * connected flag, DISCO's config, the pool's fields, the aggregator's
- * pointer, the deadlines); stage 1 the link record of the sender (a
- * Payload: _disco_peer_listens, handle_payload) or of the peer a signal
- * names (_disco_peer_pool_signal), and a Payload's aggregator record;
- * stage 2 the aggregator's places of the sender. */
+ * thousands is out of the cache (docs/performance.md, nt22, hn23): stage
+ * 0 the peer's lines every message reads (its state, the type's counter,
+ * the connected flag, the fields a Payload reads after `base`, DISCO's
+ * flags at the head of its config: disco-peer-private.h); stage 1 the
+ * link record of the sender (a Payload: _disco_peer_listens,
+ * handle_payload) or of the peer a signal names
+ * (_disco_peer_pool_signal), and a Payload's aggregator record and own
+ * model's (the exchange's add compares the weights' lengths); stage 2
+ * the aggregator's places of the sender. */
 void
 _disco_peer_prefetch (const void *impl, ProtoMsgType type, ProtoNodeId from, ProtoNodeId node, guint stage)
 {
@@ -469,9 +471,9 @@ _disco_peer_prefetch (const void *impl, ProtoMsgType type, ProtoNodeId from, Pro
       if ((unsigned) type < PROTO_MSG_N_TYPES)
         __builtin_prefetch (&p->base.received[type]);
       __builtin_prefetch (&p->base.connected);
-      __builtin_prefetch (disco_config (&p->cfg));
-      for (uintptr_t c = (uintptr_t) &p->pool & ~(uintptr_t) 63; c < (uintptr_t) (p + 1); c += 64)
+      for (uintptr_t c = (uintptr_t) &p->pool & ~(uintptr_t) 63; c < (uintptr_t) &p->cfg; c += 64)
         __builtin_prefetch ((const void *) c);
+      __builtin_prefetch (disco_config (&p->cfg));
       return;
     case 1:
       {
@@ -480,6 +482,8 @@ _disco_peer_prefetch (const void *impl, ProtoMsgType type, ProtoNodeId from, Pro
           __builtin_prefetch (&p->pool[other]);
         if (payload && p->agg)
           disco_aggregator_prefetch (p->agg, from, 0);
+        if (payload && p->model)
+          __builtin_prefetch (p->model);
         return;
       }
     default:

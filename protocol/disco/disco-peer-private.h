@@ -74,59 +74,85 @@ typedef enum { PROMISE_NONE, PROMISE_PENDING, PROMISE_RESOLVED } Promise;
 struct DiscoPeer {
   ProtoMachineBase base;  /* its state, what it received, connected, rounds done; error: the
                              text below */
-  ProtoConfig cfg;
+
+  /* What every Payload reads (the drop rule, the link's loops, the
+   * exchange's add, the next deadline) and a link-up, together right
+   * after `base`: bytes 1 096 to 1 215, two cache lines of the 64-byte
+   * aligned struct; then `cfg`, whose DISCO part begins with the flags a
+   * Payload reads.  _disco_peer_prefetch asks for these lines.  They
+   * were spread after `cfg`, and three lines a Payload reads (its model,
+   * two of DISCO's flags) were not among the eight the hint asked for
+   * (docs/performance.md, hn23). */
+  Link *pool;            /* the pool (below): 64-byte aligned */
+  DiscoAggregator *agg;  /* the aggregator (below) */
+  LearnWeights *model;
+  DlTime now;             /* the time of the input being handled */
+  DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
+  DlTime xchg_deadline;   /* robust: no contribution since payload_timeout: abort (S15, S17) */
+  DlTime agg_wait_deadline;
+  DlTime wait_deadline;   /* robust: a wait for the coordinator ends (robust_wait_timeout) */
+  DlTime sync_deadline;
+  guint pool_span;
+  guint pool_len;        /* links in the pool: order's length */
+  guint far_len;
+  Promise promise;        /* this.aggregationResult */
+  gboolean xchg_cut;      /* robust: a member left: the deadline no longer moves */
+  gboolean helper;        /* robust: finished its rounds, stays and helps others' (S20) */
+  Pause pause;
+  ProtoNodeId provider;  /* while syncing */
   ProtoNodeId id;
+  guint n_pending;       /* the links getPeers waits for (their `pending`
+                          * is set): a link-up reads it */
+  GArray *serves;        /* Serve: newcomers to serve (NULL until the
+                          * first, so that a link-up, which asks, reads
+                          * no array's record) */
+
+  ProtoConfig cfg;
   gboolean sync_needed;
   gboolean synced;
-  Pause pause;
   gboolean enough_before_info;
-  LearnWeights *model;
   LearnWeights *latest_model;
   char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
 
   /* The pool (disco-peer-pool.c): each link's record at pool[id] for
    * the ids below pool_span, else in `far` (far_index: id -> its place +
    * 1); `order`, the ids in creation order.  A pointer to a record lasts
-   * until a link is added or dropped. */
-  Link *pool;            /* 64-byte aligned */
-  guint pool_span;
+   * until a link is added or dropped.  (pool, pool_span, far_len and
+   * pool_len are above, with what every Payload reads.) */
   Link *far;
-  guint far_len;
   guint far_cap;
   DlIdMap far_index;     /* narrow */
   ProtoNodeId *order;
-  guint pool_len;        /* links in the pool: order's length */
   guint order_cap;
-  guint n_pending;       /* the links getPeers waits for (their `pending`
-                          * is set) */
-  ProtoNodeId provider;  /* while syncing */
-  DlTime sync_deadline;
 
-  /* the aggregator and the client's side of the exchange
-   * (decentralized_client.ts: exchangeWeightUpdates) */
-  DiscoAggregator *agg;
-  Promise promise;        /* this.aggregationResult */
+  /* the aggregator (`agg` above) and the client's side of the exchange
+   * (decentralized_client.ts: exchangeWeightUpdates); `promise` above */
   LearnWeights *promised; /* its value once resolved */
   guint xchg_c;           /* exchangeWeightUpdates' communicationRound */
   gboolean xchg_broke;    /* its 15 s race expired: `break`, then await with no limit */
   uint32_t xchg_round;    /* the aggregation round the exchange began in */
   LearnWeights *xchg_result; /* `result`: what the next communication round sends */
   gboolean round_finished_pending;
-  DlTime agg_wait_deadline;
 
   DlTime shutdown_deadline;  /* PeerPool.shutdown's 1 s race */
   gboolean shutdown_then_fail; /* ConnectionFail's disconnect() (else Retry's loop) */
-  GArray *serves;        /* Serve */
 
-  /* robust (proto-config.h) */
-  gboolean helper;        /* finished its rounds, stays and helps others' (S20) */
-  DlTime xchg_deadline;   /* no contribution since payload_timeout: abort (S15, S17) */
-  gboolean xchg_cut;      /* a member left: the deadline no longer moves */
+  /* robust (proto-config.h); xchg_deadline, xchg_cut, helper and
+   * wait_deadline above */
   guint sync_attempts;    /* ModelSyncRequests sent this round (S11, S12) */
-  DlTime wait_deadline;   /* a wait for the coordinator ends (robust_wait_timeout) */
-  DlTime now;             /* the time of the input being handled */
-  DlTime loops_deadline;  /* a lower bound of the receive loops' deadlines */
 };
+
+/* The fields every Payload reads, from `pool` to the byte before `cfg`,
+ * lie on two cache lines at most (the struct is 64-byte aligned: an
+ * offset's line is its line in memory). */
+G_STATIC_ASSERT ((offsetof (DiscoPeer, cfg) - 1) / 64 - offsetof (DiscoPeer, pool) / 64 <= 1);
+
+/* the newcomers waiting to be served */
+static inline guint
+_disco_peer_n_serves (const DiscoPeer *p)
+{
+  return p->serves ? p->serves->len : 0;
+}
 
 static inline Link *
 _disco_peer_find_link (const DiscoPeer *p, ProtoNodeId other)

@@ -17,7 +17,7 @@
 void
 _disco_peer_try_serve (DiscoPeer *p, ProtoOutbox *out)
 {
-  for (guint i = 0; i < p->serves->len;)
+  for (guint i = 0; i < _disco_peer_n_serves (p);)
     {
       Serve *s = &g_array_index (p->serves, Serve, i);
       if (!s->link_ready || s->wait_round)
@@ -58,6 +58,15 @@ _disco_peer_try_serve (DiscoPeer *p, ProtoOutbox *out)
     }
 }
 
+/* s waits to be served (`serves` is made at the first) */
+static void
+serves_add (DiscoPeer *p, const Serve *s)
+{
+  if (p->serves == NULL)
+    p->serves = g_array_new (FALSE, FALSE, sizeof (Serve));
+  g_array_append_vals (p->serves, s, 1);
+}
+
 /* SignalNewPeer for a newcomer other than this peer: a link to it (a sync
  * getPeers, which does not disturb the round's pending links), then
  * SharedModel once the link is up and the round in flight, if any, ended. */
@@ -71,12 +80,12 @@ _disco_peer_serve (DiscoPeer *p, ProtoNodeId newcomer, ProtoOutbox *out)
   if (newcomer == PROTO_SERVER && disco_config (&p->cfg)->robust_checkpoint)
     {
       s.link_ready = TRUE;
-      g_array_append_val (p->serves, s);
+      serves_add (p, &s);
       _disco_peer_try_serve (p, out);
       return;
     }
   if (disco_config (&p->cfg)->robust_sync_retry)
-    for (guint i = 0; i < p->serves->len; i++)
+    for (guint i = 0; i < _disco_peer_n_serves (p); i++)
       if (g_array_index (p->serves, Serve, i).newcomer == newcomer)
         {
           if (_disco_peer_find_link (p, newcomer))
@@ -88,7 +97,7 @@ _disco_peer_serve (DiscoPeer *p, ProtoNodeId newcomer, ProtoOutbox *out)
   gboolean known = _disco_peer_find_link (p, newcomer) != NULL;
   _disco_peer_get_peer_aside (p, out, newcomer);
   s.link_ready = known;
-  g_array_append_val (p->serves, s);
+  serves_add (p, &s);
   _disco_peer_try_serve (p, out);
 }
 
@@ -96,7 +105,7 @@ _disco_peer_serve (DiscoPeer *p, ProtoNodeId newcomer, ProtoOutbox *out)
 void
 _disco_peer_serves_link_up (DiscoPeer *p, ProtoNodeId other, ProtoOutbox *out)
 {
-  for (guint i = 0; i < p->serves->len; i++)
+  for (guint i = 0; i < _disco_peer_n_serves (p); i++)
     if (g_array_index (p->serves, Serve, i).newcomer == other)
       g_array_index (p->serves, Serve, i).link_ready = TRUE;
   _disco_peer_try_serve (p, out);
