@@ -64,7 +64,7 @@ TESTS += tests/style.sh
 EXTRA_DIST += tests/style.sh tools/style-check tools/commit-form
 EXTRA_DIST += tests/db-faults.sh tests/hang.sh tests/analysis.sh tests/layers.sh tools/sql-outside-results tools/layer-includes tools/file-cycles
 
-tests_test_base_SOURCES = tests/test-base.c tests/test-base-sorted.c tests/test-base.h
+tests_test_base_SOURCES = tests/test-base.c tests/test-base-sorted.c tests/test-base-records.c tests/test-base.h
 tests_test_base_CFLAGS = $(DL_CHECK_CFLAGS)
 
 # sim/'s engine (test-sim.c, with the main), the flows' sharing

@@ -10,8 +10,6 @@
 #include "base/dl-wordmap.h"
 #include "base/dl-idset.h"
 #include "base/dl-idmap.h"
-#include "base/dl-avec.h"
-#include "base/dl-slab.h"
 #include "tests/test-base.h"
 
 #include <check.h>
@@ -624,119 +622,6 @@ START_TEST (test_id_map_matches_reference)
 }
 END_TEST
 
-/* Slab records: 64-byte-aligned, zeroed when taken, distinct while held,
- * and a given-back record is the next one taken (LIFO); carved counts
- * what was cut from the slabs, across several slabs. */
-START_TEST (test_slab_records)
-{
-  DlSlab s;
-  dl_slab_init (&s, 128, 5);
-  guint64 *held[12];
-  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
-    {
-      held[i] = dl_slab_take (&s);
-      ck_assert_uint_eq ((guintptr) held[i] % 64, 0);
-      for (guint k = 0; k < 16; k++)
-        ck_assert_uint_eq (held[i][k], 0);
-      for (guint j = 0; j < i; j++)
-        ck_assert_ptr_ne (held[i], held[j]);
-      memset (held[i], 0xab, 128);
-    }
-  ck_assert_uint_eq (dl_slab_carved (&s), 12);
-  ck_assert_ptr_eq (dl_slab_at (&s, 7), held[7]);
-  dl_slab_give (&s, held[3]);
-  dl_slab_give (&s, held[9]);
-  guint64 *a = dl_slab_take (&s), *b = dl_slab_take (&s);
-  ck_assert_ptr_eq (a, held[9]);
-  ck_assert_ptr_eq (b, held[3]);
-  for (guint k = 0; k < 16; k++)
-    ck_assert_uint_eq (a[k] | b[k], 0);
-  ck_assert_uint_eq (dl_slab_carved (&s), 12);   /* reused, none carved */
-  guint64 *c = dl_slab_take (&s);
-  ck_assert_ptr_eq (c, dl_slab_at (&s, 12));
-  dl_slab_clear (&s);
-}
-END_TEST
-
-/* An aligned array: record 0 on a 64-byte line at every size, the
- * records kept across every growth (realloc may move the block to another
- * offset from a line: the records move back onto one), new ones zeroed
- * where asked; records of 64, 128 and 24 bytes, with blocks of other
- * sizes taken between growths so that realloc moves the array. */
-static const gsize avec_size[] = { 64, 128, 24 };
-
-START_TEST (test_avec_aligned_and_kept)
-{
-  for (int clear = 0; clear <= 1; clear++)
-    {
-      DlAvec v;
-      gsize size = avec_size[_i];
-      dl_avec_init (&v, size, clear);
-      GPtrArray *other = g_ptr_array_new_with_free_func (g_free);
-      for (guint n = 1; n <= 3000; n++)
-        {
-          guint cap = v.cap;
-          dl_avec_set_size (&v, n);
-          ck_assert_uint_eq (v.len, n);
-          ck_assert_uint_eq ((guintptr) v.data % DL_AVEC_ALIGN, 0);
-          guint8 *r = dl_avec_at (&v, n - 1);
-          static const guint8 zero[128];
-          if (clear)
-            ck_assert_int_eq (memcmp (r, zero, size), 0);
-          memset (r, (int) (n % 251), size);
-          if (v.cap == cap)
-            continue;
-          g_ptr_array_add (other, g_malloc (8 + 24 * (n % 7)));
-          guint bad = 0;   /* (one assertion for all: Check's are slow under the sanitizers) */
-          for (guint i = 0; i < n; i++)
-            {
-              const guint8 *q = dl_avec_at (&v, i);
-              bad += q[0] != (i + 1) % 251 || q[size - 1] != (i + 1) % 251;
-            }
-          ck_assert_uint_eq (bad, 0);
-        }
-      dl_avec_set_size (&v, 10);   /* shrinking keeps the block */
-      ck_assert_uint_eq (((guint8 *) dl_avec_at (&v, 9))[0], 10);
-      g_ptr_array_unref (other);
-      dl_avec_clear (&v);
-      ck_assert_ptr_null (v.data);
-    }
-}
-END_TEST
-
-/* Records by index: each index names its own record (dl_slab_at), across
- * slabs, for records carved and for records given back and taken again
- * in another order; slabs of 3 (a division) and of 4 records (a shift). */
-static const guint slab_per[] = { 3, 4 };
-
-START_TEST (test_slab_index)
-{
-  DlSlab s;
-  dl_slab_init (&s, 64, slab_per[_i]);
-  gpointer held[8];
-  guint32 idx[8];
-  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
-    {
-      held[i] = dl_slab_take_index (&s, &idx[i]);
-      ck_assert_uint_eq (idx[i], i);
-      ck_assert_ptr_eq (dl_slab_at (&s, idx[i]), held[i]);
-    }
-  dl_slab_give_index (&s, held[5], idx[5]);
-  dl_slab_give_index (&s, held[1], idx[1]);
-  dl_slab_give_index (&s, held[6], idx[6]);
-  guint32 want[] = { 6, 1, 5, 8 };
-  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
-    {
-      guint32 k = G_MAXUINT32;
-      gpointer r = dl_slab_take_index (&s, &k);
-      ck_assert_uint_eq (k, want[i]);
-      ck_assert_ptr_eq (dl_slab_at (&s, k), r);
-      ck_assert_uint_eq (((guint64 *) r)[1], 0);   /* zeroed, the index too */
-    }
-  dl_slab_clear (&s);
-}
-END_TEST
-
 /* dl_random_below gives, for every n, the draws of its first form (the
  * bound UINT64_MAX - UINT64_MAX % n, then x % n, a rejected x drawn
  * again), and leaves the stream where that form left it: n where a draw
@@ -805,13 +690,11 @@ base_suite (void)
 #ifndef G_DISABLE_CHECKS   /* the refusals are g_return_val_if_fail's */
   tcase_add_test (tc, test_id_map_width_misuse);
 #endif
-  tcase_add_test (tc, test_slab_records);
-  tcase_add_loop_test (tc, test_slab_index, 0, G_N_ELEMENTS (slab_per));
   suite_add_tcase (s, tc);
 
-  tc = tcase_create ("avec");
+  tc = tcase_create ("records");
   tcase_set_timeout (tc, 60);   /* (3 000 growths under the sanitizers) */
-  tcase_add_loop_test (tc, test_avec_aligned_and_kept, 0, G_N_ELEMENTS (avec_size));
+  test_base_records_add (tc);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("sorted");
