@@ -1,16 +1,17 @@
 /* dl-avec.h — a growable array of fixed-size records whose first record
  * starts on a 64-byte line, grown by realloc.
  *
- * Why: GArray's storage is malloc's, 16 bytes past a line (glibc puts a
- * 16-byte header before a block; a large block is mmap'd, a page plus
- * 16).  The flows' sharing keeps its 64-byte Flow and 128-byte Res
+ * Why: GArray's storage is malloc's, off a line: glibc puts a 16-byte
+ * header before a block, so a large (mmap'd) block starts a page plus 16
+ * bytes in, and a small one 0, 16, 32 or 48 bytes past a line.  The flows' sharing keeps its 64-byte Flow and 128-byte Res
  * records in arrays of a million (sim/sim-flows-private.h): 16 bytes off,
  * every record straddles one line more than it fills, and a flow read
  * cold costs two misses.  cachegrind counted the second one
  * (docs/performance.md, cg23b).  Growing by realloc keeps glibc's mremap
- * of a large block (no copy, no second block at the peak); where realloc
- * moves the block to another offset from a line, the records are moved
- * back onto one within it.  Shape: dl_avec_init / dl_avec_clear on an
+ * of a large block (no copy, no second block at the peak, once the block
+ * is mmap'd; a heap block that grows past the mmap threshold is copied
+ * once); where realloc moves the block to another offset from a line,
+ * the records are moved back onto one within it.  Shape: dl_avec_init / dl_avec_clear on an
  * embedded struct, like DlSlab. */
 #pragma once
 
@@ -21,7 +22,7 @@ G_BEGIN_DECLS
 #define DL_AVEC_ALIGN 64
 
 typedef struct {
-  char *data;          /* record 0, on a 64-byte line (NULL while empty) */
+  char *data;          /* record 0, on a 64-byte line (NULL until the first growth) */
   guint len;           /* records in use */
   guint cap;           /* records the block holds */
   gsize size;          /* a record's bytes */

@@ -20,6 +20,7 @@ base_libdlbase_a_SOURCES = \
 	base/dl-idmap.h \
 	base/dl-avec.c \
 	base/dl-avec.h \
+	base/dl-avec-private.h \
 	base/dl-slab.c \
 	base/dl-slab.h \
 	base/dl-idset.h \
