@@ -92,11 +92,17 @@ print_coverage (const ExploreSearch *search, const ExploreSpace *sp)
   explore_coverage_clear (&cov);
 }
 
-/* Shrinks each failure and prints it; with FOUND writes it there as a
- * scenario file, checked to reproduce.  Returns the exit status. */
+/* Shrinks each failure and prints it; with FOUND (a folder, made if
+ * missing) writes it there as a scenario file, checked to reproduce.
+ * Returns the exit status. */
 static int
 shrink_failures (GPtrArray *failures, const char *path, char **bsets, const ExploreSpace *sp, const char *found)
 {
+  if (found && g_mkdir_with_parents (found, 0755) != 0)
+    {
+      cli_error ("explore", "%s: %s", found, g_strerror (errno));
+      return CLI_EXIT_FAILURE;
+    }
   int rc = CLI_EXIT_OK;
   printf ("\nshrunk (ddmin over the plan's lines):\n");
   for (guint i = 0; i < failures->len; i++)
@@ -173,6 +179,117 @@ static const char EXPLORE_SUMMARY[] =
   "Exit status: 0 the search ran (failures found or not); 1 a file could not be\n"
   "written or a shrunk file did not reproduce; 2 usage error.";
 
+/* Parses the options into the addresses ENTRIES names; FALSE (said) on
+ * an option it cannot read. */
+static gboolean
+parse_options (int *argc, char ***argv, const GOptionEntry *entries)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - randomized fault search");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, EXPLORE_SUMMARY);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, argc, argv, &error))
+    {
+      cli_error ("explore", "%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Checks the options that stand alone: -j, one FILE (REST) and --runs,
+ * --time-budget (into *out_budget_ns), --heal against --safety-only.
+ * FALSE (said) on the first that is wrong. */
+static gboolean
+check_options (char **rest, gint runs, gint jobs, const char *budget, DlTime *out_budget_ns, gboolean heal,
+               gboolean safety_only)
+{
+  if (jobs < 1 || jobs > 256)
+    {
+      cli_error ("explore", "-j %d: expected 1 to 256", jobs);
+      return FALSE;
+    }
+  if (!rest || g_strv_length (rest) != 1 || runs < 1)
+    {
+      cli_error ("explore", "expected one scenario FILE and --runs N >= 1 (dlsim explore --help)");
+      return FALSE;
+    }
+  g_autoptr (GError) error = NULL;
+  if (budget && !dl_parse_duration (budget, out_budget_ns, &error))
+    {
+      cli_error ("explore", "--time-budget %s: %s", budget, error->message);
+      return FALSE;
+    }
+  if (heal && safety_only)
+    {
+      cli_error ("explore", "--heal and --safety-only: choose one (--safety-only checks no liveness property)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The search space's fault kinds (--faults) and messages (--messages
+ * split at its commas: MESSAGE_LIST, which SP then points into) into SP.
+ * FALSE (said) on a name it does not know. */
+static gboolean
+parse_space (const char *faults, char **message_list, ExploreSpace *sp)
+{
+  g_autoptr (GError) error = NULL;
+  if (!explore_parse_faults (faults, sp, &error))
+    {
+      cli_error ("explore", "%s", error->message);
+      return FALSE;
+    }
+  if (message_list && !explore_parse_messages (message_list, sp, &error))
+    {
+      cli_error ("explore", "%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Makes the search SO asks for, showing its progress, and prints its
+ * table: the counts, the distinct failures and the coverage of the space.
+ * (transfer full) */
+static ExploreSearch *
+run_search (ExploreSearchOptions *so)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  Progress pr = { so->runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
+  so->progress = progress;
+  so->progress_data = &pr;
+  ExploreSearch *search = explore_search_run (so);
+  so->progress = NULL;
+  so->progress_data = NULL;
+  if (pr.tty)
+    fputc ('\n', stdout);
+  double secs = (double) (g_get_monotonic_time () - t0) / 1e6;
+  printf ("%s: %u runs in %.1f s, %u failing, %u distinct failures%s\n\n", so->path, search->done, secs,
+          search->failing, search->failures->len, search->done < so->runs ? " (time budget reached)" : "");
+  if (search->invalid)
+    printf ("(%u plans refused by the scenario and not run)\n", search->invalid);
+  print_failures (search->failures);
+  print_coverage (search, so->sp);
+  return search;
+}
+
+/* -o DB: records the search's failing runs in OUT.  FALSE (said) when the
+ * database cannot take them. */
+static gboolean
+record_failures (ExploreSearch *search, const char *path, char **bsets, const char *out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResDb) db = cli_db_open (out, &error);
+  guint recorded = 0;
+  if (!db || !explore_record_failures (search, path, bsets, db, &recorded, &error))
+    {
+      cli_error ("explore", "%s", error->message);
+      return FALSE;
+    }
+  printf ("\n%u failing runs recorded in %s (plans in params timeline.*, violations in violations)\n", recorded,
+          out);
+  return TRUE;
+}
+
 int
 cli_cmd_explore (int argc, char **argv)
 {
@@ -221,53 +338,18 @@ cli_cmd_explore (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - randomized fault search");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx, EXPLORE_SUMMARY);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("explore", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  if (!cli_check_sets ("explore", sets))
-    return CLI_EXIT_USAGE;
-  if (jobs < 1 || jobs > 256)
-    {
-      cli_error ("explore", "-j %d: expected 1 to 256", jobs);
-      return CLI_EXIT_USAGE;
-    }
-  if (!rest || g_strv_length (rest) != 1 || runs < 1)
-    {
-      cli_error ("explore", "expected one scenario FILE and --runs N >= 1 (dlsim explore --help)");
-      return CLI_EXIT_USAGE;
-    }
-  const char *path = rest[0];
   DlTime budget_ns = 0;
-  if (budget && !dl_parse_duration (budget, &budget_ns, &error))
-    {
-      cli_error ("explore", "--time-budget %s: %s", budget, error->message);
-      return CLI_EXIT_USAGE;
-    }
-  if (heal && safety_only)
-    {
-      cli_error ("explore", "--heal and --safety-only: choose one (--safety-only checks no liveness property)");
-      return CLI_EXIT_USAGE;
-    }
+  if (!parse_options (&argc, &argv, entries) || !cli_check_sets ("explore", sets)
+      || !check_options (rest, runs, jobs, budget, &budget_ns, heal, safety_only))
+    return CLI_EXIT_USAGE;
   ExploreSpace sp = { .heal = heal };
-  if (!explore_parse_faults (faults, &sp, &error))
-    {
-      cli_error ("explore", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  g_auto (GStrv) message_list = messages ? g_strsplit (messages, ",", -1) : NULL;
-  if (message_list && !explore_parse_messages (message_list, &sp, &error))
-    {
-      cli_error ("explore", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  g_auto (GStrv) message_list = messages ? g_strsplit (messages, ",", -1) : NULL;   /* sp's: it lives as long */
+  if (!parse_space (faults, message_list, &sp))
+    return CLI_EXIT_USAGE;
+  const char *path = rest[0];
   g_autoptr (GPtrArray) base_sets = base_overrides (sets, version, safety_only);
   char **bsets = (char **) base_sets->pdata;
+  g_autoptr (GError) error = NULL;
   guint64 scenario_seed = 0;
   if (!explore_space_load (&sp, path, bsets, &scenario_seed, &error))
     {
@@ -276,43 +358,14 @@ cli_cmd_explore (int argc, char **argv)
     }
   if (localize)
     return cli_explore_localize (path, bsets, seed, (guint) runs, (guint) points, (guint) jobs, certain, out);
-  gint64 t0 = g_get_monotonic_time ();
-  Progress pr = { (guint) runs, isatty (1), t0, runner_progress_interval_from_env (), t0 };
   ExploreSearchOptions so = {
     .path = path, .sets = bsets, .sp = &sp, .base = seed >= 0 ? (guint64) seed : scenario_seed,
     .runs = (guint) runs, .jobs = (guint) jobs, .budget = budget_ns, .keep_plans = out != NULL, .guided = guided,
-    .progress = progress, .progress_data = &pr,
   };
-  g_autoptr (ExploreSearch) search = explore_search_run (&so);
-  GPtrArray *failures = search->failures;
-  if (pr.tty)
-    fputc ('\n', stdout);
-  double secs = (double) (g_get_monotonic_time () - t0) / 1e6;
-  printf ("%s: %u runs in %.1f s, %u failing, %u distinct failures%s\n\n", path, search->done, secs, search->failing,
-          failures->len, search->done < (guint) runs ? " (time budget reached)" : "");
-  if (search->invalid)
-    printf ("(%u plans refused by the scenario and not run)\n", search->invalid);
-  print_failures (failures);
-  print_coverage (search, &sp);
-
-  if (out)
-    {
-      g_autoptr (ResDb) db = cli_db_open (out, &error);
-      guint recorded = 0;
-      if (!db || !explore_record_failures (search, path, bsets, db, &recorded, &error))
-        {
-          cli_error ("explore", "%s", error->message);
-          return CLI_EXIT_FAILURE;
-        }
-      printf ("\n%u failing runs recorded in %s (plans in params timeline.*, violations in violations)\n", recorded,
-              out);
-    }
-  if (no_shrink || failures->len == 0)
+  g_autoptr (ExploreSearch) search = run_search (&so);
+  if (out && !record_failures (search, path, bsets, out))
+    return CLI_EXIT_FAILURE;
+  if (no_shrink || search->failures->len == 0)
     return CLI_EXIT_OK;
-  if (found && g_mkdir_with_parents (found, 0755) != 0)
-    {
-      cli_error ("explore", "%s: %s", found, g_strerror (errno));
-      return CLI_EXIT_FAILURE;
-    }
-  return shrink_failures (failures, path, bsets, &sp, found);
+  return shrink_failures (search->failures, path, bsets, &sp, found);
 }

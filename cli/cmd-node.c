@@ -139,6 +139,154 @@ say_ignored (const char *line)
   fprintf (stderr, "dlsim node: ignoring control line '%s'\n", shown);
 }
 
+/* Parses the options into the addresses ENTRIES names; FALSE (said) on
+ * an option it cannot read. */
+static gboolean
+parse_options (int *argc, char ***argv, const GOptionEntry *entries)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("coordinator|peer - one testbed process");
+  g_option_context_set_summary (ctx, "Runs one protocol machine over real sockets.  Examples:\n"
+                                     "  dlsim node coordinator --listen MYIP:7000 --secret-file dlsim.secret --scenario S.ini\n"
+                                     "  dlsim node peer --coordinator HOST:7000 --name p1 --listen MYIP --secret-file dlsim.secret --scenario S.ini\n"
+                                     "The coordinator creates dlsim.secret if it does not exist: copy it to each\n"
+                                     "peer's machine (scp).  A stream that does not prove it is refused.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, argc, argv, &error))
+    {
+      cli_error ("node", "%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Checks the role (argv[1]) against the options it needs: a peer's
+ * --coordinator and --name pN (its number in *out_id), a coordinator's
+ * --listen HOST:PORT (split into *out_host, *out_port).  FALSE (said) on
+ * the first that is missing or wrong. */
+static gboolean
+check_role (int argc, char **argv, const char *scenario, const char *coordinator, const char *name,
+            const char *listen, gboolean *out_is_peer, guint64 *out_id, char **out_host, guint16 *out_port)
+{
+  if (argc != 2 || (strcmp (argv[1], "coordinator") != 0 && strcmp (argv[1], "peer") != 0))
+    {
+      cli_error ("node", "expected 'coordinator' or 'peer' (dlsim node --help)");
+      return FALSE;
+    }
+  gboolean is_peer = strcmp (argv[1], "peer") == 0;
+  if (!scenario)
+    {
+      cli_error ("node", "--scenario FILE is required");
+      return FALSE;
+    }
+  if (is_peer && (!coordinator || !name))
+    {
+      cli_error ("node", "a peer needs --coordinator HOST:PORT and --name pN (missing: %s)",
+                 !coordinator && !name ? "both" : !coordinator ? "--coordinator" : "--name");
+      return FALSE;
+    }
+  if (is_peer && (name[0] != 'p' || !g_ascii_string_to_unsigned (name + 1, 10, 1, G_MAXUINT32 - 1, out_id, NULL)))
+    {
+      cli_error ("node", "--name %s: a peer's name is p and its number in the scenario (p1, p2, ...)", name);
+      return FALSE;
+    }
+  if (!is_peer && (!listen || !split_hostport (listen, out_host, out_port)))
+    {
+      cli_error ("node", "a coordinator needs --listen HOST:PORT");
+      return FALSE;
+    }
+  *out_is_peer = is_peer;
+  return TRUE;
+}
+
+/* The deployment's secret from SECRET_FILE, which a coordinator creates
+ * (and says so); NULL (said) when there is none. (transfer full) */
+static char *
+read_secret (const char *secret_file, gboolean is_peer)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean created = FALSE;
+  char *secret = testbed_node_secret (secret_file, is_peer, &created, &error);
+  if (created)
+    fprintf (stderr, "dlsim node: a new secret in %s (mode 0600): copy it to each peer's machine\n", secret_file);
+  if (!secret)
+    cli_error ("node", "%s", error->message);
+  return secret;
+}
+
+/* Loads SCENARIO and builds its sweep point POINT with the run's seed
+ * into *built; a peer's number ID must name one of its peers.  NULL
+ * (said, nothing built) on failure. (transfer full) */
+static SimScenario *
+load_point (const char *scenario, GStrv sets, gint point, gint64 seed, gboolean is_peer, guint64 id,
+            const char *name, SimBuilt *built)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimScenario) s = sim_scenario_load (scenario, (const char *const *) sets, &error);
+  if (!s)
+    {
+      cli_error ("node", "%s", error->message);
+      return NULL;
+    }
+  if (point < 0 || (guint) point >= s->points->len)
+    {
+      cli_error ("node", "--point %d: the scenario has %u points", point, s->points->len);
+      return NULL;
+    }
+  if (!sim_scenario_build (s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed, built, &error))
+    {
+      cli_error ("node", "%s", error->message);
+      return NULL;
+    }
+  if (is_peer && id > testbed_host_max_peer (&built->cfg))
+    {
+      cli_error ("node", "--name %s: %s has peers p1..p%u", name, scenario, testbed_host_max_peer (&built->cfg));
+      sim_built_clear (built);
+      return NULL;
+    }
+  return g_steal_pointer (&s);
+}
+
+/* Runs the node P describes until its session ends: a peer dials first;
+ * with --report the control lines on stdin drive it.  Finishes RN (when
+ * recording) as the run ended and returns the exit code. */
+static int
+run_node (const TestbedHostParams *p, TestbedRecordSink *sink, ResNode *rn, gboolean is_peer, gboolean report)
+{
+  g_autoptr (GError) error = NULL;
+  int rc = CLI_EXIT_OK;
+  TestbedHost *node = testbed_host_new (p, &error);
+  if (!node)
+    {
+      cli_error ("node", "%s", error->message);
+      if (rn)
+        res_node_finish (rn, "error");
+      return CLI_EXIT_FAILURE;
+    }
+  sink->peer = testbed_host_peer (node);
+  if (!is_peer)
+    fprintf (stderr, "dlsim node: coordinator listening on %s:%u\n", p->listen_host, testbed_host_port (node));
+  if (is_peer && !testbed_host_start (node, &error))
+    {
+      cli_error ("node", "%s", error->message);
+      rc = CLI_EXIT_FAILURE;
+    }
+  else
+    {
+      testbed_node_serve (node, report, rn, say_ignored);
+      if (is_peer && testbed_host_refused (node))
+        {
+          cli_error ("node", "%s", testbed_host_refused (node));
+          rc = CLI_EXIT_FAILURE;
+        }
+    }
+  fflush (stdout);
+  testbed_host_free (node);
+  if (rn)
+    res_node_finish (rn, rc == CLI_EXIT_OK ? "recorded" : "error");
+  return rc;
+}
+
 int
 cli_cmd_node (int argc, char **argv)
 {
@@ -169,83 +317,22 @@ cli_cmd_node (int argc, char **argv)
       "record this node's records in DB (merge the nodes' databases with dlsim merge)", "DB" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("coordinator|peer - one testbed process");
-  g_option_context_set_summary (ctx, "Runs one protocol machine over real sockets.  Examples:\n"
-                                     "  dlsim node coordinator --listen MYIP:7000 --secret-file dlsim.secret --scenario S.ini\n"
-                                     "  dlsim node peer --coordinator HOST:7000 --name p1 --listen MYIP --secret-file dlsim.secret --scenario S.ini\n"
-                                     "The coordinator creates dlsim.secret if it does not exist: copy it to each\n"
-                                     "peer's machine (scp).  A stream that does not prove it is refused.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("node", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!parse_options (&argc, &argv, entries))
+    return CLI_EXIT_USAGE;
   if (!cli_check_sets ("node", sets))
     return CLI_EXIT_USAGE;
-  if (argc != 2 || (strcmp (argv[1], "coordinator") != 0 && strcmp (argv[1], "peer") != 0))
-    {
-      cli_error ("node", "expected 'coordinator' or 'peer' (dlsim node --help)");
-      return CLI_EXIT_USAGE;
-    }
-  gboolean is_peer = strcmp (argv[1], "peer") == 0;
-  if (!scenario)
-    {
-      cli_error ("node", "--scenario FILE is required");
-      return CLI_EXIT_USAGE;
-    }
+  gboolean is_peer = FALSE;
   guint64 id = 0;
-  if (is_peer && (!coordinator || !name))
-    {
-      cli_error ("node", "a peer needs --coordinator HOST:PORT and --name pN (missing: %s)",
-                 !coordinator && !name ? "both" : !coordinator ? "--coordinator" : "--name");
-      return CLI_EXIT_USAGE;
-    }
-  if (is_peer && (name[0] != 'p' || !g_ascii_string_to_unsigned (name + 1, 10, 1, G_MAXUINT32 - 1, &id, NULL)))
-    {
-      cli_error ("node", "--name %s: a peer's name is p and its number in the scenario (p1, p2, ...)", name);
-      return CLI_EXIT_USAGE;
-    }
   g_autofree char *host = NULL;
   guint16 port = 0;
-  if (!is_peer && (!listen || !split_hostport (listen, &host, &port)))
-    {
-      cli_error ("node", "a coordinator needs --listen HOST:PORT");
-      return CLI_EXIT_USAGE;
-    }
-  gboolean created = FALSE;
-  secret = testbed_node_secret (secret_file, is_peer, &created, &error);
-  if (created)
-    fprintf (stderr, "dlsim node: a new secret in %s (mode 0600): copy it to each peer's machine\n", secret_file);
-  if (!secret)
-    {
-      cli_error ("node", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  g_autoptr (SimScenario) s = sim_scenario_load (scenario, (const char *const *) sets, &error);
-  if (!s)
-    {
-      cli_error ("node", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  if (point < 0 || (guint) point >= s->points->len)
-    {
-      cli_error ("node", "--point %d: the scenario has %u points", point, s->points->len);
-      return CLI_EXIT_USAGE;
-    }
+  if (!check_role (argc, argv, scenario, coordinator, name, listen, &is_peer, &id, &host, &port))
+    return CLI_EXIT_USAGE;
+  if (!(secret = read_secret (secret_file, is_peer)))
+    return CLI_EXIT_USAGE;
   SimBuilt built;
-  if (!sim_scenario_build (s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed, &built, &error))
-    {
-      cli_error ("node", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
-  if (is_peer && id > testbed_host_max_peer (&built.cfg))
-    {
-      cli_error ("node", "--name %s: %s has peers p1..p%u", name, scenario, testbed_host_max_peer (&built.cfg));
-      sim_built_clear (&built);
-      return CLI_EXIT_USAGE;
-    }
+  g_autoptr (SimScenario) s = load_point (scenario, sets, point, seed, is_peer, id, name, &built);
+  if (!s)
+    return CLI_EXIT_USAGE;
   signal (SIGPIPE, SIG_IGN);
   gint64 t0_us = t0 > 0 ? t0 : g_get_monotonic_time ();
   TestbedRecordSink sink;
@@ -254,6 +341,7 @@ cli_cmd_node (int argc, char **argv)
   ResNode *rn = NULL;
   if (out)
     {
+      g_autoptr (GError) error = NULL;
       db = cli_db_open (out, &error);
       if (db)
         rn = testbed_node_record_begin (db, s, s->points->pdata[point], seed >= 0 ? (guint64) seed : s->seed,
@@ -274,37 +362,7 @@ cli_cmd_node (int argc, char **argv)
                     .coordinator = coordinator, .t0_us = t0_us,
                     .rec = report ? say.inner : said, .emulate_latency = emulate_latency,
                     .secret = secret };
-  int rc = CLI_EXIT_OK;
-  TestbedHost *node = testbed_host_new (&p, &error);
-  if (!node)
-    {
-      cli_error ("node", "%s", error->message);
-      if (rn)
-        res_node_finish (rn, "error");
-      sim_built_clear (&built);
-      return CLI_EXIT_FAILURE;
-    }
-  sink.peer = testbed_host_peer (node);
-  if (!is_peer)
-    fprintf (stderr, "dlsim node: coordinator listening on %s:%u\n", host, testbed_host_port (node));
-  if (is_peer && !testbed_host_start (node, &error))
-    {
-      cli_error ("node", "%s", error->message);
-      rc = CLI_EXIT_FAILURE;
-    }
-  else
-    {
-      testbed_node_serve (node, report, rn, say_ignored);
-      if (is_peer && testbed_host_refused (node))
-        {
-          cli_error ("node", "%s", testbed_host_refused (node));
-          rc = CLI_EXIT_FAILURE;
-        }
-    }
-  fflush (stdout);
-  testbed_host_free (node);
-  if (rn)
-    res_node_finish (rn, rc == CLI_EXIT_OK ? "recorded" : "error");
+  int rc = run_node (&p, &sink, rn, is_peer, report);
   sim_built_clear (&built);
   return rc;
 }

@@ -20,6 +20,57 @@ default_output (const char *db_path, const char *kind)
   return g_strdup_printf ("%s-%s.png", base, kind);
 }
 
+/* Runs SCRIPT through gnuplot into OUTPUT, and says OUTPUT.  Returns the
+ * exit status. */
+static int
+render_figure (const char *script, const char *output)
+{
+  /* a gnuplot that cannot open its output keeps the terminal's and writes
+   * the figure's bytes to stdout: find out first, and say why */
+  gboolean existed = g_file_test (output, G_FILE_TEST_EXISTS);
+  FILE *f = g_fopen (output, "ab");
+  if (!f)
+    {
+      int e = errno;
+      cli_error ("plot", "%s: cannot write the figure: %s", output, g_strerror (e));
+      return CLI_EXIT_FAILURE;
+    }
+  fclose (f);
+  g_autoptr (GError) error = NULL;
+  if (!plot_render (script, &error))
+    {
+      if (!existed)
+        g_unlink (output);
+      cli_error ("plot", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  printf ("%s\n", output);
+  return CLI_EXIT_OK;
+}
+
+/* plot --help's summary */
+static const char PLOT_SUMMARY[] =
+  "KIND is one of:\n"
+  "  convergence   test accuracy and loss by round or time, one line per value of\n"
+  "                --by KEY, mean over seeds with a 95% confidence band\n"
+  "  timeline      one run: a row per peer, a bar per protocol phase, markers for\n"
+  "                join, leave, crash, Retry, Fail and dropped messages\n"
+  "  rounds        one run: connect and exchange time per round, retries\n"
+  "  participants  one run: participants per round, peers online over time\n"
+  "  traffic       one run: messages and bytes per round and message type\n"
+  "  scaling       every run: messages per round, bytes, busiest uplink, round\n"
+  "                duration, time to --target accuracy and final accuracy against\n"
+  "                --x KEY, one line per value of --by KEY (e.g. protocol.family),\n"
+  "                mean over seeds with 95% confidence error bars\n"
+  "  summary       every run (or those --where KEY=VALUE,...): the summary keys\n"
+  "                --y KEY,... (e.g. metric.step_latency_s.median) against --x KEY,\n"
+  "                one line per value of --by KEY (or combination of --by KEY,KEY),\n"
+  "                mean over the runs of each point with 95% confidence error bars\n"
+  "  localize      one run recorded by dlsim explore --localize -o DB: the failure\n"
+  "                ratio against the cut t, the decisive event marked\n"
+  "The format follows the output's extension (.png or .svg). gnuplot runs\n"
+  "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.";
+
 int
 cli_cmd_plot (int argc, char **argv)
 {
@@ -42,27 +93,7 @@ cli_cmd_plot (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("DB KIND - draw a figure with gnuplot");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-      "KIND is one of:\n"
-      "  convergence   test accuracy and loss by round or time, one line per value of\n"
-      "                --by KEY, mean over seeds with a 95% confidence band\n"
-      "  timeline      one run: a row per peer, a bar per protocol phase, markers for\n"
-      "                join, leave, crash, Retry, Fail and dropped messages\n"
-      "  rounds        one run: connect and exchange time per round, retries\n"
-      "  participants  one run: participants per round, peers online over time\n"
-      "  traffic       one run: messages and bytes per round and message type\n"
-      "  scaling       every run: messages per round, bytes, busiest uplink, round\n"
-      "                duration, time to --target accuracy and final accuracy against\n"
-      "                --x KEY, one line per value of --by KEY (e.g. protocol.family),\n"
-      "                mean over seeds with 95% confidence error bars\n"
-      "  summary       every run (or those --where KEY=VALUE,...): the summary keys\n"
-      "                --y KEY,... (e.g. metric.step_latency_s.median) against --x KEY,\n"
-      "                one line per value of --by KEY (or combination of --by KEY,KEY),\n"
-      "                mean over the runs of each point with 95% confidence error bars\n"
-      "  localize      one run recorded by dlsim explore --localize -o DB: the failure\n"
-      "                ratio against the cut t, the decisive event marked\n"
-      "The format follows the output's extension (.png or .svg). gnuplot runs\n"
-      "through a pipe; set DLSIM_GNUPLOT to use another gnuplot program.");
+  g_option_context_set_summary (ctx, PLOT_SUMMARY);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -94,24 +125,5 @@ cli_cmd_plot (int argc, char **argv)
       fputs (script, stdout);
       return CLI_EXIT_OK;
     }
-  /* a gnuplot that cannot open its output keeps the terminal's and writes
-   * the figure's bytes to stdout: find out first, and say why */
-  gboolean existed = g_file_test (output, G_FILE_TEST_EXISTS);
-  FILE *f = g_fopen (output, "ab");
-  if (!f)
-    {
-      int e = errno;
-      cli_error ("plot", "%s: cannot write the figure: %s", output, g_strerror (e));
-      return CLI_EXIT_FAILURE;
-    }
-  fclose (f);
-  if (!plot_render (script, &error))
-    {
-      if (!existed)
-        g_unlink (output);
-      cli_error ("plot", "%s", error->message);
-      return CLI_EXIT_FAILURE;
-    }
-  printf ("%s\n", output);
-  return CLI_EXIT_OK;
+  return render_figure (script, output);
 }

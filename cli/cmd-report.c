@@ -121,6 +121,76 @@ cli_cmd_report (int argc, char **argv)
   return rc;
 }
 
+/* --format perfetto: run RUN's events as trace-event JSON in OUT.
+ * Returns the exit status. */
+static int
+write_perfetto (struct sqlite3 *db, gint64 run, const char *peer, gboolean brief, const char *out)
+{
+  g_autoptr (GError) error = NULL;
+  if (!export_perfetto (db, run, peer, brief, out, &error))
+    {
+      cli_error ("trace", "%s", error->message);
+      return CLI_EXIT_FAILURE;
+    }
+  return CLI_EXIT_OK;
+}
+
+/* The line of the event ST is at: its time, node, state and what
+ * happened ("enters STATE" for a phase). */
+static void
+print_event (ResRows *st)
+{
+  const char *kind = text_or (st, 2, "?"), *other = text_or (st, 4, NULL), *msg = text_or (st, 7, NULL);
+  const char *detail = text_or (st, 5, NULL);
+  if (strcmp (kind, "phase") == 0 && detail)
+    {
+      printf ("%12.6fs  %-5s %-22s enters %s\n", res_rows_double (st, 0), text_or (st, 1, "?"),
+              text_or (st, 6, ""), detail);
+      return;
+    }
+  GString *what = g_string_new (kind);
+  if (msg)
+    g_string_append_printf (what, " %s", msg);
+  if (other)
+    {
+      const char *prep = strcmp (kind, "sent") == 0 ? "to" : strcmp (kind, "received") == 0
+                         || strcmp (kind, "dropped") == 0 ? "from" : "with";
+      g_string_append_printf (what, " %s %s", prep, other);
+    }
+  if (!res_rows_is_null (st, 3))
+    g_string_append_printf (what, " (round %d)", res_rows_int (st, 3));
+  if (!res_rows_is_null (st, 8) && strcmp (kind, "retry") == 0)
+    g_string_append_printf (what, " counter=%lld", (long long) res_rows_int64 (st, 8));
+  if (detail)
+    g_string_append_printf (what, ": %s", detail);
+  printf ("%12.6fs  %-5s %-22s %s\n", res_rows_double (st, 0), text_or (st, 1, "?"),
+          text_or (st, 6, ""), what->str);
+  g_string_free (what, TRUE);
+}
+
+/* The text timeline: run RUN's events (of PEER, without the messages
+ * if BRIEF), a line each, or a line saying there are none.  Returns the
+ * exit status. */
+static int
+print_trace (struct sqlite3 *db, const char *path, gint64 run, const char *peer, gboolean brief)
+{
+  ResRows *st = res_db_trace_events (db, run, peer, brief);
+  guint n = 0;
+  while (res_rows_next (st))
+    {
+      print_event (st);
+      n++;
+    }
+  gboolean failed = res_rows_failed (st);
+  if (failed)
+    cli_error ("trace", "%s: run %" G_GINT64_FORMAT "'s events cannot be read after %u of them: %s", path, run, n,
+               res_rows_error (st));
+  else if (n == 0)
+    printf ("(no events%s%s)\n", peer ? " for " : "", peer ? peer : "");
+  res_rows_free (st);
+  return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
+
 int
 cli_cmd_trace (int argc, char **argv)
 {
@@ -170,57 +240,8 @@ cli_cmd_trace (int argc, char **argv)
       res_db_close_read (db);
       return CLI_EXIT_FAILURE;
     }
-  if (format && strcmp (format, "perfetto") == 0)
-    {
-      int rc = CLI_EXIT_OK;
-      if (!export_perfetto (db, run, peer, brief, out, &error))
-        {
-          cli_error ("trace", "%s", error->message);
-          rc = CLI_EXIT_FAILURE;
-        }
-      res_db_close_read (db);
-      return rc;
-    }
-  ResRows *st = res_db_trace_events (db, run, peer, brief);
-  guint n = 0;
-  while (res_rows_next (st))
-    {
-      const char *kind = text_or (st, 2, "?"), *other = text_or (st, 4, NULL), *msg = text_or (st, 7, NULL);
-      const char *detail = text_or (st, 5, NULL);
-      if (strcmp (kind, "phase") == 0 && detail)
-        {
-          printf ("%12.6fs  %-5s %-22s enters %s\n", res_rows_double (st, 0), text_or (st, 1, "?"),
-                  text_or (st, 6, ""), detail);
-          n++;
-          continue;
-        }
-      GString *what = g_string_new (kind);
-      if (msg)
-        g_string_append_printf (what, " %s", msg);
-      if (other)
-        {
-          const char *prep = strcmp (kind, "sent") == 0 ? "to" : strcmp (kind, "received") == 0
-                             || strcmp (kind, "dropped") == 0 ? "from" : "with";
-          g_string_append_printf (what, " %s %s", prep, other);
-        }
-      if (!res_rows_is_null (st, 3))
-        g_string_append_printf (what, " (round %d)", res_rows_int (st, 3));
-      if (!res_rows_is_null (st, 8) && strcmp (kind, "retry") == 0)
-        g_string_append_printf (what, " counter=%lld", (long long) res_rows_int64 (st, 8));
-      if (detail)
-        g_string_append_printf (what, ": %s", detail);
-      printf ("%12.6fs  %-5s %-22s %s\n", res_rows_double (st, 0), text_or (st, 1, "?"),
-              text_or (st, 6, ""), what->str);
-      g_string_free (what, TRUE);
-      n++;
-    }
-  gboolean failed = res_rows_failed (st);
-  if (failed)
-    cli_error ("trace", "%s: run %" G_GINT64_FORMAT "'s events cannot be read after %u of them: %s", rest[0], run, n,
-               res_rows_error (st));
-  else if (n == 0)
-    printf ("(no events%s%s)\n", peer ? " for " : "", peer ? peer : "");
-  res_rows_free (st);
+  int rc = format && strcmp (format, "perfetto") == 0 ? write_perfetto (db, run, peer, brief, out)
+                                                      : print_trace (db, rest[0], run, peer, brief);
   res_db_close_read (db);
-  return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+  return rc;
 }

@@ -129,44 +129,38 @@ scenarios_of (GArray *gs)
   return n == 1 ? g_strdup (one) : g_strdup_printf ("%u scenarios", n);
 }
 
-static gboolean
-convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
+/* The grouping key when --by names none: the single swept key, else the
+ * scenario (transfer full). */
+static char *
+group_key (GArray *runs)
 {
-  guint left_out = 0;
-  g_autoptr (GArray) runs = plot_load_finished_runs (db, &left_out);
-  if (runs->len == 0)
-    return plot_fail (error, PLOT_ERROR_DATA, "%s has no %sruns", db_name, left_out ? "finished " : "");
-  gboolean by_time = g_strcmp0 (o->x, "time") == 0;
-  if (o->x && !by_time && g_strcmp0 (o->x, "round") != 0)
-    return plot_fail (error, PLOT_ERROR_USAGE, "--x must be time or round, not '%s'", o->x);
-  /* the grouping key: --by, else the single swept key, else the scenario */
-  g_autofree char *key = g_strdup (o->by);
-  if (!key)
+  g_autofree char *first = NULL;
+  gboolean single = TRUE;
+  for (guint i = 0; i < runs->len; i++)
     {
-      g_autofree char *first = NULL;
-      gboolean single = TRUE;
-      for (guint i = 0; i < runs->len; i++)
+      const char *l = g_array_index (runs, RunInfo, i).label;
+      if (!*l || strchr (l, ','))
         {
-          const char *l = g_array_index (runs, RunInfo, i).label;
-          if (!*l || strchr (l, ','))
-            {
-              single = FALSE;
-              break;
-            }
-          g_autofree char *k = g_strndup (l, (gsize) (strchr (l, '=') ? strchr (l, '=') - l : (long) strlen (l)));
-          if (!first)
-            first = g_strdup (k);
-          else if (strcmp (first, k) != 0)
-            single = FALSE;
+          single = FALSE;
+          break;
         }
-      key = single && first ? g_strdup (first) : g_strdup ("scenario.name");
+      g_autofree char *k = g_strndup (l, (gsize) (strchr (l, '=') ? strchr (l, '=') - l : (long) strlen (l)));
+      if (!first)
+        first = g_strdup (k);
+      else if (strcmp (first, k) != 0)
+        single = FALSE;
     }
-  GPtrArray *groups = g_ptr_array_new_with_free_func (g_free);
+  return single && first ? g_strdup (first) : g_strdup ("scenario.name");
+}
+
+/* The runs grouped by their value of KEY (Group, in the order first met;
+ * a copy of a seed counts once; runs without KEY are left out), and the
+ * latest end of a grouped run in *max_t (transfer full). */
+static GArray *
+group_runs (sqlite3 *db, GArray *runs, const char *key, double *max_t)
+{
   GArray *gs = g_array_new (FALSE, TRUE, sizeof (Group));
   g_array_set_clear_func (gs, group_clear);
-  double max_t = 0;
-  guint max_round = 0;
-  gboolean any_key = FALSE;
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < runs->len; i++)
     {
@@ -181,7 +175,6 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
         }
       if (!v)
         continue;
-      any_key = TRUE;
       Group *g = NULL;
       for (guint k = 0; k < gs->len; k++)
         if (strcmp (g_array_index (gs, Group, k).value, v) == 0)
@@ -193,43 +186,20 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
           g = &g_array_index (gs, Group, gs->len - 1);
         }
       g_array_append_val (g->runs, r);
-      max_t = MAX (max_t, r->sim_end);
+      *max_t = MAX (*max_t, r->sim_end);
     }
-  g_ptr_array_unref (groups);
-  if (!any_key)
-    {
-      g_array_unref (gs);
-      return plot_fail (error, PLOT_ERROR_USAGE, "no run in %s has the parameter '%s' (see dlsim report)", db_name, key);
-    }
-  guint n_metrics = 0;
-  g_autoptr (ResRows) acc = res_plot_accuracy_extent (db);
-  if (res_rows_next (acc))
-    {
-      n_metrics = (guint) res_rows_int (acc, 0);
-      max_round = (guint) res_rows_int (acc, 1);
-    }
-  if (n_metrics == 0)
-    {
-      g_array_unref (gs);
-      return plot_fail (error, PLOT_ERROR_DATA,
-                   "%s has no accuracy metrics: runs with model kind none train nothing (and runs "
-                   "with --no-events record none)", db_name);
-    }
-  guint n = by_time ? 120 : max_round;
-  g_autofree double *xs = g_new (double, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    xs[i] = by_time ? max_t * (i + 1) / n : (double) (i + 1);
+  return gs;
+}
 
-  g_autofree char *scenarios = scenarios_of (gs);
-  plot_terminal (s, o->output, 1200, 900);
-  GString *plots[2] = { g_string_new (NULL), g_string_new (NULL) };
+/* Per group and metric (accuracy, loss): a datablock of the mean and its
+ * band at the N points XS, and its clause in PLOTS[m].  Returns the most
+ * runs a group has. */
+static guint
+group_blocks (GString *s, sqlite3 *db, GArray *gs, const char *key, gboolean by_time, const double *xs, guint n,
+              double div, GString *plots[2])
+{
   const char *metrics[2] = { "accuracy", "loss" };
   guint max_repeats = 0;
-  /* the testbed's times are wall-clock seconds: so if every run is one */
-  gboolean wall = runs->len > 0;
-  double div = by_time ? plot_time_div (max_t) : 1;
-  for (guint i = 0; i < runs->len; i++)
-    wall &= plot_run_is_wall_clock (db, g_array_index (runs, RunInfo, i).id);
   for (guint gi = 0; gi < gs->len; gi++)
     {
       Group *g = &g_array_index (gs, Group, gi);
@@ -254,15 +224,15 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
                                   label);
         }
     }
-  g_autofree char *note = plot_left_out_note (left_out);
-  /* a band only where there are seeds to spread: one seed is no interval */
-  g_autofree char *seeds = max_repeats > 1 ? g_strdup_printf ("mean over up to %u seeds, 95%% confidence band", max_repeats)
-                                           : g_strdup ("1 seed, no confidence band");
-  g_autofree char *title = plot_quotef ("%s: test accuracy and loss by %s, one line per %s (%s%s)", scenarios,
-                                        by_time ? (wall ? "wall-clock time" : "simulated time") : "round", key, seeds,
-                                        note);
+  return max_repeats;
+}
+
+/* The two panels, accuracy over loss, under TITLE. */
+static void
+accuracy_loss_panels (GString *s, const char *title, const char *xlabel, gboolean by_time, GString *const plots[2])
+{
   g_string_append_printf (s, "set multiplot layout 2,1 title %s font ',12'\n", title);
-  g_string_append_printf (s, "set xlabel \"%s\"\n", by_time ? plot_time_label (wall, div) : "round");
+  g_string_append_printf (s, "set xlabel \"%s\"\n", xlabel);
   /* which peers a point is the mean of: the definition the summary's
    * final_accuracy shares (plot-mean.c), or those of a round */
   const char *over = by_time ? "of the latest values of the peers there or finished"
@@ -272,9 +242,59 @@ convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o,
   g_string_append_printf (s, "set ylabel \"test loss (cross-entropy, nats)\\nmean %s\"\nset yrange [*:*]\n", over);
   g_string_append_printf (s, "plot %s\n", plots[1]->len ? plots[1]->str : "NaN notitle");
   g_string_append (s, "unset multiplot\n");
+}
+
+static gboolean
+convergence (GString *s, sqlite3 *db, const char *db_name, const PlotOptions *o, GError **error)
+{
+  guint left_out = 0;
+  g_autoptr (GArray) runs = plot_load_finished_runs (db, &left_out);
+  if (runs->len == 0)
+    return plot_fail (error, PLOT_ERROR_DATA, "%s has no %sruns", db_name, left_out ? "finished " : "");
+  gboolean by_time = g_strcmp0 (o->x, "time") == 0;
+  if (o->x && !by_time && g_strcmp0 (o->x, "round") != 0)
+    return plot_fail (error, PLOT_ERROR_USAGE, "--x must be time or round, not '%s'", o->x);
+  /* the grouping key: --by, else the single swept key, else the scenario */
+  g_autofree char *key = o->by ? g_strdup (o->by) : group_key (runs);
+  double max_t = 0;
+  g_autoptr (GArray) gs = group_runs (db, runs, key, &max_t);
+  if (gs->len == 0)
+    return plot_fail (error, PLOT_ERROR_USAGE, "no run in %s has the parameter '%s' (see dlsim report)", db_name, key);
+  guint n_metrics = 0, max_round = 0;
+  g_autoptr (ResRows) acc = res_plot_accuracy_extent (db);
+  if (res_rows_next (acc))
+    {
+      n_metrics = (guint) res_rows_int (acc, 0);
+      max_round = (guint) res_rows_int (acc, 1);
+    }
+  if (n_metrics == 0)
+    return plot_fail (error, PLOT_ERROR_DATA,
+                 "%s has no accuracy metrics: runs with model kind none train nothing (and runs "
+                 "with --no-events record none)", db_name);
+  guint n = by_time ? 120 : max_round;
+  g_autofree double *xs = g_new (double, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    xs[i] = by_time ? max_t * (i + 1) / n : (double) (i + 1);
+
+  g_autofree char *scenarios = scenarios_of (gs);
+  plot_terminal (s, o->output, 1200, 900);
+  GString *plots[2] = { g_string_new (NULL), g_string_new (NULL) };
+  /* the testbed's times are wall-clock seconds: so if every run is one */
+  gboolean wall = runs->len > 0;
+  double div = by_time ? plot_time_div (max_t) : 1;
+  for (guint i = 0; i < runs->len; i++)
+    wall &= plot_run_is_wall_clock (db, g_array_index (runs, RunInfo, i).id);
+  guint max_repeats = group_blocks (s, db, gs, key, by_time, xs, n, div, plots);
+  g_autofree char *note = plot_left_out_note (left_out);
+  /* a band only where there are seeds to spread: one seed is no interval */
+  g_autofree char *seeds = max_repeats > 1 ? g_strdup_printf ("mean over up to %u seeds, 95%% confidence band", max_repeats)
+                                           : g_strdup ("1 seed, no confidence band");
+  g_autofree char *title = plot_quotef ("%s: test accuracy and loss by %s, one line per %s (%s%s)", scenarios,
+                                        by_time ? (wall ? "wall-clock time" : "simulated time") : "round", key, seeds,
+                                        note);
+  accuracy_loss_panels (s, title, by_time ? plot_time_label (wall, div) : "round", by_time, plots);
   g_string_free (plots[0], TRUE);
   g_string_free (plots[1], TRUE);
-  g_array_unref (gs);
   return TRUE;
 }
 
@@ -338,27 +358,60 @@ title_line (GString *s, const RunInfo *r, const char *what)
   g_string_append_printf (s, "set title %s font ',12'\n", title);
 }
 
-static gboolean
-timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
+enum { N_MARKS = 7 };
+static const char *const mark_names[N_MARKS] = { "join", "leave", "crash", "Retry", "Fail", "dropped message",
+                                                 "property violated" };
+static const char *const mark_style[N_MARKS] = {
+  "pt 9 ps 1.6 lc rgb '#2ca02c'", "pt 11 ps 1.6 lc rgb '#555555'", "pt 2 ps 2 lw 2 lc rgb '#d62728'",
+  "pt 6 ps 1.3 lw 2 lc rgb '#ff7f0e'", "pt 5 ps 1.4 lc rgb '#8b0000'", "pt 7 ps 0.45 lc rgb 'black'",
+  "pt 3 ps 2.2 lw 2 lc rgb '#9400d3'",
+};
+
+/* The mark (an index of mark_names) an event of KIND about message MSG
+ * makes, or -1; *in is its peer's session (0 not seen, 1 joined, 2
+ * gone), which it updates. */
+static int
+event_mark (const char *kind, const char *msg, int *in)
 {
-  g_autoptr (GPtrArray) peers = load_peers (db, r->id);
-  double div = plot_time_div (r->sim_end), end = r->sim_end / div;   /* seconds or hours */
-  if (peers->len == 0)
-    return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no recorded events (recorded with --no-events?)", r->id);
-  GString *blocks[G_N_ELEMENTS (cat_names)];
-  for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
-    blocks[c] = g_string_new (NULL);
-  enum { N_MARKS = 7 };
-  GString *marks[N_MARKS];
-  static const char *const mark_names[N_MARKS] = { "join", "leave", "crash", "Retry", "Fail", "dropped message",
-                                                   "property violated" };
-  static const char *const mark_style[N_MARKS] = {
-    "pt 9 ps 1.6 lc rgb '#2ca02c'", "pt 11 ps 1.6 lc rgb '#555555'", "pt 2 ps 2 lw 2 lc rgb '#d62728'",
-    "pt 6 ps 1.3 lw 2 lc rgb '#ff7f0e'", "pt 5 ps 1.4 lc rgb '#8b0000'", "pt 7 ps 0.45 lc rgb 'black'",
-    "pt 3 ps 2.2 lw 2 lc rgb '#9400d3'",
-  };
-  for (int m = 0; m < N_MARKS; m++)
-    marks[m] = g_string_new (NULL);
+  /* one join and one leave mark a session: the testbed records a
+   * join when the process starts and when it reaches the coordinator,
+   * a leave and a disconnect when it goes */
+  int was = *in, mk = -1;
+  if (strcmp (kind, "join") == 0)
+    {
+      mk = was == 1 ? -1 : 0;
+      *in = 1;
+    }
+  else if (strcmp (kind, "leave") == 0 || strcmp (kind, "disconnect") == 0)
+    {
+      mk = was == 2 ? -1 : 1;
+      *in = 2;
+    }
+  else if (strcmp (kind, "crash") == 0)
+    {
+      mk = 2;
+      *in = 2;
+    }
+  else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
+           && strcmp (msg, "RetryPeerConnections") == 0)
+    mk = 3;
+  else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
+           && strcmp (msg, "ConnectionFail") == 0)
+    mk = 4;
+  else if (strcmp (kind, "dropped") == 0)
+    mk = 5;
+  else if (strcmp (kind, "violation") == 0)
+    mk = 6;
+  return mk;
+}
+
+/* Reads run R's events into a bar per phase in BLOCKS (one per category,
+ * "x row half-width half-height" in DIV units, the last phase of each
+ * peer open until END) and a point per mark in MARKS. */
+static void
+read_events (sqlite3 *db, const RunInfo *r, GPtrArray *peers, double div, double end, GString **blocks,
+             GString **marks)
+{
   /* open phase per peer */
   g_autofree double *since = g_new (double, peers->len + 1);
   g_autofree int *cat = g_new (int, peers->len + 1);
@@ -376,7 +429,6 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
       int row = node ? peer_row (peers, node) : 0;
       if (row == 0)
         continue;
-      int mk = -1;
       if (strcmp (kind, "phase") == 0 || strcmp (kind, "leave") == 0 || strcmp (kind, "crash") == 0
           || strcmp (kind, "disconnect") == 0)
         {
@@ -386,35 +438,7 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
           cat[row] = strcmp (kind, "phase") == 0 ? state_cat (detail) : -1;
           since[row] = t;
         }
-      /* one join and one leave mark a session: the testbed records a
-       * join when the process starts and when it reaches the coordinator,
-       * a leave and a disconnect when it goes */
-      int was = in[row];
-      if (strcmp (kind, "join") == 0)
-        {
-          mk = was == 1 ? -1 : 0;
-          in[row] = 1;
-        }
-      else if (strcmp (kind, "leave") == 0 || strcmp (kind, "disconnect") == 0)
-        {
-          mk = was == 2 ? -1 : 1;
-          in[row] = 2;
-        }
-      else if (strcmp (kind, "crash") == 0)
-        {
-          mk = 2;
-          in[row] = 2;
-        }
-      else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
-               && strcmp (msg, "RetryPeerConnections") == 0)
-        mk = 3;
-      else if ((strcmp (kind, "received") == 0 || strcmp (kind, "dropped") == 0)
-               && strcmp (msg, "ConnectionFail") == 0)
-        mk = 4;
-      else if (strcmp (kind, "dropped") == 0)
-        mk = 5;
-      else if (strcmp (kind, "violation") == 0)
-        mk = 6;
+      int mk = event_mark (kind, msg, &in[row]);
       if (mk >= 0)
         g_string_append_printf (marks[mk], "%.9g %d\n", t, row);
     }
@@ -422,7 +446,13 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
     if (cat[row] >= 0 && end > since[row])
       g_string_append_printf (blocks[cat[row]], "%.9g %u %.9g 0.35\n", (since[row] + end) / 2, row,
                               (end - since[row]) / 2);
+}
 
+/* The figure's frame: its size (a row per peer), title and axes, a
+ * ytic per peer. */
+static void
+timeline_axes (GString *s, sqlite3 *db, const RunInfo *r, GPtrArray *peers, double div, const PlotOptions *o)
+{
   int height = 260 + 28 * (int) peers->len;
   plot_terminal (s, o->output, 1400, MIN (height, 4000));
   title_line (s, r, "peer phases");
@@ -434,6 +464,13 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
       g_string_append_printf (s, "%s%s %u", i ? ", " : "", peer, i + 1);
     }
   g_string_append (s, ")\nset grid noytics\n");
+}
+
+/* The datablocks of BLOCKS and MARKS (freed) and the plot of the
+ * nonempty ones. */
+static void
+timeline_plot (GString *s, GString **blocks, GString **marks)
+{
   GString *plot = g_string_new (NULL);
   for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
     {
@@ -453,6 +490,24 @@ timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GErro
     }
   g_string_append_printf (s, "plot %s\n", plot->len ? plot->str : "NaN notitle");
   g_string_free (plot, TRUE);
+}
+
+static gboolean
+timeline (GString *s, sqlite3 *db, const RunInfo *r, const PlotOptions *o, GError **error)
+{
+  g_autoptr (GPtrArray) peers = load_peers (db, r->id);
+  double div = plot_time_div (r->sim_end), end = r->sim_end / div;   /* seconds or hours */
+  if (peers->len == 0)
+    return plot_fail (error, PLOT_ERROR_DATA, "run %" G_GINT64_FORMAT " has no recorded events (recorded with --no-events?)", r->id);
+  GString *blocks[G_N_ELEMENTS (cat_names)];
+  for (gsize c = 0; c < G_N_ELEMENTS (cat_names); c++)
+    blocks[c] = g_string_new (NULL);
+  GString *marks[N_MARKS];
+  for (int m = 0; m < N_MARKS; m++)
+    marks[m] = g_string_new (NULL);
+  read_events (db, r, peers, div, end, blocks, marks);
+  timeline_axes (s, db, r, peers, div, o);
+  timeline_plot (s, blocks, marks);
   return TRUE;
 }
 

@@ -191,6 +191,167 @@ parse_fact (const char *line, char **w, guint n, ProtoGuestAct *out, GError **er
   return 0;
 }
 
+/* The actions' words (guest-line.h, docs/guest.md), a parser per verb:
+ * TRUE with OUT filled, or FALSE (ERROR set) if said wrong.
+ * send TO stream|link TYPE SIZE DATA: OUT's text is "TYPE DATA". */
+static gboolean
+parse_send (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  if (n != 6)
+    return bad (error, line, "send TO stream|link TYPE SIZE DATA");
+  if (!proto_guest_node_parse (w[1], &out->to))
+    return bad (error, line, "TO is S or pN");
+  if (strcmp (w[2], "stream") == 0)
+    out->via = PROTO_VIA_SERVER;
+  else if (strcmp (w[2], "link") == 0)
+    out->via = PROTO_VIA_LINK;
+  else
+    return bad (error, line, "the way is stream or link");
+  if (!is_name (w[3]))
+    return bad (error, line, "TYPE is 1 to 32 letters, digits, '-', '_' or '.'");
+  if (!uint_of (w[4], PROTO_GUEST_MAX_SIZE, &out->size))
+    return bad (error, line, "SIZE is the bytes it costs, 0 (its text's length) to 2^40");
+  out->kind = PROTO_GUEST_SEND;
+  out->text = g_strdup_printf ("%s %s", w[3], w[5]);
+  if (!proto_guest_msg_text_ok (out->text))
+    {
+      proto_guest_act_clear (out);
+      return bad (error, line, "DATA is one word with no control byte (- for none)");
+    }
+  return TRUE;
+}
+
+/* open TO [initiator], connect TO, close TO: TO a peer. */
+static gboolean
+parse_link (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  const char *verb = w[0];
+  gboolean open = verb[0] == 'o';
+  if (n != 2 && !(open && n == 3 && strcmp (w[2], "initiator") == 0))
+    return bad (error, line, open ? "open PEER [initiator]" : "connect|close PEER");
+  if (!proto_guest_node_parse (w[1], &out->to) || out->to == PROTO_SERVER)
+    return bad (error, line, "a link joins two peers: pN");
+  out->kind = open ? PROTO_GUEST_OPEN : verb[1] == 'o' ? PROTO_GUEST_CONNECT : PROTO_GUEST_CLOSE;
+  out->initiator = n == 3;
+  return TRUE;
+}
+
+/* disconnect, finished: no words after the verb. */
+static gboolean
+parse_bare (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  const char *verb = w[0];
+  if (n != 1)
+    return bad (error, line, "takes no words");
+  out->kind = verb[0] == 'd' ? PROTO_GUEST_DISCONNECT : PROTO_GUEST_FINISHED;
+  return TRUE;
+}
+
+/* train N; round N [K]: aggregation round N done, the peer's K-th. */
+static gboolean
+parse_round (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  const char *verb = w[0];
+  gboolean round = verb[0] == 'r';
+  if (n < 2 || n > (round ? 3 : 2) || !uint_of (w[1], PROTO_GUEST_MAX_ROUND, &out->n) || out->n == 0)
+    return bad (error, line, "train N | round N [K], N a round number from 1 to " G_STRINGIFY (1000000));
+  /* round N K: the coordinator's round N ended, the peer's K-th */
+  if (n == 3 && (!uint_of (w[2], PROTO_GUEST_MAX_ROUND, &out->count) || out->count == 0))
+    return bad (error, line, "round N K: K, the rounds this peer has done, is a number from 1 to "
+                G_STRINGIFY (1000000));
+  out->kind = round ? PROTO_GUEST_ROUND : PROTO_GUEST_TRAIN;
+  return TRUE;
+}
+
+/* list N K: the coordinator's round N begins with K peers. */
+static gboolean
+parse_list (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  if (n != 3 || !uint_of (w[1], PROTO_GUEST_MAX_ROUND, &out->n) || out->n == 0
+      || !uint_of (w[2], G_MAXINT32, &out->count))
+    return bad (error, line, "list N K: round N (from 1 to " G_STRINGIFY (1000000) ") begins with K peers");
+  out->kind = PROTO_GUEST_LIST;
+  return TRUE;
+}
+
+/* deadline T|never: T in nanoseconds of simulated time. */
+static gboolean
+parse_deadline (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  guint64 v;
+  if (n != 2)
+    return bad (error, line, "deadline T|never");
+  out->kind = PROTO_GUEST_DEADLINE;
+  if (strcmp (w[1], "never") == 0)
+    out->t = DL_TIME_NEVER;
+  else if (uint_of (w[1], G_MAXINT64 - 1, &v))
+    out->t = (DlTime) v;
+  else
+    return bad (error, line, "T is nanoseconds of simulated time, or never");
+  return TRUE;
+}
+
+/* state NAME */
+static gboolean
+parse_state (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  if (n != 2 || !is_name (w[1]))
+    return bad (error, line, "state NAME, NAME 1 to 32 letters, digits, '-', '_' or '.'");
+  out->kind = PROTO_GUEST_STATE;
+  out->text = g_strdup (w[1]);
+  return TRUE;
+}
+
+/* metric NAME VALUE [ROUND]: VALUE an integer. */
+static gboolean
+parse_metric (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  guint64 v;
+  gint64 x;
+  if (n < 3 || n > 4 || !is_name (w[1]))
+    return bad (error, line, "metric NAME VALUE [ROUND]");
+  if (!g_ascii_string_to_signed (w[2], 10, G_MININT64 + 1, G_MAXINT64, &x, NULL))
+    return bad (error, line, "VALUE is an integer (a NAME ending in _s: nanoseconds)");
+  if (n == 4)
+    {
+      if (!uint_of (w[3], PROTO_GUEST_MAX_ROUND, &v) || v == 0)
+        return bad (error, line, "ROUND is a round number from 1 to " G_STRINGIFY (1000000));
+      out->round = (int32_t) v;
+    }
+  out->kind = PROTO_GUEST_METRIC;
+  out->value = x;
+  out->text = g_strdup (w[1]);
+  return TRUE;
+}
+
+/* model V1,V2,...: a peer's model (or a digest of it) as numbers. */
+static gboolean
+parse_model (const char *line, char **w, guint n, ProtoGuestAct *out, GError **error)
+{
+  if (n != 2)
+    return bad (error, line, "model V1,V2,...: the peer's model as numbers, comma-separated");
+  g_auto (GStrv) vs = g_strsplit (w[1], ",", -1);
+  guint nv = g_strv_length (vs);
+  if (nv == 0 || nv > PROTO_GUEST_MODEL_MAX)
+    return bad (error, line, "model: 1 to 1048576 numbers");
+  float *values = g_new (float, nv);
+  for (guint i = 0; i < nv; i++)
+    {
+      char *end = NULL;
+      double d = g_ascii_strtod (vs[i], &end);
+      if (!*vs[i] || !end || *end || !isfinite (d) || fabs (d) > G_MAXFLOAT)
+        {
+          g_free (values);
+          return bad (error, line, "model: each value is a finite number");
+        }
+      values[i] = (float) d;
+    }
+  out->kind = PROTO_GUEST_MODEL;
+  out->values = values;
+  out->n_values = nv;
+  return TRUE;
+}
+
 gboolean
 proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
 {
@@ -208,134 +369,24 @@ proto_guest_line_parse (const char *line, ProtoGuestAct *out, GError **error)
   g_auto (GStrv) w = g_strsplit (line, " ", -1);
   guint n = g_strv_length (w);
   const char *verb = w[0];
-  guint64 v;
   if (strcmp (verb, "send") == 0)
-    {
-      if (n != 6)
-        return bad (error, line, "send TO stream|link TYPE SIZE DATA");
-      if (!proto_guest_node_parse (w[1], &out->to))
-        return bad (error, line, "TO is S or pN");
-      if (strcmp (w[2], "stream") == 0)
-        out->via = PROTO_VIA_SERVER;
-      else if (strcmp (w[2], "link") == 0)
-        out->via = PROTO_VIA_LINK;
-      else
-        return bad (error, line, "the way is stream or link");
-      if (!is_name (w[3]))
-        return bad (error, line, "TYPE is 1 to 32 letters, digits, '-', '_' or '.'");
-      if (!uint_of (w[4], PROTO_GUEST_MAX_SIZE, &out->size))
-        return bad (error, line, "SIZE is the bytes it costs, 0 (its text's length) to 2^40");
-      out->kind = PROTO_GUEST_SEND;
-      out->text = g_strdup_printf ("%s %s", w[3], w[5]);
-      if (!proto_guest_msg_text_ok (out->text))
-        {
-          proto_guest_act_clear (out);
-          return bad (error, line, "DATA is one word with no control byte (- for none)");
-        }
-      return TRUE;
-    }
+    return parse_send (line, w, n, out, error);
   if (strcmp (verb, "open") == 0 || strcmp (verb, "connect") == 0 || strcmp (verb, "close") == 0)
-    {
-      gboolean open = verb[0] == 'o';
-      if (n != 2 && !(open && n == 3 && strcmp (w[2], "initiator") == 0))
-        return bad (error, line, open ? "open PEER [initiator]" : "connect|close PEER");
-      if (!proto_guest_node_parse (w[1], &out->to) || out->to == PROTO_SERVER)
-        return bad (error, line, "a link joins two peers: pN");
-      out->kind = open ? PROTO_GUEST_OPEN : verb[1] == 'o' ? PROTO_GUEST_CONNECT : PROTO_GUEST_CLOSE;
-      out->initiator = n == 3;
-      return TRUE;
-    }
+    return parse_link (line, w, n, out, error);
   if (strcmp (verb, "disconnect") == 0 || strcmp (verb, "finished") == 0)
-    {
-      if (n != 1)
-        return bad (error, line, "takes no words");
-      out->kind = verb[0] == 'd' ? PROTO_GUEST_DISCONNECT : PROTO_GUEST_FINISHED;
-      return TRUE;
-    }
+    return parse_bare (line, w, n, out, error);
   if (strcmp (verb, "train") == 0 || strcmp (verb, "round") == 0)
-    {
-      gboolean round = verb[0] == 'r';
-      if (n < 2 || n > (round ? 3 : 2) || !uint_of (w[1], PROTO_GUEST_MAX_ROUND, &out->n) || out->n == 0)
-        return bad (error, line, "train N | round N [K], N a round number from 1 to " G_STRINGIFY (1000000));
-      /* round N K: the coordinator's round N ended, the peer's K-th */
-      if (n == 3 && (!uint_of (w[2], PROTO_GUEST_MAX_ROUND, &out->count) || out->count == 0))
-        return bad (error, line, "round N K: K, the rounds this peer has done, is a number from 1 to "
-                    G_STRINGIFY (1000000));
-      out->kind = round ? PROTO_GUEST_ROUND : PROTO_GUEST_TRAIN;
-      return TRUE;
-    }
+    return parse_round (line, w, n, out, error);
   if (strcmp (verb, "list") == 0)
-    {
-      if (n != 3 || !uint_of (w[1], PROTO_GUEST_MAX_ROUND, &out->n) || out->n == 0
-          || !uint_of (w[2], G_MAXINT32, &out->count))
-        return bad (error, line, "list N K: round N (from 1 to " G_STRINGIFY (1000000) ") begins with K peers");
-      out->kind = PROTO_GUEST_LIST;
-      return TRUE;
-    }
+    return parse_list (line, w, n, out, error);
   if (strcmp (verb, "deadline") == 0)
-    {
-      if (n != 2)
-        return bad (error, line, "deadline T|never");
-      out->kind = PROTO_GUEST_DEADLINE;
-      if (strcmp (w[1], "never") == 0)
-        out->t = DL_TIME_NEVER;
-      else if (uint_of (w[1], G_MAXINT64 - 1, &v))
-        out->t = (DlTime) v;
-      else
-        return bad (error, line, "T is nanoseconds of simulated time, or never");
-      return TRUE;
-    }
+    return parse_deadline (line, w, n, out, error);
   if (strcmp (verb, "state") == 0)
-    {
-      if (n != 2 || !is_name (w[1]))
-        return bad (error, line, "state NAME, NAME 1 to 32 letters, digits, '-', '_' or '.'");
-      out->kind = PROTO_GUEST_STATE;
-      out->text = g_strdup (w[1]);
-      return TRUE;
-    }
+    return parse_state (line, w, n, out, error);
   if (strcmp (verb, "metric") == 0)
-    {
-      gint64 x;
-      if (n < 3 || n > 4 || !is_name (w[1]))
-        return bad (error, line, "metric NAME VALUE [ROUND]");
-      if (!g_ascii_string_to_signed (w[2], 10, G_MININT64 + 1, G_MAXINT64, &x, NULL))
-        return bad (error, line, "VALUE is an integer (a NAME ending in _s: nanoseconds)");
-      if (n == 4)
-        {
-          if (!uint_of (w[3], PROTO_GUEST_MAX_ROUND, &v) || v == 0)
-            return bad (error, line, "ROUND is a round number from 1 to " G_STRINGIFY (1000000));
-          out->round = (int32_t) v;
-        }
-      out->kind = PROTO_GUEST_METRIC;
-      out->value = x;
-      out->text = g_strdup (w[1]);
-      return TRUE;
-    }
+    return parse_metric (line, w, n, out, error);
   if (strcmp (verb, "model") == 0)
-    {
-      if (n != 2)
-        return bad (error, line, "model V1,V2,...: the peer's model as numbers, comma-separated");
-      g_auto (GStrv) vs = g_strsplit (w[1], ",", -1);
-      guint nv = g_strv_length (vs);
-      if (nv == 0 || nv > PROTO_GUEST_MODEL_MAX)
-        return bad (error, line, "model: 1 to 1048576 numbers");
-      float *values = g_new (float, nv);
-      for (guint i = 0; i < nv; i++)
-        {
-          char *end = NULL;
-          double d = g_ascii_strtod (vs[i], &end);
-          if (!*vs[i] || !end || *end || !isfinite (d) || fabs (d) > G_MAXFLOAT)
-            {
-              g_free (values);
-              return bad (error, line, "model: each value is a finite number");
-            }
-          values[i] = (float) d;
-        }
-      out->kind = PROTO_GUEST_MODEL;
-      out->values = values;
-      out->n_values = nv;
-      return TRUE;
-    }
+    return parse_model (line, w, n, out, error);
   int fact = parse_fact (line, w, n, out, error);
   if (fact != 0)
     return fact > 0;
