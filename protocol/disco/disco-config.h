@@ -105,8 +105,9 @@ G_STATIC_ASSERT (DISCO_FIX_N <= 32);
 /* G_GNUC_MAY_ALIAS: it lives in family_config's bytes (docs/architecture.md) */
 typedef struct G_GNUC_MAY_ALIAS {
   /* read on every Payload (disco-peer-listen.c, -exchange.c, disco-peer.c's
-   * next deadline): first, in the struct's first cache line, which
-   * _disco_peer_prefetch asks for (docs/performance.md, hn23); the rest
+   * next deadline): first, the five on one cache line, which
+   * _disco_peer_prefetch asks for (docs/performance.md, hn23; asserted in
+   * disco-peer-private.h); the rest
    * are read on rarer inputs.  A fix (ready_at_round_start) and robust's
    * switches, set as the groups below say. */
   gboolean ready_at_round_start;     /* pre-775: PeerIsReady at the round's start, no JoinRound */

@@ -146,6 +146,13 @@ struct DiscoPeer {
  * lie on two cache lines at most (the struct is 64-byte aligned: an
  * offset's line is its line in memory). */
 G_STATIC_ASSERT ((offsetof (DiscoPeer, cfg) - 1) / 64 - offsetof (DiscoPeer, pool) / 64 <= 1);
+/* and DiscoConfig's five flags read on every Payload (disco-config.h:
+ * ready_at_round_start to robust_single_add) lie on one line (rv24: they
+ * sat there by the offsets' luck) */
+G_STATIC_ASSERT ((offsetof (DiscoPeer, cfg) + offsetof (ProtoConfig, family_config)
+                  + offsetof (DiscoConfig, ready_at_round_start)) / 64
+                 == (offsetof (DiscoPeer, cfg) + offsetof (ProtoConfig, family_config)
+                     + offsetof (DiscoConfig, robust_single_add) + sizeof (gboolean) - 1) / 64);
 
 /* the newcomers waiting to be served */
 static inline guint
