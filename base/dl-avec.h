@@ -3,16 +3,17 @@
  *
  * Why: GArray's storage is malloc's, off a line: glibc puts a 16-byte
  * header before a block, so a large (mmap'd) block starts a page plus 16
- * bytes in, and a small one 0, 16, 32 or 48 bytes past a line.  The flows' sharing keeps its 64-byte Flow and 128-byte Res
- * records in arrays of a million (sim/sim-flows-private.h): 16 bytes off,
- * every record straddles one line more than it fills, and a flow read
- * cold costs two misses.  cachegrind counted the second one
+ * bytes in, and a small one 0, 16, 32 or 48 bytes past a line.  The
+ * flows' sharing keeps its 64-byte Flow and 128-byte Res records in
+ * arrays of a million (sim/sim-flows-private.h): 16 bytes off, every
+ * record straddles one line more than it fills, and a flow read cold
+ * costs two misses.  cachegrind counted the second one
  * (docs/performance.md, cg23b).  Growing by realloc keeps glibc's mremap
  * of a large block (no copy, no second block at the peak, once the block
  * is mmap'd; a heap block that grows past the mmap threshold is copied
  * once); where realloc moves the block to another offset from a line,
- * the records are moved back onto one within it.  Shape: dl_avec_init / dl_avec_clear on an
- * embedded struct, like DlSlab. */
+ * the records are moved back onto one within it.  Shape: dl_avec_init /
+ * dl_avec_clear on an embedded struct, like DlSlab. */
 #pragma once
 
 #include <glib.h>
