@@ -559,17 +559,20 @@ moved_next (SimFlows *f, MovedIter *it, guint32 *out)
     }
   for (; it->ri < f->act_res->len; it->ri++, it->si = 0)
     {
-      guint32 r = g_array_index (f->act_res, guint32, it->ri);
+      guint32 r = g_array_index (f->act_res, guint32, it->ri), si = it->si;
       const Res *y = res_at (f, r);
-      while (it->si < y->len && res_moved (f, y))
+      if (si == 0 && !res_moved (f, y))
+        continue;   /* (past its first slot: it moved) */
+      for (; si < y->len; si++)
         {
-          const Slot *e = &y->slots[it->si++];
+          const Slot *e = &y->slots[si];
           if (e->flow == NONE || slot_kept (f, r, y, e))
             continue;
           Flow *x = flow_at (f, e->flow);
           if (x->mark != it->epoch)
             {
               x->mark = it->epoch;
+              it->si = si + 1;
               *out = e->flow;
               return TRUE;
             }
