@@ -45,7 +45,11 @@ keeps_end (const Flow *x)
  * the events are taken in the filling's order, so every rate is the one
  * a solve from scratch gives, bit for bit (sim_flows_check compares).
  * A resource that is not re-computed keeps its key and its flows their
- * rates and their completions.  Without windows (fluid) that is all.
+ * rates and their completions; so do the flows of one re-computed that
+ * saturates where it did (res_moved), and those fixed before its last key
+ * and its new one by a neighbour that did not move (slot_kept): only the
+ * fresh flows and the others of the moved resources are visited
+ * (moved_next).  Without windows (fluid) that is all.
  * With windows (incr_windowed), a ramping flow's cap is an input of
  * res_eval like a neighbour's saturation (the first of the two, in the
  * filling's order), each resource's weights are summed in its slots'
@@ -476,43 +480,139 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
   return TRUE;
 }
 
-/* The flows of the re-computed resources take their rates (the others'
- * cannot move), and those resources their keys (returns how many flows'
- * rates moved).  The dirty resources are among the re-computed ones.  A
- * resource that saturates neither before nor now is no flow's
- * bottleneck: its flows' rates come from their other resource, so they
- * are visited from there if that one moved. */
-static guint
-incr_commit (SimFlows *f, DlTime now)
+/* Whether re-computed resource x (r) saturates elsewhere than in the
+ * last solve: at another key or share, or now and not then, or then and
+ * not now; read before its key is set (incr_set_keys).  What its flows
+ * see of it is that alone (res_known: its key and share, once it
+ * saturates), so the flows of one that did not move keep their rates,
+ * whatever was added or popped there (those flows are fresh). */
+static inline gboolean
+res_moved (const SimFlows *f, const Res *x)
 {
-  guint32 epoch = ++f->epoch, n = 0;
-  for (guint i = 0; i < f->dirty->len; i++)
-    res_at (f, g_array_index (f->dirty, guint32, i))->dirty = FALSE;
-  array_cut (f->dirty, 0);
-  for (guint i = 0; i < f->act_res->len; i++)
+  if (x->act != f->iepoch)
+    return FALSE;
+  return x->done ? x->nkey != x->key || x->nlvl != x->lvl : !isinf (x->key);
+}
+
+/* Whether the flow in slot e of resource x (r, which moved) need not be
+ * visited from r: its other resource's last key comes before r's last
+ * key and before its new one (a last key at INFINITY comes before r's
+ * only if r's was INFINITY too, and then r saturates now, at a finite
+ * key).  If that one did not move, it fixed the flow then and fixes it
+ * now, at the same share (incr_rate's and incr_flow's first key; a
+ * ramping flow's cap, which did not move either, came before it or
+ * after it both times): its rate stays.  If it moved, the flow is
+ * visited from there: r's last key cannot come before that one's.
+ * Read from the slot and the other's record, not the flow's: at 2 000
+ * gossip peers under tcp the flows' records were the settling loop's LL
+ * misses (docs/performance.md, cg23b). */
+static inline gboolean
+slot_kept (SimFlows *f, guint32 r, const Res *x, const Slot *e)
+{
+  if (e->other == NONE)
+    return FALSE;
+  double k = res_at (f, e->other)->key;
+  return ikey_before (k, e->other, x->key, r) && (!x->done || ikey_before (k, e->other, x->nkey, r));
+}
+
+/* A walk over the flows whose rates an incremental solve can move, each
+ * once, before the re-computed resources take their keys: the fresh
+ * ones (added, grown, out of slow start: their next event is to be
+ * made), then those of the resources that moved, but the slots kept.
+ * Any other flow's resources saturate where they did (or do not, as
+ * they did not) and its cap did not move (a growth makes it fresh), so
+ * its rate comes out the same, bit for bit, and with it whether it is
+ * capped; its next event stands (keeps_end: not fresh).  settle_flow
+ * would do nothing else to it: a ramping flow is capped (it would have
+ * left slow start when it was not) and has its FlowWin (a FlowTail's
+ * flow is expanded at its first solve, fresh), and one out of slow
+ * start has its FlowTail since it left (or keeps a FlowWin whose round
+ * trip or window does not fit one, _sim_flows_to_tail).  Its
+ * completions are taken in (time, seq) order whichever order the flows
+ * are settled in (sim-flows-heap.c). */
+typedef struct {
+  guint fi;             /* the next in fresh */
+  guint ri;             /* the resource in act_res */
+  guint32 si;           /* the next slot in it */
+  guint32 epoch;
+} MovedIter;
+
+static inline void
+moved_iter_init (SimFlows *f, MovedIter *it)
+{
+  *it = (MovedIter) { 0, 0, 0, ++f->epoch };
+}
+
+static gboolean
+moved_next (SimFlows *f, MovedIter *it, guint32 *out)
+{
+  while (it->fi < f->fresh->len)
     {
-      guint32 r = g_array_index (f->act_res, guint32, i);
-      if (isinf (res_at (f, r)->key) && !res_at (f, r)->done)
-        continue;
-      const Res *y = res_at (f, r);
-      for (const Slot *e = y->slots, *end = e + y->len; e < end; e++)
+      guint32 j = g_array_index (f->fresh, guint32, it->fi++);
+      Flow *x = flow_at (f, j);
+      if (x->live && !keeps_end (x) && x->mark != it->epoch)
         {
-          if (e->flow == NONE)
+          x->mark = it->epoch;
+          *out = j;
+          return TRUE;
+        }
+    }
+  for (; it->ri < f->act_res->len; it->ri++, it->si = 0)
+    {
+      guint32 r = g_array_index (f->act_res, guint32, it->ri), si = it->si;
+      const Res *y = res_at (f, r);
+      if (si == 0 && !res_moved (f, y))
+        continue;   /* (past its first slot: it moved) */
+      for (; si < y->len; si++)
+        {
+          const Slot *e = &y->slots[si];
+          if (e->flow == NONE || slot_kept (f, r, y, e))
             continue;
           Flow *x = flow_at (f, e->flow);
-          if (x->mark != epoch)
+          if (x->mark != it->epoch)
             {
-              x->mark = epoch;
-              n += incr_flow (f, e->flow, now);
+              x->mark = it->epoch;
+              it->si = si + 1;
+              *out = e->flow;
+              return TRUE;
             }
         }
     }
+  return FALSE;
+}
+
+/* After an incremental solve's flows took their rates: the re-computed
+ * resources take their keys, and the dirty ones are clean. */
+static void
+incr_set_keys (SimFlows *f)
+{
   for (guint i = 0; i < f->act_res->len; i++)
     {
       Res *x = res_at (f, g_array_index (f->act_res, guint32, i));
       x->key = x->done ? x->nkey : INFINITY;
       x->lvl = x->done ? x->nlvl : 0;
     }
+  for (guint i = 0; i < f->dirty->len; i++)
+    res_at (f, g_array_index (f->dirty, guint32, i))->dirty = FALSE;
+  array_cut (f->dirty, 0);
+}
+
+/* The flows whose rates can move take them (moved_next), and the
+ * re-computed resources their keys (returns how many flows' rates
+ * moved: a flow not visited would not count, its rate does not move).
+ * The dirty resources are among the re-computed ones.  A resource that
+ * saturates neither before nor now is no flow's bottleneck: its flows'
+ * rates come from their other resource, so they are visited from there
+ * if that one moved. */
+static guint
+incr_commit (SimFlows *f, DlTime now)
+{
+  guint32 n = 0;
+  MovedIter it;
+  moved_iter_init (f, &it);
+  for (guint32 j; moved_next (f, &it, &j);)
+    n += incr_flow (f, j, now);
+  incr_set_keys (f);
   return n;
 }
 
@@ -646,11 +746,12 @@ settle_flow (SimFlows *f, guint32 j, DlTime now, double was, gboolean incr)
  * but the scratch and the fresh flows' bytes left; the caller fills the
  * components whole).  Its seeds: the dirty resources and those of the
  * flows whose slow start ended before it (their caps are gone).  Then
- * the flows of the re-computed resources take their rates (incr_rate,
- * settle_flow); no other flow's can move: its resources keep their keys,
- * its cap did not move (a growth or a start dirties the flow's
- * resources), and its next event stands (keeps_end).  So no component is
- * walked: the cost is what changed, as without windows. */
+ * the flows whose rates can move take them (moved_next: the fresh ones,
+ * and those of the re-computed resources that moved, incr_rate,
+ * settle_flow); no other flow's can move: its resources saturate where
+ * they did, its cap did not move (a growth or a start makes it fresh),
+ * and its next event stands (keeps_end).  So no component is walked: the
+ * cost is what changed, as without windows. */
 static gboolean
 incr_windowed (SimFlows *f, DlTime now)
 {
@@ -679,29 +780,11 @@ incr_windowed (SimFlows *f, DlTime now)
       }
   if (!incr_run (f))
     return FALSE;
-  for (guint i = 0; i < f->act_res->len; i++)
-    {
-      Res *x = res_at (f, g_array_index (f->act_res, guint32, i));
-      x->key = x->done ? x->nkey : INFINITY;
-      x->lvl = x->done ? x->nlvl : 0;
-    }
-  for (guint i = 0; i < f->dirty->len; i++)
-    res_at (f, g_array_index (f->dirty, guint32, i))->dirty = FALSE;
-  array_cut (f->dirty, 0);
-  guint32 epoch = ++f->epoch;
-  for (guint i = 0; i < f->act_res->len; i++)
-    {
-      const Res *y = res_at (f, g_array_index (f->act_res, guint32, i));
-      for (const Slot *e = y->slots, *end = e + y->len; e < end; e++)
-        {
-          Flow *x = e->flow != NONE ? flow_at (f, e->flow) : NULL;
-          if (x && x->mark != epoch)
-            {
-              x->mark = epoch;
-              settle_flow (f, e->flow, now, keeps_end (x) ? x->rate : -1, TRUE);
-            }
-        }
-    }
+  MovedIter it;
+  moved_iter_init (f, &it);
+  for (guint32 j; moved_next (f, &it, &j);)
+    settle_flow (f, j, now, keeps_end (flow_at (f, j)) ? flow_at (f, j)->rate : -1, TRUE);
+  incr_set_keys (f);
   return TRUE;
 }
 

@@ -413,6 +413,52 @@ START_TEST (test_flows_only_what_moves)
 }
 END_TEST
 
+/* The incremental solve with windows visits only the flows whose rates
+ * can move (moved_next), and those take the rates a solve from scratch
+ * gives (sim_flows_check).  Round trips of 1 s (weight 1); F up0 ->
+ * down2, G up0 -> down3, H up1 -> down2, 0.5 MB/s each (up0 and down2
+ * tie at 0.5 MB/s: up0, the lower id, first).  Then up0 grows to
+ * 1.25 MB/s: down2 is re-computed, as up0 came before it, and saturates
+ * at its last key, 0.5 MB/s, while up0's key moves to 0.75; F and G, up0's,
+ * are settled (G's rate moves), H, down2's only, is not.  Then K, up1 ->
+ * down4, starts capped by its window far under both: up1 and down4 are
+ * dirty but saturate neither before nor after, so H is not visited
+ * again, and K is (it is fresh). */
+START_TEST (test_flows_unmoved_not_visited)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  g_autoptr (GString) why = g_string_new (NULL);
+  static const guint64 caps[] = { 8 * MBPS, 800 * MBPS, 8 * MBPS, 800 * MBPS, 800 * MBPS };
+  for (guint32 r = 0; r < G_N_ELEMENTS (caps); r++)
+    sim_flows_set_capacity (f, r, caps[r]);
+  SimFlowsWindow big = { .rtt_ns = DL_S, .cwnd_bytes = 100000000 }, small = { .rtt_ns = DL_S, .cwnd_bytes = 10000 };
+  sim_flows_add_window (f, 0, 0, 2, 10000000, 0, &big);   /* F */
+  sim_flows_add_window (f, 0, 0, 3, 10000000, 1, &big);   /* G */
+  sim_flows_add_window (f, 0, 1, 2, 10000000, 2, &big);   /* H */
+  sim_flows_update (f, 0);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  guint64 before = sim_flows_solved (f);
+  sim_flows_set_capacity (f, 0, 10 * MBPS);
+  sim_flows_update (f, DL_S);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  ck_assert_uint_eq (sim_flows_solved (f) - before, 2);   /* F and G */
+  before = sim_flows_solved (f);
+  sim_flows_add_window (f, 2 * DL_S, 1, 4, 15000, 3, &small);   /* K: 10 kB/s */
+  sim_flows_update (f, 2 * DL_S);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  ck_assert_uint_eq (sim_flows_solved (f) - before, 1);   /* K */
+  DlTime done[4] = { 0 };
+  flows_drain (f, 2 * DL_S, done, 4);
+  /* F and H at 0.5 MB/s throughout; G 0.5 MB in the first second, then
+   * 9.5 MB at 0.75 MB/s; K 10 kB in its first round trip, then (it
+   * fits in its window) 5 kB at what up1 has left, 99.5 MB/s */
+  ck_assert_int_le (llabs (done[0] - 20 * DL_S), 2);
+  ck_assert_int_le (llabs (done[2] - 20 * DL_S), 2);
+  ck_assert_int_le (llabs (done[1] - (DL_S + 38 * DL_S / 3)), 2);
+  ck_assert_int_le (llabs (done[3] - (3 * DL_S + 50252)), 2);
+}
+END_TEST
+
 /* A flow's completion depends only on its own rates: A (up1 -> down1,
  * held to down1's 1 Mbit/s, 1.25e-4 bytes per ns, not exact in a double)
  * shares up1 with B (up1 -> down2); short flows from up2 into down2 start
@@ -719,6 +765,7 @@ test_sim_flows_suite (void)
   tcase_add_test (tf, test_flows_capacity_change_two_flows);
   tcase_add_test (tf, test_flows_only_the_component);
   tcase_add_test (tf, test_flows_only_what_moves);
+  tcase_add_test (tf, test_flows_unmoved_not_visited);
   tcase_add_loop_test (tf, test_flows_unmoved_keeps_its_end, 0, 2);
   tcase_add_loop_test (tf, test_flows_incremental_against_scratch, 0, 8);
   tcase_add_loop_test (tf, test_flows_incremental_windows, 0, 4);
