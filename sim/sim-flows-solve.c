@@ -47,9 +47,9 @@ keeps_end (const Flow *x)
  * A resource that is not re-computed keeps its key and its flows their
  * rates and their completions; so do the flows of one re-computed that
  * saturates where it did (res_moved), and those fixed before its last key
- * and its new one by a neighbour that did not move (slot_kept): only the
- * fresh flows and the others of the moved resources are visited
- * (moved_next).  Without windows (fluid) that is all.
+ * and its new one by their other resource (slot_kept: visited from that
+ * one if it moved): only the fresh flows and the others of the moved
+ * resources are visited (moved_next).  Without windows (fluid) that is all.
  * With windows (incr_windowed), a ramping flow's cap is an input of
  * res_eval like a neighbour's saturation (the first of the two, in the
  * filling's order), each resource's weights are summed in its slots'
@@ -485,7 +485,7 @@ incr_flow (SimFlows *f, guint32 j, DlTime now)
  * not now; read before its key is set (incr_set_keys).  What its flows
  * see of it is that alone (res_known: its key and share, once it
  * saturates), so the flows of one that did not move keep their rates,
- * whatever was added or popped there (those flows are fresh). */
+ * whatever was added there (those flows are fresh) or popped. */
 static inline gboolean
 res_moved (const SimFlows *f, const Res *x)
 {

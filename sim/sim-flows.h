@@ -120,10 +120,12 @@ void sim_flows_set_timeouts (SimFlows *f, DlTime min_rto, double queue_bdp, guin
 guint sim_flows_count (const SimFlows *f);
 
 /* The number of flows whose rate was computed so far: by a solve of their
- * component, or (incremental) of a resource they cross, counted there
- * only if it moved (what the solver has cost; the other flows of the
- * component are not visited).  A flow whose rate does not move keeps its
- * completion: it depends on the flow's own rates only. */
+ * component, or by an incremental solve that visited them (moved_next,
+ * sim-flows-solve.c), counted there without windows only if its rate
+ * moved, with windows whether or not it moved (what the solver has
+ * cost; the flows not visited are not counted).  A flow whose rate does
+ * not move keeps its completion: it depends on the flow's own rates
+ * only.  Read by tests alone. */
 guint64 sim_flows_solved (const SimFlows *f);
 
 /* For tests: whether the rates of the solved flows are max-min fair (no
