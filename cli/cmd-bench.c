@@ -59,11 +59,8 @@ bench_phold (int argc, char **argv)
       "    its draws differ, so only its rate is compared.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("bench phold", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("bench phold", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (argc > 1)
     {
       cli_error ("bench phold", "unexpected argument '%s'", argv[1]);
@@ -156,11 +153,8 @@ bench_scale (int argc, char **argv)
   g_option_context_set_summary (ctx, bench_scale_summary);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("bench scale", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("bench scale", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (argc > 1)
     {
       cli_error ("bench scale", "unexpected argument '%s'", argv[1]);
@@ -253,11 +247,8 @@ bench_record (int argc, char **argv)
   g_option_context_set_summary (ctx, bench_record_summary);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("bench record", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("bench record", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (argc > 1)
     {
       cli_error ("bench record", "unexpected argument '%s'", argv[1]);
@@ -317,10 +308,11 @@ bench_fuzz (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- fuzz the testbed's frame reader, HELLO proofs and machines");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error) || inputs < 0)
+  if (!cli_parse_options ("bench fuzz-frames", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
+  if (inputs < 0)
     {
-      cli_error ("bench fuzz-frames", "%s", error ? error->message : "--inputs must be >= 0");
+      cli_error ("bench fuzz-frames", "--inputs must be >= 0");
       return CLI_EXIT_USAGE;
     }
   BenchFuzzStats st;

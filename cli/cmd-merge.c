@@ -126,11 +126,8 @@ cli_cmd_merge (int argc, char **argv)
       "a failed expectation; 2 usage error.", NULL);
   g_option_context_set_summary (ctx, summary);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("merge", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("merge", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!rest || g_strv_length (rest) < 2)
     {
       cli_error ("merge", "expected OUT.db and at least one IN.db (dlsim merge --help)");
