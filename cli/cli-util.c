@@ -1,9 +1,9 @@
-/* cli-util.c — what every command shares: its error line, opening a
- * results database to write (res_db_open_explained: with why it cannot
- * be) or to read, the check reports (export/), the command line of a
- * command on one recorded run, and text from a file or a database made
- * safe to print (cli_shown).  A leaf of cli/: the
- * commands call it, it calls none of them. */
+/* cli-util.c — what every command shares: its error line, parsing its
+ * options (cli_parse_options), opening a results database to write
+ * (res_db_open_explained: with why it cannot be) or to read, the check
+ * reports (export/), the command line of a command on one recorded run,
+ * and text from a file or a database made safe to print (cli_shown).  A
+ * leaf of cli/: the commands call it, it calls none of them. */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -131,6 +131,16 @@ cli_write_check_reports (const char *db_path, const char *junit, const char *tap
   return export_check_reports (db_path, junit, tap, error);
 }
 
+gboolean
+cli_parse_options (const char *cmd, GOptionContext *ctx, int *argc, char ***argv)
+{
+  g_autoptr (GError) error = NULL;
+  if (g_option_context_parse (ctx, argc, argv, &error))
+    return TRUE;
+  cli_error (cmd, "%s", error->message);
+  return FALSE;
+}
+
 int
 cli_parse_run_command (const CliRunCommand *c, int argc, char **argv, char **db, gint64 *run, char **output)
 {
@@ -147,12 +157,8 @@ cli_parse_run_command (const CliRunCommand *c, int argc, char **argv, char **db,
   g_autoptr (GOptionContext) ctx = g_option_context_new (c->parameter);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_summary (ctx, c->summary);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error (c->cmd, "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options (c->cmd, ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!rest || g_strv_length (rest) != 1 || *run <= 0 || (c->need_output && !*output))
     {
       cli_error (c->cmd, "%s", c->missing);

@@ -97,6 +97,12 @@ ResDb *cli_db_open (const char *path, GError **error);
  * the file (res_db_open_wait). */
 ResDb *cli_db_open_wait (const char *path, void (*waiting) (const char *path), GError **error);
 
+/* g_option_context_parse of ctx over *argc, *argv for command cmd; on an
+ * option it cannot read prints "dlsim CMD: why" (cli_error, GLib's
+ * message) and returns FALSE, after which the command exits with
+ * CLI_EXIT_USAGE. */
+gboolean cli_parse_options (const char *cmd, GOptionContext *ctx, int *argc, char ***argv);
+
 /* A command on one recorded run, `DB --run ID [-o FILE.ini]`
  * (export-scenario, shrink): its name, help texts and usage error. */
 typedef struct {

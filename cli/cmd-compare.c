@@ -192,12 +192,8 @@ cli_cmd_compare (int argc, char **argv)
       "\n"
       "Exit status: 0 the discrete facts agree; 1 they differ (or a file or run\n"
       "cannot be read); 2 usage error.");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("compare", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("compare", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!rest || g_strv_length (rest) != 2)
     {
       cli_error ("compare", "expected two results databases (dlsim compare --help)");

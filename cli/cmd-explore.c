@@ -187,13 +187,7 @@ parse_options (int *argc, char ***argv, const GOptionEntry *entries)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - randomized fault search");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_summary (ctx, EXPLORE_SUMMARY);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, argc, argv, &error))
-    {
-      cli_error ("explore", "%s", error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return cli_parse_options ("explore", ctx, argc, argv);
 }
 
 /* Checks the options that stand alone: -j, one FILE (REST) and --runs,

@@ -51,12 +51,8 @@ cli_cmd_export (int argc, char **argv)
       "  runs = pd.read_csv('DIR/runs_wide.csv')\n"
       "  runs.groupby('point_label')['final_accuracy'].mean()\n"
       "  events = pd.read_json('DIR/events.jsonl', lines=True)");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("export", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("export", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   ExportFormat fmt;
   if (!rest || g_strv_length (rest) != 1 || !export_format_from_name (format, &fmt))
     {

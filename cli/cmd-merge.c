@@ -95,6 +95,65 @@ merge_nodes (ResDb *out, GPtrArray *nodes, const char *scenario_opt)
   return rc;
 }
 
+/* merge --help's summary (transfer full) */
+static char *
+merge_summary (void)
+{
+  return g_strconcat (
+      "Copies every run of each IN into OUT (created if missing), with all its rows.\n"
+      "A run id already in OUT with the same identity (scenario, point, seed, build,\n"
+      "start, file, mode) is the same run and is skipped: merging twice changes\n"
+      "nothing.  A different run under a taken id is a conflict: nothing of that\n"
+      "file is merged unless --renumber gives it new ids.  Runs recorded by another\n"
+      "build (provenance.build) than those in OUT are refused unless --any-build.\n"
+      "An IN of an older results schema is upgraded in place first (as run -o does).\n"
+      "\n", testbed_merge_help, "\n"
+      "Exit status: 0 merged (or nothing to do); 1 a conflict, an unreadable file or\n"
+      "a failed expectation; 2 usage error.", NULL);
+}
+
+/* Checks that every input (files[1..]) is a results database that can be
+ * read and none is the output (files[0]): CLI_EXIT_OK, or after saying
+ * why at the first that is not, the exit status. */
+static int
+check_inputs (char **files)
+{
+  for (guint i = 1; files[i]; i++)
+    {
+      struct sqlite3 *probe = cli_open_results ("merge", files[i]);
+      if (!probe)
+        return CLI_EXIT_FAILURE;
+      res_db_close_read (probe);
+      if (g_strcmp0 (files[i], files[0]) == 0)
+        {
+          cli_error ("merge", "%s is both the output and an input", files[0]);
+          return CLI_EXIT_USAGE;
+        }
+    }
+  return CLI_EXIT_OK;
+}
+
+/* Each input's (files[1..]) node runs read into nodes and its plain runs
+ * merged into out (res_db_merge_runs, counted in *merged and *skipped);
+ * CLI_EXIT_FAILURE after saying why at the first input that fails. */
+static int
+merge_inputs (ResDb *out, char **files, const ResMergeOptions *mo, GPtrArray *nodes, guint *merged,
+              guint *skipped)
+{
+  for (guint i = 1; files[i]; i++)
+    {
+      if (!read_nodes (files[i], nodes))
+        return CLI_EXIT_FAILURE;
+      g_autoptr (GError) error = NULL;
+      if (!res_db_merge_runs (out, files[i], mo, merged, skipped, &error))
+        {
+          cli_error ("merge", "%s", error->message);
+          return CLI_EXIT_FAILURE;
+        }
+    }
+  return CLI_EXIT_OK;
+}
+
 int
 cli_cmd_merge (int argc, char **argv)
 {
@@ -113,41 +172,19 @@ cli_cmd_merge (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("OUT.db IN.db... - combine results databases");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autofree char *summary = g_strconcat (
-      "Copies every run of each IN into OUT (created if missing), with all its rows.\n"
-      "A run id already in OUT with the same identity (scenario, point, seed, build,\n"
-      "start, file, mode) is the same run and is skipped: merging twice changes\n"
-      "nothing.  A different run under a taken id is a conflict: nothing of that\n"
-      "file is merged unless --renumber gives it new ids.  Runs recorded by another\n"
-      "build (provenance.build) than those in OUT are refused unless --any-build.\n"
-      "An IN of an older results schema is upgraded in place first (as run -o does).\n"
-      "\n", testbed_merge_help, "\n"
-      "Exit status: 0 merged (or nothing to do); 1 a conflict, an unreadable file or\n"
-      "a failed expectation; 2 usage error.", NULL);
+  g_autofree char *summary = merge_summary ();
   g_option_context_set_summary (ctx, summary);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("merge", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("merge", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!rest || g_strv_length (rest) < 2)
     {
       cli_error ("merge", "expected OUT.db and at least one IN.db (dlsim merge --help)");
       return CLI_EXIT_USAGE;
     }
-  for (guint i = 1; rest[i]; i++)
-    {
-      struct sqlite3 *probe = cli_open_results ("merge", rest[i]);
-      if (!probe)
-        return CLI_EXIT_FAILURE;
-      res_db_close_read (probe);
-      if (g_strcmp0 (rest[i], rest[0]) == 0)
-        {
-          cli_error ("merge", "%s is both the output and an input", rest[0]);
-          return CLI_EXIT_USAGE;
-        }
-    }
+  int rc = check_inputs (rest);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  g_autoptr (GError) error = NULL;
   g_autoptr (ResDb) out = res_db_open (rest[0], &error);
   if (!out)
     {
@@ -158,21 +195,7 @@ cli_cmd_merge (int argc, char **argv)
                          .upgraded = say_upgraded };
   guint merged = 0, skipped = 0;
   g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) testbed_node_free);
-  int rc = CLI_EXIT_OK;
-  for (guint i = 1; rest[i] && rc == CLI_EXIT_OK; i++)
-    {
-      if (!read_nodes (rest[i], nodes))
-        {
-          rc = CLI_EXIT_FAILURE;
-          break;
-        }
-      g_autoptr (GError) merr = NULL;
-      if (!res_db_merge_runs (out, rest[i], &mo, &merged, &skipped, &merr))
-        {
-          cli_error ("merge", "%s", merr->message);
-          rc = CLI_EXIT_FAILURE;
-        }
-    }
+  rc = merge_inputs (out, rest, &mo, nodes, &merged, &skipped);
   if (rc != CLI_EXIT_OK)
     return rc;
   if (merged || skipped || !nodes->len)

@@ -151,13 +151,7 @@ parse_options (int *argc, char ***argv, const GOptionEntry *entries)
                                      "The coordinator creates dlsim.secret if it does not exist: copy it to each\n"
                                      "peer's machine (scp).  A stream that does not prove it is refused.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, argc, argv, &error))
-    {
-      cli_error ("node", "%s", error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return cli_parse_options ("node", ctx, argc, argv);
 }
 
 /* Checks the role (argv[1]) against the options it needs: a peer's

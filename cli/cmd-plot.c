@@ -94,12 +94,8 @@ cli_cmd_plot (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("DB KIND - draw a figure with gnuplot");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_summary (ctx, PLOT_SUMMARY);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("plot", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("plot", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!rest || !rest[0] || !rest[1] || rest[2])
     {
       cli_error ("plot", "expected a results database and a kind (dlsim plot --help)");
@@ -113,6 +109,7 @@ cli_cmd_plot (int argc, char **argv)
     output = default_output (db_path, kind);
   PlotOptions o = { .kind = kind, .by = by, .x = x, .run = run, .output = output, .target = target, .y = y,
                     .where = where };
+  g_autoptr (GError) error = NULL;
   g_autofree char *script = plot_script (db, db_path, &o, &error);
   res_db_close_read (db);
   if (!script)

@@ -60,12 +60,8 @@ cli_cmd_report (int argc, char **argv)
       "Prints one line per run: id, scenario, sweep point, seed, outcome, rounds\n"
       "completed, final accuracy, simulated time and wall time. With --run ID,\n"
       "the run's summary keys and its peers.");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("report", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("report", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!rest || !rest[0] || rest[1])
     {
       cli_error ("report", "expected one results database (dlsim report --help)");
@@ -216,12 +212,8 @@ cli_cmd_trace (int argc, char **argv)
       "state it was in, and what happened: messages sent, received or dropped by\n"
       "the drop rule, phase changes, timers, retries, exclusions, syncs, errors,\n"
       "and world facts (joins, crashes, links up or failed, lost messages).");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("trace", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("trace", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!rest || !rest[0] || rest[1] || run <= 0)
     {
       cli_error ("trace", "expected a results database and --run ID (dlsim trace --help)");

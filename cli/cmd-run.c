@@ -381,10 +381,8 @@ parse_options (const char *cmd, int *argc, char ***argv, gboolean check, RunOpts
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (ctx, group);
   g_option_context_set_summary (ctx, run_summary (check));
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, argc, argv, &error))
+  if (!cli_parse_options (cmd, ctx, argc, argv))
     {
-      cli_error (cmd, "%s", error->message);
       *rc = CLI_EXIT_USAGE;
       return FALSE;
     }

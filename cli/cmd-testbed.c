@@ -216,11 +216,8 @@ cli_cmd_testbed (int argc, char **argv)
   g_option_context_set_summary (ctx, testbed_help);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("testbed", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("testbed", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (!cli_check_sets ("testbed", sets))
     return CLI_EXIT_USAGE;
   if (netem && no_latency)

@@ -60,12 +60,8 @@ cmd_families (int argc, char **argv)
   g_option_context_set_summary (ctx,
       "Prints one line per family that [protocol] family takes: its name and\n"
       "what it is.  The first is the default.");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      cli_error ("families", "%s", error->message);
-      return CLI_EXIT_USAGE;
-    }
+  if (!cli_parse_options ("families", ctx, &argc, &argv))
+    return CLI_EXIT_USAGE;
   if (argc > 1)
     {
       cli_error ("families", "takes no arguments (dlsim families --help)");
