@@ -176,71 +176,110 @@ liveness_owed (const SimProps *p, DlTime t)
   return p->heal_at == DL_TIME_NEVER || (t >= p->heal_at && t - p->heal_at >= p->stall_window);
 }
 
-void
-sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+/* the coordinator excluded o->other: after its max_connection_retry Retries? */
+static void
+on_coord_excluded (SimProps *p, DlTime t, const ProtoObservation *o)
 {
-  if (node == PROTO_SERVER)
+  g_hash_table_insert (p->excluded, GUINT_TO_POINTER (o->other), GINT_TO_POINTER (TRUE));
+  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
+  if (n < p->max_connection_retry)
+    violated (p, t, "retries-before-exclusion", o->other,
+              "p%u excluded after %u Retries in this round (max_connection_retry %u)", o->other, n,
+              p->max_connection_retry);
+}
+
+/* a round list or start: the coordinator's round never goes back */
+static void
+on_coord_round (SimProps *p, DlTime t, const ProtoObservation *o)
+{
+  if (o->kind == PROTO_OBS_ROUND_START)
+    g_hash_table_remove_all (p->retries);
+  if (o->round < p->coord_round)
+    violated (p, t, "monotone-rounds", PROTO_SERVER, "the coordinator's round went from %d back to %d",
+              p->coord_round, o->round);
+  p->coord_round = MAX (p->coord_round, o->round);
+}
+
+static void
+observe_coordinator (SimProps *p, DlTime t, const ProtoObservation *o)
+{
+  switch (o->kind)
     {
-      switch (o->kind)
+    case PROTO_OBS_SENT:
+      if (role_of (p, o) == PROTO_MSG_ROLE_BARRIER_RETRY)
         {
-        case PROTO_OBS_SENT:
-          if (role_of (p, o) == PROTO_MSG_ROLE_BARRIER_RETRY)
-            {
-              guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
-              g_hash_table_insert (p->retries, GUINT_TO_POINTER (o->other), GUINT_TO_POINTER (n + 1));
-            }
-          break;
-        case PROTO_OBS_RESET:
-          g_hash_table_remove_all (p->retries);
-          p->coord_round = -1;
-          g_hash_table_remove_all (p->reference);
-          g_hash_table_remove_all (p->ref_node);
-          break;
-        case PROTO_OBS_ROUND_LIST:
-        case PROTO_OBS_ROUND_START:
-          if (o->kind == PROTO_OBS_ROUND_START)
-            g_hash_table_remove_all (p->retries);
-          if (o->round < p->coord_round)
-            violated (p, t, "monotone-rounds", PROTO_SERVER, "the coordinator's round went from %d back to %d",
-                      p->coord_round, o->round);
-          p->coord_round = MAX (p->coord_round, o->round);
-          break;
-        case PROTO_OBS_EXCLUDED:
-          {
-            g_hash_table_insert (p->excluded, GUINT_TO_POINTER (o->other), GINT_TO_POINTER (TRUE));
-            guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
-            if (n < p->max_connection_retry)
-              violated (p, t, "retries-before-exclusion", o->other,
-                        "p%u excluded after %u Retries in this round (max_connection_retry %u)", o->other, n,
-                        p->max_connection_retry);
-            break;
-          }
-        default:
-          break;
+          guint n = GPOINTER_TO_UINT (g_hash_table_lookup (p->retries, GUINT_TO_POINTER (o->other)));
+          g_hash_table_insert (p->retries, GUINT_TO_POINTER (o->other), GUINT_TO_POINTER (n + 1));
         }
-      return;
+      break;
+    case PROTO_OBS_RESET:
+      g_hash_table_remove_all (p->retries);
+      p->coord_round = -1;
+      g_hash_table_remove_all (p->reference);
+      g_hash_table_remove_all (p->ref_node);
+      break;
+    case PROTO_OBS_ROUND_LIST:
+    case PROTO_OBS_ROUND_START:
+      on_coord_round (p, t, o);
+      break;
+    case PROTO_OBS_EXCLUDED:
+      on_coord_excluded (p, t, o);
+      break;
+    default:
+      break;
     }
+}
+
+/* NODE holds a trained model from t on, unless it held one already */
+static void
+holds_from (SimProps *p, ProtoNodeId node, DlTime t)
+{
+  if (!g_hash_table_contains (p->holds_since, GUINT_TO_POINTER (node)))
+    g_hash_table_insert (p->holds_since, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
+}
+
+/* a peer's phase change: its last drop was in the state it leaves */
+static void
+on_peer_phase (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  g_hash_table_remove (p->dropped, GUINT_TO_POINTER (node));
+  if (g_strcmp0 (o->detail, "failed") == 0)
+    {
+      /* a training that fails right at a sync failure failed on the sync */
+      gpointer at = g_hash_table_lookup (p->sync_tried, GUINT_TO_POINTER (node));
+      if (at && GPOINTER_TO_SIZE (at) - 1 == (gsize) t)
+        g_hash_table_insert (p->sync_failed, GUINT_TO_POINTER (node), at);
+    }
+  else if (g_strcmp0 (o->detail, "left") == 0)
+    g_hash_table_remove (p->holds_since, GUINT_TO_POINTER (node));
+}
+
+/* a peer finished a round: never one it finished already in this session */
+static void
+on_peer_round_end (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  holds_from (p, node, t);
+  guint last = GPOINTER_TO_UINT (g_hash_table_lookup (p->peer_round, GUINT_TO_POINTER (node)));
+  if (last > 0 && (guint) o->round + 1 <= last)
+    violated (p, t, "monotone-rounds", node, "p%u finished round %d after round %u", node, o->round, last - 1);
+  g_hash_table_insert (p->peer_round, GUINT_TO_POINTER (node), GUINT_TO_POINTER (MAX (last, o->round + 1u)));
+  g_hash_table_insert (p->round_at, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
+}
+
+static void
+observe_peer (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
   switch (o->kind)
     {
     case PROTO_OBS_PHASE:
-      g_hash_table_remove (p->dropped, GUINT_TO_POINTER (node));
-      if (g_strcmp0 (o->detail, "failed") == 0)
-        {
-          /* a training that fails right at a sync failure failed on the sync */
-          gpointer at = g_hash_table_lookup (p->sync_tried, GUINT_TO_POINTER (node));
-          if (at && GPOINTER_TO_SIZE (at) - 1 == (gsize) t)
-            g_hash_table_insert (p->sync_failed, GUINT_TO_POINTER (node), at);
-        }
-      else if (g_strcmp0 (o->detail, "left") == 0)
-        g_hash_table_remove (p->holds_since, GUINT_TO_POINTER (node));
+      on_peer_phase (p, t, node, o);
       break;
     case PROTO_OBS_SYNC_FAILED:
       g_hash_table_insert (p->sync_tried, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
       g_hash_table_insert (p->sync_why, GUINT_TO_POINTER (node), g_strdup (o->detail));
       break;
     case PROTO_OBS_SYNC_DONE:
-      if (!g_hash_table_contains (p->holds_since, GUINT_TO_POINTER (node)))
-        g_hash_table_insert (p->holds_since, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
+      holds_from (p, node, t);
       break;
     case PROTO_OBS_DROPPED:
       if (o->msg_type >= 0)
@@ -259,23 +298,23 @@ sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservati
         g_hash_table_remove (p->excluded, GUINT_TO_POINTER (node));
       break;
     case PROTO_OBS_ROUND_END:
-      {
-        if (!g_hash_table_contains (p->holds_since, GUINT_TO_POINTER (node)))
-          g_hash_table_insert (p->holds_since, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
-        guint last = GPOINTER_TO_UINT (g_hash_table_lookup (p->peer_round, GUINT_TO_POINTER (node)));
-        if (last > 0 && (guint) o->round + 1 <= last)
-          violated (p, t, "monotone-rounds", node, "p%u finished round %d after round %u", node, o->round,
-                    last - 1);
-        g_hash_table_insert (p->peer_round, GUINT_TO_POINTER (node), GUINT_TO_POINTER (MAX (last, o->round + 1u)));
-        g_hash_table_insert (p->round_at, GUINT_TO_POINTER (node), GSIZE_TO_POINTER ((gsize) t + 1));
-        break;
-      }
+      on_peer_round_end (p, t, node, o);
+      break;
     case PROTO_OBS_FOREIGN_ROUND:
       violated (p, t, "own-round-only", node, "p%u, from p%u: %s", node, o->other, o->detail);
       break;
     default:
       break;
     }
+}
+
+void
+sim_props_observe (SimProps *p, DlTime t, ProtoNodeId node, const ProtoObservation *o)
+{
+  if (node == PROTO_SERVER)
+    observe_coordinator (p, t, o);
+  else
+    observe_peer (p, t, node, o);
 }
 
 static gboolean

@@ -86,18 +86,117 @@ builds_of (sqlite3 *db, const char *schema)
   return v;
 }
 
+/* Results of different builds do not mix silently. */
+static gboolean
+check_same_build (sqlite3 *db, const char *path, const ResMergeOptions *o, GError **error)
+{
+  g_autofree char *in_build = builds_of (db, "src"), *out_build = builds_of (db, "main");
+  if (o->any_build || !in_build || !out_build || strcmp (in_build, out_build) == 0)
+    return TRUE;
+  g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s comes from build %s, the output from %s: results of "
+               "different builds do not mix (--any-build merges them anyway)", path, in_build, out_build);
+  return FALSE;
+}
+
+/* The largest run id of both files: a renumbered run never takes an id
+ * another run keeps. */
+static gint64
+last_run_id (sqlite3 *db)
+{
+  gint64 last = 0;
+  sqlite3_stmt *mx = NULL;
+  sqlite3_prepare_v2 (db, "SELECT MAX((SELECT COALESCE(MAX(run_id), 0) FROM main.runs),"
+                          " (SELECT COALESCE(MAX(run_id), 0) FROM src.runs))", -1, &mx, NULL);
+  if (sqlite3_step (mx) == SQLITE_ROW)
+    last = sqlite3_column_int64 (mx, 0);
+  sqlite3_finalize (mx);
+  return last;
+}
+
+/* What merge_plain does with the input's runs: copy run from[i] as
+ * to[i]; conflicts: the ids the output has for different runs. */
+typedef struct {
+  GArray *from, *to, *conflicts;
+} MergePlan;
+
+/* Each run of the input (its id and identity, and the identity of the
+ * output's run of that id, ST's row) to the plan, or skipped: already
+ * merged.  FALSE: a renumbered run would pass the largest id. */
+static gboolean
+plan_runs (sqlite3_stmt *st, sqlite3 *db, const char *path, const ResMergeOptions *o, MergePlan *plan,
+           guint *skipped, GError **error)
+{
+  /* next: the last id taken, until a run is renumbered (none past 2^63 - 1) */
+  gint64 next = last_run_id (db);
+  gboolean ids_left = next < G_MAXINT64;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (st, 0);
+      const char *mine = (const char *) sqlite3_column_text (st, 1);
+      const char *theirs = (const char *) sqlite3_column_text (st, 2);
+      if (!theirs)
+        {
+          g_array_append_val (plan->from, id);
+          g_array_append_val (plan->to, id);
+        }
+      else if (strcmp (mine, theirs) == 0)
+        (*skipped)++;   /* already merged */
+      else if (o->renumber && !ids_left)
+        {
+          g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: run %" G_GINT64_FORMAT " would take an id past "
+                       "2^63 - 1, the largest SQLite keeps: nothing merged from this file", path, id);
+          return FALSE;
+        }
+      else if (o->renumber)
+        {
+          next++;
+          ids_left = next < G_MAXINT64;
+          g_array_append_val (plan->from, id);
+          g_array_append_val (plan->to, next);
+        }
+      else
+        g_array_append_val (plan->conflicts, id);
+    }
+  return TRUE;
+}
+
+/* The error naming the first ten conflicting ids. */
+static void
+set_conflicts_error (const char *path, GArray *conflicts, GError **error)
+{
+  g_autoptr (GString) ids = g_string_new (NULL);
+  for (guint i = 0; i < conflicts->len && i < 10; i++)
+    g_string_append_printf (ids, "%s%" G_GINT64_FORMAT, i ? ", " : "", g_array_index (conflicts, gint64, i));
+  g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: run%s %s%s already in the output as different runs "
+               "(another scenario, seed, build or start): nothing merged from this file; --renumber appends "
+               "them under new ids", path, conflicts->len > 1 ? "s" : "", ids->str,
+               conflicts->len > 10 ? ", ..." : "");
+}
+
+/* The plan's runs copied, then the renumbered ones told: once every run of
+ * the file is in, never a notice for a file then rolled back. */
+static gboolean
+copy_planned (sqlite3 *db, const char *path, const ResMergeOptions *o, const MergePlan *plan, GError **error)
+{
+  for (guint i = 0; i < plan->from->len; i++)
+    if (!copy_run (db, g_array_index (plan->from, gint64, i), g_array_index (plan->to, gint64, i)))
+      {
+        g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s: nothing merged from this file", path,
+                     sqlite3_errmsg (db));
+        return FALSE;
+      }
+  for (guint i = 0; o->renumbered && i < plan->from->len; i++)
+    if (g_array_index (plan->from, gint64, i) != g_array_index (plan->to, gint64, i))
+      o->renumbered (path, g_array_index (plan->from, gint64, i), g_array_index (plan->to, gint64, i), o->data);
+  return TRUE;
+}
+
 /* Merges the runs of `path` (attached as src) that are not node runs. */
 static gboolean
 merge_plain (sqlite3 *db, const char *path, const ResMergeOptions *o, guint *merged, guint *skipped, GError **error)
 {
-  /* results of different builds do not mix silently */
-  g_autofree char *in_build = builds_of (db, "src"), *out_build = builds_of (db, "main");
-  if (!o->any_build && in_build && out_build && strcmp (in_build, out_build) != 0)
-    {
-      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s comes from build %s, the output from %s: results of "
-                   "different builds do not mix (--any-build merges them anyway)", path, in_build, out_build);
-      return FALSE;
-    }
+  if (!check_same_build (db, path, o, error))
+    return FALSE;
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2 (db, "SELECT s.run_id, " IDENTITY ", (SELECT " IDENTITY " FROM main.runs m"
                               " WHERE m.run_id = s.run_id) FROM src.runs s WHERE COALESCE(s.mode, 'sim') != 'node'"
@@ -108,75 +207,20 @@ merge_plain (sqlite3 *db, const char *path, const ResMergeOptions *o, guint *mer
       sqlite3_finalize (st);
       return FALSE;
     }
-  g_autoptr (GArray) copy_from = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr (GArray) copy_to = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) from = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) to = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) conflicts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 next = 0;
-  {
-    sqlite3_stmt *mx = NULL;
-    /* past every id of both files: a renumbered run never takes an id another run keeps */
-    sqlite3_prepare_v2 (db, "SELECT MAX((SELECT COALESCE(MAX(run_id), 0) FROM main.runs),"
-                            " (SELECT COALESCE(MAX(run_id), 0) FROM src.runs))", -1, &mx, NULL);
-    if (sqlite3_step (mx) == SQLITE_ROW)
-      next = sqlite3_column_int64 (mx, 0);
-    sqlite3_finalize (mx);
-  }
-  /* next: the last id taken, until a run is renumbered (none past 2^63 - 1) */
-  gboolean ids_left = next < G_MAXINT64;
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      gint64 id = sqlite3_column_int64 (st, 0);
-      const char *mine = (const char *) sqlite3_column_text (st, 1);
-      const char *theirs = (const char *) sqlite3_column_text (st, 2);
-      if (!theirs)
-        {
-          g_array_append_val (copy_from, id);
-          g_array_append_val (copy_to, id);
-        }
-      else if (strcmp (mine, theirs) == 0)
-        (*skipped)++;   /* already merged */
-      else if (o->renumber && !ids_left)
-        {
-          g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: run %" G_GINT64_FORMAT " would take an id past "
-                       "2^63 - 1, the largest SQLite keeps: nothing merged from this file", path, id);
-          sqlite3_finalize (st);
-          return FALSE;
-        }
-      else if (o->renumber)
-        {
-          next++;
-          ids_left = next < G_MAXINT64;
-          g_array_append_val (copy_from, id);
-          g_array_append_val (copy_to, next);
-        }
-      else
-        g_array_append_val (conflicts, id);
-    }
+  MergePlan plan = { from, to, conflicts };
+  gboolean ok = plan_runs (st, db, path, o, &plan, skipped, error);
   sqlite3_finalize (st);
-  if (conflicts->len)
+  if (ok && conflicts->len)
     {
-      g_autoptr (GString) ids = g_string_new (NULL);
-      for (guint i = 0; i < conflicts->len && i < 10; i++)
-        g_string_append_printf (ids, "%s%" G_GINT64_FORMAT, i ? ", " : "", g_array_index (conflicts, gint64, i));
-      g_set_error (error, RES_ERROR, RES_ERROR_SCHEMA, "%s: run%s %s%s already in the output as different runs "
-                   "(another scenario, seed, build or start): nothing merged from this file; --renumber appends "
-                   "them under new ids", path, conflicts->len > 1 ? "s" : "", ids->str,
-                   conflicts->len > 10 ? ", ..." : "");
+      set_conflicts_error (path, conflicts, error);
       return FALSE;
     }
-  for (guint i = 0; i < copy_from->len; i++)
-    if (!copy_run (db, g_array_index (copy_from, gint64, i), g_array_index (copy_to, gint64, i)))
-      {
-        g_set_error (error, RES_ERROR, RES_ERROR_SQLITE, "%s: %s: nothing merged from this file", path,
-                     sqlite3_errmsg (db));
-        return FALSE;
-      }
-  /* told once every run of the file is in: never a notice for a file
-   * then rolled back */
-  for (guint i = 0; o->renumbered && i < copy_from->len; i++)
-    if (g_array_index (copy_from, gint64, i) != g_array_index (copy_to, gint64, i))
-      o->renumbered (path, g_array_index (copy_from, gint64, i), g_array_index (copy_to, gint64, i), o->data);
-  *merged += copy_from->len;
+  if (!ok || !copy_planned (db, path, o, &plan, error))
+    return FALSE;
+  *merged += from->len;
   return TRUE;
 }
 

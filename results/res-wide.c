@@ -64,30 +64,37 @@ sql_failed (sqlite3 *db, GError **error)
   return FALSE;
 }
 
-/* name -> its 1-based column */
+/* The table's columns: name -> its 1-based column (cols), the names in
+ * order, and parameter -> 1 + the unit of its SI column (the first unit
+ * one of its values was written in). */
+typedef struct {
+  GHashTable *cols;
+  GPtrArray *order;
+  GHashTable *si_unit;
+} Wide;
+
+static const char *const run_cols[] = { "run_id", "scenario", "point_label", "seed", "mode", "outcome" };
+
 static void
-add_column (GHashTable *cols, GPtrArray *order, const char *name)
+add_column (Wide *w, const char *name)
 {
-  if (g_hash_table_contains (cols, name))
+  if (g_hash_table_contains (w->cols, name))
     return;
-  g_ptr_array_add (order, g_strdup (name));
-  g_hash_table_insert (cols, g_strdup (name), GUINT_TO_POINTER (order->len));
+  g_ptr_array_add (w->order, g_strdup (name));
+  g_hash_table_insert (w->cols, g_strdup (name), GUINT_TO_POINTER (w->order->len));
 }
 
-gboolean
-res_db_make_wide (sqlite3 *db, GError **error)
+static guint
+column_of (Wide *w, const char *name)
 {
-  g_autoptr (GHashTable) cols = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  /* parameter -> 1 + the unit of its SI column (the first unit one of its
-   * values was written in) */
-  g_autoptr (GHashTable) si_unit = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
-  static const char *const run_cols[] = { "run_id", "scenario", "point_label", "seed", "mode", "outcome" };
-  for (gsize i = 0; i < G_N_ELEMENTS (run_cols); i++)
-    add_column (cols, order, run_cols[i]);
+  return name ? GPOINTER_TO_UINT (g_hash_table_lookup (w->cols, name)) : 0;
+}
 
-  /* the parameters, in the order they were written, each followed by the
-   * SI columns its values need */
+/* the parameters, in the order they were written, each followed by the
+ * SI columns its values need */
+static gboolean
+add_param_columns (Wide *w, sqlite3 *db, GError **error)
+{
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2 (db, "SELECT key, value FROM params ORDER BY run_id, rowid", -1, &st, NULL) != SQLITE_OK)
     return sql_failed (db, error);
@@ -98,28 +105,42 @@ res_db_make_wide (sqlite3 *db, GError **error)
       int unit;
       if (!key)
         continue;
-      add_column (cols, order, key);
+      add_column (w, key);
       param_number ((const char *) sqlite3_column_text (st, 1), &v, &unit);
-      if (unit >= 0 && !g_hash_table_contains (si_unit, key))
+      if (unit >= 0 && !g_hash_table_contains (w->si_unit, key))
         {
           g_autofree char *si = g_strconcat (key, units[unit].suffix, NULL);
-          add_column (cols, order, si);
-          g_hash_table_insert (si_unit, g_strdup (key), GINT_TO_POINTER (unit + 1));
+          add_column (w, si);
+          g_hash_table_insert (w->si_unit, g_strdup (key), GINT_TO_POINTER (unit + 1));
         }
     }
   sqlite3_finalize (st);
+  return TRUE;
+}
+
+/* the summary's keys but the per-peer ones, in the order first written */
+static gboolean
+add_summary_columns (Wide *w, sqlite3 *db, GError **error)
+{
+  sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2 (db, "SELECT key FROM summary WHERE key NOT LIKE 'peer.%' AND key != 'outcome'"
                               " GROUP BY key ORDER BY MIN(rowid)", -1, &st, NULL) != SQLITE_OK)
     return sql_failed (db, error);
   while (sqlite3_step (st) == SQLITE_ROW)
-    add_column (cols, order, (const char *) sqlite3_column_text (st, 0));
+    add_column (w, (const char *) sqlite3_column_text (st, 0));
   sqlite3_finalize (st);
+  return TRUE;
+}
 
+/* CREATE the table with the columns; its INSERT statement's text (transfer full) */
+static char *
+create_table (Wide *w, sqlite3 *db, GError **error)
+{
   g_autoptr (GString) create = g_string_new ("DROP TABLE IF EXISTS temp.runs_wide; CREATE TEMP TABLE runs_wide (");
   g_autoptr (GString) insert = g_string_new ("INSERT INTO temp.runs_wide VALUES (");
-  for (guint i = 0; i < order->len; i++)
+  for (guint i = 0; i < w->order->len; i++)
     {
-      char *q = sqlite3_mprintf ("%s\"%w\"", i ? ", " : "", (const char *) order->pdata[i]);
+      char *q = sqlite3_mprintf ("%s\"%w\"", i ? ", " : "", (const char *) w->order->pdata[i]);
       g_string_append (create, q);
       sqlite3_free (q);
       g_string_append (insert, i ? ",?" : "?");
@@ -127,10 +148,61 @@ res_db_make_wide (sqlite3 *db, GError **error)
   g_string_append (create, ")");
   g_string_append (insert, ")");
   if (sqlite3_exec (db, create->str, NULL, NULL, NULL) != SQLITE_OK)
-    return sql_failed (db, error);
+    {
+      sql_failed (db, error);
+      return NULL;
+    }
+  return g_string_free (g_steal_pointer (&insert), FALSE);
+}
 
+/* one run's parameters (PARAMS bound to it) into INS: each as written,
+ * and in its SI column a value in its unit or a plain number (0) */
+static void
+bind_params (Wide *w, sqlite3_stmt *ins, sqlite3_stmt *params)
+{
+  while (sqlite3_step (params) == SQLITE_ROW)
+    {
+      const char *key = (const char *) sqlite3_column_text (params, 0);
+      const char *text = (const char *) sqlite3_column_text (params, 1);
+      guint col = column_of (w, key);
+      if (!col || col <= G_N_ELEMENTS (run_cols))
+        continue;
+      double v;
+      int unit;
+      gboolean plain = param_number (text, &v, &unit);
+      if (plain)
+        bind_number (ins, (int) col, v);
+      else
+        sqlite3_bind_value (ins, (int) col, sqlite3_column_value (params, 1));
+      int si = GPOINTER_TO_INT (g_hash_table_lookup (w->si_unit, key)) - 1;
+      if (si >= 0 && (plain || unit == si))
+        {
+          g_autofree char *name = g_strconcat (key, units[si].suffix, NULL);
+          bind_number (ins, (int) column_of (w, name), v);
+        }
+    }
+  sqlite3_reset (params);
+}
+
+/* one run's summary values (SUM bound to it) into INS, as stored */
+static void
+bind_summary (Wide *w, sqlite3_stmt *ins, sqlite3_stmt *sum)
+{
+  while (sqlite3_step (sum) == SQLITE_ROW)
+    {
+      guint col = column_of (w, (const char *) sqlite3_column_text (sum, 0));
+      if (col > G_N_ELEMENTS (run_cols))
+        sqlite3_bind_value (ins, (int) col, sqlite3_column_value (sum, 1));
+    }
+  sqlite3_reset (sum);
+}
+
+/* a row per run, by the statement INSERT */
+static gboolean
+fill_rows (Wide *w, sqlite3 *db, const char *insert, GError **error)
+{
   sqlite3_stmt *ins = NULL, *runs = NULL, *params = NULL, *sum = NULL;
-  gboolean ok = sqlite3_prepare_v2 (db, insert->str, -1, &ins, NULL) == SQLITE_OK
+  gboolean ok = sqlite3_prepare_v2 (db, insert, -1, &ins, NULL) == SQLITE_OK
                 && sqlite3_prepare_v2 (db, "SELECT run_id, scenario, point_label, seed, COALESCE(mode, 'sim'), outcome"
                                            " FROM runs ORDER BY run_id", -1, &runs, NULL) == SQLITE_OK
                 && sqlite3_prepare_v2 (db, "SELECT key, value FROM params WHERE run_id = ?", -1, &params, NULL)
@@ -146,38 +218,9 @@ res_db_make_wide (sqlite3 *db, GError **error)
         sqlite3_bind_value (ins, c + 1, sqlite3_column_value (runs, c));
       gint64 id = sqlite3_column_int64 (runs, 0);
       sqlite3_bind_int64 (params, 1, id);
-      while (sqlite3_step (params) == SQLITE_ROW)
-        {
-          const char *key = (const char *) sqlite3_column_text (params, 0);
-          const char *text = (const char *) sqlite3_column_text (params, 1);
-          guint col = key ? GPOINTER_TO_UINT (g_hash_table_lookup (cols, key)) : 0;
-          if (!col || col <= G_N_ELEMENTS (run_cols))
-            continue;
-          double v;
-          int unit;
-          gboolean plain = param_number (text, &v, &unit);
-          if (plain)
-            bind_number (ins, (int) col, v);
-          else
-            sqlite3_bind_value (ins, (int) col, sqlite3_column_value (params, 1));
-          /* the SI column: a value in its unit, or a plain number (0) */
-          int si = GPOINTER_TO_INT (g_hash_table_lookup (si_unit, key)) - 1;
-          if (si >= 0 && (plain || unit == si))
-            {
-              g_autofree char *name = g_strconcat (key, units[si].suffix, NULL);
-              bind_number (ins, (int) GPOINTER_TO_UINT (g_hash_table_lookup (cols, name)), v);
-            }
-        }
-      sqlite3_reset (params);
+      bind_params (w, ins, params);
       sqlite3_bind_int64 (sum, 1, id);
-      while (sqlite3_step (sum) == SQLITE_ROW)
-        {
-          const char *key = (const char *) sqlite3_column_text (sum, 0);
-          guint col = key ? GPOINTER_TO_UINT (g_hash_table_lookup (cols, key)) : 0;
-          if (col > G_N_ELEMENTS (run_cols))
-            sqlite3_bind_value (ins, (int) col, sqlite3_column_value (sum, 1));
-        }
-      sqlite3_reset (sum);
+      bind_summary (w, ins, sum);
       ok = sqlite3_step (ins) == SQLITE_DONE;
       sqlite3_reset (ins);
     }
@@ -191,4 +234,19 @@ res_db_make_wide (sqlite3 *db, GError **error)
   sqlite3_finalize (params);
   sqlite3_finalize (sum);
   return ok;
+}
+
+gboolean
+res_db_make_wide (sqlite3 *db, GError **error)
+{
+  g_autoptr (GHashTable) cols = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) si_unit = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
+  Wide w = { cols, order, si_unit };
+  for (gsize i = 0; i < G_N_ELEMENTS (run_cols); i++)
+    add_column (&w, run_cols[i]);
+  if (!add_param_columns (&w, db, error) || !add_summary_columns (&w, db, error))
+    return FALSE;
+  g_autofree char *insert = create_table (&w, db, error);
+  return insert && fill_rows (&w, db, insert, error);
 }

@@ -622,6 +622,91 @@ check_nat (const char *v, GError **error)
   return FALSE;
 }
 
+/* The kinds whose value is one of a few words. */
+static const struct {
+  Kind kind;
+  const char *words[4];   /* NULL-terminated */
+} word_kinds[] = {
+  { K_SHARING, { "fair", "fifo", NULL } },
+  { K_TRANSPORT, { "fluid", "tcp", "sctp", NULL } },
+  { K_BOOL, { "true", "false", NULL } },
+  { K_REPLICATION, { "raft", "primary-backup", NULL } },
+  { K_AFTER, { "leave", "stay", NULL } },
+  { K_RUNTIME, { "browser", "node", "webapp", NULL } },
+};
+
+/* V is one of KIND's words, or an error naming them: "expected A, B or C" */
+static gboolean
+check_word (Kind kind, const char *v, GError **error)
+{
+  gsize row = 0;
+  while (word_kinds[row].kind != kind)
+    row++;
+  const char *const *words = word_kinds[row].words;
+  for (gsize i = 0; words[i]; i++)
+    if (strcmp (v, words[i]) == 0)
+      return TRUE;
+  g_autoptr (GString) expected = g_string_new (words[0]);
+  for (gsize i = 1; words[i]; i++)
+    g_string_append_printf (expected, "%s%s", words[i + 1] ? ", " : " or ", words[i]);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected %s", v, expected->str);
+  return FALSE;
+}
+
+static gboolean
+check_seed (const char *v, GError **error)
+{
+  guint64 s;
+  if (g_ascii_string_to_unsigned (v, 10, 0, G_MAXUINT64, &s, NULL))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not a whole number >= 0", v);
+  return FALSE;
+}
+
+/* A failure detection delay: never, a duration or a distribution of them. */
+static gboolean
+check_detect (const char *v, GError **error)
+{
+  DlDist d;
+  if (strcmp (v, "never") == 0)
+    return TRUE;
+  if (dl_dist_parse (v, DL_UNIT_DURATION, &d, NULL))
+    return check_dist_duration (v, &d, error);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+               "'%s' is neither a duration, a distribution of durations, nor never", v);
+  return FALSE;
+}
+
+/* A rate, or a distribution of rates. */
+static gboolean
+check_dist_rate (const char *v, GError **error)
+{
+  DlDist d;
+  uint64_t u;
+  if (strchr (v, '('))
+    return dl_dist_parse (v, DL_UNIT_RATE, &d, error);
+  return dl_parse_rate (v, &u, error);
+}
+
+/* The learning kinds, by learn/'s parsers (and the stragglers' share and
+ * factor). */
+static gboolean
+check_learning (Kind kind, const char *v, GError **error)
+{
+  LearnModelKind mk;
+  LearnSourceKind sk;
+  LearnPartitionSpec ps;
+  double share, factor;
+  if (kind == K_MODEL)
+    return learn_model_kind_from_name (v, &mk, error);
+  if (kind == K_SOURCE)
+    return learn_source_parse (v, &sk, NULL, error);
+  if (kind == K_PARTITION)
+    return learn_partition_spec_parse (v, &ps, error);
+  g_assert (kind == K_STRAGGLERS);
+  return _sim_scenario_parse_stragglers (v, &share, &factor, error);
+}
+
 static gboolean
 check_value (const KeySpec *k, const char *v, GError **error)
 {
@@ -637,13 +722,7 @@ check_value (const KeySpec *k, const char *v, GError **error)
     case K_UINT:
       return check_common_uint (k, v, error);
     case K_SEED:
-      {
-        guint64 s;
-        if (g_ascii_string_to_unsigned (v, 10, 0, G_MAXUINT64, &s, NULL))
-          return TRUE;
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s' is not a whole number >= 0", v);
-        return FALSE;
-      }
+      return check_seed (v, error);
     case K_NUM:
       return dl_parse_number (v, &x, error);
     case K_PROB:
@@ -659,73 +738,27 @@ check_value (const KeySpec *k, const char *v, GError **error)
     case K_SIZE:
       return dl_parse_size (v, &u, error);
     case K_DIST_RATE:
-      if (strchr (v, '('))
-        return dl_dist_parse (v, DL_UNIT_RATE, &d, error);
-      return dl_parse_rate (v, &u, error);
+      return check_dist_rate (v, error);
     case K_SHARING:
-      if (strcmp (v, "fair") == 0 || strcmp (v, "fifo") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected fair or fifo", v);
-      return FALSE;
     case K_TRANSPORT:
-      if (strcmp (v, "fluid") == 0 || strcmp (v, "tcp") == 0 || strcmp (v, "sctp") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected fluid, tcp or sctp", v);
-      return FALSE;
     case K_BOOL:
-      if (strcmp (v, "true") == 0 || strcmp (v, "false") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected true or false", v);
-      return FALSE;
     case K_REPLICATION:
-      if (strcmp (v, "raft") == 0 || strcmp (v, "primary-backup") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected raft or primary-backup", v);
-      return FALSE;
+    case K_AFTER:
+    case K_RUNTIME:
+      return check_word (k->kind, v, error);
     case K_DIST_NUM:
       return dl_dist_parse (v, DL_UNIT_NUMBER, &d, error);
     case K_DETECT:
-      if (strcmp (v, "never") == 0)
-        return TRUE;
-      if (dl_dist_parse (v, DL_UNIT_DURATION, &d, NULL))
-        return check_dist_duration (v, &d, error);
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
-                   "'%s' is neither a duration, a distribution of durations, nor never", v);
-      return FALSE;
+      return check_detect (v, error);
     case K_RATE:
       return dl_parse_rate (v, &u, error);
     case K_PER_TIME:
       return dl_parse_per_time (v, &x, error);
-    case K_AFTER:
-      if (strcmp (v, "leave") == 0 || strcmp (v, "stay") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected leave or stay", v);
-      return FALSE;
     case K_MODEL:
-      {
-        LearnModelKind mk;
-        return learn_model_kind_from_name (v, &mk, error);
-      }
     case K_SOURCE:
-      {
-        LearnSourceKind sk;
-        return learn_source_parse (v, &sk, NULL, error);
-      }
     case K_PARTITION:
-      {
-        LearnPartitionSpec ps;
-        return learn_partition_spec_parse (v, &ps, error);
-      }
     case K_STRAGGLERS:
-      {
-        double share, factor;
-        return _sim_scenario_parse_stragglers (v, &share, &factor, error);
-      }
-    case K_RUNTIME:
-      if (strcmp (v, "browser") == 0 || strcmp (v, "node") == 0 || strcmp (v, "webapp") == 0)
-        return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected browser, node or webapp", v);
-      return FALSE;
+      return check_learning (k->kind, v, error);
     case K_NAT:
       return check_nat (v, error);
     }

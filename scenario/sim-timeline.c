@@ -106,112 +106,167 @@ parse_partition (const char *text, SimAction *a, GPtrArray *peer_refs)
   return ok;
 }
 
+/* An action's words (empty ones left out), and where the peers it names
+ * go. */
+typedef struct {
+  GPtrArray *t;
+  GPtrArray *peer_refs;
+  const char *text;   /* the whole action, for partition's groups */
+} Words;
+
+static const char *
+word (const Words *w, guint i)
+{
+  return w->t->pdata[i];
+}
+
+/* word I names a peer: its number in *DST, and in peer_refs */
+static gboolean
+peer_at (const Words *w, guint i, guint *dst)
+{
+  if (w->t->len <= i || !parse_peer_name (word (w, i), dst))
+    return FALSE;
+  g_ptr_array_add (w->peer_refs, GUINT_TO_POINTER (*dst));
+  return TRUE;
+}
+
+static gboolean
+parse_join (const Words *w, SimAction *a)
+{
+  guint n = w->t->len;
+  a->kind = SIM_ACT_JOIN;
+  return peer_at (w, 1, &a->a)
+         && (n == 2 || (n == 3 && g_str_has_prefix (word (w, 2), "speed=")
+                        && dl_parse_number (word (w, 2) + 6, &a->value, NULL) && a->value > 0));
+}
+
+/* leave pN, crash pN, crash coordinator */
+static gboolean
+parse_leave_crash (const Words *w, SimAction *a)
+{
+  gboolean leave = word (w, 0)[0] == 'l';
+  if (!leave && w->t->len == 2 && strcmp (word (w, 1), "coordinator") == 0)
+    {
+      a->kind = SIM_ACT_CRASH_COORD;
+      return TRUE;
+    }
+  a->kind = leave ? SIM_ACT_LEAVE : SIM_ACT_CRASH;
+  return w->t->len == 2 && peer_at (w, 1, &a->a);
+}
+
+/* link-fail pA pB, link-down pA pB */
+static gboolean
+parse_link (const Words *w, SimAction *a)
+{
+  a->kind = word (w, 0)[5] == 'f' ? SIM_ACT_LINK_FAIL : SIM_ACT_LINK_DOWN;
+  return w->t->len == 3 && peer_at (w, 1, &a->a) && peer_at (w, 2, &a->b) && a->a != a->b;
+}
+
+static gboolean
+parse_link_slow (const Words *w, SimAction *a)
+{
+  a->kind = SIM_ACT_LINK_SLOW;
+  return w->t->len == 5 && peer_at (w, 1, &a->a) && peer_at (w, 2, &a->b) && a->a != a->b
+         && strcmp (word (w, 3), "by") == 0 && dl_parse_duration (word (w, 4), &a->delay, NULL);
+}
+
+static gboolean
+parse_heal (const Words *w, SimAction *a)
+{
+  a->kind = w->t->len == 2 ? SIM_ACT_HEAL_ALL : SIM_ACT_HEAL;
+  return w->t->len == 1 || (w->t->len == 2 && strcmp (word (w, 1), "all") == 0);
+}
+
+static gboolean
+parse_reseed (const Words *w, SimAction *a)
+{
+  a->kind = SIM_ACT_RESEED;
+  char *end = NULL;
+  return w->t->len == 2 && g_ascii_isdigit (word (w, 1)[0])
+         && (a->salt = g_ascii_strtoull (word (w, 1), &end, 10), *end == '\0');
+}
+
+static gboolean
+parse_slow (const Words *w, SimAction *a)
+{
+  a->kind = SIM_ACT_SLOW;
+  return w->t->len == 3 && peer_at (w, 1, &a->a) && word (w, 2)[0] == 'x'
+         && dl_parse_number (word (w, 2) + 1, &a->value, NULL) && a->value > 0;
+}
+
+/* drop TYPE to|from pN [count K], delay TYPE from|to pN by DURATION
+ * [count K]: the other direction sets a->value */
+static gboolean
+parse_drop_delay (const Words *w, SimAction *a)
+{
+  GPtrArray *t = w->t;
+  gboolean drop = word (w, 0)[1] == 'r';
+  a->kind = drop ? SIM_ACT_DROP : SIM_ACT_DELAY;
+  a->count = 1;
+  guint next = drop ? 4 : 6;
+  int mt = 0;
+  gboolean ok = t->len >= 4 && sim_timeline_msg_parse (word (w, 1), &mt, a->msg_label)
+                && (strcmp (word (w, 2), drop ? "to" : "from") == 0
+                    || (drop && strcmp (word (w, 2), "from") == 0 && (a->value = 1))
+                    || (!drop && strcmp (word (w, 2), "to") == 0 && (a->value = 1)))
+                && peer_at (w, 3, &a->a);
+  a->msg_type = mt;
+  if (ok && !drop)
+    ok = t->len >= 6 && strcmp (word (w, 4), "by") == 0 && dl_parse_duration (word (w, 5), &a->delay, NULL);
+  if (ok && t->len > next)
+    return t->len == next + 2 && strcmp (word (w, next), "count") == 0
+           && _sim_scenario_parse_uint (word (w, next + 1), &a->count) && a->count > 0;
+  return ok && t->len == next;
+}
+
+static gboolean
+parse_partition_action (const Words *w, SimAction *a)
+{
+  a->kind = SIM_ACT_PARTITION;
+  return parse_partition (w->text, a, w->peer_refs);
+}
+
+/* Each verb, its parser and the form the error gives. */
+static const struct {
+  const char *verb;
+  gboolean (*parse) (const Words *w, SimAction *a);
+  const char *usage;
+} actions[] = {
+  { "join", parse_join, "join pN [speed=X]" },
+  { "crash", parse_leave_crash, "crash pN / crash coordinator" },
+  { "leave", parse_leave_crash, "leave pN" },
+  { "link-fail", parse_link, "link-fail pA pB / link-down pA pB" },
+  { "link-down", parse_link, "link-fail pA pB / link-down pA pB" },
+  { "link-slow", parse_link_slow, "link-slow pA pB by DURATION" },
+  { "heal", parse_heal, "heal / heal all" },
+  { "reseed", parse_reseed, "reseed SALT (a number)" },
+  { "slow", parse_slow, "slow pN xFACTOR" },
+  { "drop", parse_drop_delay, "drop TYPE to|from pN [count K]" },
+  { "delay", parse_drop_delay, "delay TYPE from|to pN by DURATION [count K]" },
+  { "partition", parse_partition_action, "partition pA,pB | server,pC,... (unnamed peers stay with the server)" },
+};
+
 gboolean
 _sim_scenario_parse_action (const char *text, SimAction *a, GPtrArray *peer_refs, GError **error)
 {
-  g_auto (GStrv) w = g_strsplit_set (text, " \t", -1);
-  GPtrArray *t = g_ptr_array_new ();
-  for (guint i = 0; w[i]; i++)
-    if (*w[i])
-      g_ptr_array_add (t, w[i]);
-  gboolean ok = FALSE;
-  const char *verb = t->len ? t->pdata[0] : "";
-  const char *usage = NULL;
-#define PEER(i, dst) (t->len > (i) && parse_peer_name (t->pdata[i], (dst)) \
-                      && (g_ptr_array_add (peer_refs, GUINT_TO_POINTER (*(dst))), TRUE))
-  if (strcmp (verb, "join") == 0)
-    {
-      a->kind = SIM_ACT_JOIN;
-      ok = PEER (1, &a->a) && (t->len == 2 || (t->len == 3 && g_str_has_prefix (t->pdata[2], "speed=")
-                                                && dl_parse_number ((char *) t->pdata[2] + 6, &a->value, NULL)
-                                                && a->value > 0));
-      usage = "join pN [speed=X]";
-    }
-  else if (strcmp (verb, "crash") == 0 && t->len == 2 && strcmp (t->pdata[1], "coordinator") == 0)
-    {
-      a->kind = SIM_ACT_CRASH_COORD;
-      ok = TRUE;
-    }
-  else if (strcmp (verb, "leave") == 0 || strcmp (verb, "crash") == 0)
-    {
-      a->kind = verb[0] == 'l' ? SIM_ACT_LEAVE : SIM_ACT_CRASH;
-      ok = t->len == 2 && PEER (1, &a->a);
-      usage = verb[0] == 'l' ? "leave pN" : "crash pN / crash coordinator";
-    }
-  else if (strcmp (verb, "link-fail") == 0 || strcmp (verb, "link-down") == 0)
-    {
-      a->kind = verb[5] == 'f' ? SIM_ACT_LINK_FAIL : SIM_ACT_LINK_DOWN;
-      ok = t->len == 3 && PEER (1, &a->a) && PEER (2, &a->b) && a->a != a->b;
-      usage = "link-fail pA pB / link-down pA pB";
-    }
-  else if (strcmp (verb, "link-slow") == 0)
-    {
-      a->kind = SIM_ACT_LINK_SLOW;
-      ok = t->len == 5 && PEER (1, &a->a) && PEER (2, &a->b) && a->a != a->b && strcmp (t->pdata[3], "by") == 0
-           && dl_parse_duration (t->pdata[4], &a->delay, NULL);
-      usage = "link-slow pA pB by DURATION";
-    }
-  else if (strcmp (verb, "heal") == 0)
-    {
-      a->kind = t->len == 2 ? SIM_ACT_HEAL_ALL : SIM_ACT_HEAL;
-      ok = t->len == 1 || (t->len == 2 && strcmp (t->pdata[1], "all") == 0);
-      usage = "heal / heal all";
-    }
-  else if (strcmp (verb, "reseed") == 0)
-    {
-      a->kind = SIM_ACT_RESEED;
-      char *end = NULL;
-      ok = t->len == 2 && g_ascii_isdigit (((char *) t->pdata[1])[0])
-           && (a->salt = g_ascii_strtoull (t->pdata[1], &end, 10), *end == '\0');
-      usage = "reseed SALT (a number)";
-    }
-  else if (strcmp (verb, "slow") == 0)
-    {
-      a->kind = SIM_ACT_SLOW;
-      ok = t->len == 3 && PEER (1, &a->a) && ((char *) t->pdata[2])[0] == 'x'
-           && dl_parse_number ((char *) t->pdata[2] + 1, &a->value, NULL) && a->value > 0;
-      usage = "slow pN xFACTOR";
-    }
-  else if (strcmp (verb, "drop") == 0 || strcmp (verb, "delay") == 0)
-    {
-      gboolean drop = verb[1] == 'r';
-      a->kind = drop ? SIM_ACT_DROP : SIM_ACT_DELAY;
-      a->count = 1;
-      guint next = drop ? 4 : 6;
-      int mt = 0;
-      ok = t->len >= 4 && sim_timeline_msg_parse (t->pdata[1], &mt, a->msg_label)
-           && (strcmp (t->pdata[2], drop ? "to" : "from") == 0
-               || (drop && strcmp (t->pdata[2], "from") == 0 && (a->value = 1))
-               || (!drop && strcmp (t->pdata[2], "to") == 0 && (a->value = 1)))
-           && PEER (3, &a->a);
-      a->msg_type = mt;
-      if (ok && !drop)
-        ok = t->len >= 6 && strcmp (t->pdata[4], "by") == 0 && dl_parse_duration (t->pdata[5], &a->delay, NULL);
-      if (ok && t->len > next)
-        ok = t->len == next + 2 && strcmp (t->pdata[next], "count") == 0 && _sim_scenario_parse_uint (t->pdata[next + 1], &a->count)
-             && a->count > 0;
-      else if (ok)
-        ok = t->len == next;
-      usage = drop ? "drop TYPE to|from pN [count K]" : "delay TYPE from|to pN by DURATION [count K]";
-    }
-  else if (strcmp (verb, "partition") == 0)
-    {
-      a->kind = SIM_ACT_PARTITION;
-      usage = "partition pA,pB | server,pC,... (unnamed peers stay with the server)";
-      ok = parse_partition (text, a, peer_refs);
-    }
-#undef PEER
-  g_ptr_array_unref (t);
-  if (!ok)
-    {
-      if (usage)
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected %s", text, usage);
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
-                     "'%s': unknown action (expected join, leave, crash, link-fail, link-down, "
-                     "link-slow, partition, heal, drop, delay, slow or reseed)", text);
-      return FALSE;
-    }
-  return TRUE;
+  g_auto (GStrv) split = g_strsplit_set (text, " \t", -1);
+  g_autoptr (GPtrArray) t = g_ptr_array_new ();
+  for (guint i = 0; split[i]; i++)
+    if (*split[i])
+      g_ptr_array_add (t, split[i]);
+  Words w = { t, peer_refs, text };
+  const char *verb = t->len ? word (&w, 0) : "";
+  for (gsize i = 0; i < G_N_ELEMENTS (actions); i++)
+    if (strcmp (verb, actions[i].verb) == 0)
+      {
+        if (actions[i].parse (&w, a))
+          return TRUE;
+        g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG, "'%s': expected %s", text, actions[i].usage);
+        return FALSE;
+      }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_CONFIG,
+               "'%s': unknown action (expected join, leave, crash, link-fail, link-down, "
+               "link-slow, partition, heal, drop, delay, slow or reseed)", text);
+  return FALSE;
 }
 
