@@ -7,6 +7,8 @@ scenario_libdlscenario_a_SOURCES = \
 	scenario/sim-scenario-private.h \
 	scenario/sim-build.c \
 	scenario/sim-keys.c \
+	scenario/sim-keys-private.h \
+	scenario/sim-keys-value.c \
 	scenario/sim-timeline.c \
 	scenario/sim-expect.c \
 	scenario/sim-values.c \
