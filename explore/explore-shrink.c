@@ -424,23 +424,21 @@ line_key (const char *l)
   return g_strstrip (g_strndup (l, (gsize) (eq - l)));
 }
 
-/* The base file's text with: its [expect] replaced by one that pins the
- * violations counted (counts), [scenario] seed set to the seed found, the
- * plan's timeline lines in [timeline] and its network overrides in
- * [network].  A header says what was found and how it was shrunk. */
-char *
-explore_scenario_text (const char *path, const ExploreFoundInfo *info, GPtrArray *plan, guint shrunk_to,
-                       const guint *counts, const char *signature, guint64 seed, const char *explanation)
+/* The plan's overrides by section: add maps "[timeline]" to its lines
+ * "WHEN = ACTION\n"..., order lists the sections as the plan first names
+ * them, and replaced holds the keys they replace ("[network]latency"). */
+typedef struct {
+  GHashTable *add;
+  GHashTable *replaced;
+  GPtrArray *order;
+} PlanSections;
+
+static void
+plan_sections_init (PlanSections *ps, GPtrArray *plan)
 {
-  const char *name = info->name;
-  g_autofree char *text = NULL;
-  g_file_get_contents (path, &text, NULL, NULL);
-  g_auto (GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
-  /* the plan's overrides by section: "[timeline]" -> "WHEN = ACTION\n"..., and
-   * the keys they replace ("[network]" -> {latency}) */
-  g_autoptr (GHashTable) add = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, gstring_free);
-  g_autoptr (GHashTable) replaced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
+  ps->add = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, gstring_free);
+  ps->replaced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  ps->order = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < plan->len; i++)
     {
       const char *l = plan->pdata[i];
@@ -449,26 +447,35 @@ explore_scenario_text (const char *path, const ExploreFoundInfo *info, GPtrArray
         continue;
       g_autofree char *sec = g_strdup_printf ("[%.*s]", (int) (dot - l), l);
       g_autofree char *key = g_strndup (dot + 1, (gsize) (eq - dot - 1));
-      GString *body = g_hash_table_lookup (add, sec);
+      GString *body = g_hash_table_lookup (ps->add, sec);
       if (!body)
         {
-          g_hash_table_insert (add, g_strdup (sec), body = g_string_new (NULL));
-          g_ptr_array_add (order, g_strdup (sec));
+          g_hash_table_insert (ps->add, g_strdup (sec), body = g_string_new (NULL));
+          g_ptr_array_add (ps->order, g_strdup (sec));
         }
       g_string_append_printf (body, "%s = %s\n", key, eq + 1);
       /* as --set does, a timeline line of the plan replaces the base's at the same WHEN */
-      g_hash_table_add (replaced, g_strdup_printf ("%s%s", sec, key));
+      g_hash_table_add (ps->replaced, g_strdup_printf ("%s%s", sec, key));
     }
-  GString *o = g_string_new (NULL);
-  g_string_append_printf (o, "# Found by `%s`: %u failing run%s with the signature\n"
-                          "#   %s\n# first violation: %s\n"
-                          "# Shrunk by ddmin over the plan's lines (%u -> %u), %s.\n"
-                          "# The seed is the run's.\n",
-                          info->origin, info->found_in, info->found_in == 1 ? "" : "s", signature, explanation,
-                          info->shrunk_from, shrunk_to, info->then);
+}
+
+static void
+plan_sections_clear (PlanSections *ps)
+{
+  g_clear_pointer (&ps->add, g_hash_table_unref);
+  g_clear_pointer (&ps->replaced, g_hash_table_unref);
+  g_clear_pointer (&ps->order, g_ptr_array_unref);
+}
+
+/* The base file's lines into o: without its [expect], [scenario]'s name
+ * and seed set to `name` and `seed` and the keys the plan replaces; the
+ * plan's lines of a section after its header, that section added to
+ * `seen`.  TRUE if the base has a [scenario]. */
+static gboolean
+copy_base (GString *o, char **lines, const PlanSections *ps, const char *name, guint64 seed, GHashTable *seen)
+{
   const char *section = "";
   gboolean seen_scenario = FALSE;
-  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   for (char **l = lines; *l; l++)
     {
       g_autofree char *t = g_strstrip (g_strdup (*l));
@@ -483,7 +490,7 @@ explore_scenario_text (const char *path, const ExploreFoundInfo *info, GPtrArray
               seen_scenario = TRUE;
               g_string_append_printf (o, "name = %s\nseed = %" G_GUINT64_FORMAT "\n", name, seed);
             }
-          GString *body = g_hash_table_lookup (add, section);
+          GString *body = g_hash_table_lookup (ps->add, section);
           if (body)
             {
               g_string_append (o, body->str);
@@ -497,23 +504,59 @@ explore_scenario_text (const char *path, const ExploreFoundInfo *info, GPtrArray
       if (key && strcmp (section, "[scenario]") == 0 && (strcmp (key, "seed") == 0 || strcmp (key, "name") == 0))
         continue;
       g_autofree char *sk = key ? g_strdup_printf ("%s%s", section, key) : NULL;
-      if (sk && g_hash_table_contains (replaced, sk))
+      if (sk && g_hash_table_contains (ps->replaced, sk))
         continue;
       g_string_append_printf (o, "%s\n", *l);
     }
+  return seen_scenario;
+}
+
+/* After the base's lines: a [scenario] if it had none, the plan's sections
+ * it lacks (`seen` holds the ones it has), and the [expect] that pins the
+ * violations counted. */
+static void
+append_end (GString *o, const PlanSections *ps, gboolean seen_scenario, const char *name, guint64 seed,
+                GHashTable *seen, const guint *counts)
+{
   while (o->len >= 2 && o->str[o->len - 1] == '\n' && o->str[o->len - 2] == '\n')
     g_string_truncate (o, o->len - 1);
   if (!seen_scenario)
     g_string_append_printf (o, "\n[scenario]\nname = %s\nseed = %" G_GUINT64_FORMAT "\n", name, seed);
-  for (guint i = 0; i < order->len; i++)
-    if (!g_hash_table_contains (seen, g_intern_string (order->pdata[i])))
-      g_string_append_printf (o, "\n%s\n%s", (char *) order->pdata[i],
-                              ((GString *) g_hash_table_lookup (add, order->pdata[i]))->str);
+  for (guint i = 0; i < ps->order->len; i++)
+    if (!g_hash_table_contains (seen, g_intern_string (ps->order->pdata[i])))
+      g_string_append_printf (o, "\n%s\n%s", (char *) ps->order->pdata[i],
+                              ((GString *) g_hash_table_lookup (ps->add, ps->order->pdata[i]))->str);
   g_string_append (o, "\n[expect]\n");
   static const char *const props[] = { SIM_PROP_NAMES };
   for (guint i = 0; i < SIM_N_PROPS; i++)
     if (counts[i])
       g_string_append_printf (o, "violations.%s = %u\n", props[i], counts[i]);
+}
+
+/* The base file's text with: its [expect] replaced by one that pins the
+ * violations counted (counts), [scenario] seed set to the seed found, the
+ * plan's timeline lines in [timeline] and its network overrides in
+ * [network].  A header says what was found and how it was shrunk. */
+char *
+explore_scenario_text (const char *path, const ExploreFoundInfo *info, GPtrArray *plan, guint shrunk_to,
+                       const guint *counts, const char *signature, guint64 seed, const char *explanation)
+{
+  g_autofree char *text = NULL;
+  g_file_get_contents (path, &text, NULL, NULL);
+  g_auto (GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  PlanSections ps;
+  plan_sections_init (&ps, plan);
+  GString *o = g_string_new (NULL);
+  g_string_append_printf (o, "# Found by `%s`: %u failing run%s with the signature\n"
+                          "#   %s\n# first violation: %s\n"
+                          "# Shrunk by ddmin over the plan's lines (%u -> %u), %s.\n"
+                          "# The seed is the run's.\n",
+                          info->origin, info->found_in, info->found_in == 1 ? "" : "s", signature, explanation,
+                          info->shrunk_from, shrunk_to, info->then);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  gboolean seen_scenario = copy_base (o, lines, &ps, info->name, seed, seen);
+  append_end (o, &ps, seen_scenario, info->name, seed, seen, counts);
+  plan_sections_clear (&ps);
   return g_string_free (o, FALSE);
 }
 

@@ -124,48 +124,41 @@ find_group_column (CsvLoad *c, char **fields, guint n, gsize line, GError **erro
   return FALSE;
 }
 
-static gboolean
-load_record (gpointer ud, char **fields, guint n, gsize line, GError **error)
+/* by-column: the record's group (its value of the column, an id in order
+ * of first sight) appended to c->gs; the other fields, in order, returned
+ * (transfer container), or NULL and an error if the record lacks the
+ * column. */
+static char **
+take_group_field (CsvLoad *c, char **fields, guint n, gsize line, GError **error)
 {
-  CsvLoad *c = ud;
-  gboolean first = c->records++ == 0;
-  if (c->group_name && first)
-    return find_group_column (c, fields, n, line, error);
-  g_autofree char **rest = NULL;
-  if (c->group_name)
+  if (c->group_col >= n)
     {
-      if (c->group_col >= n)
-        {
-          g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: no field for column '%s'", c->path, line,
-                       c->group_name);
-          return FALSE;
-        }
-      const char *key = fields[c->group_col];
-      gpointer id;
-      if (!g_hash_table_lookup_extended (c->group_ids, key, NULL, &id))
-        {
-          id = GUINT_TO_POINTER (g_hash_table_size (c->group_ids));
-          g_hash_table_insert (c->group_ids, g_strdup (key), id);
-        }
-      int32_t g = (int32_t) GPOINTER_TO_UINT (id);
-      g_array_append_val (c->gs, g);
-      /* the other fields, in order */
-      rest = g_new0 (char *, n);
-      for (guint i = 0, k = 0; i < n; i++)
-        if (i != c->group_col)
-          rest[k++] = fields[i];
-      fields = rest;
-      n--;
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: no field for column '%s'", c->path, line,
+                   c->group_name);
+      return NULL;
     }
-  if (!parse_row (fields, n, c->vals))
+  const char *key = fields[c->group_col];
+  gpointer id;
+  if (!g_hash_table_lookup_extended (c->group_ids, key, NULL, &id))
     {
-      if (first)
-        return TRUE;   /* the header: only the first record may be one */
-      g_autofree char *joined = g_strjoinv (",", fields);
-      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: not a row of numbers: '%s'", c->path, line,
-                   joined);
-      return FALSE;
+      id = GUINT_TO_POINTER (g_hash_table_size (c->group_ids));
+      g_hash_table_insert (c->group_ids, g_strdup (key), id);
     }
+  int32_t g = (int32_t) GPOINTER_TO_UINT (id);
+  g_array_append_val (c->gs, g);
+  char **rest = g_new0 (char *, n);
+  for (guint i = 0, k = 0; i < n; i++)
+    if (i != c->group_col)
+      rest[k++] = fields[i];
+  return rest;
+}
+
+/* A row of numbers in c->vals (parsed, at least a feature and a label, as
+ * wide as the first row, the label a class): its features and label
+ * appended to c->xs and c->ys; FALSE and an error otherwise. */
+static gboolean
+append_row (CsvLoad *c, gsize line, GError **error)
+{
   if (c->vals->len < 2)
     {
       g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: a row needs at least one feature and a label",
@@ -207,6 +200,33 @@ load_record (gpointer ud, char **fields, guint n, gsize line, GError **error)
   g_array_append_val (c->ys, y);
   c->max_label = MAX (c->max_label, y);
   return TRUE;
+}
+
+static gboolean
+load_record (gpointer ud, char **fields, guint n, gsize line, GError **error)
+{
+  CsvLoad *c = ud;
+  gboolean first = c->records++ == 0;
+  if (c->group_name && first)
+    return find_group_column (c, fields, n, line, error);
+  g_autofree char **rest = NULL;
+  if (c->group_name)
+    {
+      if (!(rest = take_group_field (c, fields, n, line, error)))
+        return FALSE;
+      fields = rest;
+      n--;
+    }
+  if (!parse_row (fields, n, c->vals))
+    {
+      if (first)
+        return TRUE;   /* the header: only the first record may be one */
+      g_autofree char *joined = g_strjoinv (",", fields);
+      g_set_error (error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%zu: not a row of numbers: '%s'", c->path, line,
+                   joined);
+      return FALSE;
+    }
+  return append_row (c, line, error);
 }
 
 static LearnDataset *parse_csv (const char *text, gsize len, const char *path, const char *column, GError **error);
@@ -471,6 +491,66 @@ learn_partition_spec_parse (const char *text, LearnPartitionSpec *out, GError **
   return FALSE;
 }
 
+/* dirichlet(alpha): each class's rows shuffled and cut by proportions
+ * drawn from Dir(alpha) over the parts */
+static void
+partition_dirichlet (LearnPartition *p, const LearnDataset *d, double alpha_each, DlRandom *rng)
+{
+  guint parts = p->parts;
+  g_autofree double *alpha = g_new (double, parts);
+  g_autofree double *theta = g_new (double, parts);
+  for (guint k = 0; k < parts; k++)
+    alpha[k] = alpha_each;
+  for (guint c = 0; c < d->classes; c++)
+    {
+      GArray *rows = g_array_new (FALSE, FALSE, sizeof (gsize));
+      for (gsize i = 0; i < d->n; i++)
+        if (d->y[i] == (int32_t) c)
+          g_array_append_val (rows, i);
+      shuffle ((gsize *) (void *) rows->data, rows->len, rng);
+      gsl_ran_dirichlet (rng, parts, alpha, theta);
+      /* cumulative cut points, rounded so every row is assigned once */
+      double cum = 0;
+      gsize start = 0;
+      for (guint k = 0; k < parts; k++)
+        {
+          cum += theta[k];
+          gsize end = k + 1 == parts ? rows->len : (gsize) llround (cum * rows->len);
+          end = MIN (MAX (end, start), rows->len);
+          for (gsize r = start; r < end; r++)
+            g_array_append_val (p->idx[k], g_array_index (rows, gsize, r));
+          start = end;
+        }
+      g_array_unref (rows);
+    }
+}
+
+/* shards(k): the rows sorted by label cut into parts * k shards, each part
+ * given k of them drawn without replacement */
+static void
+partition_shards (LearnPartition *p, const LearnDataset *d, guint shards, DlRandom *rng)
+{
+  /* stable sort by label (counting sort) */
+  g_autofree gsize *sorted = g_new (gsize, MAX (d->n, 1));
+  gsize k = 0;
+  for (guint c = 0; c < d->classes; c++)
+    for (gsize i = 0; i < d->n; i++)
+      if (d->y[i] == (int32_t) c)
+        sorted[k++] = i;
+  guint n_shards = p->parts * shards;
+  g_autofree gsize *order = g_new (gsize, n_shards);
+  for (guint s = 0; s < n_shards; s++)
+    order[s] = s;
+  shuffle (order, n_shards, rng);
+  for (guint s = 0; s < n_shards; s++)
+    {
+      gsize shard = order[s];
+      gsize a = shard * d->n / n_shards, b = (shard + 1) * d->n / n_shards;
+      for (gsize r = a; r < b; r++)
+        g_array_append_val (p->idx[s / shards], sorted[r]);
+    }
+}
+
 LearnPartition *
 learn_partition_new (const LearnDataset *d, const LearnPartitionSpec *spec, guint parts, DlRandom *rng)
 {
@@ -492,35 +572,8 @@ learn_partition_new (const LearnDataset *d, const LearnPartitionSpec *spec, guin
         g_array_append_val (p->idx[i % parts], all[i]);
       break;
     case LEARN_PARTITION_DIRICHLET:
-      {
-        g_autofree double *alpha = g_new (double, parts);
-        g_autofree double *theta = g_new (double, parts);
-        for (guint k = 0; k < parts; k++)
-          alpha[k] = spec->alpha;
-        for (guint c = 0; c < d->classes; c++)
-          {
-            GArray *rows = g_array_new (FALSE, FALSE, sizeof (gsize));
-            for (gsize i = 0; i < d->n; i++)
-              if (d->y[i] == (int32_t) c)
-                g_array_append_val (rows, i);
-            shuffle ((gsize *) (void *) rows->data, rows->len, rng);
-            gsl_ran_dirichlet (rng, parts, alpha, theta);
-            /* cumulative cut points, rounded so every row is assigned once */
-            double cum = 0;
-            gsize start = 0;
-            for (guint k = 0; k < parts; k++)
-              {
-                cum += theta[k];
-                gsize end = k + 1 == parts ? rows->len : (gsize) llround (cum * rows->len);
-                end = MIN (MAX (end, start), rows->len);
-                for (gsize r = start; r < end; r++)
-                  g_array_append_val (p->idx[k], g_array_index (rows, gsize, r));
-                start = end;
-              }
-            g_array_unref (rows);
-          }
-        break;
-      }
+      partition_dirichlet (p, d, spec->alpha, rng);
+      break;
     case LEARN_PARTITION_BY_COLUMN:
       /* group g to part g mod parts; rows in their order */
       g_return_val_if_fail (d->group != NULL || d->n == 0, p);
@@ -528,28 +581,8 @@ learn_partition_new (const LearnDataset *d, const LearnPartitionSpec *spec, guin
         g_array_append_val (p->idx[(guint) d->group[i] % parts], all[i]);
       break;
     case LEARN_PARTITION_SHARDS:
-      {
-        /* stable sort by label (counting sort) */
-        g_autofree gsize *sorted = g_new (gsize, MAX (d->n, 1));
-        gsize k = 0;
-        for (guint c = 0; c < d->classes; c++)
-          for (gsize i = 0; i < d->n; i++)
-            if (d->y[i] == (int32_t) c)
-              sorted[k++] = i;
-        guint n_shards = parts * spec->shards;
-        g_autofree gsize *order = g_new (gsize, n_shards);
-        for (guint s = 0; s < n_shards; s++)
-          order[s] = s;
-        shuffle (order, n_shards, rng);
-        for (guint s = 0; s < n_shards; s++)
-          {
-            gsize shard = order[s];
-            gsize a = shard * d->n / n_shards, b = (shard + 1) * d->n / n_shards;
-            for (gsize r = a; r < b; r++)
-              g_array_append_val (p->idx[s / spec->shards], sorted[r]);
-          }
-        break;
-      }
+      partition_shards (p, d, spec->shards, rng);
+      break;
     }
   return p;
 }

@@ -137,28 +137,25 @@ START_TEST (test_bad_config_is_an_error)
 }
 END_TEST
 
-START_TEST (test_trace_parse_and_replay)
-{
-  g_autoptr (GError) e = NULL;
-  {
-    /* libcsv: BOM, CRLF, quoted fields, a quoted first record after the header */
-    g_autoptr (GError) qe = NULL;
-    g_autoptr (GArray) q = sim_trace_parse ("\xEF\xBB\xBF\"peer\",join,leave\r\n\"p1\",\"0\",\r\n\"p2\", 5 ,\"never\"\r\n",
-                                            "q.csv", &qe);
-    ck_assert_msg (q != NULL, "%s", qe ? qe->message : "");
-    ck_assert_uint_eq (q->len, 2);
-    ck_assert_uint_eq (g_array_index (q, SimTraceEntry, 0).peer, 1);
-    ck_assert (g_array_index (q, SimTraceEntry, 1).join == 5 * DL_S);
-  }
-  g_autoptr (GArray) t = sim_trace_parse ("peer,join,leave\np2,0,100\n1,0,\n# late\np3,30.5,never\n",
-                                          "avail.csv", &e);
-  ck_assert_msg (t != NULL, "%s", e ? e->message : "");
-  ck_assert_uint_eq (t->len, 3);
-  ck_assert_uint_eq (g_array_index (t, SimTraceEntry, 0).peer, 1);
-  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 0).leave, DL_TIME_NEVER);
-  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 1).leave, 100 * DL_S);
-  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 2).join, 30500 * DL_MS);
+/* test_trace_parse_and_replay's parser checks, a step per kind of file. */
 
+/* libcsv: BOM, CRLF, quoted fields, a quoted first record after the header */
+static void
+check_trace_libcsv (void)
+{
+  g_autoptr (GError) qe = NULL;
+  g_autoptr (GArray) q = sim_trace_parse ("\xEF\xBB\xBF\"peer\",join,leave\r\n\"p1\",\"0\",\r\n\"p2\", 5 ,\"never\"\r\n",
+                                          "q.csv", &qe);
+  ck_assert_msg (q != NULL, "%s", qe ? qe->message : "");
+  ck_assert_uint_eq (q->len, 2);
+  ck_assert_uint_eq (g_array_index (q, SimTraceEntry, 0).peer, 1);
+  ck_assert (g_array_index (q, SimTraceEntry, 1).join == 5 * DL_S);
+}
+
+/* bad lines, each refused with its line and why */
+static void
+check_trace_bad_lines (void)
+{
   struct { const char *text, *needle; } bad[] = {
     { "p1,0,10\np2,x,10\n", "avail.csv:2: 'p2,x,10': join must be" },
     { "p1,0\np0,1,2\n", "avail.csv:2: 'p0,1,2': the peer must be" },
@@ -176,21 +173,30 @@ START_TEST (test_trace_parse_and_replay)
       ck_assert (sim_trace_parse (bad[i].text, "avail.csv", &be) == NULL);
       ck_assert_msg (strstr (be->message, bad[i].needle) != NULL, "'%s' lacks '%s'", be->message, bad[i].needle);
     }
-  {
-    /* several intervals of one peer (a return may begin at the leave) */
-    g_autoptr (GError) me = NULL;
-    g_autoptr (GArray) m = sim_trace_parse ("p1,30,\np1,0,10\np1,10,20\np2,5,6\n", "multi.csv", &me);
-    ck_assert_msg (m != NULL, "%s", me ? me->message : "");
-    ck_assert_uint_eq (m->len, 4);
-    ck_assert_int_eq (g_array_index (m, SimTraceEntry, 0).join, 0);
-    ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 0).line, 2);
-    ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 1).peer, 2);
-    ck_assert_int_eq (g_array_index (m, SimTraceEntry, 3).join, 30 * DL_S);
-  }
+}
+
+/* several intervals of one peer (a return may begin at the leave) */
+static void
+check_trace_intervals (void)
+{
+  g_autoptr (GError) me = NULL;
+  g_autoptr (GArray) m = sim_trace_parse ("p1,30,\np1,0,10\np1,10,20\np2,5,6\n", "multi.csv", &me);
+  ck_assert_msg (m != NULL, "%s", me ? me->message : "");
+  ck_assert_uint_eq (m->len, 4);
+  ck_assert_int_eq (g_array_index (m, SimTraceEntry, 0).join, 0);
+  ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 0).line, 2);
+  ck_assert_uint_eq (g_array_index (m, SimTraceEntry, 1).peer, 2);
+  ck_assert_int_eq (g_array_index (m, SimTraceEntry, 3).join, 30 * DL_S);
+}
+
+/* files: one that is not there, and a NUL byte refused with its line (it
+ * ended the file: p2 was lost) */
+static void
+check_trace_files (void)
+{
   g_autoptr (GError) fe = NULL;
   ck_assert (sim_trace_load ("/nonexistent/avail.csv", &fe) == NULL);
   ck_assert (strstr (fe->message, "/nonexistent/avail.csv") != NULL);
-  /* a NUL byte is refused with its line (it ended the file: p2 was lost) */
   g_autofree char *dir = g_dir_make_tmp ("dlsim-trace-XXXXXX", NULL);
   g_autofree char *nul = g_build_filename (dir, "avail.csv", NULL);
   static const char nul_text[] = "p1,0,10\n\0p2,0,10\n";
@@ -201,6 +207,23 @@ START_TEST (test_trace_parse_and_replay)
   ck_assert_msg (strstr (ne->message, "avail.csv:2: a NUL byte") != NULL, "%s", ne->message);
   g_unlink (nul);
   g_rmdir (dir);
+}
+
+START_TEST (test_trace_parse_and_replay)
+{
+  g_autoptr (GError) e = NULL;
+  check_trace_libcsv ();
+  g_autoptr (GArray) t = sim_trace_parse ("peer,join,leave\np2,0,100\n1,0,\n# late\np3,30.5,never\n",
+                                          "avail.csv", &e);
+  ck_assert_msg (t != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (t->len, 3);
+  ck_assert_uint_eq (g_array_index (t, SimTraceEntry, 0).peer, 1);
+  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 0).leave, DL_TIME_NEVER);
+  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 1).leave, 100 * DL_S);
+  ck_assert_int_eq (g_array_index (t, SimTraceEntry, 2).join, 30500 * DL_MS);
+  check_trace_bad_lines ();
+  check_trace_intervals ();
+  check_trace_files ();
 
   /* replay: p1, p2 from the start, p3 at 30.5 s; p2 leaves at 100 s */
   WorldSetup s;

@@ -247,60 +247,53 @@ apply_link (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char *
   return TRUE;
 }
 
-/* Carries one action into the outbox; FALSE and why if this node may not
- * take it. */
+/* send: a Guest message on a peer's stream or a link */
 static gboolean
-apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
+apply_send (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
+{
+  if (!check_send (g, a, why))
+    return FALSE;
+  ProtoMsg m;
+  proto_msg_init (&m, PROTO_MSG_GUEST);
+  m.signal_data = g_steal_pointer (&a->text);
+  m.key = a->size;
+  g_autofree char *name = msg_type_name (m.signal_data);
+  observe (g, out, PROTO_OBS_SENT, -1, a->to, PROTO_MSG_GUEST, -1, name);
+  proto_outbox_send (out, a->to, a->via, &m);
+  return TRUE;
+}
+
+/* disconnect or train: a peer's acts on its stream and its training */
+static gboolean
+apply_peer_act (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char **why)
+{
+  if (g->id == PROTO_SERVER)
+    {
+      *why = a->kind == PROTO_GUEST_DISCONNECT ? "the coordinator does not disconnect"
+                                               : "the coordinator does not train";
+      return FALSE;
+    }
+  if (a->kind == PROTO_GUEST_DISCONNECT)
+    {
+      g->connected = FALSE;
+      proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
+      return TRUE;
+    }
+  proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
+  ProtoAction *t = proto_outbox_get (out, proto_outbox_len (out) - 1);
+  t->weights = learn_weights_ref (g->weights);
+  t->round = (uint32_t) a->n - 1;   /* the guest counts rounds from 1, machines from 0 */
+  return TRUE;
+}
+
+/* round, model, list and finished: how far the rounds went, each said by
+ * one role only (list by the coordinator, the others by a peer) */
+static gboolean
+apply_progress (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out, const char **why)
 {
   gboolean peer = g->id != PROTO_SERVER;
   switch (a->kind)
     {
-    case PROTO_GUEST_SEND:
-      {
-        if (!check_send (g, a, why))
-          return FALSE;
-        ProtoMsg m;
-        proto_msg_init (&m, PROTO_MSG_GUEST);
-        m.signal_data = g_steal_pointer (&a->text);
-        m.key = a->size;
-        g_autofree char *name = msg_type_name (m.signal_data);
-        observe (g, out, PROTO_OBS_SENT, -1, a->to, PROTO_MSG_GUEST, -1, name);
-        proto_outbox_send (out, a->to, a->via, &m);
-        return TRUE;
-      }
-    case PROTO_GUEST_OPEN:
-    case PROTO_GUEST_CONNECT:
-    case PROTO_GUEST_CLOSE:
-      return apply_link (g, a, out, why);
-    case PROTO_GUEST_DISCONNECT:
-      if (!peer)
-        {
-          *why = "the coordinator does not disconnect";
-          return FALSE;
-        }
-      g->connected = FALSE;
-      proto_outbox_simple (out, PROTO_ACT_DISCONNECT, PROTO_SERVER);
-      return TRUE;
-    case PROTO_GUEST_TRAIN:
-      if (!peer)
-        {
-          *why = "the coordinator does not train";
-          return FALSE;
-        }
-      proto_outbox_simple (out, PROTO_ACT_START_TRAINING, PROTO_NO_NODE);
-      {
-        ProtoAction *t = proto_outbox_get (out, proto_outbox_len (out) - 1);
-        t->weights = learn_weights_ref (g->weights);
-        t->round = (uint32_t) a->n - 1;   /* the guest counts rounds from 1, machines from 0 */
-      }
-      return TRUE;
-    case PROTO_GUEST_DEADLINE:
-      g->deadline = a->t;
-      return TRUE;
-    case PROTO_GUEST_STATE:
-      g->state = g_intern_string (a->text);
-      observe (g, out, PROTO_OBS_PHASE, -1, PROTO_NO_NODE, -1, -1, g->state);
-      return TRUE;
     case PROTO_GUEST_ROUND:
       if (!peer)
         {
@@ -336,16 +329,69 @@ apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
       g->finished = TRUE;
       observe (g, out, PROTO_OBS_FINISHED, -1, PROTO_NO_NODE, -1, g->rounds_done, NULL);
       return TRUE;
+    default:
+      *why = "unknown action";
+      return FALSE;
+    }
+}
+
+/* deadline, state, failed, note and metric: what either role says of
+ * itself; none is refused */
+static void
+apply_self (GuestNode *g, const ProtoGuestAct *a, ProtoOutbox *out)
+{
+  switch (a->kind)
+    {
+    case PROTO_GUEST_DEADLINE:
+      g->deadline = a->t;
+      break;
+    case PROTO_GUEST_STATE:
+      g->state = g_intern_string (a->text);
+      observe (g, out, PROTO_OBS_PHASE, -1, PROTO_NO_NODE, -1, -1, g->state);
+      break;
     case PROTO_GUEST_FAILED:
       g->failed = TRUE;
       g_strlcpy (g->error, a->text, sizeof g->error);
       observe (g, out, PROTO_OBS_ERROR, -1, PROTO_NO_NODE, -1, -1, a->text);
-      return TRUE;
+      break;
     case PROTO_GUEST_NOTE:
       observe (g, out, PROTO_OBS_NOTE, -1, PROTO_NO_NODE, -1, -1, a->text);
-      return TRUE;
+      break;
     case PROTO_GUEST_METRIC:
       observe (g, out, PROTO_OBS_METRIC, a->round > 0 ? a->round - 1 : -1, PROTO_NO_NODE, -1, a->value, a->text);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Carries one action into the outbox; FALSE and why if this node may not
+ * take it.  One call per kind of action, as ngtcp2's conn_recv_pkt. */
+static gboolean
+apply (GuestNode *g, ProtoGuestAct *a, ProtoOutbox *out, const char **why)
+{
+  switch (a->kind)
+    {
+    case PROTO_GUEST_SEND:
+      return apply_send (g, a, out, why);
+    case PROTO_GUEST_OPEN:
+    case PROTO_GUEST_CONNECT:
+    case PROTO_GUEST_CLOSE:
+      return apply_link (g, a, out, why);
+    case PROTO_GUEST_DISCONNECT:
+    case PROTO_GUEST_TRAIN:
+      return apply_peer_act (g, a, out, why);
+    case PROTO_GUEST_ROUND:
+    case PROTO_GUEST_MODEL:
+    case PROTO_GUEST_LIST:
+    case PROTO_GUEST_FINISHED:
+      return apply_progress (g, a, out, why);
+    case PROTO_GUEST_DEADLINE:
+    case PROTO_GUEST_STATE:
+    case PROTO_GUEST_FAILED:
+    case PROTO_GUEST_NOTE:
+    case PROTO_GUEST_METRIC:
+      apply_self (g, a, out);
       return TRUE;
     case PROTO_GUEST_START:
     case PROTO_GUEST_RETRY:

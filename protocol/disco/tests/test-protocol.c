@@ -130,11 +130,14 @@ START_TEST (test_links_up_any_order)
 }
 END_TEST
 
-START_TEST (test_drop_rule_every_state)
+/* test_drop_rule_every_state's walk, a step per stretch of peer 1's and
+ * then peer 3's states; each step checks the drop rule in every state it
+ * passes and ends in the state the next one starts from. */
+
+/* idle, connecting, paused before training (alone, min 2), training */
+static void
+walk_to_training (Harness *h)
 {
-  ProtoConfig c = h_cfg (DISCO_VERSION_1110, 2, 2);
-  Harness *h = h_new (&c, 3, 4);
-  h->auto_train = FALSE;
   check_drop_rule (h, 1);                          /* idle */
   h_start (h, 1);
   check_drop_rule (h, 1);                          /* connecting */
@@ -146,23 +149,33 @@ START_TEST (test_drop_rule_every_state)
   h_settle (h);
   assert_state (h, 1, DISCO_PEER_TRAINING);
   check_drop_rule (h, 1);                          /* training */
-  /* WaitingForMoreParticipants while training: paused at the end of the round;
-   * a second one before the pause point is rejected (S21) */
-  {
-    ProtoMsg w;
-    fill_msg (&w, DISCO_MSG_WAITING_FOR_MORE);
-    h_to_peer (h, 1, PROTO_SERVER, &w);
-    ck_assert (disco_peer_paused (h->peers[1]));
-    h_to_peer (h, 1, PROTO_SERVER, &w);
-    ck_assert_uint_eq (h_count_log (h, "multiple WaitingForMoreParticipants"), 1);
-    h_finish_training (h, 1);
-    assert_state (h, 1, DISCO_PEER_PAUSED_END);
-    check_drop_rule (h, 1);                        /* paused-before-ready */
-    fill_msg (&w, DISCO_MSG_ENOUGH_PARTICIPANTS);
-    h_to_peer (h, 1, PROTO_SERVER, &w);
-    ck_assert (!disco_peer_paused (h->peers[1]));
-    assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
-  }
+}
+
+/* WaitingForMoreParticipants while training: paused at the end of the round;
+ * a second one before the pause point is rejected (S21) */
+static void
+walk_paused_at_end (Harness *h)
+{
+  ProtoMsg w;
+  fill_msg (&w, DISCO_MSG_WAITING_FOR_MORE);
+  h_to_peer (h, 1, PROTO_SERVER, &w);
+  ck_assert (disco_peer_paused (h->peers[1]));
+  h_to_peer (h, 1, PROTO_SERVER, &w);
+  ck_assert_uint_eq (h_count_log (h, "multiple WaitingForMoreParticipants"), 1);
+  h_finish_training (h, 1);
+  assert_state (h, 1, DISCO_PEER_PAUSED_END);
+  check_drop_rule (h, 1);                          /* paused-before-ready */
+  fill_msg (&w, DISCO_MSG_ENOUGH_PARTICIPANTS);
+  h_to_peer (h, 1, PROTO_SERVER, &w);
+  ck_assert (!disco_peer_paused (h->peers[1]));
+  assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
+}
+
+/* the round's barrier and exchange: waiting for peers, linking, waiting
+ * for the decision, exchanging, and training the next round */
+static void
+walk_round (Harness *h)
+{
   h->auto_links = FALSE;
   h_settle (h);
   assert_state (h, 1, DISCO_PEER_WAIT_PEERS);
@@ -185,7 +198,12 @@ START_TEST (test_drop_rule_every_state)
   h_unhold (h);
   h_settle (h);
   assert_state (h, 1, DISCO_PEER_TRAINING);
-  /* a late joiner: syncing states */
+}
+
+/* a late joiner: syncing states */
+static void
+walk_late_joiner (Harness *h)
+{
   h_hold (h, PROTO_MSG_SYNC_PROVIDER, PROTO_SERVER);
   h_start (h, 3);
   h_settle (h);
@@ -201,15 +219,18 @@ START_TEST (test_drop_rule_every_state)
   h_settle (h);
   assert_state (h, 3, DISCO_PEER_SYNC_WAIT_MODEL);
   check_drop_rule (h, 3);
-  {
-    ProtoNodeId prov = disco_coord_provider (h->coord);
-    ck_assert (proto_machine_listens (h->m[3], PROTO_MSG_SYNC_MODEL, prov));
-    ck_assert (!proto_machine_listens (h->m[3], PROTO_MSG_SYNC_MODEL, prov == 1 ? 2 : 1));
-  }
+  ProtoNodeId prov = disco_coord_provider (h->coord);
+  ck_assert (proto_machine_listens (h->m[3], PROTO_MSG_SYNC_MODEL, prov));
+  ck_assert (!proto_machine_listens (h->m[3], PROTO_MSG_SYNC_MODEL, prov == 1 ? 2 : 1));
   h_unhold (h);
   h_settle (h);
   ck_assert (disco_peer_synced (h->peers[3]));
-  /* finish: done, then left */
+}
+
+/* finish: done, then left */
+static void
+walk_to_left (Harness *h)
+{
   for (int k = 0; k < 6; k++)
     {
       for (guint i = 1; i <= 3; i++)
@@ -222,6 +243,18 @@ START_TEST (test_drop_rule_every_state)
   h_leave (h, 1);
   assert_state (h, 1, DISCO_PEER_LEFT);
   check_drop_rule (h, 1);
+}
+
+START_TEST (test_drop_rule_every_state)
+{
+  ProtoConfig c = h_cfg (DISCO_VERSION_1110, 2, 2);
+  Harness *h = h_new (&c, 3, 4);
+  h->auto_train = FALSE;
+  walk_to_training (h);
+  walk_paused_at_end (h);
+  walk_round (h);
+  walk_late_joiner (h);
+  walk_to_left (h);
   h_free (h);
 }
 END_TEST
