@@ -18,16 +18,19 @@
 G_BEGIN_DECLS
 
 
+/* 32 bytes, two to a cache line: _gossip_peer_find_nbr walks the ids for
+ * each payload and link (docs/performance.md, "Issue 44: gossip's hot
+ * fields together", gp26). */
 typedef struct {
   ProtoNodeId id;
-  gboolean sent;        /* our payload went to it this step */
-  gboolean done;        /* its payload came, or it is given up */
-  gboolean got;
-  gboolean gave_up;     /* no payload by the deadline, or its link is lost */
-  LearnWeights *values;
-  guint32 *indices;
+  guint8 sent;          /* our payload went to it this step */
+  guint8 done;          /* its payload came, or it is given up */
+  guint8 got;
+  guint8 gave_up;       /* no payload by the deadline, or its link is lost */
   guint32 n_indices;
   guint32 degree;
+  LearnWeights *values;
+  guint32 *indices;
 } Nbr;
 
 typedef struct {
