@@ -18,16 +18,19 @@
 G_BEGIN_DECLS
 
 
+/* 32 bytes, two to a cache line: _gossip_peer_find_nbr walks the ids for
+ * each payload and link (docs/performance.md, "Issue 44: gossip's hot
+ * fields together", gp26). */
 typedef struct {
   ProtoNodeId id;
-  gboolean sent;        /* our payload went to it this step */
-  gboolean done;        /* its payload came, or it is given up */
-  gboolean got;
-  gboolean gave_up;     /* no payload by the deadline, or its link is lost */
-  LearnWeights *values;
-  guint32 *indices;
+  guint8 sent;          /* our payload went to it this step */
+  guint8 done;          /* its payload came, or it is given up */
+  guint8 got;
+  guint8 gave_up;       /* no payload by the deadline, or its link is lost */
   guint32 n_indices;
   guint32 degree;
+  LearnWeights *values;
+  guint32 *indices;
 } Nbr;
 
 typedef struct {
@@ -49,39 +52,44 @@ typedef struct GossipPeer GossipPeer;
 struct GossipPeer {
   ProtoMachineBase base;   /* its state, what it received, connected, rounds done; error: the
                               text below */
-  ProtoConfig cfg;
-  ProtoNodeId id;
-  DlRandom *rng;
-  LearnWeights *model;
-  LearnWeights *start;     /* the model this step's training began from (top-k ranks the change) */
-  float *residual;         /* error feedback: change not sent yet */
+  /* What every input reads (next_deadline twice, the handler, a neighbour's
+   * and a link's lookup, an observation), together after the base: on
+   * two or three cache lines rather than seven (docs/performance.md,
+   * "Issue 44: gossip's hot fields together", gp26). */
+  DlTime now;              /* the time of the input being handled */
+  DlTime xchg_deadline;
+  DlTime pp_push_at;       /* push-pull: when its push goes (NEVER: it went, or there is none) */
+  DlTime sync_deadline;    /* model sync when it joins late (below) */
+  DlTime wait_deadline;    /* waiting for the coordinator (list, graph): say again where it is then */
+  GossipDht *dht;          /* discovery = kademlia (gossip-dht.c, a leaf), NULL otherwise */
   gboolean helper;         /* finished, stays, and keeps mixing for the others (no training) */
-  char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
-
+  ProtoNodeId id;
+  GArray *nbrs;            /* Nbr, ascending id */
+  LearnWeights *model;
   uint32_t step;           /* the coordinator's step this peer is in (or was last) */
   gboolean have_step;
-  GArray *nbrs;            /* Nbr, ascending id */
   ProtoLinks links;        /* its links (session-links.h), kept across steps, with their queues */
+
+  ProtoConfig cfg;
+  DlRandom *rng;
+  LearnWeights *start;     /* the model this step's training began from (top-k ranks the change) */
+  float *residual;         /* error feedback: change not sent yet */
+  char error[PROTO_OBS_DETAIL_LEN];   /* "" until it fails */
+
   GArray *early;           /* Early: payloads of this step that came before Neighbors */
   GArray *inbox;           /* Pushed: asynchronous pushes not mixed in yet */
   int32_t last_round_end;  /* the round of its last round-end observation (-1: none) */
   LearnWeights *outgoing;  /* this step's payload values */
   guint32 *out_idx;        /* and indices (NULL: dense) */
   guint32 out_n;
-  DlTime xchg_deadline;
-  GossipDht *dht;          /* discovery = kademlia (gossip-dht.c, a leaf), NULL otherwise */
-  DlTime wait_deadline;    /* waiting for the coordinator (list, graph): say again where it is then */
   ProtoNodeId *targets;    /* its draws of this step, for a repeat */
   guint n_targets;
-  /* model sync when it joins late (below) */
+  /* model sync when it joins late (below; its deadline above) */
   ProtoNodeId sync_from;   /* the provider asked (PROTO_NO_NODE: none yet) */
-  DlTime sync_deadline;
   gboolean synced;
-  DlTime now;              /* the time of the input being handled */
-  /* gossip_mode = push-pull (below) */
+  /* gossip_mode = push-pull (below; its push's time above) */
   float pp_start;          /* its value as drawn */
   ProtoNodeId pp_target;   /* this cycle's partner (PROTO_NO_NODE: none) */
-  DlTime pp_push_at;       /* when its push goes (NEVER: it went, or there is none) */
   float pp_sent;           /* the value pushed */
   gboolean pp_waiting;     /* pushed, not answered yet */
 };

@@ -20,6 +20,7 @@ void
 proto_links_init (ProtoLinks *l, const ProtoLinksHost *host)
 {
   l->self = PROTO_NO_NODE;
+  l->n_near = 0;
   dl_id_map_init_narrow (&l->phase);
   l->queued = g_array_new (FALSE, TRUE, sizeof (Queued));
   l->host = *host;
@@ -50,10 +51,30 @@ proto_links_clear (ProtoLinks *l)
   dl_id_map_clear (&l->phase);
 }
 
+/* id's index in l->near, l->n_near if it is not there */
+static guint
+near_index (const ProtoLinks *l, ProtoNodeId id)
+{
+  guint i = 0;
+  while (i < l->n_near && l->near[i].id != id)
+    i++;
+  return i;
+}
+
+/* id's phase + 1, 0 if we hold no link to it */
+static guint32
+phase_of (const ProtoLinks *l, ProtoNodeId id)
+{
+  guint i = near_index (l, id);
+  if (i < l->n_near)
+    return l->near[i].phase;
+  return dl_id_map_size (&l->phase) ? dl_id_map_lookup32 (&l->phase, id) : 0;
+}
+
 gboolean
 proto_links_get (const ProtoLinks *l, ProtoNodeId id, ProtoLinkPhase *ph)
 {
-  guint32 v = dl_id_map_lookup32 (&l->phase, id);
+  guint32 v = phase_of (l, id);
   if (v && ph)
     *ph = (ProtoLinkPhase) (v - 1);
   return v != 0;
@@ -69,7 +90,26 @@ proto_links_is_up (const ProtoLinks *l, ProtoNodeId id)
 static void
 set_phase (ProtoLinks *l, ProtoNodeId id, ProtoLinkPhase ph)
 {
-  dl_id_map_insert32 (&l->phase, id, (guint32) ph + 1);
+  guint i = near_index (l, id);
+  if (i < l->n_near)
+    l->near[i].phase = (guint32) ph + 1;
+  else if (l->n_near < PROTO_LINKS_NEAR && !(dl_id_map_size (&l->phase) && dl_id_map_lookup32 (&l->phase, id)))
+    l->near[l->n_near++] = (ProtoLinkSlot) { .id = id, .phase = (guint32) ph + 1 };
+  else
+    dl_id_map_insert32 (&l->phase, id, (guint32) ph + 1);
+}
+
+/* Forgets id's link: TRUE if we held one. */
+static gboolean
+steal_phase (ProtoLinks *l, ProtoNodeId id)
+{
+  guint i = near_index (l, id);
+  if (i < l->n_near)
+    {
+      l->near[i] = l->near[--l->n_near];
+      return TRUE;
+    }
+  return dl_id_map_steal32 (&l->phase, id) != 0;
 }
 
 static void
@@ -173,7 +213,7 @@ guint
 proto_links_lost (ProtoLinks *l, ProtoOutbox *out, ProtoNodeId other)
 {
   guint lost = 0;
-  if (dl_id_map_steal32 (&l->phase, other))
+  if (steal_phase (l, other))
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, other);
   drop_queue (l, other, &lost);
   if (lost)
@@ -187,12 +227,15 @@ proto_links_close_all (ProtoLinks *l, ProtoOutbox *out)
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (ProtoNodeId));
   uint32_t id;
   guint32 v;
+  for (guint i = 0; i < l->n_near; i++)
+    g_array_append_val (ids, l->near[i].id);
   for (guint i = 0; dl_id_map_next32 (&l->phase, &i, &id, &v);)
     g_array_append_val (ids, id);
   /* in id order: the outbox must not follow the hash table's order */
   g_array_sort (ids, proto_node_id_cmp);
   for (guint i = 0; i < ids->len; i++)
     proto_outbox_simple (out, PROTO_ACT_CLOSE_LINK, g_array_index (ids, ProtoNodeId, i));
+  l->n_near = 0;
   dl_id_map_remove_all (&l->phase);
   drop_queue (l, PROTO_NO_NODE, NULL);
 }

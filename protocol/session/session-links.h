@@ -33,12 +33,27 @@ typedef struct {
                    const char *detail);
 } ProtoLinksHost;
 
+/* The first links a peer holds are kept in ProtoLinks itself, in the
+ * peer's record: a lookup reads the record's own line rather than the
+ * map's header and then its slots, two cache misses a message for
+ * gossip at 2 000 peers (docs/performance.md, "Issue 44: gossip's hot
+ * fields together", gp26).  Eight: gossip's fanout 4 gives a peer about
+ * eight neighbours. */
+#define PROTO_LINKS_NEAR 8
+
+typedef struct {
+  ProtoNodeId id;
+  guint32 phase;             /* ProtoLinkPhase + 1 */
+} ProtoLinkSlot;
+
 typedef struct {
   ProtoNodeId self;          /* set once the peer knows its id */
   gboolean opener_offers;    /* the side that opens a link offers, whatever the ids (a family where
                                 only one side knows it wants the link: the pipeline's pushes);
                                 FALSE: the larger id offers, as DISCO's both-sides-open pools */
-  DlIdMap phase;             /* id -> ProtoLinkPhase + 1 (narrow) */
+  guint n_near;
+  ProtoLinkSlot near[PROTO_LINKS_NEAR];   /* links, in no order; an id is here or in phase */
+  DlIdMap phase;             /* the links past near: id -> ProtoLinkPhase + 1 (narrow) */
   GArray *queued;            /* messages waiting for their link */
   ProtoLinksHost host;
 } ProtoLinks;
