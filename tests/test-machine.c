@@ -212,6 +212,62 @@ START_TEST (test_links_phases)
 }
 END_TEST
 
+/* More links than ProtoLinks keeps in its record (PROTO_LINKS_NEAR):
+ * each id in one place, the record's or the map's, whichever it went to;
+ * a link lost from either forgotten and its room taken again; close_all
+ * closing both kinds together in id order. */
+START_TEST (test_links_past_near)
+{
+  guint sent = 0;
+  ProtoLinksHost host = { .ud = &sent, .send = links_send, .observe = links_observe };
+  ProtoLinks l = { 0 };
+  proto_links_init (&l, &host);
+  l.self = 1000000;   /* above every id below: it offers to each */
+  ProtoOutbox out;
+  proto_outbox_init (&out);
+  const guint n = 3 * PROTO_LINKS_NEAR;
+  for (guint i = 0; i < n; i++)
+    proto_links_open (&l, &out, 500 - 7 * i);   /* descending ids */
+  ck_assert_uint_eq (sent, n);
+  ck_assert_uint_eq (l.n_near, PROTO_LINKS_NEAR);
+  for (guint i = 0; i < n; i += 3)
+    ck_assert (proto_links_up (&l, &out, 500 - 7 * i));
+  ProtoLinkPhase ph;
+  for (guint i = 0; i < n; i++)
+    {
+      ck_assert (proto_links_get (&l, 500 - 7 * i, &ph));
+      ck_assert_int_eq (ph, i % 3 == 0 ? PROTO_LINKS_UP : PROTO_LINKS_WAIT_ANSWER);
+      ck_assert (!proto_links_get (&l, 501 - 7 * i, NULL));
+    }
+  /* one lost from the record (the first opened), one from the map (the last) */
+  ck_assert_uint_eq (proto_links_lost (&l, &out, 500), 0);
+  ck_assert_uint_eq (proto_links_lost (&l, &out, 500 - 7 * (n - 1)), 0);
+  ck_assert (!proto_links_get (&l, 500, NULL));
+  ck_assert (!proto_links_get (&l, 500 - 7 * (n - 1), NULL));
+  ck_assert_uint_eq (l.n_near, PROTO_LINKS_NEAR - 1);
+  proto_links_open (&l, &out, 9);       /* takes the record's free room */
+  ck_assert_uint_eq (l.n_near, PROTO_LINKS_NEAR);
+  ck_assert (proto_links_get (&l, 9, &ph) && ph == PROTO_LINKS_WAIT_ANSWER);
+  for (guint i = 1; i + 1 < n; i++)
+    ck_assert (proto_links_get (&l, 500 - 7 * i, NULL));
+  proto_outbox_clear (&out);
+  proto_outbox_init (&out);
+  proto_links_close_all (&l, &out);
+  ck_assert_uint_eq (proto_outbox_len (&out), n - 1);
+  ck_assert_uint_eq (proto_outbox_get (&out, 0)->to, 9);
+  for (guint k = 1; k < n - 1; k++)
+    {
+      ck_assert_int_eq (proto_outbox_get (&out, k)->kind, PROTO_ACT_CLOSE_LINK);
+      ck_assert_uint_eq (proto_outbox_get (&out, k)->to, 500 - 7 * (n - 1 - k));
+    }
+  for (guint i = 0; i < n; i++)
+    ck_assert (!proto_links_get (&l, 500 - 7 * i, NULL));
+  ck_assert (!proto_links_get (&l, 9, NULL));
+  proto_outbox_clear (&out);
+  proto_links_clear (&l);
+}
+END_TEST
+
 /* The outbox's own array: past its first room (16) every action keeps
  * what was appended, in order; reset empties it and keeps the room; a move
  * onto the outbox it comes from (replica-raft.c's shape) takes the action
@@ -285,6 +341,7 @@ machine_suite (void)
   tcase_add_test (tc, test_waits_saturate);
   tcase_add_test (tc, test_shared_scaffolding);
   tcase_add_test (tc, test_links_phases);
+  tcase_add_test (tc, test_links_past_near);
   tcase_add_test (tc, test_outbox_grows_and_moves);
   suite_add_tcase (s, tc);
   return s;
