@@ -336,10 +336,28 @@ check_tie (SimFlows *f, GString *why)
   return TRUE;
 }
 
+/* Each flow's FlowHot (what res_eval reads) against its records: the
+ * same bits, and an entry for every flow with a window. */
+static gboolean
+check_hot (SimFlows *f, GString *why)
+{
+  for (guint32 i = 0; i < f->flows.len; i++)
+    {
+      FlowHot h = hot_at (f, i), want = hot_of_records (f, flow_at (f, i));
+      if (h.w != want.w || h.cap != want.cap)
+        {
+          g_string_append_printf (why, "flow %u: weight %.17g and cap %.17g kept, its records give %.17g and %.17g",
+                                  i, h.w, h.cap, want.w, want.cap);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 sim_flows_check (SimFlows *f, GString *why)
 {
-  if (!check_tie (f, why))
+  if (!check_tie (f, why) || !check_hot (f, why))
     return FALSE;
   guint nres = f->res.len;
   g_autofree double *sum = g_new0 (double, nres);

@@ -150,20 +150,19 @@ input_before (const Input *in, double k, guint32 r)
   return in->share != k ? in->share < k : in->flow != 0 || in->res < r;
 }
 
-/* What resource r sees of flow y (of weight w, in slot s, whose other
- * resource is o): the first of its other resource's saturation and, in
+/* What resource r sees of flow j (its FlowHot h: its weight and cap, in
+ * slot s, whose other resource is o): the first of its other resource's saturation and, in
  * slow start, its cap (TRUE, *in set), or FALSE: nothing before r's own. */
 static gboolean
-flow_input (SimFlows *f, guint32 j, double w, guint32 s, guint32 o, Input *in)
+flow_input (SimFlows *f, guint32 j, FlowHot h, guint32 s, guint32 o, Input *in)
 {
-  double zk, zl;
+  double zk, zl, w = h.w;
   gboolean sat = o != NONE && res_known (f, res_at (f, o), &zk, &zl);
   if (sat)
     *in = (Input) { zk, o, 0, zl * w, w, s };
-  const Flow *y = flow_at (f, j);
-  if (!y->ramping)
+  if (h.cap == 0)
     return sat;
-  double rate = flow_cwnd (f, y) / (double) flow_rtt (f, y), c = rate / w;
+  double rate = h.cap, c = rate / w;
   if (!sat || c <= zk)
     *in = (Input) { c, NONE, j + 1, rate, w, s };
   return TRUE;
@@ -207,11 +206,11 @@ res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
         continue;
       double zk, zl;
       /* (s for its seq: the slots are in seq order) */
-      if (f->windowed && flow_at (f, e.flow)->win != NONE)
+      FlowHot h;
+      if (f->windowed && (h = hot_at (f, e.flow)).w != 0)
         {
-          double w = flow_weight (f, flow_at (f, e.flow));
-          wextra += w - 1;
-          n += flow_input (f, e.flow, w, s, e.other, &put[n]);
+          wextra += h.w - 1;
+          n += flow_input (f, e.flow, h, s, e.other, &put[n]);
         }
       else if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
         put[n++] = (Input) { zk, e.other, 0, zl, 1, s };
@@ -636,10 +635,11 @@ incremental (SimFlows *f, DlTime now)
   return TRUE;
 }
 
-/* Flow y's rate from its resources' keys and, in slow start, its cap: the
- * first of them to fix it, in the filling's order (*capped: its cap). */
+/* Flow y's (index j) rate from its resources' keys and, in slow start,
+ * its cap: the first of them to fix it, in the filling's order (*capped:
+ * its cap). */
 static double
-incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
+incr_rate (SimFlows *f, guint32 j, const Flow *y, gboolean *capped)
 {
   double best_k = INFINITY, best_l = 0, zk, zl;
   guint32 best_r = NONE;
@@ -654,11 +654,12 @@ incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
           best_r = o;
         }
     }
-  double w = flow_weight (f, y);
+  FlowHot h = hot_at (f, j);   /* (not its window's record: res_eval read this) */
+  double w = h.w != 0 ? h.w : 1.0;
   *capped = FALSE;
-  if (y->ramping)
+  if (h.cap != 0)
     {
-      double rate = flow_cwnd (f, y) / (double) flow_rtt (f, y);
+      double rate = h.cap;
       if (best_r == NONE || rate / w <= best_k)
         {
           *capped = TRUE;
@@ -686,6 +687,7 @@ prepare_flow (SimFlows *f, guint32 j, DlTime now)
   if (x->ramping && x->rem <= flow_cwnd (f, x))
     {
       x->ramping = FALSE;
+      hot_sync (f, j);
       g_array_append_val (f->unramped, j);
     }
   return -1;
@@ -716,13 +718,16 @@ settle_flow (SimFlows *f, guint32 j, DlTime now, double was, gboolean incr)
   gboolean capped;
   if (incr)
     {
-      x->rate = incr_rate (f, x, &capped);
+      x->rate = incr_rate (f, j, x, &capped);
       x->capped = capped;
       f->solved++;
     }
   gboolean at_share = x->ramping && !x->capped;   /* (slow start ends: an event of its own) */
   if (at_share)
-    x->ramping = FALSE;
+    {
+      x->ramping = FALSE;
+      hot_sync (f, j);
+    }
   if (x->ramping && x->tail)
     _sim_flows_expand (f, x, dl_time_add (now, flow_rtt (f, x)));   /* (added at now) */
   if (!x->ramping && x->win != NONE && !x->tail)
