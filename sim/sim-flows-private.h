@@ -8,9 +8,10 @@
  * calls the leaves sim-flows-heap.c (the completion heap) and
  * sim-flows-win.c (the windows' records); sim-flows-solve.c
  * (sim_flows_update: what is re-solved, the incremental solve) calls
- * those two and sim-flows-fill.c (the whole-component filling and
- * sim_flows_check), a leaf that calls nothing but this header's inlines.
- * None of them calls sim-flows.c. */
+ * those two and sim-flows-fill.c (the whole-component filling, one
+ * resource's evaluation for the incremental solve, and
+ * sim_flows_check), a leaf that calls nothing but this header's
+ * inlines.  None of them calls sim-flows.c. */
 #pragma once
 
 #include "base/dl-avec.h"
@@ -196,7 +197,7 @@ struct SimFlows {
   GArray *caps;                    /* ResKey: the ramping flows' caps, sorted */
   guint windowed;                  /* live flows with a window */
   GArray *iheap;                   /* IEnt: an incremental solve's events */
-  GArray *inputs;                  /* Input: one resource's, in res_eval */
+  GArray *inputs;                  /* Input: one resource's, in _sim_flows_res_eval */
   GArray *act_res;                 /* guint32: the resources it activated */
   GArray *touched;                 /* guint32: those whose entry waits (Res.touched) */
   GArray *unramped;                /* guint32: flows whose slow start ended before a solve */
@@ -258,6 +259,23 @@ static inline Res *
 res_at (SimFlows *f, guint32 r)
 {
   return (Res *) dl_avec_at (&f->res, r);
+}
+
+/* Where resource z saturates, as far as the incremental solve under way
+ * knows: once re-computed, its new key (none before it saturates); else
+ * its last (sim-flows-solve.c, and its evaluation in sim-flows-fill.c). */
+static inline gboolean
+res_known (const SimFlows *f, const Res *z, double *key, double *lvl)
+{
+  if (z->act == f->iepoch)
+    {
+      *key = z->nkey;
+      *lvl = z->nlvl;
+      return z->done;
+    }
+  *key = z->key;
+  *lvl = z->lvl;
+  return !isinf (z->key);
 }
 
 /* flow x's next event (DL_TIME_NEVER: none, not solved since its start
@@ -386,3 +404,4 @@ void _sim_flows_to_tail (SimFlows *f, Flow *x);
 /* the whole-component filling (sim-flows-fill.c) */
 void _sim_flows_collect_components (SimFlows *f, guint32 epoch);
 void _sim_flows_fill (SimFlows *f, DlTime now);
+gboolean _sim_flows_res_eval (SimFlows *f, guint32 r, double *key, double *lvl);

@@ -36,7 +36,7 @@ keeps_end (const Flow *x)
  * then in the slot order of that resource, which is seq order), over its
  * flows left.  So one resource's saturation can be computed alone from
  * its neighbours' saturations, with the same arithmetic in the same
- * order as the filling (res_eval), and a change re-computes only the
+ * order as the filling (_sim_flows_res_eval, in sim-flows-fill.c), and a change re-computes only the
  * resources whose inputs change: the dirty ones, then, in key order, a
  * neighbour of one whose saturation moved or changed, where it had
  * counted on it (a flow fixed there before its own key).  This is
@@ -51,7 +51,7 @@ keeps_end (const Flow *x)
  * one if it moved): only the fresh flows and the others of the moved
  * resources are visited (moved_next).  Without windows (fluid) that is all.
  * With windows (incr_windowed), a ramping flow's cap is an input of
- * res_eval like a neighbour's saturation (the first of the two, in the
+ * the evaluation like a neighbour's saturation (the first of the two, in the
  * filling's order), each resource's weights are summed in its slots'
  * order by both solves (res_wextra), and a ramping flow leaves its cap
  * only at its own events (keeps_end): no component is walked. */
@@ -109,151 +109,14 @@ iheap_pop (SimFlows *f)
   return top;
 }
 
-/* Where resource z saturates, as far as this solve knows: once
- * re-computed, its new key (none before it saturates); else its last. */
-static inline gboolean
-res_known (const SimFlows *f, const Res *z, double *key, double *lvl)
-{
-  if (z->act == f->iepoch)
-    {
-      *key = z->nkey;
-      *lvl = z->nlvl;
-      return z->done;
-    }
-  *key = z->key;
-  *lvl = z->lvl;
-  return !isinf (z->key);
-}
-
-/* in the filling's order (key_before): by share; at one share a cap
- * before a saturation, caps by flow, saturations by resource; then by
- * seq (a resource's flows are fixed in its slots' order) */
-static gint
-input_cmp (gconstpointer pa, gconstpointer pb)
-{
-  const Input *a = pa, *b = pb;
-  if (a->share != b->share)
-    return a->share < b->share ? -1 : 1;
-  if ((a->flow != 0) != (b->flow != 0))
-    return a->flow != 0 ? -1 : 1;
-  if (a->flow != b->flow)
-    return a->flow < b->flow ? -1 : 1;
-  if (a->res != b->res)
-    return a->res < b->res ? -1 : 1;
-  return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* whether input in comes before resource r's saturation at share k */
-static inline gboolean
-input_before (const Input *in, double k, guint32 r)
-{
-  return in->share != k ? in->share < k : in->flow != 0 || in->res < r;
-}
-
-/* What resource r sees of flow j (its FlowHot h: its weight and cap, in
- * slot s, whose other resource is o): the first of its other resource's saturation and, in
- * slow start, its cap (TRUE, *in set), or FALSE: nothing before r's own. */
-static gboolean
-flow_input (SimFlows *f, guint32 j, FlowHot h, guint32 s, guint32 o, Input *in)
-{
-  double zk, zl, w = h.w;
-  gboolean sat = o != NONE && res_known (f, res_at (f, o), &zk, &zl);
-  if (sat)
-    *in = (Input) { zk, o, 0, zl * w, w, s };
-  if (h.cap == 0)
-    return sat;
-  double rate = h.cap, c = rate / w;
-  if (!sat || c <= zk)
-    *in = (Input) { c, NONE, j + 1, rate, w, s };
-  return TRUE;
-}
-
-/* in input_cmp's order (a total one: seqs differ), by insertion while
- * short (a resource's inputs are its flows: a handful, but for a hub) */
-static void
-inputs_sort (GArray *inputs)
-{
-  Input *in = (Input *) (void *) inputs->data;
-  if (inputs->len > 32)
-    {
-      g_array_sort (inputs, input_cmp);
-      return;
-    }
-  for (guint i = 1; i < inputs->len; i++)
-    {
-      Input v = in[i];
-      guint k = i;
-      for (; k > 0 && input_cmp (&v, &in[k - 1]) < 0; k--)
-        in[k] = in[k - 1];
-      in[k] = v;
-    }
-}
-
-/* Resource r's saturation from what is known of its neighbours' (TRUE,
- * *key and *lvl set), or FALSE: its flows are all fixed elsewhere. */
-static gboolean
-res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
-{
-  Res *x = res_at (f, r);
-  g_array_set_size (f->inputs, x->count);   /* (room for one per flow, filled below) */
-  Input *put = (Input *) (void *) f->inputs->data;
-  guint n = 0;
-  double wextra = 0;
-  for (guint32 s = 0; s < x->len; s++)
-    {
-      Slot e = x->slots[s];
-      if (e.flow == NONE)
-        continue;
-      double zk, zl;
-      /* (s for its seq: the slots are in seq order) */
-      FlowHot h;
-      if (f->windowed && (h = hot_at (f, e.flow)).w != 0)
-        {
-          wextra += h.w - 1;
-          n += flow_input (f, e.flow, h, s, e.other, &put[n]);
-        }
-      else if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
-        put[n++] = (Input) { zk, e.other, 0, zl, 1, s };
-    }
-  array_cut (f->inputs, n);
-  f->work += x->count + 1;
-  if (x->count == 0)
-    return FALSE;
-  inputs_sort (f->inputs);
-  const Input *in = (const Input *) (void *) f->inputs->data;
-  double left = x->cap;
-  guint32 unfixed = x->count, i = 0;
-  double k = MAX (left, x->cap * 1e-9) / ((double) unfixed + wextra);
-  for (;;)
-    {
-      for (; i < f->inputs->len && input_before (&in[i], k, r); i++)
-        {
-          left -= in[i].rate;
-          unfixed--;
-          wextra -= in[i].w - 1;
-        }
-      if (unfixed == 0)
-        return FALSE;
-      double s = MAX (left, x->cap * 1e-9) / ((double) unfixed + wextra);
-      if (s > k)
-        {
-          k = s;
-          continue;
-        }
-      *key = k;
-      *lvl = s;
-      return TRUE;
-    }
-}
-
-/* res_eval, its result kept in nkey and nlvl for this solve (evald) until
+/* _sim_flows_res_eval, its result kept in nkey and nlvl for this solve (evald) until
  * an input moves (incr_saturated), so that incr_run's turn need not
  * evaluate again (res_eval_kept) */
 static gboolean
 res_eval_keep (SimFlows *f, guint32 r, double *key, double *lvl)
 {
   Res *x = res_at (f, r);
-  if (!res_eval (f, r, key, lvl))
+  if (!_sim_flows_res_eval (f, r, key, lvl))
     {
       x->evald = 0;
       return FALSE;
@@ -371,7 +234,7 @@ incr_saturated (SimFlows *f, guint32 r)
     }
 }
 
-/* res_eval at an entry's turn: its last evaluation, if none of its
+/* The evaluation at an entry's turn: its last evaluation, if none of its
  * inputs moved since (res_eval_keep's), else a new one;
  * counted in the work either way, so that the choice of a whole solve
  * is the same as when each turn evaluated again. */
@@ -654,7 +517,7 @@ incr_rate (SimFlows *f, guint32 j, const Flow *y, gboolean *capped)
           best_r = o;
         }
     }
-  FlowHot h = hot_at (f, j);   /* (not its window's record: res_eval read this) */
+  FlowHot h = hot_at (f, j);   /* (not its window's record: the evaluation read this) */
   double w = h.w != 0 ? h.w : 1.0;
   *capped = FALSE;
   if (h.cap != 0)
