@@ -69,16 +69,17 @@ typedef struct {
   guint32 rtt;          /* ns */
 } FlowTail;
 
-/* What res_eval and incr_rate read of a flow with a window, kept apart
- * from its records (SimFlows.hot, by flow): its weight, and its cap
- * while in slow start.  Without it an evaluation loaded per slot the
- * flow's 64-byte record and then its window's, two dependent loads of
- * two arrays that at 2 000 gossip peers no longer sit in a 1 MiB L2
- * (16 000 flows: 1 MB of records, 0.6 MB of windows; 256 KB of these):
- * cachegrind counted 1.2 of res_eval's 1.8 million LL misses there
- * (docs/performance.md, sl23 and rk26).  Copies: hot_sync sets them
- * where a flow's window, slow start or window size moves, and
- * sim_flows_check compares them with their sources. */
+/* What the evaluation (_sim_flows_res_eval) and incr_rate read of a
+ * flow with a window, kept apart from its records (SimFlows.hot, by
+ * flow): its weight, and its cap while in slow start.  Without it an
+ * evaluation (then res_eval) loaded per slot the flow's 64-byte record
+ * and then its window's, two dependent loads of two arrays that at
+ * 2 000 gossip peers no longer sit in a 1 MiB L2 (16 000 flows: 1 MB
+ * of records, 0.6 MB of windows; 256 KB of these): cachegrind counted
+ * 1.2 of res_eval's 1.8 million LL misses there (docs/performance.md,
+ * sl23 and rk26).  Copies: hot_sync sets them where a flow's window,
+ * slow start or window size moves, and sim_flows_check compares them
+ * with their sources. */
 typedef struct {
   double w;             /* flow_weight; 0: no window (nor an entry to read) */
   double cap;           /* in slow start: its window / its round trip, bytes per ns; 0: not */
