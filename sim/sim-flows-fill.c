@@ -1,8 +1,10 @@
 /* sim-flows-fill.c — the whole solve: weighted progressive filling of
- * the components that hold a changed resource (see sim-flows.c), and
- * sim_flows_check, which fills every component from scratch and compares
- * (a leaf of sim-flows-solve.c: it includes only sim-flows-private.h and
- * calls nothing back). */
+ * the components that hold a changed resource (see sim-flows.c); the
+ * incremental solve's evaluation of one resource, which must follow the
+ * filling's arithmetic (_sim_flows_res_eval); and sim_flows_check, which
+ * fills every component from scratch and compares (a leaf of
+ * sim-flows-solve.c: it includes only sim-flows-private.h and calls
+ * nothing back). */
 #include "config.h"
 
 #include "sim/sim-flows-private.h"
@@ -173,7 +175,7 @@ fix_flow (SimFlows *f, Flow *y, double rate, double w, guint32 skip, DlTime now)
 }
 
 /* The sum of (weight - 1) over resource x's flows with windows, in its
- * slots' order, as res_eval sums it: the same whichever resource's change
+ * slots' order, as _sim_flows_res_eval sums it: the same whichever resource's change
  * started the walk (in the walk's order, where round trips differ, the
  * sum rounded by which flow's event solved the component), and the same
  * bit for bit as the incremental solve's. */
@@ -262,6 +264,137 @@ _sim_flows_fill (SimFlows *f, DlTime now)
     }
 }
 
+/* ---------------------------------------------------------------- one resource's saturation
+ *
+ * The incremental solve's evaluation (sim-flows-solve.c): the filling
+ * above seen from one resource, its neighbours' saturations and its
+ * flows' caps taken as inputs in the filling's order, with the filling's
+ * arithmetic, so that the keys are the same bit for bit.  Kept beside
+ * the filling, which it must follow. */
+
+/* in the filling's order (key_before): by share; at one share a cap
+ * before a saturation, caps by flow, saturations by resource; then by
+ * seq (a resource's flows are fixed in its slots' order) */
+static gint
+input_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const Input *a = pa, *b = pb;
+  if (a->share != b->share)
+    return a->share < b->share ? -1 : 1;
+  if ((a->flow != 0) != (b->flow != 0))
+    return a->flow != 0 ? -1 : 1;
+  if (a->flow != b->flow)
+    return a->flow < b->flow ? -1 : 1;
+  if (a->res != b->res)
+    return a->res < b->res ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* whether input in comes before resource r's saturation at share k */
+static inline gboolean
+input_before (const Input *in, double k, guint32 r)
+{
+  return in->share != k ? in->share < k : in->flow != 0 || in->res < r;
+}
+
+/* What resource r sees of flow j (its FlowHot h: its weight and cap, in
+ * slot s, whose other resource is o): the first of its other resource's saturation and, in
+ * slow start, its cap (TRUE, *in set), or FALSE: nothing before r's own. */
+static gboolean
+flow_input (SimFlows *f, guint32 j, FlowHot h, guint32 s, guint32 o, Input *in)
+{
+  double zk, zl, w = h.w;
+  gboolean sat = o != NONE && res_known (f, res_at (f, o), &zk, &zl);
+  if (sat)
+    *in = (Input) { zk, o, 0, zl * w, w, s };
+  if (h.cap == 0)
+    return sat;
+  double rate = h.cap, c = rate / w;
+  if (!sat || c <= zk)
+    *in = (Input) { c, NONE, j + 1, rate, w, s };
+  return TRUE;
+}
+
+/* in input_cmp's order (a total one: seqs differ), by insertion while
+ * short (a resource's inputs are its flows: a handful, but for a hub) */
+static void
+inputs_sort (GArray *inputs)
+{
+  Input *in = (Input *) (void *) inputs->data;
+  if (inputs->len > 32)
+    {
+      g_array_sort (inputs, input_cmp);
+      return;
+    }
+  for (guint i = 1; i < inputs->len; i++)
+    {
+      Input v = in[i];
+      guint k = i;
+      for (; k > 0 && input_cmp (&v, &in[k - 1]) < 0; k--)
+        in[k] = in[k - 1];
+      in[k] = v;
+    }
+}
+
+/* Resource r's saturation from what is known of its neighbours' (TRUE,
+ * *key and *lvl set), or FALSE: its flows are all fixed elsewhere
+ * (sim-flows-solve.c's incremental solve calls it: see there why it
+ * gives the filling's keys, operation for operation). */
+gboolean
+_sim_flows_res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
+{
+  Res *x = res_at (f, r);
+  g_array_set_size (f->inputs, x->count);   /* (room for one per flow, filled below) */
+  Input *put = (Input *) (void *) f->inputs->data;
+  guint n = 0;
+  double wextra = 0;
+  for (guint32 s = 0; s < x->len; s++)
+    {
+      Slot e = x->slots[s];
+      if (e.flow == NONE)
+        continue;
+      double zk, zl;
+      /* (s for its seq: the slots are in seq order) */
+      FlowHot h;
+      if (f->windowed && (h = hot_at (f, e.flow)).w != 0)
+        {
+          wextra += h.w - 1;
+          n += flow_input (f, e.flow, h, s, e.other, &put[n]);
+        }
+      else if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
+        put[n++] = (Input) { zk, e.other, 0, zl, 1, s };
+    }
+  array_cut (f->inputs, n);
+  f->work += x->count + 1;
+  if (x->count == 0)
+    return FALSE;
+  inputs_sort (f->inputs);
+  const Input *in = (const Input *) (void *) f->inputs->data;
+  double left = x->cap;
+  guint32 unfixed = x->count, i = 0;
+  double k = MAX (left, x->cap * 1e-9) / ((double) unfixed + wextra);
+  for (;;)
+    {
+      for (; i < f->inputs->len && input_before (&in[i], k, r); i++)
+        {
+          left -= in[i].rate;
+          unfixed--;
+          wextra -= in[i].w - 1;
+        }
+      if (unfixed == 0)
+        return FALSE;
+      double s = MAX (left, x->cap * 1e-9) / ((double) unfixed + wextra);
+      if (s > k)
+        {
+          k = s;
+          continue;
+        }
+      *key = k;
+      *lvl = s;
+      return TRUE;
+    }
+}
+
 /* ---------------------------------------------------------------- the check */
 
 /* Solves every component whole, as sim_flows_update's full path does, and
@@ -336,10 +469,28 @@ check_tie (SimFlows *f, GString *why)
   return TRUE;
 }
 
+/* Each flow's FlowHot (what _sim_flows_res_eval reads) against its records: the
+ * same bits, and an entry for every flow with a window. */
+static gboolean
+check_hot (SimFlows *f, GString *why)
+{
+  for (guint32 i = 0; i < f->flows.len; i++)
+    {
+      FlowHot h = hot_at (f, i), want = hot_of_records (f, flow_at (f, i));
+      if (h.w != want.w || h.cap != want.cap)
+        {
+          g_string_append_printf (why, "flow %u: weight %.17g and cap %.17g kept, its records give %.17g and %.17g",
+                                  i, h.w, h.cap, want.w, want.cap);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 sim_flows_check (SimFlows *f, GString *why)
 {
-  if (!check_tie (f, why))
+  if (!check_tie (f, why) || !check_hot (f, why))
     return FALSE;
   guint nres = f->res.len;
   g_autofree double *sum = g_new0 (double, nres);

@@ -8,9 +8,10 @@
  * calls the leaves sim-flows-heap.c (the completion heap) and
  * sim-flows-win.c (the windows' records); sim-flows-solve.c
  * (sim_flows_update: what is re-solved, the incremental solve) calls
- * those two and sim-flows-fill.c (the whole-component filling and
- * sim_flows_check), a leaf that calls nothing but this header's inlines.
- * None of them calls sim-flows.c. */
+ * those two and sim-flows-fill.c (the whole-component filling, one
+ * resource's evaluation for the incremental solve, and
+ * sim_flows_check), a leaf that calls nothing but this header's
+ * inlines.  None of them calls sim-flows.c. */
 #pragma once
 
 #include "base/dl-avec.h"
@@ -67,6 +68,22 @@ typedef struct {
   guint32 cwnd;         /* bytes (free: the next free one) */
   guint32 rtt;          /* ns */
 } FlowTail;
+
+/* What the evaluation (_sim_flows_res_eval) and incr_rate read of a
+ * flow with a window, kept apart from its records (SimFlows.hot, by
+ * flow): its weight, and its cap while in slow start.  Without it an
+ * evaluation (then res_eval) loaded per slot the flow's 64-byte record
+ * and then its window's, two dependent loads of two arrays that at
+ * 2 000 gossip peers no longer sit in a 1 MiB L2 (16 000 flows: 1 MB
+ * of records, 0.6 MB of windows; 256 KB of these): cachegrind counted
+ * 1.2 of res_eval's 1.8 million LL misses there (docs/performance.md,
+ * sl23 and rk26).  Copies: hot_sync sets them where a flow's window,
+ * slow start or window size moves, and sim_flows_check compares them
+ * with their sources. */
+typedef struct {
+  double w;             /* flow_weight; 0: no window (nor an entry to read) */
+  double cap;           /* in slow start: its window / its round trip, bytes per ns; 0: not */
+} FlowHot;
 
 /* a window's growth (sim-ramp-private.h) */
 typedef SimRampKind FlowKind;
@@ -154,6 +171,8 @@ struct SimFlows {
   GArray *tails;        /* FlowTail, by index; free ones listed from free_tail */
   guint32 free_tail;
   GArray *kinds;        /* FlowKind: the growths seen (at most 256) */
+  GArray *hot;          /* FlowHot, by flow, zeroed when made: up to the last flow
+                           that had a window (none: without windows, no memory) */
   DlAvec res;           /* Res, by resource id, on lines (dl-avec.h) */
   GArray *dirty;        /* guint32: resources with dirty set */
   GArray *heap;         /* HeapEnt: completions by (t_end, seq), but the tie's */
@@ -179,7 +198,7 @@ struct SimFlows {
   GArray *caps;                    /* ResKey: the ramping flows' caps, sorted */
   guint windowed;                  /* live flows with a window */
   GArray *iheap;                   /* IEnt: an incremental solve's events */
-  GArray *inputs;                  /* Input: one resource's, in res_eval */
+  GArray *inputs;                  /* Input: one resource's, in _sim_flows_res_eval */
   GArray *act_res;                 /* guint32: the resources it activated */
   GArray *touched;                 /* guint32: those whose entry waits (Res.touched) */
   GArray *unramped;                /* guint32: flows whose slow start ended before a solve */
@@ -243,6 +262,23 @@ res_at (SimFlows *f, guint32 r)
   return (Res *) dl_avec_at (&f->res, r);
 }
 
+/* Where resource z saturates, as far as the incremental solve under way
+ * knows: once re-computed, its new key (none before it saturates); else
+ * its last (sim-flows-solve.c, and its evaluation in sim-flows-fill.c). */
+static inline gboolean
+res_known (const SimFlows *f, const Res *z, double *key, double *lvl)
+{
+  if (z->act == f->iepoch)
+    {
+      *key = z->nkey;
+      *lvl = z->nlvl;
+      return z->done;
+    }
+  *key = z->key;
+  *lvl = z->lvl;
+  return !isinf (z->key);
+}
+
 /* flow x's next event (DL_TIME_NEVER: none, not solved since its start
  * or its last growth) */
 static inline DlTime
@@ -261,6 +297,38 @@ static inline double
 flow_weight (SimFlows *f, const Flow *x)
 {
   return x->win == NONE ? 1.0 : sqrt ((double) DL_S / (double) flow_rtt (f, x));
+}
+
+/* What flow x's FlowHot holds, from its records (hot_sync, sim_flows_check) */
+static inline FlowHot
+hot_of_records (SimFlows *f, const Flow *x)
+{
+  if (x->win == NONE)
+    return (FlowHot) { 0, 0 };
+  return (FlowHot) { flow_weight (f, x), x->ramping ? flow_cwnd (f, x) / (double) flow_rtt (f, x) : 0 };
+}
+
+/* Flow i's FlowHot made again from its records: where it is added or
+ * unlinked, its window grows or its slow start ends.  A flow that never
+ * had a window past the array's end keeps it as it is. */
+static inline void
+hot_sync (SimFlows *f, guint32 i)
+{
+  const Flow *x = flow_at (f, i);
+  if (i >= f->hot->len)
+    {
+      if (x->win == NONE)
+        return;
+      g_array_set_size (f->hot, i + 1);
+    }
+  g_array_index (f->hot, FlowHot, i) = hot_of_records (f, x);
+}
+
+/* flow j's FlowHot, when some flow has a window (f->windowed) */
+static inline FlowHot
+hot_at (const SimFlows *f, guint32 j)
+{
+  return j < f->hot->len ? g_array_index (f->hot, FlowHot, j) : (FlowHot) { 0, 0 };
 }
 
 static inline DlTime
@@ -337,3 +405,4 @@ void _sim_flows_to_tail (SimFlows *f, Flow *x);
 /* the whole-component filling (sim-flows-fill.c) */
 void _sim_flows_collect_components (SimFlows *f, guint32 epoch);
 void _sim_flows_fill (SimFlows *f, DlTime now);
+gboolean _sim_flows_res_eval (SimFlows *f, guint32 r, double *key, double *lvl);

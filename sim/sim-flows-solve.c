@@ -36,7 +36,7 @@ keeps_end (const Flow *x)
  * then in the slot order of that resource, which is seq order), over its
  * flows left.  So one resource's saturation can be computed alone from
  * its neighbours' saturations, with the same arithmetic in the same
- * order as the filling (res_eval), and a change re-computes only the
+ * order as the filling (_sim_flows_res_eval, in sim-flows-fill.c), and a change re-computes only the
  * resources whose inputs change: the dirty ones, then, in key order, a
  * neighbour of one whose saturation moved or changed, where it had
  * counted on it (a flow fixed there before its own key).  This is
@@ -51,7 +51,7 @@ keeps_end (const Flow *x)
  * one if it moved): only the fresh flows and the others of the moved
  * resources are visited (moved_next).  Without windows (fluid) that is all.
  * With windows (incr_windowed), a ramping flow's cap is an input of
- * res_eval like a neighbour's saturation (the first of the two, in the
+ * the evaluation like a neighbour's saturation (the first of the two, in the
  * filling's order), each resource's weights are summed in its slots'
  * order by both solves (res_wextra), and a ramping flow leaves its cap
  * only at its own events (keeps_end): no component is walked. */
@@ -109,152 +109,14 @@ iheap_pop (SimFlows *f)
   return top;
 }
 
-/* Where resource z saturates, as far as this solve knows: once
- * re-computed, its new key (none before it saturates); else its last. */
-static inline gboolean
-res_known (const SimFlows *f, const Res *z, double *key, double *lvl)
-{
-  if (z->act == f->iepoch)
-    {
-      *key = z->nkey;
-      *lvl = z->nlvl;
-      return z->done;
-    }
-  *key = z->key;
-  *lvl = z->lvl;
-  return !isinf (z->key);
-}
-
-/* in the filling's order (key_before): by share; at one share a cap
- * before a saturation, caps by flow, saturations by resource; then by
- * seq (a resource's flows are fixed in its slots' order) */
-static gint
-input_cmp (gconstpointer pa, gconstpointer pb)
-{
-  const Input *a = pa, *b = pb;
-  if (a->share != b->share)
-    return a->share < b->share ? -1 : 1;
-  if ((a->flow != 0) != (b->flow != 0))
-    return a->flow != 0 ? -1 : 1;
-  if (a->flow != b->flow)
-    return a->flow < b->flow ? -1 : 1;
-  if (a->res != b->res)
-    return a->res < b->res ? -1 : 1;
-  return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* whether input in comes before resource r's saturation at share k */
-static inline gboolean
-input_before (const Input *in, double k, guint32 r)
-{
-  return in->share != k ? in->share < k : in->flow != 0 || in->res < r;
-}
-
-/* What resource r sees of flow y (of weight w, in slot s, whose other
- * resource is o): the first of its other resource's saturation and, in
- * slow start, its cap (TRUE, *in set), or FALSE: nothing before r's own. */
-static gboolean
-flow_input (SimFlows *f, guint32 j, double w, guint32 s, guint32 o, Input *in)
-{
-  double zk, zl;
-  gboolean sat = o != NONE && res_known (f, res_at (f, o), &zk, &zl);
-  if (sat)
-    *in = (Input) { zk, o, 0, zl * w, w, s };
-  const Flow *y = flow_at (f, j);
-  if (!y->ramping)
-    return sat;
-  double rate = flow_cwnd (f, y) / (double) flow_rtt (f, y), c = rate / w;
-  if (!sat || c <= zk)
-    *in = (Input) { c, NONE, j + 1, rate, w, s };
-  return TRUE;
-}
-
-/* in input_cmp's order (a total one: seqs differ), by insertion while
- * short (a resource's inputs are its flows: a handful, but for a hub) */
-static void
-inputs_sort (GArray *inputs)
-{
-  Input *in = (Input *) (void *) inputs->data;
-  if (inputs->len > 32)
-    {
-      g_array_sort (inputs, input_cmp);
-      return;
-    }
-  for (guint i = 1; i < inputs->len; i++)
-    {
-      Input v = in[i];
-      guint k = i;
-      for (; k > 0 && input_cmp (&v, &in[k - 1]) < 0; k--)
-        in[k] = in[k - 1];
-      in[k] = v;
-    }
-}
-
-/* Resource r's saturation from what is known of its neighbours' (TRUE,
- * *key and *lvl set), or FALSE: its flows are all fixed elsewhere. */
-static gboolean
-res_eval (SimFlows *f, guint32 r, double *key, double *lvl)
-{
-  Res *x = res_at (f, r);
-  g_array_set_size (f->inputs, x->count);   /* (room for one per flow, filled below) */
-  Input *put = (Input *) (void *) f->inputs->data;
-  guint n = 0;
-  double wextra = 0;
-  for (guint32 s = 0; s < x->len; s++)
-    {
-      Slot e = x->slots[s];
-      if (e.flow == NONE)
-        continue;
-      double zk, zl;
-      /* (s for its seq: the slots are in seq order) */
-      if (f->windowed && flow_at (f, e.flow)->win != NONE)
-        {
-          double w = flow_weight (f, flow_at (f, e.flow));
-          wextra += w - 1;
-          n += flow_input (f, e.flow, w, s, e.other, &put[n]);
-        }
-      else if (e.other != NONE && res_known (f, res_at (f, e.other), &zk, &zl))
-        put[n++] = (Input) { zk, e.other, 0, zl, 1, s };
-    }
-  array_cut (f->inputs, n);
-  f->work += x->count + 1;
-  if (x->count == 0)
-    return FALSE;
-  inputs_sort (f->inputs);
-  const Input *in = (const Input *) (void *) f->inputs->data;
-  double left = x->cap;
-  guint32 unfixed = x->count, i = 0;
-  double k = MAX (left, x->cap * 1e-9) / ((double) unfixed + wextra);
-  for (;;)
-    {
-      for (; i < f->inputs->len && input_before (&in[i], k, r); i++)
-        {
-          left -= in[i].rate;
-          unfixed--;
-          wextra -= in[i].w - 1;
-        }
-      if (unfixed == 0)
-        return FALSE;
-      double s = MAX (left, x->cap * 1e-9) / ((double) unfixed + wextra);
-      if (s > k)
-        {
-          k = s;
-          continue;
-        }
-      *key = k;
-      *lvl = s;
-      return TRUE;
-    }
-}
-
-/* res_eval, its result kept in nkey and nlvl for this solve (evald) until
+/* _sim_flows_res_eval, its result kept in nkey and nlvl for this solve (evald) until
  * an input moves (incr_saturated), so that incr_run's turn need not
  * evaluate again (res_eval_kept) */
 static gboolean
 res_eval_keep (SimFlows *f, guint32 r, double *key, double *lvl)
 {
   Res *x = res_at (f, r);
-  if (!res_eval (f, r, key, lvl))
+  if (!_sim_flows_res_eval (f, r, key, lvl))
     {
       x->evald = 0;
       return FALSE;
@@ -372,7 +234,7 @@ incr_saturated (SimFlows *f, guint32 r)
     }
 }
 
-/* res_eval at an entry's turn: its last evaluation, if none of its
+/* The evaluation at an entry's turn: its last evaluation, if none of its
  * inputs moved since (res_eval_keep's), else a new one;
  * counted in the work either way, so that the choice of a whole solve
  * is the same as when each turn evaluated again. */
@@ -636,10 +498,11 @@ incremental (SimFlows *f, DlTime now)
   return TRUE;
 }
 
-/* Flow y's rate from its resources' keys and, in slow start, its cap: the
- * first of them to fix it, in the filling's order (*capped: its cap). */
+/* Flow y's (index j) rate from its resources' keys and, in slow start,
+ * its cap: the first of them to fix it, in the filling's order (*capped:
+ * its cap). */
 static double
-incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
+incr_rate (SimFlows *f, guint32 j, const Flow *y, gboolean *capped)
 {
   double best_k = INFINITY, best_l = 0, zk, zl;
   guint32 best_r = NONE;
@@ -654,11 +517,12 @@ incr_rate (SimFlows *f, const Flow *y, gboolean *capped)
           best_r = o;
         }
     }
-  double w = flow_weight (f, y);
+  FlowHot h = hot_at (f, j);   /* (not its window's record: the evaluation read this) */
+  double w = h.w != 0 ? h.w : 1.0;
   *capped = FALSE;
-  if (y->ramping)
+  if (h.cap != 0)
     {
-      double rate = flow_cwnd (f, y) / (double) flow_rtt (f, y);
+      double rate = h.cap;
       if (best_r == NONE || rate / w <= best_k)
         {
           *capped = TRUE;
@@ -686,6 +550,7 @@ prepare_flow (SimFlows *f, guint32 j, DlTime now)
   if (x->ramping && x->rem <= flow_cwnd (f, x))
     {
       x->ramping = FALSE;
+      hot_sync (f, j);
       g_array_append_val (f->unramped, j);
     }
   return -1;
@@ -716,13 +581,16 @@ settle_flow (SimFlows *f, guint32 j, DlTime now, double was, gboolean incr)
   gboolean capped;
   if (incr)
     {
-      x->rate = incr_rate (f, x, &capped);
+      x->rate = incr_rate (f, j, x, &capped);
       x->capped = capped;
       f->solved++;
     }
   gboolean at_share = x->ramping && !x->capped;   /* (slow start ends: an event of its own) */
   if (at_share)
-    x->ramping = FALSE;
+    {
+      x->ramping = FALSE;
+      hot_sync (f, j);
+    }
   if (x->ramping && x->tail)
     _sim_flows_expand (f, x, dl_time_add (now, flow_rtt (f, x)));   /* (added at now) */
   if (!x->ramping && x->win != NONE && !x->tail)

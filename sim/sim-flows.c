@@ -92,6 +92,7 @@ sim_flows_new (void)
   f->tails = g_array_new (FALSE, FALSE, sizeof (FlowTail));
   f->free_tail = NONE;
   f->kinds = g_array_new (FALSE, FALSE, sizeof (FlowKind));
+  f->hot = g_array_new (FALSE, TRUE, sizeof (FlowHot));
   dl_avec_init (&f->res, sizeof (Res), TRUE);
   f->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->heap = g_array_new (FALSE, FALSE, sizeof (HeapEnt));
@@ -118,6 +119,7 @@ sim_flows_free (SimFlows *f)
   g_array_unref (f->wins);
   g_array_unref (f->tails);
   g_array_unref (f->kinds);
+  g_array_unref (f->hot);
   for (guint i = 0; i < f->res.len; i++)
     g_free (res_at (f, i)->slots);
   dl_avec_clear (&f->res);
@@ -382,6 +384,7 @@ sim_flows_add_window (SimFlows *f, DlTime now, guint32 res_a, guint32 res_b, gui
         }
       x->ramping = bytes > win->cwnd_bytes;   /* (else it all goes in its first window) */
     }
+  hot_sync (f, i);
   for (int k = 0; k < 2; k++)
     {
       x->pos[k] = NONE;
@@ -434,6 +437,7 @@ unlink_flow (SimFlows *f, guint32 i)
   x->win = NONE;
   x->tail = FALSE;
   x->ramping = FALSE;
+  hot_sync (f, i);
   x->pos[0] = f->free;
   f->free = i;
   f->live--;
@@ -453,6 +457,7 @@ ramp (SimFlows *f, guint32 i)
 {
   Flow *x = flow_at (f, i);
   _sim_ramp_grow (win_of (f, x));   /* (no event in the heap until the update) */
+  hot_sync (f, i);
   x->ramp = FALSE;
   g_array_append_val (f->fresh, i);
   for (int k = 0; k < 2; k++)

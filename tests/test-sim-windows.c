@@ -2,7 +2,8 @@
  * (sim/sim-flows.c): a ramp's end counted at its own events, slow start
  * against its analytic bound (tests/slow-start-bound.h), CUBIC's HyStart
  * against its rule, what a window leaves a plain flow, timeouts where
- * flows converge, and round trips weighing the shares. */
+ * flows converge, round trips weighing the shares, and the solve's
+ * copies of the flows' weights and caps kept. */
 #include "config.h"
 
 #include "sim/sim-flows.h"
@@ -324,6 +325,47 @@ START_TEST (test_flows_round_trips_weigh)
 }
 END_TEST
 
+/* The copies the solve reads instead of a flow's records (its weight and
+ * its cap in slow start, sim-flows-private.h's FlowHot) kept at every
+ * event that moves them: A (40 MB) ramps until it gets its share, and its
+ * slow start ends in the solve (settle_flow); B (1 MB) ramps until its
+ * bytes left fit in its window, which ends its slow start before the
+ * solve (prepare_flow); each growth moves the cap (ramp); a flow added
+ * has its copy made, and one popped has it cleared, so that C, without
+ * a window, takes a popped flow's place with nothing of it.
+ * sim_flows_check compares every copy with its records after every
+ * update: with the copy's update taken out of any one of those five
+ * places, it fails here. */
+START_TEST (test_flows_hot_copies_kept)
+{
+  g_autoptr (SimFlows) f = sim_flows_new ();
+  g_autoptr (GString) why = g_string_new (NULL);
+  for (guint32 r = 0; r < 4; r++)
+    sim_flows_set_capacity (f, r, 100 * MBPS);
+  SimFlowsWindow win = { 100 * DL_MS, 14480, 2, 0, 0 };
+  sim_flows_add_window (f, 0, 0, 1, 40000000, 0, &win);
+  sim_flows_add_window (f, 0, 2, 3, 1000000, 1, &win);
+  sim_flows_update (f, 0);
+  ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+  DlTime now = 0, t;
+  guint popped = 0;
+  while ((t = sim_flows_next (f)) != DL_TIME_NEVER)
+    {
+      now = t;
+      guint64 u;
+      while (sim_flows_pop (f, now, &u))
+        {
+          ck_assert_uint_lt (u, 3);
+          if (popped++ == 0)
+            sim_flows_add (f, now, 0, 1, 1000, 2);   /* (C: where a popped flow was) */
+        }
+      sim_flows_update (f, now);
+      ck_assert_msg (sim_flows_check (f, why), "%s", why->str);
+    }
+  ck_assert_uint_eq (popped, 3);
+}
+END_TEST
+
 Suite *
 test_sim_windows_suite (void)
 {
@@ -336,6 +378,7 @@ test_sim_windows_suite (void)
   tcase_add_loop_test (tf, test_flows_round_trips_weigh, 0, 2);
   tcase_add_loop_test (tf, test_flows_converge_timeout, 0, 4);
   tcase_add_test (tf, test_flows_converge_timeout_cancel);
+  tcase_add_test (tf, test_flows_hot_copies_kept);
   suite_add_tcase (s, tf);
   return s;
 }
