@@ -167,11 +167,17 @@ sim_net_free (SimWorld *w)
   g_clear_pointer (&w->msg_extras, dl_word_map_free);
   if (!w->msgs.slabs)
     return;
-  for (guint i = 0; i < dl_slab_carved (&w->bodies); i++)
+  /* the bodies still held (live_bodies of them): the scan stops at the
+   * last, rather than read every body ever carved */
+  guint64 live = w->live_bodies;
+  for (guint i = 0; live > 0 && i < dl_slab_carved (&w->bodies); i++)
     {
       MsgBody *b = dl_slab_at (&w->bodies, i);
       if (b->refs)
-        proto_msg_clear (&b->msg);
+        {
+          proto_msg_clear (&b->msg);
+          live--;
+        }
     }
   w->last_body = NULL;
   dl_slab_clear (&w->bodies);

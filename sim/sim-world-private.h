@@ -212,7 +212,8 @@ struct SimWorld {
                                          NULL until one is kept) */
   MsgBody *last_body;                 /* the last body taken, if it can be shared: the next
                                          message the same apart from its node takes it too */
-  guint64 live_bodies;                /* bodies taken and not yet given back (the tests') */
+  guint64 live_bodies;                /* bodies taken and not yet given back (the tests', and
+                                         sim_net_free's scan stops at the last) */
   DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
