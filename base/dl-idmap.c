@@ -24,7 +24,7 @@ dl_id_map_clear (DlIdMap *m)
 {
   gboolean narrow = m->narrow;
   g_free (m->dense);
-  dl_word_map_free (m->far);
+  dl_word_table_clear (&m->far);
   memset (m, 0, sizeof *m);
   m->narrow = narrow;
 }
@@ -56,8 +56,8 @@ dl_id_map_remove_all (DlIdMap *m)
 {
   if (m->n_dense)
     memset (m->dense, 0, m->n_dense * entry_size (m));
-  if (m->far)
-    dl_word_map_remove_all (m->far);
+  if (m->far.slots)
+    dl_word_table_remove_all (&m->far, NULL);
   m->size = 0;
 }
 
@@ -66,7 +66,7 @@ lookup_word (const DlIdMap *m, uint32_t id)
 {
   if (id < m->n_dense)
     return dense_get (m, id);
-  return m->far ? (uintptr_t) dl_word_map_lookup (m->far, id) : 0;
+  return m->far.slots ? (uintptr_t) dl_word_table_lookup (&m->far, id) : 0;
 }
 
 /* The array grows to cover id if id is within the bound; the far ids it
@@ -82,18 +82,18 @@ cover (DlIdMap *m, uint32_t id)
   m->dense = g_realloc_n (m->dense, n, es);
   memset ((char *) m->dense + m->n_dense * es, 0, (n - m->n_dense) * es);
   m->n_dense = n;
-  if (!m->far || dl_word_map_size (m->far) == 0)
+  if (!m->far.slots || m->far.size == 0)
     return;
   g_autoptr (GArray) moved = g_array_new (FALSE, FALSE, sizeof (uint64_t));
   uint64_t key;
   gpointer value;
-  for (guint at = 0; dl_word_map_next (m->far, &at, &key, &value);)
+  for (guint at = 0; dl_word_table_next (&m->far, &at, &key, &value);)
     if (key < n)
       g_array_append_val (moved, key);
   for (guint i = 0; i < moved->len; i++)
     {
       uint64_t k = g_array_index (moved, uint64_t, i);
-      dense_set (m, (guint) k, (uintptr_t) dl_word_map_steal (m->far, k));
+      dense_set (m, (guint) k, (uintptr_t) dl_word_table_steal (&m->far, k));
     }
 }
 
@@ -109,9 +109,9 @@ insert_word (DlIdMap *m, uint32_t id, uintptr_t value)
     dense_set (m, id, value);
   else
     {
-      if (!m->far)
-        m->far = dl_word_map_new (NULL);
-      dl_word_map_insert (m->far, id, (gpointer) value);
+      if (!m->far.slots)
+        dl_word_table_init (&m->far);
+      dl_word_table_insert (&m->far, id, (gpointer) value);
     }
 }
 
@@ -139,7 +139,7 @@ steal_word (DlIdMap *m, uint32_t id)
       dense_set (m, id, 0);
     }
   else
-    v = m->far ? (uintptr_t) dl_word_map_steal (m->far, id) : 0;
+    v = m->far.slots ? (uintptr_t) dl_word_table_steal (&m->far, id) : 0;
   if (v)
     m->size--;
   return v;
@@ -170,12 +170,12 @@ next_word (const DlIdMap *m, guint *at, uint32_t *id, uintptr_t *value)
         (*at)++;
         return TRUE;
       }
-  if (!m->far)
+  if (!m->far.slots)
     return FALSE;
   guint far_at = *at - m->n_dense;
   uint64_t key;
   gpointer v;
-  if (!dl_word_map_next (m->far, &far_at, &key, &v))
+  if (!dl_word_table_next (&m->far, &far_at, &key, &v))
     return FALSE;
   *id = (uint32_t) key;
   *value = (uintptr_t) v;

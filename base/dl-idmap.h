@@ -1,7 +1,7 @@
 /* dl-idmap.h — a map from 32-bit ids that are mostly small (peer ids are
  * dense from 1) to non-NULL pointers: an array indexed by id for the ids
  * below a bound that grows with the map (a few times its size, at least
- * DL_ID_MAP_DENSE_MIN), a DlWordMap for the others.
+ * DL_ID_MAP_DENSE_MIN), a word table (DlWordTable) for the others.
  *
  * Why: a peer looks the sender of every Payload up in its link pool, and an
  * aggregator in its contributions.  At 1 000 peers all-to-all, an array is
@@ -30,11 +30,18 @@ typedef struct {
     gpointer *dense;   /* id -> value (NULL: none), for id < n_dense */
     guint32 *dense32;  /* a narrow map's (0: none) */
   };
-  guint n_dense;
-  DlWordMap *far;    /* the ids >= n_dense; NULL until one comes */
+  guint n_dense : 31;
+  guint narrow : 1;
   guint size;
-  gboolean narrow;
+  /* the ids >= n_dense (its slots NULL until one comes): in the map, not
+   * behind a pointer, so that a far id's lookup reads the map's line and
+   * its slot's, not the map header's between them.  The world's nodes'
+   * links and the session's are all far at 2 000 gossip peers
+   * (docs/performance.md, nm26); 32 bytes in all, as before. */
+  DlWordTable far;
 } DlIdMap;
+
+G_STATIC_ASSERT (sizeof (DlIdMap) == 32);
 
 void dl_id_map_init (DlIdMap *m);
 /* A map of 32-bit values (not 0), used only through the *32 functions
@@ -55,7 +62,7 @@ dl_id_map_lookup (const DlIdMap *m, uint32_t id)
   g_return_val_if_fail (!m->narrow, NULL);
   if (id < m->n_dense)
     return m->dense[id];
-  return m->far ? dl_word_map_lookup (m->far, id) : NULL;
+  return m->far.slots ? dl_word_table_lookup (&m->far, id) : NULL;
 }
 
 /* a narrow map's lookup: id's value, 0 if none.  Unlike the other entry
@@ -66,7 +73,7 @@ dl_id_map_lookup32 (const DlIdMap *m, uint32_t id)
 {
   if (id < m->n_dense)
     return m->dense32[id];
-  return m->far ? (guint32) (uintptr_t) dl_word_map_lookup (m->far, id) : 0;
+  return m->far.slots ? (guint32) (uintptr_t) dl_word_table_lookup (&m->far, id) : 0;
 }
 
 /* a narrow map's insert (value not 0) and steal (0: none) */
@@ -79,8 +86,8 @@ dl_id_map_prefetch (const DlIdMap *m, uint32_t id)
 {
   if (id < m->n_dense)
     __builtin_prefetch (m->narrow ? (const void *) &m->dense32[id] : (const void *) &m->dense[id]);
-  else if (m->far)
-    dl_word_map_prefetch (m->far, id);
+  else if (m->far.slots)
+    dl_word_table_prefetch (&m->far, id);
 }
 
 /* Iteration: for (guint i = 0; dl_id_map_next (m, &i, &id, &v);) — the

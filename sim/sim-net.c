@@ -167,11 +167,17 @@ sim_net_free (SimWorld *w)
   g_clear_pointer (&w->msg_extras, dl_word_map_free);
   if (!w->msgs.slabs)
     return;
-  for (guint i = 0; i < dl_slab_carved (&w->bodies); i++)
+  /* the bodies still held (live_bodies of them): the scan stops at the
+   * last, rather than read every body ever carved */
+  guint64 live = w->live_bodies;
+  for (guint i = 0; live > 0 && i < dl_slab_carved (&w->bodies); i++)
     {
       MsgBody *b = dl_slab_at (&w->bodies, i);
       if (b->refs)
-        proto_msg_clear (&b->msg);
+        {
+          proto_msg_clear (&b->msg);
+          live--;
+        }
     }
   w->last_body = NULL;
   dl_slab_clear (&w->bodies);
@@ -704,8 +710,9 @@ deliver_one (SimWorld *w, Msg *m)
 
 /* How many of a chain's deliveries ahead of the one it feeds ev_deliver
  * loads what they read, a step a delivery: the message's record, then
- * its nodes' (the receiver's whole, the sender's first line and the
- * stream's) and its body's first line, then the host's stages (the receiver's machine record, then
+ * its nodes' (the receiver's fields a message reads, SIM_NODE_MSG_BYTES
+ * in sim-world-private.h, the sender's first line and the stream's) and
+ * its body's first line, then the host's stages (the receiver's machine record, then
  * the family's: sim_host_prefetch), each step reading what the one before
  * loaded.  Why (perf, 3 000 peers, docs/performance.md, nt22): a round's
  * Payloads are one chain of millions, each to another receiver, and its
@@ -734,7 +741,7 @@ deliver_ahead (SimWorld *w, const Msg *m, guint k)
     {
       Node *src = sim_node_at (w, m->from);
       if (dst)
-        prefetch_lines (dst, sizeof *dst);
+        prefetch_lines (dst, SIM_NODE_MSG_BYTES);
       if (src)
         {
           __builtin_prefetch (src);

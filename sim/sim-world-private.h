@@ -16,6 +16,7 @@
 #include "host/sim-host.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum { NODE_ABSENT, NODE_ONLINE, NODE_LEFT, NODE_CRASHED } NodeStatus;
 
@@ -30,47 +31,65 @@ typedef struct {
   DlTime at;
 } SimTimer;
 
+/* A node.  Its fields in three groups (issue 44, docs/performance.md,
+ * nm26): at 2 000 gossip peers the nodes no longer fit the cache, and a
+ * message read the receiver's and the sender's fields from six lines of
+ * each.  First (64 bytes) what a message's delivery and the receiver's
+ * machine read: its status, machine and timer, the checks on its link and
+ * its coordinator stream, its downlink's rate (store_and_forward).  Then
+ * (64 bytes) what a send by it and its coordinator stream's flows read.
+ * Then its links (a send on one, its flow's end), and the rest, read at a
+ * join, a crash, a rate change or the run's end. */
 typedef struct {
   ProtoNodeId id;
   NodeStatus status;
   ProtoMachine *peer;         /* the family's peer machine (proto-machine.h) */
-  DlRandom *rng_net;      /* latency samples of messages it sends */
-  DlRandom *rng_train;    /* minibatch order */
-  DlRandom *rng_shares;   /* secure aggregation shares */
-  double speed;
-  double slow;            /* divisor from `slow` actions */
-  gboolean straggler;
-  gboolean nat_symmetric;
-  DlTime up_free, down_free;
-  uint64_t up_bps, down_bps;  /* its uplink's and downlink's rates now */
-  uint64_t up_bps0, down_bps0;  /* before its device's first bandwidth trace row (peers.uplink_bps) */
-  const SimRateChange *rates; /* its device's bandwidth trace rows in time order (n_rates; NULL: none) */
-  guint n_rates;
   SimTimer deadline;
-  SimEventId train_ev;
-  LearnWeights *train_result;
-  LearnDataset *shard;
-  gboolean coord_closed;  /* the coordinator has processed its stream close */
-  DlTime joined, left;
-  DlTime progress;        /* last phase change */
-  double accuracy, loss;
-  gboolean in_sync_wait;
-  ProtoNodeId latest;     /* a trace's peer: its latest session's id (0: itself) */
-  DlTime last_to_server, last_from_server;  /* its coordinator stream's channels: last arrival */
-  guint server;           /* the coordinator replica its stream goes to (0 without replicas) */
+  guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
   guint32 stream;         /* its stream's number: a message sent on an earlier stream is lost */
   gboolean stream_down;   /* its stream is closed or broken (a replica crashed, a reconnect pending) */
-  guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
-  guint32 link_closes;    /* link ends it has closed (sim_net_close_link) */
-  DlIdMap links;          /* the other end -> its Link's index + 1 (narrow, sim_link_at), for
-                             every link it has (sim_link_get) */
+  guint server;           /* the coordinator replica its stream goes to (0 without replicas) */
+  gboolean coord_closed;  /* the coordinator has processed its stream close */
+  gboolean in_sync_wait;
+  uint64_t down_bps;      /* its downlink's rate now */
+
   guint32 stream_q[2], stream_q_tail[2];  /* sharing = fair (MsgRef): its coordinator stream's
                                              messages to [0] and from [1] the coordinator, the head
                                              in flight and the rest behind it (one WebSocket) */
   guint32 stream_cwnd[2]; /* transport tcp or sctp: its stream's window to [0] and from [1] the
                              coordinator, bytes (0: none yet), of stream number stream_cwnd_of */
   guint32 stream_cwnd_of;
+  DlTime last_to_server, last_from_server;  /* its coordinator stream's channels: last arrival */
+  DlRandom *rng_net;      /* latency samples of messages it sends */
+  guint64 bytes_sent;     /* wire bytes it put on its uplink (links and stream) */
+
+  DlIdMap links;          /* the other end -> its Link's index + 1 (narrow, sim_link_at), for
+                             every link it has (sim_link_get) */
+  uint64_t up_bps;        /* its uplink's rate now */
+  DlTime up_free, down_free;
+  uint64_t up_bps0, down_bps0;  /* before its device's first bandwidth trace row (peers.uplink_bps) */
+  const SimRateChange *rates; /* its device's bandwidth trace rows in time order (n_rates; NULL: none) */
+  guint n_rates;
+  gboolean straggler;
+  gboolean nat_symmetric;
+  DlRandom *rng_train;    /* minibatch order */
+  DlRandom *rng_shares;   /* secure aggregation shares */
+  double speed;
+  double slow;            /* divisor from `slow` actions */
+  SimEventId train_ev;
+  LearnWeights *train_result;
+  LearnDataset *shard;
+  DlTime joined, left;
+  DlTime progress;        /* last phase change */
+  double accuracy, loss;
+  ProtoNodeId latest;     /* a trace's peer: its latest session's id (0: itself) */
 } Node;
+
+/* the groups' bounds (above): the first two are 64 bytes each; a message
+ * reads the node's first SIM_NODE_MSG_BYTES (sim-net.c loads them ahead) */
+G_STATIC_ASSERT (offsetof (Node, stream_q) == 64);
+G_STATIC_ASSERT (offsetof (Node, links) == 128);
+#define SIM_NODE_MSG_BYTES offsetof (Node, up_bps)
 
 /* A link between two peers: one a pair, made at its first use and kept as
  * long as the world (half a million at 1 000 peers); 48 bytes.  What only
@@ -212,7 +231,8 @@ struct SimWorld {
                                          NULL until one is kept) */
   MsgBody *last_body;                 /* the last body taken, if it can be shared: the next
                                          message the same apart from its node takes it too */
-  guint64 live_bodies;                /* bodies taken and not yet given back (the tests') */
+  guint64 live_bodies;                /* bodies taken and not yet given back (the tests', and
+                                         sim_net_free's scan stops at the last) */
   DlWordMap *wire_sizes;              /* wire_size_key -> serialized size, both in the word */
   DlTime last_arrival;                /* last message delivery */
   DlTime completed_at;                /* DL_TIME_NEVER unless completed */
