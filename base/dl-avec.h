@@ -12,8 +12,11 @@
  * of a large block (no copy, no second block at the peak, once the block
  * is mmap'd; a heap block that grows past the mmap threshold is copied
  * once); where realloc moves the block to another offset from a line,
- * the records are moved back onto one within it.  Shape: dl_avec_init /
- * dl_avec_clear on an embedded struct, like DlSlab. */
+ * the records are moved back onto one within it.
+ *
+ * From 2 MiB a block is a mapping of its own on a huge-page boundary
+ * (dl-huge.h), so that its huge pages survive each growth.  Shape:
+ * dl_avec_init / dl_avec_clear on an embedded struct, like DlSlab. */
 #pragma once
 
 #include <glib.h>
@@ -28,7 +31,8 @@ typedef struct {
   guint cap;           /* records the block holds */
   gsize size;          /* a record's bytes */
   gboolean clear;      /* records that growth adds are zeroed */
-  gpointer raw;        /* the block, data's realloc pointer */
+  gpointer raw;        /* the block: data's realloc pointer, or the mapping */
+  gsize mapped;        /* the mapping's bytes; 0 while the block is malloc's */
 } DlAvec;
 
 void dl_avec_init (DlAvec *v, gsize size, gboolean clear);

@@ -21,6 +21,8 @@ base_libdlbase_a_SOURCES = \
 	base/dl-avec.c \
 	base/dl-avec.h \
 	base/dl-avec-private.h \
+	base/dl-huge.c \
+	base/dl-huge.h \
 	base/dl-slab.c \
 	base/dl-slab.h \
 	base/dl-idset.h \

@@ -32,6 +32,7 @@
 #include "config.h"
 
 #include "sim/sim-engine.h"
+#include "base/dl-huge.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -175,7 +176,10 @@ sim_engine_free (SimEngine *e)
     return;
   for (int b = 0; b < N_BUCKETS; b++)
     keys_free (e->buckets[b].keys, e->buckets[b].cap);
-  g_free (e->records);
+  if ((gsize) e->records_cap * sizeof (EventRecord) >= DL_HUGE)
+    dl_huge_free (e->records, (gsize) e->records_cap * sizeof (EventRecord));
+  else
+    g_free (e->records);
   g_free (e->actions);
   g_free (e);
 }
@@ -189,7 +193,10 @@ sim_engine_now (const SimEngine *e)
 /* The pool doubles; its new records are not touched here (a realloc this
  * large moves pages, it does not copy them), so a burst's untaken slack
  * is never resident: at 3 000 peers all-to-all, 2^24 records for about 9
- * million events were 124 MB written at growth (issue 44). */
+ * million events were 124 MB written at growth (issue 44).  From 2 MiB
+ * the pool is a mapping on a huge-page boundary (dl-huge.h), whose huge
+ * pages a growth keeps; capacities are 1 024 doubled, so the pool
+ * crosses DL_HUGE exactly. */
 static void
 grow_records (SimEngine *e)
 {
@@ -197,7 +204,18 @@ grow_records (SimEngine *e)
   if (old >= MAX_RECORDS)
     g_error ("sim-engine: more than %u pending events", MAX_RECORDS);
   uint32_t cap = old ? MIN (old * 2, MAX_RECORDS) : 1024;
-  e->records = g_renew (EventRecord, e->records, cap);
+  gsize old_b = (gsize) old * sizeof (EventRecord), new_b = (gsize) cap * sizeof (EventRecord);
+  if (new_b < DL_HUGE)
+    e->records = g_renew (EventRecord, e->records, cap);
+  else if (old_b >= DL_HUGE)
+    e->records = dl_huge_grow (e->records, old_b, new_b);
+  else
+    {
+      EventRecord *r = dl_huge_grow (NULL, 0, new_b);
+      memcpy (r, e->records, old_b);
+      g_free (e->records);
+      e->records = r;
+    }
   e->records_cap = cap;
 }
 
@@ -228,30 +246,37 @@ release (SimEngine *e, uint32_t slot)
 /* A bucket of MAP_FROM keys or more has a mapping of its own: freed, its
  * pages go back to the system at once (from malloc's heap they did not:
  * glibc raises its mmap threshold as large blocks are freed, and the next
- * bucket grew the heap), and grown, mremap copies no bytes.  Capacities
- * are 64 doubled, so a bucket crosses MAP_FROM exactly. */
+ * bucket grew the heap), and grown, mremap copies no bytes.  From 2 MiB
+ * the mapping is dl-huge.h's, on a huge-page boundary.  Capacities are
+ * 64 doubled, so a bucket crosses MAP_FROM and DL_HUGE exactly. */
 #define MAP_FROM 16384   /* keys: 256 KiB */
 
 static Key *
 keys_resize (Key *keys, uint32_t old_cap, uint32_t new_cap)
 {
+  gsize old_b = (gsize) old_cap * sizeof (Key), new_b = (gsize) new_cap * sizeof (Key);
   if (new_cap < MAP_FROM)
     return g_renew (Key, keys, new_cap);
+  if (old_b >= DL_HUGE)
+    return dl_huge_grow (keys, old_b, new_b);
   void *p;
-  if (old_cap >= MAP_FROM)
-    p = mremap (keys, old_cap * sizeof (Key), new_cap * sizeof (Key), MREMAP_MAYMOVE);
+  if (old_cap >= MAP_FROM && new_b < DL_HUGE)
+    p = mremap (keys, old_b, new_b, MREMAP_MAYMOVE);
+  else if (new_b < DL_HUGE)
+    p = mmap (NULL, new_b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   else
-    {
-      p = mmap (NULL, new_cap * sizeof (Key), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p != MAP_FAILED && old_cap)
-        memcpy (p, keys, old_cap * sizeof (Key));
-      g_free (keys);
-    }
+    p = dl_huge_grow (NULL, 0, new_b);
   if (p == MAP_FAILED)
     g_error ("sim-engine: no memory for a bucket of %u pending events", new_cap);
+  if (old_cap && !(old_cap >= MAP_FROM && new_b < DL_HUGE))   /* (not mremap'd) */
+    {
+      memcpy (p, keys, old_b);
+      keys_free (keys, old_cap);
+    }
   return p;
 }
 
+/* (a mapping of dl-huge.h's is unmapped like the others) */
 static void
 keys_free (Key *keys, uint32_t cap)
 {
