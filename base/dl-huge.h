@@ -8,7 +8,8 @@
  * scale` peers the flows' 1 GiB block kept 38 of its 550 MiB in huge
  * pages, and each random read of a flow walked the page tables; on
  * boundaries it keeps 548 (docs/performance.md, hp28).  Used by
- * dl-avec.c and by the engine's event records (sim/sim-engine.c). */
+ * dl-avec.c and by the engine's event records and buckets
+ * (sim/sim-engine.c). */
 #pragma once
 
 #include <glib.h>

@@ -195,8 +195,9 @@ sim_engine_now (const SimEngine *e)
  * is never resident: at 3 000 peers all-to-all, 2^24 records for about 9
  * million events were 124 MB written at growth (issue 44).  From 2 MiB
  * the pool is a mapping on a huge-page boundary (dl-huge.h), whose huge
- * pages a growth keeps; capacities are 1 024 doubled, so the pool
- * crosses DL_HUGE exactly. */
+ * pages a growth keeps; there the untaken slack is resident only up to
+ * the 2 MiB page the last record taken is on.  Capacities are 1 024
+ * doubled, so the pool crosses DL_HUGE exactly. */
 static void
 grow_records (SimEngine *e)
 {

@@ -220,12 +220,14 @@ START_TEST (test_huge_grow_kept_on_boundary)
 END_TEST
 
 /* An aligned array past 2 MiB: its block becomes a mapping on a huge-page
- * boundary, its records kept through the copy out of malloc's block and
- * through a growth forced to move. */
+ * boundary, advised MADV_HUGEPAGE, its records kept through the copy out
+ * of malloc's block and through a growth forced to move, and (clear set)
+ * records zeroed when the array grows again after shrinking. */
 START_TEST (test_avec_mapped_kept)
 {
+  gboolean clear = _i;
   DlAvec v;
-  dl_avec_init (&v, 64, FALSE);
+  dl_avec_init (&v, 64, clear);
   guint n = 0, moved = 0;
   while (v.mapped < 4 * DL_HUGE)
     {
@@ -240,7 +242,11 @@ START_TEST (test_avec_mapped_kept)
         }
       memset (dl_avec_at (&v, n - 1), (int) (n % 251), 64);
       if (v.mapped)
-        ck_assert_uint_eq ((guintptr) v.data % DL_HUGE, 0);
+        {
+          ck_assert_uint_eq ((guintptr) v.data % DL_HUGE, 0);
+          if (v.raw != was)   /* (made or moved) */
+            ck_assert_msg (advised_huge (v.data), "a mapped array was not advised MADV_HUGEPAGE");
+        }
     }
   ck_assert_uint_ge (moved, 1);
   guint bad = 0;
@@ -250,6 +256,18 @@ START_TEST (test_avec_mapped_kept)
       bad += q[0] != (i + 1) % 251 || q[63] != (i + 1) % 251;
     }
   ck_assert_uint_eq (bad, 0);
+  /* shrunk and grown again within the mapping: zeroed where asked */
+  dl_avec_set_size (&v, 10);
+  dl_avec_set_size (&v, n);
+  if (clear)
+    {
+      for (guint i = 10; i < n; i++)
+        {
+          const guint8 *q = dl_avec_at (&v, i);
+          bad += q[0] != 0 || q[63] != 0;
+        }
+      ck_assert_msg (bad == 0, "%u records of a mapped array not zeroed", bad);
+    }
   dl_avec_clear (&v);
   ck_assert_uint_eq (v.mapped, 0);
 }
@@ -296,5 +314,5 @@ test_base_records_add (TCase *tc)
   tcase_add_loop_test (tc, test_avec_aligned_and_kept, 0, G_N_ELEMENTS (avec_size));
   tcase_add_test (tc, test_avec_rebase);
   tcase_add_test (tc, test_huge_grow_kept_on_boundary);
-  tcase_add_test (tc, test_avec_mapped_kept);
+  tcase_add_loop_test (tc, test_avec_mapped_kept, 0, 2);
 }
