@@ -29,9 +29,9 @@ void dl_random_free (DlRandom *r);
 /* (transfer full) n > 0 streams of nodes 0 .. n - 1, each what
  * dl_random_new (seed, stream, i) gives, in one array of one line each
  * (dl_random_array_at): for a caller that keeps a stream a node and draws
- * from them at random (PHOLD's LPs), one cache line a draw.  Freed with
- * dl_random_free on the first. */
+ * from them at random (PHOLD's LPs), one cache line a draw. */
 DlRandom *dl_random_array_new (uint32_t n, uint64_t seed, const char *stream);
+void dl_random_array_free (DlRandom *first);
 
 static inline DlRandom *
 dl_random_array_at (DlRandom *first, uint32_t i)

@@ -39,7 +39,7 @@ bench_phold_lps_free (PholdLps *lps)
 {
   if (!lps)
     return;
-  dl_random_free (lps->streams);
+  dl_random_array_free (lps->streams);
   g_free (lps);
 }
 

@@ -629,7 +629,7 @@ END_TEST
 START_TEST (test_stream_array_as_new)
 {
   enum { N = 5 };
-  g_autoptr (DlRandom) first = dl_random_array_new (N, 42, "phold");
+  DlRandom *first = dl_random_array_new (N, 42, "phold");
   DlRandom *one[N];
   for (uint32_t i = 0; i < N; i++)
     {
@@ -648,6 +648,7 @@ START_TEST (test_stream_array_as_new)
       }
   for (uint32_t i = 0; i < N; i++)
     dl_random_free (one[i]);
+  dl_random_array_free (first);
 }
 END_TEST
 
