@@ -23,6 +23,22 @@ typedef gsl_rng DlRandom;
 /* (transfer full) */
 DlRandom *dl_random_new (uint64_t seed, const char *stream, int64_t node);
 void dl_random_free (DlRandom *r);
+/* The bytes of one stream, its generator and state on one cache line. */
+#define DL_RANDOM_STREAM_BYTES 64
+
+/* (transfer full) n > 0 streams of nodes 0 .. n - 1, each what
+ * dl_random_new (seed, stream, i) gives, in one array of one line each
+ * (dl_random_array_at): for a caller that keeps a stream a node and draws
+ * from them at random (PHOLD's LPs), one cache line a draw. */
+DlRandom *dl_random_array_new (uint32_t n, uint64_t seed, const char *stream);
+void dl_random_array_free (DlRandom *first);
+
+static inline DlRandom *
+dl_random_array_at (DlRandom *first, uint32_t i)
+{
+  return (DlRandom *) (void *) ((char *) first + (size_t) i * DL_RANDOM_STREAM_BYTES);
+}
+
 /* Re-seeds r in place from salt and its own state: what it draws after
  * this is a new stream (dlsim explore --localize re-seeds a run's streams
  * at a time t; the same salt on the same state gives the same stream). */

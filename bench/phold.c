@@ -8,7 +8,7 @@
 
 struct PholdLps {
   BenchPholdParams params;
-  DlRandom **streams;
+  DlRandom *streams;   /* dl_random_array_new: LP i's is dl_random_array_at (streams, i) */
 };
 
 void
@@ -30,9 +30,7 @@ bench_phold_lps_new (const BenchPholdParams *p)
 {
   PholdLps *lps = g_new0 (PholdLps, 1);
   lps->params = *p;
-  lps->streams = g_new (DlRandom *, p->n_lps);
-  for (uint32_t i = 0; i < p->n_lps; i++)
-    lps->streams[i] = dl_random_new (p->seed, "phold", i);
+  lps->streams = dl_random_array_new (p->n_lps, p->seed, "phold");
   return lps;
 }
 
@@ -41,16 +39,14 @@ bench_phold_lps_free (PholdLps *lps)
 {
   if (!lps)
     return;
-  for (uint32_t i = 0; i < lps->params.n_lps; i++)
-    dl_random_free (lps->streams[i]);
-  g_free (lps->streams);
+  dl_random_array_free (lps->streams);
   g_free (lps);
 }
 
 DlTime
 bench_phold_initial_delay (PholdLps *lps, uint32_t lp)
 {
-  DlRandom *r = lps->streams[lp];
+  DlRandom *r = dl_random_array_at (lps->streams, lp);
   return lps->params.lookahead
          + (DlTime) dl_random_exponential (r, (double) lps->params.mean_delay);
 }
@@ -58,7 +54,7 @@ bench_phold_initial_delay (PholdLps *lps, uint32_t lp)
 void
 bench_phold_draw (PholdLps *lps, uint32_t lp, uint32_t *out_dest, DlTime *out_delay)
 {
-  DlRandom *r = lps->streams[lp];
+  DlRandom *r = dl_random_array_at (lps->streams, lp);
   uint32_t dest = lp;
   if (dl_random_uniform (r) < lps->params.remote)
     dest = (uint32_t) dl_random_below (r, lps->params.n_lps);

@@ -6,10 +6,13 @@
  * Why a radix heap (docs/performance.md, "Engine"): a simulation's event
  * queue is monotone — nothing is scheduled before now, and seq grows — and a
  * radix heap is the priority queue for monotone keys.  A key goes into the
- * bucket of the highest bit in which it differs from the last key popped;
+ * bucket of the highest 4-bit digit in which it differs from the last key
+ * popped and its own value of that digit (bucket_of: buckets by digit
+ * value, not by bit, the idea of the two-level radix heap of Ahuja,
+ * Mehlhorn, Orlin and Tarjan, J. ACM 37(2), 1990);
  * pushing is an append.  Popping takes the smallest key of the lowest
  * non-empty bucket and moves the rest of that bucket down to lower buckets,
- * each key always to a strictly lower one.  Every access is to the end or the
+ * each key always to a strictly lower digit.  Every access is to the end or the
  * whole of a contiguous array, so at 100 000 LPs (1.6 million pending
  * events) the cost is streaming, not one cache miss per heap level; and no
  * branch depends on a comparison of random keys.
@@ -42,8 +45,10 @@
 #define SLOT_MASK ((UINT64_C (1) << SLOT_BITS) - 1)
 #define MAX_RECORDS ((uint32_t) 1 << SLOT_BITS)
 #define SEQ_LIMIT (UINT64_C (1) << SEQ_BITS)
-#define N_BUCKETS 129  /* 0: equal to last; b: highest differing bit b - 1 */
-#define MASK_WORDS 3
+#define DIGIT_BITS 4
+#define DIGITS (1u << DIGIT_BITS)
+#define N_BUCKETS (1 + 128 / DIGIT_BITS * DIGITS)   /* bucket_of */
+#define MASK_WORDS ((N_BUCKETS + 63) / 64)
 #define PREFETCH_FROM 32768
 #define PF_HANDLERS 4
 
@@ -132,16 +137,29 @@ key_time (Key k)
   return (DlTime) (uint64_t) (k >> 64);
 }
 
+/* The bucket of key k, relative to the last key popped: 0 if equal;
+ * else, with L the digit of DIGIT_BITS bits in which they first differ
+ * from the top, 1 + L * DIGITS + k's value of that digit.  Keys above last
+ * order as their buckets: a higher bucket's keys are all larger.  The
+ * popped bucket's other keys share all of the min's digits from L up, so
+ * each goes to a bucket below L's (pop_min_at).  A key moves at most
+ * once a digit on its way down: with one bucket a bit (a binary radix
+ * heap), PHOLD at 1 000 LPs moved each about nine times (callgrind, 2026-12-02;
+ * docs/performance.md, "PHOLD's streams on one line"). */
 static inline uint32_t
 bucket_of (Key k, Key last)
 {
   Key x = k ^ last;
   uint64_t hi = (uint64_t) (x >> 64), lo = (uint64_t) x;
+  uint32_t bit;
   if (hi)
-    return 128 - (uint32_t) __builtin_clzll (hi);
-  if (lo)
-    return 64 - (uint32_t) __builtin_clzll (lo);
-  return 0;
+    bit = 127 - (uint32_t) __builtin_clzll (hi);
+  else if (lo)
+    bit = 63 - (uint32_t) __builtin_clzll (lo);
+  else
+    return 0;
+  uint32_t level = bit / DIGIT_BITS;
+  return 1 + level * DIGITS + ((uint32_t) (k >> (level * DIGIT_BITS)) & (DIGITS - 1));
 }
 
 /* Returns the record of a pending (live) id, or NULL. */
@@ -174,7 +192,7 @@ sim_engine_free (SimEngine *e)
 {
   if (!e)
     return;
-  for (int b = 0; b < N_BUCKETS; b++)
+  for (uint32_t b = 0; b < N_BUCKETS; b++)
     keys_free (e->buckets[b].keys, e->buckets[b].cap);
   if ((gsize) e->records_cap * sizeof (EventRecord) >= DL_HUGE)
     dl_huge_free (e->records, (gsize) e->records_cap * sizeof (EventRecord));
@@ -249,8 +267,11 @@ release (SimEngine *e, uint32_t slot)
  * glibc raises its mmap threshold as large blocks are freed, and the next
  * bucket grew the heap), and grown, mremap copies no bytes.  From 2 MiB
  * the mapping is dl-huge.h's, on a huge-page boundary.  Capacities are
- * 64 doubled, so a bucket crosses MAP_FROM and DL_HUGE exactly. */
-#define MAP_FROM 16384   /* keys: 256 KiB */
+ * 64 doubled, so a bucket crosses MAP_FROM and DL_HUGE exactly.  16 KiB,
+ * not 256 as with a bucket a bit: with sixteen a digit a burst spreads
+ * over many middling buckets, and 400 000 events left 11 MiB of them in
+ * malloc's heap (test_buckets_shrink_after_burst). */
+#define MAP_FROM 8192    /* keys: 128 KiB */
 
 static Key *
 keys_resize (Key *keys, uint32_t old_cap, uint32_t new_cap)

@@ -13,6 +13,7 @@
 #include "tests/test-base.h"
 
 #include <check.h>
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <string.h>
 
@@ -622,6 +623,35 @@ START_TEST (test_id_map_matches_reference)
 }
 END_TEST
 
+/* dl_random_array_new's streams are dl_random_new's, node for node, each
+ * on its own line: drawn in turn, through dl_random_* and GSL's samplers
+ * alike, none shifts another. */
+START_TEST (test_stream_array_as_new)
+{
+  enum { N = 5 };
+  DlRandom *first = dl_random_array_new (N, 42, "phold");
+  DlRandom *one[N];
+  for (uint32_t i = 0; i < N; i++)
+    {
+      one[i] = dl_random_new (42, "phold", i);
+      DlRandom *a = dl_random_array_at (first, i);
+      ck_assert_uint_eq ((uintptr_t) a % DL_RANDOM_STREAM_BYTES, 0);
+      ck_assert_ptr_eq (a, (char *) first + (gsize) i * DL_RANDOM_STREAM_BYTES);
+    }
+  for (int k = 0; k < 200; k++)
+    for (uint32_t i = 0; i < N; i++)
+      {
+        DlRandom *a = dl_random_array_at (first, i);
+        ck_assert_uint_eq (dl_random_u64 (a), dl_random_u64 (one[i]));
+        ck_assert (dl_random_exponential (a, 2.0) == dl_random_exponential (one[i], 2.0));
+        ck_assert (gsl_ran_flat (a, 1, 3) == gsl_ran_flat (one[i], 1, 3));
+      }
+  for (uint32_t i = 0; i < N; i++)
+    dl_random_free (one[i]);
+  dl_random_array_free (first);
+}
+END_TEST
+
 /* dl_random_below gives, for every n, the draws of its first form (the
  * bound UINT64_MAX - UINT64_MAX % n, then x % n, a rejected x drawn
  * again), and leaves the stream where that form left it: n where a draw
@@ -671,6 +701,7 @@ base_suite (void)
   tcase_add_test (tc, test_stream_independent_of_other_draws);
   tcase_add_test (tc, test_stream_uncorrelated);
   tcase_add_test (tc, test_stream_reseed);
+  tcase_add_test (tc, test_stream_array_as_new);
   tcase_add_test (tc, test_random_below_unbiased);
   tcase_add_test (tc, test_random_below_as_before);
   suite_add_tcase (s, tc);

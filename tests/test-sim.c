@@ -460,8 +460,20 @@ model_min (GArray *m)
   return best;
 }
 
+/* A delay for the model: whole milliseconds (0 a quarter of the time);
+ * wide, any number of ns below 2^B, B uniform in 0 .. 47, so that keys
+ * differ from the last popped in every digit the engine's buckets use
+ * (bucket_of), from the lowest up. */
+static DlTime
+model_delay (DlRandom *r, gboolean wide)
+{
+  if (wide)
+    return (DlTime) dl_random_below (r, UINT64_C (1) << dl_random_below (r, 48));
+  return dl_random_below (r, 4) == 0 ? 0 : (DlTime) dl_random_below (r, 20) * DL_MS;
+}
+
 static void
-model_check_run (uint64_t seed, uint64_t start_seq)
+model_check_run (uint64_t seed, uint64_t start_seq, gboolean wide)
 {
   g_autoptr (SimEngine) e = sim_engine_new ();
   if (start_seq)
@@ -475,7 +487,7 @@ model_check_run (uint64_t seed, uint64_t start_seq)
       uint64_t action = dl_random_below (r, 10);
       if (action < 4)
         {
-          DlTime d = dl_random_below (r, 4) == 0 ? 0 : (DlTime) dl_random_below (r, 20) * DL_MS;
+          DlTime d = model_delay (r, wide);
           ModelEv ev = { sim_engine_now (e) + d, order, SIM_EVENT_NONE };
           ev.id = sim_engine_schedule_in (e, d, log_event, &log, order++);
           ck_assert_uint_ne (ev.id, SIM_EVENT_NONE);
@@ -526,7 +538,13 @@ model_check_run (uint64_t seed, uint64_t start_seq)
 
 START_TEST (test_against_naive_model)
 {
-  model_check_run ((uint64_t) _i + 1, 0);
+  model_check_run ((uint64_t) _i + 1, 0, FALSE);
+}
+END_TEST
+
+START_TEST (test_against_naive_model_wide_delays)
+{
+  model_check_run ((uint64_t) _i + 101, 0, TRUE);
 }
 END_TEST
 
@@ -534,7 +552,7 @@ START_TEST (test_tie_counter_wrap_keeps_order)
 {
   /* 2^36 - 5000: the counter runs out within the run and the pending events
    * are renumbered; ties, ids and cancels keep working. */
-  model_check_run (77, (UINT64_C (1) << 36) - 5000);
+  model_check_run (77, (UINT64_C (1) << 36) - 5000, FALSE);
 }
 END_TEST
 
@@ -580,6 +598,7 @@ sim_suite (void)
   tcase_add_test (tc, test_many_pending_with_cancels);
   tcase_add_loop_test (tc, test_phold_matches_reference, 0, 3);
   tcase_add_loop_test (tc, test_against_naive_model, 0, 3);
+  tcase_add_loop_test (tc, test_against_naive_model_wide_delays, 0, 3);
   tcase_add_test (tc, test_tie_counter_wrap_keeps_order);
   suite_add_tcase (s, tc);
   return s;
