@@ -3,6 +3,8 @@ noinst_LIBRARIES += sim/libdlsim.a
 sim_libdlsim_a_SOURCES = \
 	sim/sim-engine.c \
 	sim/sim-engine.h \
+	sim/sim-engine-keys.c \
+	sim/sim-engine-keys.h \
 	$(NULL)
 sim_libdlsim_a_SOURCES += sim/sim-world.c sim/sim-world.h sim/sim-world-private.h sim/sim-net.c sim/sim-churn.c \
 	sim/sim-servers.c sim/sim-net-maps.c sim/sim-net-msg.c sim/sim-net-msg-private.h \

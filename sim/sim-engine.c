@@ -31,14 +31,13 @@
  * tie-break.
  *
  * Not modelled here: anything but ordering — no parallelism, no rollback. */
-#define _GNU_SOURCE 1   /* mremap */
 #include "config.h"
 
 #include "sim/sim-engine.h"
+#include "sim/sim-engine-keys.h"
 #include "base/dl-huge.h"
 
 #include <string.h>
-#include <sys/mman.h>
 
 #define SLOT_BITS 28
 #define SEQ_BITS (64 - SLOT_BITS)
@@ -52,9 +51,8 @@
 #define PREFETCH_FROM 32768
 #define PF_HANDLERS 4
 
-/* Times are never negative (the past is refused, now starts at 0), so
- * (time, seq, slot) orders as one unsigned 128-bit number. */
-__extension__ typedef unsigned __int128 Key;
+/* (time, seq, slot) as one unsigned 128-bit number (sim-engine-keys.h) */
+typedef SimEngineKey Key;
 
 typedef struct {
   Key *keys;
@@ -185,7 +183,6 @@ sim_engine_new (void)
   return e;
 }
 
-static void keys_free (Key *keys, uint32_t cap);
 
 void
 sim_engine_free (SimEngine *e)
@@ -193,7 +190,7 @@ sim_engine_free (SimEngine *e)
   if (!e)
     return;
   for (uint32_t b = 0; b < N_BUCKETS; b++)
-    keys_free (e->buckets[b].keys, e->buckets[b].cap);
+    _sim_engine_keys_free (e->buckets[b].keys, e->buckets[b].cap);
   if ((gsize) e->records_cap * sizeof (EventRecord) >= DL_HUGE)
     dl_huge_free (e->records, (gsize) e->records_cap * sizeof (EventRecord));
   else
@@ -262,57 +259,11 @@ release (SimEngine *e, uint32_t slot)
   e->free_head = slot;
 }
 
-/* A bucket of MAP_FROM keys or more has a mapping of its own: freed, its
- * pages go back to the system at once (from malloc's heap they did not:
- * glibc raises its mmap threshold as large blocks are freed, and the next
- * bucket grew the heap), and grown, mremap copies no bytes.  From 2 MiB
- * the mapping is dl-huge.h's, on a huge-page boundary.  Capacities are
- * 64 doubled, so a bucket crosses MAP_FROM and DL_HUGE exactly.  16 KiB,
- * not 256 as with a bucket a bit: with sixteen a digit a burst spreads
- * over many middling buckets, and 400 000 events left 11 MiB of them in
- * malloc's heap (test_buckets_shrink_after_burst). */
-#define MAP_FROM 8192    /* keys: 128 KiB */
-
-static Key *
-keys_resize (Key *keys, uint32_t old_cap, uint32_t new_cap)
-{
-  gsize old_b = (gsize) old_cap * sizeof (Key), new_b = (gsize) new_cap * sizeof (Key);
-  if (new_cap < MAP_FROM)
-    return g_renew (Key, keys, new_cap);
-  if (old_b >= DL_HUGE)
-    return dl_huge_grow (keys, old_b, new_b);
-  void *p;
-  if (old_cap >= MAP_FROM && new_b < DL_HUGE)
-    p = mremap (keys, old_b, new_b, MREMAP_MAYMOVE);
-  else if (new_b < DL_HUGE)
-    p = mmap (NULL, new_b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  else
-    p = dl_huge_grow (NULL, 0, new_b);
-  if (p == MAP_FAILED)
-    g_error ("sim-engine: no memory for a bucket of %u pending events", new_cap);
-  if (old_cap && !(old_cap >= MAP_FROM && new_b < DL_HUGE))   /* (not mremap'd) */
-    {
-      memcpy (p, keys, old_b);
-      keys_free (keys, old_cap);
-    }
-  return p;
-}
-
-/* (a mapping of dl-huge.h's is unmapped like the others) */
-static void
-keys_free (Key *keys, uint32_t cap)
-{
-  if (cap >= MAP_FROM)
-    munmap (keys, cap * sizeof (Key));
-  else
-    g_free (keys);
-}
-
 static void
 bucket_grow (SimEngine *e, Bucket *bk)
 {
   uint32_t more = bk->cap ? bk->cap : 64;
-  bk->keys = keys_resize (bk->keys, bk->cap, bk->cap + more);
+  bk->keys = _sim_engine_keys_resize (bk->keys, bk->cap, bk->cap + more);
   bk->cap += more;
   e->key_cap += more;
 }
@@ -330,7 +281,7 @@ bucket_shrink (SimEngine *e, Bucket *bk)
   if (bk->cap >= SHRINK_FROM && e->key_cap > 2 * (uint64_t) e->queued + (uint64_t) SHRINK_FROM * 8)
     {
       e->key_cap -= bk->cap;
-      keys_free (bk->keys, bk->cap);
+      _sim_engine_keys_free (bk->keys, bk->cap);
       bk->keys = NULL;
       bk->cap = 0;
     }
