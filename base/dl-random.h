@@ -23,7 +23,8 @@ typedef gsl_rng DlRandom;
 /* (transfer full) */
 DlRandom *dl_random_new (uint64_t seed, const char *stream, int64_t node);
 void dl_random_free (DlRandom *r);
-/* The bytes of one stream, its generator and state on one cache line. */
+/* The bytes of one of dl_random_array_new's streams: its generator and
+ * state on one cache line (a lone stream is a 48-byte block of malloc's). */
 #define DL_RANDOM_STREAM_BYTES 64
 
 /* (transfer full) n > 0 streams of nodes 0 .. n - 1, each what
