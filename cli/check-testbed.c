@@ -57,7 +57,7 @@ cli_check_testbed (GPtrArray *files, char **sets, gint64 seed, gboolean netem, c
   cli_testbed_runs_init (&runs, "check", n_runs);
   int rc = CLI_EXIT_OK;
   for (guint i = 0; i < scenarios->len && rc == CLI_EXIT_OK; i++)
-    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem ? TESTBED_NETEM : TESTBED_LOOPBACK, 0, db,
+    rc = cli_testbed_scenario (scenarios->pdata[i], sets, seed, netem ? TESTBED_NETEM : TESTBED_LOOPBACK, NULL, db,
                                &runs);
   cli_testbed_runs_clear (&runs);
   guint passed = runs.passed, failed = runs.failed;

@@ -62,10 +62,10 @@ void cli_testbed_runs_init (CliTestbedRuns *r, const char *cmd, guint n_runs);
 void cli_testbed_runs_clear (CliTestbedRuns *r);
 /* The runs of one file: every point and repeat of s (testbed_run_point),
  * printing each run's line and counting it in runs; a warning first if a
- * run that hangs would wait long before it is stalled.  queue: --queue
- * (testbed_run_scenario; 0 the default). */
-int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, DlTime queue,
-                          ResDb *db, CliTestbedRuns *runs);
+ * run that hangs would wait long before it is stalled.  netem: --queue
+ * and --congestion-control (testbed_run_scenario; NULL the defaults). */
+int cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network,
+                          const TestbedNetemOptions *netem, ResDb *db, CliTestbedRuns *runs);
 
 /* check-testbed.c: dlsim check --testbed over the scenario files `files`
  * (seed -1: each file's own; output NULL: a temporary database). */

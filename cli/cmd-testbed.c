@@ -138,8 +138,8 @@ say_run (const SimScenario *s, guint64 seed, const TestbedReport *rep, gpointer 
 }
 
 int
-cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, DlTime queue,
-                      ResDb *db, CliTestbedRuns *runs)
+cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network,
+                      const TestbedNetemOptions *netem, ResDb *db, CliTestbedRuns *runs)
 {
   signal (SIGPIPE, SIG_IGN);
   if (network == TESTBED_NETEM)
@@ -150,7 +150,7 @@ cli_testbed_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNet
     }
   g_autoptr (GError) error = NULL;
   TestbedSay say = { say_start, say_tick, say_run, runs };
-  switch (testbed_run_scenario (s, sets, seed, network, queue, db, &say, &error))
+  switch (testbed_run_scenario (s, sets, seed, network, netem, db, &say, &error))
     {
     case TESTBED_RUN_DONE:
       return CLI_EXIT_OK;
@@ -190,6 +190,33 @@ parse_queue (const char *text, gboolean netem, DlTime *out)
   return TRUE;
 }
 
+/* --netem, --no-latency, --queue and --congestion-control together: o's
+ * queue from queue_text, its congestion checked; FALSE (said) if refused */
+static gboolean
+parse_network (gboolean netem, gboolean no_latency, const char *queue_text, TestbedNetemOptions *o)
+{
+  if (netem && no_latency)
+    {
+      cli_error ("testbed", "--no-latency is a loopback option: --netem always adds the scenario's latency");
+      return FALSE;
+    }
+  if (queue_text && !parse_queue (queue_text, netem, &o->queue))
+    return FALSE;
+  if (o->congestion && !netem)
+    {
+      cli_error ("testbed", "--congestion-control %s: the loopback's TCP is the machine's; add --netem",
+                 o->congestion);
+      return FALSE;
+    }
+  g_autoptr (GError) e = NULL;
+  if (o->congestion && !testbed_netns_check_congestion (o->congestion, &e))
+    {
+      cli_error ("testbed", "--congestion-control: %s", e->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 int
 cli_cmd_testbed (int argc, char **argv)
 {
@@ -197,7 +224,7 @@ cli_cmd_testbed (int argc, char **argv)
   g_auto (GStrv) sets = NULL;
   gint64 seed = -1;
   gboolean netem = FALSE, no_latency = FALSE;
-  g_autofree char *queue_text = NULL;
+  g_autofree char *queue_text = NULL, *congestion = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results database (default NAME.db)", "DB" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a scenario value (repeatable)" CLI_SET_PATHS,
@@ -208,6 +235,10 @@ cli_cmd_testbed (int argc, char **argv)
     { "queue", 0, 0, G_OPTION_ARG_STRING, &queue_text,
       "with --netem: each tbf's queue, DURATION at its rate (default 10s: TCP never dropped; "
       "a few round trips: a shallow queue that drops, as in ns-3)", "DURATION" },
+    { "congestion-control", 0, 0, G_OPTION_ARG_STRING, &congestion,
+      "with --netem: every connection's TCP congestion control, one the kernel lists in "
+      "net.ipv4.tcp_available_congestion_control (default " TESTBED_NETNS_CONGESTION ", whatever the machine's)",
+      "NAME" },
     { "no-latency", 0, 0, G_OPTION_ARG_NONE, &no_latency,
       "loopback at its own speed: the scenario's latency and link setup not added", NULL },
     { NULL }
@@ -220,13 +251,8 @@ cli_cmd_testbed (int argc, char **argv)
     return CLI_EXIT_USAGE;
   if (!cli_check_sets ("testbed", sets))
     return CLI_EXIT_USAGE;
-  if (netem && no_latency)
-    {
-      cli_error ("testbed", "--no-latency is a loopback option: --netem always adds the scenario's latency");
-      return CLI_EXIT_USAGE;
-    }
-  DlTime queue = 0;
-  if (queue_text && !parse_queue (queue_text, netem, &queue))
+  TestbedNetemOptions netem_opts = { 0, congestion };
+  if (!parse_network (netem, no_latency, queue_text, &netem_opts))
     return CLI_EXIT_USAGE;
   if (argc != 2)
     {
@@ -255,8 +281,8 @@ cli_cmd_testbed (int argc, char **argv)
   CliTestbedRuns runs;
   cli_testbed_runs_init (&runs, "testbed", s->points->len * s->repeat);
   int rc = cli_testbed_scenario (s, sets, seed,
-                                 netem ? TESTBED_NETEM : no_latency ? TESTBED_LOOPBACK_RAW : TESTBED_LOOPBACK, queue,
-                                 db, &runs);
+                                 netem ? TESTBED_NETEM : no_latency ? TESTBED_LOOPBACK_RAW : TESTBED_LOOPBACK,
+                                 &netem_opts, db, &runs);
   cli_testbed_runs_clear (&runs);
   if (rc == CLI_EXIT_OK && runs.failed > 0)
     rc = CLI_EXIT_FAILURE;   /* an expectation failed */

@@ -24,6 +24,7 @@ struct TestbedNetns {
   GPtrArray *routes;      /* "NS|IP" of the partition's blackhole routes (NS "" = ours) */
   GPtrArray *plan;        /* a plan: the commands, kept instead of run; NULL: run them */
   DlTime queue;           /* each tbf's queue, in time at its rate; 0: the default (shape) */
+  char *congestion;       /* every route's congctl (testbed_netns_set_congestion) */
 };
 
 /* Runs a command given as one string of space-separated words (none of ours
@@ -188,6 +189,21 @@ shape (TestbedNetns *t, const char *ns, const char *dev, guint64 bps, GError **e
               dev, rate, burst, limit);
 }
 
+/* The subnet's route in ns (NULL: ours, on the bridge), from src, with
+ * the run's congestion control: the kernel's own route for the address,
+ * replaced with the same one and `congctl`, which every connection over
+ * it takes (a socket may still set its own with TCP_CONGESTION: ours do
+ * not). */
+static gboolean
+route_congestion (TestbedNetns *t, const char *ns, const char *src, GError **error)
+{
+  if (ns)
+    return run (t, error, "ip -n %s route replace 10.%u.0.0/16 dev eth0 proto kernel scope link src %s congctl %s", ns,
+                t->subnet, src, t->congestion);
+  return run (t, error, "ip route replace 10.%u.0.0/16 dev %s proto kernel scope link src %s congctl %s", t->subnet,
+              t->bridge, src, t->congestion);
+}
+
 /* The bridge of pid's run on 10.subnet.0.0/16 (subnet 0: none is free);
  * plan non-NULL: its commands are kept there, not run. */
 static TestbedNetns *
@@ -201,6 +217,7 @@ make (guint pid, guint subnet, GPtrArray *plan, GError **error)
   t->subnet = subnet;
   t->bridge = g_strdup_printf ("dlb%u", t->pid);
   t->coord_host = g_strdup_printf ("10.%u.0.1", t->subnet);
+  t->congestion = g_strdup (TESTBED_NETNS_CONGESTION);
   if (t->subnet == 0)
     {
       g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "--netem: no free 10.x.0.0/16 subnet");
@@ -209,7 +226,7 @@ make (guint pid, guint subnet, GPtrArray *plan, GError **error)
     }
   if (!run (t, error, "ip link add %s type bridge", t->bridge)
       || !run (t, error, "ip addr add %s/16 dev %s", t->coord_host, t->bridge)
-      || !run (t, error, "ip link set %s up", t->bridge))
+      || !run (t, error, "ip link set %s up", t->bridge) || !route_congestion (t, NULL, t->coord_host, error))
     {
       g_prefix_error (error, "--netem: ");
       testbed_netns_free (t);
@@ -251,6 +268,63 @@ testbed_netns_set_queue (TestbedNetns *t, DlTime queue)
 {
   g_return_if_fail (queue >= 0);
   t->queue = queue;
+}
+
+/* whether name is a word of the space-separated list */
+static gboolean
+listed (const char *list, const char *name)
+{
+  g_auto (GStrv) w = g_strsplit_set (list, " \t\n", -1);
+  return g_strv_contains ((const char *const *) w, name);
+}
+
+/* a name that fits a command's word and TCP_CA_NAME_MAX */
+static gboolean
+congestion_word (const char *name, GError **error)
+{
+  gboolean word = *name != '\0' && strlen (name) < 16;
+  for (const char *c = name; word && *c; c++)
+    word = g_ascii_isalnum (*c) || *c == '_';
+  if (!word)
+    g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                 "congestion control '%s': expected a kernel's name for one, such as cubic", name);
+  return word;
+}
+
+gboolean
+testbed_netns_check_congestion (const char *name, GError **error)
+{
+  if (!congestion_word (name, error))
+    return FALSE;
+  g_autofree char *avail = NULL;
+  if (g_file_get_contents (TESTBED_NETNS_AVAILABLE_CC, &avail, NULL, NULL) && listed (avail, name))
+    return TRUE;
+  g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+               "congestion control '%s' is not one this kernel offers (%s: %s)", name, TESTBED_NETNS_AVAILABLE_CC,
+               avail ? g_strstrip (avail) : "not readable");
+  return FALSE;
+}
+
+gboolean
+testbed_netns_set_congestion (TestbedNetns *t, const char *name, GError **error)
+{
+  if (!(t->plan ? congestion_word (name, error) : testbed_netns_check_congestion (name, error)))
+    {
+      g_prefix_error (error, "--netem: ");
+      return FALSE;
+    }
+  g_free (t->congestion);
+  t->congestion = g_strdup (name);
+  if (route_congestion (t, NULL, t->coord_host, error))
+    return TRUE;
+  g_prefix_error (error, "--netem: ");
+  return FALSE;
+}
+
+const char *
+testbed_netns_congestion (const TestbedNetns *t)
+{
+  return t->congestion;
 }
 
 GPtrArray *
@@ -297,7 +371,7 @@ testbed_netns_add_peer (TestbedNetns *t, guint id, guint64 uplink_bps, guint64 d
       || !run (t, error, "ip link set %s master %s up", veth, t->bridge)
       || !run (t, error, "ip netns exec %s ip addr add %s/16 dev eth0", ns, host)
       || !run (t, error, "ip netns exec %s ip link set eth0 up", ns)
-      || !run (t, error, "ip netns exec %s ip link set lo up", ns)
+      || !run (t, error, "ip netns exec %s ip link set lo up", ns) || !route_congestion (t, ns, host, error)
       || !shape (t, ns, "eth0", uplink_bps, error)     /* the peer's uplink */
       || !shape (t, NULL, veth, downlink_bps, error))  /* its downlink */
     goto fail;
@@ -327,6 +401,7 @@ testbed_netns_free (TestbedNetns *t)
   g_ptr_array_unref (t->routes);
   g_free (t->bridge);
   g_free (t->coord_host);
+  g_free (t->congestion);
   if (t->plan)
     g_ptr_array_unref (t->plan);
   g_free (t);

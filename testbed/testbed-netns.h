@@ -1,7 +1,8 @@
 /* testbed-netns.h — the network of `dlsim testbed --netem`: one Linux network
  * namespace per peer, joined to a bridge in the orchestrator's namespace by
  * a veth pair, with the scenario's bandwidth applied by tc tbf (uplink on
- * the peer's side of its veth, downlink on the bridge's side).  The
+ * the peer's side of its veth, downlink on the bridge's side), and one TCP
+ * congestion control on every route (cubic unless set).  The
  * coordinator listens on the bridge's address.
  *
  * Names carry the orchestrator's pid, so that what a killed dlsim left
@@ -41,6 +42,21 @@ TestbedNetns *testbed_netns_new_plan (guint pid, guint subnet);
  * frame; tc refuses 0), at most 1 GiB.  0 (the default): 10 s, at least
  * 1 MiB, so that TCP is never dropped at the shaper. */
 void testbed_netns_set_queue (TestbedNetns *t, DlTime queue);
+/* The TCP congestion control of every connection of the run, given to the
+ * routes as `congctl` (the bridge's, for the coordinator, at once; each
+ * peer's as testbed_netns_add_peer makes it): TESTBED_NETNS_CONGESTION
+ * unless set, whatever the machine's net.ipv4.tcp_congestion_control,
+ * so that a run means the same TCP on every machine.  Fails on a name
+ * that testbed_netns_check_congestion refuses (a plan: only one that is
+ * not a word). */
+#define TESTBED_NETNS_CONGESTION "cubic"
+#define TESTBED_NETNS_AVAILABLE_CC "/proc/sys/net/ipv4/tcp_available_congestion_control"
+gboolean testbed_netns_set_congestion (TestbedNetns *t, const char *name, GError **error);
+/* Whether name is a word of letters, digits and '_' (at most 15) that
+ * TESTBED_NETNS_AVAILABLE_CC lists; if not, the message names the file
+ * and what it lists.  Needs no root. */
+gboolean testbed_netns_check_congestion (const char *name, GError **error);
+const char *testbed_netns_congestion (const TestbedNetns *t);
 /* A plan's commands so far (one string each, words separated by one
  * space), or NULL for a network that is made. */
 GPtrArray *testbed_netns_plan (TestbedNetns *t);

@@ -362,11 +362,13 @@ on_sigint (gpointer data)
 /* Every peer that may join gets its namespace, at its own rates (drawn
  * per peer, as in the simulator), before the clock starts. */
 static TestbedNetns *
-make_network (const SimWorldConfig *cfg, DlTime queue, GError **error)
+make_network (const SimWorldConfig *cfg, const TestbedNetemOptions *o, GError **error)
 {
   TestbedNetns *net = testbed_netns_new (error);
   if (net)
-    testbed_netns_set_queue (net, queue);
+    testbed_netns_set_queue (net, o->queue);
+  if (net && o->congestion && !testbed_netns_set_congestion (net, o->congestion, error))
+    g_clear_pointer (&net, testbed_netns_free);
   for (guint id = 1; net && id <= MAX (cfg->max_peers, cfg->n_peers); id++)
     {
       SimPeerAttrs attrs;
@@ -438,20 +440,21 @@ drive (TestbedRun *tb, const SimWorldConfig *cfg, ResRun *run, TestbedReport *re
 }
 
 static TestbedRunStatus run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db,
-                                   const char *self_exe, TestbedNetwork network, DlTime queue,
+                                   const char *self_exe, TestbedNetwork network, const TestbedNetemOptions *o,
                                    const TestbedSay *say, guint k, TestbedReport *report, GError **error);
 
 TestbedRunStatus
 testbed_run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db,
                    const char *self_exe, TestbedNetwork network, TestbedReport *report, GError **error)
 {
-  return run_point (s, pt, seed, sets, db, self_exe, network, 0, NULL, 0, report, error);
+  static const TestbedNetemOptions defaults = { 0 };
+  return run_point (s, pt, seed, sets, db, self_exe, network, &defaults, NULL, 0, report, error);
 }
 
 static TestbedRunStatus
 run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, ResDb *db, const char *self_exe,
-           TestbedNetwork network, DlTime queue, const TestbedSay *say, guint k, TestbedReport *report,
-           GError **error)
+           TestbedNetwork network, const TestbedNetemOptions *o, const TestbedSay *say, guint k,
+           TestbedReport *report, GError **error)
 {
   gboolean netem = network == TESTBED_NETEM;
   SimBuilt built;
@@ -484,7 +487,7 @@ run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, 
   tb.say = say;
   tb.emulate_latency = network != TESTBED_LOOPBACK_RAW;
   TestbedRunStatus status = TESTBED_RUN_ERROR;
-  if (netem && !(tb.net = make_network (&built.cfg, queue, error)))
+  if (netem && !(tb.net = make_network (&built.cfg, o, error)))
     {
       res_run_abort (run, "error");
       goto out;
@@ -492,11 +495,13 @@ run_point (const SimScenario *s, const SimPoint *pt, guint64 seed, char **sets, 
   const char *detail = testbed_network_detail (network);
   res_run_add_param (run, "testbed.network", testbed_network_name (network), NULL);
   res_run_add_param (run, "testbed.network_detail", detail, NULL);
-  if (netem && queue > 0)
+  if (netem && o->queue > 0)
     {
-      g_autofree char *q = g_strdup_printf ("%" G_GINT64_FORMAT " ns", queue);
+      g_autofree char *q = g_strdup_printf ("%" G_GINT64_FORMAT " ns", o->queue);
       res_run_add_param (run, "testbed.queue", q, NULL);
     }
+  if (netem)
+    res_run_add_param (run, "testbed.congestion_control", testbed_netns_congestion (tb.net), NULL);
   tb.secret = testbed_secret_new (error);
   if (!tb.secret)
     {
@@ -529,9 +534,10 @@ out:
 }
 
 TestbedRunStatus
-testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network, DlTime queue,
-                      ResDb *db, const TestbedSay *say, GError **error)
+testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network,
+                      const TestbedNetemOptions *netem, ResDb *db, const TestbedSay *say, GError **error)
 {
+  static const TestbedNetemOptions defaults = { 0 };
   g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);
   if (!self_exe)
     self_exe = g_strdup ("dlsim");
@@ -542,7 +548,7 @@ testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNet
         guint64 sd = testbed_repeat_seed (seed, s->seed, k);
         TestbedReport rep;
         testbed_report_init (&rep);
-        TestbedRunStatus st = run_point (s, s->points->pdata[pi], sd, sets, db, self_exe, network, queue, say,
+        TestbedRunStatus st = run_point (s, s->points->pdata[pi], sd, sets, db, self_exe, network, netem ? netem : &defaults, say,
                                          pi * s->repeat + k, &rep, error);
         if (st == TESTBED_RUN_DONE && say && say->done)
           say->done (s, sd, &rep, say->data);

@@ -24,6 +24,13 @@ extern const char testbed_help[];
  * (--no-latency), or a namespace per peer (--netem, root). */
 typedef enum { TESTBED_LOOPBACK, TESTBED_LOOPBACK_RAW, TESTBED_NETEM } TestbedNetwork;
 
+/* What --netem's network is made with (testbed-netns.h); all zero: the
+ * defaults. */
+typedef struct {
+  DlTime queue;             /* each tbf's queue (testbed_netns_set_queue); 0: 10 s */
+  const char *congestion;   /* TCP's (testbed_netns_set_congestion); NULL: TESTBED_NETNS_CONGESTION */
+} TestbedNetemOptions;
+
 typedef enum {
   TESTBED_RUN_DONE,         /* the run ended and is recorded: see the report */
   TESTBED_RUN_REFUSED,      /* the scenario does not build, or asks what the testbed cannot do (bad input) */
@@ -100,14 +107,12 @@ typedef struct {
 
 /* Every point of s and every repeat of each, one run after the other
  * (testbed_run_point; repeat k runs with testbed_repeat_seed; with
- * TESTBED_NETEM, each tbf's queue as testbed_netns_set_queue says of
- * queue, 0 the default), the peers
+ * TESTBED_NETEM, the network made as netem says, NULL: the defaults), the peers
  * running this program (/proc/self/exe, else `dlsim` on the PATH), told to
  * say (NULL: nothing).  Stops at the first run that is not done and
  * returns its status (error set as testbed_run_point sets it);
  * TESTBED_RUN_DONE when every run is. */
 TestbedRunStatus testbed_run_scenario (const SimScenario *s, char **sets, gint64 seed, TestbedNetwork network,
-                                       DlTime queue,
-                                       ResDb *db, const TestbedSay *say, GError **error);
+                                       const TestbedNetemOptions *netem, ResDb *db, const TestbedSay *say, GError **error);
 
 G_END_DECLS

@@ -181,6 +181,16 @@ expect 2 "^dlsim testbed: --queue fast: 'fast' is not a duration" -- \
   "$DLSIM" testbed "$tmp/q.ini" --netem --queue fast
 expect 2 "^dlsim testbed: --queue 0s: expected a duration > 0" -- "$DLSIM" testbed "$tmp/q.ini" --netem --queue 0s
 expect 2 "^dlsim testbed: --queue 8ms: the queue is --netem's tbf" -- "$DLSIM" testbed "$tmp/q.ini" --queue 8ms
+# --congestion-control: --netem's only, a word, one the kernel lists (the
+# message names the file it read), all before a database is made
+expect 2 "^dlsim testbed: --congestion-control bbr: the loopback's TCP is the machine's; add --netem" -- \
+  "$DLSIM" testbed "$tmp/q.ini" --congestion-control bbr -o "$tmp/cc.db"
+expect 2 "^dlsim testbed: --congestion-control: congestion control 'cubic dev lo': expected a kernel's name" -- \
+  "$DLSIM" testbed "$tmp/q.ini" --netem --congestion-control "cubic dev lo" -o "$tmp/cc.db"
+expect 2 "^dlsim testbed: --congestion-control: congestion control 'no_such_cc' is not one this kernel offers (/proc/sys/net/ipv4/tcp_available_congestion_control" -- \
+  "$DLSIM" testbed "$tmp/q.ini" --netem --congestion-control no_such_cc -o "$tmp/cc.db"
+[ ! -e "$tmp/cc.db" ] && ok "testbed --congestion-control: refused before a database" \
+  || ko "testbed --congestion-control: a refused name left $tmp/cc.db"
 expect 2 "^dlsim node: --set peers.count: --set needs SECTION.KEY=VALUE" -- \
   "$DLSIM" node peer --set peers.count 4 --scenario "$tmp/q.ini"
 # a relative path in a --set value is the scenario file's folder's, as

@@ -6,7 +6,7 @@
 # scenario (and do not without --netem, so the shaping is what makes them
 # agree); nothing is left behind after a run, after Ctrl-C, or after
 # dlsim itself was killed (the next run sweeps it); without root, a clear
-# error.
+# error; --congestion-control reaches the connections.
 set -u
 . "${DLSIM_SRCDIR:-.}/tests/lib.sh"
 SRC=${DLSIM_SRCDIR:-.}
@@ -37,6 +37,8 @@ f=$SRC/protocol/disco/scenarios/regression/consensus-mean-3.ini
 expect 0 "PASS .*consensus-mean-3.ini seed 1: completed" -- "$DLSIM" testbed "$f" --netem -o "$tmp/tb.db"
 [ "$(sqlite3 "$tmp/tb.db" "SELECT value FROM params WHERE key = 'testbed.network'")" = netem ] \
   && ok "params say netem" || ko "params: testbed.network is not netem"
+[ "$(sqlite3 "$tmp/tb.db" "SELECT value FROM params WHERE key = 'testbed.congestion_control'")" = cubic ] \
+  && ok "params say cubic (the default)" || ko "params: testbed.congestion_control is not cubic"
 "$DLSIM" run "$f" -o "$tmp/sim.db" -q >/dev/null 2>&1
 expect 0 "discrete facts agree" -- "$DLSIM" compare "$tmp/sim.db" "$tmp/tb.db"
 ratio_ok "latency-bound round period within 25 %"
@@ -79,15 +81,23 @@ rounds = 1000
 [peers]
 count = 3
 INI
-"$DLSIM" testbed "$tmp/long.ini" --netem -o "$tmp/long.db" >/dev/null 2>&1 &
+# (with --congestion-control reno: a peer's connections use it, whatever
+# the machine's net.ipv4.tcp_congestion_control, and the run records it)
+"$DLSIM" testbed "$tmp/long.ini" --netem --congestion-control reno -o "$tmp/long.db" >/dev/null 2>&1 &
 pid=$!
 sleep 2
+ss_p1=$(ip netns exec "dlsim-$pid-p1" ss -tin 2>&1)
 kill -INT "$pid"
 wait "$pid"; st=$?
 [ "$st" -eq 130 ] && ok "Ctrl-C exit 130" || ko "Ctrl-C: exit $st, wanted 130"
 [ "$(sqlite3 "$tmp/long.db" 'SELECT outcome FROM runs')" = interrupted ] && ok "interrupted run recorded" \
   || ko "Ctrl-C: the run is not recorded as interrupted"
 clean "after Ctrl-C"
+echo "$ss_p1" | grep -q "^[[:space:]]*reno " && ! echo "$ss_p1" | grep -q "^[[:space:]]*\(cubic\|bbr\) " \
+  && ok "--congestion-control reno: p1's connections are reno" \
+  || ko "--congestion-control reno: p1's connections: $(echo "$ss_p1" | tr '\n' ' ' | cut -c1-200)"
+[ "$(sqlite3 "$tmp/long.db" "SELECT value FROM params WHERE key = 'testbed.congestion_control'")" = reno ] \
+  && ok "params say reno" || ko "params: testbed.congestion_control is not reno"
 
 # 4. dlsim itself killed: its peers exit (their stdin closes), its namespaces
 # stay, and the next --netem run removes them

@@ -28,7 +28,9 @@ START_TEST (test_netns_plan)
   g_autofree char *bridge = plan_text (t, 0);
   ck_assert_str_eq (bridge, "ip link add dlb4242 type bridge\n"
                             "ip addr add 10.120.0.1/16 dev dlb4242\n"
-                            "ip link set dlb4242 up\n");
+                            "ip link set dlb4242 up\n"
+                            "ip route replace 10.120.0.0/16 dev dlb4242 proto kernel scope link src 10.120.0.1 "
+                            "congctl cubic\n");
   ck_assert_str_eq (testbed_netns_coordinator_host (t), "10.120.0.1");
   /* p3 at 8 Mbit/s up (1 MB/s: a 16 KiB burst, the floor; 10 s of queue)
    * and 100 Mbit/s down (12.5 MB/s: a tick at HZ 250 is 50 000 bytes) */
@@ -41,6 +43,8 @@ START_TEST (test_netns_plan)
                         "ip netns exec dlsim-4242-p3 ip addr add 10.120.0.4/16 dev eth0\n"
                         "ip netns exec dlsim-4242-p3 ip link set eth0 up\n"
                         "ip netns exec dlsim-4242-p3 ip link set lo up\n"
+                        "ip -n dlsim-4242-p3 route replace 10.120.0.0/16 dev eth0 proto kernel scope link src "
+                        "10.120.0.4 congctl cubic\n"
                         "ip netns exec dlsim-4242-p3 tc qdisc add dev eth0 root tbf rate 8000000bit burst 16384 "
                         "limit 10000000\n"
                         "tc qdisc add dev dlh4242-3 root tbf rate 100000000bit burst 50000 limit 125000000\n");
@@ -80,6 +84,39 @@ START_TEST (test_netns_queue_plan)
   ck_assert (testbed_netns_add_peer (t, 2, 100000000000, 0, NULL));
   g_autofree char *p2 = plan_text (t, n);
   ck_assert_ptr_nonnull (strstr (p2, " limit 1073741824\n"));
+}
+END_TEST
+
+/* --congestion-control: the bridge's route at once, each later peer's
+ * route, and names that are not a word refused before any command */
+START_TEST (test_netns_congestion_plan)
+{
+  g_autoptr (TestbedNetns) t = testbed_netns_new_plan (4242, 120);
+  ck_assert_str_eq (testbed_netns_congestion (t), "cubic");
+  guint n = testbed_netns_plan (t)->len;
+  ck_assert (testbed_netns_set_congestion (t, "bbr", NULL));
+  ck_assert (testbed_netns_add_peer (t, 2, 0, 0, NULL));
+  g_autofree char *cmds = plan_text (t, n);
+  ck_assert_ptr_nonnull (
+      g_str_has_prefix (cmds, "ip route replace 10.120.0.0/16 dev dlb4242 proto kernel scope link src 10.120.0.1 "
+                              "congctl bbr\n") ? cmds : NULL);
+  ck_assert_ptr_nonnull (strstr (cmds, "ip -n dlsim-4242-p2 route replace 10.120.0.0/16 dev eth0 proto kernel "
+                                       "scope link src 10.120.0.3 congctl bbr\n"));
+  ck_assert_str_eq (testbed_netns_congestion (t), "bbr");
+  const char *bad[] = { "", "cubic dev lo", "cubic;reboot", "a_name_of_16_chr" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      n = testbed_netns_plan (t)->len;
+      ck_assert (!testbed_netns_set_congestion (t, bad[i], &e));
+      ck_assert (g_str_has_prefix (e->message, "--netem: congestion control '"));
+      ck_assert_uint_eq (testbed_netns_plan (t)->len, n);
+      ck_assert_str_eq (testbed_netns_congestion (t), "bbr");
+    }
+  /* the kernel's list: a name it has not is refused, naming the file */
+  g_autoptr (GError) e = NULL;
+  ck_assert (!testbed_netns_check_congestion ("no_such_cc", &e));
+  ck_assert_ptr_nonnull (strstr (e->message, TESTBED_NETNS_AVAILABLE_CC));
 }
 END_TEST
 
@@ -155,6 +192,7 @@ netns_suite (void)
   TCase *ns = tcase_create ("netns");
   tcase_add_test (ns, test_netns_plan);
   tcase_add_test (ns, test_netns_queue_plan);
+  tcase_add_test (ns, test_netns_congestion_plan);
   tcase_add_test (ns, test_netns_refuses_ids);
   tcase_add_test (ns, test_netns_partition_plan);
   suite_add_tcase (s, ns);
