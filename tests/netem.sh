@@ -177,14 +177,22 @@ clean "after the partition"
 # there and waits out a timeout (1.30 x dlsim); the kernel's CUBIC, with
 # its tail-loss probe and RACK, keeps the round within 25 % of the
 # simulator (1.04-1.05 measured).  Under BBR it does not (1.65): this
-# also fails if --netem stops giving the connections CUBIC.
+# also fails if --netem stops giving the connections CUBIC.  Not with a
+# sanitizer build (DLSIM_SANITIZED, from make check-netem): 16 peers under
+# ASan are bound by 2 cores' CPU, not by the network (ratio 1.83 in
+# .ci/run's first try), so .ci/run runs this file again with a plain build.
 f16=$SRC/protocol/disco/scenarios/bandwidth/a2a-16-20mbps.ini
 S16="--set network.latency=1ms --set network.server_latency=1ms"
-"$DLSIM" run "$f16" $S16 -o "$tmp/s16.db" -q >/dev/null 2>&1
-expect 0 "PASS .*a2a-16-20mbps.ini seed 1: completed" -- "$DLSIM" testbed "$f16" --netem --queue 8ms $S16 -o "$tmp/t16.db"
-"$DLSIM" compare "$tmp/s16.db" "$tmp/t16.db" >"$out" 2>&1
-ratio_ok "16 x 4 MB, 20 Mbit/s, 4-BDP queues: the kernel's CUBIC within 25 %"
-clean "after the shallow-queue run"
+if [ -n "${DLSIM_SANITIZED:-}" ]; then
+  echo "SKIP: step 8 (16 peers' timing) with a sanitizer build ($DLSIM_SANITIZED)"
+else
+  "$DLSIM" run "$f16" $S16 -o "$tmp/s16.db" -q >/dev/null 2>&1
+  expect 0 "PASS .*a2a-16-20mbps.ini seed 1: completed" -- \
+    "$DLSIM" testbed "$f16" --netem --queue 8ms $S16 -o "$tmp/t16.db"
+  "$DLSIM" compare "$tmp/s16.db" "$tmp/t16.db" >"$out" 2>&1
+  ratio_ok "16 x 4 MB, 20 Mbit/s, 4-BDP queues: the kernel's CUBIC within 25 %"
+  clean "after the shallow-queue run"
+fi
 
 # 5. without root: a clear error
 if command -v setpriv >/dev/null; then
